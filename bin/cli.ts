@@ -1,0 +1,65 @@
+/**
+ * kontor: provisioning for support and operators.
+ *   kontor migrate
+ *   kontor user create --login L --password P
+ *   kontor client create --name N --redirect-uri U
+ * Prints JSON on success; a one-line error and exit code 1 otherwise.
+ */
+import { parseArgs } from 'node:util';
+import Joi from 'joi';
+import { config } from '../config';
+import { createSeller, LoginTakenError } from '../lib/account/account.service';
+import { createClient } from '../lib/auth/client.service';
+import { closeDb } from '../lib/db/knex';
+import { migrateDatabase } from '../lib/db/migrate';
+
+class UsageError extends Error {}
+
+const usage = 'usage: kontor migrate | kontor user create --login L --password P | kontor client create --name N --redirect-uri U';
+
+function options(args: string[], names: string[]): Record<string, string> {
+  const { values, positionals } = parseArgs({
+    args, strict: true, allowPositionals: true,
+    options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
+  });
+  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  for (const name of names) if (!values[name]) throw new UsageError(`--${name} is required`);
+  return values as Record<string, string>;
+}
+
+function check(schema: Joi.Schema, value: string, name: string): void {
+  const { error } = schema.validate(value);
+  if (error) throw new UsageError(`--${name}: ${error.message.replace('"value" ', '')}`);
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const [command, sub, ...rest] = argv;
+  if (command === 'migrate') {
+    if (sub !== undefined) throw new UsageError(`unexpected argument ${sub}`);
+    return { migrated: await migrateDatabase(config().databaseUrl) };
+  }
+  if (command === 'user' && sub === 'create') {
+    const { login = '', password = '' } = options(rest, ['login', 'password']);
+    check(Joi.string().pattern(/^[A-Za-z0-9._@-]{3,64}$/), login, 'login');
+    check(Joi.string().min(8).max(200), password, 'password');
+    await migrateDatabase(config().databaseUrl);
+    return createSeller(login, password);
+  }
+  if (command === 'client' && sub === 'create') {
+    const { name = '', 'redirect-uri': redirectUri = '' } = options(rest, ['name', 'redirect-uri']);
+    check(Joi.string().min(1).max(200), name, 'name');
+    check(Joi.string().uri({ scheme: ['https', 'http'] }), redirectUri, 'redirect-uri');
+    await migrateDatabase(config().databaseUrl);
+    return createClient(name, redirectUri);
+  }
+  throw new UsageError(usage);
+}
+
+run(process.argv.slice(2))
+  .then((result) => { process.stdout.write(`${JSON.stringify(result)}\n`); process.exitCode = 0; })
+  .catch((err: Error) => {
+    const known = err instanceof UsageError || err instanceof LoginTakenError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(`kontor: ${known ? err.message : `failed: ${err.message}`}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => closeDb());

@@ -1,0 +1,68 @@
+/**
+ * `npm start`: the whole service for a developer in one process tree. Creates and migrates the
+ * database, then runs every Procfile process except release as a child, prints the base URL
+ * once the API answers, and passes SIGINT/SIGTERM on so that each child shuts down cleanly.
+ */
+import { spawn, ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { config } from '../config';
+import { migrateDatabase } from '../lib/db/migrate';
+
+const root = path.join(__dirname, '..');
+
+function procfile(): { name: string; command: string }[] {
+  return fs.readFileSync(path.join(root, 'Procfile'), 'utf8').split('\n')
+    .map((line) => /^([\w-]+):\s*(.+)$/.exec(line.trim()))
+    .filter((m): m is RegExpExecArray => m !== null && m[1] !== 'release')
+    .map((m) => ({ name: m[1]!, command: m[2]! }));
+}
+
+async function waitForApi(url: string, children: ChildProcess[]): Promise<boolean> {
+  for (let i = 0; i < 120; i++) {
+    if (children.some((c) => c.exitCode !== null)) return false;
+    try {
+      await fetch(url);
+      return true;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  const { databaseUrl, publicUrl } = config();
+  const applied = await migrateDatabase(databaseUrl);
+  process.stdout.write(`kontor: database ready (${applied.length} migration(s) applied)\n`);
+  const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+  const children = procfile().map(({ name, command }) => {
+    const [, file] = command.split(/\s+/);
+    const child = spawn(tsx, [file!], { cwd: root, stdio: 'inherit', env: { ...process.env, KONTOR_PROCESS: name } });
+    child.on('exit', (code, signal) => {
+      if (!stopping) {
+        process.stderr.write(`kontor: process ${name} exited (${signal ?? code}); stopping the rest\n`);
+        stop('SIGTERM');
+      }
+    });
+    return child;
+  });
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    stopping = true;
+    for (const child of children) if (child.exitCode === null) child.kill(signal);
+  };
+  process.on('SIGINT', () => stop('SIGTERM'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  const base = `${publicUrl}/v1.1/`;
+  if (await waitForApi(`${base}system/currency/`, children)) {
+    process.stdout.write(`\nkontor: running at ${base}\n  processes: ${procfile().map((p) => p.name).join(', ')}\n  create a seller: npx kontor user create --login L --password P\n\n`);
+  }
+  await Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once('exit', resolve)))));
+  process.exitCode = stopping ? 0 : 1;
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`kontor: could not start: ${err.message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,33 @@
+import type { Knex } from 'knex';
+import { db } from '../db/knex';
+
+export interface AccountRow {
+  id: number;
+  login: string;
+  password_hash: string;
+  email: string | null;
+  address: Record<string, string> | null;
+  settings: Record<string, unknown>;
+  is_banking_active: boolean;
+  created_at: Date;
+}
+
+/** The seller accounts (document 1: users). An account is its own tenant. */
+export const accountRepository = {
+  async insert(trx: Knex.Transaction, login: string, passwordHash: string): Promise<number> {
+    const [row] = await trx('account').insert({ login, password_hash: passwordHash }).returning('id');
+    return (row as { id: number }).id;
+  },
+
+  async findByLogin(login: string): Promise<AccountRow | undefined> {
+    return db()('account').whereRaw('lower(login) = lower(?)', [login]).first();
+  },
+
+  async get(accountId: number): Promise<AccountRow | undefined> {
+    return db()('account').where({ id: accountId }).first();
+  },
+
+  async updateSettings(trx: Knex.Transaction, accountId: number, settings: Record<string, unknown>): Promise<void> {
+    await trx('account').where({ id: accountId }).update({ settings: JSON.stringify(settings) });
+  },
+};

@@ -1,0 +1,64 @@
+import type { Caller } from '../http/endpoint';
+import { Joi, readOnly } from '../http/schema';
+import type { Warning } from '../http/envelope';
+import { db } from '../db/knex';
+import { notFound } from '../http/errors';
+import { accountRepository, AccountRow } from './account.repository';
+
+const addressType = Joi.object({
+  name: Joi.string().allow(''), name_2: Joi.string().allow(''), street: Joi.string().allow(''), street_2: Joi.string().allow(''),
+  zip: Joi.string().allow(''), city: Joi.string().allow(''), province: Joi.string().allow(''), country: Joi.string().allow(''),
+  country_iso2: Joi.string().length(2).allow(''),
+});
+
+/** Admin_user_type: only settings is writable. */
+export const userType = Joi.object({
+  id: readOnly(Joi.number().integer()),
+  scope: readOnly(Joi.array().items(Joi.string())),
+  created: readOnly(Joi.string()),
+  is_banking_active: readOnly(Joi.boolean()),
+  settings: Joi.object().unknown(true),
+  email: readOnly(Joi.string()),
+  address: readOnly(addressType),
+});
+
+export interface UserUpdate { settings?: Record<string, unknown> }
+
+/**
+ * The API account as the token may see it: email needs email_r, address account_address_r,
+ * is_banking_active the bank scope. A field left out for lack of a scope gets a warning.
+ */
+function toApi(row: AccountRow, caller: Caller, warnings: Warning[]) {
+  const user: Record<string, unknown> = {
+    id: row.id,
+    scope: [...caller.scopes],
+    created: row.created_at.toISOString().slice(0, 10),
+    settings: row.settings,
+  };
+  const guarded: [string, 'email_r' | 'account_address_r' | 'bank_r', unknown][] = [
+    ['is_banking_active', 'bank_r', row.is_banking_active],
+    ['email', 'email_r', row.email ?? ''],
+    ['address', 'account_address_r', row.address ?? {}],
+  ];
+  for (const [field, scope, value] of guarded) {
+    if (caller.scopes.has(scope)) user[field] = value;
+    else warnings.push({ warning: 'field_needs_scope', description: `${field} is left out: the token lacks scope ${scope}`, code: 200, field: `user.${field}` });
+  }
+  return user;
+}
+
+export async function readUser(caller: Caller, warnings: Warning[]) {
+  const row = await accountRepository.get(caller.accountId);
+  if (!row) throw notFound('account');
+  return toApi(row, caller, warnings);
+}
+
+/** POST admin/user/: settings is a free object for clients; sent keys replace the stored ones. */
+export async function updateUser(caller: Caller, update: UserUpdate): Promise<void> {
+  if (!update.settings) return;
+  await db().transaction(async (trx) => {
+    const row = await trx('account').where({ id: caller.accountId }).forUpdate().first() as AccountRow | undefined;
+    if (!row) throw notFound('account');
+    await accountRepository.updateSettings(trx, caller.accountId, { ...row.settings, ...update.settings });
+  });
+}

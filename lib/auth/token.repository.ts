@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+import { db } from '../db/knex';
+import type { Scope } from './scopes';
+
+export interface Grant {
+  accountId: number;
+  oauthClientId: number | null;
+  portalAccountId: number | null;
+  scope: Scope[];
+}
+
+interface GrantRow {
+  account_id: number;
+  oauth_client_id: number | null;
+  portal_account_id: number | null;
+  scope: Scope[];
+}
+
+const toGrant = (row: GrantRow): Grant => ({
+  accountId: row.account_id, oauthClientId: row.oauth_client_id, portalAccountId: row.portal_account_id, scope: row.scope,
+});
+
+const grantColumns = (grant: Grant) => ({
+  account_id: grant.accountId, oauth_client_id: grant.oauthClientId, portal_account_id: grant.portalAccountId, scope: grant.scope,
+});
+
+const expiresIn = (seconds: number) => new Date(Date.now() + seconds * 1000);
+
+/** Access tokens, refresh tokens and authorization codes, by the hash of their secret only. */
+export const tokenRepository = {
+  async insertAccessToken(hash: string, grant: Grant, ttlSeconds: number, trx: Knex = db()): Promise<void> {
+    await trx('access_token').insert({ token_hash: hash, ...grantColumns(grant), expires_at: expiresIn(ttlSeconds) });
+  },
+
+  async findAccessToken(hash: string): Promise<Grant | undefined> {
+    const row = await db()('access_token').where({ token_hash: hash }).andWhere('expires_at', '>', db().fn.now()).first();
+    return row ? toGrant(row) : undefined;
+  },
+
+  async insertRefreshToken(trx: Knex, hash: string, grant: Grant, ttlSeconds: number): Promise<void> {
+    await trx('refresh_token').insert({ token_hash: hash, ...grantColumns(grant), expires_at: expiresIn(ttlSeconds) });
+  },
+
+  /** Takes a refresh token out of use and returns its grant: each is good for one exchange. */
+  async consumeRefreshToken(trx: Knex, hash: string, oauthClientId: number): Promise<Grant | undefined> {
+    const [row] = await trx('refresh_token')
+      .where({ token_hash: hash, oauth_client_id: oauthClientId }).andWhere('expires_at', '>', trx.fn.now())
+      .delete().returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope']);
+    return row ? toGrant(row) : undefined;
+  },
+
+  async insertAuthorizationCode(hash: string, grant: Grant, redirectUri: string, ttlSeconds: number): Promise<void> {
+    await db()('authorization_code').insert({ code_hash: hash, ...grantColumns(grant), redirect_uri: redirectUri, expires_at: expiresIn(ttlSeconds) });
+  },
+
+  async consumeAuthorizationCode(trx: Knex, hash: string, oauthClientId: number): Promise<(Grant & { redirectUri: string }) | undefined> {
+    const [row] = await trx('authorization_code')
+      .where({ code_hash: hash, oauth_client_id: oauthClientId }).andWhere('expires_at', '>', trx.fn.now())
+      .delete().returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'redirect_uri']);
+    return row ? { ...toGrant(row), redirectUri: row.redirect_uri } : undefined;
+  },
+
+  async deleteExpired(): Promise<void> {
+    for (const table of ['access_token', 'refresh_token', 'authorization_code']) {
+      await db()(table).where('expires_at', '<', db().fn.now()).delete();
+    }
+  },
+};

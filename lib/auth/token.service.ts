@@ -1,0 +1,91 @@
+import crypto from 'node:crypto';
+import { config } from '../../config';
+import { db } from '../db/knex';
+import { badRequest } from '../http/errors';
+import { accountRepository } from '../account/account.repository';
+import { clientRepository, OAuthClientRow } from './client.repository';
+import { decoyHash, verifyPassword } from './password';
+import { oauthError, parseScope } from './scopes-request';
+import { newSecret, secretHash } from './secret';
+import { Grant, tokenRepository } from './token.repository';
+
+/** The token.php answer: document 1's fields plus RFC 6749's token_type and expires_in. */
+export interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires: number;
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+}
+
+async function issue(grant: Grant, withRefresh: boolean): Promise<TokenAnswer> {
+  const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = config();
+  const accessToken = newSecret('kat');
+  const refreshToken = withRefresh ? newSecret('krt') : undefined;
+  await db().transaction(async (trx) => {
+    await tokenRepository.insertAccessToken(secretHash(accessToken), grant, accessTokenTtlSeconds, trx);
+    if (refreshToken) await tokenRepository.insertRefreshToken(trx, secretHash(refreshToken), grant, refreshTokenTtlSeconds);
+  });
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires: accessTokenTtlSeconds,
+    expires_in: accessTokenTtlSeconds,
+    scope: grant.scope.join(' '),
+    ...(refreshToken ? { refresh_token: refreshToken } : {}),
+  };
+}
+
+/** Checks a seller's login and password; the same answer and similar time for either mistake. */
+export async function authenticateSeller(login: string, password: string): Promise<number | undefined> {
+  const account = await accountRepository.findByLogin(login);
+  const ok = await verifyPassword(password, account?.password_hash ?? await decoyHash());
+  return ok && account ? account.id : undefined;
+}
+
+/** Document 1, Authentication 1: a seller's own login with grant_type=client_credentials. */
+export async function grantClientCredentials(login: string, password: string, scope: string | undefined): Promise<TokenAnswer> {
+  const accountId = await authenticateSeller(login, password);
+  if (accountId === undefined) throw oauthError('invalid_client', 'login or password is wrong');
+  return issue({ accountId, oauthClientId: null, portalAccountId: null, scope: parseScope(scope) }, false);
+}
+
+async function authenticateClient(clientId: string | undefined, secret: string | undefined): Promise<OAuthClientRow> {
+  const client = clientId ? await clientRepository.findByClientId(clientId) : undefined;
+  const given = Buffer.from(secretHash(secret ?? ''));
+  const expected = Buffer.from(client?.secret_hash ?? secretHash(crypto.randomBytes(8).toString('hex')));
+  if (!client || !crypto.timingSafeEqual(given, expected)) throw oauthError('invalid_client', 'client_id or client_secret is wrong');
+  return client;
+}
+
+/** Document 1, Authentication 2.2: a client exchanges the authorization code for a refresh token. */
+export async function grantAuthorizationCode(clientId: string | undefined, secret: string | undefined, code: string | undefined, redirectUri: string | undefined): Promise<TokenAnswer> {
+  const client = await authenticateClient(clientId, secret);
+  if (!code) throw badRequest('invalid_request', 'code is required');
+  const grant = await db().transaction((trx) => tokenRepository.consumeAuthorizationCode(trx, secretHash(code), client.id));
+  if (!grant) throw oauthError('invalid_grant', 'the authorization code is unknown, used or expired');
+  if (redirectUri !== undefined && redirectUri !== grant.redirectUri) throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
+  return issue(grant, true);
+}
+
+/** Document 1, Authentication 2.3: a refresh token buys a new access and refresh token; the old one is replaced. */
+export async function grantRefreshToken(clientId: string | undefined, secret: string | undefined, refreshToken: string | undefined, scope: string | undefined): Promise<TokenAnswer> {
+  const client = await authenticateClient(clientId, secret);
+  if (!refreshToken) throw badRequest('invalid_request', 'refresh_token is required');
+  const grant = await db().transaction((trx) => tokenRepository.consumeRefreshToken(trx, secretHash(refreshToken), client.id));
+  if (!grant) throw oauthError('invalid_grant', 'the refresh token is unknown, replaced or expired');
+  return issue({ ...grant, scope: parseScope(scope, grant.scope) }, true);
+}
+
+/** authorize.php: after the seller logged in and confirmed, a one-time code for the client. */
+export async function createAuthorizationCode(client: OAuthClientRow, grant: Grant): Promise<string> {
+  const code = newSecret('kac');
+  await tokenRepository.insertAuthorizationCode(secretHash(code), grant, client.redirect_uri, config().authorizationCodeTtlSeconds);
+  return code;
+}
+
+/** Resolves a bearer token to its grant; undefined when unknown or expired. */
+export async function grantOfAccessToken(token: string): Promise<Grant | undefined> {
+  return tokenRepository.findAccessToken(secretHash(token));
+}

@@ -1,0 +1,27 @@
+import type { Knex } from 'knex';
+import * as foundation from './20261121_0001_foundation';
+import * as outbox from './20261121_0002_outbox';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Every migration in order. Listed here rather than found on disk, so the same list works under
+ * tsx, compiled JavaScript and tests. A new migration is a file and a line below; never rename one.
+ */
+const migrations: Record<string, Migration> = {
+  '20261121_0001_foundation': foundation,
+  '20261121_0002_outbox': outbox,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const migration = migrations[name];
+    if (!migration) throw new Error(`unknown migration ${name}`);
+    return migration;
+  },
+};

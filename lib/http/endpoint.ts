@@ -1,0 +1,108 @@
+/**
+ * An endpoint is one declaration: path, method, scope, request schemas, payload names, sync or
+ * async, and a handler. The framework (server/framework/) derives routing, authentication,
+ * scope checks, body decoding (JSON/XML, charsets), read-only warnings, validation, select/
+ * filter/pagination, 405, OPTIONS and the envelope from it.
+ */
+import type Joi from 'joi';
+import type { Scope } from '../auth/scopes';
+import type { Logger } from '../log';
+import type { Payload, Warning } from './envelope';
+import type { SearchRequest, SearchSpec } from './search';
+
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+/** Who is calling: the account (tenant), the token's scopes and the request's portal account. */
+export interface Caller {
+  accountId: number;
+  scopes: ReadonlySet<Scope>;
+  oauthClientId: number | null;
+  /** The portal account of this request: portal_account_id if sent, else the token's, else the default. */
+  portalAccountId: number | null;
+}
+
+export interface RequestContext {
+  id: string;
+  log: Logger;
+  /** The API version segment the client used (v1.1 when none). */
+  version: string;
+  /** Warnings gathered while handling; they join the envelope. */
+  warnings: Warning[];
+  /** Basic credentials sent with the request, for token.php. */
+  basic?: { user: string; password: string };
+}
+
+export interface Result {
+  status?: 200 | 201 | 202 | 207 | 302;
+  payload?: Payload;
+  headers?: Record<string, string>;
+}
+
+interface Context<P, B, Q> {
+  request: RequestContext;
+  params: P;
+  body: B;
+  query: Q;
+  /** Parsed select, filter and pagination, for endpoints that declare search. */
+  search: SearchRequest;
+}
+
+export interface CallerContext<P, B, Q> extends Context<P, B, Q> {
+  caller: Caller;
+}
+
+interface Declaration {
+  method: Method;
+  /** Relative to the version segment, ending in '/': 'order/{order_id}/history/'. */
+  path: string;
+  summary: string;
+  /** Path parameters; a value that fails is a 404 for ids, a 400 otherwise (the schema decides via `notFound`). */
+  params?: Joi.ObjectSchema;
+  /** Request body (POST); portal_account_id is added by the framework. */
+  body?: Joi.ObjectSchema;
+  /** Query fields of a GET other than select, filter, pagination and portal_account_id. */
+  query?: Joi.ObjectSchema;
+  /** Declares a search endpoint: select, filter and pagination are parsed against it. */
+  search?: SearchSpec<never>;
+  /** A one-record read that takes select: the type its first payload field has. */
+  select?: { type: Joi.ObjectSchema; alwaysSelected: string[] };
+  /** Payload field names of a successful answer (for OPTIONS and the XML root's children). */
+  response: string[];
+  /** Answered with 202 and a job_id: the work happens in a worker. */
+  async?: boolean;
+  /** Rate-limit weight in tenths of a call; bulk endpoints count 1/10 per item (default 10). */
+  weight?: (body: unknown) => number;
+  /** Version notes shown by OPTIONS. */
+  changes?: { version: string; change: string }[];
+}
+
+export interface Endpoint extends Declaration {
+  /** Authenticated endpoints need a bearer token, and the scope when one is declared. */
+  auth: { scope: Scope | null } | null;
+  run(context: Context<unknown, unknown, unknown> & { caller: Caller | null }): Promise<Result>;
+}
+
+/** Declares an endpoint that needs a bearer token (and scope, when given). */
+export function endpoint<P = Record<string, never>, B = Record<string, never>, Q = Record<string, never>>(
+  declaration: Declaration & { scope?: Scope; handle(context: CallerContext<P, B, Q>): Promise<Result> },
+): Endpoint {
+  const { scope, handle, ...rest } = declaration;
+  return {
+    ...rest,
+    auth: { scope: scope ?? null },
+    run: (context) => handle({ ...(context as Context<P, B, Q>), caller: context.caller as Caller }),
+  };
+}
+
+/** Declares an endpoint open without a token (token.php, authorize.php). */
+export function publicEndpoint<P = Record<string, never>, B = Record<string, never>, Q = Record<string, never>>(
+  declaration: Declaration & { handle(context: Context<P, B, Q>): Promise<Result> },
+): Endpoint {
+  const { handle, ...rest } = declaration;
+  return { ...rest, auth: null, run: (context) => handle(context as Context<P, B, Q>) };
+}
+
+export const ok = (payload: Payload = {}): Result => ({ status: 200, payload });
+export const created = (payload: Payload): Result => ({ status: 201, payload });
+export const accepted = (payload: Payload): Result => ({ status: 202, payload });
+export const multiStatus = (response: Payload[]): Result => ({ status: 207, payload: { response } });

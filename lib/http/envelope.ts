@@ -1,0 +1,30 @@
+import type { ErrorItem } from './errors';
+
+/** Warning_type of document 1. */
+export interface Warning {
+  warning: string;
+  description: string;
+  code: number;
+  field?: string;
+}
+
+export type Payload = Record<string, unknown>;
+
+/** The response envelope: warning[], error[], ack, then the payload fields. */
+export function successEnvelope(payload: Payload, warnings: Warning[]): Payload {
+  return {
+    ...(warnings.length ? { warning: warnings } : {}),
+    ack: warnings.length ? 'warning' : 'success',
+    ...payload,
+  };
+}
+
+export function errorEnvelope(errors: ErrorItem[], warnings: Warning[] = [], payload: Payload = {}): Payload {
+  return {
+    ...(warnings.length ? { warning: warnings } : {}),
+    error: errors,
+    ack: 'error',
+    error_description: errors.map((e) => e.description).join('; '),
+    ...payload,
+  };
+}

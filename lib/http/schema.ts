@@ -1,0 +1,38 @@
+/**
+ * Joi building blocks for the types of document 2, so that every resource accepts what existing
+ * clients send: booleans as true/false, 1/0 or "1"/"0"; a single XML element where a list is
+ * expected; numbers in XML as text.
+ */
+import Joi from 'joi';
+
+export { Joi };
+
+/** A bool field: true/false, 1/0, "1"/"0", "true"/"false". */
+export const bool = () => Joi.boolean().truthy(1, '1', 'true', 'TRUE', 'yes').falsy(0, '0', 'false', 'FALSE', 'no');
+
+/** A list field; a single value (one XML element) counts as a list of one. */
+export const list = (item: Joi.Schema) => Joi.array().items(item).single();
+
+/** A string field of document 2 with a maximum length; empty is allowed (clears it). */
+export const text = (max?: number) => (max ? Joi.string().max(max) : Joi.string()).allow('');
+
+/** An integer field. */
+export const integer = () => Joi.number().integer();
+
+/**
+ * A decimal field, kept as a string so money never passes through a float; accepts JSON
+ * numbers and numeric strings with a dot or a decimal comma.
+ */
+export const decimal = (scale = 2) => Joi.alternatives(
+  Joi.number().custom((value: number) => value.toFixed(scale)),
+  Joi.string().trim().pattern(/^-?\d+([.,]\d+)?$/).custom((value: string) => Number(value.replace(',', '.')).toFixed(scale)),
+);
+
+/** Marks a field of a resource type as read only: accepted on input with a warning, never written. */
+export const readOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ access: 'R' }) as T;
+
+/** Marks a field as write only: accepted on input, never returned. */
+export const writeOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ access: 'W' }) as T;
+
+/** A portal account reference: an id or the word default. */
+export const portalAccountRef = () => Joi.alternatives(Joi.number().integer().min(1), Joi.string().valid('default'));

@@ -1,0 +1,139 @@
+import { invalidField } from '../errors';
+import type { Condition, FieldType, FilterField, FilterObject, Operator, SearchSpec } from './types';
+import { operators } from './types';
+
+const defaultOperators: Record<FieldType, Operator[]> = {
+  string: ['=', '!=', '~', '!~'],
+  integer: ['=', '!=', '<', '<=', '>', '>='],
+  decimal: ['=', '!=', '<', '<=', '>', '>='],
+  date: ['=', '!=', '<', '<=', '>', '>='],
+  datetime: ['=', '!=', '<', '<=', '>', '>='],
+  bool: ['=', '!='],
+};
+
+type Raw = unknown;
+
+const isRecord = (v: Raw): v is Record<string, Raw> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Parses filter (one filter object, or a list of them joined by OR) into conditions, following
+ * document 1's rules for Operator_filter_type: a bare value or value list means one = filter;
+ * several operator filters on one field are joined by AND; several values within one by OR.
+ */
+export function parseFilters<Row>(raw: Raw, spec: SearchSpec<Row>): { filters: FilterObject[]; singletons: Condition[] } {
+  if (raw === undefined || raw === '') return { filters: [], singletons: [] };
+  const objects = Array.isArray(raw) ? raw : [raw];
+  const singletons: Condition[] = [];
+  const filters = objects.map((object, index) => {
+    const prefix = Array.isArray(raw) ? `filter[${index}]` : 'filter';
+    if (!isRecord(object)) throw invalidField(prefix, `${prefix} must be a filter object`);
+    const conditions: Condition[] = [];
+    collect(object, '', prefix, spec, conditions);
+    const own = conditions.filter((c) => !c.field.singleton);
+    const singles = conditions.filter((c) => c.field.singleton);
+    if (singles.length && index > 0) {
+      throw invalidField(prefix, `${prefix}: ${nameOf(spec, singles[0]!.field)} is a singleton filter, valid only in the first filter object`, 'singleton_filter');
+    }
+    singletons.push(...singles);
+    return own;
+  }).filter((conditions) => conditions.length > 0);
+  return { filters, singletons };
+}
+
+function nameOf<Row>(spec: SearchSpec<Row>, field: FilterField): string {
+  return Object.entries(spec.filters).find(([, f]) => f === field)?.[0] ?? 'field';
+}
+
+function collect<Row>(object: Record<string, Raw>, path: string, prefix: string, spec: SearchSpec<Row>, out: Condition[]): void {
+  for (const [key, value] of Object.entries(object)) {
+    const name = path ? `${path}.${key}` : key;
+    const where = `${prefix}.${name}`;
+    const field = spec.filters[name];
+    if (field) {
+      out.push(...parseField(value, field, where));
+    } else if (isRecord(value) && Object.keys(spec.filters).some((f) => f.startsWith(`${name}.`))) {
+      collect(value, name, prefix, spec, out);
+    } else {
+      throw invalidField(where, `${where} is not a filter field of this resource`, 'unknown_filter');
+    }
+  }
+}
+
+/** One field's filter: a value, a list of values, an Operator_filter_type or a list of those. */
+function parseField(value: Raw, field: FilterField, where: string): Condition[] {
+  const isOperatorFilter = (v: Raw) => isRecord(v) && ('value' in v || 'operator' in v);
+  if (isOperatorFilter(value)) return [operatorFilter(value as Record<string, Raw>, field, where)];
+  if (Array.isArray(value) && value.length > 0 && value.every(isOperatorFilter)) {
+    return value.map((v, i) => operatorFilter(v as Record<string, Raw>, field, `${where}[${i}]`));
+  }
+  if (isRecord(value)) throw invalidField(where, `${where} must be a value, a list of values or {operator, value[]}`);
+  return [condition('=', value, field, where)];
+}
+
+function operatorFilter(filter: Record<string, Raw>, field: FilterField, where: string): Condition {
+  const extra = Object.keys(filter).find((k) => k !== 'value' && k !== 'operator');
+  if (extra) throw invalidField(`${where}.${extra}`, `${where}.${extra} is not a field of Operator_filter_type`);
+  const operator = filter.operator === undefined || filter.operator === '' ? '=' : filter.operator;
+  return condition(operator, filter.value, field, `${where}.value`, `${where}.operator`);
+}
+
+function condition(operator: Raw, value: Raw, field: FilterField, where: string, operatorWhere = where): Condition {
+  if (typeof operator !== 'string' || !operators.includes(operator as Operator)) {
+    throw invalidField(operatorWhere, `${operatorWhere} must be one of ${operators.join(' ')}`, 'invalid_operator');
+  }
+  const allowed = field.operators ?? defaultOperators[field.type];
+  if (!allowed.includes(operator as Operator)) {
+    throw invalidField(operatorWhere, `${operatorWhere}: operator ${operator} is not allowed here; allowed: ${allowed.join(' ')}`, 'invalid_operator');
+  }
+  const raw = Array.isArray(value) ? value : [value];
+  if (raw.length === 0 || value === undefined) throw invalidField(where, `${where} needs at least one value`);
+  if (raw.length > 200) throw invalidField(where, `${where} takes at most 200 values`);
+  const op = operator as Operator;
+  const values = raw.map((v, i) => convert(v, op === '~' || op === '!~' ? 'string' : field.type, Array.isArray(value) ? `${where}[${i}]` : where));
+  return { field, operator: op, values };
+}
+
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+
+function convert(value: Raw, type: FieldType, where: string): string | number | boolean {
+  const text = typeof value === 'string' ? value.trim() : value;
+  switch (type) {
+    case 'string':
+      if (typeof text === 'string' || typeof text === 'number') return String(text);
+      break;
+    case 'integer':
+      if (typeof text === 'number' && Number.isSafeInteger(text)) return text;
+      if (typeof text === 'string' && /^-?\d{1,15}$/.test(text)) return Number(text);
+      break;
+    case 'decimal':
+      if (typeof text === 'number' && Number.isFinite(text)) return String(text);
+      if (typeof text === 'string' && /^-?\d{1,15}([.,]\d{1,8})?$/.test(text)) return text.replace(',', '.');
+      break;
+    case 'bool':
+      if (text === true || text === 1 || text === '1' || text === 'true') return true;
+      if (text === false || text === 0 || text === '0' || text === 'false') return false;
+      break;
+    case 'date':
+      if (typeof text === 'string' && datePattern.test(text) && !Number.isNaN(Date.parse(text))) return text;
+      break;
+    case 'datetime':
+      if (typeof text === 'string' && (datePattern.test(text) || /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) && !Number.isNaN(Date.parse(text))) {
+        return new Date(text.replace(' ', 'T')).toISOString();
+      }
+      break;
+  }
+  throw invalidField(where, `${where} must be a ${type === 'bool' ? 'boolean (true/false or 1/0)' : type}`);
+}
+
+/** Turns a client's pattern into a LIKE pattern: * is the wildcard, \* a literal *, and % and _ stay literal. */
+export function likePattern(value: string): string {
+  let out = '';
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (c === '\\' && value[i + 1] === '*') { out += '*'; i++; }
+    else if (c === '*') out += '%';
+    else if (c === '%' || c === '_' || c === '\\') out += `\\${c}`;
+    else out += c;
+  }
+  return out;
+}

@@ -1,0 +1,67 @@
+import type Joi from 'joi';
+
+export type FieldType = 'string' | 'integer' | 'decimal' | 'bool' | 'date' | 'datetime';
+export type Operator = '=' | '!=' | '<' | '<=' | '>' | '>=' | '~' | '!~';
+export const operators: Operator[] = ['=', '!=', '<', '<=', '>', '>=', '~', '!~'];
+
+/** One filterable field of a resource: where it lives in SQL, its type and the operators it takes. */
+export interface FilterField {
+  /** Column name (an identifier from our code, never from input). */
+  column?: string;
+  /** Or a trusted SQL expression, for values inside JSONB and the like. */
+  expression?: string;
+  type: FieldType;
+  /** Allowed operators; default by type (strings: = != ~ !~; others: comparisons). */
+  operators?: Operator[];
+  /** Document 1: a singleton filter is valid only in the first filter object and applies to all. */
+  singleton?: boolean;
+  /** The column is an SQL array; = matches any element, ~ any element like the pattern. */
+  array?: boolean;
+}
+
+/** What a resource declares so that the engine can search it. */
+export interface SearchSpec<Row> {
+  /** Filter fields by their dotted API path (customer.email). */
+  filters: Record<string, FilterField>;
+  /** Index order for page and min_id: the column, how to read a client's min_id, and a row's id. */
+  key: {
+    column: string;
+    /** Turns a min_id into the key column's value; undefined when malformed. */
+    parse(minId: string): string | number | undefined;
+    /** The id a client passes back as next_min_id. */
+    idOf(row: Row): string;
+  };
+  /** The read type (document 2), for validating select. */
+  type: Joi.ObjectSchema;
+  /** Fields returned whatever select names. */
+  alwaysSelected: string[];
+}
+
+export interface Condition {
+  field: FilterField;
+  operator: Operator;
+  values: (string | number | boolean)[];
+}
+
+/** A filter object: its conditions are joined by AND. */
+export type FilterObject = Condition[];
+
+export type SelectTree = { [key: string]: SelectTree | true };
+
+export interface SearchRequest {
+  select: SelectTree | null;
+  /** Conditions from singleton fields: they apply to every filter object. */
+  singletons: Condition[];
+  /** Filter objects, joined by OR. Empty: no restriction. */
+  filters: FilterObject[];
+  limit: number;
+  /** Present in min_id mode, absent in page mode. */
+  minKey?: string | number;
+  offset: number;
+}
+
+export interface SearchPage<T> {
+  items: T[];
+  /** The min_id of the next page, in min_id mode when there is one. */
+  nextMinId?: string;
+}

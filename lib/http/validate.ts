@@ -1,0 +1,70 @@
+import Joi from 'joi';
+import { ApiError, ErrorItem } from './errors';
+import type { Warning } from './envelope';
+
+interface Description {
+  type?: string;
+  keys?: Record<string, Description>;
+  items?: Description[];
+  metas?: { access?: string }[];
+  matches?: { schema: Description }[];
+}
+
+/**
+ * Removes the read-only fields a client sent (document 2, access R) and returns one warning for
+ * each, so an object read from the service can be sent back as it is.
+ */
+export function stripReadOnly(schema: Joi.Schema, value: unknown): Warning[] {
+  const warnings: Warning[] = [];
+  walk(schema.describe() as Description, value, '', warnings);
+  return warnings;
+}
+
+function walk(description: Description, value: unknown, path: string, warnings: Warning[]): void {
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    const item = description.items?.[0];
+    if (item) value.forEach((v, i) => walk(item, v, `${path}[${i}]`, warnings));
+    return;
+  }
+  const keys = description.keys ?? description.items?.[0]?.keys;
+  if (!keys) return;
+  const record = value as Record<string, unknown>;
+  for (const [key, child] of Object.entries(keys)) {
+    if (!(key in record)) continue;
+    const fieldPath = path ? `${path}.${key}` : key;
+    if (child.metas?.some((m) => m.access === 'R')) {
+      delete record[key];
+      warnings.push({ warning: 'read_only_field', description: `${fieldPath} is read only and was ignored`, code: 200, field: fieldPath });
+    } else {
+      walk(child, record[key], fieldPath, warnings);
+    }
+  }
+}
+
+/** Validates and converts input; a failure is a 400 whose errors name each field at fault. */
+export function validate<T>(schema: Joi.Schema, value: unknown, prefix = ''): T {
+  const { value: converted, error } = schema.validate(value, {
+    abortEarly: false,
+    convert: true,
+    errors: { wrap: { label: false } },
+  });
+  if (error) throw validationError(error, prefix);
+  return converted as T;
+}
+
+export function fieldPath(path: (string | number)[], prefix = ''): string {
+  let out = prefix;
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out ? `.${part}` : part;
+  return out;
+}
+
+function validationError(error: Joi.ValidationError, prefix: string): ApiError {
+  const items: ErrorItem[] = error.details.map((d) => {
+    const field = fieldPath(d.path, prefix);
+    const message = d.message.startsWith(String(d.context?.label)) ? d.message.slice(String(d.context?.label).length).trim() : d.message;
+    return { error: 'invalid_field', description: `${field || 'request'} ${message}`, code: 400, field };
+  });
+  const [first, ...more] = items;
+  return new ApiError(400, 'invalid_field', first?.description ?? 'invalid request', first?.field, {}, more);
+}

@@ -1,0 +1,31 @@
+import { invalidField, notFound } from '../http/errors';
+import { portalAccountRepository, PortalAccountRow } from './portal-account.repository';
+
+export type PortalAccountRef = number | 'default';
+
+/** Admin_portal_account_type. */
+export function portalAccountToApi(row: PortalAccountRow) {
+  return { id: row.id, is_default: row.is_default, name: row.name };
+}
+
+/** Finds an account's portal account by id or the word default; 404 when absent or foreign. */
+export async function getPortalAccount(accountId: number, ref: PortalAccountRef): Promise<PortalAccountRow> {
+  const row = ref === 'default'
+    ? await portalAccountRepository.getDefault(accountId)
+    : await portalAccountRepository.get(accountId, ref);
+  if (!row) throw notFound(`portal account ${ref}`, 'portal_account_id');
+  return row;
+}
+
+/**
+ * The portal account a request works with (document 1: every request accepts portal_account_id,
+ * overriding the fallback). An unknown or foreign one is a 400 naming the field.
+ */
+export async function resolveRequestPortalAccount(accountId: number, ref: PortalAccountRef | undefined, fallback: number | null): Promise<number | null> {
+  if (ref === undefined) return fallback ?? (await portalAccountRepository.getDefault(accountId))?.id ?? null;
+  const row = ref === 'default'
+    ? await portalAccountRepository.getDefault(accountId)
+    : await portalAccountRepository.get(accountId, ref);
+  if (!row) throw invalidField('portal_account_id', `portal_account_id ${ref} is not a portal account of this account`, 'unknown_portal_account');
+  return row.id;
+}

@@ -1,0 +1,18 @@
+/**
+ * The queues of the worker fleet, one worker entry (workers/<queue>.ts) and one Procfile line
+ * each. Queue names are contracts between web and workers: never rename one.
+ */
+export const queueNames = {
+  /** Cross-channel quantity adjustment of a stock item. */
+  cia: 'cia',
+  /** One job per (stock item, portal): list, revise, end, set quantity through a portal adapter. */
+  portal_upload: 'portal_upload',
+  /** Matching imported bank and payment-provider payments to orders. */
+  bank: 'bank',
+  /** send_mit and other mails. */
+  mail: 'mail',
+  /** Event-handler execution. */
+  events: 'events',
+} as const;
+
+export type QueueName = keyof typeof queueNames;

@@ -1,0 +1,45 @@
+import IORedis, { Redis, RedisOptions } from 'ioredis';
+import { config } from '../config';
+
+/**
+ * A producer connection fails fast when Redis is away (requests must not hang on it); a worker
+ * connection waits and retries for ever (BullMQ's advice for workers).
+ */
+export function createRedis(role: 'producer' | 'worker', options: RedisOptions = {}): Redis {
+  const base: RedisOptions = role === 'producer'
+    ? { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 }
+    : { maxRetriesPerRequest: null };
+  return new IORedis(config().redisUrl, {
+    ...base,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+    lazyConnect: false,
+    ...options,
+  });
+}
+
+let shared: Redis | undefined;
+
+/** The process's producer connection (rate limits, queue adds from the web process). */
+export function redis(): Redis {
+  if (!shared) {
+    shared = createRedis('producer');
+    // Errors are reported where a command fails; an unhandled 'error' event would crash the process.
+    shared.on('error', () => undefined);
+  }
+  return shared;
+}
+
+export async function closeRedis(): Promise<void> {
+  if (shared) await shared.quit().catch(() => shared?.disconnect());
+  shared = undefined;
+}
+
+/** Resolves when the connection is ready (producers refuse commands before), or rejects after ms. */
+export function whenReady(connection: Redis, ms = 5000): Promise<void> {
+  if (connection.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { connection.off('ready', onReady); reject(new Error(`Redis not ready after ${ms} ms`)); }, ms);
+    const onReady = () => { clearTimeout(timer); resolve(); };
+    connection.once('ready', onReady);
+  });
+}

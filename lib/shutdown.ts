@@ -1,0 +1,42 @@
+import { log } from './log';
+
+type Closer = { name: string; close: () => Promise<void> };
+
+const closers: Closer[] = [];
+let stopping: Promise<void> | undefined;
+
+/**
+ * Registers something to close on SIGTERM/SIGINT. Closed in reverse order of registration, so a
+ * process registers its pools first and its servers and workers last: the HTTP server stops
+ * taking requests and finishes those in flight, workers finish the job in hand, then queues,
+ * Redis and Knex close.
+ */
+export function onShutdown(name: string, close: () => Promise<void>): void {
+  closers.push({ name, close });
+}
+
+export function shutdown(reason: string): Promise<void> {
+  stopping ??= (async () => {
+    log.info({ reason }, 'shutting down');
+    for (const closer of [...closers].reverse()) {
+      try {
+        await closer.close();
+      } catch (err) {
+        log.warn({ err, closer: closer.name }, 'close failed');
+      }
+    }
+    log.info('stopped');
+  })();
+  return stopping;
+}
+
+/** Installs the signal handlers once per process. */
+export function handleSignals(): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      shutdown(signal).then(() => process.exit(0), () => process.exit(1));
+      // A stuck close must not keep the process alive for ever.
+      setTimeout(() => process.exit(1), 25000).unref();
+    });
+  }
+}

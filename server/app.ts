@@ -1,0 +1,37 @@
+import express, { NextFunction, Request, Response } from 'express';
+import { config } from '../config';
+import { ApiError, payloadTooLarge } from '../lib/http/errors';
+import { requestContext, standardHeaders, versions } from './framework/context';
+import { mountEndpoints } from './framework/mount';
+import { parseQuery } from './framework/query-parser';
+import { internalError, sendError } from './framework/respond';
+import { endpoints } from './routes';
+import { authorizePage } from './routes/authorize';
+
+/** The Express app: conventions of document 1 around the declared endpoints. */
+export function createApp(): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', parseQuery);
+  app.set('trust proxy', 'loopback');
+  app.use(requestContext, standardHeaders);
+  // Bodies are read raw and decoded by the framework: media types and charsets real clients send
+  // (application/json encoding=utf-8, ISO-8859-15) are beyond express.json().
+  app.use(express.raw({ type: () => true, limit: config().bodyLimitBytes }));
+
+  const api = express.Router({ strict: false, caseSensitive: true });
+  mountEndpoints(api, endpoints);
+  api.use('/authorize.php', authorizePage());
+  for (const version of versions) app.use(`/${version}`, api);
+  app.use('/', api);
+
+  app.use((req: Request, res: Response) => sendError(req, res, new ApiError(404, 'unknown_path', `${req.path} is not an endpoint of this service`)));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const status = (err as { status?: number; type?: string }).status;
+    if ((err as { type?: string }).type === 'entity.too.large') return sendError(req, res, payloadTooLarge(config().bodyLimitBytes));
+    if (status && status >= 400 && status < 500) return sendError(req, res, new ApiError(400, 'bad_request', 'the request could not be read'));
+    req.context.log.error({ err }, 'unhandled error');
+    return sendError(req, res, internalError());
+  });
+  return app;
+}

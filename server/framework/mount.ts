@@ -1,0 +1,124 @@
+import type { Request, Response, Router } from 'express';
+import Joi from 'joi';
+import { grantOfAccessToken } from '../../lib/auth/token.service';
+import type { Caller, Endpoint } from '../../lib/http/endpoint';
+import type { Warning } from '../../lib/http/envelope';
+import { ApiError, forbidden, invalidField, methodNotAllowed, unauthorized } from '../../lib/http/errors';
+import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
+import { portalAccountRef } from '../../lib/http/schema';
+import { parseSearch, project, SearchRequest } from '../../lib/http/search';
+import { parseSelect } from '../../lib/http/search/select';
+import { stripReadOnly, validate } from '../../lib/http/validate';
+import { PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account/portal-account.service';
+import { decodeBody } from './body';
+import { basicCredentials, bearerToken } from './credentials';
+import { optionsOverview } from './options';
+import { internalError, sendError, sendSuccess } from './respond';
+
+const noSearch: SearchRequest = { select: null, singletons: [], filters: [], limit: 20, offset: 0 };
+const defaultWeight = 10;
+
+/** 'order/{order_id}/history/' → '/order/:order_id/history' (a trailing slash is optional). */
+function expressPath(path: string): string {
+  return '/' + path.replace(/\/$/, '').replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** Literal segments before parameters, so stock/category/ is not taken for stock/{stock_id}/. */
+function bySpecificity(a: string, b: string): number {
+  const as = a.split('/'); const bs = b.split('/');
+  for (let i = 0; i < Math.max(as.length, bs.length); i++) {
+    const ap = as[i]?.startsWith('{') ? 1 : 0; const bp = bs[i]?.startsWith('{') ? 1 : 0;
+    if (ap !== bp) return ap - bp;
+  }
+  return as.length - bs.length;
+}
+
+/** Registers every declared endpoint: its handler, the path's OPTIONS and its 405. */
+export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
+  const byPath = new Map<string, Endpoint[]>();
+  for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
+  for (const path of [...byPath.keys()].sort(bySpecificity)) {
+    const group = byPath.get(path)!;
+    const route = router.route(expressPath(path));
+    for (const e of group) route[e.method === 'GET' ? 'get' : e.method === 'POST' ? 'post' : 'delete'](handlerFor(e));
+    const allow = [...group.map((e) => e.method), 'OPTIONS'];
+    route.options((req: Request, res: Response) => sendSuccess(req, res, 200, optionsOverview(path, group), [], { Allow: allow.join(', ') }));
+    route.all((req: Request, res: Response) => sendError(req, res, methodNotAllowed(allow)));
+  }
+}
+
+function handlerFor(e: Endpoint) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const context = req.context;
+    let release = () => undefined as void;
+    try {
+      const input = e.method === 'POST' ? decodeBody(req) : req.query as Record<string, unknown>;
+      let caller: Caller | null = null;
+      if (e.auth) {
+        const grant = await grantOfAccessToken(bearerToken(req));
+        if (!grant) throw unauthorized('invalid_token', 'the access token is unknown or expired; request a new one at token.php');
+        if (e.auth.scope && !grant.scope.includes(e.auth.scope)) throw forbidden(e.auth.scope);
+        res.locals.accountId = grant.accountId;
+        const limit = await acquire(grant.accountId, e.weight?.(input) ?? defaultWeight);
+        release = limit.release;
+        if (limit.state) res.set(rateLimitHeaders(limit.state));
+        const { portal_account_id: ref } = validate<{ portal_account_id?: PortalAccountRef }>(
+          Joi.object({ portal_account_id: portalAccountRef() }).unknown(true), input);
+        caller = {
+          accountId: grant.accountId, scopes: new Set(grant.scope), oauthClientId: grant.oauthClientId,
+          portalAccountId: await resolveRequestPortalAccount(grant.accountId, ref, grant.portalAccountId),
+        };
+      } else {
+        const basic = basicCredentials(req);
+        if (basic) context.basic = basic;
+      }
+      const { portal_account_id: _ignored, ...fields } = input;
+      const params = e.params ? validateParams(e, req.params as Record<string, string>) : {};
+      const body = e.method === 'POST' ? readBody(e, fields, context.warnings) : {};
+      const { query, search } = e.method === 'POST' ? { query: {}, search: noSearch } : readQuery(e, fields);
+      const result = await e.run({ request: context, caller, params, body, query, search });
+      const payload = result.payload ?? {};
+      if (e.select && search.select) {
+        const key = e.response[0]!;
+        payload[key] = project(payload[key] as Record<string, unknown>, search.select, e.select.alwaysSelected);
+      }
+      sendSuccess(req, res, result.status ?? 200, payload, context.warnings, result.headers);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        sendError(req, res, err, context.warnings);
+      } else {
+        context.log.error({ err }, 'unhandled error');
+        sendError(req, res, internalError());
+      }
+    } finally {
+      release();
+    }
+  };
+}
+
+function validateParams(e: Endpoint, params: Record<string, string>): unknown {
+  const { value, error } = e.params!.validate(params, { convert: true });
+  if (error) {
+    const field = String(error.details[0]?.path[0] ?? 'id');
+    throw new ApiError(404, 'not_found', `${field} ${params[field] ?? ''} does not exist`, field);
+  }
+  return value;
+}
+
+function readBody(e: Endpoint, fields: Record<string, unknown>, warnings: Warning[]): unknown {
+  const schema = e.body ?? Joi.object({});
+  warnings.push(...stripReadOnly(schema, fields));
+  return validate(schema, fields);
+}
+
+/** GET/DELETE input: select, filter and pagination when the endpoint searches or selects; its own query fields. */
+function readQuery(e: Endpoint, fields: Record<string, unknown>): { query: unknown; search: SearchRequest } {
+  const { select, filter, pagination, ...rest } = fields;
+  if (!e.search && filter !== undefined) throw invalidField('filter', 'filter is not taken by this endpoint', 'unknown_parameter');
+  if (!e.search && pagination !== undefined) throw invalidField('pagination', 'pagination is not taken by this endpoint', 'unknown_parameter');
+  if (!e.search && !e.select && select !== undefined) throw invalidField('select', 'select is not taken by this endpoint', 'unknown_parameter');
+  const query = validate(e.query ?? Joi.object({}), rest);
+  if (e.search) return { query, search: parseSearch({ select, filter, pagination }, e.search) };
+  if (e.select) return { query, search: { ...noSearch, select: parseSelect(select, e.select.type) } };
+  return { query, search: noSearch };
+}

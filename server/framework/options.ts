@@ -1,0 +1,41 @@
+import type Joi from 'joi';
+import type { Endpoint } from '../../lib/http/endpoint';
+import { currentVersion, versions } from './context';
+
+interface Description {
+  type?: string;
+  keys?: Record<string, Description>;
+  items?: Description[];
+  flags?: { presence?: string };
+}
+
+type Shape = string | { [key: string]: Shape } | Shape[];
+
+/** A readable outline of a schema: field names with their types, nested as the type nests. */
+function shape(description: Description): Shape {
+  if (description.keys) return Object.fromEntries(Object.entries(description.keys).map(([k, d]) => [k + (d.flags?.presence === 'required' ? '' : '?'), shape(d)]));
+  if (description.type === 'array' && description.items?.[0]) return [shape(description.items[0])];
+  return description.type ?? 'any';
+}
+
+const outline = (schema: Joi.Schema | undefined) => (schema ? shape(schema.describe() as Description) : null);
+
+/** The OPTIONS answer of a path: its methods, what each takes and returns, and version notes. */
+export function optionsOverview(path: string, endpoints: Endpoint[]) {
+  return {
+    options: {
+      path,
+      methods: endpoints.map((e) => ({
+        method: e.method,
+        description: e.summary,
+        scope: e.auth ? e.auth.scope ?? 'any valid token' : 'none',
+        ...(e.body ? { request: outline(e.body) } : {}),
+        ...(e.search ? { query: { select: outline(e.search.type), filter: Object.keys(e.search.filters), pagination: ['page', 'limit', 'min_id'] } } : {}),
+        response: e.response,
+        async: Boolean(e.async),
+        ...(e.changes ? { changes: e.changes } : {}),
+      })),
+      versions: { current: currentVersion, supported: versions },
+    },
+  };
+}

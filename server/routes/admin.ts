@@ -1,0 +1,49 @@
+import { readUser, updateUser, UserUpdate, userType } from '../../lib/account/user';
+import { endpoint, ok } from '../../lib/http/endpoint';
+import { Joi, portalAccountRef } from '../../lib/http/schema';
+import { portalAccountRepository } from '../../lib/portal-account/portal-account.repository';
+import { getPortalAccount, PortalAccountRef, portalAccountToApi } from '../../lib/portal-account/portal-account.service';
+
+/** Administration (document 1, Admin): the API account and its portal accounts. */
+export const adminEndpoints = [
+  endpoint({
+    method: 'GET',
+    path: 'admin/user/',
+    summary: 'The API account; email needs email_r, address account_address_r, is_banking_active bank_r.',
+    scope: 'admin_r',
+    response: ['user'],
+    handle: async ({ caller, request }) => ok({ user: await readUser(caller, request.warnings) }),
+  }),
+
+  endpoint<Record<string, never>, { user: UserUpdate }>({
+    method: 'POST',
+    path: 'admin/user/',
+    summary: 'Change account settings (settings is free for clients).',
+    scope: 'admin_w',
+    body: Joi.object({ user: userType.required() }),
+    response: [],
+    async handle({ caller, body }) {
+      await updateUser(caller, body.user);
+      return ok();
+    },
+  }),
+
+  endpoint({
+    method: 'GET',
+    path: 'admin/portal_account/',
+    summary: 'All portal accounts of the API account.',
+    scope: 'admin_r',
+    response: ['portal_account'],
+    handle: async ({ caller }) => ok({ portal_account: (await portalAccountRepository.list(caller.accountId)).map(portalAccountToApi) }),
+  }),
+
+  endpoint<{ portal_account_id: PortalAccountRef }>({
+    method: 'GET',
+    path: 'admin/portal_account/{portal_account_id}/',
+    summary: 'One portal account; the word default gives the default account.',
+    scope: 'admin_r',
+    params: Joi.object({ portal_account_id: portalAccountRef() }),
+    response: ['portal_account'],
+    handle: async ({ caller, params }) => ok({ portal_account: portalAccountToApi(await getPortalAccount(caller.accountId, params.portal_account_id)) }),
+  }),
+];

@@ -1,0 +1,52 @@
+import express, { Request, Response } from 'express';
+import { AuthorizeError, authorizeClient, findClient } from '../../lib/auth/authorize.service';
+import { scopes } from '../../lib/auth/scopes';
+import { decodeBody } from '../framework/body';
+
+const escape = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(query: Record<string, unknown>, clientName: string, message = ''): string {
+  const requested = typeof query.scope === 'string' && query.scope ? query.scope.split(/[\s,]+/) : Object.keys(scopes);
+  const boxes = requested.filter((s) => s in scopes)
+    .map((s) => `<label><input type="checkbox" name="scope_item" value="${escape(s)}" checked> ${escape(scopes[s as keyof typeof scopes].title)}</label><br>`).join('\n');
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Kontor: authorize ${escape(clientName)}</title></head><body>
+<h1>${escape(clientName)} asks for access to your Kontor account</h1>
+${message ? `<p role="alert">${escape(message)}</p>` : ''}
+<form method="post">
+<input type="hidden" name="client_id" value="${escape(query.client_id)}">
+<input type="hidden" name="state" value="${escape(query.state)}">
+<p><label>Login <input name="login" autocomplete="username"></label></p>
+<p><label>Password <input name="password" type="password" autocomplete="current-password"></label></p>
+<p><label>Portal account id (optional) <input name="portal_account_id"></label></p>
+<fieldset><legend>Rights granted</legend>${boxes}</fieldset>
+<p><button type="submit">Allow</button></p>
+</form></body></html>`;
+}
+
+/** authorize.php: the page where a seller grants a third-party client access (document 1, Authentication 2.1). */
+export function authorizePage(): express.Router {
+  const router = express.Router();
+  router.get('/', async (req: Request, res: Response) => {
+    try {
+      const client = await findClient(req.query.client_id);
+      if (req.query.response_type !== undefined && req.query.response_type !== 'code') throw new AuthorizeError('response_type must be code');
+      res.type('html').send(page(req.query as Record<string, unknown>, client.name));
+    } catch (err) {
+      res.status(400).type('html').send(`<!doctype html><p>${escape(err instanceof AuthorizeError ? err.message : 'bad request')}</p>`);
+    }
+  });
+  router.post('/', async (req: Request, res: Response) => {
+    let form: Record<string, unknown> = {};
+    try {
+      form = decodeBody(req);
+      const items = form.scope_item;
+      const scope = Array.isArray(items) ? items.join(' ') : typeof items === 'string' ? items : form.scope;
+      res.redirect(303, await authorizeClient({ ...form, scope }));
+    } catch (err) {
+      if (!(err instanceof AuthorizeError)) req.context.log.error({ err }, 'authorize failed');
+      const name = await findClient(form.client_id).then((c) => c.name, () => 'client');
+      res.status(400).type('html').send(page(form, name, err instanceof AuthorizeError ? err.message : 'the request could not be processed'));
+    }
+  });
+  return router;
+}

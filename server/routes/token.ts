@@ -1,0 +1,52 @@
+import { grantAuthorizationCode, grantClientCredentials, grantRefreshToken } from '../../lib/auth/token.service';
+import { badRequest } from '../../lib/http/errors';
+import { ok, publicEndpoint } from '../../lib/http/endpoint';
+import { Joi } from '../../lib/http/schema';
+
+interface TokenRequest {
+  grant_type: 'client_credentials' | 'authorization_code' | 'refresh_token';
+  code?: string;
+  refresh_token?: string;
+  scope?: string;
+  client_id?: string;
+  client_secret?: string;
+  redirect_uri?: string;
+  username?: string;
+  password?: string;
+}
+
+export const tokenEndpoints = [
+  publicEndpoint<Record<string, never>, TokenRequest>({
+    method: 'POST',
+    path: 'token.php',
+    summary: 'Obtain an access token: grant_type client_credentials with Basic login:password (sellers), authorization_code or refresh_token (clients).',
+    body: Joi.object({
+      grant_type: Joi.string().valid('client_credentials', 'authorization_code', 'refresh_token').required(),
+      code: Joi.string().max(200),
+      refresh_token: Joi.string().max(200),
+      scope: Joi.string().allow('').max(1000),
+      client_id: Joi.string().max(200),
+      client_secret: Joi.string().max(200),
+      redirect_uri: Joi.string().max(2000),
+      // RFC 6749 lets a client send its credentials in the body instead of Basic.
+      username: Joi.string().max(200),
+      password: Joi.string().max(1000),
+    }),
+    response: ['access_token', 'token_type', 'expires', 'expires_in', 'scope', 'refresh_token'],
+    async handle({ request, body }) {
+      const basic = request.basic;
+      if (body.grant_type === 'client_credentials') {
+        const login = basic?.user ?? body.username ?? body.client_id;
+        const password = basic?.password ?? body.password ?? body.client_secret;
+        if (!login || !password) throw badRequest('invalid_request', 'send Authorization: Basic base64(login:password)');
+        return ok({ ...await grantClientCredentials(login, password, body.scope) });
+      }
+      const clientId = basic?.user ?? body.client_id;
+      const secret = basic?.password ?? body.client_secret;
+      if (body.grant_type === 'authorization_code') {
+        return ok({ ...await grantAuthorizationCode(clientId, secret, body.code, body.redirect_uri) });
+      }
+      return ok({ ...await grantRefreshToken(clientId, secret, body.refresh_token, body.scope) });
+    },
+  }),
+];

@@ -1,0 +1,9 @@
+/**
+ * Loaded before anything else (see .mocharc.cjs): the configuration for tests, set in the
+ * environment before config/ first reads it. Each test run may name its own database.
+ */
+process.env.NODE_ENV = 'test';
+process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/kontor_test';
+process.env.LOG_LEVEL ??= 'silent';
+// The cheapest scrypt cost: tests create many sellers; production keeps the default.
+process.env.PASSWORD_HASH_COST = '1024';

@@ -1,0 +1,4 @@
+/** Worker process of the `bank` queue (Procfile: bank). */
+import { runWorkerProcess } from './run';
+
+runWorkerProcess('bank', {});

@@ -1,0 +1,4 @@
+/** Worker process of the `mail` queue (Procfile: mail). */
+import { runWorkerProcess } from './run';
+
+runWorkerProcess('mail', {});

@@ -1,0 +1,32 @@
+/**
+ * The scheduler process (Procfile: scheduler): node-cron ticks that only enqueue jobs with ids
+ * derived from the tick, so a second scheduler never doubles the work. It does no work itself.
+ */
+import cron, { ScheduledTask } from 'node-cron';
+import { closeDb } from '../lib/db/knex';
+import { log } from '../lib/log';
+import { closeRedis, redis, whenReady } from '../lib/redis';
+import { handleSignals, onShutdown } from '../lib/shutdown';
+import { schedules } from '../lib/queue/schedules';
+
+async function main(): Promise<void> {
+  onShutdown('knex', closeDb);
+  onShutdown('redis', closeRedis);
+  // The Redis connection the ticks enqueue through; it also keeps the process alive between ticks.
+  await whenReady(redis(), 30000);
+  const tasks: ScheduledTask[] = schedules().map((schedule) => cron.schedule(schedule.cron, async () => {
+    try {
+      await schedule.enqueue(new Date());
+    } catch (err) {
+      log.warn({ err, schedule: schedule.name }, 'scheduled enqueue failed; the next tick tries again');
+    }
+  }, { name: schedule.name, noOverlap: true }));
+  onShutdown('cron', async () => { for (const task of tasks) await task.stop(); });
+  handleSignals();
+  log.info({ schedules: schedules().map((s) => `${s.name} ${s.cron}`) }, 'scheduler ready');
+}
+
+main().catch((err) => {
+  log.fatal({ err }, 'scheduler could not start');
+  process.exit(1);
+});
