@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import countries from './data/countries.json';
 import currencies from './data/currencies.json';
+import paymentMethods from './data/payment-methods.json';
 
 /**
  * Loads reference data from the committed data sets. Idempotent: existing rows are updated in
@@ -15,5 +16,6 @@ export async function seedReferenceData(knex: Knex): Promise<void> {
         is_europe: c.is_europe, is_eu: c.is_eu,
       })))
       .onConflict('iso2').merge();
+    await trx('payment_method').insert(paymentMethods).onConflict('id').merge();
   });
 }

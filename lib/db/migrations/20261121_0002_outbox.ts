@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('outbox', (t) => {
     t.bigIncrements('id').primary();
+    // The job id API clients see (GET job/{job_id}/): unguessable, and BullMQ-safe (no ':', not an integer).
+    t.uuid('job_id').notNullable().unique().defaultTo(knex.raw('gen_random_uuid()'));
     t.integer('account_id').notNullable().references('account.id').onDelete('CASCADE');
     t.text('queue').notNullable();
     t.text('job_name').notNullable();

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as foundation from './20261121_0001_foundation';
 import * as outbox from './20261121_0002_outbox';
+import * as paymentMethod from './20261121_0003_payment_method';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,6 +15,7 @@ interface Migration {
 const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
   '20261121_0002_outbox': outbox,
+  '20261121_0003_payment_method': paymentMethod,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
