@@ -1,7 +1,6 @@
 // Tests run TypeScript through tsx against the real PostgreSQL and Redis (see test/setup.ts).
 module.exports = {
   require: ['tsx/cjs', 'test/env.ts', 'test/setup.ts'],
-  spec: ['test/**/*.test.ts'],
   timeout: 30000,
   exit: true,
   reporter: 'spec',

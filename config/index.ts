@@ -36,6 +36,40 @@ export interface Config {
   orderSearchMinAgeSeconds: number;
   /** scrypt cost parameter N for password hashes. */
   passwordHashCost: number;
+  /** Prefix of every BullMQ key in Redis (lets several installations or test runs share one Redis). */
+  queuePrefix: string;
+  /** Jobs one worker process of a queue runs at once (queues without their own key). */
+  workerConcurrency: number;
+  /** Jobs one cia worker process runs at once. */
+  ciaWorkerConcurrency: number;
+  /** Jobs one portal_upload worker process runs at once (keep below the database pool size). */
+  portalUploadWorkerConcurrency: number;
+  /** Tries of a job before it lands in the failed set. */
+  jobAttempts: number;
+  /** First retry delay in ms; doubles with each try (exponential backoff). */
+  jobBackoffMs: number;
+  /** How long finished jobs and their results stay readable (GET job/{job_id}/), in seconds. */
+  jobRetentionSeconds: number;
+  /** Outbox rows the relay moves to BullMQ per transaction. */
+  outboxRelayBatch: number;
+  /** Safety-net poll of the outbox in ms, in case a NOTIFY was missed (the relay wakes on NOTIFY). */
+  outboxRelayPollMs: number;
+  /** Base URL of the sandbox portal, used for portal accounts without a base_url. */
+  sandboxPortalUrl: string;
+  /** Port the sandbox portal server listens on (Procfile: sandbox). */
+  sandboxPort: number;
+  /** Calls per second to a portal per portal account; bursts are smoothed to this rate. */
+  portalCallsPerSecond: number;
+  /** Timeout of one portal call in ms. */
+  portalTimeoutMs: number;
+  /** Cron expression of the full CIA reconcile of every active item (scheduler). */
+  ciaReconcileCron: string;
+  /** Cron expression of the clean-up of finished outbox rows older than the job retention. */
+  outboxCleanupCron: string;
+  /** User name for the operator endpoints (queue dashboard, metrics). */
+  operatorUser: string;
+  /** Password for the operator endpoints; empty disables the dashboard and metrics. */
+  operatorPassword: string;
 }
 
 const schema = Joi.object({
@@ -56,6 +90,23 @@ const schema = Joi.object({
   CONCURRENT_CALLS_PER_ACCOUNT: Joi.number().integer().min(1).default(8),
   ORDER_SEARCH_MIN_AGE_SECONDS: Joi.number().integer().min(0).default(10),
   PASSWORD_HASH_COST: Joi.number().integer().valid(1024, 2048, 4096, 8192, 16384, 32768, 65536).default(16384),
+  QUEUE_PREFIX: Joi.string().pattern(/^[\w.-]+$/).default('kontor'),
+  WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(4),
+  CIA_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(4),
+  PORTAL_UPLOAD_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(8),
+  JOB_ATTEMPTS: Joi.number().integer().min(1).max(100).default(8),
+  JOB_BACKOFF_MS: Joi.number().integer().min(10).default(1000),
+  JOB_RETENTION_SECONDS: Joi.number().integer().min(60).default(7 * 24 * 3600),
+  OUTBOX_RELAY_BATCH: Joi.number().integer().min(1).max(5000).default(500),
+  OUTBOX_RELAY_POLL_MS: Joi.number().integer().min(50).default(2000),
+  SANDBOX_PORTAL_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:3900'),
+  SANDBOX_PORT: Joi.number().integer().min(0).max(65535).default(3900),
+  PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
+  PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
+  CIA_RECONCILE_CRON: Joi.string().default('*/15 * * * *'),
+  OUTBOX_CLEANUP_CRON: Joi.string().default('17 * * * *'),
+  OPERATOR_USER: Joi.string().default('operator'),
+  OPERATOR_PASSWORD: Joi.string().allow('').default(''),
 }).unknown(true);
 
 export class ConfigError extends Error {}
@@ -87,14 +138,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     concurrentCallsPerAccount: value.CONCURRENT_CALLS_PER_ACCOUNT,
     orderSearchMinAgeSeconds: value.ORDER_SEARCH_MIN_AGE_SECONDS,
     passwordHashCost: value.PASSWORD_HASH_COST,
+    queuePrefix: value.QUEUE_PREFIX,
+    workerConcurrency: value.WORKER_CONCURRENCY,
+    ciaWorkerConcurrency: value.CIA_WORKER_CONCURRENCY,
+    portalUploadWorkerConcurrency: value.PORTAL_UPLOAD_WORKER_CONCURRENCY,
+    jobAttempts: value.JOB_ATTEMPTS,
+    jobBackoffMs: value.JOB_BACKOFF_MS,
+    jobRetentionSeconds: value.JOB_RETENTION_SECONDS,
+    outboxRelayBatch: value.OUTBOX_RELAY_BATCH,
+    outboxRelayPollMs: value.OUTBOX_RELAY_POLL_MS,
+    sandboxPortalUrl: value.SANDBOX_PORTAL_URL,
+    sandboxPort: value.SANDBOX_PORT,
+    portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,
+    portalTimeoutMs: value.PORTAL_TIMEOUT_MS,
+    ciaReconcileCron: value.CIA_RECONCILE_CRON,
+    outboxCleanupCron: value.OUTBOX_CLEANUP_CRON,
+    operatorUser: value.OPERATOR_USER,
+    operatorPassword: value.OPERATOR_PASSWORD,
   };
 }
 
 let current: Config | undefined;
 
-/** The process's configuration, read once on first use. */
+/**
+ * The process's configuration, read once on first use. A bad environment ends the process
+ * with one line naming the variable (exit code 78, EX_CONFIG), not a stack trace.
+ */
 export function config(): Config {
-  if (!current) current = loadConfig();
+  if (!current) {
+    try {
+      current = loadConfig();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      process.stderr.write(`kontor: ${err.message}\n`);
+      process.exit(78);
+    }
+  }
   return current;
 }
 

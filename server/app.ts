@@ -5,11 +5,12 @@ import { requestContext, standardHeaders, versions } from './framework/context';
 import { mountEndpoints } from './framework/mount';
 import { parseQuery } from './framework/query-parser';
 import { internalError, sendError } from './framework/respond';
+import type { Endpoint } from '../lib/http/endpoint';
 import { endpoints } from './routes';
 import { authorizePage } from './routes/authorize';
 
-/** The Express app: conventions of document 1 around the declared endpoints. */
-export function createApp(): express.Express {
+/** The Express app: conventions of document 1 around the declared endpoints (tests may add some). */
+export function createApp(extra: Endpoint[] = []): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', parseQuery);
@@ -20,7 +21,7 @@ export function createApp(): express.Express {
   app.use(express.raw({ type: () => true, limit: config().bodyLimitBytes }));
 
   const api = express.Router({ strict: false, caseSensitive: true });
-  mountEndpoints(api, endpoints);
+  mountEndpoints(api, [...endpoints, ...extra]);
   api.use('/authorize.php', authorizePage());
   for (const version of versions) app.use(`/${version}`, api);
   app.use('/', api);

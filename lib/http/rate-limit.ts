@@ -1,6 +1,6 @@
 import { config } from '../../config';
 import { ApiError } from './errors';
-import { redis } from '../redis';
+import { redis, whenReady } from '../redis';
 
 export interface RateLimitState {
   limit: number;
@@ -29,6 +29,14 @@ end
 return {used, ttl, inflight, 1}
 `;
 
+let connected: Promise<void> | undefined;
+
+/** The producer connection refuses commands until ready: wait for it once, at start-up only. */
+function firstConnection(): Promise<void> {
+  connected ??= whenReady(redis(), 2000).catch(() => undefined);
+  return connected;
+}
+
 /**
  * Document 1's limits: a call quota per period, bulk items weighing 1/10, and a cap on calls of
  * one account processed at the same time; past either, 429. Weights are counted in tenths.
@@ -41,6 +49,7 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
   const keys = [`kontor:rate:${accountId}:${window}`, `kontor:inflight:${accountId}`];
   let answer: [number, number, number, number];
   try {
+    await firstConnection();
     answer = await redis().eval(acquireScript, 2, ...keys, weightTenths, rateLimitWindowSeconds, rateLimitPerWindow * 10, concurrentCallsPerAccount) as typeof answer;
   } catch {
     return { state: null, release: () => undefined };

@@ -1,0 +1,19 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../config';
+
+describe('configuration', () => {
+  it('when the environment is empty, then defaults for the loopback services are used', () => {
+    const cfg = loadConfig({});
+    expect(cfg.port).to.equal(3000);
+    expect(cfg.databaseUrl).to.equal('postgres://postgres@127.0.0.1:5432/kontor');
+    expect(cfg.redisUrl).to.equal('redis://127.0.0.1:6379');
+    expect(cfg.publicUrl).to.equal('http://127.0.0.1:3000');
+    expect(cfg.accessTokenTtlSeconds).to.equal(3600);
+  });
+
+  for (const [variable, value] of [['PORT', 'abc'], ['DATABASE_URL', 'mysql://x/y'], ['REDIS_URL', 'nope'], ['LOG_LEVEL', 'loud'], ['RATE_LIMIT_PER_WINDOW', '0']]) {
+    it(`when ${variable} is ${value}, then loading fails with a message naming ${variable}`, () => {
+      expect(() => loadConfig({ [variable!]: value })).to.throw(ConfigError, variable);
+    });
+  }
+});

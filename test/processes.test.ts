@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { config } from '../config';
+import { freePort, root, runEntry } from './support/process';
+
+const exec = promisify(execFile);
+const kontor = (args: string[]) => exec(process.execPath, [path.join(root, 'bin', 'kontor.js'), ...args], {
+  cwd: root, env: { ...process.env, DATABASE_URL: config().databaseUrl },
+}).then((r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }), (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
+
+describe('the kontor CLI (provisioning by support)', () => {
+  const login = `cli_${Date.now()}`;
+
+  it('when a user is created, then it prints id, login and the default portal account as JSON', async () => {
+    const res = await kontor(['user', 'create', '--login', login, '--password', 'correct-horse-1']);
+    expect(res.code).to.equal(0);
+    const created = JSON.parse(res.stdout);
+    expect(created).to.have.keys('id', 'login', 'portal_account_id');
+    expect(created.login).to.equal(login);
+  });
+
+  it('when the login exists already, then one line of error and a non-zero exit', async () => {
+    const res = await kontor(['user', 'create', '--login', login.toUpperCase(), '--password', 'correct-horse-1']);
+    expect(res.code).to.equal(1);
+    expect(res.stderr.trim().split('\n')).to.deep.equal([`kontor: login ${login.toUpperCase()} exists already`]);
+  });
+
+  it('when arguments are missing or unknown, then one line of error and a non-zero exit', async () => {
+    for (const args of [['user', 'create', '--login', 'x_user'], ['user', 'create', '--login', 'ab', '--password', 'short'], ['user', 'remove'], ['client', 'create', '--name', 'x', '--redirect-uri', 'not a url'], ['user', 'create', '--login', 'a_b_c', '--password', 'long-enough-1', '--colour', 'red']]) {
+      const res = await kontor(args);
+      expect(res.code, args.join(' ')).to.equal(1);
+      expect(res.stderr.trim().split('\n'), args.join(' ')).to.have.length(1);
+      expect(res.stdout).to.equal('');
+    }
+  });
+
+  it('when a client is created, then it prints client_id and client_secret', async () => {
+    const res = await kontor(['client', 'create', '--name', 'ERP', '--redirect-uri', 'https://erp.example.com/cb']);
+    expect(res.code).to.equal(0);
+    expect(JSON.parse(res.stdout)).to.have.keys('client_id', 'client_secret');
+  });
+
+  it('when migrate runs twice, then the second applies nothing', async () => {
+    const res = await kontor(['migrate']);
+    expect(res.code).to.equal(0);
+    expect(JSON.parse(res.stdout)).to.deep.equal({ migrated: [] });
+  });
+});
+
+describe('processes (Procfile lines)', function () {
+  this.timeout(60000);
+
+  it('when the web process serves requests, then it logs one JSON line per request with an id and no secret, and SIGTERM stops it cleanly', async () => {
+    const port = await freePort();
+    const web = runEntry('server/index.ts', { PORT: String(port), DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info' });
+    try {
+      await web.waitFor(/api listening/);
+      const login = `logcheck_${Date.now()}`;
+      const password = 'very-secret-password-9';
+      const created = await kontor(['user', 'create', '--login', login, '--password', password]);
+      expect(created.code).to.equal(0);
+      const base = `http://127.0.0.1:${port}/v1.1`;
+      const tokenRes = await fetch(`${base}/token.php`, {
+        method: 'POST', body: 'grant_type=client_credentials',
+        headers: { Authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+      const token = (await tokenRes.json()).access_token as string;
+      const read = await fetch(`${base}/admin/user/?portal_account_id=default`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'trace-me-123' } });
+      expect(read.status).to.equal(200);
+      expect(read.headers.get('x-request-id')).to.equal('trace-me-123');
+      await web.waitFor(/trace-me-123/);
+    } finally {
+      const code = await web.stop();
+      expect(code).to.equal(0);
+    }
+    const lines = web.output().trim().split('\n').filter((l) => l.startsWith('{'));
+    const records = lines.map((l) => JSON.parse(l));
+    const requests = records.filter((r) => r.msg === 'request');
+    expect(requests.length).to.be.at.least(2);
+    for (const r of requests) expect(r).to.include.keys('req_id', 'method', 'path', 'status', 'ms');
+    expect(requests.find((r) => r.req_id === 'trace-me-123')).to.include({ method: 'GET', status: 200 });
+    const all = web.output();
+    expect(all).not.to.contain('very-secret-password-9');
+    expect(all).not.to.match(/kat_[A-Za-z0-9_-]{20,}/);
+    expect(all).not.to.match(/Bearer |Basic /);
+    expect(records.map((r) => r.msg)).to.include.members(['shutting down', 'stopped']);
+  });
+
+  for (const queue of ['cia', 'portal_upload', 'bank', 'mail', 'events']) {
+    it(`when the ${queue} worker starts, then it connects and stops cleanly on SIGTERM`, async () => {
+      const worker = runEntry(`workers/${queue}.ts`, { DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info' });
+      try {
+        await worker.waitFor(/worker ready/);
+      } finally {
+        expect(await worker.stop()).to.equal(0);
+      }
+      expect(worker.output()).to.contain('"msg":"stopped"');
+    });
+  }
+
+  it('when the scheduler starts, then it connects and stops cleanly on SIGTERM', async () => {
+    const scheduler = runEntry('workers/scheduler.ts', { DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info' });
+    try {
+      await scheduler.waitFor(/scheduler ready/);
+    } finally {
+      expect(await scheduler.stop()).to.equal(0);
+    }
+  });
+});
