@@ -66,7 +66,7 @@ describe('processes (Procfile lines)', function () {
         method: 'POST', body: 'grant_type=client_credentials',
         headers: { Authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
       });
-      const token = (await tokenRes.json()).access_token as string;
+      const token = ((await tokenRes.json()) as { access_token: string }).access_token;
       const read = await fetch(`${base}/admin/user/?portal_account_id=default`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'trace-me-123' } });
       expect(read.status).to.equal(200);
       expect(read.headers.get('x-request-id')).to.equal('trace-me-123');

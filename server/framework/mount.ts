@@ -52,7 +52,7 @@ function handlerFor(e: Endpoint) {
     const context = req.context;
     let release = () => undefined as void;
     try {
-      const input = e.method === 'POST' ? decodeBody(req) : req.query as Record<string, unknown>;
+      const input = readInput(e, req);
       let caller: Caller | null = null;
       if (e.auth) {
         const grant = await grantOfAccessToken(bearerToken(req));
@@ -94,6 +94,14 @@ function handlerFor(e: Endpoint) {
       release();
     }
   };
+}
+
+/** POST data is the body; GET data the query string; DELETE takes either (filters of DELETE stock/category/). */
+function readInput(e: Endpoint, req: Request): Record<string, unknown> {
+  if (e.method === 'POST') return decodeBody(req);
+  const query = req.query as Record<string, unknown>;
+  if (e.method === 'DELETE' && Object.keys(query).length === 0) return decodeBody(req);
+  return query;
 }
 
 function validateParams(e: Endpoint, params: Record<string, string>): unknown {
