@@ -36,7 +36,7 @@ export interface Config {
   orderSearchMinAgeSeconds: number;
   /** scrypt cost parameter N for password hashes. */
   passwordHashCost: number;
-  /** Prefix of every BullMQ key in Redis (lets several installations or test runs share one Redis). */
+  /** Prefix of every Redis key, queues and rate limits alike (lets several installations or test runs share one Redis). */
   queuePrefix: string;
   /** Jobs one worker process of a queue runs at once (queues without their own key). */
   workerConcurrency: number;
@@ -44,6 +44,8 @@ export interface Config {
   ciaWorkerConcurrency: number;
   /** Jobs one portal_upload worker process runs at once (keep below the database pool size). */
   portalUploadWorkerConcurrency: number;
+  /** Lock of a job in hand in ms; a killed worker's job is taken up again after it expires. */
+  workerLockMs: number;
   /** Tries of a job before it lands in the failed set. */
   jobAttempts: number;
   /** First retry delay in ms; doubles with each try (exponential backoff). */
@@ -70,6 +72,12 @@ export interface Config {
   operatorUser: string;
   /** Password for the operator endpoints; empty disables the dashboard and metrics. */
   operatorPassword: string;
+  /** Timeout of one event-handler notification (webhook) POST in ms. */
+  webhookTimeoutMs: number;
+  /** SMTP server of outgoing mail (event-handler mails, in-transit mails), as smtp://user:pass@host:port. */
+  smtpUrl: string;
+  /** Sender address of outgoing mail. */
+  mailFrom: string;
 }
 
 const schema = Joi.object({
@@ -94,6 +102,7 @@ const schema = Joi.object({
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(4),
   CIA_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(4),
   PORTAL_UPLOAD_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(8),
+  WORKER_LOCK_MS: Joi.number().integer().min(500).default(30000),
   JOB_ATTEMPTS: Joi.number().integer().min(1).max(100).default(8),
   JOB_BACKOFF_MS: Joi.number().integer().min(10).default(1000),
   JOB_RETENTION_SECONDS: Joi.number().integer().min(60).default(7 * 24 * 3600),
@@ -107,6 +116,9 @@ const schema = Joi.object({
   OUTBOX_CLEANUP_CRON: Joi.string().default('17 * * * *'),
   OPERATOR_USER: Joi.string().default('operator'),
   OPERATOR_PASSWORD: Joi.string().allow('').default(''),
+  WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
+  SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }).default('smtp://127.0.0.1:1025'),
+  MAIL_FROM: Joi.string().default('Kontor <no-reply@kontor.localhost>'),
 }).unknown(true);
 
 export class ConfigError extends Error {}
@@ -142,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: value.WORKER_CONCURRENCY,
     ciaWorkerConcurrency: value.CIA_WORKER_CONCURRENCY,
     portalUploadWorkerConcurrency: value.PORTAL_UPLOAD_WORKER_CONCURRENCY,
+    workerLockMs: value.WORKER_LOCK_MS,
     jobAttempts: value.JOB_ATTEMPTS,
     jobBackoffMs: value.JOB_BACKOFF_MS,
     jobRetentionSeconds: value.JOB_RETENTION_SECONDS,
@@ -155,6 +168,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxCleanupCron: value.OUTBOX_CLEANUP_CRON,
     operatorUser: value.OPERATOR_USER,
     operatorPassword: value.OPERATOR_PASSWORD,
+    webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
+    smtpUrl: value.SMTP_URL,
+    mailFrom: value.MAIL_FROM,
   };
 }
 

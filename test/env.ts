@@ -7,3 +7,6 @@ process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres
 process.env.LOG_LEVEL ??= 'silent';
 // The cheapest scrypt cost: tests create many sellers; production keeps the default.
 process.env.PASSWORD_HASH_COST = '1024';
+// Redis keys (queues, rate limits) of this run apart from any other run's: account ids start
+// at 1 again in every fresh test database.
+process.env.QUEUE_PREFIX ??= `kontor-test-${process.pid}`;

@@ -44,9 +44,9 @@ function firstConnection(): Promise<void> {
  * must not take it down.
  */
 export async function acquire(accountId: number, weightTenths: number): Promise<{ state: RateLimitState | null; release: () => void }> {
-  const { rateLimitPerWindow, rateLimitWindowSeconds, concurrentCallsPerAccount } = config();
+  const { rateLimitPerWindow, rateLimitWindowSeconds, concurrentCallsPerAccount, queuePrefix } = config();
   const window = Math.floor(Date.now() / 1000 / rateLimitWindowSeconds);
-  const keys = [`kontor:rate:${accountId}:${window}`, `kontor:inflight:${accountId}`];
+  const keys = [`${queuePrefix}:rate:${accountId}:${window}`, `${queuePrefix}:inflight:${accountId}`];
   let answer: [number, number, number, number];
   try {
     await firstConnection();
