@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { config, setConfig } from '../config';
 import { createClient } from '../lib/auth/client.service';
 import { db } from '../lib/db/knex';
 import { apiBase, call, newSeller, Seller, tokenFor } from './support/api';
@@ -76,12 +77,18 @@ describe('authentication (document 1, Authentication)', () => {
     });
 
     it('when the token has expired, then 401 invalid_token', async () => {
-      const token = await tokenFor(seller.login, seller.password);
-      expect((await call('admin/user/', { token })).status).to.equal(200);
-      await db()('access_token').where({ account_id: seller.id }).update({ expires_at: new Date(Date.now() - 1000) });
-      const res = await call('admin/user/', { token });
-      expect(res.status).to.equal(401);
-      seller.token = await tokenFor(seller.login, seller.password);
+      const original = config();
+      setConfig({ ...original, accessTokenTtlSeconds: 1 });
+      try {
+        const token = await tokenFor(seller.login, seller.password);
+        expect((await call('admin/user/', { token })).status).to.equal(200);
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        const res = await call('admin/user/', { token });
+        expect(res.status).to.equal(401);
+        expect(res.body.error![0]!.error).to.equal('invalid_token');
+      } finally {
+        setConfig(original);
+      }
     });
 
     it('when tokens are stored, then only their hash is in the database', async () => {

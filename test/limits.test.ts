@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../config';
-import { endpoint, ok } from '../lib/http/endpoint';
+import { endpoint } from '../lib/http/endpoint';
 import { createApp } from '../server/app';
 import { call, newSeller } from './support/api';
 
@@ -41,13 +41,16 @@ describe('limits (document 1, Limits)', () => {
 });
 
 describe('failures inside the service', () => {
-  it('when a handler fails unexpectedly, then 500 in the envelope without stack or SQL text', async () => {
+  it('when a handler fails unexpectedly, then 500 in the envelope without stack or SQL text; a lost deadlock is a 503 to retry', async () => {
     const failing = endpoint({
       method: 'GET', path: 'test/failing/', summary: 'fails', response: [],
       handle: async () => { throw new Error('select * from secret_table where password = 1'); },
     });
-    const passing = endpoint({ method: 'GET', path: 'test/passing/', summary: 'ok', response: [], handle: async () => ok() });
-    const server = createApp([failing, passing]).listen(0, '127.0.0.1');
+    const deadlocked = endpoint({
+      method: 'GET', path: 'test/deadlocked/', summary: 'loses a deadlock', response: [],
+      handle: async () => { throw Object.assign(new Error('deadlock detected'), { code: '40P01' }); },
+    });
+    const server = createApp([failing, deadlocked]).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
       const { port } = server.address() as { port: number };
@@ -62,6 +65,11 @@ describe('failures inside the service', () => {
       });
       expect(text).not.to.contain('secret_table');
       expect(text).not.to.contain('.ts:');
+
+      const retry = await fetch(`http://127.0.0.1:${port}/v1.1/test/deadlocked/`, { headers: { Authorization: `Bearer ${seller.token}` } });
+      expect(retry.status).to.equal(503);
+      expect(retry.headers.get('retry-after')).to.equal('1');
+      expect(((await retry.json()) as { error: { error: string }[] }).error[0]!.error).to.equal('retry_later');
     } finally {
       server.close();
     }

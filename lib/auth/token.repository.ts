@@ -32,9 +32,9 @@ export const tokenRepository = {
     await trx('access_token').insert({ token_hash: hash, ...grantColumns(grant), expires_at: expiresIn(ttlSeconds) });
   },
 
-  async findAccessToken(hash: string): Promise<Grant | undefined> {
+  async findAccessToken(hash: string): Promise<(Grant & { expiresAt: Date }) | undefined> {
     const row = await db()('access_token').where({ token_hash: hash }).andWhere('expires_at', '>', db().fn.now()).first();
-    return row ? toGrant(row) : undefined;
+    return row ? { ...toGrant(row), expiresAt: row.expires_at } : undefined;
   },
 
   async insertRefreshToken(trx: Knex, hash: string, grant: Grant, ttlSeconds: number): Promise<void> {

@@ -85,7 +85,24 @@ export async function createAuthorizationCode(client: OAuthClientRow, grant: Gra
   return code;
 }
 
+/*
+ * Every resource request resolves its token; a few seconds of memory spare the database that
+ * query on all but the first request of a burst. An entry never outlives its token.
+ */
+const grantCache = new Map<string, { grant: Grant; until: number }>();
+const grantCacheMs = 10000;
+const grantCacheSize = 10000;
+
 /** Resolves a bearer token to its grant; undefined when unknown or expired. */
 export async function grantOfAccessToken(token: string): Promise<Grant | undefined> {
-  return tokenRepository.findAccessToken(secretHash(token));
+  const hash = secretHash(token);
+  const now = Date.now();
+  const cached = grantCache.get(hash);
+  if (cached && cached.until > now) return cached.grant;
+  const found = await tokenRepository.findAccessToken(hash);
+  if (!found) return undefined;
+  const { expiresAt, ...grant } = found;
+  if (grantCache.size >= grantCacheSize) grantCache.clear();
+  grantCache.set(hash, { grant, until: Math.min(now + grantCacheMs, expiresAt.getTime()) });
+  return grant;
 }

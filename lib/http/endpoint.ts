@@ -8,7 +8,7 @@ import type Joi from 'joi';
 import type { Scope } from '../auth/scopes';
 import type { Logger } from '../log';
 import type { Payload, Warning } from './envelope';
-import type { SearchRequest, SearchSpec } from './search';
+import type { SearchPage, SearchRequest, SearchSpec } from './search';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
 
@@ -106,3 +106,7 @@ export const ok = (payload: Payload = {}): Result => ({ status: 200, payload });
 export const created = (payload: Payload): Result => ({ status: 201, payload });
 export const accepted = (payload: Payload): Result => ({ status: 202, payload });
 export const multiStatus = (response: Payload[]): Result => ({ status: 207, payload: { response } });
+
+/** A search answer: the records under their payload name, and next_min_id when a further page exists. */
+export const okPage = (name: string, page: SearchPage<unknown>): Result =>
+  ok({ [name]: page.items, ...(page.nextMinId ? { next_min_id: page.nextMinId } : {}) });

@@ -46,7 +46,11 @@ export const forbidden = (scope: string) =>
 export const methodNotAllowed = (allow: string[]) =>
   new ApiError(405, 'method_not_allowed', `this path supports ${allow.join(', ')}`, undefined, { Allow: allow.join(', ') });
 
-export const multipleChoices = (what: string) =>
-  new ApiError(300, 'ambiguous_id', `${what} matches several records; use an unambiguous id`);
+export const multipleChoices = (what: string, field?: string) =>
+  new ApiError(300, 'ambiguous_id', `${what} matches several records; use an unambiguous id`, field);
+
+/** A transaction lost a deadlock or a serialization conflict, or no connection was free: try again. */
+export const retryLater = () =>
+  new ApiError(503, 'retry_later', 'the request collided with another one and changed nothing; send it again', undefined, { 'Retry-After': '1' });
 
 export const payloadTooLarge = (limit: number) => new ApiError(413, 'payload_too_large', `the request body exceeds ${limit} bytes`);

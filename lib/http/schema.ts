@@ -16,16 +16,16 @@ export const list = (item: Joi.Schema) => Joi.array().items(item).single();
 /** A string field of document 2 with a maximum length; empty is allowed (clears it). */
 export const text = (max?: number) => (max ? Joi.string().max(max) : Joi.string()).allow('');
 
-/** An integer field. */
-export const integer = () => Joi.number().integer();
+/** An integer field, within PostgreSQL's integer so that no input can overflow a column. */
+export const integer = () => Joi.number().integer().min(-2147483648).max(2147483647);
 
 /**
  * A decimal field, kept as a string so money never passes through a float; accepts JSON
- * numbers and numeric strings with a dot or a decimal comma.
+ * numbers and numeric strings with a dot or a decimal comma, up to maxDigits before the point.
  */
-export const decimal = (scale = 2) => Joi.alternatives(
-  Joi.number().custom((value: number) => value.toFixed(scale)),
-  Joi.string().trim().pattern(/^-?\d+([.,]\d+)?$/).custom((value: string) => Number(value.replace(',', '.')).toFixed(scale)),
+export const decimal = (scale = 2, maxDigits = 12) => Joi.alternatives(
+  Joi.number().greater(-(10 ** maxDigits)).less(10 ** maxDigits).custom((value: number) => value.toFixed(scale)),
+  Joi.string().trim().pattern(new RegExp(`^-?\\d{1,${maxDigits}}([.,]\\d+)?$`)).custom((value: string) => Number(value.replace(',', '.')).toFixed(scale)),
 );
 
 /** Marks a field of a resource type as read only: accepted on input with a warning, never written. */

@@ -1,14 +1,8 @@
 import Joi from 'joi';
 import { ApiError, ErrorItem } from './errors';
+import { describe, Description } from './describe';
 import type { Warning } from './envelope';
 
-interface Description {
-  type?: string;
-  keys?: Record<string, Description>;
-  items?: Description[];
-  metas?: { access?: string }[];
-  matches?: { schema: Description }[];
-}
 
 /**
  * Removes the read-only fields a client sent (document 2, access R) and returns one warning for
@@ -16,7 +10,7 @@ interface Description {
  */
 export function stripReadOnly(schema: Joi.Schema, value: unknown): Warning[] {
   const warnings: Warning[] = [];
-  walk(schema.describe() as Description, value, '', warnings);
+  walk(describe(schema), value, '', warnings);
   return warnings;
 }
 

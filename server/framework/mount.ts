@@ -3,7 +3,7 @@ import Joi from 'joi';
 import { grantOfAccessToken } from '../../lib/auth/token.service';
 import type { Caller, Endpoint } from '../../lib/http/endpoint';
 import type { Warning } from '../../lib/http/envelope';
-import { ApiError, forbidden, invalidField, methodNotAllowed, unauthorized } from '../../lib/http/errors';
+import { ApiError, forbidden, invalidField, methodNotAllowed, retryLater, unauthorized } from '../../lib/http/errors';
 import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
 import { portalAccountRef } from '../../lib/http/schema';
 import { parseSearch, project, SearchRequest } from '../../lib/http/search';
@@ -36,7 +36,12 @@ function bySpecificity(a: string, b: string): number {
 /** Registers every declared endpoint: its handler, the path's OPTIONS and its 405. */
 export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
   const byPath = new Map<string, Endpoint[]>();
-  for (const e of endpoints) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
+  for (const e of endpoints) {
+    const group = byPath.get(e.path) ?? [];
+    // A second declaration of the same method and path would be shadowed without a sound.
+    if (group.some((other) => other.method === e.method)) throw new Error(`endpoint ${e.method} ${e.path} is declared twice`);
+    byPath.set(e.path, [...group, e]);
+  }
   for (const path of [...byPath.keys()].sort(bySpecificity)) {
     const group = byPath.get(path)!;
     const route = router.route(expressPath(path));
@@ -45,6 +50,12 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
     route.options((req: Request, res: Response) => sendSuccess(req, res, 200, optionsOverview(path, group), [], { Allow: allow.join(', ') }));
     route.all((req: Request, res: Response) => sendError(req, res, methodNotAllowed(allow)));
   }
+}
+
+/** Deadlock, serialization failure, or a full pool: the transaction rolled back; the client may retry. */
+function isTransient(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === '40P01' || code === '40001' || (err as Error).name === 'KnexTimeoutError';
 }
 
 function handlerFor(e: Endpoint) {
@@ -86,6 +97,9 @@ function handlerFor(e: Endpoint) {
     } catch (err) {
       if (err instanceof ApiError) {
         sendError(req, res, err, context.warnings);
+      } else if (isTransient(err)) {
+        context.log.warn({ err }, 'transient database conflict');
+        sendError(req, res, retryLater());
       } else {
         context.log.error({ err }, 'unhandled error');
         sendError(req, res, internalError());

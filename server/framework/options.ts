@@ -1,13 +1,8 @@
 import type Joi from 'joi';
+import { describe, Description } from '../../lib/http/describe';
 import type { Endpoint } from '../../lib/http/endpoint';
 import { currentVersion, versions } from './context';
 
-interface Description {
-  type?: string;
-  keys?: Record<string, Description>;
-  items?: Description[];
-  flags?: { presence?: string };
-}
 
 type Shape = string | { [key: string]: Shape } | Shape[];
 
@@ -18,7 +13,7 @@ function shape(description: Description): Shape {
   return description.type ?? 'any';
 }
 
-const outline = (schema: Joi.Schema | undefined) => (schema ? shape(schema.describe() as Description) : null);
+const outline = (schema: Joi.Schema | undefined) => (schema ? shape(describe(schema)) : null);
 
 /** The OPTIONS answer of a path: its methods, what each takes and returns, and version notes. */
 export function optionsOverview(path: string, endpoints: Endpoint[]) {

@@ -1,4 +1,4 @@
-import { ok, endpoint } from '../../lib/http/endpoint';
+import { ok, endpoint, okPage } from '../../lib/http/endpoint';
 import { notFound } from '../../lib/http/errors';
 import { Joi } from '../../lib/http/schema';
 import { countryRepository, countrySearch, countryType } from '../../lib/reference/country';
@@ -35,7 +35,7 @@ export const systemEndpoints = [
     response: ['country', 'next_min_id'],
     async handle({ search }) {
       const page = await countryRepository.search(search);
-      return ok({ country: page.items, ...(page.nextMinId ? { next_min_id: page.nextMinId } : {}) });
+      return okPage('country', page);
     },
   }),
 

@@ -1,11 +1,8 @@
 import type Joi from 'joi';
+import { describe, Description } from '../describe';
 import { invalidField } from '../errors';
 import type { SelectTree } from './types';
 
-interface Description {
-  keys?: Record<string, Description>;
-  items?: Description[];
-}
 
 /**
  * Parses Select_type: the structure of the read type, values irrelevant. Naming a container
@@ -18,7 +15,7 @@ export function parseSelect(raw: unknown, type: Joi.ObjectSchema): SelectTree | 
     return parseSelect(Object.fromEntries(raw.map((name) => [String(name), ''])), type);
   }
   if (typeof raw !== 'object' || raw === null) throw invalidField('select', 'select must name fields of the resource, e.g. select[name]=');
-  return tree(raw as Record<string, unknown>, type.describe() as Description, 'select');
+  return tree(raw as Record<string, unknown>, describe(type), 'select');
 }
 
 function tree(raw: Record<string, unknown>, description: Description, path: string): SelectTree {
