@@ -1,4 +1,9 @@
 /** The benchmark cases; each domain adds its own (one import and one line). */
+import { eventsBench } from './events';
+import { fleetBench } from './fleet';
+import { orderListBench } from './order-list';
+import { orderSearchBench } from './order-search';
+import { stockGetBench, stockListBench, stockSearchBench } from './stock';
 export interface BenchCase {
   name: string;
   description: string;
@@ -6,3 +11,8 @@ export interface BenchCase {
 }
 
 export const cases: BenchCase[] = [];
+cases.push(orderListBench);
+cases.push(orderSearchBench);
+cases.push(stockListBench, stockGetBench, stockSearchBench);
+cases.push(fleetBench);
+cases.push(eventsBench);

@@ -4,6 +4,7 @@
  * with `npm run bench -- <name>`.
  */
 import { closeDb } from '../lib/db/knex';
+import { closeQueues } from '../lib/queue/queue.registry';
 import { closeRedis } from '../lib/redis';
 import { cases } from './cases';
 
@@ -19,4 +20,4 @@ async function main(): Promise<void> {
 
 main()
   .catch((err) => { process.stderr.write(`bench failed: ${(err as Error).stack}\n`); process.exitCode = 1; })
-  .finally(async () => { await closeDb(); await closeRedis(); });
+  .finally(async () => { await closeQueues(); await closeDb(); await closeRedis(); });

@@ -3,6 +3,7 @@
  *   kontor migrate
  *   kontor user create --login L --password P
  *   kontor client create --name N --redirect-uri U
+ *   kontor person create | shipping-group create | portal-account create (see lib/admin/admin.cli.ts)
  * Prints JSON on success; a one-line error and exit code 1 otherwise.
  */
 import { parseArgs } from 'node:util';
@@ -12,6 +13,7 @@ import { createSeller, LoginTakenError } from '../lib/account/account.service';
 import { createClient } from '../lib/auth/client.service';
 import { closeDb } from '../lib/db/knex';
 import { migrateDatabase } from '../lib/db/migrate';
+import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/admin.cli';
 
 class UsageError extends Error {}
 
@@ -52,13 +54,15 @@ async function run(argv: string[]): Promise<unknown> {
     await migrateDatabase(config().databaseUrl);
     return createClient(name, redirectUri);
   }
-  throw new UsageError(usage);
+  const admin = await runAdminCommand(command, sub, rest);
+  if (admin !== undefined) return admin;
+  throw new UsageError(`${usage} | ${adminUsage}`);
 }
 
 run(process.argv.slice(2))
   .then((result) => { process.stdout.write(`${JSON.stringify(result)}\n`); process.exitCode = 0; })
   .catch((err: Error) => {
-    const known = err instanceof UsageError || err instanceof LoginTakenError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const known = err instanceof UsageError || err instanceof AdminCommandError || err instanceof LoginTakenError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`kontor: ${known ? err.message : `failed: ${err.message}`}\n`);
     process.exitCode = 1;
   })

@@ -35,10 +35,10 @@ async function main(): Promise<void> {
   const { databaseUrl, publicUrl } = config();
   const applied = await migrateDatabase(databaseUrl);
   process.stdout.write(`kontor: database ready (${applied.length} migration(s) applied)\n`);
-  const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
   const children = procfile().map(({ name, command }) => {
-    const [, file] = command.split(/\s+/);
-    const child = spawn(tsx, [file!], { cwd: root, stdio: 'inherit', env: { ...process.env, KONTOR_PROCESS: name } });
+    // The Procfile's `node --require tsx/cjs <entry>`, run with this very node.
+    const [, ...args] = command.split(/\s+/);
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, KONTOR_PROCESS: name } });
     child.on('exit', (code, signal) => {
       if (!stopping) {
         process.stderr.write(`kontor: process ${name} exited (${signal ?? code}); stopping the rest\n`);

@@ -78,6 +78,8 @@ export interface Config {
   smtpUrl: string;
   /** Sender address of outgoing mail. */
   mailFrom: string;
+  /** Whether notification URLs may point at loopback or private addresses (default: yes except in production). */
+  webhookAllowPrivateHosts: boolean;
 }
 
 const schema = Joi.object({
@@ -119,6 +121,7 @@ const schema = Joi.object({
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
   SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }).default('smtp://127.0.0.1:1025'),
   MAIL_FROM: Joi.string().default('Kontor <no-reply@kontor.localhost>'),
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: Joi.boolean(),
 }).unknown(true);
 
 export class ConfigError extends Error {}
@@ -171,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
     smtpUrl: value.SMTP_URL,
     mailFrom: value.MAIL_FROM,
+    webhookAllowPrivateHosts: value.WEBHOOK_ALLOW_PRIVATE_HOSTS ?? value.NODE_ENV !== 'production',
   };
 }
 

@@ -8,6 +8,8 @@ import { internalError, sendError } from './framework/respond';
 import type { Endpoint } from '../lib/http/endpoint';
 import { endpoints } from './routes';
 import { authorizePage } from './routes/authorize';
+import { httpMetrics } from '../lib/operator/metrics';
+import { operatorRouter } from '../lib/operator/operator.router';
 
 /** The Express app: conventions of document 1 around the declared endpoints (tests may add some). */
 export function createApp(extra: Endpoint[] = []): express.Express {
@@ -16,6 +18,9 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   app.set('query parser', parseQuery);
   app.set('trust proxy', 'loopback');
   app.use(requestContext, standardHeaders);
+  // Operator pages (health, queue dashboard, metrics) sit outside the API and its envelope.
+  app.use(httpMetrics);
+  app.use(operatorRouter());
   // Bodies are read raw and decoded by the framework: media types and charsets real clients send
   // (application/json encoding=utf-8, ISO-8859-15) are beyond express.json().
   app.use(express.raw({ type: () => true, limit: config().bodyLimitBytes }));

@@ -1,4 +1,5 @@
 /** Worker process of the `cia` queue (Procfile: cia). */
+import { ciaProcessors } from '../lib/cia/cia.worker';
 import { runWorkerProcess } from './run';
 
-runWorkerProcess('cia', {});
+runWorkerProcess('cia', ciaProcessors);

@@ -1,4 +1,7 @@
-/** Worker process of the `events` queue (Procfile: events). */
+/** Worker process of the `events` queue (Procfile: events): event.emit finds the handlers, event.run runs one. */
+import { eventProcessors } from '../lib/event/event.processors';
+import { offerDevMailCatcher } from '../lib/mail/dev-mail-catcher';
 import { runWorkerProcess } from './run';
 
-runWorkerProcess('events', {});
+runWorkerProcess('events', eventProcessors);
+void offerDevMailCatcher();

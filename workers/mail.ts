@@ -1,4 +1,7 @@
-/** Worker process of the `mail` queue (Procfile: mail). */
+/** Worker process of the `mail` queue (Procfile: mail): send_mit and other mails. */
+import { offerDevMailCatcher } from '../lib/mail/dev-mail-catcher';
+import { sendMitProcessors } from '../lib/order/send-mit.processors';
 import { runWorkerProcess } from './run';
 
-runWorkerProcess('mail', {});
+runWorkerProcess('mail', { ...sendMitProcessors });
+void offerDevMailCatcher();

@@ -1,15 +1,29 @@
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
+import { closeQueues } from '../lib/queue/queue.registry';
 import type { QueueName } from '../lib/queue/queues';
+import { OutboxRelay } from '../lib/queue/relay';
 import { Processor, startWorker } from '../lib/queue/worker';
+import { closeRedis } from '../lib/redis';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 
-/** The body of every worker entry: pools closed last, the worker started, signals handled. */
+/**
+ * The body of every worker entry: pools closed last, the outbox relay (one in every worker
+ * process; SKIP LOCKED lets them share the work, and any single worker keeps the outbox
+ * moving), then the worker, signals handled. Shutdown runs in reverse: worker (finishes the
+ * job in hand), relay, queues, Redis, Knex.
+ */
 export function runWorkerProcess(queue: QueueName, processors: Record<string, Processor>): void {
   onShutdown('knex', closeDb);
+  onShutdown('redis', closeRedis);
+  onShutdown('queues', closeQueues);
   handleSignals();
-  startWorker(queue, processors).catch((err) => {
-    log.fatal({ err, queue }, 'worker could not start');
-    process.exit(1);
-  });
+  const relay = new OutboxRelay();
+  onShutdown('outbox relay', () => relay.stop());
+  relay.start()
+    .then(() => startWorker(queue, processors))
+    .catch((err) => {
+      log.fatal({ err, queue }, 'worker could not start');
+      process.exit(1);
+    });
 }

@@ -7,11 +7,13 @@ import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
 import { closeRedis, redis, whenReady } from '../lib/redis';
 import { handleSignals, onShutdown } from '../lib/shutdown';
+import { closeQueues } from '../lib/queue/queue.registry';
 import { schedules } from '../lib/queue/schedules';
 
 async function main(): Promise<void> {
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
+  onShutdown('queues', closeQueues);
   // The Redis connection the ticks enqueue through; it also keeps the process alive between ticks.
   await whenReady(redis(), 30000);
   const tasks: ScheduledTask[] = schedules().map((schedule) => cron.schedule(schedule.cron, async () => {

@@ -11,6 +11,54 @@ export interface JobPayloads {
   'cia.adjust': { accountId: number; stockId: number; reason: string };
   /** A domain event (order created, paid, ...); events worker runs the matching handlers. */
   'event.emit': { accountId: number; section: string; type: string; recordId: string; data?: Record<string, unknown> };
+  /**
+   * Push the quantity CIA wants to one portal for one item (added by the cia worker, not the
+   * outbox). Idempotent: reads the wanted quantity and its sequence when it runs; a push
+   * already acknowledged is skipped.
+   */
+  'portal.set_quantity': { accountId: number; stockId: number; portal: string; portalAccountId: number };
+  /** One part of POST stock/{stock_id}/portal_upload/ (list, revise, end); idempotency key = job id. */
+  'portal.upload': PortalUploadJob;
+  /** Scheduler: full CIA reconcile of every active item (one cia.adjust per item; pushes only differences). */
+  'cia.reconcile': { tick: string };
+  /** Scheduler: removes finished outbox rows older than the job retention. */
+  'outbox.cleanup': { tick: string };
+  /**
+   * One event handler's run for one event: an outbox row written by the event.emit processor per
+   * matching handler (table event_run keeps a re-run of event.emit from adding one twice).
+   * event.emit data the handlers read (lib/event/event-catalog.ts): section order/customer carry
+   * only recordId (order id, customer number), the record is read back; stock/cia carries
+   * data.target[] (handler ids or target names of cia.event) and data.quantity[].
+   */
+  'event.run': { accountId: number; handlerId: number; section: string; type: string; recordId: string; eventId: string; occurredAt: string; data?: Record<string, unknown> };
+  /**
+   * POST order/{order_id}/send_mit/ (lib/order/send-mit.*): report the shipment to the order's
+   * portal, mark the order shipped, rate (auction_a), send the in-transit mail. Idempotent: each
+   * step done is saved in the job's progress, and portal calls carry the job id as key.
+   */
+  'order.send_mit': { accountId: number; orderId: string; sendMit: SendMitJob; progress?: Record<string, unknown> };
+}
+
+/** Payload of portal.upload (Stock_portal_upload_type, one portal entry). */
+export interface PortalUploadJob {
+  accountId: number;
+  stockId: number;
+  portal: string;
+  portalAccountId: number;
+  action: 'list' | 'revise' | 'delete';
+  listerId?: string;
+  start?: string;
+  reviseValues?: string[];
+  liveId?: string;
+}
+
+/** Payload of order.send_mit (Order_send_mit_type as validated, defaults applied). */
+export interface SendMitJob {
+  deliverer: string | null;
+  code: string[];
+  date: string;
+  isMail: boolean;
+  mailText: string;
 }
 
 export type JobName = keyof JobPayloads;
@@ -19,4 +67,10 @@ export type JobName = keyof JobPayloads;
 export const jobQueues: { [J in JobName]: QueueName } = {
   'cia.adjust': 'cia',
   'event.emit': 'events',
+  'portal.set_quantity': 'portal_upload',
+  'portal.upload': 'portal_upload',
+  'cia.reconcile': 'cia',
+  'outbox.cleanup': 'cia',
+  'event.run': 'events',
+  'order.send_mit': 'mail',
 };

@@ -16,3 +16,26 @@ export async function addToOutbox<J extends JobName>(trx: Knex.Transaction, acco
   await trx.raw('SELECT pg_notify(?, ?)', [outboxChannel, jobQueues[job]]);
   return (row as { job_id: string }).job_id;
 }
+
+/** One job of addManyToOutbox: its name and its payload. */
+export type OutboxJob = { [J in JobName]: { job: J; payload: JobPayloads[J] } }[JobName];
+
+/**
+ * addToOutbox for several jobs at once: one INSERT (rows in the order given) and one NOTIFY
+ * per call, whatever the number of jobs. Returns the job ids in the order of `jobs`.
+ */
+export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, jobs: OutboxJob[]): Promise<string[]> {
+  if (jobs.length === 0) return [];
+  const queues = jobs.map((j) => jobQueues[j.job]);
+  const { rows } = await trx.raw(
+    `INSERT INTO outbox (account_id, queue, job_name, payload)
+     SELECT ?, t.queue, t.job_name, t.payload::jsonb
+     FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS t(queue, job_name, payload, n)
+     ORDER BY t.n
+     RETURNING id, job_id`,
+    [accountId, queues, jobs.map((j) => j.job), jobs.map((j) => JSON.stringify(j.payload))],
+  ) as { rows: { id: string; job_id: string }[] };
+  await trx.raw('SELECT pg_notify(?, ?)', [outboxChannel, [...new Set(queues)].join(',')]);
+  // Ids follow the insert order; RETURNING is not promised to.
+  return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => r.job_id);
+}

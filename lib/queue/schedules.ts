@@ -1,3 +1,6 @@
+import { config } from '../../config';
+import { queues } from './queue.registry';
+
 /** A periodic task: when to tick, and the job it enqueues (with a job id derived from the tick). */
 export interface Schedule {
   name: string;
@@ -5,7 +8,23 @@ export interface Schedule {
   enqueue(tick: Date): Promise<void>;
 }
 
-/** Every schedule of the scheduler process. The CIA reconcile and bank sync join here. */
+/** The tick to the minute: two schedulers firing in the same minute add the same job id. */
+export function tickId(tick: Date): string {
+  return tick.toISOString().slice(0, 16).replace(/[-:T]/g, '');
+}
+
+/** Every schedule of the scheduler process. The bank sync joins here. */
 export function schedules(): Schedule[] {
-  return [];
+  return [
+    {
+      name: 'cia-reconcile',
+      cron: config().ciaReconcileCron,
+      enqueue: (tick) => queues().add('cia.reconcile', { tick: tickId(tick) }, `cia-reconcile-${tickId(tick)}`),
+    },
+    {
+      name: 'outbox-cleanup',
+      cron: config().outboxCleanupCron,
+      enqueue: (tick) => queues().add('outbox.cleanup', { tick: tickId(tick) }, `outbox-cleanup-${tickId(tick)}`),
+    },
+  ];
 }

@@ -1,11 +1,17 @@
 import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { config } from '../../config';
+import { db } from '../db/knex';
 import { log } from '../log';
 import { createRedis, whenReady } from '../redis';
 import { onShutdown } from '../shutdown';
+import { portalBackoff, portalRetryDelay } from './job-options';
+import { outboxRepository } from './outbox.repository';
 import { QueueName, queueNames } from './queues';
 
 export type Processor = (job: Job) => Promise<unknown>;
+
+/** Outbox job ids are UUIDs; jobs added by workers and the scheduler carry other ids. */
+const outboxJobId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * Redis must never evict keys under a queue: a dropped job is a lost stock update. Says what to
@@ -28,26 +34,79 @@ export async function checkEvictionPolicy(): Promise<void> {
   }
 }
 
+/** The configured concurrency of a queue's worker process. */
+export function concurrencyOf(queue: QueueName): number {
+  const c = config();
+  if (queue === 'cia') return c.ciaWorkerConcurrency;
+  if (queue === 'portal_upload') return c.portalUploadWorkerConcurrency;
+  return c.workerConcurrency;
+}
+
+export interface WorkerOptions {
+  /** Jobs run at once (default: concurrencyOf(queue)). */
+  concurrency?: number;
+  /** Lock of a job in hand; a killed worker's job is taken up again once it expires (default WORKER_LOCK_MS). */
+  lockDuration?: number;
+  /** How often stalled jobs are looked for (default WORKER_LOCK_MS). */
+  stalledInterval?: number;
+  /** Skip the eviction-policy check (tests start many workers). */
+  skipEvictionCheck?: boolean;
+  /** Register the worker for closing on SIGTERM (default true). */
+  registerShutdown?: boolean;
+}
+
 /**
  * Starts the worker of a queue with its processors by job name. A job whose name has no
- * processor fails at once and is not retried: retrying cannot make it known.
+ * processor fails at once and is not retried: retrying cannot make it known. The final state of
+ * an outbox job (completed, or failed after its last try) is written to its outbox row, so
+ * GET job/{job_id}/ answers it after Redis dropped the job.
  */
-export async function startWorker(queue: QueueName, processors: Record<string, Processor>, concurrency = 4): Promise<Worker> {
-  await checkEvictionPolicy();
+export async function startWorker(queue: QueueName, processors: Record<string, Processor>, options: WorkerOptions = {}): Promise<Worker> {
+  if (!options.skipEvictionCheck) await checkEvictionPolicy();
+  const concurrency = options.concurrency ?? concurrencyOf(queue);
   const connection = createRedis('worker');
   connection.on('error', (err) => log.warn({ err: err.message, queue }, 'redis connection error'));
   const worker = new Worker(queueNames[queue], async (job) => {
     const processor = processors[job.name];
     if (!processor) throw new UnrecoverableError(`queue ${queue} has no processor for job ${job.name}`);
     return processor(job);
-  }, { connection, concurrency, autorun: true });
-  worker.on('failed', (job, err) => log.warn({ queue, job_id: job?.id, job: job?.name, err: err.message }, 'job failed'));
+  }, {
+    connection,
+    prefix: config().queuePrefix,
+    concurrency,
+    autorun: true,
+    lockDuration: options.lockDuration ?? config().workerLockMs,
+    stalledInterval: options.stalledInterval ?? config().workerLockMs,
+    maxStalledCount: 3,
+    settings: {
+      backoffStrategy: (attemptsMade, type, err) => (type === portalBackoff ? portalRetryDelay(attemptsMade, err) : -1),
+    },
+  });
+  worker.on('completed', (job, result) => {
+    if (job.id && outboxJobId.test(job.id)) {
+      outboxRepository.recordFinal(db(), job.id, { state: 'completed', result: result ?? null, attemptsMade: job.attemptsMade })
+        .catch((err: Error) => log.warn({ err: err.message, job_id: job.id }, 'could not record the job result; the repair sweep will'));
+    }
+  });
+  worker.on('failed', (job, err) => {
+    if (!job) return;
+    const final = err instanceof UnrecoverableError || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    log.warn({ queue, job_id: job.id, job: job.name, attempt: job.attemptsMade, final, err: err.message }, 'job failed');
+    if (final && job.id && outboxJobId.test(job.id)) {
+      outboxRepository.recordFinal(db(), job.id, { state: 'failed', error: err.message, attemptsMade: job.attemptsMade })
+        .catch((e: Error) => log.warn({ err: e.message, job_id: job.id }, 'could not record the job failure; the repair sweep will'));
+    }
+  });
   worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));
   await worker.waitUntilReady();
   log.info({ queue, concurrency, env: config().env }, 'worker ready');
-  onShutdown(`worker ${queue}`, async () => {
-    await worker.close();
-    connection.disconnect();
-  });
+  if (options.registerShutdown ?? true) {
+    onShutdown(`worker ${queue}`, async () => {
+      // close() lets the jobs in hand finish; a job that outlives the stop timeout is taken up
+      // again by another worker once its lock expires.
+      await worker.close();
+      connection.disconnect();
+    });
+  }
   return worker;
 }

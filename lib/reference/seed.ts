@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import countries from './data/countries.json';
 import currencies from './data/currencies.json';
 import paymentMethods from './data/payment-methods.json';
+import { seedAdminReferenceData } from './admin-reference.seed';
 
 /**
  * Loads reference data from the committed data sets. Idempotent: existing rows are updated in
@@ -17,5 +18,6 @@ export async function seedReferenceData(knex: Knex): Promise<void> {
       })))
       .onConflict('iso2').merge();
     await trx('payment_method').insert(paymentMethods).onConflict('id').merge();
+    await seedAdminReferenceData(trx);
   });
 }

@@ -1,11 +1,33 @@
 import type { Endpoint } from '../../lib/http/endpoint';
 import { adminEndpoints } from './admin';
+import { customerEndpoints } from './customer';
+import { orderEndpoints } from './order';
+import { jobEndpoints } from './job';
+import { stockJobEndpoints } from './stock-jobs';
+import { referenceEndpoints } from './reference';
+import { adminPersonEndpoints } from './admin-person';
+import { adminShippingGroupEndpoints } from './admin-shipping-group';
+import { taskEndpoints } from './task';
+import { adminEventHandlerEndpoints } from './admin-event-handler';
+import { sendMitEndpoints } from './send-mit';
 import { systemEndpoints } from './system';
+import { stockEndpoints } from './stock';
 import { tokenEndpoints } from './token';
 
 /** Every endpoint of the API, one declaration each. */
 export const endpoints: Endpoint[] = [
   ...tokenEndpoints,
   ...systemEndpoints,
+  ...stockEndpoints,
   ...adminEndpoints,
+  ...orderEndpoints,
+  ...customerEndpoints,
+  ...jobEndpoints,
+  ...stockJobEndpoints,
+  ...referenceEndpoints,
+  ...adminPersonEndpoints,
+  ...adminShippingGroupEndpoints,
+  ...taskEndpoints,
+  ...adminEventHandlerEndpoints,
+  ...sendMitEndpoints,
 ];

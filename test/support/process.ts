@@ -3,7 +3,6 @@ import net from 'node:net';
 import path from 'node:path';
 
 export const root = path.join(__dirname, '..', '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 
 export interface Running {
   child: ChildProcess;
@@ -14,9 +13,9 @@ export interface Running {
   stop(ms?: number): Promise<number | null>;
 }
 
-/** Runs a TypeScript entry as its own process, as a Procfile line would. */
+/** Runs a TypeScript entry as its own process, as its Procfile line does. */
 export function runEntry(file: string, env: Record<string, string>): Running {
-  const child = spawn(tsx, [file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });

@@ -2,6 +2,11 @@ import type { Knex } from 'knex';
 import * as foundation from './20261121_0001_foundation';
 import * as outbox from './20261121_0002_outbox';
 import * as paymentMethod from './20261121_0003_payment_method';
+import * as stock from './20261121_0100_stock';
+import * as stockShopParameter from './20261121_0100_stock_shop_parameter';
+import * as order from './20261121_0200_order';
+import * as fleet from './20261121_0300_fleet';
+import * as admin from './20261121_0400_admin';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,6 +21,11 @@ const migrations: Record<string, Migration> = {
   '20261121_0001_foundation': foundation,
   '20261121_0002_outbox': outbox,
   '20261121_0003_payment_method': paymentMethod,
+  '20261121_0100_stock': stock,
+  '20261121_0100_stock_shop_parameter': stockShopParameter,
+  '20261121_0200_order': order,
+  '20261121_0300_fleet': fleet,
+  '20261121_0400_admin': admin,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

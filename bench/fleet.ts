@@ -1,0 +1,211 @@
+/**
+ * The sale-to-every-channel loop: items listed on 9 portal targets of the sandbox (8 portals,
+ * market_d on two portal accounts); orders posted at a steady rate through the API; for each
+ * order, the time from its 201 until the last portal acknowledged the new quantity (or a newer
+ * one). The cia and portal_upload workers run as their own processes, as in production; the
+ * API and the sandbox run in this process. Baseline in the same run: BullMQ alone (no-op jobs
+ * on the same Redis).
+ */
+import { spawn, ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { Queue, Worker } from 'bullmq';
+import { config, setConfig } from '../config';
+import { db } from '../lib/db/knex';
+import { closeQueues } from '../lib/queue/queue.registry';
+import { createRedis } from '../lib/redis';
+import type { QuantityEvent } from '../sandbox/sandbox.app';
+import type { BenchCase } from './cases';
+import { benchBase, benchCall, benchSeller } from './order-support';
+
+const root = path.join(__dirname, '..');
+const portals = ['auction_a', 'auction_b', 'market_c', 'market_d', 'market_e', 'market_f', 'shop_g', 'webshop'] as const;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+function spawnWorker(queue: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--require', 'tsx/cjs', `workers/${queue}.ts`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(10000)]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Waits until a server answers (bounded). */
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await fetch(url).then(() => true, () => false)) return;
+    await sleep(100);
+  }
+  throw new Error(`${url} never answered`);
+}
+
+/** BullMQ alone: no-op jobs through one worker on the same Redis; jobs per second. */
+async function bullmqBaseline(prefix: string, jobs = 5000): Promise<number> {
+  const connection = createRedis('worker');
+  const queue = new Queue('bench-noop', { connection, prefix });
+  let done = 0;
+  let finish: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => { finish = resolve; });
+  const worker = new Worker('bench-noop', async () => undefined, { connection: createRedis('worker'), prefix, concurrency: 32 });
+  worker.on('completed', () => { done += 1; if (done === jobs) finish(); });
+  await worker.waitUntilReady();
+  const started = Date.now();
+  for (let i = 0; i < jobs; i += 500) {
+    await queue.addBulk(Array.from({ length: Math.min(500, jobs - i) }, (_, k) => ({ name: 'noop', data: { i: i + k }, opts: { removeOnComplete: true } })));
+  }
+  await Promise.race([all, sleep(60000)]);
+  const rate = done / ((Date.now() - started) / 1000);
+  await worker.close();
+  await queue.obliterate({ force: true }).catch(() => undefined);
+  await queue.close();
+  connection.disconnect();
+  return rate;
+}
+
+async function run(): Promise<void> {
+  const rate = Number(process.env.BENCH_ORDERS_PER_SECOND ?? 50);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const itemCount = 50;
+  await benchBase();
+  const prefix = `bench-fleet-${process.pid}`;
+  await closeQueues();
+  setConfig({ ...config(), queuePrefix: prefix, portalCallsPerSecond: 10000, concurrentCallsPerAccount: 1000 });
+
+  const sandboxPort = await freePort();
+  const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
+
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: config().databaseUrl, QUEUE_PREFIX: prefix,
+    SANDBOX_PORTAL_URL: sandboxUrl, PORTAL_CALLS_PER_SECOND: '10000', DATABASE_POOL_MAX: '40',
+    CIA_WORKER_CONCURRENCY: '8', PORTAL_UPLOAD_WORKER_CONCURRENCY: '32',
+  };
+  // The sandbox runs as its own process, as under npm start; its acknowledgements are read
+  // back with their times (same machine, same clock).
+  const sandbox = spawn(process.execPath, ['--require', 'tsx/cjs', 'sandbox/index.ts'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, SANDBOX_PORT: String(sandboxPort) } });
+  const children = [sandbox, spawnWorker('cia', env), spawnWorker('portal_upload', env)];
+  let polling = true;
+  try {
+    const seller = await benchSeller();
+    const [extra] = await db()('portal_account').insert({ account_id: seller.id, name: 'market_d second', platform: 'market_d' }).returning('id') as { id: number }[];
+    const first = await db()('portal_account').select('id').where({ account_id: seller.id, is_default: true }).first() as { id: number };
+    const cia: Record<string, unknown> = Object.fromEntries(portals.map((p) => [p, { is_active: true }]));
+    cia.market_d = { is_active: true, portal_account_id: [first.id, extra!.id] };
+    const targets = portals.length + 1;
+    const initial = 1000000;
+
+    // minSeen[sku][portal|account]: the lowest quantity a target has acknowledged.
+    const minSeen = new Map<string, Map<string, number>>();
+    const pending = new Map<string, { expected: number; postedAt: number; resolve: (at: number) => void }[]>();
+    const check = (sku: string, at: number) => {
+      const seen = minSeen.get(sku);
+      const list = pending.get(sku);
+      if (!seen || !list || seen.size < targets) return;
+      const low = Math.max(...seen.values());
+      pending.set(sku, list.filter((o) => { if (low <= o.expected) { o.resolve(at); return false; } return true; }));
+    };
+    const onAck = (e: QuantityEvent) => {
+      let seen = minSeen.get(e.sku);
+      if (!seen) { seen = new Map(); minSeen.set(e.sku, seen); }
+      const key = `${e.portal}|${e.portalAccount}`;
+      seen.set(key, Math.min(seen.get(key) ?? Infinity, e.quantity));
+      check(e.sku, e.at);
+    };
+    let after = 0;
+    let quantityCalls = 0;
+    const poll = (async () => {
+      while (polling) {
+        const acks = await fetch(`${sandboxUrl}/_sandbox/acks?after=${after}`).then((r) => r.json() as Promise<QuantityEvent[]>).catch(() => []);
+        for (const e of acks) { after = Math.max(after, e.seq); quantityCalls += 1; onAck(e); }
+        await sleep(20);
+      }
+    })();
+    await waitFor(sandboxUrl);
+
+    const items: number[] = [];
+    for (let i = 0; i < itemCount; i++) {
+      const answer = await benchCall('stock/', seller.token, { stock: { name: `Bench ${i}`, sku: `BF-${i}`, price: '9.90', quantity: initial, cia } }, 201);
+      items.push(Number(answer.stock_id));
+    }
+    const synced = Date.now() + 60000;
+    while (Date.now() < synced && !items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) await sleep(50);
+    if (!items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) throw new Error('the items never reached every portal of the sandbox');
+
+    const orders = rate * seconds;
+    const sold = new Map<number, number>();
+    const latencies: number[] = [];
+    const answers: number[] = [];
+    const completions: Promise<void>[] = [];
+    let failed = 0;
+    const started = Date.now();
+    for (let n = 0; n < orders; n++) {
+      const due = started + (n * 1000) / rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+      const stockId = items[n % itemCount]!;
+      const count = (sold.get(stockId) ?? 0) + 1;
+      sold.set(stockId, count);
+      completions.push((async () => {
+        const sentAt = Date.now();
+        const res = await fetch(`${await benchBase()}/order/`, {
+          method: 'POST', headers: { Authorization: `Bearer ${seller.token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ order: { customer: { email: 'bench@example.com' }, line: [{ id: 1, quantity: 1, price: '9.90', stock_align_id: String(stockId) }] } }),
+        });
+        await res.text();
+        if (res.status !== 201) { failed += 1; return; }
+        const postedAt = Date.now();
+        answers.push(postedAt - sentAt);
+        const sku = String(stockId);
+        const acked = new Promise<number>((resolve) => { pending.set(sku, [...(pending.get(sku) ?? []), { expected: initial - count, postedAt, resolve }]); });
+        check(sku, Date.now());
+        const at = await Promise.race([acked, sleep(30000).then(() => NaN)]);
+        latencies.push(Math.max(0, at - postedAt));
+      })());
+    }
+    const postingSeconds = (Date.now() - started) / 1000;
+    await Promise.all(completions);
+    const elapsed = (Date.now() - started) / 1000;
+    const answered = [...answers].sort((a, b) => a - b);
+    const measured = latencies.filter((l) => !Number.isNaN(l)).sort((a, b) => a - b);
+    const lost = latencies.length - measured.length;
+    const sustained = measured.length / elapsed;
+    polling = false;
+    await poll;
+    const pushes = quantityCalls - itemCount * targets;
+    const baseline = await bullmqBaseline(prefix);
+    process.stdout.write([
+      `orders: ${orders} at ${rate}/s target (posted in ${postingSeconds.toFixed(1)} s), ${failed} not 201, ${lost} not acknowledged within 30 s`,
+      `201 -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
+      `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,
+      `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantity pushes (${(pushes / Math.max(1, orders)).toFixed(2)} per order)`,
+      `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
+      `ratio: one order costs about ${(baseline / Math.max(sustained, 0.001)).toFixed(1)} no-op jobs of throughput at this rate; pushes/s over no-op jobs/s = ${((pushes / elapsed) / baseline).toFixed(3)}`,
+      '',
+    ].join('\n'));
+  } finally {
+    polling = false;
+    for (const child of children) await stop(child);
+    const cleanup = createRedis('worker');
+    for (const name of ['cia', 'portal_upload', 'events']) await new Queue(name, { connection: cleanup, prefix }).obliterate({ force: true }).catch(() => undefined);
+    cleanup.disconnect();
+    await closeQueues();
+  }
+}
+
+/** `npm run bench -- fleet`. */
+export const fleetBench: BenchCase = {
+  name: 'fleet',
+  description: 'sale-to-every-channel: 201 of an order until the last of 9 sandbox portal targets acknowledged the new quantity',
+  run,
+};

@@ -1,0 +1,90 @@
+/**
+ * Shared by the order bench cases: the dedicated bench database (kontor_bench, next to the
+ * configured one), the app on an ephemeral port, a seller with a token, and timing helpers.
+ */
+import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Config, config, setConfig } from '../config';
+import { createSeller } from '../lib/account/account.service';
+import { grantClientCredentials } from '../lib/auth/token.service';
+import { closeDb, db } from '../lib/db/knex';
+import { migrateDatabase } from '../lib/db/migrate';
+import { log } from '../lib/log';
+import { closeQueues } from '../lib/queue/queue.registry';
+import { createApp } from '../server/app';
+
+let prepared: Promise<string> | undefined;
+let server: Server | undefined;
+let original: Config | undefined;
+
+/** Points the process at kontor_bench (created and migrated on first use) and serves the app. */
+export function benchBase(): Promise<string> {
+  prepared ??= (async () => {
+    original = config();
+    const url = new URL(config().databaseUrl);
+    url.pathname = '/kontor_bench';
+    // No rate limit or log noise in the way of the measurement.
+    setConfig({ ...config(), databaseUrl: url.toString(), rateLimitPerWindow: 1e9, logLevel: 'silent' });
+    log.level = 'silent';
+    await closeDb();
+    await migrateDatabase(url.toString());
+    server = createApp().listen(0, '127.0.0.1');
+    await new Promise((resolve) => server!.once('listening', resolve));
+    server.unref();
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1.1`;
+  })();
+  return prepared;
+}
+
+/** Closes the app and gives the process its configured database back, for the cases that follow. */
+export async function benchDone(): Promise<void> {
+  if (!prepared) return;
+  await prepared;
+  await new Promise<void>((resolve) => {
+    server!.close(() => resolve());
+    server!.closeAllConnections();
+  });
+  // createApp opens the queues (job status, operator board); their connection would keep the process alive.
+  await closeQueues();
+  await closeDb();
+  setConfig(original!);
+  prepared = undefined;
+  server = undefined;
+}
+
+/** A seller of the bench database (new, or the one with this login) and a token with every scope. */
+export async function benchSeller(login?: string): Promise<{ id: number; token: string }> {
+  const name = login ?? `bench_${crypto.randomBytes(6).toString('hex')}`;
+  const password = 'bench-password';
+  const existing = await db()('account').select('id').whereRaw('lower(login) = lower(?)', [name]).first() as { id: number } | undefined;
+  const id = existing?.id ?? (await createSeller(name, password)).id;
+  const answer = await grantClientCredentials(name, password, undefined);
+  return { id, token: answer.access_token };
+}
+
+/** Calls the API and fails on an unexpected status. */
+export async function benchCall(path: string, token: string, body?: unknown, expected = 200): Promise<Record<string, unknown>> {
+  const res = await fetch(`${await benchBase()}/${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== expected) throw new Error(`${path} answered ${res.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Milliseconds of one run of fn. */
+export async function time(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** One line of figures: the API, the direct Knex baseline and their ratio. */
+export function report(label: string, apiMs: number, knexMs: number): void {
+  process.stdout.write(`${label.padEnd(58)} api ${apiMs.toFixed(1).padStart(8)} ms   knex ${knexMs.toFixed(1).padStart(8)} ms   ratio ${(apiMs / knexMs).toFixed(2)}\n`);
+}

@@ -1,0 +1,86 @@
+/**
+ * The kontor subcommands support uses to set up a seller (bin/cli.ts dispatches to them):
+ *   kontor person create --login L --name N
+ *   kontor shipping-group create --login L --name N [--portal-account-id ID] [--type-id N]
+ *       [--price-first X] [--price-more X] [--cash-surcharge X] [--currency EUR]
+ *       [--ships-to germany,eu,...] [--eu-more AT;BE] [--europe-more CH] [--worldwide-more US]
+ *   kontor portal-account create --login L --name N [--platform P] [--default]
+ */
+import { parseArgs } from 'node:util';
+import { accountRepository } from '../account/account.repository';
+import { ApiError } from '../http/errors';
+import { createPerson } from './person.service';
+import { createPortalAccount } from './portal-account-admin.service';
+import { createShippingGroup } from './shipping-group.service';
+
+/** A bad argument: printed as one line, exit code 1. */
+export class AdminCommandError extends Error {}
+
+export const adminUsage = 'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default]';
+
+function read(args: string[], required: string[], optional: string[], flags: string[] = []): Record<string, string | boolean | undefined> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args, strict: true, allowPositionals: true,
+      options: {
+        ...Object.fromEntries([...required, ...optional].map((n) => [n, { type: 'string' as const }])),
+        ...Object.fromEntries(flags.map((n) => [n, { type: 'boolean' as const }])),
+      },
+    });
+  } catch (err) {
+    throw new AdminCommandError((err as Error).message);
+  }
+  if (parsed.positionals.length) throw new AdminCommandError(`unexpected argument ${parsed.positionals[0]}`);
+  for (const name of required) if (!parsed.values[name]) throw new AdminCommandError(`--${name} is required`);
+  return parsed.values;
+}
+
+async function accountOf(login: string): Promise<number> {
+  const account = await accountRepository.findByLogin(login);
+  if (!account) throw new AdminCommandError(`--login: no seller account ${login}`);
+  return account.id;
+}
+
+/** A validation failure of the service becomes a one-line message naming the option. */
+async function explain<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ApiError) throw new AdminCommandError(err.items().map((i) => i.description).join('; '));
+    throw err;
+  }
+}
+
+/** Runs an admin subcommand; undefined when the command is not one of them. */
+export async function runAdminCommand(command: string | undefined, sub: string | undefined, rest: string[]): Promise<unknown> {
+  if (command === 'person' && sub === 'create') {
+    const v = read(rest, ['login', 'name'], []);
+    const accountId = await accountOf(String(v.login));
+    return explain(() => createPerson(accountId, String(v.name)));
+  }
+  if (command === 'shipping-group' && sub === 'create') {
+    const v = read(rest, ['login', 'name'], ['portal-account-id', 'type-id', 'price-first', 'price-more', 'cash-surcharge', 'currency', 'ships-to', 'eu-more', 'europe-more', 'worldwide-more']);
+    const accountId = await accountOf(String(v.login));
+    const shipsTo: Record<string, unknown> = {};
+    for (const flag of String(v['ships-to'] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) shipsTo[flag] = true;
+    for (const more of ['eu', 'europe', 'worldwide']) if (v[`${more}-more`] !== undefined) shipsTo[`${more}_more`] = v[`${more}-more`];
+    const price: Record<string, unknown> = {};
+    if (v['price-first'] !== undefined) price.first = v['price-first'];
+    if (v['price-more'] !== undefined) price.more = v['price-more'];
+    const input: Record<string, unknown> = { name: v.name, ships_to: shipsTo, price };
+    if (v['portal-account-id'] !== undefined) input.portal_account_id = v['portal-account-id'];
+    if (v['type-id'] !== undefined) input.type_id = v['type-id'];
+    if (v['cash-surcharge'] !== undefined) input.cash_surcharge = v['cash-surcharge'];
+    if (v.currency !== undefined) input.currency = v.currency;
+    return explain(() => createShippingGroup(accountId, input));
+  }
+  if (command === 'portal-account' && sub === 'create') {
+    const v = read(rest, ['login', 'name'], ['platform'], ['default']);
+    const accountId = await accountOf(String(v.login));
+    return explain(() => createPortalAccount(accountId, {
+      name: String(v.name), is_default: v.default === true, ...(v.platform !== undefined ? { platform: String(v.platform) } : {}),
+    }));
+  }
+  return undefined;
+}

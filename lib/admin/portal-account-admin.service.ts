@@ -1,0 +1,24 @@
+import { db } from '../db/knex';
+import { Joi, bool } from '../http/schema';
+import { validate } from '../http/validate';
+import { portalAccountRepository } from '../portal-account/portal-account.repository';
+import { portalAccountToApi } from '../portal-account/portal-account.service';
+import { portalIds } from '../reference/portals';
+import { portalAccountAdminRepository } from './portal-account-admin.repository';
+
+const input = Joi.object({
+  name: Joi.string().trim().min(1).max(255).required(),
+  platform: Joi.string().valid(...portalIds),
+  is_default: bool().default(false),
+});
+
+/** Creates a portal account of a seller (kontor portal-account create); is_default moves the default to it. */
+export async function createPortalAccount(accountId: number, fields: { name: string; platform?: string; is_default?: boolean | string }) {
+  const valid = validate<{ name: string; platform?: string; is_default: boolean }>(input, fields);
+  const id = await db().transaction(async (trx) => {
+    if (valid.is_default) await portalAccountAdminRepository.clearDefault(trx, accountId);
+    return portalAccountRepository.insert(trx, accountId, { name: valid.name, platform: valid.platform ?? null, is_default: valid.is_default });
+  });
+  const row = await portalAccountRepository.get(accountId, id);
+  return { ...portalAccountToApi(row!), platform: row!.platform };
+}

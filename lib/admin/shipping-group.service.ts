@@ -1,0 +1,53 @@
+import { db } from '../db/knex';
+import { invalidField, notFound } from '../http/errors';
+import { validate } from '../http/validate';
+import { portalAccountRepository } from '../portal-account/portal-account.repository';
+import { currencyRepository } from '../reference/currency';
+import { shippingGroupRepository, ShippingGroupRow } from './shipping-group.repository';
+import { shippingGroupInput, ShippingGroupInput, shipsToFlags } from './shipping-group.type';
+
+/** Admin_shipping_group_type: every flag of ships_to present (false when not set); portal_account_id 0 = all accounts. */
+export function shippingGroupToApi(row: ShippingGroupRow) {
+  const shipsTo: Record<string, boolean | string> = {};
+  for (const flag of shipsToFlags) shipsTo[flag] = row.ships_to[flag] === true;
+  for (const more of ['eu_more', 'europe_more', 'worldwide_more']) shipsTo[more] = String(row.ships_to[more] ?? '');
+  return {
+    id: row.id,
+    name: row.name,
+    portal_account_id: row.portal_account_id ?? 0,
+    type_id: row.type_id,
+    ships_to: shipsTo,
+    price: { first: row.price_first, more: row.price_more },
+    cash_surcharge: row.cash_surcharge,
+    currency: row.currency,
+  };
+}
+
+/** One shipping group of the account, or 404. */
+export async function getShippingGroup(accountId: number, id: number) {
+  const row = await shippingGroupRepository.get(accountId, id);
+  if (!row) throw notFound(`shipping group ${id}`, 'shipping_group_id');
+  return shippingGroupToApi(row);
+}
+
+/** Creates a shipping group (kontor shipping-group create); a foreign portal account is a 400. */
+export async function createShippingGroup(accountId: number, input: unknown) {
+  const group = validate<ShippingGroupInput>(shippingGroupInput, input);
+  if (group.portal_account_id && !(await portalAccountRepository.get(accountId, group.portal_account_id))) {
+    throw invalidField('portal_account_id', `portal_account_id ${group.portal_account_id} is not a portal account of this account`);
+  }
+  if (!(await currencyRepository.get(group.currency))) throw invalidField('currency', `currency ${group.currency} is not a currency of system/currency/`);
+  const shipsTo = Object.fromEntries(Object.entries(group.ships_to).map(([k, v]) => [k, typeof v === 'string' ? v.toUpperCase() : v]));
+  const id = await db().transaction((trx) => shippingGroupRepository.insert(trx, {
+    account_id: accountId,
+    portal_account_id: group.portal_account_id || null,
+    name: group.name,
+    type_id: group.type_id,
+    ships_to: shipsTo,
+    price_first: group.price.first ?? '0.00',
+    price_more: group.price.more ?? '0.00',
+    cash_surcharge: group.cash_surcharge ?? '0.00',
+    currency: group.currency,
+  }));
+  return getShippingGroup(accountId, id);
+}

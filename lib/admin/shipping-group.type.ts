@@ -1,0 +1,33 @@
+import { Joi, bool, decimal, integer, text } from '../http/schema';
+
+/** The destinations of Admin_shipping_group_type.ships_to that are flags. */
+export const shipsToFlags = ['worldwide', 'europe', 'eu', 'germany', 'switzerland', 'usa', 'canada', 'japan', 'australia'] as const;
+
+/** ISO2 codes separated by semicolons (ships_to.*_more). */
+const countryList = () => text(2000).pattern(/^([A-Za-z]{2}(;[A-Za-z]{2})*;?)?$/).messages({ 'string.pattern.base': 'must be ISO 3166-1 alpha-2 codes separated by semicolons' });
+
+/** Input of a new shipping group (kontor shipping-group create); the API reads them only. */
+export const shippingGroupInput = Joi.object({
+  name: Joi.string().trim().min(1).max(255).required(),
+  portal_account_id: integer().min(0).default(0),
+  type_id: integer().min(0).max(2147483647).default(0),
+  ships_to: Joi.object({
+    ...Object.fromEntries(shipsToFlags.map((f) => [f, bool()])),
+    eu_more: countryList(),
+    europe_more: countryList(),
+    worldwide_more: countryList(),
+  }).default({}),
+  price: Joi.object({ first: decimal(), more: decimal() }).default({}),
+  cash_surcharge: decimal(),
+  currency: Joi.string().trim().uppercase().length(3).default('EUR'),
+});
+
+export interface ShippingGroupInput {
+  name: string;
+  portal_account_id: number;
+  type_id: number;
+  ships_to: Record<string, boolean | string>;
+  price: { first?: string; more?: string };
+  cash_surcharge?: string;
+  currency: string;
+}

@@ -1,0 +1,38 @@
+import type { CiaInput, CiaPortal } from '../stock/cia-input';
+
+/** The quantity one portal should offer for an item. */
+export interface CiaOffer {
+  portal: CiaPortal;
+  quantity: number;
+  /** market_d: the portal accounts named in cia.market_d.portal_account_id[]; empty: resolved by the caller. */
+  portalAccountIds: number[];
+}
+
+/**
+ * The quantity every active portal should offer (pure; document 2, Stock_cia_portal_type):
+ * quantity_available, or for a variation main the sum of its variants' (variant values count);
+ * a set main's is already derived from its subs. max_quantity caps it, -1 ends the offer
+ * (quantity 0). Never negative. Inactive portals are left alone.
+ */
+export function computeOffers(input: CiaInput): CiaOffer[] {
+  const available = input.variationType === 'main' && input.variants.length > 0
+    ? input.variants.reduce((sum, v) => sum + Math.max(0, v.quantityAvailable), 0)
+    : input.quantityAvailable;
+  const base = Math.max(0, available);
+  const offers: CiaOffer[] = [];
+  for (const [portal, setting] of Object.entries(input.cia) as [CiaPortal, NonNullable<CiaInput['cia'][CiaPortal]>][]) {
+    if (!setting.is_active) continue;
+    const max = setting.max_quantity;
+    const quantity = max === -1 ? 0 : max !== null && max >= 0 ? Math.min(base, max) : base;
+    offers.push({ portal, quantity, portalAccountIds: portal === 'market_d' ? [...setting.portal_account_id] : [] });
+  }
+  return offers;
+}
+
+/** Items whose offers depend on this one: a variant's main, the set mains of a set sub. */
+export function dependents(input: CiaInput): number[] {
+  const ids = new Set<number>(input.setMainIds);
+  if (input.variationType === 'sub' && input.variationParentId !== null) ids.add(input.variationParentId);
+  ids.delete(input.stockId);
+  return [...ids];
+}

@@ -1,0 +1,12 @@
+import { db } from '../db/knex';
+import { addToOutbox } from '../queue/outbox';
+import { resolvePathStockId } from '../stock/stock.service';
+
+/** POST stock/{stock_id}/cia/: queues the item's adjustment; 404 for an unknown or foreign item. */
+export async function triggerCia(accountId: number, stockRef: string): Promise<{ stock_id: number; job_id: string }> {
+  return db().transaction(async (trx) => {
+    const stockId = await resolvePathStockId(accountId, stockRef, trx);
+    const jobId = await addToOutbox(trx, accountId, 'cia.adjust', { accountId, stockId, reason: 'api' });
+    return { stock_id: stockId, job_id: jobId };
+  });
+}

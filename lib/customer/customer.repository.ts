@@ -1,0 +1,101 @@
+/**
+ * SQL of customers. Every query is scoped by the account id. sales.amount is summed from the
+ * customer's orders when read, so it never drifts from them.
+ */
+import type { Knex } from 'knex';
+import { db } from '../db/knex';
+import { runSearch, SearchRequest, SearchSpec } from '../http/search';
+import { CustomerRow, customerToApi, customerType } from './customer.type';
+
+/** Contact fields a customer takes from an order. */
+export interface CustomerContact {
+  username?: string | null;
+  comment?: string | null;
+  email?: string | null;
+  vat_id?: string | null;
+  phone_1?: string | null;
+  phone_2?: string | null;
+  fax?: string | null;
+  address_name?: string | null;
+  address?: Record<string, unknown> | null;
+}
+
+/** Orders in the customer's currency that are not cancelled count towards sales.amount. */
+const salesAmount = `COALESCE((SELECT sum(o.invoice_amount) FROM sales_order o
+  WHERE o.customer_internal_id = customer.internal_id AND o.account_id = customer.account_id
+    AND NOT o.is_cancelled AND o.currency_id = customer.currency_id), 0)::numeric(14,2)::text AS sales_amount`;
+
+function readQuery(knex: Knex, accountId: number): Knex.QueryBuilder {
+  return knex('customer').select('customer.*', knex.raw(salesAmount)).where('customer.account_id', accountId);
+}
+
+/** Customer_filter_type: id[], internal_id[], name[] (address name), email[], date[], group_id[]. */
+export const customerSearch: SearchSpec<CustomerRow> = {
+  filters: {
+    id: { column: 'number', type: 'string' },
+    internal_id: { column: 'internal_id', type: 'integer' },
+    name: { column: 'address_name', type: 'string' },
+    email: { column: 'email', type: 'string' },
+    date: { column: 'updated_at', type: 'datetime' },
+    group_id: { column: 'group_id', type: 'integer' },
+  },
+  key: {
+    column: 'internal_id',
+    parse: (minId) => (/^\d{1,15}$/.test(minId) ? Number(minId) : undefined),
+    idOf: (row) => String(row.internal_id),
+  },
+  type: customerType,
+  alwaysSelected: ['id', 'internal_id'],
+};
+
+interface StoredCustomer { internal_id: string; number: string; shop_username: string[] }
+
+export const customerRepository = {
+  search(accountId: number, search: SearchRequest) {
+    return runSearch(readQuery(db(), accountId), customerSearch, search, customerToApi);
+  },
+
+  /** One customer by its customer number (Customer_type id). */
+  async get(accountId: number, number: string) {
+    const row = (await readQuery(db(), accountId).where('customer.number', number).first()) as CustomerRow | undefined;
+    return row ? customerToApi(row) : undefined;
+  },
+
+  /** Serialises the creation of one customer key (number or e-mail) within the account. */
+  async lockKey(trx: Knex.Transaction, accountId: number, key: string): Promise<void> {
+    await trx.raw('SELECT pg_advisory_xact_lock(?, hashtext(?))', [accountId, key]);
+  },
+
+  async findByNumber(trx: Knex.Transaction, accountId: number, number: string): Promise<StoredCustomer | undefined> {
+    return trx('customer').select('internal_id', 'number', 'shop_username').where({ account_id: accountId, number }).forUpdate().first();
+  },
+
+  /** The most recently edited customer with this e-mail (case-insensitive). */
+  async findByEmail(trx: Knex.Transaction, accountId: number, email: string): Promise<StoredCustomer | undefined> {
+    return trx('customer').select('internal_id', 'number', 'shop_username')
+      .where('account_id', accountId).whereRaw('lower(email) = lower(?)', [email])
+      .orderBy('updated_at', 'desc').forUpdate().first();
+  },
+
+  async numberExists(trx: Knex.Transaction, accountId: number, number: string): Promise<boolean> {
+    return Boolean(await trx('customer').select('internal_id').where({ account_id: accountId, number }).first());
+  },
+
+  async insert(trx: Knex.Transaction, accountId: number, number: string, currencyId: string, contact: CustomerContact): Promise<string> {
+    const [row] = await trx('customer')
+      .insert({ ...withJson(contact), account_id: accountId, number, currency_id: currencyId, shop_username: contact.username ? [contact.username] : [] })
+      .returning('internal_id');
+    return String((row as { internal_id: string }).internal_id);
+  },
+
+  async update(trx: Knex.Transaction, accountId: number, internalId: string, contact: CustomerContact, shopUsername: string[]): Promise<void> {
+    await trx('customer').where({ account_id: accountId, internal_id: internalId })
+      .update({ ...withJson(contact), shop_username: shopUsername, updated_at: trx.fn.now() });
+  },
+};
+
+function withJson(contact: CustomerContact): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...contact };
+  if (contact.address) out.address = JSON.stringify(contact.address);
+  return out;
+}

@@ -1,0 +1,56 @@
+import { Joi, integer, list, readOnly } from '../http/schema';
+
+/** Customer_type (document 2): read only. */
+export const customerType = Joi.object({
+  id: readOnly(Joi.any()),
+  internal_id: readOnly(integer()),
+  phone_1: readOnly(Joi.string()),
+  phone_2: readOnly(Joi.string()),
+  fax: readOnly(Joi.string()),
+  date: readOnly(Joi.string()),
+  shop_username: readOnly(list(Joi.string())),
+  username: readOnly(Joi.string()),
+  comment: readOnly(Joi.string()),
+  email: readOnly(Joi.string()),
+  sales: readOnly(Joi.object({ amount: Joi.string(), currency_id: Joi.string() })),
+  group_id: readOnly(integer()),
+});
+
+/** A customer row as stored, with sales.amount summed from its orders. */
+export interface CustomerRow {
+  internal_id: string;
+  account_id: number;
+  number: string;
+  username: string | null;
+  comment: string | null;
+  email: string | null;
+  vat_id: string | null;
+  phone_1: string | null;
+  phone_2: string | null;
+  fax: string | null;
+  address_name: string | null;
+  shop_username: string[];
+  group_id: number;
+  currency_id: string;
+  updated_at: Date;
+  sales_amount: string;
+}
+
+/** Customer_type of a row; a numeric customer number is answered as an integer (document 2: id integer). */
+export function customerToApi(row: CustomerRow) {
+  const numeric = /^\d{1,15}$/.test(row.number);
+  return {
+    id: numeric ? Number(row.number) : row.number,
+    internal_id: Number(row.internal_id),
+    phone_1: row.phone_1 ?? '',
+    phone_2: row.phone_2 ?? '',
+    fax: row.fax ?? '',
+    date: row.updated_at.toISOString(),
+    shop_username: row.shop_username,
+    username: row.username ?? '',
+    comment: row.comment ?? '',
+    email: row.email ?? '',
+    sales: { amount: row.sales_amount, currency_id: row.currency_id },
+    group_id: row.group_id,
+  };
+}

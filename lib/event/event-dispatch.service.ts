@@ -1,0 +1,55 @@
+import { db } from '../db/knex';
+import type { JobPayloads } from '../queue/jobs';
+import { addToOutbox } from '../queue/outbox';
+import { conditionsHold } from './event-condition';
+import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
+import { loadEventRecord } from './event-record';
+import { eventRunRepository } from './event-run.repository';
+
+export interface DispatchResult {
+  /** One run job per handler whose condition held (visible at GET job/{job_id}/). */
+  runs: { handler_id: number; job_id: string }[];
+  /** Handlers of the type that were not run, and why. */
+  skipped: { handler_id: number; reason: string }[];
+}
+
+/** stock/cia notifies only the handlers named in cia.event target[] (by id or by target_name). */
+function targeted(handler: EventHandlerRow, targets: unknown): boolean {
+  if (!Array.isArray(targets)) return false;
+  const names = targets.map(String);
+  return names.includes(String(handler.id)) || (handler.required.target_name !== undefined && names.includes(handler.required.target_name));
+}
+
+/**
+ * event.emit: finds the account's active handlers of the event's type whose condition holds on
+ * the record, and queues one event.run job per handler through the outbox, so each run retries,
+ * fails and shows its state on its own. Idempotent: a pair already queued is not queued again.
+ */
+export async function dispatchEvent(eventId: string, event: JobPayloads['event.emit'], occurredAt: Date): Promise<DispatchResult> {
+  const result: DispatchResult = { runs: [], skipped: [] };
+  const handlers = await eventHandlerRepository.activeFor(event.accountId, event.section, event.type);
+  if (handlers.length === 0) return result;
+  const record = await loadEventRecord(event.accountId, event.section, event.recordId, event.data);
+  const chosen: EventHandlerRow[] = [];
+  for (const handler of handlers) {
+    if (event.section === 'stock' && !targeted(handler, event.data?.target)) result.skipped.push({ handler_id: handler.id, reason: 'not a target of cia.event' });
+    else if (handler.condition.length > 0 && !record) result.skipped.push({ handler_id: handler.id, reason: 'record gone; condition cannot hold' });
+    else if (record && !conditionsHold(handler.condition, record)) result.skipped.push({ handler_id: handler.id, reason: 'condition does not hold' });
+    else chosen.push(handler);
+  }
+  await db().transaction(async (trx) => {
+    const queued = await eventRunRepository.jobsOf(trx, eventId);
+    const added: { handlerId: number; jobId: string }[] = [];
+    for (const handler of chosen) {
+      const existing = queued.get(handler.id);
+      const jobId = existing ?? await addToOutbox(trx, event.accountId, 'event.run', {
+        accountId: event.accountId, handlerId: handler.id, section: event.section, type: event.type,
+        recordId: event.recordId, eventId, occurredAt: occurredAt.toISOString(), ...(event.data ? { data: event.data } : {}),
+      });
+      if (!existing) added.push({ handlerId: handler.id, jobId });
+      result.runs.push({ handler_id: handler.id, job_id: jobId });
+    }
+    await eventRunRepository.insert(trx, eventId, added);
+  });
+  return result;
+}

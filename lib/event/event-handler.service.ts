@@ -1,0 +1,128 @@
+import crypto from 'node:crypto';
+import { db } from '../db/knex';
+import { invalidField, notFound } from '../http/errors';
+import { eventConditions, eventTypes, findAction } from './event-catalog';
+import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
+import type { EventHandlerInput, HandlerCondition } from './event-handler.type';
+import { isForbiddenHostLiteral } from './webhook-host';
+
+const at = (path: string) => `event_handler.${path}`;
+
+/** Admin_event_handler_type as answered; the signing secret only where asked for (one handler, creation). */
+export function eventHandlerToApi(row: EventHandlerRow, withSecret = false) {
+  return {
+    id: row.id,
+    modified: row.modified.toISOString(),
+    type: { id: row.type },
+    section: row.section,
+    action: { id: row.action, required: row.required },
+    condition: row.condition,
+    is_active: row.is_active,
+    ...(withSecret && row.action === 'notification' ? { signing_secret: row.signing_secret } : {}),
+  };
+}
+
+/** The section of a handler: as sent, or the only section that has the type. */
+function sectionOf(input: EventHandlerInput): string {
+  const type = input.type.id;
+  if (input.section) {
+    if (!eventTypes.some((t) => t.section === input.section)) {
+      throw invalidField(at('section'), `${at('section')} ${input.section} is not a section of system/event/type/`);
+    }
+    if (!eventTypes.some((t) => t.section === input.section && t.type === type)) {
+      throw invalidField(at('type.id'), `${at('type.id')} ${type} is not an event type of section ${input.section} (system/event/type/)`);
+    }
+    return input.section;
+  }
+  const matches = eventTypes.filter((t) => t.type === type);
+  if (matches.length === 0) throw invalidField(at('type.id'), `${at('type.id')} ${type} is not an event type of system/event/type/`);
+  if (matches.length > 1) throw invalidField(at('section'), `${at('section')} is required: type ${type} exists in ${matches.map((m) => m.section).join(', ')}`);
+  return matches[0]!.section;
+}
+
+const isUrl = (value: string) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+};
+
+const emailOrPlaceholder = /^([^\s@]+@[^\s@]+\.[^\s@]+|\{[a-z_.]+\})$/;
+
+/**
+ * Checks action.required against the action's list (document 1: every field given; a list field
+ * takes one of its keys; free-text fields anything), plus what the action needs to run.
+ */
+function checkRequired(action: string, spec: Record<string, string | Record<string, string>>, given: Record<string, string>): Record<string, string> {
+  for (const key of Object.keys(given)) {
+    if (!(key in spec)) throw invalidField(at(`action.required.${key}`), `${at(`action.required.${key}`)} is not a field of action ${action}; fields: ${Object.keys(spec).join(', ')}`);
+  }
+  const out: Record<string, string> = {};
+  for (const [key, allowed] of Object.entries(spec)) {
+    const field = at(`action.required.${key}`);
+    const value = given[key]?.trim();
+    if (!value) throw invalidField(field, `${field} is required by action ${action}`);
+    if (typeof allowed === 'object' && !(value in allowed)) {
+      throw invalidField(field, `${field} must be one of ${Object.keys(allowed).join(', ')}`);
+    }
+    out[key] = value;
+  }
+  if (action === 'notification' && !isUrl(out.url!)) throw invalidField(at('action.required.url'), `${at('action.required.url')} must be an http or https URL`);
+  if (action === 'notification' && isForbiddenHostLiteral(new URL(out.url!))) {
+    throw invalidField(at('action.required.url'), `${at('action.required.url')} must not point at a loopback or private address`);
+  }
+  if (action === 'mail' && !emailOrPlaceholder.test(out.to!)) {
+    throw invalidField(at('action.required.to'), `${at('action.required.to')} must be an e-mail address or a record field in braces such as {customer.email}`);
+  }
+  return out;
+}
+
+function checkConditions(section: string, conditions: HandlerCondition[]): HandlerCondition[] {
+  if (conditions.length > 1) throw invalidField(at('condition'), `${at('condition')}: at most one condition per handler`);
+  return conditions.map((c, i) => {
+    const definition = eventConditions.find((d) => d.section === section && d.field === c.field);
+    if (!definition) {
+      const fields = eventConditions.filter((d) => d.section === section).map((d) => d.field);
+      throw invalidField(at(`condition[${i}].field`), `${at(`condition[${i}].field`)} must be one of ${fields.join(', ')} (system/event/condition/)`);
+    }
+    if (!definition.operator.includes(c.operator)) {
+      throw invalidField(at(`condition[${i}].operator`), `${at(`condition[${i}].operator`)} must be one of ${definition.operator.join(' ')} for ${c.field}`);
+    }
+    if (c.operator !== '=' && c.operator !== '!=' && Number.isNaN(Number(c.value))) {
+      throw invalidField(at(`condition[${i}].value`), `${at(`condition[${i}].value`)} must be a number for operator ${c.operator}`);
+    }
+    return { field: c.field, operator: c.operator, value: c.value };
+  });
+}
+
+/** POST admin/event/handler/: checks the definition against the catalog and stores it; 400 names what is wrong. */
+export async function createEventHandler(accountId: number, input: EventHandlerInput): Promise<EventHandlerRow> {
+  const section = sectionOf(input);
+  const action = findAction(section, input.action.id);
+  if (!action) throw invalidField(at('action.id'), `${at('action.id')} ${input.action.id} is not an action of section ${section} (system/event/action/)`);
+  if (!action.type.includes(input.type.id)) {
+    throw invalidField(at('action.id'), `${at('action.id')} ${action.action} does not respond to event type ${input.type.id}`);
+  }
+  const required = checkRequired(action.action, action.required, input.action.required);
+  const condition = checkConditions(section, input.condition);
+  const id = await db().transaction((trx) => eventHandlerRepository.insert(trx, {
+    account_id: accountId, section, type: input.type.id, action: action.action, required, condition,
+    signing_secret: `whsec_${crypto.randomBytes(32).toString('base64url')}`,
+  }));
+  return (await eventHandlerRepository.get(accountId, id))!;
+}
+
+/** One handler of the account, or 404. */
+export async function getEventHandler(accountId: number, id: number): Promise<EventHandlerRow> {
+  const row = await eventHandlerRepository.get(accountId, id);
+  if (!row) throw notFound(`event handler ${id}`, 'event_handler_id');
+  return row;
+}
+
+/** DELETE admin/event/handler/{id}/; runs already queued skip a deleted handler. */
+export async function deleteEventHandler(accountId: number, id: number): Promise<void> {
+  const deleted = await db().transaction((trx) => eventHandlerRepository.delete(trx, accountId, id));
+  if (!deleted) throw notFound(`event handler ${id}`, 'event_handler_id');
+}

@@ -1,0 +1,90 @@
+import { UnrecoverableError } from 'bullmq';
+import { ApiError } from '../http/errors';
+import type { Warning } from '../http/envelope';
+import { sendMail } from '../mail/mailer';
+import { updateOrder } from '../order/order.service';
+import type { StatusFlag } from '../order/order.type';
+import type { JobPayloads } from '../queue/jobs';
+import { createTaskOnce } from '../task/task.service';
+import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
+import { EventRecord, loadEventRecord, recordIds } from './event-record';
+import { deliverNotification } from './notification';
+import { fillTemplate } from './template';
+
+type Run = JobPayloads['event.run'];
+
+const mailAddress = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
+
+/** The record an action needs; gone since the event is a permanent failure of that run. */
+async function recordOf(run: Run): Promise<EventRecord> {
+  const record = await loadEventRecord(run.accountId, run.section, run.recordId, run.data);
+  if (!record) throw new UnrecoverableError(`${run.section} ${run.recordId} no longer exists`);
+  return record;
+}
+
+async function notify(runId: string, run: Run, handler: EventHandlerRow) {
+  const record = run.section === 'stock' ? await loadEventRecord(run.accountId, run.section, run.recordId, run.data) : undefined;
+  const payload = {
+    event: { section: run.section, type: run.type },
+    event_id: run.eventId,
+    delivery_id: runId,
+    handler_id: handler.id,
+    target_name: handler.required.target_name,
+    occurred_at: run.occurredAt,
+    ...recordIds(run.section, run.recordId, record, run.accountId),
+  };
+  const { status } = await deliverNotification(handler.required.url!, handler.signing_secret, payload, runId);
+  return { status };
+}
+
+async function mail(run: Run, handler: EventHandlerRow) {
+  const record = await recordOf(run);
+  const to = fillTemplate(handler.required.to!, record).trim();
+  if (!mailAddress.test(to)) throw new UnrecoverableError(`mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
+  const sent = await sendMail({ to, subject: fillTemplate(handler.required.subject!, record), text: fillTemplate(handler.required.template!, record) });
+  return { to, message_id: sent.messageId };
+}
+
+async function orderFlag(run: Run, handler: EventHandlerRow) {
+  const record = await recordOf(run);
+  const flag = handler.required.flag as StatusFlag;
+  const value = handler.required.value === 'true';
+  // Setting a flag that is set already would emit order changed again: a handler on changed would loop.
+  if ((record.status as Record<string, unknown> | undefined)?.[flag] === value) return { order_id: run.recordId, flag, value, changed: false };
+  const warnings: Warning[] = [];
+  try {
+    await updateOrder({ accountId: run.accountId, portalAccountId: null }, run.recordId, { status: { [flag]: value } }, warnings);
+  } catch (err) {
+    if (err instanceof ApiError) throw new UnrecoverableError(`order_flag: ${err.message}`);
+    throw err;
+  }
+  return { order_id: run.recordId, flag, value, changed: true };
+}
+
+async function task(runId: string, run: Run, handler: EventHandlerRow) {
+  const record = await recordOf(run);
+  const taskId = await createTaskOnce(run.accountId, {
+    title: fillTemplate(handler.required.title!, record).slice(0, 255),
+    text: fillTemplate(handler.required.text!, record),
+    priority: handler.required.priority!,
+    reference: { section: run.section, id: run.recordId },
+  }, runId);
+  return { task_id: taskId ?? null };
+}
+
+/**
+ * event.run: runs one handler's action for one event. A handler deleted or deactivated since is
+ * skipped. Throwing retries with backoff; UnrecoverableError ends the run as failed.
+ */
+export async function runEventHandler(runId: string, run: Run): Promise<Record<string, unknown>> {
+  const handler = await eventHandlerRepository.get(run.accountId, run.handlerId);
+  if (!handler || !handler.is_active) return { handler_id: run.handlerId, skipped: 'handler deleted or inactive' };
+  const base = { handler_id: handler.id, action: handler.action };
+  switch (handler.action) {
+    case 'notification': return { ...base, ...(await notify(runId, run, handler)) };
+    case 'mail': return { ...base, ...(await mail(run, handler)) };
+    case 'order_flag': return { ...base, ...(await orderFlag(run, handler)) };
+    case 'task': return { ...base, ...(await task(runId, run, handler)) };
+    default: throw new UnrecoverableError(`unknown action ${handler.action}`);
+  }
+}

@@ -1,0 +1,53 @@
+import crypto from 'node:crypto';
+import { UnrecoverableError } from 'bullmq';
+import { config } from '../../config';
+import { assertPublicHost } from './webhook-host';
+
+/**
+ * The signature header of a notification: v1=hex(HMAC-SHA256(secret, timestamp + "." + body)).
+ * A receiver recomputes it over the raw body with the handler's signing_secret, compares in
+ * constant time, and refuses timestamps older than a few minutes (replays).
+ */
+export function signature(secret: string, timestamp: string, body: string): string {
+  return `v1=${crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/** A delivery the receiver refused for good (4xx other than 408 and 429): retrying cannot help. */
+const permanent = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
+/**
+ * POSTs a notification. 2xx is delivered; 408, 429, 5xx, a timeout or a network error throw so
+ * BullMQ retries with backoff; another 4xx fails the run for good. Redirects are not followed.
+ */
+export async function deliverNotification(url: string, secret: string, payload: Record<string, unknown>, deliveryId: string): Promise<{ status: number }> {
+  try {
+    await assertPublicHost(new URL(url));
+  } catch (err) {
+    throw new UnrecoverableError(`notification refused: ${(err as Error).message}`);
+  }
+  const body = JSON.stringify(payload);
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(config().webhookTimeoutMs),
+      headers: {
+        'Content-Type': 'application/json; charset=utf-8',
+        'User-Agent': 'Kontor-Webhook/1',
+        'X-Kontor-Delivery': deliveryId,
+        'X-Kontor-Timestamp': timestamp,
+        'X-Kontor-Signature': signature(secret, timestamp, body),
+      },
+      body,
+    });
+  } catch (err) {
+    throw new Error(`notification to ${new URL(url).host} failed: ${(err as Error).message}`, { cause: err });
+  }
+  await res.body?.cancel().catch(() => undefined);
+  if (res.status >= 200 && res.status < 300) return { status: res.status };
+  const message = `notification to ${new URL(url).host} answered HTTP ${res.status}`;
+  if (permanent(res.status) || (res.status >= 300 && res.status < 400)) throw new UnrecoverableError(message);
+  throw new Error(message);
+}

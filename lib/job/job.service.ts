@@ -1,0 +1,56 @@
+import type { Warning } from '../http/envelope';
+import { notFound } from '../http/errors';
+import { queues } from '../queue/queue.registry';
+import { QueueName, queueNames } from '../queue/queues';
+import { jobRepository, JobRow } from './job.repository';
+import type { JobStatus } from './job.type';
+
+const iso = (ms: number | Date | null | undefined): string | undefined =>
+  ms === null || ms === undefined ? undefined : new Date(ms).toISOString();
+
+function withoutUndefined(status: JobStatus): JobStatus {
+  return Object.fromEntries(Object.entries(status).filter(([, v]) => v !== undefined)) as unknown as JobStatus;
+}
+
+/**
+ * The state of one of the account's jobs: final states from the outbox row (they outlive
+ * Redis), queued while the row waits for the relay, else what BullMQ says. 404 for a job of
+ * another account, exactly as for an unknown one.
+ */
+export async function jobStatus(accountId: number, jobId: string, warnings: Warning[]): Promise<JobStatus> {
+  const row = await jobRepository.get(accountId, jobId);
+  if (!row) throw notFound(`job ${jobId}`, 'job_id');
+  const base: JobStatus = { id: row.job_id, state: 'queued', attempts: row.attempts_made ?? 0, created_date: row.created_at.toISOString() };
+  if (row.state) {
+    return withoutUndefined({
+      ...base,
+      state: row.state,
+      result: row.state === 'completed' ? row.result ?? undefined : undefined,
+      error: row.error ?? undefined,
+      finished_date: iso(row.finished_at),
+    });
+  }
+  if (!row.relayed_at) return base;
+  return withoutUndefined(await fromQueue(row, base, warnings));
+}
+
+async function fromQueue(row: JobRow, base: JobStatus, warnings: Warning[]): Promise<JobStatus> {
+  if (!(row.queue in queueNames)) return base;
+  try {
+    const queue = queues().get(row.queue as QueueName);
+    // State first, then the job: read the other way round, a job finishing in between would
+    // show as failed without its reason.
+    const state = await queue.getJobState(row.job_id);
+    const job = await queue.getJob(row.job_id);
+    // Relayed but gone from Redis: the relay's repair sweep queues it again.
+    if (!job || state === 'unknown') return base;
+    const common = { ...base, attempts: job.attemptsMade, started_date: iso(job.processedOn) };
+    if (state === 'completed') return { ...common, state: 'completed', result: job.returnvalue ?? undefined, finished_date: iso(job.finishedOn) };
+    if (state === 'failed') return { ...common, state: 'failed', error: job.failedReason, finished_date: iso(job.finishedOn) };
+    if (state === 'active') return { ...common, state: 'active', error: job.failedReason || undefined };
+    return { ...common, state: 'queued', error: job.failedReason || undefined };
+  } catch {
+    warnings.push({ warning: 'job_state_unknown', description: 'the queue cannot be reached right now; the job is shown as queued', code: 200 });
+    return base;
+  }
+}

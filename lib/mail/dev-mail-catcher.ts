@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { config } from '../../config';
+import { log } from '../log';
+import { onShutdown } from '../shutdown';
+import { startMailCatcher } from './mail-catcher';
+
+const loopback = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/**
+ * For `npm start` only (NODE_ENV development): when SMTP_URL points at this machine and nothing
+ * listens there yet, the process starts the mail catcher, so the in-transit mails of send_mit
+ * and the mails of event handlers land in tmp/mail/*.eml and are announced on the console.
+ * The mail and events workers both offer; the first binds the port, the other just says where
+ * mails go. Production and tests never start it.
+ */
+export async function offerDevMailCatcher(): Promise<void> {
+  const { env, smtpUrl } = config();
+  if (env !== 'development') return;
+  const url = new URL(smtpUrl);
+  const where = `${url.hostname}:${url.port || '25'}`;
+  if (!loopback.has(url.hostname)) return;
+  const dir = path.join(__dirname, '..', '..', 'tmp', 'mail');
+  try {
+    const catcher = await startMailCatcher({
+      host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 25), dir,
+      onMail: (m) => process.stdout.write(`kontor: mail to ${m.to}: "${m.subject}" -> ${m.file}\n`),
+    });
+    process.stdout.write(`kontor: development mail catcher on ${where}; mails are written to ${dir}\n`);
+    onShutdown('mail catcher', () => catcher.close());
+  } catch (err) {
+    if ((err as { code?: string }).code === 'EADDRINUSE') return;
+    log.warn({ err: (err as Error).message, smtp: where }, 'development mail catcher not started');
+  }
+}

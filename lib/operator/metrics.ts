@@ -1,0 +1,88 @@
+import type { NextFunction, Request, Response } from 'express';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { db } from '../db/knex';
+import { queues } from '../queue/queue.registry';
+import { QueueName, queueNames } from '../queue/queues';
+
+/** The web process's Prometheus registry: HTTP latency here; queue figures read from Redis at scrape time. */
+export const metricsRegistry = new Registry();
+
+const httpDuration = new Histogram({
+  name: 'kontor_http_request_duration_seconds',
+  help: 'API request duration by method, route and status.',
+  labelNames: ['method', 'route', 'status'],
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+const stateNames = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
+
+// Read at scrape time from Redis, so they cover every worker process, not only this one.
+new Gauge({
+  name: 'kontor_queue_jobs',
+  help: 'Jobs per queue and state (queue depth: waiting + delayed).',
+  labelNames: ['queue', 'state'],
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const name of Object.keys(queueNames) as QueueName[]) {
+      const counts = await queues().get(name).getJobCounts(...stateNames).catch(() => undefined);
+      if (!counts) continue;
+      for (const state of stateNames) this.set({ queue: name, state }, counts[state] ?? 0);
+    }
+  },
+});
+
+new Gauge({
+  name: 'kontor_job_duration_seconds',
+  help: 'Run time of the last 200 completed jobs per queue (quantiles 0.5, 0.99).',
+  labelNames: ['queue', 'quantile'],
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const name of Object.keys(queueNames) as QueueName[]) {
+      const jobs = await queues().get(name).getJobs(['completed'], 0, 199).catch(() => []);
+      const times = jobs.filter((j) => j.finishedOn && j.processedOn).map((j) => (j.finishedOn! - j.processedOn!) / 1000).sort((a, b) => a - b);
+      if (times.length === 0) continue;
+      for (const q of [0.5, 0.99]) this.set({ queue: name, quantile: String(q) }, times[Math.min(times.length - 1, Math.floor(q * times.length))]!);
+    }
+  },
+});
+
+new Gauge({
+  name: 'kontor_jobs_failed',
+  help: 'Jobs in the failed set per queue (failed after their last try).',
+  labelNames: ['queue'],
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const name of Object.keys(queueNames) as QueueName[]) {
+      const count = await queues().get(name).getFailedCount().catch(() => undefined);
+      if (count !== undefined) this.set({ queue: name }, count);
+    }
+  },
+});
+
+new Gauge({
+  name: 'kontor_outbox_pending',
+  help: 'Outbox rows not yet relayed to BullMQ (grows while Redis is away).',
+  registers: [metricsRegistry],
+  async collect() {
+    const row = await db()('outbox').whereNull('relayed_at').count<{ count: string }[]>('* as count').catch(() => undefined);
+    if (row) this.set(Number(row[0]?.count ?? 0));
+  },
+});
+
+/** Failures seen by this process's request handling (5xx answers). */
+export const httpErrors = new Counter({ name: 'kontor_http_errors_total', help: 'API answers with a 5xx status.', registers: [metricsRegistry] });
+
+/** Express middleware timing every request by its route pattern (never the raw path: ids would explode the labels). */
+export function httpMetrics(req: Request, res: Response, next: NextFunction): void {
+  const end = httpDuration.startTimer();
+  res.on('finish', () => {
+    const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+    end({ method: req.method, route: `${req.baseUrl}${route}`.replace(/^\/v\d+\.\d+/, ''), status: String(res.statusCode) });
+    if (res.statusCode >= 500) httpErrors.inc();
+  });
+  next();
+}

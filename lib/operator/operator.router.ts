@@ -1,0 +1,32 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import express from 'express';
+import { queues } from '../queue/queue.registry';
+import { QueueName, queueNames } from '../queue/queues';
+import { readiness } from './health';
+import { metricsRegistry } from './metrics';
+import { operatorAuth } from './operator-auth';
+
+/**
+ * Operator pages beside the API: liveness and readiness (open, no data), the queue dashboard
+ * and Prometheus metrics (behind the operator credentials).
+ */
+export function operatorRouter(): express.Router {
+  const router = express.Router();
+  router.get('/health/live', (_req, res) => { res.json({ status: 'ok' }); });
+  router.get('/health/ready', async (_req, res) => {
+    const state = await readiness();
+    res.status(state.ready ? 200 : 503).json(state);
+  });
+
+  router.get('/operator/metrics', operatorAuth, async (_req, res) => {
+    res.set('Content-Type', metricsRegistry.contentType).send(await metricsRegistry.metrics());
+  });
+
+  const board = new ExpressAdapter();
+  board.setBasePath('/operator/queues');
+  createBullBoard({ queues: (Object.keys(queueNames) as QueueName[]).map((name) => new BullMQAdapter(queues().get(name))), serverAdapter: board });
+  router.use('/operator/queues', operatorAuth, board.getRouter() as express.Router);
+  return router;
+}

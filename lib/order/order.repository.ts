@@ -1,0 +1,175 @@
+/**
+ * SQL of orders: the order row, its lines and history, the per-account counters. Every query is
+ * scoped by the account id; a foreign order is as absent as a missing one.
+ */
+import type { Knex } from 'knex';
+import { db } from '../db/knex';
+
+/** The order's columns as stored (numeric as strings, timestamps as Date). */
+export interface OrderRow {
+  internal_id: string;
+  account_id: number;
+  number: string;
+  id: string;
+  portal_account_id: number | null;
+  created_at: Date;
+  order_date: Date;
+  invoice_number: string | null;
+  bill_date: string | null;
+  bill_url: string | null;
+  platform: string | null;
+  infos: string | null;
+  pack_infos: string | null;
+  hidden_infos: string | null;
+  payment_method_id: string | null;
+  invoice_amount: string;
+  paid_amount: string | null;
+  currency_id: string;
+  customer_internal_id: string | null;
+  customer_number: string | null;
+  customer_username: string | null;
+  customer_email: string | null;
+  customer: Record<string, unknown>;
+  shipping_fee: string | null;
+  shipping: Record<string, unknown>;
+  is_initial_contact: boolean; initial_contact_date: Date | null;
+  is_checkout: boolean;
+  is_paid: boolean; paid_date: Date | null;
+  is_packed: boolean; packed_date: Date | null;
+  is_shipped: boolean; shipped_date: Date | null;
+  is_arrived: boolean; arrived_date: Date | null;
+  is_cancelled: boolean; cancelled_date: Date | null;
+  is_parked: boolean;
+  payment_provider_transaction_id: string | null;
+  external_order_id: string | null;
+  add_field: string[][] | null;
+  credit_main_id: string | null;
+  transaction_ids: string[];
+}
+
+/** A stored line (position = Order_line_type id). */
+export interface LineRow {
+  position: number;
+  name: string | null;
+  sku: string | null;
+  quantity: number;
+  price: string | null;
+  tax: string | null;
+  transaction_id: string | null;
+  stock_align_id: string | null;
+  stock_id: number | null;
+  stock_taken: number;
+}
+
+/** An order with its lines, history and credit notes, as read for the API. */
+export interface OrderReadRow extends OrderRow {
+  lines: LineRow[];
+  history: string[];
+  credit_sub_ids: string[];
+}
+
+/** Writable columns of sales_order. */
+export type OrderColumns = Omit<OrderRow, 'internal_id' | 'account_id' | 'number' | 'id' | 'created_at'>;
+
+const lineColumns = ['position', 'name', 'sku', 'quantity', 'price', 'tax', 'transaction_id', 'stock_align_id', 'stock_id', 'stock_taken'];
+
+const jsonColumns = ['customer', 'shipping', 'add_field'] as const;
+
+function forDb(columns: Partial<OrderColumns>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...columns };
+  for (const key of jsonColumns) if (key in out && out[key] !== null) out[key] = JSON.stringify(out[key]);
+  return out;
+}
+
+/** The parts of an order read by subqueries; a search whose select leaves them out skips them. */
+export interface OrderParts { lines: boolean; history: boolean; credit: boolean }
+
+const allParts: OrderParts = { lines: true, history: true, credit: true };
+
+/**
+ * The order with its lines, history and credit sub ids in one statement: correlated subqueries
+ * read only the rows of the orders on the page.
+ */
+export function orderReadQuery(knex: Knex | Knex.Transaction, accountId: number, parts: OrderParts = allParts): Knex.QueryBuilder {
+  return knex('sales_order').where('sales_order.account_id', accountId).select(
+    'sales_order.*',
+    knex.raw('sales_order.bill_date::text AS bill_date'),
+    knex.raw(parts.lines ? `COALESCE((SELECT json_agg(json_build_object(
+        'position', l.position, 'name', l.name, 'sku', l.sku, 'quantity', l.quantity, 'price', l.price::text,
+        'tax', l.tax::text, 'transaction_id', l.transaction_id, 'stock_align_id', l.stock_align_id,
+        'stock_id', l.stock_id, 'stock_taken', l.stock_taken) ORDER BY l.position)
+      FROM sales_order_line l WHERE l.order_internal_id = sales_order.internal_id), '[]'::json) AS lines` : "'[]'::json AS lines"),
+    knex.raw(parts.history ? `COALESCE((SELECT json_agg(h.text ORDER BY h.internal_id)
+      FROM sales_order_history h WHERE h.order_internal_id = sales_order.internal_id), '[]'::json) AS history` : "'[]'::json AS history"),
+    knex.raw(parts.credit ? `COALESCE((SELECT json_agg(c.id ORDER BY c.number) FROM sales_order c
+      WHERE c.account_id = sales_order.account_id AND c.credit_main_id = sales_order.id), '[]'::json) AS credit_sub_ids` : "'[]'::json AS credit_sub_ids"),
+  );
+}
+
+export const orderRepository = {
+  /**
+   * The next value of a per-account counter ('order', 'invoice', 'customer'). The UPSERT locks
+   * the counter row until the transaction ends, so no two transactions get the same value.
+   */
+  async nextCounter(trx: Knex.Transaction, accountId: number, kind: 'order' | 'invoice' | 'customer'): Promise<number> {
+    const result = await trx.raw(
+      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, 1)
+       ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + 1
+       RETURNING last_value`,
+      [accountId, kind],
+    );
+    return Number((result.rows as { last_value: string }[])[0]!.last_value);
+  },
+
+  async insert(trx: Knex.Transaction, accountId: number, number: number, id: string, columns: Partial<OrderColumns>): Promise<string> {
+    const [row] = await trx('sales_order').insert({ ...forDb(columns), account_id: accountId, number, id }).returning('internal_id');
+    return String((row as { internal_id: string }).internal_id);
+  },
+
+  async update(trx: Knex.Transaction, accountId: number, internalId: string, columns: Partial<OrderColumns>): Promise<void> {
+    await trx('sales_order').where({ account_id: accountId, internal_id: internalId }).update({ ...forDb(columns), updated_at: trx.fn.now() });
+  },
+
+  /** The order row locked for the rest of the transaction, or undefined. */
+  async getForUpdate(trx: Knex.Transaction, accountId: number, id: string): Promise<OrderRow | undefined> {
+    return trx('sales_order').select('*', trx.raw('bill_date::text AS bill_date')).where({ account_id: accountId, id }).forUpdate().first();
+  },
+
+  async lines(trx: Knex.Transaction, internalId: string): Promise<LineRow[]> {
+    return trx('sales_order_line').select(lineColumns).where({ order_internal_id: internalId }).orderBy('position');
+  },
+
+  async replaceLines(trx: Knex.Transaction, internalId: string, lines: LineRow[], replace: boolean): Promise<void> {
+    if (replace) await trx('sales_order_line').where({ order_internal_id: internalId }).delete();
+    if (lines.length) await trx('sales_order_line').insert(lines.map((l) => ({ ...l, order_internal_id: internalId })));
+  },
+
+  async addHistory(trx: Knex.Transaction, internalId: string, texts: string[]): Promise<void> {
+    if (texts.length) await trx('sales_order_history').insert(texts.map((text) => ({ order_internal_id: internalId, text })));
+  },
+
+  async delete(trx: Knex.Transaction, accountId: number, internalId: string): Promise<void> {
+    await trx('sales_order').where({ account_id: accountId, internal_id: internalId }).delete();
+  },
+
+  /** One order with lines and history, or undefined. */
+  async get(accountId: number, id: string): Promise<OrderReadRow | undefined> {
+    return orderReadQuery(db(), accountId).where('sales_order.id', id).first();
+  },
+
+  /** The history of an order, or undefined when the order does not exist in the account. */
+  async history(accountId: number, id: string): Promise<string[] | undefined> {
+    const order = await db()('sales_order').select('internal_id').where({ account_id: accountId, id }).first();
+    if (!order) return undefined;
+    const rows = await db()('sales_order_history').select('text').where({ order_internal_id: order.internal_id }).orderBy('internal_id');
+    return rows.map((r: { text: string }) => r.text);
+  },
+
+  async exists(trx: Knex.Transaction, accountId: number, id: string): Promise<boolean> {
+    return Boolean(await trx('sales_order').select('internal_id').where({ account_id: accountId, id }).first());
+  },
+
+  async currencyExists(trx: Knex.Transaction, id: string): Promise<boolean> {
+    return Boolean(await trx('currency').where({ id }).first());
+  },
+};

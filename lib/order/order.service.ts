@@ -1,0 +1,337 @@
+/**
+ * The rules of orders (document 1, Order status flags; document 2, Order_type): creation with a
+ * per-account order number, updates, deletion, history, the paid state, invoice numbers, the
+ * stock link of lines and the order events, each write in one transaction.
+ */
+import type { Knex } from 'knex';
+import { linkCustomer } from '../customer/customer.service';
+import { db } from '../db/knex';
+import type { Warning } from '../http/envelope';
+import { invalidField, notFound } from '../http/errors';
+import { addToOutbox } from '../queue/outbox';
+import { paymentMethodRepository } from '../reference/payment-method.repository';
+import { checkAmount, invoiceAmount, toCents } from './order-money';
+import { LineDraft, StockBatch, settleLineStock } from './order-stock.service';
+import { LineRow, OrderColumns, orderRepository, OrderRow } from './order.repository';
+import type { OrderInput, StatusFlag } from './order.type';
+
+/** Who writes: the account and the request's portal account. */
+export interface OrderCaller {
+  accountId: number;
+  portalAccountId: number | null;
+}
+
+type EventType = 'created' | 'paid' | 'packed' | 'shipped' | 'cancelled' | 'changed';
+
+/** Flags with their read-only date column (document 1). is_paid is handled with paid_amount. */
+const datedFlags: [Exclude<StatusFlag, 'is_paid'>, keyof OrderRow | null][] = [
+  ['is_initial_contact', 'initial_contact_date'],
+  ['is_checkout', null],
+  ['is_packed', 'packed_date'],
+  ['is_shipped', 'shipped_date'],
+  ['is_arrived', 'arrived_date'],
+  ['is_cancelled', 'cancelled_date'],
+  ['is_parked', null],
+];
+
+const flagEvents: Partial<Record<StatusFlag, EventType>> = { is_packed: 'packed', is_shipped: 'shipped', is_cancelled: 'cancelled' };
+
+/** <order_number>_<YYYY>_<MM> of the creation month (UTC). */
+function orderIdOf(number: number, at: Date): string {
+  return `${number}_${at.getUTCFullYear()}_${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+const today = (at: Date) => at.toISOString().slice(0, 10);
+
+function lineDrafts(input: OrderInput, prefix: string): LineDraft[] {
+  const lines = input.line ?? [];
+  const seen = new Set<number>();
+  lines.forEach((line, i) => {
+    if (seen.has(line.id)) throw invalidField(`${prefix}.line[${i}].id`, `${prefix}.line[${i}].id ${line.id} is given twice; each line needs its own position id`, 'duplicate_line_id');
+    seen.add(line.id);
+    checkAmount(line.price, `${prefix}.line[${i}].price`);
+    checkAmount(line.tax, `${prefix}.line[${i}].tax`, 6);
+  });
+  return [...lines].sort((a, b) => a.id - b.id).map((l) => ({
+    position: l.id, name: l.name ?? null, sku: l.sku ?? null, quantity: l.quantity ?? 1, price: l.price ?? null,
+    tax: l.tax ?? null, transaction_id: l.transaction_id ?? null, stock_align_id: l.stock_align_id ?? null,
+  }));
+}
+
+const transactionIds = (lines: { transaction_id: string | null }[]) => [...new Set(lines.map((l) => l.transaction_id).filter((t): t is string => Boolean(t)))];
+
+async function checkReferences(trx: Knex.Transaction, accountId: number, input: OrderInput, prefix: string): Promise<{ prepaid: boolean }> {
+  const mainId = input.credit?.main_id;
+  if (mainId && !(await orderRepository.exists(trx, accountId, mainId))) {
+    throw invalidField(`${prefix}.credit.main_id`, `${prefix}.credit.main_id ${mainId} is not an order of this account`, 'unknown_order');
+  }
+  if (input.currency_id !== undefined && !(await orderRepository.currencyExists(trx, input.currency_id))) {
+    throw invalidField(`${prefix}.currency_id`, `${prefix}.currency_id ${input.currency_id} is not a currency (see GET system/currency/)`, 'unknown_currency');
+  }
+  let prepaid = false;
+  if (input.payment_method_id !== undefined) {
+    const method = await paymentMethodRepository.get(input.payment_method_id, trx);
+    if (!method) throw invalidField(`${prefix}.payment_method_id`, `${prefix}.payment_method_id ${input.payment_method_id} is not a payment method (see GET system/payment_method/)`, 'unknown_payment_method');
+    prepaid = method.is_prepaid;
+  }
+  checkAmount(input.paid_amount, `${prefix}.paid_amount`);
+  checkAmount(input.shipping?.fee, `${prefix}.shipping.fee`);
+  if (input.paid_amount !== undefined && toCents(input.paid_amount) < 0n) {
+    throw invalidField(`${prefix}.paid_amount`, `${prefix}.paid_amount must not be negative`);
+  }
+  return { prepaid };
+}
+
+/** Fields of the input that map one to one onto columns. */
+function plainColumns(input: OrderInput, current?: OrderRow): Partial<OrderColumns> {
+  const columns: Partial<OrderColumns> = {};
+  for (const key of ['platform', 'infos', 'pack_infos', 'hidden_infos', 'payment_method_id', 'currency_id', 'payment_provider_transaction_id', 'external_order_id'] as const) {
+    if (input[key] !== undefined) columns[key] = input[key];
+  }
+  if (input.current_date !== undefined) columns.order_date = input.current_date;
+  if (input.add_field !== undefined) columns.add_field = input.add_field;
+  if (input.credit?.main_id !== undefined) columns.credit_main_id = input.credit.main_id || null;
+  if (input.shipping) {
+    const { fee, ...rest } = input.shipping;
+    if (fee !== undefined) columns.shipping_fee = fee;
+    columns.shipping = { ...(current?.shipping ?? {}), ...rest };
+  }
+  if (input.customer) {
+    const { id: _id, username, email, ...rest } = input.customer;
+    if (username !== undefined) columns.customer_username = username;
+    if (email !== undefined) columns.customer_email = email;
+    columns.customer = { ...(current?.customer ?? {}), ...rest };
+  }
+  return columns;
+}
+
+/**
+ * Status flags after this write, with their dates: a date is set when its flag becomes true and
+ * cleared when it becomes false. Combinations document 1 leaves open are decided here (see
+ * ARCHITECTURE.md): a cancelled order cannot be shipped and a shipped one cannot be cancelled;
+ * an arrived order must be shipped.
+ */
+function applyStatus(input: OrderInput, current: OrderRow | undefined, now: Date, prefix: string) {
+  const columns: Partial<OrderColumns> = {};
+  const became = new Set<StatusFlag>();
+  const next = {} as Record<Exclude<StatusFlag, 'is_paid'>, boolean>;
+  for (const [flag, dateColumn] of datedFlags) {
+    const before = current?.[flag] ?? false;
+    const after = input.status?.[flag] ?? before;
+    next[flag] = after;
+    if (after === before && current) continue;
+    columns[flag] = after;
+    if (after && !before) became.add(flag);
+    if (dateColumn) (columns as Record<string, unknown>)[dateColumn] = after ? now : null;
+  }
+  const field = (flag: StatusFlag) => `${prefix}.status.${flag}`;
+  if (next.is_shipped && next.is_cancelled) {
+    const at = became.has('is_cancelled') && !became.has('is_shipped') ? 'is_cancelled' : 'is_shipped';
+    throw invalidField(field(at), at === 'is_cancelled'
+      ? `${field(at)}: a shipped order cannot be cancelled; unset is_shipped first`
+      : `${field(at)}: a cancelled order cannot be shipped; unset is_cancelled first`, 'status_conflict');
+  }
+  if (next.is_arrived && !next.is_shipped) {
+    const at = input.status?.is_shipped === false ? 'is_shipped' : 'is_arrived';
+    throw invalidField(field(at), `${field(at)}: an arrived order must be shipped`, 'status_conflict');
+  }
+  return { columns, became, cancelled: next.is_cancelled };
+}
+
+/** A value that cannot change once set (document 1: platform; issue: payment_provider_transaction_id). */
+function checkUnchangeable(input: OrderInput, current: OrderRow, prefix: string): void {
+  for (const key of ['platform', 'payment_provider_transaction_id'] as const) {
+    const sent = input[key];
+    if (sent !== undefined && current[key] !== null && current[key] !== sent) {
+      throw invalidField(`${prefix}.${key}`, `${prefix}.${key} cannot be changed once set (it is ${current[key]})`, 'not_changeable');
+    }
+  }
+  const isPaid = input.status?.is_paid;
+  if (isPaid !== undefined && isPaid !== current.is_paid) {
+    throw invalidField(`${prefix}.status.is_paid`, `${prefix}.status.is_paid can be set only when the order is created; set paid_amount instead`, 'not_changeable');
+  }
+}
+
+async function emit(trx: Knex.Transaction, accountId: number, orderId: string, types: Iterable<EventType>): Promise<void> {
+  for (const type of types) await addToOutbox(trx, accountId, 'event.emit', { accountId, section: 'order', type, recordId: orderId });
+}
+
+/**
+ * Creates an order inside the caller's transaction; returns its order_id. With `stock`, its lines'
+ * stock changes are held back in it for the caller to apply (settleLineStock).
+ */
+export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, prefix = 'order', stock?: StockBatch): Promise<string> {
+  const { accountId } = caller;
+  const { prepaid } = await checkReferences(trx, accountId, input, prefix);
+  const drafts = lineDrafts(input, prefix);
+  const now = new Date();
+  const status = applyStatus(input, undefined, now, prefix);
+  const invoice = invoiceAmount(drafts, input.shipping?.fee ?? null, `${prefix}.line`);
+  let paidAmount = input.paid_amount ?? null;
+  let isPaid = paidAmount !== null && toCents(paidAmount) !== 0n;
+  if (paidAmount === null && (input.status?.is_paid || prepaid)) {
+    paidAmount = invoice;
+    isPaid = true;
+  }
+  // Locks in a fixed order (order counter, invoice counter, customer, stock items), as updates do.
+  const number = await orderRepository.nextCounter(trx, accountId, 'order');
+  const orderId = orderIdOf(number, now);
+  const invoiceNumber = isPaid ? String(await orderRepository.nextCounter(trx, accountId, 'invoice')) : null;
+  const currencyId = input.currency_id ?? 'EUR';
+  const customer = await linkCustomer(trx, accountId, input.customer ?? {}, currencyId);
+  const columns: Partial<OrderColumns> = {
+    ...plainColumns(input),
+    ...status.columns,
+    currency_id: currencyId,
+    portal_account_id: caller.portalAccountId,
+    invoice_amount: invoice,
+    paid_amount: paidAmount,
+    is_paid: isPaid,
+    customer_internal_id: customer.internalId,
+    customer_number: customer.number,
+  };
+  if (isPaid) {
+    columns.paid_date = now;
+    columns.invoice_number = invoiceNumber;
+    columns.bill_date = today(now);
+  }
+  const lines = await settleLineStock(trx, accountId, orderId, [], drafts, !status.cancelled, 'order', prefix, stock);
+  columns.transaction_ids = transactionIds(lines);
+  const internalId = await orderRepository.insert(trx, accountId, number, orderId, columns);
+  await orderRepository.replaceLines(trx, internalId, lines, false);
+  await orderRepository.addHistory(trx, internalId, input.history ?? []);
+
+  const events: EventType[] = ['created'];
+  if (isPaid) events.push('paid');
+  for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
+  await emit(trx, accountId, orderId, events);
+  return orderId;
+}
+
+/**
+ * Updates an order inside the caller's transaction; 404 when it is not an order of the account.
+ * `stock` as for createOrderIn.
+ */
+export async function updateOrderIn(
+  trx: Knex.Transaction, caller: OrderCaller, orderId: string, input: OrderInput, warnings: Warning[], prefix = 'order', stock?: StockBatch,
+): Promise<void> {
+  const { accountId } = caller;
+  const current = await orderRepository.getForUpdate(trx, accountId, orderId);
+  if (!current) throw notFound(`order ${orderId}`, 'order_id');
+  checkUnchangeable(input, current, prefix);
+  const { prepaid } = await checkReferences(trx, accountId, input, prefix);
+  if (input.history !== undefined) {
+    warnings.push({
+      warning: 'read_only_field', code: 200, field: `${prefix}.history`,
+      description: `${prefix}.history is written only when the order is created and was ignored; append entries with POST order/${orderId}/history/`,
+    });
+  }
+  const now = new Date();
+  const status = applyStatus(input, current, now, prefix);
+  const columns: Partial<OrderColumns> = { ...plainColumns(input, current), ...status.columns };
+
+  const before = await orderRepository.lines(trx, current.internal_id);
+  const drafts = input.line !== undefined ? lineDrafts(input, prefix) : before;
+  const invoice = invoiceAmount(drafts, columns.shipping_fee !== undefined ? columns.shipping_fee : current.shipping_fee, `${prefix}.line`);
+  columns.invoice_amount = invoice;
+
+  let isPaid = current.is_paid;
+  if (input.paid_amount !== undefined) {
+    columns.paid_amount = input.paid_amount;
+    isPaid = toCents(input.paid_amount) !== 0n;
+  } else if (prepaid && !current.is_paid && input.payment_method_id !== current.payment_method_id) {
+    columns.paid_amount = invoice;
+    isPaid = true;
+  }
+  const becamePaid = isPaid && !current.is_paid;
+  if (isPaid !== current.is_paid) {
+    columns.is_paid = isPaid;
+    columns.paid_date = isPaid ? now : null;
+  }
+  // Locks in the order creates take them too (counters, customer, stock), so writes never deadlock each other.
+  if (becamePaid && current.invoice_number === null) {
+    columns.invoice_number = String(await orderRepository.nextCounter(trx, accountId, 'invoice'));
+    columns.bill_date = today(now);
+  }
+
+  if (input.customer) {
+    const changesCustomer = input.customer.id !== undefined && input.customer.id !== current.customer_number;
+    const customer = await linkCustomer(trx, accountId,
+      changesCustomer ? input.customer : { ...input.customer, ...(current.customer_number !== null ? { id: current.customer_number } : {}) },
+      columns.currency_id ?? current.currency_id);
+    columns.customer_internal_id = customer.internalId;
+    columns.customer_number = customer.number;
+  }
+
+  const linesChange = input.line !== undefined || status.cancelled !== current.is_cancelled;
+  let lines: LineRow[] = before;
+  if (linesChange) {
+    const title = status.cancelled !== current.is_cancelled ? (status.cancelled ? 'order cancelled' : 'order cancellation undone') : 'order changed';
+    lines = await settleLineStock(trx, accountId, orderId, before, drafts, !status.cancelled, title, prefix, stock);
+    columns.transaction_ids = transactionIds(lines);
+  }
+
+  await orderRepository.update(trx, accountId, current.internal_id, columns);
+  if (linesChange) await orderRepository.replaceLines(trx, current.internal_id, lines, true);
+
+  const events: EventType[] = [];
+  if (becamePaid) events.push('paid');
+  for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
+  events.push('changed');
+  await emit(trx, accountId, orderId, events);
+}
+
+/**
+ * Runs work in a transaction, again (up to 3 times) when PostgreSQL chose it as a deadlock or
+ * serialization victim: the work left no trace, and a client should not get a 500 for a race.
+ */
+async function inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db().transaction(work);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw err;
+    }
+  }
+}
+
+/** POST order/: one order in one transaction. */
+export function createOrder(caller: OrderCaller, input: OrderInput): Promise<string> {
+  return inTransaction((trx) => createOrderIn(trx, caller, input));
+}
+
+/** POST order/{order_id}/: one update in one transaction. */
+export function updateOrder(caller: OrderCaller, orderId: string, input: OrderInput, warnings: Warning[]): Promise<void> {
+  // A retry must not repeat the warnings of the failed attempt.
+  return inTransaction(async (trx) => {
+    const attempt: Warning[] = [];
+    await updateOrderIn(trx, caller, orderId, input, attempt);
+    warnings.push(...attempt);
+  });
+}
+
+/**
+ * DELETE order/{order_id}/: the lines' stock goes back unless the order was shipped (the goods
+ * are gone); a cancelled order holds none any more.
+ */
+export function deleteOrder(accountId: number, orderId: string): Promise<void> {
+  return inTransaction(async (trx) => {
+    const current = await orderRepository.getForUpdate(trx, accountId, orderId);
+    if (!current) throw notFound(`order ${orderId}`, 'order_id');
+    if (!current.is_shipped) {
+      const before = await orderRepository.lines(trx, current.internal_id);
+      await settleLineStock(trx, accountId, orderId, before, [], false, 'order deleted', 'order');
+    }
+    await orderRepository.delete(trx, accountId, current.internal_id);
+  });
+}
+
+/** POST order/{order_id}/history/: appends one entry. */
+export function appendHistory(accountId: number, orderId: string, text: string): Promise<void> {
+  return db().transaction(async (trx) => {
+    const current = await orderRepository.getForUpdate(trx, accountId, orderId);
+    if (!current) throw notFound(`order ${orderId}`, 'order_id');
+    await orderRepository.addHistory(trx, current.internal_id, [text]);
+  });
+}

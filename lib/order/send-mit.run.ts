@@ -1,0 +1,141 @@
+import { UnrecoverableError } from 'bullmq';
+import { db } from '../db/knex';
+import type { Warning } from '../http/envelope';
+import { ApiError } from '../http/errors';
+import { sendMail } from '../mail/mailer';
+import { adapterFor } from '../portals/portal.registry';
+import { portalTargetRepository } from '../portals/portal-target.repository';
+import type { PortalTarget } from '../portals/portal.types';
+import type { JobPayloads } from '../queue/jobs';
+import { portalIds, PortalId } from '../reference/portals';
+import { orderRepository, OrderRow } from './order.repository';
+import { updateOrderIn } from './order.service';
+import { inTransitMail } from './send-mit.mail';
+import { rateAuctionBuyer } from './send-mit.rating';
+
+type PlatformStatus = 'ok' | 'partially_ok' | 'error';
+
+/** What a send_mit job has done so far (saved in the job, so a retry redoes only what is left). */
+export interface SendMitProgress {
+  parts?: { code: string | null; ok: boolean; error?: string }[];
+  platformStatus?: PlatformStatus | null;
+  orderUpdated?: boolean;
+  rating?: { ok: boolean; detail: string } | null;
+  mail?: { sent: boolean; to?: string; message_id?: string; error?: string };
+}
+
+export interface SendMitContext {
+  jobId: string;
+  /** This try is the job's last: a retryable failure is then recorded instead of thrown. */
+  lastAttempt: boolean;
+  save(progress: SendMitProgress): Promise<void>;
+}
+
+const mailAddress = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
+const isPermanent = (err: unknown) => err instanceof UnrecoverableError || (err as Error).name === 'UnrecoverableError';
+
+async function targetOf(accountId: number, order: OrderRow): Promise<PortalTarget | undefined> {
+  return order.portal_account_id === null ? undefined : portalTargetRepository.target(db(), accountId, order.portal_account_id);
+}
+
+/** Reports the shipment to the order's portal, one call per tracking code; ok, partially_ok or error. */
+async function reportToPortal(run: JobPayloads['order.send_mit'], order: OrderRow, portal: PortalId, progress: SendMitProgress, ctx: SendMitContext): Promise<PlatformStatus> {
+  const target = await targetOf(run.accountId, order);
+  const codes: (string | null)[] = run.sendMit.code.length ? run.sendMit.code : [null];
+  const parts = progress.parts ?? [];
+  for (let i = parts.length; i < codes.length; i++) {
+    const code = codes[i]!;
+    if (!target) { parts.push({ code, ok: false, error: 'the order has no portal account' }); continue; }
+    try {
+      await adapterFor(portal).markShipped(target, {
+        orderId: order.id,
+        ...(order.transaction_ids[0] ? { transactionId: order.transaction_ids[0] } : {}),
+        ...(run.sendMit.deliverer ? { carrier: run.sendMit.deliverer } : {}),
+        ...(code ? { trackingCode: code } : {}),
+      }, `${ctx.jobId}-ship-${i}`);
+      parts.push({ code, ok: true });
+    } catch (err) {
+      if (!isPermanent(err) && !ctx.lastAttempt) {
+        await ctx.save({ ...progress, parts });
+        throw err;
+      }
+      parts.push({ code, ok: false, error: (err as Error).message });
+    }
+  }
+  progress.parts = parts;
+  const ok = parts.filter((p) => p.ok).length;
+  return ok === parts.length ? 'ok' : ok === 0 ? 'error' : 'partially_ok';
+}
+
+/** Marks the order shipped with the shipment's data and writes the history entry, in one transaction. */
+async function markOrderShipped(run: JobPayloads['order.send_mit'], status: PlatformStatus | null): Promise<void> {
+  const { deliverer, code, date } = run.sendMit;
+  const warnings: Warning[] = [];
+  const entry = `send_mit ${date}: shipped${deliverer ? ` with ${deliverer}` : ''}${code.length ? ` (${code.join(', ')})` : ''}; portal report: ${status ?? 'none (no portal)'}`;
+  try {
+    await db().transaction(async (trx) => {
+      await updateOrderIn(trx, { accountId: run.accountId, portalAccountId: null }, run.orderId, {
+        status: { is_shipped: true },
+        shipping: { date, ...(deliverer ? { deliverer } : {}), ...(code.length ? { code: code.join(' ') } : {}), ...(status ? { platform_status: status } : {}) },
+      }, warnings);
+      const current = await orderRepository.getForUpdate(trx, run.accountId, run.orderId);
+      await orderRepository.addHistory(trx, current!.internal_id, [entry]);
+    });
+  } catch (err) {
+    if (err instanceof ApiError) throw new UnrecoverableError(`send_mit: the order refused the update: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * order.send_mit: reports the shipment to the order's portal through its adapter, marks the
+ * order shipped (date, carrier, codes, platform_status, history), rates the buyer on auction_a,
+ * and sends the in-transit mail when asked. A portal that refuses gives platform_status error;
+ * the order is still marked shipped and the mail still follows the request.
+ */
+export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMitContext): Promise<Record<string, unknown>> {
+  const progress: SendMitProgress = { ...(run.progress as SendMitProgress | undefined) };
+  const order = await orderRepository.get(run.accountId, run.orderId);
+  if (!order) throw new UnrecoverableError(`order ${run.orderId} no longer exists`);
+  const portal = order.platform && (portalIds as readonly string[]).includes(order.platform) ? order.platform as PortalId : null;
+
+  if (progress.platformStatus === undefined) {
+    progress.platformStatus = portal ? await reportToPortal(run, order, portal, progress, ctx) : null;
+    await ctx.save(progress);
+  }
+  if (!progress.orderUpdated) {
+    await markOrderShipped(run, progress.platformStatus);
+    progress.orderUpdated = true;
+    await ctx.save(progress);
+  }
+  if (portal === 'auction_a' && progress.platformStatus !== 'error' && progress.rating === undefined) {
+    const target = await targetOf(run.accountId, order);
+    progress.rating = target ? await rateAuctionBuyer(target, order.id, `${ctx.jobId}-rating`) : { ok: false, detail: 'no portal account' };
+    await ctx.save(progress);
+  }
+  if (run.sendMit.isMail && !progress.mail) {
+    const to = order.customer_email ?? '';
+    if (!mailAddress.test(to)) {
+      progress.mail = { sent: false, error: 'the order has no valid customer.email' };
+    } else {
+      const mail = inTransitMail(order, run.sendMit.deliverer, run.sendMit.code, run.sendMit.date, run.sendMit.mailText);
+      try {
+        const sent = await sendMail({ to, ...mail });
+        progress.mail = { sent: true, to, message_id: sent.messageId };
+      } catch (err) {
+        if (!ctx.lastAttempt) throw err;
+        progress.mail = { sent: false, to, error: (err as Error).message };
+      }
+    }
+    await ctx.save(progress);
+  }
+  return {
+    order_id: order.id,
+    platform: order.platform,
+    platform_status: progress.platformStatus,
+    shipment: progress.parts ?? [],
+    is_shipped: true,
+    ...(portal === 'auction_a' ? { rating: progress.rating ?? null } : {}),
+    mail: progress.mail ?? { sent: false },
+  };
+}

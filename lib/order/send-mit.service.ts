@@ -1,0 +1,29 @@
+import { db } from '../db/knex';
+import { notFound } from '../http/errors';
+import { addToOutbox } from '../queue/outbox';
+import { orderRepository } from './order.repository';
+import type { SendMitInput } from './send-mit.type';
+
+/**
+ * POST order/{order_id}/send_mit/: checks the order exists in the account and queues the
+ * order.send_mit job in the same transaction; answers its job id (202). Defaults are resolved
+ * here, so the job does what the request said even if the order changes meanwhile.
+ */
+export async function requestSendMit(accountId: number, orderId: string, input: SendMitInput): Promise<string> {
+  return db().transaction(async (trx) => {
+    const order = await orderRepository.getForUpdate(trx, accountId, orderId);
+    if (!order) throw notFound(`order ${orderId}`, 'order_id');
+    const shipping = order.shipping as { deliverer?: unknown; code?: unknown };
+    const codes = input.code ?? (typeof shipping.code === 'string' ? shipping.code.split(/[\s,;]+/).filter(Boolean) : []);
+    return addToOutbox(trx, accountId, 'order.send_mit', {
+      accountId, orderId,
+      sendMit: {
+        deliverer: input.deliverer || (typeof shipping.deliverer === 'string' && shipping.deliverer) || null,
+        code: codes,
+        date: input.date ?? new Date().toISOString().slice(0, 10),
+        isMail: input.is_mail,
+        mailText: input.mail_text,
+      },
+    });
+  });
+}

@@ -1,0 +1,30 @@
+import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
+import type { ListingItem } from './portal.types';
+
+const durations = ['1', '3', '5', '7', '10', '30', 'GTC'];
+
+/** The first auction portal (Stock_auction_a_type); OAuth2 with the portal account's client credentials. */
+export class AuctionAAdapter extends HttpPortalAdapter {
+  readonly portal = 'auction_a' as const;
+  protected override readonly oauth = true;
+
+  protected mapListing(item: ListingItem): Record<string, unknown> {
+    const g = item.group;
+    return {
+      title: str(g, 'name', item.name), subtitle: str(g, 'subtitle'), listing_type: str(g, 'type_id', '9'),
+      duration: str(g, 'duration', 'GTC'), quantity: typeof g.quantity === 'number' ? g.quantity : item.quantityAvailable,
+      start_price: str(g, 'start_price'), price: str(g, 'price', item.price), description: str(g, 'description'),
+      category_id: str(g, 'category_1_id'), site_id: str(g, 'site_id', '77'), sku: str(g, 'sku', item.sku),
+      ean: item.ean, pictures: pictures(g),
+    };
+  }
+
+  protected override checkLimits(p: Record<string, unknown>): void {
+    if (!p.title) throw portalInputError(this.portal, 'a title (name) is required');
+    if (String(p.title).length > 80) throw portalInputError(this.portal, 'the title is longer than 80 characters');
+    if (p.subtitle && String(p.subtitle).length > 80) throw portalInputError(this.portal, 'the subtitle is longer than 80 characters');
+    if (!durations.includes(String(p.duration))) throw portalInputError(this.portal, `duration must be one of ${durations.join(', ')}`);
+    if ((p.pictures as string[]).length > 12) throw portalInputError(this.portal, 'at most 12 pictures');
+    if (!p.price && !p.start_price) throw portalInputError(this.portal, 'a price is required');
+  }
+}

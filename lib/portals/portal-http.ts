@@ -1,0 +1,140 @@
+import { UnrecoverableError } from 'bullmq';
+import { ClientCredentials, AccessToken } from 'simple-oauth2';
+import { config } from '../../config';
+import type { ListingItem, PortalAdapter, PortalId, PortalTarget, Shipment } from './portal.types';
+
+/** A portal call worth retrying (429, 5xx, timeout, network); retryAfterMs from Retry-After. */
+export class PortalRetryableError extends Error {
+  override name = 'PortalRetryableError';
+  constructor(message: string, readonly retryAfterMs?: number) { super(message); }
+}
+
+/** Data a portal would refuse (its own limits), found before sending: fails the job at once. */
+export function portalInputError(portal: PortalId, message: string): UnrecoverableError {
+  return new UnrecoverableError(`${portal}: ${message}`);
+}
+
+/** Retry-After as seconds or an HTTP date, in ms. */
+export function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+(\.\d+)?$/.test(header.trim())) return Math.round(Number(header) * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+const tokens = new Map<string, AccessToken>();
+
+/**
+ * The common HTTP behaviour of every adapter: JSON over HTTP to the portal account's base URL,
+ * an Idempotency-Key on every call, OAuth2 client credentials where the portal needs them,
+ * a timeout, and the mapping of answers to retryable and permanent failures. A portal adapter
+ * supplies its payload mapping and its own limits.
+ */
+export abstract class HttpPortalAdapter implements PortalAdapter {
+  abstract readonly portal: PortalId;
+  /** Portals whose API takes an OAuth2 bearer token (client credentials of the portal account). */
+  protected readonly oauth: boolean = false;
+
+  /** The portal's listing payload from the item's field group. */
+  protected abstract mapListing(item: ListingItem): Record<string, unknown>;
+
+  /** Throws portalInputError when the payload breaks the portal's own limits. */
+  protected checkLimits(_payload: Record<string, unknown>): void { /* no limits beyond the mapping */ }
+
+  /** The quantity payload (some portals cap it or end the offer at 0). */
+  protected quantityPayload(quantity: number): Record<string, unknown> {
+    return { quantity };
+  }
+
+  async list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }> {
+    const payload = this.mapListing(item);
+    this.checkLimits(payload);
+    const answer = await this.call(target, 'POST', `/${this.portal}/offers`, { ...payload, reference: String(item.stockId) }, key);
+    return { portalItemId: String(answer.item_id ?? item.stockId) };
+  }
+
+  async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void> {
+    const payload = this.mapListing(item);
+    this.checkLimits(payload);
+    await this.call(target, 'PUT', `/${this.portal}/offers/${encodeURIComponent(portalItemId)}`, { ...payload, reference: String(item.stockId), revise: values }, key);
+  }
+
+  async end(target: PortalTarget, stockId: number, portalItemId: string | null, key: string): Promise<void> {
+    await this.call(target, 'DELETE', `/${this.portal}/offers/${encodeURIComponent(portalItemId ?? String(stockId))}`, undefined, key);
+  }
+
+  async setQuantity(target: PortalTarget, stockId: number, quantity: number, key: string): Promise<void> {
+    await this.call(target, 'PUT', `/${this.portal}/offers/${stockId}/quantity`, this.quantityPayload(quantity), key);
+  }
+
+  async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {
+    await this.call(target, 'POST', `/${this.portal}/orders/${encodeURIComponent(shipment.orderId)}/shipment`, {
+      transaction_id: shipment.transactionId, carrier: shipment.carrier, tracking_code: shipment.trackingCode,
+    }, key);
+  }
+
+  /** One call; answers 2xx with the parsed JSON body. */
+  protected async call(target: PortalTarget, method: string, path: string, body: unknown, key: string): Promise<Record<string, unknown>> {
+    const headers: Record<string, string> = { 'Idempotency-Key': key, Accept: 'application/json', 'X-Portal-Account': String(target.portalAccountId) };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const bearer = await this.bearer(target);
+    if (bearer) headers.Authorization = `Bearer ${bearer}`;
+    let res: Response;
+    try {
+      res = await fetch(new URL(path, target.baseUrl), {
+        method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(config().portalTimeoutMs),
+      });
+    } catch (err) {
+      throw new PortalRetryableError(`${this.portal}: ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
+    }
+    const text = await res.text().catch(() => '');
+    let parsed: Record<string, unknown> = {};
+    try { parsed = text ? JSON.parse(text) as Record<string, unknown> : {}; } catch { /* not JSON */ }
+    if (res.ok) return parsed;
+    const message = typeof parsed.message === 'string' ? parsed.message : text.slice(0, 300) || res.statusText;
+    if (res.status === 429 || res.status >= 500 || res.status === 408) {
+      throw new PortalRetryableError(`${this.portal} answered ${res.status}: ${message}`, retryAfterMs(res.headers.get('retry-after')));
+    }
+    if (res.status === 401) tokens.delete(this.tokenKey(target));
+    throw new UnrecoverableError(`${this.portal} answered ${res.status}: ${message}`);
+  }
+
+  private tokenKey(target: PortalTarget): string {
+    return `${this.portal}:${target.portalAccountId}`;
+  }
+
+  /** An OAuth2 access token for portals that need one and accounts that have client credentials. */
+  private async bearer(target: PortalTarget): Promise<string | undefined> {
+    const { client_id: id, client_secret: secret } = target.credentials as { client_id?: unknown; client_secret?: unknown };
+    if (!this.oauth || typeof id !== 'string' || typeof secret !== 'string') return undefined;
+    const cached = tokens.get(this.tokenKey(target));
+    if (cached && !cached.expired(30)) return String(cached.token.access_token);
+    const client = new ClientCredentials({
+      client: { id, secret },
+      auth: { tokenHost: target.baseUrl, tokenPath: `/${this.portal}/oauth/token` },
+    });
+    try {
+      const token = await client.getToken({});
+      tokens.set(this.tokenKey(target), token);
+      return String(token.token.access_token);
+    } catch (err) {
+      const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
+      if (status && status >= 400 && status < 500) throw new UnrecoverableError(`${this.portal}: OAuth2 token refused (${status}); check the portal account's credentials`);
+      throw new PortalRetryableError(`${this.portal}: OAuth2 token request failed`);
+    }
+  }
+}
+
+/** Helpers for mappings: a string field of the group, or a fallback. */
+export function str(group: Record<string, unknown>, key: string, fallback: string | null = null): string | null {
+  const value = group[key];
+  return typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : fallback;
+}
+
+/** The pictures of a group: picture[] or picture.url[]. */
+export function pictures(group: Record<string, unknown>): string[] {
+  const picture = group.picture;
+  if (Array.isArray(picture)) return picture.filter((p): p is string => typeof p === 'string');
+  const urls = (picture as { url?: unknown } | undefined)?.url;
+  return Array.isArray(urls) ? urls.filter((p): p is string => typeof p === 'string') : [];
+}

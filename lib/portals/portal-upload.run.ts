@@ -1,0 +1,45 @@
+import { UnrecoverableError } from 'bullmq';
+import { ciaRepository } from '../cia/cia.repository';
+import { db } from '../db/knex';
+import { queues } from '../queue/queue.registry';
+import type { PortalUploadJob } from '../queue/jobs';
+import { adapterFor } from './portal.registry';
+import type { PortalId } from './portal.types';
+import { waitForPortalSlot } from './portal-rate-limit';
+import { portalTargetRepository } from './portal-target.repository';
+
+/**
+ * Runs one part of a portal upload in the worker: list (returns the portal's item id), revise
+ * the named values of a live offer, or end it. The job id is the idempotency key, so a retry
+ * after a lost answer has the effect of one call.
+ */
+export async function runPortalUpload(job: PortalUploadJob, jobId: string): Promise<Record<string, unknown>> {
+  const portal = job.portal as PortalId;
+  const adapter = adapterFor(portal);
+  const knex = db();
+  const listerId = job.listerId ?? '';
+  const target = await portalTargetRepository.target(knex, job.accountId, job.portalAccountId);
+  if (!target) throw new UnrecoverableError(`portal account ${job.portalAccountId} no longer exists`);
+  await waitForPortalSlot(portal, job.portalAccountId);
+  if (job.action === 'delete') {
+    const listing = await portalTargetRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
+    await adapter.end(target, job.stockId, job.liveId ?? listing?.portal_item_id ?? null, jobId);
+    await portalTargetRepository.saveListing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId, null, 'ended');
+    return { action: 'delete', portal };
+  }
+  const item = await portalTargetRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
+  if (!item) throw new UnrecoverableError(`stock item ${job.stockId} no longer exists`);
+  if (job.action === 'revise') {
+    const listing = await portalTargetRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
+    const portalItemId = job.liveId ?? listing?.portal_item_id;
+    if (!portalItemId) throw new UnrecoverableError(`${portal}: item ${job.stockId} has no live offer to revise`);
+    await adapter.revise(target, item, portalItemId, job.reviseValues ?? [], jobId);
+    return { action: 'revise', portal, portal_item_id: portalItemId };
+  }
+  const { portalItemId } = await adapter.list(target, item, jobId);
+  await portalTargetRepository.saveListing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId, portalItemId, 'listed');
+  // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
+  await ciaRepository.forgetAck(knex, job.accountId, job.stockId, portal, job.portalAccountId);
+  await queues().add('cia.adjust', { accountId: job.accountId, stockId: job.stockId, reason: 'portal listed' }, `cia-listed-${jobId}`);
+  return { action: 'list', portal, portal_item_id: portalItemId };
+}

@@ -1,0 +1,100 @@
+import type { Knex } from 'knex';
+import { db } from '../db/knex';
+import { resolvePathStockId } from '../stock/stock.service';
+import { ApiError } from '../http/errors';
+import type { Caller } from '../http/endpoint';
+import { addToOutbox } from '../queue/outbox';
+import type { PortalUploadJob } from '../queue/jobs';
+import { portalTargetRepository } from './portal-target.repository';
+import { PortalUploadInput, PortalUploadPart, uploadActions } from './portal-upload.type';
+
+/** One part of the 207 answer (Multistatus_type). */
+export interface UploadPartResult {
+  path: string;
+  code: number;
+  job_id?: string;
+  error?: { error: string; description: string; code: number }[];
+}
+
+const refused = (path: string, code: number, error: string, description: string): UploadPartResult =>
+  ({ path, code, error: [{ error, description, code }] });
+
+/** POST stock/{stock_id}/portal_upload/: all parts planned in one transaction. */
+export async function portalUpload(caller: Caller, stockRef: string, upload: PortalUploadInput): Promise<UploadPartResult[]> {
+  return db().transaction(async (trx) => planPortalUpload(trx, caller, await resolvePathStockId(caller.accountId, stockRef, trx), upload));
+}
+
+/**
+ * Plans a portal upload in the request's transaction: one portal.upload job (outbox row) per
+ * accepted part, a 4xx per refused part (unknown portal account, action the portal does not
+ * take, unknown lister or live listing). The item id is already resolved.
+ */
+export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, stockId: number, upload: PortalUploadInput): Promise<UploadPartResult[]> {
+  const results: UploadPartResult[] = [];
+  for (const portal of Object.keys(uploadActions) as (keyof PortalUploadInput)[]) {
+    const parts = upload[portal] ?? [];
+    for (const [index, part] of parts.entries()) {
+      const path = `portal_upload.${portal}[${index}]`;
+      try {
+        const job = await planPart(trx, caller, stockId, portal, part);
+        results.push({ path, code: 202, job_id: await addToOutbox(trx, caller.accountId, 'portal.upload', job) });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        results.push(refused(path, err.status, err.id, err.message));
+      }
+    }
+  }
+  return results;
+}
+
+async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, portal: keyof PortalUploadInput, part: PortalUploadPart): Promise<PortalUploadJob> {
+  if (!uploadActions[portal].includes(part.action)) {
+    throw new ApiError(400, 'unsupported_action', `${portal} takes ${uploadActions[portal].join(' or ')}, not ${part.action}`);
+  }
+  const portalAccountId = await portalAccountOf(trx, caller, part.portal_account_id);
+  const job: PortalUploadJob = { accountId: caller.accountId, stockId, portal, portalAccountId, action: part.action };
+  if (portal !== 'auction_a') return job;
+  const listerId = await listerOf(trx, caller.accountId, stockId, part.lister_id);
+  if (listerId !== undefined) job.listerId = listerId;
+  if (part.start) job.start = part.start;
+  if (part.action === 'revise') {
+    job.reviseValues = part.revise_values ?? [];
+    job.liveId = await liveIdOf(trx, caller.accountId, stockId, portalAccountId, listerId ?? '', part.auction_a_live_id);
+  }
+  return job;
+}
+
+async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: PortalUploadPart['portal_account_id']): Promise<number> {
+  const rows = await trx('portal_account').select('id', 'is_default').where({ account_id: caller.accountId }) as { id: number; is_default: boolean }[];
+  const id = ref === undefined ? caller.portalAccountId : ref === 'default' ? rows.find((r) => r.is_default)?.id : ref;
+  if (id === null || id === undefined || !rows.some((r) => r.id === id)) {
+    throw new ApiError(404, 'unknown_portal_account', `portal account ${String(ref ?? 'default')} does not exist`);
+  }
+  return id;
+}
+
+/** The lister of the item's auction_a[] entries: the one named, or the only one. */
+async function listerOf(trx: Knex.Transaction, accountId: number, stockId: number, named: string | undefined): Promise<string | undefined> {
+  const ids = await portalTargetRepository.listerIds(trx, accountId, stockId, 'auction_a');
+  if (named !== undefined && named !== '0') {
+    if (!ids.includes(named)) throw new ApiError(404, 'unknown_lister', `lister ${named} is not a lister of this item`);
+    return named;
+  }
+  if (named === undefined && ids.length > 1) throw new ApiError(300, 'ambiguous_lister', 'the item has several auction_a listers; name one with lister_id');
+  return ids[0];
+}
+
+/** The portal item id a revise addresses: AUCTIONA_<id>, a live-listing id, or the item's listing. */
+async function liveIdOf(trx: Knex.Transaction, accountId: number, stockId: number, portalAccountId: number, listerId: string, live: string | undefined): Promise<string> {
+  if (live !== undefined) {
+    const portalItemId = live.toUpperCase().startsWith('AUCTIONA_') ? live.slice('AUCTIONA_'.length) : undefined;
+    const row = portalItemId !== undefined
+      ? await portalTargetRepository.listingByPortalItemId(trx, accountId, portalItemId)
+      : await portalTargetRepository.listingById(trx, accountId, live);
+    if (!row || row.stock_id !== stockId || !row.portal_item_id) throw new ApiError(404, 'unknown_live_listing', `live listing ${live} does not exist for this item`);
+    return row.portal_item_id;
+  }
+  const listing = await portalTargetRepository.listing(trx, accountId, stockId, 'auction_a', portalAccountId, listerId);
+  if (!listing?.portal_item_id || listing.status !== 'listed') throw new ApiError(404, 'no_live_listing', 'the item has no live auction_a listing to revise');
+  return listing.portal_item_id;
+}

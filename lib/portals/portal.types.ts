@@ -1,0 +1,49 @@
+import type { PortalId } from '../reference/portals';
+
+export type { PortalId };
+
+/** Where and as whom an adapter calls: from the portal account (sandbox URL when it has none). */
+export interface PortalTarget {
+  portalAccountId: number;
+  baseUrl: string;
+  /** The portal account's credentials (client_id/client_secret for OAuth2 portals, or api_key). */
+  credentials: Record<string, unknown>;
+}
+
+/** A stock item as an adapter maps it: master data and the item's field group for this portal. */
+export interface ListingItem {
+  stockId: number;
+  name: string;
+  sku: string | null;
+  ean: string | null;
+  price: string | null;
+  quantityAvailable: number;
+  /** The portal field group (for lister groups: the entry of the lister in question), {} when none. */
+  group: Record<string, unknown>;
+}
+
+export interface Shipment {
+  orderId: string;
+  transactionId?: string;
+  carrier?: string;
+  trackingCode?: string;
+}
+
+/**
+ * One portal behind one interface. Every call carries an idempotency key: the same key sent
+ * twice has the effect of one call. Errors: PortalRetryableError (429, 5xx, network) is
+ * retried with backoff; UnrecoverableError (4xx, data the portal refuses) fails the job.
+ */
+export interface PortalAdapter {
+  readonly portal: PortalId;
+  /** Lists (or updates) an offer; returns the portal's item id. */
+  list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }>;
+  /** Revises the named fields of a live offer (document 2, revise_values; all when empty). */
+  revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void>;
+  /** Ends an offer. */
+  end(target: PortalTarget, stockId: number, portalItemId: string | null, key: string): Promise<void>;
+  /** Sets the quantity the portal offers for an item (CIA). */
+  setQuantity(target: PortalTarget, stockId: number, quantity: number, key: string): Promise<void>;
+  /** Reports an order as shipped (send_mit). */
+  markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void>;
+}

@@ -1,0 +1,40 @@
+import type { JobsOptions } from 'bullmq';
+import { config } from '../../config';
+import type { JobName } from './jobs';
+
+/** Backoff type of portal calls: honours a portal's Retry-After, else exponential (see worker.ts). */
+export const portalBackoff = 'portal';
+
+/**
+ * BullMQ options of a job by name: tries and exponential backoff from config. Completed jobs
+ * stay an hour in Redis (long enough for an id to refuse a second add after a relay crash;
+ * the result outlives them in the outbox row), failed ones the retention time, for operators.
+ */
+export function jobOptions(name: JobName): JobsOptions {
+  const c = config();
+  const base: JobsOptions = {
+    attempts: c.jobAttempts,
+    backoff: { type: 'exponential', delay: c.jobBackoffMs, jitter: 0.2 },
+    removeOnComplete: { age: Math.min(3600, c.jobRetentionSeconds) },
+    removeOnFail: { age: c.jobRetentionSeconds },
+  };
+  switch (name) {
+    case 'portal.set_quantity':
+    case 'portal.upload':
+      return { ...base, backoff: { type: portalBackoff, delay: c.jobBackoffMs } };
+    case 'cia.reconcile':
+    case 'outbox.cleanup':
+      // A missed tick is caught up by the next one.
+      return { ...base, attempts: 2 };
+    default:
+      return base;
+  }
+}
+
+/** Delay before retry n (1-based) of a job with the portal backoff: Retry-After when given. */
+export function portalRetryDelay(attemptsMade: number, err: Error | undefined): number {
+  const retryAfterMs = (err as { retryAfterMs?: number } | undefined)?.retryAfterMs;
+  if (typeof retryAfterMs === 'number' && retryAfterMs >= 0) return Math.min(retryAfterMs, 10 * 60 * 1000);
+  const base = config().jobBackoffMs * 2 ** Math.max(0, attemptsMade - 1);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}

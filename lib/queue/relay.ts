@@ -1,0 +1,196 @@
+import type { Knex } from 'knex';
+import { Client } from 'pg';
+import { config } from '../../config';
+import { db } from '../db/knex';
+import { log } from '../log';
+import type { JobName } from './jobs';
+import { jobOptions } from './job-options';
+import { outboxChannel } from './outbox';
+import { outboxRepository, OutboxRow } from './outbox.repository';
+import { QueueRegistry, queues as sharedQueues } from './queue.registry';
+import { QueueName, queueNames } from './queues';
+
+export interface RelayOptions {
+  knex?: Knex;
+  queues?: QueueRegistry;
+  /** Rows per transaction (default from config). */
+  batch?: number;
+  /** Safety-net poll in ms (default from config). */
+  pollMs?: number;
+  /** How often the repair sweep runs, in ms (default 30 s); 0 disables it. */
+  repairEveryMs?: number;
+  /** A relayed row whose job is still missing from Redis after this many seconds is relayed again. */
+  repairAfterSeconds?: number;
+}
+
+/**
+ * Moves outbox rows to BullMQ. Wakes on NOTIFY (sent by addToOutbox, delivered at commit), with
+ * a slow poll as a safety net. Rows are taken with FOR UPDATE SKIP LOCKED, so a relay in every
+ * worker process is safe; the BullMQ job id is the row's job_id, so a crash between the add and
+ * the commit re-adds an id BullMQ already has, which it ignores. The transaction holds one pool
+ * connection and asks for no other. While Redis is away the rows stay pending and the relay
+ * retries with backoff; a repair sweep re-adds jobs a Redis restart without persistence lost.
+ */
+export class OutboxRelay {
+  private readonly knex: Knex;
+  private readonly queues: QueueRegistry;
+  private readonly batch: number;
+  private readonly pollMs: number;
+  private readonly repairEveryMs: number;
+  private readonly repairAfterSeconds: number;
+  private listener: Client | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  /** Rows moved since start (metrics, tests). */
+  relayed = 0;
+
+  constructor(options: RelayOptions = {}) {
+    this.knex = options.knex ?? db();
+    this.queues = options.queues ?? sharedQueues();
+    this.batch = options.batch ?? config().outboxRelayBatch;
+    this.pollMs = options.pollMs ?? config().outboxRelayPollMs;
+    this.repairEveryMs = options.repairEveryMs ?? 30000;
+    this.repairAfterSeconds = options.repairAfterSeconds ?? 60;
+  }
+
+  /** Starts listening and relays what is pending now. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.listen();
+    this.timers.push(setInterval(() => this.kick(), this.pollMs));
+    if (this.repairEveryMs > 0) this.timers.push(setInterval(() => { void this.repair(); }, this.repairEveryMs));
+    this.kick();
+  }
+
+  /** Stops waking; waits for a batch in hand to commit or roll back. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+    await this.running;
+  }
+
+  /** Asks for a pass over the pending rows; passes never overlap. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) { this.again = true; return; }
+    this.running = this.drain().finally(() => { this.running = undefined; });
+  }
+
+  /** Resolves when nothing is pending or in flight (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        while (!this.stopped && await this.relayBatch() === this.batch) { /* more waiting */ }
+      } while (this.again && !this.stopped);
+      this.failures = 0;
+    } catch (err) {
+      this.failures += 1;
+      const delay = Math.min(100 * 2 ** this.failures, 5000);
+      if (this.failures === 1 || this.failures % 20 === 0) log.warn({ err: (err as Error).message, retry_ms: delay }, 'outbox relay: cannot reach Redis or Postgres; rows stay pending');
+      if (!this.stopped) this.retryTimer = setTimeout(() => this.kick(), delay);
+    }
+  }
+
+  /** Moves one batch in one transaction; returns how many rows it moved. */
+  async relayBatch(): Promise<number> {
+    return this.knex.transaction(async (trx) => {
+      const rows = await outboxRepository.lockPending(trx, this.batch);
+      if (rows.length === 0) return 0;
+      await this.addJobs(rows);
+      await outboxRepository.markRelayed(trx, rows.map((r) => r.id));
+      this.relayed += rows.length;
+      return rows.length;
+    });
+  }
+
+  private async addJobs(rows: OutboxRow[]): Promise<void> {
+    const byQueue = new Map<QueueName, OutboxRow[]>();
+    for (const row of rows) {
+      const queue = row.queue as QueueName;
+      if (!(queue in queueNames)) {
+        log.error({ queue: row.queue, job_id: row.job_id }, 'outbox row names an unknown queue; skipped');
+        continue;
+      }
+      byQueue.set(queue, [...(byQueue.get(queue) ?? []), row]);
+    }
+    await Promise.all([...byQueue].map(([queue, list]) => this.queues.get(queue).addBulk(list.map((row) => ({
+      name: row.job_name,
+      data: row.payload,
+      opts: { ...jobOptions(row.job_name as JobName), jobId: row.job_id },
+    })))));
+  }
+
+  /**
+   * Re-adds relayed jobs Redis no longer has (restarted without persistence) and records the
+   * final state of jobs that finished while their worker could not write it. Walks every
+   * unfinished row in pages (a bounded number per sweep); returns how many jobs it re-added.
+   */
+  async repair(maxPages = 50): Promise<number> {
+    let cursor = '0';
+    let readded = 0;
+    try {
+      for (let page = 0; page < maxPages && !this.stopped; page++) {
+        const { count, last, full } = await this.knex.transaction(async (trx) => {
+          const rows = await outboxRepository.lockUnfinished(trx, this.repairAfterSeconds, config().jobRetentionSeconds, cursor, this.batch);
+          const lost: OutboxRow[] = [];
+          for (const row of rows) {
+            if (!(row.queue in queueNames)) continue;
+            const job = await this.queues.get(row.queue as QueueName).getJob(row.job_id);
+            if (!job) { lost.push(row); continue; }
+            if (job.finishedOn) {
+              const failed = Boolean(job.failedReason) && !job.returnvalue;
+              await outboxRepository.recordFinal(trx, row.job_id, failed
+                ? { state: 'failed', error: job.failedReason, attemptsMade: job.attemptsMade }
+                : { state: 'completed', result: job.returnvalue, attemptsMade: job.attemptsMade });
+            }
+          }
+          if (lost.length > 0) await this.addJobs(lost);
+          return { count: lost.length, last: rows[rows.length - 1]?.id, full: rows.length === this.batch };
+        });
+        readded += count;
+        if (!last || !full) break;
+        cursor = last;
+      }
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'outbox repair sweep failed; the next sweep tries again');
+    }
+    if (readded > 0) log.warn({ jobs: readded }, 'outbox relay: re-added jobs Redis had lost');
+    return readded;
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: config().databaseUrl });
+    const retry = () => {
+      if (this.listener !== client || this.stopped) return;
+      this.listener = undefined;
+      client.end().catch(() => undefined);
+      setTimeout(() => { this.listen().catch(() => undefined); this.kick(); }, 1000).unref();
+    };
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', () => this.kick());
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${outboxChannel}`);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'outbox relay: LISTEN failed; polling until it works');
+      retry();
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * quantity_available is stored (indexed for filters) and recomputed here after every change
+ * that can alter it: quantity minus the reserved quantities, minus the auction_a listed
+ * quantity unless the account switched that off; for a set main, the minimum over its subs of
+ * floor(sub available / quantity in the set).
+ */
+import type { Knex } from 'knex';
+import { addManyToOutbox, OutboxJob } from '../queue/outbox';
+
+/**
+ * Recomputes quantity_available of the items and of every set main they belong to. `links`
+ * false says the caller knows none of them is in a set (a new plain item): one statement less.
+ */
+export async function refreshAvailable(trx: Knex.Transaction, accountId: number, stockIds: number[], links = true): Promise<void> {
+  if (stockIds.length === 0) return;
+  await trx.raw(
+    `UPDATE stock s SET quantity_available = s.quantity - s.quantity_reserved - s.quantity_reserved_2
+       - CASE WHEN a.is_auction_a_quantity_subtracted THEN s.quantity_auction_a ELSE 0 END
+     FROM account a WHERE a.id = s.account_id AND s.account_id = ? AND s.id = ANY(?::int[])`,
+    [accountId, stockIds],
+  );
+  if (!links) return;
+  await trx.raw(
+    `UPDATE stock m SET quantity_available = d.available
+     FROM (SELECT ss.main_id, MIN(FLOOR(s.quantity_available::numeric / ss.quantity))::int AS available
+           FROM stock_set ss JOIN stock s ON s.id = ss.sub_id
+           WHERE ss.account_id = ? AND ss.main_id IN (
+             SELECT main_id FROM stock_set WHERE account_id = ? AND (sub_id = ANY(?::int[]) OR main_id = ANY(?::int[])))
+           GROUP BY ss.main_id) d
+     WHERE m.id = d.main_id AND m.account_id = ?`,
+    [accountId, accountId, stockIds, stockIds, accountId],
+  );
+}
+
+/** The items, their variation mains and the set mains they belong to: who CIA must adjust. */
+export async function affectedByQuantity(trx: Knex.Transaction, accountId: number, stockIds: number[], links = true): Promise<number[]> {
+  if (stockIds.length === 0 || !links) return [...new Set(stockIds)];
+  const { rows } = await trx.raw(
+    `SELECT variation_parent_id AS id FROM stock WHERE account_id = ? AND id = ANY(?::int[]) AND variation_parent_id IS NOT NULL
+     UNION SELECT main_id FROM stock_set WHERE account_id = ? AND sub_id = ANY(?::int[])`,
+    [accountId, stockIds, accountId, stockIds],
+  ) as { rows: { id: number }[] };
+  return [...new Set([...stockIds, ...rows.map((r) => r.id)])];
+}
+
+/**
+ * Queues cia.adjust for the items and, for a variant or set member, for its main item(s)
+ * (issue 3 point 11), in the caller's transaction. `links` false: none is a variant or set sub.
+ */
+export async function queueCiaAdjust(trx: Knex.Transaction, accountId: number, stockIds: number[], reason: string, links = true): Promise<void> {
+  await queueCiaAdjusts(trx, accountId, [{ stockIds, reason, links }]);
+}
+
+/**
+ * queueCiaAdjust for several groups (one per reason) in one outbox INSERT: one cia.adjust per
+ * distinct item and reason, in the order the groups and items are given.
+ */
+export async function queueCiaAdjusts(
+  trx: Knex.Transaction, accountId: number, groups: { stockIds: number[]; reason: string; links: boolean }[],
+): Promise<void> {
+  const jobs: OutboxJob[] = [];
+  const seen = new Set<string>();
+  for (const { stockIds, reason, links } of groups) {
+    for (const stockId of await affectedByQuantity(trx, accountId, stockIds, links)) {
+      const key = `${stockId} ${reason}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      jobs.push({ job: 'cia.adjust', payload: { accountId, stockId, reason } });
+    }
+  }
+  await addManyToOutbox(trx, accountId, jobs);
+}

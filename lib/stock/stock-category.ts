@@ -1,0 +1,81 @@
+/** Own categories (Category_type of the own portals), per account and portal account. */
+import { db } from '../db/knex';
+import { invalidField } from '../http/errors';
+import { Joi, list, text } from '../http/schema';
+import { runSearch, SearchRequest, SearchSpec } from '../http/search';
+import { applyConditions } from '../http/search/sql';
+import { ownCategoryPlatforms } from '../reference/portals';
+
+/** Category_type for own categories: platform and id are required to write one. */
+export const ownCategoryType = Joi.object({
+  platform: Joi.string().valid(...ownCategoryPlatforms).required(),
+  id: Joi.alternatives(Joi.string().trim().min(1).max(64), Joi.number().integer().min(0)).custom((v: unknown) => String(v)).required(),
+  name: text(255),
+  parent_id: Joi.alternatives(Joi.string().trim().min(1).max(64), Joi.number().integer().min(0)).custom((v: unknown) => String(v)),
+  portal_account_id: Joi.number().integer().min(1).max(2147483647),
+});
+
+export type OwnCategoryInput = { platform: string; id: string; name?: string; parent_id?: string; portal_account_id?: number };
+
+/** The body of POST stock/category/: one category or a list of them. */
+export const ownCategoryBody = Joi.object({ category: list(ownCategoryType).min(1).max(200).required() });
+
+interface CategoryRow { internal_id: string; platform: string; portal_account_id: number | null; id: string; name: string; parent_id: string }
+
+const toApi = (row: CategoryRow) => ({ platform: row.platform, id: row.id, name: row.name, parent_id: row.parent_id, portal_account_id: row.portal_account_id });
+
+/** Category_filter_type: platform (required, one own portal, = only), id[], parent_id[], name[], portal_account_id. */
+export const ownCategorySearch: SearchSpec<CategoryRow> = {
+  filters: {
+    platform: { column: 'platform', type: 'string', operators: ['='], singleton: true },
+    id: { column: 'id', type: 'string' },
+    parent_id: { column: 'parent_id', type: 'string' },
+    name: { column: 'name', type: 'string' },
+    portal_account_id: { column: 'portal_account_id', type: 'integer', operators: ['=', '!='] },
+  },
+  key: {
+    column: 'internal_id',
+    parse: (minId) => (/^\d{1,18}$/.test(minId) ? minId : undefined),
+    idOf: (row) => String(row.internal_id),
+  },
+  type: ownCategoryType,
+  alwaysSelected: ['platform', 'id'],
+};
+
+function requirePlatform(search: SearchRequest): void {
+  const values = search.singletons.filter((c) => c.field === ownCategorySearch.filters.platform).flatMap((c) => c.values.map(String));
+  if (values.length === 0) throw invalidField('filter.platform', `filter.platform is required: one of ${ownCategoryPlatforms.join(', ')}`);
+  if (new Set(values).size > 1) throw invalidField('filter.platform', 'filter.platform takes one portal per request');
+  if (!(ownCategoryPlatforms as readonly string[]).includes(values[0]!)) {
+    throw invalidField('filter.platform', `filter.platform must be one of ${ownCategoryPlatforms.join(', ')} (global categories: GET system/stock/category/)`);
+  }
+}
+
+export const ownCategoryRepository = {
+  search(accountId: number, search: SearchRequest) {
+    requirePlatform(search);
+    return runSearch(db()('stock_category').where('account_id', accountId), ownCategorySearch, search, toApi);
+  },
+
+  /** Creates the categories, or renames/moves those that exist (same platform, portal account and id). */
+  async upsert(accountId: number, categories: (OwnCategoryInput & { portal_account_id: number })[]): Promise<void> {
+    await db().transaction(async (trx) => {
+      for (const c of categories) {
+        await trx.raw(
+          `INSERT INTO stock_category (account_id, platform, portal_account_id, id, name, parent_id) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (account_id, platform, COALESCE(portal_account_id, 0), id)
+           DO UPDATE SET name = COALESCE(?, stock_category.name), parent_id = COALESCE(?, stock_category.parent_id)`,
+          [accountId, c.platform, c.portal_account_id, c.id, c.name ?? '', c.parent_id ?? '0', c.name ?? null, c.parent_id ?? null],
+        );
+      }
+    });
+  },
+
+  /** Deletes the categories a Category_filter_type names; answers how many went. */
+  async delete(accountId: number, search: SearchRequest): Promise<number> {
+    requirePlatform(search);
+    const query = db()('stock_category').where('account_id', accountId);
+    applyConditions(query, search.singletons, search.filters);
+    return query.delete();
+  },
+};

@@ -1,0 +1,41 @@
+/** Reads what the cross-channel quantity adjustment needs about one item (lib/stock/cia-input.ts). */
+import type { Knex } from 'knex';
+import { CiaInput, CiaPortal, CiaPortalSetting, ciaPortals, LoadCiaInput } from './cia-input';
+
+interface CiaRow {
+  id: number; quantity_available: number; variation_type: CiaInput['variationType']; variation_parent_id: number | null;
+  set_type: CiaInput['setType']; cia: Record<string, StoredCia> | null;
+}
+
+interface StoredCia { is_active?: boolean; max_quantity?: number | null; portal_account_id?: number[]; target?: string[] }
+
+/** LoadCiaInput: the item's quantities, links and cia.* settings; undefined when absent. */
+export const loadCiaInput: LoadCiaInput = async (knex: Knex, accountId: number, stockId: number): Promise<CiaInput | undefined> => {
+  const row = (await knex('stock')
+    .select('id', 'quantity_available', 'variation_type', 'variation_parent_id', 'set_type', knex.raw("data->'cia' AS cia"))
+    .where({ account_id: accountId, id: stockId }).first()) as CiaRow | undefined;
+  if (!row) return undefined;
+  const setMains = (await knex('stock_set').select('main_id').where({ account_id: accountId, sub_id: stockId }).orderBy('main_id')) as { main_id: number }[];
+  const variants = row.variation_type === 'main'
+    ? (await knex('stock').select('id', 'quantity_available').where({ account_id: accountId, variation_parent_id: stockId }).orderBy('id')) as { id: number; quantity_available: number }[]
+    : [];
+  const cia: Partial<Record<CiaPortal, CiaPortalSetting>> = {};
+  for (const portal of ciaPortals) {
+    const stored = row.cia?.[portal];
+    if (!stored) continue;
+    cia[portal] = { is_active: stored.is_active ?? false, max_quantity: stored.max_quantity ?? null, portal_account_id: stored.portal_account_id ?? [] };
+  }
+  const event = row.cia?.event;
+  return {
+    accountId,
+    stockId: row.id,
+    variationType: row.variation_type,
+    variationParentId: row.variation_parent_id,
+    setType: row.set_type,
+    setMainIds: setMains.map((m) => m.main_id),
+    quantityAvailable: row.quantity_available,
+    variants: variants.map((v) => ({ stockId: v.id, quantityAvailable: v.quantity_available })),
+    cia,
+    eventTargets: event && event.is_active !== false ? event.target ?? [] : [],
+  };
+};

@@ -1,0 +1,69 @@
+/** Stock_description_type: descriptions of an item, scoped by account and item. */
+import type { Knex } from 'knex';
+import { db } from '../db/knex';
+import { invalidField, notFound } from '../http/errors';
+import { Joi, integer, readOnly, text } from '../http/schema';
+import { descriptionIconRepository } from '../reference/description-icon.repository';
+
+/** Stock_description_type. */
+export const stockDescriptionType = Joi.object({
+  id: readOnly(integer()),
+  name: text(255),
+  icon_id: text(255),
+  language_iso2: Joi.string().trim().lowercase().pattern(/^[a-z]{2}$/, 'ISO 639-1 code').allow(''),
+  long: text(),
+  short: text(),
+  alternative_title: text(255),
+  meta_keywords: text(255),
+  meta_description: text(255),
+});
+
+export type DescriptionInput = Partial<Record<'name' | 'icon_id' | 'language_iso2' | 'long' | 'short' | 'alternative_title' | 'meta_keywords' | 'meta_description', string>>;
+
+interface DescriptionRow extends DescriptionInput { id: number; account_id: number; stock_id: number }
+
+const fields = ['name', 'icon_id', 'language_iso2', 'long', 'short', 'alternative_title', 'meta_keywords', 'meta_description'] as const;
+
+function toApi(row: DescriptionRow): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: row.id };
+  for (const f of fields) if (row[f] !== null && row[f] !== undefined) out[f] = row[f];
+  return out;
+}
+
+/** icon_id must be one of GET system/stock/description/icon/ (checked before the write transaction). */
+export async function checkIcon(input: DescriptionInput): Promise<void> {
+  if (input.icon_id && !(await descriptionIconRepository.exists(input.icon_id))) {
+    throw invalidField('description.icon_id', `description.icon_id ${input.icon_id} is not an icon of GET system/stock/description/icon/`);
+  }
+}
+
+const clean = (input: DescriptionInput) => Object.fromEntries(Object.entries(input).map(([k, v]) => [k, k !== 'name' && v === '' ? null : v]));
+
+export const stockDescriptionRepository = {
+  async list(accountId: number, stockId: number): Promise<Record<string, unknown>[]> {
+    const rows = (await db()('stock_description').where({ account_id: accountId, stock_id: stockId }).orderBy('id')) as DescriptionRow[];
+    return rows.map(toApi);
+  },
+
+  async get(accountId: number, stockId: number, id: number): Promise<Record<string, unknown>> {
+    const row = (await db()('stock_description').where({ account_id: accountId, stock_id: stockId, id }).first()) as DescriptionRow | undefined;
+    if (!row) throw notFound(`description ${id}`, 'description_id');
+    return toApi(row);
+  },
+
+  async insert(trx: Knex.Transaction, accountId: number, stockId: number, input: DescriptionInput): Promise<number> {
+    const [row] = await trx('stock_description').insert({ ...clean(input), account_id: accountId, stock_id: stockId }).returning('id');
+    return (row as { id: number }).id;
+  },
+
+  async update(trx: Knex.Transaction, accountId: number, stockId: number, id: number, input: DescriptionInput): Promise<void> {
+    const query = trx('stock_description').where({ account_id: accountId, stock_id: stockId, id });
+    const count = Object.keys(input).length ? await query.update(clean(input)) : (await query.clone().count({ n: '*' }) as [{ n: string }])[0]!.n;
+    if (Number(count) === 0) throw notFound(`description ${id}`, 'description_id');
+  },
+
+  async delete(trx: Knex.Transaction, accountId: number, stockId: number, id: number): Promise<void> {
+    const count = await trx('stock_description').where({ account_id: accountId, stock_id: stockId, id }).delete();
+    if (count === 0) throw notFound(`description ${id}`, 'description_id');
+  },
+};

@@ -1,0 +1,159 @@
+/**
+ * The one way another domain (orders) changes an item's quantity. Quantity may go below 0: an
+ * order from a portal is a fact that already happened, and the seller must see the oversold
+ * item (negative quantity and quantity_available) rather than lose the movement.
+ */
+import type { Knex } from 'knex';
+import { queueCiaAdjusts, refreshAvailable } from './stock-available.repository';
+import { Movement, MovementCause, writeMovements } from './stock-history.repository';
+import { matchStockRefs, stockIdOf } from './stock-ref';
+import { QuantityRow, SetLink, stockRepository } from './stock.repository';
+
+/** One change for adjustStockQuantities: a stock reference (as stock_align_id), the difference and its cause. */
+export interface StockChange {
+  stockRef: string;
+  difference: number;
+  cause: MovementCause;
+}
+
+/** What a change did: the item and its quantity before and after (a set main: its available quantity). */
+export interface StockMoved {
+  stockId: number;
+  quantityOld: number;
+  quantityNew: number;
+}
+
+/** Changes an item's quantity inside the caller's transaction: locks the row (FOR UPDATE),
+ *  writes a Stock_history_type movement and queues cia.adjust (item and its main items). */
+export async function adjustStockQuantity(
+  trx: Knex.Transaction, accountId: number, stockRef: string, difference: number,
+  cause: { title: string; orderId?: string; personId?: number | null },
+): Promise<StockMoved | undefined> {
+  const [moved] = await adjustStockQuantities(trx, accountId, [{ stockRef, difference, cause }]);
+  return moved;
+}
+
+/**
+ * Applies the changes in the caller's transaction as if adjustStockQuantity ran for each in
+ * turn (the same movements, in that order, with the same quantities before and after), in a
+ * fixed number of statements: one to resolve the references, one to lock every affected row in
+ * the lock order (set mains first, then the rest, each in id order), one UPDATE, one history
+ * INSERT and one outbox INSERT with one cia.adjust per distinct item, main item and reason.
+ * Answers per change, in order: undefined when its reference names no item of the account
+ * (nothing moves for it). A reference naming several items is a 300 before anything moves.
+ */
+export async function adjustStockQuantities(trx: Knex.Transaction, accountId: number, changes: StockChange[]): Promise<(StockMoved | undefined)[]> {
+  if (changes.length === 0) return [];
+  const matches = await matchStockRefs(trx, accountId, changes.map((c) => c.stockRef), 'align');
+  const ids = changes.map((c) => stockIdOf(c.stockRef, matches.get(c.stockRef)));
+  const wanted = [...new Set(ids.filter((id): id is number => id !== undefined))];
+  if (wanted.length === 0) return changes.map(() => undefined);
+
+  const rows = new Map((await stockRepository.lockForQuantityChange(trx, accountId, wanted)).map((r) => [r.id, r]));
+  const links = await stockRepository.setSubsOfMains(trx, accountId, wanted.filter((id) => rows.get(id)?.set_type === 'main'));
+  // A set changed between the lock and the read of its subs (rare): lock the new subs too.
+  const unlocked = [...new Set(links.map((l) => l.sub_id))].filter((id) => !rows.has(id));
+  for (const row of await stockRepository.lockForQuantityChange(trx, accountId, unlocked)) if (!rows.has(row.id)) rows.set(row.id, row);
+
+  const book = new QuantityBook(rows, links);
+  const movements: Movement[] = [];
+  const cia = new Map<string, { stockIds: number[]; links: boolean }>();
+  const queue = (reason: string, stockIds: number[], linked: boolean) => {
+    const group = cia.get(reason) ?? { stockIds: [], links: false };
+    group.stockIds.push(...stockIds);
+    group.links ||= linked;
+    cia.set(reason, group);
+  };
+
+  const results = changes.map((change, index): StockMoved | undefined => {
+    const stockId = ids[index];
+    const item = stockId === undefined ? undefined : rows.get(stockId);
+    if (!item) return undefined;
+    const { difference, cause } = change;
+    const subs = item.set_type === 'main' ? book.subsOf(item.id) : [];
+    if (subs.length > 0) {
+      // A set is sold as its parts: each sub moves by difference times its quantity in the set;
+      // the main's own movement records its derived available quantity before and after.
+      const quantityOld = book.available(item.id);
+      for (const link of subs) {
+        const old = book.quantity(link.sub_id);
+        const next = old + difference * link.quantity;
+        book.setQuantity(link.sub_id, next);
+        movements.push({ stockId: link.sub_id, quantityOld: old, quantityNew: next, cause });
+      }
+      const quantityNew = book.available(item.id);
+      movements.push({ stockId: item.id, quantityOld, quantityNew, cause });
+      queue(cause.title, [item.id, ...subs.map((l) => l.sub_id)], true);
+      return { stockId: item.id, quantityOld, quantityNew };
+    }
+    const quantityOld = book.quantity(item.id);
+    const quantityNew = quantityOld + difference;
+    book.setQuantity(item.id, quantityNew);
+    movements.push({ stockId: item.id, quantityOld, quantityNew, cause });
+    queue(cause.title, [item.id], item.set_type !== 'none' || item.variation_type === 'sub');
+    return { stockId: item.id, quantityOld, quantityNew };
+  });
+
+  const changed = book.changed();
+  await stockRepository.setQuantities(trx, accountId, changed);
+  await refreshAvailable(trx, accountId, changed.map((c) => c.id), changed.some((c) => hasLinks(rows.get(c.id)!)));
+  await writeMovements(trx, accountId, movements);
+  await queueCiaAdjusts(trx, accountId, [...cia].map(([reason, group]) => ({ reason, ...group })));
+  return results;
+}
+
+const hasLinks = (row: QuantityRow) => row.set_type !== 'none' || row.variation_type === 'sub';
+
+/**
+ * The locked rows as the changes go: quantities, and quantity_available as refreshAvailable
+ * would store it after each change (own quantities; a set main follows its subs), so that the
+ * movements of a batch equal those of single changes made one after another.
+ */
+class QuantityBook {
+  private readonly quantities = new Map<number, number>();
+  private readonly availables = new Map<number, number>();
+  private readonly subs = new Map<number, SetLink[]>();
+  private readonly mainsOfSub = new Map<number, number[]>();
+  private readonly touched = new Set<number>();
+
+  constructor(private readonly rows: Map<number, QuantityRow>, links: SetLink[]) {
+    for (const row of rows.values()) {
+      this.quantities.set(row.id, row.quantity);
+      this.availables.set(row.id, row.quantity_available);
+    }
+    for (const link of links) {
+      this.subs.set(link.main_id, [...(this.subs.get(link.main_id) ?? []), link]);
+      this.mainsOfSub.set(link.sub_id, [...(this.mainsOfSub.get(link.sub_id) ?? []), link.main_id]);
+    }
+  }
+
+  /** The subs of a set main that exist (locked), by sub id. */
+  subsOf(mainId: number): SetLink[] {
+    return (this.subs.get(mainId) ?? []).filter((l) => this.rows.has(l.sub_id));
+  }
+
+  quantity(id: number): number {
+    return this.quantities.get(id)!;
+  }
+
+  available(id: number): number {
+    return this.availables.get(id)!;
+  }
+
+  setQuantity(id: number, quantity: number): void {
+    const row = this.rows.get(id)!;
+    this.touched.add(id);
+    this.quantities.set(id, quantity);
+    this.availables.set(id, quantity - row.quantity_reserved - row.quantity_reserved_2 - (row.auction_a_subtracted ? row.quantity_auction_a : 0));
+    // Set mains of the batch that hold this item follow it: min over subs of floor(available / quantity in set).
+    for (const mainId of this.mainsOfSub.get(id) ?? []) {
+      const subs = this.subsOf(mainId);
+      if (subs.length > 0) this.availables.set(mainId, Math.min(...subs.map((l) => Math.floor(this.available(l.sub_id) / l.quantity))));
+    }
+  }
+
+  /** Items whose quantity the changes set, with their final quantity, in id order. */
+  changed(): { id: number; quantity: number }[] {
+    return [...this.touched].sort((a, b) => a - b).map((id) => ({ id, quantity: this.quantity(id) }));
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Stock identifiers as clients send them: a stock id, or an alternative identifier with a
+ * prefix (ID_, EAN_, SKU_, MPN_, MKTDSKU_); an order line's stock_align_id may also hold a bare
+ * sku or barcode. Resolution is always scoped to the account.
+ */
+import type { Knex } from 'knex';
+import { multipleChoices } from '../http/errors';
+
+/** The largest id an integer column holds; a longer number cannot be a stock id. */
+const maxId = 2147483647;
+
+type Match = { column: 'id' | 'barcode' | 'sku' | 'mpn' | 'market_d_sku'; value: string | number };
+
+const prefixes: [string, Match['column']][] = [
+  ['ID_', 'id'], ['EAN_', 'barcode'], ['SKU_', 'sku'], ['MPN_', 'mpn'], ['MKTDSKU_', 'market_d_sku'],
+];
+
+function asId(text: string): number | undefined {
+  if (!/^\d{1,10}$/.test(text)) return undefined;
+  const n = Number(text);
+  return n >= 1 && n <= maxId ? n : undefined;
+}
+
+/**
+ * What a reference may match. `bare` says how an unprefixed value is read: 'id' for a path
+ * {stock_id} (an integer only), 'align' for stock_align_id (id, sku or barcode).
+ */
+export function refMatches(ref: string, bare: 'id' | 'align'): Match[] {
+  const text = ref.trim();
+  for (const [prefix, column] of prefixes) {
+    if (text.toUpperCase().startsWith(prefix)) {
+      const rest = text.slice(prefix.length);
+      if (column === 'id') { const id = asId(rest); return id === undefined ? [] : [{ column, value: id }]; }
+      return rest === '' ? [] : [{ column, value: rest }];
+    }
+  }
+  const id = asId(text);
+  if (bare === 'id') return id === undefined ? [] : [{ column: 'id', value: id }];
+  if (text === '') return [];
+  return [...(id !== undefined ? [{ column: 'id' as const, value: id }] : []), { column: 'sku', value: text }, { column: 'barcode', value: text }];
+}
+
+/**
+ * The stock id a reference names in the account, undefined when none; several items matching
+ * is a 300. With `lock`, the row is locked FOR UPDATE in the caller's transaction.
+ */
+export async function resolveStockRef(
+  knex: Knex | Knex.Transaction, accountId: number, ref: string | number, bare: 'id' | 'align', lock = false,
+): Promise<number | undefined> {
+  const matches = refMatches(String(ref), bare);
+  if (matches.length === 0) return undefined;
+  const query = knex('stock').select('id').where('account_id', accountId)
+    .where((any) => { for (const m of matches) any.orWhere(m.column, m.value); })
+    .orderBy('id').limit(2);
+  if (lock) query.forUpdate();
+  const rows = (await query) as { id: number }[];
+  if (rows.length > 1) throw multipleChoices(`stock id ${String(ref)}`);
+  return rows[0]?.id;
+}
+
+/**
+ * The stock ids each reference names in the account, with one query for all of them: per
+ * reference at most two ids in id order (two: the reference is ambiguous, see stockIdOf).
+ * A reference that can match nothing maps to [].
+ */
+export async function matchStockRefs(
+  knex: Knex | Knex.Transaction, accountId: number, refs: string[], bare: 'id' | 'align',
+): Promise<Map<string, number[]>> {
+  const wanted = new Map<string, Match[]>();
+  for (const ref of refs) if (!wanted.has(ref)) wanted.set(ref, refMatches(ref, bare));
+  const values = new Map<Match['column'], Set<string | number>>();
+  for (const matches of wanted.values()) {
+    for (const m of matches) values.set(m.column, (values.get(m.column) ?? new Set()).add(m.value));
+  }
+  let rows: Record<string, unknown>[] = [];
+  if (values.size > 0) {
+    rows = await knex('stock').select('id', ...[...values.keys()].filter((c) => c !== 'id')).where('account_id', accountId)
+      .where((any) => { for (const [column, set] of values) any.orWhereIn(column, [...set]); })
+      .orderBy('id') as Record<string, unknown>[];
+  }
+  const result = new Map<string, number[]>();
+  for (const [ref, matches] of wanted) {
+    const ids = rows.filter((row) => matches.some((m) => row[m.column] === m.value)).map((row) => row.id as number);
+    result.set(ref, ids.slice(0, 2));
+  }
+  return result;
+}
+
+/** The one id of matchStockRefs' answer for a reference: undefined for none, 300 for several. */
+export function stockIdOf(ref: string, ids: number[] | undefined): number | undefined {
+  if (ids && ids.length > 1) throw multipleChoices(`stock id ${ref}`);
+  return ids?.[0];
+}

@@ -1,0 +1,64 @@
+/**
+ * Shop_parameter_type: tax classes and manufacturers of the shop portals, each portal account
+ * its own. Document 1 shows no path; they live under stock/shop_parameter/.
+ */
+import { db } from '../db/knex';
+import { invalidField, notFound } from '../http/errors';
+import { Joi, readOnly, text } from '../http/schema';
+import { runSearch, SearchRequest, SearchSpec } from '../http/search';
+
+export const shopParameterTypes = ['tax_class', 'manufacturer'] as const;
+
+/** Shop_parameter_type; id present on POST means update. */
+export const shopParameterType = Joi.object({
+  type: Joi.string().valid(...shopParameterTypes).required(),
+  id: Joi.number().integer().min(1).max(2147483647),
+  portal_account_id: Joi.number().integer().min(1).max(2147483647),
+  name: text(255),
+  additional: text(2000),
+});
+
+export type ShopParameterInput = { type: string; id?: number; portal_account_id?: number; name?: string; additional?: string };
+
+interface ShopParameterRow { id: number; portal_account_id: number; type: string; name: string; additional: string }
+
+const toApi = (row: ShopParameterRow) => ({ type: row.type, id: row.id, portal_account_id: row.portal_account_id, name: row.name, additional: row.additional });
+
+/** Shop_parameter_filter_type: type (required, singleton), id[], name[], portal_account_id. */
+export const shopParameterSearch: SearchSpec<ShopParameterRow> = {
+  filters: {
+    type: { column: 'type', type: 'string', operators: ['='], singleton: true },
+    id: { column: 'id', type: 'integer' },
+    name: { column: 'name', type: 'string' },
+    portal_account_id: { column: 'portal_account_id', type: 'integer', operators: ['=', '!='] },
+  },
+  key: { column: 'id', parse: (minId) => (/^\d{1,9}$/.test(minId) ? Number(minId) : undefined), idOf: (row) => String(row.id) },
+  type: shopParameterType.keys({ type: readOnly(Joi.string()), id: readOnly(Joi.number()) }),
+  alwaysSelected: ['type', 'id'],
+};
+
+export const shopParameterRepository = {
+  search(accountId: number, search: SearchRequest) {
+    const types = search.singletons.filter((c) => c.field === shopParameterSearch.filters.type).flatMap((c) => c.values.map(String));
+    if (types.length !== 1 || !(shopParameterTypes as readonly string[]).includes(types[0]!)) {
+      throw invalidField('filter.type', `filter.type is required: one of ${shopParameterTypes.join(', ')}`);
+    }
+    return runSearch(db()('stock_shop_parameter').where('account_id', accountId), shopParameterSearch, search, toApi);
+  },
+
+  /** Creates (no id) or updates a parameter of one of the account's portal accounts; returns its id and whether it is new. */
+  async save(accountId: number, portalAccountId: number, input: ShopParameterInput): Promise<{ id: number; created: boolean }> {
+    return db().transaction(async (trx) => {
+      if (input.id === undefined) {
+        const [row] = await trx('stock_shop_parameter')
+          .insert({ account_id: accountId, portal_account_id: portalAccountId, type: input.type, name: input.name ?? '', additional: input.additional ?? '' })
+          .returning('id');
+        return { id: (row as { id: number }).id, created: true };
+      }
+      const changes = { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.additional !== undefined ? { additional: input.additional } : {}), portal_account_id: portalAccountId };
+      const count = await trx('stock_shop_parameter').where({ account_id: accountId, id: input.id, type: input.type }).update(changes);
+      if (count === 0) throw notFound(`shop parameter ${input.type} ${input.id}`, 'shop_parameter.id');
+      return { id: input.id, created: false };
+    });
+  },
+};

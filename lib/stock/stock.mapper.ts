@@ -1,0 +1,48 @@
+/** Stock rows to Stock_type as the API returns it (write-only fields are never stored). */
+import type { StockLinks, StockRow } from './stock.repository';
+import { listerGroups } from './stock.type';
+
+/** One item as Stock_type; links are the set and variant links loaded for its page. */
+export function stockToApi(row: StockRow, links: StockLinks): Record<string, unknown> {
+  const data = row.data;
+  const out: Record<string, unknown> = { id: String(row.id), name: row.name };
+  const put = (key: string, value: unknown) => { if (value !== null && value !== undefined) out[key] = value; };
+  put('sku', row.sku); put('barcode', row.barcode); put('infos', data.infos);
+  put('price', row.price); put('tax', data.tax); put('weight', data.weight); put('size', data.size);
+  put('condition_id', row.condition_id); put('manufacturer', row.manufacturer); put('mpn', row.mpn);
+  out.folder = row.folder;
+  put('rrp', data.rrp);
+  out.quantity = row.quantity;
+  out.quantity_auction_a = row.quantity_auction_a;
+  put('quantity_ordered', data.quantity_ordered); put('quantity_alert', data.quantity_alert); put('quantity_min', data.quantity_min);
+  out.quantity_reserved = row.quantity_reserved;
+  out.quantity_reserved_2 = row.quantity_reserved_2;
+  put('quantity_ordered_date', data.quantity_ordered_date);
+  out.quantity_available = row.quantity_available;
+  for (const key of ['picture', 'location', 'supplier', 'shipping', 'content', 'cross_selling', 'freetext', 'cia']) put(key, data[key]);
+
+  const variation = (data.variation ?? {}) as Record<string, unknown>;
+  out.variation = {
+    type: row.variation_type,
+    ...(row.variation_type === 'main' ? {
+      sub: links.variants.filter((v) => v.variation_parent_id === row.id).map((v) => ({ id: String(v.id) })),
+      ...(variation.specifics_set ? { specifics_set: variation.specifics_set } : {}),
+    } : {}),
+    ...(row.variation_type === 'sub' ? {
+      ...(variation.specifics ? { specifics: variation.specifics } : {}),
+      ...(row.variation_parent_id !== null ? { parent: row.variation_parent_id } : {}),
+    } : {}),
+  };
+  out.set = {
+    type: [row.set_type],
+    ...(row.set_type === 'main' ? { sub: links.sets.filter((l) => l.main_id === row.id).map((l) => ({ id: String(l.sub_id), quantity: l.quantity })) } : {}),
+    ...(row.set_type === 'sub' ? { main: links.sets.filter((l) => l.sub_id === row.id).map((l) => ({ id: String(l.main_id), quantity: l.quantity })) } : {}),
+  };
+  for (const key of ['market_e', 'market_d', 'shop_h', 'webshop', 'market_f', 'market_i', 'shop_g']) put(key, data[key]);
+  for (const group of listerGroups) {
+    const listers = data[group] as Record<string, unknown>[] | undefined;
+    if (listers) out[group] = listers.map((l) => ({ ...l, lister_id: String(l.lister_id) }));
+  }
+  for (const key of ['app', 'customs', 'class']) put(key, data[key]);
+  return out;
+}

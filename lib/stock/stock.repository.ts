@@ -1,0 +1,226 @@
+/** SQL of stock items: every query is scoped by the account id. */
+import type { Knex } from 'knex';
+import { db } from '../db/knex';
+
+export interface StockRow {
+  id: number;
+  account_id: number;
+  name: string;
+  sku: string | null;
+  barcode: string | null;
+  mpn: string | null;
+  manufacturer: string | null;
+  market_d_sku: string | null;
+  folder: string;
+  price: string | null;
+  condition_id: number | null;
+  quantity: number;
+  quantity_auction_a: number;
+  quantity_reserved: number;
+  quantity_reserved_2: number;
+  quantity_available: number;
+  variation_type: 'main' | 'sub' | 'none';
+  variation_parent_id: number | null;
+  set_type: 'main' | 'sub' | 'none';
+  data: StockData;
+  created_at: Date;
+  modified_at: Date;
+}
+
+/** The JSONB part of an item: every Stock_type field that is not a column. */
+export type StockData = Record<string, unknown>;
+
+/** The columns a create or update writes. */
+export type StockColumns = Partial<Omit<StockRow, 'id' | 'account_id' | 'created_at' | 'modified_at' | 'quantity_available'>>;
+
+export interface SetLink { main_id: number; sub_id: number; quantity: number }
+
+/** Links of a page of items, loaded at once for reads. */
+export interface StockLinks { sets: SetLink[]; variants: { id: number; variation_parent_id: number }[] }
+
+/** A row locked for a quantity change: what quantity_available is computed from. */
+export type QuantityRow = Pick<StockRow, 'id' | 'quantity' | 'quantity_available' | 'quantity_reserved' | 'quantity_reserved_2' | 'quantity_auction_a' | 'set_type' | 'variation_type'>
+  & { auction_a_subtracted: boolean };
+
+type Db = Knex | Knex.Transaction;
+
+export const stockRepository = {
+  async lock(trx: Knex.Transaction, accountId: number, id: number): Promise<StockRow | undefined> {
+    return trx('stock').where({ account_id: accountId, id }).forUpdate().first();
+  },
+
+  async get(knex: Db, accountId: number, id: number): Promise<StockRow | undefined> {
+    return knex('stock').where({ account_id: accountId, id }).first();
+  },
+
+  /** Inserts an item with its own quantity_available (a set main's is refreshed once its subs are linked). */
+  async insert(trx: Knex.Transaction, accountId: number, columns: StockColumns): Promise<number> {
+    const q = (key: 'quantity' | 'quantity_reserved' | 'quantity_reserved_2' | 'quantity_auction_a') => columns[key] ?? 0;
+    const [row] = await trx('stock').insert({
+      ...columns, account_id: accountId, ...(columns.data ? { data: JSON.stringify(columns.data) } : {}),
+      quantity_available: trx.raw('?::int - ?::int - ?::int - CASE WHEN (SELECT is_auction_a_quantity_subtracted FROM account WHERE id = ?) THEN ?::int ELSE 0 END',
+        [q('quantity'), q('quantity_reserved'), q('quantity_reserved_2'), accountId, q('quantity_auction_a')]),
+    }).returning('id');
+    return (row as { id: number }).id;
+  },
+
+  async update(trx: Knex.Transaction, accountId: number, id: number, columns: StockColumns): Promise<void> {
+    await trx('stock').where({ account_id: accountId, id })
+      .update({ ...columns, ...(columns.data ? { data: JSON.stringify(columns.data) } : {}), modified_at: trx.fn.now() });
+  },
+
+  async delete(trx: Knex.Transaction, accountId: number, id: number): Promise<void> {
+    await trx('stock').where({ account_id: accountId, id }).delete();
+  },
+
+  /**
+   * Locks the set mains of an item, in id order. Locks are always taken mains first, then subs
+   * (selling a set locks its main, then its subs), so a change of a sub, which recomputes its
+   * mains, never deadlocks with a sale of the set.
+   */
+  async lockSetMainsOf(trx: Knex.Transaction, accountId: number, subId: number): Promise<void> {
+    await trx.raw(
+      'SELECT id FROM stock WHERE account_id = ? AND id IN (SELECT main_id FROM stock_set WHERE account_id = ? AND sub_id = ?) ORDER BY id FOR UPDATE',
+      [accountId, accountId, subId],
+    );
+  },
+
+  /** Locks the items in id order (two writers touching the same items never deadlock). */
+  async lockQuantities(trx: Knex.Transaction, accountId: number, ids: number[]): Promise<Pick<StockRow, 'id' | 'quantity' | 'quantity_available' | 'set_type' | 'variation_type'>[]> {
+    return trx('stock').select('id', 'quantity', 'quantity_available', 'set_type', 'variation_type')
+      .where('account_id', accountId).whereIn('id', ids).orderBy('id').forUpdate();
+  },
+
+  /**
+   * Locks everything a quantity change of the items writes: the items, the set mains they belong
+   * to and, for set mains, their subs and the other set mains of those subs. One statement takes
+   * the locks in the lock order (set mains first, then the rest, each in id order): the rows are
+   * locked as they leave the sort. Returns the rows with what quantity_available is made of.
+   */
+  async lockForQuantityChange(trx: Knex.Transaction, accountId: number, ids: number[]): Promise<QuantityRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await trx.raw(
+      `WITH items AS (SELECT unnest(?::int[]) AS id),
+            subs AS (SELECT sub_id AS id FROM stock_set WHERE account_id = ? AND main_id IN (SELECT id FROM items)),
+            wanted AS (
+              SELECT id FROM items
+              UNION SELECT main_id FROM stock_set WHERE account_id = ? AND sub_id IN (SELECT id FROM items)
+              UNION SELECT id FROM subs
+              UNION SELECT main_id FROM stock_set WHERE account_id = ? AND sub_id IN (SELECT id FROM subs))
+       SELECT s.id, s.quantity, s.quantity_available, s.quantity_reserved, s.quantity_reserved_2, s.quantity_auction_a,
+              s.set_type, s.variation_type,
+              (SELECT a.is_auction_a_quantity_subtracted FROM account a WHERE a.id = s.account_id) AS auction_a_subtracted
+       FROM stock s WHERE s.account_id = ? AND s.id IN (SELECT id FROM wanted)
+       ORDER BY s.set_type = 'main' DESC, s.id
+       FOR UPDATE OF s`,
+      [ids, accountId, accountId, accountId, accountId],
+    ) as { rows: QuantityRow[] };
+    return rows;
+  },
+
+  /** Set connections of the mains, by main and sub id. */
+  async setSubsOfMains(trx: Knex.Transaction, accountId: number, mainIds: number[]): Promise<SetLink[]> {
+    if (mainIds.length === 0) return [];
+    return trx('stock_set').select('main_id', 'sub_id', 'quantity').where('account_id', accountId).whereIn('main_id', mainIds).orderBy(['main_id', 'sub_id']);
+  },
+
+  async setQuantity(trx: Knex.Transaction, accountId: number, id: number, quantity: number): Promise<void> {
+    await trx('stock').where({ account_id: accountId, id }).update({ quantity, modified_at: trx.fn.now() });
+  },
+
+  /** Sets the quantities of several (locked) items in one statement. */
+  async setQuantities(trx: Knex.Transaction, accountId: number, items: { id: number; quantity: number }[]): Promise<void> {
+    if (items.length === 0) return;
+    await trx.raw(
+      `UPDATE stock s SET quantity = v.quantity, modified_at = now()
+       FROM unnest(?::int[], ?::int[]) AS v(id, quantity) WHERE s.account_id = ? AND s.id = v.id`,
+      [items.map((i) => i.id), items.map((i) => i.quantity), accountId],
+    );
+  },
+
+  async availableOf(trx: Knex.Transaction, accountId: number, id: number): Promise<number> {
+    const row = (await trx('stock').select('quantity_available').where({ account_id: accountId, id }).first()) as { quantity_available: number };
+    return row.quantity_available;
+  },
+
+  async setVariationType(trx: Knex.Transaction, accountId: number, id: number, type: StockRow['variation_type']): Promise<void> {
+    await trx('stock').where({ account_id: accountId, id }).update({ variation_type: type });
+  },
+
+  async nextListerId(trx: Knex.Transaction): Promise<number> {
+    const { rows } = await trx.raw("SELECT nextval('stock_lister_id_seq')::int AS id") as { rows: { id: number }[] };
+    return rows[0]!.id;
+  },
+
+  /** Links of the rows; only items that are set members or variation mains have any. */
+  async linksOf(knex: Db, accountId: number, rows: StockRow[]): Promise<StockLinks> {
+    return this.links(knex, accountId, rows.filter((r) => r.set_type !== 'none' || r.variation_type === 'main').map((r) => r.id));
+  },
+
+  async links(knex: Db, accountId: number, ids: number[]): Promise<StockLinks> {
+    if (ids.length === 0) return { sets: [], variants: [] };
+    const sets = (await knex('stock_set').select('main_id', 'sub_id', 'quantity').where('account_id', accountId)
+      .where((q) => q.whereIn('main_id', ids).orWhereIn('sub_id', ids)).orderBy(['main_id', 'sub_id'])) as SetLink[];
+    const variants = (await knex('stock').select('id', 'variation_parent_id').where('account_id', accountId)
+      .whereIn('variation_parent_id', ids).orderBy('id')) as { id: number; variation_parent_id: number }[];
+    return { sets, variants };
+  },
+
+  async variantIds(trx: Knex.Transaction, accountId: number, mainId: number): Promise<number[]> {
+    const rows = (await trx('stock').select('id').where({ account_id: accountId, variation_parent_id: mainId }).orderBy('id').forUpdate()) as { id: number }[];
+    return rows.map((r) => r.id);
+  },
+
+  /** Makes items independent again: no parent, type none, no variant specifics. */
+  async separateVariants(trx: Knex.Transaction, accountId: number, ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await trx('stock').where('account_id', accountId).whereIn('id', ids).update({
+      variation_type: 'none', variation_parent_id: null, modified_at: trx.fn.now(),
+      data: trx.raw("data #- '{variation,specifics}'"),
+    });
+  },
+
+  async linkVariant(trx: Knex.Transaction, accountId: number, id: number, mainId: number, specifics: unknown): Promise<void> {
+    await trx('stock').where({ account_id: accountId, id }).update({
+      variation_type: 'sub', variation_parent_id: mainId, modified_at: trx.fn.now(),
+      ...(specifics !== undefined ? { data: trx.raw("jsonb_set(data, '{variation}', COALESCE(data->'variation', '{}'::jsonb) || jsonb_build_object('specifics', ?::jsonb))", [JSON.stringify(specifics)]) } : {}),
+    });
+  },
+
+  async setSubs(trx: Knex.Transaction, accountId: number, mainId: number): Promise<SetLink[]> {
+    return trx('stock_set').select('main_id', 'sub_id', 'quantity').where({ account_id: accountId, main_id: mainId }).orderBy('sub_id');
+  },
+
+  async setMainsOf(trx: Knex.Transaction, accountId: number, subId: number): Promise<SetLink[]> {
+    return trx('stock_set').select('main_id', 'sub_id', 'quantity').where({ account_id: accountId, sub_id: subId }).orderBy('main_id');
+  },
+
+  async replaceSetSubs(trx: Knex.Transaction, accountId: number, mainId: number, subs: { id: number; quantity: number }[]): Promise<void> {
+    await trx('stock_set').where({ account_id: accountId, main_id: mainId }).delete();
+    if (subs.length) await trx('stock_set').insert(subs.map((s) => ({ account_id: accountId, main_id: mainId, sub_id: s.id, quantity: s.quantity })));
+  },
+
+  async removeSetLinksOfSub(trx: Knex.Transaction, accountId: number, subId: number): Promise<void> {
+    await trx('stock_set').where({ account_id: accountId, sub_id: subId }).delete();
+  },
+
+  /** set_type of items that are not set mains: sub while some main links them, else none. */
+  async refreshSetType(trx: Knex.Transaction, accountId: number, ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await trx.raw(
+      `UPDATE stock s SET set_type = CASE WHEN EXISTS (SELECT 1 FROM stock_set l WHERE l.sub_id = s.id) THEN 'sub' ELSE 'none' END
+       WHERE s.account_id = ? AND s.id = ANY(?::int[]) AND s.set_type <> 'main'`,
+      [accountId, ids],
+    );
+  },
+
+  async setType(trx: Knex.Transaction, accountId: number, id: number, type: StockRow['set_type']): Promise<void> {
+    await trx('stock').where({ account_id: accountId, id }).update({ set_type: type });
+  },
+
+  /** Distinct folders of the account, sorted. */
+  async folders(accountId: number): Promise<string[]> {
+    const rows = (await db()('stock').distinct('folder').where('account_id', accountId).orderBy('folder')) as { folder: string }[];
+    return rows.map((r) => r.folder);
+  },
+};

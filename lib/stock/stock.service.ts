@@ -1,0 +1,167 @@
+/**
+ * Rules of stock items: create, update and delete in the caller's transaction, with variants,
+ * sets, listers, quantities (history and CIA) and the data merge of partial updates.
+ */
+import type { Knex } from 'knex';
+import { db } from '../db/knex';
+import { notFound } from '../http/errors';
+import type { SearchRequest } from '../http/search';
+import { queueCiaAdjust, refreshAvailable } from './stock-available.repository';
+import { MovementCause, writeMovement } from './stock-history.repository';
+import { mergeListers } from './stock-lister.service';
+import { deepMerge, Json } from './stock-merge';
+import { resolveStockRef } from './stock-ref';
+import { SaveContext, SaveResult } from './stock-save';
+import { stockSearchRepository } from './stock-search.repository';
+import { applySet } from './stock-set.service';
+import { applyVariation } from './stock-variation.service';
+import { stockToApi } from './stock.mapper';
+import { StockColumns, StockData, stockRepository } from './stock.repository';
+import { listerGroups, StockInput } from './stock.type';
+
+/** Stock_type fields stored as columns; the rest (except links and listers) live in data. */
+const textColumns = ['sku', 'barcode', 'mpn', 'manufacturer'] as const;
+const intColumns = ['condition_id', 'quantity', 'quantity_auction_a', 'quantity_reserved', 'quantity_reserved_2'] as const;
+const specialFields = new Set(['id', 'name', 'folder', 'price', ...textColumns, ...intColumns, 'variation', 'set', 'webshop', ...listerGroups, 'quantity_available']);
+/** Fields that change what CIA offers: any of them in a request queues cia.adjust. */
+const ciaFields = ['quantity', 'quantity_auction_a', 'quantity_reserved', 'quantity_reserved_2', 'cia', 'set', 'variation'];
+
+const normaliseFolder = (folder: string) => (folder.startsWith('/') ? folder : `/${folder}`);
+
+/** Creates (existingId undefined) or updates an item of the account; all in the caller's transaction. */
+export async function saveStock(trx: Knex.Transaction, accountId: number, input: StockInput, existingId: number | undefined, ctx: SaveContext): Promise<SaveResult> {
+  if (existingId !== undefined) await stockRepository.lockSetMainsOf(trx, accountId, existingId);
+  const existing = existingId !== undefined ? await stockRepository.lock(trx, accountId, existingId) : undefined;
+  if (existingId !== undefined && !existing) throw notFound(`stock ${existingId}`, 'stock_id');
+  const f = (name: string) => `${ctx.field}.${name}`;
+
+  const columns: StockColumns = {};
+  if (input.name !== undefined) columns.name = input.name;
+  if (input.folder !== undefined) columns.folder = input.folder === '' ? '/' : normaliseFolder(input.folder);
+  if (input.price !== undefined) columns.price = input.price;
+  for (const key of textColumns) if (input[key] !== undefined) columns[key] = input[key] === '' ? null : input[key]!;
+  for (const key of intColumns) if (input[key] !== undefined) columns[key] = input[key];
+
+  // Data: every other field, merged into what is stored.
+  const patch: Json = {};
+  for (const [key, value] of Object.entries(input)) if (!specialFields.has(key)) patch[key] = value;
+  if (input.variation?.specifics_set !== undefined) patch.variation = { specifics_set: input.variation.specifics_set };
+  let data = deepMerge(existing?.data ?? {}, patch) as StockData;
+  data = pictureDeletes(data, input, ctx);
+  if (input.webshop) data.webshop = mergeWebshops((data.webshop ?? []) as Json[], input.webshop);
+  const listerIds = await mergeListers(trx, data, input, f);
+  if (input.name === undefined) {
+    // v1.0.2: the offer name set in a lister also becomes the master name.
+    const named = listerGroups.flatMap((g) => input[g] ?? []).filter((l) => typeof l.name === 'string' && l.name !== '');
+    if (named.length) columns.name = named[named.length - 1]!.name!;
+  }
+  columns.data = data;
+  columns.market_d_sku = typeof (data.market_d as Json | undefined)?.sku === 'string' && (data.market_d as Json).sku !== '' ? (data.market_d as Json).sku as string : null;
+
+  let stockId: number;
+  if (existing) {
+    stockId = existing.id;
+    await stockRepository.update(trx, accountId, stockId, columns);
+  } else {
+    stockId = await stockRepository.insert(trx, accountId, columns);
+  }
+
+  const touched = new Set<number>([stockId]);
+  if (input.variation) await applyVariation(trx, accountId, stockId, existing, input.variation, ctx, touched);
+  if (input.set) await applySet(trx, accountId, stockId, input.set, ctx, touched);
+
+  const cause: MovementCause = { title: ctx.title, personId: ctx.personId ?? null };
+  const quantityOld = existing?.quantity ?? 0;
+  const quantityNew = input.quantity ?? quantityOld;
+  if (quantityNew !== quantityOld) await writeMovement(trx, accountId, stockId, quantityOld, quantityNew, cause);
+
+  if (!existing || ciaFields.some((k) => k in input) || touched.size > 1) {
+    // Without set or variant links the item alone is recomputed and adjusted.
+    const links = touched.size > 1 || input.set !== undefined || (existing !== undefined && (existing.set_type !== 'none' || existing.variation_type === 'sub'));
+    // A new plain item got its quantity_available with the insert.
+    if (existing || links) await refreshAvailable(trx, accountId, [...touched], links);
+    await queueCiaAdjust(trx, accountId, [...touched], existing ? 'stock.updated' : 'stock.created', links);
+  }
+  return { stockId, listerIds, created: !existing };
+}
+
+function pictureDeletes(data: StockData, input: StockInput, ctx: SaveContext): StockData {
+  const remove = input.picture?.delete_id;
+  const picture = (data.picture ?? {}) as Json;
+  delete picture.delete_id;
+  delete picture.is_upload_to_drive;
+  if (remove?.length) {
+    // Document 2: a URL is removed only if no portal group links it any more.
+    const linked = JSON.stringify({ ...data, picture: undefined });
+    const kept: string[] = [];
+    for (const url of remove) {
+      if (linked.includes(JSON.stringify(url))) {
+        kept.push(url);
+        ctx.warnings.push({ warning: 'picture_linked', description: `${url} is still used by a portal group and was kept`, code: 200, field: `${ctx.field}.picture.delete_id` });
+      }
+    }
+    const gone = new Set(remove.filter((u) => !kept.includes(u)));
+    if (Array.isArray(picture.id)) picture.id = (picture.id as string[]).filter((u) => !gone.has(u));
+    if (typeof picture.small === 'string' && gone.has(picture.small)) delete picture.small;
+    if (typeof picture.large === 'string' && gone.has(picture.large)) delete picture.large;
+  }
+  if (Object.keys(picture).length) data.picture = picture; else delete data.picture;
+  return data;
+}
+
+function mergeWebshops(current: Json[], input: Json[]): Json[] {
+  const out = [...current];
+  for (const shop of input) {
+    const at = out.findIndex((s) => s.shop_id === shop.shop_id);
+    if (at >= 0) out[at] = deepMerge(out[at], shop) as Json; else out.push(shop);
+  }
+  return out;
+}
+
+/** Deletes an item: its variants become independent items, its set links go, CIA hears of it. */
+export async function deleteStock(trx: Knex.Transaction, accountId: number, stockId: number): Promise<void> {
+  await stockRepository.lockSetMainsOf(trx, accountId, stockId);
+  const row = await stockRepository.lock(trx, accountId, stockId);
+  if (!row) throw notFound(`stock ${stockId}`, 'stock_id');
+  const variants = row.variation_type === 'main' ? await stockRepository.variantIds(trx, accountId, stockId) : [];
+  await stockRepository.separateVariants(trx, accountId, variants);
+  const subs = (await stockRepository.setSubs(trx, accountId, stockId)).map((l) => l.sub_id);
+  const mains = (await stockRepository.setMainsOf(trx, accountId, stockId)).map((l) => l.main_id);
+  // Queued before the row goes, so parents and set mains are still found; the cia worker finds
+  // the item gone and ends its offers.
+  await queueCiaAdjust(trx, accountId, [stockId, ...variants], 'stock.deleted');
+  await stockRepository.delete(trx, accountId, stockId);
+  await stockRepository.refreshSetType(trx, accountId, subs);
+  await refreshAvailable(trx, accountId, [...variants, ...subs, ...mains]);
+}
+
+/** Resolves a path {stock_id} of the account: 404 when unknown or foreign, 300 when ambiguous. */
+export async function resolvePathStockId(accountId: number, ref: string, knex: Knex | Knex.Transaction = db()): Promise<number> {
+  const id = await resolveStockRef(knex, accountId, ref, 'id');
+  if (id === undefined) throw notFound(`stock ${ref}`, 'stock_id');
+  return id;
+}
+
+/** The item a path {stock_id} names as Stock_type: 404 when unknown or foreign, 300 when ambiguous. */
+export async function readStock(accountId: number, ref: string): Promise<Record<string, unknown>> {
+  // A plain id is read at once; an alternative identifier is resolved first.
+  const id = /^\d{1,9}$/.test(ref) ? Number(ref) : await resolvePathStockId(accountId, ref);
+  const row = await stockRepository.get(db(), accountId, id);
+  if (!row) throw notFound(`stock ${ref}`, 'stock_id');
+  return stockToApi(row, await stockRepository.linksOf(db(), accountId, [row]));
+}
+
+/** GET stock/: one page of items. */
+export async function searchStock(accountId: number, search: SearchRequest) {
+  return stockSearchRepository.search(accountId, search);
+}
+
+/** GET stock/folder/: every folder in use and its parents ("/a/b" gives "/a" too), sorted. */
+export async function listFolders(accountId: number): Promise<string[]> {
+  const folders = new Set<string>(['/']);
+  for (const folder of await stockRepository.folders(accountId)) {
+    const parts = folder.split('/').filter(Boolean);
+    for (let i = 1; i <= parts.length; i++) folders.add(`/${parts.slice(0, i).join('/')}`);
+  }
+  return [...folders].sort();
+}

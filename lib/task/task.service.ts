@@ -1,0 +1,87 @@
+import type { Knex } from 'knex';
+import { db } from '../db/knex';
+import { invalidField, notFound } from '../http/errors';
+import type { SearchRequest } from '../http/search';
+import { personRepository } from '../admin/person.repository';
+import { TaskColumns, taskRepository, TaskRow } from './task.repository';
+import type { TaskInput } from './task.type';
+
+/** Task_type as answered. */
+export function taskToApi(row: TaskRow) {
+  const reference: Record<string, string> = { section: row.reference_section ?? '', id: row.reference_id ?? '' };
+  if (row.reference_section === 'stock_lister') {
+    reference.platform = row.reference_platform ?? '';
+    reference.stock_id = row.reference_stock_id ?? '';
+  }
+  return {
+    id: row.id,
+    reference,
+    person_id: row.person_id === null ? '' : String(row.person_id),
+    title: row.title,
+    text: row.text,
+    appointment_date: row.appointment_date ? row.appointment_date.toISOString() : '',
+    modified_date: row.modified_date.toISOString(),
+    priority: row.priority,
+    is_completed: row.is_completed,
+  };
+}
+
+/** GET task/: Task_filter_type and pagination. */
+export function searchTasks(accountId: number, search: SearchRequest) {
+  return taskRepository.search(accountId, search, taskToApi);
+}
+
+/**
+ * The columns a task input sets. A stock_lister reference needs platform and stock_id; the
+ * assignee must be a person of the account. Errors name the field under `task.`.
+ */
+async function columnsOf(trx: Knex.Transaction, accountId: number, task: TaskInput, current?: TaskRow): Promise<TaskColumns> {
+  const columns: TaskColumns = {};
+  if (task.reference) {
+    const r = task.reference;
+    if (r.section !== undefined) columns.reference_section = r.section || null;
+    if (r.id !== undefined) columns.reference_id = r.id || null;
+    if (r.platform !== undefined) columns.reference_platform = r.platform || null;
+    if (r.stock_id !== undefined) columns.reference_stock_id = r.stock_id || null;
+  }
+  const section = columns.reference_section !== undefined ? columns.reference_section : current?.reference_section;
+  if (section === 'stock_lister') {
+    const platform = columns.reference_platform !== undefined ? columns.reference_platform : current?.reference_platform;
+    const stockId = columns.reference_stock_id !== undefined ? columns.reference_stock_id : current?.reference_stock_id;
+    if (!platform) throw invalidField('task.reference.platform', 'task.reference.platform is required when section is stock_lister');
+    if (!stockId) throw invalidField('task.reference.stock_id', 'task.reference.stock_id is required when section is stock_lister');
+  }
+  if (task.person_id !== undefined) {
+    if (task.person_id === '') columns.person_id = null;
+    else if (!(await personRepository.get(accountId, task.person_id, trx))) {
+      throw invalidField('task.person_id', `task.person_id ${task.person_id} is not a person of this account (admin/person/)`);
+    } else columns.person_id = task.person_id;
+  }
+  if (task.title !== undefined) columns.title = task.title;
+  if (task.text !== undefined) columns.text = task.text;
+  if (task.appointment_date !== undefined) columns.appointment_date = task.appointment_date === '' ? null : task.appointment_date;
+  if (task.priority !== undefined) columns.priority = task.priority;
+  if (task.is_completed !== undefined) columns.is_completed = task.is_completed;
+  return columns;
+}
+
+/** Creates a task in the caller's transaction (also used by the event action task). */
+export async function insertTask(trx: Knex.Transaction, accountId: number, task: TaskInput): Promise<number> {
+  return taskRepository.insert(trx, accountId, await columnsOf(trx, accountId, task));
+}
+
+/** Creates a task for an event.run job (event action task); a re-run of the job creates none twice. */
+export async function createTaskOnce(accountId: number, task: TaskInput, sourceJobId: string): Promise<number | undefined> {
+  return db().transaction(async (trx) => taskRepository.insertOnce(trx, accountId, await columnsOf(trx, accountId, task), sourceJobId));
+}
+
+/** POST task/: creates a task, or updates (completes) the task whose id is given. */
+export async function saveTask(accountId: number, task: TaskInput, id = task.id): Promise<{ id: number; created: boolean }> {
+  return db().transaction(async (trx) => {
+    if (id === undefined) return { id: await insertTask(trx, accountId, task), created: true };
+    const current = await taskRepository.getForUpdate(trx, accountId, id);
+    if (!current) throw notFound(`task ${id}`, 'task_id');
+    await taskRepository.update(trx, accountId, id, await columnsOf(trx, accountId, task, current));
+    return { id, created: false };
+  });
+}

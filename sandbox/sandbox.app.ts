@@ -1,0 +1,254 @@
+/**
+ * The sandbox portal: one small Express app that plays every portal's API as the adapters in
+ * lib/portals call it, records what it receives, and can be told to answer slowly or with
+ * 429, 5xx or 4xx. Offers are kept per (portal, portal account, sku) in memory.
+ */
+import { EventEmitter } from 'node:events';
+import express, { NextFunction, Request, Response } from 'express';
+import { portalIds } from '../lib/reference/portals';
+
+export interface SandboxOffer {
+  portal: string;
+  portalAccount: string;
+  sku: string;
+  itemId: string;
+  quantity: number;
+  active: boolean;
+  listing: Record<string, unknown>;
+  updatedAt: string;
+}
+
+export interface SandboxRequest {
+  at: string;
+  portal: string;
+  portalAccount: string;
+  method: string;
+  path: string;
+  idempotencyKey: string | null;
+  body: unknown;
+  status: number;
+  /** Answered from the idempotency store: the portal did not apply it again. */
+  replayed: boolean;
+  /** The call carried a bearer token (OAuth2 portals). */
+  bearer: boolean;
+}
+
+/** A scripted failure: the next `remaining` calls (to the portal, and the portal account, when given) get it. */
+export interface Fault { portal: string | null; portalAccount?: string; status: number; remaining: number; retryAfter?: string; message: string }
+
+/** A quantity a portal took; seq numbers them in order (GET /_sandbox/acks?after=<seq>). */
+export interface QuantityEvent { seq: number; portal: string; portalAccount: string; sku: string; quantity: number; at: number }
+
+/** The sandbox's memory and its controls; `events` emits 'quantity' on every applied quantity. */
+export class SandboxState {
+  offers = new Map<string, SandboxOffer>();
+  requests: SandboxRequest[] = [];
+  faults: Fault[] = [];
+  delays = new Map<string, number>();
+  idempotency = new Map<string, { status: number; body: unknown }>();
+  events = new EventEmitter();
+  /** Portal calls received and not yet answered. */
+  inFlight = 0;
+  /** Every quantity a portal took, in order (the last 100000). */
+  acks: QuantityEvent[] = [];
+  ackCount = 0;
+  private counter = 0;
+  /** Requests kept for inspection (older ones are dropped). */
+  maxRequests = 20000;
+
+  constructor() { this.events.setMaxListeners(100); }
+
+  reset(): void {
+    this.offers.clear(); this.requests = []; this.acks = []; this.faults = []; this.delays.clear(); this.idempotency.clear();
+  }
+
+  nextItemId(portal: string): string {
+    this.counter += 1;
+    return `${portal.toUpperCase()}${100000 + this.counter}`;
+  }
+
+  /** Quantities each portal shows now: portal → sku → quantity (0 when ended). */
+  quantities(portalAccount?: string): Record<string, Record<string, number>> {
+    const out: Record<string, Record<string, number>> = {};
+    for (const o of this.offers.values()) {
+      if (portalAccount && o.portalAccount !== portalAccount) continue;
+      (out[o.portal] ??= {})[o.sku] = o.active ? o.quantity : 0;
+    }
+    return out;
+  }
+
+  /** Applied (not replayed, 2xx) quantity calls for a sku at a portal. */
+  quantityCalls(portal: string, sku: string): SandboxRequest[] {
+    return this.requests.filter((r) => r.portal === portal && r.path === `/${portal}/offers/${sku}/quantity` && !r.replayed && r.status < 300);
+  }
+}
+
+const key = (portal: string, account: string, sku: string) => `${portal}|${account}|${sku}`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The sandbox app and its state. */
+export function createSandbox(state = new SandboxState()): { app: express.Express; state: SandboxState } {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(express.json({ limit: '5mb' }));
+
+  // --- controls -------------------------------------------------------------------------
+  app.get('/', (_req, res) => { res.json(overview(state)); });
+  app.get('/_sandbox', (_req, res) => { res.json(overview(state)); });
+  app.get('/_sandbox/quantities', (req, res) => { res.json(state.quantities(typeof req.query.portal_account === 'string' ? req.query.portal_account : undefined)); });
+  app.get('/_sandbox/offers', (_req, res) => { res.json([...state.offers.values()]); });
+  app.get('/_sandbox/requests', (req, res) => {
+    const portal = typeof req.query.portal === 'string' ? req.query.portal : undefined;
+    res.json(state.requests.filter((r) => !portal || r.portal === portal).slice(-1000));
+  });
+  app.get('/_sandbox/acks', (req, res) => {
+    const after = Number(req.query.after ?? 0) || 0;
+    res.json(state.acks.filter((a) => a.seq > after));
+  });
+  app.post('/_sandbox/faults', (req, res) => {
+    const body = req.body as { portal?: string; portal_account?: string | number; status?: number; count?: number; retry_after?: number | string; message?: string };
+    const status = Number(body.status);
+    if (!Number.isInteger(status) || status < 400 || status > 599) { res.status(400).json({ message: 'status must be 400 to 599' }); return; }
+    state.faults.push({
+      portal: body.portal ?? null, portalAccount: body.portal_account === undefined ? undefined : String(body.portal_account), status, remaining: Math.max(1, Number(body.count ?? 1)),
+      retryAfter: body.retry_after === undefined ? undefined : String(body.retry_after), message: body.message ?? `sandbox fault ${status}`,
+    });
+    res.status(201).json({ faults: state.faults.length });
+  });
+  app.post('/_sandbox/delay', (req, res) => {
+    const body = req.body as { portal?: string; ms?: number };
+    state.delays.set(body.portal ?? '*', Math.max(0, Number(body.ms ?? 0)));
+    res.json({ delay: Object.fromEntries(state.delays) });
+  });
+  app.post('/_sandbox/reset', (_req, res) => { state.reset(); res.json({ reset: true }); });
+
+  // --- the portals ----------------------------------------------------------------------
+  const portals = express.Router({ mergeParams: true });
+  portals.post('/oauth/token', (_req, res) => {
+    res.json({ access_token: `sandbox-${Date.now()}`, token_type: 'Bearer', expires_in: 3600 });
+  });
+  portals.post('/offers', (req, res) => {
+    const { portal, account } = who(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    // Offers are keyed by the seller's reference (the stock id), as quantity calls address them.
+    const sku = String(body.reference ?? '');
+    if (!sku) { res.status(422).json({ message: 'reference is required' }); return; }
+    const existing = state.offers.get(key(portal, account, sku));
+    const itemId = existing?.itemId ?? state.nextItemId(portal);
+    const quantity = typeof body.quantity === 'number' ? body.quantity : existing?.quantity ?? 0;
+    state.offers.set(key(portal, account, sku), { portal, portalAccount: account, sku, itemId, quantity, active: true, listing: body, updatedAt: new Date().toISOString() });
+    emitQuantity(state, portal, account, sku, quantity);
+    res.status(201).json({ item_id: itemId });
+  });
+  portals.put('/offers/:id/quantity', (req, res) => {
+    const { portal, account } = who(req);
+    const sku = String(req.params.id);
+    const body = (req.body ?? {}) as { quantity?: unknown; active?: unknown };
+    if (typeof body.quantity !== 'number' || !Number.isInteger(body.quantity) || body.quantity < 0) { res.status(422).json({ message: 'quantity must be a whole number of 0 or more' }); return; }
+    const offer = state.offers.get(key(portal, account, sku));
+    const active = body.active === undefined ? true : body.active === true;
+    state.offers.set(key(portal, account, sku), {
+      portal, portalAccount: account, sku, itemId: offer?.itemId ?? state.nextItemId(portal), quantity: body.quantity, active,
+      listing: offer?.listing ?? {}, updatedAt: new Date().toISOString(),
+    });
+    emitQuantity(state, portal, account, sku, active ? body.quantity : 0);
+    res.json({ sku, quantity: body.quantity });
+  });
+  portals.put('/offers/:id', (req, res) => {
+    const { portal, account } = who(req);
+    const offer = findOffer(state, portal, account, String(req.params.id));
+    if (!offer) { res.status(404).json({ message: `no offer ${req.params.id}` }); return; }
+    offer.listing = { ...offer.listing, ...(req.body as Record<string, unknown>) };
+    offer.updatedAt = new Date().toISOString();
+    res.json({ item_id: offer.itemId });
+  });
+  portals.delete('/offers/:id', (req, res) => {
+    const { portal, account } = who(req);
+    const offer = findOffer(state, portal, account, String(req.params.id));
+    if (offer) { offer.active = false; offer.updatedAt = new Date().toISOString(); emitQuantity(state, portal, account, offer.sku, 0); }
+    res.json({ ended: true });
+  });
+  portals.post('/orders/:id/shipment', (_req, res) => { res.json({ shipped: true }); });
+
+  app.use('/:portal', portalGate(state), portals);
+  app.use((_req, res) => { res.status(404).json({ message: 'not a sandbox path' }); });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    res.status((err as { status?: number }).status === 400 ? 400 : 500).json({ message: 'the sandbox could not read the request' });
+  });
+  return { app, state };
+}
+
+function who(req: Request): { portal: string; account: string } {
+  return { portal: String(req.params.portal), account: String(req.get('X-Portal-Account') ?? 'default') };
+}
+
+function findOffer(state: SandboxState, portal: string, account: string, id: string): SandboxOffer | undefined {
+  return state.offers.get(key(portal, account, id)) ?? [...state.offers.values()].find((o) => o.portal === portal && o.portalAccount === account && o.itemId === id);
+}
+
+function emitQuantity(state: SandboxState, portal: string, account: string, sku: string, quantity: number): void {
+  state.ackCount += 1;
+  const event: QuantityEvent = { seq: state.ackCount, portal, portalAccount: account, sku, quantity, at: Date.now() };
+  state.acks.push(event);
+  if (state.acks.length > 100000) state.acks.splice(0, state.acks.length - 100000);
+  state.events.emit('quantity', event);
+}
+
+function overview(state: SandboxState) {
+  return {
+    portals: portalIds,
+    quantities: state.quantities(),
+    requests: state.requests.length,
+    faults: state.faults.map((f) => ({ portal: f.portal, status: f.status, remaining: f.remaining })),
+    controls: ['GET /_sandbox/quantities', 'GET /_sandbox/acks?after=<seq>', 'GET /_sandbox/requests?portal=', 'GET /_sandbox/offers', 'POST /_sandbox/faults {portal,status,count,retry_after}', 'POST /_sandbox/delay {portal,ms}', 'POST /_sandbox/reset'],
+  };
+}
+
+/**
+ * Before a portal route: unknown portal 404; the configured delay; a pending fault; the
+ * idempotency store (a key seen before gets the first answer again and changes nothing);
+ * every request recorded with its answer.
+ */
+function portalGate(state: SandboxState) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const portal = String(req.params.portal);
+    if (!(portalIds as readonly string[]).includes(portal)) { res.status(404).json({ message: `unknown portal ${portal}` }); return; }
+    const record = (status: number, replayed: boolean) => {
+      state.requests.push({
+        at: new Date().toISOString(), portal, portalAccount: String(req.get('X-Portal-Account') ?? 'default'), method: req.method,
+        path: `/${portal}${req.path === '/' ? '' : req.path}`, idempotencyKey: req.get('Idempotency-Key') ?? null, body: req.body, status, replayed,
+        bearer: /^Bearer sandbox-/.test(req.get('Authorization') ?? ''),
+      });
+      if (state.requests.length > state.maxRequests) state.requests.splice(0, state.requests.length - state.maxRequests);
+    };
+    const delay = state.delays.get(portal) ?? state.delays.get('*') ?? 0;
+    state.inFlight += 1;
+    res.once('close', () => { state.inFlight -= 1; });
+    if (delay > 0) await sleep(delay);
+    const account = String(req.get('X-Portal-Account') ?? 'default');
+    const fault = state.faults.find((f) => f.remaining > 0 && (f.portal === null || f.portal === portal) && (f.portalAccount === undefined || f.portalAccount === account));
+    if (fault && !req.path.startsWith('/oauth')) {
+      fault.remaining -= 1;
+      if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);
+      if (fault.retryAfter !== undefined) res.set('Retry-After', fault.retryAfter);
+      record(fault.status, false);
+      res.status(fault.status).json({ message: fault.message });
+      return;
+    }
+    const idem = req.get('Idempotency-Key');
+    const idemKey = idem ? `${portal}|${req.method}|${req.path}|${idem}` : undefined;
+    const seen = idemKey ? state.idempotency.get(idemKey) : undefined;
+    if (seen) {
+      record(seen.status, true);
+      res.status(seen.status).json(seen.body);
+      return;
+    }
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      if (idemKey && res.statusCode < 300) state.idempotency.set(idemKey, { status: res.statusCode, body });
+      record(res.statusCode, false);
+      return json(body);
+    };
+    next();
+  };
+}

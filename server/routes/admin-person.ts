@@ -1,0 +1,15 @@
+import { endpoint, ok } from '../../lib/http/endpoint';
+import { personRepository } from '../../lib/admin/person.repository';
+import { personToApi } from '../../lib/admin/person.service';
+
+/** Administration (document 1, Admin): persons, read only (support creates them with kontor person create). */
+export const adminPersonEndpoints = [
+  endpoint({
+    method: 'GET',
+    path: 'admin/person/',
+    summary: 'All persons (users) of the account.',
+    scope: 'admin_r',
+    response: ['person'],
+    handle: async ({ caller }) => ok({ person: (await personRepository.list(caller.accountId)).map(personToApi) }),
+  }),
+];

@@ -1,0 +1,26 @@
+import { endpoint, ok } from '../../lib/http/endpoint';
+import { Joi } from '../../lib/http/schema';
+import { getShippingGroup, shippingGroupToApi } from '../../lib/admin/shipping-group.service';
+import { shippingGroupRepository } from '../../lib/admin/shipping-group.repository';
+
+/** Administration (document 1, Admin): shipping groups, read only (support creates them with kontor shipping-group create). */
+export const adminShippingGroupEndpoints = [
+  endpoint({
+    method: 'GET',
+    path: 'admin/shipping_group/',
+    summary: 'All shipping groups of the account.',
+    scope: 'admin_r',
+    response: ['shipping_group'],
+    handle: async ({ caller }) => ok({ shipping_group: (await shippingGroupRepository.list(caller.accountId)).map(shippingGroupToApi) }),
+  }),
+
+  endpoint<{ shipping_group_id: number }>({
+    method: 'GET',
+    path: 'admin/shipping_group/{shipping_group_id}/',
+    summary: 'One shipping group.',
+    scope: 'admin_r',
+    params: Joi.object({ shipping_group_id: Joi.number().integer().min(1).max(2147483647) }),
+    response: ['shipping_group'],
+    handle: async ({ caller, params }) => ok({ shipping_group: await getShippingGroup(caller.accountId, params.shipping_group_id) }),
+  }),
+];

@@ -1,0 +1,15 @@
+import { endpoint, ok } from '../../lib/http/endpoint';
+import { Joi } from '../../lib/http/schema';
+import { jobStatus } from '../../lib/job/job.service';
+
+/** Job status of async requests (202 and 207 parts answer a job_id). */
+export const jobEndpoints = [
+  endpoint<{ job_id: string }>({
+    method: 'GET',
+    path: 'job/{job_id}/',
+    summary: 'State of one of the account\'s jobs: queued, active, completed (with result) or failed (with error).',
+    params: Joi.object({ job_id: Joi.string().guid({ version: ['uuidv4', 'uuidv7'] }).lowercase() }),
+    response: ['job'],
+    handle: async ({ caller, params, request }) => ok({ job: await jobStatus(caller.accountId, params.job_id, request.warnings) }),
+  }),
+];

@@ -1,0 +1,123 @@
+import { created, endpoint, multiStatus, ok, okPage } from '../../lib/http/endpoint';
+import { notFound } from '../../lib/http/errors';
+import { Joi, list } from '../../lib/http/schema';
+import { maxOrderListItems, writeOrderList } from '../../lib/order/order-list.service';
+import { orderToApi } from '../../lib/order/order.mapper';
+import { orderRepository } from '../../lib/order/order.repository';
+import { orderSearch, orderSearchRepository } from '../../lib/order/order.search';
+import { appendHistory, createOrder, deleteOrder, updateOrder } from '../../lib/order/order.service';
+import { OrderInput, orderCreateType, orderIdPattern, orderType } from '../../lib/order/order.type';
+
+const orderIdParams = Joi.object({ order_id: Joi.string().pattern(orderIdPattern) });
+
+type OrderIdParams = { order_id: string };
+
+/** Orders (document 1, Order), except send_mit (issue 6). */
+export const orderEndpoints = [
+  endpoint({
+    method: 'GET',
+    path: 'order/',
+    summary: 'Search orders (Order_filter_type, OR across filter objects); only orders at least ORDER_SEARCH_MIN_AGE_SECONDS (10 s) old.',
+    scope: 'order_r',
+    search: orderSearch,
+    response: ['order', 'next_min_id'],
+    async handle({ caller, search }) {
+      const page = await orderSearchRepository.search(caller.accountId, search);
+      return okPage('order', page);
+    },
+  }),
+
+  endpoint<Record<string, never>, { order: OrderInput }>({
+    method: 'POST',
+    path: 'order/',
+    summary: 'Create an order; the history may be passed and is written immediately.',
+    scope: 'order_w',
+    body: Joi.object({ order: orderCreateType.required() }),
+    response: ['order_id'],
+    handle: async ({ caller, body }) => created({ order_id: await createOrder(caller, body.order) }),
+  }),
+
+  endpoint<Record<string, never>, { order: unknown[] }>({
+    method: 'POST',
+    path: 'order/list/',
+    summary: 'Create (without id) or update (with id) up to 200 orders, each on its own; HTTP 207.',
+    scope: 'order_w',
+    body: Joi.object({ order: list(Joi.any()).min(1).max(maxOrderListItems).required() }),
+    weight: (body) => {
+      const items = (body as { order?: unknown } | null)?.order;
+      return Array.isArray(items) ? Math.max(items.length, 1) : 1;
+    },
+    response: ['response'],
+    handle: async ({ caller, body }) => multiStatus(await writeOrderList(caller, body.order)),
+  }),
+
+  endpoint<OrderIdParams>({
+    method: 'GET',
+    path: 'order/{order_id}/',
+    summary: 'Read one order.',
+    scope: 'order_r',
+    params: orderIdParams,
+    select: { type: orderType, alwaysSelected: ['id'] },
+    response: ['order'],
+    async handle({ caller, params }) {
+      const row = await orderRepository.get(caller.accountId, params.order_id);
+      if (!row) throw notFound(`order ${params.order_id}`, 'order_id');
+      return ok({ order: orderToApi(row) });
+    },
+  }),
+
+  endpoint<OrderIdParams, { order: OrderInput }>({
+    method: 'POST',
+    path: 'order/{order_id}/',
+    summary: 'Update an order; status.is_paid, platform and payment_provider_transaction_id cannot change once set.',
+    scope: 'order_w',
+    params: orderIdParams,
+    body: Joi.object({ order: orderType.required() }),
+    response: ['order_id'],
+    async handle({ caller, params, body, request }) {
+      await updateOrder(caller, params.order_id, body.order, request.warnings);
+      return ok({ order_id: params.order_id });
+    },
+  }),
+
+  endpoint<OrderIdParams>({
+    method: 'DELETE',
+    path: 'order/{order_id}/',
+    summary: 'Delete an order; the stock of an unshipped order goes back.',
+    scope: 'order_w',
+    params: orderIdParams,
+    response: [],
+    async handle({ caller, params }) {
+      await deleteOrder(caller.accountId, params.order_id);
+      return ok();
+    },
+  }),
+
+  endpoint<OrderIdParams>({
+    method: 'GET',
+    path: 'order/{order_id}/history/',
+    summary: 'The complete history of an order.',
+    scope: 'order_r',
+    params: orderIdParams,
+    response: ['history'],
+    async handle({ caller, params }) {
+      const history = await orderRepository.history(caller.accountId, params.order_id);
+      if (!history) throw notFound(`order ${params.order_id}`, 'order_id');
+      return ok({ history });
+    },
+  }),
+
+  endpoint<OrderIdParams, { text: string }>({
+    method: 'POST',
+    path: 'order/{order_id}/history/',
+    summary: 'Append a history entry.',
+    scope: 'order_w',
+    params: orderIdParams,
+    body: Joi.object({ text: Joi.string().trim().min(1).max(10000).required() }),
+    response: [],
+    async handle({ caller, params, body }) {
+      await appendHistory(caller.accountId, params.order_id, body.text);
+      return ok();
+    },
+  }),
+];

@@ -1,0 +1,34 @@
+import { triggerCia } from '../../lib/cia/cia-trigger.service';
+import { accepted, endpoint, multiStatus } from '../../lib/http/endpoint';
+import { Joi } from '../../lib/http/schema';
+import { portalUpload } from '../../lib/portals/portal-upload.service';
+import { PortalUploadInput, portalUploadType } from '../../lib/portals/portal-upload.type';
+
+const stockParams = Joi.object({ stock_id: Joi.string().max(300) });
+
+/** The async stock endpoints: CIA and portal uploads (work done by the cia and portal_upload workers). */
+export const stockJobEndpoints = [
+  endpoint<{ stock_id: string }>({
+    method: 'POST',
+    path: 'stock/{stock_id}/cia/',
+    summary: 'Trigger the cross-channel quantity adjustment of the item; 202 with the job id.',
+    scope: 'stock_w',
+    params: stockParams,
+    response: ['stock_id', 'job_id'],
+    async: true,
+    handle: async ({ caller, params }) => accepted(await triggerCia(caller.accountId, params.stock_id)),
+  }),
+
+  endpoint<{ stock_id: string }, { portal_upload: PortalUploadInput }>({
+    method: 'POST',
+    path: 'stock/{stock_id}/portal_upload/',
+    summary: 'List, revise or end offers at portals: one job per portal entry; 207 with a code and job_id per part.',
+    scope: 'stock_w',
+    params: stockParams,
+    body: Joi.object({ portal_upload: portalUploadType.required() }),
+    response: ['response'],
+    async: true,
+    handle: async ({ caller, params, body }) =>
+      multiStatus((await portalUpload(caller, params.stock_id, body.portal_upload)) as unknown as Record<string, unknown>[]),
+  }),
+];

@@ -1,0 +1,301 @@
+import { db } from '../../lib/db/knex';
+import { created, endpoint, multiStatus, ok, okPage } from '../../lib/http/endpoint';
+import { invalidField } from '../../lib/http/errors';
+import { Joi, list } from '../../lib/http/schema';
+import { portalAccountRepository } from '../../lib/portal-account/portal-account.repository';
+import { ShopParameterInput, shopParameterRepository, shopParameterSearch, shopParameterType } from '../../lib/stock/stock-shop-parameter';
+import { OwnCategoryInput, ownCategoryBody, ownCategoryRepository, ownCategorySearch } from '../../lib/stock/stock-category';
+import { checkIcon, DescriptionInput, stockDescriptionRepository, stockDescriptionType } from '../../lib/stock/stock-description';
+import { allHistorySearch, itemHistorySearch, stockHistoryRepository } from '../../lib/stock/stock-history.repository';
+import { maxListItems, saveStockList } from '../../lib/stock/stock-list.service';
+import { stockSearch } from '../../lib/stock/stock-search.repository';
+import { deleteStock, listFolders, readStock, resolvePathStockId, saveStock, searchStock } from '../../lib/stock/stock.service';
+import { StockInput, stockType } from '../../lib/stock/stock.type';
+
+/** {stock_id}: an integer or an ID_/EAN_/SKU_/MPN_/MKTDSKU_ identifier, resolved in lib/stock. */
+const stockParams = Joi.object({ stock_id: Joi.string().trim().min(1).max(300) });
+type StockParams = { stock_id: string };
+const descriptionParams = Joi.object({ stock_id: Joi.string().trim().min(1).max(300), description_id: Joi.number().integer().min(1).max(2147483647) });
+type DescriptionParams = { stock_id: string; description_id: number };
+
+
+/** Stock items (document 1, Stock). */
+export const stockEndpoints = [
+  endpoint({
+    method: 'GET',
+    path: 'stock/',
+    summary: 'Search stock items with select, Stock_filter_type and pagination (page or min_id).',
+    scope: 'stock_r',
+    search: stockSearch,
+    response: ['stock', 'next_min_id'],
+    async handle({ caller, search }) {
+      const result = await searchStock(caller.accountId, search);
+      return okPage('stock', result);
+    },
+  }),
+
+  endpoint<Record<string, never>, { stock: StockInput }>({
+    method: 'POST',
+    path: 'stock/',
+    summary: 'Create a stock item; answers its stock_id and the lister ids written.',
+    scope: 'stock_w',
+    body: Joi.object({ stock: stockType.required() }),
+    response: ['stock_id', 'lister_id'],
+    async handle({ caller, body, request }) {
+      const result = await db().transaction((trx) => saveStock(trx, caller.accountId, body.stock, undefined, { warnings: request.warnings, title: 'stock', field: 'stock' }));
+      return created({ stock_id: result.stockId, lister_id: result.listerIds });
+    },
+  }),
+
+  endpoint({
+    method: 'GET',
+    path: 'stock/history/',
+    summary: 'Stock movements of all items with Stock_history_filter_type and pagination.',
+    scope: 'stock_r',
+    search: allHistorySearch,
+    response: ['stock_history', 'next_min_id'],
+    async handle({ caller, search }) {
+      const result = await stockHistoryRepository.search(caller.accountId, search);
+      return okPage('stock_history', result);
+    },
+  }),
+
+  endpoint<Record<string, never>, { stock: unknown[] }>({
+    method: 'POST',
+    path: 'stock/list/',
+    summary: `Create (no id) or update (id) up to ${maxListItems} items; HTTP 207 with one result per item.`,
+    scope: 'stock_w',
+    // Each item is validated on its own (a bad item must not fail the others).
+    body: Joi.object({ stock: list(Joi.any()).min(1).max(maxListItems).required() }),
+    weight: (body) => {
+      const items = (body as { stock?: unknown }).stock;
+      return Array.isArray(items) ? Math.max(items.length, 1) : 1;
+    },
+    response: ['response'],
+    async handle({ caller, body, request }) {
+      return multiStatus(await saveStockList(caller.accountId, body.stock, request.log));
+    },
+  }),
+
+  endpoint<StockParams>({
+    method: 'GET',
+    path: 'stock/{stock_id}/',
+    summary: 'One stock item.',
+    scope: 'stock_r',
+    params: stockParams,
+    select: { type: stockType, alwaysSelected: ['id'] },
+    response: ['stock'],
+    async handle({ caller, params }) {
+      return ok({ stock: await readStock(caller.accountId, params.stock_id) });
+    },
+  }),
+
+  endpoint<StockParams, { stock: StockInput }>({
+    method: 'POST',
+    path: 'stock/{stock_id}/',
+    summary: 'Update a stock item: fields not sent are kept; lists are replaced, listers merged by lister_id.',
+    scope: 'stock_w',
+    params: stockParams,
+    body: Joi.object({ stock: stockType.required() }),
+    response: ['stock_id', 'lister_id'],
+    async handle({ caller, params, body, request }) {
+      const result = await db().transaction(async (trx) => {
+        const stockId = await resolvePathStockId(caller.accountId, params.stock_id, trx);
+        return saveStock(trx, caller.accountId, body.stock, stockId, { warnings: request.warnings, title: 'stock', field: 'stock' });
+      });
+      return ok({ stock_id: result.stockId, lister_id: result.listerIds });
+    },
+  }),
+
+  endpoint<StockParams>({
+    method: 'DELETE',
+    path: 'stock/{stock_id}/',
+    summary: 'Delete a stock item; its variants become independent items, its set links go.',
+    scope: 'stock_w',
+    params: stockParams,
+    response: [],
+    async handle({ caller, params }) {
+      await db().transaction(async (trx) => deleteStock(trx, caller.accountId, await resolvePathStockId(caller.accountId, params.stock_id, trx)));
+      return ok();
+    },
+  }),
+
+  endpoint<StockParams>({
+    method: 'GET',
+    path: 'stock/{stock_id}/history/',
+    summary: 'Movements of one item with Stock_history_filter_type and pagination.',
+    scope: 'stock_r',
+    params: stockParams,
+    search: itemHistorySearch,
+    response: ['stock_history', 'next_min_id'],
+    async handle({ caller, params, search }) {
+      const stockId = await resolvePathStockId(caller.accountId, params.stock_id);
+      const result = await stockHistoryRepository.search(caller.accountId, search, stockId);
+      return okPage('stock_history', result);
+    },
+  }),
+
+  endpoint<StockParams>({
+    method: 'GET',
+    path: 'stock/{stock_id}/description/',
+    summary: 'All descriptions of the item.',
+    scope: 'stock_r',
+    params: stockParams,
+    response: ['description'],
+    async handle({ caller, params }) {
+      const stockId = await resolvePathStockId(caller.accountId, params.stock_id);
+      return ok({ description: await stockDescriptionRepository.list(caller.accountId, stockId) });
+    },
+  }),
+
+  endpoint<StockParams, { description: DescriptionInput }>({
+    method: 'POST',
+    path: 'stock/{stock_id}/description/',
+    summary: 'Create a description; icon_id from GET system/stock/description/icon/.',
+    scope: 'stock_w',
+    params: stockParams,
+    body: Joi.object({ description: stockDescriptionType.required() }),
+    response: ['description_id'],
+    async handle({ caller, params, body }) {
+      await checkIcon(body.description);
+      const id = await db().transaction(async (trx) => {
+        const stockId = await resolvePathStockId(caller.accountId, params.stock_id, trx);
+        return stockDescriptionRepository.insert(trx, caller.accountId, stockId, body.description);
+      });
+      return created({ description_id: id });
+    },
+  }),
+
+  endpoint<DescriptionParams>({
+    method: 'GET',
+    path: 'stock/{stock_id}/description/{description_id}/',
+    summary: 'One description of the item.',
+    scope: 'stock_r',
+    params: descriptionParams,
+    response: ['description'],
+    async handle({ caller, params }) {
+      const stockId = await resolvePathStockId(caller.accountId, params.stock_id);
+      return ok({ description: await stockDescriptionRepository.get(caller.accountId, stockId, params.description_id) });
+    },
+  }),
+
+  endpoint<DescriptionParams, { description: DescriptionInput }>({
+    method: 'POST',
+    path: 'stock/{stock_id}/description/{description_id}/',
+    summary: 'Update a description; fields not sent are kept.',
+    scope: 'stock_w',
+    params: descriptionParams,
+    body: Joi.object({ description: stockDescriptionType.required() }),
+    response: ['description_id'],
+    async handle({ caller, params, body }) {
+      await checkIcon(body.description);
+      await db().transaction(async (trx) => {
+        const stockId = await resolvePathStockId(caller.accountId, params.stock_id, trx);
+        await stockDescriptionRepository.update(trx, caller.accountId, stockId, params.description_id, body.description);
+      });
+      return ok({ description_id: params.description_id });
+    },
+  }),
+
+  endpoint<DescriptionParams>({
+    method: 'DELETE',
+    path: 'stock/{stock_id}/description/{description_id}/',
+    summary: 'Delete a description.',
+    scope: 'stock_w',
+    params: descriptionParams,
+    response: [],
+    async handle({ caller, params }) {
+      await db().transaction(async (trx) => {
+        const stockId = await resolvePathStockId(caller.accountId, params.stock_id, trx);
+        await stockDescriptionRepository.delete(trx, caller.accountId, stockId, params.description_id);
+      });
+      return ok();
+    },
+  }),
+
+  endpoint({
+    method: 'GET',
+    path: 'stock/category/',
+    summary: 'Own categories of one own portal (shop_g, market_i, shop); Category_filter_type with platform required.',
+    scope: 'stock_r',
+    search: ownCategorySearch,
+    response: ['category', 'next_min_id'],
+    async handle({ caller, search }) {
+      const result = await ownCategoryRepository.search(caller.accountId, search);
+      return okPage('category', result);
+    },
+  }),
+
+  endpoint<Record<string, never>, { category: OwnCategoryInput[] }>({
+    method: 'POST',
+    path: 'stock/category/',
+    summary: 'Create own categories (one or a list); an existing platform/portal account/id is renamed or moved.',
+    scope: 'stock_w',
+    body: ownCategoryBody,
+    response: [],
+    async handle({ caller, body }) {
+      const categories = [];
+      for (const [i, c] of body.category.entries()) {
+        const portalAccountId = c.portal_account_id ?? caller.portalAccountId;
+        if (portalAccountId === null || !(await portalAccountRepository.get(caller.accountId, portalAccountId))) {
+          throw invalidField(`category[${i}].portal_account_id`, `category[${i}].portal_account_id is not a portal account of this account`);
+        }
+        categories.push({ ...c, portal_account_id: portalAccountId });
+      }
+      await ownCategoryRepository.upsert(caller.accountId, categories);
+      return ok();
+    },
+  }),
+
+  endpoint({
+    method: 'DELETE',
+    path: 'stock/category/',
+    summary: 'Delete the own categories a Category_filter_type names (platform required).',
+    scope: 'stock_w',
+    search: ownCategorySearch,
+    response: [],
+    async handle({ caller, search }) {
+      await ownCategoryRepository.delete(caller.accountId, search);
+      return ok();
+    },
+  }),
+
+  endpoint({
+    method: 'GET',
+    path: 'stock/folder/',
+    summary: 'The stock folders in use, with their parent folders; each starts with /.',
+    scope: 'stock_r',
+    response: ['folder'],
+    handle: async ({ caller }) => ok({ folder: await listFolders(caller.accountId) }),
+  }),
+
+  endpoint({
+    method: 'GET',
+    path: 'stock/shop_parameter/',
+    summary: 'Shop parameters (tax_class or manufacturer) with Shop_parameter_filter_type (type required) and pagination.',
+    scope: 'stock_r',
+    search: shopParameterSearch,
+    response: ['shop_parameter', 'next_min_id'],
+    async handle({ caller, search }) {
+      const result = await shopParameterRepository.search(caller.accountId, search);
+      return okPage('shop_parameter', result);
+    },
+  }),
+
+  endpoint<Record<string, never>, { shop_parameter: ShopParameterInput }>({
+    method: 'POST',
+    path: 'stock/shop_parameter/',
+    summary: 'Create (no id) or update (id) a shop parameter of a portal account (default: the request\'s).',
+    scope: 'stock_w',
+    body: Joi.object({ shop_parameter: shopParameterType.required() }),
+    response: ['shop_parameter_id'],
+    async handle({ caller, body }) {
+      const portalAccountId = body.shop_parameter.portal_account_id ?? caller.portalAccountId;
+      if (portalAccountId === null || !(await portalAccountRepository.get(caller.accountId, portalAccountId))) {
+        throw invalidField('shop_parameter.portal_account_id', 'shop_parameter.portal_account_id is not a portal account of this account');
+      }
+      const result = await shopParameterRepository.save(caller.accountId, portalAccountId, body.shop_parameter);
+      return result.created ? created({ shop_parameter_id: result.id }) : ok({ shop_parameter_id: result.id });
+    },
+  }),
+];

@@ -1,0 +1,148 @@
+import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { isPrivateAddress } from '../../lib/event/webhook-host';
+import { db } from '../../lib/db/knex';
+import { call, newSeller, tokenFor } from '../support/api';
+
+const exampleBody = {
+  event_handler: {
+    type: { id: 'created' },
+    section: 'order',
+    action: { id: 'notification', required: { url: 'https://receiver.example/hooks/kontor', format: 'post', target_name: 'erp' } },
+  },
+};
+
+describe('event handlers (admin/event/handler/)', () => {
+  it('when the shape existing clients send is posted, then 201 answers event_handler_id and the handler reads back', async () => {
+    const seller = await newSeller();
+    const res = await call('admin/event/handler/', { token: seller.token, body: exampleBody });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.ack).to.equal('success');
+    const id = res.body.event_handler_id as number;
+    expect(id).to.be.a('number');
+    expect(res.body.signing_secret).to.match(/^whsec_/);
+
+    const one = await call(`admin/event/handler/${id}/`, { token: seller.token });
+    expect(one.status).to.equal(200);
+    const handler = one.body.event_handler as Record<string, unknown>;
+    expect(handler).to.deep.include({
+      id, type: { id: 'created' }, section: 'order',
+      action: { id: 'notification', required: { url: 'https://receiver.example/hooks/kontor', format: 'post', target_name: 'erp' } },
+      condition: [], is_active: true, signing_secret: res.body.signing_secret,
+    });
+    expect(handler.modified).to.be.a('string');
+
+    const all = await call('admin/event/handler/', { token: seller.token });
+    expect((all.body.event_handler as { id: number }[]).map((h) => h.id)).to.deep.equal([id]);
+    expect((all.body.event_handler as Record<string, unknown>[])[0]).to.not.have.key('signing_secret');
+  });
+
+  it('when the example handler is sent as XML, then it is created the same way', async () => {
+    const seller = await newSeller();
+    const xml = '<?xml version="1.0" encoding="UTF-8"?><request><event_handler><type><id>created</id></type><section>order</section>'
+      + '<action><id>notification</id><required><url>https://receiver.example/hooks/kontor</url><format>post</format><target_name>erp</target_name></required></action>'
+      + '</event_handler></request>';
+    const res = await call('admin/event/handler/', { token: seller.token, body: xml, headers: { 'Content-Type': 'application/xml', Accept: 'application/json' } });
+    expect(res.status, res.text).to.equal(201);
+    const one = await call(`admin/event/handler/${res.body.event_handler_id}/`, { token: seller.token });
+    expect((one.body.event_handler as { action: unknown }).action).to.deep.equal(exampleBody.event_handler.action);
+  });
+
+  it('when a handler with one condition is posted, then the condition is stored as given', async () => {
+    const seller = await newSeller();
+    const res = await call('admin/event/handler/', {
+      token: seller.token,
+      body: { event_handler: { ...exampleBody.event_handler, condition: [{ field: 'platform', operator: '!=', value: 'auction_a' }] } },
+    });
+    expect(res.status, res.text).to.equal(201);
+    const one = await call(`admin/event/handler/${res.body.event_handler_id}/`, { token: seller.token });
+    expect((one.body.event_handler as { condition: unknown }).condition).to.deep.equal([{ field: 'platform', operator: '!=', value: 'auction_a' }]);
+  });
+
+  it('when a handler definition is wrong, then 400 names what is wrong and nothing is stored', async () => {
+    const seller = await newSeller();
+    const base = exampleBody.event_handler;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...base, type: { id: 'exploded' } }, 'event_handler.type.id'],
+      [{ ...base, section: 'moon' }, 'event_handler.section'],
+      [{ ...base, section: undefined }, 'event_handler.section'],
+      [{ ...base, section: 'customer', type: { id: 'paid' } }, 'event_handler.type.id'],
+      [{ ...base, action: { id: 'teleport', required: {} } }, 'event_handler.action.id'],
+      [{ ...base, action: { id: 'order_flag', required: { flag: 'is_packed', value: 'true' } }, section: 'customer', type: { id: 'created' } }, 'event_handler.action.id'],
+      [{ ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'post' } } }, 'event_handler.action.required.target_name'],
+      [{ ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'get', target_name: 'a' } } }, 'event_handler.action.required.format'],
+      [{ ...base, action: { id: 'notification', required: { url: 'not a url', format: 'post', target_name: 'a' } } }, 'event_handler.action.required.url'],
+      [{ ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'post', target_name: 'a', colour: 'red' } } }, 'event_handler.action.required.colour'],
+      [{ ...base, action: { id: 'order_flag', required: { flag: 'is_paid', value: 'true' } } }, 'event_handler.action.required.flag'],
+      [{ ...base, condition: [{ field: 'platform', value: 'a' }, { field: 'currency_id', value: 'EUR' }] }, 'event_handler.condition'],
+      [{ ...base, condition: [{ field: 'colour', operator: '=', value: 'red' }] }, 'event_handler.condition[0].field'],
+      [{ ...base, condition: [{ field: 'platform', operator: '<', value: 'a' }] }, 'event_handler.condition[0].operator'],
+      [{ ...base, condition: [{ field: 'invoice_amount', operator: '>', value: 'lots' }] }, 'event_handler.condition[0].value'],
+      [{ ...base, condition: [{ field: 'platform', operator: '=' }] }, 'event_handler.condition[0].value'],
+      [{ ...base, type: undefined }, 'event_handler.type'],
+    ];
+    for (const [handler, field] of cases) {
+      const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
+      expect(res.status, `${field}: ${res.text}`).to.equal(400);
+      expect(res.body.error![0]!.field, res.text).to.equal(field);
+    }
+    const [{ count }] = await db()('event_handler').where({ account_id: seller.id }).count({ count: '*' }) as [{ count: string }];
+    expect(Number(count)).to.equal(0);
+  });
+
+  it('when a handler is deleted, then it is gone; another seller\'s handler answers 404 like an absent one', async () => {
+    const seller = await newSeller();
+    const other = await newSeller();
+    const theirs = await call('admin/event/handler/', { token: other.token, body: exampleBody });
+    const mine = await call('admin/event/handler/', { token: seller.token, body: exampleBody });
+    for (const path of [`admin/event/handler/${theirs.body.event_handler_id}/`, 'admin/event/handler/2000000000/']) {
+      expect((await call(path, { token: seller.token })).status).to.equal(404);
+      expect((await call(path, { token: seller.token, method: 'DELETE' })).status).to.equal(404);
+    }
+    const del = await call(`admin/event/handler/${mine.body.event_handler_id}/`, { token: seller.token, method: 'DELETE' });
+    expect(del.status).to.equal(200);
+    expect((await call(`admin/event/handler/${mine.body.event_handler_id}/`, { token: seller.token })).status).to.equal(404);
+    expect((await call(`admin/event/handler/${theirs.body.event_handler_id}/`, { token: other.token })).status).to.equal(200);
+  });
+
+  it('when handlers are written with a read-only token, then 403', async () => {
+    const seller = await newSeller();
+    const token = await tokenFor(seller.login, seller.password, 'admin_r');
+    expect((await call('admin/event/handler/', { token, body: exampleBody })).status).to.equal(403);
+    expect((await call('admin/event/handler/', { token })).status).to.equal(200);
+  });
+
+  it('when mail, order_flag and task handlers are posted with their required fields, then they are accepted', async () => {
+    const seller = await newSeller();
+    const bodies = [
+      { type: { id: 'shipped' }, section: 'order', action: { id: 'mail', required: { to: '{customer.email}', subject: 'Order {id} shipped', template: 'Hello, order {id} is on its way.' } } },
+      { type: { id: 'paid' }, section: 'order', action: { id: 'order_flag', required: { flag: 'is_packed', value: true } } },
+      { type: { id: 'cia' }, section: 'stock', action: { id: 'task', required: { title: 'Reorder {stock_id}', text: 'Only {quantity} left', priority: 'high' } }, condition: [{ field: 'quantity', operator: '<', value: 5 }] },
+    ];
+    for (const handler of bodies) {
+      const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body).to.not.have.key('signing_secret');
+    }
+  });
+
+  it('when private webhook hosts are not allowed (production), then a loopback or private url is refused naming the url', async () => {
+    const seller = await newSeller();
+    const original = config();
+    setConfig({ ...original, webhookAllowPrivateHosts: false });
+    try {
+      for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'https://10.1.2.3/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest']) {
+        const body = { event_handler: { ...exampleBody.event_handler, action: { id: 'notification', required: { url, format: 'post', target_name: 'x' } } } };
+        const res = await call('admin/event/handler/', { token: seller.token, body });
+        expect(res.status, url).to.equal(400);
+        expect(res.body.error![0]!.field).to.equal('event_handler.action.required.url');
+      }
+      expect((await call('admin/event/handler/', { token: seller.token, body: exampleBody })).status).to.equal(201);
+    } finally {
+      setConfig(original);
+    }
+    expect(isPrivateAddress('::ffff:127.0.0.1')).to.equal(true);
+    expect(isPrivateAddress('192.168.1.20')).to.equal(true);
+    expect(isPrivateAddress('93.184.216.34')).to.equal(false);
+  });
+});

@@ -1,0 +1,135 @@
+import { spawn, ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { db } from '../../lib/db/knex';
+import { closeQueues } from '../../lib/queue/queue.registry';
+import { call, newSeller, Seller } from '../support/api';
+import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from './support';
+
+const root = path.join(__dirname, '..', '..');
+
+async function createItem(seller: Seller, sku: string, quantity: number, cia: Record<string, unknown>): Promise<number> {
+  const res = await call('stock/', { token: seller.token, body: { stock: { name: sku, sku, quantity, cia } } });
+  expect(res.status, res.text).to.equal(201);
+  return Number(res.body.stock_id);
+}
+
+async function allAcked(seller: Seller, stockIds: number[], portals: number): Promise<boolean> {
+  const rows = await db()('cia_portal_state').where({ account_id: seller.id }).whereIn('stock_id', stockIds) as { acked_seq: string; desired_seq: string }[];
+  return rows.length === stockIds.length * portals && rows.every((r) => r.acked_seq === r.desired_seq);
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  await waitFor('a private redis-server', () => new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
+    socket.on('error', () => resolve(false));
+  }), 5000);
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('fleet: faults', function () {
+  this.timeout(60000);
+  let sandbox: Sandbox;
+  let fleet: Fleet | undefined;
+  let seller: Seller;
+  before(async () => { sandbox = await startSandbox(); });
+  after(async () => { await sandbox.close(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+    await forgetOtherSellersBacklog(seller.id);
+  });
+  afterEach(async () => { await fleet?.stop(); fleet = undefined; });
+
+  it('when a portal_upload worker is killed in the middle of pushes, then after a restart every push completes and the sandbox applied each item\'s quantity once', async () => {
+    // Queues of its own: a worker of an earlier test, with the default lock, holds BullMQ's
+    // stalled-check key of the shared queues for that long, which would delay the take-over.
+    const shared = config().queuePrefix;
+    await closeQueues();
+    setConfig({ ...config(), queuePrefix: `${shared}-kill` });
+    sandbox.state.delays.set('shop_g', 2000);
+    fleet = await startFleet({ only: ['cia'] });
+    // node itself (not the tsx CLI, which runs a grandchild) so that SIGKILL hits the worker.
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'workers/portal_upload.ts'], {
+      cwd: root, stdio: 'ignore',
+      env: {
+        ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: config().databaseUrl, QUEUE_PREFIX: config().queuePrefix,
+        SANDBOX_PORTAL_URL: sandbox.url, WORKER_LOCK_MS: '1500', PORTAL_CALLS_PER_SECOND: '1000',
+      },
+    });
+    let restarted: Fleet | undefined;
+    try {
+      const items = [await createItem(seller, 'K1', 5, { shop_g: { is_active: true } }), await createItem(seller, 'K2', 6, { shop_g: { is_active: true } }), await createItem(seller, 'K3', 7, { shop_g: { is_active: true } })];
+      await waitFor('a push in flight at the sandbox', () => sandbox.state.inFlight > 0, 30000);
+      await kill(child);
+      sandbox.state.delays.delete('shop_g');
+      restarted = await startFleet({ only: ['portal_upload'], lockDuration: 1500 });
+      await waitFor('every push acknowledged', () => allAcked(seller, items, 1), 30000, 100);
+      const shown = sandbox.state.quantities(String(seller.portalAccountId)).shop_g ?? {};
+      expect(items.map((id) => shown[String(id)])).to.deep.equal([5, 6, 7]);
+      for (const id of items) expect(sandbox.state.quantityCalls('shop_g', String(id)), `item ${id}`).to.have.length(1);
+    } finally {
+      sandbox.state.delays.delete('shop_g');
+      await kill(child);
+      await restarted?.stop();
+      await fleet?.stop();
+      fleet = undefined;
+      await closeQueues();
+      setConfig({ ...config(), queuePrefix: shared });
+    }
+  });
+
+  describe('with a Redis of its own', () => {
+    let redisProcess: ChildProcess | undefined;
+    const original = config().redisUrl;
+    let port = 0;
+    beforeEach(async () => {
+      port = await freePort();
+      redisProcess = await startRedis(port);
+      await closeQueues();
+      setConfig({ ...config(), redisUrl: `redis://127.0.0.1:${port}` });
+    });
+    afterEach(async () => {
+      await fleet?.stop();
+      fleet = undefined;
+      await closeQueues();
+      if (redisProcess) await kill(redisProcess);
+      setConfig({ ...config(), redisUrl: original });
+    });
+
+    it('when Redis is stopped while orders are posted, then every order succeeds and every quantity reaches the sandbox after Redis returns', async () => {
+      fleet = await startFleet();
+      const cia = { shop_g: { is_active: true }, market_e: { is_active: true } };
+      const items = [await createItem(seller, 'R1', 10, cia), await createItem(seller, 'R2', 10, cia)];
+      await waitFor('first quantities', () => allAcked(seller, items, 2), 15000, 50);
+      await kill(redisProcess!);
+      for (let i = 0; i < 4; i++) {
+        const res = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, line: [{ id: 1, quantity: 1, price: '1', stock_align_id: 'R1' }, { id: 2, quantity: 2, price: '1', stock_align_id: 'R2' }] } } });
+        expect(res.status, res.text).to.equal(201);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      redisProcess = await startRedis(port);
+      await waitFor('the final quantities at the sandbox', () => {
+        const shown = sandbox.state.quantities(String(seller.portalAccountId));
+        return ['shop_g', 'market_e'].every((p) => shown[p]?.[String(items[0])] === 6 && shown[p]?.[String(items[1])] === 2);
+      }, 30000, 100);
+    });
+  });
+});

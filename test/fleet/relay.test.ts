@@ -1,0 +1,153 @@
+import { spawn, ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { db } from '../../lib/db/knex';
+import { addToOutbox } from '../../lib/queue/outbox';
+import { QueueRegistry, queues } from '../../lib/queue/queue.registry';
+import { OutboxRelay } from '../../lib/queue/relay';
+import { newSeller, Seller } from '../support/api';
+import { waitFor } from './support';
+
+async function commitJobs(accountId: number, n: number): Promise<string[]> {
+  return db().transaction(async (trx) => {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push(await addToOutbox(trx, accountId, 'cia.adjust', { accountId, stockId: 1000 + i, reason: 'test' }));
+    return ids;
+  });
+}
+
+const relayedAt = async (jobIds: string[]) =>
+  (await db()('outbox').whereIn('job_id', jobIds).select('relayed_at')).map((r: { relayed_at: Date | null }) => r.relayed_at);
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  return waitFor('a private redis-server', () => new Promise<ChildProcess | undefined>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(child); });
+    socket.on('error', () => resolve(undefined));
+  }), 5000).then(() => child);
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('fleet: outbox relay', () => {
+  let seller: Seller;
+  let relay: OutboxRelay;
+  before(async () => { seller = await newSeller(); });
+  afterEach(async () => { await relay?.stop(); });
+
+  it('when a transaction commits an outbox row, then the relay queues it under the row\'s job id, woken by NOTIFY', async () => {
+    // The poll is an hour: only the NOTIFY of the commit can wake the relay in time.
+    relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0 });
+    await relay.start();
+    const [jobId] = await commitJobs(seller.id, 1);
+    const job = await waitFor('the job in BullMQ', () => queues().get('cia').getJob(jobId!), 3000);
+    expect(job.name).to.equal('cia.adjust');
+    expect(job.data).to.deep.equal({ accountId: seller.id, stockId: 1000, reason: 'test' });
+    expect(job.opts.attempts).to.equal(config().jobAttempts);
+    expect(job.opts.backoff).to.include({ type: 'exponential' });
+    await waitFor('relayed_at set', async () => (await relayedAt([jobId!]))[0] ?? undefined, 3000);
+  });
+
+  it('when the transaction rolls back, then nothing is queued', async () => {
+    relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0 });
+    await relay.start();
+    let jobId = '';
+    await db().transaction(async (trx) => {
+      jobId = await addToOutbox(trx, seller.id, 'cia.adjust', { accountId: seller.id, stockId: 1, reason: 'test' });
+      throw new Error('rollback');
+    }).catch(() => undefined);
+    relay.kick();
+    await relay.idle();
+    expect(await db()('outbox').where({ job_id: jobId }).first()).to.equal(undefined);
+    expect(await queues().get('cia').getJob(jobId)).to.equal(undefined);
+  });
+
+  it('when two relays run over many rows, then each row becomes exactly one job', async () => {
+    relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, batch: 25 });
+    const second = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, batch: 25 });
+    await Promise.all([relay.start(), second.start()]);
+    try {
+      const before = relay.relayed + second.relayed;
+      const ids = await commitJobs(seller.id, 300);
+      await waitFor('every row relayed', async () => (await relayedAt(ids)).every((r) => r !== null), 10000);
+      await Promise.all([relay.idle(), second.idle()]);
+      // Rows of other tests may be relayed meanwhile, so the sum is at least, and each id one job.
+      expect(relay.relayed + second.relayed - before).to.be.at.least(300);
+      const jobs = await Promise.all(ids.map((id) => queues().get('cia').getJob(id)));
+      expect(jobs.every((j) => j !== undefined)).to.equal(true);
+      const rows = await db()('outbox').whereIn('job_id', ids).count<{ count: string }[]>('* as count');
+      expect(Number(rows[0]!.count)).to.equal(300);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('when a job id is already in BullMQ (a crash between the add and the commit), then relaying again keeps the one job', async () => {
+    const [jobId] = await db().transaction(async (trx) => [await addToOutbox(trx, seller.id, 'cia.adjust', { accountId: seller.id, stockId: 7, reason: 'test' })]);
+    await queues().get('cia').add('cia.adjust', { accountId: seller.id, stockId: 7, reason: 'first add' }, { jobId });
+    relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0 });
+    await relay.start();
+    await waitFor('relayed_at set', async () => (await relayedAt([jobId!]))[0] ?? undefined, 3000);
+    const job = await queues().get('cia').getJob(jobId!);
+    expect(job?.data.reason).to.equal('first add');
+  });
+
+  describe('with a Redis of its own that goes away', () => {
+    let redisProcess: ChildProcess | undefined;
+    let registry: QueueRegistry;
+    const original = config().redisUrl;
+    let port = 0;
+
+    beforeEach(async () => {
+      port = await freePort();
+      redisProcess = await startRedis(port);
+      setConfig({ ...config(), redisUrl: `redis://127.0.0.1:${port}` });
+      registry = new QueueRegistry();
+    });
+    afterEach(async () => {
+      await relay?.stop();
+      await registry.close();
+      if (redisProcess) await stopRedis(redisProcess);
+      setConfig({ ...config(), redisUrl: original });
+    });
+
+    it('when Redis is down as requests commit, then they commit and their jobs are queued once Redis is back', async () => {
+      relay = new OutboxRelay({ queues: registry, pollMs: 3600000, repairEveryMs: 0 });
+      await relay.start();
+      await stopRedis(redisProcess!);
+      const ids = await commitJobs(seller.id, 5);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await relayedAt(ids)).every((r) => r === null)).to.equal(true);
+      redisProcess = await startRedis(port);
+      await waitFor('rows relayed after Redis returned', async () => (await relayedAt(ids)).every((r) => r !== null), 15000);
+      const jobs = await Promise.all(ids.map((id) => registry.get('cia').getJob(id)));
+      expect(jobs.map((j) => j?.data.stockId)).to.deep.equal([1000, 1001, 1002, 1003, 1004]);
+    });
+
+    it('when Redis restarts without persistence and loses relayed jobs, then the repair sweep queues them again', async () => {
+      relay = new OutboxRelay({ queues: registry, pollMs: 3600000, repairEveryMs: 0, repairAfterSeconds: 0 });
+      await relay.start();
+      const ids = await commitJobs(seller.id, 3);
+      await waitFor('rows relayed', async () => (await relayedAt(ids)).every((r) => r !== null), 5000);
+      await stopRedis(redisProcess!);
+      redisProcess = await startRedis(port);
+      await waitFor('the producer connection back', async () => (await registry.get('cia').getJobCounts('wait')).wait === 0, 5000);
+      expect(await registry.get('cia').getJob(ids[0]!)).to.equal(undefined);
+      await waitFor('the repair re-adding', async () => (await relay.repair()) === 0 && (await Promise.all(ids.map((id) => registry.get('cia').getJob(id)))).every(Boolean), 10000, 200);
+    });
+  });
+});

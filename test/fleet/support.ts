@@ -1,0 +1,81 @@
+/**
+ * Fleet test support: queue names of this run kept apart by a key prefix, the sandbox portal
+ * in-process on an ephemeral port, the relay and the workers in-process, and bounded waits.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { Worker } from 'bullmq';
+import { config, setConfig } from '../../config';
+import { db } from '../../lib/db/knex';
+import { ciaProcessors } from '../../lib/cia/cia.worker';
+import { portalUploadProcessors } from '../../lib/portals/portal-upload.worker';
+import { closeQueues, QueueRegistry, queues } from '../../lib/queue/queue.registry';
+import { OutboxRelay } from '../../lib/queue/relay';
+import { startWorker } from '../../lib/queue/worker';
+import { createSandbox, SandboxState } from '../../sandbox/sandbox.app';
+
+// Every run has its own queues in the shared Redis; retries are quick; the portal rate is high
+// unless a test lowers it.
+setConfig({ ...config(), queuePrefix: `kt-fleet-${process.pid}-${Date.now()}`, jobBackoffMs: 50, portalCallsPerSecond: 1000, jobAttempts: 5 });
+// Queues made before (by other test files of the same run) name the old prefix: start afresh.
+void closeQueues();
+
+/** Polls until the check returns a value other than undefined/false, or fails after the timeout. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10000, everyMs = 25): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (err) { last = err; }
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+export interface Sandbox { state: SandboxState; url: string; close(): Promise<void> }
+
+/** The sandbox portal on an ephemeral port; portal accounts without base_url call it. */
+export async function startSandbox(): Promise<Sandbox> {
+  const { app, state } = createSandbox();
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  setConfig({ ...config(), sandboxPortalUrl: url });
+  return {
+    state, url,
+    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}
+
+/**
+ * Test files that run no relay leave their outbox rows pending; a fleet started later would
+ * first work through that backlog of other sellers' jobs. Marks them relayed, so that a test
+ * measures its own seller's jobs only.
+ */
+export async function forgetOtherSellersBacklog(accountId = 0): Promise<void> {
+  await db()('outbox').whereNull('relayed_at').whereNot({ account_id: accountId }).update({ relayed_at: db().fn.now() });
+}
+
+export interface Fleet { relay: OutboxRelay; workers: Worker[]; stop(): Promise<void> }
+
+/** The relay and the cia and portal_upload workers, in this process. */
+export async function startFleet(options: { queues?: QueueRegistry; lockDuration?: number; only?: ('cia' | 'portal_upload')[] } = {}): Promise<Fleet> {
+  const relay = new OutboxRelay({ queues: options.queues ?? queues(), pollMs: 60000, repairEveryMs: 0 });
+  await relay.start();
+  const common = { skipEvictionCheck: true, registerShutdown: false, lockDuration: options.lockDuration, stalledInterval: options.lockDuration };
+  const only = options.only ?? ['cia', 'portal_upload'];
+  const workers: Worker[] = [];
+  if (only.includes('cia')) workers.push(await startWorker('cia', ciaProcessors, { ...common, concurrency: 4 }));
+  if (only.includes('portal_upload')) workers.push(await startWorker('portal_upload', portalUploadProcessors, { ...common, concurrency: 8 }));
+  return {
+    relay, workers,
+    async stop() {
+      await relay.stop();
+      for (const w of workers) await w.close(true);
+    },
+  };
+}
+
+export { closeQueues };

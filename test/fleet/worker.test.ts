@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import type { Job } from 'bullmq';
+import { config } from '../../config';
+import { queues } from '../../lib/queue/queue.registry';
+import { concurrencyOf, startWorker } from '../../lib/queue/worker';
+import { waitFor } from './support';
+
+describe('fleet: workers', () => {
+  it('when a worker is closed with a job in hand, then the job finishes before the close returns', async () => {
+    let finished = false;
+    const worker = await startWorker('bank', {
+      'test.slow': async (_job: Job) => { await new Promise((resolve) => setTimeout(resolve, 400)); finished = true; return { ok: true }; },
+    }, { skipEvictionCheck: true, registerShutdown: false, concurrency: 1 });
+    const job = await queues().get('bank').add('test.slow', {}, { jobId: `slow-${Date.now()}` });
+    await waitFor('the job active', async () => (await job.getState()) === 'active');
+    await worker.close();
+    expect(finished).to.equal(true);
+    expect(await job.getState()).to.equal('completed');
+  });
+
+  it('when a job has no processor, then it fails at once without retries', async () => {
+    const worker = await startWorker('bank', {}, { skipEvictionCheck: true, registerShutdown: false });
+    try {
+      const job = await queues().get('bank').add('test.unknown', {}, { jobId: `unknown-${Date.now()}`, attempts: 5 });
+      await waitFor('the job failed', async () => (await job.getState()) === 'failed');
+      const failed = await queues().get('bank').getJob(job.id!);
+      expect(failed?.attemptsMade).to.equal(1);
+      expect(failed?.failedReason).to.contain('no processor for job test.unknown');
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('when a processor throws, then the job is retried with exponential backoff up to the configured tries, then lands in the failed set', async () => {
+    const tries: number[] = [];
+    const worker = await startWorker('bank', {
+      'test.flaky': async () => { tries.push(Date.now()); throw new Error('not yet'); },
+    }, { skipEvictionCheck: true, registerShutdown: false });
+    try {
+      const job = await queues().get('bank').add('test.flaky', {}, { jobId: `flaky-${Date.now()}`, attempts: 4, backoff: { type: 'exponential', delay: 100 } });
+      await waitFor('the job failed for good', async () => (await job.getState()) === 'failed', 10000);
+      expect(tries).to.have.length(4);
+      const gaps = tries.slice(1).map((t, i) => t - tries[i]!);
+      // 100, 200, 400 ms: each wait about twice the one before.
+      expect(gaps[1]!).to.be.above(gaps[0]! * 1.5);
+      expect(gaps[2]!).to.be.above(gaps[1]! * 1.5);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('when concurrency is configured per queue, then each worker takes its own', () => {
+    expect(concurrencyOf('cia')).to.equal(config().ciaWorkerConcurrency);
+    expect(concurrencyOf('portal_upload')).to.equal(config().portalUploadWorkerConcurrency);
+    expect(concurrencyOf('mail')).to.equal(config().workerConcurrency);
+  });
+});

@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { call, newSeller, query, Seller } from '../support/api';
+import { createItem } from './helpers';
+
+describe('stock descriptions', () => {
+  let seller: Seller;
+  beforeEach(async () => { seller = await newSeller(); });
+
+  it('when a description is created, read, updated and deleted, then each step answers as document 1 says', async () => {
+    const id = await createItem(seller, { name: 'D', sku: 'D-1' });
+    const description = { name: 'main', icon_id: 'flag_de', language_iso2: 'DE', long: '<p>long</p>', short: 'short', alternative_title: 'Alt', meta_keywords: 'k', meta_description: 'm' };
+    const created = await call(`stock/SKU_D-1/description/`, { token: seller.token, body: { description } });
+    expect(created.status, created.text).to.equal(201);
+    const descriptionId = created.body.description_id as number;
+    const one = await call(`stock/${id}/description/${descriptionId}/`, { token: seller.token });
+    expect(one.body.description).to.deep.equal({ ...description, id: descriptionId, language_iso2: 'de' });
+    const updated = await call(`stock/${id}/description/${descriptionId}/`, { token: seller.token, body: { description: { short: 'shorter', id: 5 } } });
+    expect(updated.status).to.equal(200);
+    expect(updated.body.warning![0]!.field).to.equal('description.id');
+    const all = await call(`stock/${id}/description/`, { token: seller.token });
+    expect(all.body.description).to.deep.equal([{ ...description, id: descriptionId, language_iso2: 'de', short: 'shorter' }]);
+    expect((await call(`stock/${id}/description/${descriptionId}/`, { token: seller.token, method: 'DELETE' })).status).to.equal(200);
+    expect((await call(`stock/${id}/description/${descriptionId}/`, { token: seller.token })).status).to.equal(404);
+  });
+
+  it('when icon_id or language is invalid, or the description belongs to another item or account, then 400 or 404', async () => {
+    const id = await createItem(seller, { name: 'D' });
+    const badIcon = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { icon_id: 'no_such_icon' } } });
+    expect(badIcon.status).to.equal(400);
+    expect(badIcon.body.error![0]!.field).to.equal('description.icon_id');
+    const badLanguage = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { language_iso2: 'deu', name: 'x'.repeat(256) } } });
+    expect(badLanguage.body.error!.map((e) => e.field)).to.deep.equal(['description.name', 'description.language_iso2']);
+    const descriptionId = (await call(`stock/${id}/description/`, { token: seller.token, body: { description: { name: 'ok' } } })).body.description_id as number;
+    const otherItem = await createItem(seller, { name: 'E' });
+    expect((await call(`stock/${otherItem}/description/${descriptionId}/`, { token: seller.token })).status).to.equal(404);
+    const other = await newSeller();
+    expect((await call(`stock/${id}/description/${descriptionId}/`, { token: other.token })).status).to.equal(404);
+    expect((await call(`stock/${id}/description/${descriptionId}/`, { token: other.token, method: 'DELETE' })).status).to.equal(404);
+  });
+});
+
+describe('own categories and folders', () => {
+  let seller: Seller;
+  beforeEach(async () => { seller = await newSeller(); });
+
+  it('when own categories are created, searched and deleted, then platform is required and each account sees its own', async () => {
+    const res = await call('stock/category/', { token: seller.token, body: { category: [{ platform: 'shop_g', id: '1', name: 'Kitchen' }, { platform: 'shop_g', id: 2, name: 'Cups', parent_id: 1 }] } });
+    expect(res.status, res.text).to.equal(200);
+    const all = await call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: seller.token });
+    expect(all.body.category).to.deep.equal([
+      { platform: 'shop_g', id: '1', name: 'Kitchen', parent_id: '0', portal_account_id: seller.portalAccountId },
+      { platform: 'shop_g', id: '2', name: 'Cups', parent_id: '1', portal_account_id: seller.portalAccountId },
+    ]);
+    const children = await call(`stock/category/?${query({ filter: { platform: 'shop_g', parent_id: '1' } })}`, { token: seller.token });
+    expect((children.body.category as { id: string }[]).map((c) => c.id)).to.deep.equal(['2']);
+    expect((await call('stock/category/', { token: seller.token })).status).to.equal(400);
+    expect((await call(`stock/category/?${query({ filter: { platform: 'auction_a' } })}`, { token: seller.token })).status).to.equal(400);
+    const other = await newSeller();
+    expect((await call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: other.token })).body.category).to.deep.equal([]);
+    await call(`stock/category/?${query({ filter: { platform: 'shop_g', id: '2' } })}`, { token: seller.token, method: 'DELETE' });
+    const left = await call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: seller.token });
+    expect((left.body.category as { id: string }[]).map((c) => c.id)).to.deep.equal(['1']);
+  });
+
+  it('when a category names a foreign portal account or a non-own platform, then 400 names the field', async () => {
+    const other = await newSeller();
+    const foreign = await call('stock/category/', { token: seller.token, body: { category: { platform: 'shop_g', id: '1', portal_account_id: other.portalAccountId } } });
+    expect(foreign.status).to.equal(400);
+    expect(foreign.body.error![0]!.field).to.equal('category[0].portal_account_id');
+    const platform = await call('stock/category/', { token: seller.token, body: { category: { platform: 'market_d', id: '1' } } });
+    expect(platform.status).to.equal(400);
+    expect(platform.body.error![0]!.field).to.equal('category.platform');
+  });
+
+  it('when items live in folders, then stock/folder/ lists them with their parents, each starting with /', async () => {
+    await createItem(seller, { name: 'a', folder: 'kitchen/cups' });
+    await createItem(seller, { name: 'b', folder: '/garden' });
+    const res = await call('stock/folder/', { token: seller.token });
+    expect(res.body.folder).to.deep.equal(['/', '/garden', '/kitchen', '/kitchen/cups']);
+  });
+});
+
+describe('shop parameters', () => {
+  it('when tax classes are created, updated and searched, then each portal account has its own and type is required', async () => {
+    const seller = await newSeller();
+    const created = await call('stock/shop_parameter/', { token: seller.token, body: { shop_parameter: { type: 'tax_class', name: 'standard', additional: '19' } } });
+    expect(created.status, created.text).to.equal(201);
+    const id = created.body.shop_parameter_id as number;
+    const updated = await call('stock/shop_parameter/', { token: seller.token, body: { shop_parameter: { type: 'tax_class', id, name: 'regular' } } });
+    expect(updated.status).to.equal(200);
+    await call('stock/shop_parameter/', { token: seller.token, body: { shop_parameter: { type: 'manufacturer', name: 'Porzella' } } });
+    const found = await call(`stock/shop_parameter/?${query({ filter: { type: 'tax_class' } })}`, { token: seller.token });
+    expect(found.body.shop_parameter).to.deep.equal([{ type: 'tax_class', id, portal_account_id: seller.portalAccountId, name: 'regular', additional: '19' }]);
+    expect((await call('stock/shop_parameter/', { token: seller.token })).status).to.equal(400);
+    expect((await call('stock/shop_parameter/', { token: seller.token, body: { shop_parameter: { type: 'colour' } } })).status).to.equal(400);
+    const other = await newSeller();
+    const foreign = await call('stock/shop_parameter/', { token: other.token, body: { shop_parameter: { type: 'tax_class', id, name: 'stolen' } } });
+    expect(foreign.status).to.equal(404);
+    const foreignAccount = await call('stock/shop_parameter/', { token: other.token, body: { shop_parameter: { type: 'tax_class', portal_account_id: seller.portalAccountId } } });
+    expect(foreignAccount.status).to.equal(400);
+  });
+});

@@ -1,0 +1,157 @@
+import { expect } from 'chai';
+import { db } from '../../lib/db/knex';
+import { call, newSeller, Seller } from '../support/api';
+import { ciaRows, createItem, readItem } from './helpers';
+
+const matrix = { name_value: [{ name: 'size', value: ['S', 'M', 'L'] }, { name: 'colour', value: ['red', 'blue'] }] };
+const spec = (size: string, colour: string) => ({ name_value: [{ name: 'size', value: [size] }, { name: 'colour', value: [colour] }] });
+
+describe('stock variants', () => {
+  let seller: Seller;
+  beforeEach(async () => { seller = await newSeller(); });
+
+  it('when a main item creates variants and links an existing one, then the variants read parent and specifics', async () => {
+    const existing = await createItem(seller, { name: 'Shirt S blue', quantity: 2 });
+    const main = await createItem(seller, {
+      name: 'Shirt', price: '20.00',
+      variation: { type: 'main', specifics_set: matrix, sub: [{ create_quantity: 5, specifics: spec('M', 'red') }, { id: existing, specifics: spec('S', 'blue') }] },
+    });
+    const item = await readItem(seller, main);
+    const subs = (item.variation as { sub: { id: string }[] }).sub.map((s) => Number(s.id));
+    expect(subs).to.have.length(2).and.include(existing);
+    const created = await readItem(seller, subs.find((s) => s !== existing)!);
+    expect(created).to.include({ name: 'Shirt', price: '20.00', quantity: 5 });
+    expect(created.variation).to.deep.equal({ type: 'sub', specifics: spec('M', 'red'), parent: main });
+    expect((await readItem(seller, existing)).variation).to.deep.equal({ type: 'sub', specifics: spec('S', 'blue'), parent: main });
+  });
+
+  it('when a variant tries to set its own type, parent or specifics, then the read-only fields warn and type sub is refused', async () => {
+    const main = await createItem(seller, { name: 'Shirt', variation: { specifics_set: matrix, sub: [{ create_quantity: 1, specifics: spec('S', 'red') }] } });
+    const variant = Number(((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub[0]!.id);
+    const ro = await call(`stock/${variant}/`, { token: seller.token, body: { stock: { variation: { parent: 1, specifics: spec('L', 'blue') } } } });
+    expect(ro.status).to.equal(200);
+    expect(ro.body.warning!.map((w) => w.field)).to.deep.equal(['stock.variation.specifics', 'stock.variation.parent']);
+    expect((await readItem(seller, variant)).variation).to.deep.include({ parent: main, specifics: spec('S', 'red') });
+    const other = await createItem(seller, { name: 'Other' });
+    const refused = await call(`stock/${other}/`, { token: seller.token, body: { stock: { variation: { type: 'sub' } } } });
+    expect(refused.status).to.equal(400);
+    expect(refused.body.error![0]!.field).to.equal('stock.variation.type');
+    const asMain = await call(`stock/${variant}/`, { token: seller.token, body: { stock: { variation: { type: 'main' } } } });
+    expect(asMain.status).to.equal(400);
+  });
+
+  it('when specifics do not fit the matrix or the sub is wrong, then 400 names the field and nothing is created', async () => {
+    const main = await createItem(seller, { name: 'Shirt', variation: { type: 'main', specifics_set: matrix } });
+    const cases: [unknown, string][] = [
+      [[{ create_quantity: 1, specifics: spec('XL', 'red') }], 'stock.variation.sub[0].specifics.name_value[0].value'],
+      [[{ create_quantity: 1, specifics: { name_value: [{ name: 'size', value: ['S', 'M'] }] } }], 'stock.variation.sub[0].specifics.name_value[0].value'],
+      [[{ create_quantity: 1 }], 'stock.variation.sub[0].specifics'],
+      [[{ specifics: spec('S', 'red') }], 'stock.variation.sub[0].create_quantity'],
+      [[{ id: main }], 'stock.variation.sub[0].id'],
+      [[{ id: 999999999 }], 'stock.variation.sub[0].id'],
+    ];
+    for (const [sub, field] of cases) {
+      const res = await call(`stock/${main}/`, { token: seller.token, body: { stock: { variation: { sub } } } });
+      expect(res.status, field).to.be.oneOf([400, 404]);
+      expect(res.body.error![0]!.field).to.equal(field);
+    }
+    expect(await db()('stock').where('account_id', seller.id)).to.have.length(1);
+  });
+
+  it('when the main passes type none, then every variant is separated', async () => {
+    const main = await createItem(seller, { name: 'Shirt', variation: { specifics_set: matrix, sub: [{ create_quantity: 1, specifics: spec('S', 'red') }, { create_quantity: 1, specifics: spec('M', 'red') }] } });
+    const subs = ((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub;
+    const res = await call(`stock/${main}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(res.status, res.text).to.equal(200);
+    expect((await readItem(seller, main)).variation).to.deep.equal({ type: 'none' });
+    for (const s of subs) expect((await readItem(seller, s.id)).variation).to.deep.equal({ type: 'none' });
+  });
+
+  it('when a variant quantity changes, then cia.adjust is queued for it and its main', async () => {
+    const main = await createItem(seller, { name: 'Shirt', variation: { sub: [{ create_quantity: 1, specifics: spec('S', 'red') }] } });
+    const variant = Number(((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub[0]!.id);
+    const before = (await ciaRows(seller)).length;
+    await call(`stock/${variant}/`, { token: seller.token, body: { stock: { quantity: 9 } } });
+    expect((await ciaRows(seller)).slice(before).map((r) => r.stockId).sort()).to.deep.equal([main, variant].sort());
+  });
+});
+
+describe('stock sets', () => {
+  let seller: Seller;
+  beforeEach(async () => { seller = await newSeller(); });
+
+  it('when a set main is made of subs, then its available quantity follows the subs and subs read set.main', async () => {
+    const cup = await createItem(seller, { name: 'Cup', quantity: 10, quantity_reserved: 1 });
+    const saucer = await createItem(seller, { name: 'Saucer', quantity: 7 });
+    const set = await createItem(seller, { name: 'Set', quantity: 100, set: { type: ['main'], sub: [{ id: `ID_${cup}`, quantity: 2 }, { id: saucer, quantity: 2 }] } });
+    const item = await readItem(seller, set);
+    expect(item.set).to.deep.equal({ type: ['main'], sub: [{ id: String(cup), quantity: 2 }, { id: String(saucer), quantity: 2 }] });
+    expect(item.quantity_available).to.equal(3); // min(floor(9/2), floor(7/2))
+    expect((await readItem(seller, saucer)).set).to.deep.equal({ type: ['sub'], main: [{ id: String(set), quantity: 2 }] });
+    const before = (await ciaRows(seller)).length;
+    await call(`stock/${saucer}/`, { token: seller.token, body: { stock: { quantity: 3 } } });
+    expect((await readItem(seller, set)).quantity_available).to.equal(1);
+    expect((await ciaRows(seller)).slice(before).map((r) => r.stockId).sort()).to.deep.equal([saucer, set].sort());
+  });
+
+  it('when sets would nest or mix main and sub, then 400 names the field', async () => {
+    const sub = await createItem(seller, { name: 'Sub', quantity: 1 });
+    const main = await createItem(seller, { name: 'Main', set: { sub: [{ id: sub, quantity: 1 }] } });
+    const other = await createItem(seller, { name: 'Other' });
+    const nested = await call(`stock/${other}/`, { token: seller.token, body: { stock: { set: { sub: [{ id: main, quantity: 1 }] } } } });
+    expect(nested.status).to.equal(400);
+    expect(nested.body.error![0]!.field).to.equal('stock.set.sub[0].id');
+    const subAsMain = await call(`stock/${sub}/`, { token: seller.token, body: { stock: { set: { type: ['main'] } } } });
+    expect(subAsMain.status).to.equal(400);
+    const both = await call(`stock/${other}/`, { token: seller.token, body: { stock: { set: { type: ['main', 'sub'] } } } });
+    expect(both.status).to.equal(400);
+    expect(both.body.error![0]!.field).to.equal('stock.set.type');
+    const readOnlyMain = await call(`stock/${other}/`, { token: seller.token, body: { stock: { set: { main: [{ id: String(main), quantity: 1 }] } } } });
+    expect(readOnlyMain.body.warning![0]!.field).to.equal('stock.set.main');
+    expect((await readItem(seller, other)).set).to.deep.equal({ type: ['none'] });
+  });
+
+  it('when the set main passes none, then the set is dissolved and the subs are free', async () => {
+    const a = await createItem(seller, { name: 'A', quantity: 4 });
+    const main = await createItem(seller, { name: 'Main', quantity: 9, set: { sub: [{ id: a, quantity: 2 }] } });
+    expect((await readItem(seller, main)).quantity_available).to.equal(2);
+    const res = await call(`stock/${main}/`, { token: seller.token, body: { stock: { set: { type: ['NONE'] } } } });
+    expect(res.status, res.text).to.equal(200);
+    expect((await readItem(seller, main)).set).to.deep.equal({ type: ['none'] });
+    expect((await readItem(seller, main)).quantity_available).to.equal(9);
+    expect((await readItem(seller, a)).set).to.deep.equal({ type: ['none'] });
+  });
+});
+
+describe('stock links when items are deleted', () => {
+  let seller: Seller;
+  beforeEach(async () => { seller = await newSeller(); });
+
+  it('when a variation main is deleted, then its variants become independent items', async () => {
+    const main = await createItem(seller, { name: 'Shirt', variation: { sub: [{ create_quantity: 1, specifics: spec('S', 'red') }] } });
+    const variant = Number(((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub[0]!.id);
+    expect((await call(`stock/${main}/`, { token: seller.token, method: 'DELETE' })).status).to.equal(200);
+    expect((await readItem(seller, variant)).variation).to.deep.equal({ type: 'none' });
+  });
+
+  it('when a set sub is deleted, then the set main follows its remaining subs and CIA adjusts it', async () => {
+    const a = await createItem(seller, { name: 'A', quantity: 4 });
+    const b = await createItem(seller, { name: 'B', quantity: 1 });
+    const main = await createItem(seller, { name: 'Set', set: { sub: [{ id: a, quantity: 1 }, { id: b, quantity: 1 }] } });
+    expect((await readItem(seller, main)).quantity_available).to.equal(1);
+    const before = (await ciaRows(seller)).length;
+    await call(`stock/${b}/`, { token: seller.token, method: 'DELETE' });
+    const item = await readItem(seller, main);
+    expect(item.set).to.deep.equal({ type: ['main'], sub: [{ id: String(a), quantity: 1 }] });
+    expect(item.quantity_available).to.equal(4);
+    expect((await ciaRows(seller)).slice(before).map((r) => r.stockId).sort()).to.deep.equal([b, main].sort());
+  });
+
+  it('when specifics_set is sent to an item that is not a main, then 400 names it', async () => {
+    const plain = await createItem(seller, { name: 'Plain' });
+    const res = await call(`stock/${plain}/`, { token: seller.token, body: { stock: { variation: { specifics_set: matrix } } } });
+    expect(res.status).to.equal(400);
+    expect(res.body.error![0]!.field).to.equal('stock.variation.specifics_set');
+    expect((await readItem(seller, plain)).variation).to.deep.equal({ type: 'none' });
+  });
+});
