@@ -30,10 +30,19 @@ export function shutdown(reason: string): Promise<void> {
   return stopping;
 }
 
-/** Installs the signal handlers once per process. */
+let handled = false;
+
+/**
+ * Installs the signal handlers once per process. They stay installed: a process often gets the
+ * same signal twice (Ctrl-C or a kill of the process group, and npm start passing it on), and a
+ * second signal must not fall through to the default action in the middle of a clean stop.
+ */
 export function handleSignals(): void {
+  if (handled) return;
+  handled = true;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (stopping) return;
       shutdown(signal).then(() => process.exit(0), () => process.exit(1));
       // A stuck close must not keep the process alive for ever.
       setTimeout(() => process.exit(1), 25000).unref();

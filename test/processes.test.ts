@@ -89,10 +89,12 @@ describe('processes (Procfile lines)', function () {
   });
 
   for (const queue of ['cia', 'portal_upload', 'bank', 'mail', 'events']) {
-    it(`when the ${queue} worker starts, then it connects and stops cleanly on SIGTERM`, async () => {
+    it(`when the ${queue} worker starts, then it connects and stops cleanly on SIGTERM, even when the signal comes twice`, async () => {
       const worker = runEntry(`workers/${queue}.ts`, { DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info' });
       try {
         await worker.waitFor(/worker ready/);
+        // A kill of the process group and npm start's relay both deliver one.
+        worker.child.kill('SIGTERM');
       } finally {
         expect(await worker.stop()).to.equal(0);
       }
