@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { closeQueues } from '../../lib/queue/queue.registry';
+import { freePort } from '../support/process';
 import { call, newSeller, Seller } from '../support/api';
 import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from './support';
 
@@ -19,14 +20,6 @@ async function createItem(seller: Seller, sku: string, quantity: number, cia: Re
 async function allAcked(seller: Seller, stockIds: number[], portals: number): Promise<boolean> {
   const rows = await db()('cia_portal_state').where({ account_id: seller.id }).whereIn('stock_id', stockIds) as { acked_seq: string; desired_seq: string }[];
   return rows.length === stockIds.length * portals && rows.every((r) => r.acked_seq === r.desired_seq);
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function startRedis(port: number): Promise<ChildProcess> {

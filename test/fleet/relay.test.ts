@@ -7,6 +7,7 @@ import { addToOutbox } from '../../lib/queue/outbox';
 import { QueueRegistry, queues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
 import { newSeller, Seller } from '../support/api';
+import { freePort } from '../support/process';
 import { waitFor } from './support';
 
 async function commitJobs(accountId: number, n: number): Promise<string[]> {
@@ -19,14 +20,6 @@ async function commitJobs(accountId: number, n: number): Promise<string[]> {
 
 const relayedAt = async (jobIds: string[]) =>
   (await db()('outbox').whereIn('job_id', jobIds).select('relayed_at')).map((r: { relayed_at: Date | null }) => r.relayed_at);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
