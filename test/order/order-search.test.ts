@@ -12,8 +12,8 @@ describe('order: GET order/ search', () => {
     saved = config();
     setConfig({ ...saved, orderSearchMinAgeSeconds: 0 });
     seller = await newSeller();
-    paid = await createOrder(seller, { status: { is_paid: true }, customer: { id: 'C-1', email: 'paid@shop.example', username: 'payer' }, line: [{ id: 1, price: '5', transaction_id: 'TX-1' }] });
-    shipped = await createOrder(seller, { status: { is_shipped: true }, customer: { id: 'C-2', email: 'ship@other.example' }, line: [{ id: 1, transaction_id: 'TX-2' }] });
+    paid = await createOrder(seller, { status: { is_paid: true }, customer: { id: 'C-1', email: 'paid@shop.example', username: 'payer', address: { name: 'Anna Berg', city: 'Berlin', zip: '10115', country_iso2: 'DE' } }, line: [{ id: 1, price: '5', transaction_id: 'TX-1' }] });
+    shipped = await createOrder(seller, { status: { is_shipped: true }, customer: { id: 'C-2', email: 'ship@other.example', address: { name: 'Bert Kohl', city: 'Köln', zip: '50667', country_iso2: 'DE' } }, line: [{ id: 1, transaction_id: 'TX-2' }] });
     plain = await createOrder(seller, { customer: { id: 'C-3', email: 'axb@shop.example' } });
     percent = await createOrder(seller, { customer: { id: 'C-4', email: 'a%b@shop.example' } });
     const other = await newSeller();
@@ -64,6 +64,14 @@ describe('order: GET order/ search', () => {
     expect(await ids({ filter: { customer: { email: 'SHIP@other.example' } } })).to.deep.equal([]);
     expect(await ids({ filter: { customer: { email: 'ship@other.example' } } })).to.deep.equal([shipped]);
     expect(await ids({ filter: { customer: { username: { operator: '~', value: ['pay*'] } } } })).to.deep.equal([paid]);
+  });
+
+  it('when customer.address fields are filtered, then each field of the billing address matches with = and ~', async () => {
+    expect(await ids({ filter: { customer: { address: { city: 'Köln' } } } })).to.deep.equal([shipped]);
+    expect(await ids({ filter: { customer: { address: { country_iso2: 'DE', name: { operator: '~', value: ['anna*'] } } } } })).to.deep.equal([paid]);
+    expect(await ids({ filter: { customer: { address: { zip: { operator: '~', value: ['10*', '50*'] } } } } })).to.deep.equal([paid, shipped]);
+    expect(await ids({ filter: { customer: { address: { city: { operator: '!=', value: ['Berlin'] } } } } })).to.deep.equal([shipped, plain, percent]);
+    expect((await refused({ filter: { customer: { address: { planet: 'Mars' } } } })).field).to.equal('filter.customer.address.planet');
   });
 
   it('when customer.id is filtered, then = and != work and other operators are refused', async () => {
