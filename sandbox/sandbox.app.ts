@@ -169,6 +169,7 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     res.json({ ended: true });
   });
   portals.post('/orders/:id/shipment', (_req, res) => { res.json({ shipped: true }); });
+  portals.post('/orders/:id/rating', (_req, res) => { res.json({ rated: true }); });
 
   app.use('/:portal', portalGate(state), portals);
   app.use((_req, res) => { res.status(404).json({ message: 'not a sandbox path' }); });

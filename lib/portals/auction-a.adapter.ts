@@ -1,5 +1,5 @@
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem, PortalTarget } from './portal.types';
 
 const durations = ['1', '3', '5', '7', '10', '30', 'GTC'];
 
@@ -17,6 +17,11 @@ export class AuctionAAdapter extends HttpPortalAdapter {
       category_id: str(g, 'category_1_id'), site_id: str(g, 'site_id', '77'), sku: str(g, 'sku', item.sku),
       ean: item.ean, pictures: pictures(g),
     };
+  }
+
+  /** The automatic rating (document 1, order rule 5): a positive rating once the order is shipped. */
+  async rateBuyer(target: PortalTarget, orderId: string, key: string): Promise<void> {
+    await this.call(target, 'POST', `/${this.portal}/orders/${encodeURIComponent(orderId)}/rating`, { rating: 'positive', text: 'Thank you for your purchase.' }, key);
   }
 
   protected override checkLimits(p: Record<string, unknown>): void {

@@ -46,4 +46,6 @@ export interface PortalAdapter {
   setQuantity(target: PortalTarget, stockId: number, quantity: number, key: string): Promise<void>;
   /** Reports an order as shipped (send_mit). */
   markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void>;
+  /** Rates the buyer of an order positively; only portals with automatic rating (auction_a, document 1 rule 5). */
+  rateBuyer?(target: PortalTarget, orderId: string, key: string): Promise<void>;
 }

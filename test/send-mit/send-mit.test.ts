@@ -82,6 +82,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     const job = await finished(seller, res.body.job_id as string);
     expect(job.state, String(job.error)).to.equal('completed');
     expect(job.result).to.deep.include({ order_id: orderId, platform_status: 'ok', is_shipped: true });
+    expect(job.result).to.have.nested.property('rating.ok', true);
 
     const shipments = portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/shipment` && r.headers['x-portal-account'] === String(portalAccountId));
     expect(shipments.map((s) => JSON.parse(s.body).tracking_code)).to.deep.equal(['00340434161094042557', '00340434161094042558']);
