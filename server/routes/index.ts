@@ -13,6 +13,7 @@ import { sendMitEndpoints } from './send-mit';
 import { systemEndpoints } from './system';
 import { stockEndpoints } from './stock';
 import { tokenEndpoints } from './token';
+import { bankEndpoints } from './bank';
 
 /** Every endpoint of the API, one declaration each. */
 export const endpoints: Endpoint[] = [
@@ -30,4 +31,5 @@ export const endpoints: Endpoint[] = [
   ...taskEndpoints,
   ...adminEventHandlerEndpoints,
   ...sendMitEndpoints,
+  ...bankEndpoints,
 ];

@@ -7,6 +7,7 @@ import * as stockShopParameter from './20261121_0100_stock_shop_parameter';
 import * as order from './20261121_0200_order';
 import * as fleet from './20261121_0300_fleet';
 import * as admin from './20261121_0400_admin';
+import * as bank from './20261121_0500_bank';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -26,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '20261121_0200_order': order,
   '20261121_0300_fleet': fleet,
   '20261121_0400_admin': admin,
+  '20261121_0500_bank': bank,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,73 @@
+/**
+ * GET bank/transfer/ and bank/payment_provider/: Bank_filter_type over the account's records of
+ * one type, in bank-number order. id and date are singleton filters; date.from/date.to is a range
+ * of at most 3 months, by default the last month (document 1, Limits).
+ */
+import { db } from '../db/knex';
+import { invalidField } from '../http/errors';
+import { runSearch, SearchPage, SearchRequest, SearchSpec } from '../http/search';
+import type { FilterField } from '../http/search';
+import { bankRepository } from './bank.repository';
+import { bankIdPattern, BankKind, BankRow, bankToApi, bankType } from './bank.type';
+
+const dateFrom: FilterField = { column: 'bank.created_at', type: 'datetime', operators: ['='], singleton: true };
+const dateTo: FilterField = { column: 'bank.created_at', type: 'datetime', operators: ['='], singleton: true };
+
+/** Bank_filter_type (document 2). */
+export const bankSearch: SearchSpec<BankRow> = {
+  filters: {
+    id: { column: 'bank.id', type: 'string', operators: ['='], singleton: true },
+    'date.from': dateFrom,
+    'date.to': dateTo,
+  },
+  key: {
+    column: 'bank.number',
+    parse: (minId) => bankIdPattern.exec(minId.trim())?.[1],
+    idOf: (row) => row.id,
+  },
+  type: bankType,
+  alwaysSelected: ['id'],
+};
+
+const maxMonths = 3;
+
+function monthsBefore(at: Date, months: number): Date {
+  const d = new Date(at.getTime());
+  d.setUTCMonth(d.getUTCMonth() - months);
+  return d;
+}
+
+/**
+ * The date range of a search: date.to defaults to now, date.from to date.to minus one month;
+ * more than 3 months is a 400 naming filter.date.from. A search by id without a date filter
+ * is not limited in time (a known id is always found).
+ */
+export function dateRange(search: SearchRequest, now = new Date()): { from: Date; to: Date } | undefined {
+  const one = (field: FilterField, name: string): Date | undefined => {
+    const conditions = search.singletons.filter((c) => c.field === field);
+    const values = conditions.flatMap((c) => c.values);
+    if (values.length > 1) throw invalidField(`filter.${name}`, `filter.${name} takes one value`);
+    return values.length ? new Date(String(values[0])) : undefined;
+  };
+  const from = one(dateFrom, 'date.from');
+  const to = one(dateTo, 'date.to');
+  const byId = search.singletons.some((c) => c.field === bankSearch.filters.id);
+  if (from === undefined && to === undefined && byId) return undefined;
+  const end = to ?? now;
+  const start = from ?? monthsBefore(end, 1);
+  if (start > end) throw invalidField('filter.date.from', 'filter.date.from must not be after filter.date.to', 'invalid_range');
+  if (start < monthsBefore(end, maxMonths)) {
+    throw invalidField('filter.date.from', `filter.date: the search period may be at most ${maxMonths} months`, 'period_too_long');
+  }
+  return { from: start, to: end };
+}
+
+export const bankSearchRepository = {
+  /** A page of the account's records of one type. */
+  search(accountId: number, type: BankKind, search: SearchRequest): Promise<SearchPage<Record<string, unknown>>> {
+    const range = dateRange(search);
+    const base = bankRepository.searchBase(db(), accountId, type, range);
+    const rest = { ...search, singletons: search.singletons.filter((c) => c.field !== dateFrom && c.field !== dateTo) };
+    return runSearch(base, bankSearch, rest, bankToApi);
+  },
+};

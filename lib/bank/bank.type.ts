@@ -1,0 +1,68 @@
+/**
+ * Bank_type of document 2 as Joi schemas (select and create input) and the shapes of a stored
+ * and a validated record.
+ */
+import { Joi, decimal, readOnly, text } from '../http/schema';
+
+/** A bank id: <number>_<YYYY>_<MM>, like an order id. */
+export const bankIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;
+
+export type BankKind = 'bank' | 'payment_provider';
+
+const datetime = () => Joi.date().min('1900-01-01').max('2200-01-01');
+
+/** Bank_type: id, type, date, order_id, order_no and status are read only. */
+export const bankType = Joi.object({
+  id: readOnly(Joi.any()),
+  type: readOnly(Joi.any()),
+  date: readOnly(Joi.any()),
+  transfer_date: datetime(),
+  sender: text(255),
+  subject: text(1000),
+  order_id: readOnly(Joi.any()),
+  order_no: readOnly(Joi.any()),
+  amount: decimal(),
+  status: readOnly(Joi.any()),
+});
+
+/** What POST bank/transfer/ needs: transfer_date and amount; sender and subject default to ''. */
+export const bankCreateType = bankType.fork(['transfer_date', 'amount'], (field) => field.required());
+
+export interface BankInput {
+  transfer_date: Date;
+  sender?: string;
+  subject?: string;
+  amount: string;
+}
+
+/** A stored record (numeric as string, timestamps as Date). */
+export interface BankRow {
+  internal_id: string;
+  account_id: number;
+  number: string;
+  id: string;
+  type: BankKind;
+  created_at: Date;
+  transfer_date: Date;
+  sender: string;
+  subject: string;
+  amount: string;
+  order_id: string | null;
+  order_no: string | null;
+  status: string | null;
+}
+
+/** Bank_type as answered: order_id when linked, else order_no; never both. */
+export function bankToApi(row: BankRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    type: row.type,
+    date: row.created_at.toISOString(),
+    transfer_date: row.transfer_date.toISOString(),
+    sender: row.sender,
+    subject: row.subject,
+    ...(row.order_id !== null ? { order_id: row.order_id } : { order_no: row.order_no }),
+    amount: row.amount,
+    status: row.status,
+  };
+}

@@ -1,0 +1,42 @@
+import { bankSearch, bankSearchRepository } from '../../lib/bank/bank.search';
+import { createTransfer } from '../../lib/bank/bank.service';
+import { BankInput, bankCreateType } from '../../lib/bank/bank.type';
+import { created, endpoint, okPage } from '../../lib/http/endpoint';
+import { Joi } from '../../lib/http/schema';
+
+/** Bank (document 1): transfers read and created, payment-provider payments read. */
+export const bankEndpoints = [
+  endpoint({
+    method: 'GET',
+    path: 'bank/transfer/',
+    summary: 'Search bank transfers (Bank_filter_type; date range at most 3 months, default the last month).',
+    scope: 'bank_r',
+    search: bankSearch,
+    response: ['bank', 'next_min_id'],
+    handle: async ({ caller, search }) => okPage('bank', await bankSearchRepository.search(caller.accountId, 'bank', search)),
+  }),
+
+  endpoint<Record<string, never>, { bank: BankInput }>({
+    method: 'POST',
+    path: 'bank/transfer/',
+    summary: 'Create a transfer; assigned to an order its subject names (is_order_paid 1). HTTP 302 with the existing bank_id when it exists.',
+    scope: 'bank_w',
+    body: Joi.object({ bank: bankCreateType.required() }),
+    response: ['bank_id', 'is_order_paid'],
+    async handle({ caller, body }) {
+      const result = await createTransfer(caller, body.bank);
+      const payload = { bank_id: result.bankId, is_order_paid: result.isOrderPaid ? '1' : '0' };
+      return result.existed ? { status: 302, payload } : created(payload);
+    },
+  }),
+
+  endpoint({
+    method: 'GET',
+    path: 'bank/payment_provider/',
+    summary: 'Search payment-provider payments (Bank_filter_type; date range at most 3 months, default the last month).',
+    scope: 'bank_r',
+    search: bankSearch,
+    response: ['bank', 'next_min_id'],
+    handle: async ({ caller, search }) => okPage('bank', await bankSearchRepository.search(caller.accountId, 'payment_provider', search)),
+  }),
+];
