@@ -4,12 +4,12 @@
  * names (the order's paid_amount grows by the amount through the orders' own update rules).
  */
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
 import { invalidField } from '../http/errors';
 import { checkAmount, fromCents, toCents } from '../order/order-money';
 import { orderRepository } from '../order/order.repository';
 import { OrderCaller, updateOrderIn } from '../order/order.service';
 import { BankColumns, bankRepository, OrderCandidate } from './bank.repository';
+import { inTransaction } from '../db/transaction';
 import type { BankInput, BankRow } from './bank.type';
 
 export interface BankCreated {
@@ -41,17 +41,6 @@ function pickOrder(refs: { ids: string[]; numbers: string[] }, candidates: Order
   for (const id of refs.ids) { const hit = open.find((c) => c.id === id); if (hit) return hit; }
   for (const n of refs.numbers) { const hit = open.find((c) => c.number === n); if (hit) return hit; }
   return undefined;
-}
-
-async function inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db().transaction(work);
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw err;
-    }
-  }
 }
 
 async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankInput): Promise<BankCreated> {

@@ -13,6 +13,7 @@ import { paymentMethodRepository } from '../reference/payment-method.repository'
 import { checkAmount, invoiceAmount, toCents } from './order-money';
 import { LineDraft, StockBatch, settleLineStock } from './order-stock.service';
 import { LineRow, OrderColumns, orderRepository, OrderRow } from './order.repository';
+import { inTransaction } from '../db/transaction';
 import type { OrderInput, StatusFlag } from './order.type';
 
 /** Who writes: the account and the request's portal account. */
@@ -279,21 +280,6 @@ export async function updateOrderIn(
   for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
   events.push('changed');
   await emit(trx, accountId, orderId, events);
-}
-
-/**
- * Runs work in a transaction, again (up to 3 times) when PostgreSQL chose it as a deadlock or
- * serialization victim: the work left no trace, and a client should not get a 500 for a race.
- */
-async function inTransaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db().transaction(work);
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw err;
-    }
-  }
 }
 
 /** POST order/: one order in one transaction. */

@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import Joi from 'joi';
 import { grantOfAccessToken } from '../../lib/auth/token.service';
+import { isConflictVictim } from '../../lib/db/transaction';
 import type { Caller, Endpoint } from '../../lib/http/endpoint';
 import type { Warning } from '../../lib/http/envelope';
 import { ApiError, forbidden, invalidField, methodNotAllowed, retryLater, unauthorized } from '../../lib/http/errors';
@@ -54,8 +55,7 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
 
 /** Deadlock, serialization failure, or a full pool: the transaction rolled back; the client may retry. */
 function isTransient(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  return code === '40P01' || code === '40001' || (err as Error).name === 'KnexTimeoutError';
+  return isConflictVictim(err) || (err as Error).name === 'KnexTimeoutError';
 }
 
 function handlerFor(e: Endpoint) {
