@@ -23,8 +23,10 @@ const portals = ['auction_a', 'auction_b', 'market_c', 'market_d', 'market_e', '
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
-function spawnWorker(queue: string, env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--require', 'tsx/cjs', `workers/${queue}.ts`], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env });
+/** A process of the fleet; BENCH_CPU_PROFILE_DIR=<dir> has each write a V8 CPU profile there when it stops. */
+function spawnProcess(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
+  return spawn(process.execPath, [...profile, '--require', 'tsx/cjs', entry], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env });
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -50,6 +52,12 @@ async function waitFor(url: string): Promise<void> {
     await sleep(100);
   }
   throw new Error(`${url} never answered`);
+}
+
+/** Bulk quantity calls the sandbox received so far. */
+async function sandboxCalls(sandboxUrl: string): Promise<number> {
+  const overview = await fetch(`${sandboxUrl}/_sandbox`).then((r) => r.json() as Promise<{ quantity_requests: number }>);
+  return overview.quantity_requests;
 }
 
 /** BullMQ alone: no-op jobs through one worker on the same Redis; jobs per second. */
@@ -94,8 +102,8 @@ async function run(): Promise<void> {
   };
   // The sandbox runs as its own process, as under npm start; its acknowledgements are read
   // back with their times (same machine, same clock).
-  const sandbox = spawn(process.execPath, ['--require', 'tsx/cjs', 'sandbox/index.ts'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, SANDBOX_PORT: String(sandboxPort) } });
-  const children = [sandbox, spawnWorker('cia', env), spawnWorker('portal_upload', env)];
+  const sandbox = spawnProcess('sandbox/index.ts', { ...env, SANDBOX_PORT: String(sandboxPort) });
+  const children = [sandbox, spawnProcess('workers/cia.ts', env), spawnProcess('workers/portal_upload.ts', env)];
   let polling = true;
   try {
     const seller = await benchSeller();
@@ -143,6 +151,7 @@ async function run(): Promise<void> {
     while (Date.now() < synced && !items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) await sleep(50);
     if (!items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) throw new Error('the items never reached every portal of the sandbox');
 
+    const callsBefore = await sandboxCalls(sandboxUrl);
     const orders = rate * seconds;
     const sold = new Map<number, number>();
     const latencies: number[] = [];
@@ -183,12 +192,13 @@ async function run(): Promise<void> {
     polling = false;
     await poll;
     const pushes = quantityCalls - itemCount * targets;
+    const calls = (await sandboxCalls(sandboxUrl)) - callsBefore;
     const baseline = await bullmqBaseline(prefix);
     process.stdout.write([
       `orders: ${orders} at ${rate}/s target (posted in ${postingSeconds.toFixed(1)} s), ${failed} not 201, ${lost} not acknowledged within 30 s`,
       `201 -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
       `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,
-      `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantity pushes (${(pushes / Math.max(1, orders)).toFixed(2)} per order)`,
+      `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantities applied at portals (${(pushes / Math.max(1, orders)).toFixed(2)} per order) in ${calls} bulk calls (${(calls / Math.max(1, orders)).toFixed(2)} per order)`,
       `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
       `ratio: one order costs about ${(baseline / Math.max(sustained, 0.001)).toFixed(1)} no-op jobs of throughput at this rate; pushes/s over no-op jobs/s = ${((pushes / elapsed) / baseline).toFixed(3)}`,
       '',

@@ -64,6 +64,11 @@ export interface Config {
   portalCallsPerSecond: number;
   /** Timeout of one portal call in ms. */
   portalTimeoutMs: number;
+  /**
+   * How long a quantity push to a portal account waits for more changes to go in the same bulk
+   * call, in ms: at most one call per target and window, whatever the rate of orders.
+   */
+  ciaPushWindowMs: number;
   /** Cron expression of the full CIA reconcile of every active item (scheduler). */
   ciaReconcileCron: string;
   /** Cron expression of the clean-up of finished outbox rows older than the job retention. */
@@ -114,6 +119,7 @@ const schema = Joi.object({
   SANDBOX_PORT: Joi.number().integer().min(0).max(65535).default(3900),
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
   PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
+  CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000).default(100),
   CIA_RECONCILE_CRON: Joi.string().default('*/15 * * * *'),
   OUTBOX_CLEANUP_CRON: Joi.string().default('17 * * * *'),
   OPERATOR_USER: Joi.string().default('operator'),
@@ -167,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxPort: value.SANDBOX_PORT,
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,
     portalTimeoutMs: value.PORTAL_TIMEOUT_MS,
+    ciaPushWindowMs: value.CIA_PUSH_WINDOW_MS,
     ciaReconcileCron: value.CIA_RECONCILE_CRON,
     outboxCleanupCron: value.OUTBOX_CLEANUP_CRON,
     operatorUser: value.OPERATOR_USER,

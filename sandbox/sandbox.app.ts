@@ -33,11 +33,21 @@ export interface SandboxRequest {
   bearer: boolean;
 }
 
-/** A scripted failure: the next `remaining` calls (to the portal, and the portal account, when given) get it. */
-export interface Fault { portal: string | null; portalAccount?: string; status: number; remaining: number; retryAfter?: string; message: string }
+/**
+ * A scripted failure: the next `remaining` calls (to the portal, and the portal account, when
+ * given) get it; with `reference`, the next `remaining` quantities of that item in bulk
+ * quantity calls get it as the item's own answer, and the rest of the call goes through.
+ */
+export interface Fault { portal: string | null; portalAccount?: string; reference?: string; status: number; remaining: number; retryAfter?: string; message: string }
 
-/** A quantity a portal took; seq numbers them in order (GET /_sandbox/acks?after=<seq>). */
-export interface QuantityEvent { seq: number; portal: string; portalAccount: string; sku: string; quantity: number; at: number }
+/**
+ * A quantity a portal took, by a listing, a quantity call or an end; seq numbers them in order
+ * (GET /_sandbox/acks?after=<seq>).
+ */
+export interface QuantityEvent { seq: number; portal: string; portalAccount: string; sku: string; quantity: number; at: number; via: 'listing' | 'quantity' | 'end' }
+
+/** One item's answer in a bulk quantity call. */
+interface ItemAnswer { reference: string; status: number; message?: string }
 
 /** The sandbox's memory and its controls; `events` emits 'quantity' on every applied quantity. */
 export class SandboxState {
@@ -46,6 +56,10 @@ export class SandboxState {
   faults: Fault[] = [];
   delays = new Map<string, number>();
   idempotency = new Map<string, { status: number; body: unknown }>();
+  /** Item idempotency keys of bulk quantity calls already applied. */
+  itemKeys = new Set<string>();
+  /** Bulk quantity calls received. */
+  quantityRequests = 0;
   events = new EventEmitter();
   /** Portal calls received and not yet answered. */
   inFlight = 0;
@@ -59,7 +73,7 @@ export class SandboxState {
   constructor() { this.events.setMaxListeners(100); }
 
   reset(): void {
-    this.offers.clear(); this.requests = []; this.acks = []; this.faults = []; this.delays.clear(); this.idempotency.clear();
+    this.offers.clear(); this.requests = []; this.acks = []; this.faults = []; this.delays.clear(); this.idempotency.clear(); this.itemKeys.clear(); this.quantityRequests = 0;
   }
 
   nextItemId(portal: string): string {
@@ -77,9 +91,9 @@ export class SandboxState {
     return out;
   }
 
-  /** Applied (not replayed, 2xx) quantity calls for a sku at a portal. */
-  quantityCalls(portal: string, sku: string): SandboxRequest[] {
-    return this.requests.filter((r) => r.portal === portal && r.path === `/${portal}/offers/${sku}/quantity` && !r.replayed && r.status < 300);
+  /** The quantities a portal applied for a sku through quantity calls, in order (replays left out). */
+  quantitiesApplied(portal: string, sku: string): number[] {
+    return this.acks.filter((a) => a.via === 'quantity' && a.portal === portal && a.sku === sku).map((a) => a.quantity);
   }
 }
 
@@ -106,11 +120,12 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     res.json(state.acks.filter((a) => a.seq > after));
   });
   app.post('/_sandbox/faults', (req, res) => {
-    const body = req.body as { portal?: string; portal_account?: string | number; status?: number; count?: number; retry_after?: number | string; message?: string };
+    const body = req.body as { portal?: string; portal_account?: string | number; reference?: string | number; status?: number; count?: number; retry_after?: number | string; message?: string };
     const status = Number(body.status);
     if (!Number.isInteger(status) || status < 400 || status > 599) { res.status(400).json({ message: 'status must be 400 to 599' }); return; }
     state.faults.push({
-      portal: body.portal ?? null, portalAccount: body.portal_account === undefined ? undefined : String(body.portal_account), status, remaining: Math.max(1, Number(body.count ?? 1)),
+      portal: body.portal ?? null, portalAccount: body.portal_account === undefined ? undefined : String(body.portal_account),
+      reference: body.reference === undefined ? undefined : String(body.reference), status, remaining: Math.max(1, Number(body.count ?? 1)),
       retryAfter: body.retry_after === undefined ? undefined : String(body.retry_after), message: body.message ?? `sandbox fault ${status}`,
     });
     res.status(201).json({ faults: state.faults.length });
@@ -137,22 +152,16 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     const itemId = existing?.itemId ?? state.nextItemId(portal);
     const quantity = typeof body.quantity === 'number' ? body.quantity : existing?.quantity ?? 0;
     state.offers.set(key(portal, account, sku), { portal, portalAccount: account, sku, itemId, quantity, active: true, listing: body, updatedAt: new Date().toISOString() });
-    emitQuantity(state, portal, account, sku, quantity);
+    emitQuantity(state, portal, account, sku, quantity, 'listing');
     res.status(201).json({ item_id: itemId });
   });
-  portals.put('/offers/:id/quantity', (req, res) => {
+  // Bulk quantities, as the inventory calls of real marketplaces: one answer per item.
+  portals.put('/offers/quantities', (req, res) => {
     const { portal, account } = who(req);
-    const sku = String(req.params.id);
-    const body = (req.body ?? {}) as { quantity?: unknown; active?: unknown };
-    if (typeof body.quantity !== 'number' || !Number.isInteger(body.quantity) || body.quantity < 0) { res.status(422).json({ message: 'quantity must be a whole number of 0 or more' }); return; }
-    const offer = state.offers.get(key(portal, account, sku));
-    const active = body.active === undefined ? true : body.active === true;
-    state.offers.set(key(portal, account, sku), {
-      portal, portalAccount: account, sku, itemId: offer?.itemId ?? state.nextItemId(portal), quantity: body.quantity, active,
-      listing: offer?.listing ?? {}, updatedAt: new Date().toISOString(),
-    });
-    emitQuantity(state, portal, account, sku, active ? body.quantity : 0);
-    res.json({ sku, quantity: body.quantity });
+    const items = (req.body as { items?: unknown } | undefined)?.items;
+    state.quantityRequests += 1;
+    if (!Array.isArray(items) || items.length === 0 || items.length > 1000) { res.status(422).json({ message: 'items must be a list of 1 to 1000 quantities' }); return; }
+    res.json({ results: items.map((item) => applyQuantity(state, portal, account, (item ?? {}) as Record<string, unknown>)) });
   });
   portals.put('/offers/:id', (req, res) => {
     const { portal, account } = who(req);
@@ -165,7 +174,7 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
   portals.delete('/offers/:id', (req, res) => {
     const { portal, account } = who(req);
     const offer = findOffer(state, portal, account, String(req.params.id));
-    if (offer) { offer.active = false; offer.updatedAt = new Date().toISOString(); emitQuantity(state, portal, account, offer.sku, 0); }
+    if (offer) { offer.active = false; offer.updatedAt = new Date().toISOString(); emitQuantity(state, portal, account, offer.sku, 0, 'end'); }
     res.json({ ended: true });
   });
   portals.post('/orders/:id/shipment', (_req, res) => { res.json({ shipped: true }); });
@@ -187,9 +196,37 @@ function findOffer(state: SandboxState, portal: string, account: string, id: str
   return state.offers.get(key(portal, account, id)) ?? [...state.offers.values()].find((o) => o.portal === portal && o.portalAccount === account && o.itemId === id);
 }
 
-function emitQuantity(state: SandboxState, portal: string, account: string, sku: string, quantity: number): void {
+/**
+ * One item of a bulk quantity call: its scripted fault, its check, or its quantity applied (once
+ * per item idempotency key: a key seen before is answered 200 and changes nothing).
+ */
+function applyQuantity(state: SandboxState, portal: string, account: string, item: Record<string, unknown>): ItemAnswer {
+  const sku = String(item.reference ?? '');
+  if (!sku) return { reference: sku, status: 422, message: 'reference is required' };
+  const fault = state.faults.find((f) => f.reference === sku && f.remaining > 0 && (f.portal === null || f.portal === portal) && (f.portalAccount === undefined || f.portalAccount === account));
+  if (fault) {
+    fault.remaining -= 1;
+    if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);
+    return { reference: sku, status: fault.status, message: fault.message };
+  }
+  const { quantity, active } = item;
+  if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 0) return { reference: sku, status: 422, message: 'quantity must be a whole number of 0 or more' };
+  const itemKey = typeof item.idempotency_key === 'string' ? `${portal}|${account}|${item.idempotency_key}` : undefined;
+  if (itemKey && state.itemKeys.has(itemKey)) return { reference: sku, status: 200 };
+  if (itemKey) state.itemKeys.add(itemKey);
+  const offer = state.offers.get(key(portal, account, sku));
+  const isActive = active === undefined ? true : active === true;
+  state.offers.set(key(portal, account, sku), {
+    portal, portalAccount: account, sku, itemId: offer?.itemId ?? state.nextItemId(portal), quantity, active: isActive,
+    listing: offer?.listing ?? {}, updatedAt: new Date().toISOString(),
+  });
+  emitQuantity(state, portal, account, sku, isActive ? quantity : 0, 'quantity');
+  return { reference: sku, status: 200 };
+}
+
+function emitQuantity(state: SandboxState, portal: string, account: string, sku: string, quantity: number, via: QuantityEvent['via']): void {
   state.ackCount += 1;
-  const event: QuantityEvent = { seq: state.ackCount, portal, portalAccount: account, sku, quantity, at: Date.now() };
+  const event: QuantityEvent = { seq: state.ackCount, portal, portalAccount: account, sku, quantity, at: Date.now(), via };
   state.acks.push(event);
   if (state.acks.length > 100000) state.acks.splice(0, state.acks.length - 100000);
   state.events.emit('quantity', event);
@@ -200,8 +237,9 @@ function overview(state: SandboxState) {
     portals: portalIds,
     quantities: state.quantities(),
     requests: state.requests.length,
+    quantity_requests: state.quantityRequests,
     faults: state.faults.map((f) => ({ portal: f.portal, status: f.status, remaining: f.remaining })),
-    controls: ['GET /_sandbox/quantities', 'GET /_sandbox/acks?after=<seq>', 'GET /_sandbox/requests?portal=', 'GET /_sandbox/offers', 'POST /_sandbox/faults {portal,status,count,retry_after}', 'POST /_sandbox/delay {portal,ms}', 'POST /_sandbox/reset'],
+    controls: ['GET /_sandbox/quantities', 'GET /_sandbox/acks?after=<seq>', 'GET /_sandbox/requests?portal=', 'GET /_sandbox/offers', 'POST /_sandbox/faults {portal,portal_account,reference,status,count,retry_after,message}', 'POST /_sandbox/delay {portal,ms}', 'POST /_sandbox/reset'],
   };
 }
 
@@ -227,7 +265,7 @@ function portalGate(state: SandboxState) {
     res.once('close', () => { state.inFlight -= 1; });
     if (delay > 0) await sleep(delay);
     const account = String(req.get('X-Portal-Account') ?? 'default');
-    const fault = state.faults.find((f) => f.remaining > 0 && (f.portal === null || f.portal === portal) && (f.portalAccount === undefined || f.portalAccount === account));
+    const fault = state.faults.find((f) => f.reference === undefined && f.remaining > 0 && (f.portal === null || f.portal === portal) && (f.portalAccount === undefined || f.portalAccount === account));
     if (fault && !req.path.startsWith('/oauth')) {
       fault.remaining -= 1;
       if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);

@@ -11,6 +11,20 @@ export interface CiaStateRow {
   desired_seq: string;
   acked_quantity: number | null;
   acked_seq: string;
+  refused_seq: string;
+}
+
+/** A portal account as CIA chooses targets. */
+export interface PortalAccountRef {
+  id: number;
+  platform: string | null;
+  is_default: boolean;
+}
+
+/** Where quantity pushes go: one portal account at one portal. */
+export interface PushTarget {
+  portal: string;
+  portalAccountId: number;
 }
 
 /** SQL of the cross-channel quantity adjustment; every query is scoped by the account. */
@@ -20,55 +34,94 @@ export const ciaRepository = {
     await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('cia:' || ? || ':' || ?, 0))", [accountId, stockId]);
   },
 
-  /** Serialises the pushes of one (item, portal, portal account): a push never overtakes another. */
-  async lockPush(trx: Knex.Transaction, stateId: string): Promise<void> {
-    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('cia-push:' || ?, 0))", [stateId]);
-  },
-
-  async portalAccounts(knex: Knex, accountId: number): Promise<{ id: number; platform: string | null; is_default: boolean }[]> {
-    return knex('portal_account').select('id', 'platform', 'is_default').where({ account_id: accountId }).orderBy('id');
+  /**
+   * Serialises the pushes to one portal account at one portal: batches never overlap, so an
+   * older quantity never arrives after a newer one.
+   */
+  async lockTarget(trx: Knex.Transaction, accountId: number, target: PushTarget): Promise<void> {
+    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('cia-push:' || ? || ':' || ? || ':' || ?, 0))", [accountId, target.portal, target.portalAccountId]);
   },
 
   /**
-   * Sets the wanted quantities of an item (one statement); a sequence moves only where the
-   * quantity changes. Returns every state written, with `changed`.
+   * Everything an adjustment reads besides the item, in one round trip: the seller's portal
+   * accounts, and the item's states, locked in id order. Every writer of states locks them in
+   * id order (a push locks those of one target): an adjustment and a push never deadlock.
    */
-  async setDesired(trx: Knex.Transaction, accountId: number, stockId: number, wanted: { portal: string; portalAccountId: number; quantity: number }[]): Promise<(CiaStateRow & { changed: boolean })[]> {
+  async statesAndAccounts(trx: Knex.Transaction, accountId: number, stockId: number): Promise<{ states: CiaStateRow[]; accounts: PortalAccountRef[] }> {
+    const { rows } = await trx.raw(`
+      SELECT
+        (SELECT coalesce(json_agg(a ORDER BY a.id), '[]') FROM (
+          SELECT id, platform, is_default FROM portal_account WHERE account_id = ?) a) AS accounts,
+        (SELECT coalesce(json_agg(s ORDER BY s.id), '[]') FROM (
+          SELECT id::text AS id, account_id, stock_id, portal, portal_account_id, desired_quantity, desired_seq::text AS desired_seq,
+                 acked_quantity, acked_seq::text AS acked_seq, refused_seq::text AS refused_seq
+          FROM cia_portal_state WHERE account_id = ? AND stock_id = ? ORDER BY id FOR UPDATE) s) AS states`,
+    [accountId, accountId, stockId]) as { rows: { accounts: PortalAccountRef[]; states: CiaStateRow[] }[] };
+    return rows[0]!;
+  },
+
+  /**
+   * Sets the wanted quantities of an item, given its current (locked) states: writes only the
+   * states that are new or whose quantity changes, moving their sequence. Returns the state of
+   * every wanted key, with `changed`.
+   */
+  async setDesired(trx: Knex.Transaction, accountId: number, stockId: number, current: CiaStateRow[], wanted: { portal: string; portalAccountId: number; quantity: number }[]): Promise<(CiaStateRow & { changed: boolean })[]> {
+    const key = (portal: string, portalAccountId: number) => `${portal}|${portalAccountId}`;
+    const byKey = new Map(current.map((r) => [key(r.portal, r.portal_account_id), r]));
     // One row per key: a statement may not update the same row twice (market_d [5, 5]).
-    wanted = [...new Map(wanted.map((w) => [`${w.portal}|${w.portalAccountId}`, w])).values()];
-    if (wanted.length === 0) return [];
-    const values = wanted.map(() => '(?, ?, ?, ?, ?)').join(', ');
-    const bindings = wanted.flatMap((w) => [accountId, stockId, w.portal, w.portalAccountId, w.quantity]);
-    const { rows: changed } = await trx.raw(`
-      INSERT INTO cia_portal_state (account_id, stock_id, portal, portal_account_id, desired_quantity)
-      VALUES ${values}
-      ON CONFLICT (account_id, stock_id, portal, portal_account_id) DO UPDATE
-        SET desired_quantity = EXCLUDED.desired_quantity,
-            desired_seq = cia_portal_state.desired_seq + 1,
-            updated_at = now()
-        WHERE cia_portal_state.desired_quantity <> EXCLUDED.desired_quantity
-      RETURNING id`, bindings) as { rows: { id: string }[] };
-    const changedIds = new Set(changed.map((r) => String(r.id)));
-    const key = (portal: string, pa: number) => `${portal}|${pa}`;
-    const wantedKeys = new Set(wanted.map((w) => key(w.portal, w.portalAccountId)));
-    const rows = await trx('cia_portal_state').where({ account_id: accountId, stock_id: stockId }).orderBy('id') as CiaStateRow[];
-    return rows.filter((r) => wantedKeys.has(key(r.portal, r.portal_account_id))).map((r) => ({ ...r, changed: changedIds.has(String(r.id)) }));
+    wanted = [...new Map(wanted.map((w) => [key(w.portal, w.portalAccountId), w])).values()];
+    const changes = wanted.filter((w) => byKey.get(key(w.portal, w.portalAccountId))?.desired_quantity !== w.quantity);
+    const written = new Map<string, CiaStateRow>();
+    if (changes.length > 0) {
+      const { rows } = await trx.raw(`
+        INSERT INTO cia_portal_state (account_id, stock_id, portal, portal_account_id, desired_quantity)
+        VALUES ${changes.map(() => '(?, ?, ?, ?, ?)').join(', ')}
+        ON CONFLICT (account_id, stock_id, portal, portal_account_id) DO UPDATE
+          SET desired_quantity = EXCLUDED.desired_quantity, desired_seq = cia_portal_state.desired_seq + 1, updated_at = now()
+        RETURNING *`, changes.flatMap((w) => [accountId, stockId, w.portal, w.portalAccountId, w.quantity])) as { rows: CiaStateRow[] };
+      for (const row of rows) written.set(key(row.portal, row.portal_account_id), { ...row, id: String(row.id) });
+    }
+    return wanted.map((w) => {
+      const k = key(w.portal, w.portalAccountId);
+      const row = written.get(k);
+      return row ? { ...row, changed: true } : { ...byKey.get(k)!, changed: false };
+    }).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   },
 
-  /** Every portal state of an item (a deleted item's offers are set to 0). */
-  async statesOfItem(knex: Knex, accountId: number, stockId: number): Promise<CiaStateRow[]> {
-    return knex('cia_portal_state').where({ account_id: accountId, stock_id: stockId }).orderBy('id');
+  /**
+   * The states of a push target the portal has not acknowledged yet, by item, leaving out those
+   * it refused at their current sequence.
+   */
+  async waiting(knex: Knex, accountId: number, target: PushTarget, limit: number): Promise<CiaStateRow[]> {
+    return knex('cia_portal_state')
+      .where({ account_id: accountId, portal: target.portal, portal_account_id: target.portalAccountId })
+      .whereRaw('acked_seq < desired_seq AND refused_seq < desired_seq')
+      .orderBy('stock_id').limit(limit);
   },
 
-  /** A state as a push reads it. */
-  async state(knex: Knex, accountId: number, stockId: number, portal: string, portalAccountId: number): Promise<CiaStateRow | undefined> {
-    return knex('cia_portal_state').where({ account_id: accountId, stock_id: stockId, portal, portal_account_id: portalAccountId }).first();
+  /**
+   * Records what the portal acknowledged for `acked`, in one statement that first locks every
+   * state of the batch (`sent`) in id order; a state never moves back to an older sequence.
+   */
+  async ack(trx: Knex.Transaction, accountId: number, sent: CiaStateRow[], acked: CiaStateRow[]): Promise<void> {
+    const values = acked.length > 0 ? acked.map(() => '(?::bigint, ?::bigint, ?::integer)').join(', ') : '(NULL::bigint, NULL::bigint, NULL::integer)';
+    await trx.raw(`
+      WITH locked AS MATERIALIZED (SELECT id FROM cia_portal_state WHERE account_id = ? AND id = ANY(?::bigint[]) ORDER BY id FOR UPDATE)
+      UPDATE cia_portal_state s SET acked_seq = v.seq, acked_quantity = v.quantity, acked_at = now(), last_error = NULL
+      FROM (VALUES ${values}) AS v(id, seq, quantity)
+      WHERE s.id = v.id AND s.acked_seq < v.seq AND s.id IN (SELECT id FROM locked)`,
+    [accountId, sent.map((s) => s.id), ...acked.flatMap((s) => [s.id, s.desired_seq, s.desired_quantity])]);
   },
 
-  /** Records what the portal acknowledged; never moves back to an older sequence. */
-  async ack(trx: Knex.Transaction, stateId: string, seq: string, quantity: number): Promise<void> {
-    await trx('cia_portal_state').where('id', stateId).where('acked_seq', '<', seq)
-      .update({ acked_seq: seq, acked_quantity: quantity, acked_at: trx.fn.now(), last_error: null });
+  /** The portal refused the item's quantity at this sequence: not sent again until it changes. */
+  async refuse(trx: Knex.Transaction, state: CiaStateRow, error: string): Promise<void> {
+    await trx('cia_portal_state').where('id', state.id).where('refused_seq', '<', state.desired_seq)
+      .update({ refused_seq: state.desired_seq, last_error: error.slice(0, 1000) });
+  },
+
+  /** A reconcile offers refused quantities to the portal once more. */
+  async forgetRefusals(trx: Knex.Transaction, accountId: number, stockId: number): Promise<void> {
+    await trx('cia_portal_state').where({ account_id: accountId, stock_id: stockId }).where('refused_seq', '>', 0).update({ refused_seq: 0 });
   },
 
   /**
@@ -80,8 +133,8 @@ export const ciaRepository = {
       .update({ acked_seq: 0, acked_quantity: null, desired_seq: knex.raw('desired_seq + 1') });
   },
 
-  async recordError(knex: Knex, stateId: string, error: string): Promise<void> {
-    await knex('cia_portal_state').where('id', stateId).update({ last_error: error.slice(0, 1000) });
+  async recordError(knex: Knex, stateIds: string[], error: string): Promise<void> {
+    if (stateIds.length > 0) await knex('cia_portal_state').whereIn('id', stateIds).update({ last_error: error.slice(0, 1000) });
   },
 
   /**

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
+import { config } from '../../config';
 import { db } from '../db/knex';
 import { queues as sharedQueues, QueueRegistry } from '../queue/queue.registry';
 import { loadCiaInput as stockLoadCiaInput } from '../stock/stock-cia.repository';
 import type { LoadCiaInput } from '../stock/cia-input';
 import { computeOffers, dependents } from './cia-compute';
-import { ciaRepository } from './cia.repository';
+import { ciaRepository, PortalAccountRef } from './cia.repository';
 
 export interface AdjustOptions {
   /** Source of the item's data (default: lib/stock's loadCiaInput). */
@@ -12,7 +13,7 @@ export interface AdjustOptions {
   queues?: QueueRegistry;
   /** Id of the job asking (makes follow-up job ids deterministic, so a retried job adds none twice). */
   sourceId: string;
-  /** A reconcile tick: re-queues pushes that are still pending (a failed push, a lost job). */
+  /** A reconcile tick: pushes again what is still waiting, refused quantities included. */
   tick?: string;
 }
 
@@ -22,7 +23,7 @@ export interface AdjustResult {
 }
 
 /** The portal accounts an offer goes to: market_d's list, else the account's one for that platform, else the default. */
-function targetAccounts(portal: string, named: number[], accounts: { id: number; platform: string | null; is_default: boolean }[]): number[] {
+function targetAccounts(portal: string, named: number[], accounts: PortalAccountRef[]): number[] {
   const own = new Set(accounts.map((a) => a.id));
   if (named.length > 0) return named.filter((id) => own.has(id));
   const forPlatform = accounts.filter((a) => a.platform === portal).map((a) => a.id);
@@ -33,10 +34,11 @@ function targetAccounts(portal: string, named: number[], accounts: { id: number;
 
 /**
  * The cross-channel quantity adjustment of one item. Under a per-item lock it reads the item's
- * current data, sets the wanted quantity per (portal, portal account), and queues a push for
- * every state the portal has not acknowledged yet. Pushes read the wanted quantity when they
- * run, so a burst of changes ends in pushes of the latest quantity only. Dependent items (a
- * variant's main, a set sub's mains) are adjusted next; cia.event targets are notified.
+ * current data, sets the wanted quantity per (portal, portal account), and queues a push to
+ * every target whose state the portal has not acknowledged yet. Pushes read the wanted
+ * quantities when they run, so a burst of changes ends in pushes of the latest quantities
+ * only. Dependent items (a variant's main, a set sub's mains) are adjusted next; cia.event
+ * targets are notified. A reconcile (tick) also offers refused quantities once more.
  */
 export async function adjustItem(accountId: number, stockId: number, options: AdjustOptions): Promise<AdjustResult> {
   const load = options.load ?? stockLoadCiaInput;
@@ -44,25 +46,27 @@ export async function adjustItem(accountId: number, stockId: number, options: Ad
   const { states, follow, targets } = await db().transaction(async (trx: Knex.Transaction) => {
     await ciaRepository.lockItem(trx, accountId, stockId);
     const input = await load(trx, accountId, stockId);
+    const { states: current, accounts } = await ciaRepository.statesAndAccounts(trx, accountId, stockId);
+    if (options.tick) await ciaRepository.forgetRefusals(trx, accountId, stockId);
     if (!input) {
       // A deleted item: whatever it still offers goes to 0.
-      const existing = await ciaRepository.statesOfItem(trx, accountId, stockId);
-      const rows = await ciaRepository.setDesired(trx, accountId, stockId, existing.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 })));
+      const rows = await ciaRepository.setDesired(trx, accountId, stockId, current, current.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 })));
       return { states: rows, follow: [] as number[], targets: [] as string[] };
     }
-    const accounts = await ciaRepository.portalAccounts(trx, accountId);
     const wanted = computeOffers(input).flatMap((offer) => targetAccounts(offer.portal, offer.portalAccountIds, accounts)
       .map((portalAccountId) => ({ portal: offer.portal, portalAccountId, quantity: offer.quantity })));
-    const rows = await ciaRepository.setDesired(trx, accountId, stockId, wanted);
+    const rows = await ciaRepository.setDesired(trx, accountId, stockId, current, wanted);
     return { states: rows, follow: dependents(input), targets: input.eventTargets };
   });
   const changed = states.some((s) => s.changed);
 
   const pending = states.filter((s) => BigInt(s.acked_seq) < BigInt(s.desired_seq));
-  await q.addMany('portal.set_quantity', pending.map((s) => ({
-    payload: { accountId, stockId, portal: s.portal, portalAccountId: s.portal_account_id },
-    jobId: `sq-${s.id}-${s.desired_seq}${options.tick ? `-${options.tick}` : ''}`,
-  })));
+  // One push per target, coalesced: while a push of that target waits out its window, it takes
+  // this change too; the first change of a window fixes when the call goes out.
+  await q.addCoalesced('portal.set_quantity', pending.map((s) => ({
+    payload: { accountId, portal: s.portal, portalAccountId: s.portal_account_id },
+    key: `push-${accountId}-${s.portal}-${s.portal_account_id}`,
+  })), { delay: config().ciaPushWindowMs });
   await q.addMany('cia.adjust', follow.map((mainId) => ({
     payload: { accountId, stockId: mainId, reason: `dependent of ${stockId}` }, jobId: `cia-${options.sourceId}-${mainId}`,
   })));

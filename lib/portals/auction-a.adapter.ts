@@ -7,6 +7,8 @@ const durations = ['1', '3', '5', '7', '10', '30', 'GTC'];
 export class AuctionAAdapter extends HttpPortalAdapter {
   readonly portal = 'auction_a' as const;
   protected override readonly oauth = true;
+  // The bulk price and quantity call of the large auction portals takes 25 offers.
+  override readonly maxQuantityBatch = 25;
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;

@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { ClientCredentials, AccessToken } from 'simple-oauth2';
 import { config } from '../../config';
-import type { ListingItem, PortalAdapter, PortalId, PortalTarget, Shipment } from './portal.types';
+import type { ListingItem, PortalAdapter, PortalId, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.types';
 
 /** A portal call worth retrying (429, 5xx, timeout, network); retryAfterMs from Retry-After. */
 export class PortalRetryableError extends Error {
@@ -24,6 +24,17 @@ export function retryAfterMs(header: string | null): number | undefined {
 
 const tokens = new Map<string, AccessToken>();
 
+/** One item's answer in a bulk quantity call. */
+interface ItemResult { reference?: unknown; status?: unknown; message?: unknown }
+
+function itemOutcome(portal: PortalId, stockId: number, result: ItemResult | undefined): QuantityOutcome {
+  if (!result) return { stockId, outcome: 'retry', message: `${portal} did not answer for item ${stockId}` };
+  const status = Number(result.status);
+  if (status >= 200 && status < 300) return { stockId, outcome: 'accepted' };
+  const message = `${portal} answered ${status} for item ${stockId}: ${typeof result.message === 'string' ? result.message : 'no reason given'}`;
+  return { stockId, outcome: status === 429 || status === 408 || status >= 500 ? 'retry' : 'refused', message };
+}
+
 /**
  * The common HTTP behaviour of every adapter: JSON over HTTP to the portal account's base URL,
  * an Idempotency-Key on every call, OAuth2 client credentials where the portal needs them,
@@ -32,6 +43,8 @@ const tokens = new Map<string, AccessToken>();
  */
 export abstract class HttpPortalAdapter implements PortalAdapter {
   abstract readonly portal: PortalId;
+  /** Items per bulk quantity call; a portal with a tighter limit says so. */
+  readonly maxQuantityBatch: number = 100;
   /** Portals whose API takes an OAuth2 bearer token (client credentials of the portal account). */
   protected readonly oauth: boolean = false;
 
@@ -63,8 +76,12 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
     await this.call(target, 'DELETE', `/${this.portal}/offers/${encodeURIComponent(portalItemId ?? String(stockId))}`, undefined, key);
   }
 
-  async setQuantity(target: PortalTarget, stockId: number, quantity: number, key: string): Promise<void> {
-    await this.call(target, 'PUT', `/${this.portal}/offers/${stockId}/quantity`, this.quantityPayload(quantity), key);
+  async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
+    const answer = await this.call(target, 'PUT', `/${this.portal}/offers/quantities`, {
+      items: updates.map((u) => ({ reference: String(u.stockId), idempotency_key: u.key, ...this.quantityPayload(u.quantity) })),
+    }, key);
+    const results = new Map((Array.isArray(answer.results) ? answer.results as ItemResult[] : []).map((r) => [String(r.reference), r]));
+    return updates.map((u) => itemOutcome(this.portal, u.stockId, results.get(String(u.stockId))));
   }
 
   async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {

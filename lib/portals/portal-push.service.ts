@@ -1,42 +1,86 @@
+import crypto from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
-import { ciaRepository } from '../cia/cia.repository';
+import { CiaStateRow, ciaRepository, PushTarget } from '../cia/cia.repository';
 import { db } from '../db/knex';
+import { PortalRetryableError } from './portal-http';
 import { adapterFor } from './portal.registry';
-import type { PortalId } from './portal.types';
+import type { PortalId, QuantityOutcome } from './portal.types';
 import { waitForPortalSlot } from './portal-rate-limit';
 import { portalTargetRepository } from './portal-target.repository';
 
 export interface PushResult {
-  quantity?: number;
-  seq?: string;
-  /** Nothing to send: the portal already acknowledged the wanted quantity. */
-  skipped?: boolean;
+  /** Items the portal took, with the quantity it now shows. */
+  pushed: { stock_id: number; quantity: number }[];
+  /** Items the portal refused, with its reason; sent again once their quantity changes. */
+  refused: { stock_id: number; error: string }[];
+  /** Bulk calls made. */
+  calls: number;
+}
+
+/** The idempotency key of one item's quantity: its state and sequence. */
+const itemKey = (state: CiaStateRow) => `cia-${state.id}-${state.desired_seq}`;
+
+/** The key of a whole batch: the same states at the same sequences give the same key. */
+function batchKey(target: PushTarget, states: CiaStateRow[]): string {
+  const digest = crypto.createHash('sha256').update(states.map(itemKey).join(',')).digest('hex').slice(0, 32);
+  return `cia-${target.portalAccountId}-${target.portal}-${digest}`;
 }
 
 /**
- * Sends the wanted quantity of one (item, portal, portal account) to the portal. Under the
- * push lock it reads the latest wanted quantity, sends it with an idempotency key of its
- * sequence, and records the acknowledgement; pushes of one state never overlap, so an older
- * quantity never arrives after a newer one. Already acknowledged: nothing is sent.
+ * One bulk call under the target's lock: reads the latest wanted quantities still waiting,
+ * sends them, and records what the portal said of each item. Returns the states sent and
+ * their outcomes (none when another push got there first).
  */
-export async function pushQuantity(accountId: number, stockId: number, portal: PortalId, portalAccountId: number): Promise<PushResult> {
-  const before = await ciaRepository.state(db(), accountId, stockId, portal, portalAccountId);
-  // Checked before taking a call slot: the many jobs of a burst must not use up the rate limit.
-  if (!before || BigInt(before.acked_seq) >= BigInt(before.desired_seq)) return { skipped: true };
-  await waitForPortalSlot(portal, portalAccountId);
-  try {
-    return await db().transaction(async (trx) => {
-      await ciaRepository.lockPush(trx, before.id);
-      const state = await ciaRepository.state(trx, accountId, stockId, portal, portalAccountId);
-      if (!state || BigInt(state.acked_seq) >= BigInt(state.desired_seq)) return { skipped: true };
-      const target = await portalTargetRepository.target(trx, accountId, portalAccountId);
-      if (!target) throw new UnrecoverableError(`portal account ${portalAccountId} no longer exists`);
-      await adapterFor(portal).setQuantity(target, stockId, state.desired_quantity, `cia-${state.id}-${state.desired_seq}`);
-      await ciaRepository.ack(trx, state.id, state.desired_seq, state.desired_quantity);
-      return { quantity: state.desired_quantity, seq: state.desired_seq };
+async function pushBatch(accountId: number, target: PushTarget, sent: CiaStateRow[]): Promise<QuantityOutcome[]> {
+  const adapter = adapterFor(target.portal as PortalId);
+  return db().transaction(async (trx) => {
+    await ciaRepository.lockTarget(trx, accountId, target);
+    sent.push(...await ciaRepository.waiting(trx, accountId, target, adapter.maxQuantityBatch));
+    if (sent.length === 0) return [];
+    const portalTarget = await portalTargetRepository.target(trx, accountId, target.portalAccountId);
+    if (!portalTarget) throw new UnrecoverableError(`portal account ${target.portalAccountId} no longer exists`);
+    const updates = sent.map((s) => ({ stockId: s.stock_id, quantity: s.desired_quantity, key: itemKey(s) }));
+    const outcomes = await adapter.setQuantities(portalTarget, updates, batchKey(target, sent));
+    await ciaRepository.ack(trx, accountId, sent, sent.filter((_, i) => outcomes[i]!.outcome === 'accepted'));
+    for (const [i, o] of outcomes.entries()) if (o.outcome === 'refused') await ciaRepository.refuse(trx, sent[i]!, o.message);
+    return outcomes;
+  });
+}
+
+/**
+ * Sends the wanted quantities of every item still waiting for one portal account at one
+ * portal, in bulk calls of the portal's batch size. Each batch reads the latest wanted
+ * quantities under the target's lock, so a burst of changes ends in pushes of the latest
+ * quantities, and an older quantity never arrives after a newer one. Items the portal refused
+ * are recorded and do not hold up the others; a 429 or 5xx (of the call or of an item) fails
+ * the job for a retry, after what was accepted has been recorded.
+ */
+export async function pushQuantities(accountId: number, target: PushTarget): Promise<PushResult> {
+  const result: PushResult = { pushed: [], refused: [], calls: 0 };
+  const batchSize = adapterFor(target.portal as PortalId).maxQuantityBatch;
+  for (;;) {
+    // Coalesced per target, a push job nearly always has work: the slot is taken without asking first.
+    await waitForPortalSlot(target.portal, target.portalAccountId);
+    const sent: CiaStateRow[] = [];
+    let outcomes: QuantityOutcome[];
+    try {
+      outcomes = await pushBatch(accountId, target, sent);
+    } catch (err) {
+      await ciaRepository.recordError(db(), sent.map((s) => s.id), (err as Error).message).catch(() => undefined);
+      throw err;
+    }
+    result.calls += 1;
+    const retry: string[] = [];
+    outcomes.forEach((o, i) => {
+      if (o.outcome === 'accepted') result.pushed.push({ stock_id: o.stockId, quantity: sent[i]!.desired_quantity });
+      else if (o.outcome === 'refused') result.refused.push({ stock_id: o.stockId, error: o.message });
+      else retry.push(o.message);
     });
-  } catch (err) {
-    await ciaRepository.recordError(db(), before.id, (err as Error).message).catch(() => undefined);
-    throw err;
+    if (retry.length > 0) {
+      await ciaRepository.recordError(db(), sent.filter((_, i) => outcomes[i]!.outcome === 'retry').map((s) => s.id), retry[0]!);
+      throw new PortalRetryableError(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]}`);
+    }
+    // A full batch may have left more behind; a shorter one took everything that was waiting.
+    if (sent.length < batchSize) return result;
   }
 }

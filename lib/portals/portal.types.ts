@@ -22,6 +22,21 @@ export interface ListingItem {
   group: Record<string, unknown>;
 }
 
+/** One item's quantity in a batch (CIA), with the item's own idempotency key. */
+export interface QuantityUpdate {
+  stockId: number;
+  quantity: number;
+  key: string;
+}
+
+/**
+ * What the portal said of one item of a batch: taken, refused for good (its data), or to be
+ * sent again later (the portal's 429 or 5xx for that item).
+ */
+export type QuantityOutcome =
+  | { stockId: number; outcome: 'accepted' }
+  | { stockId: number; outcome: 'refused' | 'retry'; message: string };
+
 export interface Shipment {
   orderId: string;
   transactionId?: string;
@@ -42,8 +57,13 @@ export interface PortalAdapter {
   revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void>;
   /** Ends an offer. */
   end(target: PortalTarget, stockId: number, portalItemId: string | null, key: string): Promise<void>;
-  /** Sets the quantity the portal offers for an item (CIA). */
-  setQuantity(target: PortalTarget, stockId: number, quantity: number, key: string): Promise<void>;
+  /** Most items one setQuantities call carries (the portal's own limit of its bulk call). */
+  readonly maxQuantityBatch: number;
+  /**
+   * Sets the quantities the portal offers for several items in one call (CIA), as the bulk
+   * inventory calls of real marketplaces do; answers each item's outcome in the given order.
+   */
+  setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]>;
   /** Reports an order as shipped (send_mit). */
   markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void>;
   /** Rates the buyer of an order positively; only portals with automatic rating (auction_a, document 1 rule 5). */

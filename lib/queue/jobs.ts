@@ -12,11 +12,13 @@ export interface JobPayloads {
   /** A domain event (order created, paid, ...); events worker runs the matching handlers. */
   'event.emit': { accountId: number; section: string; type: string; recordId: string; data?: Record<string, unknown> };
   /**
-   * Push the quantity CIA wants to one portal for one item (added by the cia worker, not the
-   * outbox). Idempotent: reads the wanted quantity and its sequence when it runs; a push
-   * already acknowledged is skipped.
+   * Push the quantities CIA wants to one portal account at one portal, for every item still
+   * waiting, in bulk calls (added by the cia worker, coalesced per target, not the outbox).
+   * Idempotent: reads the wanted quantities and their sequences when it runs; what the portal
+   * acknowledged is not sent again. stockId: only in jobs queued before pushes were batched
+   * (their target is pushed as a whole).
    */
-  'portal.set_quantity': { accountId: number; stockId: number; portal: string; portalAccountId: number };
+  'portal.set_quantity': { accountId: number; portal: string; portalAccountId: number; stockId?: number };
   /** One part of POST stock/{stock_id}/portal_upload/ (list, revise, end); idempotency key = job id. */
   'portal.upload': PortalUploadJob;
   /** Scheduler: full CIA reconcile of every active item (one cia.adjust per item; pushes only differences). */

@@ -40,6 +40,19 @@ export class QueueRegistry {
     await this.get(jobQueues[name]).addBulk(jobs.map((j) => ({ name, data: j.payload, opts: { ...jobOptions(name), jobId: j.jobId } })));
   }
 
+  /**
+   * Adds jobs that coalesce by key: while a job of the key waits, an add is absorbed by it;
+   * while one runs, one more is kept to run after it (BullMQ deduplication, keepLastIfActive).
+   * So jobs of one key never run side by side, and a change made while one runs is never lost.
+   * For processors that read the latest state when they run.
+   */
+  async addCoalesced<J extends JobName>(name: J, jobs: { payload: JobPayloads[J]; key: string }[], extra: { delay?: number } = {}): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.get(jobQueues[name]).addBulk(jobs.map((j) => ({
+      name, data: j.payload, opts: { ...jobOptions(name), ...extra, deduplication: { id: j.key, keepLastIfActive: true } },
+    })));
+  }
+
   async close(): Promise<void> {
     for (const queue of this.queues.values()) await queue.close().catch(() => undefined);
     this.queues.clear();

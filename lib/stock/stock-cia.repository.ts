@@ -4,18 +4,19 @@ import { CiaInput, CiaPortal, CiaPortalSetting, ciaPortals, LoadCiaInput } from 
 
 interface CiaRow {
   id: number; quantity_available: number; variation_type: CiaInput['variationType']; variation_parent_id: number | null;
-  set_type: CiaInput['setType']; cia: Record<string, StoredCia> | null;
+  set_type: CiaInput['setType']; cia: Record<string, StoredCia> | null; set_main_ids: number[];
 }
 
 interface StoredCia { is_active?: boolean; max_quantity?: number | null; portal_account_id?: number[]; target?: string[] }
 
 /** LoadCiaInput: the item's quantities, links and cia.* settings; undefined when absent. */
 export const loadCiaInput: LoadCiaInput = async (knex: Knex, accountId: number, stockId: number): Promise<CiaInput | undefined> => {
+  // The set mains come in the same round trip: CIA runs on every sale.
   const row = (await knex('stock')
-    .select('id', 'quantity_available', 'variation_type', 'variation_parent_id', 'set_type', knex.raw("data->'cia' AS cia"))
+    .select('id', 'quantity_available', 'variation_type', 'variation_parent_id', 'set_type', knex.raw("data->'cia' AS cia"),
+      knex.raw('ARRAY(SELECT main_id FROM stock_set WHERE stock_set.account_id = stock.account_id AND stock_set.sub_id = stock.id ORDER BY main_id) AS set_main_ids'))
     .where({ account_id: accountId, id: stockId }).first()) as CiaRow | undefined;
   if (!row) return undefined;
-  const setMains = (await knex('stock_set').select('main_id').where({ account_id: accountId, sub_id: stockId }).orderBy('main_id')) as { main_id: number }[];
   const variants = row.variation_type === 'main'
     ? (await knex('stock').select('id', 'quantity_available').where({ account_id: accountId, variation_parent_id: stockId }).orderBy('id')) as { id: number; quantity_available: number }[]
     : [];
@@ -32,7 +33,7 @@ export const loadCiaInput: LoadCiaInput = async (knex: Knex, accountId: number, 
     variationType: row.variation_type,
     variationParentId: row.variation_parent_id,
     setType: row.set_type,
-    setMainIds: setMains.map((m) => m.main_id),
+    setMainIds: row.set_main_ids,
     quantityAvailable: row.quantity_available,
     variants: variants.map((v) => ({ stockId: v.id, quantityAvailable: v.quantity_available })),
     cia,

@@ -73,8 +73,8 @@ describe('fleet: CIA through the workers and the sandbox', () => {
     await waitFor('the new quantity', () => shown(stockId).auction_a === 4 && shown(stockId).shop_g === 4);
     // market_e stays capped at 2: nothing to send there.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(sandbox.state.quantityCalls('market_e', String(stockId)).map((r) => (r.body as { quantity: number }).quantity)).to.deep.equal([2]);
-    expect(sandbox.state.quantityCalls('auction_a', String(stockId)).map((r) => (r.body as { quantity: number }).quantity)).to.deep.equal([5, 4]);
+    expect(sandbox.state.quantitiesApplied('market_e', String(stockId))).to.deep.equal([2]);
+    expect(sandbox.state.quantitiesApplied('auction_a', String(stockId))).to.deep.equal([5, 4]);
   });
 
   it('when an item changes many times in a burst, then each portal ends on the latest quantity, never gets an older one after a newer, and gets fewer pushes than changes', async () => {
@@ -89,12 +89,12 @@ describe('fleet: CIA through the workers and the sandbox', () => {
       sandbox.state.delays.delete('auction_a');
     }
     for (const portal of ['auction_a', 'shop_g']) {
-      const sent = sandbox.state.quantityCalls(portal, String(stockId)).map((r) => (r.body as { quantity: number }).quantity);
+      const sent = sandbox.state.quantitiesApplied(portal, String(stockId));
       expect(sent[sent.length - 1], portal).to.equal(6);
       // Quantities only went down: any rise in what was sent would be an older quantity after a newer one.
       expect(sent, portal).to.deep.equal([...sent].sort((a, b) => b - a));
     }
-    expect(sandbox.state.quantityCalls('auction_a', String(stockId)).length).to.be.below(16);
+    expect(sandbox.state.quantitiesApplied('auction_a', String(stockId)).length).to.be.below(16);
   });
 
   it('when an item is deleted, then every portal it was offered on goes to 0', async () => {

@@ -77,7 +77,7 @@ describe('fleet: faults', function () {
       await waitFor('every push acknowledged', () => allAcked(seller, items, 1), 30000, 100);
       const shown = sandbox.state.quantities(String(seller.portalAccountId)).shop_g ?? {};
       expect(items.map((id) => shown[String(id)])).to.deep.equal([5, 6, 7]);
-      for (const id of items) expect(sandbox.state.quantityCalls('shop_g', String(id)), `item ${id}`).to.have.length(1);
+      for (const id of items) expect(sandbox.state.quantitiesApplied('shop_g', String(id)), `item ${id}`).to.have.length(1);
     } finally {
       sandbox.state.delays.delete('shop_g');
       await kill(child);

@@ -38,6 +38,6 @@ describe('fleet: scheduler and CIA reconcile', () => {
     await reconcile().enqueue(new Date());
     await waitFor('the reconciled quantity', () => sandbox.state.quantities(account).market_c?.[brokenId] === 8);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(sandbox.state.quantityCalls('shop_g', syncedId)).to.have.length(1);
+    expect(sandbox.state.quantitiesApplied('shop_g', syncedId)).to.have.length(1);
   });
 });

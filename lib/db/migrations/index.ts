@@ -8,6 +8,7 @@ import * as order from './20261121_0200_order';
 import * as fleet from './20261121_0300_fleet';
 import * as admin from './20261121_0400_admin';
 import * as bank from './20261121_0500_bank';
+import * as ciaPushBatch from './20261122_0600_cia_push_batch';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '20261121_0300_fleet': fleet,
   '20261121_0400_admin': admin,
   '20261121_0500_bank': bank,
+  '20261122_0600_cia_push_batch': ciaPushBatch,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
