@@ -10,21 +10,27 @@ export interface OutboxRow {
   payload: Record<string, unknown>;
 }
 
+/** A job's final state as its outbox row keeps it. */
+export interface FinalState {
+  state: 'completed' | 'failed';
+  result?: unknown;
+  error?: string;
+  attemptsMade: number;
+}
+
 /** SQL of the relay. Rows of every account: the relay is infrastructure, not a tenant request. */
 export const outboxRepository = {
-  /** Takes pending rows in order; rows another relay holds are skipped, not waited for. */
-  async lockPending(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
-    return trx('outbox')
-      .select('id', 'job_id', 'account_id', 'queue', 'job_name', 'payload')
-      .whereNull('relayed_at')
-      .orderBy('id')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked();
-  },
-
-  async markRelayed(trx: Knex.Transaction, ids: string[]): Promise<void> {
-    await trx('outbox').whereIn('id', ids).update({ relayed_at: trx.fn.now() });
+  /**
+   * Marks the oldest pending rows relayed and returns them in order, in one statement; rows
+   * another relay holds are skipped, not waited for. The caller's transaction rolls the mark
+   * back when the jobs cannot be added.
+   */
+  async takePending(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
+    const { rows } = await trx.raw(`
+      UPDATE outbox SET relayed_at = now()
+      WHERE id IN (SELECT id FROM outbox WHERE relayed_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+      RETURNING id, job_id, account_id, queue, job_name, payload`, [limit]) as { rows: OutboxRow[] };
+    return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   },
 
   /**
@@ -46,14 +52,20 @@ export const outboxRepository = {
   },
 
   /** Records a job's final state (completed or failed after its last try). */
-  async recordFinal(knex: Knex, jobId: string, fields: { state: 'completed' | 'failed'; result?: unknown; error?: string; attemptsMade: number }): Promise<void> {
-    await knex('outbox').where({ job_id: jobId }).update({
-      state: fields.state,
-      result: fields.result === undefined ? null : JSON.stringify(fields.result),
-      error: fields.error ?? null,
-      attempts_made: fields.attemptsMade,
-      finished_at: knex.fn.now(),
-    });
+  async recordFinal(knex: Knex, jobId: string, fields: FinalState): Promise<void> {
+    await outboxRepository.recordFinals(knex, [{ jobId, ...fields }]);
+  },
+
+  /** Records the final states of several jobs in one statement. */
+  async recordFinals(knex: Knex, finals: ({ jobId: string } & FinalState)[]): Promise<void> {
+    if (finals.length === 0) return;
+    const values = finals.map(() => '(?::uuid, ?, ?::jsonb, ?, ?::integer)').join(', ');
+    await knex.raw(`
+      UPDATE outbox o SET state = v.state, result = v.result, error = v.error, attempts_made = v.attempts_made, finished_at = now()
+      FROM (VALUES ${values}) AS v(job_id, state, result, error, attempts_made)
+      WHERE o.job_id = v.job_id`, finals.flatMap((f) => [
+      f.jobId, f.state, f.result === undefined ? null : JSON.stringify(f.result), f.error ?? null, f.attemptsMade,
+    ]));
   },
 
   /** Removes finished rows older than the retention; returns how many. */

@@ -1,7 +1,10 @@
 import type { Knex } from 'knex';
 import { JobName, JobPayloads, jobQueues } from './jobs';
 
-/** The channel the relay LISTENs on; NOTIFY is delivered only when the transaction commits. */
+/**
+ * The channel the relay LISTENs on. A trigger on outbox inserts notifies it (migration
+ * 20261122_0601_outbox_notify); NOTIFY is delivered only when the transaction commits.
+ */
 export const outboxChannel = 'kontor_outbox';
 
 /**
@@ -13,7 +16,6 @@ export async function addToOutbox<J extends JobName>(trx: Knex.Transaction, acco
   const [row] = await trx('outbox')
     .insert({ account_id: accountId, queue: jobQueues[job], job_name: job, payload: JSON.stringify(payload) })
     .returning('job_id');
-  await trx.raw('SELECT pg_notify(?, ?)', [outboxChannel, jobQueues[job]]);
   return (row as { job_id: string }).job_id;
 }
 
@@ -21,8 +23,8 @@ export async function addToOutbox<J extends JobName>(trx: Knex.Transaction, acco
 export type OutboxJob = { [J in JobName]: { job: J; payload: JobPayloads[J] } }[JobName];
 
 /**
- * addToOutbox for several jobs at once: one INSERT (rows in the order given) and one NOTIFY
- * per call, whatever the number of jobs. Returns the job ids in the order of `jobs`.
+ * addToOutbox for several jobs at once: one INSERT (rows in the order given), whatever the
+ * number of jobs. Returns the job ids in the order of `jobs`.
  */
 export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, jobs: OutboxJob[]): Promise<string[]> {
   if (jobs.length === 0) return [];
@@ -35,7 +37,6 @@ export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, 
      RETURNING id, job_id`,
     [accountId, queues, jobs.map((j) => j.job), jobs.map((j) => JSON.stringify(j.payload))],
   ) as { rows: { id: string; job_id: string }[] };
-  await trx.raw('SELECT pg_notify(?, ?)', [outboxChannel, [...new Set(queues)].join(',')]);
   // Ids follow the insert order; RETURNING is not promised to.
   return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => r.job_id);
 }

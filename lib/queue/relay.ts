@@ -21,15 +21,22 @@ export interface RelayOptions {
   repairEveryMs?: number;
   /** A relayed row whose job is still missing from Redis after this many seconds is relayed again. */
   repairAfterSeconds?: number;
+  /** How often a standby relay tries to take over, in ms (default 1000). */
+  standbyRetryMs?: number;
 }
 
 /**
  * Moves outbox rows to BullMQ. Wakes on NOTIFY (sent by addToOutbox, delivered at commit), with
- * a slow poll as a safety net. Rows are taken with FOR UPDATE SKIP LOCKED, so a relay in every
- * worker process is safe; the BullMQ job id is the row's job_id, so a crash between the add and
- * the commit re-adds an id BullMQ already has, which it ignores. The transaction holds one pool
- * connection and asks for no other. While Redis is away the rows stay pending and the relay
- * retries with backoff; a repair sweep re-adds jobs a Redis restart without persistence lost.
+ * a slow poll as a safety net. Every worker process runs one, but only one per database and
+ * queue prefix relays at a time: the one whose listening connection holds the relay's session
+ * advisory lock. The others stand by and try to take over every second; the lock goes with the
+ * connection, so a killed leader is replaced at once. (Several relays waking on every commit
+ * would each spend a transaction to find the rows taken.) Rows are still taken with FOR UPDATE
+ * SKIP LOCKED, so relays overlapping in a take-over are safe; the BullMQ job id is the row's
+ * job_id, so a crash between the add and the commit re-adds an id BullMQ already has, which it
+ * ignores. The transaction holds one pool connection and asks for no other. While Redis is away
+ * the rows stay pending and the relay retries with backoff; a repair sweep re-adds jobs a Redis
+ * restart without persistence lost.
  */
 export class OutboxRelay {
   private readonly knex: Knex;
@@ -38,7 +45,10 @@ export class OutboxRelay {
   private readonly pollMs: number;
   private readonly repairEveryMs: number;
   private readonly repairAfterSeconds: number;
+  private readonly standbyRetryMs: number;
   private listener: Client | undefined;
+  /** This relay holds the lock and relays; otherwise it stands by. */
+  leading = false;
   private timers: NodeJS.Timeout[] = [];
   private running: Promise<void> | undefined;
   private again = false;
@@ -55,6 +65,7 @@ export class OutboxRelay {
     this.pollMs = options.pollMs ?? config().outboxRelayPollMs;
     this.repairEveryMs = options.repairEveryMs ?? 30000;
     this.repairAfterSeconds = options.repairAfterSeconds ?? 60;
+    this.standbyRetryMs = options.standbyRetryMs ?? 1000;
   }
 
   /** Starts listening and relays what is pending now. */
@@ -78,9 +89,9 @@ export class OutboxRelay {
     await this.running;
   }
 
-  /** Asks for a pass over the pending rows; passes never overlap. */
+  /** Asks for a pass over the pending rows; passes never overlap. A standby relay does nothing. */
   kick(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.leading) return;
     if (this.running) { this.again = true; return; }
     this.running = this.drain().finally(() => { this.running = undefined; });
   }
@@ -105,13 +116,12 @@ export class OutboxRelay {
     }
   }
 
-  /** Moves one batch in one transaction; returns how many rows it moved. */
+  /** Moves one batch in one transaction (rolled back when the add fails); returns how many rows it moved. */
   async relayBatch(): Promise<number> {
     return this.knex.transaction(async (trx) => {
-      const rows = await outboxRepository.lockPending(trx, this.batch);
+      const rows = await outboxRepository.takePending(trx, this.batch);
       if (rows.length === 0) return 0;
       await this.addJobs(rows);
-      await outboxRepository.markRelayed(trx, rows.map((r) => r.id));
       this.relayed += rows.length;
       return rows.length;
     });
@@ -178,8 +188,9 @@ export class OutboxRelay {
     const retry = () => {
       if (this.listener !== client || this.stopped) return;
       this.listener = undefined;
+      this.leading = false;
       client.end().catch(() => undefined);
-      setTimeout(() => { this.listen().catch(() => undefined); this.kick(); }, 1000).unref();
+      setTimeout(() => { this.listen().catch(() => undefined); }, 1000).unref();
     };
     client.on('error', retry);
     client.on('end', retry);
@@ -187,10 +198,23 @@ export class OutboxRelay {
     this.listener = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${outboxChannel}`);
+      await this.lead(client);
     } catch (err) {
-      log.warn({ err: (err as Error).message }, 'outbox relay: LISTEN failed; polling until it works');
+      log.warn({ err: (err as Error).message }, 'outbox relay: cannot listen; trying again');
       retry();
     }
+  }
+
+  /** Takes the relay lock on the listening connection and listens, or tries again later. */
+  private async lead(client: Client): Promise<void> {
+    if (this.stopped || this.listener !== client) return;
+    const { rows } = await client.query<{ leader: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS leader', [`outbox-relay:${config().queuePrefix}`]);
+    if (!rows[0]?.leader) {
+      setTimeout(() => { this.lead(client).catch(() => undefined); }, this.standbyRetryMs).unref();
+      return;
+    }
+    await client.query(`LISTEN ${outboxChannel}`);
+    this.leading = true;
+    this.kick();
   }
 }

@@ -4,8 +4,8 @@ import { db } from '../db/knex';
 import { log } from '../log';
 import { createRedis, whenReady } from '../redis';
 import { onShutdown } from '../shutdown';
+import { FinalStateWriter } from './final-state-writer';
 import { portalBackoff, portalRetryDelay } from './job-options';
-import { outboxRepository } from './outbox.repository';
 import { QueueName, queueNames } from './queues';
 
 export type Processor = (job: Job) => Promise<unknown>;
@@ -66,6 +66,7 @@ export async function startWorker(queue: QueueName, processors: Record<string, P
   const concurrency = options.concurrency ?? concurrencyOf(queue);
   const connection = createRedis('worker');
   connection.on('error', (err) => log.warn({ err: err.message, queue }, 'redis connection error'));
+  const finals = new FinalStateWriter(db);
   const worker = new Worker(queueNames[queue], async (job) => {
     const processor = processors[job.name];
     if (!processor) throw new UnrecoverableError(`queue ${queue} has no processor for job ${job.name}`);
@@ -83,19 +84,13 @@ export async function startWorker(queue: QueueName, processors: Record<string, P
     },
   });
   worker.on('completed', (job, result) => {
-    if (job.id && outboxJobId.test(job.id)) {
-      outboxRepository.recordFinal(db(), job.id, { state: 'completed', result: result ?? null, attemptsMade: job.attemptsMade })
-        .catch((err: Error) => log.warn({ err: err.message, job_id: job.id }, 'could not record the job result; the repair sweep will'));
-    }
+    if (job.id && outboxJobId.test(job.id)) finals.record(job.id, { state: 'completed', result: result ?? null, attemptsMade: job.attemptsMade });
   });
   worker.on('failed', (job, err) => {
     if (!job) return;
     const final = err instanceof UnrecoverableError || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     log.warn({ queue, job_id: job.id, job: job.name, attempt: job.attemptsMade, final, err: err.message }, 'job failed');
-    if (final && job.id && outboxJobId.test(job.id)) {
-      outboxRepository.recordFinal(db(), job.id, { state: 'failed', error: err.message, attemptsMade: job.attemptsMade })
-        .catch((e: Error) => log.warn({ err: e.message, job_id: job.id }, 'could not record the job failure; the repair sweep will'));
-    }
+    if (final && job.id && outboxJobId.test(job.id)) finals.record(job.id, { state: 'failed', error: err.message, attemptsMade: job.attemptsMade });
   });
   worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));
   await worker.waitUntilReady();
@@ -105,6 +100,7 @@ export async function startWorker(queue: QueueName, processors: Record<string, P
       // close() lets the jobs in hand finish; a job that outlives the stop timeout is taken up
       // again by another worker once its lock expires.
       await worker.close();
+      await finals.flush();
       connection.disconnect();
     });
   }

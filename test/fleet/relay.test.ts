@@ -69,24 +69,42 @@ describe('fleet: outbox relay', () => {
     expect(await queues().get('cia').getJob(jobId)).to.equal(undefined);
   });
 
-  it('when two relays run over many rows, then each row becomes exactly one job', async () => {
-    relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, batch: 25 });
-    const second = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, batch: 25 });
-    await Promise.all([relay.start(), second.start()]);
+  it('when two relays run, then one leads and the other stands by, and when the leader stops, the standby takes over', async () => {
+    relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, standbyRetryMs: 100 });
+    const second = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, standbyRetryMs: 100 });
+    await relay.start();
+    await second.start();
     try {
-      const before = relay.relayed + second.relayed;
-      const ids = await commitJobs(seller.id, 300);
-      await waitFor('every row relayed', async () => (await relayedAt(ids)).every((r) => r !== null), 10000);
-      await Promise.all([relay.idle(), second.idle()]);
-      // Rows of other tests may be relayed meanwhile, so the sum is at least, and each id one job.
-      expect(relay.relayed + second.relayed - before).to.be.at.least(300);
-      const jobs = await Promise.all(ids.map((id) => queues().get('cia').getJob(id)));
-      expect(jobs.every((j) => j !== undefined)).to.equal(true);
-      const rows = await db()('outbox').whereIn('job_id', ids).count<{ count: string }[]>('* as count');
-      expect(Number(rows[0]!.count)).to.equal(300);
+      expect([relay.leading, second.leading]).to.deep.equal([true, false]);
+      const [first] = await commitJobs(seller.id, 1);
+      await waitFor('relayed by the leader', async () => (await relayedAt([first!]))[0] ?? undefined, 3000);
+      expect(second.relayed).to.equal(0);
+      await relay.stop();
+      await waitFor('the standby leading', () => second.leading, 3000);
+      const [next] = await commitJobs(seller.id, 1);
+      await waitFor('relayed by the new leader', async () => (await relayedAt([next!]))[0] ?? undefined, 3000);
+      expect(await queues().get('cia').getJob(next!)).to.not.equal(undefined);
+      expect(second.relayed).to.be.at.least(1);
     } finally {
       await second.stop();
     }
+  });
+
+  it('when two relays take batches at the same time (a take-over), then each row becomes exactly one job', async () => {
+    relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, batch: 25 });
+    const second = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, batch: 25 });
+    const ids = await commitJobs(seller.id, 300);
+    // Driven directly, both at once, whichever leads: rows one holds are skipped by the other.
+    const drain = async (r: OutboxRelay) => { while (await r.relayBatch() > 0) { /* more waiting */ } };
+    await Promise.all([drain(relay), drain(second)]);
+    expect((await relayedAt(ids)).every((r) => r !== null)).to.equal(true);
+    expect(relay.relayed + second.relayed).to.be.at.least(300);
+    expect(relay.relayed, 'the first relay took part').to.be.above(0);
+    expect(second.relayed, 'the second relay took part').to.be.above(0);
+    const jobs = await Promise.all(ids.map((id) => queues().get('cia').getJob(id)));
+    expect(jobs.every((j) => j !== undefined)).to.equal(true);
+    const rows = await db()('outbox').whereIn('job_id', ids).count<{ count: string }[]>('* as count');
+    expect(Number(rows[0]!.count)).to.equal(300);
   });
 
   it('when a job id is already in BullMQ (a crash between the add and the commit), then relaying again keeps the one job', async () => {

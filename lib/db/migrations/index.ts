@@ -9,6 +9,7 @@ import * as fleet from './20261121_0300_fleet';
 import * as admin from './20261121_0400_admin';
 import * as bank from './20261121_0500_bank';
 import * as ciaPushBatch from './20261122_0600_cia_push_batch';
+import * as outboxNotify from './20261122_0601_outbox_notify';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '20261121_0400_admin': admin,
   '20261121_0500_bank': bank,
   '20261122_0600_cia_push_batch': ciaPushBatch,
+  '20261122_0601_outbox_notify': outboxNotify,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
