@@ -21,6 +21,16 @@ import { benchBase, benchCall, benchSeller } from './order-support';
 const root = path.join(__dirname, '..');
 const portals = ['auction_a', 'auction_b', 'market_c', 'market_d', 'market_e', 'market_f', 'shop_g', 'webshop'] as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The promise's value, or `fallback` after ms; the timer is cleared, so it never holds the process open. */
+async function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<T>((resolve) => { timer = setTimeout(() => resolve(fallback), ms); })]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 /** A process of the fleet; BENCH_CPU_PROFILE_DIR=<dir> has each write a V8 CPU profile there when it stops. */
@@ -67,18 +77,21 @@ async function bullmqBaseline(prefix: string, jobs = 5000): Promise<number> {
   let done = 0;
   let finish: () => void = () => undefined;
   const all = new Promise<void>((resolve) => { finish = resolve; });
-  const worker = new Worker('bench-noop', async () => undefined, { connection: createRedis('worker'), prefix, concurrency: 32 });
+  const workerConnection = createRedis('worker');
+  const worker = new Worker('bench-noop', async () => undefined, { connection: workerConnection, prefix, concurrency: 32 });
   worker.on('completed', () => { done += 1; if (done === jobs) finish(); });
   await worker.waitUntilReady();
   const started = Date.now();
   for (let i = 0; i < jobs; i += 500) {
     await queue.addBulk(Array.from({ length: Math.min(500, jobs - i) }, (_, k) => ({ name: 'noop', data: { i: i + k }, opts: { removeOnComplete: true } })));
   }
-  await Promise.race([all, sleep(60000)]);
+  await within(all, 60000, undefined);
   const rate = done / ((Date.now() - started) / 1000);
   await worker.close();
   await queue.obliterate({ force: true }).catch(() => undefined);
   await queue.close();
+  // BullMQ leaves connections it was given open: a forgotten one keeps the bench from exiting.
+  workerConnection.disconnect();
   connection.disconnect();
   return rate;
 }
@@ -178,7 +191,7 @@ async function run(): Promise<void> {
         const sku = String(stockId);
         const acked = new Promise<number>((resolve) => { pending.set(sku, [...(pending.get(sku) ?? []), { expected: initial - count, postedAt, resolve }]); });
         check(sku, Date.now());
-        const at = await Promise.race([acked, sleep(30000).then(() => NaN)]);
+        const at = await within(acked, 30000, NaN);
         latencies.push(Math.max(0, at - postedAt));
       })());
     }
