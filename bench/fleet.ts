@@ -7,6 +7,7 @@
  * on the same Redis).
  */
 import { spawn, ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Queue, Worker } from 'bullmq';
@@ -62,6 +63,26 @@ async function waitFor(url: string): Promise<void> {
     await sleep(100);
   }
   throw new Error(`${url} never answered`);
+}
+
+/** CPU seconds (user + system) used so far by each process, read from /proc (Linux); {} elsewhere. */
+function cpuSeconds(pids: Record<string, number[]>): Record<string, number> {
+  const tick = 100; // USER_HZ: 100 on every Linux build this runs on
+  const read = (pid: number) => {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / tick;
+    } catch { return 0; }
+  };
+  return Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.reduce((sum, pid) => sum + read(pid), 0)]));
+}
+
+/** The processes of a server program by its name (postgres, redis-server), from /proc. */
+function pidsNamed(name: string): number[] {
+  try {
+    return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)
+      .filter((pid) => { try { return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name; } catch { return false; } });
+  } catch { return []; }
 }
 
 /** Bulk quantity calls the sandbox received so far. */
@@ -165,6 +186,12 @@ async function run(): Promise<void> {
     if (!items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) throw new Error('the items never reached every portal of the sandbox');
 
     const callsBefore = await sandboxCalls(sandboxUrl);
+    // Backends started during the run are missed by a list taken now; the pool keeps its connections, so few are.
+    const processes = {
+      'api+load': [process.pid], cia: [children[1]!.pid!], portal_upload: [children[2]!.pid!], sandbox: [sandbox.pid!],
+      postgres: pidsNamed('postgres'), redis: pidsNamed('redis-server'),
+    };
+    const cpuBefore = cpuSeconds(processes);
     const orders = rate * seconds;
     const sold = new Map<number, number>();
     const latencies: number[] = [];
@@ -197,6 +224,9 @@ async function run(): Promise<void> {
     }
     const postingSeconds = (Date.now() - started) / 1000;
     await Promise.all(completions);
+    const cpuAfter = cpuSeconds(processes);
+    const cpuPerOrder = Object.entries(cpuAfter).map(([name, seconds]) => `${name} ${((seconds - (cpuBefore[name] ?? 0)) * 1000 / orders).toFixed(1)}`);
+    const cpuTotal = Object.entries(cpuAfter).reduce((sum, [name, seconds]) => sum + seconds - (cpuBefore[name] ?? 0), 0);
     const elapsed = (Date.now() - started) / 1000;
     const answered = [...answers].sort((a, b) => a - b);
     const measured = latencies.filter((l) => !Number.isNaN(l)).sort((a, b) => a - b);
@@ -212,6 +242,7 @@ async function run(): Promise<void> {
       `201 -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
       `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,
       `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantities applied at portals (${(pushes / Math.max(1, orders)).toFixed(2)} per order) in ${calls} bulk calls (${(calls / Math.max(1, orders)).toFixed(2)} per order)`,
+      `CPU per order (ms): ${cpuPerOrder.join(', ')}; total ${(cpuTotal * 1000 / orders).toFixed(1)} ms of the ${(2000 / rate).toFixed(0)} ms two cores give one order at this rate`,
       `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
       `ratio: one order costs about ${(baseline / Math.max(sustained, 0.001)).toFixed(1)} no-op jobs of throughput at this rate; pushes/s over no-op jobs/s = ${((pushes / elapsed) / baseline).toFixed(3)}`,
       '',

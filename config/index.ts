@@ -66,7 +66,8 @@ export interface Config {
   portalTimeoutMs: number;
   /**
    * How long a quantity push to a portal account waits for more changes to go in the same bulk
-   * call, in ms: at most one call per target and window, whatever the rate of orders.
+   * call, in ms: at most one call per target and window, whatever the rate of orders. The
+   * default matches the default rate of 5 calls per second and portal account.
    */
   ciaPushWindowMs: number;
   /** Cron expression of the full CIA reconcile of every active item (scheduler). */
@@ -119,7 +120,7 @@ const schema = Joi.object({
   SANDBOX_PORT: Joi.number().integer().min(0).max(65535).default(3900),
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
   PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
-  CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000).default(100),
+  CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000).default(200),
   CIA_RECONCILE_CRON: Joi.string().default('*/15 * * * *'),
   OUTBOX_CLEANUP_CRON: Joi.string().default('17 * * * *'),
   OPERATOR_USER: Joi.string().default('operator'),

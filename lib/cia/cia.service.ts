@@ -66,7 +66,7 @@ export async function adjustItem(accountId: number, stockId: number, options: Ad
   await q.addCoalesced('portal.set_quantity', pending.map((s) => ({
     payload: { accountId, portal: s.portal, portalAccountId: s.portal_account_id },
     key: `push-${accountId}-${s.portal}-${s.portal_account_id}`,
-  })), { delay: config().ciaPushWindowMs });
+  })), config().ciaPushWindowMs);
   await q.addMany('cia.adjust', follow.map((mainId) => ({
     payload: { accountId, stockId: mainId, reason: `dependent of ${stockId}` }, jobId: `cia-${options.sourceId}-${mainId}`,
   })));

@@ -20,6 +20,8 @@ export function jobOptions(name: JobName): JobsOptions {
   };
   switch (name) {
     case 'portal.set_quantity':
+      // Added by the cia worker, never by the outbox: no id to guard for an hour, and many of them.
+      return { ...base, backoff: { type: portalBackoff, delay: c.jobBackoffMs }, removeOnComplete: { count: 1000 } };
     case 'portal.upload':
       return { ...base, backoff: { type: portalBackoff, delay: c.jobBackoffMs } };
     case 'cia.reconcile':

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { config } from '../../config';
@@ -13,6 +14,8 @@ import { QueueName, queueNames } from './queues';
 export class QueueRegistry {
   private connection: Redis | undefined;
   private readonly queues = new Map<QueueName, Queue>();
+  /** addCoalesced: until when a delayed job this process created covers a key's changes. */
+  private readonly covered = new Map<string, number>();
 
   /** The Queue of a name (created on first use). */
   get(name: QueueName): Queue {
@@ -45,12 +48,27 @@ export class QueueRegistry {
    * while one runs, one more is kept to run after it (BullMQ deduplication, keepLastIfActive).
    * So jobs of one key never run side by side, and a change made while one runs is never lost.
    * For processors that read the latest state when they run.
+   *
+   * With a delay, the job this add creates cannot start before the delay is over, so it will
+   * read any change made until then: further adds of the key are skipped until shortly before
+   * that (a margin for the clocks of other hosts). Only a job this process created counts; an
+   * add absorbed by another job says nothing about when that one starts.
    */
-  async addCoalesced<J extends JobName>(name: J, jobs: { payload: JobPayloads[J]; key: string }[], extra: { delay?: number } = {}): Promise<void> {
-    if (jobs.length === 0) return;
-    await this.get(jobQueues[name]).addBulk(jobs.map((j) => ({
-      name, data: j.payload, opts: { ...jobOptions(name), ...extra, deduplication: { id: j.key, keepLastIfActive: true } },
+  async addCoalesced<J extends JobName>(name: J, jobs: { payload: JobPayloads[J]; key: string }[], delayMs = 0): Promise<void> {
+    const now = Date.now();
+    const due = jobs.filter((j) => (this.covered.get(j.key) ?? 0) <= now);
+    if (due.length === 0) return;
+    const ids = due.map((j) => `${j.key}-${crypto.randomUUID()}`);
+    const added = await this.get(jobQueues[name]).addBulk(due.map((j, i) => ({
+      name, data: j.payload,
+      opts: { ...jobOptions(name), delay: delayMs, jobId: ids[i], deduplication: { id: j.key, keepLastIfActive: true } },
     })));
+    const margin = Math.min(50, delayMs / 2);
+    added.forEach((job, i) => {
+      if (job.id === ids[i] && delayMs > 0) this.covered.set(due[i]!.key, now + delayMs - margin);
+      else this.covered.delete(due[i]!.key);
+    });
+    if (this.covered.size > 100000) for (const [key, until] of this.covered) if (until <= now) this.covered.delete(key);
   }
 
   async close(): Promise<void> {
