@@ -91,6 +91,17 @@ export class SandboxState {
     return out;
   }
 
+  /** The acks after a seq (they are kept in seq order: found by bisection, as a poller asks often). */
+  acksAfter(seq: number): QuantityEvent[] {
+    let low = 0;
+    let high = this.acks.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.acks[middle]!.seq <= seq) low = middle + 1; else high = middle;
+    }
+    return this.acks.slice(low);
+  }
+
   /** The quantities a portal applied for a sku through quantity calls, in order (replays left out). */
   quantitiesApplied(portal: string, sku: string): number[] {
     return this.acks.filter((a) => a.via === 'quantity' && a.portal === portal && a.sku === sku).map((a) => a.quantity);
@@ -116,8 +127,7 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     res.json(state.requests.filter((r) => !portal || r.portal === portal).slice(-1000));
   });
   app.get('/_sandbox/acks', (req, res) => {
-    const after = Number(req.query.after ?? 0) || 0;
-    res.json(state.acks.filter((a) => a.seq > after));
+    res.json(state.acksAfter(Number(req.query.after ?? 0) || 0));
   });
   app.post('/_sandbox/faults', (req, res) => {
     const body = req.body as { portal?: string; portal_account?: string | number; reference?: string | number; status?: number; count?: number; retry_after?: number | string; message?: string };

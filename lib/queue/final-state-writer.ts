@@ -6,14 +6,15 @@ import { FinalState, outboxRepository } from './outbox.repository';
  * Writes the final states of a worker's outbox jobs to their rows in batches: one statement per
  * short interval instead of one per job, which at a high job rate is a large share of a
  * worker's database round trips. A state not yet written when the process dies is written by
- * the relay's repair sweep from BullMQ.
+ * the relay's repair sweep from BullMQ. Until a state is written, GET job/{job_id}/ reads it from
+ * BullMQ, so clients do not see the delay.
  */
 export class FinalStateWriter {
   private pending: ({ jobId: string } & FinalState)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly knex: () => Knex, private readonly intervalMs = 20, private readonly maxBatch = 500) {}
+  constructor(private readonly knex: () => Knex, private readonly intervalMs = 100, private readonly maxBatch = 500) {}
 
   record(jobId: string, state: FinalState): void {
     this.pending.push({ jobId, ...state });
