@@ -69,6 +69,7 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
       await ciaRepository.recordError(db(), sent.map((s) => s.id), (err as Error).message).catch(() => undefined);
       throw err;
     }
+    if (outcomes.length === 0) return result;
     result.calls += 1;
     const retry: string[] = [];
     outcomes.forEach((o, i) => {

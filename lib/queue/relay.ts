@@ -26,8 +26,8 @@ export interface RelayOptions {
 }
 
 /**
- * Moves outbox rows to BullMQ. Wakes on NOTIFY (sent by addToOutbox, delivered at commit), with
- * a slow poll as a safety net. Every worker process runs one, but only one per database and
+ * Moves outbox rows to BullMQ. Wakes on NOTIFY (from a trigger on outbox inserts, delivered at
+ * commit), with a slow poll as a safety net. Every worker process runs one, but only one per database and
  * queue prefix relays at a time: the one whose listening connection holds the relay's session
  * advisory lock. The others stand by and try to take over every second; the lock goes with the
  * connection, so a killed leader is replaced at once. (Several relays waking on every commit
