@@ -11,8 +11,6 @@ import { portalTargetRepository } from './portal-target.repository';
 export interface PushResult {
   /** Items the portal took, with the quantity it now shows. */
   pushed: { stock_id: number; quantity: number }[];
-  /** Items the portal refused, with its reason; sent again once their quantity changes. */
-  refused: { stock_id: number; error: string }[];
   /** Bulk calls made. */
   calls: number;
 }
@@ -52,11 +50,14 @@ async function pushBatch(accountId: number, target: PushTarget, sent: CiaStateRo
  * portal, in bulk calls of the portal's batch size. Each batch reads the latest wanted
  * quantities under the target's lock, so a burst of changes ends in pushes of the latest
  * quantities, and an older quantity never arrives after a newer one. Items the portal refused
- * are recorded and do not hold up the others; a 429 or 5xx (of the call or of an item) fails
- * the job for a retry, after what was accepted has been recorded.
+ * are recorded and do not hold up the others: once every batch is sent, the job fails for good
+ * with the portal's message (the failed set shows it to operators; the item goes again when
+ * its quantity changes). A 429 or 5xx (of the call or of an item) fails the job for a retry,
+ * after what was accepted has been recorded.
  */
 export async function pushQuantities(accountId: number, target: PushTarget): Promise<PushResult> {
-  const result: PushResult = { pushed: [], refused: [], calls: 0 };
+  const result: PushResult = { pushed: [], calls: 0 };
+  const refused: string[] = [];
   const batchSize = adapterFor(target.portal as PortalId).maxQuantityBatch;
   for (;;) {
     // Coalesced per target, a push job nearly always has work: the slot is taken without asking first.
@@ -69,12 +70,12 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
       await ciaRepository.recordError(db(), sent.map((s) => s.id), (err as Error).message).catch(() => undefined);
       throw err;
     }
-    if (outcomes.length === 0) return result;
+    if (outcomes.length === 0) break;
     result.calls += 1;
     const retry: string[] = [];
     outcomes.forEach((o, i) => {
       if (o.outcome === 'accepted') result.pushed.push({ stock_id: o.stockId, quantity: sent[i]!.desired_quantity });
-      else if (o.outcome === 'refused') result.refused.push({ stock_id: o.stockId, error: o.message });
+      else if (o.outcome === 'refused') refused.push(o.message);
       else retry.push(o.message);
     });
     if (retry.length > 0) {
@@ -82,6 +83,10 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
       throw new PortalRetryableError(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]}`);
     }
     // A full batch may have left more behind; a shorter one took everything that was waiting.
-    if (sent.length < batchSize) return result;
+    if (sent.length < batchSize) break;
   }
+  if (refused.length > 0) {
+    throw new UnrecoverableError(`${refused.length} quantit${refused.length === 1 ? 'y' : 'ies'} refused (${result.pushed.length} taken): ${refused.join('; ')}`.slice(0, 2000));
+  }
+  return result;
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
+import { queues } from '../../lib/queue/queue.registry';
 import { call, newSeller, Seller } from '../support/api';
 import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from './support';
 
@@ -46,7 +47,7 @@ describe('fleet: bulk quantity pushes per portal account', () => {
     expect(new Set(keys).size).to.equal(keys.length);
   });
 
-  it('when the portal refuses one item of a batch, then the others are acknowledged, the refusal is recorded, and the item is sent again only once its quantity changes', async () => {
+  it('when the portal refuses one item of a batch, then the others are acknowledged, the refusal is recorded and fails the job, and the item is sent again only once its quantity changes', async () => {
     const ids = await createItems([1, 2, 3].map((n) => ({ name: `Refusal ${n}`, quantity: 10, cia: { shop_g: { is_active: true } } })));
     await waitFor('first quantities', () => ids.every((id) => shown('shop_g')[String(id)] === 10));
     const refused = ids[1]!;
@@ -59,6 +60,11 @@ describe('fleet: bulk quantity pushes per portal account', () => {
     });
     expect(state.last_error).to.contain('422').and.to.contain('offer is blocked');
     expect(state.acked_quantity).to.equal(10);
+    // The push job fails for good with the portal's message, once the other items are through.
+    const failed = await waitFor('the failed push job', async () => (await queues().get('portal_upload').getFailed())
+      .find((j) => j.data.accountId === seller.id && j.data.portal === 'shop_g'));
+    expect(failed.failedReason).to.contain('1 quantity refused (2 taken)').and.to.contain('offer is blocked');
+    expect(failed.attemptsMade).to.equal(1);
     expect(shown('shop_g')[String(refused)]).to.equal(10);
 
     // Another item's change makes a new batch: the refused quantity is not in it.
