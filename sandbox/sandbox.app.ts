@@ -223,7 +223,11 @@ function applyQuantity(state: SandboxState, portal: string, account: string, ite
   if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 0) return { reference: sku, status: 422, message: 'quantity must be a whole number of 0 or more' };
   const itemKey = typeof item.idempotency_key === 'string' ? `${portal}|${account}|${item.idempotency_key}` : undefined;
   if (itemKey && state.itemKeys.has(itemKey)) return { reference: sku, status: 200 };
-  if (itemKey) state.itemKeys.add(itemKey);
+  if (itemKey) {
+    state.itemKeys.add(itemKey);
+    // A retry comes within minutes: the oldest keys can go (a Set iterates in insertion order).
+    if (state.itemKeys.size > 200000) for (const old of state.itemKeys) { state.itemKeys.delete(old); if (state.itemKeys.size <= 150000) break; }
+  }
   const offer = state.offers.get(key(portal, account, sku));
   const isActive = active === undefined ? true : active === true;
   state.offers.set(key(portal, account, sku), {
