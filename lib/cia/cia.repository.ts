@@ -79,7 +79,7 @@ export const ciaRepository = {
         ON CONFLICT (account_id, stock_id, portal, portal_account_id) DO UPDATE
           SET desired_quantity = EXCLUDED.desired_quantity, desired_seq = cia_portal_state.desired_seq + 1, updated_at = now()
         RETURNING *`, changes.flatMap((w) => [accountId, stockId, w.portal, w.portalAccountId, w.quantity])) as { rows: CiaStateRow[] };
-      for (const row of rows) written.set(key(row.portal, row.portal_account_id), { ...row, id: String(row.id) });
+      for (const row of rows) written.set(key(row.portal, row.portal_account_id), row);
     }
     return wanted.map((w) => {
       const k = key(w.portal, w.portalAccountId);

@@ -47,7 +47,8 @@ export async function adjustItem(accountId: number, stockId: number, options: Ad
     await ciaRepository.lockItem(trx, accountId, stockId);
     const input = await load(trx, accountId, stockId);
     const { states: current, accounts } = await ciaRepository.statesAndAccounts(trx, accountId, stockId);
-    if (options.tick) await ciaRepository.forgetRefusals(trx, accountId, stockId);
+    // Known from the states just read: most items of a reconcile have no refusal to forget.
+    if (options.tick && current.some((s) => s.refused_seq !== '0')) await ciaRepository.forgetRefusals(trx, accountId, stockId);
     if (!input) {
       // A deleted item: whatever it still offers goes to 0.
       const rows = await ciaRepository.setDesired(trx, accountId, stockId, current, current.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 })));

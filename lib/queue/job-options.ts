@@ -18,12 +18,13 @@ export function jobOptions(name: JobName): JobsOptions {
     removeOnComplete: { age: Math.min(3600, c.jobRetentionSeconds) },
     removeOnFail: { age: c.jobRetentionSeconds },
   };
+  const portalCall: JobsOptions = { ...base, backoff: { type: portalBackoff, delay: c.jobBackoffMs } };
   switch (name) {
     case 'portal.set_quantity':
       // Added by the cia worker, never by the outbox: no id to guard for an hour, and many of them.
-      return { ...base, backoff: { type: portalBackoff, delay: c.jobBackoffMs }, removeOnComplete: { count: 1000 } };
+      return { ...portalCall, removeOnComplete: { count: 1000 } };
     case 'portal.upload':
-      return { ...base, backoff: { type: portalBackoff, delay: c.jobBackoffMs } };
+      return portalCall;
     case 'cia.reconcile':
     case 'outbox.cleanup':
       // A missed tick is caught up by the next one.

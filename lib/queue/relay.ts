@@ -27,9 +27,9 @@ export interface RelayOptions {
 
 /**
  * Moves outbox rows to BullMQ. Wakes on NOTIFY (from a trigger on outbox inserts, delivered at
- * commit), with a slow poll as a safety net. Every worker process runs one, but only one per database and
- * queue prefix relays at a time: the one whose listening connection holds the relay's session
- * advisory lock. The others stand by and try to take over every second; the lock goes with the
+ * commit), with a slow poll as a safety net. Every worker process runs one, but only one per
+ * database and queue prefix relays at a time: the one whose listening connection holds the
+ * relay's session advisory lock. The others stand by and try to take over every second; the lock goes with the
  * connection, so a killed leader is replaced at once. (Several relays waking on every commit
  * would each spend a transaction to find the rows taken.) Rows are still taken with FOR UPDATE
  * SKIP LOCKED, so relays overlapping in a take-over are safe; the BullMQ job id is the row's
@@ -68,13 +68,12 @@ export class OutboxRelay {
     this.standbyRetryMs = options.standbyRetryMs ?? 1000;
   }
 
-  /** Starts listening and relays what is pending now. */
+  /** Starts listening; once it leads, it relays what is pending (lead() kicks). */
   async start(): Promise<void> {
     this.stopped = false;
     await this.listen();
     this.timers.push(setInterval(() => this.kick(), this.pollMs));
     if (this.repairEveryMs > 0) this.timers.push(setInterval(() => { void this.repair(); }, this.repairEveryMs));
-    this.kick();
   }
 
   /** Stops waking; waits for a batch in hand to commit or roll back. */
