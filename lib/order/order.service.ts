@@ -107,18 +107,30 @@ function plainColumns(input: OrderInput, current?: OrderRow): Partial<OrderColum
 }
 
 /**
+ * The flags a write sets: is_arrived true without is_shipped also ships the order (clients send
+ * `{"is_arrived":1}` alone; an arrived order has been shipped). An explicit is_shipped false stays
+ * a contradiction for applyStatus to refuse.
+ */
+function sentFlags(input: OrderInput): { flags: OrderInput['status']; shipImplied: boolean } {
+  const status = input.status;
+  const shipImplied = status?.is_arrived === true && status.is_shipped === undefined;
+  return { flags: shipImplied ? { ...status, is_shipped: true } : status, shipImplied };
+}
+
+/**
  * Status flags after this write, with their dates: a date is set when its flag becomes true and
  * cleared when it becomes false. Combinations document 1 leaves open are decided here (see
  * ARCHITECTURE.md): a cancelled order cannot be shipped and a shipped one cannot be cancelled;
- * an arrived order must be shipped.
+ * an arrived order must be shipped (is_arrived alone ships it).
  */
 function applyStatus(input: OrderInput, current: OrderRow | undefined, now: Date, prefix: string) {
   const columns: Partial<OrderColumns> = {};
   const became = new Set<StatusFlag>();
   const next = {} as Record<Exclude<StatusFlag, 'is_paid'>, boolean>;
+  const { flags, shipImplied } = sentFlags(input);
   for (const [flag, dateColumn] of datedFlags) {
     const before = current?.[flag] ?? false;
-    const after = input.status?.[flag] ?? before;
+    const after = flags?.[flag] ?? before;
     next[flag] = after;
     if (after === before && current) continue;
     columns[flag] = after;
@@ -127,7 +139,8 @@ function applyStatus(input: OrderInput, current: OrderRow | undefined, now: Date
   }
   const field = (flag: StatusFlag) => `${prefix}.status.${flag}`;
   if (next.is_shipped && next.is_cancelled) {
-    const at = became.has('is_cancelled') && !became.has('is_shipped') ? 'is_cancelled' : 'is_shipped';
+    // A shipment implied by is_arrived is named by the flag the client sent.
+    const at = became.has('is_cancelled') && !became.has('is_shipped') ? 'is_cancelled' : shipImplied ? 'is_arrived' : 'is_shipped';
     throw invalidField(field(at), at === 'is_cancelled'
       ? `${field(at)}: a shipped order cannot be cancelled; unset is_shipped first`
       : `${field(at)}: a cancelled order cannot be shipped; unset is_cancelled first`, 'status_conflict');

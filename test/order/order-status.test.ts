@@ -136,15 +136,50 @@ describe('order: status flags, paid state, invoice numbers, unchangeable fields'
     expect(await orderEvents(seller)).to.deep.equal([`created:${orderId}`, `shipped:${orderId}`]);
   });
 
-  it('when is_arrived is set on an unshipped order, or is_shipped unset on an arrived one, then 400 names that flag', async () => {
+  it('when is_arrived is sent with is_shipped false, or is_shipped unset on an arrived order, then 400 names is_shipped and nothing changes', async () => {
     const orderId = await createOrder(seller);
-    let res = await update(orderId, { status: { is_arrived: true } });
+    let res = await update(orderId, { status: { is_shipped: false, is_arrived: true } });
     expect(res.status).to.equal(400);
-    expect(res.body.error![0]!.field).to.equal('order.status.is_arrived');
+    expect(res.body.error![0]).to.include({ field: 'order.status.is_shipped', error: 'status_conflict' });
+    expect((await readOrder(seller, orderId)).status).to.include({ is_shipped: false, is_arrived: false });
     expect((await update(orderId, { status: { is_shipped: true, is_arrived: true } })).status).to.equal(200);
     res = await update(orderId, { status: { is_shipped: false } });
     expect(res.status).to.equal(400);
     expect(res.body.error![0]!.field).to.equal('order.status.is_shipped');
+    expect((await readOrder(seller, orderId)).status).to.include({ is_shipped: true, is_arrived: true });
+  });
+
+  /** A body exactly as real clients send it: the flag as 1, not true. */
+  const rawJson = (path: string, json: string) => call(path, { token: seller.token, headers: { 'Content-Type': 'application/json' }, body: json });
+
+  it('when an order is created with status.is_arrived 1 alone, then it is shipped and arrived with both dates and a shipped event', async () => {
+    const res = await rawJson('order/', '{"order":{"customer":{"email":"buyer@example.com"},"status":{"is_arrived":1}}}');
+    expect(res.status, res.text).to.equal(201);
+    const orderId = res.body.order_id as string;
+    const { status } = await readOrder(seller, orderId);
+    expect(status).to.include({ is_shipped: true, is_arrived: true });
+    expect(status.shipped_date).to.be.a('string');
+    expect(status.arrived_date).to.be.a('string');
+    expect(await orderEvents(seller)).to.deep.equal([`created:${orderId}`, `shipped:${orderId}`]);
+  });
+
+  it('when an unshipped order is updated with status.is_arrived 1 alone, then it is shipped and arrived with both dates', async () => {
+    const orderId = await createOrder(seller);
+    const res = await rawJson(`order/${orderId}/`, '{"order":{"status":{"is_arrived":1}}}');
+    expect(res.status, res.text).to.equal(200);
+    const { status } = await readOrder(seller, orderId);
+    expect(status).to.include({ is_shipped: true, is_arrived: true });
+    expect(status.shipped_date).to.be.a('string');
+    expect(status.arrived_date).to.be.a('string');
+    expect(await orderEvents(seller)).to.deep.equal([`created:${orderId}`, `shipped:${orderId}`, `changed:${orderId}`]);
+  });
+
+  it('when a cancelled order gets status.is_arrived 1 alone, then 400 names is_arrived and nothing changes', async () => {
+    const orderId = await createOrder(seller, { status: { is_cancelled: true } });
+    const res = await rawJson(`order/${orderId}/`, '{"order":{"status":{"is_arrived":1}}}');
+    expect(res.status).to.equal(400);
+    expect(res.body.error![0]).to.include({ field: 'order.status.is_arrived', error: 'status_conflict' });
+    expect((await readOrder(seller, orderId)).status).to.include({ is_cancelled: true, is_shipped: false, is_arrived: false, shipped_date: null });
   });
 
   it('when a cancellation is undone, then the order is open again and cancelled_date cleared', async () => {
