@@ -1,4 +1,5 @@
 import { db } from '../db/knex';
+import { personRepository } from '../admin/person.repository';
 import { hashPassword } from '../auth/password';
 import { portalAccountRepository } from '../portal-account/portal-account.repository';
 import { accountRepository } from './account.repository';
@@ -6,8 +7,9 @@ import { accountRepository } from './account.repository';
 export class LoginTakenError extends Error {}
 
 /**
- * Creates a seller account with its default portal account (document 1: credentials are issued
- * once by support).
+ * Creates a seller account with its default portal account and its own user as a person, named
+ * after the login, so tasks can be assigned to it at once (document 1: credentials are issued
+ * once by support; admin/person/ lists all users).
  */
 export async function createSeller(login: string, password: string): Promise<{ id: number; login: string; portal_account_id: number }> {
   if (await accountRepository.findByLogin(login)) throw new LoginTakenError(`login ${login} exists already`);
@@ -16,6 +18,7 @@ export async function createSeller(login: string, password: string): Promise<{ i
     return await db().transaction(async (trx) => {
       const id = await accountRepository.insert(trx, login, passwordHash);
       const portalAccountId = await portalAccountRepository.insert(trx, id, { name: login, is_default: true });
+      await personRepository.insert(trx, id, login);
       return { id, login, portal_account_id: portalAccountId };
     });
   } catch (err) {

@@ -32,11 +32,23 @@ describe('administration: persons, shipping groups, portal accounts, user', () =
     const created = JSON.parse(res.out) as { id: number; name: string };
     expect(created.name).to.equal('Anna Packer');
 
+    // Each account also lists its own user (issue 11.3), named after its login.
     const list = await call('admin/person/', { token: seller.token });
     expect(list.status).to.equal(200);
-    expect(list.body.person).to.deep.equal([{ id: created.id, name: 'Anna Packer' }]);
+    const names = (list.body.person as { id: number; name: string }[]).map((p) => p.name);
+    expect(names).to.deep.equal([seller.login, 'Anna Packer']);
+    expect(list.body.person).to.deep.include({ id: created.id, name: 'Anna Packer' });
     const foreign = await call('admin/person/', { token: other.token });
-    expect(foreign.body.person).to.deep.equal([]);
+    expect((foreign.body.person as { name: string }[]).map((p) => p.name)).to.deep.equal([other.login]);
+  });
+
+  it('when support creates a seller with kontor user create, then its admin/person/ lists its own user at once', async () => {
+    const login = `cli_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    const res = await kontor('user', 'create', '--login', login, '--password', 'a-long-password');
+    expect(res.code, res.err).to.equal(0);
+    const list = await call('admin/person/', { token: await tokenFor(login, 'a-long-password') });
+    expect(list.status).to.equal(200);
+    expect((list.body.person as { name: string }[]).map((p) => p.name)).to.deep.equal([login]);
   });
 
   it('when kontor gets a bad or missing argument, then it prints one line and exits 1', async () => {
