@@ -12,6 +12,7 @@ import { mergeListers } from './stock-lister.service';
 import { deepMerge, Json } from './stock-merge';
 import { resolveStockRef } from './stock-ref';
 import { SaveContext, SaveResult } from './stock-save';
+import { checkShippingGroups } from './stock-shipping-group';
 import { stockSearchRepository } from './stock-search.repository';
 import { applySet } from './stock-set.service';
 import { applyVariation } from './stock-variation.service';
@@ -30,10 +31,12 @@ const normaliseFolder = (folder: string) => (folder.startsWith('/') ? folder : `
 
 /** Creates (existingId undefined) or updates an item of the account; all in the caller's transaction. */
 export async function saveStock(trx: Knex.Transaction, accountId: number, input: StockInput, existingId: number | undefined, ctx: SaveContext): Promise<SaveResult> {
+  const f = (name: string) => `${ctx.field}.${name}`;
+  // Before the first write and the first lock: a new item of stock/list/ runs without a savepoint.
+  await checkShippingGroups(trx, accountId, input, f);
   if (existingId !== undefined) await stockRepository.lockSetMainsOf(trx, accountId, existingId);
   const existing = existingId !== undefined ? await stockRepository.lock(trx, accountId, existingId) : undefined;
   if (existingId !== undefined && !existing) throw notFound(`stock ${existingId}`, 'stock_id');
-  const f = (name: string) => `${ctx.field}.${name}`;
 
   const columns: StockColumns = {};
   if (input.name !== undefined) columns.name = input.name;

@@ -1,6 +1,7 @@
 /** Shared steps of the stock tests: create items and read them back through the API. */
 import { expect } from 'chai';
 import { call, Seller } from '../support/api';
+import { createShippingGroup } from '../../lib/admin/shipping-group.service';
 import { db } from '../../lib/db/knex';
 
 /** POST stock/ and returns the new stock id (fails the test on anything but 201). */
@@ -28,8 +29,14 @@ export async function historyOf(seller: Seller, id: number): Promise<{ quantity:
   return res.body.stock_history as { quantity: { old: number; difference: number; new: number }; title: string; order_id: string | null }[];
 }
 
-/** An item with every group of Stock_type filled, as a client would send it. */
-export function fullItem(portalAccountId: number): Record<string, unknown> {
+/** Two shipping groups of the seller, made as support makes them (kontor shipping-group create); their ids. */
+export async function ownShippingGroups(seller: Seller): Promise<number[]> {
+  const groups = [await createShippingGroup(seller.id, { name: 'Parcel' }), await createShippingGroup(seller.id, { name: 'Freight' })];
+  return groups.map((g) => g.id);
+}
+
+/** An item with every group of Stock_type filled, as a client would send it; shipping.group_id must be the seller's groups. */
+export function fullItem(portalAccountId: number, shippingGroupIds: number[]): Record<string, unknown> {
   return {
     name: 'Espresso cup', sku: 'CUP-ESP', barcode: '4006381333931', infos: 'fragile', price: '12.90', tax: '19.00', weight: '150.000',
     size: '8x8x6', condition_id: 100, manufacturer: 'Porzella', mpn: 'PZ-100', folder: '/kitchen/cups', rrp: '15.00',
@@ -38,7 +45,7 @@ export function fullItem(portalAccountId: number): Record<string, unknown> {
     picture: { small: 'https://img.example/s.jpg', large: 'https://img.example/l.jpg', id: ['https://img.example/l.jpg', 'https://img.example/2.jpg'] },
     location: { area: 'A', field: '12', is_fullfilment: false },
     supplier: { id: 'SUP-1', sku: 'S-CUP', price: '4.10' },
-    shipping: { group_id: [1, 2], infos: 'ships in a box' },
+    shipping: { group_id: shippingGroupIds, infos: 'ships in a box' },
     content: { quantity: 1, type: 'st', basic_price_type: 'kg' },
     variation: { type: 'main', specifics_set: { name_value: [{ name: 'colour', value: ['white', 'black'] }] } },
     cross_selling: { is_active: true, is_quantity_split: false, id: ['7'], folder: ['/kitchen'], description_id: { national: 1, international: 2 } },

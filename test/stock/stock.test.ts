@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, query, Seller } from '../support/api';
-import { ciaRows, createItem, fullItem, historyOf, readItem } from './helpers';
+import { ciaRows, createItem, fullItem, historyOf, ownShippingGroups, readItem } from './helpers';
 
 describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   let seller: Seller;
   beforeEach(async () => { seller = await newSeller(); });
 
   it('when a full item is created, then it reads back with every group, computed quantity_available and lister ids', async () => {
-    const res = await call('stock/', { token: seller.token, body: { stock: fullItem(seller.portalAccountId) } });
+    const res = await call('stock/', { token: seller.token, body: { stock: fullItem(seller.portalAccountId, await ownShippingGroups(seller)) } });
     expect(res.status, res.text).to.equal(201);
     expect(res.body.ack).to.equal('success');
     const listerIds = res.body.lister_id as number[];
@@ -18,7 +18,7 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
     // 20 - 3 - 1 reserved - 2 listed at auction_a
     expect(item.quantity_available).to.equal(14);
     expect(item.market_i).to.deep.include({ tax_id: 1 });
-    expect(item.webshop).to.deep.equal(fullItem(seller.portalAccountId).webshop);
+    expect(item.webshop).to.deep.equal(fullItem(seller.portalAccountId, []).webshop);
     expect((item.auction_a as { lister_id: string }[])[0]!.lister_id).to.equal(String(listerIds[0]));
     expect(item.variation).to.deep.equal({ type: 'main', sub: [], specifics_set: { name_value: [{ name: 'colour', value: ['white', 'black'] }] } });
     expect(item.set).to.deep.equal({ type: ['none'] });
@@ -26,7 +26,7 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   });
 
   it('when an item read is posted back unchanged, then read-only fields are answered with a warning each and nothing changes', async () => {
-    const id = await createItem(seller, fullItem(seller.portalAccountId));
+    const id = await createItem(seller, fullItem(seller.portalAccountId, await ownShippingGroups(seller)));
     const item = await readItem(seller, id);
     const res = await call(`stock/${id}/`, { token: seller.token, body: { stock: item } });
     expect(res.status, res.text).to.equal(200);
@@ -113,7 +113,8 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   });
 
   it('when a full item goes through XML both ways, then it reads back equal to the JSON read', async () => {
-    const id = await createItem(seller, fullItem(seller.portalAccountId));
+    const groups = await ownShippingGroups(seller);
+    const id = await createItem(seller, fullItem(seller.portalAccountId, groups));
     const json = await readItem(seller, id);
     const xml = await call(`stock/${id}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
     expect(xml.status).to.equal(200);
@@ -123,11 +124,11 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
     const posted = await call(`stock/${id}/`, { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body });
     expect(posted.status, posted.text).to.equal(200);
     expect(await readItem(seller, id)).to.deep.equal(json);
-    const created = await call('stock/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body: '<request><stock><name>XML item</name><barcode>0012345678905</barcode><quantity>3</quantity><shipping><group_id>2</group_id></shipping><set><type>none</type></set></stock></request>' });
+    const created = await call('stock/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body: `<request><stock><name>XML item</name><barcode>0012345678905</barcode><quantity>3</quantity><shipping><group_id>${groups[1]}</group_id></shipping><set><type>none</type></set></stock></request>` });
     expect(created.status, created.text).to.equal(201);
     const item = await readItem(seller, created.body.stock_id as number);
     expect(item).to.include({ name: 'XML item', barcode: '0012345678905', quantity: 3 });
-    expect(item.shipping).to.deep.equal({ group_id: [2] });
+    expect(item.shipping).to.deep.equal({ group_id: [groups[1]] });
   });
 });
 
