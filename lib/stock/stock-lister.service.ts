@@ -21,6 +21,7 @@ export async function mergeListers(trx: Knex.Transaction, data: StockData, input
   for (const g of listerGroups) for (const l of (data[g] ?? []) as Json[]) known.add(Number(l.lister_id));
   const touched: number[] = [];
   const sent: { group: ListerGroup; id: number; entry: Json }[] = [];
+  const joined: { group: ListerGroup; id: number; lister: Json }[] = [];
   for (const g of listerGroups) {
     const entries = input[g];
     if (!entries) continue;
@@ -37,15 +38,18 @@ export async function mergeListers(trx: Knex.Transaction, data: StockData, input
         else if (known.has(n)) id = n;
         else throw notFound(`lister ${String(raw)} of this item`, f(`${g}[${i}].lister_id`));
       }
+      const joins = known.has(id);
       known.add(id);
       const at = current.findIndex((l) => Number(l.lister_id) === id);
       const merged = { ...(deepMerge(at >= 0 ? current[at] : {}, fields) as Json), lister_id: id };
       if (at >= 0) current[at] = merged; else current.push(merged);
+      if (at < 0 && joins) joined.push({ group: g, id, lister: merged });
       sent.push({ group: g, id, entry: fields });
       if (!touched.includes(id)) touched.push(id);
     }
     data[g] = current;
   }
+  for (const { group, id, lister } of joined) takeOverShared(data, group, id, lister);
   for (const { group, id, entry } of sent) {
     for (const path of sharedListerFields) {
       const value = getPath(entry, path);
@@ -57,4 +61,18 @@ export async function mergeListers(trx: Knex.Transaction, data: StockData, input
     }
   }
   return touched;
+}
+
+/**
+ * A lister new to its group that joins a lister_id of another group takes that lister's shared
+ * fields at once; what the request sends for them is merged on top (and copied on afterwards).
+ */
+function takeOverShared(data: StockData, group: ListerGroup, id: number, lister: Json): void {
+  const others = listerGroups.filter((g) => g !== group).flatMap((g) => (data[g] ?? []) as Json[]).filter((l) => Number(l.lister_id) === id);
+  for (const path of sharedListerFields) {
+    const value = others.map((l) => getPath(l, path)).find((v) => v !== undefined);
+    if (value === undefined) continue;
+    const own = getPath(lister, path);
+    setPath(lister, path, own === undefined ? structuredClone(value) : deepMerge(structuredClone(value), own));
+  }
 }
