@@ -36,11 +36,15 @@ export interface CustomerRow {
   sales_amount: string;
 }
 
-/** Customer_type of a row; a numeric customer number is answered as an integer (document 2: id integer). */
+/** Customer_type id of a customer number: an integer when numeric (document 2: id integer), else the text. */
+export function customerIdToApi(number: string): number | string {
+  return /^\d{1,15}$/.test(number) ? Number(number) : number;
+}
+
+/** Customer_type of a row. */
 export function customerToApi(row: CustomerRow) {
-  const numeric = /^\d{1,15}$/.test(row.number);
   return {
-    id: numeric ? Number(row.number) : row.number,
+    id: customerIdToApi(row.number),
     internal_id: Number(row.internal_id),
     phone_1: row.phone_1 ?? '',
     phone_2: row.phone_2 ?? '',

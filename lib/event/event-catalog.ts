@@ -8,8 +8,46 @@
 /** System_event_type_type. */
 export interface EventType { section: string; type: string }
 
-/** System_event_action_type: required maps each field to '' (free text) or a list {key: label}. */
-export interface EventAction { section: string; type: string[]; action: string; required: Record<string, string | Record<string, string>> }
+/**
+ * The format a free-text required field must follow. Published beside `required`, whose shape stays
+ * document 1's (Events 4: '' free text, a list {key: label}), so a client written against the
+ * document reads it as before and one that knows required_format fills the field so it is accepted.
+ */
+export interface RequiredFormat {
+  /** url or email. */
+  format: 'url' | 'email';
+  /** An ECMAScript regular expression the whole value matches. */
+  pattern: string;
+  /** The rule in words, including what a pattern cannot say. */
+  description: string;
+}
+
+/**
+ * System_event_action_type: required maps each field to '' (free text) or a list {key: label};
+ * required_format names the free-text fields that must be a URL or an e-mail address.
+ */
+export interface EventAction {
+  section: string;
+  type: string[];
+  action: string;
+  required: Record<string, string | Record<string, string>>;
+  required_format: Record<string, RequiredFormat>;
+}
+
+/** One e-mail address as a mail can be sent to it (also checked after a template is filled). */
+export const emailAddress = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
+
+const urlFormat: RequiredFormat = {
+  format: 'url',
+  pattern: '^https?://[^\\s/?#]+([/?#]\\S*)?$',
+  description: 'an absolute http:// or https:// URL; where private hosts are not allowed (production), not localhost or a loopback, private or link-local address',
+};
+
+const emailFormat: RequiredFormat = {
+  format: 'email',
+  pattern: `^(${emailAddress.source.slice(1, -1)}|\\{[a-z0-9_]+(\\.[a-z0-9_]+)*\\})$`,
+  description: 'one e-mail address such as orders@example.com, or a {field.path} of the event\'s record that holds one, such as {customer.email}',
+};
 
 /** System_event_condition_type. */
 export interface EventCondition { section: string; field: string; operator: string[] }
@@ -33,10 +71,12 @@ export const eventActions: EventAction[] = [
   ...sections.map((section) => ({
     section, type: typesOf(section), action: 'notification',
     required: { url: '', format: { post: 'HTTP POST of a JSON body signed with HMAC-SHA256' }, target_name: '' },
+    required_format: { url: urlFormat },
   })),
   ...sections.map((section) => ({
     section, type: typesOf(section), action: 'mail',
     required: { to: '', subject: '', template: '' },
+    required_format: { to: emailFormat },
   })),
   {
     section: 'order', type: typesOf('order'), action: 'order_flag',
@@ -45,10 +85,12 @@ export const eventActions: EventAction[] = [
       // Keys must be valid XML element names (no digits first): the list is also answered as XML.
       value: { true: 'set the flag', false: 'clear the flag' },
     },
+    required_format: {},
   },
   ...sections.map((section) => ({
     section, type: typesOf(section), action: 'task',
     required: { title: '', text: '', priority: { low: 'low', normal: 'normal', high: 'high' } },
+    required_format: {},
   })),
 ];
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { db } from '../db/knex';
 import { invalidField, notFound } from '../http/errors';
-import { eventConditions, eventTypes, findAction } from './event-catalog';
+import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import type { EventHandlerInput, HandlerCondition } from './event-handler.type';
 import { isForbiddenHostLiteral } from './webhook-host';
@@ -49,13 +49,21 @@ const isUrl = (value: string) => {
   }
 };
 
-const emailOrPlaceholder = /^([^\s@]+@[^\s@]+\.[^\s@]+|\{[a-z_.]+\})$/;
+/** A value in the format the action list publishes for its field (required_format); 400 otherwise. */
+function checkFormat(field: string, value: string, format: RequiredFormat): void {
+  if (!new RegExp(format.pattern).test(value) || (format.format === 'url' && !isUrl(value))) {
+    throw invalidField(field, `${field} must be ${format.description}`);
+  }
+  if (format.format === 'url' && isForbiddenHostLiteral(new URL(value))) {
+    throw invalidField(field, `${field} must not point at a loopback or private address`);
+  }
+}
 
 /**
  * Checks action.required against the action's list (document 1: every field given; a list field
- * takes one of its keys; free-text fields anything), plus what the action needs to run.
+ * takes one of its keys; free-text fields anything unless required_format gives their format).
  */
-function checkRequired(action: string, spec: Record<string, string | Record<string, string>>, given: Record<string, string>): Record<string, string> {
+function checkRequired({ action, required: spec, required_format: formats }: EventAction, given: Record<string, string>): Record<string, string> {
   for (const key of Object.keys(given)) {
     if (!(key in spec)) throw invalidField(at(`action.required.${key}`), `${at(`action.required.${key}`)} is not a field of action ${action}; fields: ${Object.keys(spec).join(', ')}`);
   }
@@ -67,14 +75,9 @@ function checkRequired(action: string, spec: Record<string, string | Record<stri
     if (typeof allowed === 'object' && !(value in allowed)) {
       throw invalidField(field, `${field} must be one of ${Object.keys(allowed).join(', ')}`);
     }
+    const format = formats[key];
+    if (format) checkFormat(field, value, format);
     out[key] = value;
-  }
-  if (action === 'notification' && !isUrl(out.url!)) throw invalidField(at('action.required.url'), `${at('action.required.url')} must be an http or https URL`);
-  if (action === 'notification' && isForbiddenHostLiteral(new URL(out.url!))) {
-    throw invalidField(at('action.required.url'), `${at('action.required.url')} must not point at a loopback or private address`);
-  }
-  if (action === 'mail' && !emailOrPlaceholder.test(out.to!)) {
-    throw invalidField(at('action.required.to'), `${at('action.required.to')} must be an e-mail address or a record field in braces such as {customer.email}`);
   }
   return out;
 }
@@ -105,7 +108,7 @@ export async function createEventHandler(accountId: number, input: EventHandlerI
   if (!action.type.includes(input.type.id)) {
     throw invalidField(at('action.id'), `${at('action.id')} ${action.action} does not respond to event type ${input.type.id}`);
   }
-  const required = checkRequired(action.action, action.required, input.action.required);
+  const required = checkRequired(action, input.action.required);
   const condition = checkConditions(section, input.condition);
   const id = await db().transaction((trx) => eventHandlerRepository.insert(trx, {
     account_id: accountId, section, type: input.type.id, action: action.action, required, condition,

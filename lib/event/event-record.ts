@@ -1,5 +1,6 @@
 import { db } from '../db/knex';
 import { customerRepository } from '../customer/customer.repository';
+import { customerIdToApi } from '../customer/customer.type';
 import { orderToApi } from '../order/order.mapper';
 import { orderRepository } from '../order/order.repository';
 import { loadCiaInput } from '../stock/stock-cia.repository';
@@ -25,19 +26,23 @@ export async function loadEventRecord(accountId: number, section: string, record
     case 'stock': {
       const stockId = Number(recordId);
       const input = Number.isSafeInteger(stockId) ? await loadCiaInput(db(), accountId, stockId) : undefined;
-      return input ? { stock_id: stockId, quantity: input.quantityAvailable, portal_quantity: data.quantity ?? [], user_id: accountId } : undefined;
+      return input ? { stock_id: String(stockId), quantity: input.quantityAvailable, portal_quantity: data.quantity ?? [], user_id: accountId } : undefined;
     }
     default:
       return undefined;
   }
 }
 
-/** The ids a receiver needs to read the record back (notification payloads). */
+/**
+ * The ids a receiver needs to read the record back (notification payloads), each of the JSON type
+ * the API's own GET answers give it: order id and stock id text (Order_type, Stock_type id),
+ * customer id as GET admin/customer/ (an integer when numeric), user_id an integer.
+ */
 export function recordIds(section: string, recordId: string, record: EventRecord | undefined, accountId: number): Record<string, unknown> {
   switch (section) {
     case 'order': return { order_id: recordId, user_id: accountId };
-    case 'customer': return { customer_id: recordId, user_id: accountId };
-    case 'stock': return { stock_id: Number(recordId), quantity: record?.quantity ?? null, user_id: accountId };
+    case 'customer': return { customer_id: customerIdToApi(recordId), user_id: accountId };
+    case 'stock': return { stock_id: recordId, quantity: record?.quantity ?? null, user_id: accountId };
     default: return { record_id: recordId, user_id: accountId };
   }
 }

@@ -6,14 +6,13 @@ import { updateOrder } from '../order/order.service';
 import type { StatusFlag } from '../order/order.type';
 import type { JobPayloads } from '../queue/jobs';
 import { createTaskOnce } from '../task/task.service';
+import { emailAddress } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { EventRecord, loadEventRecord, recordIds } from './event-record';
 import { deliverNotification } from './notification';
 import { fillTemplate } from './template';
 
 type Run = JobPayloads['event.run'];
-
-const mailAddress = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 
 /** The record an action needs; gone since the event is a permanent failure of that run. */
 async function recordOf(run: Run): Promise<EventRecord> {
@@ -40,7 +39,7 @@ async function notify(runId: string, run: Run, handler: EventHandlerRow) {
 async function mail(run: Run, handler: EventHandlerRow) {
   const record = await recordOf(run);
   const to = fillTemplate(handler.required.to!, record).trim();
-  if (!mailAddress.test(to)) throw new UnrecoverableError(`mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
+  if (!emailAddress.test(to)) throw new UnrecoverableError(`mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
   const sent = await sendMail({ to, subject: fillTemplate(handler.required.subject!, record), text: fillTemplate(handler.required.template!, record) });
   return { to, message_id: sent.messageId };
 }

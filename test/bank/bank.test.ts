@@ -160,6 +160,23 @@ describe('bank: transfers and payment-provider payments', () => {
       expect(op.status).to.equal(400);
     });
 
+    it('when the first filter object holds only the id list, then exactly the listed records come; the date singleton restricts them too', async () => {
+      expect((await list(s, { filter: [{ id: [ids[0], old] }] })).map((b) => b.id)).to.deep.equal([ids[0], old]);
+      const to = new Date(Date.now() - 40 * 86400000).toISOString();
+      expect((await list(s, { filter: [{ id: [ids[0], old], date: { to } }] })).map((b) => b.id)).to.deep.equal([old]);
+      expect((await list(s, { filter: [{ id: [provider] }] })).map((b) => b.id)).to.deep.equal([]);
+    });
+
+    it('when a later filter object sends id or date (Bank_filter_type has no other field), then 400 names that object and the field', async () => {
+      const week = new Date(Date.now() - 7 * 86400000).toISOString();
+      for (const [later, name] of [[{ id: [ids[1]] }, 'id'], [{ date: { from: week } }, 'date.from']] as const) {
+        const res = await call(`bank/transfer/?${query({ filter: [{ id: [ids[0]] }, later] })}`, { token: s.token });
+        expect(res.status, res.text).to.equal(400);
+        expect(res.body.error![0]!).to.include({ error: 'singleton_filter', field: 'filter[1]' });
+        expect(res.text).to.include(`${name} is a singleton filter`);
+      }
+    });
+
     it('when date.from is sent, then the period starts there; more than 3 months is a 400 naming filter.date.from', async () => {
       const from = new Date(Date.now() - 70 * 86400000).toISOString();
       expect((await list(s, { filter: { date: { from } } })).map((b) => b.id)).to.deep.equal([...ids, old]);

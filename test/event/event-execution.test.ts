@@ -188,7 +188,9 @@ describe('event execution (events worker)', function () {
     }));
 
     const delivery = await waitFor(async () => received.find((r) => r.path === `/ok/stock-${seller.id}`), 'the stock notification');
-    expect(JSON.parse(delivery.body)).to.deep.include({ event: { section: 'stock', type: 'cia' }, stock_id: stockId, quantity: 3, user_id: seller.id });
+    // stock_id as GET stock/{stock_id}/ answers Stock_type id: text.
+    expect(JSON.parse(delivery.body)).to.deep.include({ event: { section: 'stock', type: 'cia' }, stock_id: String(stockId), quantity: 3, user_id: seller.id });
+    expect((await call(`stock/${stockId}/`, { token: seller.token })).body.stock).to.deep.include({ id: String(stockId) });
     await finalJob(seller, (await runJobOf(seller, targeted.id))!);
     const taskJob = await finalJob(seller, await waitFor(() => runJobOf(seller, lowStock.id), 'the task run'));
     expect(taskJob.state, String(taskJob.error)).to.equal('completed');
@@ -209,7 +211,32 @@ describe('event execution (events worker)', function () {
     const rows = await db()('outbox').where({ account_id: seller.id, job_name: 'event.run' });
     expect(rows).to.have.length(1);
     const delivery = await waitFor(async () => received.find((r) => r.path === `/ok/twice-${seller.id}`), 'the customer notification');
-    expect(JSON.parse(delivery.body)).to.deep.include({ event: { section: 'customer', type: 'created' }, customer_id: '424242', handler_id: handler.id });
+    // A numeric customer number is an integer, as GET admin/customer/ answers it.
+    expect(JSON.parse(delivery.body)).to.deep.include({ event: { section: 'customer', type: 'created' }, customer_id: 424242, handler_id: handler.id });
+  });
+
+  it('when a customer is created, then the notification names customer_id and user_id with the JSON type and value the API\'s own GET answers give', async () => {
+    const seller = await newSeller();
+    const path = `/ok/customer-${seller.id}`;
+    await createHandler(seller, { type: { id: 'created' }, section: 'customer', action: { id: 'notification', required: { url: `${base}${path}`, format: 'post', target_name: 'crm' } } });
+    await createOrder(seller, { customer: { email: `numbered-${seller.id}@example.com` } });
+    await createOrder(seller, { customer: { id: `C-${seller.id}`, email: `named-${seller.id}@example.com` } });
+
+    const deliveries = await waitFor(async () => {
+      const found = received.filter((r) => r.path === path);
+      return found.length >= 2 ? found : undefined;
+    }, 'both customer notifications');
+    const payloads = deliveries.map((d) => JSON.parse(d.body) as { customer_id: unknown; user_id: unknown });
+    expect(payloads.map((p) => typeof p.customer_id).sort()).to.deep.equal(['number', 'string']);
+    const user = await call('admin/user/', { token: seller.token });
+    for (const payload of payloads) {
+      const res = await call(`admin/customer/${encodeURIComponent(String(payload.customer_id))}/`, { token: seller.token });
+      expect(res.status, res.text).to.equal(200);
+      expect(payload.customer_id).to.equal((res.body.customer as { id: unknown }).id);
+      expect(payload.user_id).to.equal((user.body.user as { id: unknown }).id);
+    }
+    const list = await call('admin/customer/', { token: seller.token });
+    expect((list.body.customer as { id: unknown }[]).map((c) => c.id)).to.have.deep.members(payloads.map((p) => p.customer_id));
   });
 
   it('when a handler is deleted before its run, then the run is skipped', async () => {

@@ -145,4 +145,76 @@ describe('event handlers (admin/event/handler/)', () => {
     expect(isPrivateAddress('192.168.1.20')).to.equal(true);
     expect(isPrivateAddress('93.184.216.34')).to.equal(false);
   });
+
+  describe('a client filling the fields as system/event/action/ describes them', () => {
+    interface Format { format: string; pattern: string; description: string }
+    interface Action { section: string; type: string[]; action: string; required: Record<string, string | Record<string, string>>; required_format: Record<string, Format> }
+    const examples: Record<string, string> = { url: 'https://hooks.example.com/kontor', email: 'orders@shop.example' };
+    const broken: Record<string, string> = { url: 'hooks.example.com/kontor', email: 'orders at shop.example' };
+
+    async function actionList(token: string): Promise<Action[]> {
+      const res = await call('system/event/action/', { token });
+      expect(res.status, res.text).to.equal(200);
+      return res.body.event_action as Action[];
+    }
+
+    /** A list field takes its first key, a field with a published format an example of it, any other field free text. */
+    function fill(action: Action): Record<string, string> {
+      return Object.fromEntries(Object.entries(action.required).map(([name, spec]) => {
+        if (typeof spec === 'object') return [name, Object.keys(spec)[0]!];
+        const format = action.required_format[name];
+        if (!format) return [name, `free text for ${name}`];
+        const value = examples[format.format]!;
+        expect(new RegExp(format.pattern).test(value), `${format.pattern} ${value}`).to.equal(true);
+        return [name, value];
+      }));
+    }
+
+    it('when every required field of every action is filled as the list says, then every handler is created (201)', async () => {
+      const seller = await newSeller();
+      const actions = await actionList(seller.token);
+      const formats = actions.flatMap((a) => Object.values(a.required_format).map((f) => f.format));
+      expect(formats).to.include.members(['url', 'email']);
+      let posted = 0;
+      for (const action of actions) {
+        for (const type of action.type) {
+          const handler = { type: { id: type }, section: action.section, action: { id: action.action, required: fill(action) } };
+          const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
+          expect(res.status, `${action.section} ${type} ${action.action}: ${res.text}`).to.equal(201);
+          posted++;
+        }
+      }
+      const all = await call('admin/event/handler/', { token: seller.token });
+      expect(all.body.event_handler).to.have.length(posted);
+    });
+
+    it('when a value breaks the published format, then 400 names event_handler.action.required.<name> and nothing is stored', async () => {
+      const seller = await newSeller();
+      const actions = await actionList(seller.token);
+      let checked = 0;
+      for (const action of actions) {
+        for (const [name, format] of Object.entries(action.required_format)) {
+          const value = broken[format.format]!;
+          expect(new RegExp(format.pattern).test(value), `${format.pattern} ${value}`).to.equal(false);
+          const handler = { type: { id: action.type[0] }, section: action.section, action: { id: action.action, required: { ...fill(action), [name]: value } } };
+          const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
+          expect(res.status, res.text).to.equal(400);
+          expect(res.body.error![0]!.field).to.equal(`event_handler.action.required.${name}`);
+          checked++;
+        }
+      }
+      expect(checked).to.be.greaterThan(1);
+      const all = await call('admin/event/handler/', { token: seller.token });
+      expect(all.body.event_handler).to.deep.equal([]);
+    });
+
+    it('when the mail recipient is a {field.path} of the record, then the published e-mail pattern takes it and the handler is created', async () => {
+      const seller = await newSeller();
+      const mail = (await actionList(seller.token)).find((a) => a.section === 'order' && a.action === 'mail')!;
+      expect(new RegExp(mail.required_format.to!.pattern).test('{customer.email}')).to.equal(true);
+      const handler = { type: { id: 'shipped' }, section: 'order', action: { id: 'mail', required: { ...fill(mail), to: '{customer.email}' } } };
+      const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
+      expect(res.status, res.text).to.equal(201);
+    });
+  });
 });

@@ -82,9 +82,28 @@ describe('order: GET order/ search', () => {
 
   it('when id is filtered, then only = is allowed and only in the first filter object, where it applies to all', async () => {
     expect(await ids({ filter: { id: paid } })).to.deep.equal([paid]);
-    expect(await ids({ filter: [{ id: [paid, shipped] }, { status: { is_shipped: 1 } }] })).to.deep.equal([shipped]);
+    // The first object's branch is 'true' within the ids (nothing of it remains), so both listed orders come.
+    expect(await ids({ filter: [{ id: [paid, shipped] }, { status: { is_shipped: 1 } }] })).to.deep.equal([paid, shipped]);
     expect(await refused({ filter: { id: { operator: '!=', value: [paid] } } })).to.include({ error: 'invalid_operator' });
     expect(await refused({ filter: [{ status: { is_paid: 1 } }, { id: paid }] })).to.include({ error: 'singleton_filter', field: 'filter[1]' });
+  });
+
+  it('when the first filter object holds only the id list and a later object matches none of the listed orders, then the listed orders come', async () => {
+    expect(await ids({ filter: [{ id: [paid] }, { customer: { email: 'axb@shop.example' } }] })).to.deep.equal([paid]);
+    expect(await ids({ filter: [{ id: [paid, plain] }, { customer: { email: 'nobody@nowhere.example' } }] })).to.deep.equal([paid, plain]);
+    expect(await ids({ filter: [{ id: [paid] }] })).to.deep.equal([paid]);
+  });
+
+  it('when the first filter object holds the id list and a further condition, then that condition is one OR branch within the ids', async () => {
+    expect(await ids({ filter: [{ id: [paid, plain], status: { is_paid: 1 } }] })).to.deep.equal([paid]);
+    expect(await ids({ filter: [{ id: [paid, plain], status: { is_paid: 1 } }, { customer: { email: 'axb@shop.example' } }] })).to.deep.equal([paid, plain]);
+    expect(await ids({ filter: [{ id: [paid, plain], status: { is_shipped: 1 } }, { customer: { email: 'nobody@nowhere.example' } }] })).to.deep.equal([]);
+  });
+
+  it('when OR branches match orders outside the id list, then only listed orders come', async () => {
+    expect(await ids({ filter: [{ id: [paid], status: { is_paid: 1 } }, { customer: { email: 'ship@other.example' } }, { status: { is_paid: 0 } }] })).to.deep.equal([paid]);
+    expect(await ids({ filter: [{ id: [plain, percent], status: { is_paid: 1 } }, { customer: { email: { operator: '~', value: ['*@shop.example'] } } }] })).to.deep.equal([plain, percent]);
+    expect(await ids({ filter: [{ id: [shipped] }, { status: { is_paid: 1 } }, { customer: { id: 'C-3' } }] })).to.deep.equal([shipped]);
   });
 
   it('when transaction_id is filtered, then = finds the order with that line and != leaves it out', async () => {

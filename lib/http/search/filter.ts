@@ -19,6 +19,9 @@ const isRecord = (v: Raw): v is Record<string, Raw> => typeof v === 'object' && 
  * Parses filter (one filter object, or a list of them joined by OR) into conditions, following
  * document 1's rules for Operator_filter_type: a bare value or value list means one = filter;
  * several operator filters on one field are joined by AND; several values within one by OR.
+ * Singleton fields (first object only) restrict every object; what remains of each object is one
+ * OR branch, also when nothing remains: an object of singletons only is the branch 'true', so
+ * adding a filter object never shrinks a result.
  */
 export function parseFilters<Row>(raw: Raw, spec: SearchSpec<Row>): { filters: FilterObject[]; singletons: Condition[] } {
   if (raw === undefined || raw === '') return { filters: [], singletons: [] };
@@ -36,7 +39,7 @@ export function parseFilters<Row>(raw: Raw, spec: SearchSpec<Row>): { filters: F
     }
     singletons.push(...singles);
     return own;
-  }).filter((conditions) => conditions.length > 0);
+  });
   return { filters, singletons };
 }
 

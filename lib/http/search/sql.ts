@@ -2,10 +2,13 @@ import type { Knex } from 'knex';
 import { likePattern } from './filter';
 import type { Condition, FilterField } from './types';
 
-/** Adds the WHERE of a search to a query: singletons AND (filter object OR filter object ...). */
+/**
+ * Adds the WHERE of a search to a query: singletons AND (filter object OR filter object ...). An
+ * object without conditions of its own is 'true', so the OR then restricts nothing.
+ */
 export function applyConditions(qb: Knex.QueryBuilder, singletons: Condition[], filters: Condition[][]): void {
   for (const condition of singletons) applyCondition(qb, condition);
-  if (filters.length === 0) return;
+  if (filters.length === 0 || filters.some((filter) => filter.length === 0)) return;
   qb.where((any) => {
     for (const filter of filters) {
       any.orWhere((all) => { for (const condition of filter) applyCondition(all, condition); });

@@ -52,7 +52,7 @@ export interface SearchRequest {
   select: SelectTree | null;
   /** Conditions from singleton fields: they apply to every filter object. */
   singletons: Condition[];
-  /** Filter objects, joined by OR. Empty: no restriction. */
+  /** Filter objects, joined by OR. No object, or an object without conditions (only singletons): no restriction. */
   filters: FilterObject[];
   limit: number;
   /** Present in min_id mode, absent in page mode. */
