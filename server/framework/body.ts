@@ -10,13 +10,13 @@ import { parseQuery } from './query-parser';
  * ISO-8859-15, with the Content-Type forms real clients send (see lib/http/media.ts), and checked
  * against the input bounds before anything validates it.
  */
-export function decodeBody(req: Request): Record<string, unknown> {
-  const body = decodeRaw(req);
+export async function decodeBody(req: Request): Promise<Record<string, unknown>> {
+  const body = await decodeRaw(req);
   checkInput(body);
   return body;
 }
 
-function decodeRaw(req: Request): Record<string, unknown> {
+async function decodeRaw(req: Request): Promise<Record<string, unknown>> {
   const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (bytes.length === 0) return {};
   const { format, charset } = parseContentType(req.headers['content-type']);

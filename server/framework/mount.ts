@@ -64,7 +64,7 @@ function handlerFor(e: Endpoint) {
     const context = req.context;
     let release = () => undefined as void;
     try {
-      const input = readInput(e, req);
+      const input = await readInput(e, req);
       let caller: Caller | null = null;
       if (e.auth) {
         const grant = await grantOfAccessToken(bearerToken(req));
@@ -112,7 +112,7 @@ function handlerFor(e: Endpoint) {
 }
 
 /** POST data is the body; GET data the query string; DELETE takes either (filters of DELETE stock/category/). */
-function readInput(e: Endpoint, req: Request): Record<string, unknown> {
+async function readInput(e: Endpoint, req: Request): Promise<Record<string, unknown>> {
   if (e.method === 'POST') return decodeBody(req);
   const query = req.query as Record<string, unknown>;
   if (e.method === 'DELETE' && Object.keys(query).length === 0) return decodeBody(req);

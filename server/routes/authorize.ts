@@ -39,7 +39,7 @@ export function authorizePage(): express.Router {
   router.post('/', async (req: Request, res: Response) => {
     let form: Record<string, unknown> = {};
     try {
-      form = decodeBody(req);
+      form = await decodeBody(req);
       const items = form.scope_item;
       const scope = Array.isArray(items) ? items.join(' ') : typeof items === 'string' ? items : form.scope;
       res.redirect(303, await authorizeClient({ ...form, scope }));

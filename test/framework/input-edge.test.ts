@@ -8,8 +8,6 @@ import { XMLParser } from 'fast-xml-parser';
 import { createClient } from '../../lib/auth/client.service';
 import { apiBase, ApiResponse, call, newSeller, Seller } from '../support/api';
 
-const xml = new XMLParser({ parseTagValue: false, ignoreAttributes: true });
-
 function expectRefused(res: ApiResponse, status: number, field?: string): void {
   expect(res.status, res.text).to.equal(status);
   expect(res.body.ack).to.equal('error');
@@ -56,6 +54,20 @@ describe('the input edge', () => {
       const res = await call('admin/user/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body });
       expect(res.status, res.text).to.equal(200);
       expect(await settingsOf(seller)).to.deep.equal({ city: ' Köln ' });
+    });
+
+    it('when a large XML body is parsed off the event loop, then it is decoded like a small one, and a malformed one is a 400', async () => {
+      const settings = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, `A &amp; ${i} ${'é'.repeat(2_000)}`]));
+      const fields = Object.entries(settings).map(([k, v]) => `<${k}>${v}</${k}>`).join('');
+      const res = await call('admin/user/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body: `<request><user><settings>${fields}</settings></user></request>` });
+      expect(res.status, res.text.slice(0, 300)).to.equal(200);
+      const stored = await settingsOf(seller) as Record<string, string>;
+      expect(Object.keys(stored)).to.have.length(40);
+      expect(stored.k7).to.equal(`A & 7 ${'é'.repeat(2_000)}`);
+      const broken = await call('admin/user/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body: `<request><user><settings>${fields}</user></settings></request>` });
+      expectRefused(broken, 400);
+      expect(broken.body.error![0]!.error).to.equal('malformed_xml');
+      expect(await settingsOf(seller)).to.deep.equal(stored);
     });
 
     it('when an XML body holds more elements than the bound, then 413 and nothing is stored', async () => {
