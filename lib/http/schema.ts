@@ -39,6 +39,16 @@ export const calendarDate = () => Joi.string().trim().pattern(/^\d{4}-\d{2}-\d{2
   .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.message({ custom: '{{#label}} is not a date that exists' })))
   .allow('');
 
+/**
+ * A datetime field as clients send it (ISO 8601, or 'YYYY-MM-DD HH:MM:SS'), between 1900 and
+ * 2200; like calendarDate, the day must exist (JavaScript would read 2026-02-30 as 2 March).
+ */
+export const datetime = () => Joi.date().min('1900-01-01').max('2200-01-01')
+  .custom((value: Date, helpers) => {
+    const day = /^\s*(\d{4}-\d{2}-\d{2})/.exec(String(helpers.original))?.[1];
+    return day && !isCalendarDate(day) ? helpers.message({ custom: '{{#label}} is not a date that exists' }) : value;
+  });
+
 /** Marks a field of a resource type as read only: accepted on input with a warning, never written. */
 export const readOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ access: 'R' }) as T;
 

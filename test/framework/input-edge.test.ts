@@ -168,6 +168,8 @@ describe('the input edge', () => {
       expectRefused(await call('order/?filter[status][paid_date][value]=2026-02-30', { token: seller.token }), 400, 'filter.status.paid_date.value');
       const res = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, shipping: { date: '2026-02-30' } } } });
       expectRefused(res, 400, 'order.shipping.date');
+      const datetime = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, current_date: '2026-02-30 10:00:00' } } });
+      expectRefused(datetime, 400, 'order.current_date');
       expect((await call('order/', { token: seller.token })).body.order).to.deep.equal([]);
     });
 
