@@ -2,14 +2,12 @@
  * Bank_type of document 2 as Joi schemas (select and create input) and the shapes of a stored
  * and a validated record.
  */
-import { Joi, decimal, readOnly, text } from '../http/schema';
+import { Joi, datetime, decimal, readOnly, text } from '../http/schema';
 
 /** A bank id: <number>_<YYYY>_<MM>, like an order id. */
 export const bankIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;
 
 export type BankKind = 'bank' | 'payment_provider';
-
-const datetime = () => Joi.date().min('1900-01-01').max('2200-01-01');
 
 /** Bank_type: id, type, date, order_id, order_no and status are read only. */
 export const bankType = Joi.object({

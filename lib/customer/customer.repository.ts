@@ -33,7 +33,7 @@ function readQuery(knex: Knex, accountId: number): Knex.QueryBuilder {
 export const customerSearch: SearchSpec<CustomerRow> = {
   filters: {
     id: { column: 'number', type: 'string' },
-    internal_id: { column: 'internal_id', type: 'integer' },
+    internal_id: { column: 'internal_id', type: 'integer', bigint: true },
     name: { column: 'address_name', type: 'string' },
     email: { column: 'email', type: 'string' },
     date: { column: 'updated_at', type: 'datetime' },

@@ -28,6 +28,27 @@ export const decimal = (scale = 2, maxDigits = 12) => Joi.alternatives(
   Joi.string().trim().pattern(new RegExp(`^-?\\d{1,${maxDigits}}([.,]\\d+)?$`)).custom((value: string) => Number(value.replace(',', '.')).toFixed(scale)),
 );
 
+/** 2026-02-30 parses in JavaScript (as 2 March) but not in PostgreSQL: the day must exist. */
+export function isCalendarDate(text: string): boolean {
+  const date = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
+}
+
+/** A date field (YYYY-MM-DD) whose day exists; empty is allowed (clears it). */
+export const calendarDate = () => Joi.string().trim().pattern(/^\d{4}-\d{2}-\d{2}$/)
+  .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.message({ custom: '{{#label}} is not a date that exists' })))
+  .allow('');
+
+/**
+ * A datetime field as clients send it (ISO 8601, or 'YYYY-MM-DD HH:MM:SS'), between 1900 and
+ * 2200; like calendarDate, the day must exist (JavaScript would read 2026-02-30 as 2 March).
+ */
+export const datetime = () => Joi.date().min('1900-01-01').max('2200-01-01')
+  .custom((value: Date, helpers) => {
+    const day = /^\s*(\d{4}-\d{2}-\d{2})/.exec(String(helpers.original))?.[1];
+    return day && !isCalendarDate(day) ? helpers.message({ custom: '{{#label}} is not a date that exists' }) : value;
+  });
+
 /** Marks a field of a resource type as read only: accepted on input with a warning, never written. */
 export const readOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ access: 'R' }) as T;
 
@@ -35,4 +56,4 @@ export const readOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ ac
 export const writeOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ access: 'W' }) as T;
 
 /** A portal account reference: an id or the word default. */
-export const portalAccountRef = () => Joi.alternatives(Joi.number().integer().min(1), Joi.string().valid('default'));
+export const portalAccountRef = () => Joi.alternatives(Joi.number().integer().min(1).max(2147483647), Joi.string().valid('default'));

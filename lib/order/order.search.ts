@@ -26,7 +26,7 @@ const addressFilters = Object.fromEntries(addressFields.map((field) => [
 export const orderSearch: SearchSpec<OrderReadRow> = {
   filters: {
     id: { column: 'sales_order.id', type: 'string', operators: ['='], singleton: true },
-    invoice_number: { column: 'sales_order.invoice_number', type: 'integer' },
+    invoice_number: { column: 'sales_order.invoice_number', type: 'integer', bigint: true },
     transaction_id: { column: 'sales_order.transaction_ids', type: 'string', array: true, operators: ['=', '!='] },
     'customer.id': { column: 'sales_order.customer_number', type: 'string', operators: ['=', '!='] },
     'customer.username': { column: 'sales_order.customer_username', type: 'string' },
@@ -44,7 +44,7 @@ export const orderSearch: SearchSpec<OrderReadRow> = {
     'status.packed_date': { expression: day('packed_date'), type: 'date' },
     'status.shipped_date': { expression: day('shipped_date'), type: 'date' },
     // Named by document 2 without their types ("not shown"): read as the order number and a date like the others.
-    number: { column: 'sales_order.number', type: 'integer' },
+    number: { column: 'sales_order.number', type: 'integer', bigint: true },
     'status.arrived_date': { expression: day('arrived_date'), type: 'date' },
   },
   key: {

@@ -2,7 +2,7 @@
  * Order_type, Order_address_type and Order_line_type of document 2 as Joi schemas (input and
  * select), and the TypeScript shapes of a validated order.
  */
-import { Joi, bool, decimal, integer, list, readOnly, text } from '../http/schema';
+import { Joi, bool, calendarDate, datetime, decimal, integer, list, readOnly, text } from '../http/schema';
 
 /** An order id: <order_number>_<YYYY>_<MM>. */
 export const orderIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;
@@ -16,11 +16,8 @@ function nullIsAbsent(schema: Joi.ObjectSchema): Joi.ObjectSchema {
   return schema.fork(keys, (field) => field.empty(null));
 }
 
-/** A datetime field as clients send it (ISO 8601, or 'YYYY-MM-DD HH:MM:SS'). */
-const datetime = () => Joi.date().min('1900-01-01').max('2200-01-01');
-
 /** A date field, YYYY-MM-DD. */
-const date = () => Joi.string().trim().pattern(/^\d{4}-\d{2}-\d{2}$/).allow('');
+const date = calendarDate;
 
 /** Order_address_type. */
 export const orderAddressType = nullIsAbsent(Joi.object({

@@ -80,7 +80,7 @@ const toApi = (row: HistoryRow) => ({
 function historySearch(withStockId: boolean): SearchSpec<HistoryRow> {
   return {
     filters: {
-      internal_id: { column: 'id', type: 'integer' },
+      internal_id: { column: 'id', type: 'integer', bigint: true },
       ...(withStockId ? { stock_id: { column: 'stock_id', type: 'integer' as const } } : {}),
       movement_date: { column: 'movement_date', type: 'datetime' },
       person_id: { column: 'person_id', type: 'integer' },

@@ -29,7 +29,7 @@ export const taskSearch: SearchSpec<TaskRow> = {
   },
   key: {
     column: 'id',
-    parse: (minId) => (/^\d{1,10}$/.test(minId) ? Number(minId) : undefined),
+    parse: (minId) => (/^\d{1,10}$/.test(minId) && Number(minId) <= 2147483647 ? Number(minId) : undefined),
     idOf: (row) => String(row.id),
   },
   type: taskType,

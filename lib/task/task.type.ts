@@ -1,4 +1,4 @@
-import { Joi, bool, readOnly, text } from '../http/schema';
+import { Joi, bool, datetime, readOnly, text } from '../http/schema';
 import { portalIds } from '../reference/portals';
 
 /** Sections a task can refer to; stock_lister also names the portal (platform) and the stock item. */
@@ -17,7 +17,7 @@ const fields = {
   person_id: Joi.alternatives(Joi.number().integer().min(1).max(2147483647), Joi.string().valid('')),
   title: text(255),
   text: text(20000),
-  appointment_date: Joi.alternatives(Joi.date(), Joi.string().valid('')),
+  appointment_date: Joi.alternatives(datetime(), Joi.string().valid('')),
   modified_date: readOnly(Joi.any()),
   priority: Joi.string().valid(...taskPriorities),
   is_completed: bool(),

@@ -1,14 +1,22 @@
 import type { Request } from 'express';
 import { badRequest, invalidField } from '../../lib/http/errors';
+import { checkInput } from '../../lib/http/input-bounds';
 import { decodeText, isSupportedCharset, parseContentType } from '../../lib/http/media';
 import { parseXmlRequest } from '../../lib/http/xml';
 import { parseQuery } from './query-parser';
 
 /**
  * Decodes a request body from its raw bytes: JSON, XML (under <request>) or a form, in UTF-8 or
- * ISO-8859-15, with the Content-Type forms real clients send (see lib/http/media.ts).
+ * ISO-8859-15, with the Content-Type forms real clients send (see lib/http/media.ts), and checked
+ * against the input bounds before anything validates it.
  */
-export function decodeBody(req: Request): Record<string, unknown> {
+export async function decodeBody(req: Request): Promise<Record<string, unknown>> {
+  const body = await decodeRaw(req);
+  checkInput(body);
+  return body;
+}
+
+async function decodeRaw(req: Request): Promise<Record<string, unknown>> {
   const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (bytes.length === 0) return {};
   const { format, charset } = parseContentType(req.headers['content-type']);

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { unauthorized } from '../../lib/http/errors';
+import { checkText } from '../../lib/http/input-bounds';
 
 /** The bearer token of a resource request; 401 when there is none. */
 export function bearerToken(req: Request): string {
@@ -16,5 +17,6 @@ export function basicCredentials(req: Request): { user: string; password: string
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
+  checkText(decoded, 'Authorization');
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

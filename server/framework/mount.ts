@@ -6,6 +6,7 @@ import type { Caller, Endpoint } from '../../lib/http/endpoint';
 import type { Warning } from '../../lib/http/envelope';
 import { ApiError, forbidden, invalidField, methodNotAllowed, retryLater, unauthorized } from '../../lib/http/errors';
 import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
+import { checkInput, checkText } from '../../lib/http/input-bounds';
 import { portalAccountRef } from '../../lib/http/schema';
 import { parseSearch, project, SearchRequest } from '../../lib/http/search';
 import { parseSelect } from '../../lib/http/search/select';
@@ -63,7 +64,7 @@ function handlerFor(e: Endpoint) {
     const context = req.context;
     let release = () => undefined as void;
     try {
-      const input = readInput(e, req);
+      const input = await readInput(e, req);
       let caller: Caller | null = null;
       if (e.auth) {
         const grant = await grantOfAccessToken(bearerToken(req));
@@ -111,14 +112,16 @@ function handlerFor(e: Endpoint) {
 }
 
 /** POST data is the body; GET data the query string; DELETE takes either (filters of DELETE stock/category/). */
-function readInput(e: Endpoint, req: Request): Record<string, unknown> {
+async function readInput(e: Endpoint, req: Request): Promise<Record<string, unknown>> {
   if (e.method === 'POST') return decodeBody(req);
   const query = req.query as Record<string, unknown>;
   if (e.method === 'DELETE' && Object.keys(query).length === 0) return decodeBody(req);
+  checkInput(query);
   return query;
 }
 
 function validateParams(e: Endpoint, params: Record<string, string>): unknown {
+  for (const [name, value] of Object.entries(params)) checkText(value, name);
   const { value, error } = e.params!.validate(params, { convert: true });
   if (error) {
     const field = String(error.details[0]?.path[0] ?? 'id');

@@ -1,6 +1,7 @@
 import express, { Request, Response } from 'express';
 import { AuthorizeError, authorizeClient, findClient } from '../../lib/auth/authorize.service';
 import { scopes } from '../../lib/auth/scopes';
+import { ApiError } from '../../lib/http/errors';
 import { decodeBody } from '../framework/body';
 
 const escape = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -38,14 +39,16 @@ export function authorizePage(): express.Router {
   router.post('/', async (req: Request, res: Response) => {
     let form: Record<string, unknown> = {};
     try {
-      form = decodeBody(req);
+      form = await decodeBody(req);
       const items = form.scope_item;
       const scope = Array.isArray(items) ? items.join(' ') : typeof items === 'string' ? items : form.scope;
       res.redirect(303, await authorizeClient({ ...form, scope }));
     } catch (err) {
-      if (!(err instanceof AuthorizeError)) req.context.log.error({ err }, 'authorize failed');
+      // A form the framework refused (NUL in a field, too large) is the client's error, like AuthorizeError.
+      const known = err instanceof AuthorizeError || err instanceof ApiError;
+      if (!known) req.context.log.error({ err }, 'authorize failed');
       const name = await findClient(form.client_id).then((c) => c.name, () => 'client');
-      res.status(400).type('html').send(page(form, name, err instanceof AuthorizeError ? err.message : 'the request could not be processed'));
+      res.status(400).type('html').send(page(form, name, known ? err.message : 'the request could not be processed'));
     }
   });
   return router;

@@ -1,4 +1,5 @@
 import { invalidField } from '../errors';
+import { isCalendarDate } from '../schema';
 import type { Condition, FieldType, FilterField, FilterObject, Operator, SearchSpec } from './types';
 import { operators } from './types';
 
@@ -92,22 +93,24 @@ function condition(operator: Raw, value: Raw, field: FilterField, where: string,
   if (raw.length === 0 || value === undefined) throw invalidField(where, `${where} needs at least one value`);
   if (raw.length > 200) throw invalidField(where, `${where} takes at most 200 values`);
   const op = operator as Operator;
-  const values = raw.map((v, i) => convert(v, op === '~' || op === '!~' ? 'string' : field.type, Array.isArray(value) ? `${where}[${i}]` : where));
+  const values = raw.map((v, i) => convert(v, op === '~' || op === '!~' ? 'string' : field.type, Array.isArray(value) ? `${where}[${i}]` : where, field.bigint));
   return { field, operator: op, values };
 }
 
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+const int4Max = 2147483647;
 
-function convert(value: Raw, type: FieldType, where: string): string | number | boolean {
+function convert(value: Raw, type: FieldType, where: string, bigint = false): string | number | boolean {
   const text = typeof value === 'string' ? value.trim() : value;
   switch (type) {
     case 'string':
       if (typeof text === 'string' || typeof text === 'number') return String(text);
       break;
-    case 'integer':
-      if (typeof text === 'number' && Number.isSafeInteger(text)) return text;
-      if (typeof text === 'string' && /^-?\d{1,15}$/.test(text)) return Number(text);
+    case 'integer': {
+      const number = typeof text === 'string' && /^-?\d{1,15}$/.test(text) ? Number(text) : text;
+      if (typeof number === 'number' && Number.isSafeInteger(number) && (bigint || Math.abs(number) <= int4Max)) return number;
       break;
+    }
     case 'decimal':
       if (typeof text === 'number' && Number.isFinite(text)) return String(text);
       if (typeof text === 'string' && /^-?\d{1,15}([.,]\d{1,8})?$/.test(text)) return text.replace(',', '.');
@@ -117,15 +120,16 @@ function convert(value: Raw, type: FieldType, where: string): string | number | 
       if (text === false || text === 0 || text === '0' || text === 'false') return false;
       break;
     case 'date':
-      if (typeof text === 'string' && datePattern.test(text) && !Number.isNaN(Date.parse(text))) return text;
+      if (typeof text === 'string' && datePattern.test(text) && isCalendarDate(text)) return text;
       break;
     case 'datetime':
-      if (typeof text === 'string' && (datePattern.test(text) || /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) && !Number.isNaN(Date.parse(text))) {
+      if (typeof text === 'string' && (datePattern.test(text) || /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) && isCalendarDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text))) {
         return new Date(text.replace(' ', 'T')).toISOString();
       }
       break;
   }
-  throw invalidField(where, `${where} must be a ${type === 'bool' ? 'boolean (true/false or 1/0)' : type}`);
+  const expected = type === 'bool' ? 'boolean (true/false or 1/0)' : type === 'integer' && !bigint ? `integer between -${int4Max} and ${int4Max}` : type === 'date' ? 'date (YYYY-MM-DD) that exists' : type;
+  throw invalidField(where, `${where} must be a ${expected}`);
 }
 
 /** Turns a client's pattern into a LIKE pattern: * is the wildcard, \* a literal *, and % and _ stay literal. */

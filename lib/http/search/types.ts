@@ -15,6 +15,8 @@ export interface FilterField {
   operators?: Operator[];
   /** Document 1: a singleton filter is valid only in the first filter object and applies to all. */
   singleton?: boolean;
+  /** The column is a bigint; other integer filters are bounded to PostgreSQL's integer. */
+  bigint?: boolean;
   /** The column is an SQL array; = matches any element, ~ any element like the pattern. */
   array?: boolean;
 }

@@ -1,0 +1,48 @@
+/**
+ * Parses large XML bodies in a worker thread: fast-xml-parser is synchronous and takes about a
+ * second per 5 MB on this kind of machine, which would hold every other request and /health/live.
+ * The worker runs plain JavaScript (eval), so it works alike under tsx and compiled.
+ */
+import { Worker } from 'node:worker_threads';
+
+type Reply = { id: number; value?: unknown; error?: string };
+
+let worker: Worker | null = null;
+let nextId = 0;
+const waiting = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
+
+function start(options: object): Worker {
+  const source = `
+    const { parentPort } = require('node:worker_threads');
+    const { XMLParser } = require(${JSON.stringify(require.resolve('fast-xml-parser'))});
+    const parser = new XMLParser(${JSON.stringify(options)});
+    parentPort.on('message', ({ id, text }) => {
+      try { parentPort.postMessage({ id, value: parser.parse(text, true) }); }
+      catch (err) { parentPort.postMessage({ id, error: String(err && err.message) }); }
+    });`;
+  const created = new Worker(source, { eval: true });
+  created.unref();
+  created.on('message', ({ id, value, error }: Reply) => {
+    const entry = waiting.get(id);
+    waiting.delete(id);
+    if (error !== undefined) entry?.reject(new Error(error));
+    else entry?.resolve(value);
+  });
+  // A crashed worker (out of memory on a hostile body) fails the requests in it; the next starts a new one.
+  created.on('error', (err) => {
+    worker = null;
+    for (const entry of waiting.values()) entry.reject(err);
+    waiting.clear();
+  });
+  return created;
+}
+
+/** Parses text with a parser of these options (plain data only) off the event loop. */
+export function parseInWorker(text: string, options: object): Promise<unknown> {
+  worker ??= start(options);
+  const id = nextId++;
+  const promise = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));
+  worker.ref();
+  worker.postMessage({ id, text });
+  return promise.finally(() => { if (waiting.size === 0) worker?.unref(); });
+}
