@@ -4,7 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { closeQueues } from '../../lib/queue/queue.registry';
+import { startFleetRecovery } from '../../lib/queue/fleet-recovery';
+import { closeQueues, queues } from '../../lib/queue/queue.registry';
 import { freePort } from '../support/process';
 import { call, newSeller, Seller } from '../support/api';
 import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from './support';
@@ -123,6 +124,35 @@ describe('fleet: faults', function () {
         const shown = sandbox.state.quantities(String(seller.portalAccountId));
         return ['shop_g', 'market_e'].every((p) => shown[p]?.[String(items[0])] === 6 && shown[p]?.[String(items[1])] === 2);
       }, 30000, 100);
+    });
+
+    it('when Redis restarts empty while quantity pushes are queued, then every channel shows the right quantity within seconds, without a reconcile', async () => {
+      fleet = await startFleet({ only: ['cia'] });
+      const watch = startFleetRecovery(fleet.relay, queues(), { everyMs: 200 });
+      let pushers: Fleet | undefined;
+      try {
+        const cia = { shop_g: { is_active: true }, market_e: { is_active: true, max_quantity: 4 } };
+        const items = [await createItem(seller, 'Q1', 9, cia), await createItem(seller, 'Q2', 3, cia)];
+        // The adjustments are done and their pushes wait in Redis: no portal_upload worker runs yet.
+        await waitFor('wanted quantities set', async () => {
+          const states = await db()('cia_portal_state').where({ account_id: seller.id }).whereIn('stock_id', items);
+          const open = await db()('outbox').where({ account_id: seller.id }).whereNull('state').first();
+          return states.length === 4 && !open;
+        }, 15000, 50);
+        expect(await queues().get('portal_upload').getJobCountByTypes('delayed', 'waiting')).to.be.greaterThan(0);
+        await kill(redisProcess!);
+        redisProcess = await startRedis(port);
+        pushers = await startFleet({ only: ['portal_upload'] });
+        await waitFor('the quantities at the sandbox', () => {
+          const shown = sandbox.state.quantities(String(seller.portalAccountId));
+          return shown.shop_g?.[String(items[0])] === 9 && shown.shop_g?.[String(items[1])] === 3
+            && shown.market_e?.[String(items[0])] === 4 && shown.market_e?.[String(items[1])] === 3;
+        }, 15000, 100);
+        await waitFor('every push acknowledged', () => allAcked(seller, items, 2), 5000, 50);
+      } finally {
+        await watch.stop();
+        await pushers?.stop();
+      }
     });
   });
 });
