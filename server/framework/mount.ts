@@ -1,10 +1,9 @@
 import type { Request, Response, Router } from 'express';
 import Joi from 'joi';
 import { grantOfAccessToken } from '../../lib/auth/token.service';
-import { isConflictVictim } from '../../lib/db/transaction';
 import type { Caller, Endpoint } from '../../lib/http/endpoint';
 import type { Warning } from '../../lib/http/envelope';
-import { ApiError, forbidden, invalidField, methodNotAllowed, retryLater, unauthorized } from '../../lib/http/errors';
+import { ApiError, forbidden, invalidField, methodNotAllowed, unauthorized } from '../../lib/http/errors';
 import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
 import { portalAccountRef } from '../../lib/http/schema';
 import { parseSearch, project, SearchRequest } from '../../lib/http/search';
@@ -14,7 +13,7 @@ import { PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-
 import { decodeBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
-import { internalError, sendError, sendSuccess } from './respond';
+import { sendError, sendSuccess, toApiError } from './respond';
 
 const noSearch: SearchRequest = { select: null, singletons: [], filters: [], limit: 20, offset: 0 };
 const defaultWeight = 10;
@@ -51,11 +50,6 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
     route.options((req: Request, res: Response) => sendSuccess(req, res, 200, optionsOverview(path, group), [], { Allow: allow.join(', ') }));
     route.all((req: Request, res: Response) => sendError(req, res, methodNotAllowed(allow)));
   }
-}
-
-/** Deadlock, serialization failure, or a full pool: the transaction rolled back; the client may retry. */
-function isTransient(err: unknown): boolean {
-  return isConflictVictim(err) || (err as Error).name === 'KnexTimeoutError';
 }
 
 function handlerFor(e: Endpoint) {
@@ -95,15 +89,7 @@ function handlerFor(e: Endpoint) {
       }
       sendSuccess(req, res, result.status ?? 200, payload, context.warnings, result.headers);
     } catch (err) {
-      if (err instanceof ApiError) {
-        sendError(req, res, err, context.warnings);
-      } else if (isTransient(err)) {
-        context.log.warn({ err }, 'transient database conflict');
-        sendError(req, res, retryLater());
-      } else {
-        context.log.error({ err }, 'unhandled error');
-        sendError(req, res, internalError());
-      }
+      sendError(req, res, toApiError(err, context.log), err instanceof ApiError ? context.warnings : []);
     } finally {
       release();
     }
