@@ -8,8 +8,8 @@ import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
 import { portalAccountRef } from '../../lib/http/schema';
 import { parseSearch, project, SearchRequest } from '../../lib/http/search';
 import { parseSelect } from '../../lib/http/search/select';
-import { stripReadOnly, validate } from '../../lib/http/validate';
-import { PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account/portal-account.service';
+import { PortalAccountMention, stripReadOnly, validate } from '../../lib/http/validate';
+import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account/portal-account.service';
 import { decodeBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
@@ -79,7 +79,9 @@ function handlerFor(e: Endpoint) {
       }
       const { portal_account_id: _ignored, ...fields } = input;
       const params = e.params ? validateParams(e, req.params as Record<string, string>) : {};
-      const body = e.method === 'POST' ? readBody(e, fields, context.warnings) : {};
+      const mentioned: PortalAccountMention[] = [];
+      const body = e.method === 'POST' ? readBody(e, fields, context.warnings, mentioned) : {};
+      if (caller) await checkMentionedPortalAccounts(caller.accountId, mentioned);
       const { query, search } = e.method === 'POST' ? { query: {}, search: noSearch } : readQuery(e, fields);
       const result = await e.run({ request: context, caller, params, body, query, search });
       const payload = result.payload ?? {};
@@ -113,10 +115,10 @@ function validateParams(e: Endpoint, params: Record<string, string>): unknown {
   return value;
 }
 
-function readBody(e: Endpoint, fields: Record<string, unknown>, warnings: Warning[]): unknown {
+function readBody(e: Endpoint, fields: Record<string, unknown>, warnings: Warning[], portalAccounts: PortalAccountMention[]): unknown {
   const schema = e.body ?? Joi.object({});
   warnings.push(...stripReadOnly(schema, fields));
-  return validate(schema, fields);
+  return validate(schema, fields, '', portalAccounts);
 }
 
 /** GET/DELETE input: select, filter and pagination when the endpoint searches or selects; its own query fields. */
