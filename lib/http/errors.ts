@@ -68,17 +68,18 @@ const postgresGone = /^Connection terminated|timeout exceeded when trying to con
 
 /**
  * Which dependency an error says is unreachable (connection refused, reset, timed out), if any.
- * A bare network error is Redis's when it names Redis's port, else the database's (the only
- * other connection a request makes).
+ * A bare network error is told apart by the port it names (ports: of the database and Redis
+ * URLs); one naming neither is not a dependency's.
  */
-export function unreachableDependency(err: unknown, redisPort: number): Dependency | undefined {
-  const e = (err ?? {}) as { name?: string; message?: string; code?: unknown; port?: unknown };
+export function unreachableDependency(err: unknown, ports: Record<Dependency, number>): Dependency | undefined {
+  const e = (err ?? {}) as { name?: string; message?: string; code?: unknown; port?: unknown; errors?: { port?: unknown }[] };
   const message = String(e.message ?? '');
   const code = typeof e.code === 'string' ? e.code : '';
   if (e.name === 'MaxRetriesPerRequestError' || redisDown.test(message)) return 'redis';
   if (postgresGone.test(message) || postgresDown.test(code)) return 'postgres';
-  if (networkCodes.has(code)) return e.port === redisPort ? 'redis' : 'postgres';
-  return undefined;
+  if (!networkCodes.has(code)) return undefined;
+  const port = e.port ?? e.errors?.[0]?.port;
+  return port === ports.redis ? 'redis' : port === ports.postgres ? 'postgres' : undefined;
 }
 
 export const payloadTooLarge = (limit: number) => new ApiError(413, 'payload_too_large', `the request body exceeds ${limit} bytes`);

@@ -24,6 +24,7 @@ export interface RedisWatchOptions {
 export class RedisWatch {
   private timers: NodeJS.Timeout[] = [];
   private running: Promise<void> | undefined;
+  private failures = 0;
 
   constructor(private readonly options: RedisWatchOptions) {}
 
@@ -58,8 +59,12 @@ export class RedisWatch {
   private run(task: () => Promise<unknown>): void {
     if (this.running || !this.options.active()) return;
     this.running = task()
-      .then(() => undefined)
-      .catch((err: Error) => { log.warn({ err: err.message }, 'Redis watch: cannot reach Redis or Postgres; the next turn tries again'); })
+      .then(() => { this.failures = 0; })
+      .catch((err: Error) => {
+        // Once per outage (and now and then while it lasts), not every turn.
+        this.failures += 1;
+        if (this.failures % 30 === 1) log.warn({ err: err.message, failures: this.failures }, 'Redis watch: cannot reach Redis or Postgres; the next turn tries again');
+      })
       .finally(() => { this.running = undefined; });
   }
 }

@@ -47,7 +47,7 @@ export function toApiError(err: unknown, log: Logger): ApiError {
 
 /** The 503 for an error that says PostgreSQL or Redis is unreachable (logged as a warning), else undefined. */
 export function dependencyError(err: unknown, log: Logger): ApiError | undefined {
-  const dependency = unreachableDependency(err, redisPort());
+  const dependency = unreachableDependency(err, { postgres: portOf(config().databaseUrl, 5432), redis: portOf(config().redisUrl, 6379) });
   if (!dependency) return undefined;
   log.warn({ err: (err as Error).message, dependency }, 'dependency unreachable; answered 503');
   return dependencyUnavailable(dependency);
@@ -58,10 +58,10 @@ function isTransient(err: unknown): boolean {
   return isConflictVictim(err) || (err as Error).name === 'KnexTimeoutError';
 }
 
-function redisPort(): number {
+function portOf(url: string, fallback: number): number {
   try {
-    return Number(new URL(config().redisUrl).port || 6379);
+    return Number(new URL(url).port || fallback);
   } catch {
-    return 6379;
+    return fallback;
   }
 }

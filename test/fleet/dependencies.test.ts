@@ -1,10 +1,10 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { expect } from 'chai';
 import { config } from '../../config';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
-import { freePort, runEntry, Running } from '../support/process';
+import { freePort, killChild, runEntry, Running, startRedisServer } from '../support/process';
 import { forgetOtherSellersBacklog, waitFor } from './support';
 
 /** A TCP proxy in front of a port that the test can cut (connections dropped, refused) and restore. */
@@ -28,22 +28,6 @@ async function tcpProxy(target: number): Promise<{ port: number; cut(): Promise<
   };
   await listen();
   return { port, cut, restore: listen, close: cut };
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
-  await waitFor('a private redis-server', () => new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
-    socket.on('error', () => resolve(false));
-  }), 5000);
-  return child;
-}
-
-async function kill(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
 }
 
 async function web(env: Record<string, string>): Promise<{ process: Running; base: string }> {
@@ -107,7 +91,7 @@ describe('fleet: dependencies unreachable', function () {
 
   it('when Redis cannot be reached, then orders are still taken, GET job/{job_id}/ is a 503 with Retry-After and /health/ready names redis; when it is back, then the job is answered again', async () => {
     const redisPort = await freePort();
-    let redis: ChildProcess | undefined = await startRedis(redisPort);
+    let redis: ChildProcess | undefined = await startRedisServer(redisPort);
     const env = { REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_PREFIX: `kt-deps-${process.pid}-${Date.now()}` };
     await forgetOtherSellersBacklog(seller.id);
     // A worker process whose relay moves the job into Redis; no mail worker takes it, so it waits there.
@@ -127,7 +111,7 @@ describe('fleet: dependencies unreachable', function () {
       expect(queued.status, queued.text).to.equal(200);
       expect((queued.body.job as { state: string }).state).to.equal('queued');
 
-      await kill(redis);
+      await killChild(redis);
       redis = undefined;
       expectUnavailable(await call(jobPath, { base, token: seller.token }));
       const taken = await order(base, seller);
@@ -136,13 +120,13 @@ describe('fleet: dependencies unreachable', function () {
       expect(ready.status).to.equal(503);
       expect((await ready.json() as { down: string[] }).down).to.deep.equal(['redis']);
 
-      redis = await startRedis(redisPort);
+      redis = await startRedisServer(redisPort);
       await waitFor('the job answered again', async () => (await call(jobPath, { base, token: seller.token })).status === 200, 15000, 100);
       expect((await fetch(`${base}/health/ready`)).status).to.equal(200);
       expect(server.process.output()).not.to.include('"level":50');
     } finally {
-      await relay.stop().catch(() => kill(relay.child));
-      await kill(redis);
+      await relay.stop().catch(() => killChild(relay.child));
+      await killChild(redis);
     }
   });
 });
