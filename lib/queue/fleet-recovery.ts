@@ -10,7 +10,8 @@ import { RedisWatch } from './redis-watch';
  * state the portal has not acknowledged; periodically, pushes of states that have waited a
  * while without an error are queued again (adds coalesce, so a push that still waits absorbs them).
  */
-export function startFleetRecovery(relay: OutboxRelay, queues: QueueRegistry, options: { everyMs?: number; periodicMs?: number } = {}): RedisWatch {
+export function startFleetRecovery(relay: OutboxRelay, queues: QueueRegistry, options: { everyMs?: number; periodicMs?: number; settledSeconds?: number } = {}): RedisWatch {
+  const { settledSeconds = 60, ...timing } = options;
   const watch = new RedisWatch({
     queues,
     active: () => relay.leading,
@@ -18,8 +19,8 @@ export function startFleetRecovery(relay: OutboxRelay, queues: QueueRegistry, op
       await relay.repair(1000, 0);
       await queueWaitingPushes(db(), queues);
     },
-    periodic: async () => { await queueWaitingPushes(db(), queues, 60); },
-    ...options,
+    periodic: async () => { await queueWaitingPushes(db(), queues, settledSeconds); },
+    ...timing,
   });
   watch.start();
   return watch;

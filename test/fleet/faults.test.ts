@@ -109,6 +109,27 @@ describe('fleet: faults', function () {
       }, 30000, 100);
     });
 
+    it('when queued quantity pushes vanish from Redis without a restart, then the periodic sweep pushes them again from Postgres', async () => {
+      fleet = await startFleet({ only: ['cia'] });
+      const watch = startFleetRecovery(fleet.relay, queues(), { everyMs: 200, periodicMs: 300, settledSeconds: 0 });
+      let pushers: Fleet | undefined;
+      try {
+        const items = [await createItem(seller, 'V1', 8, { shop_g: { is_active: true } })];
+        await waitFor('wanted quantity set', async () => {
+          const open = await db()('outbox').where({ account_id: seller.id }).whereNull('state').first();
+          return (await db()('cia_portal_state').where({ account_id: seller.id })).length === 1 && !open;
+        }, 15000, 50);
+        // Every push job and its deduplication key gone, the marker kept: no restart to notice.
+        await queues().get('portal_upload').obliterate({ force: true });
+        pushers = await startFleet({ only: ['portal_upload'] });
+        await waitFor('the quantity at the sandbox', () => sandbox.state.quantities(String(seller.portalAccountId)).shop_g?.[String(items[0])] === 8, 15000, 100);
+        await waitFor('the push acknowledged', () => allAcked(seller, items, 1), 5000, 50);
+      } finally {
+        await watch.stop();
+        await pushers?.stop();
+      }
+    });
+
     it('when Redis restarts empty while quantity pushes are queued, then every channel shows the right quantity within seconds, without a reconcile', async () => {
       fleet = await startFleet({ only: ['cia'] });
       const watch = startFleetRecovery(fleet.relay, queues(), { everyMs: 200 });
