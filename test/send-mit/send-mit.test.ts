@@ -183,7 +183,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     // The fault: Redis dropped the job (a restart without persistence) before its final state reached Postgres.
     await queues().get('mail').remove(jobId);
     await db()('outbox').where({ job_id: jobId }).update({ state: null, result: null, finished_at: null });
-    expect(await relay.repair(10, 0)).to.equal(1);
+    expect(await relay.repair(1000, 0)).to.be.at.least(1);
     const again = await finished(seller, jobId);
     expect(again.result).to.deep.include({ order_id: orderId, platform_status: 'ok', is_shipped: true });
     expect(portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId))).to.have.length(1);
