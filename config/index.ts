@@ -70,6 +70,13 @@ export interface Config {
    * default matches the default rate of 5 calls per second and portal account.
    */
   ciaPushWindowMs: number;
+  /**
+   * How often the leading relay checks that Redis still holds its marker key, in ms: a Redis
+   * restarted empty (or flushed) is noticed within this, and what only Redis held is queued again.
+   */
+  redisWatchMs: number;
+  /** How often waiting quantity pushes are queued again from Postgres as a safety net, in ms. */
+  ciaPushSweepMs: number;
   /** Cron expression of the full CIA reconcile of every active item (scheduler). */
   ciaReconcileCron: string;
   /** Cron expression of the clean-up of finished outbox rows older than the job retention. */
@@ -121,6 +128,8 @@ const schema = Joi.object({
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
   PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
   CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000).default(200),
+  REDIS_WATCH_MS: Joi.number().integer().min(100).max(60000).default(2000),
+  CIA_PUSH_SWEEP_MS: Joi.number().integer().min(1000).default(60000),
   CIA_RECONCILE_CRON: Joi.string().default('*/15 * * * *'),
   OUTBOX_CLEANUP_CRON: Joi.string().default('17 * * * *'),
   OPERATOR_USER: Joi.string().default('operator'),
@@ -175,6 +184,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,
     portalTimeoutMs: value.PORTAL_TIMEOUT_MS,
     ciaPushWindowMs: value.CIA_PUSH_WINDOW_MS,
+    redisWatchMs: value.REDIS_WATCH_MS,
+    ciaPushSweepMs: value.CIA_PUSH_SWEEP_MS,
     ciaReconcileCron: value.CIA_RECONCILE_CRON,
     outboxCleanupCron: value.OUTBOX_CLEANUP_CRON,
     operatorUser: value.OPERATOR_USER,

@@ -1,6 +1,7 @@
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
-import { closeQueues } from '../lib/queue/queue.registry';
+import { startFleetRecovery } from '../lib/queue/fleet-recovery';
+import { closeQueues, queues } from '../lib/queue/queue.registry';
 import type { QueueName } from '../lib/queue/queues';
 import { OutboxRelay } from '../lib/queue/relay';
 import { Processor, startWorker } from '../lib/queue/worker';
@@ -20,6 +21,8 @@ export function runWorkerProcess(queue: QueueName, processors: Record<string, Pr
   handleSignals();
   const relay = new OutboxRelay();
   onShutdown('outbox relay', () => relay.stop());
+  const watch = startFleetRecovery(relay, queues());
+  onShutdown('redis watch', () => watch.stop());
   relay.start()
     .then(() => startWorker(queue, processors))
     .catch((err) => {

@@ -9,7 +9,7 @@ export const ciaProcessors: Record<string, Processor> = {
   'cia.adjust': async (job: Job) => {
     const data = job.data as JobPayloads['cia.adjust'];
     // A reconcile re-queues pushes still pending (ids with the tick), e.g. after a failed push.
-    return adjustItem(data.accountId, data.stockId, { sourceId: String(job.id), tick: data.reason === 'reconcile' ? String(job.id) : undefined });
+    return adjustItem(data.accountId, data.stockId, { tick: data.reason === 'reconcile' ? String(job.id) : undefined });
   },
   'cia.reconcile': async (job: Job) => reconcileAll((job.data as JobPayloads['cia.reconcile']).tick),
   'outbox.cleanup': async () => cleanupOutbox(),

@@ -35,10 +35,12 @@ export interface RequestOptions {
   /** An object is sent as JSON; a string or Buffer as it is. */
   body?: unknown;
   version?: string;
+  /** Another server of the API (a spawned web process); default the in-process app. */
+  base?: string;
 }
 
 export async function call(path: string, options: RequestOptions = {}): Promise<ApiResponse> {
-  const url = `${await apiBase()}/${options.version ?? 'v1.1'}/${path}`;
+  const url = `${options.base ?? await apiBase()}/${options.version ?? 'v1.1'}/${path}`;
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   let body: string | Buffer | undefined;
