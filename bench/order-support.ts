@@ -63,7 +63,7 @@ export async function benchSeller(login?: string): Promise<{ id: number; token: 
   const password = 'bench-password';
   const existing = await db()('account').select('id').whereRaw('lower(login) = lower(?)', [name]).first() as { id: number } | undefined;
   const id = existing?.id ?? (await createSeller(name, password)).id;
-  const answer = await grantClientCredentials(name, password, undefined);
+  const answer = await grantClientCredentials(name, password, undefined, 'bench');
   return { id, token: answer.access_token };
 }
 

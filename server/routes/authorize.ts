@@ -1,6 +1,7 @@
 import express, { Request, Response } from 'express';
 import { AuthorizeError, authorizeClient, findClient } from '../../lib/auth/authorize.service';
 import { scopes } from '../../lib/auth/scopes';
+import { ApiError } from '../../lib/http/errors';
 import { decodeBody } from '../framework/body';
 
 const escape = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -41,11 +42,14 @@ export function authorizePage(): express.Router {
       form = decodeBody(req);
       const items = form.scope_item;
       const scope = Array.isArray(items) ? items.join(' ') : typeof items === 'string' ? items : form.scope;
-      res.redirect(303, await authorizeClient({ ...form, scope }));
+      res.redirect(303, await authorizeClient({ ...form, scope }, req.context.address));
     } catch (err) {
-      if (!(err instanceof AuthorizeError)) req.context.log.error({ err }, 'authorize failed');
+      const throttled = err instanceof ApiError && err.status === 429;
+      if (!(err instanceof AuthorizeError) && !throttled) req.context.log.error({ err }, 'authorize failed');
       const name = await findClient(form.client_id).then((c) => c.name, () => 'client');
-      res.status(400).type('html').send(page(form, name, err instanceof AuthorizeError ? err.message : 'the request could not be processed'));
+      if (throttled) res.status(429).set(err.headers);
+      else res.status(400);
+      res.type('html').send(page(form, name, err instanceof AuthorizeError || throttled ? err.message : 'the request could not be processed'));
     }
   });
   return router;

@@ -10,6 +10,7 @@ import * as admin from './20261121_0400_admin';
 import * as bank from './20261121_0500_bank';
 import * as ciaPushBatch from './20261122_0600_cia_push_batch';
 import * as outboxNotify from './20261122_0601_outbox_notify';
+import * as refreshTokenChain from './20261123_0700_refresh_token_chain';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '20261121_0500_bank': bank,
   '20261122_0600_cia_push_batch': ciaPushBatch,
   '20261122_0601_outbox_notify': outboxNotify,
+  '20261123_0700_refresh_token_chain': refreshTokenChain,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
