@@ -17,9 +17,10 @@ const reliefPeriodDays = 30;
 const inFlightStaleMs = 120_000;
 
 /*
- * One round trip: the daily relief, the request's weight in the account's window, and the call
- * in flight. KEYS: window counter, calls in flight (sorted set: request id by start time), the
- * day's relief flag, the days the limit was reached (sorted set of day numbers).
+ * One round trip: the calls in flight (a refused call counts nowhere), the request's weight in
+ * the account's window with the daily relief, and the call now in flight. KEYS: window counter,
+ * calls in flight (sorted set: request id by start time), the day's relief flag, the days the
+ * limit was reached (sorted set of day numbers).
  * ARGV: weight, window seconds, limit, max in flight, now ms, stale ms, request id, day number,
  * seconds left in the day, relief days allowed in the period, period days.
  * Returns used weight, the limit in force, and 1 admitted, 0 over the quota, -1 too many in flight.
@@ -30,6 +31,10 @@ local base = tonumber(ARGV[3])
 local relieved = redis.call('EXISTS', KEYS[3]) == 1
 local limit = base
 if relieved then limit = base * 2 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[5]) - tonumber(ARGV[6]))
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
+  return {tonumber(redis.call('GET', KEYS[1]) or '0'), limit, -1}
+end
 local used = redis.call('INCRBY', KEYS[1], weight)
 if used == weight then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 if used >= base and not relieved and tonumber(ARGV[10]) > 0 then
@@ -43,11 +48,6 @@ if used >= base and not relieved and tonumber(ARGV[10]) > 0 then
   end
 end
 if used > limit then return {used, limit, 0} end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[5]) - tonumber(ARGV[6]))
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
-  redis.call('DECRBY', KEYS[1], weight)
-  return {used - weight, limit, -1}
-end
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[7])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 return {used, limit, 1}
