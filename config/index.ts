@@ -30,8 +30,18 @@ export interface Config {
   rateLimitPerWindow: number;
   /** Length of the rate-limit window in seconds. */
   rateLimitWindowSeconds: number;
-  /** Calls of one account processed at the same time; more get 429 (document 1 says 1). */
+  /** Days in 30 on which reaching the call quota doubles it for the rest of that day, UTC (document 1: 3; 0 turns the relief off). */
+  rateLimitReliefDays: number;
+  /** Calls of one account processed at the same time; more get 429 (document 1: 1). */
   concurrentCallsPerAccount: number;
+  /** Window of the login throttle at token.php and authorize.php, in seconds. */
+  loginThrottleWindowSeconds: number;
+  /** Login attempts per window for one login from one address; more get 429. */
+  loginAttemptsPerLoginAndAddress: number;
+  /** Login attempts per window from one address, any login. */
+  loginAttemptsPerAddress: number;
+  /** Login attempts per window for one login from all addresses but those it logged in from lately. */
+  loginAttemptsPerLogin: number;
   /** Orders younger than this are left out of GET order/ (document 1: 10 s). */
   orderSearchMinAgeSeconds: number;
   /** scrypt cost parameter N for password hashes. */
@@ -110,7 +120,12 @@ const schema = Joi.object({
   AUTHORIZATION_CODE_TTL_SECONDS: Joi.number().integer().min(10).default(600),
   RATE_LIMIT_PER_WINDOW: Joi.number().integer().min(1).default(10000),
   RATE_LIMIT_WINDOW_SECONDS: Joi.number().integer().min(1).default(3600),
-  CONCURRENT_CALLS_PER_ACCOUNT: Joi.number().integer().min(1).default(8),
+  RATE_LIMIT_RELIEF_DAYS: Joi.number().integer().min(0).max(30).default(3),
+  CONCURRENT_CALLS_PER_ACCOUNT: Joi.number().integer().min(1).default(1),
+  LOGIN_THROTTLE_WINDOW_SECONDS: Joi.number().integer().min(1).default(900),
+  LOGIN_ATTEMPTS_PER_LOGIN_AND_ADDRESS: Joi.number().integer().min(1).default(10),
+  LOGIN_ATTEMPTS_PER_ADDRESS: Joi.number().integer().min(1).default(100),
+  LOGIN_ATTEMPTS_PER_LOGIN: Joi.number().integer().min(1).default(100),
   ORDER_SEARCH_MIN_AGE_SECONDS: Joi.number().integer().min(0).default(10),
   PASSWORD_HASH_COST: Joi.number().integer().valid(1024, 2048, 4096, 8192, 16384, 32768, 65536).default(16384),
   QUEUE_PREFIX: Joi.string().pattern(/^[\w.-]+$/).default('kontor'),
@@ -166,7 +181,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authorizationCodeTtlSeconds: value.AUTHORIZATION_CODE_TTL_SECONDS,
     rateLimitPerWindow: value.RATE_LIMIT_PER_WINDOW,
     rateLimitWindowSeconds: value.RATE_LIMIT_WINDOW_SECONDS,
+    rateLimitReliefDays: value.RATE_LIMIT_RELIEF_DAYS,
     concurrentCallsPerAccount: value.CONCURRENT_CALLS_PER_ACCOUNT,
+    loginThrottleWindowSeconds: value.LOGIN_THROTTLE_WINDOW_SECONDS,
+    loginAttemptsPerLoginAndAddress: value.LOGIN_ATTEMPTS_PER_LOGIN_AND_ADDRESS,
+    loginAttemptsPerAddress: value.LOGIN_ATTEMPTS_PER_ADDRESS,
+    loginAttemptsPerLogin: value.LOGIN_ATTEMPTS_PER_LOGIN,
     orderSearchMinAgeSeconds: value.ORDER_SEARCH_MIN_AGE_SECONDS,
     passwordHashCost: value.PASSWORD_HASH_COST,
     queuePrefix: value.QUEUE_PREFIX,

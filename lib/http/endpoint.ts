@@ -28,6 +28,8 @@ export interface RequestContext {
   version: string;
   /** Warnings gathered while handling; they join the envelope. */
   warnings: Warning[];
+  /** The client's address (X-Forwarded-For only from a loopback proxy), for the login throttle. */
+  address: string;
   /** Basic credentials sent with the request, for token.php. */
   basic?: { user: string; password: string };
 }

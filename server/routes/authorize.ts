@@ -51,14 +51,16 @@ export function authorizePage(): express.Router {
       form = await decodeBody(req);
       const items = form.scope_item;
       const scope = Array.isArray(items) ? items.join(' ') : typeof items === 'string' ? items : form.scope;
-      res.redirect(303, await authorizeClient({ ...form, scope }));
+      res.redirect(303, await authorizeClient({ ...form, scope }, req.context.address));
     } catch (err) {
       if (unavailable(err, req, res)) return;
-      // A form the framework refused (NUL in a field, too large) is the client's error, like AuthorizeError.
+      // A form the framework refused (NUL in a field, too large) or a throttled login is the client's error, like AuthorizeError.
       const known = err instanceof AuthorizeError || err instanceof ApiError;
       if (!known) req.context.log.error({ err }, 'authorize failed');
       const name = await findClient(form.client_id).then((c) => c.name, () => 'client');
-      res.status(400).type('html').send(page(form, name, known ? err.message : 'the request could not be processed'));
+      if (err instanceof ApiError && err.status === 429) res.status(429).set(err.headers);
+      else res.status(400);
+      res.type('html').send(page(form, name, known ? err.message : 'the request could not be processed'));
     }
   });
   return router;
