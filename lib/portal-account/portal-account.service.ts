@@ -29,3 +29,16 @@ export async function resolveRequestPortalAccount(accountId: number, ref: Portal
   if (!row) throw invalidField('portal_account_id', `portal_account_id ${ref} is not a portal account of this account`, 'unknown_portal_account');
   return row.id;
 }
+
+/**
+ * The portal account a body field names, else the request's: a 400 naming the field when it is
+ * none of this account's (a body's portal_account_id, as in stock/category/ and
+ * stock/shop_parameter/).
+ */
+export async function ownPortalAccountId(accountId: number, named: number | undefined, requestPortalAccountId: number | null, field: string): Promise<number> {
+  const portalAccountId = named ?? requestPortalAccountId;
+  if (portalAccountId === null || !(await portalAccountRepository.get(accountId, portalAccountId))) {
+    throw invalidField(field, `${field} is not a portal account of this account`);
+  }
+  return portalAccountId;
+}
