@@ -9,7 +9,7 @@ import { Config, config, setConfig } from '../config';
 import { createSeller } from '../lib/account/account.service';
 import { grantClientCredentials } from '../lib/auth/token.service';
 import { closeDb, db } from '../lib/db/knex';
-import { migrateDatabase } from '../lib/db/migrate';
+import { migrateDatabase } from '../lib/migrate';
 import { log } from '../lib/log';
 import { closeQueues } from '../lib/queue/queue.registry';
 import { createApp } from '../server/app';

@@ -1,6 +1,6 @@
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
-import { startFleetRecovery } from '../lib/queue/fleet-recovery';
+import { startFleetRecovery } from '../lib/fleet/fleet-recovery';
 import { closeQueues, queues } from '../lib/queue/queue.registry';
 import type { QueueName } from '../lib/queue/queues';
 import { OutboxRelay } from '../lib/queue/relay';

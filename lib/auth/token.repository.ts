@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
-import type { Scope } from './scopes';
+import type { Scope } from '../access/scopes';
 
 export interface Grant {
   accountId: number;

@@ -6,7 +6,7 @@ import { badRequest } from '../http/errors';
 import { accountRepository } from '../account/account.repository';
 import { clientRepository, OAuthClientRow } from './client.repository';
 import { throttledLogin } from './login-throttle';
-import { decoyHash, verifyPassword } from './password';
+import { decoyHash, verifyPassword } from '../account/password';
 import { oauthError, parseScope } from './scopes-request';
 import { newSecret, secretHash } from './secret';
 import { Grant, tokenRepository } from './token.repository';

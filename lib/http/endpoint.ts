@@ -5,7 +5,7 @@
  * filter/pagination, 405, OPTIONS and the envelope from it.
  */
 import type Joi from 'joi';
-import type { Scope } from '../auth/scopes';
+import type { Scope } from '../access/scopes';
 import type { Logger } from '../log';
 import type { Payload, Warning } from './envelope';
 import type { SearchPage, SearchRequest, SearchSpec } from './search';

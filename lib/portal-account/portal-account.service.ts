@@ -43,3 +43,16 @@ export async function checkMentionedPortalAccounts(accountId: number, mentions: 
   const [first, ...more] = foreign;
   if (first) throw new ApiError(400, first.error, first.description, first.field, {}, more);
 }
+
+/**
+ * The portal account a body field names, else the request's: a 400 naming the field when it is
+ * none of this account's (a body's portal_account_id, as in stock/category/ and
+ * stock/shop_parameter/).
+ */
+export async function ownPortalAccountId(accountId: number, named: number | undefined, requestPortalAccountId: number | null, field: string): Promise<number> {
+  const portalAccountId = named ?? requestPortalAccountId;
+  if (portalAccountId === null || !(await portalAccountRepository.get(accountId, portalAccountId))) {
+    throw invalidField(field, `${field} is not a portal account of this account`);
+  }
+  return portalAccountId;
+}

@@ -1,6 +1,6 @@
 import express, { Request, Response } from 'express';
 import { AuthorizeError, authorizeClient, findClient } from '../../lib/auth/authorize.service';
-import { scopes } from '../../lib/auth/scopes';
+import { scopes } from '../../lib/access/scopes';
 import { ApiError } from '../../lib/http/errors';
 import { decodeBody } from '../framework/body';
 import { dependencyError } from '../framework/respond';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { startFleetRecovery } from '../../lib/queue/fleet-recovery';
+import { startFleetRecovery } from '../../lib/fleet/fleet-recovery';
 import { closeQueues, queues } from '../../lib/queue/queue.registry';
 import { freePort, killChild, startRedisServer } from '../support/process';
 import { call, newSeller, Seller } from '../support/api';

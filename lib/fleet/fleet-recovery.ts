@@ -1,8 +1,8 @@
 import { queueWaitingPushes } from '../cia/cia-push-sweep';
 import { db } from '../db/knex';
-import type { QueueRegistry } from './queue.registry';
-import type { OutboxRelay } from './relay';
-import { RedisWatch } from './redis-watch';
+import type { QueueRegistry } from '../queue/queue.registry';
+import type { OutboxRelay } from '../queue/relay';
+import { RedisWatch } from '../queue/redis-watch';
 
 /**
  * What the leading relay does so that no job depends on Redis keeping its data: when Redis
