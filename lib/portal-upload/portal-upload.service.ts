@@ -5,7 +5,7 @@ import { ApiError } from '../http/errors';
 import type { Caller } from '../http/endpoint';
 import { addToOutbox } from '../queue/outbox';
 import type { PortalUploadJob } from '../queue/jobs';
-import { portalTargetRepository } from './portal-target.repository';
+import { portalTargetRepository } from '../portals/portal-target.repository';
 import { PortalUploadInput, PortalUploadPart, uploadActions } from './portal-upload.type';
 
 /** One part of the 207 answer (Multistatus_type). */
