@@ -3,8 +3,8 @@ import { UnrecoverableError } from 'bullmq';
 import { CiaStateRow, ciaRepository, PushTarget } from '../cia/cia.repository';
 import { db } from '../db/knex';
 import { PortalRetryableError } from '../portals/portal-http';
-import { adapterFor } from '../portals/portal.registry';
-import type { PortalId, QuantityOutcome } from '../portals/portal.types';
+import { adapterFor, PortalId } from '../portals/portal.registry';
+import type { QuantityOutcome } from '../portals/portal.type';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
 import { portalTargetRepository } from '../portals/portal-target.repository';
 

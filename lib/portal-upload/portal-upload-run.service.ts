@@ -3,8 +3,7 @@ import { ciaRepository } from '../cia/cia.repository';
 import { db } from '../db/knex';
 import { queues } from '../queue/queue.registry';
 import type { PortalUploadJob } from '../queue/jobs';
-import { adapterFor } from '../portals/portal.registry';
-import type { PortalId } from '../portals/portal.types';
+import { adapterFor, PortalId } from '../portals/portal.registry';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
 import { portalTargetRepository } from '../portals/portal-target.repository';
 
