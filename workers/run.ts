@@ -4,7 +4,8 @@ import { startFleetRecovery } from '../lib/fleet/fleet-recovery';
 import { closeQueues, queues } from '../lib/queue/queue.registry';
 import type { QueueName } from '../lib/queue/queues';
 import { OutboxRelay } from '../lib/queue/relay';
-import { Processor, startWorker } from '../lib/queue/worker';
+import type { Processors } from '../lib/queue/processors';
+import { startWorker } from '../lib/queue/worker';
 import { closeRedis } from '../lib/redis';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 
@@ -14,7 +15,7 @@ import { handleSignals, onShutdown } from '../lib/shutdown';
  * moving), then the worker, signals handled. Shutdown runs in reverse: worker (finishes the
  * job in hand), relay, queues, Redis, Knex.
  */
-export function runWorkerProcess(queue: QueueName, processors: Record<string, Processor>): void {
+export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Processors<Q>): void {
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
   onShutdown('queues', closeQueues);

@@ -66,7 +66,7 @@ export interface SendMitJob {
 export type JobName = keyof JobPayloads;
 
 /** Which queue carries each job. */
-export const jobQueues: { [J in JobName]: QueueName } = {
+export const jobQueues = {
   'cia.adjust': 'cia',
   'event.emit': 'events',
   'portal.set_quantity': 'portal_upload',
@@ -75,4 +75,7 @@ export const jobQueues: { [J in JobName]: QueueName } = {
   'outbox.cleanup': 'cia',
   'event.run': 'events',
   'order.send_mit': 'mail',
-};
+} as const satisfies { [J in JobName]: QueueName };
+
+/** The job names a queue carries. */
+export type JobsOf<Q extends QueueName> = { [J in JobName]: (typeof jobQueues)[J] extends Q ? J : never }[JobName];

@@ -5,7 +5,7 @@ import { Joi, list, text } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { applyConditions } from '../http/search/sql';
 import { ownPortalAccountId } from '../portal-account/portal-account.service';
-import { ownCategoryPlatforms } from '../reference/portals';
+import { ownCategoryPlatforms } from '../portals/portal.registry';
 
 /** Category_type for own categories: platform and id are required to write one. */
 export const ownCategoryType = Joi.object({

@@ -18,7 +18,8 @@ import { applySet } from './stock-set.service';
 import { applyVariation } from './stock-variation.service';
 import { stockToApi } from './stock.mapper';
 import { StockColumns, StockData, stockRepository } from './stock.repository';
-import { listerGroups, StockInput } from './stock.type';
+import { listerGroups } from '../portals/portal.registry';
+import type { StockInput } from './stock.type';
 
 /** Stock_type fields stored as columns; the rest (except links and listers) live in data. */
 const textColumns = ['sku', 'barcode', 'mpn', 'manufacturer'] as const;

@@ -3,6 +3,7 @@
  * access (readOnly: accepted with a warning and ignored; writeOnly: accepted, never returned).
  */
 import { Joi, bool, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http/schema';
+import { adapterFor, ciaPortals, ListerGroup } from '../portals/portal.registry';
 
 /** A calendar date YYYY-MM-DD; empty clears it. */
 export const dateText = () => Joi.string().trim().pattern(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
@@ -28,10 +29,10 @@ const characteristics = () => Joi.object({ data: Joi.array().items(Joi.alternati
 export const nameValueType = Joi.object({ name: text(255).required(), value: list(text(255)).required() });
 
 const ciaPortal = () => Joi.object({ is_active: bool(), max_quantity: integer().min(-1).allow(null) });
+/** The cia group: one Stock_cia_portal_type per portal that takes part in CIA (its adapter says so), and event. */
 const ciaType = Joi.object({
-  auction_a: ciaPortal(), webshop: ciaPortal(), market_c: ciaPortal(), auction_b: ciaPortal(),
-  market_f: ciaPortal(), shop_g: ciaPortal(), market_e: ciaPortal(),
-  market_d: ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()) }),
+  ...Object.fromEntries(ciaPortals.map((portal) => [portal,
+    adapterFor(portal).cia?.namedAccounts ? ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()) }) : ciaPortal()])),
   event: ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()), target: list(text(255)) }),
 });
 
@@ -188,10 +189,6 @@ const shop = Joi.object({
 });
 
 const units = ['lt', 'ml', 'hl', 'm', 'm2', 'mm3', 'kg', 'g', 'ztr'];
-
-/** The lister groups, whose entries carry a lister_id. */
-export const listerGroups = ['auction_a', 'auction_b', 'market_c', 'shop'] as const;
-export type ListerGroup = (typeof listerGroups)[number];
 
 /** Stock_type. */
 export const stockType = Joi.object({

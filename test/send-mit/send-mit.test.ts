@@ -5,7 +5,7 @@ import { Config, config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { closeMailer } from '../../lib/mail/mailer';
-import { sendMitProcessors } from '../../lib/order/send-mit.processors';
+import { sendMitProcessors } from '../../lib/order/send-mit.processor';
 import { closeQueues, queues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
 import { startWorker } from '../../lib/queue/worker';
