@@ -6,11 +6,12 @@
  * The layering that keeps the domains acyclic, lowest first; a domain imports only from lines
  * above its own (checked by hand when this list was written, not by this script):
  *   log                                   logger
+ *   errors                                the error table, domain errors, warnings, the 207 helper
  *   shutdown, redis                       process shutdown, Redis connections
  *   db, mail                              Knex and migrations; mail transport
  *   queue                                 jobs and the outbox
- *   access                                the permission scopes a caller holds
- *   http                                  endpoint declarations, schemas, search, envelope, errors
+ *   access                                the permission scopes a caller holds; the Caller
+ *   http                                  endpoint declarations, schemas, search, envelope
  *   reference                             reference data (currencies, categories, portals, scopes)
  *   portal-account                        a seller's portal accounts
  *   account                               seller accounts, their users (persons), passwords, counters

@@ -1,6 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { ApiError } from '../http/errors';
-import type { Warning } from '../http/envelope';
+import type { Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
 import { updateOrder } from '../order/order.service';
 import type { StatusFlag } from '../order/order.type';
@@ -51,12 +50,8 @@ async function orderFlag(run: Run, handler: EventHandlerRow) {
   // Setting a flag that is set already would emit order changed again: a handler on changed would loop.
   if ((record.status as Record<string, unknown> | undefined)?.[flag] === value) return { order_id: run.recordId, flag, value, changed: false };
   const warnings: Warning[] = [];
-  try {
-    await updateOrder({ accountId: run.accountId, portalAccountId: null }, run.recordId, { status: { [flag]: value } }, warnings);
-  } catch (err) {
-    if (err instanceof ApiError) throw new UnrecoverableError(`order_flag: ${err.message}`);
-    throw err;
-  }
+  // An order that refuses the flag (a domain error) fails the run for good (lib/queue/processors.ts).
+  await updateOrder({ accountId: run.accountId, portalAccountId: null }, run.recordId, { status: { [flag]: value } }, warnings);
   return { order_id: run.recordId, flag, value, changed: true };
 }
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
 import { CiaStateRow, ciaRepository, PushTarget } from '../cia/cia.repository';
 import { db } from '../db/knex';
-import { PortalRetryableError } from '../portals/portal-http';
+import { portalUnavailable } from '../errors';
 import { adapterFor, PortalId } from '../portals/portal.registry';
 import type { QuantityOutcome } from '../portals/portal.type';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
@@ -80,7 +80,7 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
     });
     if (retry.length > 0) {
       await ciaRepository.recordError(db(), sent.filter((_, i) => outcomes[i]!.outcome === 'retry').map((s) => s.id), retry[0]!);
-      throw new PortalRetryableError(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]}`);
+      throw portalUnavailable(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]}`);
     }
     // A full batch may have left more behind; a shorter one took everything that was waiting.
     if (sent.length < batchSize) break;
