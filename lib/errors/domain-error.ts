@@ -80,6 +80,9 @@ export const invalidField = (field: string, description: string, id: IdOfKind<'i
 
 export const notFound = (what: string, field?: string) => new DomainError('not_found', `${what} does not exist`, { field });
 
+/** A job's record was deleted after the job was queued: the job fails for good. */
+export const noLongerExists = (what: string) => new DomainError('not_found', `${what} no longer exists`);
+
 export const ambiguous = (what: string, field?: string) =>
   new DomainError('ambiguous_id', `${what} matches several records; use an unambiguous id`, { field });
 

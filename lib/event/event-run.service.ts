@@ -1,5 +1,4 @@
-import { UnrecoverableError } from 'bullmq';
-import type { Warning } from '../errors';
+import { invalidInput, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
 import { updateOrder } from '../order/order.service';
 import type { StatusFlag } from '../order/order.type';
@@ -16,7 +15,7 @@ type Run = JobPayloads['event.run'];
 /** The record an action needs; gone since the event is a permanent failure of that run. */
 async function recordOf(run: Run): Promise<EventRecord> {
   const record = await loadEventRecord(run.accountId, run.section, run.recordId, run.data);
-  if (!record) throw new UnrecoverableError(`${run.section} ${run.recordId} no longer exists`);
+  if (!record) throw noLongerExists(`${run.section} ${run.recordId}`);
   return record;
 }
 
@@ -38,7 +37,7 @@ async function notify(runId: string, run: Run, handler: EventHandlerRow) {
 async function mail(run: Run, handler: EventHandlerRow) {
   const record = await recordOf(run);
   const to = fillTemplate(handler.required.to!, record).trim();
-  if (!emailAddress.test(to)) throw new UnrecoverableError(`mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
+  if (!emailAddress.test(to)) throw invalidInput('invalid_field', `mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
   const sent = await sendMail({ to, subject: fillTemplate(handler.required.subject!, record), text: fillTemplate(handler.required.template!, record) });
   return { to, message_id: sent.messageId };
 }
@@ -68,7 +67,7 @@ async function task(runId: string, run: Run, handler: EventHandlerRow) {
 
 /**
  * event.run: runs one handler's action for one event. A handler deleted or deactivated since is
- * skipped. Throwing retries with backoff; UnrecoverableError ends the run as failed.
+ * skipped. Throwing retries with backoff; a permanent domain error (lib/errors) ends the run as failed.
  */
 export async function runEventHandler(runId: string, run: Run): Promise<Record<string, unknown>> {
   const handler = await eventHandlerRepository.get(run.accountId, run.handlerId);
@@ -79,6 +78,6 @@ export async function runEventHandler(runId: string, run: Run): Promise<Record<s
     case 'mail': return { ...base, ...(await mail(run, handler)) };
     case 'order_flag': return { ...base, ...(await orderFlag(run, handler)) };
     case 'task': return { ...base, ...(await task(runId, run, handler)) };
-    default: throw new UnrecoverableError(`unknown action ${handler.action}`);
+    default: throw invalidInput('invalid_field', `unknown action ${handler.action}`);
   }
 }

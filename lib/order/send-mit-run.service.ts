@@ -1,6 +1,5 @@
-import { UnrecoverableError } from 'bullmq';
 import { db } from '../db/knex';
-import { isPermanent, Warning } from '../errors';
+import { isPermanent, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
 import { adapterFor, portalOf, PortalId } from '../portals/portal.registry';
 import { portalTargetRepository } from '../portals/portal-target.repository';
@@ -89,7 +88,7 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
 export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMitContext): Promise<Record<string, unknown>> {
   const progress: SendMitProgress = { ...(run.progress as SendMitProgress | undefined) };
   const order = await orderRepository.get(run.accountId, run.orderId);
-  if (!order) throw new UnrecoverableError(`order ${run.orderId} no longer exists`);
+  if (!order) throw noLongerExists(`order ${run.orderId}`);
   const portal = portalOf(order.platform);
 
   if (progress.platformStatus === undefined) {
