@@ -4,7 +4,7 @@ import { grantOfAccessToken } from '../../lib/auth/token.service';
 import type { Caller } from '../../lib/access/caller';
 import type { Warning } from '../../lib/errors';
 import type { Endpoint } from '../../lib/http/endpoint';
-import { DomainError, domainError, forbidden, invalidField, methodNotAllowed, unauthenticated } from '../../lib/errors';
+import { DomainError, forbidden, invalidField, methodNotAllowed, notFound, unauthenticated } from '../../lib/errors';
 import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
 import { checkInput, checkText } from '../../lib/http/input-bounds';
 import { portalAccountRef } from '../../lib/http/schema';
@@ -121,7 +121,7 @@ function validateParams(e: Endpoint, params: Record<string, string>): unknown {
   const { value, error } = e.params!.validate(params, { convert: true });
   if (error) {
     const field = String(error.details[0]?.path[0] ?? 'id');
-    throw domainError('not_found', `${field} ${params[field] ?? ''} does not exist`, { field });
+    throw notFound(`${field} ${params[field] ?? ''}`, field);
   }
   return value;
 }
