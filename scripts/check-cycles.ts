@@ -7,10 +7,11 @@
  * above its own (checked by hand against the imports when this list was written, not by this
  * script; ARCHITECTURE.md shows the same list):
  *   log, clock                            logger; the time limits read (tests move it)
- *   access                                the permission scopes a caller holds
+ *   errors                                the error table, domain errors, warnings, the 207 helper
+ *   access                                the permission scopes a caller holds; the Caller
  *   db, redis                             Knex and migrations; Redis connections
  *   shutdown                              process shutdown
- *   http                                  endpoint declarations, schemas, search, envelope, errors
+ *   http                                  endpoint declarations, schemas, search, envelope
  *   mail                                  mail transport
  *   queue                                 jobs and the outbox
  *   portals                               portal adapters with their facts, the registry (no domain)

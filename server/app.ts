@@ -1,10 +1,10 @@
 import express, { NextFunction, Request, Response } from 'express';
 import { config } from '../config';
-import { ApiError, payloadTooLarge } from '../lib/http/errors';
+import { domainError, tooLarge } from '../lib/errors';
 import { requestContext, standardHeaders, versions } from './framework/context';
 import { mountEndpoints } from './framework/mount';
 import { parseQuery } from './framework/query-parser';
-import { sendError, toApiError } from './framework/respond';
+import { sendError, toDomainError } from './framework/respond';
 import type { Endpoint } from '../lib/http/endpoint';
 import { endpoints } from './routes';
 import { authorizePage } from './routes/authorize';
@@ -31,12 +31,12 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   for (const version of versions) app.use(`/${version}`, api);
   app.use('/', api);
 
-  app.use((req: Request, res: Response) => sendError(req, res, new ApiError(404, 'unknown_path', `${req.path} is not an endpoint of this service`)));
+  app.use((req: Request, res: Response) => sendError(req, res, domainError('unknown_path', `${req.path} is not an endpoint of this service`)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number; type?: string }).status;
-    if ((err as { type?: string }).type === 'entity.too.large') return sendError(req, res, payloadTooLarge(config().bodyLimitBytes));
-    if (status && status >= 400 && status < 500) return sendError(req, res, new ApiError(400, 'bad_request', 'the request could not be read'));
-    return sendError(req, res, toApiError(err, req.context.log));
+    if ((err as { type?: string }).type === 'entity.too.large') return sendError(req, res, tooLarge(`the request body exceeds ${config().bodyLimitBytes} bytes`));
+    if (status && status >= 400 && status < 500) return sendError(req, res, domainError('bad_request', 'the request could not be read'));
+    return sendError(req, res, toDomainError(err, req.context.log));
   });
   return app;
 }

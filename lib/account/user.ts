@@ -1,8 +1,8 @@
-import type { Caller } from '../http/endpoint';
+import type { Caller } from '../access/caller';
 import { Joi, readOnly } from '../http/schema';
-import type { Warning } from '../http/envelope';
+import type { Warning } from '../errors';
 import { db } from '../db/knex';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import { accountRepository, AccountRow } from './account.repository';
 
 const addressType = Joi.object({

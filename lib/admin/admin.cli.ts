@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { accountRepository } from '../account/account.repository';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { createPerson } from './person.service';
 import { createPortalAccount } from './portal-account-admin.service';
 import { createShippingGroup } from './shipping-group.service';
@@ -47,7 +47,7 @@ async function explain<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof ApiError) throw new AdminCommandError(err.items().map((i) => i.description).join('; '));
+    if (err instanceof DomainError) throw new AdminCommandError(err.items().map((i) => i.description).join('; '));
     throw err;
   }
 }

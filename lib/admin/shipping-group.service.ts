@@ -1,5 +1,5 @@
 import { db } from '../db/knex';
-import { invalidField, notFound } from '../http/errors';
+import { invalidField, notFound } from '../errors';
 import { validate } from '../http/validate';
 import { portalAccountRepository } from '../portal-account/portal-account.repository';
 import { currencyRepository } from '../reference/currency';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
 import { now } from '../clock';
-import { ApiError } from '../http/errors';
+import { throttled } from '../errors';
 import { log } from '../log';
 import { redisScript } from '../redis';
 
@@ -77,7 +77,7 @@ export async function throttledLogin(login: string, address: string, attempt: ()
   }
   if (refused > 0) {
     const retryAfter = Math.max(1, (window + 1) * windowSeconds - Math.floor(nowMs / 1000));
-    throw new ApiError(429, 'too_many_login_attempts', `too many login attempts for ${bounds[refused - 1]}; try again in ${retryAfter} s`, undefined, { 'Retry-After': String(retryAfter) });
+    throw throttled('too_many_login_attempts', `too many login attempts for ${bounds[refused - 1]}; try again in ${retryAfter} s`, retryAfter);
   }
   const accountId = await attempt();
   if (accountId !== undefined) await successScript(keys, [address, nowMs, knownAddressesKept, knownMs]).catch(() => undefined);

@@ -1,10 +1,9 @@
-import { ApiError } from '../http/errors';
+import { domainError } from '../errors';
 import { allScopes, isScope, Scope } from '../access/scopes';
 
 /** RFC 6749 section 5.2 errors; invalid_client is a 401, the rest 400. */
-export const oauthError = (id: string, description: string) =>
-  new ApiError(id === 'invalid_client' ? 401 : 400, id, description, undefined,
-    id === 'invalid_client' ? { 'WWW-Authenticate': 'Basic realm="kontor"' } : {});
+export const oauthError = (id: 'invalid_client' | 'invalid_grant' | 'invalid_scope' | 'invalid_request', description: string) =>
+  domainError(id, description);
 
 /** Parses a requested scope string; absent means everything the grant allows. */
 export function parseScope(requested: string | undefined, allowed: readonly Scope[] = allScopes): Scope[] {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { config } from '../../config';
 import { db } from '../db/knex';
-import { badRequest } from '../http/errors';
+import { invalidInput } from '../errors';
 import { accountRepository } from '../account/account.repository';
 import { clientRepository, OAuthClientRow } from './client.repository';
 import { throttledLogin } from './login-throttle';
@@ -71,7 +71,7 @@ async function authenticateClient(clientId: string | undefined, secret: string |
 /** Document 1, Authentication 2.2: a client exchanges the authorization code for a refresh token. */
 export async function grantAuthorizationCode(clientId: string | undefined, secret: string | undefined, code: string | undefined, redirectUri: string | undefined): Promise<TokenAnswer> {
   const client = await authenticateClient(clientId, secret);
-  if (!code) throw badRequest('invalid_request', 'code is required');
+  if (!code) throw invalidInput('invalid_request', 'code is required');
   const grant = await db().transaction((trx) => tokenRepository.consumeAuthorizationCode(trx, secretHash(code), client.id));
   if (!grant) throw oauthError('invalid_grant', 'the authorization code is unknown, used or expired');
   if (redirectUri !== undefined && redirectUri !== grant.redirectUri) throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
@@ -85,7 +85,7 @@ export async function grantAuthorizationCode(clientId: string | undefined, secre
  */
 export async function grantRefreshToken(clientId: string | undefined, secret: string | undefined, refreshToken: string | undefined, scope: string | undefined): Promise<TokenAnswer> {
   const client = await authenticateClient(clientId, secret);
-  if (!refreshToken) throw badRequest('invalid_request', 'refresh_token is required');
+  if (!refreshToken) throw invalidInput('invalid_request', 'refresh_token is required');
   const outcome = await db().transaction(async (trx) => {
     const consumed = await tokenRepository.consumeRefreshToken(trx, secretHash(refreshToken), client.id);
     if (consumed.kind !== 'valid') return consumed;

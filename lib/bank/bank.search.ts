@@ -4,7 +4,7 @@
  * of at most 3 months, by default the last month (document 1, Limits).
  */
 import { db } from '../db/knex';
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import { runSearch, SearchPage, SearchRequest, SearchSpec } from '../http/search';
 import type { FilterField } from '../http/search';
 import { bankRepository } from './bank.repository';

@@ -4,7 +4,7 @@
  * names (the order's paid_amount grows by the amount through the orders' own update rules).
  */
 import type { Knex } from 'knex';
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import { checkAmount, fromCents, toCents } from '../order/order-money';
 import { orderRepository } from '../order/order.repository';
 import { OrderCaller, updateOrderIn } from '../order/order.service';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { db } from '../db/knex';
-import { invalidField, notFound } from '../http/errors';
+import { invalidField, notFound } from '../errors';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import type { EventHandlerInput, HandlerCondition } from './event-handler.type';

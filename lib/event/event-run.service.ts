@@ -1,6 +1,4 @@
-import { UnrecoverableError } from 'bullmq';
-import { ApiError } from '../http/errors';
-import type { Warning } from '../http/envelope';
+import { invalidInput, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
 import { updateOrder } from '../order/order.service';
 import type { StatusFlag } from '../order/order.type';
@@ -17,7 +15,7 @@ type Run = JobPayloads['event.run'];
 /** The record an action needs; gone since the event is a permanent failure of that run. */
 async function recordOf(run: Run): Promise<EventRecord> {
   const record = await loadEventRecord(run.accountId, run.section, run.recordId, run.data);
-  if (!record) throw new UnrecoverableError(`${run.section} ${run.recordId} no longer exists`);
+  if (!record) throw noLongerExists(`${run.section} ${run.recordId}`);
   return record;
 }
 
@@ -39,7 +37,7 @@ async function notify(runId: string, run: Run, handler: EventHandlerRow) {
 async function mail(run: Run, handler: EventHandlerRow) {
   const record = await recordOf(run);
   const to = fillTemplate(handler.required.to!, record).trim();
-  if (!emailAddress.test(to)) throw new UnrecoverableError(`mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
+  if (!emailAddress.test(to)) throw invalidInput('invalid_field', `mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
   const sent = await sendMail({ to, subject: fillTemplate(handler.required.subject!, record), text: fillTemplate(handler.required.template!, record) });
   return { to, message_id: sent.messageId };
 }
@@ -51,12 +49,8 @@ async function orderFlag(run: Run, handler: EventHandlerRow) {
   // Setting a flag that is set already would emit order changed again: a handler on changed would loop.
   if ((record.status as Record<string, unknown> | undefined)?.[flag] === value) return { order_id: run.recordId, flag, value, changed: false };
   const warnings: Warning[] = [];
-  try {
-    await updateOrder({ accountId: run.accountId, portalAccountId: null }, run.recordId, { status: { [flag]: value } }, warnings);
-  } catch (err) {
-    if (err instanceof ApiError) throw new UnrecoverableError(`order_flag: ${err.message}`);
-    throw err;
-  }
+  // An order that refuses the flag (a domain error) fails the run for good (lib/queue/processors.ts).
+  await updateOrder({ accountId: run.accountId, portalAccountId: null }, run.recordId, { status: { [flag]: value } }, warnings);
   return { order_id: run.recordId, flag, value, changed: true };
 }
 
@@ -73,7 +67,7 @@ async function task(runId: string, run: Run, handler: EventHandlerRow) {
 
 /**
  * event.run: runs one handler's action for one event. A handler deleted or deactivated since is
- * skipped. Throwing retries with backoff; UnrecoverableError ends the run as failed.
+ * skipped. Throwing retries with backoff; a permanent domain error (lib/errors) ends the run as failed.
  */
 export async function runEventHandler(runId: string, run: Run): Promise<Record<string, unknown>> {
   const handler = await eventHandlerRepository.get(run.accountId, run.handlerId);
@@ -84,6 +78,6 @@ export async function runEventHandler(runId: string, run: Run): Promise<Record<s
     case 'mail': return { ...base, ...(await mail(run, handler)) };
     case 'order_flag': return { ...base, ...(await orderFlag(run, handler)) };
     case 'task': return { ...base, ...(await task(runId, run, handler)) };
-    default: throw new UnrecoverableError(`unknown action ${handler.action}`);
+    default: throw invalidInput('invalid_field', `unknown action ${handler.action}`);
   }
 }

@@ -5,21 +5,14 @@
  * filter/pagination, 405, OPTIONS and the envelope from it.
  */
 import type Joi from 'joi';
+import type { Caller } from '../access/caller';
 import type { Scope } from '../access/scopes';
+import type { Warning } from '../errors';
 import type { Logger } from '../log';
-import type { Payload, Warning } from './envelope';
+import type { Payload } from './envelope';
 import type { SearchPage, SearchRequest, SearchSpec } from './search';
 
 export type Method = 'GET' | 'POST' | 'DELETE';
-
-/** Who is calling: the account (tenant), the token's scopes and the request's portal account. */
-export interface Caller {
-  accountId: number;
-  scopes: ReadonlySet<Scope>;
-  oauthClientId: number | null;
-  /** The portal account of this request: portal_account_id if sent, else the token's, else the default. */
-  portalAccountId: number | null;
-}
 
 export interface RequestContext {
   id: string;
@@ -72,8 +65,8 @@ interface Declaration {
   response: string[];
   /** Answered with 202 and a job_id: the work happens in a worker. */
   async?: boolean;
-  /** Rate-limit weight in tenths of a call; bulk endpoints count 1/10 per item (default 10). */
-  weight?: (body: unknown) => number;
+  /** A bulk endpoint: the list field of its items; it counts 1/10 of a call per item (others 1 call). */
+  bulk?: { field: string };
   /** Version notes shown by OPTIONS. */
   changes?: { version: string; change: string }[];
 }

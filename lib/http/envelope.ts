@@ -1,12 +1,4 @@
-import type { ErrorItem } from './errors';
-
-/** Warning_type of document 1. */
-export interface Warning {
-  warning: string;
-  description: string;
-  code: number;
-  field?: string;
-}
+import type { ErrorItem, Warning } from '../errors';
 
 export type Payload = Record<string, unknown>;
 

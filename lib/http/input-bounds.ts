@@ -3,7 +3,7 @@
  * and the XML builder recurse, PostgreSQL text cannot hold NUL and jsonb refuses lone UTF-16
  * surrogates. Generous for real use (document 1: 200 items per bulk request), cheap to check.
  */
-import { ApiError, invalidField } from './errors';
+import { invalidField, tooLarge } from '../errors';
 import { fieldPath } from './validate';
 
 export const inputBounds = {
@@ -38,7 +38,7 @@ export function checkInput(value: unknown, prefix: (string | number)[] = []): vo
   let count = 0;
   const visit = (node: unknown, path: (string | number)[]): void => {
     if (++count > inputBounds.values) {
-      throw new ApiError(413, 'payload_too_large', `the request holds more than ${inputBounds.values} values`);
+      throw tooLarge(`the request holds more than ${inputBounds.values} values`);
     }
     if (typeof node === 'string') return checkText(node, fieldPath(path));
     if (node === null || typeof node !== 'object') return;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
 import { now } from '../clock';
-import { ApiError } from './errors';
+import { DomainError, throttled } from '../errors';
 import { redisScript } from '../redis';
 
 export interface RateLimitState {
@@ -95,8 +95,8 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
   };
 }
 
-function tooMany(id: string, description: string, state: RateLimitState, retryAfter: number): ApiError {
-  return new ApiError(429, id, description, undefined, { ...rateLimitHeaders(state), 'Retry-After': String(Math.max(retryAfter, 1)) });
+function tooMany(id: 'too_many_requests' | 'too_many_concurrent_calls', description: string, state: RateLimitState, retryAfter: number): DomainError {
+  return throttled(id, description, Math.max(retryAfter, 1), state);
 }
 
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {

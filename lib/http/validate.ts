@@ -1,7 +1,7 @@
 import Joi from 'joi';
-import { ApiError, ErrorItem } from './errors';
+import { DomainError, ErrorItem } from '../errors';
 import { describe, Description } from './describe';
-import type { Warning } from './envelope';
+import type { Warning } from '../errors';
 
 
 /**
@@ -60,12 +60,12 @@ export function fieldPath(path: (string | number)[], prefix = ''): string {
   return out;
 }
 
-function validationError(error: Joi.ValidationError, prefix: string): ApiError {
+function validationError(error: Joi.ValidationError, prefix: string): DomainError {
   const items: ErrorItem[] = error.details.map((d) => {
     const field = fieldPath(d.path, prefix);
     const message = d.message.startsWith(String(d.context?.label)) ? d.message.slice(String(d.context?.label).length).trim() : d.message;
     return { error: 'invalid_field', description: `${field || 'request'} ${message}`, code: 400, field };
   });
   const [first, ...more] = items;
-  return new ApiError(400, 'invalid_field', first?.description ?? 'invalid request', first?.field, {}, more);
+  return new DomainError('invalid_field', first?.description ?? 'invalid request', { field: first?.field, more });
 }

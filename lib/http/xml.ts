@@ -1,5 +1,5 @@
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
-import { ApiError, badRequest } from './errors';
+import { invalidInput, tooLarge } from '../errors';
 import { inputBounds } from './input-bounds';
 import { parseInWorker } from './xml-worker';
 
@@ -31,21 +31,21 @@ const builder = new XMLBuilder({ format: false, suppressEmptyNode: true, process
  * first and large bodies parsed in a worker thread, so that no body holds the event loop long.
  */
 export async function parseXmlRequest(text: string): Promise<Record<string, unknown>> {
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw badRequest('xml_doctype_refused', 'XML with a DOCTYPE or entity declarations is not accepted');
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', 'XML with a DOCTYPE or entity declarations is not accepted');
   if (countTags(text) > 2 * inputBounds.xmlElements) {
-    throw new ApiError(413, 'payload_too_large', `the XML body holds more than ${inputBounds.xmlElements} elements`);
+    throw tooLarge(`the XML body holds more than ${inputBounds.xmlElements} elements`);
   }
   let parsed: unknown;
   try {
     parsed = text.length <= inPlaceBytes ? parser.parse(text, true) : await parseInWorker(text, parserOptions);
   } catch (err) {
-    throw badRequest('malformed_xml', `the XML body is malformed: ${(err as Error).message.split('\n')[0]}`);
+    throw invalidInput('malformed_xml', `the XML body is malformed: ${(err as Error).message.split('\n')[0]}`);
   }
   const root = dropLayout((parsed as Record<string, unknown>).request);
-  if (root === undefined) throw badRequest('malformed_xml', 'the XML body must have a <request> root element');
+  if (root === undefined) throw invalidInput('malformed_xml', 'the XML body must have a <request> root element');
   if (typeof root === 'string' && root.trim() === '') return {};
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
-    throw badRequest('malformed_xml', 'the <request> element must contain fields');
+    throw invalidInput('malformed_xml', 'the <request> element must contain fields');
   }
   return root as Record<string, unknown>;
 }

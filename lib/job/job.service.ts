@@ -1,4 +1,4 @@
-import { dependencyUnavailable, notFound } from '../http/errors';
+import { dependencyUnavailable, notFound } from '../errors';
 import { queues } from '../queue/queue.registry';
 import { QueueName, queueNames } from '../queue/queues';
 import { jobRepository, JobRow } from './job.repository';

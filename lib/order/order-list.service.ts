@@ -8,8 +8,7 @@
  * changes applied inside its own savepoint.
  */
 import { db } from '../db/knex';
-import type { Payload, Warning } from '../http/envelope';
-import { ApiError, invalidField, notFound } from '../http/errors';
+import { invalidField, MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
 import { stripReadOnly, validate } from '../http/validate';
 import { log } from '../log';
 import { applyPendingStock, PendingStock, resolveLineRefs, StockBatch } from './order-stock.service';
@@ -54,24 +53,15 @@ function prepare(raw: unknown, index: number): ListItem {
   return item;
 }
 
-/** The batch of stock changes at the end of a list failed: the list runs again without it. */
-class StockBatchFailed extends Error {}
-
 /** Runs the items one by one; returns one Multistatus_type entry per item, in input order. */
-export async function writeOrderList(caller: OrderCaller, items: unknown[]): Promise<Payload[]> {
+export async function writeOrderList(caller: OrderCaller, items: unknown[]): Promise<MultiStatusItem[]> {
   const prepared = items.map(prepare);
-  try {
-    return await runOrderList(caller, prepared, true);
-  } catch (err) {
-    if (!(err instanceof StockBatchFailed)) throw err;
-    log.warn({ err: err.cause }, 'order/list/: the stock batch failed; running the list again order by order');
-    return runOrderList(caller, prepared, false);
-  }
+  return runListSafely((safely) => runOrderList(caller, prepared, !safely), log);
 }
 
-function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolean): Promise<Payload[]> {
+function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolean): Promise<MultiStatusItem[]> {
   return db().transaction(async (trx) => {
-    const response: Payload[] = [];
+    const response: MultiStatusItem[] = [];
     const pending: PendingStock = [];
     const inputs = items.flatMap((item) => (item.input ? [item.input] : []));
     const known = batchStock ? await resolveLineRefs(trx, caller.accountId, inputs) : undefined;
@@ -79,36 +69,23 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
       const { path, orderId, input } = item;
       const warnings = [...item.warnings];
       const stock: StockBatch | undefined = known ? { known, pending: [] } : undefined;
-      let created: string | undefined;
-      try {
+      response.push(await runItem(trx, path, async (savepoint) => {
         if (!input) throw item.error;
-        let code: number;
+        let done: { code: number; id: string };
         if (orderId !== undefined) {
           const { id: _id, ...changes } = input;
-          await trx.transaction((savepoint) => updateOrderIn(savepoint, caller, orderId, changes, warnings, path, stock));
-          code = 200;
+          await savepoint((t) => updateOrderIn(t, caller, orderId, changes, warnings, path, stock));
+          done = { code: 200, id: orderId };
         } else {
-          created = await trx.transaction((savepoint) => createOrderIn(savepoint, caller, input, path, stock));
-          code = 201;
+          done = { code: 201, id: await savepoint((t) => createOrderIn(t, caller, input, path, stock)) };
         }
         if (stock) pending.push(...stock.pending);
-        response.push({ path, code, order_id: orderId ?? created, ...(warnings.length ? { warning: warnings } : {}) });
-      } catch (err) {
-        const error = err instanceof ApiError ? err : undefined;
-        if (!error) log.error({ err, path }, 'order/list/ item failed');
-        const id = orderId ?? created;
-        response.push({
-          path,
-          code: error?.status ?? 500,
-          ...(id !== undefined ? { order_id: id } : {}),
-          ...(warnings.length ? { warning: warnings } : {}),
-          error: error ? error.items() : [{ error: 'internal_error', description: 'the item could not be processed', code: 500 }],
-        });
-      }
+        return { code: done.code, fields: { order_id: done.id } };
+      }, { log, warnings, failedFields: orderId !== undefined ? { order_id: orderId } : {} }));
     }
     if (batchStock) {
-      const applied = await applyPendingStock(trx, caller.accountId, pending).catch((err: unknown) => { throw new StockBatchFailed('stock batch failed', { cause: err }); });
-      if (!applied) throw new StockBatchFailed('an item a line takes from is gone');
+      const applied = await applyPendingStock(trx, caller.accountId, pending).catch((err: unknown) => { throw new RunAgainSafely('the stock batch failed', { cause: err }); });
+      if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
     }
     return response;
   });

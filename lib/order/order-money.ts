@@ -2,7 +2,7 @@
  * Money as exact cents (BigInt): amounts arrive as decimal strings with two places (lib/http/schema
  * decimal) and leave as such, never passing through a float.
  */
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 
 /** Cents of a decimal string such as '-12.5' or '3.10'. */
 export function toCents(value: string): bigint {

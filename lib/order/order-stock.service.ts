@@ -6,7 +6,7 @@
  * per order, or one per POST order/list/ request (PendingStock).
  */
 import type { Knex } from 'knex';
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import { adjustStockQuantities, StockChange } from '../stock/stock-quantity';
 import { matchStockRefs, stockIdOf } from '../stock/stock-ref';
 import type { LineRow } from './order.repository';

@@ -1,7 +1,5 @@
-import { UnrecoverableError } from 'bullmq';
 import { db } from '../db/knex';
-import type { Warning } from '../http/envelope';
-import { ApiError } from '../http/errors';
+import { isPermanent, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
 import { adapterFor, portalOf, PortalId } from '../portals/portal.registry';
 import { portalTargetRepository } from '../portals/portal-target.repository';
@@ -31,7 +29,6 @@ export interface SendMitContext {
 }
 
 const mailAddress = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
-const isPermanent = (err: unknown) => err instanceof UnrecoverableError || (err as Error).name === 'UnrecoverableError';
 
 async function targetOf(accountId: number, order: OrderRow): Promise<PortalTarget | undefined> {
   return order.portal_account_id === null ? undefined : portalTargetRepository.target(db(), accountId, order.portal_account_id);
@@ -71,19 +68,15 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
   const { deliverer, code, date } = run.sendMit;
   const warnings: Warning[] = [];
   const entry = `send_mit ${date}: shipped${deliverer ? ` with ${deliverer}` : ''}${code.length ? ` (${code.join(', ')})` : ''}; portal report: ${status ?? 'none (no portal)'}`;
-  try {
-    await db().transaction(async (trx) => {
-      await updateOrderIn(trx, { accountId: run.accountId, portalAccountId: null }, run.orderId, {
-        status: { is_shipped: true },
-        shipping: { date, ...(deliverer ? { deliverer } : {}), ...(code.length ? { code: code.join(' ') } : {}), ...(status ? { platform_status: status } : {}) },
-      }, warnings);
-      const current = await orderRepository.getForUpdate(trx, run.accountId, run.orderId);
-      await orderRepository.addHistory(trx, current!.internal_id, [entry]);
-    });
-  } catch (err) {
-    if (err instanceof ApiError) throw new UnrecoverableError(`send_mit: the order refused the update: ${err.message}`);
-    throw err;
-  }
+  // An order that refuses the update (a domain error) fails the job for good (lib/queue/processors.ts).
+  await db().transaction(async (trx) => {
+    await updateOrderIn(trx, { accountId: run.accountId, portalAccountId: null }, run.orderId, {
+      status: { is_shipped: true },
+      shipping: { date, ...(deliverer ? { deliverer } : {}), ...(code.length ? { code: code.join(' ') } : {}), ...(status ? { platform_status: status } : {}) },
+    }, warnings);
+    const current = await orderRepository.getForUpdate(trx, run.accountId, run.orderId);
+    await orderRepository.addHistory(trx, current!.internal_id, [entry]);
+  });
 }
 
 /**
@@ -95,7 +88,7 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
 export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMitContext): Promise<Record<string, unknown>> {
   const progress: SendMitProgress = { ...(run.progress as SendMitProgress | undefined) };
   const order = await orderRepository.get(run.accountId, run.orderId);
-  if (!order) throw new UnrecoverableError(`order ${run.orderId} no longer exists`);
+  if (!order) throw noLongerExists(`order ${run.orderId}`);
   const portal = portalOf(order.platform);
 
   if (progress.platformStatus === undefined) {

@@ -1,5 +1,5 @@
 import { db } from '../db/knex';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import { addToOutbox } from '../queue/outbox';
 import { orderRepository } from './order.repository';
 import type { SendMitInput } from './send-mit.type';

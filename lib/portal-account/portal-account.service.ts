@@ -1,4 +1,4 @@
-import { ApiError, invalidField, notFound } from '../http/errors';
+import { DomainError, ErrorItem, invalidField, notFound } from '../errors';
 import type { PortalAccountMention } from '../http/validate';
 import { portalAccountRepository, PortalAccountRow } from './portal-account.repository';
 
@@ -39,9 +39,9 @@ export async function checkMentionedPortalAccounts(accountId: number, mentions: 
   if (mentions.length === 0) return;
   const own = await portalAccountRepository.ownIds(accountId, [...new Set(mentions.map((m) => m.id))]);
   const foreign = mentions.filter((m) => !own.has(m.id))
-    .map((m) => ({ error: 'unknown_portal_account', description: `${m.field} ${m.id} is not a portal account of this account`, code: 400, field: m.field }));
+    .map((m): ErrorItem => ({ error: 'unknown_portal_account', description: `${m.field} ${m.id} is not a portal account of this account`, code: 400, field: m.field }));
   const [first, ...more] = foreign;
-  if (first) throw new ApiError(400, first.error, first.description, first.field, {}, more);
+  if (first) throw new DomainError(first.error, first.description, { field: first.field, as: 'invalid', more });
 }
 
 /**

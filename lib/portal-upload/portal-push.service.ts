@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
-import { UnrecoverableError } from 'bullmq';
 import { CiaStateRow, ciaRepository, PushTarget } from '../cia/cia.repository';
 import { db } from '../db/knex';
-import { PortalRetryableError } from '../portals/portal-http';
+import { noLongerExists, portalRefused, portalUnavailable } from '../errors';
 import { adapterFor, PortalId } from '../portals/portal.registry';
 import type { QuantityOutcome } from '../portals/portal.type';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
@@ -36,7 +35,7 @@ async function pushBatch(accountId: number, target: PushTarget, sent: CiaStateRo
     sent.push(...await ciaRepository.waiting(trx, accountId, target, adapter.maxQuantityBatch));
     if (sent.length === 0) return [];
     const portalTarget = await portalTargetRepository.target(trx, accountId, target.portalAccountId);
-    if (!portalTarget) throw new UnrecoverableError(`portal account ${target.portalAccountId} no longer exists`);
+    if (!portalTarget) throw noLongerExists(`portal account ${target.portalAccountId}`);
     const updates = sent.map((s) => ({ stockId: s.stock_id, quantity: s.desired_quantity, key: itemKey(s) }));
     const outcomes = await adapter.setQuantities(portalTarget, updates, batchKey(target, sent));
     await ciaRepository.ack(trx, accountId, sent, sent.filter((_, i) => outcomes[i]!.outcome === 'accepted'));
@@ -80,13 +79,13 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
     });
     if (retry.length > 0) {
       await ciaRepository.recordError(db(), sent.filter((_, i) => outcomes[i]!.outcome === 'retry').map((s) => s.id), retry[0]!);
-      throw new PortalRetryableError(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]}`);
+      throw portalUnavailable(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]}`);
     }
     // A full batch may have left more behind; a shorter one took everything that was waiting.
     if (sent.length < batchSize) break;
   }
   if (refused.length > 0) {
-    throw new UnrecoverableError(`${refused.length} quantit${refused.length === 1 ? 'y' : 'ies'} refused (${result.pushed.length} taken): ${refused.join('; ')}`.slice(0, 2000));
+    throw portalRefused(`${refused.length} quantit${refused.length === 1 ? 'y' : 'ies'} refused (${result.pushed.length} taken): ${refused.join('; ')}`.slice(0, 2000));
   }
   return result;
 }

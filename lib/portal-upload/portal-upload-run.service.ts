@@ -1,6 +1,6 @@
-import { UnrecoverableError } from 'bullmq';
 import { ciaRepository } from '../cia/cia.repository';
 import { db } from '../db/knex';
+import { domainError, noLongerExists } from '../errors';
 import { queues } from '../queue/queue.registry';
 import type { PortalUploadJob } from '../queue/jobs';
 import { adapterFor, PortalId } from '../portals/portal.registry';
@@ -18,7 +18,7 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   const knex = db();
   const listerId = job.listerId ?? '';
   const target = await portalTargetRepository.target(knex, job.accountId, job.portalAccountId);
-  if (!target) throw new UnrecoverableError(`portal account ${job.portalAccountId} no longer exists`);
+  if (!target) throw noLongerExists(`portal account ${job.portalAccountId}`);
   await waitForPortalSlot(portal, job.portalAccountId);
   if (job.action === 'delete') {
     const listing = await portalTargetRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
@@ -27,11 +27,11 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     return { action: 'delete', portal };
   }
   const item = await portalTargetRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
-  if (!item) throw new UnrecoverableError(`stock item ${job.stockId} no longer exists`);
+  if (!item) throw noLongerExists(`stock item ${job.stockId}`);
   if (job.action === 'revise') {
     const listing = await portalTargetRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
     const portalItemId = job.liveId ?? listing?.portal_item_id;
-    if (!portalItemId) throw new UnrecoverableError(`${portal}: item ${job.stockId} has no live offer to revise`);
+    if (!portalItemId) throw domainError('no_live_listing', `${portal}: item ${job.stockId} has no live offer to revise`);
     await adapter.revise(target, item, portalItemId, job.reviseValues ?? [], jobId);
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }

@@ -1,27 +1,17 @@
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
 import { resolvePathStockId } from '../stock/stock.service';
-import { ApiError } from '../http/errors';
-import type { Caller } from '../http/endpoint';
+import type { Caller } from '../access/caller';
+import { domainError, MultiStatusItem, runItem } from '../errors';
+import { log } from '../log';
 import { addToOutbox } from '../queue/outbox';
 import type { PortalUploadJob } from '../queue/jobs';
 import { RegisteredAdapter, uploadPortals } from '../portals/portal.registry';
 import { portalTargetRepository } from '../portals/portal-target.repository';
 import type { PortalUploadInput, PortalUploadPart } from './portal-upload.type';
 
-/** One part of the 207 answer (Multistatus_type). */
-export interface UploadPartResult {
-  path: string;
-  code: number;
-  job_id?: string;
-  error?: { error: string; description: string; code: number }[];
-}
-
-const refused = (path: string, code: number, error: string, description: string): UploadPartResult =>
-  ({ path, code, error: [{ error, description, code }] });
-
 /** POST stock/{stock_id}/portal_upload/: all parts planned in one transaction. */
-export async function portalUpload(caller: Caller, stockRef: string, upload: PortalUploadInput): Promise<UploadPartResult[]> {
+export async function portalUpload(caller: Caller, stockRef: string, upload: PortalUploadInput): Promise<MultiStatusItem[]> {
   return db().transaction(async (trx) => planPortalUpload(trx, caller, await resolvePathStockId(caller.accountId, stockRef, trx), upload));
 }
 
@@ -30,20 +20,18 @@ export async function portalUpload(caller: Caller, stockRef: string, upload: Por
  * accepted part, a 4xx per refused part (unknown portal account, action the portal does not
  * take, unknown lister or live listing). The item id is already resolved.
  */
-export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, stockId: number, upload: PortalUploadInput): Promise<UploadPartResult[]> {
-  const results: UploadPartResult[] = [];
+export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, stockId: number, upload: PortalUploadInput): Promise<MultiStatusItem[]> {
+  const results: MultiStatusItem[] = [];
   for (const adapter of uploadPortals) {
     const portal = adapter.portal;
     const parts = upload[portal] ?? [];
     for (const [index, part] of parts.entries()) {
       const path = `portal_upload.${portal}[${index}]`;
-      try {
+      // A part writes only its outbox row, after every check: no savepoint; a fault fails the request.
+      results.push(await runItem(trx, path, async () => {
         const job = await planPart(trx, caller, stockId, adapter, part);
-        results.push({ path, code: 202, job_id: await addToOutbox(trx, caller.accountId, 'portal.upload', job) });
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        results.push(refused(path, err.status, err.id, err.message));
-      }
+        return { code: 202, fields: { job_id: await addToOutbox(trx, caller.accountId, 'portal.upload', job) } };
+      }, { log, faults: 'throw' }));
     }
   }
   return results;
@@ -52,7 +40,7 @@ export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, st
 async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, adapter: RegisteredAdapter, part: PortalUploadPart): Promise<PortalUploadJob> {
   const portal = adapter.portal;
   if (!adapter.uploadActions.includes(part.action)) {
-    throw new ApiError(400, 'unsupported_action', `${portal} takes ${adapter.uploadActions.join(' or ')}, not ${part.action}`);
+    throw domainError('unsupported_action', `${portal} takes ${adapter.uploadActions.join(' or ')}, not ${part.action}`);
   }
   const portalAccountId = await portalAccountOf(trx, caller, part.portal_account_id);
   const job: PortalUploadJob = { accountId: caller.accountId, stockId, portal, portalAccountId, action: part.action };
@@ -71,7 +59,7 @@ async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: Porta
   const rows = await trx('portal_account').select('id', 'is_default').where({ account_id: caller.accountId }) as { id: number; is_default: boolean }[];
   const id = ref === undefined ? caller.portalAccountId : ref === 'default' ? rows.find((r) => r.is_default)?.id : ref;
   if (id === null || id === undefined || !rows.some((r) => r.id === id)) {
-    throw new ApiError(404, 'unknown_portal_account', `portal account ${String(ref ?? 'default')} does not exist`);
+    throw domainError('unknown_portal_account', `portal account ${String(ref ?? 'default')} does not exist`);
   }
   return id;
 }
@@ -80,10 +68,10 @@ async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: Porta
 async function listerOf(trx: Knex.Transaction, accountId: number, stockId: number, named: string | undefined): Promise<string | undefined> {
   const ids = await portalTargetRepository.listerIds(trx, accountId, stockId, 'auction_a');
   if (named !== undefined && named !== '0') {
-    if (!ids.includes(named)) throw new ApiError(404, 'unknown_lister', `lister ${named} is not a lister of this item`);
+    if (!ids.includes(named)) throw domainError('unknown_lister', `lister ${named} is not a lister of this item`);
     return named;
   }
-  if (named === undefined && ids.length > 1) throw new ApiError(300, 'ambiguous_lister', 'the item has several auction_a listers; name one with lister_id');
+  if (named === undefined && ids.length > 1) throw domainError('ambiguous_lister', 'the item has several auction_a listers; name one with lister_id');
   return ids[0];
 }
 
@@ -94,10 +82,10 @@ async function liveIdOf(trx: Knex.Transaction, accountId: number, stockId: numbe
     const row = portalItemId !== undefined
       ? await portalTargetRepository.listingByPortalItemId(trx, accountId, portalItemId)
       : await portalTargetRepository.listingById(trx, accountId, live);
-    if (!row || row.stock_id !== stockId || !row.portal_item_id) throw new ApiError(404, 'unknown_live_listing', `live listing ${live} does not exist for this item`);
+    if (!row || row.stock_id !== stockId || !row.portal_item_id) throw domainError('unknown_live_listing', `live listing ${live} does not exist for this item`);
     return row.portal_item_id;
   }
   const listing = await portalTargetRepository.listing(trx, accountId, stockId, 'auction_a', portalAccountId, listerId);
-  if (!listing?.portal_item_id || listing.status !== 'listed') throw new ApiError(404, 'no_live_listing', 'the item has no live auction_a listing to revise');
+  if (!listing?.portal_item_id || listing.status !== 'listed') throw domainError('no_live_listing', 'the item has no live auction_a listing to revise');
   return listing.portal_item_id;
 }

@@ -1,18 +1,12 @@
-import { UnrecoverableError } from 'bullmq';
 import { ClientCredentials, AccessToken } from 'simple-oauth2';
 import { config } from '../../config';
+import { DomainError, portalRefused, portalUnavailable } from '../errors';
 import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
 import { portalUploadPart } from './upload-part.type';
 
-/** A portal call worth retrying (429, 5xx, timeout, network); retryAfterMs from Retry-After. */
-export class PortalRetryableError extends Error {
-  override name = 'PortalRetryableError';
-  constructor(message: string, readonly retryAfterMs?: number) { super(message); }
-}
-
 /** Data a portal would refuse (its own limits), found before sending: fails the job at once. */
-export function portalInputError(portal: string, message: string): UnrecoverableError {
-  return new UnrecoverableError(`${portal}: ${message}`);
+export function portalInputError(portal: string, message: string): DomainError {
+  return portalRefused(`${portal}: ${message}`);
 }
 
 /** Retry-After as seconds or an HTTP date, in ms. */
@@ -109,7 +103,7 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
         method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(config().portalTimeoutMs),
       });
     } catch (err) {
-      throw new PortalRetryableError(`${this.portal}: ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
+      throw portalUnavailable(`${this.portal}: ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
     }
     const text = await res.text().catch(() => '');
     let parsed: Record<string, unknown> = {};
@@ -117,10 +111,10 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
     if (res.ok) return parsed;
     const message = typeof parsed.message === 'string' ? parsed.message : text.slice(0, 300) || res.statusText;
     if (res.status === 429 || res.status >= 500 || res.status === 408) {
-      throw new PortalRetryableError(`${this.portal} answered ${res.status}: ${message}`, retryAfterMs(res.headers.get('retry-after')));
+      throw portalUnavailable(`${this.portal} answered ${res.status}: ${message}`, retryAfterMs(res.headers.get('retry-after')));
     }
     if (res.status === 401) tokens.delete(this.tokenKey(target));
-    throw new UnrecoverableError(`${this.portal} answered ${res.status}: ${message}`);
+    throw portalRefused(`${this.portal} answered ${res.status}: ${message}`);
   }
 
   private tokenKey(target: PortalTarget): string {
@@ -143,8 +137,8 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
       return String(token.token.access_token);
     } catch (err) {
       const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
-      if (status && status >= 400 && status < 500) throw new UnrecoverableError(`${this.portal}: OAuth2 token refused (${status}); check the portal account's credentials`);
-      throw new PortalRetryableError(`${this.portal}: OAuth2 token request failed`);
+      if (status && status >= 400 && status < 500) throw portalRefused(`${this.portal}: OAuth2 token refused (${status}); check the portal account's credentials`);
+      throw portalUnavailable(`${this.portal}: OAuth2 token request failed`);
     }
   }
 }

@@ -71,8 +71,8 @@ export interface PortalFacts {
 
 /**
  * One portal behind one interface. Every call carries an idempotency key: the same key sent
- * twice has the effect of one call. Errors: PortalRetryableError (429, 5xx, network) is
- * retried with backoff; UnrecoverableError (4xx, data the portal refuses) fails the job.
+ * twice has the effect of one call. Errors: portal_unavailable (429, 5xx, network) is
+ * retried with backoff; portal_refused (4xx, data the portal refuses) fails the job.
  */
 export interface PortalAdapter extends PortalFacts {
   /** Lists (or updates) an offer; returns the portal's item id. */

@@ -1,5 +1,6 @@
 import type { JobsOptions } from 'bullmq';
 import { config } from '../../config';
+import { DomainError } from '../errors';
 import type { JobName } from './jobs';
 
 /** Backoff type of portal calls: honours a portal's Retry-After, else exponential (see worker.ts). */
@@ -36,8 +37,8 @@ export function jobOptions(name: JobName): JobsOptions {
 
 /** Delay before retry n (1-based) of a job with the portal backoff: Retry-After when given. */
 export function portalRetryDelay(attemptsMade: number, err: Error | undefined): number {
-  const retryAfterMs = (err as { retryAfterMs?: number } | undefined)?.retryAfterMs;
-  if (typeof retryAfterMs === 'number' && retryAfterMs >= 0) return Math.min(retryAfterMs, 10 * 60 * 1000);
+  const retryAfter = err instanceof DomainError ? err.retryAfterSeconds : undefined;
+  if (retryAfter !== undefined && retryAfter >= 0) return Math.min(Math.round(retryAfter * 1000), 10 * 60 * 1000);
   const base = config().jobBackoffMs * 2 ** Math.max(0, attemptsMade - 1);
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }

@@ -1,4 +1,5 @@
-import type { Job } from 'bullmq';
+import { Job, UnrecoverableError } from 'bullmq';
+import { DomainError, isPermanent } from '../errors';
 import type { JobName, JobPayloads, JobsOf } from './jobs';
 import type { QueueName } from './queues';
 
@@ -22,5 +23,18 @@ type Handlers<Q extends QueueName> = { [J in JobsOf<Q>]: JobHandler<J> } & { [J 
 export function defineProcessors<Q extends QueueName>(_queue: Q, handlers: NoInfer<Handlers<Q>>): Processors<Q> {
   const entries = Object.entries(handlers as Record<string, JobHandler<JobName>>);
   // The one place where names meet payloads at run time: the worker picks the handler by job.name.
-  return Object.fromEntries(entries.map(([name, handle]) => [name, (job: Job) => handle(job.data, job)])) as Processors<Q>;
+  return Object.fromEntries(entries.map(([name, handle]) => [name, (job: Job) => handle(job.data, job).catch((err: unknown) => {
+    throw jobFailure(err);
+  })])) as Processors<Q>;
+}
+
+/**
+ * The one mapping of a domain error to BullMQ: a permanent kind (invalid input, not found,
+ * refused by a portal, forbidden, ...: see errorKinds) fails the job at once with
+ * UnrecoverableError; the others (throttled, unavailable, a portal that did not answer) are
+ * thrown as they are and retried with backoff (retryAfterSeconds, where given, sets the delay).
+ */
+export function jobFailure(err: unknown): unknown {
+  if (err instanceof DomainError && isPermanent(err)) return new UnrecoverableError(err.message);
+  return err;
 }

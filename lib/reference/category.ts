@@ -1,5 +1,5 @@
 import { db } from '../db/knex';
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import { Joi, readOnly } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { globalCategoryPlatforms, ownCategoryPlatforms } from '../portals/portal.registry';

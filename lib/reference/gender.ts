@@ -1,5 +1,5 @@
 import { db } from '../db/knex';
-import type { Warning } from '../http/envelope';
+import type { Warning } from '../errors';
 
 /** System_gender_type. */
 export interface Gender {

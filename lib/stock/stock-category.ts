@@ -1,6 +1,6 @@
 /** Own categories (Category_type of the own portals), per account and portal account. */
 import { db } from '../db/knex';
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import { Joi, list, text } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { applyConditions } from '../http/search/sql';

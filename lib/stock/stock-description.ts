@@ -1,7 +1,7 @@
 /** Stock_description_type: descriptions of an item, scoped by account and item. */
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
-import { invalidField, notFound } from '../http/errors';
+import { invalidField, notFound } from '../errors';
 import { Joi, integer, readOnly, text } from '../http/schema';
 import { descriptionIconRepository } from '../reference/description-icon.repository';
 

@@ -1,6 +1,6 @@
 /** Lister groups (auction_a, auction_b, market_c, shop): lister ids and the fields all listers of one id share. */
 import type { Knex } from 'knex';
-import { invalidField, notFound } from '../http/errors';
+import { invalidField, notFound } from '../errors';
 import { deepMerge, getPath, Json, setPath } from './stock-merge';
 import { StockData, stockRepository } from './stock.repository';
 import { ListerGroup, listerGroups } from '../portals/portal.registry';

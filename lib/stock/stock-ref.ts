@@ -4,7 +4,7 @@
  * sku or barcode. Resolution is always scoped to the account.
  */
 import type { Knex } from 'knex';
-import { multipleChoices } from '../http/errors';
+import { ambiguous } from '../errors';
 
 /** The largest id an integer column holds; a longer number cannot be a stock id. */
 const maxId = 2147483647;
@@ -54,7 +54,7 @@ export async function resolveStockRef(
     .orderBy('id').limit(2);
   if (lock) query.forUpdate();
   const rows = (await query) as { id: number }[];
-  if (rows.length > 1) throw multipleChoices(`stock id ${String(ref)}`);
+  if (rows.length > 1) throw ambiguous(`stock id ${String(ref)}`);
   return rows[0]?.id;
 }
 
@@ -88,6 +88,6 @@ export async function matchStockRefs(
 
 /** The one id of matchStockRefs' answer for a reference: undefined for none, 300 for several. */
 export function stockIdOf(ref: string, ids: number[] | undefined): number | undefined {
-  if (ids && ids.length > 1) throw multipleChoices(`stock id ${ref}`);
+  if (ids && ids.length > 1) throw ambiguous(`stock id ${ref}`);
   return ids?.[0];
 }

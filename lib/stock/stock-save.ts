@@ -1,7 +1,7 @@
 /** What a create or update of a stock item needs to know about its request, and its answer. */
 import type { Knex } from 'knex';
-import type { Warning } from '../http/envelope';
-import { notFound } from '../http/errors';
+import type { Warning } from '../errors';
+import { notFound } from '../errors';
 import { resolveStockRef } from './stock-ref';
 import { stockRepository, StockRow } from './stock.repository';
 

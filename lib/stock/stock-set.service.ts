@@ -1,6 +1,6 @@
 /** Sets of stock items: a main made of subs with quantities; no nesting. */
 import type { Knex } from 'knex';
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import { resolveLinked, SaveContext } from './stock-save';
 import { stockRepository } from './stock.repository';
 import { StockInput } from './stock.type';

@@ -1,7 +1,7 @@
 /** Stock_type.shipping.group_id[]: foreign keys to the account's shipping groups (admin/shipping_group/). */
 import type { Knex } from 'knex';
 import { shippingGroupRepository } from '../admin/shipping-group.repository';
-import { ApiError, notFound } from '../http/errors';
+import { DomainError, notFound } from '../errors';
 import type { StockInput } from './stock.type';
 
 /**
@@ -16,5 +16,5 @@ export async function checkShippingGroups(trx: Knex.Transaction, accountId: numb
   const known = new Set(await shippingGroupRepository.existingIds(accountId, ids, trx));
   const errors = ids.flatMap((id, i) => (known.has(id) ? [] : [notFound(`shipping group ${id}`, f(`shipping.group_id[${i}]`))]));
   const [first, ...more] = errors;
-  if (first) throw new ApiError(first.status, first.id, first.message, first.field, {}, more.flatMap((e) => e.items()));
+  if (first) throw new DomainError(first.id, first.message, { field: first.field, as: first.kind, more: more.flatMap((e) => e.items()) });
 }

@@ -3,7 +3,7 @@
  * its own. Document 1 shows no path; they live under stock/shop_parameter/.
  */
 import { db } from '../db/knex';
-import { invalidField, notFound } from '../http/errors';
+import { invalidField, notFound } from '../errors';
 import { Joi, readOnly, text } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { ownPortalAccountId } from '../portal-account/portal-account.service';

@@ -1,6 +1,6 @@
 /** Variants of a stock item: linked, created and separated only through the main item. */
 import type { Knex } from 'knex';
-import { invalidField } from '../http/errors';
+import { invalidField } from '../errors';
 import { Json } from './stock-merge';
 import { resolveLinked, SaveContext } from './stock-save';
 import { writeMovement } from './stock-history.repository';

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
-import { notFound } from '../http/errors';
+import { notFound } from '../errors';
 import type { SearchRequest } from '../http/search';
 import { queueCiaAdjust, refreshAvailable } from './stock-available.repository';
 import { MovementCause, stockHistoryRepository, writeMovement } from './stock-history.repository';

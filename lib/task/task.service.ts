@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
-import { invalidField, notFound } from '../http/errors';
+import { invalidField, notFound } from '../errors';
 import type { SearchRequest } from '../http/search';
 import { personRepository } from '../account/person.repository';
 import { TaskColumns, taskRepository, TaskRow } from './task.repository';

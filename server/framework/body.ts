@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { badRequest, invalidField } from '../../lib/http/errors';
+import { invalidInput, invalidField } from '../../lib/errors';
 import { checkInput } from '../../lib/http/input-bounds';
 import { decodeText, isSupportedCharset, parseContentType } from '../../lib/http/media';
 import { parseXmlRequest } from '../../lib/http/xml';
@@ -30,9 +30,9 @@ async function decodeRaw(req: Request): Promise<Record<string, unknown>> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw badRequest('malformed_json', `the JSON body is malformed: ${(err as Error).message}`);
+    throw invalidInput('malformed_json', `the JSON body is malformed: ${(err as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('malformed_json', 'the JSON body must be an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput('malformed_json', 'the JSON body must be an object');
   return value as Record<string, unknown>;
 }
 

@@ -1,12 +1,12 @@
 import type { Request } from 'express';
-import { unauthorized } from '../../lib/http/errors';
+import { unauthenticated } from '../../lib/errors';
 import { checkText } from '../../lib/http/input-bounds';
 
 /** The bearer token of a resource request; 401 when there is none. */
 export function bearerToken(req: Request): string {
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw unauthorized('missing_token', 'send Authorization: Bearer <access token>; get one at token.php');
+  if (!match) throw unauthenticated('missing_token', 'send Authorization: Bearer <access token>; get one at token.php');
   return match[1]!;
 }
 

@@ -1,9 +1,10 @@
 import type { Request, Response, Router } from 'express';
 import Joi from 'joi';
 import { grantOfAccessToken } from '../../lib/auth/token.service';
-import type { Caller, Endpoint } from '../../lib/http/endpoint';
-import type { Warning } from '../../lib/http/envelope';
-import { ApiError, forbidden, invalidField, methodNotAllowed, unauthorized } from '../../lib/http/errors';
+import type { Caller } from '../../lib/access/caller';
+import type { Warning } from '../../lib/errors';
+import type { Endpoint } from '../../lib/http/endpoint';
+import { DomainError, forbidden, invalidField, methodNotAllowed, notFound, unauthenticated } from '../../lib/errors';
 import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
 import { checkInput, checkText } from '../../lib/http/input-bounds';
 import { portalAccountRef } from '../../lib/http/schema';
@@ -14,7 +15,7 @@ import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAcc
 import { decodeBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
-import { sendError, sendSuccess, toApiError } from './respond';
+import { sendError, sendSuccess, toDomainError } from './respond';
 
 const noSearch: SearchRequest = { select: null, singletons: [], filters: [], limit: 20, offset: 0 };
 const defaultWeight = 10;
@@ -62,10 +63,10 @@ function handlerFor(e: Endpoint) {
       let caller: Caller | null = null;
       if (e.auth) {
         const grant = await grantOfAccessToken(bearerToken(req));
-        if (!grant) throw unauthorized('invalid_token', 'the access token is unknown or expired; request a new one at token.php');
+        if (!grant) throw unauthenticated('invalid_token', 'the access token is unknown or expired; request a new one at token.php');
         if (e.auth.scope && !grant.scope.includes(e.auth.scope)) throw forbidden(e.auth.scope);
         res.locals.accountId = grant.accountId;
-        const limit = await acquire(grant.accountId, e.weight?.(input) ?? defaultWeight);
+        const limit = await acquire(grant.accountId, weightOf(e, input));
         release = limit.release;
         if (limit.state) res.set(rateLimitHeaders(limit.state));
         const { portal_account_id: ref } = validate<{ portal_account_id?: PortalAccountRef }>(
@@ -92,11 +93,18 @@ function handlerFor(e: Endpoint) {
       }
       sendSuccess(req, res, result.status ?? 200, payload, context.warnings, result.headers);
     } catch (err) {
-      sendError(req, res, toApiError(err, context.log), err instanceof ApiError ? context.warnings : []);
+      sendError(req, res, toDomainError(err, context.log), err instanceof DomainError ? context.warnings : []);
     } finally {
       release();
     }
   };
+}
+
+/** Rate-limit weight in tenths of a call: a bulk request counts one tenth per item (at least one). */
+function weightOf(e: Endpoint, input: Record<string, unknown>): number {
+  if (!e.bulk) return defaultWeight;
+  const items = input[e.bulk.field];
+  return Array.isArray(items) ? Math.max(items.length, 1) : 1;
 }
 
 /** POST data is the body; GET data the query string; DELETE takes either (filters of DELETE stock/category/). */
@@ -113,7 +121,7 @@ function validateParams(e: Endpoint, params: Record<string, string>): unknown {
   const { value, error } = e.params!.validate(params, { convert: true });
   if (error) {
     const field = String(error.details[0]?.path[0] ?? 'id');
-    throw new ApiError(404, 'not_found', `${field} ${params[field] ?? ''} does not exist`, field);
+    throw notFound(`${field} ${params[field] ?? ''}`, field);
   }
   return value;
 }

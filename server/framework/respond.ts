@@ -2,8 +2,9 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { config } from '../../config';
 import { isConflictVictim } from '../../lib/db/transaction';
-import { ApiError, dependencyUnavailable, retryLater, unreachableDependency } from '../../lib/http/errors';
-import { errorEnvelope, Payload, successEnvelope, Warning } from '../../lib/http/envelope';
+import { DomainError, dependencyUnavailable, errorTable, internalError, retryLater, unreachableDependency, Warning } from '../../lib/errors';
+import { errorEnvelope, Payload, successEnvelope } from '../../lib/http/envelope';
+import { rateLimitHeaders } from '../../lib/http/rate-limit';
 import { encodeText, negotiateCharset, negotiateFormat } from '../../lib/http/media';
 import { buildXmlResponse } from '../../lib/http/xml';
 
@@ -21,20 +22,34 @@ export function sendSuccess(req: Request, res: Response, status: number, payload
   sendEnvelope(req, res, status, successEnvelope(payload, warnings), headers);
 }
 
-export function sendError(req: Request, res: Response, error: ApiError, warnings: Warning[] = []): void {
-  sendEnvelope(req, res, error.status, errorEnvelope(error.items(), warnings), error.headers);
+/**
+ * The one mapping of a domain error to its HTTP answer: the status of its kind (lib/errors
+ * error table), the envelope with its Error_type items, and the headers its kind calls for:
+ * WWW-Authenticate for 401, Allow for 405, Retry-After for 429 and 503, the quota on 429.
+ */
+export function sendError(req: Request, res: Response, error: DomainError, warnings: Warning[] = []): void {
+  sendEnvelope(req, res, error.status, errorEnvelope(error.items(), warnings), errorHeaders(error));
 }
 
-/** Anything that is not an ApiError: logged in full, answered without detail. */
-export const internalError = () => new ApiError(500, 'internal_error', 'the request could not be processed; it has been logged');
+export function errorHeaders(error: DomainError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const entry = errorTable[error.id];
+  if (error.kind === 'unauthenticated' && 'challenge' in entry) {
+    headers['WWW-Authenticate'] = entry.challenge === 'Bearer' ? `Bearer error="${error.id}"` : entry.challenge;
+  }
+  if (error.allow) headers.Allow = error.allow.join(', ');
+  if (error.quota) Object.assign(headers, rateLimitHeaders(error.quota));
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.ceil(error.retryAfterSeconds));
+  return headers;
+}
 
 /**
- * The one mapping of a thrown error to its answer: an ApiError as it is; a lost transaction
+ * The one mapping of a thrown error to a domain error: a DomainError as it is; a lost transaction
  * conflict 503 (send again); PostgreSQL or Redis unreachable 503 with Retry-After, never a 500;
  * anything else a logged 500 without detail.
  */
-export function toApiError(err: unknown, log: Logger): ApiError {
-  if (err instanceof ApiError) return err;
+export function toDomainError(err: unknown, log: Logger): DomainError {
+  if (err instanceof DomainError) return err;
   if (isTransient(err)) {
     log.warn({ err }, 'transient database conflict');
     return retryLater();
@@ -46,7 +61,7 @@ export function toApiError(err: unknown, log: Logger): ApiError {
 }
 
 /** The 503 for an error that says PostgreSQL or Redis is unreachable (logged as a warning), else undefined. */
-export function dependencyError(err: unknown, log: Logger): ApiError | undefined {
+export function dependencyError(err: unknown, log: Logger): DomainError | undefined {
   const dependency = unreachableDependency(err, { postgres: portOf(config().databaseUrl, 5432), redis: portOf(config().redisUrl, 6379) });
   if (!dependency) return undefined;
   log.warn({ err: (err as Error).message, dependency }, 'dependency unreachable; answered 503');

@@ -1,9 +1,9 @@
 import express, { Request, Response } from 'express';
 import { AuthorizeError, authorizeClient, findClient } from '../../lib/auth/authorize.service';
 import { scopes } from '../../lib/access/scopes';
-import { ApiError } from '../../lib/http/errors';
+import { DomainError } from '../../lib/errors';
 import { decodeBody } from '../framework/body';
-import { dependencyError } from '../framework/respond';
+import { dependencyError, errorHeaders } from '../framework/respond';
 
 const escape = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -28,7 +28,7 @@ ${message ? `<p role="alert">${escape(message)}</p>` : ''}
 /** PostgreSQL or Redis away: 503 with Retry-After, as the API answers, not a 400 blaming the form. */
 function unavailable(err: unknown, req: Request, res: Response): boolean {
   const error = dependencyError(err, req.context.log);
-  if (error) res.status(503).set(error.headers).type('html').send(`<!doctype html><p>${escape(error.message)}</p>`);
+  if (error) res.status(503).set(errorHeaders(error)).type('html').send(`<!doctype html><p>${escape(error.message)}</p>`);
   return error !== undefined;
 }
 
@@ -55,10 +55,10 @@ export function authorizePage(): express.Router {
     } catch (err) {
       if (unavailable(err, req, res)) return;
       // A form the framework refused (NUL in a field, too large) or a throttled login is the client's error, like AuthorizeError.
-      const known = err instanceof AuthorizeError || err instanceof ApiError;
+      const known = err instanceof AuthorizeError || err instanceof DomainError;
       if (!known) req.context.log.error({ err }, 'authorize failed');
       const name = await findClient(form.client_id).then((c) => c.name, () => 'client');
-      if (err instanceof ApiError && err.status === 429) res.status(429).set(err.headers);
+      if (err instanceof DomainError && err.status === 429) res.status(429).set(errorHeaders(err));
       else res.status(400);
       res.type('html').send(page(form, name, known ? err.message : 'the request could not be processed'));
     }

@@ -1,5 +1,5 @@
 import { endpoint, ok, okPage } from '../../lib/http/endpoint';
-import { notFound } from '../../lib/http/errors';
+import { notFound } from '../../lib/errors';
 import { Joi } from '../../lib/http/schema';
 import { customerRepository, customerSearch } from '../../lib/customer/customer.repository';
 

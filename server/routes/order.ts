@@ -1,5 +1,5 @@
 import { created, endpoint, multiStatus, ok, okPage } from '../../lib/http/endpoint';
-import { notFound } from '../../lib/http/errors';
+import { notFound } from '../../lib/errors';
 import { Joi, list } from '../../lib/http/schema';
 import { maxOrderListItems, writeOrderList } from '../../lib/order/order-list.service';
 import { orderToApi } from '../../lib/order/order.mapper';
@@ -43,10 +43,7 @@ export const orderEndpoints = [
     summary: 'Create (without id) or update (with id) up to 200 orders, each on its own; HTTP 207.',
     scope: 'order_w',
     body: Joi.object({ order: list(Joi.any()).min(1).max(maxOrderListItems).required() }),
-    weight: (body) => {
-      const items = (body as { order?: unknown } | null)?.order;
-      return Array.isArray(items) ? Math.max(items.length, 1) : 1;
-    },
+    bulk: { field: 'order' },
     response: ['response'],
     handle: async ({ caller, body }) => multiStatus(await writeOrderList(caller, body.order)),
   }),

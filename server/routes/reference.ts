@@ -1,5 +1,5 @@
 import { endpoint, ok, okPage } from '../../lib/http/endpoint';
-import { notFound } from '../../lib/http/errors';
+import { notFound } from '../../lib/errors';
 import { Joi } from '../../lib/http/schema';
 import { eventActions, eventConditions, eventTypes } from '../../lib/event/event-catalog';
 import { globalCategoryRepository, categorySearch } from '../../lib/reference/category';

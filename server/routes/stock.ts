@@ -65,10 +65,7 @@ export const stockEndpoints = [
     scope: 'stock_w',
     // Each item is validated on its own (a bad item must not fail the others).
     body: Joi.object({ stock: list(Joi.any()).min(1).max(maxListItems).required() }),
-    weight: (body) => {
-      const items = (body as { stock?: unknown }).stock;
-      return Array.isArray(items) ? Math.max(items.length, 1) : 1;
-    },
+    bulk: { field: 'stock' },
     response: ['response'],
     async handle({ caller, body, request }) {
       return multiStatus(await saveStockList(caller.accountId, body.stock, request.log));

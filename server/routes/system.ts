@@ -1,5 +1,5 @@
 import { ok, endpoint, okPage } from '../../lib/http/endpoint';
-import { notFound } from '../../lib/http/errors';
+import { notFound } from '../../lib/errors';
 import { Joi } from '../../lib/http/schema';
 import { countryRepository, countrySearch, countryType } from '../../lib/reference/country';
 import { currencyRepository } from '../../lib/reference/currency';

@@ -1,5 +1,5 @@
 import { created, endpoint, ok, okPage } from '../../lib/http/endpoint';
-import { invalidField } from '../../lib/http/errors';
+import { invalidField } from '../../lib/errors';
 import { Joi } from '../../lib/http/schema';
 import { taskSearch } from '../../lib/task/task.repository';
 import { saveTask, searchTasks } from '../../lib/task/task.service';

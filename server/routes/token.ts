@@ -1,5 +1,5 @@
 import { grantAuthorizationCode, grantClientCredentials, grantRefreshToken } from '../../lib/auth/token.service';
-import { badRequest } from '../../lib/http/errors';
+import { invalidInput } from '../../lib/errors';
 import { ok, publicEndpoint } from '../../lib/http/endpoint';
 import { Joi } from '../../lib/http/schema';
 
@@ -38,7 +38,7 @@ export const tokenEndpoints = [
       if (body.grant_type === 'client_credentials') {
         const login = basic?.user ?? body.username ?? body.client_id;
         const password = basic?.password ?? body.password ?? body.client_secret;
-        if (!login || !password) throw badRequest('invalid_request', 'send Authorization: Basic base64(login:password)');
+        if (!login || !password) throw invalidInput('invalid_request', 'send Authorization: Basic base64(login:password)');
         return ok({ ...await grantClientCredentials(login, password, body.scope, request.address) });
       }
       const clientId = basic?.user ?? body.client_id;

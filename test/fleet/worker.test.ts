@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
 import { config } from '../../config';
+import { notFound, retryLater } from '../../lib/errors';
+import { defineProcessors } from '../../lib/queue/processors';
 import { queues } from '../../lib/queue/queue.registry';
 import { concurrencyOf, startWorker } from '../../lib/queue/worker';
 import { waitFor } from './support';
@@ -44,6 +46,39 @@ describe('fleet: workers', () => {
       // 100, 200, 400 ms: each wait about twice the one before.
       expect(gaps[1]!).to.be.above(gaps[0]! * 1.5);
       expect(gaps[2]!).to.be.above(gaps[1]! * 1.5);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('when a processor throws a permanent domain error (not found), then the job fails at once without retries', async () => {
+    let tries = 0;
+    const worker = await startWorker('mail', defineProcessors('mail', {
+      'order.send_mit': async () => { tries++; throw notFound('order 1_2026_1'); },
+    }), { skipEvictionCheck: true, registerShutdown: false });
+    try {
+      const job = await queues().get('mail').add('order.send_mit', {}, { jobId: `permanent-${Date.now()}`, attempts: 5, backoff: { type: 'fixed', delay: 50 } });
+      await waitFor('the job failed', async () => (await job.getState()) === 'failed');
+      const failed = await queues().get('mail').getJob(job.id!);
+      expect(failed?.attemptsMade).to.equal(1);
+      expect(failed?.failedReason).to.equal('order 1_2026_1 does not exist');
+      expect(tries).to.equal(1);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('when a processor throws a retryable domain error (retry later), then the job is retried up to its tries', async () => {
+    let tries = 0;
+    const worker = await startWorker('mail', defineProcessors('mail', {
+      'order.send_mit': async () => { tries++; throw retryLater(); },
+    }), { skipEvictionCheck: true, registerShutdown: false });
+    try {
+      const job = await queues().get('mail').add('order.send_mit', {}, { jobId: `retryable-${Date.now()}`, attempts: 3, backoff: { type: 'fixed', delay: 50 } });
+      await waitFor('the job failed for good', async () => (await job.getState()) === 'failed', 10000);
+      const failed = await queues().get('mail').getJob(job.id!);
+      expect(failed?.attemptsMade).to.equal(3);
+      expect(tries).to.equal(3);
     } finally {
       await worker.close();
     }

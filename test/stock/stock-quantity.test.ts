@@ -46,7 +46,7 @@ describe('stock quantity contract (adjustStockQuantity, loadCiaInput)', () => {
     expect(result).to.equal(undefined);
   });
 
-  it('when two items share the sku, then multipleChoices (300) is thrown', async () => {
+  it('when two items share the sku, then ambiguous (300) is thrown', async () => {
     await createItem(seller, { name: 'A', sku: 'DUP', quantity: 1 });
     await createItem(seller, { name: 'B', sku: 'DUP', quantity: 1 });
     const err = await db().transaction((trx) => adjustStockQuantity(trx, seller.id, 'DUP', -1, { title: 'order' })).catch((e: unknown) => e);

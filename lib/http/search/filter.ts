@@ -1,4 +1,4 @@
-import { invalidField } from '../errors';
+import { invalidField } from '../../errors';
 import { isCalendarDate } from '../schema';
 import type { Condition, FieldType, FilterField, FilterObject, Operator, SearchSpec } from './types';
 import { operators } from './types';

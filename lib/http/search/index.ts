@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { invalidField } from '../errors';
+import { invalidField } from '../../errors';
 import { parseFilters } from './filter';
 import { parsePagination } from './pagination';
 import { parseSelect, project } from './select';

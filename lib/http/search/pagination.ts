@@ -1,4 +1,4 @@
-import { invalidField } from '../errors';
+import { invalidField } from '../../errors';
 
 export const defaultLimit = 20;
 export const maxLimit = 200;

@@ -1,6 +1,6 @@
 import type Joi from 'joi';
 import { describe, Description } from '../describe';
-import { invalidField } from '../errors';
+import { invalidField } from '../../errors';
 import type { SelectTree } from './types';
 
 

@@ -1,0 +1,107 @@
+/**
+ * The one table of error kinds and of every stable error id a client (or a job's final state)
+ * sees. A kind says what went wrong in domain words; the framework turns it into an HTTP status
+ * and headers (server/framework/respond.ts), defineProcessors into a permanent failure or a
+ * retry (lib/queue/processors.ts). Ids are contracts: never renamed.
+ */
+export const errorKinds = {
+  /** The request (or a job's data) is wrong; the field at fault is named where there is one. */
+  invalid: { status: 400, permanent: true },
+  /** No credentials, or credentials that name nobody. */
+  unauthenticated: { status: 401, permanent: true },
+  /** The caller is known but lacks the permission. */
+  forbidden: { status: 403, permanent: true },
+  /** The record addressed does not exist (for this account). */
+  not_found: { status: 404, permanent: true },
+  /** The reference matches several records (HTTP 300 Multiple Choices). */
+  ambiguous: { status: 300, permanent: true },
+  /** The path does not take this method. */
+  method_not_allowed: { status: 405, permanent: true },
+  /** The request is larger than the service takes. */
+  too_large: { status: 413, permanent: true },
+  /** A quota or throttle refused the call; it may be sent again after retryAfterSeconds. */
+  throttled: { status: 429, permanent: false },
+  /** A dependency is unreachable or the work collided with other work: nothing changed; try again. */
+  unavailable: { status: 503, permanent: false },
+  /** A portal refused the data (its own limits, a 4xx): sending it again cannot help. */
+  portal_refused: { status: 502, permanent: true },
+  /** A portal did not answer or answered 429/5xx: worth another try, after retryAfterSeconds if it said so. */
+  portal_unavailable: { status: 503, permanent: false },
+  /** A fault of the service; answered without detail, logged in full. */
+  internal: { status: 500, permanent: false },
+} as const;
+
+export type ErrorKind = keyof typeof errorKinds;
+
+/**
+ * Every error id with its kind. `alsoAs` is a second kind an id is answered with today: a
+ * portal account a request field names is invalid input (400), one a portal_upload part
+ * addresses is not found (404); both are unknown_portal_account to the client.
+ * `challenge` is the WWW-Authenticate scheme of a 401.
+ */
+export const errorTable = {
+  // invalid input (400)
+  invalid_field: { kind: 'invalid' },
+  bad_request: { kind: 'invalid' },
+  malformed_json: { kind: 'invalid' },
+  malformed_xml: { kind: 'invalid' },
+  xml_doctype_refused: { kind: 'invalid' },
+  unsupported_charset: { kind: 'invalid' },
+  invalid_text: { kind: 'invalid' },
+  too_deep: { kind: 'invalid' },
+  too_many_items: { kind: 'invalid' },
+  too_many_fields: { kind: 'invalid' },
+  unknown_parameter: { kind: 'invalid' },
+  unknown_select: { kind: 'invalid' },
+  unknown_filter: { kind: 'invalid' },
+  invalid_operator: { kind: 'invalid' },
+  invalid_range: { kind: 'invalid' },
+  singleton_filter: { kind: 'invalid' },
+  period_too_long: { kind: 'invalid' },
+  status_conflict: { kind: 'invalid' },
+  not_changeable: { kind: 'invalid' },
+  duplicate_line_id: { kind: 'invalid' },
+  unknown_order: { kind: 'invalid' },
+  unknown_currency: { kind: 'invalid' },
+  unknown_payment_method: { kind: 'invalid' },
+  unknown_stock_item: { kind: 'invalid' },
+  unsupported_action: { kind: 'invalid' },
+  // OAuth 2 token errors (RFC 6749 section 5.2)
+  invalid_request: { kind: 'invalid' },
+  invalid_grant: { kind: 'invalid' },
+  invalid_scope: { kind: 'invalid' },
+  invalid_client: { kind: 'unauthenticated', challenge: 'Basic realm="kontor"' },
+  // unauthenticated (401), forbidden (403)
+  missing_token: { kind: 'unauthenticated', challenge: 'Bearer' },
+  invalid_token: { kind: 'unauthenticated', challenge: 'Bearer' },
+  insufficient_scope: { kind: 'forbidden' },
+  // not found (404), ambiguous (300)
+  not_found: { kind: 'not_found' },
+  unknown_path: { kind: 'not_found' },
+  unknown_portal_account: { kind: 'not_found', alsoAs: 'invalid' },
+  unknown_lister: { kind: 'not_found' },
+  unknown_live_listing: { kind: 'not_found' },
+  no_live_listing: { kind: 'not_found' },
+  ambiguous_id: { kind: 'ambiguous' },
+  ambiguous_lister: { kind: 'ambiguous' },
+  // the request as a whole
+  method_not_allowed: { kind: 'method_not_allowed' },
+  payload_too_large: { kind: 'too_large' },
+  too_many_requests: { kind: 'throttled' },
+  too_many_concurrent_calls: { kind: 'throttled' },
+  too_many_login_attempts: { kind: 'throttled' },
+  retry_later: { kind: 'unavailable' },
+  service_unavailable: { kind: 'unavailable' },
+  internal_error: { kind: 'internal' },
+  // portals, seen in a job's final state (GET job/{job_id}/), never in an HTTP answer
+  portal_refused: { kind: 'portal_refused' },
+  portal_unavailable: { kind: 'portal_unavailable' },
+} as const satisfies Record<string, { kind: ErrorKind; alsoAs?: ErrorKind; challenge?: string }>;
+
+export type ErrorId = keyof typeof errorTable;
+
+/** The kinds an id may be thrown as: its own, and its alsoAs where it has one. */
+export type KindOf<I extends ErrorId> = (typeof errorTable)[I] extends { alsoAs: infer A } ? (typeof errorTable)[I]['kind'] | A : (typeof errorTable)[I]['kind'];
+
+/** Ids of one kind, for constructors that take only those (e.g. invalidField takes invalid ids). */
+export type IdOfKind<K extends ErrorKind> = { [I in ErrorId]: K extends KindOf<I> ? I : never }[ErrorId];
