@@ -5,10 +5,13 @@
  *       [--price-first X] [--price-more X] [--cash-surcharge X] [--currency EUR]
  *       [--ships-to germany,eu,...] [--eu-more AT;BE] [--europe-more CH] [--worldwide-more US]
  *   kontor portal-account create --login L --name N [--platform P] [--default]
+ *   kontor bank import --login L FILE   (a CAMT.053 or MT940 statement, as POST bank/statement/)
  */
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { accountRepository } from '../account/account.repository';
 import { ApiError } from '../http/errors';
+import { importStatement } from '../bank/statement/statement.service';
 import { createPerson } from './person.service';
 import { createPortalAccount } from './portal-account-admin.service';
 import { createShippingGroup } from './shipping-group.service';
@@ -16,9 +19,10 @@ import { createShippingGroup } from './shipping-group.service';
 /** A bad argument: printed as one line, exit code 1. */
 export class AdminCommandError extends Error {}
 
-export const adminUsage = 'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default]';
+export const adminUsage = 'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor bank import --login L FILE';
 
-function read(args: string[], required: string[], optional: string[], flags: string[] = []): Record<string, string | boolean | undefined> {
+/** Options, and the positional arguments when `positionals` names them (all required). */
+function read(args: string[], required: string[], optional: string[], flags: string[] = [], positionals: string[] = []): Record<string, string | boolean | undefined> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -31,9 +35,10 @@ function read(args: string[], required: string[], optional: string[], flags: str
   } catch (err) {
     throw new AdminCommandError((err as Error).message);
   }
-  if (parsed.positionals.length) throw new AdminCommandError(`unexpected argument ${parsed.positionals[0]}`);
+  if (parsed.positionals.length > positionals.length) throw new AdminCommandError(`unexpected argument ${parsed.positionals[positionals.length]}`);
   for (const name of required) if (!parsed.values[name]) throw new AdminCommandError(`--${name} is required`);
-  return parsed.values;
+  positionals.forEach((name, i) => { if (parsed.positionals[i] === undefined) throw new AdminCommandError(`${name} is required`); });
+  return { ...parsed.values, ...Object.fromEntries(positionals.map((name, i) => [name, parsed.positionals[i]])) };
 }
 
 async function accountOf(login: string): Promise<number> {
@@ -81,6 +86,17 @@ export async function runAdminCommand(command: string | undefined, sub: string |
     return explain(() => createPortalAccount(accountId, {
       name: String(v.name), is_default: v.default === true, ...(v.platform !== undefined ? { platform: String(v.platform) } : {}),
     }));
+  }
+  if (command === 'bank' && sub === 'import') {
+    const v = read(rest, ['login'], [], [], ['FILE']);
+    const accountId = await accountOf(String(v.login));
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(String(v.FILE));
+    } catch (err) {
+      throw new AdminCommandError(`FILE: ${(err as Error).message}`);
+    }
+    return explain(() => importStatement(accountId, bytes));
   }
   return undefined;
 }

@@ -10,7 +10,7 @@ import { orderRepository } from '../order/order.repository';
 import { OrderCaller, updateOrderIn } from '../order/order.service';
 import { BankColumns, bankRepository, OrderCandidate } from './bank.repository';
 import { inTransaction } from '../db/transaction';
-import type { BankInput, BankRow } from './bank.type';
+import { bankIdOf, BankInput, BankRow } from './bank.type';
 
 export interface BankCreated {
   bankId: string;
@@ -19,8 +19,6 @@ export interface BankCreated {
   existed: boolean;
 }
 
-/** <number>_<YYYY>_<MM> of the creation month (UTC), like an order id. */
-const bankIdOf = (number: number, at: Date) => `${number}_${at.getUTCFullYear()}_${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
 
 /** Thrown inside the transaction so that a duplicate gives its bank number back. */
 class Duplicate extends Error {

@@ -39,6 +39,12 @@ export interface JobPayloads {
    * step done is saved in the job's progress, and portal calls carry the job id as key.
    */
   'order.send_mit': { accountId: number; orderId: string; sendMit: SendMitJob; progress?: Record<string, unknown> };
+  /**
+   * Assigns the account's bank records numbered fromNumber..toNumber (an import) to the orders
+   * they pay (lib/bank/bank.match.ts). Idempotent: only records without order_id are looked at,
+   * each assignment commits with its payment.
+   */
+  'bank.match': { accountId: number; fromNumber: number; toNumber: number };
 }
 
 /** Payload of portal.upload (Stock_portal_upload_type, one portal entry). */
@@ -75,4 +81,5 @@ export const jobQueues: { [J in JobName]: QueueName } = {
   'outbox.cleanup': 'cia',
   'event.run': 'events',
   'order.send_mit': 'mail',
+  'bank.match': 'bank',
 };
