@@ -18,7 +18,7 @@ import { closeQueues } from '../lib/queue/queue.registry';
 import { createRedis } from '../lib/redis';
 import type { QuantityEvent } from '../sandbox/sandbox.app';
 import type { BenchCase } from './cases';
-import { benchBase, benchCall, benchSeller } from './order-support';
+import { benchBase, benchCall, benchConcurrentCalls, benchSeller } from './order-support';
 
 const root = path.join(__dirname, '..');
 const portals = ['auction_a', 'auction_b', 'market_c', 'market_d', 'market_e', 'market_f', 'shop_g', 'webshop'] as const;
@@ -143,7 +143,8 @@ async function run(): Promise<void> {
   await benchBase();
   const prefix = `bench-fleet-${process.pid}`;
   await closeQueues();
-  setConfig({ ...config(), queuePrefix: prefix, portalCallsPerSecond: 10000, concurrentCallsPerAccount: 1000 });
+  // One seller posts orders at a steady rate without waiting for answers: many calls in flight.
+  setConfig({ ...config(), queuePrefix: prefix, portalCallsPerSecond: 10000, concurrentCallsPerAccount: benchConcurrentCalls });
 
   const sandboxPort = await freePort();
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
@@ -255,6 +256,7 @@ async function run(): Promise<void> {
     const calls = (await sandboxCalls(sandboxUrl)) - callsBefore;
     const baseline = await bullmqBaseline(prefix);
     process.stdout.write([
+      `setting: CONCURRENT_CALLS_PER_ACCOUNT=${config().concurrentCallsPerAccount} (document 1's default is 1; the bench seller has many orders in flight)`,
       `orders: ${orders} at ${rate}/s target (posted in ${postingSeconds.toFixed(1)} s), ${failed} not 201, ${lost} not acknowledged within 30 s`,
       `201 -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
       `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,

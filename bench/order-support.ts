@@ -9,10 +9,13 @@ import { Config, config, setConfig } from '../config';
 import { createSeller } from '../lib/account/account.service';
 import { grantClientCredentials } from '../lib/auth/token.service';
 import { closeDb, db } from '../lib/db/knex';
-import { migrateDatabase } from '../lib/db/migrate';
+import { migrateDatabase } from '../lib/migrate';
 import { log } from '../lib/log';
 import { closeQueues } from '../lib/queue/queue.registry';
 import { createApp } from '../server/app';
+
+/** CONCURRENT_CALLS_PER_ACCOUNT while benches run: one bench seller posts many calls at once. */
+export const benchConcurrentCalls = 1000;
 
 let prepared: Promise<string> | undefined;
 let server: Server | undefined;
@@ -24,8 +27,9 @@ export function benchBase(): Promise<string> {
     original = config();
     const url = new URL(config().databaseUrl);
     url.pathname = '/kontor_bench';
-    // No rate limit or log noise in the way of the measurement.
-    setConfig({ ...config(), databaseUrl: url.toString(), rateLimitPerWindow: 1e9, logLevel: 'silent' });
+    // No rate limit or log noise in the way of the measurement. The cases send several calls of one
+    // seller at once, which document 1's default of 1 call in flight per account would refuse.
+    setConfig({ ...config(), databaseUrl: url.toString(), rateLimitPerWindow: 1e9, concurrentCallsPerAccount: benchConcurrentCalls, logLevel: 'silent' });
     log.level = 'silent';
     await closeDb();
     await migrateDatabase(url.toString());
@@ -59,7 +63,7 @@ export async function benchSeller(login?: string): Promise<{ id: number; token: 
   const password = 'bench-password';
   const existing = await db()('account').select('id').whereRaw('lower(login) = lower(?)', [name]).first() as { id: number } | undefined;
   const id = existing?.id ?? (await createSeller(name, password)).id;
-  const answer = await grantClientCredentials(name, password, undefined);
+  const answer = await grantClientCredentials(name, password, undefined, 'bench');
   return { id, token: answer.access_token };
 }
 

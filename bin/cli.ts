@@ -12,7 +12,7 @@ import { config } from '../config';
 import { createSeller, LoginTakenError } from '../lib/account/account.service';
 import { createClient } from '../lib/auth/client.service';
 import { closeDb } from '../lib/db/knex';
-import { migrateDatabase } from '../lib/db/migrate';
+import { migrateDatabase } from '../lib/migrate';
 import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/admin.cli';
 
 class UsageError extends Error {}

@@ -7,7 +7,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { config } from '../config';
-import { migrateDatabase } from '../lib/db/migrate';
+import { migrateDatabase } from '../lib/migrate';
 
 const root = path.join(__dirname, '..');
 

@@ -30,8 +30,18 @@ export interface Config {
   rateLimitPerWindow: number;
   /** Length of the rate-limit window in seconds. */
   rateLimitWindowSeconds: number;
-  /** Calls of one account processed at the same time; more get 429 (document 1 says 1). */
+  /** Days in 30 on which reaching the call quota doubles it for the rest of that day, UTC (document 1: 3; 0 turns the relief off). */
+  rateLimitReliefDays: number;
+  /** Calls of one account processed at the same time; more get 429 (document 1: 1). */
   concurrentCallsPerAccount: number;
+  /** Window of the login throttle at token.php and authorize.php, in seconds. */
+  loginThrottleWindowSeconds: number;
+  /** Login attempts per window for one login from one address; more get 429. */
+  loginAttemptsPerLoginAndAddress: number;
+  /** Login attempts per window from one address, any login. */
+  loginAttemptsPerAddress: number;
+  /** Login attempts per window for one login from all addresses but those it logged in from lately. */
+  loginAttemptsPerLogin: number;
   /** Orders younger than this are left out of GET order/ (document 1: 10 s). */
   orderSearchMinAgeSeconds: number;
   /** scrypt cost parameter N for password hashes. */
@@ -70,10 +80,21 @@ export interface Config {
    * default matches the default rate of 5 calls per second and portal account.
    */
   ciaPushWindowMs: number;
+  /**
+   * How often the leading relay checks that Redis still holds its marker key, in ms: a Redis
+   * restarted empty (or flushed) is noticed within this, and what only Redis held is queued again.
+   */
+  redisWatchMs: number;
+  /** How often waiting quantity pushes are queued again from Postgres as a safety net, in ms. */
+  ciaPushSweepMs: number;
   /** Cron expression of the full CIA reconcile of every active item (scheduler). */
   ciaReconcileCron: string;
   /** Cron expression of the clean-up of finished outbox rows older than the job retention. */
   outboxCleanupCron: string;
+  /** Cron expression of the re-match of unassigned bank records (a transfer that came before its order). */
+  bankRematchCron: string;
+  /** How many days back the re-match looks (by transfer_date). */
+  bankRematchDays: number;
   /** User name for the operator endpoints (queue dashboard, metrics). */
   operatorUser: string;
   /** Password for the operator endpoints; empty disables the dashboard and metrics. */
@@ -103,7 +124,12 @@ const schema = Joi.object({
   AUTHORIZATION_CODE_TTL_SECONDS: Joi.number().integer().min(10).default(600),
   RATE_LIMIT_PER_WINDOW: Joi.number().integer().min(1).default(10000),
   RATE_LIMIT_WINDOW_SECONDS: Joi.number().integer().min(1).default(3600),
-  CONCURRENT_CALLS_PER_ACCOUNT: Joi.number().integer().min(1).default(8),
+  RATE_LIMIT_RELIEF_DAYS: Joi.number().integer().min(0).max(30).default(3),
+  CONCURRENT_CALLS_PER_ACCOUNT: Joi.number().integer().min(1).default(1),
+  LOGIN_THROTTLE_WINDOW_SECONDS: Joi.number().integer().min(1).default(900),
+  LOGIN_ATTEMPTS_PER_LOGIN_AND_ADDRESS: Joi.number().integer().min(1).default(10),
+  LOGIN_ATTEMPTS_PER_ADDRESS: Joi.number().integer().min(1).default(100),
+  LOGIN_ATTEMPTS_PER_LOGIN: Joi.number().integer().min(1).default(100),
   ORDER_SEARCH_MIN_AGE_SECONDS: Joi.number().integer().min(0).default(10),
   PASSWORD_HASH_COST: Joi.number().integer().valid(1024, 2048, 4096, 8192, 16384, 32768, 65536).default(16384),
   QUEUE_PREFIX: Joi.string().pattern(/^[\w.-]+$/).default('kontor'),
@@ -121,8 +147,12 @@ const schema = Joi.object({
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
   PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
   CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000).default(200),
+  REDIS_WATCH_MS: Joi.number().integer().min(100).max(60000).default(2000),
+  CIA_PUSH_SWEEP_MS: Joi.number().integer().min(1000).default(60000),
   CIA_RECONCILE_CRON: Joi.string().default('*/15 * * * *'),
   OUTBOX_CLEANUP_CRON: Joi.string().default('17 * * * *'),
+  BANK_REMATCH_CRON: Joi.string().default('*/30 * * * *'),
+  BANK_REMATCH_DAYS: Joi.number().integer().min(1).max(366).default(28),
   OPERATOR_USER: Joi.string().default('operator'),
   OPERATOR_PASSWORD: Joi.string().allow('').default(''),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
@@ -157,7 +187,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authorizationCodeTtlSeconds: value.AUTHORIZATION_CODE_TTL_SECONDS,
     rateLimitPerWindow: value.RATE_LIMIT_PER_WINDOW,
     rateLimitWindowSeconds: value.RATE_LIMIT_WINDOW_SECONDS,
+    rateLimitReliefDays: value.RATE_LIMIT_RELIEF_DAYS,
     concurrentCallsPerAccount: value.CONCURRENT_CALLS_PER_ACCOUNT,
+    loginThrottleWindowSeconds: value.LOGIN_THROTTLE_WINDOW_SECONDS,
+    loginAttemptsPerLoginAndAddress: value.LOGIN_ATTEMPTS_PER_LOGIN_AND_ADDRESS,
+    loginAttemptsPerAddress: value.LOGIN_ATTEMPTS_PER_ADDRESS,
+    loginAttemptsPerLogin: value.LOGIN_ATTEMPTS_PER_LOGIN,
     orderSearchMinAgeSeconds: value.ORDER_SEARCH_MIN_AGE_SECONDS,
     passwordHashCost: value.PASSWORD_HASH_COST,
     queuePrefix: value.QUEUE_PREFIX,
@@ -175,8 +210,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,
     portalTimeoutMs: value.PORTAL_TIMEOUT_MS,
     ciaPushWindowMs: value.CIA_PUSH_WINDOW_MS,
+    redisWatchMs: value.REDIS_WATCH_MS,
+    ciaPushSweepMs: value.CIA_PUSH_SWEEP_MS,
     ciaReconcileCron: value.CIA_RECONCILE_CRON,
     outboxCleanupCron: value.OUTBOX_CLEANUP_CRON,
+    bankRematchCron: value.BANK_REMATCH_CRON,
+    bankRematchDays: value.BANK_REMATCH_DAYS,
     operatorUser: value.OPERATOR_USER,
     operatorPassword: value.OPERATOR_PASSWORD,
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,

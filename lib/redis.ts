@@ -43,3 +43,31 @@ export function whenReady(connection: Redis, ms = 5000): Promise<void> {
     connection.once('ready', onReady);
   });
 }
+
+let connected: Promise<void> | undefined;
+
+/** The producer connection refuses commands until ready: wait for it once, at start-up only. */
+function firstConnection(): Promise<void> {
+  connected ??= whenReady(redis(), 2000).catch(() => undefined);
+  return connected;
+}
+
+const defined = new WeakMap<Redis, Set<string>>();
+
+/**
+ * A Lua script as a command of the producer connection (ioredis defineCommand): sent once, then
+ * run by EVALSHA, so each call costs one round trip and no script text.
+ */
+export function redisScript(name: string, numberOfKeys: number, lua: string) {
+  return async (keys: string[], args: (string | number)[]): Promise<unknown> => {
+    await firstConnection();
+    const connection = redis();
+    const names = defined.get(connection) ?? new Set<string>();
+    if (!names.has(name)) {
+      connection.defineCommand(name, { numberOfKeys, lua });
+      defined.set(connection, names.add(name));
+    }
+    const command = (connection as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[name]!;
+    return command.call(connection, ...keys, ...args);
+  };
+}

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import express, { NextFunction, Request, Response } from 'express';
-import { portalIds } from '../lib/reference/portals';
+import { portalIds } from '../lib/portals/portal.registry';
 
 export interface SandboxOffer {
   portal: string;

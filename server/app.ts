@@ -4,7 +4,7 @@ import { ApiError, payloadTooLarge } from '../lib/http/errors';
 import { requestContext, standardHeaders, versions } from './framework/context';
 import { mountEndpoints } from './framework/mount';
 import { parseQuery } from './framework/query-parser';
-import { internalError, sendError } from './framework/respond';
+import { sendError, toApiError } from './framework/respond';
 import type { Endpoint } from '../lib/http/endpoint';
 import { endpoints } from './routes';
 import { authorizePage } from './routes/authorize';
@@ -36,8 +36,7 @@ export function createApp(extra: Endpoint[] = []): express.Express {
     const status = (err as { status?: number; type?: string }).status;
     if ((err as { type?: string }).type === 'entity.too.large') return sendError(req, res, payloadTooLarge(config().bodyLimitBytes));
     if (status && status >= 400 && status < 500) return sendError(req, res, new ApiError(400, 'bad_request', 'the request could not be read'));
-    req.context.log.error({ err }, 'unhandled error');
-    return sendError(req, res, internalError());
+    return sendError(req, res, toApiError(err, req.context.log));
   });
   return app;
 }

@@ -192,6 +192,52 @@ describe('authentication (document 1, Authentication)', () => {
       expect(badSecret.status).to.equal(401);
     });
 
+    it('when a replaced refresh token is presented again, then invalid_grant, and the current refresh token and access token of that authorization are revoked too (RFC 9700)', async () => {
+      const client = await createClient('Leaky ERP', 'https://leaky.example.com/cb');
+      const form = new URLSearchParams({ client_id: client.client_id, login: seller.login, password: seller.password, scope_item: 'stock_r' });
+      const confirm = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
+      const code = new URL(confirm.headers.get('location')!).searchParams.get('code')!;
+      const refresh = (token: unknown) => call('token.php', { body: { grant_type: 'refresh_token', refresh_token: token, client_id: client.client_id, client_secret: client.client_secret } });
+      const exchange = await call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code } });
+      expect(exchange.status).to.equal(200);
+      const first = exchange.body.refresh_token as string;
+      const renewed = await refresh(first);
+      expect(renewed.status).to.equal(200);
+      const current = renewed.body.refresh_token as string;
+      const access = renewed.body.access_token as string;
+      expect((await call('stock/', { token: access })).status).to.equal(200);
+
+      const replay = await refresh(first);
+      expect(replay.status).to.equal(400);
+      expect(replay.body.error![0]!.error).to.equal('invalid_grant');
+      const afterReplay = await refresh(current);
+      expect(afterReplay.status).to.equal(400);
+      expect(afterReplay.body.error![0]!.error).to.equal('invalid_grant');
+      expect((await call('stock/', { token: access })).status).to.equal(401);
+      expect((await call('stock/', { token: exchange.body.access_token as string })).status).to.equal(401);
+
+      // Another authorization of the same seller and client is a chain of its own and keeps working.
+      const other = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
+      const otherCode = new URL(other.headers.get('location')!).searchParams.get('code')!;
+      const otherExchange = await call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code: otherCode } });
+      expect((await refresh(otherExchange.body.refresh_token)).status).to.equal(200);
+    });
+
+    it('when a refresh asks for a scope beyond the grant, then 400 and the refresh token stays usable', async () => {
+      const client = await createClient('Narrow ERP', 'https://narrow.example.com/cb');
+      const form = new URLSearchParams({ client_id: client.client_id, login: seller.login, password: seller.password, scope_item: 'stock_r' });
+      const confirm = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
+      const code = new URL(confirm.headers.get('location')!).searchParams.get('code')!;
+      const exchange = await call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code } });
+      const body = (scope?: string) => ({ grant_type: 'refresh_token', refresh_token: exchange.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret, ...(scope ? { scope } : {}) });
+      const wider = await call('token.php', { body: body('order_w') });
+      expect(wider.status).to.equal(400);
+      expect(wider.body.error![0]!.error).to.equal('invalid_scope');
+      const renewed = await call('token.php', { body: body() });
+      expect(renewed.status).to.equal(200);
+      expect(renewed.body.scope).to.equal('stock_r');
+    });
+
     it('when the seller enters a wrong password on the authorize page, then no code is given', async () => {
       const client = await createClient('Other ERP', 'https://other.example.com/cb');
       const form = new URLSearchParams({ client_id: client.client_id, login: seller.login, password: 'wrong-password' });

@@ -1,8 +1,11 @@
 import { expect } from 'chai';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { config, setConfig } from '../config';
-import { endpoint } from '../lib/http/endpoint';
+import { setClock } from '../lib/clock';
+import { endpoint, ok } from '../lib/http/endpoint';
 import { createApp } from '../server/app';
-import { call, newSeller } from './support/api';
+import { call, newSeller, Seller } from './support/api';
 
 describe('limits (document 1, Limits)', () => {
   const original = config();
@@ -10,7 +13,7 @@ describe('limits (document 1, Limits)', () => {
 
   it('when the call quota of the window is used up, then 429 with Retry-After and X-RateLimit-Remaining 0', async () => {
     const seller = await newSeller();
-    setConfig({ ...original, rateLimitPerWindow: 3 });
+    setConfig({ ...original, rateLimitPerWindow: 3, rateLimitReliefDays: 0 });
     const statuses: number[] = [];
     let last: Awaited<ReturnType<typeof call>> | undefined;
     for (let i = 0; i < 4; i++) {
@@ -37,6 +40,117 @@ describe('limits (document 1, Limits)', () => {
     expect((await call('system/currency/', { token: calm.token })).status).to.equal(200);
     // Calls in flight are released when answered: sequential calls all pass.
     for (let i = 0; i < 3; i++) expect((await call('system/currency/', { token: busy.token })).status).to.equal(200);
+  });
+});
+
+describe('limits: one call at a time (document 1: only 1 call is processed at a time)', () => {
+  let server: Server;
+  let base = '';
+  let open: () => void = () => undefined;
+  let entered: () => void = () => undefined;
+  // An endpoint that stays in flight until the test lets it go, so two calls overlap for sure.
+  const held = endpoint({
+    method: 'GET', path: 'test/held/', summary: 'answers when the test says so', response: [],
+    handle: async () => {
+      await new Promise<void>((resolve) => { open = resolve; entered(); });
+      return ok({});
+    },
+  });
+  const get = (path: string, seller: Seller) => fetch(`${base}/v1.1/${path}`, { headers: { Authorization: `Bearer ${seller.token}` } });
+
+  before(async () => {
+    server = createApp([held]).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => { server.close(); });
+
+  it('when a second call of an account arrives while its first is in flight, then 429 too_many_concurrent_calls with Retry-After; another account is unaffected; afterwards calls pass again', async () => {
+    expect(config().concurrentCallsPerAccount, 'the tests run with the default').to.equal(1);
+    const busy = await newSeller();
+    const calm = await newSeller();
+    const inside = new Promise<void>((resolve) => { entered = resolve; });
+    const first = get('test/held/', busy);
+    await inside;
+
+    const second = await get('system/currency/EUR/', busy);
+    expect(second.status).to.equal(429);
+    expect(Number(second.headers.get('retry-after'))).to.be.at.least(1);
+    expect(second.headers.get('x-ratelimit-limit')).to.equal(String(config().rateLimitPerWindow));
+    const body = await second.json() as { ack: string; error: { error: string; code: number }[] };
+    expect(body.ack).to.equal('error');
+    expect(body.error[0]).to.include({ error: 'too_many_concurrent_calls', code: 429 });
+    expect((await get('system/currency/EUR/', calm)).status).to.equal(200);
+
+    open();
+    expect((await first).status).to.equal(200);
+    for (let i = 0; i < 3; i++) expect((await get('system/currency/EUR/', busy)).status).to.equal(200);
+  });
+});
+
+describe('limits: daily relief (document 1: reaching the limit at most 3 times in 30 days doubles it for the day)', () => {
+  const original = config();
+  const day = 86400 * 1000;
+  const start = Date.UTC(2026, 0, 5, 10, 0, 0);
+  let at = start;
+  beforeEach(() => {
+    setConfig({ ...original, rateLimitPerWindow: 2, rateLimitWindowSeconds: 3600 });
+    setClock(() => at);
+  });
+  afterEach(() => {
+    setConfig(original);
+    setClock(undefined);
+  });
+
+  /** Calls until the first refusal (at most 10); the statuses and the limit each answer showed. */
+  async function callsUntilRefused(seller: Seller): Promise<{ statuses: number[]; limits: string[]; refusal: Awaited<ReturnType<typeof call>> }> {
+    const statuses: number[] = [];
+    const limits: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await call('system/currency/EUR/', { token: seller.token });
+      statuses.push(res.status);
+      limits.push(res.headers.get('x-ratelimit-limit') ?? '');
+      if (res.status === 429) return { statuses, limits, refusal: res };
+    }
+    throw new Error(`no 429 after ${statuses.length} calls`);
+  }
+
+  it('when an account reaches its limit on a first day, then the limit is doubled for the rest of that day (UTC) and X-RateLimit-Limit shows it', async () => {
+    const seller = await newSeller();
+    at = start;
+    const first = await callsUntilRefused(seller);
+    expect(first.statuses).to.deep.equal([200, 200, 200, 200, 429]);
+    expect(first.limits).to.deep.equal(['2', '4', '4', '4', '4']);
+    expect(first.refusal.body.error![0]!.error).to.equal('too_many_requests');
+    expect(Number(first.refusal.headers.get('retry-after'))).to.be.at.least(1);
+
+    // A later window of the same day: still doubled.
+    at = start + 3600 * 1000;
+    expect((await callsUntilRefused(seller)).limits).to.deep.equal(['4', '4', '4', '4', '4']);
+    // The last second of the day: still doubled; the next day starts at the plain limit.
+    at = Date.UTC(2026, 0, 5, 23, 59, 59);
+    expect((await call('system/currency/EUR/', { token: seller.token })).headers.get('x-ratelimit-limit')).to.equal('4');
+    at = Date.UTC(2026, 0, 6, 0, 0, 1);
+    expect((await call('system/currency/EUR/', { token: seller.token })).headers.get('x-ratelimit-limit')).to.equal('2');
+  });
+
+  it('when an account reaches its limit a fourth time in 30 days, then there is no relief that day; once old days leave the 30 days, relief comes back', async () => {
+    const seller = await newSeller();
+    for (const d of [0, 3, 9]) {
+      at = start + d * day;
+      expect((await callsUntilRefused(seller)).statuses, `day ${d}`).to.deep.equal([200, 200, 200, 200, 429]);
+    }
+    at = start + 20 * day;
+    const fourth = await callsUntilRefused(seller);
+    expect(fourth.statuses).to.deep.equal([200, 200, 429]);
+    expect(fourth.limits).to.deep.equal(['2', '2', '2']);
+    expect(fourth.refusal.body.error![0]!.error).to.equal('too_many_requests');
+
+    // Day 35: days 0 and 3 are more than 30 days back; days 9 and 20 remain, this is the third time.
+    at = start + 35 * day;
+    const later = await callsUntilRefused(seller);
+    expect(later.statuses).to.deep.equal([200, 200, 200, 200, 429]);
+    expect(later.limits).to.deep.equal(['2', '4', '4', '4', '4']);
   });
 });
 

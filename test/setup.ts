@@ -6,7 +6,7 @@ import nock from 'nock';
 import { config } from '../config';
 import { recreateDatabase } from '../lib/db/ensure-database';
 import { closeDb } from '../lib/db/knex';
-import { migrateDatabase } from '../lib/db/migrate';
+import { migrateDatabase } from '../lib/migrate';
 import { closeRedis } from '../lib/redis';
 
 export const mochaHooks = {

@@ -1,4 +1,5 @@
-/** Worker process of the `bank` queue (Procfile: bank). */
+/** Worker process of the `bank` queue (Procfile: bank): statement matching and the re-match. */
+import { bankProcessors } from '../lib/bank/bank.processor';
 import { runWorkerProcess } from './run';
 
-runWorkerProcess('bank', {});
+runWorkerProcess('bank', bankProcessors);

@@ -1,5 +1,5 @@
 /** Worker process of the `cia` queue (Procfile: cia). */
-import { ciaProcessors } from '../lib/cia/cia.worker';
+import { ciaProcessors } from '../lib/cia/cia.processor';
 import { runWorkerProcess } from './run';
 
 runWorkerProcess('cia', ciaProcessors);

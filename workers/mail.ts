@@ -1,7 +1,7 @@
 /** Worker process of the `mail` queue (Procfile: mail): send_mit and other mails. */
 import { offerDevMailCatcher } from '../lib/mail/dev-mail-catcher';
-import { sendMitProcessors } from '../lib/order/send-mit.processors';
+import { sendMitProcessors } from '../lib/order/send-mit.processor';
 import { runWorkerProcess } from './run';
 
-runWorkerProcess('mail', { ...sendMitProcessors });
+runWorkerProcess('mail', sendMitProcessors);
 void offerDevMailCatcher();

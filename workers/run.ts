@@ -1,9 +1,11 @@
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
-import { closeQueues } from '../lib/queue/queue.registry';
+import { startFleetRecovery } from '../lib/fleet/fleet-recovery';
+import { closeQueues, queues } from '../lib/queue/queue.registry';
 import type { QueueName } from '../lib/queue/queues';
 import { OutboxRelay } from '../lib/queue/relay';
-import { Processor, startWorker } from '../lib/queue/worker';
+import type { Processors } from '../lib/queue/processors';
+import { startWorker } from '../lib/queue/worker';
 import { closeRedis } from '../lib/redis';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 
@@ -13,13 +15,15 @@ import { handleSignals, onShutdown } from '../lib/shutdown';
  * moving), then the worker, signals handled. Shutdown runs in reverse: worker (finishes the
  * job in hand), relay, queues, Redis, Knex.
  */
-export function runWorkerProcess(queue: QueueName, processors: Record<string, Processor>): void {
+export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Processors<Q>): void {
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
   onShutdown('queues', closeQueues);
   handleSignals();
   const relay = new OutboxRelay();
   onShutdown('outbox relay', () => relay.stop());
+  const watch = startFleetRecovery(relay, queues());
+  onShutdown('redis watch', () => watch.stop());
   relay.start()
     .then(() => startWorker(queue, processors))
     .catch((err) => {

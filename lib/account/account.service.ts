@@ -1,6 +1,6 @@
 import { db } from '../db/knex';
-import { personRepository } from '../admin/person.repository';
-import { hashPassword } from '../auth/password';
+import { personRepository } from './person.repository';
+import { hashPassword } from './password';
 import { portalAccountRepository } from '../portal-account/portal-account.repository';
 import { accountRepository } from './account.repository';
 

@@ -3,7 +3,7 @@ import { Joi, bool } from '../http/schema';
 import { validate } from '../http/validate';
 import { portalAccountRepository } from '../portal-account/portal-account.repository';
 import { portalAccountToApi } from '../portal-account/portal-account.service';
-import { portalIds } from '../reference/portals';
+import { portalIds } from '../portals/portal.registry';
 import { portalAccountAdminRepository } from './portal-account-admin.repository';
 
 const input = Joi.object({

@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors';
-import { allScopes, isScope, Scope } from './scopes';
+import { allScopes, isScope, Scope } from '../access/scopes';
 
 /** RFC 6749 section 5.2 errors; invalid_client is a 401, the rest 400. */
 export const oauthError = (id: string, description: string) =>

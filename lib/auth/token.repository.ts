@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
-import type { Scope } from './scopes';
+import type { Scope } from '../access/scopes';
 
 export interface Grant {
   accountId: number;
@@ -26,10 +26,18 @@ const grantColumns = (grant: Grant) => ({
 
 const expiresIn = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
+/** What a refresh token presented at token.php turned out to be. */
+export type ConsumedRefreshToken =
+  | { kind: 'valid'; grant: Grant; chainId: string }
+  /** Already replaced: its chain is revoked; the hashes of the access tokens deleted with it. */
+  | { kind: 'reused'; revokedAccessTokens: string[] }
+  | { kind: 'unknown' };
+
 /** Access tokens, refresh tokens and authorization codes, by the hash of their secret only. */
 export const tokenRepository = {
-  async insertAccessToken(hash: string, grant: Grant, ttlSeconds: number, trx: Knex = db()): Promise<void> {
-    await trx('access_token').insert({ token_hash: hash, ...grantColumns(grant), expires_at: expiresIn(ttlSeconds) });
+  /** chainId: the refresh-token chain the access token was issued with, if any (revoked with it). */
+  async insertAccessToken(hash: string, grant: Grant, ttlSeconds: number, trx: Knex = db(), chainId: string | null = null): Promise<void> {
+    await trx('access_token').insert({ token_hash: hash, ...grantColumns(grant), expires_at: expiresIn(ttlSeconds), chain_id: chainId });
   },
 
   async findAccessToken(hash: string): Promise<(Grant & { expiresAt: Date }) | undefined> {
@@ -37,16 +45,26 @@ export const tokenRepository = {
     return row ? { ...toGrant(row), expiresAt: row.expires_at } : undefined;
   },
 
-  async insertRefreshToken(trx: Knex, hash: string, grant: Grant, ttlSeconds: number): Promise<void> {
-    await trx('refresh_token').insert({ token_hash: hash, ...grantColumns(grant), expires_at: expiresIn(ttlSeconds) });
+  async insertRefreshToken(trx: Knex, hash: string, grant: Grant, ttlSeconds: number, chainId: string): Promise<void> {
+    await trx('refresh_token').insert({ token_hash: hash, ...grantColumns(grant), expires_at: expiresIn(ttlSeconds), chain_id: chainId });
   },
 
-  /** Takes a refresh token out of use and returns its grant: each is good for one exchange. */
-  async consumeRefreshToken(trx: Knex, hash: string, oauthClientId: number): Promise<Grant | undefined> {
+  /**
+   * Marks a refresh token replaced and returns its grant: each is good for one exchange. A token
+   * already replaced is a replay (RFC 9700 4.14.2): the chain's refresh and access tokens are
+   * deleted. The row lock makes a concurrent second exchange of one token wait and see the replay.
+   */
+  async consumeRefreshToken(trx: Knex, hash: string, oauthClientId: number): Promise<ConsumedRefreshToken> {
+    const mine = { token_hash: hash, oauth_client_id: oauthClientId };
     const [row] = await trx('refresh_token')
-      .where({ token_hash: hash, oauth_client_id: oauthClientId }).andWhere('expires_at', '>', trx.fn.now())
-      .delete().returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope']);
-    return row ? toGrant(row) : undefined;
+      .where(mine).whereNull('replaced_at').andWhere('expires_at', '>', trx.fn.now())
+      .update({ replaced_at: trx.fn.now() }).returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'chain_id']);
+    if (row) return { kind: 'valid', grant: toGrant(row), chainId: row.chain_id };
+    const replaced = await trx('refresh_token').select('chain_id').where(mine).whereNotNull('replaced_at').first() as { chain_id: string } | undefined;
+    if (!replaced) return { kind: 'unknown' };
+    await trx('refresh_token').where({ chain_id: replaced.chain_id }).delete();
+    const revoked = await trx('access_token').where({ chain_id: replaced.chain_id }).delete().returning('token_hash') as { token_hash: string }[];
+    return { kind: 'reused', revokedAccessTokens: revoked.map((r) => r.token_hash) };
   },
 
   async insertAuthorizationCode(hash: string, grant: Grant, redirectUri: string, ttlSeconds: number): Promise<void> {

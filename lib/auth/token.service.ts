@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
+import type { Knex } from 'knex';
 import { config } from '../../config';
 import { db } from '../db/knex';
 import { badRequest } from '../http/errors';
 import { accountRepository } from '../account/account.repository';
 import { clientRepository, OAuthClientRow } from './client.repository';
-import { decoyHash, verifyPassword } from './password';
+import { throttledLogin } from './login-throttle';
+import { decoyHash, verifyPassword } from '../account/password';
 import { oauthError, parseScope } from './scopes-request';
 import { newSecret, secretHash } from './secret';
 import { Grant, tokenRepository } from './token.repository';
@@ -19,14 +21,16 @@ export interface TokenAnswer {
   refresh_token?: string;
 }
 
-async function issue(grant: Grant, withRefresh: boolean): Promise<TokenAnswer> {
+/** An access token, and with a chain id a refresh token of that chain (both revoked with it). */
+async function issue(grant: Grant, chainId: string | null, trx?: Knex): Promise<TokenAnswer> {
   const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = config();
   const accessToken = newSecret('kat');
-  const refreshToken = withRefresh ? newSecret('krt') : undefined;
-  await db().transaction(async (trx) => {
-    await tokenRepository.insertAccessToken(secretHash(accessToken), grant, accessTokenTtlSeconds, trx);
-    if (refreshToken) await tokenRepository.insertRefreshToken(trx, secretHash(refreshToken), grant, refreshTokenTtlSeconds);
-  });
+  const refreshToken = chainId ? newSecret('krt') : undefined;
+  const write = async (t: Knex) => {
+    await tokenRepository.insertAccessToken(secretHash(accessToken), grant, accessTokenTtlSeconds, t, chainId);
+    if (refreshToken && chainId) await tokenRepository.insertRefreshToken(t, secretHash(refreshToken), grant, refreshTokenTtlSeconds, chainId);
+  };
+  await (trx ? write(trx) : db().transaction(write));
   return {
     access_token: accessToken,
     token_type: 'Bearer',
@@ -37,18 +41,23 @@ async function issue(grant: Grant, withRefresh: boolean): Promise<TokenAnswer> {
   };
 }
 
-/** Checks a seller's login and password; the same answer and similar time for either mistake. */
-export async function authenticateSeller(login: string, password: string): Promise<number | undefined> {
-  const account = await accountRepository.findByLogin(login);
-  const ok = await verifyPassword(password, account?.password_hash ?? await decoyHash());
-  return ok && account ? account.id : undefined;
+/**
+ * Checks a seller's login and password from a client address, under the login throttle; the same
+ * answer and similar time for either mistake.
+ */
+export function authenticateSeller(login: string, password: string, address: string): Promise<number | undefined> {
+  return throttledLogin(login, address, async () => {
+    const account = await accountRepository.findByLogin(login);
+    const ok = await verifyPassword(password, account?.password_hash ?? await decoyHash());
+    return ok && account ? account.id : undefined;
+  });
 }
 
 /** Document 1, Authentication 1: a seller's own login with grant_type=client_credentials. */
-export async function grantClientCredentials(login: string, password: string, scope: string | undefined): Promise<TokenAnswer> {
-  const accountId = await authenticateSeller(login, password);
+export async function grantClientCredentials(login: string, password: string, scope: string | undefined, address: string): Promise<TokenAnswer> {
+  const accountId = await authenticateSeller(login, password, address);
   if (accountId === undefined) throw oauthError('invalid_client', 'login or password is wrong');
-  return issue({ accountId, oauthClientId: null, portalAccountId: null, scope: parseScope(scope) }, false);
+  return issue({ accountId, oauthClientId: null, portalAccountId: null, scope: parseScope(scope) }, null);
 }
 
 async function authenticateClient(clientId: string | undefined, secret: string | undefined): Promise<OAuthClientRow> {
@@ -66,16 +75,27 @@ export async function grantAuthorizationCode(clientId: string | undefined, secre
   const grant = await db().transaction((trx) => tokenRepository.consumeAuthorizationCode(trx, secretHash(code), client.id));
   if (!grant) throw oauthError('invalid_grant', 'the authorization code is unknown, used or expired');
   if (redirectUri !== undefined && redirectUri !== grant.redirectUri) throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
-  return issue(grant, true);
+  // The code starts a chain: every refresh token that follows, and their access tokens, belong to it.
+  return issue(grant, crypto.randomUUID());
 }
 
-/** Document 1, Authentication 2.3: a refresh token buys a new access and refresh token; the old one is replaced. */
+/**
+ * Document 1, Authentication 2.3: a refresh token buys a new access and refresh token; the old one
+ * is replaced, in the same transaction. Presenting a replaced one again revokes its chain.
+ */
 export async function grantRefreshToken(clientId: string | undefined, secret: string | undefined, refreshToken: string | undefined, scope: string | undefined): Promise<TokenAnswer> {
   const client = await authenticateClient(clientId, secret);
   if (!refreshToken) throw badRequest('invalid_request', 'refresh_token is required');
-  const grant = await db().transaction((trx) => tokenRepository.consumeRefreshToken(trx, secretHash(refreshToken), client.id));
-  if (!grant) throw oauthError('invalid_grant', 'the refresh token is unknown, replaced or expired');
-  return issue({ ...grant, scope: parseScope(scope, grant.scope) }, true);
+  const outcome = await db().transaction(async (trx) => {
+    const consumed = await tokenRepository.consumeRefreshToken(trx, secretHash(refreshToken), client.id);
+    if (consumed.kind !== 'valid') return consumed;
+    const answer = await issue({ ...consumed.grant, scope: parseScope(scope, consumed.grant.scope) }, consumed.chainId, trx);
+    return { kind: 'issued' as const, answer };
+  });
+  if (outcome.kind === 'issued') return outcome.answer;
+  if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the refresh token is unknown, replaced or expired');
+  for (const hash of outcome.revokedAccessTokens) grantCache.delete(hash);
+  throw oauthError('invalid_grant', 'the refresh token was already replaced; as it may have leaked, every token of this authorization is revoked: authorize the client again');
 }
 
 /** authorize.php: after the seller logged in and confirmed, a one-time code for the client. */

@@ -5,11 +5,36 @@
 import type { Knex } from 'knex';
 import type { BankKind, BankRow } from './bank.type';
 
-/** An order of the account a subject may name. */
-export interface OrderCandidate {
+/** An open order as the matching sees it. */
+export interface MatchOrder {
   id: string;
   number: string;
-  is_cancelled: boolean;
+  invoice_number: string | null;
+  payment_provider_transaction_id: string | null;
+  /** invoice_amount - paid_amount. */
+  owing: string;
+  /** The billing address name of the order's customer. */
+  name: string | null;
+}
+
+/** A bank record as the matching sees it. */
+export interface MatchRecord {
+  number: string;
+  id: string;
+  type: BankKind;
+  subject: string;
+  sender: string;
+  amount: string;
+  entry_ref: string | null;
+}
+
+/** The account's orders a payment may still go to: not cancelled, not fully paid. */
+function openOrders(trx: Knex.Transaction, accountId: number): Knex.QueryBuilder {
+  return trx('sales_order').select('id', trx.raw('number::text AS number'), trx.raw('invoice_number::text AS invoice_number'),
+    'payment_provider_transaction_id', trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
+    trx.raw("customer->'address'->>'name' AS name"))
+    .where({ account_id: accountId, is_cancelled: false })
+    .andWhere((q) => { q.whereNull('paid_amount').orWhereRaw('paid_amount < invoice_amount'); });
 }
 
 /** What document 1's duplicate rule compares. */
@@ -94,12 +119,52 @@ export const bankRepository = {
     );
   },
 
-  /** The account's orders whose id or number is among those given. */
-  async orderCandidates(trx: Knex.Transaction, accountId: number, ids: string[], numbers: string[]): Promise<OrderCandidate[]> {
-    if (!ids.length && !numbers.length) return [];
-    const rows = await trx('sales_order').select('id', 'number', 'is_cancelled').where('account_id', accountId)
-      .andWhere((q) => { q.whereRaw('id = ANY(?::text[])', [ids]).orWhereRaw('number = ANY(?::bigint[])', [numbers]); });
-    return (rows as OrderCandidate[]).map((r) => ({ ...r, number: String(r.number) }));
+  /**
+   * The account's open orders (not cancelled, not fully paid) that one of the references names:
+   * by order id, order number, invoice number or payment_provider_transaction_id. One query for
+   * a whole batch of records.
+   */
+  async referencedOrders(trx: Knex.Transaction, accountId: number, refs: { ids: string[]; numbers: string[]; providerIds: string[] }): Promise<MatchOrder[]> {
+    if (!refs.ids.length && !refs.numbers.length && !refs.providerIds.length) return [];
+    return await openOrders(trx, accountId).andWhere((q) => {
+      q.whereRaw('id = ANY(?::text[])', [refs.ids])
+        .orWhereRaw('number = ANY(?::bigint[])', [refs.numbers])
+        .orWhereRaw('invoice_number = ANY(?::bigint[])', [refs.numbers])
+        .orWhereRaw('payment_provider_transaction_id = ANY(?::text[])', [refs.providerIds]);
+    }) as MatchOrder[];
+  },
+
+  /** The account's open orders whose outstanding amount (invoice_amount - paid_amount) is one of those given. */
+  async ordersOwing(trx: Knex.Transaction, accountId: number, amounts: string[]): Promise<MatchOrder[]> {
+    if (!amounts.length) return [];
+    return await openOrders(trx, accountId).andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [amounts]) as MatchOrder[];
+  },
+
+  /** Records of the account without an order: an import's (by number range) or those since a date (re-match). */
+  async unassignedForUpdate(trx: Knex.Transaction, accountId: number, where: { from: number; to: number; since?: Date }, limit: number): Promise<MatchRecord[]> {
+    const q = trx('bank').select(trx.raw('number::text AS number'), 'id', 'type', 'subject', 'sender', trx.raw('amount::text AS amount'), 'entry_ref')
+      .where('account_id', accountId).whereNull('order_id').andWhere('amount', '>', 0)
+      .whereBetween('number', [where.from, where.to]);
+    if (where.since) q.andWhere('transfer_date', '>=', where.since);
+    // Waits for a run of the same job still in hand (a stalled worker), then sees its assignments.
+    return q.orderBy('number').limit(limit).forUpdate();
+  },
+
+  /** Sets order_id (assigned) or order_no (the reference while unassigned) of many records in one UPDATE. */
+  async setAssignments(trx: Knex.Transaction, accountId: number, rows: { number: string; order_id: string | null; order_no: string | null }[]): Promise<void> {
+    if (!rows.length) return;
+    await trx.raw(
+      `UPDATE bank b SET order_id = t.order_id, order_no = CASE WHEN t.order_id IS NULL THEN t.order_no END
+       FROM unnest(?::bigint[], ?::text[], ?::text[]) AS t(number, order_id, order_no)
+       WHERE b.account_id = ? AND b.number = t.number`,
+      [rows.map((r) => r.number), rows.map((r) => r.order_id) as string[], rows.map((r) => r.order_no) as string[], accountId],
+    );
+  },
+
+  /** Accounts with records without an order since the date (for the re-match). */
+  async accountsWithUnassigned(knex: Knex, since: Date): Promise<number[]> {
+    const rows = await knex('bank').distinct('account_id').whereNull('order_id').andWhere('transfer_date', '>=', since).andWhere('amount', '>', 0) as { account_id: number }[];
+    return rows.map((r) => r.account_id);
   },
 
   /** The search base: the account's records of one type, read in within the range when one is given. */

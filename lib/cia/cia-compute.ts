@@ -1,10 +1,11 @@
-import type { CiaInput, CiaPortal } from '../stock/cia-input';
+import { adapterFor, CiaPortal } from '../portals/portal.registry';
+import type { CiaInput } from '../stock/cia-input';
 
 /** The quantity one portal should offer for an item. */
 export interface CiaOffer {
   portal: CiaPortal;
   quantity: number;
-  /** market_d: the portal accounts named in cia.market_d.portal_account_id[]; empty: resolved by the caller. */
+  /** A portal whose cia group names accounts (market_d): the portal_account_id[] named; empty: resolved by the caller. */
   portalAccountIds: number[];
 }
 
@@ -24,7 +25,7 @@ export function computeOffers(input: CiaInput): CiaOffer[] {
     if (!setting.is_active) continue;
     const max = setting.max_quantity;
     const quantity = max === -1 ? 0 : max !== null && max >= 0 ? Math.min(base, max) : base;
-    offers.push({ portal, quantity, portalAccountIds: portal === 'market_d' ? [...setting.portal_account_id] : [] });
+    offers.push({ portal, quantity, portalAccountIds: adapterFor(portal).cia?.namedAccounts ? [...setting.portal_account_id] : [] });
   }
   return offers;
 }

@@ -100,6 +100,20 @@ export const ciaRepository = {
   },
 
   /**
+   * Every (account, portal, portal account) with a state still waiting and not refused (all
+   * accounts: the push sweep is infrastructure). With settledSeconds, only states unchanged
+   * that long and without an error.
+   */
+  async waitingTargets(knex: Knex, settledSeconds?: number): Promise<{ account_id: number; portal: string; portal_account_id: number }[]> {
+    const query = knex('cia_portal_state').distinct('account_id', 'portal', 'portal_account_id')
+      .whereRaw('acked_seq < desired_seq AND refused_seq < desired_seq');
+    if (settledSeconds !== undefined) {
+      query.whereNull('last_error').where('updated_at', '<', knex.raw('now() - make_interval(secs => ?)', [settledSeconds]));
+    }
+    return query;
+  },
+
+  /**
    * Records what the portal acknowledged for `acked`, in one statement that first locks every
    * state of the batch (`sent`) in id order; a state never moves back to an older sequence.
    */

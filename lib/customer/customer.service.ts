@@ -3,10 +3,10 @@
  * the first order) and are reused by later ones.
  */
 import type { Knex } from 'knex';
+import { counterRepository } from '../account/counter.repository';
 import { addToOutbox } from '../queue/outbox';
-import { orderRepository } from '../order/order.repository';
-import type { OrderCustomerInput } from '../order/order.type';
 import { CustomerContact, customerRepository } from './customer.repository';
+import type { OrderCustomerFields } from './customer.type';
 
 export interface LinkedCustomer {
   internalId: string;
@@ -15,7 +15,7 @@ export interface LinkedCustomer {
 }
 
 /** Only the fields the order sent overwrite the customer's contact data. */
-function contactOf(input: OrderCustomerInput): CustomerContact {
+function contactOf(input: OrderCustomerFields): CustomerContact {
   const contact: CustomerContact = {};
   for (const key of ['username', 'comment', 'email', 'vat_id', 'phone_1', 'phone_2', 'fax'] as const) {
     if (input[key] !== undefined) contact[key] = input[key];
@@ -32,7 +32,7 @@ function contactOf(input: OrderCustomerInput): CustomerContact {
  * (created with that number when new), else by e-mail (case-insensitive), else a new customer
  * with the next customer number. The customer's contact data takes the order's values.
  */
-export async function linkCustomer(trx: Knex.Transaction, accountId: number, input: OrderCustomerInput, currencyId: string): Promise<LinkedCustomer> {
+export async function linkCustomer(trx: Knex.Transaction, accountId: number, input: OrderCustomerFields, currencyId: string): Promise<LinkedCustomer> {
   const contact = contactOf(input);
   const find = () => (input.id !== undefined
     ? customerRepository.findByNumber(trx, accountId, input.id)
@@ -53,7 +53,7 @@ export async function linkCustomer(trx: Knex.Transaction, accountId: number, inp
   let number = input.id;
   while (number === undefined) {
     // A client may have given a number the counter reaches later: skip numbers in use.
-    const next = String(await orderRepository.nextCounter(trx, accountId, 'customer'));
+    const next = String(await counterRepository.next(trx, accountId, 'customer'));
     if (!(await customerRepository.numberExists(trx, accountId, next))) number = next;
   }
   const internalId = await customerRepository.insert(trx, accountId, number, currencyId, contact);

@@ -16,6 +16,22 @@ export const customerType = Joi.object({
   group_id: readOnly(integer()),
 });
 
+/**
+ * The customer part of an order (Order_type customer) as far as a customer reads it: declared
+ * here so customers need nothing of lib/order. The address is kept whole; only its name is read.
+ */
+export interface OrderCustomerFields {
+  id?: string;
+  username?: string;
+  comment?: string;
+  vat_id?: string;
+  email?: string;
+  phone_1?: string;
+  phone_2?: string;
+  fax?: string;
+  address?: { name?: string };
+}
+
 /** A customer row as stored, with sales.amount summed from its orders. */
 export interface CustomerRow {
   internal_id: string;

@@ -7,7 +7,9 @@ let shared: Knex | undefined;
 export function createKnex(connectionString: string, poolMax = config().databasePoolMax): Knex {
   return knexFactory({
     client: 'pg',
-    connection: connectionString,
+    // A server that does not answer (not even a refusal) fails a new connection after 5 s: a
+    // 503 for the request, not one that waits for the pool's 10 s.
+    connection: { connectionString, connectionTimeoutMillis: 5000 },
     pool: { min: 0, max: poolMax },
     // Ask for a connection briefly: a request waiting longer is better answered with an error.
     acquireConnectionTimeout: 10000,

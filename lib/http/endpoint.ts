@@ -5,7 +5,7 @@
  * filter/pagination, 405, OPTIONS and the envelope from it.
  */
 import type Joi from 'joi';
-import type { Scope } from '../auth/scopes';
+import type { Scope } from '../access/scopes';
 import type { Logger } from '../log';
 import type { Payload, Warning } from './envelope';
 import type { SearchPage, SearchRequest, SearchSpec } from './search';
@@ -28,6 +28,8 @@ export interface RequestContext {
   version: string;
   /** Warnings gathered while handling; they join the envelope. */
   warnings: Warning[];
+  /** The client's address (X-Forwarded-For only from a loopback proxy), for the login throttle. */
+  address: string;
   /** Basic credentials sent with the request, for token.php. */
   basic?: { user: string; password: string };
 }

@@ -53,4 +53,33 @@ export const multipleChoices = (what: string, field?: string) =>
 export const retryLater = () =>
   new ApiError(503, 'retry_later', 'the request collided with another one and changed nothing; send it again', undefined, { 'Retry-After': '1' });
 
+/** PostgreSQL or Redis cannot be reached: nothing was done; the service recovers by itself. */
+export const dependencyUnavailable = (dependency: Dependency) =>
+  new ApiError(503, 'service_unavailable', `${dependency === 'postgres' ? 'the database' : 'the queue'} cannot be reached right now; send the request again later`, undefined, { 'Retry-After': '5' });
+
+export type Dependency = 'postgres' | 'redis';
+
+const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// PostgreSQL's SQLSTATE classes for a lost or refused connection: 08 (connection exception),
+// 57P01-03 (shutting down, crashed, starting up), 53300 (too many connections).
+const postgresDown = /^(08|57P0[123]$|53300$)/;
+const redisDown = /enableOfflineQueue|Connection is closed|Command timed out|max retries per request/i;
+const postgresGone = /^Connection terminated|timeout exceeded when trying to connect/;
+
+/**
+ * Which dependency an error says is unreachable (connection refused, reset, timed out), if any.
+ * A bare network error is told apart by the port it names (ports: of the database and Redis
+ * URLs); one naming neither is not a dependency's.
+ */
+export function unreachableDependency(err: unknown, ports: Record<Dependency, number>): Dependency | undefined {
+  const e = (err ?? {}) as { name?: string; message?: string; code?: unknown; port?: unknown; errors?: { port?: unknown }[] };
+  const message = String(e.message ?? '');
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (e.name === 'MaxRetriesPerRequestError' || redisDown.test(message)) return 'redis';
+  if (postgresGone.test(message) || postgresDown.test(code)) return 'postgres';
+  if (!networkCodes.has(code)) return undefined;
+  const port = e.port ?? e.errors?.[0]?.port;
+  return port === ports.redis ? 'redis' : port === ports.postgres ? 'postgres' : undefined;
+}
+
 export const payloadTooLarge = (limit: number) => new ApiError(413, 'payload_too_large', `the request body exceeds ${limit} bytes`);

@@ -1,6 +1,8 @@
+import crypto from 'node:crypto';
 import { config } from '../../config';
+import { now } from '../clock';
 import { ApiError } from './errors';
-import { redis, whenReady } from '../redis';
+import { redisScript } from '../redis';
 
 export interface RateLimitState {
   limit: number;
@@ -9,73 +11,92 @@ export interface RateLimitState {
   reset: number;
 }
 
+/** Days looked back for the daily relief (document 1: at most 3 times in 30 days). */
+const reliefPeriodDays = 30;
+/** A call older than this no longer counts as in flight: a killed process cannot block its account for long. */
+const inFlightStaleMs = 120_000;
+
 /*
- * One round trip: adds the request's weight to the account's window and counts it in flight.
- * KEYS[1] window counter, KEYS[2] in-flight counter; ARGV weight, window seconds, limit, max in flight.
- * Returns used weight, window TTL, in-flight count, and 1 when admitted.
+ * One round trip: the calls in flight (a refused call counts nowhere), the request's weight in
+ * the account's window with the daily relief, and the call now in flight. KEYS: window counter,
+ * calls in flight (sorted set: request id by start time), the day's relief flag, the days the
+ * limit was reached (sorted set of day numbers).
+ * ARGV: weight, window seconds, limit, max in flight, now ms, stale ms, request id, day number,
+ * seconds left in the day, relief days allowed in the period, period days.
+ * Returns used weight, the limit in force, and 1 admitted, 0 over the quota, -1 too many in flight.
  */
-const acquireScript = `
-local used = redis.call('INCRBY', KEYS[1], ARGV[1])
-if used == tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-local ttl = redis.call('TTL', KEYS[1])
-if used > tonumber(ARGV[3]) then return {used, ttl, 0, 0} end
-local inflight = redis.call('INCR', KEYS[2])
-redis.call('EXPIRE', KEYS[2], 120)
-if inflight > tonumber(ARGV[4]) then
-  redis.call('DECR', KEYS[2])
-  redis.call('DECRBY', KEYS[1], ARGV[1])
-  return {used - tonumber(ARGV[1]), ttl, inflight, 0}
+const acquireScript = redisScript('kontorRateLimitAcquire', 4, `
+local weight = tonumber(ARGV[1])
+local base = tonumber(ARGV[3])
+local relieved = redis.call('EXISTS', KEYS[3]) == 1
+local limit = base
+if relieved then limit = base * 2 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[5]) - tonumber(ARGV[6]))
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
+  return {tonumber(redis.call('GET', KEYS[1]) or '0'), limit, -1}
 end
-return {used, ttl, inflight, 1}
-`;
+local used = redis.call('INCRBY', KEYS[1], weight)
+if used == weight then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+if used >= base and not relieved and tonumber(ARGV[10]) > 0 then
+  local day = tonumber(ARGV[8])
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', day - tonumber(ARGV[11]))
+  redis.call('ZADD', KEYS[4], day, day)
+  redis.call('EXPIRE', KEYS[4], (tonumber(ARGV[11]) + 1) * 86400)
+  if redis.call('ZCARD', KEYS[4]) <= tonumber(ARGV[10]) then
+    redis.call('SET', KEYS[3], 1, 'EX', ARGV[9])
+    limit = base * 2
+  end
+end
+if used > limit then return {used, limit, 0} end
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[7])
+redis.call('PEXPIRE', KEYS[2], ARGV[6])
+return {used, limit, 1}
+`);
 
-let connected: Promise<void> | undefined;
-
-/** The producer connection refuses commands until ready: wait for it once, at start-up only. */
-function firstConnection(): Promise<void> {
-  connected ??= whenReady(redis(), 2000).catch(() => undefined);
-  return connected;
-}
+const releaseScript = redisScript('kontorRateLimitRelease', 1, `return redis.call('ZREM', KEYS[1], ARGV[1])`);
 
 /**
- * Document 1's limits: a call quota per period, bulk items weighing 1/10, and a cap on calls of
- * one account processed at the same time; past either, 429. Weights are counted in tenths.
- * When Redis cannot be reached the request is let through: limits protect the service, they
- * must not take it down.
+ * Document 1's limits: a call quota per period, bulk items weighing 1/10, one call of an account
+ * processed at a time (CONCURRENT_CALLS_PER_ACCOUNT), and the daily relief: reaching the quota on
+ * at most RATE_LIMIT_RELIEF_DAYS days in 30 doubles it for the rest of that day (UTC). Past the
+ * quota 429 too_many_requests, past the calls in flight 429 too_many_concurrent_calls, both with
+ * Retry-After. Weights are counted in tenths. When Redis cannot be reached the request is let
+ * through: limits protect the service, they must not take it down.
  */
 export async function acquire(accountId: number, weightTenths: number): Promise<{ state: RateLimitState | null; release: () => void }> {
-  const { rateLimitPerWindow, rateLimitWindowSeconds, concurrentCallsPerAccount, queuePrefix } = config();
-  const window = Math.floor(Date.now() / 1000 / rateLimitWindowSeconds);
-  const keys = [`${queuePrefix}:rate:${accountId}:${window}`, `${queuePrefix}:inflight:${accountId}`];
-  let answer: [number, number, number, number];
+  const { rateLimitPerWindow, rateLimitWindowSeconds, rateLimitReliefDays, concurrentCallsPerAccount, queuePrefix } = config();
+  const nowMs = now();
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
+  const day = Math.floor(nowSeconds / 86400);
+  const requestId = crypto.randomUUID();
+  const key = `${queuePrefix}:rate:${accountId}`;
+  const keys = [`${key}:${window}`, `${queuePrefix}:calls:${accountId}`, `${key}:relief:${day}`, `${key}:reached`];
+  let answer: [number, number, number];
   try {
-    await firstConnection();
-    answer = await redis().eval(acquireScript, 2, ...keys, weightTenths, rateLimitWindowSeconds, rateLimitPerWindow * 10, concurrentCallsPerAccount) as typeof answer;
+    answer = await acquireScript(keys, [weightTenths, rateLimitWindowSeconds, rateLimitPerWindow * 10, concurrentCallsPerAccount,
+      nowMs, inFlightStaleMs, requestId, day, (day + 1) * 86400 - nowSeconds, rateLimitReliefDays, reliefPeriodDays]) as typeof answer;
   } catch {
     return { state: null, release: () => undefined };
   }
-  const [used, ttl, , admitted] = answer;
-  const state = {
-    limit: rateLimitPerWindow,
-    remaining: Math.max(0, Math.floor((rateLimitPerWindow * 10 - used) / 10)),
-    reset: Math.floor(Date.now() / 1000) + Math.max(ttl, 0),
-  };
-  if (!admitted) {
-    const quota = used > rateLimitPerWindow * 10;
-    const retryAfter = quota ? Math.max(ttl, 1) : 1;
-    throw new ApiError(429, 'too_many_requests',
-      quota ? 'the call quota of this period is used up' : 'too many calls of this account at the same time',
-      undefined, { ...rateLimitHeaders(state), 'Retry-After': String(retryAfter) });
-  }
+  const [used, limit, admitted] = answer;
+  const reset = (window + 1) * rateLimitWindowSeconds;
+  const state = { limit: limit / 10, remaining: Math.max(0, Math.floor((limit - used) / 10)), reset };
+  if (admitted === 0) throw tooMany('too_many_requests', 'the call quota of this period is used up', state, reset - nowSeconds);
+  if (admitted === -1) throw tooMany('too_many_concurrent_calls', `only ${concurrentCallsPerAccount} call(s) of an account are processed at a time; send the next when the last is answered`, state, 1);
   let released = false;
   return {
     state,
     release: () => {
       if (released) return;
       released = true;
-      redis().decr(keys[1]!).catch(() => undefined);
+      releaseScript([keys[1]!], [requestId]).catch(() => undefined);
     },
   };
+}
+
+function tooMany(id: string, description: string, state: RateLimitState, retryAfter: number): ApiError {
+  return new ApiError(429, id, description, undefined, { ...rateLimitHeaders(state), 'Retry-After': String(Math.max(retryAfter, 1)) });
 }
 
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {

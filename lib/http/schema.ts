@@ -4,6 +4,7 @@
  * expected; numbers in XML as text.
  */
 import Joi from 'joi';
+import { fieldPath, PortalAccountMention } from './validate';
 
 export { Joi };
 
@@ -57,3 +58,14 @@ export const writeOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ a
 
 /** A portal account reference: an id or the word default. */
 export const portalAccountRef = () => Joi.alternatives(Joi.number().integer().min(1).max(2147483647), Joi.string().valid('default'));
+
+/**
+ * A portal account id inside a body. Joi validates synchronously, so it only notes the id and
+ * its field in the validation context; the framework then checks every noted id against the
+ * caller's portal accounts in one query (400 naming the field, before the endpoint runs).
+ */
+export const ownPortalAccountId = () => Joi.number().integer().min(1).max(2147483647).custom((value: number, helpers) => {
+  const context = helpers.prefs.context as { portalAccounts?: PortalAccountMention[] } | undefined;
+  context?.portalAccounts?.push({ field: fieldPath(helpers.state.path ?? []), id: value });
+  return value;
+});

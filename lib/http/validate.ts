@@ -36,12 +36,19 @@ function walk(description: Description, value: unknown, path: string, warnings: 
   }
 }
 
-/** Validates and converts input; a failure is a 400 whose errors name each field at fault. */
-export function validate<T>(schema: Joi.Schema, value: unknown, prefix = ''): T {
+/** A portal account id a body names (ownPortalAccountId), with its field. */
+export interface PortalAccountMention { field: string; id: number }
+
+/**
+ * Validates and converts input; a failure is a 400 whose errors name each field at fault.
+ * portalAccounts collects the portal account ids the input names, for the caller to check.
+ */
+export function validate<T>(schema: Joi.Schema, value: unknown, prefix = '', portalAccounts?: PortalAccountMention[]): T {
   const { value: converted, error } = schema.validate(value, {
     abortEarly: false,
     convert: true,
     errors: { wrap: { label: false } },
+    context: { portalAccounts },
   });
   if (error) throw validationError(error, prefix);
   return converted as T;

@@ -1,5 +1,4 @@
-import type { Warning } from '../http/envelope';
-import { notFound } from '../http/errors';
+import { dependencyUnavailable, notFound } from '../http/errors';
 import { queues } from '../queue/queue.registry';
 import { QueueName, queueNames } from '../queue/queues';
 import { jobRepository, JobRow } from './job.repository';
@@ -17,7 +16,7 @@ function withoutUndefined(status: JobStatus): JobStatus {
  * Redis), queued while the row waits for the relay, else what BullMQ says. 404 for a job of
  * another account, exactly as for an unknown one.
  */
-export async function jobStatus(accountId: number, jobId: string, warnings: Warning[]): Promise<JobStatus> {
+export async function jobStatus(accountId: number, jobId: string): Promise<JobStatus> {
   const row = await jobRepository.get(accountId, jobId);
   if (!row) throw notFound(`job ${jobId}`, 'job_id');
   const base: JobStatus = { id: row.job_id, state: 'queued', attempts: row.attempts_made ?? 0, created_date: row.created_at.toISOString() };
@@ -31,10 +30,10 @@ export async function jobStatus(accountId: number, jobId: string, warnings: Warn
     });
   }
   if (!row.relayed_at) return base;
-  return withoutUndefined(await fromQueue(row, base, warnings));
+  return withoutUndefined(await fromQueue(row, base));
 }
 
-async function fromQueue(row: JobRow, base: JobStatus, warnings: Warning[]): Promise<JobStatus> {
+async function fromQueue(row: JobRow, base: JobStatus): Promise<JobStatus> {
   if (!(row.queue in queueNames)) return base;
   try {
     const queue = queues().get(row.queue as QueueName);
@@ -50,7 +49,8 @@ async function fromQueue(row: JobRow, base: JobStatus, warnings: Warning[]): Pro
     if (state === 'active') return { ...common, state: 'active', error: job.failedReason || undefined };
     return { ...common, state: 'queued', error: job.failedReason || undefined };
   } catch {
-    warnings.push({ warning: 'job_state_unknown', description: 'the queue cannot be reached right now; the job is shown as queued', code: 200 });
-    return base;
+    // Redis holds the only record of this job's state now: guessing "queued" could hide a
+    // finished job, so the client is asked to come back.
+    throw dependencyUnavailable('redis');
   }
 }

@@ -17,6 +17,7 @@ export function operatorRouter(): express.Router {
   router.get('/health/live', (_req, res) => { res.json({ status: 'ok' }); });
   router.get('/health/ready', async (_req, res) => {
     const state = await readiness();
+    if (!state.ready) res.set('Retry-After', '5');
     res.status(state.ready ? 200 : 503).json(state);
   });
 

@@ -7,6 +7,7 @@
  * costs a few statements, not thousands of order updates.
  */
 import type { Knex } from 'knex';
+import { counterRepository } from '../account/counter.repository';
 import { addManyToOutbox, OutboxJob } from '../queue/outbox';
 import { checkAmount, fromCents, toCents } from './order-money';
 import { orderRepository, PaymentRow, PaymentUpdate } from './order.repository';
@@ -36,7 +37,7 @@ export async function payOrdersIn(trx: Knex.Transaction, accountId: number, paym
   const updates = [...byOrder.values()];
   const needInvoice = updates.filter((u) => u.became_paid && u.invoice_number === null);
   if (needInvoice.length) {
-    const last = await orderRepository.nextCounter(trx, accountId, 'invoice', needInvoice.length);
+    const last = await counterRepository.next(trx, accountId, 'invoice', needInvoice.length);
     needInvoice.forEach((u, i) => { u.invoice_number = String(last - needInvoice.length + 1 + i); });
   }
   await orderRepository.updatePayments(trx, accountId, updates);

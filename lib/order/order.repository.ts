@@ -1,5 +1,5 @@
 /**
- * SQL of orders: the order row, its lines and history, the per-account counters. Every query is
+ * SQL of orders: the order row, its lines and history. Every query is
  * scoped by the account id; a foreign order is as absent as a missing one.
  */
 import type { Knex } from 'knex';
@@ -112,21 +112,6 @@ export function orderReadQuery(knex: Knex | Knex.Transaction, accountId: number,
 }
 
 export const orderRepository = {
-  /**
-   * The next value of a per-account counter ('order', 'invoice', 'customer'). The UPSERT locks
-   * the counter row until the transaction ends, so no two transactions get the same value.
-   */
-  async nextCounter(trx: Knex.Transaction, accountId: number, kind: 'order' | 'invoice' | 'customer', count = 1): Promise<number> {
-    // With count > 1 the values last - count + 1 .. last are taken at once (payments of many orders).
-    const result = await trx.raw(
-      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
-       ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + EXCLUDED.last_value
-       RETURNING last_value`,
-      [accountId, kind, count],
-    );
-    return Number((result.rows as { last_value: string }[])[0]!.last_value);
-  },
-
   async insert(trx: Knex.Transaction, accountId: number, number: number, id: string, columns: Partial<OrderColumns>): Promise<string> {
     const [row] = await trx('sales_order').insert({ ...forDb(columns), account_id: accountId, number, id }).returning('internal_id');
     return String((row as { internal_id: string }).internal_id);

@@ -4,6 +4,7 @@
  * stock link of lines and the order events, each write in one transaction.
  */
 import type { Knex } from 'knex';
+import { counterRepository } from '../account/counter.repository';
 import { linkCustomer } from '../customer/customer.service';
 import { db } from '../db/knex';
 import type { Warning } from '../http/envelope';
@@ -188,9 +189,9 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
     isPaid = true;
   }
   // Locks in a fixed order (order counter, invoice counter, customer, stock items), as updates do.
-  const number = await orderRepository.nextCounter(trx, accountId, 'order');
+  const number = await counterRepository.next(trx, accountId, 'order');
   const orderId = orderIdOf(number, now);
-  const invoiceNumber = isPaid ? String(await orderRepository.nextCounter(trx, accountId, 'invoice')) : null;
+  const invoiceNumber = isPaid ? String(await counterRepository.next(trx, accountId, 'invoice')) : null;
   const currencyId = input.currency_id ?? 'EUR';
   const customer = await linkCustomer(trx, accountId, input.customer ?? {}, currencyId);
   const columns: Partial<OrderColumns> = {
@@ -264,7 +265,7 @@ export async function updateOrderIn(
   }
   // Locks in the order creates take them too (counters, customer, stock), so writes never deadlock each other.
   if (becamePaid && current.invoice_number === null) {
-    columns.invoice_number = String(await orderRepository.nextCounter(trx, accountId, 'invoice'));
+    columns.invoice_number = String(await counterRepository.next(trx, accountId, 'invoice'));
     columns.bill_date = today(now);
   }
 

@@ -3,6 +3,7 @@
  * select), and the TypeScript shapes of a validated order.
  */
 import { Joi, bool, calendarDate, datetime, decimal, integer, list, readOnly, text } from '../http/schema';
+import type { OrderCustomerFields } from '../customer/customer.type';
 
 /** An order id: <order_number>_<YYYY>_<MM>. */
 export const orderIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;
@@ -134,15 +135,8 @@ export interface OrderLineInput {
   stock_align_id?: string;
 }
 
-export interface OrderCustomerInput {
-  id?: string;
-  username?: string;
-  comment?: string;
-  vat_id?: string;
-  email?: string;
-  phone_1?: string;
-  phone_2?: string;
-  fax?: string;
+/** Order_type customer: the fields a customer reads, with the whole Order_address_type. */
+export interface OrderCustomerInput extends OrderCustomerFields {
   address?: OrderAddress;
 }
 

@@ -26,6 +26,12 @@ export const portalAccountRepository = {
     return db()('portal_account').where({ account_id: accountId, id }).first();
   },
 
+  /** Which of the ids are portal accounts of the account. */
+  async ownIds(accountId: number, ids: number[]): Promise<Set<number>> {
+    const rows = await db()('portal_account').where({ account_id: accountId }).whereIn('id', ids).select('id') as { id: number }[];
+    return new Set(rows.map((r) => r.id));
+  },
+
   async getDefault(accountId: number): Promise<PortalAccountRow | undefined> {
     return db()('portal_account').where({ account_id: accountId, is_default: true }).first();
   },

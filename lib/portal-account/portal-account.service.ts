@@ -1,4 +1,5 @@
-import { invalidField, notFound } from '../http/errors';
+import { ApiError, invalidField, notFound } from '../http/errors';
+import type { PortalAccountMention } from '../http/validate';
 import { portalAccountRepository, PortalAccountRow } from './portal-account.repository';
 
 export type PortalAccountRef = number | 'default';
@@ -28,4 +29,30 @@ export async function resolveRequestPortalAccount(accountId: number, ref: Portal
     : await portalAccountRepository.get(accountId, ref);
   if (!row) throw invalidField('portal_account_id', `portal_account_id ${ref} is not a portal account of this account`, 'unknown_portal_account');
   return row.id;
+}
+
+/**
+ * Every portal account id a body names must be one of the caller's: a 400 naming each field
+ * that names another seller's or no portal account (one query for all of them).
+ */
+export async function checkMentionedPortalAccounts(accountId: number, mentions: PortalAccountMention[]): Promise<void> {
+  if (mentions.length === 0) return;
+  const own = await portalAccountRepository.ownIds(accountId, [...new Set(mentions.map((m) => m.id))]);
+  const foreign = mentions.filter((m) => !own.has(m.id))
+    .map((m) => ({ error: 'unknown_portal_account', description: `${m.field} ${m.id} is not a portal account of this account`, code: 400, field: m.field }));
+  const [first, ...more] = foreign;
+  if (first) throw new ApiError(400, first.error, first.description, first.field, {}, more);
+}
+
+/**
+ * The portal account a body field names, else the request's: a 400 naming the field when it is
+ * none of this account's (a body's portal_account_id, as in stock/category/ and
+ * stock/shop_parameter/).
+ */
+export async function ownPortalAccountId(accountId: number, named: number | undefined, requestPortalAccountId: number | null, field: string): Promise<number> {
+  const portalAccountId = named ?? requestPortalAccountId;
+  if (portalAccountId === null || !(await portalAccountRepository.get(accountId, portalAccountId))) {
+    throw invalidField(field, `${field} is not a portal account of this account`);
+  }
+  return portalAccountId;
 }

@@ -1,11 +1,28 @@
+import { Joi, list, portalAccountRef, text } from '../http/schema';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem, PortalTarget } from './portal.types';
+import type { ListingItem, PortalTarget } from './portal.type';
 
 const durations = ['1', '3', '5', '7', '10', '30', 'GTC'];
+const reviseValues = ['price', 'title', 'desc', 'sku', 'specs', 'widerruf', 'subtitle', 'pic', 'shipping', 'quantity', 'cat'] as const;
+
+/** Stock_portal_upload_auction_a_type. */
+const uploadPart = Joi.object({
+  action: Joi.string().valid('list', 'revise').required(),
+  portal_account_id: portalAccountRef(),
+  lister_id: Joi.alternatives(Joi.number().integer().min(0).custom((v: number) => String(v)), text(32)),
+  start: text(64),
+  revise_values: list(Joi.string().valid(...reviseValues)),
+  auction_a_live_id: Joi.alternatives(Joi.number().integer().min(1).custom((v: number) => String(v)), Joi.string().trim().max(64)),
+});
 
 /** The first auction portal (Stock_auction_a_type); OAuth2 with the portal account's client credentials. */
 export class AuctionAAdapter extends HttpPortalAdapter {
   readonly portal = 'auction_a' as const;
+  override readonly uploadActions = ['list', 'revise'] as const;
+  override readonly uploadPart = uploadPart;
+  override readonly cia = { namedAccounts: false };
+  override readonly categories = 'global' as const;
+  override readonly fieldGroup = 'listers' as const;
   protected override readonly oauth = true;
   // The bulk price and quantity call of the large auction portals takes 25 offers.
   override readonly maxQuantityBatch = 25;

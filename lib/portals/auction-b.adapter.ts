@@ -1,9 +1,12 @@
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem } from './portal.type';
 
 /** The second auction portal (Stock_auction_b_type). */
 export class AuctionBAdapter extends HttpPortalAdapter {
   readonly portal = 'auction_b' as const;
+  override readonly cia = { namedAccounts: false };
+  override readonly categories = 'global' as const;
+  override readonly fieldGroup = 'listers' as const;
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;

@@ -1,9 +1,12 @@
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem } from './portal.type';
 
 /** The third marketplace (Stock_market_c_type). */
 export class MarketCAdapter extends HttpPortalAdapter {
   readonly portal = 'market_c' as const;
+  override readonly cia = { namedAccounts: false };
+  override readonly categories = 'global' as const;
+  override readonly fieldGroup = 'listers' as const;
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;

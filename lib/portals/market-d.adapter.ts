@@ -1,11 +1,14 @@
 import { HttpPortalAdapter, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem } from './portal.type';
 
 const idTypes = ['ASIN', 'ISBN', 'UPC', 'EAN'];
 
 /** The fourth marketplace (Stock_market_d_type): offers by seller SKU; OAuth2 per portal account. */
 export class MarketDAdapter extends HttpPortalAdapter {
   readonly portal = 'market_d' as const;
+  override readonly uploadActions = ['list'] as const;
+  // CIA pushes to the portal accounts its cia.market_d group names (else the account's default).
+  override readonly cia = { namedAccounts: true };
   protected override readonly oauth = true;
 
   protected mapListing(item: ListingItem): Record<string, unknown> {

@@ -1,9 +1,12 @@
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem } from './portal.type';
 
 /** The fifth marketplace (Stock_market_e_type): offers by EAN. */
 export class MarketEAdapter extends HttpPortalAdapter {
   readonly portal = 'market_e' as const;
+  override readonly uploadActions = ['list', 'delete'] as const;
+  override readonly cia = { namedAccounts: false };
+  override readonly categories = 'global' as const;
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;

@@ -1,9 +1,11 @@
 import { HttpPortalAdapter, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem } from './portal.type';
 
 /** The sixth marketplace (Stock_market_f_type): quantities 1 to 9999; 0 deactivates the offer. */
 export class MarketFAdapter extends HttpPortalAdapter {
   readonly portal = 'market_f' as const;
+  override readonly uploadActions = ['list'] as const;
+  override readonly cia = { namedAccounts: false };
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;

@@ -1,5 +1,5 @@
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem } from './portal.type';
 
 const taxIds = [1, 2, 3, 4, 10, 11, 12];
 const deliveryTimes = [0, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60];
@@ -7,6 +7,7 @@ const deliveryTimes = [0, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60];
 /** The seventh marketplace (Stock_market_i_type): exactly three pictures, coded tax and delivery times. */
 export class MarketIAdapter extends HttpPortalAdapter {
   readonly portal = 'market_i' as const;
+  override readonly categories = 'own' as const;
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;

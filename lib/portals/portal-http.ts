@@ -1,7 +1,8 @@
 import { UnrecoverableError } from 'bullmq';
 import { ClientCredentials, AccessToken } from 'simple-oauth2';
 import { config } from '../../config';
-import type { ListingItem, PortalAdapter, PortalId, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.types';
+import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
+import { portalUploadPart } from './upload-part.type';
 
 /** A portal call worth retrying (429, 5xx, timeout, network); retryAfterMs from Retry-After. */
 export class PortalRetryableError extends Error {
@@ -10,7 +11,7 @@ export class PortalRetryableError extends Error {
 }
 
 /** Data a portal would refuse (its own limits), found before sending: fails the job at once. */
-export function portalInputError(portal: PortalId, message: string): UnrecoverableError {
+export function portalInputError(portal: string, message: string): UnrecoverableError {
   return new UnrecoverableError(`${portal}: ${message}`);
 }
 
@@ -27,7 +28,7 @@ const tokens = new Map<string, AccessToken>();
 /** One item's answer in a bulk quantity call. */
 interface ItemResult { reference?: unknown; status?: unknown; message?: unknown }
 
-function itemOutcome(portal: PortalId, stockId: number, result: ItemResult | undefined): QuantityOutcome {
+function itemOutcome(portal: string, stockId: number, result: ItemResult | undefined): QuantityOutcome {
   if (!result) return { stockId, outcome: 'retry', message: `${portal} did not answer for item ${stockId}` };
   const status = Number(result.status);
   if (status >= 200 && status < 300) return { stockId, outcome: 'accepted' };
@@ -42,7 +43,13 @@ function itemOutcome(portal: PortalId, stockId: number, result: ItemResult | und
  * supplies its payload mapping and its own limits.
  */
 export abstract class HttpPortalAdapter implements PortalAdapter {
-  abstract readonly portal: PortalId;
+  abstract readonly portal: string;
+  // Facts (PortalFacts): the defaults of a portal that declares nothing.
+  readonly uploadActions: readonly UploadAction[] = [];
+  readonly uploadPart = portalUploadPart;
+  readonly cia: PortalFacts['cia'] = null;
+  readonly categories: PortalFacts['categories'] = 'none';
+  readonly fieldGroup: PortalFacts['fieldGroup'] = 'object';
   /** Items per bulk quantity call; a portal with a tighter limit says so. */
   readonly maxQuantityBatch: number = 100;
   /** Portals whose API takes an OAuth2 bearer token (client credentials of the portal account). */

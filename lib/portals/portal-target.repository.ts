@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { config } from '../../config';
-import type { ListingItem, PortalId, PortalTarget } from './portal.types';
+import type { PortalId } from './portal.registry';
+import type { ListingItem, PortalTarget } from './portal.type';
 
 interface StockRow { id: number; name: string; sku: string | null; barcode: string | null; price: string | null; quantity_available: number; grp: unknown }
 

@@ -5,28 +5,64 @@ import { MarketDAdapter } from './market-d.adapter';
 import { MarketEAdapter } from './market-e.adapter';
 import { MarketFAdapter } from './market-f.adapter';
 import { MarketIAdapter } from './market-i.adapter';
-import type { PortalAdapter, PortalId } from './portal.types';
+import type { PortalAdapter } from './portal.type';
 import { ShopAdapter } from './shop.adapter';
 import { ShopGAdapter } from './shop-g.adapter';
 import { ShopHAdapter } from './shop-h.adapter';
 import { WebshopAdapter } from './webshop.adapter';
 
-/** One adapter per portal of document 2. */
-const adapters: Record<PortalId, PortalAdapter> = {
-  auction_a: new AuctionAAdapter(),
-  auction_b: new AuctionBAdapter(),
-  market_c: new MarketCAdapter(),
-  market_d: new MarketDAdapter(),
-  market_e: new MarketEAdapter(),
-  market_f: new MarketFAdapter(),
-  shop_g: new ShopGAdapter(),
-  shop_h: new ShopHAdapter(),
-  market_i: new MarketIAdapter(),
-  webshop: new WebshopAdapter(),
-  shop: new ShopAdapter(),
-};
+/**
+ * One adapter per portal of document 2, in the order lists of portals are answered. Every
+ * list below is derived from the adapters' facts: a new portal is its adapter and its line here.
+ */
+const adapters = [
+  new AuctionAAdapter(), new AuctionBAdapter(), new MarketCAdapter(), new MarketDAdapter(), new MarketEAdapter(), new MarketFAdapter(),
+  new ShopGAdapter(), new ShopHAdapter(), new MarketIAdapter(), new WebshopAdapter(), new ShopAdapter(),
+] as const;
+
+type Adapter = (typeof adapters)[number];
+
+/** Every adapter, in registry order. */
+export const portalAdapters: readonly PortalAdapter[] = adapters;
+
+/** Portal identifiers of document 1's naming table (the neutral words), as used in platform fields. */
+export type PortalId = Adapter['portal'];
+export const portalIds: readonly PortalId[] = adapters.map((a) => a.portal);
+
+/** An adapter of the registry: its portal is one of portalIds. */
+export type RegisteredAdapter = PortalAdapter & { readonly portal: PortalId };
+
+/** The portals with a cia.<portal> group on a stock item (Stock_type cia.*). */
+export type CiaPortal = Extract<Adapter, { cia: object }>['portal'];
+export const ciaPortals: readonly CiaPortal[] = adapters.filter((a): a is Extract<Adapter, { cia: object }> => a.cia !== null).map((a) => a.portal);
+
+/** The portals whose Stock_type group is a list of listers (entries carry lister_id). */
+export type ListerGroup = Extract<Adapter, { fieldGroup: 'listers' }>['portal'];
+export const listerGroups: readonly ListerGroup[] = adapters.filter((a): a is Extract<Adapter, { fieldGroup: 'listers' }> => a.fieldGroup === 'listers').map((a) => a.portal);
+
+/** The portals whose Stock_type group is one object or a list of its own (not listers). */
+export const objectGroups: readonly PortalId[] = adapters.filter((a) => a.fieldGroup !== 'listers').map((a) => a.portal);
+
+/**
+ * Platforms whose categories are account independent (document 2, Category_type): answered by
+ * GET system/stock/category/.
+ */
+export const globalCategoryPlatforms: readonly PortalId[] = adapters.filter((a) => a.categories === 'global').map((a) => a.portal);
+
+/** The own portals, whose categories are per account (stock/category/). */
+export const ownCategoryPlatforms: readonly PortalId[] = adapters.filter((a) => a.categories === 'own').map((a) => a.portal);
+
+/** The portals of Stock_portal_upload_type (POST stock/{stock_id}/portal_upload/), with the actions each takes. */
+export const uploadPortals: readonly RegisteredAdapter[] = adapters.filter((a) => a.uploadActions.length > 0);
+
+const byId = new Map<string, RegisteredAdapter>(adapters.map((a) => [a.portal, a]));
 
 /** The adapter of a portal. */
-export function adapterFor(portal: PortalId): PortalAdapter {
-  return adapters[portal];
+export function adapterFor(portal: PortalId): RegisteredAdapter {
+  return byId.get(portal)!;
+}
+
+/** The portal of a platform field (order.platform, ...), or null when it names none. */
+export function portalOf(platform: string | null | undefined): PortalId | null {
+  return portalIds.find((id) => id === platform) ?? null;
 }

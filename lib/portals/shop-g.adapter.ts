@@ -1,9 +1,12 @@
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem } from './portal.type';
 
 /** The first shop system (Stock_shop_g_type). */
 export class ShopGAdapter extends HttpPortalAdapter {
   readonly portal = 'shop_g' as const;
+  override readonly uploadActions = ['list'] as const;
+  override readonly cia = { namedAccounts: false };
+  override readonly categories = 'own' as const;
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;

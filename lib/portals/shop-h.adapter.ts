@@ -1,9 +1,10 @@
 import { HttpPortalAdapter, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem } from './portal.type';
 
 /** The second shop system (Stock_shop_h_type). */
 export class ShopHAdapter extends HttpPortalAdapter {
   readonly portal = 'shop_h' as const;
+  // No portal_upload entry, no cia group, no categories: the defaults of HttpPortalAdapter.
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;

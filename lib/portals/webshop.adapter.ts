@@ -1,9 +1,11 @@
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.types';
+import type { ListingItem } from './portal.type';
 
 /** The service's own web shop (Stock_webshop_type): net prices, several shops by shop_id. */
 export class WebshopAdapter extends HttpPortalAdapter {
   readonly portal = 'webshop' as const;
+  override readonly cia = { namedAccounts: false };
+  override readonly fieldGroup = 'list' as const;
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;

@@ -45,6 +45,8 @@ export interface JobPayloads {
    * each assignment commits with its payment.
    */
   'bank.match': { accountId: number; fromNumber: number; toNumber: number };
+  /** Scheduler: the unassigned bank records of the last BANK_REMATCH_DAYS, matched again (their order may exist now). */
+  'bank.rematch': { tick: string };
 }
 
 /** Payload of portal.upload (Stock_portal_upload_type, one portal entry). */
@@ -72,7 +74,7 @@ export interface SendMitJob {
 export type JobName = keyof JobPayloads;
 
 /** Which queue carries each job. */
-export const jobQueues: { [J in JobName]: QueueName } = {
+export const jobQueues = {
   'cia.adjust': 'cia',
   'event.emit': 'events',
   'portal.set_quantity': 'portal_upload',
@@ -82,4 +84,8 @@ export const jobQueues: { [J in JobName]: QueueName } = {
   'event.run': 'events',
   'order.send_mit': 'mail',
   'bank.match': 'bank',
-};
+  'bank.rematch': 'bank',
+} as const satisfies { [J in JobName]: QueueName };
+
+/** The job names a queue carries. */
+export type JobsOf<Q extends QueueName> = { [J in JobName]: (typeof jobQueues)[J] extends Q ? J : never }[JobName];

@@ -51,6 +51,13 @@ export const outboxRepository = {
       .skipLocked();
   },
 
+  /** Keeps a job's progress in its row's payload (what a job re-added after a Redis loss resumes from). */
+  async saveProgress(knex: Knex, jobId: string, progress: object): Promise<void> {
+    // Only outbox jobs have a row (their id is its UUID).
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(jobId)) return;
+    await knex('outbox').where({ job_id: jobId }).update({ payload: knex.raw(`jsonb_set(payload, '{progress}', ?::jsonb)`, [JSON.stringify(progress)]) });
+  },
+
   /** Records a job's final state (completed or failed after its last try). */
   async recordFinal(knex: Knex, jobId: string, fields: FinalState): Promise<void> {
     await outboxRepository.recordFinals(knex, [{ jobId, ...fields }]);

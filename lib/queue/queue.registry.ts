@@ -17,15 +17,20 @@ export class QueueRegistry {
   /** addCoalesced: until when a delayed job this process created covers a key's changes. */
   private readonly covered = new Map<string, number>();
 
+  /** The producer connection the queues share (created on first use). */
+  client(): Redis {
+    if (!this.connection) {
+      this.connection = createRedis('producer');
+      this.connection.on('error', () => undefined);
+    }
+    return this.connection;
+  }
+
   /** The Queue of a name (created on first use). */
   get(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      if (!this.connection) {
-        this.connection = createRedis('producer');
-        this.connection.on('error', () => undefined);
-      }
-      queue = new Queue(queueNames[name], { connection: this.connection, prefix: config().queuePrefix });
+      queue = new Queue(queueNames[name], { connection: this.client(), prefix: config().queuePrefix });
       queue.on('error', () => undefined);
       this.queues.set(name, queue);
     }

@@ -147,14 +147,16 @@ export class OutboxRelay {
    * Re-adds relayed jobs Redis no longer has (restarted without persistence) and records the
    * final state of jobs that finished while their worker could not write it. Walks every
    * unfinished row in pages (a bounded number per sweep); returns how many jobs it re-added.
+   * olderThanSeconds: 0 right after Redis lost its data (every relayed row is a candidate; a
+   * row in the middle of being relayed is locked and skipped).
    */
-  async repair(maxPages = 50): Promise<number> {
+  async repair(maxPages = 50, olderThanSeconds = this.repairAfterSeconds): Promise<number> {
     let cursor = '0';
     let readded = 0;
     try {
       for (let page = 0; page < maxPages && !this.stopped; page++) {
         const { count, last, full } = await this.knex.transaction(async (trx) => {
-          const rows = await outboxRepository.lockUnfinished(trx, this.repairAfterSeconds, config().jobRetentionSeconds, cursor, this.batch);
+          const rows = await outboxRepository.lockUnfinished(trx, olderThanSeconds, config().jobRetentionSeconds, cursor, this.batch);
           const lost: OutboxRow[] = [];
           for (const row of rows) {
             if (!(row.queue in queueNames)) continue;

@@ -26,5 +26,10 @@ export function schedules(): Schedule[] {
       cron: config().outboxCleanupCron,
       enqueue: (tick) => queues().add('outbox.cleanup', { tick: tickId(tick) }, `outbox-cleanup-${tickId(tick)}`),
     },
+    {
+      name: 'bank-rematch',
+      cron: config().bankRematchCron,
+      enqueue: (tick) => queues().add('bank.rematch', { tick: tickId(tick) }, `bank-rematch-${tickId(tick)}`),
+    },
   ];
 }

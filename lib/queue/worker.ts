@@ -6,9 +6,8 @@ import { createRedis, whenReady } from '../redis';
 import { onShutdown } from '../shutdown';
 import { FinalStateWriter } from './final-state-writer';
 import { portalBackoff, portalRetryDelay } from './job-options';
+import type { Processors } from './processors';
 import { QueueName, queueNames } from './queues';
-
-export type Processor = (job: Job) => Promise<unknown>;
 
 /** Outbox job ids are UUIDs; jobs added by workers and the scheduler carry other ids. */
 const outboxJobId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -61,14 +60,15 @@ export interface WorkerOptions {
  * an outbox job (completed, or failed after its last try) is written to its outbox row, so
  * GET job/{job_id}/ answers it after Redis dropped the job.
  */
-export async function startWorker(queue: QueueName, processors: Record<string, Processor>, options: WorkerOptions = {}): Promise<Worker> {
+export async function startWorker<Q extends QueueName>(queue: Q, processors: Processors<Q>, options: WorkerOptions = {}): Promise<Worker> {
+  const byName: Partial<Record<string, (job: Job) => Promise<unknown>>> = processors;
   if (!options.skipEvictionCheck) await checkEvictionPolicy();
   const concurrency = options.concurrency ?? concurrencyOf(queue);
   const connection = createRedis('worker');
   connection.on('error', (err) => log.warn({ err: err.message, queue }, 'redis connection error'));
   const finals = new FinalStateWriter(db);
   const worker = new Worker(queueNames[queue], async (job) => {
-    const processor = processors[job.name];
+    const processor = byName[job.name];
     if (!processor) throw new UnrecoverableError(`queue ${queue} has no processor for job ${job.name}`);
     return processor(job);
   }, {

@@ -2,7 +2,7 @@ import { db } from '../db/knex';
 import { invalidField } from '../http/errors';
 import { Joi, readOnly } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
-import { globalCategoryPlatforms, ownCategoryPlatforms } from './portals';
+import { globalCategoryPlatforms, ownCategoryPlatforms } from '../portals/portal.registry';
 
 /** Category_type (global categories are read only here). */
 export const categoryType = Joi.object({

@@ -4,10 +4,7 @@
  * portal should offer. lib/stock implements loadCiaInput; lib/cia only reads it.
  */
 import type { Knex } from 'knex';
-
-/** The portals with a cia.<portal> group on a stock item (document 2, Stock_type cia.*). */
-export const ciaPortals = ['auction_a', 'auction_b', 'market_c', 'market_d', 'market_e', 'market_f', 'shop_g', 'webshop'] as const;
-export type CiaPortal = (typeof ciaPortals)[number];
+import type { CiaPortal } from '../portals/portal.registry';
 
 /** Stock_cia_portal_type as stored. */
 export interface CiaPortalSetting {

@@ -4,7 +4,8 @@ import { invalidField } from '../http/errors';
 import { Joi, list, text } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { applyConditions } from '../http/search/sql';
-import { ownCategoryPlatforms } from '../reference/portals';
+import { ownPortalAccountId } from '../portal-account/portal-account.service';
+import { ownCategoryPlatforms } from '../portals/portal.registry';
 
 /** Category_type for own categories: platform and id are required to write one. */
 export const ownCategoryType = Joi.object({
@@ -79,3 +80,16 @@ export const ownCategoryRepository = {
     return query.delete();
   },
 };
+
+/**
+ * POST stock/category/: each category goes to the portal account it names, else the request's;
+ * a foreign or unknown one fails the whole request before anything is written.
+ */
+export async function saveOwnCategories(accountId: number, requestPortalAccountId: number | null, categories: OwnCategoryInput[]): Promise<void> {
+  const owned = [];
+  for (const [i, c] of categories.entries()) {
+    const portalAccountId = await ownPortalAccountId(accountId, c.portal_account_id, requestPortalAccountId, `category[${i}].portal_account_id`);
+    owned.push({ ...c, portal_account_id: portalAccountId });
+  }
+  await ownCategoryRepository.upsert(accountId, owned);
+}

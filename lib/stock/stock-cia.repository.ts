@@ -1,6 +1,7 @@
 /** Reads what the cross-channel quantity adjustment needs about one item (lib/stock/cia-input.ts). */
 import type { Knex } from 'knex';
-import { CiaInput, CiaPortal, CiaPortalSetting, ciaPortals, LoadCiaInput } from './cia-input';
+import { CiaPortal, ciaPortals } from '../portals/portal.registry';
+import { CiaInput, CiaPortalSetting, LoadCiaInput } from './cia-input';
 
 interface CiaRow {
   id: number; quantity_available: number; variation_type: CiaInput['variationType']; variation_parent_id: number | null;

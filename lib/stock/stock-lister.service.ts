@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { invalidField, notFound } from '../http/errors';
 import { deepMerge, getPath, Json, setPath } from './stock-merge';
 import { StockData, stockRepository } from './stock.repository';
-import { ListerGroup, listerGroups, StockInput } from './stock.type';
+import { ListerGroup, listerGroups } from '../portals/portal.registry';
+import type { StockInput } from './stock.type';
 
 /** Lister fields identical for all listers (auction_a, auction_b, market_c, shop) with one lister_id. */
 const sharedListerFields: string[][] = [['payment', 'advice'], ['refund'], ['location'], ['freetext'], ['picture', 'type_id'], ['picture', 'url']];

@@ -6,6 +6,7 @@ import { db } from '../db/knex';
 import { invalidField, notFound } from '../http/errors';
 import { Joi, readOnly, text } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
+import { ownPortalAccountId } from '../portal-account/portal-account.service';
 
 export const shopParameterTypes = ['tax_class', 'manufacturer'] as const;
 
@@ -62,3 +63,9 @@ export const shopParameterRepository = {
     });
   },
 };
+
+/** POST stock/shop_parameter/: saved for the portal account it names, else the request's. */
+export async function saveShopParameter(accountId: number, requestPortalAccountId: number | null, input: ShopParameterInput): Promise<{ id: number; created: boolean }> {
+  const portalAccountId = await ownPortalAccountId(accountId, input.portal_account_id, requestPortalAccountId, 'shop_parameter.portal_account_id');
+  return shopParameterRepository.save(accountId, portalAccountId, input);
+}

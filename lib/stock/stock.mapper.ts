@@ -1,6 +1,6 @@
 /** Stock rows to Stock_type as the API returns it (write-only fields are never stored). */
 import type { StockLinks, StockRow } from './stock.repository';
-import { listerGroups } from './stock.type';
+import { listerGroups, objectGroups } from '../portals/portal.registry';
 
 /** One item as Stock_type; links are the set and variant links loaded for its page. */
 export function stockToApi(row: StockRow, links: StockLinks): Record<string, unknown> {
@@ -38,7 +38,7 @@ export function stockToApi(row: StockRow, links: StockLinks): Record<string, unk
     ...(row.set_type === 'main' ? { sub: links.sets.filter((l) => l.main_id === row.id).map((l) => ({ id: String(l.sub_id), quantity: l.quantity })) } : {}),
     ...(row.set_type === 'sub' ? { main: links.sets.filter((l) => l.sub_id === row.id).map((l) => ({ id: String(l.main_id), quantity: l.quantity })) } : {}),
   };
-  for (const key of ['market_e', 'market_d', 'shop_h', 'webshop', 'market_f', 'market_i', 'shop_g']) put(key, data[key]);
+  for (const key of objectGroups) put(key, data[key]);
   for (const group of listerGroups) {
     const listers = data[group] as Record<string, unknown>[] | undefined;
     if (listers) out[group] = listers.map((l) => ({ ...l, lister_id: String(l.lister_id) }));

@@ -7,7 +7,7 @@ import { db } from '../db/knex';
 import { notFound } from '../http/errors';
 import type { SearchRequest } from '../http/search';
 import { queueCiaAdjust, refreshAvailable } from './stock-available.repository';
-import { MovementCause, writeMovement } from './stock-history.repository';
+import { MovementCause, stockHistoryRepository, writeMovement } from './stock-history.repository';
 import { mergeListers } from './stock-lister.service';
 import { deepMerge, Json } from './stock-merge';
 import { resolveStockRef } from './stock-ref';
@@ -18,7 +18,8 @@ import { applySet } from './stock-set.service';
 import { applyVariation } from './stock-variation.service';
 import { stockToApi } from './stock.mapper';
 import { StockColumns, StockData, stockRepository } from './stock.repository';
-import { listerGroups, StockInput } from './stock.type';
+import { listerGroups } from '../portals/portal.registry';
+import type { StockInput } from './stock.type';
 
 /** Stock_type fields stored as columns; the rest (except links and listers) live in data. */
 const textColumns = ['sku', 'barcode', 'mpn', 'manufacturer'] as const;
@@ -143,6 +144,29 @@ export async function resolvePathStockId(accountId: number, ref: string, knex: K
   const id = await resolveStockRef(knex, accountId, ref, 'id');
   if (id === undefined) throw notFound(`stock ${ref}`, 'stock_id');
   return id;
+}
+
+/** POST stock/: creates an item in a transaction of its own. */
+export async function createStockItem(accountId: number, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
+  return db().transaction((trx) => saveStock(trx, accountId, input, undefined, { warnings, title: 'stock', field: 'stock' }));
+}
+
+/** POST stock/{stock_id}/: updates the item the path names, resolved in the same transaction. */
+export async function updateStockItem(accountId: number, ref: string, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
+  return db().transaction(async (trx) => {
+    const stockId = await resolvePathStockId(accountId, ref, trx);
+    return saveStock(trx, accountId, input, stockId, { warnings, title: 'stock', field: 'stock' });
+  });
+}
+
+/** DELETE stock/{stock_id}/: deletes the item the path names, resolved in the same transaction. */
+export async function deleteStockItem(accountId: number, ref: string): Promise<void> {
+  await db().transaction(async (trx) => deleteStock(trx, accountId, await resolvePathStockId(accountId, ref, trx)));
+}
+
+/** GET stock/{stock_id}/history/: one page of the movements of the item the path names. */
+export async function searchItemHistory(accountId: number, ref: string, search: SearchRequest) {
+  return stockHistoryRepository.search(accountId, search, await resolvePathStockId(accountId, ref));
 }
 
 /** The item a path {stock_id} names as Stock_type: 404 when unknown or foreign, 300 when ambiguous. */

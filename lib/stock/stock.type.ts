@@ -2,7 +2,8 @@
  * Stock_type of document 2 with its nested and portal types, as Joi schemas: lengths, enums and
  * access (readOnly: accepted with a warning and ignored; writeOnly: accepted, never returned).
  */
-import { Joi, bool, decimal, integer, list, readOnly, text, writeOnly } from '../http/schema';
+import { Joi, bool, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http/schema';
+import { adapterFor, ciaPortals, ListerGroup } from '../portals/portal.registry';
 
 /** A calendar date YYYY-MM-DD; empty clears it. */
 export const dateText = () => Joi.string().trim().pattern(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
@@ -28,11 +29,11 @@ const characteristics = () => Joi.object({ data: Joi.array().items(Joi.alternati
 export const nameValueType = Joi.object({ name: text(255).required(), value: list(text(255)).required() });
 
 const ciaPortal = () => Joi.object({ is_active: bool(), max_quantity: integer().min(-1).allow(null) });
+/** The cia group: one Stock_cia_portal_type per portal that takes part in CIA (its adapter says so), and event. */
 const ciaType = Joi.object({
-  auction_a: ciaPortal(), webshop: ciaPortal(), market_c: ciaPortal(), auction_b: ciaPortal(),
-  market_f: ciaPortal(), shop_g: ciaPortal(), market_e: ciaPortal(),
-  market_d: ciaPortal().keys({ portal_account_id: list(integer().min(1)) }),
-  event: ciaPortal().keys({ portal_account_id: list(integer().min(1)), target: list(text(255)) }),
+  ...Object.fromEntries(ciaPortals.map((portal) => [portal,
+    adapterFor(portal).cia?.namedAccounts ? ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()) }) : ciaPortal()])),
+  event: ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()), target: list(text(255)) }),
 });
 
 const marketE = Joi.object({
@@ -73,12 +74,12 @@ const webshop = Joi.object({
 });
 
 const shopG = Joi.object({
-  append_path: text(255), class: Joi.object({ id: text(64), portal_account_id: integer().min(1) }), tax_class: text(64),
+  append_path: text(255), class: Joi.object({ id: text(64), portal_account_id: ownPortalAccountId() }), tax_class: text(64),
   is_new: bool(), is_daily_price: bool(), newness_date: dateText(), price_quantity: integer().min(1), min_order_quantity: decimal(),
   order_quantity_interval: decimal(), quantity: quantityInt(), quantity_alert: integer().min(-1), delivery_time: integer().min(-1),
   is_available: bool(), availability_date: dateText(), expiry_date: dateText(), is_download_product: bool(), is_default: bool(),
   price: decimal(), rrp: decimal(), deposit_price: decimal(), eco_participation_price: decimal(), eco_participation_category_id: integer().min(0).max(99),
-  ean: text(32), description_id: list(integer()), category: list(Joi.object({ id: text(255).required(), portal_account_id: integer().min(1) })),
+  ean: text(32), description_id: list(integer()), category: list(Joi.object({ id: text(255).required(), portal_account_id: ownPortalAccountId() })),
   picture: pictures(12), currency_id: integer(), characteristics: characteristics(),
 });
 
@@ -92,7 +93,7 @@ const shippingTable = () => list(Joi.object({
 const freetextBlocks = () => list(Joi.object({ id: Joi.alternatives(integer(), Joi.string()).custom((v: unknown) => String(v)).valid('1', '2', '3').required(), value: text() })).max(3);
 const location = () => Joi.object({ city: text(255), zip: text(32), country_id: integer().min(0) });
 const vat = () => decimal().custom((v: string, helpers) => (Number(v) < 0 || Number(v) >= 100 ? helpers.error('any.invalid') : v));
-const sellerProfile = () => list(Joi.object({ id: integer().required(), portal_account_id: integer().min(1).allow(null) }));
+const sellerProfile = () => list(Joi.object({ id: integer().required(), portal_account_id: ownPortalAccountId().allow(null) }));
 
 const auctionAPayments = ['nachnahme', 'ueberweisung', 'ueberweisungPlus', 'kreditkarte', 'barzahlung', 'treuhand', 'beschreibung', 'paypal', 'autopay'];
 const auctionAShipsTo = ['nichtLiefern', 'weltweit', 'portal', 'deutschland', 'oesterreich', 'schweiz', 'europa', 'usa', 'amerika', 'asien', 'japan', 'australien', 'kanada', 'EU'];
@@ -188,10 +189,6 @@ const shop = Joi.object({
 });
 
 const units = ['lt', 'ml', 'hl', 'm', 'm2', 'mm3', 'kg', 'g', 'ztr'];
-
-/** The lister groups, whose entries carry a lister_id. */
-export const listerGroups = ['auction_a', 'auction_b', 'market_c', 'shop'] as const;
-export type ListerGroup = (typeof listerGroups)[number];
 
 /** Stock_type. */
 export const stockType = Joi.object({

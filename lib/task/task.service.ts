@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { db } from '../db/knex';
 import { invalidField, notFound } from '../http/errors';
 import type { SearchRequest } from '../http/search';
-import { personRepository } from '../admin/person.repository';
+import { personRepository } from '../account/person.repository';
 import { TaskColumns, taskRepository, TaskRow } from './task.repository';
 import type { TaskInput } from './task.type';
 

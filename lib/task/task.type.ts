@@ -1,5 +1,5 @@
 import { Joi, bool, datetime, readOnly, text } from '../http/schema';
-import { portalIds } from '../reference/portals';
+import { portalIds } from '../portals/portal.registry';
 
 /** Sections a task can refer to; stock_lister also names the portal (platform) and the stock item. */
 export const taskSections = ['order', 'stock', 'stock_lister', 'customer', 'bank'] as const;

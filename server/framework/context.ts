@@ -22,7 +22,7 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   const given = req.get('x-request-id');
   const id = given && requestIdPattern.test(given) ? given : crypto.randomUUID();
   const version = versions.find((v) => req.path === `/${v}` || req.path.startsWith(`/${v}/`)) ?? currentVersion;
-  req.context = { id, log: log.child({ req_id: id }), version, warnings: [] };
+  req.context = { id, log: log.child({ req_id: id }), version, warnings: [], address: req.ip ?? req.socket.remoteAddress ?? 'unknown' };
   res.set('X-Request-Id', id);
   const started = process.hrtime.bigint();
   res.on('finish', () => {

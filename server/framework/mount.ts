@@ -1,21 +1,20 @@
 import type { Request, Response, Router } from 'express';
 import Joi from 'joi';
 import { grantOfAccessToken } from '../../lib/auth/token.service';
-import { isConflictVictim } from '../../lib/db/transaction';
 import type { Caller, Endpoint } from '../../lib/http/endpoint';
 import type { Warning } from '../../lib/http/envelope';
-import { ApiError, forbidden, invalidField, methodNotAllowed, retryLater, unauthorized } from '../../lib/http/errors';
+import { ApiError, forbidden, invalidField, methodNotAllowed, unauthorized } from '../../lib/http/errors';
 import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
 import { checkInput, checkText } from '../../lib/http/input-bounds';
 import { portalAccountRef } from '../../lib/http/schema';
 import { parseSearch, project, SearchRequest } from '../../lib/http/search';
 import { parseSelect } from '../../lib/http/search/select';
-import { stripReadOnly, validate } from '../../lib/http/validate';
-import { PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account/portal-account.service';
+import { PortalAccountMention, stripReadOnly, validate } from '../../lib/http/validate';
+import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account/portal-account.service';
 import { decodeBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
-import { internalError, sendError, sendSuccess } from './respond';
+import { sendError, sendSuccess, toApiError } from './respond';
 
 const noSearch: SearchRequest = { select: null, singletons: [], filters: [], limit: 20, offset: 0 };
 const defaultWeight = 10;
@@ -54,11 +53,6 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
   }
 }
 
-/** Deadlock, serialization failure, or a full pool: the transaction rolled back; the client may retry. */
-function isTransient(err: unknown): boolean {
-  return isConflictVictim(err) || (err as Error).name === 'KnexTimeoutError';
-}
-
 function handlerFor(e: Endpoint) {
   return async (req: Request, res: Response): Promise<void> => {
     const context = req.context;
@@ -86,7 +80,9 @@ function handlerFor(e: Endpoint) {
       }
       const { portal_account_id: _ignored, ...fields } = input;
       const params = e.params ? validateParams(e, req.params as Record<string, string>) : {};
-      const body = e.file ? fileBody(req) : e.method === 'POST' ? readBody(e, fields, context.warnings) : {};
+      const mentioned: PortalAccountMention[] = [];
+      const body = e.file ? fileBody(req) : e.method === 'POST' ? readBody(e, fields, context.warnings, mentioned) : {};
+      if (caller) await checkMentionedPortalAccounts(caller.accountId, mentioned);
       const { query, search } = e.method === 'POST' ? { query: {}, search: noSearch } : readQuery(e, fields);
       const result = await e.run({ request: context, caller, params, body, query, search });
       const payload = result.payload ?? {};
@@ -96,15 +92,7 @@ function handlerFor(e: Endpoint) {
       }
       sendSuccess(req, res, result.status ?? 200, payload, context.warnings, result.headers);
     } catch (err) {
-      if (err instanceof ApiError) {
-        sendError(req, res, err, context.warnings);
-      } else if (isTransient(err)) {
-        context.log.warn({ err }, 'transient database conflict');
-        sendError(req, res, retryLater());
-      } else {
-        context.log.error({ err }, 'unhandled error');
-        sendError(req, res, internalError());
-      }
+      sendError(req, res, toApiError(err, context.log), err instanceof ApiError ? context.warnings : []);
     } finally {
       release();
     }
@@ -138,10 +126,10 @@ function validateParams(e: Endpoint, params: Record<string, string>): unknown {
   return value;
 }
 
-function readBody(e: Endpoint, fields: Record<string, unknown>, warnings: Warning[]): unknown {
+function readBody(e: Endpoint, fields: Record<string, unknown>, warnings: Warning[], portalAccounts: PortalAccountMention[]): unknown {
   const schema = e.body ?? Joi.object({});
   warnings.push(...stripReadOnly(schema, fields));
-  return validate(schema, fields);
+  return validate(schema, fields, '', portalAccounts);
 }
 
 /** GET/DELETE input: select, filter and pagination when the endpoint searches or selects; its own query fields. */

@@ -1,5 +1,5 @@
 import { endpoint, ok } from '../../lib/http/endpoint';
-import { personRepository } from '../../lib/admin/person.repository';
+import { personRepository } from '../../lib/account/person.repository';
 import { personToApi } from '../../lib/admin/person.service';
 
 /** Administration (document 1, Admin): persons, read only (support creates them with kontor person create). */

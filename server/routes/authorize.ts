@@ -1,8 +1,9 @@
 import express, { Request, Response } from 'express';
 import { AuthorizeError, authorizeClient, findClient } from '../../lib/auth/authorize.service';
-import { scopes } from '../../lib/auth/scopes';
+import { scopes } from '../../lib/access/scopes';
 import { ApiError } from '../../lib/http/errors';
 import { decodeBody } from '../framework/body';
+import { dependencyError } from '../framework/respond';
 
 const escape = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -24,6 +25,13 @@ ${message ? `<p role="alert">${escape(message)}</p>` : ''}
 </form></body></html>`;
 }
 
+/** PostgreSQL or Redis away: 503 with Retry-After, as the API answers, not a 400 blaming the form. */
+function unavailable(err: unknown, req: Request, res: Response): boolean {
+  const error = dependencyError(err, req.context.log);
+  if (error) res.status(503).set(error.headers).type('html').send(`<!doctype html><p>${escape(error.message)}</p>`);
+  return error !== undefined;
+}
+
 /** authorize.php: the page where a seller grants a third-party client access (document 1, Authentication 2.1). */
 export function authorizePage(): express.Router {
   const router = express.Router();
@@ -33,6 +41,7 @@ export function authorizePage(): express.Router {
       if (req.query.response_type !== undefined && req.query.response_type !== 'code') throw new AuthorizeError('response_type must be code');
       res.type('html').send(page(req.query as Record<string, unknown>, client.name));
     } catch (err) {
+      if (unavailable(err, req, res)) return;
       res.status(400).type('html').send(`<!doctype html><p>${escape(err instanceof AuthorizeError ? err.message : 'bad request')}</p>`);
     }
   });
@@ -42,13 +51,16 @@ export function authorizePage(): express.Router {
       form = await decodeBody(req);
       const items = form.scope_item;
       const scope = Array.isArray(items) ? items.join(' ') : typeof items === 'string' ? items : form.scope;
-      res.redirect(303, await authorizeClient({ ...form, scope }));
+      res.redirect(303, await authorizeClient({ ...form, scope }, req.context.address));
     } catch (err) {
-      // A form the framework refused (NUL in a field, too large) is the client's error, like AuthorizeError.
+      if (unavailable(err, req, res)) return;
+      // A form the framework refused (NUL in a field, too large) or a throttled login is the client's error, like AuthorizeError.
       const known = err instanceof AuthorizeError || err instanceof ApiError;
       if (!known) req.context.log.error({ err }, 'authorize failed');
       const name = await findClient(form.client_id).then((c) => c.name, () => 'client');
-      res.status(400).type('html').send(page(form, name, known ? err.message : 'the request could not be processed'));
+      if (err instanceof ApiError && err.status === 429) res.status(429).set(err.headers);
+      else res.status(400);
+      res.type('html').send(page(form, name, known ? err.message : 'the request could not be processed'));
     }
   });
   return router;

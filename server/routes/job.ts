@@ -10,6 +10,6 @@ export const jobEndpoints = [
     summary: 'State of one of the account\'s jobs: queued, active, completed (with result) or failed (with error).',
     params: Joi.object({ job_id: Joi.string().guid({ version: ['uuidv4', 'uuidv7'] }).lowercase() }),
     response: ['job'],
-    handle: async ({ caller, params, request }) => ok({ job: await jobStatus(caller.accountId, params.job_id, request.warnings) }),
+    handle: async ({ caller, params }) => ok({ job: await jobStatus(caller.accountId, params.job_id) }),
   }),
 ];

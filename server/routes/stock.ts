@@ -1,15 +1,13 @@
-import { db } from '../../lib/db/knex';
 import { created, endpoint, multiStatus, ok, okPage } from '../../lib/http/endpoint';
-import { invalidField } from '../../lib/http/errors';
 import { Joi, list } from '../../lib/http/schema';
-import { portalAccountRepository } from '../../lib/portal-account/portal-account.repository';
-import { ShopParameterInput, shopParameterRepository, shopParameterSearch, shopParameterType } from '../../lib/stock/stock-shop-parameter';
-import { OwnCategoryInput, ownCategoryBody, ownCategoryRepository, ownCategorySearch } from '../../lib/stock/stock-category';
-import { checkIcon, DescriptionInput, stockDescriptionRepository, stockDescriptionType } from '../../lib/stock/stock-description';
+import { saveShopParameter, ShopParameterInput, shopParameterRepository, shopParameterSearch, shopParameterType } from '../../lib/stock/stock-shop-parameter';
+import { OwnCategoryInput, ownCategoryBody, ownCategoryRepository, ownCategorySearch, saveOwnCategories } from '../../lib/stock/stock-category';
+import { DescriptionInput, stockDescriptionType } from '../../lib/stock/stock-description';
+import { createDescription, deleteDescription, listDescriptions, readDescription, updateDescription } from '../../lib/stock/stock-description.service';
 import { allHistorySearch, itemHistorySearch, stockHistoryRepository } from '../../lib/stock/stock-history.repository';
 import { maxListItems, saveStockList } from '../../lib/stock/stock-list.service';
 import { stockSearch } from '../../lib/stock/stock-search.repository';
-import { deleteStock, listFolders, readStock, resolvePathStockId, saveStock, searchStock } from '../../lib/stock/stock.service';
+import { createStockItem, deleteStockItem, listFolders, readStock, searchItemHistory, searchStock, updateStockItem } from '../../lib/stock/stock.service';
 import { StockInput, stockType } from '../../lib/stock/stock.type';
 
 /** {stock_id}: an integer or an ID_/EAN_/SKU_/MPN_/MKTDSKU_ identifier, resolved in lib/stock. */
@@ -42,7 +40,7 @@ export const stockEndpoints = [
     body: Joi.object({ stock: stockType.required() }),
     response: ['stock_id', 'lister_id'],
     async handle({ caller, body, request }) {
-      const result = await db().transaction((trx) => saveStock(trx, caller.accountId, body.stock, undefined, { warnings: request.warnings, title: 'stock', field: 'stock' }));
+      const result = await createStockItem(caller.accountId, body.stock, request.warnings);
       return created({ stock_id: result.stockId, lister_id: result.listerIds });
     },
   }),
@@ -99,10 +97,7 @@ export const stockEndpoints = [
     body: Joi.object({ stock: stockType.required() }),
     response: ['stock_id', 'lister_id'],
     async handle({ caller, params, body, request }) {
-      const result = await db().transaction(async (trx) => {
-        const stockId = await resolvePathStockId(caller.accountId, params.stock_id, trx);
-        return saveStock(trx, caller.accountId, body.stock, stockId, { warnings: request.warnings, title: 'stock', field: 'stock' });
-      });
+      const result = await updateStockItem(caller.accountId, params.stock_id, body.stock, request.warnings);
       return ok({ stock_id: result.stockId, lister_id: result.listerIds });
     },
   }),
@@ -115,7 +110,7 @@ export const stockEndpoints = [
     params: stockParams,
     response: [],
     async handle({ caller, params }) {
-      await db().transaction(async (trx) => deleteStock(trx, caller.accountId, await resolvePathStockId(caller.accountId, params.stock_id, trx)));
+      await deleteStockItem(caller.accountId, params.stock_id);
       return ok();
     },
   }),
@@ -129,8 +124,7 @@ export const stockEndpoints = [
     search: itemHistorySearch,
     response: ['stock_history', 'next_min_id'],
     async handle({ caller, params, search }) {
-      const stockId = await resolvePathStockId(caller.accountId, params.stock_id);
-      const result = await stockHistoryRepository.search(caller.accountId, search, stockId);
+      const result = await searchItemHistory(caller.accountId, params.stock_id, search);
       return okPage('stock_history', result);
     },
   }),
@@ -143,8 +137,7 @@ export const stockEndpoints = [
     params: stockParams,
     response: ['description'],
     async handle({ caller, params }) {
-      const stockId = await resolvePathStockId(caller.accountId, params.stock_id);
-      return ok({ description: await stockDescriptionRepository.list(caller.accountId, stockId) });
+      return ok({ description: await listDescriptions(caller.accountId, params.stock_id) });
     },
   }),
 
@@ -157,11 +150,7 @@ export const stockEndpoints = [
     body: Joi.object({ description: stockDescriptionType.required() }),
     response: ['description_id'],
     async handle({ caller, params, body }) {
-      await checkIcon(body.description);
-      const id = await db().transaction(async (trx) => {
-        const stockId = await resolvePathStockId(caller.accountId, params.stock_id, trx);
-        return stockDescriptionRepository.insert(trx, caller.accountId, stockId, body.description);
-      });
+      const id = await createDescription(caller.accountId, params.stock_id, body.description);
       return created({ description_id: id });
     },
   }),
@@ -174,8 +163,7 @@ export const stockEndpoints = [
     params: descriptionParams,
     response: ['description'],
     async handle({ caller, params }) {
-      const stockId = await resolvePathStockId(caller.accountId, params.stock_id);
-      return ok({ description: await stockDescriptionRepository.get(caller.accountId, stockId, params.description_id) });
+      return ok({ description: await readDescription(caller.accountId, params.stock_id, params.description_id) });
     },
   }),
 
@@ -188,11 +176,7 @@ export const stockEndpoints = [
     body: Joi.object({ description: stockDescriptionType.required() }),
     response: ['description_id'],
     async handle({ caller, params, body }) {
-      await checkIcon(body.description);
-      await db().transaction(async (trx) => {
-        const stockId = await resolvePathStockId(caller.accountId, params.stock_id, trx);
-        await stockDescriptionRepository.update(trx, caller.accountId, stockId, params.description_id, body.description);
-      });
+      await updateDescription(caller.accountId, params.stock_id, params.description_id, body.description);
       return ok({ description_id: params.description_id });
     },
   }),
@@ -205,10 +189,7 @@ export const stockEndpoints = [
     params: descriptionParams,
     response: [],
     async handle({ caller, params }) {
-      await db().transaction(async (trx) => {
-        const stockId = await resolvePathStockId(caller.accountId, params.stock_id, trx);
-        await stockDescriptionRepository.delete(trx, caller.accountId, stockId, params.description_id);
-      });
+      await deleteDescription(caller.accountId, params.stock_id, params.description_id);
       return ok();
     },
   }),
@@ -234,15 +215,7 @@ export const stockEndpoints = [
     body: ownCategoryBody,
     response: [],
     async handle({ caller, body }) {
-      const categories = [];
-      for (const [i, c] of body.category.entries()) {
-        const portalAccountId = c.portal_account_id ?? caller.portalAccountId;
-        if (portalAccountId === null || !(await portalAccountRepository.get(caller.accountId, portalAccountId))) {
-          throw invalidField(`category[${i}].portal_account_id`, `category[${i}].portal_account_id is not a portal account of this account`);
-        }
-        categories.push({ ...c, portal_account_id: portalAccountId });
-      }
-      await ownCategoryRepository.upsert(caller.accountId, categories);
+      await saveOwnCategories(caller.accountId, caller.portalAccountId, body.category);
       return ok();
     },
   }),
@@ -290,11 +263,7 @@ export const stockEndpoints = [
     body: Joi.object({ shop_parameter: shopParameterType.required() }),
     response: ['shop_parameter_id'],
     async handle({ caller, body }) {
-      const portalAccountId = body.shop_parameter.portal_account_id ?? caller.portalAccountId;
-      if (portalAccountId === null || !(await portalAccountRepository.get(caller.accountId, portalAccountId))) {
-        throw invalidField('shop_parameter.portal_account_id', 'shop_parameter.portal_account_id is not a portal account of this account');
-      }
-      const result = await shopParameterRepository.save(caller.accountId, portalAccountId, body.shop_parameter);
+      const result = await saveShopParameter(caller.accountId, caller.portalAccountId, body.shop_parameter);
       return result.created ? created({ shop_parameter_id: result.id }) : ok({ shop_parameter_id: result.id });
     },
   }),

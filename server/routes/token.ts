@@ -39,7 +39,7 @@ export const tokenEndpoints = [
         const login = basic?.user ?? body.username ?? body.client_id;
         const password = basic?.password ?? body.password ?? body.client_secret;
         if (!login || !password) throw badRequest('invalid_request', 'send Authorization: Basic base64(login:password)');
-        return ok({ ...await grantClientCredentials(login, password, body.scope) });
+        return ok({ ...await grantClientCredentials(login, password, body.scope, request.address) });
       }
       const clientId = basic?.user ?? body.client_id;
       const secret = basic?.password ?? body.client_secret;

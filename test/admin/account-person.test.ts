@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import crypto from 'node:crypto';
 import { accountRepository } from '../../lib/account/account.repository';
-import { hashPassword } from '../../lib/auth/password';
+import { hashPassword } from '../../lib/account/password';
 import { db } from '../../lib/db/knex';
 import { backfillAccountPersons } from '../../lib/db/migrations/20261123_0700_account_person';
 import { portalAccountRepository } from '../../lib/portal-account/portal-account.repository';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { call, newSeller, query, Seller } from '../support/api';
+import { call, newSeller, query, Seller, withConcurrentCalls } from '../support/api';
 import { createOrder, outbox, readOrder } from '../order/helpers';
 
 interface Customer { id: number | string; internal_id: number; email: string; username: string; phone_1: string; date: string; shop_username: string[]; sales: { amount: string; currency_id: string }; group_id: number }
@@ -52,7 +52,7 @@ describe('customer: created with orders, GET admin/customer/', () => {
   });
 
   it('when the first orders of one new buyer arrive concurrently, then one customer is created', async () => {
-    const results = await Promise.all(Array.from({ length: 6 }, () => call('order/', { token: seller.token, body: { order: { customer: { email: 'rush@example.com' } } } })));
+    const results = await withConcurrentCalls(6, () => Promise.all(Array.from({ length: 6 }, () => call('order/', { token: seller.token, body: { order: { customer: { email: 'rush@example.com' } } } }))));
     expect(results.map((r) => r.status)).to.deep.equal(Array(6).fill(201));
     expect(await customers()).to.have.length(1);
   });

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Config, config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { dispatchEvent } from '../../lib/event/event-dispatch.service';
-import { eventProcessors } from '../../lib/event/event.processors';
+import { eventProcessors } from '../../lib/event/event.processor';
 import { closeMailer } from '../../lib/mail/mailer';
 import { addToOutbox } from '../../lib/queue/outbox';
 import { closeQueues } from '../../lib/queue/queue.registry';

@@ -1,11 +1,11 @@
 import { spawn, ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { closeQueues } from '../../lib/queue/queue.registry';
-import { freePort } from '../support/process';
+import { startFleetRecovery } from '../../lib/fleet/fleet-recovery';
+import { closeQueues, queues } from '../../lib/queue/queue.registry';
+import { freePort, killChild, startRedisServer } from '../support/process';
 import { call, newSeller, Seller } from '../support/api';
 import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from './support';
 
@@ -20,22 +20,6 @@ async function createItem(seller: Seller, sku: string, quantity: number, cia: Re
 async function allAcked(seller: Seller, stockIds: number[], portals: number): Promise<boolean> {
   const rows = await db()('cia_portal_state').where({ account_id: seller.id }).whereIn('stock_id', stockIds) as { acked_seq: string; desired_seq: string }[];
   return rows.length === stockIds.length * portals && rows.every((r) => r.acked_seq === r.desired_seq);
-}
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
-  await waitFor('a private redis-server', () => new Promise<boolean>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
-    socket.on('error', () => resolve(false));
-  }), 5000);
-  return child;
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
 }
 
 describe('fleet: faults', function () {
@@ -71,7 +55,7 @@ describe('fleet: faults', function () {
     try {
       const items = [await createItem(seller, 'K1', 5, { shop_g: { is_active: true } }), await createItem(seller, 'K2', 6, { shop_g: { is_active: true } }), await createItem(seller, 'K3', 7, { shop_g: { is_active: true } })];
       await waitFor('a push in flight at the sandbox', () => sandbox.state.inFlight > 0, 30000);
-      await kill(child);
+      await killChild(child);
       sandbox.state.delays.delete('shop_g');
       restarted = await startFleet({ only: ['portal_upload'], lockDuration: 1500 });
       await waitFor('every push acknowledged', () => allAcked(seller, items, 1), 30000, 100);
@@ -80,7 +64,7 @@ describe('fleet: faults', function () {
       for (const id of items) expect(sandbox.state.quantitiesApplied('shop_g', String(id)), `item ${id}`).to.have.length(1);
     } finally {
       sandbox.state.delays.delete('shop_g');
-      await kill(child);
+      await killChild(child);
       await restarted?.stop();
       await fleet?.stop();
       fleet = undefined;
@@ -95,7 +79,7 @@ describe('fleet: faults', function () {
     let port = 0;
     beforeEach(async () => {
       port = await freePort();
-      redisProcess = await startRedis(port);
+      redisProcess = await startRedisServer(port);
       await closeQueues();
       setConfig({ ...config(), redisUrl: `redis://127.0.0.1:${port}` });
     });
@@ -103,7 +87,7 @@ describe('fleet: faults', function () {
       await fleet?.stop();
       fleet = undefined;
       await closeQueues();
-      if (redisProcess) await kill(redisProcess);
+      if (redisProcess) await killChild(redisProcess);
       setConfig({ ...config(), redisUrl: original });
     });
 
@@ -112,17 +96,67 @@ describe('fleet: faults', function () {
       const cia = { shop_g: { is_active: true }, market_e: { is_active: true } };
       const items = [await createItem(seller, 'R1', 10, cia), await createItem(seller, 'R2', 10, cia)];
       await waitFor('first quantities', () => allAcked(seller, items, 2), 15000, 50);
-      await kill(redisProcess!);
+      await killChild(redisProcess!);
       for (let i = 0; i < 4; i++) {
         const res = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, line: [{ id: 1, quantity: 1, price: '1', stock_align_id: 'R1' }, { id: 2, quantity: 2, price: '1', stock_align_id: 'R2' }] } } });
         expect(res.status, res.text).to.equal(201);
       }
       await new Promise((resolve) => setTimeout(resolve, 300));
-      redisProcess = await startRedis(port);
+      redisProcess = await startRedisServer(port);
       await waitFor('the final quantities at the sandbox', () => {
         const shown = sandbox.state.quantities(String(seller.portalAccountId));
         return ['shop_g', 'market_e'].every((p) => shown[p]?.[String(items[0])] === 6 && shown[p]?.[String(items[1])] === 2);
       }, 30000, 100);
+    });
+
+    it('when queued quantity pushes vanish from Redis without a restart, then the periodic sweep pushes them again from Postgres', async () => {
+      fleet = await startFleet({ only: ['cia'] });
+      const watch = startFleetRecovery(fleet.relay, queues(), { everyMs: 200, periodicMs: 300, settledSeconds: 0 });
+      let pushers: Fleet | undefined;
+      try {
+        const items = [await createItem(seller, 'V1', 8, { shop_g: { is_active: true } })];
+        await waitFor('wanted quantity set', async () => {
+          const open = await db()('outbox').where({ account_id: seller.id }).whereNull('state').first();
+          return (await db()('cia_portal_state').where({ account_id: seller.id })).length === 1 && !open;
+        }, 15000, 50);
+        // Every push job and its deduplication key gone, the marker kept: no restart to notice.
+        await queues().get('portal_upload').obliterate({ force: true });
+        pushers = await startFleet({ only: ['portal_upload'] });
+        await waitFor('the quantity at the sandbox', () => sandbox.state.quantities(String(seller.portalAccountId)).shop_g?.[String(items[0])] === 8, 15000, 100);
+        await waitFor('the push acknowledged', () => allAcked(seller, items, 1), 5000, 50);
+      } finally {
+        await watch.stop();
+        await pushers?.stop();
+      }
+    });
+
+    it('when Redis restarts empty while quantity pushes are queued, then every channel shows the right quantity within seconds, without a reconcile', async () => {
+      fleet = await startFleet({ only: ['cia'] });
+      const watch = startFleetRecovery(fleet.relay, queues(), { everyMs: 200 });
+      let pushers: Fleet | undefined;
+      try {
+        const cia = { shop_g: { is_active: true }, market_e: { is_active: true, max_quantity: 4 } };
+        const items = [await createItem(seller, 'Q1', 9, cia), await createItem(seller, 'Q2', 3, cia)];
+        // The adjustments are done and their pushes wait in Redis: no portal_upload worker runs yet.
+        await waitFor('wanted quantities set', async () => {
+          const states = await db()('cia_portal_state').where({ account_id: seller.id }).whereIn('stock_id', items);
+          const open = await db()('outbox').where({ account_id: seller.id }).whereNull('state').first();
+          return states.length === 4 && !open;
+        }, 15000, 50);
+        expect(await queues().get('portal_upload').getJobCountByTypes('delayed', 'waiting')).to.be.greaterThan(0);
+        await killChild(redisProcess!);
+        redisProcess = await startRedisServer(port);
+        pushers = await startFleet({ only: ['portal_upload'] });
+        await waitFor('the quantities at the sandbox', () => {
+          const shown = sandbox.state.quantities(String(seller.portalAccountId));
+          return shown.shop_g?.[String(items[0])] === 9 && shown.shop_g?.[String(items[1])] === 3
+            && shown.market_e?.[String(items[0])] === 4 && shown.market_e?.[String(items[1])] === 3;
+        }, 15000, 100);
+        await waitFor('every push acknowledged', () => allAcked(seller, items, 2), 5000, 50);
+      } finally {
+        await watch.stop();
+        await pushers?.stop();
+      }
     });
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
-import { call, newSeller, Seller } from '../support/api';
+import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
 import { createOrder, orderBody, orderEvents, readOrder } from './helpers';
 
 describe('order: create, read, update, delete, history', () => {
@@ -59,7 +59,7 @@ describe('order: create, read, update, delete, history', () => {
   });
 
   it('when orders are created concurrently, then each gets its own consecutive number', async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, () => call('order/', { token: seller.token, body: { order: orderBody() } })));
+    const results = await withConcurrentCalls(8, () => Promise.all(Array.from({ length: 8 }, () => call('order/', { token: seller.token, body: { order: orderBody() } }))));
     expect(results.map((r) => r.status)).to.deep.equal(Array(8).fill(201));
     const numbers = results.map((r) => Number(String(r.body.order_id).split('_')[0])).sort((a, b) => a - b);
     expect(numbers).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);

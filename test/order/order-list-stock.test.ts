@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
-import { call, newSeller, Seller } from '../support/api';
+import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
 import { createOrder, createStock, movements, orderBody, outbox, stockQuantity } from './helpers';
 
 interface Item { path: string; code: number; order_id?: string; error?: { error: string; field?: string }[]; warning?: { field?: string }[] }
@@ -87,17 +87,17 @@ describe('order: POST order/list/ stock in one batch', () => {
     const ids = [];
     for (const sku of skus) ids.push(await createStock(seller, sku, 1000));
     const lines = (order: string[], quantity: number) => order.map((sku, i) => ({ id: i + 1, quantity, stock_align_id: sku }));
-    const existing = [];
+    const existing: string[] = [];
     for (let i = 0; i < 4; i++) existing.push(await createOrder(seller, { line: lines(skus, 1) }));
     const reversed = [...skus].reverse();
-    // Eight calls: the most one account may have in flight (CONCURRENT_CALLS_PER_ACCOUNT).
-    const results = await Promise.all([
+    // Eight calls of one account in flight at once: CONCURRENT_CALLS_PER_ACCOUNT raised for them.
+    const results = await withConcurrentCalls(8, () => Promise.all([
       list(Array.from({ length: 10 }, () => orderBody({ line: lines(skus, 1) }))),
       list(Array.from({ length: 10 }, () => orderBody({ line: lines(reversed, 2) }))),
       list(existing.slice(0, 2).map((id) => ({ id, line: lines(reversed, 3) }))),
       ...[0, 1, 2].map((i) => call('order/', { token: seller.token, body: { order: orderBody({ line: lines(i % 2 ? skus : reversed, 1) }) } })),
       ...existing.slice(2).map((id, i) => call(`order/${id}/`, { token: seller.token, body: { order: { line: lines(i % 2 ? skus : reversed, 4) } } })),
-    ]);
+    ]));
     expect(results.map((r) => r.status), results.map((r) => r.text).join("\n")).to.deep.equal([207, 207, 207, 201, 201, 201, 200, 200]);
     for (const r of results.slice(0, 3)) expect((r.body.response as Item[]).every((i) => i.code === 201 || i.code === 200), r.text).to.equal(true);
     // Lists: 10 x 1 and 10 x 2; updates hold 3 and 4 instead of 1 (2 orders each); singles: 3 x 1.

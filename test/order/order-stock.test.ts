@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
-import { call, newSeller, Seller } from '../support/api';
+import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
 import { ciaJobs, createOrder, createStock, movements, orderBody, readOrder, stockQuantity } from './helpers';
 
 describe('order: stock link of lines', () => {
@@ -116,10 +116,10 @@ describe('order: stock link of lines', () => {
 
   it('when orders for the same item are created concurrently, then every committed quantity leaves stock exactly once', async () => {
     const item = await createStock(seller, 'SKU-A', 5);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => call('order/', {
+    const results = await withConcurrentCalls(8, () => Promise.all(Array.from({ length: 8 }, (_, i) => call('order/', {
       token: seller.token,
       body: { order: orderBody({ line: [{ id: 1, quantity: 1 + (i % 2), stock_align_id: 'SKU-A' }] }) },
-    })));
+    }))));
     expect(results.map((r) => r.status)).to.deep.equal(Array(8).fill(201));
     const committed = 8 + 4;
     expect(await stockQuantity(seller, item)).to.equal(5 - committed);
@@ -133,9 +133,9 @@ describe('order: stock link of lines', () => {
   it('when creates and updates touching the same items in opposite orders run concurrently, then all succeed and stock adds up', async () => {
     const a = await createStock(seller, 'SKU-A', 100);
     const b = await createStock(seller, 'SKU-B', 100);
-    const existing = [];
+    const existing: string[] = [];
     for (let i = 0; i < 4; i++) existing.push(await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '2', stock_align_id: 'SKU-A' }, { id: 2, quantity: 1, price: '2', stock_align_id: 'SKU-B' }] }));
-    const results = await Promise.all([
+    const results = await withConcurrentCalls(8, () => Promise.all([
       ...[0, 1, 2, 3].map((i) => call('order/', {
         token: seller.token,
         body: { order: orderBody({ status: { is_paid: true }, line: i % 2 ? [{ id: 1, quantity: 2, stock_align_id: 'SKU-A' }, { id: 2, quantity: 2, stock_align_id: 'SKU-B' }] : [{ id: 1, quantity: 2, stock_align_id: 'SKU-B' }, { id: 2, quantity: 2, stock_align_id: 'SKU-A' }] }) },
@@ -144,7 +144,7 @@ describe('order: stock link of lines', () => {
         paid_amount: '4',
         line: i % 2 ? [{ id: 1, quantity: 3, stock_align_id: 'SKU-B' }, { id: 2, quantity: 3, stock_align_id: 'SKU-A' }] : [{ id: 1, quantity: 3, stock_align_id: 'SKU-A' }, { id: 2, quantity: 3, stock_align_id: 'SKU-B' }],
       })),
-    ]);
+    ]));
     expect(results.map((r) => r.status)).to.deep.equal([201, 201, 201, 201, 200, 200, 200, 200]);
     // 4 creates take 2 of each item, 4 updates hold 3 instead of 1 of each.
     expect(await stockQuantity(seller, a)).to.equal(100 - 4 * 2 - 4 * 3);

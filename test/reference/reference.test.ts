@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { XMLValidator } from 'fast-xml-parser';
-import { scopes } from '../../lib/auth/scopes';
+import { scopes } from '../../lib/access/scopes';
 import { call, newSeller, query, Seller } from '../support/api';
 
 describe('reference data (system/*)', () => {

@@ -5,8 +5,8 @@ import { Config, config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { closeMailer } from '../../lib/mail/mailer';
-import { sendMitProcessors } from '../../lib/order/send-mit.processors';
-import { closeQueues } from '../../lib/queue/queue.registry';
+import { sendMitProcessors } from '../../lib/order/send-mit.processor';
+import { closeQueues, queues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
 import { startWorker } from '../../lib/queue/worker';
 import { call, newSeller, Seller, tokenFor } from '../support/api';
@@ -171,5 +171,23 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect((await call(`order/${orderId}/send_mit/`, { token: readOnly, body: {} })).status).to.equal(403);
     const rows = await db()('outbox').where({ account_id: seller.id, job_name: 'order.send_mit' });
     expect(rows).to.have.length(0);
+  });
+
+  it('when Redis loses a send_mit job whose steps were done before its final state was kept, then the job added again from its outbox row repeats none of them', async () => {
+    const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
+    const { seller, orderId, portalAccountId } = await auctionOrder(email);
+    const res = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { deliverer: 'DHL', code: '00340434161094042557' } } });
+    const jobId = res.body.job_id as string;
+    expect((await finished(seller, jobId)).state).to.equal('completed');
+    await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
+    // The fault: Redis dropped the job (a restart without persistence) before its final state reached Postgres.
+    await queues().get('mail').remove(jobId);
+    await db()('outbox').where({ job_id: jobId }).update({ state: null, result: null, finished_at: null });
+    expect(await relay.repair(1000, 0)).to.be.at.least(1);
+    const again = await finished(seller, jobId);
+    expect(again.result).to.deep.include({ order_id: orderId, platform_status: 'ok', is_shipped: true });
+    expect(portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId))).to.have.length(1);
+    expect(portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/shipment` && r.headers['x-portal-account'] === String(portalAccountId))).to.have.length(1);
+    expect(catcher.mails.filter((m) => m.to === email)).to.have.length(1);
   });
 });

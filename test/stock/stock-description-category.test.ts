@@ -72,6 +72,20 @@ describe('own categories and folders', () => {
     expect(platform.body.error![0]!.field).to.equal('category.platform');
   });
 
+  it('when the second of two categories names a foreign portal account, then 400 names category[1] and neither is written', async () => {
+    const other = await newSeller();
+    const res = await call('stock/category/', { token: seller.token, body: { category: [
+      { platform: 'shop_g', id: '1', name: 'Kitchen' },
+      { platform: 'shop_g', id: '2', name: 'Cups', portal_account_id: other.portalAccountId },
+    ] } });
+    expect(res.status).to.equal(400);
+    expect(res.body.error![0]!.field).to.equal('category[1].portal_account_id');
+    const all = await call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: seller.token });
+    expect(all.body.category).to.deep.equal([]);
+    const theirs = await call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: other.token });
+    expect(theirs.body.category).to.deep.equal([]);
+  });
+
   it('when items live in folders, then stock/folder/ lists them with their parents, each starting with /', async () => {
     await createItem(seller, { name: 'a', folder: 'kitchen/cups' });
     await createItem(seller, { name: 'b', folder: '/garden' });

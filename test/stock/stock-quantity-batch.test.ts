@@ -5,7 +5,7 @@ import { config } from '../../config';
 import { db } from '../../lib/db/knex';
 import { addManyToOutbox, addToOutbox, outboxChannel } from '../../lib/queue/outbox';
 import { adjustStockQuantities, adjustStockQuantity, StockChange, StockMoved } from '../../lib/stock/stock-quantity';
-import { call, newSeller, Seller } from '../support/api';
+import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
 import { createItem, readItem } from './helpers';
 
 /** The same items for any seller, by name: plain, reserved, a variant and a set of two parts. */
@@ -125,16 +125,19 @@ describe('stock quantity batch under concurrency', () => {
     const z = await createItem(seller, { name: 'Z', sku: 'Z', quantity: 100 });
     const set = await createItem(seller, { name: 'Set', sku: 'SET', set: { sub: [{ id: y, quantity: 1 }, { id: z, quantity: 2 }] } });
     const refs = ['X', 'Y', 'Z', 'SET'];
-    const work: Promise<unknown>[] = [];
-    for (let i = 0; i < 8; i++) {
-      // Each batch names the items in another order (rotated, reversed every other time).
-      const rotated = [...refs.slice(i % 4), ...refs.slice(0, i % 4)];
-      const order = i % 2 ? rotated.reverse() : rotated;
-      work.push(db().transaction((trx) => adjustStockQuantities(trx, seller.id, order.map((stockRef) => ({ stockRef, difference: -1, cause: { title: 'order', orderId: `${i + 1}_2026_11` } })))));
-      work.push(db().transaction((trx) => adjustStockQuantity(trx, seller.id, i % 2 ? 'Z' : 'SET', -1, { title: 'order' })));
-      work.push(call(`stock/${i % 2 ? y : z}/`, { token: seller.token, body: { stock: { quantity_reserved: i } } }).then((r) => expect(r.status, r.text).to.equal(200)));
-    }
-    await Promise.all(work);
+    // The part updates of one account race each other: CONCURRENT_CALLS_PER_ACCOUNT raised for them.
+    await withConcurrentCalls(8, () => {
+      const work: Promise<unknown>[] = [];
+      for (let i = 0; i < 8; i++) {
+        // Each batch names the items in another order (rotated, reversed every other time).
+        const rotated = [...refs.slice(i % 4), ...refs.slice(0, i % 4)];
+        const order = i % 2 ? rotated.reverse() : rotated;
+        work.push(db().transaction((trx) => adjustStockQuantities(trx, seller.id, order.map((stockRef) => ({ stockRef, difference: -1, cause: { title: 'order', orderId: `${i + 1}_2026_11` } })))));
+        work.push(db().transaction((trx) => adjustStockQuantity(trx, seller.id, i % 2 ? 'Z' : 'SET', -1, { title: 'order' })));
+        work.push(call(`stock/${i % 2 ? y : z}/`, { token: seller.token, body: { stock: { quantity_reserved: i } } }).then((r) => expect(r.status, r.text).to.equal(200)));
+      }
+      return Promise.all(work);
+    });
     // Batches: 8 x (X, Y, Z, SET = Y + 2 Z); singles: 4 x Z and 4 x SET.
     expect((await readItem(seller, x)).quantity).to.equal(100 - 8);
     expect((await readItem(seller, y)).quantity).to.equal(100 - 8 - 8 - 4);

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../server/app';
 import { createSeller } from '../../lib/account/account.service';
+import { config, setConfig } from '../../config';
 
 let server: Server | undefined;
 let base = '';
@@ -35,10 +36,12 @@ export interface RequestOptions {
   /** An object is sent as JSON; a string or Buffer as it is. */
   body?: unknown;
   version?: string;
+  /** Another server of the API (a spawned web process); default the in-process app. */
+  base?: string;
 }
 
 export async function call(path: string, options: RequestOptions = {}): Promise<ApiResponse> {
-  const url = `${await apiBase()}/${options.version ?? 'v1.1'}/${path}`;
+  const url = `${options.base ?? await apiBase()}/${options.version ?? 'v1.1'}/${path}`;
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   let body: string | Buffer | undefined;
@@ -89,4 +92,18 @@ export function query(params: Record<string, unknown>): string {
   };
   for (const [k, v] of Object.entries(params)) walk(v, k);
   return parts.join('&');
+}
+
+/**
+ * Runs work with CONCURRENT_CALLS_PER_ACCOUNT raised to calls: for tests of one account's requests
+ * racing each other in the database (document 1's default processes 1 call at a time).
+ */
+export async function withConcurrentCalls<T>(calls: number, work: () => Promise<T>): Promise<T> {
+  const original = config();
+  setConfig({ ...original, concurrentCallsPerAccount: calls });
+  try {
+    return await work();
+  } finally {
+    setConfig(original);
+  }
 }

@@ -45,3 +45,35 @@ export function freePort(): Promise<number> {
     }).on('error', reject);
   });
 }
+
+/** Resolves when something accepts connections on the port, or rejects after ms. */
+export async function whenListening(port: number, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > until) throw new Error(`nothing listens on port ${port} after ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * A redis-server of the test's own on a port, without persistence (a restart starts empty):
+ * fault tests kill and restart it, never the shared Redis.
+ */
+export async function startRedisServer(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  await whenListening(port);
+  return child;
+}
+
+/** SIGKILLs a child process (if it still runs) and resolves when it has exited. */
+export async function killChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}

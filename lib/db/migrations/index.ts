@@ -11,6 +11,7 @@ import * as bank from './20261121_0500_bank';
 import * as ciaPushBatch from './20261122_0600_cia_push_batch';
 import * as outboxNotify from './20261122_0601_outbox_notify';
 import * as accountPerson from './20261123_0700_account_person';
+import * as refreshTokenChain from './20261123_0701_refresh_token_chain';
 import * as bankImport from './20261123_0800_bank_import';
 
 interface Migration {
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '20261122_0600_cia_push_batch': ciaPushBatch,
   '20261122_0601_outbox_notify': outboxNotify,
   '20261123_0700_account_person': accountPerson,
+  '20261123_0701_refresh_token_chain': refreshTokenChain,
   '20261123_0800_bank_import': bankImport,
 };
 

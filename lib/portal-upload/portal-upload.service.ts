@@ -5,8 +5,9 @@ import { ApiError } from '../http/errors';
 import type { Caller } from '../http/endpoint';
 import { addToOutbox } from '../queue/outbox';
 import type { PortalUploadJob } from '../queue/jobs';
-import { portalTargetRepository } from './portal-target.repository';
-import { PortalUploadInput, PortalUploadPart, uploadActions } from './portal-upload.type';
+import { RegisteredAdapter, uploadPortals } from '../portals/portal.registry';
+import { portalTargetRepository } from '../portals/portal-target.repository';
+import type { PortalUploadInput, PortalUploadPart } from './portal-upload.type';
 
 /** One part of the 207 answer (Multistatus_type). */
 export interface UploadPartResult {
@@ -31,12 +32,13 @@ export async function portalUpload(caller: Caller, stockRef: string, upload: Por
  */
 export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, stockId: number, upload: PortalUploadInput): Promise<UploadPartResult[]> {
   const results: UploadPartResult[] = [];
-  for (const portal of Object.keys(uploadActions) as (keyof PortalUploadInput)[]) {
+  for (const adapter of uploadPortals) {
+    const portal = adapter.portal;
     const parts = upload[portal] ?? [];
     for (const [index, part] of parts.entries()) {
       const path = `portal_upload.${portal}[${index}]`;
       try {
-        const job = await planPart(trx, caller, stockId, portal, part);
+        const job = await planPart(trx, caller, stockId, adapter, part);
         results.push({ path, code: 202, job_id: await addToOutbox(trx, caller.accountId, 'portal.upload', job) });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
@@ -47,9 +49,10 @@ export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, st
   return results;
 }
 
-async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, portal: keyof PortalUploadInput, part: PortalUploadPart): Promise<PortalUploadJob> {
-  if (!uploadActions[portal].includes(part.action)) {
-    throw new ApiError(400, 'unsupported_action', `${portal} takes ${uploadActions[portal].join(' or ')}, not ${part.action}`);
+async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, adapter: RegisteredAdapter, part: PortalUploadPart): Promise<PortalUploadJob> {
+  const portal = adapter.portal;
+  if (!adapter.uploadActions.includes(part.action)) {
+    throw new ApiError(400, 'unsupported_action', `${portal} takes ${adapter.uploadActions.join(' or ')}, not ${part.action}`);
   }
   const portalAccountId = await portalAccountOf(trx, caller, part.portal_account_id);
   const job: PortalUploadJob = { accountId: caller.accountId, stockId, portal, portalAccountId, action: part.action };

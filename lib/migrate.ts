@@ -1,9 +1,12 @@
-import { createKnex } from './knex';
-import { ensureDatabase } from './ensure-database';
-import { migrationSource } from './migrations';
-import { seedReferenceData } from '../reference/seed';
+import { createKnex } from './db/knex';
+import { ensureDatabase } from './db/ensure-database';
+import { migrationSource } from './db/migrations';
+import { seedReferenceData } from './reference/seed';
 
-/** Creates the database if missing, runs every pending migration and loads reference data. */
+/**
+ * Creates the database if missing, runs every pending migration and loads reference data.
+ * It sits above lib/db and lib/reference because it runs both (reference data needs the tables).
+ */
 export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
   await ensureDatabase(databaseUrl);
   const knex = createKnex(databaseUrl, 2);

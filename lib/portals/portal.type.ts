@@ -1,6 +1,4 @@
-import type { PortalId } from '../reference/portals';
-
-export type { PortalId };
+import type { ObjectSchema } from 'joi';
 
 /** Where and as whom an adapter calls: from the portal account (sandbox URL when it has none). */
 export interface PortalTarget {
@@ -44,21 +42,45 @@ export interface Shipment {
   trackingCode?: string;
 }
 
+/** An action of POST stock/{stock_id}/portal_upload/ (Stock_portal_upload_type). */
+export type UploadAction = 'list' | 'revise' | 'delete';
+
+/**
+ * What the rest of the service needs to know of a portal, declared by its adapter; the
+ * registries (portal.registry.ts) are derived from these, so a new portal is one adapter file.
+ */
+export interface PortalFacts {
+  /** The neutral portal id of documents 1 and 2 (auction_a, market_e, ...). */
+  readonly portal: string;
+  /** Actions its entry of Stock_portal_upload_type takes; empty: not in portal_upload. */
+  readonly uploadActions: readonly UploadAction[];
+  /** The Joi type of one part of its portal_upload entry. */
+  readonly uploadPart: ObjectSchema;
+  /**
+   * Its cia.<portal> group on a stock item (Stock_cia_portal_type), or null: CIA leaves it
+   * alone. namedAccounts: the group names the portal accounts to push to (portal_account_id[]).
+   */
+  readonly cia: { readonly namedAccounts: boolean } | null;
+  /** Where its categories live: global (GET system/stock/category/), own (per account, stock/category/), or none. */
+  readonly categories: 'global' | 'own' | 'none';
+  /** Shape of its Stock_type group: one object, a list (webshop: one per shop), or listers (entries carry lister_id). */
+  readonly fieldGroup: 'object' | 'list' | 'listers';
+  /** Most items one setQuantities call carries (the portal's own limit of its bulk call). */
+  readonly maxQuantityBatch: number;
+}
+
 /**
  * One portal behind one interface. Every call carries an idempotency key: the same key sent
  * twice has the effect of one call. Errors: PortalRetryableError (429, 5xx, network) is
  * retried with backoff; UnrecoverableError (4xx, data the portal refuses) fails the job.
  */
-export interface PortalAdapter {
-  readonly portal: PortalId;
+export interface PortalAdapter extends PortalFacts {
   /** Lists (or updates) an offer; returns the portal's item id. */
   list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }>;
   /** Revises the named fields of a live offer (document 2, revise_values; all when empty). */
   revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void>;
   /** Ends an offer. */
   end(target: PortalTarget, stockId: number, portalItemId: string | null, key: string): Promise<void>;
-  /** Most items one setQuantities call carries (the portal's own limit of its bulk call). */
-  readonly maxQuantityBatch: number;
   /**
    * Sets the quantities the portal offers for several items in one call (CIA), as the bulk
    * inventory calls of real marketplaces do; answers each item's outcome in the given order.

@@ -3,10 +3,9 @@ import { ciaRepository } from '../cia/cia.repository';
 import { db } from '../db/knex';
 import { queues } from '../queue/queue.registry';
 import type { PortalUploadJob } from '../queue/jobs';
-import { adapterFor } from './portal.registry';
-import type { PortalId } from './portal.types';
-import { waitForPortalSlot } from './portal-rate-limit';
-import { portalTargetRepository } from './portal-target.repository';
+import { adapterFor, PortalId } from '../portals/portal.registry';
+import { waitForPortalSlot } from '../portals/portal-rate-limit';
+import { portalTargetRepository } from '../portals/portal-target.repository';
 
 /**
  * Runs one part of a portal upload in the worker: list (returns the portal's item id), revise

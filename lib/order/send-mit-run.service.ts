@@ -3,11 +3,10 @@ import { db } from '../db/knex';
 import type { Warning } from '../http/envelope';
 import { ApiError } from '../http/errors';
 import { sendMail } from '../mail/mailer';
-import { adapterFor } from '../portals/portal.registry';
+import { adapterFor, portalOf, PortalId } from '../portals/portal.registry';
 import { portalTargetRepository } from '../portals/portal-target.repository';
-import type { PortalTarget } from '../portals/portal.types';
+import type { PortalTarget } from '../portals/portal.type';
 import type { JobPayloads } from '../queue/jobs';
-import { portalIds, PortalId } from '../reference/portals';
 import { orderRepository, OrderRow } from './order.repository';
 import { updateOrderIn } from './order.service';
 import { inTransitMail } from './send-mit.mail';
@@ -97,7 +96,7 @@ export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMi
   const progress: SendMitProgress = { ...(run.progress as SendMitProgress | undefined) };
   const order = await orderRepository.get(run.accountId, run.orderId);
   if (!order) throw new UnrecoverableError(`order ${run.orderId} no longer exists`);
-  const portal = order.platform && (portalIds as readonly string[]).includes(order.platform) ? order.platform as PortalId : null;
+  const portal = portalOf(order.platform);
 
   if (progress.platformStatus === undefined) {
     progress.platformStatus = portal ? await reportToPortal(run, order, portal, progress, ctx) : null;

@@ -2,11 +2,11 @@ import crypto from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
 import { CiaStateRow, ciaRepository, PushTarget } from '../cia/cia.repository';
 import { db } from '../db/knex';
-import { PortalRetryableError } from './portal-http';
-import { adapterFor } from './portal.registry';
-import type { PortalId, QuantityOutcome } from './portal.types';
-import { waitForPortalSlot } from './portal-rate-limit';
-import { portalTargetRepository } from './portal-target.repository';
+import { PortalRetryableError } from '../portals/portal-http';
+import { adapterFor, PortalId } from '../portals/portal.registry';
+import type { QuantityOutcome } from '../portals/portal.type';
+import { waitForPortalSlot } from '../portals/portal-rate-limit';
+import { portalTargetRepository } from '../portals/portal-target.repository';
 
 export interface PushResult {
   /** Items the portal took, with the quantity it now shows. */

@@ -1,0 +1,9 @@
+import { defineProcessors } from '../queue/processors';
+import { dispatchEvent } from './event-dispatch.service';
+import { runEventHandler } from './event-run.service';
+
+/** The processors of the events queue by job name (workers/events.ts). */
+export const eventProcessors = defineProcessors('events', {
+  'event.emit': (data, job) => dispatchEvent(String(job.id), data, new Date(job.timestamp)),
+  'event.run': (data, job) => runEventHandler(String(job.id), data),
+});

@@ -1,0 +1,9 @@
+import { defineProcessors } from '../queue/processors';
+import { pushQuantities } from './portal-push.service';
+import { runPortalUpload } from './portal-upload-run.service';
+
+/** Processors of the portal_upload queue. */
+export const portalUploadProcessors = defineProcessors('portal_upload', {
+  'portal.set_quantity': async (data) => pushQuantities(data.accountId, { portal: data.portal, portalAccountId: data.portalAccountId }),
+  'portal.upload': async (data, job) => runPortalUpload(data, String(job.id)),
+});

@@ -1,0 +1,18 @@
+import { Joi, list } from '../http/schema';
+import type { PortalAccountRef } from '../portal-account/portal-account.service';
+import { PortalId, uploadPortals } from '../portals/portal.registry';
+import type { UploadAction } from '../portals/portal.type';
+
+/** Stock_portal_upload_type (document 2): an entry per portal that takes uploads, with its own part type. */
+export const portalUploadType = Joi.object(Object.fromEntries(uploadPortals.map((adapter) => [adapter.portal, list(adapter.uploadPart)])));
+
+export interface PortalUploadPart {
+  action: UploadAction;
+  portal_account_id?: PortalAccountRef;
+  lister_id?: string;
+  start?: string;
+  revise_values?: string[];
+  auction_a_live_id?: string;
+}
+
+export type PortalUploadInput = Partial<Record<PortalId, PortalUploadPart[]>>;

@@ -1,0 +1,26 @@
+import type { Job } from 'bullmq';
+import type { JobName, JobPayloads, JobsOf } from './jobs';
+import type { QueueName } from './queues';
+
+/** A job of the catalog as its processor sees it. */
+export type CatalogJob<J extends JobName> = Job<JobPayloads[J]>;
+
+/** Runs one job: its payload typed from the catalog, and the job (id, attempts, updateData). */
+export type JobHandler<J extends JobName> = (data: JobPayloads[J], job: CatalogJob<J>) => Promise<unknown>;
+
+/** The processors of a queue by job name, as startWorker runs them. */
+export type Processors<Q extends QueueName> = { readonly [J in JobsOf<Q>]: (job: CatalogJob<J>) => Promise<unknown> };
+
+/** A handler for every job name of the queue, and no other name (not even another queue's job). */
+type Handlers<Q extends QueueName> = { [J in JobsOf<Q>]: JobHandler<J> } & { [J in Exclude<JobName, JobsOf<Q>>]?: never };
+
+/**
+ * Declares the processors of a queue against the job catalog (lib/queue/jobs.ts): the keys
+ * must be exactly the job names jobQueues puts on the queue, and each handler gets its job's
+ * payload type, so a processor needs no cast.
+ */
+export function defineProcessors<Q extends QueueName>(_queue: Q, handlers: NoInfer<Handlers<Q>>): Processors<Q> {
+  const entries = Object.entries(handlers as Record<string, JobHandler<JobName>>);
+  // The one place where names meet payloads at run time: the worker picks the handler by job.name.
+  return Object.fromEntries(entries.map(([name, handle]) => [name, (job: Job) => handle(job.data, job)])) as Processors<Q>;
+}

@@ -1,0 +1,70 @@
+import crypto from 'node:crypto';
+import { config } from '../../config';
+import { log } from '../log';
+import type { QueueRegistry } from './queue.registry';
+
+export interface RedisWatchOptions {
+  queues: QueueRegistry;
+  /** Only the process that answers true watches (the leading relay): one sweep per fleet. */
+  active: () => boolean;
+  /** Runs when Redis came back without its data (and at the first check of an empty Redis). */
+  onLost: () => Promise<void>;
+  /** Runs every `periodicMs` as a safety net. */
+  periodic: () => Promise<void>;
+  everyMs?: number;
+  periodicMs?: number;
+}
+
+/**
+ * Notices a Redis that lost its data (restarted without persistence, flushed, replaced): a
+ * marker key set once with NX is missing again. Whoever sets it anew runs `onLost`, which
+ * queues again from Postgres what only Redis held. A restart with persistence keeps the
+ * marker, and nothing needs doing.
+ */
+export class RedisWatch {
+  private timers: NodeJS.Timeout[] = [];
+  private running: Promise<void> | undefined;
+  private failures = 0;
+
+  constructor(private readonly options: RedisWatchOptions) {}
+
+  start(): void {
+    this.timers.push(setInterval(() => this.run(() => this.check()), this.options.everyMs ?? config().redisWatchMs));
+    this.timers.push(setInterval(() => this.run(this.options.periodic), this.options.periodicMs ?? config().ciaPushSweepMs));
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.running;
+  }
+
+  /** Checks the marker once; true when Redis had lost it (and onLost ran). */
+  async check(): Promise<boolean> {
+    const marker = `${config().queuePrefix}:kontor:epoch`;
+    const set = await this.options.queues.client().set(marker, crypto.randomUUID(), 'NX');
+    if (set !== 'OK') return false;
+    log.warn({ marker }, 'Redis holds no data of this fleet (restarted without persistence?); queueing again from Postgres');
+    try {
+      await this.options.onLost();
+    } catch (err) {
+      // Not done: the next check finds the marker missing again and tries once more.
+      await this.options.queues.client().del(marker).catch(() => undefined);
+      throw err;
+    }
+    return true;
+  }
+
+  /** One task at a time, only where active; a failure waits for the next turn. */
+  private run(task: () => Promise<unknown>): void {
+    if (this.running || !this.options.active()) return;
+    this.running = task()
+      .then(() => { this.failures = 0; })
+      .catch((err: Error) => {
+        // Once per outage (and now and then while it lasts), not every turn.
+        this.failures += 1;
+        if (this.failures % 30 === 1) log.warn({ err: err.message, failures: this.failures }, 'Redis watch: cannot reach Redis or Postgres; the next turn tries again');
+      })
+      .finally(() => { this.running = undefined; });
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * stock/{stock_id}/description/: descriptions of the item a path names. A write resolves the
+ * item in its own transaction; icon_id is checked before the transaction opens.
+ */
+import { db } from '../db/knex';
+import { checkIcon, DescriptionInput, stockDescriptionRepository } from './stock-description';
+import { resolvePathStockId } from './stock.service';
+
+export async function listDescriptions(accountId: number, ref: string): Promise<Record<string, unknown>[]> {
+  return stockDescriptionRepository.list(accountId, await resolvePathStockId(accountId, ref));
+}
+
+export async function readDescription(accountId: number, ref: string, id: number): Promise<Record<string, unknown>> {
+  return stockDescriptionRepository.get(accountId, await resolvePathStockId(accountId, ref), id);
+}
+
+/** Answers the new description's id. */
+export async function createDescription(accountId: number, ref: string, input: DescriptionInput): Promise<number> {
+  await checkIcon(input);
+  return db().transaction(async (trx) => {
+    const stockId = await resolvePathStockId(accountId, ref, trx);
+    return stockDescriptionRepository.insert(trx, accountId, stockId, input);
+  });
+}
+
+export async function updateDescription(accountId: number, ref: string, id: number, input: DescriptionInput): Promise<void> {
+  await checkIcon(input);
+  await db().transaction(async (trx) => {
+    const stockId = await resolvePathStockId(accountId, ref, trx);
+    await stockDescriptionRepository.update(trx, accountId, stockId, id, input);
+  });
+}
+
+export async function deleteDescription(accountId: number, ref: string, id: number): Promise<void> {
+  await db().transaction(async (trx) => {
+    const stockId = await resolvePathStockId(accountId, ref, trx);
+    await stockDescriptionRepository.delete(trx, accountId, stockId, id);
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * Lint step (npm run lint): no import cycle between files, and none between the domains of
+ * lib/, where each top-level folder (or file) of lib/ is one node. Each cycle is printed with the
+ * imports that make it; the exit code is 1 when there is one.
+ *
+ * The layering that keeps the domains acyclic, lowest first; a domain imports only from lines
+ * above its own (checked by hand when this list was written, not by this script):
+ *   log                                   logger
+ *   shutdown, redis                       process shutdown, Redis connections
+ *   db, mail                              Knex and migrations; mail transport
+ *   queue                                 jobs and the outbox
+ *   access                                the permission scopes a caller holds
+ *   http                                  endpoint declarations, schemas, search, envelope, errors
+ *   reference                             reference data (currencies, categories, portals, scopes)
+ *   portal-account                        a seller's portal accounts
+ *   account                               seller accounts, their users (persons), passwords, counters
+ *   auth, admin                           tokens, clients, authorize; the admin/ area
+ *   customer, stock, migrate              customers (made by orders); stock items; migrate + seed
+ *   cia                                   CIA offers
+ *   fleet                                 recovery of queued work after a Redis restart (queue + cia)
+ *   portals                               portal adapters (uploads, imports)
+ *   order                                 orders (link customers, take stock, reach portals)
+ *   bank, task, job, operator             built on orders and stock
+ *   event                                 event handlers (orders, customers, stock, tasks, mail)
+ * Breaking a cycle: move the thing to the domain that owns it, or let the lower domain declare
+ * an interface that the higher one implements (as lib/stock/cia-input.ts does for CIA).
+ */
+import path from 'node:path';
+import madge from 'madge';
+
+const root = path.resolve(__dirname, '..');
+const scanned = ['lib', 'server', 'workers', 'bin', 'config'];
+
+/**
+ * Domain imports allowed to close a cycle for now, each with its reason ("from -> to").
+ * Keep it empty: an entry is a debt, not a design.
+ */
+const knownExceptions: Record<string, string> = {};
+
+type Edges = Map<string, Map<string, string[]>>;
+
+/** lib/order/order.service.ts -> order; lib/log.ts -> log; anything outside lib/ -> undefined. */
+export function domainOf(file: string): string | undefined {
+  const match = /^lib\/([^/]+?)(\.ts)?(\/|$)/.exec(file);
+  return match?.[1];
+}
+
+/** The domain graph: for each pair of domains, the file imports that link them. */
+export function domainEdges(files: Record<string, string[]>): Edges {
+  const edges: Edges = new Map();
+  for (const [file, imports] of Object.entries(files)) {
+    const from = domainOf(file);
+    if (!from) continue;
+    for (const imported of imports) {
+      const to = domainOf(imported);
+      if (!to || to === from || knownExceptions[`${from} -> ${to}`]) continue;
+      if (!edges.has(from)) edges.set(from, new Map());
+      const byTarget = edges.get(from)!;
+      byTarget.set(to, [...(byTarget.get(to) ?? []), `${file} -> ${imported}`]);
+    }
+  }
+  return edges;
+}
+
+/** Strongly connected components of more than one domain (Tarjan): each holds at least one cycle. */
+export function cyclicGroups(edges: Edges): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of edges.get(node)?.keys() ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        group.push(member);
+      } while (member !== node);
+      if (group.length > 1) groups.push(group.sort());
+    }
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return groups;
+}
+
+/** The shortest path from one domain to another inside their group (breadth first). */
+function shortestPath(from: string, to: string, group: string[], edges: Edges): string[] {
+  const cameFrom = new Map<string, string>([[from, from]]);
+  const queue = [from];
+  while (queue.length && !cameFrom.has(to)) {
+    const node = queue.shift()!;
+    for (const next of edges.get(node)?.keys() ?? []) {
+      if (group.includes(next) && !cameFrom.has(next)) {
+        cameFrom.set(next, node);
+        queue.push(next);
+      }
+    }
+  }
+  const path = [to];
+  while (path[0] !== from) path.unshift(cameFrom.get(path[0]!)!);
+  return path;
+}
+
+/**
+ * One cycle for each import between two domains of a group (that import, then the shortest way
+ * back), without repeats; each step lists the file imports that make it.
+ */
+export function describeCycles(group: string[], edges: Edges): string[] {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const from of group) {
+    for (const to of edges.get(from)?.keys() ?? []) {
+      if (!group.includes(to)) continue;
+      const cycle = [from, ...shortestPath(to, from, group, edges).slice(0, -1)];
+      const start = cycle.indexOf([...cycle].sort()[0]!);
+      const key = [...cycle.slice(start), ...cycle.slice(0, start)].join(' -> ');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      lines.push(`domain cycle: lib/${[...cycle, cycle[0]].join(' -> lib/')}`);
+      cycle.forEach((step, i) => {
+        for (const imported of edges.get(step)!.get(cycle[(i + 1) % cycle.length]!)!) lines.push(`    ${imported}`);
+      });
+    }
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const graph = await madge(scanned.map((d) => path.join(root, d)), {
+    baseDir: root,
+    fileExtensions: ['ts'],
+    tsConfig: path.join(root, 'tsconfig.json'),
+  });
+  const problems: string[] = [];
+  for (const cycle of graph.circular()) problems.push(`file cycle: ${[...cycle, cycle[0]].join(' -> ')}`);
+  const edges = domainEdges(graph.obj());
+  for (const group of cyclicGroups(edges)) {
+    problems.push(...describeCycles(group, edges));
+  }
+  if (problems.length) {
+    console.error(`Import cycles (see the layering at the top of scripts/check-cycles.ts):\n${problems.join('\n')}`);
+    process.exitCode = 1;
+    return;
+  }
+  console.log(`check-cycles: no import cycles (${Object.keys(graph.obj()).length} files)`);
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { config, setConfig } from '../config';
+import { createClient } from '../lib/auth/client.service';
+import { setClock } from '../lib/clock';
+import { apiBase, call, newSeller, Seller } from './support/api';
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/** token.php as a seller's software sends it, from a client address (behind the loopback proxy). */
+const login = (user: string, password: string, address: string) => call('token.php', {
+  headers: { Authorization: basic(user, password), 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
+  body: 'grant_type=client_credentials',
+});
+
+describe('login throttle at token.php and authorize.php', () => {
+  const original = config();
+  const windowSeconds = 900;
+  // The start of a throttle window, so a few calls never straddle two.
+  const start = Math.floor(Date.UTC(2026, 2, 2, 9) / 1000 / windowSeconds) * windowSeconds * 1000;
+  let at = start;
+  let seller: Seller;
+  beforeEach(async () => {
+    seller = await newSeller();
+    at = start;
+    setClock(() => at);
+    setConfig({ ...original, loginThrottleWindowSeconds: windowSeconds, loginAttemptsPerLoginAndAddress: 3, loginAttemptsPerLogin: 6, loginAttemptsPerAddress: 100000 });
+  });
+  afterEach(() => {
+    setConfig(original);
+    setClock(undefined);
+  });
+
+  it('when wrong passwords for one login come from one address, then 429 with Retry-After, even for the right password there; another address logs in; after the window the seller logs in again', async () => {
+    for (let i = 0; i < 3; i++) {
+      const wrong = await login(seller.login, 'wrong-password', '203.0.113.7');
+      expect(wrong.status).to.equal(401);
+      expect(wrong.body.error![0]!.error).to.equal('invalid_client');
+    }
+    const throttled = await login(seller.login, 'wrong-password', '203.0.113.7');
+    expect(throttled.status).to.equal(429);
+    expect(throttled.body.error![0]!.error).to.equal('too_many_login_attempts');
+    expect(Number(throttled.headers.get('retry-after'))).to.be.within(1, windowSeconds);
+    // The throttle answers before the password is checked: a guess that is right is refused too.
+    expect((await login(seller.login.toUpperCase(), seller.password, '203.0.113.7')).status).to.equal(429);
+
+    const elsewhere = await login(seller.login, seller.password, '198.51.100.9');
+    expect(elsewhere.status).to.equal(200);
+    expect((await call('admin/user/', { token: elsewhere.body.access_token as string })).status).to.equal(200);
+
+    at = start + windowSeconds * 1000;
+    expect((await login(seller.login, seller.password, '203.0.113.7')).status).to.equal(200);
+  });
+
+  it('when guesses for one login come from many addresses, then the login-wide bound refuses them, but not the address the seller logged in from before', async () => {
+    expect((await login(seller.login, seller.password, '192.0.2.10')).status).to.equal(200);
+    for (let i = 0; i < 6; i++) expect((await login(seller.login, 'guess', `203.0.113.${20 + i}`)).status).to.equal(401);
+    const next = await login(seller.login, 'guess', '203.0.113.99');
+    expect(next.status).to.equal(429);
+    expect(Number(next.headers.get('retry-after'))).to.be.above(0);
+    expect((await login(seller.login, seller.password, '203.0.113.98')).status).to.equal(429);
+    // The seller's own address is not locked out by foreign guesses.
+    expect((await login(seller.login, seller.password, '192.0.2.10')).status).to.equal(200);
+    // Another login is not affected.
+    const other = await newSeller();
+    expect((await login(other.login, other.password, '203.0.113.99')).status).to.equal(200);
+  });
+
+  it('when one address tries many logins, then the per-address bound refuses it; a successful login does not count', async () => {
+    setConfig({ ...config(), loginAttemptsPerAddress: 4 });
+    expect((await login(seller.login, seller.password, '203.0.113.50')).status).to.equal(200);
+    for (let i = 0; i < 4; i++) expect((await login(`nobody_${i}_${seller.login}`, 'guess', '203.0.113.50')).status).to.equal(401);
+    const refused = await login(`nobody_x_${seller.login}`, 'guess', '203.0.113.50');
+    expect(refused.status).to.equal(429);
+    expect(refused.body.error![0]!.error).to.equal('too_many_login_attempts');
+    expect((await login(seller.login, seller.password, '203.0.113.51')).status).to.equal(200);
+  });
+
+  it('when wrong passwords are entered on the authorize page, then it answers 429 with Retry-After; from another address the seller authorizes', async () => {
+    const client = await createClient('Throttled ERP', 'https://erp.example.com/cb');
+    const base = await apiBase();
+    const authorize = (password: string, address: string) => fetch(`${base}/v1.1/authorize.php`, {
+      method: 'POST', redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
+      body: new URLSearchParams({ client_id: client.client_id, login: seller.login, password, scope_item: 'order_r' }),
+    });
+    for (let i = 0; i < 3; i++) expect((await authorize('wrong-password', '203.0.113.8')).status).to.equal(400);
+    const throttled = await authorize('wrong-password', '203.0.113.8');
+    expect(throttled.status).to.equal(429);
+    expect(Number(throttled.headers.get('retry-after'))).to.be.within(1, windowSeconds);
+    expect(await throttled.text()).to.contain('too many login attempts');
+    expect((await authorize(seller.password, '203.0.113.8')).status).to.equal(429);
+    const elsewhere = await authorize(seller.password, '198.51.100.10');
+    expect(elsewhere.status).to.equal(303);
+    expect(new URL(elsewhere.headers.get('location')!).searchParams.get('code')).to.be.a('string');
+  });
+});
