@@ -95,6 +95,8 @@ export interface Config {
   bankRematchCron: string;
   /** How many days back the re-match looks (by transfer_date). */
   bankRematchDays: number;
+  /** Cron expression of the payment provider sync (one job per connected provider account). */
+  bankProviderSyncCron: string;
   /** User name for the operator endpoints (queue dashboard, metrics). */
   operatorUser: string;
   /** Password for the operator endpoints; empty disables the dashboard and metrics. */
@@ -153,6 +155,7 @@ const schema = Joi.object({
   OUTBOX_CLEANUP_CRON: Joi.string().default('17 * * * *'),
   BANK_REMATCH_CRON: Joi.string().default('*/30 * * * *'),
   BANK_REMATCH_DAYS: Joi.number().integer().min(1).max(366).default(28),
+  BANK_PROVIDER_SYNC_CRON: Joi.string().default('*/5 * * * *'),
   OPERATOR_USER: Joi.string().default('operator'),
   OPERATOR_PASSWORD: Joi.string().allow('').default(''),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
@@ -216,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxCleanupCron: value.OUTBOX_CLEANUP_CRON,
     bankRematchCron: value.BANK_REMATCH_CRON,
     bankRematchDays: value.BANK_REMATCH_DAYS,
+    bankProviderSyncCron: value.BANK_PROVIDER_SYNC_CRON,
     operatorUser: value.OPERATOR_USER,
     operatorPassword: value.OPERATOR_PASSWORD,
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,

@@ -6,11 +6,13 @@
  *       [--ships-to germany,eu,...] [--eu-more AT;BE] [--europe-more CH] [--worldwide-more US]
  *   kontor portal-account create --login L --name N [--platform P] [--default]
  *   kontor bank import --login L FILE   (a CAMT.053 or MT940 statement, as POST bank/statement/)
+ *   kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { accountRepository } from '../account/account.repository';
 import { ApiError } from '../http/errors';
+import { connectProvider } from '../bank/provider/provider-account.service';
 import { importStatement } from '../bank/statement/statement.service';
 import { createPerson } from './person.service';
 import { createPortalAccount } from './portal-account-admin.service';
@@ -19,7 +21,7 @@ import { createShippingGroup } from './shipping-group.service';
 /** A bad argument: printed as one line, exit code 1. */
 export class AdminCommandError extends Error {}
 
-export const adminUsage = 'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor bank import --login L FILE';
+export const adminUsage = 'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor bank import --login L FILE | kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]';
 
 /** Options, and the positional arguments when `positionals` names them (all required). */
 function read(args: string[], required: string[], optional: string[], flags: string[] = [], positionals: string[] = []): Record<string, string | boolean | undefined> {
@@ -97,6 +99,13 @@ export async function runAdminCommand(command: string | undefined, sub: string |
       throw new AdminCommandError(`FILE: ${(err as Error).message}`);
     }
     return explain(() => importStatement(accountId, bytes));
+  }
+  if (command === 'payment-provider' && sub === 'connect') {
+    const v = read(rest, ['login', 'name', 'client-id', 'client-secret'], ['base-url']);
+    const accountId = await accountOf(String(v.login));
+    return explain(() => connectProvider(accountId, {
+      name: String(v.name), clientId: String(v['client-id']), clientSecret: String(v['client-secret']), ...(v['base-url'] !== undefined ? { baseUrl: String(v['base-url']) } : {}),
+    }));
   }
   return undefined;
 }

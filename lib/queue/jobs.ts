@@ -47,6 +47,11 @@ export interface JobPayloads {
   'bank.match': { accountId: number; fromNumber: number; toNumber: number };
   /** Scheduler: the unassigned bank records of the last BANK_REMATCH_DAYS, matched again (their order may exist now). */
   'bank.rematch': { tick: string };
+  /**
+   * Scheduler, per connected payment provider account: fetch new completed payments (lib/bank/
+   * provider/provider-sync.service.ts); idempotent through the provider's transaction ids.
+   */
+  'bank.provider_sync': { accountId: number; providerAccountId: number; tick: string };
 }
 
 /** Payload of portal.upload (Stock_portal_upload_type, one portal entry). */
@@ -85,6 +90,7 @@ export const jobQueues = {
   'order.send_mit': 'mail',
   'bank.match': 'bank',
   'bank.rematch': 'bank',
+  'bank.provider_sync': 'bank',
 } as const satisfies { [J in JobName]: QueueName };
 
 /** The job names a queue carries. */

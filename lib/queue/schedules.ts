@@ -1,4 +1,5 @@
 import { config } from '../../config';
+import { providerAccountRepository } from '../bank/provider/provider-account.repository';
 import { queues } from './queue.registry';
 
 /** A periodic task: when to tick, and the job it enqueues (with a job id derived from the tick). */
@@ -13,7 +14,7 @@ export function tickId(tick: Date): string {
   return tick.toISOString().slice(0, 16).replace(/[-:T]/g, '');
 }
 
-/** Every schedule of the scheduler process. The bank sync joins here. */
+/** Every schedule of the scheduler process. */
 export function schedules(): Schedule[] {
   return [
     {
@@ -30,6 +31,16 @@ export function schedules(): Schedule[] {
       name: 'bank-rematch',
       cron: config().bankRematchCron,
       enqueue: (tick) => queues().add('bank.rematch', { tick: tickId(tick) }, `bank-rematch-${tickId(tick)}`),
+    },
+    {
+      name: 'bank-provider-sync',
+      cron: config().bankProviderSyncCron,
+      // One job per connected payment provider account, its id from the account and the tick.
+      enqueue: async (tick) => {
+        for (const a of await providerAccountRepository.all()) {
+          await queues().add('bank.provider_sync', { accountId: a.account_id, providerAccountId: a.id, tick: tickId(tick) }, `bank-provider-sync-${a.id}-${tickId(tick)}`);
+        }
+      },
     },
   ];
 }
