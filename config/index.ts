@@ -97,6 +97,8 @@ export interface Config {
   bankRematchDays: number;
   /** Cron expression of the payment provider sync (one job per connected provider account). */
   bankProviderSyncCron: string;
+  /** Bank records matched per transaction by the bank worker. */
+  bankMatchBatch: number;
   /** User name for the operator endpoints (queue dashboard, metrics). */
   operatorUser: string;
   /** Password for the operator endpoints; empty disables the dashboard and metrics. */
@@ -156,6 +158,7 @@ const schema = Joi.object({
   BANK_REMATCH_CRON: Joi.string().default('*/30 * * * *'),
   BANK_REMATCH_DAYS: Joi.number().integer().min(1).max(366).default(28),
   BANK_PROVIDER_SYNC_CRON: Joi.string().default('*/5 * * * *'),
+  BANK_MATCH_BATCH: Joi.number().integer().min(1).max(10000).default(1000),
   OPERATOR_USER: Joi.string().default('operator'),
   OPERATOR_PASSWORD: Joi.string().allow('').default(''),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
@@ -220,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bankRematchCron: value.BANK_REMATCH_CRON,
     bankRematchDays: value.BANK_REMATCH_DAYS,
     bankProviderSyncCron: value.BANK_PROVIDER_SYNC_CRON,
+    bankMatchBatch: value.BANK_MATCH_BATCH,
     operatorUser: value.OPERATOR_USER,
     operatorPassword: value.OPERATOR_PASSWORD,
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,

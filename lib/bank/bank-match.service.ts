@@ -10,9 +10,6 @@ import { inTransaction } from '../db/transaction';
 import { assignIn } from './bank.match';
 import { bankRepository } from './bank.repository';
 
-/** Records per transaction: two order queries and one payment write per batch. */
-const batchSize = 1000;
-
 export interface MatchRun { examined: number; assigned: number }
 
 /** Matches the account's unassigned records numbered from..to (transfer_date since `since`, when given). */
@@ -21,7 +18,8 @@ export async function matchRange(accountId: number, from: number, to: number, si
   let cursor = from;
   while (cursor <= to) {
     const batch = await inTransaction(async (trx) => {
-      const records = await bankRepository.unassignedForUpdate(trx, accountId, { from: cursor, to, ...(since ? { since } : {}) }, batchSize);
+      // Records per transaction (BANK_MATCH_BATCH): two order queries and one payment write per batch.
+      const records = await bankRepository.unassignedForUpdate(trx, accountId, { from: cursor, to, ...(since ? { since } : {}) }, config().bankMatchBatch);
       return { records, assigned: (await assignIn(trx, accountId, records)).size };
     });
     if (!batch.records.length) break;
