@@ -1,40 +1,19 @@
-import crypto from 'node:crypto';
-import type { Worker } from 'bullmq';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
 import { matchRange, rematchAll } from '../../lib/bank/bank-match.service';
-import { bankProcessors } from '../../lib/bank/bank.processor';
-import { closeQueues, queues } from '../../lib/queue/queue.registry';
-import { OutboxRelay } from '../../lib/queue/relay';
+import { queues } from '../../lib/queue/queue.registry';
 import { schedules } from '../../lib/queue/schedules';
-import { startWorker } from '../../lib/queue/worker';
 import { call, newSeller, query, Seller } from '../support/api';
 import { waitFor } from '../event/servers';
 import { createOrder, orderEvents, readOrder } from '../order/helpers';
+import { startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView { id: string; sender: string; subject: string; amount: string; order_id?: string; order_no?: string | null }
 
 describe('bank: matching imported transfers to orders (bank worker)', () => {
-  let original: Config;
-  let relay: OutboxRelay;
-  let worker: Worker;
-
-  before(async () => {
-    original = config();
-    await closeQueues();
-    setConfig({ ...original, queuePrefix: `test-bank-${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3 });
-    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
-    await relay.start();
-    worker = await startWorker('bank', bankProcessors, { skipEvictionCheck: true, registerShutdown: false });
-  });
-
-  after(async () => {
-    await worker?.close();
-    await relay?.stop();
-    await closeQueues();
-    setConfig(original);
-  });
+  let bankWorker: { stop(): Promise<void> } | undefined;
+  before(async () => { bankWorker = await startBankWorker('bank-match'); });
+  after(async () => { await bankWorker?.stop(); });
 
   const order = (s: Seller, price: string, name = 'Jürgen Müller') =>
     createOrder(s, { customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });

@@ -1,43 +1,29 @@
 import crypto from 'node:crypto';
-import type { Worker } from 'bullmq';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
-import { bankProcessors } from '../../lib/bank/bank.processor';
+import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { closeQueues, queues } from '../../lib/queue/queue.registry';
-import { OutboxRelay } from '../../lib/queue/relay';
-import { startWorker } from '../../lib/queue/worker';
+import { queues } from '../../lib/queue/queue.registry';
 import { call, newSeller, query, Seller } from '../support/api';
 import { kontor } from '../support/cli';
 import { waitFor } from '../event/servers';
 import { Sandbox, startSandbox } from '../fleet/support';
 import { createOrder, readOrder } from '../order/helpers';
+import { startBankWorker } from './bank-worker';
 
 interface BankView { id: string; type: string; sender: string; subject: string; amount: string; status: string | null; order_id?: string; order_no?: string | null }
 
 describe('bank: payment provider (PayPal transaction search) sync', () => {
-  let original: Config;
-  let relay: OutboxRelay;
-  let worker: Worker;
+  let bankWorker: { stop(): Promise<void> } | undefined;
   let sandbox: Sandbox;
-
   before(async () => {
-    original = config();
-    await closeQueues();
+    const original = config();
     sandbox = await startSandbox();
-    setConfig({ ...config(), queuePrefix: `test-provider-${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3 });
-    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
-    await relay.start();
-    worker = await startWorker('bank', bankProcessors, { skipEvictionCheck: true, registerShutdown: false });
+    bankWorker = await startBankWorker('provider');
+    // The sandbox's URL stays set only while this file runs.
+    const stop = bankWorker.stop;
+    bankWorker.stop = async () => { await stop(); setConfig(original); };
   });
-
-  after(async () => {
-    await worker?.close();
-    await relay?.stop();
-    await closeQueues();
-    setConfig(original);
-    await sandbox.close();
-  });
+  after(async () => { await bankWorker?.stop(); await sandbox.close(); });
 
   async function connect(s: Seller, secret = 'sandbox-secret'): Promise<{ id: number; clientId: string }> {
     const clientId = `client-${crypto.randomBytes(4).toString('hex')}`;
