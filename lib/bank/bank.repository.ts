@@ -146,8 +146,9 @@ export const bankRepository = {
       .where('account_id', accountId).whereNull('order_id').andWhere('amount', '>', 0)
       .whereBetween('number', [where.from, where.to]);
     if (where.since) q.andWhere('transfer_date', '>=', where.since);
-    // Waits for a run of the same job still in hand (a stalled worker), then sees its assignments.
-    return q.orderBy('number').limit(limit).forUpdate();
+    // bank.number, not the text alias (text order would skip records between batches). FOR UPDATE
+    // waits for a run of the same job still in hand (a stalled worker), then sees its assignments.
+    return q.orderByRaw('bank.number').limit(limit).forUpdate();
   },
 
   /** Sets order_id (assigned) or order_no (the reference while unassigned) of many records in one UPDATE. */

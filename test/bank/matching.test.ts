@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { config, setConfig } from '../../config';
 import { matchRange, rematchAll } from '../../lib/bank/bank-match.service';
 import { queues } from '../../lib/queue/queue.registry';
 import { schedules } from '../../lib/queue/schedules';
@@ -104,6 +105,23 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     expect((await readOrder(s, second)).paid_amount).to.equal('24.50');
     const history = (await readOrder(s, first)).history.filter((h) => h.startsWith('payment'));
     expect(history).to.have.length(1);
+  });
+
+  it('when an import is matched in several batches (beyond 10 records), then every record is looked at once and assigned', async () => {
+    const s = await newSeller();
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await order(s, `${i + 1}.00`, `Buyer ${i}`));
+    const lines = ids.flatMap((id, i) => [`:61:2611201120CR${i + 1},00NTRFNONREF//B${i}`, `:86:166?20Order ${id}`]);
+    const total = (12 * 13) / 2;
+    const mt940 = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261119EUR0,00', ...lines, `:62F:C261120EUR${total},00`, '-'].join('\n');
+    const saved = config();
+    setConfig({ ...saved, bankMatchBatch: 3 });
+    try {
+      await importFile(s, Buffer.from(mt940));
+    } finally {
+      setConfig(saved);
+    }
+    expect((await transfers(s)).map((r) => r.order_id)).to.deep.equal(ids);
   });
 
   it('when a transfer arrives before its order, then the re-match assigns it once the order exists', async () => {
