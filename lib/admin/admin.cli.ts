@@ -5,15 +5,11 @@
  *       [--price-first X] [--price-more X] [--cash-surcharge X] [--currency EUR]
  *       [--ships-to germany,eu,...] [--eu-more AT;BE] [--europe-more CH] [--worldwide-more US]
  *   kontor portal-account create --login L --name N [--platform P] [--default]
- *   kontor bank import --login L FILE   (a CAMT.053 or MT940 statement, as POST bank/statement/)
- *   kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]
+ * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts)
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { accountRepository } from '../account/account.repository';
 import { ApiError } from '../http/errors';
-import { connectProvider } from '../bank/provider/provider-account.service';
-import { importStatement } from '../bank/statement/statement.service';
 import { createPerson } from './person.service';
 import { createPortalAccount } from './portal-account-admin.service';
 import { createShippingGroup } from './shipping-group.service';
@@ -21,10 +17,10 @@ import { createShippingGroup } from './shipping-group.service';
 /** A bad argument: printed as one line, exit code 1. */
 export class AdminCommandError extends Error {}
 
-export const adminUsage = 'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor bank import --login L FILE | kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]';
+export const adminUsage = 'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default]';
 
 /** Options, and the positional arguments when `positionals` names them (all required). */
-function read(args: string[], required: string[], optional: string[], flags: string[] = [], positionals: string[] = []): Record<string, string | boolean | undefined> {
+export function read(args: string[], required: string[], optional: string[], flags: string[] = [], positionals: string[] = []): Record<string, string | boolean | undefined> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -43,14 +39,14 @@ function read(args: string[], required: string[], optional: string[], flags: str
   return { ...parsed.values, ...Object.fromEntries(positionals.map((name, i) => [name, parsed.positionals[i]])) };
 }
 
-async function accountOf(login: string): Promise<number> {
+export async function accountOf(login: string): Promise<number> {
   const account = await accountRepository.findByLogin(login);
   if (!account) throw new AdminCommandError(`--login: no seller account ${login}`);
   return account.id;
 }
 
 /** A validation failure of the service becomes a one-line message naming the option. */
-async function explain<T>(work: () => Promise<T>): Promise<T> {
+export async function explain<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -87,24 +83,6 @@ export async function runAdminCommand(command: string | undefined, sub: string |
     const accountId = await accountOf(String(v.login));
     return explain(() => createPortalAccount(accountId, {
       name: String(v.name), is_default: v.default === true, ...(v.platform !== undefined ? { platform: String(v.platform) } : {}),
-    }));
-  }
-  if (command === 'bank' && sub === 'import') {
-    const v = read(rest, ['login'], [], [], ['FILE']);
-    const accountId = await accountOf(String(v.login));
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(String(v.FILE));
-    } catch (err) {
-      throw new AdminCommandError(`FILE: ${(err as Error).message}`);
-    }
-    return explain(() => importStatement(accountId, bytes));
-  }
-  if (command === 'payment-provider' && sub === 'connect') {
-    const v = read(rest, ['login', 'name', 'client-id', 'client-secret'], ['base-url']);
-    const accountId = await accountOf(String(v.login));
-    return explain(() => connectProvider(accountId, {
-      name: String(v.name), clientId: String(v['client-id']), clientSecret: String(v['client-secret']), ...(v['base-url'] !== undefined ? { baseUrl: String(v['base-url']) } : {}),
     }));
   }
   return undefined;

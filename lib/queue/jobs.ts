@@ -52,6 +52,11 @@ export interface JobPayloads {
    * provider/provider-sync.service.ts); idempotent through the provider's transaction ids.
    */
   'bank.provider_sync': { accountId: number; providerAccountId: number; tick: string };
+  /**
+   * Scheduler: queues one bank.provider_sync per connected account, with ids from the account and
+   * the tick (a re-run adds none twice; a lost one is derived again at the next tick).
+   */
+  'bank.provider_sync_all': { tick: string };
 }
 
 /** Payload of portal.upload (Stock_portal_upload_type, one portal entry). */
@@ -91,6 +96,7 @@ export const jobQueues = {
   'bank.match': 'bank',
   'bank.rematch': 'bank',
   'bank.provider_sync': 'bank',
+  'bank.provider_sync_all': 'bank',
 } as const satisfies { [J in JobName]: QueueName };
 
 /** The job names a queue carries. */

@@ -1,5 +1,4 @@
 import { config } from '../../config';
-import { providerAccountRepository } from '../bank/provider/provider-account.repository';
 import { queues } from './queue.registry';
 
 /** A periodic task: when to tick, and the job it enqueues (with a job id derived from the tick). */
@@ -35,12 +34,8 @@ export function schedules(): Schedule[] {
     {
       name: 'bank-provider-sync',
       cron: config().bankProviderSyncCron,
-      // One job per connected payment provider account, its id from the account and the tick.
-      enqueue: async (tick) => {
-        for (const a of await providerAccountRepository.all()) {
-          await queues().add('bank.provider_sync', { accountId: a.account_id, providerAccountId: a.id, tick: tickId(tick) }, `bank-provider-sync-${a.id}-${tickId(tick)}`);
-        }
-      },
+      // The bank worker fans it out: one bank.provider_sync per connected account.
+      enqueue: (tick) => queues().add('bank.provider_sync_all', { tick: tickId(tick) }, `bank-provider-sync-all-${tickId(tick)}`),
     },
   ];
 }

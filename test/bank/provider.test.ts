@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { queues } from '../../lib/queue/queue.registry';
+import { schedules } from '../../lib/queue/schedules';
 import { call, newSeller, query, Seller } from '../support/api';
 import { kontor } from '../support/cli';
 import { waitFor } from '../event/servers';
@@ -120,5 +121,20 @@ describe('bank: payment provider (PayPal transaction search) sync', () => {
     expect(tasks.status, tasks.text).to.equal(200);
     const titles = (tasks.body.task as { title: string; text: string }[]).map((t) => t.title);
     expect(titles).to.deep.equal(['Payment provider sync failed: Shop PayPal']);
+  });
+
+  it('when the scheduler ticks (twice in one minute), then each connected account gets one sync job, its id from the account and the tick', async () => {
+    const s = await newSeller();
+    const { id, clientId } = await connect(s);
+    await pay({ client_id: clientId, amount: '7.00', payer_name: 'Gustav Holm' });
+    const tick = schedules().find((x) => x.name === 'bank-provider-sync')!;
+    await tick.enqueue(new Date('2026-11-23T21:05:10Z'));
+    await tick.enqueue(new Date('2026-11-23T21:05:40Z'));
+    const job = await waitFor(async () => {
+      const found = await queues().get('bank').getJob(`bank-provider-sync-${id}-202611232105`);
+      return found && (await found.getState()) === 'completed' ? found : undefined;
+    }, 'the sync of the account');
+    expect(job.data).to.deep.equal({ accountId: s.id, providerAccountId: id, tick: '202611232105' });
+    await waitFor(async () => ((await payments(s)).length === 1 ? true : undefined), 'the payment stored');
   });
 });

@@ -9,6 +9,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { inTransaction } from '../../db/transaction';
 import { fromCents, toCents } from '../../order/order-money';
+import { queues } from '../../queue/queue.registry';
 import { createTaskOnce } from '../../task/task.service';
 import { storeEntriesIn } from '../bank-store.service';
 import { clip, StatementEntry } from '../statement/statement.type';
@@ -33,6 +34,15 @@ function entryOf(t: PayPalTransaction): StatementEntry | null {
 }
 
 const label = (account: ProviderAccountRow) => `payment provider account "${account.name}" (id ${account.id})`;
+
+/** bank.provider_sync_all: one sync job per connected account for this tick. */
+export async function queueProviderSyncs(tick: string): Promise<{ queued: number }> {
+  const accounts = await providerAccountRepository.all();
+  for (const a of accounts) {
+    await queues().add('bank.provider_sync', { accountId: a.account_id, providerAccountId: a.id, tick }, `bank-provider-sync-${a.id}-${tick}`);
+  }
+  return { queued: accounts.length };
+}
 
 export interface SyncRun { fetched: number; stored: number; jobId: string | null }
 
