@@ -44,6 +44,12 @@ describe('bank statement parsing', () => {
     ]);
   });
 
+  it('when an MT940 entry is valued on 31 December and booked on 2 January, then its transfer_date is in the next year', async () => {
+    const text = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261231EUR0,00', ':61:2612310102CR8,00NTRFNONREF//Y1', ':86:Neujahr', ':62F:C261231EUR8,00', '-'].join('\n');
+    const parsed = await parseStatement(Buffer.from(text));
+    expect(parsed.entries[0]!.transferDate).to.deep.equal(new Date('2027-01-02T00:00:00Z'));
+  });
+
   it('when an MT940 :61: line is broken, then the 400 names its line', async () => {
     const text = fixture('mt940-latin1.sta').toString('latin1').replace(':61:2611211121CR24,50', ':61:2611211121XR24,50');
     const err = await refusal(Buffer.from(text, 'latin1'));

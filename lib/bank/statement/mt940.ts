@@ -61,11 +61,23 @@ function entryOf(t: Mt940Transaction, account: string): StatementEntry {
   const ref = t.bankReference && t.bankReference.toUpperCase() !== 'NONREF' ? t.bankReference : '';
   return {
     reference: ref ? `${account}|${ref}` : null,
-    transferDate: t.entryDate || t.date,
+    transferDate: t.entryDate ? bookingDate(t.date, t.entryDate) : t.date,
     sender: clip(sender, 255),
     subject: clip(subject, 1000),
     amount: t.amount.toFixed(2),
   };
+}
+
+/**
+ * :61: carries the booking date as MMDD only; mt940js gives it the value date's year. A booking
+ * on 2 January of a payment valued 31 December belongs to the next year (and the reverse).
+ */
+function bookingDate(valueDate: Date, entryDate: Date): Date {
+  const halfYear = 183 * 86_400_000;
+  const shifted = new Date(entryDate.getTime());
+  if (entryDate.getTime() < valueDate.getTime() - halfYear) shifted.setUTCFullYear(shifted.getUTCFullYear() + 1);
+  if (entryDate.getTime() > valueDate.getTime() + halfYear) shifted.setUTCFullYear(shifted.getUTCFullYear() - 1);
+  return shifted;
 }
 
 const remittanceKeys = ['20', '21', '22', '23', '24', '25', '26', '27', '28', '29', '60', '61', '62', '63'];
