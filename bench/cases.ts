@@ -1,4 +1,5 @@
 /** The benchmark cases; each domain adds its own (one import and one line). */
+import { bankBench } from './bank';
 import { eventsBench } from './events';
 import { fleetBench } from './fleet';
 import { orderListBench } from './order-list';
@@ -16,3 +17,4 @@ cases.push(orderSearchBench);
 cases.push(stockListBench, stockGetBench, stockSearchBench);
 cases.push(fleetBench);
 cases.push(eventsBench);
+cases.push(bankBench);

@@ -4,6 +4,7 @@
  *   kontor user create --login L --password P
  *   kontor client create --name N --redirect-uri U
  *   kontor person create | shipping-group create | portal-account create (see lib/admin/admin.cli.ts)
+ *   kontor bank import | payment-provider connect (see lib/bank/bank.cli.ts)
  * Prints JSON on success; a one-line error and exit code 1 otherwise.
  */
 import { parseArgs } from 'node:util';
@@ -14,6 +15,7 @@ import { createClient } from '../lib/auth/client.service';
 import { closeDb } from '../lib/db/knex';
 import { migrateDatabase } from '../lib/migrate';
 import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/admin.cli';
+import { bankUsage, runBankCommand } from '../lib/bank/bank.cli';
 
 class UsageError extends Error {}
 
@@ -56,7 +58,9 @@ async function run(argv: string[]): Promise<unknown> {
   }
   const admin = await runAdminCommand(command, sub, rest);
   if (admin !== undefined) return admin;
-  throw new UsageError(`${usage} | ${adminUsage}`);
+  const bank = await runBankCommand(command, sub, rest);
+  if (bank !== undefined) return bank;
+  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage}`);
 }
 
 run(process.argv.slice(2))

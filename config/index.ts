@@ -91,6 +91,14 @@ export interface Config {
   ciaReconcileCron: string;
   /** Cron expression of the clean-up of finished outbox rows older than the job retention. */
   outboxCleanupCron: string;
+  /** Cron expression of the re-match of unassigned bank records (a transfer that came before its order). */
+  bankRematchCron: string;
+  /** How many days back the re-match looks (by transfer_date). */
+  bankRematchDays: number;
+  /** Cron expression of the payment provider sync (one job per connected provider account). */
+  bankProviderSyncCron: string;
+  /** Bank records matched per transaction by the bank worker. */
+  bankMatchBatch: number;
   /** User name for the operator endpoints (queue dashboard, metrics). */
   operatorUser: string;
   /** Password for the operator endpoints; empty disables the dashboard and metrics. */
@@ -147,6 +155,10 @@ const schema = Joi.object({
   CIA_PUSH_SWEEP_MS: Joi.number().integer().min(1000).default(60000),
   CIA_RECONCILE_CRON: Joi.string().default('*/15 * * * *'),
   OUTBOX_CLEANUP_CRON: Joi.string().default('17 * * * *'),
+  BANK_REMATCH_CRON: Joi.string().default('*/30 * * * *'),
+  BANK_REMATCH_DAYS: Joi.number().integer().min(1).max(366).default(28),
+  BANK_PROVIDER_SYNC_CRON: Joi.string().default('*/5 * * * *'),
+  BANK_MATCH_BATCH: Joi.number().integer().min(1).max(10000).default(1000),
   OPERATOR_USER: Joi.string().default('operator'),
   OPERATOR_PASSWORD: Joi.string().allow('').default(''),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
@@ -208,6 +220,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ciaPushSweepMs: value.CIA_PUSH_SWEEP_MS,
     ciaReconcileCron: value.CIA_RECONCILE_CRON,
     outboxCleanupCron: value.OUTBOX_CLEANUP_CRON,
+    bankRematchCron: value.BANK_REMATCH_CRON,
+    bankRematchDays: value.BANK_REMATCH_DAYS,
+    bankProviderSyncCron: value.BANK_PROVIDER_SYNC_CRON,
+    bankMatchBatch: value.BANK_MATCH_BATCH,
     operatorUser: value.OPERATOR_USER,
     operatorPassword: value.OPERATOR_PASSWORD,
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,

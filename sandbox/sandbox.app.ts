@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import express, { NextFunction, Request, Response } from 'express';
 import { portalIds } from '../lib/portals/portal.registry';
+import { mountPayPal, PayPalState } from './paypal.sandbox';
 
 export interface SandboxOffer {
   portal: string;
@@ -69,11 +70,14 @@ export class SandboxState {
   private counter = 0;
   /** Requests kept for inspection (older ones are dropped). */
   maxRequests = 20000;
+  /** The payment provider (PayPal) the sandbox plays. */
+  paypal = new PayPalState();
 
   constructor() { this.events.setMaxListeners(100); }
 
   reset(): void {
     this.offers.clear(); this.requests = []; this.acks = []; this.faults = []; this.delays.clear(); this.idempotency.clear(); this.itemKeys.clear(); this.quantityRequests = 0;
+    this.paypal.clients.clear(); this.paypal.tokens.clear(); this.paypal.payments = [];
   }
 
   nextItemId(portal: string): string {
@@ -190,6 +194,7 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
   portals.post('/orders/:id/shipment', (_req, res) => { res.json({ shipped: true }); });
   portals.post('/orders/:id/rating', (_req, res) => { res.json({ rated: true }); });
 
+  mountPayPal(app, state, state.paypal);
   app.use('/:portal', portalGate(state), portals);
   app.use((_req, res) => { res.status(404).json({ message: 'not a sandbox path' }); });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
@@ -253,7 +258,7 @@ function overview(state: SandboxState) {
     requests: state.requests.length,
     quantity_requests: state.quantityRequests,
     faults: state.faults.map((f) => ({ portal: f.portal, status: f.status, remaining: f.remaining })),
-    controls: ['GET /_sandbox/quantities', 'GET /_sandbox/acks?after=<seq>', 'GET /_sandbox/requests?portal=', 'GET /_sandbox/offers', 'POST /_sandbox/faults {portal,portal_account,reference,status,count,retry_after,message}', 'POST /_sandbox/delay {portal,ms}', 'POST /_sandbox/reset'],
+    controls: ['GET /_sandbox/quantities', 'GET /_sandbox/acks?after=<seq>', 'GET /_sandbox/requests?portal=', 'GET /_sandbox/offers', 'POST /_sandbox/faults {portal,portal_account,reference,status,count,retry_after,message}', 'POST /_sandbox/delay {portal,ms}', 'POST /_sandbox/reset', 'POST /_sandbox/paypal/payments {client_id,amount,payer_name,invoice_id,subject}'],
   };
 }
 

@@ -1,6 +1,5 @@
-/** Worker process of the `bank` queue (Procfile: bank). */
-import { defineProcessors } from '../lib/queue/processors';
+/** Worker process of the `bank` queue (Procfile: bank): statement matching and the re-match. */
+import { bankProcessors } from '../lib/bank/bank.processor';
 import { runWorkerProcess } from './run';
 
-// No job of the catalog runs on the bank queue yet (lib/queue/jobs.ts).
-runWorkerProcess('bank', defineProcessors('bank', {}));
+runWorkerProcess('bank', bankProcessors);

@@ -9,12 +9,13 @@ export const counterRepository = {
    * The next value of a per-account counter. The UPSERT locks the counter row until the
    * transaction ends, so no two transactions get the same value.
    */
-  async next(trx: Knex.Transaction, accountId: number, kind: CounterKind): Promise<number> {
+  async next(trx: Knex.Transaction, accountId: number, kind: CounterKind, count = 1): Promise<number> {
+    // With count > 1 the values last - count + 1 .. last are taken at once (payments of many orders).
     const result = await trx.raw(
-      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, 1)
-       ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + 1
+      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
+       ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + EXCLUDED.last_value
        RETURNING last_value`,
-      [accountId, kind],
+      [accountId, kind, count],
     );
     return Number((result.rows as { last_value: string }[])[0]!.last_value);
   },

@@ -5,6 +5,7 @@
  *       [--price-first X] [--price-more X] [--cash-surcharge X] [--currency EUR]
  *       [--ships-to germany,eu,...] [--eu-more AT;BE] [--europe-more CH] [--worldwide-more US]
  *   kontor portal-account create --login L --name N [--platform P] [--default]
+ * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts)
  */
 import { parseArgs } from 'node:util';
 import { accountRepository } from '../account/account.repository';
@@ -18,7 +19,8 @@ export class AdminCommandError extends Error {}
 
 export const adminUsage = 'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default]';
 
-function read(args: string[], required: string[], optional: string[], flags: string[] = []): Record<string, string | boolean | undefined> {
+/** Options, and the positional arguments when `positionals` names them (all required). */
+export function read(args: string[], required: string[], optional: string[], flags: string[] = [], positionals: string[] = []): Record<string, string | boolean | undefined> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -31,19 +33,20 @@ function read(args: string[], required: string[], optional: string[], flags: str
   } catch (err) {
     throw new AdminCommandError((err as Error).message);
   }
-  if (parsed.positionals.length) throw new AdminCommandError(`unexpected argument ${parsed.positionals[0]}`);
+  if (parsed.positionals.length > positionals.length) throw new AdminCommandError(`unexpected argument ${parsed.positionals[positionals.length]}`);
   for (const name of required) if (!parsed.values[name]) throw new AdminCommandError(`--${name} is required`);
-  return parsed.values;
+  positionals.forEach((name, i) => { if (parsed.positionals[i] === undefined) throw new AdminCommandError(`${name} is required`); });
+  return { ...parsed.values, ...Object.fromEntries(positionals.map((name, i) => [name, parsed.positionals[i]])) };
 }
 
-async function accountOf(login: string): Promise<number> {
+export async function accountOf(login: string): Promise<number> {
   const account = await accountRepository.findByLogin(login);
   if (!account) throw new AdminCommandError(`--login: no seller account ${login}`);
   return account.id;
 }
 
 /** A validation failure of the service becomes a one-line message naming the option. */
-async function explain<T>(work: () => Promise<T>): Promise<T> {
+export async function explain<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {

@@ -5,12 +5,42 @@
 import type { Knex } from 'knex';
 import type { BankKind, BankRow } from './bank.type';
 
-/** An order of the account a subject may name. */
-export interface OrderCandidate {
+/** An open order as the matching sees it. */
+export interface MatchOrder {
   id: string;
   number: string;
-  is_cancelled: boolean;
+  invoice_number: string | null;
+  payment_provider_transaction_id: string | null;
+  /** invoice_amount - paid_amount. */
+  owing: string;
+  /** The billing address name of the order's customer. */
+  name: string | null;
 }
+
+/** A bank record as the matching sees it. */
+export interface MatchRecord {
+  number: string;
+  id: string;
+  type: BankKind;
+  subject: string;
+  sender: string;
+  amount: string;
+  entry_ref: string | null;
+}
+
+/** The account's orders a payment may still go to: not cancelled, not fully paid. */
+function openOrders(trx: Knex.Transaction, accountId: number): Knex.QueryBuilder {
+  return trx('sales_order').select('id', trx.raw('number::text AS number'), trx.raw('invoice_number::text AS invoice_number'),
+    'payment_provider_transaction_id', trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
+    trx.raw("customer->'address'->>'name' AS name"))
+    .where({ account_id: accountId, is_cancelled: false })
+    .andWhere((q) => { q.whereNull('paid_amount').orWhereRaw('paid_amount < invoice_amount'); });
+}
+
+/** What document 1's duplicate rule compares. */
+export interface DuplicateColumns { transfer_date: Date; sender: string; subject: string; amount: string }
+
+export const duplicateKey = (r: DuplicateColumns): string => `${new Date(r.transfer_date).toISOString()}|${r.sender}|${r.subject}|${Number(r.amount).toFixed(2)}`;
 
 export type BankColumns = Pick<BankRow, 'type' | 'transfer_date' | 'sender' | 'subject' | 'amount' | 'order_id' | 'order_no' | 'status'>;
 
@@ -38,12 +68,104 @@ export const bankRepository = {
     await trx('bank').insert({ ...columns, account_id: accountId, number, id });
   },
 
-  /** The account's orders whose id or number is among those given. */
-  async orderCandidates(trx: Knex.Transaction, accountId: number, ids: string[], numbers: string[]): Promise<OrderCandidate[]> {
-    if (!ids.length && !numbers.length) return [];
-    const rows = await trx('sales_order').select('id', 'number', 'is_cancelled').where('account_id', accountId)
-      .andWhere((q) => { q.whereRaw('id = ANY(?::text[])', [ids]).orWhereRaw('number = ANY(?::bigint[])', [numbers]); });
-    return (rows as OrderCandidate[]).map((r) => ({ ...r, number: String(r.number) }));
+  /**
+   * Locks the account's bank counter row (every write of its bank records takes it first, so
+   * imports and POST bank/transfer/ of one account never race) and answers its value.
+   */
+  async lockCounter(trx: Knex.Transaction, accountId: number): Promise<number> {
+    const result = await trx.raw(
+      `INSERT INTO bank_counter (account_id, last_value) VALUES (?, 0)
+       ON CONFLICT (account_id) DO UPDATE SET last_value = bank_counter.last_value
+       RETURNING last_value`,
+      [accountId],
+    );
+    return Number((result.rows as { last_value: string }[])[0]!.last_value);
+  },
+
+  async setCounter(trx: Knex.Transaction, accountId: number, value: number): Promise<void> {
+    await trx('bank_counter').where({ account_id: accountId }).update({ last_value: value });
+  },
+
+  /** The entry references among those given that the account has stored already. */
+  async storedReferences(trx: Knex.Transaction, accountId: number, type: BankKind, refs: string[]): Promise<Set<string>> {
+    if (!refs.length) return new Set();
+    const rows = await trx('bank').select('entry_ref').where({ account_id: accountId, type })
+      .whereRaw('entry_ref = ANY(?::text[])', [refs]) as { entry_ref: string }[];
+    return new Set(rows.map((r) => r.entry_ref));
+  },
+
+  /** Keys (duplicateKey) of stored records equal to the given ones by document 1's duplicate rule. */
+  async storedDuplicates(trx: Knex.Transaction, accountId: number, type: BankKind, rows: DuplicateColumns[]): Promise<Set<string>> {
+    if (!rows.length) return new Set();
+    const { rows: found } = await trx.raw(
+      `SELECT b.transfer_date, b.sender, b.subject, b.amount::text AS amount FROM bank b
+       JOIN unnest(?::timestamptz[], ?::text[], ?::text[], ?::numeric[]) AS t(transfer_date, sender, subject, amount)
+         ON b.transfer_date = t.transfer_date AND b.sender = t.sender AND b.subject = t.subject AND b.amount = t.amount
+       WHERE b.account_id = ? AND b.type = ?`,
+      [rows.map((r) => r.transfer_date), rows.map((r) => r.sender), rows.map((r) => r.subject), rows.map((r) => r.amount), accountId, type],
+    ) as { rows: DuplicateColumns[] };
+    return new Set(found.map(duplicateKey));
+  },
+
+  /** One INSERT for many records (numbers and ids given); answers nothing, the caller knows the numbers. */
+  async insertMany(trx: Knex.Transaction, accountId: number, rows: (DuplicateColumns & { number: number; id: string; type: BankKind; entry_ref: string | null; order_no: string | null; status: string | null })[]): Promise<void> {
+    if (!rows.length) return;
+    const col = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((r) => r[key]);
+    await trx.raw(
+      `INSERT INTO bank (account_id, number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status)
+       SELECT ?, t.* FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::text[])
+         AS t(number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status)`,
+      [accountId, col('number'), col('id'), col('type'), col('transfer_date'), col('sender'), col('subject'), col('amount'), col('entry_ref') as string[], col('order_no') as string[], col('status') as string[]],
+    );
+  },
+
+  /**
+   * The account's open orders (not cancelled, not fully paid) that one of the references names:
+   * by order id, order number, invoice number or payment_provider_transaction_id. One query for
+   * a whole batch of records.
+   */
+  async referencedOrders(trx: Knex.Transaction, accountId: number, refs: { ids: string[]; numbers: string[]; providerIds: string[] }): Promise<MatchOrder[]> {
+    if (!refs.ids.length && !refs.numbers.length && !refs.providerIds.length) return [];
+    return await openOrders(trx, accountId).andWhere((q) => {
+      q.whereRaw('id = ANY(?::text[])', [refs.ids])
+        .orWhereRaw('number = ANY(?::bigint[])', [refs.numbers])
+        .orWhereRaw('invoice_number = ANY(?::bigint[])', [refs.numbers])
+        .orWhereRaw('payment_provider_transaction_id = ANY(?::text[])', [refs.providerIds]);
+    }) as MatchOrder[];
+  },
+
+  /** The account's open orders whose outstanding amount (invoice_amount - paid_amount) is one of those given. */
+  async ordersOwing(trx: Knex.Transaction, accountId: number, amounts: string[]): Promise<MatchOrder[]> {
+    if (!amounts.length) return [];
+    return await openOrders(trx, accountId).andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [amounts]) as MatchOrder[];
+  },
+
+  /** Records of the account without an order: an import's (by number range) or those since a date (re-match). */
+  async unassignedForUpdate(trx: Knex.Transaction, accountId: number, where: { from: number; to: number; since?: Date }, limit: number): Promise<MatchRecord[]> {
+    const q = trx('bank').select(trx.raw('number::text AS number'), 'id', 'type', 'subject', 'sender', trx.raw('amount::text AS amount'), 'entry_ref')
+      .where('account_id', accountId).whereNull('order_id').andWhere('amount', '>', 0)
+      .whereBetween('number', [where.from, where.to]);
+    if (where.since) q.andWhere('transfer_date', '>=', where.since);
+    // bank.number, not the text alias (text order would skip records between batches). FOR UPDATE
+    // waits for a run of the same job still in hand (a stalled worker), then sees its assignments.
+    return q.orderByRaw('bank.number').limit(limit).forUpdate();
+  },
+
+  /** Sets order_id (assigned) or order_no (the reference while unassigned) of many records in one UPDATE. */
+  async setAssignments(trx: Knex.Transaction, accountId: number, rows: { number: string; order_id: string | null; order_no: string | null }[]): Promise<void> {
+    if (!rows.length) return;
+    await trx.raw(
+      `UPDATE bank b SET order_id = t.order_id, order_no = CASE WHEN t.order_id IS NULL THEN t.order_no END
+       FROM unnest(?::bigint[], ?::text[], ?::text[]) AS t(number, order_id, order_no)
+       WHERE b.account_id = ? AND b.number = t.number`,
+      [rows.map((r) => r.number), rows.map((r) => r.order_id) as string[], rows.map((r) => r.order_no) as string[], accountId],
+    );
+  },
+
+  /** Accounts with records without an order since the date (for the re-match). */
+  async accountsWithUnassigned(knex: Knex, since: Date): Promise<number[]> {
+    const rows = await knex('bank').distinct('account_id').whereNull('order_id').andWhere('transfer_date', '>=', since).andWhere('amount', '>', 0) as { account_id: number }[];
+    return rows.map((r) => r.account_id);
   },
 
   /** The search base: the account's records of one type, read in within the range when one is given. */

@@ -13,12 +13,13 @@ import { bankIdPattern, BankKind, BankRow, bankToApi, bankType } from './bank.ty
 const dateFrom: FilterField = { column: 'bank.created_at', type: 'datetime', operators: ['='], singleton: true };
 const dateTo: FilterField = { column: 'bank.created_at', type: 'datetime', operators: ['='], singleton: true };
 
-/** Bank_filter_type (document 2). */
+/** Bank_filter_type (document 2), and is_assigned (ours: the records no order took, to assign by hand). */
 export const bankSearch: SearchSpec<BankRow> = {
   filters: {
     id: { column: 'bank.id', type: 'string', operators: ['='], singleton: true },
     'date.from': dateFrom,
     'date.to': dateTo,
+    is_assigned: { expression: '(bank.order_id IS NOT NULL)', type: 'bool', operators: ['='] },
   },
   key: {
     column: 'bank.number',

@@ -7,6 +7,9 @@ import { Joi, datetime, decimal, readOnly, text } from '../http/schema';
 /** A bank id: <number>_<YYYY>_<MM>, like an order id. */
 export const bankIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;
 
+/** <number>_<YYYY>_<MM> of the creation month (UTC), like an order id. */
+export const bankIdOf = (number: number, at: Date) => `${number}_${at.getUTCFullYear()}_${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
+
 export type BankKind = 'bank' | 'payment_provider';
 
 /** Bank_type: id, type, date, order_id, order_no and status are read only. */

@@ -45,6 +45,8 @@ export const errorTable = {
   bad_request: { kind: 'invalid' },
   malformed_json: { kind: 'invalid' },
   malformed_xml: { kind: 'invalid' },
+  malformed_statement: { kind: 'invalid' },
+  unsupported_statement: { kind: 'invalid' },
   xml_doctype_refused: { kind: 'invalid' },
   unsupported_charset: { kind: 'invalid' },
   invalid_text: { kind: 'invalid' },

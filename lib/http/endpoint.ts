@@ -55,6 +55,11 @@ interface Declaration {
   params?: Joi.ObjectSchema;
   /** Request body (POST); portal_account_id is added by the framework. */
   body?: Joi.ObjectSchema;
+  /**
+   * The body is a file (a bank statement), handed to the handler as its bytes: no JSON/XML
+   * decoding, no portal_account_id; the description says what the file may be.
+   */
+  file?: string;
   /** Query fields of a GET other than select, filter, pagination and portal_account_id. */
   query?: Joi.ObjectSchema;
   /** Declares a search endpoint: select, filter and pagination are parsed against it. */

@@ -7,11 +7,12 @@ import { Worker } from 'node:worker_threads';
 
 type Reply = { id: number; value?: unknown; error?: string };
 
-let worker: Worker | null = null;
+/** One worker per parser options (the request codec's, the bank statements'). */
+const workers = new Map<string, Worker>();
 let nextId = 0;
 const waiting = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
 
-function start(options: object): Worker {
+function start(key: string, options: object): Worker {
   const source = `
     const { parentPort } = require('node:worker_threads');
     const { XMLParser } = require(${JSON.stringify(require.resolve('fast-xml-parser'))});
@@ -30,7 +31,7 @@ function start(options: object): Worker {
   });
   // A crashed worker (out of memory on a hostile body) fails the requests in it; the next starts a new one.
   created.on('error', (err) => {
-    worker = null;
+    workers.delete(key);
     for (const entry of waiting.values()) entry.reject(err);
     waiting.clear();
   });
@@ -39,10 +40,12 @@ function start(options: object): Worker {
 
 /** Parses text with a parser of these options (plain data only) off the event loop. */
 export function parseInWorker(text: string, options: object): Promise<unknown> {
-  worker ??= start(options);
+  const key = JSON.stringify(options);
+  const worker = workers.get(key) ?? start(key, options);
+  workers.set(key, worker);
   const id = nextId++;
   const promise = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));
   worker.ref();
   worker.postMessage({ id, text });
-  return promise.finally(() => { if (waiting.size === 0) worker?.unref(); });
+  return promise.finally(() => { if (waiting.size === 0) for (const w of workers.values()) w.unref(); });
 }

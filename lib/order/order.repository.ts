@@ -69,6 +69,11 @@ export interface OrderReadRow extends OrderRow {
 }
 
 /** Writable columns of sales_order. */
+/** What a payment reads of an order. */
+export interface PaymentRow { internal_id: string; id: string; is_paid: boolean; is_cancelled: boolean; paid_amount: string | null; invoice_number: string | null }
+
+export interface PaymentUpdate { internal_id: string; paid_amount: string; is_paid: boolean; became_paid: boolean; invoice_number: string | null; bill_date: string }
+
 export type OrderColumns = Omit<OrderRow, 'internal_id' | 'account_id' | 'number' | 'id' | 'created_at'>;
 
 const lineColumns = ['position', 'name', 'sku', 'quantity', 'price', 'tax', 'transaction_id', 'stock_align_id', 'stock_id', 'stock_taken'];
@@ -114,6 +119,34 @@ export const orderRepository = {
 
   async update(trx: Knex.Transaction, accountId: number, internalId: string, columns: Partial<OrderColumns>): Promise<void> {
     await trx('sales_order').where({ account_id: accountId, internal_id: internalId }).update({ ...forDb(columns), updated_at: trx.fn.now() });
+  },
+
+  /** The payment state of the account's orders among those ids, locked in internal_id order (no deadlock between payers). */
+  async lockForPayment(trx: Knex.Transaction, accountId: number, ids: string[]): Promise<PaymentRow[]> {
+    return trx('sales_order').select('internal_id', 'id', 'is_paid', 'is_cancelled', 'paid_amount', 'invoice_number')
+      .where('account_id', accountId).whereRaw('id = ANY(?::text[])', [ids]).orderBy('internal_id').forUpdate();
+  },
+
+  /** Writes the payment state of many orders in one UPDATE (see order-payment.service.ts). */
+  async updatePayments(trx: Knex.Transaction, accountId: number, rows: PaymentUpdate[]): Promise<void> {
+    if (!rows.length) return;
+    await trx.raw(
+      `UPDATE sales_order o SET paid_amount = t.paid_amount, is_paid = t.is_paid,
+         paid_date = CASE WHEN t.became_paid THEN now() ELSE o.paid_date END,
+         invoice_number = COALESCE(o.invoice_number, t.invoice_number),
+         bill_date = CASE WHEN o.invoice_number IS NULL AND t.invoice_number IS NOT NULL THEN t.bill_date ELSE o.bill_date END,
+         updated_at = now()
+       FROM unnest(?::bigint[], ?::numeric[], ?::boolean[], ?::boolean[], ?::bigint[], ?::date[])
+         AS t(internal_id, paid_amount, is_paid, became_paid, invoice_number, bill_date)
+       WHERE o.account_id = ? AND o.internal_id = t.internal_id`,
+      [rows.map((r) => r.internal_id), rows.map((r) => r.paid_amount), rows.map((r) => r.is_paid), rows.map((r) => r.became_paid),
+        rows.map((r) => r.invoice_number) as string[], rows.map((r) => r.bill_date), accountId],
+    );
+  },
+
+  /** History entries of many orders in one INSERT. */
+  async addHistories(trx: Knex.Transaction, entries: { order_internal_id: string; text: string }[]): Promise<void> {
+    if (entries.length) await trx('sales_order_history').insert(entries);
   },
 
   /** The order row locked for the rest of the transaction, or undefined. */

@@ -25,6 +25,7 @@ export function jobOptions(name: JobName): JobsOptions {
       // Added by the cia worker, never by the outbox: no id to guard for an hour, and many of them.
       return { ...portalCall, removeOnComplete: { count: 1000 } };
     case 'portal.upload':
+    case 'bank.provider_sync':
       return portalCall;
     case 'cia.reconcile':
     case 'outbox.cleanup':

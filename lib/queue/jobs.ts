@@ -39,6 +39,24 @@ export interface JobPayloads {
    * step done is saved in the job's progress, and portal calls carry the job id as key.
    */
   'order.send_mit': { accountId: number; orderId: string; sendMit: SendMitJob; progress?: Record<string, unknown> };
+  /**
+   * Assigns the account's bank records numbered fromNumber..toNumber (an import) to the orders
+   * they pay (lib/bank/bank.match.ts). Idempotent: only records without order_id are looked at,
+   * each assignment commits with its payment.
+   */
+  'bank.match': { accountId: number; fromNumber: number; toNumber: number };
+  /** Scheduler: the unassigned bank records of the last BANK_REMATCH_DAYS, matched again (their order may exist now). */
+  'bank.rematch': { tick: string };
+  /**
+   * Scheduler, per connected payment provider account: fetch new completed payments (lib/bank/
+   * provider/provider-sync.service.ts); idempotent through the provider's transaction ids.
+   */
+  'bank.provider_sync': { accountId: number; providerAccountId: number; tick: string };
+  /**
+   * Scheduler: queues one bank.provider_sync per connected account, with ids from the account and
+   * the tick (a re-run adds none twice; a lost one is derived again at the next tick).
+   */
+  'bank.provider_sync_all': { tick: string };
 }
 
 /** Payload of portal.upload (Stock_portal_upload_type, one portal entry). */
@@ -75,6 +93,10 @@ export const jobQueues = {
   'outbox.cleanup': 'cia',
   'event.run': 'events',
   'order.send_mit': 'mail',
+  'bank.match': 'bank',
+  'bank.rematch': 'bank',
+  'bank.provider_sync': 'bank',
+  'bank.provider_sync_all': 'bank',
 } as const satisfies { [J in JobName]: QueueName };
 
 /** The job names a queue carries. */

@@ -13,7 +13,7 @@ export function tickId(tick: Date): string {
   return tick.toISOString().slice(0, 16).replace(/[-:T]/g, '');
 }
 
-/** Every schedule of the scheduler process. The bank sync joins here. */
+/** Every schedule of the scheduler process. */
 export function schedules(): Schedule[] {
   return [
     {
@@ -25,6 +25,17 @@ export function schedules(): Schedule[] {
       name: 'outbox-cleanup',
       cron: config().outboxCleanupCron,
       enqueue: (tick) => queues().add('outbox.cleanup', { tick: tickId(tick) }, `outbox-cleanup-${tickId(tick)}`),
+    },
+    {
+      name: 'bank-rematch',
+      cron: config().bankRematchCron,
+      enqueue: (tick) => queues().add('bank.rematch', { tick: tickId(tick) }, `bank-rematch-${tickId(tick)}`),
+    },
+    {
+      name: 'bank-provider-sync',
+      cron: config().bankProviderSyncCron,
+      // The bank worker fans it out: one bank.provider_sync per connected account.
+      enqueue: (tick) => queues().add('bank.provider_sync_all', { tick: tickId(tick) }, `bank-provider-sync-all-${tickId(tick)}`),
     },
   ];
 }

@@ -82,7 +82,7 @@ function handlerFor(e: Endpoint) {
       const { portal_account_id: _ignored, ...fields } = input;
       const params = e.params ? validateParams(e, req.params as Record<string, string>) : {};
       const mentioned: PortalAccountMention[] = [];
-      const body = e.method === 'POST' ? readBody(e, fields, context.warnings, mentioned) : {};
+      const body = e.file ? fileBody(req) : e.method === 'POST' ? readBody(e, fields, context.warnings, mentioned) : {};
       if (caller) await checkMentionedPortalAccounts(caller.accountId, mentioned);
       const { query, search } = e.method === 'POST' ? { query: {}, search: noSearch } : readQuery(e, fields);
       const result = await e.run({ request: context, caller, params, body, query, search });
@@ -109,11 +109,19 @@ function weightOf(e: Endpoint, input: Record<string, unknown>): number {
 
 /** POST data is the body; GET data the query string; DELETE takes either (filters of DELETE stock/category/). */
 async function readInput(e: Endpoint, req: Request): Promise<Record<string, unknown>> {
+  if (e.file) return {};
   if (e.method === 'POST') return decodeBody(req);
   const query = req.query as Record<string, unknown>;
   if (e.method === 'DELETE' && Object.keys(query).length === 0) return decodeBody(req);
   checkInput(query);
   return query;
+}
+
+/** A file body: its bytes as received (the body limit applies); an empty one names the body. */
+function fileBody(req: Request): Buffer {
+  const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (bytes.length === 0) throw invalidField('body', 'the request body must be the file');
+  return bytes;
 }
 
 function validateParams(e: Endpoint, params: Record<string, string>): unknown {

@@ -1,7 +1,8 @@
 import { bankSearch, bankSearchRepository } from '../../lib/bank/bank.search';
 import { createTransfer } from '../../lib/bank/bank.service';
 import { BankInput, bankCreateType } from '../../lib/bank/bank.type';
-import { created, endpoint, okPage } from '../../lib/http/endpoint';
+import { importStatement } from '../../lib/bank/statement/statement.service';
+import { accepted, created, endpoint, ok, okPage } from '../../lib/http/endpoint';
 import { Joi } from '../../lib/http/schema';
 
 /** Bank (document 1): transfers read and created, payment-provider payments read. */
@@ -27,6 +28,20 @@ export const bankEndpoints = [
       const result = await createTransfer(caller, body.bank);
       const payload = { bank_id: result.bankId, is_order_paid: result.isOrderPaid ? '1' : '0' };
       return result.existed ? { status: 302, payload } : created(payload);
+    },
+  }),
+
+  endpoint<Record<string, never>, Buffer>({
+    method: 'POST',
+    path: 'bank/statement/',
+    summary: 'Import a bank statement (ours, beside document 1): every booked credit becomes a transfer, once; 202 with the job_id of the matching, 200 when nothing new was stored.',
+    scope: 'bank_w',
+    file: 'the statement file as the body: CAMT.053 (camt.053.001.02 to .08, UTF-8) or MT940 (UTF-8 or ISO-8859-15)',
+    response: ['statement', 'job_id'],
+    async: true,
+    async handle({ caller, body }) {
+      const { jobId, ...statement } = await importStatement(caller.accountId, body);
+      return jobId ? accepted({ statement, job_id: jobId }) : ok({ statement });
     },
   }),
 

@@ -12,7 +12,7 @@ import { call, newSeller } from '../support/api';
 /** The ids clients see today, by kind: a contract, so a rename or a move fails here. */
 const idsByKind: Record<ErrorKind, string[]> = {
   invalid: [
-    'invalid_field', 'bad_request', 'malformed_json', 'malformed_xml', 'xml_doctype_refused', 'unsupported_charset', 'invalid_text',
+    'invalid_field', 'bad_request', 'malformed_json', 'malformed_xml', 'malformed_statement', 'unsupported_statement', 'xml_doctype_refused', 'unsupported_charset', 'invalid_text',
     'too_deep', 'too_many_items', 'too_many_fields', 'unknown_parameter', 'unknown_select', 'unknown_filter', 'invalid_operator',
     'invalid_range', 'singleton_filter', 'period_too_long', 'status_conflict', 'not_changeable', 'duplicate_line_id', 'unknown_order',
     'unknown_currency', 'unknown_payment_method', 'unknown_stock_item', 'unsupported_action', 'invalid_request', 'invalid_grant', 'invalid_scope',

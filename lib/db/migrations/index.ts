@@ -12,6 +12,7 @@ import * as ciaPushBatch from './20261122_0600_cia_push_batch';
 import * as outboxNotify from './20261122_0601_outbox_notify';
 import * as accountPerson from './20261123_0700_account_person';
 import * as refreshTokenChain from './20261123_0701_refresh_token_chain';
+import * as bankImport from './20261123_0800_bank_import';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '20261122_0601_outbox_notify': outboxNotify,
   '20261123_0700_account_person': accountPerson,
   '20261123_0701_refresh_token_chain': refreshTokenChain,
+  '20261123_0800_bank_import': bankImport,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

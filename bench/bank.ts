@@ -1,0 +1,98 @@
+/**
+ * Bank statement import and matching: a 10,000-entry CAMT.053 statement (camt.053.001.08, one
+ * payment per entry naming an order id) posted to POST bank/statement/ against 100,000 open
+ * orders of one seller, then matched as the bank worker's bank.match job does (matchRange, in
+ * this process). Baseline in the same run: a bare multi-row INSERT of the same 10,000 transfer
+ * rows. Aim: stored and matched in under 10 s, within 5x of the bare insert. The orders are
+ * generated once (INSERT ... SELECT generate_series) and set unpaid again before each run.
+ */
+import type { BenchCase } from './cases';
+import { matchRange } from '../lib/bank/bank-match.service';
+import { db } from '../lib/db/knex';
+import { benchBase, benchDone, benchSeller, time } from './order-support';
+
+const orderCount = 100000;
+const entryCount = 10000;
+
+async function sellerWithOpenOrders(): Promise<{ id: number; token: string }> {
+  const seller = await benchSeller('bench_bank_orders');
+  const counted = (await db()('sales_order').where({ account_id: seller.id }).count('* as n').first()) as { n: string };
+  if (Number(counted.n) !== orderCount) {
+    process.stdout.write(`generating ${orderCount} open orders ...\n`);
+    await db()('sales_order').where({ account_id: seller.id }).delete();
+    await db().raw(
+      `INSERT INTO sales_order (account_id, number, id, invoice_amount, currency_id, customer_email, customer)
+       SELECT :account, n, n || '_2026_11', (n % 997) + 0.99, 'EUR', 'user' || n || '@example.com',
+         jsonb_build_object('address', jsonb_build_object('name', 'Buyer ' || n))
+       FROM generate_series(1, :count::bigint) AS n`,
+      { account: seller.id, count: orderCount },
+    );
+    await db().raw(`INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, 'order', ?)
+      ON CONFLICT (account_id, kind) DO UPDATE SET last_value = EXCLUDED.last_value`, [seller.id, orderCount]);
+    await db().raw('ANALYZE sales_order');
+  }
+  // Every run starts from open orders and no bank records.
+  await db()('sales_order').where({ account_id: seller.id }).update({ paid_amount: null, is_paid: false, paid_date: null, invoice_number: null, bill_date: null });
+  await db().raw('DELETE FROM sales_order_history h USING sales_order o WHERE o.internal_id = h.order_internal_id AND o.account_id = ?', [seller.id]);
+  await db()('bank').where({ account_id: seller.id }).delete();
+  await db()('bank_counter').where({ account_id: seller.id }).delete();
+  await db()('order_counter').where({ account_id: seller.id, kind: 'invoice' }).delete();
+  await db()('outbox').where({ account_id: seller.id }).delete();
+  return seller;
+}
+
+/** Entry i pays order 10*i+1 in full. */
+const orderOf = (i: number) => 10 * i + 1;
+const amountOf = (n: number) => `${n % 997}.99`;
+
+function statement(): Buffer {
+  const entries: string[] = [];
+  for (let i = 0; i < entryCount; i++) {
+    const n = orderOf(i);
+    entries.push(`<Ntry><Amt Ccy="EUR">${amountOf(n)}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-11-20</Dt></BookgDt>`
+      + `<AcctSvcrRef>BENCH${i}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Pty><Nm>Buyer ${n}</Nm></Pty></Dbtr></RltdPties>`
+      + `<RmtInf><Ustrd>Order ${n}_2026_11 thank you</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`);
+  }
+  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>`
+    + `<GrpHdr><MsgId>BENCH</MsgId><CreDtTm>2026-11-21T07:00:00Z</CreDtTm></GrpHdr><Stmt><Id>BENCH</Id><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id></Acct>`
+    + `${entries.join('')}</Stmt></BkToCstmrStmt></Document>`);
+}
+
+/** The baseline: the same transfer rows in one bare multi-row INSERT (chunks of 1000), for another seller. */
+async function bareInsert(accountId: number): Promise<void> {
+  const rows = Array.from({ length: entryCount }, (_, i) => ({
+    account_id: accountId, number: i + 1, id: `${i + 1}_2026_11`, type: 'bank', transfer_date: new Date('2026-11-20T00:00:00Z'),
+    sender: `Buyer ${orderOf(i)}`, subject: `Order ${orderOf(i)}_2026_11 thank you`, amount: amountOf(orderOf(i)), entry_ref: `DE02120300000000202051|BENCH${i}`,
+  }));
+  await db().batchInsert('bank', rows, 1000);
+}
+
+export const bankBench: BenchCase = {
+  name: 'bank',
+  description: `POST bank/statement/ of a ${entryCount}-entry CAMT.053 and its matching against ${orderCount} open orders, vs a bare multi-row insert`,
+  async run() {
+    const base = await benchBase();
+    const seller = await sellerWithOpenOrders();
+    const baseline = await benchSeller('bench_bank_bare');
+    await db()('bank').where({ account_id: baseline.id }).delete();
+    const body = statement();
+    let answer: { statement?: { stored?: number }; job_id?: string } = {};
+    const storeMs = await time(async () => {
+      const res = await fetch(`${base}/bank/statement/`, { method: 'POST', headers: { Authorization: `Bearer ${seller.token}`, 'Content-Type': 'application/xml' }, body });
+      answer = await res.json() as typeof answer;
+      if (res.status !== 202) throw new Error(`bank/statement/ answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
+    });
+    let matched = 0;
+    const matchMs = await time(async () => { matched = (await matchRange(seller.id, 1, entryCount)).assigned; });
+    const bareMs = await time(() => bareInsert(baseline.id));
+    const paid = (await db()('sales_order').where({ account_id: seller.id, is_paid: true }).count('* as n').first()) as { n: string };
+    const total = storeMs + matchMs;
+    const line = (label: string, ms: number, extra = '') => process.stdout.write(`${label.padEnd(44)} ${ms.toFixed(0).padStart(7)} ms  ${extra}\n`);
+    line(`import (parse + store ${answer.statement?.stored ?? 0} entries)`, storeMs, `${(entryCount / storeMs * 1000).toFixed(0)} entries/s stored`);
+    line(`match (${matched} assigned, ${paid.n} orders paid)`, matchMs, `${(entryCount / matchMs * 1000).toFixed(0)} entries/s matched`);
+    line('import + match', total, `${(entryCount / total * 1000).toFixed(0)} entries/s`);
+    line(`bare multi-row insert of ${entryCount} rows`, bareMs, `ratio store ${(storeMs / bareMs).toFixed(2)}, store + match ${(total / bareMs).toFixed(2)}`);
+    await db()('bank').where({ account_id: baseline.id }).delete();
+    await benchDone();
+  },
+};

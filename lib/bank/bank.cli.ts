@@ -1,0 +1,34 @@
+/**
+ * The kontor subcommands of the bank domain (bin/cli.ts dispatches to them):
+ *   kontor bank import --login L FILE   (a CAMT.053 or MT940 statement, as POST bank/statement/)
+ *   kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]
+ */
+import { readFile } from 'node:fs/promises';
+import { accountOf, AdminCommandError, explain, read } from '../admin/admin.cli';
+import { connectProvider } from './provider/provider-account.service';
+import { importStatement } from './statement/statement.service';
+
+export const bankUsage = 'kontor bank import --login L FILE | kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]';
+
+/** Runs a bank subcommand; undefined when the command is not one of them. */
+export async function runBankCommand(command: string | undefined, sub: string | undefined, rest: string[]): Promise<unknown> {
+  if (command === 'bank' && sub === 'import') {
+    const v = read(rest, ['login'], [], [], ['FILE']);
+    const accountId = await accountOf(String(v.login));
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(String(v.FILE));
+    } catch (err) {
+      throw new AdminCommandError(`FILE: ${(err as Error).message}`);
+    }
+    return explain(() => importStatement(accountId, bytes));
+  }
+  if (command === 'payment-provider' && sub === 'connect') {
+    const v = read(rest, ['login', 'name', 'client-id', 'client-secret'], ['base-url']);
+    const accountId = await accountOf(String(v.login));
+    return explain(() => connectProvider(accountId, {
+      name: String(v.name), clientId: String(v['client-id']), clientSecret: String(v['client-secret']), ...(v['base-url'] !== undefined ? { baseUrl: String(v['base-url']) } : {}),
+    }));
+  }
+  return undefined;
+}

@@ -1,0 +1,40 @@
+/** Payment provider accounts of a seller (table payment_provider_account); scoped by account. */
+import type { Knex } from 'knex';
+import { db } from '../../db/knex';
+
+export interface ProviderAccountRow {
+  id: number;
+  account_id: number;
+  name: string;
+  provider: string;
+  base_url: string;
+  /** client_id and client_secret: read only by the sync, never answered or logged. */
+  credentials: { client_id?: unknown; client_secret?: unknown };
+  synced_until: Date | null;
+  last_error: string | null;
+}
+
+export const providerAccountRepository = {
+  async insert(accountId: number, row: { name: string; provider: string; base_url: string; credentials: Record<string, string> }): Promise<number> {
+    const [created] = await db()('payment_provider_account')
+      .insert({ ...row, credentials: JSON.stringify(row.credentials), account_id: accountId }).returning('id');
+    return (created as { id: number }).id;
+  },
+
+  async get(accountId: number, id: number): Promise<ProviderAccountRow | undefined> {
+    return db()('payment_provider_account').where({ account_id: accountId, id }).first();
+  },
+
+  /** Every connected account (the scheduler queues one sync each). */
+  async all(): Promise<{ id: number; account_id: number }[]> {
+    return db()('payment_provider_account').select('id', 'account_id').orderBy('id');
+  },
+
+  async setSynced(trx: Knex.Transaction, accountId: number, id: number, until: Date): Promise<void> {
+    await trx('payment_provider_account').where({ account_id: accountId, id }).update({ synced_until: until, last_error: null });
+  },
+
+  async setError(accountId: number, id: number, message: string): Promise<void> {
+    await db()('payment_provider_account').where({ account_id: accountId, id }).update({ last_error: message });
+  },
+};

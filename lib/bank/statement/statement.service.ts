@@ -1,0 +1,32 @@
+/**
+ * POST bank/statement/ and `kontor bank import`: a statement file stored as transfers in one
+ * transaction (all or nothing), each entry once, and one bank.match job (through the outbox) for
+ * the records it added. Storing is synchronous so the answer can count what was stored; the
+ * matching, which pays orders, is the job.
+ */
+import { inTransaction } from '../../db/transaction';
+import { storeEntriesIn } from '../bank-store.service';
+import { parseStatement } from './statement.parse';
+
+export interface StatementImported {
+  format: string;
+  statements: number;
+  /** Booked credits in the file. */
+  entries: number;
+  stored: number;
+  /** Entries stored by an earlier import (same bank reference, or the duplicate rule). */
+  duplicates: number;
+  debits: number;
+  unbooked: number;
+  /** The bank.match job of the stored records; null when nothing new was stored. */
+  jobId: string | null;
+}
+
+export async function importStatement(accountId: number, bytes: Buffer): Promise<StatementImported> {
+  const parsed = await parseStatement(bytes);
+  const stored = await inTransaction((trx) => storeEntriesIn(trx, accountId, 'bank', parsed.entries));
+  return {
+    format: parsed.format, statements: parsed.statements, entries: parsed.entries.length, stored: stored.stored,
+    duplicates: stored.duplicates, debits: parsed.debits, unbooked: parsed.unbooked, jobId: stored.jobId,
+  };
+}

@@ -1,0 +1,163 @@
+import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { matchRange, rematchAll } from '../../lib/bank/bank-match.service';
+import { queues } from '../../lib/queue/queue.registry';
+import { schedules } from '../../lib/queue/schedules';
+import { call, newSeller, query, Seller } from '../support/api';
+import { waitFor } from '../event/servers';
+import { createOrder, orderEvents, readOrder } from '../order/helpers';
+import { startBankWorker } from './bank-worker';
+import { fixture } from './fixtures';
+
+interface BankView { id: string; sender: string; subject: string; amount: string; order_id?: string; order_no?: string | null }
+
+describe('bank: matching imported transfers to orders (bank worker)', () => {
+  let bankWorker: { stop(): Promise<void> } | undefined;
+  before(async () => { bankWorker = await startBankWorker('bank-match'); });
+  after(async () => { await bankWorker?.stop(); });
+
+  const order = (s: Seller, price: string, name = 'Jürgen Müller') =>
+    createOrder(s, { customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });
+
+  async function importFile(s: Seller, body: Buffer): Promise<Record<string, unknown>> {
+    const res = await call('bank/statement/', { token: s.token, body, headers: { 'Content-Type': 'application/octet-stream' } });
+    expect(res.status, res.text).to.equal(202);
+    const jobId = res.body.job_id as string;
+    return waitFor(async () => {
+      const job = (await call(`job/${jobId}/`, { token: s.token })).body.job as Record<string, unknown> | undefined;
+      return job && job.state === 'completed' && job.finished_date ? job : undefined;
+    }, `job ${jobId}`);
+  }
+
+  async function transfers(s: Seller, filter: Record<string, unknown> = {}): Promise<BankView[]> {
+    const res = await call(`bank/transfer/?${query({ filter, pagination: { limit: 100 } })}`, { token: s.token });
+    expect(res.status, res.text).to.equal(200);
+    return res.body.bank as BankView[];
+  }
+
+  it('when a CAMT.053 statement names two orders (unstructured and structured), then both are paid, fully and partly, with history and events', async () => {
+    const s = await newSeller();
+    const first = await order(s, '49.90');
+    const second = await order(s, '30.00', 'Zoë Brandstätter');
+    await importFile(s, fixture('camt053.001.08.xml', { ORDER_1: first, ORDER_2: second }));
+    const a = await readOrder(s, first);
+    expect(a.paid_amount).to.equal('49.90');
+    expect(a.status.is_paid).to.equal(true);
+    expect(a.invoice_number).to.not.equal(null);
+    expect(a.history.some((h) => /payment 49\.90 received: bank transfer \d+_\d{4}_\d{2} from Jürgen Müller/.test(h))).to.equal(true);
+    const b = await readOrder(s, second);
+    expect(b.paid_amount).to.equal('24.50');
+    expect(b.status.is_paid).to.equal(true);
+    const rows = await transfers(s);
+    expect(rows.map((r) => r.order_id ?? null)).to.deep.equal([first, second, null]);
+    expect(rows[2]!.order_no).to.equal(null);
+    const events = await orderEvents(s);
+    expect(events.filter((e) => e.startsWith('paid:')).sort()).to.deep.equal([`paid:${first}`, `paid:${second}`].sort());
+    expect(events.filter((e) => e.startsWith('changed:'))).to.include.members([`changed:${first}`, `changed:${second}`]);
+  });
+
+  it('when subjects name an order number, an invoice number, or nothing but the amount from the customer, then each goes to its one order', async () => {
+    const s = await newSeller();
+    const byNumber = await order(s, '10.00', 'Anna Berg');
+    // Order 2 is fully paid (invoice 1): no longer open, so "2" can only be the next invoice number.
+    const filler = await order(s, '8.00', 'Ida Jahn');
+    expect((await call(`order/${filler}/`, { token: s.token, body: { order: { paid_amount: '8.00' } } })).status).to.equal(200);
+    const byInvoice = await order(s, '20.00', 'Carl Dorn');
+    expect((await call(`order/${byInvoice}/`, { token: s.token, body: { order: { paid_amount: '1.00' } } })).status).to.equal(200);
+    const byName = await order(s, '5.00');
+    const invoice = (await readOrder(s, byInvoice)).invoice_number;
+    expect(String(invoice)).to.equal('2');
+    const mt940 = [':20:STARTUMS', ':25:12030000/0000202051', ':28C:1/1', ':60F:C261119EUR0,00',
+      ':61:2611201120CR10,00NTRFNONREF//R1', `:86:166?20Bestellnummer ${byNumber.split('_')[0]}?32Anna Berg`,
+      ':61:2611201120CR19,00NTRFNONREF//R2', `:86:166?20Rechnung ${invoice}`,
+      ':61:2611201120CR5,00NTRFNONREF//R3', ':86:166?20Danke?32MUELLER, JUERGEN',
+      ':62F:C261120EUR34,00', '-'].join('\r\n');
+    await importFile(s, Buffer.from(mt940));
+    const rows = await transfers(s);
+    expect(rows.map((r) => r.order_id ?? null)).to.deep.equal([byNumber, byInvoice, byName]);
+    expect((await readOrder(s, byInvoice)).paid_amount).to.equal('20.00');
+    expect((await readOrder(s, byName)).paid_amount).to.equal('5.00');
+  });
+
+  it('when two orders fit a transfer, or none, then it stays unassigned with its reference and is_assigned=0 finds it', async () => {
+    const s = await newSeller();
+    const one = await order(s, '15.00', 'Eva Fink');
+    await order(s, '15.00', 'Eva Fink');
+    const mt940 = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261119EUR0,00',
+      ':61:2611201120CR15,00NTRFNONREF//A1', ':86:166?20Danke?32Eva Fink',
+      ':61:2611201120CR7,00NTRFNONREF//A2', ':86:166?20Bestellung 999999?32Gustav Holm',
+      ':62F:C261120EUR22,00', '-'].join('\n');
+    await importFile(s, Buffer.from(mt940));
+    const open = await transfers(s, { is_assigned: 0 });
+    expect(open.map((r) => [r.amount, r.order_no ?? null])).to.deep.equal([['15.00', null], ['7.00', '999999']]);
+    expect(await transfers(s, { is_assigned: 1 })).to.have.length(0);
+    expect((await readOrder(s, one)).paid_amount).to.equal(null);
+  });
+
+  it('when the match of an import runs again, also at the same time, then every order is paid once', async () => {
+    const s = await newSeller();
+    const first = await order(s, '49.90');
+    const second = await order(s, '24.50', 'Zoë Brandstätter');
+    await importFile(s, fixture('camt053.001.02.xml', { ORDER_1: first, ORDER_2: second }));
+    const runs = await Promise.all([matchRange(s.id, 1, 100), matchRange(s.id, 1, 100)]);
+    expect(runs.map((r) => r.assigned)).to.deep.equal([0, 0]);
+    expect((await readOrder(s, first)).paid_amount).to.equal('49.90');
+    expect((await readOrder(s, second)).paid_amount).to.equal('24.50');
+    const history = (await readOrder(s, first)).history.filter((h) => h.startsWith('payment'));
+    expect(history).to.have.length(1);
+  });
+
+  it('when an import is matched in several batches (beyond 10 records), then every record is looked at once and assigned', async () => {
+    const s = await newSeller();
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await order(s, `${i + 1}.00`, `Buyer ${i}`));
+    const lines = ids.flatMap((id, i) => [`:61:2611201120CR${i + 1},00NTRFNONREF//B${i}`, `:86:166?20Order ${id}`]);
+    const total = (12 * 13) / 2;
+    const mt940 = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261119EUR0,00', ...lines, `:62F:C261120EUR${total},00`, '-'].join('\n');
+    const saved = config();
+    setConfig({ ...saved, bankMatchBatch: 3 });
+    try {
+      await importFile(s, Buffer.from(mt940));
+    } finally {
+      setConfig(saved);
+    }
+    expect((await transfers(s)).map((r) => r.order_id)).to.deep.equal(ids);
+  });
+
+  it('when a transfer arrives before its order, then the re-match assigns it once the order exists', async () => {
+    const s = await newSeller();
+    const now = new Date();
+    const expected = `1_${now.getUTCFullYear()}_${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+    const today = now.toISOString().slice(2, 10).replace(/-/g, '');
+    const mt940 = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261119EUR0,00',
+      `:61:${today}CR12,00NTRFNONREF//E1`, `:86:166?20Order ${expected}`, ':62F:C261120EUR12,00', '-'].join('\n');
+    await importFile(s, Buffer.from(mt940));
+    expect((await transfers(s))[0]!.order_no).to.equal(expected);
+    expect(await order(s, '12.00')).to.equal(expected);
+    await rematchAll();
+    expect((await transfers(s))[0]!.order_id).to.equal(expected);
+    expect((await readOrder(s, expected)).paid_amount).to.equal('12.00');
+  });
+
+  it('when the scheduler ticks twice in one minute, then one re-match job is queued', async () => {
+    const rematch = schedules().find((x) => x.name === 'bank-rematch')!;
+    const tick = new Date('2026-11-23T20:30:10Z');
+    await rematch.enqueue(tick);
+    await rematch.enqueue(new Date('2026-11-23T20:30:50Z'));
+    const job = await queues().get('bank').getJob('bank-rematch-202611232030');
+    expect(job?.name).to.equal('bank.rematch');
+  });
+
+  it('when a statement names another account\'s order or a cancelled one, then neither is paid', async () => {
+    const s = await newSeller();
+    const other = await newSeller();
+    const foreign = await order(other, '49.90');
+    const cancelled = await order(s, '24.50');
+    const cancel = await call(`order/${cancelled}/`, { token: s.token, body: { order: { status: { is_cancelled: true } } } });
+    expect(cancel.status, cancel.text).to.equal(200);
+    await importFile(s, fixture('camt053.001.02.xml', { ORDER_1: foreign, ORDER_2: cancelled }));
+    expect((await readOrder(other, foreign)).paid_amount).to.equal(null);
+    expect((await readOrder(s, cancelled)).paid_amount).to.equal(null);
+    expect((await transfers(s, { is_assigned: 0 })).map((r) => r.order_no)).to.deep.equal([foreign, cancelled, null]);
+  });
+});

@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import { DomainError } from '../../lib/errors';
+import { parseStatement } from '../../lib/bank/statement/statement.parse';
+import { fixture } from './fixtures';
+
+async function refusal(bytes: Buffer): Promise<DomainError> {
+  try {
+    await parseStatement(bytes);
+  } catch (err) {
+    if (err instanceof DomainError) return err;
+    throw err;
+  }
+  throw new Error('the file was accepted');
+}
+
+describe('bank statement parsing', () => {
+  for (const version of ['001.02', '001.08']) {
+    it(`when a camt.053.${version} file holds two statements with a batch entry, a debit and a pending entry, then the booked credits come out one per payment`, async () => {
+      const parsed = await parseStatement(fixture(`camt053.${version}.xml`));
+      expect(parsed).to.include({ format: 'camt.053', statements: 2, debits: 1, unbooked: 1 });
+      const suffix = version === '001.08' ? 'V08-' : '';
+      expect(parsed.entries).to.deep.equal([
+        { reference: `DE02120300000000202051|${suffix}2026112012345001`, transferDate: new Date('2026-11-20T00:00:00Z'), sender: 'Jürgen Müller', subject: 'Bestellung 1_2026_11 vielen Dank für die schnelle Lieferung', amount: '49.90' },
+        { reference: `DE02120300000000202051|${suffix}2026112112345100/1`, transferDate: new Date('2026-11-21T00:00:00Z'), sender: 'Zoë Brandstätter', subject: '2_2026_11', amount: '24.50' },
+        { reference: `DE02120300000000202051|${suffix}2026112112345100/2`, transferDate: new Date('2026-11-21T00:00:00Z'), sender: 'Anna Ødegård', subject: 'Spende & Trinkgeld', amount: '5.00' },
+      ]);
+    });
+  }
+
+  it('when an MT940 file in ISO-8859-1 holds two statements in the German ?-structure, then names keep their umlauts and debits are skipped', async () => {
+    const parsed = await parseStatement(fixture('mt940-latin1.sta'));
+    expect(parsed).to.include({ format: 'mt940', statements: 2, debits: 1, unbooked: 0 });
+    expect(parsed.entries).to.deep.equal([
+      { reference: '12030000/0000202051|2026112000001', transferDate: new Date('2026-11-20T00:00:00Z'), sender: 'Jürgen Müller', subject: 'Bestellung 1_2026_11 Danke schön', amount: '49.90' },
+      { reference: '12030000/0000202051|2026112100001', transferDate: new Date('2026-11-21T00:00:00Z'), sender: 'Zoë Brandstätter', subject: '2_2026_11', amount: '24.50' },
+      { reference: null, transferDate: new Date('2026-11-21T00:00:00Z'), sender: '', subject: 'Trinkgeld von Björn Ängström', amount: '5.00' },
+    ]);
+  });
+
+  it('when an MT940 :86: uses the /TAG/ layout, then NAME is the sender and REMI the subject', async () => {
+    const parsed = await parseStatement(fixture('mt940-tags.sta'));
+    expect(parsed.entries).to.deep.equal([
+      { reference: 'NL91ABNA0417164300|ABN0000001', transferDate: new Date('2026-11-21T00:00:00Z'), sender: 'Sjoerd de Vries', subject: 'Order 1_2026_11', amount: '30.00' },
+    ]);
+  });
+
+  it('when an MT940 entry is valued on 31 December and booked on 2 January, then its transfer_date is in the next year', async () => {
+    const text = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261231EUR0,00', ':61:2612310102CR8,00NTRFNONREF//Y1', ':86:Neujahr', ':62F:C261231EUR8,00', '-'].join('\n');
+    const parsed = await parseStatement(Buffer.from(text));
+    expect(parsed.entries[0]!.transferDate).to.deep.equal(new Date('2027-01-02T00:00:00Z'));
+  });
+
+  it('when an MT940 :61: line is broken, then the 400 names its line', async () => {
+    const text = fixture('mt940-latin1.sta').toString('latin1').replace(':61:2611211121CR24,50', ':61:2611211121XR24,50');
+    const err = await refusal(Buffer.from(text, 'latin1'));
+    expect(err.status).to.equal(400);
+    expect(err.field).to.equal('line 16');
+    expect(err.message).to.contain('line 16');
+  });
+
+  it('when an MT940 statement does not add up, then the 400 names the line its statement starts on', async () => {
+    const text = fixture('mt940-latin1.sta').toString('latin1').replace(':62F:C261121EUR1003,80', ':62F:C261121EUR1003,90');
+    const err = await refusal(Buffer.from(text, 'latin1'));
+    expect(err.field).to.equal('line 12');
+    expect(err.message).to.match(/Sum of lines/);
+  });
+
+  it('when a CAMT amount is not a number, then the 400 names the element', async () => {
+    const err = await refusal(fixture('camt053.001.08.xml', { AMOUNT_2: '2x.50' }));
+    expect(err.status).to.equal(400);
+    expect(err.field).to.equal('Document/BkToCstmrStmt/Stmt[2]/Ntry[1]/NtryDtls/TxDtls[1]/Amt');
+  });
+
+  it('when a CAMT entry has no credit/debit indicator or a day that does not exist, then the 400 names the element', async () => {
+    const noSide = fixture('camt053.001.02.xml').toString().replace('<CdtDbtInd>DBIT</CdtDbtInd>', '');
+    expect((await refusal(Buffer.from(noSide))).field).to.equal('Document/BkToCstmrStmt/Stmt[1]/Ntry[2]/CdtDbtInd');
+    const badDay = fixture('camt053.001.02.xml').toString().replace('<BookgDt><Dt>2026-11-21</Dt>', '<BookgDt><Dt>2026-02-30</Dt>');
+    expect((await refusal(Buffer.from(badDay))).field).to.equal('Document/BkToCstmrStmt/Stmt[2]/Ntry[1]/BookgDt');
+  });
+
+  it('when a CAMT file carries a DOCTYPE or is cut off, then it is refused with a 400', async () => {
+    const doctype = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]>${fixture('camt053.001.02.xml').toString().replace(/^<\?xml[^>]*>/, '')}`;
+    expect((await refusal(Buffer.from(doctype))).id).to.equal('xml_doctype_refused');
+    const cut = fixture('camt053.001.02.xml').subarray(0, 3000);
+    const err = await refusal(cut);
+    expect(err.status).to.equal(400);
+    expect(err.message).to.match(/malformed/);
+  });
+
+  it('when the file is neither CAMT.053 nor MT940, then it is refused as unsupported', async () => {
+    expect((await refusal(Buffer.from('<Document><BkToCstmrNtfctn/></Document>'))).id).to.equal('unsupported_statement');
+    expect((await refusal(Buffer.from('date;amount\n2026-11-20;10.00\n'))).id).to.equal('unsupported_statement');
+  });
+});
