@@ -21,12 +21,15 @@ let prepared: Promise<string> | undefined;
 let server: Server | undefined;
 let original: Config | undefined;
 
-/** Points the process at kontor_bench (created and migrated on first use) and serves the app. */
+/**
+ * Points the process at kontor_bench (created and migrated on first use) and serves the app.
+ * BENCH_DATABASE names another database, so benches run side by side do not mix their figures.
+ */
 export function benchBase(): Promise<string> {
   prepared ??= (async () => {
     original = config();
     const url = new URL(config().databaseUrl);
-    url.pathname = '/kontor_bench';
+    url.pathname = `/${process.env.BENCH_DATABASE ?? 'kontor_bench'}`;
     // No rate limit or log noise in the way of the measurement. The cases send several calls of one
     // seller at once, which document 1's default of 1 call in flight per account would refuse.
     setConfig({ ...config(), databaseUrl: url.toString(), rateLimitPerWindow: 1e9, concurrentCallsPerAccount: benchConcurrentCalls, logLevel: 'silent' });
