@@ -144,9 +144,14 @@ export const orderRepository = {
     );
   },
 
-  /** History entries of many orders in one INSERT. */
+  /** History entries of many orders in one INSERT (two array bindings: no SQL text that grows with the batch). */
   async addHistories(trx: Knex.Transaction, entries: { order_internal_id: string; text: string }[]): Promise<void> {
-    if (entries.length) await trx('sales_order_history').insert(entries);
+    if (!entries.length) return;
+    await trx.raw(
+      `INSERT INTO sales_order_history (order_internal_id, text)
+       SELECT t.order_internal_id, t.text FROM unnest(?::bigint[], ?::text[]) WITH ORDINALITY AS t(order_internal_id, text, n) ORDER BY t.n`,
+      [entries.map((e) => e.order_internal_id), entries.map((e) => e.text)],
+    );
   },
 
   /** The order row locked for the rest of the transaction, or undefined. */
