@@ -10,12 +10,20 @@ export const counterRepository = {
    * transaction ends, so no two transactions get the same value.
    */
   async next(trx: Knex.Transaction, accountId: number, kind: CounterKind): Promise<number> {
+    return counterRepository.take(trx, accountId, kind, 1);
+  },
+
+  /**
+   * Reserves `count` consecutive values in one statement and returns the first (count 0 only
+   * takes the counter's lock, for a batch that reserves later under it).
+   */
+  async take(trx: Knex.Transaction, accountId: number, kind: CounterKind, count: number): Promise<number> {
     const result = await trx.raw(
-      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, 1)
-       ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + 1
+      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
+       ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + ?
        RETURNING last_value`,
-      [accountId, kind],
+      [accountId, kind, count, count],
     );
-    return Number((result.rows as { last_value: string }[])[0]!.last_value);
+    return Number((result.rows as { last_value: string }[])[0]!.last_value) - count + 1;
   },
 };

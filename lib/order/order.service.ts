@@ -13,6 +13,7 @@ import { addToOutbox } from '../queue/outbox';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
 import { checkAmount, invoiceAmount, toCents } from './order-money';
 import { LineDraft, StockBatch, settleLineStock } from './order-stock.service';
+import { EventType, orderIdOf, OrderWrites } from './order-writes';
 import { LineRow, OrderColumns, orderRepository, OrderRow } from './order.repository';
 import { inTransaction } from '../db/transaction';
 import type { OrderInput, StatusFlag } from './order.type';
@@ -23,7 +24,6 @@ export interface OrderCaller {
   portalAccountId: number | null;
 }
 
-type EventType = 'created' | 'paid' | 'packed' | 'shipped' | 'cancelled' | 'changed';
 
 /** Flags with their read-only date column (document 1). is_paid is handled with paid_amount. */
 const datedFlags: [Exclude<StatusFlag, 'is_paid'>, keyof OrderRow | null][] = [
@@ -37,11 +37,6 @@ const datedFlags: [Exclude<StatusFlag, 'is_paid'>, keyof OrderRow | null][] = [
 ];
 
 const flagEvents: Partial<Record<StatusFlag, EventType>> = { is_packed: 'packed', is_shipped: 'shipped', is_cancelled: 'cancelled' };
-
-/** <order_number>_<YYYY>_<MM> of the creation month (UTC). */
-function orderIdOf(number: number, at: Date): string {
-  return `${number}_${at.getUTCFullYear()}_${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
-}
 
 const today = (at: Date) => at.toISOString().slice(0, 10);
 
@@ -173,9 +168,14 @@ async function emit(trx: Knex.Transaction, accountId: number, orderId: string, t
 
 /**
  * Creates an order inside the caller's transaction; returns its order_id. With `stock`, its lines'
- * stock changes are held back in it for the caller to apply (settleLineStock).
+ * stock changes are held back in it for the caller to apply (settleLineStock). With `writes` (and
+ * `stock`) the order is only prepared: every check that can refuse it runs before its first write
+ * (the customer link), its rows go to writes, which numbers and inserts them (the answer is then
+ * '', the id comes from writes.flush).
  */
-export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, prefix = 'order', stock?: StockBatch): Promise<string> {
+export async function createOrderIn(
+  trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, prefix = 'order', stock?: StockBatch, writes?: OrderWrites,
+): Promise<string> {
   const { accountId } = caller;
   const { prepaid } = await checkReferences(trx, accountId, input, prefix);
   const drafts = lineDrafts(input, prefix);
@@ -188,10 +188,13 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
     paidAmount = invoice;
     isPaid = true;
   }
+  const deferred = writes && stock;
+  // Held back in a batch, so it runs (and may refuse the order) before the customer is written.
+  let lines = deferred ? await settleLineStock(trx, accountId, '', [], drafts, !status.cancelled, 'order', prefix, stock) : undefined;
   // Locks in a fixed order (order counter, invoice counter, customer, stock items), as updates do.
-  const number = await counterRepository.next(trx, accountId, 'order');
-  const orderId = orderIdOf(number, now);
-  const invoiceNumber = isPaid ? String(await counterRepository.next(trx, accountId, 'invoice')) : null;
+  const number = deferred ? 0 : await counterRepository.next(trx, accountId, 'order');
+  const orderId = deferred ? '' : orderIdOf(number, now);
+  const invoiceNumber = isPaid && !deferred ? String(await counterRepository.next(trx, accountId, 'invoice')) : null;
   const currencyId = input.currency_id ?? 'EUR';
   const customer = await linkCustomer(trx, accountId, input.customer ?? {}, currencyId);
   const columns: Partial<OrderColumns> = {
@@ -210,15 +213,18 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
     columns.invoice_number = invoiceNumber;
     columns.bill_date = today(now);
   }
-  const lines = await settleLineStock(trx, accountId, orderId, [], drafts, !status.cancelled, 'order', prefix, stock);
+  lines ??= await settleLineStock(trx, accountId, orderId, [], drafts, !status.cancelled, 'order', prefix, stock);
   columns.transaction_ids = transactionIds(lines);
-  const internalId = await orderRepository.insert(trx, accountId, number, orderId, columns);
-  await orderRepository.replaceLines(trx, internalId, lines, false);
-  await orderRepository.addHistory(trx, internalId, input.history ?? []);
-
   const events: EventType[] = ['created'];
   if (isPaid) events.push('paid');
   for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
+  if (deferred) {
+    writes.add({ columns, lines, history: input.history ?? [], events, at: now, pending: stock.pending });
+    return '';
+  }
+  const internalId = await orderRepository.insert(trx, accountId, number, orderId, columns);
+  await orderRepository.replaceLines(trx, internalId, lines, false);
+  await orderRepository.addHistory(trx, internalId, input.history ?? []);
   await emit(trx, accountId, orderId, events);
   return orderId;
 }

@@ -1,0 +1,70 @@
+/**
+ * The set-based writes of new orders (POST order/list/): each create checks and prepares its
+ * order first (customer linked, stock changes held in PendingStock) and leaves its rows here;
+ * flush then reserves the order and invoice numbers of all of them in one statement each and
+ * inserts the orders, lines, history and event outbox rows in one statement each. The counters
+ * are locked when the batch opens, in the lock order every order write keeps (order counter,
+ * invoice counter, customer, stock), and numbers go to orders that succeeded only: they stay
+ * consecutive.
+ */
+import type { Knex } from 'knex';
+import { counterRepository } from '../account/counter.repository';
+import { addManyToOutbox } from '../queue/outbox';
+import type { PendingStock } from './order-stock.service';
+import { LineRow, OrderColumns, orderRepository } from './order.repository';
+
+export type EventType = 'created' | 'paid' | 'packed' | 'shipped' | 'cancelled' | 'changed';
+
+/** <order_number>_<YYYY>_<MM> of the creation month (UTC). */
+export function orderIdOf(number: number, at: Date): string {
+  return `${number}_${at.getUTCFullYear()}_${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+/** A new order ready to be written, without its number (and invoice number) yet. */
+export interface OrderDraft {
+  columns: Partial<OrderColumns>;
+  lines: LineRow[];
+  history: string[];
+  events: EventType[];
+  at: Date;
+  /** Its held-back stock changes: their movements name the order once it has its id. */
+  pending: PendingStock;
+}
+
+export class OrderWrites {
+  private drafts: OrderDraft[] = [];
+
+  private constructor(private readonly accountId: number) {}
+
+  /** Opens a batch: takes the order and invoice counters' locks for the rest of the transaction. */
+  static async open(trx: Knex.Transaction, accountId: number): Promise<OrderWrites> {
+    await counterRepository.take(trx, accountId, 'order', 0);
+    await counterRepository.take(trx, accountId, 'invoice', 0);
+    return new OrderWrites(accountId);
+  }
+
+  add(draft: OrderDraft): void {
+    this.drafts.push(draft);
+  }
+
+  /** Writes the orders added since the last flush; their order ids, in the order added. */
+  async flush(trx: Knex.Transaction): Promise<string[]> {
+    const { accountId } = this;
+    const drafts = this.drafts;
+    this.drafts = [];
+    if (drafts.length === 0) return [];
+    const first = await counterRepository.take(trx, accountId, 'order', drafts.length);
+    const paid = drafts.filter((d) => d.columns.is_paid);
+    let invoice = paid.length ? await counterRepository.take(trx, accountId, 'invoice', paid.length) : 0;
+    for (const draft of paid) draft.columns.invoice_number = String(invoice++);
+    const orders = drafts.map((draft, i) => ({ number: first + i, id: orderIdOf(first + i, draft.at), columns: draft.columns }));
+    drafts.forEach((draft, i) => { for (const p of draft.pending) p.change.cause.orderId = orders[i]!.id; });
+    const internalIds = await orderRepository.insertMany(trx, accountId, orders);
+    await orderRepository.insertLines(trx, drafts.flatMap((d, i) => d.lines.map((l) => ({ ...l, order_internal_id: internalIds[i]! }))));
+    await orderRepository.insertHistory(trx, drafts.flatMap((d, i) => d.history.map((text) => ({ order_internal_id: internalIds[i]!, text }))));
+    await addManyToOutbox(trx, accountId, drafts.flatMap((d, i) => d.events.map((type) => ({
+      job: 'event.emit' as const, payload: { accountId, section: 'order', type, recordId: orders[i]!.id },
+    }))));
+    return orders.map((o) => o.id);
+  }
+}
