@@ -62,8 +62,17 @@ export async function writeOrderList(caller: OrderCaller, items: unknown[]): Pro
   return runListSafely((safely) => runOrderList(caller, prepared, !safely), log);
 }
 
-/** A create the set-based writes take: new, and naming no credit main (that may be created in the same list). */
-const setBased = (item: ListItem) => item.input !== undefined && item.orderId === undefined && !item.input.credit?.main_id;
+/**
+ * An item of a run of set-based creates: a create naming no credit main (that may be created in
+ * the same list), or an item refused in validation (it writes nothing, so it does not end a run).
+ */
+const setBased = (item: ListItem) => item.orderId === undefined && !item.input?.credit?.main_id;
+
+/** The run of set-based creates that starts at index. */
+function runFrom(items: ListItem[], index: number): ListItem[] {
+  const end = items.findIndex((item, i) => i >= index && !setBased(item));
+  return items.slice(index, end < 0 ? items.length : end);
+}
 
 function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolean): Promise<MultiStatusItem[]> {
   return db().transaction(async (trx) => {
@@ -80,11 +89,12 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
       awaiting.forEach((entry, i) => { entry.order_id = ids[i]; });
       awaiting = [];
     };
-    for (const item of items) {
+    for (const [index, item] of items.entries()) {
       const { path, orderId, input } = item;
       const deferred = writes !== undefined && setBased(item);
       // Every other write sees the orders of the list before it written (numbers, customers).
       if (!deferred) await flush();
+      if (deferred && !writes.customers) await writes.startRun(trx, runFrom(items, index).map((i) => i.input?.customer ?? {}));
       const warnings = [...item.warnings];
       const stock: StockBatch | undefined = known ? { known, pending: [] } : undefined;
       const entry = await runItem(trx, path, async (savepoint) => {

@@ -1,7 +1,7 @@
 /**
  * The set-based writes of new orders (POST order/list/): each create checks and prepares its
- * order first (customer linked, stock changes held in PendingStock) and leaves its rows here;
- * flush then reserves the order and invoice numbers of all of them in one statement each and
+ * order first (customer linked in the run's CustomerBook, stock changes held in PendingStock)
+ * and leaves its rows here; flush then writes the customers' contact data in one UPDATE, reserves the order and invoice numbers of all of them in one statement each and
  * inserts the orders, lines, history and event outbox rows in one statement each. The counters
  * are locked when the batch opens, in the lock order every order write keeps (order counter,
  * invoice counter, customer, stock), and numbers go to orders that succeeded only: they stay
@@ -9,6 +9,8 @@
  */
 import type { Knex } from 'knex';
 import { counterRepository } from '../account/counter.repository';
+import { CustomerBook } from '../customer/customer-book';
+import type { OrderCustomerFields } from '../customer/customer.type';
 import { addManyToOutbox } from '../queue/outbox';
 import type { PendingStock } from './order-stock.service';
 import { LineRow, OrderColumns, orderRepository } from './order.repository';
@@ -33,6 +35,8 @@ export interface OrderDraft {
 
 export class OrderWrites {
   private drafts: OrderDraft[] = [];
+  /** The customers of the current run of creates (loaded when it starts, written by flush). */
+  customers?: CustomerBook;
 
   private constructor(private readonly accountId: number) {}
 
@@ -41,6 +45,11 @@ export class OrderWrites {
     await counterRepository.take(trx, accountId, 'order', 0);
     await counterRepository.take(trx, accountId, 'invoice', 0);
     return new OrderWrites(accountId);
+  }
+
+  /** Starts a run of creates: loads and locks the customers they name. */
+  async startRun(trx: Knex.Transaction, customers: OrderCustomerFields[]): Promise<void> {
+    this.customers = await CustomerBook.load(trx, this.accountId, customers);
   }
 
   add(draft: OrderDraft): void {
@@ -52,6 +61,8 @@ export class OrderWrites {
     const { accountId } = this;
     const drafts = this.drafts;
     this.drafts = [];
+    await this.customers?.write(trx, accountId);
+    this.customers = undefined;
     if (drafts.length === 0) return [];
     const first = await counterRepository.take(trx, accountId, 'order', drafts.length);
     const paid = drafts.filter((d) => d.columns.is_paid);

@@ -196,7 +196,7 @@ export async function createOrderIn(
   const orderId = deferred ? '' : orderIdOf(number, now);
   const invoiceNumber = isPaid && !deferred ? String(await counterRepository.next(trx, accountId, 'invoice')) : null;
   const currencyId = input.currency_id ?? 'EUR';
-  const customer = await linkCustomer(trx, accountId, input.customer ?? {}, currencyId);
+  const customer = await linkCustomer(trx, accountId, input.customer ?? {}, currencyId, deferred ? writes.customers : undefined);
   const columns: Partial<OrderColumns> = {
     ...plainColumns(input),
     ...status.columns,

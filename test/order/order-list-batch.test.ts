@@ -43,6 +43,33 @@ describe('order: POST order/list/ set-based creates', () => {
     expect(await db()('sales_order').where({ account_id: seller.id }).count('* as n').first()).to.deep.equal({ n: '4' });
   });
 
+  it('when orders of one list share customers by e-mail and number, then each customer is found as one by one and keeps the last contact data', async () => {
+    const earlier = await createOrder(seller, { customer: { email: 'Old@example.com', username: 'old', phone_1: '111' } });
+    const res = await list([
+      orderBody({ customer: { email: 'old@example.com', username: 'second', comment: 'c1' } }),
+      orderBody({ customer: { email: 'new@example.com', username: 'n1', phone_1: '222' } }),
+      orderBody({ customer: { email: 'NEW@example.com', username: 'n2', address: { name: 'Ann' } } }),
+      orderBody({ customer: { id: 'K-1', email: 'kay@example.com' } }),
+      orderBody({ customer: { id: 'K-1', email: 'kay@example.com', username: 'kay' } }),
+    ]);
+    expect(res.status, res.text).to.equal(207);
+    expect((res.body.response as Item[]).map((i) => i.code), res.text).to.deep.equal([201, 201, 201, 201, 201]);
+    const ids = (res.body.response as Item[]).map((i) => i.order_id!);
+    const customerOf = async (id: string) => (await readOrder(seller, id)).customer.id;
+    const numbers = [];
+    for (const id of [earlier, ...ids]) numbers.push(await customerOf(id));
+    expect(numbers[1]).to.equal(numbers[0]);
+    expect(numbers[3]).to.equal(numbers[2]);
+    expect(numbers.slice(4)).to.deep.equal(['K-1', 'K-1']);
+    const rows = await db()('customer').where({ account_id: seller.id }).orderBy('internal_id')
+      .select('number', 'email', 'username', 'phone_1', 'comment', 'address_name', 'shop_username');
+    expect(rows).to.deep.equal([
+      { number: numbers[0], email: 'old@example.com', username: 'second', phone_1: '111', comment: 'c1', address_name: null, shop_username: ['old', 'second'] },
+      { number: numbers[2], email: 'NEW@example.com', username: 'n2', phone_1: '222', comment: null, address_name: 'Ann', shop_username: ['n1', 'n2'] },
+      { number: 'K-1', email: 'kay@example.com', username: 'kay', phone_1: null, comment: null, address_name: null, shop_username: ['kay'] },
+    ]);
+  });
+
   it('when the database refuses one order of a set-based list, then the list runs again order by order and only that order fails', async () => {
     const a = await createStock(seller, 'SKU-A', 10);
     // A refusal only the database knows of: the set-based INSERT of the orders fails as a whole.
