@@ -8,11 +8,12 @@ import { counterRepository } from '../account/counter.repository';
 import { linkCustomer } from '../customer/customer.service';
 import { db } from '../db/knex';
 import type { Warning } from '../errors';
-import { invalidField, notFound } from '../errors';
+import { invalidField, notFound, runListSafely, RunAgainSafely } from '../errors';
+import { log } from '../log';
 import { addToOutbox } from '../queue/outbox';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
 import { checkAmount, invoiceAmount, toCents } from './order-money';
-import { LineDraft, StockBatch, settleLineStock } from './order-stock.service';
+import { applyPendingStock, LineDraft, resolveLineRefs, StockBatch, settleLineStock } from './order-stock.service';
 import { EventType, orderIdOf, OrderWrites } from './order-writes';
 import { LineRow, OrderColumns, orderRepository, OrderRow } from './order.repository';
 import { inTransaction } from '../db/transaction';
@@ -302,9 +303,25 @@ export async function updateOrderIn(
   await emit(trx, accountId, orderId, events);
 }
 
-/** POST order/: one order in one transaction. */
+/**
+ * POST order/: one order in one transaction, through the set-based writes of order/list/ as a
+ * batch of one; should a set-based statement or the stock batch fail (an item deleted meanwhile),
+ * it runs again on the one-by-one path, which names the refused line.
+ */
 export function createOrder(caller: OrderCaller, input: OrderInput): Promise<string> {
-  return inTransaction((trx) => createOrderIn(trx, caller, input));
+  const { accountId } = caller;
+  const againSafely = (reason: string) => (err: unknown): never => { throw new RunAgainSafely(reason, { cause: err }); };
+  return runListSafely((safely) => inTransaction(async (trx) => {
+    if (safely) return createOrderIn(trx, caller, input);
+    const writes = await OrderWrites.open(trx, accountId);
+    await writes.startRun(trx, [input.customer ?? {}]);
+    const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
+    await createOrderIn(trx, caller, input, 'order', stock, writes);
+    const [orderId] = await writes.flush(trx).catch(againSafely('the order write failed'));
+    const applied = await applyPendingStock(trx, accountId, stock.pending).catch(againSafely('the stock batch failed'));
+    if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
+    return orderId!;
+  }), log);
 }
 
 /** POST order/{order_id}/: one update in one transaction. */
