@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
+import { whileDatabaseRefuses } from '../support/db-refusal';
 import { createOrder, createStock, movements, orderBody, orderEvents, readOrder, stockQuantity } from './helpers';
 
 interface Item { path: string; code: number; order_id?: string; error?: { error: string; field?: string }[] }
@@ -73,17 +74,11 @@ describe('order: POST order/list/ set-based creates', () => {
   it('when the database refuses one order of a set-based list, then the list runs again order by order and only that order fails', async () => {
     const a = await createStock(seller, 'SKU-A', 10);
     // A refusal only the database knows of: the set-based INSERT of the orders fails as a whole.
-    await db().raw("ALTER TABLE sales_order ADD CONSTRAINT test_refused_infos CHECK (infos IS DISTINCT FROM 'DB-REFUSES') NOT VALID");
-    let res;
-    try {
-      res = await list([
-        orderBody({ line: [{ id: 1, quantity: 1, stock_align_id: 'SKU-A' }] }),
-        orderBody({ infos: 'DB-REFUSES', line: [{ id: 1, quantity: 5, stock_align_id: 'SKU-A' }] }),
-        orderBody({ line: [{ id: 1, quantity: 2, stock_align_id: 'SKU-A' }] }),
-      ]);
-    } finally {
-      await db().raw('ALTER TABLE sales_order DROP CONSTRAINT test_refused_infos');
-    }
+    const res = await whileDatabaseRefuses('sales_order', "infos IS DISTINCT FROM 'DB-REFUSES'", () => list([
+      orderBody({ line: [{ id: 1, quantity: 1, stock_align_id: 'SKU-A' }] }),
+      orderBody({ infos: 'DB-REFUSES', line: [{ id: 1, quantity: 5, stock_align_id: 'SKU-A' }] }),
+      orderBody({ line: [{ id: 1, quantity: 2, stock_align_id: 'SKU-A' }] }),
+    ]));
     expect(res.status, res.text).to.equal(207);
     const items = res.body.response as Item[];
     expect(items.map((i) => i.code)).to.deep.equal([201, 500, 201]);

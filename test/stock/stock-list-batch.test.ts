@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
+import { whileDatabaseRefuses } from '../support/db-refusal';
 import { ciaRows, historyOf, readItem } from './helpers';
 
 type Part = { path: string; code: number; stock_id?: number; lister_id?: number[]; error?: { error: string; field?: string }[] };
@@ -39,17 +40,11 @@ describe('POST stock/list/ set-based creates', () => {
   it('when the database refuses one new item of a set-based list, then the list runs again item by item and only that item fails', async () => {
     // A refusal only the database knows of (no rule of the service checks it): the set-based
     // INSERT fails as a whole, and the item-by-item run must isolate it.
-    await db().raw("ALTER TABLE stock ADD CONSTRAINT test_refused_sku CHECK (sku IS DISTINCT FROM 'DB-REFUSES') NOT VALID");
-    let res;
-    try {
-      res = await list([
-        { name: 'First', sku: 'OK-1', quantity: 2 },
-        { name: 'Refused', sku: 'DB-REFUSES', quantity: 7 },
-        { name: 'Third', sku: 'OK-3', quantity: 4 },
-      ]);
-    } finally {
-      await db().raw('ALTER TABLE stock DROP CONSTRAINT test_refused_sku');
-    }
+    const res = await whileDatabaseRefuses('stock', "sku IS DISTINCT FROM 'DB-REFUSES'", () => list([
+      { name: 'First', sku: 'OK-1', quantity: 2 },
+      { name: 'Refused', sku: 'DB-REFUSES', quantity: 7 },
+      { name: 'Third', sku: 'OK-3', quantity: 4 },
+    ]));
     expect(res.status, res.text).to.equal(207);
     const parts = res.body.response as Part[];
     expect(parts.map((p) => p.code)).to.deep.equal([201, 500, 201]);
