@@ -94,7 +94,7 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
       const deferred = writes !== undefined && setBased(item);
       // Every other write sees the orders of the list before it written (numbers, customers).
       if (!deferred) await flush();
-      if (deferred && !writes.customers) await writes.startRun(trx, runFrom(items, index).map((i) => i.input?.customer ?? {}));
+      if (deferred && !writes.customers) await writes.startRun(trx, runFrom(items, index).map((i) => i.input));
       const warnings = [...item.warnings];
       const stock: StockBatch | undefined = known ? { known, pending: [] } : undefined;
       const entry = await runItem(trx, path, async (savepoint) => {

@@ -3,17 +3,17 @@
  * order first (customer linked in the run's CustomerBook, stock changes held in PendingStock)
  * and leaves its rows here; flush then writes the customers' contact data in one UPDATE, reserves the order and invoice numbers of all of them in one statement each and
  * inserts the orders, lines, history and event outbox rows in one statement each. The counters
- * are locked when the batch opens, in the lock order every order write keeps (order counter,
+ * are locked before any customer, in the lock order every order write keeps (order counter,
  * invoice counter, customer, stock), and numbers go to orders that succeeded only: they stay
  * consecutive.
  */
 import type { Knex } from 'knex';
 import { counterRepository } from '../account/counter.repository';
 import { CustomerBook } from '../customer/customer-book';
-import type { OrderCustomerFields } from '../customer/customer.type';
 import { addManyToOutbox } from '../queue/outbox';
 import type { PendingStock } from './order-stock.service';
 import { LineRow, OrderColumns, orderRepository } from './order.repository';
+import type { OrderInput } from './order.type';
 
 export type EventType = 'created' | 'paid' | 'packed' | 'shipped' | 'cancelled' | 'changed';
 
@@ -37,19 +37,27 @@ export class OrderWrites {
   private drafts: OrderDraft[] = [];
   /** The customers of the current run of creates (loaded when it starts, written by flush). */
   customers?: CustomerBook;
+  private invoiceLocked = false;
 
   private constructor(private readonly accountId: number) {}
 
-  /** Opens a batch: takes the order and invoice counters' locks for the rest of the transaction. */
+  /** Opens a batch: takes the order counter's lock for the rest of the transaction. */
   static async open(trx: Knex.Transaction, accountId: number): Promise<OrderWrites> {
     await counterRepository.take(trx, accountId, 'order', 0);
-    await counterRepository.take(trx, accountId, 'invoice', 0);
     return new OrderWrites(accountId);
   }
 
-  /** Starts a run of creates: loads and locks the customers they name. */
-  async startRun(trx: Knex.Transaction, customers: OrderCustomerFields[]): Promise<void> {
-    this.customers = await CustomerBook.load(trx, this.accountId, customers);
+  /**
+   * Starts a run of creates: takes the invoice counter's lock when one of them may be paid (as a
+   * paid create takes it before its customer), then loads and locks the customers they name.
+   */
+  async startRun(trx: Knex.Transaction, inputs: (OrderInput | undefined)[]): Promise<void> {
+    const mayBePaid = (i: OrderInput | undefined) => i !== undefined && (i.paid_amount !== undefined || i.status?.is_paid === true || i.payment_method_id !== undefined);
+    if (!this.invoiceLocked && inputs.some(mayBePaid)) {
+      await counterRepository.take(trx, this.accountId, 'invoice', 0);
+      this.invoiceLocked = true;
+    }
+    this.customers = await CustomerBook.load(trx, this.accountId, inputs.map((i) => i?.customer ?? {}));
   }
 
   add(draft: OrderDraft): void {

@@ -314,7 +314,7 @@ export function createOrder(caller: OrderCaller, input: OrderInput): Promise<str
   return runListSafely((safely) => inTransaction(async (trx) => {
     if (safely) return createOrderIn(trx, caller, input);
     const writes = await OrderWrites.open(trx, accountId);
-    await writes.startRun(trx, [input.customer ?? {}]);
+    await writes.startRun(trx, [input]);
     const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
     await createOrderIn(trx, caller, input, 'order', stock, writes);
     const [orderId] = await writes.flush(trx).catch(againSafely('the order write failed'));
