@@ -16,7 +16,7 @@ async function measure(label: string, subject: () => Promise<unknown>, baseline:
   await subject(); await baseline();
   const a: number[] = []; const k: number[] = [];
   for (let i = 0; i < samples; i++) { a.push(await time(subject)); k.push(await time(baseline)); }
-  report(label, median(a), median(k));
+  report(label, median(a), median(k), 'knex');
 }
 
 export const eventsBench: BenchCase = {

@@ -2,7 +2,7 @@
  * GET order/ over 1,000,000 orders of one seller (and 10,000 of another, to show the page time
  * does not grow with the table): a status filter walked with min_id, and ~ filters with *
  * wildcards on customer.email. Each against the same query run directly with Knex. The rows are
- * generated once with INSERT ... SELECT generate_series in kontor_bench and reused by later runs.
+ * generated once with INSERT ... SELECT generate_series in the bench database and reused by later runs.
  */
 import type { Knex } from 'knex';
 import type { BenchCase } from './cases';
@@ -57,7 +57,7 @@ async function measure(label: string, api: () => Promise<unknown>, knex: () => P
   await api(); await knex();
   const a: number[] = []; const k: number[] = [];
   for (let i = 0; i < samples; i++) { a.push(await time(api)); k.push(await time(knex)); }
-  report(label, median(a), median(k));
+  report(label, median(a), median(k), 'knex');
 }
 
 export const orderSearchBench: BenchCase = {

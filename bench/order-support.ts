@@ -1,6 +1,7 @@
 /**
- * Shared by the order bench cases: the dedicated bench database (kontor_bench, next to the
- * configured one), the app on an ephemeral port, a seller with a token, and timing helpers.
+ * Shared by the order bench cases: the dedicated bench database (BENCH_DATABASE_URL, else
+ * kontor_bench next to the configured one), the app on an ephemeral port, a seller with a token,
+ * and timing helpers.
  */
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -22,14 +23,23 @@ let server: Server | undefined;
 let original: Config | undefined;
 
 /**
- * Points the process at kontor_bench (created and migrated on first use) and serves the app.
- * BENCH_DATABASE names another database, so benches run side by side do not mix their figures.
+ * The bench's database: BENCH_DATABASE_URL when set (so a bench can run beside a service that
+ * uses the configured database, or beside another bench), else BENCH_DATABASE (default
+ * kontor_bench) next to DATABASE_URL.
  */
+export function benchDatabaseUrl(): URL {
+  const own = process.env.BENCH_DATABASE_URL;
+  if (own) return new URL(own);
+  const url = new URL(config().databaseUrl);
+  url.pathname = `/${process.env.BENCH_DATABASE ?? 'kontor_bench'}`;
+  return url;
+}
+
+/** Points the process at the bench database (created and migrated on first use) and serves the app. */
 export function benchBase(): Promise<string> {
   prepared ??= (async () => {
     original = config();
-    const url = new URL(config().databaseUrl);
-    url.pathname = `/${process.env.BENCH_DATABASE ?? 'kontor_bench'}`;
+    const url = benchDatabaseUrl();
     // No rate limit or log noise in the way of the measurement. The cases send several calls of one
     // seller at once, which document 1's default of 1 call in flight per account would refuse.
     setConfig({ ...config(), databaseUrl: url.toString(), rateLimitPerWindow: 1e9, concurrentCallsPerAccount: benchConcurrentCalls, logLevel: 'silent' });
@@ -91,7 +101,7 @@ export async function time(fn: () => Promise<unknown>): Promise<number> {
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** One line of figures: the API, the direct Knex baseline and their ratio. */
-export function report(label: string, apiMs: number, knexMs: number): void {
-  process.stdout.write(`${label.padEnd(58)} api ${apiMs.toFixed(1).padStart(8)} ms   knex ${knexMs.toFixed(1).padStart(8)} ms   ratio ${(apiMs / knexMs).toFixed(2)}\n`);
+/** One line of figures: the API, a baseline of the same run (bare by default) and their ratio. */
+export function report(label: string, apiMs: number, baseMs: number, base = 'bare'): void {
+  process.stdout.write(`${label.padEnd(58)} api ${apiMs.toFixed(1).padStart(8)} ms   ${base} ${baseMs.toFixed(1).padStart(8)} ms   ratio ${(apiMs / baseMs).toFixed(2)}\n`);
 }

@@ -9,14 +9,21 @@ export const counterRepository = {
    * The next value of a per-account counter. The UPSERT locks the counter row until the
    * transaction ends, so no two transactions get the same value.
    */
-  async next(trx: Knex.Transaction, accountId: number, kind: CounterKind, count = 1): Promise<number> {
-    // With count > 1 the values last - count + 1 .. last are taken at once (payments of many orders).
+  async next(trx: Knex.Transaction, accountId: number, kind: CounterKind): Promise<number> {
+    return counterRepository.take(trx, accountId, kind, 1);
+  },
+
+  /**
+   * Reserves `count` consecutive values in one statement and returns the first (count 0 only
+   * takes the counter's lock, for a batch that reserves later under it).
+   */
+  async take(trx: Knex.Transaction, accountId: number, kind: CounterKind, count: number): Promise<number> {
     const result = await trx.raw(
       `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
-       ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + EXCLUDED.last_value
+       ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + ?
        RETURNING last_value`,
-      [accountId, kind, count],
+      [accountId, kind, count, count],
     );
-    return Number((result.rows as { last_value: string }[])[0]!.last_value);
+    return Number((result.rows as { last_value: string }[])[0]!.last_value) - count + 1;
   },
 };

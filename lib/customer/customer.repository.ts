@@ -50,6 +50,11 @@ export const customerSearch: SearchSpec<CustomerRow> = {
 
 interface StoredCustomer { internal_id: string; number: string; shop_username: string[] }
 
+/** A stored customer with its contact data, as a batch of orders updates it in memory. */
+export type StoredContact = StoredCustomer & CustomerContact & { updated_at: Date };
+
+const contactColumns = ['username', 'comment', 'email', 'vat_id', 'phone_1', 'phone_2', 'fax', 'address_name', 'address'] as const;
+
 export const customerRepository = {
   search(accountId: number, search: SearchRequest) {
     return runSearch(readQuery(db(), accountId), customerSearch, search, customerToApi);
@@ -79,6 +84,29 @@ export const customerRepository = {
 
   async numberExists(trx: Knex.Transaction, accountId: number, number: string): Promise<boolean> {
     return Boolean(await trx('customer').select('internal_id').where({ account_id: accountId, number }).first());
+  },
+
+  /** The customers with these numbers or e-mails (case-insensitive), locked in internal_id order. */
+  async lockContacts(trx: Knex.Transaction, accountId: number, numbers: string[], emails: string[]): Promise<StoredContact[]> {
+    if (numbers.length === 0 && emails.length === 0) return [];
+    const rows = await trx('customer').select('internal_id', 'number', 'shop_username', 'updated_at', ...contactColumns)
+      .where('account_id', accountId)
+      .where((q) => q.whereIn('number', numbers).orWhereRaw('lower(email) = ANY(?::text[])', [emails]))
+      .orderBy('internal_id').forUpdate() as StoredContact[];
+    return rows.map((r) => ({ ...r, internal_id: String(r.internal_id) }));
+  },
+
+  /** update for several customers in one statement, each with its full contact data. */
+  async updateContacts(trx: Knex.Transaction, accountId: number, rows: StoredContact[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows.map((r) => ({ ...Object.fromEntries(contactColumns.map((c) => [c, r[c] ?? null])), internal_id: r.internal_id, shop_username: r.shop_username }));
+    await trx.raw(
+      `UPDATE customer c SET ${contactColumns.map((col) => (col === 'address' ? "address = NULLIF(v.r->'address', 'null'::jsonb)" : `${col} = v.r->>'${col}'`)).join(', ')},
+         shop_username = ARRAY(SELECT jsonb_array_elements_text(v.r->'shop_username')), updated_at = now()
+       FROM jsonb_array_elements(?::jsonb) AS v(r)
+       WHERE c.account_id = ? AND c.internal_id = (v.r->>'internal_id')::bigint`,
+      [JSON.stringify(values), accountId],
+    );
   },
 
   async insert(trx: Knex.Transaction, accountId: number, number: string, currencyId: string, contact: CustomerContact): Promise<string> {

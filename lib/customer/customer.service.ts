@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { counterRepository } from '../account/counter.repository';
 import { addToOutbox } from '../queue/outbox';
+import type { CustomerBook } from './customer-book';
 import { CustomerContact, customerRepository } from './customer.repository';
 import type { OrderCustomerFields } from './customer.type';
 
@@ -32,8 +33,14 @@ function contactOf(input: OrderCustomerFields): CustomerContact {
  * (created with that number when new), else by e-mail (case-insensitive), else a new customer
  * with the next customer number. The customer's contact data takes the order's values.
  */
-export async function linkCustomer(trx: Knex.Transaction, accountId: number, input: OrderCustomerFields, currencyId: string): Promise<LinkedCustomer> {
+export async function linkCustomer(trx: Knex.Transaction, accountId: number, input: OrderCustomerFields, currencyId: string, book?: CustomerBook): Promise<LinkedCustomer> {
   const contact = contactOf(input);
+  const known = book?.find(input);
+  if (known) {
+    // A batch of orders: the book writes the customer's final contact data once (CustomerBook.write).
+    book!.update(known, contact);
+    return { internalId: known.internal_id, number: known.number, created: false };
+  }
   const find = () => (input.id !== undefined
     ? customerRepository.findByNumber(trx, accountId, input.id)
     : input.email ? customerRepository.findByEmail(trx, accountId, input.email) : Promise.resolve(undefined));
@@ -57,6 +64,7 @@ export async function linkCustomer(trx: Knex.Transaction, accountId: number, inp
     if (!(await customerRepository.numberExists(trx, accountId, next))) number = next;
   }
   const internalId = await customerRepository.insert(trx, accountId, number, currencyId, contact);
+  book?.add({ ...contact, internal_id: internalId, number, shop_username: contact.username ? [contact.username] : [], updated_at: new Date() });
   await addToOutbox(trx, accountId, 'event.emit', { accountId, section: 'customer', type: 'created', recordId: number });
   return { internalId, number, created: true };
 }

@@ -1,17 +1,20 @@
 /**
  * POST order/list/: up to 200 orders, an item with id updates that order, one without creates
- * one. Each item runs in its own savepoint of one transaction: a failed item leaves nothing,
- * the others are kept, and the whole list costs one commit. The stock changes of the items that
- * succeeded run as one batch at the end (their references are checked inside each item, so an
- * unknown item still fails only its order); should that batch still fail (an item deleted
- * meanwhile, a database error), the list is rolled back and run again with each order's stock
- * changes applied inside its own savepoint.
+ * one, all in one transaction. Creates are set-based (OrderWrites): each is checked and prepared
+ * without a savepoint (it refuses before its first write), and each run of consecutive creates is
+ * numbered and inserted with one statement per table before the next update. Updates run in a
+ * savepoint each. The stock changes of the items that succeeded run as one batch at the end
+ * (their references are checked inside each item, so an unknown item still fails only its order).
+ * Should a set-based statement or the stock batch fail (an item deleted meanwhile, a refusal only
+ * the database finds), the list is rolled back and run again with every order written and its
+ * stock changed inside its own savepoint, which isolates the refused order.
  */
 import { db } from '../db/knex';
 import { invalidField, MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
 import { stripReadOnly, validate } from '../http/validate';
 import { log } from '../log';
 import { applyPendingStock, PendingStock, resolveLineRefs, StockBatch } from './order-stock.service';
+import { OrderWrites } from './order-writes';
 import { createOrderIn, OrderCaller, updateOrderIn } from './order.service';
 import { OrderInput, orderCreateType, orderIdPattern, orderListItemType } from './order.type';
 
@@ -59,17 +62,42 @@ export async function writeOrderList(caller: OrderCaller, items: unknown[]): Pro
   return runListSafely((safely) => runOrderList(caller, prepared, !safely), log);
 }
 
+/**
+ * An item of a run of set-based creates: a create naming no credit main (that may be created in
+ * the same list), or an item refused in validation (it writes nothing, so it does not end a run).
+ */
+const setBased = (item: ListItem) => item.orderId === undefined && !item.input?.credit?.main_id;
+
+/** The run of set-based creates that starts at index. */
+function runFrom(items: ListItem[], index: number): ListItem[] {
+  const end = items.findIndex((item, i) => i >= index && !setBased(item));
+  return items.slice(index, end < 0 ? items.length : end);
+}
+
 function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolean): Promise<MultiStatusItem[]> {
   return db().transaction(async (trx) => {
     const response: MultiStatusItem[] = [];
     const pending: PendingStock = [];
     const inputs = items.flatMap((item) => (item.input ? [item.input] : []));
     const known = batchStock ? await resolveLineRefs(trx, caller.accountId, inputs) : undefined;
-    for (const item of items) {
+    const writes = batchStock && items.some(setBased) ? await OrderWrites.open(trx, caller.accountId) : undefined;
+    // Entries of prepared creates: they get their order_id when their run is written.
+    let awaiting: MultiStatusItem[] = [];
+    const flush = async () => {
+      if (!writes) return;
+      const ids = await writes.flush(trx).catch((err: unknown) => { throw new RunAgainSafely('a set-based order write failed', { cause: err }); });
+      awaiting.forEach((entry, i) => { entry.order_id = ids[i]; });
+      awaiting = [];
+    };
+    for (const [index, item] of items.entries()) {
       const { path, orderId, input } = item;
+      const deferred = writes !== undefined && setBased(item);
+      // Every other write sees the orders of the list before it written (numbers, customers).
+      if (!deferred) await flush();
+      if (deferred && !writes.customers) await writes.startRun(trx, runFrom(items, index).map((i) => i.input));
       const warnings = [...item.warnings];
       const stock: StockBatch | undefined = known ? { known, pending: [] } : undefined;
-      response.push(await runItem(trx, path, async (savepoint) => {
+      const entry = await runItem(trx, path, async (savepoint) => {
         if (!input) throw item.error;
         let done: { code: number; id: string };
         if (orderId !== undefined) {
@@ -77,12 +105,16 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
           await savepoint((t) => updateOrderIn(t, caller, orderId, changes, warnings, path, stock));
           done = { code: 200, id: orderId };
         } else {
-          done = { code: 201, id: await savepoint((t) => createOrderIn(t, caller, input, path, stock)) };
+          // A prepared create refuses before its first write: no savepoint needed.
+          done = { code: 201, id: await savepoint((t) => createOrderIn(t, caller, input, path, stock, deferred ? writes : undefined), !deferred) };
         }
         if (stock) pending.push(...stock.pending);
         return { code: done.code, fields: { order_id: done.id } };
-      }, { log, warnings, failedFields: orderId !== undefined ? { order_id: orderId } : {} }));
+      }, { log, warnings, failedFields: orderId !== undefined ? { order_id: orderId } : {} });
+      if (deferred && entry.code === 201) awaiting.push(entry);
+      response.push(entry);
     }
+    await flush();
     if (batchStock) {
       const applied = await applyPendingStock(trx, caller.accountId, pending).catch((err: unknown) => { throw new RunAgainSafely('the stock batch failed', { cause: err }); });
       if (!applied) throw new RunAgainSafely('an item a line takes from is gone');

@@ -37,8 +37,8 @@ export async function payOrdersIn(trx: Knex.Transaction, accountId: number, paym
   const updates = [...byOrder.values()];
   const needInvoice = updates.filter((u) => u.became_paid && u.invoice_number === null);
   if (needInvoice.length) {
-    const last = await counterRepository.next(trx, accountId, 'invoice', needInvoice.length);
-    needInvoice.forEach((u, i) => { u.invoice_number = String(last - needInvoice.length + 1 + i); });
+    const first = await counterRepository.take(trx, accountId, 'invoice', needInvoice.length);
+    needInvoice.forEach((u, i) => { u.invoice_number = String(first + i); });
   }
   await orderRepository.updatePayments(trx, accountId, updates);
   await orderRepository.addHistories(trx, history);

@@ -113,8 +113,26 @@ export function orderReadQuery(knex: Knex | Knex.Transaction, accountId: number,
 
 export const orderRepository = {
   async insert(trx: Knex.Transaction, accountId: number, number: number, id: string, columns: Partial<OrderColumns>): Promise<string> {
-    const [row] = await trx('sales_order').insert({ ...forDb(columns), account_id: accountId, number, id }).returning('internal_id');
-    return String((row as { internal_id: string }).internal_id);
+    const [internalId] = await orderRepository.insertMany(trx, accountId, [{ number, id, columns }]);
+    return internalId!;
+  },
+
+  /** Inserts several orders in one statement; their internal ids in the order given. */
+  async insertMany(trx: Knex.Transaction, accountId: number, orders: { number: number; id: string; columns: Partial<OrderColumns> }[]): Promise<string[]> {
+    const rows = await trx('sales_order').insert(orders.map(({ number, id, columns }) => ({ ...forDb(columns), account_id: accountId, number, id })))
+      .returning(['internal_id', 'number']) as { internal_id: string; number: string }[];
+    const byNumber = new Map(rows.map((r) => [Number(r.number), String(r.internal_id)]));
+    return orders.map((o) => byNumber.get(o.number)!);
+  },
+
+  /** The lines of several orders in one INSERT. */
+  async insertLines(trx: Knex.Transaction, lines: (LineRow & { order_internal_id: string })[]): Promise<void> {
+    if (lines.length) await trx('sales_order_line').insert(lines);
+  },
+
+  /** History entries of several orders in one INSERT, in the order given. */
+  async insertHistory(trx: Knex.Transaction, entries: { order_internal_id: string; text: string }[]): Promise<void> {
+    if (entries.length) await trx('sales_order_history').insert(entries);
   },
 
   async update(trx: Knex.Transaction, accountId: number, internalId: string, columns: Partial<OrderColumns>): Promise<void> {
@@ -165,11 +183,11 @@ export const orderRepository = {
 
   async replaceLines(trx: Knex.Transaction, internalId: string, lines: LineRow[], replace: boolean): Promise<void> {
     if (replace) await trx('sales_order_line').where({ order_internal_id: internalId }).delete();
-    if (lines.length) await trx('sales_order_line').insert(lines.map((l) => ({ ...l, order_internal_id: internalId })));
+    await orderRepository.insertLines(trx, lines.map((l) => ({ ...l, order_internal_id: internalId })));
   },
 
   async addHistory(trx: Knex.Transaction, internalId: string, texts: string[]): Promise<void> {
-    if (texts.length) await trx('sales_order_history').insert(texts.map((text) => ({ order_internal_id: internalId, text })));
+    await orderRepository.insertHistory(trx, texts.map((text) => ({ order_internal_id: internalId, text })));
   },
 
   async delete(trx: Knex.Transaction, accountId: number, internalId: string): Promise<void> {

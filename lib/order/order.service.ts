@@ -8,11 +8,13 @@ import { counterRepository } from '../account/counter.repository';
 import { linkCustomer } from '../customer/customer.service';
 import { db } from '../db/knex';
 import type { Warning } from '../errors';
-import { invalidField, notFound } from '../errors';
+import { invalidField, notFound, runListSafely, RunAgainSafely } from '../errors';
+import { log } from '../log';
 import { addToOutbox } from '../queue/outbox';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
 import { checkAmount, invoiceAmount, toCents } from './order-money';
-import { LineDraft, StockBatch, settleLineStock } from './order-stock.service';
+import { applyPendingStock, LineDraft, resolveLineRefs, StockBatch, settleLineStock } from './order-stock.service';
+import { EventType, orderIdOf, OrderWrites } from './order-writes';
 import { LineRow, OrderColumns, orderRepository, OrderRow } from './order.repository';
 import { inTransaction } from '../db/transaction';
 import type { OrderInput, StatusFlag } from './order.type';
@@ -23,7 +25,6 @@ export interface OrderCaller {
   portalAccountId: number | null;
 }
 
-type EventType = 'created' | 'paid' | 'packed' | 'shipped' | 'cancelled' | 'changed';
 
 /** Flags with their read-only date column (document 1). is_paid is handled with paid_amount. */
 const datedFlags: [Exclude<StatusFlag, 'is_paid'>, keyof OrderRow | null][] = [
@@ -37,11 +38,6 @@ const datedFlags: [Exclude<StatusFlag, 'is_paid'>, keyof OrderRow | null][] = [
 ];
 
 const flagEvents: Partial<Record<StatusFlag, EventType>> = { is_packed: 'packed', is_shipped: 'shipped', is_cancelled: 'cancelled' };
-
-/** <order_number>_<YYYY>_<MM> of the creation month (UTC). */
-function orderIdOf(number: number, at: Date): string {
-  return `${number}_${at.getUTCFullYear()}_${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
-}
 
 const today = (at: Date) => at.toISOString().slice(0, 10);
 
@@ -173,9 +169,14 @@ async function emit(trx: Knex.Transaction, accountId: number, orderId: string, t
 
 /**
  * Creates an order inside the caller's transaction; returns its order_id. With `stock`, its lines'
- * stock changes are held back in it for the caller to apply (settleLineStock).
+ * stock changes are held back in it for the caller to apply (settleLineStock). With `writes` (and
+ * `stock`) the order is only prepared: every check that can refuse it runs before its first write
+ * (the customer link), its rows go to writes, which numbers and inserts them (the answer is then
+ * '', the id comes from writes.flush).
  */
-export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, prefix = 'order', stock?: StockBatch): Promise<string> {
+export async function createOrderIn(
+  trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, prefix = 'order', stock?: StockBatch, writes?: OrderWrites,
+): Promise<string> {
   const { accountId } = caller;
   const { prepaid } = await checkReferences(trx, accountId, input, prefix);
   const drafts = lineDrafts(input, prefix);
@@ -188,12 +189,15 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
     paidAmount = invoice;
     isPaid = true;
   }
+  const deferred = writes && stock;
+  // Held back in a batch, so it runs (and may refuse the order) before the customer is written.
+  let lines = deferred ? await settleLineStock(trx, accountId, '', [], drafts, !status.cancelled, 'order', prefix, stock) : undefined;
   // Locks in a fixed order (order counter, invoice counter, customer, stock items), as updates do.
-  const number = await counterRepository.next(trx, accountId, 'order');
-  const orderId = orderIdOf(number, now);
-  const invoiceNumber = isPaid ? String(await counterRepository.next(trx, accountId, 'invoice')) : null;
+  const number = deferred ? 0 : await counterRepository.next(trx, accountId, 'order');
+  const orderId = deferred ? '' : orderIdOf(number, now);
+  const invoiceNumber = isPaid && !deferred ? String(await counterRepository.next(trx, accountId, 'invoice')) : null;
   const currencyId = input.currency_id ?? 'EUR';
-  const customer = await linkCustomer(trx, accountId, input.customer ?? {}, currencyId);
+  const customer = await linkCustomer(trx, accountId, input.customer ?? {}, currencyId, deferred ? writes.customers : undefined);
   const columns: Partial<OrderColumns> = {
     ...plainColumns(input),
     ...status.columns,
@@ -210,15 +214,18 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
     columns.invoice_number = invoiceNumber;
     columns.bill_date = today(now);
   }
-  const lines = await settleLineStock(trx, accountId, orderId, [], drafts, !status.cancelled, 'order', prefix, stock);
+  lines ??= await settleLineStock(trx, accountId, orderId, [], drafts, !status.cancelled, 'order', prefix, stock);
   columns.transaction_ids = transactionIds(lines);
-  const internalId = await orderRepository.insert(trx, accountId, number, orderId, columns);
-  await orderRepository.replaceLines(trx, internalId, lines, false);
-  await orderRepository.addHistory(trx, internalId, input.history ?? []);
-
   const events: EventType[] = ['created'];
   if (isPaid) events.push('paid');
   for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
+  if (deferred) {
+    writes.add({ columns, lines, history: input.history ?? [], events, at: now, pending: stock.pending });
+    return '';
+  }
+  const internalId = await orderRepository.insert(trx, accountId, number, orderId, columns);
+  await orderRepository.replaceLines(trx, internalId, lines, false);
+  await orderRepository.addHistory(trx, internalId, input.history ?? []);
   await emit(trx, accountId, orderId, events);
   return orderId;
 }
@@ -296,9 +303,25 @@ export async function updateOrderIn(
   await emit(trx, accountId, orderId, events);
 }
 
-/** POST order/: one order in one transaction. */
+/**
+ * POST order/: one order in one transaction, through the set-based writes of order/list/ as a
+ * batch of one; should a set-based statement or the stock batch fail (an item deleted meanwhile),
+ * it runs again on the one-by-one path, which names the refused line.
+ */
 export function createOrder(caller: OrderCaller, input: OrderInput): Promise<string> {
-  return inTransaction((trx) => createOrderIn(trx, caller, input));
+  const { accountId } = caller;
+  const againSafely = (reason: string) => (err: unknown): never => { throw new RunAgainSafely(reason, { cause: err }); };
+  return runListSafely((safely) => inTransaction(async (trx) => {
+    if (safely) return createOrderIn(trx, caller, input);
+    const writes = await OrderWrites.open(trx, accountId);
+    await writes.startRun(trx, [input]);
+    const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
+    await createOrderIn(trx, caller, input, 'order', stock, writes);
+    const [orderId] = await writes.flush(trx).catch(againSafely('the order write failed'));
+    const applied = await applyPendingStock(trx, accountId, stock.pending).catch(againSafely('the stock batch failed'));
+    if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
+    return orderId!;
+  }), log);
 }
 
 /** POST order/{order_id}/: one update in one transaction. */

@@ -1,8 +1,10 @@
 /** POST stock/list/: up to 200 creates and updates, each succeeding or failing on its own. */
+import type { Knex } from 'knex';
 import { db } from '../db/knex';
-import { MultiStatusItem, notFound, runItem, runListSafely, Warning } from '../errors';
+import { MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
 import { stripReadOnly, validate } from '../http/validate';
 import type { Logger } from '../log';
+import { createPlainItems, isPlainNew } from './stock-create.service';
 import { resolveStockRef } from './stock-ref';
 import { saveStock } from './stock.service';
 import { StockInput, stockListItemType } from './stock.type';
@@ -10,33 +12,84 @@ import { StockInput, stockListItemType } from './stock.type';
 /** Most items of one stock/list/ request (document 1, Limits). */
 export const maxListItems = 200;
 
+/** One item of a run: its path, warnings, and what to write or why it cannot be written. */
+interface ListItem {
+  path: string;
+  warnings: Warning[];
+  id?: StockInput['id'];
+  fields?: Omit<StockInput, 'id'>;
+  error?: unknown;
+}
+
+function prepare(raw: unknown, index: number): ListItem {
+  const path = `stock[${index}]`;
+  const item: ListItem = { path, warnings: [] };
+  try {
+    item.warnings.push(...stripReadOnly(stockListItemType, raw).map((w) => ({ ...w, field: `${path}.${w.field}`, description: `${path}.${w.description}` })));
+    const { id, ...fields } = validate<StockInput>(stockListItemType, raw, path);
+    Object.assign(item, { id, fields });
+  } catch (err) {
+    item.error = err;
+  }
+  return item;
+}
+
 /**
- * Runs the items in one transaction. A failed item must leave nothing behind: an item that may
- * fail after its first write (an update, or one linking variants or a set) runs in a savepoint.
- * A plain new item can only fail in validation, before it writes, so it needs none (two round
- * trips less). Should the database still refuse such an item, the transaction is rolled back
- * and the whole list runs again with a savepoint for every item. Returns Multistatus_type items.
+ * Runs the items in one transaction. Consecutive new plain items (no id, variation or set) are
+ * written set-based (createPlainItems): an item the rules refuse fails alone before anything is
+ * written. Every other item runs in a savepoint, so a failed one leaves nothing behind. Should
+ * the database refuse a set-based statement, the transaction is rolled back and the whole list
+ * runs again with a savepoint for every item, which isolates the refused item. Returns
+ * Multistatus_type items in input order.
  */
 export async function saveStockList(accountId: number, items: unknown[], log: Logger): Promise<MultiStatusItem[]> {
   return runListSafely((savepointAll) => db().transaction(async (trx) => {
     const response: MultiStatusItem[] = [];
-    for (const [index, raw] of items.entries()) {
-      const path = `stock[${index}]`;
-      const warnings: Warning[] = [];
-      response.push(await runItem(trx, path, async (savepoint) => {
-        warnings.push(...stripReadOnly(stockListItemType, raw).map((w) => ({ ...w, field: `${path}.${w.field}`, description: `${path}.${w.description}` })));
-        const { id, ...fields } = validate<StockInput>(stockListItemType, raw, path);
-        const result = await savepoint(async (t) => {
-          let existingId: number | undefined;
-          if (id !== undefined) {
-            existingId = await resolveStockRef(t, accountId, id, 'id');
-            if (existingId === undefined) throw notFound(`stock ${String(id)}`, `${path}.id`);
-          }
-          return saveStock(t, accountId, fields, existingId, { warnings, title: 'stock/list', field: path });
-        }, id !== undefined || fields.variation !== undefined || fields.set !== undefined);
-        return { code: result.created ? 201 : 200, fields: { stock_id: result.stockId, lister_id: result.listerIds } };
-      }, { log, warnings, savepointAll }));
+    let run: ListItem[] = [];
+    const flush = async () => {
+      if (run.length) response.push(...await createRun(trx, accountId, run, log));
+      run = [];
+    };
+    for (const item of items.map(prepare)) {
+      if (!savepointAll && (item.error !== undefined || isPlainNew(item.id, item.fields!))) {
+        run.push(item);
+        continue;
+      }
+      await flush();
+      response.push(await saveOne(trx, accountId, item, log));
     }
+    await flush();
     return response;
   }), log);
+}
+
+/** One item in its own savepoint. */
+function saveOne(trx: Knex.Transaction, accountId: number, item: ListItem, log: Logger): Promise<MultiStatusItem> {
+  const { path, warnings, id, fields } = item;
+  return runItem(trx, path, async (savepoint) => {
+    if (item.error !== undefined) throw item.error;
+    const result = await savepoint(async (t) => {
+      let existingId: number | undefined;
+      if (id !== undefined) {
+        existingId = await resolveStockRef(t, accountId, id, 'id');
+        if (existingId === undefined) throw notFound(`stock ${String(id)}`, `${path}.id`);
+      }
+      return saveStock(t, accountId, fields!, existingId, { warnings, title: 'stock/list', field: path });
+    });
+    return { code: result.created ? 201 : 200, fields: { stock_id: result.stockId, lister_id: result.listerIds } };
+  }, { log, warnings });
+}
+
+/** A run of new plain items (and items refused in validation) written set-based. */
+async function createRun(trx: Knex.Transaction, accountId: number, run: ListItem[], log: Logger): Promise<MultiStatusItem[]> {
+  const valid = run.filter((item) => item.error === undefined);
+  const outcomes = await createPlainItems(trx, accountId, valid.map((item) => ({ input: item.fields!, ctx: { warnings: item.warnings, title: 'stock/list', field: item.path } })))
+    .catch((err: unknown) => { throw new RunAgainSafely('a set-based stock/list/ statement failed', { cause: err }); });
+  const outcomeOf = new Map(valid.map((item, i) => [item, outcomes[i]!]));
+  return Promise.all(run.map((item) => runItem(trx, item.path, async () => {
+    const outcome = outcomeOf.get(item);
+    if (!outcome) throw item.error;
+    if ('error' in outcome) throw outcome.error;
+    return { code: 201, fields: { stock_id: outcome.result.stockId, lister_id: outcome.result.listerIds } };
+  }, { log, warnings: item.warnings })));
 }

@@ -17,7 +17,9 @@ const listerNumber = (raw: string | number) => Number(String(raw).replace(/^NO_/
  * such lister). A lister_id used in several groups is one lister: its shared fields are kept
  * identical in every group. Returns the lister ids the request touched.
  */
-export async function mergeListers(trx: Knex.Transaction, data: StockData, input: StockInput, f: (name: string) => string): Promise<number[]> {
+export async function mergeListers(
+  trx: Knex.Transaction, data: StockData, input: StockInput, f: (name: string) => string, nextId: () => Promise<number> = () => stockRepository.nextListerId(trx),
+): Promise<number[]> {
   const known = new Set<number>();
   for (const g of listerGroups) for (const l of (data[g] ?? []) as Json[]) known.add(Number(l.lister_id));
   const touched: number[] = [];
@@ -32,10 +34,10 @@ export async function mergeListers(trx: Knex.Transaction, data: StockData, input
       let id: number;
       if (raw === undefined || raw === '') {
         if (current.length > 1) throw invalidField(f(`${g}[${i}].lister_id`), `${f(`${g}[${i}].lister_id`)} is needed: the item has several ${g} listers`);
-        id = current.length === 1 ? Number(current[0]!.lister_id) : await stockRepository.nextListerId(trx);
+        id = current.length === 1 ? Number(current[0]!.lister_id) : await nextId();
       } else {
         const n = listerNumber(raw);
-        if (n === 0) id = await stockRepository.nextListerId(trx);
+        if (n === 0) id = await nextId();
         else if (known.has(n)) id = n;
         else throw notFound(`lister ${String(raw)} of this item`, f(`${g}[${i}].lister_id`));
       }

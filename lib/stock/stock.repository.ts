@@ -55,13 +55,30 @@ export const stockRepository = {
 
   /** Inserts an item with its own quantity_available (a set main's is refreshed once its subs are linked). */
   async insert(trx: Knex.Transaction, accountId: number, columns: StockColumns): Promise<number> {
-    const q = (key: 'quantity' | 'quantity_reserved' | 'quantity_reserved_2' | 'quantity_auction_a') => columns[key] ?? 0;
-    const [row] = await trx('stock').insert({
-      ...columns, account_id: accountId, ...(columns.data ? { data: JSON.stringify(columns.data) } : {}),
-      quantity_available: trx.raw('?::int - ?::int - ?::int - CASE WHEN (SELECT is_auction_a_quantity_subtracted FROM account WHERE id = ?) THEN ?::int ELSE 0 END',
-        [q('quantity'), q('quantity_reserved'), q('quantity_reserved_2'), accountId, q('quantity_auction_a')]),
-    }).returning('id');
-    return (row as { id: number }).id;
+    const [id] = await stockRepository.insertMany(trx, accountId, [columns]);
+    return id!;
+  },
+
+  /** Inserts several items in one statement as insert does each; their ids in the order given. */
+  async insertMany(trx: Knex.Transaction, accountId: number, items: StockColumns[]): Promise<number[]> {
+    if (items.length === 0) return [];
+    const rows = await trx('stock').insert(items.map((columns) => {
+      const q = (key: 'quantity' | 'quantity_reserved' | 'quantity_reserved_2' | 'quantity_auction_a') => columns[key] ?? 0;
+      return {
+        ...columns, account_id: accountId, ...(columns.data ? { data: JSON.stringify(columns.data) } : {}),
+        quantity_available: trx.raw('?::int - ?::int - ?::int - CASE WHEN (SELECT is_auction_a_quantity_subtracted FROM account WHERE id = ?) THEN ?::int ELSE 0 END',
+          [q('quantity'), q('quantity_reserved'), q('quantity_reserved_2'), accountId, q('quantity_auction_a')]),
+      };
+    })).returning('id') as { id: number }[];
+    // Ids come from the sequence in the order of the VALUES rows; RETURNING is not promised to keep it.
+    return rows.map((r) => r.id).sort((a, b) => a - b);
+  },
+
+  /** count lister ids from stock_lister_id_seq in one statement. */
+  async reserveListerIds(trx: Knex.Transaction, count: number): Promise<number[]> {
+    if (count === 0) return [];
+    const { rows } = await trx.raw("SELECT nextval('stock_lister_id_seq')::int AS id FROM generate_series(1, ?)", [count]) as { rows: { id: number }[] };
+    return rows.map((r) => r.id).sort((a, b) => a - b);
   },
 
   async update(trx: Knex.Transaction, accountId: number, id: number, columns: StockColumns): Promise<void> {

@@ -17,7 +17,7 @@ import { stockSearchRepository } from './stock-search.repository';
 import { applySet } from './stock-set.service';
 import { applyVariation } from './stock-variation.service';
 import { stockToApi } from './stock.mapper';
-import { StockColumns, StockData, stockRepository } from './stock.repository';
+import { StockColumns, StockData, stockRepository, StockRow } from './stock.repository';
 import { listerGroups } from '../portals/portal.registry';
 import type { StockInput } from './stock.type';
 
@@ -39,28 +39,7 @@ export async function saveStock(trx: Knex.Transaction, accountId: number, input:
   const existing = existingId !== undefined ? await stockRepository.lock(trx, accountId, existingId) : undefined;
   if (existingId !== undefined && !existing) throw notFound(`stock ${existingId}`, 'stock_id');
 
-  const columns: StockColumns = {};
-  if (input.name !== undefined) columns.name = input.name;
-  if (input.folder !== undefined) columns.folder = input.folder === '' ? '/' : normaliseFolder(input.folder);
-  if (input.price !== undefined) columns.price = input.price;
-  for (const key of textColumns) if (input[key] !== undefined) columns[key] = input[key] === '' ? null : input[key]!;
-  for (const key of intColumns) if (input[key] !== undefined) columns[key] = input[key];
-
-  // Data: every other field, merged into what is stored.
-  const patch: Json = {};
-  for (const [key, value] of Object.entries(input)) if (!specialFields.has(key)) patch[key] = value;
-  if (input.variation?.specifics_set !== undefined) patch.variation = { specifics_set: input.variation.specifics_set };
-  let data = deepMerge(existing?.data ?? {}, patch) as StockData;
-  data = pictureDeletes(data, input, ctx);
-  if (input.webshop) data.webshop = mergeWebshops((data.webshop ?? []) as Json[], input.webshop);
-  const listerIds = await mergeListers(trx, data, input, f);
-  if (input.name === undefined) {
-    // v1.0.2: the offer name set in a lister also becomes the master name.
-    const named = listerGroups.flatMap((g) => input[g] ?? []).filter((l) => typeof l.name === 'string' && l.name !== '');
-    if (named.length) columns.name = named[named.length - 1]!.name!;
-  }
-  columns.data = data;
-  columns.market_d_sku = typeof (data.market_d as Json | undefined)?.sku === 'string' && (data.market_d as Json).sku !== '' ? (data.market_d as Json).sku as string : null;
+  const { columns, listerIds } = await stockColumns(trx, input, existing, ctx);
 
   let stockId: number;
   if (existing) {
@@ -87,6 +66,40 @@ export async function saveStock(trx: Knex.Transaction, accountId: number, input:
     await queueCiaAdjust(trx, accountId, [...touched], existing ? 'stock.updated' : 'stock.created', links);
   }
   return { stockId, listerIds, created: !existing };
+}
+
+/**
+ * The columns (data merged into what is stored) and touched lister ids of a create or update;
+ * no write. New lister ids come from nextListerId (a batch passes ids it reserved at once).
+ */
+export async function stockColumns(
+  trx: Knex.Transaction, input: StockInput, existing: StockRow | undefined, ctx: SaveContext, nextListerId?: () => Promise<number>,
+): Promise<{ columns: StockColumns; listerIds: number[] }> {
+  const f = (name: string) => `${ctx.field}.${name}`;
+  const columns: StockColumns = {};
+  if (input.name !== undefined) columns.name = input.name;
+  if (input.folder !== undefined) columns.folder = input.folder === '' ? '/' : normaliseFolder(input.folder);
+  if (input.price !== undefined) columns.price = input.price;
+  for (const key of textColumns) if (input[key] !== undefined) columns[key] = input[key] === '' ? null : input[key]!;
+  for (const key of intColumns) if (input[key] !== undefined) columns[key] = input[key];
+
+  // Data: every other field, merged into what is stored.
+  const patch: Json = {};
+  for (const [key, value] of Object.entries(input)) if (!specialFields.has(key)) patch[key] = value;
+  if (input.variation?.specifics_set !== undefined) patch.variation = { specifics_set: input.variation.specifics_set };
+  let data = deepMerge(existing?.data ?? {}, patch) as StockData;
+  data = pictureDeletes(data, input, ctx);
+  if (input.webshop) data.webshop = mergeWebshops((data.webshop ?? []) as Json[], input.webshop);
+  const listerIds = await mergeListers(trx, data, input, f, nextListerId);
+  if (input.name === undefined) {
+    // v1.0.2: the offer name set in a lister also becomes the master name.
+    const named = listerGroups.flatMap((g) => input[g] ?? []).filter((l) => typeof l.name === 'string' && l.name !== '');
+    if (named.length) columns.name = named[named.length - 1]!.name!;
+  }
+  columns.data = data;
+  columns.market_d_sku = typeof (data.market_d as Json | undefined)?.sku === 'string' && (data.market_d as Json).sku !== '' ? (data.market_d as Json).sku as string : null;
+
+  return { columns, listerIds };
 }
 
 function pictureDeletes(data: StockData, input: StockInput, ctx: SaveContext): StockData {
@@ -144,11 +157,6 @@ export async function resolvePathStockId(accountId: number, ref: string, knex: K
   const id = await resolveStockRef(knex, accountId, ref, 'id');
   if (id === undefined) throw notFound(`stock ${ref}`, 'stock_id');
   return id;
-}
-
-/** POST stock/: creates an item in a transaction of its own. */
-export async function createStockItem(accountId: number, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
-  return db().transaction((trx) => saveStock(trx, accountId, input, undefined, { warnings, title: 'stock', field: 'stock' }));
 }
 
 /** POST stock/{stock_id}/: updates the item the path names, resolved in the same transaction. */

@@ -7,7 +7,8 @@ import { createDescription, deleteDescription, listDescriptions, readDescription
 import { allHistorySearch, itemHistorySearch, stockHistoryRepository } from '../../lib/stock/stock-history.repository';
 import { maxListItems, saveStockList } from '../../lib/stock/stock-list.service';
 import { stockSearch } from '../../lib/stock/stock-search.repository';
-import { createStockItem, deleteStockItem, listFolders, readStock, searchItemHistory, searchStock, updateStockItem } from '../../lib/stock/stock.service';
+import { createStockItem } from '../../lib/stock/stock-create.service';
+import { deleteStockItem, listFolders, readStock, searchItemHistory, searchStock, updateStockItem } from '../../lib/stock/stock.service';
 import { StockInput, stockType } from '../../lib/stock/stock.type';
 
 /** {stock_id}: an integer or an ID_/EAN_/SKU_/MPN_/MKTDSKU_ identifier, resolved in lib/stock. */
