@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
 import { config } from '../../config';
+import { currentRequestId } from '../log';
 import { assertPublicHost } from './webhook-host';
 
 /**
@@ -27,6 +28,7 @@ export async function deliverNotification(url: string, secret: string, payload: 
   }
   const body = JSON.stringify(payload);
   const timestamp = String(Math.floor(Date.now() / 1000));
+  const requestId = currentRequestId();
   let res: Response;
   try {
     res = await fetch(url, {
@@ -39,6 +41,8 @@ export async function deliverNotification(url: string, secret: string, payload: 
         'X-Kontor-Delivery': deliveryId,
         'X-Kontor-Timestamp': timestamp,
         'X-Kontor-Signature': signature(secret, timestamp, body),
+        // The API request that caused the event, for the receiver's and our logs.
+        ...(requestId ? { 'X-Request-Id': requestId } : {}),
       },
       body,
     });
