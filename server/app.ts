@@ -2,6 +2,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { config } from '../config';
 import { domainError, tooLarge } from '../lib/errors';
 import { requestContext, standardHeaders, versions } from './framework/context';
+import { docsRouter } from './framework/docs';
 import { mountEndpoints } from './framework/mount';
 import { parseQuery } from './framework/query-parser';
 import { sendError, toDomainError } from './framework/respond';
@@ -27,6 +28,7 @@ export function createApp(extra: Endpoint[] = []): express.Express {
 
   const api = express.Router({ strict: false, caseSensitive: true });
   mountEndpoints(api, [...endpoints, ...extra]);
+  api.use(docsRouter([...endpoints, ...extra]));
   api.use('/authorize.php', authorizePage());
   for (const version of versions) app.use(`/${version}`, api);
   app.use('/', api);
