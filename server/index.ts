@@ -2,6 +2,7 @@
 import { config } from '../config';
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
+import { processRegistry } from '../lib/metrics';
 import { closeRedis, redis, whenReady } from '../lib/redis';
 import { handleSignals, onShutdown, serve } from '../lib/shutdown';
 import { createApp } from './app';
@@ -10,6 +11,7 @@ function main(): void {
   const { port, host, publicUrl } = config();
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
+  processRegistry.setDefaultLabels({ process: 'web' });
   const server = serve('http', createApp(), port, host, () => {
     log.info({ url: `${publicUrl}/v1.1/` }, 'api listening');
   });

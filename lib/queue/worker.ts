@@ -2,6 +2,7 @@ import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { config } from '../../config';
 import { db } from '../db/knex';
 import { log, withRequestId } from '../log';
+import { jobRunDuration } from '../metrics';
 import { createRedis, whenReady } from '../redis';
 import { onShutdown } from '../shutdown';
 import { FinalStateWriter } from './final-state-writer';
@@ -76,7 +77,15 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
     const processor = byName[job.name];
     if (!processor) throw new UnrecoverableError(`queue ${queue} has no processor for job ${job.name}`);
     // Log lines of the job and the jobs it queues carry the request that queued it (lib/queue/outbox.ts).
-    return withRequestId(requestIdOf(job), () => processor(job));
+    const end = jobRunDuration.startTimer({ queue, job: job.name });
+    try {
+      const result = await withRequestId(requestIdOf(job), () => processor(job));
+      end({ outcome: 'completed' });
+      return result;
+    } catch (err) {
+      end({ outcome: 'failed' });
+      throw err;
+    }
   }, {
     connection,
     prefix: config().queuePrefix,

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import express, { Request, Response } from 'express';
-import helmet from 'helmet';
 import { config } from '../../config';
 import type { Endpoint } from '../../lib/http/endpoint';
 import { openApiDocument } from '../../lib/http/openapi';
 import { currentVersion } from './context';
+import { docsPageHeaders } from './page-headers';
 
 /** swagger-ui-dist's files, served from node_modules: the page works without the internet. */
 const swaggerUi = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -40,12 +40,6 @@ const start = `window.onload = function () {
 };
 `;
 
-/** helmet's headers; scripts and styles only from here (swagger-ui needs inline styles and data: images). */
-export const docsHelmet = helmet({
-  contentSecurityPolicy: {
-    directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"] },
-  },
-});
 
 /**
  * {base_url}openapi.json (no token: the document is public) and the interactive page at
@@ -62,8 +56,8 @@ export function docsRouter(endpoints: Endpoint[]): express.Router {
     res.json(doc);
   });
   router.get('/docs', (req: Request, res: Response) => res.redirect(301, `${req.baseUrl}/docs/`));
-  router.get('/docs/', docsHelmet, (_req: Request, res: Response) => res.type('html').send(page));
+  router.get('/docs/', docsPageHeaders, (_req: Request, res: Response) => res.type('html').send(page));
   router.get('/docs/kontor-docs.js', (_req: Request, res: Response) => res.type('js').send(start));
-  router.use('/docs', docsHelmet, express.static(swaggerUi, { index: false }));
+  router.use('/docs', docsPageHeaders, express.static(swaggerUi, { index: false }));
   return router;
 }
