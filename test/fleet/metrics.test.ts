@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
+import { deliverNotification } from '../../lib/event/notification';
 import { adapterFor } from '../../lib/portals/portal.registry';
 import { startReceiver } from '../event/servers';
 import { apiBase } from '../support/api';
@@ -48,6 +49,23 @@ describe('fleet: process metrics', function () {
       }
     } finally {
       await portal.close();
+    }
+  });
+
+  it('when webhooks are delivered, refused and answered 503, then the deliveries are counted by outcome', async () => {
+    const receiver = await startReceiver((r) => ({ status: r.path === '/ok' ? 204 : r.path === '/gone' ? 410 : 503 }));
+    try {
+      const before = await metrics();
+      const outcomes = await Promise.all(['/ok', '/gone', '/busy'].map((path) =>
+        deliverNotification(`${receiver.base}${path}`, 'secret', { event: 'test' }, `d${path}`).then(() => 'ok', (err: Error) => err.name)));
+      expect(outcomes).to.deep.equal(['ok', 'UnrecoverableError', 'Error']);
+      const after = await metrics();
+      for (const outcome of ['delivered', 'refused', 'retry']) {
+        const series = `kontor_webhook_deliveries_total{outcome="${outcome}"}`;
+        expect(valueOf(after, series) - valueOf(before, series), series).to.equal(1);
+      }
+    } finally {
+      await receiver.close();
     }
   });
 

@@ -45,6 +45,7 @@ describe('OpenAPI document and docs page', () => {
     expect(page.status).to.equal(200);
     expect(page.headers.get('content-security-policy')).to.include("script-src 'self'");
     expect(page.headers.get('x-frame-options')).to.equal('SAMEORIGIN');
+    expect(page.headers.get('content-security-policy')).not.to.contain('upgrade-insecure-requests');
     const html = await page.text();
     for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'kontor-docs.js']) {
       expect(html).to.include(file);
