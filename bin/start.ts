@@ -9,13 +9,22 @@ import path from 'node:path';
 import { config } from '../config';
 import { migrateDatabase } from '../lib/migrate';
 
-const root = path.join(__dirname, '..');
+/** Running as TypeScript (npm start in development) rather than from dist/. */
+const fromSource = __filename.endsWith('.ts');
+const root = path.join(__dirname, fromSource ? '..' : '../..');
 
 function procfile(): { name: string; command: string }[] {
   return fs.readFileSync(path.join(root, 'Procfile'), 'utf8').split('\n')
     .map((line) => /^([\w-]+):\s*(.+)$/.exec(line.trim()))
     .filter((m): m is RegExpExecArray => m !== null && m[1] !== 'release')
     .map((m) => ({ name: m[1]!, command: m[2]! }));
+}
+
+/** `node dist/server/index.js` → `--require tsx/cjs server/index.ts`. */
+function devCommand(command: string): string[] {
+  const entry = /dist\/(\S+)\.js/.exec(command)?.[1];
+  if (!entry) throw new Error(`Procfile line is not node dist/<entry>.js: ${command}`);
+  return ['--require', 'tsx/cjs', `${entry}.ts`];
 }
 
 async function waitForApi(url: string, children: ChildProcess[]): Promise<boolean> {
@@ -36,8 +45,9 @@ async function main(): Promise<void> {
   const applied = await migrateDatabase(databaseUrl);
   process.stdout.write(`kontor: database ready (${applied.length} migration(s) applied)\n`);
   const children = procfile().map(({ name, command }) => {
-    // The Procfile's `node --require tsx/cjs <entry>`, run with this very node.
-    const [, ...args] = command.split(/\s+/);
+    // The Procfile's `node dist/<entry>.js`, run with this very node; from the TypeScript source
+    // (through tsx) when npm start itself runs from source, so development needs no build.
+    const args = fromSource ? devCommand(command) : command.split(/\s+/).slice(1);
     const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, KONTOR_PROCESS: name } });
     child.on('exit', (code, signal) => {
       if (!stopping) {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 import { config } from '../config';
 
@@ -11,7 +12,28 @@ const redact = [
   '*.authorization', 'headers.authorization', 'req.headers.authorization', 'credentials', '*.credentials',
 ];
 
+/** The request a piece of work serves (web handler or job); `logged` when log lines should carry it (workers). */
+const requestScope = new AsyncLocalStorage<{ id: string; logged: boolean }>();
+
+/**
+ * Runs fn on behalf of a request id: the outbox copies it into the jobs fn queues, webhook
+ * deliveries send it, and (when logged) every log line inside carries it as req_id. The web
+ * passes logged=false: its request logger binds req_id already.
+ */
+export function withRequestId<T>(id: string | undefined, fn: () => T, logged = true): T {
+  return id ? requestScope.run({ id, logged }, fn) : fn();
+}
+
+/** The request id of the work in hand, if any. */
+export function currentRequestId(): string | undefined {
+  return requestScope.getStore()?.id;
+}
+
 export const log = pino({
+  mixin: () => {
+    const scope = requestScope.getStore();
+    return scope?.logged ? { req_id: scope.id } : {};
+  },
   level: config().logLevel,
   base: { service: 'kontor', pid: process.pid },
   redact: { paths: redact, censor: '[redacted]' },

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { log } from './log';
 
 type Closer = { name: string; close: () => Promise<void> };
@@ -48,4 +49,25 @@ export function handleSignals(): void {
       setTimeout(() => process.exit(1), 25000).unref();
     });
   }
+}
+
+/**
+ * Serves a request handler on port and host, closed on shutdown. A port it cannot take (in use,
+ * not permitted) ends the process with exit code 1 and one clear line: Express 5 would hand the
+ * error to the listen callback and leave the process running without a socket.
+ */
+export function serve(name: string, handler: http.RequestListener, port: number, host: string, onListening: () => void): http.Server {
+  const server = http.createServer(handler);
+  server.once('error', (err: NodeJS.ErrnoException) => {
+    const reason = err.code === 'EADDRINUSE' ? 'the port is in use by another process' : err.code === 'EACCES' ? 'not permitted to use the port' : err.message;
+    log.fatal({ err: err.message, code: err.code, host, port }, `${name} cannot listen on ${host}:${port}: ${reason}`);
+    process.stderr.write(`kontor ${name}: cannot listen on ${host}:${port}: ${reason}\n`);
+    process.exit(1);
+  });
+  server.listen(port, host, onListening);
+  onShutdown(name, () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  }));
+  return server;
 }

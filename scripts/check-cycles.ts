@@ -6,7 +6,7 @@
  * The layering that keeps the domains acyclic, lowest first; a domain imports only from lines
  * above its own (checked by hand against the imports when this list was written, not by this
  * script; ARCHITECTURE.md shows the same list):
- *   log, clock                            logger; the time limits read (tests move it)
+ *   log, clock, metrics                   logger; the time limits read (tests move it); process metrics
  *   errors                                the error table, domain errors, warnings, the 207 helper
  *   access                                the permission scopes a caller holds; the Caller
  *   db, redis                             Knex and migrations; Redis connections

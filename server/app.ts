@@ -2,7 +2,9 @@ import express, { NextFunction, Request, Response } from 'express';
 import { config } from '../config';
 import { domainError, tooLarge } from '../lib/errors';
 import { requestContext, standardHeaders, versions } from './framework/context';
+import { docsRouter } from './framework/docs';
 import { mountEndpoints } from './framework/mount';
+import { authorizePageHeaders, pageHeaders } from './framework/page-headers';
 import { parseQuery } from './framework/query-parser';
 import { sendError, toDomainError } from './framework/respond';
 import type { Endpoint } from '../lib/http/endpoint';
@@ -20,6 +22,7 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   app.use(requestContext, standardHeaders);
   // Operator pages (health, queue dashboard, metrics) sit outside the API and its envelope.
   app.use(httpMetrics);
+  app.use('/operator', pageHeaders);
   app.use(operatorRouter());
   // Bodies are read raw and decoded by the framework: media types and charsets real clients send
   // (application/json encoding=utf-8, ISO-8859-15) are beyond express.json().
@@ -27,7 +30,8 @@ export function createApp(extra: Endpoint[] = []): express.Express {
 
   const api = express.Router({ strict: false, caseSensitive: true });
   mountEndpoints(api, [...endpoints, ...extra]);
-  api.use('/authorize.php', authorizePage());
+  api.use(docsRouter([...endpoints, ...extra]));
+  api.use('/authorize.php', authorizePageHeaders, authorizePage());
   for (const version of versions) app.use(`/${version}`, api);
   app.use('/', api);
 

@@ -2,22 +2,20 @@
 import { config } from '../config';
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
+import { processRegistry } from '../lib/metrics';
 import { closeRedis, redis, whenReady } from '../lib/redis';
-import { handleSignals, onShutdown } from '../lib/shutdown';
+import { handleSignals, onShutdown, serve } from '../lib/shutdown';
 import { createApp } from './app';
 
 function main(): void {
   const { port, host, publicUrl } = config();
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
-  const server = createApp().listen(port, host, () => {
+  processRegistry.setDefaultLabels({ process: 'web' });
+  const server = serve('http', createApp(), port, host, () => {
     log.info({ url: `${publicUrl}/v1.1/` }, 'api listening');
   });
   server.keepAliveTimeout = 65000;
-  onShutdown('http', () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  }));
   handleSignals();
   // Rate limits live in Redis; until it answers they are not enforced (see lib/http/rate-limit.ts).
   whenReady(redis()).catch((err: Error) => log.warn({ err: err.message }, 'redis not reachable yet'));

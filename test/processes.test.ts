@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { config } from '../config';
-import { freePort, root, runEntry } from './support/process';
+import { freePort, root, runEntry, runNode } from './support/process';
 
 const exec = promisify(execFile);
 const kontor = (args: string[]) => exec(process.execPath, [path.join(root, 'bin', 'kontor.js'), ...args], {
@@ -108,6 +109,38 @@ describe('processes (Procfile lines)', function () {
       await scheduler.waitFor(/scheduler ready/);
     } finally {
       expect(await scheduler.stop()).to.equal(0);
+    }
+  });
+
+  for (const [entry, portKey, name] of [['server/index.ts', 'PORT', 'http'], ['sandbox/index.ts', 'SANDBOX_PORT', 'sandbox']] as const) {
+    it(`when ${entry}'s port is taken, then it exits non-zero saying so instead of running without a socket`, async () => {
+      const port = await freePort();
+      const taken = net.createServer().listen(port, '127.0.0.1');
+      await new Promise((resolve) => taken.once('listening', resolve));
+      try {
+        const second = runEntry(entry, { [portKey]: String(port), DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info' });
+        const code = await new Promise<number | null>((resolve) => second.child.once('exit', resolve));
+        expect(code, second.output()).to.equal(1);
+        expect(second.output()).to.contain(`kontor ${name}: cannot listen on 127.0.0.1:${port}: the port is in use by another process`);
+      } finally {
+        taken.close();
+      }
+    });
+  }
+
+  it('when the service is built, then the compiled web entry starts with node alone and answers /health/live', async function () {
+    this.timeout(180000);
+    // The Procfile runs dist/: build it from the current source (the same `npm run build` as at install).
+    await exec('npm', ['run', 'build'], { cwd: root });
+    const port = await freePort();
+    const web = runNode(['dist/server/index.js'], { PORT: String(port), DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info' });
+    try {
+      await web.waitFor(/api listening/);
+      const res = await fetch(`http://127.0.0.1:${port}/health/live`);
+      expect(res.status).to.equal(200);
+      expect(await res.json()).to.deep.equal({ status: 'ok' });
+    } finally {
+      expect(await web.stop()).to.equal(0);
     }
   });
 });

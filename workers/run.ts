@@ -1,5 +1,6 @@
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
+import { pushProcessMetrics } from '../lib/operator/metrics-push';
 import { startFleetRecovery } from '../lib/fleet/fleet-recovery';
 import { closeQueues, queues } from '../lib/queue/queue.registry';
 import type { QueueName } from '../lib/queue/queues';
@@ -20,6 +21,7 @@ export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Proc
   onShutdown('redis', closeRedis);
   onShutdown('queues', closeQueues);
   handleSignals();
+  pushProcessMetrics(queue);
   const relay = new OutboxRelay();
   onShutdown('outbox relay', () => relay.stop());
   const watch = startFleetRecovery(relay, queues());

@@ -9,6 +9,7 @@ import { closeRedis, redis, whenReady } from '../lib/redis';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 import { closeQueues } from '../lib/queue/queue.registry';
 import { schedules } from '../lib/queue/schedules';
+import { pushProcessMetrics } from '../lib/operator/metrics-push';
 
 async function main(): Promise<void> {
   onShutdown('knex', closeDb);
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   }, { name: schedule.name, noOverlap: true }));
   onShutdown('cron', async () => { for (const task of tasks) await task.stop(); });
   handleSignals();
+  pushProcessMetrics('scheduler');
   log.info({ schedules: schedules().map((s) => `${s.name} ${s.cron}`) }, 'scheduler ready');
 }
 

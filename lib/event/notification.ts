@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
 import { config } from '../../config';
+import { currentRequestId } from '../log';
+import { webhookDeliveries } from '../metrics';
 import { assertPublicHost } from './webhook-host';
 
 /**
@@ -23,10 +25,12 @@ export async function deliverNotification(url: string, secret: string, payload: 
   try {
     await assertPublicHost(new URL(url));
   } catch (err) {
+    webhookDeliveries.inc({ outcome: 'refused' });
     throw new UnrecoverableError(`notification refused: ${(err as Error).message}`);
   }
   const body = JSON.stringify(payload);
   const timestamp = String(Math.floor(Date.now() / 1000));
+  const requestId = currentRequestId();
   let res: Response;
   try {
     res = await fetch(url, {
@@ -39,15 +43,21 @@ export async function deliverNotification(url: string, secret: string, payload: 
         'X-Kontor-Delivery': deliveryId,
         'X-Kontor-Timestamp': timestamp,
         'X-Kontor-Signature': signature(secret, timestamp, body),
+        // The API request that caused the event, for the receiver's and our logs.
+        ...(requestId ? { 'X-Request-Id': requestId } : {}),
       },
       body,
     });
   } catch (err) {
+    webhookDeliveries.inc({ outcome: 'retry' });
     throw new Error(`notification to ${new URL(url).host} failed: ${(err as Error).message}`, { cause: err });
   }
   await res.body?.cancel().catch(() => undefined);
-  if (res.status >= 200 && res.status < 300) return { status: res.status };
+  const delivered = res.status >= 200 && res.status < 300;
+  const refused = permanent(res.status) || (res.status >= 300 && res.status < 400);
+  webhookDeliveries.inc({ outcome: delivered ? 'delivered' : refused ? 'refused' : 'retry' });
+  if (delivered) return { status: res.status };
   const message = `notification to ${new URL(url).host} answered HTTP ${res.status}`;
-  if (permanent(res.status) || (res.status >= 300 && res.status < 400)) throw new UnrecoverableError(message);
+  if (refused) throw new UnrecoverableError(message);
   throw new Error(message);
 }

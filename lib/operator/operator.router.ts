@@ -5,7 +5,9 @@ import express from 'express';
 import { queues } from '../queue/queue.registry';
 import { QueueName, queueNames } from '../queue/queues';
 import { readiness } from './health';
+import { processRegistry } from '../metrics';
 import { metricsRegistry } from './metrics';
+import { allMetrics } from './metrics-push';
 import { operatorAuth } from './operator-auth';
 
 /**
@@ -22,7 +24,7 @@ export function operatorRouter(): express.Router {
   });
 
   router.get('/operator/metrics', operatorAuth, async (_req, res) => {
-    res.set('Content-Type', metricsRegistry.contentType).send(await metricsRegistry.metrics());
+    res.set('Content-Type', metricsRegistry.contentType).send(await allMetrics(metricsRegistry, processRegistry));
   });
 
   const board = new ExpressAdapter();

@@ -1,6 +1,7 @@
 import { ClientCredentials, AccessToken } from 'simple-oauth2';
 import { config } from '../../config';
 import { DomainError, portalRefused, portalUnavailable } from '../errors';
+import { portalCalls } from '../metrics';
 import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
 import { portalUploadPart } from './upload-part.type';
 
@@ -103,14 +104,17 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
         method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(config().portalTimeoutMs),
       });
     } catch (err) {
+      portalCalls.inc({ portal: this.portal, outcome: 'failed' });
       throw portalUnavailable(`${this.portal}: ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
     }
     const text = await res.text().catch(() => '');
     let parsed: Record<string, unknown> = {};
     try { parsed = text ? JSON.parse(text) as Record<string, unknown> : {}; } catch { /* not JSON */ }
+    const transient = res.status === 429 || res.status >= 500 || res.status === 408;
+    portalCalls.inc({ portal: this.portal, outcome: res.ok ? 'ok' : transient ? 'unavailable' : 'refused' });
     if (res.ok) return parsed;
     const message = typeof parsed.message === 'string' ? parsed.message : text.slice(0, 300) || res.statusText;
-    if (res.status === 429 || res.status >= 500 || res.status === 408) {
+    if (transient) {
       throw portalUnavailable(`${this.portal} answered ${res.status}: ${message}`, retryAfterMs(res.headers.get('retry-after')));
     }
     if (res.status === 401) tokens.delete(this.tokenKey(target));

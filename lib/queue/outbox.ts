@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { currentRequestId } from '../log';
 import { JobName, JobPayloads, jobQueues } from './jobs';
 
 /**
@@ -14,7 +15,7 @@ export const outboxChannel = 'kontor_outbox';
  */
 export async function addToOutbox<J extends JobName>(trx: Knex.Transaction, accountId: number, job: J, payload: JobPayloads[J]): Promise<string> {
   const [row] = await trx('outbox')
-    .insert({ account_id: accountId, queue: jobQueues[job], job_name: job, payload: JSON.stringify(payload) })
+    .insert({ account_id: accountId, queue: jobQueues[job], job_name: job, payload: withRequest(payload) })
     .returning('job_id');
   return (row as { job_id: string }).job_id;
 }
@@ -35,8 +36,18 @@ export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, 
      FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS t(queue, job_name, payload, n)
      ORDER BY t.n
      RETURNING id, job_id`,
-    [accountId, queues, jobs.map((j) => j.job), jobs.map((j) => JSON.stringify(j.payload))],
+    [accountId, queues, jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload))],
   ) as { rows: { id: string; job_id: string }[] };
   // Ids follow the insert order; RETURNING is not promised to.
   return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => r.job_id);
+}
+
+/**
+ * A job's data as stored: its payload and, when the job is queued on behalf of a request (the
+ * API call, or a job that was itself queued by one), that request_id, so workers log it and
+ * webhook deliveries send it (startWorker runs each job under it).
+ */
+function withRequest(payload: object): string {
+  const requestId = currentRequestId();
+  return JSON.stringify(requestId ? { ...payload, request_id: requestId } : payload);
 }

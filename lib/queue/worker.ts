@@ -1,7 +1,8 @@
 import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { config } from '../../config';
 import { db } from '../db/knex';
-import { log } from '../log';
+import { log, withRequestId } from '../log';
+import { jobRunDuration } from '../metrics';
 import { createRedis, whenReady } from '../redis';
 import { onShutdown } from '../shutdown';
 import { FinalStateWriter } from './final-state-writer';
@@ -11,6 +12,11 @@ import { QueueName, queueNames } from './queues';
 
 /** Outbox job ids are UUIDs; jobs added by workers and the scheduler carry other ids. */
 const outboxJobId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function requestIdOf(job: Job): string | undefined {
+  const id = (job.data as { request_id?: unknown } | undefined)?.request_id;
+  return typeof id === 'string' ? id : undefined;
+}
 
 /**
  * Redis must never evict keys under a queue: a dropped job is a lost stock update. Says what to
@@ -70,7 +76,16 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
   const worker = new Worker(queueNames[queue], async (job) => {
     const processor = byName[job.name];
     if (!processor) throw new UnrecoverableError(`queue ${queue} has no processor for job ${job.name}`);
-    return processor(job);
+    // Log lines of the job and the jobs it queues carry the request that queued it (lib/queue/outbox.ts).
+    const end = jobRunDuration.startTimer({ queue, job: job.name });
+    try {
+      const result = await withRequestId(requestIdOf(job), () => processor(job));
+      end({ outcome: 'completed' });
+      return result;
+    } catch (err) {
+      end({ outcome: 'failed' });
+      throw err;
+    }
   }, {
     connection,
     prefix: config().queuePrefix,
@@ -89,7 +104,7 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
   worker.on('failed', (job, err) => {
     if (!job) return;
     const final = err instanceof UnrecoverableError || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
-    log.warn({ queue, job_id: job.id, job: job.name, attempt: job.attemptsMade, final, err: err.message }, 'job failed');
+    log.warn({ queue, job_id: job.id, job: job.name, req_id: requestIdOf(job), attempt: job.attemptsMade, final, err: err.message }, 'job failed');
     if (final && job.id && outboxJobId.test(job.id)) finals.record(job.id, { state: 'failed', error: err.message, attemptsMade: job.attemptsMade });
   });
   worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));

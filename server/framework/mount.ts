@@ -3,7 +3,9 @@ import Joi from 'joi';
 import { grantOfAccessToken } from '../../lib/auth/token.service';
 import type { Caller } from '../../lib/access/caller';
 import type { Warning } from '../../lib/errors';
-import type { Endpoint } from '../../lib/http/endpoint';
+import { config } from '../../config';
+import type { Endpoint, RequestContext } from '../../lib/http/endpoint';
+import { withRequestId } from '../../lib/log';
 import { DomainError, forbidden, invalidField, methodNotAllowed, notFound, unauthenticated } from '../../lib/errors';
 import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
 import { checkInput, checkText } from '../../lib/http/input-bounds';
@@ -85,19 +87,26 @@ function handlerFor(e: Endpoint) {
       const body = e.file ? fileBody(req) : e.method === 'POST' ? readBody(e, fields, context.warnings, mentioned) : {};
       if (caller) await checkMentionedPortalAccounts(caller.accountId, mentioned);
       const { query, search } = e.method === 'POST' ? { query: {}, search: noSearch } : readQuery(e, fields);
-      const result = await e.run({ request: context, caller, params, body, query, search });
+      // Jobs queued by the handler carry the request id (lib/queue/outbox.ts).
+      const result = await withRequestId(context.id, () => e.run({ request: context, caller, params, body, query, search }), false);
       const payload = result.payload ?? {};
       if (e.select && search.select) {
         const key = e.response[0]!;
         payload[key] = project(payload[key] as Record<string, unknown>, search.select, e.select.alwaysSelected);
       }
-      sendSuccess(req, res, result.status ?? 200, payload, context.warnings, result.headers);
+      sendSuccess(req, res, result.status ?? 200, payload, context.warnings, { ...jobLocation(context, result.status, payload), ...result.headers });
     } catch (err) {
       sendError(req, res, toDomainError(err, context.log), err instanceof DomainError ? context.warnings : []);
     } finally {
       release();
     }
   };
+}
+
+/** A 202 with a job_id points at the job's status (Location: {base_url}job/{id}/). */
+function jobLocation(context: RequestContext, status: number | undefined, payload: Record<string, unknown>): Record<string, string> {
+  if (status !== 202 || typeof payload.job_id !== 'string') return {};
+  return { Location: `${config().publicUrl}/${context.version}/job/${payload.job_id}/` };
 }
 
 /** Rate-limit weight in tenths of a call: a bulk request counts one tenth per item (at least one). */

@@ -112,6 +112,16 @@ describe('event execution (events worker)', function () {
     expect(job).to.deep.include({ state: 'completed', result: { handler_id: handler.id, action: 'notification', status: 204 } });
   });
 
+  it('when the order was created with an X-Request-Id, then the webhook delivery carries it', async () => {
+    const seller = await newSeller();
+    const path = `/ok/rid/${seller.id}`;
+    await createHandler(seller, notification(`${base}${path}`));
+    const res = await call('order/', { token: seller.token, headers: { 'X-Request-Id': `shop-${seller.id}` }, body: { order: { customer: { email: 'buyer@example.com' } } } });
+    expect(res.status, res.text).to.equal(201);
+    const delivery = await waitFor(async () => received.find((r) => r.path === path), 'the notification');
+    expect(delivery.headers['x-request-id']).to.equal(`shop-${seller.id}`);
+  });
+
   it('when the webhook fails at first, then the run is retried with backoff and delivered; a refusing receiver does not stop the other handler', async () => {
     const seller = await newSeller();
     const flaky = await createHandler(seller, notification(`${base}/flaky/${seller.id}`, 'flaky'));

@@ -17,10 +17,10 @@ export async function readItem(seller: Seller, id: number | string): Promise<Rec
   return res.body.stock as Record<string, unknown> & { quantity_available: number; quantity: number };
 }
 
-/** cia.adjust outbox rows of the seller, as stock ids. */
+/** cia.adjust outbox rows of the seller, as stock ids (without the request id every job carries). */
 export async function ciaRows(seller: Seller): Promise<{ stockId: number; reason: string }[]> {
-  const rows = (await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).orderBy('id')) as { payload: { stockId: number; reason: string } }[];
-  return rows.map((r) => r.payload);
+  const rows = (await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).orderBy('id')) as { payload: { stockId: number; reason: string; request_id?: string } }[];
+  return rows.map(({ payload: { request_id: _requestId, ...payload } }) => payload);
 }
 
 export async function historyOf(seller: Seller, id: number): Promise<{ quantity: { old: number; difference: number; new: number }; title: string; order_id: string | null }[]> {

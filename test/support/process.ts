@@ -15,7 +15,12 @@ export interface Running {
 
 /** Runs a TypeScript entry as its own process, as its Procfile line does. */
 export function runEntry(file: string, env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', file], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return runNode(['--require', 'tsx/cjs', file], env);
+}
+
+/** Runs node with the arguments (a compiled entry: ['dist/server/index.js']). */
+export function runNode(args: string[], env: Record<string, string>): Running {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });

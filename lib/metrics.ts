@@ -1,0 +1,34 @@
+/**
+ * This process's own Prometheus figures: Node's default metrics, job run times, portal calls
+ * and webhook deliveries. Low in the layering so portals, queue and event can count without
+ * knowing the operator pages; workers push the registry to Redis and the web's /operator/metrics
+ * shows every process (lib/operator/metrics-push.ts).
+ */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+export const processRegistry = new Registry();
+collectDefaultMetrics({ register: processRegistry });
+
+export const jobRunDuration = new Histogram({
+  name: 'kontor_job_run_duration_seconds',
+  help: 'Run time of jobs in this process by queue, job name and outcome (completed or failed).',
+  labelNames: ['queue', 'job', 'outcome'],
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [processRegistry],
+});
+
+/** Outcomes: ok, refused (4xx), unavailable (429, 5xx, 408) or failed (no answer, network). */
+export const portalCalls = new Counter({
+  name: 'kontor_portal_calls_total',
+  help: 'Calls to portal APIs by portal and outcome.',
+  labelNames: ['portal', 'outcome'],
+  registers: [processRegistry],
+});
+
+/** Outcomes: delivered (2xx), retry (408, 429, 5xx, timeout, network), refused (other answers, blocked host). */
+export const webhookDeliveries = new Counter({
+  name: 'kontor_webhook_deliveries_total',
+  help: 'Webhook (notification) delivery attempts by outcome.',
+  labelNames: ['outcome'],
+  registers: [processRegistry],
+});

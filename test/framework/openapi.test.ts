@@ -1,0 +1,65 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { expect } from 'chai';
+import { endpoints } from '../../server/routes';
+import { apiBase, call } from '../support/api';
+
+type Document = { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, { security: Record<string, string[]>[]; responses: Record<string, unknown>; requestBody?: { content: Record<string, unknown> } }>> };
+
+async function documentOf(version = 'v1.1'): Promise<Document> {
+  const res = await fetch(`${await apiBase()}/${version}/openapi.json`);
+  expect(res.status).to.equal(200);
+  expect(res.headers.get('content-type')).to.match(/^application\/json/);
+  return await res.json() as Document;
+}
+
+describe('OpenAPI document and docs page', () => {
+  it('when openapi.json is read without a token, then it is a valid OpenAPI 3.1 document', async () => {
+    const doc = await documentOf();
+    expect(doc.openapi).to.equal('3.1.0');
+    const result = await new Validator().validate(doc as never);
+    expect(result.errors ?? [], JSON.stringify(result.errors ?? []).slice(0, 2000)).to.deep.equal([]);
+    expect(result.valid).to.equal(true);
+  });
+
+  it('when openapi.json is read, then every declared endpoint is in it with its scope, and authorize.php too', async () => {
+    const doc = await documentOf();
+    for (const e of endpoints) {
+      const op = doc.paths[`/${e.path}`]?.[e.method.toLowerCase()];
+      expect(op, `${e.method} ${e.path}`).to.not.equal(undefined);
+      expect(op!.security, `${e.method} ${e.path}`).to.deep.equal(e.auth ? [{ oauth2: e.auth.scope ? [e.auth.scope] : [] }] : []);
+      if (e.auth) expect(Object.keys(op!.responses), `${e.method} ${e.path}`).to.include.members(['400', '401', '403', '429', '503']);
+      if (e.async && !e.bulk) expect(op!.responses).to.have.property('202');
+    }
+    expect(doc.paths['/authorize.php']).to.have.keys('get', 'post');
+    expect(doc.paths['/order/']!.post!.requestBody!.content).to.have.keys('application/json', 'application/xml');
+  });
+
+  it('when openapi.json is read under another version, then its server is that version\'s base_url', async () => {
+    const doc = await documentOf('v1.0');
+    expect(doc.servers[0]!.url).to.match(/\/v1\.0$/);
+  });
+
+  it('when the docs page is opened, then its HTML, script and style load from this server with a CSP that allows them', async () => {
+    const base = await apiBase();
+    const page = await fetch(`${base}/v1.1/docs/`);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-security-policy')).to.include("script-src 'self'");
+    expect(page.headers.get('x-frame-options')).to.equal('SAMEORIGIN');
+    expect(page.headers.get('content-security-policy')).not.to.contain('upgrade-insecure-requests');
+    const html = await page.text();
+    for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'kontor-docs.js']) {
+      expect(html).to.include(file);
+      const asset = await fetch(`${base}/v1.1/docs/${file}`);
+      expect(asset.status, file).to.equal(200);
+      expect((await asset.text()).length, file).to.be.above(100);
+    }
+    const redirect = await fetch(`${base}/v1.1/docs`, { redirect: 'manual' });
+    expect(redirect.status).to.equal(301);
+    expect(redirect.headers.get('location')).to.equal('/v1.1/docs/');
+  });
+
+  it('when the docs page asks for a file outside swagger-ui, then it is not found', async () => {
+    const res = await call('docs/..%2F..%2Fpackage.json');
+    expect(res.status).to.equal(404);
+  });
+});
