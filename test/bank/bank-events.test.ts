@@ -83,8 +83,9 @@ describe('bank: events of orders paid by a statement (bank and events workers)',
     expect(batchDeliveries(s, batches)).to.deep.equal(expected);
   });
 
-  it('when the account has no handler of the type, then a batch queues no run', async () => {
+  it('when the account has handlers of another type only, then a batch queues no run', async () => {
     const s = await newSeller();
+    await handler(s, 'changed');
     const result = await dispatchEventBatch('00000000-0000-4000-8000-000000000000', { accountId: s.id, section: 'order', type: 'paid', recordIds: ['1_2026_11', '2_2026_11'] }, new Date());
     expect(result).to.deep.equal({ records: 2, runs: [], skipped: [] });
     expect(await db()('outbox').where({ account_id: s.id, job_name: 'event.run' })).to.have.length(0);
