@@ -26,9 +26,42 @@ function targeted(handler: EventHandlerRow, targets: unknown): boolean {
  * fails and shows its state on its own. Idempotent: a pair already queued is not queued again.
  */
 export async function dispatchEvent(eventId: string, event: JobPayloads['event.emit'], occurredAt: Date): Promise<DispatchResult> {
-  const result: DispatchResult = { runs: [], skipped: [] };
   const handlers = await eventHandlerRepository.activeFor(event.accountId, event.section, event.type);
+  if (handlers.length === 0) return { runs: [], skipped: [] };
+  return dispatchTo(handlers, eventId, event, occurredAt);
+}
+
+/** What event.emit_batch did, per record (record_id names it). */
+export interface BatchDispatchResult {
+  records: number;
+  runs: { record_id: string; handler_id: number; job_id: string }[];
+  skipped: { record_id: string; handler_id: number; reason: string }[];
+}
+
+/** The event id of one record of an event.emit_batch job: stable, so a re-run finds its runs. */
+export const batchEventId = (batchJobId: string, recordId: string) => `${batchJobId}-${recordId}`;
+
+/**
+ * event.emit_batch: each record dispatched as its own event.emit would be (same handlers,
+ * conditions, runs and payloads), under the event id batchEventId. The handlers are read once:
+ * an account with none of the type costs one query whatever the number of records.
+ */
+export async function dispatchEventBatch(batchJobId: string, batch: JobPayloads['event.emit_batch'], occurredAt: Date): Promise<BatchDispatchResult> {
+  const result: BatchDispatchResult = { records: batch.recordIds.length, runs: [], skipped: [] };
+  const handlers = await eventHandlerRepository.activeFor(batch.accountId, batch.section, batch.type);
   if (handlers.length === 0) return result;
+  for (const recordId of batch.recordIds) {
+    const event = { accountId: batch.accountId, section: batch.section, type: batch.type, recordId };
+    const one = await dispatchTo(handlers, batchEventId(batchJobId, recordId), event, occurredAt);
+    result.runs.push(...one.runs.map((r) => ({ record_id: recordId, ...r })));
+    result.skipped.push(...one.skipped.map((r) => ({ record_id: recordId, ...r })));
+  }
+  return result;
+}
+
+/** One event against the account's active handlers of its type (read by the caller). */
+async function dispatchTo(handlers: EventHandlerRow[], eventId: string, event: JobPayloads['event.emit'], occurredAt: Date): Promise<DispatchResult> {
+  const result: DispatchResult = { runs: [], skipped: [] };
   const record = await loadEventRecord(event.accountId, event.section, event.recordId, event.data);
   const chosen: EventHandlerRow[] = [];
   for (const handler of handlers) {

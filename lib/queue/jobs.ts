@@ -12,6 +12,12 @@ export interface JobPayloads {
   /** A domain event (order created, paid, ...); events worker runs the matching handlers. */
   'event.emit': { accountId: number; section: string; type: string; recordId: string; data?: Record<string, unknown> };
   /**
+   * The same event for many records of a section (a bulk payment: one row per batch and type
+   * instead of one per order); the events worker dispatches each record as an event.emit, with
+   * the event id `${jobId}-${recordId}`. Only sections whose record is read back (no data).
+   */
+  'event.emit_batch': { accountId: number; section: string; type: string; recordIds: string[] };
+  /**
    * Push the quantities CIA wants to one portal account at one portal, for every item still
    * waiting, in bulk calls (added by the cia worker, coalesced per target, not the outbox).
    * Idempotent: reads the wanted quantities and their sequences when it runs; what the portal
@@ -87,6 +93,7 @@ export type JobName = keyof JobPayloads;
 export const jobQueues = {
   'cia.adjust': 'cia',
   'event.emit': 'events',
+  'event.emit_batch': 'events',
   'portal.set_quantity': 'portal_upload',
   'portal.upload': 'portal_upload',
   'cia.reconcile': 'cia',

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, query, Seller } from '../support/api';
-import { createOrder, readOrder } from '../order/helpers';
+import { createOrder, orderEvents, readOrder } from '../order/helpers';
 
 interface BankView { id: string; type: string; date: string; transfer_date: string; sender: string; subject: string; amount: string; order_id?: string; order_no?: string | null; status: string | null }
 
@@ -63,9 +63,7 @@ describe('bank: transfers and payment-provider payments', () => {
     order = await readOrder(s, orderId);
     expect(order.paid_amount).to.equal('30.00');
     expect(order.invoice_amount).to.equal('30.00');
-    const events = await db()('outbox').where({ account_id: s.id }).select('payload');
-    const types = events.map((e: { payload: { type?: string; recordId?: string } }) => e.payload).filter((p) => p.recordId === orderId).map((p) => p.type);
-    expect(types.filter((t) => t === 'paid')).to.have.length(1);
+    expect((await orderEvents(s)).filter((e) => e === `paid:${orderId}`)).to.have.length(1);
   });
 
   it('when the subject names only the order number, then that order is assigned', async () => {

@@ -77,9 +77,9 @@ export async function outbox(seller: Seller): Promise<OutboxRow[]> {
   return db()('outbox').select('job_name', 'payload').where({ account_id: seller.id }).orderBy('id');
 }
 
-/** The order events (section order) of the seller's outbox, as type:recordId. */
+/** The order events (section order) of the seller's outbox, as type:recordId; a batch gives one per record. */
 export async function orderEvents(seller: Seller): Promise<string[]> {
   return (await outbox(seller))
-    .filter((r) => r.job_name === 'event.emit' && r.payload.section === 'order')
-    .map((r) => `${String(r.payload.type)}:${String(r.payload.recordId)}`);
+    .filter((r) => (r.job_name === 'event.emit' || r.job_name === 'event.emit_batch') && r.payload.section === 'order')
+    .flatMap((r) => (r.payload.recordIds as string[] | undefined ?? [r.payload.recordId]).map((id) => `${String(r.payload.type)}:${String(id)}`));
 }
