@@ -27,12 +27,17 @@ async function sellerWithOpenOrders(): Promise<{ id: number; token: string }> {
        FROM generate_series(1, :count::bigint) AS n`,
       { account: seller.id, count: orderCount },
     );
-    await db().raw(`INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, 'order', ?)
-      ON CONFLICT (account_id, kind) DO UPDATE SET last_value = EXCLUDED.last_value`, [seller.id, orderCount]);
+    await db().raw(
+      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, 'order', ?)
+      ON CONFLICT (account_id, kind) DO UPDATE SET last_value = EXCLUDED.last_value`,
+      [seller.id, orderCount],
+    );
     await db().raw('ANALYZE sales_order');
   }
   // Every run starts from open orders and no bank records.
-  await db()('sales_order').where({ account_id: seller.id }).update({ paid_amount: null, is_paid: false, paid_date: null, invoice_number: null, bill_date: null });
+  await db()('sales_order')
+    .where({ account_id: seller.id })
+    .update({ paid_amount: null, is_paid: false, paid_date: null, invoice_number: null, bill_date: null });
   await db().raw('DELETE FROM sales_order_history h USING sales_order o WHERE o.internal_id = h.order_internal_id AND o.account_id = ?', [seller.id]);
   await db()('bank').where({ account_id: seller.id }).delete();
   await db()('bank_counter').where({ account_id: seller.id }).delete();
@@ -49,20 +54,31 @@ function statement(): Buffer {
   const entries: string[] = [];
   for (let i = 0; i < entryCount; i++) {
     const n = orderOf(i);
-    entries.push(`<Ntry><Amt Ccy="EUR">${amountOf(n)}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-11-20</Dt></BookgDt>`
-      + `<AcctSvcrRef>BENCH${i}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Pty><Nm>Buyer ${n}</Nm></Pty></Dbtr></RltdPties>`
-      + `<RmtInf><Ustrd>Order ${n}_2026_11 thank you</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`);
+    entries.push(
+      `<Ntry><Amt Ccy="EUR">${amountOf(n)}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-11-20</Dt></BookgDt>` +
+        `<AcctSvcrRef>BENCH${i}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Pty><Nm>Buyer ${n}</Nm></Pty></Dbtr></RltdPties>` +
+        `<RmtInf><Ustrd>Order ${n}_2026_11 thank you</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`,
+    );
   }
-  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>`
-    + `<GrpHdr><MsgId>BENCH</MsgId><CreDtTm>2026-11-21T07:00:00Z</CreDtTm></GrpHdr><Stmt><Id>BENCH</Id><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id></Acct>`
-    + `${entries.join('')}</Stmt></BkToCstmrStmt></Document>`);
+  return Buffer.from(
+    `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>` +
+      `<GrpHdr><MsgId>BENCH</MsgId><CreDtTm>2026-11-21T07:00:00Z</CreDtTm></GrpHdr><Stmt><Id>BENCH</Id><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id></Acct>` +
+      `${entries.join('')}</Stmt></BkToCstmrStmt></Document>`,
+  );
 }
 
 /** The baseline: the same transfer rows in one bare multi-row INSERT (chunks of 1000), for another seller. */
 async function bareInsert(accountId: number): Promise<void> {
   const rows = Array.from({ length: entryCount }, (_, i) => ({
-    account_id: accountId, number: i + 1, id: `${i + 1}_2026_11`, type: 'bank', transfer_date: new Date('2026-11-20T00:00:00Z'),
-    sender: `Buyer ${orderOf(i)}`, subject: `Order ${orderOf(i)}_2026_11 thank you`, amount: amountOf(orderOf(i)), entry_ref: `DE02120300000000202051|BENCH${i}`,
+    account_id: accountId,
+    number: i + 1,
+    id: `${i + 1}_2026_11`,
+    type: 'bank',
+    transfer_date: new Date('2026-11-20T00:00:00Z'),
+    sender: `Buyer ${orderOf(i)}`,
+    subject: `Order ${orderOf(i)}_2026_11 thank you`,
+    amount: amountOf(orderOf(i)),
+    entry_ref: `DE02120300000000202051|BENCH${i}`,
   }));
   await db().batchInsert('bank', rows, 1000);
 }
@@ -78,19 +94,25 @@ export const bankBench: BenchCase = {
     const body = statement();
     let answer: { statement?: { stored?: number }; job_id?: string } = {};
     const storeMs = await time(async () => {
-      const res = await fetch(`${base}/bank/statement/`, { method: 'POST', headers: { Authorization: `Bearer ${seller.token}`, 'Content-Type': 'application/xml' }, body });
-      answer = await res.json() as typeof answer;
+      const res = await fetch(`${base}/bank/statement/`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${seller.token}`, 'Content-Type': 'application/xml' },
+        body,
+      });
+      answer = (await res.json()) as typeof answer;
       if (res.status !== 202) throw new Error(`bank/statement/ answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
     });
     let matched = 0;
-    const matchMs = await time(async () => { matched = (await matchRange(seller.id, 1, entryCount)).assigned; });
+    const matchMs = await time(async () => {
+      matched = (await matchRange(seller.id, 1, entryCount)).assigned;
+    });
     const bareMs = await time(() => bareInsert(baseline.id));
     const paid = (await db()('sales_order').where({ account_id: seller.id, is_paid: true }).count('* as n').first()) as { n: string };
     const total = storeMs + matchMs;
     const line = (label: string, ms: number, extra = '') => process.stdout.write(`${label.padEnd(44)} ${ms.toFixed(0).padStart(7)} ms  ${extra}\n`);
-    line(`import (parse + store ${answer.statement?.stored ?? 0} entries)`, storeMs, `${(entryCount / storeMs * 1000).toFixed(0)} entries/s stored`);
-    line(`match (${matched} assigned, ${paid.n} orders paid)`, matchMs, `${(entryCount / matchMs * 1000).toFixed(0)} entries/s matched`);
-    line('import + match', total, `${(entryCount / total * 1000).toFixed(0)} entries/s`);
+    line(`import (parse + store ${answer.statement?.stored ?? 0} entries)`, storeMs, `${((entryCount / storeMs) * 1000).toFixed(0)} entries/s stored`);
+    line(`match (${matched} assigned, ${paid.n} orders paid)`, matchMs, `${((entryCount / matchMs) * 1000).toFixed(0)} entries/s matched`);
+    line('import + match', total, `${((entryCount / total) * 1000).toFixed(0)} entries/s`);
     line(`bare multi-row insert of ${entryCount} rows`, bareMs, `ratio store ${(storeMs / bareMs).toFixed(2)}, store + match ${(total / bareMs).toFixed(2)}`);
     await db()('bank').where({ account_id: baseline.id }).delete();
     await benchDone();

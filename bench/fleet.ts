@@ -28,7 +28,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<T>((resolve) => { timer = setTimeout(() => resolve(fallback), ms); })]);
+    return await Promise.race([
+      promise,
+      new Promise<T>((resolve) => {
+        timer = setTimeout(() => resolve(fallback), ms);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -60,7 +65,13 @@ async function freePort(): Promise<number> {
 /** Waits until a server answers (bounded). */
 async function waitFor(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    if (await fetch(url).then(() => true, () => false)) return;
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await sleep(100);
   }
   throw new Error(`${url} never answered`);
@@ -71,9 +82,14 @@ function cpuSeconds(pids: Record<string, number[]>): Record<string, number> {
   const tick = 100; // USER_HZ: 100 on every Linux build this runs on
   const read = (pid: number) => {
     try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      const fields = fs
+        .readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
       return (Number(fields[11]) + Number(fields[12])) / tick;
-    } catch { return 0; }
+    } catch {
+      return 0;
+    }
   };
   return Object.fromEntries(Object.entries(pids).map(([name, list]) => [name, list.reduce((sum, pid) => sum + read(pid), 0)]));
 }
@@ -81,9 +97,20 @@ function cpuSeconds(pids: Record<string, number[]>): Record<string, number> {
 /** The processes of a server program by its name (postgres, redis-server), from /proc. */
 function pidsNamed(name: string): number[] {
   try {
-    return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)
-      .filter((pid) => { try { return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name; } catch { return false; } });
-  } catch { return []; }
+    return fs
+      .readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map(Number)
+      .filter((pid) => {
+        try {
+          return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name;
+        } catch {
+          return false;
+        }
+      });
+  } catch {
+    return [];
+  }
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -95,10 +122,18 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 function post(url: string, token: string, body: unknown): Promise<number> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST', agent,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
-    }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -116,10 +151,15 @@ async function bullmqBaseline(prefix: string, jobs = 5000): Promise<number> {
   const queue = new Queue('bench-noop', { connection, prefix });
   let done = 0;
   let finish: () => void = () => undefined;
-  const all = new Promise<void>((resolve) => { finish = resolve; });
+  const all = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
   const workerConnection = createRedis('worker');
   const worker = new Worker('bench-noop', async () => undefined, { connection: workerConnection, prefix, concurrency: 32 });
-  worker.on('completed', () => { done += 1; if (done === jobs) finish(); });
+  worker.on('completed', () => {
+    done += 1;
+    if (done === jobs) finish();
+  });
   await worker.waitUntilReady();
   const started = Date.now();
   for (let i = 0; i < jobs; i += 500) {
@@ -150,9 +190,16 @@ async function run(): Promise<void> {
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
 
   const env: NodeJS.ProcessEnv = {
-    ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_URL: config().databaseUrl, QUEUE_PREFIX: prefix,
-    SANDBOX_PORTAL_URL: sandboxUrl, PORTAL_CALLS_PER_SECOND: '10000', DATABASE_POOL_MAX: '40',
-    CIA_WORKER_CONCURRENCY: '8', PORTAL_UPLOAD_WORKER_CONCURRENCY: '32',
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: config().databaseUrl,
+    QUEUE_PREFIX: prefix,
+    SANDBOX_PORTAL_URL: sandboxUrl,
+    PORTAL_CALLS_PER_SECOND: '10000',
+    DATABASE_POOL_MAX: '40',
+    CIA_WORKER_CONCURRENCY: '8',
+    PORTAL_UPLOAD_WORKER_CONCURRENCY: '32',
   };
   // The sandbox runs as its own process, as under npm start; its acknowledgements are read
   // back with their times (same machine, same clock).
@@ -161,8 +208,10 @@ async function run(): Promise<void> {
   let polling = true;
   try {
     const seller = await benchSeller();
-    const [extra] = await db()('portal_account').insert({ account_id: seller.id, name: 'market_d second', platform: 'market_d' }).returning('id') as { id: number }[];
-    const first = await db()('portal_account').select('id').where({ account_id: seller.id, is_default: true }).first() as { id: number };
+    const [extra] = (await db()('portal_account').insert({ account_id: seller.id, name: 'market_d second', platform: 'market_d' }).returning('id')) as {
+      id: number;
+    }[];
+    const first = (await db()('portal_account').select('id').where({ account_id: seller.id, is_default: true }).first()) as { id: number };
     const cia: Record<string, unknown> = Object.fromEntries(portals.map((p) => [p, { is_active: true }]));
     cia.market_d = { is_active: true, portal_account_id: [first.id, extra!.id] };
     const targets = portals.length + 1;
@@ -176,11 +225,23 @@ async function run(): Promise<void> {
       const list = pending.get(sku);
       if (!seen || !list || seen.size < targets) return;
       const low = Math.max(...seen.values());
-      pending.set(sku, list.filter((o) => { if (low <= o.expected) { o.resolve(at); return false; } return true; }));
+      pending.set(
+        sku,
+        list.filter((o) => {
+          if (low <= o.expected) {
+            o.resolve(at);
+            return false;
+          }
+          return true;
+        }),
+      );
     };
     const onAck = (e: QuantityEvent) => {
       let seen = minSeen.get(e.sku);
-      if (!seen) { seen = new Map(); minSeen.set(e.sku, seen); }
+      if (!seen) {
+        seen = new Map();
+        minSeen.set(e.sku, seen);
+      }
       const key = `${e.portal}|${e.portalAccount}`;
       seen.set(key, Math.min(seen.get(key) ?? Infinity, e.quantity));
       check(e.sku, e.at);
@@ -189,8 +250,14 @@ async function run(): Promise<void> {
     let quantityCalls = 0;
     const poll = (async () => {
       while (polling) {
-        const acks = await fetch(`${sandboxUrl}/_sandbox/acks?after=${after}`).then((r) => r.json() as Promise<QuantityEvent[]>).catch(() => []);
-        for (const e of acks) { after = Math.max(after, e.seq); quantityCalls += 1; onAck(e); }
+        const acks = await fetch(`${sandboxUrl}/_sandbox/acks?after=${after}`)
+          .then((r) => r.json() as Promise<QuantityEvent[]>)
+          .catch(() => []);
+        for (const e of acks) {
+          after = Math.max(after, e.seq);
+          quantityCalls += 1;
+          onAck(e);
+        }
         // Acks carry the sandbox's own time: the poll's pace changes no figure, only what the harness costs.
         await sleep(100);
       }
@@ -209,8 +276,12 @@ async function run(): Promise<void> {
     const callsBefore = await sandboxCalls(sandboxUrl);
     // Backends started during the run are missed by a list taken now; the pool keeps its connections, so few are.
     const processes = {
-      'api+load': [process.pid], cia: [children[1]!.pid!], portal_upload: [children[2]!.pid!], sandbox: [sandbox.pid!],
-      postgres: pidsNamed('postgres'), redis: pidsNamed('redis-server'),
+      'api+load': [process.pid],
+      cia: [children[1]!.pid!],
+      portal_upload: [children[2]!.pid!],
+      sandbox: [sandbox.pid!],
+      postgres: pidsNamed('postgres'),
+      redis: pidsNamed('redis-server'),
     };
     const cpuBefore = cpuSeconds(processes);
     const orders = rate * seconds;
@@ -226,24 +297,32 @@ async function run(): Promise<void> {
       const stockId = items[n % itemCount]!;
       const count = (sold.get(stockId) ?? 0) + 1;
       sold.set(stockId, count);
-      completions.push((async () => {
-        const sentAt = Date.now();
-        const status = await post(`${await benchBase()}/order/`, seller.token,
-          { order: { customer: { email: 'bench@example.com' }, line: [{ id: 1, quantity: 1, price: '9.90', stock_align_id: String(stockId) }] } });
-        if (status !== 201) { failed += 1; return; }
-        const postedAt = Date.now();
-        answers.push(postedAt - sentAt);
-        const sku = String(stockId);
-        const acked = new Promise<number>((resolve) => { pending.set(sku, [...(pending.get(sku) ?? []), { expected: initial - count, postedAt, resolve }]); });
-        check(sku, Date.now());
-        const at = await within(acked, 30000, NaN);
-        latencies.push(Math.max(0, at - postedAt));
-      })());
+      completions.push(
+        (async () => {
+          const sentAt = Date.now();
+          const status = await post(`${await benchBase()}/order/`, seller.token, {
+            order: { customer: { email: 'bench@example.com' }, line: [{ id: 1, quantity: 1, price: '9.90', stock_align_id: String(stockId) }] },
+          });
+          if (status !== 201) {
+            failed += 1;
+            return;
+          }
+          const postedAt = Date.now();
+          answers.push(postedAt - sentAt);
+          const sku = String(stockId);
+          const acked = new Promise<number>((resolve) => {
+            pending.set(sku, [...(pending.get(sku) ?? []), { expected: initial - count, postedAt, resolve }]);
+          });
+          check(sku, Date.now());
+          const at = await within(acked, 30000, NaN);
+          latencies.push(Math.max(0, at - postedAt));
+        })(),
+      );
     }
     const postingSeconds = (Date.now() - started) / 1000;
     await Promise.all(completions);
     const cpuAfter = cpuSeconds(processes);
-    const cpuPerOrder = Object.entries(cpuAfter).map(([name, seconds]) => `${name} ${((seconds - (cpuBefore[name] ?? 0)) * 1000 / orders).toFixed(1)}`);
+    const cpuPerOrder = Object.entries(cpuAfter).map(([name, seconds]) => `${name} ${(((seconds - (cpuBefore[name] ?? 0)) * 1000) / orders).toFixed(1)}`);
     const cpuTotal = Object.entries(cpuAfter).reduce((sum, [name, seconds]) => sum + seconds - (cpuBefore[name] ?? 0), 0);
     const elapsed = (Date.now() - started) / 1000;
     const answered = [...answers].sort((a, b) => a - b);
@@ -255,23 +334,26 @@ async function run(): Promise<void> {
     const pushes = quantityCalls - itemCount * targets;
     const calls = (await sandboxCalls(sandboxUrl)) - callsBefore;
     const baseline = await bullmqBaseline(prefix);
-    process.stdout.write([
-      `setting: CONCURRENT_CALLS_PER_ACCOUNT=${config().concurrentCallsPerAccount} (document 1's default is 1; the bench seller has many orders in flight)`,
-      `orders: ${orders} at ${rate}/s target (posted in ${postingSeconds.toFixed(1)} s), ${failed} not 201, ${lost} not acknowledged within 30 s`,
-      `201 -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
-      `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,
-      `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantities applied at portals (${(pushes / Math.max(1, orders)).toFixed(2)} per order) in ${calls} bulk calls (${(calls / Math.max(1, orders)).toFixed(2)} per order)`,
-      `CPU per order (ms): ${cpuPerOrder.join(', ')}; total ${(cpuTotal * 1000 / orders).toFixed(1)} ms of the ${(2000 / rate).toFixed(0)} ms two cores give one order at this rate`,
-      `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
-      `ratio: one order costs about ${(baseline / Math.max(sustained, 0.001)).toFixed(1)} no-op jobs of throughput at this rate; pushes/s over no-op jobs/s = ${((pushes / elapsed) / baseline).toFixed(3)}`,
-      '',
-    ].join('\n'));
+    process.stdout.write(
+      [
+        `setting: CONCURRENT_CALLS_PER_ACCOUNT=${config().concurrentCallsPerAccount} (document 1's default is 1; the bench seller has many orders in flight)`,
+        `orders: ${orders} at ${rate}/s target (posted in ${postingSeconds.toFixed(1)} s), ${failed} not 201, ${lost} not acknowledged within 30 s`,
+        `201 -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
+        `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,
+        `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantities applied at portals (${(pushes / Math.max(1, orders)).toFixed(2)} per order) in ${calls} bulk calls (${(calls / Math.max(1, orders)).toFixed(2)} per order)`,
+        `CPU per order (ms): ${cpuPerOrder.join(', ')}; total ${((cpuTotal * 1000) / orders).toFixed(1)} ms of the ${(2000 / rate).toFixed(0)} ms two cores give one order at this rate`,
+        `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
+        `ratio: one order costs about ${(baseline / Math.max(sustained, 0.001)).toFixed(1)} no-op jobs of throughput at this rate; pushes/s over no-op jobs/s = ${(pushes / elapsed / baseline).toFixed(3)}`,
+        '',
+      ].join('\n'),
+    );
   } finally {
     polling = false;
     agent.destroy();
     for (const child of children) await stop(child);
     const cleanup = createRedis('worker');
-    for (const name of ['cia', 'portal_upload', 'events']) await new Queue(name, { connection: cleanup, prefix }).obliterate({ force: true }).catch(() => undefined);
+    for (const name of ['cia', 'portal_upload', 'events'])
+      await new Queue(name, { connection: cleanup, prefix }).obliterate({ force: true }).catch(() => undefined);
     cleanup.disconnect();
     await closeQueues();
   }

@@ -19,5 +19,12 @@ async function main(): Promise<void> {
 }
 
 main()
-  .catch((err) => { process.stderr.write(`bench failed: ${(err as Error).stack}\n`); process.exitCode = 1; })
-  .finally(async () => { await closeQueues(); await closeDb(); await closeRedis(); });
+  .catch((err) => {
+    process.stderr.write(`bench failed: ${(err as Error).stack}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await closeQueues();
+    await closeDb();
+    await closeRedis();
+  });

@@ -34,8 +34,11 @@ async function sellerWithOrders(size: number): Promise<{ id: number; token: stri
         { account: seller.id, from, to: Math.min(size, from + chunk - 1) },
       );
     }
-    await db().raw(`INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, 'order', ?)
-      ON CONFLICT (account_id, kind) DO UPDATE SET last_value = EXCLUDED.last_value`, [seller.id, size]);
+    await db().raw(
+      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, 'order', ?)
+      ON CONFLICT (account_id, kind) DO UPDATE SET last_value = EXCLUDED.last_value`,
+      [seller.id, size],
+    );
     await db().raw('ANALYZE sales_order');
     process.stdout.write(`generated in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }
@@ -54,9 +57,14 @@ function knexPage(accountId: number, where: (q: Knex.QueryBuilder) => void, minN
 }
 
 async function measure(label: string, api: () => Promise<unknown>, knex: () => Promise<unknown>): Promise<void> {
-  await api(); await knex();
-  const a: number[] = []; const k: number[] = [];
-  for (let i = 0; i < samples; i++) { a.push(await time(api)); k.push(await time(knex)); }
+  await api();
+  await knex();
+  const a: number[] = [];
+  const k: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    a.push(await time(api));
+    k.push(await time(knex));
+  }
   report(label, median(a), median(k), 'knex');
 }
 
@@ -69,17 +77,21 @@ export const orderSearchBench: BenchCase = {
       const seller = await sellerWithOrders(size);
       const middle = Math.floor(size / 2);
       let minNumber = middle;
-      await measure(`${size} orders: status.is_paid=1, min_id paging (page of 20)`,
+      await measure(
+        `${size} orders: status.is_paid=1, min_id paging (page of 20)`,
         async () => {
           const page = await apiPage(seller.token, `filter[status][is_paid]=1&pagination[min_id]=${minNumber}_2026_01`);
           // Walk on: each sample reads the next page.
           minNumber = Number(String(page.next_min_id).split('_')[0]);
         },
-        () => knexPage(seller.id, (q) => q.where('is_paid', true), middle));
+        () => knexPage(seller.id, (q) => q.where('is_paid', true), middle),
+      );
       for (const pattern of [`user${middle}*`, `*${middle}@*`, '*@shop.de']) {
-        await measure(`${size} orders: customer.email ~ ${pattern}`,
+        await measure(
+          `${size} orders: customer.email ~ ${pattern}`,
           () => apiPage(seller.token, `filter[customer][email][operator]=~&filter[customer][email][value][]=${encodeURIComponent(pattern)}`),
-          () => knexPage(seller.id, (q) => q.whereRaw('customer_email ILIKE ?', [likePattern(pattern)])));
+          () => knexPage(seller.id, (q) => q.whereRaw('customer_email ILIKE ?', [likePattern(pattern)])),
+        );
       }
     }
     await benchDone();

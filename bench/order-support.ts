@@ -74,7 +74,7 @@ export async function benchDone(): Promise<void> {
 export async function benchSeller(login?: string): Promise<{ id: number; token: string }> {
   const name = login ?? `bench_${crypto.randomBytes(6).toString('hex')}`;
   const password = 'bench-password';
-  const existing = await db()('account').select('id').whereRaw('lower(login) = lower(?)', [name]).first() as { id: number } | undefined;
+  const existing = (await db()('account').select('id').whereRaw('lower(login) = lower(?)', [name]).first()) as { id: number } | undefined;
   const id = existing?.id ?? (await createSeller(name, password)).id;
   const answer = await grantClientCredentials(name, password, undefined, 'bench');
   return { id, token: answer.access_token };
@@ -103,5 +103,7 @@ export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Ma
 
 /** One line of figures: the API, a baseline of the same run (bare by default) and their ratio. */
 export function report(label: string, apiMs: number, baseMs: number, base = 'bare'): void {
-  process.stdout.write(`${label.padEnd(58)} api ${apiMs.toFixed(1).padStart(8)} ms   ${base} ${baseMs.toFixed(1).padStart(8)} ms   ratio ${(apiMs / baseMs).toFixed(2)}\n`);
+  process.stdout.write(
+    `${label.padEnd(58)} api ${apiMs.toFixed(1).padStart(8)} ms   ${base} ${baseMs.toFixed(1).padStart(8)} ms   ratio ${(apiMs / baseMs).toFixed(2)}\n`,
+  );
 }

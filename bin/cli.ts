@@ -23,7 +23,9 @@ const usage = 'usage: kontor migrate | kontor user create --login L --password P
 
 function options(args: string[], names: string[]): Record<string, string> {
   const { values, positionals } = parseArgs({
-    args, strict: true, allowPositionals: true,
+    args,
+    strict: true,
+    allowPositionals: true,
     options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
   });
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -64,9 +66,16 @@ async function run(argv: string[]): Promise<unknown> {
 }
 
 run(process.argv.slice(2))
-  .then((result) => { process.stdout.write(`${JSON.stringify(result)}\n`); process.exitCode = 0; })
+  .then((result) => {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.exitCode = 0;
+  })
   .catch((err: Error) => {
-    const known = err instanceof UsageError || err instanceof AdminCommandError || err instanceof LoginTakenError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const known =
+      err instanceof UsageError ||
+      err instanceof AdminCommandError ||
+      err instanceof LoginTakenError ||
+      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`kontor: ${known ? err.message : `failed: ${err.message}`}\n`);
     process.exitCode = 1;
   })

@@ -14,7 +14,9 @@ const fromSource = __filename.endsWith('.ts');
 const root = path.join(__dirname, fromSource ? '..' : '../..');
 
 function procfile(): { name: string; command: string }[] {
-  return fs.readFileSync(path.join(root, 'Procfile'), 'utf8').split('\n')
+  return fs
+    .readFileSync(path.join(root, 'Procfile'), 'utf8')
+    .split('\n')
     .map((line) => /^([\w-]+):\s*(.+)$/.exec(line.trim()))
     .filter((m): m is RegExpExecArray => m !== null && m[1] !== 'release')
     .map((m) => ({ name: m[1]!, command: m[2]! }));
@@ -66,7 +68,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   const base = `${publicUrl}/v1.1/`;
   if (await waitForApi(`${base}system/currency/`, children)) {
-    process.stdout.write(`\nkontor: running at ${base}\n  processes: ${procfile().map((p) => p.name).join(', ')}\n  create a seller: npx kontor user create --login L --password P\n\n`);
+    process.stdout.write(
+      `\nkontor: running at ${base}\n  processes: ${procfile()
+        .map((p) => p.name)
+        .join(', ')}\n  create a seller: npx kontor user create --login L --password P\n\n`,
+    );
   }
   await Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once('exit', resolve)))));
   process.exitCode = stopping ? 0 : 1;

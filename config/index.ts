@@ -118,13 +118,23 @@ const schema = Joi.object({
   PORT: Joi.number().integer().min(0).max(65535).default(3000),
   HOST: Joi.string().hostname().default('127.0.0.1'),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
-  DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }).default('postgres://postgres@127.0.0.1:5432/kontor'),
+  DATABASE_URL: Joi.string()
+    .uri({ scheme: ['postgres', 'postgresql'] })
+    .default('postgres://postgres@127.0.0.1:5432/kontor'),
   DATABASE_POOL_MAX: Joi.number().integer().min(2).max(100).default(10),
-  REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }).default('redis://127.0.0.1:6379'),
+  REDIS_URL: Joi.string()
+    .uri({ scheme: ['redis', 'rediss'] })
+    .default('redis://127.0.0.1:6379'),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
-  BODY_LIMIT_BYTES: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
+  BODY_LIMIT_BYTES: Joi.number()
+    .integer()
+    .min(1024)
+    .default(10 * 1024 * 1024),
   ACCESS_TOKEN_TTL_SECONDS: Joi.number().integer().min(1).default(3600),
-  REFRESH_TOKEN_TTL_SECONDS: Joi.number().integer().min(60).default(2 * 365 * 24 * 3600),
+  REFRESH_TOKEN_TTL_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .default(2 * 365 * 24 * 3600),
   AUTHORIZATION_CODE_TTL_SECONDS: Joi.number().integer().min(10).default(600),
   RATE_LIMIT_PER_WINDOW: Joi.number().integer().min(1).default(10000),
   RATE_LIMIT_WINDOW_SECONDS: Joi.number().integer().min(1).default(3600),
@@ -136,17 +146,24 @@ const schema = Joi.object({
   LOGIN_ATTEMPTS_PER_LOGIN: Joi.number().integer().min(1).default(100),
   ORDER_SEARCH_MIN_AGE_SECONDS: Joi.number().integer().min(0).default(10),
   PASSWORD_HASH_COST: Joi.number().integer().valid(1024, 2048, 4096, 8192, 16384, 32768, 65536).default(16384),
-  QUEUE_PREFIX: Joi.string().pattern(/^[\w.-]+$/).default('kontor'),
+  QUEUE_PREFIX: Joi.string()
+    .pattern(/^[\w.-]+$/)
+    .default('kontor'),
   WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(4),
   CIA_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(4),
   PORTAL_UPLOAD_WORKER_CONCURRENCY: Joi.number().integer().min(1).max(200).default(8),
   WORKER_LOCK_MS: Joi.number().integer().min(500).default(30000),
   JOB_ATTEMPTS: Joi.number().integer().min(1).max(100).default(8),
   JOB_BACKOFF_MS: Joi.number().integer().min(10).default(1000),
-  JOB_RETENTION_SECONDS: Joi.number().integer().min(60).default(7 * 24 * 3600),
+  JOB_RETENTION_SECONDS: Joi.number()
+    .integer()
+    .min(60)
+    .default(7 * 24 * 3600),
   OUTBOX_RELAY_BATCH: Joi.number().integer().min(1).max(5000).default(500),
   OUTBOX_RELAY_POLL_MS: Joi.number().integer().min(50).default(2000),
-  SANDBOX_PORTAL_URL: Joi.string().uri({ scheme: ['http', 'https'] }).default('http://127.0.0.1:3900'),
+  SANDBOX_PORTAL_URL: Joi.string()
+    .uri({ scheme: ['http', 'https'] })
+    .default('http://127.0.0.1:3900'),
   SANDBOX_PORT: Joi.number().integer().min(0).max(65535).default(3900),
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
   PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
@@ -162,7 +179,9 @@ const schema = Joi.object({
   OPERATOR_USER: Joi.string().default('operator'),
   OPERATOR_PASSWORD: Joi.string().allow('').default(''),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
-  SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }).default('smtp://127.0.0.1:1025'),
+  SMTP_URL: Joi.string()
+    .uri({ scheme: ['smtp', 'smtps'] })
+    .default('smtp://127.0.0.1:1025'),
   MAIL_FROM: Joi.string().default('Kontor <no-reply@kontor.localhost>'),
   WEBHOOK_ALLOW_PRIVATE_HOSTS: Joi.boolean(),
 }).unknown(true);

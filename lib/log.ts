@@ -7,9 +7,22 @@ import { config } from '../config';
  * never logs headers or bodies, so this is a second line of defence.
  */
 const redact = [
-  'password', '*.password', 'token', '*.token', 'access_token', '*.access_token',
-  'refresh_token', '*.refresh_token', 'client_secret', '*.client_secret', 'authorization',
-  '*.authorization', 'headers.authorization', 'req.headers.authorization', 'credentials', '*.credentials',
+  'password',
+  '*.password',
+  'token',
+  '*.token',
+  'access_token',
+  '*.access_token',
+  'refresh_token',
+  '*.refresh_token',
+  'client_secret',
+  '*.client_secret',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  'credentials',
+  '*.credentials',
 ];
 
 /** The request a piece of work serves (web handler or job); `logged` when log lines should carry it (workers). */

@@ -12,7 +12,7 @@ export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
   const knex = createKnex(databaseUrl, 2);
   try {
     await knex.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-    const [, applied] = await knex.migrate.latest({ migrationSource }) as [number, string[]];
+    const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
     await seedReferenceData(knex);
     return applied;
   } finally {

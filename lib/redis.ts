@@ -6,9 +6,8 @@ import { config } from '../config';
  * connection waits and retries for ever (BullMQ's advice for workers).
  */
 export function createRedis(role: 'producer' | 'worker', options: RedisOptions = {}): Redis {
-  const base: RedisOptions = role === 'producer'
-    ? { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 }
-    : { maxRetriesPerRequest: null };
+  const base: RedisOptions =
+    role === 'producer' ? { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000, connectTimeout: 2000 } : { maxRetriesPerRequest: null };
   return new IORedis(config().redisUrl, {
     ...base,
     retryStrategy: (times) => Math.min(times * 200, 2000),
@@ -38,8 +37,14 @@ export async function closeRedis(): Promise<void> {
 export function whenReady(connection: Redis, ms = 5000): Promise<void> {
   if (connection.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { connection.off('ready', onReady); reject(new Error(`Redis not ready after ${ms} ms`)); }, ms);
-    const onReady = () => { clearTimeout(timer); resolve(); };
+    const timer = setTimeout(() => {
+      connection.off('ready', onReady);
+      reject(new Error(`Redis not ready after ${ms} ms`));
+    }, ms);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
     connection.once('ready', onReady);
   });
 }

@@ -44,7 +44,10 @@ export function handleSignals(): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       if (stopping) return;
-      shutdown(signal).then(() => process.exit(0), () => process.exit(1));
+      shutdown(signal).then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
       // A stuck close must not keep the process alive for ever.
       setTimeout(() => process.exit(1), 25000).unref();
     });
@@ -65,9 +68,13 @@ export function serve(name: string, handler: http.RequestListener, port: number,
     process.exit(1);
   });
   server.listen(port, host, onListening);
-  onShutdown(name, () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  }));
+  onShutdown(
+    name,
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  );
   return server;
 }

@@ -39,16 +39,36 @@ export interface SandboxRequest {
  * given) get it; with `reference`, the next `remaining` quantities of that item in bulk
  * quantity calls get it as the item's own answer, and the rest of the call goes through.
  */
-export interface Fault { portal: string | null; portalAccount?: string; reference?: string; status: number; remaining: number; retryAfter?: string; message: string }
+export interface Fault {
+  portal: string | null;
+  portalAccount?: string;
+  reference?: string;
+  status: number;
+  remaining: number;
+  retryAfter?: string;
+  message: string;
+}
 
 /**
  * A quantity a portal took, by a listing, a quantity call or an end; seq numbers them in order
  * (GET /_sandbox/acks?after=<seq>).
  */
-export interface QuantityEvent { seq: number; portal: string; portalAccount: string; sku: string; quantity: number; at: number; via: 'listing' | 'quantity' | 'end' }
+export interface QuantityEvent {
+  seq: number;
+  portal: string;
+  portalAccount: string;
+  sku: string;
+  quantity: number;
+  at: number;
+  via: 'listing' | 'quantity' | 'end';
+}
 
 /** One item's answer in a bulk quantity call. */
-interface ItemAnswer { reference: string; status: number; message?: string }
+interface ItemAnswer {
+  reference: string;
+  status: number;
+  message?: string;
+}
 
 /** The sandbox's memory and its controls; `events` emits 'quantity' on every applied quantity. */
 export class SandboxState {
@@ -73,11 +93,22 @@ export class SandboxState {
   /** The payment provider (PayPal) the sandbox plays. */
   paypal = new PayPalState();
 
-  constructor() { this.events.setMaxListeners(100); }
+  constructor() {
+    this.events.setMaxListeners(100);
+  }
 
   reset(): void {
-    this.offers.clear(); this.requests = []; this.acks = []; this.faults = []; this.delays.clear(); this.idempotency.clear(); this.itemKeys.clear(); this.quantityRequests = 0;
-    this.paypal.clients.clear(); this.paypal.tokens.clear(); this.paypal.payments = [];
+    this.offers.clear();
+    this.requests = [];
+    this.acks = [];
+    this.faults = [];
+    this.delays.clear();
+    this.idempotency.clear();
+    this.itemKeys.clear();
+    this.quantityRequests = 0;
+    this.paypal.clients.clear();
+    this.paypal.tokens.clear();
+    this.paypal.payments = [];
   }
 
   nextItemId(portal: string): string {
@@ -101,7 +132,8 @@ export class SandboxState {
     let high = this.acks.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.acks[middle]!.seq <= seq) low = middle + 1; else high = middle;
+      if (this.acks[middle]!.seq <= seq) low = middle + 1;
+      else high = middle;
     }
     return this.acks.slice(low);
   }
@@ -122,10 +154,18 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
   app.use(express.json({ limit: '5mb' }));
 
   // --- controls -------------------------------------------------------------------------
-  app.get('/', (_req, res) => { res.json(overview(state)); });
-  app.get('/_sandbox', (_req, res) => { res.json(overview(state)); });
-  app.get('/_sandbox/quantities', (req, res) => { res.json(state.quantities(typeof req.query.portal_account === 'string' ? req.query.portal_account : undefined)); });
-  app.get('/_sandbox/offers', (_req, res) => { res.json([...state.offers.values()]); });
+  app.get('/', (_req, res) => {
+    res.json(overview(state));
+  });
+  app.get('/_sandbox', (_req, res) => {
+    res.json(overview(state));
+  });
+  app.get('/_sandbox/quantities', (req, res) => {
+    res.json(state.quantities(typeof req.query.portal_account === 'string' ? req.query.portal_account : undefined));
+  });
+  app.get('/_sandbox/offers', (_req, res) => {
+    res.json([...state.offers.values()]);
+  });
   app.get('/_sandbox/requests', (req, res) => {
     const portal = typeof req.query.portal === 'string' ? req.query.portal : undefined;
     res.json(state.requests.filter((r) => !portal || r.portal === portal).slice(-1000));
@@ -134,13 +174,28 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     res.json(state.acksAfter(Number(req.query.after ?? 0) || 0));
   });
   app.post('/_sandbox/faults', (req, res) => {
-    const body = req.body as { portal?: string; portal_account?: string | number; reference?: string | number; status?: number; count?: number; retry_after?: number | string; message?: string };
+    const body = req.body as {
+      portal?: string;
+      portal_account?: string | number;
+      reference?: string | number;
+      status?: number;
+      count?: number;
+      retry_after?: number | string;
+      message?: string;
+    };
     const status = Number(body.status);
-    if (!Number.isInteger(status) || status < 400 || status > 599) { res.status(400).json({ message: 'status must be 400 to 599' }); return; }
+    if (!Number.isInteger(status) || status < 400 || status > 599) {
+      res.status(400).json({ message: 'status must be 400 to 599' });
+      return;
+    }
     state.faults.push({
-      portal: body.portal ?? null, portalAccount: body.portal_account === undefined ? undefined : String(body.portal_account),
-      reference: body.reference === undefined ? undefined : String(body.reference), status, remaining: Math.max(1, Number(body.count ?? 1)),
-      retryAfter: body.retry_after === undefined ? undefined : String(body.retry_after), message: body.message ?? `sandbox fault ${status}`,
+      portal: body.portal ?? null,
+      portalAccount: body.portal_account === undefined ? undefined : String(body.portal_account),
+      reference: body.reference === undefined ? undefined : String(body.reference),
+      status,
+      remaining: Math.max(1, Number(body.count ?? 1)),
+      retryAfter: body.retry_after === undefined ? undefined : String(body.retry_after),
+      message: body.message ?? `sandbox fault ${status}`,
     });
     res.status(201).json({ faults: state.faults.length });
   });
@@ -149,7 +204,10 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     state.delays.set(body.portal ?? '*', Math.max(0, Number(body.ms ?? 0)));
     res.json({ delay: Object.fromEntries(state.delays) });
   });
-  app.post('/_sandbox/reset', (_req, res) => { state.reset(); res.json({ reset: true }); });
+  app.post('/_sandbox/reset', (_req, res) => {
+    state.reset();
+    res.json({ reset: true });
+  });
 
   // --- the portals ----------------------------------------------------------------------
   const portals = express.Router({ mergeParams: true });
@@ -161,11 +219,23 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     const body = (req.body ?? {}) as Record<string, unknown>;
     // Offers are keyed by the seller's reference (the stock id), as quantity calls address them.
     const sku = String(body.reference ?? '');
-    if (!sku) { res.status(422).json({ message: 'reference is required' }); return; }
+    if (!sku) {
+      res.status(422).json({ message: 'reference is required' });
+      return;
+    }
     const existing = state.offers.get(key(portal, account, sku));
     const itemId = existing?.itemId ?? state.nextItemId(portal);
-    const quantity = typeof body.quantity === 'number' ? body.quantity : existing?.quantity ?? 0;
-    state.offers.set(key(portal, account, sku), { portal, portalAccount: account, sku, itemId, quantity, active: true, listing: body, updatedAt: new Date().toISOString() });
+    const quantity = typeof body.quantity === 'number' ? body.quantity : (existing?.quantity ?? 0);
+    state.offers.set(key(portal, account, sku), {
+      portal,
+      portalAccount: account,
+      sku,
+      itemId,
+      quantity,
+      active: true,
+      listing: body,
+      updatedAt: new Date().toISOString(),
+    });
     emitQuantity(state, portal, account, sku, quantity, 'listing');
     res.status(201).json({ item_id: itemId });
   });
@@ -174,13 +244,19 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     const { portal, account } = who(req);
     const items = (req.body as { items?: unknown } | undefined)?.items;
     state.quantityRequests += 1;
-    if (!Array.isArray(items) || items.length === 0 || items.length > 1000) { res.status(422).json({ message: 'items must be a list of 1 to 1000 quantities' }); return; }
+    if (!Array.isArray(items) || items.length === 0 || items.length > 1000) {
+      res.status(422).json({ message: 'items must be a list of 1 to 1000 quantities' });
+      return;
+    }
     res.json({ results: items.map((item) => applyQuantity(state, portal, account, (item ?? {}) as Record<string, unknown>)) });
   });
   portals.put('/offers/:id', (req, res) => {
     const { portal, account } = who(req);
     const offer = findOffer(state, portal, account, String(req.params.id));
-    if (!offer) { res.status(404).json({ message: `no offer ${req.params.id}` }); return; }
+    if (!offer) {
+      res.status(404).json({ message: `no offer ${req.params.id}` });
+      return;
+    }
     offer.listing = { ...offer.listing, ...(req.body as Record<string, unknown>) };
     offer.updatedAt = new Date().toISOString();
     res.json({ item_id: offer.itemId });
@@ -188,15 +264,25 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
   portals.delete('/offers/:id', (req, res) => {
     const { portal, account } = who(req);
     const offer = findOffer(state, portal, account, String(req.params.id));
-    if (offer) { offer.active = false; offer.updatedAt = new Date().toISOString(); emitQuantity(state, portal, account, offer.sku, 0, 'end'); }
+    if (offer) {
+      offer.active = false;
+      offer.updatedAt = new Date().toISOString();
+      emitQuantity(state, portal, account, offer.sku, 0, 'end');
+    }
     res.json({ ended: true });
   });
-  portals.post('/orders/:id/shipment', (_req, res) => { res.json({ shipped: true }); });
-  portals.post('/orders/:id/rating', (_req, res) => { res.json({ rated: true }); });
+  portals.post('/orders/:id/shipment', (_req, res) => {
+    res.json({ shipped: true });
+  });
+  portals.post('/orders/:id/rating', (_req, res) => {
+    res.json({ rated: true });
+  });
 
   mountPayPal(app, state, state.paypal);
   app.use('/:portal', portalGate(state), portals);
-  app.use((_req, res) => { res.status(404).json({ message: 'not a sandbox path' }); });
+  app.use((_req, res) => {
+    res.status(404).json({ message: 'not a sandbox path' });
+  });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     res.status((err as { status?: number }).status === 400 ? 400 : 500).json({ message: 'the sandbox could not read the request' });
   });
@@ -208,7 +294,9 @@ function who(req: Request): { portal: string; account: string } {
 }
 
 function findOffer(state: SandboxState, portal: string, account: string, id: string): SandboxOffer | undefined {
-  return state.offers.get(key(portal, account, id)) ?? [...state.offers.values()].find((o) => o.portal === portal && o.portalAccount === account && o.itemId === id);
+  return (
+    state.offers.get(key(portal, account, id)) ?? [...state.offers.values()].find((o) => o.portal === portal && o.portalAccount === account && o.itemId === id)
+  );
 }
 
 /**
@@ -218,26 +306,40 @@ function findOffer(state: SandboxState, portal: string, account: string, id: str
 function applyQuantity(state: SandboxState, portal: string, account: string, item: Record<string, unknown>): ItemAnswer {
   const sku = String(item.reference ?? '');
   if (!sku) return { reference: sku, status: 422, message: 'reference is required' };
-  const fault = state.faults.find((f) => f.reference === sku && f.remaining > 0 && (f.portal === null || f.portal === portal) && (f.portalAccount === undefined || f.portalAccount === account));
+  const fault = state.faults.find(
+    (f) =>
+      f.reference === sku && f.remaining > 0 && (f.portal === null || f.portal === portal) && (f.portalAccount === undefined || f.portalAccount === account),
+  );
   if (fault) {
     fault.remaining -= 1;
     if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);
     return { reference: sku, status: fault.status, message: fault.message };
   }
   const { quantity, active } = item;
-  if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 0) return { reference: sku, status: 422, message: 'quantity must be a whole number of 0 or more' };
+  if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 0)
+    return { reference: sku, status: 422, message: 'quantity must be a whole number of 0 or more' };
   const itemKey = typeof item.idempotency_key === 'string' ? `${portal}|${account}|${item.idempotency_key}` : undefined;
   if (itemKey && state.itemKeys.has(itemKey)) return { reference: sku, status: 200 };
   if (itemKey) {
     state.itemKeys.add(itemKey);
     // A retry comes within minutes: the oldest keys can go (a Set iterates in insertion order).
-    if (state.itemKeys.size > 200000) for (const old of state.itemKeys) { state.itemKeys.delete(old); if (state.itemKeys.size <= 150000) break; }
+    if (state.itemKeys.size > 200000)
+      for (const old of state.itemKeys) {
+        state.itemKeys.delete(old);
+        if (state.itemKeys.size <= 150000) break;
+      }
   }
   const offer = state.offers.get(key(portal, account, sku));
   const isActive = active === undefined ? true : active === true;
   state.offers.set(key(portal, account, sku), {
-    portal, portalAccount: account, sku, itemId: offer?.itemId ?? state.nextItemId(portal), quantity, active: isActive,
-    listing: offer?.listing ?? {}, updatedAt: new Date().toISOString(),
+    portal,
+    portalAccount: account,
+    sku,
+    itemId: offer?.itemId ?? state.nextItemId(portal),
+    quantity,
+    active: isActive,
+    listing: offer?.listing ?? {},
+    updatedAt: new Date().toISOString(),
   });
   emitQuantity(state, portal, account, sku, isActive ? quantity : 0, 'quantity');
   return { reference: sku, status: 200 };
@@ -258,7 +360,16 @@ function overview(state: SandboxState) {
     requests: state.requests.length,
     quantity_requests: state.quantityRequests,
     faults: state.faults.map((f) => ({ portal: f.portal, status: f.status, remaining: f.remaining })),
-    controls: ['GET /_sandbox/quantities', 'GET /_sandbox/acks?after=<seq>', 'GET /_sandbox/requests?portal=', 'GET /_sandbox/offers', 'POST /_sandbox/faults {portal,portal_account,reference,status,count,retry_after,message}', 'POST /_sandbox/delay {portal,ms}', 'POST /_sandbox/reset', 'POST /_sandbox/paypal/payments {client_id,amount,payer_name,invoice_id,subject}'],
+    controls: [
+      'GET /_sandbox/quantities',
+      'GET /_sandbox/acks?after=<seq>',
+      'GET /_sandbox/requests?portal=',
+      'GET /_sandbox/offers',
+      'POST /_sandbox/faults {portal,portal_account,reference,status,count,retry_after,message}',
+      'POST /_sandbox/delay {portal,ms}',
+      'POST /_sandbox/reset',
+      'POST /_sandbox/paypal/payments {client_id,amount,payer_name,invoice_id,subject}',
+    ],
   };
 }
 
@@ -270,21 +381,39 @@ function overview(state: SandboxState) {
 function portalGate(state: SandboxState) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const portal = String(req.params.portal);
-    if (!(portalIds as readonly string[]).includes(portal)) { res.status(404).json({ message: `unknown portal ${portal}` }); return; }
+    if (!(portalIds as readonly string[]).includes(portal)) {
+      res.status(404).json({ message: `unknown portal ${portal}` });
+      return;
+    }
     const record = (status: number, replayed: boolean) => {
       state.requests.push({
-        at: new Date().toISOString(), portal, portalAccount: String(req.get('X-Portal-Account') ?? 'default'), method: req.method,
-        path: `/${portal}${req.path === '/' ? '' : req.path}`, idempotencyKey: req.get('Idempotency-Key') ?? null, body: req.body, status, replayed,
+        at: new Date().toISOString(),
+        portal,
+        portalAccount: String(req.get('X-Portal-Account') ?? 'default'),
+        method: req.method,
+        path: `/${portal}${req.path === '/' ? '' : req.path}`,
+        idempotencyKey: req.get('Idempotency-Key') ?? null,
+        body: req.body,
+        status,
+        replayed,
         bearer: /^Bearer sandbox-/.test(req.get('Authorization') ?? ''),
       });
       if (state.requests.length > state.maxRequests) state.requests.splice(0, state.requests.length - state.maxRequests);
     };
     const delay = state.delays.get(portal) ?? state.delays.get('*') ?? 0;
     state.inFlight += 1;
-    res.once('close', () => { state.inFlight -= 1; });
+    res.once('close', () => {
+      state.inFlight -= 1;
+    });
     if (delay > 0) await sleep(delay);
     const account = String(req.get('X-Portal-Account') ?? 'default');
-    const fault = state.faults.find((f) => f.reference === undefined && f.remaining > 0 && (f.portal === null || f.portal === portal) && (f.portalAccount === undefined || f.portalAccount === account));
+    const fault = state.faults.find(
+      (f) =>
+        f.reference === undefined &&
+        f.remaining > 0 &&
+        (f.portal === null || f.portal === portal) &&
+        (f.portalAccount === undefined || f.portalAccount === account),
+    );
     if (fault && !req.path.startsWith('/oauth')) {
       fault.remaining -= 1;
       if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);

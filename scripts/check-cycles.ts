@@ -141,11 +141,14 @@ export function describeCycles(group: string[], edges: Edges): string[] {
 }
 
 async function main(): Promise<void> {
-  const graph = await madge(scanned.map((d) => path.join(root, d)), {
-    baseDir: root,
-    fileExtensions: ['ts'],
-    tsConfig: path.join(root, 'tsconfig.json'),
-  });
+  const graph = await madge(
+    scanned.map((d) => path.join(root, d)),
+    {
+      baseDir: root,
+      fileExtensions: ['ts'],
+      tsConfig: path.join(root, 'tsconfig.json'),
+    },
+  );
   const problems: string[] = [];
   for (const cycle of graph.circular()) problems.push(`file cycle: ${[...cycle, cycle[0]].join(' -> ')}`);
   const edges = domainEdges(graph.obj());

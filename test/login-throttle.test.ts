@@ -7,10 +7,11 @@ import { apiBase, call, newSeller, Seller } from './support/api';
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
 /** token.php as a seller's software sends it, from a client address (behind the loopback proxy). */
-const login = (user: string, password: string, address: string) => call('token.php', {
-  headers: { Authorization: basic(user, password), 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
-  body: 'grant_type=client_credentials',
-});
+const login = (user: string, password: string, address: string) =>
+  call('token.php', {
+    headers: { Authorization: basic(user, password), 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
+    body: 'grant_type=client_credentials',
+  });
 
 describe('login throttle at token.php and authorize.php', () => {
   const original = config();
@@ -23,7 +24,13 @@ describe('login throttle at token.php and authorize.php', () => {
     seller = await newSeller();
     at = start;
     setClock(() => at);
-    setConfig({ ...original, loginThrottleWindowSeconds: windowSeconds, loginAttemptsPerLoginAndAddress: 3, loginAttemptsPerLogin: 6, loginAttemptsPerAddress: 100000 });
+    setConfig({
+      ...original,
+      loginThrottleWindowSeconds: windowSeconds,
+      loginAttemptsPerLoginAndAddress: 3,
+      loginAttemptsPerLogin: 6,
+      loginAttemptsPerAddress: 100000,
+    });
   });
   afterEach(() => {
     setConfig(original);
@@ -78,11 +85,13 @@ describe('login throttle at token.php and authorize.php', () => {
   it('when wrong passwords are entered on the authorize page, then it answers 429 with Retry-After; from another address the seller authorizes', async () => {
     const client = await createClient('Throttled ERP', 'https://erp.example.com/cb');
     const base = await apiBase();
-    const authorize = (password: string, address: string) => fetch(`${base}/v1.1/authorize.php`, {
-      method: 'POST', redirect: 'manual',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
-      body: new URLSearchParams({ client_id: client.client_id, login: seller.login, password, scope_item: 'order_r' }),
-    });
+    const authorize = (password: string, address: string) =>
+      fetch(`${base}/v1.1/authorize.php`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
+        body: new URLSearchParams({ client_id: client.client_id, login: seller.login, password, scope_item: 'order_r' }),
+      });
     for (let i = 0; i < 3; i++) expect((await authorize('wrong-password', '203.0.113.8')).status).to.equal(400);
     const throttled = await authorize('wrong-password', '203.0.113.8');
     expect(throttled.status).to.equal(429);

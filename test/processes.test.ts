@@ -7,9 +7,14 @@ import { config } from '../config';
 import { freePort, root, runEntry, runNode } from './support/process';
 
 const exec = promisify(execFile);
-const kontor = (args: string[]) => exec(process.execPath, [path.join(root, 'bin', 'kontor.js'), ...args], {
-  cwd: root, env: { ...process.env, DATABASE_URL: config().databaseUrl },
-}).then((r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }), (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
+const kontor = (args: string[]) =>
+  exec(process.execPath, [path.join(root, 'bin', 'kontor.js'), ...args], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: config().databaseUrl },
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
 
 describe('the kontor CLI (provisioning by support)', () => {
   const login = `cli_${Date.now()}`;
@@ -29,7 +34,13 @@ describe('the kontor CLI (provisioning by support)', () => {
   });
 
   it('when arguments are missing or unknown, then one line of error and a non-zero exit', async () => {
-    for (const args of [['user', 'create', '--login', 'x_user'], ['user', 'create', '--login', 'ab', '--password', 'short'], ['user', 'remove'], ['client', 'create', '--name', 'x', '--redirect-uri', 'not a url'], ['user', 'create', '--login', 'a_b_c', '--password', 'long-enough-1', '--colour', 'red']]) {
+    for (const args of [
+      ['user', 'create', '--login', 'x_user'],
+      ['user', 'create', '--login', 'ab', '--password', 'short'],
+      ['user', 'remove'],
+      ['client', 'create', '--name', 'x', '--redirect-uri', 'not a url'],
+      ['user', 'create', '--login', 'a_b_c', '--password', 'long-enough-1', '--colour', 'red'],
+    ]) {
       const res = await kontor(args);
       expect(res.code, args.join(' ')).to.equal(1);
       expect(res.stderr.trim().split('\n'), args.join(' ')).to.have.length(1);
@@ -64,11 +75,14 @@ describe('processes (Procfile lines)', function () {
       expect(created.code).to.equal(0);
       const base = `http://127.0.0.1:${port}/v1.1`;
       const tokenRes = await fetch(`${base}/token.php`, {
-        method: 'POST', body: 'grant_type=client_credentials',
+        method: 'POST',
+        body: 'grant_type=client_credentials',
         headers: { Authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
       });
       const token = ((await tokenRes.json()) as { access_token: string }).access_token;
-      const read = await fetch(`${base}/admin/user/?portal_account_id=default`, { headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'trace-me-123' } });
+      const read = await fetch(`${base}/admin/user/?portal_account_id=default`, {
+        headers: { Authorization: `Bearer ${token}`, 'X-Request-Id': 'trace-me-123' },
+      });
       expect(read.status).to.equal(200);
       expect(read.headers.get('x-request-id')).to.equal('trace-me-123');
       await web.waitFor(/trace-me-123/);
@@ -76,7 +90,11 @@ describe('processes (Procfile lines)', function () {
       const code = await web.stop();
       expect(code).to.equal(0);
     }
-    const lines = web.output().trim().split('\n').filter((l) => l.startsWith('{'));
+    const lines = web
+      .output()
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
     const records = lines.map((l) => JSON.parse(l));
     const requests = records.filter((r) => r.msg === 'request');
     expect(requests.length).to.be.at.least(2);
@@ -112,7 +130,10 @@ describe('processes (Procfile lines)', function () {
     }
   });
 
-  for (const [entry, portKey, name] of [['server/index.ts', 'PORT', 'http'], ['sandbox/index.ts', 'SANDBOX_PORT', 'sandbox']] as const) {
+  for (const [entry, portKey, name] of [
+    ['server/index.ts', 'PORT', 'http'],
+    ['sandbox/index.ts', 'SANDBOX_PORT', 'sandbox'],
+  ] as const) {
     it(`when ${entry}'s port is taken, then it exits non-zero saying so instead of running without a socket`, async () => {
       const port = await freePort();
       const taken = net.createServer().listen(port, '127.0.0.1');

@@ -9,7 +9,9 @@ type Country = { id: string; iso3?: string; name?: { de?: string[]; en?: string[
 
 describe('select, filter and pagination (document 1, common request types)', () => {
   let seller: Seller;
-  before(async () => { seller = await newSeller(); });
+  before(async () => {
+    seller = await newSeller();
+  });
 
   const countries = async (params: Record<string, unknown>) => {
     const res = await call(`system/country/?${query(params)}`, { token: seller.token });
@@ -58,7 +60,15 @@ describe('select, filter and pagination (document 1, common request types)', () 
     });
 
     it('when several operator filters are on one field, then they are joined by AND', async () => {
-      const { list } = await countries({ filter: { iso2: [{ operator: '~', value: ['D*'] }, { operator: '!=', value: ['DE', 'DK'] }] }, select: { id: '' } });
+      const { list } = await countries({
+        filter: {
+          iso2: [
+            { operator: '~', value: ['D*'] },
+            { operator: '!=', value: ['DE', 'DK'] },
+          ],
+        },
+        select: { id: '' },
+      });
       expect(list.map((c) => c.id)).to.deep.equal(['DJ', 'DM', 'DO', 'DZ'].filter((id) => list.some((c) => c.id === id)));
       expect(list.map((c) => c.id)).to.not.include.members(['DE', 'DK']);
       expect(list.length).to.be.above(1);
@@ -80,7 +90,15 @@ describe('select, filter and pagination (document 1, common request types)', () 
     });
 
     it('when !~ is used, then records matching the pattern are left out', async () => {
-      const { list } = await countries({ filter: { iso2: [{ operator: '~', value: ['A*'] }, { operator: '!~', value: ['A?', 'AT', 'AU'] }] }, select: { id: '' } });
+      const { list } = await countries({
+        filter: {
+          iso2: [
+            { operator: '~', value: ['A*'] },
+            { operator: '!~', value: ['A?', 'AT', 'AU'] },
+          ],
+        },
+        select: { id: '' },
+      });
       expect(list.map((c) => c.id)).to.not.include.members(['AT', 'AU']);
       expect(list.map((c) => c.id)).to.include('AD');
     });
@@ -120,7 +138,10 @@ describe('select, filter and pagination (document 1, common request types)', () 
     });
 
     it('when a singleton filter stands in a later filter object, then 400; in the first, it applies to all', () => {
-      const spec: SearchSpec<never> = { ...countrySearch, filters: { ...countrySearch.filters, id: { column: 'iso2', type: 'string', singleton: true, operators: ['='] } } } as unknown as SearchSpec<never>;
+      const spec: SearchSpec<never> = {
+        ...countrySearch,
+        filters: { ...countrySearch.filters, id: { column: 'iso2', type: 'string', singleton: true, operators: ['='] } },
+      } as unknown as SearchSpec<never>;
       const parsed = parseSearch({ filter: [{ id: 'DE', is_eu: '1' }, { is_europe: '0' }] }, spec);
       expect(parsed.singletons).to.have.length(1);
       expect(parsed.filters).to.have.length(2);

@@ -26,7 +26,8 @@ export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Proc
   onShutdown('outbox relay', () => relay.stop());
   const watch = startFleetRecovery(relay, queues());
   onShutdown('redis watch', () => watch.stop());
-  relay.start()
+  relay
+    .start()
     .then(() => startWorker(queue, processors))
     .catch((err) => {
       log.fatal({ err, queue }, 'worker could not start');

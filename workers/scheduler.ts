@@ -17,14 +17,22 @@ async function main(): Promise<void> {
   onShutdown('queues', closeQueues);
   // The Redis connection the ticks enqueue through; it also keeps the process alive between ticks.
   await whenReady(redis(), 30000);
-  const tasks: ScheduledTask[] = schedules().map((schedule) => cron.schedule(schedule.cron, async () => {
-    try {
-      await schedule.enqueue(new Date());
-    } catch (err) {
-      log.warn({ err, schedule: schedule.name }, 'scheduled enqueue failed; the next tick tries again');
-    }
-  }, { name: schedule.name, noOverlap: true }));
-  onShutdown('cron', async () => { for (const task of tasks) await task.stop(); });
+  const tasks: ScheduledTask[] = schedules().map((schedule) =>
+    cron.schedule(
+      schedule.cron,
+      async () => {
+        try {
+          await schedule.enqueue(new Date());
+        } catch (err) {
+          log.warn({ err, schedule: schedule.name }, 'scheduled enqueue failed; the next tick tries again');
+        }
+      },
+      { name: schedule.name, noOverlap: true },
+    ),
+  );
+  onShutdown('cron', async () => {
+    for (const task of tasks) await task.stop();
+  });
   handleSignals();
   pushProcessMetrics('scheduler');
   log.info({ schedules: schedules().map((s) => `${s.name} ${s.cron}`) }, 'scheduler ready');

@@ -28,6 +28,8 @@ export const accountRepository = {
   },
 
   async updateSettings(trx: Knex.Transaction, accountId: number, settings: Record<string, unknown>): Promise<void> {
-    await trx('account').where({ id: accountId }).update({ settings: JSON.stringify(settings) });
+    await trx('account')
+      .where({ id: accountId })
+      .update({ settings: JSON.stringify(settings) });
   },
 };

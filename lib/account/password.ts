@@ -18,7 +18,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
   const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(N), r: Number(r), p: Number(p), maxmem: 256 * Number(N) * Number(r),
+    N: Number(N),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 256 * Number(N) * Number(r),
   });
   return crypto.timingSafeEqual(actual, expected);
 }

@@ -1,7 +1,11 @@
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
 
-export interface PersonRow { id: number; account_id: number; name: string }
+export interface PersonRow {
+  id: number;
+  account_id: number;
+  name: string;
+}
 
 /** Persons (users of a seller account: assignees of tasks, causes of stock movements); scoped by account. */
 export const personRepository = {

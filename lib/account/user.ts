@@ -6,8 +6,14 @@ import { notFound } from '../errors';
 import { accountRepository, AccountRow } from './account.repository';
 
 const addressType = Joi.object({
-  name: Joi.string().allow(''), name_2: Joi.string().allow(''), street: Joi.string().allow(''), street_2: Joi.string().allow(''),
-  zip: Joi.string().allow(''), city: Joi.string().allow(''), province: Joi.string().allow(''), country: Joi.string().allow(''),
+  name: Joi.string().allow(''),
+  name_2: Joi.string().allow(''),
+  street: Joi.string().allow(''),
+  street_2: Joi.string().allow(''),
+  zip: Joi.string().allow(''),
+  city: Joi.string().allow(''),
+  province: Joi.string().allow(''),
+  country: Joi.string().allow(''),
   country_iso2: Joi.string().length(2).allow(''),
 });
 
@@ -22,7 +28,9 @@ export const userType = Joi.object({
   address: readOnly(addressType),
 });
 
-export interface UserUpdate { settings?: Record<string, unknown> }
+export interface UserUpdate {
+  settings?: Record<string, unknown>;
+}
 
 /**
  * The API account as the token may see it: email needs email_r, address account_address_r,
@@ -42,7 +50,8 @@ function toApi(row: AccountRow, caller: Caller, warnings: Warning[]) {
   ];
   for (const [field, scope, value] of guarded) {
     if (caller.scopes.has(scope)) user[field] = value;
-    else warnings.push({ warning: 'field_needs_scope', description: `${field} is left out: the token lacks scope ${scope}`, code: 200, field: `user.${field}` });
+    else
+      warnings.push({ warning: 'field_needs_scope', description: `${field} is left out: the token lacks scope ${scope}`, code: 200, field: `user.${field}` });
   }
   return user;
 }
@@ -57,7 +66,7 @@ export async function readUser(caller: Caller, warnings: Warning[]) {
 export async function updateUser(caller: Caller, update: UserUpdate): Promise<void> {
   if (!update.settings) return;
   await db().transaction(async (trx) => {
-    const row = await trx('account').where({ id: caller.accountId }).forUpdate().first() as AccountRow | undefined;
+    const row = (await trx('account').where({ id: caller.accountId }).forUpdate().first()) as AccountRow | undefined;
     if (!row) throw notFound('account');
     await accountRepository.updateSettings(trx, caller.accountId, { ...row.settings, ...update.settings });
   });

@@ -17,14 +17,23 @@ import { createShippingGroup } from './shipping-group.service';
 /** A bad argument: printed as one line, exit code 1. */
 export class AdminCommandError extends Error {}
 
-export const adminUsage = 'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default]';
+export const adminUsage =
+  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default]';
 
 /** Options, and the positional arguments when `positionals` names them (all required). */
-export function read(args: string[], required: string[], optional: string[], flags: string[] = [], positionals: string[] = []): Record<string, string | boolean | undefined> {
+export function read(
+  args: string[],
+  required: string[],
+  optional: string[],
+  flags: string[] = [],
+  positionals: string[] = [],
+): Record<string, string | boolean | undefined> {
   let parsed;
   try {
     parsed = parseArgs({
-      args, strict: true, allowPositionals: true,
+      args,
+      strict: true,
+      allowPositionals: true,
       options: {
         ...Object.fromEntries([...required, ...optional].map((n) => [n, { type: 'string' as const }])),
         ...Object.fromEntries(flags.map((n) => [n, { type: 'boolean' as const }])),
@@ -35,7 +44,9 @@ export function read(args: string[], required: string[], optional: string[], fla
   }
   if (parsed.positionals.length > positionals.length) throw new AdminCommandError(`unexpected argument ${parsed.positionals[positionals.length]}`);
   for (const name of required) if (!parsed.values[name]) throw new AdminCommandError(`--${name} is required`);
-  positionals.forEach((name, i) => { if (parsed.positionals[i] === undefined) throw new AdminCommandError(`${name} is required`); });
+  positionals.forEach((name, i) => {
+    if (parsed.positionals[i] === undefined) throw new AdminCommandError(`${name} is required`);
+  });
   return { ...parsed.values, ...Object.fromEntries(positionals.map((name, i) => [name, parsed.positionals[i]])) };
 }
 
@@ -50,7 +61,13 @@ export async function explain<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof DomainError) throw new AdminCommandError(err.items().map((i) => i.description).join('; '));
+    if (err instanceof DomainError)
+      throw new AdminCommandError(
+        err
+          .items()
+          .map((i) => i.description)
+          .join('; '),
+      );
     throw err;
   }
 }
@@ -63,10 +80,18 @@ export async function runAdminCommand(command: string | undefined, sub: string |
     return explain(() => createPerson(accountId, String(v.name)));
   }
   if (command === 'shipping-group' && sub === 'create') {
-    const v = read(rest, ['login', 'name'], ['portal-account-id', 'type-id', 'price-first', 'price-more', 'cash-surcharge', 'currency', 'ships-to', 'eu-more', 'europe-more', 'worldwide-more']);
+    const v = read(
+      rest,
+      ['login', 'name'],
+      ['portal-account-id', 'type-id', 'price-first', 'price-more', 'cash-surcharge', 'currency', 'ships-to', 'eu-more', 'europe-more', 'worldwide-more'],
+    );
     const accountId = await accountOf(String(v.login));
     const shipsTo: Record<string, unknown> = {};
-    for (const flag of String(v['ships-to'] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) shipsTo[flag] = true;
+    for (const flag of String(v['ships-to'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean))
+      shipsTo[flag] = true;
     for (const more of ['eu', 'europe', 'worldwide']) if (v[`${more}-more`] !== undefined) shipsTo[`${more}_more`] = v[`${more}-more`];
     const price: Record<string, unknown> = {};
     if (v['price-first'] !== undefined) price.first = v['price-first'];
@@ -81,9 +106,13 @@ export async function runAdminCommand(command: string | undefined, sub: string |
   if (command === 'portal-account' && sub === 'create') {
     const v = read(rest, ['login', 'name'], ['platform'], ['default']);
     const accountId = await accountOf(String(v.login));
-    return explain(() => createPortalAccount(accountId, {
-      name: String(v.name), is_default: v.default === true, ...(v.platform !== undefined ? { platform: String(v.platform) } : {}),
-    }));
+    return explain(() =>
+      createPortalAccount(accountId, {
+        name: String(v.name),
+        is_default: v.default === true,
+        ...(v.platform !== undefined ? { platform: String(v.platform) } : {}),
+      }),
+    );
   }
   return undefined;
 }

@@ -19,7 +19,9 @@ const columns = ['id', 'account_id', 'portal_account_id', 'name', 'type_id', 'sh
 /** Shipping groups of a seller account; every query is scoped by the account id. */
 export const shippingGroupRepository = {
   async insert(trx: Knex.Transaction, row: Omit<ShippingGroupRow, 'id'>): Promise<number> {
-    const [inserted] = await trx('shipping_group').insert({ ...row, ships_to: JSON.stringify(row.ships_to) }).returning('id');
+    const [inserted] = await trx('shipping_group')
+      .insert({ ...row, ships_to: JSON.stringify(row.ships_to) })
+      .returning('id');
     return (inserted as { id: number }).id;
   },
 

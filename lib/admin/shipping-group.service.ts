@@ -38,16 +38,18 @@ export async function createShippingGroup(accountId: number, input: unknown) {
   }
   if (!(await currencyRepository.get(group.currency))) throw invalidField('currency', `currency ${group.currency} is not a currency of system/currency/`);
   const shipsTo = Object.fromEntries(Object.entries(group.ships_to).map(([k, v]) => [k, typeof v === 'string' ? v.toUpperCase() : v]));
-  const id = await db().transaction((trx) => shippingGroupRepository.insert(trx, {
-    account_id: accountId,
-    portal_account_id: group.portal_account_id || null,
-    name: group.name,
-    type_id: group.type_id,
-    ships_to: shipsTo,
-    price_first: group.price.first ?? '0.00',
-    price_more: group.price.more ?? '0.00',
-    cash_surcharge: group.cash_surcharge ?? '0.00',
-    currency: group.currency,
-  }));
+  const id = await db().transaction((trx) =>
+    shippingGroupRepository.insert(trx, {
+      account_id: accountId,
+      portal_account_id: group.portal_account_id || null,
+      name: group.name,
+      type_id: group.type_id,
+      ships_to: shipsTo,
+      price_first: group.price.first ?? '0.00',
+      price_more: group.price.more ?? '0.00',
+      cash_surcharge: group.cash_surcharge ?? '0.00',
+      currency: group.currency,
+    }),
+  );
   return getShippingGroup(accountId, id);
 }

@@ -4,7 +4,10 @@ import { Joi, bool, decimal, integer, text } from '../http/schema';
 export const shipsToFlags = ['worldwide', 'europe', 'eu', 'germany', 'switzerland', 'usa', 'canada', 'japan', 'australia'] as const;
 
 /** ISO2 codes separated by semicolons (ships_to.*_more). */
-const countryList = () => text(2000).pattern(/^([A-Za-z]{2}(;[A-Za-z]{2})*;?)?$/).messages({ 'string.pattern.base': 'must be ISO 3166-1 alpha-2 codes separated by semicolons' });
+const countryList = () =>
+  text(2000)
+    .pattern(/^([A-Za-z]{2}(;[A-Za-z]{2})*;?)?$/)
+    .messages({ 'string.pattern.base': 'must be ISO 3166-1 alpha-2 codes separated by semicolons' });
 
 /** Input of a new shipping group (kontor shipping-group create); the API reads them only. */
 export const shippingGroupInput = Joi.object({

@@ -15,7 +15,10 @@ export async function findClient(clientId: unknown): Promise<OAuthClientRow> {
  * Document 1, Authentication 2.1: the seller logs in, chooses the rights and possibly the
  * portal account, and confirms; the client gets a one-time code at its redirect_uri.
  */
-export async function authorizeClient(input: { client_id?: unknown; login?: unknown; password?: unknown; scope?: unknown; state?: unknown; portal_account_id?: unknown }, address: string): Promise<string> {
+export async function authorizeClient(
+  input: { client_id?: unknown; login?: unknown; password?: unknown; scope?: unknown; state?: unknown; portal_account_id?: unknown },
+  address: string,
+): Promise<string> {
   const client = await findClient(input.client_id);
   if (typeof input.login !== 'string' || typeof input.password !== 'string') throw new AuthorizeError('login and password are required');
   const accountId = await authenticateSeller(input.login, input.password, address);
@@ -26,9 +29,11 @@ export async function authorizeClient(input: { client_id?: unknown; login?: unkn
   } catch {
     throw new AuthorizeError('unknown scope requested');
   }
-  const portalAccount = input.portal_account_id ? await getPortalAccount(accountId, Number(input.portal_account_id)).catch(() => {
-    throw new AuthorizeError('unknown portal account');
-  }) : undefined;
+  const portalAccount = input.portal_account_id
+    ? await getPortalAccount(accountId, Number(input.portal_account_id)).catch(() => {
+        throw new AuthorizeError('unknown portal account');
+      })
+    : undefined;
   const code = await createAuthorizationCode(client, { accountId, oauthClientId: client.id, portalAccountId: portalAccount?.id ?? null, scope });
   const target = new URL(client.redirect_uri);
   target.searchParams.set('code', code);

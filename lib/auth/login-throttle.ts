@@ -19,7 +19,10 @@ const knownAddressesKept = 20;
  * ARGV: window seconds, the three bounds, address, now ms, known-address age ms.
  * Returns 0 when admitted, else the number (1..3) of the bound that refused.
  */
-const attemptScript = redisScript('kontorLoginAttempt', 4, `
+const attemptScript = redisScript(
+  'kontorLoginAttempt',
+  4,
+  `
 local known = redis.call('ZSCORE', KEYS[4], ARGV[5])
 local exempt = known and tonumber(known) > tonumber(ARGV[6]) - tonumber(ARGV[7])
 for i = 1, 3 do
@@ -32,10 +35,14 @@ for i = 1, 3 do
   if redis.call('INCR', KEYS[i]) == 1 then redis.call('EXPIRE', KEYS[i], ARGV[1]) end
 end
 return 0
-`);
+`,
+);
 
 /* A successful login: its attempt was no failure, the login+address count starts anew, the address is the seller's own. */
-const successScript = redisScript('kontorLoginSuccess', 4, `
+const successScript = redisScript(
+  'kontorLoginSuccess',
+  4,
+  `
 redis.call('DEL', KEYS[1])
 for i = 2, 3 do
   if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
@@ -44,7 +51,8 @@ redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 redis.call('ZREMRANGEBYRANK', KEYS[4], 0, -1 - tonumber(ARGV[3]))
 redis.call('PEXPIRE', KEYS[4], ARGV[4])
 return 1
-`);
+`,
+);
 
 const bounds = ['this login from this address', 'this address', 'this login'];
 
@@ -71,7 +79,9 @@ export async function throttledLogin(login: string, address: string, attempt: ()
   const knownMs = knownAddressDays * 86400 * 1000;
   let refused = 0;
   try {
-    refused = Number(await attemptScript(keys, [windowSeconds, loginAttemptsPerLoginAndAddress, loginAttemptsPerAddress, loginAttemptsPerLogin, address, nowMs, knownMs]));
+    refused = Number(
+      await attemptScript(keys, [windowSeconds, loginAttemptsPerLoginAndAddress, loginAttemptsPerAddress, loginAttemptsPerLogin, address, nowMs, knownMs]),
+    );
   } catch (err) {
     log.warn({ err }, 'login throttle unavailable');
   }

@@ -2,8 +2,7 @@ import { domainError } from '../errors';
 import { allScopes, isScope, Scope } from '../access/scopes';
 
 /** RFC 6749 section 5.2 errors; invalid_client is a 401, the rest 400. */
-export const oauthError = (id: 'invalid_client' | 'invalid_grant' | 'invalid_scope' | 'invalid_request', description: string) =>
-  domainError(id, description);
+export const oauthError = (id: 'invalid_client' | 'invalid_grant' | 'invalid_scope' | 'invalid_request', description: string) => domainError(id, description);
 
 /** Parses a requested scope string; absent means everything the grant allows. */
 export function parseScope(requested: string | undefined, allowed: readonly Scope[] = allScopes): Scope[] {
@@ -13,4 +12,3 @@ export function parseScope(requested: string | undefined, allowed: readonly Scop
   if (unknown) throw oauthError('invalid_scope', `scope ${unknown} is unknown or not granted`);
   return names as Scope[];
 }
-

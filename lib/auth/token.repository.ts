@@ -17,11 +17,17 @@ interface GrantRow {
 }
 
 const toGrant = (row: GrantRow): Grant => ({
-  accountId: row.account_id, oauthClientId: row.oauth_client_id, portalAccountId: row.portal_account_id, scope: row.scope,
+  accountId: row.account_id,
+  oauthClientId: row.oauth_client_id,
+  portalAccountId: row.portal_account_id,
+  scope: row.scope,
 });
 
 const grantColumns = (grant: Grant) => ({
-  account_id: grant.accountId, oauth_client_id: grant.oauthClientId, portal_account_id: grant.portalAccountId, scope: grant.scope,
+  account_id: grant.accountId,
+  oauth_client_id: grant.oauthClientId,
+  portal_account_id: grant.portalAccountId,
+  scope: grant.scope,
 });
 
 const expiresIn = (seconds: number) => new Date(Date.now() + seconds * 1000);
@@ -57,13 +63,16 @@ export const tokenRepository = {
   async consumeRefreshToken(trx: Knex, hash: string, oauthClientId: number): Promise<ConsumedRefreshToken> {
     const mine = { token_hash: hash, oauth_client_id: oauthClientId };
     const [row] = await trx('refresh_token')
-      .where(mine).whereNull('replaced_at').andWhere('expires_at', '>', trx.fn.now())
-      .update({ replaced_at: trx.fn.now() }).returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'chain_id']);
+      .where(mine)
+      .whereNull('replaced_at')
+      .andWhere('expires_at', '>', trx.fn.now())
+      .update({ replaced_at: trx.fn.now() })
+      .returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'chain_id']);
     if (row) return { kind: 'valid', grant: toGrant(row), chainId: row.chain_id };
-    const replaced = await trx('refresh_token').select('chain_id').where(mine).whereNotNull('replaced_at').first() as { chain_id: string } | undefined;
+    const replaced = (await trx('refresh_token').select('chain_id').where(mine).whereNotNull('replaced_at').first()) as { chain_id: string } | undefined;
     if (!replaced) return { kind: 'unknown' };
     await trx('refresh_token').where({ chain_id: replaced.chain_id }).delete();
-    const revoked = await trx('access_token').where({ chain_id: replaced.chain_id }).delete().returning('token_hash') as { token_hash: string }[];
+    const revoked = (await trx('access_token').where({ chain_id: replaced.chain_id }).delete().returning('token_hash')) as { token_hash: string }[];
     return { kind: 'reused', revokedAccessTokens: revoked.map((r) => r.token_hash) };
   },
 
@@ -73,8 +82,10 @@ export const tokenRepository = {
 
   async consumeAuthorizationCode(trx: Knex, hash: string, oauthClientId: number): Promise<(Grant & { redirectUri: string }) | undefined> {
     const [row] = await trx('authorization_code')
-      .where({ code_hash: hash, oauth_client_id: oauthClientId }).andWhere('expires_at', '>', trx.fn.now())
-      .delete().returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'redirect_uri']);
+      .where({ code_hash: hash, oauth_client_id: oauthClientId })
+      .andWhere('expires_at', '>', trx.fn.now())
+      .delete()
+      .returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'redirect_uri']);
     return row ? { ...toGrant(row), redirectUri: row.redirect_uri } : undefined;
   },
 

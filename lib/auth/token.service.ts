@@ -48,7 +48,7 @@ async function issue(grant: Grant, chainId: string | null, trx?: Knex): Promise<
 export function authenticateSeller(login: string, password: string, address: string): Promise<number | undefined> {
   return throttledLogin(login, address, async () => {
     const account = await accountRepository.findByLogin(login);
-    const ok = await verifyPassword(password, account?.password_hash ?? await decoyHash());
+    const ok = await verifyPassword(password, account?.password_hash ?? (await decoyHash()));
     return ok && account ? account.id : undefined;
   });
 }
@@ -69,7 +69,12 @@ async function authenticateClient(clientId: string | undefined, secret: string |
 }
 
 /** Document 1, Authentication 2.2: a client exchanges the authorization code for a refresh token. */
-export async function grantAuthorizationCode(clientId: string | undefined, secret: string | undefined, code: string | undefined, redirectUri: string | undefined): Promise<TokenAnswer> {
+export async function grantAuthorizationCode(
+  clientId: string | undefined,
+  secret: string | undefined,
+  code: string | undefined,
+  redirectUri: string | undefined,
+): Promise<TokenAnswer> {
   const client = await authenticateClient(clientId, secret);
   if (!code) throw invalidInput('invalid_request', 'code is required');
   const grant = await db().transaction((trx) => tokenRepository.consumeAuthorizationCode(trx, secretHash(code), client.id));
@@ -83,7 +88,12 @@ export async function grantAuthorizationCode(clientId: string | undefined, secre
  * Document 1, Authentication 2.3: a refresh token buys a new access and refresh token; the old one
  * is replaced, in the same transaction. Presenting a replaced one again revokes its chain.
  */
-export async function grantRefreshToken(clientId: string | undefined, secret: string | undefined, refreshToken: string | undefined, scope: string | undefined): Promise<TokenAnswer> {
+export async function grantRefreshToken(
+  clientId: string | undefined,
+  secret: string | undefined,
+  refreshToken: string | undefined,
+  scope: string | undefined,
+): Promise<TokenAnswer> {
   const client = await authenticateClient(clientId, secret);
   if (!refreshToken) throw invalidInput('invalid_request', 'refresh_token is required');
   const outcome = await db().transaction(async (trx) => {
@@ -95,7 +105,10 @@ export async function grantRefreshToken(clientId: string | undefined, secret: st
   if (outcome.kind === 'issued') return outcome.answer;
   if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the refresh token is unknown, replaced or expired');
   for (const hash of outcome.revokedAccessTokens) grantCache.delete(hash);
-  throw oauthError('invalid_grant', 'the refresh token was already replaced; as it may have leaked, every token of this authorization is revoked: authorize the client again');
+  throw oauthError(
+    'invalid_grant',
+    'the refresh token was already replaced; as it may have leaked, every token of this authorization is revoked: authorize the client again',
+  );
 }
 
 /** authorize.php: after the seller logged in and confirmed, a one-time code for the client. */

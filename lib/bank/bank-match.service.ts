@@ -10,7 +10,10 @@ import { inTransaction } from '../db/transaction';
 import { assignIn } from './bank.match';
 import { bankRepository } from './bank.repository';
 
-export interface MatchRun { examined: number; assigned: number }
+export interface MatchRun {
+  examined: number;
+  assigned: number;
+}
 
 /** Matches the account's unassigned records numbered from..to (transfer_date since `since`, when given). */
 export async function matchRange(accountId: number, from: number, to: number, since?: Date): Promise<MatchRun> {

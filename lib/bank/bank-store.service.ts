@@ -10,12 +10,21 @@ import { bankRepository, duplicateKey } from './bank.repository';
 import { bankIdOf, BankKind } from './bank.type';
 import type { StatementEntry } from './statement/statement.type';
 
-export interface Stored { stored: number; duplicates: number; jobId: string | null }
+export interface Stored {
+  stored: number;
+  duplicates: number;
+  jobId: string | null;
+}
 
 /** Entries not stored yet, each once even within the batch. */
 async function newEntries(trx: Knex.Transaction, accountId: number, type: BankKind, entries: StatementEntry[]): Promise<StatementEntry[]> {
   const columns = (e: StatementEntry) => ({ transfer_date: e.transferDate, sender: e.sender, subject: e.subject, amount: e.amount });
-  const refs = await bankRepository.storedReferences(trx, accountId, type, entries.flatMap((e) => (e.reference ? [e.reference] : [])));
+  const refs = await bankRepository.storedReferences(
+    trx,
+    accountId,
+    type,
+    entries.flatMap((e) => (e.reference ? [e.reference] : [])),
+  );
   const dups = await bankRepository.storedDuplicates(trx, accountId, type, entries.filter((e) => !e.reference).map(columns));
   const seen = new Set<string>();
   return entries.filter((e) => {
@@ -26,14 +35,32 @@ async function newEntries(trx: Knex.Transaction, accountId: number, type: BankKi
   });
 }
 
-export async function storeEntriesIn(trx: Knex.Transaction, accountId: number, type: BankKind, entries: StatementEntry[], status: string | null = null): Promise<Stored> {
+export async function storeEntriesIn(
+  trx: Knex.Transaction,
+  accountId: number,
+  type: BankKind,
+  entries: StatementEntry[],
+  status: string | null = null,
+): Promise<Stored> {
   const last = await bankRepository.lockCounter(trx, accountId);
   const fresh = await newEntries(trx, accountId, type, entries);
   const now = new Date();
-  await bankRepository.insertMany(trx, accountId, fresh.map((e, i) => ({
-    number: last + 1 + i, id: bankIdOf(last + 1 + i, now), type, entry_ref: e.reference,
-    transfer_date: e.transferDate, sender: e.sender, subject: e.subject, amount: e.amount, order_no: null, status,
-  })));
+  await bankRepository.insertMany(
+    trx,
+    accountId,
+    fresh.map((e, i) => ({
+      number: last + 1 + i,
+      id: bankIdOf(last + 1 + i, now),
+      type,
+      entry_ref: e.reference,
+      transfer_date: e.transferDate,
+      sender: e.sender,
+      subject: e.subject,
+      amount: e.amount,
+      order_no: null,
+      status,
+    })),
+  );
   if (!fresh.length) return { stored: 0, duplicates: entries.length, jobId: null };
   await bankRepository.setCounter(trx, accountId, last + fresh.length);
   const jobId = await addToOutbox(trx, accountId, 'bank.match', { accountId, fromNumber: last + 1, toNumber: last + fresh.length });

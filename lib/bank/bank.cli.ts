@@ -8,7 +8,8 @@ import { accountOf, AdminCommandError, explain, read } from '../admin/admin.cli'
 import { connectProvider } from './provider/provider-account.service';
 import { importStatement } from './statement/statement.service';
 
-export const bankUsage = 'kontor bank import --login L FILE | kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]';
+export const bankUsage =
+  'kontor bank import --login L FILE | kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]';
 
 /** Runs a bank subcommand; undefined when the command is not one of them. */
 export async function runBankCommand(command: string | undefined, sub: string | undefined, rest: string[]): Promise<unknown> {
@@ -26,9 +27,14 @@ export async function runBankCommand(command: string | undefined, sub: string | 
   if (command === 'payment-provider' && sub === 'connect') {
     const v = read(rest, ['login', 'name', 'client-id', 'client-secret'], ['base-url']);
     const accountId = await accountOf(String(v.login));
-    return explain(() => connectProvider(accountId, {
-      name: String(v.name), clientId: String(v['client-id']), clientSecret: String(v['client-secret']), ...(v['base-url'] !== undefined ? { baseUrl: String(v['base-url']) } : {}),
-    }));
+    return explain(() =>
+      connectProvider(accountId, {
+        name: String(v.name),
+        clientId: String(v['client-id']),
+        clientSecret: String(v['client-secret']),
+        ...(v['base-url'] !== undefined ? { baseUrl: String(v['base-url']) } : {}),
+      }),
+    );
   }
   return undefined;
 }

@@ -24,10 +24,20 @@ export function subjectReferences(subject: string): { ids: string[]; numbers: st
 /** A name compared by its words: case, umlaut spellings (ü/ue), accents and word order do not matter. */
 export function nameKey(name: string): string {
   const spelled = name.toLowerCase().replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss');
-  return spelled.normalize('NFD').replace(/\p{M}/gu, '').split(/[^\p{L}\p{N}]+/u).filter(Boolean).sort().join(' ');
+  return spelled
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .sort()
+    .join(' ');
 }
 
-interface Refs { ids: string[]; numbers: string[]; providerId: string | null }
+interface Refs {
+  ids: string[];
+  numbers: string[];
+  providerId: string | null;
+}
 
 const refsOf = (r: MatchRecord): Refs => ({ ...subjectReferences(r.subject), providerId: r.type === 'payment_provider' ? r.entry_ref : null });
 
@@ -46,7 +56,11 @@ function fits(refs: Refs, orders: MatchOrder[]): MatchOrder[] {
   return [];
 }
 
-export interface Assignment { record: MatchRecord; orderId: string | null; orderNo: string | null }
+export interface Assignment {
+  record: MatchRecord;
+  orderId: string | null;
+  orderNo: string | null;
+}
 
 /** Decides the order of each record (no writes): two queries for the whole batch. */
 export async function decide(trx: Knex.Transaction, accountId: number, records: MatchRecord[]): Promise<Assignment[]> {
@@ -56,11 +70,18 @@ export async function decide(trx: Knex.Transaction, accountId: number, records: 
     numbers: [...new Set(refs.flatMap((r) => r.numbers))],
     providerIds: refs.flatMap((r) => (r.providerId ? [r.providerId] : [])),
   });
-  const index = indexBy(named, (o) => [o.id, `n${o.number}`, ...(o.invoice_number ? [`i${o.invoice_number}`] : []), ...(o.payment_provider_transaction_id ? [`p${o.payment_provider_transaction_id}`] : [])]);
+  const index = indexBy(named, (o) => [
+    o.id,
+    `n${o.number}`,
+    ...(o.invoice_number ? [`i${o.invoice_number}`] : []),
+    ...(o.payment_provider_transaction_id ? [`p${o.payment_provider_transaction_id}`] : []),
+  ]);
   const unfit: Assignment[] = [];
   const result: Assignment[] = records.map((record, i) => {
     const r = refs[i]!;
-    const candidates = [...new Set([...r.ids, ...r.numbers.flatMap((n) => [`n${n}`, `i${n}`]), ...(r.providerId ? [`p${r.providerId}`] : [])].flatMap((k) => index.get(k) ?? []))];
+    const candidates = [
+      ...new Set([...r.ids, ...r.numbers.flatMap((n) => [`n${n}`, `i${n}`]), ...(r.providerId ? [`p${r.providerId}`] : [])].flatMap((k) => index.get(k) ?? [])),
+    ];
     const hit = fits(r, candidates);
     const assignment = { record, orderId: hit.length === 1 ? hit[0]!.id : null, orderNo: r.ids[0] ?? r.numbers[0] ?? null };
     if (!hit.length && record.sender !== '') unfit.push(assignment);
@@ -74,12 +95,18 @@ export async function decide(trx: Knex.Transaction, accountId: number, records: 
 async function byAmountAndName(trx: Knex.Transaction, accountId: number, unreferenced: Assignment[]): Promise<void> {
   if (!unreferenced.length) return;
   const owing = await bankRepository.ordersOwing(trx, accountId, [...new Set(unreferenced.map((a) => a.record.amount))]);
-  const index = indexBy(owing.filter((o) => o.name), (o) => [`${Number(o.owing).toFixed(2)}|${nameKey(o.name!)}`]);
+  const index = indexBy(
+    owing.filter((o) => o.name),
+    (o) => [`${Number(o.owing).toFixed(2)}|${nameKey(o.name!)}`],
+  );
   const taken = new Set<string>();
   for (const a of unreferenced) {
     const hit = index.get(`${Number(a.record.amount).toFixed(2)}|${nameKey(a.record.sender)}`) ?? [];
     // An order owing this amount is paid by one record of the batch only.
-    if (hit.length === 1 && !taken.has(hit[0]!.id)) { a.orderId = hit[0]!.id; taken.add(hit[0]!.id); }
+    if (hit.length === 1 && !taken.has(hit[0]!.id)) {
+      a.orderId = hit[0]!.id;
+      taken.add(hit[0]!.id);
+    }
   }
 }
 
@@ -89,9 +116,10 @@ function indexBy<T>(items: T[], keys: (item: T) => string[]): Map<string, T[]> {
   return map;
 }
 
-const describe = (r: MatchRecord) => (r.type === 'payment_provider'
-  ? `payment ${r.amount} received: payment provider ${r.entry_ref ?? ''} (bank id ${r.id})`
-  : `payment ${r.amount} received: bank transfer ${r.id}${r.sender ? ` from ${r.sender}` : ''}`);
+const describe = (r: MatchRecord) =>
+  r.type === 'payment_provider'
+    ? `payment ${r.amount} received: payment provider ${r.entry_ref ?? ''} (bank id ${r.id})`
+    : `payment ${r.amount} received: bank transfer ${r.id}${r.sender ? ` from ${r.sender}` : ''}`;
 
 /**
  * Assigns the records to the orders decided and pays those orders (orders domain), in the
@@ -101,7 +129,11 @@ const describe = (r: MatchRecord) => (r.type === 'payment_provider'
 export async function assignIn(trx: Knex.Transaction, accountId: number, records: MatchRecord[]): Promise<Set<string>> {
   const decided = await decide(trx, accountId, records);
   const paying = decided.filter((a) => a.orderId !== null);
-  const paid = await payOrdersIn(trx, accountId, paying.map((a) => ({ orderId: a.orderId!, amount: a.record.amount, history: describe(a.record) })));
+  const paid = await payOrdersIn(
+    trx,
+    accountId,
+    paying.map((a) => ({ orderId: a.orderId!, amount: a.record.amount, history: describe(a.record) })),
+  );
   const rows = decided.map((a) => {
     const orderId = a.orderId !== null && paid.has(a.orderId) ? a.orderId : null;
     return { number: a.record.number, order_id: orderId, order_no: orderId ? null : a.orderNo };

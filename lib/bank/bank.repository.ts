@@ -30,17 +30,31 @@ export interface MatchRecord {
 
 /** The account's orders a payment may still go to: not cancelled, not fully paid. */
 function openOrders(trx: Knex.Transaction, accountId: number): Knex.QueryBuilder {
-  return trx('sales_order').select('id', trx.raw('number::text AS number'), trx.raw('invoice_number::text AS invoice_number'),
-    'payment_provider_transaction_id', trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
-    trx.raw("customer->'address'->>'name' AS name"))
+  return trx('sales_order')
+    .select(
+      'id',
+      trx.raw('number::text AS number'),
+      trx.raw('invoice_number::text AS invoice_number'),
+      'payment_provider_transaction_id',
+      trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
+      trx.raw("customer->'address'->>'name' AS name"),
+    )
     .where({ account_id: accountId, is_cancelled: false })
-    .andWhere((q) => { q.whereNull('paid_amount').orWhereRaw('paid_amount < invoice_amount'); });
+    .andWhere((q) => {
+      q.whereNull('paid_amount').orWhereRaw('paid_amount < invoice_amount');
+    });
 }
 
 /** What document 1's duplicate rule compares. */
-export interface DuplicateColumns { transfer_date: Date; sender: string; subject: string; amount: string }
+export interface DuplicateColumns {
+  transfer_date: Date;
+  sender: string;
+  subject: string;
+  amount: string;
+}
 
-export const duplicateKey = (r: DuplicateColumns): string => `${new Date(r.transfer_date).toISOString()}|${r.sender}|${r.subject}|${Number(r.amount).toFixed(2)}`;
+export const duplicateKey = (r: DuplicateColumns): string =>
+  `${new Date(r.transfer_date).toISOString()}|${r.sender}|${r.subject}|${Number(r.amount).toFixed(2)}`;
 
 export type BankColumns = Pick<BankRow, 'type' | 'transfer_date' | 'sender' | 'subject' | 'amount' | 'order_id' | 'order_no' | 'status'>;
 
@@ -58,10 +72,17 @@ export const bankRepository = {
 
   /** The record with the same transfer_date, sender, subject and amount, if any. */
   async findDuplicate(trx: Knex.Transaction, accountId: number, columns: BankColumns): Promise<BankRow | undefined> {
-    return trx('bank').where({
-      account_id: accountId, type: columns.type, transfer_date: columns.transfer_date,
-      sender: columns.sender, subject: columns.subject, amount: columns.amount,
-    }).orderBy('number').first();
+    return trx('bank')
+      .where({
+        account_id: accountId,
+        type: columns.type,
+        transfer_date: columns.transfer_date,
+        sender: columns.sender,
+        subject: columns.subject,
+        amount: columns.amount,
+      })
+      .orderBy('number')
+      .first();
   },
 
   async insert(trx: Knex.Transaction, accountId: number, number: number, id: string, columns: BankColumns): Promise<void> {
@@ -89,33 +110,50 @@ export const bankRepository = {
   /** The entry references among those given that the account has stored already. */
   async storedReferences(trx: Knex.Transaction, accountId: number, type: BankKind, refs: string[]): Promise<Set<string>> {
     if (!refs.length) return new Set();
-    const rows = await trx('bank').select('entry_ref').where({ account_id: accountId, type })
-      .whereRaw('entry_ref = ANY(?::text[])', [refs]) as { entry_ref: string }[];
+    const rows = (await trx('bank').select('entry_ref').where({ account_id: accountId, type }).whereRaw('entry_ref = ANY(?::text[])', [refs])) as {
+      entry_ref: string;
+    }[];
     return new Set(rows.map((r) => r.entry_ref));
   },
 
   /** Keys (duplicateKey) of stored records equal to the given ones by document 1's duplicate rule. */
   async storedDuplicates(trx: Knex.Transaction, accountId: number, type: BankKind, rows: DuplicateColumns[]): Promise<Set<string>> {
     if (!rows.length) return new Set();
-    const { rows: found } = await trx.raw(
+    const { rows: found } = (await trx.raw(
       `SELECT b.transfer_date, b.sender, b.subject, b.amount::text AS amount FROM bank b
        JOIN unnest(?::timestamptz[], ?::text[], ?::text[], ?::numeric[]) AS t(transfer_date, sender, subject, amount)
          ON b.transfer_date = t.transfer_date AND b.sender = t.sender AND b.subject = t.subject AND b.amount = t.amount
        WHERE b.account_id = ? AND b.type = ?`,
       [rows.map((r) => r.transfer_date), rows.map((r) => r.sender), rows.map((r) => r.subject), rows.map((r) => r.amount), accountId, type],
-    ) as { rows: DuplicateColumns[] };
+    )) as { rows: DuplicateColumns[] };
     return new Set(found.map(duplicateKey));
   },
 
   /** One INSERT for many records (numbers and ids given); answers nothing, the caller knows the numbers. */
-  async insertMany(trx: Knex.Transaction, accountId: number, rows: (DuplicateColumns & { number: number; id: string; type: BankKind; entry_ref: string | null; order_no: string | null; status: string | null })[]): Promise<void> {
+  async insertMany(
+    trx: Knex.Transaction,
+    accountId: number,
+    rows: (DuplicateColumns & { number: number; id: string; type: BankKind; entry_ref: string | null; order_no: string | null; status: string | null })[],
+  ): Promise<void> {
     if (!rows.length) return;
     const col = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((r) => r[key]);
     await trx.raw(
       `INSERT INTO bank (account_id, number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status)
        SELECT ?, t.* FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::text[])
          AS t(number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status)`,
-      [accountId, col('number'), col('id'), col('type'), col('transfer_date'), col('sender'), col('subject'), col('amount'), col('entry_ref') as string[], col('order_no') as string[], col('status') as string[]],
+      [
+        accountId,
+        col('number'),
+        col('id'),
+        col('type'),
+        col('transfer_date'),
+        col('sender'),
+        col('subject'),
+        col('amount'),
+        col('entry_ref') as string[],
+        col('order_no') as string[],
+        col('status') as string[],
+      ],
     );
   },
 
@@ -126,24 +164,32 @@ export const bankRepository = {
    */
   async referencedOrders(trx: Knex.Transaction, accountId: number, refs: { ids: string[]; numbers: string[]; providerIds: string[] }): Promise<MatchOrder[]> {
     if (!refs.ids.length && !refs.numbers.length && !refs.providerIds.length) return [];
-    return await openOrders(trx, accountId).andWhere((q) => {
+    return (await openOrders(trx, accountId).andWhere((q) => {
       q.whereRaw('id = ANY(?::text[])', [refs.ids])
         .orWhereRaw('number = ANY(?::bigint[])', [refs.numbers])
         .orWhereRaw('invoice_number = ANY(?::bigint[])', [refs.numbers])
         .orWhereRaw('payment_provider_transaction_id = ANY(?::text[])', [refs.providerIds]);
-    }) as MatchOrder[];
+    })) as MatchOrder[];
   },
 
   /** The account's open orders whose outstanding amount (invoice_amount - paid_amount) is one of those given. */
   async ordersOwing(trx: Knex.Transaction, accountId: number, amounts: string[]): Promise<MatchOrder[]> {
     if (!amounts.length) return [];
-    return await openOrders(trx, accountId).andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [amounts]) as MatchOrder[];
+    return (await openOrders(trx, accountId).andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [amounts])) as MatchOrder[];
   },
 
   /** Records of the account without an order: an import's (by number range) or those since a date (re-match). */
-  async unassignedForUpdate(trx: Knex.Transaction, accountId: number, where: { from: number; to: number; since?: Date }, limit: number): Promise<MatchRecord[]> {
-    const q = trx('bank').select(trx.raw('number::text AS number'), 'id', 'type', 'subject', 'sender', trx.raw('amount::text AS amount'), 'entry_ref')
-      .where('account_id', accountId).whereNull('order_id').andWhere('amount', '>', 0)
+  async unassignedForUpdate(
+    trx: Knex.Transaction,
+    accountId: number,
+    where: { from: number; to: number; since?: Date },
+    limit: number,
+  ): Promise<MatchRecord[]> {
+    const q = trx('bank')
+      .select(trx.raw('number::text AS number'), 'id', 'type', 'subject', 'sender', trx.raw('amount::text AS amount'), 'entry_ref')
+      .where('account_id', accountId)
+      .whereNull('order_id')
+      .andWhere('amount', '>', 0)
       .whereBetween('number', [where.from, where.to]);
     if (where.since) q.andWhere('transfer_date', '>=', where.since);
     // bank.number, not the text alias (text order would skip records between batches). FOR UPDATE
@@ -164,7 +210,9 @@ export const bankRepository = {
 
   /** Accounts with records without an order since the date (for the re-match). */
   async accountsWithUnassigned(knex: Knex, since: Date): Promise<number[]> {
-    const rows = await knex('bank').distinct('account_id').whereNull('order_id').andWhere('transfer_date', '>=', since).andWhere('amount', '>', 0) as { account_id: number }[];
+    const rows = (await knex('bank').distinct('account_id').whereNull('order_id').andWhere('transfer_date', '>=', since).andWhere('amount', '>', 0)) as {
+      account_id: number;
+    }[];
     return rows.map((r) => r.account_id);
   },
 

@@ -21,14 +21,22 @@ export interface BankCreated {
 
 /** Thrown inside the transaction so that a duplicate gives its bank number back. */
 class Duplicate extends Error {
-  constructor(readonly row: BankRow) { super('duplicate bank transfer'); }
+  constructor(readonly row: BankRow) {
+    super('duplicate bank transfer');
+  }
 }
 
 async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankInput): Promise<BankCreated> {
   const { accountId } = caller;
   const columns: BankColumns = {
-    type: 'bank', transfer_date: input.transfer_date, sender: input.sender ?? '', subject: input.subject ?? '',
-    amount: input.amount, order_id: null, order_no: null, status: null,
+    type: 'bank',
+    transfer_date: input.transfer_date,
+    sender: input.sender ?? '',
+    subject: input.subject ?? '',
+    amount: input.amount,
+    order_id: null,
+    order_no: null,
+    status: null,
   };
   // The counter row lock serialises the account's creates: the duplicate check below cannot race.
   const number = await bankRepository.nextNumber(trx, accountId);
@@ -39,7 +47,10 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
   const amount = fromCents(toCents(input.amount));
   // A payment of nothing or a refund pays no order; it keeps its reference all the same.
   const pays = toCents(amount) > 0n;
-  if (!pays) { const refs = subjectReferences(columns.subject); columns.order_no = refs.ids[0] ?? refs.numbers[0] ?? null; }
+  if (!pays) {
+    const refs = subjectReferences(columns.subject);
+    columns.order_no = refs.ids[0] ?? refs.numbers[0] ?? null;
+  }
   await bankRepository.insert(trx, accountId, number, bankId, columns);
   const record = { number: String(number), id: bankId, type: 'bank' as const, subject: columns.subject, sender: columns.sender, amount, entry_ref: null };
   const assigned = pays ? await assignIn(trx, accountId, [record]) : new Set<string>();

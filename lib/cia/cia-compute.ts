@@ -16,9 +16,10 @@ export interface CiaOffer {
  * (quantity 0). Never negative. Inactive portals are left alone.
  */
 export function computeOffers(input: CiaInput): CiaOffer[] {
-  const available = input.variationType === 'main' && input.variants.length > 0
-    ? input.variants.reduce((sum, v) => sum + Math.max(0, v.quantityAvailable), 0)
-    : input.quantityAvailable;
+  const available =
+    input.variationType === 'main' && input.variants.length > 0
+      ? input.variants.reduce((sum, v) => sum + Math.max(0, v.quantityAvailable), 0)
+      : input.quantityAvailable;
   const base = Math.max(0, available);
   const offers: CiaOffer[] = [];
   for (const [portal, setting] of Object.entries(input.cia) as [CiaPortal, NonNullable<CiaInput['cia'][CiaPortal]>][]) {

@@ -20,7 +20,11 @@ export function pushJob(accountId: number, portal: string, portalAccountId: numb
 export async function queueWaitingPushes(knex: Knex, queues: QueueRegistry, settledSeconds?: number): Promise<number> {
   const targets = await ciaRepository.waitingTargets(knex, settledSeconds);
   for (let i = 0; i < targets.length; i += 500) {
-    await queues.addCoalesced('portal.set_quantity', targets.slice(i, i + 500).map((t) => pushJob(t.account_id, t.portal, t.portal_account_id)), config().ciaPushWindowMs);
+    await queues.addCoalesced(
+      'portal.set_quantity',
+      targets.slice(i, i + 500).map((t) => pushJob(t.account_id, t.portal, t.portal_account_id)),
+      config().ciaPushWindowMs,
+    );
   }
   return targets.length;
 }

@@ -5,8 +5,7 @@ import { cleanupOutbox, reconcileAll } from './cia-reconcile.service';
 /** Processors of the cia queue. */
 export const ciaProcessors = defineProcessors('cia', {
   // A reconcile re-queues pushes still pending (ids with the tick), e.g. after a failed push.
-  'cia.adjust': async (data, job) =>
-    adjustItem(data.accountId, data.stockId, { tick: data.reason === 'reconcile' ? String(job.id) : undefined }),
+  'cia.adjust': async (data, job) => adjustItem(data.accountId, data.stockId, { tick: data.reason === 'reconcile' ? String(job.id) : undefined }),
   'cia.reconcile': async (data) => reconcileAll(data.tick),
   'outbox.cleanup': async () => cleanupOutbox(),
 });

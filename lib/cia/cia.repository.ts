@@ -39,7 +39,11 @@ export const ciaRepository = {
    * older quantity never arrives after a newer one.
    */
   async lockTarget(trx: Knex.Transaction, accountId: number, target: PushTarget): Promise<void> {
-    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('cia-push:' || ? || ':' || ? || ':' || ?, 0))", [accountId, target.portal, target.portalAccountId]);
+    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('cia-push:' || ? || ':' || ? || ':' || ?, 0))", [
+      accountId,
+      target.portal,
+      target.portalAccountId,
+    ]);
   },
 
   /**
@@ -48,7 +52,8 @@ export const ciaRepository = {
    * id order (a push locks those of one target): an adjustment and a push never deadlock.
    */
   async statesAndAccounts(trx: Knex.Transaction, accountId: number, stockId: number): Promise<{ states: CiaStateRow[]; accounts: PortalAccountRef[] }> {
-    const { rows } = await trx.raw(`
+    const { rows } = (await trx.raw(
+      `
       SELECT
         (SELECT coalesce(json_agg(a ORDER BY a.id), '[]') FROM (
           SELECT id, platform, is_default FROM portal_account WHERE account_id = ?) a) AS accounts,
@@ -56,7 +61,8 @@ export const ciaRepository = {
           SELECT id::text AS id, account_id, stock_id, portal, portal_account_id, desired_quantity, desired_seq::text AS desired_seq,
                  acked_quantity, acked_seq::text AS acked_seq, refused_seq::text AS refused_seq
           FROM cia_portal_state WHERE account_id = ? AND stock_id = ? ORDER BY id FOR UPDATE) s) AS states`,
-    [accountId, accountId, stockId]) as { rows: { accounts: PortalAccountRef[]; states: CiaStateRow[] }[] };
+      [accountId, accountId, stockId],
+    )) as { rows: { accounts: PortalAccountRef[]; states: CiaStateRow[] }[] };
     return rows[0]!;
   },
 
@@ -65,7 +71,13 @@ export const ciaRepository = {
    * states that are new or whose quantity changes, moving their sequence. Returns the state of
    * every wanted key, with `changed`.
    */
-  async setDesired(trx: Knex.Transaction, accountId: number, stockId: number, current: CiaStateRow[], wanted: { portal: string; portalAccountId: number; quantity: number }[]): Promise<(CiaStateRow & { changed: boolean })[]> {
+  async setDesired(
+    trx: Knex.Transaction,
+    accountId: number,
+    stockId: number,
+    current: CiaStateRow[],
+    wanted: { portal: string; portalAccountId: number; quantity: number }[],
+  ): Promise<(CiaStateRow & { changed: boolean })[]> {
     const key = (portal: string, portalAccountId: number) => `${portal}|${portalAccountId}`;
     const byKey = new Map(current.map((r) => [key(r.portal, r.portal_account_id), r]));
     // One row per key: a statement may not update the same row twice (market_d [5, 5]).
@@ -73,19 +85,24 @@ export const ciaRepository = {
     const changes = wanted.filter((w) => byKey.get(key(w.portal, w.portalAccountId))?.desired_quantity !== w.quantity);
     const written = new Map<string, CiaStateRow>();
     if (changes.length > 0) {
-      const { rows } = await trx.raw(`
+      const { rows } = (await trx.raw(
+        `
         INSERT INTO cia_portal_state (account_id, stock_id, portal, portal_account_id, desired_quantity)
         VALUES ${changes.map(() => '(?, ?, ?, ?, ?)').join(', ')}
         ON CONFLICT (account_id, stock_id, portal, portal_account_id) DO UPDATE
           SET desired_quantity = EXCLUDED.desired_quantity, desired_seq = cia_portal_state.desired_seq + 1, updated_at = now()
-        RETURNING *`, changes.flatMap((w) => [accountId, stockId, w.portal, w.portalAccountId, w.quantity])) as { rows: CiaStateRow[] };
+        RETURNING *`,
+        changes.flatMap((w) => [accountId, stockId, w.portal, w.portalAccountId, w.quantity]),
+      )) as { rows: CiaStateRow[] };
       for (const row of rows) written.set(key(row.portal, row.portal_account_id), row);
     }
-    return wanted.map((w) => {
-      const k = key(w.portal, w.portalAccountId);
-      const row = written.get(k);
-      return row ? { ...row, changed: true } : { ...byKey.get(k)!, changed: false };
-    }).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    return wanted
+      .map((w) => {
+        const k = key(w.portal, w.portalAccountId);
+        const row = written.get(k);
+        return row ? { ...row, changed: true } : { ...byKey.get(k)!, changed: false };
+      })
+      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   },
 
   /**
@@ -96,7 +113,8 @@ export const ciaRepository = {
     return knex('cia_portal_state')
       .where({ account_id: accountId, portal: target.portal, portal_account_id: target.portalAccountId })
       .whereRaw('acked_seq < desired_seq AND refused_seq < desired_seq')
-      .orderBy('stock_id').limit(limit);
+      .orderBy('stock_id')
+      .limit(limit);
   },
 
   /**
@@ -105,7 +123,8 @@ export const ciaRepository = {
    * that long and without an error.
    */
   async waitingTargets(knex: Knex, settledSeconds?: number): Promise<{ account_id: number; portal: string; portal_account_id: number }[]> {
-    const query = knex('cia_portal_state').distinct('account_id', 'portal', 'portal_account_id')
+    const query = knex('cia_portal_state')
+      .distinct('account_id', 'portal', 'portal_account_id')
       .whereRaw('acked_seq < desired_seq AND refused_seq < desired_seq');
     if (settledSeconds !== undefined) {
       query.whereNull('last_error').where('updated_at', '<', knex.raw('now() - make_interval(secs => ?)', [settledSeconds]));
@@ -119,17 +138,21 @@ export const ciaRepository = {
    */
   async ack(trx: Knex.Transaction, accountId: number, sent: CiaStateRow[], acked: CiaStateRow[]): Promise<void> {
     const values = acked.length > 0 ? acked.map(() => '(?::bigint, ?::bigint, ?::integer)').join(', ') : '(NULL::bigint, NULL::bigint, NULL::integer)';
-    await trx.raw(`
+    await trx.raw(
+      `
       WITH locked AS MATERIALIZED (SELECT id FROM cia_portal_state WHERE account_id = ? AND id = ANY(?::bigint[]) ORDER BY id FOR UPDATE)
       UPDATE cia_portal_state s SET acked_seq = v.seq, acked_quantity = v.quantity, acked_at = now(), last_error = NULL
       FROM (VALUES ${values}) AS v(id, seq, quantity)
       WHERE s.id = v.id AND s.acked_seq < v.seq AND s.id IN (SELECT id FROM locked)`,
-    [accountId, sent.map((s) => s.id), ...acked.flatMap((s) => [s.id, s.desired_seq, s.desired_quantity])]);
+      [accountId, sent.map((s) => s.id), ...acked.flatMap((s) => [s.id, s.desired_seq, s.desired_quantity])],
+    );
   },
 
   /** The portal refused the item's quantity at this sequence: not sent again until it changes. */
   async refuse(trx: Knex.Transaction, state: CiaStateRow, error: string): Promise<void> {
-    await trx('cia_portal_state').where('id', state.id).where('refused_seq', '<', state.desired_seq)
+    await trx('cia_portal_state')
+      .where('id', state.id)
+      .where('refused_seq', '<', state.desired_seq)
       .update({ refused_seq: state.desired_seq, last_error: error.slice(0, 1000) });
   },
 
@@ -143,12 +166,16 @@ export const ciaRepository = {
    * the next adjustment pushes the wanted quantity again.
    */
   async forgetAck(knex: Knex, accountId: number, stockId: number, portal: string, portalAccountId: number): Promise<void> {
-    await knex('cia_portal_state').where({ account_id: accountId, stock_id: stockId, portal, portal_account_id: portalAccountId })
+    await knex('cia_portal_state')
+      .where({ account_id: accountId, stock_id: stockId, portal, portal_account_id: portalAccountId })
       .update({ acked_seq: 0, acked_quantity: null, desired_seq: knex.raw('desired_seq + 1') });
   },
 
   async recordError(knex: Knex, stateIds: string[], error: string): Promise<void> {
-    if (stateIds.length > 0) await knex('cia_portal_state').whereIn('id', stateIds).update({ last_error: error.slice(0, 1000) });
+    if (stateIds.length > 0)
+      await knex('cia_portal_state')
+        .whereIn('id', stateIds)
+        .update({ last_error: error.slice(0, 1000) });
   },
 
   /**
@@ -156,11 +183,18 @@ export const ciaRepository = {
    * order after the given key: the reconcile walks them in pages.
    */
   async itemsToReconcile(knex: Knex, after: { accountId: number; stockId: number }, limit: number): Promise<{ account_id: number; id: number }[]> {
-    return knex('stock').select('account_id', 'id')
+    return knex('stock')
+      .select('account_id', 'id')
       .whereRaw('(account_id, id) > (?, ?)', [after.accountId, after.stockId])
-      .where((q) => q
-        .whereRaw("EXISTS (SELECT 1 FROM jsonb_each(CASE WHEN jsonb_typeof(data -> 'cia') = 'object' THEN data -> 'cia' ELSE '{}'::jsonb END) AS p(portal, setting) WHERE p.setting ->> 'is_active' = 'true')")
-        .orWhereExists(knex('cia_portal_state').select(knex.raw('1')).whereRaw('cia_portal_state.account_id = stock.account_id AND cia_portal_state.stock_id = stock.id')))
+      .where((q) =>
+        q
+          .whereRaw(
+            "EXISTS (SELECT 1 FROM jsonb_each(CASE WHEN jsonb_typeof(data -> 'cia') = 'object' THEN data -> 'cia' ELSE '{}'::jsonb END) AS p(portal, setting) WHERE p.setting ->> 'is_active' = 'true')",
+          )
+          .orWhereExists(
+            knex('cia_portal_state').select(knex.raw('1')).whereRaw('cia_portal_state.account_id = stock.account_id AND cia_portal_state.stock_id = stock.id'),
+          ),
+      )
       .orderBy([{ column: 'account_id' }, { column: 'id' }])
       .limit(limit);
   },

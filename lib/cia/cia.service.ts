@@ -33,13 +33,25 @@ function targetAccounts(portal: string, named: number[], accounts: PortalAccount
 }
 
 /** The adjustments of the dependent items, and the cia event when a quantity changed and cia.event has targets. */
-function followUps(accountId: number, stockId: number, follow: number[], targets: string[], states: { portal: string; portal_account_id: number; desired_quantity: number }[]): OutboxJob[] {
+function followUps(
+  accountId: number,
+  stockId: number,
+  follow: number[],
+  targets: string[],
+  states: { portal: string; portal_account_id: number; desired_quantity: number }[],
+): OutboxJob[] {
   const jobs: OutboxJob[] = follow.map((mainId) => ({ job: 'cia.adjust', payload: { accountId, stockId: mainId, reason: `dependent of ${stockId}` } }));
   if (targets.length > 0) {
-    jobs.push({ job: 'event.emit', payload: {
-      accountId, section: 'stock', type: 'cia', recordId: String(stockId),
-      data: { target: targets, quantity: states.map((s) => ({ portal: s.portal, portal_account_id: s.portal_account_id, quantity: s.desired_quantity })) },
-    } });
+    jobs.push({
+      job: 'event.emit',
+      payload: {
+        accountId,
+        section: 'stock',
+        type: 'cia',
+        recordId: String(stockId),
+        data: { target: targets, quantity: states.map((s) => ({ portal: s.portal, portal_account_id: s.portal_account_id, quantity: s.desired_quantity })) },
+      },
+    });
   }
   return jobs;
 }
@@ -63,10 +75,21 @@ export async function adjustItem(accountId: number, stockId: number, options: Ad
     if (options.tick && current.some((s) => s.refused_seq !== '0')) await ciaRepository.forgetRefusals(trx, accountId, stockId);
     if (!input) {
       // A deleted item: whatever it still offers goes to 0.
-      return ciaRepository.setDesired(trx, accountId, stockId, current, current.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 })));
+      return ciaRepository.setDesired(
+        trx,
+        accountId,
+        stockId,
+        current,
+        current.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 })),
+      );
     }
-    const wanted = computeOffers(input).flatMap((offer) => targetAccounts(offer.portal, offer.portalAccountIds, accounts)
-      .map((portalAccountId) => ({ portal: offer.portal, portalAccountId, quantity: offer.quantity })));
+    const wanted = computeOffers(input).flatMap((offer) =>
+      targetAccounts(offer.portal, offer.portalAccountIds, accounts).map((portalAccountId) => ({
+        portal: offer.portal,
+        portalAccountId,
+        quantity: offer.quantity,
+      })),
+    );
     const rows = await ciaRepository.setDesired(trx, accountId, stockId, current, wanted);
     // Follow-ups go through the outbox, in this transaction: Postgres keeps them across a Redis restart.
     await addManyToOutbox(trx, accountId, followUps(accountId, stockId, dependents(input), rows.some((r) => r.changed) ? input.eventTargets : [], rows));
@@ -77,12 +100,19 @@ export async function adjustItem(accountId: number, stockId: number, options: Ad
   // One push per target, coalesced: while a push of that target waits out its window, it takes
   // this change too; the first change of a window fixes when the call goes out. Only Redis
   // holds it: queueWaitingPushes derives it again from the states after a Redis restart.
-  await q.addCoalesced('portal.set_quantity', pending.map((s) => pushJob(accountId, s.portal, s.portal_account_id)), config().ciaPushWindowMs);
+  await q.addCoalesced(
+    'portal.set_quantity',
+    pending.map((s) => pushJob(accountId, s.portal, s.portal_account_id)),
+    config().ciaPushWindowMs,
+  );
   return {
     stock_id: stockId,
     portals: states.map((s) => ({
-      portal: s.portal, portal_account_id: s.portal_account_id, quantity: s.desired_quantity,
-      acknowledged: s.acked_quantity, push: BigInt(s.acked_seq) < BigInt(s.desired_seq),
+      portal: s.portal,
+      portal_account_id: s.portal_account_id,
+      quantity: s.desired_quantity,
+      acknowledged: s.acked_quantity,
+      push: BigInt(s.acked_seq) < BigInt(s.desired_seq),
     })),
   };
 }

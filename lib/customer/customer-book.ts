@@ -8,7 +8,10 @@ import type { Knex } from 'knex';
 import { CustomerContact, customerRepository, StoredContact } from './customer.repository';
 import type { OrderCustomerFields } from './customer.type';
 
-interface Entry { row: StoredContact; touched: number }
+interface Entry {
+  row: StoredContact;
+  touched: number;
+}
 
 export class CustomerBook {
   private readonly entries: Entry[];

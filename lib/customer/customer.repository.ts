@@ -48,7 +48,11 @@ export const customerSearch: SearchSpec<CustomerRow> = {
   alwaysSelected: ['id', 'internal_id'],
 };
 
-interface StoredCustomer { internal_id: string; number: string; shop_username: string[] }
+interface StoredCustomer {
+  internal_id: string;
+  number: string;
+  shop_username: string[];
+}
 
 /** A stored customer with its contact data, as a batch of orders updates it in memory. */
 export type StoredContact = StoredCustomer & CustomerContact & { updated_at: Date };
@@ -77,9 +81,13 @@ export const customerRepository = {
 
   /** The most recently edited customer with this e-mail (case-insensitive). */
   async findByEmail(trx: Knex.Transaction, accountId: number, email: string): Promise<StoredCustomer | undefined> {
-    return trx('customer').select('internal_id', 'number', 'shop_username')
-      .where('account_id', accountId).whereRaw('lower(email) = lower(?)', [email])
-      .orderBy('updated_at', 'desc').forUpdate().first();
+    return trx('customer')
+      .select('internal_id', 'number', 'shop_username')
+      .where('account_id', accountId)
+      .whereRaw('lower(email) = lower(?)', [email])
+      .orderBy('updated_at', 'desc')
+      .forUpdate()
+      .first();
   },
 
   async numberExists(trx: Knex.Transaction, accountId: number, number: string): Promise<boolean> {
@@ -89,17 +97,23 @@ export const customerRepository = {
   /** The customers with these numbers or e-mails (case-insensitive), locked in internal_id order. */
   async lockContacts(trx: Knex.Transaction, accountId: number, numbers: string[], emails: string[]): Promise<StoredContact[]> {
     if (numbers.length === 0 && emails.length === 0) return [];
-    const rows = await trx('customer').select('internal_id', 'number', 'shop_username', 'updated_at', ...contactColumns)
+    const rows = (await trx('customer')
+      .select('internal_id', 'number', 'shop_username', 'updated_at', ...contactColumns)
       .where('account_id', accountId)
       .where((q) => q.whereIn('number', numbers).orWhereRaw('lower(email) = ANY(?::text[])', [emails]))
-      .orderBy('internal_id').forUpdate() as StoredContact[];
+      .orderBy('internal_id')
+      .forUpdate()) as StoredContact[];
     return rows.map((r) => ({ ...r, internal_id: String(r.internal_id) }));
   },
 
   /** update for several customers in one statement, each with its full contact data. */
   async updateContacts(trx: Knex.Transaction, accountId: number, rows: StoredContact[]): Promise<void> {
     if (rows.length === 0) return;
-    const values = rows.map((r) => ({ ...Object.fromEntries(contactColumns.map((c) => [c, r[c] ?? null])), internal_id: r.internal_id, shop_username: r.shop_username }));
+    const values = rows.map((r) => ({
+      ...Object.fromEntries(contactColumns.map((c) => [c, r[c] ?? null])),
+      internal_id: r.internal_id,
+      shop_username: r.shop_username,
+    }));
     await trx.raw(
       `UPDATE customer c SET ${contactColumns.map((col) => (col === 'address' ? "address = NULLIF(v.r->'address', 'null'::jsonb)" : `${col} = v.r->>'${col}'`)).join(', ')},
          shop_username = ARRAY(SELECT jsonb_array_elements_text(v.r->'shop_username')), updated_at = now()
@@ -117,7 +131,8 @@ export const customerRepository = {
   },
 
   async update(trx: Knex.Transaction, accountId: number, internalId: string, contact: CustomerContact, shopUsername: string[]): Promise<void> {
-    await trx('customer').where({ account_id: accountId, internal_id: internalId })
+    await trx('customer')
+      .where({ account_id: accountId, internal_id: internalId })
       .update({ ...withJson(contact), shop_username: shopUsername, updated_at: trx.fn.now() });
   },
 };

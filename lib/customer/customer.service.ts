@@ -33,7 +33,13 @@ function contactOf(input: OrderCustomerFields): CustomerContact {
  * (created with that number when new), else by e-mail (case-insensitive), else a new customer
  * with the next customer number. The customer's contact data takes the order's values.
  */
-export async function linkCustomer(trx: Knex.Transaction, accountId: number, input: OrderCustomerFields, currencyId: string, book?: CustomerBook): Promise<LinkedCustomer> {
+export async function linkCustomer(
+  trx: Knex.Transaction,
+  accountId: number,
+  input: OrderCustomerFields,
+  currencyId: string,
+  book?: CustomerBook,
+): Promise<LinkedCustomer> {
   const contact = contactOf(input);
   const known = book?.find(input);
   if (known) {
@@ -41,9 +47,12 @@ export async function linkCustomer(trx: Knex.Transaction, accountId: number, inp
     book!.update(known, contact);
     return { internalId: known.internal_id, number: known.number, created: false };
   }
-  const find = () => (input.id !== undefined
-    ? customerRepository.findByNumber(trx, accountId, input.id)
-    : input.email ? customerRepository.findByEmail(trx, accountId, input.email) : Promise.resolve(undefined));
+  const find = () =>
+    input.id !== undefined
+      ? customerRepository.findByNumber(trx, accountId, input.id)
+      : input.email
+        ? customerRepository.findByEmail(trx, accountId, input.email)
+        : Promise.resolve(undefined);
   let existing = await find();
   const key = input.id !== undefined ? `id:${input.id}` : input.email ? `email:${input.email.toLowerCase()}` : undefined;
   if (!existing && key) {
@@ -52,8 +61,8 @@ export async function linkCustomer(trx: Knex.Transaction, accountId: number, inp
     existing = await find();
   }
   if (existing) {
-    const shopUsername = input.username && !existing.shop_username.includes(input.username)
-      ? [...existing.shop_username, input.username] : existing.shop_username;
+    const shopUsername =
+      input.username && !existing.shop_username.includes(input.username) ? [...existing.shop_username, input.username] : existing.shop_username;
     await customerRepository.update(trx, accountId, existing.internal_id, contact, shopUsername);
     return { internalId: existing.internal_id, number: existing.number, created: false };
   }

@@ -4,7 +4,11 @@ export type Dependency = 'postgres' | 'redis';
 
 /** PostgreSQL or Redis cannot be reached: nothing was done; the service recovers by itself. */
 export const dependencyUnavailable = (dependency: Dependency) =>
-  new DomainError('service_unavailable', `${dependency === 'postgres' ? 'the database' : 'the queue'} cannot be reached right now; send the request again later`, { retryAfterSeconds: 5 });
+  new DomainError(
+    'service_unavailable',
+    `${dependency === 'postgres' ? 'the database' : 'the queue'} cannot be reached right now; send the request again later`,
+    { retryAfterSeconds: 5 },
+  );
 
 const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 // PostgreSQL's SQLSTATE classes for a lost or refused connection: 08 (connection exception),

@@ -38,7 +38,11 @@ export class DomainError extends Error {
   readonly allow?: string[];
   readonly quota?: ErrorOptions['quota'];
 
-  constructor(readonly id: ErrorId, description: string, options: ErrorOptions = {}) {
+  constructor(
+    readonly id: ErrorId,
+    description: string,
+    options: ErrorOptions = {},
+  ) {
     super(description);
     this.kind = options.as ?? errorTable[id].kind;
     this.more = options.more ?? [];
@@ -71,8 +75,7 @@ export function isPermanent(err: unknown): boolean {
   return (err as Error | undefined)?.name === 'UnrecoverableError';
 }
 
-export const invalidInput = (id: IdOfKind<'invalid'>, description: string, field?: string) =>
-  new DomainError(id, description, { field, as: 'invalid' });
+export const invalidInput = (id: IdOfKind<'invalid'>, description: string, field?: string) => new DomainError(id, description, { field, as: 'invalid' });
 
 /** Invalid input naming the request field: the id is invalid_field unless given. */
 export const invalidField = (field: string, description: string, id: IdOfKind<'invalid'> = 'invalid_field') =>
@@ -83,16 +86,13 @@ export const notFound = (what: string, field?: string) => new DomainError('not_f
 /** A job's record was deleted after the job was queued: the job fails for good. */
 export const noLongerExists = (what: string) => new DomainError('not_found', `${what} no longer exists`);
 
-export const ambiguous = (what: string, field?: string) =>
-  new DomainError('ambiguous_id', `${what} matches several records; use an unambiguous id`, { field });
+export const ambiguous = (what: string, field?: string) => new DomainError('ambiguous_id', `${what} matches several records; use an unambiguous id`, { field });
 
 export const unauthenticated = (id: IdOfKind<'unauthenticated'>, description: string) => new DomainError(id, description);
 
-export const forbidden = (scope: string) =>
-  new DomainError('insufficient_scope', `the access token lacks the scope ${scope} needed for this command`);
+export const forbidden = (scope: string) => new DomainError('insufficient_scope', `the access token lacks the scope ${scope} needed for this command`);
 
-export const methodNotAllowed = (allow: string[]) =>
-  new DomainError('method_not_allowed', `this path supports ${allow.join(', ')}`, { allow });
+export const methodNotAllowed = (allow: string[]) => new DomainError('method_not_allowed', `this path supports ${allow.join(', ')}`, { allow });
 
 export const tooLarge = (description: string) => new DomainError('payload_too_large', description);
 

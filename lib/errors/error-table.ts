@@ -103,7 +103,9 @@ export const errorTable = {
 export type ErrorId = keyof typeof errorTable;
 
 /** The kinds an id may be thrown as: its own, and its alsoAs where it has one. */
-export type KindOf<I extends ErrorId> = (typeof errorTable)[I] extends { alsoAs: infer A } ? (typeof errorTable)[I]['kind'] | A : (typeof errorTable)[I]['kind'];
+export type KindOf<I extends ErrorId> = (typeof errorTable)[I] extends { alsoAs: infer A }
+  ? (typeof errorTable)[I]['kind'] | A
+  : (typeof errorTable)[I]['kind'];
 
 /** Ids of one kind, for constructors that take only those (e.g. invalidField takes invalid ids). */
 export type IdOfKind<K extends ErrorKind> = { [I in ErrorId]: K extends KindOf<I> ? I : never }[ErrorId];

@@ -48,7 +48,10 @@ export function failedItem(path: string, err: unknown, options: ItemOptions): Mu
   }
   options.log.error({ err, path }, 'multi-status item failed');
   return {
-    path, code: 500, ...options.failedFields, ...withWarnings(options.warnings),
+    path,
+    code: 500,
+    ...options.failedFields,
+    ...withWarnings(options.warnings),
     error: [{ error: 'internal_error', description: 'the item could not be processed', code: 500 }],
   };
 }
@@ -58,7 +61,12 @@ export function failedItem(path: string, err: unknown, options: ItemOptions): Mu
  * (the item wrote without a savepoint, so the transaction may hold half of it) throws
  * RunAgainSafely: the caller runs the list again with savepointAll (see runListSafely).
  */
-export async function runItem(trx: Knex.Transaction, path: string, work: (savepoint: Savepoint) => Promise<ItemDone>, options: ItemOptions): Promise<MultiStatusItem> {
+export async function runItem(
+  trx: Knex.Transaction,
+  path: string,
+  work: (savepoint: Savepoint) => Promise<ItemDone>,
+  options: ItemOptions,
+): Promise<MultiStatusItem> {
   let guarded = true;
   const savepoint: Savepoint = (inner, needed = true) => {
     guarded = needed || options.savepointAll === true;

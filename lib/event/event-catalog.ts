@@ -6,7 +6,10 @@
  */
 
 /** System_event_type_type. */
-export interface EventType { section: string; type: string }
+export interface EventType {
+  section: string;
+  type: string;
+}
 
 /**
  * The format a free-text required field must follow. Published beside `required`, whose shape stays
@@ -40,17 +43,22 @@ export const emailAddress = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 const urlFormat: RequiredFormat = {
   format: 'url',
   pattern: '^https?://[^\\s/?#]+([/?#]\\S*)?$',
-  description: 'an absolute http:// or https:// URL; where private hosts are not allowed (production), not localhost or a loopback, private or link-local address',
+  description:
+    'an absolute http:// or https:// URL; where private hosts are not allowed (production), not localhost or a loopback, private or link-local address',
 };
 
 const emailFormat: RequiredFormat = {
   format: 'email',
   pattern: `^(${emailAddress.source.slice(1, -1)}|\\{[a-z0-9_]+(\\.[a-z0-9_]+)*\\})$`,
-  description: 'one e-mail address such as orders@example.com, or a {field.path} of the event\'s record that holds one, such as {customer.email}',
+  description: "one e-mail address such as orders@example.com, or a {field.path} of the event's record that holds one, such as {customer.email}",
 };
 
 /** System_event_condition_type. */
-export interface EventCondition { section: string; field: string; operator: string[] }
+export interface EventCondition {
+  section: string;
+  field: string;
+  operator: string[];
+}
 
 const orderTypes = ['created', 'paid', 'packed', 'shipped', 'cancelled', 'changed'];
 
@@ -69,17 +77,23 @@ export const orderFlags = ['is_initial_contact', 'is_checkout', 'is_packed', 'is
 
 export const eventActions: EventAction[] = [
   ...sections.map((section) => ({
-    section, type: typesOf(section), action: 'notification',
+    section,
+    type: typesOf(section),
+    action: 'notification',
     required: { url: '', format: { post: 'HTTP POST of a JSON body signed with HMAC-SHA256' }, target_name: '' },
     required_format: { url: urlFormat },
   })),
   ...sections.map((section) => ({
-    section, type: typesOf(section), action: 'mail',
+    section,
+    type: typesOf(section),
+    action: 'mail',
     required: { to: '', subject: '', template: '' },
     required_format: { to: emailFormat },
   })),
   {
-    section: 'order', type: typesOf('order'), action: 'order_flag',
+    section: 'order',
+    type: typesOf('order'),
+    action: 'order_flag',
     required: {
       flag: Object.fromEntries(orderFlags.map((f) => [f, f.replace(/^is_/, '').replace('_', ' ')])),
       // Keys must be valid XML element names (no digits first): the list is also answered as XML.
@@ -88,7 +102,9 @@ export const eventActions: EventAction[] = [
     required_format: {},
   },
   ...sections.map((section) => ({
-    section, type: typesOf(section), action: 'task',
+    section,
+    type: typesOf(section),
+    action: 'task',
     required: { title: '', text: '', priority: { low: 'low', normal: 'normal', high: 'high' } },
     required_format: {},
   })),

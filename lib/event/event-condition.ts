@@ -12,15 +12,20 @@ const numeric = (v: unknown) => (typeof v === 'number' || (typeof v === 'string'
 export function conditionHolds(condition: HandlerCondition, record: EventRecord): boolean {
   const actual = fieldOf(record, condition.field);
   const missing = actual === undefined || actual === null || actual === '';
-  const equal = !missing && (numeric(actual) && numeric(condition.value)
-    ? Number(actual) === Number(condition.value)
-    : String(actual).toLowerCase() === condition.value.toLowerCase());
+  const equal =
+    !missing &&
+    (numeric(actual) && numeric(condition.value) ? Number(actual) === Number(condition.value) : String(actual).toLowerCase() === condition.value.toLowerCase());
   switch (condition.operator) {
-    case '=': return equal;
-    case '!=': return !equal;
-    case '<': return !missing && numeric(actual) && Number(actual) < Number(condition.value);
-    case '>': return !missing && numeric(actual) && Number(actual) > Number(condition.value);
-    default: return false;
+    case '=':
+      return equal;
+    case '!=':
+      return !equal;
+    case '<':
+      return !missing && numeric(actual) && Number(actual) < Number(condition.value);
+    case '>':
+      return !missing && numeric(actual) && Number(actual) > Number(condition.value);
+    default:
+      return false;
   }
 }
 

@@ -65,7 +65,8 @@ async function dispatchTo(handlers: EventHandlerRow[], eventId: string, event: J
   const record = await loadEventRecord(event.accountId, event.section, event.recordId, event.data);
   const chosen: EventHandlerRow[] = [];
   for (const handler of handlers) {
-    if (event.section === 'stock' && !targeted(handler, event.data?.target)) result.skipped.push({ handler_id: handler.id, reason: 'not a target of cia.event' });
+    if (event.section === 'stock' && !targeted(handler, event.data?.target))
+      result.skipped.push({ handler_id: handler.id, reason: 'not a target of cia.event' });
     else if (handler.condition.length > 0 && !record) result.skipped.push({ handler_id: handler.id, reason: 'record gone; condition cannot hold' });
     else if (record && !conditionsHold(handler.condition, record)) result.skipped.push({ handler_id: handler.id, reason: 'condition does not hold' });
     else chosen.push(handler);
@@ -75,10 +76,18 @@ async function dispatchTo(handlers: EventHandlerRow[], eventId: string, event: J
     const added: { handlerId: number; jobId: string }[] = [];
     for (const handler of chosen) {
       const existing = queued.get(handler.id);
-      const jobId = existing ?? await addToOutbox(trx, event.accountId, 'event.run', {
-        accountId: event.accountId, handlerId: handler.id, section: event.section, type: event.type,
-        recordId: event.recordId, eventId, occurredAt: occurredAt.toISOString(), ...(event.data ? { data: event.data } : {}),
-      });
+      const jobId =
+        existing ??
+        (await addToOutbox(trx, event.accountId, 'event.run', {
+          accountId: event.accountId,
+          handlerId: handler.id,
+          section: event.section,
+          type: event.type,
+          recordId: event.recordId,
+          eventId,
+          occurredAt: occurredAt.toISOString(),
+          ...(event.data ? { data: event.data } : {}),
+        }));
       if (!existing) added.push({ handlerId: handler.id, jobId });
       result.runs.push({ handler_id: handler.id, job_id: jobId });
     }

@@ -65,7 +65,11 @@ function checkFormat(field: string, value: string, format: RequiredFormat): void
  */
 function checkRequired({ action, required: spec, required_format: formats }: EventAction, given: Record<string, string>): Record<string, string> {
   for (const key of Object.keys(given)) {
-    if (!(key in spec)) throw invalidField(at(`action.required.${key}`), `${at(`action.required.${key}`)} is not a field of action ${action}; fields: ${Object.keys(spec).join(', ')}`);
+    if (!(key in spec))
+      throw invalidField(
+        at(`action.required.${key}`),
+        `${at(`action.required.${key}`)} is not a field of action ${action}; fields: ${Object.keys(spec).join(', ')}`,
+      );
   }
   const out: Record<string, string> = {};
   for (const [key, allowed] of Object.entries(spec)) {
@@ -110,10 +114,17 @@ export async function createEventHandler(accountId: number, input: EventHandlerI
   }
   const required = checkRequired(action, input.action.required);
   const condition = checkConditions(section, input.condition);
-  const id = await db().transaction((trx) => eventHandlerRepository.insert(trx, {
-    account_id: accountId, section, type: input.type.id, action: action.action, required, condition,
-    signing_secret: `whsec_${crypto.randomBytes(32).toString('base64url')}`,
-  }));
+  const id = await db().transaction((trx) =>
+    eventHandlerRepository.insert(trx, {
+      account_id: accountId,
+      section,
+      type: input.type.id,
+      action: action.action,
+      required,
+      condition,
+      signing_secret: `whsec_${crypto.randomBytes(32).toString('base64url')}`,
+    }),
+  );
   return (await eventHandlerRepository.get(accountId, id))!;
 }
 

@@ -14,11 +14,13 @@ export const eventHandlerInput = Joi.object({
     id: Joi.string().trim().max(64).required(),
     required: Joi.object().pattern(Joi.string().max(64), scalar()).default({}),
   }).required(),
-  condition: list(Joi.object({
-    field: Joi.string().trim().max(64).required(),
-    operator: Joi.string().trim().max(2).default('='),
-    value: scalar().required(),
-  })).default([]),
+  condition: list(
+    Joi.object({
+      field: Joi.string().trim().max(64).required(),
+      operator: Joi.string().trim().max(2).default('='),
+      value: scalar().required(),
+    }),
+  ).default([]),
 });
 
 export interface EventHandlerInput {
@@ -29,4 +31,8 @@ export interface EventHandlerInput {
 }
 
 /** One stored condition: the record field, the operator and the value compared. */
-export interface HandlerCondition { field: string; operator: string; value: string }
+export interface HandlerCondition {
+  field: string;
+  operator: string;
+  value: string;
+}

@@ -13,7 +13,12 @@ export type EventRecord = Record<string, unknown>;
  * stock/cia, the item's id, its new quantity_available and the per-portal quantities CIA sent.
  * undefined when the record is gone (deleted since the event).
  */
-export async function loadEventRecord(accountId: number, section: string, recordId: string, data: Record<string, unknown> = {}): Promise<EventRecord | undefined> {
+export async function loadEventRecord(
+  accountId: number,
+  section: string,
+  recordId: string,
+  data: Record<string, unknown> = {},
+): Promise<EventRecord | undefined> {
   switch (section) {
     case 'order': {
       const row = await orderRepository.get(accountId, recordId);
@@ -40,10 +45,14 @@ export async function loadEventRecord(accountId: number, section: string, record
  */
 export function recordIds(section: string, recordId: string, record: EventRecord | undefined, accountId: number): Record<string, unknown> {
   switch (section) {
-    case 'order': return { order_id: recordId, user_id: accountId };
-    case 'customer': return { customer_id: customerIdToApi(recordId), user_id: accountId };
-    case 'stock': return { stock_id: recordId, quantity: record?.quantity ?? null, user_id: accountId };
-    default: return { record_id: recordId, user_id: accountId };
+    case 'order':
+      return { order_id: recordId, user_id: accountId };
+    case 'customer':
+      return { customer_id: customerIdToApi(recordId), user_id: accountId };
+    case 'stock':
+      return { stock_id: recordId, quantity: record?.quantity ?? null, user_id: accountId };
+    default:
+      return { record_id: recordId, user_id: accountId };
   }
 }
 

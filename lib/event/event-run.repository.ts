@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 export const eventRunRepository = {
   /** The run jobs already queued for an event, by handler id (an event.emit that runs again). */
   async jobsOf(trx: Knex.Transaction, eventId: string): Promise<Map<number, string>> {
-    const rows = await trx('event_run').where({ event_id: eventId }).select('handler_id', 'job_id') as { handler_id: number; job_id: string }[];
+    const rows = (await trx('event_run').where({ event_id: eventId }).select('handler_id', 'job_id')) as { handler_id: number; job_id: string }[];
     return new Map(rows.map((r) => [r.handler_id, r.job_id]));
   },
 
@@ -19,6 +19,8 @@ export const eventRunRepository = {
 
   /** Removes pairs older than the job retention (their run jobs are gone too); returns how many. For the outbox clean-up. */
   async deleteBefore(knex: Knex, retentionSeconds: number): Promise<number> {
-    return knex('event_run').where('created_at', '<', knex.raw('now() - make_interval(secs => ?)', [retentionSeconds])).delete();
+    return knex('event_run')
+      .where('created_at', '<', knex.raw('now() - make_interval(secs => ?)', [retentionSeconds]))
+      .delete();
   },
 };

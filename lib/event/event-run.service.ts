@@ -56,12 +56,16 @@ async function orderFlag(run: Run, handler: EventHandlerRow) {
 
 async function task(runId: string, run: Run, handler: EventHandlerRow) {
   const record = await recordOf(run);
-  const taskId = await createTaskOnce(run.accountId, {
-    title: fillTemplate(handler.required.title!, record).slice(0, 255),
-    text: fillTemplate(handler.required.text!, record),
-    priority: handler.required.priority!,
-    reference: { section: run.section, id: run.recordId },
-  }, runId);
+  const taskId = await createTaskOnce(
+    run.accountId,
+    {
+      title: fillTemplate(handler.required.title!, record).slice(0, 255),
+      text: fillTemplate(handler.required.text!, record),
+      priority: handler.required.priority!,
+      reference: { section: run.section, id: run.recordId },
+    },
+    runId,
+  );
   return { task_id: taskId ?? null };
 }
 
@@ -74,10 +78,15 @@ export async function runEventHandler(runId: string, run: Run): Promise<Record<s
   if (!handler || !handler.is_active) return { handler_id: run.handlerId, skipped: 'handler deleted or inactive' };
   const base = { handler_id: handler.id, action: handler.action };
   switch (handler.action) {
-    case 'notification': return { ...base, ...(await notify(runId, run, handler)) };
-    case 'mail': return { ...base, ...(await mail(run, handler)) };
-    case 'order_flag': return { ...base, ...(await orderFlag(run, handler)) };
-    case 'task': return { ...base, ...(await task(runId, run, handler)) };
-    default: throw invalidInput('invalid_field', `unknown action ${handler.action}`);
+    case 'notification':
+      return { ...base, ...(await notify(runId, run, handler)) };
+    case 'mail':
+      return { ...base, ...(await mail(run, handler)) };
+    case 'order_flag':
+      return { ...base, ...(await orderFlag(run, handler)) };
+    case 'task':
+      return { ...base, ...(await task(runId, run, handler)) };
+    default:
+      throw invalidInput('invalid_field', `unknown action ${handler.action}`);
   }
 }

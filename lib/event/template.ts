@@ -7,7 +7,7 @@ import { EventRecord, fieldOf } from './event-record';
 export function fillTemplate(template: string, record: EventRecord): string {
   return template.replace(/\{([a-z0-9_]+(?:\.[a-z0-9_]+)*)\}/gi, (_all, path: string) => {
     const value = fieldOf(record, path);
-    if (value === null || value === undefined || typeof value === 'object' && !Array.isArray(value)) return '';
+    if (value === null || value === undefined || (typeof value === 'object' && !Array.isArray(value))) return '';
     return Array.isArray(value) ? value.filter((v) => typeof v !== 'object').join(', ') : String(value);
   });
 }

@@ -4,10 +4,24 @@ import { config } from '../../config';
 
 /** Loopback, private, link-local, CGNAT and unspecified ranges: a seller's webhook must not reach the service's own network. */
 const blocked = new net.BlockList();
-for (const [address, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) {
+for (const [address, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const) {
   blocked.addSubnet(address, prefix, 'ipv4');
 }
-for (const [address, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) blocked.addSubnet(address, prefix, 'ipv6');
+for (const [address, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  blocked.addSubnet(address, prefix, 'ipv6');
 
 /** Whether an IP address is in a blocked range (IPv4-mapped IPv6 addresses count as IPv4). */
 export function isPrivateAddress(ip: string): boolean {

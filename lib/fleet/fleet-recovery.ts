@@ -10,7 +10,11 @@ import { RedisWatch } from '../queue/redis-watch';
  * state the portal has not acknowledged; periodically, pushes of states that have waited a
  * while without an error are queued again (adds coalesce, so a push that still waits absorbs them).
  */
-export function startFleetRecovery(relay: OutboxRelay, queues: QueueRegistry, options: { everyMs?: number; periodicMs?: number; settledSeconds?: number } = {}): RedisWatch {
+export function startFleetRecovery(
+  relay: OutboxRelay,
+  queues: QueueRegistry,
+  options: { everyMs?: number; periodicMs?: number; settledSeconds?: number } = {},
+): RedisWatch {
   const { settledSeconds = 60, ...timing } = options;
   const watch = new RedisWatch({
     queues,
@@ -19,7 +23,9 @@ export function startFleetRecovery(relay: OutboxRelay, queues: QueueRegistry, op
       await relay.repair(1000, 0);
       await queueWaitingPushes(db(), queues);
     },
-    periodic: async () => { await queueWaitingPushes(db(), queues, settledSeconds); },
+    periodic: async () => {
+      await queueWaitingPushes(db(), queues, settledSeconds);
+    },
     ...timing,
   });
   watch.start();

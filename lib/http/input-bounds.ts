@@ -52,7 +52,8 @@ export function checkInput(value: unknown, prefix: (string | number)[] = []): vo
       return;
     }
     const keys = Object.keys(node);
-    if (keys.length > inputBounds.keys) throw invalidField(field || 'request', `${field || 'request'} has more than ${inputBounds.keys} fields`, 'too_many_fields');
+    if (keys.length > inputBounds.keys)
+      throw invalidField(field || 'request', `${field || 'request'} has more than ${inputBounds.keys} fields`, 'too_many_fields');
     for (const key of keys) {
       const child = [...path, key];
       checkText(key, field || 'request');

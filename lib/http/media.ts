@@ -14,7 +14,11 @@ export interface MediaType {
  */
 export function parseContentType(header: string | undefined): MediaType {
   if (!header) return { format: null, charset: 'utf-8' };
-  const [type = '', ...params] = header.trim().toLowerCase().split(/[;\s,]+/).filter(Boolean);
+  const [type = '', ...params] = header
+    .trim()
+    .toLowerCase()
+    .split(/[;\s,]+/)
+    .filter(Boolean);
   let charset = 'utf-8';
   for (const param of params) {
     const [key, value] = param.split('=');

@@ -26,8 +26,10 @@ function jsonSchema(schema: Joi.Schema | undefined): Schema {
   }
 }
 
-const idsOf = (kind: ErrorKind) => Object.entries(errorTable)
-  .filter(([, entry]) => entry.kind === kind || ('alsoAs' in entry && entry.alsoAs === kind)).map(([id]) => id);
+const idsOf = (kind: ErrorKind) =>
+  Object.entries(errorTable)
+    .filter(([, entry]) => entry.kind === kind || ('alsoAs' in entry && entry.alsoAs === kind))
+    .map(([id]) => id);
 
 /** Both media types the framework answers in (Accept: application/xml gives XML with the same fields). */
 function content(schema: Schema, example?: unknown): Record<string, unknown> {
@@ -40,21 +42,31 @@ function components(baseUrl: string): Record<string, unknown> {
     securitySchemes: {
       oauth2: {
         type: 'oauth2',
-        description: 'Sellers: client_credentials with Basic login:password at token.php. Clients (third-party software): authorization code (PKCE S256) at authorize.php.',
+        description:
+          'Sellers: client_credentials with Basic login:password at token.php. Clients (third-party software): authorization code (PKCE S256) at authorize.php.',
         flows: {
           clientCredentials: { tokenUrl: `${baseUrl}token.php`, scopes: scopeTitles() },
-          authorizationCode: { authorizationUrl: `${baseUrl}authorize.php`, tokenUrl: `${baseUrl}token.php`, refreshUrl: `${baseUrl}token.php`, scopes: scopeTitles() },
+          authorizationCode: {
+            authorizationUrl: `${baseUrl}authorize.php`,
+            tokenUrl: `${baseUrl}token.php`,
+            refreshUrl: `${baseUrl}token.php`,
+            scopes: scopeTitles(),
+          },
         },
       },
     },
     schemas: {
-      Warning_type: { type: 'object', properties: { warning: { type: 'string' }, description: { type: 'string' }, field: { type: 'string' } }, required: ['warning'] },
+      Warning_type: {
+        type: 'object',
+        properties: { warning: { type: 'string' }, description: { type: 'string' }, field: { type: 'string' } },
+        required: ['warning'],
+      },
       Error_type: {
         type: 'object',
         properties: {
           error: { type: 'string', enum: Object.keys(errorTable), description: 'Stable error id (never renamed).' },
           description: { type: 'string' },
-          code: { type: 'integer', description: 'The HTTP status of the error\'s kind.' },
+          code: { type: 'integer', description: "The HTTP status of the error's kind." },
           field: { type: 'string', description: 'Path of the request field at fault.' },
         },
         required: ['error', 'description', 'code'],
@@ -62,18 +74,27 @@ function components(baseUrl: string): Record<string, unknown> {
       Error_envelope: {
         type: 'object',
         properties: {
-          ack: { const: 'error' }, error: { type: 'array', items: ref('Error_type') },
-          error_description: { type: 'string' }, warning: { type: 'array', items: ref('Warning_type') },
+          ack: { const: 'error' },
+          error: { type: 'array', items: ref('Error_type') },
+          error_description: { type: 'string' },
+          warning: { type: 'array', items: ref('Warning_type') },
         },
         required: ['ack', 'error'],
       },
     },
-    responses: Object.fromEntries(kinds.map((kind) => [kind, {
-      description: `${kind} (HTTP ${errorKinds[kind].status}); error ids: ${idsOf(kind).join(', ')}`,
-      content: content(ref('Error_envelope'), {
-        ack: 'error', error: [{ error: idsOf(kind)[0], description: 'what went wrong', code: errorKinds[kind].status }], error_description: 'what went wrong',
-      }),
-    }])),
+    responses: Object.fromEntries(
+      kinds.map((kind) => [
+        kind,
+        {
+          description: `${kind} (HTTP ${errorKinds[kind].status}); error ids: ${idsOf(kind).join(', ')}`,
+          content: content(ref('Error_envelope'), {
+            ack: 'error',
+            error: [{ error: idsOf(kind)[0], description: 'what went wrong', code: errorKinds[kind].status }],
+            error_description: 'what went wrong',
+          }),
+        },
+      ]),
+    ),
   };
 }
 
@@ -96,18 +117,43 @@ function successSchema(e: Endpoint): Schema {
 
 function parameters(e: Endpoint): unknown[] {
   const path = [...e.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
-    name, in: 'path', required: true, schema: (jsonSchema(e.params).properties as Record<string, Schema> | undefined)?.[name!] ?? { type: 'string' },
+    name,
+    in: 'path',
+    required: true,
+    schema: (jsonSchema(e.params).properties as Record<string, Schema> | undefined)?.[name!] ?? { type: 'string' },
   }));
-  const query = e.method === 'POST' ? [] : Object.entries((jsonSchema(e.query).properties ?? {}) as Record<string, Schema>)
-    .map(([name, schema]) => ({ name, in: 'query', schema }));
-  const search = !e.search && !e.select ? [] : [
-    { name: 'select', in: 'query', description: 'Comma-separated fields to answer (dotted for nested fields).', schema: { type: 'string' } },
-    ...(e.search ? [
-      { name: 'filter', in: 'query', style: 'deepObject', explode: true, description: `Filters: ${Object.keys(e.search.filters).join(', ')}.`, schema: { type: 'object' } },
-      { name: 'pagination', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', properties: { page: { type: 'integer' }, limit: { type: 'integer' }, min_id: { type: 'string' } } } },
-    ] : []),
-  ];
-  const account = e.auth ? [{ name: 'portal_account_id', in: 'query', description: 'The portal account the request acts for (an id or "default").', schema: { type: 'string' } }] : [];
+  const query =
+    e.method === 'POST'
+      ? []
+      : Object.entries((jsonSchema(e.query).properties ?? {}) as Record<string, Schema>).map(([name, schema]) => ({ name, in: 'query', schema }));
+  const search =
+    !e.search && !e.select
+      ? []
+      : [
+          { name: 'select', in: 'query', description: 'Comma-separated fields to answer (dotted for nested fields).', schema: { type: 'string' } },
+          ...(e.search
+            ? [
+                {
+                  name: 'filter',
+                  in: 'query',
+                  style: 'deepObject',
+                  explode: true,
+                  description: `Filters: ${Object.keys(e.search.filters).join(', ')}.`,
+                  schema: { type: 'object' },
+                },
+                {
+                  name: 'pagination',
+                  in: 'query',
+                  style: 'deepObject',
+                  explode: true,
+                  schema: { type: 'object', properties: { page: { type: 'integer' }, limit: { type: 'integer' }, min_id: { type: 'string' } } },
+                },
+              ]
+            : []),
+        ];
+  const account = e.auth
+    ? [{ name: 'portal_account_id', in: 'query', description: 'The portal account the request acts for (an id or "default").', schema: { type: 'string' } }]
+    : [];
   return [...path, ...query, ...search, ...(e.method === 'POST' ? [] : account)];
 }
 
@@ -124,22 +170,42 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
 function successResponses(e: Endpoint): Record<string, unknown> {
   const answer = { content: content(successSchema(e)) };
   if (e.async && !e.bulk) {
-    return { 202: { ...answer, description: 'Accepted: the work runs in a worker; follow Location (GET job/{job_id}/).', headers: { Location: { schema: { type: 'string', format: 'uri' } } } } };
+    return {
+      202: {
+        ...answer,
+        description: 'Accepted: the work runs in a worker; follow Location (GET job/{job_id}/).',
+        headers: { Location: { schema: { type: 'string', format: 'uri' } } },
+      },
+    };
   }
-  const ok = e.method === 'POST' && e.auth ? { '2XX': { ...answer, description: '200, or 201 when a record was created.' } } : { 200: { ...answer, description: 'OK' } };
-  const parts = e.bulk || e.async ? { 207: { description: 'Multi-Status: one answer (code, error, job_id) per part.', content: content({ type: 'object', properties: { ack: { type: 'string' }, response: { type: 'array', items: { type: 'object' } } } }) } } : {};
+  const ok =
+    e.method === 'POST' && e.auth ? { '2XX': { ...answer, description: '200, or 201 when a record was created.' } } : { 200: { ...answer, description: 'OK' } };
+  const parts =
+    e.bulk || e.async
+      ? {
+          207: {
+            description: 'Multi-Status: one answer (code, error, job_id) per part.',
+            content: content({ type: 'object', properties: { ack: { type: 'string' }, response: { type: 'array', items: { type: 'object' } } } }),
+          },
+        }
+      : {};
   return { ...ok, ...parts };
 }
 
 function operation(e: Endpoint): Operation {
   const body = e.method === 'POST' ? jsonSchema(e.body) : undefined;
   return {
-    operationId: `${e.method.toLowerCase()}_${e.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/_$/, '')}`,
+    operationId: `${e.method.toLowerCase()}_${e.path
+      .replace(/[{}]/g, '')
+      .replace(/[^A-Za-z0-9]+/g, '_')
+      .replace(/_$/, '')}`,
     summary: e.summary,
     tags: [e.path.split('/')[0]!.replace('.php', '')],
     security: e.auth ? [{ oauth2: e.auth.scope ? [e.auth.scope] : [] }] : [],
     parameters: parameters(e),
-    ...(body ? { requestBody: { required: true, content: { ...content(body), ...(e.auth ? {} : { 'application/x-www-form-urlencoded': { schema: body } }) } } } : {}),
+    ...(body
+      ? { requestBody: { required: true, content: { ...content(body), ...(e.auth ? {} : { 'application/x-www-form-urlencoded': { schema: body } }) } } }
+      : {}),
     responses: { ...successResponses(e), ...errorResponses(e) },
     ...(e.changes ? { 'x-changes': e.changes } : {}),
   };
@@ -147,20 +213,35 @@ function operation(e: Endpoint): Operation {
 
 /** authorize.php is an HTML page, not an endpoint of the framework: described by hand. */
 function authorizePaths(): Record<string, unknown> {
-  const query = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method']
-    .map((name) => ({ name, in: 'query', required: ['response_type', 'client_id', 'redirect_uri'].includes(name), schema: { type: 'string' } }));
+  const query = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'].map((name) => ({
+    name,
+    in: 'query',
+    required: ['response_type', 'client_id', 'redirect_uri'].includes(name),
+    schema: { type: 'string' },
+  }));
   return {
     '/authorize.php': {
       get: {
-        operationId: 'get_authorize', tags: ['authorize'], security: [], parameters: query,
+        operationId: 'get_authorize',
+        tags: ['authorize'],
+        security: [],
+        parameters: query,
         summary: 'The consent page (OAuth 2 authorization code, RFC 6749 4.1): the seller logs in and grants scopes to a client.',
-        responses: { 200: { description: 'The consent form.', content: { 'text/html': { schema: { type: 'string' } } } }, 400: { description: 'An error page (unknown client or redirect_uri).', content: { 'text/html': { schema: { type: 'string' } } } } },
+        responses: {
+          200: { description: 'The consent form.', content: { 'text/html': { schema: { type: 'string' } } } },
+          400: { description: 'An error page (unknown client or redirect_uri).', content: { 'text/html': { schema: { type: 'string' } } } },
+        },
       },
       post: {
-        operationId: 'post_authorize', tags: ['authorize'], security: [],
+        operationId: 'post_authorize',
+        tags: ['authorize'],
+        security: [],
         summary: 'The consent form sent: redirects to redirect_uri with code and state (or error=access_denied).',
         requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } } } },
-        responses: { 303: { description: 'Redirect to the client.', headers: { Location: { schema: { type: 'string', format: 'uri' } } } }, 400: { description: 'The form again, with the error.', content: { 'text/html': { schema: { type: 'string' } } } } },
+        responses: {
+          303: { description: 'Redirect to the client.', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
+          400: { description: 'The form again, with the error.', content: { 'text/html': { schema: { type: 'string' } } } },
+        },
       },
     },
   };
@@ -176,8 +257,10 @@ export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version:
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Kontor API', version,
-      description: 'Every answer is an envelope: ack (success, warning, error), warning[] and error[] of Error_type, then the payload. Send Accept: application/xml for XML. Async requests answer 202 with a job_id and Location.',
+      title: 'Kontor API',
+      version,
+      description:
+        'Every answer is an envelope: ack (success, warning, error), warning[] and error[] of Error_type, then the payload. Send Accept: application/xml for XML. Async requests answer 202 with a job_id and Location.',
     },
     servers: [{ url: baseUrl.replace(/\/$/, '') }],
     paths: { ...paths, ...authorizePaths() },

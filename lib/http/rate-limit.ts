@@ -25,7 +25,10 @@ const inFlightStaleMs = 120_000;
  * seconds left in the day, relief days allowed in the period, period days.
  * Returns used weight, the limit in force, and 1 admitted, 0 over the quota, -1 too many in flight.
  */
-const acquireScript = redisScript('kontorRateLimitAcquire', 4, `
+const acquireScript = redisScript(
+  'kontorRateLimitAcquire',
+  4,
+  `
 local weight = tonumber(ARGV[1])
 local base = tonumber(ARGV[3])
 local relieved = redis.call('EXISTS', KEYS[3]) == 1
@@ -51,7 +54,8 @@ if used > limit then return {used, limit, 0} end
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[7])
 redis.call('PEXPIRE', KEYS[2], ARGV[6])
 return {used, limit, 1}
-`);
+`,
+);
 
 const releaseScript = redisScript('kontorRateLimitRelease', 1, `return redis.call('ZREM', KEYS[1], ARGV[1])`);
 
@@ -74,8 +78,19 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
   const keys = [`${key}:${window}`, `${queuePrefix}:calls:${accountId}`, `${key}:relief:${day}`, `${key}:reached`];
   let answer: [number, number, number];
   try {
-    answer = await acquireScript(keys, [weightTenths, rateLimitWindowSeconds, rateLimitPerWindow * 10, concurrentCallsPerAccount,
-      nowMs, inFlightStaleMs, requestId, day, (day + 1) * 86400 - nowSeconds, rateLimitReliefDays, reliefPeriodDays]) as typeof answer;
+    answer = (await acquireScript(keys, [
+      weightTenths,
+      rateLimitWindowSeconds,
+      rateLimitPerWindow * 10,
+      concurrentCallsPerAccount,
+      nowMs,
+      inFlightStaleMs,
+      requestId,
+      day,
+      (day + 1) * 86400 - nowSeconds,
+      rateLimitReliefDays,
+      reliefPeriodDays,
+    ])) as typeof answer;
   } catch {
     return { state: null, release: () => undefined };
   }
@@ -83,7 +98,13 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
   const reset = (window + 1) * rateLimitWindowSeconds;
   const state = { limit: limit / 10, remaining: Math.max(0, Math.floor((limit - used) / 10)), reset };
   if (admitted === 0) throw tooMany('too_many_requests', 'the call quota of this period is used up', state, reset - nowSeconds);
-  if (admitted === -1) throw tooMany('too_many_concurrent_calls', `only ${concurrentCallsPerAccount} call(s) of an account are processed at a time; send the next when the last is answered`, state, 1);
+  if (admitted === -1)
+    throw tooMany(
+      'too_many_concurrent_calls',
+      `only ${concurrentCallsPerAccount} call(s) of an account are processed at a time; send the next when the last is answered`,
+      state,
+      1,
+    );
   let released = false;
   return {
     state,

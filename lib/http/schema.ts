@@ -24,10 +24,17 @@ export const integer = () => Joi.number().integer().min(-2147483648).max(2147483
  * A decimal field, kept as a string so money never passes through a float; accepts JSON
  * numbers and numeric strings with a dot or a decimal comma, up to maxDigits before the point.
  */
-export const decimal = (scale = 2, maxDigits = 12) => Joi.alternatives(
-  Joi.number().greater(-(10 ** maxDigits)).less(10 ** maxDigits).custom((value: number) => value.toFixed(scale)),
-  Joi.string().trim().pattern(new RegExp(`^-?\\d{1,${maxDigits}}([.,]\\d+)?$`)).custom((value: string) => Number(value.replace(',', '.')).toFixed(scale)),
-);
+export const decimal = (scale = 2, maxDigits = 12) =>
+  Joi.alternatives(
+    Joi.number()
+      .greater(-(10 ** maxDigits))
+      .less(10 ** maxDigits)
+      .custom((value: number) => value.toFixed(scale)),
+    Joi.string()
+      .trim()
+      .pattern(new RegExp(`^-?\\d{1,${maxDigits}}([.,]\\d+)?$`))
+      .custom((value: string) => Number(value.replace(',', '.')).toFixed(scale)),
+  );
 
 /** 2026-02-30 parses in JavaScript (as 2 March) but not in PostgreSQL: the day must exist. */
 export function isCalendarDate(text: string): boolean {
@@ -36,19 +43,25 @@ export function isCalendarDate(text: string): boolean {
 }
 
 /** A date field (YYYY-MM-DD) whose day exists; empty is allowed (clears it). */
-export const calendarDate = () => Joi.string().trim().pattern(/^\d{4}-\d{2}-\d{2}$/)
-  .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.message({ custom: '{{#label}} is not a date that exists' })))
-  .allow('');
+export const calendarDate = () =>
+  Joi.string()
+    .trim()
+    .pattern(/^\d{4}-\d{2}-\d{2}$/)
+    .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.message({ custom: '{{#label}} is not a date that exists' })))
+    .allow('');
 
 /**
  * A datetime field as clients send it (ISO 8601, or 'YYYY-MM-DD HH:MM:SS'), between 1900 and
  * 2200; like calendarDate, the day must exist (JavaScript would read 2026-02-30 as 2 March).
  */
-export const datetime = () => Joi.date().min('1900-01-01').max('2200-01-01')
-  .custom((value: Date, helpers) => {
-    const day = /^\s*(\d{4}-\d{2}-\d{2})/.exec(String(helpers.original))?.[1];
-    return day && !isCalendarDate(day) ? helpers.message({ custom: '{{#label}} is not a date that exists' }) : value;
-  });
+export const datetime = () =>
+  Joi.date()
+    .min('1900-01-01')
+    .max('2200-01-01')
+    .custom((value: Date, helpers) => {
+      const day = /^\s*(\d{4}-\d{2}-\d{2})/.exec(String(helpers.original))?.[1];
+      return day && !isCalendarDate(day) ? helpers.message({ custom: '{{#label}} is not a date that exists' }) : value;
+    });
 
 /** Marks a field of a resource type as read only: accepted on input with a warning, never written. */
 export const readOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ access: 'R' }) as T;
@@ -64,8 +77,13 @@ export const portalAccountRef = () => Joi.alternatives(Joi.number().integer().mi
  * its field in the validation context; the framework then checks every noted id against the
  * caller's portal accounts in one query (400 naming the field, before the endpoint runs).
  */
-export const ownPortalAccountId = () => Joi.number().integer().min(1).max(2147483647).custom((value: number, helpers) => {
-  const context = helpers.prefs.context as { portalAccounts?: PortalAccountMention[] } | undefined;
-  context?.portalAccounts?.push({ field: fieldPath(helpers.state.path ?? []), id: value });
-  return value;
-});
+export const ownPortalAccountId = () =>
+  Joi.number()
+    .integer()
+    .min(1)
+    .max(2147483647)
+    .custom((value: number, helpers) => {
+      const context = helpers.prefs.context as { portalAccounts?: PortalAccountMention[] } | undefined;
+      context?.portalAccounts?.push({ field: fieldPath(helpers.state.path ?? []), id: value });
+      return value;
+    });

@@ -3,7 +3,6 @@ import { DomainError, ErrorItem } from '../errors';
 import { describe, Description } from './describe';
 import type { Warning } from '../errors';
 
-
 /**
  * Removes the read-only fields a client sent (document 2, access R) and returns one warning for
  * each, so an object read from the service can be sent back as it is.
@@ -37,7 +36,10 @@ function walk(description: Description, value: unknown, path: string, warnings: 
 }
 
 /** A portal account id a body names (ownPortalAccountId), with its field. */
-export interface PortalAccountMention { field: string; id: number }
+export interface PortalAccountMention {
+  field: string;
+  id: number;
+}
 
 /**
  * Validates and converts input; a failure is a 400 whose errors name each field at fault.

@@ -81,5 +81,7 @@ export function parseInWorker(text: string, options: object, fold = false): Prom
   const promise = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));
   worker.ref();
   worker.postMessage({ id, text, fold });
-  return promise.finally(() => { if (waiting.size === 0) for (const w of workers.values()) w.unref(); });
+  return promise.finally(() => {
+    if (waiting.size === 0) for (const w of workers.values()) w.unref();
+  });
 }

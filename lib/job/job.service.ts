@@ -4,8 +4,7 @@ import { QueueName, queueNames } from '../queue/queues';
 import { jobRepository, JobRow } from './job.repository';
 import type { JobStatus } from './job.type';
 
-const iso = (ms: number | Date | null | undefined): string | undefined =>
-  ms === null || ms === undefined ? undefined : new Date(ms).toISOString();
+const iso = (ms: number | Date | null | undefined): string | undefined => (ms === null || ms === undefined ? undefined : new Date(ms).toISOString());
 
 function withoutUndefined(status: JobStatus): JobStatus {
   return Object.fromEntries(Object.entries(status).filter(([, v]) => v !== undefined)) as unknown as JobStatus;
@@ -24,7 +23,7 @@ export async function jobStatus(accountId: number, jobId: string): Promise<JobSt
     return withoutUndefined({
       ...base,
       state: row.state,
-      result: row.state === 'completed' ? row.result ?? undefined : undefined,
+      result: row.state === 'completed' ? (row.result ?? undefined) : undefined,
       error: row.error ?? undefined,
       finished_date: iso(row.finished_at),
     });

@@ -22,7 +22,9 @@ export async function offerDevMailCatcher(): Promise<void> {
   const dir = path.join(__dirname, '..', '..', 'tmp', 'mail');
   try {
     const catcher = await startMailCatcher({
-      host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 25), dir,
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(url.port || 25),
+      dir,
       onMail: (m) => process.stdout.write(`kontor: mail to ${m.to}: "${m.subject}" -> ${m.file}\n`),
     });
     process.stdout.write(`kontor: development mail catcher on ${where}; mails are written to ${dir}\n`);

@@ -16,11 +16,19 @@ export interface MailCatcher {
  * writes it to dir as <time>-<n>.eml (open it with any mail program) and reports each one
  * through onMail. Never for production: it accepts anything from anyone who can reach it.
  */
-export async function startMailCatcher(options: { host?: string; port?: number; dir: string; onMail?: (mail: { to: string; subject: string; file: string }) => void }): Promise<MailCatcher> {
+export async function startMailCatcher(options: {
+  host?: string;
+  port?: number;
+  dir: string;
+  onMail?: (mail: { to: string; subject: string; file: string }) => void;
+}): Promise<MailCatcher> {
   fs.mkdirSync(options.dir, { recursive: true });
   let count = 0;
   const server = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'], authOptional: true, logger: false, size: 10 * 1024 * 1024,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    logger: false,
+    size: 10 * 1024 * 1024,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -28,7 +36,10 @@ export async function startMailCatcher(options: { host?: string; port?: number; 
         const raw = Buffer.concat(chunks);
         const file = path.join(options.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${++count}.eml`);
         fs.writeFile(file, raw, (err) => {
-          if (err) { callback(err); return; }
+          if (err) {
+            callback(err);
+            return;
+          }
           const subject = /^Subject: (.*)$/m.exec(raw.toString('utf8'))?.[1]?.trim() ?? '';
           options.onMail?.({ to: session.envelope.rcptTo.map((r) => r.address).join(', '), subject, file });
           callback();

@@ -23,7 +23,7 @@ export interface OutgoingMail {
 
 /** Sends one text mail through SMTP; resolves with the server's message id. A refused or unreachable server throws. */
 export async function sendMail(mail: OutgoingMail): Promise<{ messageId: string }> {
-  const info = await transporter().sendMail({ from: config().mailFrom, ...mail }) as { messageId: string };
+  const info = (await transporter().sendMail({ from: config().mailFrom, ...mail })) as { messageId: string };
   return { messageId: info.messageId };
 }
 

@@ -7,8 +7,17 @@ const within = <T>(promise: Promise<T>, ms: number): Promise<T> =>
 /** Readiness: Postgres and Redis both answer within a second; when not ready, `down` names those that do not. */
 export async function readiness(): Promise<{ ready: boolean; down?: string[]; postgres: string; redis: string }> {
   const [postgres, cache] = await Promise.all([
-    within(db().raw('SELECT 1'), 1000).then(() => 'ok', (err: Error) => err.message),
-    within(whenReady(redis(), 1000).then(() => redis().ping()), 1500).then(() => 'ok', (err: Error) => err.message),
+    within(db().raw('SELECT 1'), 1000).then(
+      () => 'ok',
+      (err: Error) => err.message,
+    ),
+    within(
+      whenReady(redis(), 1000).then(() => redis().ping()),
+      1500,
+    ).then(
+      () => 'ok',
+      (err: Error) => err.message,
+    ),
   ]);
   const down = [postgres === 'ok' ? '' : 'postgres', cache === 'ok' ? '' : 'redis'].filter(Boolean);
   return down.length === 0 ? { ready: true, postgres, redis: cache } : { ready: false, down, postgres, redis: cache };

@@ -31,18 +31,25 @@ export function pushProcessMetrics(name: string): void {
   timer.unref();
   onShutdown('metrics push', async () => {
     clearInterval(timer);
-    await redis().hdel(key(), field).catch(() => undefined);
+    await redis()
+      .hdel(key(), field)
+      .catch(() => undefined);
   });
 }
 
 /** The figures other processes pushed recently; stale entries (a process that died) are removed. */
 export async function pushedMetrics(): Promise<Metrics[]> {
-  const entries = await redis().hgetall(key()).catch(() => ({} as Record<string, string>));
+  const entries = await redis()
+    .hgetall(key())
+    .catch(() => ({}) as Record<string, string>);
   const fresh: Metrics[] = [];
   for (const [field, text] of Object.entries(entries)) {
     const entry = JSON.parse(text) as { at: number; metrics: Metrics };
     if (Date.now() - entry.at < 3 * pushEveryMs) fresh.push(entry.metrics);
-    else await redis().hdel(key(), field).catch(() => undefined);
+    else
+      await redis()
+        .hdel(key(), field)
+        .catch(() => undefined);
   }
   return fresh;
 }
@@ -50,5 +57,5 @@ export async function pushedMetrics(): Promise<Metrics[]> {
 /** The Prometheus text of this process's registries and every worker's pushed figures, in one exposition. */
 export async function allMetrics(...own: { getMetricsAsJSON(): Promise<Metrics> }[]): Promise<string> {
   const mine = (await Promise.all(own.map((r) => r.getMetricsAsJSON()))).flat();
-  return AggregatorRegistry.aggregate([mine, ...await pushedMetrics()]).metrics();
+  return AggregatorRegistry.aggregate([mine, ...(await pushedMetrics())]).metrics();
 }

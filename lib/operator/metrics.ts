@@ -26,7 +26,10 @@ new Gauge({
   async collect() {
     this.reset();
     for (const name of Object.keys(queueNames) as QueueName[]) {
-      const counts = await queues().get(name).getJobCounts(...stateNames).catch(() => undefined);
+      const counts = await queues()
+        .get(name)
+        .getJobCounts(...stateNames)
+        .catch(() => undefined);
       if (!counts) continue;
       for (const state of stateNames) this.set({ queue: name, state }, counts[state] ?? 0);
     }
@@ -41,8 +44,14 @@ new Gauge({
   async collect() {
     this.reset();
     for (const name of Object.keys(queueNames) as QueueName[]) {
-      const jobs = await queues().get(name).getJobs(['completed'], 0, 199).catch(() => []);
-      const times = jobs.filter((j) => j.finishedOn && j.processedOn).map((j) => (j.finishedOn! - j.processedOn!) / 1000).sort((a, b) => a - b);
+      const jobs = await queues()
+        .get(name)
+        .getJobs(['completed'], 0, 199)
+        .catch(() => []);
+      const times = jobs
+        .filter((j) => j.finishedOn && j.processedOn)
+        .map((j) => (j.finishedOn! - j.processedOn!) / 1000)
+        .sort((a, b) => a - b);
       if (times.length === 0) continue;
       for (const q of [0.5, 0.99]) this.set({ queue: name, quantile: String(q) }, times[Math.min(times.length - 1, Math.floor(q * times.length))]!);
     }
@@ -57,7 +66,10 @@ new Gauge({
   async collect() {
     this.reset();
     for (const name of Object.keys(queueNames) as QueueName[]) {
-      const count = await queues().get(name).getFailedCount().catch(() => undefined);
+      const count = await queues()
+        .get(name)
+        .getFailedCount()
+        .catch(() => undefined);
       if (count !== undefined) this.set({ queue: name }, count);
     }
   },
@@ -68,7 +80,10 @@ new Gauge({
   help: 'Outbox rows not yet relayed to BullMQ (grows while Redis is away).',
   registers: [metricsRegistry],
   async collect() {
-    const row = await db()('outbox').whereNull('relayed_at').count<{ count: string }[]>('* as count').catch(() => undefined);
+    const row = await db()('outbox')
+      .whereNull('relayed_at')
+      .count<{ count: string }[]>('* as count')
+      .catch(() => undefined);
     if (row) this.set(Number(row[0]?.count ?? 0));
   },
 });

@@ -16,7 +16,9 @@ import { operatorAuth } from './operator-auth';
  */
 export function operatorRouter(): express.Router {
   const router = express.Router();
-  router.get('/health/live', (_req, res) => { res.json({ status: 'ok' }); });
+  router.get('/health/live', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
   router.get('/health/ready', async (_req, res) => {
     const state = await readiness();
     if (!state.ready) res.set('Retry-After', '5');

@@ -21,11 +21,12 @@ import { OrderInput, orderCreateType, orderIdPattern, orderListItemType } from '
 /** Most items one order/list/ request takes (document 1). */
 export const maxOrderListItems = 200;
 
-const prefixed = (path: string, warnings: Warning[]): Warning[] => warnings.map((w) => ({
-  ...w,
-  ...(w.field !== undefined ? { field: `${path}.${w.field}` } : {}),
-  description: `${path}.${w.description}`,
-}));
+const prefixed = (path: string, warnings: Warning[]): Warning[] =>
+  warnings.map((w) => ({
+    ...w,
+    ...(w.field !== undefined ? { field: `${path}.${w.field}` } : {}),
+    description: `${path}.${w.description}`,
+  }));
 
 /** An item after validation: what to write, or why it cannot be written. */
 interface ListItem {
@@ -85,8 +86,12 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
     let awaiting: MultiStatusItem[] = [];
     const flush = async () => {
       if (!writes) return;
-      const ids = await writes.flush(trx).catch((err: unknown) => { throw new RunAgainSafely('a set-based order write failed', { cause: err }); });
-      awaiting.forEach((entry, i) => { entry.order_id = ids[i]; });
+      const ids = await writes.flush(trx).catch((err: unknown) => {
+        throw new RunAgainSafely('a set-based order write failed', { cause: err });
+      });
+      awaiting.forEach((entry, i) => {
+        entry.order_id = ids[i];
+      });
       awaiting = [];
     };
     for (const [index, item] of items.entries()) {
@@ -94,29 +99,40 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
       const deferred = writes !== undefined && setBased(item);
       // Every other write sees the orders of the list before it written (numbers, customers).
       if (!deferred) await flush();
-      if (deferred && !writes.customers) await writes.startRun(trx, runFrom(items, index).map((i) => i.input));
+      if (deferred && !writes.customers)
+        await writes.startRun(
+          trx,
+          runFrom(items, index).map((i) => i.input),
+        );
       const warnings = [...item.warnings];
       const stock: StockBatch | undefined = known ? { known, pending: [] } : undefined;
-      const entry = await runItem(trx, path, async (savepoint) => {
-        if (!input) throw item.error;
-        let done: { code: number; id: string };
-        if (orderId !== undefined) {
-          const { id: _id, ...changes } = input;
-          await savepoint((t) => updateOrderIn(t, caller, orderId, changes, warnings, path, stock));
-          done = { code: 200, id: orderId };
-        } else {
-          // A prepared create refuses before its first write: no savepoint needed.
-          done = { code: 201, id: await savepoint((t) => createOrderIn(t, caller, input, path, stock, deferred ? writes : undefined), !deferred) };
-        }
-        if (stock) pending.push(...stock.pending);
-        return { code: done.code, fields: { order_id: done.id } };
-      }, { log, warnings, failedFields: orderId !== undefined ? { order_id: orderId } : {} });
+      const entry = await runItem(
+        trx,
+        path,
+        async (savepoint) => {
+          if (!input) throw item.error;
+          let done: { code: number; id: string };
+          if (orderId !== undefined) {
+            const { id: _id, ...changes } = input;
+            await savepoint((t) => updateOrderIn(t, caller, orderId, changes, warnings, path, stock));
+            done = { code: 200, id: orderId };
+          } else {
+            // A prepared create refuses before its first write: no savepoint needed.
+            done = { code: 201, id: await savepoint((t) => createOrderIn(t, caller, input, path, stock, deferred ? writes : undefined), !deferred) };
+          }
+          if (stock) pending.push(...stock.pending);
+          return { code: done.code, fields: { order_id: done.id } };
+        },
+        { log, warnings, failedFields: orderId !== undefined ? { order_id: orderId } : {} },
+      );
       if (deferred && entry.code === 201) awaiting.push(entry);
       response.push(entry);
     }
     await flush();
     if (batchStock) {
-      const applied = await applyPendingStock(trx, caller.accountId, pending).catch((err: unknown) => { throw new RunAgainSafely('the stock batch failed', { cause: err }); });
+      const applied = await applyPendingStock(trx, caller.accountId, pending).catch((err: unknown) => {
+        throw new RunAgainSafely('the stock batch failed', { cause: err });
+      });
       if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
     }
     return response;

@@ -38,7 +38,9 @@ export async function payOrdersIn(trx: Knex.Transaction, accountId: number, paym
   const needInvoice = updates.filter((u) => u.became_paid && u.invoice_number === null);
   if (needInvoice.length) {
     const first = await counterRepository.take(trx, accountId, 'invoice', needInvoice.length);
-    needInvoice.forEach((u, i) => { u.invoice_number = String(first + i); });
+    needInvoice.forEach((u, i) => {
+      u.invoice_number = String(first + i);
+    });
   }
   await orderRepository.updatePayments(trx, accountId, updates);
   await orderRepository.addHistories(trx, history);
@@ -63,8 +65,12 @@ function paymentOf(row: PaymentRow, added: bigint, field: string): PaymentUpdate
   checkAmount(paid, field);
   const isPaid = toCents(paid) !== 0n;
   return {
-    internal_id: row.internal_id, paid_amount: paid, is_paid: isPaid, became_paid: isPaid && !row.is_paid,
+    internal_id: row.internal_id,
+    paid_amount: paid,
+    is_paid: isPaid,
+    became_paid: isPaid && !row.is_paid,
     // Kept when the order has one; a new number only for an order paid for the first time.
-    invoice_number: row.invoice_number, bill_date: new Date().toISOString().slice(0, 10),
+    invoice_number: row.invoice_number,
+    bill_date: new Date().toISOString().slice(0, 10),
   };
 }

@@ -36,12 +36,16 @@ export function resolveLineRefs(trx: Knex.Transaction, accountId: number, inputs
   return matchStockRefs(trx, accountId, refs, 'align');
 }
 
-interface Move { stockRef: string; difference: number; line?: LineRow; field?: string }
+interface Move {
+  stockRef: string;
+  difference: number;
+  line?: LineRow;
+  field?: string;
+}
 
 const idRef = (stockId: number) => `ID_${stockId}`;
 
-const unknownItem = (field: string, ref: string | null) =>
-  invalidField(field, `${field} ${ref} is not a stock item of this account`, 'unknown_stock_item');
+const unknownItem = (field: string, ref: string | null) => invalidField(field, `${field} ${ref} is not a stock item of this account`, 'unknown_stock_item');
 
 /**
  * Settles the stock of an order's lines in the caller's transaction and returns the lines to
@@ -50,8 +54,15 @@ const unknownItem = (field: string, ref: string | null) =>
  * references are checked now and the changes are added to batch.pending instead of being applied.
  */
 export async function settleLineStock(
-  trx: Knex.Transaction, accountId: number, orderId: string, before: LineRow[], after: LineDraft[], hold: boolean,
-  title: string, fieldPrefix: string, batch?: StockBatch,
+  trx: Knex.Transaction,
+  accountId: number,
+  orderId: string,
+  before: LineRow[],
+  after: LineDraft[],
+  hold: boolean,
+  title: string,
+  fieldPrefix: string,
+  batch?: StockBatch,
 ): Promise<LineRow[]> {
   const old = new Map(before.map((l) => [l.position, l]));
   const kept = new Set<number>();
@@ -110,14 +121,23 @@ export async function settleLineStock(
       continue; // A put-back to an item deleted meanwhile has nowhere to go and is dropped.
     }
     if (take) move.line!.stock_id = stockId;
-    changes.push({ change: { stockRef: idRef(stockId), difference: move.difference, cause: { title, orderId, personId: null } }, take, line: move.line, field: move.field });
+    changes.push({
+      change: { stockRef: idRef(stockId), difference: move.difference, cause: { title, orderId, personId: null } },
+      take,
+      line: move.line,
+      field: move.field,
+    });
   }
 
   if (batch) {
     batch.pending.push(...changes.map(({ change, take }) => ({ change, take })));
     return result;
   }
-  const moved = await adjustStockQuantities(trx, accountId, changes.map((c) => c.change));
+  const moved = await adjustStockQuantities(
+    trx,
+    accountId,
+    changes.map((c) => c.change),
+  );
   changes.forEach((c, i) => {
     // The item was deleted between the check above and its lock.
     if (c.take && !moved[i]) throw unknownItem(c.field!, c.line!.stock_align_id);
@@ -131,6 +151,10 @@ export async function settleLineStock(
  * the caller must then run its orders again one by one.
  */
 export async function applyPendingStock(trx: Knex.Transaction, accountId: number, pending: PendingStock): Promise<boolean> {
-  const moved = await adjustStockQuantities(trx, accountId, pending.map((p) => p.change));
+  const moved = await adjustStockQuantities(
+    trx,
+    accountId,
+    pending.map((p) => p.change),
+  );
   return pending.every((p, i) => !p.take || moved[i] !== undefined);
 }

@@ -52,12 +52,17 @@ export class OrderWrites {
    * paid create takes it before its customer), then loads and locks the customers they name.
    */
   async startRun(trx: Knex.Transaction, inputs: (OrderInput | undefined)[]): Promise<void> {
-    const mayBePaid = (i: OrderInput | undefined) => i !== undefined && (i.paid_amount !== undefined || i.status?.is_paid === true || i.payment_method_id !== undefined);
+    const mayBePaid = (i: OrderInput | undefined) =>
+      i !== undefined && (i.paid_amount !== undefined || i.status?.is_paid === true || i.payment_method_id !== undefined);
     if (!this.invoiceLocked && inputs.some(mayBePaid)) {
       await counterRepository.take(trx, this.accountId, 'invoice', 0);
       this.invoiceLocked = true;
     }
-    this.customers = await CustomerBook.load(trx, this.accountId, inputs.map((i) => i?.customer ?? {}));
+    this.customers = await CustomerBook.load(
+      trx,
+      this.accountId,
+      inputs.map((i) => i?.customer ?? {}),
+    );
   }
 
   add(draft: OrderDraft): void {
@@ -77,13 +82,28 @@ export class OrderWrites {
     let invoice = paid.length ? await counterRepository.take(trx, accountId, 'invoice', paid.length) : 0;
     for (const draft of paid) draft.columns.invoice_number = String(invoice++);
     const orders = drafts.map((draft, i) => ({ number: first + i, id: orderIdOf(first + i, draft.at), columns: draft.columns }));
-    drafts.forEach((draft, i) => { for (const p of draft.pending) p.change.cause.orderId = orders[i]!.id; });
+    drafts.forEach((draft, i) => {
+      for (const p of draft.pending) p.change.cause.orderId = orders[i]!.id;
+    });
     const internalIds = await orderRepository.insertMany(trx, accountId, orders);
-    await orderRepository.insertLines(trx, drafts.flatMap((d, i) => d.lines.map((l) => ({ ...l, order_internal_id: internalIds[i]! }))));
-    await orderRepository.insertHistory(trx, drafts.flatMap((d, i) => d.history.map((text) => ({ order_internal_id: internalIds[i]!, text }))));
-    await addManyToOutbox(trx, accountId, drafts.flatMap((d, i) => d.events.map((type) => ({
-      job: 'event.emit' as const, payload: { accountId, section: 'order', type, recordId: orders[i]!.id },
-    }))));
+    await orderRepository.insertLines(
+      trx,
+      drafts.flatMap((d, i) => d.lines.map((l) => ({ ...l, order_internal_id: internalIds[i]! }))),
+    );
+    await orderRepository.insertHistory(
+      trx,
+      drafts.flatMap((d, i) => d.history.map((text) => ({ order_internal_id: internalIds[i]!, text }))),
+    );
+    await addManyToOutbox(
+      trx,
+      accountId,
+      drafts.flatMap((d, i) =>
+        d.events.map((type) => ({
+          job: 'event.emit' as const,
+          payload: { accountId, section: 'order', type, recordId: orders[i]!.id },
+        })),
+      ),
+    );
     return orders.map((o) => o.id);
   }
 }

@@ -19,7 +19,10 @@ export function trackingLinks(deliverer: unknown, code: unknown): string[] {
   if (typeof deliverer !== 'string' || typeof code !== 'string') return [];
   const url = trackingUrls[deliverer.trim().toLowerCase()];
   if (!url) return [];
-  return code.split(/[\s,;]+/).filter(Boolean).map((c) => url(encodeURIComponent(c)));
+  return code
+    .split(/[\s,;]+/)
+    .filter(Boolean)
+    .map((c) => url(encodeURIComponent(c)));
 }
 
 /** Order_type of a stored order. */
@@ -41,11 +44,25 @@ export function orderToApi(row: OrderReadRow): Record<string, unknown> {
     paid_amount: row.paid_amount,
     currency_id: row.currency_id,
     customer: {
-      id: row.customer_number, username: row.customer_username, comment: null, vat_id: null, email: row.customer_email,
-      phone_1: null, phone_2: null, fax: null, address: null, ...row.customer,
+      id: row.customer_number,
+      username: row.customer_username,
+      comment: null,
+      vat_id: null,
+      email: row.customer_email,
+      phone_1: null,
+      phone_2: null,
+      fax: null,
+      address: null,
+      ...row.customer,
     },
     shipping: {
-      fee: row.shipping_fee, date: null, deliverer: null, code: null, method: null, address: null, platform_status: null,
+      fee: row.shipping_fee,
+      date: null,
+      deliverer: null,
+      code: null,
+      method: null,
+      address: null,
+      platform_status: null,
       ...shipping,
       market_d_fba: shipping.market_d_fba ?? { country_iso2: null, center_id: null },
       link: trackingLinks(shipping.deliverer, shipping.code),

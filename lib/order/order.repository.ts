@@ -32,13 +32,19 @@ export interface OrderRow {
   customer: Record<string, unknown>;
   shipping_fee: string | null;
   shipping: Record<string, unknown>;
-  is_initial_contact: boolean; initial_contact_date: Date | null;
+  is_initial_contact: boolean;
+  initial_contact_date: Date | null;
   is_checkout: boolean;
-  is_paid: boolean; paid_date: Date | null;
-  is_packed: boolean; packed_date: Date | null;
-  is_shipped: boolean; shipped_date: Date | null;
-  is_arrived: boolean; arrived_date: Date | null;
-  is_cancelled: boolean; cancelled_date: Date | null;
+  is_paid: boolean;
+  paid_date: Date | null;
+  is_packed: boolean;
+  packed_date: Date | null;
+  is_shipped: boolean;
+  shipped_date: Date | null;
+  is_arrived: boolean;
+  arrived_date: Date | null;
+  is_cancelled: boolean;
+  cancelled_date: Date | null;
   is_parked: boolean;
   payment_provider_transaction_id: string | null;
   external_order_id: string | null;
@@ -70,9 +76,23 @@ export interface OrderReadRow extends OrderRow {
 
 /** Writable columns of sales_order. */
 /** What a payment reads of an order. */
-export interface PaymentRow { internal_id: string; id: string; is_paid: boolean; is_cancelled: boolean; paid_amount: string | null; invoice_number: string | null }
+export interface PaymentRow {
+  internal_id: string;
+  id: string;
+  is_paid: boolean;
+  is_cancelled: boolean;
+  paid_amount: string | null;
+  invoice_number: string | null;
+}
 
-export interface PaymentUpdate { internal_id: string; paid_amount: string; is_paid: boolean; became_paid: boolean; invoice_number: string | null; bill_date: string }
+export interface PaymentUpdate {
+  internal_id: string;
+  paid_amount: string;
+  is_paid: boolean;
+  became_paid: boolean;
+  invoice_number: string | null;
+  bill_date: string;
+}
 
 export type OrderColumns = Omit<OrderRow, 'internal_id' | 'account_id' | 'number' | 'id' | 'created_at'>;
 
@@ -87,7 +107,11 @@ function forDb(columns: Partial<OrderColumns>): Record<string, unknown> {
 }
 
 /** The parts of an order read by subqueries; a search whose select leaves them out skips them. */
-export interface OrderParts { lines: boolean; history: boolean; credit: boolean }
+export interface OrderParts {
+  lines: boolean;
+  history: boolean;
+  credit: boolean;
+}
 
 const allParts: OrderParts = { lines: true, history: true, credit: true };
 
@@ -96,19 +120,33 @@ const allParts: OrderParts = { lines: true, history: true, credit: true };
  * read only the rows of the orders on the page.
  */
 export function orderReadQuery(knex: Knex | Knex.Transaction, accountId: number, parts: OrderParts = allParts): Knex.QueryBuilder {
-  return knex('sales_order').where('sales_order.account_id', accountId).select(
-    'sales_order.*',
-    knex.raw('sales_order.bill_date::text AS bill_date'),
-    knex.raw(parts.lines ? `COALESCE((SELECT json_agg(json_build_object(
+  return knex('sales_order')
+    .where('sales_order.account_id', accountId)
+    .select(
+      'sales_order.*',
+      knex.raw('sales_order.bill_date::text AS bill_date'),
+      knex.raw(
+        parts.lines
+          ? `COALESCE((SELECT json_agg(json_build_object(
         'position', l.position, 'name', l.name, 'sku', l.sku, 'quantity', l.quantity, 'price', l.price::text,
         'tax', l.tax::text, 'transaction_id', l.transaction_id, 'stock_align_id', l.stock_align_id,
         'stock_id', l.stock_id, 'stock_taken', l.stock_taken) ORDER BY l.position)
-      FROM sales_order_line l WHERE l.order_internal_id = sales_order.internal_id), '[]'::json) AS lines` : "'[]'::json AS lines"),
-    knex.raw(parts.history ? `COALESCE((SELECT json_agg(h.text ORDER BY h.internal_id)
-      FROM sales_order_history h WHERE h.order_internal_id = sales_order.internal_id), '[]'::json) AS history` : "'[]'::json AS history"),
-    knex.raw(parts.credit ? `COALESCE((SELECT json_agg(c.id ORDER BY c.number) FROM sales_order c
-      WHERE c.account_id = sales_order.account_id AND c.credit_main_id = sales_order.id), '[]'::json) AS credit_sub_ids` : "'[]'::json AS credit_sub_ids"),
-  );
+      FROM sales_order_line l WHERE l.order_internal_id = sales_order.internal_id), '[]'::json) AS lines`
+          : "'[]'::json AS lines",
+      ),
+      knex.raw(
+        parts.history
+          ? `COALESCE((SELECT json_agg(h.text ORDER BY h.internal_id)
+      FROM sales_order_history h WHERE h.order_internal_id = sales_order.internal_id), '[]'::json) AS history`
+          : "'[]'::json AS history",
+      ),
+      knex.raw(
+        parts.credit
+          ? `COALESCE((SELECT json_agg(c.id ORDER BY c.number) FROM sales_order c
+      WHERE c.account_id = sales_order.account_id AND c.credit_main_id = sales_order.id), '[]'::json) AS credit_sub_ids`
+          : "'[]'::json AS credit_sub_ids",
+      ),
+    );
 }
 
 export const orderRepository = {
@@ -119,8 +157,9 @@ export const orderRepository = {
 
   /** Inserts several orders in one statement; their internal ids in the order given. */
   async insertMany(trx: Knex.Transaction, accountId: number, orders: { number: number; id: string; columns: Partial<OrderColumns> }[]): Promise<string[]> {
-    const rows = await trx('sales_order').insert(orders.map(({ number, id, columns }) => ({ ...forDb(columns), account_id: accountId, number, id })))
-      .returning(['internal_id', 'number']) as { internal_id: string; number: string }[];
+    const rows = (await trx('sales_order')
+      .insert(orders.map(({ number, id, columns }) => ({ ...forDb(columns), account_id: accountId, number, id })))
+      .returning(['internal_id', 'number'])) as { internal_id: string; number: string }[];
     const byNumber = new Map(rows.map((r) => [Number(r.number), String(r.internal_id)]));
     return orders.map((o) => byNumber.get(o.number)!);
   },
@@ -136,13 +175,19 @@ export const orderRepository = {
   },
 
   async update(trx: Knex.Transaction, accountId: number, internalId: string, columns: Partial<OrderColumns>): Promise<void> {
-    await trx('sales_order').where({ account_id: accountId, internal_id: internalId }).update({ ...forDb(columns), updated_at: trx.fn.now() });
+    await trx('sales_order')
+      .where({ account_id: accountId, internal_id: internalId })
+      .update({ ...forDb(columns), updated_at: trx.fn.now() });
   },
 
   /** The payment state of the account's orders among those ids, locked in internal_id order (no deadlock between payers). */
   async lockForPayment(trx: Knex.Transaction, accountId: number, ids: string[]): Promise<PaymentRow[]> {
-    return trx('sales_order').select('internal_id', 'id', 'is_paid', 'is_cancelled', 'paid_amount', 'invoice_number')
-      .where('account_id', accountId).whereRaw('id = ANY(?::text[])', [ids]).orderBy('internal_id').forUpdate();
+    return trx('sales_order')
+      .select('internal_id', 'id', 'is_paid', 'is_cancelled', 'paid_amount', 'invoice_number')
+      .where('account_id', accountId)
+      .whereRaw('id = ANY(?::text[])', [ids])
+      .orderBy('internal_id')
+      .forUpdate();
   },
 
   /** Writes the payment state of many orders in one UPDATE (see order-payment.service.ts). */
@@ -157,8 +202,15 @@ export const orderRepository = {
        FROM unnest(?::bigint[], ?::numeric[], ?::boolean[], ?::boolean[], ?::bigint[], ?::date[])
          AS t(internal_id, paid_amount, is_paid, became_paid, invoice_number, bill_date)
        WHERE o.account_id = ? AND o.internal_id = t.internal_id`,
-      [rows.map((r) => r.internal_id), rows.map((r) => r.paid_amount), rows.map((r) => r.is_paid), rows.map((r) => r.became_paid),
-        rows.map((r) => r.invoice_number) as string[], rows.map((r) => r.bill_date), accountId],
+      [
+        rows.map((r) => r.internal_id),
+        rows.map((r) => r.paid_amount),
+        rows.map((r) => r.is_paid),
+        rows.map((r) => r.became_paid),
+        rows.map((r) => r.invoice_number) as string[],
+        rows.map((r) => r.bill_date),
+        accountId,
+      ],
     );
   },
 
@@ -183,11 +235,17 @@ export const orderRepository = {
 
   async replaceLines(trx: Knex.Transaction, internalId: string, lines: LineRow[], replace: boolean): Promise<void> {
     if (replace) await trx('sales_order_line').where({ order_internal_id: internalId }).delete();
-    await orderRepository.insertLines(trx, lines.map((l) => ({ ...l, order_internal_id: internalId })));
+    await orderRepository.insertLines(
+      trx,
+      lines.map((l) => ({ ...l, order_internal_id: internalId })),
+    );
   },
 
   async addHistory(trx: Knex.Transaction, internalId: string, texts: string[]): Promise<void> {
-    await orderRepository.insertHistory(trx, texts.map((text) => ({ order_internal_id: internalId, text })));
+    await orderRepository.insertHistory(
+      trx,
+      texts.map((text) => ({ order_internal_id: internalId, text })),
+    );
   },
 
   async delete(trx: Knex.Transaction, accountId: number, internalId: string): Promise<void> {

@@ -18,9 +18,9 @@ const day = (column: string) => `(sales_order.${column} AT TIME ZONE 'UTC')::dat
  * combined with an indexed filter on large accounts, it only narrows those rows.
  */
 const addressFields = ['name', 'name_2', 'street', 'street_2', 'zip', 'city', 'province', 'country', 'country_iso2'] as const;
-const addressFilters = Object.fromEntries(addressFields.map((field) => [
-  `customer.address.${field}`, { expression: `sales_order.customer #>> '{address,${field}}'`, type: 'string' as const },
-]));
+const addressFilters = Object.fromEntries(
+  addressFields.map((field) => [`customer.address.${field}`, { expression: `sales_order.customer #>> '{address,${field}}'`, type: 'string' as const }]),
+);
 
 /** Order_filter_type (document 2) with the operators it allows. */
 export const orderSearch: SearchSpec<OrderReadRow> = {
@@ -64,8 +64,9 @@ export const orderSearchRepository = {
   search(accountId: number, search: SearchRequest) {
     const { select } = search;
     const parts = { lines: !select || 'line' in select, history: !select || 'history' in select, credit: !select || 'credit' in select };
-    const base = orderReadQuery(db(), accountId, parts)
-      .whereRaw('sales_order.created_at <= now() - make_interval(secs => ?)', [config().orderSearchMinAgeSeconds]);
+    const base = orderReadQuery(db(), accountId, parts).whereRaw('sales_order.created_at <= now() - make_interval(secs => ?)', [
+      config().orderSearchMinAgeSeconds,
+    ]);
     return runSearch(base, orderSearch, search, orderToApi);
   },
 };

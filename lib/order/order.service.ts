@@ -25,7 +25,6 @@ export interface OrderCaller {
   portalAccountId: number | null;
 }
 
-
 /** Flags with their read-only date column (document 1). is_paid is handled with paid_amount. */
 const datedFlags: [Exclude<StatusFlag, 'is_paid'>, keyof OrderRow | null][] = [
   ['is_initial_contact', 'initial_contact_date'],
@@ -45,15 +44,28 @@ function lineDrafts(input: OrderInput, prefix: string): LineDraft[] {
   const lines = input.line ?? [];
   const seen = new Set<number>();
   lines.forEach((line, i) => {
-    if (seen.has(line.id)) throw invalidField(`${prefix}.line[${i}].id`, `${prefix}.line[${i}].id ${line.id} is given twice; each line needs its own position id`, 'duplicate_line_id');
+    if (seen.has(line.id))
+      throw invalidField(
+        `${prefix}.line[${i}].id`,
+        `${prefix}.line[${i}].id ${line.id} is given twice; each line needs its own position id`,
+        'duplicate_line_id',
+      );
     seen.add(line.id);
     checkAmount(line.price, `${prefix}.line[${i}].price`);
     checkAmount(line.tax, `${prefix}.line[${i}].tax`, 6);
   });
-  return [...lines].sort((a, b) => a.id - b.id).map((l) => ({
-    position: l.id, name: l.name ?? null, sku: l.sku ?? null, quantity: l.quantity ?? 1, price: l.price ?? null,
-    tax: l.tax ?? null, transaction_id: l.transaction_id ?? null, stock_align_id: l.stock_align_id ?? null,
-  }));
+  return [...lines]
+    .sort((a, b) => a.id - b.id)
+    .map((l) => ({
+      position: l.id,
+      name: l.name ?? null,
+      sku: l.sku ?? null,
+      quantity: l.quantity ?? 1,
+      price: l.price ?? null,
+      tax: l.tax ?? null,
+      transaction_id: l.transaction_id ?? null,
+      stock_align_id: l.stock_align_id ?? null,
+    }));
 }
 
 const transactionIds = (lines: { transaction_id: string | null }[]) => [...new Set(lines.map((l) => l.transaction_id).filter((t): t is string => Boolean(t)))];
@@ -69,7 +81,12 @@ async function checkReferences(trx: Knex.Transaction, accountId: number, input: 
   let prepaid = false;
   if (input.payment_method_id !== undefined) {
     const method = await paymentMethodRepository.get(input.payment_method_id, trx);
-    if (!method) throw invalidField(`${prefix}.payment_method_id`, `${prefix}.payment_method_id ${input.payment_method_id} is not a payment method (see GET system/payment_method/)`, 'unknown_payment_method');
+    if (!method)
+      throw invalidField(
+        `${prefix}.payment_method_id`,
+        `${prefix}.payment_method_id ${input.payment_method_id} is not a payment method (see GET system/payment_method/)`,
+        'unknown_payment_method',
+      );
     prepaid = method.is_prepaid;
   }
   checkAmount(input.paid_amount, `${prefix}.paid_amount`);
@@ -83,7 +100,16 @@ async function checkReferences(trx: Knex.Transaction, accountId: number, input: 
 /** Fields of the input that map one to one onto columns. */
 function plainColumns(input: OrderInput, current?: OrderRow): Partial<OrderColumns> {
   const columns: Partial<OrderColumns> = {};
-  for (const key of ['platform', 'infos', 'pack_infos', 'hidden_infos', 'payment_method_id', 'currency_id', 'payment_provider_transaction_id', 'external_order_id'] as const) {
+  for (const key of [
+    'platform',
+    'infos',
+    'pack_infos',
+    'hidden_infos',
+    'payment_method_id',
+    'currency_id',
+    'payment_provider_transaction_id',
+    'external_order_id',
+  ] as const) {
     if (input[key] !== undefined) columns[key] = input[key];
   }
   if (input.current_date !== undefined) columns.order_date = input.current_date;
@@ -138,9 +164,13 @@ function applyStatus(input: OrderInput, current: OrderRow | undefined, now: Date
   if (next.is_shipped && next.is_cancelled) {
     // A shipment implied by is_arrived is named by the flag the client sent.
     const at = became.has('is_cancelled') && !became.has('is_shipped') ? 'is_cancelled' : shipImplied ? 'is_arrived' : 'is_shipped';
-    throw invalidField(field(at), at === 'is_cancelled'
-      ? `${field(at)}: a shipped order cannot be cancelled; unset is_shipped first`
-      : `${field(at)}: a cancelled order cannot be shipped; unset is_cancelled first`, 'status_conflict');
+    throw invalidField(
+      field(at),
+      at === 'is_cancelled'
+        ? `${field(at)}: a shipped order cannot be cancelled; unset is_shipped first`
+        : `${field(at)}: a cancelled order cannot be shipped; unset is_cancelled first`,
+      'status_conflict',
+    );
   }
   if (next.is_arrived && !next.is_shipped) {
     const at = input.status?.is_shipped === false ? 'is_shipped' : 'is_arrived';
@@ -159,7 +189,11 @@ function checkUnchangeable(input: OrderInput, current: OrderRow, prefix: string)
   }
   const isPaid = input.status?.is_paid;
   if (isPaid !== undefined && isPaid !== current.is_paid) {
-    throw invalidField(`${prefix}.status.is_paid`, `${prefix}.status.is_paid can be set only when the order is created; set paid_amount instead`, 'not_changeable');
+    throw invalidField(
+      `${prefix}.status.is_paid`,
+      `${prefix}.status.is_paid can be set only when the order is created; set paid_amount instead`,
+      'not_changeable',
+    );
   }
 }
 
@@ -175,7 +209,12 @@ async function emit(trx: Knex.Transaction, accountId: number, orderId: string, t
  * '', the id comes from writes.flush).
  */
 export async function createOrderIn(
-  trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, prefix = 'order', stock?: StockBatch, writes?: OrderWrites,
+  trx: Knex.Transaction,
+  caller: OrderCaller,
+  input: OrderInput,
+  prefix = 'order',
+  stock?: StockBatch,
+  writes?: OrderWrites,
 ): Promise<string> {
   const { accountId } = caller;
   const { prepaid } = await checkReferences(trx, accountId, input, prefix);
@@ -235,7 +274,13 @@ export async function createOrderIn(
  * `stock` as for createOrderIn.
  */
 export async function updateOrderIn(
-  trx: Knex.Transaction, caller: OrderCaller, orderId: string, input: OrderInput, warnings: Warning[], prefix = 'order', stock?: StockBatch,
+  trx: Knex.Transaction,
+  caller: OrderCaller,
+  orderId: string,
+  input: OrderInput,
+  warnings: Warning[],
+  prefix = 'order',
+  stock?: StockBatch,
 ): Promise<void> {
   const { accountId } = caller;
   const current = await orderRepository.getForUpdate(trx, accountId, orderId);
@@ -244,7 +289,9 @@ export async function updateOrderIn(
   const { prepaid } = await checkReferences(trx, accountId, input, prefix);
   if (input.history !== undefined) {
     warnings.push({
-      warning: 'read_only_field', code: 200, field: `${prefix}.history`,
+      warning: 'read_only_field',
+      code: 200,
+      field: `${prefix}.history`,
       description: `${prefix}.history is written only when the order is created and was ignored; append entries with POST order/${orderId}/history/`,
     });
   }
@@ -278,9 +325,12 @@ export async function updateOrderIn(
 
   if (input.customer) {
     const changesCustomer = input.customer.id !== undefined && input.customer.id !== current.customer_number;
-    const customer = await linkCustomer(trx, accountId,
+    const customer = await linkCustomer(
+      trx,
+      accountId,
       changesCustomer ? input.customer : { ...input.customer, ...(current.customer_number !== null ? { id: current.customer_number } : {}) },
-      columns.currency_id ?? current.currency_id);
+      columns.currency_id ?? current.currency_id,
+    );
     columns.customer_internal_id = customer.internalId;
     columns.customer_number = customer.number;
   }
@@ -310,18 +360,26 @@ export async function updateOrderIn(
  */
 export function createOrder(caller: OrderCaller, input: OrderInput): Promise<string> {
   const { accountId } = caller;
-  const againSafely = (reason: string) => (err: unknown): never => { throw new RunAgainSafely(reason, { cause: err }); };
-  return runListSafely((safely) => inTransaction(async (trx) => {
-    if (safely) return createOrderIn(trx, caller, input);
-    const writes = await OrderWrites.open(trx, accountId);
-    await writes.startRun(trx, [input]);
-    const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
-    await createOrderIn(trx, caller, input, 'order', stock, writes);
-    const [orderId] = await writes.flush(trx).catch(againSafely('the order write failed'));
-    const applied = await applyPendingStock(trx, accountId, stock.pending).catch(againSafely('the stock batch failed'));
-    if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
-    return orderId!;
-  }), log);
+  const againSafely =
+    (reason: string) =>
+    (err: unknown): never => {
+      throw new RunAgainSafely(reason, { cause: err });
+    };
+  return runListSafely(
+    (safely) =>
+      inTransaction(async (trx) => {
+        if (safely) return createOrderIn(trx, caller, input);
+        const writes = await OrderWrites.open(trx, accountId);
+        await writes.startRun(trx, [input]);
+        const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
+        await createOrderIn(trx, caller, input, 'order', stock, writes);
+        const [orderId] = await writes.flush(trx).catch(againSafely('the order write failed'));
+        const applied = await applyPendingStock(trx, accountId, stock.pending).catch(againSafely('the stock batch failed'));
+        if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
+        return orderId!;
+      }),
+    log,
+  );
 }
 
 /** POST order/{order_id}/: one update in one transaction. */

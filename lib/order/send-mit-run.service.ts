@@ -35,20 +35,33 @@ async function targetOf(accountId: number, order: OrderRow): Promise<PortalTarge
 }
 
 /** Reports the shipment to the order's portal, one call per tracking code; ok, partially_ok or error. */
-async function reportToPortal(run: JobPayloads['order.send_mit'], order: OrderRow, portal: PortalId, progress: SendMitProgress, ctx: SendMitContext): Promise<PlatformStatus> {
+async function reportToPortal(
+  run: JobPayloads['order.send_mit'],
+  order: OrderRow,
+  portal: PortalId,
+  progress: SendMitProgress,
+  ctx: SendMitContext,
+): Promise<PlatformStatus> {
   const target = await targetOf(run.accountId, order);
   const codes: (string | null)[] = run.sendMit.code.length ? run.sendMit.code : [null];
   const parts = progress.parts ?? [];
   for (let i = parts.length; i < codes.length; i++) {
     const code = codes[i]!;
-    if (!target) { parts.push({ code, ok: false, error: 'the order has no portal account' }); continue; }
+    if (!target) {
+      parts.push({ code, ok: false, error: 'the order has no portal account' });
+      continue;
+    }
     try {
-      await adapterFor(portal).markShipped(target, {
-        orderId: order.id,
-        ...(order.transaction_ids[0] ? { transactionId: order.transaction_ids[0] } : {}),
-        ...(run.sendMit.deliverer ? { carrier: run.sendMit.deliverer } : {}),
-        ...(code ? { trackingCode: code } : {}),
-      }, `${ctx.jobId}-ship-${i}`);
+      await adapterFor(portal).markShipped(
+        target,
+        {
+          orderId: order.id,
+          ...(order.transaction_ids[0] ? { transactionId: order.transaction_ids[0] } : {}),
+          ...(run.sendMit.deliverer ? { carrier: run.sendMit.deliverer } : {}),
+          ...(code ? { trackingCode: code } : {}),
+        },
+        `${ctx.jobId}-ship-${i}`,
+      );
       parts.push({ code, ok: true });
     } catch (err) {
       if (!isPermanent(err) && !ctx.lastAttempt) {
@@ -70,10 +83,21 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
   const entry = `send_mit ${date}: shipped${deliverer ? ` with ${deliverer}` : ''}${code.length ? ` (${code.join(', ')})` : ''}; portal report: ${status ?? 'none (no portal)'}`;
   // An order that refuses the update (a domain error) fails the job for good (lib/queue/processors.ts).
   await db().transaction(async (trx) => {
-    await updateOrderIn(trx, { accountId: run.accountId, portalAccountId: null }, run.orderId, {
-      status: { is_shipped: true },
-      shipping: { date, ...(deliverer ? { deliverer } : {}), ...(code.length ? { code: code.join(' ') } : {}), ...(status ? { platform_status: status } : {}) },
-    }, warnings);
+    await updateOrderIn(
+      trx,
+      { accountId: run.accountId, portalAccountId: null },
+      run.orderId,
+      {
+        status: { is_shipped: true },
+        shipping: {
+          date,
+          ...(deliverer ? { deliverer } : {}),
+          ...(code.length ? { code: code.join(' ') } : {}),
+          ...(status ? { platform_status: status } : {}),
+        },
+      },
+      warnings,
+    );
     const current = await orderRepository.getForUpdate(trx, run.accountId, run.orderId);
     await orderRepository.addHistory(trx, current!.internal_id, [entry]);
   });

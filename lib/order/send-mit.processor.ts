@@ -5,14 +5,15 @@ import { runSendMit } from './send-mit-run.service';
 
 /** The processors of the mail queue (workers/mail.ts): send_mit. */
 export const sendMitProcessors = defineProcessors('mail', {
-  'order.send_mit': (data, job) => runSendMit(data, {
-    jobId: String(job.id),
-    lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
-    // Postgres first: a Redis restart without persistence loses the job's data, and the
-    // outbox repair then re-adds the job from its row, steps done included.
-    save: async (progress) => {
-      await outboxRepository.saveProgress(db(), String(job.id), progress);
-      await job.updateData({ ...data, progress: { ...progress } });
-    },
-  }),
+  'order.send_mit': (data, job) =>
+    runSendMit(data, {
+      jobId: String(job.id),
+      lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
+      // Postgres first: a Redis restart without persistence loses the job's data, and the
+      // outbox repair then re-adds the job from its row, steps done included.
+      save: async (progress) => {
+        await outboxRepository.saveProgress(db(), String(job.id), progress);
+        await job.updateData({ ...data, progress: { ...progress } });
+      },
+    }),
 });

@@ -16,7 +16,8 @@ export async function requestSendMit(accountId: number, orderId: string, input: 
     const shipping = order.shipping as { deliverer?: unknown; code?: unknown };
     const codes = input.code ?? (typeof shipping.code === 'string' ? shipping.code.split(/[\s,;]+/).filter(Boolean) : []);
     return addToOutbox(trx, accountId, 'order.send_mit', {
-      accountId, orderId,
+      accountId,
+      orderId,
       sendMit: {
         deliverer: input.deliverer || (typeof shipping.deliverer === 'string' && shipping.deliverer) || null,
         code: codes,

@@ -10,8 +10,17 @@ import { Joi, bool, list, text } from '../http/schema';
  */
 export const sendMitType = Joi.object({
   deliverer: text(64),
-  code: list(Joi.string().trim().max(100).pattern(/^[^\s,;]+$/).messages({ 'string.pattern.base': 'must be one tracking code without spaces, commas or semicolons' })).max(20),
-  date: Joi.string().trim().pattern(/^\d{4}-\d{2}-\d{2}$/).custom((value: string, helpers) => (Number.isNaN(Date.parse(value)) ? helpers.error('any.invalid') : value)),
+  code: list(
+    Joi.string()
+      .trim()
+      .max(100)
+      .pattern(/^[^\s,;]+$/)
+      .messages({ 'string.pattern.base': 'must be one tracking code without spaces, commas or semicolons' }),
+  ).max(20),
+  date: Joi.string()
+    .trim()
+    .pattern(/^\d{4}-\d{2}-\d{2}$/)
+    .custom((value: string, helpers) => (Number.isNaN(Date.parse(value)) ? helpers.error('any.invalid') : value)),
   is_mail: bool().default(true),
   mail_text: text(5000).default(''),
 });

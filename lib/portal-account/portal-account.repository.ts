@@ -14,7 +14,9 @@ export interface PortalAccountRow {
 /** Portal accounts of a seller account; every query is scoped by the account id. */
 export const portalAccountRepository = {
   async insert(trx: Knex.Transaction, accountId: number, fields: { name: string; platform?: string | null; is_default?: boolean }): Promise<number> {
-    const [row] = await trx('portal_account').insert({ account_id: accountId, ...fields }).returning('id');
+    const [row] = await trx('portal_account')
+      .insert({ account_id: accountId, ...fields })
+      .returning('id');
     return (row as { id: number }).id;
   },
 
@@ -28,7 +30,7 @@ export const portalAccountRepository = {
 
   /** Which of the ids are portal accounts of the account. */
   async ownIds(accountId: number, ids: number[]): Promise<Set<number>> {
-    const rows = await db()('portal_account').where({ account_id: accountId }).whereIn('id', ids).select('id') as { id: number }[];
+    const rows = (await db()('portal_account').where({ account_id: accountId }).whereIn('id', ids).select('id')) as { id: number }[];
     return new Set(rows.map((r) => r.id));
   },
 

@@ -11,9 +11,7 @@ export function portalAccountToApi(row: PortalAccountRow) {
 
 /** Finds an account's portal account by id or the word default; 404 when absent or foreign. */
 export async function getPortalAccount(accountId: number, ref: PortalAccountRef): Promise<PortalAccountRow> {
-  const row = ref === 'default'
-    ? await portalAccountRepository.getDefault(accountId)
-    : await portalAccountRepository.get(accountId, ref);
+  const row = ref === 'default' ? await portalAccountRepository.getDefault(accountId) : await portalAccountRepository.get(accountId, ref);
   if (!row) throw notFound(`portal account ${ref}`, 'portal_account_id');
   return row;
 }
@@ -24,9 +22,7 @@ export async function getPortalAccount(accountId: number, ref: PortalAccountRef)
  */
 export async function resolveRequestPortalAccount(accountId: number, ref: PortalAccountRef | undefined, fallback: number | null): Promise<number | null> {
   if (ref === undefined) return fallback ?? (await portalAccountRepository.getDefault(accountId))?.id ?? null;
-  const row = ref === 'default'
-    ? await portalAccountRepository.getDefault(accountId)
-    : await portalAccountRepository.get(accountId, ref);
+  const row = ref === 'default' ? await portalAccountRepository.getDefault(accountId) : await portalAccountRepository.get(accountId, ref);
   if (!row) throw invalidField('portal_account_id', `portal_account_id ${ref} is not a portal account of this account`, 'unknown_portal_account');
   return row.id;
 }
@@ -38,8 +34,14 @@ export async function resolveRequestPortalAccount(accountId: number, ref: Portal
 export async function checkMentionedPortalAccounts(accountId: number, mentions: PortalAccountMention[]): Promise<void> {
   if (mentions.length === 0) return;
   const own = await portalAccountRepository.ownIds(accountId, [...new Set(mentions.map((m) => m.id))]);
-  const foreign = mentions.filter((m) => !own.has(m.id))
-    .map((m): ErrorItem => ({ error: 'unknown_portal_account', description: `${m.field} ${m.id} is not a portal account of this account`, code: 400, field: m.field }));
+  const foreign = mentions
+    .filter((m) => !own.has(m.id))
+    .map((m): ErrorItem => ({
+      error: 'unknown_portal_account',
+      description: `${m.field} ${m.id} is not a portal account of this account`,
+      code: 400,
+      field: m.field,
+    }));
   const [first, ...more] = foreign;
   if (first) throw new DomainError(first.error, first.description, { field: first.field, as: 'invalid', more });
 }

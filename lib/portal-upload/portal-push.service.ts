@@ -32,13 +32,18 @@ async function pushBatch(accountId: number, target: PushTarget, sent: CiaStateRo
   const adapter = adapterFor(target.portal as PortalId);
   return db().transaction(async (trx) => {
     await ciaRepository.lockTarget(trx, accountId, target);
-    sent.push(...await ciaRepository.waiting(trx, accountId, target, adapter.maxQuantityBatch));
+    sent.push(...(await ciaRepository.waiting(trx, accountId, target, adapter.maxQuantityBatch)));
     if (sent.length === 0) return [];
     const portalTarget = await portalTargetRepository.target(trx, accountId, target.portalAccountId);
     if (!portalTarget) throw noLongerExists(`portal account ${target.portalAccountId}`);
     const updates = sent.map((s) => ({ stockId: s.stock_id, quantity: s.desired_quantity, key: itemKey(s) }));
     const outcomes = await adapter.setQuantities(portalTarget, updates, batchKey(target, sent));
-    await ciaRepository.ack(trx, accountId, sent, sent.filter((_, i) => outcomes[i]!.outcome === 'accepted'));
+    await ciaRepository.ack(
+      trx,
+      accountId,
+      sent,
+      sent.filter((_, i) => outcomes[i]!.outcome === 'accepted'),
+    );
     for (const [i, o] of outcomes.entries()) if (o.outcome === 'refused') await ciaRepository.refuse(trx, sent[i]!, o.message);
     return outcomes;
   });
@@ -66,7 +71,13 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
     try {
       outcomes = await pushBatch(accountId, target, sent);
     } catch (err) {
-      await ciaRepository.recordError(db(), sent.map((s) => s.id), (err as Error).message).catch(() => undefined);
+      await ciaRepository
+        .recordError(
+          db(),
+          sent.map((s) => s.id),
+          (err as Error).message,
+        )
+        .catch(() => undefined);
       throw err;
     }
     if (outcomes.length === 0) break;
@@ -78,14 +89,20 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
       else retry.push(o.message);
     });
     if (retry.length > 0) {
-      await ciaRepository.recordError(db(), sent.filter((_, i) => outcomes[i]!.outcome === 'retry').map((s) => s.id), retry[0]!);
+      await ciaRepository.recordError(
+        db(),
+        sent.filter((_, i) => outcomes[i]!.outcome === 'retry').map((s) => s.id),
+        retry[0]!,
+      );
       throw portalUnavailable(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]}`);
     }
     // A full batch may have left more behind; a shorter one took everything that was waiting.
     if (sent.length < batchSize) break;
   }
   if (refused.length > 0) {
-    throw portalRefused(`${refused.length} quantit${refused.length === 1 ? 'y' : 'ies'} refused (${result.pushed.length} taken): ${refused.join('; ')}`.slice(0, 2000));
+    throw portalRefused(
+      `${refused.length} quantit${refused.length === 1 ? 'y' : 'ies'} refused (${result.pushed.length} taken): ${refused.join('; ')}`.slice(0, 2000),
+    );
   }
   return result;
 }

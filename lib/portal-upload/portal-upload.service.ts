@@ -28,10 +28,17 @@ export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, st
     for (const [index, part] of parts.entries()) {
       const path = `portal_upload.${portal}[${index}]`;
       // A part writes only its outbox row, after every check: no savepoint; a fault fails the request.
-      results.push(await runItem(trx, path, async () => {
-        const job = await planPart(trx, caller, stockId, adapter, part);
-        return { code: 202, fields: { job_id: await addToOutbox(trx, caller.accountId, 'portal.upload', job) } };
-      }, { log, faults: 'throw' }));
+      results.push(
+        await runItem(
+          trx,
+          path,
+          async () => {
+            const job = await planPart(trx, caller, stockId, adapter, part);
+            return { code: 202, fields: { job_id: await addToOutbox(trx, caller.accountId, 'portal.upload', job) } };
+          },
+          { log, faults: 'throw' },
+        ),
+      );
     }
   }
   return results;
@@ -56,7 +63,7 @@ async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, 
 }
 
 async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: PortalUploadPart['portal_account_id']): Promise<number> {
-  const rows = await trx('portal_account').select('id', 'is_default').where({ account_id: caller.accountId }) as { id: number; is_default: boolean }[];
+  const rows = (await trx('portal_account').select('id', 'is_default').where({ account_id: caller.accountId })) as { id: number; is_default: boolean }[];
   const id = ref === undefined ? caller.portalAccountId : ref === 'default' ? rows.find((r) => r.is_default)?.id : ref;
   if (id === null || id === undefined || !rows.some((r) => r.id === id)) {
     throw domainError('unknown_portal_account', `portal account ${String(ref ?? 'default')} does not exist`);
@@ -76,12 +83,20 @@ async function listerOf(trx: Knex.Transaction, accountId: number, stockId: numbe
 }
 
 /** The portal item id a revise addresses: AUCTIONA_<id>, a live-listing id, or the item's listing. */
-async function liveIdOf(trx: Knex.Transaction, accountId: number, stockId: number, portalAccountId: number, listerId: string, live: string | undefined): Promise<string> {
+async function liveIdOf(
+  trx: Knex.Transaction,
+  accountId: number,
+  stockId: number,
+  portalAccountId: number,
+  listerId: string,
+  live: string | undefined,
+): Promise<string> {
   if (live !== undefined) {
     const portalItemId = live.toUpperCase().startsWith('AUCTIONA_') ? live.slice('AUCTIONA_'.length) : undefined;
-    const row = portalItemId !== undefined
-      ? await portalTargetRepository.listingByPortalItemId(trx, accountId, portalItemId)
-      : await portalTargetRepository.listingById(trx, accountId, live);
+    const row =
+      portalItemId !== undefined
+        ? await portalTargetRepository.listingByPortalItemId(trx, accountId, portalItemId)
+        : await portalTargetRepository.listingById(trx, accountId, live);
     if (!row || row.stock_id !== stockId || !row.portal_item_id) throw domainError('unknown_live_listing', `live listing ${live} does not exist for this item`);
     return row.portal_item_id;
   }

@@ -9,10 +9,22 @@ const reviseValues = ['price', 'title', 'desc', 'sku', 'specs', 'widerruf', 'sub
 const uploadPart = Joi.object({
   action: Joi.string().valid('list', 'revise').required(),
   portal_account_id: portalAccountRef(),
-  lister_id: Joi.alternatives(Joi.number().integer().min(0).custom((v: number) => String(v)), text(32)),
+  lister_id: Joi.alternatives(
+    Joi.number()
+      .integer()
+      .min(0)
+      .custom((v: number) => String(v)),
+    text(32),
+  ),
   start: text(64),
   revise_values: list(Joi.string().valid(...reviseValues)),
-  auction_a_live_id: Joi.alternatives(Joi.number().integer().min(1).custom((v: number) => String(v)), Joi.string().trim().max(64)),
+  auction_a_live_id: Joi.alternatives(
+    Joi.number()
+      .integer()
+      .min(1)
+      .custom((v: number) => String(v)),
+    Joi.string().trim().max(64),
+  ),
 });
 
 /** The first auction portal (Stock_auction_a_type); OAuth2 with the portal account's client credentials. */
@@ -30,17 +42,31 @@ export class AuctionAAdapter extends HttpPortalAdapter {
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;
     return {
-      title: str(g, 'name', item.name), subtitle: str(g, 'subtitle'), listing_type: str(g, 'type_id', '9'),
-      duration: str(g, 'duration', 'GTC'), quantity: typeof g.quantity === 'number' ? g.quantity : item.quantityAvailable,
-      start_price: str(g, 'start_price'), price: str(g, 'price', item.price), description: str(g, 'description'),
-      category_id: str(g, 'category_1_id'), site_id: str(g, 'site_id', '77'), sku: str(g, 'sku', item.sku),
-      ean: item.ean, pictures: pictures(g),
+      title: str(g, 'name', item.name),
+      subtitle: str(g, 'subtitle'),
+      listing_type: str(g, 'type_id', '9'),
+      duration: str(g, 'duration', 'GTC'),
+      quantity: typeof g.quantity === 'number' ? g.quantity : item.quantityAvailable,
+      start_price: str(g, 'start_price'),
+      price: str(g, 'price', item.price),
+      description: str(g, 'description'),
+      category_id: str(g, 'category_1_id'),
+      site_id: str(g, 'site_id', '77'),
+      sku: str(g, 'sku', item.sku),
+      ean: item.ean,
+      pictures: pictures(g),
     };
   }
 
   /** The automatic rating (document 1, order rule 5): a positive rating once the order is shipped. */
   async rateBuyer(target: PortalTarget, orderId: string, key: string): Promise<void> {
-    await this.call(target, 'POST', `/${this.portal}/orders/${encodeURIComponent(orderId)}/rating`, { rating: 'positive', text: 'Thank you for your purchase.' }, key);
+    await this.call(
+      target,
+      'POST',
+      `/${this.portal}/orders/${encodeURIComponent(orderId)}/rating`,
+      { rating: 'positive', text: 'Thank you for your purchase.' },
+      key,
+    );
   }
 
   protected override checkLimits(p: Record<string, unknown>): void {

@@ -11,9 +11,14 @@ export class AuctionBAdapter extends HttpPortalAdapter {
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;
     return {
-      title: str(g, 'name', item.name), type: str(g, 'type_id', '9'), price: str(g, 'price', item.price),
-      quantity: typeof g.quantity === 'number' ? g.quantity : item.quantityAvailable, description: str(g, 'description'),
-      condition: str(g, 'condition_id', '0'), ean: item.ean, images: pictures(g),
+      title: str(g, 'name', item.name),
+      type: str(g, 'type_id', '9'),
+      price: str(g, 'price', item.price),
+      quantity: typeof g.quantity === 'number' ? g.quantity : item.quantityAvailable,
+      description: str(g, 'description'),
+      condition: str(g, 'condition_id', '0'),
+      ean: item.ean,
+      images: pictures(g),
     };
   }
 

@@ -11,10 +11,15 @@ export class MarketCAdapter extends HttpPortalAdapter {
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;
     return {
-      name: str(g, 'name', item.name), price: str(g, 'price', item.price), vat: str(g, 'vat'),
+      name: str(g, 'name', item.name),
+      price: str(g, 'price', item.price),
+      vat: str(g, 'vat'),
       quantity: typeof g.quantity === 'number' ? g.quantity : item.quantityAvailable,
-      description: str(g, 'description'), short_description: str(g, 'short_description'),
-      sku: str(g, 'sku', item.sku), category: str(g, 'category_1_id'), images: pictures(g),
+      description: str(g, 'description'),
+      short_description: str(g, 'short_description'),
+      sku: str(g, 'sku', item.sku),
+      category: str(g, 'category_1_id'),
+      images: pictures(g),
     };
   }
 

@@ -14,9 +14,14 @@ export class MarketDAdapter extends HttpPortalAdapter {
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;
     return {
-      seller_sku: str(g, 'sku', item.sku ?? String(item.stockId)), product_id: str(g, 'id', item.ean), product_id_type: str(g, 'id_type', 'EAN'),
-      price: str(g, 'price', item.price), handling_time: typeof g.delivery_time === 'number' ? g.delivery_time : null,
-      fulfillment: g.is_fba === true ? 'fba' : 'merchant', condition_note: str(g, 'comment'), quantity: item.quantityAvailable,
+      seller_sku: str(g, 'sku', item.sku ?? String(item.stockId)),
+      product_id: str(g, 'id', item.ean),
+      product_id_type: str(g, 'id_type', 'EAN'),
+      price: str(g, 'price', item.price),
+      handling_time: typeof g.delivery_time === 'number' ? g.delivery_time : null,
+      fulfillment: g.is_fba === true ? 'fba' : 'merchant',
+      condition_note: str(g, 'comment'),
+      quantity: item.quantityAvailable,
     };
   }
 

@@ -11,9 +11,16 @@ export class MarketEAdapter extends HttpPortalAdapter {
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;
     return {
-      ean: str(g, 'ean', item.ean), price: str(g, 'price', item.price), price_min: str(g, 'price_min'), comment: str(g, 'comment'),
-      delivery_time: str(g, 'delivery_time'), location: str(g, 'location'), category_id: str(g, 'category_id'),
-      name: str(g, 'name', item.name), images: pictures(g), quantity: item.quantityAvailable,
+      ean: str(g, 'ean', item.ean),
+      price: str(g, 'price', item.price),
+      price_min: str(g, 'price_min'),
+      comment: str(g, 'comment'),
+      delivery_time: str(g, 'delivery_time'),
+      location: str(g, 'location'),
+      category_id: str(g, 'category_id'),
+      name: str(g, 'name', item.name),
+      images: pictures(g),
+      quantity: item.quantityAvailable,
     };
   }
 

@@ -12,10 +12,17 @@ export class MarketIAdapter extends HttpPortalAdapter {
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;
     return {
-      title: str(g, 'name', item.name), price: str(g, 'price', item.price), reduced_price: str(g, 'reduced_price'),
-      tax_id: typeof g.tax_id === 'number' ? g.tax_id : 1, ean: str(g, 'ean', item.ean), mpn: str(g, 'mpn'),
-      manufacturer: str(g, 'manufacturer'), delivery_time: typeof g.delivery_time === 'number' ? g.delivery_time : 0,
-      category_id: str(g, 'category_id'), images: pictures(g), quantity: item.quantityAvailable,
+      title: str(g, 'name', item.name),
+      price: str(g, 'price', item.price),
+      reduced_price: str(g, 'reduced_price'),
+      tax_id: typeof g.tax_id === 'number' ? g.tax_id : 1,
+      ean: str(g, 'ean', item.ean),
+      mpn: str(g, 'mpn'),
+      manufacturer: str(g, 'manufacturer'),
+      delivery_time: typeof g.delivery_time === 'number' ? g.delivery_time : 0,
+      category_id: str(g, 'category_id'),
+      images: pictures(g),
+      quantity: item.quantityAvailable,
     };
   }
 

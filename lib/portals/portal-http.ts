@@ -21,7 +21,11 @@ export function retryAfterMs(header: string | null): number | undefined {
 const tokens = new Map<string, AccessToken>();
 
 /** One item's answer in a bulk quantity call. */
-interface ItemResult { reference?: unknown; status?: unknown; message?: unknown }
+interface ItemResult {
+  reference?: unknown;
+  status?: unknown;
+  message?: unknown;
+}
 
 function itemOutcome(portal: string, stockId: number, result: ItemResult | undefined): QuantityOutcome {
   if (!result) return { stockId, outcome: 'retry', message: `${portal} did not answer for item ${stockId}` };
@@ -54,7 +58,9 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
   protected abstract mapListing(item: ListingItem): Record<string, unknown>;
 
   /** Throws portalInputError when the payload breaks the portal's own limits. */
-  protected checkLimits(_payload: Record<string, unknown>): void { /* no limits beyond the mapping */ }
+  protected checkLimits(_payload: Record<string, unknown>): void {
+    /* no limits beyond the mapping */
+  }
 
   /** The quantity payload (some portals cap it or end the offer at 0). */
   protected quantityPayload(quantity: number): Record<string, unknown> {
@@ -71,7 +77,13 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
   async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void> {
     const payload = this.mapListing(item);
     this.checkLimits(payload);
-    await this.call(target, 'PUT', `/${this.portal}/offers/${encodeURIComponent(portalItemId)}`, { ...payload, reference: String(item.stockId), revise: values }, key);
+    await this.call(
+      target,
+      'PUT',
+      `/${this.portal}/offers/${encodeURIComponent(portalItemId)}`,
+      { ...payload, reference: String(item.stockId), revise: values },
+      key,
+    );
   }
 
   async end(target: PortalTarget, stockId: number, portalItemId: string | null, key: string): Promise<void> {
@@ -79,17 +91,31 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
   }
 
   async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
-    const answer = await this.call(target, 'PUT', `/${this.portal}/offers/quantities`, {
-      items: updates.map((u) => ({ reference: String(u.stockId), idempotency_key: u.key, ...this.quantityPayload(u.quantity) })),
-    }, key);
-    const results = new Map((Array.isArray(answer.results) ? answer.results as ItemResult[] : []).map((r) => [String(r.reference), r]));
+    const answer = await this.call(
+      target,
+      'PUT',
+      `/${this.portal}/offers/quantities`,
+      {
+        items: updates.map((u) => ({ reference: String(u.stockId), idempotency_key: u.key, ...this.quantityPayload(u.quantity) })),
+      },
+      key,
+    );
+    const results = new Map((Array.isArray(answer.results) ? (answer.results as ItemResult[]) : []).map((r) => [String(r.reference), r]));
     return updates.map((u) => itemOutcome(this.portal, u.stockId, results.get(String(u.stockId))));
   }
 
   async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {
-    await this.call(target, 'POST', `/${this.portal}/orders/${encodeURIComponent(shipment.orderId)}/shipment`, {
-      transaction_id: shipment.transactionId, carrier: shipment.carrier, tracking_code: shipment.trackingCode,
-    }, key);
+    await this.call(
+      target,
+      'POST',
+      `/${this.portal}/orders/${encodeURIComponent(shipment.orderId)}/shipment`,
+      {
+        transaction_id: shipment.transactionId,
+        carrier: shipment.carrier,
+        tracking_code: shipment.trackingCode,
+      },
+      key,
+    );
   }
 
   /** One call; answers 2xx with the parsed JSON body. */
@@ -101,7 +127,10 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
     let res: Response;
     try {
       res = await fetch(new URL(path, target.baseUrl), {
-        method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(config().portalTimeoutMs),
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(config().portalTimeoutMs),
       });
     } catch (err) {
       portalCalls.inc({ portal: this.portal, outcome: 'failed' });
@@ -109,7 +138,11 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
     }
     const text = await res.text().catch(() => '');
     let parsed: Record<string, unknown> = {};
-    try { parsed = text ? JSON.parse(text) as Record<string, unknown> : {}; } catch { /* not JSON */ }
+    try {
+      parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      /* not JSON */
+    }
     const transient = res.status === 429 || res.status >= 500 || res.status === 408;
     portalCalls.inc({ portal: this.portal, outcome: res.ok ? 'ok' : transient ? 'unavailable' : 'refused' });
     if (res.ok) return parsed;
@@ -141,7 +174,8 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
       return String(token.token.access_token);
     } catch (err) {
       const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
-      if (status && status >= 400 && status < 500) throw portalRefused(`${this.portal}: OAuth2 token refused (${status}); check the portal account's credentials`);
+      if (status && status >= 400 && status < 500)
+        throw portalRefused(`${this.portal}: OAuth2 token refused (${status}); check the portal account's credentials`);
       throw portalUnavailable(`${this.portal}: OAuth2 token request failed`);
     }
   }

@@ -20,7 +20,9 @@ let ready: Promise<void> | undefined;
 /** One wait for the shared connection, however many jobs ask at once. */
 function redisReady(): Promise<void> {
   if (redis().status === 'ready') return Promise.resolve();
-  ready ??= whenReady(redis(), 2000).finally(() => { ready = undefined; });
+  ready ??= whenReady(redis(), 2000).finally(() => {
+    ready = undefined;
+  });
   return ready;
 }
 

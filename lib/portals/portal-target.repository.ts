@@ -3,13 +3,21 @@ import { config } from '../../config';
 import type { PortalId } from './portal.registry';
 import type { ListingItem, PortalTarget } from './portal.type';
 
-interface StockRow { id: number; name: string; sku: string | null; barcode: string | null; price: string | null; quantity_available: number; grp: unknown }
+interface StockRow {
+  id: number;
+  name: string;
+  sku: string | null;
+  barcode: string | null;
+  price: string | null;
+  quantity_available: number;
+  grp: unknown;
+}
 
 const targets = new Map<string, { target: PortalTarget; until: number }>();
 
 async function readTarget(knex: Knex, accountId: number, portalAccountId: number): Promise<PortalTarget | undefined> {
-  const row = await knex('portal_account').select('id', 'base_url', 'credentials')
-    .where({ account_id: accountId, id: portalAccountId }).first() as { id: number; base_url: string | null; credentials: Record<string, unknown> } | undefined;
+  const row = (await knex('portal_account').select('id', 'base_url', 'credentials').where({ account_id: accountId, id: portalAccountId }).first()) as
+    { id: number; base_url: string | null; credentials: Record<string, unknown> } | undefined;
   if (!row) return undefined;
   return { portalAccountId: row.id, baseUrl: row.base_url || config().sandboxPortalUrl, credentials: row.credentials ?? {} };
 }
@@ -32,8 +40,10 @@ export const portalTargetRepository = {
 
   /** The item with its field group of the portal; for lister groups the entry of lister_id (or the first). */
   async listingItem(knex: Knex, accountId: number, stockId: number, portal: PortalId, listerId?: string): Promise<ListingItem | undefined> {
-    const row = await knex('stock').select('id', 'name', 'sku', 'barcode', 'price', 'quantity_available', knex.raw('data -> ? AS grp', [portal]))
-      .where({ account_id: accountId, id: stockId }).first() as StockRow | undefined;
+    const row = (await knex('stock')
+      .select('id', 'name', 'sku', 'barcode', 'price', 'quantity_available', knex.raw('data -> ? AS grp', [portal]))
+      .where({ account_id: accountId, id: stockId })
+      .first()) as StockRow | undefined;
     if (!row) return undefined;
     let group: Record<string, unknown> = {};
     if (Array.isArray(row.grp)) {
@@ -45,14 +55,26 @@ export const portalTargetRepository = {
     return { stockId: row.id, name: row.name, sku: row.sku, ean: row.barcode, price: row.price, quantityAvailable: row.quantity_available, group };
   },
 
-  async listing(knex: Knex, accountId: number, stockId: number, portal: PortalId, portalAccountId: number, listerId: string): Promise<{ portal_item_id: string | null; status: string } | undefined> {
-    return knex('portal_listing').select('portal_item_id', 'status')
-      .where({ account_id: accountId, stock_id: stockId, portal, portal_account_id: portalAccountId, lister_id: listerId }).first();
+  async listing(
+    knex: Knex,
+    accountId: number,
+    stockId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    listerId: string,
+  ): Promise<{ portal_item_id: string | null; status: string } | undefined> {
+    return knex('portal_listing')
+      .select('portal_item_id', 'status')
+      .where({ account_id: accountId, stock_id: stockId, portal, portal_account_id: portalAccountId, lister_id: listerId })
+      .first();
   },
 
   /** A portal item id given as AUCTIONA_<id>: the listing it names, if it is the account's. */
   async listingByPortalItemId(knex: Knex, accountId: number, portalItemId: string): Promise<{ stock_id: number; portal_item_id: string | null } | undefined> {
-    return knex('portal_listing').select('stock_id', 'portal_item_id').where({ account_id: accountId, portal: 'auction_a', portal_item_id: portalItemId }).first();
+    return knex('portal_listing')
+      .select('stock_id', 'portal_item_id')
+      .where({ account_id: accountId, portal: 'auction_a', portal_item_id: portalItemId })
+      .first();
   },
 
   /** A live listing by its id in the live-listing table. */
@@ -63,14 +85,35 @@ export const portalTargetRepository = {
 
   /** The lister ids of an item's entries in a lister group (auction_a[] ...). */
   async listerIds(knex: Knex, accountId: number, stockId: number, portal: PortalId): Promise<string[]> {
-    const row = await knex('stock').select(knex.raw('data -> ? AS grp', [portal])).where({ account_id: accountId, id: stockId }).first() as { grp: unknown } | undefined;
+    const row = (await knex('stock')
+      .select(knex.raw('data -> ? AS grp', [portal]))
+      .where({ account_id: accountId, id: stockId })
+      .first()) as { grp: unknown } | undefined;
     if (!row || !Array.isArray(row.grp)) return [];
     return (row.grp as Record<string, unknown>[]).map((e) => String(e.lister_id ?? '')).filter((id) => id !== '');
   },
 
-  async saveListing(knex: Knex, accountId: number, stockId: number, portal: PortalId, portalAccountId: number, listerId: string, portalItemId: string | null, status: 'listed' | 'ended'): Promise<void> {
+  async saveListing(
+    knex: Knex,
+    accountId: number,
+    stockId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    listerId: string,
+    portalItemId: string | null,
+    status: 'listed' | 'ended',
+  ): Promise<void> {
     await knex('portal_listing')
-      .insert({ account_id: accountId, stock_id: stockId, portal, portal_account_id: portalAccountId, lister_id: listerId, portal_item_id: portalItemId, status, updated_at: knex.fn.now() })
+      .insert({
+        account_id: accountId,
+        stock_id: stockId,
+        portal,
+        portal_account_id: portalAccountId,
+        lister_id: listerId,
+        portal_item_id: portalItemId,
+        status,
+        updated_at: knex.fn.now(),
+      })
       .onConflict(['account_id', 'stock_id', 'portal', 'portal_account_id', 'lister_id'])
       .merge({ portal_item_id: knex.raw('COALESCE(EXCLUDED.portal_item_id, portal_listing.portal_item_id)'), status, updated_at: knex.fn.now() });
   },

@@ -16,8 +16,17 @@ import { WebshopAdapter } from './webshop.adapter';
  * list below is derived from the adapters' facts: a new portal is its adapter and its line here.
  */
 const adapters = [
-  new AuctionAAdapter(), new AuctionBAdapter(), new MarketCAdapter(), new MarketDAdapter(), new MarketEAdapter(), new MarketFAdapter(),
-  new ShopGAdapter(), new ShopHAdapter(), new MarketIAdapter(), new WebshopAdapter(), new ShopAdapter(),
+  new AuctionAAdapter(),
+  new AuctionBAdapter(),
+  new MarketCAdapter(),
+  new MarketDAdapter(),
+  new MarketEAdapter(),
+  new MarketFAdapter(),
+  new ShopGAdapter(),
+  new ShopHAdapter(),
+  new MarketIAdapter(),
+  new WebshopAdapter(),
+  new ShopAdapter(),
 ] as const;
 
 type Adapter = (typeof adapters)[number];
@@ -38,7 +47,9 @@ export const ciaPortals: readonly CiaPortal[] = adapters.filter((a): a is Extrac
 
 /** The portals whose Stock_type group is a list of listers (entries carry lister_id). */
 export type ListerGroup = Extract<Adapter, { fieldGroup: 'listers' }>['portal'];
-export const listerGroups: readonly ListerGroup[] = adapters.filter((a): a is Extract<Adapter, { fieldGroup: 'listers' }> => a.fieldGroup === 'listers').map((a) => a.portal);
+export const listerGroups: readonly ListerGroup[] = adapters
+  .filter((a): a is Extract<Adapter, { fieldGroup: 'listers' }> => a.fieldGroup === 'listers')
+  .map((a) => a.portal);
 
 /** The portals whose Stock_type group is one object or a list of its own (not listers). */
 export const objectGroups: readonly PortalId[] = adapters.filter((a) => a.fieldGroup !== 'listers').map((a) => a.portal);

@@ -31,9 +31,7 @@ export interface QuantityUpdate {
  * What the portal said of one item of a batch: taken, refused for good (its data), or to be
  * sent again later (the portal's 429 or 5xx for that item).
  */
-export type QuantityOutcome =
-  | { stockId: number; outcome: 'accepted' }
-  | { stockId: number; outcome: 'refused' | 'retry'; message: string };
+export type QuantityOutcome = { stockId: number; outcome: 'accepted' } | { stockId: number; outcome: 'refused' | 'retry'; message: string };
 
 export interface Shipment {
   orderId: string;

@@ -11,9 +11,16 @@ export class ShopGAdapter extends HttpPortalAdapter {
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;
     return {
-      model: item.sku ?? String(item.stockId), name: item.name, price: str(g, 'price', item.price), rrp: str(g, 'rrp'),
-      tax_class: str(g, 'tax_class'), ean: str(g, 'ean', item.ean), quantity: item.quantityAvailable,
-      min_order_quantity: g.min_order_quantity ?? null, available: g.is_available !== false, images: pictures(g),
+      model: item.sku ?? String(item.stockId),
+      name: item.name,
+      price: str(g, 'price', item.price),
+      rrp: str(g, 'rrp'),
+      tax_class: str(g, 'tax_class'),
+      ean: str(g, 'ean', item.ean),
+      quantity: item.quantityAvailable,
+      min_order_quantity: g.min_order_quantity ?? null,
+      available: g.is_available !== false,
+      images: pictures(g),
     };
   }
 

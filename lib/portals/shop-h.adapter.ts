@@ -9,8 +9,12 @@ export class ShopHAdapter extends HttpPortalAdapter {
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;
     return {
-      ean: str(g, 'ean', item.ean), price: str(g, 'price', item.price), tax: str(g, 'tax'),
-      delivery_time: str(g, 'delivery_time'), quantity: item.quantityAvailable, active: g.is_active !== false,
+      ean: str(g, 'ean', item.ean),
+      price: str(g, 'price', item.price),
+      tax: str(g, 'tax'),
+      delivery_time: str(g, 'delivery_time'),
+      quantity: item.quantityAvailable,
+      active: g.is_active !== false,
     };
   }
 

@@ -11,8 +11,15 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const g = item.group;
     const prices = Array.isArray(g.price) ? g.price : [];
     return {
-      shop_id: str(g, 'shop_id'), name: str(g, 'name', item.name), sku: str(g, 'sku', item.sku), ean: str(g, 'ean', item.ean),
-      net_prices: prices, gross_price: item.price, quantity: item.quantityAvailable, active: g.is_active !== false, images: pictures(g),
+      shop_id: str(g, 'shop_id'),
+      name: str(g, 'name', item.name),
+      sku: str(g, 'sku', item.sku),
+      ean: str(g, 'ean', item.ean),
+      net_prices: prices,
+      gross_price: item.price,
+      quantity: item.quantityAvailable,
+      active: g.is_active !== false,
+      images: pictures(g),
     };
   }
 

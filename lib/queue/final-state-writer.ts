@@ -14,12 +14,19 @@ export class FinalStateWriter {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
 
-  constructor(private readonly knex: () => Knex, private readonly intervalMs = 100, private readonly maxBatch = 500) {}
+  constructor(
+    private readonly knex: () => Knex,
+    private readonly intervalMs = 100,
+    private readonly maxBatch = 500,
+  ) {}
 
   record(jobId: string, state: FinalState): void {
     this.pending.push({ jobId, ...state });
     if (this.pending.length >= this.maxBatch) void this.flush();
-    else this.timer ??= setTimeout(() => { void this.flush(); }, this.intervalMs);
+    else
+      this.timer ??= setTimeout(() => {
+        void this.flush();
+      }, this.intervalMs);
   }
 
   /** Writes what is pending; resolves when every write begun so far is done. */
@@ -29,9 +36,11 @@ export class FinalStateWriter {
     const batch = this.pending;
     this.pending = [];
     if (batch.length > 0) {
-      this.writing = this.writing.then(() => outboxRepository.recordFinals(this.knex(), batch)).catch((err: Error) => {
-        log.warn({ err: err.message, jobs: batch.length }, 'could not record job results; the repair sweep will');
-      });
+      this.writing = this.writing
+        .then(() => outboxRepository.recordFinals(this.knex(), batch))
+        .catch((err: Error) => {
+          log.warn({ err: err.message, jobs: batch.length }, 'could not record job results; the repair sweep will');
+        });
     }
     return this.writing;
   }

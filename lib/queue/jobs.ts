@@ -38,7 +38,16 @@ export interface JobPayloads {
    * only recordId (order id, customer number), the record is read back; stock/cia carries
    * data.target[] (handler ids or target names of cia.event) and data.quantity[].
    */
-  'event.run': { accountId: number; handlerId: number; section: string; type: string; recordId: string; eventId: string; occurredAt: string; data?: Record<string, unknown> };
+  'event.run': {
+    accountId: number;
+    handlerId: number;
+    section: string;
+    type: string;
+    recordId: string;
+    eventId: string;
+    occurredAt: string;
+    data?: Record<string, unknown>;
+  };
   /**
    * POST order/{order_id}/send_mit/ (lib/order/send-mit.*): report the shipment to the order's
    * portal, mark the order shipped, rate (auction_a), send the in-transit mail. Idempotent: each

@@ -26,10 +26,13 @@ export const outboxRepository = {
    * back when the jobs cannot be added.
    */
   async takePending(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
-    const { rows } = await trx.raw(`
+    const { rows } = (await trx.raw(
+      `
       UPDATE outbox SET relayed_at = now()
       WHERE id IN (SELECT id FROM outbox WHERE relayed_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
-      RETURNING id, job_id, account_id, queue, job_name, payload`, [limit]) as { rows: OutboxRow[] };
+      RETURNING id, job_id, account_id, queue, job_name, payload`,
+      [limit],
+    )) as { rows: OutboxRow[] };
     return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   },
 
@@ -55,7 +58,9 @@ export const outboxRepository = {
   async saveProgress(knex: Knex, jobId: string, progress: object): Promise<void> {
     // Only outbox jobs have a row (their id is its UUID).
     if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(jobId)) return;
-    await knex('outbox').where({ job_id: jobId }).update({ payload: knex.raw(`jsonb_set(payload, '{progress}', ?::jsonb)`, [JSON.stringify(progress)]) });
+    await knex('outbox')
+      .where({ job_id: jobId })
+      .update({ payload: knex.raw(`jsonb_set(payload, '{progress}', ?::jsonb)`, [JSON.stringify(progress)]) });
   },
 
   /** Records a job's final state (completed or failed after its last try). */
@@ -67,17 +72,19 @@ export const outboxRepository = {
   async recordFinals(knex: Knex, finals: ({ jobId: string } & FinalState)[]): Promise<void> {
     if (finals.length === 0) return;
     const values = finals.map(() => '(?::uuid, ?, ?::jsonb, ?, ?::integer)').join(', ');
-    await knex.raw(`
+    await knex.raw(
+      `
       UPDATE outbox o SET state = v.state, result = v.result, error = v.error, attempts_made = v.attempts_made, finished_at = now()
       FROM (VALUES ${values}) AS v(job_id, state, result, error, attempts_made)
-      WHERE o.job_id = v.job_id`, finals.flatMap((f) => [
-      f.jobId, f.state, f.result === undefined ? null : JSON.stringify(f.result), f.error ?? null, f.attemptsMade,
-    ]));
+      WHERE o.job_id = v.job_id`,
+      finals.flatMap((f) => [f.jobId, f.state, f.result === undefined ? null : JSON.stringify(f.result), f.error ?? null, f.attemptsMade]),
+    );
   },
 
   /** Removes finished rows older than the retention; returns how many. */
   async deleteFinishedBefore(knex: Knex, retentionSeconds: number): Promise<number> {
-    return knex('outbox').whereNotNull('finished_at')
+    return knex('outbox')
+      .whereNotNull('finished_at')
       .where('finished_at', '<', knex.raw('now() - make_interval(secs => ?)', [retentionSeconds]))
       .delete();
   },

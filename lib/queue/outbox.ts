@@ -30,14 +30,14 @@ export type OutboxJob = { [J in JobName]: { job: J; payload: JobPayloads[J] } }[
 export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, jobs: OutboxJob[]): Promise<string[]> {
   if (jobs.length === 0) return [];
   const queues = jobs.map((j) => jobQueues[j.job]);
-  const { rows } = await trx.raw(
+  const { rows } = (await trx.raw(
     `INSERT INTO outbox (account_id, queue, job_name, payload)
      SELECT ?, t.queue, t.job_name, t.payload::jsonb
      FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS t(queue, job_name, payload, n)
      ORDER BY t.n
      RETURNING id, job_id`,
     [accountId, queues, jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload))],
-  ) as { rows: { id: string; job_id: string }[] };
+  )) as { rows: { id: string; job_id: string }[] };
   // Ids follow the insert order; RETURNING is not promised to.
   return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => r.job_id);
 }

@@ -23,9 +23,15 @@ type Handlers<Q extends QueueName> = { [J in JobsOf<Q>]: JobHandler<J> } & { [J 
 export function defineProcessors<Q extends QueueName>(_queue: Q, handlers: NoInfer<Handlers<Q>>): Processors<Q> {
   const entries = Object.entries(handlers as Record<string, JobHandler<JobName>>);
   // The one place where names meet payloads at run time: the worker picks the handler by job.name.
-  return Object.fromEntries(entries.map(([name, handle]) => [name, (job: Job) => handle(job.data, job).catch((err: unknown) => {
-    throw jobFailure(err);
-  })])) as Processors<Q>;
+  return Object.fromEntries(
+    entries.map(([name, handle]) => [
+      name,
+      (job: Job) =>
+        handle(job.data, job).catch((err: unknown) => {
+          throw jobFailure(err);
+        }),
+    ]),
+  ) as Processors<Q>;
 }
 
 /**

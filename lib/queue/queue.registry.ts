@@ -64,10 +64,13 @@ export class QueueRegistry {
     const due = jobs.filter((j) => (this.covered.get(j.key) ?? 0) <= now);
     if (due.length === 0) return;
     const ids = due.map((j) => `${j.key}-${crypto.randomUUID()}`);
-    const added = await this.get(jobQueues[name]).addBulk(due.map((j, i) => ({
-      name, data: j.payload,
-      opts: { ...jobOptions(name), delay: delayMs, jobId: ids[i], deduplication: { id: j.key, keepLastIfActive: true } },
-    })));
+    const added = await this.get(jobQueues[name]).addBulk(
+      due.map((j, i) => ({
+        name,
+        data: j.payload,
+        opts: { ...jobOptions(name), delay: delayMs, jobId: ids[i], deduplication: { id: j.key, keepLastIfActive: true } },
+      })),
+    );
     const margin = Math.min(50, delayMs / 2);
     added.forEach((job, i) => {
       if (job.id === ids[i] && delayMs > 0) this.covered.set(due[i]!.key, now + delayMs - margin);

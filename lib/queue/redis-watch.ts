@@ -49,7 +49,10 @@ export class RedisWatch {
       await this.options.onLost();
     } catch (err) {
       // Not done: the next check finds the marker missing again and tries once more.
-      await this.options.queues.client().del(marker).catch(() => undefined);
+      await this.options.queues
+        .client()
+        .del(marker)
+        .catch(() => undefined);
       throw err;
     }
     return true;
@@ -59,12 +62,17 @@ export class RedisWatch {
   private run(task: () => Promise<unknown>): void {
     if (this.running || !this.options.active()) return;
     this.running = task()
-      .then(() => { this.failures = 0; })
+      .then(() => {
+        this.failures = 0;
+      })
       .catch((err: Error) => {
         // Once per outage (and now and then while it lasts), not every turn.
         this.failures += 1;
-        if (this.failures % 30 === 1) log.warn({ err: err.message, failures: this.failures }, 'Redis watch: cannot reach Redis or Postgres; the next turn tries again');
+        if (this.failures % 30 === 1)
+          log.warn({ err: err.message, failures: this.failures }, 'Redis watch: cannot reach Redis or Postgres; the next turn tries again');
       })
-      .finally(() => { this.running = undefined; });
+      .finally(() => {
+        this.running = undefined;
+      });
   }
 }

@@ -73,7 +73,12 @@ export class OutboxRelay {
     this.stopped = false;
     await this.listen();
     this.timers.push(setInterval(() => this.kick(), this.pollMs));
-    if (this.repairEveryMs > 0) this.timers.push(setInterval(() => { void this.repair(); }, this.repairEveryMs));
+    if (this.repairEveryMs > 0)
+      this.timers.push(
+        setInterval(() => {
+          void this.repair();
+        }, this.repairEveryMs),
+      );
   }
 
   /** Stops waking; waits for a batch in hand to commit or roll back. */
@@ -91,8 +96,13 @@ export class OutboxRelay {
   /** Asks for a pass over the pending rows; passes never overlap. A standby relay does nothing. */
   kick(): void {
     if (this.stopped || !this.leading) return;
-    if (this.running) { this.again = true; return; }
-    this.running = this.drain().finally(() => { this.running = undefined; });
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+    });
   }
 
   /** Resolves when nothing is pending or in flight (tests, shutdown). */
@@ -104,13 +114,16 @@ export class OutboxRelay {
     try {
       do {
         this.again = false;
-        while (!this.stopped && await this.relayBatch() === this.batch) { /* more waiting */ }
+        while (!this.stopped && (await this.relayBatch()) === this.batch) {
+          /* more waiting */
+        }
       } while (this.again && !this.stopped);
       this.failures = 0;
     } catch (err) {
       this.failures += 1;
       const delay = Math.min(100 * 2 ** this.failures, 5000);
-      if (this.failures === 1 || this.failures % 20 === 0) log.warn({ err: (err as Error).message, retry_ms: delay }, 'outbox relay: cannot reach Redis or Postgres; rows stay pending');
+      if (this.failures === 1 || this.failures % 20 === 0)
+        log.warn({ err: (err as Error).message, retry_ms: delay }, 'outbox relay: cannot reach Redis or Postgres; rows stay pending');
       if (!this.stopped) this.retryTimer = setTimeout(() => this.kick(), delay);
     }
   }
@@ -136,11 +149,17 @@ export class OutboxRelay {
       }
       byQueue.set(queue, [...(byQueue.get(queue) ?? []), row]);
     }
-    await Promise.all([...byQueue].map(([queue, list]) => this.queues.get(queue).addBulk(list.map((row) => ({
-      name: row.job_name,
-      data: row.payload,
-      opts: { ...jobOptions(row.job_name as JobName), jobId: row.job_id },
-    })))));
+    await Promise.all(
+      [...byQueue].map(([queue, list]) =>
+        this.queues.get(queue).addBulk(
+          list.map((row) => ({
+            name: row.job_name,
+            data: row.payload,
+            opts: { ...jobOptions(row.job_name as JobName), jobId: row.job_id },
+          })),
+        ),
+      ),
+    );
   }
 
   /**
@@ -161,12 +180,19 @@ export class OutboxRelay {
           for (const row of rows) {
             if (!(row.queue in queueNames)) continue;
             const job = await this.queues.get(row.queue as QueueName).getJob(row.job_id);
-            if (!job) { lost.push(row); continue; }
+            if (!job) {
+              lost.push(row);
+              continue;
+            }
             if (job.finishedOn) {
               const failed = Boolean(job.failedReason) && !job.returnvalue;
-              await outboxRepository.recordFinal(trx, row.job_id, failed
-                ? { state: 'failed', error: job.failedReason, attemptsMade: job.attemptsMade }
-                : { state: 'completed', result: job.returnvalue, attemptsMade: job.attemptsMade });
+              await outboxRepository.recordFinal(
+                trx,
+                row.job_id,
+                failed
+                  ? { state: 'failed', error: job.failedReason, attemptsMade: job.attemptsMade }
+                  : { state: 'completed', result: job.returnvalue, attemptsMade: job.attemptsMade },
+              );
             }
           }
           if (lost.length > 0) await this.addJobs(lost);
@@ -191,7 +217,9 @@ export class OutboxRelay {
       this.listener = undefined;
       this.leading = false;
       client.end().catch(() => undefined);
-      setTimeout(() => { this.listen().catch(() => undefined); }, 1000).unref();
+      setTimeout(() => {
+        this.listen().catch(() => undefined);
+      }, 1000).unref();
     };
     client.on('error', retry);
     client.on('end', retry);
@@ -209,9 +237,13 @@ export class OutboxRelay {
   /** Takes the relay lock on the listening connection and listens, or tries again later. */
   private async lead(client: Client): Promise<void> {
     if (this.stopped || this.listener !== client) return;
-    const { rows } = await client.query<{ leader: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS leader', [`outbox-relay:${config().queuePrefix}`]);
+    const { rows } = await client.query<{ leader: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS leader', [
+      `outbox-relay:${config().queuePrefix}`,
+    ]);
     if (!rows[0]?.leader) {
-      setTimeout(() => { this.lead(client).catch(() => undefined); }, this.standbyRetryMs).unref();
+      setTimeout(() => {
+        this.lead(client).catch(() => undefined);
+      }, this.standbyRetryMs).unref();
       return;
     }
     await client.query(`LISTEN ${outboxChannel}`);

@@ -27,10 +27,13 @@ export async function checkEvictionPolicy(): Promise<void> {
   connection.on('error', () => undefined);
   try {
     await whenReady(connection);
-    const reply = await connection.config('GET', 'maxmemory-policy') as string[];
+    const reply = (await connection.config('GET', 'maxmemory-policy')) as string[];
     const policy = reply[1];
     if (policy && policy !== 'noeviction') {
-      log.error({ policy }, `Redis maxmemory-policy is ${policy}: set it to noeviction (redis-cli CONFIG SET maxmemory-policy noeviction, and in redis.conf) or queued jobs can be lost`);
+      log.error(
+        { policy },
+        `Redis maxmemory-policy is ${policy}: set it to noeviction (redis-cli CONFIG SET maxmemory-policy noeviction, and in redis.conf) or queued jobs can be lost`,
+      );
     }
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'could not read Redis maxmemory-policy (CONFIG may be disabled); make sure it is noeviction');
@@ -73,31 +76,35 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
   const connection = createRedis('worker');
   connection.on('error', (err) => log.warn({ err: err.message, queue }, 'redis connection error'));
   const finals = new FinalStateWriter(db);
-  const worker = new Worker(queueNames[queue], async (job) => {
-    const processor = byName[job.name];
-    if (!processor) throw new UnrecoverableError(`queue ${queue} has no processor for job ${job.name}`);
-    // Log lines of the job and the jobs it queues carry the request that queued it (lib/queue/outbox.ts).
-    const end = jobRunDuration.startTimer({ queue, job: job.name });
-    try {
-      const result = await withRequestId(requestIdOf(job), () => processor(job));
-      end({ outcome: 'completed' });
-      return result;
-    } catch (err) {
-      end({ outcome: 'failed' });
-      throw err;
-    }
-  }, {
-    connection,
-    prefix: config().queuePrefix,
-    concurrency,
-    autorun: true,
-    lockDuration: options.lockDuration ?? config().workerLockMs,
-    stalledInterval: options.stalledInterval ?? config().workerLockMs,
-    maxStalledCount: 3,
-    settings: {
-      backoffStrategy: (attemptsMade, type, err) => (type === portalBackoff ? portalRetryDelay(attemptsMade, err) : -1),
+  const worker = new Worker(
+    queueNames[queue],
+    async (job) => {
+      const processor = byName[job.name];
+      if (!processor) throw new UnrecoverableError(`queue ${queue} has no processor for job ${job.name}`);
+      // Log lines of the job and the jobs it queues carry the request that queued it (lib/queue/outbox.ts).
+      const end = jobRunDuration.startTimer({ queue, job: job.name });
+      try {
+        const result = await withRequestId(requestIdOf(job), () => processor(job));
+        end({ outcome: 'completed' });
+        return result;
+      } catch (err) {
+        end({ outcome: 'failed' });
+        throw err;
+      }
     },
-  });
+    {
+      connection,
+      prefix: config().queuePrefix,
+      concurrency,
+      autorun: true,
+      lockDuration: options.lockDuration ?? config().workerLockMs,
+      stalledInterval: options.stalledInterval ?? config().workerLockMs,
+      maxStalledCount: 3,
+      settings: {
+        backoffStrategy: (attemptsMade, type, err) => (type === portalBackoff ? portalRetryDelay(attemptsMade, err) : -1),
+      },
+    },
+  );
   worker.on('completed', (job, result) => {
     if (job.id && outboxJobId.test(job.id)) finals.record(job.id, { state: 'completed', result: result ?? null, attemptsMade: job.attemptsMade });
   });

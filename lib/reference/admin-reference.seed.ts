@@ -18,14 +18,21 @@ export function descriptionIcons(): { id: string; description: string; sort: num
 /** The first-name statistics file: name,female,male per line (comment lines start with #). */
 export function readFirstNames(): { name: string; female: number; male: number }[] {
   const text = fs.readFileSync(path.join(__dirname, 'data', 'first-names-us-ssa.csv'), 'utf8');
-  return text.split('\n').filter((l) => l && !l.startsWith('#')).map((line) => {
-    const [name = '', female = '0', male = '0'] = line.split(',');
-    return { name, female: Number(female), male: Number(male) };
-  });
+  return text
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((line) => {
+      const [name = '', female = '0', male = '0'] = line.split(',');
+      return { name, female: Number(female), male: Number(male) };
+    });
 }
 
 async function insertInBatches(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += batch) await trx(table).insert(rows.slice(i, i + batch)).onConflict().ignore();
+  for (let i = 0; i < rows.length; i += batch)
+    await trx(table)
+      .insert(rows.slice(i, i + batch))
+      .onConflict()
+      .ignore();
 }
 
 /**
@@ -38,21 +45,28 @@ export async function seedAdminReferenceData(trx: Knex.Transaction): Promise<voi
   await trx('description_icon').insert(descriptionIcons()).onConflict('id').merge();
 
   const categories = globalCategoryPlatforms.flatMap((platform) =>
-    (taxonomy as [string, string, string][]).map(([id, parentId, name]) => ({ platform, id, parent_id: parentId, name })));
-  const [{ count: categoryCount }] = await trx('global_category').count({ count: '*' }) as [{ count: string }];
+    (taxonomy as [string, string, string][]).map(([id, parentId, name]) => ({ platform, id, parent_id: parentId, name })),
+  );
+  const [{ count: categoryCount }] = (await trx('global_category').count({ count: '*' })) as [{ count: string }];
   if (Number(categoryCount) !== categories.length) {
     await trx('global_category').delete();
     await insertInBatches(trx, 'global_category', categories);
   }
 
   const names = readFirstNames();
-  const [{ count: nameCount }] = await trx('first_name_gender').count({ count: '*' }) as [{ count: string }];
+  const [{ count: nameCount }] = (await trx('first_name_gender').count({ count: '*' })) as [{ count: string }];
   // Each name twice: the US statistics, and the same counts as the worldwide answer (country '').
   if (Number(nameCount) !== names.length * 2) {
     await trx('first_name_gender').delete();
-    const rows = names.flatMap((n) => ['US', ''].map((country) => ({
-      name_key: n.name.toLowerCase(), country_iso2: country, name: n.name, female: n.female, male: n.male,
-    })));
+    const rows = names.flatMap((n) =>
+      ['US', ''].map((country) => ({
+        name_key: n.name.toLowerCase(),
+        country_iso2: country,
+        name: n.name,
+        female: n.female,
+        male: n.male,
+      })),
+    );
     await insertInBatches(trx, 'first_name_gender', rows);
   }
 }

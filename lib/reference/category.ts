@@ -12,7 +12,12 @@ export const categoryType = Joi.object({
   parent_id: readOnly(Joi.string()),
 });
 
-interface CategoryRow { platform: string; id: string; parent_id: string; name: string }
+interface CategoryRow {
+  platform: string;
+  id: string;
+  parent_id: string;
+  name: string;
+}
 
 const toApi = (row: CategoryRow) => ({ platform: row.platform, id: row.id, name: row.name, parent_id: row.parent_id });
 

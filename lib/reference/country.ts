@@ -12,7 +12,13 @@ export const countryType = Joi.object({
 });
 
 interface CountryRow {
-  iso2: string; iso3: string; name_de: string[]; name_en: string[]; name_other: string[]; is_europe: boolean; is_eu: boolean;
+  iso2: string;
+  iso3: string;
+  name_de: string[];
+  name_en: string[];
+  name_other: string[];
+  is_europe: boolean;
+  is_eu: boolean;
 }
 
 const toApi = (row: CountryRow) => ({

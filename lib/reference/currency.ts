@@ -9,7 +9,10 @@ export const currencyType = Joi.object({
 
 export const defaultCurrencyId = 'EUR';
 
-interface CurrencyRow { internal_id: number; id: string }
+interface CurrencyRow {
+  internal_id: number;
+  id: string;
+}
 
 const toApi = (row: CurrencyRow) => ({ internal_id: row.internal_id, id: row.id });
 

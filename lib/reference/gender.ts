@@ -10,7 +10,12 @@ export interface Gender {
   probability: number;
 }
 
-interface GenderRow { name: string; country_iso2: string; female: number; male: number }
+interface GenderRow {
+  name: string;
+  country_iso2: string;
+  female: number;
+  male: number;
+}
 
 /** A gender_id: a first name, optionally followed by _ and an ISO 3166-1 alpha-2 country. */
 export function parseGenderId(id: string): { name: string; country: string } {
@@ -39,6 +44,11 @@ export async function findGender(id: string, warnings: Warning[]): Promise<Gende
   if (exact) return toApi(id, exact);
   const worldwide = rows.find((r) => r.country_iso2 === '');
   if (!worldwide) return undefined;
-  warnings.push({ warning: 'country_not_covered', description: `no statistics for ${country}; the worldwide figures are given`, code: 200, field: 'gender_id' });
+  warnings.push({
+    warning: 'country_not_covered',
+    description: `no statistics for ${country}; the worldwide figures are given`,
+    code: 200,
+    field: 'gender_id',
+  });
   return toApi(id, worldwide);
 }

@@ -35,11 +35,11 @@ export async function refreshAvailable(trx: Knex.Transaction, accountId: number,
 /** The items, their variation mains and the set mains they belong to: who CIA must adjust. */
 export async function affectedByQuantity(trx: Knex.Transaction, accountId: number, stockIds: number[], links = true): Promise<number[]> {
   if (stockIds.length === 0 || !links) return [...new Set(stockIds)];
-  const { rows } = await trx.raw(
+  const { rows } = (await trx.raw(
     `SELECT variation_parent_id AS id FROM stock WHERE account_id = ? AND id = ANY(?::int[]) AND variation_parent_id IS NOT NULL
      UNION SELECT main_id FROM stock_set WHERE account_id = ? AND sub_id = ANY(?::int[])`,
     [accountId, stockIds, accountId, stockIds],
-  ) as { rows: { id: number }[] };
+  )) as { rows: { id: number }[] };
   return [...new Set([...stockIds, ...rows.map((r) => r.id)])];
 }
 
@@ -56,7 +56,9 @@ export async function queueCiaAdjust(trx: Knex.Transaction, accountId: number, s
  * distinct item and reason, in the order the groups and items are given.
  */
 export async function queueCiaAdjusts(
-  trx: Knex.Transaction, accountId: number, groups: { stockIds: number[]; reason: string; links: boolean }[],
+  trx: Knex.Transaction,
+  accountId: number,
+  groups: { stockIds: number[]; reason: string; links: boolean }[],
 ): Promise<void> {
   const jobs: OutboxJob[] = [];
   const seen = new Set<string>();

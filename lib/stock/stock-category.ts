@@ -9,8 +9,12 @@ import { ownCategoryPlatforms } from '../portals/portal.registry';
 
 /** Category_type for own categories: platform and id are required to write one. */
 export const ownCategoryType = Joi.object({
-  platform: Joi.string().valid(...ownCategoryPlatforms).required(),
-  id: Joi.alternatives(Joi.string().trim().min(1).max(64), Joi.number().integer().min(0)).custom((v: unknown) => String(v)).required(),
+  platform: Joi.string()
+    .valid(...ownCategoryPlatforms)
+    .required(),
+  id: Joi.alternatives(Joi.string().trim().min(1).max(64), Joi.number().integer().min(0))
+    .custom((v: unknown) => String(v))
+    .required(),
   name: text(255),
   parent_id: Joi.alternatives(Joi.string().trim().min(1).max(64), Joi.number().integer().min(0)).custom((v: unknown) => String(v)),
   portal_account_id: Joi.number().integer().min(1).max(2147483647),
@@ -21,9 +25,22 @@ export type OwnCategoryInput = { platform: string; id: string; name?: string; pa
 /** The body of POST stock/category/: one category or a list of them. */
 export const ownCategoryBody = Joi.object({ category: list(ownCategoryType).min(1).max(200).required() });
 
-interface CategoryRow { internal_id: string; platform: string; portal_account_id: number | null; id: string; name: string; parent_id: string }
+interface CategoryRow {
+  internal_id: string;
+  platform: string;
+  portal_account_id: number | null;
+  id: string;
+  name: string;
+  parent_id: string;
+}
 
-const toApi = (row: CategoryRow) => ({ platform: row.platform, id: row.id, name: row.name, parent_id: row.parent_id, portal_account_id: row.portal_account_id });
+const toApi = (row: CategoryRow) => ({
+  platform: row.platform,
+  id: row.id,
+  name: row.name,
+  parent_id: row.parent_id,
+  portal_account_id: row.portal_account_id,
+});
 
 /** Category_filter_type: platform (required, one own portal, = only), id[], parent_id[], name[], portal_account_id. */
 export const ownCategorySearch: SearchSpec<CategoryRow> = {

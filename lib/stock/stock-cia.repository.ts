@@ -4,23 +4,47 @@ import { CiaPortal, ciaPortals } from '../portals/portal.registry';
 import { CiaInput, CiaPortalSetting, LoadCiaInput } from './cia-input';
 
 interface CiaRow {
-  id: number; quantity_available: number; variation_type: CiaInput['variationType']; variation_parent_id: number | null;
-  set_type: CiaInput['setType']; cia: Record<string, StoredCia> | null; set_main_ids: number[];
+  id: number;
+  quantity_available: number;
+  variation_type: CiaInput['variationType'];
+  variation_parent_id: number | null;
+  set_type: CiaInput['setType'];
+  cia: Record<string, StoredCia> | null;
+  set_main_ids: number[];
 }
 
-interface StoredCia { is_active?: boolean; max_quantity?: number | null; portal_account_id?: number[]; target?: string[] }
+interface StoredCia {
+  is_active?: boolean;
+  max_quantity?: number | null;
+  portal_account_id?: number[];
+  target?: string[];
+}
 
 /** LoadCiaInput: the item's quantities, links and cia.* settings; undefined when absent. */
 export const loadCiaInput: LoadCiaInput = async (knex: Knex, accountId: number, stockId: number): Promise<CiaInput | undefined> => {
   // The set mains come in the same round trip: CIA runs on every sale.
   const row = (await knex('stock')
-    .select('id', 'quantity_available', 'variation_type', 'variation_parent_id', 'set_type', knex.raw("data->'cia' AS cia"),
-      knex.raw('ARRAY(SELECT main_id FROM stock_set WHERE stock_set.account_id = stock.account_id AND stock_set.sub_id = stock.id ORDER BY main_id) AS set_main_ids'))
-    .where({ account_id: accountId, id: stockId }).first()) as CiaRow | undefined;
+    .select(
+      'id',
+      'quantity_available',
+      'variation_type',
+      'variation_parent_id',
+      'set_type',
+      knex.raw("data->'cia' AS cia"),
+      knex.raw(
+        'ARRAY(SELECT main_id FROM stock_set WHERE stock_set.account_id = stock.account_id AND stock_set.sub_id = stock.id ORDER BY main_id) AS set_main_ids',
+      ),
+    )
+    .where({ account_id: accountId, id: stockId })
+    .first()) as CiaRow | undefined;
   if (!row) return undefined;
-  const variants = row.variation_type === 'main'
-    ? (await knex('stock').select('id', 'quantity_available').where({ account_id: accountId, variation_parent_id: stockId }).orderBy('id')) as { id: number; quantity_available: number }[]
-    : [];
+  const variants =
+    row.variation_type === 'main'
+      ? ((await knex('stock').select('id', 'quantity_available').where({ account_id: accountId, variation_parent_id: stockId }).orderBy('id')) as {
+          id: number;
+          quantity_available: number;
+        }[])
+      : [];
   const cia: Partial<Record<CiaPortal, CiaPortalSetting>> = {};
   for (const portal of ciaPortals) {
     const stored = row.cia?.[portal];
@@ -38,6 +62,6 @@ export const loadCiaInput: LoadCiaInput = async (knex: Knex, accountId: number, 
     quantityAvailable: row.quantity_available,
     variants: variants.map((v) => ({ stockId: v.id, quantityAvailable: v.quantity_available })),
     cia,
-    eventTargets: event && event.is_active !== false ? event.target ?? [] : [],
+    eventTargets: event && event.is_active !== false ? (event.target ?? []) : [],
   };
 };

@@ -16,7 +16,10 @@ import { saveStock, stockColumns } from './stock.service';
 import { StockColumns, stockRepository } from './stock.repository';
 import type { StockInput } from './stock.type';
 
-export interface NewItem { input: StockInput; ctx: SaveContext }
+export interface NewItem {
+  input: StockInput;
+  ctx: SaveContext;
+}
 
 /** What an item of the batch became: saved, or refused with a domain error (nothing of it written). */
 export type NewItemOutcome = { result: SaveResult } | { error: DomainError };
@@ -46,13 +49,28 @@ export async function createPlainItems(trx: Knex.Transaction, accountId: number,
     }
   }
   const built = outcomes.flatMap((o, i) => ('columns' in o ? [{ ...o, item: items[i]!, at: i }] : []));
-  const ids = await stockRepository.insertMany(trx, accountId, built.map((b) => b.columns));
-  const movements: Movement[] = built.flatMap(({ columns, item }, k) => (columns.quantity ? [{
-    stockId: ids[k]!, quantityOld: 0, quantityNew: columns.quantity, cause: { title: item.ctx.title, personId: item.ctx.personId ?? null },
-  }] : []));
+  const ids = await stockRepository.insertMany(
+    trx,
+    accountId,
+    built.map((b) => b.columns),
+  );
+  const movements: Movement[] = built.flatMap(({ columns, item }, k) =>
+    columns.quantity
+      ? [
+          {
+            stockId: ids[k]!,
+            quantityOld: 0,
+            quantityNew: columns.quantity,
+            cause: { title: item.ctx.title, personId: item.ctx.personId ?? null },
+          },
+        ]
+      : [],
+  );
   await writeMovements(trx, accountId, movements);
   await queueCiaAdjusts(trx, accountId, [{ stockIds: ids, reason: 'stock.created', links: false }]);
-  built.forEach((b, k) => { outcomes[b.at] = { result: { stockId: ids[k]!, listerIds: b.listerIds, created: true } }; });
+  built.forEach((b, k) => {
+    outcomes[b.at] = { result: { stockId: ids[k]!, listerIds: b.listerIds, created: true } };
+  });
   return outcomes as NewItemOutcome[];
 }
 

@@ -10,7 +10,11 @@ export const stockDescriptionType = Joi.object({
   id: readOnly(integer()),
   name: text(255),
   icon_id: text(255),
-  language_iso2: Joi.string().trim().lowercase().pattern(/^[a-z]{2}$/, 'ISO 639-1 code').allow(''),
+  language_iso2: Joi.string()
+    .trim()
+    .lowercase()
+    .pattern(/^[a-z]{2}$/, 'ISO 639-1 code')
+    .allow(''),
   long: text(),
   short: text(),
   alternative_title: text(255),
@@ -18,9 +22,15 @@ export const stockDescriptionType = Joi.object({
   meta_description: text(255),
 });
 
-export type DescriptionInput = Partial<Record<'name' | 'icon_id' | 'language_iso2' | 'long' | 'short' | 'alternative_title' | 'meta_keywords' | 'meta_description', string>>;
+export type DescriptionInput = Partial<
+  Record<'name' | 'icon_id' | 'language_iso2' | 'long' | 'short' | 'alternative_title' | 'meta_keywords' | 'meta_description', string>
+>;
 
-interface DescriptionRow extends DescriptionInput { id: number; account_id: number; stock_id: number }
+interface DescriptionRow extends DescriptionInput {
+  id: number;
+  account_id: number;
+  stock_id: number;
+}
 
 const fields = ['name', 'icon_id', 'language_iso2', 'long', 'short', 'alternative_title', 'meta_keywords', 'meta_description'] as const;
 
@@ -52,13 +62,15 @@ export const stockDescriptionRepository = {
   },
 
   async insert(trx: Knex.Transaction, accountId: number, stockId: number, input: DescriptionInput): Promise<number> {
-    const [row] = await trx('stock_description').insert({ ...clean(input), account_id: accountId, stock_id: stockId }).returning('id');
+    const [row] = await trx('stock_description')
+      .insert({ ...clean(input), account_id: accountId, stock_id: stockId })
+      .returning('id');
     return (row as { id: number }).id;
   },
 
   async update(trx: Knex.Transaction, accountId: number, stockId: number, id: number, input: DescriptionInput): Promise<void> {
     const query = trx('stock_description').where({ account_id: accountId, stock_id: stockId, id });
-    const count = Object.keys(input).length ? await query.update(clean(input)) : (await query.clone().count({ n: '*' }) as [{ n: string }])[0]!.n;
+    const count = Object.keys(input).length ? await query.update(clean(input)) : ((await query.clone().count({ n: '*' })) as [{ n: string }])[0]!.n;
     if (Number(count) === 0) throw notFound(`description ${id}`, 'description_id');
   },
 

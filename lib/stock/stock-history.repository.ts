@@ -12,12 +12,24 @@ export interface MovementCause {
 
 /** Writes one Stock_history_type movement in the caller's transaction. */
 export async function writeMovement(
-  trx: Knex.Transaction, accountId: number, stockId: number, quantityOld: number, quantityNew: number, cause: MovementCause, isError = false,
+  trx: Knex.Transaction,
+  accountId: number,
+  stockId: number,
+  quantityOld: number,
+  quantityNew: number,
+  cause: MovementCause,
+  isError = false,
 ): Promise<void> {
   await trx('stock_history').insert({
-    account_id: accountId, stock_id: stockId, person_id: cause.personId ?? null,
-    quantity_old: quantityOld, quantity_difference: quantityNew - quantityOld, quantity_new: quantityNew,
-    order_id: cause.orderId ?? null, title: cause.title, is_error: isError,
+    account_id: accountId,
+    stock_id: stockId,
+    person_id: cause.personId ?? null,
+    quantity_old: quantityOld,
+    quantity_difference: quantityNew - quantityOld,
+    quantity_new: quantityNew,
+    order_id: cause.orderId ?? null,
+    title: cause.title,
+    is_error: isError,
   });
 }
 
@@ -33,7 +45,12 @@ export interface Movement {
 export async function writeMovements(trx: Knex.Transaction, accountId: number, movements: Movement[]): Promise<void> {
   if (movements.length === 0) return;
   const rows = movements.map((m) => ({
-    stockId: m.stockId, personId: m.cause.personId ?? null, old: m.quantityOld, new: m.quantityNew, orderId: m.cause.orderId ?? null, title: m.cause.title,
+    stockId: m.stockId,
+    personId: m.cause.personId ?? null,
+    old: m.quantityOld,
+    new: m.quantityNew,
+    orderId: m.cause.orderId ?? null,
+    title: m.cause.title,
   }));
   await trx.raw(
     `INSERT INTO stock_history (account_id, stock_id, person_id, quantity_old, quantity_difference, quantity_new, order_id, title, is_error)
@@ -58,8 +75,16 @@ export const stockHistoryType = Joi.object({
 });
 
 interface HistoryRow {
-  id: string; person_id: number | null; movement_date: Date; stock_id: number;
-  quantity_old: number; quantity_difference: number; quantity_new: number; order_id: string | null; title: string; is_error: boolean;
+  id: string;
+  person_id: number | null;
+  movement_date: Date;
+  stock_id: number;
+  quantity_old: number;
+  quantity_difference: number;
+  quantity_new: number;
+  order_id: string | null;
+  title: string;
+  is_error: boolean;
 }
 
 const toApi = (row: HistoryRow) => ({

@@ -43,53 +43,76 @@ function prepare(raw: unknown, index: number): ListItem {
  * Multistatus_type items in input order.
  */
 export async function saveStockList(accountId: number, items: unknown[], log: Logger): Promise<MultiStatusItem[]> {
-  return runListSafely((savepointAll) => db().transaction(async (trx) => {
-    const response: MultiStatusItem[] = [];
-    let run: ListItem[] = [];
-    const flush = async () => {
-      if (run.length) response.push(...await createRun(trx, accountId, run, log));
-      run = [];
-    };
-    for (const item of items.map(prepare)) {
-      if (!savepointAll && (item.error !== undefined || isPlainNew(item.id, item.fields!))) {
-        run.push(item);
-        continue;
-      }
-      await flush();
-      response.push(await saveOne(trx, accountId, item, log));
-    }
-    await flush();
-    return response;
-  }), log);
+  return runListSafely(
+    (savepointAll) =>
+      db().transaction(async (trx) => {
+        const response: MultiStatusItem[] = [];
+        let run: ListItem[] = [];
+        const flush = async () => {
+          if (run.length) response.push(...(await createRun(trx, accountId, run, log)));
+          run = [];
+        };
+        for (const item of items.map(prepare)) {
+          if (!savepointAll && (item.error !== undefined || isPlainNew(item.id, item.fields!))) {
+            run.push(item);
+            continue;
+          }
+          await flush();
+          response.push(await saveOne(trx, accountId, item, log));
+        }
+        await flush();
+        return response;
+      }),
+    log,
+  );
 }
 
 /** One item in its own savepoint. */
 function saveOne(trx: Knex.Transaction, accountId: number, item: ListItem, log: Logger): Promise<MultiStatusItem> {
   const { path, warnings, id, fields } = item;
-  return runItem(trx, path, async (savepoint) => {
-    if (item.error !== undefined) throw item.error;
-    const result = await savepoint(async (t) => {
-      let existingId: number | undefined;
-      if (id !== undefined) {
-        existingId = await resolveStockRef(t, accountId, id, 'id');
-        if (existingId === undefined) throw notFound(`stock ${String(id)}`, `${path}.id`);
-      }
-      return saveStock(t, accountId, fields!, existingId, { warnings, title: 'stock/list', field: path });
-    });
-    return { code: result.created ? 201 : 200, fields: { stock_id: result.stockId, lister_id: result.listerIds } };
-  }, { log, warnings });
+  return runItem(
+    trx,
+    path,
+    async (savepoint) => {
+      if (item.error !== undefined) throw item.error;
+      const result = await savepoint(async (t) => {
+        let existingId: number | undefined;
+        if (id !== undefined) {
+          existingId = await resolveStockRef(t, accountId, id, 'id');
+          if (existingId === undefined) throw notFound(`stock ${String(id)}`, `${path}.id`);
+        }
+        return saveStock(t, accountId, fields!, existingId, { warnings, title: 'stock/list', field: path });
+      });
+      return { code: result.created ? 201 : 200, fields: { stock_id: result.stockId, lister_id: result.listerIds } };
+    },
+    { log, warnings },
+  );
 }
 
 /** A run of new plain items (and items refused in validation) written set-based. */
 async function createRun(trx: Knex.Transaction, accountId: number, run: ListItem[], log: Logger): Promise<MultiStatusItem[]> {
   const valid = run.filter((item) => item.error === undefined);
-  const outcomes = await createPlainItems(trx, accountId, valid.map((item) => ({ input: item.fields!, ctx: { warnings: item.warnings, title: 'stock/list', field: item.path } })))
-    .catch((err: unknown) => { throw new RunAgainSafely('a set-based stock/list/ statement failed', { cause: err }); });
+  const outcomes = await createPlainItems(
+    trx,
+    accountId,
+    valid.map((item) => ({ input: item.fields!, ctx: { warnings: item.warnings, title: 'stock/list', field: item.path } })),
+  ).catch((err: unknown) => {
+    throw new RunAgainSafely('a set-based stock/list/ statement failed', { cause: err });
+  });
   const outcomeOf = new Map(valid.map((item, i) => [item, outcomes[i]!]));
-  return Promise.all(run.map((item) => runItem(trx, item.path, async () => {
-    const outcome = outcomeOf.get(item);
-    if (!outcome) throw item.error;
-    if ('error' in outcome) throw outcome.error;
-    return { code: 201, fields: { stock_id: outcome.result.stockId, lister_id: outcome.result.listerIds } };
-  }, { log, warnings: item.warnings })));
+  return Promise.all(
+    run.map((item) =>
+      runItem(
+        trx,
+        item.path,
+        async () => {
+          const outcome = outcomeOf.get(item);
+          if (!outcome) throw item.error;
+          if ('error' in outcome) throw outcome.error;
+          return { code: 201, fields: { stock_id: outcome.result.stockId, lister_id: outcome.result.listerIds } };
+        },
+        { log, warnings: item.warnings },
+      ),
+    ),
+  );
 }

@@ -18,7 +18,11 @@ const listerNumber = (raw: string | number) => Number(String(raw).replace(/^NO_/
  * identical in every group. Returns the lister ids the request touched.
  */
 export async function mergeListers(
-  trx: Knex.Transaction, data: StockData, input: StockInput, f: (name: string) => string, nextId: () => Promise<number> = () => stockRepository.nextListerId(trx),
+  trx: Knex.Transaction,
+  data: StockData,
+  input: StockInput,
+  f: (name: string) => string,
+  nextId: () => Promise<number> = () => stockRepository.nextListerId(trx),
 ): Promise<number[]> {
   const known = new Set<number>();
   for (const g of listerGroups) for (const l of (data[g] ?? []) as Json[]) known.add(Number(l.lister_id));
@@ -45,7 +49,8 @@ export async function mergeListers(
       known.add(id);
       const at = current.findIndex((l) => Number(l.lister_id) === id);
       const merged = { ...(deepMerge(at >= 0 ? current[at] : {}, fields) as Json), lister_id: id };
-      if (at >= 0) current[at] = merged; else current.push(merged);
+      if (at >= 0) current[at] = merged;
+      else current.push(merged);
       if (at < 0 && joins) joined.push({ group: g, id, lister: merged });
       sent.push({ group: g, id, entry: fields });
       if (!touched.includes(id)) touched.push(id);
@@ -71,7 +76,10 @@ export async function mergeListers(
  * fields at once; what the request sends for them is merged on top (and copied on afterwards).
  */
 function takeOverShared(data: StockData, group: ListerGroup, id: number, lister: Json): void {
-  const others = listerGroups.filter((g) => g !== group).flatMap((g) => (data[g] ?? []) as Json[]).filter((l) => Number(l.lister_id) === id);
+  const others = listerGroups
+    .filter((g) => g !== group)
+    .flatMap((g) => (data[g] ?? []) as Json[])
+    .filter((l) => Number(l.lister_id) === id);
   for (const path of sharedListerFields) {
     const value = others.map((l) => getPath(l, path)).find((v) => v !== undefined);
     if (value === undefined) continue;

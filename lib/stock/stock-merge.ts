@@ -21,7 +21,10 @@ export function getPath(object: Json, path: string[]): unknown {
 /** Merges a value in at a path, creating the objects on the way. */
 export function setPath(object: Json, path: string[], value: unknown): void {
   let at = object;
-  for (const key of path.slice(0, -1)) { if (!isObject(at[key])) at[key] = {}; at = at[key] as Json; }
+  for (const key of path.slice(0, -1)) {
+    if (!isObject(at[key])) at[key] = {};
+    at = at[key] as Json;
+  }
   const last = path[path.length - 1]!;
   at[last] = deepMerge(at[last], value);
 }

@@ -26,7 +26,10 @@ export interface StockMoved {
 /** Changes an item's quantity inside the caller's transaction: locks the row (FOR UPDATE),
  *  writes a Stock_history_type movement and queues cia.adjust (item and its main items). */
 export async function adjustStockQuantity(
-  trx: Knex.Transaction, accountId: number, stockRef: string, difference: number,
+  trx: Knex.Transaction,
+  accountId: number,
+  stockRef: string,
+  difference: number,
   cause: { title: string; orderId?: string; personId?: number | null },
 ): Promise<StockMoved | undefined> {
   const [moved] = await adjustStockQuantities(trx, accountId, [{ stockRef, difference, cause }]);
@@ -44,13 +47,22 @@ export async function adjustStockQuantity(
  */
 export async function adjustStockQuantities(trx: Knex.Transaction, accountId: number, changes: StockChange[]): Promise<(StockMoved | undefined)[]> {
   if (changes.length === 0) return [];
-  const matches = await matchStockRefs(trx, accountId, changes.map((c) => c.stockRef), 'align');
+  const matches = await matchStockRefs(
+    trx,
+    accountId,
+    changes.map((c) => c.stockRef),
+    'align',
+  );
   const ids = changes.map((c) => stockIdOf(c.stockRef, matches.get(c.stockRef)));
   const wanted = [...new Set(ids.filter((id): id is number => id !== undefined))];
   if (wanted.length === 0) return changes.map(() => undefined);
 
   const rows = new Map((await stockRepository.lockForQuantityChange(trx, accountId, wanted)).map((r) => [r.id, r]));
-  const links = await stockRepository.setSubsOfMains(trx, accountId, wanted.filter((id) => rows.get(id)?.set_type === 'main'));
+  const links = await stockRepository.setSubsOfMains(
+    trx,
+    accountId,
+    wanted.filter((id) => rows.get(id)?.set_type === 'main'),
+  );
   // A set changed between the lock and the read of its subs (rare): lock the new subs too.
   const unlocked = [...new Set(links.map((l) => l.sub_id))].filter((id) => !rows.has(id));
   for (const row of await stockRepository.lockForQuantityChange(trx, accountId, unlocked)) if (!rows.has(row.id)) rows.set(row.id, row);
@@ -96,9 +108,18 @@ export async function adjustStockQuantities(trx: Knex.Transaction, accountId: nu
 
   const changed = book.changed();
   await stockRepository.setQuantities(trx, accountId, changed);
-  await refreshAvailable(trx, accountId, changed.map((c) => c.id), changed.some((c) => hasLinks(rows.get(c.id)!)));
+  await refreshAvailable(
+    trx,
+    accountId,
+    changed.map((c) => c.id),
+    changed.some((c) => hasLinks(rows.get(c.id)!)),
+  );
   await writeMovements(trx, accountId, movements);
-  await queueCiaAdjusts(trx, accountId, [...cia].map(([reason, group]) => ({ reason, ...group })));
+  await queueCiaAdjusts(
+    trx,
+    accountId,
+    [...cia].map(([reason, group]) => ({ reason, ...group })),
+  );
   return results;
 }
 
@@ -116,7 +137,10 @@ class QuantityBook {
   private readonly mainsOfSub = new Map<number, number[]>();
   private readonly touched = new Set<number>();
 
-  constructor(private readonly rows: Map<number, QuantityRow>, links: SetLink[]) {
+  constructor(
+    private readonly rows: Map<number, QuantityRow>,
+    links: SetLink[],
+  ) {
     for (const row of rows.values()) {
       this.quantities.set(row.id, row.quantity);
       this.availables.set(row.id, row.quantity_available);

@@ -12,7 +12,11 @@ const maxId = 2147483647;
 type Match = { column: 'id' | 'barcode' | 'sku' | 'mpn' | 'market_d_sku'; value: string | number };
 
 const prefixes: [string, Match['column']][] = [
-  ['ID_', 'id'], ['EAN_', 'barcode'], ['SKU_', 'sku'], ['MPN_', 'mpn'], ['MKTDSKU_', 'market_d_sku'],
+  ['ID_', 'id'],
+  ['EAN_', 'barcode'],
+  ['SKU_', 'sku'],
+  ['MPN_', 'mpn'],
+  ['MKTDSKU_', 'market_d_sku'],
 ];
 
 function asId(text: string): number | undefined {
@@ -30,7 +34,10 @@ export function refMatches(ref: string, bare: 'id' | 'align'): Match[] {
   for (const [prefix, column] of prefixes) {
     if (text.toUpperCase().startsWith(prefix)) {
       const rest = text.slice(prefix.length);
-      if (column === 'id') { const id = asId(rest); return id === undefined ? [] : [{ column, value: id }]; }
+      if (column === 'id') {
+        const id = asId(rest);
+        return id === undefined ? [] : [{ column, value: id }];
+      }
       return rest === '' ? [] : [{ column, value: rest }];
     }
   }
@@ -45,13 +52,22 @@ export function refMatches(ref: string, bare: 'id' | 'align'): Match[] {
  * is a 300. With `lock`, the row is locked FOR UPDATE in the caller's transaction.
  */
 export async function resolveStockRef(
-  knex: Knex | Knex.Transaction, accountId: number, ref: string | number, bare: 'id' | 'align', lock = false,
+  knex: Knex | Knex.Transaction,
+  accountId: number,
+  ref: string | number,
+  bare: 'id' | 'align',
+  lock = false,
 ): Promise<number | undefined> {
   const matches = refMatches(String(ref), bare);
   if (matches.length === 0) return undefined;
-  const query = knex('stock').select('id').where('account_id', accountId)
-    .where((any) => { for (const m of matches) any.orWhere(m.column, m.value); })
-    .orderBy('id').limit(2);
+  const query = knex('stock')
+    .select('id')
+    .where('account_id', accountId)
+    .where((any) => {
+      for (const m of matches) any.orWhere(m.column, m.value);
+    })
+    .orderBy('id')
+    .limit(2);
   if (lock) query.forUpdate();
   const rows = (await query) as { id: number }[];
   if (rows.length > 1) throw ambiguous(`stock id ${String(ref)}`);
@@ -63,9 +79,7 @@ export async function resolveStockRef(
  * reference at most two ids in id order (two: the reference is ambiguous, see stockIdOf).
  * A reference that can match nothing maps to [].
  */
-export async function matchStockRefs(
-  knex: Knex | Knex.Transaction, accountId: number, refs: string[], bare: 'id' | 'align',
-): Promise<Map<string, number[]>> {
+export async function matchStockRefs(knex: Knex | Knex.Transaction, accountId: number, refs: string[], bare: 'id' | 'align'): Promise<Map<string, number[]>> {
   const wanted = new Map<string, Match[]>();
   for (const ref of refs) if (!wanted.has(ref)) wanted.set(ref, refMatches(ref, bare));
   const values = new Map<Match['column'], Set<string | number>>();
@@ -74,9 +88,13 @@ export async function matchStockRefs(
   }
   let rows: Record<string, unknown>[] = [];
   if (values.size > 0) {
-    rows = await knex('stock').select('id', ...[...values.keys()].filter((c) => c !== 'id')).where('account_id', accountId)
-      .where((any) => { for (const [column, set] of values) any.orWhereIn(column, [...set]); })
-      .orderBy('id') as Record<string, unknown>[];
+    rows = (await knex('stock')
+      .select('id', ...[...values.keys()].filter((c) => c !== 'id'))
+      .where('account_id', accountId)
+      .where((any) => {
+        for (const [column, set] of values) any.orWhereIn(column, [...set]);
+      })
+      .orderBy('id')) as Record<string, unknown>[];
   }
   const result = new Map<string, number[]>();
   for (const [ref, matches] of wanted) {

@@ -14,7 +14,11 @@ export interface SaveContext {
   field: string;
 }
 
-export interface SaveResult { stockId: number; listerIds: number[]; created: boolean }
+export interface SaveResult {
+  stockId: number;
+  listerIds: number[];
+  created: boolean;
+}
 
 /** An item another one links (variant, set sub); 404 naming the field when absent. Locked unless `lock` is false. */
 export async function resolveLinked(trx: Knex.Transaction, accountId: number, ref: string | number, field: string, lock = true): Promise<StockRow> {

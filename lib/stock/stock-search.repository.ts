@@ -48,7 +48,10 @@ export const stockSearchRepository = {
   async search(accountId: number, search: SearchRequest) {
     // runSearch maps row by row; the links of the whole page are loaded in one go afterwards.
     const rows: StockRow[] = [];
-    const page = await runSearch(db()('stock').where('account_id', accountId), stockSearch, search, (row: StockRow) => { rows.push(row); return { id: row.id }; });
+    const page = await runSearch(db()('stock').where('account_id', accountId), stockSearch, search, (row: StockRow) => {
+      rows.push(row);
+      return { id: row.id };
+    });
     const links = await stockRepository.linksOf(db(), accountId, rows);
     const byId = new Map(rows.map((r) => [r.id, r]));
     const items = page.items.map((item) => project(stockToApi(byId.get(item.id as number)!, links), search.select, stockSearch.alwaysSelected));

@@ -7,7 +7,12 @@ import { StockInput } from './stock.type';
 
 /** Sets (document 1: main or sub, never both, no nesting; none dissolves). */
 export async function applySet(
-  trx: Knex.Transaction, accountId: number, stockId: number, set: NonNullable<StockInput['set']>, ctx: SaveContext, touched: Set<number>,
+  trx: Knex.Transaction,
+  accountId: number,
+  stockId: number,
+  set: NonNullable<StockInput['set']>,
+  ctx: SaveContext,
+  touched: Set<number>,
 ): Promise<void> {
   const f = (name: string) => `${ctx.field}.set.${name}`;
   const row = (await stockRepository.get(trx, accountId, stockId))!;
@@ -31,7 +36,8 @@ export async function applySet(
     if (set.sub) throw invalidField(f('sub'), `${f('sub')} is only valid on a set main`);
     return;
   }
-  if (row.set_type === 'sub') throw invalidField(f('type'), `${f('type')}: stock ${stockId} is a sub of a set and cannot be a set main (nested sets are not handled)`);
+  if (row.set_type === 'sub')
+    throw invalidField(f('type'), `${f('type')}: stock ${stockId} is a sub of a set and cannot be a set main (nested sets are not handled)`);
   await stockRepository.setType(trx, accountId, stockId, 'main');
   if (!set.sub) return;
   const subs: { id: number; quantity: number }[] = [];
@@ -44,7 +50,11 @@ export async function applySet(
     if (subs.some((s) => s.id === linked.id)) throw invalidField(at, `${at}: stock ${linked.id} is listed twice`);
     subs.push({ id: linked.id, quantity: sub.quantity });
   }
-  await stockRepository.lockQuantities(trx, accountId, subs.map((s) => s.id));
+  await stockRepository.lockQuantities(
+    trx,
+    accountId,
+    subs.map((s) => s.id),
+  );
   const before = (await stockRepository.setSubs(trx, accountId, stockId)).map((l) => l.sub_id);
   await stockRepository.replaceSetSubs(trx, accountId, stockId, subs);
   const all = [...new Set([...before, ...subs.map((s) => s.id)])];

@@ -12,7 +12,9 @@ export const shopParameterTypes = ['tax_class', 'manufacturer'] as const;
 
 /** Shop_parameter_type; id present on POST means update. */
 export const shopParameterType = Joi.object({
-  type: Joi.string().valid(...shopParameterTypes).required(),
+  type: Joi.string()
+    .valid(...shopParameterTypes)
+    .required(),
   id: Joi.number().integer().min(1).max(2147483647),
   portal_account_id: Joi.number().integer().min(1).max(2147483647),
   name: text(255),
@@ -21,7 +23,13 @@ export const shopParameterType = Joi.object({
 
 export type ShopParameterInput = { type: string; id?: number; portal_account_id?: number; name?: string; additional?: string };
 
-interface ShopParameterRow { id: number; portal_account_id: number; type: string; name: string; additional: string }
+interface ShopParameterRow {
+  id: number;
+  portal_account_id: number;
+  type: string;
+  name: string;
+  additional: string;
+}
 
 const toApi = (row: ShopParameterRow) => ({ type: row.type, id: row.id, portal_account_id: row.portal_account_id, name: row.name, additional: row.additional });
 
@@ -56,7 +64,11 @@ export const shopParameterRepository = {
           .returning('id');
         return { id: (row as { id: number }).id, created: true };
       }
-      const changes = { ...(input.name !== undefined ? { name: input.name } : {}), ...(input.additional !== undefined ? { additional: input.additional } : {}), portal_account_id: portalAccountId };
+      const changes = {
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.additional !== undefined ? { additional: input.additional } : {}),
+        portal_account_id: portalAccountId,
+      };
       const count = await trx('stock_shop_parameter').where({ account_id: accountId, id: input.id, type: input.type }).update(changes);
       if (count === 0) throw notFound(`shop parameter ${input.type} ${input.id}`, 'shop_parameter.id');
       return { id: input.id, created: false };
@@ -65,7 +77,11 @@ export const shopParameterRepository = {
 };
 
 /** POST stock/shop_parameter/: saved for the portal account it names, else the request's. */
-export async function saveShopParameter(accountId: number, requestPortalAccountId: number | null, input: ShopParameterInput): Promise<{ id: number; created: boolean }> {
+export async function saveShopParameter(
+  accountId: number,
+  requestPortalAccountId: number | null,
+  input: ShopParameterInput,
+): Promise<{ id: number; created: boolean }> {
   const portalAccountId = await ownPortalAccountId(accountId, input.portal_account_id, requestPortalAccountId, 'shop_parameter.portal_account_id');
   return shopParameterRepository.save(accountId, portalAccountId, input);
 }

@@ -9,8 +9,13 @@ import { NameValue, StockInput } from './stock.type';
 
 /** Variants (document 1: created and combined only through the main item; none separates all). */
 export async function applyVariation(
-  trx: Knex.Transaction, accountId: number, stockId: number, existing: StockRow | undefined,
-  variation: NonNullable<StockInput['variation']>, ctx: SaveContext, touched: Set<number>,
+  trx: Knex.Transaction,
+  accountId: number,
+  stockId: number,
+  existing: StockRow | undefined,
+  variation: NonNullable<StockInput['variation']>,
+  ctx: SaveContext,
+  touched: Set<number>,
 ): Promise<void> {
   const f = (name: string) => `${ctx.field}.variation.${name}`;
   const current = existing?.variation_type ?? 'none';
@@ -36,7 +41,8 @@ export async function applyVariation(
   if (current === 'sub') throw invalidField(f('type'), `${f('type')}: a variant cannot be a main item; separate it first (type none)`);
   await stockRepository.setVariationType(trx, accountId, stockId, 'main');
   if (!variation.sub) return;
-  const matrix = ((await stockRepository.get(trx, accountId, stockId))!.data.variation as Json | undefined)?.specifics_set as { name_value?: NameValue[] } | undefined;
+  const matrix = ((await stockRepository.get(trx, accountId, stockId))!.data.variation as Json | undefined)?.specifics_set as
+    { name_value?: NameValue[] } | undefined;
   const before = await stockRepository.variantIds(trx, accountId, stockId);
   const after: number[] = [];
   for (const [i, sub] of variation.sub.entries()) {
@@ -48,19 +54,27 @@ export async function applyVariation(
       const row = await resolveLinked(trx, accountId, sub.id, at('id'));
       if (row.id === stockId) throw invalidField(at('id'), `${at('id')}: an item cannot be its own variant`);
       if (row.variation_type === 'main') throw invalidField(at('id'), `${at('id')}: stock ${row.id} is itself a main item`);
-      if (row.variation_type === 'sub' && row.variation_parent_id !== stockId) throw invalidField(at('id'), `${at('id')}: stock ${row.id} is a variant of another item; separate it first`);
+      if (row.variation_type === 'sub' && row.variation_parent_id !== stockId)
+        throw invalidField(at('id'), `${at('id')}: stock ${row.id} is a variant of another item; separate it first`);
       variantId = row.id;
       await stockRepository.linkVariant(trx, accountId, variantId, stockId, specifics);
     } else {
-      if (sub.create_quantity === undefined) throw invalidField(at('create_quantity'), `${at('create_quantity')} is needed to create a variant (or give its id)`);
+      if (sub.create_quantity === undefined)
+        throw invalidField(at('create_quantity'), `${at('create_quantity')} is needed to create a variant (or give its id)`);
       if (!specifics) throw invalidField(at('specifics'), `${at('specifics')} is needed to create a variant`);
       const main = (await stockRepository.get(trx, accountId, stockId))!;
       variantId = await stockRepository.insert(trx, accountId, {
-        name: main.name, folder: main.folder, price: main.price, manufacturer: main.manufacturer, condition_id: main.condition_id,
-        quantity: sub.create_quantity, data: main.data.tax !== undefined ? { tax: main.data.tax } : {},
+        name: main.name,
+        folder: main.folder,
+        price: main.price,
+        manufacturer: main.manufacturer,
+        condition_id: main.condition_id,
+        quantity: sub.create_quantity,
+        data: main.data.tax !== undefined ? { tax: main.data.tax } : {},
       });
       await stockRepository.linkVariant(trx, accountId, variantId, stockId, specifics);
-      if (sub.create_quantity !== 0) await writeMovement(trx, accountId, variantId, 0, sub.create_quantity, { title: ctx.title, personId: ctx.personId ?? null });
+      if (sub.create_quantity !== 0)
+        await writeMovement(trx, accountId, variantId, 0, sub.create_quantity, { title: ctx.title, personId: ctx.personId ?? null });
     }
     if (after.includes(variantId)) throw invalidField(at('id'), `${at('id')}: stock ${variantId} is listed twice`);
     after.push(variantId);
@@ -82,6 +96,7 @@ function checkSpecifics(specifics: NameValue[], matrix: NameValue[], field: stri
     if (matrix.length === 0) continue;
     const dimension = matrix.find((m) => m.name === nv.name);
     if (!dimension) throw invalidField(`${at}.name`, `${at}.name ${nv.name} is not in the main item's specifics_set`);
-    if (!dimension.value.includes(nv.value[0]!)) throw invalidField(`${at}.value`, `${at}.value ${nv.value[0]} is not a value of ${nv.name} in the main item's specifics_set`);
+    if (!dimension.value.includes(nv.value[0]!))
+      throw invalidField(`${at}.value`, `${at}.value ${nv.value[0]} is not a value of ${nv.name} in the main item's specifics_set`);
   }
 }

@@ -6,15 +6,26 @@ import { listerGroups, objectGroups } from '../portals/portal.registry';
 export function stockToApi(row: StockRow, links: StockLinks): Record<string, unknown> {
   const data = row.data;
   const out: Record<string, unknown> = { id: String(row.id), name: row.name };
-  const put = (key: string, value: unknown) => { if (value !== null && value !== undefined) out[key] = value; };
-  put('sku', row.sku); put('barcode', row.barcode); put('infos', data.infos);
-  put('price', row.price); put('tax', data.tax); put('weight', data.weight); put('size', data.size);
-  put('condition_id', row.condition_id); put('manufacturer', row.manufacturer); put('mpn', row.mpn);
+  const put = (key: string, value: unknown) => {
+    if (value !== null && value !== undefined) out[key] = value;
+  };
+  put('sku', row.sku);
+  put('barcode', row.barcode);
+  put('infos', data.infos);
+  put('price', row.price);
+  put('tax', data.tax);
+  put('weight', data.weight);
+  put('size', data.size);
+  put('condition_id', row.condition_id);
+  put('manufacturer', row.manufacturer);
+  put('mpn', row.mpn);
   out.folder = row.folder;
   put('rrp', data.rrp);
   out.quantity = row.quantity;
   out.quantity_auction_a = row.quantity_auction_a;
-  put('quantity_ordered', data.quantity_ordered); put('quantity_alert', data.quantity_alert); put('quantity_min', data.quantity_min);
+  put('quantity_ordered', data.quantity_ordered);
+  put('quantity_alert', data.quantity_alert);
+  put('quantity_min', data.quantity_min);
   out.quantity_reserved = row.quantity_reserved;
   out.quantity_reserved_2 = row.quantity_reserved_2;
   put('quantity_ordered_date', data.quantity_ordered_date);
@@ -24,14 +35,18 @@ export function stockToApi(row: StockRow, links: StockLinks): Record<string, unk
   const variation = (data.variation ?? {}) as Record<string, unknown>;
   out.variation = {
     type: row.variation_type,
-    ...(row.variation_type === 'main' ? {
-      sub: links.variants.filter((v) => v.variation_parent_id === row.id).map((v) => ({ id: String(v.id) })),
-      ...(variation.specifics_set ? { specifics_set: variation.specifics_set } : {}),
-    } : {}),
-    ...(row.variation_type === 'sub' ? {
-      ...(variation.specifics ? { specifics: variation.specifics } : {}),
-      ...(row.variation_parent_id !== null ? { parent: row.variation_parent_id } : {}),
-    } : {}),
+    ...(row.variation_type === 'main'
+      ? {
+          sub: links.variants.filter((v) => v.variation_parent_id === row.id).map((v) => ({ id: String(v.id) })),
+          ...(variation.specifics_set ? { specifics_set: variation.specifics_set } : {}),
+        }
+      : {}),
+    ...(row.variation_type === 'sub'
+      ? {
+          ...(variation.specifics ? { specifics: variation.specifics } : {}),
+          ...(row.variation_parent_id !== null ? { parent: row.variation_parent_id } : {}),
+        }
+      : {}),
   };
   out.set = {
     type: [row.set_type],

@@ -33,14 +33,23 @@ export type StockData = Record<string, unknown>;
 /** The columns a create or update writes. */
 export type StockColumns = Partial<Omit<StockRow, 'id' | 'account_id' | 'created_at' | 'modified_at' | 'quantity_available'>>;
 
-export interface SetLink { main_id: number; sub_id: number; quantity: number }
+export interface SetLink {
+  main_id: number;
+  sub_id: number;
+  quantity: number;
+}
 
 /** Links of a page of items, loaded at once for reads. */
-export interface StockLinks { sets: SetLink[]; variants: { id: number; variation_parent_id: number }[] }
+export interface StockLinks {
+  sets: SetLink[];
+  variants: { id: number; variation_parent_id: number }[];
+}
 
 /** A row locked for a quantity change: what quantity_available is computed from. */
-export type QuantityRow = Pick<StockRow, 'id' | 'quantity' | 'quantity_available' | 'quantity_reserved' | 'quantity_reserved_2' | 'quantity_auction_a' | 'set_type' | 'variation_type'>
-  & { auction_a_subtracted: boolean };
+export type QuantityRow = Pick<
+  StockRow,
+  'id' | 'quantity' | 'quantity_available' | 'quantity_reserved' | 'quantity_reserved_2' | 'quantity_auction_a' | 'set_type' | 'variation_type'
+> & { auction_a_subtracted: boolean };
 
 type Db = Knex | Knex.Transaction;
 
@@ -62,14 +71,22 @@ export const stockRepository = {
   /** Inserts several items in one statement as insert does each; their ids in the order given. */
   async insertMany(trx: Knex.Transaction, accountId: number, items: StockColumns[]): Promise<number[]> {
     if (items.length === 0) return [];
-    const rows = await trx('stock').insert(items.map((columns) => {
-      const q = (key: 'quantity' | 'quantity_reserved' | 'quantity_reserved_2' | 'quantity_auction_a') => columns[key] ?? 0;
-      return {
-        ...columns, account_id: accountId, ...(columns.data ? { data: JSON.stringify(columns.data) } : {}),
-        quantity_available: trx.raw('?::int - ?::int - ?::int - CASE WHEN (SELECT is_auction_a_quantity_subtracted FROM account WHERE id = ?) THEN ?::int ELSE 0 END',
-          [q('quantity'), q('quantity_reserved'), q('quantity_reserved_2'), accountId, q('quantity_auction_a')]),
-      };
-    })).returning('id') as { id: number }[];
+    const rows = (await trx('stock')
+      .insert(
+        items.map((columns) => {
+          const q = (key: 'quantity' | 'quantity_reserved' | 'quantity_reserved_2' | 'quantity_auction_a') => columns[key] ?? 0;
+          return {
+            ...columns,
+            account_id: accountId,
+            ...(columns.data ? { data: JSON.stringify(columns.data) } : {}),
+            quantity_available: trx.raw(
+              '?::int - ?::int - ?::int - CASE WHEN (SELECT is_auction_a_quantity_subtracted FROM account WHERE id = ?) THEN ?::int ELSE 0 END',
+              [q('quantity'), q('quantity_reserved'), q('quantity_reserved_2'), accountId, q('quantity_auction_a')],
+            ),
+          };
+        }),
+      )
+      .returning('id')) as { id: number }[];
     // Ids come from the sequence in the order of the VALUES rows; RETURNING is not promised to keep it.
     return rows.map((r) => r.id).sort((a, b) => a - b);
   },
@@ -77,12 +94,13 @@ export const stockRepository = {
   /** count lister ids from stock_lister_id_seq in one statement. */
   async reserveListerIds(trx: Knex.Transaction, count: number): Promise<number[]> {
     if (count === 0) return [];
-    const { rows } = await trx.raw("SELECT nextval('stock_lister_id_seq')::int AS id FROM generate_series(1, ?)", [count]) as { rows: { id: number }[] };
+    const { rows } = (await trx.raw("SELECT nextval('stock_lister_id_seq')::int AS id FROM generate_series(1, ?)", [count])) as { rows: { id: number }[] };
     return rows.map((r) => r.id).sort((a, b) => a - b);
   },
 
   async update(trx: Knex.Transaction, accountId: number, id: number, columns: StockColumns): Promise<void> {
-    await trx('stock').where({ account_id: accountId, id })
+    await trx('stock')
+      .where({ account_id: accountId, id })
       .update({ ...columns, ...(columns.data ? { data: JSON.stringify(columns.data) } : {}), modified_at: trx.fn.now() });
   },
 
@@ -103,9 +121,17 @@ export const stockRepository = {
   },
 
   /** Locks the items in id order (two writers touching the same items never deadlock). */
-  async lockQuantities(trx: Knex.Transaction, accountId: number, ids: number[]): Promise<Pick<StockRow, 'id' | 'quantity' | 'quantity_available' | 'set_type' | 'variation_type'>[]> {
-    return trx('stock').select('id', 'quantity', 'quantity_available', 'set_type', 'variation_type')
-      .where('account_id', accountId).whereIn('id', ids).orderBy('id').forUpdate();
+  async lockQuantities(
+    trx: Knex.Transaction,
+    accountId: number,
+    ids: number[],
+  ): Promise<Pick<StockRow, 'id' | 'quantity' | 'quantity_available' | 'set_type' | 'variation_type'>[]> {
+    return trx('stock')
+      .select('id', 'quantity', 'quantity_available', 'set_type', 'variation_type')
+      .where('account_id', accountId)
+      .whereIn('id', ids)
+      .orderBy('id')
+      .forUpdate();
   },
 
   /**
@@ -116,7 +142,7 @@ export const stockRepository = {
    */
   async lockForQuantityChange(trx: Knex.Transaction, accountId: number, ids: number[]): Promise<QuantityRow[]> {
     if (ids.length === 0) return [];
-    const { rows } = await trx.raw(
+    const { rows } = (await trx.raw(
       `WITH items AS (SELECT unnest(?::int[]) AS id),
             subs AS (SELECT sub_id AS id FROM stock_set WHERE account_id = ? AND main_id IN (SELECT id FROM items)),
             wanted AS (
@@ -131,7 +157,7 @@ export const stockRepository = {
        ORDER BY s.set_type = 'main' DESC, s.id
        FOR UPDATE OF s`,
       [ids, accountId, accountId, accountId, accountId],
-    ) as { rows: QuantityRow[] };
+    )) as { rows: QuantityRow[] };
     return rows;
   },
 
@@ -165,21 +191,31 @@ export const stockRepository = {
   },
 
   async nextListerId(trx: Knex.Transaction): Promise<number> {
-    const { rows } = await trx.raw("SELECT nextval('stock_lister_id_seq')::int AS id") as { rows: { id: number }[] };
+    const { rows } = (await trx.raw("SELECT nextval('stock_lister_id_seq')::int AS id")) as { rows: { id: number }[] };
     return rows[0]!.id;
   },
 
   /** Links of the rows; only items that are set members or variation mains have any. */
   async linksOf(knex: Db, accountId: number, rows: StockRow[]): Promise<StockLinks> {
-    return this.links(knex, accountId, rows.filter((r) => r.set_type !== 'none' || r.variation_type === 'main').map((r) => r.id));
+    return this.links(
+      knex,
+      accountId,
+      rows.filter((r) => r.set_type !== 'none' || r.variation_type === 'main').map((r) => r.id),
+    );
   },
 
   async links(knex: Db, accountId: number, ids: number[]): Promise<StockLinks> {
     if (ids.length === 0) return { sets: [], variants: [] };
-    const sets = (await knex('stock_set').select('main_id', 'sub_id', 'quantity').where('account_id', accountId)
-      .where((q) => q.whereIn('main_id', ids).orWhereIn('sub_id', ids)).orderBy(['main_id', 'sub_id'])) as SetLink[];
-    const variants = (await knex('stock').select('id', 'variation_parent_id').where('account_id', accountId)
-      .whereIn('variation_parent_id', ids).orderBy('id')) as { id: number; variation_parent_id: number }[];
+    const sets = (await knex('stock_set')
+      .select('main_id', 'sub_id', 'quantity')
+      .where('account_id', accountId)
+      .where((q) => q.whereIn('main_id', ids).orWhereIn('sub_id', ids))
+      .orderBy(['main_id', 'sub_id'])) as SetLink[];
+    const variants = (await knex('stock')
+      .select('id', 'variation_parent_id')
+      .where('account_id', accountId)
+      .whereIn('variation_parent_id', ids)
+      .orderBy('id')) as { id: number; variation_parent_id: number }[];
     return { sets, variants };
   },
 
@@ -191,17 +227,32 @@ export const stockRepository = {
   /** Makes items independent again: no parent, type none, no variant specifics. */
   async separateVariants(trx: Knex.Transaction, accountId: number, ids: number[]): Promise<void> {
     if (ids.length === 0) return;
-    await trx('stock').where('account_id', accountId).whereIn('id', ids).update({
-      variation_type: 'none', variation_parent_id: null, modified_at: trx.fn.now(),
-      data: trx.raw("data #- '{variation,specifics}'"),
-    });
+    await trx('stock')
+      .where('account_id', accountId)
+      .whereIn('id', ids)
+      .update({
+        variation_type: 'none',
+        variation_parent_id: null,
+        modified_at: trx.fn.now(),
+        data: trx.raw("data #- '{variation,specifics}'"),
+      });
   },
 
   async linkVariant(trx: Knex.Transaction, accountId: number, id: number, mainId: number, specifics: unknown): Promise<void> {
-    await trx('stock').where({ account_id: accountId, id }).update({
-      variation_type: 'sub', variation_parent_id: mainId, modified_at: trx.fn.now(),
-      ...(specifics !== undefined ? { data: trx.raw("jsonb_set(data, '{variation}', COALESCE(data->'variation', '{}'::jsonb) || jsonb_build_object('specifics', ?::jsonb))", [JSON.stringify(specifics)]) } : {}),
-    });
+    await trx('stock')
+      .where({ account_id: accountId, id })
+      .update({
+        variation_type: 'sub',
+        variation_parent_id: mainId,
+        modified_at: trx.fn.now(),
+        ...(specifics !== undefined
+          ? {
+              data: trx.raw("jsonb_set(data, '{variation}', COALESCE(data->'variation', '{}'::jsonb) || jsonb_build_object('specifics', ?::jsonb))", [
+                JSON.stringify(specifics),
+              ]),
+            }
+          : {}),
+      });
   },
 
   async setSubs(trx: Knex.Transaction, accountId: number, mainId: number): Promise<SetLink[]> {

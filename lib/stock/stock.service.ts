@@ -24,14 +24,32 @@ import type { StockInput } from './stock.type';
 /** Stock_type fields stored as columns; the rest (except links and listers) live in data. */
 const textColumns = ['sku', 'barcode', 'mpn', 'manufacturer'] as const;
 const intColumns = ['condition_id', 'quantity', 'quantity_auction_a', 'quantity_reserved', 'quantity_reserved_2'] as const;
-const specialFields = new Set(['id', 'name', 'folder', 'price', ...textColumns, ...intColumns, 'variation', 'set', 'webshop', ...listerGroups, 'quantity_available']);
+const specialFields = new Set([
+  'id',
+  'name',
+  'folder',
+  'price',
+  ...textColumns,
+  ...intColumns,
+  'variation',
+  'set',
+  'webshop',
+  ...listerGroups,
+  'quantity_available',
+]);
 /** Fields that change what CIA offers: any of them in a request queues cia.adjust. */
 const ciaFields = ['quantity', 'quantity_auction_a', 'quantity_reserved', 'quantity_reserved_2', 'cia', 'set', 'variation'];
 
 const normaliseFolder = (folder: string) => (folder.startsWith('/') ? folder : `/${folder}`);
 
 /** Creates (existingId undefined) or updates an item of the account; all in the caller's transaction. */
-export async function saveStock(trx: Knex.Transaction, accountId: number, input: StockInput, existingId: number | undefined, ctx: SaveContext): Promise<SaveResult> {
+export async function saveStock(
+  trx: Knex.Transaction,
+  accountId: number,
+  input: StockInput,
+  existingId: number | undefined,
+  ctx: SaveContext,
+): Promise<SaveResult> {
   const f = (name: string) => `${ctx.field}.${name}`;
   // Before the first write and the first lock: a new item of stock/list/ runs without a savepoint.
   await checkShippingGroups(trx, accountId, input, f);
@@ -60,7 +78,8 @@ export async function saveStock(trx: Knex.Transaction, accountId: number, input:
 
   if (!existing || ciaFields.some((k) => k in input) || touched.size > 1) {
     // Without set or variant links the item alone is recomputed and adjusted.
-    const links = touched.size > 1 || input.set !== undefined || (existing !== undefined && (existing.set_type !== 'none' || existing.variation_type === 'sub'));
+    const links =
+      touched.size > 1 || input.set !== undefined || (existing !== undefined && (existing.set_type !== 'none' || existing.variation_type === 'sub'));
     // A new plain item got its quantity_available with the insert.
     if (existing || links) await refreshAvailable(trx, accountId, [...touched], links);
     await queueCiaAdjust(trx, accountId, [...touched], existing ? 'stock.updated' : 'stock.created', links);
@@ -73,7 +92,11 @@ export async function saveStock(trx: Knex.Transaction, accountId: number, input:
  * no write. New lister ids come from nextListerId (a batch passes ids it reserved at once).
  */
 export async function stockColumns(
-  trx: Knex.Transaction, input: StockInput, existing: StockRow | undefined, ctx: SaveContext, nextListerId?: () => Promise<number>,
+  trx: Knex.Transaction,
+  input: StockInput,
+  existing: StockRow | undefined,
+  ctx: SaveContext,
+  nextListerId?: () => Promise<number>,
 ): Promise<{ columns: StockColumns; listerIds: number[] }> {
   const f = (name: string) => `${ctx.field}.${name}`;
   const columns: StockColumns = {};
@@ -97,7 +120,8 @@ export async function stockColumns(
     if (named.length) columns.name = named[named.length - 1]!.name!;
   }
   columns.data = data;
-  columns.market_d_sku = typeof (data.market_d as Json | undefined)?.sku === 'string' && (data.market_d as Json).sku !== '' ? (data.market_d as Json).sku as string : null;
+  columns.market_d_sku =
+    typeof (data.market_d as Json | undefined)?.sku === 'string' && (data.market_d as Json).sku !== '' ? ((data.market_d as Json).sku as string) : null;
 
   return { columns, listerIds };
 }
@@ -114,7 +138,12 @@ function pictureDeletes(data: StockData, input: StockInput, ctx: SaveContext): S
     for (const url of remove) {
       if (linked.includes(JSON.stringify(url))) {
         kept.push(url);
-        ctx.warnings.push({ warning: 'picture_linked', description: `${url} is still used by a portal group and was kept`, code: 200, field: `${ctx.field}.picture.delete_id` });
+        ctx.warnings.push({
+          warning: 'picture_linked',
+          description: `${url} is still used by a portal group and was kept`,
+          code: 200,
+          field: `${ctx.field}.picture.delete_id`,
+        });
       }
     }
     const gone = new Set(remove.filter((u) => !kept.includes(u)));
@@ -122,7 +151,8 @@ function pictureDeletes(data: StockData, input: StockInput, ctx: SaveContext): S
     if (typeof picture.small === 'string' && gone.has(picture.small)) delete picture.small;
     if (typeof picture.large === 'string' && gone.has(picture.large)) delete picture.large;
   }
-  if (Object.keys(picture).length) data.picture = picture; else delete data.picture;
+  if (Object.keys(picture).length) data.picture = picture;
+  else delete data.picture;
   return data;
 }
 
@@ -130,7 +160,8 @@ function mergeWebshops(current: Json[], input: Json[]): Json[] {
   const out = [...current];
   for (const shop of input) {
     const at = out.findIndex((s) => s.shop_id === shop.shop_id);
-    if (at >= 0) out[at] = deepMerge(out[at], shop) as Json; else out.push(shop);
+    if (at >= 0) out[at] = deepMerge(out[at], shop) as Json;
+    else out.push(shop);
   }
   return out;
 }

@@ -43,13 +43,19 @@ export const taskRepository = {
   },
 
   async insert(trx: Knex.Transaction, accountId: number, columns: TaskColumns): Promise<number> {
-    const [row] = await trx('task').insert({ ...columns, account_id: accountId }).returning('id');
+    const [row] = await trx('task')
+      .insert({ ...columns, account_id: accountId })
+      .returning('id');
     return (row as { id: number }).id;
   },
 
   /** Inserts a task created by a job; a second insert for the same job adds nothing (returns undefined). */
   async insertOnce(trx: Knex.Transaction, accountId: number, columns: TaskColumns, sourceJobId: string): Promise<number | undefined> {
-    const [row] = await trx('task').insert({ ...columns, account_id: accountId, source_job_id: sourceJobId }).onConflict('source_job_id').ignore().returning('id');
+    const [row] = await trx('task')
+      .insert({ ...columns, account_id: accountId, source_job_id: sourceJobId })
+      .onConflict('source_job_id')
+      .ignore()
+      .returning('id');
     return (row as { id: number } | undefined)?.id;
   },
 
@@ -59,6 +65,8 @@ export const taskRepository = {
   },
 
   async update(trx: Knex.Transaction, accountId: number, id: number, columns: TaskColumns): Promise<void> {
-    await trx('task').where({ account_id: accountId, id }).update({ ...columns, modified_date: trx.fn.now() });
+    await trx('task')
+      .where({ account_id: accountId, id })
+      .update({ ...columns, modified_date: trx.fn.now() });
   },
 };

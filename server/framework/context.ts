@@ -27,10 +27,17 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    req.context.log.info({
-      method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10,
-      account_id: res.locals.accountId, bytes: Number(res.get('content-length') ?? 0),
-    }, 'request');
+    req.context.log.info(
+      {
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Math.round(ms * 10) / 10,
+        account_id: res.locals.accountId,
+        bytes: Number(res.get('content-length') ?? 0),
+      },
+      'request',
+    );
   });
   next();
 }

@@ -40,7 +40,6 @@ const start = `window.onload = function () {
 };
 `;
 
-
 /**
  * {base_url}openapi.json (no token: the document is public) and the interactive page at
  * {base_url}docs/. The document is built once per version and address.
@@ -52,7 +51,7 @@ export function docsRouter(endpoints: Endpoint[]): express.Router {
     const version = req.context.version ?? currentVersion;
     const baseUrl = `${config().publicUrl}/${version}/`;
     let doc = built.get(baseUrl);
-    if (!doc) built.set(baseUrl, doc = openApiDocument(endpoints, baseUrl, version));
+    if (!doc) built.set(baseUrl, (doc = openApiDocument(endpoints, baseUrl, version)));
     res.json(doc);
   });
   router.get('/docs', (req: Request, res: Response) => res.redirect(301, `${req.baseUrl}/docs/`));

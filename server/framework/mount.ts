@@ -29,9 +29,11 @@ function expressPath(path: string): string {
 
 /** Literal segments before parameters, so stock/category/ is not taken for stock/{stock_id}/. */
 function bySpecificity(a: string, b: string): number {
-  const as = a.split('/'); const bs = b.split('/');
+  const as = a.split('/');
+  const bs = b.split('/');
   for (let i = 0; i < Math.max(as.length, bs.length); i++) {
-    const ap = as[i]?.startsWith('{') ? 1 : 0; const bp = bs[i]?.startsWith('{') ? 1 : 0;
+    const ap = as[i]?.startsWith('{') ? 1 : 0;
+    const bp = bs[i]?.startsWith('{') ? 1 : 0;
     if (ap !== bp) return ap - bp;
   }
   return as.length - bs.length;
@@ -72,9 +74,13 @@ function handlerFor(e: Endpoint) {
         release = limit.release;
         if (limit.state) res.set(rateLimitHeaders(limit.state));
         const { portal_account_id: ref } = validate<{ portal_account_id?: PortalAccountRef }>(
-          Joi.object({ portal_account_id: portalAccountRef() }).unknown(true), input);
+          Joi.object({ portal_account_id: portalAccountRef() }).unknown(true),
+          input,
+        );
         caller = {
-          accountId: grant.accountId, scopes: new Set(grant.scope), oauthClientId: grant.oauthClientId,
+          accountId: grant.accountId,
+          scopes: new Set(grant.scope),
+          oauthClientId: grant.oauthClientId,
           portalAccountId: await resolveRequestPortalAccount(grant.accountId, ref, grant.portalAccountId),
         };
       } else {

@@ -3,12 +3,12 @@ import { describe, Description } from '../../lib/http/describe';
 import type { Endpoint } from '../../lib/http/endpoint';
 import { currentVersion, versions } from './context';
 
-
 type Shape = string | { [key: string]: Shape } | Shape[];
 
 /** A readable outline of a schema: field names with their types, nested as the type nests. */
 function shape(description: Description): Shape {
-  if (description.keys) return Object.fromEntries(Object.entries(description.keys).map(([k, d]) => [k + (d.flags?.presence === 'required' ? '' : '?'), shape(d)]));
+  if (description.keys)
+    return Object.fromEntries(Object.entries(description.keys).map(([k, d]) => [k + (d.flags?.presence === 'required' ? '' : '?'), shape(d)]));
   if (description.type === 'array' && description.items?.[0]) return [shape(description.items[0])];
   return description.type ?? 'any';
 }
@@ -23,7 +23,7 @@ export function optionsOverview(path: string, endpoints: Endpoint[]) {
       methods: endpoints.map((e) => ({
         method: e.method,
         description: e.summary,
-        scope: e.auth ? e.auth.scope ?? 'any valid token' : 'none',
+        scope: e.auth ? (e.auth.scope ?? 'any valid token') : 'none',
         ...(e.body ? { request: outline(e.body) } : {}),
         ...(e.file ? { request: { file: e.file } } : {}),
         ...(e.search ? { query: { select: outline(e.search.type), filter: Object.keys(e.search.filters), pagination: ['page', 'limit', 'min_id'] } } : {}),

@@ -26,6 +26,12 @@ export const authorizePageHeaders = helmet({
 /** Swagger UI: its scripts are files here; it sets inline styles and uses data: images. */
 export const docsPageHeaders = helmet({
   contentSecurityPolicy: {
-    directives: { ...plainHttp, 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'], 'connect-src': ["'self'"] },
+    directives: {
+      ...plainHttp,
+      'script-src': ["'self'"],
+      'style-src': ["'self'", "'unsafe-inline'"],
+      'img-src': ["'self'", 'data:'],
+      'connect-src': ["'self'"],
+    },
   },
 });

@@ -13,7 +13,9 @@ export function sendEnvelope(req: Request, res: Response, status: number, envelo
   const format = negotiateFormat(req.get('accept'));
   const charset = negotiateCharset(req.get('accept-charset'));
   const text = format === 'xml' ? buildXmlResponse(envelope, charset) : JSON.stringify(envelope);
-  res.status(status).set(headers)
+  res
+    .status(status)
+    .set(headers)
     .set('Content-Type', `${format === 'xml' ? 'application/xml' : 'application/json'}; charset=${charset.toUpperCase()}`)
     .send(encodeText(text, charset));
 }

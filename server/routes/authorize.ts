@@ -9,8 +9,10 @@ const escape = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) =
 
 function page(query: Record<string, unknown>, clientName: string, message = ''): string {
   const requested = typeof query.scope === 'string' && query.scope ? query.scope.split(/[\s,]+/) : Object.keys(scopes);
-  const boxes = requested.filter((s) => s in scopes)
-    .map((s) => `<label><input type="checkbox" name="scope_item" value="${escape(s)}" checked> ${escape(scopes[s as keyof typeof scopes].title)}</label><br>`).join('\n');
+  const boxes = requested
+    .filter((s) => s in scopes)
+    .map((s) => `<label><input type="checkbox" name="scope_item" value="${escape(s)}" checked> ${escape(scopes[s as keyof typeof scopes].title)}</label><br>`)
+    .join('\n');
   return `<!doctype html><html><head><meta charset="utf-8"><title>Kontor: authorize ${escape(clientName)}</title></head><body>
 <h1>${escape(clientName)} asks for access to your Kontor account</h1>
 ${message ? `<p role="alert">${escape(message)}</p>` : ''}
@@ -28,7 +30,12 @@ ${message ? `<p role="alert">${escape(message)}</p>` : ''}
 /** PostgreSQL or Redis away: 503 with Retry-After, as the API answers, not a 400 blaming the form. */
 function unavailable(err: unknown, req: Request, res: Response): boolean {
   const error = dependencyError(err, req.context.log);
-  if (error) res.status(503).set(errorHeaders(error)).type('html').send(`<!doctype html><p>${escape(error.message)}</p>`);
+  if (error)
+    res
+      .status(503)
+      .set(errorHeaders(error))
+      .type('html')
+      .send(`<!doctype html><p>${escape(error.message)}</p>`);
   return error !== undefined;
 }
 
@@ -42,7 +49,10 @@ export function authorizePage(): express.Router {
       res.type('html').send(page(req.query as Record<string, unknown>, client.name));
     } catch (err) {
       if (unavailable(err, req, res)) return;
-      res.status(400).type('html').send(`<!doctype html><p>${escape(err instanceof AuthorizeError ? err.message : 'bad request')}</p>`);
+      res
+        .status(400)
+        .type('html')
+        .send(`<!doctype html><p>${escape(err instanceof AuthorizeError ? err.message : 'bad request')}</p>`);
     }
   });
   router.post('/', async (req: Request, res: Response) => {
@@ -57,7 +67,10 @@ export function authorizePage(): express.Router {
       // A form the framework refused (NUL in a field, too large) or a throttled login is the client's error, like AuthorizeError.
       const known = err instanceof AuthorizeError || err instanceof DomainError;
       if (!known) req.context.log.error({ err }, 'authorize failed');
-      const name = await findClient(form.client_id).then((c) => c.name, () => 'client');
+      const name = await findClient(form.client_id).then(
+        (c) => c.name,
+        () => 'client',
+      );
       if (err instanceof DomainError && err.status === 429) res.status(429).set(errorHeaders(err));
       else res.status(400);
       res.type('html').send(page(form, name, known ? err.message : 'the request could not be processed'));

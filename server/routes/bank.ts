@@ -34,7 +34,8 @@ export const bankEndpoints = [
   endpoint<Record<string, never>, Buffer>({
     method: 'POST',
     path: 'bank/statement/',
-    summary: 'Import a bank statement (ours, beside document 1): every booked credit becomes a transfer, once; 202 with the job_id of the matching, 200 when nothing new was stored.',
+    summary:
+      'Import a bank statement (ours, beside document 1): every booked credit becomes a transfer, once; 202 with the job_id of the matching, 200 when nothing new was stored.',
     scope: 'bank_w',
     file: 'the statement file as the body: CAMT.053 (camt.053.001.02 to .08, UTF-8) or MT940 (UTF-8 or ISO-8859-15)',
     response: ['statement', 'job_id'],

@@ -8,7 +8,7 @@ export const customerEndpoints = [
   endpoint({
     method: 'GET',
     path: 'admin/customer/',
-    summary: 'Customers with Customer_filter_type and pagination; sales.amount sums the customer\'s orders.',
+    summary: "Customers with Customer_filter_type and pagination; sales.amount sums the customer's orders.",
     scope: 'customer_r',
     search: customerSearch,
     response: ['customer', 'next_min_id'],

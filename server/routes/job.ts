@@ -7,8 +7,12 @@ export const jobEndpoints = [
   endpoint<{ job_id: string }>({
     method: 'GET',
     path: 'job/{job_id}/',
-    summary: 'State of one of the account\'s jobs: queued, active, completed (with result) or failed (with error).',
-    params: Joi.object({ job_id: Joi.string().guid({ version: ['uuidv4', 'uuidv7'] }).lowercase() }),
+    summary: "State of one of the account's jobs: queued, active, completed (with result) or failed (with error).",
+    params: Joi.object({
+      job_id: Joi.string()
+        .guid({ version: ['uuidv4', 'uuidv7'] })
+        .lowercase(),
+    }),
     response: ['job'],
     handle: async ({ caller, params }) => ok({ job: await jobStatus(caller.accountId, params.job_id) }),
   }),

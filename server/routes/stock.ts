@@ -17,7 +17,6 @@ type StockParams = { stock_id: string };
 const descriptionParams = Joi.object({ stock_id: Joi.string().trim().min(1).max(300), description_id: Joi.number().integer().min(1).max(2147483647) });
 type DescriptionParams = { stock_id: string; description_id: number };
 
-
 /** Stock items (document 1, Stock). */
 export const stockEndpoints = [
   endpoint({
@@ -256,7 +255,7 @@ export const stockEndpoints = [
   endpoint<Record<string, never>, { shop_parameter: ShopParameterInput }>({
     method: 'POST',
     path: 'stock/shop_parameter/',
-    summary: 'Create (no id) or update (id) a shop parameter of a portal account (default: the request\'s).',
+    summary: "Create (no id) or update (id) a shop parameter of a portal account (default: the request's).",
     scope: 'stock_w',
     body: Joi.object({ shop_parameter: shopParameterType.required() }),
     response: ['shop_parameter_id'],

@@ -39,14 +39,14 @@ export const tokenEndpoints = [
         const login = basic?.user ?? body.username ?? body.client_id;
         const password = basic?.password ?? body.password ?? body.client_secret;
         if (!login || !password) throw invalidInput('invalid_request', 'send Authorization: Basic base64(login:password)');
-        return ok({ ...await grantClientCredentials(login, password, body.scope, request.address) });
+        return ok({ ...(await grantClientCredentials(login, password, body.scope, request.address)) });
       }
       const clientId = basic?.user ?? body.client_id;
       const secret = basic?.password ?? body.client_secret;
       if (body.grant_type === 'authorization_code') {
-        return ok({ ...await grantAuthorizationCode(clientId, secret, body.code, body.redirect_uri) });
+        return ok({ ...(await grantAuthorizationCode(clientId, secret, body.code, body.redirect_uri)) });
       }
-      return ok({ ...await grantRefreshToken(clientId, secret, body.refresh_token, body.scope) });
+      return ok({ ...(await grantRefreshToken(clientId, secret, body.refresh_token, body.scope)) });
     },
   }),
 ];

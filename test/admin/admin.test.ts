@@ -48,26 +48,57 @@ describe('administration: persons, shipping groups, portal accounts, user', () =
 
   it('when support creates a shipping group with kontor, then admin/shipping_group/ and its id answer it', async () => {
     const seller = await newSeller();
-    const res = await kontor('shipping-group', 'create', '--login', seller.login, '--name', 'Parcel DE/EU',
-      '--price-first', '4.9', '--price-more', '1,50', '--ships-to', 'germany,eu', '--eu-more', 'ch;no', '--cash-surcharge', '2');
+    const res = await kontor(
+      'shipping-group',
+      'create',
+      '--login',
+      seller.login,
+      '--name',
+      'Parcel DE/EU',
+      '--price-first',
+      '4.9',
+      '--price-more',
+      '1,50',
+      '--ships-to',
+      'germany,eu',
+      '--eu-more',
+      'ch;no',
+      '--cash-surcharge',
+      '2',
+    );
     expect(res.code, res.err).to.equal(0);
     const created = JSON.parse(res.out) as { id: number };
 
     const one = await call(`admin/shipping_group/${created.id}/`, { token: seller.token });
     expect(one.status).to.equal(200);
     expect(one.body.shipping_group).to.deep.equal({
-      id: created.id, name: 'Parcel DE/EU', portal_account_id: 0, type_id: 0,
+      id: created.id,
+      name: 'Parcel DE/EU',
+      portal_account_id: 0,
+      type_id: 0,
       ships_to: {
-        worldwide: false, europe: false, eu: true, germany: true, switzerland: false, usa: false, canada: false, japan: false, australia: false,
-        eu_more: 'CH;NO', europe_more: '', worldwide_more: '',
+        worldwide: false,
+        europe: false,
+        eu: true,
+        germany: true,
+        switzerland: false,
+        usa: false,
+        canada: false,
+        japan: false,
+        australia: false,
+        eu_more: 'CH;NO',
+        europe_more: '',
+        worldwide_more: '',
       },
-      price: { first: '4.90', more: '1.50' }, cash_surcharge: '2.00', currency: 'EUR',
+      price: { first: '4.90', more: '1.50' },
+      cash_surcharge: '2.00',
+      currency: 'EUR',
     });
     const list = await call('admin/shipping_group/', { token: seller.token });
     expect((list.body.shipping_group as { id: number }[]).map((g) => g.id)).to.deep.equal([created.id]);
   });
 
-  it('when another seller\'s or an absent shipping group is read, then 404 alike', async () => {
+  it("when another seller's or an absent shipping group is read, then 404 alike", async () => {
     const seller = await newSeller();
     const other = await newSeller();
     const group = await createShippingGroup(other.id, { name: 'Theirs' });
@@ -118,7 +149,11 @@ describe('administration: persons, shipping groups, portal accounts, user', () =
   it('when a person is created with an empty name, then it is refused naming the field', async () => {
     const seller = await newSeller();
     let error: unknown;
-    try { await createPerson(seller.id, '  '); } catch (e) { error = e; }
+    try {
+      await createPerson(seller.id, '  ');
+    } catch (e) {
+      error = e;
+    }
     expect((error as { field?: string }).field).to.equal('name');
   });
 });

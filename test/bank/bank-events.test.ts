@@ -10,7 +10,11 @@ import { createOrder } from '../order/helpers';
 import { startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
 
-interface BatchRow { job_id: string; payload: { accountId: number; section: string; type: string; recordIds: string[] }; created_at: Date }
+interface BatchRow {
+  job_id: string;
+  payload: { accountId: number; section: string; type: string; recordIds: string[] };
+  created_at: Date;
+}
 
 describe('bank: events of orders paid by a statement (bank and events workers)', function () {
   this.timeout(60000);
@@ -32,9 +36,16 @@ describe('bank: events of orders paid by a statement (bank and events workers)',
   });
 
   async function handler(s: Seller, type: string): Promise<number> {
-    const res = await call('admin/event/handler/', { token: s.token, body: { event_handler: {
-      type: { id: type }, section: 'order', action: { id: 'notification', required: { url: `${receiver.base}/${s.id}/${type}`, format: 'post', target_name: 'erp' } },
-    } } });
+    const res = await call('admin/event/handler/', {
+      token: s.token,
+      body: {
+        event_handler: {
+          type: { id: type },
+          section: 'order',
+          action: { id: 'notification', required: { url: `${receiver.base}/${s.id}/${type}`, format: 'post', target_name: 'erp' } },
+        },
+      },
+    });
     expect(res.status, res.text).to.equal(201);
     return res.body.event_handler_id as number;
   }
@@ -50,9 +61,12 @@ describe('bank: events of orders paid by a statement (bank and events workers)',
 
   /** The deliveries of the batch events (event_id names the batch job), as type:order_id. */
   function batchDeliveries(s: Seller, batches: BatchRow[]): string[] {
-    return received.filter((r) => r.path.startsWith(`/${s.id}/`)).map((r) => JSON.parse(r.body) as { event: { type: string }; event_id: string; order_id: string })
+    return received
+      .filter((r) => r.path.startsWith(`/${s.id}/`))
+      .map((r) => JSON.parse(r.body) as { event: { type: string }; event_id: string; order_id: string })
       .filter((b) => batches.some((row) => b.event_id === batchEventId(row.job_id, b.order_id)))
-      .map((b) => `${b.event.type}:${b.order_id}`).sort();
+      .map((b) => `${b.event.type}:${b.order_id}`)
+      .sort();
   }
 
   it('when a statement pays two orders and the batch jobs run twice, then the paid and changed webhooks arrive once each per order', async () => {
@@ -65,17 +79,22 @@ describe('bank: events of orders paid by a statement (bank and events workers)',
     await importFile(s, fixture('camt053.001.08.xml', { ORDER_1: first, ORDER_2: second }));
 
     const batches = await waitFor(async () => {
-      const rows = await db()('outbox').where({ account_id: s.id, job_name: 'event.emit_batch' }).select('job_id', 'payload', 'created_at') as BatchRow[];
+      const rows = (await db()('outbox').where({ account_id: s.id, job_name: 'event.emit_batch' }).select('job_id', 'payload', 'created_at')) as BatchRow[];
       return rows.length === 2 ? rows : undefined;
     }, 'one batch per event type');
-    expect(batches.map((b) => [b.payload.type, [...b.payload.recordIds].sort()]).sort()).to.deep.equal([['changed', [first, second].sort()], ['paid', [first, second].sort()]]);
+    expect(batches.map((b) => [b.payload.type, [...b.payload.recordIds].sort()]).sort()).to.deep.equal([
+      ['changed', [first, second].sort()],
+      ['paid', [first, second].sort()],
+    ]);
     const expected = [`changed:${first}`, `changed:${second}`, `paid:${first}`, `paid:${second}`].sort();
     await waitFor(async () => batchDeliveries(s, batches).length === 4, 'the four webhooks');
 
     const runsBefore = await db()('outbox').where({ account_id: s.id, job_name: 'event.run' }).count<{ count: string }[]>('* as count');
     for (const batch of batches) {
       const again = await dispatchEventBatch(batch.job_id, batch.payload, batch.created_at);
-      expect(again.runs.map((r) => `${batch.payload.type}:${r.record_id}`).sort()).to.deep.equal(expected.filter((e) => e.startsWith(`${batch.payload.type}:`)));
+      expect(again.runs.map((r) => `${batch.payload.type}:${r.record_id}`).sort()).to.deep.equal(
+        expected.filter((e) => e.startsWith(`${batch.payload.type}:`)),
+      );
     }
     const runsAfter = await db()('outbox').where({ account_id: s.id, job_name: 'event.run' }).count<{ count: string }[]>('* as count');
     expect(runsAfter).to.deep.equal(runsBefore);
@@ -86,7 +105,11 @@ describe('bank: events of orders paid by a statement (bank and events workers)',
   it('when the account has handlers of another type only, then a batch queues no run', async () => {
     const s = await newSeller();
     await handler(s, 'changed');
-    const result = await dispatchEventBatch('00000000-0000-4000-8000-000000000000', { accountId: s.id, section: 'order', type: 'paid', recordIds: ['1_2026_11', '2_2026_11'] }, new Date());
+    const result = await dispatchEventBatch(
+      '00000000-0000-4000-8000-000000000000',
+      { accountId: s.id, section: 'order', type: 'paid', recordIds: ['1_2026_11', '2_2026_11'] },
+      new Date(),
+    );
     expect(result).to.deep.equal({ records: 2, runs: [], skipped: [] });
     expect(await db()('outbox').where({ account_id: s.id, job_name: 'event.run' })).to.have.length(0);
   });

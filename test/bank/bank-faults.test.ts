@@ -15,9 +15,13 @@ import { waitFor } from '../fleet/support';
 
 /** A CAMT.053 statement of one entry per order id, each paying its order in full. */
 function statement(orders: { id: string; amount: string }[]): Buffer {
-  const entries = orders.map((o, i) => `<Ntry><Amt Ccy="EUR">${o.amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>
+  const entries = orders
+    .map(
+      (o, i) => `<Ntry><Amt Ccy="EUR">${o.amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>
 <BookgDt><Dt>2026-11-20</Dt></BookgDt><AcctSvcrRef>KILL${i}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Dbtr><Pty><Nm>Buyer ${i}</Nm></Pty></Dbtr></RltdPties>
-<RmtInf><Ustrd>Order ${o.id}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`).join('\n');
+<RmtInf><Ustrd>Order ${o.id}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`,
+    )
+    .join('\n');
   return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>
 <GrpHdr><MsgId>K</MsgId><CreDtTm>2026-11-21T07:00:00Z</CreDtTm></GrpHdr><Stmt><Id>K1</Id><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id></Acct>
 ${entries}</Stmt></BkToCstmrStmt></Document>`);
@@ -35,14 +39,30 @@ describe('bank: faults of the bank worker', () => {
       const made: { id: string; amount: string }[] = [];
       for (let i = 0; i < count; i++) {
         const amount = `${10 + (i % 50)}.00`;
-        made.push({ id: await createOrderIn(trx, { accountId: s.id, portalAccountId: null }, { customer: { email: 'b@example.com' }, line: [{ id: 1, price: amount, quantity: 1 }] }), amount });
+        made.push({
+          id: await createOrderIn(
+            trx,
+            { accountId: s.id, portalAccountId: null },
+            { customer: { email: 'b@example.com' }, line: [{ id: 1, price: amount, quantity: 1 }] },
+          ),
+          amount,
+        });
       }
       return made;
     });
     // node itself (not the tsx CLI) so that SIGKILL hits the worker; small batches so the kill lands between commits.
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'workers/bank.ts'], {
-      cwd: root, stdio: 'ignore',
-      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: config().databaseUrl, QUEUE_PREFIX: config().queuePrefix, WORKER_LOCK_MS: '1500', BANK_MATCH_BATCH: '20' },
+      cwd: root,
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: config().databaseUrl,
+        QUEUE_PREFIX: config().queuePrefix,
+        WORKER_LOCK_MS: '1500',
+        BANK_MATCH_BATCH: '20',
+      },
     });
     let restarted: Worker | undefined;
     const assigned = async () => Number((await db()('bank').where({ account_id: s.id }).whereNotNull('order_id').count('* as n'))[0]!.n);
@@ -59,10 +79,15 @@ describe('bank: faults of the bank worker', () => {
       expect(again.status, again.text).to.equal(200);
       expect(again.body.statement).to.include({ stored: 0, duplicates: count });
       expect(Number((await db()('bank').where({ account_id: s.id }).count('* as n'))[0]!.n)).to.equal(count);
-      const paid = await db()('sales_order').where({ account_id: s.id }).select('id', db().raw('paid_amount::text AS paid'), db().raw('invoice_amount::text AS invoice'));
+      const paid = await db()('sales_order')
+        .where({ account_id: s.id })
+        .select('id', db().raw('paid_amount::text AS paid'), db().raw('invoice_amount::text AS invoice'));
       expect(paid.filter((o: { paid: string; invoice: string }) => o.paid !== o.invoice)).to.deep.equal([]);
-      const payments = await db()('sales_order_history as h').join('sales_order as o', 'o.internal_id', 'h.order_internal_id')
-        .where('o.account_id', s.id).andWhere('h.text', 'like', 'payment %').count('* as n');
+      const payments = await db()('sales_order_history as h')
+        .join('sales_order as o', 'o.internal_id', 'h.order_internal_id')
+        .where('o.account_id', s.id)
+        .andWhere('h.text', 'like', 'payment %')
+        .count('* as n');
       expect(Number(payments[0]!.n)).to.equal(count);
     } finally {
       await killChild(child);

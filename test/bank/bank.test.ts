@@ -3,13 +3,32 @@ import { db } from '../../lib/db/knex';
 import { call, newSeller, query, Seller } from '../support/api';
 import { createOrder, orderEvents, readOrder } from '../order/helpers';
 
-interface BankView { id: string; type: string; date: string; transfer_date: string; sender: string; subject: string; amount: string; order_id?: string; order_no?: string | null; status: string | null }
+interface BankView {
+  id: string;
+  type: string;
+  date: string;
+  transfer_date: string;
+  sender: string;
+  subject: string;
+  amount: string;
+  order_id?: string;
+  order_no?: string | null;
+  status: string | null;
+}
 
 describe('bank: transfers and payment-provider payments', () => {
   let seller: Seller;
-  before(async () => { seller = await newSeller(); });
+  before(async () => {
+    seller = await newSeller();
+  });
 
-  const transfer = (fields: Record<string, unknown> = {}) => ({ transfer_date: '2026-11-20T10:00:00Z', sender: 'Anna Berg', subject: 'thanks', amount: '10.00', ...fields });
+  const transfer = (fields: Record<string, unknown> = {}) => ({
+    transfer_date: '2026-11-20T10:00:00Z',
+    sender: 'Anna Berg',
+    subject: 'thanks',
+    amount: '10.00',
+    ...fields,
+  });
   const post = (who: Seller, fields: Record<string, unknown> = {}) => call('bank/transfer/', { token: who.token, body: { bank: transfer(fields) } });
   const list = async (who: Seller, params: Record<string, unknown> = {}, path = 'bank/transfer/') => {
     const res = await call(`${path}?${query(params)}`, { token: who.token });
@@ -26,7 +45,15 @@ describe('bank: transfers and payment-provider payments', () => {
     expect(res.body.bank_id).to.match(/^\d+_\d{4}_\d{2}$/);
     expect(res.body.is_order_paid).to.equal('0');
     const bank = await one(seller, res.body.bank_id as string);
-    expect(bank).to.include({ id: res.body.bank_id, type: 'bank', sender: 'Anna Berg', subject: 'no reference here', amount: '12.50', order_no: null, status: null });
+    expect(bank).to.include({
+      id: res.body.bank_id,
+      type: 'bank',
+      sender: 'Anna Berg',
+      subject: 'no reference here',
+      amount: '12.50',
+      order_no: null,
+      status: null,
+    });
     expect(bank.transfer_date).to.equal('2026-11-20T10:00:00.000Z');
     expect(bank).to.not.have.key('order_id');
   });
@@ -97,7 +124,7 @@ describe('bank: transfers and payment-provider payments', () => {
     expect((await one(s, empty.body.bank_id as string)).order_no).to.equal(null);
   });
 
-  it('when the subject names another account\'s order, then it is never matched', async () => {
+  it("when the subject names another account's order, then it is never matched", async () => {
     const owner = await newSeller();
     const s = await newSeller();
     const foreign = await createOrder(owner, { line: [{ id: 1, price: '5.00' }] });
@@ -133,12 +160,32 @@ describe('bank: transfers and payment-provider payments', () => {
       old = '900_2026_09';
       provider = '901_2026_11';
       await db()('bank').insert([
-        { account_id: s.id, number: 900, id: old, type: 'bank', created_at: new Date(Date.now() - 62 * 86400000), transfer_date: new Date(), sender: 'x', subject: 'old', amount: '1.00' },
-        { account_id: s.id, number: 901, id: provider, type: 'payment_provider', transfer_date: new Date(), sender: 'pp', subject: 'pp', amount: '2.00', status: 'completed' },
+        {
+          account_id: s.id,
+          number: 900,
+          id: old,
+          type: 'bank',
+          created_at: new Date(Date.now() - 62 * 86400000),
+          transfer_date: new Date(),
+          sender: 'x',
+          subject: 'old',
+          amount: '1.00',
+        },
+        {
+          account_id: s.id,
+          number: 901,
+          id: provider,
+          type: 'payment_provider',
+          transfer_date: new Date(),
+          sender: 'pp',
+          subject: 'pp',
+          amount: '2.00',
+          status: 'completed',
+        },
       ]);
     });
 
-    it('when transfers are searched without a filter, then the last month of the account\'s transfers comes, in id order', async () => {
+    it("when transfers are searched without a filter, then the last month of the account's transfers comes, in id order", async () => {
       expect((await list(s)).map((b) => b.id)).to.deep.equal(ids);
     });
 
@@ -167,7 +214,10 @@ describe('bank: transfers and payment-provider payments', () => {
 
     it('when a later filter object sends id or date (Bank_filter_type has no other field), then 400 names that object and the field', async () => {
       const week = new Date(Date.now() - 7 * 86400000).toISOString();
-      for (const [later, name] of [[{ id: [ids[1]] }, 'id'], [{ date: { from: week } }, 'date.from']] as const) {
+      for (const [later, name] of [
+        [{ id: [ids[1]] }, 'id'],
+        [{ date: { from: week } }, 'date.from'],
+      ] as const) {
         const res = await call(`bank/transfer/?${query({ filter: [{ id: [ids[0]] }, later] })}`, { token: s.token });
         expect(res.status, res.text).to.equal(400);
         expect(res.body.error![0]!).to.include({ error: 'singleton_filter', field: 'filter[1]' });

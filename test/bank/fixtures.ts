@@ -12,4 +12,3 @@ export function fixture(name: string, values: Record<string, string> = {}): Buff
   const latin1 = bytes.toString('latin1').replace(/\{\{(\w+)\}\}/g, (_, key: string) => all[key] ?? '');
   return Buffer.from(latin1, 'latin1');
 }
-

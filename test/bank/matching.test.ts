@@ -9,12 +9,23 @@ import { createOrder, orderEvents, readOrder } from '../order/helpers';
 import { startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
 
-interface BankView { id: string; sender: string; subject: string; amount: string; order_id?: string; order_no?: string | null }
+interface BankView {
+  id: string;
+  sender: string;
+  subject: string;
+  amount: string;
+  order_id?: string;
+  order_no?: string | null;
+}
 
 describe('bank: matching imported transfers to orders (bank worker)', () => {
   let bankWorker: { stop(): Promise<void> } | undefined;
-  before(async () => { bankWorker = await startBankWorker('bank-match'); });
-  after(async () => { await bankWorker?.stop(); });
+  before(async () => {
+    bankWorker = await startBankWorker('bank-match');
+  });
+  after(async () => {
+    await bankWorker?.stop();
+  });
 
   const order = (s: Seller, price: string, name = 'Jürgen Müller') =>
     createOrder(s, { customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });
@@ -67,11 +78,20 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     const byName = await order(s, '5.00');
     const invoice = (await readOrder(s, byInvoice)).invoice_number;
     expect(String(invoice)).to.equal('2');
-    const mt940 = [':20:STARTUMS', ':25:12030000/0000202051', ':28C:1/1', ':60F:C261119EUR0,00',
-      ':61:2611201120CR10,00NTRFNONREF//R1', `:86:166?20Bestellnummer ${byNumber.split('_')[0]}?32Anna Berg`,
-      ':61:2611201120CR19,00NTRFNONREF//R2', `:86:166?20Rechnung ${invoice}`,
-      ':61:2611201120CR5,00NTRFNONREF//R3', ':86:166?20Danke?32MUELLER, JUERGEN',
-      ':62F:C261120EUR34,00', '-'].join('\r\n');
+    const mt940 = [
+      ':20:STARTUMS',
+      ':25:12030000/0000202051',
+      ':28C:1/1',
+      ':60F:C261119EUR0,00',
+      ':61:2611201120CR10,00NTRFNONREF//R1',
+      `:86:166?20Bestellnummer ${byNumber.split('_')[0]}?32Anna Berg`,
+      ':61:2611201120CR19,00NTRFNONREF//R2',
+      `:86:166?20Rechnung ${invoice}`,
+      ':61:2611201120CR5,00NTRFNONREF//R3',
+      ':86:166?20Danke?32MUELLER, JUERGEN',
+      ':62F:C261120EUR34,00',
+      '-',
+    ].join('\r\n');
     await importFile(s, Buffer.from(mt940));
     const rows = await transfers(s);
     expect(rows.map((r) => r.order_id ?? null)).to.deep.equal([byNumber, byInvoice, byName]);
@@ -83,13 +103,24 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     const s = await newSeller();
     const one = await order(s, '15.00', 'Eva Fink');
     await order(s, '15.00', 'Eva Fink');
-    const mt940 = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261119EUR0,00',
-      ':61:2611201120CR15,00NTRFNONREF//A1', ':86:166?20Danke?32Eva Fink',
-      ':61:2611201120CR7,00NTRFNONREF//A2', ':86:166?20Bestellung 999999?32Gustav Holm',
-      ':62F:C261120EUR22,00', '-'].join('\n');
+    const mt940 = [
+      ':20:X',
+      ':25:ACC',
+      ':28C:1/1',
+      ':60F:C261119EUR0,00',
+      ':61:2611201120CR15,00NTRFNONREF//A1',
+      ':86:166?20Danke?32Eva Fink',
+      ':61:2611201120CR7,00NTRFNONREF//A2',
+      ':86:166?20Bestellung 999999?32Gustav Holm',
+      ':62F:C261120EUR22,00',
+      '-',
+    ].join('\n');
     await importFile(s, Buffer.from(mt940));
     const open = await transfers(s, { is_assigned: 0 });
-    expect(open.map((r) => [r.amount, r.order_no ?? null])).to.deep.equal([['15.00', null], ['7.00', '999999']]);
+    expect(open.map((r) => [r.amount, r.order_no ?? null])).to.deep.equal([
+      ['15.00', null],
+      ['7.00', '999999'],
+    ]);
     expect(await transfers(s, { is_assigned: 1 })).to.have.length(0);
     expect((await readOrder(s, one)).paid_amount).to.equal(null);
   });
@@ -129,8 +160,16 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     const now = new Date();
     const expected = `1_${now.getUTCFullYear()}_${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
     const today = now.toISOString().slice(2, 10).replace(/-/g, '');
-    const mt940 = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261119EUR0,00',
-      `:61:${today}CR12,00NTRFNONREF//E1`, `:86:166?20Order ${expected}`, ':62F:C261120EUR12,00', '-'].join('\n');
+    const mt940 = [
+      ':20:X',
+      ':25:ACC',
+      ':28C:1/1',
+      ':60F:C261119EUR0,00',
+      `:61:${today}CR12,00NTRFNONREF//E1`,
+      `:86:166?20Order ${expected}`,
+      ':62F:C261120EUR12,00',
+      '-',
+    ].join('\n');
     await importFile(s, Buffer.from(mt940));
     expect((await transfers(s))[0]!.order_no).to.equal(expected);
     expect(await order(s, '12.00')).to.equal(expected);
@@ -148,7 +187,7 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     expect(job?.name).to.equal('bank.rematch');
   });
 
-  it('when a statement names another account\'s order or a cancelled one, then neither is paid', async () => {
+  it("when a statement names another account's order or a cancelled one, then neither is paid", async () => {
     const s = await newSeller();
     const other = await newSeller();
     const foreign = await order(other, '49.90');

@@ -11,7 +11,16 @@ import { Sandbox, startSandbox } from '../fleet/support';
 import { createOrder, readOrder } from '../order/helpers';
 import { startBankWorker } from './bank-worker';
 
-interface BankView { id: string; type: string; sender: string; subject: string; amount: string; status: string | null; order_id?: string; order_no?: string | null }
+interface BankView {
+  id: string;
+  type: string;
+  sender: string;
+  subject: string;
+  amount: string;
+  status: string | null;
+  order_id?: string;
+  order_no?: string | null;
+}
 
 describe('bank: payment provider (PayPal transaction search) sync', () => {
   let bankWorker: { stop(): Promise<void> } | undefined;
@@ -22,20 +31,43 @@ describe('bank: payment provider (PayPal transaction search) sync', () => {
     bankWorker = await startBankWorker('provider');
     // The sandbox's URL stays set only while this file runs.
     const stop = bankWorker.stop;
-    bankWorker.stop = async () => { await stop(); setConfig(original); };
+    bankWorker.stop = async () => {
+      await stop();
+      setConfig(original);
+    };
   });
-  after(async () => { await bankWorker?.stop(); await sandbox.close(); });
+  after(async () => {
+    await bankWorker?.stop();
+    await sandbox.close();
+  });
 
   async function connect(s: Seller, secret = 'sandbox-secret'): Promise<{ id: number; clientId: string }> {
     const clientId = `client-${crypto.randomBytes(4).toString('hex')}`;
-    const res = await kontor('payment-provider', 'connect', '--login', s.login, '--name', 'Shop PayPal', '--client-id', clientId, '--client-secret', secret, '--base-url', sandbox.url);
+    const res = await kontor(
+      'payment-provider',
+      'connect',
+      '--login',
+      s.login,
+      '--name',
+      'Shop PayPal',
+      '--client-id',
+      clientId,
+      '--client-secret',
+      secret,
+      '--base-url',
+      sandbox.url,
+    );
     expect(res.code, res.err).to.equal(0);
     expect(res.out).to.not.contain(secret);
     return { id: (JSON.parse(res.out) as { id: number }).id, clientId };
   }
 
   const pay = async (fields: Record<string, unknown>) => {
-    const res = await fetch(`${sandbox.url}/_sandbox/paypal/payments`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(fields) });
+    const res = await fetch(`${sandbox.url}/_sandbox/paypal/payments`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(fields),
+    });
     expect(res.status).to.equal(201);
     return (await res.json()) as { transaction_id: string };
   };
@@ -86,7 +118,17 @@ describe('bank: payment provider (PayPal transaction search) sync', () => {
     const { id, clientId } = await connect(s);
     const at = Date.now() - 3_600_000;
     for (let i = 0; i < 501; i++) {
-      sandbox.state.paypal.payments.push({ clientId, transactionId: `PAGED${String(i).padStart(12, '0')}`, date: new Date(at + i).toISOString(), amount: '1.00', currency: 'EUR', payerName: 'Many Buyers', email: 'b@example.com', invoiceId: '', subject: `gift ${i}` });
+      sandbox.state.paypal.payments.push({
+        clientId,
+        transactionId: `PAGED${String(i).padStart(12, '0')}`,
+        date: new Date(at + i).toISOString(),
+        amount: '1.00',
+        currency: 'EUR',
+        payerName: 'Many Buyers',
+        email: 'b@example.com',
+        invoiceId: '',
+        subject: `gift ${i}`,
+      });
     }
     expect(await (await sync(s, id))!.getState()).to.equal('completed');
     const pages = sandbox.state.requests.filter((r) => r.portal === 'paypal' && r.portalAccount === clientId).map((r) => (r.body as { page: string }).page);

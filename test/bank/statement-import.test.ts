@@ -5,7 +5,15 @@ import { kontor } from '../support/cli';
 import path from 'node:path';
 import { fixture } from './fixtures';
 
-interface BankView { id: string; sender: string; subject: string; amount: string; transfer_date: string; order_no?: string | null; order_id?: string }
+interface BankView {
+  id: string;
+  sender: string;
+  subject: string;
+  amount: string;
+  transfer_date: string;
+  order_no?: string | null;
+  order_id?: string;
+}
 
 const postFile = (who: Seller, body: Buffer, contentType = 'application/octet-stream') =>
   call('bank/statement/', { token: who.token, body, headers: { 'Content-Type': contentType } });
@@ -52,7 +60,10 @@ describe('bank: statement import (POST bank/statement/)', () => {
 
   it('when a transfer posted through bank/transfer/ equals an entry without a bank reference, then the import keeps the one record', async () => {
     const s = await newSeller();
-    const posted = await call('bank/transfer/', { token: s.token, body: { bank: { transfer_date: '2026-11-21T00:00:00Z', sender: '', subject: 'Trinkgeld von Björn Ängström', amount: '5.00' } } });
+    const posted = await call('bank/transfer/', {
+      token: s.token,
+      body: { bank: { transfer_date: '2026-11-21T00:00:00Z', sender: '', subject: 'Trinkgeld von Björn Ängström', amount: '5.00' } },
+    });
     expect(posted.status, posted.text).to.equal(201);
     const res = await postFile(s, fixture('mt940-latin1.sta'));
     expect(res.body.statement).to.include({ stored: 2, duplicates: 1 });

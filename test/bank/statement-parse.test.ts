@@ -20,9 +20,27 @@ describe('bank statement parsing', () => {
       expect(parsed).to.include({ format: 'camt.053', statements: 2, debits: 1, unbooked: 1 });
       const suffix = version === '001.08' ? 'V08-' : '';
       expect(parsed.entries).to.deep.equal([
-        { reference: `DE02120300000000202051|${suffix}2026112012345001`, transferDate: new Date('2026-11-20T00:00:00Z'), sender: 'Jürgen Müller', subject: 'Bestellung 1_2026_11 vielen Dank für die schnelle Lieferung', amount: '49.90' },
-        { reference: `DE02120300000000202051|${suffix}2026112112345100/1`, transferDate: new Date('2026-11-21T00:00:00Z'), sender: 'Zoë Brandstätter', subject: '2_2026_11', amount: '24.50' },
-        { reference: `DE02120300000000202051|${suffix}2026112112345100/2`, transferDate: new Date('2026-11-21T00:00:00Z'), sender: 'Anna Ødegård', subject: 'Spende & Trinkgeld', amount: '5.00' },
+        {
+          reference: `DE02120300000000202051|${suffix}2026112012345001`,
+          transferDate: new Date('2026-11-20T00:00:00Z'),
+          sender: 'Jürgen Müller',
+          subject: 'Bestellung 1_2026_11 vielen Dank für die schnelle Lieferung',
+          amount: '49.90',
+        },
+        {
+          reference: `DE02120300000000202051|${suffix}2026112112345100/1`,
+          transferDate: new Date('2026-11-21T00:00:00Z'),
+          sender: 'Zoë Brandstätter',
+          subject: '2_2026_11',
+          amount: '24.50',
+        },
+        {
+          reference: `DE02120300000000202051|${suffix}2026112112345100/2`,
+          transferDate: new Date('2026-11-21T00:00:00Z'),
+          sender: 'Anna Ødegård',
+          subject: 'Spende & Trinkgeld',
+          amount: '5.00',
+        },
       ]);
     });
   }
@@ -31,8 +49,20 @@ describe('bank statement parsing', () => {
     const parsed = await parseStatement(fixture('mt940-latin1.sta'));
     expect(parsed).to.include({ format: 'mt940', statements: 2, debits: 1, unbooked: 0 });
     expect(parsed.entries).to.deep.equal([
-      { reference: '12030000/0000202051|2026112000001', transferDate: new Date('2026-11-20T00:00:00Z'), sender: 'Jürgen Müller', subject: 'Bestellung 1_2026_11 Danke schön', amount: '49.90' },
-      { reference: '12030000/0000202051|2026112100001', transferDate: new Date('2026-11-21T00:00:00Z'), sender: 'Zoë Brandstätter', subject: '2_2026_11', amount: '24.50' },
+      {
+        reference: '12030000/0000202051|2026112000001',
+        transferDate: new Date('2026-11-20T00:00:00Z'),
+        sender: 'Jürgen Müller',
+        subject: 'Bestellung 1_2026_11 Danke schön',
+        amount: '49.90',
+      },
+      {
+        reference: '12030000/0000202051|2026112100001',
+        transferDate: new Date('2026-11-21T00:00:00Z'),
+        sender: 'Zoë Brandstätter',
+        subject: '2_2026_11',
+        amount: '24.50',
+      },
       { reference: null, transferDate: new Date('2026-11-21T00:00:00Z'), sender: '', subject: 'Trinkgeld von Björn Ängström', amount: '5.00' },
     ]);
   });
@@ -40,12 +70,20 @@ describe('bank statement parsing', () => {
   it('when an MT940 :86: uses the /TAG/ layout, then NAME is the sender and REMI the subject', async () => {
     const parsed = await parseStatement(fixture('mt940-tags.sta'));
     expect(parsed.entries).to.deep.equal([
-      { reference: 'NL91ABNA0417164300|ABN0000001', transferDate: new Date('2026-11-21T00:00:00Z'), sender: 'Sjoerd de Vries', subject: 'Order 1_2026_11', amount: '30.00' },
+      {
+        reference: 'NL91ABNA0417164300|ABN0000001',
+        transferDate: new Date('2026-11-21T00:00:00Z'),
+        sender: 'Sjoerd de Vries',
+        subject: 'Order 1_2026_11',
+        amount: '30.00',
+      },
     ]);
   });
 
   it('when an MT940 entry is valued on 31 December and booked on 2 January, then its transfer_date is in the next year', async () => {
-    const text = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261231EUR0,00', ':61:2612310102CR8,00NTRFNONREF//Y1', ':86:Neujahr', ':62F:C261231EUR8,00', '-'].join('\n');
+    const text = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261231EUR0,00', ':61:2612310102CR8,00NTRFNONREF//Y1', ':86:Neujahr', ':62F:C261231EUR8,00', '-'].join(
+      '\n',
+    );
     const parsed = await parseStatement(Buffer.from(text));
     expect(parsed.entries[0]!.transferDate).to.deep.equal(new Date('2027-01-02T00:00:00Z'));
   });
@@ -79,7 +117,9 @@ describe('bank statement parsing', () => {
   });
 
   it('when a CAMT file carries a DOCTYPE or is cut off, then it is refused with a 400', async () => {
-    const doctype = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]>${fixture('camt053.001.02.xml').toString().replace(/^<\?xml[^>]*>/, '')}`;
+    const doctype = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]>${fixture('camt053.001.02.xml')
+      .toString()
+      .replace(/^<\?xml[^>]*>/, '')}`;
     expect((await refusal(Buffer.from(doctype))).id).to.equal('xml_doctype_refused');
     const cut = fixture('camt053.001.02.xml').subarray(0, 3000);
     const err = await refusal(cut);

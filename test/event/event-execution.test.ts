@@ -20,7 +20,10 @@ async function createHandler(seller: Seller, handler: Record<string, unknown>): 
 }
 
 const notification = (url: string, targetName = 'erp', extra: Record<string, unknown> = {}) => ({
-  type: { id: 'created' }, section: 'order', action: { id: 'notification', required: { url, format: 'post', target_name: targetName } }, ...extra,
+  type: { id: 'created' },
+  section: 'order',
+  action: { id: 'notification', required: { url, format: 'post', target_name: targetName } },
+  ...extra,
 });
 
 async function createOrder(seller: Seller, order: Record<string, unknown> = {}): Promise<string> {
@@ -31,7 +34,10 @@ async function createOrder(seller: Seller, order: Record<string, unknown> = {}):
 
 /** The event.run job of a handler (an outbox row, so GET job/{job_id}/ answers it). */
 async function runJobOf(seller: Seller, handlerId: number): Promise<string | undefined> {
-  const rows = await db()('outbox').where({ account_id: seller.id, job_name: 'event.run' }).select('job_id', 'payload') as { job_id: string; payload: { handlerId: number } }[];
+  const rows = (await db()('outbox').where({ account_id: seller.id, job_name: 'event.run' }).select('job_id', 'payload')) as {
+    job_id: string;
+    payload: { handlerId: number };
+  }[];
   return rows.find((r) => r.payload.handlerId === handlerId)?.job_id;
 }
 
@@ -96,7 +102,13 @@ describe('event execution (events worker)', function () {
 
     const delivery = await waitFor(async () => received.find((r) => r.path === path), 'the notification');
     const body = JSON.parse(delivery.body) as Record<string, unknown>;
-    expect(body).to.deep.include({ event: { section: 'order', type: 'created' }, order_id: orderId, user_id: seller.id, handler_id: handler.id, target_name: 'erp' });
+    expect(body).to.deep.include({
+      event: { section: 'order', type: 'created' },
+      order_id: orderId,
+      user_id: seller.id,
+      handler_id: handler.id,
+      target_name: 'erp',
+    });
     expect(delivery.headers['content-type']).to.match(/^application\/json/);
 
     const timestamp = String(delivery.headers['x-kontor-timestamp']);
@@ -116,7 +128,11 @@ describe('event execution (events worker)', function () {
     const seller = await newSeller();
     const path = `/ok/rid/${seller.id}`;
     await createHandler(seller, notification(`${base}${path}`));
-    const res = await call('order/', { token: seller.token, headers: { 'X-Request-Id': `shop-${seller.id}` }, body: { order: { customer: { email: 'buyer@example.com' } } } });
+    const res = await call('order/', {
+      token: seller.token,
+      headers: { 'X-Request-Id': `shop-${seller.id}` },
+      body: { order: { customer: { email: 'buyer@example.com' } } },
+    });
     expect(res.status, res.text).to.equal(201);
     const delivery = await waitFor(async () => received.find((r) => r.path === path), 'the notification');
     expect(delivery.headers['x-request-id']).to.equal(`shop-${seller.id}`);
@@ -138,10 +154,16 @@ describe('event execution (events worker)', function () {
     expect(received.filter((r) => r.path === `/gone/${seller.id}`)).to.have.length(1);
   });
 
-  it('when a handler\'s condition does not hold on the order, then it is not run while the others are', async () => {
+  it("when a handler's condition does not hold on the order, then it is not run while the others are", async () => {
     const seller = await newSeller();
-    const onlyAuction = await createHandler(seller, notification(`${base}/ok/cond-a-${seller.id}`, 'a', { condition: [{ field: 'platform', operator: '=', value: 'auction_a' }] }));
-    const notAuction = await createHandler(seller, notification(`${base}/ok/cond-b-${seller.id}`, 'b', { condition: [{ field: 'platform', operator: '!=', value: 'auction_a' }] }));
+    const onlyAuction = await createHandler(
+      seller,
+      notification(`${base}/ok/cond-a-${seller.id}`, 'a', { condition: [{ field: 'platform', operator: '=', value: 'auction_a' }] }),
+    );
+    const notAuction = await createHandler(
+      seller,
+      notification(`${base}/ok/cond-b-${seller.id}`, 'b', { condition: [{ field: 'platform', operator: '!=', value: 'auction_a' }] }),
+    );
     await createOrder(seller, { platform: 'market_c' });
 
     await waitFor(async () => received.find((r) => r.path === `/ok/cond-b-${seller.id}`), 'the matching handler');
@@ -154,11 +176,23 @@ describe('event execution (events worker)', function () {
     const seller = await newSeller();
     const email = `buyer-${seller.id}@example.com`;
     const mail = await createHandler(seller, {
-      type: { id: 'created' }, section: 'order',
-      action: { id: 'mail', required: { to: '{customer.email}', subject: 'Order {id} received', template: 'Thank you for order {id} over {invoice_amount} {currency_id}.' } },
+      type: { id: 'created' },
+      section: 'order',
+      action: {
+        id: 'mail',
+        required: { to: '{customer.email}', subject: 'Order {id} received', template: 'Thank you for order {id} over {invoice_amount} {currency_id}.' },
+      },
     });
-    const flag = await createHandler(seller, { type: { id: 'created' }, section: 'order', action: { id: 'order_flag', required: { flag: 'is_parked', value: 'true' } } });
-    const task = await createHandler(seller, { type: { id: 'created' }, section: 'order', action: { id: 'task', required: { title: 'Check order {id}', text: 'Buyer {customer.email}', priority: 'high' } } });
+    const flag = await createHandler(seller, {
+      type: { id: 'created' },
+      section: 'order',
+      action: { id: 'order_flag', required: { flag: 'is_parked', value: 'true' } },
+    });
+    const task = await createHandler(seller, {
+      type: { id: 'created' },
+      section: 'order',
+      action: { id: 'task', required: { title: 'Check order {id}', text: 'Buyer {customer.email}', priority: 'high' } },
+    });
     const orderId = await createOrder(seller, { customer: { email } });
 
     const mailJob = await finalJob(seller, await waitFor(() => runJobOf(seller, mail.id), 'the mail run'));
@@ -177,7 +211,10 @@ describe('event execution (events worker)', function () {
     const tasks = await call('task/', { token: seller.token });
     expect(tasks.body.task).to.have.length(1);
     expect((tasks.body.task as Record<string, unknown>[])[0]).to.deep.include({
-      title: `Check order ${orderId}`, text: `Buyer ${email}`, priority: 'high', reference: { section: 'order', id: orderId },
+      title: `Check order ${orderId}`,
+      text: `Buyer ${email}`,
+      priority: 'high',
+      reference: { section: 'order', id: orderId },
     });
   });
 
@@ -186,16 +223,31 @@ describe('event execution (events worker)', function () {
     const stock = await call('stock/', { token: seller.token, body: { stock: { name: 'cup', sku: `cup-${seller.id}`, quantity: 3 } } });
     expect(stock.status, stock.text).to.equal(201);
     const stockId = Number(stock.body.stock_id);
-    const targeted = await createHandler(seller, { type: { id: 'cia' }, section: 'stock', action: { id: 'notification', required: { url: `${base}/ok/stock-${seller.id}`, format: 'post', target_name: 'shop-sync' } } });
-    const other = await createHandler(seller, { type: { id: 'cia' }, section: 'stock', action: { id: 'notification', required: { url: `${base}/ok/stock-other-${seller.id}`, format: 'post', target_name: 'other' } } });
+    const targeted = await createHandler(seller, {
+      type: { id: 'cia' },
+      section: 'stock',
+      action: { id: 'notification', required: { url: `${base}/ok/stock-${seller.id}`, format: 'post', target_name: 'shop-sync' } },
+    });
+    const other = await createHandler(seller, {
+      type: { id: 'cia' },
+      section: 'stock',
+      action: { id: 'notification', required: { url: `${base}/ok/stock-other-${seller.id}`, format: 'post', target_name: 'other' } },
+    });
     const lowStock = await createHandler(seller, {
-      type: { id: 'cia' }, section: 'stock', condition: [{ field: 'quantity', operator: '<', value: 5 }],
+      type: { id: 'cia' },
+      section: 'stock',
+      condition: [{ field: 'quantity', operator: '<', value: 5 }],
       action: { id: 'task', required: { title: 'Reorder {stock_id}', text: 'Only {quantity} left', priority: 'normal' } },
     });
-    await db().transaction((trx) => addToOutbox(trx, seller.id, 'event.emit', {
-      accountId: seller.id, section: 'stock', type: 'cia', recordId: String(stockId),
-      data: { target: ['shop-sync', String(lowStock.id)], quantity: [{ portal: 'auction_a', portal_account_id: seller.portalAccountId, quantity: 3 }] },
-    }));
+    await db().transaction((trx) =>
+      addToOutbox(trx, seller.id, 'event.emit', {
+        accountId: seller.id,
+        section: 'stock',
+        type: 'cia',
+        recordId: String(stockId),
+        data: { target: ['shop-sync', String(lowStock.id)], quantity: [{ portal: 'auction_a', portal_account_id: seller.portalAccountId, quantity: 3 }] },
+      }),
+    );
 
     const delivery = await waitFor(async () => received.find((r) => r.path === `/ok/stock-${seller.id}`), 'the stock notification');
     // stock_id as GET stock/{stock_id}/ answers Stock_type id: text.
@@ -211,7 +263,11 @@ describe('event execution (events worker)', function () {
 
   it('when event.emit runs twice for the same event, then each handler is queued once', async () => {
     const seller = await newSeller();
-    const handler = await createHandler(seller, { type: { id: 'created' }, section: 'customer', action: { id: 'notification', required: { url: `${base}/ok/twice-${seller.id}`, format: 'post', target_name: 'crm' } } });
+    const handler = await createHandler(seller, {
+      type: { id: 'created' },
+      section: 'customer',
+      action: { id: 'notification', required: { url: `${base}/ok/twice-${seller.id}`, format: 'post', target_name: 'crm' } },
+    });
     const event = { accountId: seller.id, section: 'customer', type: 'created', recordId: '424242' };
     const eventId = crypto.randomUUID();
     const first = await dispatchEvent(eventId, event, new Date());
@@ -225,10 +281,14 @@ describe('event execution (events worker)', function () {
     expect(JSON.parse(delivery.body)).to.deep.include({ event: { section: 'customer', type: 'created' }, customer_id: 424242, handler_id: handler.id });
   });
 
-  it('when a customer is created, then the notification names customer_id and user_id with the JSON type and value the API\'s own GET answers give', async () => {
+  it("when a customer is created, then the notification names customer_id and user_id with the JSON type and value the API's own GET answers give", async () => {
     const seller = await newSeller();
     const path = `/ok/customer-${seller.id}`;
-    await createHandler(seller, { type: { id: 'created' }, section: 'customer', action: { id: 'notification', required: { url: `${base}${path}`, format: 'post', target_name: 'crm' } } });
+    await createHandler(seller, {
+      type: { id: 'created' },
+      section: 'customer',
+      action: { id: 'notification', required: { url: `${base}${path}`, format: 'post', target_name: 'crm' } },
+    });
     await createOrder(seller, { customer: { email: `numbered-${seller.id}@example.com` } });
     await createOrder(seller, { customer: { id: `C-${seller.id}`, email: `named-${seller.id}@example.com` } });
 
@@ -254,8 +314,17 @@ describe('event execution (events worker)', function () {
     const handler = await createHandler(seller, notification(`${base}/ok/deleted-${seller.id}`));
     await call(`admin/event/handler/${handler.id}/`, { token: seller.token, method: 'DELETE' });
     const job = {
-      id: crypto.randomUUID(), name: 'event.run',
-      data: { accountId: seller.id, handlerId: handler.id, section: 'order', type: 'created', recordId: '1_2026_11', eventId: 'e1', occurredAt: new Date().toISOString() },
+      id: crypto.randomUUID(),
+      name: 'event.run',
+      data: {
+        accountId: seller.id,
+        handlerId: handler.id,
+        section: 'order',
+        type: 'created',
+        recordId: '1_2026_11',
+        eventId: 'e1',
+        occurredAt: new Date().toISOString(),
+      },
     };
     const result = await eventProcessors['event.run']!(job as unknown as Job);
     expect(result).to.deep.equal({ handler_id: handler.id, skipped: 'handler deleted or inactive' });
@@ -269,11 +338,24 @@ describe('event execution (events worker)', function () {
     setConfig({ ...current, webhookAllowPrivateHosts: false });
     try {
       const job = {
-        id: crypto.randomUUID(), name: 'event.run',
-        data: { accountId: seller.id, handlerId: handler.id, section: 'order', type: 'created', recordId: '1_2026_11', eventId: 'e2', occurredAt: new Date().toISOString() },
+        id: crypto.randomUUID(),
+        name: 'event.run',
+        data: {
+          accountId: seller.id,
+          handlerId: handler.id,
+          section: 'order',
+          type: 'created',
+          recordId: '1_2026_11',
+          eventId: 'e2',
+          occurredAt: new Date().toISOString(),
+        },
       };
       let error: Error | undefined;
-      try { await eventProcessors['event.run']!(job as unknown as Job); } catch (e) { error = e as Error; }
+      try {
+        await eventProcessors['event.run']!(job as unknown as Job);
+      } catch (e) {
+        error = e as Error;
+      }
       expect(error?.name).to.equal('UnrecoverableError');
       expect(error?.message).to.match(/private or loopback/);
     } finally {

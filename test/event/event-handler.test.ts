@@ -26,9 +26,13 @@ describe('event handlers (admin/event/handler/)', () => {
     expect(one.status).to.equal(200);
     const handler = one.body.event_handler as Record<string, unknown>;
     expect(handler).to.deep.include({
-      id, type: { id: 'created' }, section: 'order',
+      id,
+      type: { id: 'created' },
+      section: 'order',
       action: { id: 'notification', required: { url: 'https://receiver.example/hooks/kontor', format: 'post', target_name: 'erp' } },
-      condition: [], is_active: true, signing_secret: res.body.signing_secret,
+      condition: [],
+      is_active: true,
+      signing_secret: res.body.signing_secret,
     });
     expect(handler.modified).to.be.a('string');
 
@@ -39,10 +43,15 @@ describe('event handlers (admin/event/handler/)', () => {
 
   it('when the example handler is sent as XML, then it is created the same way', async () => {
     const seller = await newSeller();
-    const xml = '<?xml version="1.0" encoding="UTF-8"?><request><event_handler><type><id>created</id></type><section>order</section>'
-      + '<action><id>notification</id><required><url>https://receiver.example/hooks/kontor</url><format>post</format><target_name>erp</target_name></required></action>'
-      + '</event_handler></request>';
-    const res = await call('admin/event/handler/', { token: seller.token, body: xml, headers: { 'Content-Type': 'application/xml', Accept: 'application/json' } });
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?><request><event_handler><type><id>created</id></type><section>order</section>' +
+      '<action><id>notification</id><required><url>https://receiver.example/hooks/kontor</url><format>post</format><target_name>erp</target_name></required></action>' +
+      '</event_handler></request>';
+    const res = await call('admin/event/handler/', {
+      token: seller.token,
+      body: xml,
+      headers: { 'Content-Type': 'application/xml', Accept: 'application/json' },
+    });
     expect(res.status, res.text).to.equal(201);
     const one = await call(`admin/event/handler/${res.body.event_handler_id}/`, { token: seller.token });
     expect((one.body.event_handler as { action: unknown }).action).to.deep.equal(exampleBody.event_handler.action);
@@ -68,13 +77,31 @@ describe('event handlers (admin/event/handler/)', () => {
       [{ ...base, section: undefined }, 'event_handler.section'],
       [{ ...base, section: 'customer', type: { id: 'paid' } }, 'event_handler.type.id'],
       [{ ...base, action: { id: 'teleport', required: {} } }, 'event_handler.action.id'],
-      [{ ...base, action: { id: 'order_flag', required: { flag: 'is_packed', value: 'true' } }, section: 'customer', type: { id: 'created' } }, 'event_handler.action.id'],
+      [
+        { ...base, action: { id: 'order_flag', required: { flag: 'is_packed', value: 'true' } }, section: 'customer', type: { id: 'created' } },
+        'event_handler.action.id',
+      ],
       [{ ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'post' } } }, 'event_handler.action.required.target_name'],
-      [{ ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'get', target_name: 'a' } } }, 'event_handler.action.required.format'],
+      [
+        { ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'get', target_name: 'a' } } },
+        'event_handler.action.required.format',
+      ],
       [{ ...base, action: { id: 'notification', required: { url: 'not a url', format: 'post', target_name: 'a' } } }, 'event_handler.action.required.url'],
-      [{ ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'post', target_name: 'a', colour: 'red' } } }, 'event_handler.action.required.colour'],
+      [
+        { ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'post', target_name: 'a', colour: 'red' } } },
+        'event_handler.action.required.colour',
+      ],
       [{ ...base, action: { id: 'order_flag', required: { flag: 'is_paid', value: 'true' } } }, 'event_handler.action.required.flag'],
-      [{ ...base, condition: [{ field: 'platform', value: 'a' }, { field: 'currency_id', value: 'EUR' }] }, 'event_handler.condition'],
+      [
+        {
+          ...base,
+          condition: [
+            { field: 'platform', value: 'a' },
+            { field: 'currency_id', value: 'EUR' },
+          ],
+        },
+        'event_handler.condition',
+      ],
       [{ ...base, condition: [{ field: 'colour', operator: '=', value: 'red' }] }, 'event_handler.condition[0].field'],
       [{ ...base, condition: [{ field: 'platform', operator: '<', value: 'a' }] }, 'event_handler.condition[0].operator'],
       [{ ...base, condition: [{ field: 'invoice_amount', operator: '>', value: 'lots' }] }, 'event_handler.condition[0].value'],
@@ -86,11 +113,11 @@ describe('event handlers (admin/event/handler/)', () => {
       expect(res.status, `${field}: ${res.text}`).to.equal(400);
       expect(res.body.error![0]!.field, res.text).to.equal(field);
     }
-    const [{ count }] = await db()('event_handler').where({ account_id: seller.id }).count({ count: '*' }) as [{ count: string }];
+    const [{ count }] = (await db()('event_handler').where({ account_id: seller.id }).count({ count: '*' })) as [{ count: string }];
     expect(Number(count)).to.equal(0);
   });
 
-  it('when a handler is deleted, then it is gone; another seller\'s handler answers 404 like an absent one', async () => {
+  it("when a handler is deleted, then it is gone; another seller's handler answers 404 like an absent one", async () => {
     const seller = await newSeller();
     const other = await newSeller();
     const theirs = await call('admin/event/handler/', { token: other.token, body: exampleBody });
@@ -115,9 +142,18 @@ describe('event handlers (admin/event/handler/)', () => {
   it('when mail, order_flag and task handlers are posted with their required fields, then they are accepted', async () => {
     const seller = await newSeller();
     const bodies = [
-      { type: { id: 'shipped' }, section: 'order', action: { id: 'mail', required: { to: '{customer.email}', subject: 'Order {id} shipped', template: 'Hello, order {id} is on its way.' } } },
+      {
+        type: { id: 'shipped' },
+        section: 'order',
+        action: { id: 'mail', required: { to: '{customer.email}', subject: 'Order {id} shipped', template: 'Hello, order {id} is on its way.' } },
+      },
       { type: { id: 'paid' }, section: 'order', action: { id: 'order_flag', required: { flag: 'is_packed', value: true } } },
-      { type: { id: 'cia' }, section: 'stock', action: { id: 'task', required: { title: 'Reorder {stock_id}', text: 'Only {quantity} left', priority: 'high' } }, condition: [{ field: 'quantity', operator: '<', value: 5 }] },
+      {
+        type: { id: 'cia' },
+        section: 'stock',
+        action: { id: 'task', required: { title: 'Reorder {stock_id}', text: 'Only {quantity} left', priority: 'high' } },
+        condition: [{ field: 'quantity', operator: '<', value: 5 }],
+      },
     ];
     for (const handler of bodies) {
       const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
@@ -131,7 +167,13 @@ describe('event handlers (admin/event/handler/)', () => {
     const original = config();
     setConfig({ ...original, webhookAllowPrivateHosts: false });
     try {
-      for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'https://10.1.2.3/hook', 'http://[::1]/hook', 'http://169.254.169.254/latest']) {
+      for (const url of [
+        'http://127.0.0.1:8080/hook',
+        'http://localhost/hook',
+        'https://10.1.2.3/hook',
+        'http://[::1]/hook',
+        'http://169.254.169.254/latest',
+      ]) {
         const body = { event_handler: { ...exampleBody.event_handler, action: { id: 'notification', required: { url, format: 'post', target_name: 'x' } } } };
         const res = await call('admin/event/handler/', { token: seller.token, body });
         expect(res.status, url).to.equal(400);
@@ -147,8 +189,18 @@ describe('event handlers (admin/event/handler/)', () => {
   });
 
   describe('a client filling the fields as system/event/action/ describes them', () => {
-    interface Format { format: string; pattern: string; description: string }
-    interface Action { section: string; type: string[]; action: string; required: Record<string, string | Record<string, string>>; required_format: Record<string, Format> }
+    interface Format {
+      format: string;
+      pattern: string;
+      description: string;
+    }
+    interface Action {
+      section: string;
+      type: string[];
+      action: string;
+      required: Record<string, string | Record<string, string>>;
+      required_format: Record<string, Format>;
+    }
     const examples: Record<string, string> = { url: 'https://hooks.example.com/kontor', email: 'orders@shop.example' };
     const broken: Record<string, string> = { url: 'hooks.example.com/kontor', email: 'orders at shop.example' };
 
@@ -160,14 +212,16 @@ describe('event handlers (admin/event/handler/)', () => {
 
     /** A list field takes its first key, a field with a published format an example of it, any other field free text. */
     function fill(action: Action): Record<string, string> {
-      return Object.fromEntries(Object.entries(action.required).map(([name, spec]) => {
-        if (typeof spec === 'object') return [name, Object.keys(spec)[0]!];
-        const format = action.required_format[name];
-        if (!format) return [name, `free text for ${name}`];
-        const value = examples[format.format]!;
-        expect(new RegExp(format.pattern).test(value), `${format.pattern} ${value}`).to.equal(true);
-        return [name, value];
-      }));
+      return Object.fromEntries(
+        Object.entries(action.required).map(([name, spec]) => {
+          if (typeof spec === 'object') return [name, Object.keys(spec)[0]!];
+          const format = action.required_format[name];
+          if (!format) return [name, `free text for ${name}`];
+          const value = examples[format.format]!;
+          expect(new RegExp(format.pattern).test(value), `${format.pattern} ${value}`).to.equal(true);
+          return [name, value];
+        }),
+      );
     }
 
     it('when every required field of every action is filled as the list says, then every handler is created (201)', async () => {
@@ -196,7 +250,11 @@ describe('event handlers (admin/event/handler/)', () => {
         for (const [name, format] of Object.entries(action.required_format)) {
           const value = broken[format.format]!;
           expect(new RegExp(format.pattern).test(value), `${format.pattern} ${value}`).to.equal(false);
-          const handler = { type: { id: action.type[0] }, section: action.section, action: { id: action.action, required: { ...fill(action), [name]: value } } };
+          const handler = {
+            type: { id: action.type[0] },
+            section: action.section,
+            action: { id: action.action, required: { ...fill(action), [name]: value } },
+          };
           const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
           expect(res.status, res.text).to.equal(400);
           expect(res.body.error![0]!.field).to.equal(`event_handler.action.required.${name}`);

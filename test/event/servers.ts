@@ -6,7 +6,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
-export interface Received { method: string; path: string; headers: http.IncomingHttpHeaders; body: string }
+export interface Received {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 export interface Receiver {
   base: string;
@@ -19,7 +24,9 @@ export async function startReceiver(answer: (r: Received) => { status: number; b
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+    req.on('data', (chunk: Buffer) => {
+      body += chunk.toString('utf8');
+    });
     req.on('end', () => {
       const entry = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
       received.push(entry);
@@ -33,21 +40,35 @@ export async function startReceiver(answer: (r: Received) => { status: number; b
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     received,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
-export interface CaughtMail { to: string; raw: string }
+export interface CaughtMail {
+  to: string;
+  raw: string;
+}
 
 /** A real SMTP server without TLS or AUTH on 127.0.0.1 that keeps every mail. */
 export async function startMailCatcher(): Promise<{ url: string; mails: CaughtMail[]; close(): Promise<void> }> {
   const mails: CaughtMail[] = [];
   const smtp = new SMTPServer({
-    disabledCommands: ['STARTTLS', 'AUTH'], authOptional: true, logger: false,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    logger: false,
     onData(stream, session, callback) {
       let raw = '';
-      stream.on('data', (chunk: Buffer) => { raw += chunk.toString('utf8'); });
-      stream.on('end', () => { mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw }); callback(); });
+      stream.on('data', (chunk: Buffer) => {
+        raw += chunk.toString('utf8');
+      });
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw });
+        callback();
+      });
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));

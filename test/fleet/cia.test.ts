@@ -6,8 +6,17 @@ import { call, newSeller, Seller } from '../support/api';
 import { Fleet, Sandbox, startFleet, startSandbox, waitFor, forgetOtherSellersBacklog } from './support';
 
 const input = (over: Partial<CiaInput>): CiaInput => ({
-  accountId: 1, stockId: 10, variationType: 'none', variationParentId: null, setType: 'none', setMainIds: [],
-  quantityAvailable: 7, variants: [], cia: {}, eventTargets: [], ...over,
+  accountId: 1,
+  stockId: 10,
+  variationType: 'none',
+  variationParentId: null,
+  setType: 'none',
+  setMainIds: [],
+  quantityAvailable: 7,
+  variants: [],
+  cia: {},
+  eventTargets: [],
+  ...over,
 });
 const active = (max: number | null = null, accounts: number[] = []) => ({ is_active: true, max_quantity: max, portal_account_id: accounts });
 
@@ -19,11 +28,27 @@ describe('fleet: CIA quantities (pure)', () => {
 
   it('when max_quantity is set, then it caps the offer, and -1 ends it', () => {
     const offers = computeOffers(input({ cia: { auction_a: active(3), market_e: active(-1), webshop: active(10), market_c: active(0) } }));
-    expect(offers.map((o) => [o.portal, o.quantity])).to.deep.equal([['auction_a', 3], ['market_e', 0], ['webshop', 7], ['market_c', 0]]);
+    expect(offers.map((o) => [o.portal, o.quantity])).to.deep.equal([
+      ['auction_a', 3],
+      ['market_e', 0],
+      ['webshop', 7],
+      ['market_c', 0],
+    ]);
   });
 
-  it('when the item is a variation main, then the variants\' quantities count, and negatives count as 0', () => {
-    const offers = computeOffers(input({ variationType: 'main', quantityAvailable: 0, variants: [{ stockId: 11, quantityAvailable: 4 }, { stockId: 12, quantityAvailable: -2 }, { stockId: 13, quantityAvailable: 5 }], cia: { shop_g: active() } }));
+  it("when the item is a variation main, then the variants' quantities count, and negatives count as 0", () => {
+    const offers = computeOffers(
+      input({
+        variationType: 'main',
+        quantityAvailable: 0,
+        variants: [
+          { stockId: 11, quantityAvailable: 4 },
+          { stockId: 12, quantityAvailable: -2 },
+          { stockId: 13, quantityAvailable: 5 },
+        ],
+        cia: { shop_g: active() },
+      }),
+    );
     expect(offers[0]!.quantity).to.equal(9);
     expect(computeOffers(input({ quantityAvailable: -3, cia: { shop_g: active() } }))[0]!.quantity).to.equal(0);
   });
@@ -42,13 +67,26 @@ describe('fleet: CIA through the workers and the sandbox', () => {
   let seller: Seller;
   let sandbox: Sandbox;
   let fleet: Fleet;
-  before(async () => { sandbox = await startSandbox(); await forgetOtherSellersBacklog(); fleet = await startFleet(); });
-  after(async () => { await fleet.stop(); await sandbox.close(); });
-  beforeEach(async () => { seller = await newSeller(); });
+  before(async () => {
+    sandbox = await startSandbox();
+    await forgetOtherSellersBacklog();
+    fleet = await startFleet();
+  });
+  after(async () => {
+    await fleet.stop();
+    await sandbox.close();
+  });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   const shown = (stockId: number) => {
     const all = sandbox.state.quantities(String(seller.portalAccountId));
-    return Object.fromEntries(Object.entries(all).filter(([, skus]) => String(stockId) in skus).map(([portal, skus]) => [portal, skus[String(stockId)]]));
+    return Object.fromEntries(
+      Object.entries(all)
+        .filter(([, skus]) => String(stockId) in skus)
+        .map(([portal, skus]) => [portal, skus[String(stockId)]]),
+    );
   };
   const cia = { auction_a: { is_active: true }, market_e: { is_active: true, max_quantity: 2 }, shop_g: { is_active: true }, market_c: { is_active: false } };
 
@@ -109,14 +147,16 @@ describe('fleet: CIA through the workers and the sandbox', () => {
     await waitFor('quantity 0', () => shown(stockId).shop_g === 0);
   });
 
-  it('when POST stock/{stock_id}/cia/ is called, then it answers 202 with the job id, and the job completes with each portal\'s quantity', async () => {
+  it("when POST stock/{stock_id}/cia/ is called, then it answers 202 with the job id, and the job completes with each portal's quantity", async () => {
     const stockId = await createItem({ name: 'Triggered', quantity: 3, cia: { shop_g: { is_active: true } } });
     const res = await call(`stock/${stockId}/cia/`, { token: seller.token, method: 'POST' });
     expect(res.status, res.text).to.equal(202);
     expect(res.body.stock_id).to.equal(stockId);
     const jobId = res.body.job_id as string;
     const done = await waitFor('job completed', async () => {
-      const body = (await call(`job/${jobId}/`, { token: seller.token })).body as { job: { state: string; result?: { portals: { portal: string; quantity: number }[] } } };
+      const body = (await call(`job/${jobId}/`, { token: seller.token })).body as {
+        job: { state: string; result?: { portals: { portal: string; quantity: number }[] } };
+      };
       return body.job.state === 'completed' ? body.job : undefined;
     });
     expect(done.result!.portals.map((p) => [p.portal, p.quantity])).to.deep.equal([['shop_g', 3]]);

@@ -12,15 +12,20 @@ async function tcpProxy(target: number): Promise<{ port: number; cut(): Promise<
   const port = await freePort();
   const sockets = new Set<net.Socket>();
   let server: net.Server | undefined;
-  const listen = () => new Promise<void>((resolve, reject) => {
-    server = net.createServer((client) => {
-      const upstream = net.connect(target, '127.0.0.1');
-      for (const s of [client, upstream]) { sockets.add(s); s.on('close', () => sockets.delete(s)); s.on('error', () => undefined); }
-      client.pipe(upstream).pipe(client);
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(target, '127.0.0.1');
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
     });
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
   const cut = async () => {
     const closed = new Promise((resolve) => server?.close(resolve));
     for (const s of sockets) s.destroy();
@@ -37,7 +42,12 @@ async function web(env: Record<string, string>): Promise<{ process: Running; bas
   return { process, base: `http://127.0.0.1:${port}` };
 }
 
-const order = (base: string, seller: Seller) => call('order/', { base, token: seller.token, body: { order: { customer: { email: 'd@example.com' }, line: [{ id: 1, name: 'cup', quantity: 1, price: '2.50' }] } } });
+const order = (base: string, seller: Seller) =>
+  call('order/', {
+    base,
+    token: seller.token,
+    body: { order: { customer: { email: 'd@example.com' }, line: [{ id: 1, name: 'cup', quantity: 1, price: '2.50' }] } },
+  });
 
 function expectUnavailable(res: { status: number; headers: Headers; text: string; body: { error?: { error: string }[] } }): void {
   expect(res.status, res.text).to.equal(503);
@@ -49,8 +59,13 @@ describe('fleet: dependencies unreachable', function () {
   this.timeout(60000);
   let seller: Seller;
   let server: { process: Running; base: string } | undefined;
-  beforeEach(async () => { seller = await newSeller(); });
-  afterEach(async () => { await server?.process.stop(); server = undefined; });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
+  afterEach(async () => {
+    await server?.process.stop();
+    server = undefined;
+  });
 
   it('when PostgreSQL cannot be reached, then requests are answered 503 with Retry-After and /health/ready names postgres; when it is back, then the same requests succeed without a restart', async () => {
     const proxy = await tcpProxy(Number(new URL(config().databaseUrl).port || 5432));
@@ -65,17 +80,23 @@ describe('fleet: dependencies unreachable', function () {
       expectUnavailable(await call('stock/', { base, token: seller.token }));
       expectUnavailable(await call('stock/', { base, token: seller.token, body: { stock: { name: 'P1', sku: 'P1', quantity: 1 } } }));
       expectUnavailable(await order(base, seller));
-      expectUnavailable(await call('token.php', {
-        base, body: 'grant_type=client_credentials',
-        headers: { Authorization: `Basic ${Buffer.from(`${seller.login}:${seller.password}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
-      }));
+      expectUnavailable(
+        await call('token.php', {
+          base,
+          body: 'grant_type=client_credentials',
+          headers: {
+            Authorization: `Basic ${Buffer.from(`${seller.login}:${seller.password}`).toString('base64')}`,
+            'Content-Type': 'application/x-www-form-urlencoded',
+          },
+        }),
+      );
       const page = await fetch(`${base}/v1.1/authorize.php?client_id=any&response_type=code`);
       expect(page.status).to.equal(503);
       expect(page.headers.get('retry-after')).to.match(/^\d+$/);
       const ready = await fetch(`${base}/health/ready`);
       expect(ready.status).to.equal(503);
       expect(ready.headers.get('retry-after')).to.match(/^\d+$/);
-      expect((await ready.json() as { down: string[] }).down).to.deep.equal(['postgres']);
+      expect(((await ready.json()) as { down: string[] }).down).to.deep.equal(['postgres']);
       expect(server.process.output()).not.to.include('"level":50');
 
       await proxy.restore();
@@ -106,7 +127,12 @@ describe('fleet: dependencies unreachable', function () {
       expect(sent.status, sent.text).to.equal(202);
       const jobPath = `job/${String(sent.body.job_id)}/`;
       const jobId = String(sent.body.job_id);
-      await waitFor('the job relayed into Redis', async () => Boolean(await db()('outbox').where({ job_id: jobId }).whereNotNull('relayed_at').first()), 20000, 100);
+      await waitFor(
+        'the job relayed into Redis',
+        async () => Boolean(await db()('outbox').where({ job_id: jobId }).whereNotNull('relayed_at').first()),
+        20000,
+        100,
+      );
       const queued = await call(jobPath, { base, token: seller.token });
       expect(queued.status, queued.text).to.equal(200);
       expect((queued.body.job as { state: string }).state).to.equal('queued');
@@ -118,7 +144,7 @@ describe('fleet: dependencies unreachable', function () {
       expect(taken.status, taken.text).to.equal(201);
       const ready = await fetch(`${base}/health/ready`);
       expect(ready.status).to.equal(503);
-      expect((await ready.json() as { down: string[] }).down).to.deep.equal(['redis']);
+      expect(((await ready.json()) as { down: string[] }).down).to.deep.equal(['redis']);
 
       redis = await startRedisServer(redisPort);
       await waitFor('the job answered again', async () => (await call(jobPath, { base, token: seller.token })).status === 200, 15000, 100);

@@ -18,7 +18,7 @@ async function createItem(seller: Seller, sku: string, quantity: number, cia: Re
 }
 
 async function allAcked(seller: Seller, stockIds: number[], portals: number): Promise<boolean> {
-  const rows = await db()('cia_portal_state').where({ account_id: seller.id }).whereIn('stock_id', stockIds) as { acked_seq: string; desired_seq: string }[];
+  const rows = (await db()('cia_portal_state').where({ account_id: seller.id }).whereIn('stock_id', stockIds)) as { acked_seq: string; desired_seq: string }[];
   return rows.length === stockIds.length * portals && rows.every((r) => r.acked_seq === r.desired_seq);
 }
 
@@ -27,15 +27,22 @@ describe('fleet: faults', function () {
   let sandbox: Sandbox;
   let fleet: Fleet | undefined;
   let seller: Seller;
-  before(async () => { sandbox = await startSandbox(); });
-  after(async () => { await sandbox.close(); });
+  before(async () => {
+    sandbox = await startSandbox();
+  });
+  after(async () => {
+    await sandbox.close();
+  });
   beforeEach(async () => {
     seller = await newSeller();
     await forgetOtherSellersBacklog(seller.id);
   });
-  afterEach(async () => { await fleet?.stop(); fleet = undefined; });
+  afterEach(async () => {
+    await fleet?.stop();
+    fleet = undefined;
+  });
 
-  it('when a portal_upload worker is killed in the middle of pushes, then after a restart every push completes and the sandbox applied each item\'s quantity once', async () => {
+  it("when a portal_upload worker is killed in the middle of pushes, then after a restart every push completes and the sandbox applied each item's quantity once", async () => {
     // Queues of its own: a worker of an earlier test, with the default lock, holds BullMQ's
     // stalled-check key of the shared queues for that long, which would delay the take-over.
     const shared = config().queuePrefix;
@@ -45,15 +52,26 @@ describe('fleet: faults', function () {
     fleet = await startFleet({ only: ['cia'] });
     // node itself (not the tsx CLI, which runs a grandchild) so that SIGKILL hits the worker.
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'workers/portal_upload.ts'], {
-      cwd: root, stdio: 'ignore',
+      cwd: root,
+      stdio: 'ignore',
       env: {
-        ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: config().databaseUrl, QUEUE_PREFIX: config().queuePrefix,
-        SANDBOX_PORTAL_URL: sandbox.url, WORKER_LOCK_MS: '1500', PORTAL_CALLS_PER_SECOND: '1000',
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        DATABASE_URL: config().databaseUrl,
+        QUEUE_PREFIX: config().queuePrefix,
+        SANDBOX_PORTAL_URL: sandbox.url,
+        WORKER_LOCK_MS: '1500',
+        PORTAL_CALLS_PER_SECOND: '1000',
       },
     });
     let restarted: Fleet | undefined;
     try {
-      const items = [await createItem(seller, 'K1', 5, { shop_g: { is_active: true } }), await createItem(seller, 'K2', 6, { shop_g: { is_active: true } }), await createItem(seller, 'K3', 7, { shop_g: { is_active: true } })];
+      const items = [
+        await createItem(seller, 'K1', 5, { shop_g: { is_active: true } }),
+        await createItem(seller, 'K2', 6, { shop_g: { is_active: true } }),
+        await createItem(seller, 'K3', 7, { shop_g: { is_active: true } }),
+      ];
       await waitFor('a push in flight at the sandbox', () => sandbox.state.inFlight > 0, 30000);
       await killChild(child);
       sandbox.state.delays.delete('shop_g');
@@ -98,15 +116,31 @@ describe('fleet: faults', function () {
       await waitFor('first quantities', () => allAcked(seller, items, 2), 15000, 50);
       await killChild(redisProcess!);
       for (let i = 0; i < 4; i++) {
-        const res = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, line: [{ id: 1, quantity: 1, price: '1', stock_align_id: 'R1' }, { id: 2, quantity: 2, price: '1', stock_align_id: 'R2' }] } } });
+        const res = await call('order/', {
+          token: seller.token,
+          body: {
+            order: {
+              customer: { email: 'b@example.com' },
+              line: [
+                { id: 1, quantity: 1, price: '1', stock_align_id: 'R1' },
+                { id: 2, quantity: 2, price: '1', stock_align_id: 'R2' },
+              ],
+            },
+          },
+        });
         expect(res.status, res.text).to.equal(201);
       }
       await new Promise((resolve) => setTimeout(resolve, 300));
       redisProcess = await startRedisServer(port);
-      await waitFor('the final quantities at the sandbox', () => {
-        const shown = sandbox.state.quantities(String(seller.portalAccountId));
-        return ['shop_g', 'market_e'].every((p) => shown[p]?.[String(items[0])] === 6 && shown[p]?.[String(items[1])] === 2);
-      }, 30000, 100);
+      await waitFor(
+        'the final quantities at the sandbox',
+        () => {
+          const shown = sandbox.state.quantities(String(seller.portalAccountId));
+          return ['shop_g', 'market_e'].every((p) => shown[p]?.[String(items[0])] === 6 && shown[p]?.[String(items[1])] === 2);
+        },
+        30000,
+        100,
+      );
     });
 
     it('when queued quantity pushes vanish from Redis without a restart, then the periodic sweep pushes them again from Postgres', async () => {
@@ -115,14 +149,24 @@ describe('fleet: faults', function () {
       let pushers: Fleet | undefined;
       try {
         const items = [await createItem(seller, 'V1', 8, { shop_g: { is_active: true } })];
-        await waitFor('wanted quantity set', async () => {
-          const open = await db()('outbox').where({ account_id: seller.id }).whereNull('state').first();
-          return (await db()('cia_portal_state').where({ account_id: seller.id })).length === 1 && !open;
-        }, 15000, 50);
+        await waitFor(
+          'wanted quantity set',
+          async () => {
+            const open = await db()('outbox').where({ account_id: seller.id }).whereNull('state').first();
+            return (await db()('cia_portal_state').where({ account_id: seller.id })).length === 1 && !open;
+          },
+          15000,
+          50,
+        );
         // Every push job and its deduplication key gone, the marker kept: no restart to notice.
         await queues().get('portal_upload').obliterate({ force: true });
         pushers = await startFleet({ only: ['portal_upload'] });
-        await waitFor('the quantity at the sandbox', () => sandbox.state.quantities(String(seller.portalAccountId)).shop_g?.[String(items[0])] === 8, 15000, 100);
+        await waitFor(
+          'the quantity at the sandbox',
+          () => sandbox.state.quantities(String(seller.portalAccountId)).shop_g?.[String(items[0])] === 8,
+          15000,
+          100,
+        );
         await waitFor('the push acknowledged', () => allAcked(seller, items, 1), 5000, 50);
       } finally {
         await watch.stop();
@@ -138,20 +182,34 @@ describe('fleet: faults', function () {
         const cia = { shop_g: { is_active: true }, market_e: { is_active: true, max_quantity: 4 } };
         const items = [await createItem(seller, 'Q1', 9, cia), await createItem(seller, 'Q2', 3, cia)];
         // The adjustments are done and their pushes wait in Redis: no portal_upload worker runs yet.
-        await waitFor('wanted quantities set', async () => {
-          const states = await db()('cia_portal_state').where({ account_id: seller.id }).whereIn('stock_id', items);
-          const open = await db()('outbox').where({ account_id: seller.id }).whereNull('state').first();
-          return states.length === 4 && !open;
-        }, 15000, 50);
+        await waitFor(
+          'wanted quantities set',
+          async () => {
+            const states = await db()('cia_portal_state').where({ account_id: seller.id }).whereIn('stock_id', items);
+            const open = await db()('outbox').where({ account_id: seller.id }).whereNull('state').first();
+            return states.length === 4 && !open;
+          },
+          15000,
+          50,
+        );
         expect(await queues().get('portal_upload').getJobCountByTypes('delayed', 'waiting')).to.be.greaterThan(0);
         await killChild(redisProcess!);
         redisProcess = await startRedisServer(port);
         pushers = await startFleet({ only: ['portal_upload'] });
-        await waitFor('the quantities at the sandbox', () => {
-          const shown = sandbox.state.quantities(String(seller.portalAccountId));
-          return shown.shop_g?.[String(items[0])] === 9 && shown.shop_g?.[String(items[1])] === 3
-            && shown.market_e?.[String(items[0])] === 4 && shown.market_e?.[String(items[1])] === 3;
-        }, 15000, 100);
+        await waitFor(
+          'the quantities at the sandbox',
+          () => {
+            const shown = sandbox.state.quantities(String(seller.portalAccountId));
+            return (
+              shown.shop_g?.[String(items[0])] === 9 &&
+              shown.shop_g?.[String(items[1])] === 3 &&
+              shown.market_e?.[String(items[0])] === 4 &&
+              shown.market_e?.[String(items[1])] === 3
+            );
+          },
+          15000,
+          100,
+        );
         await waitFor('every push acknowledged', () => allAcked(seller, items, 2), 5000, 50);
       } finally {
         await watch.stop();

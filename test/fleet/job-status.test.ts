@@ -4,7 +4,9 @@ import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
 import { Fleet, Sandbox, startFleet, startSandbox, waitFor } from './support';
 
-interface JobBody { job: { id: string; state: string; result?: Record<string, unknown>; error?: string; attempts: number; created_date: string; finished_date?: string } }
+interface JobBody {
+  job: { id: string; state: string; result?: Record<string, unknown>; error?: string; attempts: number; created_date: string; finished_date?: string };
+}
 
 async function createItem(seller: Seller, stock: Record<string, unknown>): Promise<number> {
   const res = await call('stock/', { token: seller.token, body: { stock } });
@@ -12,7 +14,13 @@ async function createItem(seller: Seller, stock: Record<string, unknown>): Promi
   return Number(res.body.stock_id);
 }
 
-const auctionItem = { name: 'Lamp', price: '19.90', barcode: '4006381333931', quantity: 4, auction_a: [{ name: 'Desk lamp', price: '19.90', duration: 'GTC' }] };
+const auctionItem = {
+  name: 'Lamp',
+  price: '19.90',
+  barcode: '4006381333931',
+  quantity: 4,
+  auction_a: [{ name: 'Desk lamp', price: '19.90', duration: 'GTC' }],
+};
 
 async function upload(seller: Seller, stockId: number | string, portalUpload: Record<string, unknown>) {
   return call(`stock/${stockId}/portal_upload/`, { token: seller.token, body: { portal_upload: portalUpload } });
@@ -26,17 +34,29 @@ describe('fleet: job status and portal uploads', () => {
   let seller: Seller;
   let sandbox: Sandbox;
   let fleet: Fleet | undefined;
-  before(async () => { sandbox = await startSandbox(); });
-  after(async () => { await sandbox.close(); });
-  beforeEach(async () => { seller = await newSeller(); });
-  afterEach(async () => { await fleet?.stop(); fleet = undefined; });
+  before(async () => {
+    sandbox = await startSandbox();
+  });
+  after(async () => {
+    await sandbox.close();
+  });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
+  afterEach(async () => {
+    await fleet?.stop();
+    fleet = undefined;
+  });
 
   it('when a portal upload is posted, then each part answers 202 with a job id that reads queued until the relay moves it', async () => {
     const stockId = await createItem(seller, auctionItem);
     const res = await upload(seller, stockId, { auction_a: [{ action: 'list' }], market_e: [{ action: 'delete' }] });
     expect(res.status, res.text).to.equal(207);
     const parts = res.body.response as { path: string; code: number; job_id: string }[];
-    expect(parts.map((p) => [p.path, p.code])).to.deep.equal([['portal_upload.auction_a[0]', 202], ['portal_upload.market_e[0]', 202]]);
+    expect(parts.map((p) => [p.path, p.code])).to.deep.equal([
+      ['portal_upload.auction_a[0]', 202],
+      ['portal_upload.market_e[0]', 202],
+    ]);
     const status = await job(seller, parts[0]!.job_id);
     expect(status.status).to.equal(200);
     expect((status.body as unknown as JobBody).job).to.include({ id: parts[0]!.job_id, state: 'queued', attempts: 0 });
@@ -54,14 +74,18 @@ describe('fleet: job status and portal uploads', () => {
     });
     expect(done.result).to.include({ action: 'list', portal: 'auction_a' });
     expect(done.finished_date).to.be.a('string');
-    const offers = [...sandbox.state.offers.values()].filter((o) => o.portal === 'auction_a' && o.sku === String(stockId) && o.portalAccount === String(seller.portalAccountId));
+    const offers = [...sandbox.state.offers.values()].filter(
+      (o) => o.portal === 'auction_a' && o.sku === String(stockId) && o.portalAccount === String(seller.portalAccountId),
+    );
     expect(offers).to.have.length(1);
     expect(offers[0]!.listing).to.include({ title: 'Desk lamp', duration: 'GTC' });
     // The listing sent the item's 4; CIA's max_quantity has the last word.
     await waitFor('the capped quantity', () => sandbox.state.quantities(String(seller.portalAccountId)).auction_a?.[String(stockId)] === 2);
 
     // Revising the live offer by its AUCTIONA_ id reaches the same offer.
-    const revise = await upload(seller, stockId, { auction_a: [{ action: 'revise', revise_values: ['price'], auction_a_live_id: `AUCTIONA_${done.result!.portal_item_id as string}` }] });
+    const revise = await upload(seller, stockId, {
+      auction_a: [{ action: 'revise', revise_values: ['price'], auction_a_live_id: `AUCTIONA_${done.result!.portal_item_id as string}` }],
+    });
     expect((revise.body.response as { code: number }[])[0]!.code, revise.text).to.equal(202);
   });
 
@@ -82,7 +106,13 @@ describe('fleet: job status and portal uploads', () => {
     setConfig({ ...saved, jobBackoffMs: 400 });
     try {
       fleet = await startFleet();
-      sandbox.state.faults.push({ portal: 'market_e', portalAccount: String(seller.portalAccountId), status: 500, remaining: 2, message: 'market_e is having a moment' });
+      sandbox.state.faults.push({
+        portal: 'market_e',
+        portalAccount: String(seller.portalAccountId),
+        status: 500,
+        remaining: 2,
+        message: 'market_e is having a moment',
+      });
       const stockId = await createItem(seller, { ...auctionItem, market_e: { ean: '4006381333931', price: '18.00' } });
       const res = await upload(seller, stockId, { market_e: [{ action: 'list' }] });
       const jobId = (res.body.response as { job_id: string }[])[0]!.job_id;
@@ -104,7 +134,14 @@ describe('fleet: job status and portal uploads', () => {
 
   it('when a portal answers 429 with Retry-After, then the retry waits that long', async () => {
     fleet = await startFleet();
-    sandbox.state.faults.push({ portal: 'market_e', portalAccount: String(seller.portalAccountId), status: 429, remaining: 1, retryAfter: '1', message: 'slow down' });
+    sandbox.state.faults.push({
+      portal: 'market_e',
+      portalAccount: String(seller.portalAccountId),
+      status: 429,
+      remaining: 1,
+      retryAfter: '1',
+      message: 'slow down',
+    });
     const stockId = await createItem(seller, { ...auctionItem, market_e: { ean: '4006381333931', price: '18.00' } });
     const res = await upload(seller, stockId, { market_e: [{ action: 'list' }] });
     const jobId = (res.body.response as { job_id: string }[])[0]!.job_id;
@@ -114,7 +151,7 @@ describe('fleet: job status and portal uploads', () => {
     expect(Date.parse(calls[1]!.at) - Date.parse(calls[0]!.at)).to.be.at.least(900);
   });
 
-  it('when a portal refuses with a 4xx, then the job fails at once with the portal\'s message', async () => {
+  it("when a portal refuses with a 4xx, then the job fails at once with the portal's message", async () => {
     fleet = await startFleet();
     sandbox.state.faults.push({ portal: 'market_e', portalAccount: String(seller.portalAccountId), status: 422, remaining: 1, message: 'category missing' });
     const stockId = await createItem(seller, { ...auctionItem, market_e: { ean: '4006381333931', price: '18.00' } });
@@ -128,7 +165,7 @@ describe('fleet: job status and portal uploads', () => {
     expect(failed.attempts).to.equal(1);
   });
 
-  it('when the item breaks a portal\'s own limits, then the job fails before anything is sent', async () => {
+  it("when the item breaks a portal's own limits, then the job fails before anything is sent", async () => {
     fleet = await startFleet();
     const stockId = await createItem(seller, { name: 'No price yet', quantity: 1, auction_a: [{ name: 'Unpriced', duration: 'GTC' }] });
     const res = await upload(seller, stockId, { auction_a: [{ action: 'list' }] });
@@ -145,14 +182,20 @@ describe('fleet: job status and portal uploads', () => {
   it('when parts name an action the portal does not take, an unknown portal account or no live listing, then those parts are refused and the others accepted', async () => {
     const stockId = await createItem(seller, auctionItem);
     const res = await upload(seller, stockId, {
-      auction_a: [{ action: 'revise', revise_values: ['price'] }, { action: 'list', portal_account_id: 999999 }],
+      auction_a: [
+        { action: 'revise', revise_values: ['price'] },
+        { action: 'list', portal_account_id: 999999 },
+      ],
       market_f: [{ action: 'delete' }],
       shop_g: [{ action: 'list' }],
     });
     expect(res.status).to.equal(207);
     const parts = res.body.response as { path: string; code: number; job_id?: string }[];
     expect(parts.map((p) => [p.path, p.code])).to.deep.equal([
-      ['portal_upload.auction_a[0]', 404], ['portal_upload.auction_a[1]', 404], ['portal_upload.market_f[0]', 400], ['portal_upload.shop_g[0]', 202],
+      ['portal_upload.auction_a[0]', 404],
+      ['portal_upload.auction_a[1]', 404],
+      ['portal_upload.market_f[0]', 400],
+      ['portal_upload.shop_g[0]', 202],
     ]);
     expect(parts[3]!.job_id).to.be.a('string');
     expect(parts[0]!.job_id).to.equal(undefined);
@@ -178,11 +221,18 @@ describe('fleet: portal accounts as targets', () => {
     fallback = await startSandbox();
     fleet = await startFleet();
   });
-  after(async () => { await fleet.stop(); await own.close(); await fallback.close(); });
-  beforeEach(async () => { seller = await newSeller(); });
+  after(async () => {
+    await fleet.stop();
+    await own.close();
+    await fallback.close();
+  });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when the portal account has a base URL and OAuth2 client credentials, then calls go there with a bearer token', async () => {
-    await db()('portal_account').where({ account_id: seller.id, id: seller.portalAccountId })
+    await db()('portal_account')
+      .where({ account_id: seller.id, id: seller.portalAccountId })
       .update({ base_url: own.url, credentials: JSON.stringify({ client_id: 'kontor', client_secret: 's3cret' }) });
     const stockId = await createItem(seller, auctionItem);
     const res = await upload(seller, stockId, { auction_a: [{ action: 'list' }], shop_g: [{ action: 'list' }] });

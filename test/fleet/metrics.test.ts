@@ -24,10 +24,14 @@ function valueOf(text: string, series: string): number {
 describe('fleet: process metrics', function () {
   this.timeout(60000);
   const saved = { user: config().operatorUser, password: config().operatorPassword };
-  before(() => { setConfig({ ...config(), operatorUser: 'ops', operatorPassword: 'ops-secret' }); });
-  after(() => { setConfig({ ...config(), operatorUser: saved.user, operatorPassword: saved.password }); });
+  before(() => {
+    setConfig({ ...config(), operatorUser: 'ops', operatorPassword: 'ops-secret' });
+  });
+  after(() => {
+    setConfig({ ...config(), operatorUser: saved.user, operatorPassword: saved.password });
+  });
 
-  it('when metrics are read, then Node\'s default metrics are there', async () => {
+  it("when metrics are read, then Node's default metrics are there", async () => {
     const text = await metrics();
     expect(text).to.match(/^process_cpu_user_seconds_total(\{[^}]*\})? [\d.e+-]+$/m);
     expect(text).to.match(/^nodejs_heap_size_used_bytes(\{[^}]*\})? \d+/m);
@@ -40,7 +44,10 @@ describe('fleet: process metrics', function () {
       const before = await metrics();
       const shop = adapterFor('shop_g');
       await shop.markShipped({ portalAccountId: 1, baseUrl: portal.base, credentials: {} }, { orderId: 'fine' }, 'k1');
-      const busy = await shop.markShipped({ portalAccountId: 1, baseUrl: portal.base, credentials: {} }, { orderId: 'busy' }, 'k2').then(() => 'ok', (err: Error) => err.message);
+      const busy = await shop.markShipped({ portalAccountId: 1, baseUrl: portal.base, credentials: {} }, { orderId: 'busy' }, 'k2').then(
+        () => 'ok',
+        (err: Error) => err.message,
+      );
       expect(busy).to.contain('503');
       const after = await metrics();
       for (const outcome of ['ok', 'unavailable']) {
@@ -56,8 +63,14 @@ describe('fleet: process metrics', function () {
     const receiver = await startReceiver((r) => ({ status: r.path === '/ok' ? 204 : r.path === '/gone' ? 410 : 503 }));
     try {
       const before = await metrics();
-      const outcomes = await Promise.all(['/ok', '/gone', '/busy'].map((path) =>
-        deliverNotification(`${receiver.base}${path}`, 'secret', { event: 'test' }, `d${path}`).then(() => 'ok', (err: Error) => err.name)));
+      const outcomes = await Promise.all(
+        ['/ok', '/gone', '/busy'].map((path) =>
+          deliverNotification(`${receiver.base}${path}`, 'secret', { event: 'test' }, `d${path}`).then(
+            () => 'ok',
+            (err: Error) => err.name,
+          ),
+        ),
+      );
       expect(outcomes).to.deep.equal(['ok', 'UnrecoverableError', 'Error']);
       const after = await metrics();
       for (const outcome of ['delivered', 'refused', 'retry']) {
@@ -69,7 +82,7 @@ describe('fleet: process metrics', function () {
     }
   });
 
-  it('when a worker process runs, then its default metrics reach the web\'s /operator/metrics labelled with its name', async () => {
+  it("when a worker process runs, then its default metrics reach the web's /operator/metrics labelled with its name", async () => {
     const worker = runEntry('workers/mail.ts', { DATABASE_URL: config().databaseUrl, QUEUE_PREFIX: config().queuePrefix, LOG_LEVEL: 'info' });
     try {
       await worker.waitFor(/worker ready/);

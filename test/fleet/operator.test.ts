@@ -7,8 +7,12 @@ const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buf
 
 describe('fleet: operator pages', () => {
   const saved = { user: config().operatorUser, password: config().operatorPassword };
-  before(() => { setConfig({ ...config(), operatorUser: 'ops', operatorPassword: 'ops-secret' }); });
-  after(() => { setConfig({ ...config(), operatorUser: saved.user, operatorPassword: saved.password }); });
+  before(() => {
+    setConfig({ ...config(), operatorUser: 'ops', operatorPassword: 'ops-secret' });
+  });
+  after(() => {
+    setConfig({ ...config(), operatorUser: saved.user, operatorPassword: saved.password });
+  });
 
   it('when liveness and readiness are asked, then both answer 200 with Postgres and Redis ok', async () => {
     const base = await apiBase();

@@ -43,8 +43,17 @@ describe('fleet: processors declared against the job catalog', () => {
 
   it('when a declared processor runs a job, then its handler gets the job data and the job', async () => {
     const seen: unknown[] = [];
-    const processors = defineProcessors('mail', { 'order.send_mit': async (data, job) => { seen.push(data.orderId, job.id); return 'done'; } });
-    const job = { id: 'j1', name: 'order.send_mit', data: { accountId: 1, orderId: '1_2026_11', sendMit: { deliverer: null, code: [], date: '2026-11-23', isMail: false, mailText: '' } } };
+    const processors = defineProcessors('mail', {
+      'order.send_mit': async (data, job) => {
+        seen.push(data.orderId, job.id);
+        return 'done';
+      },
+    });
+    const job = {
+      id: 'j1',
+      name: 'order.send_mit',
+      data: { accountId: 1, orderId: '1_2026_11', sendMit: { deliverer: null, code: [], date: '2026-11-23', isMail: false, mailText: '' } },
+    };
     expect(await processors['order.send_mit'](job as unknown as Job)).to.equal('done');
     expect(seen).to.deep.equal(['1_2026_11', 'j1']);
   });

@@ -8,8 +8,16 @@ describe('fleet: scheduler and CIA reconcile', () => {
   let seller: Seller;
   let sandbox: Sandbox;
   let fleet: Fleet;
-  before(async () => { sandbox = await startSandbox(); await forgetOtherSellersBacklog(); fleet = await startFleet(); seller = await newSeller(); });
-  after(async () => { await fleet.stop(); await sandbox.close(); });
+  before(async () => {
+    sandbox = await startSandbox();
+    await forgetOtherSellersBacklog();
+    fleet = await startFleet();
+    seller = await newSeller();
+  });
+  after(async () => {
+    await fleet.stop();
+    await sandbox.close();
+  });
 
   const reconcile = () => schedules().find((s) => s.name === 'cia-reconcile')!;
 
@@ -17,7 +25,9 @@ describe('fleet: scheduler and CIA reconcile', () => {
     const tick = new Date('2026-11-21T10:15:07Z');
     await reconcile().enqueue(tick);
     await reconcile().enqueue(new Date('2026-11-21T10:15:42Z'));
-    const job = await queues().get('cia').getJob(`cia-reconcile-${tickId(tick)}`);
+    const job = await queues()
+      .get('cia')
+      .getJob(`cia-reconcile-${tickId(tick)}`);
     expect(job?.name).to.equal('cia.reconcile');
     await waitFor('the reconcile done', async () => (await job!.getState()) === 'completed');
   });

@@ -22,11 +22,21 @@ const relayedAt = async (jobIds: string[]) =>
   (await db()('outbox').whereIn('job_id', jobIds).select('relayed_at')).map((r: { relayed_at: Date | null }) => r.relayed_at);
 
 function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
-  return waitFor('a private redis-server', () => new Promise<ChildProcess | undefined>((resolve) => {
-    const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(child); });
-    socket.on('error', () => resolve(undefined));
-  }), 5000).then(() => child);
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
+    stdio: 'ignore',
+  });
+  return waitFor(
+    'a private redis-server',
+    () =>
+      new Promise<ChildProcess | undefined>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.end();
+          resolve(child);
+        });
+        socket.on('error', () => resolve(undefined));
+      }),
+    5000,
+  ).then(() => child);
 }
 
 async function stopRedis(child: ChildProcess): Promise<void> {
@@ -39,10 +49,14 @@ async function stopRedis(child: ChildProcess): Promise<void> {
 describe('fleet: outbox relay', () => {
   let seller: Seller;
   let relay: OutboxRelay;
-  before(async () => { seller = await newSeller(); });
-  afterEach(async () => { await relay?.stop(); });
+  before(async () => {
+    seller = await newSeller();
+  });
+  afterEach(async () => {
+    await relay?.stop();
+  });
 
-  it('when a transaction commits an outbox row, then the relay queues it under the row\'s job id, woken by NOTIFY', async () => {
+  it("when a transaction commits an outbox row, then the relay queues it under the row's job id, woken by NOTIFY", async () => {
     // The poll is an hour: only the NOTIFY of the commit can wake the relay in time.
     relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0 });
     await relay.start();
@@ -59,10 +73,12 @@ describe('fleet: outbox relay', () => {
     relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0 });
     await relay.start();
     let jobId = '';
-    await db().transaction(async (trx) => {
-      jobId = await addToOutbox(trx, seller.id, 'cia.adjust', { accountId: seller.id, stockId: 1, reason: 'test' });
-      throw new Error('rollback');
-    }).catch(() => undefined);
+    await db()
+      .transaction(async (trx) => {
+        jobId = await addToOutbox(trx, seller.id, 'cia.adjust', { accountId: seller.id, stockId: 1, reason: 'test' });
+        throw new Error('rollback');
+      })
+      .catch(() => undefined);
     relay.kick();
     await relay.idle();
     expect(await db()('outbox').where({ job_id: jobId }).first()).to.equal(undefined);
@@ -95,7 +111,11 @@ describe('fleet: outbox relay', () => {
     const second = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, batch: 25 });
     const ids = await commitJobs(seller.id, 300);
     // Driven directly, both at once, whichever leads: rows one holds are skipped by the other.
-    const drain = async (r: OutboxRelay) => { while (await r.relayBatch() > 0) { /* more waiting */ } };
+    const drain = async (r: OutboxRelay) => {
+      while ((await r.relayBatch()) > 0) {
+        /* more waiting */
+      }
+    };
     await Promise.all([drain(relay), drain(second)]);
     expect((await relayedAt(ids)).every((r) => r !== null)).to.equal(true);
     expect(relay.relayed + second.relayed).to.be.at.least(300);
@@ -108,7 +128,9 @@ describe('fleet: outbox relay', () => {
   });
 
   it('when a job id is already in BullMQ (a crash between the add and the commit), then relaying again keeps the one job', async () => {
-    const [jobId] = await db().transaction(async (trx) => [await addToOutbox(trx, seller.id, 'cia.adjust', { accountId: seller.id, stockId: 7, reason: 'test' })]);
+    const [jobId] = await db().transaction(async (trx) => [
+      await addToOutbox(trx, seller.id, 'cia.adjust', { accountId: seller.id, stockId: 7, reason: 'test' }),
+    ]);
     await queues().get('cia').add('cia.adjust', { accountId: seller.id, stockId: 7, reason: 'first add' }, { jobId });
     relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0 });
     await relay.start();
@@ -158,7 +180,12 @@ describe('fleet: outbox relay', () => {
       redisProcess = await startRedis(port);
       await waitFor('the producer connection back', async () => (await registry.get('cia').getJobCounts('wait')).wait === 0, 5000);
       expect(await registry.get('cia').getJob(ids[0]!)).to.equal(undefined);
-      await waitFor('the repair re-adding', async () => (await relay.repair()) === 0 && (await Promise.all(ids.map((id) => registry.get('cia').getJob(id)))).every(Boolean), 10000, 200);
+      await waitFor(
+        'the repair re-adding',
+        async () => (await relay.repair()) === 0 && (await Promise.all(ids.map((id) => registry.get('cia').getJob(id)))).every(Boolean),
+        10000,
+        200,
+      );
     });
   });
 });

@@ -21,20 +21,31 @@ setConfig({ ...config(), queuePrefix: `kt-fleet-${process.pid}-${Date.now()}`, j
 void closeQueues();
 
 /** Polls until the check returns a value other than undefined/false, or fails after the timeout. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10000, everyMs = 25): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10000,
+  everyMs = 25,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const value = await check();
       if (value !== undefined && value !== false) return value as T;
-    } catch (err) { last = err; }
+    } catch (err) {
+      last = err;
+    }
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
-export interface Sandbox { state: SandboxState; url: string; close(): Promise<void> }
+export interface Sandbox {
+  state: SandboxState;
+  url: string;
+  close(): Promise<void>;
+}
 
 /** The sandbox portal on an ephemeral port; portal accounts without base_url call it. */
 export async function startSandbox(): Promise<Sandbox> {
@@ -44,8 +55,13 @@ export async function startSandbox(): Promise<Sandbox> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   setConfig({ ...config(), sandboxPortalUrl: url });
   return {
-    state, url,
-    close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    state,
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -58,7 +74,11 @@ export async function forgetOtherSellersBacklog(accountId = 0): Promise<void> {
   await db()('outbox').whereNull('relayed_at').whereNot({ account_id: accountId }).update({ relayed_at: db().fn.now() });
 }
 
-export interface Fleet { relay: OutboxRelay; workers: Worker[]; stop(): Promise<void> }
+export interface Fleet {
+  relay: OutboxRelay;
+  workers: Worker[];
+  stop(): Promise<void>;
+}
 
 /** The relay and the cia and portal_upload workers, in this process. */
 export async function startFleet(options: { queues?: QueueRegistry; lockDuration?: number; only?: ('cia' | 'portal_upload')[] } = {}): Promise<Fleet> {
@@ -70,7 +90,8 @@ export async function startFleet(options: { queues?: QueueRegistry; lockDuration
   if (only.includes('cia')) workers.push(await startWorker('cia', ciaProcessors, { ...common, concurrency: 4 }));
   if (only.includes('portal_upload')) workers.push(await startWorker('portal_upload', portalUploadProcessors, { ...common, concurrency: 8 }));
   return {
-    relay, workers,
+    relay,
+    workers,
     async stop() {
       await relay.stop();
       for (const w of workers) await w.close(true);

@@ -17,10 +17,20 @@ import { waitFor } from './support';
 describe('fleet: workers', () => {
   it('when a worker is closed with a job in hand, then the job finishes before the close returns', async () => {
     let finished = false;
-    const worker = await startWorker('bank', testProcessors({
-      'test.slow': async (_job: Job) => { await new Promise((resolve) => setTimeout(resolve, 400)); finished = true; return { ok: true }; },
-    }), { skipEvictionCheck: true, registerShutdown: false, concurrency: 1 });
-    const job = await queues().get('bank').add('test.slow', {}, { jobId: `slow-${Date.now()}` });
+    const worker = await startWorker(
+      'bank',
+      testProcessors({
+        'test.slow': async (_job: Job) => {
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          finished = true;
+          return { ok: true };
+        },
+      }),
+      { skipEvictionCheck: true, registerShutdown: false, concurrency: 1 },
+    );
+    const job = await queues()
+      .get('bank')
+      .add('test.slow', {}, { jobId: `slow-${Date.now()}` });
     await waitFor('the job active', async () => (await job.getState()) === 'active');
     await worker.close();
     expect(finished).to.equal(true);
@@ -30,7 +40,9 @@ describe('fleet: workers', () => {
   it('when a job has no processor, then it fails at once without retries', async () => {
     const worker = await startWorker('bank', testProcessors({}), { skipEvictionCheck: true, registerShutdown: false });
     try {
-      const job = await queues().get('bank').add('test.unknown', {}, { jobId: `unknown-${Date.now()}`, attempts: 5 });
+      const job = await queues()
+        .get('bank')
+        .add('test.unknown', {}, { jobId: `unknown-${Date.now()}`, attempts: 5 });
       await waitFor('the job failed', async () => (await job.getState()) === 'failed');
       const failed = await queues().get('bank').getJob(job.id!);
       expect(failed?.attemptsMade).to.equal(1);
@@ -42,11 +54,20 @@ describe('fleet: workers', () => {
 
   it('when a processor throws, then the job is retried with exponential backoff up to the configured tries, then lands in the failed set', async () => {
     const tries: number[] = [];
-    const worker = await startWorker('bank', testProcessors({
-      'test.flaky': async () => { tries.push(Date.now()); throw new Error('not yet'); },
-    }), { skipEvictionCheck: true, registerShutdown: false });
+    const worker = await startWorker(
+      'bank',
+      testProcessors({
+        'test.flaky': async () => {
+          tries.push(Date.now());
+          throw new Error('not yet');
+        },
+      }),
+      { skipEvictionCheck: true, registerShutdown: false },
+    );
     try {
-      const job = await queues().get('bank').add('test.flaky', {}, { jobId: `flaky-${Date.now()}`, attempts: 4, backoff: { type: 'exponential', delay: 100 } });
+      const job = await queues()
+        .get('bank')
+        .add('test.flaky', {}, { jobId: `flaky-${Date.now()}`, attempts: 4, backoff: { type: 'exponential', delay: 100 } });
       await waitFor('the job failed for good', async () => (await job.getState()) === 'failed', 10000);
       expect(tries).to.have.length(4);
       const gaps = tries.slice(1).map((t, i) => t - tries[i]!);
@@ -60,11 +81,20 @@ describe('fleet: workers', () => {
 
   it('when a processor throws a permanent domain error (not found), then the job fails at once without retries', async () => {
     let tries = 0;
-    const worker = await startWorker('mail', defineProcessors('mail', {
-      'order.send_mit': async () => { tries++; throw notFound('order 1_2026_1'); },
-    }), { skipEvictionCheck: true, registerShutdown: false });
+    const worker = await startWorker(
+      'mail',
+      defineProcessors('mail', {
+        'order.send_mit': async () => {
+          tries++;
+          throw notFound('order 1_2026_1');
+        },
+      }),
+      { skipEvictionCheck: true, registerShutdown: false },
+    );
     try {
-      const job = await queues().get('mail').add('order.send_mit', {}, { jobId: `permanent-${Date.now()}`, attempts: 5, backoff: { type: 'fixed', delay: 50 } });
+      const job = await queues()
+        .get('mail')
+        .add('order.send_mit', {}, { jobId: `permanent-${Date.now()}`, attempts: 5, backoff: { type: 'fixed', delay: 50 } });
       await waitFor('the job failed', async () => (await job.getState()) === 'failed');
       const failed = await queues().get('mail').getJob(job.id!);
       expect(failed?.attemptsMade).to.equal(1);
@@ -77,11 +107,20 @@ describe('fleet: workers', () => {
 
   it('when a processor throws a retryable domain error (retry later), then the job is retried up to its tries', async () => {
     let tries = 0;
-    const worker = await startWorker('mail', defineProcessors('mail', {
-      'order.send_mit': async () => { tries++; throw retryLater(); },
-    }), { skipEvictionCheck: true, registerShutdown: false });
+    const worker = await startWorker(
+      'mail',
+      defineProcessors('mail', {
+        'order.send_mit': async () => {
+          tries++;
+          throw retryLater();
+        },
+      }),
+      { skipEvictionCheck: true, registerShutdown: false },
+    );
     try {
-      const job = await queues().get('mail').add('order.send_mit', {}, { jobId: `retryable-${Date.now()}`, attempts: 3, backoff: { type: 'fixed', delay: 50 } });
+      const job = await queues()
+        .get('mail')
+        .add('order.send_mit', {}, { jobId: `retryable-${Date.now()}`, attempts: 3, backoff: { type: 'fixed', delay: 50 } });
       await waitFor('the job failed for good', async () => (await job.getState()) === 'failed', 10000);
       const failed = await queues().get('mail').getJob(job.id!);
       expect(failed?.attemptsMade).to.equal(3);

@@ -2,8 +2,21 @@ import { expect } from 'chai';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  ambiguous, DomainError, ErrorKind, errorKinds, errorTable, forbidden, internalError, invalidField, notFound,
-  portalRefused, portalUnavailable, retryLater, throttled, tooLarge, unauthenticated,
+  ambiguous,
+  DomainError,
+  ErrorKind,
+  errorKinds,
+  errorTable,
+  forbidden,
+  internalError,
+  invalidField,
+  notFound,
+  portalRefused,
+  portalUnavailable,
+  retryLater,
+  throttled,
+  tooLarge,
+  unauthenticated,
 } from '../../lib/errors';
 import { endpoint } from '../../lib/http/endpoint';
 import { createApp } from '../../server/app';
@@ -12,10 +25,36 @@ import { call, newSeller } from '../support/api';
 /** The ids clients see today, by kind: a contract, so a rename or a move fails here. */
 const idsByKind: Record<ErrorKind, string[]> = {
   invalid: [
-    'invalid_field', 'bad_request', 'malformed_json', 'malformed_xml', 'malformed_statement', 'unsupported_statement', 'xml_doctype_refused', 'unsupported_charset', 'invalid_text',
-    'too_deep', 'too_many_items', 'too_many_fields', 'unknown_parameter', 'unknown_select', 'unknown_filter', 'invalid_operator',
-    'invalid_range', 'singleton_filter', 'period_too_long', 'status_conflict', 'not_changeable', 'duplicate_line_id', 'unknown_order',
-    'unknown_currency', 'unknown_payment_method', 'unknown_stock_item', 'unsupported_action', 'invalid_request', 'invalid_grant', 'invalid_scope',
+    'invalid_field',
+    'bad_request',
+    'malformed_json',
+    'malformed_xml',
+    'malformed_statement',
+    'unsupported_statement',
+    'xml_doctype_refused',
+    'unsupported_charset',
+    'invalid_text',
+    'too_deep',
+    'too_many_items',
+    'too_many_fields',
+    'unknown_parameter',
+    'unknown_select',
+    'unknown_filter',
+    'invalid_operator',
+    'invalid_range',
+    'singleton_filter',
+    'period_too_long',
+    'status_conflict',
+    'not_changeable',
+    'duplicate_line_id',
+    'unknown_order',
+    'unknown_currency',
+    'unknown_payment_method',
+    'unknown_stock_item',
+    'unsupported_action',
+    'invalid_request',
+    'invalid_grant',
+    'invalid_scope',
   ],
   unauthenticated: ['invalid_client', 'missing_token', 'invalid_token'],
   forbidden: ['insufficient_scope'],
@@ -41,20 +80,34 @@ describe('the error table (lib/errors)', () => {
     const statuses = Object.values(errorKinds).map((k) => k.status);
     expect(statuses.every((s) => Number.isInteger(s) && s >= 300 && s < 600)).to.equal(true);
     // The one id answered with two kinds: a body field naming it (400), a portal_upload part addressing it (404).
-    const twoKinds = Object.entries(errorTable).filter(([, entry]) => 'alsoAs' in entry).map(([id]) => id);
+    const twoKinds = Object.entries(errorTable)
+      .filter(([, entry]) => 'alsoAs' in entry)
+      .map(([id]) => id);
     expect(twoKinds).to.deep.equal(['unknown_portal_account']);
   });
 
   describe('a domain error of each kind, thrown by a handler', () => {
     const cases: { name: string; error: () => DomainError; status: number; headers: Record<string, string | null> }[] = [
-      { name: 'invalid input', error: () => invalidField('order.line[0].quantity', 'order.line[0].quantity must be a number'), status: 400, headers: { 'retry-after': null } },
-      { name: 'unauthenticated', error: () => unauthenticated('invalid_token', 'the token is unknown'), status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
+      {
+        name: 'invalid input',
+        error: () => invalidField('order.line[0].quantity', 'order.line[0].quantity must be a number'),
+        status: 400,
+        headers: { 'retry-after': null },
+      },
+      {
+        name: 'unauthenticated',
+        error: () => unauthenticated('invalid_token', 'the token is unknown'),
+        status: 401,
+        headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+      },
       { name: 'forbidden', error: () => forbidden('stock_w'), status: 403, headers: { 'www-authenticate': null } },
       { name: 'not found', error: () => notFound('order 1_2026_1', 'order_id'), status: 404, headers: {} },
       { name: 'ambiguous', error: () => ambiguous('stock DUP', 'stock_id'), status: 300, headers: {} },
       { name: 'too large', error: () => tooLarge('the request holds too much'), status: 413, headers: {} },
       {
-        name: 'throttled', error: () => throttled('too_many_requests', 'the quota is used up', 7, { limit: 10, remaining: 0, reset: 60 }), status: 429,
+        name: 'throttled',
+        error: () => throttled('too_many_requests', 'the quota is used up', 7, { limit: 10, remaining: 0, reset: 60 }),
+        status: 429,
         headers: { 'retry-after': '7', 'x-ratelimit-remaining': '0', 'x-ratelimit-limit': '10' },
       },
       { name: 'unavailable', error: retryLater, status: 503, headers: { 'retry-after': '1' } },
@@ -67,16 +120,25 @@ describe('the error table (lib/errors)', () => {
     let token: string;
 
     before(async () => {
-      const endpoints = cases.map((c, i) => endpoint({
-        method: 'GET', path: `test/error/${i}/`, summary: c.name, response: [],
-        handle: async () => { throw c.error(); },
-      }));
+      const endpoints = cases.map((c, i) =>
+        endpoint({
+          method: 'GET',
+          path: `test/error/${i}/`,
+          summary: c.name,
+          response: [],
+          handle: async () => {
+            throw c.error();
+          },
+        }),
+      );
       server = createApp(endpoints).listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       token = (await newSeller()).token;
     });
-    after(() => { server.close(); });
+    after(() => {
+      server.close();
+    });
 
     cases.forEach((c, i) => {
       it(`when the error is ${c.name}, then the client gets ${c.status}, its id and the headers of its kind`, async () => {
@@ -90,7 +152,7 @@ describe('the error table (lib/errors)', () => {
     });
   });
 
-  describe('the framework\'s own errors on real endpoints', () => {
+  describe("the framework's own errors on real endpoints", () => {
     it('when no token is sent, then 401 missing_token with a Bearer challenge', async () => {
       const res = await call('stock/');
       expect(res.status).to.equal(401);

@@ -34,12 +34,18 @@ function nested(depth: number): Record<string, unknown> {
 
 describe('the input edge', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   describe('XML text', () => {
     it('when an XML body carries entities, character references and CDATA, then the text is stored decoded and read back escaped once', async () => {
       const name = 'A&amp;B &lt;x&gt; &quot;q&quot; &apos;a&apos; &#228; &#x20AC; <![CDATA[<b>&amp;</b>]]> end';
-      const created = await call('stock/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body: `<request><stock><name>${name}</name></stock></request>` });
+      const created = await call('stock/', {
+        token: seller.token,
+        headers: { 'Content-Type': 'application/xml' },
+        body: `<request><stock><name>${name}</name></stock></request>`,
+      });
       expect(created.status, created.text).to.equal(201);
       const decoded = 'A&B <x> "q" \'a\' ä € <b>&amp;</b> end';
       const json = await call(`stock/${created.body.stock_id}/`, { token: seller.token });
@@ -58,13 +64,23 @@ describe('the input edge', () => {
 
     it('when a large XML body is parsed off the event loop, then it is decoded like a small one, and a malformed one is a 400', async () => {
       const settings = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, `A &amp; ${i} ${'é'.repeat(2_000)}`]));
-      const fields = Object.entries(settings).map(([k, v]) => `<${k}>${v}</${k}>`).join('');
-      const res = await call('admin/user/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body: `<request><user><settings>${fields}</settings></user></request>` });
+      const fields = Object.entries(settings)
+        .map(([k, v]) => `<${k}>${v}</${k}>`)
+        .join('');
+      const res = await call('admin/user/', {
+        token: seller.token,
+        headers: { 'Content-Type': 'application/xml' },
+        body: `<request><user><settings>${fields}</settings></user></request>`,
+      });
       expect(res.status, res.text.slice(0, 300)).to.equal(200);
-      const stored = await settingsOf(seller) as Record<string, string>;
+      const stored = (await settingsOf(seller)) as Record<string, string>;
       expect(Object.keys(stored)).to.have.length(40);
       expect(stored.k7).to.equal(`A & 7 ${'é'.repeat(2_000)}`);
-      const broken = await call('admin/user/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body: `<request><user><settings>${fields}</user></settings></request>` });
+      const broken = await call('admin/user/', {
+        token: seller.token,
+        headers: { 'Content-Type': 'application/xml' },
+        body: `<request><user><settings>${fields}</user></settings></request>`,
+      });
       expectRefused(broken, 400);
       expect(broken.body.error![0]!.error).to.equal('malformed_xml');
       expect(await settingsOf(seller)).to.deep.equal(stored);
@@ -103,11 +119,16 @@ describe('the input edge', () => {
         body: 'grant_type=client_credentials',
       });
       expectRefused(basic, 400, 'Authorization');
-      const form = await call('token.php', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&username=${seller.login}&password=a%00b` });
+      const form = await call('token.php', {
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=client_credentials&username=${seller.login}&password=a%00b`,
+      });
       expectRefused(form, 400, 'password');
       const client = await createClient('NUL ERP', 'https://erp.example.com/cb');
       const page = await fetch(`${await apiBase()}/v1.1/authorize.php`, {
-        method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: `client_id=${client.client_id}&login=${seller.login}%00&password=x&scope_item=order_r`,
       });
       expect(page.status).to.equal(400);
@@ -158,7 +179,15 @@ describe('the input edge', () => {
         const body = `{"stock":{"name":"x","${key}":{"quantity":5}}}`;
         expectRefused(await call('stock/', { token: seller.token, body, headers: { 'Content-Type': 'application/json' } }), 400, `stock.${key}`);
       }
-      expectRefused(await call('admin/user/', { token: seller.token, body: '{"user":{"settings":{"__proto__":{"a":1}}}}', headers: { 'Content-Type': 'application/json' } }), 400, 'user.settings.__proto__');
+      expectRefused(
+        await call('admin/user/', {
+          token: seller.token,
+          body: '{"user":{"settings":{"__proto__":{"a":1}}}}',
+          headers: { 'Content-Type': 'application/json' },
+        }),
+        400,
+        'user.settings.__proto__',
+      );
       expect(await stockCount(seller)).to.equal(0);
     });
   });
@@ -168,7 +197,10 @@ describe('the input edge', () => {
       expectRefused(await call('order/?filter[status][paid_date][value]=2026-02-30', { token: seller.token }), 400, 'filter.status.paid_date.value');
       const res = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, shipping: { date: '2026-02-30' } } } });
       expectRefused(res, 400, 'order.shipping.date');
-      const datetime = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, current_date: '2026-02-30 10:00:00' } } });
+      const datetime = await call('order/', {
+        token: seller.token,
+        body: { order: { customer: { email: 'b@example.com' }, current_date: '2026-02-30 10:00:00' } },
+      });
       expectRefused(datetime, 400, 'order.current_date');
       expect((await call('order/', { token: seller.token })).body.order).to.deep.equal([]);
     });

@@ -3,13 +3,20 @@ import { expect } from 'chai';
 import { endpoints } from '../../server/routes';
 import { apiBase, call } from '../support/api';
 
-type Document = { openapi: string; servers: { url: string }[]; paths: Record<string, Record<string, { security: Record<string, string[]>[]; responses: Record<string, unknown>; requestBody?: { content: Record<string, unknown> } }>> };
+type Document = {
+  openapi: string;
+  servers: { url: string }[];
+  paths: Record<
+    string,
+    Record<string, { security: Record<string, string[]>[]; responses: Record<string, unknown>; requestBody?: { content: Record<string, unknown> } }>
+  >;
+};
 
 async function documentOf(version = 'v1.1'): Promise<Document> {
   const res = await fetch(`${await apiBase()}/${version}/openapi.json`);
   expect(res.status).to.equal(200);
   expect(res.headers.get('content-type')).to.match(/^application\/json/);
-  return await res.json() as Document;
+  return (await res.json()) as Document;
 }
 
 describe('OpenAPI document and docs page', () => {
@@ -34,7 +41,7 @@ describe('OpenAPI document and docs page', () => {
     expect(doc.paths['/order/']!.post!.requestBody!.content).to.have.keys('application/json', 'application/xml');
   });
 
-  it('when openapi.json is read under another version, then its server is that version\'s base_url', async () => {
+  it("when openapi.json is read under another version, then its server is that version's base_url", async () => {
     const doc = await documentOf('v1.0');
     expect(doc.servers[0]!.url).to.match(/\/v1\.0$/);
   });

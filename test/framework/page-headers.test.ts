@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { apiBase, call, newSeller } from '../support/api';
 
 describe('headers of the HTML pages', () => {
-  it('when authorize.php is opened, then it cannot be framed and carries helmet\'s headers', async () => {
+  it("when authorize.php is opened, then it cannot be framed and carries helmet's headers", async () => {
     const res = await fetch(`${await apiBase()}/v1.1/authorize.php?response_type=code&client_id=nobody`);
     expect(res.headers.get('content-type')).to.contain('text/html');
     expect(res.headers.get('content-security-policy')).to.contain("frame-ancestors 'none'");
@@ -12,7 +12,7 @@ describe('headers of the HTML pages', () => {
     expect(res.headers.get('strict-transport-security')).to.contain('max-age=');
   });
 
-  it('when an operator page is opened, then it carries helmet\'s headers', async () => {
+  it("when an operator page is opened, then it carries helmet's headers", async () => {
     const res = await fetch(`${await apiBase()}/operator/queues/`);
     expect(res.headers.get('content-security-policy')).to.contain("default-src 'self'");
     expect(res.headers.get('x-frame-options')).to.equal('SAMEORIGIN');

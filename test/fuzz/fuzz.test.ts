@@ -19,7 +19,10 @@ const maxRequests = Number(process.env.FUZZ_REQUESTS ?? 2_500);
 const maxMilliseconds = 40_000;
 const xml = new XMLParser({ parseTagValue: false, ignoreAttributes: true });
 
-interface Target { seller: Seller; ids: string[] }
+interface Target {
+  seller: Seller;
+  ids: string[];
+}
 
 async function seed_(seller: Seller): Promise<Target> {
   const stock = await call('stock/', { token: seller.token, body: { stock: { name: 'fuzz item', quantity: 3 } } });
@@ -30,8 +33,13 @@ async function seed_(seller: Seller): Promise<Target> {
 
 /** Every row of the sellers in every tenant table, as one digest per table. */
 async function snapshot(tables: string[], accountIds: number[]): Promise<Record<string, string>> {
-  const sql = tables.map((t) => `select '${t}' as t, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as d from "${t}" x where account_id = any(?)`).join(' union all ');
-  const { rows } = await db().raw(sql, tables.map(() => accountIds)) as { rows: { t: string; d: string }[] };
+  const sql = tables
+    .map((t) => `select '${t}' as t, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as d from "${t}" x where account_id = any(?)`)
+    .join(' union all ');
+  const { rows } = (await db().raw(
+    sql,
+    tables.map(() => accountIds),
+  )) as { rows: { t: string; d: string }[] };
   return Object.fromEntries(rows.map((r) => [r.t, r.d]));
 }
 
@@ -39,7 +47,12 @@ function pathOf(r: Prng, e: Endpoint, ids: string[]): string {
   return e.path.replace(/\{\w+\}/g, () => hostileId(r, ids));
 }
 
-interface Sent { method: string; path: string; headers: Record<string, string>; body?: Buffer | string }
+interface Sent {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer | string;
+}
 
 function request(r: Prng, e: Endpoint, target: Target): Sent {
   const headers: Record<string, string> = {};
@@ -84,7 +97,9 @@ describe('fuzz: hostile requests across every endpoint', function () {
     const targets: Target[] = [];
     for (let i = 0; i < 6; i++) targets.push(await seed_(await newSeller()));
     const accountIds = targets.map((t) => t.seller.id);
-    const { rows } = await db().raw(`select table_name as t from information_schema.columns where column_name = 'account_id' and table_schema = current_schema() order by 1`) as { rows: { t: string }[] };
+    const { rows } = (await db().raw(
+      `select table_name as t from information_schema.columns where column_name = 'account_id' and table_schema = current_schema() order by 1`,
+    )) as { rows: { t: string }[] };
     const tables = rows.map((row) => row.t);
     const base = await apiBase();
     const failures: string[] = [];
@@ -95,7 +110,12 @@ describe('fuzz: hostile requests across every endpoint', function () {
       const e = r.pick(endpoints);
       r.budget = 40_000;
       const req = request(r, e, targets[sent % targets.length]!);
-      const res = await fetch(`${base}/${r.chance(0.9) ? 'v1.1' : r.pick(['v0.5', 'v1.0'])}/${req.path}`, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual' });
+      const res = await fetch(`${base}/${r.chance(0.9) ? 'v1.1' : r.pick(['v0.5', 'v1.0'])}/${req.path}`, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        redirect: 'manual',
+      });
       const text = await res.text();
       const where = `#${sent} ${req.method} ${e.path} → ${res.status}`;
       if (res.status >= 500) failures.push(`${where}: ${req.path.slice(0, 300)} ${String(req.body ?? '').slice(0, 300)} → ${text.slice(0, 300)}`);
@@ -103,7 +123,11 @@ describe('fuzz: hostile requests across every endpoint', function () {
       const after = req.method === 'GET' || req.method === 'OPTIONS' ? before : await snapshot(tables, accountIds);
       if (res.status >= 400 && res.status < 500) {
         let envelope: ReturnType<typeof errorItems> = {};
-        try { envelope = errorItems(text, res.headers.get('content-type') ?? ''); } catch { /* judged below */ }
+        try {
+          envelope = errorItems(text, res.headers.get('content-type') ?? '');
+        } catch {
+          /* judged below */
+        }
         const items = envelope.error ?? [];
         if (envelope.ack !== 'error' || !items.length || !items.every((i) => typeof i.error === 'string' && Number(i.code) >= 300)) {
           failures.push(`${where}: no error envelope: ${text.slice(0, 300)}`);

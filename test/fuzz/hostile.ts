@@ -29,17 +29,68 @@ export class Prng {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
-  int(max: number): number { return Math.floor(this.next() * max); }
-  chance(p: number): boolean { return this.next() < p; }
-  pick<T>(list: readonly T[]): T { return list[this.int(list.length)]!; }
+  int(max: number): number {
+    return Math.floor(this.next() * max);
+  }
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+  pick<T>(list: readonly T[]): T {
+    return list[this.int(list.length)]!;
+  }
 }
 
 const strings = [
-  '', ' ', 'a\u0000b', '\u0000', '\ud800', 'x\udc00', '\ud83d\ude00 emoji', '\u202Eabc\u202C', 'שלום עולם', 'Köln € ß',
-  '%', '_', '*', '\\*', "'; drop table stock; --", '"quoted"', '<tag>&amp;</tag>', '${x}', '{{#label}}', '\r\n', '\t',
-  '0', '-1', '1e400', 'NaN', 'Infinity', '-0', '2147483648', '-2147483649', '99999999999999999999', '0012345678905',
-  'true', 'null', 'default', '2026-02-30', '2026-13-01', '0000-00-00', '2026-01-01T25:61:00', '9999-12-31 23:59:59',
-  'EUR', 'DE', 'auction_a', 'main', 'none', 'https://example.com/x', 'mailto:a@b', 'a@example.com', '=', '!~', '~',
+  '',
+  ' ',
+  'a\u0000b',
+  '\u0000',
+  '\ud800',
+  'x\udc00',
+  '\ud83d\ude00 emoji',
+  '\u202Eabc\u202C',
+  'שלום עולם',
+  'Köln € ß',
+  '%',
+  '_',
+  '*',
+  '\\*',
+  "'; drop table stock; --",
+  '"quoted"',
+  '<tag>&amp;</tag>',
+  '${x}',
+  '{{#label}}',
+  '\r\n',
+  '\t',
+  '0',
+  '-1',
+  '1e400',
+  'NaN',
+  'Infinity',
+  '-0',
+  '2147483648',
+  '-2147483649',
+  '99999999999999999999',
+  '0012345678905',
+  'true',
+  'null',
+  'default',
+  '2026-02-30',
+  '2026-13-01',
+  '0000-00-00',
+  '2026-01-01T25:61:00',
+  '9999-12-31 23:59:59',
+  'EUR',
+  'DE',
+  'auction_a',
+  'main',
+  'none',
+  'https://example.com/x',
+  'mailto:a@b',
+  'a@example.com',
+  '=',
+  '!~',
+  '~',
 ];
 
 const numbers = [0, -1, 1, 1.5, 2147483647, 2147483648, -2147483649, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 1e15, 0.1];
@@ -106,10 +157,12 @@ function toXml(value: unknown, r: Prng, depth = 0): string {
   if (depth > 60) return '';
   if (Array.isArray(value)) return value.map((v) => toXml(v, r, depth + 1)).join('');
   if (value !== null && typeof value === 'object') {
-    return Object.entries(value).map(([k, v]) => {
-      const name = /^[A-Za-z_][\w.-]*$/.test(k) ? k : 'bad';
-      return Array.isArray(v) ? v.map((item) => `<${name}>${toXml(item, r, depth + 1)}</${name}>`).join('') : `<${name}>${toXml(v, r, depth + 1)}</${name}>`;
-    }).join('');
+    return Object.entries(value)
+      .map(([k, v]) => {
+        const name = /^[A-Za-z_][\w.-]*$/.test(k) ? k : 'bad';
+        return Array.isArray(v) ? v.map((item) => `<${name}>${toXml(item, r, depth + 1)}</${name}>`).join('') : `<${name}>${toXml(v, r, depth + 1)}</${name}>`;
+      })
+      .join('');
   }
   const text = String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;');
   return r.chance(0.1) ? `<![CDATA[${String(value)}]]>` : r.chance(0.1) ? `${text}&#228;&#x20AC;&#0;&bogus;` : text;
@@ -131,8 +184,18 @@ export interface Body {
   bytes: Buffer | string | undefined;
 }
 
-const contentTypes = ['application/json', 'application/json encoding=utf-8', 'application/json; charset=iso-8859-15', 'application/json; charset=utf-16',
-  'application/json; charset=bogus', 'text/plain', 'application/xml', 'text/xml; charset=ISO-8859-15', 'application/x-www-form-urlencoded', ''];
+const contentTypes = [
+  'application/json',
+  'application/json encoding=utf-8',
+  'application/json; charset=iso-8859-15',
+  'application/json; charset=utf-16',
+  'application/json; charset=bogus',
+  'text/plain',
+  'application/xml',
+  'text/xml; charset=ISO-8859-15',
+  'application/x-www-form-urlencoded',
+  '',
+];
 
 /** A request body in a random media type and charset, from a value. */
 export function hostileBody(r: Prng, value: unknown): Body {
@@ -142,17 +205,36 @@ export function hostileBody(r: Prng, value: unknown): Body {
   if (type.includes('xml')) text = r.pick(xmlWrecks)(`<?xml version="1.0"?><request>${toXml(value, r)}</request>`);
   else if (type.includes('form')) text = safeForm(value, r);
   else text = safeJson(value, r);
-  if (r.chance(0.05)) return { headers, bytes: Buffer.from(r.pick([[0xff, 0xfe, 0x00], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0x7b, 0x00, 0x7d]])) };
+  if (r.chance(0.05))
+    return {
+      headers,
+      bytes: Buffer.from(
+        r.pick([
+          [0xff, 0xfe, 0x00],
+          [0xc3, 0x28],
+          [0xed, 0xa0, 0x80],
+          [0x7b, 0x00, 0x7d],
+        ]),
+      ),
+    };
   return { headers, bytes: type.includes('8859-15') ? iconv.encode(text, 'iso-8859-15') : text };
 }
 
 function safeForm(value: unknown, r: Prng): string {
-  try { return qs.stringify(value, { arrayFormat: r.pick(['indices', 'brackets', 'repeat'] as const) }); } catch { return `a${'[b]'.repeat(5_000)}=1`; }
+  try {
+    return qs.stringify(value, { arrayFormat: r.pick(['indices', 'brackets', 'repeat'] as const) });
+  } catch {
+    return `a${'[b]'.repeat(5_000)}=1`;
+  }
 }
 
 function safeJson(value: unknown, r: Prng): string {
   let text: string;
-  try { text = JSON.stringify(value) ?? 'null'; } catch { text = `{"deep":${'['.repeat(20_000)}${']'.repeat(20_000)}}`; }
+  try {
+    text = JSON.stringify(value) ?? 'null';
+  } catch {
+    text = `{"deep":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+  }
   return r.chance(0.05) ? text.slice(0, Math.floor(text.length / 2)) : text;
 }
 
@@ -163,10 +245,16 @@ export function hostileQuery(r: Prng, filterNames: string[], selectNames: string
   for (let i = 0, n = r.int(4); i < n; i++) {
     const roll = r.int(8);
     const field = filterNames.length && r.chance(0.8) ? r.pick(filterNames) : r.pick(['id', 'nope', 'a.b.c']);
-    const key = field.split('.').map((p) => `[${p}]`).join('');
+    const key = field
+      .split('.')
+      .map((p) => `[${p}]`)
+      .join('');
     const group = r.chance(0.3) ? `[${r.pick([0, 1, 5, 200, 99999])}]` : '';
     if (roll < 3) parts.push(`filter${group}${key}=${enc(hostileScalar(r))}`);
-    else if (roll < 4) parts.push(`filter${group}${key}[operator]=${enc(r.pick(['=', '!=', '<', '~', '!~', '>=', 'like', '']))}&filter${group}${key}[value][]=${enc(hostileScalar(r))}`);
+    else if (roll < 4)
+      parts.push(
+        `filter${group}${key}[operator]=${enc(r.pick(['=', '!=', '<', '~', '!~', '>=', 'like', '']))}&filter${group}${key}[value][]=${enc(hostileScalar(r))}`,
+      );
     else if (roll < 5) parts.push(`pagination[${r.pick(['limit', 'page', 'min_id', 'x'])}]=${enc(hostileScalar(r))}`);
     else if (roll < 6) parts.push(`select${r.chance(0.5) ? '[]' : ''}=${enc(selectNames.length && r.chance(0.6) ? r.pick(selectNames) : hostileScalar(r))}`);
     else if (roll < 7) parts.push(`${'a'}${'[b]'.repeat(r.pick([1, 12, 40]))}=1`);
@@ -176,7 +264,30 @@ export function hostileQuery(r: Prng, filterNames: string[], selectNames: string
 }
 
 export function hostileId(r: Prng, real: string[]): string {
-  const ids = ['0', '-1', '1', '2147483647', '2147483648', '99999999999999999999', '1e5', '0x10', 'EAN_0012345678905', 'SKU_a%00b',
-    'MKTDSKU_1', 'SKU_', '%00', 'a%ED%A0%80', '..', '%2e%2e', '1_2026_02', '99999999999999999_2026_13', 'default', 'EUR', 'de', 'abc', ' 1'];
+  const ids = [
+    '0',
+    '-1',
+    '1',
+    '2147483647',
+    '2147483648',
+    '99999999999999999999',
+    '1e5',
+    '0x10',
+    'EAN_0012345678905',
+    'SKU_a%00b',
+    'MKTDSKU_1',
+    'SKU_',
+    '%00',
+    'a%ED%A0%80',
+    '..',
+    '%2e%2e',
+    '1_2026_02',
+    '99999999999999999_2026_13',
+    'default',
+    'EUR',
+    'de',
+    'abc',
+    ' 1',
+  ];
   return real.length && r.chance(0.35) ? r.pick(real) : r.pick(ids);
 }

@@ -57,7 +57,11 @@ export async function stockQuantity(seller: Seller, stockId: number): Promise<nu
   return Number((res.body.stock as { quantity: unknown }).quantity);
 }
 
-export interface Movement { quantity: { old: number; difference: number; new: number }; order_id: string | null; title: string }
+export interface Movement {
+  quantity: { old: number; difference: number; new: number };
+  order_id: string | null;
+  title: string;
+}
 
 /** The item's movements (Stock_history_type), read through the API. */
 export async function movements(seller: Seller, stockId: number): Promise<Movement[]> {
@@ -71,7 +75,10 @@ export async function ciaJobs(seller: Seller, stockId: number): Promise<number> 
   return (await outbox(seller)).filter((r) => r.job_name === 'cia.adjust' && r.payload.stockId === stockId).length;
 }
 
-export interface OutboxRow { job_name: string; payload: Record<string, unknown> }
+export interface OutboxRow {
+  job_name: string;
+  payload: Record<string, unknown>;
+}
 
 export async function outbox(seller: Seller): Promise<OutboxRow[]> {
   return db()('outbox').select('job_name', 'payload').where({ account_id: seller.id }).orderBy('id');
@@ -81,5 +88,5 @@ export async function outbox(seller: Seller): Promise<OutboxRow[]> {
 export async function orderEvents(seller: Seller): Promise<string[]> {
   return (await outbox(seller))
     .filter((r) => (r.job_name === 'event.emit' || r.job_name === 'event.emit_batch') && r.payload.section === 'order')
-    .flatMap((r) => (r.payload.recordIds as string[] | undefined ?? [r.payload.recordId]).map((id) => `${String(r.payload.type)}:${String(id)}`));
+    .flatMap((r) => ((r.payload.recordIds as string[] | undefined) ?? [r.payload.recordId]).map((id) => `${String(r.payload.type)}:${String(id)}`));
 }

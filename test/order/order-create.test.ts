@@ -5,7 +5,9 @@ import { createOrder, orderBody, orderEvents, readOrder } from './helpers';
 
 describe('order: create, read, update, delete, history', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   const countOrders = async (s: Seller) => Number(((await db()('sales_order').where({ account_id: s.id }).count('* as n').first()) as { n: string }).n);
 
@@ -15,12 +17,18 @@ describe('order: create, read, update, delete, history', () => {
       body: {
         order: {
           platform: 'auction_a',
-          infos: 'note', pack_infos: 'box 3', hidden_infos: 'x',
+          infos: 'note',
+          pack_infos: 'box 3',
+          hidden_infos: 'x',
           payment_method_id: 'COD',
           external_order_id: 'EXT-1',
           add_field: [['gift', 'yes']],
           customer: {
-            email: 'anna@example.com', username: 'anna_b', comment: 'please hurry', vat_id: 'DE123', phone_1: '0301',
+            email: 'anna@example.com',
+            username: 'anna_b',
+            comment: 'please hurry',
+            vat_id: 'DE123',
+            phone_1: '0301',
             address: { name: 'Anna B', street: 'Hauptstr. 1', zip: '10115', city: 'Berlin', country: 'Deutschland', country_iso2: 'de' },
           },
           shipping: { fee: '4.90', deliverer: 'DHL', code: '00340434', method: 'parcel', date: '2026-11-22', address: { name: 'Anna B', city: 'Berlin' } },
@@ -51,7 +59,16 @@ describe('order: create, read, update, delete, history', () => {
     expect(order.shipping).to.include({ fee: '4.90', deliverer: 'DHL', code: '00340434', date: '2026-11-22' });
     expect(order.shipping.link).to.have.length(1);
     expect(order.line.map((l) => l.id)).to.deep.equal([1, 2]);
-    expect(order.line[1]).to.deep.equal({ id: 2, name: 'Mug', sku: 'MUG', quantity: '2', price: '7.50', tax: '19.00', transaction_id: 'T-2', stock_align_id: null });
+    expect(order.line[1]).to.deep.equal({
+      id: 2,
+      name: 'Mug',
+      sku: 'MUG',
+      quantity: '2',
+      price: '7.50',
+      tax: '19.00',
+      transaction_id: 'T-2',
+      stock_align_id: null,
+    });
     expect(order.status).to.include({ is_paid: false, paid_date: null, is_shipped: false, is_cancelled: false });
     expect(order.credit).to.deep.equal({ sub_id: [], main_id: null });
     expect(Date.parse(String(order.date))).to.be.closeTo(Date.now(), 60000);
@@ -59,7 +76,9 @@ describe('order: create, read, update, delete, history', () => {
   });
 
   it('when orders are created concurrently, then each gets its own consecutive number', async () => {
-    const results = await withConcurrentCalls(8, () => Promise.all(Array.from({ length: 8 }, () => call('order/', { token: seller.token, body: { order: orderBody() } }))));
+    const results = await withConcurrentCalls(8, () =>
+      Promise.all(Array.from({ length: 8 }, () => call('order/', { token: seller.token, body: { order: orderBody() } }))),
+    );
     expect(results.map((r) => r.status)).to.deep.equal(Array(8).fill(201));
     const numbers = results.map((r) => Number(String(r.body.order_id).split('_')[0])).sort((a, b) => a - b);
     expect(numbers).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
@@ -78,11 +97,25 @@ describe('order: create, read, update, delete, history', () => {
   it('when read-only fields are sent, then each is named in a warning and none is written', async () => {
     const res = await call('order/', {
       token: seller.token,
-      body: { order: orderBody({ id: '99_2020_01', invoice_amount: '1000.00', invoice_number: 77, status: { is_packed: true, packed_date: '2020-01-01' }, bill_date: '2020-01-01' }) },
+      body: {
+        order: orderBody({
+          id: '99_2020_01',
+          invoice_amount: '1000.00',
+          invoice_number: 77,
+          status: { is_packed: true, packed_date: '2020-01-01' },
+          bill_date: '2020-01-01',
+        }),
+      },
     });
     expect(res.status, res.text).to.equal(201);
     expect(res.body.ack).to.equal('warning');
-    expect(res.body.warning!.map((w) => w.field)).to.have.members(['order.id', 'order.invoice_amount', 'order.invoice_number', 'order.status.packed_date', 'order.bill_date']);
+    expect(res.body.warning!.map((w) => w.field)).to.have.members([
+      'order.id',
+      'order.invoice_amount',
+      'order.invoice_number',
+      'order.status.packed_date',
+      'order.bill_date',
+    ]);
     const order = await readOrder(seller, res.body.order_id as string);
     expect(order.id).to.not.equal('99_2020_01');
     expect(order.invoice_amount).to.equal('0.00');
@@ -147,7 +180,12 @@ describe('order: create, read, update, delete, history', () => {
   });
 
   it('when lines are sent on update, then they replace the lines and invoice_amount follows', async () => {
-    const orderId = await createOrder(seller, { line: [{ id: 1, price: '10', quantity: 1 }, { id: 2, price: '1', quantity: 1 }] });
+    const orderId = await createOrder(seller, {
+      line: [
+        { id: 1, price: '10', quantity: 1 },
+        { id: 2, price: '1', quantity: 1 },
+      ],
+    });
     await call(`order/${orderId}/`, { token: seller.token, body: { order: { line: [{ id: 3, price: '2.50', quantity: 4 }] } } });
     const order = await readOrder(seller, orderId);
     expect(order.line.map((l) => l.id)).to.deep.equal([3]);
@@ -225,17 +263,29 @@ describe('order: create, read, update, delete, history', () => {
 
 describe('order: posting back what was read, XML', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when an order read from the service is posted back unchanged, then it is accepted with read-only warnings and nothing changes', async () => {
     const orderId = await createOrder(seller, {
-      platform: 'webshop', paid_amount: '3', history: ['a'], status: { is_packed: true },
-      shipping: { fee: '1', deliverer: 'DHL', code: '1' }, line: [{ id: 1, quantity: 2, price: '1.00' }],
+      platform: 'webshop',
+      paid_amount: '3',
+      history: ['a'],
+      status: { is_packed: true },
+      shipping: { fee: '1', deliverer: 'DHL', code: '1' },
+      line: [{ id: 1, quantity: 2, price: '1.00' }],
     });
     const before = await readOrder(seller, orderId);
     const res = await call(`order/${orderId}/`, { token: seller.token, body: { order: before } });
     expect(res.status, res.text).to.equal(200);
-    expect(res.body.warning!.map((w) => w.field)).to.include.members(['order.id', 'order.invoice_amount', 'order.history', 'order.shipping.link', 'order.status.packed_date']);
+    expect(res.body.warning!.map((w) => w.field)).to.include.members([
+      'order.id',
+      'order.invoice_amount',
+      'order.history',
+      'order.shipping.link',
+      'order.status.packed_date',
+    ]);
     const after = await readOrder(seller, orderId);
     expect(after).to.deep.equal(before);
 
@@ -245,8 +295,9 @@ describe('order: posting back what was read, XML', () => {
   });
 
   it('when an order is created in XML, then single elements count as lists and text values are converted', async () => {
-    const xml = '<?xml version="1.0" encoding="UTF-8"?><request><order><customer><email>x@example.com</email></customer>'
-      + '<status><is_checkout>1</is_checkout></status><line><id>1</id><quantity>3</quantity><price>2.50</price></line></order></request>';
+    const xml =
+      '<?xml version="1.0" encoding="UTF-8"?><request><order><customer><email>x@example.com</email></customer>' +
+      '<status><is_checkout>1</is_checkout></status><line><id>1</id><quantity>3</quantity><price>2.50</price></line></order></request>';
     const res = await call('order/', { token: seller.token, body: xml, headers: { 'Content-Type': 'application/xml', Accept: 'application/json' } });
     expect(res.status, res.text).to.equal(201);
     const order = await readOrder(seller, res.body.order_id as string);

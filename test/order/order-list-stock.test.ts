@@ -3,14 +3,20 @@ import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
 import { createOrder, createStock, movements, orderBody, outbox, stockQuantity } from './helpers';
 
-interface Item { path: string; code: number; order_id?: string; error?: { error: string; field?: string }[]; warning?: { field?: string }[] }
+interface Item {
+  path: string;
+  code: number;
+  order_id?: string;
+  error?: { error: string; field?: string }[];
+  warning?: { field?: string }[];
+}
 
 /** Waits until a statement of this database waits for a row lock the test holds. */
 async function lockWaiter(): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    const { rows } = await db().raw(
+    const { rows } = (await db().raw(
       "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF s%'",
-    ) as { rows: { n: number }[] };
+    )) as { rows: { n: number }[] };
     if (rows[0]!.n > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -19,7 +25,9 @@ async function lockWaiter(): Promise<void> {
 
 describe('order: POST order/list/ stock in one batch', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   const list = (order: unknown) => call('order/list/', { token: seller.token, body: { order } });
 
@@ -29,11 +37,21 @@ describe('order: POST order/list/ stock in one batch', () => {
     const existing = await createOrder(seller, { line: [{ id: 1, quantity: 2, stock_align_id: 'SKU-A' }] });
     const before = (await outbox(seller)).length;
     const res = await list([
-      orderBody({ line: [{ id: 1, quantity: 1, stock_align_id: 'SKU-A' }, { id: 2, quantity: 2, stock_align_id: 'SKU-B' }] }),
+      orderBody({
+        line: [
+          { id: 1, quantity: 1, stock_align_id: 'SKU-A' },
+          { id: 2, quantity: 2, stock_align_id: 'SKU-B' },
+        ],
+      }),
       { id: existing, line: [{ id: 1, quantity: 5, stock_align_id: 'SKU-A' }] },
       orderBody({ line: [{ id: 1, quantity: 1, stock_align_id: 'NOPE' }] }),
       orderBody({ status: { is_cancelled: true }, line: [{ id: 1, quantity: 4, stock_align_id: 'SKU-B' }] }),
-      orderBody({ line: [{ id: 2, quantity: 3, stock_align_id: 'SKU-B' }, { id: 1, quantity: 12, stock_align_id: 'SKU-A' }] }),
+      orderBody({
+        line: [
+          { id: 2, quantity: 3, stock_align_id: 'SKU-B' },
+          { id: 1, quantity: 12, stock_align_id: 'SKU-A' },
+        ],
+      }),
     ]);
     expect(res.status, res.text).to.equal(207);
     const items = res.body.response as Item[];
@@ -49,7 +67,10 @@ describe('order: POST order/list/ stock in one batch', () => {
       [existing, 'order changed', { old: 7, difference: -3, new: 4 }],
       [last, 'order', { old: 4, difference: -12, new: -8 }],
     ]);
-    const cia = (await outbox(seller)).slice(before).filter((r) => r.job_name === 'cia.adjust').map((r) => `${String(r.payload.stockId)}:${String(r.payload.reason)}`);
+    const cia = (await outbox(seller))
+      .slice(before)
+      .filter((r) => r.job_name === 'cia.adjust')
+      .map((r) => `${String(r.payload.stockId)}:${String(r.payload.reason)}`);
     expect(cia).to.have.members([`${a}:order`, `${b}:order`, `${a}:order changed`]);
   });
 
@@ -91,15 +112,24 @@ describe('order: POST order/list/ stock in one batch', () => {
     for (let i = 0; i < 4; i++) existing.push(await createOrder(seller, { line: lines(skus, 1) }));
     const reversed = [...skus].reverse();
     // Eight calls of one account in flight at once: CONCURRENT_CALLS_PER_ACCOUNT raised for them.
-    const results = await withConcurrentCalls(8, () => Promise.all([
-      list(Array.from({ length: 10 }, () => orderBody({ line: lines(skus, 1) }))),
-      list(Array.from({ length: 10 }, () => orderBody({ line: lines(reversed, 2) }))),
-      list(existing.slice(0, 2).map((id) => ({ id, line: lines(reversed, 3) }))),
-      ...[0, 1, 2].map((i) => call('order/', { token: seller.token, body: { order: orderBody({ line: lines(i % 2 ? skus : reversed, 1) }) } })),
-      ...existing.slice(2).map((id, i) => call(`order/${id}/`, { token: seller.token, body: { order: { line: lines(i % 2 ? skus : reversed, 4) } } })),
-    ]));
-    expect(results.map((r) => r.status), results.map((r) => r.text).join("\n")).to.deep.equal([207, 207, 207, 201, 201, 201, 200, 200]);
-    for (const r of results.slice(0, 3)) expect((r.body.response as Item[]).every((i) => i.code === 201 || i.code === 200), r.text).to.equal(true);
+    const results = await withConcurrentCalls(8, () =>
+      Promise.all([
+        list(Array.from({ length: 10 }, () => orderBody({ line: lines(skus, 1) }))),
+        list(Array.from({ length: 10 }, () => orderBody({ line: lines(reversed, 2) }))),
+        list(existing.slice(0, 2).map((id) => ({ id, line: lines(reversed, 3) }))),
+        ...[0, 1, 2].map((i) => call('order/', { token: seller.token, body: { order: orderBody({ line: lines(i % 2 ? skus : reversed, 1) }) } })),
+        ...existing.slice(2).map((id, i) => call(`order/${id}/`, { token: seller.token, body: { order: { line: lines(i % 2 ? skus : reversed, 4) } } })),
+      ]),
+    );
+    expect(
+      results.map((r) => r.status),
+      results.map((r) => r.text).join('\n'),
+    ).to.deep.equal([207, 207, 207, 201, 201, 201, 200, 200]);
+    for (const r of results.slice(0, 3))
+      expect(
+        (r.body.response as Item[]).every((i) => i.code === 201 || i.code === 200),
+        r.text,
+      ).to.equal(true);
     // Lists: 10 x 1 and 10 x 2; updates hold 3 and 4 instead of 1 (2 orders each); singles: 3 x 1.
     const expected = 1000 - 4 - 10 - 20 - 2 * 2 - 2 * 3 - 3;
     for (const id of ids) expect(await stockQuantity(seller, id)).to.equal(expected);

@@ -4,11 +4,19 @@ import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
 import { createOrder, createStock, orderBody, orderEvents, readOrder, stockQuantity } from './helpers';
 
-interface Item { path: string; code: number; order_id?: string; error?: { error: string; field?: string }[]; warning?: { field?: string }[] }
+interface Item {
+  path: string;
+  code: number;
+  order_id?: string;
+  error?: { error: string; field?: string }[];
+  warning?: { field?: string }[];
+}
 
 describe('order: POST order/list/', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   const list = (order: unknown) => call('order/list/', { token: seller.token, body: { order } });
 
@@ -23,7 +31,13 @@ describe('order: POST order/list/', () => {
     ]);
     expect(res.status, res.text).to.equal(207);
     const items = res.body.response as Item[];
-    expect(items.map((i) => [i.path, i.code])).to.deep.equal([['order[0]', 201], ['order[1]', 200], ['order[2]', 400], ['order[3]', 201], ['order[4]', 404]]);
+    expect(items.map((i) => [i.path, i.code])).to.deep.equal([
+      ['order[0]', 201],
+      ['order[1]', 200],
+      ['order[2]', 400],
+      ['order[3]', 201],
+      ['order[4]', 404],
+    ]);
     expect(items[1]!.order_id).to.equal(existing);
     expect(items[2]!.error![0]!.field).to.equal('order[2].customer');
     expect(items[3]!.warning![0]!.field).to.equal('order[3].invoice_amount');
@@ -31,14 +45,24 @@ describe('order: POST order/list/', () => {
     expect((await readOrder(seller, items[0]!.order_id!)).infos).to.equal('one');
     expect((await readOrder(seller, existing)).infos).to.equal('new');
     expect((await readOrder(seller, items[3]!.order_id!)).infos).to.equal('two');
-    expect(await orderEvents(seller)).to.deep.equal([`created:${existing}`, `created:${items[0]!.order_id}`, `changed:${existing}`, `created:${items[3]!.order_id}`]);
+    expect(await orderEvents(seller)).to.deep.equal([
+      `created:${existing}`,
+      `created:${items[0]!.order_id}`,
+      `changed:${existing}`,
+      `created:${items[3]!.order_id}`,
+    ]);
   });
 
   it('when an item fails in the middle of its work, then it leaves nothing while the others are kept', async () => {
     const item = await createStock(seller, 'SKU-A', 10);
     const res = await list([
       orderBody({ line: [{ id: 1, quantity: 2, stock_align_id: 'SKU-A' }] }),
-      orderBody({ line: [{ id: 1, quantity: 3, stock_align_id: 'SKU-A' }, { id: 2, quantity: 1, stock_align_id: 'NOPE' }] }),
+      orderBody({
+        line: [
+          { id: 1, quantity: 3, stock_align_id: 'SKU-A' },
+          { id: 2, quantity: 1, stock_align_id: 'NOPE' },
+        ],
+      }),
       orderBody({ line: [{ id: 1, quantity: 1, stock_align_id: 'SKU-A' }] }),
     ]);
     const items = res.body.response as Item[];

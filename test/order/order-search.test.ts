@@ -6,14 +6,25 @@ import { createOrder } from './helpers';
 describe('order: GET order/ search', () => {
   let seller: Seller;
   let saved: Config;
-  let paid: string; let shipped: string; let plain: string; let percent: string;
+  let paid: string;
+  let shipped: string;
+  let plain: string;
+  let percent: string;
 
   before(async () => {
     saved = config();
     setConfig({ ...saved, orderSearchMinAgeSeconds: 0 });
     seller = await newSeller();
-    paid = await createOrder(seller, { status: { is_paid: true }, customer: { id: 'C-1', email: 'paid@shop.example', username: 'payer', address: { name: 'Anna Berg', city: 'Berlin', zip: '10115', country_iso2: 'DE' } }, line: [{ id: 1, price: '5', transaction_id: 'TX-1' }] });
-    shipped = await createOrder(seller, { status: { is_shipped: true }, customer: { id: 'C-2', email: 'ship@other.example', address: { name: 'Bert Kohl', city: 'Köln', zip: '50667', country_iso2: 'DE' } }, line: [{ id: 1, transaction_id: 'TX-2' }] });
+    paid = await createOrder(seller, {
+      status: { is_paid: true },
+      customer: { id: 'C-1', email: 'paid@shop.example', username: 'payer', address: { name: 'Anna Berg', city: 'Berlin', zip: '10115', country_iso2: 'DE' } },
+      line: [{ id: 1, price: '5', transaction_id: 'TX-1' }],
+    });
+    shipped = await createOrder(seller, {
+      status: { is_shipped: true },
+      customer: { id: 'C-2', email: 'ship@other.example', address: { name: 'Bert Kohl', city: 'Köln', zip: '50667', country_iso2: 'DE' } },
+      line: [{ id: 1, transaction_id: 'TX-2' }],
+    });
     plain = await createOrder(seller, { customer: { id: 'C-3', email: 'axb@shop.example' } });
     percent = await createOrder(seller, { customer: { id: 'C-4', email: 'a%b@shop.example' } });
     const other = await newSeller();
@@ -33,7 +44,7 @@ describe('order: GET order/ search', () => {
     return res.body.error![0]!;
   };
 
-  it('when orders are searched without a filter, then only the account\'s orders come, in number order', async () => {
+  it("when orders are searched without a filter, then only the account's orders come, in number order", async () => {
     expect(await ids({})).to.deep.equal([paid, shipped, plain, percent]);
   });
 
@@ -101,8 +112,12 @@ describe('order: GET order/ search', () => {
   });
 
   it('when OR branches match orders outside the id list, then only listed orders come', async () => {
-    expect(await ids({ filter: [{ id: [paid], status: { is_paid: 1 } }, { customer: { email: 'ship@other.example' } }, { status: { is_paid: 0 } }] })).to.deep.equal([paid]);
-    expect(await ids({ filter: [{ id: [plain, percent], status: { is_paid: 1 } }, { customer: { email: { operator: '~', value: ['*@shop.example'] } } }] })).to.deep.equal([plain, percent]);
+    expect(
+      await ids({ filter: [{ id: [paid], status: { is_paid: 1 } }, { customer: { email: 'ship@other.example' } }, { status: { is_paid: 0 } }] }),
+    ).to.deep.equal([paid]);
+    expect(
+      await ids({ filter: [{ id: [plain, percent], status: { is_paid: 1 } }, { customer: { email: { operator: '~', value: ['*@shop.example'] } } }] }),
+    ).to.deep.equal([plain, percent]);
     expect(await ids({ filter: [{ id: [shipped] }, { status: { is_paid: 1 } }, { customer: { id: 'C-3' } }] })).to.deep.equal([shipped]);
   });
 

@@ -6,7 +6,9 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 describe('order: status flags, paid state, invoice numbers, unchangeable fields', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   const update = (orderId: string, order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
   const line = { id: 1, quantity: 2, price: '10.00' };
@@ -77,7 +79,10 @@ describe('order: status flags, paid state, invoice numbers, unchangeable fields'
 
   it('when platform or payment_provider_transaction_id is changed once set, then 400 names the field; setting the same value or a first value works', async () => {
     const orderId = await createOrder(seller, { platform: 'auction_a' });
-    for (const [fields, field] of [[{ platform: 'market_c' }, 'order.platform'], [{ payment_provider_transaction_id: 'B' }, 'order.payment_provider_transaction_id']] as const) {
+    for (const [fields, field] of [
+      [{ platform: 'market_c' }, 'order.platform'],
+      [{ payment_provider_transaction_id: 'B' }, 'order.payment_provider_transaction_id'],
+    ] as const) {
       if (field === 'order.payment_provider_transaction_id') expect((await update(orderId, { payment_provider_transaction_id: 'A' })).status).to.equal(200);
       const res = await update(orderId, fields);
       expect(res.status, res.text).to.equal(400);
@@ -107,7 +112,13 @@ describe('order: status flags, paid state, invoice numbers, unchangeable fields'
     expect((await update(orderId, { status: { is_packed: false } })).status).to.equal(200);
     expect((await readOrder(seller, orderId)).status).to.include({ is_packed: false, packed_date: null });
     expect(await orderEvents(seller)).to.deep.equal([
-      `created:${orderId}`, `packed:${orderId}`, `changed:${orderId}`, `shipped:${orderId}`, `changed:${orderId}`, `changed:${orderId}`, `changed:${orderId}`,
+      `created:${orderId}`,
+      `packed:${orderId}`,
+      `changed:${orderId}`,
+      `shipped:${orderId}`,
+      `changed:${orderId}`,
+      `changed:${orderId}`,
+      `changed:${orderId}`,
     ]);
   });
 

@@ -5,7 +5,9 @@ import { ciaJobs, createOrder, createStock, movements, orderBody, readOrder, sto
 
 describe('order: stock link of lines', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   const update = (orderId: string, order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
 
@@ -36,7 +38,14 @@ describe('order: stock link of lines', () => {
     for (const ref of ['NOPE', 'FOREIGN']) {
       const res = await call('order/', {
         token: seller.token,
-        body: { order: orderBody({ line: [{ id: 1, quantity: 1, stock_align_id: 'SKU-A' }, { id: 2, quantity: 1, stock_align_id: ref }] }) },
+        body: {
+          order: orderBody({
+            line: [
+              { id: 1, quantity: 1, stock_align_id: 'SKU-A' },
+              { id: 2, quantity: 1, stock_align_id: ref },
+            ],
+          }),
+        },
       });
       expect(res.status, res.text).to.equal(400);
       expect(res.body.error![0]).to.include({ field: 'order.line[1].stock_align_id', error: 'unknown_stock_item' });
@@ -65,7 +74,10 @@ describe('order: stock link of lines', () => {
     const item = await createStock(seller, 'SKU-A', 10);
     await createOrder(seller, { status: { is_cancelled: true }, line: [{ id: 1, quantity: 3, stock_align_id: 'SKU-A' }] });
     expect(await stockQuantity(seller, item)).to.equal(10);
-    const res = await call('order/', { token: seller.token, body: { order: orderBody({ status: { is_cancelled: true }, line: [{ id: 1, quantity: 3, stock_align_id: 'NOPE' }] }) } });
+    const res = await call('order/', {
+      token: seller.token,
+      body: { order: orderBody({ status: { is_cancelled: true }, line: [{ id: 1, quantity: 3, stock_align_id: 'NOPE' }] }) },
+    });
     expect(res.status).to.equal(400);
     expect(res.body.error![0]!.field).to.equal('order.line[0].stock_align_id');
   });
@@ -92,8 +104,22 @@ describe('order: stock link of lines', () => {
   it('when lines change on update, then only the differences move, and a line moved to another item swaps them', async () => {
     const a = await createStock(seller, 'SKU-A', 10);
     const b = await createStock(seller, 'SKU-B', 10);
-    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 3, stock_align_id: 'SKU-A' }, { id: 2, quantity: 1, stock_align_id: 'SKU-B' }] });
-    expect((await update(orderId, { line: [{ id: 1, quantity: 5, stock_align_id: 'SKU-A' }, { id: 2, quantity: 1, stock_align_id: 'SKU-B' }] })).status).to.equal(200);
+    const orderId = await createOrder(seller, {
+      line: [
+        { id: 1, quantity: 3, stock_align_id: 'SKU-A' },
+        { id: 2, quantity: 1, stock_align_id: 'SKU-B' },
+      ],
+    });
+    expect(
+      (
+        await update(orderId, {
+          line: [
+            { id: 1, quantity: 5, stock_align_id: 'SKU-A' },
+            { id: 2, quantity: 1, stock_align_id: 'SKU-B' },
+          ],
+        })
+      ).status,
+    ).to.equal(200);
     expect(await stockQuantity(seller, a)).to.equal(5);
     expect(await stockQuantity(seller, b)).to.equal(9);
     expect((await movements(seller, a)).filter((m) => m.order_id === orderId).map((m) => m.quantity.difference)).to.deep.equal([-3, -2]);
@@ -116,10 +142,16 @@ describe('order: stock link of lines', () => {
 
   it('when orders for the same item are created concurrently, then every committed quantity leaves stock exactly once', async () => {
     const item = await createStock(seller, 'SKU-A', 5);
-    const results = await withConcurrentCalls(8, () => Promise.all(Array.from({ length: 8 }, (_, i) => call('order/', {
-      token: seller.token,
-      body: { order: orderBody({ line: [{ id: 1, quantity: 1 + (i % 2), stock_align_id: 'SKU-A' }] }) },
-    }))));
+    const results = await withConcurrentCalls(8, () =>
+      Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          call('order/', {
+            token: seller.token,
+            body: { order: orderBody({ line: [{ id: 1, quantity: 1 + (i % 2), stock_align_id: 'SKU-A' }] }) },
+          }),
+        ),
+      ),
+    );
     expect(results.map((r) => r.status)).to.deep.equal(Array(8).fill(201));
     const committed = 8 + 4;
     expect(await stockQuantity(seller, item)).to.equal(5 - committed);
@@ -134,17 +166,54 @@ describe('order: stock link of lines', () => {
     const a = await createStock(seller, 'SKU-A', 100);
     const b = await createStock(seller, 'SKU-B', 100);
     const existing: string[] = [];
-    for (let i = 0; i < 4; i++) existing.push(await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '2', stock_align_id: 'SKU-A' }, { id: 2, quantity: 1, price: '2', stock_align_id: 'SKU-B' }] }));
-    const results = await withConcurrentCalls(8, () => Promise.all([
-      ...[0, 1, 2, 3].map((i) => call('order/', {
-        token: seller.token,
-        body: { order: orderBody({ status: { is_paid: true }, line: i % 2 ? [{ id: 1, quantity: 2, stock_align_id: 'SKU-A' }, { id: 2, quantity: 2, stock_align_id: 'SKU-B' }] : [{ id: 1, quantity: 2, stock_align_id: 'SKU-B' }, { id: 2, quantity: 2, stock_align_id: 'SKU-A' }] }) },
-      })),
-      ...existing.map((orderId, i) => update(orderId, {
-        paid_amount: '4',
-        line: i % 2 ? [{ id: 1, quantity: 3, stock_align_id: 'SKU-B' }, { id: 2, quantity: 3, stock_align_id: 'SKU-A' }] : [{ id: 1, quantity: 3, stock_align_id: 'SKU-A' }, { id: 2, quantity: 3, stock_align_id: 'SKU-B' }],
-      })),
-    ]));
+    for (let i = 0; i < 4; i++)
+      existing.push(
+        await createOrder(seller, {
+          line: [
+            { id: 1, quantity: 1, price: '2', stock_align_id: 'SKU-A' },
+            { id: 2, quantity: 1, price: '2', stock_align_id: 'SKU-B' },
+          ],
+        }),
+      );
+    const results = await withConcurrentCalls(8, () =>
+      Promise.all([
+        ...[0, 1, 2, 3].map((i) =>
+          call('order/', {
+            token: seller.token,
+            body: {
+              order: orderBody({
+                status: { is_paid: true },
+                line:
+                  i % 2
+                    ? [
+                        { id: 1, quantity: 2, stock_align_id: 'SKU-A' },
+                        { id: 2, quantity: 2, stock_align_id: 'SKU-B' },
+                      ]
+                    : [
+                        { id: 1, quantity: 2, stock_align_id: 'SKU-B' },
+                        { id: 2, quantity: 2, stock_align_id: 'SKU-A' },
+                      ],
+              }),
+            },
+          }),
+        ),
+        ...existing.map((orderId, i) =>
+          update(orderId, {
+            paid_amount: '4',
+            line:
+              i % 2
+                ? [
+                    { id: 1, quantity: 3, stock_align_id: 'SKU-B' },
+                    { id: 2, quantity: 3, stock_align_id: 'SKU-A' },
+                  ]
+                : [
+                    { id: 1, quantity: 3, stock_align_id: 'SKU-A' },
+                    { id: 2, quantity: 3, stock_align_id: 'SKU-B' },
+                  ],
+          }),
+        ),
+      ]),
+    );
     expect(results.map((r) => r.status)).to.deep.equal([201, 201, 201, 201, 200, 200, 200, 200]);
     // 4 creates take 2 of each item, 4 updates hold 3 instead of 1 of each.
     expect(await stockQuantity(seller, a)).to.equal(100 - 4 * 2 - 4 * 3);

@@ -5,7 +5,9 @@ import { call, newSeller, query, Seller } from '../support/api';
 
 describe('reference data (system/*)', () => {
   let seller: Seller;
-  before(async () => { seller = await newSeller(); });
+  before(async () => {
+    seller = await newSeller();
+  });
 
   it('when payment methods are read, then every own id of document 2 is there with name, is_prepaid and placeholder', async () => {
     const res = await call('system/payment_method/', { token: seller.token });
@@ -39,7 +41,9 @@ describe('reference data (system/*)', () => {
   });
 
   it('when global categories of a platform are read, then the taxonomy answers with pagination and filters', async () => {
-    const roots = await call(`system/stock/category/?${query({ filter: { platform: 'auction_a', parent_id: '0' }, pagination: { limit: 50 } })}`, { token: seller.token });
+    const roots = await call(`system/stock/category/?${query({ filter: { platform: 'auction_a', parent_id: '0' }, pagination: { limit: 50 } })}`, {
+      token: seller.token,
+    });
     expect(roots.status).to.equal(200);
     const items = roots.body.category as { platform: string; id: string; name: string; parent_id: string }[];
     expect(items.length).to.be.within(15, 50);
@@ -48,11 +52,15 @@ describe('reference data (system/*)', () => {
     const children = await call(`system/stock/category/?${query({ filter: { platform: 'market_e', parent_id: '1' } })}`, { token: seller.token });
     expect((children.body.category as { name: string }[]).map((c) => c.name)).to.include.members(['Live Animals', 'Pet Supplies']);
 
-    const byName = await call(`system/stock/category/?${query({ filter: { platform: 'auction_b', name: { operator: '~', value: ['dog*'] } } })}`, { token: seller.token });
+    const byName = await call(`system/stock/category/?${query({ filter: { platform: 'auction_b', name: { operator: '~', value: ['dog*'] } } })}`, {
+      token: seller.token,
+    });
     expect((byName.body.category as { name: string }[]).length).to.be.greaterThan(0);
     for (const c of byName.body.category as { name: string }[]) expect(c.name.toLowerCase()).to.match(/^dog/);
 
-    const page1 = await call(`system/stock/category/?${query({ filter: { platform: 'market_c' }, pagination: { limit: 200, min_id: '1' } })}`, { token: seller.token });
+    const page1 = await call(`system/stock/category/?${query({ filter: { platform: 'market_c' }, pagination: { limit: 200, min_id: '1' } })}`, {
+      token: seller.token,
+    });
     expect(page1.body.category as unknown[]).to.have.length(200);
     expect(page1.body.next_min_id).to.be.a('string');
   });
@@ -108,8 +116,9 @@ describe('reference data (system/*)', () => {
     expect(types.body.event_type).to.deep.include({ section: 'stock', type: 'cia' });
 
     const actions = await call('system/event/action/', { token: seller.token });
-    const notification = (actions.body.event_action as { section: string; action: string; type: string[]; required: Record<string, unknown> }[])
-      .find((a) => a.section === 'order' && a.action === 'notification')!;
+    const notification = (actions.body.event_action as { section: string; action: string; type: string[]; required: Record<string, unknown> }[]).find(
+      (a) => a.section === 'order' && a.action === 'notification',
+    )!;
     expect(notification.type).to.include('created');
     expect(notification.required).to.have.keys('url', 'format', 'target_name');
     expect(notification.required.format).to.have.key('post');

@@ -57,7 +57,10 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     await db()('portal_account').where({ account_id: seller.id, id: account.id }).update({ base_url: portal.base });
     const res = await call('order/', {
       token: seller.token,
-      body: { portal_account_id: account.id, order: { platform, customer: { email }, line: [{ id: 1, name: 'cup', quantity: 1, price: '9.90', transaction_id: 'T-1' }] } },
+      body: {
+        portal_account_id: account.id,
+        order: { platform, customer: { email }, line: [{ id: 1, name: 'cup', quantity: 1, price: '9.90', transaction_id: 'T-1' }] },
+      },
     });
     expect(res.status, res.text).to.equal(201);
     return { seller, orderId: res.body.order_id as string, portalAccountId: account.id };
@@ -84,13 +87,21 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(job.result).to.deep.include({ order_id: orderId, platform_status: 'ok', is_shipped: true });
     expect(job.result).to.have.nested.property('rating.ok', true);
 
-    const shipments = portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/shipment` && r.headers['x-portal-account'] === String(portalAccountId));
+    const shipments = portal.received.filter(
+      (r) => r.path === `/auction_a/orders/${orderId}/shipment` && r.headers['x-portal-account'] === String(portalAccountId),
+    );
     expect(shipments.map((s) => JSON.parse(s.body).tracking_code)).to.deep.equal(['00340434161094042557', '00340434161094042558']);
     expect(JSON.parse(shipments[0]!.body)).to.deep.include({ carrier: 'DHL', transaction_id: 'T-1' });
     expect(shipments[0]!.headers['idempotency-key']).to.be.a('string');
-    expect(portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId))).to.have.length(1);
+    expect(
+      portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId)),
+    ).to.have.length(1);
 
-    const order = (await call(`order/${orderId}/`, { token: seller.token })).body.order as { status: Record<string, unknown>; shipping: Record<string, unknown>; history: string[] };
+    const order = (await call(`order/${orderId}/`, { token: seller.token })).body.order as {
+      status: Record<string, unknown>;
+      shipping: Record<string, unknown>;
+      history: string[];
+    };
     expect(order.status.is_shipped).to.equal(true);
     expect(order.status.shipped_date).to.be.a('string');
     expect(order.shipping).to.deep.include({ deliverer: 'DHL', platform_status: 'ok', date: '2026-11-20' });
@@ -114,10 +125,15 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(job.state, JSON.stringify(job)).to.equal('completed');
     expect(job.result, JSON.stringify(job)).to.deep.include({ platform_status: 'error', is_shipped: true });
     expect(job.result).to.not.have.nested.property('rating.ok', true);
-    const order = (await call(`order/${orderId}/`, { token: seller.token })).body.order as { status: Record<string, unknown>; shipping: Record<string, unknown> };
+    const order = (await call(`order/${orderId}/`, { token: seller.token })).body.order as {
+      status: Record<string, unknown>;
+      shipping: Record<string, unknown>;
+    };
     expect(order.shipping.platform_status).to.equal('error');
     expect(order.status.is_shipped).to.equal(true);
-    expect(portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId))).to.have.length(0);
+    expect(
+      portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId)),
+    ).to.have.length(0);
     await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
 
     const quietEmail = `quiet-${crypto.randomBytes(3).toString('hex')}@example.com`;
@@ -186,8 +202,12 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(await relay.repair(1000, 0)).to.be.at.least(1);
     const again = await finished(seller, jobId);
     expect(again.result).to.deep.include({ order_id: orderId, platform_status: 'ok', is_shipped: true });
-    expect(portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId))).to.have.length(1);
-    expect(portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/shipment` && r.headers['x-portal-account'] === String(portalAccountId))).to.have.length(1);
+    expect(
+      portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId)),
+    ).to.have.length(1);
+    expect(
+      portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/shipment` && r.headers['x-portal-account'] === String(portalAccountId)),
+    ).to.have.length(1);
     expect(catcher.mails.filter((m) => m.to === email)).to.have.length(1);
   });
 });

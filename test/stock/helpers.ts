@@ -19,11 +19,16 @@ export async function readItem(seller: Seller, id: number | string): Promise<Rec
 
 /** cia.adjust outbox rows of the seller, as stock ids (without the request id every job carries). */
 export async function ciaRows(seller: Seller): Promise<{ stockId: number; reason: string }[]> {
-  const rows = (await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).orderBy('id')) as { payload: { stockId: number; reason: string; request_id?: string } }[];
+  const rows = (await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).orderBy('id')) as {
+    payload: { stockId: number; reason: string; request_id?: string };
+  }[];
   return rows.map(({ payload: { request_id: _requestId, ...payload } }) => payload);
 }
 
-export async function historyOf(seller: Seller, id: number): Promise<{ quantity: { old: number; difference: number; new: number }; title: string; order_id: string | null }[]> {
+export async function historyOf(
+  seller: Seller,
+  id: number,
+): Promise<{ quantity: { old: number; difference: number; new: number }; title: string; order_id: string | null }[]> {
   const res = await call(`stock/${id}/history/`, { token: seller.token });
   expect(res.status, res.text).to.equal(200);
   return res.body.stock_history as { quantity: { old: number; difference: number; new: number }; title: string; order_id: string | null }[];
@@ -38,9 +43,26 @@ export async function ownShippingGroups(seller: Seller): Promise<number[]> {
 /** An item with every group of Stock_type filled, as a client would send it; shipping.group_id must be the seller's groups. */
 export function fullItem(portalAccountId: number, shippingGroupIds: number[]): Record<string, unknown> {
   return {
-    name: 'Espresso cup', sku: 'CUP-ESP', barcode: '4006381333931', infos: 'fragile', price: '12.90', tax: '19.00', weight: '150.000',
-    size: '8x8x6', condition_id: 100, manufacturer: 'Porzella', mpn: 'PZ-100', folder: '/kitchen/cups', rrp: '15.00',
-    quantity: 20, quantity_auction_a: 2, quantity_ordered: 5, quantity_alert: 4, quantity_min: 2, quantity_reserved: 3, quantity_reserved_2: 1,
+    name: 'Espresso cup',
+    sku: 'CUP-ESP',
+    barcode: '4006381333931',
+    infos: 'fragile',
+    price: '12.90',
+    tax: '19.00',
+    weight: '150.000',
+    size: '8x8x6',
+    condition_id: 100,
+    manufacturer: 'Porzella',
+    mpn: 'PZ-100',
+    folder: '/kitchen/cups',
+    rrp: '15.00',
+    quantity: 20,
+    quantity_auction_a: 2,
+    quantity_ordered: 5,
+    quantity_alert: 4,
+    quantity_min: 2,
+    quantity_reserved: 3,
+    quantity_reserved_2: 1,
     quantity_ordered_date: '2026-11-30',
     picture: { small: 'https://img.example/s.jpg', large: 'https://img.example/l.jpg', id: ['https://img.example/l.jpg', 'https://img.example/2.jpg'] },
     location: { area: 'A', field: '12', is_fullfilment: false },
@@ -51,24 +73,70 @@ export function fullItem(portalAccountId: number, shippingGroupIds: number[]): R
     cross_selling: { is_active: true, is_quantity_split: false, id: ['7'], folder: ['/kitchen'], description_id: { national: 1, international: 2 } },
     freetext: [{ id: '1', value: 'dishwasher safe' }],
     cia: {
-      auction_a: { is_active: true, max_quantity: 5 }, market_d: { is_active: true, max_quantity: -1, portal_account_id: [portalAccountId] },
-      webshop: { is_active: true }, event: { is_active: true, target: ['hook'] },
+      auction_a: { is_active: true, max_quantity: 5 },
+      market_d: { is_active: true, max_quantity: -1, portal_account_id: [portalAccountId] },
+      webshop: { is_active: true },
+      event: { is_active: true, target: ['hook'] },
     },
     set: { type: ['none'] },
     market_e: { quantity: 3, comment: 'c', price: '13.00', delivery_time: '2-3', ean: '4006381333931', picture: ['https://img.example/e.jpg'], name: 'Cup E' },
-    market_d: { is_active: true, sku: 'AMZ-CUP', market: 'Marketplace', delivery_time: 2, id_type: 'EAN', availibility_date: '2026-12-01', price: '13.50', is_fba: false },
+    market_d: {
+      is_active: true,
+      sku: 'AMZ-CUP',
+      market: 'Marketplace',
+      delivery_time: 2,
+      id_type: 'EAN',
+      availibility_date: '2026-12-01',
+      price: '13.50',
+      is_fba: false,
+    },
     shop_h: { is_active: true, ean: '4006381333931', price: '12.00', quantity: 5, delivery_time: '1-2', tax: '19' },
-    webshop: [{ shop_id: 'main', is_lead: true, name: 'Cup', price: [{ id: 0, net: '10.8403' }], picture: ['https://img.example/w.jpg'], special: { is_active: false, date: { from: '2026-12-01', to: '2026-12-24' } } }],
+    webshop: [
+      {
+        shop_id: 'main',
+        is_lead: true,
+        name: 'Cup',
+        price: [{ id: 0, net: '10.8403' }],
+        picture: ['https://img.example/w.jpg'],
+        special: { is_active: false, date: { from: '2026-12-01', to: '2026-12-24' } },
+      },
+    ],
     market_f: { is_active: true, ean: '4006381333931', price: '12.50', quantity: 10, description_id: 1 },
-    market_i: { name: 'Cup I', price: '12.00', tax_id: 1, delivery_time: 3, picture: ['https://img.example/1.jpg', 'https://img.example/2.jpg', 'https://img.example/3.jpg'] },
-    shop_g: { tax_class: 'standard', is_new: true, price: '12.90', quantity_alert: -1, delivery_time: -1, category: [{ id: 'c1' }], picture: ['https://img.example/g.jpg'] },
-    auction_a: [{
-      lister_id: 0, duration: '7', type_id: '9', name: 'Espresso cup white', subtitle: 'new', quantity: 2, price: '12.90', vat: '19.00',
-      payment: { id: ['paypal', 'autopay', 'ueberweisung'], advice: 'pay within 7 days' }, refund: { policy_id: 21, advice: 'returns welcome' },
-      shipping: { ships_to_id: ['deutschland', 'EU'], national: [{ id: 1, type_id: 'DHL', first: '4.90', more: '1.00' }] },
-      location: { city: 'Berlin', zip: '10115', country_id: 77 }, picture: { type_id: 3, url: ['https://img.example/a.jpg'], gallery: { url_id: 1, type_id: 1 } },
-      site_id: 77, auction_a_plus: 0,
-    }],
+    market_i: {
+      name: 'Cup I',
+      price: '12.00',
+      tax_id: 1,
+      delivery_time: 3,
+      picture: ['https://img.example/1.jpg', 'https://img.example/2.jpg', 'https://img.example/3.jpg'],
+    },
+    shop_g: {
+      tax_class: 'standard',
+      is_new: true,
+      price: '12.90',
+      quantity_alert: -1,
+      delivery_time: -1,
+      category: [{ id: 'c1' }],
+      picture: ['https://img.example/g.jpg'],
+    },
+    auction_a: [
+      {
+        lister_id: 0,
+        duration: '7',
+        type_id: '9',
+        name: 'Espresso cup white',
+        subtitle: 'new',
+        quantity: 2,
+        price: '12.90',
+        vat: '19.00',
+        payment: { id: ['paypal', 'autopay', 'ueberweisung'], advice: 'pay within 7 days' },
+        refund: { policy_id: 21, advice: 'returns welcome' },
+        shipping: { ships_to_id: ['deutschland', 'EU'], national: [{ id: 1, type_id: 'DHL', first: '4.90', more: '1.00' }] },
+        location: { city: 'Berlin', zip: '10115', country_id: 77 },
+        picture: { type_id: 3, url: ['https://img.example/a.jpg'], gallery: { url_id: 1, type_id: 1 } },
+        site_id: 77,
+        auction_a_plus: 0,
+      },
+    ],
     auction_b: [{ lister_id: 0, name: 'Cup B', condition_id: '0', shop: { sold_out: 'display' }, fsk: 0 }],
     market_c: [{ lister_id: 0, name: 'Cup C', price: '12.90', is_active: true }],
     shop: [{ lister_id: 0 }],

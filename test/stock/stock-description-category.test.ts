@@ -4,11 +4,22 @@ import { createItem } from './helpers';
 
 describe('stock descriptions', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when a description is created, read, updated and deleted, then each step answers as document 1 says', async () => {
     const id = await createItem(seller, { name: 'D', sku: 'D-1' });
-    const description = { name: 'main', icon_id: 'flag_de', language_iso2: 'DE', long: '<p>long</p>', short: 'short', alternative_title: 'Alt', meta_keywords: 'k', meta_description: 'm' };
+    const description = {
+      name: 'main',
+      icon_id: 'flag_de',
+      language_iso2: 'DE',
+      long: '<p>long</p>',
+      short: 'short',
+      alternative_title: 'Alt',
+      meta_keywords: 'k',
+      meta_description: 'm',
+    };
     const created = await call(`stock/SKU_D-1/description/`, { token: seller.token, body: { description } });
     expect(created.status, created.text).to.equal(201);
     const descriptionId = created.body.description_id as number;
@@ -30,7 +41,8 @@ describe('stock descriptions', () => {
     expect(badIcon.body.error![0]!.field).to.equal('description.icon_id');
     const badLanguage = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { language_iso2: 'deu', name: 'x'.repeat(256) } } });
     expect(badLanguage.body.error!.map((e) => e.field)).to.deep.equal(['description.name', 'description.language_iso2']);
-    const descriptionId = (await call(`stock/${id}/description/`, { token: seller.token, body: { description: { name: 'ok' } } })).body.description_id as number;
+    const descriptionId = (await call(`stock/${id}/description/`, { token: seller.token, body: { description: { name: 'ok' } } })).body
+      .description_id as number;
     const otherItem = await createItem(seller, { name: 'E' });
     expect((await call(`stock/${otherItem}/description/${descriptionId}/`, { token: seller.token })).status).to.equal(404);
     const other = await newSeller();
@@ -41,10 +53,20 @@ describe('stock descriptions', () => {
 
 describe('own categories and folders', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when own categories are created, searched and deleted, then platform is required and each account sees its own', async () => {
-    const res = await call('stock/category/', { token: seller.token, body: { category: [{ platform: 'shop_g', id: '1', name: 'Kitchen' }, { platform: 'shop_g', id: 2, name: 'Cups', parent_id: 1 }] } });
+    const res = await call('stock/category/', {
+      token: seller.token,
+      body: {
+        category: [
+          { platform: 'shop_g', id: '1', name: 'Kitchen' },
+          { platform: 'shop_g', id: 2, name: 'Cups', parent_id: 1 },
+        ],
+      },
+    });
     expect(res.status, res.text).to.equal(200);
     const all = await call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: seller.token });
     expect(all.body.category).to.deep.equal([
@@ -64,7 +86,10 @@ describe('own categories and folders', () => {
 
   it('when a category names a foreign portal account or a non-own platform, then 400 names the field', async () => {
     const other = await newSeller();
-    const foreign = await call('stock/category/', { token: seller.token, body: { category: { platform: 'shop_g', id: '1', portal_account_id: other.portalAccountId } } });
+    const foreign = await call('stock/category/', {
+      token: seller.token,
+      body: { category: { platform: 'shop_g', id: '1', portal_account_id: other.portalAccountId } },
+    });
     expect(foreign.status).to.equal(400);
     expect(foreign.body.error![0]!.field).to.equal('category[0].portal_account_id');
     const platform = await call('stock/category/', { token: seller.token, body: { category: { platform: 'market_d', id: '1' } } });
@@ -74,10 +99,15 @@ describe('own categories and folders', () => {
 
   it('when the second of two categories names a foreign portal account, then 400 names category[1] and neither is written', async () => {
     const other = await newSeller();
-    const res = await call('stock/category/', { token: seller.token, body: { category: [
-      { platform: 'shop_g', id: '1', name: 'Kitchen' },
-      { platform: 'shop_g', id: '2', name: 'Cups', portal_account_id: other.portalAccountId },
-    ] } });
+    const res = await call('stock/category/', {
+      token: seller.token,
+      body: {
+        category: [
+          { platform: 'shop_g', id: '1', name: 'Kitchen' },
+          { platform: 'shop_g', id: '2', name: 'Cups', portal_account_id: other.portalAccountId },
+        ],
+      },
+    });
     expect(res.status).to.equal(400);
     expect(res.body.error![0]!.field).to.equal('category[1].portal_account_id');
     const all = await call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: seller.token });
@@ -97,7 +127,10 @@ describe('own categories and folders', () => {
 describe('shop parameters', () => {
   it('when tax classes are created, updated and searched, then each portal account has its own and type is required', async () => {
     const seller = await newSeller();
-    const created = await call('stock/shop_parameter/', { token: seller.token, body: { shop_parameter: { type: 'tax_class', name: 'standard', additional: '19' } } });
+    const created = await call('stock/shop_parameter/', {
+      token: seller.token,
+      body: { shop_parameter: { type: 'tax_class', name: 'standard', additional: '19' } },
+    });
     expect(created.status, created.text).to.equal(201);
     const id = created.body.shop_parameter_id as number;
     const updated = await call('stock/shop_parameter/', { token: seller.token, body: { shop_parameter: { type: 'tax_class', id, name: 'regular' } } });
@@ -110,7 +143,10 @@ describe('shop parameters', () => {
     const other = await newSeller();
     const foreign = await call('stock/shop_parameter/', { token: other.token, body: { shop_parameter: { type: 'tax_class', id, name: 'stolen' } } });
     expect(foreign.status).to.equal(404);
-    const foreignAccount = await call('stock/shop_parameter/', { token: other.token, body: { shop_parameter: { type: 'tax_class', portal_account_id: seller.portalAccountId } } });
+    const foreignAccount = await call('stock/shop_parameter/', {
+      token: other.token,
+      body: { shop_parameter: { type: 'tax_class', portal_account_id: seller.portalAccountId } },
+    });
     expect(foreignAccount.status).to.equal(400);
   });
 });

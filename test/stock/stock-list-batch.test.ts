@@ -8,7 +8,9 @@ type Part = { path: string; code: number; stock_id?: number; lister_id?: number[
 
 describe('POST stock/list/ set-based creates', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   const list = (stock: unknown[]) => call('stock/list/', { token: seller.token, body: { stock } });
 
@@ -34,24 +36,33 @@ describe('POST stock/list/ set-based creates', () => {
     expect(await historyOf(seller, b!)).to.deep.equal([]);
     expect((await historyOf(seller, d!)).map((m) => m.quantity)).to.deep.equal([{ old: 0, difference: 5, new: 5 }]);
     expect((await ciaRows(seller)).map((r) => [r.stockId, r.reason])).to.deep.equal([a, b, d].map((stockId) => [stockId, 'stock.created']));
-    expect((await db()('stock').where('account_id', seller.id).select('name').orderBy('id')).map((r: { name: string }) => r.name)).to.deep.equal(['A', 'B', 'D']);
+    expect((await db()('stock').where('account_id', seller.id).select('name').orderBy('id')).map((r: { name: string }) => r.name)).to.deep.equal([
+      'A',
+      'B',
+      'D',
+    ]);
   });
 
   it('when the database refuses one new item of a set-based list, then the list runs again item by item and only that item fails', async () => {
     // A refusal only the database knows of (no rule of the service checks it): the set-based
     // INSERT fails as a whole, and the item-by-item run must isolate it.
-    const res = await whileDatabaseRefuses('stock', "sku IS DISTINCT FROM 'DB-REFUSES'", () => list([
-      { name: 'First', sku: 'OK-1', quantity: 2 },
-      { name: 'Refused', sku: 'DB-REFUSES', quantity: 7 },
-      { name: 'Third', sku: 'OK-3', quantity: 4 },
-    ]));
+    const res = await whileDatabaseRefuses('stock', "sku IS DISTINCT FROM 'DB-REFUSES'", () =>
+      list([
+        { name: 'First', sku: 'OK-1', quantity: 2 },
+        { name: 'Refused', sku: 'DB-REFUSES', quantity: 7 },
+        { name: 'Third', sku: 'OK-3', quantity: 4 },
+      ]),
+    );
     expect(res.status, res.text).to.equal(207);
     const parts = res.body.response as Part[];
     expect(parts.map((p) => p.code)).to.deep.equal([201, 500, 201]);
     expect(parts[1]!.error![0]!.error).to.equal('internal_error');
     expect(parts[1]!.stock_id).to.equal(undefined);
     const rows = await db()('stock').where('account_id', seller.id).select('id', 'sku', 'quantity').orderBy('id');
-    expect(rows).to.deep.equal([{ id: parts[0]!.stock_id, sku: 'OK-1', quantity: 2 }, { id: parts[2]!.stock_id, sku: 'OK-3', quantity: 4 }]);
+    expect(rows).to.deep.equal([
+      { id: parts[0]!.stock_id, sku: 'OK-1', quantity: 2 },
+      { id: parts[2]!.stock_id, sku: 'OK-3', quantity: 4 },
+    ]);
     expect((await historyOf(seller, parts[0]!.stock_id!)).map((m) => m.quantity.new)).to.deep.equal([2]);
     expect((await historyOf(seller, parts[2]!.stock_id!)).map((m) => m.quantity.new)).to.deep.equal([4]);
     expect((await ciaRows(seller)).map((r) => r.stockId)).to.deep.equal([parts[0]!.stock_id, parts[2]!.stock_id]);

@@ -7,7 +7,9 @@ type Part = { path: string; code: number; stock_id?: number; error?: { field?: s
 
 describe('POST stock/list/', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when items create, update and fail, then 207 answers each and a failed item leaves nothing behind', async () => {
     const existing = await createItem(seller, { name: 'Old', quantity: 1 });
@@ -21,13 +23,27 @@ describe('POST stock/list/', () => {
           { name: 'Bad', price: 'x' },
           { id: 987654321, name: 'Missing' },
           // Valid fields but a refused set: the item itself must not be created.
-          { name: 'Half', set: { sub: [{ id: setSub, quantity: 1 }, { id: 999999999, quantity: 1 }] } },
+          {
+            name: 'Half',
+            set: {
+              sub: [
+                { id: setSub, quantity: 1 },
+                { id: 999999999, quantity: 1 },
+              ],
+            },
+          },
         ],
       },
     });
     expect(res.status, res.text).to.equal(207);
     const parts = res.body.response as Part[];
-    expect(parts.map((p) => [p.path, p.code])).to.deep.equal([['stock[0]', 201], ['stock[1]', 200], ['stock[2]', 400], ['stock[3]', 404], ['stock[4]', 404]]);
+    expect(parts.map((p) => [p.path, p.code])).to.deep.equal([
+      ['stock[0]', 201],
+      ['stock[1]', 200],
+      ['stock[2]', 400],
+      ['stock[3]', 404],
+      ['stock[4]', 404],
+    ]);
     expect(parts[1]!.stock_id).to.equal(existing);
     expect(parts[1]!.warning![0]!.field).to.equal('stock[1].quantity_available');
     expect(parts[2]!.error![0]!.field).to.equal('stock[2].price');
@@ -61,9 +77,28 @@ describe('GET stock/ search', () => {
   before(async () => {
     seller = await newSeller();
     ids = [];
-    ids.push(await createItem(seller, { name: 'Red 100% cotton shirt', sku: 'SH-1', barcode: '111', folder: '/shirts', quantity: 5, market_d: { sku: 'AZ-1', is_active: true } }));
+    ids.push(
+      await createItem(seller, {
+        name: 'Red 100% cotton shirt',
+        sku: 'SH-1',
+        barcode: '111',
+        folder: '/shirts',
+        quantity: 5,
+        market_d: { sku: 'AZ-1', is_active: true },
+      }),
+    );
     ids.push(await createItem(seller, { name: 'Blue shirt', sku: 'SH-2', barcode: '222', folder: '/shirts', quantity: 0, quantity_reserved: 0 }));
-    ids.push(await createItem(seller, { name: 'Green mug', sku: 'MG-1', mpn: 'M-1', folder: '/mugs', quantity: 12, quantity_reserved: 10, variation: { type: 'main' } }));
+    ids.push(
+      await createItem(seller, {
+        name: 'Green mug',
+        sku: 'MG-1',
+        mpn: 'M-1',
+        folder: '/mugs',
+        quantity: 12,
+        quantity_reserved: 10,
+        variation: { type: 'main' },
+      }),
+    );
     const other = await newSeller();
     await createItem(other, { name: 'Foreign shirt', sku: 'SH-1' });
   });
@@ -88,7 +123,18 @@ describe('GET stock/ search', () => {
 
   it('when filtering by quantity ranges, variation type, modified date and market_d, then the conditions hold', async () => {
     expect(idsOf(await search({ filter: { quantity: { operator: '>=', value: 5 } } }))).to.deep.equal([ids[0], ids[2]]);
-    expect(idsOf(await search({ filter: { quantity_available: [{ operator: '>', value: 0 }, { operator: '<', value: 5 }] } }))).to.deep.equal([ids[2]]);
+    expect(
+      idsOf(
+        await search({
+          filter: {
+            quantity_available: [
+              { operator: '>', value: 0 },
+              { operator: '<', value: 5 },
+            ],
+          },
+        }),
+      ),
+    ).to.deep.equal([ids[2]]);
     expect(idsOf(await search({ filter: { variation: { type: 'main' } } }))).to.deep.equal([ids[2]]);
     expect(idsOf(await search({ filter: { modified_date: { operator: '>=', value: '2020-01-01' } } }))).to.have.length(3);
     expect(idsOf(await search({ filter: { modified_date: { operator: '<', value: '2020-01-01' } } }))).to.have.length(0);

@@ -15,13 +15,20 @@ const shared = {
 
 describe('stock listers: fields shared by one lister_id', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   /** An item with one auction_a lister carrying the shared fields; its stock id and lister id. */
   async function auctionAItem(): Promise<{ id: number; lister: number }> {
     const res = await call('stock/', {
       token: seller.token,
-      body: { stock: { name: 'Cup', auction_a: [{ lister_id: 0, name: 'Cup offer', price: '9.00', ...shared, picture: { ...shared.picture, is_in_description: true } }] } },
+      body: {
+        stock: {
+          name: 'Cup',
+          auction_a: [{ lister_id: 0, name: 'Cup offer', price: '9.00', ...shared, picture: { ...shared.picture, is_in_description: true } }],
+        },
+      },
     });
     expect(res.status, res.text).to.equal(201);
     return { id: res.body.stock_id as number, lister: (res.body.lister_id as number[])[0]! };
@@ -57,16 +64,21 @@ describe('stock listers: fields shared by one lister_id', () => {
   it('when one lister writes a shared field, then every lister with that lister_id shows it', async () => {
     const { id, lister } = await auctionAItem();
     await update(id, { market_c: [{ lister_id: lister }], auction_b: [{ lister_id: lister }] });
-    await update(id, { market_c: [{ lister_id: lister, location: { city: 'Bonn' }, freetext: [{ id: '2', value: 'Ships in 24 h' }], picture: { url: ['https://img.example/new.jpg'] } }] });
+    await update(id, {
+      market_c: [
+        { lister_id: lister, location: { city: 'Bonn' }, freetext: [{ id: '2', value: 'Ships in 24 h' }], picture: { url: ['https://img.example/new.jpg'] } },
+      ],
+    });
     const expected = {
-      payment: shared.payment, refund: shared.refund,
+      payment: shared.payment,
+      refund: shared.refund,
       location: { city: 'Bonn', zip: '50667', country_id: 77 },
       freetext: [{ id: '2', value: 'Ships in 24 h' }],
     };
     for (const group of ['auction_a', 'auction_b', 'market_c']) {
       const entry = await listerOf(id, group);
       expect(entry, group).to.deep.include(expected);
-      expect((entry.picture as Record<string, unknown>), group).to.deep.include({ type_id: 2, url: ['https://img.example/new.jpg'] });
+      expect(entry.picture as Record<string, unknown>, group).to.deep.include({ type_id: 2, url: ['https://img.example/new.jpg'] });
     }
   });
 });

@@ -9,10 +9,23 @@ const fields = (res: { body: { error?: { field?: string }[] } }) => (res.body.er
 describe('portal account ids inside a stock body', () => {
   let seller: Seller;
   let other: Seller;
-  beforeEach(async () => { seller = await newSeller(); other = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+    other = await newSeller();
+  });
 
   it("when cia.market_d.portal_account_id names another seller's portal account, then 400 names the field and nothing is stored", async () => {
-    const res = await call('stock/', { token: seller.token, body: { stock: { name: 'Cup', sku: 'FX-1', quantity: 3, cia: { market_d: { is_active: true, portal_account_id: [seller.portalAccountId, other.portalAccountId] } } } } });
+    const res = await call('stock/', {
+      token: seller.token,
+      body: {
+        stock: {
+          name: 'Cup',
+          sku: 'FX-1',
+          quantity: 3,
+          cia: { market_d: { is_active: true, portal_account_id: [seller.portalAccountId, other.portalAccountId] } },
+        },
+      },
+    });
     expect(res.status, res.text).to.equal(400);
     expect(res.body.error![0]).to.include({ error: 'unknown_portal_account', field: 'stock.cia.market_d.portal_account_id[1]' });
     expect((await call('stock/SKU_FX-1/', { token: seller.token })).status).to.equal(404);
@@ -20,7 +33,12 @@ describe('portal account ids inside a stock body', () => {
   });
 
   it("when an update names another seller's portal account, then 400 names the field and the item keeps its cia settings", async () => {
-    const id = await createItem(seller, { name: 'Cup', sku: 'FX-2', quantity: 3, cia: { market_d: { is_active: true, portal_account_id: [seller.portalAccountId] } } });
+    const id = await createItem(seller, {
+      name: 'Cup',
+      sku: 'FX-2',
+      quantity: 3,
+      cia: { market_d: { is_active: true, portal_account_id: [seller.portalAccountId] } },
+    });
     const res = await call(`stock/${id}/`, { token: seller.token, body: { stock: { cia: { market_d: { portal_account_id: [other.portalAccountId] } } } } });
     expect(res.status, res.text).to.equal(400);
     expect(fields(res)).to.deep.equal(['stock.cia.market_d.portal_account_id[0]']);
@@ -31,20 +49,36 @@ describe('portal account ids inside a stock body', () => {
   it("when shop_g's class and category and an auction_a seller profile name other portal accounts, then 400 names every such field and nothing is stored", async () => {
     const res = await call('stock/', {
       token: seller.token,
-      body: { stock: {
-        name: 'Cup', sku: 'FX-3', quantity: 1,
-        shop_g: { class: { id: 'c1', portal_account_id: other.portalAccountId }, category: [{ id: 'k1', portal_account_id: seller.portalAccountId }, { id: 'k2', portal_account_id: 2147483000 }] },
-        auction_a: [{ seller_profile: { payment: [{ id: 1, portal_account_id: other.portalAccountId }] } }],
-      } },
+      body: {
+        stock: {
+          name: 'Cup',
+          sku: 'FX-3',
+          quantity: 1,
+          shop_g: {
+            class: { id: 'c1', portal_account_id: other.portalAccountId },
+            category: [
+              { id: 'k1', portal_account_id: seller.portalAccountId },
+              { id: 'k2', portal_account_id: 2147483000 },
+            ],
+          },
+          auction_a: [{ seller_profile: { payment: [{ id: 1, portal_account_id: other.portalAccountId }] } }],
+        },
+      },
     });
     expect(res.status, res.text).to.equal(400);
-    expect(fields(res)).to.have.members(['stock.shop_g.class.portal_account_id', 'stock.shop_g.category[1].portal_account_id', 'stock.auction_a[0].seller_profile.payment[0].portal_account_id']);
+    expect(fields(res)).to.have.members([
+      'stock.shop_g.class.portal_account_id',
+      'stock.shop_g.category[1].portal_account_id',
+      'stock.auction_a[0].seller_profile.payment[0].portal_account_id',
+    ]);
     expect((await call('stock/SKU_FX-3/', { token: seller.token })).status).to.equal(404);
   });
 
   it("when every portal account id named is the seller's own, then the item is stored with them", async () => {
     const id = await createItem(seller, {
-      name: 'Cup', sku: 'FX-4', quantity: 1,
+      name: 'Cup',
+      sku: 'FX-4',
+      quantity: 1,
       cia: { market_d: { is_active: true, portal_account_id: [seller.portalAccountId] } },
       shop_g: { class: { id: 'c1', portal_account_id: seller.portalAccountId } },
     });

@@ -6,7 +6,9 @@ type Lister = { lister_id: string; name?: string; price?: string; refund?: { pol
 
 describe('stock portal field groups and listers', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when lister_id is 0, NO_<n>, absent or unknown, then listers are created, addressed or refused', async () => {
     const created = await call('stock/', { token: seller.token, body: { stock: { name: 'Item', auction_a: [{ name: 'Offer one', price: '5.00' }] } } });
@@ -43,8 +45,14 @@ describe('stock portal field groups and listers', () => {
     const created = await call('stock/', { token: seller.token, body: { stock: { name: 'Item', auction_a: [{ lister_id: 0 }] } } });
     const id = created.body.stock_id as number;
     const lister = (created.body.lister_id as number[])[0]!;
-    await call(`stock/${id}/`, { token: seller.token, body: { stock: { market_c: [{ lister_id: lister, price: '3.00' }], auction_b: [{ lister_id: lister }], shop: [{ lister_id: lister }] } } });
-    await call(`stock/${id}/`, { token: seller.token, body: { stock: { auction_a: [{ lister_id: lister, refund: { policy_id: 22 }, location: { city: 'Köln' }, payment: { advice: 'fast' } }] } } });
+    await call(`stock/${id}/`, {
+      token: seller.token,
+      body: { stock: { market_c: [{ lister_id: lister, price: '3.00' }], auction_b: [{ lister_id: lister }], shop: [{ lister_id: lister }] } },
+    });
+    await call(`stock/${id}/`, {
+      token: seller.token,
+      body: { stock: { auction_a: [{ lister_id: lister, refund: { policy_id: 22 }, location: { city: 'Köln' }, payment: { advice: 'fast' } }] } },
+    });
     const item = await readItem(seller, id);
     for (const group of ['auction_b', 'market_c', 'shop'] as const) {
       const [entry] = item[group] as Lister[];
@@ -81,16 +89,35 @@ describe('stock portal field groups and listers', () => {
     });
     expect(res.status).to.equal(400);
     expect(res.body.error!.map((e) => e.field)).to.include.members([
-      'stock.market_e.delivery_time', 'stock.market_e.picture', 'stock.market_d.id_type', 'stock.market_f.quantity',
-      'stock.market_i.tax_id', 'stock.market_i.delivery_time', 'stock.market_i.picture', 'stock.webshop[0].shop_id',
-      'stock.shop_g.eco_participation_category_id', 'stock.auction_a[0].type_id', 'stock.auction_a[0].vat',
-      'stock.auction_a[0].picture.layout_id', 'stock.auction_a[0].auction_a_plus', 'stock.auction_a[0].name',
-      'stock.auction_b[0].condition_id', 'stock.auction_b[0].fsk', 'stock.market_c[0].refund.policy_id', 'stock.cia.auction_a.max_quantity',
+      'stock.market_e.delivery_time',
+      'stock.market_e.picture',
+      'stock.market_d.id_type',
+      'stock.market_f.quantity',
+      'stock.market_i.tax_id',
+      'stock.market_i.delivery_time',
+      'stock.market_i.picture',
+      'stock.webshop[0].shop_id',
+      'stock.shop_g.eco_participation_category_id',
+      'stock.auction_a[0].type_id',
+      'stock.auction_a[0].vat',
+      'stock.auction_a[0].picture.layout_id',
+      'stock.auction_a[0].auction_a_plus',
+      'stock.auction_a[0].name',
+      'stock.auction_b[0].condition_id',
+      'stock.auction_b[0].fsk',
+      'stock.market_c[0].refund.policy_id',
+      'stock.cia.auction_a.max_quantity',
     ]);
   });
 
   it('when webshop entries are updated, then they merge by shop_id', async () => {
-    const id = await createItem(seller, { name: 'W', webshop: [{ shop_id: 'a', name: 'A' }, { shop_id: 'b', name: 'B' }] });
+    const id = await createItem(seller, {
+      name: 'W',
+      webshop: [
+        { shop_id: 'a', name: 'A' },
+        { shop_id: 'b', name: 'B' },
+      ],
+    });
     await call(`stock/${id}/`, { token: seller.token, body: { stock: { webshop: [{ shop_id: 'b', is_active: true }, { shop_id: 'c' }] } } });
     expect((await readItem(seller, id)).webshop).to.deep.equal([{ shop_id: 'a', name: 'A' }, { shop_id: 'b', name: 'B', is_active: true }, { shop_id: 'c' }]);
   });

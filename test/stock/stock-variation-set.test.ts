@@ -3,23 +3,46 @@ import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
 import { ciaRows, createItem, readItem } from './helpers';
 
-const matrix = { name_value: [{ name: 'size', value: ['S', 'M', 'L'] }, { name: 'colour', value: ['red', 'blue'] }] };
-const spec = (size: string, colour: string) => ({ name_value: [{ name: 'size', value: [size] }, { name: 'colour', value: [colour] }] });
+const matrix = {
+  name_value: [
+    { name: 'size', value: ['S', 'M', 'L'] },
+    { name: 'colour', value: ['red', 'blue'] },
+  ],
+};
+const spec = (size: string, colour: string) => ({
+  name_value: [
+    { name: 'size', value: [size] },
+    { name: 'colour', value: [colour] },
+  ],
+});
 
 describe('stock variants', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when a main item creates variants and links an existing one, then the variants read parent and specifics', async () => {
     const existing = await createItem(seller, { name: 'Shirt S blue', quantity: 2 });
     const main = await createItem(seller, {
-      name: 'Shirt', price: '20.00',
-      variation: { type: 'main', specifics_set: matrix, sub: [{ create_quantity: 5, specifics: spec('M', 'red') }, { id: existing, specifics: spec('S', 'blue') }] },
+      name: 'Shirt',
+      price: '20.00',
+      variation: {
+        type: 'main',
+        specifics_set: matrix,
+        sub: [
+          { create_quantity: 5, specifics: spec('M', 'red') },
+          { id: existing, specifics: spec('S', 'blue') },
+        ],
+      },
     });
     const item = await readItem(seller, main);
     const subs = (item.variation as { sub: { id: string }[] }).sub.map((s) => Number(s.id));
     expect(subs).to.have.length(2).and.include(existing);
-    const created = await readItem(seller, subs.find((s) => s !== existing)!);
+    const created = await readItem(
+      seller,
+      subs.find((s) => s !== existing)!,
+    );
     expect(created).to.include({ name: 'Shirt', price: '20.00', quantity: 5 });
     expect(created.variation).to.deep.equal({ type: 'sub', specifics: spec('M', 'red'), parent: main });
     expect((await readItem(seller, existing)).variation).to.deep.equal({ type: 'sub', specifics: spec('S', 'blue'), parent: main });
@@ -59,7 +82,16 @@ describe('stock variants', () => {
   });
 
   it('when the main passes type none, then every variant is separated', async () => {
-    const main = await createItem(seller, { name: 'Shirt', variation: { specifics_set: matrix, sub: [{ create_quantity: 1, specifics: spec('S', 'red') }, { create_quantity: 1, specifics: spec('M', 'red') }] } });
+    const main = await createItem(seller, {
+      name: 'Shirt',
+      variation: {
+        specifics_set: matrix,
+        sub: [
+          { create_quantity: 1, specifics: spec('S', 'red') },
+          { create_quantity: 1, specifics: spec('M', 'red') },
+        ],
+      },
+    });
     const subs = ((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub;
     const res = await call(`stock/${main}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
     expect(res.status, res.text).to.equal(200);
@@ -72,26 +104,54 @@ describe('stock variants', () => {
     const variant = Number(((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub[0]!.id);
     const before = (await ciaRows(seller)).length;
     await call(`stock/${variant}/`, { token: seller.token, body: { stock: { quantity: 9 } } });
-    expect((await ciaRows(seller)).slice(before).map((r) => r.stockId).sort()).to.deep.equal([main, variant].sort());
+    expect(
+      (await ciaRows(seller))
+        .slice(before)
+        .map((r) => r.stockId)
+        .sort(),
+    ).to.deep.equal([main, variant].sort());
   });
 });
 
 describe('stock sets', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when a set main is made of subs, then its available quantity follows the subs and subs read set.main', async () => {
     const cup = await createItem(seller, { name: 'Cup', quantity: 10, quantity_reserved: 1 });
     const saucer = await createItem(seller, { name: 'Saucer', quantity: 7 });
-    const set = await createItem(seller, { name: 'Set', quantity: 100, set: { type: ['main'], sub: [{ id: `ID_${cup}`, quantity: 2 }, { id: saucer, quantity: 2 }] } });
+    const set = await createItem(seller, {
+      name: 'Set',
+      quantity: 100,
+      set: {
+        type: ['main'],
+        sub: [
+          { id: `ID_${cup}`, quantity: 2 },
+          { id: saucer, quantity: 2 },
+        ],
+      },
+    });
     const item = await readItem(seller, set);
-    expect(item.set).to.deep.equal({ type: ['main'], sub: [{ id: String(cup), quantity: 2 }, { id: String(saucer), quantity: 2 }] });
+    expect(item.set).to.deep.equal({
+      type: ['main'],
+      sub: [
+        { id: String(cup), quantity: 2 },
+        { id: String(saucer), quantity: 2 },
+      ],
+    });
     expect(item.quantity_available).to.equal(3); // min(floor(9/2), floor(7/2))
     expect((await readItem(seller, saucer)).set).to.deep.equal({ type: ['sub'], main: [{ id: String(set), quantity: 2 }] });
     const before = (await ciaRows(seller)).length;
     await call(`stock/${saucer}/`, { token: seller.token, body: { stock: { quantity: 3 } } });
     expect((await readItem(seller, set)).quantity_available).to.equal(1);
-    expect((await ciaRows(seller)).slice(before).map((r) => r.stockId).sort()).to.deep.equal([saucer, set].sort());
+    expect(
+      (await ciaRows(seller))
+        .slice(before)
+        .map((r) => r.stockId)
+        .sort(),
+    ).to.deep.equal([saucer, set].sort());
   });
 
   it('when sets would nest or mix main and sub, then 400 names the field', async () => {
@@ -125,7 +185,9 @@ describe('stock sets', () => {
 
 describe('stock links when items are deleted', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when a variation main is deleted, then its variants become independent items', async () => {
     const main = await createItem(seller, { name: 'Shirt', variation: { sub: [{ create_quantity: 1, specifics: spec('S', 'red') }] } });
@@ -137,14 +199,27 @@ describe('stock links when items are deleted', () => {
   it('when a set sub is deleted, then the set main follows its remaining subs and CIA adjusts it', async () => {
     const a = await createItem(seller, { name: 'A', quantity: 4 });
     const b = await createItem(seller, { name: 'B', quantity: 1 });
-    const main = await createItem(seller, { name: 'Set', set: { sub: [{ id: a, quantity: 1 }, { id: b, quantity: 1 }] } });
+    const main = await createItem(seller, {
+      name: 'Set',
+      set: {
+        sub: [
+          { id: a, quantity: 1 },
+          { id: b, quantity: 1 },
+        ],
+      },
+    });
     expect((await readItem(seller, main)).quantity_available).to.equal(1);
     const before = (await ciaRows(seller)).length;
     await call(`stock/${b}/`, { token: seller.token, method: 'DELETE' });
     const item = await readItem(seller, main);
     expect(item.set).to.deep.equal({ type: ['main'], sub: [{ id: String(a), quantity: 1 }] });
     expect(item.quantity_available).to.equal(4);
-    expect((await ciaRows(seller)).slice(before).map((r) => r.stockId).sort()).to.deep.equal([b, main].sort());
+    expect(
+      (await ciaRows(seller))
+        .slice(before)
+        .map((r) => r.stockId)
+        .sort(),
+    ).to.deep.equal([b, main].sort());
   });
 
   it('when specifics_set is sent to an item that is not a main, then 400 names it', async () => {

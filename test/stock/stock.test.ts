@@ -5,7 +5,9 @@ import { ciaRows, createItem, fullItem, historyOf, ownShippingGroups, readItem }
 
 describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when a full item is created, then it reads back with every group, computed quantity_available and lister ids', async () => {
     const res = await call('stock/', { token: seller.token, body: { stock: fullItem(seller.portalAccountId, await ownShippingGroups(seller)) } });
@@ -45,11 +47,33 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   it('when values break types, lengths or enums, then 400 names each field and nothing is stored', async () => {
     const res = await call('stock/', {
       token: seller.token,
-      body: { stock: { name: 'x'.repeat(256), price: '1234567890123', supplier: { price: 'cheap' }, quantity: 2147483648, condition_id: 1e12, content: { type: 'litre' }, shipping: { group_id: [1, 2, 3, 4] }, market_i: { picture: ['a'] }, auction_a: [{ duration: '2', payment: { id: ['autopay'] }, refund: { policy_id: 16 } }] } },
+      body: {
+        stock: {
+          name: 'x'.repeat(256),
+          price: '1234567890123',
+          supplier: { price: 'cheap' },
+          quantity: 2147483648,
+          condition_id: 1e12,
+          content: { type: 'litre' },
+          shipping: { group_id: [1, 2, 3, 4] },
+          market_i: { picture: ['a'] },
+          auction_a: [{ duration: '2', payment: { id: ['autopay'] }, refund: { policy_id: 16 } }],
+        },
+      },
     });
     expect(res.status).to.equal(400);
     expect(res.body.error!.map((e) => e.field)).to.include.members([
-      'stock.name', 'stock.price', 'stock.supplier.price', 'stock.quantity', 'stock.condition_id', 'stock.content.type', 'stock.shipping.group_id', 'stock.market_i.picture', 'stock.auction_a[0].duration', 'stock.auction_a[0].payment.id', 'stock.auction_a[0].refund.policy_id',
+      'stock.name',
+      'stock.price',
+      'stock.supplier.price',
+      'stock.quantity',
+      'stock.condition_id',
+      'stock.content.type',
+      'stock.shipping.group_id',
+      'stock.market_i.picture',
+      'stock.auction_a[0].duration',
+      'stock.auction_a[0].payment.id',
+      'stock.auction_a[0].refund.policy_id',
     ]);
     expect(await db()('stock').where('account_id', seller.id)).to.have.length(0);
   });
@@ -120,11 +144,19 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
     expect(xml.status).to.equal(200);
     expect(xml.text).to.contain('<stock><id>');
     // Post the XML read back as an XML request (response root renamed to request).
-    const body = xml.text.replace(/<\?xml[^>]*>/, '').replace('<response>', '<request>').replace('</response>', '</request>').replace('<ack>success</ack>', '');
+    const body = xml.text
+      .replace(/<\?xml[^>]*>/, '')
+      .replace('<response>', '<request>')
+      .replace('</response>', '</request>')
+      .replace('<ack>success</ack>', '');
     const posted = await call(`stock/${id}/`, { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body });
     expect(posted.status, posted.text).to.equal(200);
     expect(await readItem(seller, id)).to.deep.equal(json);
-    const created = await call('stock/', { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body: `<request><stock><name>XML item</name><barcode>0012345678905</barcode><quantity>3</quantity><shipping><group_id>${groups[1]}</group_id></shipping><set><type>none</type></set></stock></request>` });
+    const created = await call('stock/', {
+      token: seller.token,
+      headers: { 'Content-Type': 'application/xml' },
+      body: `<request><stock><name>XML item</name><barcode>0012345678905</barcode><quantity>3</quantity><shipping><group_id>${groups[1]}</group_id></shipping><set><type>none</type></set></stock></request>`,
+    });
     expect(created.status, created.text).to.equal(201);
     const item = await readItem(seller, created.body.stock_id as number);
     expect(item).to.include({ name: 'XML item', barcode: '0012345678905', quantity: 3 });
@@ -134,13 +166,18 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
 
 describe('stock quantities and history', () => {
   let seller: Seller;
-  beforeEach(async () => { seller = await newSeller(); });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
 
   it('when quantity is changed through the API, then a movement is written and cia.adjust queued', async () => {
     const id = await createItem(seller, { name: 'Q', quantity: 5 });
     await call(`stock/${id}/`, { token: seller.token, body: { stock: { quantity: 8, quantity_reserved: 1 } } });
     const history = await historyOf(seller, id);
-    expect(history.map((h) => h.quantity)).to.deep.equal([{ old: 0, difference: 5, new: 5 }, { old: 5, difference: 3, new: 8 }]);
+    expect(history.map((h) => h.quantity)).to.deep.equal([
+      { old: 0, difference: 5, new: 5 },
+      { old: 5, difference: 3, new: 8 },
+    ]);
     expect(history[1]!.title).to.equal('stock');
     expect((await readItem(seller, id)).quantity_available).to.equal(7);
     expect((await ciaRows(seller)).map((r) => r.reason)).to.deep.equal(['stock.created', 'stock.updated']);
@@ -160,7 +197,9 @@ describe('stock quantities and history', () => {
     expect(all.status, all.text).to.equal(200);
     const first = all.body.stock_history as { stock_id: number; quantity: { new: number } }[];
     expect(first.map((h) => h.quantity.new)).to.deep.equal([1, 2]);
-    const next = await call(`stock/history/?${query({ filter: { stock_id: a }, pagination: { limit: 2, min_id: all.body.next_min_id } })}`, { token: seller.token });
+    const next = await call(`stock/history/?${query({ filter: { stock_id: a }, pagination: { limit: 2, min_id: all.body.next_min_id } })}`, {
+      token: seller.token,
+    });
     expect((next.body.stock_history as { quantity: { new: number } }[]).map((h) => h.quantity.new)).to.deep.equal([3, 4]);
     expect(next.body.next_min_id).to.equal(undefined);
     const byB = await call(`stock/${b}/history/?${query({ filter: { 'quantity.difference': { operator: '>', value: 0 } } })}`, { token: seller.token });

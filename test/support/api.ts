@@ -41,18 +41,25 @@ export interface RequestOptions {
 }
 
 export async function call(path: string, options: RequestOptions = {}): Promise<ApiResponse> {
-  const url = `${options.base ?? await apiBase()}/${options.version ?? 'v1.1'}/${path}`;
+  const url = `${options.base ?? (await apiBase())}/${options.version ?? 'v1.1'}/${path}`;
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   let body: string | Buffer | undefined;
   if (options.body !== undefined) {
     if (typeof options.body === 'string' || Buffer.isBuffer(options.body)) body = options.body;
-    else { body = JSON.stringify(options.body); headers['Content-Type'] ??= 'application/json'; }
+    else {
+      body = JSON.stringify(options.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
   }
   const res = await fetch(url, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
   const text = await res.text();
   let parsed = {};
-  try { parsed = JSON.parse(text); } catch { /* XML or empty */ }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* XML or empty */
+  }
   return { status: res.status, headers: res.headers, text, body: parsed };
 }
 

@@ -10,7 +10,8 @@ const root = path.join(__dirname, '..', '..');
 export async function kontor(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.join(root, 'bin', 'cli.ts'), ...args], {
-      cwd: root, env: { ...process.env, DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'silent' },
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'silent' },
     });
     return { code: 0, out: stdout, err: stderr };
   } catch (e) {
@@ -18,4 +19,3 @@ export async function kontor(...args: string[]): Promise<{ code: number; out: st
     return { code: failure.code, out: failure.stdout, err: failure.stderr };
   }
 }
-

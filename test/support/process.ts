@@ -22,32 +22,54 @@ export function runEntry(file: string, env: Record<string, string>): Running {
 export function runNode(args: string[], env: Record<string, string>): Running {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   return {
     child,
     output: () => out,
-    waitFor: (pattern, ms = 20000) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { clearInterval(poll); reject(new Error(`no ${pattern} within ${ms} ms; output:\n${out}`)); }, ms);
-      const poll = setInterval(() => {
-        if (pattern.test(out)) { clearInterval(poll); clearTimeout(timer); resolve(); }
-      }, 50);
-    }),
-    stop: (ms = 20000) => new Promise((resolve, reject) => {
-      if (child.exitCode !== null) return resolve(child.exitCode);
-      const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`did not stop within ${ms} ms`)); }, ms);
-      child.once('exit', (code) => { clearTimeout(timer); resolve(code); });
-      child.kill('SIGTERM');
-    }),
+    waitFor: (pattern, ms = 20000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          clearInterval(poll);
+          reject(new Error(`no ${pattern} within ${ms} ms; output:\n${out}`));
+        }, ms);
+        const poll = setInterval(() => {
+          if (pattern.test(out)) {
+            clearInterval(poll);
+            clearTimeout(timer);
+            resolve();
+          }
+        }, 50);
+      }),
+    stop: (ms = 20000) =>
+      new Promise((resolve, reject) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`did not stop within ${ms} ms`));
+        }, ms);
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          resolve(code);
+        });
+        child.kill('SIGTERM');
+      }),
   };
 }
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    }).on('error', reject);
+    const server = net
+      .createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      })
+      .on('error', reject);
   });
 }
 
@@ -56,7 +78,10 @@ export async function whenListening(port: number, ms = 5000): Promise<void> {
   const until = Date.now() + ms;
   for (;;) {
     const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
       socket.on('error', () => resolve(false));
     });
     if (open) return;
@@ -70,7 +95,9 @@ export async function whenListening(port: number, ms = 5000): Promise<void> {
  * fault tests kill and restart it, never the shared Redis.
  */
 export async function startRedisServer(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
+    stdio: 'ignore',
+  });
   await whenListening(port);
   return child;
 }

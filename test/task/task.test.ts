@@ -15,15 +15,23 @@ describe('tasks', () => {
     const person = await createPerson(seller.id, 'Lister Lisa');
     const id = await createTask(seller, {
       reference: { section: 'stock_lister', platform: 'auction_a', stock_id: '4711', id: 'NO_12' },
-      person_id: String(person.id), title: 'Relist', text: 'Relist the offer after the price change',
-      appointment_date: '2026-12-01 09:30:00', priority: 'high',
+      person_id: String(person.id),
+      title: 'Relist',
+      text: 'Relist the offer after the price change',
+      appointment_date: '2026-12-01 09:30:00',
+      priority: 'high',
     });
     const res = await call(`task/?${query({ filter: { id: id } })}`, { token: seller.token });
     expect(res.status).to.equal(200);
     const [task] = res.body.task as Record<string, unknown>[];
     expect(task).to.deep.include({
-      id, reference: { section: 'stock_lister', id: 'NO_12', platform: 'auction_a', stock_id: '4711' },
-      person_id: String(person.id), title: 'Relist', text: 'Relist the offer after the price change', priority: 'high', is_completed: false,
+      id,
+      reference: { section: 'stock_lister', id: 'NO_12', platform: 'auction_a', stock_id: '4711' },
+      person_id: String(person.id),
+      title: 'Relist',
+      text: 'Relist the offer after the price change',
+      priority: 'high',
+      is_completed: false,
     });
     expect(task!.appointment_date).to.match(/^2026-12-01T/);
     expect(task!.modified_date).to.be.a('string');
@@ -49,7 +57,12 @@ describe('tasks', () => {
     const res = await call(`task/${id}/`, { token: seller.token, body: { task: { is_completed: 1, text: 'done by phone' } } });
     expect(res.status).to.equal(200);
     const read = await call(`task/?${query({ filter: { id } })}`, { token: seller.token });
-    expect((read.body.task as Record<string, unknown>[])[0]).to.deep.include({ title: 'Check stock', priority: 'low', text: 'done by phone', is_completed: true });
+    expect((read.body.task as Record<string, unknown>[])[0]).to.deep.include({
+      title: 'Check stock',
+      priority: 'low',
+      text: 'done by phone',
+      is_completed: true,
+    });
   });
 
   it('when tasks are paged, then limit and page answer in id order', async () => {
@@ -80,11 +93,11 @@ describe('tasks', () => {
       expect(res.status, JSON.stringify(task)).to.equal(400);
       expect(res.body.error![0]!.field).to.equal(field);
     }
-    const [{ count }] = await db()('task').where({ account_id: seller.id }).count({ count: '*' }) as [{ count: string }];
+    const [{ count }] = (await db()('task').where({ account_id: seller.id }).count({ count: '*' })) as [{ count: string }];
     expect(Number(count)).to.equal(0);
   });
 
-  it('when another seller\'s task is updated or filtered, then 404 and it is not listed', async () => {
+  it("when another seller's task is updated or filtered, then 404 and it is not listed", async () => {
     const seller = await newSeller();
     const other = await newSeller();
     const theirs = await createTask(other, { title: 'theirs' });

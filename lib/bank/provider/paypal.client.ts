@@ -15,9 +15,14 @@ import { retryAfterMs } from '../../portals/portal-http';
 
 export interface PayPalTransaction {
   transaction_info?: {
-    transaction_id?: string; transaction_initiation_date?: string; transaction_status?: string;
+    transaction_id?: string;
+    transaction_initiation_date?: string;
+    transaction_status?: string;
     transaction_amount?: { currency_code?: string; value?: string };
-    transaction_subject?: string; transaction_note?: string; invoice_id?: string; custom_field?: string;
+    transaction_subject?: string;
+    transaction_note?: string;
+    invoice_id?: string;
+    custom_field?: string;
   };
   payer_info?: { email_address?: string; payer_name?: { given_name?: string; surname?: string; alternate_full_name?: string } };
 }
@@ -27,7 +32,10 @@ export class ProviderAuthError extends Error {
   override name = 'ProviderAuthError';
 }
 
-export interface ProviderTarget { baseUrl: string; credentials: { client_id?: unknown; client_secret?: unknown } }
+export interface ProviderTarget {
+  baseUrl: string;
+  credentials: { client_id?: unknown; client_secret?: unknown };
+}
 
 export const pageSize = 500;
 /** PayPal's largest start_date..end_date span. */
@@ -49,15 +57,25 @@ async function accessToken(target: ProviderTarget): Promise<string> {
 /** One page of completed transactions between start and end. */
 async function page(target: ProviderTarget, token: string, start: Date, end: Date, n: number): Promise<{ items: PayPalTransaction[]; totalPages: number }> {
   const url = new URL('/v1/reporting/transactions', target.baseUrl);
-  const params = { start_date: start.toISOString(), end_date: end.toISOString(), transaction_status: 'S', fields: 'transaction_info,payer_info', page_size: String(pageSize), page: String(n) };
+  const params = {
+    start_date: start.toISOString(),
+    end_date: end.toISOString(),
+    transaction_status: 'S',
+    fields: 'transaction_info,payer_info',
+    page_size: String(pageSize),
+    page: String(n),
+  };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   let res: Response;
   try {
-    res = await fetch(url, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' }, signal: AbortSignal.timeout(config().portalTimeoutMs) });
+    res = await fetch(url, {
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' },
+      signal: AbortSignal.timeout(config().portalTimeoutMs),
+    });
   } catch (err) {
     throw portalUnavailable(`PayPal: ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
   }
-  const body = await res.json().catch(() => ({})) as { transaction_details?: PayPalTransaction[]; total_pages?: number; message?: string };
+  const body = (await res.json().catch(() => ({}))) as { transaction_details?: PayPalTransaction[]; total_pages?: number; message?: string };
   if (res.status === 401 || res.status === 403) throw new ProviderAuthError(`PayPal answered ${res.status}: ${body.message ?? 'not authorized'}`);
   if (res.status === 429 || res.status >= 500) throw portalUnavailable(`PayPal answered ${res.status}`, retryAfterMs(res.headers.get('retry-after')));
   if (!res.ok) throw new ProviderAuthError(`PayPal answered ${res.status}: ${body.message ?? res.statusText}`);

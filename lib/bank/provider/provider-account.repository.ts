@@ -17,7 +17,8 @@ export interface ProviderAccountRow {
 export const providerAccountRepository = {
   async insert(accountId: number, row: { name: string; provider: string; base_url: string; credentials: Record<string, string> }): Promise<number> {
     const [created] = await db()('payment_provider_account')
-      .insert({ ...row, credentials: JSON.stringify(row.credentials), account_id: accountId }).returning('id');
+      .insert({ ...row, credentials: JSON.stringify(row.credentials), account_id: accountId })
+      .returning('id');
     return (created as { id: number }).id;
   },
 

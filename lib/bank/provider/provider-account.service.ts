@@ -9,7 +9,12 @@ import { providerAccountRepository } from './provider-account.repository';
 /** PayPal's live API; its sandbox is https://api-m.sandbox.paypal.com, Kontor's own the sandbox URL. */
 export const payPalLive = 'https://api-m.paypal.com';
 
-export interface ConnectInput { name: string; clientId: string; clientSecret: string; baseUrl?: string }
+export interface ConnectInput {
+  name: string;
+  clientId: string;
+  clientSecret: string;
+  baseUrl?: string;
+}
 
 export async function connectProvider(accountId: number, input: ConnectInput): Promise<{ id: number; name: string; provider: string; base_url: string }> {
   const baseUrl = input.baseUrl ?? payPalLive;
@@ -23,7 +28,10 @@ export async function connectProvider(accountId: number, input: ConnectInput): P
     if (schema.validate(value).error) throw invalidField(field, `--${field} is not valid`);
   }
   const id = await providerAccountRepository.insert(accountId, {
-    name: input.name, provider: 'paypal', base_url: baseUrl, credentials: { client_id: input.clientId, client_secret: input.clientSecret },
+    name: input.name,
+    provider: 'paypal',
+    base_url: baseUrl,
+    credentials: { client_id: input.clientId, client_secret: input.clientSecret },
   });
   return { id, name: input.name, provider: 'paypal', base_url: baseUrl };
 }

@@ -44,7 +44,11 @@ export async function queueProviderSyncs(tick: string): Promise<{ queued: number
   return { queued: accounts.length };
 }
 
-export interface SyncRun { fetched: number; stored: number; jobId: string | null }
+export interface SyncRun {
+  fetched: number;
+  stored: number;
+  jobId: string | null;
+}
 
 export async function syncProviderAccount(accountId: number, providerAccountId: number, jobId: string): Promise<SyncRun> {
   const account = await providerAccountRepository.get(accountId, providerAccountId);
@@ -58,7 +62,11 @@ export async function syncProviderAccount(accountId: number, providerAccountId: 
     if (!(err instanceof ProviderAuthError)) throw err;
     const message = `${label(account)}: ${err.message}; check its client_id and client_secret`;
     await providerAccountRepository.setError(accountId, account.id, message);
-    await createTaskOnce(accountId, { title: `Payment provider sync failed: ${account.name}`, text: message, priority: 'high', reference: { section: 'bank', id: String(account.id) } }, jobId);
+    await createTaskOnce(
+      accountId,
+      { title: `Payment provider sync failed: ${account.name}`, text: message, priority: 'high', reference: { section: 'bank', id: String(account.id) } },
+      jobId,
+    );
     throw portalRefused(message);
   }
   const entries = transactions.map(entryOf).filter((e): e is StatementEntry => e !== null);

@@ -19,8 +19,15 @@ type Node = Record<string, unknown>;
  * order and folded into the usual shape (foldOrdered), which is cheaper on a large statement.
  */
 const options = {
-  ignoreAttributes: true, parseTagValue: false, processEntities: true, htmlEntities: true,
-  trimValues: true, ignoreDeclaration: true, ignorePiTags: true, removeNSPrefix: true, preserveOrder: true,
+  ignoreAttributes: true,
+  parseTagValue: false,
+  processEntities: true,
+  htmlEntities: true,
+  trimValues: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  removeNSPrefix: true,
+  preserveOrder: true,
 };
 const parser = new XMLParser(options);
 const inPlaceBytes = 64 * 1024;
@@ -29,10 +36,12 @@ const inPlaceBytes = 64 * 1024;
 const refuse = (path: string, what: string) => invalidInput('malformed_statement', `camt.053: ${path} ${what}`, path);
 
 const list = (value: unknown): unknown[] => (value === undefined || value === '' ? [] : Array.isArray(value) ? value : [value]);
-const node = (value: unknown): Node => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Node : {});
-const textOf = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'object' && value !== null ? textOf((value as Node)['#text']) : '');
+const node = (value: unknown): Node => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Node) : {});
+const textOf = (value: unknown): string =>
+  typeof value === 'string' ? value : typeof value === 'object' && value !== null ? textOf((value as Node)['#text']) : '';
 
-export const isCamt053 = (text: string): boolean => /urn:iso:std:iso:20022:tech:xsd:camt\.053\.\d{3}\.\d{2}/.test(text.slice(0, 2000)) || /<(\w+:)?BkToCstmrStmt[\s>]/.test(text.slice(0, 4000));
+export const isCamt053 = (text: string): boolean =>
+  /urn:iso:std:iso:20022:tech:xsd:camt\.053\.\d{3}\.\d{2}/.test(text.slice(0, 2000)) || /<(\w+:)?BkToCstmrStmt[\s>]/.test(text.slice(0, 4000));
 
 /** Parses a CAMT.053 document; a malformed one is a 400 naming the element (or the XML line). */
 export async function parseCamt053(text: string): Promise<ParsedStatement> {
@@ -68,8 +77,14 @@ function readEntry(ntry: Node, path: string, iban: string, result: ParsedStateme
   const txs = list(node(list(ntry.NtryDtls)[0]).TxDtls).map(node);
   for (const extra of list(ntry.NtryDtls).slice(1)) txs.push(...list(node(extra).TxDtls).map(node));
   // A reversal (RvslInd) undoes an earlier entry: no payment of a buyer either way.
-  if (side === 'DBIT' || textOf(ntry.RvslInd) === 'true') { result.debits++; return; }
-  if (status !== 'BOOK') { result.unbooked++; return; }
+  if (side === 'DBIT' || textOf(ntry.RvslInd) === 'true') {
+    result.debits++;
+    return;
+  }
+  if (status !== 'BOOK') {
+    result.unbooked++;
+    return;
+  }
   const entryRef = textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef);
   if (txs.length <= 1) {
     result.entries.push(entryOf(txs[0] ?? {}, ntry, amount, date, refOf(iban, textOf(node(txs[0]?.Refs).AcctSvcrRef) || entryRef)));
@@ -90,9 +105,9 @@ function entryOf(tx: Node, ntry: Node, amount: string, date: Date, reference: st
   const party = (p: unknown) => textOf(node(p).Nm) || textOf(node(node(p).Pty).Nm);
   const sender = party(parties.Dbtr) || party(parties.UltmtDbtr);
   const rmt = node(tx.RmtInf);
-  const structured = list(rmt.Strd).map(node).flatMap((s) => [
-    textOf(node(s.CdtrRefInf).Ref), ...list(s.AddtlRmtInf).map(textOf),
-  ]);
+  const structured = list(rmt.Strd)
+    .map(node)
+    .flatMap((s) => [textOf(node(s.CdtrRefInf).Ref), ...list(s.AddtlRmtInf).map(textOf)]);
   const parts = [...list(rmt.Ustrd).map(textOf), ...structured].filter(Boolean);
   const subject = parts.length ? parts.join(' ') : textOf(tx.AddtlTxInf) || textOf(ntry.AddtlNtryInf);
   return { reference, transferDate: date, sender: clip(sender, 255), subject: clip(subject, 1000), amount };

@@ -28,7 +28,10 @@ export function parseMt940(text: string): ParsedStatement {
   for (const statement of statements) {
     for (const t of statement.transactions) {
       // amount carries the sign: C positive, D negative, a reversal flips it (RC is a debit).
-      if (t.amount <= 0) { result.debits++; continue; }
+      if (t.amount <= 0) {
+        result.debits++;
+        continue;
+      }
       result.entries.push(entryOf(t, statement.accountIdentification));
     }
   }

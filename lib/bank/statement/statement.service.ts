@@ -26,7 +26,13 @@ export async function importStatement(accountId: number, bytes: Buffer): Promise
   const parsed = await parseStatement(bytes);
   const stored = await inTransaction((trx) => storeEntriesIn(trx, accountId, 'bank', parsed.entries));
   return {
-    format: parsed.format, statements: parsed.statements, entries: parsed.entries.length, stored: stored.stored,
-    duplicates: stored.duplicates, debits: parsed.debits, unbooked: parsed.unbooked, jobId: stored.jobId,
+    format: parsed.format,
+    statements: parsed.statements,
+    entries: parsed.entries.length,
+    stored: stored.stored,
+    duplicates: stored.duplicates,
+    debits: parsed.debits,
+    unbooked: parsed.unbooked,
+    jobId: stored.jobId,
   };
 }

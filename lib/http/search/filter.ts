@@ -36,7 +36,11 @@ export function parseFilters<Row>(raw: Raw, spec: SearchSpec<Row>): { filters: F
     const own = conditions.filter((c) => !c.field.singleton);
     const singles = conditions.filter((c) => c.field.singleton);
     if (singles.length && index > 0) {
-      throw invalidField(prefix, `${prefix}: ${nameOf(spec, singles[0]!.field)} is a singleton filter, valid only in the first filter object`, 'singleton_filter');
+      throw invalidField(
+        prefix,
+        `${prefix}: ${nameOf(spec, singles[0]!.field)} is a singleton filter, valid only in the first filter object`,
+        'singleton_filter',
+      );
     }
     singletons.push(...singles);
     return own;
@@ -93,7 +97,9 @@ function condition(operator: Raw, value: Raw, field: FilterField, where: string,
   if (raw.length === 0 || value === undefined) throw invalidField(where, `${where} needs at least one value`);
   if (raw.length > 200) throw invalidField(where, `${where} takes at most 200 values`);
   const op = operator as Operator;
-  const values = raw.map((v, i) => convert(v, op === '~' || op === '!~' ? 'string' : field.type, Array.isArray(value) ? `${where}[${i}]` : where, field.bigint));
+  const values = raw.map((v, i) =>
+    convert(v, op === '~' || op === '!~' ? 'string' : field.type, Array.isArray(value) ? `${where}[${i}]` : where, field.bigint),
+  );
   return { field, operator: op, values };
 }
 
@@ -123,12 +129,24 @@ function convert(value: Raw, type: FieldType, where: string, bigint = false): st
       if (typeof text === 'string' && datePattern.test(text) && isCalendarDate(text)) return text;
       break;
     case 'datetime':
-      if (typeof text === 'string' && (datePattern.test(text) || /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) && isCalendarDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text))) {
+      if (
+        typeof text === 'string' &&
+        (datePattern.test(text) || /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) &&
+        isCalendarDate(text.slice(0, 10)) &&
+        !Number.isNaN(Date.parse(text))
+      ) {
         return new Date(text.replace(' ', 'T')).toISOString();
       }
       break;
   }
-  const expected = type === 'bool' ? 'boolean (true/false or 1/0)' : type === 'integer' && !bigint ? `integer between -${int4Max} and ${int4Max}` : type === 'date' ? 'date (YYYY-MM-DD) that exists' : type;
+  const expected =
+    type === 'bool'
+      ? 'boolean (true/false or 1/0)'
+      : type === 'integer' && !bigint
+        ? `integer between -${int4Max} and ${int4Max}`
+        : type === 'date'
+          ? 'date (YYYY-MM-DD) that exists'
+          : type;
   throw invalidField(where, `${where} must be a ${expected}`);
 }
 
@@ -137,8 +155,10 @@ export function likePattern(value: string): string {
   let out = '';
   for (let i = 0; i < value.length; i++) {
     const c = value[i]!;
-    if (c === '\\' && value[i + 1] === '*') { out += '*'; i++; }
-    else if (c === '*') out += '%';
+    if (c === '\\' && value[i + 1] === '*') {
+      out += '*';
+      i++;
+    } else if (c === '*') out += '%';
     else if (c === '%' || c === '_' || c === '\\') out += `\\${c}`;
     else out += c;
   }

@@ -40,7 +40,10 @@ export async function runSearch<Row, Item extends Record<string, unknown>>(
 ): Promise<SearchPage<Record<string, unknown>>> {
   applyConditions(base, search.singletons, search.filters);
   if (search.minKey !== undefined) base.where(spec.key.column, '>=', search.minKey);
-  const rows = (await base.orderBy(spec.key.column, 'asc').offset(search.offset).limit(search.limit + 1)) as Row[];
+  const rows = (await base
+    .orderBy(spec.key.column, 'asc')
+    .offset(search.offset)
+    .limit(search.limit + 1)) as Row[];
   const more = rows.length > search.limit;
   const items = rows.slice(0, search.limit).map((row) => project(toApi(row), search.select, spec.alwaysSelected));
   const next = more && search.minKey !== undefined ? spec.key.idOf(rows[search.limit]!) : undefined;

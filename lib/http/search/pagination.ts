@@ -12,7 +12,8 @@ export interface Pagination {
 /** Pagination_type: page (0 or absent is 1), limit (default 20, at most 200), min_id (replaces page). */
 export function parsePagination(raw: unknown): Pagination {
   if (raw === undefined || raw === '') return { limit: defaultLimit, offset: 0 };
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidField('pagination', 'pagination must be an object with page, limit or min_id');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalidField('pagination', 'pagination must be an object with page, limit or min_id');
   const { page, limit, min_id: minId, ...rest } = raw as Record<string, unknown>;
   const extra = Object.keys(rest)[0];
   if (extra) throw invalidField(`pagination[${extra}]`, `pagination[${extra}] is not a field of Pagination_type`);

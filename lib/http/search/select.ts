@@ -3,7 +3,6 @@ import { describe, Description } from '../describe';
 import { invalidField } from '../../errors';
 import type { SelectTree } from './types';
 
-
 /**
  * Parses Select_type: the structure of the read type, values irrelevant. Naming a container
  * selects all of it; naming a sub-field selects only that. Unknown fields are a 400.
@@ -25,9 +24,10 @@ function tree(raw: Record<string, unknown>, description: Description, path: stri
     const child = keys[key];
     if (!child) throw invalidField(`${path}[${key}]`, `${path}[${key}] is not a field of this resource`, 'unknown_select');
     const nested = child.keys ?? child.items?.[0]?.keys;
-    out[key] = nested && typeof value === 'object' && value !== null && Object.keys(value).length > 0
-      ? tree(value as Record<string, unknown>, child, `${path}[${key}]`)
-      : true;
+    out[key] =
+      nested && typeof value === 'object' && value !== null && Object.keys(value).length > 0
+        ? tree(value as Record<string, unknown>, child, `${path}[${key}]`)
+        : true;
   }
   return out;
 }
@@ -46,7 +46,8 @@ function pick(value: Record<string, unknown>, select: SelectTree): Record<string
     if (!(key in value)) continue;
     const field = value[key];
     if (sub === true || field === null || typeof field !== 'object') out[key] = field;
-    else if (Array.isArray(field)) out[key] = field.map((item) => (typeof item === 'object' && item !== null ? pick(item as Record<string, unknown>, sub) : item));
+    else if (Array.isArray(field))
+      out[key] = field.map((item) => (typeof item === 'object' && item !== null ? pick(item as Record<string, unknown>, sub) : item));
     else out[key] = pick(field as Record<string, unknown>, sub);
   }
   return out;

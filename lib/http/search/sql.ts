@@ -11,7 +11,9 @@ export function applyConditions(qb: Knex.QueryBuilder, singletons: Condition[], 
   if (filters.length === 0 || filters.some((filter) => filter.length === 0)) return;
   qb.where((any) => {
     for (const filter of filters) {
-      any.orWhere((all) => { for (const condition of filter) applyCondition(all, condition); });
+      any.orWhere((all) => {
+        for (const condition of filter) applyCondition(all, condition);
+      });
     }
   });
 }
@@ -59,11 +61,17 @@ function applyCondition(qb: Knex.QueryBuilder, { field, operator, values }: Cond
 
 function arrayCast(field: FilterField): string {
   switch (field.type) {
-    case 'integer': return '::bigint[]';
-    case 'decimal': return '::numeric[]';
-    case 'bool': return '::boolean[]';
-    case 'date': return '::date[]';
-    case 'datetime': return '::timestamptz[]';
-    default: return '::text[]';
+    case 'integer':
+      return '::bigint[]';
+    case 'decimal':
+      return '::numeric[]';
+    case 'bool':
+      return '::boolean[]';
+    case 'date':
+      return '::date[]';
+    case 'datetime':
+      return '::timestamptz[]';
+    default:
+      return '::text[]';
   }
 }
