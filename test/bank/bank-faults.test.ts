@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import type { Worker } from 'bullmq';
 import { expect } from 'chai';
@@ -10,7 +9,7 @@ import { createOrderIn } from '../../lib/order/order.service';
 import { closeQueues } from '../../lib/queue/queue.registry';
 import { startWorker } from '../../lib/queue/worker';
 import { call, newSeller } from '../support/api';
-import { killChild, root } from '../support/process';
+import { killChild, spawnWorker } from '../support/process';
 import { waitFor } from '../fleet/support';
 
 /** A CAMT.053 statement of one entry per order id, each paying its order in full. */
@@ -50,20 +49,8 @@ describe('bank: faults of the bank worker', () => {
       }
       return made;
     });
-    // node itself (not the tsx CLI) so that SIGKILL hits the worker; small batches so the kill lands between commits.
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'workers/bank.ts'], {
-      cwd: root,
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: config().databaseUrl,
-        QUEUE_PREFIX: config().queuePrefix,
-        WORKER_LOCK_MS: '1500',
-        BANK_MATCH_BATCH: '20',
-      },
-    });
+    // Small batches, so that the kill lands between commits.
+    const child = spawnWorker('workers/bank.ts', { WORKER_LOCK_MS: '1500', BANK_MATCH_BATCH: '20' });
     let restarted: Worker | undefined;
     const assigned = async () => Number((await db()('bank').where({ account_id: s.id }).whereNotNull('order_id').count('* as n'))[0]!.n);
     try {

@@ -1,15 +1,12 @@
-import { spawn, ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { startFleetRecovery } from '../../lib/fleet/fleet-recovery';
 import { closeQueues, queues } from '../../lib/queue/queue.registry';
-import { freePort, killChild, startRedisServer } from '../support/process';
+import { freePort, killChild, spawnWorker, startRedisServer } from '../support/process';
 import { call, newSeller, Seller } from '../support/api';
 import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from './support';
-
-const root = path.join(__dirname, '..', '..');
 
 async function createItem(seller: Seller, sku: string, quantity: number, cia: Record<string, unknown>): Promise<number> {
   const res = await call('stock/', { token: seller.token, body: { stock: { name: sku, sku, quantity, cia } } });
@@ -50,21 +47,8 @@ describe('fleet: faults', function () {
     setConfig({ ...config(), queuePrefix: `${shared}-kill` });
     sandbox.state.delays.set('shop_g', 2000);
     fleet = await startFleet({ only: ['cia'] });
-    // node itself (not the tsx CLI, which runs a grandchild) so that SIGKILL hits the worker.
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', 'workers/portal_upload.ts'], {
-      cwd: root,
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: config().databaseUrl,
-        QUEUE_PREFIX: config().queuePrefix,
-        SANDBOX_PORTAL_URL: sandbox.url,
-        WORKER_LOCK_MS: '1500',
-        PORTAL_CALLS_PER_SECOND: '1000',
-      },
-    });
+    // the worker as its own process, so that SIGKILL hits it.
+    const child = spawnWorker('workers/portal_upload.ts', { SANDBOX_PORTAL_URL: sandbox.url, WORKER_LOCK_MS: '1500', PORTAL_CALLS_PER_SECOND: '1000' });
     let restarted: Fleet | undefined;
     try {
       const items = [

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { config } from '../../config';
 
 export const root = path.join(__dirname, '..', '..');
 
@@ -16,6 +17,15 @@ export interface Running {
 /** Runs a TypeScript entry as its own process, as its Procfile line does. */
 export function runEntry(file: string, env: Record<string, string>): Running {
   return runNode(['--require', 'tsx/cjs', file], env);
+}
+
+/**
+ * A worker entry as its own node process on this run's database and queues: node itself, not the
+ * tsx CLI (which runs a grandchild), so that a SIGKILL hits the worker.
+ */
+export function spawnWorker(entry: string, env: Record<string, string>): ChildProcess {
+  const base = { NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: config().databaseUrl, QUEUE_PREFIX: config().queuePrefix };
+  return spawn(process.execPath, ['--require', 'tsx/cjs', entry], { cwd: root, stdio: 'ignore', env: { ...process.env, ...base, ...env } });
 }
 
 /** Runs node with the arguments (a compiled entry: ['dist/server/index.js']). */
