@@ -79,14 +79,15 @@ describe('fleet: workers', () => {
     }
   });
 
-  it('when a processor throws a permanent domain error (not found), then the job fails at once without retries', async () => {
+  /** Runs a send_mit job whose processor always throws `error`; how often it ran and how the job ended. */
+  async function failingJob(error: () => Error, attempts: number): Promise<{ tries: number; attemptsMade?: number; failedReason?: string }> {
     let tries = 0;
     const worker = await startWorker(
       'mail',
       defineProcessors('mail', {
         'order.send_mit': async () => {
           tries++;
-          throw notFound('order 1_2026_1');
+          throw error();
         },
       }),
       { skipEvictionCheck: true, registerShutdown: false },
@@ -94,40 +95,26 @@ describe('fleet: workers', () => {
     try {
       const job = await queues()
         .get('mail')
-        .add('order.send_mit', {}, { jobId: `permanent-${Date.now()}`, attempts: 5, backoff: { type: 'fixed', delay: 50 } });
-      await waitFor('the job failed', async () => (await job.getState()) === 'failed');
+        .add('order.send_mit', {}, { jobId: `failing-${Date.now()}`, attempts, backoff: { type: 'fixed', delay: 50 } });
+      await waitFor('the job failed for good', async () => (await job.getState()) === 'failed', 10000);
       const failed = await queues().get('mail').getJob(job.id!);
-      expect(failed?.attemptsMade).to.equal(1);
-      expect(failed?.failedReason).to.equal('order 1_2026_1 does not exist');
-      expect(tries).to.equal(1);
+      return { tries, attemptsMade: failed?.attemptsMade, failedReason: failed?.failedReason };
     } finally {
       await worker.close();
     }
+  }
+
+  it('when a processor throws a permanent domain error (not found), then the job fails at once without retries', async () => {
+    const run = await failingJob(() => notFound('order 1_2026_1'), 5);
+    expect(run.attemptsMade).to.equal(1);
+    expect(run.failedReason).to.equal('order 1_2026_1 does not exist');
+    expect(run.tries).to.equal(1);
   });
 
   it('when a processor throws a retryable domain error (retry later), then the job is retried up to its tries', async () => {
-    let tries = 0;
-    const worker = await startWorker(
-      'mail',
-      defineProcessors('mail', {
-        'order.send_mit': async () => {
-          tries++;
-          throw retryLater();
-        },
-      }),
-      { skipEvictionCheck: true, registerShutdown: false },
-    );
-    try {
-      const job = await queues()
-        .get('mail')
-        .add('order.send_mit', {}, { jobId: `retryable-${Date.now()}`, attempts: 3, backoff: { type: 'fixed', delay: 50 } });
-      await waitFor('the job failed for good', async () => (await job.getState()) === 'failed', 10000);
-      const failed = await queues().get('mail').getJob(job.id!);
-      expect(failed?.attemptsMade).to.equal(3);
-      expect(tries).to.equal(3);
-    } finally {
-      await worker.close();
-    }
+    const run = await failingJob(retryLater, 3);
+    expect(run.attemptsMade).to.equal(3);
+    expect(run.tries).to.equal(3);
   });
 
   it('when concurrency is configured per queue, then each worker takes its own', () => {
