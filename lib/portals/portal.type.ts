@@ -1,4 +1,5 @@
 import type { ObjectSchema } from 'joi';
+import type { ChannelOrderPage } from './channel-order.type';
 
 /** Where and as whom an adapter calls: from the portal account (sandbox URL when it has none). */
 export interface PortalTarget {
@@ -88,4 +89,9 @@ export interface PortalAdapter extends PortalFacts {
   markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void>;
   /** Rates the buyer of an order positively; only portals with automatic rating (auction_a, document 1 rule 5). */
   rateBuyer?(target: PortalTarget, orderId: string, key: string): Promise<void>;
+  /**
+   * Orders the channel changed since a time, one page at a time (cursor null for the first);
+   * only channels whose orders Kontor imports (auction_a: eBay, market_d: Amazon).
+   */
+  fetchOrders?(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage>;
 }

@@ -1,0 +1,61 @@
+/**
+ * An order as a real channel reports it, mapped by that channel's adapter into the words of
+ * document 2's Order_type (snake_case, as POST order/ takes it), so that the order import
+ * (lib/order-import/) needs no knowledge of eBay's or Amazon's shapes and lib/portals needs none
+ * of the orders domain.
+ */
+
+/** Order_address_type. */
+export interface ChannelOrderAddress {
+  name?: string;
+  name_2?: string;
+  street?: string;
+  street_2?: string;
+  zip?: string;
+  city?: string;
+  province?: string;
+  country?: string;
+  country_iso2?: string;
+}
+
+/** One line (Order_line_type); stock_align_id is found by the import from the SKU. */
+export interface ChannelOrderLine {
+  /** The channel's line id (eBay lineItemId, Amazon OrderItemId). */
+  transaction_id: string;
+  /** The seller's SKU on the channel; null when the channel has none for the line. */
+  sku: string | null;
+  name: string;
+  quantity: number;
+  /** Unit price, gross, as a decimal string. */
+  price: string;
+  tax?: string;
+}
+
+export interface ChannelOrder {
+  /** The channel's order id: the natural key of the import (stored as external_order_id). */
+  external_order_id: string;
+  /** When the channel last changed the order (ISO 8601): the fetch's watermark. */
+  modified_at: string;
+  /** When the buyer bought (ISO 8601). */
+  created_at: string;
+  currency_id: string;
+  customer: {
+    username?: string;
+    email?: string;
+    phone_1?: string;
+    address: ChannelOrderAddress;
+  };
+  shipping: { fee?: string; method?: string; address: ChannelOrderAddress };
+  line: ChannelOrderLine[];
+  /** What the buyer has paid so far (decimal string; "0.00" when unpaid). */
+  paid_amount: string;
+  /** The channel's payment reference, when it names one. */
+  payment_provider_transaction_id?: string;
+  status: { is_paid: boolean; is_shipped: boolean; is_cancelled: boolean };
+}
+
+/** One page of a fetch; next is the channel's cursor for the following page, null at the end. */
+export interface ChannelOrderPage {
+  orders: ChannelOrder[];
+  next: string | null;
+}
