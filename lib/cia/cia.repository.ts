@@ -14,6 +14,12 @@ export interface CiaStateRow {
   refused_seq: string;
 }
 
+/** A waiting state with what a channel needs to name the item: its SKU and its field group there (null once the item is deleted). */
+export interface WaitingStateRow extends CiaStateRow {
+  sku: string | null;
+  grp: unknown;
+}
+
 /** A portal account as CIA chooses targets. */
 export interface PortalAccountRef {
   id: number;
@@ -109,11 +115,15 @@ export const ciaRepository = {
    * The states of a push target the portal has not acknowledged yet, by item, leaving out those
    * it refused at their current sequence.
    */
-  async waiting(knex: Knex, accountId: number, target: PushTarget, limit: number): Promise<CiaStateRow[]> {
-    return knex('cia_portal_state')
-      .where({ account_id: accountId, portal: target.portal, portal_account_id: target.portalAccountId })
-      .whereRaw('acked_seq < desired_seq AND refused_seq < desired_seq')
-      .orderBy('stock_id')
+  async waiting(knex: Knex, accountId: number, target: PushTarget, limit: number): Promise<WaitingStateRow[]> {
+    return knex('cia_portal_state as s')
+      .leftJoin('stock as st', function () {
+        this.on('st.id', 's.stock_id').andOn('st.account_id', 's.account_id');
+      })
+      .select('s.*', 'st.sku', knex.raw('st.data -> ? AS grp', [target.portal]))
+      .where({ 's.account_id': accountId, 's.portal': target.portal, 's.portal_account_id': target.portalAccountId })
+      .whereRaw('s.acked_seq < s.desired_seq AND s.refused_seq < s.desired_seq')
+      .orderBy('s.stock_id')
       .limit(limit);
   },
 

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import { CiaStateRow, ciaRepository, PushTarget } from '../cia/cia.repository';
+import { CiaStateRow, ciaRepository, PushTarget, WaitingStateRow } from '../cia/cia.repository';
 import { db } from '../db/knex';
 import { noLongerExists, portalRefused, portalUnavailable } from '../errors';
 import { adapterFor, PortalId } from '../portals/portal.registry';
 import type { QuantityOutcome } from '../portals/portal.type';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
-import { portalTargetRepository } from '../portals/portal-target.repository';
+import { fieldGroupEntry, portalTargetRepository } from '../portals/portal-target.repository';
 
 export interface PushResult {
   /** Items the portal took, with the quantity it now shows. */
@@ -28,7 +28,7 @@ function batchKey(target: PushTarget, states: CiaStateRow[]): string {
  * sends them, and records what the portal said of each item. Returns the states sent and
  * their outcomes (none when another push got there first).
  */
-async function pushBatch(accountId: number, target: PushTarget, sent: CiaStateRow[]): Promise<QuantityOutcome[]> {
+async function pushBatch(accountId: number, target: PushTarget, sent: WaitingStateRow[]): Promise<QuantityOutcome[]> {
   const adapter = adapterFor(target.portal as PortalId);
   return db().transaction(async (trx) => {
     await ciaRepository.lockTarget(trx, accountId, target);
@@ -36,7 +36,7 @@ async function pushBatch(accountId: number, target: PushTarget, sent: CiaStateRo
     if (sent.length === 0) return [];
     const portalTarget = await portalTargetRepository.target(trx, accountId, target.portalAccountId);
     if (!portalTarget) throw noLongerExists(`portal account ${target.portalAccountId}`);
-    const updates = sent.map((s) => ({ stockId: s.stock_id, quantity: s.desired_quantity, key: itemKey(s) }));
+    const updates = sent.map((s) => ({ stockId: s.stock_id, quantity: s.desired_quantity, key: itemKey(s), sku: s.sku, group: fieldGroupEntry(s.grp) }));
     const outcomes = await adapter.setQuantities(portalTarget, updates, batchKey(target, sent));
     await ciaRepository.ack(
       trx,
@@ -66,7 +66,7 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
   for (;;) {
     // Coalesced per target, a push job nearly always has work: the slot is taken without asking first.
     await waitForPortalSlot(target.portal, target.portalAccountId);
-    const sent: CiaStateRow[] = [];
+    const sent: WaitingStateRow[] = [];
     let outcomes: QuantityOutcome[];
     try {
       outcomes = await pushBatch(accountId, target, sent);

@@ -13,6 +13,15 @@ interface StockRow {
   grp: unknown;
 }
 
+/** An item's field group of a portal (data -> portal): the object, or the lister's entry (the first) of a lister group. */
+export function fieldGroupEntry(grp: unknown, listerId?: string): Record<string, unknown> {
+  if (Array.isArray(grp)) {
+    const entries = grp as Record<string, unknown>[];
+    return (listerId ? entries.find((e) => String(e.lister_id ?? '') === listerId) : entries[0]) ?? {};
+  }
+  return grp && typeof grp === 'object' ? (grp as Record<string, unknown>) : {};
+}
+
 const targets = new Map<string, { target: PortalTarget; until: number }>();
 
 async function readTarget(knex: Knex, accountId: number, portalAccountId: number): Promise<PortalTarget | undefined> {
@@ -45,13 +54,7 @@ export const portalTargetRepository = {
       .where({ account_id: accountId, id: stockId })
       .first()) as StockRow | undefined;
     if (!row) return undefined;
-    let group: Record<string, unknown> = {};
-    if (Array.isArray(row.grp)) {
-      const entries = row.grp as Record<string, unknown>[];
-      group = (listerId ? entries.find((e) => String(e.lister_id ?? '') === listerId) : entries[0]) ?? {};
-    } else if (row.grp && typeof row.grp === 'object') {
-      group = row.grp as Record<string, unknown>;
-    }
+    const group = fieldGroupEntry(row.grp, listerId);
     return { stockId: row.id, name: row.name, sku: row.sku, ean: row.barcode, price: row.price, quantityAvailable: row.quantity_available, group };
   },
 

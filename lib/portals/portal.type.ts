@@ -26,6 +26,9 @@ export interface QuantityUpdate {
   stockId: number;
   quantity: number;
   key: string;
+  /** The item's master SKU, and its field group of this portal (first lister entry for lister groups): channels address items by SKU. */
+  sku: string | null;
+  group: Record<string, unknown>;
 }
 
 /**
