@@ -13,8 +13,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/kontor.js', '.mocharc.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly' } },
+    files: ['bin/kontor.js', '.mocharc.cjs', 'scripts/postinstall.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );
