@@ -19,6 +19,10 @@ export const errorKinds = {
   method_not_allowed: { status: 405, permanent: true },
   /** The request is larger than the service takes. */
   too_large: { status: 413, permanent: true },
+  /** Another request with the same Idempotency-Key is still running; send again when it is answered. */
+  conflict: { status: 409, permanent: false },
+  /** Well formed, but it contradicts what the service holds (an Idempotency-Key used for another request). */
+  unprocessable: { status: 422, permanent: true },
   /** A quota or throttle refused the call; it may be sent again after retryAfterSeconds. */
   throttled: { status: 429, permanent: false },
   /** A dependency is unreachable or the work collided with other work: nothing changed; try again. */
@@ -68,6 +72,7 @@ export const errorTable = {
   unknown_payment_method: { kind: 'invalid' },
   unknown_stock_item: { kind: 'invalid' },
   unsupported_action: { kind: 'invalid' },
+  invalid_idempotency_key: { kind: 'invalid' },
   // OAuth 2 token errors (RFC 6749 section 5.2)
   invalid_request: { kind: 'invalid' },
   invalid_grant: { kind: 'invalid' },
@@ -89,6 +94,8 @@ export const errorTable = {
   // the request as a whole
   method_not_allowed: { kind: 'method_not_allowed' },
   payload_too_large: { kind: 'too_large' },
+  idempotency_key_in_use: { kind: 'conflict' },
+  idempotency_key_reused: { kind: 'unprocessable' },
   too_many_requests: { kind: 'throttled' },
   too_many_concurrent_calls: { kind: 'throttled' },
   too_many_login_attempts: { kind: 'throttled' },

@@ -70,6 +70,11 @@ interface Declaration {
   response: string[];
   /** Answered with 202 and a job_id: the work happens in a worker. */
   async?: boolean;
+  /**
+   * A POST that creates records or triggers work (a job, a mail, a portal call): sending it twice
+   * would do it twice. The framework then honours Idempotency-Key (lib/http/idempotency/).
+   */
+  creates?: boolean;
   /** A bulk endpoint: the list field of its items; it counts 1/10 of a call per item (others 1 call). */
   bulk?: { field: string };
   /** Version notes shown by OPTIONS. */

@@ -8,6 +8,7 @@ import parse from 'joi-to-json';
 import { scopes } from '../access/scopes';
 import { ErrorKind, errorKinds, errorTable } from '../errors';
 import type { Endpoint } from './endpoint';
+import { idempotencyHeader, maxKeyLength } from './idempotency/key';
 
 type Schema = Record<string, unknown>;
 type Operation = Record<string, unknown>;
@@ -154,8 +155,19 @@ function parameters(e: Endpoint): unknown[] {
   const account = e.auth
     ? [{ name: 'portal_account_id', in: 'query', description: 'The portal account the request acts for (an id or "default").', schema: { type: 'string' } }]
     : [];
-  return [...path, ...query, ...search, ...(e.method === 'POST' ? [] : account)];
+  return [...path, ...query, ...search, ...(e.method === 'POST' ? [] : account), ...(e.creates ? [idempotencyParameter] : [])];
 }
+
+/** The header of an endpoint that creates or triggers (lib/http/idempotency/). */
+const idempotencyParameter = {
+  name: idempotencyHeader,
+  in: 'header',
+  required: false,
+  description:
+    'Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.',
+  schema: { type: 'string', minLength: 1, maxLength: maxKeyLength, pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' },
+  example: '5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44',
+};
 
 /** The error answers an endpoint can give, as far as its declaration tells. */
 function errorResponses(e: Endpoint): Record<string, unknown> {
@@ -163,6 +175,7 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
   if (e.auth) kinds.push('unauthenticated', 'forbidden', 'throttled');
   if (e.params) kinds.push('not_found', 'ambiguous');
   if (e.method === 'POST') kinds.push('too_large');
+  if (e.creates) kinds.push('conflict', 'unprocessable');
   kinds.push('unavailable', 'internal');
   return Object.fromEntries(kinds.map((kind) => [String(errorKinds[kind].status), errorRef(kind)]));
 }

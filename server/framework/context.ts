@@ -47,8 +47,8 @@ export function standardHeaders(_req: Request, res: Response, next: NextFunction
   res.set({
     'Access-Control-Allow-Origin': '*',
     'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Accept-Charset, X-Request-Id',
-    'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id',
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Accept-Charset, X-Request-Id, Idempotency-Key',
+    'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Location, Idempotent-Replayed',
     'X-Powered-By': 'Kontor',
   });
   next();

@@ -5,6 +5,8 @@ import type { Caller } from '../../lib/access/caller';
 import type { Warning } from '../../lib/errors';
 import { config } from '../../config';
 import type { Endpoint, RequestContext } from '../../lib/http/endpoint';
+import { errorEnvelope, successEnvelope } from '../../lib/http/envelope';
+import type { Claim, StoredAnswer } from '../../lib/http/idempotency/idempotency';
 import { withRequestId } from '../../lib/log';
 import { DomainError, forbidden, invalidField, methodNotAllowed, notFound, unauthenticated } from '../../lib/errors';
 import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
@@ -17,7 +19,8 @@ import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAcc
 import { decodeBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
-import { sendError, sendSuccess, toDomainError } from './respond';
+import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
+import { claimRequest, requestKey, sendReplay } from './idempotency';
 
 const noSearch: SearchRequest = { select: null, singletons: [], filters: [], limit: 20, offset: 0 };
 const defaultWeight = 10;
@@ -46,6 +49,8 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
     const group = byPath.get(e.path) ?? [];
     // A second declaration of the same method and path would be shadowed without a sound.
     if (group.some((other) => other.method === e.method)) throw new Error(`endpoint ${e.method} ${e.path} is declared twice`);
+    // Idempotency-Key needs an account to scope the key and a body that makes the request.
+    if (e.creates && (e.method !== 'POST' || !e.auth)) throw new Error(`endpoint ${e.method} ${e.path}: only an authenticated POST creates`);
     byPath.set(e.path, [...group, e]);
   }
   for (const path of [...byPath.keys()].sort(bySpecificity)) {
@@ -62,14 +67,17 @@ function handlerFor(e: Endpoint) {
   return async (req: Request, res: Response): Promise<void> => {
     const context = req.context;
     let release = () => undefined as void;
+    let claim: Claim | undefined;
     try {
       const input = await readInput(e, req);
       let caller: Caller | null = null;
+      let key: string | undefined;
       if (e.auth) {
         const grant = await grantOfAccessToken(bearerToken(req));
         if (!grant) throw unauthenticated('invalid_token', 'the access token is unknown or expired; request a new one at token.php');
         if (e.auth.scope && !grant.scope.includes(e.auth.scope)) throw forbidden(e.auth.scope);
         res.locals.accountId = grant.accountId;
+        key = requestKey(e, req);
         const limit = await acquire(grant.accountId, weightOf(e, input));
         release = limit.release;
         if (limit.state) res.set(rateLimitHeaders(limit.state));
@@ -93,20 +101,43 @@ function handlerFor(e: Endpoint) {
       const body = e.file ? fileBody(req) : e.method === 'POST' ? readBody(e, fields, context.warnings, mentioned) : {};
       if (caller) await checkMentionedPortalAccounts(caller.accountId, mentioned);
       const { query, search } = e.method === 'POST' ? { query: {}, search: noSearch } : readQuery(e, fields);
+      // After authentication, the rate limit and validation: a replay counts as a call, and a
+      // request refused as invalid leaves its key free for the corrected request.
+      if (key && caller) {
+        claim = await claimRequest(key, req, caller, e, input, body);
+        if (claim.replay) return sendReplay(req, res, claim.replay);
+      }
       // Jobs queued by the handler carry the request id (lib/queue/outbox.ts).
       const result = await withRequestId(context.id, () => e.run({ request: context, caller, params, body, query, search }), false);
       const payload = result.payload ?? {};
       if (e.select && search.select) {
-        const key = e.response[0]!;
-        payload[key] = project(payload[key] as Record<string, unknown>, search.select, e.select.alwaysSelected);
+        const name = e.response[0]!;
+        payload[name] = project(payload[name] as Record<string, unknown>, search.select, e.select.alwaysSelected);
       }
-      sendSuccess(req, res, result.status ?? 200, payload, context.warnings, { ...jobLocation(context, result.status, payload), ...result.headers });
+      await send(req, res, claim, {
+        status: result.status ?? 200,
+        envelope: successEnvelope(payload, context.warnings),
+        headers: { ...jobLocation(context, result.status, payload), ...result.headers },
+      });
     } catch (err) {
-      sendError(req, res, toDomainError(err, context.log), err instanceof DomainError ? context.warnings : []);
+      const error = toDomainError(err, context.log);
+      const envelope = errorEnvelope(error.items(), err instanceof DomainError ? context.warnings : []);
+      await send(req, res, claim, { status: error.status, envelope, headers: errorHeaders(error) });
     } finally {
       release();
     }
   };
+}
+
+/**
+ * Sends an answer; under an Idempotency-Key it is stored first (or the key freed), so a retry
+ * that follows the answer finds it. Storing that fails is logged: the work is done and answered.
+ */
+async function send(req: Request, res: Response, claim: Claim | undefined, answer: StoredAnswer): Promise<void> {
+  if (claim && !claim.replay) {
+    await claim.settle(answer).catch((err: unknown) => req.context.log.warn({ err }, 'the answer of an Idempotency-Key could not be stored'));
+  }
+  sendEnvelope(req, res, answer.status, answer.envelope, answer.headers);
 }
 
 /** A 202 with a job_id points at the job's status (Location: {base_url}job/{id}/). */

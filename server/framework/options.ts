@@ -13,6 +13,9 @@ function shape(description: Description): Shape {
   return description.type ?? 'any';
 }
 
+const idempotencyNote =
+  'optional; 1-255 visible ASCII characters (a UUID): the same request with the same key within 24 h answers the first answer again without doing the work twice';
+
 const outline = (schema: Joi.Schema | undefined) => (schema ? shape(describe(schema)) : null);
 
 /** The OPTIONS answer of a path: its methods, what each takes and returns, and version notes. */
@@ -29,6 +32,7 @@ export function optionsOverview(path: string, endpoints: Endpoint[]) {
         ...(e.search ? { query: { select: outline(e.search.type), filter: Object.keys(e.search.filters), pagination: ['page', 'limit', 'min_id'] } } : {}),
         response: e.response,
         async: Boolean(e.async),
+        ...(e.creates ? { headers: { 'Idempotency-Key': idempotencyNote } } : {}),
         ...(e.changes ? { changes: e.changes } : {}),
       })),
       versions: { current: currentVersion, supported: versions },

@@ -20,6 +20,7 @@ export const adminEventHandlerEndpoints = [
   endpoint<Record<string, never>, { event_handler: EventHandlerInput }>({
     method: 'POST',
     path: 'admin/event/handler/',
+    creates: true,
     summary: 'Create a handler; a notification handler answers its signing_secret too (HMAC-SHA256 key of its deliveries).',
     scope: 'admin_w',
     body: Joi.object({ event_handler: eventHandlerInput.required() }),

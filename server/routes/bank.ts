@@ -20,6 +20,7 @@ export const bankEndpoints = [
   endpoint<Record<string, never>, { bank: BankInput }>({
     method: 'POST',
     path: 'bank/transfer/',
+    creates: true,
     summary: 'Create a transfer; assigned to an order its subject names (is_order_paid 1). HTTP 302 with the existing bank_id when it exists.',
     scope: 'bank_w',
     body: Joi.object({ bank: bankCreateType.required() }),
@@ -34,6 +35,7 @@ export const bankEndpoints = [
   endpoint<Record<string, never>, Buffer>({
     method: 'POST',
     path: 'bank/statement/',
+    creates: true,
     summary:
       'Import a bank statement (ours, beside document 1): every booked credit becomes a transfer, once; 202 with the job_id of the matching, 200 when nothing new was stored.',
     scope: 'bank_w',

@@ -30,6 +30,7 @@ export const orderEndpoints = [
   endpoint<Record<string, never>, { order: OrderInput }>({
     method: 'POST',
     path: 'order/',
+    creates: true,
     summary: 'Create an order; the history may be passed and is written immediately.',
     scope: 'order_w',
     body: Joi.object({ order: orderCreateType.required() }),
@@ -40,6 +41,7 @@ export const orderEndpoints = [
   endpoint<Record<string, never>, { order: unknown[] }>({
     method: 'POST',
     path: 'order/list/',
+    creates: true,
     summary: 'Create (without id) or update (with id) up to 200 orders, each on its own; HTTP 207.',
     scope: 'order_w',
     body: Joi.object({ order: list(Joi.any()).min(1).max(maxOrderListItems).required() }),
@@ -107,6 +109,7 @@ export const orderEndpoints = [
   endpoint<OrderIdParams, { text: string }>({
     method: 'POST',
     path: 'order/{order_id}/history/',
+    creates: true,
     summary: 'Append a history entry.',
     scope: 'order_w',
     params: orderIdParams,

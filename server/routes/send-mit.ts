@@ -9,6 +9,7 @@ export const sendMitEndpoints = [
   endpoint<{ order_id: string }, { send_mit?: SendMitInput }>({
     method: 'POST',
     path: 'order/{order_id}/send_mit/',
+    creates: true,
     summary: "Mark shipped in the order's portal, set is_shipped and platform_status, rate (auction_a), send the in-transit mail; 202 with job_id.",
     scope: 'order_w',
     params: Joi.object({ order_id: Joi.string().pattern(orderIdPattern) }),

@@ -11,6 +11,7 @@ export const stockJobEndpoints = [
   endpoint<{ stock_id: string }>({
     method: 'POST',
     path: 'stock/{stock_id}/cia/',
+    creates: true,
     summary: 'Trigger the cross-channel quantity adjustment of the item; 202 with the job id.',
     scope: 'stock_w',
     params: stockParams,
@@ -22,6 +23,7 @@ export const stockJobEndpoints = [
   endpoint<{ stock_id: string }, { portal_upload: PortalUploadInput }>({
     method: 'POST',
     path: 'stock/{stock_id}/portal_upload/',
+    creates: true,
     summary: 'List, revise or end offers at portals: one job per portal entry; 207 with a code and job_id per part.',
     scope: 'stock_w',
     params: stockParams,

@@ -35,6 +35,7 @@ export const stockEndpoints = [
   endpoint<Record<string, never>, { stock: StockInput }>({
     method: 'POST',
     path: 'stock/',
+    creates: true,
     summary: 'Create a stock item; answers its stock_id and the lister ids written.',
     scope: 'stock_w',
     body: Joi.object({ stock: stockType.required() }),
@@ -61,6 +62,7 @@ export const stockEndpoints = [
   endpoint<Record<string, never>, { stock: unknown[] }>({
     method: 'POST',
     path: 'stock/list/',
+    creates: true,
     summary: `Create (no id) or update (id) up to ${maxListItems} items; HTTP 207 with one result per item.`,
     scope: 'stock_w',
     // Each item is validated on its own (a bad item must not fail the others).
@@ -141,6 +143,7 @@ export const stockEndpoints = [
   endpoint<StockParams, { description: DescriptionInput }>({
     method: 'POST',
     path: 'stock/{stock_id}/description/',
+    creates: true,
     summary: 'Create a description; icon_id from GET system/stock/description/icon/.',
     scope: 'stock_w',
     params: stockParams,
@@ -207,6 +210,7 @@ export const stockEndpoints = [
   endpoint<Record<string, never>, { category: OwnCategoryInput[] }>({
     method: 'POST',
     path: 'stock/category/',
+    creates: true,
     summary: 'Create own categories (one or a list); an existing platform/portal account/id is renamed or moved.',
     scope: 'stock_w',
     body: ownCategoryBody,
@@ -255,6 +259,7 @@ export const stockEndpoints = [
   endpoint<Record<string, never>, { shop_parameter: ShopParameterInput }>({
     method: 'POST',
     path: 'stock/shop_parameter/',
+    creates: true,
     summary: "Create (no id) or update (id) a shop parameter of a portal account (default: the request's).",
     scope: 'stock_w',
     body: Joi.object({ shop_parameter: shopParameterType.required() }),

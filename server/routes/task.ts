@@ -25,6 +25,7 @@ export const taskEndpoints = [
   endpoint<Record<string, never>, { task: TaskInput }>({
     method: 'POST',
     path: 'task/',
+    creates: true,
     summary: 'Create a task (201), or with task.id update (complete) it.',
     scope: 'task_w',
     body: Joi.object({ task: taskInput.required() }),

@@ -1,0 +1,80 @@
+import { db } from '../../db/knex';
+import type { Payload } from '../envelope';
+
+/** An answer as it is replayed: status, the headers that belong to it, the envelope. */
+export interface StoredAnswer {
+  status: number;
+  headers: Record<string, string>;
+  envelope: Payload;
+}
+
+export interface KeyRow {
+  fingerprint: string;
+  owner: string;
+  status: number | null;
+  headers: Record<string, string> | null;
+  envelope: Payload | null;
+  locked_until: Date | null;
+}
+
+export interface NewClaim {
+  accountId: number;
+  key: string;
+  fingerprint: string;
+  owner: string;
+  requestId: string;
+  now: Date;
+  lockedUntil: Date;
+  expiresAt: Date;
+}
+
+/** Expired keys of the account swept by each claim, so the table stays the size of a day's keys. */
+const sweepBatch = 100;
+
+/** Idempotency keys of a seller account; every statement is scoped by the account id. */
+export const idempotencyRepository = {
+  /**
+   * Takes the key for this attempt when it is new, expired, or held by a claim whose lock ran
+   * out for the same request (its process died). One statement: of two racing attempts exactly
+   * one gets the key. Sweeps a batch of the account's other expired keys on the way.
+   * Returns whether this attempt holds the key.
+   */
+  async claim(c: NewClaim): Promise<boolean> {
+    const { rows } = await db().raw<{ rows: { owner: string }[] }>(
+      `WITH swept AS (
+         DELETE FROM idempotency_key WHERE ctid IN (
+           SELECT ctid FROM idempotency_key WHERE account_id = :accountId AND expires_at <= :now AND key <> :key LIMIT ${sweepBatch}))
+       INSERT INTO idempotency_key (account_id, key, fingerprint, owner, request_id, locked_until, created_at, expires_at)
+       VALUES (:accountId, :key, :fingerprint, :owner, :requestId, :lockedUntil, :now, :expiresAt)
+       ON CONFLICT (account_id, key) DO UPDATE SET
+         fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, request_id = EXCLUDED.request_id,
+         locked_until = EXCLUDED.locked_until, status = NULL, headers = NULL, envelope = NULL,
+         created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+       WHERE idempotency_key.expires_at <= :now
+          OR (idempotency_key.status IS NULL AND idempotency_key.locked_until <= :now AND idempotency_key.fingerprint = EXCLUDED.fingerprint)
+       RETURNING owner`,
+      { ...c },
+    );
+    return rows[0]?.owner === c.owner;
+  },
+
+  /** The key's row while it has not expired. */
+  async find(accountId: number, key: string, now: Date): Promise<KeyRow | undefined> {
+    return db()('idempotency_key')
+      .where({ account_id: accountId, key })
+      .andWhere('expires_at', '>', now)
+      .first('fingerprint', 'owner', 'status', 'headers', 'envelope', 'locked_until');
+  },
+
+  /** Stores the answer of the attempt that holds the key (a taken-over attempt stores nothing). */
+  async store(accountId: number, key: string, owner: string, answer: StoredAnswer): Promise<void> {
+    await db()('idempotency_key')
+      .where({ account_id: accountId, key, owner })
+      .update({ status: answer.status, headers: JSON.stringify(answer.headers), envelope: JSON.stringify(answer.envelope), locked_until: null });
+  },
+
+  /** Frees the key (the answer is one the client may retry): the next attempt runs anew. */
+  async release(accountId: number, key: string, owner: string): Promise<void> {
+    await db()('idempotency_key').where({ account_id: accountId, key, owner }).delete();
+  },
+};
