@@ -114,7 +114,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(shipments.map((s) => (s.body as { trackingNumber: string }).trackingNumber)).to.deep.equal(['00340434161094042557', '00340434161094042558']);
     const shipment = shipments[0]!.body as Record<string, unknown>;
     expect(shipment).to.deep.include({ shippingCarrierCode: 'DHL', lineItems: [{ lineItemId, quantity: 1 }] });
-    expect(Date.parse(shipment.shippedDate as string)).to.be.a('number').and.not.NaN;
+    expect(shipment.shippedDate).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
     expect(portal.state.ebay.orders.get(ebayOrderId)!.order.orderFulfillmentStatus).to.equal('FULFILLED');
     // Feedback API leaveFeedback: positive, for the line item.
     const feedback = ebayCalls(portalAccountId, 'POST', '/commerce/feedback/v1/feedback');
