@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import express, { NextFunction, Request, Response } from 'express';
 import { portalIds } from '../lib/portals/portal.registry';
+import { EbayState, mountEbay, SandboxSale, sellOnEbay } from './ebay.sandbox';
 import { mountPayPal, PayPalState } from './paypal.sandbox';
 
 export interface SandboxOffer {
@@ -92,6 +93,8 @@ export class SandboxState {
   maxRequests = 20000;
   /** The payment provider (PayPal) the sandbox plays. */
   paypal = new PayPalState();
+  /** eBay (auction_a): consents, tokens, inventory items, offers, orders. */
+  ebay = new EbayState();
 
   constructor() {
     this.events.setMaxListeners(100);
@@ -109,6 +112,7 @@ export class SandboxState {
     this.paypal.clients.clear();
     this.paypal.tokens.clear();
     this.paypal.payments = [];
+    this.ebay.reset();
   }
 
   nextItemId(portal: string): string {
@@ -145,6 +149,12 @@ export class SandboxState {
 }
 
 const key = (portal: string, account: string, sku: string) => `${portal}|${account}|${sku}`;
+
+/** A channel whose sandbox can sell (POST /_sandbox/sell): makes an order its order fetch shows. */
+export type SandboxSeller = (state: SandboxState, sale: SandboxSale) => { order_id: string };
+
+/** The sellers by portal: one line per channel that imports orders. */
+export const sandboxSellers: Record<string, SandboxSeller> = { auction_a: sellOnEbay };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The sandbox app and its state. */
@@ -278,7 +288,22 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     res.json({ rated: true });
   });
 
+  app.post('/_sandbox/sell', (req, res) => {
+    const sale = (req.body ?? {}) as SandboxSale & { portal?: string };
+    const seller = sandboxSellers[String(sale.portal)];
+    if (!seller) {
+      res.status(404).json({ message: `the sandbox sells on ${Object.keys(sandboxSellers).join(', ')} only` });
+      return;
+    }
+    try {
+      res.status(201).json(seller(state, sale));
+    } catch (err) {
+      res.status((err as { status?: number }).status ?? 400).json({ message: (err as Error).message });
+    }
+  });
+
   mountPayPal(app, state, state.paypal);
+  mountEbay(app, state);
   app.use('/:portal', portalGate(state), portals);
   app.use((_req, res) => {
     res.status(404).json({ message: 'not a sandbox path' });
@@ -369,6 +394,9 @@ function overview(state: SandboxState) {
       'POST /_sandbox/delay {portal,ms}',
       'POST /_sandbox/reset',
       'POST /_sandbox/paypal/payments {client_id,amount,payer_name,invoice_id,subject}',
+      'POST /_sandbox/sell {portal,portal_account,sku,quantity,price,buyer}',
+      'POST /_sandbox/ebay/consent {portal_account}',
+      'POST /_sandbox/ebay/revoke {refresh_token|portal_account}',
     ],
   };
 }

@@ -34,6 +34,9 @@ async function targetOf(accountId: number, order: OrderRow): Promise<PortalTarge
   return order.portal_account_id === null ? undefined : portalTargetRepository.target(db(), accountId, order.portal_account_id);
 }
 
+/** The order's id at its channel: the imported channel order id (eBay's orderId), else Kontor's own. */
+const channelOrderId = (order: OrderRow): string => order.external_order_id ?? order.id;
+
 /** Reports the shipment to the order's portal, one call per tracking code; ok, partially_ok or error. */
 async function reportToPortal(
   run: JobPayloads['order.send_mit'],
@@ -55,7 +58,7 @@ async function reportToPortal(
       await adapterFor(portal).markShipped(
         target,
         {
-          orderId: order.id,
+          orderId: channelOrderId(order),
           ...(order.transaction_ids[0] ? { transactionId: order.transaction_ids[0] } : {}),
           ...(run.sendMit.deliverer ? { carrier: run.sendMit.deliverer } : {}),
           ...(code ? { trackingCode: code } : {}),
@@ -126,7 +129,7 @@ export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMi
   }
   if (portal === 'auction_a' && progress.platformStatus !== 'error' && progress.rating === undefined) {
     const target = await targetOf(run.accountId, order);
-    progress.rating = target ? await rateAuctionBuyer(target, order.id, `${ctx.jobId}-rating`) : { ok: false, detail: 'no portal account' };
+    progress.rating = target ? await rateAuctionBuyer(target, channelOrderId(order), `${ctx.jobId}-rating`) : { ok: false, detail: 'no portal account' };
     await ctx.save(progress);
   }
   if (run.sendMit.isMail && !progress.mail) {

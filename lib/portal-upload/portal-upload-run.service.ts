@@ -22,7 +22,9 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   await waitForPortalSlot(portal, job.portalAccountId);
   if (job.action === 'delete') {
     const listing = await portalTargetRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
-    await adapter.end(target, job.stockId, job.liveId ?? listing?.portal_item_id ?? null, jobId);
+    // Channels that address offers by SKU (eBay) need the item's SKU; a deleted item has none left.
+    const item = await portalTargetRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
+    await adapter.end(target, job.stockId, job.liveId ?? listing?.portal_item_id ?? null, jobId, item);
     await portalTargetRepository.saveListing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId, null, 'ended');
     return { action: 'delete', portal };
   }

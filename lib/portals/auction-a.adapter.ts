@@ -1,9 +1,23 @@
+import type { components as Inventory } from 'ebay-api/lib/types/restful/specs/sell_inventory_v1_oas3';
+import type { components as Fulfillment } from 'ebay-api/lib/types/restful/specs/sell_fulfillment_v1_oas3';
+import type { components as Feedback } from 'ebay-api/lib/types/restful/specs/commerce_feedback_v1_beta_oas3';
 import { Joi, list, portalAccountRef, text } from '../http/schema';
-import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem, PortalTarget } from './portal.type';
+import type { ChannelOrderPage } from './channel-order.type';
+import { ebayCall, ebayErrorText } from './ebay/ebay-http';
+import { EbayListing, ebayListing, ebaySku } from './ebay/ebay-listing.mapping';
+import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapping';
+import { portalInputError } from './portal-http';
+import type { ListingItem, PortalAdapter, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 
-const durations = ['1', '3', '5', '7', '10', '30', 'GTC'];
+type Offer = Inventory['schemas']['EbayOfferDetailsWithAll'];
+type PriceQuantityResponse = Inventory['schemas']['PriceQuantityResponse'];
+type ShippingFulfillment = Fulfillment['schemas']['ShippingFulfillment'];
+type LeaveFeedbackRequest = Feedback['schemas']['LeaveFeedbackRequest'];
+
 const reviseValues = ['price', 'title', 'desc', 'sku', 'specs', 'widerruf', 'subtitle', 'pic', 'shipping', 'quantity', 'cat'] as const;
+/** revise_values carried by the inventory item; the others by the offer (quantity by both). */
+const itemValues = new Set(['title', 'desc', 'sku', 'specs', 'subtitle', 'pic', 'quantity']);
+const offerValues = new Set(['price', 'widerruf', 'shipping', 'cat', 'quantity']);
 
 /** Stock_portal_upload_auction_a_type. */
 const uploadPart = Joi.object({
@@ -27,54 +41,245 @@ const uploadPart = Joi.object({
   ),
 });
 
-/** The first auction portal (Stock_auction_a_type); OAuth2 with the portal account's client credentials. */
-export class AuctionAAdapter extends HttpPortalAdapter {
+const inventory = '/sell/inventory/v1';
+const fulfillment = '/sell/fulfillment/v1';
+const auctionDurations = ['DAYS_1', 'DAYS_3', 'DAYS_5', 'DAYS_7', 'DAYS_10'];
+
+// Kontor's deliverer names to eBay's shipping carrier codes (others are sent as given).
+const carriers: Record<string, string> = {
+  dhl: 'DHL',
+  dpd: 'DPD',
+  gls: 'GLS',
+  hermes: 'Hermes',
+  ups: 'UPS',
+  fedex: 'FedEx',
+  usps: 'USPS',
+  'deutsche post': 'DeutschePost',
+  deutschepost: 'DeutschePost',
+};
+
+/**
+ * The first auction portal: eBay, through its public REST Sell APIs (Inventory for listings and
+ * quantities, Fulfillment for shipments and orders) and the Commerce Feedback API for the
+ * automatic rating. The mapping of Stock_auction_a_type lives in ebay/ebay-listing.mapping.ts.
+ */
+export class AuctionAAdapter implements PortalAdapter {
   readonly portal = 'auction_a' as const;
-  override readonly uploadActions = ['list', 'revise'] as const;
-  override readonly uploadPart = uploadPart;
-  override readonly cia = { namedAccounts: false };
-  override readonly categories = 'global' as const;
-  override readonly fieldGroup = 'listers' as const;
-  protected override readonly oauth = true;
-  // The bulk price and quantity call of the large auction portals takes 25 offers.
-  override readonly maxQuantityBatch = 25;
+  readonly uploadActions = ['list', 'revise'] as const;
+  readonly uploadPart = uploadPart;
+  readonly cia = { namedAccounts: false };
+  readonly categories = 'global' as const;
+  readonly fieldGroup = 'listers' as const;
+  /** bulkUpdatePriceQuantity takes at most 25 SKUs per call. */
+  readonly maxQuantityBatch = 25;
 
-  protected mapListing(item: ListingItem): Record<string, unknown> {
-    const g = item.group;
-    return {
-      title: str(g, 'name', item.name),
-      subtitle: str(g, 'subtitle'),
-      listing_type: str(g, 'type_id', '9'),
-      duration: str(g, 'duration', 'GTC'),
-      quantity: typeof g.quantity === 'number' ? g.quantity : item.quantityAvailable,
-      start_price: str(g, 'start_price'),
-      price: str(g, 'price', item.price),
-      description: str(g, 'description'),
-      category_id: str(g, 'category_1_id'),
-      site_id: str(g, 'site_id', '77'),
-      sku: str(g, 'sku', item.sku),
-      ean: item.ean,
-      pictures: pictures(g),
+  /** Lists an item: its inventory item, its offer (created, or updated when the SKU has one), published; answers eBay's listing id. */
+  async list(target: PortalTarget, item: ListingItem, _key: string): Promise<{ portalItemId: string }> {
+    const listing = this.listing(target, item);
+    this.checkLimits(listing, true);
+    await this.putInventoryItem(target, listing);
+    const existing = await this.findOffer(target, listing.sku, listing.offer.marketplaceId);
+    const offerId = existing?.offerId ?? (await this.createOffer(target, listing));
+    if (existing?.offerId) await this.updateOffer(target, existing.offerId, listing);
+    // An offer that is live already is revised by updateOffer; publishing it again is not needed.
+    if (existing?.status === 'PUBLISHED' && existing.listing?.listingId) return { portalItemId: existing.listing.listingId };
+    const published = await ebayCall<{ listingId?: string }>(target, {
+      method: 'POST',
+      path: `${inventory}/offer/${encodeURIComponent(offerId)}/publish`,
+    });
+    if (!published.body.listingId) throw portalInputError(this.portal, `eBay published offer ${offerId} without a listing id`);
+    return { portalItemId: published.body.listingId };
+  }
+
+  /**
+   * Revises a live listing. eBay's calls replace the whole inventory item or offer, so each
+   * sends the full mapping; revise_values choose which of the two is sent (all when empty).
+   */
+  async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key: string): Promise<void> {
+    const listing = this.listing(target, item);
+    this.checkLimits(listing, false);
+    const all = values.length === 0;
+    if (all || values.some((v) => itemValues.has(v))) await this.putInventoryItem(target, listing);
+    if (all || values.some((v) => offerValues.has(v))) {
+      const offer = await this.findOffer(target, listing.sku, listing.offer.marketplaceId);
+      if (!offer?.offerId) throw portalInputError(this.portal, `no offer for SKU ${listing.sku} to revise (listing ${portalItemId})`);
+      await this.updateOffer(target, offer.offerId, listing);
+    }
+  }
+
+  /** Ends a listing: withdraws the SKU's published offer (the inventory item and the offer stay for a later listing). */
+  async end(target: PortalTarget, stockId: number, _portalItemId: string | null, _key: string, item?: Pick<ListingItem, 'sku' | 'group'>): Promise<void> {
+    const sku = ebaySku(item?.group ?? {}, item?.sku ?? null, stockId);
+    const offer = await this.findOffer(target, sku);
+    if (!offer?.offerId || offer.status !== 'PUBLISHED') return;
+    await ebayCall(target, { method: 'POST', path: `${inventory}/offer/${encodeURIComponent(offer.offerId)}/withdraw` });
+  }
+
+  /** CIA: bulkUpdatePriceQuantity, one request per SKU; each SKU's statusCode and errors decide its outcome. */
+  async setQuantities(target: PortalTarget, updates: QuantityUpdate[], _key: string): Promise<QuantityOutcome[]> {
+    const outcomes: QuantityOutcome[] = [];
+    for (let i = 0; i < updates.length; i += this.maxQuantityBatch)
+      outcomes.push(...(await this.quantityBatch(target, updates.slice(i, i + this.maxQuantityBatch))));
+    return outcomes;
+  }
+
+  /** send_mit: a shipping fulfillment for the order's line items (the named one, else all), with carrier and tracking number. */
+  async markShipped(target: PortalTarget, shipment: Shipment, _key: string): Promise<void> {
+    const order = await this.order(target, shipment.orderId);
+    const lines = (order.lineItems ?? []).filter((l) => !shipment.transactionId || l.lineItemId === shipment.transactionId);
+    const toShip = lines.length ? lines : (order.lineItems ?? []);
+    if (await this.alreadyShipped(target, shipment, toShip)) return;
+    const carrier = shipment.carrier ? (carriers[shipment.carrier.trim().toLowerCase()] ?? shipment.carrier.trim()) : undefined;
+    await ebayCall(target, {
+      method: 'POST',
+      path: `${fulfillment}/order/${encodeURIComponent(shipment.orderId)}/shipping_fulfillment`,
+      body: {
+        lineItems: toShip.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })),
+        shippedDate: new Date().toISOString(),
+        ...(carrier ? { shippingCarrierCode: carrier } : {}),
+        ...(shipment.trackingCode ? { trackingNumber: shipment.trackingCode } : {}),
+      },
+    });
+  }
+
+  /** The automatic rating (document 1, order rule 5): positive feedback for each line item of the order (Feedback API leaveFeedback). */
+  async rateBuyer(target: PortalTarget, orderId: string, _key: string): Promise<void> {
+    const order = await this.order(target, orderId);
+    for (const line of order.lineItems ?? []) {
+      const body: LeaveFeedbackRequest = {
+        orderLineItemId: line.lineItemId,
+        listingId: line.legacyItemId,
+        commentType: 'POSITIVE',
+        commentText: 'Thank you for your purchase.',
+      };
+      await ebayCall(target, { method: 'POST', path: '/commerce/feedback/v1/feedback', body });
+    }
+  }
+
+  /** Orders eBay changed since a time (getOrders by lastmodifieddate), 200 a page; the cursor is the next offset. */
+  async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
+    const limit = 200;
+    const offset = cursor && /^\d+$/.test(cursor) ? Number(cursor) : 0;
+    const page = await ebayCall<EbayOrderPage>(target, {
+      method: 'GET',
+      path: `${fulfillment}/order`,
+      query: { filter: `lastmodifieddate:[${modifiedSince.toISOString()}..]`, limit: String(limit), offset: String(offset) },
+    });
+    const orders = page.body.orders ?? [];
+    const more = orders.length > 0 && (page.body.next !== undefined || offset + orders.length < (page.body.total ?? 0));
+    return { orders: orders.map(channelOrderOf), next: more ? String(offset + orders.length) : null };
+  }
+
+  // --- eBay calls ---------------------------------------------------------------------------
+
+  private listing(target: PortalTarget, item: ListingItem): EbayListing {
+    const key = (target.credentials as { merchant_location_key?: unknown }).merchant_location_key;
+    return ebayListing(item, typeof key === 'string' && key !== '' ? key : undefined);
+  }
+
+  private async putInventoryItem(target: PortalTarget, listing: EbayListing): Promise<void> {
+    await ebayCall(target, {
+      method: 'PUT',
+      path: `${inventory}/inventory_item/${encodeURIComponent(listing.sku)}`,
+      headers: { 'Content-Language': listing.language },
+      body: listing.inventoryItem,
+    });
+  }
+
+  /** The SKU's offer on a marketplace (getOffers by sku), or undefined when it has none. */
+  private async findOffer(target: PortalTarget, sku: string, marketplaceId?: string): Promise<Offer | undefined> {
+    const answer = await ebayCall<{ offers?: Offer[] }>(target, {
+      method: 'GET',
+      path: `${inventory}/offer`,
+      query: { sku, ...(marketplaceId ? { marketplace_id: marketplaceId } : {}) },
+      // eBay answers 404 (or 400, errorId 25713) for a SKU without offers.
+      accept: [404, 400],
+    });
+    if (answer.status === 400 && !/25713|not available/i.test(ebayErrorText((answer.body as { errors?: [] }).errors) ?? '')) {
+      throw portalInputError(this.portal, `getOffers for SKU ${sku}: ${ebayErrorText((answer.body as { errors?: [] }).errors) ?? 'bad request'}`);
+    }
+    return answer.status >= 400 ? undefined : answer.body.offers?.[0];
+  }
+
+  private async createOffer(target: PortalTarget, listing: EbayListing): Promise<string> {
+    const created = await ebayCall<{ offerId?: string }>(target, {
+      method: 'POST',
+      path: `${inventory}/offer`,
+      headers: { 'Content-Language': listing.language },
+      body: listing.offer,
+    });
+    if (!created.body.offerId) throw portalInputError(this.portal, `eBay created no offer for SKU ${listing.sku}`);
+    return created.body.offerId;
+  }
+
+  /** updateOffer takes the offer without its keys (sku, marketplaceId, format cannot change). */
+  private async updateOffer(target: PortalTarget, offerId: string, listing: EbayListing): Promise<void> {
+    const { sku: _sku, marketplaceId: _marketplace, format: _format, ...offer } = listing.offer;
+    await ebayCall(target, {
+      method: 'PUT',
+      path: `${inventory}/offer/${encodeURIComponent(offerId)}`,
+      headers: { 'Content-Language': listing.language },
+      body: offer,
+    });
+  }
+
+  private async quantityBatch(target: PortalTarget, updates: QuantityUpdate[]): Promise<QuantityOutcome[]> {
+    const skus = updates.map((u) => ebaySku(u.group, u.sku, u.stockId));
+    const answer = await ebayCall<{ responses?: PriceQuantityResponse[] }>(target, {
+      method: 'POST',
+      path: `${inventory}/bulk_update_price_quantity`,
+      body: { requests: updates.map((u, i) => ({ sku: skus[i], shipToLocationAvailability: { quantity: u.quantity } })) },
+    });
+    const bySku = new Map((answer.body.responses ?? []).map((r) => [r.sku, r]));
+    return updates.map((u, i) => this.quantityOutcome(u.stockId, skus[i]!, bySku.get(skus[i])));
+  }
+
+  private quantityOutcome(stockId: number, sku: string, response: PriceQuantityResponse | undefined): QuantityOutcome {
+    if (!response) return { stockId, outcome: 'retry', message: `auction_a did not answer for SKU ${sku} (item ${stockId})` };
+    const status = Number(response.statusCode);
+    if (status >= 200 && status < 300) return { stockId, outcome: 'accepted' };
+    const message = `auction_a answered ${status} for SKU ${sku} (item ${stockId}): ${ebayErrorText(response.errors) ?? 'no reason given'}`;
+    return { stockId, outcome: status === 429 || status === 408 || status >= 500 ? 'retry' : 'refused', message };
+  }
+
+  private async order(target: PortalTarget, orderId: string): Promise<EbayOrder> {
+    return (await ebayCall<EbayOrder>(target, { method: 'GET', path: `${fulfillment}/order/${encodeURIComponent(orderId)}` })).body;
+  }
+
+  /**
+   * A retried send_mit must not add a second fulfillment: the same tracking number among the
+   * order's fulfillments, or (without one) every line already fulfilled, means it was sent.
+   */
+  private async alreadyShipped(target: PortalTarget, shipment: Shipment, lines: Fulfillment['schemas']['LineItem'][]): Promise<boolean> {
+    if (!shipment.trackingCode) return lines.length > 0 && lines.every((l) => l.lineItemFulfillmentStatus === 'FULFILLED');
+    const existing = await ebayCall<{ fulfillments?: ShippingFulfillment[] }>(target, {
+      method: 'GET',
+      path: `${fulfillment}/order/${encodeURIComponent(shipment.orderId)}/shipping_fulfillment`,
+    });
+    return (existing.body.fulfillments ?? []).some((f) => f.shipmentTrackingNumber === shipment.trackingCode);
+  }
+
+  /** eBay's own limits, checked before sending (list also needs what publishing needs). */
+  private checkLimits(listing: EbayListing, publishing: boolean): void {
+    const { product } = listing.inventoryItem;
+    const { offer } = listing;
+    const fail = (message: string) => {
+      throw portalInputError(this.portal, message);
     };
-  }
-
-  /** The automatic rating (document 1, order rule 5): a positive rating once the order is shipped. */
-  async rateBuyer(target: PortalTarget, orderId: string, key: string): Promise<void> {
-    await this.call(
-      target,
-      'POST',
-      `/${this.portal}/orders/${encodeURIComponent(orderId)}/rating`,
-      { rating: 'positive', text: 'Thank you for your purchase.' },
-      key,
-    );
-  }
-
-  protected override checkLimits(p: Record<string, unknown>): void {
-    if (!p.title) throw portalInputError(this.portal, 'a title (name) is required');
-    if (String(p.title).length > 80) throw portalInputError(this.portal, 'the title is longer than 80 characters');
-    if (p.subtitle && String(p.subtitle).length > 80) throw portalInputError(this.portal, 'the subtitle is longer than 80 characters');
-    if (!durations.includes(String(p.duration))) throw portalInputError(this.portal, `duration must be one of ${durations.join(', ')}`);
-    if ((p.pictures as string[]).length > 12) throw portalInputError(this.portal, 'at most 12 pictures');
-    if (!p.price && !p.start_price) throw portalInputError(this.portal, 'a price is required');
+    if (listing.sku.length > 50) fail(`the SKU ${listing.sku} is longer than eBay's 50 characters`);
+    if (!product.title) fail('a title (name) is required');
+    if (product.title!.length > 80) fail('the title is longer than 80 characters');
+    if (product.subtitle && product.subtitle.length > 55) fail("the subtitle is longer than eBay's 55 characters");
+    if ((product.imageUrls ?? []).length > 24) fail('at most 24 pictures');
+    if ((offer.listingDescription ?? '').length > 500000) fail('the description is longer than 500000 characters');
+    if (offer.format === 'AUCTION') {
+      if (!auctionDurations.includes(offer.listingDuration ?? '')) fail('an auction runs 1, 3, 5, 7 or 10 days');
+      if (!offer.pricingSummary?.auctionStartPrice) fail('an auction needs a start price');
+    } else if (!offer.pricingSummary?.price) fail('a price is required');
+    if (!publishing) return;
+    if (!offer.categoryId) fail('a category (category_1_id) is required to list');
+    const policies = offer.listingPolicies ?? {};
+    if (!policies.fulfillmentPolicyId || !policies.paymentPolicyId || !policies.returnPolicyId)
+      fail('eBay lists with business policies: seller_profile.shipping, payment and refund ids are required');
   }
 }

@@ -81,8 +81,8 @@ export interface PortalAdapter extends PortalFacts {
   list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }>;
   /** Revises the named fields of a live offer (document 2, revise_values; all when empty). */
   revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void>;
-  /** Ends an offer. */
-  end(target: PortalTarget, stockId: number, portalItemId: string | null, key: string): Promise<void>;
+  /** Ends an offer; item (its SKU and field group, when the item still exists) for channels that address offers by SKU. */
+  end(target: PortalTarget, stockId: number, portalItemId: string | null, key: string, item?: Pick<ListingItem, 'sku' | 'group'>): Promise<void>;
   /**
    * Sets the quantities the portal offers for several items in one call (CIA), as the bulk
    * inventory calls of real marketplaces do; answers each item's outcome in the given order.

@@ -19,7 +19,16 @@ const auctionItem = {
   price: '19.90',
   barcode: '4006381333931',
   quantity: 4,
-  auction_a: [{ name: 'Desk lamp', price: '19.90', duration: 'GTC' }],
+  // eBay lists through business policies and needs a category.
+  auction_a: [
+    {
+      name: 'Desk lamp',
+      price: '19.90',
+      duration: 'GTC',
+      category_1_id: '112581',
+      seller_profile: { payment: [{ id: 101 }], refund: [{ id: 102 }], shipping: [{ id: 103 }] },
+    },
+  ],
 };
 
 async function upload(seller: Seller, stockId: number | string, portalUpload: Record<string, unknown>) {
@@ -78,7 +87,9 @@ describe('fleet: job status and portal uploads', () => {
       (o) => o.portal === 'auction_a' && o.sku === String(stockId) && o.portalAccount === String(seller.portalAccountId),
     );
     expect(offers).to.have.length(1);
-    expect(offers[0]!.listing).to.include({ title: 'Desk lamp', duration: 'GTC' });
+    const listing = offers[0]!.listing as { inventoryItem: { product: { title: string } }; offer: Record<string, unknown> };
+    expect(listing.inventoryItem.product.title).to.equal('Desk lamp');
+    expect(listing.offer).to.include({ format: 'FIXED_PRICE', listingDuration: 'GTC', categoryId: '112581', marketplaceId: 'EBAY_DE' });
     // The listing sent the item's 4; CIA's max_quantity has the last word.
     await waitFor('the capped quantity', () => sandbox.state.quantities(String(seller.portalAccountId)).auction_a?.[String(stockId)] === 2);
 
@@ -230,16 +241,22 @@ describe('fleet: portal accounts as targets', () => {
     seller = await newSeller();
   });
 
-  it('when the portal account has a base URL and OAuth2 client credentials, then calls go there with a bearer token', async () => {
+  it('when the portal account has a base URL and eBay OAuth2 credentials, then calls go there with a bearer token', async () => {
+    // The sandbox's eBay consent hands out the account's client id, secret and refresh token.
+    const consent = await fetch(`${own.url}/_sandbox/ebay/consent`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: seller.portalAccountId }),
+    });
     await db()('portal_account')
       .where({ account_id: seller.id, id: seller.portalAccountId })
-      .update({ base_url: own.url, credentials: JSON.stringify({ client_id: 'kontor', client_secret: 's3cret' }) });
+      .update({ base_url: own.url, credentials: JSON.stringify(await consent.json()) });
     const stockId = await createItem(seller, auctionItem);
     const res = await upload(seller, stockId, { auction_a: [{ action: 'list' }], shop_g: [{ action: 'list' }] });
     const ids = (res.body.response as { job_id: string }[]).map((p) => p.job_id);
     for (const id of ids) await waitFor('job completed', async () => ((await job(seller, id)).body as unknown as JobBody).job.state === 'completed');
     const calls = own.state.requests.filter((r) => r.portalAccount === String(seller.portalAccountId));
-    expect(calls.find((r) => r.portal === 'auction_a' && r.method === 'POST')?.bearer).to.equal(true);
+    expect(calls.find((r) => r.portal === 'auction_a' && r.method === 'PUT')?.bearer).to.equal(true);
     // shop_g takes no OAuth2: the credentials are not used there.
     expect(calls.find((r) => r.portal === 'shop_g' && r.method === 'POST')?.bearer).to.equal(false);
     expect(fallback.state.requests.filter((r) => r.portalAccount === String(seller.portalAccountId))).to.have.length(0);

@@ -9,6 +9,11 @@ interface BulkBody {
   items: { reference: string; quantity: number; idempotency_key: string }[];
 }
 
+/** eBay's bulkUpdatePriceQuantity request (auction_a). */
+interface EbayBulkBody {
+  requests: { sku: string; shipToLocationAvailability: { quantity: number } }[];
+}
+
 describe('fleet: bulk quantity pushes per portal account', () => {
   let seller: Seller;
   let sandbox: Sandbox;
@@ -50,17 +55,28 @@ describe('fleet: bulk quantity pushes per portal account', () => {
   }
 
   it("when many items of one portal account change at once, then they go in fewer bulk calls than items, none above the portal's batch size, and each ends on its quantity", async () => {
-    const ids = await createItems(Array.from({ length: 30 }, (_, i) => ({ name: `Bulk ${i}`, quantity: 100 + i, cia: { auction_a: { is_active: true } } })));
-    await waitFor('every item shown', () => ids.every((id, i) => shown('auction_a')[String(id)] === 100 + i), 15000);
-    const calls = bulkCalls('auction_a');
+    const ids = await createItems(Array.from({ length: 30 }, (_, i) => ({ name: `Bulk ${i}`, quantity: 100 + i, cia: { market_e: { is_active: true } } })));
+    await waitFor('every item shown', () => ids.every((id, i) => shown('market_e')[String(id)] === 100 + i), 15000);
+    const calls = bulkCalls('market_e');
     expect(calls.length).to.be.below(ids.length);
-    // auction_a's bulk call takes 25 offers.
-    for (const c of calls) expect(c.items.length).to.be.within(1, 25);
     // Every item was sent exactly once, with its own idempotency key.
     const sent = calls.flatMap((c) => c.items.map((item) => item.reference)).sort();
     expect(sent).to.deep.equal(ids.map(String).sort());
     const keys = calls.flatMap((c) => c.items.map((item) => item.idempotency_key));
     expect(new Set(keys).size).to.equal(keys.length);
+  });
+
+  it("when 30 items change at auction_a, then eBay's bulkUpdatePriceQuantity gets them in calls of at most 25 SKUs, each SKU once with its quantity", async () => {
+    const ids = await createItems(Array.from({ length: 30 }, (_, i) => ({ name: `Bulk ${i}`, quantity: 100 + i, cia: { auction_a: { is_active: true } } })));
+    await waitFor('every item shown', () => ids.every((id, i) => shown('auction_a')[String(id)] === 100 + i), 15000);
+    const calls = sandbox.state.requests
+      .filter((r) => r.portal === 'auction_a' && r.portalAccount === account() && r.path === '/sell/inventory/v1/bulk_update_price_quantity')
+      .map((r) => (r.body as EbayBulkBody).requests);
+    expect(calls.length).to.be.within(2, ids.length - 1);
+    for (const requests of calls) expect(requests.length).to.be.within(1, 25);
+    // Items without a SKU of their own go to eBay under their stock id.
+    const sent = calls.flat().map((r) => [r.sku, r.shipToLocationAvailability.quantity]);
+    expect(sent.sort()).to.deep.equal(ids.map((id, i) => [String(id), 100 + i]).sort());
   });
 
   it('when the portal refuses one item of a batch, then the others are acknowledged, the refusal is recorded and fails the job, and the item is sent again only once its quantity changes', async () => {

@@ -10,29 +10,33 @@ import { closeQueues, queues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
 import { startWorker } from '../../lib/queue/worker';
 import { call, newSeller, Seller, tokenFor } from '../support/api';
-import { CaughtMail, Receiver, startMailCatcher, startReceiver, waitFor } from '../event/servers';
+import { CaughtMail, startMailCatcher, waitFor } from '../event/servers';
+import { Sandbox, startSandbox } from '../fleet/support';
 
 describe('send_mit (POST order/{order_id}/send_mit/)', function () {
   this.timeout(60000);
   let original: Config;
   let worker: Worker;
   let relay: OutboxRelay;
-  let portal: Receiver;
+  let portal: Sandbox;
   let catcher: { url: string; mails: CaughtMail[]; close(): Promise<void> };
-  /** Portal accounts whose shipments the fake portal refuses. */
-  const refusing = new Set<string>();
-  /** Portal accounts whose first shipment call answers 503. */
-  const flaky = new Set<string>();
+  /** The sandbox eBay refuses this portal account's calls (eBay's 4xx). */
+  const refuse = (portalAccountId: number) =>
+    portal.state.faults.push({
+      portal: 'auction_a',
+      portalAccount: String(portalAccountId),
+      status: 422,
+      remaining: 100,
+      message: 'order unknown at the portal',
+    });
+  /** The eBay calls of a portal account, by method and path. */
+  const ebayCalls = (portalAccountId: number, method: string, path: string) =>
+    portal.state.requests.filter((r) => r.portal === 'auction_a' && r.portalAccount === String(portalAccountId) && r.method === method && r.path === path);
 
   before(async () => {
     original = config();
     await closeQueues();
-    portal = await startReceiver((r) => {
-      const account = String(r.headers['x-portal-account']);
-      if (r.path.endsWith('/shipment') && refusing.has(account)) return { status: 422, body: { message: 'order unknown at the portal' } };
-      if (r.path.endsWith('/shipment') && flaky.delete(account)) return { status: 503, body: { message: 'busy' } };
-      return { status: 200, body: {} };
-    });
+    portal = await startSandbox();
     catcher = await startMailCatcher();
     setConfig({ ...original, queuePrefix: `test-admin-mit-${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3, smtpUrl: catcher.url });
     relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
@@ -50,20 +54,38 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     await catcher.close();
   });
 
-  /** A seller with an auction_a portal account served by the fake portal, and an order of that platform. */
-  async function auctionOrder(email: string, platform = 'auction_a'): Promise<{ seller: Seller; orderId: string; portalAccountId: number }> {
+  /**
+   * A seller with an auction_a portal account served by the sandbox eBay, a sale there, and the
+   * Kontor order of it (external_order_id: eBay's orderId, transaction_id: eBay's lineItemId).
+   */
+  async function auctionOrder(
+    email: string,
+    platform = 'auction_a',
+  ): Promise<{ seller: Seller; orderId: string; portalAccountId: number; ebayOrderId: string; lineItemId: string }> {
     const seller = await newSeller();
     const account = await createPortalAccount(seller.id, { name: 'auction shop', platform: 'auction_a' });
-    await db()('portal_account').where({ account_id: seller.id, id: account.id }).update({ base_url: portal.base });
+    await db()('portal_account').where({ account_id: seller.id, id: account.id }).update({ base_url: portal.url });
+    const sale = await fetch(`${portal.url}/_sandbox/sell`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal: 'auction_a', portal_account: account.id, sku: 'CUP-1', quantity: 1, price: '9.90', buyer: { username: 'cupfan', email } }),
+    });
+    const ebayOrderId = ((await sale.json()) as { order_id: string }).order_id;
+    const lineItemId = portal.state.ebay.orders.get(ebayOrderId)!.order.lineItems![0]!.lineItemId!;
     const res = await call('order/', {
       token: seller.token,
       body: {
         portal_account_id: account.id,
-        order: { platform, customer: { email }, line: [{ id: 1, name: 'cup', quantity: 1, price: '9.90', transaction_id: 'T-1' }] },
+        order: {
+          platform,
+          external_order_id: ebayOrderId,
+          customer: { email },
+          line: [{ id: 1, name: 'cup', quantity: 1, price: '9.90', transaction_id: lineItemId }],
+        },
       },
     });
     expect(res.status, res.text).to.equal(201);
-    return { seller, orderId: res.body.order_id as string, portalAccountId: account.id };
+    return { seller, orderId: res.body.order_id as string, portalAccountId: account.id, ebayOrderId, lineItemId };
   }
 
   async function finished(seller: Seller, jobId: string): Promise<Record<string, unknown>> {
@@ -76,7 +98,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
 
   it('when send_mit is posted for an auction_a order, then the portal is told, the order is shipped, the buyer rated and the in-transit mail sent', async () => {
     const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
-    const { seller, orderId, portalAccountId } = await auctionOrder(email);
+    const { seller, orderId, portalAccountId, ebayOrderId, lineItemId } = await auctionOrder(email);
     const res = await call(`order/${orderId}/send_mit/`, {
       token: seller.token,
       body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557', '00340434161094042558'], date: '2026-11-20', mail_text: 'Thank you!' } },
@@ -87,15 +109,17 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(job.result).to.deep.include({ order_id: orderId, platform_status: 'ok', is_shipped: true });
     expect(job.result).to.have.nested.property('rating.ok', true);
 
-    const shipments = portal.received.filter(
-      (r) => r.path === `/auction_a/orders/${orderId}/shipment` && r.headers['x-portal-account'] === String(portalAccountId),
-    );
-    expect(shipments.map((s) => JSON.parse(s.body).tracking_code)).to.deep.equal(['00340434161094042557', '00340434161094042558']);
-    expect(JSON.parse(shipments[0]!.body)).to.deep.include({ carrier: 'DHL', transaction_id: 'T-1' });
-    expect(shipments[0]!.headers['idempotency-key']).to.be.a('string');
-    expect(
-      portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId)),
-    ).to.have.length(1);
+    // Fulfillment API createShippingFulfillment, one per tracking number, for the order's line item.
+    const shipments = ebayCalls(portalAccountId, 'POST', `/sell/fulfillment/v1/order/${ebayOrderId}/shipping_fulfillment`);
+    expect(shipments.map((s) => (s.body as { trackingNumber: string }).trackingNumber)).to.deep.equal(['00340434161094042557', '00340434161094042558']);
+    const shipment = shipments[0]!.body as Record<string, unknown>;
+    expect(shipment).to.deep.include({ shippingCarrierCode: 'DHL', lineItems: [{ lineItemId, quantity: 1 }] });
+    expect(shipment.shippedDate).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    expect(portal.state.ebay.orders.get(ebayOrderId)!.order.orderFulfillmentStatus).to.equal('FULFILLED');
+    // Feedback API leaveFeedback: positive, for the line item.
+    const feedback = ebayCalls(portalAccountId, 'POST', '/commerce/feedback/v1/feedback');
+    expect(feedback).to.have.length(1);
+    expect(feedback[0]!.body).to.deep.include({ orderLineItemId: lineItemId, commentType: 'POSITIVE' });
 
     const order = (await call(`order/${orderId}/`, { token: seller.token })).body.order as {
       status: Record<string, unknown>;
@@ -118,7 +142,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
   it('when the portal answers an error, then platform_status is error, the order is still shipped, and the mail follows the request', async () => {
     const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
     const { seller, orderId, portalAccountId } = await auctionOrder(email);
-    refusing.add(String(portalAccountId));
+    refuse(portalAccountId);
     const res = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { deliverer: 'UPS', code: '1Z999AA10123456784' } } });
     expect(res.status).to.equal(202);
     const job = await finished(seller, res.body.job_id as string);
@@ -131,14 +155,12 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     };
     expect(order.shipping.platform_status).to.equal('error');
     expect(order.status.is_shipped).to.equal(true);
-    expect(
-      portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId)),
-    ).to.have.length(0);
+    expect(ebayCalls(portalAccountId, 'POST', '/commerce/feedback/v1/feedback')).to.have.length(0);
     await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
 
     const quietEmail = `quiet-${crypto.randomBytes(3).toString('hex')}@example.com`;
     const quiet = await auctionOrder(quietEmail);
-    refusing.add(String(quiet.portalAccountId));
+    refuse(quiet.portalAccountId);
     const noMail = await call(`order/${quiet.orderId}/send_mit/`, { token: quiet.seller.token, body: { send_mit: { is_mail: false } } });
     const quietJob = await finished(quiet.seller, noMail.body.job_id as string);
     expect(quietJob.result).to.deep.include({ platform_status: 'error', mail: { sent: false } });
@@ -147,15 +169,15 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
 
   it('when the portal is busy at first, then the job retries and the order gets one history entry and one mail', async () => {
     const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
-    const { seller, orderId, portalAccountId } = await auctionOrder(email);
-    flaky.add(String(portalAccountId));
+    const { seller, orderId, portalAccountId, ebayOrderId } = await auctionOrder(email);
+    portal.state.faults.push({ portal: 'auction_a', portalAccount: String(portalAccountId), status: 503, remaining: 1, message: 'busy' });
     const res = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { deliverer: 'GLS', code: 'GLS123' } } });
     const job = await finished(seller, res.body.job_id as string);
     expect(job.state).to.equal('completed');
     expect(job.result).to.deep.include({ platform_status: 'ok' });
-    const shipments = portal.received.filter((r) => r.path.endsWith('/shipment') && r.headers['x-portal-account'] === String(portalAccountId));
-    expect(shipments).to.have.length(2);
-    expect(shipments[0]!.headers['idempotency-key']).to.equal(shipments[1]!.headers['idempotency-key']);
+    // getOrder answered 503 first; the retry read it (and the rating read it again).
+    expect(ebayCalls(portalAccountId, 'GET', `/sell/fulfillment/v1/order/${ebayOrderId}`).map((r) => r.status)).to.deep.equal([503, 200, 200]);
+    expect(portal.state.ebay.orders.get(ebayOrderId)!.fulfillments.map((f) => f.shipmentTrackingNumber)).to.deep.equal(['GLS123']);
     const order = (await call(`order/${orderId}/`, { token: seller.token })).body.order as { history: string[] };
     expect(order.history.filter((h) => h.startsWith('send_mit'))).to.have.length(1);
     await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
@@ -169,7 +191,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(res.status, res.text).to.equal(202);
     const job = await finished(seller, res.body.job_id as string);
     expect(job.result).to.deep.include({ platform_status: null, is_shipped: true });
-    expect(portal.received.filter((r) => r.headers['x-portal-account'] === String(portalAccountId))).to.have.length(0);
+    expect(portal.state.requests.filter((r) => r.portalAccount === String(portalAccountId))).to.have.length(0);
     await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
   });
 
@@ -191,7 +213,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
 
   it('when Redis loses a send_mit job whose steps were done before its final state was kept, then the job added again from its outbox row repeats none of them', async () => {
     const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
-    const { seller, orderId, portalAccountId } = await auctionOrder(email);
+    const { seller, orderId, portalAccountId, ebayOrderId } = await auctionOrder(email);
     const res = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { deliverer: 'DHL', code: '00340434161094042557' } } });
     const jobId = res.body.job_id as string;
     expect((await finished(seller, jobId)).state).to.equal('completed');
@@ -202,12 +224,8 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(await relay.repair(1000, 0)).to.be.at.least(1);
     const again = await finished(seller, jobId);
     expect(again.result).to.deep.include({ order_id: orderId, platform_status: 'ok', is_shipped: true });
-    expect(
-      portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/rating` && r.headers['x-portal-account'] === String(portalAccountId)),
-    ).to.have.length(1);
-    expect(
-      portal.received.filter((r) => r.path === `/auction_a/orders/${orderId}/shipment` && r.headers['x-portal-account'] === String(portalAccountId)),
-    ).to.have.length(1);
+    expect(ebayCalls(portalAccountId, 'POST', '/commerce/feedback/v1/feedback')).to.have.length(1);
+    expect(ebayCalls(portalAccountId, 'POST', `/sell/fulfillment/v1/order/${ebayOrderId}/shipping_fulfillment`)).to.have.length(1);
     expect(catcher.mails.filter((m) => m.to === email)).to.have.length(1);
   });
 });

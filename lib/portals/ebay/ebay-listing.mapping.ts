@@ -1,0 +1,245 @@
+/**
+ * The one place where a stock item's auction_a entry (document 2, Stock_auction_a_type) becomes
+ * eBay's Inventory API payloads: the inventory item (createOrReplaceInventoryItem) and the offer
+ * (createOffer / updateOffer). Shapes follow eBay's Sell Inventory v1 reference, typed with the
+ * ebay-api package's OpenAPI types.
+ */
+import type { components } from 'ebay-api/lib/types/restful/specs/sell_inventory_v1_oas3';
+import type { ListingItem } from '../portal.type';
+
+type Schemas = components['schemas'];
+/** Product.aspects is a map of aspect name to values in eBay's reference (the generated type says string). */
+export type EbayProduct = Omit<Schemas['Product'], 'aspects'> & { aspects?: Record<string, string[]> };
+export type EbayInventoryItem = Omit<Schemas['InventoryItem'], 'product'> & { product: EbayProduct };
+export type EbayOffer = Schemas['EbayOfferDetailsWithKeys'];
+export type EbayAmount = Schemas['Amount'];
+
+/** What list and revise send: the SKU, its inventory item, its offer, and the marketplace's language. */
+export interface EbayListing {
+  sku: string;
+  inventoryItem: EbayInventoryItem;
+  offer: EbayOffer;
+  /** Content-Language of the inventory item call (the marketplace's locale). */
+  language: string;
+}
+
+type Group = Record<string, unknown>;
+
+function text(group: Group, key: string): string | undefined {
+  const value = group[key];
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  return typeof value === 'number' ? String(value) : undefined;
+}
+
+function sub(group: Group, key: string): Group {
+  const value = group[key];
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Group) : {};
+}
+
+/** document 2's site ids (77 Germany, 0 USA, ...) to eBay's marketplace, currency and locale. */
+const sites: Record<string, { marketplaceId: string; currency: string; language: string }> = {
+  '0': { marketplaceId: 'EBAY_US', currency: 'USD', language: 'en-US' },
+  '2': { marketplaceId: 'EBAY_CA', currency: 'CAD', language: 'en-CA' },
+  '3': { marketplaceId: 'EBAY_GB', currency: 'GBP', language: 'en-GB' },
+  '15': { marketplaceId: 'EBAY_AU', currency: 'AUD', language: 'en-AU' },
+  '16': { marketplaceId: 'EBAY_AT', currency: 'EUR', language: 'de-AT' },
+  '71': { marketplaceId: 'EBAY_FR', currency: 'EUR', language: 'fr-FR' },
+  '77': { marketplaceId: 'EBAY_DE', currency: 'EUR', language: 'de-DE' },
+  '101': { marketplaceId: 'EBAY_IT', currency: 'EUR', language: 'it-IT' },
+  '186': { marketplaceId: 'EBAY_ES', currency: 'EUR', language: 'es-ES' },
+  '193': { marketplaceId: 'EBAY_CH', currency: 'CHF', language: 'de-CH' },
+};
+
+/** The marketplace of an entry's site_id (77, Germany, when none or unknown). */
+export function siteOf(group: Group): { marketplaceId: string; currency: string; language: string } {
+  return sites[text(group, 'site_id') ?? '77'] ?? sites['77']!;
+}
+
+/**
+ * The SKU Kontor gives an item on eBay: the entry's own sku, else the item's master SKU, else
+ * its stock id. The order import finds the item of an eBay line by this SKU.
+ */
+export function ebaySku(group: Group, masterSku: string | null, stockId: number): string {
+  return text(group, 'sku') ?? (masterSku && masterSku.trim() !== '' ? masterSku : String(stockId));
+}
+
+// eBay's condition ids (Trading API numbers, as sellers know them) and the Inventory API's names.
+const conditions: Record<string, string> = {
+  '1000': 'NEW',
+  '1500': 'NEW_OTHER',
+  '1750': 'NEW_WITH_DEFECTS',
+  '2000': 'MANUFACTURER_REFURBISHED',
+  '2500': 'SELLER_REFURBISHED',
+  '2750': 'LIKE_NEW',
+  '3000': 'USED_EXCELLENT',
+  '4000': 'USED_VERY_GOOD',
+  '5000': 'USED_GOOD',
+  '6000': 'USED_ACCEPTABLE',
+  '7000': 'FOR_PARTS_OR_NOT_WORKING',
+};
+const conditionNames = new Set(Object.values(conditions));
+
+/** condition.id as a number or as the Inventory API's name; undefined when none (eBay then asks for one where the category needs it). */
+export function conditionOf(group: Group): string | undefined {
+  const id = text(sub(group, 'condition'), 'id');
+  if (!id) return undefined;
+  return conditions[id] ?? (conditionNames.has(id.toUpperCase()) ? id.toUpperCase() : id);
+}
+
+/** Pictures: the gallery picture first, then picture.url[] (document 2: up to 12), without repeats. */
+export function picturesOf(group: Group): string[] {
+  const picture = sub(group, 'picture');
+  const urls = Array.isArray(picture.url) ? picture.url.filter((u): u is string => typeof u === 'string' && u !== '') : [];
+  const gallery = text(sub(picture, 'gallery'), 'url');
+  return [...new Set(gallery ? [gallery, ...urls] : urls)];
+}
+
+/** characteristics.data[] ({type, value}) as eBay's item specifics (aspects: name -> values). */
+export function aspectsOf(group: Group): Record<string, string[]> | undefined {
+  const data = sub(group, 'characteristics').data;
+  if (!Array.isArray(data)) return undefined;
+  const aspects: Record<string, string[]> = {};
+  for (const entry of data) {
+    if (!entry || typeof entry !== 'object') continue;
+    const { type, value } = entry as { type?: unknown; value?: unknown };
+    if (typeof type !== 'string' || type === '') continue;
+    const values = (Array.isArray(value) ? value : [value]).filter((v) => typeof v === 'string' || typeof v === 'number').map(String);
+    if (values.length) aspects[type] = [...(aspects[type] ?? []), ...values];
+  }
+  return Object.keys(aspects).length ? aspects : undefined;
+}
+
+/** Product identifiers: the stock barcode as EAN, catalog.value by its type_id (2 ISBN, 3 MPN, 4 EPID, 5 UPC). */
+function identifiersOf(group: Group, ean: string | null): Pick<EbayProduct, 'ean' | 'isbn' | 'mpn' | 'epid' | 'upc'> {
+  const out: Pick<EbayProduct, 'ean' | 'isbn' | 'mpn' | 'epid' | 'upc'> = {};
+  if (ean) out.ean = [ean];
+  const catalog = sub(group, 'catalog');
+  const value = text(catalog, 'value');
+  switch (value ? text(catalog, 'type_id') : undefined) {
+    case '1':
+      if (!ean) out.ean = [value!];
+      break;
+    case '2':
+      out.isbn = [value!];
+      break;
+    case '3':
+      out.mpn = value;
+      break;
+    case '4':
+      out.epid = value;
+      break;
+    case '5':
+      out.upc = [value!];
+      break;
+  }
+  return out;
+}
+
+/** The quantity the listing starts with: the entry's quantity, else what is available (an auction offers one). */
+function quantityOf(group: Group, item: ListingItem, auction: boolean): number {
+  if (auction) return 1;
+  const quantity = group.quantity;
+  return typeof quantity === 'number' && Number.isInteger(quantity) && quantity >= 0 ? quantity : Math.max(0, item.quantityAvailable);
+}
+
+/** The inventory item: product data (title, subtitle, description, pictures, aspects, identifiers), condition, quantity. */
+export function inventoryItemOf(item: ListingItem): EbayInventoryItem {
+  const g = item.group;
+  const auction = text(g, 'type_id') === '1';
+  const product: EbayProduct = {
+    title: text(g, 'name') ?? item.name,
+    ...(text(g, 'subtitle') ? { subtitle: text(g, 'subtitle') } : {}),
+    ...(text(g, 'description') ? { description: text(g, 'description') } : {}),
+    imageUrls: picturesOf(g),
+    ...(aspectsOf(g) ? { aspects: aspectsOf(g) } : {}),
+    ...identifiersOf(g, item.ean),
+  };
+  const condition = sub(g, 'condition');
+  return {
+    product,
+    ...(conditionOf(g) ? { condition: conditionOf(g) } : {}),
+    ...(text(condition, 'description') ? { conditionDescription: text(condition, 'description') } : {}),
+    availability: { shipToLocationAvailability: { quantity: quantityOf(g, item, auction) } },
+  };
+}
+
+const amount = (value: string | undefined, currency: string): EbayAmount | undefined => (value ? { value, currency } : undefined);
+
+/** The first seller profile id of a kind (seller_profile.payment[] / refund[] / shipping[]). */
+function profileId(group: Group, kind: 'payment' | 'refund' | 'shipping'): string | undefined {
+  const list = sub(group, 'seller_profile')[kind];
+  const first = Array.isArray(list) ? (list[0] as Group | undefined) : undefined;
+  return first && typeof first === 'object' ? text(first, 'id') : undefined;
+}
+
+/** The offer's listing format, duration and prices: type_id 1 is an auction, everything else fixed price. */
+function pricingOf(item: ListingItem, currency: string): Pick<EbayOffer, 'format' | 'listingDuration' | 'pricingSummary'> {
+  const g = item.group;
+  const price = text(g, 'price') ?? item.price ?? undefined;
+  if (text(g, 'type_id') === '1') {
+    return {
+      format: 'AUCTION',
+      listingDuration: `DAYS_${text(g, 'duration') ?? '7'}`,
+      pricingSummary: clean({
+        auctionStartPrice: amount(text(g, 'start_price') ?? price, currency),
+        auctionReservePrice: amount(text(g, 'min_price'), currency),
+        // A Buy It Now price beside the start price.
+        price: text(g, 'start_price') ? amount(text(g, 'price'), currency) : undefined,
+      }),
+    };
+  }
+  // eBay lists fixed-price offers Good 'Til Cancelled only.
+  return {
+    format: 'FIXED_PRICE',
+    listingDuration: 'GTC',
+    pricingSummary: clean({ price: amount(price, currency), originalRetailPrice: amount(text(g, 'rrp'), currency) }),
+  };
+}
+
+/** Listing policies: the seller profiles' ids (eBay business policies) and best offer terms. */
+function policiesOf(group: Group, currency: string): EbayOffer['listingPolicies'] {
+  const bestOffer = sub(group, 'best_offer');
+  return clean({
+    fulfillmentPolicyId: profileId(group, 'shipping'),
+    paymentPolicyId: profileId(group, 'payment'),
+    returnPolicyId: profileId(group, 'refund'),
+    bestOfferTerms:
+      bestOffer.is_active === true
+        ? clean({
+            bestOfferEnabled: true,
+            autoAcceptPrice: amount(text(bestOffer, 'auto_accept_price'), currency),
+            autoDeclinePrice: amount(text(bestOffer, 'min_price'), currency),
+          })
+        : undefined,
+  });
+}
+
+/** The offer: marketplace, format, duration, prices, quantity, category, description, policies, tax, location. */
+export function offerOf(item: ListingItem, sku: string, merchantLocationKey?: string): EbayOffer {
+  const g = item.group;
+  const site = siteOf(g);
+  const vat = text(g, 'vat');
+  return clean({
+    sku,
+    marketplaceId: site.marketplaceId,
+    ...pricingOf(item, site.currency),
+    availableQuantity: inventoryItemOf(item).availability!.shipToLocationAvailability!.quantity,
+    categoryId: text(g, 'category_1_id'),
+    secondaryCategoryId: text(g, 'category_2_id'),
+    listingDescription: text(g, 'description'),
+    listingPolicies: policiesOf(g, site.currency),
+    tax: vat ? { vatPercentage: Number(vat) } : undefined,
+    merchantLocationKey,
+  });
+}
+
+/** Both payloads of an item; the merchant location key comes from the portal account. */
+export function ebayListing(item: ListingItem, merchantLocationKey?: string): EbayListing {
+  const sku = ebaySku(item.group, item.sku, item.stockId);
+  return { sku, inventoryItem: inventoryItemOf(item), offer: offerOf(item, sku, merchantLocationKey), language: siteOf(item.group).language };
+}
+
+/** Leaves out undefined fields (eBay reads an absent field and an empty one differently). */
+function clean<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
