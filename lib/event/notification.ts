@@ -74,7 +74,8 @@ async function attempt({ url, secret, body, deliveryId, requestId }: Notificatio
   try {
     await assertPublicHost(new URL(url));
   } catch (err) {
-    if (err instanceof BlockedHostError) return { outcome: 'blocked', status: null, error: 'blocked_host', description: `notification refused: ${err.message}`, durationMs: took() };
+    if (err instanceof BlockedHostError)
+      return { outcome: 'blocked', status: null, error: 'blocked_host', description: `notification refused: ${err.message}`, durationMs: took() };
     return { outcome: 'retry', status: null, error: errorClass(err), description: `notification to ${host}: ${describe(err)}`, durationMs: took() };
   }
   const timestamp = String(Math.floor(Date.now() / 1000));
@@ -97,7 +98,8 @@ async function attempt({ url, secret, body, deliveryId, requestId }: Notificatio
     });
   } catch (err) {
     const error = errorClass(err);
-    const description = error === 'timeout' ? `notification to ${host}: no answer within ${config().webhookTimeoutMs} ms` : `notification to ${host}: ${describe(err)}`;
+    const description =
+      error === 'timeout' ? `notification to ${host}: no answer within ${config().webhookTimeoutMs} ms` : `notification to ${host}: ${describe(err)}`;
     return { outcome: 'retry', status: null, error, description, durationMs: took() };
   }
   await res.body?.cancel().catch(() => undefined);

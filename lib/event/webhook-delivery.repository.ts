@@ -76,7 +76,9 @@ const lease = (knex: Knex, seconds: number) => knex.raw('now() + make_interval(s
 /** Webhook deliveries; tenant reads are scoped by the account, the sweep's claims are infrastructure. */
 export const webhookDeliveryRepository = {
   /** Records a delivery once (the event.run job id is its id): a re-run of the job adds nothing. */
-  async insert(row: Pick<DeliveryRow, 'id' | 'account_id' | 'handler_id' | 'event_id' | 'section' | 'type' | 'body' | 'request_id' | 'state'> & { windowMs: number }) {
+  async insert(
+    row: Pick<DeliveryRow, 'id' | 'account_id' | 'handler_id' | 'event_id' | 'section' | 'type' | 'body' | 'request_id' | 'state'> & { windowMs: number },
+  ) {
     const { windowMs, ...fields } = row;
     const knex = db();
     await knex('webhook_delivery')

@@ -65,7 +65,13 @@ export async function attemptDelivery(delivery: DeliveryRow, trigger: AttemptTri
   }
   const startedAt = new Date();
   const result = await withRequestId(delivery.request_id ?? undefined, () =>
-    postNotification({ url: handler.required.url!, secret: handler.signing_secret, body: delivery.body, deliveryId: delivery.id, requestId: delivery.request_id }),
+    postNotification({
+      url: handler.required.url!,
+      secret: handler.signing_secret,
+      body: delivery.body,
+      deliveryId: delivery.id,
+      requestId: delivery.request_id,
+    }),
   );
   const update = await db().transaction((trx) => settle(trx, delivery, handler, result, { startedAt, trigger }));
   return {

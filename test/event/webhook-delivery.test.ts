@@ -38,7 +38,9 @@ interface LoggedDelivery {
 async function createHandler(seller: Seller, url: string): Promise<{ id: number; secret: string }> {
   const res = await call('admin/event/handler/', {
     token: seller.token,
-    body: { event_handler: { type: { id: 'created' }, section: 'order', action: { id: 'notification', required: { url, format: 'post', target_name: 'erp' } } } },
+    body: {
+      event_handler: { type: { id: 'created' }, section: 'order', action: { id: 'notification', required: { url, format: 'post', target_name: 'erp' } } },
+    },
   });
   expect(res.status, res.text).to.equal(201);
   return { id: res.body.event_handler_id as number, secret: res.body.signing_secret as string };
@@ -142,7 +144,10 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     for (const r of sent) {
       expect(r.headers['x-kontor-delivery']).to.equal(delivery.id);
       expect(r.headers['x-request-id']).to.equal(`shop-${seller.id}`);
-      const expected = `v1=${crypto.createHmac('sha256', secret).update(`${String(r.headers['x-kontor-timestamp'])}.${r.body}`).digest('hex')}`;
+      const expected = `v1=${crypto
+        .createHmac('sha256', secret)
+        .update(`${String(r.headers['x-kontor-timestamp'])}.${r.body}`)
+        .digest('hex')}`;
       expect(r.headers['x-kontor-signature']).to.equal(expected);
     }
   });
@@ -290,7 +295,7 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     expect(after!.attempt.map((a) => a.trigger)).to.deep.equal(['event', 'redeliver']);
   });
 
-  it("when another seller reads the log, redelivers or resumes, then it is 404; the log pages with the usual pagination", async () => {
+  it('when another seller reads the log, redelivers or resumes, then it is 404; the log pages with the usual pagination', async () => {
     const seller = await newSeller();
     const other = await newSeller();
     const path = `/paged/${seller.id}`;
