@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { Config, config, loadConfig, setConfig } from '../../config';
+import { db } from '../../lib/db/knex';
 import { eventProcessors } from '../../lib/event/event.processor';
 import { nextAttemptAt, plannedSchedule, retryAfterMs, retryPolicy } from '../../lib/event/webhook-retry';
 import { WebhookSweeper } from '../../lib/event/webhook-sweeper';
@@ -269,6 +270,35 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     expect((await handler(seller, id)).pause).to.equal(undefined);
   });
 
+  it('when the events worker restarts and Redis comes back empty while a delivery waits, then its retries go on from Postgres', async () => {
+    const seller = await newSeller();
+    const path = `/restart/${seller.id}`;
+    script.set(path, [{ status: 503 }]);
+    const { id } = await createHandler(seller, `${receiver.base}${path}`);
+    await createOrder(seller);
+    await firstDeliveryWhen(seller, id, (d) => d.attempt_count >= 1, 'the first attempt');
+
+    // The worker process goes (its sweep, its BullMQ worker, the relay) and Redis loses its data (a fresh key prefix).
+    await worker.close();
+    await sweeper.stop();
+    await relay.stop();
+    await closeQueues();
+    setConfig({ ...config(), queuePrefix: `test-webhook-${crypto.randomBytes(4).toString('hex')}` });
+    script.set(path, [{ status: 204 }]);
+    const restarted = Date.now();
+    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
+    await relay.start();
+    worker = await startWorker('events', eventProcessors, { skipEvictionCheck: true, registerShutdown: false, concurrency: 4 });
+    sweeper = new WebhookSweeper({ everyMs: 50, pruneEveryMs: 0 });
+    sweeper.start();
+
+    const delivery = await firstDeliveryWhen(seller, id, (d) => d.state === 'delivered', 'the delivery after the restart');
+    const attempts = delivery.attempt;
+    expect(attempts.map((a) => a.attempt)).to.deep.equal(attempts.map((_, i) => i + 1));
+    expect(attempts.at(-1)).to.deep.include({ trigger: 'retry', status: 204, outcome: 'delivered' });
+    expect(Date.parse(attempts.at(-1)!.date)).to.be.at.least(restarted);
+  });
+
   it('when the seller asks for a redelivery, then it answers 202 with the job and the receiver gets the same delivery again', async () => {
     const seller = await newSeller();
     const path = `/again/${seller.id}`;
@@ -318,6 +348,9 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     const deliveryId = (first.body.delivery as LoggedDelivery[])[0]!.id;
     const failed = await call(`admin/event/handler/${id}/delivery/?${query({ filter: { state: 'failed' } })}`, { token: seller.token });
     expect(failed.body.delivery).to.deep.equal([]);
+    const xml = await call(`admin/event/handler/${id}/delivery/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+    expect(xml.status, xml.text).to.equal(200);
+    expect(xml.text).to.match(/<delivery>[\s\S]*<attempt>[\s\S]*<trigger>event<\/trigger>/);
 
     for (const [method, url] of [
       ['GET', `admin/event/handler/${id}/delivery/`],
@@ -331,6 +364,29 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     const otherHandler = await createHandler(seller, `${receiver.base}/other/${seller.id}`);
     const crossed = await call(`admin/event/handler/${otherHandler.id}/delivery/${deliveryId}/redeliver/`, { token: seller.token, method: 'POST' });
     expect(crossed.status).to.equal(404);
+  });
+
+  it('when the log is pruned, then deliveries older than the retention go and each handler keeps its newest ones', async () => {
+    const seller = await newSeller();
+    const { id } = await createHandler(seller, `${receiver.base}/pruned/${seller.id}`);
+    for (let i = 0; i < 12; i++) await createOrder(seller);
+    await waitFor(async () => {
+      const all = await deliveryLog(seller, id, { pagination: { limit: 200 } });
+      return all.length === 12 && all.every((d) => d.state === 'delivered');
+    }, 'twelve deliveries');
+    const all = await deliveryLog(seller, id, { pagination: { limit: 200 } });
+    // The oldest one is 40 days old.
+    await db()('webhook_delivery')
+      .where({ id: all[0]!.id })
+      .update({ created_at: db().raw("now() - interval '40 days'") });
+    setConfig({ ...config(), webhookLogRetentionDays: 30, webhookLogMaxPerHandler: 10 });
+    try {
+      expect(await sweeper.prune()).to.be.at.least(2);
+    } finally {
+      setConfig({ ...config(), webhookLogMaxPerHandler: 1000 });
+    }
+    const kept = await deliveryLog(seller, id, { pagination: { limit: 200 } });
+    expect(kept.map((d) => d.id)).to.deep.equal(all.slice(2).map((d) => d.id));
   });
 
   it('when OPTIONS and openapi.json are read, then the delivery routes are declared like the others', async () => {
