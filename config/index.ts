@@ -105,6 +105,20 @@ export interface Config {
   operatorPassword: string;
   /** Timeout of one event-handler notification (webhook) POST in ms. */
   webhookTimeoutMs: number;
+  /** How long a webhook delivery is retried, in hours from its first attempt (the last retry falls at the end). */
+  webhookRetryHours: number;
+  /** Smallest delay between two attempts of a webhook delivery in ms (decorrelated jitter grows from it). */
+  webhookRetryBaseMs: number;
+  /** Largest delay between two attempts of a webhook delivery in ms (also caps a receiver's Retry-After). */
+  webhookRetryMaxDelayMs: number;
+  /** A notification handler whose deliveries have failed without a success for this many hours is paused. */
+  webhookPauseAfterHours: number;
+  /** How often each events worker looks for webhook deliveries due for an attempt, in ms. */
+  webhookSweepMs: number;
+  /** Days a finished webhook delivery and its attempts stay in the seller's delivery log. */
+  webhookLogRetentionDays: number;
+  /** Deliveries kept in the log per handler (the oldest finished ones go first). */
+  webhookLogMaxPerHandler: number;
   /** SMTP server of outgoing mail (event-handler mails, in-transit mails), as smtp://user:pass@host:port. */
   smtpUrl: string;
   /** Sender address of outgoing mail. */
@@ -179,6 +193,16 @@ const schema = Joi.object({
   OPERATOR_USER: Joi.string().default('operator'),
   OPERATOR_PASSWORD: Joi.string().allow('').default(''),
   WEBHOOK_TIMEOUT_MS: Joi.number().integer().min(100).max(120000).default(10000),
+  WEBHOOK_RETRY_HOURS: Joi.number().min(0.0001).max(720).default(24),
+  WEBHOOK_RETRY_BASE_MS: Joi.number().integer().min(10).default(30000),
+  WEBHOOK_RETRY_MAX_DELAY_MS: Joi.number()
+    .integer()
+    .min(10)
+    .default(3600 * 1000),
+  WEBHOOK_PAUSE_AFTER_HOURS: Joi.number().min(0.0001).max(720).default(24),
+  WEBHOOK_SWEEP_MS: Joi.number().integer().min(50).max(60000).default(1000),
+  WEBHOOK_LOG_RETENTION_DAYS: Joi.number().integer().min(1).max(365).default(30),
+  WEBHOOK_LOG_MAX_PER_HANDLER: Joi.number().integer().min(10).max(100000).default(1000),
   SMTP_URL: Joi.string()
     .uri({ scheme: ['smtp', 'smtps'] })
     .default('smtp://127.0.0.1:1025'),
@@ -246,6 +270,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     operatorUser: value.OPERATOR_USER,
     operatorPassword: value.OPERATOR_PASSWORD,
     webhookTimeoutMs: value.WEBHOOK_TIMEOUT_MS,
+    webhookRetryHours: value.WEBHOOK_RETRY_HOURS,
+    webhookRetryBaseMs: value.WEBHOOK_RETRY_BASE_MS,
+    webhookRetryMaxDelayMs: value.WEBHOOK_RETRY_MAX_DELAY_MS,
+    webhookPauseAfterHours: value.WEBHOOK_PAUSE_AFTER_HOURS,
+    webhookSweepMs: value.WEBHOOK_SWEEP_MS,
+    webhookLogRetentionDays: value.WEBHOOK_LOG_RETENTION_DAYS,
+    webhookLogMaxPerHandler: value.WEBHOOK_LOG_MAX_PER_HANDLER,
     smtpUrl: value.SMTP_URL,
     mailFrom: value.MAIL_FROM,
     webhookAllowPrivateHosts: value.WEBHOOK_ALLOW_PRIVATE_HOSTS ?? value.NODE_ENV !== 'production',

@@ -25,7 +25,7 @@ export const portalCalls = new Counter({
   registers: [processRegistry],
 });
 
-/** Outcomes: delivered (2xx), retry (408, 429, 5xx, timeout, network), refused (other answers, blocked host). */
+/** Outcomes of each attempt: delivered (2xx), retry (any other answer, timeout, DNS, network), refused (410, blocked host). */
 export const webhookDeliveries = new Counter({
   name: 'kontor_webhook_deliveries_total',
   help: 'Webhook (notification) delivery attempts by outcome.',

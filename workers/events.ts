@@ -1,7 +1,15 @@
-/** Worker process of the `events` queue (Procfile: events): event.emit finds the handlers, event.run runs one. */
+/**
+ * Worker process of the `events` queue (Procfile: events): event.emit finds the handlers,
+ * event.run runs one; the webhook sweep retries deliveries from Postgres.
+ */
 import { eventProcessors } from '../lib/event/event.processor';
+import { WebhookSweeper } from '../lib/event/webhook-sweeper';
 import { offerDevMailCatcher } from '../lib/mail/dev-mail-catcher';
+import { onShutdown } from '../lib/shutdown';
 import { runWorkerProcess } from './run';
 
 runWorkerProcess('events', eventProcessors);
+const sweeper = new WebhookSweeper();
+sweeper.start();
+onShutdown('webhook sweeper', () => sweeper.stop());
 void offerDevMailCatcher();

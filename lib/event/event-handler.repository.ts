@@ -13,11 +13,19 @@ export interface EventHandlerRow {
   is_active: boolean;
   signing_secret: string;
   modified: Date;
+  /** Start of the current run of failed webhook attempts; null after a success. */
+  failing_since: Date | null;
+  /** Set while a notification handler is paused (is_active false): its deliveries are held. */
+  paused_at: Date | null;
+  pause_reason: string | null;
 }
 
 /** Event handlers of a seller account; every query is scoped by the account id. */
 export const eventHandlerRepository = {
-  async insert(trx: Knex.Transaction, row: Omit<EventHandlerRow, 'id' | 'modified' | 'is_active'>): Promise<number> {
+  async insert(
+    trx: Knex.Transaction,
+    row: Omit<EventHandlerRow, 'id' | 'modified' | 'is_active' | 'failing_since' | 'paused_at' | 'pause_reason'>,
+  ): Promise<number> {
     const [inserted] = await trx('event_handler')
       .insert({ ...row, required: JSON.stringify(row.required), condition: JSON.stringify(row.condition) })
       .returning('id');
@@ -37,8 +45,43 @@ export const eventHandlerRepository = {
     return (await trx('event_handler').where({ account_id: accountId, id }).delete()) > 0;
   },
 
-  /** The active handlers of an account for one event type. */
+  /** The handlers of an account for one event type that take events: active ones, and paused ones (their deliveries are held). */
   async activeFor(accountId: number, section: string, type: string): Promise<EventHandlerRow[]> {
-    return db()('event_handler').where({ account_id: accountId, section, type, is_active: true }).orderBy('id');
+    return db()('event_handler')
+      .where({ account_id: accountId, section, type })
+      .where((q) => q.where('is_active', true).orWhereNotNull('paused_at'))
+      .orderBy('id');
+  },
+
+  /** A failed webhook attempt at `at`: starts the failure clock unless it runs; returns the clock and the pause. */
+  async markFailing(trx: Knex.Transaction, id: number, at: Date): Promise<{ failing_since: Date; paused_at: Date | null } | undefined> {
+    const [row] = (await trx('event_handler')
+      .where({ id })
+      .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [at]) })
+      .returning(['failing_since', 'paused_at'])) as { failing_since: Date; paused_at: Date | null }[];
+    return row;
+  },
+
+  /** A delivered webhook stops the failure clock. */
+  async clearFailing(trx: Knex.Transaction, id: number): Promise<void> {
+    await trx('event_handler').where({ id }).whereNotNull('failing_since').update({ failing_since: null });
+  },
+
+  /** Pauses a handler (is_active false); false when it was paused already (one pause, one task). */
+  async pause(trx: Knex.Transaction, id: number, reason: string): Promise<boolean> {
+    const updated = await trx('event_handler')
+      .where({ id })
+      .whereNull('paused_at')
+      .update({ is_active: false, paused_at: trx.fn.now(), pause_reason: reason, modified: trx.fn.now() });
+    return updated > 0;
+  },
+
+  /** Unpauses a handler of the account (active, failure clock reset); false when it was not paused. */
+  async resume(trx: Knex.Transaction, accountId: number, id: number): Promise<boolean> {
+    const updated = await trx('event_handler')
+      .where({ account_id: accountId, id })
+      .whereNotNull('paused_at')
+      .update({ is_active: true, paused_at: null, pause_reason: null, failing_since: null, modified: trx.fn.now() });
+    return updated > 0;
   },
 };

@@ -18,6 +18,8 @@ export function eventHandlerToApi(row: EventHandlerRow, withSecret = false) {
     action: { id: row.action, required: row.required },
     condition: row.condition,
     is_active: row.is_active,
+    // Ours: why a notification handler stopped delivering (POST .../resume/ starts it again).
+    ...(row.paused_at ? { pause: { date: row.paused_at.toISOString(), reason: row.pause_reason ?? '' } } : {}),
     ...(withSecret && row.action === 'notification' ? { signing_secret: row.signing_secret } : {}),
   };
 }

@@ -8,6 +8,7 @@ export const eventHandlerInput = Joi.object({
   modified: readOnly(Joi.any()),
   is_active: readOnly(Joi.any()),
   signing_secret: readOnly(Joi.any()),
+  pause: readOnly(Joi.any()),
   type: Joi.object({ id: Joi.string().trim().max(64).required() }).required(),
   section: Joi.string().trim().max(64),
   action: Joi.object({

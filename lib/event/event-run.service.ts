@@ -1,3 +1,4 @@
+import { UnrecoverableError } from 'bullmq';
 import { invalidInput, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
 import { updateOrder } from '../order/order.service';
@@ -7,8 +8,8 @@ import { createTaskOnce } from '../task/task.service';
 import { emailAddress } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { EventRecord, loadEventRecord, recordIds } from './event-record';
-import { deliverNotification } from './notification';
 import { fillTemplate } from './template';
+import { startDelivery } from './webhook-delivery.service';
 
 type Run = JobPayloads['event.run'];
 
@@ -19,6 +20,11 @@ async function recordOf(run: Run): Promise<EventRecord> {
   return record;
 }
 
+/**
+ * A notification: recorded as a webhook delivery under the run's job id and tried at once; its
+ * retries are the sweep's (lib/event/webhook-sweeper.ts), so the run completes with the state of
+ * the delivery. A first attempt that ends it for good (410 Gone, a blocked host) fails the run.
+ */
 async function notify(runId: string, run: Run, handler: EventHandlerRow) {
   const record = run.section === 'stock' ? await loadEventRecord(run.accountId, run.section, run.recordId, run.data) : undefined;
   const payload = {
@@ -30,8 +36,9 @@ async function notify(runId: string, run: Run, handler: EventHandlerRow) {
     occurred_at: run.occurredAt,
     ...recordIds(run.section, run.recordId, record, run.accountId),
   };
-  const { status } = await deliverNotification(handler.required.url!, handler.signing_secret, payload, runId);
-  return { status };
+  const outcome = await startDelivery(runId, run, handler, payload);
+  if (outcome.state === 'failed') throw new UnrecoverableError(outcome.error ?? 'notification failed');
+  return outcome;
 }
 
 async function mail(run: Run, handler: EventHandlerRow) {
@@ -71,11 +78,12 @@ async function task(runId: string, run: Run, handler: EventHandlerRow) {
 
 /**
  * event.run: runs one handler's action for one event. A handler deleted or deactivated since is
- * skipped. Throwing retries with backoff; a permanent domain error (lib/errors) ends the run as failed.
+ * skipped; a paused notification handler's delivery is held. Throwing retries with backoff; a
+ * permanent domain error (lib/errors) ends the run as failed.
  */
 export async function runEventHandler(runId: string, run: Run): Promise<Record<string, unknown>> {
   const handler = await eventHandlerRepository.get(run.accountId, run.handlerId);
-  if (!handler || !handler.is_active) return { handler_id: run.handlerId, skipped: 'handler deleted or inactive' };
+  if (!handler || (!handler.is_active && !handler.paused_at)) return { handler_id: run.handlerId, skipped: 'handler deleted or inactive' };
   const base = { handler_id: handler.id, action: handler.action };
   switch (handler.action) {
     case 'notification':

@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
-import { UnrecoverableError } from 'bullmq';
 import { config } from '../../config';
-import { currentRequestId } from '../log';
 import { webhookDeliveries } from '../metrics';
-import { assertPublicHost } from './webhook-host';
+import { retryAfterMs } from './webhook-retry';
+import { assertPublicHost, BlockedHostError } from './webhook-host';
 
 /**
  * The signature header of a notification: v1=hex(HMAC-SHA256(secret, timestamp + "." + body)).
@@ -14,23 +13,72 @@ export function signature(secret: string, timestamp: string, body: string): stri
   return `v1=${crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
-/** A delivery the receiver refused for good (4xx other than 408 and 429): retrying cannot help. */
-const permanent = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+/** Why an attempt got no 2xx without an answer, or with one: the delivery log's error class. */
+export type AttemptError = 'timeout' | 'dns' | 'connection' | 'tls' | 'http' | 'blocked_host';
 
 /**
- * POSTs a notification. 2xx is delivered; 408, 429, 5xx, a timeout or a network error throw so
- * BullMQ retries with backoff; another 4xx fails the run for good. Redirects are not followed.
+ * What one POST gave: delivered (2xx); gone (410: the receiver says the endpoint is no more);
+ * blocked (the host resolves to a private address: never sent); retry (anything else).
  */
-export async function deliverNotification(url: string, secret: string, payload: Record<string, unknown>, deliveryId: string): Promise<{ status: number }> {
+export interface AttemptResult {
+  outcome: 'delivered' | 'retry' | 'gone' | 'blocked';
+  status: number | null;
+  error: AttemptError | null;
+  description: string;
+  durationMs: number;
+  /** The receiver's Retry-After (429, 503), in ms. */
+  retryAfterMs?: number;
+}
+
+const dnsCodes = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA', 'EAI_FAIL']);
+
+/** The class of a failed fetch (undici puts the socket's error in cause). */
+function errorClass(err: unknown): AttemptError {
+  const e = err as { name?: string; code?: string; cause?: { code?: string; name?: string; message?: string } };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.cause?.code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
+  const code = e.cause?.code ?? e.code ?? '';
+  if (dnsCodes.has(code)) return 'dns';
+  if (/^(ERR_TLS|CERT_|ERR_SSL|UNABLE_TO_VERIFY|SELF_SIGNED|DEPTH_ZERO)/.test(code)) return 'tls';
+  return 'connection';
+}
+
+function describe(err: unknown): string {
+  const e = err as { message?: string; cause?: { message?: string } };
+  return e.cause?.message ?? e.message ?? String(err);
+}
+
+export interface NotificationRequest {
+  url: string;
+  secret: string;
+  body: string;
+  deliveryId: string;
+  requestId: string | null;
+}
+
+/**
+ * POSTs a notification once and says what came of it; never throws for the receiver's sake.
+ * Redirects are not followed (a retry, like any answer but 2xx and 410). The host is resolved
+ * again first: a name that does not resolve is a retry, one that points into a private network
+ * is blocked for good.
+ */
+export async function postNotification(request: NotificationRequest): Promise<AttemptResult> {
+  const result = await attempt(request);
+  webhookDeliveries.inc({ outcome: result.outcome === 'delivered' ? 'delivered' : result.outcome === 'retry' ? 'retry' : 'refused' });
+  return result;
+}
+
+async function attempt({ url, secret, body, deliveryId, requestId }: NotificationRequest): Promise<AttemptResult> {
+  const started = performance.now();
+  const took = () => Math.round(performance.now() - started);
+  const host = new URL(url).host;
   try {
     await assertPublicHost(new URL(url));
   } catch (err) {
-    webhookDeliveries.inc({ outcome: 'refused' });
-    throw new UnrecoverableError(`notification refused: ${(err as Error).message}`);
+    if (err instanceof BlockedHostError)
+      return { outcome: 'blocked', status: null, error: 'blocked_host', description: `notification refused: ${err.message}`, durationMs: took() };
+    return { outcome: 'retry', status: null, error: errorClass(err), description: `notification to ${host}: ${describe(err)}`, durationMs: took() };
   }
-  const body = JSON.stringify(payload);
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const requestId = currentRequestId();
   let res: Response;
   try {
     res = await fetch(url, {
@@ -49,15 +97,16 @@ export async function deliverNotification(url: string, secret: string, payload: 
       body,
     });
   } catch (err) {
-    webhookDeliveries.inc({ outcome: 'retry' });
-    throw new Error(`notification to ${new URL(url).host} failed: ${(err as Error).message}`, { cause: err });
+    const error = errorClass(err);
+    const description =
+      error === 'timeout' ? `notification to ${host}: no answer within ${config().webhookTimeoutMs} ms` : `notification to ${host}: ${describe(err)}`;
+    return { outcome: 'retry', status: null, error, description, durationMs: took() };
   }
   await res.body?.cancel().catch(() => undefined);
-  const delivered = res.status >= 200 && res.status < 300;
-  const refused = permanent(res.status) || (res.status >= 300 && res.status < 400);
-  webhookDeliveries.inc({ outcome: delivered ? 'delivered' : refused ? 'refused' : 'retry' });
-  if (delivered) return { status: res.status };
-  const message = `notification to ${new URL(url).host} answered HTTP ${res.status}`;
-  if (refused) throw new UnrecoverableError(message);
-  throw new Error(message);
+  const durationMs = took();
+  const description = `notification to ${host} answered HTTP ${res.status}`;
+  if (res.status >= 200 && res.status < 300) return { outcome: 'delivered', status: res.status, error: null, description, durationMs };
+  if (res.status === 410) return { outcome: 'gone', status: res.status, error: 'http', description, durationMs };
+  const asked = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers.get('retry-after')) : undefined;
+  return { outcome: 'retry', status: res.status, error: 'http', description, durationMs, ...(asked !== undefined ? { retryAfterMs: asked } : {}) };
 }

@@ -39,13 +39,20 @@ export function isForbiddenHostLiteral(url: URL): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || isPrivateAddress(host);
 }
 
-/** Resolves the host at delivery time (a name can point anywhere later): throws when any address is private. */
+/** A delivery the policy forbids (a private or loopback address): never sent, not retried. */
+export class BlockedHostError extends Error {}
+
+/**
+ * Resolves the host at delivery time (a name can point anywhere later): BlockedHostError when
+ * any address is private; a resolver error (ENOTFOUND, EAI_AGAIN) is thrown as it is, a
+ * failure worth retrying.
+ */
 export async function assertPublicHost(url: URL): Promise<void> {
   if (config().webhookAllowPrivateHosts) return;
-  if (isForbiddenHostLiteral(url)) throw new Error(`${url.host} is a private or loopback address`);
+  if (isForbiddenHostLiteral(url)) throw new BlockedHostError(`${url.host} is a private or loopback address`);
   const host = hostOf(url);
   if (net.isIP(host)) return;
   const addresses = await dns.lookup(host, { all: true });
   const bad = addresses.find((a) => isPrivateAddress(a.address));
-  if (bad) throw new Error(`${url.host} resolves to the private address ${bad.address}`);
+  if (bad) throw new BlockedHostError(`${url.host} resolves to the private address ${bad.address}`);
 }

@@ -49,6 +49,12 @@ export interface JobPayloads {
     data?: Record<string, unknown>;
   };
   /**
+   * POST admin/event/handler/{id}/delivery/{delivery_id}/redeliver/: one more attempt of a
+   * webhook delivery now (lib/event/webhook-delivery.service.ts); the delivery's retries are
+   * then the sweep's. Sending twice is within the deliveries' at-least-once promise.
+   */
+  'event.redeliver': { accountId: number; handlerId: number; deliveryId: string };
+  /**
    * POST order/{order_id}/send_mit/ (lib/order/send-mit.*): report the shipment to the order's
    * portal, mark the order shipped, rate (auction_a), send the in-transit mail. Idempotent: each
    * step done is saved in the job's progress, and portal calls carry the job id as key.
@@ -108,6 +114,7 @@ export const jobQueues = {
   'cia.reconcile': 'cia',
   'outbox.cleanup': 'cia',
   'event.run': 'events',
+  'event.redeliver': 'events',
   'order.send_mit': 'mail',
   'bank.match': 'bank',
   'bank.rematch': 'bank',

@@ -1,10 +1,19 @@
-import { created, endpoint, ok } from '../../lib/http/endpoint';
+import { accepted, created, endpoint, ok, okPage } from '../../lib/http/endpoint';
 import { Joi } from '../../lib/http/schema';
 import { eventHandlerRepository } from '../../lib/event/event-handler.repository';
 import { createEventHandler, deleteEventHandler, eventHandlerToApi, getEventHandler } from '../../lib/event/event-handler.service';
 import { eventHandlerInput, EventHandlerInput } from '../../lib/event/event-handler.type';
+import { webhookDeliverySearch } from '../../lib/event/webhook-delivery.repository';
+import { requestRedelivery, resumeEventHandler, searchDeliveries } from '../../lib/event/webhook-delivery.service';
 
-const handlerId = Joi.object({ event_handler_id: Joi.number().integer().min(1).max(2147483647) });
+const handlerIdField = Joi.number().integer().min(1).max(2147483647);
+const handlerId = Joi.object({ event_handler_id: handlerIdField });
+const deliveryId = Joi.object({
+  event_handler_id: handlerIdField,
+  delivery_id: Joi.string()
+    .guid({ version: ['uuidv4', 'uuidv7'] })
+    .lowercase(),
+});
 
 /** Event handlers (document 1, Events and Admin). */
 export const adminEventHandlerEndpoints = [
@@ -52,6 +61,47 @@ export const adminEventHandlerEndpoints = [
     async handle({ caller, params }) {
       await deleteEventHandler(caller.accountId, params.event_handler_id);
       return ok();
+    },
+  }),
+
+  // Ours, beside document 1's: the webhook delivery log, redelivery and resumption (lib/event/README.md).
+  endpoint<{ event_handler_id: number }>({
+    method: 'GET',
+    path: 'admin/event/handler/{event_handler_id}/delivery/',
+    summary:
+      "A notification handler's webhook deliveries, oldest first, each with its attempts (time, answer code or error class, duration, next try); filter state, event_id, created_date; pagination.",
+    scope: 'admin_r',
+    params: handlerId,
+    search: webhookDeliverySearch,
+    response: ['delivery', 'next_min_id'],
+    async handle({ caller, params, search }) {
+      return okPage('delivery', await searchDeliveries(caller.accountId, params.event_handler_id, search));
+    },
+  }),
+
+  endpoint<{ event_handler_id: number; delivery_id: string }>({
+    method: 'POST',
+    path: 'admin/event/handler/{event_handler_id}/delivery/{delivery_id}/redeliver/',
+    summary: 'Send a delivery again now (same body and X-Kontor-Delivery); if it fails, it is retried on the schedule with a fresh window.',
+    scope: 'admin_w',
+    params: deliveryId,
+    response: ['job_id'],
+    async: true,
+    async handle({ caller, params }) {
+      return accepted({ job_id: await requestRedelivery(caller.accountId, params.event_handler_id, params.delivery_id) });
+    },
+  }),
+
+  endpoint<{ event_handler_id: number }>({
+    method: 'POST',
+    path: 'admin/event/handler/{event_handler_id}/resume/',
+    summary: 'Unpause a notification handler: it delivers again, and every held delivery is sent now (delivery_count: how many).',
+    scope: 'admin_w',
+    params: handlerId,
+    response: ['event_handler', 'delivery_count'],
+    async handle({ caller, params }) {
+      const { handler, resumed } = await resumeEventHandler(caller.accountId, params.event_handler_id);
+      return ok({ event_handler: eventHandlerToApi(handler), delivery_count: resumed });
     },
   }),
 ];

@@ -19,8 +19,16 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** One answer of a receiver: status, JSON body, headers, and a delay before it (a slow receiver). */
+export interface Answer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  delayMs?: number;
+}
+
 /** An HTTP server on 127.0.0.1; answer(request) gives the status and JSON body of each answer. */
-export async function startReceiver(answer: (r: Received) => { status: number; body?: unknown }): Promise<Receiver> {
+export async function startReceiver(answer: (r: Received) => Answer): Promise<Receiver> {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
@@ -30,10 +38,16 @@ export async function startReceiver(answer: (r: Received) => { status: number; b
     req.on('end', () => {
       const entry = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
       received.push(entry);
-      const { status, body: out } = answer(entry);
-      res.statusCode = status;
-      if (out !== undefined) res.setHeader('Content-Type', 'application/json');
-      res.end(out === undefined ? undefined : JSON.stringify(out));
+      const { status, body: out, headers = {}, delayMs = 0 } = answer(entry);
+      const send = () => {
+        if (res.destroyed) return;
+        res.statusCode = status;
+        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+        if (out !== undefined) res.setHeader('Content-Type', 'application/json');
+        res.end(out === undefined ? undefined : JSON.stringify(out));
+      };
+      if (delayMs > 0) setTimeout(send, delayMs).unref();
+      else send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
-import { deliverNotification } from '../../lib/event/notification';
+import { postNotification } from '../../lib/event/notification';
 import { adapterFor } from '../../lib/portals/portal.registry';
 import { startReceiver } from '../event/servers';
 import { apiBase } from '../support/api';
@@ -65,13 +65,12 @@ describe('fleet: process metrics', function () {
       const before = await metrics();
       const outcomes = await Promise.all(
         ['/ok', '/gone', '/busy'].map((path) =>
-          deliverNotification(`${receiver.base}${path}`, 'secret', { event: 'test' }, `d${path}`).then(
-            () => 'ok',
-            (err: Error) => err.name,
+          postNotification({ url: `${receiver.base}${path}`, secret: 'secret', body: '{"event":"test"}', deliveryId: `d${path}`, requestId: null }).then(
+            (r) => r.outcome,
           ),
         ),
       );
-      expect(outcomes).to.deep.equal(['ok', 'UnrecoverableError', 'Error']);
+      expect(outcomes).to.deep.equal(['delivered', 'gone', 'retry']);
       const after = await metrics();
       for (const outcome of ['delivered', 'refused', 'retry']) {
         const series = `kontor_webhook_deliveries_total{outcome="${outcome}"}`;

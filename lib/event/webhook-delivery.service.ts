@@ -1,0 +1,210 @@
+import type { Knex } from 'knex';
+import { config } from '../../config';
+import { db } from '../db/knex';
+import { notFound } from '../errors';
+import type { SearchRequest } from '../http/search';
+import { currentRequestId, log, withRequestId } from '../log';
+import { addToOutbox } from '../queue/outbox';
+import type { JobPayloads } from '../queue/jobs';
+import { insertTask } from '../task/task.service';
+import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
+import { getEventHandler } from './event-handler.service';
+import { AttemptResult, postNotification } from './notification';
+import { AttemptTrigger, DeliveryRow, DeliveryUpdate, LoggedDelivery, webhookDeliveryRepository as deliveries } from './webhook-delivery.repository';
+import { nextAttemptAt, retryPolicy } from './webhook-retry';
+
+/** What an attempt (or a look at a delivery) tells the job that made it. */
+export interface DeliveryOutcome {
+  delivery_id: string;
+  state: DeliveryRow['state'];
+  status?: number | null;
+  error?: string;
+  next_attempt_date?: string;
+}
+
+/** A worker killed during an attempt hands the delivery back after this (the request's timeout and a margin). */
+const leaseSeconds = () => Math.ceil(config().webhookTimeoutMs / 1000) + 60;
+
+const iso = (date: Date | string | null | undefined) => (date ? new Date(date).toISOString() : '');
+
+/**
+ * The notification of an event.run: recorded once under the run's job id (its delivery id),
+ * then tried at once. A paused handler's delivery is held. A job run again finds the delivery
+ * and answers its state without a second attempt (unless one is due).
+ */
+export async function startDelivery(deliveryId: string, run: JobPayloads['event.run'], handler: EventHandlerRow, payload: object): Promise<DeliveryOutcome> {
+  await deliveries.insert({
+    id: deliveryId,
+    account_id: run.accountId,
+    handler_id: handler.id,
+    event_id: run.eventId,
+    section: run.section,
+    type: run.type,
+    body: JSON.stringify(payload),
+    request_id: currentRequestId() ?? null,
+    state: handler.paused_at ? 'held' : 'pending',
+    windowMs: retryPolicy().windowMs,
+  });
+  const claimed = await deliveries.claimIfDue(deliveryId, leaseSeconds());
+  if (claimed) return attemptDelivery(claimed, 'event');
+  const row = await deliveries.get(run.accountId, deliveryId);
+  return { delivery_id: deliveryId, state: row?.state ?? 'failed', ...(row?.next_attempt_at ? { next_attempt_date: iso(row.next_attempt_at) } : {}) };
+}
+
+/**
+ * One attempt of a claimed delivery, and what follows from its answer (the delivery's new state,
+ * the log entry, the handler's failure clock and pause) in one transaction. A paused handler's
+ * delivery is held without an attempt, unless the seller asked for this redelivery.
+ */
+export async function attemptDelivery(delivery: DeliveryRow, trigger: AttemptTrigger): Promise<DeliveryOutcome> {
+  const handler = await eventHandlerRepository.get(delivery.account_id, delivery.handler_id);
+  if (!handler) return { delivery_id: delivery.id, state: 'failed', error: 'event handler deleted' };
+  if (handler.paused_at && trigger !== 'redeliver') {
+    await deliveries.hold(delivery.id);
+    return { delivery_id: delivery.id, state: 'held' };
+  }
+  const startedAt = new Date();
+  const result = await withRequestId(delivery.request_id ?? undefined, () =>
+    postNotification({
+      url: handler.required.url!,
+      secret: handler.signing_secret,
+      body: delivery.body,
+      deliveryId: delivery.id,
+      requestId: delivery.request_id,
+    }),
+  );
+  const update = await db().transaction((trx) => settle(trx, delivery, handler, result, { startedAt, trigger }));
+  return {
+    delivery_id: delivery.id,
+    state: update.state,
+    status: result.status,
+    ...(result.outcome !== 'delivered' ? { error: result.description } : {}),
+    ...(update.next_attempt_at ? { next_attempt_date: update.next_attempt_at.toISOString() } : {}),
+  };
+}
+
+/** The delivery's next state after a failed attempt, before any pause. */
+async function afterFailure(trx: Knex.Transaction, delivery: DeliveryRow, handler: EventHandlerRow, result: AttemptResult): Promise<DeliveryUpdate> {
+  const now = new Date();
+  const clock = await eventHandlerRepository.markFailing(trx, handler.id, now);
+  if (result.outcome === 'gone' || result.outcome === 'blocked') return { state: 'failed', next_attempt_at: null };
+  if (clock?.paused_at) return { state: 'held', next_attempt_at: null };
+  const failingMs = now.getTime() - (clock?.failing_since ?? now).getTime();
+  if (failingMs >= config().webhookPauseAfterHours * 3600 * 1000) return { state: 'held', next_attempt_at: null };
+  const next = nextAttemptAt(retryPolicy(), now, delivery.retry_until ?? now, delivery.retry_delay_ms, result.retryAfterMs);
+  return next ? { state: 'pending', next_attempt_at: next.at, retry_delay_ms: next.delayMs } : { state: 'failed', next_attempt_at: null };
+}
+
+async function settle(
+  trx: Knex.Transaction,
+  delivery: DeliveryRow,
+  handler: EventHandlerRow,
+  result: AttemptResult,
+  { startedAt, trigger }: { startedAt: Date; trigger: AttemptTrigger },
+): Promise<DeliveryUpdate> {
+  let update: DeliveryUpdate;
+  if (result.outcome === 'delivered') {
+    await eventHandlerRepository.clearFailing(trx, handler.id);
+    update = { state: 'delivered', next_attempt_at: null };
+  } else update = await afterFailure(trx, delivery, handler, result);
+  await deliveries.recordAttempt(
+    trx,
+    delivery,
+    {
+      trigger,
+      started_at: startedAt,
+      duration_ms: result.durationMs,
+      status: result.status,
+      error: result.error,
+      error_description: result.outcome === 'delivered' ? null : result.description,
+      outcome: update.state === 'pending' ? 'retry' : update.state,
+    },
+    update,
+  );
+  if (result.outcome === 'gone') await pauseHandler(trx, handler, `the receiver answered HTTP 410 Gone to delivery ${delivery.id}`);
+  else if (update.state === 'held' && !handler.paused_at) {
+    const hours = config().webhookPauseAfterHours;
+    await pauseHandler(trx, handler, `no delivery succeeded for ${hours} h; the last attempt: ${result.description}`);
+  }
+  return update;
+}
+
+/**
+ * Pauses a notification handler: it stops delivering, its pending deliveries (and new events)
+ * are held, and a task tells the seller what happened and how to resume. Once per pause.
+ */
+async function pauseHandler(trx: Knex.Transaction, handler: EventHandlerRow, reason: string): Promise<void> {
+  if (!(await eventHandlerRepository.pause(trx, handler.id, reason))) return;
+  const held = await deliveries.holdPending(trx, handler.id);
+  const url = new URL(handler.required.url!);
+  await insertTask(trx, handler.account_id, {
+    title: `Webhook paused: event handler ${handler.id} (${handler.required.target_name ?? url.host})`,
+    text:
+      `Notifications of event handler ${handler.id} to ${url.origin}${url.pathname} are paused: ${reason}. ` +
+      `${held} more deliveries are held and new events are kept. Fix the receiver, then resume the handler ` +
+      `(POST admin/event/handler/${handler.id}/resume/): everything held is sent again. ` +
+      `The attempts are listed at GET admin/event/handler/${handler.id}/delivery/.`,
+    priority: 'high',
+  });
+  log.warn({ handler_id: handler.id, account_id: handler.account_id, held, reason }, 'webhook handler paused');
+}
+
+/** POST .../delivery/{delivery_id}/redeliver/: queues one attempt now (event.redeliver); 404 for another handler's or account's delivery. */
+export async function requestRedelivery(accountId: number, handlerId: number, deliveryId: string): Promise<string> {
+  await getEventHandler(accountId, handlerId);
+  const delivery = await deliveries.get(accountId, deliveryId);
+  if (!delivery || delivery.handler_id !== handlerId) throw notFound(`delivery ${deliveryId}`, 'delivery_id');
+  return db().transaction((trx) => addToOutbox(trx, accountId, 'event.redeliver', { accountId, handlerId, deliveryId }));
+}
+
+/** event.redeliver: the same body once more now, with a fresh retry window if it fails. */
+export async function redeliver(job: JobPayloads['event.redeliver']): Promise<DeliveryOutcome | { delivery_id: string; skipped: string }> {
+  const claimed = await deliveries.claimForRedelivery(job.accountId, job.deliveryId, leaseSeconds(), retryPolicy().windowMs);
+  if (!claimed) return { delivery_id: job.deliveryId, skipped: 'delivery deleted' };
+  return attemptDelivery(claimed, 'redeliver');
+}
+
+/** POST admin/event/handler/{id}/resume/: the handler delivers again and its held deliveries are due now. */
+export async function resumeEventHandler(accountId: number, handlerId: number): Promise<{ handler: EventHandlerRow; resumed: number }> {
+  await getEventHandler(accountId, handlerId);
+  const resumed = await db().transaction(async (trx) => {
+    await eventHandlerRepository.resume(trx, accountId, handlerId);
+    return deliveries.resumeHeld(trx, accountId, handlerId, retryPolicy().windowMs);
+  });
+  return { handler: await getEventHandler(accountId, handlerId), resumed };
+}
+
+/** A delivery and its attempts as the log answers them. */
+export function deliveryToApi(row: LoggedDelivery) {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event: { section: row.section, type: row.type },
+    state: row.state,
+    attempt_count: row.attempts,
+    created_date: iso(row.created_at),
+    delivered_date: iso(row.delivered_at),
+    next_attempt_date: row.state === 'pending' ? iso(row.next_attempt_at) : '',
+    retry_until_date: row.state === 'pending' ? iso(row.retry_until) : '',
+    last_status: row.last_status,
+    last_error: row.last_error ?? '',
+    request_id: row.request_id ?? '',
+    attempt: row.attempt_log.map((a) => ({
+      attempt: a.attempt,
+      date: iso(a.started_at),
+      trigger: a.trigger,
+      status: a.status,
+      error: a.error ?? '',
+      description: a.error_description ?? '',
+      duration_ms: a.duration_ms,
+      outcome: a.outcome,
+      next_attempt_date: iso(a.next_attempt_at),
+    })),
+  };
+}
+
+/** GET admin/event/handler/{id}/delivery/: the handler's log; 404 for another account's handler. */
+export async function searchDeliveries(accountId: number, handlerId: number, search: SearchRequest) {
+  await getEventHandler(accountId, handlerId);
+  return deliveries.search(accountId, handlerId, search, deliveryToApi);
+}
