@@ -75,20 +75,29 @@ const lease = (knex: Knex, seconds: number) => knex.raw('now() + make_interval(s
 
 /** Webhook deliveries; tenant reads are scoped by the account, the sweep's claims are infrastructure. */
 export const webhookDeliveryRepository = {
-  /** Records a delivery once (the event.run job id is its id): a re-run of the job adds nothing. */
+  /**
+   * Records a delivery once (the event.run job id is its id): a re-run of the job adds nothing.
+   * A pending delivery is recorded already claimed by the caller (leased), so the sweep cannot
+   * take its first attempt away from the run that makes it; answers the row when it was new.
+   */
   async insert(
-    row: Pick<DeliveryRow, 'id' | 'account_id' | 'handler_id' | 'event_id' | 'section' | 'type' | 'body' | 'request_id' | 'state'> & { windowMs: number },
-  ) {
-    const { windowMs, ...fields } = row;
+    row: Pick<DeliveryRow, 'id' | 'account_id' | 'handler_id' | 'event_id' | 'section' | 'type' | 'body' | 'request_id' | 'state'> & {
+      windowMs: number;
+      leaseSeconds: number;
+    },
+  ): Promise<DeliveryRow | undefined> {
+    const { windowMs, leaseSeconds, ...fields } = row;
     const knex = db();
-    await knex('webhook_delivery')
+    const [inserted] = (await knex('webhook_delivery')
       .insert({
         ...fields,
-        next_attempt_at: fields.state === 'pending' ? knex.fn.now() : null,
+        next_attempt_at: fields.state === 'pending' ? lease(knex, leaseSeconds) : null,
         retry_until: knex.raw('now() + make_interval(secs => ?)', [windowMs / 1000]),
       })
       .onConflict('id')
-      .ignore();
+      .ignore()
+      .returning('*')) as DeliveryRow[];
+    return inserted;
   },
 
   async get(accountId: number, id: string): Promise<DeliveryRow | undefined> {

@@ -33,7 +33,7 @@ const iso = (date: Date | string | null | undefined) => (date ? new Date(date).t
  * and answers its state without a second attempt (unless one is due).
  */
 export async function startDelivery(deliveryId: string, run: JobPayloads['event.run'], handler: EventHandlerRow, payload: object): Promise<DeliveryOutcome> {
-  await deliveries.insert({
+  const inserted = await deliveries.insert({
     id: deliveryId,
     account_id: run.accountId,
     handler_id: handler.id,
@@ -44,8 +44,9 @@ export async function startDelivery(deliveryId: string, run: JobPayloads['event.
     request_id: currentRequestId() ?? null,
     state: handler.paused_at ? 'held' : 'pending',
     windowMs: retryPolicy().windowMs,
+    leaseSeconds: leaseSeconds(),
   });
-  const claimed = await deliveries.claimIfDue(deliveryId, leaseSeconds());
+  const claimed = inserted?.state === 'pending' ? inserted : await deliveries.claimIfDue(deliveryId, leaseSeconds());
   if (claimed) return attemptDelivery(claimed, 'event');
   const row = await deliveries.get(run.accountId, deliveryId);
   return { delivery_id: deliveryId, state: row?.state ?? 'failed', ...(row?.next_attempt_at ? { next_attempt_date: iso(row.next_attempt_at) } : {}) };
