@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import express, { NextFunction, Request, Response } from 'express';
 import { portalIds } from '../lib/portals/portal.registry';
+import { mountAmazon } from './amazon.sandbox';
 import { mountPayPal, PayPalState } from './paypal.sandbox';
 
 export interface SandboxOffer {
@@ -30,8 +31,20 @@ export interface SandboxRequest {
   status: number;
   /** Answered from the idempotency store: the portal did not apply it again. */
   replayed: boolean;
-  /** The call carried a bearer token (OAuth2 portals). */
+  /** The call carried a bearer token (OAuth2 portals) or a valid SP-API access token (market_d). */
   bearer: boolean;
+  /** The query string's parameters (SP-API calls carry marketplaceIds there). */
+  query?: Record<string, unknown>;
+}
+
+/** POST /_sandbox/sell: an order placed at a channel, for the order fetch to find. */
+export interface SellRequest {
+  portal: string;
+  portal_account: string;
+  sku: string;
+  quantity: number;
+  price?: string;
+  buyer?: { name?: string; email?: string };
 }
 
 /**
@@ -92,6 +105,8 @@ export class SandboxState {
   maxRequests = 20000;
   /** The payment provider (PayPal) the sandbox plays. */
   paypal = new PayPalState();
+  /** The channels that can sell (POST /_sandbox/sell), by portal. */
+  sellers = new Map<string, (body: SellRequest) => { order_id: string }>();
 
   constructor() {
     this.events.setMaxListeners(100);
@@ -109,6 +124,7 @@ export class SandboxState {
     this.paypal.clients.clear();
     this.paypal.tokens.clear();
     this.paypal.payments = [];
+    this.events.emit('reset');
   }
 
   nextItemId(portal: string): string {
@@ -144,7 +160,7 @@ export class SandboxState {
   }
 }
 
-const key = (portal: string, account: string, sku: string) => `${portal}|${account}|${sku}`;
+export const key = (portal: string, account: string, sku: string) => `${portal}|${account}|${sku}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The sandbox app and its state. */
@@ -207,6 +223,16 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
   app.post('/_sandbox/reset', (_req, res) => {
     state.reset();
     res.json({ reset: true });
+  });
+  app.post('/_sandbox/sell', (req, res) => {
+    const body = (req.body ?? {}) as SellRequest;
+    const seller = state.sellers.get(String(body.portal));
+    const quantity = Number(body.quantity ?? 1);
+    if (!seller || !body.sku || !Number.isInteger(quantity) || quantity < 1) {
+      res.status(400).json({ message: `portal must be one of ${[...state.sellers.keys()].join(', ')}; sku and a quantity of 1 or more are required` });
+      return;
+    }
+    res.status(201).json(seller({ ...body, portal_account: String(body.portal_account ?? 'default'), quantity }));
   });
 
   // --- the portals ----------------------------------------------------------------------
@@ -279,6 +305,7 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
   });
 
   mountPayPal(app, state, state.paypal);
+  mountAmazon(app, state);
   app.use('/:portal', portalGate(state), portals);
   app.use((_req, res) => {
     res.status(404).json({ message: 'not a sandbox path' });
@@ -345,7 +372,7 @@ function applyQuantity(state: SandboxState, portal: string, account: string, ite
   return { reference: sku, status: 200 };
 }
 
-function emitQuantity(state: SandboxState, portal: string, account: string, sku: string, quantity: number, via: QuantityEvent['via']): void {
+export function emitQuantity(state: SandboxState, portal: string, account: string, sku: string, quantity: number, via: QuantityEvent['via']): void {
   state.ackCount += 1;
   const event: QuantityEvent = { seq: state.ackCount, portal, portalAccount: account, sku, quantity, at: Date.now(), via };
   state.acks.push(event);
@@ -369,6 +396,11 @@ function overview(state: SandboxState) {
       'POST /_sandbox/delay {portal,ms}',
       'POST /_sandbox/reset',
       'POST /_sandbox/paypal/payments {client_id,amount,payer_name,invoice_id,subject}',
+      'POST /_sandbox/sell {portal,portal_account,sku,quantity,price,buyer}',
+      'POST /_sandbox/amazon/config {feed_ms,rate_limit,page_size}',
+      'POST /_sandbox/amazon/revoke {refresh_token|portal_account}',
+      'POST /_sandbox/amazon/feed_outcome {portal_account,status: FATAL|CANCELLED,count}',
+      'POST /_sandbox/amazon/orders/:id/status {status}',
     ],
   };
 }
