@@ -174,7 +174,9 @@ function gate(state: SandboxState, amazon: AmazonState) {
       state.inFlight -= 1;
     });
     if (!account) {
-      res.status(403).json(errorBody('Unauthorized', 'Access to requested resource is denied.', 'The access token you provided is revoked, malformed or invalid.'));
+      res
+        .status(403)
+        .json(errorBody('Unauthorized', 'Access to requested resource is denied.', 'The access token you provided is revoked, malformed or invalid.'));
       return;
     }
     const delay = state.delays.get(portal) ?? state.delays.get('*') ?? 0;
@@ -303,7 +305,7 @@ function applyMessage(state: SandboxState, account: string, message: Record<stri
 function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed): void {
   const scripted = amazon.feedOutcomes.find((o) => o.remaining > 0 && (o.account === undefined || o.account === feed.account));
   const reportId = `${amazon.next()}${Date.now()}`;
-  let issues: Record<string, unknown>[] = [];
+  let issues: Record<string, unknown>[];
   let messages: Record<string, unknown>[] = [];
   let sellerId = '';
   if (scripted) {
@@ -312,7 +314,10 @@ function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed
     issues = [{ code: 'FATAL', severity: 'ERROR', message: `The sandbox ended the feed ${scripted.status}.` }];
   } else {
     try {
-      const doc = JSON.parse(amazon.documents.get(feed.inputFeedDocumentId)?.content ?? '') as { header?: { sellerId?: string; version?: string }; messages?: unknown };
+      const doc = JSON.parse(amazon.documents.get(feed.inputFeedDocumentId)?.content ?? '') as {
+        header?: { sellerId?: string; version?: string };
+        messages?: unknown;
+      };
       sellerId = String(doc.header?.sellerId ?? '');
       if (doc.header?.version !== '2.0' || !Array.isArray(doc.messages)) throw new Error('header.version 2.0 and messages are required');
       messages = doc.messages as Record<string, unknown>[];
@@ -328,7 +333,13 @@ function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed
     content: JSON.stringify({
       header: { sellerId, version: '2.0', feedId: feed.feedId },
       issues,
-      summary: { errors: issues.length, warnings: 0, messagesProcessed: messages.length, messagesAccepted: messages.length - invalid, messagesInvalid: invalid },
+      summary: {
+        errors: issues.length,
+        warnings: 0,
+        messagesProcessed: messages.length,
+        messagesAccepted: messages.length - invalid,
+        messagesInvalid: invalid,
+      },
     }),
   });
   feed.processingStatus = scripted ? scripted.status : 'DONE';
@@ -416,7 +427,9 @@ function orders(amazon: AmazonState): express.Router {
     const token = q.NextToken;
     let scope: { after: string; marketplaces: string } | undefined;
     try {
-      scope = token ? (JSON.parse(JSON.parse(Buffer.from(token, 'base64').toString('utf8')).scope as string) as { after: string; marketplaces: string }) : undefined;
+      scope = token
+        ? (JSON.parse(JSON.parse(Buffer.from(token, 'base64').toString('utf8')).scope as string) as { after: string; marketplaces: string })
+        : undefined;
     } catch {
       res.status(400).json(errorBody('InvalidInput', 'Invalid NextToken.'));
       return;
@@ -463,7 +476,9 @@ function orders(amazon: AmazonState): express.Router {
     for (const i of items) {
       const line = found.items.find((l) => l.OrderItemId === i.orderItemId);
       if (!line || !Number.isInteger(i.quantity) || Number(i.quantity) < 1 || line.QuantityShipped + Number(i.quantity) > line.QuantityOrdered) {
-        res.status(400).json(errorBody('InvalidInput', `orderItemId ${String(i.orderItemId)} is not in the order or its quantity is more than is left to ship.`));
+        res
+          .status(400)
+          .json(errorBody('InvalidInput', `orderItemId ${String(i.orderItemId)} is not in the order or its quantity is more than is left to ship.`));
         return;
       }
     }
@@ -481,7 +496,12 @@ const digits = (n: number) => Array.from({ length: n }, () => crypto.randomInt(1
 function sell(state: SandboxState, amazon: AmazonState, body: SellRequest): { order_id: string } {
   const account = String(body.portal_account);
   const offer = offerOf(state, account, body.sku);
-  const unit = Number(body.price ?? (offer?.listing as { purchasable_offer?: { our_price?: { schedule?: { value_with_tax?: number }[] }[] }[] } | undefined)?.purchasable_offer?.[0]?.our_price?.[0]?.schedule?.[0]?.value_with_tax ?? 10);
+  const unit = Number(
+    body.price ??
+      (offer?.listing as { purchasable_offer?: { our_price?: { schedule?: { value_with_tax?: number }[] }[] }[] } | undefined)?.purchasable_offer?.[0]
+        ?.our_price?.[0]?.schedule?.[0]?.value_with_tax ??
+      10,
+  );
   const total = (unit * body.quantity).toFixed(2);
   const orderId = `302-${digits(7)}-${digits(7)}`;
   const at = now();

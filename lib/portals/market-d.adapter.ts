@@ -101,7 +101,8 @@ export class MarketDAdapter implements PortalAdapter {
     const orderItems = (shipment.lines ?? []).map((l) => ({ orderItemId: l.transactionId, quantity: l.quantity }));
     if (orderItems.length === 0) throw portalInputError(this.portal, `order ${shipment.orderId} has no lines with an Amazon order item id (transaction_id)`);
     if (!shipment.trackingCode) throw portalInputError(this.portal, 'Amazon needs a tracking number (code) to confirm a shipment');
-    const shipDate = shipment.shipDate && /^\d{4}-\d{2}-\d{2}$/.test(shipment.shipDate) ? `${shipment.shipDate}T12:00:00Z` : (shipment.shipDate ?? new Date().toISOString());
+    const shipDate =
+      shipment.shipDate && /^\d{4}-\d{2}-\d{2}$/.test(shipment.shipDate) ? `${shipment.shipDate}T12:00:00Z` : (shipment.shipDate ?? new Date().toISOString());
     await s.call('post', `/orders/v0/orders/${encodeURIComponent(orderId)}/shipmentConfirmation`, (o) =>
       s.orders.confirmShipment(
         {
@@ -129,7 +130,9 @@ export class MarketDAdapter implements PortalAdapter {
     const s = new SpApiSession(target);
     const page = await s.call('get', '/orders/v0/orders', (o) =>
       s.orders.getOrders(
-        cursor ? { marketplaceIds: [s.creds.marketplaceId], nextToken: cursor } : { marketplaceIds: [s.creds.marketplaceId], lastUpdatedAfter: modifiedSince.toISOString() },
+        cursor
+          ? { marketplaceIds: [s.creds.marketplaceId], nextToken: cursor }
+          : { marketplaceIds: [s.creds.marketplaceId], lastUpdatedAfter: modifiedSince.toISOString() },
         o,
       ),
     );

@@ -66,7 +66,9 @@ describe('market_d: Stock_market_d_type as a Listings Items submission, field gr
       { fulfillment_channel_code: 'DEFAULT', quantity: 5, lead_time_to_ship_max_days: 3 },
     ]);
     expect(amazonListing(item({ is_fba: true }), DE).attributes.fulfillment_availability).to.deep.equal([{ fulfillment_channel_code: 'AMAZON_EU' }]);
-    expect(amazonListing(item({ is_fba: true }), 'ATVPDKIKX0DER').attributes.fulfillment_availability).to.deep.equal([{ fulfillment_channel_code: 'AMAZON_NA' }]);
+    expect(amazonListing(item({ is_fba: true }), 'ATVPDKIKX0DER').attributes.fulfillment_availability).to.deep.equal([
+      { fulfillment_channel_code: 'AMAZON_NA' },
+    ]);
   });
 
   it('prime template: merchant_shipping_group; product type: category_id, else PRODUCT, always an offer-only submission', () => {
@@ -80,7 +82,11 @@ describe('market_d: Stock_market_d_type as a Listings Items submission, field gr
   it('revise: JSON Patch replace operations of the named values only', () => {
     const patches = listingPatches(amazonListing(item({ price: '30.00' }), DE), ['price']);
     expect(patches).to.deep.equal([
-      { op: 'replace', path: '/attributes/purchasable_offer', value: [{ currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 30 }] }], marketplace_id: DE }] },
+      {
+        op: 'replace',
+        path: '/attributes/purchasable_offer',
+        value: [{ currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 30 }] }], marketplace_id: DE }],
+      },
     ]);
   });
 
@@ -113,7 +119,10 @@ describe('market_d: the SP-API calls against the sandbox', () => {
 
   const calls = (path?: string | RegExp): SandboxRequest[] =>
     sandbox.state.requests.filter(
-      (r) => r.portal === 'market_d' && r.portalAccount === String(account) && (path === undefined || (typeof path === 'string' ? r.path === path : path.test(r.path))),
+      (r) =>
+        r.portal === 'market_d' &&
+        r.portalAccount === String(account) &&
+        (path === undefined || (typeof path === 'string' ? r.path === path : path.test(r.path))),
     );
   const seller = () => `SANDBOX${account}`;
   const shown = () => sandbox.state.quantities(String(account)).market_d ?? {};
@@ -154,14 +163,27 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     expect(patch!.query).to.deep.equal({ marketplaceIds: DE });
     expect(patch!.body).to.deep.equal({
       productType: 'PRODUCT',
-      patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: [{ currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 21 }] }], marketplace_id: DE }] }],
+      patches: [
+        {
+          op: 'replace',
+          path: '/attributes/purchasable_offer',
+          value: [{ currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 21 }] }], marketplace_id: DE }],
+        },
+      ],
     });
     await adapter.end(target, 7, 'AZ-REV', 'job-4');
     const [del] = calls(`/listings/2021-08-01/items/${seller()}/AZ-REV`).filter((r) => r.method === 'DELETE');
     expect(del!.query).to.deep.equal({ marketplaceIds: DE });
     expect(shown()['AZ-REV']).to.equal(0);
 
-    sandbox.state.faults.push({ portal: 'market_d', portalAccount: String(account), reference: 'AZ-BAD', status: 422, remaining: 1, message: "'[item_name]' is required" });
+    sandbox.state.faults.push({
+      portal: 'market_d',
+      portalAccount: String(account),
+      reference: 'AZ-BAD',
+      status: 422,
+      remaining: 1,
+      message: "'[item_name]' is required",
+    });
     const err = await failure(adapter.list(target, item({ sku: 'AZ-BAD' }), 'job-5'));
     expect(err.id).to.equal('portal_refused');
     expect(err.message).to.contain('AZ-BAD').and.contain("'[item_name]' is required");
@@ -201,7 +223,13 @@ describe('market_d: the SP-API calls against the sandbox', () => {
           sku: 'Q-1',
           operationType: 'PATCH',
           productType: 'PRODUCT',
-          patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 4, lead_time_to_ship_max_days: 1 }] }],
+          patches: [
+            {
+              op: 'replace',
+              path: '/attributes/fulfillment_availability',
+              value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 4, lead_time_to_ship_max_days: 1 }],
+            },
+          ],
         },
         {
           messageId: 2,
@@ -223,11 +251,20 @@ describe('market_d: the SP-API calls against the sandbox', () => {
   });
 
   it("a report's ERROR issues refuse those items with Amazon's message; the others are acknowledged", async () => {
-    sandbox.state.faults.push({ portal: 'market_d', portalAccount: String(account), reference: 'E-2', status: 400, remaining: 1, message: 'SKU E-2 is blocked' });
+    sandbox.state.faults.push({
+      portal: 'market_d',
+      portalAccount: String(account),
+      reference: 'E-2',
+      status: 400,
+      remaining: 1,
+      message: 'SKU E-2 is blocked',
+    });
     const outcomes = await adapter.setQuantities(target, [update(1, 'E-1', 3), update(2, 'E-2', 3), update(3, 'E-3', 3)], 'batch-2');
     expect(outcomes[0]).to.deep.equal({ stockId: 1, outcome: 'accepted' });
     expect(outcomes[1]).to.include({ stockId: 2, outcome: 'refused' });
-    expect((outcomes[1] as { message: string }).message).to.contain('SKU E-2 is blocked').and.contain('item 2');
+    expect((outcomes[1] as { message: string }).message)
+      .to.contain('SKU E-2 is blocked')
+      .and.contain('item 2');
     expect(outcomes[2]).to.deep.equal({ stockId: 3, outcome: 'accepted' });
     expect(shown()).to.deep.equal({ 'E-1': 3, 'E-3': 3 });
   });
@@ -278,7 +315,14 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     const itemId = order.items[0]!.OrderItemId;
     await adapter.markShipped(
       target,
-      { orderId: '12_2026_11', externalOrderId: sold.order_id, lines: [{ transactionId: itemId, quantity: 2 }], carrier: 'DHL', trackingCode: '00340434161094042557', shipDate: '2026-11-23' },
+      {
+        orderId: '12_2026_11',
+        externalOrderId: sold.order_id,
+        lines: [{ transactionId: itemId, quantity: 2 }],
+        carrier: 'DHL',
+        trackingCode: '00340434161094042557',
+        shipDate: '2026-11-23',
+      },
       'ship-1',
     );
     const [confirm] = calls(`/orders/v0/orders/${sold.order_id}/shipmentConfirmation`);
@@ -308,7 +352,14 @@ describe('market_d: the SP-API calls against the sandbox', () => {
           await fetch(`${sandbox.url}/_sandbox/sell`, {
             method: 'POST',
             headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ portal: 'market_d', portal_account: account, sku, quantity, price: '7.50', buyer: { name: 'Max Muster', email: 'max@marketplace.amazon.de' } }),
+            body: JSON.stringify({
+              portal: 'market_d',
+              portal_account: account,
+              sku,
+              quantity,
+              price: '7.50',
+              buyer: { name: 'Max Muster', email: 'max@marketplace.amazon.de' },
+            }),
           })
         ).json()) as { order_id: string }
       ).order_id;
@@ -353,7 +404,17 @@ describe('market_d: the SP-API calls against the sandbox', () => {
   });
 
   it('LWA: the refresh token is exchanged once and the access token is reused for the following calls', async () => {
-    target = { portalAccountId: account, baseUrl: sandbox.url, credentials: { client_id: 'amzn1.application-oa2-client.t', client_secret: 's', refresh_token: `Atzr|sandbox-${account}`, seller_id: 'A2SELLER', marketplace_id: DE } };
+    target = {
+      portalAccountId: account,
+      baseUrl: sandbox.url,
+      credentials: {
+        client_id: 'amzn1.application-oa2-client.t',
+        client_secret: 's',
+        refresh_token: `Atzr|sandbox-${account}`,
+        seller_id: 'A2SELLER',
+        marketplace_id: DE,
+      },
+    };
     await adapter.list(target, item({ sku: 'L-1' }), 'job-6');
     await adapter.list(target, item({ sku: 'L-2' }), 'job-7');
     const grants = calls('/auth/o2/token');
@@ -364,7 +425,11 @@ describe('market_d: the SP-API calls against the sandbox', () => {
 
   it('a revoked refresh token (invalid_grant) fails for good with a message naming the portal account', async () => {
     await adapter.list(target, item({ sku: 'R-1' }), 'job-8');
-    await fetch(`${sandbox.url}/_sandbox/amazon/revoke`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ portal_account: account }) });
+    await fetch(`${sandbox.url}/_sandbox/amazon/revoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: account }),
+    });
     const err = await failure(adapter.setQuantities(target, [update(1, 'R-1', 1)], 'batch-5'));
     expect(err.id).to.equal('portal_refused');
     expect(isPermanent(err)).to.equal(true);
@@ -372,7 +437,14 @@ describe('market_d: the SP-API calls against the sandbox', () => {
   });
 
   it("429: retried after Amazon's Retry-After, with its error body in the message; other SP-API errors fail for good with theirs", async () => {
-    sandbox.state.faults.push({ portal: 'market_d', portalAccount: String(account), status: 429, remaining: 1, retryAfter: '7', message: 'You exceeded your quota for the requested resource.' });
+    sandbox.state.faults.push({
+      portal: 'market_d',
+      portalAccount: String(account),
+      status: 429,
+      remaining: 1,
+      retryAfter: '7',
+      message: 'You exceeded your quota for the requested resource.',
+    });
     const throttled = await failure(adapter.list(target, item({ sku: 'T-1' }), 'job-9'));
     expect(throttled.id).to.equal('portal_unavailable');
     expect(throttled.retryAfterSeconds).to.equal(7);

@@ -87,7 +87,12 @@ async function submit(s: SpApiSession, messages: FeedMessage[]): Promise<string>
   const feed = JSON.stringify({ header: { sellerId: s.creds.sellerId, version: '2.0', issueLocale: 'en_US' }, messages });
   let upload: Response;
   try {
-    upload = await fetch(doc.url, { method: 'PUT', headers: { 'Content-Type': contentType }, body: feed, signal: AbortSignal.timeout(config().portalTimeoutMs) });
+    upload = await fetch(doc.url, {
+      method: 'PUT',
+      headers: { 'Content-Type': contentType },
+      body: feed,
+      signal: AbortSignal.timeout(config().portalTimeoutMs),
+    });
   } catch (err) {
     throw portalUnavailable(`market_d: the feed document upload failed (${(err as Error).message})`);
   }
@@ -103,7 +108,8 @@ async function poll(s: SpApiSession, feedId: string): Promise<{ status: string; 
   const until = Date.now() + config().marketDFeedWaitMs;
   for (let interval = 150; ; interval = Math.min(5000, Math.round(interval * 1.5))) {
     const feed = await s.call('get', `/feeds/2021-06-30/feeds/${feedId}`, (o) => s.feeds.getFeed({ feedId }, o));
-    if (finished.includes(feed.processingStatus) || Date.now() + interval > until) return { status: feed.processingStatus, resultFeedDocumentId: feed.resultFeedDocumentId };
+    if (finished.includes(feed.processingStatus) || Date.now() + interval > until)
+      return { status: feed.processingStatus, resultFeedDocumentId: feed.resultFeedDocumentId };
     await sleep(interval);
   }
 }
@@ -146,7 +152,13 @@ function outcomes(updates: QuantityUpdate[], index: Map<number, number>, feedId:
 const retryAll = (updates: QuantityUpdate[], message: string): QuantityOutcome[] => updates.map((u) => ({ stockId: u.stockId, outcome: 'retry', message }));
 
 /** Reads a finished feed into the items' outcomes; CANCELLED and FATAL send every item again (with the report's reason when there is one). */
-async function settle(s: SpApiSession, updates: QuantityUpdate[], index: Map<number, number>, feedId: string, feed: { status: string; resultFeedDocumentId?: string }) {
+async function settle(
+  s: SpApiSession,
+  updates: QuantityUpdate[],
+  index: Map<number, number>,
+  feedId: string,
+  feed: { status: string; resultFeedDocumentId?: string },
+) {
   if (feed.status === 'DONE' && feed.resultFeedDocumentId) return outcomes(updates, index, feedId, await report(s, feed.resultFeedDocumentId));
   const reason = feed.resultFeedDocumentId
     ? (await report(s, feed.resultFeedDocumentId).catch(() => []))

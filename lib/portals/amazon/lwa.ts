@@ -44,7 +44,10 @@ async function requestToken(target: PortalTarget, creds: SpApiCredentials): Prom
       `market_d: Login with Amazon refused the refresh token of portal account ${target.portalAccountId} (${reason}); the seller must authorise Kontor again`,
     );
   }
-  throw portalUnavailable(`market_d: Login with Amazon answered ${reason} for portal account ${target.portalAccountId}`, retryAfterMs(res.headers.get('retry-after')));
+  throw portalUnavailable(
+    `market_d: Login with Amazon answered ${reason} for portal account ${target.portalAccountId}`,
+    retryAfterMs(res.headers.get('retry-after')),
+  );
 }
 
 /**

@@ -51,7 +51,10 @@ export class SpApiSession {
     for (let attempt = 1; ; attempt++) {
       const token = await accessToken(this.target, this.creds);
       try {
-        const answer = await run({ headers: { 'x-amz-access-token': token, 'user-agent': 'Kontor/1.0 (Language=TypeScript)' }, timeout: config().portalTimeoutMs });
+        const answer = await run({
+          headers: { 'x-amz-access-token': token, 'user-agent': 'Kontor/1.0 (Language=TypeScript)' },
+          timeout: config().portalTimeoutMs,
+        });
         portalCalls.inc({ portal: 'market_d', outcome: 'ok' });
         learnRate(this.target.portalAccountId, usagePlan(method, path).operation, answer.headers?.['x-amzn-ratelimit-limit']);
         return answer.data;
@@ -80,7 +83,10 @@ export class SpApiSession {
     const plan = usagePlan(method, path);
     if (status === 429) learnRate(this.target.portalAccountId, plan.operation, response?.headers?.['x-amzn-ratelimit-limit']);
     const retryAfter = response?.headers?.['retry-after'];
-    return portalUnavailable(message, retryAfterMs(typeof retryAfter === 'string' ? retryAfter : null) ?? (status === 429 ? Math.ceil(1000 / plan.rate) : undefined));
+    return portalUnavailable(
+      message,
+      retryAfterMs(typeof retryAfter === 'string' ? retryAfter : null) ?? (status === 429 ? Math.ceil(1000 / plan.rate) : undefined),
+    );
   }
 }
 
@@ -89,7 +95,10 @@ export function spApiErrors(data: unknown): string {
   const errors = (data as { errors?: unknown } | undefined)?.errors;
   if (!Array.isArray(errors) || errors.length === 0) return typeof data === 'string' && data ? data.slice(0, 300) : 'no reason given';
   return errors
-    .map((e: { code?: unknown; message?: unknown; details?: unknown }) => `${String(e.code ?? 'Error')}: ${String(e.message ?? '')}${e.details ? ` (${String(e.details)})` : ''}`)
+    .map(
+      (e: { code?: unknown; message?: unknown; details?: unknown }) =>
+        `${String(e.code ?? 'Error')}: ${String(e.message ?? '')}${e.details ? ` (${String(e.details)})` : ''}`,
+    )
     .join('; ')
     .slice(0, 1000);
 }
