@@ -31,6 +31,8 @@ const listingPath = (s: SpApiSession, sku: string) => `/listings/2021-08-01/item
  * seller SKU through the Listings Items API 2021-08-01, CIA quantities through JSON_LISTINGS_FEED
  * feeds, send_mit through the Orders API's confirmShipment, orders through getOrders and
  * getOrderItems; LWA access tokens from the portal account's refresh token (lib/portals/amazon/).
+ * SP-API takes no idempotency key: a listing put by SKU and absolute quantities are idempotent
+ * as they are; send_mit records each confirmed part (SendMitProgress), so its retry does not confirm it again.
  */
 export class MarketDAdapter implements PortalAdapter {
   readonly portal = 'market_d' as const;
@@ -45,7 +47,7 @@ export class MarketDAdapter implements PortalAdapter {
   readonly maxQuantityBatch = 10000;
 
   /** putListingsItem: creates the offer or replaces it (price, terms, quantity); the SKU is the portal's item id. */
-  async list(target: PortalTarget, item: ListingItem): Promise<{ portalItemId: string }> {
+  async list(target: PortalTarget, item: ListingItem, _key?: string): Promise<{ portalItemId: string }> {
     const s = new SpApiSession(target);
     const listing = amazonListing(item, s.creds.marketplaceId);
     const answer = await s.call('put', listingPath(s, listing.sku), (o) =>
@@ -64,7 +66,7 @@ export class MarketDAdapter implements PortalAdapter {
   }
 
   /** patchListingsItem: replaces the attributes of the named revise values. */
-  async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[]): Promise<void> {
+  async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key?: string): Promise<void> {
     const s = new SpApiSession(target);
     const listing = amazonListing(item, s.creds.marketplaceId);
     const patches = listingPatches(listing, values);
@@ -79,7 +81,7 @@ export class MarketDAdapter implements PortalAdapter {
   }
 
   /** deleteListingsItem by seller SKU (the portal item id, else the item's stock id as its SKU). */
-  async end(target: PortalTarget, stockId: number, portalItemId: string | null): Promise<void> {
+  async end(target: PortalTarget, stockId: number, portalItemId: string | null, _key?: string): Promise<void> {
     const s = new SpApiSession(target);
     const sku = portalItemId ?? String(stockId);
     const answer = await s.call('delete', listingPath(s, sku), (o) =>
@@ -94,7 +96,7 @@ export class MarketDAdapter implements PortalAdapter {
   }
 
   /** send_mit: confirmShipment of the Amazon order (external_order_id) with the order's lines as the package's items. */
-  async markShipped(target: PortalTarget, shipment: Shipment): Promise<void> {
+  async markShipped(target: PortalTarget, shipment: Shipment, _key?: string): Promise<void> {
     const s = new SpApiSession(target);
     const orderId = shipment.externalOrderId;
     if (!orderId) throw portalInputError(this.portal, `order ${shipment.orderId} has no Amazon order id (external_order_id)`);
