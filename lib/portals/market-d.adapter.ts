@@ -24,6 +24,12 @@ function checkSubmission(target: PortalTarget, answer: Submission): void {
   throw portalRefused(`market_d refused the listing of SKU ${answer.sku} for portal account ${target.portalAccountId}: ${text}`.slice(0, 2000));
 }
 
+/**
+ * A fetch holds no lock: it waits for getOrderItems' tokens (0.5/s after a burst of 30) rather
+ * than failing a page of up to 100 orders half way and fetching it again.
+ */
+const fetchTokenWaitMs = 60_000;
+
 const listingPath = (s: SpApiSession, sku: string) => `/listings/2021-08-01/items/${encodeURIComponent(s.creds.sellerId)}/${encodeURIComponent(sku)}`;
 
 /**
@@ -148,8 +154,11 @@ export class MarketDAdapter implements PortalAdapter {
     const items: OrderItem[] = [];
     let nextToken: string | undefined;
     do {
-      const page = await s.call('get', `/orders/v0/orders/${encodeURIComponent(orderId)}/orderItems`, (o) =>
-        s.orders.getOrderItems(nextToken ? { orderId, nextToken } : { orderId }, o),
+      const page = await s.call(
+        'get',
+        `/orders/v0/orders/${encodeURIComponent(orderId)}/orderItems`,
+        (o) => s.orders.getOrderItems(nextToken ? { orderId, nextToken } : { orderId }, o),
+        fetchTokenWaitMs,
       );
       items.push(...(page.payload?.OrderItems ?? []));
       nextToken = page.payload?.NextToken;

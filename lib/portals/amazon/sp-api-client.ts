@@ -20,8 +20,11 @@ interface Answer<T> {
   headers?: Record<string, unknown>;
 }
 
-/** The longest wait for an operation's token inside a job; a longer one fails the job for a retry then. */
-const maxTokenWaitMs = 2000;
+/**
+ * The longest wait for an operation's token: 2 s by default, as pushes wait holding the target's
+ * lock (a longer wait fails the job for a retry then); callers that hold nothing pass more.
+ */
+const defaultTokenWaitMs = 2000;
 
 /** One portal account's SP-API: the generated clients pointed at its base URL, and its identity. */
 export class SpApiSession {
@@ -45,8 +48,8 @@ export class SpApiSession {
    * a new access token; any other error fails the job with Amazon's {errors: [{code, message,
    * details}]} in its message.
    */
-  async call<T>(method: string, path: string, run: (options: CallOptions) => Promise<Answer<T>>): Promise<T> {
-    const wait = await takeSpApiToken(this.target.portalAccountId, method, path, maxTokenWaitMs);
+  async call<T>(method: string, path: string, run: (options: CallOptions) => Promise<Answer<T>>, maxWaitMs = defaultTokenWaitMs): Promise<T> {
+    const wait = await takeSpApiToken(this.target.portalAccountId, method, path, maxWaitMs);
     if (wait > 0) throw portalUnavailable(`market_d: ${method.toUpperCase()} ${path} waits ${Math.ceil(wait / 1000)} s for Amazon's rate limit`, wait);
     for (let attempt = 1; ; attempt++) {
       const token = await accessToken(this.target, this.creds);
