@@ -236,15 +236,18 @@ async function run(): Promise<void> {
         }),
       );
     };
+    // Real channels (market_d: Amazon) address items by the seller's SKU, the others by stock id.
+    const stockBySku = new Map<string, string>();
     const onAck = (e: QuantityEvent) => {
-      let seen = minSeen.get(e.sku);
+      const sku = stockBySku.get(e.sku) ?? e.sku;
+      let seen = minSeen.get(sku);
       if (!seen) {
         seen = new Map();
-        minSeen.set(e.sku, seen);
+        minSeen.set(sku, seen);
       }
       const key = `${e.portal}|${e.portalAccount}`;
       seen.set(key, Math.min(seen.get(key) ?? Infinity, e.quantity));
-      check(e.sku, e.at);
+      check(sku, e.at);
     };
     let after = 0;
     let quantityCalls = 0;
@@ -268,6 +271,7 @@ async function run(): Promise<void> {
     for (let i = 0; i < itemCount; i++) {
       const answer = await benchCall('stock/', seller.token, { stock: { name: `Bench ${i}`, sku: `BF-${i}`, price: '9.90', quantity: initial, cia } }, 201);
       items.push(Number(answer.stock_id));
+      stockBySku.set(`BF-${i}`, String(answer.stock_id));
     }
     const synced = Date.now() + 60000;
     while (Date.now() < synced && !items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) await sleep(50);

@@ -75,6 +75,11 @@ export interface Config {
   /** Timeout of one portal call in ms. */
   portalTimeoutMs: number;
   /**
+   * How long a market_d quantity push polls its JSON_LISTINGS_FEED inside the push (which holds
+   * the target's lock), in ms; a feed still in progress then is read again by the push's next try.
+   */
+  marketDFeedWaitMs: number;
+  /**
    * How long a quantity push to a portal account waits for more changes to go in the same bulk
    * call, in ms: at most one call per target and window, whatever the rate of orders. The
    * default matches the default rate of 5 calls per second and portal account.
@@ -181,6 +186,7 @@ const schema = Joi.object({
   SANDBOX_PORT: Joi.number().integer().min(0).max(65535).default(3900),
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
   PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
+  MARKET_D_FEED_WAIT_MS: Joi.number().integer().min(0).max(120000).default(10000),
   CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000).default(200),
   REDIS_WATCH_MS: Joi.number().integer().min(100).max(60000).default(2000),
   CIA_PUSH_SWEEP_MS: Joi.number().integer().min(1000).default(60000),
@@ -258,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxPort: value.SANDBOX_PORT,
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,
     portalTimeoutMs: value.PORTAL_TIMEOUT_MS,
+    marketDFeedWaitMs: value.MARKET_D_FEED_WAIT_MS,
     ciaPushWindowMs: value.CIA_PUSH_WINDOW_MS,
     redisWatchMs: value.REDIS_WATCH_MS,
     ciaPushSweepMs: value.CIA_PUSH_SWEEP_MS,

@@ -15,7 +15,7 @@
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import type { components as Fulfillment } from 'ebay-api/lib/types/restful/specs/sell_fulfillment_v1_oas3';
-import type { QuantityEvent, SandboxOffer, SandboxState } from './sandbox.app';
+import type { QuantityEvent, SandboxOffer, SandboxState, SellRequest } from './sandbox.app';
 
 type EbayOrder = Fulfillment['schemas']['Order'];
 type Body = Record<string, unknown>;
@@ -473,15 +473,7 @@ function mountFulfillment(router: express.Router, state: SandboxState): void {
 }
 
 /** A sale at the sandbox's eBay (POST /_sandbox/sell with portal auction_a): an order getOrders shows. */
-export interface SandboxSale {
-  portal_account?: string | number;
-  sku?: string;
-  quantity?: number;
-  price?: string | number;
-  buyer?: { username?: string; email?: string; name?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
-}
-
-export function sellOnEbay(state: SandboxState, sale: SandboxSale): { order_id: string } {
+export function sellOnEbay(state: SandboxState, sale: SellRequest): { order_id: string } {
   const account = String(sale.portal_account ?? '');
   const sku = String(sale.sku ?? '');
   const quantity = Number(sale.quantity ?? 1);
@@ -569,6 +561,7 @@ export function sellOnEbay(state: SandboxState, sale: SandboxSale): { order_id: 
 export function mountEbay(app: express.Express, state: SandboxState): void {
   mountToken(app, state.ebay);
   mountControls(app, state.ebay);
+  state.sellers.set('auction_a', (sale) => sellOnEbay(state, sale));
   const router = express.Router();
   mountInventory(router, state);
   mountFulfillment(router, state);

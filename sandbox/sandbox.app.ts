@@ -6,7 +6,8 @@
 import { EventEmitter } from 'node:events';
 import express, { NextFunction, Request, Response } from 'express';
 import { portalIds } from '../lib/portals/portal.registry';
-import { EbayState, mountEbay, SandboxSale, sellOnEbay } from './ebay.sandbox';
+import { mountAmazon } from './amazon.sandbox';
+import { EbayState, mountEbay } from './ebay.sandbox';
 import { mountPayPal, PayPalState } from './paypal.sandbox';
 
 export interface SandboxOffer {
@@ -31,8 +32,20 @@ export interface SandboxRequest {
   status: number;
   /** Answered from the idempotency store: the portal did not apply it again. */
   replayed: boolean;
-  /** The call carried a bearer token (OAuth2 portals). */
+  /** The call carried a bearer token (OAuth2 portals) or a valid SP-API access token (market_d). */
   bearer: boolean;
+  /** The query string's parameters (SP-API calls carry marketplaceIds there). */
+  query?: Record<string, unknown>;
+}
+
+/** POST /_sandbox/sell: an order placed at a channel, for the order fetch to find. */
+export interface SellRequest {
+  portal: string;
+  portal_account: string;
+  sku: string;
+  quantity: number;
+  price?: string;
+  buyer?: { username?: string; email?: string; name?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
 }
 
 /**
@@ -95,6 +108,8 @@ export class SandboxState {
   paypal = new PayPalState();
   /** eBay (auction_a): consents, tokens, inventory items, offers, orders. */
   ebay = new EbayState();
+  /** The channels that can sell (POST /_sandbox/sell), by portal. */
+  sellers = new Map<string, (body: SellRequest) => { order_id: string }>();
 
   constructor() {
     this.events.setMaxListeners(100);
@@ -113,6 +128,7 @@ export class SandboxState {
     this.paypal.tokens.clear();
     this.paypal.payments = [];
     this.ebay.reset();
+    this.events.emit('reset');
   }
 
   nextItemId(portal: string): string {
@@ -148,13 +164,7 @@ export class SandboxState {
   }
 }
 
-const key = (portal: string, account: string, sku: string) => `${portal}|${account}|${sku}`;
-
-/** A channel whose sandbox can sell (POST /_sandbox/sell): makes an order its order fetch shows. */
-export type SandboxSeller = (state: SandboxState, sale: SandboxSale) => { order_id: string };
-
-/** The sellers by portal: one line per channel that imports orders. */
-export const sandboxSellers: Record<string, SandboxSeller> = { auction_a: sellOnEbay };
+export const key = (portal: string, account: string, sku: string) => `${portal}|${account}|${sku}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The sandbox app and its state. */
@@ -217,6 +227,20 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
   app.post('/_sandbox/reset', (_req, res) => {
     state.reset();
     res.json({ reset: true });
+  });
+  app.post('/_sandbox/sell', (req, res) => {
+    const body = (req.body ?? {}) as SellRequest;
+    const seller = state.sellers.get(String(body.portal));
+    const quantity = Number(body.quantity ?? 1);
+    if (!seller || !body.sku || !Number.isInteger(quantity) || quantity < 1) {
+      res.status(400).json({ message: `portal must be one of ${[...state.sellers.keys()].join(', ')}; sku and a quantity of 1 or more are required` });
+      return;
+    }
+    try {
+      res.status(201).json(seller({ ...body, portal_account: String(body.portal_account ?? 'default'), quantity }));
+    } catch (err) {
+      res.status((err as { status?: number }).status ?? 400).json({ message: (err as Error).message });
+    }
   });
 
   // --- the portals ----------------------------------------------------------------------
@@ -288,22 +312,9 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     res.json({ rated: true });
   });
 
-  app.post('/_sandbox/sell', (req, res) => {
-    const sale = (req.body ?? {}) as SandboxSale & { portal?: string };
-    const seller = sandboxSellers[String(sale.portal)];
-    if (!seller) {
-      res.status(404).json({ message: `the sandbox sells on ${Object.keys(sandboxSellers).join(', ')} only` });
-      return;
-    }
-    try {
-      res.status(201).json(seller(state, sale));
-    } catch (err) {
-      res.status((err as { status?: number }).status ?? 400).json({ message: (err as Error).message });
-    }
-  });
-
   mountPayPal(app, state, state.paypal);
   mountEbay(app, state);
+  mountAmazon(app, state);
   app.use('/:portal', portalGate(state), portals);
   app.use((_req, res) => {
     res.status(404).json({ message: 'not a sandbox path' });
@@ -370,7 +381,7 @@ function applyQuantity(state: SandboxState, portal: string, account: string, ite
   return { reference: sku, status: 200 };
 }
 
-function emitQuantity(state: SandboxState, portal: string, account: string, sku: string, quantity: number, via: QuantityEvent['via']): void {
+export function emitQuantity(state: SandboxState, portal: string, account: string, sku: string, quantity: number, via: QuantityEvent['via']): void {
   state.ackCount += 1;
   const event: QuantityEvent = { seq: state.ackCount, portal, portalAccount: account, sku, quantity, at: Date.now(), via };
   state.acks.push(event);
@@ -397,6 +408,10 @@ function overview(state: SandboxState) {
       'POST /_sandbox/sell {portal,portal_account,sku,quantity,price,buyer}',
       'POST /_sandbox/ebay/consent {portal_account}',
       'POST /_sandbox/ebay/revoke {refresh_token|portal_account}',
+      'POST /_sandbox/amazon/config {feed_ms,rate_limit,page_size}',
+      'POST /_sandbox/amazon/revoke {refresh_token|portal_account}',
+      'POST /_sandbox/amazon/feed_outcome {portal_account,status: FATAL|CANCELLED,count}',
+      'POST /_sandbox/amazon/orders/:id/status {status}',
     ],
   };
 }

@@ -5,7 +5,7 @@ import { adapterFor, portalOf, PortalId } from '../portals/portal.registry';
 import { portalTargetRepository } from '../portals/portal-target.repository';
 import type { PortalTarget } from '../portals/portal.type';
 import type { JobPayloads } from '../queue/jobs';
-import { orderRepository, OrderRow } from './order.repository';
+import { orderRepository, OrderReadRow, OrderRow } from './order.repository';
 import { updateOrderIn } from './order.service';
 import { inTransitMail } from './send-mit.mail';
 import { rateAuctionBuyer } from './send-mit.rating';
@@ -40,7 +40,7 @@ const channelOrderId = (order: OrderRow): string => order.external_order_id ?? o
 /** Reports the shipment to the order's portal, one call per tracking code; ok, partially_ok or error. */
 async function reportToPortal(
   run: JobPayloads['order.send_mit'],
-  order: OrderRow,
+  order: OrderReadRow,
   portal: PortalId,
   progress: SendMitProgress,
   ctx: SendMitContext,
@@ -62,6 +62,9 @@ async function reportToPortal(
           ...(order.transaction_ids[0] ? { transactionId: order.transaction_ids[0] } : {}),
           ...(run.sendMit.deliverer ? { carrier: run.sendMit.deliverer } : {}),
           ...(code ? { trackingCode: code } : {}),
+          ...(order.external_order_id ? { externalOrderId: order.external_order_id } : {}),
+          lines: order.lines.filter((l) => l.transaction_id).map((l) => ({ transactionId: l.transaction_id!, quantity: l.quantity })),
+          shipDate: run.sendMit.date,
         },
         `${ctx.jobId}-ship-${i}`,
       );

@@ -1,33 +1,168 @@
-import { HttpPortalAdapter, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.type';
+import type { Order, OrderItem } from '@sp-api-sdk/orders-api-v0';
+import { portalRefused } from '../errors';
+import { amazonListing, listingPatches } from './amazon/listing-attributes';
+import { sendQuantityFeed } from './amazon/listings-feed';
+import { channelOrder } from './amazon/order-mapping';
+import { SpApiSession } from './amazon/sp-api-client';
+import type { ChannelOrderPage } from './channel-order.type';
+import { portalInputError } from './portal-http';
+import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
+import { portalUploadPart } from './upload-part.type';
 
-const idTypes = ['ASIN', 'ISBN', 'UPC', 'EAN'];
+/** What a Listings Items submission answers (ListingsItemSubmissionResponse). */
+interface Submission {
+  sku: string;
+  status: string;
+  issues?: { code: string; message: string; severity: string }[];
+}
 
-/** The fourth marketplace (Stock_market_d_type): offers by seller SKU; OAuth2 per portal account. */
-export class MarketDAdapter extends HttpPortalAdapter {
+/** An INVALID submission, or one with ERROR issues, fails the job with Amazon's issues. */
+function checkSubmission(target: PortalTarget, answer: Submission): void {
+  const errors = (answer.issues ?? []).filter((i) => i.severity === 'ERROR');
+  if (answer.status === 'ACCEPTED' && errors.length === 0) return;
+  const text = errors.map((i) => `${i.code}: ${i.message}`).join('; ') || answer.status;
+  throw portalRefused(`market_d refused the listing of SKU ${answer.sku} for portal account ${target.portalAccountId}: ${text}`.slice(0, 2000));
+}
+
+/**
+ * A fetch holds no lock: it waits for getOrderItems' tokens (0.5/s after a burst of 30) rather
+ * than failing a page of up to 100 orders half way and fetching it again.
+ */
+const fetchTokenWaitMs = 60_000;
+
+const listingPath = (s: SpApiSession, sku: string) => `/listings/2021-08-01/items/${encodeURIComponent(s.creds.sellerId)}/${encodeURIComponent(sku)}`;
+
+/**
+ * The fourth marketplace (Stock_market_d_type) speaks Amazon's Selling Partner API: offers by
+ * seller SKU through the Listings Items API 2021-08-01, CIA quantities through JSON_LISTINGS_FEED
+ * feeds, send_mit through the Orders API's confirmShipment, orders through getOrders and
+ * getOrderItems; LWA access tokens from the portal account's refresh token (lib/portals/amazon/).
+ * SP-API takes no idempotency key: a listing put by SKU and absolute quantities are idempotent
+ * as they are; send_mit records each confirmed part (SendMitProgress), so its retry does not confirm it again.
+ */
+export class MarketDAdapter implements PortalAdapter {
   readonly portal = 'market_d' as const;
-  override readonly uploadActions = ['list'] as const;
+  readonly uploadActions: readonly UploadAction[] = ['list'];
+  readonly uploadPart = portalUploadPart;
   // CIA pushes to the portal accounts its cia.market_d group names (else the account's default).
-  override readonly cia = { namedAccounts: true };
-  protected override readonly oauth = true;
+  readonly cia = { namedAccounts: true } as const;
+  readonly categories: PortalFacts['categories'] = 'none';
+  readonly fieldGroup: PortalFacts['fieldGroup'] = 'object';
+  // One feed carries up to 10000 messages (listings-feed-schema-v2); createFeed's usage plan (a
+  // feed per 2 minutes after a burst of 15) makes large batches the way to keep up.
+  readonly maxQuantityBatch = 10000;
 
-  protected mapListing(item: ListingItem): Record<string, unknown> {
-    const g = item.group;
-    return {
-      seller_sku: str(g, 'sku', item.sku ?? String(item.stockId)),
-      product_id: str(g, 'id', item.ean),
-      product_id_type: str(g, 'id_type', 'EAN'),
-      price: str(g, 'price', item.price),
-      handling_time: typeof g.delivery_time === 'number' ? g.delivery_time : null,
-      fulfillment: g.is_fba === true ? 'fba' : 'merchant',
-      condition_note: str(g, 'comment'),
-      quantity: item.quantityAvailable,
-    };
+  /** putListingsItem: creates the offer or replaces it (price, terms, quantity); the SKU is the portal's item id. */
+  async list(target: PortalTarget, item: ListingItem, _key?: string): Promise<{ portalItemId: string }> {
+    const s = new SpApiSession(target);
+    const listing = amazonListing(item, s.creds.marketplaceId);
+    const answer = await s.call('put', listingPath(s, listing.sku), (o) =>
+      s.listings.putListingsItem(
+        {
+          sellerId: s.creds.sellerId,
+          sku: listing.sku,
+          marketplaceIds: [s.creds.marketplaceId],
+          body: { productType: listing.productType, requirements: listing.requirements, attributes: listing.attributes },
+        },
+        o,
+      ),
+    );
+    checkSubmission(target, answer);
+    return { portalItemId: listing.sku };
   }
 
-  protected override checkLimits(p: Record<string, unknown>): void {
-    if (!p.product_id) throw portalInputError(this.portal, 'a product id (market_d.id or the barcode) is required');
-    if (!idTypes.includes(String(p.product_id_type))) throw portalInputError(this.portal, `id_type must be one of ${idTypes.join(', ')}`);
-    if (!p.price) throw portalInputError(this.portal, 'a price is required');
+  /** patchListingsItem: replaces the attributes of the named revise values. */
+  async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key?: string): Promise<void> {
+    const s = new SpApiSession(target);
+    const listing = amazonListing(item, s.creds.marketplaceId);
+    const patches = listingPatches(listing, values);
+    if (patches.length === 0) throw portalInputError(this.portal, `nothing of ${values.join(', ')} can be revised at market_d`);
+    const answer = await s.call('patch', listingPath(s, portalItemId), (o) =>
+      s.listings.patchListingsItem(
+        { sellerId: s.creds.sellerId, sku: portalItemId, marketplaceIds: [s.creds.marketplaceId], body: { productType: listing.productType, patches } },
+        o,
+      ),
+    );
+    checkSubmission(target, answer);
+  }
+
+  /** deleteListingsItem by seller SKU (the portal item id, else the item's stock id as its SKU). */
+  async end(target: PortalTarget, stockId: number, portalItemId: string | null, _key?: string): Promise<void> {
+    const s = new SpApiSession(target);
+    const sku = portalItemId ?? String(stockId);
+    const answer = await s.call('delete', listingPath(s, sku), (o) =>
+      s.listings.deleteListingsItem({ sellerId: s.creds.sellerId, sku, marketplaceIds: [s.creds.marketplaceId] }, o),
+    );
+    checkSubmission(target, answer);
+  }
+
+  /** CIA: one JSON_LISTINGS_FEED per batch; each item's outcome from the processing report (lib/portals/README.md). */
+  async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
+    return sendQuantityFeed(new SpApiSession(target), updates, key);
+  }
+
+  /** send_mit: confirmShipment of the Amazon order (external_order_id) with the order's lines as the package's items. */
+  async markShipped(target: PortalTarget, shipment: Shipment, _key?: string): Promise<void> {
+    const s = new SpApiSession(target);
+    const orderId = shipment.externalOrderId;
+    if (!orderId) throw portalInputError(this.portal, `order ${shipment.orderId} has no Amazon order id (external_order_id)`);
+    const orderItems = (shipment.lines ?? []).map((l) => ({ orderItemId: l.transactionId, quantity: l.quantity }));
+    if (orderItems.length === 0) throw portalInputError(this.portal, `order ${shipment.orderId} has no lines with an Amazon order item id (transaction_id)`);
+    if (!shipment.trackingCode) throw portalInputError(this.portal, 'Amazon needs a tracking number (code) to confirm a shipment');
+    const shipDate =
+      shipment.shipDate && /^\d{4}-\d{2}-\d{2}$/.test(shipment.shipDate) ? `${shipment.shipDate}T12:00:00Z` : (shipment.shipDate ?? new Date().toISOString());
+    await s.call('post', `/orders/v0/orders/${encodeURIComponent(orderId)}/shipmentConfirmation`, (o) =>
+      s.orders.confirmShipment(
+        {
+          orderId,
+          payload: {
+            packageDetail: {
+              // Only positive numbers are allowed: the tracking code's position among the order's packages.
+              packageReferenceId: '1',
+              carrierCode: shipment.carrier ?? 'Other',
+              ...(shipment.carrier ? {} : { carrierName: 'Other' }),
+              trackingNumber: shipment.trackingCode!,
+              shipDate,
+              orderItems,
+            },
+            marketplaceId: s.creds.marketplaceId,
+          },
+        },
+        o,
+      ),
+    );
+  }
+
+  /** getOrders by LastUpdatedAfter (the cursor is Amazon's NextToken), then getOrderItems (all pages) per order. */
+  async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
+    const s = new SpApiSession(target);
+    const page = await s.call('get', '/orders/v0/orders', (o) =>
+      s.orders.getOrders(
+        cursor
+          ? { marketplaceIds: [s.creds.marketplaceId], nextToken: cursor }
+          : { marketplaceIds: [s.creds.marketplaceId], lastUpdatedAfter: modifiedSince.toISOString() },
+        o,
+      ),
+    );
+    const orders: Order[] = page.payload?.Orders ?? [];
+    const mapped = [];
+    for (const order of orders) mapped.push(channelOrder(order, await this.orderItems(s, order.AmazonOrderId)));
+    return { orders: mapped, next: page.payload?.NextToken ?? null };
+  }
+
+  private async orderItems(s: SpApiSession, orderId: string): Promise<OrderItem[]> {
+    const items: OrderItem[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await s.call(
+        'get',
+        `/orders/v0/orders/${encodeURIComponent(orderId)}/orderItems`,
+        (o) => s.orders.getOrderItems(nextToken ? { orderId, nextToken } : { orderId }, o),
+        fetchTokenWaitMs,
+      );
+      items.push(...(page.payload?.OrderItems ?? []));
+      nextToken = page.payload?.NextToken;
+    } while (nextToken);
+    return items;
   }
 }

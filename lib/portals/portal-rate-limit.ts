@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let ready: Promise<void> | undefined;
 
 /** One wait for the shared connection, however many jobs ask at once. */
-function redisReady(): Promise<void> {
+export function redisReady(): Promise<void> {
   if (redis().status === 'ready') return Promise.resolve();
   ready ??= whenReady(redis(), 2000).finally(() => {
     ready = undefined;

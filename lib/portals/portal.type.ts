@@ -42,6 +42,12 @@ export interface Shipment {
   transactionId?: string;
   carrier?: string;
   trackingCode?: string;
+  /** The channel's order id (external_order_id): real channels confirm their own order, not ours. */
+  externalOrderId?: string;
+  /** The order's lines with a channel line id (transaction_id) and their quantities: what the package holds. */
+  lines?: { transactionId: string; quantity: number }[];
+  /** The shipping date of send_mit (YYYY-MM-DD or ISO 8601). */
+  shipDate?: string;
 }
 
 /** An action of POST stock/{stock_id}/portal_upload/ (Stock_portal_upload_type). */

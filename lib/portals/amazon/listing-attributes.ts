@@ -1,0 +1,122 @@
+import { portalInputError, str } from '../portal-http';
+import type { ListingItem } from '../portal.type';
+
+/**
+ * Stock_market_d_type (document 2) as a Listings Items API submission: the one place where the
+ * item's market_d group becomes Amazon's productType and attributes (the JSON_LISTINGS_FEED
+ * messages use the same attribute names).
+ */
+export interface AmazonListing {
+  sku: string;
+  productType: string;
+  requirements: 'LISTING_OFFER_ONLY';
+  attributes: Record<string, Record<string, unknown>[]>;
+}
+
+const idTypes = ['ASIN', 'ISBN', 'UPC', 'EAN'];
+
+/** The marketplaces Kontor's sellers reach: their currency and the region of their FBA channel code. */
+const marketplaces: Record<string, { currency: string; fba: string }> = {
+  A1PA6795UKMFR9: { currency: 'EUR', fba: 'AMAZON_EU' }, // DE
+  A13V1IB3VIYZZH: { currency: 'EUR', fba: 'AMAZON_EU' }, // FR
+  APJ6JRA9NG5V4: { currency: 'EUR', fba: 'AMAZON_EU' }, // IT
+  A1RKKUPIHCS9HS: { currency: 'EUR', fba: 'AMAZON_EU' }, // ES
+  A1805IZSGTT6HS: { currency: 'EUR', fba: 'AMAZON_EU' }, // NL
+  AMEN7PMS3EDWL: { currency: 'EUR', fba: 'AMAZON_EU' }, // BE
+  A1F83G8C2ARO7P: { currency: 'GBP', fba: 'AMAZON_EU' }, // UK
+  A1C3SOZRARQ6R3: { currency: 'PLN', fba: 'AMAZON_EU' }, // PL
+  A2NODRKZP88ZB9: { currency: 'SEK', fba: 'AMAZON_EU' }, // SE
+  ATVPDKIKX0DER: { currency: 'USD', fba: 'AMAZON_NA' }, // US
+  A2EUQ1WTGCTBG2: { currency: 'CAD', fba: 'AMAZON_NA' }, // CA
+  A1AM78C64UM0Y8: { currency: 'MXN', fba: 'AMAZON_NA' }, // MX
+  A1VC38T7YXB528: { currency: 'JPY', fba: 'AMAZON_JP' }, // JP
+};
+
+export function marketplaceOf(marketplaceId: string): { currency: string; fba: string } {
+  return marketplaces[marketplaceId] ?? { currency: 'EUR', fba: 'AMAZON_EU' };
+}
+
+/** The seller SKU of an item at market_d: its market_d.sku, else its master SKU, else its stock id. */
+export function sellerSku(group: Record<string, unknown>, masterSku: string | null, stockId: number): string {
+  return str(group, 'sku', masterSku ?? String(stockId))!;
+}
+
+/** The item's offer identity: merchant_suggested_asin for an ASIN, else the barcode as externally_assigned_product_identifier. */
+function identity(item: ListingItem, marketplaceId: string): Record<string, Record<string, unknown>[]> {
+  const g = item.group;
+  const type = str(g, 'id_type', 'EAN')!.toUpperCase();
+  if (!idTypes.includes(type)) throw portalInputError('market_d', `id_type must be one of ${idTypes.join(', ')}`);
+  const id = str(g, 'id', type === 'ASIN' ? null : item.ean);
+  if (!id) throw portalInputError('market_d', 'a product id (market_d.id or the barcode) is required');
+  if (type === 'ASIN') return { merchant_suggested_asin: [{ value: id, marketplace_id: marketplaceId }] };
+  return { externally_assigned_product_identifier: [{ type: type.toLowerCase(), value: id, marketplace_id: marketplaceId }] };
+}
+
+/** The price as purchasable_offer (gross, in the marketplace's currency). */
+function price(item: ListingItem, marketplaceId: string): Record<string, Record<string, unknown>[]> {
+  const amount = str(item.group, 'price', item.price);
+  if (!amount || !Number.isFinite(Number(amount))) throw portalInputError('market_d', 'a price is required');
+  return {
+    purchasable_offer: [
+      { currency: marketplaceOf(marketplaceId).currency, our_price: [{ schedule: [{ value_with_tax: Number(amount) }] }], marketplace_id: marketplaceId },
+    ],
+  };
+}
+
+/**
+ * Who ships: FBA (is_fba) names the region's Amazon channel and no quantity (Amazon counts what
+ * its fulfilment centre holds); the seller's own shipping is DEFAULT with the quantity and the
+ * handling time (delivery_time, lead_time_to_ship_max_days).
+ */
+export function fulfillmentAvailability(group: Record<string, unknown>, quantity: number, marketplaceId: string): Record<string, unknown>[] {
+  if (group.is_fba === true) return [{ fulfillment_channel_code: marketplaceOf(marketplaceId).fba }];
+  const handling = typeof group.delivery_time === 'number' ? { lead_time_to_ship_max_days: group.delivery_time } : {};
+  return [{ fulfillment_channel_code: 'DEFAULT', quantity, ...handling }];
+}
+
+/** The offer's terms beyond price: condition (new; comment as its note) and the prime (shipping) template. */
+function terms(item: ListingItem, marketplaceId: string): Record<string, Record<string, unknown>[]> {
+  const comment = str(item.group, 'comment');
+  const template = str(item.group, 'prime_template');
+  return {
+    condition_type: [{ value: 'new_new', marketplace_id: marketplaceId }],
+    ...(comment ? { condition_note: [{ value: comment, marketplace_id: marketplaceId }] } : {}),
+    ...(template ? { merchant_shipping_group: [{ value: template, marketplace_id: marketplaceId }] } : {}),
+  };
+}
+
+/**
+ * The listing of an item: an offer on a product Amazon knows (LISTING_OFFER_ONLY: document 2's
+ * market_d group carries identifiers and offer terms, no product facts), its product type the
+ * group's category_id or Amazon's generic PRODUCT.
+ */
+export function amazonListing(item: ListingItem, marketplaceId: string): AmazonListing {
+  return {
+    sku: sellerSku(item.group, item.sku, item.stockId),
+    productType: str(item.group, 'category_id', 'PRODUCT')!,
+    requirements: 'LISTING_OFFER_ONLY',
+    attributes: {
+      ...identity(item, marketplaceId),
+      ...price(item, marketplaceId),
+      ...terms(item, marketplaceId),
+      fulfillment_availability: fulfillmentAvailability(item.group, item.quantityAvailable, marketplaceId),
+    },
+  };
+}
+
+/** Document 2's revise values of market_d and the attributes each replaces (all when none named). */
+const reviseAttributes: Record<string, string[]> = {
+  price: ['purchasable_offer'],
+  quantity: ['fulfillment_availability'],
+  shipping: ['fulfillment_availability', 'merchant_shipping_group'],
+  sku: ['merchant_suggested_asin', 'externally_assigned_product_identifier'],
+  desc: ['condition_note'],
+};
+
+/** JSON Patch operations (patchListingsItem) replacing the named values' attributes of a live offer. */
+export function listingPatches(listing: AmazonListing, values: string[]): { op: 'replace'; path: string; value: Record<string, unknown>[] }[] {
+  const named = values.length === 0 ? Object.keys(listing.attributes) : values.flatMap((v) => reviseAttributes[v] ?? []);
+  return [...new Set(named)]
+    .filter((name) => listing.attributes[name] !== undefined)
+    .map((name) => ({ op: 'replace' as const, path: `/attributes/${name}`, value: listing.attributes[name]! }));
+}

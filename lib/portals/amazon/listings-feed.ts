@@ -1,0 +1,198 @@
+import zlib from 'node:zlib';
+import { config } from '../../../config';
+import { portalUnavailable } from '../../errors';
+import { log } from '../../log';
+import { redis } from '../../redis';
+import { str } from '../portal-http';
+import { redisReady } from '../portal-rate-limit';
+import type { QuantityOutcome, QuantityUpdate } from '../portal.type';
+import { fulfillmentAvailability, sellerSku } from './listing-attributes';
+import type { SpApiSession } from './sp-api-client';
+
+/** A JSON_LISTINGS_FEED message (listings-feed-schema-v2): a PATCH of one SKU's fulfillment_availability. */
+interface FeedMessage {
+  messageId: number;
+  sku: string;
+  operationType: 'PATCH';
+  productType: string;
+  patches: { op: 'replace'; path: string; value: Record<string, unknown>[] }[];
+}
+
+/** An issue of the processing report (listings-feed-processing-report-schema-v2). */
+interface ReportIssue {
+  messageId?: number;
+  sku?: string;
+  code?: string;
+  severity: 'ERROR' | 'WARNING' | 'INFO';
+  message: string;
+  attributeName?: string;
+}
+
+/** The feed submitted for a target and not yet read: kept in Redis so a retry of the same batch reads it instead of sending it again. */
+interface PendingFeed {
+  feedId: string;
+  batchKey: string;
+  skus: string[];
+}
+
+const contentType = 'application/json; charset=UTF-8';
+const finished = ['DONE', 'CANCELLED', 'FATAL'];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const pendingKey = (portalAccountId: number) => `${config().queuePrefix}:spapi-feed:${portalAccountId}`;
+
+async function readPending(portalAccountId: number): Promise<PendingFeed | undefined> {
+  try {
+    await redisReady();
+    const raw = await redis().get(pendingKey(portalAccountId));
+    return raw ? (JSON.parse(raw) as PendingFeed) : undefined;
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'pending SP-API feed not readable; the batch is sent again');
+    return undefined;
+  }
+}
+
+async function writePending(portalAccountId: number, feed: PendingFeed | null): Promise<void> {
+  try {
+    await redisReady();
+    if (feed) await redis().set(pendingKey(portalAccountId), JSON.stringify(feed), 'EX', 86400);
+    else await redis().del(pendingKey(portalAccountId));
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'pending SP-API feed not recorded');
+  }
+}
+
+/** The feed's messages; FBA offers are left out (Amazon counts what its fulfilment centre holds). */
+export function feedMessages(updates: QuantityUpdate[], marketplaceId: string): { messages: FeedMessage[]; index: Map<number, number> } {
+  const messages: FeedMessage[] = [];
+  const index = new Map<number, number>();
+  updates.forEach((u, i) => {
+    if (u.group.is_fba === true) return;
+    const messageId = messages.length + 1;
+    index.set(messageId, i);
+    messages.push({
+      messageId,
+      sku: sellerSku(u.group, u.sku, u.stockId),
+      operationType: 'PATCH',
+      productType: str(u.group, 'category_id', 'PRODUCT')!,
+      patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: fulfillmentAvailability(u.group, u.quantity, marketplaceId) }],
+    });
+  });
+  return { messages, index };
+}
+
+/** createFeedDocument, the upload to its URL, createFeed: answers the feed id. */
+async function submit(s: SpApiSession, messages: FeedMessage[]): Promise<string> {
+  const doc = await s.call('post', '/feeds/2021-06-30/documents', (o) => s.feeds.createFeedDocument({ body: { contentType } }, o));
+  const feed = JSON.stringify({ header: { sellerId: s.creds.sellerId, version: '2.0', issueLocale: 'en_US' }, messages });
+  let upload: Response;
+  try {
+    upload = await fetch(doc.url, {
+      method: 'PUT',
+      headers: { 'Content-Type': contentType },
+      body: feed,
+      signal: AbortSignal.timeout(config().portalTimeoutMs),
+    });
+  } catch (err) {
+    throw portalUnavailable(`market_d: the feed document upload failed (${(err as Error).message})`);
+  }
+  if (!upload.ok) throw portalUnavailable(`market_d: the feed document upload answered ${upload.status}`);
+  const created = await s.call('post', '/feeds/2021-06-30/feeds', (o) =>
+    s.feeds.createFeed({ body: { feedType: 'JSON_LISTINGS_FEED', marketplaceIds: [s.creds.marketplaceId], inputFeedDocumentId: doc.feedDocumentId } }, o),
+  );
+  return created.feedId;
+}
+
+/** Polls getFeed until the feed is DONE, CANCELLED or FATAL, or the wait is over (answers its last status). */
+async function poll(s: SpApiSession, feedId: string): Promise<{ status: string; resultFeedDocumentId?: string }> {
+  const until = Date.now() + config().marketDFeedWaitMs;
+  for (let interval = 150; ; interval = Math.min(5000, Math.round(interval * 1.5))) {
+    const feed = await s.call('get', `/feeds/2021-06-30/feeds/${feedId}`, (o) => s.feeds.getFeed({ feedId }, o));
+    if (finished.includes(feed.processingStatus) || Date.now() + interval > until)
+      return { status: feed.processingStatus, resultFeedDocumentId: feed.resultFeedDocumentId };
+    await sleep(interval);
+  }
+}
+
+/** The processing report's issues (getFeedDocument, then its URL; GZIP when Amazon says so). */
+async function report(s: SpApiSession, documentId: string): Promise<ReportIssue[]> {
+  const doc = await s.call('get', `/feeds/2021-06-30/documents/${documentId}`, (o) => s.feeds.getFeedDocument({ feedDocumentId: documentId }, o));
+  let res: Response;
+  try {
+    res = await fetch(doc.url, { signal: AbortSignal.timeout(config().portalTimeoutMs) });
+  } catch (err) {
+    throw portalUnavailable(`market_d: the processing report could not be read (${(err as Error).message})`);
+  }
+  if (!res.ok) throw portalUnavailable(`market_d: the processing report answered ${res.status}`);
+  const raw = Buffer.from(await res.arrayBuffer());
+  const text = (doc.compressionAlgorithm === 'GZIP' ? zlib.gunzipSync(raw) : raw).toString('utf8');
+  const parsed = JSON.parse(text) as { issues?: ReportIssue[] };
+  return Array.isArray(parsed.issues) ? parsed.issues : [];
+}
+
+/** Each item's outcome from the report: refused with its ERROR issues, else accepted; a feed-level ERROR refuses every item. */
+function outcomes(updates: QuantityUpdate[], index: Map<number, number>, feedId: string, issues: ReportIssue[]): QuantityOutcome[] {
+  const errors = new Map<number, string[]>();
+  const general: string[] = [];
+  for (const issue of issues.filter((i) => i.severity === 'ERROR')) {
+    const text = `${issue.code ? `${issue.code} ` : ''}${issue.message}`;
+    if (issue.messageId === undefined) general.push(text);
+    else errors.set(issue.messageId, [...(errors.get(issue.messageId) ?? []), text]);
+  }
+  const byItem = new Map([...index].map(([messageId, i]) => [i, messageId]));
+  return updates.map((u, i) => {
+    const messageId = byItem.get(i);
+    if (messageId === undefined) return { stockId: u.stockId, outcome: 'accepted' };
+    const found = [...general, ...(errors.get(messageId) ?? [])];
+    if (found.length === 0) return { stockId: u.stockId, outcome: 'accepted' };
+    return { stockId: u.stockId, outcome: 'refused', message: `market_d feed ${feedId} refused the quantity of item ${u.stockId}: ${found.join('; ')}` };
+  });
+}
+
+const retryAll = (updates: QuantityUpdate[], message: string): QuantityOutcome[] => updates.map((u) => ({ stockId: u.stockId, outcome: 'retry', message }));
+
+/** Reads a finished feed into the items' outcomes; CANCELLED and FATAL send every item again (with the report's reason when there is one). */
+async function settle(
+  s: SpApiSession,
+  updates: QuantityUpdate[],
+  index: Map<number, number>,
+  feedId: string,
+  feed: { status: string; resultFeedDocumentId?: string },
+) {
+  if (feed.status === 'DONE' && feed.resultFeedDocumentId) return outcomes(updates, index, feedId, await report(s, feed.resultFeedDocumentId));
+  const reason = feed.resultFeedDocumentId
+    ? (await report(s, feed.resultFeedDocumentId).catch(() => []))
+        .map((i) => i.message)
+        .join('; ')
+        .slice(0, 500)
+    : '';
+  return retryAll(updates, `market_d feed ${feedId} ended ${feed.status}${reason ? `: ${reason}` : ''}; the quantities go again`);
+}
+
+/**
+ * CIA quantities as one JSON_LISTINGS_FEED: a feed still being processed from an earlier try is
+ * read first (the same batch: its outcome is this batch's; another batch: it is waited for, so an
+ * older quantity never lands after a newer one); otherwise the batch is submitted. The feed is
+ * polled for MARKET_D_FEED_WAIT_MS; still unfinished then, every item is answered retry and the
+ * next try of the push reads the same feed instead of sending it again.
+ */
+export async function sendQuantityFeed(s: SpApiSession, updates: QuantityUpdate[], batchKey: string): Promise<QuantityOutcome[]> {
+  const { messages, index } = feedMessages(updates, s.creds.marketplaceId);
+  const account = s.target.portalAccountId;
+  const earlier = await readPending(account);
+  if (earlier) {
+    const feed = await poll(s, earlier.feedId);
+    if (!finished.includes(feed.status))
+      return retryAll(updates, `market_d feed ${earlier.feedId} of portal account ${account} is still ${feed.status}; read again on the next try`);
+    await writePending(account, null);
+    if (earlier.batchKey === batchKey) return settle(s, updates, index, earlier.feedId, feed);
+  }
+  if (messages.length === 0) return updates.map((u) => ({ stockId: u.stockId, outcome: 'accepted' }));
+  const feedId = await submit(s, messages);
+  await writePending(account, { feedId, batchKey, skus: messages.map((m) => m.sku) });
+  const feed = await poll(s, feedId);
+  if (!finished.includes(feed.status))
+    return retryAll(updates, `market_d feed ${feedId} of portal account ${account} is still ${feed.status}; read again on the next try`);
+  await writePending(account, null);
+  return settle(s, updates, index, feedId, feed);
+}

@@ -1,0 +1,91 @@
+import { clientRateLimits as feedLimits } from '@sp-api-sdk/feeds-api-2021-06-30';
+import { clientRateLimits as listingLimits } from '@sp-api-sdk/listings-items-api-2021-08-01';
+import { clientRateLimits as orderLimits } from '@sp-api-sdk/orders-api-v0';
+import { config } from '../../../config';
+import { log } from '../../log';
+import { redis } from '../../redis';
+import { redisReady } from '../portal-rate-limit';
+
+/** One SP-API operation's usage plan: requests per second and burst (the SDK's clientRateLimits, from Amazon's models). */
+export interface UsagePlan {
+  rate: number;
+  burst: number;
+}
+
+const limits = [...listingLimits, ...feedLimits, ...orderLimits];
+
+/** The usage plan of a call by method and path, as the SDK's table lists it. */
+export function usagePlan(method: string, path: string): UsagePlan & { operation: string } {
+  const found = limits.find((l) => l.method.toLowerCase() === method.toLowerCase() && l.urlRegex.test(path));
+  // Every route the adapter calls is in the table; an unknown one gets the most careful plan.
+  if (!found) return { rate: 0.0167, burst: 1, operation: `${method} ${path}` };
+  return { rate: found.rate, burst: found.burst, operation: `${method.toLowerCase()} ${found.urlRegex.source}` };
+}
+
+// A token bucket per (portal account, operation): refilled at `rate` per second up to `burst`;
+// a call takes a token, or reserves the next one (the bucket goes below zero) when the wait is
+// within max; beyond max nothing is reserved and the wait is answered negative.
+const takeToken = `
+local now = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local burst = tonumber(ARGV[3])
+local maxWait = tonumber(ARGV[4])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or now
+tokens = math.min(burst, tokens + (now - at) * rate / 1000)
+local wait = 0
+if tokens < 1 then wait = math.ceil((1 - tokens) * 1000 / rate) end
+if wait > maxWait then
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+  return -wait
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 60000)
+return wait
+`;
+
+/**
+ * The rate Amazon applies to this seller and operation, learned from the x-amzn-RateLimit-Limit
+ * header of its answers (a seller's usage plan may be above the default); per process.
+ */
+const learned = new Map<string, number>();
+
+export function learnRate(portalAccountId: number, operation: string, header: unknown): void {
+  const rate = Number(header);
+  if (Number.isFinite(rate) && rate > 0) learned.set(`${portalAccountId}|${operation}`, rate);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits for a token of the operation's bucket of the portal account, shared by every worker
+ * process through Redis. Answers the wait beyond maxWaitMs instead of waiting (the caller fails
+ * the job for a retry after it); 0 once a token is taken. Without Redis the call goes ahead (the
+ * 429 handling is the fallback).
+ */
+export async function takeSpApiToken(portalAccountId: number, method: string, path: string, maxWaitMs: number): Promise<number> {
+  const plan = usagePlan(method, path);
+  const rate = learned.get(`${portalAccountId}|${plan.operation}`) ?? plan.rate;
+  let wait: number;
+  try {
+    await redisReady();
+    wait = Number(
+      await redis().eval(
+        takeToken,
+        1,
+        `${config().queuePrefix}:spapi-rate:${portalAccountId}:${plan.operation}`,
+        String(Date.now()),
+        String(rate),
+        String(Math.max(1, plan.burst)),
+        String(maxWaitMs),
+      ),
+    );
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'SP-API rate limit not available; calling without it');
+    return 0;
+  }
+  if (wait < 0) return -wait;
+  if (wait > 0) await sleep(wait);
+  return 0;
+}

@@ -1,0 +1,615 @@
+/**
+ * The sandbox's market_d: the subset of Amazon's Selling Partner API that the market_d adapter
+ * calls, with the same paths, payloads and error bodies ({errors: [{code, message, details}]}):
+ * Login with Amazon's token endpoint, Listings Items 2021-08-01 (put, patch, delete), Feeds
+ * 2021-06-30 (documents, JSON_LISTINGS_FEED feeds processed asynchronously IN_QUEUE ->
+ * IN_PROGRESS -> DONE, processing reports with per-message issues), Orders v0 (getOrders,
+ * getOrderItems, confirmShipment). The access tokens it issues name the portal account
+ * (refresh token `Atzr|sandbox-<portal account>`), so every call is recorded and applied for
+ * that account in the shared state (offers, quantities, acks, requests, faults, delays).
+ */
+import crypto from 'node:crypto';
+import express, { NextFunction, Request, Response } from 'express';
+import { emitQuantity, Fault, key, SandboxState, SellRequest } from './sandbox.app';
+
+const portal = 'market_d';
+
+interface SandboxFeed {
+  account: string;
+  feedId: string;
+  feedType: string;
+  marketplaceIds: string[];
+  inputFeedDocumentId: string;
+  createdTime: string;
+  processingStatus: 'IN_QUEUE' | 'IN_PROGRESS' | 'DONE' | 'CANCELLED' | 'FATAL';
+  processingStartTime?: string;
+  processingEndTime?: string;
+  resultFeedDocumentId?: string;
+}
+
+interface SandboxOrder {
+  account: string;
+  order: Record<string, unknown> & { AmazonOrderId: string; LastUpdateDate: string; OrderStatus: string };
+  items: (Record<string, unknown> & { OrderItemId: string; QuantityOrdered: number; QuantityShipped: number })[];
+}
+
+/** What the sandbox's Amazon holds; cleared with the sandbox. */
+export class AmazonState {
+  tokens = new Map<string, string>();
+  revoked = new Set<string>();
+  documents = new Map<string, { account: string; content: string | null }>();
+  feeds = new Map<string, SandboxFeed>();
+  orders = new Map<string, SandboxOrder>();
+  /** Scripted feed endings: the next `remaining` feeds (of the account, when given) end so. */
+  feedOutcomes: { account?: string; status: 'FATAL' | 'CANCELLED'; remaining: number }[] = [];
+  /** How long a feed takes from createFeed to DONE, in ms. */
+  feedMs = 300;
+  /** The usage plan rate the sandbox answers in x-amzn-RateLimit-Limit (generous: the sandbox serves a whole fleet). */
+  rateLimit = 100;
+  /** Orders and order items per page. */
+  pageSize = 100;
+  private counter = 0;
+
+  next(): number {
+    this.counter += 1;
+    return this.counter;
+  }
+
+  clear(): void {
+    this.tokens.clear();
+    this.revoked.clear();
+    this.documents.clear();
+    this.feeds.clear();
+    this.orders.clear();
+    this.feedOutcomes = [];
+    this.feedMs = 300;
+    this.rateLimit = 100;
+    this.pageSize = 100;
+  }
+}
+
+const amazonStates = new WeakMap<SandboxState, AmazonState>();
+
+/** The sandbox Amazon of a sandbox (tests read its feeds and orders). */
+export function amazonOf(state: SandboxState): AmazonState {
+  let amazon = amazonStates.get(state);
+  if (!amazon) {
+    amazon = new AmazonState();
+    amazonStates.set(state, amazon);
+    state.events.on('reset', () => amazon!.clear());
+  }
+  return amazon;
+}
+
+const errorBody = (code: string, message: string, details = '') => ({ errors: [{ code, message, details }] });
+const codeOf = (status: number) => (status === 429 ? 'QuotaExceeded' : status >= 500 ? 'InternalFailure' : status === 404 ? 'NotFound' : 'InvalidInput');
+const now = () => new Date().toISOString();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const accountOf = (res: Response) => String(res.locals.account);
+
+/** The portal account a refresh token names: `Atzr|sandbox-<account>`, else the token itself. */
+function accountOfRefreshToken(token: string): string {
+  return /^Atzr\|sandbox-(.+)$/.exec(token)?.[1] ?? token;
+}
+
+/** The first pending fault of the market_d portal account; counted down. */
+function takeFault(state: SandboxState, account: string, reference?: string): Fault | undefined {
+  const fault = state.faults.find(
+    (f) =>
+      f.remaining > 0 &&
+      (reference === undefined ? f.reference === undefined : f.reference === reference) &&
+      (f.portal === null || f.portal === portal) &&
+      (f.portalAccount === undefined || f.portalAccount === account),
+  );
+  if (!fault) return undefined;
+  fault.remaining -= 1;
+  if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);
+  return fault;
+}
+
+/** Login with Amazon: refresh_token grant, form or JSON; a revoked refresh token is invalid_grant. */
+function lwa(state: SandboxState, amazon: AmazonState) {
+  return (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as Record<string, string | undefined>;
+    const account = accountOfRefreshToken(body.refresh_token ?? '');
+    const answer = (status: number, payload: unknown) => {
+      state.requests.push({
+        at: now(),
+        portal,
+        portalAccount: account,
+        method: 'POST',
+        path: '/auth/o2/token',
+        idempotencyKey: null,
+        body: { grant_type: body.grant_type, client_id: body.client_id },
+        status,
+        replayed: false,
+        bearer: false,
+      });
+      res.status(status).json(payload);
+    };
+    if (body.grant_type !== 'refresh_token' || !body.refresh_token || !body.client_id || !body.client_secret) {
+      answer(400, { error: 'invalid_request', error_description: 'grant_type, refresh_token, client_id and client_secret are required' });
+      return;
+    }
+    if (amazon.revoked.has(body.refresh_token) || amazon.revoked.has(`account:${account}`)) {
+      answer(400, { error: 'invalid_grant', error_description: 'The request has an invalid grant parameter : refresh_token' });
+      return;
+    }
+    const token = `Atza|sandbox-${account}-${crypto.randomBytes(12).toString('hex')}`;
+    amazon.tokens.set(token, account);
+    answer(200, { access_token: token, refresh_token: body.refresh_token, token_type: 'bearer', expires_in: 3600 });
+  };
+}
+
+/**
+ * Before an SP-API route: the access token names the portal account (403 Unauthorized when it
+ * is unknown or revoked); the delay; a pending fault (SP-API's error body; 429 with
+ * x-amzn-RateLimit-Limit and its Retry-After); every call recorded with its answer.
+ */
+function gate(state: SandboxState, amazon: AmazonState) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const account = amazon.tokens.get(req.get('x-amz-access-token') ?? '');
+    res.locals.account = account ?? 'unknown';
+    res.set('x-amzn-RateLimit-Limit', String(amazon.rateLimit));
+    res.set('x-amzn-RequestId', crypto.randomUUID());
+    const path = req.originalUrl.split('?')[0]!;
+    res.once('finish', () => {
+      state.requests.push({
+        at: now(),
+        portal,
+        portalAccount: account ?? 'unknown',
+        method: req.method,
+        path,
+        idempotencyKey: null,
+        body: req.body,
+        status: res.statusCode,
+        replayed: false,
+        bearer: account !== undefined,
+        query: { ...req.query },
+      });
+      if (state.requests.length > state.maxRequests) state.requests.splice(0, state.requests.length - state.maxRequests);
+    });
+    state.inFlight += 1;
+    res.once('close', () => {
+      state.inFlight -= 1;
+    });
+    if (!account) {
+      res
+        .status(403)
+        .json(errorBody('Unauthorized', 'Access to requested resource is denied.', 'The access token you provided is revoked, malformed or invalid.'));
+      return;
+    }
+    const delay = state.delays.get(portal) ?? state.delays.get('*') ?? 0;
+    if (delay > 0) await sleep(delay);
+    const fault = takeFault(state, account);
+    if (fault) {
+      if (fault.retryAfter !== undefined) res.set('Retry-After', fault.retryAfter);
+      res.status(fault.status).json(errorBody(codeOf(fault.status), fault.message));
+      return;
+    }
+    next();
+  };
+}
+
+function offerOf(state: SandboxState, account: string, sku: string) {
+  return state.offers.get(key(portal, account, sku));
+}
+
+/** The DEFAULT (merchant) quantity of a fulfillment_availability value, if it names one. */
+function merchantQuantity(value: unknown): number | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const entry = (value as Record<string, unknown>[]).find((v) => v.fulfillment_channel_code === 'DEFAULT');
+  return typeof entry?.quantity === 'number' && Number.isInteger(entry.quantity) && entry.quantity >= 0 ? entry.quantity : undefined;
+}
+
+function setOffer(state: SandboxState, account: string, sku: string, attributes: Record<string, unknown>, quantity: number, via: 'listing' | 'quantity'): void {
+  const existing = offerOf(state, account, sku);
+  state.offers.set(key(portal, account, sku), {
+    portal,
+    portalAccount: account,
+    sku,
+    itemId: sku,
+    quantity,
+    active: true,
+    listing: { ...(existing?.listing ?? {}), ...attributes },
+    updatedAt: now(),
+  });
+  emitQuantity(state, portal, account, sku, quantity, via);
+}
+
+const submission = (sku: string, issues: Record<string, unknown>[] = []) => ({
+  sku,
+  status: issues.some((i) => i.severity === 'ERROR') ? 'INVALID' : 'ACCEPTED',
+  submissionId: crypto.randomUUID().replace(/-/g, ''),
+  issues,
+});
+
+/** A data refusal of the item (a fault with reference = its SKU) as a Listings Items issue. */
+function itemIssues(state: SandboxState, account: string, sku: string): Record<string, unknown>[] {
+  const fault = takeFault(state, account, sku);
+  return fault ? [{ code: String(fault.status), message: fault.message, severity: 'ERROR', categories: ['INVALID_ATTRIBUTE'] }] : [];
+}
+
+function listings(state: SandboxState): express.Router {
+  const router = express.Router();
+  const marketplaces = (req: Request, res: Response): boolean => {
+    if (typeof req.query.marketplaceIds === 'string' && req.query.marketplaceIds) return true;
+    res.status(400).json(errorBody('InvalidInput', 'Missing required marketplaceIds.', 'marketplaceIds'));
+    return false;
+  };
+  router.put('/:sellerId/:sku', (req, res) => {
+    if (!marketplaces(req, res)) return;
+    const body = (req.body ?? {}) as { productType?: unknown; attributes?: Record<string, unknown> };
+    if (typeof body.productType !== 'string' || !body.attributes || typeof body.attributes !== 'object') {
+      res.status(400).json(errorBody('InvalidInput', 'productType and attributes are required.'));
+      return;
+    }
+    const sku = String(req.params.sku);
+    const issues = itemIssues(state, accountOf(res), sku);
+    if (issues.length === 0) setOffer(state, accountOf(res), sku, body.attributes, merchantQuantity(body.attributes.fulfillment_availability) ?? 0, 'listing');
+    res.json(submission(sku, issues));
+  });
+  router.patch('/:sellerId/:sku', (req, res) => {
+    if (!marketplaces(req, res)) return;
+    const body = (req.body ?? {}) as { productType?: unknown; patches?: { op?: string; path?: string; value?: unknown }[] };
+    const sku = String(req.params.sku);
+    const offer = offerOf(state, accountOf(res), sku);
+    if (typeof body.productType !== 'string' || !Array.isArray(body.patches) || body.patches.length === 0) {
+      res.status(400).json(errorBody('InvalidInput', 'productType and patches are required.'));
+      return;
+    }
+    if (!offer) {
+      res.status(404).json(errorBody('NotFound', `SKU ${sku} not found.`));
+      return;
+    }
+    const issues = itemIssues(state, accountOf(res), sku);
+    if (issues.length === 0) {
+      const attributes = Object.fromEntries(body.patches.map((p) => [String(p.path ?? '').replace(/^\/attributes\//, ''), p.value]));
+      setOffer(state, accountOf(res), sku, attributes, merchantQuantity(attributes.fulfillment_availability) ?? offer.quantity, 'listing');
+    }
+    res.json(submission(sku, issues));
+  });
+  router.delete('/:sellerId/:sku', (req, res) => {
+    if (!marketplaces(req, res)) return;
+    const sku = String(req.params.sku);
+    const offer = offerOf(state, accountOf(res), sku);
+    if (offer) {
+      offer.active = false;
+      offer.updatedAt = now();
+      emitQuantity(state, portal, accountOf(res), sku, 0, 'end');
+    }
+    res.json(submission(sku));
+  });
+  return router;
+}
+
+/** One JSON_LISTINGS_FEED message applied, or its issues. */
+function applyMessage(state: SandboxState, account: string, message: Record<string, unknown>): Record<string, unknown>[] {
+  const messageId = message.messageId;
+  const sku = typeof message.sku === 'string' ? message.sku : '';
+  const issue = (code: string, text: string) => [{ messageId, sku, code, severity: 'ERROR', message: text }];
+  if (!Number.isInteger(messageId) || !sku) return issue('4000001', 'messageId and sku are required.');
+  const fault = takeFault(state, account, sku);
+  if (fault) return issue(String(fault.status), fault.message);
+  if (message.operationType !== 'PATCH' || typeof message.productType !== 'string' || !Array.isArray(message.patches))
+    return issue('4000001', 'The sandbox plays PATCH messages with a productType and patches.');
+  const patch = (message.patches as { op?: string; path?: string; value?: unknown }[]).find((p) => p.path === '/attributes/fulfillment_availability');
+  const quantity = merchantQuantity(patch?.value);
+  if (!patch || (patch.op !== 'replace' && patch.op !== 'merge') || quantity === undefined)
+    return issue('99022', "The attribute 'fulfillment_availability' needs a DEFAULT entry with a whole quantity of 0 or more.");
+  setOffer(state, account, sku, { fulfillment_availability: patch.value }, quantity, 'quantity');
+  return [];
+}
+
+/** Processes a feed: its document's messages applied (or the scripted FATAL/CANCELLED), its processing report stored. */
+function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed): void {
+  const scripted = amazon.feedOutcomes.find((o) => o.remaining > 0 && (o.account === undefined || o.account === feed.account));
+  const reportId = `${amazon.next()}${Date.now()}`;
+  let issues: Record<string, unknown>[];
+  let messages: Record<string, unknown>[] = [];
+  let sellerId = '';
+  if (scripted) {
+    scripted.remaining -= 1;
+    amazon.feedOutcomes = amazon.feedOutcomes.filter((o) => o.remaining > 0);
+    issues = [{ code: 'FATAL', severity: 'ERROR', message: `The sandbox ended the feed ${scripted.status}.` }];
+  } else {
+    try {
+      const doc = JSON.parse(amazon.documents.get(feed.inputFeedDocumentId)?.content ?? '') as {
+        header?: { sellerId?: string; version?: string };
+        messages?: unknown;
+      };
+      sellerId = String(doc.header?.sellerId ?? '');
+      if (doc.header?.version !== '2.0' || !Array.isArray(doc.messages)) throw new Error('header.version 2.0 and messages are required');
+      messages = doc.messages as Record<string, unknown>[];
+      issues = messages.flatMap((m) => applyMessage(state, feed.account, m));
+      state.quantityRequests += 1;
+    } catch (err) {
+      issues = [{ code: '4000000', severity: 'ERROR', message: `The feed document is not a valid JSON listings feed: ${(err as Error).message}` }];
+    }
+  }
+  const invalid = new Set(issues.filter((i) => i.messageId !== undefined).map((i) => i.messageId)).size;
+  amazon.documents.set(reportId, {
+    account: feed.account,
+    content: JSON.stringify({
+      header: { sellerId, version: '2.0', feedId: feed.feedId },
+      issues,
+      summary: {
+        errors: issues.length,
+        warnings: 0,
+        messagesProcessed: messages.length,
+        messagesAccepted: messages.length - invalid,
+        messagesInvalid: invalid,
+      },
+    }),
+  });
+  feed.processingStatus = scripted ? scripted.status : 'DONE';
+  feed.processingEndTime = now();
+  feed.resultFeedDocumentId = reportId;
+}
+
+function feeds(state: SandboxState, amazon: AmazonState): express.Router {
+  const router = express.Router();
+  const base = (req: Request) => `${req.protocol}://${req.get('host')}`;
+  router.post('/documents', (req, res) => {
+    const contentType = (req.body as { contentType?: unknown } | undefined)?.contentType;
+    if (typeof contentType !== 'string' || !contentType) {
+      res.status(400).json(errorBody('InvalidInput', 'contentType is required.'));
+      return;
+    }
+    const id = `amzn1.tortuga.4.eu.${crypto.randomUUID()}`;
+    amazon.documents.set(id, { account: accountOf(res), content: null });
+    res.status(201).json({ feedDocumentId: id, url: `${base(req)}/_sandbox/amazon/documents/${encodeURIComponent(id)}` });
+  });
+  router.get('/documents/:id', (req, res) => {
+    const id = String(req.params.id);
+    const doc = amazon.documents.get(id);
+    if (!doc || doc.account !== accountOf(res)) {
+      res.status(404).json(errorBody('NotFound', `Feed document ${id} not found.`));
+      return;
+    }
+    res.json({ feedDocumentId: id, url: `${base(req)}/_sandbox/amazon/documents/${encodeURIComponent(id)}` });
+  });
+  router.post('/feeds', (req, res) => {
+    const body = (req.body ?? {}) as { feedType?: unknown; marketplaceIds?: unknown; inputFeedDocumentId?: unknown };
+    const doc = amazon.documents.get(String(body.inputFeedDocumentId ?? ''));
+    if (body.feedType !== 'JSON_LISTINGS_FEED' || !Array.isArray(body.marketplaceIds) || body.marketplaceIds.length === 0) {
+      res.status(400).json(errorBody('InvalidInput', 'feedType JSON_LISTINGS_FEED and marketplaceIds are required.'));
+      return;
+    }
+    if (!doc || doc.account !== accountOf(res) || doc.content === null) {
+      res.status(400).json(errorBody('InvalidInput', 'inputFeedDocumentId names no uploaded feed document.'));
+      return;
+    }
+    const feed: SandboxFeed = {
+      account: accountOf(res),
+      feedId: String(50000000000 + amazon.next()),
+      feedType: 'JSON_LISTINGS_FEED',
+      marketplaceIds: body.marketplaceIds as string[],
+      inputFeedDocumentId: String(body.inputFeedDocumentId),
+      createdTime: now(),
+      processingStatus: 'IN_QUEUE',
+    };
+    amazon.feeds.set(feed.feedId, feed);
+    setTimeout(() => {
+      feed.processingStatus = 'IN_PROGRESS';
+      feed.processingStartTime = now();
+    }, amazon.feedMs / 3).unref();
+    setTimeout(() => {
+      if (amazon.feeds.get(feed.feedId) === feed) processFeed(state, amazon, feed);
+    }, amazon.feedMs).unref();
+    res.status(202).json({ feedId: feed.feedId });
+  });
+  router.get('/feeds/:feedId', (req, res) => {
+    const feed = amazon.feeds.get(String(req.params.feedId));
+    if (!feed || feed.account !== accountOf(res)) {
+      res.status(404).json(errorBody('NotFound', `Feed ${req.params.feedId} not found.`));
+      return;
+    }
+    const { account: _account, ...answer } = feed;
+    res.json(answer);
+  });
+  return router;
+}
+
+/** A page of a list and the NextToken of the rest (base64 of the offset and the query). */
+function paged<T>(list: T[], token: string | undefined, size: number, scope: string): { page: T[]; next?: string } {
+  const decoded = token ? (JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { scope: string; offset: number }) : { scope, offset: 0 };
+  const offset = decoded.scope === scope ? decoded.offset : 0;
+  const page = list.slice(offset, offset + size);
+  const next = offset + size < list.length ? Buffer.from(JSON.stringify({ scope, offset: offset + size })).toString('base64') : undefined;
+  return { page, next };
+}
+
+function orders(amazon: AmazonState): express.Router {
+  const router = express.Router();
+  router.get('/', (req, res) => {
+    const q = req.query as Record<string, string | undefined>;
+    const token = q.NextToken;
+    let scope: { after: string; marketplaces: string } | undefined;
+    try {
+      scope = token
+        ? (JSON.parse(JSON.parse(Buffer.from(token, 'base64').toString('utf8')).scope as string) as { after: string; marketplaces: string })
+        : undefined;
+    } catch {
+      res.status(400).json(errorBody('InvalidInput', 'Invalid NextToken.'));
+      return;
+    }
+    const after = scope?.after ?? q.LastUpdatedAfter ?? q.CreatedAfter;
+    const marketplaces = scope?.marketplaces ?? q.MarketplaceIds;
+    if (!marketplaces || !after || Number.isNaN(Date.parse(after))) {
+      res.status(400).json(errorBody('InvalidInput', 'MarketplaceIds and CreatedAfter or LastUpdatedAfter are required.'));
+      return;
+    }
+    const byCreation = !scope && !q.LastUpdatedAfter;
+    const list = [...amazon.orders.values()]
+      .filter((o) => o.account === accountOf(res) && marketplaces.split(',').includes(String(o.order.MarketplaceId)))
+      .filter((o) => Date.parse(byCreation ? String(o.order.PurchaseDate) : o.order.LastUpdateDate) >= Date.parse(after))
+      .sort((a, b) => a.order.LastUpdateDate.localeCompare(b.order.LastUpdateDate))
+      .map((o) => o.order);
+    const size = Math.min(100, Number(q.MaxResultsPerPage ?? amazon.pageSize) || amazon.pageSize, amazon.pageSize);
+    const { page, next } = paged(list, token, size, JSON.stringify({ after, marketplaces }));
+    res.json({ payload: { Orders: page, ...(next ? { NextToken: next } : {}), LastUpdatedBefore: now() } });
+  });
+  router.get('/:orderId/orderItems', (req, res) => {
+    const found = amazon.orders.get(String(req.params.orderId));
+    if (!found || found.account !== accountOf(res)) {
+      res.status(404).json(errorBody('NotFound', `Order ${req.params.orderId} not found.`));
+      return;
+    }
+    const { page, next } = paged(found.items, req.query.NextToken as string | undefined, amazon.pageSize, found.order.AmazonOrderId);
+    res.json({ payload: { AmazonOrderId: found.order.AmazonOrderId, OrderItems: page, ...(next ? { NextToken: next } : {}) } });
+  });
+  router.post('/:orderId/shipmentConfirmation', (req, res) => {
+    const found = amazon.orders.get(String(req.params.orderId));
+    if (!found || found.account !== accountOf(res)) {
+      res.status(404).json(errorBody('NotFound', `Order ${req.params.orderId} not found.`));
+      return;
+    }
+    const body = (req.body ?? {}) as { marketplaceId?: unknown; packageDetail?: Record<string, unknown> };
+    const p = body.packageDetail ?? {};
+    const items = Array.isArray(p.orderItems) ? (p.orderItems as { orderItemId?: unknown; quantity?: unknown }[]) : [];
+    const missing = ['packageReferenceId', 'carrierCode', 'trackingNumber', 'shipDate'].filter((f) => typeof p[f] !== 'string' || p[f] === '');
+    if (typeof body.marketplaceId !== 'string' || missing.length > 0 || items.length === 0 || !/^\d+$/.test(String(p.packageReferenceId))) {
+      res.status(400).json(errorBody('InvalidInput', `marketplaceId and packageDetail (${[...missing, 'orderItems'].join(', ')}) are required.`));
+      return;
+    }
+    for (const i of items) {
+      const line = found.items.find((l) => l.OrderItemId === i.orderItemId);
+      if (!line || !Number.isInteger(i.quantity) || Number(i.quantity) < 1 || line.QuantityShipped + Number(i.quantity) > line.QuantityOrdered) {
+        res
+          .status(400)
+          .json(errorBody('InvalidInput', `orderItemId ${String(i.orderItemId)} is not in the order or its quantity is more than is left to ship.`));
+        return;
+      }
+    }
+    for (const i of items) found.items.find((l) => l.OrderItemId === i.orderItemId)!.QuantityShipped += Number(i.quantity);
+    found.order.OrderStatus = found.items.every((l) => l.QuantityShipped >= l.QuantityOrdered) ? 'Shipped' : 'PartiallyShipped';
+    found.order.LastUpdateDate = now();
+    res.status(204).end();
+  });
+  return router;
+}
+
+const digits = (n: number) => Array.from({ length: n }, () => crypto.randomInt(10)).join('');
+
+/** A sale at market_d: an Unshipped order of the SKU (the offer's quantity goes down), for getOrders to find. */
+function sell(state: SandboxState, amazon: AmazonState, body: SellRequest): { order_id: string } {
+  const account = String(body.portal_account);
+  const offer = offerOf(state, account, body.sku);
+  const unit = Number(
+    body.price ??
+      (offer?.listing as { purchasable_offer?: { our_price?: { schedule?: { value_with_tax?: number }[] }[] }[] } | undefined)?.purchasable_offer?.[0]
+        ?.our_price?.[0]?.schedule?.[0]?.value_with_tax ??
+      10,
+  );
+  const total = (unit * body.quantity).toFixed(2);
+  const orderId = `302-${digits(7)}-${digits(7)}`;
+  const at = now();
+  const name = body.buyer?.name ?? 'Erika Mustermann';
+  if (offer) offer.quantity = Math.max(0, offer.quantity - body.quantity);
+  amazon.orders.set(orderId, {
+    account,
+    order: {
+      AmazonOrderId: orderId,
+      PurchaseDate: at,
+      LastUpdateDate: at,
+      OrderStatus: 'Unshipped',
+      FulfillmentChannel: 'MFN',
+      SalesChannel: 'Amazon.de',
+      ShipServiceLevel: 'Std DE Dom_1',
+      OrderTotal: { CurrencyCode: 'EUR', Amount: total },
+      NumberOfItemsShipped: 0,
+      NumberOfItemsUnshipped: body.quantity,
+      PaymentMethod: 'Other',
+      MarketplaceId: 'A1PA6795UKMFR9',
+      OrderType: 'StandardOrder',
+      IsPrime: false,
+      BuyerInfo: { BuyerEmail: body.buyer?.email ?? `${digits(12)}@marketplace.amazon.de`, BuyerName: name },
+      ShippingAddress: { Name: name, AddressLine1: 'Heidestraße 17', City: 'Köln', PostalCode: '51147', CountryCode: 'DE' },
+    },
+    items: [
+      {
+        ASIN: `B0${digits(8)}`,
+        SellerSKU: body.sku,
+        OrderItemId: digits(14),
+        Title: String(offer?.listing.item_name ?? body.sku),
+        QuantityOrdered: body.quantity,
+        QuantityShipped: 0,
+        ItemPrice: { CurrencyCode: 'EUR', Amount: total },
+      },
+    ],
+  });
+  return { order_id: orderId };
+}
+
+/** The controls of the sandbox's Amazon. */
+function controls(app: express.Express, amazon: AmazonState): void {
+  app.post('/_sandbox/amazon/config', (req, res) => {
+    const body = (req.body ?? {}) as { feed_ms?: number; rate_limit?: number; page_size?: number };
+    if (body.feed_ms !== undefined) amazon.feedMs = Math.max(0, Number(body.feed_ms));
+    if (body.rate_limit !== undefined) amazon.rateLimit = Math.max(0.001, Number(body.rate_limit));
+    if (body.page_size !== undefined) amazon.pageSize = Math.max(1, Number(body.page_size));
+    res.json({ feed_ms: amazon.feedMs, rate_limit: amazon.rateLimit, page_size: amazon.pageSize });
+  });
+  app.post('/_sandbox/amazon/revoke', (req, res) => {
+    const body = (req.body ?? {}) as { refresh_token?: string; portal_account?: string | number };
+    if (body.refresh_token) amazon.revoked.add(body.refresh_token);
+    if (body.portal_account !== undefined) amazon.revoked.add(`account:${String(body.portal_account)}`);
+    const account = body.portal_account !== undefined ? String(body.portal_account) : accountOfRefreshToken(body.refresh_token ?? '');
+    for (const [token, owner] of amazon.tokens) if (owner === account) amazon.tokens.delete(token);
+    res.json({ revoked: true });
+  });
+  app.post('/_sandbox/amazon/feed_outcome', (req, res) => {
+    const body = (req.body ?? {}) as { portal_account?: string | number; status?: string; count?: number };
+    if (body.status !== 'FATAL' && body.status !== 'CANCELLED') {
+      res.status(400).json({ message: 'status must be FATAL or CANCELLED' });
+      return;
+    }
+    amazon.feedOutcomes.push({
+      account: body.portal_account === undefined ? undefined : String(body.portal_account),
+      status: body.status,
+      remaining: Math.max(1, Number(body.count ?? 1)),
+    });
+    res.status(201).json({ feed_outcomes: amazon.feedOutcomes.length });
+  });
+  app.post('/_sandbox/amazon/orders/:id/status', (req, res) => {
+    const found = amazon.orders.get(String(req.params.id));
+    const status = (req.body as { status?: string } | undefined)?.status;
+    if (!found || !['Pending', 'Unshipped', 'PartiallyShipped', 'Shipped', 'Canceled'].includes(String(status))) {
+      res.status(400).json({ message: 'a known order and a status of Pending, Unshipped, PartiallyShipped, Shipped or Canceled' });
+      return;
+    }
+    found.order.OrderStatus = String(status);
+    found.order.LastUpdateDate = now();
+    res.json({ order_id: found.order.AmazonOrderId, status });
+  });
+  // The feed document's upload URL and the processing report's download URL (presigned: no token).
+  app.put('/_sandbox/amazon/documents/:id', express.text({ type: () => true, limit: '50mb' }), (req, res) => {
+    const doc = amazon.documents.get(String(req.params.id));
+    if (!doc) {
+      res.status(404).type('application/xml').send('<Error><Code>NoSuchKey</Code></Error>');
+      return;
+    }
+    doc.content = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
+    res.status(200).end();
+  });
+  app.get('/_sandbox/amazon/documents/:id', (req, res) => {
+    const doc = amazon.documents.get(String(req.params.id));
+    if (!doc || doc.content === null) {
+      res.status(404).type('application/xml').send('<Error><Code>NoSuchKey</Code></Error>');
+      return;
+    }
+    res.type('application/json').send(doc.content);
+  });
+}
+
+/** Mounts the sandbox's Amazon on the sandbox app and registers its seller. */
+export function mountAmazon(app: express.Express, state: SandboxState): void {
+  const amazon = amazonOf(state);
+  app.post('/auth/o2/token', express.urlencoded({ extended: false }), lwa(state, amazon));
+  app.use('/listings/2021-08-01/items', gate(state, amazon), listings(state));
+  app.use('/feeds/2021-06-30', gate(state, amazon), feeds(state, amazon));
+  app.use('/orders/v0/orders', gate(state, amazon), orders(amazon));
+  controls(app, amazon);
+  state.sellers.set(portal, (body) => sell(state, amazon, body));
+}

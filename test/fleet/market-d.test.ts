@@ -1,0 +1,80 @@
+import { expect } from 'chai';
+import { db } from '../../lib/db/knex';
+import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { call, newSeller, Seller } from '../support/api';
+import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from './support';
+
+describe('fleet: CIA quantities reach market_d as JSON_LISTINGS_FEED feeds', () => {
+  let seller: Seller;
+  let sandbox: Sandbox;
+  let fleet: Fleet;
+  before(async () => {
+    sandbox = await startSandbox();
+    await forgetOtherSellersBacklog();
+    fleet = await startFleet();
+  });
+  after(async () => {
+    await fleet.stop();
+    await sandbox.close();
+  });
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
+
+  const account = () => String(seller.portalAccountId);
+  const shown = () => sandbox.state.quantities(account()).market_d ?? {};
+  const feedsOf = () => [...amazonOf(sandbox.state).feeds.values()].filter((f) => f.account === account());
+
+  it("when items with a market_d group change, then the seller's SKUs at Amazon end on their quantities through feeds, and a sale lowers them", async () => {
+    const res = await call('stock/list/', {
+      token: seller.token,
+      body: {
+        stock: [
+          { name: 'Amazon 1', sku: 'AMZ-1', quantity: 6, cia: { market_d: { is_active: true } } },
+          { name: 'Amazon 2', sku: 'AMZ-2', quantity: 4, market_d: { sku: 'AMZ-OWN-2' }, cia: { market_d: { is_active: true } } },
+        ],
+      },
+    });
+    expect(res.status, res.text).to.equal(207);
+    const ids = (res.body.response as { stock_id: number }[]).map((r) => Number(r.stock_id));
+    await waitFor('both quantities at Amazon', () => shown()['AMZ-1'] === 6 && shown()['AMZ-OWN-2'] === 4, 15000);
+    expect(feedsOf().every((f) => f.processingStatus === 'DONE')).to.equal(true);
+
+    const order = await call('order/', {
+      token: seller.token,
+      body: { order: { customer: { email: 'buyer@example.com' }, line: [{ id: 1, quantity: 2, price: '9.90', stock_align_id: String(ids[0]) }] } },
+    });
+    expect(order.status, order.text).to.equal(201);
+    await waitFor('the sale at Amazon', () => shown()['AMZ-1'] === 4, 15000);
+  });
+
+  it('when a feed reports an ERROR for one SKU, then that item is refused with Amazon’s message and the other reaches its quantity', async () => {
+    sandbox.state.faults.push({
+      portal: 'market_d',
+      portalAccount: account(),
+      reference: 'AMZ-BAD',
+      status: 400,
+      remaining: 1,
+      message: 'SKU AMZ-BAD is blocked',
+    });
+    const res = await call('stock/list/', {
+      token: seller.token,
+      body: {
+        stock: [
+          { name: 'Bad', sku: 'AMZ-BAD', quantity: 3, cia: { market_d: { is_active: true } } },
+          { name: 'Good', sku: 'AMZ-GOOD', quantity: 3, cia: { market_d: { is_active: true } } },
+        ],
+      },
+    });
+    expect(res.status, res.text).to.equal(207);
+    const bad = Number((res.body.response as { stock_id: number }[])[0]!.stock_id);
+    await waitFor('the good one at Amazon', () => shown()['AMZ-GOOD'] === 3, 15000);
+    expect(shown()['AMZ-BAD']).to.equal(undefined);
+    const state = await waitFor('the refusal recorded', async () => {
+      const row = (await db()('cia_portal_state').where({ account_id: seller.id, stock_id: bad, portal: 'market_d' }).first()) as
+        { last_error: string | null; refused_seq: string; desired_seq: string } | undefined;
+      return row && row.refused_seq === row.desired_seq ? row : undefined;
+    });
+    expect(state.last_error).to.match(/market_d feed \d+ refused the quantity of item \d+: 400 SKU AMZ-BAD is blocked/);
+  });
+});

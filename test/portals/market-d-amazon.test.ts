@@ -1,0 +1,463 @@
+import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { DomainError, isPermanent } from '../../lib/errors';
+import { amazonListing, listingPatches } from '../../lib/portals/amazon/listing-attributes';
+import { orderStatus } from '../../lib/portals/amazon/order-mapping';
+import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
+import type { ListingItem, PortalTarget, QuantityUpdate } from '../../lib/portals/portal.type';
+import { amazonOf } from '../../sandbox/amazon.sandbox';
+import type { SandboxRequest } from '../../sandbox/sandbox.app';
+import { Sandbox, startSandbox } from '../fleet/support';
+
+const DE = 'A1PA6795UKMFR9';
+const adapter = new MarketDAdapter();
+
+function item(group: Record<string, unknown>, more: Partial<ListingItem> = {}): ListingItem {
+  return { stockId: 7, name: 'Teapot', sku: 'TEA-1', ean: '4006381333931', price: '19.90', quantityAvailable: 5, group, ...more };
+}
+
+async function failure(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as DomainError;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('market_d: Stock_market_d_type as a Listings Items submission, field group by field group', () => {
+  it('sku: market_d.sku, else the master SKU, else the stock id', () => {
+    expect(amazonListing(item({ sku: 'AZ-1' }), DE).sku).to.equal('AZ-1');
+    expect(amazonListing(item({}), DE).sku).to.equal('TEA-1');
+    expect(amazonListing(item({}, { sku: null }), DE).sku).to.equal('7');
+  });
+
+  it('identifiers: an ASIN is merchant_suggested_asin; EAN, UPC, ISBN (or the barcode) are externally_assigned_product_identifier', () => {
+    const asin = amazonListing(item({ id_type: 'ASIN', id: 'B00TEST123' }), DE).attributes;
+    expect(asin.merchant_suggested_asin).to.deep.equal([{ value: 'B00TEST123', marketplace_id: DE }]);
+    expect(asin.externally_assigned_product_identifier).to.equal(undefined);
+    expect(amazonListing(item({}), DE).attributes.externally_assigned_product_identifier).to.deep.equal([
+      { type: 'ean', value: '4006381333931', marketplace_id: DE },
+    ]);
+    expect(amazonListing(item({ id_type: 'UPC', id: '012345678905' }), DE).attributes.externally_assigned_product_identifier).to.deep.equal([
+      { type: 'upc', value: '012345678905', marketplace_id: DE },
+    ]);
+    expect(() => amazonListing(item({ id_type: 'GTIN' }), DE)).to.throw(/id_type must be one of ASIN, ISBN, UPC, EAN/);
+    expect(() => amazonListing(item({ id_type: 'ASIN' }), DE)).to.throw(/a product id/);
+  });
+
+  it('price: purchasable_offer with the gross price in the marketplace currency; market_d.price before the master price', () => {
+    expect(amazonListing(item({ price: '24.50' }), DE).attributes.purchasable_offer).to.deep.equal([
+      { currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 24.5 }] }], marketplace_id: DE },
+    ]);
+    expect(amazonListing(item({}), 'A1F83G8C2ARO7P').attributes.purchasable_offer![0]!.currency).to.equal('GBP');
+    expect(() => amazonListing(item({}, { price: null }), DE)).to.throw(/a price is required/);
+  });
+
+  it('condition: new, with the comment as its condition_note', () => {
+    const a = amazonListing(item({ comment: 'Still boxed' }), DE).attributes;
+    expect(a.condition_type).to.deep.equal([{ value: 'new_new', marketplace_id: DE }]);
+    expect(a.condition_note).to.deep.equal([{ value: 'Still boxed', marketplace_id: DE }]);
+    expect(amazonListing(item({}), DE).attributes.condition_note).to.equal(undefined);
+  });
+
+  it('fulfilment and handling time: DEFAULT with quantity and lead_time_to_ship_max_days; FBA names the region and no quantity', () => {
+    expect(amazonListing(item({ delivery_time: 3 }), DE).attributes.fulfillment_availability).to.deep.equal([
+      { fulfillment_channel_code: 'DEFAULT', quantity: 5, lead_time_to_ship_max_days: 3 },
+    ]);
+    expect(amazonListing(item({ is_fba: true }), DE).attributes.fulfillment_availability).to.deep.equal([{ fulfillment_channel_code: 'AMAZON_EU' }]);
+    expect(amazonListing(item({ is_fba: true }), 'ATVPDKIKX0DER').attributes.fulfillment_availability).to.deep.equal([
+      { fulfillment_channel_code: 'AMAZON_NA' },
+    ]);
+  });
+
+  it('prime template: merchant_shipping_group; product type: category_id, else PRODUCT, always an offer-only submission', () => {
+    const l = amazonListing(item({ prime_template: 'Prime DE', category_id: 'KITCHEN' }), DE);
+    expect(l.attributes.merchant_shipping_group).to.deep.equal([{ value: 'Prime DE', marketplace_id: DE }]);
+    expect(l.productType).to.equal('KITCHEN');
+    expect(l.requirements).to.equal('LISTING_OFFER_ONLY');
+    expect(amazonListing(item({}), DE).productType).to.equal('PRODUCT');
+  });
+
+  it('revise: JSON Patch replace operations of the named values only', () => {
+    const patches = listingPatches(amazonListing(item({ price: '30.00' }), DE), ['price']);
+    expect(patches).to.deep.equal([
+      {
+        op: 'replace',
+        path: '/attributes/purchasable_offer',
+        value: [{ currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 30 }] }], marketplace_id: DE }],
+      },
+    ]);
+  });
+
+  it('order status: Pending unpaid, Unshipped and PartiallyShipped paid, Shipped shipped, Canceled cancelled', () => {
+    expect(orderStatus('Pending')).to.deep.equal({ is_paid: false, is_shipped: false, is_cancelled: false });
+    expect(orderStatus('Unshipped')).to.deep.equal({ is_paid: true, is_shipped: false, is_cancelled: false });
+    expect(orderStatus('PartiallyShipped')).to.deep.equal({ is_paid: true, is_shipped: false, is_cancelled: false });
+    expect(orderStatus('Shipped')).to.deep.equal({ is_paid: true, is_shipped: true, is_cancelled: false });
+    expect(orderStatus('Canceled')).to.deep.equal({ is_paid: false, is_shipped: false, is_cancelled: true });
+  });
+});
+
+describe('market_d: the SP-API calls against the sandbox', () => {
+  let sandbox: Sandbox;
+  let account: number;
+  let target: PortalTarget;
+  const wait = config().marketDFeedWaitMs;
+  before(async () => {
+    sandbox = await startSandbox();
+  });
+  after(async () => {
+    setConfig({ ...config(), marketDFeedWaitMs: wait });
+    await sandbox.close();
+  });
+  beforeEach(() => {
+    // A fresh portal account per test: token buckets and pending feeds live in Redis per account.
+    account = 800000 + Math.floor(Math.random() * 100000);
+    target = { portalAccountId: account, baseUrl: sandbox.url, credentials: {} };
+  });
+
+  const calls = (path?: string | RegExp): SandboxRequest[] =>
+    sandbox.state.requests.filter(
+      (r) =>
+        r.portal === 'market_d' &&
+        r.portalAccount === String(account) &&
+        (path === undefined || (typeof path === 'string' ? r.path === path : path.test(r.path))),
+    );
+  const seller = () => `SANDBOX${account}`;
+  const shown = () => sandbox.state.quantities(String(account)).market_d ?? {};
+  const update = (stockId: number, sku: string, quantity: number, group: Record<string, unknown> = {}): QuantityUpdate => ({
+    stockId,
+    quantity,
+    key: `k-${stockId}-${quantity}`,
+    sku,
+    group,
+  });
+
+  it('list: putListingsItem by seller id and SKU with marketplaceIds, the mapped product type and attributes, and an LWA access token', async () => {
+    const answer = await adapter.list(target, item({ sku: 'AZ-PUT', delivery_time: 2, prime_template: 'Prime' }), 'job-1');
+    expect(answer).to.deep.equal({ portalItemId: 'AZ-PUT' });
+    const [put] = calls(`/listings/2021-08-01/items/${seller()}/AZ-PUT`);
+    expect(put!.method).to.equal('PUT');
+    expect(put!.status).to.equal(200);
+    expect(put!.bearer).to.equal(true);
+    expect(put!.query).to.deep.equal({ marketplaceIds: DE });
+    expect(put!.body).to.deep.equal({
+      productType: 'PRODUCT',
+      requirements: 'LISTING_OFFER_ONLY',
+      attributes: {
+        externally_assigned_product_identifier: [{ type: 'ean', value: '4006381333931', marketplace_id: DE }],
+        purchasable_offer: [{ currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 19.9 }] }], marketplace_id: DE }],
+        condition_type: [{ value: 'new_new', marketplace_id: DE }],
+        merchant_shipping_group: [{ value: 'Prime', marketplace_id: DE }],
+        fulfillment_availability: [{ fulfillment_channel_code: 'DEFAULT', quantity: 5, lead_time_to_ship_max_days: 2 }],
+      },
+    });
+    expect(shown()['AZ-PUT']).to.equal(5);
+  });
+
+  it('revise and end: patchListingsItem with the patches, deleteListingsItem by SKU; an INVALID submission fails with its issues', async () => {
+    await adapter.list(target, item({ sku: 'AZ-REV' }), 'job-2');
+    await adapter.revise(target, item({ sku: 'AZ-REV', price: '21.00' }), 'AZ-REV', ['price'], 'job-3');
+    const [patch] = calls(`/listings/2021-08-01/items/${seller()}/AZ-REV`).filter((r) => r.method === 'PATCH');
+    expect(patch!.query).to.deep.equal({ marketplaceIds: DE });
+    expect(patch!.body).to.deep.equal({
+      productType: 'PRODUCT',
+      patches: [
+        {
+          op: 'replace',
+          path: '/attributes/purchasable_offer',
+          value: [{ currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 21 }] }], marketplace_id: DE }],
+        },
+      ],
+    });
+    await adapter.end(target, 7, 'AZ-REV', 'job-4');
+    const [del] = calls(`/listings/2021-08-01/items/${seller()}/AZ-REV`).filter((r) => r.method === 'DELETE');
+    expect(del!.query).to.deep.equal({ marketplaceIds: DE });
+    expect(shown()['AZ-REV']).to.equal(0);
+
+    sandbox.state.faults.push({
+      portal: 'market_d',
+      portalAccount: String(account),
+      reference: 'AZ-BAD',
+      status: 422,
+      remaining: 1,
+      message: "'[item_name]' is required",
+    });
+    const err = await failure(adapter.list(target, item({ sku: 'AZ-BAD' }), 'job-5'));
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message).to.contain('AZ-BAD').and.contain("'[item_name]' is required");
+  });
+
+  it('CIA quantities: createFeedDocument, the upload, createFeed, getFeed until DONE, getFeedDocument and its report; FBA offers are left to Amazon', async () => {
+    const outcomes = await adapter.setQuantities(
+      target,
+      [update(1, 'Q-1', 4, { delivery_time: 1 }), update(2, 'Q-2', 0), update(3, 'Q-FBA', 9, { is_fba: true }), update(4, 'IGNORED', 6, { sku: 'Q-4' })],
+      'batch-1',
+    );
+    expect(outcomes).to.deep.equal([
+      { stockId: 1, outcome: 'accepted' },
+      { stockId: 2, outcome: 'accepted' },
+      { stockId: 3, outcome: 'accepted' },
+      { stockId: 4, outcome: 'accepted' },
+    ]);
+    const seq = calls().filter((r) => r.path !== '/auth/o2/token');
+    const [doc, feed] = seq;
+    expect(doc!.method + ' ' + doc!.path).to.equal('POST /feeds/2021-06-30/documents');
+    expect(doc!.body).to.deep.equal({ contentType: 'application/json; charset=UTF-8' });
+    expect(doc!.status).to.equal(201);
+    const amazon = amazonOf(sandbox.state);
+    const inputId = [...amazon.documents.entries()].find(([, d]) => d.account === String(account) && d.content?.includes('"messages"'))![0];
+    expect(feed!.method + ' ' + feed!.path).to.equal('POST /feeds/2021-06-30/feeds');
+    expect(feed!.body).to.deep.equal({ feedType: 'JSON_LISTINGS_FEED', marketplaceIds: [DE], inputFeedDocumentId: inputId });
+    expect(feed!.status).to.equal(202);
+    const feedId = [...amazon.feeds.values()].find((f) => f.account === String(account))!.feedId;
+    const polls = seq.filter((r) => r.path === `/feeds/2021-06-30/feeds/${feedId}`);
+    expect(polls.length).to.be.at.least(1);
+    expect(seq.at(-1)!.path).to.equal(`/feeds/2021-06-30/documents/${amazon.feeds.get(feedId)!.resultFeedDocumentId}`);
+    expect(JSON.parse(amazon.documents.get(inputId)!.content!)).to.deep.equal({
+      header: { sellerId: seller(), version: '2.0', issueLocale: 'en_US' },
+      messages: [
+        {
+          messageId: 1,
+          sku: 'Q-1',
+          operationType: 'PATCH',
+          productType: 'PRODUCT',
+          patches: [
+            {
+              op: 'replace',
+              path: '/attributes/fulfillment_availability',
+              value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 4, lead_time_to_ship_max_days: 1 }],
+            },
+          ],
+        },
+        {
+          messageId: 2,
+          sku: 'Q-2',
+          operationType: 'PATCH',
+          productType: 'PRODUCT',
+          patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 0 }] }],
+        },
+        {
+          messageId: 3,
+          sku: 'Q-4',
+          operationType: 'PATCH',
+          productType: 'PRODUCT',
+          patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 6 }] }],
+        },
+      ],
+    });
+    expect(shown()).to.deep.equal({ 'Q-1': 4, 'Q-2': 0, 'Q-4': 6 });
+  });
+
+  it("a report's ERROR issues refuse those items with Amazon's message; the others are acknowledged", async () => {
+    sandbox.state.faults.push({
+      portal: 'market_d',
+      portalAccount: String(account),
+      reference: 'E-2',
+      status: 400,
+      remaining: 1,
+      message: 'SKU E-2 is blocked',
+    });
+    const outcomes = await adapter.setQuantities(target, [update(1, 'E-1', 3), update(2, 'E-2', 3), update(3, 'E-3', 3)], 'batch-2');
+    expect(outcomes[0]).to.deep.equal({ stockId: 1, outcome: 'accepted' });
+    expect(outcomes[1]).to.include({ stockId: 2, outcome: 'refused' });
+    expect((outcomes[1] as { message: string }).message)
+      .to.contain('SKU E-2 is blocked')
+      .and.contain('item 2');
+    expect(outcomes[2]).to.deep.equal({ stockId: 3, outcome: 'accepted' });
+    expect(shown()).to.deep.equal({ 'E-1': 3, 'E-3': 3 });
+  });
+
+  it('a feed that ends FATAL (or CANCELLED) sends every item again; the next try submits a new feed', async () => {
+    await fetch(`${sandbox.url}/_sandbox/amazon/feed_outcome`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: account, status: 'FATAL' }),
+    });
+    const first = await adapter.setQuantities(target, [update(1, 'F-1', 2), update(2, 'F-2', 2)], 'batch-3');
+    expect(first.map((o) => o.outcome)).to.deep.equal(['retry', 'retry']);
+    expect((first[0] as { message: string }).message).to.match(/ended FATAL/);
+    expect(shown()).to.deep.equal({});
+    const second = await adapter.setQuantities(target, [update(1, 'F-1', 2), update(2, 'F-2', 2)], 'batch-3');
+    expect(second.map((o) => o.outcome)).to.deep.equal(['accepted', 'accepted']);
+    expect(calls('/feeds/2021-06-30/feeds')).to.have.length(2);
+    expect(shown()).to.deep.equal({ 'F-1': 2, 'F-2': 2 });
+  });
+
+  it('a feed still in progress when the wait is over: the items are retried, and the next try reads the same feed instead of sending it again', async () => {
+    setConfig({ ...config(), marketDFeedWaitMs: 100 });
+    amazonOf(sandbox.state).feedMs = 600;
+    try {
+      const first = await adapter.setQuantities(target, [update(1, 'P-1', 8)], 'batch-4');
+      expect(first[0]).to.include({ outcome: 'retry' });
+      expect((first[0] as { message: string }).message).to.match(/still IN_(QUEUE|PROGRESS)/);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const second = await adapter.setQuantities(target, [update(1, 'P-1', 8)], 'batch-4');
+      expect(second).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
+      expect(calls('/feeds/2021-06-30/feeds')).to.have.length(1);
+      expect(shown()).to.deep.equal({ 'P-1': 8 });
+    } finally {
+      setConfig({ ...config(), marketDFeedWaitMs: wait });
+      amazonOf(sandbox.state).feedMs = 300;
+    }
+  });
+
+  it('send_mit: confirmShipment of the Amazon order with packageDetail and the order items', async () => {
+    const sold = (await (
+      await fetch(`${sandbox.url}/_sandbox/sell`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ portal: 'market_d', portal_account: account, sku: 'S-1', quantity: 2, price: '5.00' }),
+      })
+    ).json()) as { order_id: string };
+    const order = amazonOf(sandbox.state).orders.get(sold.order_id)!;
+    const itemId = order.items[0]!.OrderItemId;
+    await adapter.markShipped(
+      target,
+      {
+        orderId: '12_2026_11',
+        externalOrderId: sold.order_id,
+        lines: [{ transactionId: itemId, quantity: 2 }],
+        carrier: 'DHL',
+        trackingCode: '00340434161094042557',
+        shipDate: '2026-11-23',
+      },
+      'ship-1',
+    );
+    const [confirm] = calls(`/orders/v0/orders/${sold.order_id}/shipmentConfirmation`);
+    expect(confirm!.method).to.equal('POST');
+    expect(confirm!.status).to.equal(204);
+    expect(confirm!.body).to.deep.equal({
+      packageDetail: {
+        packageReferenceId: '1',
+        carrierCode: 'DHL',
+        trackingNumber: '00340434161094042557',
+        shipDate: '2026-11-23T12:00:00Z',
+        orderItems: [{ orderItemId: itemId, quantity: 2 }],
+      },
+      marketplaceId: DE,
+    });
+    expect(order.order.OrderStatus).to.equal('Shipped');
+    const noId = await failure(adapter.markShipped(target, { orderId: '13_2026_11', trackingCode: 'X' }, 'ship-2'));
+    expect(noId.id).to.equal('portal_refused');
+  });
+
+  it('fetchOrders: getOrders by LastUpdatedAfter and MarketplaceIds, NextToken paging, getOrderItems (with its own NextToken) per order, mapped to ChannelOrder', async () => {
+    const amazon = amazonOf(sandbox.state);
+    const since = new Date(Date.now() - 1000);
+    const sell = async (sku: string, quantity: number) =>
+      (
+        (await (
+          await fetch(`${sandbox.url}/_sandbox/sell`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({
+              portal: 'market_d',
+              portal_account: account,
+              sku,
+              quantity,
+              price: '7.50',
+              buyer: { name: 'Max Muster', email: 'max@marketplace.amazon.de' },
+            }),
+          })
+        ).json()) as { order_id: string }
+      ).order_id;
+    const a = await sell('O-1', 2);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const b = await sell('O-2', 1);
+    amazon.orders.get(b)!.items.push({ ...amazon.orders.get(b)!.items[0]!, OrderItemId: '99999999999999', SellerSKU: 'O-3', QuantityOrdered: 1 });
+    amazon.pageSize = 1;
+    try {
+      const first = await adapter.fetchOrders(target, since, null);
+      expect(first.orders.map((o) => o.external_order_id)).to.deep.equal([a]);
+      expect(first.next).to.be.a('string');
+      const second = await adapter.fetchOrders(target, since, first.next);
+      expect(second.orders.map((o) => o.external_order_id)).to.deep.equal([b]);
+      expect(second.next).to.equal(null);
+      expect(second.orders[0]!.line.map((l) => l.sku)).to.deep.equal(['O-2', 'O-3']);
+    } finally {
+      amazon.pageSize = 100;
+    }
+    const [list] = calls('/orders/v0/orders');
+    expect(list!.query).to.deep.equal({ MarketplaceIds: DE, LastUpdatedAfter: since.toISOString() });
+    expect(calls('/orders/v0/orders')[1]!.query).to.deep.equal({ MarketplaceIds: DE, NextToken: calls('/orders/v0/orders')[1]!.query!.NextToken });
+    expect(calls(`/orders/v0/orders/${b}/orderItems`)).to.have.length(2);
+
+    const first = (await adapter.fetchOrders(target, since, null)).orders[0]!;
+    const itemId = amazon.orders.get(a)!.items[0]!.OrderItemId;
+    expect(first).to.deep.equal({
+      external_order_id: a,
+      modified_at: amazon.orders.get(a)!.order.LastUpdateDate,
+      created_at: amazon.orders.get(a)!.order.PurchaseDate,
+      currency_id: 'EUR',
+      customer: {
+        username: a,
+        email: 'max@marketplace.amazon.de',
+        address: { name: 'Max Muster', street: 'Heidestraße 17', zip: '51147', city: 'Köln', country_iso2: 'DE' },
+      },
+      shipping: { method: 'Std DE Dom_1', address: { name: 'Max Muster', street: 'Heidestraße 17', zip: '51147', city: 'Köln', country_iso2: 'DE' } },
+      line: [{ transaction_id: itemId, sku: 'O-1', name: 'O-1', quantity: 2, price: '7.50' }],
+      paid_amount: '15.00',
+      status: { is_paid: true, is_shipped: false, is_cancelled: false },
+    });
+  });
+
+  it('LWA: the refresh token is exchanged once and the access token is reused for the following calls', async () => {
+    target = {
+      portalAccountId: account,
+      baseUrl: sandbox.url,
+      credentials: {
+        client_id: 'amzn1.application-oa2-client.t',
+        client_secret: 's',
+        refresh_token: `Atzr|sandbox-${account}`,
+        seller_id: 'A2SELLER',
+        marketplace_id: DE,
+      },
+    };
+    await adapter.list(target, item({ sku: 'L-1' }), 'job-6');
+    await adapter.list(target, item({ sku: 'L-2' }), 'job-7');
+    const grants = calls('/auth/o2/token');
+    expect(grants).to.have.length(1);
+    expect(grants[0]!.body).to.deep.equal({ grant_type: 'refresh_token', client_id: 'amzn1.application-oa2-client.t' });
+    expect(calls(/^\/listings\/2021-08-01\/items\/A2SELLER\//).map((r) => r.bearer)).to.deep.equal([true, true]);
+  });
+
+  it('a revoked refresh token (invalid_grant) fails for good with a message naming the portal account', async () => {
+    await adapter.list(target, item({ sku: 'R-1' }), 'job-8');
+    await fetch(`${sandbox.url}/_sandbox/amazon/revoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: account }),
+    });
+    const err = await failure(adapter.setQuantities(target, [update(1, 'R-1', 1)], 'batch-5'));
+    expect(err.id).to.equal('portal_refused');
+    expect(isPermanent(err)).to.equal(true);
+    expect(err.message).to.contain(`portal account ${account}`).and.contain('invalid_grant');
+  });
+
+  it("429: retried after Amazon's Retry-After, with its error body in the message; other SP-API errors fail for good with theirs", async () => {
+    sandbox.state.faults.push({
+      portal: 'market_d',
+      portalAccount: String(account),
+      status: 429,
+      remaining: 1,
+      retryAfter: '7',
+      message: 'You exceeded your quota for the requested resource.',
+    });
+    const throttled = await failure(adapter.list(target, item({ sku: 'T-1' }), 'job-9'));
+    expect(throttled.id).to.equal('portal_unavailable');
+    expect(throttled.retryAfterSeconds).to.equal(7);
+    expect(throttled.message).to.contain('QuotaExceeded: You exceeded your quota');
+    sandbox.state.faults.push({ portal: 'market_d', portalAccount: String(account), status: 400, remaining: 1, message: 'Invalid marketplace' });
+    const refused = await failure(adapter.list(target, item({ sku: 'T-1' }), 'job-10'));
+    expect(refused.id).to.equal('portal_refused');
+    expect(refused.message).to.contain('InvalidInput: Invalid marketplace').and.contain(`portal account ${account}`);
+  });
+
+  it('credentials: an account with some but not all of them is refused, naming what is missing', async () => {
+    const err = await failure(adapter.list({ ...target, credentials: { client_id: 'x', refresh_token: 'y' } }, item({}), 'job-11'));
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message).to.contain('client_secret, seller_id, marketplace_id');
+  });
+});
