@@ -213,11 +213,16 @@ export const bankRepository = {
     );
   },
 
-  /** Accounts with records without an order since the date (for the re-match): each account's recent days through its index. */
+  /**
+   * Accounts with records without an order since the date (for the re-match): a probe of each
+   * account's recent days in (account_id, type, transfer_date); as a plain EXISTS the planner
+   * takes a sequential scan of all accounts' records when there are few accounts.
+   */
   async accountsWithUnassigned(knex: Knex, since: Date): Promise<number[]> {
     const { rows } = (await knex.raw(
-      `SELECT a.id FROM account a WHERE EXISTS (
-         SELECT 1 FROM bank b WHERE b.account_id = a.id AND b.type = ANY(?::text[]) AND b.transfer_date >= ? AND b.order_id IS NULL AND b.amount > 0)
+      `SELECT a.id FROM account a CROSS JOIN LATERAL (
+         SELECT 1 FROM bank b WHERE b.account_id = a.id AND b.type = ANY(?::text[]) AND b.transfer_date >= ? AND b.order_id IS NULL AND b.amount > 0
+         LIMIT 1) unassigned
        ORDER BY a.id`,
       [bankKinds, since],
     )) as { rows: { id: number }[] };
