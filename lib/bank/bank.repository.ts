@@ -5,6 +5,9 @@
 import type { Knex } from 'knex';
 import type { BankKind, BankRow } from './bank.type';
 
+/** Every kind of record (the CHECK of bank.type). */
+const bankKinds: BankKind[] = ['bank', 'payment_provider'];
+
 /** An open order as the matching sees it. */
 export interface MatchOrder {
   id: string;
@@ -191,7 +194,9 @@ export const bankRepository = {
       .whereNull('order_id')
       .andWhere('amount', '>', 0)
       .whereBetween('number', [where.from, where.to]);
-    if (where.since) q.andWhere('transfer_date', '>=', where.since);
+    // Both kinds named, so (account_id, type, transfer_date) reads only the days asked for: no
+    // index names order_id (assigning a record is a HOT update, migration 20261124_0100).
+    if (where.since) q.whereIn('type', bankKinds).andWhere('transfer_date', '>=', where.since);
     // bank.number, not the text alias (text order would skip records between batches). FOR UPDATE
     // waits for a run of the same job still in hand (a stalled worker), then sees its assignments.
     return q.orderByRaw('bank.number').limit(limit).forUpdate();
@@ -208,12 +213,20 @@ export const bankRepository = {
     );
   },
 
-  /** Accounts with records without an order since the date (for the re-match). */
+  /**
+   * Accounts with records without an order since the date (for the re-match): a probe of each
+   * account's recent days in (account_id, type, transfer_date); as a plain EXISTS the planner
+   * takes a sequential scan of all accounts' records when there are few accounts.
+   */
   async accountsWithUnassigned(knex: Knex, since: Date): Promise<number[]> {
-    const rows = (await knex('bank').distinct('account_id').whereNull('order_id').andWhere('transfer_date', '>=', since).andWhere('amount', '>', 0)) as {
-      account_id: number;
-    }[];
-    return rows.map((r) => r.account_id);
+    const { rows } = (await knex.raw(
+      `SELECT a.id FROM account a CROSS JOIN LATERAL (
+         SELECT 1 FROM bank b WHERE b.account_id = a.id AND b.type = ANY(?::text[]) AND b.transfer_date >= ? AND b.order_id IS NULL AND b.amount > 0
+         LIMIT 1) unassigned
+       ORDER BY a.id`,
+      [bankKinds, since],
+    )) as { rows: { id: number }[] };
+    return rows.map((r) => r.id);
   },
 
   /** The search base: the account's records of one type, read in within the range when one is given. */
