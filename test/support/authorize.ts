@@ -23,7 +23,12 @@ function read(res: Response, html: string, cookie: string): PageAnswer {
 }
 
 export async function openAuthorize(query: Record<string, string>, headers: Record<string, string> = {}): Promise<PageAnswer> {
-  const res = await fetch(`${await apiBase()}/v1.1/authorize.php?${new URLSearchParams(query)}`, { redirect: 'manual', headers });
+  return openAuthorizeUrl(`${await apiBase()}/v1.1/authorize.php?${new URLSearchParams(query)}`, headers);
+}
+
+/** The page at a full URL (as an OAuth client library builds it). */
+export async function openAuthorizeUrl(url: string, headers: Record<string, string> = {}): Promise<PageAnswer> {
+  const res = await fetch(url, { redirect: 'manual', headers });
   return read(res, await res.text(), '');
 }
 
@@ -54,10 +59,12 @@ export async function authorizeClient(options: {
   login: string;
   password: string;
   query?: Record<string, string>;
+  /** The page's full URL instead of clientId and query. */
+  url?: string;
   tick?: string[];
   portalAccount?: number | 'all';
 }): Promise<Authorized> {
-  const page = await openAuthorize({ response_type: 'code', client_id: options.clientId, ...options.query });
+  const page = options.url ? await openAuthorizeUrl(options.url) : await openAuthorize({ response_type: 'code', client_id: options.clientId, ...options.query });
   if (page.status !== 200) throw new Error(`authorize.php answered ${page.status}: ${page.html}`);
   const tick = options.tick ?? [...page.html.matchAll(/name="scope_item" value="([^"]+)"/g)].map((m) => m[1]!);
   const step2 = await sendForm(page, { login: options.login, password: options.password, scope_item: tick, decision: 'allow' });
