@@ -167,7 +167,7 @@ describe('authorize.php: the consent page (issue 16.1; RFC 6749 4.1, RFC 7636)',
       expect(step2.html).to.contain(`name="portal_account" value="${seller.portalAccountId}" checked`);
       expect(step2.html).to.contain(`name="portal_account" value="${shop.id}">`).and.to.contain('Second shop');
       expect(step2.html).to.contain('name="portal_account" value="all"');
-      expect(step2.html).to.contain(`Signed in as <strong>${seller.login}</strong>`);
+      expect(step2.html).to.contain(`Signed in as <strong>${seller.login}</strong>`).and.to.contain('<li>Read orders</li>');
       const foreign = await sendForm(step2, { portal_account: String(other.portalAccountId), decision: 'allow' });
       expect(foreign.status).to.equal(400);
       expect(foreign.html).to.contain('Choose one of your portal accounts');

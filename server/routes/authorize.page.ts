@@ -18,7 +18,10 @@ main{max-width:30rem;margin:2rem auto;padding:0 1rem}
 h1{font-size:1.3rem;line-height:1.3;margin:0 0 .5rem}
 p{margin:.5rem 0}
 .muted{color:#5b6778;font-size:.92rem}
-.host{font-weight:600;word-break:break-all}
+.host{font-weight:600;overflow-wrap:anywhere}
+.granted{margin:.3rem 0 0;padding-left:1.2rem}
+.granted li{margin:.15rem 0}
+.signed{background:#f3f6fb;border-radius:8px;padding:.6rem .8rem;margin:1rem 0 0}
 .alert{background:#fdecec;border:1px solid #f3b4b4;color:#8a1c1c;border-radius:8px;padding:.6rem .8rem;margin:1rem 0}
 fieldset{border:0;margin:1.2rem 0 0;padding:0}
 legend{font-weight:600;margin-bottom:.4rem;padding:0}
@@ -63,7 +66,7 @@ function hidden(fields: Record<string, string>): string {
 
 function heading(request: AuthorizationRequest): string {
   return `<h1>${escape(request.client.name)} wants access to your Kontor account</h1>
-<p class="muted">After you decide you will be sent back to <span class="host">${escape(hostOf(request.redirectUri))}</span>.</p>`;
+<p class="muted">After you decide, you will be sent back to <span class="host">${escape(hostOf(request.redirectUri))}</span>.</p>`;
 }
 
 const alert = (message: string) => (message ? `<p class="alert" role="alert">${escape(message)}</p>` : '');
@@ -82,7 +85,7 @@ export function signInPage(request: AuthorizationRequest, csrf: string, state: {
 <form method="post" autocomplete="on">${hidden({ ...request.params, csrf })}
 <fieldset><legend>Rights you grant</legend>${boxes}</fieldset>
 <label class="field" for="login">Login</label><input type="text" id="login" name="login" autocomplete="username" autocapitalize="none" spellcheck="false" value="${escape(state.login ?? '')}">
-<label class="field" for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password">
+<label class="field" for="password">Password</label><input type="password" id="password" name="password" autocomplete="current-password"${state.login ? ' autofocus' : ''}>
 <div class="actions"><button class="primary" type="submit" name="decision" value="allow">Continue</button>
 <button class="secondary" type="submit" name="decision" value="deny">Deny</button></div>
 </form>`,
@@ -105,7 +108,7 @@ export function portalAccountPage(step: ConsentStep, csrf: string, message = '')
   return layout(
     `Kontor: authorize ${request.client.name}`,
     `${heading(request)}${alert(message)}
-<p class="muted">Signed in as <strong>${escape(step.login)}</strong>. Rights: </p><ul>${granted}</ul>
+<div class="signed"><p>Signed in as <strong>${escape(step.login)}</strong></p><p class="muted">Rights you grant:</p><ul class="granted">${granted}</ul></div>
 <form method="post">${hidden({ consent: step.ticket, csrf })}
 <fieldset><legend>Which orders may ${escape(request.client.name)} read and write?</legend>${accounts}${all}</fieldset>
 <div class="actions"><button class="primary" type="submit" name="decision" value="allow">Allow</button>
