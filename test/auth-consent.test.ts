@@ -18,7 +18,10 @@ describe('authorize.php: the consent page (issue 16.1; RFC 6749 4.1, RFC 7636)',
   let client: { client_id: string; client_secret: string };
   const redirectUri = 'https://erp.example.com/oauth/callback';
   const exchange = (code: string, extra: Record<string, string> = {}) =>
-    call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code, ...extra } });
+    call('token.php', {
+      headers: { Authorization: basic(client.client_id, client.client_secret) },
+      body: { grant_type: 'authorization_code', code, ...extra },
+    });
   const open = (query: Record<string, string> = {}) => openAuthorize({ response_type: 'code', client_id: client.client_id, ...query });
 
   before(async () => {
@@ -149,7 +152,10 @@ describe('authorize.php: the consent page (issue 16.1; RFC 6749 4.1, RFC 7636)',
       // A consent ticket of one browser is worthless with another's cookie.
       const step2 = await sendForm(page, fields);
       const stranger = await open({ scope: 'order_r' });
-      const stolen = await sendForm({ ...step2, cookie: stranger.cookie, hidden: { ...step2.hidden, csrf: stranger.hidden.csrf! } }, { portal_account: 'all', decision: 'allow' });
+      const stolen = await sendForm(
+        { ...step2, cookie: stranger.cookie, hidden: { ...step2.hidden, csrf: stranger.hidden.csrf! } },
+        { portal_account: 'all', decision: 'allow' },
+      );
       expect(stolen.status).to.equal(400);
       expect(stolen.headers.get('location')).to.equal(null);
       const mine = await sendForm(step2, { portal_account: 'all', decision: 'allow' });
@@ -179,7 +185,12 @@ describe('authorize.php: the consent page (issue 16.1; RFC 6749 4.1, RFC 7636)',
   describe('PKCE at token.php (RFC 7636)', () => {
     it('when the code was issued with an S256 challenge, then only the right code_verifier buys the token', async () => {
       const { verifier, challenge } = pkce();
-      const consent = { clientId: client.client_id, login: seller.login, password: seller.password, query: { code_challenge: challenge, code_challenge_method: 'S256' } };
+      const consent = {
+        clientId: client.client_id,
+        login: seller.login,
+        password: seller.password,
+        query: { code_challenge: challenge, code_challenge_method: 'S256' },
+      };
       const missing = await exchange((await authorizeClient(consent)).code);
       expect(missing.status).to.equal(400);
       expect(missing.body.error![0]!.error).to.equal('invalid_grant');

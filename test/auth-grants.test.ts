@@ -15,9 +15,17 @@ interface ClientTokens {
 }
 
 /** A client authorized through the consent page for one portal account (or all). */
-async function authorizedClient(seller: Seller, client: { client_id: string; client_secret: string }, portalAccount: number | 'all', scope: string): Promise<ClientTokens> {
+async function authorizedClient(
+  seller: Seller,
+  client: { client_id: string; client_secret: string },
+  portalAccount: number | 'all',
+  scope: string,
+): Promise<ClientTokens> {
   const { code } = await authorizeClient({ clientId: client.client_id, login: seller.login, password: seller.password, query: { scope }, portalAccount });
-  const res = await call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'authorization_code', code } });
+  const res = await call('token.php', {
+    headers: { Authorization: basic(client.client_id, client.client_secret) },
+    body: { grant_type: 'authorization_code', code },
+  });
   expect(res.status, res.text).to.equal(200);
   return { access: res.body.access_token as string, refresh: res.body.refresh_token as string };
 }
@@ -99,7 +107,7 @@ describe('grants bound to portal accounts (issue 16.2; document 1, Authenticatio
     expect((a.body.order as { status: { is_paid: boolean } }).status.is_paid).to.equal(false);
   });
 
-  it("when a client was granted all portal accounts, or the seller uses their own token, then every order is theirs", async () => {
+  it('when a client was granted all portal accounts, or the seller uses their own token, then every order is theirs', async () => {
     for (const token of [everything.access, seller.token]) {
       expect((await call(`order/${orderA}/`, { token })).status).to.equal(200);
       expect((await call(`order/${orderB}/`, { token })).status).to.equal(200);
@@ -124,8 +132,20 @@ describe('client accesses: the seller lists and revokes them (issue 16.2)', () =
   let seller: Seller;
   let client: { client_id: string; client_secret: string };
   const refresh = (token: string) =>
-    call('token.php', { headers: { Authorization: basic(client.client_id, client.client_secret) }, body: { grant_type: 'refresh_token', refresh_token: token } });
-  type Access = { id: number; client: { id: string; name: string }; scope: string[]; portal_account_id: number | null; is_cross_account: boolean; created: string; refreshed: string | null; expires: string };
+    call('token.php', {
+      headers: { Authorization: basic(client.client_id, client.client_secret) },
+      body: { grant_type: 'refresh_token', refresh_token: token },
+    });
+  type Access = {
+    id: number;
+    client: { id: string; name: string };
+    scope: string[];
+    portal_account_id: number | null;
+    is_cross_account: boolean;
+    created: string;
+    refreshed: string | null;
+    expires: string;
+  };
   const accesses = async (token: string) => {
     const res = await call('admin/client_access/', { token });
     expect(res.status, res.text).to.equal(200);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { config, setConfig } from '../config';
 import { createClient } from '../lib/auth/client.service';
 import { setClock } from '../lib/clock';
-import { apiBase, call, newSeller, Seller } from './support/api';
+import { call, newSeller, Seller } from './support/api';
 import { openAuthorize, sendForm } from './support/authorize';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -85,7 +85,6 @@ describe('login throttle at token.php and authorize.php', () => {
 
   it('when wrong passwords are entered on the authorize page, then it answers 429 with Retry-After; from another address the seller authorizes', async () => {
     const client = await createClient('Throttled ERP', 'https://erp.example.com/cb');
-    const base = await apiBase();
     const page = await openAuthorize({ response_type: 'code', client_id: client.client_id, scope: 'order_r' });
     const authorize = async (password: string, address: string) => {
       const res = await sendForm(page, { login: seller.login, password, scope_item: 'order_r', decision: 'allow' }, { 'X-Forwarded-For': address });

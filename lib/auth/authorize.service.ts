@@ -78,7 +78,8 @@ function codeChallengeOf(params: Record<string, string>): string | null {
     return null;
   }
   if (method !== 'S256') throw new RedirectError('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)');
-  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) throw new RedirectError('invalid_request', 'code_challenge must be BASE64URL(SHA256(code_verifier)), 43 characters');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(challenge))
+    throw new RedirectError('invalid_request', 'code_challenge must be BASE64URL(SHA256(code_verifier)), 43 characters');
   return challenge;
 }
 

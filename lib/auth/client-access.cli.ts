@@ -19,7 +19,8 @@ export async function runClientAccessCommand(command: string | undefined, sub: s
   if (sub === 'revoke') {
     const v = read(rest, ['login', 'id'], []);
     const id = Number(v.id);
-    if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647) throw new AdminCommandError('--id must be the id of a client access (see kontor client-access list)');
+    if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647)
+      throw new AdminCommandError('--id must be the id of a client access (see kontor client-access list)');
     const accountId = await accountOf(String(v.login));
     await explain(() => revokeClientAccess({ accountId, oauthClientId: null }, id));
     return { revoked: id };

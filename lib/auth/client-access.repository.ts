@@ -66,5 +66,4 @@ export const clientAccessRepository = {
     const row = (await query) as { chain_id: string } | undefined;
     return row?.chain_id;
   },
-
 };

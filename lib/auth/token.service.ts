@@ -83,7 +83,8 @@ function checkVerifier(challenge: string | null, verifier: string | undefined): 
   if (verifier === undefined) throw oauthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge');
   const hashed = Buffer.from(crypto.createHash('sha256').update(verifier, 'ascii').digest('base64url'));
   const expected = Buffer.from(challenge);
-  if (hashed.length !== expected.length || !crypto.timingSafeEqual(hashed, expected)) throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  if (hashed.length !== expected.length || !crypto.timingSafeEqual(hashed, expected))
+    throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
 }
 
 /** Document 1, Authentication 2.2: a client exchanges the authorization code for a refresh token. */

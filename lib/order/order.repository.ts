@@ -130,30 +130,30 @@ export function inOrderScope(query: Knex.QueryBuilder, scope: OrderScope): Knex.
  */
 export function orderReadQuery(knex: Knex | Knex.Transaction, scope: OrderScope, parts: OrderParts = allParts): Knex.QueryBuilder {
   return inOrderScope(knex('sales_order'), scope).select(
-      'sales_order.*',
-      knex.raw('sales_order.bill_date::text AS bill_date'),
-      knex.raw(
-        parts.lines
-          ? `COALESCE((SELECT json_agg(json_build_object(
+    'sales_order.*',
+    knex.raw('sales_order.bill_date::text AS bill_date'),
+    knex.raw(
+      parts.lines
+        ? `COALESCE((SELECT json_agg(json_build_object(
         'position', l.position, 'name', l.name, 'sku', l.sku, 'quantity', l.quantity, 'price', l.price::text,
         'tax', l.tax::text, 'transaction_id', l.transaction_id, 'stock_align_id', l.stock_align_id,
         'stock_id', l.stock_id, 'stock_taken', l.stock_taken) ORDER BY l.position)
       FROM sales_order_line l WHERE l.order_internal_id = sales_order.internal_id), '[]'::json) AS lines`
-          : "'[]'::json AS lines",
-      ),
-      knex.raw(
-        parts.history
-          ? `COALESCE((SELECT json_agg(h.text ORDER BY h.internal_id)
+        : "'[]'::json AS lines",
+    ),
+    knex.raw(
+      parts.history
+        ? `COALESCE((SELECT json_agg(h.text ORDER BY h.internal_id)
       FROM sales_order_history h WHERE h.order_internal_id = sales_order.internal_id), '[]'::json) AS history`
-          : "'[]'::json AS history",
-      ),
-      knex.raw(
-        parts.credit
-          ? `COALESCE((SELECT json_agg(c.id ORDER BY c.number) FROM sales_order c
+        : "'[]'::json AS history",
+    ),
+    knex.raw(
+      parts.credit
+        ? `COALESCE((SELECT json_agg(c.id ORDER BY c.number) FROM sales_order c
       WHERE c.account_id = sales_order.account_id AND c.credit_main_id = sales_order.id), '[]'::json) AS credit_sub_ids`
-          : "'[]'::json AS credit_sub_ids",
-      ),
-    );
+        : "'[]'::json AS credit_sub_ids",
+    ),
+  );
 }
 
 export const orderRepository = {

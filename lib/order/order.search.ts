@@ -65,9 +65,7 @@ export const orderSearchRepository = {
   search(scope: OrderScope, search: SearchRequest) {
     const { select } = search;
     const parts = { lines: !select || 'line' in select, history: !select || 'history' in select, credit: !select || 'credit' in select };
-    const base = orderReadQuery(db(), scope, parts).whereRaw('sales_order.created_at <= now() - make_interval(secs => ?)', [
-      config().orderSearchMinAgeSeconds,
-    ]);
+    const base = orderReadQuery(db(), scope, parts).whereRaw('sales_order.created_at <= now() - make_interval(secs => ?)', [config().orderSearchMinAgeSeconds]);
     return runSearch(base, orderSearch, search, orderToApi);
   },
 };

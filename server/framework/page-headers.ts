@@ -42,6 +42,7 @@ export const docsPageHeaders = helmet({
  * form by script. The API's permissive headers (context.ts) are taken off again.
  */
 export function noCors(_req: Request, res: Response, next: NextFunction): void {
-  for (const name of ['Access-Control-Allow-Origin', 'Access-Control-Allow-Methods', 'Access-Control-Allow-Headers', 'Access-Control-Expose-Headers']) res.removeHeader(name);
+  for (const name of ['Access-Control-Allow-Origin', 'Access-Control-Allow-Methods', 'Access-Control-Allow-Headers', 'Access-Control-Expose-Headers'])
+    res.removeHeader(name);
   next();
 }

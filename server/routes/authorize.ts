@@ -74,7 +74,12 @@ async function signInStep(req: Request, res: Response, form: Record<string, unkn
   const again = (status: number, message: string) =>
     html(res, status, signInPage(request, csrf, { ticked, login: typeof form.login === 'string' ? form.login : '', message }));
   try {
-    const outcome = await signIn(request, { login: form.login, password: form.password, scope: ticked, deny: form.decision === 'deny' }, req.context.address, csrf);
+    const outcome = await signIn(
+      request,
+      { login: form.login, password: form.password, scope: ticked, deny: form.decision === 'deny' },
+      req.context.address,
+      csrf,
+    );
     if (outcome.kind === 'redirect') return follow(res, outcome);
     html(res, 200, portalAccountPage(outcome.consent, csrf));
   } catch (err) {

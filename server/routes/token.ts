@@ -20,7 +20,8 @@ export const tokenEndpoints = [
   publicEndpoint<Record<string, never>, TokenRequest>({
     method: 'POST',
     path: 'token.php',
-    summary: 'Obtain an access token: grant_type client_credentials with Basic login:password (sellers), authorization_code (with code_verifier after PKCE) or refresh_token (clients).',
+    summary:
+      'Obtain an access token: grant_type client_credentials with Basic login:password (sellers), authorization_code (with code_verifier after PKCE) or refresh_token (clients).',
     body: Joi.object({
       grant_type: Joi.string().valid('client_credentials', 'authorization_code', 'refresh_token').required(),
       code: Joi.string().max(200),
@@ -47,7 +48,9 @@ export const tokenEndpoints = [
       const clientId = basic?.user ?? body.client_id;
       const secret = basic?.password ?? body.client_secret;
       if (body.grant_type === 'authorization_code') {
-        return ok({ ...(await grantAuthorizationCode(clientId, secret, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier })) });
+        return ok({
+          ...(await grantAuthorizationCode(clientId, secret, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier })),
+        });
       }
       return ok({ ...(await grantRefreshToken(clientId, secret, body.refresh_token, body.scope)) });
     },

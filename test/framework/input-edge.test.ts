@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { XMLParser } from 'fast-xml-parser';
 import { createClient } from '../../lib/auth/client.service';
-import { apiBase, ApiResponse, call, newSeller, Seller } from '../support/api';
+import { ApiResponse, call, newSeller, Seller } from '../support/api';
 import { openAuthorize, sendForm } from '../support/authorize';
 
 function expectRefused(res: ApiResponse, status: number, field?: string): void {

@@ -64,7 +64,9 @@ export async function authorizeClient(options: {
   tick?: string[];
   portalAccount?: number | 'all';
 }): Promise<Authorized> {
-  const page = options.url ? await openAuthorizeUrl(options.url) : await openAuthorize({ response_type: 'code', client_id: options.clientId, ...options.query });
+  const page = options.url
+    ? await openAuthorizeUrl(options.url)
+    : await openAuthorize({ response_type: 'code', client_id: options.clientId, ...options.query });
   if (page.status !== 200) throw new Error(`authorize.php answered ${page.status}: ${page.html}`);
   const tick = options.tick ?? [...page.html.matchAll(/name="scope_item" value="([^"]+)"/g)].map((m) => m[1]!);
   const step2 = await sendForm(page, { login: options.login, password: options.password, scope_item: tick, decision: 'allow' });
