@@ -20,18 +20,21 @@ export interface Consent {
   csrfHash: string;
 }
 
+/** Waits for the first connection; when Redis stays away, the command's own error says so (a 503). */
+const ready = () => whenReady(redis(), 2000).catch(() => undefined);
+
 const keyOf = (ticket: string) => `${config().queuePrefix}:consent:${secretHash(ticket)}`;
 
 export async function saveConsent(consent: Consent): Promise<string> {
   const ticket = crypto.randomBytes(32).toString('base64url');
-  await whenReady(redis(), 2000);
+  await ready();
   await redis().set(keyOf(ticket), JSON.stringify(consent), 'EX', ticketSeconds);
   return ticket;
 }
 
 /** The consent of a ticket sent with this CSRF cookie, or undefined (expired, used, another browser's). */
 export async function loadConsent(ticket: string, csrf: string): Promise<Consent | undefined> {
-  await whenReady(redis(), 2000);
+  await ready();
   const raw = await redis().get(keyOf(ticket));
   if (!raw) return undefined;
   const consent = JSON.parse(raw) as Consent;
