@@ -154,7 +154,11 @@ const grantCache = new Map<string, { grant: Grant; until: number }>();
 const grantCacheMs = 10000;
 const grantCacheSize = 10000;
 
+/** Counts revocations heard: a lookup that raced one (read before, cached after) is not cached. */
+let revocations = 0;
+
 const forgetGrants = (hashes: string[] | 'all') => {
+  revocations++;
   if (hashes === 'all') grantCache.clear();
   else for (const hash of hashes) grantCache.delete(hash);
 };
@@ -165,10 +169,11 @@ export async function grantOfAccessToken(token: string): Promise<Grant | undefin
   const now = Date.now();
   const cached = grantCache.get(hash);
   if (cached && cached.until > now) return cached.grant;
+  const heardBefore = revocations;
   const found = await tokenRepository.findAccessToken(hash);
   if (!found) return undefined;
   const { expiresAt, ...grant } = found;
-  if (!revocationsHeard(forgetGrants)) return grant;
+  if (!revocationsHeard(forgetGrants) || revocations !== heardBefore) return grant;
   if (grantCache.size >= grantCacheSize) grantCache.clear();
   grantCache.set(hash, { grant, until: Math.min(now + grantCacheMs, expiresAt.getTime()) });
   return grant;
