@@ -54,6 +54,11 @@ describe('authorize.php: the consent page (issue 16.1; RFC 6749 4.1, RFC 7636)',
       expect(page.cookie).to.match(/^kontor_authorize_csrf=/);
       const cookie = page.headers.get('set-cookie')!;
       expect(cookie).to.contain('HttpOnly').and.to.contain('SameSite=Strict');
+      const preflight = await fetch(`${await apiBase()}/v1.1/authorize.php`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://evil.example.com', 'Access-Control-Request-Method': 'POST' },
+      });
+      expect([...preflight.headers.keys()].filter((name) => name.startsWith('access-control-'))).to.deep.equal([]);
       const api = await call('system/currency/', { token: seller.token });
       expect(api.headers.get('access-control-allow-origin')).to.equal('*');
     });
