@@ -5,6 +5,7 @@
  *   kontor client create --name N --redirect-uri U
  *   kontor person create | shipping-group create | portal-account create (see lib/admin/admin.cli.ts)
  *   kontor bank import | payment-provider connect (see lib/bank/bank.cli.ts)
+ *   kontor client-access list | revoke (see lib/auth/client-access.cli.ts)
  * Prints JSON on success; a one-line error and exit code 1 otherwise.
  */
 import { parseArgs } from 'node:util';
@@ -16,6 +17,8 @@ import { closeDb } from '../lib/db/knex';
 import { migrateDatabase } from '../lib/migrate';
 import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/admin.cli';
 import { bankUsage, runBankCommand } from '../lib/bank/bank.cli';
+import { clientAccessUsage, runClientAccessCommand } from '../lib/auth/client-access.cli';
+import { closeRedis } from '../lib/redis';
 
 class UsageError extends Error {}
 
@@ -62,7 +65,9 @@ async function run(argv: string[]): Promise<unknown> {
   if (admin !== undefined) return admin;
   const bank = await runBankCommand(command, sub, rest);
   if (bank !== undefined) return bank;
-  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage}`);
+  const access = await runClientAccessCommand(command, sub, rest);
+  if (access !== undefined) return access;
+  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage} | ${clientAccessUsage}`);
 }
 
 run(process.argv.slice(2))
@@ -79,4 +84,5 @@ run(process.argv.slice(2))
     process.stderr.write(`kontor: ${known ? err.message : `failed: ${err.message}`}\n`);
     process.exitCode = 1;
   })
-  .finally(() => closeDb());
+  // A revocation is published on Redis: its connection must close for the process to end.
+  .finally(() => Promise.all([closeDb(), closeRedis()]));

@@ -4,7 +4,7 @@ import { domainError, tooLarge } from '../lib/errors';
 import { requestContext, standardHeaders, versions } from './framework/context';
 import { docsRouter } from './framework/docs';
 import { mountEndpoints } from './framework/mount';
-import { authorizePageHeaders, pageHeaders } from './framework/page-headers';
+import { authorizePageHeaders, noCors, pageHeaders } from './framework/page-headers';
 import { parseQuery } from './framework/query-parser';
 import { sendError, toDomainError } from './framework/respond';
 import type { Endpoint } from '../lib/http/endpoint';
@@ -31,7 +31,7 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   const api = express.Router({ strict: false, caseSensitive: true });
   mountEndpoints(api, [...endpoints, ...extra]);
   api.use(docsRouter([...endpoints, ...extra]));
-  api.use('/authorize.php', authorizePageHeaders, authorizePage());
+  api.use('/authorize.php', noCors, authorizePageHeaders, authorizePage());
   for (const version of versions) app.use(`/${version}`, api);
   app.use('/', api);
 

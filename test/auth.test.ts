@@ -3,6 +3,7 @@ import { config, setConfig } from '../config';
 import { createClient } from '../lib/auth/client.service';
 import { db } from '../lib/db/knex';
 import { apiBase, call, newSeller, Seller, tokenFor } from './support/api';
+import { authorizeClient, openAuthorize, sendForm } from './support/authorize';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
@@ -166,20 +167,14 @@ describe('authentication (document 1, Authentication)', () => {
       expect(page.status).to.equal(200);
       expect(await page.text()).to.contain('Test ERP');
 
-      const form = new URLSearchParams({ client_id: client.client_id, state: '42', login: seller.login, password: seller.password });
-      form.append('scope_item', 'order_r');
-      form.append('scope_item', 'stock_r');
-      const confirm = await fetch(`${await apiBase()}/v1.1/authorize.php`, {
-        method: 'POST',
-        body: form,
-        redirect: 'manual',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      const { code, location: target } = await authorizeClient({
+        clientId: client.client_id,
+        login: seller.login,
+        password: seller.password,
+        query: { state: '42', scope: 'order_r stock_r' },
       });
-      expect(confirm.status).to.equal(303);
-      const target = new URL(confirm.headers.get('location')!);
       expect(target.origin + target.pathname).to.equal('https://erp.example.com/callback');
       expect(target.searchParams.get('state')).to.equal('42');
-      const code = target.searchParams.get('code')!;
 
       const exchange = await call('token.php', {
         headers: { Authorization: basic(client.client_id, client.client_secret) },
@@ -216,9 +211,8 @@ describe('authentication (document 1, Authentication)', () => {
 
     it('when a replaced refresh token is presented again, then invalid_grant, and the current refresh token and access token of that authorization are revoked too (RFC 9700)', async () => {
       const client = await createClient('Leaky ERP', 'https://leaky.example.com/cb');
-      const form = new URLSearchParams({ client_id: client.client_id, login: seller.login, password: seller.password, scope_item: 'stock_r' });
-      const confirm = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
-      const code = new URL(confirm.headers.get('location')!).searchParams.get('code')!;
+      const consent = { clientId: client.client_id, login: seller.login, password: seller.password, query: { scope: 'stock_r' } };
+      const { code } = await authorizeClient(consent);
       const refresh = (token: unknown) =>
         call('token.php', { body: { grant_type: 'refresh_token', refresh_token: token, client_id: client.client_id, client_secret: client.client_secret } });
       const exchange = await call('token.php', {
@@ -243,8 +237,7 @@ describe('authentication (document 1, Authentication)', () => {
       expect((await call('stock/', { token: exchange.body.access_token as string })).status).to.equal(401);
 
       // Another authorization of the same seller and client is a chain of its own and keeps working.
-      const other = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
-      const otherCode = new URL(other.headers.get('location')!).searchParams.get('code')!;
+      const { code: otherCode } = await authorizeClient(consent);
       const otherExchange = await call('token.php', {
         headers: { Authorization: basic(client.client_id, client.client_secret) },
         body: { grant_type: 'authorization_code', code: otherCode },
@@ -254,9 +247,7 @@ describe('authentication (document 1, Authentication)', () => {
 
     it('when a refresh asks for a scope beyond the grant, then 400 and the refresh token stays usable', async () => {
       const client = await createClient('Narrow ERP', 'https://narrow.example.com/cb');
-      const form = new URLSearchParams({ client_id: client.client_id, login: seller.login, password: seller.password, scope_item: 'stock_r' });
-      const confirm = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
-      const code = new URL(confirm.headers.get('location')!).searchParams.get('code')!;
+      const { code } = await authorizeClient({ clientId: client.client_id, login: seller.login, password: seller.password, query: { scope: 'stock_r' } });
       const exchange = await call('token.php', {
         headers: { Authorization: basic(client.client_id, client.client_secret) },
         body: { grant_type: 'authorization_code', code },
@@ -278,11 +269,11 @@ describe('authentication (document 1, Authentication)', () => {
 
     it('when the seller enters a wrong password on the authorize page, then no code is given', async () => {
       const client = await createClient('Other ERP', 'https://other.example.com/cb');
-      const form = new URLSearchParams({ client_id: client.client_id, login: seller.login, password: 'wrong-password' });
-      const res = await fetch(`${await apiBase()}/v1.1/authorize.php`, { method: 'POST', body: form, redirect: 'manual' });
+      const page = await openAuthorize({ response_type: 'code', client_id: client.client_id, scope: 'order_r' });
+      const res = await sendForm(page, { login: seller.login, password: 'wrong-password', scope_item: 'order_r', decision: 'allow' });
       expect(res.status).to.equal(400);
       expect(res.headers.get('location')).to.equal(null);
-      expect(await res.text()).to.contain('login or password is wrong');
+      expect(res.html).to.contain('The login or password is wrong');
     });
   });
 });

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { config, setConfig } from '../config';
 import { createClient } from '../lib/auth/client.service';
 import { setClock } from '../lib/clock';
-import { apiBase, call, newSeller, Seller } from './support/api';
+import { call, newSeller, Seller } from './support/api';
+import { openAuthorize, sendForm } from './support/authorize';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 
@@ -84,14 +85,11 @@ describe('login throttle at token.php and authorize.php', () => {
 
   it('when wrong passwords are entered on the authorize page, then it answers 429 with Retry-After; from another address the seller authorizes', async () => {
     const client = await createClient('Throttled ERP', 'https://erp.example.com/cb');
-    const base = await apiBase();
-    const authorize = (password: string, address: string) =>
-      fetch(`${base}/v1.1/authorize.php`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
-        body: new URLSearchParams({ client_id: client.client_id, login: seller.login, password, scope_item: 'order_r' }),
-      });
+    const page = await openAuthorize({ response_type: 'code', client_id: client.client_id, scope: 'order_r' });
+    const authorize = async (password: string, address: string) => {
+      const res = await sendForm(page, { login: seller.login, password, scope_item: 'order_r', decision: 'allow' }, { 'X-Forwarded-For': address });
+      return { status: res.status, headers: res.headers, text: async () => res.html, next: res };
+    };
     for (let i = 0; i < 3; i++) expect((await authorize('wrong-password', '203.0.113.8')).status).to.equal(400);
     const throttled = await authorize('wrong-password', '203.0.113.8');
     expect(throttled.status).to.equal(429);
@@ -99,7 +97,9 @@ describe('login throttle at token.php and authorize.php', () => {
     expect(await throttled.text()).to.contain('too many login attempts');
     expect((await authorize(seller.password, '203.0.113.8')).status).to.equal(429);
     const elsewhere = await authorize(seller.password, '198.51.100.10');
-    expect(elsewhere.status).to.equal(303);
-    expect(new URL(elsewhere.headers.get('location')!).searchParams.get('code')).to.be.a('string');
+    expect(elsewhere.status).to.equal(200);
+    const allowed = await sendForm(elsewhere.next, { portal_account: 'all', decision: 'allow' });
+    expect(allowed.status).to.equal(303);
+    expect(new URL(allowed.headers.get('location')!).searchParams.get('code')).to.be.a('string');
   });
 });

@@ -1,8 +1,22 @@
 import type { Scope } from './scopes';
 
-/** Who is calling: the account (tenant), the token's scopes and the request's portal account. */
-export interface Caller {
+/**
+ * The orders a caller may read and write (document 1, Authentication 5: only those of a portal
+ * account the authorization covers, unless it permits cross-account requests). Every order query
+ * of lib/order takes one, so no access path can forget it; jobs and the seller's own tokens act
+ * on 'all'.
+ */
+export interface OrderScope {
   accountId: number;
+  /** The one portal account the authorization is bound to, or 'all'. */
+  portalAccountGrant: number | 'all';
+}
+
+/** Every order of the account: the seller's own tokens and the service's jobs. */
+export const allOrdersOf = (accountId: number): OrderScope => ({ accountId, portalAccountGrant: 'all' });
+
+/** Who is calling: the account (tenant), the token's scopes and the request's portal account. */
+export interface Caller extends OrderScope {
   scopes: ReadonlySet<Scope>;
   oauthClientId: number | null;
   /** The portal account of this request: portal_account_id if sent, else the token's, else the default. */

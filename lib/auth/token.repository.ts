@@ -32,6 +32,15 @@ const grantColumns = (grant: Grant) => ({
 
 const expiresIn = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
+/** What an authorization code was issued for (RFC 6749 4.1.3, RFC 7636 4.6). */
+export interface CodeBinding {
+  redirectUri: string;
+  /** The authorization request named redirect_uri: the token request must name it again. */
+  redirectUriSent: boolean;
+  /** BASE64URL(SHA256(code_verifier)) when the client used PKCE (S256 only). */
+  codeChallenge: string | null;
+}
+
 /** What a refresh token presented at token.php turned out to be. */
 export type ConsumedRefreshToken =
   | { kind: 'valid'; grant: Grant; chainId: string }
@@ -71,27 +80,42 @@ export const tokenRepository = {
     if (row) return { kind: 'valid', grant: toGrant(row), chainId: row.chain_id };
     const replaced = (await trx('refresh_token').select('chain_id').where(mine).whereNotNull('replaced_at').first()) as { chain_id: string } | undefined;
     if (!replaced) return { kind: 'unknown' };
-    await trx('refresh_token').where({ chain_id: replaced.chain_id }).delete();
-    const revoked = (await trx('access_token').where({ chain_id: replaced.chain_id }).delete().returning('token_hash')) as { token_hash: string }[];
-    return { kind: 'reused', revokedAccessTokens: revoked.map((r) => r.token_hash) };
+    return { kind: 'reused', revokedAccessTokens: await tokenRepository.deleteChain(trx, replaced.chain_id) };
   },
 
-  async insertAuthorizationCode(hash: string, grant: Grant, redirectUri: string, ttlSeconds: number): Promise<void> {
-    await db()('authorization_code').insert({ code_hash: hash, ...grantColumns(grant), redirect_uri: redirectUri, expires_at: expiresIn(ttlSeconds) });
+  /** Deletes a chain's client access, refresh and access tokens; answers the access tokens' hashes. */
+  async deleteChain(trx: Knex, chainId: string): Promise<string[]> {
+    await trx('client_access').where({ chain_id: chainId }).delete();
+    await trx('refresh_token').where({ chain_id: chainId }).delete();
+    const revoked = (await trx('access_token').where({ chain_id: chainId }).delete().returning('token_hash')) as { token_hash: string }[];
+    return revoked.map((r) => r.token_hash);
   },
 
-  async consumeAuthorizationCode(trx: Knex, hash: string, oauthClientId: number): Promise<(Grant & { redirectUri: string }) | undefined> {
+  async insertAuthorizationCode(hash: string, grant: Grant, binding: CodeBinding, ttlSeconds: number): Promise<void> {
+    await db()('authorization_code').insert({
+      code_hash: hash,
+      ...grantColumns(grant),
+      redirect_uri: binding.redirectUri,
+      redirect_uri_sent: binding.redirectUriSent,
+      code_challenge: binding.codeChallenge,
+      expires_at: expiresIn(ttlSeconds),
+    });
+  },
+
+  /** The code's grant and what the token request must match; the code is gone after this. */
+  async consumeAuthorizationCode(trx: Knex, hash: string, oauthClientId: number): Promise<(Grant & CodeBinding) | undefined> {
     const [row] = await trx('authorization_code')
       .where({ code_hash: hash, oauth_client_id: oauthClientId })
       .andWhere('expires_at', '>', trx.fn.now())
       .delete()
-      .returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'redirect_uri']);
-    return row ? { ...toGrant(row), redirectUri: row.redirect_uri } : undefined;
+      .returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'redirect_uri', 'redirect_uri_sent', 'code_challenge']);
+    return row ? { ...toGrant(row), redirectUri: row.redirect_uri, redirectUriSent: row.redirect_uri_sent, codeChallenge: row.code_challenge } : undefined;
   },
 
   async deleteExpired(): Promise<void> {
     for (const table of ['access_token', 'refresh_token', 'authorization_code']) {
       await db()(table).where('expires_at', '<', db().fn.now()).delete();
     }
+    await db().raw('DELETE FROM client_access a WHERE NOT EXISTS (SELECT 1 FROM refresh_token r WHERE r.chain_id = a.chain_id)');
   },
 };

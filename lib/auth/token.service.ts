@@ -9,7 +9,9 @@ import { throttledLogin } from './login-throttle';
 import { decoyHash, verifyPassword } from '../account/password';
 import { oauthError, parseScope } from './scopes-request';
 import { newSecret, secretHash } from './secret';
-import { Grant, tokenRepository } from './token.repository';
+import { clientAccessRepository } from './client-access.repository';
+import { publishRevocation, revocationsHeard } from './revocation';
+import { CodeBinding, Grant, tokenRepository } from './token.repository';
 
 /** The token.php answer: document 1's fields plus RFC 6749's token_type and expires_in. */
 export interface TokenAnswer {
@@ -68,20 +70,44 @@ async function authenticateClient(clientId: string | undefined, secret: string |
   return client;
 }
 
+/**
+ * RFC 7636 4.6: the verifier of a code issued with a challenge must hash to it (S256, the only
+ * method accepted); a verifier for a code issued without one is refused too (RFC 9700 2.1.1: a
+ * PKCE downgrade).
+ */
+function checkVerifier(challenge: string | null, verifier: string | undefined): void {
+  if (challenge === null) {
+    if (verifier !== undefined) throw oauthError('invalid_grant', 'code_verifier was sent, but the authorization request had no code_challenge');
+    return;
+  }
+  if (verifier === undefined) throw oauthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge');
+  const hashed = Buffer.from(crypto.createHash('sha256').update(verifier, 'ascii').digest('base64url'));
+  const expected = Buffer.from(challenge);
+  if (hashed.length !== expected.length || !crypto.timingSafeEqual(hashed, expected))
+    throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
+}
+
 /** Document 1, Authentication 2.2: a client exchanges the authorization code for a refresh token. */
 export async function grantAuthorizationCode(
   clientId: string | undefined,
   secret: string | undefined,
-  code: string | undefined,
-  redirectUri: string | undefined,
+  request: { code?: string; redirectUri?: string; codeVerifier?: string },
 ): Promise<TokenAnswer> {
   const client = await authenticateClient(clientId, secret);
+  const { code, redirectUri, codeVerifier } = request;
   if (!code) throw invalidInput('invalid_request', 'code is required');
-  const grant = await db().transaction((trx) => tokenRepository.consumeAuthorizationCode(trx, secretHash(code), client.id));
-  if (!grant) throw oauthError('invalid_grant', 'the authorization code is unknown, used or expired');
-  if (redirectUri !== undefined && redirectUri !== grant.redirectUri) throw oauthError('invalid_grant', 'redirect_uri differs from the authorization request');
-  // The code starts a chain: every refresh token that follows, and their access tokens, belong to it.
-  return issue(grant, crypto.randomUUID());
+  return db().transaction(async (trx) => {
+    const grant = await tokenRepository.consumeAuthorizationCode(trx, secretHash(code), client.id);
+    if (!grant) throw oauthError('invalid_grant', 'the authorization code is unknown, used or expired');
+    const { redirectUri: boundUri, redirectUriSent, codeChallenge, ...granted } = grant;
+    if (redirectUri !== undefined ? redirectUri !== boundUri : redirectUriSent)
+      throw oauthError('invalid_grant', 'redirect_uri must be the one of the authorization request');
+    checkVerifier(codeChallenge, codeVerifier);
+    // The code starts a chain, the client access the seller sees: every refresh token that follows, and their access tokens, belong to it.
+    const chainId = crypto.randomUUID();
+    await clientAccessRepository.insert(trx, chainId, { ...granted, oauthClientId: client.id });
+    return issue(granted, chainId, trx);
+  });
 }
 
 /**
@@ -99,12 +125,13 @@ export async function grantRefreshToken(
   const outcome = await db().transaction(async (trx) => {
     const consumed = await tokenRepository.consumeRefreshToken(trx, secretHash(refreshToken), client.id);
     if (consumed.kind !== 'valid') return consumed;
+    await clientAccessRepository.refreshed(trx, consumed.chainId);
     const answer = await issue({ ...consumed.grant, scope: parseScope(scope, consumed.grant.scope) }, consumed.chainId, trx);
     return { kind: 'issued' as const, answer };
   });
   if (outcome.kind === 'issued') return outcome.answer;
   if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the refresh token is unknown, replaced or expired');
-  for (const hash of outcome.revokedAccessTokens) grantCache.delete(hash);
+  await publishRevocation(outcome.revokedAccessTokens);
   throw oauthError(
     'invalid_grant',
     'the refresh token was already replaced; as it may have leaked, every token of this authorization is revoked: authorize the client again',
@@ -112,29 +139,41 @@ export async function grantRefreshToken(
 }
 
 /** authorize.php: after the seller logged in and confirmed, a one-time code for the client. */
-export async function createAuthorizationCode(client: OAuthClientRow, grant: Grant): Promise<string> {
+export async function createAuthorizationCode(grant: Grant, binding: CodeBinding): Promise<string> {
   const code = newSecret('kac');
-  await tokenRepository.insertAuthorizationCode(secretHash(code), grant, client.redirect_uri, config().authorizationCodeTtlSeconds);
+  await tokenRepository.insertAuthorizationCode(secretHash(code), grant, binding, config().authorizationCodeTtlSeconds);
   return code;
 }
 
 /*
  * Every resource request resolves its token; a few seconds of memory spare the database that
- * query on all but the first request of a burst. An entry never outlives its token.
+ * query on all but the first request of a burst. An entry never outlives its token, and entries
+ * are kept only while this process hears revocations (lib/auth/revocation.ts), which remove them.
  */
 const grantCache = new Map<string, { grant: Grant; until: number }>();
 const grantCacheMs = 10000;
 const grantCacheSize = 10000;
 
-/** Resolves a bearer token to its grant; undefined when unknown or expired. */
+/** Counts revocations heard: a lookup that raced one (read before, cached after) is not cached. */
+let revocations = 0;
+
+const forgetGrants = (hashes: string[] | 'all') => {
+  revocations++;
+  if (hashes === 'all') grantCache.clear();
+  else for (const hash of hashes) grantCache.delete(hash);
+};
+
+/** Resolves a bearer token to its grant; undefined when unknown, expired or revoked. */
 export async function grantOfAccessToken(token: string): Promise<Grant | undefined> {
   const hash = secretHash(token);
   const now = Date.now();
   const cached = grantCache.get(hash);
   if (cached && cached.until > now) return cached.grant;
+  const heardBefore = revocations;
   const found = await tokenRepository.findAccessToken(hash);
   if (!found) return undefined;
   const { expiresAt, ...grant } = found;
+  if (!revocationsHeard(forgetGrants) || revocations !== heardBefore) return grant;
   if (grantCache.size >= grantCacheSize) grantCache.clear();
   grantCache.set(hash, { grant, until: Math.min(now + grantCacheMs, expiresAt.getTime()) });
   return grant;

@@ -5,6 +5,7 @@
  * the second run waits for the first's batch and then finds its records assigned.
  */
 import { config } from '../../config';
+import { allOrdersOf } from '../access/caller';
 import { db } from '../db/knex';
 import { inTransaction } from '../db/transaction';
 import { assignIn } from './bank.match';
@@ -23,7 +24,7 @@ export async function matchRange(accountId: number, from: number, to: number, si
     const batch = await inTransaction(async (trx) => {
       // Records per transaction (BANK_MATCH_BATCH): two order queries and one payment write per batch.
       const records = await bankRepository.unassignedForUpdate(trx, accountId, { from: cursor, to, ...(since ? { since } : {}) }, config().bankMatchBatch);
-      return { records, assigned: (await assignIn(trx, accountId, records)).size };
+      return { records, assigned: (await assignIn(trx, allOrdersOf(accountId), records)).size };
     });
     if (!batch.records.length) break;
     run.examined += batch.records.length;

@@ -10,6 +10,7 @@
  * Several fitting orders, or none: the record stays unassigned with order_no as its reference.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import { payOrdersIn } from '../order/order-payment.service';
 import { bankRepository, MatchOrder, MatchRecord } from './bank.repository';
 
@@ -63,9 +64,9 @@ export interface Assignment {
 }
 
 /** Decides the order of each record (no writes): two queries for the whole batch. */
-export async function decide(trx: Knex.Transaction, accountId: number, records: MatchRecord[]): Promise<Assignment[]> {
+export async function decide(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<Assignment[]> {
   const refs = records.map(refsOf);
-  const named = await bankRepository.referencedOrders(trx, accountId, {
+  const named = await bankRepository.referencedOrders(trx, scope, {
     ids: [...new Set(refs.flatMap((r) => r.ids))],
     numbers: [...new Set(refs.flatMap((r) => r.numbers))],
     providerIds: refs.flatMap((r) => (r.providerId ? [r.providerId] : [])),
@@ -87,14 +88,14 @@ export async function decide(trx: Knex.Transaction, accountId: number, records: 
     if (!hit.length && record.sender !== '') unfit.push(assignment);
     return assignment;
   });
-  await byAmountAndName(trx, accountId, unfit);
+  await byAmountAndName(trx, scope, unfit);
   return result;
 }
 
 /** Level 5 for the records no reference fits: one query for their amounts. */
-async function byAmountAndName(trx: Knex.Transaction, accountId: number, unreferenced: Assignment[]): Promise<void> {
+async function byAmountAndName(trx: Knex.Transaction, scope: OrderScope, unreferenced: Assignment[]): Promise<void> {
   if (!unreferenced.length) return;
-  const owing = await bankRepository.ordersOwing(trx, accountId, [...new Set(unreferenced.map((a) => a.record.amount))]);
+  const owing = await bankRepository.ordersOwing(trx, scope, [...new Set(unreferenced.map((a) => a.record.amount))]);
   const index = indexBy(
     owing.filter((o) => o.name),
     (o) => [`${Number(o.owing).toFixed(2)}|${nameKey(o.name!)}`],
@@ -123,15 +124,17 @@ const describe = (r: MatchRecord) =>
 
 /**
  * Assigns the records to the orders decided and pays those orders (orders domain), in the
- * caller's transaction; records left unassigned keep their reference in order_no. Answers the
+ * caller's transaction; records left unassigned keep their reference in order_no. Only orders in
+ * the scope are candidates (a client bound to a portal account pays only its orders). Answers the
  * numbers of the records assigned.
  */
-export async function assignIn(trx: Knex.Transaction, accountId: number, records: MatchRecord[]): Promise<Set<string>> {
-  const decided = await decide(trx, accountId, records);
+export async function assignIn(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<Set<string>> {
+  const { accountId } = scope;
+  const decided = await decide(trx, scope, records);
   const paying = decided.filter((a) => a.orderId !== null);
   const paid = await payOrdersIn(
     trx,
-    accountId,
+    scope,
     paying.map((a) => ({ orderId: a.orderId!, amount: a.record.amount, history: describe(a.record) })),
   );
   const rows = decided.map((a) => {

@@ -3,6 +3,8 @@
  * candidates named in a subject and the search base. Every query is scoped by the account id.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
+import { inOrderScope } from '../order/order.repository';
 import type { BankKind, BankRow } from './bank.type';
 
 /** Every kind of record (the CHECK of bank.type). */
@@ -31,9 +33,9 @@ export interface MatchRecord {
   entry_ref: string | null;
 }
 
-/** The account's orders a payment may still go to: not cancelled, not fully paid. */
-function openOrders(trx: Knex.Transaction, accountId: number): Knex.QueryBuilder {
-  return trx('sales_order')
+/** The orders in scope a payment may still go to: not cancelled, not fully paid. */
+function openOrders(trx: Knex.Transaction, scope: OrderScope): Knex.QueryBuilder {
+  return inOrderScope(trx('sales_order'), scope)
     .select(
       'id',
       trx.raw('number::text AS number'),
@@ -42,7 +44,7 @@ function openOrders(trx: Knex.Transaction, accountId: number): Knex.QueryBuilder
       trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
       trx.raw("customer->'address'->>'name' AS name"),
     )
-    .where({ account_id: accountId, is_cancelled: false })
+    .where({ is_cancelled: false })
     .andWhere((q) => {
       q.whereNull('paid_amount').orWhereRaw('paid_amount < invoice_amount');
     });
@@ -165,9 +167,9 @@ export const bankRepository = {
    * by order id, order number, invoice number or payment_provider_transaction_id. One query for
    * a whole batch of records.
    */
-  async referencedOrders(trx: Knex.Transaction, accountId: number, refs: { ids: string[]; numbers: string[]; providerIds: string[] }): Promise<MatchOrder[]> {
+  async referencedOrders(trx: Knex.Transaction, scope: OrderScope, refs: { ids: string[]; numbers: string[]; providerIds: string[] }): Promise<MatchOrder[]> {
     if (!refs.ids.length && !refs.numbers.length && !refs.providerIds.length) return [];
-    return (await openOrders(trx, accountId).andWhere((q) => {
+    return (await openOrders(trx, scope).andWhere((q) => {
       q.whereRaw('id = ANY(?::text[])', [refs.ids])
         .orWhereRaw('number = ANY(?::bigint[])', [refs.numbers])
         .orWhereRaw('invoice_number = ANY(?::bigint[])', [refs.numbers])
@@ -176,9 +178,9 @@ export const bankRepository = {
   },
 
   /** The account's open orders whose outstanding amount (invoice_amount - paid_amount) is one of those given. */
-  async ordersOwing(trx: Knex.Transaction, accountId: number, amounts: string[]): Promise<MatchOrder[]> {
+  async ordersOwing(trx: Knex.Transaction, scope: OrderScope, amounts: string[]): Promise<MatchOrder[]> {
     if (!amounts.length) return [];
-    return (await openOrders(trx, accountId).andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [amounts])) as MatchOrder[];
+    return (await openOrders(trx, scope).andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [amounts])) as MatchOrder[];
   },
 
   /** Records of the account without an order: an import's (by number range) or those since a date (re-match). */

@@ -53,7 +53,7 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
   }
   await bankRepository.insert(trx, accountId, number, bankId, columns);
   const record = { number: String(number), id: bankId, type: 'bank' as const, subject: columns.subject, sender: columns.sender, amount, entry_ref: null };
-  const assigned = pays ? await assignIn(trx, accountId, [record]) : new Set<string>();
+  const assigned = pays ? await assignIn(trx, caller, [record]) : new Set<string>();
   return { bankId, isOrderPaid: assigned.size > 0, existed: false };
 }
 

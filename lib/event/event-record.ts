@@ -1,3 +1,4 @@
+import { allOrdersOf } from '../access/caller';
 import { db } from '../db/knex';
 import { customerRepository } from '../customer/customer.repository';
 import { customerIdToApi } from '../customer/customer.type';
@@ -21,7 +22,7 @@ export async function loadEventRecord(
 ): Promise<EventRecord | undefined> {
   switch (section) {
     case 'order': {
-      const row = await orderRepository.get(accountId, recordId);
+      const row = await orderRepository.get(allOrdersOf(accountId), recordId);
       return row ? { ...orderToApi(row), user_id: accountId } : undefined;
     }
     case 'customer': {

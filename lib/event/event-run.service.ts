@@ -1,4 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
+import { allOrdersOf } from '../access/caller';
 import { invalidInput, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
 import { updateOrder } from '../order/order.service';
@@ -57,7 +58,7 @@ async function orderFlag(run: Run, handler: EventHandlerRow) {
   if ((record.status as Record<string, unknown> | undefined)?.[flag] === value) return { order_id: run.recordId, flag, value, changed: false };
   const warnings: Warning[] = [];
   // An order that refuses the flag (a domain error) fails the run for good (lib/queue/processors.ts).
-  await updateOrder({ accountId: run.accountId, portalAccountId: null }, run.recordId, { status: { [flag]: value } }, warnings);
+  await updateOrder({ ...allOrdersOf(run.accountId), portalAccountId: null }, run.recordId, { status: { [flag]: value } }, warnings);
   return { order_id: run.recordId, flag, value, changed: true };
 }
 

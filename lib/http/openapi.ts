@@ -229,7 +229,7 @@ function authorizePaths(): Record<string, unknown> {
   const query = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'].map((name) => ({
     name,
     in: 'query',
-    required: ['response_type', 'client_id', 'redirect_uri'].includes(name),
+    required: ['response_type', 'client_id'].includes(name),
     schema: { type: 'string' },
   }));
   return {
@@ -242,6 +242,7 @@ function authorizePaths(): Record<string, unknown> {
         summary: 'The consent page (OAuth 2 authorization code, RFC 6749 4.1): the seller logs in and grants scopes to a client.',
         responses: {
           200: { description: 'The consent form.', content: { 'text/html': { schema: { type: 'string' } } } },
+          303: { description: 'An error of the request sent back to the client (unsupported_response_type, invalid_scope, invalid_request).' },
           400: { description: 'An error page (unknown client or redirect_uri).', content: { 'text/html': { schema: { type: 'string' } } } },
         },
       },
@@ -249,11 +250,18 @@ function authorizePaths(): Record<string, unknown> {
         operationId: 'post_authorize',
         tags: ['authorize'],
         security: [],
-        summary: 'The consent form sent: redirects to redirect_uri with code and state (or error=access_denied).',
+        summary:
+          'The consent form sent (the page posts it; clients never do): step 1 (rights, login) answers step 2 (portal account); step 2 redirects to redirect_uri with code and state. Deny or no right ticked: error=access_denied.',
         requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } } } },
         responses: {
+          200: { description: 'Step 2: the choice of portal account.', content: { 'text/html': { schema: { type: 'string' } } } },
           303: { description: 'Redirect to the client.', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
-          400: { description: 'The form again, with the error.', content: { 'text/html': { schema: { type: 'string' } } } },
+          400: {
+            description: 'The form again, with the error (wrong login or password), or an error page.',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+          403: { description: "The form without its page's CSRF value: the form again.", content: { 'text/html': { schema: { type: 'string' } } } },
+          429: { description: 'Too many failed logins (Retry-After).', content: { 'text/html': { schema: { type: 'string' } } } },
         },
       },
     },

@@ -7,6 +7,7 @@
  * costs a few statements, not thousands of order updates.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import { counterRepository } from '../account/counter.repository';
 import { addManyToOutbox, OutboxJob } from '../queue/outbox';
 import { checkAmount, fromCents, toCents } from './order-money';
@@ -20,10 +21,11 @@ export interface OrderPayment {
   history: string;
 }
 
-/** Pays the orders; a cancelled or absent order takes nothing. Answers the order ids paid. */
-export async function payOrdersIn(trx: Knex.Transaction, accountId: number, payments: OrderPayment[], field = 'bank.amount'): Promise<Set<string>> {
+/** Pays the orders in scope; a cancelled, absent or out-of-scope order takes nothing. Answers the order ids paid. */
+export async function payOrdersIn(trx: Knex.Transaction, scope: OrderScope, payments: OrderPayment[], field = 'bank.amount'): Promise<Set<string>> {
   if (!payments.length) return new Set();
-  const rows = await orderRepository.lockForPayment(trx, accountId, [...new Set(payments.map((p) => p.orderId))]);
+  const { accountId } = scope;
+  const rows = await orderRepository.lockForPayment(trx, scope, [...new Set(payments.map((p) => p.orderId))]);
   const open = new Map(rows.filter((r) => !r.is_cancelled).map((r) => [r.id, r]));
   const cents = new Map<string, bigint>();
   const history: { order_internal_id: string; text: string }[] = [];

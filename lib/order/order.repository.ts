@@ -1,8 +1,10 @@
 /**
- * SQL of orders: the order row, its lines and history. Every query is
- * scoped by the account id; a foreign order is as absent as a missing one.
+ * SQL of orders: the order row, its lines and history. Every query that finds orders is scoped by
+ * an OrderScope: the account, and the portal account a client's authorization is bound to. A
+ * foreign order, or one outside the grant, is as absent as a missing one.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 
 /** The order's columns as stored (numeric as strings, timestamps as Date). */
@@ -115,38 +117,43 @@ export interface OrderParts {
 
 const allParts: OrderParts = { lines: true, history: true, credit: true };
 
+/** Narrows a query of sales_order to the orders the scope may see (document 1, Authentication 5). */
+export function inOrderScope(query: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
+  query.where('sales_order.account_id', scope.accountId);
+  if (scope.portalAccountGrant !== 'all') query.where('sales_order.portal_account_id', scope.portalAccountGrant);
+  return query;
+}
+
 /**
  * The order with its lines, history and credit sub ids in one statement: correlated subqueries
  * read only the rows of the orders on the page.
  */
-export function orderReadQuery(knex: Knex | Knex.Transaction, accountId: number, parts: OrderParts = allParts): Knex.QueryBuilder {
-  return knex('sales_order')
-    .where('sales_order.account_id', accountId)
-    .select(
-      'sales_order.*',
-      knex.raw('sales_order.bill_date::text AS bill_date'),
-      knex.raw(
-        parts.lines
-          ? `COALESCE((SELECT json_agg(json_build_object(
+export function orderReadQuery(knex: Knex | Knex.Transaction, scope: OrderScope, parts: OrderParts = allParts): Knex.QueryBuilder {
+  return inOrderScope(knex('sales_order'), scope).select(
+    'sales_order.*',
+    knex.raw('sales_order.bill_date::text AS bill_date'),
+    knex.raw(
+      parts.lines
+        ? `COALESCE((SELECT json_agg(json_build_object(
         'position', l.position, 'name', l.name, 'sku', l.sku, 'quantity', l.quantity, 'price', l.price::text,
         'tax', l.tax::text, 'transaction_id', l.transaction_id, 'stock_align_id', l.stock_align_id,
         'stock_id', l.stock_id, 'stock_taken', l.stock_taken) ORDER BY l.position)
       FROM sales_order_line l WHERE l.order_internal_id = sales_order.internal_id), '[]'::json) AS lines`
-          : "'[]'::json AS lines",
-      ),
-      knex.raw(
-        parts.history
-          ? `COALESCE((SELECT json_agg(h.text ORDER BY h.internal_id)
+        : "'[]'::json AS lines",
+    ),
+    knex.raw(
+      parts.history
+        ? `COALESCE((SELECT json_agg(h.text ORDER BY h.internal_id)
       FROM sales_order_history h WHERE h.order_internal_id = sales_order.internal_id), '[]'::json) AS history`
-          : "'[]'::json AS history",
-      ),
-      knex.raw(
-        parts.credit
-          ? `COALESCE((SELECT json_agg(c.id ORDER BY c.number) FROM sales_order c
+        : "'[]'::json AS history",
+    ),
+    knex.raw(
+      parts.credit
+        ? `COALESCE((SELECT json_agg(c.id ORDER BY c.number) FROM sales_order c
       WHERE c.account_id = sales_order.account_id AND c.credit_main_id = sales_order.id), '[]'::json) AS credit_sub_ids`
-          : "'[]'::json AS credit_sub_ids",
-      ),
-    );
+        : "'[]'::json AS credit_sub_ids",
+    ),
+  );
 }
 
 export const orderRepository = {
@@ -181,10 +188,9 @@ export const orderRepository = {
   },
 
   /** The payment state of the account's orders among those ids, locked in internal_id order (no deadlock between payers). */
-  async lockForPayment(trx: Knex.Transaction, accountId: number, ids: string[]): Promise<PaymentRow[]> {
-    return trx('sales_order')
+  async lockForPayment(trx: Knex.Transaction, scope: OrderScope, ids: string[]): Promise<PaymentRow[]> {
+    return inOrderScope(trx('sales_order'), scope)
       .select('internal_id', 'id', 'is_paid', 'is_cancelled', 'paid_amount', 'invoice_number')
-      .where('account_id', accountId)
       .whereRaw('id = ANY(?::text[])', [ids])
       .orderBy('internal_id')
       .forUpdate();
@@ -225,8 +231,8 @@ export const orderRepository = {
   },
 
   /** The order row locked for the rest of the transaction, or undefined. */
-  async getForUpdate(trx: Knex.Transaction, accountId: number, id: string): Promise<OrderRow | undefined> {
-    return trx('sales_order').select('*', trx.raw('bill_date::text AS bill_date')).where({ account_id: accountId, id }).forUpdate().first();
+  async getForUpdate(trx: Knex.Transaction, scope: OrderScope, id: string): Promise<OrderRow | undefined> {
+    return inOrderScope(trx('sales_order'), scope).select('*', trx.raw('bill_date::text AS bill_date')).where({ id }).forUpdate().first();
   },
 
   async lines(trx: Knex.Transaction, internalId: string): Promise<LineRow[]> {
@@ -253,20 +259,20 @@ export const orderRepository = {
   },
 
   /** One order with lines and history, or undefined. */
-  async get(accountId: number, id: string): Promise<OrderReadRow | undefined> {
-    return orderReadQuery(db(), accountId).where('sales_order.id', id).first();
+  async get(scope: OrderScope, id: string): Promise<OrderReadRow | undefined> {
+    return orderReadQuery(db(), scope).where('sales_order.id', id).first();
   },
 
   /** The history of an order, or undefined when the order does not exist in the account. */
-  async history(accountId: number, id: string): Promise<string[] | undefined> {
-    const order = await db()('sales_order').select('internal_id').where({ account_id: accountId, id }).first();
+  async history(scope: OrderScope, id: string): Promise<string[] | undefined> {
+    const order = await inOrderScope(db()('sales_order'), scope).select('internal_id').where({ id }).first();
     if (!order) return undefined;
     const rows = await db()('sales_order_history').select('text').where({ order_internal_id: order.internal_id }).orderBy('internal_id');
     return rows.map((r: { text: string }) => r.text);
   },
 
-  async exists(trx: Knex.Transaction, accountId: number, id: string): Promise<boolean> {
-    return Boolean(await trx('sales_order').select('internal_id').where({ account_id: accountId, id }).first());
+  async exists(trx: Knex.Transaction, scope: OrderScope, id: string): Promise<boolean> {
+    return Boolean(await inOrderScope(trx('sales_order'), scope).select('internal_id').where({ id }).first());
   },
 
   async currencyExists(trx: Knex.Transaction, id: string): Promise<boolean> {

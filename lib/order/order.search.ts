@@ -3,6 +3,7 @@
  * ORDER_SEARCH_MIN_AGE_SECONDS old (document 1: 10 s), in order-number order.
  */
 import { config } from '../../config';
+import type { OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { orderToApi } from './order.mapper';
@@ -60,13 +61,11 @@ export const orderSearch: SearchSpec<OrderReadRow> = {
 };
 
 export const orderSearchRepository = {
-  /** A page of the account's orders old enough to be searched. */
-  search(accountId: number, search: SearchRequest) {
+  /** A page of the orders in scope old enough to be searched. */
+  search(scope: OrderScope, search: SearchRequest) {
     const { select } = search;
     const parts = { lines: !select || 'line' in select, history: !select || 'history' in select, credit: !select || 'credit' in select };
-    const base = orderReadQuery(db(), accountId, parts).whereRaw('sales_order.created_at <= now() - make_interval(secs => ?)', [
-      config().orderSearchMinAgeSeconds,
-    ]);
+    const base = orderReadQuery(db(), scope, parts).whereRaw('sales_order.created_at <= now() - make_interval(secs => ?)', [config().orderSearchMinAgeSeconds]);
     return runSearch(base, orderSearch, search, orderToApi);
   },
 };

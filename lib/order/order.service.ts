@@ -4,6 +4,7 @@
  * stock link of lines and the order events, each write in one transaction.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import { counterRepository } from '../account/counter.repository';
 import { linkCustomer } from '../customer/customer.service';
 import { db } from '../db/knex';
@@ -19,9 +20,8 @@ import { LineRow, OrderColumns, orderRepository, OrderRow } from './order.reposi
 import { inTransaction } from '../db/transaction';
 import type { OrderInput, StatusFlag } from './order.type';
 
-/** Who writes: the account and the request's portal account. */
-export interface OrderCaller {
-  accountId: number;
+/** Who writes: the account, the orders its authorization covers, and the request's portal account (new orders get it). */
+export interface OrderCaller extends OrderScope {
   portalAccountId: number | null;
 }
 
@@ -70,9 +70,9 @@ function lineDrafts(input: OrderInput, prefix: string): LineDraft[] {
 
 const transactionIds = (lines: { transaction_id: string | null }[]) => [...new Set(lines.map((l) => l.transaction_id).filter((t): t is string => Boolean(t)))];
 
-async function checkReferences(trx: Knex.Transaction, accountId: number, input: OrderInput, prefix: string): Promise<{ prepaid: boolean }> {
+async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: OrderInput, prefix: string): Promise<{ prepaid: boolean }> {
   const mainId = input.credit?.main_id;
-  if (mainId && !(await orderRepository.exists(trx, accountId, mainId))) {
+  if (mainId && !(await orderRepository.exists(trx, scope, mainId))) {
     throw invalidField(`${prefix}.credit.main_id`, `${prefix}.credit.main_id ${mainId} is not an order of this account`, 'unknown_order');
   }
   if (input.currency_id !== undefined && !(await orderRepository.currencyExists(trx, input.currency_id))) {
@@ -217,7 +217,7 @@ export async function createOrderIn(
   writes?: OrderWrites,
 ): Promise<string> {
   const { accountId } = caller;
-  const { prepaid } = await checkReferences(trx, accountId, input, prefix);
+  const { prepaid } = await checkReferences(trx, caller, input, prefix);
   const drafts = lineDrafts(input, prefix);
   const now = new Date();
   const status = applyStatus(input, undefined, now, prefix);
@@ -283,10 +283,10 @@ export async function updateOrderIn(
   stock?: StockBatch,
 ): Promise<void> {
   const { accountId } = caller;
-  const current = await orderRepository.getForUpdate(trx, accountId, orderId);
+  const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) throw notFound(`order ${orderId}`, 'order_id');
   checkUnchangeable(input, current, prefix);
-  const { prepaid } = await checkReferences(trx, accountId, input, prefix);
+  const { prepaid } = await checkReferences(trx, caller, input, prefix);
   if (input.history !== undefined) {
     warnings.push({
       warning: 'read_only_field',
@@ -396,9 +396,10 @@ export function updateOrder(caller: OrderCaller, orderId: string, input: OrderIn
  * DELETE order/{order_id}/: the lines' stock goes back unless the order was shipped (the goods
  * are gone); a cancelled order holds none any more.
  */
-export function deleteOrder(accountId: number, orderId: string): Promise<void> {
+export function deleteOrder(scope: OrderScope, orderId: string): Promise<void> {
+  const { accountId } = scope;
   return inTransaction(async (trx) => {
-    const current = await orderRepository.getForUpdate(trx, accountId, orderId);
+    const current = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!current) throw notFound(`order ${orderId}`, 'order_id');
     if (!current.is_shipped) {
       const before = await orderRepository.lines(trx, current.internal_id);
@@ -409,9 +410,9 @@ export function deleteOrder(accountId: number, orderId: string): Promise<void> {
 }
 
 /** POST order/{order_id}/history/: appends one entry. */
-export function appendHistory(accountId: number, orderId: string, text: string): Promise<void> {
+export function appendHistory(scope: OrderScope, orderId: string, text: string): Promise<void> {
   return db().transaction(async (trx) => {
-    const current = await orderRepository.getForUpdate(trx, accountId, orderId);
+    const current = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!current) throw notFound(`order ${orderId}`, 'order_id');
     await orderRepository.addHistory(trx, current.internal_id, [text]);
   });

@@ -1,3 +1,4 @@
+import { allOrdersOf } from '../access/caller';
 import { db } from '../db/knex';
 import { isPermanent, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
@@ -91,7 +92,7 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
   await db().transaction(async (trx) => {
     await updateOrderIn(
       trx,
-      { accountId: run.accountId, portalAccountId: null },
+      { ...allOrdersOf(run.accountId), portalAccountId: null },
       run.orderId,
       {
         status: { is_shipped: true },
@@ -104,7 +105,7 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
       },
       warnings,
     );
-    const current = await orderRepository.getForUpdate(trx, run.accountId, run.orderId);
+    const current = await orderRepository.getForUpdate(trx, allOrdersOf(run.accountId), run.orderId);
     await orderRepository.addHistory(trx, current!.internal_id, [entry]);
   });
 }
@@ -117,7 +118,7 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
  */
 export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMitContext): Promise<Record<string, unknown>> {
   const progress: SendMitProgress = { ...(run.progress as SendMitProgress | undefined) };
-  const order = await orderRepository.get(run.accountId, run.orderId);
+  const order = await orderRepository.get(allOrdersOf(run.accountId), run.orderId);
   if (!order) throw noLongerExists(`order ${run.orderId}`);
   const portal = portalOf(order.platform);
 

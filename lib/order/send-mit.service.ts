@@ -1,3 +1,4 @@
+import type { OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 import { notFound } from '../errors';
 import { addToOutbox } from '../queue/outbox';
@@ -5,13 +6,14 @@ import { orderRepository } from './order.repository';
 import type { SendMitInput } from './send-mit.type';
 
 /**
- * POST order/{order_id}/send_mit/: checks the order exists in the account and queues the
+ * POST order/{order_id}/send_mit/: checks the order exists in the caller's scope and queues the
  * order.send_mit job in the same transaction; answers its job id (202). Defaults are resolved
  * here, so the job does what the request said even if the order changes meanwhile.
  */
-export async function requestSendMit(accountId: number, orderId: string, input: SendMitInput): Promise<string> {
+export async function requestSendMit(scope: OrderScope, orderId: string, input: SendMitInput): Promise<string> {
+  const { accountId } = scope;
   return db().transaction(async (trx) => {
-    const order = await orderRepository.getForUpdate(trx, accountId, orderId);
+    const order = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!order) throw notFound(`order ${orderId}`, 'order_id');
     const shipping = order.shipping as { deliverer?: unknown; code?: unknown };
     const codes = input.code ?? (typeof shipping.code === 'string' ? shipping.code.split(/[\s,;]+/).filter(Boolean) : []);

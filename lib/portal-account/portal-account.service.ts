@@ -18,12 +18,17 @@ export async function getPortalAccount(accountId: number, ref: PortalAccountRef)
 
 /**
  * The portal account a request works with (document 1: every request accepts portal_account_id,
- * overriding the fallback). An unknown or foreign one is a 400 naming the field.
+ * overriding the default). `granted` is the portal account the token's authorization is bound to
+ * (null: all): such a token works in it only, and naming another is refused like a foreign one
+ * (document 1, Authentication 5). An unknown or foreign one is a 400 naming the field.
  */
-export async function resolveRequestPortalAccount(accountId: number, ref: PortalAccountRef | undefined, fallback: number | null): Promise<number | null> {
-  if (ref === undefined) return fallback ?? (await portalAccountRepository.getDefault(accountId))?.id ?? null;
+export async function resolveRequestPortalAccount(accountId: number, ref: PortalAccountRef | undefined, granted: number | null): Promise<number | null> {
+  if (ref === undefined) return granted ?? (await portalAccountRepository.getDefault(accountId))?.id ?? null;
   const row = ref === 'default' ? await portalAccountRepository.getDefault(accountId) : await portalAccountRepository.get(accountId, ref);
-  if (!row) throw invalidField('portal_account_id', `portal_account_id ${ref} is not a portal account of this account`, 'unknown_portal_account');
+  if (!row || (granted !== null && row.id !== granted)) {
+    const why = row ? 'is not covered by the authorization of this token' : 'is not a portal account of this account';
+    throw invalidField('portal_account_id', `portal_account_id ${ref} ${why}`, 'unknown_portal_account');
+  }
   return row.id;
 }
 

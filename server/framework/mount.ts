@@ -89,6 +89,7 @@ function handlerFor(e: Endpoint) {
           accountId: grant.accountId,
           scopes: new Set(grant.scope),
           oauthClientId: grant.oauthClientId,
+          portalAccountGrant: grant.portalAccountId ?? 'all',
           portalAccountId: await resolveRequestPortalAccount(grant.accountId, ref, grant.portalAccountId),
         };
       } else {

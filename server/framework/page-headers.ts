@@ -2,6 +2,7 @@
  * helmet's headers for the HTML pages (authorize.php, the docs page, the operator pages); the
  * API's JSON/XML answers keep document 1's headers (context.ts).
  */
+import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 
 /**
@@ -35,3 +36,13 @@ export const docsPageHeaders = helmet({
     },
   },
 });
+
+/**
+ * No CORS on the consent page: another origin must not read it (its CSRF value) nor drive its
+ * form by script. The API's permissive headers (context.ts) are taken off again.
+ */
+export function noCors(_req: Request, res: Response, next: NextFunction): void {
+  for (const name of ['Access-Control-Allow-Origin', 'Access-Control-Allow-Methods', 'Access-Control-Allow-Headers', 'Access-Control-Expose-Headers'])
+    res.removeHeader(name);
+  next();
+}

@@ -22,7 +22,7 @@ export const orderEndpoints = [
     search: orderSearch,
     response: ['order', 'next_min_id'],
     async handle({ caller, search }) {
-      const page = await orderSearchRepository.search(caller.accountId, search);
+      const page = await orderSearchRepository.search(caller, search);
       return okPage('order', page);
     },
   }),
@@ -59,7 +59,7 @@ export const orderEndpoints = [
     select: { type: orderType, alwaysSelected: ['id'] },
     response: ['order'],
     async handle({ caller, params }) {
-      const row = await orderRepository.get(caller.accountId, params.order_id);
+      const row = await orderRepository.get(caller, params.order_id);
       if (!row) throw notFound(`order ${params.order_id}`, 'order_id');
       return ok({ order: orderToApi(row) });
     },
@@ -87,7 +87,7 @@ export const orderEndpoints = [
     params: orderIdParams,
     response: [],
     async handle({ caller, params }) {
-      await deleteOrder(caller.accountId, params.order_id);
+      await deleteOrder(caller, params.order_id);
       return ok();
     },
   }),
@@ -100,7 +100,7 @@ export const orderEndpoints = [
     params: orderIdParams,
     response: ['history'],
     async handle({ caller, params }) {
-      const history = await orderRepository.history(caller.accountId, params.order_id);
+      const history = await orderRepository.history(caller, params.order_id);
       if (!history) throw notFound(`order ${params.order_id}`, 'order_id');
       return ok({ history });
     },
@@ -116,7 +116,7 @@ export const orderEndpoints = [
     body: Joi.object({ text: Joi.string().trim().min(1).max(10000).required() }),
     response: [],
     async handle({ caller, params, body }) {
-      await appendHistory(caller.accountId, params.order_id, body.text);
+      await appendHistory(caller, params.order_id, body.text);
       return ok();
     },
   }),

@@ -17,7 +17,7 @@ export const sendMitEndpoints = [
     response: ['job_id'],
     async: true,
     async handle({ caller, params, body }) {
-      const jobId = await requestSendMit(caller.accountId, params.order_id, body.send_mit ?? { is_mail: true, mail_text: '' });
+      const jobId = await requestSendMit(caller, params.order_id, body.send_mit ?? { is_mail: true, mail_text: '' });
       return accepted({ job_id: jobId });
     },
   }),

@@ -11,6 +11,7 @@ interface TokenRequest {
   client_id?: string;
   client_secret?: string;
   redirect_uri?: string;
+  code_verifier?: string;
   username?: string;
   password?: string;
 }
@@ -19,7 +20,8 @@ export const tokenEndpoints = [
   publicEndpoint<Record<string, never>, TokenRequest>({
     method: 'POST',
     path: 'token.php',
-    summary: 'Obtain an access token: grant_type client_credentials with Basic login:password (sellers), authorization_code or refresh_token (clients).',
+    summary:
+      'Obtain an access token: grant_type client_credentials with Basic login:password (sellers), authorization_code (with code_verifier after PKCE) or refresh_token (clients).',
     body: Joi.object({
       grant_type: Joi.string().valid('client_credentials', 'authorization_code', 'refresh_token').required(),
       code: Joi.string().max(200),
@@ -28,6 +30,8 @@ export const tokenEndpoints = [
       client_id: Joi.string().max(200),
       client_secret: Joi.string().max(200),
       redirect_uri: Joi.string().max(2000),
+      // RFC 7636 4.5: PKCE, when the authorization request had a code_challenge.
+      code_verifier: Joi.string().max(200),
       // RFC 6749 lets a client send its credentials in the body instead of Basic.
       username: Joi.string().max(200),
       password: Joi.string().max(1000),
@@ -44,7 +48,9 @@ export const tokenEndpoints = [
       const clientId = basic?.user ?? body.client_id;
       const secret = basic?.password ?? body.client_secret;
       if (body.grant_type === 'authorization_code') {
-        return ok({ ...(await grantAuthorizationCode(clientId, secret, body.code, body.redirect_uri)) });
+        return ok({
+          ...(await grantAuthorizationCode(clientId, secret, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier })),
+        });
       }
       return ok({ ...(await grantRefreshToken(clientId, secret, body.refresh_token, body.scope)) });
     },

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
+import { allOrdersOf } from '../../lib/access/caller';
 import { bankProcessors } from '../../lib/bank/bank.processor';
 import { db } from '../../lib/db/knex';
 import { inTransaction } from '../../lib/db/transaction';
@@ -41,7 +42,7 @@ describe('bank: faults of the bank worker', () => {
         made.push({
           id: await createOrderIn(
             trx,
-            { accountId: s.id, portalAccountId: null },
+            { ...allOrdersOf(s.id), portalAccountId: null },
             { customer: { email: 'b@example.com' }, line: [{ id: 1, price: amount, quantity: 1 }] },
           ),
           amount,

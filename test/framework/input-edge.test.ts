@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import { XMLParser } from 'fast-xml-parser';
 import { createClient } from '../../lib/auth/client.service';
-import { apiBase, ApiResponse, call, newSeller, Seller } from '../support/api';
+import { ApiResponse, call, newSeller, Seller } from '../support/api';
+import { openAuthorize, sendForm } from '../support/authorize';
 
 function expectRefused(res: ApiResponse, status: number, field?: string): void {
   expect(res.status, res.text).to.equal(status);
@@ -125,14 +126,10 @@ describe('the input edge', () => {
       });
       expectRefused(form, 400, 'password');
       const client = await createClient('NUL ERP', 'https://erp.example.com/cb');
-      const page = await fetch(`${await apiBase()}/v1.1/authorize.php`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: `client_id=${client.client_id}&login=${seller.login}%00&password=x&scope_item=order_r`,
-      });
+      const consent = await openAuthorize({ response_type: 'code', client_id: client.client_id, scope: 'order_r' });
+      const page = await sendForm(consent, { login: `${seller.login}\u0000`, password: 'x', scope_item: 'order_r', decision: 'allow' });
       expect(page.status).to.equal(400);
-      expect(await page.text()).to.contain('login contains a NUL character');
+      expect(page.html).to.contain('login contains a NUL character');
     });
   });
 
