@@ -35,6 +35,8 @@ export async function up(knex: Knex): Promise<void> {
     t.primary(['account_id', 'portal_account_id', 'external_order_id']);
     t.index(['order_internal_id']);
   });
+  // The import finds an auction_a line's item by its lister entry's sku (data->'auction_a' @> '[{"sku": ...}]').
+  await knex.raw("CREATE INDEX stock_auction_a_group ON stock USING gin ((data -> 'auction_a') jsonb_path_ops)");
 }
 
 /** Replaces a jsonb credentials column by its sealed text, row by row (few rows: accounts). */
@@ -58,6 +60,7 @@ async function openColumn(knex: Knex, table: string, purpose: CredentialsPurpose
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw('DROP INDEX IF EXISTS stock_auction_a_group');
   await knex.schema.dropTableIfExists('channel_order');
   await openColumn(knex, 'payment_provider_account', 'payment_provider_account');
   await openColumn(knex, 'portal_account', 'portal_account');
