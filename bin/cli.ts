@@ -5,6 +5,7 @@
  *   kontor client create --name N --redirect-uri U
  *   kontor person create | shipping-group create | portal-account create (see lib/admin/admin.cli.ts)
  *   kontor bank import | payment-provider connect (see lib/bank/bank.cli.ts)
+ *   kontor portal-account connect (lib/admin/admin.cli.ts) | order import (lib/order-import/order-import.cli.ts)
  * Prints JSON on success; a one-line error and exit code 1 otherwise.
  */
 import { parseArgs } from 'node:util';
@@ -16,6 +17,7 @@ import { closeDb } from '../lib/db/knex';
 import { migrateDatabase } from '../lib/migrate';
 import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/admin.cli';
 import { bankUsage, runBankCommand } from '../lib/bank/bank.cli';
+import { orderImportUsage, runOrderImportCommand } from '../lib/order-import/order-import.cli';
 
 class UsageError extends Error {}
 
@@ -62,7 +64,9 @@ async function run(argv: string[]): Promise<unknown> {
   if (admin !== undefined) return admin;
   const bank = await runBankCommand(command, sub, rest);
   if (bank !== undefined) return bank;
-  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage}`);
+  const orderImport = await runOrderImportCommand(command, sub, rest);
+  if (orderImport !== undefined) return orderImport;
+  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage} | ${orderImportUsage}`);
 }
 
 run(process.argv.slice(2))

@@ -67,7 +67,13 @@ export async function connectPortalAccount(accountId: number, input: ConnectInpu
   const connector = input.connector as Connector;
   const platform = platformFor(connector, row.platform);
   const baseUrl = input.baseUrl ?? (connector === 'json' ? null : productionUrls[connector]);
-  if (baseUrl !== null && Joi.string().uri({ scheme: ['https', 'http'] }).validate(baseUrl).error) throw invalidField('base-url', '--base-url is not an http(s) URL');
+  if (
+    baseUrl !== null &&
+    Joi.string()
+      .uri({ scheme: ['https', 'http'] })
+      .validate(baseUrl).error
+  )
+    throw invalidField('base-url', '--base-url is not an http(s) URL');
   const credentials = checkedCredentials(connector, input.credentials);
   await portalAccountRepository.connect(accountId, row.id, { platform, connector, base_url: baseUrl, credentials });
   portalTargetRepository.forget(accountId, row.id);

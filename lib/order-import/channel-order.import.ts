@@ -22,7 +22,8 @@ import { ChannelState, ImportAccountRow, orderImportRepository } from './order-i
 
 export type ImportOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'refused';
 
-const sourceOf = (account: ImportAccountRow, portal: string, order: ChannelOrder) => `${portal} order ${order.external_order_id} (portal account ${account.id})`;
+const sourceOf = (account: ImportAccountRow, portal: string, order: ChannelOrder) =>
+  `${portal} order ${order.external_order_id} (portal account ${account.id})`;
 
 /** What changed at the channel since the state kept at the last fetch. */
 function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
@@ -62,7 +63,11 @@ async function create(trx: Knex.Transaction, account: ImportAccountRow, portal: 
 /** A channel order the orders domain refuses (its data): the seller gets one task per version of it; the others go on. */
 async function refuseOne(account: ImportAccountRow, portal: string, order: ChannelOrder, err: DomainError): Promise<void> {
   const source = sourceOf(account, portal, order);
-  const key = crypto.createHash('sha256').update(`${account.account_id}|${account.id}|${order.external_order_id}|${order.modified_at}`).digest('hex').slice(0, 32);
+  const key = crypto
+    .createHash('sha256')
+    .update(`${account.account_id}|${account.id}|${order.external_order_id}|${order.modified_at}`)
+    .digest('hex')
+    .slice(0, 32);
   log.warn({ portal, portalAccountId: account.id, externalOrderId: order.external_order_id, error: err.message }, 'channel order not imported');
   await createTaskOnce(
     account.account_id,

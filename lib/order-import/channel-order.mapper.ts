@@ -38,7 +38,12 @@ export function channelState(order: ChannelOrder): ChannelState {
 export type OrderWire = Omit<OrderInput, 'current_date'> & { current_date: string };
 
 /** skuIds: per SKU the stock ids it names (lib/stock/stock-channel-sku.ts). */
-export function orderInputOf(portal: string, order: ChannelOrder, skuIds: Map<string, number[]>, source: string): { input: OrderWire; unlinked: UnlinkedLine[] } {
+export function orderInputOf(
+  portal: string,
+  order: ChannelOrder,
+  skuIds: Map<string, number[]>,
+  source: string,
+): { input: OrderWire; unlinked: UnlinkedLine[] } {
   const unlinked: UnlinkedLine[] = [];
   const line = order.line.map((l, i) => {
     const ids = l.sku ? (skuIds.get(l.sku) ?? []) : [];

@@ -51,7 +51,10 @@ export const orderImportRepository = {
   async fetchedUntil(accountId: number, id: number, until: Date): Promise<void> {
     await db()('portal_account')
       .where({ account_id: accountId, id })
-      .update({ orders_fetched_until: db().raw('GREATEST(COALESCE(orders_fetched_until, ?::timestamptz), ?::timestamptz)', [until, until]), order_import_error: null });
+      .update({
+        orders_fetched_until: db().raw('GREATEST(COALESCE(orders_fetched_until, ?::timestamptz), ?::timestamptz)', [until, until]),
+        order_import_error: null,
+      });
   },
 
   async refused(accountId: number, id: number, message: string): Promise<void> {

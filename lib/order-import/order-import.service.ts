@@ -25,7 +25,8 @@ export const firstFetchMs = 30 * 86_400_000;
 /** A fetch ends after this many pages even if the channel offers more; the next fetch goes on from there. */
 const maxPages = 500;
 
-export const accountLabel = (a: { id: number; name: string; platform: string | null }) => `portal account "${a.name}" (id ${a.id}${a.platform ? `, ${a.platform}` : ''})`;
+export const accountLabel = (a: { id: number; name: string; platform: string | null }) =>
+  `portal account "${a.name}" (id ${a.id}${a.platform ? `, ${a.platform}` : ''})`;
 
 /** The portal an account's orders come from; a DomainError naming why there is none. */
 export function importPortalOf(account: ImportAccountRow): PortalId {
@@ -53,7 +54,11 @@ export interface FetchSeam {
 async function refuse(account: ImportAccountRow, err: DomainError, jobId: string): Promise<never> {
   const message = `${accountLabel(account)}: the channel refused the order fetch: ${err.message}; connect it again (kontor portal-account connect)`;
   await orderImportRepository.refused(account.account_id, account.id, message);
-  await createTaskOnce(account.account_id, { title: `Order import refused: ${account.name}`.slice(0, 255), text: message, priority: 'high' }, `order-import-refused-${jobId}`);
+  await createTaskOnce(
+    account.account_id,
+    { title: `Order import refused: ${account.name}`.slice(0, 255), text: message, priority: 'high' },
+    `order-import-refused-${jobId}`,
+  );
   throw portalRefused(message);
 }
 

@@ -26,7 +26,10 @@ export async function createChannelOrderIn(trx: Knex.Transaction, caller: OrderC
 }
 
 /** The part of a change the order can take: a shipped order is not cancelled by the channel (goods left: a credit note). */
-function effective(current: { paid_amount: string | null; is_shipped: boolean; is_cancelled: boolean }, change: ChannelChange): { input: OrderInput; notes: string[] } {
+function effective(
+  current: { paid_amount: string | null; is_shipped: boolean; is_cancelled: boolean },
+  change: ChannelChange,
+): { input: OrderInput; notes: string[] } {
   const input: OrderInput = {};
   const notes: string[] = [];
   const status: NonNullable<OrderInput['status']> = {};
@@ -57,7 +60,13 @@ function effective(current: { paid_amount: string | null; is_shipped: boolean; i
  * (`<source>: paid 19.90, shipped`); nothing when the order is gone or nothing changes. Returns
  * what was noted.
  */
-export async function applyChannelChangeIn(trx: Knex.Transaction, caller: OrderCaller, orderId: string, change: ChannelChange, source: string): Promise<string[]> {
+export async function applyChannelChangeIn(
+  trx: Knex.Transaction,
+  caller: OrderCaller,
+  orderId: string,
+  change: ChannelChange,
+  source: string,
+): Promise<string[]> {
   const current = await orderRepository.getForUpdate(trx, caller.accountId, orderId);
   if (!current) return [];
   const { input, notes } = effective(current, change);

@@ -14,6 +14,7 @@ import { systemEndpoints } from './system';
 import { stockEndpoints } from './stock';
 import { tokenEndpoints } from './token';
 import { bankEndpoints } from './bank';
+import { orderImportEndpoints } from './order-import';
 
 /** Every endpoint of the API, one declaration each. */
 export const endpoints: Endpoint[] = [
@@ -32,4 +33,5 @@ export const endpoints: Endpoint[] = [
   ...adminEventHandlerEndpoints,
   ...sendMitEndpoints,
   ...bankEndpoints,
+  ...orderImportEndpoints,
 ];
