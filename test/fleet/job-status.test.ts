@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
+import { sealCredentials } from '../../lib/secret/credentials';
 import { call, newSeller, Seller } from '../support/api';
 import { Fleet, Sandbox, startFleet, startSandbox, waitFor } from './support';
 
@@ -233,7 +234,7 @@ describe('fleet: portal accounts as targets', () => {
   it('when the portal account has a base URL and OAuth2 client credentials, then calls go there with a bearer token', async () => {
     await db()('portal_account')
       .where({ account_id: seller.id, id: seller.portalAccountId })
-      .update({ base_url: own.url, credentials: JSON.stringify({ client_id: 'kontor', client_secret: 's3cret' }) });
+      .update({ base_url: own.url, credentials: sealCredentials('portal_account', { client_id: 'kontor', client_secret: 's3cret' }) });
     const stockId = await createItem(seller, auctionItem);
     const res = await upload(seller, stockId, { auction_a: [{ action: 'list' }], shop_g: [{ action: 'list' }] });
     const ids = (res.body.response as { job_id: string }[]).map((p) => p.job_id);
