@@ -8,7 +8,7 @@ export interface ImportAccountRow {
   account_id: number;
   name: string;
   platform: string | null;
-  connector: Connector;
+  connector: Connector | null;
   orders_fetched_until: Date | null;
   order_import_error: string | null;
 }
@@ -38,7 +38,7 @@ export const orderImportRepository = {
    * The portal accounts of the platforms given that the scheduler fetches for: connected (with
    * credentials, or a base URL of their own for a json middleware) and not refused since.
    */
-  async connected(platforms: readonly string[]): Promise<{ id: number; account_id: number; platform: string; connector: Connector }[]> {
+  async connected(platforms: readonly string[]): Promise<{ id: number; account_id: number; platform: string; connector: Connector | null }[]> {
     return db()('portal_account')
       .select('id', 'account_id', 'platform', 'connector')
       .whereIn('platform', platforms)

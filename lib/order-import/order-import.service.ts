@@ -13,7 +13,6 @@ import type { PortalId } from '../portals/portal.registry';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
 import { portalTargetRepository } from '../portals/portal-target.repository';
 import type { ChannelOrderPage } from '../portals/channel-order.type';
-import type { PortalTarget } from '../portals/portal.type';
 import { createTaskOnce } from '../task/task.service';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
 import { ImportAccountRow, orderImportRepository } from './order-import.repository';
@@ -46,11 +45,6 @@ export interface ImportRun {
   orders: Record<ImportOutcome, number>;
 }
 
-export interface FetchSeam {
-  /** The page fetch (tests put a fake channel here); default: the account's adapter. */
-  fetch?: (target: PortalTarget, since: Date, cursor: string | null) => Promise<ChannelOrderPage>;
-}
-
 async function refuse(account: ImportAccountRow, err: DomainError, jobId: string): Promise<never> {
   const message = `${accountLabel(account)}: the channel refused the order fetch: ${err.message}; connect it again (kontor portal-account connect)`;
   await orderImportRepository.refused(account.account_id, account.id, message);
@@ -62,18 +56,13 @@ async function refuse(account: ImportAccountRow, err: DomainError, jobId: string
   throw portalRefused(message);
 }
 
-export async function importOrders(
-  job: { accountId: number; portalAccountId: number; since?: string },
-  jobId: string,
-  seam: FetchSeam = {},
-): Promise<ImportRun> {
+export async function importOrders(job: { accountId: number; portalAccountId: number; since?: string }, jobId: string): Promise<ImportRun> {
   const account = await orderImportRepository.account(job.accountId, job.portalAccountId);
   if (!account) throw noLongerExists(`portal account ${job.portalAccountId}`);
   const portal = importPortalOf(account);
   const target = await portalTargetRepository.target(db(), account.account_id, account.id);
   if (!target) throw noLongerExists(accountLabel(account));
   const adapter = adapterFor(portal, target.connector);
-  const fetch = seam.fetch ?? ((t: PortalTarget, since: Date, cursor: string | null) => adapter.fetchOrders!(t, since, cursor));
   const startedAt = new Date();
   const since = job.since
     ? new Date(job.since)
@@ -88,7 +77,7 @@ export async function importOrders(
     await waitForPortalSlot(portal, account.id);
     let page: ChannelOrderPage;
     try {
-      page = await fetch(target, since, cursor);
+      page = await adapter.fetchOrders!(target, since, cursor);
     } catch (err) {
       if (err instanceof DomainError && isPermanent(err)) return refuse(account, err, jobId);
       throw err;

@@ -9,8 +9,8 @@ export interface PortalAccountRow {
   name: string;
   platform: string | null;
   is_default: boolean;
-  /** ebay, amazon_sp or json (lib/portals/connector.ts). */
-  connector: Connector;
+  /** ebay, amazon_sp or json (lib/portals/connector.ts); null: each portal's own. */
+  connector: Connector | null;
   base_url: string | null;
   /** Sealed (lib/secret); opened only by lib/portals/portal-target.repository. Never answered, never logged. */
   credentials: string | null;

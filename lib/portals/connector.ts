@@ -10,9 +10,14 @@ export type Connector = (typeof connectors)[number];
 /** The real connector of the portals that have one; every other portal speaks json. */
 export const realConnectors: Readonly<Record<string, Exclude<Connector, 'json'>>> = { auction_a: 'ebay', market_d: 'amazon_sp' };
 
-/** The connector a new portal account of a platform gets: its portal's real one, else json. */
-export function defaultConnector(platform: string | null | undefined): Connector {
-  return (platform && realConnectors[platform]) || 'json';
+/**
+ * The connector a new portal account of a platform gets: its portal's real one, else json; an
+ * account of no platform (the default account, which serves every portal) gets none: each
+ * portal is then reached through its own adapter (the real one where it has one).
+ */
+export function defaultConnector(platform: string | null | undefined): Connector | null {
+  if (!platform) return null;
+  return realConnectors[platform] ?? 'json';
 }
 
 /** The credentials each connector needs (the refresh token of the seller's consent; Amazon also names the seller and marketplace). */

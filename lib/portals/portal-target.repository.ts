@@ -30,11 +30,11 @@ async function readTarget(knex: Knex, accountId: number, portalAccountId: number
   const row = (await knex('portal_account')
     .select('id', 'connector', 'base_url', 'credentials')
     .where({ account_id: accountId, id: portalAccountId })
-    .first()) as { id: number; connector: Connector; base_url: string | null; credentials: string | null } | undefined;
+    .first()) as { id: number; connector: Connector | null; base_url: string | null; credentials: string | null } | undefined;
   if (!row) return undefined;
   // The one place portal credentials are opened: the target goes to an adapter and nowhere else.
   const credentials = openCredentials('portal_account', row.credentials);
-  return { portalAccountId: row.id, connector: row.connector, baseUrl: row.base_url || config().sandboxPortalUrl, credentials };
+  return { portalAccountId: row.id, ...(row.connector ? { connector: row.connector } : {}), baseUrl: row.base_url || config().sandboxPortalUrl, credentials };
 }
 
 /** What portal calls read: the portal account as a target, the item as a listing; scoped by account. */

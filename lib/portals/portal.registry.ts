@@ -88,8 +88,8 @@ export function adapterFor(portal: PortalId, connector?: Connector): RegisteredA
 }
 
 /** The portals whose orders Kontor imports (an adapter that fetches orders), by connector. */
-export function importsOrders(portal: PortalId, connector: Connector): boolean {
-  return typeof adapterFor(portal, connector).fetchOrders === 'function' && realConnectors[portal] !== undefined;
+export function importsOrders(portal: PortalId, connector: Connector | null | undefined): boolean {
+  return typeof adapterFor(portal, connector ?? undefined).fetchOrders === 'function' && realConnectors[portal] !== undefined;
 }
 
 /** The portal of a platform field (order.platform, ...), or null when it names none. */

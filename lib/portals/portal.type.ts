@@ -7,8 +7,8 @@ export interface PortalTarget {
   portalAccountId: number;
   /**
    * How the account is reached: its channel's real API or the generic JSON dialect
-   * (adapterFor(portal, connector)); always set on a target read from a portal account, left
-   * out only by a hand-made target (tests), which means the portal's own adapter.
+   * (adapterFor(portal, connector)); left out: each portal's own adapter (an account of no
+   * platform, or a hand-made target).
    */
   connector?: Connector;
   baseUrl: string;

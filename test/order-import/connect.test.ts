@@ -8,6 +8,9 @@ import { schedules } from '../../lib/queue/schedules';
 import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
 import { openCredentials } from '../../lib/secret/credentials';
 import { endpoints } from '../../server/routes';
+import * as orderImportMigration from '../../lib/db/migrations/20261124_0200_order_import';
+import { JsonConnectorAdapter } from '../../lib/portals/json-connector.adapter';
+import { adapterFor } from '../../lib/portals/portal.registry';
 import { apiBase, call, newSeller, Seller } from '../support/api';
 import { kontor, kontorWithInput } from '../support/cli';
 import { channelOrder, FakeChannel, jobEnd, jsonAuctionAccount, startFakeChannel, startImportWorker } from './support';
@@ -114,6 +117,43 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
     expect(openCredentials('payment_provider_account', row.credentials)).to.deep.equal({ client_id: 'pp-client', client_secret: 'pp-secret-7' });
     // Sealed for one table, it does not open as another's.
     expect(() => openCredentials('portal_account', row.credentials)).to.throw(/do not open/);
+  });
+
+  it('when the migration runs over plaintext credentials, then it seals them, and its down opens them again', async () => {
+    const seller = await newSeller();
+    // Inside a transaction that is rolled back: PostgreSQL's DDL is transactional, the schema stays as it is.
+    await db()
+      .transaction(async (trx) => {
+        await orderImportMigration.down(trx);
+        await trx('portal_account')
+          .where({ id: seller.portalAccountId })
+          .update({ credentials: JSON.stringify({ client_id: 'old-id', client_secret: 'old-plain-secret' }) });
+        await orderImportMigration.up(trx);
+        const row = (await trx('portal_account').where({ id: seller.portalAccountId }).first()) as { credentials: string; connector: string };
+        expect(row.credentials)
+          .to.match(/^kc1\./)
+          .and.not.contain('old-plain-secret');
+        expect(openCredentials('portal_account', row.credentials)).to.deep.equal({ client_id: 'old-id', client_secret: 'old-plain-secret' });
+        expect(row.connector).to.equal(null);
+        throw new Error('rollback');
+      })
+      .catch((err: Error) => {
+        if (err.message !== 'rollback') throw err;
+      });
+    expect((await rawRow(seller.portalAccountId)).credentials).to.equal(null);
+  });
+
+  it('when a portal is reached through a connector, then its own adapter answers for its real connector and the JSON connector with its facts otherwise', () => {
+    expect(adapterFor('auction_a', 'ebay')).to.equal(adapterFor('auction_a'));
+    const json = adapterFor('auction_a', 'json');
+    expect(json).to.be.instanceOf(JsonConnectorAdapter);
+    expect(json).to.deep.include({ portal: 'auction_a', maxQuantityBatch: 25, fieldGroup: 'listers', categories: 'global' });
+    expect(json.rateBuyer).to.be.a('function');
+    expect(typeof json.fetchOrders).to.equal('function');
+    expect(adapterFor('market_d', 'json')).to.deep.include({ portal: 'market_d', cia: { namedAccounts: true } });
+    // A portal without a real connector keeps its own (JSON) adapter whatever the account's connector.
+    expect(adapterFor('market_c', 'ebay')).to.equal(adapterFor('market_c'));
+    expect(adapterFor('market_c', 'json')).to.equal(adapterFor('market_c'));
   });
 
   describe('POST admin/portal_account/{portal_account_id}/order_import/', () => {

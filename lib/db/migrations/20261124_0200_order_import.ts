@@ -10,13 +10,14 @@ import { openCredentials, sealCredentials, CredentialsPurpose } from '../../secr
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('portal_account', (t) => {
-    t.text('connector').notNullable().defaultTo('json');
+    // NULL (an account of no platform, the default account): each portal through its own adapter.
+    t.text('connector');
     // The fetch asks for orders changed since a little before this time (the clocks' skew).
     t.timestamp('orders_fetched_until', { useTz: true });
     // A refusal of the channel (revoked token): the scheduler leaves the account alone until it is connected again.
     t.text('order_import_error');
   });
-  await knex.raw("UPDATE portal_account SET connector = CASE platform WHEN 'auction_a' THEN 'ebay' WHEN 'market_d' THEN 'amazon_sp' ELSE 'json' END");
+  await knex.raw("UPDATE portal_account SET connector = CASE platform WHEN 'auction_a' THEN 'ebay' WHEN 'market_d' THEN 'amazon_sp' ELSE 'json' END WHERE platform IS NOT NULL");
   await knex.raw("ALTER TABLE portal_account ADD CONSTRAINT portal_account_connector_check CHECK (connector IN ('ebay', 'amazon_sp', 'json'))");
   await sealColumn(knex, 'portal_account', 'portal_account');
   await sealColumn(knex, 'payment_provider_account', 'payment_provider_account');
