@@ -47,14 +47,18 @@ export const orderImportRepository = {
       .orderBy('id');
   },
 
-  /** Orders changed up to this time are in; never moves back (two fetches at once). */
-  async fetchedUntil(accountId: number, id: number, until: Date): Promise<void> {
+  /**
+   * A fetch went through: the channel took the credentials (a refusal is cleared), and orders
+   * changed up to `until` are in (null: the fetch left a gap, the watermark stays); the watermark
+   * never moves back (two fetches at once).
+   */
+  async fetched(accountId: number, id: number, until: Date | null): Promise<void> {
+    const watermark = until
+      ? { orders_fetched_until: db().raw('GREATEST(COALESCE(orders_fetched_until, ?::timestamptz), ?::timestamptz)', [until, until]) }
+      : {};
     await db()('portal_account')
       .where({ account_id: accountId, id })
-      .update({
-        orders_fetched_until: db().raw('GREATEST(COALESCE(orders_fetched_until, ?::timestamptz), ?::timestamptz)', [until, until]),
-        order_import_error: null,
-      });
+      .update({ ...watermark, order_import_error: null });
   },
 
   async refused(accountId: number, id: number, message: string): Promise<void> {

@@ -64,11 +64,8 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
   if (!target) throw noLongerExists(accountLabel(account));
   const adapter = adapterFor(portal, target.connector);
   const startedAt = new Date();
-  const since = job.since
-    ? new Date(job.since)
-    : account.orders_fetched_until
-      ? new Date(account.orders_fetched_until.getTime() - overlapMs)
-      : new Date(startedAt.getTime() - firstFetchMs);
+  const regular = account.orders_fetched_until ? new Date(account.orders_fetched_until.getTime() - overlapMs) : new Date(startedAt.getTime() - firstFetchMs);
+  const since = job.since ? new Date(job.since) : regular;
   const orders: Record<ImportOutcome, number> = { created: 0, updated: 0, unchanged: 0, deleted: 0, refused: 0 };
   let cursor: string | null = null;
   let pages = 0;
@@ -90,7 +87,8 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
     cursor = page.next;
     pages++;
   } while (cursor !== null && pages < maxPages);
+  // A fetch from a later time than the watermark's left a gap before it: the watermark stays.
   // Cut short at maxPages: the next fetch goes on from the newest change seen, not from now.
-  await orderImportRepository.fetchedUntil(account.account_id, account.id, cursor === null ? startedAt : newest);
+  await orderImportRepository.fetched(account.account_id, account.id, since <= regular ? (cursor === null ? startedAt : newest) : null);
   return { portal_account_id: account.id, since: since.toISOString(), pages, orders };
 }

@@ -171,7 +171,7 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
       const job = await jobEnd(seller, jobId);
       expect(job.state, job.error).to.equal('completed');
       expect(job.result).to.deep.include({ since: '2026-01-01T00:00:00.000Z' });
-      const asked = channel.received.at(-1)!.path;
+      const asked = channel.received.filter((r) => r.headers['x-portal-account'] === String(id)).at(-1)!.path;
       expect(asked).to.contain('modified_since=2026-01-01T00%3A00%3A00.000Z');
     });
 

@@ -4,7 +4,7 @@ import { importChannelOrder } from '../../lib/order-import/channel-order.import'
 import { orderImportRepository } from '../../lib/order-import/order-import.repository';
 import { call, newSeller, query, Seller } from '../support/api';
 import { ciaJobs, createStock, readOrder, stockQuantity } from '../order/helpers';
-import { change, channelOrder, FakeChannel, importNow, jsonAuctionAccount, startFakeChannel, startImportWorker } from './support';
+import { change, channelOrder, FakeChannel, importNow, jobEnd, jsonAuctionAccount, startFakeChannel, startImportWorker } from './support';
 
 interface TaskView {
   title: string;
@@ -120,6 +120,31 @@ describe('order import: channel orders become Kontor orders, exactly once', () =
     const job = await importNow(seller, portalAccountId);
     expect(job.result).to.deep.include({ pages: 3 });
     expect(Number((await db()('sales_order').where({ account_id: seller.id }).count('* as n'))[0]!.n)).to.equal(5);
+  });
+
+  it('when a fetch follows another, then it asks from 10 minutes before the previous one began; one from a later time keeps the watermark', async () => {
+    const seller = await newSeller();
+    const portalAccountId = await jsonAuctionAccount(seller, channel);
+    const asked = () => {
+      const last = channel.received.filter((r) => r.headers['x-portal-account'] === String(portalAccountId)).at(-1)!;
+      return Date.parse(new URL(last.path, 'http://x').searchParams.get('modified_since')!);
+    };
+    const before = Date.now();
+    await importNow(seller, portalAccountId);
+    // A first fetch: the last 30 days.
+    expect(before - asked()).to.be.within(30 * 86_400_000 - 60_000, 30 * 86_400_000 + 60_000);
+    const watermark = ((await orderImportRepository.account(seller.id, portalAccountId))!.orders_fetched_until as Date).getTime();
+    await importNow(seller, portalAccountId);
+    expect(asked()).to.equal(watermark - 600_000);
+    const second = ((await orderImportRepository.account(seller.id, portalAccountId))!.orders_fetched_until as Date).getTime();
+    const later = await call(`admin/portal_account/${portalAccountId}/order_import/`, {
+      token: seller.token,
+      body: { order_import: { modified_since: new Date(Date.now() + 3_600_000).toISOString() } },
+    });
+    expect(later.status).to.equal(202);
+    expect((await jobEnd(seller, later.body.job_id as string)).state).to.equal('completed');
+    // It left the hour before its start unfetched: the next regular fetch still starts from the second one.
+    expect(((await orderImportRepository.account(seller.id, portalAccountId))!.orders_fetched_until as Date).getTime()).to.equal(second);
   });
 
   it('when two fetchers import the same channel order at once, then there is one Kontor order and stock is taken once', async () => {
