@@ -9,6 +9,7 @@
  *       [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X] [--credentials-stdin]
  *     (--credentials-stdin: the credentials as one JSON object on standard input, keys client_id,
  *     client_secret, refresh_token, seller_id, marketplace_id, so no secret lands in the shell's history)
+ *   kontor credentials reseal   (after a key rotation: every credential sealed again with CREDENTIALS_KEY)
  * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts)
  */
 import { parseArgs } from 'node:util';
@@ -17,13 +18,14 @@ import { DomainError } from '../errors';
 import { createPerson } from './person.service';
 import { createPortalAccount } from './portal-account-admin.service';
 import { connectPortalAccount } from './portal-account-connect.service';
+import { resealCredentials } from './credentials-reseal';
 import { createShippingGroup } from './shipping-group.service';
 
 /** A bad argument: printed as one line, exit code 1. */
 export class AdminCommandError extends Error {}
 
 export const adminUsage =
-  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --credentials-stdin]';
+  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --credentials-stdin] | kontor credentials reseal';
 
 const credentialOptions = ['client-id', 'client-secret', 'refresh-token', 'seller-id', 'marketplace-id'];
 
@@ -146,6 +148,10 @@ export async function runAdminCommand(command: string | undefined, sub: string |
     return explain(() => createShippingGroup(accountId, input));
   }
   if (command === 'portal-account' && sub === 'connect') return connectCommand(rest);
+  if (command === 'credentials' && sub === 'reseal') {
+    read(rest, [], []);
+    return resealCredentials();
+  }
   if (command === 'portal-account' && sub === 'create') {
     const v = read(rest, ['login', 'name'], ['platform'], ['default']);
     const accountId = await accountOf(String(v.login));

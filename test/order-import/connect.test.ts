@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { config } from '../../config';
+import crypto from 'node:crypto';
+import { config, setConfig } from '../../config';
+import { resealCredentials } from '../../lib/admin/credentials-reseal';
+import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { connectProvider } from '../../lib/bank/provider/provider-account.service';
 import { db } from '../../lib/db/knex';
 import { queueOrderImports } from '../../lib/order-import/order-import.request';
@@ -141,6 +144,37 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
         if (err.message !== 'rollback') throw err;
       });
     expect((await rawRow(seller.portalAccountId)).credentials).to.equal(null);
+  });
+
+  it('when the key is rotated, then credentials sealed with the old one still open, and reseal moves every one to the new key', async () => {
+    const seller = await newSeller();
+    const id = await jsonAuctionAccount(seller, channel);
+    await connectPortalAccount(seller.id, {
+      portalAccountId: id,
+      connector: 'json',
+      baseUrl: channel.base,
+      credentials: { client_id: 'c', client_secret: 'rotate-me' },
+    });
+    const original = config();
+    const dev = original.credentialsKey;
+    const next = { id: 'k2', key: crypto.randomBytes(32), development: false };
+    try {
+      setConfig({ ...original, credentialsKey: next, credentialsOldKeys: new Map([[dev.id, dev.key]]) });
+      portalTargetRepository.forget(seller.id, id);
+      expect((await portalTargetRepository.target(db(), seller.id, id))!.credentials).to.deep.equal({ client_id: 'c', client_secret: 'rotate-me' });
+      const result = await resealCredentials();
+      expect(result.key_id).to.equal('k2');
+      expect(result.resealed.portal_account).to.be.at.least(1);
+      expect((await rawRow(id)).credentials).to.match(/^kc1\.k2\./);
+      expect(await resealCredentials()).to.deep.equal({ key_id: 'k2', resealed: { portal_account: 0, payment_provider_account: 0 } });
+    } finally {
+      // Back to the development key for the rest of the suite.
+      setConfig({ ...original, credentialsOldKeys: new Map([[next.id, next.key]]) });
+      await resealCredentials();
+      setConfig(original);
+      portalTargetRepository.forget(seller.id, id);
+    }
+    expect((await rawRow(id)).credentials).to.match(/^kc1\.dev\./);
   });
 
   it('when a portal is reached through a connector, then its own adapter answers for its real connector and the JSON connector with its facts otherwise', () => {
