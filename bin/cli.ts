@@ -6,6 +6,7 @@
  *   kontor person create | shipping-group create | portal-account create (see lib/admin/admin.cli.ts)
  *   kontor bank import | payment-provider connect (see lib/bank/bank.cli.ts)
  *   kontor client-access list | revoke (see lib/auth/client-access.cli.ts)
+ *   kontor portal-account connect (lib/admin/admin.cli.ts) | order import (lib/order-import/order-import.cli.ts)
  * Prints JSON on success; a one-line error and exit code 1 otherwise.
  */
 import { parseArgs } from 'node:util';
@@ -19,6 +20,7 @@ import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/adm
 import { bankUsage, runBankCommand } from '../lib/bank/bank.cli';
 import { clientAccessUsage, runClientAccessCommand } from '../lib/auth/client-access.cli';
 import { closeRedis } from '../lib/redis';
+import { orderImportUsage, runOrderImportCommand } from '../lib/order-import/order-import.cli';
 
 class UsageError extends Error {}
 
@@ -67,7 +69,9 @@ async function run(argv: string[]): Promise<unknown> {
   if (bank !== undefined) return bank;
   const access = await runClientAccessCommand(command, sub, rest);
   if (access !== undefined) return access;
-  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage} | ${clientAccessUsage}`);
+  const orderImport = await runOrderImportCommand(command, sub, rest);
+  if (orderImport !== undefined) return orderImport;
+  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage} | ${clientAccessUsage} | ${orderImportUsage}`);
 }
 
 run(process.argv.slice(2))

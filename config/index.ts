@@ -3,6 +3,7 @@
  * PostgreSQL and Redis on loopback, and a one-line doc. A bad value stops the process at
  * start-up with a message that names the variable.
  */
+import crypto from 'node:crypto';
 import Joi from 'joi';
 
 export interface Config {
@@ -130,6 +131,36 @@ export interface Config {
   mailFrom: string;
   /** Whether notification URLs may point at loopback or private addresses (default: yes except in production). */
   webhookAllowPrivateHosts: boolean;
+  /**
+   * The key credentials are sealed with (AES-256-GCM): its id, written into every sealed value,
+   * and its 32 bytes. Required in production; elsewhere a fixed development key (warned about).
+   */
+  credentialsKey: { id: string; key: Buffer; development: boolean };
+  /** Earlier keys by id, still opened (not sealed with) while values are re-sealed after a rotation. */
+  credentialsOldKeys: Map<string, Buffer>;
+  /** Seconds between two order fetches of a connected portal account of auction_a and market_d (scheduler). */
+  orderFetchIntervalSeconds: number;
+}
+
+/** The development key: derived from a published string, so it protects nothing; never used in production. */
+const developmentCredentialsKey = () => crypto.createHash('sha256').update('kontor development credentials key (not secret)').digest();
+
+const keyBytes = Joi.string()
+  .base64()
+  .custom((v: string, helpers) => (Buffer.from(v, 'base64').length === 32 ? v : helpers.error('any.invalid')))
+  .messages({ 'any.invalid': '{{#label}} must be 32 bytes, base64 encoded (openssl rand -base64 32)' });
+
+function oldKeys(list: string | undefined): Map<string, Buffer> {
+  return new Map(
+    (list ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean)
+      .map((entry) => {
+        const [id, key] = entry.split(':');
+        return [id!, Buffer.from(key!, 'base64')];
+      }),
+  );
 }
 
 const schema = Joi.object({
@@ -214,6 +245,12 @@ const schema = Joi.object({
     .default('smtp://127.0.0.1:1025'),
   MAIL_FROM: Joi.string().default('Kontor <no-reply@kontor.localhost>'),
   WEBHOOK_ALLOW_PRIVATE_HOSTS: Joi.boolean(),
+  CREDENTIALS_KEY: keyBytes.when('NODE_ENV', { is: 'production', then: Joi.required() }),
+  CREDENTIALS_KEY_ID: Joi.string()
+    .pattern(/^[A-Za-z0-9_-]{1,32}$/)
+    .default('k1'),
+  CREDENTIALS_OLD_KEYS: Joi.string().pattern(/^\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*)*$/),
+  ORDER_FETCH_INTERVAL_SECONDS: Joi.number().integer().min(10).max(86400).default(60),
 }).unknown(true);
 
 export class ConfigError extends Error {}
@@ -287,6 +324,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: value.SMTP_URL,
     mailFrom: value.MAIL_FROM,
     webhookAllowPrivateHosts: value.WEBHOOK_ALLOW_PRIVATE_HOSTS ?? value.NODE_ENV !== 'production',
+    credentialsKey: value.CREDENTIALS_KEY
+      ? { id: value.CREDENTIALS_KEY_ID, key: Buffer.from(value.CREDENTIALS_KEY as string, 'base64'), development: false }
+      : { id: 'dev', key: developmentCredentialsKey(), development: true },
+    credentialsOldKeys: oldKeys(value.CREDENTIALS_OLD_KEYS),
+    orderFetchIntervalSeconds: value.ORDER_FETCH_INTERVAL_SECONDS,
   };
 }
 

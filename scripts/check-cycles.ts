@@ -7,6 +7,7 @@
  * above its own (checked by hand against the imports when this list was written, not by this
  * script; ARCHITECTURE.md shows the same list):
  *   log, clock, metrics                   logger; the time limits read (tests move it); process metrics
+ *   secret                                credentials sealed at rest (config only)
  *   errors                                the error table, domain errors, warnings, the 207 helper
  *   access                                the permission scopes a caller holds; the Caller
  *   db, redis                             Knex and migrations; Redis connections
@@ -23,7 +24,8 @@
  *   stock                                 stock items (shipping groups from admin)
  *   cia                                   CIA offers
  *   order                                 orders (link customers, take stock, reach portals)
- *   bank, fleet, portal-upload            built on orders; recovery after a Redis restart; uploads and pushes
+ *   bank, fleet, portal-upload,           built on orders; recovery after a Redis restart; uploads and pushes;
+ *   order-import                          orders fetched from the real channels
  *   event                                 event handlers (orders, customers, stock, tasks, mail)
  * Breaking a cycle: move the thing to the domain that owns it, or put the contract between two
  * domains in the lower one (lib/stock/cia-input.ts declares what CIA reads of an item, and

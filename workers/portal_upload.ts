@@ -1,5 +1,9 @@
-/** Worker process of the `portal_upload` queue (Procfile: portal_upload). */
+/**
+ * Worker process of the `portal_upload` queue (Procfile: portal_upload), and of `order_import`:
+ * both only talk to portals, so the order fetches of the real channels need no process of their own.
+ */
+import { orderImportProcessors } from '../lib/order-import/order-import.processor';
 import { portalUploadProcessors } from '../lib/portal-upload/portal-upload.processor';
 import { runWorkerProcess } from './run';
 
-runWorkerProcess('portal_upload', portalUploadProcessors);
+runWorkerProcess('portal_upload', portalUploadProcessors, { queue: 'order_import', processors: orderImportProcessors });

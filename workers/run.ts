@@ -8,7 +8,11 @@ import { OutboxRelay } from '../lib/queue/relay';
 import type { Processors } from '../lib/queue/processors';
 import { startWorker } from '../lib/queue/worker';
 import { closeRedis } from '../lib/redis';
+import { developmentKeyWarning } from '../lib/secret/credentials';
 import { handleSignals, onShutdown } from '../lib/shutdown';
+
+/** A further queue a worker process runs beside its own (order_import in the portal_upload process). */
+export type AlsoRun = { [Q in QueueName]: { queue: Q; processors: Processors<Q> } }[QueueName];
 
 /**
  * The body of every worker entry: pools closed last, the outbox relay (one in every worker
@@ -16,19 +20,22 @@ import { handleSignals, onShutdown } from '../lib/shutdown';
  * moving), then the worker, signals handled. Shutdown runs in reverse: worker (finishes the
  * job in hand), relay, queues, Redis, Knex.
  */
-export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Processors<Q>): void {
+export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Processors<Q>, ...also: AlsoRun[]): void {
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
   onShutdown('queues', closeQueues);
   handleSignals();
   pushProcessMetrics(queue);
+  // Workers open the credentials they call portals with: say so when the key protects nothing.
+  const keyWarning = developmentKeyWarning();
+  if (keyWarning) log.warn(keyWarning);
   const relay = new OutboxRelay();
   onShutdown('outbox relay', () => relay.stop());
   const watch = startFleetRecovery(relay, queues());
   onShutdown('redis watch', () => watch.stop());
   relay
     .start()
-    .then(() => startWorker(queue, processors))
+    .then(() => Promise.all([startWorker(queue, processors), ...also.map((a) => startWorker(a.queue, a.processors as Processors<typeof a.queue>))]))
     .catch((err) => {
       log.fatal({ err, queue }, 'worker could not start');
       process.exit(1);

@@ -5,6 +5,11 @@
  *       [--price-first X] [--price-more X] [--cash-surcharge X] [--currency EUR]
  *       [--ships-to germany,eu,...] [--eu-more AT;BE] [--europe-more CH] [--worldwide-more US]
  *   kontor portal-account create --login L --name N [--platform P] [--default]
+ *   kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|json [--base-url U]
+ *       [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X] [--credentials-stdin]
+ *     (--credentials-stdin: the credentials as one JSON object on standard input, keys client_id,
+ *     client_secret, refresh_token, seller_id, marketplace_id, so no secret lands in the shell's history)
+ *   kontor credentials reseal   (after a key rotation: every credential sealed again with CREDENTIALS_KEY)
  * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts)
  */
 import { parseArgs } from 'node:util';
@@ -12,13 +17,52 @@ import { accountRepository } from '../account/account.repository';
 import { DomainError } from '../errors';
 import { createPerson } from './person.service';
 import { createPortalAccount } from './portal-account-admin.service';
+import { connectPortalAccount } from './portal-account-connect.service';
+import { resealCredentials } from './credentials-reseal';
 import { createShippingGroup } from './shipping-group.service';
 
 /** A bad argument: printed as one line, exit code 1. */
 export class AdminCommandError extends Error {}
 
 export const adminUsage =
-  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default]';
+  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --credentials-stdin] | kontor credentials reseal';
+
+const credentialOptions = ['client-id', 'client-secret', 'refresh-token', 'seller-id', 'marketplace-id'];
+
+/** Standard input as one JSON object of strings (--credentials-stdin). */
+async function stdinCredentials(): Promise<Record<string, string>> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new AdminCommandError('--credentials-stdin: standard input is not a JSON object');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
+    throw new AdminCommandError('--credentials-stdin: standard input must be a JSON object of strings');
+  }
+  const unknown = Object.keys(parsed).filter((k) => !credentialOptions.includes(k.replace(/_/g, '-')));
+  if (unknown.length) throw new AdminCommandError(`--credentials-stdin: unknown key ${unknown[0]}`);
+  return parsed as Record<string, string>;
+}
+
+async function connectCommand(rest: string[]): Promise<unknown> {
+  const v = read(rest, ['login', 'portal-account', 'connector'], ['base-url', ...credentialOptions], ['credentials-stdin']);
+  const accountId = await accountOf(String(v.login));
+  const portalAccountId = Number(v['portal-account']);
+  if (!/^\d{1,9}$/.test(String(v['portal-account'])) || portalAccountId < 1) throw new AdminCommandError('--portal-account must be a portal account id');
+  const credentials: Record<string, string> = v['credentials-stdin'] === true ? await stdinCredentials() : {};
+  for (const name of credentialOptions) if (typeof v[name] === 'string') credentials[name.replace(/-/g, '_')] = v[name];
+  return explain(() =>
+    connectPortalAccount(accountId, {
+      portalAccountId,
+      connector: String(v.connector),
+      ...(v['base-url'] !== undefined ? { baseUrl: String(v['base-url']) } : {}),
+      credentials,
+    }),
+  );
+}
 
 /** Options, and the positional arguments when `positionals` names them (all required). */
 export function read(
@@ -102,6 +146,11 @@ export async function runAdminCommand(command: string | undefined, sub: string |
     if (v['cash-surcharge'] !== undefined) input.cash_surcharge = v['cash-surcharge'];
     if (v.currency !== undefined) input.currency = v.currency;
     return explain(() => createShippingGroup(accountId, input));
+  }
+  if (command === 'portal-account' && sub === 'connect') return connectCommand(rest);
+  if (command === 'credentials' && sub === 'reseal') {
+    read(rest, [], []);
+    return resealCredentials();
   }
   if (command === 'portal-account' && sub === 'create') {
     const v = read(rest, ['login', 'name'], ['platform'], ['default']);

@@ -20,5 +20,5 @@ export async function createPortalAccount(accountId: number, fields: { name: str
     return portalAccountRepository.insert(trx, accountId, { name: valid.name, platform: valid.platform ?? null, is_default: valid.is_default });
   });
   const row = await portalAccountRepository.get(accountId, id);
-  return { ...portalAccountToApi(row!), platform: row!.platform };
+  return { ...portalAccountToApi(row!), platform: row!.platform, connector: row!.connector };
 }

@@ -56,7 +56,7 @@ async function reportToPortal(
       continue;
     }
     try {
-      await adapterFor(portal).markShipped(
+      await adapterFor(portal, target.connector).markShipped(
         target,
         {
           orderId: channelOrderId(order),

@@ -7,7 +7,7 @@ import type { PortalTarget } from '../portals/portal.type';
  */
 export async function rateAuctionBuyer(target: PortalTarget, orderId: string, key: string): Promise<{ ok: boolean; detail: string }> {
   try {
-    await adapterFor('auction_a').rateBuyer?.(target, orderId, key);
+    await adapterFor('auction_a', target.connector).rateBuyer?.(target, orderId, key);
     return { ok: true, detail: 'rated positive' };
   } catch (err) {
     return { ok: false, detail: (err as Error).message };

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
+import { Connector, defaultConnector } from '../portals/connector';
+import { sealCredentials } from '../secret/credentials';
 
 export interface PortalAccountRow {
   id: number;
@@ -7,15 +9,22 @@ export interface PortalAccountRow {
   name: string;
   platform: string | null;
   is_default: boolean;
+  /** ebay, amazon_sp or json (lib/portals/connector.ts); null: each portal's own. */
+  connector: Connector | null;
   base_url: string | null;
-  credentials: Record<string, unknown>;
+  /** Sealed (lib/secret); opened only by lib/portals/portal-target.repository. Never answered, never logged. */
+  credentials: string | null;
+  /** Orders changed up to this time are imported (lib/order-import). */
+  orders_fetched_until: Date | null;
+  /** The channel's last refusal of an order fetch; set, the scheduler leaves the account alone. */
+  order_import_error: string | null;
 }
 
 /** Portal accounts of a seller account; every query is scoped by the account id. */
 export const portalAccountRepository = {
   async insert(trx: Knex.Transaction, accountId: number, fields: { name: string; platform?: string | null; is_default?: boolean }): Promise<number> {
     const [row] = await trx('portal_account')
-      .insert({ account_id: accountId, ...fields })
+      .insert({ account_id: accountId, connector: defaultConnector(fields.platform), ...fields })
       .returning('id');
     return (row as { id: number }).id;
   },
@@ -32,6 +41,21 @@ export const portalAccountRepository = {
   async ownIds(accountId: number, ids: number[]): Promise<Set<number>> {
     const rows = (await db()('portal_account').where({ account_id: accountId }).whereIn('id', ids).select('id')) as { id: number }[];
     return new Set(rows.map((r) => r.id));
+  },
+
+  /**
+   * Connects a portal account (kontor portal-account connect): its platform, connector, base URL
+   * and credentials, sealed here; a refusal recorded by an earlier order fetch is cleared.
+   */
+  async connect(
+    accountId: number,
+    id: number,
+    fields: { platform: string | null; connector: Connector; base_url: string | null; credentials: Record<string, string> },
+  ): Promise<boolean> {
+    const updated = await db()('portal_account')
+      .where({ account_id: accountId, id })
+      .update({ ...fields, credentials: sealCredentials('portal_account', fields.credentials), order_import_error: null });
+    return updated > 0;
   },
 
   async getDefault(accountId: number): Promise<PortalAccountRow | undefined> {

@@ -37,7 +37,7 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
     const portalTarget = await portalTargetRepository.target(trx, accountId, target.portalAccountId);
     if (!portalTarget) throw noLongerExists(`portal account ${target.portalAccountId}`);
     const updates = sent.map((s) => ({ stockId: s.stock_id, quantity: s.desired_quantity, key: itemKey(s), sku: s.sku, group: fieldGroupEntry(s.grp) }));
-    const outcomes = await adapter.setQuantities(portalTarget, updates, batchKey(target, sent));
+    const outcomes = await adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(portalTarget, updates, batchKey(target, sent));
     await ciaRepository.ack(
       trx,
       accountId,

@@ -14,11 +14,11 @@ import { portalTargetRepository } from '../portals/portal-target.repository';
  */
 export async function runPortalUpload(job: PortalUploadJob, jobId: string): Promise<Record<string, unknown>> {
   const portal = job.portal as PortalId;
-  const adapter = adapterFor(portal);
   const knex = db();
   const listerId = job.listerId ?? '';
   const target = await portalTargetRepository.target(knex, job.accountId, job.portalAccountId);
   if (!target) throw noLongerExists(`portal account ${job.portalAccountId}`);
+  const adapter = adapterFor(portal, target.connector);
   await waitForPortalSlot(portal, job.portalAccountId);
   if (job.action === 'delete') {
     const listing = await portalTargetRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);

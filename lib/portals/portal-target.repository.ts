@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { config } from '../../config';
+import { openCredentials } from '../secret/credentials';
+import type { Connector } from './connector';
 import type { PortalId } from './portal.registry';
 import type { ListingItem, PortalTarget } from './portal.type';
 
@@ -25,10 +27,14 @@ export function fieldGroupEntry(grp: unknown, listerId?: string): Record<string,
 const targets = new Map<string, { target: PortalTarget; until: number }>();
 
 async function readTarget(knex: Knex, accountId: number, portalAccountId: number): Promise<PortalTarget | undefined> {
-  const row = (await knex('portal_account').select('id', 'base_url', 'credentials').where({ account_id: accountId, id: portalAccountId }).first()) as
-    { id: number; base_url: string | null; credentials: Record<string, unknown> } | undefined;
+  const row = (await knex('portal_account')
+    .select('id', 'connector', 'base_url', 'credentials')
+    .where({ account_id: accountId, id: portalAccountId })
+    .first()) as { id: number; connector: Connector | null; base_url: string | null; credentials: string | null } | undefined;
   if (!row) return undefined;
-  return { portalAccountId: row.id, baseUrl: row.base_url || config().sandboxPortalUrl, credentials: row.credentials ?? {} };
+  // The one place portal credentials are opened: the target goes to an adapter and nowhere else.
+  const credentials = openCredentials('portal_account', row.credentials);
+  return { portalAccountId: row.id, ...(row.connector ? { connector: row.connector } : {}), baseUrl: row.base_url || config().sandboxPortalUrl, credentials };
 }
 
 /** What portal calls read: the portal account as a target, the item as a listing; scoped by account. */
@@ -45,6 +51,11 @@ export const portalTargetRepository = {
     if (target) targets.set(key, { target, until: Date.now() + 5000 });
     if (targets.size > 10000) targets.clear();
     return target;
+  },
+
+  /** Drops this process's copy of a portal account's target (its connection changed). */
+  forget(accountId: number, portalAccountId: number): void {
+    targets.delete(`${accountId}:${portalAccountId}`);
   },
 
   /** The item with its field group of the portal; for lister groups the entry of lister_id (or the first). */

@@ -5,6 +5,8 @@ import { MarketDAdapter } from './market-d.adapter';
 import { MarketEAdapter } from './market-e.adapter';
 import { MarketFAdapter } from './market-f.adapter';
 import { MarketIAdapter } from './market-i.adapter';
+import { Connector, realConnectors } from './connector';
+import { JsonConnectorAdapter } from './json-connector.adapter';
 import type { PortalAdapter } from './portal.type';
 import { ShopAdapter } from './shop.adapter';
 import { ShopGAdapter } from './shop-g.adapter';
@@ -68,9 +70,26 @@ export const uploadPortals: readonly RegisteredAdapter[] = adapters.filter((a) =
 
 const byId = new Map<string, RegisteredAdapter>(adapters.map((a) => [a.portal, a]));
 
-/** The adapter of a portal. */
-export function adapterFor(portal: PortalId): RegisteredAdapter {
-  return byId.get(portal)!;
+/** The generic JSON connector of each portal whose own adapter speaks a real channel's API. */
+const jsonAdapters = new Map<string, RegisteredAdapter>(
+  adapters.filter((a) => realConnectors[a.portal] !== undefined).map((a) => [a.portal, new JsonConnectorAdapter(a) as RegisteredAdapter]),
+);
+
+/**
+ * The adapter that speaks to a portal through a portal account's connector: the portal's own
+ * adapter when the connector is its real one (or left out: facts only), else the generic JSON
+ * connector with the portal's facts. A portal account connected to one channel and used as the
+ * fallback for another portal (the default account) reaches that portal in JSON.
+ */
+export function adapterFor(portal: PortalId, connector?: Connector): RegisteredAdapter {
+  const own = byId.get(portal)!;
+  if (connector === undefined || connector === realConnectors[portal]) return own;
+  return jsonAdapters.get(portal) ?? own;
+}
+
+/** The portals whose orders Kontor imports (an adapter that fetches orders), by connector. */
+export function importsOrders(portal: PortalId, connector: Connector | null | undefined): boolean {
+  return typeof adapterFor(portal, connector ?? undefined).fetchOrders === 'function' && realConnectors[portal] !== undefined;
 }
 
 /** The portal of a platform field (order.platform, ...), or null when it names none. */

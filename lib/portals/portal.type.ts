@@ -1,11 +1,22 @@
 import type { ObjectSchema } from 'joi';
 import type { ChannelOrderPage } from './channel-order.type';
+import type { Connector } from './connector';
 
 /** Where and as whom an adapter calls: from the portal account (sandbox URL when it has none). */
 export interface PortalTarget {
   portalAccountId: number;
+  /**
+   * How the account is reached: its channel's real API or the generic JSON dialect
+   * (adapterFor(portal, connector)); left out: each portal's own adapter (an account of no
+   * platform, or a hand-made target).
+   */
+  connector?: Connector;
   baseUrl: string;
-  /** The portal account's credentials (client_id/client_secret for OAuth2 portals, or api_key). */
+  /**
+   * The portal account's credentials, opened (lib/secret) only by portal-target.repository:
+   * client_id/client_secret, refresh_token (ebay, amazon_sp), seller_id and marketplace_id
+   * (amazon_sp). Never logged, never answered.
+   */
   credentials: Record<string, unknown>;
 }
 

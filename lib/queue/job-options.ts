@@ -26,9 +26,11 @@ export function jobOptions(name: JobName): JobsOptions {
       return { ...portalCall, removeOnComplete: { count: 1000 } };
     case 'portal.upload':
     case 'bank.provider_sync':
+    case 'order.import':
       return portalCall;
     case 'cia.reconcile':
     case 'outbox.cleanup':
+    case 'order.import_all':
       // A missed tick is caught up by the next one.
       return { ...base, attempts: 2 };
     default:

@@ -78,6 +78,15 @@ export interface JobPayloads {
    * the tick (a re-run adds none twice; a lost one is derived again at the next tick).
    */
   'bank.provider_sync_all': { tick: string };
+  /**
+   * Imports the orders a channel changed since the portal account's watermark (lib/order-import):
+   * queued per connected account by order.import_all, or on demand (POST
+   * admin/portal_account/{id}/order_import/, kontor order import; since: a seller-chosen start).
+   * Idempotent: a channel order is one Kontor order (table channel_order), whatever the fetches.
+   */
+  'order.import': { accountId: number; portalAccountId: number; tick?: string; since?: string };
+  /** Scheduler: one order.import per connected portal account of auction_a and market_d, ids from the account and the tick. */
+  'order.import_all': { tick: string };
 }
 
 /** Payload of portal.upload (Stock_portal_upload_type, one portal entry). */
@@ -120,6 +129,8 @@ export const jobQueues = {
   'bank.rematch': 'bank',
   'bank.provider_sync': 'bank',
   'bank.provider_sync_all': 'bank',
+  'order.import': 'order_import',
+  'order.import_all': 'order_import',
 } as const satisfies { [J in JobName]: QueueName };
 
 /** The job names a queue carries. */

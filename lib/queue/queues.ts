@@ -13,6 +13,8 @@ export const queueNames = {
   mail: 'mail',
   /** Event-handler execution. */
   events: 'events',
+  /** Orders fetched from the real channels (lib/order-import); run by the portal_upload worker process. */
+  order_import: 'order_import',
 } as const;
 
 export type QueueName = keyof typeof queueNames;

@@ -32,6 +32,15 @@ export function schedules(): Schedule[] {
       enqueue: (tick) => queues().add('bank.rematch', { tick: tickId(tick) }, `bank-rematch-${tickId(tick)}`),
     },
     {
+      name: 'order-import',
+      // Every 10 s; the job id is the interval's slot, so one order.import_all per ORDER_FETCH_INTERVAL_SECONDS.
+      cron: '*/10 * * * * *',
+      enqueue: async (tick) => {
+        const slot = String(Math.floor(tick.getTime() / 1000 / config().orderFetchIntervalSeconds));
+        await queues().add('order.import_all', { tick: slot }, `order-import-all-${slot}`);
+      },
+    },
+    {
       name: 'bank-provider-sync',
       cron: config().bankProviderSyncCron,
       // The bank worker fans it out: one bank.provider_sync per connected account.

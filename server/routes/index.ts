@@ -15,6 +15,7 @@ import { stockEndpoints } from './stock';
 import { tokenEndpoints } from './token';
 import { bankEndpoints } from './bank';
 import { adminClientAccessEndpoints } from './admin-client-access';
+import { orderImportEndpoints } from './order-import';
 
 /** Every endpoint of the API, one declaration each. */
 export const endpoints: Endpoint[] = [
@@ -34,4 +35,5 @@ export const endpoints: Endpoint[] = [
   ...sendMitEndpoints,
   ...bankEndpoints,
   ...adminClientAccessEndpoints,
+  ...orderImportEndpoints,
 ];

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
+import { sealCredentials } from '../../lib/secret/credentials';
 import { call, newSeller, Seller } from '../support/api';
 import { Fleet, Sandbox, startFleet, startSandbox, waitFor } from './support';
 
@@ -250,7 +251,7 @@ describe('fleet: portal accounts as targets', () => {
     });
     await db()('portal_account')
       .where({ account_id: seller.id, id: seller.portalAccountId })
-      .update({ base_url: own.url, credentials: JSON.stringify(await consent.json()) });
+      .update({ base_url: own.url, credentials: sealCredentials('portal_account', (await consent.json()) as Record<string, unknown>) });
     const stockId = await createItem(seller, auctionItem);
     const res = await upload(seller, stockId, { auction_a: [{ action: 'list' }], shop_g: [{ action: 'list' }] });
     const ids = (res.body.response as { job_id: string }[]).map((p) => p.job_id);

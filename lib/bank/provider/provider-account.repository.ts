@@ -1,6 +1,7 @@
 /** Payment provider accounts of a seller (table payment_provider_account); scoped by account. */
 import type { Knex } from 'knex';
 import { db } from '../../db/knex';
+import { sealCredentials } from '../../secret/credentials';
 
 export interface ProviderAccountRow {
   id: number;
@@ -8,8 +9,8 @@ export interface ProviderAccountRow {
   name: string;
   provider: string;
   base_url: string;
-  /** client_id and client_secret: read only by the sync, never answered or logged. */
-  credentials: { client_id?: unknown; client_secret?: unknown };
+  /** client_id and client_secret, sealed (lib/secret): opened only by the sync, never answered or logged. */
+  credentials: string | null;
   synced_until: Date | null;
   last_error: string | null;
 }
@@ -17,7 +18,7 @@ export interface ProviderAccountRow {
 export const providerAccountRepository = {
   async insert(accountId: number, row: { name: string; provider: string; base_url: string; credentials: Record<string, string> }): Promise<number> {
     const [created] = await db()('payment_provider_account')
-      .insert({ ...row, credentials: JSON.stringify(row.credentials), account_id: accountId })
+      .insert({ ...row, credentials: sealCredentials('payment_provider_account', row.credentials), account_id: accountId })
       .returning('id');
     return (created as { id: number }).id;
   },

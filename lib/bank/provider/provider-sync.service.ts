@@ -10,6 +10,7 @@ import { noLongerExists, portalRefused } from '../../errors';
 import { inTransaction } from '../../db/transaction';
 import { fromCents, toCents } from '../../order/order-money';
 import { queues } from '../../queue/queue.registry';
+import { openCredentials } from '../../secret/credentials';
 import { createTaskOnce } from '../../task/task.service';
 import { storeEntriesIn } from '../bank-store.service';
 import { clip, StatementEntry } from '../statement/statement.type';
@@ -57,7 +58,9 @@ export async function syncProviderAccount(accountId: number, providerAccountId: 
   const start = account.synced_until ? new Date(account.synced_until.getTime() - lateArrivalMs) : new Date(end.getTime() - firstSyncMs);
   let transactions: PayPalTransaction[];
   try {
-    transactions = await listTransactions({ baseUrl: account.base_url, credentials: account.credentials }, start, end);
+    // Opened here and handed to the client only, as a portal account's are in portal-target.repository.
+    const credentials = openCredentials('payment_provider_account', account.credentials);
+    transactions = await listTransactions({ baseUrl: account.base_url, credentials }, start, end);
   } catch (err) {
     if (!(err instanceof ProviderAuthError)) throw err;
     const message = `${label(account)}: ${err.message}; check its client_id and client_secret`;

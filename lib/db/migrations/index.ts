@@ -14,6 +14,7 @@ import * as accountPerson from './20261123_0700_account_person';
 import * as refreshTokenChain from './20261123_0701_refresh_token_chain';
 import * as bankImport from './20261123_0800_bank_import';
 import * as bankHotAssignment from './20261124_0100_bank_hot_assignment';
+import * as orderImport from './20261124_0200_order_import';
 import * as clientAccess from './20261124_0300_client_access';
 import * as idempotencyKey from './20261124_0400_idempotency_key';
 import * as webhookDelivery from './20261124_0500_webhook_delivery';
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '20261123_0701_refresh_token_chain': refreshTokenChain,
   '20261123_0800_bank_import': bankImport,
   '20261124_0100_bank_hot_assignment': bankHotAssignment,
+  '20261124_0200_order_import': orderImport,
   '20261124_0300_client_access': clientAccess,
   '20261124_0400_idempotency_key': idempotencyKey,
   '20261124_0500_webhook_delivery': webhookDelivery,

@@ -1,0 +1,100 @@
+/**
+ * One channel order into Kontor, in one transaction, exactly once: the channel_order row of
+ * (account, portal account, the channel's order id) is claimed first (INSERT ... ON CONFLICT DO
+ * NOTHING), so a second fetcher of the same order waits for the first one's commit and then
+ * finds the order made. New: created through the orders domain's create (stock taken, CIA,
+ * events), unlinked lines get a task. Known: only what the channel changed since the last
+ * fetch (payment, cancellation, shipment) is applied through the orders domain.
+ */
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { allOrdersOf } from '../access/caller';
+import { inTransaction } from '../db/transaction';
+import { DomainError, isPermanent } from '../errors';
+import { validate } from '../http/validate';
+import { log } from '../log';
+import { applyChannelChangeIn, ChannelChange, createChannelOrderIn } from '../order/order-channel.service';
+import { orderType, OrderInput } from '../order/order.type';
+import type { ChannelOrder } from '../portals/channel-order.type';
+import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
+import { createTaskOnce, insertTask } from '../task/task.service';
+import { channelState, orderInputOf, UnlinkedLine } from './channel-order.mapper';
+import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
+
+export type ImportOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'refused';
+
+const sourceOf = (account: ImportAccountRow, portal: string, order: ChannelOrder) =>
+  `${portal} order ${order.external_order_id} (portal account ${account.id})`;
+
+/** What changed at the channel since the state kept at the last fetch. */
+function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
+  const change: ChannelChange = {};
+  if (before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
+  if (before.is_cancelled !== order.status.is_cancelled) change.is_cancelled = order.status.is_cancelled;
+  if (before.is_shipped !== order.status.is_shipped) change.is_shipped = order.status.is_shipped;
+  return change;
+}
+
+async function taskForUnlinked(trx: Knex.Transaction, accountId: number, orderId: string, source: string, unlinked: UnlinkedLine[]): Promise<void> {
+  if (unlinked.length === 0) return;
+  const lines = unlinked.map((l) => `line ${l.position} "${l.name}": ${l.reason}`).join('\n');
+  await insertTask(trx, accountId, {
+    title: `Order ${orderId}: ${unlinked.length === 1 ? 'a line is' : `${unlinked.length} lines are`} not linked to stock`.slice(0, 255),
+    text: `${source} was imported with lines that take no stock; link them to the right item (order line stock_align_id):\n${lines}`,
+    priority: 'high',
+    reference: { section: 'order', id: orderId },
+  });
+}
+
+async function create(trx: Knex.Transaction, account: ImportAccountRow, portal: string, order: ChannelOrder): Promise<void> {
+  const source = sourceOf(account, portal, order);
+  const skus = order.line.map((l) => l.sku).filter((s): s is string => Boolean(s));
+  const { input: wire, unlinked } = orderInputOf(portal, order, await stockIdsByChannelSku(trx, account.account_id, portal, skus), source);
+  const input = validate<OrderInput>(orderType, wire, 'order');
+  const caller = { ...allOrdersOf(account.account_id), portalAccountId: account.id };
+  const { orderId, internalId } = await createChannelOrderIn(trx, caller, input);
+  await taskForUnlinked(trx, account.account_id, orderId, source, unlinked);
+  await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, {
+    order_id: orderId,
+    order_internal_id: internalId,
+    channel_state: channelState(order),
+  });
+}
+
+/** A channel order the orders domain refuses (its data): the seller gets one task per version of it; the others go on. */
+async function refuseOne(account: ImportAccountRow, portal: string, order: ChannelOrder, err: DomainError): Promise<void> {
+  const source = sourceOf(account, portal, order);
+  const key = crypto
+    .createHash('sha256')
+    .update(`${account.account_id}|${account.id}|${order.external_order_id}|${order.modified_at}`)
+    .digest('hex')
+    .slice(0, 32);
+  log.warn({ portal, portalAccountId: account.id, externalOrderId: order.external_order_id, error: err.message }, 'channel order not imported');
+  await createTaskOnce(
+    account.account_id,
+    { title: `Order not imported: ${source}`.slice(0, 255), text: `${source} could not be imported: ${err.message}`, priority: 'high' },
+    `order-import-${key}`,
+  );
+}
+
+export async function importChannelOrder(account: ImportAccountRow, portal: string, order: ChannelOrder): Promise<ImportOutcome> {
+  const caller = { ...allOrdersOf(account.account_id), portalAccountId: account.id };
+  try {
+    return await inTransaction(async (trx): Promise<ImportOutcome> => {
+      if (await orderImportRepository.claim(trx, account.account_id, account.id, order.external_order_id)) {
+        await create(trx, account, portal, order);
+        return 'created';
+      }
+      const known = await orderImportRepository.lock(trx, account.account_id, account.id, order.external_order_id);
+      // The seller deleted the order: a later fetch does not bring it back.
+      if (known.order_id === null || known.order_internal_id === null) return 'deleted';
+      const notes = await applyChannelChangeIn(trx, caller, known.order_id, changeOf(known.channel_state, order), sourceOf(account, portal, order));
+      await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, { channel_state: channelState(order) });
+      return notes.length ? 'updated' : 'unchanged';
+    });
+  } catch (err) {
+    if (!(err instanceof DomainError) || !isPermanent(err)) throw err;
+    await refuseOne(account, portal, order, err);
+    return 'refused';
+  }
+}

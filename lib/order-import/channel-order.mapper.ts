@@ -1,0 +1,92 @@
+/**
+ * A channel's order (ChannelOrder, in Order_type's words) as the input of the orders domain's
+ * create: platform, external_order_id, customer, shipping, lines with the stock item each SKU
+ * names (stock_align_id ID_<id>), payment and status. Lines whose SKU names no item (or several)
+ * stay unlinked and are reported for a task.
+ */
+import type { ChannelOrder, ChannelOrderAddress } from '../portals/channel-order.type';
+import type { OrderAddress, OrderInput } from '../order/order.type';
+import type { ChannelState } from './order-import.repository';
+
+export interface UnlinkedLine {
+  position: number;
+  sku: string | null;
+  name: string;
+  reason: string;
+}
+
+/** A decimal amount other than zero. */
+const cents = (value: string) => /^-?\d+(\.\d+)?$/.test(value) && Number(value) !== 0;
+
+function address(a: ChannelOrderAddress | undefined): OrderAddress {
+  const out: OrderAddress = {};
+  for (const [key, value] of Object.entries(a ?? {})) if (typeof value === 'string' && value !== '') out[key as keyof OrderAddress] = value;
+  return out;
+}
+
+/** The channel's state of an order that later fetches compare against. */
+export function channelState(order: ChannelOrder): ChannelState {
+  return {
+    paid_amount: order.paid_amount,
+    is_shipped: order.status.is_shipped,
+    is_cancelled: order.status.is_cancelled,
+    modified_at: order.modified_at,
+  };
+}
+
+/** Order_type as POST order/ takes it (current_date as ISO 8601), validated by the import like a request. */
+export type OrderWire = Omit<OrderInput, 'current_date'> & { current_date: string };
+
+/** skuIds: per SKU the stock ids it names (lib/stock/stock-channel-sku.ts). */
+export function orderInputOf(
+  portal: string,
+  order: ChannelOrder,
+  skuIds: Map<string, number[]>,
+  source: string,
+): { input: OrderWire; unlinked: UnlinkedLine[] } {
+  const unlinked: UnlinkedLine[] = [];
+  const line = order.line.map((l, i) => {
+    const ids = l.sku ? (skuIds.get(l.sku) ?? []) : [];
+    if (ids.length !== 1) {
+      const reason = !l.sku ? 'the channel names no SKU' : ids.length === 0 ? `SKU ${l.sku} matches no stock item` : `SKU ${l.sku} matches several stock items`;
+      unlinked.push({ position: i + 1, sku: l.sku, name: l.name, reason });
+    }
+    return {
+      id: i + 1,
+      name: l.name,
+      quantity: l.quantity,
+      price: l.price,
+      transaction_id: l.transaction_id,
+      ...(l.sku ? { sku: l.sku } : {}),
+      ...(l.tax !== undefined ? { tax: l.tax } : {}),
+      ...(ids.length === 1 ? { stock_align_id: `ID_${ids[0]}` } : {}),
+    };
+  });
+  const paid = cents(order.paid_amount);
+  // Cancelled and shipped exclude each other in Kontor: a cancelled order is not also shipped.
+  const status = { is_cancelled: order.status.is_cancelled, is_shipped: order.status.is_shipped && !order.status.is_cancelled };
+  const input: OrderWire = {
+    platform: portal,
+    external_order_id: order.external_order_id,
+    current_date: order.created_at,
+    currency_id: order.currency_id,
+    customer: {
+      ...(order.customer.username ? { username: order.customer.username } : {}),
+      ...(order.customer.email ? { email: order.customer.email } : {}),
+      ...(order.customer.phone_1 ? { phone_1: order.customer.phone_1 } : {}),
+      address: address(order.customer.address),
+    },
+    shipping: {
+      ...(order.shipping.fee !== undefined ? { fee: order.shipping.fee } : {}),
+      ...(order.shipping.method ? { method: order.shipping.method } : {}),
+      address: address(order.shipping.address),
+    },
+    line,
+    // Paid at the channel without an amount: paid in full (is_paid at creation).
+    ...(paid ? { paid_amount: order.paid_amount } : {}),
+    status: { ...status, ...(order.status.is_paid && !paid ? { is_paid: true } : {}) },
+    ...(order.payment_provider_transaction_id ? { payment_provider_transaction_id: order.payment_provider_transaction_id } : {}),
+    history: [`${source}: imported`],
+  };
+  return { input, unlinked };
+}

@@ -1,0 +1,94 @@
+/**
+ * The order import of one portal account (job order.import): pages through the channel's
+ * orders changed since the account's watermark (less an overlap for clock skew) and makes each
+ * channel order exactly one Kontor order (channel-order.import.ts). A refusal of the channel
+ * (revoked or expired refresh token, a json middleware's 4xx) fails the job for good with a
+ * message naming the portal account, keeps it on the account (the scheduler leaves it alone
+ * until it is connected again) and gives the seller a task.
+ */
+import { db } from '../db/knex';
+import { DomainError, isPermanent, noLongerExists, portalRefused } from '../errors';
+import { portalOf, adapterFor, importsOrders } from '../portals/portal.registry';
+import type { PortalId } from '../portals/portal.registry';
+import { waitForPortalSlot } from '../portals/portal-rate-limit';
+import { portalTargetRepository } from '../portals/portal-target.repository';
+import type { ChannelOrderPage } from '../portals/channel-order.type';
+import { createTaskOnce } from '../task/task.service';
+import { importChannelOrder, ImportOutcome } from './channel-order.import';
+import { ImportAccountRow, orderImportRepository } from './order-import.repository';
+
+/** Each fetch looks this far back before the last one's start: the channel's clock and ours may disagree. */
+export const overlapMs = 10 * 60_000;
+/** A first fetch takes the last 30 days. */
+export const firstFetchMs = 30 * 86_400_000;
+/** A fetch ends after this many pages even if the channel offers more; the next fetch goes on from there. */
+const maxPages = 500;
+
+export const accountLabel = (a: { id: number; name: string; platform: string | null }) =>
+  `portal account "${a.name}" (id ${a.id}${a.platform ? `, ${a.platform}` : ''})`;
+
+/** The portal an account's orders come from; a DomainError naming why there is none. */
+export function importPortalOf(account: ImportAccountRow): PortalId {
+  const portal = portalOf(account.platform);
+  if (!portal || !importsOrders(portal, account.connector)) {
+    throw portalRefused(
+      `${accountLabel(account)}: Kontor imports the orders of auction_a and market_d through a connector that fetches orders; this account is ${account.platform ?? 'of no platform'} with connector ${account.connector}`,
+    );
+  }
+  return portal;
+}
+
+export interface ImportRun {
+  portal_account_id: number;
+  since: string;
+  pages: number;
+  orders: Record<ImportOutcome, number>;
+}
+
+async function refuse(account: ImportAccountRow, err: DomainError, jobId: string): Promise<never> {
+  const message = `${accountLabel(account)}: the channel refused the order fetch: ${err.message}; connect it again (kontor portal-account connect)`;
+  await orderImportRepository.refused(account.account_id, account.id, message);
+  await createTaskOnce(
+    account.account_id,
+    { title: `Order import refused: ${account.name}`.slice(0, 255), text: message, priority: 'high' },
+    `order-import-refused-${jobId}`,
+  );
+  throw portalRefused(message);
+}
+
+export async function importOrders(job: { accountId: number; portalAccountId: number; since?: string }, jobId: string): Promise<ImportRun> {
+  const account = await orderImportRepository.account(job.accountId, job.portalAccountId);
+  if (!account) throw noLongerExists(`portal account ${job.portalAccountId}`);
+  const portal = importPortalOf(account);
+  const target = await portalTargetRepository.target(db(), account.account_id, account.id);
+  if (!target) throw noLongerExists(accountLabel(account));
+  const adapter = adapterFor(portal, target.connector);
+  const startedAt = new Date();
+  const regular = account.orders_fetched_until ? new Date(account.orders_fetched_until.getTime() - overlapMs) : new Date(startedAt.getTime() - firstFetchMs);
+  const since = job.since ? new Date(job.since) : regular;
+  const orders: Record<ImportOutcome, number> = { created: 0, updated: 0, unchanged: 0, deleted: 0, refused: 0 };
+  let cursor: string | null = null;
+  let pages = 0;
+  let newest = since;
+  do {
+    await waitForPortalSlot(portal, account.id);
+    let page: ChannelOrderPage;
+    try {
+      page = await adapter.fetchOrders!(target, since, cursor);
+    } catch (err) {
+      if (err instanceof DomainError && isPermanent(err)) return refuse(account, err, jobId);
+      throw err;
+    }
+    for (const order of page.orders) {
+      orders[await importChannelOrder(account, portal, order)]++;
+      const modified = new Date(order.modified_at);
+      if (modified > newest) newest = modified;
+    }
+    cursor = page.next;
+    pages++;
+  } while (cursor !== null && pages < maxPages);
+  // A fetch from a later time than the watermark's left a gap before it: the watermark stays.
+  // Cut short at maxPages: the next fetch goes on from the newest change seen, not from now.
+  await orderImportRepository.fetched(account.account_id, account.id, since <= regular ? (cursor === null ? startedAt : newest) : null);
+  return { portal_account_id: account.id, since: since.toISOString(), pages, orders };
+}

@@ -1,0 +1,80 @@
+/**
+ * Orders that come from a real channel (lib/order-import): created through createOrderIn like
+ * POST order/ (stock taken, CIA, events), and afterwards moved only by what the channel changed
+ * of them: payment, cancellation, shipment, each by the orders' own rules (updateOrderIn: stock
+ * back on cancel, paid event, invoice number), with a history entry saying it came from the channel.
+ */
+import type { Knex } from 'knex';
+import type { Warning } from '../errors';
+import { toCents } from './order-money';
+import { createOrderIn, OrderCaller, updateOrderIn } from './order.service';
+import { orderRepository } from './order.repository';
+import type { OrderInput } from './order.type';
+
+/** What a channel reports changed of an order since the previous fetch. */
+export interface ChannelChange {
+  paid_amount?: string;
+  is_shipped?: boolean;
+  is_cancelled?: boolean;
+}
+
+/** Creates the order of a channel order in the caller's transaction; its id and internal id. */
+export async function createChannelOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput): Promise<{ orderId: string; internalId: string }> {
+  const orderId = await createOrderIn(trx, caller, input);
+  const row = await orderRepository.getForUpdate(trx, caller, orderId);
+  return { orderId, internalId: row!.internal_id };
+}
+
+/** The part of a change the order can take: a shipped order is not cancelled by the channel (goods left: a credit note). */
+function effective(
+  current: { paid_amount: string | null; is_shipped: boolean; is_cancelled: boolean },
+  change: ChannelChange,
+): { input: OrderInput; notes: string[] } {
+  const input: OrderInput = {};
+  const notes: string[] = [];
+  const status: NonNullable<OrderInput['status']> = {};
+  if (change.paid_amount !== undefined && toCents(change.paid_amount) !== toCents(current.paid_amount ?? '0')) {
+    input.paid_amount = change.paid_amount;
+    notes.push(`paid ${change.paid_amount}`);
+  }
+  let cancelled = current.is_cancelled;
+  if (change.is_cancelled !== undefined && change.is_cancelled !== current.is_cancelled) {
+    if (change.is_cancelled && current.is_shipped) notes.push('cancelled at the channel, but the order is shipped here: make a credit note');
+    else {
+      status.is_cancelled = change.is_cancelled;
+      cancelled = change.is_cancelled;
+      notes.push(change.is_cancelled ? 'cancelled' : 'cancellation undone');
+    }
+  }
+  // Shipping only ever moves forward from the channel: Kontor itself may have shipped the order (send_mit).
+  if (change.is_shipped === true && !current.is_shipped && !cancelled) {
+    status.is_shipped = true;
+    notes.push('shipped');
+  }
+  if (Object.keys(status).length) input.status = status;
+  return { input, notes };
+}
+
+/**
+ * Applies a channel's change to the order in the caller's transaction, with one history entry
+ * (`<source>: paid 19.90, shipped`); nothing when the order is gone or nothing changes. Returns
+ * what was noted.
+ */
+export async function applyChannelChangeIn(
+  trx: Knex.Transaction,
+  caller: OrderCaller,
+  orderId: string,
+  change: ChannelChange,
+  source: string,
+): Promise<string[]> {
+  const current = await orderRepository.getForUpdate(trx, caller, orderId);
+  if (!current) return [];
+  const { input, notes } = effective(current, change);
+  if (notes.length === 0) return [];
+  if (Object.keys(input).length) {
+    const warnings: Warning[] = [];
+    await updateOrderIn(trx, caller, orderId, input, warnings);
+  }
+  await orderRepository.addHistory(trx, current.internal_id, [`${source}: ${notes.join(', ')}`]);
+  return notes;
+}
