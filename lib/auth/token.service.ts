@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { config } from '../../config';
+import { listening, onChange } from '../db/change-notices';
 import { db } from '../db/knex';
 import { invalidInput } from '../errors';
 import { accountRepository } from '../account/account.repository';
@@ -104,7 +105,7 @@ export async function grantRefreshToken(
   });
   if (outcome.kind === 'issued') return outcome.answer;
   if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the refresh token is unknown, replaced or expired');
-  for (const hash of outcome.revokedAccessTokens) grantCache.delete(hash);
+  for (const hash of outcome.revokedAccessTokens) dropCached(hash);
   throw oauthError(
     'invalid_grant',
     'the refresh token was already replaced; as it may have leaked, every token of this authorization is revoked: authorize the client again',
@@ -119,23 +120,68 @@ export async function createAuthorizationCode(client: OAuthClientRow, grant: Gra
 }
 
 /*
- * Every resource request resolves its token; a few seconds of memory spare the database that
- * query on all but the first request of a burst. An entry never outlives its token.
+ * Every resource request resolves its token. Verified tokens are kept in memory by the token
+ * itself (no hash per request) for up to a minute, never beyond their expiry, and only while the
+ * process hears change notices (lib/db/change-notices.ts): a trigger announces every deletion or
+ * change of a still-valid token, whoever makes it, and the entry goes at once in every process.
+ * Without notices each request reads the database.
  */
-const grantCache = new Map<string, { grant: Grant; until: number }>();
-const grantCacheMs = 10000;
+interface CachedGrant {
+  grant: Grant;
+  hash: string;
+  until: number;
+}
+const grantCache = new Map<string, CachedGrant>();
+/** token hash -> token, to forget an entry by the hash a notice names. */
+const tokenOfHash = new Map<string, string>();
+const grantCacheMs = 60000;
 const grantCacheSize = 10000;
+/** Counts notices: a grant read while one arrived may be the revoked one, and is not kept. */
+let tokenNotices = 0;
+
+onChange('token', (hash) => {
+  tokenNotices += 1;
+  if (hash === null) {
+    grantCache.clear();
+    tokenOfHash.clear();
+    return;
+  }
+  dropCached(hash);
+});
+
+function dropCached(hash: string): void {
+  const token = tokenOfHash.get(hash);
+  if (token === undefined) return;
+  tokenOfHash.delete(hash);
+  grantCache.delete(token);
+}
+
+/**
+ * Revokes the cached grants of these token hashes in every process at once. Deleting or changing
+ * the access_token rows does this by itself (a trigger); call this for a revocation that leaves
+ * them in place (pass the transaction: the notice goes out at its commit).
+ */
+export async function forgetTokens(hashes: string[], trx: Knex = db()): Promise<void> {
+  for (const hash of hashes) dropCached(hash);
+  await tokenRepository.announceRevoked(trx, hashes);
+}
 
 /** Resolves a bearer token to its grant; undefined when unknown or expired. */
 export async function grantOfAccessToken(token: string): Promise<Grant | undefined> {
-  const hash = secretHash(token);
   const now = Date.now();
-  const cached = grantCache.get(hash);
-  if (cached && cached.until > now) return cached.grant;
+  const cached = grantCache.get(token);
+  if (cached && cached.until > now && listening()) return cached.grant;
+  const hash = secretHash(token);
+  const notices = tokenNotices;
   const found = await tokenRepository.findAccessToken(hash);
   if (!found) return undefined;
   const { expiresAt, ...grant } = found;
-  if (grantCache.size >= grantCacheSize) grantCache.clear();
-  grantCache.set(hash, { grant, until: Math.min(now + grantCacheMs, expiresAt.getTime()) });
+  if (!listening() || notices !== tokenNotices) return grant;
+  if (grantCache.size >= grantCacheSize) {
+    grantCache.clear();
+    tokenOfHash.clear();
+  }
+  grantCache.set(token, { grant, hash, until: Math.min(now + grantCacheMs, expiresAt.getTime()) });
+  tokenOfHash.set(hash, token);
   return grant;
 }

@@ -15,6 +15,9 @@ export interface RateLimitState {
 const reliefPeriodDays = 30;
 /** A call older than this no longer counts as in flight: a killed process cannot block its account for long. */
 const inFlightStaleMs = 120_000;
+/** Names a call in flight: unique across processes (the tag) and within one (the count), no random bytes per call. */
+const processTag = crypto.randomBytes(6).toString('base64url');
+let callCount = 0;
 
 /*
  * One round trip: the calls in flight (a refused call counts nowhere), the request's weight in
@@ -73,7 +76,7 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
   const nowSeconds = Math.floor(nowMs / 1000);
   const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
   const day = Math.floor(nowSeconds / 86400);
-  const requestId = crypto.randomUUID();
+  const requestId = `${processTag}:${(callCount += 1)}`;
   const key = `${queuePrefix}:rate:${accountId}`;
   const keys = [`${key}:${window}`, `${queuePrefix}:calls:${accountId}`, `${key}:relief:${day}`, `${key}:reached`];
   let answer: [number, number, number];

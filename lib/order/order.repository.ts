@@ -268,8 +268,4 @@ export const orderRepository = {
   async exists(trx: Knex.Transaction, accountId: number, id: string): Promise<boolean> {
     return Boolean(await trx('sales_order').select('internal_id').where({ account_id: accountId, id }).first());
   },
-
-  async currencyExists(trx: Knex.Transaction, id: string): Promise<boolean> {
-    return Boolean(await trx('currency').where({ id }).first());
-  },
 };

@@ -1,3 +1,4 @@
+import { listening, onChange } from '../db/change-notices';
 import { DomainError, ErrorItem, invalidField, notFound } from '../errors';
 import type { PortalAccountMention } from '../http/validate';
 import { portalAccountRepository, PortalAccountRow } from './portal-account.repository';
@@ -16,12 +17,39 @@ export async function getPortalAccount(accountId: number, ref: PortalAccountRef)
   return row;
 }
 
+/*
+ * A request without portal_account_id works with the token's portal account, else the seller's
+ * default: kept in memory per seller while the process hears change notices (a trigger announces
+ * every change of a seller's portal accounts, lib/db/change-notices.ts), so requests do not read it.
+ */
+const defaults = new Map<number, number | null>();
+const defaultsSize = 10000;
+let portalNotices = 0;
+
+onChange('portal_account', (accountId) => {
+  portalNotices += 1;
+  if (accountId === null) defaults.clear();
+  else defaults.delete(Number(accountId));
+});
+
+async function defaultPortalAccountId(accountId: number): Promise<number | null> {
+  const known = defaults.get(accountId);
+  if (known !== undefined && listening()) return known;
+  const notices = portalNotices;
+  const id = (await portalAccountRepository.getDefault(accountId))?.id ?? null;
+  if (listening() && notices === portalNotices) {
+    if (defaults.size >= defaultsSize) defaults.clear();
+    defaults.set(accountId, id);
+  }
+  return id;
+}
+
 /**
  * The portal account a request works with (document 1: every request accepts portal_account_id,
  * overriding the fallback). An unknown or foreign one is a 400 naming the field.
  */
 export async function resolveRequestPortalAccount(accountId: number, ref: PortalAccountRef | undefined, fallback: number | null): Promise<number | null> {
-  if (ref === undefined) return fallback ?? (await portalAccountRepository.getDefault(accountId))?.id ?? null;
+  if (ref === undefined) return fallback ?? (await defaultPortalAccountId(accountId));
   const row = ref === 'default' ? await portalAccountRepository.getDefault(accountId) : await portalAccountRepository.get(accountId, ref);
   if (!row) throw invalidField('portal_account_id', `portal_account_id ${ref} is not a portal account of this account`, 'unknown_portal_account');
   return row.id;

@@ -13,6 +13,7 @@ import * as outboxNotify from './20261122_0601_outbox_notify';
 import * as accountPerson from './20261123_0700_account_person';
 import * as refreshTokenChain from './20261123_0701_refresh_token_chain';
 import * as bankImport from './20261123_0800_bank_import';
+import * as changeNotices from './20261124_0800_change_notices';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '20261123_0700_account_person': accountPerson,
   '20261123_0701_refresh_token_chain': refreshTokenChain,
   '20261123_0800_bank_import': bankImport,
+  '20261124_0800_change_notices': changeNotices,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
