@@ -139,7 +139,7 @@ describe('read path: round trips of a request', () => {
     while (!seen.some((c) => c.args.includes(marker))) await new Promise((resolve) => setImmediate(resolve));
   }
 
-  it('when an authenticated call is answered, then the rate limit and the concurrency gate took one EVALSHA, and the release one more', async () => {
+  it('when an authenticated call is answered, then the rate limit and the concurrency gate took one EVALSHA, and the release one more (alone when no acquire of another call came to carry it)', async () => {
     const seller = await newSeller();
     await call('system/currency/EUR/', { token: seller.token });
     await fence(`${config().queuePrefix}:fence:a:${seller.id}`);
@@ -155,6 +155,46 @@ describe('read path: round trips of a request', () => {
     expect(acquire!.some((a) => rateKey.test(a))).to.equal(true);
     expect(acquire).to.include(`${config().queuePrefix}:calls:${seller.id}`);
     expect(release).to.include(`${config().queuePrefix}:calls:${seller.id}`);
+  });
+
+  it('when a client gives up on a call while it runs, then the call stays in flight until its handler ends, and the next call passes after', async () => {
+    expect(config().concurrentCallsPerAccount, 'the tests run with the default').to.equal(1);
+    let open: () => void = () => undefined;
+    let entered: () => void = () => undefined;
+    const held = endpoint({
+      method: 'GET',
+      path: 'test/held/',
+      summary: 'answers when the test says so',
+      response: [],
+      handle: async () => {
+        await new Promise<void>((resolve) => {
+          open = resolve;
+          entered();
+        });
+        return ok({});
+      },
+    });
+    const server: Server = createApp([held]).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const seller = await newSeller();
+      const inside = new Promise<void>((resolve) => {
+        entered = resolve;
+      });
+      const client = new AbortController();
+      const gaveUp = fetch(`${base}/v1.1/test/held/`, { headers: { Authorization: `Bearer ${seller.token}` }, signal: client.signal }).catch(() => 'aborted');
+      await inside;
+      client.abort();
+      expect(await gaveUp).to.equal('aborted');
+      expect((await call('system/currency/EUR/', { token: seller.token, base })).status).to.equal(429);
+      open();
+      // The handler ends on the next turns of the event loop; its release is queued then.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await call('system/currency/EUR/', { token: seller.token, base })).status).to.equal(200);
+    } finally {
+      server.close();
+    }
   });
 
   it('when a cached token reads reference data, then no Postgres query is made; GET order/{id}/ makes one', async () => {
