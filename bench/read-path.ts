@@ -42,15 +42,24 @@ function get(base: URL, target: string, token?: string): Promise<void> {
   });
 }
 
-/** Calls per second of `calls` calls of fn, `concurrency` at a time. */
+/** CPU microseconds of this process per call in the last rate() (server and client: both sides share the client's cost). */
+let cpuPerCall = 0;
+
+/**
+ * Calls per second of `calls` calls of fn, `concurrency` at a time. Also sets cpuPerCall: on a
+ * shared machine the CPU a call costs holds still where calls per second swing with the load.
+ */
 async function rate(fn: () => Promise<void>): Promise<number> {
   let left = calls;
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (left-- > 0) await fn();
     }),
   );
+  const used = process.cpuUsage(cpu);
+  cpuPerCall = (used.user + used.system) / calls;
   return calls / (Number(process.hrtime.bigint() - start) / 1e9);
 }
 
@@ -137,22 +146,32 @@ export const readPathBench: BenchCase = {
     const orderPath = `order/${orderId}/`;
     const currencyPath = 'system/currency/EUR/';
     const figures = { order: [] as number[][], currency: [] as number[][] };
+    const cpu = { order: [] as number[], currency: [] as number[] };
     // Warm both sides (JIT, pools, the token's cache) before the first measured round.
     await rate(() => get(api, orderPath, seller.token));
     await rate(() => get(bareOrder.base, orderPath));
     for (let round = 0; round < runs; round++) {
       const apiOrder = await profiled(`read-path-order-${round}`, () => rate(() => get(api, orderPath, seller.token)));
+      const apiOrderCpu = cpuPerCall;
       const bareOrderRate = await rate(() => get(bareOrder.base, orderPath));
+      const bareOrderCpu = cpuPerCall;
       const apiCurrency = await profiled(`read-path-currency-${round}`, () => rate(() => get(api, currencyPath, seller.token)));
+      const apiCurrencyCpu = cpuPerCall;
       const bareCurrencyRate = await rate(() => get(bareCurrency.base, currencyPath));
+      const bareCurrencyCpu = cpuPerCall;
       figures.order.push([apiOrder, bareOrderRate, apiOrder / bareOrderRate]);
       figures.currency.push([apiCurrency, bareCurrencyRate, apiCurrency / bareCurrencyRate]);
-      line(`round ${round + 1}: GET order/{id}/`, apiOrder, bareOrderRate);
-      line(`round ${round + 1}: GET system/currency/EUR/ (token)`, apiCurrency, bareCurrencyRate);
+      cpu.order.push(bareOrderCpu / apiOrderCpu);
+      cpu.currency.push(bareCurrencyCpu / apiCurrencyCpu);
+      line(`round ${round + 1}: GET order/{id}/`, apiOrder, bareOrderRate, [apiOrderCpu, bareOrderCpu]);
+      line(`round ${round + 1}: GET system/currency/EUR/ (token)`, apiCurrency, bareCurrencyRate, [apiCurrencyCpu, bareCurrencyCpu]);
     }
     const ratio = (rows: number[][]) => median(rows.map((r) => r[2]!));
     process.stdout.write(`median ratio GET order/{id}/ api/bare+pg ${ratio(figures.order).toFixed(2)} (aim >= 0.6)\n`);
     process.stdout.write(`median ratio authenticated GET system/currency/EUR/ api/bare ${ratio(figures.currency).toFixed(2)} (aim >= 0.5)\n`);
+    process.stdout.write(
+      `median CPU ratio (bare CPU per call / api CPU per call, this process: server + client) order ${median(cpu.order).toFixed(2)}, currency ${median(cpu.currency).toFixed(2)}\n`,
+    );
     await bareOrder.close();
     await bareCurrency.close();
     await pool.end();
