@@ -114,9 +114,10 @@ async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
   return result;
 }
 
-function line(label: string, api: number, bare: number): void {
+function line(label: string, api: number, bare: number, cpu: [number, number]): void {
   process.stdout.write(
-    `${label.padEnd(50)} api ${api.toFixed(0).padStart(6)} req/s   bare ${bare.toFixed(0).padStart(6)} req/s   api/bare ${(api / bare).toFixed(2)}\n`,
+    `${label.padEnd(50)} api ${api.toFixed(0).padStart(6)} req/s   bare ${bare.toFixed(0).padStart(6)} req/s   api/bare ${(api / bare).toFixed(2)}` +
+      `   CPU/call api ${cpu[0].toFixed(0)} us bare ${cpu[1].toFixed(0)} us, bare/api ${(cpu[1] / cpu[0]).toFixed(2)}\n`,
   );
 }
 
