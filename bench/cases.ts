@@ -4,6 +4,7 @@ import { eventsBench } from './events';
 import { fleetBench } from './fleet';
 import { orderListBench } from './order-list';
 import { orderSearchBench } from './order-search';
+import { readPathBench } from './read-path';
 import { stockGetBench, stockListBench, stockSearchBench } from './stock';
 export interface BenchCase {
   name: string;
@@ -15,6 +16,7 @@ export const cases: BenchCase[] = [];
 cases.push(orderListBench);
 cases.push(orderSearchBench);
 cases.push(stockListBench, stockGetBench, stockSearchBench);
+cases.push(readPathBench);
 cases.push(fleetBench);
 cases.push(eventsBench);
 cases.push(bankBench);

@@ -139,6 +139,25 @@ function post(url: string, token: string, body: unknown): Promise<number> {
   });
 }
 
+/** Peak resident memory (VmHWM, MB) of a process, from /proc (Linux); NaN elsewhere. */
+function peakRssMb(pid: number): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * The Postgres backends serving the bench database: the machine's Postgres serves other
+ * databases too (other people's tests and benches), whose CPU is not this bench's.
+ */
+async function benchBackends(): Promise<number[]> {
+  const { rows } = (await db().raw('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')) as { rows: { pid: number }[] };
+  return rows.map((r) => r.pid);
+}
+
 /** Bulk quantity calls the sandbox received so far. */
 async function sandboxCalls(sandboxUrl: string): Promise<number> {
   const overview = await fetch(`${sandboxUrl}/_sandbox`).then((r) => r.json() as Promise<{ quantity_requests: number }>);
@@ -278,13 +297,15 @@ async function run(): Promise<void> {
     if (!items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) throw new Error('the items never reached every portal of the sandbox');
 
     const callsBefore = await sandboxCalls(sandboxUrl);
-    // Backends started during the run are missed by a list taken now; the pool keeps its connections, so few are.
+    // Backends of the bench database, listed again at the end: one started during the run counts
+    // whole (its CPU before the run is 0). Redis is the machine's one server: its figure includes
+    // whatever else uses it meanwhile.
     const processes = {
       'api+load': [process.pid],
       cia: [children[1]!.pid!],
       portal_upload: [children[2]!.pid!],
       sandbox: [sandbox.pid!],
-      postgres: pidsNamed('postgres'),
+      postgres: await benchBackends(),
       redis: pidsNamed('redis-server'),
     };
     const cpuBefore = cpuSeconds(processes);
@@ -325,7 +346,9 @@ async function run(): Promise<void> {
     }
     const postingSeconds = (Date.now() - started) / 1000;
     await Promise.all(completions);
+    processes.postgres = [...new Set([...processes.postgres, ...(await benchBackends())])];
     const cpuAfter = cpuSeconds(processes);
+    const rss = (['api+load', 'cia', 'portal_upload', 'sandbox'] as const).map((name) => `${name} ${peakRssMb(processes[name][0]!).toFixed(0)}`);
     const cpuPerOrder = Object.entries(cpuAfter).map(([name, seconds]) => `${name} ${(((seconds - (cpuBefore[name] ?? 0)) * 1000) / orders).toFixed(1)}`);
     const cpuTotal = Object.entries(cpuAfter).reduce((sum, [name, seconds]) => sum + seconds - (cpuBefore[name] ?? 0), 0);
     const elapsed = (Date.now() - started) / 1000;
@@ -346,6 +369,7 @@ async function run(): Promise<void> {
         `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,
         `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantities applied at portals (${(pushes / Math.max(1, orders)).toFixed(2)} per order) in ${calls} bulk calls (${(calls / Math.max(1, orders)).toFixed(2)} per order)`,
         `CPU per order (ms): ${cpuPerOrder.join(', ')}; total ${((cpuTotal * 1000) / orders).toFixed(1)} ms of the ${(2000 / rate).toFixed(0)} ms two cores give one order at this rate`,
+        `peak RSS (MB): ${rss.join(', ')}`,
         `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
         `ratio: one order costs about ${(baseline / Math.max(sustained, 0.001)).toFixed(1)} no-op jobs of throughput at this rate; pushes/s over no-op jobs/s = ${(pushes / elapsed / baseline).toFixed(3)}`,
         '',

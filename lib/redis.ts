@@ -60,19 +60,25 @@ function firstConnection(): Promise<void> {
 const defined = new WeakMap<Redis, Set<string>>();
 
 /**
- * A Lua script as a command of the producer connection (ioredis defineCommand): sent once, then
- * run by EVALSHA, so each call costs one round trip and no script text.
+ * A Lua script as a command of the producer connection (ioredis defineCommand): its text is sent
+ * once per connection (EVAL), then run by EVALSHA, so each call costs one round trip and no script
+ * text. After the first call nothing is looked up or awaited before the command is written.
+ * 'varying': each call passes its own number of keys.
  */
-export function redisScript(name: string, numberOfKeys: number, lua: string) {
+export function redisScript(name: string, numberOfKeys: number | 'varying', lua: string) {
+  let bound: { connection: Redis; run: (...a: (string | number)[]) => Promise<unknown> } | undefined;
   return async (keys: string[], args: (string | number)[]): Promise<unknown> => {
-    await firstConnection();
-    const connection = redis();
-    const names = defined.get(connection) ?? new Set<string>();
-    if (!names.has(name)) {
-      connection.defineCommand(name, { numberOfKeys, lua });
-      defined.set(connection, names.add(name));
+    if (!bound || bound.connection !== shared) {
+      await firstConnection();
+      const connection = redis();
+      const names = defined.get(connection) ?? new Set<string>();
+      if (!names.has(name)) {
+        connection.defineCommand(name, numberOfKeys === 'varying' ? { lua } : { numberOfKeys, lua });
+        defined.set(connection, names.add(name));
+      }
+      const command = (connection as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[name]!;
+      bound = { connection, run: command.bind(connection) };
     }
-    const command = (connection as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[name]!;
-    return command.call(connection, ...keys, ...args);
+    return numberOfKeys === 'varying' ? bound.run(keys.length, ...keys, ...args) : bound.run(...keys, ...args);
   };
 }

@@ -1,6 +1,5 @@
 /** The web process: the API only (Procfile: web). */
 import { config } from '../config';
-import { closeRevocations } from '../lib/auth/revocation';
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
 import { processRegistry } from '../lib/metrics';
@@ -12,7 +11,6 @@ function main(): void {
   const { port, host, publicUrl } = config();
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
-  onShutdown('token revocations', closeRevocations);
   processRegistry.setDefaultLabels({ process: 'web' });
   const server = serve('http', createApp(), port, host, () => {
     log.info({ url: `${publicUrl}/v1.1/` }, 'api listening');

@@ -1,7 +1,7 @@
 import { db } from '../db/knex';
 import { notFound } from '../errors';
 import { ClientAccessRow, clientAccessRepository } from './client-access.repository';
-import { publishRevocation } from './revocation';
+import { forgetCachedTokens } from './token.service';
 import { tokenRepository } from './token.repository';
 
 /**
@@ -43,5 +43,5 @@ export async function revokeClientAccess(viewer: AccessViewer, id: number): Prom
     if (!chainId) throw notFound(`client access ${id}`, 'client_access_id');
     return tokenRepository.deleteChain(trx, chainId);
   });
-  await publishRevocation(revoked);
+  forgetCachedTokens(revoked);
 }

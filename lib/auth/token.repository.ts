@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { changedChannel } from '../db/change-notices';
 import { db } from '../db/knex';
 import type { Scope } from '../access/scopes';
 
@@ -110,6 +111,12 @@ export const tokenRepository = {
       .delete()
       .returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'redirect_uri', 'redirect_uri_sent', 'code_challenge']);
     return row ? { ...toGrant(row), redirectUri: row.redirect_uri, redirectUriSent: row.redirect_uri_sent, codeChallenge: row.code_challenge } : undefined;
+  },
+
+  /** The same notice as the access_token trigger's, for a revocation that keeps the rows. */
+  async announceRevoked(trx: Knex, hashes: string[]): Promise<void> {
+    if (hashes.length === 0) return;
+    await trx.raw("SELECT pg_notify(?, 'token:' || h) FROM unnest(?::text[]) AS h", [changedChannel, hashes]);
   },
 
   async deleteExpired(): Promise<void> {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { config } from '../../config';
+import { listening, onChange } from '../db/change-notices';
 import { db } from '../db/knex';
 import { invalidInput } from '../errors';
 import { accountRepository } from '../account/account.repository';
@@ -10,7 +11,6 @@ import { decoyHash, verifyPassword } from '../account/password';
 import { oauthError, parseScope } from './scopes-request';
 import { newSecret, secretHash } from './secret';
 import { clientAccessRepository } from './client-access.repository';
-import { publishRevocation, revocationsHeard } from './revocation';
 import { CodeBinding, Grant, tokenRepository } from './token.repository';
 
 /** The token.php answer: document 1's fields plus RFC 6749's token_type and expires_in. */
@@ -131,7 +131,7 @@ export async function grantRefreshToken(
   });
   if (outcome.kind === 'issued') return outcome.answer;
   if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the refresh token is unknown, replaced or expired');
-  await publishRevocation(outcome.revokedAccessTokens);
+  forgetCachedTokens(outcome.revokedAccessTokens);
   throw oauthError(
     'invalid_grant',
     'the refresh token was already replaced; as it may have leaked, every token of this authorization is revoked: authorize the client again',
@@ -146,35 +146,76 @@ export async function createAuthorizationCode(grant: Grant, binding: CodeBinding
 }
 
 /*
- * Every resource request resolves its token; a few seconds of memory spare the database that
- * query on all but the first request of a burst. An entry never outlives its token, and entries
- * are kept only while this process hears revocations (lib/auth/revocation.ts), which remove them.
+ * Every resource request resolves its token. Verified tokens are kept in memory by the token
+ * itself (no hash per request) for up to a minute, never beyond their expiry, and only while the
+ * process hears change notices (lib/db/change-notices.ts): a trigger announces every deletion or
+ * change of a still-valid token, whoever makes it, and the entry goes at once in every process.
+ * Without notices each request reads the database.
  */
-const grantCache = new Map<string, { grant: Grant; until: number }>();
-const grantCacheMs = 10000;
+interface CachedGrant {
+  grant: Grant;
+  hash: string;
+  until: number;
+}
+const grantCache = new Map<string, CachedGrant>();
+/** token hash -> token, to forget an entry by the hash a notice names. */
+const tokenOfHash = new Map<string, string>();
+const grantCacheMs = 60000;
 const grantCacheSize = 10000;
+/** Counts notices: a grant read while one arrived may be the revoked one, and is not kept. */
+let tokenNotices = 0;
 
-/** Counts revocations heard: a lookup that raced one (read before, cached after) is not cached. */
-let revocations = 0;
+onChange('token', (hash) => {
+  tokenNotices += 1;
+  if (hash === null) {
+    grantCache.clear();
+    tokenOfHash.clear();
+    return;
+  }
+  dropCached(hash);
+});
 
-const forgetGrants = (hashes: string[] | 'all') => {
-  revocations++;
-  if (hashes === 'all') grantCache.clear();
-  else for (const hash of hashes) grantCache.delete(hash);
-};
+/**
+ * Drops this process's cached grants of tokens just deleted; the deletion's trigger tells every
+ * other process at commit, this one is told now, before its answer goes out.
+ */
+export function forgetCachedTokens(hashes: string[]): void {
+  for (const hash of hashes) dropCached(hash);
+}
 
-/** Resolves a bearer token to its grant; undefined when unknown, expired or revoked. */
+function dropCached(hash: string): void {
+  const token = tokenOfHash.get(hash);
+  if (token === undefined) return;
+  tokenOfHash.delete(hash);
+  grantCache.delete(token);
+}
+
+/**
+ * Revokes the cached grants of these token hashes in every process at once. Deleting or changing
+ * the access_token rows does this by itself (a trigger); call this for a revocation that leaves
+ * them in place (pass the transaction: the notice goes out at its commit).
+ */
+export async function forgetTokens(hashes: string[], trx: Knex = db()): Promise<void> {
+  for (const hash of hashes) dropCached(hash);
+  await tokenRepository.announceRevoked(trx, hashes);
+}
+
+/** Resolves a bearer token to its grant; undefined when unknown or expired. */
 export async function grantOfAccessToken(token: string): Promise<Grant | undefined> {
-  const hash = secretHash(token);
   const now = Date.now();
-  const cached = grantCache.get(hash);
-  if (cached && cached.until > now) return cached.grant;
-  const heardBefore = revocations;
+  const cached = grantCache.get(token);
+  if (cached && cached.until > now && listening()) return cached.grant;
+  const hash = secretHash(token);
+  const notices = tokenNotices;
   const found = await tokenRepository.findAccessToken(hash);
   if (!found) return undefined;
   const { expiresAt, ...grant } = found;
-  if (!revocationsHeard(forgetGrants) || revocations !== heardBefore) return grant;
-  if (grantCache.size >= grantCacheSize) grantCache.clear();
-  grantCache.set(hash, { grant, until: Math.min(now + grantCacheMs, expiresAt.getTime()) });
+  if (!listening() || notices !== tokenNotices) return grant;
+  if (grantCache.size >= grantCacheSize) {
+    grantCache.clear();
+    tokenOfHash.clear();
+  }
+  grantCache.set(token, { grant, hash, until: Math.min(now + grantCacheMs, expiresAt.getTime()) });
+  tokenOfHash.set(hash, token);
   return grant;
 }

@@ -1,5 +1,6 @@
 import knexFactory, { Knex } from 'knex';
 import { config } from '../../config';
+import { stopChangeNotices } from './change-notices';
 
 let shared: Knex | undefined;
 
@@ -22,7 +23,9 @@ export function db(): Knex {
   return shared;
 }
 
+/** Closes the pool and the change-notice listener (the next use opens both on the database configured then). */
 export async function closeDb(): Promise<void> {
+  await stopChangeNotices();
   if (shared) await shared.destroy();
   shared = undefined;
 }

@@ -15,20 +15,26 @@ export interface RateLimitState {
 const reliefPeriodDays = 30;
 /** A call older than this no longer counts as in flight: a killed process cannot block its account for long. */
 const inFlightStaleMs = 120_000;
+/** Names a call in flight: unique across processes (the tag) and within one (the count), no random bytes per call. */
+const processTag = crypto.randomBytes(6).toString('base64url');
+let callCount = 0;
 
 /*
- * One round trip: the calls in flight (a refused call counts nowhere), the request's weight in
- * the account's window with the daily relief, and the call now in flight. KEYS: window counter,
+ * One round trip: the releases of calls this process answered since its last command (they ride
+ * along), the calls in flight (a refused call counts nowhere), the request's weight in the
+ * account's window with the daily relief, and the call now in flight. KEYS: window counter,
  * calls in flight (sorted set: request id by start time), the day's relief flag, the days the
- * limit was reached (sorted set of day numbers).
+ * limit was reached (sorted set of day numbers), then the calls-in-flight key of each release.
  * ARGV: weight, window seconds, limit, max in flight, now ms, stale ms, request id, day number,
- * seconds left in the day, relief days allowed in the period, period days.
+ * seconds left in the day, relief days allowed in the period, period days, then the request id
+ * of each release.
  * Returns used weight, the limit in force, and 1 admitted, 0 over the quota, -1 too many in flight.
  */
 const acquireScript = redisScript(
   'kontorRateLimitAcquire',
-  4,
+  'varying',
   `
+for i = 5, #KEYS do redis.call('ZREM', KEYS[i], ARGV[i + 7]) end
 local weight = tonumber(ARGV[1])
 local base = tonumber(ARGV[3])
 local relieved = redis.call('EXISTS', KEYS[3]) == 1
@@ -57,7 +63,41 @@ return {used, limit, 1}
 `,
 );
 
-const releaseScript = redisScript('kontorRateLimitRelease', 1, `return redis.call('ZREM', KEYS[1], ARGV[1])`);
+/** Releases that found no acquire to ride on: KEYS calls-in-flight keys, ARGV their request ids. */
+const releaseScript = redisScript('kontorRateLimitRelease', 'varying', `for i = 1, #KEYS do redis.call('ZREM', KEYS[i], ARGV[i]) end return 0`);
+
+/*
+ * Releases not sent yet. A release is queued when a call ends, and goes with the next acquire
+ * of this process (no command of its own) or, when none comes, in one command for all queued
+ * before the event loop next waits for I/O (setImmediate): microseconds after the answer was
+ * written, before the client can have sent another call. Within the process the order holds:
+ * an acquire carries every release queued before it, applied first.
+ */
+let releaseKeys: string[] = [];
+let releaseIds: string[] = [];
+let flushQueued = false;
+
+function queueRelease(key: string, id: string): void {
+  releaseKeys.push(key);
+  releaseIds.push(id);
+  if (flushQueued) return;
+  flushQueued = true;
+  setImmediate(flushReleases);
+}
+
+function takeReleases(): [string[], string[]] {
+  const taken: [string[], string[]] = [releaseKeys, releaseIds];
+  releaseKeys = [];
+  releaseIds = [];
+  return taken;
+}
+
+function flushReleases(): void {
+  flushQueued = false;
+  if (releaseKeys.length === 0) return;
+  const [keys, ids] = takeReleases();
+  releaseScript(keys, ids).catch(() => undefined);
+}
 
 /**
  * Document 1's limits: a call quota per period, bulk items weighing 1/10, one call of an account
@@ -73,25 +113,32 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
   const nowSeconds = Math.floor(nowMs / 1000);
   const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
   const day = Math.floor(nowSeconds / 86400);
-  const requestId = crypto.randomUUID();
+  const requestId = `${processTag}:${(callCount += 1)}`;
   const key = `${queuePrefix}:rate:${accountId}`;
   const keys = [`${key}:${window}`, `${queuePrefix}:calls:${accountId}`, `${key}:relief:${day}`, `${key}:reached`];
   let answer: [number, number, number];
+  const [releasingKeys, releasingIds] = takeReleases();
   try {
-    answer = (await acquireScript(keys, [
-      weightTenths,
-      rateLimitWindowSeconds,
-      rateLimitPerWindow * 10,
-      concurrentCallsPerAccount,
-      nowMs,
-      inFlightStaleMs,
-      requestId,
-      day,
-      (day + 1) * 86400 - nowSeconds,
-      rateLimitReliefDays,
-      reliefPeriodDays,
-    ])) as typeof answer;
+    answer = (await acquireScript(
+      [...keys, ...releasingKeys],
+      [
+        weightTenths,
+        rateLimitWindowSeconds,
+        rateLimitPerWindow * 10,
+        concurrentCallsPerAccount,
+        nowMs,
+        inFlightStaleMs,
+        requestId,
+        day,
+        (day + 1) * 86400 - nowSeconds,
+        rateLimitReliefDays,
+        reliefPeriodDays,
+        ...releasingIds,
+      ],
+    )) as typeof answer;
   } catch {
+    // The releases that rode along get one more chance on their own.
+    releasingKeys.forEach((key, i) => queueRelease(key, releasingIds[i]!));
     return { state: null, release: () => undefined };
   }
   const [used, limit, admitted] = answer;
@@ -111,7 +158,7 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
     release: () => {
       if (released) return;
       released = true;
-      releaseScript([keys[1]!], [requestId]).catch(() => undefined);
+      queueRelease(keys[1]!, requestId);
     },
   };
 }

@@ -274,8 +274,4 @@ export const orderRepository = {
   async exists(trx: Knex.Transaction, scope: OrderScope, id: string): Promise<boolean> {
     return Boolean(await inOrderScope(trx('sales_order'), scope).select('internal_id').where({ id }).first());
   },
-
-  async currencyExists(trx: Knex.Transaction, id: string): Promise<boolean> {
-    return Boolean(await trx('currency').where({ id }).first());
-  },
 };

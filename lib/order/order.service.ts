@@ -12,6 +12,7 @@ import type { Warning } from '../errors';
 import { invalidField, notFound, runListSafely, RunAgainSafely } from '../errors';
 import { log } from '../log';
 import { addToOutbox } from '../queue/outbox';
+import { currencyRepository } from '../reference/currency';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
 import { checkAmount, invoiceAmount, toCents } from './order-money';
 import { applyPendingStock, LineDraft, resolveLineRefs, StockBatch, settleLineStock } from './order-stock.service';
@@ -75,12 +76,12 @@ async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: 
   if (mainId && !(await orderRepository.exists(trx, scope, mainId))) {
     throw invalidField(`${prefix}.credit.main_id`, `${prefix}.credit.main_id ${mainId} is not an order of this account`, 'unknown_order');
   }
-  if (input.currency_id !== undefined && !(await orderRepository.currencyExists(trx, input.currency_id))) {
+  if (input.currency_id !== undefined && !(await currencyRepository.get(input.currency_id))) {
     throw invalidField(`${prefix}.currency_id`, `${prefix}.currency_id ${input.currency_id} is not a currency (see GET system/currency/)`, 'unknown_currency');
   }
   let prepaid = false;
   if (input.payment_method_id !== undefined) {
-    const method = await paymentMethodRepository.get(input.payment_method_id, trx);
+    const method = await paymentMethodRepository.get(input.payment_method_id);
     if (!method)
       throw invalidField(
         `${prefix}.payment_method_id`,

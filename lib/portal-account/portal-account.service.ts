@@ -1,3 +1,4 @@
+import { listening, onChange } from '../db/change-notices';
 import { DomainError, ErrorItem, invalidField, notFound } from '../errors';
 import type { PortalAccountMention } from '../http/validate';
 import { portalAccountRepository, PortalAccountRow } from './portal-account.repository';
@@ -16,6 +17,33 @@ export async function getPortalAccount(accountId: number, ref: PortalAccountRef)
   return row;
 }
 
+/*
+ * A request without portal_account_id works with the token's portal account, else the seller's
+ * default: kept in memory per seller while the process hears change notices (a trigger announces
+ * every change of a seller's portal accounts, lib/db/change-notices.ts), so requests do not read it.
+ */
+const defaults = new Map<number, number | null>();
+const defaultsSize = 10000;
+let portalNotices = 0;
+
+onChange('portal_account', (accountId) => {
+  portalNotices += 1;
+  if (accountId === null) defaults.clear();
+  else defaults.delete(Number(accountId));
+});
+
+async function defaultPortalAccountId(accountId: number): Promise<number | null> {
+  const known = defaults.get(accountId);
+  if (known !== undefined && listening()) return known;
+  const notices = portalNotices;
+  const id = (await portalAccountRepository.getDefault(accountId))?.id ?? null;
+  if (listening() && notices === portalNotices) {
+    if (defaults.size >= defaultsSize) defaults.clear();
+    defaults.set(accountId, id);
+  }
+  return id;
+}
+
 /**
  * The portal account a request works with (document 1: every request accepts portal_account_id,
  * overriding the default). `granted` is the portal account the token's authorization is bound to
@@ -23,7 +51,7 @@ export async function getPortalAccount(accountId: number, ref: PortalAccountRef)
  * (document 1, Authentication 5). An unknown or foreign one is a 400 naming the field.
  */
 export async function resolveRequestPortalAccount(accountId: number, ref: PortalAccountRef | undefined, granted: number | null): Promise<number | null> {
-  if (ref === undefined) return granted ?? (await portalAccountRepository.getDefault(accountId))?.id ?? null;
+  if (ref === undefined) return granted ?? (await defaultPortalAccountId(accountId));
   const row = ref === 'default' ? await portalAccountRepository.getDefault(accountId) : await portalAccountRepository.get(accountId, ref);
   if (!row || (granted !== null && row.id !== granted)) {
     const why = row ? 'is not covered by the authorization of this token' : 'is not a portal account of this account';

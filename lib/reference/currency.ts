@@ -1,5 +1,6 @@
 import { db } from '../db/knex';
 import { Joi, readOnly } from '../http/schema';
+import { cachedTable } from './reference-cache';
 
 /** System_currency_type. EUR (internal id 0) is the default currency of orders. */
 export const currencyType = Joi.object({
@@ -16,13 +17,18 @@ interface CurrencyRow {
 
 const toApi = (row: CurrencyRow) => ({ internal_id: row.internal_id, id: row.id });
 
+const allCurrencies = cachedTable('currency', async () => {
+  const rows = (await db()('currency').select('internal_id', 'id').orderBy('internal_id')).map(toApi);
+  return { rows, byId: new Map(rows.map((r) => [r.id, r])) };
+});
+
+/** Currencies are read from memory, kept current by change notices (reference-cache.ts). */
 export const currencyRepository = {
   async list() {
-    return (await db()('currency').select('internal_id', 'id').orderBy('internal_id')).map(toApi);
+    return (await allCurrencies()).rows;
   },
 
   async get(id: string) {
-    const row = await db()('currency').select('internal_id', 'id').where({ id }).first();
-    return row ? toApi(row) : undefined;
+    return (await allCurrencies()).byId.get(id);
   },
 };

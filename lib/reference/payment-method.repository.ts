@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
 import { db } from '../db/knex';
+import { cachedTable } from './reference-cache';
 
 /** A row of payment_method (Payment_method_type). */
 export interface PaymentMethodRow {
@@ -9,22 +9,21 @@ export interface PaymentMethodRow {
   placeholder: string;
 }
 
-/** Reference data only changes with a release (seed step), so a found row is kept for the process. */
-const cache = new Map<string, PaymentMethodRow>();
+/** Held in memory, kept current by change notices (reference-cache.ts). */
+const allMethods = cachedTable('payment_method', async () => {
+  const rows = (await db()('payment_method').select('id', 'name', 'is_prepaid', 'placeholder').orderBy('sort')) as PaymentMethodRow[];
+  return { rows, byId: new Map(rows.map((r) => [r.id, r])) };
+});
 
 /** Payment_method_type reference data (account independent). */
 export const paymentMethodRepository = {
-  /** One payment method by its id; pass the transaction when called inside one. */
-  async get(id: string, knex: Knex | Knex.Transaction = db()): Promise<PaymentMethodRow | undefined> {
-    const known = cache.get(id);
-    if (known) return known;
-    const row = (await knex('payment_method').select('id', 'name', 'is_prepaid', 'placeholder').where({ id }).first()) as PaymentMethodRow | undefined;
-    if (row) cache.set(id, row);
-    return row;
+  /** One payment method by its id. */
+  async get(id: string): Promise<PaymentMethodRow | undefined> {
+    return (await allMethods()).byId.get(id);
   },
 };
 
 /** Every payment method in display order (GET system/payment_method/). */
 export async function listPaymentMethods(): Promise<PaymentMethodRow[]> {
-  return db()('payment_method').select('id', 'name', 'is_prepaid', 'placeholder').orderBy('sort');
+  return (await allMethods()).rows;
 }

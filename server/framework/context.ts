@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { RequestContext } from '../../lib/http/endpoint';
-import { log } from '../../lib/log';
+import { log, Logger } from '../../lib/log';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -21,14 +21,16 @@ const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const given = req.get('x-request-id');
   const id = given && requestIdPattern.test(given) ? given : crypto.randomUUID();
-  const version = versions.find((v) => req.path === `/${v}` || req.path.startsWith(`/${v}/`)) ?? currentVersion;
-  req.context = { id, log: log.child({ req_id: id }), version, warnings: [], address: req.ip ?? req.socket.remoteAddress ?? 'unknown' };
-  res.set('X-Request-Id', id);
+  req.context = new Context(id, versionOf(req.path), req.ip ?? req.socket.remoteAddress ?? 'unknown');
+  res.setHeader('X-Request-Id', id);
   const started = process.hrtime.bigint();
   res.on('finish', () => {
+    if (!log.isLevelEnabled('info')) return;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    req.context.log.info(
+    // The root logger with req_id first gives the line a child logger would, without one per request.
+    log.info(
       {
+        req_id: id,
         method: req.method,
         path: req.path,
         status: res.statusCode,
@@ -40,6 +42,29 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
     );
   });
   next();
+}
+
+/** A request's context; its child logger is made when something logs, not for every request. */
+class Context implements RequestContext {
+  warnings: RequestContext['warnings'] = [];
+  basic?: RequestContext['basic'];
+  private child: Logger | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly version: string,
+    readonly address: string,
+  ) {}
+
+  get log(): Logger {
+    this.child ??= log.child({ req_id: this.id });
+    return this.child;
+  }
+}
+
+function versionOf(path: string): string {
+  for (const v of versions) if (path.startsWith(`/${v}`) && (path.length === v.length + 1 || path[v.length + 1] === '/')) return v;
+  return currentVersion;
 }
 
 /** Headers document 1 lists for every response. */

@@ -18,6 +18,7 @@ import * as orderImport from './20261124_0200_order_import';
 import * as clientAccess from './20261124_0300_client_access';
 import * as idempotencyKey from './20261124_0400_idempotency_key';
 import * as webhookDelivery from './20261124_0500_webhook_delivery';
+import * as changeNotices from './20261124_0800_change_notices';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '20261124_0300_client_access': clientAccess,
   '20261124_0400_idempotency_key': idempotencyKey,
   '20261124_0500_webhook_delivery': webhookDelivery,
+  '20261124_0800_change_notices': changeNotices,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

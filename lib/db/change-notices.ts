@@ -1,0 +1,98 @@
+import { Client } from 'pg';
+import { config } from '../../config';
+import { log } from '../log';
+
+/**
+ * Memory that must follow the database (reference rows, verified tokens, a seller's default
+ * portal account) learns of changes from NOTIFY: triggers send `<topic>:<key>` on this channel
+ * when such rows change (migration 20261124_0800), delivered at commit to every process, whoever
+ * made the change (a web process, a worker, the CLI, psql). Each process keeps one listening
+ * connection, opened on first use. Caches serve from memory only while it listens: while it
+ * reconnects a notice may be lost, so they read through, and are emptied when it listens again.
+ */
+export const changedChannel = 'kontor_changed';
+
+/** Called with the key of a changed row, or null when anything may have changed (a reconnect). */
+type Handler = (key: string | null) => void;
+
+const handlers = new Map<string, Set<Handler>>();
+let listener: Client | undefined;
+/** Resolves once the current listener listens (or failed). */
+let started: Promise<void> = Promise.resolve();
+let ready = false;
+/** After a failure, the next listening() call from this time on starts again; until then caches read through. */
+let retryAt = 0;
+
+/** Runs handler for every notice of the topic (and with null after a reconnect). */
+export function onChange(topic: string, handler: Handler): void {
+  const set = handlers.get(topic) ?? new Set<Handler>();
+  handlers.set(topic, set.add(handler));
+}
+
+/** Whether memory may be served: the process listens (starts listening on first call). */
+export function listening(): boolean {
+  if (!listener && Date.now() >= retryAt) start();
+  return ready;
+}
+
+/**
+ * Resolves when every notice committed before the call has been handled here: PostgreSQL sends
+ * pending notices on a connection before its answer to the next query (tests, and a writer that
+ * must see its own change in this process at once).
+ */
+export async function changesSettled(): Promise<void> {
+  listening();
+  await started;
+  if (ready && listener) await listener.query('SELECT 1').catch(() => undefined);
+}
+
+/** Stops listening (closeDb calls it: the next use listens on the database configured then). */
+export async function stopChangeNotices(): Promise<void> {
+  ready = false;
+  const client = listener;
+  listener = undefined;
+  await client?.end().catch(() => undefined);
+}
+
+function dispatch(payload: string): void {
+  const colon = payload.indexOf(':');
+  const topic = colon < 0 ? payload : payload.slice(0, colon);
+  const key = colon < 0 ? null : payload.slice(colon + 1);
+  for (const handler of handlers.get(topic) ?? []) handler(key);
+}
+
+function resetAll(): void {
+  for (const set of handlers.values()) for (const handler of set) handler(null);
+}
+
+function start(): void {
+  const client = new Client({ connectionString: config().databaseUrl, connectionTimeoutMillis: 5000 });
+  listener = client;
+  const retry = () => {
+    if (listener !== client) return;
+    listener = undefined;
+    ready = false;
+    retryAt = Date.now() + 1000;
+    client.end().catch(() => undefined);
+  };
+  client.on('error', retry);
+  client.on('end', retry);
+  client.on('notification', (message) => {
+    if (message.channel === changedChannel) dispatch(message.payload ?? '');
+  });
+  started = client
+    .connect()
+    .then(() => client.query(`LISTEN ${changedChannel}`))
+    .then(() => {
+      if (listener !== client) return;
+      // Whatever was kept before may have changed unseen.
+      resetAll();
+      ready = true;
+      // The process must be free to exit while it listens.
+      (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+    })
+    .catch((err: Error) => {
+      log.warn({ err: err.message }, 'change notices: cannot listen; caches read through');
+      retry();
+    });
+}
