@@ -1,7 +1,7 @@
 /** The benchmark cases; each domain adds its own (one import and one line). */
 import { bankBench } from './bank';
 import { eventsBench } from './events';
-import { fleetBench } from './fleet';
+import { channelBench, fleetBench } from './fleet';
 import { orderListBench } from './order-list';
 import { orderSearchBench } from './order-search';
 import { readPathBench } from './read-path';
@@ -17,6 +17,6 @@ cases.push(orderListBench);
 cases.push(orderSearchBench);
 cases.push(stockListBench, stockGetBench, stockSearchBench);
 cases.push(readPathBench);
-cases.push(fleetBench);
+cases.push(fleetBench, channelBench);
 cases.push(eventsBench);
 cases.push(bankBench);

@@ -158,6 +158,12 @@ async function benchBackends(): Promise<number[]> {
   return rows.map((r) => r.pid);
 }
 
+/** Every request the sandbox received so far. */
+async function sandboxRequests(sandboxUrl: string): Promise<number> {
+  const overview = await fetch(`${sandboxUrl}/_sandbox`).then((r) => r.json() as Promise<{ requests: number }>);
+  return overview.requests;
+}
+
 /** Bulk quantity calls the sandbox received so far. */
 async function sandboxCalls(sandboxUrl: string): Promise<number> {
   const overview = await fetch(`${sandboxUrl}/_sandbox`).then((r) => r.json() as Promise<{ quantity_requests: number }>);
@@ -195,9 +201,60 @@ async function bullmqBaseline(prefix: string, jobs = 5000): Promise<number> {
   return rate;
 }
 
+/**
+ * Where the loop's sales happen: `api` posts them (POST order/, measured from its 201); `channel`
+ * sells at the sandbox's auction_a (eBay) on a portal account of its own, and the order import
+ * brings them in (measured from the sale's answer), triggered on demand every fetchIntervalMs.
+ */
+type SaleSource = { kind: 'api' } | { kind: 'channel'; fetchIntervalMs: number };
+
+/** What one loop measured: sale (or 201) until the last of the 9 targets acknowledged, in ms. */
+interface LoopFigures {
+  p50: number;
+  p99: number;
+}
+
+/** Sells one unit at the sandbox's eBay; answers the channel's order id, or null when refused. */
+async function sellAtChannel(sandboxUrl: string, portalAccountId: number, sku: string): Promise<string | null> {
+  const res = await fetch(`${sandboxUrl}/_sandbox/sell`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ portal: 'auction_a', portal_account: String(portalAccountId), sku, quantity: 1, price: '9.90' }),
+  });
+  return res.status === 201 ? ((await res.json()) as { order_id: string }).order_id : null;
+}
+
+/** Triggers the portal account's order import every intervalMs until stopped (standing in for the scheduler, whose tick is 10 s). */
+function fetchEvery(intervalMs: number, token: string, portalAccountId: number): { stop(): Promise<void> } {
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      await post(`${await benchBase()}/admin/portal_account/${portalAccountId}/order_import/`, token, {}).catch(() => 0);
+      await sleep(intervalMs);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+/** For channel sales: sale -> the Kontor order's creation, per sale, from the orders' created_at. */
+async function importDelays(accountId: number, soldAt: Map<string, number>): Promise<number[]> {
+  const rows = (await db()('sales_order')
+    .select('external_order_id', db().raw('extract(epoch from created_at) * 1000 AS at'))
+    .where({ account_id: accountId })
+    .whereIn('external_order_id', [...soldAt.keys()])) as { external_order_id: string; at: string }[];
+  return rows.map((r) => Math.max(0, Number(r.at) - soldAt.get(r.external_order_id)!)).sort((a, b) => a - b);
+}
+
 async function run(): Promise<void> {
-  const rate = Number(process.env.BENCH_ORDERS_PER_SECOND ?? 50);
-  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  await runLoop({ kind: 'api' }, Number(process.env.BENCH_ORDERS_PER_SECOND ?? 50), Number(process.env.BENCH_SECONDS ?? 10));
+}
+
+async function runLoop(source: SaleSource, rate: number, seconds: number): Promise<LoopFigures> {
   const itemCount = 50;
   await benchBase();
   const prefix = `bench-fleet-${process.pid}`;
@@ -213,6 +270,9 @@ async function run(): Promise<void> {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     DATABASE_URL: config().databaseUrl,
+    // Production requires a credentials key: the bench's own, so the workers open what this process sealed.
+    CREDENTIALS_KEY: config().credentialsKey.key.toString('base64'),
+    CREDENTIALS_KEY_ID: config().credentialsKey.id,
     QUEUE_PREFIX: prefix,
     SANDBOX_PORTAL_URL: sandboxUrl,
     PORTAL_CALLS_PER_SECOND: '10000',
@@ -235,6 +295,15 @@ async function run(): Promise<void> {
     cia.market_d = { is_active: true, portal_account_id: [first.id, extra!.id] };
     const targets = portals.length + 1;
     const initial = 1000000;
+    // The channel's own shop: an eBay portal account of its own, beside the 9 targets.
+    const shopId =
+      source.kind === 'channel'
+        ? (
+            (await db()('portal_account').insert({ account_id: seller.id, name: 'eBay shop', platform: 'auction_a', connector: 'ebay' }).returning('id')) as {
+              id: number;
+            }[]
+          )[0]!.id
+        : 0;
 
     // minSeen[sku][portal|account]: the lowest quantity a target has acknowledged.
     const minSeen = new Map<string, Map<string, number>>();
@@ -297,6 +366,9 @@ async function run(): Promise<void> {
     if (!items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) throw new Error('the items never reached every portal of the sandbox');
 
     const callsBefore = await sandboxCalls(sandboxUrl);
+    const requestsBefore = await sandboxRequests(sandboxUrl);
+    const fetcher = source.kind === 'channel' ? fetchEvery(source.fetchIntervalMs, seller.token, shopId) : undefined;
+    const soldAt = new Map<string, number>();
     // Backends of the bench database, listed again at the end: one started during the run counts
     // whole (its CPU before the run is 0). Redis is the machine's one server: its figure includes
     // whatever else uses it meanwhile.
@@ -325,12 +397,21 @@ async function run(): Promise<void> {
       completions.push(
         (async () => {
           const sentAt = Date.now();
-          const status = await post(`${await benchBase()}/order/`, seller.token, {
-            order: { customer: { email: 'bench@example.com' }, line: [{ id: 1, quantity: 1, price: '9.90', stock_align_id: String(stockId) }] },
-          });
-          if (status !== 201) {
-            failed += 1;
-            return;
+          if (source.kind === 'channel') {
+            const orderId = await sellAtChannel(sandboxUrl, shopId, `BF-${items.indexOf(stockId)}`);
+            if (orderId === null) {
+              failed += 1;
+              return;
+            }
+            soldAt.set(orderId, Date.now());
+          } else {
+            const status = await post(`${await benchBase()}/order/`, seller.token, {
+              order: { customer: { email: 'bench@example.com' }, line: [{ id: 1, quantity: 1, price: '9.90', stock_align_id: String(stockId) }] },
+            });
+            if (status !== 201) {
+              failed += 1;
+              return;
+            }
           }
           const postedAt = Date.now();
           answers.push(postedAt - sentAt);
@@ -346,6 +427,7 @@ async function run(): Promise<void> {
     }
     const postingSeconds = (Date.now() - started) / 1000;
     await Promise.all(completions);
+    await fetcher?.stop();
     processes.postgres = [...new Set([...processes.postgres, ...(await benchBackends())])];
     const cpuAfter = cpuSeconds(processes);
     const rss = (['api+load', 'cia', 'portal_upload', 'sandbox'] as const).map((name) => `${name} ${peakRssMb(processes[name][0]!).toFixed(0)}`);
@@ -360,12 +442,28 @@ async function run(): Promise<void> {
     await poll;
     const pushes = quantityCalls - itemCount * targets;
     const calls = (await sandboxCalls(sandboxUrl)) - callsBefore;
+    const portalRequests = (await sandboxRequests(sandboxUrl)) - requestsBefore;
+    const from = source.kind === 'channel' ? 'sale at auction_a' : '201';
+    if (source.kind === 'channel') {
+      const delays = await importDelays(seller.id, soldAt);
+      process.stdout.write(
+        [
+          `channel sales at the sandbox's auction_a, fetched every ${source.fetchIntervalMs} ms: ${delays.length} of ${soldAt.size} imported`,
+          `sale -> Kontor order (the fetch interval's wait and the import): p50 ${quantile(delays, 0.5).toFixed(0)} ms, p99 ${quantile(delays, 0.99).toFixed(0)} ms`,
+          `${from} -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, ${lost} not within 30 s`,
+          `portal calls per order (every sandbox request: fetches, quantities, tokens): ${(portalRequests / Math.max(1, orders)).toFixed(2)}`,
+          '',
+        ].join('\n'),
+      );
+    }
+    const figures = { p50: quantile(measured, 0.5), p99: quantile(measured, 0.99) };
+    if (source.kind === 'channel') return figures;
     const baseline = await bullmqBaseline(prefix);
     process.stdout.write(
       [
         `setting: CONCURRENT_CALLS_PER_ACCOUNT=${config().concurrentCallsPerAccount} (document 1's default is 1; the bench seller has many orders in flight)`,
         `orders: ${orders} at ${rate}/s target (posted in ${postingSeconds.toFixed(1)} s), ${failed} not 201, ${lost} not acknowledged within 30 s`,
-        `201 -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
+        `${from} -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
         `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,
         `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantities applied at portals (${(pushes / Math.max(1, orders)).toFixed(2)} per order) in ${calls} bulk calls (${(calls / Math.max(1, orders)).toFixed(2)} per order)`,
         `CPU per order (ms): ${cpuPerOrder.join(', ')}; total ${((cpuTotal * 1000) / orders).toFixed(1)} ms of the ${(2000 / rate).toFixed(0)} ms two cores give one order at this rate`,
@@ -375,17 +473,42 @@ async function run(): Promise<void> {
         '',
       ].join('\n'),
     );
+    return figures;
   } finally {
     polling = false;
     agent.destroy();
     for (const child of children) await stop(child);
     const cleanup = createRedis('worker');
-    for (const name of ['cia', 'portal_upload', 'events'])
+    for (const name of ['cia', 'portal_upload', 'events', 'order_import'])
       await new Queue(name, { connection: cleanup, prefix }).obliterate({ force: true }).catch(() => undefined);
     cleanup.disconnect();
     await closeQueues();
   }
 }
+
+/**
+ * `npm run bench -- channel` (issue 15): sales at the sandbox's auction_a at 20/s, imported by the
+ * order fetch, until the last of the 9 targets acknowledged; in the same run the loop without
+ * import (POST order/) at the same rate, and the ratio.
+ */
+async function runChannel(): Promise<void> {
+  const rate = Number(process.env.BENCH_ORDERS_PER_SECOND ?? 20);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const fetchIntervalMs = Number(process.env.BENCH_FETCH_INTERVAL_MS ?? 2000);
+  const channel = await runLoop({ kind: 'channel', fetchIntervalMs }, rate, seconds);
+  process.stdout.write('-- the same loop without import (POST order/):\n');
+  const api = await runLoop({ kind: 'api' }, rate, seconds);
+  process.stdout.write(
+    `ratio channel / POST order/: p50 ${(channel.p50 / api.p50).toFixed(1)}x, p99 ${(channel.p99 / api.p99).toFixed(1)}x; ` +
+      `aim p99 < fetch interval + 1 s = ${fetchIntervalMs + 1000} ms: ${channel.p99 < fetchIntervalMs + 1000 ? 'met' : 'not met'}\n`,
+  );
+}
+
+export const channelBench: BenchCase = {
+  name: 'channel',
+  description: "sale at the sandbox's auction_a (eBay), imported by the order fetch, until the last of 9 targets acknowledged; against POST order/",
+  run: runChannel,
+};
 
 /** `npm run bench -- fleet`. */
 export const fleetBench: BenchCase = {

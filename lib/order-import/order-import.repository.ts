@@ -78,6 +78,15 @@ export const orderImportRepository = {
     return rows.length === 1;
   },
 
+  /** The last channel state of each of these channel orders already imported (one query for a page). */
+  async knownStates(accountId: number, portalAccountId: number, externalOrderIds: string[]): Promise<Map<string, ChannelState>> {
+    const rows = (await db()('channel_order')
+      .select('external_order_id', 'channel_state')
+      .where({ account_id: accountId, portal_account_id: portalAccountId })
+      .whereIn('external_order_id', externalOrderIds)) as { external_order_id: string; channel_state: ChannelState }[];
+    return new Map(rows.map((r) => [r.external_order_id, r.channel_state]));
+  },
+
   async lock(trx: Knex.Transaction, accountId: number, portalAccountId: number, externalOrderId: string): Promise<ChannelOrderRow> {
     return trx('channel_order')
       .select('order_id', 'order_internal_id', 'channel_state')

@@ -15,7 +15,8 @@ import { portalTargetRepository } from '../portals/portal-target.repository';
 import type { ChannelOrderPage } from '../portals/channel-order.type';
 import { createTaskOnce } from '../task/task.service';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
-import { ImportAccountRow, orderImportRepository } from './order-import.repository';
+import { channelState } from './channel-order.mapper';
+import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
 
 /** Each fetch looks this far back before the last one's start: the channel's clock and ours may disagree. */
 export const overlapMs = 10 * 60_000;
@@ -37,6 +38,9 @@ export function importPortalOf(account: ImportAccountRow): PortalId {
   }
   return portal;
 }
+
+const sameState = (a: ChannelState, b: ChannelState) =>
+  a.modified_at === b.modified_at && a.paid_amount === b.paid_amount && a.is_shipped === b.is_shipped && a.is_cancelled === b.is_cancelled;
 
 export interface ImportRun {
   portal_account_id: number;
@@ -79,8 +83,16 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
       if (err instanceof DomainError && isPermanent(err)) return refuse(account, err, jobId);
       throw err;
     }
+    // Every fetch overlaps the last: most orders of a page are known and unchanged, and are
+    // passed over on one read of their states instead of a transaction each.
+    const known = await orderImportRepository.knownStates(
+      account.account_id,
+      account.id,
+      page.orders.map((o) => o.external_order_id),
+    );
     for (const order of page.orders) {
-      orders[await importChannelOrder(account, portal, order)]++;
+      const before = known.get(order.external_order_id);
+      orders[before && sameState(before, channelState(order)) ? 'unchanged' : await importChannelOrder(account, portal, order)]++;
       const modified = new Date(order.modified_at);
       if (modified > newest) newest = modified;
     }
