@@ -77,9 +77,9 @@ describe('bank: payment provider (PayPal transaction search) sync', () => {
     const jobId = `sync-${crypto.randomBytes(4).toString('hex')}`;
     await queues().add('bank.provider_sync', { accountId: s.id, providerAccountId, tick: 'test' }, jobId);
     return waitFor(async () => {
-      const job = await queues().get('bank').getJob(jobId);
-      const state = await job?.getState();
-      return state === 'completed' || state === 'failed' ? job : undefined;
+      // The state first, then the job: a job read before its last attempt ended shows that attempt's counts.
+      const state = await queues().get('bank').getJobState(jobId);
+      return state === 'completed' || state === 'failed' ? queues().get('bank').getJob(jobId) : undefined;
     }, `sync ${jobId}`);
   }
 
