@@ -21,7 +21,7 @@ const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const given = req.get('x-request-id');
   const id = given && requestIdPattern.test(given) ? given : crypto.randomUUID();
-  req.context = new Context(id, versionOf(req.path), req.ip ?? req.socket.remoteAddress ?? 'unknown');
+  req.context = new Context(id, versionOf(req.path), req);
   res.setHeader('X-Request-Id', id);
   const started = process.hrtime.bigint();
   res.on('finish', () => {
@@ -44,7 +44,10 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   next();
 }
 
-/** A request's context; its child logger is made when something logs, not for every request. */
+/**
+ * A request's context; its child logger, and its client address (req.ip walks the trusted proxy
+ * chain), are made when something asks for them, not for every request.
+ */
 class Context implements RequestContext {
   warnings: RequestContext['warnings'] = [];
   basic?: RequestContext['basic'];
@@ -53,8 +56,12 @@ class Context implements RequestContext {
   constructor(
     readonly id: string,
     readonly version: string,
-    readonly address: string,
+    private readonly req: Request,
   ) {}
+
+  get address(): string {
+    return this.req.ip ?? this.req.socket.remoteAddress ?? 'unknown';
+  }
 
   get log(): Logger {
     this.child ??= log.child({ req_id: this.id });
@@ -68,13 +75,16 @@ function versionOf(path: string): string {
 }
 
 /** Headers document 1 lists for every response. */
+const standard = Object.entries({
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Accept-Charset, X-Request-Id, Idempotency-Key',
+  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Location, Idempotent-Replayed',
+  'X-Powered-By': 'Kontor',
+});
+
 export function standardHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.set({
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Accept-Charset, X-Request-Id, Idempotency-Key',
-    'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Location, Idempotent-Replayed',
-    'X-Powered-By': 'Kontor',
-  });
+  // setHeader directly: res.set() checks every value for a content type on each request.
+  for (const [name, value] of standard) res.setHeader(name, value);
   next();
 }
