@@ -119,10 +119,13 @@ export const tokenRepository = {
     await trx.raw("SELECT pg_notify(?, 'token:' || h) FROM unnest(?::text[]) AS h", [changedChannel, hashes]);
   },
 
-  async deleteExpired(): Promise<void> {
+  /** Deletes expired tokens and codes, and the client accesses left without a refresh token; answers how many tokens and codes went. */
+  async deleteExpired(): Promise<number> {
+    let removed = 0;
     for (const table of ['access_token', 'refresh_token', 'authorization_code']) {
-      await db()(table).where('expires_at', '<', db().fn.now()).delete();
+      removed += await db()(table).where('expires_at', '<', db().fn.now()).delete();
     }
     await db().raw('DELETE FROM client_access a WHERE NOT EXISTS (SELECT 1 FROM refresh_token r WHERE r.chain_id = a.chain_id)');
+    return removed;
   },
 };

@@ -1,3 +1,6 @@
+import { tokenRepository } from '../auth/token.repository';
+import { now } from '../clock';
+import { idempotencyRepository } from '../http/idempotency/idempotency.repository';
 import { defineProcessors } from '../queue/processors';
 import { adjustItem } from './cia.service';
 import { cleanupOutbox, reconcileAll } from './cia-reconcile.service';
@@ -8,4 +11,9 @@ export const ciaProcessors = defineProcessors('cia', {
   'cia.adjust': async (data, job) => adjustItem(data.accountId, data.stockId, { tick: data.reason === 'reconcile' ? String(job.id) : undefined }),
   'cia.reconcile': async (data) => reconcileAll(data.tick),
   'outbox.cleanup': async () => cleanupOutbox(),
+  // The cia queue is the scheduler's housekeeping queue: expired secrets go with the outbox rows.
+  'expired.cleanup': async () => ({
+    tokens: await tokenRepository.deleteExpired(),
+    idempotency_keys: await idempotencyRepository.deleteExpired(new Date(now())),
+  }),
 });

@@ -30,6 +30,7 @@ export function jobOptions(name: JobName): JobsOptions {
       return portalCall;
     case 'cia.reconcile':
     case 'outbox.cleanup':
+    case 'expired.cleanup':
     case 'order.import_all':
       // A missed tick is caught up by the next one.
       return { ...base, attempts: 2 };

@@ -31,6 +31,8 @@ export interface JobPayloads {
   'cia.reconcile': { tick: string };
   /** Scheduler: removes finished outbox rows older than the job retention. */
   'outbox.cleanup': { tick: string };
+  /** Scheduler: deletes expired access and refresh tokens, authorization codes and Idempotency-Keys. */
+  'expired.cleanup': { tick: string };
   /**
    * One event handler's run for one event: an outbox row written by the event.emit processor per
    * matching handler (table event_run keeps a re-run of event.emit from adding one twice).
@@ -122,6 +124,7 @@ export const jobQueues = {
   'portal.upload': 'portal_upload',
   'cia.reconcile': 'cia',
   'outbox.cleanup': 'cia',
+  'expired.cleanup': 'cia',
   'event.run': 'events',
   'event.redeliver': 'events',
   'order.send_mit': 'mail',

@@ -27,6 +27,11 @@ export function schedules(): Schedule[] {
       enqueue: (tick) => queues().add('outbox.cleanup', { tick: tickId(tick) }, `outbox-cleanup-${tickId(tick)}`),
     },
     {
+      name: 'expired-cleanup',
+      cron: config().outboxCleanupCron,
+      enqueue: (tick) => queues().add('expired.cleanup', { tick: tickId(tick) }, `expired-cleanup-${tickId(tick)}`),
+    },
+    {
       name: 'bank-rematch',
       cron: config().bankRematchCron,
       enqueue: (tick) => queues().add('bank.rematch', { tick: tickId(tick) }, `bank-rematch-${tickId(tick)}`),

@@ -33,6 +33,11 @@ const sweepBatch = 100;
 
 /** Idempotency keys of a seller account; every statement is scoped by the account id. */
 export const idempotencyRepository = {
+  /** Deletes expired keys of every account (a claim sweeps only its own account's); answers how many. */
+  async deleteExpired(now: Date): Promise<number> {
+    return db()('idempotency_key').where('expires_at', '<=', now).delete();
+  },
+
   /**
    * Takes the key for this attempt when it is new, expired, or held by a claim whose lock ran
    * out for the same request (its process died). One statement: of two racing attempts exactly
