@@ -1,34 +1,15 @@
 /** The order_import worker and the outbox relay in the test process, and a fake channel speaking the JSON connector's dialect. */
-import crypto from 'node:crypto';
-import { config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
 import type { ChannelOrder } from '../../lib/portals/channel-order.type';
-import { closeQueues } from '../../lib/queue/queue.registry';
-import { OutboxRelay } from '../../lib/queue/relay';
-import { startWorker } from '../../lib/queue/worker';
 import { call, Seller } from '../support/api';
+import { startQueueWorker } from '../support/queue-worker';
 import { waitFor } from '../event/servers';
 import { Received, startReceiver } from '../event/servers';
 
-/** Starts them (quick retries); stop() closes them and gives the configuration back. */
-export async function startImportWorker(): Promise<{ stop(): Promise<void> }> {
-  const original = config();
-  await closeQueues();
-  setConfig({ ...original, queuePrefix: `test-import-${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3 });
-  const relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
-  await relay.start();
-  const worker = await startWorker('order_import', orderImportProcessors, { skipEvictionCheck: true, registerShutdown: false });
-  return {
-    async stop() {
-      await worker.close();
-      await relay.stop();
-      await closeQueues();
-      setConfig(original);
-    },
-  };
-}
+/** The order_import worker and the relay (quick retries); stop() gives the configuration back. */
+export const startImportWorker = () => startQueueWorker('order_import', orderImportProcessors, 'import');
 
 export interface FakeChannel {
   base: string;
