@@ -93,19 +93,7 @@ function accountOfRefreshToken(token: string): string {
 }
 
 /** The first pending fault of the market_d portal account; counted down. */
-function takeFault(state: SandboxState, account: string, reference?: string): Fault | undefined {
-  const fault = state.faults.find(
-    (f) =>
-      f.remaining > 0 &&
-      (reference === undefined ? f.reference === undefined : f.reference === reference) &&
-      (f.portal === null || f.portal === portal) &&
-      (f.portalAccount === undefined || f.portalAccount === account),
-  );
-  if (!fault) return undefined;
-  fault.remaining -= 1;
-  if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);
-  return fault;
-}
+const takeFault = (state: SandboxState, account: string, reference?: string): Fault | undefined => state.takeFault(portal, account, reference);
 
 /** Login with Amazon: refresh_token grant, form or JSON; a revoked refresh token is invalid_grant. */
 function lwa(state: SandboxState, amazon: AmazonState) {

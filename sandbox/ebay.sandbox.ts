@@ -155,16 +155,8 @@ function gate(state: SandboxState) {
     });
     const delay = state.delays.get(portal) ?? state.delays.get('*') ?? 0;
     if (delay > 0) await sleep(delay);
-    const fault = state.faults.find(
-      (f) =>
-        f.reference === undefined &&
-        f.remaining > 0 &&
-        (f.portal === null || f.portal === portal) &&
-        (f.portalAccount === undefined || f.portalAccount === account),
-    );
+    const fault = state.takeFault(portal, account);
     if (fault) {
-      fault.remaining -= 1;
-      if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);
       if (fault.retryAfter !== undefined) res.set('Retry-After', fault.retryAfter);
       record(fault.status);
       const errorId = fault.status === 429 ? 2001 : fault.status >= 500 ? 2003 : 25001;
@@ -356,13 +348,8 @@ function mountInventory(router: express.Router, state: SandboxState): void {
  */
 function priceQuantity(state: SandboxState, account: string, request: Body) {
   const sku = String(request.sku ?? '');
-  const fault = state.faults.find(
-    (f) =>
-      f.reference === sku && f.remaining > 0 && (f.portal === null || f.portal === portal) && (f.portalAccount === undefined || f.portalAccount === account),
-  );
+  const fault = state.takeFault(portal, account, sku);
   if (fault) {
-    fault.remaining -= 1;
-    if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);
     return { sku, statusCode: fault.status, errors: error(fault.status === 429 ? 2001 : 25001, fault.message).errors };
   }
   const quantity = (request.shipToLocationAvailability as { quantity?: unknown } | undefined)?.quantity;

@@ -131,6 +131,24 @@ export class SandboxState {
     this.events.emit('reset');
   }
 
+  /**
+   * The first pending fault for a call of the portal account (reference: for that item inside a
+   * bulk call; none: for the whole call), counted down and dropped when used up.
+   */
+  takeFault(portal: string, account: string, reference?: string): Fault | undefined {
+    const fault = this.faults.find(
+      (f) =>
+        f.remaining > 0 &&
+        (reference === undefined ? f.reference === undefined : f.reference === reference) &&
+        (f.portal === null || f.portal === portal) &&
+        (f.portalAccount === undefined || f.portalAccount === account),
+    );
+    if (!fault) return undefined;
+    fault.remaining -= 1;
+    if (fault.remaining === 0) this.faults = this.faults.filter((f) => f !== fault);
+    return fault;
+  }
+
   nextItemId(portal: string): string {
     this.counter += 1;
     return `${portal.toUpperCase()}${100000 + this.counter}`;
@@ -342,15 +360,8 @@ function findOffer(state: SandboxState, portal: string, account: string, id: str
 function applyQuantity(state: SandboxState, portal: string, account: string, item: Record<string, unknown>): ItemAnswer {
   const sku = String(item.reference ?? '');
   if (!sku) return { reference: sku, status: 422, message: 'reference is required' };
-  const fault = state.faults.find(
-    (f) =>
-      f.reference === sku && f.remaining > 0 && (f.portal === null || f.portal === portal) && (f.portalAccount === undefined || f.portalAccount === account),
-  );
-  if (fault) {
-    fault.remaining -= 1;
-    if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);
-    return { reference: sku, status: fault.status, message: fault.message };
-  }
+  const fault = state.takeFault(portal, account, sku);
+  if (fault) return { reference: sku, status: fault.status, message: fault.message };
   const { quantity, active } = item;
   if (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 0)
     return { reference: sku, status: 422, message: 'quantity must be a whole number of 0 or more' };
@@ -450,16 +461,8 @@ function portalGate(state: SandboxState) {
     });
     if (delay > 0) await sleep(delay);
     const account = String(req.get('X-Portal-Account') ?? 'default');
-    const fault = state.faults.find(
-      (f) =>
-        f.reference === undefined &&
-        f.remaining > 0 &&
-        (f.portal === null || f.portal === portal) &&
-        (f.portalAccount === undefined || f.portalAccount === account),
-    );
-    if (fault && !req.path.startsWith('/oauth')) {
-      fault.remaining -= 1;
-      if (fault.remaining === 0) state.faults = state.faults.filter((f) => f !== fault);
+    const fault = req.path.startsWith('/oauth') ? undefined : state.takeFault(portal, account);
+    if (fault) {
       if (fault.retryAfter !== undefined) res.set('Retry-After', fault.retryAfter);
       record(fault.status, false);
       res.status(fault.status).json({ message: fault.message });
