@@ -3,7 +3,7 @@ import { computeOffers, dependents } from '../../lib/cia/cia-compute';
 import { queues } from '../../lib/queue/queue.registry';
 import type { CiaInput } from '../../lib/stock/cia-input';
 import { call, newSeller, Seller } from '../support/api';
-import { Fleet, Sandbox, startFleet, startSandbox, waitFor, forgetOtherSellersBacklog } from './support';
+import { waitFor, withSandboxAndFleet } from './support';
 
 const input = (over: Partial<CiaInput>): CiaInput => ({
   accountId: 1,
@@ -65,23 +65,13 @@ describe('fleet: CIA quantities (pure)', () => {
 
 describe('fleet: CIA through the workers and the sandbox', () => {
   let seller: Seller;
-  let sandbox: Sandbox;
-  let fleet: Fleet;
-  before(async () => {
-    sandbox = await startSandbox();
-    await forgetOtherSellersBacklog();
-    fleet = await startFleet();
-  });
-  after(async () => {
-    await fleet.stop();
-    await sandbox.close();
-  });
+  const running = withSandboxAndFleet();
   beforeEach(async () => {
     seller = await newSeller();
   });
 
   const shown = (stockId: number) => {
-    const all = sandbox.state.quantities(String(seller.portalAccountId));
+    const all = running.sandbox.state.quantities(String(seller.portalAccountId));
     return Object.fromEntries(
       Object.entries(all)
         .filter(([, skus]) => String(stockId) in skus)
@@ -111,28 +101,28 @@ describe('fleet: CIA through the workers and the sandbox', () => {
     await waitFor('the new quantity', () => shown(stockId).auction_a === 4 && shown(stockId).shop_g === 4);
     // market_e stays capped at 2: nothing to send there.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(sandbox.state.quantitiesApplied('market_e', String(stockId))).to.deep.equal([2]);
-    expect(sandbox.state.quantitiesApplied('auction_a', String(stockId))).to.deep.equal([5, 4]);
+    expect(running.sandbox.state.quantitiesApplied('market_e', String(stockId))).to.deep.equal([2]);
+    expect(running.sandbox.state.quantitiesApplied('auction_a', String(stockId))).to.deep.equal([5, 4]);
   });
 
   it('when an item changes many times in a burst, then each portal ends on the latest quantity, never gets an older one after a newer, and gets fewer pushes than changes', async () => {
     const stockId = await createItem({ name: 'Burst', quantity: 30, cia: { auction_a: { is_active: true }, shop_g: { is_active: true } } });
     await waitFor('first quantities', () => shown(stockId).auction_a === 30 && shown(stockId).shop_g === 30);
-    sandbox.state.delays.set('auction_a', 250);
+    running.sandbox.state.delays.set('auction_a', 250);
     try {
       for (let q = 20; q >= 6; q--) await setQuantity(stockId, q);
       await waitFor('the last quantity', () => shown(stockId).auction_a === 6 && shown(stockId).shop_g === 6, 15000);
       await new Promise((resolve) => setTimeout(resolve, 300));
     } finally {
-      sandbox.state.delays.delete('auction_a');
+      running.sandbox.state.delays.delete('auction_a');
     }
     for (const portal of ['auction_a', 'shop_g']) {
-      const sent = sandbox.state.quantitiesApplied(portal, String(stockId));
+      const sent = running.sandbox.state.quantitiesApplied(portal, String(stockId));
       expect(sent[sent.length - 1], portal).to.equal(6);
       // Quantities only went down: any rise in what was sent would be an older quantity after a newer one.
       expect(sent, portal).to.deep.equal([...sent].sort((a, b) => b - a));
     }
-    expect(sandbox.state.quantitiesApplied('auction_a', String(stockId)).length).to.be.below(16);
+    expect(running.sandbox.state.quantitiesApplied('auction_a', String(stockId)).length).to.be.below(16);
   });
 
   it('when an item is deleted, then every portal it was offered on goes to 0', async () => {

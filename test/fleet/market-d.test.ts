@@ -2,28 +2,18 @@ import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { call, newSeller, Seller } from '../support/api';
-import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from './support';
+import { waitFor, withSandboxAndFleet } from './support';
 
 describe('fleet: CIA quantities reach market_d as JSON_LISTINGS_FEED feeds', () => {
   let seller: Seller;
-  let sandbox: Sandbox;
-  let fleet: Fleet;
-  before(async () => {
-    sandbox = await startSandbox();
-    await forgetOtherSellersBacklog();
-    fleet = await startFleet();
-  });
-  after(async () => {
-    await fleet.stop();
-    await sandbox.close();
-  });
+  const running = withSandboxAndFleet();
   beforeEach(async () => {
     seller = await newSeller();
   });
 
   const account = () => String(seller.portalAccountId);
-  const shown = () => sandbox.state.quantities(account()).market_d ?? {};
-  const feedsOf = () => [...amazonOf(sandbox.state).feeds.values()].filter((f) => f.account === account());
+  const shown = () => running.sandbox.state.quantities(account()).market_d ?? {};
+  const feedsOf = () => [...amazonOf(running.sandbox.state).feeds.values()].filter((f) => f.account === account());
 
   it("when items with a market_d group change, then the seller's SKUs at Amazon end on their quantities through feeds, and a sale lowers them", async () => {
     const res = await call('stock/list/', {
@@ -49,7 +39,7 @@ describe('fleet: CIA quantities reach market_d as JSON_LISTINGS_FEED feeds', () 
   });
 
   it('when a feed reports an ERROR for one SKU, then that item is refused with Amazon’s message and the other reaches its quantity', async () => {
-    sandbox.state.faults.push({
+    running.sandbox.state.faults.push({
       portal: 'market_d',
       portalAccount: account(),
       reference: 'AMZ-BAD',

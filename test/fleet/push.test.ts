@@ -3,7 +3,7 @@ import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { queues } from '../../lib/queue/queue.registry';
 import { call, newSeller, Seller } from '../support/api';
-import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from './support';
+import { waitFor, withSandboxAndFleet } from './support';
 
 interface BulkBody {
   items: { reference: string; quantity: number; idempotency_key: string }[];
@@ -16,17 +16,9 @@ interface EbayBulkBody {
 
 describe('fleet: bulk quantity pushes per portal account', () => {
   let seller: Seller;
-  let sandbox: Sandbox;
-  let fleet: Fleet;
+  const running = withSandboxAndFleet();
   const window = config().ciaPushWindowMs;
-  before(async () => {
-    sandbox = await startSandbox();
-    await forgetOtherSellersBacklog();
-    fleet = await startFleet();
-  });
-  after(async () => {
-    await fleet.stop();
-    await sandbox.close();
+  after(() => {
     setConfig({ ...config(), ciaPushWindowMs: window });
   });
   beforeEach(async () => {
@@ -34,10 +26,10 @@ describe('fleet: bulk quantity pushes per portal account', () => {
   });
 
   const account = () => String(seller.portalAccountId);
-  const shown = (portal: string) => sandbox.state.quantities(account())[portal] ?? {};
+  const shown = (portal: string) => running.sandbox.state.quantities(account())[portal] ?? {};
   /** The bulk quantity calls this seller's portal account got at a portal, as sent. */
   const bulkCalls = (portal: string) =>
-    sandbox.state.requests
+    running.sandbox.state.requests
       .filter((r) => r.portal === portal && r.portalAccount === account() && r.path === `/${portal}/offers/quantities`)
       .map((r) => ({ status: r.status, items: (r.body as BulkBody).items }));
 
@@ -69,7 +61,7 @@ describe('fleet: bulk quantity pushes per portal account', () => {
   it("when 30 items change at auction_a, then eBay's bulkUpdatePriceQuantity gets them in calls of at most 25 SKUs, each SKU once with its quantity", async () => {
     const ids = await createItems(Array.from({ length: 30 }, (_, i) => ({ name: `Bulk ${i}`, quantity: 100 + i, cia: { auction_a: { is_active: true } } })));
     await waitFor('every item shown', () => ids.every((id, i) => shown('auction_a')[String(id)] === 100 + i), 15000);
-    const calls = sandbox.state.requests
+    const calls = running.sandbox.state.requests
       .filter((r) => r.portal === 'auction_a' && r.portalAccount === account() && r.path === '/sell/inventory/v1/bulk_update_price_quantity')
       .map((r) => (r.body as EbayBulkBody).requests);
     expect(calls.length).to.be.within(2, ids.length - 1);
@@ -83,7 +75,7 @@ describe('fleet: bulk quantity pushes per portal account', () => {
     const ids = await createItems([1, 2, 3].map((n) => ({ name: `Refusal ${n}`, quantity: 10, cia: { shop_g: { is_active: true } } })));
     await waitFor('first quantities', () => ids.every((id) => shown('shop_g')[String(id)] === 10));
     const refused = ids[1]!;
-    sandbox.state.faults.push({
+    running.sandbox.state.faults.push({
       portal: 'shop_g',
       portalAccount: account(),
       reference: String(refused),

@@ -2,21 +2,13 @@ import { expect } from 'chai';
 import { queues } from '../../lib/queue/queue.registry';
 import { schedules, tickId } from '../../lib/queue/schedules';
 import { call, newSeller, Seller } from '../support/api';
-import { Fleet, Sandbox, startFleet, startSandbox, waitFor, forgetOtherSellersBacklog } from './support';
+import { waitFor, withSandboxAndFleet } from './support';
 
 describe('fleet: scheduler and CIA reconcile', () => {
   let seller: Seller;
-  let sandbox: Sandbox;
-  let fleet: Fleet;
+  const running = withSandboxAndFleet();
   before(async () => {
-    sandbox = await startSandbox();
-    await forgetOtherSellersBacklog();
-    fleet = await startFleet();
     seller = await newSeller();
-  });
-  after(async () => {
-    await fleet.stop();
-    await sandbox.close();
   });
 
   const reconcile = () => schedules().find((s) => s.name === 'cia-reconcile')!;
@@ -36,18 +28,20 @@ describe('fleet: scheduler and CIA reconcile', () => {
     const account = String(seller.portalAccountId);
     const synced = await call('stock/', { token: seller.token, body: { stock: { name: 'In sync', quantity: 3, cia: { shop_g: { is_active: true } } } } });
     const syncedId = String(synced.body.stock_id);
-    await waitFor('the synced item shown', () => sandbox.state.quantities(account).shop_g?.[syncedId] === 3);
+    await waitFor('the synced item shown', () => running.sandbox.state.quantities(account).shop_g?.[syncedId] === 3);
 
-    sandbox.state.faults.push({ portal: 'market_c', portalAccount: account, status: 400, remaining: 1, message: 'refused once' });
+    running.sandbox.state.faults.push({ portal: 'market_c', portalAccount: account, status: 400, remaining: 1, message: 'refused once' });
     const broken = await call('stock/', { token: seller.token, body: { stock: { name: 'Refused', quantity: 8, cia: { market_c: { is_active: true } } } } });
     const brokenId = String(broken.body.stock_id);
-    await waitFor('the refused push', () => sandbox.state.requests.some((r) => r.portal === 'market_c' && r.status === 400 && r.portalAccount === account));
+    await waitFor('the refused push', () =>
+      running.sandbox.state.requests.some((r) => r.portal === 'market_c' && r.status === 400 && r.portalAccount === account),
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(sandbox.state.quantities(account).market_c?.[brokenId]).to.equal(undefined);
+    expect(running.sandbox.state.quantities(account).market_c?.[brokenId]).to.equal(undefined);
 
     await reconcile().enqueue(new Date());
-    await waitFor('the reconciled quantity', () => sandbox.state.quantities(account).market_c?.[brokenId] === 8);
+    await waitFor('the reconciled quantity', () => running.sandbox.state.quantities(account).market_c?.[brokenId] === 8);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(sandbox.state.quantitiesApplied('shop_g', syncedId)).to.have.length(1);
+    expect(running.sandbox.state.quantitiesApplied('shop_g', syncedId)).to.have.length(1);
   });
 });

@@ -100,3 +100,21 @@ export async function startFleet(options: { queues?: QueueRegistry; lockDuration
 }
 
 export { closeQueues };
+
+/**
+ * The sandbox and every worker for a describe block: started once before its tests (other
+ * sellers' backlog set aside), stopped after them. Read `.sandbox` inside the tests.
+ */
+export function withSandboxAndFleet(): { readonly sandbox: Sandbox } {
+  const running = {} as { sandbox: Sandbox; fleet: Fleet };
+  before(async () => {
+    running.sandbox = await startSandbox();
+    await forgetOtherSellersBacklog();
+    running.fleet = await startFleet();
+  });
+  after(async () => {
+    await running.fleet?.stop();
+    await running.sandbox?.close();
+  });
+  return running;
+}
