@@ -91,12 +91,32 @@ new Gauge({
 /** Failures seen by this process's request handling (5xx answers). */
 export const httpErrors = new Counter({ name: 'kontor_http_errors_total', help: 'API answers with a 5xx status.', registers: [metricsRegistry] });
 
-/** Express middleware timing every request by its route pattern (never the raw path: ids would explode the labels). */
+/** The label of a matched route: its pattern without the version (never the raw path: ids would explode the labels). */
+function routeLabel(req: Request): string {
+  const route = (req.route as { path?: string } | undefined)?.path;
+  if (route === undefined) return 'unmatched';
+  // Endpoints sit one router per first segment: order/ is the route '/' under the base '/v1.1/order'.
+  return `${req.baseUrl}${route === '/' ? '' : route}`.replace(/^\/v\d+\.\d+/, '');
+}
+
+/** Observers per label set, so a request does not hash its labels (prom-client does per observe). */
+const observers = new Map<string, (seconds: number) => void>();
+
+function observerOf(method: string, route: string, status: number): (seconds: number) => void {
+  const key = `${method} ${status} ${route}`;
+  let observe = observers.get(key);
+  if (!observe) {
+    const child = httpDuration.labels({ method, route, status: String(status) });
+    observers.set(key, (observe = (seconds) => child.observe(seconds)));
+  }
+  return observe;
+}
+
+/** Express middleware timing every request by its route pattern. */
 export function httpMetrics(req: Request, res: Response, next: NextFunction): void {
-  const end = httpDuration.startTimer();
+  const started = process.hrtime.bigint();
   res.on('finish', () => {
-    const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-    end({ method: req.method, route: `${req.baseUrl}${route}`.replace(/^\/v\d+\.\d+/, ''), status: String(res.statusCode) });
+    observerOf(req.method, routeLabel(req), res.statusCode)(Number(process.hrtime.bigint() - started) / 1e9);
     if (res.statusCode >= 500) httpErrors.inc();
   });
   next();
