@@ -87,6 +87,8 @@ export const adminEventHandlerEndpoints = [
     params: deliveryId,
     response: ['job_id'],
     async: true,
+    // A retried redelivery must not send the webhook twice.
+    creates: true,
     async handle({ caller, params }) {
       return accepted({ job_id: await requestRedelivery(caller.accountId, params.event_handler_id, params.delivery_id) });
     },

@@ -54,6 +54,14 @@ const stockOf = async (seller: Seller, stock: Record<string, unknown> = { name: 
 
 const json = (body: unknown) => ({ body });
 
+const webhookHandler = {
+  event_handler: {
+    type: { id: 'created' },
+    section: 'order',
+    action: { id: 'notification', required: { url: 'https://receiver.example/hooks/kontor', format: 'post', target_name: 'erp' } },
+  },
+};
+
 /** One request per endpoint declared `creates`, doing real work. */
 const cases: Record<string, Case> = {
   'order/': { prepare: async () => ({ path: 'order/', options: json({ order: { customer: { email: 'a@example.com' } } }) }) },
@@ -121,17 +129,25 @@ const cases: Record<string, Case> = {
     prepare: async () => ({ path: 'bank/statement/', options: { body: fixture('camt053.001.08.xml'), headers: { 'Content-Type': 'application/xml' } } }),
   },
   'task/': { prepare: async () => ({ path: 'task/', options: json({ task: { title: 'call back' } }) }) },
-  'admin/event/handler/': {
-    prepare: async () => ({
-      path: 'admin/event/handler/',
-      options: json({
-        event_handler: {
-          type: { id: 'created' },
+  'admin/event/handler/': { prepare: async () => ({ path: 'admin/event/handler/', options: json(webhookHandler) }) },
+  'admin/event/handler/{event_handler_id}/delivery/{delivery_id}/redeliver/': {
+    async prepare(seller) {
+      const handler = await call('admin/event/handler/', { method: 'POST', token: seller.token, body: webhookHandler });
+      // A delivery as the events worker records one (no worker runs in this test).
+      const [delivery] = await db()('webhook_delivery')
+        .insert({
+          id: crypto.randomUUID(),
+          account_id: seller.id,
+          handler_id: handler.body.event_handler_id,
+          event_id: '1',
           section: 'order',
-          action: { id: 'notification', required: { url: 'https://receiver.example/hooks/kontor', format: 'post', target_name: 'erp' } },
-        },
-      }),
-    }),
+          type: 'created',
+          body: '{}',
+          state: 'delivered',
+        })
+        .returning('id');
+      return { path: `admin/event/handler/${handler.body.event_handler_id}/delivery/${delivery.id}/redeliver/`, options: {} };
+    },
   },
 };
 
