@@ -40,6 +40,7 @@ async function sellerWithOpenOrders(): Promise<{ id: number; token: string }> {
     .where({ account_id: seller.id })
     .andWhere((q) => q.where('is_paid', true).orWhereNotNull('paid_amount').orWhereNotNull('invoice_number'))
     .update({ paid_amount: null, is_paid: false, paid_date: null, invoice_number: null, bill_date: null });
+  await db()('order_invoice_number').where({ account_id: seller.id }).delete();
   await db().raw('DELETE FROM sales_order_history h USING sales_order o WHERE o.internal_id = h.order_internal_id AND o.account_id = ?', [seller.id]);
   await db()('bank').where({ account_id: seller.id }).delete();
   await db()('bank_counter').where({ account_id: seller.id }).delete();
@@ -48,7 +49,7 @@ async function sellerWithOpenOrders(): Promise<{ id: number; token: string }> {
   // The reset leaves 10,000 dead order rows (and the deleted bank and history rows) per run; on a
   // server without autovacuum (this machine's has it off) each run would measure a larger table
   // than the one before. Untimed.
-  await db().raw('VACUUM ANALYZE sales_order, sales_order_history, bank, outbox');
+  await db().raw('VACUUM ANALYZE sales_order, order_invoice_number, sales_order_history, bank, outbox');
   return seller;
 }
 
@@ -71,6 +72,39 @@ function statement(): Buffer {
       `<GrpHdr><MsgId>BENCH</MsgId><CreDtTm>2026-11-21T07:00:00Z</CreDtTm></GrpHdr><Stmt><Id>BENCH</Id><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id></Acct>` +
       `${entries.join('')}</Stmt></BkToCstmrStmt></Document>`,
   );
+}
+
+/** A statement's kind for the per-statement figures: its verb and first table (a leading WITH skipped). */
+function statementKind(sql: string): string {
+  const text = sql
+    .replace(/\s+/g, ' ')
+    .replace(/"/g, '')
+    .trim()
+    .replace(/^with \w+ as \( ?/i, '');
+  const match = /^(update|insert into|delete from) (\w+)/i.exec(text) ?? /^(select)\b.*? from (\w+)/i.exec(text);
+  return match ? `${match[1]!.toUpperCase()} ${match[2]}` : text.slice(0, 30);
+}
+
+/** Runs fn and sums the milliseconds of each kind of statement it sent (Knex's query events), slowest first. */
+async function perStatement(fn: () => Promise<unknown>): Promise<[string, { count: number; ms: number }][]> {
+  const started = new Map<string, bigint>();
+  const sums = new Map<string, { count: number; ms: number }>();
+  const onQuery = (q: { __knexQueryUid: string }) => started.set(q.__knexQueryUid, process.hrtime.bigint());
+  const onResponse = (_: unknown, q: { __knexQueryUid: string; sql: string }) => {
+    const at = started.get(q.__knexQueryUid);
+    if (at === undefined) return;
+    const sum = sums.get(statementKind(q.sql)) ?? { count: 0, ms: 0 };
+    sum.count++;
+    sum.ms += Number(process.hrtime.bigint() - at) / 1e6;
+    sums.set(statementKind(q.sql), sum);
+  };
+  db().on('query', onQuery).on('query-response', onResponse);
+  try {
+    await fn();
+  } finally {
+    db().off('query', onQuery).off('query-response', onResponse);
+  }
+  return [...sums].sort((a, b) => b[1].ms - a[1].ms);
 }
 
 /** The baseline: the same transfer rows in one bare multi-row INSERT (chunks of 1000), for another seller. */
@@ -109,8 +143,11 @@ export const bankBench: BenchCase = {
       if (res.status !== 202) throw new Error(`bank/statement/ answered ${res.status}: ${JSON.stringify(answer).slice(0, 300)}`);
     });
     let matched = 0;
+    let statements: Awaited<ReturnType<typeof perStatement>> = [];
     const matchMs = await time(async () => {
-      matched = (await matchRange(seller.id, 1, entryCount)).assigned;
+      statements = await perStatement(async () => {
+        matched = (await matchRange(seller.id, 1, entryCount)).assigned;
+      });
     });
     const bareMs = await time(() => bareInsert(baseline.id));
     const paid = (await db()('sales_order').where({ account_id: seller.id, is_paid: true }).count('* as n').first()) as { n: string };
@@ -120,6 +157,8 @@ export const bankBench: BenchCase = {
     line(`match (${matched} assigned, ${paid.n} orders paid)`, matchMs, `${((entryCount / matchMs) * 1000).toFixed(0)} entries/s matched`);
     line('import + match', total, `${((entryCount / total) * 1000).toFixed(0)} entries/s`);
     line(`bare multi-row insert of ${entryCount} rows`, bareMs, `ratio store ${(storeMs / bareMs).toFixed(2)}, store + match ${(total / bareMs).toFixed(2)}`);
+    process.stdout.write('match, per statement (sum over the batches):\n');
+    for (const [kind, { count, ms }] of statements) line(`  ${kind} (${count}x)`, ms, `${(ms / bareMs).toFixed(2)} of the bare insert`);
     await db()('bank').where({ account_id: baseline.id }).delete();
     await benchDone();
   },

@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
-import { inOrderScope } from '../order/order.repository';
+import { inOrderScope, invoiceNumberIn } from '../order/order.repository';
 import type { BankKind, BankRow } from './bank.type';
 
 /** Every kind of record (the CHECK of bank.type). */
@@ -172,7 +172,7 @@ export const bankRepository = {
     return (await openOrders(trx, scope).andWhere((q) => {
       q.whereRaw('id = ANY(?::text[])', [refs.ids])
         .orWhereRaw('number = ANY(?::bigint[])', [refs.numbers])
-        .orWhereRaw('invoice_number = ANY(?::bigint[])', [refs.numbers])
+        .orWhere(invoiceNumberIn(trx, scope.accountId, refs.numbers))
         .orWhereRaw('payment_provider_transaction_id = ANY(?::text[])', [refs.providerIds]);
     })) as MatchOrder[];
   },

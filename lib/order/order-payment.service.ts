@@ -37,7 +37,7 @@ export async function payOrdersIn(trx: Knex.Transaction, scope: OrderScope, paym
   }
   const byOrder = new Map([...cents].map(([id, added]) => [id, paymentOf(open.get(id)!, added, field)]));
   const updates = [...byOrder.values()];
-  const needInvoice = updates.filter((u) => u.became_paid && u.invoice_number === null);
+  const needInvoice = [...byOrder].filter(([id, u]) => u.became_paid && open.get(id)!.invoice_number === null).map(([, u]) => u);
   if (needInvoice.length) {
     const first = await counterRepository.take(trx, accountId, 'invoice', needInvoice.length);
     needInvoice.forEach((u, i) => {
@@ -71,8 +71,8 @@ function paymentOf(row: PaymentRow, added: bigint, field: string): PaymentUpdate
     paid_amount: paid,
     is_paid: isPaid,
     became_paid: isPaid && !row.is_paid,
-    // Kept when the order has one; a new number only for an order paid for the first time.
-    invoice_number: row.invoice_number,
+    // Given below to an order paid for the first time that has none; an order keeps its own.
+    invoice_number: null,
     bill_date: new Date().toISOString().slice(0, 10),
   };
 }

@@ -92,6 +92,7 @@ export interface PaymentUpdate {
   paid_amount: string;
   is_paid: boolean;
   became_paid: boolean;
+  /** A new invoice number (an order paid for the first time that has none), else null: an order keeps its own. */
   invoice_number: string | null;
   bill_date: string;
 }
@@ -107,6 +108,14 @@ function forDb(columns: Partial<OrderColumns>): Record<string, unknown> {
   for (const key of jsonColumns) if (key in out && out[key] !== null) out[key] = JSON.stringify(out[key]);
   return out;
 }
+
+/**
+ * The start of the INSERT that records invoice numbers in order_invoice_number, where the lookup
+ * by invoice number reads them (sales_order.invoice_number has no index, so that a payment's
+ * UPDATE is HOT: migration 20261125_0100). Followed by `FROM <rows> WHERE ...`, rows having
+ * internal_id and invoice_number; one binding, the account.
+ */
+const recordInvoiceNumbers = 'INSERT INTO order_invoice_number (account_id, invoice_number, order_internal_id) SELECT ?::integer, invoice_number, internal_id';
 
 /** The parts of an order read by subqueries; a search whose select leaves them out skips them. */
 export interface OrderParts {
@@ -156,17 +165,39 @@ export function orderReadQuery(knex: Knex | Knex.Transaction, scope: OrderScope,
   );
 }
 
+/**
+ * A condition on sales_order: the account's order has one of these invoice numbers. Read from
+ * order_invoice_number (sales_order.invoice_number has no index, so that a payment's UPDATE is
+ * HOT); at most one order per number, so the ids are one array computed once and an OR with
+ * other conditions keeps to their indexes.
+ */
+export function invoiceNumberIn(knex: Knex | Knex.Transaction, accountId: number, numbers: string[]): Knex.Raw {
+  return knex.raw(
+    `sales_order.internal_id = ANY(ARRAY(SELECT order_internal_id FROM order_invoice_number
+       WHERE account_id = ? AND invoice_number = ANY(?::bigint[])))`,
+    [accountId, numbers],
+  );
+}
+
 export const orderRepository = {
   async insert(trx: Knex.Transaction, accountId: number, number: number, id: string, columns: Partial<OrderColumns>): Promise<string> {
     const [internalId] = await orderRepository.insertMany(trx, accountId, [{ number, id, columns }]);
     return internalId!;
   },
 
-  /** Inserts several orders in one statement; their internal ids in the order given. */
+  /**
+   * Inserts several orders in one statement, their invoice numbers (paid ones) into
+   * order_invoice_number in the same statement; their internal ids in the order given.
+   */
   async insertMany(trx: Knex.Transaction, accountId: number, orders: { number: number; id: string; columns: Partial<OrderColumns> }[]): Promise<string[]> {
-    const rows = (await trx('sales_order')
+    const inserted = trx('sales_order')
       .insert(orders.map(({ number, id, columns }) => ({ ...forDb(columns), account_id: accountId, number, id })))
-      .returning(['internal_id', 'number'])) as { internal_id: string; number: string }[];
+      .returning(['internal_id', 'number', 'invoice_number']);
+    const rows = (await trx
+      .with('o', inserted)
+      .with('n', trx.raw(`${recordInvoiceNumbers} FROM o WHERE invoice_number IS NOT NULL`, [accountId]))
+      .select('internal_id', 'number')
+      .from('o')) as { internal_id: string; number: string }[];
     const byNumber = new Map(rows.map((r) => [Number(r.number), String(r.internal_id)]));
     return orders.map((o) => byNumber.get(o.number)!);
   },
@@ -181,10 +212,14 @@ export const orderRepository = {
     if (entries.length) await trx('sales_order_history').insert(entries);
   },
 
+  /** Writes the columns given; an invoice number (given once, on the first payment) also into order_invoice_number. */
   async update(trx: Knex.Transaction, accountId: number, internalId: string, columns: Partial<OrderColumns>): Promise<void> {
     await trx('sales_order')
       .where({ account_id: accountId, internal_id: internalId })
       .update({ ...forDb(columns), updated_at: trx.fn.now() });
+    if (columns.invoice_number) {
+      await trx('order_invoice_number').insert({ account_id: accountId, invoice_number: columns.invoice_number, order_internal_id: internalId });
+    }
   },
 
   /** The payment state of the account's orders among those ids, locked in internal_id order (no deadlock between payers). */
@@ -196,18 +231,26 @@ export const orderRepository = {
       .forUpdate();
   },
 
-  /** Writes the payment state of many orders in one UPDATE (see order-payment.service.ts). */
+  /**
+   * Writes the payment state of many orders in one statement (see order-payment.service.ts): the
+   * UPDATE, a HOT one (no index of sales_order names a column it sets), and the new invoice
+   * numbers into order_invoice_number. An order keeps an invoice number it has.
+   */
   async updatePayments(trx: Knex.Transaction, accountId: number, rows: PaymentUpdate[]): Promise<void> {
     if (!rows.length) return;
     await trx.raw(
-      `UPDATE sales_order o SET paid_amount = t.paid_amount, is_paid = t.is_paid,
-         paid_date = CASE WHEN t.became_paid THEN now() ELSE o.paid_date END,
-         invoice_number = COALESCE(o.invoice_number, t.invoice_number),
-         bill_date = CASE WHEN o.invoice_number IS NULL AND t.invoice_number IS NOT NULL THEN t.bill_date ELSE o.bill_date END,
-         updated_at = now()
-       FROM unnest(?::bigint[], ?::numeric[], ?::boolean[], ?::boolean[], ?::bigint[], ?::date[])
-         AS t(internal_id, paid_amount, is_paid, became_paid, invoice_number, bill_date)
-       WHERE o.account_id = ? AND o.internal_id = t.internal_id`,
+      `WITH o AS (
+         UPDATE sales_order o SET paid_amount = t.paid_amount, is_paid = t.is_paid,
+           paid_date = CASE WHEN t.became_paid THEN now() ELSE o.paid_date END,
+           invoice_number = COALESCE(o.invoice_number, t.invoice_number),
+           bill_date = CASE WHEN o.invoice_number IS NULL AND t.invoice_number IS NOT NULL THEN t.bill_date ELSE o.bill_date END,
+           updated_at = now()
+         FROM unnest(?::bigint[], ?::numeric[], ?::boolean[], ?::boolean[], ?::bigint[], ?::date[])
+           AS t(internal_id, paid_amount, is_paid, became_paid, invoice_number, bill_date)
+         WHERE o.account_id = ? AND o.internal_id = t.internal_id
+         RETURNING o.internal_id, o.invoice_number, t.invoice_number AS given
+       )
+       ${recordInvoiceNumbers} FROM o WHERE given IS NOT NULL AND invoice_number = given`,
       [
         rows.map((r) => r.internal_id),
         rows.map((r) => r.paid_amount),
@@ -215,6 +258,7 @@ export const orderRepository = {
         rows.map((r) => r.became_paid),
         rows.map((r) => r.invoice_number) as string[],
         rows.map((r) => r.bill_date),
+        accountId,
         accountId,
       ],
     );
@@ -254,8 +298,13 @@ export const orderRepository = {
     );
   },
 
+  /** Deletes the order (lines and history by cascade) and its invoice number's row, in one statement. */
   async delete(trx: Knex.Transaction, accountId: number, internalId: string): Promise<void> {
-    await trx('sales_order').where({ account_id: accountId, internal_id: internalId }).delete();
+    await trx.raw(
+      `WITH o AS (DELETE FROM sales_order WHERE account_id = ? AND internal_id = ? RETURNING account_id, invoice_number)
+       DELETE FROM order_invoice_number n USING o WHERE n.account_id = o.account_id AND n.invoice_number = o.invoice_number`,
+      [accountId, internalId],
+    );
   },
 
   /** One order with lines and history, or undefined. */

@@ -6,8 +6,9 @@ import { parseSelect, project } from './select';
 import { applyConditions } from './sql';
 import type { SearchPage, SearchRequest, SearchSpec } from './types';
 
-export type { SearchPage, SearchRequest, SearchSpec, FilterField, SelectTree } from './types';
+export type { SearchPage, SearchRequest, SearchSpec, FilterField, Lookup, SelectTree } from './types';
 export { project } from './select';
+export { scopeLookups } from './sql';
 
 /** Reads select, filter and pagination from a GET query for a resource; 400 names a bad part. */
 export function parseSearch<Row>(query: Record<string, unknown>, spec: SearchSpec<Row>): SearchRequest {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { likePattern } from './filter';
-import type { Condition, FilterField } from './types';
+import type { Condition, FilterField, Lookup, SearchRequest } from './types';
 
 /**
  * Adds the WHERE of a search to a query: singletons AND (filter object OR filter object ...). An
@@ -29,7 +29,9 @@ function lhs(field: FilterField): [string, string[]] {
  * One condition. Several values are joined by OR for = ~ and comparisons; for != and !~ a record
  * must differ from every value (the reading a client means), and NULL counts as different.
  */
-function applyCondition(qb: Knex.QueryBuilder, { field, operator, values }: Condition): void {
+function applyCondition(qb: Knex.QueryBuilder, condition: Condition): void {
+  const { field, operator, values } = condition;
+  if (field.lookup && operator !== '!=') return applyLookup(qb, condition, field.lookup);
   const [column, ids] = lhs(field);
   const cast = field.type === 'date' ? '::date' : field.type === 'datetime' ? '::timestamptz' : '';
   switch (operator) {
@@ -57,6 +59,34 @@ function applyCondition(qb: Knex.QueryBuilder, { field, operator, values }: Cond
         for (const value of values) any.orWhereRaw(`${column} ${operator} ?${cast}`, bind(...ids, value));
       });
   }
+}
+
+/**
+ * A condition on a field indexed in a lookup table: the rows whose key the table lists with a
+ * matching value. For = (at most as many keys as values) the keys are one array computed once,
+ * so an OR of filter objects still reads indexes; a comparison may match most rows and stays a
+ * subquery the planner joins.
+ */
+function applyLookup(qb: Knex.QueryBuilder, { field, operator, values }: Condition, lookup: Lookup): void {
+  const { rowKey, table, key, column, where } = lookup;
+  if (!where || !Object.keys(where).length) throw new Error(`search lookup in ${table} without a scope`);
+  const scope = Object.entries(where);
+  if (operator === '=') {
+    const sql = `?? = ANY(ARRAY(SELECT ?? FROM ?? WHERE ${scope.map(() => '?? = ?').join(' AND ')} AND ?? = ANY(?${arrayCast(field)})))`;
+    qb.whereRaw(sql, bind(rowKey, key, table, ...scope.flat(), column, values));
+    return;
+  }
+  const own: Condition = { field: { column, type: field.type }, operator, values };
+  qb.whereIn(rowKey, (keys) => {
+    keys.select(key).from(table).where(where);
+    applyCondition(keys, own);
+  });
+}
+
+/** Sets the tenant of every lookup field in a search's conditions (Lookup.where): the account. */
+export function scopeLookups(search: SearchRequest, where: Record<string, string | number>): SearchRequest {
+  const scoped = (c: Condition): Condition => (c.field.lookup ? { ...c, field: { ...c.field, lookup: { ...c.field.lookup, where } } } : c);
+  return { ...search, singletons: search.singletons.map(scoped), filters: search.filters.map((f) => f.map(scoped)) };
 }
 
 function arrayCast(field: FilterField): string {

@@ -19,6 +19,23 @@ export interface FilterField {
   bigint?: boolean;
   /** The column is an SQL array; = matches any element, ~ any element like the pattern. */
   array?: boolean;
+  /** = and the comparisons read an indexed table beside the row instead of the column (!= reads the column). */
+  lookup?: Lookup;
+}
+
+/**
+ * Where a field's values are indexed when the row's own column is not (so that the updates
+ * setting it stay HOT; lib/order's invoice number): the rows whose `rowKey` the table lists, under
+ * `key`, with a matching `column`. `where` narrows the table to the searched tenant; it is set
+ * per search (scopeLookups), and a lookup without it is refused.
+ */
+export interface Lookup {
+  /** The searched row's key (sales_order.internal_id). */
+  rowKey: string;
+  table: string;
+  key: string;
+  column: string;
+  where?: Record<string, string | number>;
 }
 
 /** What a resource declares so that the engine can search it. */
