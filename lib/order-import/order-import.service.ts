@@ -12,9 +12,10 @@ import { portalOf, adapterFor, importsOrders } from '../portals/portal.registry'
 import type { PortalId } from '../portals/portal.registry';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
 import { portalTargetRepository } from '../portals/portal-target.repository';
-import type { ChannelOrderPage } from '../portals/channel-order.type';
+import type { ChannelOrder, ChannelOrderPage } from '../portals/channel-order.type';
 import { createTaskOnce } from '../task/task.service';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
+import { importNewOrders } from './channel-page.import';
 import { channelState } from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
 
@@ -90,12 +91,17 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
       account.id,
       page.orders.map((o) => o.external_order_id),
     );
+    const fresh: ChannelOrder[] = [];
     for (const order of page.orders) {
       const before = known.get(order.external_order_id);
-      orders[before && sameState(before, channelState(order)) ? 'unchanged' : await importChannelOrder(account, portal, order)]++;
+      if (!before) fresh.push(order);
+      // A known order the channel changed: payment, cancellation, shipment, one transaction each.
+      else orders[sameState(before, channelState(order)) ? 'unchanged' : await importChannelOrder(account, portal, order)]++;
       const modified = new Date(order.modified_at);
       if (modified > newest) newest = modified;
     }
+    // The page's new orders in one transaction (channel-page.import.ts).
+    for (const outcome of await importNewOrders(account, portal, fresh)) orders[outcome]++;
     cursor = page.next;
     pages++;
   } while (cursor !== null && pages < maxPages);
