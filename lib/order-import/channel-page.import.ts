@@ -19,8 +19,8 @@ import { orderType, OrderInput } from '../order/order.type';
 import type { ChannelOrder } from '../portals/channel-order.type';
 import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
 import { ImportOutcome, importChannelOrder, refuseOne, sourceOf, taskForUnlinked } from './channel-order.import';
-import { channelState, orderInputOf, UnlinkedLine } from './channel-order.mapper';
-import { ImportAccountRow, orderImportRepository } from './order-import.repository';
+import { channelState, orderInputOf, sameState, UnlinkedLine } from './channel-order.mapper';
+import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
 
 /** What the page's transaction did: created, refused by a rule (key given back), or found taken by another fetcher. */
 interface PageDone {
@@ -136,7 +136,21 @@ export async function importNewOrders(account: ImportAccountRow, portal: string,
     await refuseOne(account, portal, order, err);
     outcomes.push('refused');
   }
-  // Taken by another fetcher since the page was read: theirs now, so only their changes apply.
-  await oneByOne(account, portal, [...done.taken, ...again], outcomes);
+  // Taken by another fetcher since the page was read (two fetches of the account overlapping):
+  // most are what that fetcher just imported, passed over on one read; the rest only change.
+  const later = [...done.taken, ...again];
+  const known = later.length
+    ? await orderImportRepository.knownStates(
+        account.account_id,
+        account.id,
+        later.map((o) => o.external_order_id),
+      )
+    : new Map<string, ChannelState>();
+  const changed = later.filter((o) => {
+    const before = known.get(o.external_order_id);
+    return !(before && sameState(before, channelState(o)));
+  });
+  outcomes.push(...Array<ImportOutcome>(later.length - changed.length).fill('unchanged'));
+  await oneByOne(account, portal, changed, outcomes);
   return outcomes;
 }

@@ -16,8 +16,8 @@ import type { ChannelOrder, ChannelOrderPage } from '../portals/channel-order.ty
 import { createTaskOnce } from '../task/task.service';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
 import { importNewOrders } from './channel-page.import';
-import { channelState } from './channel-order.mapper';
-import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
+import { channelState, sameState } from './channel-order.mapper';
+import { ImportAccountRow, orderImportRepository } from './order-import.repository';
 
 /** Each fetch looks this far back before the last one's start: the channel's clock and ours may disagree. */
 export const overlapMs = 10 * 60_000;
@@ -39,9 +39,6 @@ export function importPortalOf(account: ImportAccountRow): PortalId {
   }
   return portal;
 }
-
-const sameState = (a: ChannelState, b: ChannelState) =>
-  a.modified_at === b.modified_at && a.paid_amount === b.paid_amount && a.is_shipped === b.is_shipped && a.is_cancelled === b.is_cancelled;
 
 export interface ImportRun {
   portal_account_id: number;
