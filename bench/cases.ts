@@ -1,5 +1,6 @@
 /** The benchmark cases; each domain adds its own (one import and one line). */
 import { bankBench } from './bank';
+import { channelPageBench } from './channel-page';
 import { eventsBench } from './events';
 import { channelBench, fleetBench } from './fleet';
 import { orderListBench } from './order-list';
@@ -17,6 +18,6 @@ cases.push(orderListBench);
 cases.push(orderSearchBench);
 cases.push(stockListBench, stockGetBench, stockSearchBench);
 cases.push(readPathBench);
-cases.push(fleetBench, channelBench);
+cases.push(fleetBench, channelBench, channelPageBench);
 cases.push(eventsBench);
 cases.push(bankBench);

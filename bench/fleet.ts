@@ -241,6 +241,38 @@ function fetchEvery(intervalMs: number, token: string, portalAccountId: number):
   };
 }
 
+/**
+ * For channel sales: when each imported order became visible (committed), by a poll every 100 ms.
+ * The orders' created_at is their transaction's start: a page imported in one transaction would
+ * read earlier than its commit, so the poll is the figure that compares across import paths.
+ */
+function watchImports(accountId: number, soldAt: Map<string, number>): { stop(): Promise<number[]> } {
+  const seenAt = new Map<string, number>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const waiting = [...soldAt.keys()].filter((id) => !seenAt.has(id));
+      if (waiting.length) {
+        const rows = (await db()('sales_order')
+          .select('external_order_id')
+          .where({ account_id: accountId })
+          .whereIn('external_order_id', waiting)
+          .catch(() => [])) as { external_order_id: string }[];
+        const now = Date.now();
+        for (const r of rows) seenAt.set(r.external_order_id, now);
+      }
+      await sleep(100);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return [...seenAt].map(([id, at]) => Math.max(0, at - soldAt.get(id)!)).sort((a, b) => a - b);
+    },
+  };
+}
+
 /** For channel sales: sale -> the Kontor order's creation, per sale, from the orders' created_at. */
 async function importDelays(accountId: number, soldAt: Map<string, number>): Promise<number[]> {
   const rows = (await db()('sales_order')
@@ -248,6 +280,33 @@ async function importDelays(accountId: number, soldAt: Map<string, number>): Pro
     .where({ account_id: accountId })
     .whereIn('external_order_id', [...soldAt.keys()])) as { external_order_id: string; at: string }[];
   return rows.map((r) => Math.max(0, Number(r.at) - soldAt.get(r.external_order_id)!)).sort((a, b) => a - b);
+}
+
+/**
+ * For channel sales: the order fetches of the run (outbox rows of order.import), each from its
+ * trigger until its final state was written (that writer batches every 100 ms), with how many
+ * orders each created; and the transactions the bench database committed (every process).
+ */
+async function importJobs(accountId: number, since: Date): Promise<string> {
+  const rows = (await db()('outbox')
+    .select(db().raw('extract(epoch from finished_at - created_at) * 1000 AS ms'), 'result')
+    .where({ account_id: accountId, job_name: 'order.import' })
+    .where('created_at', '>=', since)
+    .whereNotNull('finished_at')) as { ms: string; result: { orders?: { created?: number } } | null }[];
+  const ms = rows.map((r) => Number(r.ms)).sort((a, b) => a - b);
+  const created = rows.map((r) => r.result?.orders?.created ?? 0).filter((n) => n > 0);
+  return (
+    `order fetches: ${rows.length}, trigger -> done p50 ${quantile(ms, 0.5).toFixed(0)} ms, max ${(ms[ms.length - 1] ?? NaN).toFixed(0)} ms; ` +
+    `new orders per fetch that created any: median ${quantile(
+      created.sort((a, b) => a - b),
+      0.5,
+    )}`
+  );
+}
+
+async function committedTransactions(): Promise<number> {
+  const { rows } = (await db().raw('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')) as { rows: { xact_commit: string }[] };
+  return Number(rows[0]?.xact_commit ?? NaN);
 }
 
 async function run(): Promise<void> {
@@ -369,6 +428,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const requestsBefore = await sandboxRequests(sandboxUrl);
     const fetcher = source.kind === 'channel' ? fetchEvery(source.fetchIntervalMs, seller.token, shopId) : undefined;
     const soldAt = new Map<string, number>();
+    const watcher = source.kind === 'channel' ? watchImports(seller.id, soldAt) : undefined;
     // Backends of the bench database, listed again at the end: one started during the run counts
     // whole (its CPU before the run is 0). Redis is the machine's one server: its figure includes
     // whatever else uses it meanwhile.
@@ -381,6 +441,8 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
       redis: pidsNamed('redis-server'),
     };
     const cpuBefore = cpuSeconds(processes);
+    const runStart = new Date();
+    const xactBefore = await committedTransactions();
     const orders = rate * seconds;
     const sold = new Map<number, number>();
     const latencies: number[] = [];
@@ -428,6 +490,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const postingSeconds = (Date.now() - started) / 1000;
     await Promise.all(completions);
     await fetcher?.stop();
+    const visible = (await watcher?.stop()) ?? [];
     processes.postgres = [...new Set([...processes.postgres, ...(await benchBackends())])];
     const cpuAfter = cpuSeconds(processes);
     const rss = (['api+load', 'cia', 'portal_upload', 'sandbox'] as const).map((name) => `${name} ${peakRssMb(processes[name][0]!).toFixed(0)}`);
@@ -446,12 +509,18 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const from = source.kind === 'channel' ? 'sale at auction_a' : '201';
     if (source.kind === 'channel') {
       const delays = await importDelays(seller.id, soldAt);
+      // Statistics reach pg_stat_database within a second of each backend's commits.
+      await sleep(1500);
+      const xacts = (await committedTransactions()) - xactBefore;
       process.stdout.write(
         [
           `channel sales at the sandbox's auction_a, fetched every ${source.fetchIntervalMs} ms: ${delays.length} of ${soldAt.size} imported`,
           `sale -> Kontor order (the fetch interval's wait and the import): p50 ${quantile(delays, 0.5).toFixed(0)} ms, p99 ${quantile(delays, 0.99).toFixed(0)} ms`,
+          `sale -> Kontor order committed (seen by a 100 ms poll): p50 ${quantile(visible, 0.5).toFixed(0)} ms, p99 ${quantile(visible, 0.99).toFixed(0)} ms`,
           `${from} -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, ${lost} not within 30 s`,
           `portal calls per order (every sandbox request: fetches, quantities, tokens): ${(portalRequests / Math.max(1, orders)).toFixed(2)}`,
+          await importJobs(seller.id, runStart),
+          `transactions committed in the bench database per order (every process, CIA included): ${(xacts / Math.max(1, orders)).toFixed(1)}`,
           '',
         ].join('\n'),
       );

@@ -23,7 +23,7 @@ import { ChannelState, ImportAccountRow, orderImportRepository } from './order-i
 
 export type ImportOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'refused';
 
-const sourceOf = (account: ImportAccountRow, portal: string, order: ChannelOrder) =>
+export const sourceOf = (account: ImportAccountRow, portal: string, order: ChannelOrder) =>
   `${portal} order ${order.external_order_id} (portal account ${account.id})`;
 
 /** What changed at the channel since the state kept at the last fetch. */
@@ -35,7 +35,7 @@ function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
   return change;
 }
 
-async function taskForUnlinked(trx: Knex.Transaction, accountId: number, orderId: string, source: string, unlinked: UnlinkedLine[]): Promise<void> {
+export async function taskForUnlinked(trx: Knex.Transaction, accountId: number, orderId: string, source: string, unlinked: UnlinkedLine[]): Promise<void> {
   if (unlinked.length === 0) return;
   const lines = unlinked.map((l) => `line ${l.position} "${l.name}": ${l.reason}`).join('\n');
   await insertTask(trx, accountId, {
@@ -62,7 +62,7 @@ async function create(trx: Knex.Transaction, account: ImportAccountRow, portal: 
 }
 
 /** A channel order the orders domain refuses (its data): the seller gets one task per version of it; the others go on. */
-async function refuseOne(account: ImportAccountRow, portal: string, order: ChannelOrder, err: DomainError): Promise<void> {
+export async function refuseOne(account: ImportAccountRow, portal: string, order: ChannelOrder, err: DomainError): Promise<void> {
   const source = sourceOf(account, portal, order);
   const key = crypto
     .createHash('sha256')

@@ -34,6 +34,10 @@ export function channelState(order: ChannelOrder): ChannelState {
   };
 }
 
+/** Nothing changed at the channel since the state kept: the order is passed over. */
+export const sameState = (a: ChannelState, b: ChannelState) =>
+  a.modified_at === b.modified_at && a.paid_amount === b.paid_amount && a.is_shipped === b.is_shipped && a.is_cancelled === b.is_cancelled;
+
 /** Order_type as POST order/ takes it (current_date as ISO 8601), validated by the import like a request. */
 export type OrderWire = Omit<OrderInput, 'current_date'> & { current_date: string };
 

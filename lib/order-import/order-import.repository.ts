@@ -78,6 +78,44 @@ export const orderImportRepository = {
     return rows.length === 1;
   },
 
+  /**
+   * Claims several channel orders for this transaction in one statement; the ones that are new.
+   * Sorted first: two fetchers claiming overlapping pages take the keys in one order (no deadlock).
+   */
+  async claimMany(trx: Knex.Transaction, accountId: number, portalAccountId: number, externalOrderIds: string[]): Promise<Set<string>> {
+    if (externalOrderIds.length === 0) return new Set();
+    const rows = (await trx('channel_order')
+      .insert([...externalOrderIds].sort().map((id) => ({ account_id: accountId, portal_account_id: portalAccountId, external_order_id: id })))
+      .onConflict(['account_id', 'portal_account_id', 'external_order_id'])
+      .ignore()
+      .returning('external_order_id')) as { external_order_id: string }[];
+    return new Set(rows.map((r) => r.external_order_id));
+  },
+
+  /** Gives back keys this transaction claimed but did not import (the orders domain refused them): a later fetch tries again. */
+  async release(trx: Knex.Transaction, accountId: number, portalAccountId: number, externalOrderIds: string[]): Promise<void> {
+    if (externalOrderIds.length === 0) return;
+    await trx('channel_order').where({ account_id: accountId, portal_account_id: portalAccountId }).whereIn('external_order_id', externalOrderIds).delete();
+  },
+
+  /** The Kontor orders and channel states of several claimed channel orders, in one UPDATE ... FROM (VALUES ...). */
+  async saveMany(
+    trx: Knex.Transaction,
+    accountId: number,
+    portalAccountId: number,
+    rows: { external_order_id: string; order_id: string; order_internal_id: string; channel_state: ChannelState }[],
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows.map(() => '(?::text, ?::text, ?::bigint, ?::jsonb)').join(', ');
+    const bindings = rows.flatMap((r) => [r.external_order_id, r.order_id, r.order_internal_id, JSON.stringify(r.channel_state)]);
+    await trx.raw(
+      `UPDATE channel_order c SET order_id = v.order_id, order_internal_id = v.order_internal_id, channel_state = v.channel_state, updated_at = now()
+       FROM (VALUES ${values}) AS v(external_order_id, order_id, order_internal_id, channel_state)
+       WHERE c.account_id = ? AND c.portal_account_id = ? AND c.external_order_id = v.external_order_id`,
+      [...bindings, accountId, portalAccountId],
+    );
+  },
+
   /** The last channel state of each of these channel orders already imported (one query for a page). */
   async knownStates(accountId: number, portalAccountId: number, externalOrderIds: string[]): Promise<Map<string, ChannelState>> {
     const rows = (await db()('channel_order')

@@ -12,11 +12,12 @@ import { portalOf, adapterFor, importsOrders } from '../portals/portal.registry'
 import type { PortalId } from '../portals/portal.registry';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
 import { portalTargetRepository } from '../portals/portal-target.repository';
-import type { ChannelOrderPage } from '../portals/channel-order.type';
+import type { ChannelOrder, ChannelOrderPage } from '../portals/channel-order.type';
 import { createTaskOnce } from '../task/task.service';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
-import { channelState } from './channel-order.mapper';
-import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
+import { importNewOrders } from './channel-page.import';
+import { channelState, sameState } from './channel-order.mapper';
+import { ImportAccountRow, orderImportRepository } from './order-import.repository';
 
 /** Each fetch looks this far back before the last one's start: the channel's clock and ours may disagree. */
 export const overlapMs = 10 * 60_000;
@@ -39,9 +40,6 @@ export function importPortalOf(account: ImportAccountRow): PortalId {
   return portal;
 }
 
-const sameState = (a: ChannelState, b: ChannelState) =>
-  a.modified_at === b.modified_at && a.paid_amount === b.paid_amount && a.is_shipped === b.is_shipped && a.is_cancelled === b.is_cancelled;
-
 export interface ImportRun {
   portal_account_id: number;
   since: string;
@@ -60,6 +58,35 @@ async function refuse(account: ImportAccountRow, err: DomainError, jobId: string
   throw portalRefused(message);
 }
 
+/** One page: known and unchanged orders passed over, changed ones one by one, new ones in one transaction; the newest change seen. */
+async function importPage(
+  account: ImportAccountRow,
+  portal: PortalId,
+  page: ChannelOrderPage,
+  orders: Record<ImportOutcome, number>,
+  newest: Date,
+): Promise<Date> {
+  // Every fetch overlaps the last: most orders of a page are known and unchanged, and are
+  // passed over on one read of their states instead of a transaction each.
+  const known = await orderImportRepository.knownStates(
+    account.account_id,
+    account.id,
+    page.orders.map((o) => o.external_order_id),
+  );
+  const fresh: ChannelOrder[] = [];
+  for (const order of page.orders) {
+    const before = known.get(order.external_order_id);
+    if (!before) fresh.push(order);
+    // A known order the channel changed: payment, cancellation, shipment, one transaction each.
+    else orders[sameState(before, channelState(order)) ? 'unchanged' : await importChannelOrder(account, portal, order)]++;
+    const modified = new Date(order.modified_at);
+    if (modified > newest) newest = modified;
+  }
+  // The page's new orders in one transaction (channel-page.import.ts).
+  for (const outcome of await importNewOrders(account, portal, fresh)) orders[outcome]++;
+  return newest;
+}
+
 export async function importOrders(job: { accountId: number; portalAccountId: number; since?: string }, jobId: string): Promise<ImportRun> {
   const account = await orderImportRepository.account(job.accountId, job.portalAccountId);
   if (!account) throw noLongerExists(`portal account ${job.portalAccountId}`);
@@ -71,34 +98,29 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
   const regular = account.orders_fetched_until ? new Date(account.orders_fetched_until.getTime() - overlapMs) : new Date(startedAt.getTime() - firstFetchMs);
   const since = job.since ? new Date(job.since) : regular;
   const orders: Record<ImportOutcome, number> = { created: 0, updated: 0, unchanged: 0, deleted: 0, refused: 0 };
+  const fetchPage = async (cursor: string | null): Promise<ChannelOrderPage> => {
+    await waitForPortalSlot(portal, account.id);
+    return adapter.fetchOrders!(target, since, cursor);
+  };
   let cursor: string | null = null;
   let pages = 0;
   let newest = since;
-  do {
-    await waitForPortalSlot(portal, account.id);
+  let next: Promise<ChannelOrderPage> | null = fetchPage(null);
+  while (next) {
     let page: ChannelOrderPage;
     try {
-      page = await adapter.fetchOrders!(target, since, cursor);
+      page = await next;
     } catch (err) {
       if (err instanceof DomainError && isPermanent(err)) return refuse(account, err, jobId);
       throw err;
     }
-    // Every fetch overlaps the last: most orders of a page are known and unchanged, and are
-    // passed over on one read of their states instead of a transaction each.
-    const known = await orderImportRepository.knownStates(
-      account.account_id,
-      account.id,
-      page.orders.map((o) => o.external_order_id),
-    );
-    for (const order of page.orders) {
-      const before = known.get(order.external_order_id);
-      orders[before && sameState(before, channelState(order)) ? 'unchanged' : await importChannelOrder(account, portal, order)]++;
-      const modified = new Date(order.modified_at);
-      if (modified > newest) newest = modified;
-    }
-    cursor = page.next;
     pages++;
-  } while (cursor !== null && pages < maxPages);
+    cursor = page.next;
+    // The next page is asked for while this one is imported (its failure is met when awaited).
+    next = cursor !== null && pages < maxPages ? fetchPage(cursor) : null;
+    next?.catch(() => undefined);
+    newest = await importPage(account, portal, page, orders, newest);
+  }
   // A fetch from a later time than the watermark's left a gap before it: the watermark stays.
   // Cut short at maxPages: the next fetch goes on from the newest change seen, not from now.
   await orderImportRepository.fetched(account.account_id, account.id, since <= regular ? (cursor === null ? startedAt : newest) : null);

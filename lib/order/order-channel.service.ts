@@ -5,8 +5,10 @@
  * back on cancel, paid event, invoice number), with a history entry saying it came from the channel.
  */
 import type { Knex } from 'knex';
-import type { Warning } from '../errors';
+import { DomainError, RunAgainSafely, Warning } from '../errors';
 import { toCents } from './order-money';
+import { applyPendingStock, PendingStock, resolveLineRefs, StockBatch } from './order-stock.service';
+import { OrderWrites, WrittenOrder } from './order-writes';
 import { createOrderIn, OrderCaller, updateOrderIn } from './order.service';
 import { orderRepository } from './order.repository';
 import type { OrderInput } from './order.type';
@@ -23,6 +25,43 @@ export async function createChannelOrderIn(trx: Knex.Transaction, caller: OrderC
   const orderId = await createOrderIn(trx, caller, input);
   const row = await orderRepository.getForUpdate(trx, caller, orderId);
   return { orderId, internalId: row!.internal_id };
+}
+
+/** Per input of createChannelOrdersIn: the order written, or the rule that refused it (nothing of it was written). */
+export type ChannelCreate = { written: WrittenOrder } | { refused: DomainError };
+
+/**
+ * Creates the orders of a page of channel orders in the caller's transaction, set-based like a
+ * run of creates of POST order/list/ (OrderWrites): each is checked and prepared (a rule that
+ * refuses it does so before its first write, so it needs no savepoint and the others go on),
+ * then all are numbered and inserted with one statement per table, and their stock changes run
+ * as one batch. A failure only the database finds (a set-based statement, an item gone under the
+ * stock batch) throws: the caller rolls the transaction back and creates them one by one
+ * (createChannelOrderIn), which isolates the order it concerns.
+ */
+export async function createChannelOrdersIn(trx: Knex.Transaction, caller: OrderCaller, inputs: OrderInput[]): Promise<ChannelCreate[]> {
+  const { accountId } = caller;
+  const writes = await OrderWrites.open(trx, accountId);
+  await writes.startRun(trx, inputs);
+  const known = await resolveLineRefs(trx, accountId, inputs);
+  const pending: PendingStock = [];
+  const prepared: (DomainError | undefined)[] = [];
+  for (const input of inputs) {
+    const stock: StockBatch = { known, pending: [] };
+    try {
+      await createOrderIn(trx, caller, input, 'order', stock, writes);
+      pending.push(...stock.pending);
+      prepared.push(undefined);
+    } catch (err) {
+      // Anything but a rule's refusal may have written half an order: the caller goes one by one.
+      if (!(err instanceof DomainError)) throw err;
+      prepared.push(err);
+    }
+  }
+  const written = await writes.flush(trx);
+  if (!(await applyPendingStock(trx, accountId, pending))) throw new RunAgainSafely('an item a line takes from is gone');
+  let next = 0;
+  return prepared.map((refused) => (refused ? { refused } : { written: written[next++]! }));
 }
 
 /** The part of a change the order can take: a shipped order is not cancelled by the channel (goods left: a credit note). */

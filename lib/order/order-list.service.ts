@@ -86,11 +86,11 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
     let awaiting: MultiStatusItem[] = [];
     const flush = async () => {
       if (!writes) return;
-      const ids = await writes.flush(trx).catch((err: unknown) => {
+      const written = await writes.flush(trx).catch((err: unknown) => {
         throw new RunAgainSafely('a set-based order write failed', { cause: err });
       });
       awaiting.forEach((entry, i) => {
-        entry.order_id = ids[i];
+        entry.order_id = written[i]!.id;
       });
       awaiting = [];
     };

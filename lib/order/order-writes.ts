@@ -33,6 +33,12 @@ export interface OrderDraft {
   pending: PendingStock;
 }
 
+/** An order flush wrote: its order_id and its internal id (sales_order.internal_id). */
+export interface WrittenOrder {
+  id: string;
+  internalId: string;
+}
+
 export class OrderWrites {
   private drafts: OrderDraft[] = [];
   /** The customers of the current run of creates (loaded when it starts, written by flush). */
@@ -69,8 +75,8 @@ export class OrderWrites {
     this.drafts.push(draft);
   }
 
-  /** Writes the orders added since the last flush; their order ids, in the order added. */
-  async flush(trx: Knex.Transaction): Promise<string[]> {
+  /** Writes the orders added since the last flush; their order ids and internal ids, in the order added. */
+  async flush(trx: Knex.Transaction): Promise<WrittenOrder[]> {
     const { accountId } = this;
     const drafts = this.drafts;
     this.drafts = [];
@@ -104,6 +110,6 @@ export class OrderWrites {
         })),
       ),
     );
-    return orders.map((o) => o.id);
+    return orders.map((o, i) => ({ id: o.id, internalId: internalIds[i]! }));
   }
 }

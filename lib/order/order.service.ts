@@ -374,10 +374,10 @@ export function createOrder(caller: OrderCaller, input: OrderInput): Promise<str
         await writes.startRun(trx, [input]);
         const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
         await createOrderIn(trx, caller, input, 'order', stock, writes);
-        const [orderId] = await writes.flush(trx).catch(againSafely('the order write failed'));
+        const [written] = await writes.flush(trx).catch(againSafely('the order write failed'));
         const applied = await applyPendingStock(trx, accountId, stock.pending).catch(againSafely('the stock batch failed'));
         if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
-        return orderId!;
+        return written!.id;
       }),
     log,
   );

@@ -16,15 +16,21 @@ async function byColumn(knex: Knex | Knex.Transaction, accountId: number, column
   return found;
 }
 
-/** auction_a lister entries with the SKU (index stock_auction_a_group, jsonb_path_ops). */
-async function byListerSku(knex: Knex | Knex.Transaction, accountId: number, sku: string): Promise<number[]> {
-  const rows = (await knex('stock')
-    .select('id')
-    .where('account_id', accountId)
-    .whereRaw("data -> 'auction_a' @> ?::jsonb", [JSON.stringify([{ sku }])])
-    .orderBy('id')
-    .limit(2)) as { id: number }[];
-  return rows.map((r) => r.id);
+/**
+ * auction_a lister entries with each SKU, in one statement for all of them (a page of orders),
+ * through the index stock_auction_a_group (jsonb_path_ops). No LIMIT per SKU: with one the
+ * planner walks the account's items by id instead of asking the index.
+ */
+async function byListerSku(knex: Knex | Knex.Transaction, accountId: number, skus: string[]): Promise<Map<string, number[]>> {
+  const { rows } = (await knex.raw(
+    `SELECT w.sku, s.id FROM unnest(?::text[]) AS w(sku)
+     JOIN stock s ON s.account_id = ? AND s.data -> 'auction_a' @> jsonb_build_array(jsonb_build_object('sku', w.sku))
+     ORDER BY s.id`,
+    [skus, accountId],
+  )) as { rows: { sku: string; id: number }[] };
+  const found = new Map<string, number[]>();
+  for (const row of rows) found.set(row.sku, [...(found.get(row.sku) ?? []), row.id].slice(0, 2));
+  return found;
 }
 
 export async function stockIdsByChannelSku(knex: Knex | Knex.Transaction, accountId: number, portal: string, skus: string[]): Promise<Map<string, number[]>> {
@@ -32,12 +38,7 @@ export async function stockIdsByChannelSku(knex: Knex | Knex.Transaction, accoun
   const result = new Map<string, number[]>();
   if (wanted.length === 0) return result;
   if (portal === 'market_d') for (const [sku, ids] of await byColumn(knex, accountId, 'market_d_sku', wanted)) result.set(sku, ids);
-  if (portal === 'auction_a') {
-    for (const sku of wanted) {
-      const ids = await byListerSku(knex, accountId, sku);
-      if (ids.length) result.set(sku, ids);
-    }
-  }
+  if (portal === 'auction_a') for (const [sku, ids] of await byListerSku(knex, accountId, wanted)) result.set(sku, ids);
   const rest = wanted.filter((s) => !result.has(s));
   if (rest.length) for (const [sku, ids] of await byColumn(knex, accountId, 'sku', rest)) result.set(sku, ids);
   return result;
