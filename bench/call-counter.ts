@@ -25,10 +25,22 @@ const query = Client.prototype.query as unknown as Query;
   return query.apply(this, args);
 };
 
-type SendCommand = (this: Redis, command: { name: string }, ...rest: unknown[]) => unknown;
+type SendCommand = (this: Redis, command: { name: string; args: unknown[] }, ...rest: unknown[]) => unknown;
+type Scripts = { scriptsSet?: Record<string, { sha: string }> };
+
+/** A script's name (BullMQ's moveToActive, addStandardJob, ...) from its sha, else the command's name. */
+function commandName(redis: Redis, command: { name: string; args: unknown[] }): string {
+  if (command.name !== 'evalsha') return command.name;
+  const sha = String(command.args[0]);
+  const scripts = (redis as unknown as Scripts).scriptsSet ?? {};
+  const name = Object.keys(scripts).find((key) => scripts[key]!.sha === sha);
+  return name ? `evalsha:${name.replace(/-\d+$/, '')}` : 'evalsha';
+}
+
 const sendCommand = Redis.prototype.sendCommand as unknown as SendCommand;
-(Redis.prototype as unknown as { sendCommand: SendCommand }).sendCommand = function (this: Redis, command: { name: string }, ...rest: unknown[]) {
-  counts.redis[command.name] = (counts.redis[command.name] ?? 0) + 1;
+(Redis.prototype as unknown as { sendCommand: SendCommand }).sendCommand = function (this: Redis, command, ...rest) {
+  const name = commandName(this, command);
+  counts.redis[name] = (counts.redis[name] ?? 0) + 1;
   return sendCommand.call(this, command, ...rest);
 };
 
