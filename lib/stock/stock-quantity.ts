@@ -4,6 +4,7 @@
  * item (negative quantity and quantity_available) rather than lose the movement.
  */
 import type { Knex } from 'knex';
+import type { PendingOutbox } from '../queue/outbox';
 import { queueCiaAdjusts, refreshAvailable } from './stock-available.repository';
 import { Movement, MovementCause, writeMovements } from './stock-history.repository';
 import { matchStockRefs, stockIdOf } from './stock-ref';
@@ -44,8 +45,14 @@ export async function adjustStockQuantity(
  * INSERT and one outbox INSERT with one cia.adjust per distinct item, main item and reason.
  * Answers per change, in order: undefined when its reference names no item of the account
  * (nothing moves for it). A reference naming several items is a 300 before anything moves.
+ * With `outbox`, the cia.adjust jobs join the caller's buffer (one INSERT with its other rows).
  */
-export async function adjustStockQuantities(trx: Knex.Transaction, accountId: number, changes: StockChange[]): Promise<(StockMoved | undefined)[]> {
+export async function adjustStockQuantities(
+  trx: Knex.Transaction,
+  accountId: number,
+  changes: StockChange[],
+  outbox?: PendingOutbox,
+): Promise<(StockMoved | undefined)[]> {
   if (changes.length === 0) return [];
   const matches = await matchStockRefs(
     trx,
@@ -119,6 +126,7 @@ export async function adjustStockQuantities(trx: Knex.Transaction, accountId: nu
     trx,
     accountId,
     [...cia].map(([reason, group]) => ({ reason, ...group })),
+    outbox,
   );
   return results;
 }
