@@ -68,7 +68,7 @@ export interface Config {
   /** Safety-net poll of the outbox in ms, in case a NOTIFY was missed (the relay wakes on NOTIFY). */
   outboxRelayPollMs: number;
   /**
-   * Least time in ms between two relay passes (default 25): NOTIFYs that come sooner wait for
+   * Least time in ms between two relay passes (default 50): NOTIFYs that come sooner wait for
    * the next pass, which then carries every row committed meanwhile (one transaction and one
    * add per queue for many orders; cia.adjust rows of one account become one job). A NOTIFY
    * after a quiet spell is relayed at once.
@@ -218,7 +218,7 @@ const schema = Joi.object({
     .default(7 * 24 * 3600),
   OUTBOX_RELAY_BATCH: Joi.number().integer().min(1).max(5000).default(500),
   OUTBOX_RELAY_POLL_MS: Joi.number().integer().min(50).default(2000),
-  OUTBOX_RELAY_GATHER_MS: Joi.number().integer().min(0).max(1000).default(25),
+  OUTBOX_RELAY_GATHER_MS: Joi.number().integer().min(0).max(1000).default(50),
   SANDBOX_PORTAL_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('http://127.0.0.1:3900'),
