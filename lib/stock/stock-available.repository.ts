@@ -19,7 +19,12 @@ export async function refreshAvailable(trx: Knex.Transaction, accountId: number,
      FROM account a WHERE a.id = s.account_id AND s.account_id = ? AND s.id = ANY(?::int[])`,
     [accountId, stockIds],
   );
-  if (!links) return;
+  if (links) await refreshSetMains(trx, accountId, stockIds);
+}
+
+/** Recomputes quantity_available of every set main the items belong to or are (the second half of refreshAvailable). */
+export async function refreshSetMains(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
+  if (stockIds.length === 0) return;
   await trx.raw(
     `UPDATE stock m SET quantity_available = d.available
      FROM (SELECT ss.main_id, MIN(FLOOR(s.quantity_available::numeric / ss.quantity))::int AS available

@@ -5,9 +5,9 @@
  */
 import type { Knex } from 'knex';
 import type { PendingOutbox } from '../queue/outbox';
-import { queueCiaAdjusts, refreshAvailable } from './stock-available.repository';
+import { queueCiaAdjusts, refreshSetMains } from './stock-available.repository';
 import { Movement, MovementCause, writeMovements } from './stock-history.repository';
-import { matchStockRefs, stockIdOf } from './stock-ref';
+import { matchStockRefs, refMatches, stockIdOf } from './stock-ref';
 import { QuantityRow, SetLink, stockRepository } from './stock.repository';
 
 /** One change for adjustStockQuantities: a stock reference (as stock_align_id), the difference and its cause. */
@@ -54,11 +54,10 @@ export async function adjustStockQuantities(
   outbox?: PendingOutbox,
 ): Promise<(StockMoved | undefined)[]> {
   if (changes.length === 0) return [];
-  const matches = await matchStockRefs(
+  const matches = await resolveRefs(
     trx,
     accountId,
     changes.map((c) => c.stockRef),
-    'align',
   );
   const ids = changes.map((c) => stockIdOf(c.stockRef, matches.get(c.stockRef)));
   const wanted = [...new Set(ids.filter((id): id is number => id !== undefined))];
@@ -114,13 +113,14 @@ export async function adjustStockQuantities(
   });
 
   const changed = book.changed();
+  // Quantities and their own quantity_available in one statement; set mains after, when linked.
   await stockRepository.setQuantities(trx, accountId, changed);
-  await refreshAvailable(
-    trx,
-    accountId,
-    changed.map((c) => c.id),
-    changed.some((c) => hasLinks(rows.get(c.id)!)),
-  );
+  if (changed.some((c) => hasLinks(rows.get(c.id)!)))
+    await refreshSetMains(
+      trx,
+      accountId,
+      changed.map((c) => c.id),
+    );
   await writeMovements(trx, accountId, movements);
   await queueCiaAdjusts(
     trx,
@@ -129,6 +129,21 @@ export async function adjustStockQuantities(
     outbox,
   );
   return results;
+}
+
+/**
+ * matchStockRefs, without its query when every reference is an ID_ one (order lines hold theirs
+ * so): the lock that follows finds only the account's items, so an id naming none moves nothing,
+ * as when matchStockRefs found none.
+ */
+async function resolveRefs(trx: Knex.Transaction, accountId: number, refs: string[]): Promise<Map<string, number[]>> {
+  const direct = new Map<string, number[]>();
+  for (const ref of refs) {
+    const [match, ...more] = refMatches(ref, 'align');
+    if (!match || more.length > 0 || match.column !== 'id' || !ref.trim().toUpperCase().startsWith('ID_')) return matchStockRefs(trx, accountId, refs, 'align');
+    direct.set(ref, [match.value as number]);
+  }
+  return direct;
 }
 
 const hasLinks = (row: QuantityRow) => row.set_type !== 'none' || row.variation_type === 'sub';
