@@ -56,7 +56,7 @@ export class OutboxRelay {
   private readonly merge: boolean;
   /** When the last pass started (ms), and the pass waiting for gatherMs to pass since. */
   private lastPass = 0;
-  private gathering: { timer: NodeJS.Timeout; done: Promise<void> } | undefined;
+  private gathering: { timer: NodeJS.Timeout; done: Promise<void>; fire: () => void } | undefined;
   private listener: Client | undefined;
   /** This relay holds the lock and relays; otherwise it stands by. */
   leading = false;
@@ -100,7 +100,10 @@ export class OutboxRelay {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    if (this.gathering) clearTimeout(this.gathering.timer);
+    if (this.gathering) {
+      clearTimeout(this.gathering.timer);
+      this.gathering.fire();
+    }
     this.gathering = undefined;
     const listener = this.listener;
     this.listener = undefined;
@@ -131,7 +134,7 @@ export class OutboxRelay {
         this.kick();
         fire();
       }, wait);
-      this.gathering = { timer, done };
+      this.gathering = { timer, done, fire };
       return;
     }
     this.lastPass = Date.now();
