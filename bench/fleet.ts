@@ -10,6 +10,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { Queue, Worker } from 'bullmq';
 import { config, setConfig } from '../config';
@@ -17,6 +18,7 @@ import { db } from '../lib/db/knex';
 import { closeQueues } from '../lib/queue/queue.registry';
 import { createRedis } from '../lib/redis';
 import type { QuantityEvent } from '../sandbox/sandbox.app';
+import { callCounts, CallCounts, callsBetween } from './call-counter';
 import type { BenchCase } from './cases';
 import { benchBase, benchCall, benchConcurrentCalls, benchSeller } from './order-support';
 
@@ -43,7 +45,44 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 /** A process of the fleet; BENCH_CPU_PROFILE_DIR=<dir> has each write a V8 CPU profile there when it stops. */
 function spawnProcess(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
-  return spawn(process.execPath, [...profile, '--require', 'tsx/cjs', entry], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env });
+  const counter = ['--require', path.join(__dirname, 'call-counter.ts')];
+  return spawn(process.execPath, [...profile, '--require', 'tsx/cjs', ...counter, entry], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...env, BENCH_CALLS_DIR: callsDir },
+  });
+}
+
+/** Where the fleet's child processes write their call counts (bench/call-counter.ts). */
+const callsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-calls-'));
+
+/** Statements and Redis commands so far of this process and of the children (each asked with SIGUSR2). */
+async function callsOf(children: Record<string, ChildProcess>): Promise<Record<string, CallCounts>> {
+  for (const child of Object.values(children)) child.kill('SIGUSR2');
+  const own = callCounts();
+  await sleep(300);
+  const read = (child: ChildProcess): CallCounts => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(callsDir, `${child.pid}.json`), 'utf8')) as CallCounts;
+    } catch {
+      return { pg: NaN, redis: {} };
+    }
+  };
+  return { 'api+load': own, ...Object.fromEntries(Object.entries(children).map(([name, child]) => [name, read(child)])) };
+}
+
+/** Per order and process: statements, Redis commands (and the commonest by name). */
+function callsPerOrder(before: Record<string, CallCounts>, after: Record<string, CallCounts>, orders: number): string[] {
+  return Object.keys(after).map((name) => {
+    const d = callsBetween(before[name]!, after[name]!);
+    const redis = Object.entries(d.redis).sort((a, b) => b[1] - a[1]);
+    const total = redis.reduce((sum, [, n]) => sum + n, 0);
+    const top = redis
+      .slice(0, 8)
+      .map(([cmd, n]) => `${cmd} ${(n / orders).toFixed(2)}`)
+      .join(' ');
+    return `${name}: ${(d.pg / orders).toFixed(2)} statements, ${(total / orders).toFixed(2)} Redis commands (${top})`;
+  });
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -316,6 +355,10 @@ async function run(): Promise<void> {
 async function runLoop(source: SaleSource, rate: number, seconds: number): Promise<LoopFigures> {
   const itemCount = 50;
   await benchBase();
+  // Outbox rows of earlier runs name queues those runs obliterated (another prefix): the repair
+  // sweep would find their jobs missing and add them into this run's queues (event.emit rows
+  // never finish here: no events worker runs), charging their work to this run's orders.
+  await db()('outbox').delete();
   const prefix = `bench-fleet-${process.pid}`;
   await closeQueues();
   // One seller posts orders at a steady rate without waiting for answers: many calls in flight.
@@ -440,9 +483,13 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
       postgres: await benchBackends(),
       redis: pidsNamed('redis-server'),
     };
+    const counted = { cia: children[1]!, portal_upload: children[2]! };
+    const tripsBefore = await callsOf(counted);
     const cpuBefore = cpuSeconds(processes);
     const runStart = new Date();
     const xactBefore = await committedTransactions();
+    // The measured window on the monotonic clock V8's CPU profiles use (µs), to cut them to it.
+    const windowFrom = process.hrtime.bigint() / 1000n;
     const orders = rate * seconds;
     const sold = new Map<number, number>();
     const latencies: number[] = [];
@@ -493,6 +540,8 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const visible = (await watcher?.stop()) ?? [];
     processes.postgres = [...new Set([...processes.postgres, ...(await benchBackends())])];
     const cpuAfter = cpuSeconds(processes);
+    const windowTo = process.hrtime.bigint() / 1000n;
+    const tripsAfter = await callsOf(counted);
     const rss = (['api+load', 'cia', 'portal_upload', 'sandbox'] as const).map((name) => `${name} ${peakRssMb(processes[name][0]!).toFixed(0)}`);
     const cpuPerOrder = Object.entries(cpuAfter).map(([name, seconds]) => `${name} ${(((seconds - (cpuBefore[name] ?? 0)) * 1000) / orders).toFixed(1)}`);
     const cpuTotal = Object.entries(cpuAfter).reduce((sum, [name, seconds]) => sum + seconds - (cpuBefore[name] ?? 0), 0);
@@ -537,6 +586,12 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
         `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantities applied at portals (${(pushes / Math.max(1, orders)).toFixed(2)} per order) in ${calls} bulk calls (${(calls / Math.max(1, orders)).toFixed(2)} per order)`,
         `CPU per order (ms): ${cpuPerOrder.join(', ')}; total ${((cpuTotal * 1000) / orders).toFixed(1)} ms of the ${(2000 / rate).toFixed(0)} ms two cores give one order at this rate`,
         `peak RSS (MB): ${rss.join(', ')}`,
+        `round trips per order answered 201: ${callsPerOrder(tripsBefore, tripsAfter, Math.max(1, orders - failed)).join('; ')}`,
+        ...(process.env.BENCH_CPU_PROFILE_DIR
+          ? [
+              `profile window (µs, monotonic): ${windowFrom}..${windowTo}; pids cia ${children[1]!.pid}, portal_upload ${children[2]!.pid}, sandbox ${sandbox.pid}`,
+            ]
+          : []),
         `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
         `ratio: one order costs about ${(baseline / Math.max(sustained, 0.001)).toFixed(1)} no-op jobs of throughput at this rate; pushes/s over no-op jobs/s = ${(pushes / elapsed / baseline).toFixed(3)}`,
         '',

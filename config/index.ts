@@ -67,6 +67,13 @@ export interface Config {
   outboxRelayBatch: number;
   /** Safety-net poll of the outbox in ms, in case a NOTIFY was missed (the relay wakes on NOTIFY). */
   outboxRelayPollMs: number;
+  /**
+   * Least time in ms between two relay passes (default 50): NOTIFYs that come sooner wait for
+   * the next pass, which then carries every row committed meanwhile (one transaction and one
+   * add per queue for many orders; cia.adjust rows of one account become one job). A NOTIFY
+   * after a quiet spell is relayed at once.
+   */
+  outboxRelayGatherMs: number;
   /** Base URL of the sandbox portal, used for portal accounts without a base_url. */
   sandboxPortalUrl: string;
   /** Port the sandbox portal server listens on (Procfile: sandbox). */
@@ -211,6 +218,7 @@ const schema = Joi.object({
     .default(7 * 24 * 3600),
   OUTBOX_RELAY_BATCH: Joi.number().integer().min(1).max(5000).default(500),
   OUTBOX_RELAY_POLL_MS: Joi.number().integer().min(50).default(2000),
+  OUTBOX_RELAY_GATHER_MS: Joi.number().integer().min(0).max(1000).default(50),
   SANDBOX_PORTAL_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('http://127.0.0.1:3900'),
@@ -297,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobRetentionSeconds: value.JOB_RETENTION_SECONDS,
     outboxRelayBatch: value.OUTBOX_RELAY_BATCH,
     outboxRelayPollMs: value.OUTBOX_RELAY_POLL_MS,
+    outboxRelayGatherMs: value.OUTBOX_RELAY_GATHER_MS,
     sandboxPortalUrl: value.SANDBOX_PORTAL_URL,
     sandboxPort: value.SANDBOX_PORT,
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,

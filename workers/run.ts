@@ -29,7 +29,8 @@ export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Proc
   // Workers open the credentials they call portals with: say so when the key protects nothing.
   const keyWarning = developmentKeyWarning();
   if (keyWarning) log.warn(keyWarning);
-  const relay = new OutboxRelay();
+  // Worker processes carry the cia.adjust rows of one account that a pass takes as one job.
+  const relay = new OutboxRelay({ merge: true });
   onShutdown('outbox relay', () => relay.stop());
   const watch = startFleetRecovery(relay, queues());
   onShutdown('redis watch', () => watch.stop());

@@ -2,13 +2,15 @@ import { tokenRepository } from '../auth/token.repository';
 import { now } from '../clock';
 import { idempotencyRepository } from '../http/idempotency/idempotency.repository';
 import { defineProcessors } from '../queue/processors';
-import { adjustItem } from './cia.service';
+import { adjustItem, adjustParts } from './cia.service';
 import { cleanupOutbox, reconcileAll } from './cia-reconcile.service';
 
 /** Processors of the cia queue. */
 export const ciaProcessors = defineProcessors('cia', {
   // A reconcile re-queues pushes still pending (ids with the tick), e.g. after a failed push.
   'cia.adjust': async (data, job) => adjustItem(data.accountId, data.stockId, { tick: data.reason === 'reconcile' ? String(job.id) : undefined }),
+  // Several cia.adjust rows of one account relayed together (lib/queue/merged-jobs.ts).
+  'cia.adjust_many': async (data) => adjustParts(data.accountId, data.parts),
   'cia.reconcile': async (data) => reconcileAll(data.tick),
   'outbox.cleanup': async () => cleanupOutbox(),
   // The cia queue is the scheduler's housekeeping queue: expired secrets go with the outbox rows.

@@ -27,6 +27,13 @@ export interface PortalAccountRef {
   is_default: boolean;
 }
 
+/** One item of setDesired: its current (locked) states and the quantities wanted now. */
+export interface DesiredItem {
+  stockId: number;
+  current: CiaStateRow[];
+  wanted: { portal: string; portalAccountId: number; quantity: number }[];
+}
+
 /** Where quantity pushes go: one portal account at one portal. */
 export interface PushTarget {
   portal: string;
@@ -35,9 +42,15 @@ export interface PushTarget {
 
 /** SQL of the cross-channel quantity adjustment; every query is scoped by the account. */
 export const ciaRepository = {
-  /** Serialises the adjustments of one item (held until the transaction ends). */
-  async lockItem(trx: Knex.Transaction, accountId: number, stockId: number): Promise<void> {
-    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('cia:' || ? || ':' || ?, 0))", [accountId, stockId]);
+  /**
+   * Serialises the adjustments of the items (held until the transaction ends), one statement
+   * taking the locks in id order: adjustments of overlapping sets of items never deadlock.
+   */
+  async lockItems(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
+    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('cia:' || ? || ':' || t.id, 0)) FROM (SELECT DISTINCT unnest(?::int[]) AS id ORDER BY 1) t", [
+      accountId,
+      stockIds,
+    ]);
   },
 
   /**
@@ -57,7 +70,7 @@ export const ciaRepository = {
    * accounts, and the item's states, locked in id order. Every writer of states locks them in
    * id order (a push locks those of one target): an adjustment and a push never deadlock.
    */
-  async statesAndAccounts(trx: Knex.Transaction, accountId: number, stockId: number): Promise<{ states: CiaStateRow[]; accounts: PortalAccountRef[] }> {
+  async statesAndAccounts(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<{ states: CiaStateRow[]; accounts: PortalAccountRef[] }> {
     const { rows } = (await trx.raw(
       `
       SELECT
@@ -66,29 +79,30 @@ export const ciaRepository = {
         (SELECT coalesce(json_agg(s ORDER BY s.id), '[]') FROM (
           SELECT id::text AS id, account_id, stock_id, portal, portal_account_id, desired_quantity, desired_seq::text AS desired_seq,
                  acked_quantity, acked_seq::text AS acked_seq, refused_seq::text AS refused_seq
-          FROM cia_portal_state WHERE account_id = ? AND stock_id = ? ORDER BY id FOR UPDATE) s) AS states`,
-      [accountId, accountId, stockId],
+          FROM cia_portal_state WHERE account_id = ? AND stock_id = ANY(?::int[]) ORDER BY id FOR UPDATE) s) AS states`,
+      [accountId, accountId, stockIds],
     )) as { rows: { accounts: PortalAccountRef[]; states: CiaStateRow[] }[] };
     return rows[0]!;
   },
 
   /**
-   * Sets the wanted quantities of an item, given its current (locked) states: writes only the
-   * states that are new or whose quantity changes, moving their sequence. Returns the state of
-   * every wanted key, with `changed`.
+   * Sets the wanted quantities of items, given their current (locked) states: writes, in one
+   * statement, only the states that are new or whose quantity changes, moving their sequence.
+   * Returns per item the state of every wanted key, with `changed`, in id order.
    */
-  async setDesired(
-    trx: Knex.Transaction,
-    accountId: number,
-    stockId: number,
-    current: CiaStateRow[],
-    wanted: { portal: string; portalAccountId: number; quantity: number }[],
-  ): Promise<(CiaStateRow & { changed: boolean })[]> {
-    const key = (portal: string, portalAccountId: number) => `${portal}|${portalAccountId}`;
-    const byKey = new Map(current.map((r) => [key(r.portal, r.portal_account_id), r]));
+  async setDesired(trx: Knex.Transaction, accountId: number, items: DesiredItem[]): Promise<Map<number, (CiaStateRow & { changed: boolean })[]>> {
+    const key = (stockId: number, portal: string, portalAccountId: number) => `${stockId}|${portal}|${portalAccountId}`;
+    const byKey = new Map(items.flatMap((item) => item.current.map((r) => [key(item.stockId, r.portal, r.portal_account_id), r] as const)));
     // One row per key: a statement may not update the same row twice (market_d [5, 5]).
-    wanted = [...new Map(wanted.map((w) => [key(w.portal, w.portalAccountId), w])).values()];
-    const changes = wanted.filter((w) => byKey.get(key(w.portal, w.portalAccountId))?.desired_quantity !== w.quantity);
+    const wanted = items.map((item) => ({
+      stockId: item.stockId,
+      wanted: [...new Map(item.wanted.map((w) => [key(item.stockId, w.portal, w.portalAccountId), w])).values()],
+    }));
+    const changes = wanted.flatMap((item) =>
+      item.wanted
+        .filter((w) => byKey.get(key(item.stockId, w.portal, w.portalAccountId))?.desired_quantity !== w.quantity)
+        .map((w) => ({ stockId: item.stockId, ...w })),
+    );
     const written = new Map<string, CiaStateRow>();
     if (changes.length > 0) {
       const { rows } = (await trx.raw(
@@ -98,17 +112,22 @@ export const ciaRepository = {
         ON CONFLICT (account_id, stock_id, portal, portal_account_id) DO UPDATE
           SET desired_quantity = EXCLUDED.desired_quantity, desired_seq = cia_portal_state.desired_seq + 1, updated_at = now()
         RETURNING *`,
-        changes.flatMap((w) => [accountId, stockId, w.portal, w.portalAccountId, w.quantity]),
+        changes.flatMap((w) => [accountId, w.stockId, w.portal, w.portalAccountId, w.quantity]),
       )) as { rows: CiaStateRow[] };
-      for (const row of rows) written.set(key(row.portal, row.portal_account_id), row);
+      for (const row of rows) written.set(key(row.stock_id, row.portal, row.portal_account_id), row);
     }
-    return wanted
-      .map((w) => {
-        const k = key(w.portal, w.portalAccountId);
-        const row = written.get(k);
-        return row ? { ...row, changed: true } : { ...byKey.get(k)!, changed: false };
-      })
-      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    return new Map(
+      wanted.map((item) => [
+        item.stockId,
+        item.wanted
+          .map((w) => {
+            const k = key(item.stockId, w.portal, w.portalAccountId);
+            const row = written.get(k);
+            return row ? { ...row, changed: true } : { ...byKey.get(k)!, changed: false };
+          })
+          .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)),
+      ]),
+    );
   },
 
   /**
@@ -167,8 +186,8 @@ export const ciaRepository = {
   },
 
   /** A reconcile offers refused quantities to the portal once more. */
-  async forgetRefusals(trx: Knex.Transaction, accountId: number, stockId: number): Promise<void> {
-    await trx('cia_portal_state').where({ account_id: accountId, stock_id: stockId }).where('refused_seq', '>', 0).update({ refused_seq: 0 });
+  async forgetRefusals(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
+    await trx('cia_portal_state').where({ account_id: accountId }).whereIn('stock_id', stockIds).where('refused_seq', '>', 0).update({ refused_seq: 0 });
   },
 
   /**

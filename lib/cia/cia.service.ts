@@ -1,17 +1,19 @@
 import type { Knex } from 'knex';
 import { config } from '../../config';
 import { db } from '../db/knex';
+import type { JobPayloads, MergedPart } from '../queue/jobs';
+import type { MergedResult } from '../queue/merged-jobs';
 import { addManyToOutbox, OutboxJob } from '../queue/outbox';
 import { queues as sharedQueues, QueueRegistry } from '../queue/queue.registry';
-import { loadCiaInput as stockLoadCiaInput } from '../stock/stock-cia.repository';
-import type { LoadCiaInput } from '../stock/cia-input';
+import { loadCiaInputs as stockLoadCiaInputs } from '../stock/stock-cia.repository';
+import type { CiaInput, LoadCiaInputs } from '../stock/cia-input';
 import { computeOffers, dependents } from './cia-compute';
 import { pushJob } from './cia-push-sweep';
-import { ciaRepository, PortalAccountRef } from './cia.repository';
+import { ciaRepository, CiaStateRow, DesiredItem, PortalAccountRef } from './cia.repository';
 
 export interface AdjustOptions {
-  /** Source of the item's data (default: lib/stock's loadCiaInput). */
-  load?: LoadCiaInput;
+  /** Source of the items' data (default: lib/stock's loadCiaInputs). */
+  load?: LoadCiaInputs;
   queues?: QueueRegistry;
   /** A reconcile tick: pushes again what is still waiting, refused quantities included. */
   tick?: string;
@@ -32,17 +34,26 @@ function targetAccounts(portal: string, named: number[], accounts: PortalAccount
   return fallback ? [fallback.id] : [];
 }
 
-/** The adjustments of the dependent items, and the cia event when a quantity changed and cia.event has targets. */
+/**
+ * The adjustments of the dependent items, and the cia event when a quantity changed and
+ * cia.event has targets; under the request that queued the adjustment.
+ */
 function followUps(
   accountId: number,
   stockId: number,
   follow: number[],
   targets: string[],
   states: { portal: string; portal_account_id: number; desired_quantity: number }[],
+  requestId: string | undefined,
 ): OutboxJob[] {
-  const jobs: OutboxJob[] = follow.map((mainId) => ({ job: 'cia.adjust', payload: { accountId, stockId: mainId, reason: `dependent of ${stockId}` } }));
+  const jobs: OutboxJob[] = follow.map((mainId) => ({
+    job: 'cia.adjust',
+    payload: { accountId, stockId: mainId, reason: `dependent of ${stockId}` },
+    requestId,
+  }));
   if (targets.length > 0) {
     jobs.push({
+      requestId,
       job: 'event.emit',
       payload: {
         accountId,
@@ -56,55 +67,18 @@ function followUps(
   return jobs;
 }
 
-/**
- * The cross-channel quantity adjustment of one item. Under a per-item lock it reads the item's
- * current data, sets the wanted quantity per (portal, portal account), and queues a push to
- * every target whose state the portal has not acknowledged yet. Pushes read the wanted
- * quantities when they run, so a burst of changes ends in pushes of the latest quantities
- * only. Dependent items (a variant's main, a set sub's mains) are adjusted next; cia.event
- * targets are notified. A reconcile (tick) also offers refused quantities once more.
- */
-export async function adjustItem(accountId: number, stockId: number, options: AdjustOptions): Promise<AdjustResult> {
-  const load = options.load ?? stockLoadCiaInput;
-  const q = options.queues ?? sharedQueues();
-  const states = await db().transaction(async (trx: Knex.Transaction) => {
-    await ciaRepository.lockItem(trx, accountId, stockId);
-    const input = await load(trx, accountId, stockId);
-    const { states: current, accounts } = await ciaRepository.statesAndAccounts(trx, accountId, stockId);
-    // Known from the states just read: most items of a reconcile have no refusal to forget.
-    if (options.tick && current.some((s) => s.refused_seq !== '0')) await ciaRepository.forgetRefusals(trx, accountId, stockId);
-    if (!input) {
-      // A deleted item: whatever it still offers goes to 0.
-      return ciaRepository.setDesired(
-        trx,
-        accountId,
-        stockId,
-        current,
-        current.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 })),
-      );
-    }
-    const wanted = computeOffers(input).flatMap((offer) =>
-      targetAccounts(offer.portal, offer.portalAccountIds, accounts).map((portalAccountId) => ({
-        portal: offer.portal,
-        portalAccountId,
-        quantity: offer.quantity,
-      })),
-    );
-    const rows = await ciaRepository.setDesired(trx, accountId, stockId, current, wanted);
-    // Follow-ups go through the outbox, in this transaction: Postgres keeps them across a Redis restart.
-    await addManyToOutbox(trx, accountId, followUps(accountId, stockId, dependents(input), rows.some((r) => r.changed) ? input.eventTargets : [], rows));
-    return rows;
-  });
-
-  const pending = states.filter((s) => BigInt(s.acked_seq) < BigInt(s.desired_seq));
-  // One push per target, coalesced: while a push of that target waits out its window, it takes
-  // this change too; the first change of a window fixes when the call goes out. Only Redis
-  // holds it: queueWaitingPushes derives it again from the states after a Redis restart.
-  await q.addCoalesced(
-    'portal.set_quantity',
-    pending.map((s) => pushJob(accountId, s.portal, s.portal_account_id)),
-    config().ciaPushWindowMs,
+/** The quantity each target (portal, portal account) should offer for an item. */
+function wantedOf(input: CiaInput, accounts: PortalAccountRef[]): DesiredItem['wanted'] {
+  return computeOffers(input).flatMap((offer) =>
+    targetAccounts(offer.portal, offer.portalAccountIds, accounts).map((portalAccountId) => ({
+      portal: offer.portal,
+      portalAccountId,
+      quantity: offer.quantity,
+    })),
   );
+}
+
+function resultOf(stockId: number, states: (CiaStateRow & { changed: boolean })[]): AdjustResult {
   return {
     stock_id: stockId,
     portals: states.map((s) => ({
@@ -115,4 +89,95 @@ export async function adjustItem(accountId: number, stockId: number, options: Ad
       push: BigInt(s.acked_seq) < BigInt(s.desired_seq),
     })),
   };
+}
+
+/**
+ * The cross-channel quantity adjustment of one item. Under a per-item lock it reads the item's
+ * current data, sets the wanted quantity per (portal, portal account), and queues a push to
+ * every target whose state the portal has not acknowledged yet. Pushes read the wanted
+ * quantities when they run, so a burst of changes ends in pushes of the latest quantities
+ * only. Dependent items (a variant's main, a set sub's mains) are adjusted next; cia.event
+ * targets are notified. A reconcile (tick) also offers refused quantities once more.
+ */
+export async function adjustItem(accountId: number, stockId: number, options: AdjustOptions): Promise<AdjustResult> {
+  return (await adjustItems(accountId, [{ stockId }], options)).get(stockId)!;
+}
+
+/**
+ * adjustItem for several items of an account in one transaction, with the statements of one:
+ * the items' locks (in id order), their data, their states (locked in id order, as pushes lock
+ * them), the changed states and the follow-ups, one statement each; then one add of the pushes.
+ * `requestId`: the request an item's follow-ups are queued under. Answers per stock id.
+ */
+export async function adjustItems(
+  accountId: number,
+  items: { stockId: number; requestId?: string }[],
+  options: AdjustOptions,
+): Promise<Map<number, AdjustResult>> {
+  const load = options.load ?? stockLoadCiaInputs;
+  const q = options.queues ?? sharedQueues();
+  const ids = [...new Set(items.map((i) => i.stockId))].sort((a, b) => a - b);
+  const requestOf = new Map(items.map((i) => [i.stockId, i.requestId]));
+  const states = await db().transaction(async (trx: Knex.Transaction) => {
+    await ciaRepository.lockItems(trx, accountId, ids);
+    const inputs = await load(trx, accountId, ids);
+    const { states: current, accounts } = await ciaRepository.statesAndAccounts(trx, accountId, ids);
+    // Known from the states just read: most items of a reconcile have no refusal to forget.
+    const refused = [...new Set(current.filter((s) => s.refused_seq !== '0').map((s) => s.stock_id))];
+    if (options.tick && refused.length > 0) await ciaRepository.forgetRefusals(trx, accountId, refused);
+    const desired = ids.map((stockId): DesiredItem => {
+      const own = current.filter((s) => s.stock_id === stockId);
+      const input = inputs.get(stockId);
+      // A deleted item: whatever it still offers goes to 0.
+      const wanted = input ? wantedOf(input, accounts) : own.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 }));
+      return { stockId, current: own, wanted };
+    });
+    const rows = await ciaRepository.setDesired(trx, accountId, desired);
+    // Follow-ups go through the outbox, in this transaction: Postgres keeps them across a Redis restart.
+    const follow = ids.flatMap((stockId) => {
+      const input = inputs.get(stockId);
+      const written = rows.get(stockId)!;
+      return input
+        ? followUps(accountId, stockId, dependents(input), written.some((r) => r.changed) ? input.eventTargets : [], written, requestOf.get(stockId))
+        : [];
+    });
+    await addManyToOutbox(trx, accountId, follow);
+    return rows;
+  });
+
+  const pending = new Map(
+    [...states.values()]
+      .flat()
+      .filter((s) => BigInt(s.acked_seq) < BigInt(s.desired_seq))
+      .map((s) => [`${s.portal}|${s.portal_account_id}`, s] as const),
+  );
+  // One push per target, coalesced: while a push of that target waits out its window, it takes
+  // this change too; the first change of a window fixes when the call goes out. Only Redis
+  // holds it: queueWaitingPushes derives it again from the states after a Redis restart.
+  await q.addCoalesced(
+    'portal.set_quantity',
+    [...pending.values()].map((s) => pushJob(accountId, s.portal, s.portal_account_id)),
+    config().ciaPushWindowMs,
+  );
+  return new Map(ids.map((stockId) => [stockId, resultOf(stockId, states.get(stockId)!)]));
+}
+
+/**
+ * cia.adjust_many: the adjustments of its parts (cia.adjust rows one relay pass took), together;
+ * each part answers its item's result. A reconcile's part (never merged today: reconcile jobs do
+ * not go through the outbox) runs alone with its tick.
+ */
+export async function adjustParts(accountId: number, parts: MergedPart<JobPayloads['cia.adjust']>[], options: AdjustOptions = {}): Promise<MergedResult> {
+  const together = parts.filter((p) => p.data.reason !== 'reconcile');
+  const results = await adjustItems(
+    accountId,
+    together.map((p) => ({ stockId: p.data.stockId, requestId: p.data.request_id })),
+    options,
+  );
+  const outcome: MergedResult = { parts: {} };
+  for (const part of together) outcome.parts[part.jobId] = { state: 'completed', result: results.get(part.data.stockId)! };
+  for (const part of parts.filter((p) => p.data.reason === 'reconcile')) {
+    outcome.parts[part.jobId] = { state: 'completed', result: await adjustItem(accountId, part.data.stockId, { ...options, tick: part.jobId }) };
+  }
+  return outcome;
 }

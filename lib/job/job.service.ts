@@ -1,4 +1,5 @@
 import { dependencyUnavailable, notFound } from '../errors';
+import { finalStates } from '../queue/merged-jobs';
 import { queues } from '../queue/queue.registry';
 import { QueueName, queueNames } from '../queue/queues';
 import { jobRepository, JobRow } from './job.repository';
@@ -38,13 +39,18 @@ async function fromQueue(row: JobRow, base: JobStatus): Promise<JobStatus> {
     const queue = queues().get(row.queue as QueueName);
     // State first, then the job: read the other way round, a job finishing in between would
     // show as failed without its reason.
-    const state = await queue.getJobState(row.job_id);
-    const job = await queue.getJob(row.job_id);
+    // A row relayed inside a merged job: that job's state, and this part's outcome.
+    const id = row.relayed_as ?? row.job_id;
+    const state = await queue.getJobState(id);
+    const job = await queue.getJob(id);
     // Relayed but gone from Redis: the relay's repair sweep queues it again.
     if (!job || state === 'unknown') return base;
     const common = { ...base, attempts: job.attemptsMade, started_date: iso(job.processedOn) };
-    if (state === 'completed') return { ...common, state: 'completed', result: job.returnvalue ?? undefined, finished_date: iso(job.finishedOn) };
-    if (state === 'failed') return { ...common, state: 'failed', error: job.failedReason, finished_date: iso(job.finishedOn) };
+    if (state === 'completed' || state === 'failed') {
+      const final = finalStates(job, row.job_id, state === 'failed').find((f) => f.jobId === row.job_id);
+      if (final?.state === 'completed') return { ...common, state: 'completed', result: final.result ?? undefined, finished_date: iso(job.finishedOn) };
+      return { ...common, state: 'failed', error: final?.error ?? job.failedReason, finished_date: iso(job.finishedOn) };
+    }
     if (state === 'active') return { ...common, state: 'active', error: job.failedReason || undefined };
     return { ...common, state: 'queued', error: job.failedReason || undefined };
   } catch {

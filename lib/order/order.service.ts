@@ -11,7 +11,7 @@ import { db } from '../db/knex';
 import type { Warning } from '../errors';
 import { invalidField, notFound, runListSafely, RunAgainSafely } from '../errors';
 import { log } from '../log';
-import { addToOutbox } from '../queue/outbox';
+import { addToOutbox, PendingOutbox } from '../queue/outbox';
 import { currencyRepository } from '../reference/currency';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
 import { checkAmount, invoiceAmount, toCents } from './order-money';
@@ -370,13 +370,17 @@ export function createOrder(caller: OrderCaller, input: OrderInput): Promise<str
     (safely) =>
       inTransaction(async (trx) => {
         if (safely) return createOrderIn(trx, caller, input);
-        const writes = await OrderWrites.open(trx, accountId);
+        // A refused order rolls the transaction back: its number can be reserved with the lock.
+        const writes = await OrderWrites.open(trx, accountId, 1);
         await writes.startRun(trx, [input]);
         const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
         await createOrderIn(trx, caller, input, 'order', stock, writes);
-        const [written] = await writes.flush(trx).catch(againSafely('the order write failed'));
-        const applied = await applyPendingStock(trx, accountId, stock.pending).catch(againSafely('the stock batch failed'));
+        // The order's events and its stock's cia.adjust: one outbox INSERT.
+        const outbox = new PendingOutbox();
+        const [written] = await writes.flush(trx, outbox).catch(againSafely('the order write failed'));
+        const applied = await applyPendingStock(trx, accountId, stock.pending, outbox).catch(againSafely('the stock batch failed'));
         if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
+        await outbox.write(trx, accountId);
         return written!.id;
       }),
     log,

@@ -9,6 +9,12 @@ import type { QueueName } from './queues';
 export interface JobPayloads {
   /** Written by every change that can alter a stock item's available quantity; cia worker. */
   'cia.adjust': { accountId: number; stockId: number; reason: string };
+  /**
+   * Several cia.adjust outbox rows of one account that one relay pass took, as one job (never
+   * written to the outbox; lib/queue/merged-jobs.ts). Each part keeps its row's job id, which
+   * gets the part's own final state. Idempotent as cia.adjust is.
+   */
+  'cia.adjust_many': { accountId: number; parts: MergedPart<JobPayloads['cia.adjust']>[] };
   /** A domain event (order created, paid, ...); events worker runs the matching handlers. */
   'event.emit': { accountId: number; section: string; type: string; recordId: string; data?: Record<string, unknown> };
   /**
@@ -91,6 +97,12 @@ export interface JobPayloads {
   'order.import_all': { tick: string };
 }
 
+/** One outbox row inside a merged job: its job id (the row's) and its payload with the request that queued it. */
+export interface MergedPart<P> {
+  jobId: string;
+  data: P & { request_id?: string };
+}
+
 /** Payload of portal.upload (Stock_portal_upload_type, one portal entry). */
 export interface PortalUploadJob {
   accountId: number;
@@ -118,6 +130,7 @@ export type JobName = keyof JobPayloads;
 /** Which queue carries each job. */
 export const jobQueues = {
   'cia.adjust': 'cia',
+  'cia.adjust_many': 'cia',
   'event.emit': 'events',
   'event.emit_batch': 'events',
   'portal.set_quantity': 'portal_upload',

@@ -8,6 +8,8 @@ export interface OutboxRow {
   queue: string;
   job_name: string;
   payload: Record<string, unknown>;
+  /** The merged job that carries this row (lib/queue/merged-jobs.ts); null: its own job. */
+  relayed_as?: string | null;
 }
 
 /** A job's final state as its outbox row keeps it. */
@@ -42,7 +44,7 @@ export const outboxRepository = {
    */
   async lockUnfinished(trx: Knex.Transaction, olderThanSeconds: number, youngerThanSeconds: number, afterId: string, limit: number): Promise<OutboxRow[]> {
     return trx('outbox')
-      .select('id', 'job_id', 'account_id', 'queue', 'job_name', 'payload')
+      .select('id', 'job_id', 'account_id', 'queue', 'job_name', 'payload', 'relayed_as')
       .whereNull('state')
       .whereNotNull('relayed_at')
       .where('id', '>', afterId)
@@ -52,6 +54,18 @@ export const outboxRepository = {
       .limit(limit)
       .forUpdate()
       .skipLocked();
+  },
+
+  /**
+   * Names the merged job that carries each row (one statement), or clears it for rows added as
+   * jobs of their own again.
+   */
+  async markCarried(trx: Knex.Transaction, carried: { id: string; as: string | null }[]): Promise<void> {
+    if (carried.length === 0) return;
+    await trx.raw(`UPDATE outbox o SET relayed_as = nullif(v.relayed_as, '') FROM unnest(?::bigint[], ?::text[]) AS v(id, relayed_as) WHERE o.id = v.id`, [
+      carried.map((c) => c.id),
+      carried.map((c) => c.as ?? ''),
+    ]);
   },
 
   /** Keeps a job's progress in its row's payload (what a job re-added after a Redis loss resumes from). */

@@ -20,8 +20,11 @@ export async function addToOutbox<J extends JobName>(trx: Knex.Transaction, acco
   return (row as { job_id: string }).job_id;
 }
 
-/** One job of addManyToOutbox: its name and its payload. */
-export type OutboxJob = { [J in JobName]: { job: J; payload: JobPayloads[J] } }[JobName];
+/**
+ * One job of addManyToOutbox: its name and its payload; `requestId` when it is queued for
+ * another request than the one in hand (a merged job's part).
+ */
+export type OutboxJob = { [J in JobName]: { job: J; payload: JobPayloads[J]; requestId?: string } }[JobName];
 
 /**
  * addToOutbox for several jobs at once: one INSERT (rows in the order given), whatever the
@@ -36,10 +39,31 @@ export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, 
      FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS t(queue, job_name, payload, n)
      ORDER BY t.n
      RETURNING id, job_id`,
-    [accountId, queues, jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload))],
+    [accountId, queues, jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload, j.requestId))],
   )) as { rows: { id: string; job_id: string }[] };
   // Ids follow the insert order; RETURNING is not promised to.
   return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => r.job_id);
+}
+
+/**
+ * Outbox rows gathered by several writers of one transaction and written with one INSERT
+ * (write): a POST order/ records its order events and its stock's cia.adjust in one statement.
+ * Only for writes that cannot be rolled back to a savepoint in between: a buffered job would
+ * outlive the rollback.
+ */
+export class PendingOutbox {
+  private jobs: OutboxJob[] = [];
+
+  add(jobs: OutboxJob[]): void {
+    this.jobs.push(...jobs);
+  }
+
+  /** Writes the gathered jobs in the order added (nothing when there are none); their job ids. */
+  async write(trx: Knex.Transaction, accountId: number): Promise<string[]> {
+    const jobs = this.jobs;
+    this.jobs = [];
+    return addManyToOutbox(trx, accountId, jobs);
+  }
 }
 
 /**
@@ -47,7 +71,6 @@ export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, 
  * API call, or a job that was itself queued by one), that request_id, so workers log it and
  * webhook deliveries send it (startWorker runs each job under it).
  */
-function withRequest(payload: object): string {
-  const requestId = currentRequestId();
+function withRequest(payload: object, requestId = currentRequestId()): string {
   return JSON.stringify(requestId ? { ...payload, request_id: requestId } : payload);
 }

@@ -54,16 +54,18 @@ export class QueueRegistry {
    * So jobs of one key never run side by side, and a change made while one runs is never lost.
    * For processors that read the latest state when they run.
    *
-   * With a delay, the job this add creates cannot start before the delay is over, so it will
-   * read any change made until then: further adds of the key are skipped until shortly before
-   * that (a margin for the clocks of other hosts). Only a job this process created counts; an
-   * add absorbed by another job says nothing about when that one starts.
+   * With a delay, the job an add creates cannot start before the delay is over, so it will read
+   * any change made until then: further adds of the key are skipped until shortly before that (a
+   * margin for the clocks of other hosts). The same holds for a delayed job that absorbed the
+   * add: its id carries the time it was due at when it was added (a job made from a kept add
+   * when the running one finished starts even later), so its due time needs no round trip. A
+   * job already due says nothing about when it starts (it may be running): no skip then.
    */
   async addCoalesced<J extends JobName>(name: J, jobs: { payload: JobPayloads[J]; key: string }[], delayMs = 0): Promise<void> {
     const now = Date.now();
     const due = jobs.filter((j) => (this.covered.get(j.key) ?? 0) <= now);
     if (due.length === 0) return;
-    const ids = due.map((j) => `${j.key}-${crypto.randomUUID()}`);
+    const ids = due.map((j) => `${j.key}-due${now + delayMs}-${crypto.randomUUID()}`);
     const added = await this.get(jobQueues[name]).addBulk(
       due.map((j, i) => ({
         name,
@@ -73,7 +75,8 @@ export class QueueRegistry {
     );
     const margin = Math.min(50, delayMs / 2);
     added.forEach((job, i) => {
-      if (job.id === ids[i] && delayMs > 0) this.covered.set(due[i]!.key, now + delayMs - margin);
+      const until = dueOf(job.id) - margin;
+      if (until > now) this.covered.set(due[i]!.key, until);
       else this.covered.delete(due[i]!.key);
     });
     if (this.covered.size > 100000) for (const [key, until] of this.covered) if (until <= now) this.covered.delete(key);
@@ -85,6 +88,12 @@ export class QueueRegistry {
     this.connection?.disconnect();
     this.connection = undefined;
   }
+}
+
+/** When a job of addCoalesced was due as it was added (ms), from its id; 0 for other ids. */
+function dueOf(jobId: string | undefined): number {
+  const match = /-due(\d+)-/.exec(jobId ?? '');
+  return match ? Number(match[1]) : 0;
 }
 
 let shared: QueueRegistry | undefined;

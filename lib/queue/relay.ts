@@ -3,8 +3,7 @@ import { Client } from 'pg';
 import { config } from '../../config';
 import { db } from '../db/knex';
 import { log } from '../log';
-import type { JobName } from './jobs';
-import { jobOptions } from './job-options';
+import { finalStates, planJobs } from './merged-jobs';
 import { outboxChannel } from './outbox';
 import { outboxRepository, OutboxRow } from './outbox.repository';
 import { QueueRegistry, queues as sharedQueues } from './queue.registry';
@@ -23,6 +22,13 @@ export interface RelayOptions {
   repairAfterSeconds?: number;
   /** How often a standby relay tries to take over, in ms (default 1000). */
   standbyRetryMs?: number;
+  /** Least time between two passes, in ms (default OUTBOX_RELAY_GATHER_MS). */
+  gatherMs?: number;
+  /**
+   * Carry the mergeable rows of one account that a pass takes as one job (lib/queue/merged-jobs.ts;
+   * default false: every row its own job). The worker processes merge.
+   */
+  merge?: boolean;
 }
 
 /**
@@ -46,6 +52,11 @@ export class OutboxRelay {
   private readonly repairEveryMs: number;
   private readonly repairAfterSeconds: number;
   private readonly standbyRetryMs: number;
+  private readonly gatherMs: number;
+  private readonly merge: boolean;
+  /** When the last pass started (ms), and the pass waiting for gatherMs to pass since. */
+  private lastPass = 0;
+  private gathering: { timer: NodeJS.Timeout; done: Promise<void>; fire: () => void } | undefined;
   private listener: Client | undefined;
   /** This relay holds the lock and relays; otherwise it stands by. */
   leading = false;
@@ -66,6 +77,8 @@ export class OutboxRelay {
     this.repairEveryMs = options.repairEveryMs ?? 30000;
     this.repairAfterSeconds = options.repairAfterSeconds ?? 60;
     this.standbyRetryMs = options.standbyRetryMs ?? 1000;
+    this.gatherMs = options.gatherMs ?? config().outboxRelayGatherMs;
+    this.merge = options.merge ?? false;
   }
 
   /** Starts listening; once it leads, it relays what is pending (lead() kicks). */
@@ -87,37 +100,63 @@ export class OutboxRelay {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.gathering) {
+      clearTimeout(this.gathering.timer);
+      this.gathering.fire();
+    }
+    this.gathering = undefined;
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
     await this.running;
   }
 
-  /** Asks for a pass over the pending rows; passes never overlap. A standby relay does nothing. */
+  /**
+   * Asks for a pass over the pending rows; passes never overlap, and one starts at least
+   * gatherMs after the one before: what commits meanwhile goes in one pass (a pass after a quiet
+   * spell starts at once). A standby relay does nothing.
+   */
   kick(): void {
     if (this.stopped || !this.leading) return;
     if (this.running) {
       this.again = true;
       return;
     }
+    if (this.gathering) return;
+    const wait = this.lastPass + this.gatherMs - Date.now();
+    if (wait > 0) {
+      let fire: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => {
+        fire = resolve;
+      });
+      const timer = setTimeout(() => {
+        this.gathering = undefined;
+        this.kick();
+        fire();
+      }, wait);
+      this.gathering = { timer, done, fire };
+      return;
+    }
+    this.lastPass = Date.now();
     this.running = this.drain().finally(() => {
       this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
     });
   }
 
   /** Resolves when nothing is pending or in flight (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running || this.gathering) await (this.running ?? this.gathering?.done);
   }
 
   private async drain(): Promise<void> {
     try {
-      do {
-        this.again = false;
-        while (!this.stopped && (await this.relayBatch()) === this.batch) {
-          /* more waiting */
-        }
-      } while (this.again && !this.stopped);
+      while (!this.stopped && (await this.relayBatch()) === this.batch) {
+        /* more waiting */
+      }
       this.failures = 0;
     } catch (err) {
       this.failures += 1;
@@ -133,33 +172,26 @@ export class OutboxRelay {
     return this.knex.transaction(async (trx) => {
       const rows = await outboxRepository.takePending(trx, this.batch);
       if (rows.length === 0) return 0;
-      await this.addJobs(rows);
+      await this.addJobs(trx, rows);
       this.relayed += rows.length;
       return rows.length;
     });
   }
 
-  private async addJobs(rows: OutboxRow[]): Promise<void> {
-    const byQueue = new Map<QueueName, OutboxRow[]>();
-    for (const row of rows) {
-      const queue = row.queue as QueueName;
-      if (!(queue in queueNames)) {
-        log.error({ queue: row.queue, job_id: row.job_id }, 'outbox row names an unknown queue; skipped');
-        continue;
-      }
-      byQueue.set(queue, [...(byQueue.get(queue) ?? []), row]);
-    }
-    await Promise.all(
-      [...byQueue].map(([queue, list]) =>
-        this.queues.get(queue).addBulk(
-          list.map((row) => ({
-            name: row.job_name,
-            data: row.payload,
-            opts: { ...jobOptions(row.job_name as JobName), jobId: row.job_id },
-          })),
-        ),
-      ),
-    );
+  /** Adds the rows' jobs (merged where they may be), after naming in their rows the merged jobs that carry them. */
+  private async addJobs(trx: Knex.Transaction, rows: OutboxRow[]): Promise<void> {
+    const known = rows.filter((row): row is OutboxRow & { queue: QueueName } => {
+      if (row.queue in queueNames) return true;
+      log.error({ queue: row.queue, job_id: row.job_id }, 'outbox row names an unknown queue; skipped');
+      return false;
+    });
+    const { jobs, carried } = planJobs(known, this.merge);
+    // A row relayed again on its own (the repair) no longer names the merged job it was in.
+    const own = known.filter((row) => row.relayed_as && !carried.some((c) => c.id === row.id)).map((row) => ({ id: row.id, as: null }));
+    await outboxRepository.markCarried(trx, [...carried, ...own]);
+    const byQueue = new Map<QueueName, typeof jobs>();
+    for (const job of jobs) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
+    await Promise.all([...byQueue].map(([queue, list]) => this.queues.get(queue).addBulk(list.map(({ name, data, opts }) => ({ name, data, opts })))));
   }
 
   /**
@@ -170,6 +202,8 @@ export class OutboxRelay {
    * row in the middle of being relayed is locked and skipped).
    */
   async repair(maxPages = 50, olderThanSeconds = this.repairAfterSeconds): Promise<number> {
+    // The leader's work, like relaying: two sweeps would walk the same rows (SKIP LOCKED only splits them).
+    if (!this.leading) return 0;
     let cursor = '0';
     let readded = 0;
     try {
@@ -179,23 +213,18 @@ export class OutboxRelay {
           const lost: OutboxRow[] = [];
           for (const row of rows) {
             if (!(row.queue in queueNames)) continue;
-            const job = await this.queues.get(row.queue as QueueName).getJob(row.job_id);
+            const job = await this.queues.get(row.queue as QueueName).getJob(row.relayed_as ?? row.job_id);
             if (!job) {
               lost.push(row);
               continue;
             }
             if (job.finishedOn) {
               const failed = Boolean(job.failedReason) && !job.returnvalue;
-              await outboxRepository.recordFinal(
-                trx,
-                row.job_id,
-                failed
-                  ? { state: 'failed', error: job.failedReason, attemptsMade: job.attemptsMade }
-                  : { state: 'completed', result: job.returnvalue, attemptsMade: job.attemptsMade },
-              );
+              const final = finalStates(job, row.job_id, failed).find((f) => f.jobId === row.job_id);
+              if (final) await outboxRepository.recordFinals(trx, [final]);
             }
           }
-          if (lost.length > 0) await this.addJobs(lost);
+          if (lost.length > 0) await this.addJobs(trx, lost);
           return { count: lost.length, last: rows[rows.length - 1]?.id, full: rows.length === this.batch };
         });
         readded += count;

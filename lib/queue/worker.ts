@@ -7,6 +7,7 @@ import { createRedis, whenReady } from '../redis';
 import { onShutdown } from '../shutdown';
 import { FinalStateWriter } from './final-state-writer';
 import { portalBackoff, portalRetryDelay } from './job-options';
+import { finalStates } from './merged-jobs';
 import type { Processors } from './processors';
 import { QueueName, queueNames } from './queues';
 
@@ -105,14 +106,22 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
       },
     },
   );
-  worker.on('completed', (job, result) => {
-    if (job.id && outboxJobId.test(job.id)) finals.record(job.id, { state: 'completed', result: result ?? null, attemptsMade: job.attemptsMade });
-  });
+  // A merged job gives each of its parts (outbox rows) its own final state.
+  const record = (job: Job, returnvalue: unknown, failedReason: string | undefined) => {
+    const failed = failedReason !== undefined;
+    for (const { jobId, ...final } of finalStates(
+      { name: job.name, data: job.data, returnvalue, failedReason, attemptsMade: job.attemptsMade },
+      job.id ?? '',
+      failed,
+    ))
+      if (outboxJobId.test(jobId)) finals.record(jobId, final);
+  };
+  worker.on('completed', (job, result) => record(job, result, undefined));
   worker.on('failed', (job, err) => {
     if (!job) return;
     const final = err instanceof UnrecoverableError || err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     log.warn({ queue, job_id: job.id, job: job.name, req_id: requestIdOf(job), attempt: job.attemptsMade, final, err: err.message }, 'job failed');
-    if (final && job.id && outboxJobId.test(job.id)) finals.record(job.id, { state: 'failed', error: err.message, attemptsMade: job.attemptsMade });
+    if (final) record(job, undefined, err.message);
   });
   worker.on('error', (err) => log.warn({ queue, err: err.message }, 'worker error'));
   await worker.waitUntilReady();

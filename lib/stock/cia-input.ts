@@ -40,3 +40,6 @@ export interface CiaInput {
 
 /** Implemented in lib/stock (stock-cia.repository.ts); undefined when the item does not exist. */
 export type LoadCiaInput = (knex: Knex, accountId: number, stockId: number) => Promise<CiaInput | undefined>;
+
+/** LoadCiaInput for several items at once, by stock id (absent items left out); lib/stock implements it. */
+export type LoadCiaInputs = (knex: Knex, accountId: number, stockIds: number[]) => Promise<Map<number, CiaInput>>;

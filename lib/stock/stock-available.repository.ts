@@ -5,7 +5,7 @@
  * floor(sub available / quantity in the set).
  */
 import type { Knex } from 'knex';
-import { addManyToOutbox, OutboxJob } from '../queue/outbox';
+import { addManyToOutbox, OutboxJob, PendingOutbox } from '../queue/outbox';
 
 /**
  * Recomputes quantity_available of the items and of every set main they belong to. `links`
@@ -19,7 +19,12 @@ export async function refreshAvailable(trx: Knex.Transaction, accountId: number,
      FROM account a WHERE a.id = s.account_id AND s.account_id = ? AND s.id = ANY(?::int[])`,
     [accountId, stockIds],
   );
-  if (!links) return;
+  if (links) await refreshSetMains(trx, accountId, stockIds);
+}
+
+/** Recomputes quantity_available of every set main the items belong to or are (the second half of refreshAvailable). */
+export async function refreshSetMains(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
+  if (stockIds.length === 0) return;
   await trx.raw(
     `UPDATE stock m SET quantity_available = d.available
      FROM (SELECT ss.main_id, MIN(FLOOR(s.quantity_available::numeric / ss.quantity))::int AS available
@@ -53,12 +58,14 @@ export async function queueCiaAdjust(trx: Knex.Transaction, accountId: number, s
 
 /**
  * queueCiaAdjust for several groups (one per reason) in one outbox INSERT: one cia.adjust per
- * distinct item and reason, in the order the groups and items are given.
+ * distinct item and reason, in the order the groups and items are given. With `outbox`, the
+ * jobs join the caller's buffer instead (written with its other rows).
  */
 export async function queueCiaAdjusts(
   trx: Knex.Transaction,
   accountId: number,
   groups: { stockIds: number[]; reason: string; links: boolean }[],
+  outbox?: PendingOutbox,
 ): Promise<void> {
   const jobs: OutboxJob[] = [];
   const seen = new Set<string>();
@@ -70,5 +77,6 @@ export async function queueCiaAdjusts(
       jobs.push({ job: 'cia.adjust', payload: { accountId, stockId, reason } });
     }
   }
-  await addManyToOutbox(trx, accountId, jobs);
+  if (outbox) outbox.add(jobs);
+  else await addManyToOutbox(trx, accountId, jobs);
 }

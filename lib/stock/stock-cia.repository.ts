@@ -1,7 +1,7 @@
 /** Reads what the cross-channel quantity adjustment needs about one item (lib/stock/cia-input.ts). */
 import type { Knex } from 'knex';
 import { CiaPortal, ciaPortals } from '../portals/portal.registry';
-import { CiaInput, CiaPortalSetting, LoadCiaInput } from './cia-input';
+import { CiaInput, CiaPortalSetting, LoadCiaInput, LoadCiaInputs } from './cia-input';
 
 interface CiaRow {
   id: number;
@@ -21,9 +21,18 @@ interface StoredCia {
 }
 
 /** LoadCiaInput: the item's quantities, links and cia.* settings; undefined when absent. */
-export const loadCiaInput: LoadCiaInput = async (knex: Knex, accountId: number, stockId: number): Promise<CiaInput | undefined> => {
+export const loadCiaInput: LoadCiaInput = async (knex: Knex, accountId: number, stockId: number): Promise<CiaInput | undefined> =>
+  (await loadCiaInputs(knex, accountId, [stockId])).get(stockId);
+
+/**
+ * LoadCiaInputs: loadCiaInput for several items in two statements at most (the items with their
+ * set mains; the variants of the variation mains among them). Absent items are left out.
+ */
+export const loadCiaInputs: LoadCiaInputs = async (knex: Knex, accountId: number, stockIds: number[]): Promise<Map<number, CiaInput>> => {
+  const result = new Map<number, CiaInput>();
+  if (stockIds.length === 0) return result;
   // The set mains come in the same round trip: CIA runs on every sale.
-  const row = (await knex('stock')
+  const rows = (await knex('stock')
     .select(
       'id',
       'quantity_available',
@@ -35,16 +44,30 @@ export const loadCiaInput: LoadCiaInput = async (knex: Knex, accountId: number, 
         'ARRAY(SELECT main_id FROM stock_set WHERE stock_set.account_id = stock.account_id AND stock_set.sub_id = stock.id ORDER BY main_id) AS set_main_ids',
       ),
     )
-    .where({ account_id: accountId, id: stockId })
-    .first()) as CiaRow | undefined;
-  if (!row) return undefined;
+    .where('account_id', accountId)
+    .whereIn('id', stockIds)) as CiaRow[];
+  const mains = rows.filter((r) => r.variation_type === 'main').map((r) => r.id);
   const variants =
-    row.variation_type === 'main'
-      ? ((await knex('stock').select('id', 'quantity_available').where({ account_id: accountId, variation_parent_id: stockId }).orderBy('id')) as {
-          id: number;
-          quantity_available: number;
-        }[])
+    mains.length > 0
+      ? ((await knex('stock')
+          .select('id', 'quantity_available', 'variation_parent_id')
+          .where('account_id', accountId)
+          .whereIn('variation_parent_id', mains)
+          .orderBy('id')) as { id: number; quantity_available: number; variation_parent_id: number }[])
       : [];
+  for (const row of rows)
+    result.set(
+      row.id,
+      toInput(
+        accountId,
+        row,
+        variants.filter((v) => v.variation_parent_id === row.id),
+      ),
+    );
+  return result;
+};
+
+function toInput(accountId: number, row: CiaRow, variants: { id: number; quantity_available: number }[]): CiaInput {
   const cia: Partial<Record<CiaPortal, CiaPortalSetting>> = {};
   for (const portal of ciaPortals) {
     const stored = row.cia?.[portal];
@@ -64,4 +87,4 @@ export const loadCiaInput: LoadCiaInput = async (knex: Knex, accountId: number, 
     cia,
     eventTargets: event && event.is_active !== false ? (event.target ?? []) : [],
   };
-};
+}

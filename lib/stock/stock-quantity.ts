@@ -4,9 +4,10 @@
  * item (negative quantity and quantity_available) rather than lose the movement.
  */
 import type { Knex } from 'knex';
-import { queueCiaAdjusts, refreshAvailable } from './stock-available.repository';
+import type { PendingOutbox } from '../queue/outbox';
+import { queueCiaAdjusts, refreshSetMains } from './stock-available.repository';
 import { Movement, MovementCause, writeMovements } from './stock-history.repository';
-import { matchStockRefs, stockIdOf } from './stock-ref';
+import { matchStockRefs, refMatches, stockIdOf } from './stock-ref';
 import { QuantityRow, SetLink, stockRepository } from './stock.repository';
 
 /** One change for adjustStockQuantities: a stock reference (as stock_align_id), the difference and its cause. */
@@ -44,14 +45,19 @@ export async function adjustStockQuantity(
  * INSERT and one outbox INSERT with one cia.adjust per distinct item, main item and reason.
  * Answers per change, in order: undefined when its reference names no item of the account
  * (nothing moves for it). A reference naming several items is a 300 before anything moves.
+ * With `outbox`, the cia.adjust jobs join the caller's buffer (one INSERT with its other rows).
  */
-export async function adjustStockQuantities(trx: Knex.Transaction, accountId: number, changes: StockChange[]): Promise<(StockMoved | undefined)[]> {
+export async function adjustStockQuantities(
+  trx: Knex.Transaction,
+  accountId: number,
+  changes: StockChange[],
+  outbox?: PendingOutbox,
+): Promise<(StockMoved | undefined)[]> {
   if (changes.length === 0) return [];
-  const matches = await matchStockRefs(
+  const matches = await resolveRefs(
     trx,
     accountId,
     changes.map((c) => c.stockRef),
-    'align',
   );
   const ids = changes.map((c) => stockIdOf(c.stockRef, matches.get(c.stockRef)));
   const wanted = [...new Set(ids.filter((id): id is number => id !== undefined))];
@@ -107,20 +113,37 @@ export async function adjustStockQuantities(trx: Knex.Transaction, accountId: nu
   });
 
   const changed = book.changed();
+  // Quantities and their own quantity_available in one statement; set mains after, when linked.
   await stockRepository.setQuantities(trx, accountId, changed);
-  await refreshAvailable(
-    trx,
-    accountId,
-    changed.map((c) => c.id),
-    changed.some((c) => hasLinks(rows.get(c.id)!)),
-  );
+  if (changed.some((c) => hasLinks(rows.get(c.id)!)))
+    await refreshSetMains(
+      trx,
+      accountId,
+      changed.map((c) => c.id),
+    );
   await writeMovements(trx, accountId, movements);
   await queueCiaAdjusts(
     trx,
     accountId,
     [...cia].map(([reason, group]) => ({ reason, ...group })),
+    outbox,
   );
   return results;
+}
+
+/**
+ * matchStockRefs, without its query when every reference is an ID_ one (order lines hold theirs
+ * so): the lock that follows finds only the account's items, so an id naming none moves nothing,
+ * as when matchStockRefs found none.
+ */
+async function resolveRefs(trx: Knex.Transaction, accountId: number, refs: string[]): Promise<Map<string, number[]>> {
+  const direct = new Map<string, number[]>();
+  for (const ref of refs) {
+    const [match, ...more] = refMatches(ref, 'align');
+    if (!match || more.length > 0 || match.column !== 'id' || !ref.trim().toUpperCase().startsWith('ID_')) return matchStockRefs(trx, accountId, refs, 'align');
+    direct.set(ref, [match.value as number]);
+  }
+  return direct;
 }
 
 const hasLinks = (row: QuantityRow) => row.set_type !== 'none' || row.variation_type === 'sub';

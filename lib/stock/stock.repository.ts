@@ -171,12 +171,19 @@ export const stockRepository = {
     await trx('stock').where({ account_id: accountId, id }).update({ quantity, modified_at: trx.fn.now() });
   },
 
-  /** Sets the quantities of several (locked) items in one statement. */
+  /**
+   * Sets the quantities of several (locked) items in one statement, and their own
+   * quantity_available with them (as refreshAvailable computes it; set mains they belong to are
+   * the caller's: refreshSetMains).
+   */
   async setQuantities(trx: Knex.Transaction, accountId: number, items: { id: number; quantity: number }[]): Promise<void> {
     if (items.length === 0) return;
     await trx.raw(
-      `UPDATE stock s SET quantity = v.quantity, modified_at = now()
-       FROM unnest(?::int[], ?::int[]) AS v(id, quantity) WHERE s.account_id = ? AND s.id = v.id`,
+      `UPDATE stock s SET quantity = v.quantity, modified_at = now(),
+         quantity_available = v.quantity - s.quantity_reserved - s.quantity_reserved_2
+           - CASE WHEN a.is_auction_a_quantity_subtracted THEN s.quantity_auction_a ELSE 0 END
+       FROM unnest(?::int[], ?::int[]) AS v(id, quantity), account a
+       WHERE s.account_id = ? AND s.id = v.id AND a.id = s.account_id`,
       [items.map((i) => i.id), items.map((i) => i.quantity), accountId],
     );
   },

@@ -20,6 +20,7 @@ import * as idempotencyKey from './20261124_0400_idempotency_key';
 import * as webhookDelivery from './20261124_0500_webhook_delivery';
 import * as changeNotices from './20261124_0800_change_notices';
 import * as orderInvoiceNumber from './20261125_0100_order_invoice_number';
+import * as outboxRelayedAs from './20261125_0300_outbox_relayed_as';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '20261124_0500_webhook_delivery': webhookDelivery,
   '20261124_0800_change_notices': changeNotices,
   '20261125_0100_order_invoice_number': orderInvoiceNumber,
+  '20261125_0300_outbox_relayed_as': outboxRelayedAs,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

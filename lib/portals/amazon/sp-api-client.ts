@@ -1,6 +1,6 @@
-import { FeedsApi } from '@sp-api-sdk/feeds-api-2021-06-30';
-import { ListingsItemsApi } from '@sp-api-sdk/listings-items-api-2021-08-01';
-import { OrdersApi } from '@sp-api-sdk/orders-api-v0';
+import type { FeedsApi } from '@sp-api-sdk/feeds-api-2021-06-30';
+import type { ListingsItemsApi } from '@sp-api-sdk/listings-items-api-2021-08-01';
+import type { OrdersApi } from '@sp-api-sdk/orders-api-v0';
 import { config } from '../../../config';
 import { portalRefused, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
@@ -9,6 +9,7 @@ import type { PortalTarget } from '../portal.type';
 import { accessToken, forgetAccessToken } from './lwa';
 import { SpApiCredentials, spApiCredentials } from './sp-api-credentials';
 import { learnRate, takeSpApiToken, usagePlan } from './sp-api-limits';
+import { spApiSdk } from './sp-api-sdk';
 
 /** The request options every generated API method takes (headers, timeout). */
 export type CallOptions = NonNullable<Parameters<OrdersApi['getOrders']>[1]>;
@@ -36,9 +37,10 @@ export class SpApiSession {
   constructor(readonly target: PortalTarget) {
     this.creds = spApiCredentials(target);
     const basePath = target.baseUrl.replace(/\/+$/, '');
-    this.listings = new ListingsItemsApi(undefined, basePath);
-    this.feeds = new FeedsApi(undefined, basePath);
-    this.orders = new OrdersApi(undefined, basePath);
+    const sdk = spApiSdk();
+    this.listings = new sdk.ListingsItemsApi(undefined, basePath);
+    this.feeds = new sdk.FeedsApi(undefined, basePath);
+    this.orders = new sdk.OrdersApi(undefined, basePath);
   }
 
   /**

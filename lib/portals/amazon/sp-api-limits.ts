@@ -1,10 +1,8 @@
-import { clientRateLimits as feedLimits } from '@sp-api-sdk/feeds-api-2021-06-30';
-import { clientRateLimits as listingLimits } from '@sp-api-sdk/listings-items-api-2021-08-01';
-import { clientRateLimits as orderLimits } from '@sp-api-sdk/orders-api-v0';
 import { config } from '../../../config';
 import { log } from '../../log';
 import { redis } from '../../redis';
 import { redisReady } from '../portal-rate-limit';
+import { spApiSdk } from './sp-api-sdk';
 
 /** One SP-API operation's usage plan: requests per second and burst (the SDK's clientRateLimits, from Amazon's models). */
 export interface UsagePlan {
@@ -12,10 +10,11 @@ export interface UsagePlan {
   burst: number;
 }
 
-const limits = [...listingLimits, ...feedLimits, ...orderLimits];
+let limits: ReturnType<typeof spApiSdk>['limits'] | undefined;
 
 /** The usage plan of a call by method and path, as the SDK's table lists it. */
 export function usagePlan(method: string, path: string): UsagePlan & { operation: string } {
+  limits ??= spApiSdk().limits;
   const found = limits.find((l) => l.method.toLowerCase() === method.toLowerCase() && l.urlRegex.test(path));
   // Every route the adapter calls is in the table; an unknown one gets the most careful plan.
   if (!found) return { rate: 0.0167, burst: 1, operation: `${method} ${path}` };
