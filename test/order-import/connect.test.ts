@@ -16,7 +16,7 @@ import { JsonConnectorAdapter } from '../../lib/portals/json-connector.adapter';
 import { adapterFor } from '../../lib/portals/portal.registry';
 import { apiBase, call, newSeller, Seller } from '../support/api';
 import { kontor, kontorWithInput } from '../support/cli';
-import { channelOrder, FakeChannel, jobEnd, jsonAuctionAccount, startFakeChannel, startImportWorker } from './support';
+import { channelOrder, jobEnd, jsonAuctionAccount, withImportWorkerAndChannel } from './support';
 
 const secret = 'v^1.1#i^1#r^1#SECRET-REFRESH-TOKEN-42';
 
@@ -34,16 +34,7 @@ async function newAuctionAccount(seller: Seller): Promise<number> {
 }
 
 describe('connectors: kontor portal-account connect, sealed credentials, the order_import endpoint', () => {
-  let worker: { stop(): Promise<void> };
-  let channel: FakeChannel;
-  before(async () => {
-    worker = await startImportWorker();
-    channel = await startFakeChannel();
-  });
-  after(async () => {
-    await worker.stop();
-    await channel.close();
-  });
+  const channel = withImportWorkerAndChannel();
 
   it('when support connects a portal account to eBay with the secrets on standard input, then they are sealed at rest and neither printed nor answered by the API', async () => {
     const seller = await newSeller();

@@ -5,7 +5,7 @@ import { orderImportRepository } from '../../lib/order-import/order-import.repos
 import { call, newSeller, query, Seller } from '../support/api';
 import { whileDatabaseRefuses } from '../support/db-refusal';
 import { ciaJobs, createStock, movements, stockQuantity } from '../order/helpers';
-import { channelOrder, FakeChannel, importNow, jsonAuctionAccount, startFakeChannel, startImportWorker } from './support';
+import { channelOrder, importNow, jsonAuctionAccount, withImportWorkerAndChannel } from './support';
 
 interface Row {
   id: string;
@@ -22,21 +22,7 @@ async function orders(seller: Seller): Promise<Row[]> {
 const counts = (job: { result?: Record<string, unknown> }) => (job.result as { orders: Record<string, number> }).orders;
 
 describe('order import: a page of new channel orders in one transaction', () => {
-  let worker: { stop(): Promise<void> };
-  let channel: FakeChannel;
-  before(async () => {
-    worker = await startImportWorker();
-    channel = await startFakeChannel();
-  });
-  after(async () => {
-    await worker.stop();
-    await channel.close();
-  });
-  beforeEach(() => {
-    channel.orders.length = 0;
-    channel.refuse = undefined;
-    channel.pageSize = 10;
-  });
+  const channel = withImportWorkerAndChannel(10);
 
   it('when a page holds several new orders, then they are created in one transaction with consecutive numbers, take stock once each, and a re-fetch creates none again', async () => {
     const seller = await newSeller();

@@ -4,7 +4,7 @@ import { importChannelOrder } from '../../lib/order-import/channel-order.import'
 import { orderImportRepository } from '../../lib/order-import/order-import.repository';
 import { call, newSeller, query, Seller } from '../support/api';
 import { ciaJobs, createStock, readOrder, stockQuantity } from '../order/helpers';
-import { change, channelOrder, FakeChannel, importNow, jobEnd, jsonAuctionAccount, startFakeChannel, startImportWorker } from './support';
+import { change, channelOrder, importNow, jobEnd, jsonAuctionAccount, withImportWorkerAndChannel } from './support';
 
 interface TaskView {
   title: string;
@@ -25,20 +25,7 @@ async function ordersOf(seller: Seller, externalOrderId: string): Promise<string
 }
 
 describe('order import: channel orders become Kontor orders, exactly once', () => {
-  let worker: { stop(): Promise<void> };
-  let channel: FakeChannel;
-  before(async () => {
-    worker = await startImportWorker();
-    channel = await startFakeChannel();
-  });
-  after(async () => {
-    await worker.stop();
-    await channel.close();
-  });
-  beforeEach(() => {
-    channel.orders.length = 0;
-    channel.refuse = undefined;
-  });
+  const channel = withImportWorkerAndChannel();
 
   it('when a channel sold an item, then the import creates the order with customer, lines, payment and stock link, takes stock once and triggers CIA', async () => {
     const seller = await newSeller();

@@ -9,7 +9,7 @@ import { waitFor } from '../event/servers';
 import { Received, startReceiver } from '../event/servers';
 
 /** The order_import worker and the relay (quick retries); stop() gives the configuration back. */
-export const startImportWorker = () => startQueueWorker('order_import', orderImportProcessors, 'import');
+const startImportWorker = () => startQueueWorker('order_import', orderImportProcessors, 'import');
 
 export interface FakeChannel {
   base: string;
@@ -21,9 +21,8 @@ export interface FakeChannel {
   close(): Promise<void>;
 }
 
-/** A channel behind a seller's middleware: GET /auction_a/orders?modified_since=&cursor=, pages of pageSize. */
-export async function startFakeChannel(): Promise<FakeChannel> {
-  const channel = { orders: [] as ChannelOrder[], refuse: undefined as string | undefined, pageSize: 2 };
+/** Answers the channel's order pages from its current state (orders, refuse, pageSize). */
+async function serve(channel: FakeChannel): Promise<Pick<FakeChannel, 'base' | 'received' | 'close'>> {
   const receiver = await startReceiver((r) => {
     const url = new URL(r.path, 'http://channel');
     if (url.pathname !== '/auction_a/orders') return { status: 404, body: { message: 'no such path' } };
@@ -34,7 +33,31 @@ export async function startFakeChannel(): Promise<FakeChannel> {
     const next = from + channel.pageSize < changed.length ? String(from + channel.pageSize) : null;
     return { status: 200, body: { orders: changed.slice(from, from + channel.pageSize), next } };
   });
-  return Object.assign(channel, { base: receiver.base, received: receiver.received, close: receiver.close });
+  return { base: receiver.base, received: receiver.received, close: receiver.close };
+}
+
+/**
+ * For a describe block: the import worker and a fake channel for all its tests, the channel
+ * emptied before each (no orders, no refusal, pages of pageSize). The channel is filled in by
+ * the before hook.
+ */
+export function withImportWorkerAndChannel(pageSize = 2): FakeChannel {
+  const channel: FakeChannel = { base: '', orders: [], refuse: undefined, pageSize, received: [], close: async () => undefined };
+  let worker: { stop(): Promise<void> } | undefined;
+  before(async () => {
+    worker = await startImportWorker();
+    Object.assign(channel, await serve(channel));
+  });
+  after(async () => {
+    await worker?.stop();
+    await channel.close();
+  });
+  beforeEach(() => {
+    channel.orders.length = 0;
+    channel.refuse = undefined;
+    channel.pageSize = pageSize;
+  });
+  return channel;
 }
 
 let sequence = 0;
