@@ -1,18 +1,16 @@
 import crypto from 'node:crypto';
-import type { Job, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
 import { expect } from 'chai';
 import { Config, config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { dispatchEvent } from '../../lib/event/event-dispatch.service';
 import { eventProcessors } from '../../lib/event/event.processor';
-import { WebhookSweeper } from '../../lib/event/webhook-sweeper';
 import { closeMailer } from '../../lib/mail/mailer';
 import { addToOutbox } from '../../lib/queue/outbox';
 import { closeQueues } from '../../lib/queue/queue.registry';
-import { OutboxRelay } from '../../lib/queue/relay';
-import { startWorker } from '../../lib/queue/worker';
 import { call, newSeller, Seller } from '../support/api';
 import { CaughtMail, Received, Receiver, startMailCatcher, startReceiver, waitFor } from './servers';
+import { EventsWorker, startEventsWorker } from './events-worker';
 
 async function createHandler(seller: Seller, handler: Record<string, unknown>): Promise<{ id: number; secret: string }> {
   const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
@@ -54,9 +52,7 @@ async function finalJob(seller: Seller, jobId: string): Promise<Record<string, u
 describe('event execution (events worker)', function () {
   this.timeout(60000);
   let original: Config;
-  let worker: Worker;
-  let relay: OutboxRelay;
-  let sweeper: WebhookSweeper;
+  let events: EventsWorker;
   let receiver: Receiver;
   let base = '';
   let received: Received[] = [];
@@ -89,17 +85,11 @@ describe('event execution (events worker)', function () {
       webhookRetryMaxDelayMs: 200,
     });
 
-    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
-    await relay.start();
-    worker = await startWorker('events', eventProcessors, { skipEvictionCheck: true, registerShutdown: false, concurrency: 4 });
-    sweeper = new WebhookSweeper({ everyMs: 50, pruneEveryMs: 0 });
-    sweeper.start();
+    events = await startEventsWorker();
   });
 
   after(async () => {
-    await worker?.close();
-    await sweeper?.stop();
-    await relay?.stop();
+    await events?.stop();
     await closeQueues();
     closeMailer();
     setConfig(original);

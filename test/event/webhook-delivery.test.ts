@@ -1,17 +1,13 @@
 import crypto from 'node:crypto';
-import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { Config, config, loadConfig, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { eventProcessors } from '../../lib/event/event.processor';
 import { nextAttemptAt, plannedSchedule, retryAfterMs, retryPolicy } from '../../lib/event/webhook-retry';
-import { WebhookSweeper } from '../../lib/event/webhook-sweeper';
 import { closeMailer } from '../../lib/mail/mailer';
 import { closeQueues } from '../../lib/queue/queue.registry';
-import { OutboxRelay } from '../../lib/queue/relay';
-import { startWorker } from '../../lib/queue/worker';
 import { apiBase, call, newSeller, query, Seller } from '../support/api';
 import { Answer, Received, Receiver, startReceiver, waitFor } from './servers';
+import { EventsWorker, startEventsWorker } from './events-worker';
 
 const hour = 3600 * 1000;
 
@@ -76,9 +72,7 @@ async function handler(seller: Seller, id: number): Promise<Record<string, unkno
 describe('webhook deliveries: retries, log, pause, redelivery', function () {
   this.timeout(60000);
   let original: Config;
-  let worker: Worker;
-  let relay: OutboxRelay;
-  let sweeper: WebhookSweeper;
+  let events: EventsWorker;
   let receiver: Receiver;
   let received: Received[] = [];
   /** Answers per path prefix, in order; the last one repeats. */
@@ -105,17 +99,11 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
       webhookRetryHours: 60 / 3600,
       webhookPauseAfterHours: 1,
     });
-    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
-    await relay.start();
-    worker = await startWorker('events', eventProcessors, { skipEvictionCheck: true, registerShutdown: false, concurrency: 4 });
-    sweeper = new WebhookSweeper({ everyMs: 50, pruneEveryMs: 0 });
-    sweeper.start();
+    events = await startEventsWorker();
   });
 
   after(async () => {
-    await worker?.close();
-    await sweeper?.stop();
-    await relay?.stop();
+    await events?.stop();
     await closeQueues();
     closeMailer();
     setConfig(original);
@@ -279,18 +267,12 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     await firstDeliveryWhen(seller, id, (d) => d.attempt_count >= 1, 'the first attempt');
 
     // The worker process goes (its sweep, its BullMQ worker, the relay) and Redis loses its data (a fresh key prefix).
-    await worker.close();
-    await sweeper.stop();
-    await relay.stop();
+    await events.stop();
     await closeQueues();
     setConfig({ ...config(), queuePrefix: `test-webhook-${crypto.randomBytes(4).toString('hex')}` });
     script.set(path, [{ status: 204 }]);
     const restarted = Date.now();
-    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
-    await relay.start();
-    worker = await startWorker('events', eventProcessors, { skipEvictionCheck: true, registerShutdown: false, concurrency: 4 });
-    sweeper = new WebhookSweeper({ everyMs: 50, pruneEveryMs: 0 });
-    sweeper.start();
+    events = await startEventsWorker();
 
     const delivery = await firstDeliveryWhen(seller, id, (d) => d.state === 'delivered', 'the delivery after the restart');
     const attempts = delivery.attempt;
@@ -381,7 +363,7 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
       .update({ created_at: db().raw("now() - interval '40 days'") });
     setConfig({ ...config(), webhookLogRetentionDays: 30, webhookLogMaxPerHandler: 10 });
     try {
-      expect(await sweeper.prune()).to.be.at.least(2);
+      expect(await events.sweeper.prune()).to.be.at.least(2);
     } finally {
       setConfig({ ...config(), webhookLogMaxPerHandler: 1000 });
     }

@@ -3,9 +3,9 @@ import type { Server } from 'node:http';
 import { expect } from 'chai';
 import nock from 'nock';
 import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
-import type { DomainError } from '../../lib/errors';
 import type { PortalTarget } from '../../lib/portals/portal.type';
 import { createSandbox, SandboxState } from '../../sandbox/sandbox.app';
+import { failure } from '../support/failure';
 
 const adapter = new AuctionAAdapter();
 let nextAccount = 9_000_000 + (process.pid % 1000) * 100;
@@ -16,15 +16,6 @@ const listable = {
   category_1_id: '112581',
   seller_profile: { payment: [{ id: 11 }], refund: [{ id: 12 }], shipping: [{ id: 13 }] },
 };
-
-async function failure(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as DomainError;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', function () {
   this.timeout(20000);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
-import { DomainError, isPermanent } from '../../lib/errors';
+import { isPermanent } from '../../lib/errors';
 import { amazonListing, listingPatches } from '../../lib/portals/amazon/listing-attributes';
 import { orderStatus } from '../../lib/portals/amazon/order-mapping';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
@@ -8,21 +8,13 @@ import type { ListingItem, PortalTarget, QuantityUpdate } from '../../lib/portal
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import { Sandbox, startSandbox } from '../fleet/support';
+import { failure } from '../support/failure';
 
 const DE = 'A1PA6795UKMFR9';
 const adapter = new MarketDAdapter();
 
 function item(group: Record<string, unknown>, more: Partial<ListingItem> = {}): ListingItem {
   return { stockId: 7, name: 'Teapot', sku: 'TEA-1', ean: '4006381333931', price: '19.90', quantityAvailable: 5, group, ...more };
-}
-
-async function failure(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as DomainError;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('market_d: Stock_market_d_type as a Listings Items submission, field group by field group', () => {
