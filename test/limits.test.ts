@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { config, setConfig } from '../config';
 import { setClock } from '../lib/clock';
-import { endpoint, ok } from '../lib/http/endpoint';
+import { endpoint } from '../lib/http/endpoint';
 import { createApp } from '../server/app';
 import { call, newSeller, Seller } from './support/api';
+import { heldEndpoint } from './support/held-endpoint';
 
 describe('limits (document 1, Limits)', () => {
   const original = config();
@@ -46,26 +47,12 @@ describe('limits (document 1, Limits)', () => {
 describe('limits: one call at a time (document 1: only 1 call is processed at a time)', () => {
   let server: Server;
   let base = '';
-  let open: () => void = () => undefined;
-  let entered: () => void = () => undefined;
   // An endpoint that stays in flight until the test lets it go, so two calls overlap for sure.
-  const held = endpoint({
-    method: 'GET',
-    path: 'test/held/',
-    summary: 'answers when the test says so',
-    response: [],
-    handle: async () => {
-      await new Promise<void>((resolve) => {
-        open = resolve;
-        entered();
-      });
-      return ok({});
-    },
-  });
+  const held = heldEndpoint();
   const get = (path: string, seller: Seller) => fetch(`${base}/v1.1/${path}`, { headers: { Authorization: `Bearer ${seller.token}` } });
 
   before(async () => {
-    server = createApp([held]).listen(0, '127.0.0.1');
+    server = createApp([held.endpoint]).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -77,9 +64,7 @@ describe('limits: one call at a time (document 1: only 1 call is processed at a 
     expect(config().concurrentCallsPerAccount, 'the tests run with the default').to.equal(1);
     const busy = await newSeller();
     const calm = await newSeller();
-    const inside = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
+    const inside = held.nextEntry();
     const first = get('test/held/', busy);
     await inside;
 
@@ -92,7 +77,7 @@ describe('limits: one call at a time (document 1: only 1 call is processed at a 
     expect(body.error[0]).to.include({ error: 'too_many_concurrent_calls', code: 429 });
     expect((await get('system/currency/EUR/', calm)).status).to.equal(200);
 
-    open();
+    held.release();
     expect((await first).status).to.equal(200);
     for (let i = 0; i < 3; i++) expect((await get('system/currency/EUR/', busy)).status).to.equal(200);
   });

@@ -12,6 +12,7 @@ import { createRedis } from '../../lib/redis';
 import { createApp } from '../../server/app';
 import { call, newSeller, Seller } from '../support/api';
 import { kontor } from '../support/cli';
+import { heldEndpoint } from '../support/held-endpoint';
 
 /**
  * The read path (issue 17): what a request keeps in memory follows changes made by other
@@ -159,36 +160,20 @@ describe('read path: round trips of a request', () => {
 
   it('when a client gives up on a call while it runs, then the call stays in flight until its handler ends, and the next call passes after', async () => {
     expect(config().concurrentCallsPerAccount, 'the tests run with the default').to.equal(1);
-    let open: () => void = () => undefined;
-    let entered: () => void = () => undefined;
-    const held = endpoint({
-      method: 'GET',
-      path: 'test/held/',
-      summary: 'answers when the test says so',
-      response: [],
-      handle: async () => {
-        await new Promise<void>((resolve) => {
-          open = resolve;
-          entered();
-        });
-        return ok({});
-      },
-    });
-    const server: Server = createApp([held]).listen(0, '127.0.0.1');
+    const held = heldEndpoint();
+    const server: Server = createApp([held.endpoint]).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const seller = await newSeller();
-      const inside = new Promise<void>((resolve) => {
-        entered = resolve;
-      });
+      const inside = held.nextEntry();
       const client = new AbortController();
       const gaveUp = fetch(`${base}/v1.1/test/held/`, { headers: { Authorization: `Bearer ${seller.token}` }, signal: client.signal }).catch(() => 'aborted');
       await inside;
       client.abort();
       expect(await gaveUp).to.equal('aborted');
       expect((await call('system/currency/EUR/', { token: seller.token, base })).status).to.equal(429);
-      open();
+      held.release();
       // The handler ends on the next turns of the event loop; its release is queued then.
       await new Promise((resolve) => setImmediate(resolve));
       expect((await call('system/currency/EUR/', { token: seller.token, base })).status).to.equal(200);
