@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
 import { log } from '../log';
+import { whenReady } from '../redis';
 import type { QueueRegistry } from './queue.registry';
 
 export interface RedisWatchOptions {
@@ -58,10 +59,14 @@ export class RedisWatch {
     return true;
   }
 
-  /** One task at a time, only where active; a failure waits for the next turn. */
+  /**
+   * One task at a time, only where active; a failure waits for the next turn. The producer
+   * connection refuses commands until it is connected, and the first turn may be what opens it.
+   */
   private run(task: () => Promise<unknown>): void {
     if (this.running || !this.options.active()) return;
-    this.running = task()
+    this.running = whenReady(this.options.queues.client())
+      .then(task)
       .then(() => {
         this.failures = 0;
       })
