@@ -2,9 +2,10 @@
  * The sale-to-every-channel loop: items listed on 9 portal targets of the sandbox (8 portals,
  * market_d on two portal accounts); orders posted at a steady rate through the API; for each
  * order, the time from its 201 until the last portal acknowledged the new quantity (or a newer
- * one). The cia and portal_upload workers run as their own processes, as in production; the
- * API and the sandbox run in this process. Baseline in the same run: BullMQ alone (no-op jobs
- * on the same Redis).
+ * one). The web process (the API), the cia and portal_upload workers and the sandbox run as their
+ * own processes, as in production, so that each one's CPU and memory are its own; this process
+ * generates the load (and serves the setup calls, idle during the run). Baseline in the same run:
+ * BullMQ alone (no-op jobs on the same Redis).
  */
 import { spawn, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -68,7 +69,7 @@ async function callsOf(children: Record<string, ChildProcess>): Promise<Record<s
       return { pg: NaN, redis: {} };
     }
   };
-  return { 'api+load': own, ...Object.fromEntries(Object.entries(children).map(([name, child]) => [name, read(child)])) };
+  return { load: own, ...Object.fromEntries(Object.entries(children).map(([name, child]) => [name, read(child)])) };
 }
 
 /** Per order and process: statements, Redis commands (and the commonest by name). */
@@ -264,11 +265,11 @@ async function sellAtChannel(sandboxUrl: string, portalAccountId: number, sku: s
 }
 
 /** Triggers the portal account's order import every intervalMs until stopped (standing in for the scheduler, whose tick is 10 s). */
-function fetchEvery(intervalMs: number, token: string, portalAccountId: number): { stop(): Promise<void> } {
+function fetchEvery(api: string, intervalMs: number, token: string, portalAccountId: number): { stop(): Promise<void> } {
   let running = true;
   const loop = (async () => {
     while (running) {
-      await post(`${await benchBase()}/admin/portal_account/${portalAccountId}/order_import/`, token, {}).catch(() => 0);
+      await post(`${api}/admin/portal_account/${portalAccountId}/order_import/`, token, {}).catch(() => 0);
       await sleep(intervalMs);
     }
   })();
@@ -385,7 +386,16 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
   // The sandbox runs as its own process, as under npm start; its acknowledgements are read
   // back with their times (same machine, same clock).
   const sandbox = spawnProcess('sandbox/index.ts', { ...env, SANDBOX_PORT: String(sandboxPort) });
-  const children = [sandbox, spawnProcess('workers/cia.ts', env), spawnProcess('workers/portal_upload.ts', env)];
+  // The web process as in production; no rate limit in the way, many calls of the seller in flight.
+  const apiPort = await freePort();
+  const web = spawnProcess('server/index.ts', {
+    ...env,
+    PORT: String(apiPort),
+    RATE_LIMIT_PER_WINDOW: '1000000000',
+    CONCURRENT_CALLS_PER_ACCOUNT: String(benchConcurrentCalls),
+  });
+  const api = `http://127.0.0.1:${apiPort}/v1.1`;
+  const children = [sandbox, spawnProcess('workers/cia.ts', env), spawnProcess('workers/portal_upload.ts', env), web];
   let polling = true;
   try {
     const seller = await benchSeller();
@@ -456,6 +466,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
       }
     })();
     await waitFor(sandboxUrl);
+    await waitFor(`http://127.0.0.1:${apiPort}/health/live`);
 
     const items: number[] = [];
     for (let i = 0; i < itemCount; i++) {
@@ -469,21 +480,22 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
 
     const callsBefore = await sandboxCalls(sandboxUrl);
     const requestsBefore = await sandboxRequests(sandboxUrl);
-    const fetcher = source.kind === 'channel' ? fetchEvery(source.fetchIntervalMs, seller.token, shopId) : undefined;
+    const fetcher = source.kind === 'channel' ? fetchEvery(api, source.fetchIntervalMs, seller.token, shopId) : undefined;
     const soldAt = new Map<string, number>();
     const watcher = source.kind === 'channel' ? watchImports(seller.id, soldAt) : undefined;
     // Backends of the bench database, listed again at the end: one started during the run counts
     // whole (its CPU before the run is 0). Redis is the machine's one server: its figure includes
     // whatever else uses it meanwhile.
     const processes = {
-      'api+load': [process.pid],
+      web: [web.pid!],
+      load: [process.pid],
       cia: [children[1]!.pid!],
       portal_upload: [children[2]!.pid!],
       sandbox: [sandbox.pid!],
       postgres: await benchBackends(),
       redis: pidsNamed('redis-server'),
     };
-    const counted = { cia: children[1]!, portal_upload: children[2]! };
+    const counted = { web, cia: children[1]!, portal_upload: children[2]! };
     const tripsBefore = await callsOf(counted);
     const cpuBefore = cpuSeconds(processes);
     const runStart = new Date();
@@ -514,7 +526,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
             }
             soldAt.set(orderId, Date.now());
           } else {
-            const status = await post(`${await benchBase()}/order/`, seller.token, {
+            const status = await post(`${api}/order/`, seller.token, {
               order: { customer: { email: 'bench@example.com' }, line: [{ id: 1, quantity: 1, price: '9.90', stock_align_id: String(stockId) }] },
             });
             if (status !== 201) {
@@ -542,9 +554,11 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const cpuAfter = cpuSeconds(processes);
     const windowTo = process.hrtime.bigint() / 1000n;
     const tripsAfter = await callsOf(counted);
-    const rss = (['api+load', 'cia', 'portal_upload', 'sandbox'] as const).map((name) => `${name} ${peakRssMb(processes[name][0]!).toFixed(0)}`);
+    const rss = (['web', 'cia', 'portal_upload', 'sandbox', 'load'] as const).map((name) => `${name} ${peakRssMb(processes[name][0]!).toFixed(0)}`);
     const cpuPerOrder = Object.entries(cpuAfter).map(([name, seconds]) => `${name} ${(((seconds - (cpuBefore[name] ?? 0)) * 1000) / orders).toFixed(1)}`);
     const cpuTotal = Object.entries(cpuAfter).reduce((sum, [name, seconds]) => sum + seconds - (cpuBefore[name] ?? 0), 0);
+    // Kontor's share: what the load generator and the sandbox (the portals' stand-in) spend is not the service's.
+    const cpuService = cpuTotal - ['load', 'sandbox'].reduce((sum, name) => sum + (cpuAfter[name] ?? 0) - (cpuBefore[name] ?? 0), 0);
     const elapsed = (Date.now() - started) / 1000;
     const answered = [...answers].sort((a, b) => a - b);
     const measured = latencies.filter((l) => !Number.isNaN(l)).sort((a, b) => a - b);
@@ -584,7 +598,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
         `${from} -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
         `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,
         `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantities applied at portals (${(pushes / Math.max(1, orders)).toFixed(2)} per order) in ${calls} bulk calls (${(calls / Math.max(1, orders)).toFixed(2)} per order)`,
-        `CPU per order (ms): ${cpuPerOrder.join(', ')}; total ${((cpuTotal * 1000) / orders).toFixed(1)} ms of the ${(2000 / rate).toFixed(0)} ms two cores give one order at this rate`,
+        `CPU per order (ms): ${cpuPerOrder.join(', ')}; total ${((cpuTotal * 1000) / orders).toFixed(1)} ms of the ${(2000 / rate).toFixed(0)} ms two cores give one order at this rate; the service (web, workers, Postgres, Redis) ${((cpuService * 1000) / orders).toFixed(1)} ms`,
         `peak RSS (MB): ${rss.join(', ')}`,
         `round trips per order answered 201: ${callsPerOrder(tripsBefore, tripsAfter, Math.max(1, orders - failed)).join('; ')}`,
         ...(process.env.BENCH_CPU_PROFILE_DIR
