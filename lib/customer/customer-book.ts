@@ -5,6 +5,7 @@
  * UPDATE. Customers the batch creates join the book, so later orders of the batch find them.
  */
 import type { Knex } from 'knex';
+import type { DeferredWrites } from '../db/deferred-writes';
 import { CustomerContact, customerRepository, StoredContact } from './customer.repository';
 import type { OrderCustomerFields } from './customer.type';
 
@@ -53,9 +54,9 @@ export class CustomerBook {
     this.entries.push({ row, touched: ++this.clock });
   }
 
-  /** Writes the contact data of every customer the batch updated, in one statement. */
-  async write(trx: Knex.Transaction, accountId: number): Promise<void> {
+  /** Writes the contact data of every customer the batch updated, in one statement (with `later`, deferred). */
+  async write(trx: Knex.Transaction, accountId: number, later?: DeferredWrites): Promise<void> {
     const touched = this.entries.filter((e) => e.touched > 0).map((e) => e.row);
-    await customerRepository.updateContacts(trx, accountId, touched);
+    await customerRepository.updateContacts(trx, accountId, touched, later);
   }
 }

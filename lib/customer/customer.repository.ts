@@ -3,6 +3,7 @@
  * customer's orders when read, so it never drifts from them.
  */
 import type { Knex } from 'knex';
+import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { CustomerRow, customerToApi, customerType } from './customer.type';
@@ -107,20 +108,19 @@ export const customerRepository = {
   },
 
   /** update for several customers in one statement, each with its full contact data. */
-  async updateContacts(trx: Knex.Transaction, accountId: number, rows: StoredContact[]): Promise<void> {
+  async updateContacts(trx: Knex.Transaction, accountId: number, rows: StoredContact[], later?: DeferredWrites): Promise<void> {
     if (rows.length === 0) return;
     const values = rows.map((r) => ({
       ...Object.fromEntries(contactColumns.map((c) => [c, r[c] ?? null])),
       internal_id: r.internal_id,
       shop_username: r.shop_username,
     }));
-    await trx.raw(
-      `UPDATE customer c SET ${contactColumns.map((col) => (col === 'address' ? "address = NULLIF(v.r->'address', 'null'::jsonb)" : `${col} = v.r->>'${col}'`)).join(', ')},
+    const sql = `UPDATE customer c SET ${contactColumns.map((col) => (col === 'address' ? "address = NULLIF(v.r->'address', 'null'::jsonb)" : `${col} = v.r->>'${col}'`)).join(', ')},
          shop_username = ARRAY(SELECT jsonb_array_elements_text(v.r->'shop_username')), updated_at = now()
        FROM jsonb_array_elements(?::jsonb) AS v(r)
-       WHERE c.account_id = ? AND c.internal_id = (v.r->>'internal_id')::bigint`,
-      [JSON.stringify(values), accountId],
-    );
+       WHERE c.account_id = ? AND c.internal_id = (v.r->>'internal_id')::bigint`;
+    if (later) later.defer(sql, [JSON.stringify(values), accountId]);
+    else await trx.raw(sql, [JSON.stringify(values), accountId]);
   },
 
   async insert(trx: Knex.Transaction, accountId: number, number: string, currencyId: string, contact: CustomerContact): Promise<string> {

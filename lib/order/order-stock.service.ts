@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { invalidField } from '../errors';
-import type { PendingOutbox } from '../queue/outbox';
+import type { PendingWrites } from '../queue/outbox';
 import { adjustStockQuantities, StockChange } from '../stock/stock-quantity';
 import { matchStockRefs, stockIdOf } from '../stock/stock-ref';
 import type { LineRow } from './order.repository';
@@ -149,14 +149,14 @@ export async function settleLineStock(
 /**
  * Applies the changes settleLineStock held back, as one batch in the caller's transaction.
  * False when an item a line takes from is gone by now (deleted since its order was written):
- * the caller must then run its orders again one by one. With `outbox`, the cia.adjust jobs join it.
+ * the caller must then run its orders again one by one. With `later`, its writes join those (PendingWrites).
  */
-export async function applyPendingStock(trx: Knex.Transaction, accountId: number, pending: PendingStock, outbox?: PendingOutbox): Promise<boolean> {
+export async function applyPendingStock(trx: Knex.Transaction, accountId: number, pending: PendingStock, later?: PendingWrites): Promise<boolean> {
   const moved = await adjustStockQuantities(
     trx,
     accountId,
     pending.map((p) => p.change),
-    outbox,
+    later,
   );
   return pending.every((p, i) => !p.take || moved[i] !== undefined);
 }

@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import { counterRepository } from '../account/counter.repository';
 import { CustomerBook } from '../customer/customer-book';
-import { addManyToOutbox, OutboxJob, PendingOutbox } from '../queue/outbox';
+import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
 import type { PendingStock } from './order-stock.service';
 import { LineRow, OrderColumns, orderRepository } from './order.repository';
 import type { OrderInput } from './order.type';
@@ -97,13 +97,14 @@ export class OrderWrites {
 
   /**
    * Writes the orders added since the last flush; their order ids and internal ids, in the order
-   * added. With `outbox`, their event jobs join it instead of being inserted here.
+   * added. With `later`, their lines and event jobs join it instead of being inserted here
+   * (the orders themselves are inserted now: their internal ids are needed).
    */
-  async flush(trx: Knex.Transaction, outbox?: PendingOutbox): Promise<WrittenOrder[]> {
+  async flush(trx: Knex.Transaction, later?: PendingWrites): Promise<WrittenOrder[]> {
     const { accountId } = this;
     const drafts = this.drafts;
     this.drafts = [];
-    await this.customers?.write(trx, accountId);
+    await this.customers?.write(trx, accountId, later);
     this.customers = undefined;
     if (drafts.length === 0) return [];
     const first = await this.numbers(trx, drafts.length);
@@ -118,6 +119,7 @@ export class OrderWrites {
     await orderRepository.insertLines(
       trx,
       drafts.flatMap((d, i) => d.lines.map((l) => ({ ...l, order_internal_id: internalIds[i]! }))),
+      later,
     );
     await orderRepository.insertHistory(
       trx,
@@ -129,7 +131,7 @@ export class OrderWrites {
         payload: { accountId, section: 'order', type, recordId: orders[i]!.id },
       })),
     );
-    if (outbox) outbox.add(events);
+    if (later) later.add(events);
     else await addManyToOutbox(trx, accountId, events);
     return orders.map((o, i) => ({ id: o.id, internalId: internalIds[i]! }));
   }

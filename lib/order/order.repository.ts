@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
+import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
 
 /** The order's columns as stored (numeric as strings, timestamps as Date). */
@@ -203,8 +204,11 @@ export const orderRepository = {
   },
 
   /** The lines of several orders in one INSERT. */
-  async insertLines(trx: Knex.Transaction, lines: (LineRow & { order_internal_id: string })[]): Promise<void> {
-    if (lines.length) await trx('sales_order_line').insert(lines);
+  /** With `later`, the INSERT joins the transaction's deferred writes. */
+  async insertLines(trx: Knex.Transaction, lines: (LineRow & { order_internal_id: string })[], later?: DeferredWrites): Promise<void> {
+    if (!lines.length) return;
+    if (later) later.deferQuery(trx('sales_order_line').insert(lines));
+    else await trx('sales_order_line').insert(lines);
   },
 
   /** History entries of several orders in one INSERT, in the order given. */

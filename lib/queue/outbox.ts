@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { DeferredWrites } from '../db/deferred-writes';
 import { currentRequestId } from '../log';
 import { JobName, JobPayloads, jobQueues } from './jobs';
 
@@ -32,37 +33,44 @@ export type OutboxJob = { [J in JobName]: { job: J; payload: JobPayloads[J]; req
  */
 export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, jobs: OutboxJob[]): Promise<string[]> {
   if (jobs.length === 0) return [];
-  const queues = jobs.map((j) => jobQueues[j.job]);
-  const { rows } = (await trx.raw(
-    `INSERT INTO outbox (account_id, queue, job_name, payload)
-     SELECT ?, t.queue, t.job_name, t.payload::jsonb
-     FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS t(queue, job_name, payload, n)
-     ORDER BY t.n
-     RETURNING id, job_id`,
-    [accountId, queues, jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload, j.requestId))],
-  )) as { rows: { id: string; job_id: string }[] };
+  const { sql, bindings } = outboxInsert(accountId, jobs);
+  const { rows } = (await trx.raw(`${sql} RETURNING id, job_id`, bindings)) as { rows: { id: string; job_id: string }[] };
   // Ids follow the insert order; RETURNING is not promised to.
   return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => r.job_id);
 }
 
+/** The one INSERT of outbox rows, in the order given. */
+function outboxInsert(accountId: number, jobs: OutboxJob[]): { sql: string; bindings: Knex.RawBinding[] } {
+  return {
+    sql: `INSERT INTO outbox (account_id, queue, job_name, payload)
+     SELECT ?, t.queue, t.job_name, t.payload::jsonb
+     FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS t(queue, job_name, payload, n)
+     ORDER BY t.n`,
+    bindings: [accountId, jobs.map((j) => jobQueues[j.job]), jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload, j.requestId))],
+  };
+}
+
 /**
- * Outbox rows gathered by several writers of one transaction and written with one INSERT
- * (write): a POST order/ records its order events and its stock's cia.adjust in one statement.
- * Only for writes that cannot be rolled back to a savepoint in between: a buffered job would
- * outlive the rollback.
+ * The writes a POST order/ leaves to the end of its transaction (DeferredWrites: its lines, stock
+ * quantities and stock history) and the outbox rows its writers gather (its order events and its
+ * stock's cia.adjust), sent as one statement by write. Only for writes that cannot be rolled back
+ * to a savepoint in between: a buffered job would outlive the rollback.
  */
-export class PendingOutbox {
+export class PendingWrites extends DeferredWrites {
   private jobs: OutboxJob[] = [];
 
   add(jobs: OutboxJob[]): void {
     this.jobs.push(...jobs);
   }
 
-  /** Writes the gathered jobs in the order added (nothing when there are none); their job ids. */
-  async write(trx: Knex.Transaction, accountId: number): Promise<string[]> {
-    const jobs = this.jobs;
+  /** Writes the deferred writes and the gathered jobs (in the order added) in one statement. */
+  async write(trx: Knex.Transaction, accountId: number): Promise<void> {
+    if (this.jobs.length) {
+      const { sql, bindings } = outboxInsert(accountId, this.jobs);
+      this.defer(sql, bindings);
+    }
     this.jobs = [];
-    return addManyToOutbox(trx, accountId, jobs);
+    await this.flush(trx);
   }
 }
 

@@ -5,7 +5,7 @@
  * floor(sub available / quantity in the set).
  */
 import type { Knex } from 'knex';
-import { addManyToOutbox, OutboxJob, PendingOutbox } from '../queue/outbox';
+import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
 
 /**
  * Recomputes quantity_available of the items and of every set main they belong to. `links`
@@ -58,14 +58,14 @@ export async function queueCiaAdjust(trx: Knex.Transaction, accountId: number, s
 
 /**
  * queueCiaAdjust for several groups (one per reason) in one outbox INSERT: one cia.adjust per
- * distinct item and reason, in the order the groups and items are given. With `outbox`, the
+ * distinct item and reason, in the order the groups and items are given. With `later`, the
  * jobs join the caller's buffer instead (written with its other rows).
  */
 export async function queueCiaAdjusts(
   trx: Knex.Transaction,
   accountId: number,
   groups: { stockIds: number[]; reason: string; links: boolean }[],
-  outbox?: PendingOutbox,
+  later?: PendingWrites,
 ): Promise<void> {
   const jobs: OutboxJob[] = [];
   const seen = new Set<string>();
@@ -77,6 +77,6 @@ export async function queueCiaAdjusts(
       jobs.push({ job: 'cia.adjust', payload: { accountId, stockId, reason } });
     }
   }
-  if (outbox) outbox.add(jobs);
+  if (later) later.add(jobs);
   else await addManyToOutbox(trx, accountId, jobs);
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { Joi, bool, integer, readOnly } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
@@ -42,7 +43,8 @@ export interface Movement {
 }
 
 /** Writes movements in one INSERT, in the order given (their ids follow it). */
-export async function writeMovements(trx: Knex.Transaction, accountId: number, movements: Movement[]): Promise<void> {
+/** With `later`, the INSERT joins the transaction's deferred writes. */
+export async function writeMovements(trx: Knex.Transaction, accountId: number, movements: Movement[], later?: DeferredWrites): Promise<void> {
   if (movements.length === 0) return;
   const rows = movements.map((m) => ({
     stockId: m.stockId,
@@ -52,14 +54,13 @@ export async function writeMovements(trx: Knex.Transaction, accountId: number, m
     orderId: m.cause.orderId ?? null,
     title: m.cause.title,
   }));
-  await trx.raw(
-    `INSERT INTO stock_history (account_id, stock_id, person_id, quantity_old, quantity_difference, quantity_new, order_id, title, is_error)
+  const sql = `INSERT INTO stock_history (account_id, stock_id, person_id, quantity_old, quantity_difference, quantity_new, order_id, title, is_error)
      SELECT ?, (m->>'stockId')::int, (m->>'personId')::int, (m->>'old')::int, (m->>'new')::int - (m->>'old')::int, (m->>'new')::int,
             m->>'orderId', m->>'title', false
      FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS t(m, n)
-     ORDER BY t.n`,
-    [accountId, JSON.stringify(rows)],
-  );
+     ORDER BY t.n`;
+  if (later) later.defer(sql, [accountId, JSON.stringify(rows)]);
+  else await trx.raw(sql, [accountId, JSON.stringify(rows)]);
 }
 
 /** Stock_history_type (all read only). */

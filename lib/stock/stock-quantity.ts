@@ -4,7 +4,7 @@
  * item (negative quantity and quantity_available) rather than lose the movement.
  */
 import type { Knex } from 'knex';
-import type { PendingOutbox } from '../queue/outbox';
+import type { PendingWrites } from '../queue/outbox';
 import { queueCiaAdjusts, refreshSetMains } from './stock-available.repository';
 import { Movement, MovementCause, writeMovements } from './stock-history.repository';
 import { matchStockRefs, refMatches, stockIdOf } from './stock-ref';
@@ -45,13 +45,14 @@ export async function adjustStockQuantity(
  * INSERT and one outbox INSERT with one cia.adjust per distinct item, main item and reason.
  * Answers per change, in order: undefined when its reference names no item of the account
  * (nothing moves for it). A reference naming several items is a 300 before anything moves.
- * With `outbox`, the cia.adjust jobs join the caller's buffer (one INSERT with its other rows).
+ * With `later`, the cia.adjust jobs, the stock history and (unless a set main must be refreshed
+ * from them) the new quantities join the caller's deferred writes (one statement at its end).
  */
 export async function adjustStockQuantities(
   trx: Knex.Transaction,
   accountId: number,
   changes: StockChange[],
-  outbox?: PendingOutbox,
+  later?: PendingWrites,
 ): Promise<(StockMoved | undefined)[]> {
   if (changes.length === 0) return [];
   const matches = await resolveRefs(
@@ -113,20 +114,22 @@ export async function adjustStockQuantities(
   });
 
   const changed = book.changed();
-  // Quantities and their own quantity_available in one statement; set mains after, when linked.
-  await stockRepository.setQuantities(trx, accountId, changed);
-  if (changed.some((c) => hasLinks(rows.get(c.id)!)))
+  // Quantities and their own quantity_available in one statement; set mains after, when linked
+  // (they read the new quantities: not deferred then).
+  const linked = changed.some((c) => hasLinks(rows.get(c.id)!));
+  await stockRepository.setQuantities(trx, accountId, changed, linked ? undefined : later);
+  if (linked)
     await refreshSetMains(
       trx,
       accountId,
       changed.map((c) => c.id),
     );
-  await writeMovements(trx, accountId, movements);
+  await writeMovements(trx, accountId, movements, later);
   await queueCiaAdjusts(
     trx,
     accountId,
     [...cia].map(([reason, group]) => ({ reason, ...group })),
-    outbox,
+    later,
   );
   return results;
 }

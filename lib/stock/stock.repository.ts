@@ -1,5 +1,6 @@
 /** SQL of stock items: every query is scoped by the account id. */
 import type { Knex } from 'knex';
+import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
 
 export interface StockRow {
@@ -176,16 +177,17 @@ export const stockRepository = {
    * quantity_available with them (as refreshAvailable computes it; set mains they belong to are
    * the caller's: refreshSetMains).
    */
-  async setQuantities(trx: Knex.Transaction, accountId: number, items: { id: number; quantity: number }[]): Promise<void> {
+  /** With `later`, the UPDATE joins the transaction's deferred writes. */
+  async setQuantities(trx: Knex.Transaction, accountId: number, items: { id: number; quantity: number }[], later?: DeferredWrites): Promise<void> {
     if (items.length === 0) return;
-    await trx.raw(
-      `UPDATE stock s SET quantity = v.quantity, modified_at = now(),
+    const sql = `UPDATE stock s SET quantity = v.quantity, modified_at = now(),
          quantity_available = v.quantity - s.quantity_reserved - s.quantity_reserved_2
            - CASE WHEN a.is_auction_a_quantity_subtracted THEN s.quantity_auction_a ELSE 0 END
        FROM unnest(?::int[], ?::int[]) AS v(id, quantity), account a
-       WHERE s.account_id = ? AND s.id = v.id AND a.id = s.account_id`,
-      [items.map((i) => i.id), items.map((i) => i.quantity), accountId],
-    );
+       WHERE s.account_id = ? AND s.id = v.id AND a.id = s.account_id`;
+    const bindings = [items.map((i) => i.id), items.map((i) => i.quantity), accountId];
+    if (later) later.defer(sql, bindings);
+    else await trx.raw(sql, bindings);
   },
 
   async availableOf(trx: Knex.Transaction, accountId: number, id: number): Promise<number> {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
+import { whileDatabaseRefuses } from '../support/db-refusal';
 import { ciaJobs, createOrder, createStock, movements, orderBody, readOrder, stockQuantity } from './helpers';
 
 describe('order: stock link of lines', () => {
@@ -29,6 +30,28 @@ describe('order: stock link of lines', () => {
     expect(movement).to.deep.include({ order_id: orderId, quantity: { old: 10, difference: -2, new: 8 } });
     expect(await ciaJobs(seller, bySku)).to.be.greaterThan(0);
     expect((await readOrder(seller, orderId)).line.map((l) => l.stock_align_id)).to.deep.equal(['SKU-A', '4006381333931', String(byId)]);
+  });
+
+  it('when the database refuses a write POST order/ leaves to its end (a line, a movement), then nothing of the order is stored and the next order takes its number', async () => {
+    const item = await createStock(seller, 'SKU-A', 10);
+    const refusals = [
+      ['sales_order_line', "sku IS DISTINCT FROM 'REFUSED'"],
+      ['stock_history', 'quantity_difference <> -4'],
+    ];
+    for (const [table, check] of refusals) {
+      const res = await whileDatabaseRefuses(table!, check!, () =>
+        call('order/', { token: seller.token, body: { order: orderBody({ line: [{ id: 1, quantity: 4, sku: 'REFUSED', stock_align_id: 'SKU-A' }] }) } }),
+      );
+      expect(res.status, `${table}: ${res.text}`).to.equal(500);
+      expect(res.body.error![0]!.error).to.equal('internal_error');
+    }
+    expect(await stockQuantity(seller, item)).to.equal(10);
+    expect((await movements(seller, item)).filter((m) => m.order_id !== null)).to.deep.equal([]);
+    expect(await db()('sales_order').where({ account_id: seller.id }).first()).to.equal(undefined);
+    expect(await ciaJobs(seller, item)).to.equal(1);
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 4, stock_align_id: 'SKU-A' }] });
+    expect(orderId).to.match(/^1_/);
+    expect(await stockQuantity(seller, item)).to.equal(6);
   });
 
   it('when stock_align_id names no item of the account, then 400 names order.line[i].stock_align_id and no stock moves', async () => {
