@@ -17,6 +17,7 @@ import { Queue, Worker } from 'bullmq';
 import { config, setConfig } from '../config';
 import { db } from '../lib/db/knex';
 import { closeQueues } from '../lib/queue/queue.registry';
+import { nodeArgs, procfileProcesses } from '../bin/procfile';
 import { createRedis } from '../lib/redis';
 import type { QuantityEvent } from '../sandbox/sandbox.app';
 import { callCounts, CallCounts, callsBetween } from './call-counter';
@@ -43,11 +44,16 @@ async function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<
 }
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
-/** A process of the fleet; BENCH_CPU_PROFILE_DIR=<dir> has each write a V8 CPU profile there when it stops. */
-function spawnProcess(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+/**
+ * A process of the fleet as its Procfile line runs it (node's flags included), from the source;
+ * BENCH_CPU_PROFILE_DIR=<dir> has each write a V8 CPU profile there when it stops.
+ */
+function spawnProcess(name: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const line = procfileProcesses(root).find((p) => p.name === name);
+  if (!line) throw new Error(`the Procfile has no process ${name}`);
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
   const counter = ['--require', path.join(__dirname, 'call-counter.ts')];
-  return spawn(process.execPath, [...profile, '--require', 'tsx/cjs', ...counter, entry], {
+  return spawn(process.execPath, [...profile, ...nodeArgs(line, true, counter)], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...env, BENCH_CALLS_DIR: callsDir },
@@ -385,17 +391,17 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
   };
   // The sandbox runs as its own process, as under npm start; its acknowledgements are read
   // back with their times (same machine, same clock).
-  const sandbox = spawnProcess('sandbox/index.ts', { ...env, SANDBOX_PORT: String(sandboxPort) });
+  const sandbox = spawnProcess('sandbox', { ...env, SANDBOX_PORT: String(sandboxPort) });
   // The web process as in production; no rate limit in the way, many calls of the seller in flight.
   const apiPort = await freePort();
-  const web = spawnProcess('server/index.ts', {
+  const web = spawnProcess('web', {
     ...env,
     PORT: String(apiPort),
     RATE_LIMIT_PER_WINDOW: '1000000000',
     CONCURRENT_CALLS_PER_ACCOUNT: String(benchConcurrentCalls),
   });
   const api = `http://127.0.0.1:${apiPort}/v1.1`;
-  const children = [sandbox, spawnProcess('workers/cia.ts', env), spawnProcess('workers/portal_upload.ts', env), web];
+  const children = [sandbox, spawnProcess('cia', env), spawnProcess('portal_upload', env), web];
   let polling = true;
   try {
     const seller = await benchSeller();

@@ -4,30 +4,14 @@
  * once the API answers, and passes SIGINT/SIGTERM on so that each child shuts down cleanly.
  */
 import { spawn, ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { config } from '../config';
 import { migrateDatabase } from '../lib/migrate';
+import { nodeArgs, procfileProcesses } from './procfile';
 
 /** Running as TypeScript (npm start in development) rather than from dist/. */
 const fromSource = __filename.endsWith('.ts');
 const root = path.join(__dirname, fromSource ? '..' : '../..');
-
-function procfile(): { name: string; command: string }[] {
-  return fs
-    .readFileSync(path.join(root, 'Procfile'), 'utf8')
-    .split('\n')
-    .map((line) => /^([\w-]+):\s*(.+)$/.exec(line.trim()))
-    .filter((m): m is RegExpExecArray => m !== null && m[1] !== 'release')
-    .map((m) => ({ name: m[1]!, command: m[2]! }));
-}
-
-/** `node dist/server/index.js` → `--require tsx/cjs server/index.ts`. */
-function devCommand(command: string): string[] {
-  const entry = /dist\/(\S+)\.js/.exec(command)?.[1];
-  if (!entry) throw new Error(`Procfile line is not node dist/<entry>.js: ${command}`);
-  return ['--require', 'tsx/cjs', `${entry}.ts`];
-}
 
 async function waitForApi(url: string, children: ChildProcess[]): Promise<boolean> {
   for (let i = 0; i < 120; i++) {
@@ -46,10 +30,12 @@ async function main(): Promise<void> {
   const { databaseUrl, publicUrl } = config();
   const applied = await migrateDatabase(databaseUrl);
   process.stdout.write(`kontor: database ready (${applied.length} migration(s) applied)\n`);
-  const children = procfile().map(({ name, command }) => {
-    // The Procfile's `node dist/<entry>.js`, run with this very node; from the TypeScript source
-    // (through tsx) when npm start itself runs from source, so development needs no build.
-    const args = fromSource ? devCommand(command) : command.split(/\s+/).slice(1);
+  const processes = procfileProcesses(root).filter((p) => p.name !== 'release');
+  const children = processes.map((p) => {
+    const { name } = p;
+    // The Procfile's line, run with this very node; from the TypeScript source (through tsx) when
+    // npm start itself runs from source, so development needs no build.
+    const args = nodeArgs(p, fromSource);
     const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, KONTOR_PROCESS: name } });
     child.on('exit', (code, signal) => {
       if (!stopping) {
@@ -69,9 +55,7 @@ async function main(): Promise<void> {
   const base = `${publicUrl}/v1.1/`;
   if (await waitForApi(`${base}system/currency/`, children)) {
     process.stdout.write(
-      `\nkontor: running at ${base}\n  processes: ${procfile()
-        .map((p) => p.name)
-        .join(', ')}\n  create a seller: npx kontor user create --login L --password P\n\n`,
+      `\nkontor: running at ${base}\n  processes: ${processes.map((p) => p.name).join(', ')}\n  create a seller: npx kontor user create --login L --password P\n\n`,
     );
   }
   await Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once('exit', resolve)))));

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { nodeArgs, procfileProcesses } from '../bin/procfile';
 import { config } from '../config';
 import { freePort, root, runEntry, runNode } from './support/process';
 
@@ -149,12 +151,23 @@ describe('processes (Procfile lines)', function () {
     });
   }
 
+  it('when the Procfile is read, then every line runs an entry of the source, the service with a smaller young generation', () => {
+    const lines = procfileProcesses(root);
+    expect(lines.map((l) => l.name)).to.deep.equal(['release', 'web', 'cia', 'portal_upload', 'bank', 'mail', 'events', 'scheduler', 'sandbox']);
+    for (const line of lines) expect(fs.existsSync(path.join(root, `${line.entry}.ts`)), line.entry).to.equal(true);
+    const service = lines.filter((l) => !['release', 'sandbox'].includes(l.name));
+    for (const line of service) expect(nodeArgs(line, true), line.name).to.deep.equal(['--max-semi-space-size=8', '--require', 'tsx/cjs', `${line.entry}.ts`]);
+    expect(nodeArgs(lines[0]!, false)).to.deep.equal(['dist/bin/cli.js', 'migrate']);
+  });
+
   it('when the service is built, then the compiled web entry starts with node alone and answers /health/live', async function () {
     this.timeout(180000);
     // The Procfile runs dist/: build it from the current source (the same `npm run build` as at install).
     await exec('npm', ['run', 'build'], { cwd: root });
     const port = await freePort();
-    const web = runNode(['dist/server/index.js'], { PORT: String(port), DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info' });
+    // As its Procfile line runs it, node's flags included.
+    const line = procfileProcesses(root).find((p) => p.name === 'web')!;
+    const web = runNode(nodeArgs(line, false), { PORT: String(port), DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info' });
     try {
       await web.waitFor(/api listening/);
       const res = await fetch(`http://127.0.0.1:${port}/health/live`);
