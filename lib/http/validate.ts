@@ -23,16 +23,35 @@ function walk(description: Description, value: unknown, path: string, warnings: 
   const keys = description.keys ?? description.items?.[0]?.keys;
   if (!keys) return;
   const record = value as Record<string, unknown>;
-  for (const [key, child] of Object.entries(keys)) {
+  for (const { key, child, readOnly } of fieldsToWalk(keys)) {
     if (!(key in record)) continue;
     const fieldPath = path ? `${path}.${key}` : key;
-    if (child.metas?.some((m) => m.access === 'R')) {
+    if (readOnly) {
       delete record[key];
       warnings.push({ warning: 'read_only_field', description: `${fieldPath} is read only and was ignored`, code: 200, field: fieldPath });
     } else {
       walk(child, record[key], fieldPath, warnings);
     }
   }
+}
+
+type FieldToWalk = { key: string; child: Description; readOnly: boolean };
+const walked = new WeakMap<Record<string, Description>, FieldToWalk[]>();
+
+/**
+ * The fields of an object type that are read only or may hold some, in the schema's order: a
+ * stock item has about a hundred fields and a dozen that matter here, and stock/list/ walked
+ * every field of each of its 200 items (3 ms of a 50 ms call).
+ */
+function fieldsToWalk(keys: Record<string, Description>): FieldToWalk[] {
+  let fields = walked.get(keys);
+  if (!fields) {
+    fields = Object.entries(keys)
+      .map(([key, child]) => ({ key, child, readOnly: child.metas?.some((m) => m.access === 'R') ?? false }))
+      .filter((f) => f.readOnly || f.child.keys !== undefined || f.child.items !== undefined);
+    walked.set(keys, fields);
+  }
+  return fields;
 }
 
 /** A portal account id a body names (ownPortalAccountId), with its field. */
