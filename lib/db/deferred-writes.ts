@@ -4,8 +4,8 @@ import type { Knex } from 'knex';
  * Writes of one transaction whose results nobody reads before it commits, sent together at its
  * end as one statement (data-modifying CTEs: WITH w0 AS (INSERT ...), w1 AS (UPDATE ...) SELECT 1).
  * Each statement costs a round trip, a write syscall on both sides and a Postgres parse and plan:
- * a POST order/ sent its lines, the stock quantities, the stock history and the outbox rows as
- * four statements, now as one.
+ * a POST order/ sent its customer's contact data, its lines, the stock quantities, the stock
+ * history and the outbox rows as five statements, now as one.
  *
  * The writes all see the transaction as it was before the flush, not each other's effects, so
  * only independent writes may be deferred (other rows than the transaction changes meanwhile),

@@ -97,8 +97,9 @@ export class OrderWrites {
 
   /**
    * Writes the orders added since the last flush; their order ids and internal ids, in the order
-   * added. With `later`, their lines and event jobs join it instead of being inserted here
-   * (the orders themselves are inserted now: their internal ids are needed).
+   * added. With `later`, the customers' contact data, the lines and the event jobs join it
+   * instead of being written here (the orders themselves are inserted now: their internal ids
+   * are needed).
    */
   async flush(trx: Knex.Transaction, later?: PendingWrites): Promise<WrittenOrder[]> {
     const { accountId } = this;

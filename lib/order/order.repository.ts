@@ -203,8 +203,7 @@ export const orderRepository = {
     return orders.map((o) => byNumber.get(o.number)!);
   },
 
-  /** The lines of several orders in one INSERT. */
-  /** With `later`, the INSERT joins the transaction's deferred writes. */
+  /** The lines of several orders in one INSERT; with `later`, it joins the transaction's deferred writes. */
   async insertLines(trx: Knex.Transaction, lines: (LineRow & { order_internal_id: string })[], later?: DeferredWrites): Promise<void> {
     if (!lines.length) return;
     if (later) later.deferQuery(trx('sales_order_line').insert(lines));

@@ -375,7 +375,8 @@ export function createOrder(caller: OrderCaller, input: OrderInput): Promise<str
         await writes.startRun(trx, [input]);
         const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
         await createOrderIn(trx, caller, input, 'order', stock, writes);
-        // Its lines, stock quantities and history, events and cia.adjust jobs: one statement at the end.
+        // Its customer's contact data, lines, stock quantities and history, events and cia.adjust
+        // jobs: one statement at the end.
         const later = new PendingWrites();
         const [written] = await writes.flush(trx, later).catch(againSafely('the order write failed'));
         const applied = await applyPendingStock(trx, accountId, stock.pending, later).catch(againSafely('the stock batch failed'));

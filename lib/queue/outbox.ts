@@ -51,9 +51,9 @@ function outboxInsert(accountId: number, jobs: OutboxJob[]): { sql: string; bind
 }
 
 /**
- * The writes a POST order/ leaves to the end of its transaction (DeferredWrites: its lines, stock
- * quantities and stock history) and the outbox rows its writers gather (its order events and its
- * stock's cia.adjust), sent as one statement by write. Only for writes that cannot be rolled back
+ * The writes a POST order/ leaves to the end of its transaction (DeferredWrites: its customer's
+ * contact data, lines, stock quantities and stock history) and the outbox rows its writers gather
+ * (its order events and its stock's cia.adjust), sent as one statement by write. Only for writes that cannot be rolled back
  * to a savepoint in between: a buffered job would outlive the rollback.
  */
 export class PendingWrites extends DeferredWrites {

@@ -42,8 +42,10 @@ export interface Movement {
   cause: MovementCause;
 }
 
-/** Writes movements in one INSERT, in the order given (their ids follow it). */
-/** With `later`, the INSERT joins the transaction's deferred writes. */
+/**
+ * Writes movements in one INSERT, in the order given (their ids follow it); with `later`, it joins
+ * the transaction's deferred writes.
+ */
 export async function writeMovements(trx: Knex.Transaction, accountId: number, movements: Movement[], later?: DeferredWrites): Promise<void> {
   if (movements.length === 0) return;
   const rows = movements.map((m) => ({

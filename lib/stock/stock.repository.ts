@@ -175,9 +175,9 @@ export const stockRepository = {
   /**
    * Sets the quantities of several (locked) items in one statement, and their own
    * quantity_available with them (as refreshAvailable computes it; set mains they belong to are
-   * the caller's: refreshSetMains).
+   * the caller's: refreshSetMains). With `later`, the UPDATE joins the transaction's deferred
+   * writes.
    */
-  /** With `later`, the UPDATE joins the transaction's deferred writes. */
   async setQuantities(trx: Knex.Transaction, accountId: number, items: { id: number; quantity: number }[], later?: DeferredWrites): Promise<void> {
     if (items.length === 0) return;
     const sql = `UPDATE stock s SET quantity = v.quantity, modified_at = now(),
