@@ -109,7 +109,6 @@ async function perStatement(fn: () => Promise<unknown>): Promise<[string, { coun
   return [...sums].sort((a, b) => b[1].ms - a[1].ms);
 }
 
-/** The baseline: the same transfer rows in one bare multi-row INSERT (chunks of 1000), for another seller. */
 /** POST bank/statement/ of a statement; answers what the endpoint counted. */
 async function postStatement(base: string, token: string, body: Buffer): Promise<{ statement?: { stored?: number }; job_id?: string }> {
   const res = await fetch(`${base}/bank/statement/`, {
@@ -124,15 +123,16 @@ async function postStatement(base: string, token: string, body: Buffer): Promise
 
 /**
  * A running service has parsed statements before: the first large XML body after a start also
- * pays for starting the parser's worker threads and V8's warm-up of fast-xml-parser (about 200 ms
- * of 3 MB here). One untimed import of 4,000 other entries to the baseline's seller (parsed in
- * parts like the timed one), removed again, so the run measures the steady state.
+ * pays for starting the parser's worker threads and V8's warm-up of fast-xml-parser (about 150 ms
+ * of 3 MB here). One untimed import of 4,000 other entries to the baseline's seller, removed
+ * again, so the run measures the steady state.
  */
 async function warmUp(base: string, baseline: { id: number; token: string }): Promise<void> {
   await postStatement(base, baseline.token, statement(4000, 'WARM'));
   for (const table of ['bank', 'bank_counter', 'outbox']) await db()(table).where({ account_id: baseline.id }).delete();
 }
 
+/** The baseline: the same transfer rows in one bare multi-row INSERT (chunks of 1000), for another seller. */
 async function bareInsert(accountId: number): Promise<void> {
   const rows = Array.from({ length: entryCount }, (_, i) => ({
     account_id: accountId,

@@ -613,7 +613,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
         `round trips per order answered 201: ${callsPerOrder(tripsBefore, tripsAfter, Math.max(1, orders - failed)).join('; ')}`,
         ...(process.env.BENCH_CPU_PROFILE_DIR
           ? [
-              `profile window (µs, monotonic): ${windowFrom}..${windowTo}; pids cia ${children[1]!.pid}, portal_upload ${children[2]!.pid}, sandbox ${sandbox.pid}`,
+              `profile window (µs, monotonic): ${windowFrom}..${windowTo}; pids web ${web.pid}, cia ${children[1]!.pid}, portal_upload ${children[2]!.pid}, sandbox ${sandbox.pid}`,
             ]
           : []),
         `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
