@@ -32,6 +32,42 @@ describe('order: stock link of lines', () => {
     expect((await readOrder(seller, orderId)).line.map((l) => l.stock_align_id)).to.deep.equal(['SKU-A', '4006381333931', String(byId)]);
   });
 
+  it('when an order takes a set main, then each sub moves by its share, the main follows and every movement names the order', async () => {
+    const cup = await createStock(seller, 'CUP', 10);
+    const saucer = await createStock(seller, 'SAUCER', 7);
+    const created = await call('stock/', {
+      token: seller.token,
+      body: {
+        stock: {
+          name: 'Cup and 2 saucers',
+          sku: 'SET',
+          set: {
+            sub: [
+              { id: cup, quantity: 1 },
+              { id: saucer, quantity: 2 },
+            ],
+          },
+        },
+      },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const set = Number(created.body.stock_id);
+    const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 2, stock_align_id: 'SET' }] });
+    expect(await stockQuantity(seller, cup)).to.equal(8);
+    expect(await stockQuantity(seller, saucer)).to.equal(3);
+    const main = await call(`stock/${set}/`, { token: seller.token });
+    expect((main.body.stock as { quantity_available: number }).quantity_available).to.equal(1);
+    for (const [item, difference] of [
+      [cup, -2],
+      [saucer, -4],
+      [set, -2],
+    ] as const) {
+      const sold = (await movements(seller, item)).filter((m) => m.order_id !== null);
+      expect(sold.map((m) => [m.order_id, m.quantity.difference])).to.deep.equal([[orderId, difference]]);
+    }
+    expect(await ciaJobs(seller, set)).to.be.greaterThan(0);
+  });
+
   it('when the database refuses a write POST order/ leaves to its end (a line, a movement), then nothing of the order is stored and the next order takes its number', async () => {
     const item = await createStock(seller, 'SKU-A', 10);
     const refusals = [
