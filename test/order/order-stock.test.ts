@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
 import { whileDatabaseRefuses } from '../support/db-refusal';
+import { createItem, readItem } from '../stock/helpers';
 import { ciaJobs, createOrder, createStock, movements, orderBody, readOrder, stockQuantity } from './helpers';
 
 describe('order: stock link of lines', () => {
@@ -35,28 +36,15 @@ describe('order: stock link of lines', () => {
   it('when an order takes a set main, then each sub moves by its share, the main follows and every movement names the order', async () => {
     const cup = await createStock(seller, 'CUP', 10);
     const saucer = await createStock(seller, 'SAUCER', 7);
-    const created = await call('stock/', {
-      token: seller.token,
-      body: {
-        stock: {
-          name: 'Cup and 2 saucers',
-          sku: 'SET',
-          set: {
-            sub: [
-              { id: cup, quantity: 1 },
-              { id: saucer, quantity: 2 },
-            ],
-          },
-        },
-      },
-    });
-    expect(created.status, created.text).to.equal(201);
-    const set = Number(created.body.stock_id);
+    const sub = [
+      { id: cup, quantity: 1 },
+      { id: saucer, quantity: 2 },
+    ];
+    const set = await createItem(seller, { name: 'Cup and 2 saucers', sku: 'SET', set: { sub } });
     const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 2, stock_align_id: 'SET' }] });
     expect(await stockQuantity(seller, cup)).to.equal(8);
     expect(await stockQuantity(seller, saucer)).to.equal(3);
-    const main = await call(`stock/${set}/`, { token: seller.token });
-    expect((main.body.stock as { quantity_available: number }).quantity_available).to.equal(1);
+    expect((await readItem(seller, set)).quantity_available).to.equal(1);
     for (const [item, difference] of [
       [cup, -2],
       [saucer, -4],
