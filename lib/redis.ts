@@ -59,10 +59,57 @@ function firstConnection(): Promise<void> {
 
 const defined = new WeakMap<Redis, Set<string>>();
 
+/*
+ * Script calls of one turn of the event loop leave at its end in one write: the write to a
+ * loopback socket (and waking Redis) costs more than a short script, and a web process under load
+ * takes in several requests per turn, each with its rate-limit call. The turn's last step
+ * (setImmediate) runs what wants to add commands at the last moment, then writes them corked.
+ */
+let turn: (() => void)[] = [];
+let lastMoment: (() => void)[] = [];
+
+function scheduleTurnWrite(): void {
+  if (turn.length === 0 && lastMoment.length === 0) setImmediate(writeTurn);
+}
+
+/** Runs `send` at the end of this turn, with the other script calls of the turn, in one write. */
+function sendThisTurn<T>(send: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    scheduleTurnWrite();
+    turn.push(() => {
+      try {
+        send().then(resolve, reject);
+      } catch (err) {
+        reject(err as Error);
+      }
+    });
+  });
+}
+
+/** Runs `add` once, just before this turn's script calls are written: what it sends goes in the same write. */
+export function atTurnWrite(add: () => void): void {
+  scheduleTurnWrite();
+  lastMoment.push(add);
+}
+
+function writeTurn(): void {
+  const adds = lastMoment;
+  lastMoment = [];
+  for (const add of adds) add();
+  const sends = turn;
+  turn = [];
+  // Corked, the commands' writes leave as one writev when uncorked.
+  const stream = shared?.stream;
+  stream?.cork();
+  for (const send of sends) send();
+  stream?.uncork();
+}
+
 /**
  * A Lua script as a command of the producer connection (ioredis defineCommand): its text is sent
  * once per connection (EVAL), then run by EVALSHA, so each call costs one round trip and no script
- * text. After the first call nothing is looked up or awaited before the command is written.
+ * text; the calls of one turn of the event loop share one write. After the first call nothing is
+ * looked up or awaited before the command is queued for the turn's write.
  * 'varying': each call passes its own number of keys.
  */
 export function redisScript(name: string, numberOfKeys: number | 'varying', lua: string) {
@@ -79,6 +126,8 @@ export function redisScript(name: string, numberOfKeys: number | 'varying', lua:
       const command = (connection as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[name]!;
       bound = { connection, run: command.bind(connection) };
     }
-    return numberOfKeys === 'varying' ? bound.run(keys.length, ...keys, ...args) : bound.run(...keys, ...args);
+    const { run } = bound;
+    const argv = numberOfKeys === 'varying' ? [keys.length, ...keys, ...args] : [...keys, ...args];
+    return sendThisTurn(() => run(...argv));
   };
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { config } from '../../config';
 import { now } from '../clock';
 import { DomainError, throttled } from '../errors';
-import { redisScript } from '../redis';
+import { atTurnWrite, redisScript } from '../redis';
 
 export interface RateLimitState {
   limit: number;
@@ -68,10 +68,11 @@ const releaseScript = redisScript('kontorRateLimitRelease', 'varying', `for i = 
 
 /*
  * Releases not sent yet. A release is queued when a call ends, and goes with the next acquire
- * of this process (no command of its own) or, when none comes, in one command for all queued
- * before the event loop next waits for I/O (setImmediate): microseconds after the answer was
- * written, before the client can have sent another call. Within the process the order holds:
- * an acquire carries every release queued before it, applied first.
+ * of this process (no command of its own) or, when none comes, in one command for all queued,
+ * in the write of the turn's Redis commands (lib/redis atTurnWrite) before the event loop next
+ * waits for I/O: microseconds after the answer was written, before the client can have sent
+ * another call. Within the process the order holds: an acquire carries every release queued
+ * before it, applied first.
  */
 let releaseKeys: string[] = [];
 let releaseIds: string[] = [];
@@ -82,7 +83,7 @@ function queueRelease(key: string, id: string): void {
   releaseIds.push(id);
   if (flushQueued) return;
   flushQueued = true;
-  setImmediate(flushReleases);
+  atTurnWrite(flushReleases);
 }
 
 function takeReleases(): [string[], string[]] {
