@@ -488,6 +488,43 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     while (Date.now() < synced && !items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) await sleep(50);
     if (!items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) throw new Error('the items never reached every portal of the sandbox');
 
+    const sold = new Map<number, number>();
+    /** The item order n sells (round robin) and the quantity every target should reach by it. */
+    const sell = (n: number) => {
+      const stockId = items[n % itemCount]!;
+      const count = (sold.get(stockId) ?? 0) + 1;
+      sold.set(stockId, count);
+      return { stockId, sku: String(stockId), expected: initial - count };
+    };
+    const postOrder = (stockId: number) =>
+      post(`${api}/order/`, seller.token, {
+        order: { customer: { email: 'bench@example.com' }, line: [{ id: 1, quantity: 1, price: '9.90', stock_align_id: String(stockId) }] },
+      });
+    /** Resolves with the time the last target acknowledged `expected` (or less) for the item. */
+    const acknowledged = (sku: string, expected: number, postedAt: number) => {
+      const acked = new Promise<number>((resolve) => {
+        pending.set(sku, [...(pending.get(sku) ?? []), { expected, postedAt, resolve }]);
+      });
+      check(sku, Date.now());
+      return within(acked, 30000, NaN);
+    };
+
+    // Untimed warm-up at the same rate, through the API: the figures are those of a running
+    // service, not of processes whose V8 still compiles their hot paths (the web process spent
+    // about twice its later CPU per second in the first second of load). BENCH_WARMUP_SECONDS=0
+    // measures from a cold start.
+    const warmups = Math.round(rate * Number(process.env.BENCH_WARMUP_SECONDS ?? 5));
+    const warming: Promise<unknown>[] = [];
+    const warmStart = Date.now();
+    for (let n = 0; n < warmups; n++) {
+      const due = warmStart + (n * 1000) / rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+      const { stockId, sku, expected } = sell(n);
+      warming.push(postOrder(stockId).then((status) => (status === 201 ? acknowledged(sku, expected, Date.now()) : undefined)));
+    }
+    await Promise.all(warming);
+
+    const quantitiesBefore = quantityCalls;
     const callsBefore = await sandboxCalls(sandboxUrl);
     const requestsBefore = await sandboxRequests(sandboxUrl);
     const fetcher = source.kind === 'channel' ? fetchEvery(api, source.fetchIntervalMs, seller.token, shopId) : undefined;
@@ -513,7 +550,6 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     // The measured window on the monotonic clock V8's CPU profiles use (µs), to cut them to it.
     const windowFrom = process.hrtime.bigint() / 1000n;
     const orders = rate * seconds;
-    const sold = new Map<number, number>();
     const latencies: number[] = [];
     const answers: number[] = [];
     const completions: Promise<void>[] = [];
@@ -522,9 +558,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     for (let n = 0; n < orders; n++) {
       const due = started + (n * 1000) / rate;
       if (due > Date.now()) await sleep(due - Date.now());
-      const stockId = items[n % itemCount]!;
-      const count = (sold.get(stockId) ?? 0) + 1;
-      sold.set(stockId, count);
+      const { stockId, sku, expected } = sell(warmups + n);
       completions.push(
         (async () => {
           const sentAt = Date.now();
@@ -536,9 +570,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
             }
             soldAt.set(orderId, Date.now());
           } else {
-            const status = await post(`${api}/order/`, seller.token, {
-              order: { customer: { email: 'bench@example.com' }, line: [{ id: 1, quantity: 1, price: '9.90', stock_align_id: String(stockId) }] },
-            });
+            const status = await postOrder(stockId);
             if (status !== 201) {
               failed += 1;
               return;
@@ -546,12 +578,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
           }
           const postedAt = Date.now();
           answers.push(postedAt - sentAt);
-          const sku = String(stockId);
-          const acked = new Promise<number>((resolve) => {
-            pending.set(sku, [...(pending.get(sku) ?? []), { expected: initial - count, postedAt, resolve }]);
-          });
-          check(sku, Date.now());
-          const at = await within(acked, 30000, NaN);
+          const at = await acknowledged(sku, expected, postedAt);
           latencies.push(Math.max(0, at - postedAt));
         })(),
       );
@@ -576,7 +603,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const sustained = measured.length / elapsed;
     polling = false;
     await poll;
-    const pushes = quantityCalls - itemCount * targets;
+    const pushes = quantityCalls - quantitiesBefore;
     const calls = (await sandboxCalls(sandboxUrl)) - callsBefore;
     const portalRequests = (await sandboxRequests(sandboxUrl)) - requestsBefore;
     const from = source.kind === 'channel' ? 'sale at auction_a' : '201';
@@ -604,7 +631,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     process.stdout.write(
       [
         `setting: CONCURRENT_CALLS_PER_ACCOUNT=${config().concurrentCallsPerAccount} (document 1's default is 1; the bench seller has many orders in flight)`,
-        `orders: ${orders} at ${rate}/s target (posted in ${postingSeconds.toFixed(1)} s), ${failed} not 201, ${lost} not acknowledged within 30 s`,
+        `orders: ${orders} at ${rate}/s target (posted in ${postingSeconds.toFixed(1)} s, after ${warmups} untimed to warm up), ${failed} not 201, ${lost} not acknowledged within 30 s`,
         `${from} -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
         `POST order/ until its 201: p50 ${quantile(answered, 0.5).toFixed(0)} ms, p99 ${quantile(answered, 0.99).toFixed(0)} ms`,
         `sustained: ${sustained.toFixed(1)} orders/s fully acknowledged; ${pushes} quantities applied at portals (${(pushes / Math.max(1, orders)).toFixed(2)} per order) in ${calls} bulk calls (${(calls / Math.max(1, orders)).toFixed(2)} per order)`,

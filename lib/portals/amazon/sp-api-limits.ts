@@ -1,6 +1,6 @@
 import { config } from '../../../config';
 import { log } from '../../log';
-import { redis } from '../../redis';
+import { redisScript } from '../../redis';
 import { redisReady } from '../portal-rate-limit';
 import { spApiSdk } from './sp-api-sdk';
 
@@ -24,7 +24,10 @@ export function usagePlan(method: string, path: string): UsagePlan & { operation
 // A token bucket per (portal account, operation): refilled at `rate` per second up to `burst`;
 // a call takes a token, or reserves the next one (the bucket goes below zero) when the wait is
 // within max; beyond max nothing is reserved and the wait is answered negative.
-const takeToken = `
+const takeToken = redisScript(
+  'kontorSpApiToken',
+  1,
+  `
 local now = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
@@ -42,7 +45,8 @@ end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 60000)
 return wait
-`;
+`,
+);
 
 /**
  * The rate Amazon applies to this seller and operation, learned from the x-amzn-RateLimit-Limit
@@ -70,15 +74,7 @@ export async function takeSpApiToken(portalAccountId: number, method: string, pa
   try {
     await redisReady();
     wait = Number(
-      await redis().eval(
-        takeToken,
-        1,
-        `${config().queuePrefix}:spapi-rate:${portalAccountId}:${plan.operation}`,
-        String(Date.now()),
-        String(rate),
-        String(Math.max(1, plan.burst)),
-        String(maxWaitMs),
-      ),
+      await takeToken([`${config().queuePrefix}:spapi-rate:${portalAccountId}:${plan.operation}`], [Date.now(), rate, Math.max(1, plan.burst), maxWaitMs]),
     );
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'SP-API rate limit not available; calling without it');
