@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../db/prepared';
 
 /** The account's running numbers: order numbers, invoice numbers and customer numbers. */
 export type CounterKind = 'order' | 'invoice' | 'customer';
@@ -18,12 +19,14 @@ export const counterRepository = {
    * takes the counter's lock, for a batch that reserves later under it).
    */
   async take(trx: Knex.Transaction, accountId: number, kind: CounterKind, count: number): Promise<number> {
-    const result = await trx.raw(
-      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
+    const result = await trx
+      .raw(
+        `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
        ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + ?
        RETURNING last_value`,
-      [accountId, kind, count, count],
-    );
+        [accountId, kind, count, count],
+      )
+      .options(prepared);
     return Number((result.rows as { last_value: string }[])[0]!.last_value) - count + 1;
   },
 };

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../db/prepared';
 
 /** One row of cia_portal_state. */
 export interface CiaStateRow {
@@ -40,6 +41,20 @@ export interface PushTarget {
   portalAccountId: number;
 }
 
+/** The columns of a cia_portal_state row (CiaStateRow and what a push records). */
+const stateColumns = [
+  'id',
+  'account_id',
+  'stock_id',
+  'portal',
+  'portal_account_id',
+  'desired_quantity',
+  'desired_seq',
+  'acked_quantity',
+  'acked_seq',
+  'refused_seq',
+] as const;
+
 /** SQL of the cross-channel quantity adjustment; every query is scoped by the account. */
 export const ciaRepository = {
   /**
@@ -47,10 +62,12 @@ export const ciaRepository = {
    * taking the locks in id order: adjustments of overlapping sets of items never deadlock.
    */
   async lockItems(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
-    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('cia:' || ? || ':' || t.id, 0)) FROM (SELECT DISTINCT unnest(?::int[]) AS id ORDER BY 1) t", [
-      accountId,
-      stockIds,
-    ]);
+    await trx
+      .raw("SELECT pg_advisory_xact_lock(hashtextextended('cia:' || ? || ':' || t.id, 0)) FROM (SELECT DISTINCT unnest(?::int[]) AS id ORDER BY 1) t", [
+        accountId,
+        stockIds,
+      ])
+      .options(prepared);
   },
 
   /**
@@ -58,11 +75,9 @@ export const ciaRepository = {
    * older quantity never arrives after a newer one.
    */
   async lockTarget(trx: Knex.Transaction, accountId: number, target: PushTarget): Promise<void> {
-    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('cia-push:' || ? || ':' || ? || ':' || ?, 0))", [
-      accountId,
-      target.portal,
-      target.portalAccountId,
-    ]);
+    await trx
+      .raw("SELECT pg_advisory_xact_lock(hashtextextended('cia-push:' || ? || ':' || ? || ':' || ?, 0))", [accountId, target.portal, target.portalAccountId])
+      .options(prepared);
   },
 
   /**
@@ -71,8 +86,9 @@ export const ciaRepository = {
    * id order (a push locks those of one target): an adjustment and a push never deadlock.
    */
   async statesAndAccounts(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<{ states: CiaStateRow[]; accounts: PortalAccountRef[] }> {
-    const { rows } = (await trx.raw(
-      `
+    const { rows } = (await trx
+      .raw(
+        `
       SELECT
         (SELECT coalesce(json_agg(a ORDER BY a.id), '[]') FROM (
           SELECT id, platform, is_default FROM portal_account WHERE account_id = ?) a) AS accounts,
@@ -80,8 +96,9 @@ export const ciaRepository = {
           SELECT id::text AS id, account_id, stock_id, portal, portal_account_id, desired_quantity, desired_seq::text AS desired_seq,
                  acked_quantity, acked_seq::text AS acked_seq, refused_seq::text AS refused_seq
           FROM cia_portal_state WHERE account_id = ? AND stock_id = ANY(?::int[]) ORDER BY id FOR UPDATE) s) AS states`,
-      [accountId, accountId, stockIds],
-    )) as { rows: { accounts: PortalAccountRef[]; states: CiaStateRow[] }[] };
+        [accountId, accountId, stockIds],
+      )
+      .options(prepared)) as { rows: { accounts: PortalAccountRef[]; states: CiaStateRow[] }[] };
     return rows[0]!;
   },
 
@@ -139,11 +156,12 @@ export const ciaRepository = {
       .leftJoin('stock as st', function () {
         this.on('st.id', 's.stock_id').andOn('st.account_id', 's.account_id');
       })
-      .select('s.*', 'st.sku', knex.raw('st.data -> ? AS grp', [target.portal]))
+      .select(...stateColumns.map((c) => `s.${c}`), 'st.sku', knex.raw('st.data -> ? AS grp', [target.portal]))
       .where({ 's.account_id': accountId, 's.portal': target.portal, 's.portal_account_id': target.portalAccountId })
       .whereRaw('s.acked_seq < s.desired_seq AND s.refused_seq < s.desired_seq')
       .orderBy('s.stock_id')
-      .limit(limit);
+      .limit(limit)
+      .options(prepared);
   },
 
   /**
@@ -166,15 +184,16 @@ export const ciaRepository = {
    * state of the batch (`sent`) in id order; a state never moves back to an older sequence.
    */
   async ack(trx: Knex.Transaction, accountId: number, sent: CiaStateRow[], acked: CiaStateRow[]): Promise<void> {
-    const values = acked.length > 0 ? acked.map(() => '(?::bigint, ?::bigint, ?::integer)').join(', ') : '(NULL::bigint, NULL::bigint, NULL::integer)';
-    await trx.raw(
-      `
+    await trx
+      .raw(
+        `
       WITH locked AS MATERIALIZED (SELECT id FROM cia_portal_state WHERE account_id = ? AND id = ANY(?::bigint[]) ORDER BY id FOR UPDATE)
       UPDATE cia_portal_state s SET acked_seq = v.seq, acked_quantity = v.quantity, acked_at = now(), last_error = NULL
-      FROM (VALUES ${values}) AS v(id, seq, quantity)
+      FROM unnest(?::bigint[], ?::bigint[], ?::integer[]) AS v(id, seq, quantity)
       WHERE s.id = v.id AND s.acked_seq < v.seq AND s.id IN (SELECT id FROM locked)`,
-      [accountId, sent.map((s) => s.id), ...acked.flatMap((s) => [s.id, s.desired_seq, s.desired_quantity])],
-    );
+        [accountId, sent.map((s) => s.id), acked.map((s) => s.id), acked.map((s) => s.desired_seq), acked.map((s) => s.desired_quantity)],
+      )
+      .options(prepared);
   },
 
   /** The portal refused the item's quantity at this sequence: not sent again until it changes. */

@@ -7,6 +7,7 @@ import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { CustomerRow, customerToApi, customerType } from './customer.type';
+import { prepared } from '../db/prepared';
 
 /** Contact fields a customer takes from an order. */
 export interface CustomerContact {
@@ -101,9 +102,10 @@ export const customerRepository = {
     const rows = (await trx('customer')
       .select('internal_id', 'number', 'shop_username', 'updated_at', ...contactColumns)
       .where('account_id', accountId)
-      .where((q) => q.whereIn('number', numbers).orWhereRaw('lower(email) = ANY(?::text[])', [emails]))
+      .where((q) => q.whereRaw('number = ANY(?::text[])', [numbers]).orWhereRaw('lower(email) = ANY(?::text[])', [emails]))
       .orderBy('internal_id')
-      .forUpdate()) as StoredContact[];
+      .forUpdate()
+      .options(prepared)) as StoredContact[];
     return rows.map((r) => ({ ...r, internal_id: String(r.internal_id) }));
   },
 

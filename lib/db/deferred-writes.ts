@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from './prepared';
 
 /**
  * Writes of one transaction whose results nobody reads before it commits, sent together at its
@@ -12,6 +13,9 @@ import type { Knex } from 'knex';
  * and nothing may read what they write before flush. A refused write fails the flush, which is
  * part of the same transaction: it rolls back like the write would have.
  */
+/** Bindings of the largest deferred statement that is prepared (a single order of a few lines). */
+const maxPreparedBindings = 100;
+
 export class DeferredWrites {
   private statements: { sql: string; bindings: readonly Knex.RawBinding[] }[] = [];
 
@@ -32,9 +36,9 @@ export class DeferredWrites {
     this.statements = [];
     if (statements.length === 0) return;
     const sql = statements.length === 1 ? statements[0]!.sql : `WITH ${statements.map((s, i) => `w${i} AS (${s.sql})`).join(', ')} SELECT 1`;
-    await trx.raw(
-      sql,
-      statements.flatMap((s) => s.bindings),
-    );
+    const bindings = statements.flatMap((s) => s.bindings);
+    // One order's writes come in a few shapes: prepared. A batch's lists make a new text per size: not.
+    const query = trx.raw(sql, bindings);
+    await (bindings.length <= maxPreparedBindings ? query.options(prepared) : query);
   }
 }

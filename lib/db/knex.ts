@@ -1,6 +1,8 @@
 import knexFactory, { Knex } from 'knex';
 import { config } from '../../config';
+import type { Client } from 'pg';
 import { stopChangeNotices } from './change-notices';
+import { namePreparedStatements } from './prepared';
 
 let shared: Knex | undefined;
 
@@ -11,7 +13,14 @@ export function createKnex(connectionString: string, poolMax = config().database
     // A server that does not answer (not even a refusal) fails a new connection after 5 s: a
     // 503 for the request, not one that waits for the pool's 10 s.
     connection: { connectionString, connectionTimeoutMillis: 5000 },
-    pool: { min: 0, max: poolMax },
+    pool: {
+      min: 0,
+      max: poolMax,
+      afterCreate: (connection: Client, done: (err: Error | null, connection: Client) => void) => {
+        namePreparedStatements(connection);
+        done(null, connection);
+      },
+    },
     // Ask for a connection briefly: a request waiting longer is better answered with an error.
     acquireConnectionTimeout: 10000,
   });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../db/prepared';
 
 /** An outbox row as the relay reads it. */
 export interface OutboxRow {
@@ -28,13 +29,15 @@ export const outboxRepository = {
    * back when the jobs cannot be added.
    */
   async takePending(trx: Knex.Transaction, limit: number): Promise<OutboxRow[]> {
-    const { rows } = (await trx.raw(
-      `
+    const { rows } = (await trx
+      .raw(
+        `
       UPDATE outbox SET relayed_at = now()
       WHERE id IN (SELECT id FROM outbox WHERE relayed_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
       RETURNING id, job_id, account_id, queue, job_name, payload`,
-      [limit],
-    )) as { rows: OutboxRow[] };
+        [limit],
+      )
+      .options(prepared)) as { rows: OutboxRow[] };
     return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   },
 
@@ -62,10 +65,12 @@ export const outboxRepository = {
    */
   async markCarried(trx: Knex.Transaction, carried: { id: string; as: string | null }[]): Promise<void> {
     if (carried.length === 0) return;
-    await trx.raw(`UPDATE outbox o SET relayed_as = nullif(v.relayed_as, '') FROM unnest(?::bigint[], ?::text[]) AS v(id, relayed_as) WHERE o.id = v.id`, [
-      carried.map((c) => c.id),
-      carried.map((c) => c.as ?? ''),
-    ]);
+    await trx
+      .raw(`UPDATE outbox o SET relayed_as = nullif(v.relayed_as, '') FROM unnest(?::bigint[], ?::text[]) AS v(id, relayed_as) WHERE o.id = v.id`, [
+        carried.map((c) => c.id),
+        carried.map((c) => c.as ?? ''),
+      ])
+      .options(prepared);
   },
 
   /** Keeps a job's progress in its row's payload (what a job re-added after a Redis loss resumes from). */

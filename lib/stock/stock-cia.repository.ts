@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { CiaPortal, ciaPortals } from '../portals/portal.registry';
 import { CiaInput, CiaPortalSetting, LoadCiaInput, LoadCiaInputs } from './cia-input';
+import { prepared } from '../db/prepared';
 
 interface CiaRow {
   id: number;
@@ -45,7 +46,8 @@ export const loadCiaInputs: LoadCiaInputs = async (knex: Knex, accountId: number
       ),
     )
     .where('account_id', accountId)
-    .whereIn('id', stockIds)) as CiaRow[];
+    .whereRaw('id = ANY(?::int[])', [stockIds])
+    .options(prepared)) as CiaRow[];
   const mains = rows.filter((r) => r.variation_type === 'main').map((r) => r.id);
   const variants =
     mains.length > 0

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { ambiguous } from '../errors';
+import { prepared } from '../db/prepared';
 
 /** The largest id an integer column holds; a longer number cannot be a stock id. */
 const maxId = 2147483647;
@@ -92,9 +93,11 @@ export async function matchStockRefs(knex: Knex | Knex.Transaction, accountId: n
       .select('id', ...[...values.keys()].filter((c) => c !== 'id'))
       .where('account_id', accountId)
       .where((any) => {
-        for (const [column, set] of values) any.orWhereIn(column, [...set]);
+        // Arrays, not lists of placeholders: one statement text per set of columns (prepared).
+        for (const [column, set] of values) any.orWhereRaw(`?? = ANY(?::${column === 'id' ? 'int' : 'text'}[])`, [column, [...set].map(String)]);
       })
-      .orderBy('id')) as Record<string, unknown>[];
+      .orderBy('id')
+      .options(prepared)) as Record<string, unknown>[];
   }
   const result = new Map<string, number[]>();
   for (const [ref, matches] of wanted) {

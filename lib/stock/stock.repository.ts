@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
+import { prepared } from '../db/prepared';
 
 export interface StockRow {
   id: number;
@@ -143,8 +144,9 @@ export const stockRepository = {
    */
   async lockForQuantityChange(trx: Knex.Transaction, accountId: number, ids: number[]): Promise<QuantityRow[]> {
     if (ids.length === 0) return [];
-    const { rows } = (await trx.raw(
-      `WITH items AS (SELECT unnest(?::int[]) AS id),
+    const { rows } = (await trx
+      .raw(
+        `WITH items AS (SELECT unnest(?::int[]) AS id),
             subs AS (SELECT sub_id AS id FROM stock_set WHERE account_id = ? AND main_id IN (SELECT id FROM items)),
             wanted AS (
               SELECT id FROM items
@@ -157,8 +159,9 @@ export const stockRepository = {
        FROM stock s WHERE s.account_id = ? AND s.id IN (SELECT id FROM wanted)
        ORDER BY s.set_type = 'main' DESC, s.id
        FOR UPDATE OF s`,
-      [ids, accountId, accountId, accountId, accountId],
-    )) as { rows: QuantityRow[] };
+        [ids, accountId, accountId, accountId, accountId],
+      )
+      .options(prepared)) as { rows: QuantityRow[] };
     return rows;
   },
 
