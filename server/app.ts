@@ -11,7 +11,7 @@ import type { Endpoint } from '../lib/http/endpoint';
 import { endpoints } from './routes';
 import { authorizePage } from './routes/authorize';
 import { httpMetrics } from '../lib/operator/metrics';
-import { operatorRouter } from '../lib/operator/operator.router';
+import { healthRouter, operatorRouter } from '../lib/operator/operator.router';
 
 /** The Express app: conventions of document 1 around the declared endpoints (tests may add some). */
 export function createApp(extra: Endpoint[] = []): express.Express {
@@ -20,10 +20,11 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   app.set('query parser', parseQuery);
   app.set('trust proxy', 'loopback');
   app.use(requestContext, standardHeaders);
-  // Operator pages (health, queue dashboard, metrics) sit outside the API and its envelope.
+  // Operator pages (health, queue dashboard, metrics) sit outside the API and its envelope; an
+  // API call passes them by their prefix without walking their routes.
   app.use(httpMetrics);
-  app.use('/operator', pageHeaders);
-  app.use(operatorRouter());
+  app.use('/health', healthRouter());
+  app.use('/operator', pageHeaders, operatorRouter());
   // Bodies are read raw and decoded by the framework: media types and charsets real clients send
   // (application/json encoding=utf-8, ISO-8859-15) are beyond express.json().
   app.use(express.raw({ type: () => true, limit: config().bodyLimitBytes }));
@@ -32,7 +33,11 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   mountEndpoints(api, [...endpoints, ...extra]);
   api.use(docsRouter([...endpoints, ...extra]));
   api.use('/authorize.php', noCors, authorizePageHeaders, authorizePage());
-  for (const version of versions) app.use(`/${version}`, api);
+  // One layer for every version prefix: a call is matched against them once, not layer by layer.
+  app.use(
+    versions.map((version) => `/${version}`),
+    api,
+  );
   app.use('/', api);
 
   app.use((req: Request, res: Response) => sendError(req, res, domainError('unknown_path', `${req.path} is not an endpoint of this service`)));

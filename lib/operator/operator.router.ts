@@ -10,28 +10,33 @@ import { metricsRegistry } from './metrics';
 import { allMetrics } from './metrics-push';
 import { operatorAuth } from './operator-auth';
 
-/**
- * Operator pages beside the API: liveness and readiness (open, no data), the queue dashboard
- * and Prometheus metrics (behind the operator credentials).
- */
-export function operatorRouter(): express.Router {
+/** Liveness and readiness (open, no data), mounted at /health. */
+export function healthRouter(): express.Router {
   const router = express.Router();
-  router.get('/health/live', (_req, res) => {
+  router.get('/live', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  router.get('/health/ready', async (_req, res) => {
+  router.get('/ready', async (_req, res) => {
     const state = await readiness();
     if (!state.ready) res.set('Retry-After', '5');
     res.status(state.ready ? 200 : 503).json(state);
   });
+  return router;
+}
 
-  router.get('/operator/metrics', operatorAuth, async (_req, res) => {
+/**
+ * Operator pages beside the API, mounted at /operator: the queue dashboard and Prometheus
+ * metrics (behind the operator credentials).
+ */
+export function operatorRouter(): express.Router {
+  const router = express.Router();
+  router.get('/metrics', operatorAuth, async (_req, res) => {
     res.set('Content-Type', metricsRegistry.contentType).send(await allMetrics(metricsRegistry, processRegistry));
   });
 
   const board = new ExpressAdapter();
   board.setBasePath('/operator/queues');
   createBullBoard({ queues: (Object.keys(queueNames) as QueueName[]).map((name) => new BullMQAdapter(queues().get(name))), serverAdapter: board });
-  router.use('/operator/queues', operatorAuth, board.getRouter() as express.Router);
+  router.use('/queues', operatorAuth, board.getRouter() as express.Router);
   return router;
 }
