@@ -8,7 +8,8 @@ import { secretHash } from '../../lib/auth/secret';
 import { changesSettled } from '../../lib/db/change-notices';
 import { createKnex, db, Knex } from '../../lib/db/knex';
 import { endpoint, ok } from '../../lib/http/endpoint';
-import { createRedis } from '../../lib/redis';
+import { acquire } from '../../lib/http/rate-limit';
+import { createRedis, redis } from '../../lib/redis';
 import { createApp } from '../../server/app';
 import { call, newSeller, Seller } from '../support/api';
 import { kontor } from '../support/cli';
@@ -114,6 +115,12 @@ describe('read path: memory that follows the database', () => {
   });
 });
 
+/** The parts of a socket a corked write goes through (stream.Writable). */
+interface Writes {
+  _write: (...args: [unknown, BufferEncoding, (err?: Error | null) => void]) => void;
+  _writev: (...args: [{ chunk: unknown }[], (err?: Error | null) => void]) => void;
+}
+
 describe('read path: round trips of a request', () => {
   let monitor: Redis;
   let seen: { args: string[]; source: string }[] = [];
@@ -156,6 +163,33 @@ describe('read path: round trips of a request', () => {
     expect(acquire!.some((a) => rateKey.test(a))).to.equal(true);
     expect(acquire).to.include(`${config().queuePrefix}:calls:${seller.id}`);
     expect(release).to.include(`${config().queuePrefix}:calls:${seller.id}`);
+  });
+
+  it('when several calls acquire in one turn of the event loop, then their rate-limit scripts leave in one socket write', async () => {
+    const accounts = [900001, 900002, 900003];
+    (await acquire(accounts[0]!, 10)).release(); // binds the script to the connection
+    await new Promise((resolve) => setImmediate(resolve));
+    const socket = redis().stream as unknown as Writes;
+    const writes: number[] = [];
+    const [write, writev] = [socket._write, socket._writev];
+    socket._write = function (this: Writes, ...args) {
+      writes.push(1);
+      return write.apply(this, args);
+    };
+    socket._writev = function (this: Writes, ...args) {
+      writes.push(args[0].length);
+      return writev.apply(this, args);
+    };
+    try {
+      const calls = await Promise.all(accounts.map((id) => acquire(id, 10)));
+      calls.forEach((c) => c.release());
+      expect(calls.every((c) => c.state !== null)).to.equal(true);
+    } finally {
+      socket._write = write;
+      socket._writev = writev;
+    }
+    expect(writes).to.have.length(1);
+    expect(writes[0]).to.be.at.least(3);
   });
 
   it('when a client gives up on a call while it runs, then the call stays in flight until its handler ends, and the next call passes after', async () => {
