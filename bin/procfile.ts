@@ -8,7 +8,7 @@ import path from 'node:path';
 /** A line `name: node [node flags] dist/<entry>.js [arguments]`. */
 export interface ProcfileProcess {
   name: string;
-  /** Node's own flags (--max-semi-space-size=8). */
+  /** Node's own flags (--max-semi-space-size=8 --heap-growing-percent=50). */
   flags: string[];
   /** The entry without dist/ and .js: server/index. */
   entry: string;

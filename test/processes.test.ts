@@ -151,12 +151,19 @@ describe('processes (Procfile lines)', function () {
     });
   }
 
-  it('when the Procfile is read, then every line runs an entry of the source, the service with a smaller young generation', () => {
+  it('when the Procfile is read, then every line runs an entry of the source, the service with a smaller young generation and a slower-growing old one', () => {
     const lines = procfileProcesses(root);
     expect(lines.map((l) => l.name)).to.deep.equal(['release', 'web', 'cia', 'portal_upload', 'bank', 'mail', 'events', 'scheduler', 'sandbox']);
     for (const line of lines) expect(fs.existsSync(path.join(root, `${line.entry}.ts`)), line.entry).to.equal(true);
     const service = lines.filter((l) => !['release', 'sandbox'].includes(l.name));
-    for (const line of service) expect(nodeArgs(line, true), line.name).to.deep.equal(['--max-semi-space-size=8', '--require', 'tsx/cjs', `${line.entry}.ts`]);
+    for (const line of service)
+      expect(nodeArgs(line, true), line.name).to.deep.equal([
+        '--max-semi-space-size=8',
+        '--heap-growing-percent=50',
+        '--require',
+        'tsx/cjs',
+        `${line.entry}.ts`,
+      ]);
     expect(nodeArgs(lines[0]!, false)).to.deep.equal(['dist/bin/cli.js', 'migrate']);
   });
 
