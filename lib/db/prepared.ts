@@ -3,8 +3,8 @@ import type { Client, QueryConfig } from 'pg';
 
 /**
  * Marks a statement of the hot paths as prepared: `query.options(prepared)`. Postgres then parses
- * and plans it once per connection (a generic plan after its first five runs) instead of on every
- * call. Under the fleet bench, planning was 35% of the time Postgres spent in statements
+ * it once per connection instead of on every call, and plans it once too where, after its first
+ * five runs, it judges the generic plan no dearer than the custom ones. Under the fleet bench, planning was 35% of the time Postgres spent in statements
  * (pg_stat_statements with track_planning; bench/RESULTS.md), for statements whose execution
  * takes less time than their plan.
  *
