@@ -1,5 +1,7 @@
 import { db } from '../db/knex';
-import type { JobPayloads } from '../queue/jobs';
+import { withRequestId } from '../log';
+import type { JobPayloads, MergedPart } from '../queue/jobs';
+import type { MergedResult } from '../queue/merged-jobs';
 import { addToOutbox } from '../queue/outbox';
 import { conditionsHold } from './event-condition';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
@@ -29,6 +31,26 @@ export async function dispatchEvent(eventId: string, event: JobPayloads['event.e
   const handlers = await eventHandlerRepository.activeFor(event.accountId, event.section, event.type);
   if (handlers.length === 0) return { runs: [], skipped: [] };
   return dispatchTo(handlers, eventId, event, occurredAt);
+}
+
+/**
+ * event.emit_many: each part dispatched as its own event.emit would be (its row's job id is the
+ * event id, its result the part's), the handlers of each section and type read once: an account
+ * without handlers of a type costs one query for the whole job.
+ */
+export async function dispatchEventParts(parts: MergedPart<JobPayloads['event.emit']>[], occurredAt: Date): Promise<MergedResult> {
+  const outcome: MergedResult = { parts: {} };
+  const handlersOf = new Map<string, Promise<EventHandlerRow[]>>();
+  for (const { jobId, data } of parts) {
+    const key = `${data.accountId} ${data.section} ${data.type}`;
+    if (!handlersOf.has(key)) handlersOf.set(key, eventHandlerRepository.activeFor(data.accountId, data.section, data.type));
+    const handlers = await handlersOf.get(key)!;
+    // Under the request that queued the part, as the worker runs a job of its own: its runs and their deliveries carry it.
+    const result =
+      handlers.length === 0 ? { runs: [], skipped: [] } : await withRequestId(data.request_id, () => dispatchTo(handlers, jobId, data, occurredAt));
+    outcome.parts[jobId] = { state: 'completed', result };
+  }
+  return outcome;
 }
 
 /** What event.emit_batch did, per record (record_id names it). */

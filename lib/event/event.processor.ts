@@ -1,11 +1,12 @@
 import { defineProcessors } from '../queue/processors';
-import { dispatchEvent, dispatchEventBatch } from './event-dispatch.service';
+import { dispatchEvent, dispatchEventBatch, dispatchEventParts } from './event-dispatch.service';
 import { runEventHandler } from './event-run.service';
 import { redeliver } from './webhook-delivery.service';
 
 /** The processors of the events queue by job name (workers/events.ts). */
 export const eventProcessors = defineProcessors('events', {
   'event.emit': (data, job) => dispatchEvent(String(job.id), data, new Date(job.timestamp)),
+  'event.emit_many': (data, job) => dispatchEventParts(data.parts, new Date(job.timestamp)),
   'event.emit_batch': (data, job) => dispatchEventBatch(String(job.id), data, new Date(job.timestamp)),
   'event.run': (data, job) => runEventHandler(String(job.id), data),
   'event.redeliver': (data) => redeliver(data),

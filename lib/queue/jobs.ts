@@ -18,6 +18,12 @@ export interface JobPayloads {
   /** A domain event (order created, paid, ...); events worker runs the matching handlers. */
   'event.emit': { accountId: number; section: string; type: string; recordId: string; data?: Record<string, unknown> };
   /**
+   * Several event.emit outbox rows of one account that one relay pass took, as one job (never
+   * written to the outbox; lib/queue/merged-jobs.ts): each part dispatched as its own event.emit,
+   * under its row's job id as event id, and given its own final state.
+   */
+  'event.emit_many': { accountId: number; parts: MergedPart<JobPayloads['event.emit']>[] };
+  /**
    * The same event for many records of a section (a bulk payment: one row per batch and type
    * instead of one per order); the events worker dispatches each record as an event.emit, with
    * the event id `${jobId}-${recordId}`. Only sections whose record is read back (no data).
@@ -132,6 +138,7 @@ export const jobQueues = {
   'cia.adjust': 'cia',
   'cia.adjust_many': 'cia',
   'event.emit': 'events',
+  'event.emit_many': 'events',
   'event.emit_batch': 'events',
   'portal.set_quantity': 'portal_upload',
   'portal.upload': 'portal_upload',

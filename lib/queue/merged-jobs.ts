@@ -3,7 +3,7 @@
  * job name that a relay pass takes together become one job of the merged name (jobs.ts). Each
  * BullMQ job costs its own scripts and stream events in Redis and its own pass through the
  * worker; at a sale rate of tens per second the cia.adjust of each sale was most of the cia
- * queue's work. Each row stays a job of its own for the outbox: its part of the merged job
+ * queue's work, and its event.emit (order created) one BullMQ add of the relay per sale. Each row stays a job of its own for the outbox: its part of the merged job
  * carries its job id, gets its own final state (the processor answers one outcome per part),
  * and its row names the merged job (relayed_as) for GET job/{job_id}/ and the repair sweep.
  */
@@ -15,7 +15,7 @@ import { jobOptions } from './job-options';
 import type { QueueName } from './queues';
 
 /** Mergeable job name -> the job that carries several of them. */
-export const mergedJobs: Partial<Record<JobName, JobName>> = { 'cia.adjust': 'cia.adjust_many' };
+export const mergedJobs: Partial<Record<JobName, JobName>> = { 'cia.adjust': 'cia.adjust_many', 'event.emit': 'event.emit_many' };
 
 /** Most parts in one merged job: a retry redoes every part. */
 export const maxParts = 100;

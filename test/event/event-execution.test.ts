@@ -6,6 +6,7 @@ import { db } from '../../lib/db/knex';
 import { dispatchEvent } from '../../lib/event/event-dispatch.service';
 import { eventProcessors } from '../../lib/event/event.processor';
 import { closeMailer } from '../../lib/mail/mailer';
+import { mergedJobId } from '../../lib/queue/merged-jobs';
 import { addToOutbox } from '../../lib/queue/outbox';
 import { closeQueues } from '../../lib/queue/queue.registry';
 import { call, newSeller, Seller } from '../support/api';
@@ -285,6 +286,44 @@ describe('event execution (events worker)', function () {
     const delivery = await waitFor(async () => received.find((r) => r.path === `/ok/twice-${seller.id}`), 'the customer notification');
     // A numeric customer number is an integer, as GET admin/customer/ answers it.
     expect(JSON.parse(delivery.body)).to.deep.include({ event: { section: 'customer', type: 'created' }, customer_id: 424242, handler_id: handler.id });
+  });
+
+  it('when one relay pass takes several event.emit rows of an account, then one event.emit_many carries them and each row gets its own runs and result', async () => {
+    const seller = await newSeller();
+    // Orders created before the handler: their own events find no handler.
+    const orders = [await createOrder(seller), await createOrder(seller)];
+    await waitFor(async () => {
+      const pending = await db()('outbox').where({ account_id: seller.id, job_name: 'event.emit' }).whereNull('state');
+      return pending.length === 0 ? true : undefined;
+    }, 'the orders own events dispatched');
+    const path = `/ok/merged-${seller.id}`;
+    const handler = await createHandler(seller, notification(`${base}${path}`));
+    const jobIds = await db().transaction(async (trx) => {
+      const ids: string[] = [];
+      for (const recordId of orders)
+        ids.push(await addToOutbox(trx, seller.id, 'event.emit', { accountId: seller.id, section: 'order', type: 'created', recordId }));
+      return ids;
+    });
+
+    const deliveries = await waitFor(async () => {
+      const found = received.filter((r) => r.path === path);
+      return found.length === 2 ? found : undefined;
+    }, 'both notifications');
+    expect(deliveries.map((d) => (JSON.parse(d.body) as { order_id: string }).order_id).sort()).to.deep.equal([...orders].sort());
+    const rows = (await db()('outbox').whereIn('job_id', jobIds).orderBy('id').select('relayed_as')) as { relayed_as: string | null }[];
+    expect(rows.map((r) => r.relayed_as)).to.deep.equal([mergedJobId(jobIds), mergedJobId(jobIds)]);
+    for (const jobId of jobIds) {
+      const job = await finalJob(seller, jobId);
+      expect(job.state).to.equal('completed');
+      const runs = (job.result as { runs: { handler_id: number; job_id: string }[] }).runs;
+      expect(runs.map((r) => r.handler_id)).to.deep.equal([handler.id]);
+      // The row's job id is the event id: a re-run of the part finds its run and queues none.
+      expect(
+        (await dispatchEvent(jobId, { accountId: seller.id, section: 'order', type: 'created', recordId: orders[jobIds.indexOf(jobId)]! }, new Date())).runs,
+      ).to.deep.equal(runs);
+    }
+    const runRows = await db()('outbox').where({ account_id: seller.id, job_name: 'event.run' });
+    expect(runRows).to.have.length(2);
   });
 
   it("when a customer is created, then the notification names customer_id and user_id with the JSON type and value the API's own GET answers give", async () => {

@@ -10,9 +10,9 @@ export interface EventsWorker {
   stop(): Promise<void>;
 }
 
-/** Quick cadences (relay poll 100 ms, sweep every 50 ms, no repair or prune timers) so tests wait little. */
+/** Quick cadences (relay poll 100 ms, sweep every 50 ms, no repair or prune timers) so tests wait little; the relay merges rows as workers/run.ts's does. */
 export async function startEventsWorker(): Promise<EventsWorker> {
-  const relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
+  const relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0, merge: true });
   await relay.start();
   const worker = await startWorker('events', eventProcessors, { skipEvictionCheck: true, registerShutdown: false, concurrency: 4 });
   const sweeper = new WebhookSweeper({ everyMs: 50, pruneEveryMs: 0 });
