@@ -2,7 +2,7 @@
  * The sale-to-every-channel loop: items listed on 9 portal targets of the sandbox (8 portals,
  * market_d on two portal accounts); orders posted at a steady rate through the API; for each
  * order, the time from its 201 until the last portal acknowledged the new quantity (or a newer
- * one). The web process (the API), the cia and portal_upload workers and the sandbox run as their
+ * one). The web process (the API), the cia, portal_upload and events workers and the sandbox run as their
  * own processes, as in production, so that each one's CPU and memory are its own; this process
  * generates the load (and serves the setup calls, idle during the run). Baseline in the same run:
  * BullMQ alone (no-op jobs on the same Redis).
@@ -405,7 +405,9 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     CONCURRENT_CALLS_PER_ACCOUNT: String(benchConcurrentCalls),
   });
   const api = `http://127.0.0.1:${apiPort}/v1.1`;
-  const children = [sandbox, spawnProcess('cia', env), spawnProcess('portal_upload', env), web];
+  // The events worker too: every sale emits order created, which production's events worker dispatches.
+  const workers = { cia: spawnProcess('cia', env), portal_upload: spawnProcess('portal_upload', env), events: spawnProcess('events', env) };
+  const children = [sandbox, ...Object.values(workers), web];
   let polling = true;
   try {
     const seller = await benchSeller();
@@ -553,13 +555,14 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const processes = {
       web: [web.pid!],
       load: [process.pid],
-      cia: [children[1]!.pid!],
-      portal_upload: [children[2]!.pid!],
+      cia: [workers.cia.pid!],
+      portal_upload: [workers.portal_upload.pid!],
+      events: [workers.events.pid!],
       sandbox: [sandbox.pid!],
       postgres: await benchBackends(),
       redis: pidsNamed('redis-server'),
     };
-    const counted = { web, cia: children[1]!, portal_upload: children[2]! };
+    const counted = { web, ...workers };
     const tripsBefore = await callsOf(counted);
     const cpuBefore = cpuSeconds(processes);
     const runStart = new Date();
@@ -610,7 +613,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const cpuAfter = cpuSeconds(processes);
     const windowTo = process.hrtime.bigint() / 1000n;
     const tripsAfter = await callsOf(counted);
-    const rss = (['web', 'cia', 'portal_upload', 'sandbox', 'load'] as const).map((name) => `${name} ${peakRssMb(processes[name][0]!).toFixed(0)}`);
+    const rss = (['web', 'cia', 'portal_upload', 'events', 'sandbox', 'load'] as const).map((name) => `${name} ${peakRssMb(processes[name][0]!).toFixed(0)}`);
     const cpuPerOrder = Object.entries(cpuAfter).map(([name, seconds]) => `${name} ${(((seconds - (cpuBefore[name] ?? 0)) * 1000) / orders).toFixed(1)}`);
     const cpuTotal = Object.entries(cpuAfter).reduce((sum, [name, seconds]) => sum + seconds - (cpuBefore[name] ?? 0), 0);
     // Kontor's share: what the load generator and the sandbox (the portals' stand-in) spend is not the service's.
@@ -664,7 +667,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
         `round trips per order answered 201: ${callsPerOrder(tripsBefore, tripsAfter, Math.max(1, orders - failed)).join('; ')}`,
         ...(process.env.BENCH_CPU_PROFILE_DIR
           ? [
-              `profile window (µs, monotonic): ${windowFrom}..${windowTo}; pids web ${web.pid}, cia ${children[1]!.pid}, portal_upload ${children[2]!.pid}, sandbox ${sandbox.pid}`,
+              `profile window (µs, monotonic): ${windowFrom}..${windowTo}; pids web ${web.pid}, cia ${workers.cia.pid}, portal_upload ${workers.portal_upload.pid}, events ${workers.events.pid}, sandbox ${sandbox.pid}`,
             ]
           : []),
         `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
