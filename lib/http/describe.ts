@@ -5,7 +5,7 @@ export interface Description {
   type?: string;
   keys?: Record<string, Description>;
   items?: Description[];
-  metas?: { access?: string }[];
+  metas?: { access?: string; nullIsAbsent?: boolean }[];
   flags?: { presence?: string };
 }
 

@@ -60,11 +60,52 @@ export interface PortalAccountMention {
   id: number;
 }
 
+/** Where, under a type, a field marked absentWhenNull (lib/http/schema) can be: per keys, the fields to look at. */
+type NullField = { key: string; child: Description; absentWhenNull: boolean };
+const nullFieldsOf = new WeakMap<Record<string, Description>, NullField[]>();
+
+const marked = (d: Description) => d.metas?.some((m) => m.nullIsAbsent === true) ?? false;
+
+function nullFields(keys: Record<string, Description>): NullField[] {
+  let fields = nullFieldsOf.get(keys);
+  if (!fields) {
+    fields = Object.entries(keys)
+      .map(([key, child]) => ({ key, child, absentWhenNull: marked(child) }))
+      .filter((f) => f.absentWhenNull || mayHoldMarked(f.child));
+    nullFieldsOf.set(keys, fields);
+  }
+  return fields;
+}
+
+function mayHoldMarked(d: Description): boolean {
+  const keys = d.keys ?? d.items?.[0]?.keys;
+  return keys ? nullFields(keys).length > 0 : false;
+}
+
+/** Drops the nulls of fields marked absentWhenNull, in place, as the value is walked along the type. */
+function dropAbsentNulls(description: Description, value: unknown): void {
+  if (value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    const item = description.items?.[0];
+    if (item) for (const v of value) dropAbsentNulls(item, v);
+    return;
+  }
+  const keys = description.keys ?? description.items?.[0]?.keys;
+  if (!keys) return;
+  const record = value as Record<string, unknown>;
+  for (const { key, child, absentWhenNull } of nullFields(keys)) {
+    const field = record[key];
+    if (field === null && absentWhenNull) delete record[key];
+    else dropAbsentNulls(child, field);
+  }
+}
+
 /**
  * Validates and converts input; a failure is a 400 whose errors name each field at fault.
  * portalAccounts collects the portal account ids the input names, for the caller to check.
  */
 export function validate<T>(schema: Joi.Schema, value: unknown, prefix = '', portalAccounts?: PortalAccountMention[]): T {
+  dropAbsentNulls(describe(schema), value);
   const { value: converted, error } = schema.validate(value, {
     abortEarly: false,
     convert: true,

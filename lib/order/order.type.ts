@@ -2,7 +2,7 @@
  * Order_type, Order_address_type and Order_line_type of document 2 as Joi schemas (input and
  * select), and the TypeScript shapes of a validated order.
  */
-import { Joi, bool, calendarDate, datetime, decimal, integer, list, readOnly, text } from '../http/schema';
+import { Joi, absentWhenNull, bool, calendarDate, datetime, decimal, integer, list, readOnly, text } from '../http/schema';
 import type { OrderCustomerFields } from '../customer/customer.type';
 
 /** An order id: <order_number>_<YYYY>_<MM>. */
@@ -14,7 +14,7 @@ export const orderIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;
  */
 function nullIsAbsent(schema: Joi.ObjectSchema): Joi.ObjectSchema {
   const keys = Object.keys((schema.describe() as { keys?: Record<string, unknown> }).keys ?? {});
-  return schema.fork(keys, (field) => field.empty(null));
+  return schema.fork(keys, absentWhenNull);
 }
 
 /** A date field, YYYY-MM-DD. */
