@@ -114,6 +114,36 @@ function forDb(columns: Partial<OrderColumns>): Record<string, unknown> {
 }
 
 /**
+ * One statement inserting orders and recording their invoice numbers; answers internal_id and
+ * number. The rows go as one JSON parameter per set of columns (jsonb_populate_recordset over
+ * the table's row type): order/list/'s 200 orders as 5,200 bindings cost Postgres 7 ms to parse
+ * and bind and pg and Knex as much to encode, more than the insert. Orders naming the same
+ * columns (a client's batch, nearly always) share one INSERT; a column an order leaves out gets
+ * its default, as in Knex's insert. JSON columns go as JSON, not as text.
+ */
+function insertOrdersSql(accountId: number, rows: Record<string, unknown>[]): { sql: string; bindings: Knex.RawBinding[] } {
+  const groups = new Map<string, Record<string, unknown>[]>();
+  for (const row of rows) {
+    const given = Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
+    const key = Object.keys(given).sort().join(',');
+    groups.set(key, [...(groups.get(key) ?? []), given]);
+  }
+  const inserts = [...groups].map(([key], i) => {
+    const columns = key
+      .split(',')
+      .map((c) => `"${c}"`)
+      .join(', ');
+    return `o${i} AS (INSERT INTO sales_order (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::sales_order, ?::jsonb)
+      RETURNING internal_id, number, invoice_number)`;
+  });
+  const all = inserts.map((_, i) => `SELECT * FROM o${i}`).join(' UNION ALL ');
+  return {
+    sql: `WITH ${inserts.join(', ')}, o AS (${all}), n AS (${recordInvoiceNumbers} FROM o WHERE invoice_number IS NOT NULL) SELECT internal_id, number FROM o`,
+    bindings: [...[...groups.values()].map((group) => JSON.stringify(group)), accountId],
+  };
+}
+
+/**
  * The start of the INSERT that records invoice numbers in order_invoice_number, where the lookup
  * by invoice number reads them (sales_order.invoice_number has no index, so that a payment's
  * UPDATE is HOT: migration 20261125_0100). Followed by `FROM <rows> WHERE ...`, rows having
@@ -194,14 +224,11 @@ export const orderRepository = {
    * order_invoice_number in the same statement; their internal ids in the order given.
    */
   async insertMany(trx: Knex.Transaction, accountId: number, orders: { number: number; id: string; columns: Partial<OrderColumns> }[]): Promise<string[]> {
-    const inserted = trx('sales_order')
-      .insert(orders.map(({ number, id, columns }) => ({ ...forDb(columns), account_id: accountId, number, id })))
-      .returning(['internal_id', 'number', 'invoice_number']);
-    const rows = (await trx
-      .with('o', inserted)
-      .with('n', trx.raw(`${recordInvoiceNumbers} FROM o WHERE invoice_number IS NOT NULL`, [accountId]))
-      .select('internal_id', 'number')
-      .from('o')) as { internal_id: string; number: string }[];
+    const { sql, bindings } = insertOrdersSql(
+      accountId,
+      orders.map(({ number, id, columns }) => ({ ...columns, account_id: accountId, number, id })),
+    );
+    const { rows } = (await trx.raw(sql, bindings)) as { rows: { internal_id: string; number: string }[] };
     const byNumber = new Map(rows.map((r) => [Number(r.number), String(r.internal_id)]));
     return orders.map((o) => byNumber.get(o.number)!);
   },
