@@ -126,13 +126,16 @@ function insertOrdersSql(accountId: number, rows: Record<string, unknown>[]): { 
   for (const row of rows) {
     const given = Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
     const key = Object.keys(given).sort().join(',');
-    groups.set(key, [...(groups.get(key) ?? []), given]);
+    const group = groups.get(key);
+    if (group) group.push(given);
+    else groups.set(key, [given]);
   }
   const inserts = [...groups].map(([key], i) => {
-    const columns = key
-      .split(',')
-      .map((c) => `"${c}"`)
-      .join(', ');
+    const names = key.split(',');
+    // Column names are the code's own (OrderColumns), never a client's keys: they are written into the SQL.
+    const odd = names.find((c) => !/^[a-z][a-z0-9_]*$/.test(c));
+    if (odd !== undefined) throw new Error(`not a sales_order column name: ${odd}`);
+    const columns = names.map((c) => `"${c}"`).join(', ');
     return `o${i} AS (INSERT INTO sales_order (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::sales_order, ?::jsonb)
       RETURNING internal_id, number, invoice_number)`;
   });
