@@ -8,6 +8,7 @@ import { db } from '../db/knex';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { CustomerRow, customerToApi, customerType } from './customer.type';
 import { prepared } from '../db/prepared';
+import { jsonParameter } from '../db/json-parameter';
 
 /** Contact fields a customer takes from an order. */
 export interface CustomerContact {
@@ -121,8 +122,8 @@ export const customerRepository = {
          shop_username = ARRAY(SELECT jsonb_array_elements_text(v.r->'shop_username')), updated_at = now()
        FROM jsonb_array_elements(?::jsonb) AS v(r)
        WHERE c.account_id = ? AND c.internal_id = (v.r->>'internal_id')::bigint`;
-    if (later) later.defer(sql, [JSON.stringify(values), accountId]);
-    else await trx.raw(sql, [JSON.stringify(values), accountId]);
+    if (later) later.defer(sql, [jsonParameter(values), accountId]);
+    else await trx.raw(sql, [jsonParameter(values), accountId]);
   },
 
   async insert(trx: Knex.Transaction, accountId: number, number: string, currencyId: string, contact: CustomerContact): Promise<string> {
@@ -141,6 +142,6 @@ export const customerRepository = {
 
 function withJson(contact: CustomerContact): Record<string, unknown> {
   const out: Record<string, unknown> = { ...contact };
-  if (contact.address) out.address = JSON.stringify(contact.address);
+  if (contact.address) out.address = jsonParameter(contact.address);
   return out;
 }

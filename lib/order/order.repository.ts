@@ -7,6 +7,7 @@ import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
 import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
+import { jsonParameter } from '../db/json-parameter';
 
 /** The order's columns as stored (numeric as strings, timestamps as Date). */
 export interface OrderRow {
@@ -109,7 +110,7 @@ const jsonColumns = ['customer', 'shipping', 'add_field'] as const;
 
 function forDb(columns: Partial<OrderColumns>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...columns };
-  for (const key of jsonColumns) if (key in out && out[key] !== null) out[key] = JSON.stringify(out[key]);
+  for (const key of jsonColumns) if (key in out && out[key] !== null) out[key] = jsonParameter(out[key]);
   return out;
 }
 
@@ -142,7 +143,7 @@ function insertOrdersSql(accountId: number, rows: Record<string, unknown>[]): { 
   const all = inserts.map((_, i) => `SELECT * FROM o${i}`).join(' UNION ALL ');
   return {
     sql: `WITH ${inserts.join(', ')}, o AS (${all}), n AS (${recordInvoiceNumbers} FROM o WHERE invoice_number IS NOT NULL) SELECT internal_id, number FROM o`,
-    bindings: [...[...groups.values()].map((group) => JSON.stringify(group)), accountId],
+    bindings: [...[...groups.values()].map((group) => jsonParameter(group)), accountId],
   };
 }
 
@@ -244,7 +245,7 @@ export const orderRepository = {
    */
   async insertLines(trx: Knex.Transaction, lines: (LineRow & { order_internal_id: string })[], later?: DeferredWrites): Promise<void> {
     if (!lines.length) return;
-    const bindings = [JSON.stringify(lines)];
+    const bindings = [jsonParameter(lines)];
     if (later) later.defer(insertLinesSql, bindings);
     else await trx.raw(insertLinesSql, bindings);
   },

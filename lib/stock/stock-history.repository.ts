@@ -3,6 +3,7 @@ import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { Joi, bool, integer, readOnly } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
+import { jsonParameter } from '../db/json-parameter';
 
 /** What caused a movement: the area (title), the order and the user when there is one. */
 export interface MovementCause {
@@ -61,8 +62,8 @@ export async function writeMovements(trx: Knex.Transaction, accountId: number, m
             m->>'orderId', m->>'title', false
      FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS t(m, n)
      ORDER BY t.n`;
-  if (later) later.defer(sql, [accountId, JSON.stringify(rows)]);
-  else await trx.raw(sql, [accountId, JSON.stringify(rows)]);
+  if (later) later.defer(sql, [accountId, jsonParameter(rows)]);
+  else await trx.raw(sql, [accountId, jsonParameter(rows)]);
 }
 
 /** Stock_history_type (all read only). */

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { prepared } from '../db/prepared';
+import { jsonParameter } from '../db/json-parameter';
 
 export interface StockRow {
   id: number;
@@ -80,7 +81,7 @@ export const stockRepository = {
           return {
             ...columns,
             account_id: accountId,
-            ...(columns.data ? { data: JSON.stringify(columns.data) } : {}),
+            ...(columns.data ? { data: jsonParameter(columns.data) } : {}),
             quantity_available: trx.raw(
               '?::int - ?::int - ?::int - CASE WHEN (SELECT is_auction_a_quantity_subtracted FROM account WHERE id = ?) THEN ?::int ELSE 0 END',
               [q('quantity'), q('quantity_reserved'), q('quantity_reserved_2'), accountId, q('quantity_auction_a')],
@@ -103,7 +104,7 @@ export const stockRepository = {
   async update(trx: Knex.Transaction, accountId: number, id: number, columns: StockColumns): Promise<void> {
     await trx('stock')
       .where({ account_id: accountId, id })
-      .update({ ...columns, ...(columns.data ? { data: JSON.stringify(columns.data) } : {}), modified_at: trx.fn.now() });
+      .update({ ...columns, ...(columns.data ? { data: jsonParameter(columns.data) } : {}), modified_at: trx.fn.now() });
   },
 
   async delete(trx: Knex.Transaction, accountId: number, id: number): Promise<void> {
@@ -260,7 +261,7 @@ export const stockRepository = {
         ...(specifics !== undefined
           ? {
               data: trx.raw("jsonb_set(data, '{variation}', COALESCE(data->'variation', '{}'::jsonb) || jsonb_build_object('specifics', ?::jsonb))", [
-                JSON.stringify(specifics),
+                jsonParameter(specifics),
               ]),
             }
           : {}),
