@@ -41,9 +41,10 @@ export type ChannelCreate = { written: WrittenOrder } | { refused: DomainError }
  */
 export async function createChannelOrdersIn(trx: Knex.Transaction, caller: OrderCaller, inputs: OrderInput[]): Promise<ChannelCreate[]> {
   const { accountId } = caller;
+  // References before the order counter's lock (a read; see createOrder).
+  const known = await resolveLineRefs(trx, accountId, inputs);
   const writes = await OrderWrites.open(trx, accountId);
   await writes.startRun(trx, inputs);
-  const known = await resolveLineRefs(trx, accountId, inputs);
   const pending: PendingStock = [];
   const prepared: (DomainError | undefined)[] = [];
   for (const input of inputs) {

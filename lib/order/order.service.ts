@@ -370,10 +370,12 @@ export function createOrder(caller: OrderCaller, input: OrderInput): Promise<str
     (safely) =>
       inTransaction(async (trx) => {
         if (safely) return createOrderIn(trx, caller, input);
+        // The lines' references first: a read that locks nothing, before the order counter's
+        // lock, which the account's concurrent sales queue on until this one commits.
+        const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
         // A refused order rolls the transaction back: its number can be reserved with the lock.
         const writes = await OrderWrites.open(trx, accountId, 1);
         await writes.startRun(trx, [input]);
-        const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
         await createOrderIn(trx, caller, input, 'order', stock, writes);
         // Its customer's contact data, lines, stock quantities and history, events and cia.adjust
         // jobs: one statement at the end.
