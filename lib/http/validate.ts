@@ -3,55 +3,80 @@ import { DomainError, ErrorItem } from '../errors';
 import { describe, Description } from './describe';
 import type { Warning } from '../errors';
 
+/** A field of an object type that a walk visits: marked, or holding marked fields below it. */
+type Field = { key: string; child: Description; marked: boolean };
+
+/**
+ * A walk of input along its type to the fields a mark names (read only, absent when null). Each
+ * type's fields worth visiting are found once: a stock item has about a hundred fields and a
+ * dozen that matter, and stock/list/ walked every field of its 200 items (3 ms of a 50 ms call).
+ * `visit` sees each marked field the input holds and answers whether to walk into its value.
+ */
+function typeWalk(isMarked: (d: Description) => boolean) {
+  const fieldsOf = new WeakMap<Record<string, Description>, Field[]>();
+  const keysOf = (d: Description) => d.keys ?? d.items?.[0]?.keys;
+  const fields = (keys: Record<string, Description>): Field[] => {
+    let found = fieldsOf.get(keys);
+    if (!found) {
+      found = Object.entries(keys)
+        .map(([key, child]) => ({ key, child, marked: isMarked(child) }))
+        .filter((f) => f.marked || mayHoldMarked(f.child));
+      fieldsOf.set(keys, found);
+    }
+    return found;
+  };
+  const mayHoldMarked = (d: Description): boolean => {
+    const keys = keysOf(d);
+    return keys ? fields(keys).length > 0 : false;
+  };
+  const walk = (
+    description: Description,
+    value: unknown,
+    path: string,
+    visit: (record: Record<string, unknown>, key: string, path: string) => boolean,
+  ): void => {
+    if (value === null || typeof value !== 'object') return;
+    if (Array.isArray(value)) {
+      const item = description.items?.[0];
+      if (item) value.forEach((v, i) => walk(item, v, `${path}[${i}]`, visit));
+      return;
+    }
+    const keys = keysOf(description);
+    if (!keys) return;
+    const record = value as Record<string, unknown>;
+    for (const { key, child, marked } of fields(keys)) {
+      if (!(key in record)) continue;
+      const fieldPath = path ? `${path}.${key}` : key;
+      if (!marked || visit(record, key, fieldPath)) walk(child, record[key], fieldPath, visit);
+    }
+  };
+  return walk;
+}
+
+const toReadOnly = typeWalk((d) => d.metas?.some((m) => m.access === 'R') ?? false);
+const toAbsentWhenNull = typeWalk((d) => d.metas?.some((m) => m.nullIsAbsent === true) ?? false);
+
 /**
  * Removes the read-only fields a client sent (document 2, access R) and returns one warning for
  * each, so an object read from the service can be sent back as it is.
  */
 export function stripReadOnly(schema: Joi.Schema, value: unknown): Warning[] {
   const warnings: Warning[] = [];
-  walk(describe(schema), value, '', warnings);
+  toReadOnly(describe(schema), value, '', (record, key, field) => {
+    delete record[key];
+    warnings.push({ warning: 'read_only_field', description: `${field} is read only and was ignored`, code: 200, field });
+    return false;
+  });
   return warnings;
 }
 
-function walk(description: Description, value: unknown, path: string, warnings: Warning[]): void {
-  if (value === null || typeof value !== 'object') return;
-  if (Array.isArray(value)) {
-    const item = description.items?.[0];
-    if (item) value.forEach((v, i) => walk(item, v, `${path}[${i}]`, warnings));
-    return;
-  }
-  const keys = description.keys ?? description.items?.[0]?.keys;
-  if (!keys) return;
-  const record = value as Record<string, unknown>;
-  for (const { key, child, readOnly } of fieldsToWalk(keys)) {
-    if (!(key in record)) continue;
-    const fieldPath = path ? `${path}.${key}` : key;
-    if (readOnly) {
-      delete record[key];
-      warnings.push({ warning: 'read_only_field', description: `${fieldPath} is read only and was ignored`, code: 200, field: fieldPath });
-    } else {
-      walk(child, record[key], fieldPath, warnings);
-    }
-  }
-}
-
-type FieldToWalk = { key: string; child: Description; readOnly: boolean };
-const walked = new WeakMap<Record<string, Description>, FieldToWalk[]>();
-
-/**
- * The fields of an object type that are read only or may hold some, in the schema's order: a
- * stock item has about a hundred fields and a dozen that matter here, and stock/list/ walked
- * every field of each of its 200 items (3 ms of a 50 ms call).
- */
-function fieldsToWalk(keys: Record<string, Description>): FieldToWalk[] {
-  let fields = walked.get(keys);
-  if (!fields) {
-    fields = Object.entries(keys)
-      .map(([key, child]) => ({ key, child, readOnly: child.metas?.some((m) => m.access === 'R') ?? false }))
-      .filter((f) => f.readOnly || f.child.keys !== undefined || f.child.items !== undefined);
-    walked.set(keys, fields);
-  }
-  return fields;
+/** Drops the nulls of fields marked absentWhenNull (lib/http/schema), in place, before Joi sees them. */
+function dropAbsentNulls(schema: Joi.Schema, value: unknown): void {
+  toAbsentWhenNull(describe(schema), value, '', (record, key) => {
+    if (record[key] !== null) return true;
+    delete record[key];
+    return false;
+  });
 }
 
 /** A portal account id a body names (ownPortalAccountId), with its field. */
@@ -60,52 +85,12 @@ export interface PortalAccountMention {
   id: number;
 }
 
-/** Where, under a type, a field marked absentWhenNull (lib/http/schema) can be: per keys, the fields to look at. */
-type NullField = { key: string; child: Description; absentWhenNull: boolean };
-const nullFieldsOf = new WeakMap<Record<string, Description>, NullField[]>();
-
-const marked = (d: Description) => d.metas?.some((m) => m.nullIsAbsent === true) ?? false;
-
-function nullFields(keys: Record<string, Description>): NullField[] {
-  let fields = nullFieldsOf.get(keys);
-  if (!fields) {
-    fields = Object.entries(keys)
-      .map(([key, child]) => ({ key, child, absentWhenNull: marked(child) }))
-      .filter((f) => f.absentWhenNull || mayHoldMarked(f.child));
-    nullFieldsOf.set(keys, fields);
-  }
-  return fields;
-}
-
-function mayHoldMarked(d: Description): boolean {
-  const keys = d.keys ?? d.items?.[0]?.keys;
-  return keys ? nullFields(keys).length > 0 : false;
-}
-
-/** Drops the nulls of fields marked absentWhenNull, in place, as the value is walked along the type. */
-function dropAbsentNulls(description: Description, value: unknown): void {
-  if (value === null || typeof value !== 'object') return;
-  if (Array.isArray(value)) {
-    const item = description.items?.[0];
-    if (item) for (const v of value) dropAbsentNulls(item, v);
-    return;
-  }
-  const keys = description.keys ?? description.items?.[0]?.keys;
-  if (!keys) return;
-  const record = value as Record<string, unknown>;
-  for (const { key, child, absentWhenNull } of nullFields(keys)) {
-    const field = record[key];
-    if (field === null && absentWhenNull) delete record[key];
-    else dropAbsentNulls(child, field);
-  }
-}
-
 /**
  * Validates and converts input; a failure is a 400 whose errors name each field at fault.
  * portalAccounts collects the portal account ids the input names, for the caller to check.
  */
 export function validate<T>(schema: Joi.Schema, value: unknown, prefix = '', portalAccounts?: PortalAccountMention[]): T {
-  dropAbsentNulls(describe(schema), value);
+  dropAbsentNulls(schema, value);
   const { value: converted, error } = schema.validate(value, {
     abortEarly: false,
     convert: true,
