@@ -19,14 +19,21 @@ export const counterRepository = {
    * takes the counter's lock, for a batch that reserves later under it).
    */
   async take(trx: Knex.Transaction, accountId: number, kind: CounterKind, count: number): Promise<number> {
-    const result = await trx
-      .raw(
-        `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
+    const { sql, bindings } = counterRepository.takeStatement(accountId, kind, count);
+    const result = await trx.raw(sql, bindings).options(prepared);
+    return Number((result.rows as { first: string }[])[0]!.first);
+  },
+
+  /**
+   * take as a statement to embed (a CTE whose one row's `first` is the first reserved value), so
+   * that a write takes the counter's lock in its own statement instead of one before it.
+   */
+  takeStatement(accountId: number, kind: CounterKind, count: number): { sql: string; bindings: Knex.RawBinding[] } {
+    return {
+      sql: `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
        ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + ?
-       RETURNING last_value`,
-        [accountId, kind, count, count],
-      )
-      .options(prepared);
-    return Number((result.rows as { last_value: string }[])[0]!.last_value) - count + 1;
+       RETURNING last_value - ? + 1 AS first`,
+      bindings: [accountId, kind, count, count, count],
+    };
   },
 };

@@ -1,8 +1,9 @@
 /**
- * The customers of a batch of order creates (POST order/list/): loaded and locked in one
- * statement (in internal_id order, so two batches never deadlock), found and updated in memory as
- * linkCustomer would one order after another, and their final contact data written back in one
- * UPDATE. Customers the batch creates join the book, so later orders of the batch find them.
+ * The customers of a batch of order creates (POST order/, order/list/, a channel's page): read in
+ * one statement, without locking them, found and updated in memory as linkCustomer would one order
+ * after another, and their final contact data written back in one UPDATE at the end of the
+ * batch's writes (which locks them then). Customers the batch creates join the book, so later
+ * orders of the batch find them.
  */
 import type { Knex } from 'knex';
 import type { DeferredWrites } from '../db/deferred-writes';
@@ -14,6 +15,14 @@ interface Entry {
   touched: number;
 }
 
+/** What orders name their customers by: customer.id, else the e-mail. */
+function keysOf(inputs: OrderCustomerFields[]): { numbers: string[]; emails: string[] } {
+  return {
+    numbers: inputs.flatMap((i) => (i.id !== undefined ? [i.id] : [])),
+    emails: inputs.flatMap((i) => (i.id === undefined && i.email ? [i.email.toLowerCase()] : [])),
+  };
+}
+
 export class CustomerBook {
   private readonly entries: Entry[];
   private clock = 0;
@@ -22,11 +31,10 @@ export class CustomerBook {
     this.entries = rows.map((row) => ({ row, touched: 0 }));
   }
 
-  /** Loads and locks the stored customers the orders name by customer.id or e-mail. */
+  /** Loads the stored customers the orders name by customer.id or e-mail. */
   static async load(trx: Knex.Transaction, accountId: number, inputs: OrderCustomerFields[]): Promise<CustomerBook> {
-    const numbers = inputs.flatMap((i) => (i.id !== undefined ? [i.id] : []));
-    const emails = inputs.flatMap((i) => (i.id === undefined && i.email ? [i.email.toLowerCase()] : []));
-    return new CustomerBook(await customerRepository.lockContacts(trx, accountId, numbers, emails));
+    const { numbers, emails } = keysOf(inputs);
+    return new CustomerBook(await customerRepository.readContacts(trx, accountId, numbers, emails));
   }
 
   /**
@@ -40,6 +48,16 @@ export class CustomerBook {
     const matches = this.entries.filter((e) => e.row.email?.toLowerCase() === email);
     matches.sort((a, b) => b.touched - a.touched || b.row.updated_at.getTime() - a.row.updated_at.getTime());
     return matches[0]?.row;
+  }
+
+  /** Reads the customer an order names again (another sale may have created it since load); the book keeps it. */
+  async reload(trx: Knex.Transaction, accountId: number, input: OrderCustomerFields): Promise<StoredContact | undefined> {
+    const { numbers, emails } = keysOf([input]);
+    const known = new Set(this.entries.map((e) => e.row.internal_id));
+    for (const row of await customerRepository.readContacts(trx, accountId, numbers, emails)) {
+      if (!known.has(row.internal_id)) this.entries.push({ row, touched: 0 });
+    }
+    return this.find(input);
   }
 
   /** The order's contact data overwrite the customer's; its username joins shop_username. */

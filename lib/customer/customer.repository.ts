@@ -51,7 +51,7 @@ export const customerSearch: SearchSpec<CustomerRow> = {
   alwaysSelected: ['id', 'internal_id'],
 };
 
-interface StoredCustomer {
+export interface StoredCustomer {
   internal_id: string;
   number: string;
   shop_username: string[];
@@ -74,12 +74,8 @@ export const customerRepository = {
   },
 
   /** Serialises the creation of one customer key (number or e-mail) within the account. */
-  async lockKey(trx: Knex.Transaction, accountId: number, key: string): Promise<void> {
-    await trx.raw('SELECT pg_advisory_xact_lock(?, hashtext(?))', [accountId, key]);
-  },
-
   async findByNumber(trx: Knex.Transaction, accountId: number, number: string): Promise<StoredCustomer | undefined> {
-    return trx('customer').select('internal_id', 'number', 'shop_username').where({ account_id: accountId, number }).forUpdate().first();
+    return trx('customer').select('internal_id', 'number', 'shop_username').where({ account_id: accountId, number }).forNoKeyUpdate().first();
   },
 
   /** The most recently edited customer with this e-mail (case-insensitive). */
@@ -89,7 +85,7 @@ export const customerRepository = {
       .where('account_id', accountId)
       .whereRaw('lower(email) = lower(?)', [email])
       .orderBy('updated_at', 'desc')
-      .forUpdate()
+      .forNoKeyUpdate()
       .first();
   },
 
@@ -97,29 +93,38 @@ export const customerRepository = {
     return Boolean(await trx('customer').select('internal_id').where({ account_id: accountId, number }).first());
   },
 
-  /** The customers with these numbers or e-mails (case-insensitive), locked in internal_id order. */
-  async lockContacts(trx: Knex.Transaction, accountId: number, numbers: string[], emails: string[]): Promise<StoredContact[]> {
+  /**
+   * The customers with these numbers or e-mails (case-insensitive), not locked: a batch of order
+   * creates updates them at its end (updateContacts), so a seller's sales to one buyer do not
+   * queue on the buyer's row for the whole of their work.
+   */
+  async readContacts(trx: Knex.Transaction, accountId: number, numbers: string[], emails: string[]): Promise<StoredContact[]> {
     if (numbers.length === 0 && emails.length === 0) return [];
     const rows = (await trx('customer')
       .select('internal_id', 'number', 'shop_username', 'updated_at', ...contactColumns)
       .where('account_id', accountId)
       .where((q) => q.whereRaw('number = ANY(?::text[])', [numbers]).orWhereRaw('lower(email) = ANY(?::text[])', [emails]))
-      .orderBy('internal_id')
-      .forUpdate()
       .options(prepared)) as StoredContact[];
     return rows.map((r) => ({ ...r, internal_id: String(r.internal_id) }));
   },
 
-  /** update for several customers in one statement, each with its full contact data. */
+  /**
+   * update for several customers in one statement, each with its full contact data (in
+   * internal_id order, the order every writer of customers locks them). Their rows were read
+   * unlocked (readContacts): user names another order added meanwhile are kept, the rest is the
+   * last order's, as when the orders had waited for each other.
+   */
   async updateContacts(trx: Knex.Transaction, accountId: number, rows: StoredContact[], later?: DeferredWrites): Promise<void> {
     if (rows.length === 0) return;
-    const values = rows.map((r) => ({
+    const sorted = [...rows].sort((a, b) => Number(a.internal_id) - Number(b.internal_id));
+    const values = sorted.map((r) => ({
       ...Object.fromEntries(contactColumns.map((c) => [c, r[c] ?? null])),
       internal_id: r.internal_id,
       shop_username: r.shop_username,
     }));
     const sql = `UPDATE customer c SET ${contactColumns.map((col) => (col === 'address' ? "address = NULLIF(v.r->'address', 'null'::jsonb)" : `${col} = v.r->>'${col}'`)).join(', ')},
-         shop_username = ARRAY(SELECT jsonb_array_elements_text(v.r->'shop_username')), updated_at = now()
+         shop_username = c.shop_username || ARRAY(SELECT u FROM jsonb_array_elements_text(v.r->'shop_username') u WHERE u <> ALL(c.shop_username)),
+         updated_at = now()
        FROM jsonb_array_elements(?::jsonb) AS v(r)
        WHERE c.account_id = ? AND c.internal_id = (v.r->>'internal_id')::bigint`;
     if (later) later.defer(sql, [jsonParameter(values), accountId]);

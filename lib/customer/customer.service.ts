@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { counterRepository } from '../account/counter.repository';
 import { addToOutbox } from '../queue/outbox';
 import type { CustomerBook } from './customer-book';
-import { CustomerContact, customerRepository } from './customer.repository';
+import { CustomerContact, customerRepository, StoredContact, StoredCustomer } from './customer.repository';
 import type { OrderCustomerFields } from './customer.type';
 
 export interface LinkedCustomer {
@@ -41,30 +41,23 @@ export async function linkCustomer(
   book?: CustomerBook,
 ): Promise<LinkedCustomer> {
   const contact = contactOf(input);
-  const known = book?.find(input);
-  if (known) {
-    // A batch of orders: the book writes the customer's final contact data once (CustomerBook.write).
-    book!.update(known, contact);
-    return { internalId: known.internal_id, number: known.number, created: false };
-  }
-  const find = () =>
-    input.id !== undefined
-      ? customerRepository.findByNumber(trx, accountId, input.id)
-      : input.email
-        ? customerRepository.findByEmail(trx, accountId, input.email)
-        : Promise.resolve(undefined);
-  let existing = await find();
-  const key = input.id !== undefined ? `id:${input.id}` : input.email ? `email:${input.email.toLowerCase()}` : undefined;
-  if (!existing && key) {
-    // Two first orders of one new customer at once: the second waits here and then finds the first's customer.
-    await customerRepository.lockKey(trx, accountId, key);
-    existing = await find();
-  }
-  if (existing) {
-    const shopUsername =
-      input.username && !existing.shop_username.includes(input.username) ? [...existing.shop_username, input.username] : existing.shop_username;
-    await customerRepository.update(trx, accountId, existing.internal_id, contact, shopUsername);
-    return { internalId: existing.internal_id, number: existing.number, created: false };
+  // Only a customer named by number or e-mail can be found again.
+  const named = input.id !== undefined || Boolean(input.email);
+  if (book) {
+    const known = await findInBook(trx, accountId, input, named, book);
+    if (known) {
+      // A batch of orders: the book writes the customer's final contact data once, at its end (CustomerBook.write).
+      book.update(known, contact);
+      return { internalId: known.internal_id, number: known.number, created: false };
+    }
+  } else {
+    const existing = await findLocked(trx, accountId, input, named);
+    if (existing) {
+      const shopUsername =
+        input.username && !existing.shop_username.includes(input.username) ? [...existing.shop_username, input.username] : existing.shop_username;
+      await customerRepository.update(trx, accountId, existing.internal_id, contact, shopUsername);
+      return { internalId: existing.internal_id, number: existing.number, created: false };
+    }
   }
   let number = input.id;
   while (number === undefined) {
@@ -76,4 +69,44 @@ export async function linkCustomer(
   book?.add({ ...contact, internal_id: internalId, number, shop_username: contact.username ? [contact.username] : [], updated_at: new Date() });
   await addToOutbox(trx, accountId, 'event.emit', { accountId, section: 'customer', type: 'created', recordId: number });
   return { internalId, number, created: true };
+}
+
+/**
+ * Two first orders of one new customer at once: the second waits on the customer counter, which
+ * every new customer takes (before the order counter: lib/order's lock order), and then finds the
+ * first's customer.
+ */
+async function awaitNewCustomers(trx: Knex.Transaction, accountId: number): Promise<void> {
+  await counterRepository.take(trx, accountId, 'customer', 0);
+}
+
+/** The customer, locked for its update; none when it is new. */
+async function findLocked(trx: Knex.Transaction, accountId: number, input: OrderCustomerFields, named: boolean): Promise<StoredCustomer | undefined> {
+  const find = () =>
+    input.id !== undefined
+      ? customerRepository.findByNumber(trx, accountId, input.id)
+      : input.email
+        ? customerRepository.findByEmail(trx, accountId, input.email)
+        : Promise.resolve(undefined);
+  const existing = await find();
+  if (existing || !named) return existing;
+  await awaitNewCustomers(trx, accountId);
+  return find();
+}
+
+/**
+ * The customer in the batch's book; one the book does not know (read before another sale created
+ * it) joins it, unlocked like the others, so its row is locked only by the batch's final UPDATE.
+ */
+async function findInBook(
+  trx: Knex.Transaction,
+  accountId: number,
+  input: OrderCustomerFields,
+  named: boolean,
+  book: CustomerBook,
+): Promise<StoredContact | undefined> {
+  const known = book.find(input);
+  if (known || !named) return known;
+  await awaitNewCustomers(trx, accountId);
+  return book.reload(trx, accountId, input);
 }

@@ -41,9 +41,8 @@ export type ChannelCreate = { written: WrittenOrder } | { refused: DomainError }
  */
 export async function createChannelOrdersIn(trx: Knex.Transaction, caller: OrderCaller, inputs: OrderInput[]): Promise<ChannelCreate[]> {
   const { accountId } = caller;
-  // References before the order counter's lock (a read; see createOrder).
   const known = await resolveLineRefs(trx, accountId, inputs);
-  const writes = await OrderWrites.open(trx, accountId);
+  const writes = new OrderWrites(accountId);
   await writes.startRun(trx, inputs);
   const pending: PendingStock = [];
   const prepared: (DomainError | undefined)[] = [];

@@ -14,7 +14,7 @@ import { invalidField, MultiStatusItem, notFound, runItem, runListSafely, RunAga
 import { stripReadOnly, validate } from '../http/validate';
 import { log } from '../log';
 import { applyPendingStock, PendingStock, resolveLineRefs, StockBatch } from './order-stock.service';
-import { OrderWrites } from './order-writes';
+import { OrderWrites, takeCountersAhead } from './order-writes';
 import { createOrderIn, OrderCaller, updateOrderIn } from './order.service';
 import { OrderInput, orderCreateType, orderIdPattern, orderListItemType } from './order.type';
 
@@ -81,7 +81,8 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
     const pending: PendingStock = [];
     const inputs = items.flatMap((item) => (item.input ? [item.input] : []));
     const known = batchStock ? await resolveLineRefs(trx, caller.accountId, inputs) : undefined;
-    const writes = batchStock && items.some(setBased) ? await OrderWrites.open(trx, caller.accountId) : undefined;
+    await takeCountersAhead(trx, caller.accountId, inputs);
+    const writes = batchStock && items.some(setBased) ? new OrderWrites(caller.accountId, true) : undefined;
     // Entries of prepared creates: they get their order_id when their run is written.
     let awaiting: MultiStatusItem[] = [];
     const flush = async () => {

@@ -1,25 +1,25 @@
 /**
  * The set-based writes of new orders (POST order/list/): each create checks and prepares its
  * order first (customer linked in the run's CustomerBook, stock changes held in PendingStock)
- * and leaves its rows here; flush then writes the customers' contact data in one UPDATE, reserves the order and invoice numbers of all of them in one statement each and
- * inserts the orders, lines, history and event outbox rows in one statement each. The counters
- * are locked before any customer, in the lock order every order write keeps (order counter,
- * invoice counter, customer, stock), and numbers go to orders that succeeded only: they stay
- * consecutive.
+ * and leaves its rows here; flush then reserves their invoice numbers in one statement, inserts
+ * the orders (numbering them from the order counter in the same statement), and writes the
+ * customers' contact data, lines, history and event outbox rows in one statement each. The order
+ * counter is taken that late because an account's sales queue on its lock until they commit.
+ * Numbers go to orders that succeeded only: they stay consecutive (a rollback gives them back).
  */
 import type { Knex } from 'knex';
 import { counterRepository } from '../account/counter.repository';
 import { CustomerBook } from '../customer/customer-book';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
 import type { PendingStock } from './order-stock.service';
-import { LineRow, OrderColumns, orderRepository } from './order.repository';
+import { LineRow, orderIdSuffix, OrderColumns, orderRepository } from './order.repository';
 import type { OrderInput } from './order.type';
 
 export type EventType = 'created' | 'paid' | 'packed' | 'shipped' | 'cancelled' | 'changed';
 
 /** <order_number>_<YYYY>_<MM> of the creation month (UTC). */
 export function orderIdOf(number: number, at: Date): string {
-  return `${number}_${at.getUTCFullYear()}_${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
+  return `${number}${orderIdSuffix(at)}`;
 }
 
 /** A new order ready to be written, without its number (and invoice number) yet. */
@@ -39,47 +39,41 @@ export interface WrittenOrder {
   internalId: string;
 }
 
+/** Whether an order's create or change may make it paid (and so take an invoice number). */
+function mayBePaid(input: OrderInput | undefined): boolean {
+  return input !== undefined && (input.paid_amount !== undefined || input.status?.is_paid === true || input.payment_method_id !== undefined);
+}
+
+/**
+ * For a write of many orders that may take a counter after the order counter (POST order/list/:
+ * a run of creates after another, an update that makes an order paid, a create that makes a new
+ * customer): takes them first, so that every order write takes the counters in one order
+ * (invoice, customer, order) and no two wait for each other in a circle.
+ */
+export async function takeCountersAhead(trx: Knex.Transaction, accountId: number, inputs: (OrderInput | undefined)[]): Promise<void> {
+  if (inputs.some(mayBePaid)) await counterRepository.take(trx, accountId, 'invoice', 0);
+  await counterRepository.take(trx, accountId, 'customer', 0);
+}
+
 export class OrderWrites {
   private drafts: OrderDraft[] = [];
   /** The customers of the current run of creates (loaded when it starts, written by flush). */
   customers?: CustomerBook;
-  private invoiceLocked = false;
+  /** Whether the invoice counter is locked already (takeCountersAhead, or an earlier run). */
+  private invoiceLocked: boolean;
 
-  private constructor(
+  constructor(
     private readonly accountId: number,
-    /** Order numbers reserved at open, not yet handed out: the next one, and how many. */
-    private reserved: { next: number; count: number },
-  ) {}
-
-  /**
-   * Opens a batch: takes the order counter's lock for the rest of the transaction. `reserve`
-   * numbers are reserved with it, in the same statement (POST order/: the one order's number;
-   * one statement instead of two). Only for a caller whose refusals roll the transaction back:
-   * a reserved number that no order takes would be lost.
-   */
-  static async open(trx: Knex.Transaction, accountId: number, reserve = 0): Promise<OrderWrites> {
-    const next = await counterRepository.take(trx, accountId, 'order', reserve);
-    return new OrderWrites(accountId, { next, count: reserve });
-  }
-
-  /** The first of `count` consecutive order numbers: the reserved ones first, then the counter's. */
-  private async numbers(trx: Knex.Transaction, count: number): Promise<number> {
-    const { next, count: left } = this.reserved;
-    if (left === 0) return counterRepository.take(trx, this.accountId, 'order', count);
-    // Reserved numbers run on into the counter's next ones: they are consecutive.
-    if (count > left) await counterRepository.take(trx, this.accountId, 'order', count - left);
-    const used = Math.min(count, left);
-    this.reserved = { next: next + used, count: left - used };
-    return next;
+    countersTaken = false,
+  ) {
+    this.invoiceLocked = countersTaken;
   }
 
   /**
    * Starts a run of creates: takes the invoice counter's lock when one of them may be paid (as a
-   * paid create takes it before its customer), then loads and locks the customers they name.
+   * paid create takes it before its customer), then reads the customers they name.
    */
   async startRun(trx: Knex.Transaction, inputs: (OrderInput | undefined)[]): Promise<void> {
-    const mayBePaid = (i: OrderInput | undefined) =>
-      i !== undefined && (i.paid_amount !== undefined || i.status?.is_paid === true || i.payment_method_id !== undefined);
     if (!this.invoiceLocked && inputs.some(mayBePaid)) {
       await counterRepository.take(trx, this.accountId, 'invoice', 0);
       this.invoiceLocked = true;
@@ -105,26 +99,25 @@ export class OrderWrites {
     const { accountId } = this;
     const drafts = this.drafts;
     this.drafts = [];
-    await this.customers?.write(trx, accountId, later);
+    const customers = this.customers;
     this.customers = undefined;
-    if (drafts.length === 0) return [];
-    const first = await this.numbers(trx, drafts.length);
     const paid = drafts.filter((d) => d.columns.is_paid);
     let invoice = paid.length ? await counterRepository.take(trx, accountId, 'invoice', paid.length) : 0;
     for (const draft of paid) draft.columns.invoice_number = String(invoice++);
-    const orders = drafts.map((draft, i) => ({ number: first + i, id: orderIdOf(first + i, draft.at), columns: draft.columns }));
+    const orders = drafts.length ? await orderRepository.insertNumbered(trx, accountId, drafts) : [];
+    // After the order counter: the customers' rows are the last lock a create takes.
+    await customers?.write(trx, accountId, later);
     drafts.forEach((draft, i) => {
       for (const p of draft.pending) p.change.cause.orderId = orders[i]!.id;
     });
-    const internalIds = await orderRepository.insertMany(trx, accountId, orders);
     await orderRepository.insertLines(
       trx,
-      drafts.flatMap((d, i) => d.lines.map((l) => ({ ...l, order_internal_id: internalIds[i]! }))),
+      drafts.flatMap((d, i) => d.lines.map((l) => ({ ...l, order_internal_id: orders[i]!.internalId }))),
       later,
     );
     await orderRepository.insertHistory(
       trx,
-      drafts.flatMap((d, i) => d.history.map((text) => ({ order_internal_id: internalIds[i]!, text }))),
+      drafts.flatMap((d, i) => d.history.map((text) => ({ order_internal_id: orders[i]!.internalId, text }))),
     );
     const events: OutboxJob[] = drafts.flatMap((d, i) =>
       d.events.map((type) => ({
@@ -134,6 +127,6 @@ export class OrderWrites {
     );
     if (later) later.add(events);
     else await addManyToOutbox(trx, accountId, events);
-    return orders.map((o, i) => ({ id: o.id, internalId: internalIds[i]! }));
+    return orders;
   }
 }

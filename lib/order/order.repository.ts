@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
+import { counterRepository } from '../account/counter.repository';
 import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { jsonParameter } from '../db/json-parameter';
@@ -122,7 +123,11 @@ function forDb(columns: Partial<OrderColumns>): Record<string, unknown> {
  * columns (a client's batch, nearly always) share one INSERT; a column an order leaves out gets
  * its default, as in Knex's insert. JSON columns go as JSON, not as text.
  */
-function insertOrdersSql(accountId: number, rows: Record<string, unknown>[]): { sql: string; bindings: Knex.RawBinding[] } {
+function insertOrdersSql(
+  accountId: number,
+  rows: Record<string, unknown>[],
+  counter?: { sql: string; bindings: Knex.RawBinding[] },
+): { sql: string; bindings: Knex.RawBinding[] } {
   const groups = new Map<string, Record<string, unknown>[]>();
   for (const row of rows) {
     const given = Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined));
@@ -131,19 +136,27 @@ function insertOrdersSql(accountId: number, rows: Record<string, unknown>[]): { 
     if (group) group.push(given);
     else groups.set(key, [given]);
   }
+  // Numbered from the counter: a row's number is its offset in the batch and its id the suffix after the number.
+  const value = (c: string) => (!counter ? `r."${c}"` : c === 'number' ? 'c.first + r.number' : c === 'id' ? '(c.first + r.number)::text || r.id' : `r."${c}"`);
   const inserts = [...groups].map(([key], i) => {
     const names = key.split(',');
     // Column names are the code's own (OrderColumns), never a client's keys: they are written into the SQL.
     const odd = names.find((c) => !/^[a-z][a-z0-9_]*$/.test(c));
     if (odd !== undefined) throw new Error(`not a sales_order column name: ${odd}`);
-    const columns = names.map((c) => `"${c}"`).join(', ');
-    return `o${i} AS (INSERT INTO sales_order (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::sales_order, ?::jsonb)
+    return `o${i} AS (INSERT INTO sales_order (${names.map((c) => `"${c}"`).join(', ')})
+      SELECT ${names.map(value).join(', ')} FROM jsonb_populate_recordset(NULL::sales_order, ?::jsonb) r${counter ? ', c' : ''}
       RETURNING internal_id, number, invoice_number)`;
   });
   const all = inserts.map((_, i) => `SELECT * FROM o${i}`).join(' UNION ALL ');
+  const ctes = [
+    ...(counter ? [`c AS (${counter.sql})`] : []),
+    ...inserts,
+    `o AS (${all})`,
+    `n AS (${recordInvoiceNumbers} FROM o WHERE invoice_number IS NOT NULL)`,
+  ];
   return {
-    sql: `WITH ${inserts.join(', ')}, o AS (${all}), n AS (${recordInvoiceNumbers} FROM o WHERE invoice_number IS NOT NULL) SELECT internal_id, number FROM o`,
-    bindings: [...[...groups.values()].map((group) => jsonParameter(group)), accountId],
+    sql: `WITH ${ctes.join(', ')} SELECT internal_id, number FROM o`,
+    bindings: [...(counter?.bindings ?? []), ...[...groups.values()].map((group) => jsonParameter(group)), accountId],
   };
 }
 
@@ -217,6 +230,18 @@ export function invoiceNumberIn(knex: Knex | Knex.Transaction, accountId: number
   );
 }
 
+/** An order insertNumbered wrote. */
+export interface NumberedOrder {
+  number: number;
+  id: string;
+  internalId: string;
+}
+
+/** What follows the order number in an order_id: _<YYYY>_<MM> of the creation month (UTC). */
+export function orderIdSuffix(at: Date): string {
+  return `_${at.getUTCFullYear()}_${String(at.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
 export const orderRepository = {
   async insert(trx: Knex.Transaction, accountId: number, number: number, id: string, columns: Partial<OrderColumns>): Promise<string> {
     const [internalId] = await orderRepository.insertMany(trx, accountId, [{ number, id, columns }]);
@@ -235,6 +260,24 @@ export const orderRepository = {
     const { rows } = (await trx.raw(sql, bindings)) as { rows: { internal_id: string; number: string }[] };
     const byNumber = new Map(rows.map((r) => [Number(r.number), String(r.internal_id)]));
     return orders.map((o) => byNumber.get(o.number)!);
+  },
+
+  /**
+   * insertMany for orders not numbered yet: the same statement takes their consecutive order
+   * numbers from the account's counter (in the order given), so the counter stays locked from
+   * this statement to the commit instead of from one before it. Their numbers, order_ids and
+   * internal ids, in the order given.
+   */
+  async insertNumbered(trx: Knex.Transaction, accountId: number, orders: { at: Date; columns: Partial<OrderColumns> }[]): Promise<NumberedOrder[]> {
+    const { sql, bindings } = insertOrdersSql(
+      accountId,
+      orders.map(({ at, columns }, offset) => ({ ...columns, account_id: accountId, number: offset, id: orderIdSuffix(at) })),
+      counterRepository.takeStatement(accountId, 'order', orders.length),
+    );
+    const { rows } = (await trx.raw(sql, bindings)) as { rows: { internal_id: string; number: string }[] };
+    const first = Math.min(...rows.map((r) => Number(r.number)));
+    const byNumber = new Map(rows.map((r) => [Number(r.number), String(r.internal_id)]));
+    return orders.map(({ at }, offset) => ({ number: first + offset, id: `${first + offset}${orderIdSuffix(at)}`, internalId: byNumber.get(first + offset)! }));
   },
 
   /**

@@ -232,10 +232,11 @@ export async function createOrderIn(
   const deferred = writes && stock;
   // Held back in a batch, so it runs (and may refuse the order) before the customer is written.
   let lines = deferred ? await settleLineStock(trx, accountId, '', [], drafts, !status.cancelled, 'order', prefix, stock) : undefined;
-  // Locks in a fixed order (order counter, invoice counter, customer, stock items), as updates do.
+  // The counters in the order every order write takes them (invoice, customer, order; lib/order/README).
+  const invoiceNumber = isPaid && !deferred ? String(await counterRepository.next(trx, accountId, 'invoice')) : null;
+  if (!deferred) await counterRepository.take(trx, accountId, 'customer', 0);
   const number = deferred ? 0 : await counterRepository.next(trx, accountId, 'order');
   const orderId = deferred ? '' : orderIdOf(number, now);
-  const invoiceNumber = isPaid && !deferred ? String(await counterRepository.next(trx, accountId, 'invoice')) : null;
   const currencyId = input.currency_id ?? 'EUR';
   const customer = await linkCustomer(trx, accountId, input.customer ?? {}, currencyId, deferred ? writes.customers : undefined);
   const columns: Partial<OrderColumns> = {
@@ -370,11 +371,10 @@ export function createOrder(caller: OrderCaller, input: OrderInput): Promise<str
     (safely) =>
       inTransaction(async (trx) => {
         if (safely) return createOrderIn(trx, caller, input);
-        // The lines' references first: a read that locks nothing, before the order counter's
-        // lock, which the account's concurrent sales queue on until this one commits.
         const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
-        // A refused order rolls the transaction back: its number can be reserved with the lock.
-        const writes = await OrderWrites.open(trx, accountId, 1);
+        // The order counter's lock, which the account's concurrent sales queue on until this one
+        // commits, is taken late: by the order's INSERT in flush.
+        const writes = new OrderWrites(accountId);
         await writes.startRun(trx, [input]);
         await createOrderIn(trx, caller, input, 'order', stock, writes);
         // Its customer's contact data, lines, stock quantities and history, events and cia.adjust
