@@ -1,9 +1,9 @@
 /**
  * The customers of a batch of order creates (POST order/, order/list/, a channel's page): read in
  * one statement, without locking them, found and updated in memory as linkCustomer would one order
- * after another, and their final contact data written back in one UPDATE at the end of the
- * batch's writes (which locks them then). Customers the batch creates join the book, so later
- * orders of the batch find them.
+ * after another, and their final contact data written back in one UPDATE with the batch's
+ * orders (which locks them then). Customers the batch creates join the book, so later orders of
+ * the batch find them.
  */
 import type { Knex } from 'knex';
 import type { DeferredWrites } from '../db/deferred-writes';

@@ -95,8 +95,8 @@ export const customerRepository = {
 
   /**
    * The customers with these numbers or e-mails (case-insensitive), not locked: a batch of order
-   * creates updates them at its end (updateContacts), so a seller's sales to one buyer do not
-   * queue on the buyer's row for the whole of their work.
+   * creates updates them with its orders' INSERT (updateContacts), so a seller's sales to one
+   * buyer do not queue on the buyer's row for the whole of their work.
    */
   async readContacts(trx: Knex.Transaction, accountId: number, numbers: string[], emails: string[]): Promise<StoredContact[]> {
     if (numbers.length === 0 && emails.length === 0) return [];

@@ -46,7 +46,7 @@ export async function linkCustomer(
   if (book) {
     const known = await findInBook(trx, accountId, input, named, book);
     if (known) {
-      // A batch of orders: the book writes the customer's final contact data once, at its end (CustomerBook.write).
+      // A batch of orders: the book writes the customer's final contact data once, with the orders (CustomerBook.write).
       book.update(known, contact);
       return { internalId: known.internal_id, number: known.number, created: false };
     }
@@ -96,7 +96,7 @@ async function findLocked(trx: Knex.Transaction, accountId: number, input: Order
 
 /**
  * The customer in the batch's book; one the book does not know (read before another sale created
- * it) joins it, unlocked like the others, so its row is locked only by the batch's final UPDATE.
+ * it) joins it, unlocked like the others, so its row is locked only when the batch writes its orders.
  */
 async function findInBook(
   trx: Knex.Transaction,

@@ -30,6 +30,16 @@ export class DeferredWrites {
     this.defer(sql, bindings);
   }
 
+  /**
+   * Hands what was deferred to a statement that sends it as CTEs of its own (after its own
+   * writes, in the order deferred), instead of a flush.
+   */
+  drain(): { sql: string; bindings: readonly Knex.RawBinding[] }[] {
+    const statements = this.statements;
+    this.statements = [];
+    return statements;
+  }
+
   /** Sends what was deferred, in the caller's transaction: one statement, or none. */
   async flush(trx: Knex.Transaction): Promise<void> {
     const statements = this.statements;

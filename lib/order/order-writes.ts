@@ -2,14 +2,16 @@
  * The set-based writes of new orders (POST order/list/): each create checks and prepares its
  * order first (customer linked in the run's CustomerBook, stock changes held in PendingStock)
  * and leaves its rows here; flush then reserves their invoice numbers in one statement, inserts
- * the orders (numbering them from the order counter in the same statement), and writes the
- * customers' contact data, lines, history and event outbox rows in one statement each. The order
- * counter is taken that late because an account's sales queue on its lock until they commit.
- * Numbers go to orders that succeeded only: they stay consecutive (a rollback gives them back).
+ * the orders (numbering them from the order counter and writing their customers' contact data in
+ * the same statement), and their lines, history and event outbox rows in one statement each. The
+ * order counter is taken that late because an account's sales queue on its lock until they
+ * commit. Numbers go to orders that succeeded only: they stay consecutive (a rollback gives them
+ * back).
  */
 import type { Knex } from 'knex';
 import { counterRepository } from '../account/counter.repository';
 import { CustomerBook } from '../customer/customer-book';
+import { DeferredWrites } from '../db/deferred-writes';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
 import type { PendingStock } from './order-stock.service';
 import { LineRow, orderIdSuffix, OrderColumns, orderRepository } from './order.repository';
@@ -104,9 +106,12 @@ export class OrderWrites {
     const paid = drafts.filter((d) => d.columns.is_paid);
     let invoice = paid.length ? await counterRepository.take(trx, accountId, 'invoice', paid.length) : 0;
     for (const draft of paid) draft.columns.invoice_number = String(invoice++);
-    const orders = drafts.length ? await orderRepository.insertNumbered(trx, accountId, drafts) : [];
-    // After the order counter: the customers' rows are the last lock a create takes.
-    await customers?.write(trx, accountId, later);
+    // The customers' contact data go with the orders' INSERT, after the order counter and before
+    // any stock item: the lock order of every order write (lib/order/README.md).
+    const alongside = new DeferredWrites();
+    await customers?.write(trx, accountId, alongside);
+    const orders = drafts.length ? await orderRepository.insertNumbered(trx, accountId, drafts, alongside) : [];
+    await alongside.flush(trx);
     drafts.forEach((draft, i) => {
       for (const p of draft.pending) p.change.cause.orderId = orders[i]!.id;
     });

@@ -126,7 +126,8 @@ function forDb(columns: Partial<OrderColumns>): Record<string, unknown> {
 function insertOrdersSql(
   accountId: number,
   rows: Record<string, unknown>[],
-  counter?: { sql: string; bindings: Knex.RawBinding[] },
+  counter?: Statement,
+  alongside: readonly Statement[] = [],
 ): { sql: string; bindings: Knex.RawBinding[] } {
   const groups = new Map<string, Record<string, unknown>[]>();
   for (const row of rows) {
@@ -153,10 +154,11 @@ function insertOrdersSql(
     ...inserts,
     `o AS (${all})`,
     `n AS (${recordInvoiceNumbers} FROM o WHERE invoice_number IS NOT NULL)`,
+    ...alongside.map((a, i) => `w${i} AS (${a.sql})`),
   ];
   return {
     sql: `WITH ${ctes.join(', ')} SELECT internal_id, number FROM o`,
-    bindings: [...(counter?.bindings ?? []), ...[...groups.values()].map((group) => jsonParameter(group)), accountId],
+    bindings: [...(counter?.bindings ?? []), ...[...groups.values()].map((group) => jsonParameter(group)), accountId, ...alongside.flatMap((a) => a.bindings)],
   };
 }
 
@@ -230,6 +232,12 @@ export function invoiceNumberIn(knex: Knex | Knex.Transaction, accountId: number
   );
 }
 
+/** A statement with ? bindings. */
+interface Statement {
+  sql: string;
+  bindings: readonly Knex.RawBinding[];
+}
+
 /** An order insertNumbered wrote. */
 export interface NumberedOrder {
   number: number;
@@ -265,14 +273,21 @@ export const orderRepository = {
   /**
    * insertMany for orders not numbered yet: the same statement takes their consecutive order
    * numbers from the account's counter (in the order given), so the counter stays locked from
-   * this statement to the commit instead of from one before it. Their numbers, order_ids and
-   * internal ids, in the order given.
+   * this statement to the commit instead of from one before it, and then runs the writes
+   * `alongside` (their customers' contact data: locked right after the counter). Their numbers,
+   * order_ids and internal ids, in the order given.
    */
-  async insertNumbered(trx: Knex.Transaction, accountId: number, orders: { at: Date; columns: Partial<OrderColumns> }[]): Promise<NumberedOrder[]> {
+  async insertNumbered(
+    trx: Knex.Transaction,
+    accountId: number,
+    orders: { at: Date; columns: Partial<OrderColumns> }[],
+    alongside: DeferredWrites,
+  ): Promise<NumberedOrder[]> {
     const { sql, bindings } = insertOrdersSql(
       accountId,
       orders.map(({ at, columns }, offset) => ({ ...columns, account_id: accountId, number: offset, id: orderIdSuffix(at) })),
       counterRepository.takeStatement(accountId, 'order', orders.length),
+      alongside.drain(),
     );
     const { rows } = (await trx.raw(sql, bindings)) as { rows: { internal_id: string; number: string }[] };
     const first = Math.min(...rows.map((r) => Number(r.number)));

@@ -58,7 +58,7 @@ describe('order: locks of concurrent creates', () => {
     ]);
   });
 
-  it('when a sale finds its new buyer created meanwhile by another sale, then it leaves the buyer unlocked until its end and a third sale of the buyer is answered meanwhile', async () => {
+  it('when a sale finds its new buyer created meanwhile by another sale, then it leaves the buyer unlocked until it writes its order and a third sale of the buyer is answered meanwhile', async () => {
     const input = { customer: { email: 'new@example.com', username: 'slow' } };
     const caller = { ...allOrdersOf(seller.id), portalAccountId: null };
     const sale = (username: string) =>
