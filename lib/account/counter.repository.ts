@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Statement } from '../db/deferred-writes';
 import { prepared } from '../db/prepared';
 
 /** The account's running numbers: order numbers, invoice numbers and customer numbers. */
@@ -28,7 +29,7 @@ export const counterRepository = {
    * take as a statement to embed (a CTE whose one row's `first` is the first reserved value), so
    * that a write takes the counter's lock in its own statement instead of one before it.
    */
-  takeStatement(accountId: number, kind: CounterKind, count: number): { sql: string; bindings: Knex.RawBinding[] } {
+  takeStatement(accountId: number, kind: CounterKind, count: number): Statement {
     return {
       sql: `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
        ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + ?

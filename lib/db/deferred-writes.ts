@@ -13,11 +13,17 @@ import { prepared } from './prepared';
  * and nothing may read what they write before flush. A refused write fails the flush, which is
  * part of the same transaction: it rolls back like the write would have.
  */
+/** A statement with ? bindings. */
+export interface Statement {
+  sql: string;
+  bindings: readonly Knex.RawBinding[];
+}
+
 /** Bindings of the largest deferred statement that is prepared (a single order of a few lines). */
 const maxPreparedBindings = 100;
 
 export class DeferredWrites {
-  private statements: { sql: string; bindings: readonly Knex.RawBinding[] }[] = [];
+  private statements: Statement[] = [];
 
   /** A statement (with ? bindings, no RETURNING) to send at flush. */
   defer(sql: string, bindings: readonly Knex.RawBinding[]): void {
@@ -34,7 +40,7 @@ export class DeferredWrites {
    * Hands what was deferred to a statement that sends it as CTEs of its own (after its own
    * writes, in the order deferred), instead of a flush.
    */
-  drain(): { sql: string; bindings: readonly Knex.RawBinding[] }[] {
+  drain(): Statement[] {
     const statements = this.statements;
     this.statements = [];
     return statements;

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
 import { counterRepository } from '../account/counter.repository';
-import type { DeferredWrites } from '../db/deferred-writes';
+import type { DeferredWrites, Statement } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { jsonParameter } from '../db/json-parameter';
 
@@ -230,12 +230,6 @@ export function invoiceNumberIn(knex: Knex | Knex.Transaction, accountId: number
        WHERE account_id = ? AND invoice_number = ANY(?::bigint[])))`,
     [accountId, numbers],
   );
-}
-
-/** A statement with ? bindings. */
-interface Statement {
-  sql: string;
-  bindings: readonly Knex.RawBinding[];
 }
 
 /** An order insertNumbered wrote. */
