@@ -8,7 +8,7 @@ import { retryAfterMs } from '../portal-http';
 import type { PortalTarget } from '../portal.type';
 import { accessToken, forgetAccessToken } from './lwa';
 import { SpApiCredentials, spApiCredentials } from './sp-api-credentials';
-import { learnRate, takeSpApiToken, usagePlan } from './sp-api-limits';
+import { learnRate, reserveSpApiTokens, takeSpApiToken, usagePlan } from './sp-api-limits';
 import { spApiSdk } from './sp-api-sdk';
 
 /** The request options every generated API method takes (headers, timeout). */
@@ -25,7 +25,7 @@ interface Answer<T> {
  * The longest wait for an operation's token: 2 s by default, as pushes wait holding the target's
  * lock (a longer wait fails the job for a retry then); callers that hold nothing pass more.
  */
-const defaultTokenWaitMs = 2000;
+export const defaultTokenWaitMs = 2000;
 
 /** One portal account's SP-API: the generated clients pointed at its base URL, and its identity. */
 export class SpApiSession {
@@ -53,6 +53,24 @@ export class SpApiSession {
   async call<T>(method: string, path: string, run: (options: CallOptions) => Promise<Answer<T>>, maxWaitMs = defaultTokenWaitMs): Promise<T> {
     const wait = await takeSpApiToken(this.target.portalAccountId, method, path, maxWaitMs);
     if (wait > 0) throw portalUnavailable(`market_d: ${method.toUpperCase()} ${path} waits ${Math.ceil(wait / 1000)} s for Amazon's rate limit`, wait);
+    return this.send(method, path, run);
+  }
+
+  /**
+   * Tokens for up to `count` calls of one operation, as many as come within maxWaitMs: each
+   * taken call's delay from now (see reserveSpApiTokens). The calls then go by `send`.
+   */
+  reserve(method: string, path: string, count: number, maxWaitMs = defaultTokenWaitMs): Promise<number[]> {
+    return reserveSpApiTokens(this.target.portalAccountId, method, path, count, maxWaitMs);
+  }
+
+  /** The Listings Items API's path of one of the seller's SKUs. */
+  listingPath(sku: string): string {
+    return `/listings/2021-08-01/items/${encodeURIComponent(this.creds.sellerId)}/${encodeURIComponent(sku)}`;
+  }
+
+  /** One SP-API call whose token was taken (`call` or `reserve`), its answers mapped as `call` says. */
+  async send<T>(method: string, path: string, run: (options: CallOptions) => Promise<Answer<T>>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const token = await accessToken(this.target, this.creds);
       try {

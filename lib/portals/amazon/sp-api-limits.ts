@@ -21,10 +21,11 @@ export function usagePlan(method: string, path: string): UsagePlan & { operation
   return { rate: found.rate, burst: found.burst, operation: `${method.toLowerCase()} ${found.urlRegex.source}` };
 }
 
-// A token bucket per (portal account, operation): refilled at `rate` per second up to `burst`;
-// a call takes a token, or reserves the next one (the bucket goes below zero) when the wait is
-// within max; beyond max nothing is reserved and the wait is answered negative.
-const takeToken = redisScript(
+// A token bucket per (portal account, operation): refilled at `rate` per second up to `burst`.
+// Up to `count` tokens are taken: as many as come within maxWait, reserving the ones not there
+// yet (the bucket goes below zero). Answers {taken, wait for the last taken}; when none comes
+// within maxWait, {0, wait for the first}.
+const takeTokens = redisScript(
   'kontorSpApiToken',
   1,
   `
@@ -32,19 +33,21 @@ local now = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
 local maxWait = tonumber(ARGV[4])
+local count = tonumber(ARGV[5])
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1]) or burst
 local at = tonumber(state[2]) or now
 tokens = math.min(burst, tokens + (now - at) * rate / 1000)
-local wait = 0
-if tokens < 1 then wait = math.ceil((1 - tokens) * 1000 / rate) end
-if wait > maxWait then
+local taken = math.min(count, math.floor(tokens + maxWait * rate / 1000))
+if taken < 1 then
   redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-  return -wait
+  return {0, math.ceil((1 - tokens) * 1000 / rate)}
 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', tostring(now))
+local wait = 0
+if tokens < taken then wait = math.ceil((taken - tokens) * 1000 / rate) end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - taken), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst * 1000 / rate) + 60000)
-return wait
+return {taken, wait}
 `,
 );
 
@@ -68,19 +71,38 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * 429 handling is the fallback).
  */
 export async function takeSpApiToken(portalAccountId: number, method: string, path: string, maxWaitMs: number): Promise<number> {
-  const plan = usagePlan(method, path);
-  const rate = learned.get(`${portalAccountId}|${plan.operation}`) ?? plan.rate;
-  let wait: number;
-  try {
-    await redisReady();
-    wait = Number(
-      await takeToken([`${config().queuePrefix}:spapi-rate:${portalAccountId}:${plan.operation}`], [Date.now(), rate, Math.max(1, plan.burst), maxWaitMs]),
-    );
-  } catch (err) {
-    log.warn({ err: (err as Error).message }, 'SP-API rate limit not available; calling without it');
-    return 0;
-  }
-  if (wait < 0) return -wait;
+  const { taken, wait } = await takeSpApiTokens(portalAccountId, method, path, maxWaitMs, 1);
+  if (taken === 0) return wait;
   if (wait > 0) await sleep(wait);
   return 0;
+}
+
+/**
+ * Tokens for up to `count` calls of the operation, as many as come within maxWaitMs: each taken
+ * call's delay from now, in the bucket's pace (the nth call waits for the nth token: calls sent
+ * together would exceed Amazon's burst). Fewer delays than count: the rest must wait longer.
+ */
+export async function reserveSpApiTokens(portalAccountId: number, method: string, path: string, count: number, maxWaitMs: number): Promise<number[]> {
+  const { taken, wait, rate } = await takeSpApiTokens(portalAccountId, method, path, maxWaitMs, count);
+  return Array.from({ length: taken }, (_, i) => Math.max(0, Math.ceil(wait - ((taken - 1 - i) * 1000) / rate)));
+}
+
+async function takeSpApiTokens(
+  portalAccountId: number,
+  method: string,
+  path: string,
+  maxWaitMs: number,
+  count: number,
+): Promise<{ taken: number; wait: number; rate: number }> {
+  const plan = usagePlan(method, path);
+  const rate = learned.get(`${portalAccountId}|${plan.operation}`) ?? plan.rate;
+  try {
+    await redisReady();
+    const key = `${config().queuePrefix}:spapi-rate:${portalAccountId}:${plan.operation}`;
+    const [taken, wait] = (await takeTokens([key], [Date.now(), rate, Math.max(1, plan.burst), maxWaitMs, count])) as [number, number];
+    return { taken: Number(taken), wait: Number(wait), rate };
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'SP-API rate limit not available; calling without it');
+    return { taken: count, wait: 0, rate };
+  }
 }
