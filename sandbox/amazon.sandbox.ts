@@ -246,15 +246,17 @@ function listings(state: SandboxState): express.Router {
       res.status(400).json(errorBody('InvalidInput', 'productType and patches are required.'));
       return;
     }
-    if (!offer) {
+    const attributes = Object.fromEntries(body.patches.map((p) => [String(p.path ?? '').replace(/^\/attributes\//, ''), p.value]));
+    // A patch of fulfillment_availability alone is a quantity update (CIA), not a revision; like a
+    // feed's PATCH message, it finds the seller's SKU whether or not Kontor listed it.
+    const quantityOnly = Object.keys(attributes).every((a) => a === 'fulfillment_availability');
+    const quantity = merchantQuantity(attributes.fulfillment_availability) ?? offer?.quantity;
+    if (quantity === undefined || (!offer && !quantityOnly)) {
       res.status(404).json(errorBody('NotFound', `SKU ${sku} not found.`));
       return;
     }
     const issues = itemIssues(state, accountOf(res), sku);
-    if (issues.length === 0) {
-      const attributes = Object.fromEntries(body.patches.map((p) => [String(p.path ?? '').replace(/^\/attributes\//, ''), p.value]));
-      setOffer(state, accountOf(res), sku, attributes, merchantQuantity(attributes.fulfillment_availability) ?? offer.quantity, 'listing');
-    }
+    if (issues.length === 0) setOffer(state, accountOf(res), sku, attributes, quantity, quantityOnly ? 'quantity' : 'listing');
     res.json(submission(sku, issues));
   });
   router.delete('/:sellerId/:sku', (req, res) => {

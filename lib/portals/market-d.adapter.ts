@@ -1,27 +1,20 @@
 import type { Order, OrderItem } from '@sp-api-sdk/orders-api-v0';
 import { portalRefused } from '../errors';
 import { amazonListing, listingPatches } from './amazon/listing-attributes';
-import { sendQuantityFeed } from './amazon/listings-feed';
+import { sendQuantities } from './amazon/listings-quantities';
 import { channelOrder } from './amazon/order-mapping';
 import { SpApiSession } from './amazon/sp-api-client';
+import { Submission, submissionErrors } from './amazon/submission';
 import type { ChannelOrderPage } from './channel-order.type';
 import { portalInputError } from './portal-http';
 import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
 import { portalUploadPart } from './upload-part.type';
 
-/** What a Listings Items submission answers (ListingsItemSubmissionResponse). */
-interface Submission {
-  sku: string;
-  status: string;
-  issues?: { code: string; message: string; severity: string }[];
-}
-
 /** An INVALID submission, or one with ERROR issues, fails the job with Amazon's issues. */
 function checkSubmission(target: PortalTarget, answer: Submission): void {
-  const errors = (answer.issues ?? []).filter((i) => i.severity === 'ERROR');
-  if (answer.status === 'ACCEPTED' && errors.length === 0) return;
-  const text = errors.map((i) => `${i.code}: ${i.message}`).join('; ') || answer.status;
-  throw portalRefused(`market_d refused the listing of SKU ${answer.sku} for portal account ${target.portalAccountId}: ${text}`.slice(0, 2000));
+  const errors = submissionErrors(answer);
+  if (errors === undefined) return;
+  throw portalRefused(`market_d refused the listing of SKU ${answer.sku} for portal account ${target.portalAccountId}: ${errors}`.slice(0, 2000));
 }
 
 /**
@@ -30,12 +23,10 @@ function checkSubmission(target: PortalTarget, answer: Submission): void {
  */
 const fetchTokenWaitMs = 60_000;
 
-const listingPath = (s: SpApiSession, sku: string) => `/listings/2021-08-01/items/${encodeURIComponent(s.creds.sellerId)}/${encodeURIComponent(sku)}`;
-
 /**
  * The fourth marketplace (Stock_market_d_type) speaks Amazon's Selling Partner API: offers by
- * seller SKU through the Listings Items API 2021-08-01, CIA quantities through JSON_LISTINGS_FEED
- * feeds, send_mit through the Orders API's confirmShipment, orders through getOrders and
+ * seller SKU through the Listings Items API 2021-08-01, CIA quantities by patchListingsItem or,
+ * beyond what its usage plan carries at once, a JSON_LISTINGS_FEED, send_mit through the Orders API's confirmShipment, orders through getOrders and
  * getOrderItems; LWA access tokens from the portal account's refresh token (lib/portals/amazon/).
  * SP-API takes no idempotency key: a listing put by SKU and absolute quantities are idempotent
  * as they are; send_mit records each confirmed part (SendMitProgress), so its retry does not confirm it again.
@@ -49,14 +40,15 @@ export class MarketDAdapter implements PortalAdapter {
   readonly categories: PortalFacts['categories'] = 'none';
   readonly fieldGroup: PortalFacts['fieldGroup'] = 'object';
   // One feed carries up to 10000 messages (listings-feed-schema-v2); createFeed's usage plan (a
-  // feed per 2 minutes after a burst of 15) makes large batches the way to keep up.
+  // feed per 2 minutes after a burst of 15) makes large batches the way to keep up. A batch the
+  // patch plan carries goes as patches instead.
   readonly maxQuantityBatch = 10000;
 
   /** putListingsItem: creates the offer or replaces it (price, terms, quantity); the SKU is the portal's item id. */
   async list(target: PortalTarget, item: ListingItem, _key?: string): Promise<{ portalItemId: string }> {
     const s = new SpApiSession(target);
     const listing = amazonListing(item, s.creds.marketplaceId);
-    const answer = await s.call('put', listingPath(s, listing.sku), (o) =>
+    const answer = await s.call('put', s.listingPath(listing.sku), (o) =>
       s.listings.putListingsItem(
         {
           sellerId: s.creds.sellerId,
@@ -77,7 +69,7 @@ export class MarketDAdapter implements PortalAdapter {
     const listing = amazonListing(item, s.creds.marketplaceId);
     const patches = listingPatches(listing, values);
     if (patches.length === 0) throw portalInputError(this.portal, `nothing of ${values.join(', ')} can be revised at market_d`);
-    const answer = await s.call('patch', listingPath(s, portalItemId), (o) =>
+    const answer = await s.call('patch', s.listingPath(portalItemId), (o) =>
       s.listings.patchListingsItem(
         { sellerId: s.creds.sellerId, sku: portalItemId, marketplaceIds: [s.creds.marketplaceId], body: { productType: listing.productType, patches } },
         o,
@@ -90,15 +82,15 @@ export class MarketDAdapter implements PortalAdapter {
   async end(target: PortalTarget, stockId: number, portalItemId: string | null, _key?: string): Promise<void> {
     const s = new SpApiSession(target);
     const sku = portalItemId ?? String(stockId);
-    const answer = await s.call('delete', listingPath(s, sku), (o) =>
+    const answer = await s.call('delete', s.listingPath(sku), (o) =>
       s.listings.deleteListingsItem({ sellerId: s.creds.sellerId, sku, marketplaceIds: [s.creds.marketplaceId] }, o),
     );
     checkSubmission(target, answer);
   }
 
-  /** CIA: one JSON_LISTINGS_FEED per batch; each item's outcome from the processing report (lib/portals/README.md). */
+  /** CIA: a patchListingsItem per SKU when the plan carries the batch, else one JSON_LISTINGS_FEED (lib/portals/README.md). */
   async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
-    return sendQuantityFeed(new SpApiSession(target), updates, key);
+    return sendQuantities(new SpApiSession(target), updates, key);
   }
 
   /** send_mit: confirmShipment of the Amazon order (external_order_id) with the order's lines as the package's items. */

@@ -4,7 +4,7 @@ import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { call, newSeller, Seller } from '../support/api';
 import { waitFor, withSandboxAndFleet } from './support';
 
-describe('fleet: CIA quantities reach market_d as JSON_LISTINGS_FEED feeds', () => {
+describe('fleet: CIA quantities reach market_d by patchListingsItem, or as JSON_LISTINGS_FEED feeds when many change at once', () => {
   let seller: Seller;
   const running = withSandboxAndFleet();
   beforeEach(async () => {
@@ -14,8 +14,9 @@ describe('fleet: CIA quantities reach market_d as JSON_LISTINGS_FEED feeds', () 
   const account = () => String(seller.portalAccountId);
   const shown = () => running.sandbox.state.quantities(account()).market_d ?? {};
   const feedsOf = () => [...amazonOf(running.sandbox.state).feeds.values()].filter((f) => f.account === account());
+  const patchesOf = () => running.sandbox.state.requests.filter((r) => r.portal === 'market_d' && r.portalAccount === account() && r.method === 'PATCH');
 
-  it("when items with a market_d group change, then the seller's SKUs at Amazon end on their quantities through feeds, and a sale lowers them", async () => {
+  it("when a few items with a market_d group change, then the seller's SKUs at Amazon end on their quantities through patches, and a sale lowers them", async () => {
     const res = await call('stock/list/', {
       token: seller.token,
       body: {
@@ -28,7 +29,12 @@ describe('fleet: CIA quantities reach market_d as JSON_LISTINGS_FEED feeds', () 
     expect(res.status, res.text).to.equal(207);
     const ids = (res.body.response as { stock_id: number }[]).map((r) => Number(r.stock_id));
     await waitFor('both quantities at Amazon', () => shown()['AMZ-1'] === 6 && shown()['AMZ-OWN-2'] === 4, 15000);
-    expect(feedsOf().every((f) => f.processingStatus === 'DONE')).to.equal(true);
+    expect(
+      patchesOf()
+        .map((r) => r.path.split('/').pop())
+        .sort(),
+    ).to.deep.equal(['AMZ-1', 'AMZ-OWN-2']);
+    expect(feedsOf()).to.deep.equal([]);
 
     const order = await call('order/', {
       token: seller.token,
@@ -36,9 +42,20 @@ describe('fleet: CIA quantities reach market_d as JSON_LISTINGS_FEED feeds', () 
     });
     expect(order.status, order.text).to.equal(201);
     await waitFor('the sale at Amazon', () => shown()['AMZ-1'] === 4, 15000);
+    expect(patchesOf()).to.have.length(3);
   });
 
-  it('when a feed reports an ERROR for one SKU, then that item is refused with Amazon’s message and the other reaches its quantity', async () => {
+  it('when more items change at once than the patch plan carries (5 a second after a burst of 5), then the rest go as a feed', async () => {
+    const stock = Array.from({ length: 20 }, (_, i) => ({ name: `Amazon ${i}`, sku: `AMZ-F${i}`, quantity: i + 1, cia: { market_d: { is_active: true } } }));
+    const res = await call('stock/list/', { token: seller.token, body: { stock } });
+    expect(res.status, res.text).to.equal(207);
+    await waitFor('all 20 quantities at Amazon', () => stock.every((s) => shown()[s.sku] === s.quantity), 15000);
+    expect(feedsOf().length).to.be.at.least(1);
+    expect(feedsOf().every((f) => f.processingStatus === 'DONE')).to.equal(true);
+    expect(patchesOf().length).to.be.below(20);
+  });
+
+  it('when Amazon refuses one SKU, then that item is refused with Amazon’s message and the other reaches its quantity', async () => {
     running.sandbox.state.faults.push({
       portal: 'market_d',
       portalAccount: account(),
@@ -65,6 +82,6 @@ describe('fleet: CIA quantities reach market_d as JSON_LISTINGS_FEED feeds', () 
         { last_error: string | null; refused_seq: string; desired_seq: string } | undefined;
       return row && row.refused_seq === row.desired_seq ? row : undefined;
     });
-    expect(state.last_error).to.match(/market_d feed \d+ refused the quantity of item \d+: 400 SKU AMZ-BAD is blocked/);
+    expect(state.last_error).to.match(/market_d refused the quantity of item \d+ \(SKU AMZ-BAD\): 400: SKU AMZ-BAD is blocked/);
   });
 });

@@ -3,6 +3,7 @@ import { config, setConfig } from '../../config';
 import { isPermanent } from '../../lib/errors';
 import { amazonListing, listingPatches } from '../../lib/portals/amazon/listing-attributes';
 import { orderStatus } from '../../lib/portals/amazon/order-mapping';
+import { learnRate, reserveSpApiTokens, usagePlan } from '../../lib/portals/amazon/sp-api-limits';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
 import type { ListingItem, PortalTarget, QuantityUpdate } from '../../lib/portals/portal.type';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
@@ -181,7 +182,105 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     expect(err.message).to.contain('AZ-BAD').and.contain("'[item_name]' is required");
   });
 
+  /**
+   * patchListingsItem's plan (5/s, burst 5) spent, as after a run of sales: a batch would wait
+   * more than 2 s for its tokens, so it goes as a feed.
+   */
+  const spendPatchPlan = () => reserveSpApiTokens(account, 'patch', `/listings/2021-08-01/items/${seller()}/any`, 16, 60000);
+  const listed = async (...skus: string[]) => {
+    for (const sku of skus) await adapter.list(target, item({ sku }), `job-${sku}`);
+  };
+  const patchesOf = () => calls(/^\/listings\//).filter((r) => r.method === 'PATCH');
+
+  it('CIA quantities of a few SKUs: one patchListingsItem each, the fulfillment_availability replaced, no feed; FBA offers are left to Amazon', async () => {
+    await listed('Q-1', 'Q-2', 'Q-4');
+    const outcomes = await adapter.setQuantities(
+      target,
+      [update(1, 'Q-1', 4, { delivery_time: 1 }), update(2, 'Q-2', 0), update(3, 'Q-FBA', 9, { is_fba: true }), update(4, 'IGNORED', 6, { sku: 'Q-4' })],
+      'batch-p1',
+    );
+    expect(outcomes).to.deep.equal([
+      { stockId: 1, outcome: 'accepted' },
+      { stockId: 2, outcome: 'accepted' },
+      { stockId: 3, outcome: 'accepted' },
+      { stockId: 4, outcome: 'accepted' },
+    ]);
+    const patches = patchesOf();
+    expect(patches.map((r) => r.path).sort()).to.deep.equal(['Q-1', 'Q-2', 'Q-4'].map((sku) => `/listings/2021-08-01/items/${seller()}/${sku}`));
+    expect(patches.every((r) => r.status === 200 && r.bearer && r.query?.marketplaceIds === DE)).to.equal(true);
+    expect(patches.find((r) => r.path.endsWith('/Q-1'))!.body).to.deep.equal({
+      productType: 'PRODUCT',
+      patches: [
+        {
+          op: 'replace',
+          path: '/attributes/fulfillment_availability',
+          value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 4, lead_time_to_ship_max_days: 1 }],
+        },
+      ],
+    });
+    expect(calls(/^\/feeds\//)).to.deep.equal([]);
+    expect(shown()).to.deep.equal({ 'Q-1': 4, 'Q-2': 0, 'Q-4': 6 });
+  });
+
+  it("patches keep to the plan: beyond its burst, each waits for its token; a refused patch refuses its item with Amazon's issue, a 5xx retries it", async () => {
+    const skus = ['R-1', 'R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-7'];
+    await listed(...skus);
+    sandbox.state.faults.push({
+      portal: 'market_d',
+      portalAccount: String(account),
+      reference: 'R-2',
+      status: 400,
+      remaining: 1,
+      message: 'SKU R-2 is blocked',
+    });
+    const outcomes = await adapter.setQuantities(
+      target,
+      skus.map((sku, i) => update(i + 1, sku, 3)),
+      'batch-p2',
+    );
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['accepted', 'refused', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted']);
+    expect((outcomes[1] as { message: string }).message)
+      .to.contain('SKU R-2 is blocked')
+      .and.contain('item 2');
+    // 5 per second after a burst of 5: the 7th call goes no sooner than 2 tokens (400 ms) after the first.
+    const times = patchesOf().map((r) => Date.parse(r.at));
+    expect(Math.max(...times) - Math.min(...times)).to.be.at.least(390);
+    // R-2 keeps the quantity it was listed with.
+    expect(shown()).to.deep.equal({ 'R-1': 3, 'R-2': 5, 'R-3': 3, 'R-4': 3, 'R-5': 3, 'R-6': 3, 'R-7': 3 });
+
+    // Amazon's 404 for a SKU it does not know refuses that item, not the batch.
+    sandbox.state.faults.push({ portal: 'market_d', portalAccount: String(account), status: 404, remaining: 1, message: 'SKU R-1 not found' });
+    const gone = await adapter.setQuantities(target, [update(1, 'R-1', 2)], 'batch-p3');
+    expect(gone[0]).to.include({ stockId: 1, outcome: 'refused' });
+    expect((gone[0] as { message: string }).message).to.contain('NotFound: SKU R-1 not found');
+
+    sandbox.state.faults.push({ portal: 'market_d', portalAccount: String(account), status: 503, remaining: 1, message: 'Service Unavailable' });
+    const again = await adapter.setQuantities(target, [update(1, 'R-1', 2)], 'batch-p4');
+    expect(again[0]).to.include({ stockId: 1, outcome: 'retry' });
+    expect((again[0] as { message: string }).message).to.contain('503');
+    expect(shown()['R-1']).to.equal(3);
+  });
+
+  it('more SKUs than the patch plan carries within 2 s: as many as it carries go as patches, the rest as one feed', async () => {
+    const skus = Array.from({ length: 20 }, (_, i) => `B-${i}`);
+    const outcomes = await adapter.setQuantities(
+      target,
+      skus.map((sku, i) => update(i + 1, sku, 5)),
+      'batch-p5',
+    );
+    expect(outcomes.every((o) => o.outcome === 'accepted')).to.equal(true);
+    // A burst of 5 and 5 a second for 2 s.
+    expect(patchesOf().map((r) => r.path.split('/').pop())).to.have.members(skus.slice(0, 15));
+    const amazon = amazonOf(sandbox.state);
+    const feeds = [...amazon.feeds.values()].filter((f) => f.account === String(account));
+    expect(feeds).to.have.length(1);
+    const input = JSON.parse(amazon.documents.get(feeds[0]!.inputFeedDocumentId)!.content!) as { messages: { sku: string }[] };
+    expect(input.messages.map((m) => m.sku)).to.deep.equal(skus.slice(15));
+    expect(Object.keys(shown())).to.have.members(skus);
+  });
+
   it('CIA quantities: createFeedDocument, the upload, createFeed, getFeed until DONE, getFeedDocument and its report; FBA offers are left to Amazon', async () => {
+    await spendPatchPlan();
     const outcomes = await adapter.setQuantities(
       target,
       [update(1, 'Q-1', 4, { delivery_time: 1 }), update(2, 'Q-2', 0), update(3, 'Q-FBA', 9, { is_fba: true }), update(4, 'IGNORED', 6, { sku: 'Q-4' })],
@@ -243,6 +342,7 @@ describe('market_d: the SP-API calls against the sandbox', () => {
   });
 
   it("a report's ERROR issues refuse those items with Amazon's message; the others are acknowledged", async () => {
+    await spendPatchPlan();
     sandbox.state.faults.push({
       portal: 'market_d',
       portalAccount: String(account),
@@ -262,6 +362,7 @@ describe('market_d: the SP-API calls against the sandbox', () => {
   });
 
   it('a feed that ends FATAL (or CANCELLED) sends every item again; the next try submits a new feed', async () => {
+    await spendPatchPlan();
     await fetch(`${sandbox.url}/_sandbox/amazon/feed_outcome`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -281,6 +382,7 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     setConfig({ ...config(), marketDFeedWaitMs: 100 });
     amazonOf(sandbox.state).feedMs = 600;
     try {
+      await spendPatchPlan();
       const first = await adapter.setQuantities(target, [update(1, 'P-1', 8)], 'batch-4');
       expect(first[0]).to.include({ outcome: 'retry' });
       expect((first[0] as { message: string }).message).to.match(/still IN_(QUEUE|PROGRESS)/);
@@ -289,6 +391,31 @@ describe('market_d: the SP-API calls against the sandbox', () => {
       expect(second).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
       expect(calls('/feeds/2021-06-30/feeds')).to.have.length(1);
       expect(shown()).to.deep.equal({ 'P-1': 8 });
+    } finally {
+      setConfig({ ...config(), marketDFeedWaitMs: wait });
+      amazonOf(sandbox.state).feedMs = 300;
+    }
+  });
+
+  it('a feed still in progress holds back the patches of a later batch, so that an older quantity never lands after a newer one', async () => {
+    setConfig({ ...config(), marketDFeedWaitMs: 100 });
+    amazonOf(sandbox.state).feedMs = 600;
+    try {
+      await spendPatchPlan();
+      const first = await adapter.setQuantities(target, [update(1, 'H-0', 9)], 'batch-h1');
+      expect(first[0]).to.include({ outcome: 'retry' });
+      // Amazon tells of a plan of 1000 patches a second: the plan no longer stands in the way.
+      learnRate(account, usagePlan('patch', `/listings/2021-08-01/items/${seller()}/any`).operation, '1000');
+      const held = await adapter.setQuantities(target, [update(1, 'H-0', 8)], 'batch-h2');
+      expect(held[0]).to.include({ outcome: 'retry' });
+      expect((held[0] as { message: string }).message).to.match(/still IN_(QUEUE|PROGRESS)/);
+      expect(patchesOf()).to.deep.equal([]);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const after = await adapter.setQuantities(target, [update(1, 'H-0', 8)], 'batch-h2');
+      expect(after).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
+      expect(patchesOf()).to.have.length(1);
+      expect(calls('/feeds/2021-06-30/feeds')).to.have.length(1);
+      expect(shown()['H-0']).to.equal(8);
     } finally {
       setConfig({ ...config(), marketDFeedWaitMs: wait });
       amazonOf(sandbox.state).feedMs = 300;

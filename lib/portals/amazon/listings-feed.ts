@@ -10,7 +10,7 @@ import { fulfillmentAvailability, sellerSku } from './listing-attributes';
 import type { SpApiSession } from './sp-api-client';
 
 /** A JSON_LISTINGS_FEED message (listings-feed-schema-v2): a PATCH of one SKU's fulfillment_availability. */
-interface FeedMessage {
+export interface FeedMessage {
   messageId: number;
   sku: string;
   operationType: 'PATCH';
@@ -151,48 +151,62 @@ function outcomes(updates: QuantityUpdate[], index: Map<number, number>, feedId:
 
 const retryAll = (updates: QuantityUpdate[], message: string): QuantityOutcome[] => updates.map((u) => ({ stockId: u.stockId, outcome: 'retry', message }));
 
-/** Reads a finished feed into the items' outcomes; CANCELLED and FATAL send every item again (with the report's reason when there is one). */
-async function settle(
-  s: SpApiSession,
-  updates: QuantityUpdate[],
-  index: Map<number, number>,
-  feedId: string,
-  feed: { status: string; resultFeedDocumentId?: string },
-) {
-  if (feed.status === 'DONE' && feed.resultFeedDocumentId) return outcomes(updates, index, feedId, await report(s, feed.resultFeedDocumentId));
+/** Every item answered retry while a feed of the target is still processing: nothing newer (feed or patch) may overtake it. */
+export const stillProcessing = (updates: QuantityUpdate[], feedId: string, account: number, status: string) =>
+  retryAll(updates, `market_d feed ${feedId} of portal account ${account} is still ${status}; read again on the next try`);
+
+/** A feed's end as getFeed answered it. */
+export interface FeedEnd {
+  feedId: string;
+  status: string;
+  resultFeedDocumentId?: string;
+}
+
+/**
+ * Reads a finished feed into the items' outcomes (items not in it answer accepted); CANCELLED and
+ * FATAL send every item again (with the report's reason when there is one).
+ */
+export async function feedOutcomes(s: SpApiSession, updates: QuantityUpdate[], index: Map<number, number>, feed: FeedEnd): Promise<QuantityOutcome[]> {
+  if (feed.status === 'DONE' && feed.resultFeedDocumentId) return outcomes(updates, index, feed.feedId, await report(s, feed.resultFeedDocumentId));
   const reason = feed.resultFeedDocumentId
     ? (await report(s, feed.resultFeedDocumentId).catch(() => []))
         .map((i) => i.message)
         .join('; ')
         .slice(0, 500)
     : '';
-  return retryAll(updates, `market_d feed ${feedId} ended ${feed.status}${reason ? `: ${reason}` : ''}; the quantities go again`);
+  return retryAll(updates, `market_d feed ${feed.feedId} ended ${feed.status}${reason ? `: ${reason}` : ''}; the quantities go again`);
 }
 
 /**
- * CIA quantities as one JSON_LISTINGS_FEED: a feed still being processed from an earlier try is
- * read first (the same batch: its outcome is this batch's; another batch: it is waited for, so an
- * older quantity never lands after a newer one); otherwise the batch is submitted. The feed is
- * polled for MARKET_D_FEED_WAIT_MS; still unfinished then, every item is answered retry and the
- * next try of the push reads the same feed instead of sending it again.
+ * The feed of the target that an earlier try submitted and nobody has read yet, polled: finished
+ * (then no longer pending), or still processing. Undefined when there is none.
  */
-export async function sendQuantityFeed(s: SpApiSession, updates: QuantityUpdate[], batchKey: string): Promise<QuantityOutcome[]> {
-  const { messages, index } = feedMessages(updates, s.creds.marketplaceId);
+export async function earlierFeed(s: SpApiSession): Promise<(FeedEnd & { batchKey: string; skus: string[]; finished: boolean }) | undefined> {
   const account = s.target.portalAccountId;
   const earlier = await readPending(account);
-  if (earlier) {
-    const feed = await poll(s, earlier.feedId);
-    if (!finished.includes(feed.status))
-      return retryAll(updates, `market_d feed ${earlier.feedId} of portal account ${account} is still ${feed.status}; read again on the next try`);
-    await writePending(account, null);
-    if (earlier.batchKey === batchKey) return settle(s, updates, index, earlier.feedId, feed);
-  }
-  if (messages.length === 0) return updates.map((u) => ({ stockId: u.stockId, outcome: 'accepted' }));
+  if (!earlier) return undefined;
+  const feed = await poll(s, earlier.feedId);
+  const done = finished.includes(feed.status);
+  if (done) await writePending(account, null);
+  return { ...earlier, ...feed, feedId: earlier.feedId, finished: done };
+}
+
+/**
+ * The messages as one JSON_LISTINGS_FEED, polled for MARKET_D_FEED_WAIT_MS; still unfinished then,
+ * every item is answered retry and the next try reads the same feed (earlierFeed) instead of
+ * sending it again.
+ */
+export async function sendQuantityFeed(
+  s: SpApiSession,
+  updates: QuantityUpdate[],
+  { messages, index }: { messages: FeedMessage[]; index: Map<number, number> },
+  batchKey: string,
+): Promise<QuantityOutcome[]> {
+  const account = s.target.portalAccountId;
   const feedId = await submit(s, messages);
   await writePending(account, { feedId, batchKey, skus: messages.map((m) => m.sku) });
   const feed = await poll(s, feedId);
-  if (!finished.includes(feed.status))
-    return retryAll(updates, `market_d feed ${feedId} of portal account ${account} is still ${feed.status}; read again on the next try`);
+  if (!finished.includes(feed.status)) return stillProcessing(updates, feedId, account, feed.status);
   await writePending(account, null);
-  return settle(s, updates, index, feedId, feed);
+  return feedOutcomes(s, updates, index, { feedId, ...feed });
 }

@@ -1,0 +1,89 @@
+import { isPermanent } from '../../errors';
+import type { QuantityOutcome, QuantityUpdate } from '../portal.type';
+import { earlierFeed, FeedMessage, feedMessages, feedOutcomes, sendQuantityFeed, stillProcessing } from './listings-feed';
+import { SpApiSession, spApiErrors } from './sp-api-client';
+import { Submission, submissionErrors } from './submission';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Answers about the SKU itself (bad data, unknown SKU): Amazon's refusal of that item alone, as an INVALID submission. */
+const itemStatuses = [400, 404, 422];
+
+/** A refusal of the SKU as a submission; anything else (throttling, 5xx, the account's authorisation) is thrown on. */
+function asItemRefusal(sku: string, err: unknown): { data: Submission } {
+  const response = (err as { response?: { status?: number; data?: unknown } }).response;
+  if (response?.status === undefined || !itemStatuses.includes(response.status)) throw err;
+  return { data: { sku, status: 'INVALID', issues: [{ code: String(response.status), message: spApiErrors(response.data), severity: 'ERROR' }] } };
+}
+
+/**
+ * One SKU's quantity by patchListingsItem (the feed message's patch). Throttling, 5xx and network
+ * errors answer this item retry; a permanent failure that is not about the SKU (a revoked grant)
+ * is thrown: it fails the batch.
+ */
+async function patchQuantity(s: SpApiSession, message: FeedMessage, stockId: number): Promise<QuantityOutcome> {
+  try {
+    const answer = await s.send('patch', s.listingPath(message.sku), (o) =>
+      s.listings
+        .patchListingsItem(
+          {
+            sellerId: s.creds.sellerId,
+            sku: message.sku,
+            marketplaceIds: [s.creds.marketplaceId],
+            body: { productType: message.productType, patches: message.patches },
+          },
+          o,
+        )
+        .catch((err: unknown) => asItemRefusal(message.sku, err)),
+    );
+    const errors = submissionErrors(answer);
+    if (errors === undefined) return { stockId, outcome: 'accepted' };
+    return { stockId, outcome: 'refused', message: `market_d refused the quantity of item ${stockId} (SKU ${message.sku}): ${errors}`.slice(0, 1000) };
+  } catch (err) {
+    if (isPermanent(err)) throw err;
+    return { stockId, outcome: 'retry', message: (err as Error).message };
+  }
+}
+
+/** The part of a batch that some messages make up: those messages, and where their updates are. */
+const part = (messages: FeedMessage[], index: Map<number, number>) => ({
+  messages,
+  index: new Map(messages.map((m) => [m.messageId, index.get(m.messageId)!])),
+});
+
+/**
+ * CIA quantities at market_d. As many SKUs as patchListingsItem's usage plan carries within the
+ * token wait (every change of an ordinary seller) go as one patch each, paced to the plan: Amazon
+ * answers each at once, and createFeed's plan (a feed per 2 minutes after a burst of 15) is left
+ * for the rest, which goes as one JSON_LISTINGS_FEED. A feed of an earlier try still processing is
+ * waited for first, so nothing newer overtakes it; when it was this batch's, its SKUs take their
+ * outcomes from it. FBA offers are not sent (Amazon counts its own stock) and answer accepted.
+ */
+export async function sendQuantities(s: SpApiSession, updates: QuantityUpdate[], batchKey: string): Promise<QuantityOutcome[]> {
+  const batch = feedMessages(updates, s.creds.marketplaceId);
+  const outcomes: QuantityOutcome[] = updates.map((u) => ({ stockId: u.stockId, outcome: 'accepted' }));
+  const take = (read: QuantityOutcome[], messages: FeedMessage[]) => {
+    for (const m of messages) outcomes[batch.index.get(m.messageId)!] = read[batch.index.get(m.messageId)!]!;
+  };
+  let todo = batch.messages;
+  const earlier = await earlierFeed(s);
+  if (earlier && !earlier.finished) return stillProcessing(updates, earlier.feedId, s.target.portalAccountId, earlier.status);
+  if (earlier?.batchKey === batchKey) {
+    const inFeed = todo.filter((m) => earlier.skus.includes(m.sku));
+    take(await feedOutcomes(s, updates, batch.index, earlier), inFeed);
+    todo = todo.filter((m) => !inFeed.includes(m));
+  }
+  if (todo.length === 0) return outcomes;
+  const delays = await s.reserve('patch', s.listingPath(todo[0]!.sku), todo.length);
+  const rest = todo.slice(delays.length);
+  const sending = todo.slice(0, delays.length).map(async (m, i) => {
+    if (delays[i]! > 0) await sleep(delays[i]!);
+    const at = batch.index.get(m.messageId)!;
+    outcomes[at] = await patchQuantity(s, m, updates[at]!.stockId);
+  });
+  if (rest.length > 0) sending.push(sendQuantityFeed(s, updates, part(rest, batch.index), batchKey).then((read) => take(read, rest)));
+  // Every call settles before a failure is thrown: none is still in flight when the push's retry sends newer quantities.
+  const failed = (await Promise.allSettled(sending)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes;
+}
