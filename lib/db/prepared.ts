@@ -16,9 +16,21 @@ import type { Client, QueryConfig } from 'pg';
  */
 export const prepared: Readonly<{ prepare: true }> = Object.freeze({ prepare: true });
 
-/** The statement's name: derived from its text, so one text always has one name on a connection. */
+const names = new Map<string, string>();
+
+/**
+ * The statement's name: derived from its text, so one text always has one name on a connection.
+ * Kept per text (a few shapes, see above), as the hot statements run thousands of times a second.
+ */
 function statementName(text: string): string {
-  return `k${crypto.createHash('sha1').update(text).digest('hex')}`;
+  let name = names.get(text);
+  if (name === undefined) {
+    // A bound on a mistake (a varying text marked prepared), not a cache policy.
+    if (names.size >= 10_000) names.clear();
+    name = `k${crypto.createHash('sha1').update(text).digest('hex')}`;
+    names.set(text, name);
+  }
+  return name;
 }
 
 /**

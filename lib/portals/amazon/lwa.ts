@@ -11,9 +11,19 @@ const expiryMarginMs = 60_000;
 const tokens = new Map<string, { token: string; until: number }>();
 const pending = new Map<string, Promise<string>>();
 
-/** Per portal account and refresh token: a seller who authorises again gets a new token at once. */
+const keys = new WeakMap<SpApiCredentials, string>();
+
+/**
+ * Per portal account and refresh token: a seller who authorises again gets a new token at once.
+ * Hashed once per credentials (a session's), not on each of its calls.
+ */
 function cacheKey(target: PortalTarget, creds: SpApiCredentials): string {
-  return `${target.portalAccountId}|${crypto.createHash('sha256').update(creds.refreshToken).digest('hex').slice(0, 16)}`;
+  let key = keys.get(creds);
+  if (key === undefined) {
+    key = `${target.portalAccountId}|${crypto.createHash('sha256').update(creds.refreshToken).digest('hex').slice(0, 16)}`;
+    keys.set(creds, key);
+  }
+  return key;
 }
 
 /** LWA's refusals that no retry can mend: the refresh token or the client is no longer valid. */
