@@ -14,7 +14,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Queue, Worker } from 'bullmq';
-import { config, setConfig } from '../config';
+import { config, loadConfig, setConfig } from '../config';
 import { db } from '../lib/db/knex';
 import { closeQueues } from '../lib/queue/queue.registry';
 import { nodeArgs, procfileProcesses } from '../bin/procfile';
@@ -660,7 +660,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const baseline = await bullmqBaseline(prefix);
     process.stdout.write(
       [
-        `setting: CONCURRENT_CALLS_PER_ACCOUNT=${config().concurrentCallsPerAccount} (document 1's default is 1; the bench seller has many orders in flight)`,
+        `setting: CONCURRENT_CALLS_PER_ACCOUNT=${config().concurrentCallsPerAccount} (document 1's default is 1; the bench seller has many orders in flight); PORTAL_CALLS_PER_SECOND=${env.PORTAL_CALLS_PER_SECOND}, so the push window is ${loadConfig(env).ciaPushWindowMs} ms`,
         `orders: ${orders} at ${rate}/s target (posted in ${postingSeconds.toFixed(1)} s, after ${warmups} untimed to warm up), ${failed} not 201, ${lost} not acknowledged within 30 s`,
         `${from} -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, max ${(measured[measured.length - 1] ?? NaN).toFixed(0)} ms`,
         `${from} -> last of the 7 targets besides market_d (by patchListingsItem, or an SP-API feed the sandbox processes in ${amazonFeedMs} ms): p50 ${quantile(others, 0.5).toFixed(0)} ms, p99 ${quantile(others, 0.99).toFixed(0)} ms`,

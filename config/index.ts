@@ -6,6 +6,19 @@
 import crypto from 'node:crypto';
 import Joi from 'joi';
 
+/**
+ * The shortest push window derived from the portals' call rate. A push's bulk call costs the
+ * same CPU (web excepted, every process takes part) however few quantities it carries: at 100 ms
+ * a target takes at most 10 calls a second whatever the rate of sales, and a sale reaches all 9
+ * sandbox targets within 250 ms at 100 orders a second (bench/RESULTS.md).
+ */
+export const minPushWindowMs = 100;
+
+/** The push window that keeps one target's bulk calls within the portals' call rate. */
+export function pushWindowFor(portalCallsPerSecond: number): number {
+  return Math.max(minPushWindowMs, Math.ceil(1000 / portalCallsPerSecond));
+}
+
 export interface Config {
   env: 'development' | 'test' | 'production';
   /** HTTP port of the API (web process). */
@@ -89,8 +102,9 @@ export interface Config {
   marketDFeedWaitMs: number;
   /**
    * How long a quantity push to a portal account waits for more changes to go in the same bulk
-   * call, in ms: at most one call per target and window, whatever the rate of orders. The
-   * default matches the default rate of 5 calls per second and portal account.
+   * call, in ms: at most one call per target and window, whatever the rate of orders. By default
+   * one call interval of PORTAL_CALLS_PER_SECOND (200 ms at its default 5), never under
+   * minPushWindowMs.
    */
   ciaPushWindowMs: number;
   /**
@@ -226,7 +240,7 @@ const schema = Joi.object({
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
   PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
   MARKET_D_FEED_WAIT_MS: Joi.number().integer().min(0).max(120000).default(10000),
-  CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000).default(200),
+  CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000),
   REDIS_WATCH_MS: Joi.number().integer().min(100).max(60000).default(2000),
   CIA_PUSH_SWEEP_MS: Joi.number().integer().min(1000).default(60000),
   CIA_RECONCILE_CRON: Joi.string().default('*/15 * * * *'),
@@ -311,7 +325,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,
     portalTimeoutMs: value.PORTAL_TIMEOUT_MS,
     marketDFeedWaitMs: value.MARKET_D_FEED_WAIT_MS,
-    ciaPushWindowMs: value.CIA_PUSH_WINDOW_MS,
+    ciaPushWindowMs: (value.CIA_PUSH_WINDOW_MS as number | undefined) ?? pushWindowFor(value.PORTAL_CALLS_PER_SECOND as number),
     redisWatchMs: value.REDIS_WATCH_MS,
     ciaPushSweepMs: value.CIA_PUSH_SWEEP_MS,
     ciaReconcileCron: value.CIA_RECONCILE_CRON,

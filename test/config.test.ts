@@ -11,6 +11,13 @@ describe('configuration', () => {
     expect(cfg.accessTokenTtlSeconds).to.equal(3600);
   });
 
+  it("when the push window is not set, then it is one call interval of the portals' rate, never under 100 ms", () => {
+    expect(loadConfig({}).ciaPushWindowMs).to.equal(200);
+    expect(loadConfig({ PORTAL_CALLS_PER_SECOND: '2' }).ciaPushWindowMs).to.equal(500);
+    expect(loadConfig({ PORTAL_CALLS_PER_SECOND: '10000' }).ciaPushWindowMs).to.equal(100);
+    expect(loadConfig({ PORTAL_CALLS_PER_SECOND: '10000', CIA_PUSH_WINDOW_MS: '0' }).ciaPushWindowMs).to.equal(0);
+  });
+
   for (const [variable, value] of [
     ['PORT', 'abc'],
     ['DATABASE_URL', 'mysql://x/y'],
