@@ -126,6 +126,13 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     sku,
     group,
   });
+  /** A lead time, a plain item, an FBA offer (left to Amazon) and an item whose SKU comes from its group. */
+  const mixedBatch = () => [
+    update(1, 'Q-1', 4, { delivery_time: 1 }),
+    update(2, 'Q-2', 0),
+    update(3, 'Q-FBA', 9, { is_fba: true }),
+    update(4, 'IGNORED', 6, { sku: 'Q-4' }),
+  ];
 
   it('list: putListingsItem by seller id and SKU with marketplaceIds, the mapped product type and attributes, and an LWA access token', async () => {
     const answer = await adapter.list(target, item({ sku: 'AZ-PUT', delivery_time: 2, prime_template: 'Prime' }), 'job-1');
@@ -187,6 +194,21 @@ describe('market_d: the SP-API calls against the sandbox', () => {
    * more than 2 s for its tokens, so it goes as a feed.
    */
   const spendPatchPlan = () => reserveSpApiTokens(account, 'patch', `/listings/2021-08-01/items/${seller()}/any`, 16, 60000);
+  /**
+   * Runs a test whose feed is still in progress when the adapter's wait is over (feeds of 600 ms
+   * polled for 100 ms), with the patch plan spent so that the quantities go by feed.
+   */
+  const withSlowFeed = async (run: () => Promise<void>) => {
+    setConfig({ ...config(), marketDFeedWaitMs: 100 });
+    amazonOf(sandbox.state).feedMs = 600;
+    try {
+      await spendPatchPlan();
+      await run();
+    } finally {
+      setConfig({ ...config(), marketDFeedWaitMs: wait });
+      amazonOf(sandbox.state).feedMs = 300;
+    }
+  };
   const listed = async (...skus: string[]) => {
     for (const sku of skus) await adapter.list(target, item({ sku }), `job-${sku}`);
   };
@@ -194,17 +216,8 @@ describe('market_d: the SP-API calls against the sandbox', () => {
 
   it('CIA quantities of a few SKUs: one patchListingsItem each, the fulfillment_availability replaced, no feed; FBA offers are left to Amazon', async () => {
     await listed('Q-1', 'Q-2', 'Q-4');
-    const outcomes = await adapter.setQuantities(
-      target,
-      [update(1, 'Q-1', 4, { delivery_time: 1 }), update(2, 'Q-2', 0), update(3, 'Q-FBA', 9, { is_fba: true }), update(4, 'IGNORED', 6, { sku: 'Q-4' })],
-      'batch-p1',
-    );
-    expect(outcomes).to.deep.equal([
-      { stockId: 1, outcome: 'accepted' },
-      { stockId: 2, outcome: 'accepted' },
-      { stockId: 3, outcome: 'accepted' },
-      { stockId: 4, outcome: 'accepted' },
-    ]);
+    const outcomes = await adapter.setQuantities(target, mixedBatch(), 'batch-p1');
+    expect(outcomes).to.deep.equal([1, 2, 3, 4].map((stockId) => ({ stockId, outcome: 'accepted' })));
     const patches = patchesOf();
     expect(patches.map((r) => r.path).sort()).to.deep.equal(['Q-1', 'Q-2', 'Q-4'].map((sku) => `/listings/2021-08-01/items/${seller()}/${sku}`));
     expect(patches.every((r) => r.status === 200 && r.bearer && r.query?.marketplaceIds === DE)).to.equal(true);
@@ -281,17 +294,8 @@ describe('market_d: the SP-API calls against the sandbox', () => {
 
   it('CIA quantities: createFeedDocument, the upload, createFeed, getFeed until DONE, getFeedDocument and its report; FBA offers are left to Amazon', async () => {
     await spendPatchPlan();
-    const outcomes = await adapter.setQuantities(
-      target,
-      [update(1, 'Q-1', 4, { delivery_time: 1 }), update(2, 'Q-2', 0), update(3, 'Q-FBA', 9, { is_fba: true }), update(4, 'IGNORED', 6, { sku: 'Q-4' })],
-      'batch-1',
-    );
-    expect(outcomes).to.deep.equal([
-      { stockId: 1, outcome: 'accepted' },
-      { stockId: 2, outcome: 'accepted' },
-      { stockId: 3, outcome: 'accepted' },
-      { stockId: 4, outcome: 'accepted' },
-    ]);
+    const outcomes = await adapter.setQuantities(target, mixedBatch(), 'batch-1');
+    expect(outcomes).to.deep.equal([1, 2, 3, 4].map((stockId) => ({ stockId, outcome: 'accepted' })));
     const seq = calls().filter((r) => r.path !== '/auth/o2/token');
     const [doc, feed] = seq;
     expect(doc!.method + ' ' + doc!.path).to.equal('POST /feeds/2021-06-30/documents');
@@ -379,10 +383,7 @@ describe('market_d: the SP-API calls against the sandbox', () => {
   });
 
   it('a feed still in progress when the wait is over: the items are retried, and the next try reads the same feed instead of sending it again', async () => {
-    setConfig({ ...config(), marketDFeedWaitMs: 100 });
-    amazonOf(sandbox.state).feedMs = 600;
-    try {
-      await spendPatchPlan();
+    await withSlowFeed(async () => {
       const first = await adapter.setQuantities(target, [update(1, 'P-1', 8)], 'batch-4');
       expect(first[0]).to.include({ outcome: 'retry' });
       expect((first[0] as { message: string }).message).to.match(/still IN_(QUEUE|PROGRESS)/);
@@ -391,17 +392,11 @@ describe('market_d: the SP-API calls against the sandbox', () => {
       expect(second).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
       expect(calls('/feeds/2021-06-30/feeds')).to.have.length(1);
       expect(shown()).to.deep.equal({ 'P-1': 8 });
-    } finally {
-      setConfig({ ...config(), marketDFeedWaitMs: wait });
-      amazonOf(sandbox.state).feedMs = 300;
-    }
+    });
   });
 
   it('a feed still in progress holds back the patches of a later batch, so that an older quantity never lands after a newer one', async () => {
-    setConfig({ ...config(), marketDFeedWaitMs: 100 });
-    amazonOf(sandbox.state).feedMs = 600;
-    try {
-      await spendPatchPlan();
+    await withSlowFeed(async () => {
       const first = await adapter.setQuantities(target, [update(1, 'H-0', 9)], 'batch-h1');
       expect(first[0]).to.include({ outcome: 'retry' });
       // Amazon tells of a plan of 1000 patches a second: the plan no longer stands in the way.
@@ -416,10 +411,7 @@ describe('market_d: the SP-API calls against the sandbox', () => {
       expect(patchesOf()).to.have.length(1);
       expect(calls('/feeds/2021-06-30/feeds')).to.have.length(1);
       expect(shown()['H-0']).to.equal(8);
-    } finally {
-      setConfig({ ...config(), marketDFeedWaitMs: wait });
-      amazonOf(sandbox.state).feedMs = 300;
-    }
+    });
   });
 
   it('send_mit: confirmShipment of the Amazon order with packageDetail and the order items', async () => {
