@@ -488,7 +488,12 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     // Amazon's usage plans out of the way too, as PORTAL_CALLS_PER_SECOND is for the others: the
     // sandbox tells of 10000 calls a second (x-amzn-RateLimit-Limit), so market_d's quantities go
     // by patchListingsItem without pacing once the first answer has taught the adapter that rate.
-    await fetch(`${sandboxUrl}/_sandbox/amazon/config`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"rate_limit":10000}' });
+    const lifted = await fetch(`${sandboxUrl}/_sandbox/amazon/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"rate_limit":10000}',
+    });
+    if (!lifted.ok) throw new Error(`the sandbox refused its Amazon rate limit: ${lifted.status}`);
 
     const items: number[] = [];
     for (let i = 0; i < itemCount; i++) {

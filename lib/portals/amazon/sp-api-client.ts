@@ -25,7 +25,7 @@ interface Answer<T> {
  * The longest wait for an operation's token: 2 s by default, as pushes wait holding the target's
  * lock (a longer wait fails the job for a retry then); callers that hold nothing pass more.
  */
-export const defaultTokenWaitMs = 2000;
+const defaultTokenWaitMs = 2000;
 
 /** One portal account's SP-API: the generated clients pointed at its base URL, and its identity. */
 export class SpApiSession {
