@@ -95,7 +95,7 @@ export const httpErrors = new Counter({ name: 'kontor_http_errors_total', help: 
 function routeLabel(req: Request): string {
   const route = (req.route as { path?: string } | undefined)?.path;
   if (route === undefined) return 'unmatched';
-  // Endpoints sit one router per first segment: order/ is the route '/' under the base '/v1.1/order'.
+  // The base is the version prefix (or a router of the operator pages); the route its full pattern.
   return `${req.baseUrl}${route === '/' ? '' : route}`.replace(/^\/v\d+\.\d+/, '');
 }
 
