@@ -4,7 +4,7 @@
  */
 import type { BenchCase } from './cases';
 import { db } from '../lib/db/knex';
-import { benchBase, benchCall, benchDone, benchSeller, median, report, time } from './order-support';
+import { benchBase, benchCall, benchDone, benchSeller, median, report, time, warmUpCalls } from './order-support';
 
 const runs = 5;
 const items = 30;
@@ -133,7 +133,7 @@ export const orderListBench: BenchCase = {
       .returning('id')) as { id: number }[];
     const skus = Array.from({ length: items }, (_, i) => `BENCH-${i}`);
     const body = { order: orderList(skus) };
-    await benchCall('order/list/', seller.token, body, 207);
+    for (let w = 0; w < warmUpCalls; w++) await benchCall('order/list/', seller.token, body, 207);
     const api: number[] = [];
     for (let i = 0; i < runs; i++) api.push(await time(() => benchCall('order/list/', seller.token, body, 207)));
     const bare: number[] = [];

@@ -109,6 +109,13 @@ export async function time(fn: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
+/**
+ * Calls of a bulk case before its measured runs: the JIT compiles a 200-item path over its first
+ * few calls (stock/list/ took 160, 75, 40, 45, 35 ms, then 25-30), so one warm-up call left
+ * most of the measured runs compiling.
+ */
+export const warmUpCalls = 5;
+
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** One line of figures: the API, a baseline of the same run (bare by default) and their ratio. */
