@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { DomainError, ErrorItem } from '../errors';
 import { describe, Description } from './describe';
+import { cutToSent } from './sent-fields';
 import type { Warning } from '../errors';
 
 /** A field of an object type that a walk visits: marked, or holding marked fields below it. */
@@ -91,7 +92,7 @@ export interface PortalAccountMention {
  */
 export function validate<T>(schema: Joi.Schema, value: unknown, prefix = '', portalAccounts?: PortalAccountMention[]): T {
   dropAbsentNulls(schema, value);
-  const { value: converted, error } = schema.validate(value, {
+  const { value: converted, error } = cutToSent(schema, value).validate(value, {
     abortEarly: false,
     convert: true,
     errors: { wrap: { label: false } },
