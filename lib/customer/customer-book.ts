@@ -6,7 +6,7 @@
  * the batch find them.
  */
 import type { Knex } from 'knex';
-import type { DeferredWrites } from '../db/deferred-writes';
+import type { DeferredWrites, Statement } from '../db/deferred-writes';
 import { CustomerContact, customerRepository, StoredContact } from './customer.repository';
 import type { OrderCustomerFields } from './customer.type';
 
@@ -31,10 +31,10 @@ export class CustomerBook {
     this.entries = rows.map((row) => ({ row, touched: 0 }));
   }
 
-  /** Loads the stored customers the orders name by customer.id or e-mail. */
-  static async load(trx: Knex.Transaction, accountId: number, inputs: OrderCustomerFields[]): Promise<CustomerBook> {
+  /** Loads the stored customers the orders name by customer.id or e-mail; `first` goes in the same statement, before the read. */
+  static async load(trx: Knex.Transaction, accountId: number, inputs: OrderCustomerFields[], first?: Statement): Promise<CustomerBook> {
     const { numbers, emails } = keysOf(inputs);
-    return new CustomerBook(await customerRepository.readContacts(trx, accountId, numbers, emails));
+    return new CustomerBook(await customerRepository.readContacts(trx, accountId, numbers, emails, first));
   }
 
   /**

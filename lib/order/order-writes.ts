@@ -73,18 +73,17 @@ export class OrderWrites {
 
   /**
    * Starts a run of creates: takes the invoice counter's lock when one of them may be paid (as a
-   * paid create takes it before its customer), then reads the customers they name.
+   * paid create takes it before its customer), in the statement that reads the customers they name.
    */
   async startRun(trx: Knex.Transaction, inputs: (OrderInput | undefined)[]): Promise<void> {
-    if (!this.invoiceLocked && inputs.some(mayBePaid)) {
-      await counterRepository.take(trx, this.accountId, 'invoice', 0);
-      this.invoiceLocked = true;
-    }
+    const lockInvoice = !this.invoiceLocked && inputs.some(mayBePaid);
     this.customers = await CustomerBook.load(
       trx,
       this.accountId,
       inputs.map((i) => i?.customer ?? {}),
+      lockInvoice ? counterRepository.takeStatement(this.accountId, 'invoice', 0) : undefined,
     );
+    this.invoiceLocked ||= lockInvoice;
   }
 
   add(draft: OrderDraft): void {
