@@ -96,12 +96,9 @@ export const customerRepository = {
   /**
    * The customers with these numbers or e-mails (case-insensitive), not locked: a batch of order
    * creates updates them with its orders' INSERT (updateContacts), so a seller's sales to one
-   * buyer do not queue on the buyer's row for the whole of their work.
-   */
-  /**
-   * The customers with these numbers or e-mails, read without locking them. `first`: a write
-   * that must precede the read (a counter's lock), sent as a CTE of the same statement, one
-   * round trip instead of two.
+   * buyer do not queue on the buyer's row for the whole of their work. `first`: a write that
+   * must come before the read (a counter's lock), sent as a CTE of the same statement: one round
+   * trip instead of two.
    */
   async readContacts(trx: Knex.Transaction, accountId: number, numbers: string[], emails: string[], first?: Statement): Promise<StoredContact[]> {
     if (numbers.length === 0 && emails.length === 0) {
