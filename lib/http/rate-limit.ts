@@ -20,85 +20,150 @@ const processTag = crypto.randomBytes(6).toString('base64url');
 let callCount = 0;
 
 /*
- * One round trip: the releases of calls this process answered since its last command (they ride
- * along), the calls in flight (a refused call counts nowhere), the request's weight in the
- * account's window with the daily relief, and the call now in flight. KEYS: window counter,
- * calls in flight (sorted set: request id by start time), the day's relief flag, the days the
- * limit was reached (sorted set of day numbers), then the calls-in-flight key of each release.
- * ARGV: weight, window seconds, limit, max in flight, now ms, stale ms, request id, day number,
- * seconds left in the day, relief days allowed in the period, period days, then the request id
- * of each release.
- * Returns used weight, the limit in force, and 1 admitted, 0 over the quota, -1 too many in flight.
+ * One round trip for every acquire and release of this process in one turn of the event loop:
+ * first the releases of calls answered since the last script (a refused call counts nowhere),
+ * then each acquire in the order the calls came: the calls in flight, the request's weight in
+ * the account's window with the daily relief, and the call now in flight.
+ * KEYS: per acquire its window counter, calls in flight (sorted set: request id by start time),
+ * the day's relief flag and the days the limit was reached (sorted set of day numbers); then the
+ * calls-in-flight key of each release.
+ * ARGV: number of acquires, window seconds, limit, max in flight, now ms, stale ms, day number,
+ * seconds left in the day, relief days allowed in the period, period days; then per acquire its
+ * weight and request id; then the request id of each release.
+ * Returns per acquire: used weight, the limit in force, and 1 admitted, 0 over the quota, -1
+ * too many in flight.
  */
-const acquireScript = redisScript(
-  'kontorRateLimitAcquire',
+const admissionScript = redisScript(
+  'kontorRateLimitTurn',
   'varying',
   `
-for i = 5, #KEYS do redis.call('ZREM', KEYS[i], ARGV[i + 7]) end
-local weight = tonumber(ARGV[1])
+local n = tonumber(ARGV[1])
+local releases = 10 + 2 * n
+for i = 4 * n + 1, #KEYS do redis.call('ZREM', KEYS[i], ARGV[releases + i - 4 * n]) end
 local base = tonumber(ARGV[3])
-local relieved = redis.call('EXISTS', KEYS[3]) == 1
-local limit = base
-if relieved then limit = base * 2 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(ARGV[5]) - tonumber(ARGV[6]))
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then
-  return {tonumber(redis.call('GET', KEYS[1]) or '0'), limit, -1}
-end
-local used = redis.call('INCRBY', KEYS[1], weight)
-if used == weight then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-if used >= base and not relieved and tonumber(ARGV[10]) > 0 then
-  local day = tonumber(ARGV[8])
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', day - tonumber(ARGV[11]))
-  redis.call('ZADD', KEYS[4], day, day)
-  redis.call('EXPIRE', KEYS[4], (tonumber(ARGV[11]) + 1) * 86400)
-  if redis.call('ZCARD', KEYS[4]) <= tonumber(ARGV[10]) then
-    redis.call('SET', KEYS[3], 1, 'EX', ARGV[9])
-    limit = base * 2
+local out = {}
+local function admit(k, weight, id)
+  local relieved = redis.call('EXISTS', KEYS[k + 3]) == 1
+  local limit = base
+  if relieved then limit = base * 2 end
+  redis.call('ZREMRANGEBYSCORE', KEYS[k + 2], '-inf', tonumber(ARGV[5]) - tonumber(ARGV[6]))
+  if redis.call('ZCARD', KEYS[k + 2]) >= tonumber(ARGV[4]) then
+    return tonumber(redis.call('GET', KEYS[k + 1]) or '0'), limit, -1
   end
+  local used = redis.call('INCRBY', KEYS[k + 1], weight)
+  if used == weight then redis.call('EXPIRE', KEYS[k + 1], ARGV[2]) end
+  if used >= base and not relieved and tonumber(ARGV[9]) > 0 then
+    local day = tonumber(ARGV[7])
+    redis.call('ZREMRANGEBYSCORE', KEYS[k + 4], '-inf', day - tonumber(ARGV[10]))
+    redis.call('ZADD', KEYS[k + 4], day, day)
+    redis.call('EXPIRE', KEYS[k + 4], (tonumber(ARGV[10]) + 1) * 86400)
+    if redis.call('ZCARD', KEYS[k + 4]) <= tonumber(ARGV[9]) then
+      redis.call('SET', KEYS[k + 3], 1, 'EX', ARGV[8])
+      limit = base * 2
+    end
+  end
+  if used > limit then return used, limit, 0 end
+  redis.call('ZADD', KEYS[k + 2], ARGV[5], id)
+  redis.call('PEXPIRE', KEYS[k + 2], ARGV[6])
+  return used, limit, 1
 end
-if used > limit then return {used, limit, 0} end
-redis.call('ZADD', KEYS[2], ARGV[5], ARGV[7])
-redis.call('PEXPIRE', KEYS[2], ARGV[6])
-return {used, limit, 1}
+for a = 0, n - 1 do
+  local used, limit, admitted = admit(4 * a, tonumber(ARGV[11 + 2 * a]), ARGV[12 + 2 * a])
+  out[#out + 1] = used
+  out[#out + 1] = limit
+  out[#out + 1] = admitted
+end
+return out
 `,
 );
 
-/** Releases that found no acquire to ride on: KEYS calls-in-flight keys, ARGV their request ids. */
-const releaseScript = redisScript('kontorRateLimitRelease', 'varying', `for i = 1, #KEYS do redis.call('ZREM', KEYS[i], ARGV[i]) end return 0`);
+/** What the script answered for one acquire, with the window it was counted in. */
+interface Admission {
+  used: number;
+  limit: number;
+  admitted: 1 | 0 | -1;
+  nowSeconds: number;
+  window: number;
+}
+
+interface PendingAcquire {
+  accountId: number;
+  weightTenths: number;
+  requestId: string;
+  /** null when Redis could not answer. */
+  settle: (admission: Admission | null) => void;
+}
 
 /*
- * Releases not sent yet. A release is queued when a call ends, and goes with the next acquire
- * of this process (no command of its own) or, when none comes, in one command for all queued,
- * in the write of the turn's Redis commands (lib/redis atTurnWrite) before the event loop next
- * waits for I/O: microseconds after the answer was written, before the client can have sent
- * another call. Within the process the order holds: an acquire carries every release queued
- * before it, applied first.
+ * Acquires and releases not sent yet. Both go in the write of the turn's Redis commands (lib/redis
+ * atTurnWrite), as one script call: a release microseconds after its answer was written, before
+ * the client can have sent another call; an acquire with the other calls that arrived in the
+ * same turn (a web process under load takes in several per turn, and each script call costs the
+ * client more than the script costs Redis). Within the process the order holds: a script applies
+ * every release queued before its acquires.
  */
+let acquires: PendingAcquire[] = [];
 let releaseKeys: string[] = [];
 let releaseIds: string[] = [];
 let flushQueued = false;
 
+function queueFlush(): void {
+  if (flushQueued) return;
+  flushQueued = true;
+  atTurnWrite(flushTurn);
+}
+
 function queueRelease(key: string, id: string): void {
   releaseKeys.push(key);
   releaseIds.push(id);
-  if (flushQueued) return;
-  flushQueued = true;
-  atTurnWrite(flushReleases);
+  queueFlush();
 }
 
-function takeReleases(): [string[], string[]] {
-  const taken: [string[], string[]] = [releaseKeys, releaseIds];
-  releaseKeys = [];
-  releaseIds = [];
-  return taken;
-}
-
-function flushReleases(): void {
+function flushTurn(): void {
   flushQueued = false;
-  if (releaseKeys.length === 0) return;
-  const [keys, ids] = takeReleases();
-  releaseScript(keys, ids).catch(() => undefined);
+  const [pending, keys, ids] = [acquires, releaseKeys, releaseIds];
+  [acquires, releaseKeys, releaseIds] = [[], [], []];
+  if (pending.length === 0 && keys.length === 0) return;
+  const { rateLimitPerWindow, rateLimitWindowSeconds, rateLimitReliefDays, concurrentCallsPerAccount, queuePrefix } = config();
+  const nowMs = now();
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
+  const day = Math.floor(nowSeconds / 86400);
+  const acquireKeys = pending.flatMap(({ accountId }) => {
+    const key = `${queuePrefix}:rate:${accountId}`;
+    return [`${key}:${window}`, callsKey(accountId), `${key}:relief:${day}`, `${key}:reached`];
+  });
+  const args = [
+    pending.length,
+    rateLimitWindowSeconds,
+    rateLimitPerWindow * 10,
+    concurrentCallsPerAccount,
+    nowMs,
+    inFlightStaleMs,
+    day,
+    (day + 1) * 86400 - nowSeconds,
+    rateLimitReliefDays,
+    reliefPeriodDays,
+    ...pending.flatMap((a) => [a.weightTenths, a.requestId]),
+    ...ids,
+  ];
+  admissionScript([...acquireKeys, ...keys], args).then(
+    (answer) => {
+      const values = answer as number[];
+      pending.forEach((a, i) => {
+        const [used, limit, admitted] = values.slice(3 * i, 3 * i + 3) as [number, number, Admission['admitted']];
+        a.settle({ used, limit, admitted, nowSeconds, window });
+      });
+    },
+    () => {
+      // The releases get one more chance with the next script.
+      keys.forEach((key, i) => queueRelease(key, ids[i]!));
+      pending.forEach((a) => a.settle(null));
+    },
+  );
 }
+
+const callsKey = (accountId: number) => `${config().queuePrefix}:calls:${accountId}`;
 
 /**
  * Document 1's limits: a call quota per period, bulk items weighing 1/10, one call of an account
@@ -109,40 +174,14 @@ function flushReleases(): void {
  * through: limits protect the service, they must not take it down.
  */
 export async function acquire(accountId: number, weightTenths: number): Promise<{ state: RateLimitState | null; release: () => void }> {
-  const { rateLimitPerWindow, rateLimitWindowSeconds, rateLimitReliefDays, concurrentCallsPerAccount, queuePrefix } = config();
-  const nowMs = now();
-  const nowSeconds = Math.floor(nowMs / 1000);
-  const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
-  const day = Math.floor(nowSeconds / 86400);
   const requestId = `${processTag}:${(callCount += 1)}`;
-  const key = `${queuePrefix}:rate:${accountId}`;
-  const keys = [`${key}:${window}`, `${queuePrefix}:calls:${accountId}`, `${key}:relief:${day}`, `${key}:reached`];
-  let answer: [number, number, number];
-  const [releasingKeys, releasingIds] = takeReleases();
-  try {
-    answer = (await acquireScript(
-      [...keys, ...releasingKeys],
-      [
-        weightTenths,
-        rateLimitWindowSeconds,
-        rateLimitPerWindow * 10,
-        concurrentCallsPerAccount,
-        nowMs,
-        inFlightStaleMs,
-        requestId,
-        day,
-        (day + 1) * 86400 - nowSeconds,
-        rateLimitReliefDays,
-        reliefPeriodDays,
-        ...releasingIds,
-      ],
-    )) as typeof answer;
-  } catch {
-    // The releases that rode along get one more chance on their own.
-    releasingKeys.forEach((key, i) => queueRelease(key, releasingIds[i]!));
-    return { state: null, release: () => undefined };
-  }
-  const [used, limit, admitted] = answer;
+  const admission = await new Promise<Admission | null>((settle) => {
+    acquires.push({ accountId, weightTenths, requestId, settle });
+    queueFlush();
+  });
+  if (!admission) return { state: null, release: () => undefined };
+  const { used, limit, admitted, nowSeconds, window } = admission;
+  const { rateLimitWindowSeconds, concurrentCallsPerAccount } = config();
   const reset = (window + 1) * rateLimitWindowSeconds;
   const state = { limit: limit / 10, remaining: Math.max(0, Math.floor((limit - used) / 10)), reset };
   if (admitted === 0) throw tooMany('too_many_requests', 'the call quota of this period is used up', state, reset - nowSeconds);
@@ -153,13 +192,14 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
       state,
       1,
     );
+  const calls = callsKey(accountId);
   let released = false;
   return {
     state,
     release: () => {
       if (released) return;
       released = true;
-      queueRelease(keys[1]!, requestId);
+      queueRelease(calls, requestId);
     },
   };
 }

@@ -2,15 +2,16 @@ import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
-import { config } from '../../config';
+import { config, setConfig } from '../../config';
 import { forgetTokens } from '../../lib/auth/token.service';
 import { secretHash } from '../../lib/auth/secret';
 import { changesSettled } from '../../lib/db/change-notices';
 import { createKnex, db, Knex } from '../../lib/db/knex';
 import { endpoint, ok } from '../../lib/http/endpoint';
 import { acquire } from '../../lib/http/rate-limit';
-import { createRedis, redis } from '../../lib/redis';
+import { createRedis } from '../../lib/redis';
 import { createApp } from '../../server/app';
+import type { DomainError } from '../../lib/errors';
 import { call, newSeller, Seller } from '../support/api';
 import { kontor } from '../support/cli';
 import { heldEndpoint } from '../support/held-endpoint';
@@ -115,13 +116,8 @@ describe('read path: memory that follows the database', () => {
   });
 });
 
-/** The parts of a socket a corked write goes through (stream.Writable). */
-interface Writes {
-  _write: (...args: [unknown, BufferEncoding, (err?: Error | null) => void]) => void;
-  _writev: (...args: [{ chunk: unknown }[], (err?: Error | null) => void]) => void;
-}
-
 describe('read path: round trips of a request', () => {
+  const original = config();
   let monitor: Redis;
   let seen: { args: string[]; source: string }[] = [];
   before(async () => {
@@ -165,31 +161,27 @@ describe('read path: round trips of a request', () => {
     expect(release).to.include(`${config().queuePrefix}:calls:${seller.id}`);
   });
 
-  it('when several calls acquire in one turn of the event loop, then their rate-limit scripts leave in one socket write', async () => {
-    const accounts = [900001, 900002, 900003];
-    (await acquire(accounts[0]!, 10)).release(); // binds the script to the connection
-    await new Promise((resolve) => setImmediate(resolve));
-    const socket = redis().stream as unknown as Writes;
-    const writes: number[] = [];
-    const [write, writev] = [socket._write, socket._writev];
-    socket._write = function (this: Writes, ...args) {
-      writes.push(1);
-      return write.apply(this, args);
-    };
-    socket._writev = function (this: Writes, ...args) {
-      writes.push(args[0].length);
-      return writev.apply(this, args);
-    };
+  it('when several calls acquire in one turn of the event loop, then one script call admits them all, each in its own account, and carries the releases', async () => {
+    setConfig({ ...config(), concurrentCallsPerAccount: 1 });
     try {
-      const calls = await Promise.all(accounts.map((id) => acquire(id, 10)));
-      calls.forEach((c) => c.release());
-      expect(calls.every((c) => c.state !== null)).to.equal(true);
+      const [first, second, third] = [900001, 900002, 900003];
+      const earlier = await acquire(third!, 10);
+      await fence(`${config().queuePrefix}:fence:c`);
+      seen = [];
+      earlier.release();
+      // Three calls in one turn: the release of the third account's earlier call goes first, so
+      // its new call is admitted; the first account's second call is one too many in flight.
+      const calls = await Promise.allSettled([acquire(first!, 10), acquire(second!, 10), acquire(first!, 10), acquire(third!, 10)]);
+      expect(calls.map((c) => c.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect(((calls[2] as PromiseRejectedResult).reason as DomainError).id).to.equal('too_many_concurrent_calls');
+      await fence(`${config().queuePrefix}:fence:d`);
+      const scripts = seen.filter((c) => c.source !== 'lua' && c.args[0]!.toLowerCase() === 'evalsha');
+      expect(scripts).to.have.length(1);
+      for (const id of [first, second, third]) expect(scripts[0]!.args).to.include(`${config().queuePrefix}:calls:${id}`);
+      for (const c of calls) if (c.status === 'fulfilled') c.value.release();
     } finally {
-      socket._write = write;
-      socket._writev = writev;
+      setConfig(original);
     }
-    expect(writes).to.have.length(1);
-    expect(writes[0]).to.be.at.least(3);
   });
 
   it('when a client gives up on a call while it runs, then the call stays in flight until its handler ends, and the next call passes after', async () => {
