@@ -4,6 +4,8 @@ import type { Server } from 'node:http';
 import { config, setConfig } from '../config';
 import { setClock } from '../lib/clock';
 import { endpoint } from '../lib/http/endpoint';
+import { acquire } from '../lib/http/rate-limit';
+import { closeRedis, redis } from '../lib/redis';
 import { createApp } from '../server/app';
 import { call, newSeller, Seller } from './support/api';
 import { heldEndpoint } from './support/held-endpoint';
@@ -192,5 +194,43 @@ describe('failures inside the service', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('limits when Redis cannot be reached (the limits must not take the service down)', () => {
+  const original = config();
+  afterEach(async () => {
+    await closeRedis();
+    setConfig(original);
+  });
+
+  /** Counts the commands this process's producer connection is asked to send from now on. */
+  function countCommands(): { count: number } {
+    const counter = { count: 0 };
+    const connection = redis();
+    const send = connection.sendCommand.bind(connection);
+    connection.sendCommand = ((...args: Parameters<typeof send>) => {
+      counter.count += 1;
+      return send(...args);
+    }) as typeof send;
+    return counter;
+  }
+
+  it('when Redis goes away, then calls are let through without a quota, and a release that could not be sent is not retried every turn', async () => {
+    const admitted = await acquire(900101, 10);
+    expect(admitted.state).to.not.equal(null);
+    await closeRedis();
+    setConfig({ ...original, redisUrl: 'redis://127.0.0.1:1' });
+    const commands = countCommands();
+
+    admitted.release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(commands.count, 'the release was tried once').to.equal(1);
+
+    const letThrough = await acquire(900101, 10);
+    expect(letThrough.state).to.equal(null);
+    letThrough.release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(commands.count, 'one more for the acquire, none after').to.equal(2);
   });
 });

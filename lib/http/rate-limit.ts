@@ -156,8 +156,10 @@ function flushTurn(): void {
       });
     },
     () => {
-      // The releases get one more chance with the next script.
-      keys.forEach((key, i) => queueRelease(key, ids[i]!));
+      // Releases that rode with acquires get one more chance on their own; a failed release-only
+      // call is not sent again (while Redis is away it would be retried every turn): those calls
+      // leave the calls in flight when they go stale.
+      if (pending.length > 0) keys.forEach((key, i) => queueRelease(key, ids[i]!));
       pending.forEach((a) => a.settle(null));
     },
   );
