@@ -20,7 +20,7 @@ interface Child {
   schema: Joi.Schema;
 }
 interface ObjectTerms {
-  keys: (Child[] & { filter: Child[]['filter'] }) | null;
+  keys: Child[] | null;
   renames: unknown[] | null;
   whens: unknown[] | null;
 }
