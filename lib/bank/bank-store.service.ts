@@ -59,6 +59,8 @@ export async function storeEntriesIn(
       amount: e.amount,
       order_no: null,
       status,
+      currency_id: e.currency,
+      payer_ref: e.payerReferences.join(' '),
     })),
   );
   if (!fresh.length) return { stored: 0, duplicates: entries.length, jobId: null };

@@ -138,14 +138,23 @@ export const bankRepository = {
   async insertMany(
     trx: Knex.Transaction,
     accountId: number,
-    rows: (DuplicateColumns & { number: number; id: string; type: BankKind; entry_ref: string | null; order_no: string | null; status: string | null })[],
+    rows: (DuplicateColumns & {
+      number: number;
+      id: string;
+      type: BankKind;
+      entry_ref: string | null;
+      order_no: string | null;
+      status: string | null;
+      currency_id: string;
+      payer_ref: string;
+    })[],
   ): Promise<void> {
     if (!rows.length) return;
     const col = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((r) => r[key]);
     await trx.raw(
-      `INSERT INTO bank (account_id, number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status)
-       SELECT ?, t.* FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::text[])
-         AS t(number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status)`,
+      `INSERT INTO bank (account_id, number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status, currency_id, payer_ref)
+       SELECT ?, t.* FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+         AS t(number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status, currency_id, payer_ref)`,
       [
         accountId,
         col('number'),
@@ -158,6 +167,8 @@ export const bankRepository = {
         col('entry_ref') as string[],
         col('order_no') as string[],
         col('status') as string[],
+        col('currency_id'),
+        col('payer_ref'),
       ],
     );
   },

@@ -30,7 +30,7 @@ describe('bank: statement import (POST bank/statement/)', () => {
     const res = await postFile(s, fixture('camt053.001.08.xml', { ORDER_1: 'none', ORDER_2: 'none' }), 'application/xml');
     expect(res.status, res.text).to.equal(202);
     expect(res.body.ack).to.equal('success');
-    expect(res.body.statement).to.deep.equal({ format: 'camt.053', statements: 2, entries: 3, stored: 3, duplicates: 0, debits: 1, unbooked: 1 });
+    expect(res.body.statement).to.deep.equal({ format: 'camt.053', statements: 2, entries: 3, stored: 3, duplicates: 0, debits: 1, returns: 0, unbooked: 1 });
     expect(res.body.job_id).to.match(/^[0-9a-f-]{36}$/);
     const rows = await transfers(s);
     expect(rows.map((r) => [r.sender, r.subject, r.amount, r.transfer_date])).to.deep.equal([

@@ -26,6 +26,8 @@ describe('bank statement parsing', () => {
           sender: 'Jürgen Müller',
           subject: 'Bestellung 1_2026_11 vielen Dank für die schnelle Lieferung',
           amount: '49.90',
+          currency: 'EUR',
+          payerReferences: [],
         },
         {
           reference: `DE02120300000000202051|${suffix}2026112112345100/1`,
@@ -33,6 +35,8 @@ describe('bank statement parsing', () => {
           sender: 'Zoë Brandstätter',
           subject: '2_2026_11',
           amount: '24.50',
+          currency: 'EUR',
+          payerReferences: [],
         },
         {
           reference: `DE02120300000000202051|${suffix}2026112112345100/2`,
@@ -40,6 +44,8 @@ describe('bank statement parsing', () => {
           sender: 'Anna Ødegård',
           subject: 'Spende & Trinkgeld',
           amount: '5.00',
+          currency: 'EUR',
+          payerReferences: [],
         },
       ]);
     });
@@ -55,6 +61,8 @@ describe('bank statement parsing', () => {
         sender: 'Jürgen Müller',
         subject: 'Bestellung 1_2026_11 Danke schön',
         amount: '49.90',
+        currency: 'EUR',
+        payerReferences: [],
       },
       {
         reference: '12030000/0000202051|2026112100001',
@@ -62,8 +70,18 @@ describe('bank statement parsing', () => {
         sender: 'Zoë Brandstätter',
         subject: '2_2026_11',
         amount: '24.50',
+        currency: 'EUR',
+        payerReferences: [],
       },
-      { reference: null, transferDate: new Date('2026-11-21T00:00:00Z'), sender: '', subject: 'Trinkgeld von Björn Ängström', amount: '5.00' },
+      {
+        reference: null,
+        transferDate: new Date('2026-11-21T00:00:00Z'),
+        sender: '',
+        subject: 'Trinkgeld von Björn Ängström',
+        amount: '5.00',
+        currency: 'EUR',
+        payerReferences: [],
+      },
     ]);
   });
 
@@ -76,6 +94,8 @@ describe('bank statement parsing', () => {
         sender: 'Sjoerd de Vries',
         subject: 'Order 1_2026_11',
         amount: '30.00',
+        currency: 'EUR',
+        payerReferences: [],
       },
     ]);
   });

@@ -31,7 +31,15 @@ function entryOf(t: PayPalTransaction): StatementEntry | null {
   const name = t.payer_info?.payer_name;
   const sender = name?.alternate_full_name ?? [name?.given_name, name?.surname].filter(Boolean).join(' ');
   const subject = [info.invoice_id, info.transaction_subject, info.transaction_note, info.custom_field].filter(Boolean).join(' ');
-  return { reference: info.transaction_id, transferDate: date, sender: clip(sender, 255), subject: clip(subject, 1000), amount: fromCents(toCents(value)) };
+  return {
+    reference: info.transaction_id,
+    transferDate: date,
+    sender: clip(sender, 255),
+    subject: clip(subject, 1000),
+    amount: fromCents(toCents(value)),
+    currency: info.transaction_amount?.currency_code ?? 'EUR',
+    payerReferences: [],
+  };
 }
 
 const label = (account: ProviderAccountRow) => `payment provider account "${account.name}" (id ${account.id})`;

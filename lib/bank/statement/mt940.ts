@@ -24,7 +24,7 @@ export function parseMt940(text: string): ParsedStatement {
     const message = (err as Error).message;
     refuse(lines, locate(lines, message), message);
   }
-  const result: ParsedStatement = { format: 'mt940', statements: statements.length, entries: [], debits: 0, unbooked: 0 };
+  const result: ParsedStatement = { format: 'mt940', statements: statements.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
   for (const statement of statements) {
     for (const t of statement.transactions) {
       // amount carries the sign: C positive, D negative, a reversal flips it (RC is a debit).
@@ -32,7 +32,7 @@ export function parseMt940(text: string): ParsedStatement {
         result.debits++;
         continue;
       }
-      result.entries.push(entryOf(t, statement.accountIdentification));
+      result.entries.push(entryOf(t, statement.accountIdentification, statement.currency));
     }
   }
   return result;
@@ -59,7 +59,7 @@ function locate(lines: string[], message: string): number {
   return value ? lines.findIndex((l) => l.startsWith(':61:') && l.includes(value[1]!)) : -1;
 }
 
-function entryOf(t: Mt940Transaction, account: string): StatementEntry {
+function entryOf(t: Mt940Transaction, account: string, currency: string): StatementEntry {
   const { sender, subject } = details(t);
   const ref = t.bankReference && t.bankReference.toUpperCase() !== 'NONREF' ? t.bankReference : '';
   return {
@@ -68,6 +68,8 @@ function entryOf(t: Mt940Transaction, account: string): StatementEntry {
     sender: clip(sender, 255),
     subject: clip(subject, 1000),
     amount: t.amount.toFixed(2),
+    currency,
+    payerReferences: [],
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import iconv from 'iconv-lite';
 import { invalidInput } from '../../errors';
-import { isCamt053, parseCamt053 } from './camt053';
+import { isCamt, parseCamt } from './camt';
 import { isMt940, parseMt940 } from './mt940';
 import type { ParsedStatement } from './statement.type';
 
@@ -24,8 +24,8 @@ export async function parseStatement(bytes: Buffer): Promise<ParsedStatement> {
   if (text.includes('\u0000')) throw invalidInput('malformed_statement', 'the statement file holds NUL characters: not a CAMT.053 or MT940 text file');
   if (!text.trim()) throw invalidInput('malformed_statement', 'the statement file is empty');
   if (text.trimStart().startsWith('<')) {
-    if (!isCamt053(text)) throw invalidInput('unsupported_statement', 'the XML is not a camt.053 statement (Document/BkToCstmrStmt)', 'Document/BkToCstmrStmt');
-    return parseCamt053(text);
+    if (!isCamt(text)) throw invalidInput('unsupported_statement', 'the XML is not a camt.053 statement (Document/BkToCstmrStmt)', 'Document/BkToCstmrStmt');
+    return parseCamt(text);
   }
   if (isMt940(text)) return parseMt940(text);
   throw invalidInput('unsupported_statement', 'the file is neither a CAMT.053 statement (XML) nor an MT940 statement (:20: ...)');

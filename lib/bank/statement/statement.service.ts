@@ -17,6 +17,8 @@ export interface StatementImported {
   /** Entries stored by an earlier import (same bank reference, or the duplicate rule). */
   duplicates: number;
   debits: number;
+  /** Returns and reversals of the holder's own payments: money back, not a customer's payment. */
+  returns: number;
   unbooked: number;
   /** The bank.match job of the stored records; null when nothing new was stored. */
   jobId: string | null;
@@ -32,6 +34,7 @@ export async function importStatement(accountId: number, bytes: Buffer): Promise
     stored: stored.stored,
     duplicates: stored.duplicates,
     debits: parsed.debits,
+    returns: parsed.returns,
     unbooked: parsed.unbooked,
     jobId: stored.jobId,
   };

@@ -3,24 +3,42 @@
 /** One booked credit of a statement: becomes a Bank_type transfer of type bank. */
 export interface StatementEntry {
   /**
-   * The bank's own reference of the entry (CAMT AcctSvcrRef or NtryRef, MT940 :61: bank
-   * reference), with the position inside a batch entry; null when the file has none, and then
-   * document 1's duplicate rule (same transfer_date, sender, subject, amount) applies.
+   * What identifies the entry in its format, so a re-import stores nothing and no two distinct
+   * payments are ever merged: the account, the bank's reference (CAMT AcctSvcrRef/NtryRef, MT940
+   * :61: bank reference), the position in its batch or statement, the amount and the booking date,
+   * joined by '|'. Null only where a format gives nothing to identify an entry by; then document
+   * 1's duplicate rule (same transfer_date, sender, subject, amount) applies.
    */
   reference: string | null;
+  /** The booking date, as a date (00:00 UTC). */
   transferDate: Date;
+  /** The payer's name ('' when the file names none). */
   sender: string;
+  /** The payer's remittance text, as the payer wrote it (no IBAN/BIC or booking codes the bank adds). */
   subject: string;
   /** Positive decimal with two places, as a string. */
   amount: string;
+  /** ISO 4217 code of the amount (CAMT Amt@Ccy; MT940 the currency of :60F:/:62F:). */
+  currency: string;
+  /**
+   * References the payer gave beside the free text, which the matching reads as whole tokens:
+   * structured creditor references (ISO 11649 RF..., Swiss QR/ESR 27 digits) and the end-to-end
+   * id (not NOTPROVIDED). Empty when none.
+   */
+  payerReferences: string[];
 }
 
 export interface ParsedStatement {
-  format: 'camt.053' | 'mt940';
+  format: 'camt.053' | 'camt.054' | 'mt940';
   statements: number;
   entries: StatementEntry[];
-  /** Debit entries (and reversals of credits): not money received, skipped. */
+  /** Debit entries: not money received, skipped. */
   debits: number;
+  /**
+   * Credits that are returns or reversals of the holder's own payments (MT940 GV 159 and RC/RD
+   * marks, CAMT RvslInd and RRTN/return reasons): money coming back, never a customer payment.
+   */
+  returns: number;
   /** Entries not booked (pending, information only): skipped until a statement books them. */
   unbooked: number;
 }

@@ -21,6 +21,7 @@ import * as webhookDelivery from './20261124_0500_webhook_delivery';
 import * as changeNotices from './20261124_0800_change_notices';
 import * as orderInvoiceNumber from './20261125_0100_order_invoice_number';
 import * as outboxRelayedAs from './20261125_0300_outbox_relayed_as';
+import * as bankCurrencyAndMatchReason from './20261126_0100_bank_currency_and_match_reason';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '20261124_0800_change_notices': changeNotices,
   '20261125_0100_order_invoice_number': orderInvoiceNumber,
   '20261125_0300_outbox_relayed_as': outboxRelayedAs,
+  '20261126_0100_bank_currency_and_match_reason': bankCurrencyAndMatchReason,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -40,11 +40,11 @@ const node = (value: unknown): Node => (value !== null && typeof value === 'obje
 const textOf = (value: unknown): string =>
   typeof value === 'string' ? value : typeof value === 'object' && value !== null ? textOf((value as Node)['#text']) : '';
 
-export const isCamt053 = (text: string): boolean =>
+export const isCamt = (text: string): boolean =>
   /urn:iso:std:iso:20022:tech:xsd:camt\.053\.\d{3}\.\d{2}/.test(text.slice(0, 2000)) || /<(\w+:)?BkToCstmrStmt[\s>]/.test(text.slice(0, 4000));
 
 /** Parses a CAMT.053 document; a malformed one is a 400 naming the element (or the XML line). */
-export async function parseCamt053(text: string): Promise<ParsedStatement> {
+export async function parseCamt(text: string): Promise<ParsedStatement> {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', 'camt.053: XML with a DOCTYPE or entity declarations is not accepted');
   let doc: unknown;
   try {
@@ -56,7 +56,7 @@ export async function parseCamt053(text: string): Promise<ParsedStatement> {
   if (root === undefined) throw refuse('Document/BkToCstmrStmt', 'is missing: not a camt.053 statement');
   const statements = list(node(root).Stmt);
   if (!statements.length) throw refuse('Document/BkToCstmrStmt/Stmt', 'is missing');
-  const result: ParsedStatement = { format: 'camt.053', statements: statements.length, entries: [], debits: 0, unbooked: 0 };
+  const result: ParsedStatement = { format: 'camt.053', statements: statements.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
   statements.forEach((stmt, s) => readStatement(node(stmt), `Document/BkToCstmrStmt/Stmt[${s + 1}]`, result));
   return result;
 }
@@ -110,7 +110,7 @@ function entryOf(tx: Node, ntry: Node, amount: string, date: Date, reference: st
     .flatMap((s) => [textOf(node(s.CdtrRefInf).Ref), ...list(s.AddtlRmtInf).map(textOf)]);
   const parts = [...list(rmt.Ustrd).map(textOf), ...structured].filter(Boolean);
   const subject = parts.length ? parts.join(' ') : textOf(tx.AddtlTxInf) || textOf(ntry.AddtlNtryInf);
-  return { reference, transferDate: date, sender: clip(sender, 255), subject: clip(subject, 1000), amount };
+  return { reference, transferDate: date, sender: clip(sender, 255), subject: clip(subject, 1000), amount, currency: 'EUR', payerReferences: [] };
 }
 
 function decimal(value: unknown, path: string): string {
