@@ -1,8 +1,10 @@
 /**
- * SQL of customers. Every query is scoped by the account id. sales.amount is summed from the
- * customer's orders when read, so it never drifts from them.
+ * SQL of customers. Every query is scoped by the account id; the reads also by the caller's
+ * portal-account grant (customerScope). sales.amount is summed from the customer's orders when
+ * read, so it never drifts from them.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import type { DeferredWrites, Statement } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
@@ -23,13 +25,39 @@ export interface CustomerContact {
   address?: Record<string, unknown> | null;
 }
 
-/** Orders in the customer's currency that are not cancelled count towards sales.amount. */
-const salesAmount = `COALESCE((SELECT sum(o.invoice_amount) FROM sales_order o
+/**
+ * Orders in the customer's currency that are not cancelled count towards sales.amount; for a
+ * caller bound to one portal account, only that portal account's orders (the others' amounts are
+ * not its to read).
+ */
+const salesAmount = (bound: boolean) => `COALESCE((SELECT sum(o.invoice_amount) FROM sales_order o
   WHERE o.customer_internal_id = customer.internal_id AND o.account_id = customer.account_id
-    AND NOT o.is_cancelled AND o.currency_id = customer.currency_id), 0)::numeric(14,2)::text AS sales_amount`;
+    AND NOT o.is_cancelled AND o.currency_id = customer.currency_id${bound ? ' AND o.portal_account_id = ?' : ''}), 0)::numeric(14,2)::text AS sales_amount`;
 
-function readQuery(knex: Knex, accountId: number): Knex.QueryBuilder {
-  return knex('customer').select('customer.*', knex.raw(salesAmount)).where('customer.account_id', accountId);
+/**
+ * The customers a caller may read (document 1, Authentication 5, carried over from orders):
+ * Customer_type has no portal account, and one customer is shared by every portal account it
+ * bought through (lib/customer: found by number or e-mail across the account). So a customer
+ * "of" portal account P is one with at least one order of P: a client bound to P reads, finds and
+ * sums only those; the seller's own tokens and clients granted every portal account read all.
+ * A customer without any order of P is as absent as an unknown one (404).
+ */
+function readQuery(knex: Knex, scope: OrderScope): Knex.QueryBuilder {
+  const grant = scope.portalAccountGrant;
+  if (grant === 'all')
+    return knex('customer')
+      .select('customer.*', knex.raw(salesAmount(false)))
+      .where('customer.account_id', scope.accountId);
+  return knex('customer')
+    .select('customer.*', knex.raw(salesAmount(true), [grant]))
+    .where('customer.account_id', scope.accountId)
+    .whereExists((q) =>
+      q
+        .select(knex.raw('1'))
+        .from('sales_order AS g')
+        .whereRaw('g.customer_internal_id = customer.internal_id AND g.account_id = customer.account_id')
+        .where('g.portal_account_id', grant),
+    );
 }
 
 /** Customer_filter_type: id[], internal_id[], name[] (address name), email[], date[], group_id[]. */
@@ -63,13 +91,14 @@ export type StoredContact = StoredCustomer & CustomerContact & { updated_at: Dat
 const contactColumns = ['username', 'comment', 'email', 'vat_id', 'phone_1', 'phone_2', 'fax', 'address_name', 'address'] as const;
 
 export const customerRepository = {
-  search(accountId: number, search: SearchRequest) {
-    return runSearch(readQuery(db(), accountId), customerSearch, search, customerToApi);
+  /** GET admin/customer/: the customers the scope may read (readQuery). */
+  search(scope: OrderScope, search: SearchRequest) {
+    return runSearch(readQuery(db(), scope), customerSearch, search, customerToApi);
   },
 
-  /** One customer by its customer number (Customer_type id). */
-  async get(accountId: number, number: string) {
-    const row = (await readQuery(db(), accountId).where('customer.number', number).first()) as CustomerRow | undefined;
+  /** One customer by its customer number (Customer_type id), if the scope may read it. */
+  async get(scope: OrderScope, number: string) {
+    const row = (await readQuery(db(), scope).where('customer.number', number).first()) as CustomerRow | undefined;
     return row ? customerToApi(row) : undefined;
   },
 

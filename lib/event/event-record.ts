@@ -26,7 +26,7 @@ export async function loadEventRecord(
       return row ? { ...orderToApi(row), user_id: accountId } : undefined;
     }
     case 'customer': {
-      const customer = await customerRepository.get(accountId, recordId);
+      const customer = await customerRepository.get(allOrdersOf(accountId), recordId);
       return customer ? { ...customer, user_id: accountId } : undefined;
     }
     case 'stock': {

@@ -1,3 +1,4 @@
+import type { Caller, OrderScope } from '../access/caller';
 import { dependencyUnavailable, notFound } from '../errors';
 import { finalStates } from '../queue/merged-jobs';
 import { queues } from '../queue/queue.registry';
@@ -12,12 +13,13 @@ function withoutUndefined(status: JobStatus): JobStatus {
 }
 
 /**
- * The state of one of the account's jobs: final states from the outbox row (they outlive
+ * The state of one of the caller's jobs: final states from the outbox row (they outlive
  * Redis), queued while the row waits for the relay, else what BullMQ says. 404 for a job of
- * another account, exactly as for an unknown one.
+ * another account, or (for a client bound to one portal account) one not started under that
+ * portal account, exactly as for an unknown one.
  */
-export async function jobStatus(accountId: number, jobId: string): Promise<JobStatus> {
-  const row = await jobRepository.get(accountId, jobId);
+export async function jobStatus(scope: OrderScope, jobId: string): Promise<JobStatus> {
+  const row = await jobRepository.get(scope, jobId);
   if (!row) throw notFound(`job ${jobId}`, 'job_id');
   const base: JobStatus = { id: row.job_id, state: 'queued', attempts: row.attempts_made ?? 0, created_date: row.created_at.toISOString() };
   if (row.state) {
@@ -58,4 +60,31 @@ async function fromQueue(row: JobRow, base: JobStatus): Promise<JobStatus> {
     // finished job, so the client is asked to come back.
     throw dependencyUnavailable('redis');
   }
+}
+
+/** Job ids in an answer: `job_id`, and the `job_id` of each part of a 207 `response[]`. */
+function jobIdsIn(payload: Record<string, unknown>): string[] {
+  const ids: string[] = [];
+  if (typeof payload.job_id === 'string') ids.push(payload.job_id);
+  if (Array.isArray(payload.response)) {
+    for (const part of payload.response as unknown[]) {
+      const id = part !== null && typeof part === 'object' ? (part as Record<string, unknown>).job_id : undefined;
+      if (typeof id === 'string') ids.push(id);
+    }
+  }
+  return ids;
+}
+
+/**
+ * After a request answered job ids: a caller bound to one portal account is recorded as their
+ * creator, before the answer goes out, so it (and any client bound to the same portal account)
+ * can read them at GET job/{job_id}/. Callers granted every portal account see every job of the
+ * account and need no record.
+ */
+export async function recordJobsAnswered(caller: Caller, payload: Record<string, unknown>): Promise<void> {
+  if (caller.portalAccountGrant === 'all') return;
+  await jobRepository.recordCreator(
+    { accountId: caller.accountId, oauthClientId: caller.oauthClientId, portalAccountId: caller.portalAccountGrant },
+    jobIdsIn(payload),
+  );
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import type { DeferredWrites } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { Joi, bool, integer, readOnly } from '../http/schema';
@@ -131,11 +132,37 @@ function historySearch(withStockId: boolean): SearchSpec<HistoryRow> {
 export const itemHistorySearch = historySearch(false);
 export const allHistorySearch = historySearch(true);
 
+/**
+ * The movements a caller may read. Stock items are the seller's, shared by every portal account
+ * (document 2: Stock_type has no portal account; CIA spreads one quantity over all of them), so a
+ * client bound to one portal account still reads an item and its history; but a movement an order
+ * caused (order_id) belongs to that order, which document 1 (Authentication 5) shows only to a
+ * grant covering its portal account. So a bound client reads the movements no order caused and
+ * those of its own portal account's orders; the rest of the history is left out, not refused (its
+ * quantities old/new still show the item's quantity, which GET stock/{stock_id}/ shows anyway).
+ */
+function inHistoryScope(query: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
+  query.where('stock_history.account_id', scope.accountId);
+  const grant = scope.portalAccountGrant;
+  if (grant === 'all') return query;
+  return query.where((q) =>
+    q
+      .whereNull('stock_history.order_id')
+      .orWhereExists((o) =>
+        o
+          .select(db().raw('1'))
+          .from('sales_order AS o')
+          .whereRaw('o.account_id = stock_history.account_id AND o.id = stock_history.order_id')
+          .where('o.portal_account_id', grant),
+      ),
+  );
+}
+
 export const stockHistoryRepository = {
-  /** Movements of the account, or of one item when stockId is given. */
-  search(accountId: number, search: SearchRequest, stockId?: number) {
-    const base = db()('stock_history').where('account_id', accountId);
-    if (stockId !== undefined) base.where('stock_id', stockId);
+  /** Movements the scope may read (inHistoryScope), of one item when stockId is given. */
+  search(scope: OrderScope, search: SearchRequest, stockId?: number) {
+    const base = inHistoryScope(db()('stock_history'), scope);
+    if (stockId !== undefined) base.where('stock_history.stock_id', stockId);
     return runSearch(base, stockId !== undefined ? itemHistorySearch : allHistorySearch, search, toApi);
   },
 };

@@ -3,6 +3,7 @@
  * sets, listers, quantities (history and CIA) and the data merge of partial updates.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 import { notFound } from '../errors';
 import type { SearchRequest } from '../http/search';
@@ -203,9 +204,9 @@ export async function deleteStockItem(accountId: number, ref: string): Promise<v
   await db().transaction(async (trx) => deleteStock(trx, accountId, await resolvePathStockId(accountId, ref, trx)));
 }
 
-/** GET stock/{stock_id}/history/: one page of the movements of the item the path names. */
-export async function searchItemHistory(accountId: number, ref: string, search: SearchRequest) {
-  return stockHistoryRepository.search(accountId, search, await resolvePathStockId(accountId, ref));
+/** GET stock/{stock_id}/history/: one page of the movements of the item the path names that the scope may read. */
+export async function searchItemHistory(scope: OrderScope, ref: string, search: SearchRequest) {
+  return stockHistoryRepository.search(scope, search, await resolvePathStockId(scope.accountId, ref));
 }
 
 /** The item a path {stock_id} names as Stock_type: 404 when unknown or foreign, 300 when ambiguous. */

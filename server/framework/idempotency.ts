@@ -1,7 +1,16 @@
 import type { Request, Response } from 'express';
 import type { Caller } from '../../lib/access/caller';
 import type { Endpoint } from '../../lib/http/endpoint';
-import { claimKey, Claim, fingerprintOf, idempotencyHeader, idempotencyKeyOf, replayedHeader, StoredAnswer } from '../../lib/http/idempotency/idempotency';
+import {
+  claimKey,
+  Claim,
+  fingerprintOf,
+  idempotencyHeader,
+  idempotencyKeyOf,
+  keyHolderOf,
+  replayedHeader,
+  StoredAnswer,
+} from '../../lib/http/idempotency/idempotency';
 import { sendEnvelope } from './respond';
 
 /**
@@ -13,7 +22,11 @@ export function requestKey(e: Endpoint, req: Request): string | undefined {
   return e.creates ? idempotencyKeyOf(req.get(idempotencyHeader)) : undefined;
 }
 
-/** Claims the key for this request (the same method, version, path, parameters, query and validated body). */
+/**
+ * Claims the key for this request (the same method, version, path, parameters, query and
+ * validated body) among the keys of the calling client: another client's key of the same name is
+ * another key.
+ */
 export function claimRequest(key: string, req: Request, caller: Caller, e: Endpoint, input: Record<string, unknown>, body: unknown): Promise<Claim> {
   const fingerprint = fingerprintOf({
     method: e.method,
@@ -24,7 +37,7 @@ export function claimRequest(key: string, req: Request, caller: Caller, e: Endpo
     portalAccount: input.portal_account_id ?? null,
     body,
   });
-  return claimKey(caller.accountId, key, fingerprint, req.context.id);
+  return claimKey(keyHolderOf(caller), key, fingerprint, req.context.id);
 }
 
 /** The first answer again, in the format and charset this request asks for. */

@@ -21,6 +21,7 @@ import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
 import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
 import { claimRequest, requestKey, sendReplay } from './idempotency';
+import { recordJobsAnswered } from '../../lib/job/job.service';
 
 const noSearch: SearchRequest = { select: null, singletons: [], filters: [], limit: 20, offset: 0 };
 const defaultWeight = 10;
@@ -133,6 +134,8 @@ function handlerFor(e: Endpoint) {
       // Jobs queued by the handler carry the request id (lib/queue/outbox.ts).
       const result = await withRequestId(context.id, () => e.run({ request: context, caller, params, body, query, search }), false);
       const payload = result.payload ?? {};
+      // Before the answer: a client bound to a portal account reads the jobs it started (lib/job).
+      if (caller) await recordJobsAnswered(caller, payload);
       if (e.select && search.select) {
         const name = e.response[0]!;
         payload[name] = project(payload[name] as Record<string, unknown>, search.select, e.select.alwaysSelected);

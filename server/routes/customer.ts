@@ -3,7 +3,10 @@ import { notFound } from '../../lib/errors';
 import { Joi } from '../../lib/http/schema';
 import { customerRepository, customerSearch } from '../../lib/customer/customer.repository';
 
-/** Customers (document 1, Admin): read only; they are created and updated through orders. */
+/**
+ * Customers (document 1, Admin): read only; they are created and updated through orders. A client
+ * bound to one portal account reads only customers with an order of that portal account.
+ */
 export const customerEndpoints = [
   endpoint({
     method: 'GET',
@@ -13,7 +16,7 @@ export const customerEndpoints = [
     search: customerSearch,
     response: ['customer', 'next_min_id'],
     async handle({ caller, search }) {
-      const page = await customerRepository.search(caller.accountId, search);
+      const page = await customerRepository.search(caller, search);
       return okPage('customer', page);
     },
   }),
@@ -26,7 +29,7 @@ export const customerEndpoints = [
     params: Joi.object({ customer_id: Joi.string().max(64) }),
     response: ['customer'],
     async handle({ caller, params }) {
-      const customer = await customerRepository.get(caller.accountId, params.customer_id);
+      const customer = await customerRepository.get(caller, params.customer_id);
       if (!customer) throw notFound(`customer ${params.customer_id}`, 'customer_id');
       return ok({ customer });
     },

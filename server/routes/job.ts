@@ -7,13 +7,14 @@ export const jobEndpoints = [
   endpoint<{ job_id: string }>({
     method: 'GET',
     path: 'job/{job_id}/',
-    summary: "State of one of the account's jobs: queued, active, completed (with result) or failed (with error).",
+    summary:
+      "State of one of the account's jobs (a client bound to one portal account: the jobs started under it): queued, active, completed (with result) or failed (with error).",
     params: Joi.object({
       job_id: Joi.string()
         .guid({ version: ['uuidv4', 'uuidv7'] })
         .lowercase(),
     }),
     response: ['job'],
-    handle: async ({ caller, params }) => ok({ job: await jobStatus(caller.accountId, params.job_id) }),
+    handle: async ({ caller, params }) => ok({ job: await jobStatus(caller, params.job_id) }),
   }),
 ];

@@ -54,7 +54,7 @@ export const stockEndpoints = [
     search: allHistorySearch,
     response: ['stock_history', 'next_min_id'],
     async handle({ caller, search }) {
-      const result = await stockHistoryRepository.search(caller.accountId, search);
+      const result = await stockHistoryRepository.search(caller, search);
       return okPage('stock_history', result);
     },
   }),
@@ -123,7 +123,7 @@ export const stockEndpoints = [
     search: itemHistorySearch,
     response: ['stock_history', 'next_min_id'],
     async handle({ caller, params, search }) {
-      const result = await searchItemHistory(caller.accountId, params.stock_id, search);
+      const result = await searchItemHistory(caller, params.stock_id, search);
       return okPage('stock_history', result);
     },
   }),

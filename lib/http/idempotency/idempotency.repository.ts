@@ -1,5 +1,6 @@
 import { db } from '../../db/knex';
 import type { Payload } from '../envelope';
+import type { KeyHolder } from './holder';
 
 /** An answer as it is replayed: status, the headers that belong to it, the envelope. */
 export interface StoredAnswer {
@@ -17,8 +18,7 @@ export interface KeyRow {
   locked_until: Date | null;
 }
 
-export interface NewClaim {
-  accountId: number;
+export interface NewClaim extends KeyHolder {
   key: string;
   fingerprint: string;
   owner: string;
@@ -31,7 +31,7 @@ export interface NewClaim {
 /** Expired keys of the account swept by each claim, so the table stays the size of a day's keys. */
 const sweepBatch = 100;
 
-/** Idempotency keys of a seller account; every statement is scoped by the account id. */
+/** Idempotency keys of a seller account's clients; every statement is scoped by the account id and the client. */
 export const idempotencyRepository = {
   /** Deletes expired keys of every account (a claim sweeps only its own account's); answers how many. */
   async deleteExpired(now: Date): Promise<number> {
@@ -48,10 +48,10 @@ export const idempotencyRepository = {
     const { rows } = await db().raw<{ rows: { owner: string }[] }>(
       `WITH swept AS (
          DELETE FROM idempotency_key WHERE ctid IN (
-           SELECT ctid FROM idempotency_key WHERE account_id = :accountId AND expires_at <= :now AND key <> :key LIMIT ${sweepBatch}))
-       INSERT INTO idempotency_key (account_id, key, fingerprint, owner, request_id, locked_until, created_at, expires_at)
-       VALUES (:accountId, :key, :fingerprint, :owner, :requestId, :lockedUntil, :now, :expiresAt)
-       ON CONFLICT (account_id, key) DO UPDATE SET
+           SELECT ctid FROM idempotency_key WHERE account_id = :accountId AND expires_at <= :now AND (client, key) <> (:client, :key) LIMIT ${sweepBatch}))
+       INSERT INTO idempotency_key (account_id, client, key, fingerprint, owner, request_id, locked_until, created_at, expires_at)
+       VALUES (:accountId, :client, :key, :fingerprint, :owner, :requestId, :lockedUntil, :now, :expiresAt)
+       ON CONFLICT (account_id, client, key) DO UPDATE SET
          fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, request_id = EXCLUDED.request_id,
          locked_until = EXCLUDED.locked_until, status = NULL, headers = NULL, envelope = NULL,
          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
@@ -64,22 +64,22 @@ export const idempotencyRepository = {
   },
 
   /** The key's row while it has not expired. */
-  async find(accountId: number, key: string, now: Date): Promise<KeyRow | undefined> {
+  async find(holder: KeyHolder, key: string, now: Date): Promise<KeyRow | undefined> {
     return db()('idempotency_key')
-      .where({ account_id: accountId, key })
+      .where({ account_id: holder.accountId, client: holder.client, key })
       .andWhere('expires_at', '>', now)
       .first('fingerprint', 'owner', 'status', 'headers', 'envelope', 'locked_until');
   },
 
   /** Stores the answer of the attempt that holds the key (a taken-over attempt stores nothing). */
-  async store(accountId: number, key: string, owner: string, answer: StoredAnswer): Promise<void> {
+  async store(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer): Promise<void> {
     await db()('idempotency_key')
-      .where({ account_id: accountId, key, owner })
+      .where({ account_id: holder.accountId, client: holder.client, key, owner })
       .update({ status: answer.status, headers: JSON.stringify(answer.headers), envelope: JSON.stringify(answer.envelope), locked_until: null });
   },
 
   /** Frees the key (the answer is one the client may retry): the next attempt runs anew. */
-  async release(accountId: number, key: string, owner: string): Promise<void> {
-    await db()('idempotency_key').where({ account_id: accountId, key, owner }).delete();
+  async release(holder: KeyHolder, key: string, owner: string): Promise<void> {
+    await db()('idempotency_key').where({ account_id: holder.accountId, client: holder.client, key, owner }).delete();
   },
 };

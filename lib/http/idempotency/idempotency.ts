@@ -7,11 +7,13 @@
 import crypto from 'node:crypto';
 import { now } from '../../clock';
 import { DomainError } from '../../errors';
+import type { KeyHolder } from './holder';
 import { idempotencyHeader } from './key';
 import { idempotencyRepository, StoredAnswer } from './idempotency.repository';
 
 export type { StoredAnswer } from './idempotency.repository';
 export { idempotencyHeader, idempotencyKeyOf, maxKeyLength } from './key';
+export { KeyHolder, keyHolderOf } from './holder';
 export { fingerprintOf, RequestIdentity } from './fingerprint';
 
 /** How long a key and its answer are kept, counted from the first request. */
@@ -34,17 +36,17 @@ export type Claim =
     };
 
 /**
- * Claims the account's key for a request (its fingerprint), or gives the stored answer to
+ * Claims the client's key for a request (its fingerprint), or gives the stored answer to
  * replay. Throws 422 idempotency_key_reused when the key belongs to another request, 409
  * idempotency_key_in_use while its first request runs.
  */
-export async function claimKey(accountId: number, key: string, fingerprint: string, requestId: string): Promise<Claim> {
+export async function claimKey(holder: KeyHolder, key: string, fingerprint: string, requestId: string): Promise<Claim> {
   // Twice at most: a key freed between our claim and our read (its first request failed) is claimed again.
   for (let attempt = 0; attempt < 2; attempt++) {
     const at = now();
     const owner = crypto.randomUUID();
     const claimed = await idempotencyRepository.claim({
-      accountId,
+      ...holder,
       key,
       fingerprint,
       owner,
@@ -53,8 +55,8 @@ export async function claimKey(accountId: number, key: string, fingerprint: stri
       lockedUntil: new Date(at + runningLockMs),
       expiresAt: new Date(at + keyLifetimeMs),
     });
-    if (claimed) return { settle: (answer) => settle(accountId, key, owner, answer) };
-    const row = await idempotencyRepository.find(accountId, key, new Date(at));
+    if (claimed) return { settle: (answer) => settle(holder, key, owner, answer) };
+    const row = await idempotencyRepository.find(holder, key, new Date(at));
     if (!row) continue;
     if (row.fingerprint !== fingerprint) throw reused();
     if (row.status === null || !row.envelope) throw inUse();
@@ -68,9 +70,9 @@ export function isKept(status: number): boolean {
   return status < 500 && status !== 429;
 }
 
-async function settle(accountId: number, key: string, owner: string, answer: StoredAnswer): Promise<void> {
-  if (isKept(answer.status)) await idempotencyRepository.store(accountId, key, owner, answer);
-  else await idempotencyRepository.release(accountId, key, owner);
+async function settle(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer): Promise<void> {
+  if (isKept(answer.status)) await idempotencyRepository.store(holder, key, owner, answer);
+  else await idempotencyRepository.release(holder, key, owner);
 }
 
 const reused = () =>
