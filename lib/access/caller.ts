@@ -15,6 +15,9 @@ export interface OrderScope {
 /** Every order of the account: the seller's own tokens and the service's jobs. */
 export const allOrdersOf = (accountId: number): OrderScope => ({ accountId, portalAccountGrant: 'all' });
 
+/** The one portal account a scope is bound to, or null for all: how a record stored now keeps its caller's grant. */
+export const grantOf = (scope: OrderScope): number | null => (scope.portalAccountGrant === 'all' ? null : scope.portalAccountGrant);
+
 /** Who is calling: the account (tenant), the token's scopes and the request's portal account. */
 export interface Caller extends OrderScope {
   scopes: ReadonlySet<Scope>;

@@ -35,12 +35,17 @@ async function newEntries(trx: Knex.Transaction, accountId: number, type: BankKi
   });
 }
 
+/**
+ * Stores the entries not stored yet. `grant` is the portal account of the caller's authorization
+ * (null: all portal accounts): the matching job pays only orders it covers.
+ */
 export async function storeEntriesIn(
   trx: Knex.Transaction,
   accountId: number,
   type: BankKind,
   entries: StatementEntry[],
   status: string | null = null,
+  grant: number | null = null,
 ): Promise<Stored> {
   const last = await bankRepository.lockCounter(trx, accountId);
   const fresh = await newEntries(trx, accountId, type, entries);
@@ -61,6 +66,7 @@ export async function storeEntriesIn(
       status,
       currency_id: e.currency,
       payer_ref: e.payerReferences.join(' '),
+      portal_account_grant: grant,
     })),
   );
   if (!fresh.length) return { stored: 0, duplicates: entries.length, jobId: null };

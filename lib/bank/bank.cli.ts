@@ -4,6 +4,7 @@
  *   kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]
  */
 import { readFile } from 'node:fs/promises';
+import { allOrdersOf } from '../access/caller';
 import { accountOf, AdminCommandError, explain, read } from '../admin/admin.cli';
 import { connectProvider } from './provider/provider-account.service';
 import { importStatement } from './statement/statement.service';
@@ -22,7 +23,7 @@ export async function runBankCommand(command: string | undefined, sub: string | 
     } catch (err) {
       throw new AdminCommandError(`FILE: ${(err as Error).message}`);
     }
-    return explain(() => importStatement(accountId, bytes));
+    return explain(() => importStatement(allOrdersOf(accountId), bytes));
   }
   if (command === 'payment-provider' && sub === 'connect') {
     const v = read(rest, ['login', 'name', 'client-id', 'client-secret'], ['base-url']);

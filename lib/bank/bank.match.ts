@@ -1,26 +1,37 @@
 /**
- * Which open order a bank record pays, and the assignment itself, for a batch of records at a
- * time (POST bank/transfer/ is a batch of one; an import's bank.match job and the re-match walk
- * batches of thousands with two order queries each). A record is assigned when exactly one order
- * fits at the first level that finds any, in this order:
- *   1. its payment_provider_transaction_id (a provider payment's own id),
- *   2. an order id (<number>_<YYYY>_<MM>) in the subject,
- *   3. an order number in the subject, 4. an invoice number in the subject,
- *   5. the amount owed together with the sender's name against the customer's billing name.
- * Several fitting orders, or none: the record stays unassigned with order_no as its reference.
+ * Which order a bank record pays, the way reconciliation engines decide it (Odoo's reconciliation
+ * models, JTL-Wawi's and Billbee's payment matching): candidates, then rules, then a decision
+ * with its reason. A batch of records at a time (POST bank/transfer/ is a batch of one; an
+ * import's bank.match job and the re-match walk batches of thousands with two order queries each).
+ *
+ * Candidates are the orders the payer's references name (bank-reference.ts: the remittance text
+ * and the structured references, never a name, IBAN, BIC or booking code), rule by rule, the
+ * strongest first:
+ *   provider_id     the provider payment's own id is the order's payment_provider_transaction_id
+ *   order_id        an order id `<number>_<YYYY>_<MM>`
+ *   invoice_number  a number behind an invoice prefix (`RE-12`, `Rechnung Nr. 12`)
+ *   order_number    a number behind an order prefix (`Bestellung 12`, `Order #12`)
+ *   number          a number word, read as an order or an invoice number whatever its prefix
+ *   name_amount     the sender's name is the billing name and the amount is what is owed
+ * A record pays an order only if it fits: the order is not cancelled, its currency is the
+ * record's, and the amount is not more than it still owes (a part payment leaves it partly paid,
+ * document 1 rule 2). A bare number is weak evidence: it pays only the exact amount owed. The
+ * first rule that names an order decides: exactly one fitting order is paid; several fitting are
+ * `ambiguous`; a named order that does not fit gives the reason (`overpayment`,
+ * `currency_mismatch`, `order_cancelled`, `amount_mismatch`). A strong reference that decides
+ * against paying is final (the payer meant that order); when only bare numbers or nothing at all
+ * was named, name_amount is tried before the record stays unassigned (`no_match` when nothing was
+ * named). Within a batch, what earlier records paid is taken off what an order owes.
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
 import { payOrdersIn } from '../order/order-payment.service';
-import { bankRepository, MatchOrder, MatchRecord } from './bank.repository';
+import { toCents } from '../order/order-money';
+import { firstReference, PayerReferences, payerReferencesOf } from './bank-reference';
+import { Assigned, bankRepository, MatchOrder, MatchRecord } from './bank.repository';
 
-/** Order references in a subject, in the order they appear: full order ids, and bare numbers. */
-export function subjectReferences(subject: string): { ids: string[]; numbers: string[] } {
-  const ids = [...subject.matchAll(/(?<![\d_])([1-9]\d{0,14})_(\d{4})_(\d{2})(?![\d_])/g)].map((m) => m[0]);
-  // A number inside a decimal or a date (12.50, 21.11.2026) is not a reference; one ending a sentence is.
-  const numbers = [...subject.matchAll(/(?<![\d_]|\d[.,])([1-9]\d{0,14})(?![\d_]|[.,]\d)/g)].map((m) => m[1]!);
-  return { ids, numbers };
-}
+export type MatchRule = 'provider_id' | 'order_id' | 'invoice_number' | 'order_number' | 'number' | 'name_amount';
+export type UnassignedReason = 'no_match' | 'ambiguous' | 'overpayment' | 'currency_mismatch' | 'order_cancelled' | 'amount_mismatch';
 
 /** A name compared by its words: case, umlaut spellings (ü/ue), accents and word order do not matter. */
 export function nameKey(name: string): string {
@@ -34,80 +45,146 @@ export function nameKey(name: string): string {
     .join(' ');
 }
 
-interface Refs {
-  ids: string[];
-  numbers: string[];
+interface Refs extends PayerReferences {
   providerId: string | null;
 }
 
-const refsOf = (r: MatchRecord): Refs => ({ ...subjectReferences(r.subject), providerId: r.type === 'payment_provider' ? r.entry_ref : null });
+const refsOf = (r: MatchRecord): Refs => ({
+  ...payerReferencesOf(r.subject, r.payer_ref),
+  providerId: r.type === 'payment_provider' ? r.entry_ref : null,
+});
 
-/** The fitting orders of one record, level by level; the first level with any fit decides. */
-function fits(refs: Refs, orders: MatchOrder[]): MatchOrder[] {
-  const levels: ((o: MatchOrder) => boolean)[] = [
-    (o) => refs.providerId !== null && o.payment_provider_transaction_id === refs.providerId,
-    (o) => refs.ids.includes(o.id),
-    (o) => refs.numbers.includes(o.number),
-    (o) => o.invoice_number !== null && refs.numbers.includes(o.invoice_number),
-  ];
-  for (const level of levels) {
-    const hit = orders.filter(level);
-    if (hit.length) return hit;
-  }
-  return [];
+/** One rule: the orders it names for a record, and whether it is strong (its verdict is final). */
+interface Rule {
+  rule: MatchRule;
+  strong: boolean;
+  names: (refs: Refs, o: MatchOrder) => boolean;
 }
 
-export interface Assignment {
+const rules: Rule[] = [
+  { rule: 'provider_id', strong: true, names: (r, o) => r.providerId !== null && o.payment_provider_transaction_id === r.providerId },
+  { rule: 'order_id', strong: true, names: (r, o) => r.orderIds.includes(o.id) },
+  { rule: 'invoice_number', strong: true, names: (r, o) => o.invoice_number !== null && r.invoiceNumbers.includes(o.invoice_number) },
+  { rule: 'order_number', strong: true, names: (r, o) => r.orderNumbers.includes(o.number) },
+  {
+    // Any number word, a prefixed one too (a payer writes "Rechnung 12" for order 12 when that is
+    // what the seller's invoice shows), read as either kind.
+    rule: 'number',
+    strong: false,
+    names: (r, o) => {
+      const any = [...r.bareNumbers, ...r.invoiceNumbers, ...r.orderNumbers];
+      return any.includes(o.number) || (o.invoice_number !== null && any.includes(o.invoice_number));
+    },
+  },
+];
+
+export interface Decision {
   record: MatchRecord;
   orderId: string | null;
+  rule: MatchRule | null;
+  reason: UnassignedReason | null;
+  /** The first reference written, kept while unassigned. */
   orderNo: string | null;
 }
 
-/** Decides the order of each record (no writes): two queries for the whole batch. */
-export async function decide(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<Assignment[]> {
+/** What orders still owe within a batch, in cents: earlier records of the batch are taken off. */
+class Owing {
+  private readonly cents = new Map<string, bigint>();
+  of(o: MatchOrder): bigint {
+    return this.cents.get(o.id) ?? toCents(o.owing);
+  }
+  pay(o: MatchOrder, amount: bigint): void {
+    this.cents.set(o.id, this.of(o) - amount);
+  }
+}
+
+/** Why the record cannot pay the order (null: it fits). `exact`: a bare number pays only the amount owed. */
+function misfit(record: MatchRecord, o: MatchOrder, owing: Owing, exact: boolean): UnassignedReason | null {
+  if (o.is_cancelled) return 'order_cancelled';
+  if (o.currency_id !== record.currency_id) return 'currency_mismatch';
+  const amount = toCents(record.amount);
+  if (amount > owing.of(o)) return 'overpayment';
+  return exact && amount !== owing.of(o) ? 'amount_mismatch' : null;
+}
+
+type Verdict = { orderId: string; rule: MatchRule } | { reason: UnassignedReason; final: boolean } | null;
+
+/** The first rule that names an order gives the verdict; null when no rule names one. */
+function byReferences(record: MatchRecord, refs: Refs, candidates: MatchOrder[], owing: Owing): Verdict {
+  for (const { rule, strong, names } of rules) {
+    const named = candidates.filter((o) => names(refs, o));
+    if (!named.length) continue;
+    const fitting = named.filter((o) => misfit(record, o, owing, !strong) === null);
+    if (fitting.length === 1) return { orderId: fitting[0]!.id, rule };
+    const reason = fitting.length > 1 ? 'ambiguous' : misfit(record, named[0]!, owing, !strong)!;
+    return { reason, final: strong };
+  }
+  return null;
+}
+
+/**
+ * Decides the order of each record (no writes): one query for the orders the references name,
+ * one for the orders owing the amounts of the records references did not decide.
+ */
+export async function decide(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<Decision[]> {
   const refs = records.map(refsOf);
+  const all = <K extends keyof PayerReferences>(key: K) => [...new Set(refs.flatMap((r) => r[key]))];
   const named = await bankRepository.referencedOrders(trx, scope, {
-    ids: [...new Set(refs.flatMap((r) => r.ids))],
-    numbers: [...new Set(refs.flatMap((r) => r.numbers))],
+    ids: all('orderIds'),
+    numbers: [...new Set([...all('orderNumbers'), ...all('bareNumbers'), ...all('invoiceNumbers')])],
     providerIds: refs.flatMap((r) => (r.providerId ? [r.providerId] : [])),
   });
   const index = indexBy(named, (o) => [
-    o.id,
-    `n${o.number}`,
-    ...(o.invoice_number ? [`i${o.invoice_number}`] : []),
-    ...(o.payment_provider_transaction_id ? [`p${o.payment_provider_transaction_id}`] : []),
+    `id ${o.id}`,
+    `n ${o.number}`,
+    ...(o.invoice_number ? [`n ${o.invoice_number}`] : []),
+    ...(o.payment_provider_transaction_id ? [`p ${o.payment_provider_transaction_id}`] : []),
   ]);
-  const unfit: Assignment[] = [];
-  const result: Assignment[] = records.map((record, i) => {
+  const owing = new Owing();
+  const open: { decision: Decision; reason: UnassignedReason }[] = [];
+  const decisions = records.map((record, i) => {
     const r = refs[i]!;
-    const candidates = [
-      ...new Set([...r.ids, ...r.numbers.flatMap((n) => [`n${n}`, `i${n}`]), ...(r.providerId ? [`p${r.providerId}`] : [])].flatMap((k) => index.get(k) ?? [])),
-    ];
-    const hit = fits(r, candidates);
-    const assignment = { record, orderId: hit.length === 1 ? hit[0]!.id : null, orderNo: r.ids[0] ?? r.numbers[0] ?? null };
-    if (!hit.length && record.sender !== '') unfit.push(assignment);
-    return assignment;
+    const keys = [...r.orderIds.map((id) => `id ${id}`), ...[...r.invoiceNumbers, ...r.orderNumbers, ...r.bareNumbers].map((n) => `n ${n}`)];
+    if (r.providerId) keys.push(`p ${r.providerId}`);
+    const candidates = [...new Set(keys.flatMap((k) => index.get(k) ?? []))];
+    const verdict = byReferences(record, r, candidates, owing);
+    const decision: Decision = { record, orderId: null, rule: null, reason: null, orderNo: firstReference(r) };
+    if (verdict && 'orderId' in verdict) {
+      Object.assign(decision, verdict);
+      owing.pay(
+        candidates.find((o) => o.id === verdict.orderId)!,
+        toCents(record.amount),
+      );
+    } else if (verdict?.final) decision.reason = verdict.reason;
+    else open.push({ decision, reason: verdict?.reason ?? 'no_match' });
+    return decision;
   });
-  await byAmountAndName(trx, scope, unfit);
-  return result;
+  await byNameAndAmount(trx, scope, open, owing);
+  return decisions;
 }
 
-/** Level 5 for the records no reference fits: one query for their amounts. */
-async function byAmountAndName(trx: Knex.Transaction, scope: OrderScope, unreferenced: Assignment[]): Promise<void> {
-  if (!unreferenced.length) return;
-  const owing = await bankRepository.ordersOwing(trx, scope, [...new Set(unreferenced.map((a) => a.record.amount))]);
+/** name_amount for the records references did not decide: one query for their amounts. */
+async function byNameAndAmount(
+  trx: Knex.Transaction,
+  scope: OrderScope,
+  open: { decision: Decision; reason: UnassignedReason }[],
+  owing: Owing,
+): Promise<void> {
+  const named = open.filter((o) => o.decision.record.sender !== '');
+  const orders = await bankRepository.ordersOwing(trx, scope, [...new Set(named.map((o) => o.decision.record.amount))]);
   const index = indexBy(
-    owing.filter((o) => o.name),
-    (o) => [`${Number(o.owing).toFixed(2)}|${nameKey(o.name!)}`],
+    orders.filter((o) => o.name),
+    (o) => [`${toCents(o.owing)}|${o.currency_id}|${nameKey(o.name!)}`],
   );
-  const taken = new Set<string>();
-  for (const a of unreferenced) {
-    const hit = index.get(`${Number(a.record.amount).toFixed(2)}|${nameKey(a.record.sender)}`) ?? [];
-    // An order owing this amount is paid by one record of the batch only.
-    if (hit.length === 1 && !taken.has(hit[0]!.id)) {
-      a.orderId = hit[0]!.id;
-      taken.add(hit[0]!.id);
-    }
+  for (const { decision, reason } of open) {
+    const { record } = decision;
+    const hit = record.sender ? (index.get(`${toCents(record.amount)}|${record.currency_id}|${nameKey(record.sender)}`) ?? []) : [];
+    // Exactly the amount still owed (an earlier record of the batch may have paid it already).
+    const fitting = hit.filter((o) => misfit(record, o, owing, true) === null);
+    if (fitting.length === 1) {
+      Object.assign(decision, { orderId: fitting[0]!.id, rule: 'name_amount' });
+      owing.pay(fitting[0]!, toCents(record.amount));
+    } else decision.reason = fitting.length > 1 ? 'ambiguous' : reason;
   }
 }
 
@@ -124,23 +201,29 @@ const describe = (r: MatchRecord) =>
 
 /**
  * Assigns the records to the orders decided and pays those orders (orders domain), in the
- * caller's transaction; records left unassigned keep their reference in order_no. Only orders in
- * the scope are candidates (a client bound to a portal account pays only its orders). Answers the
- * numbers of the records assigned.
+ * caller's transaction, and stores each record's rule or reason. Only orders in the scope are
+ * candidates (a client bound to a portal account pays only its orders). The orders domain checks
+ * the fit again under its row locks: a payment that no longer fits (the order was paid or
+ * cancelled meanwhile) leaves its record unassigned. Answers the outcome of every record.
  */
-export async function assignIn(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<Set<string>> {
-  const { accountId } = scope;
+export async function assignIn(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<Assigned[]> {
   const decided = await decide(trx, scope, records);
-  const paying = decided.filter((a) => a.orderId !== null);
+  const paying = decided.filter((d) => d.orderId !== null);
   const paid = await payOrdersIn(
     trx,
     scope,
-    paying.map((a) => ({ orderId: a.orderId!, amount: a.record.amount, history: describe(a.record) })),
+    paying.map((d) => ({ key: d.record.number, orderId: d.orderId!, amount: d.record.amount, currency: d.record.currency_id, history: describe(d.record) })),
   );
-  const rows = decided.map((a) => {
-    const orderId = a.orderId !== null && paid.has(a.orderId) ? a.orderId : null;
-    return { number: a.record.number, order_id: orderId, order_no: orderId ? null : a.orderNo };
+  const rows = decided.map((d): Assigned => {
+    const isPaid = d.orderId !== null && paid.has(d.record.number);
+    return {
+      number: d.record.number,
+      order_id: isPaid ? d.orderId : null,
+      order_no: isPaid ? null : d.orderNo,
+      match_rule: isPaid ? d.rule : null,
+      unassigned_reason: isPaid ? null : (d.reason ?? 'overpayment'),
+    };
   });
-  await bankRepository.setAssignments(trx, accountId, rows);
-  return new Set(rows.filter((r) => r.order_id !== null).map((r) => r.number));
+  await bankRepository.setAssignments(trx, scope.accountId, rows);
+  return rows;
 }

@@ -10,12 +10,14 @@ import type { BankKind, BankRow } from './bank.type';
 /** Every kind of record (the CHECK of bank.type). */
 const bankKinds: BankKind[] = ['bank', 'payment_provider'];
 
-/** An open order as the matching sees it. */
+/** An order as the matching sees it. */
 export interface MatchOrder {
   id: string;
   number: string;
   invoice_number: string | null;
   payment_provider_transaction_id: string | null;
+  currency_id: string;
+  is_cancelled: boolean;
   /** invoice_amount - paid_amount. */
   owing: string;
   /** The billing address name of the order's customer. */
@@ -30,24 +32,35 @@ export interface MatchRecord {
   subject: string;
   sender: string;
   amount: string;
+  currency_id: string;
+  /** The payer's structured references (creditor reference, end-to-end id), space-separated. */
+  payer_ref: string;
   entry_ref: string | null;
+  /** The portal account whose orders the record may pay (the grant of whoever stored it); null for all. */
+  portal_account_grant: number | null;
 }
 
-/** The orders in scope a payment may still go to: not cancelled, not fully paid. */
-function openOrders(trx: Knex.Transaction, scope: OrderScope): Knex.QueryBuilder {
-  return inOrderScope(trx('sales_order'), scope)
-    .select(
-      'id',
-      trx.raw('number::text AS number'),
-      trx.raw('invoice_number::text AS invoice_number'),
-      'payment_provider_transaction_id',
-      trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
-      trx.raw("customer->'address'->>'name' AS name"),
-    )
-    .where({ is_cancelled: false })
-    .andWhere((q) => {
-      q.whereNull('paid_amount').orWhereRaw('paid_amount < invoice_amount');
-    });
+/** The orders in scope as the matching reads them. */
+function matchOrders(trx: Knex.Transaction, scope: OrderScope): Knex.QueryBuilder {
+  return inOrderScope(trx('sales_order'), scope).select(
+    'id',
+    trx.raw('number::text AS number'),
+    trx.raw('invoice_number::text AS invoice_number'),
+    'payment_provider_transaction_id',
+    'currency_id',
+    'is_cancelled',
+    trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
+    trx.raw("customer->'address'->>'name' AS name"),
+  );
+}
+
+/** The outcome of the matching for one record. */
+export interface Assigned {
+  number: string;
+  order_id: string | null;
+  order_no: string | null;
+  match_rule: string | null;
+  unassigned_reason: string | null;
 }
 
 /** What document 1's duplicate rule compares. */
@@ -61,7 +74,10 @@ export interface DuplicateColumns {
 export const duplicateKey = (r: DuplicateColumns): string =>
   `${new Date(r.transfer_date).toISOString()}|${r.sender}|${r.subject}|${Number(r.amount).toFixed(2)}`;
 
-export type BankColumns = Pick<BankRow, 'type' | 'transfer_date' | 'sender' | 'subject' | 'amount' | 'order_id' | 'order_no' | 'status'>;
+export type BankColumns = Pick<
+  BankRow,
+  'type' | 'transfer_date' | 'sender' | 'subject' | 'amount' | 'order_id' | 'order_no' | 'status' | 'currency_id' | 'portal_account_grant'
+>;
 
 export const bankRepository = {
   /** The next bank number of the account; the UPSERT locks the counter row until the transaction ends. */
@@ -75,7 +91,7 @@ export const bankRepository = {
     return Number((result.rows as { last_value: string }[])[0]!.last_value);
   },
 
-  /** The record with the same transfer_date, sender, subject and amount, if any. */
+  /** The record with the same transfer_date, sender, subject and amount (in the same currency), if any. */
   async findDuplicate(trx: Knex.Transaction, accountId: number, columns: BankColumns): Promise<BankRow | undefined> {
     return trx('bank')
       .where({
@@ -85,6 +101,7 @@ export const bankRepository = {
         sender: columns.sender,
         subject: columns.subject,
         amount: columns.amount,
+        currency_id: columns.currency_id,
       })
       .orderBy('number')
       .first();
@@ -147,14 +164,17 @@ export const bankRepository = {
       status: string | null;
       currency_id: string;
       payer_ref: string;
+      portal_account_grant: number | null;
     })[],
   ): Promise<void> {
     if (!rows.length) return;
     const col = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((r) => r[key]);
     await trx.raw(
-      `INSERT INTO bank (account_id, number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status, currency_id, payer_ref)
-       SELECT ?, t.* FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
-         AS t(number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status, currency_id, payer_ref)`,
+      `INSERT INTO bank (account_id, number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status, currency_id, payer_ref,
+         portal_account_grant)
+       SELECT ?, t.* FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::text[],
+         ?::text[], ?::text[], ?::integer[])
+         AS t(number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status, currency_id, payer_ref, portal_account_grant)`,
       [
         accountId,
         col('number'),
@@ -169,18 +189,19 @@ export const bankRepository = {
         col('status') as string[],
         col('currency_id'),
         col('payer_ref'),
+        col('portal_account_grant') as number[],
       ],
     );
   },
 
   /**
-   * The account's open orders (not cancelled, not fully paid) that one of the references names:
-   * by order id, order number, invoice number or payment_provider_transaction_id. One query for
-   * a whole batch of records.
+   * The orders in scope that a reference names, open or not (a named order that is paid or
+   * cancelled is the reason a record stays unassigned): by order id, a number as order or
+   * invoice number, or payment_provider_transaction_id. One query for a whole batch of records.
    */
   async referencedOrders(trx: Knex.Transaction, scope: OrderScope, refs: { ids: string[]; numbers: string[]; providerIds: string[] }): Promise<MatchOrder[]> {
     if (!refs.ids.length && !refs.numbers.length && !refs.providerIds.length) return [];
-    return (await openOrders(trx, scope).andWhere((q) => {
+    return (await matchOrders(trx, scope).andWhere((q) => {
       q.whereRaw('id = ANY(?::text[])', [refs.ids])
         .orWhereRaw('number = ANY(?::bigint[])', [refs.numbers])
         .orWhere(invoiceNumberIn(trx, scope.accountId, refs.numbers))
@@ -188,10 +209,12 @@ export const bankRepository = {
     })) as MatchOrder[];
   },
 
-  /** The account's open orders whose outstanding amount (invoice_amount - paid_amount) is one of those given. */
+  /** The open orders in scope (not cancelled) whose outstanding amount (invoice_amount - paid_amount) is one of those given. */
   async ordersOwing(trx: Knex.Transaction, scope: OrderScope, amounts: string[]): Promise<MatchOrder[]> {
     if (!amounts.length) return [];
-    return (await openOrders(trx, scope).andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [amounts])) as MatchOrder[];
+    return (await matchOrders(trx, scope)
+      .where({ is_cancelled: false })
+      .andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [amounts])) as MatchOrder[];
   },
 
   /** Records of the account without an order: an import's (by number range) or those since a date (re-match). */
@@ -202,7 +225,18 @@ export const bankRepository = {
     limit: number,
   ): Promise<MatchRecord[]> {
     const q = trx('bank')
-      .select(trx.raw('number::text AS number'), 'id', 'type', 'subject', 'sender', trx.raw('amount::text AS amount'), 'entry_ref')
+      .select(
+        trx.raw('number::text AS number'),
+        'id',
+        'type',
+        'subject',
+        'sender',
+        trx.raw('amount::text AS amount'),
+        'currency_id',
+        'payer_ref',
+        'entry_ref',
+        'portal_account_grant',
+      )
       .where('account_id', accountId)
       .whereNull('order_id')
       .andWhere('amount', '>', 0)
@@ -215,14 +249,19 @@ export const bankRepository = {
     return q.orderByRaw('bank.number').limit(limit).forUpdate();
   },
 
-  /** Sets order_id (assigned) or order_no (the reference while unassigned) of many records in one UPDATE. */
-  async setAssignments(trx: Knex.Transaction, accountId: number, rows: { number: string; order_id: string | null; order_no: string | null }[]): Promise<void> {
+  /**
+   * Sets the outcome of the matching on many records in one UPDATE: order_id and the rule that
+   * assigned it, or order_no (the reference while unassigned) and the reason it stayed so.
+   */
+  async setAssignments(trx: Knex.Transaction, accountId: number, rows: Assigned[]): Promise<void> {
     if (!rows.length) return;
+    const col = <K extends keyof Assigned>(key: K) => rows.map((r) => r[key]) as string[];
     await trx.raw(
-      `UPDATE bank b SET order_id = t.order_id, order_no = CASE WHEN t.order_id IS NULL THEN t.order_no END
-       FROM unnest(?::bigint[], ?::text[], ?::text[]) AS t(number, order_id, order_no)
+      `UPDATE bank b SET order_id = t.order_id, order_no = CASE WHEN t.order_id IS NULL THEN t.order_no END,
+         match_rule = t.match_rule, unassigned_reason = t.unassigned_reason
+       FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[]) AS t(number, order_id, order_no, match_rule, unassigned_reason)
        WHERE b.account_id = ? AND b.number = t.number`,
-      [rows.map((r) => r.number), rows.map((r) => r.order_id) as string[], rows.map((r) => r.order_no) as string[], accountId],
+      [col('number'), col('order_id'), col('order_no'), col('match_rule'), col('unassigned_reason'), accountId],
     );
   },
 
@@ -242,9 +281,19 @@ export const bankRepository = {
     return rows.map((r) => r.id);
   },
 
-  /** The search base: the account's records of one type, read in within the range when one is given. */
-  searchBase(knex: Knex, accountId: number, type: BankKind, range?: { from: Date; to: Date }): Knex.QueryBuilder {
-    const base = knex('bank').where({ 'bank.account_id': accountId, 'bank.type': type });
+  /**
+   * The search base: the records of one type the scope may see, read in within the range when
+   * one is given. A client bound to a portal account sees the records stored under its grant and
+   * those assigned to orders of its portal account, never another portal account's payments.
+   */
+  searchBase(knex: Knex, scope: OrderScope, type: BankKind, range?: { from: Date; to: Date }): Knex.QueryBuilder {
+    const base = knex('bank').where({ 'bank.account_id': scope.accountId, 'bank.type': type });
+    if (scope.portalAccountGrant !== 'all') {
+      const grant = scope.portalAccountGrant;
+      base.andWhere((q) => {
+        q.where('bank.portal_account_grant', grant).orWhereIn('bank.order_id', inOrderScope(knex('sales_order'), scope).select('id'));
+      });
+    }
     if (range) base.where('bank.created_at', '>=', range.from).andWhere('bank.created_at', '<=', range.to);
     return base;
   },

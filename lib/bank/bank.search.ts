@@ -3,6 +3,7 @@
  * one type, in bank-number order. id and date are singleton filters; date.from/date.to is a range
  * of at most 3 months, by default the last month (document 1, Limits).
  */
+import type { OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 import { invalidField } from '../errors';
 import { runSearch, SearchPage, SearchRequest, SearchSpec } from '../http/search';
@@ -13,13 +14,19 @@ import { bankIdPattern, BankKind, BankRow, bankToApi, bankType } from './bank.ty
 const dateFrom: FilterField = { column: 'bank.created_at', type: 'datetime', operators: ['='], singleton: true };
 const dateTo: FilterField = { column: 'bank.created_at', type: 'datetime', operators: ['='], singleton: true };
 
-/** Bank_filter_type (document 2), and is_assigned (ours: the records no order took, to assign by hand). */
+/**
+ * Bank_filter_type (document 2), and ours: is_assigned (the records no order took, to assign by
+ * hand), unassigned_reason and match_rule (bank.match.ts), currency_id.
+ */
 export const bankSearch: SearchSpec<BankRow> = {
   filters: {
     id: { column: 'bank.id', type: 'string', operators: ['='], singleton: true },
     'date.from': dateFrom,
     'date.to': dateTo,
     is_assigned: { expression: '(bank.order_id IS NOT NULL)', type: 'bool', operators: ['='] },
+    unassigned_reason: { column: 'bank.unassigned_reason', type: 'string', operators: ['='] },
+    match_rule: { column: 'bank.match_rule', type: 'string', operators: ['='] },
+    currency_id: { column: 'bank.currency_id', type: 'string', operators: ['='] },
   },
   key: {
     column: 'bank.number',
@@ -64,10 +71,10 @@ export function dateRange(search: SearchRequest, now = new Date()): { from: Date
 }
 
 export const bankSearchRepository = {
-  /** A page of the account's records of one type. */
-  search(accountId: number, type: BankKind, search: SearchRequest): Promise<SearchPage<Record<string, unknown>>> {
+  /** A page of the records of one type the caller may see (bankRepository.searchBase). */
+  search(scope: OrderScope, type: BankKind, search: SearchRequest): Promise<SearchPage<Record<string, unknown>>> {
     const range = dateRange(search);
-    const base = bankRepository.searchBase(db(), accountId, type, range);
+    const base = bankRepository.searchBase(db(), scope, type, range);
     const rest = { ...search, singletons: search.singletons.filter((c) => c.field !== dateFrom && c.field !== dateTo) };
     return runSearch(base, bankSearch, rest, bankToApi);
   },

@@ -7,7 +7,10 @@ import type { Knex } from 'knex';
 import { invalidField } from '../errors';
 import { checkAmount, fromCents, toCents } from '../order/order-money';
 import type { OrderCaller } from '../order/order.service';
-import { assignIn, subjectReferences } from './bank.match';
+import { grantOf } from '../access/caller';
+import { currencyRepository } from '../reference/currency';
+import { firstReference, payerReferencesOf } from './bank-reference';
+import { assignIn } from './bank.match';
 import { BankColumns, bankRepository } from './bank.repository';
 import { inTransaction } from '../db/transaction';
 import { bankIdOf, BankInput, BankRow } from './bank.type';
@@ -34,9 +37,11 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
     sender: input.sender ?? '',
     subject: input.subject ?? '',
     amount: input.amount,
+    currency_id: input.currency_id ?? 'EUR',
     order_id: null,
     order_no: null,
     status: null,
+    portal_account_grant: grantOf(caller),
   };
   // The counter row lock serialises the account's creates: the duplicate check below cannot race.
   const number = await bankRepository.nextNumber(trx, accountId);
@@ -46,21 +51,21 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
   const bankId = bankIdOf(number, new Date());
   const amount = fromCents(toCents(input.amount));
   // A payment of nothing or a refund pays no order; it keeps its reference all the same.
-  const pays = toCents(amount) > 0n;
-  if (!pays) {
-    const refs = subjectReferences(columns.subject);
-    columns.order_no = refs.ids[0] ?? refs.numbers[0] ?? null;
-  }
+  if (toCents(amount) <= 0n) columns.order_no = firstReference(payerReferencesOf(columns.subject));
   await bankRepository.insert(trx, accountId, number, bankId, columns);
-  const record = { number: String(number), id: bankId, type: 'bank' as const, subject: columns.subject, sender: columns.sender, amount, entry_ref: null };
-  const assigned = pays ? await assignIn(trx, caller, [record]) : new Set<string>();
-  return { bankId, isOrderPaid: assigned.size > 0, existed: false };
+  if (toCents(amount) <= 0n) return { bankId, isOrderPaid: false, existed: false };
+  const record = { ...columns, number: String(number), id: bankId, amount, payer_ref: '', entry_ref: null };
+  const [outcome] = await assignIn(trx, caller, [record]);
+  return { bankId, isOrderPaid: outcome!.order_id !== null, existed: false };
 }
 
 /** POST bank/transfer/ in one transaction. */
 export async function createTransfer(caller: OrderCaller, input: BankInput): Promise<BankCreated> {
   if (!Number.isFinite(input.transfer_date.getTime())) throw invalidField('bank.transfer_date', 'bank.transfer_date must be a datetime');
   checkAmount(input.amount, 'bank.amount');
+  if (input.currency_id !== undefined && !(await currencyRepository.get(input.currency_id))) {
+    throw invalidField('bank.currency_id', `bank.currency_id ${input.currency_id} is not a currency (see GET system/currency/)`, 'unknown_currency');
+  }
   try {
     return await inTransaction((trx) => createIn(trx, caller, input));
   } catch (err) {

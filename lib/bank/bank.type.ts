@@ -12,7 +12,12 @@ export const bankIdOf = (number: number, at: Date) => `${number}_${at.getUTCFull
 
 export type BankKind = 'bank' | 'payment_provider';
 
-/** Bank_type: id, type, date, order_id, order_no and status are read only. */
+/**
+ * Bank_type: id, type, date, order_id, order_no and status are read only. Our documented
+ * additions (issue 29): currency_id (ISO 4217, written with a transfer, default EUR like an
+ * order's), and, read only, match_rule (the rule that assigned the record, bank.match.ts) or
+ * unassigned_reason (why it stays unassigned).
+ */
 export const bankType = Joi.object({
   id: readOnly(Joi.any()),
   type: readOnly(Joi.any()),
@@ -24,6 +29,15 @@ export const bankType = Joi.object({
   order_no: readOnly(Joi.any()),
   amount: decimal(),
   status: readOnly(Joi.any()),
+  currency_id: Joi.string()
+    .pattern(/^[A-Z]{3}$/)
+    .description('ours (issue 29): ISO 4217 currency of the amount; default EUR. A transfer pays only an order of its currency.'),
+  match_rule: readOnly(Joi.any()).description(
+    'ours: the rule that assigned the record (provider_id, order_id, invoice_number, order_number, number, name_amount)',
+  ),
+  unassigned_reason: readOnly(Joi.any()).description(
+    'ours: why the record is not assigned (no_match, ambiguous, overpayment, currency_mismatch, order_cancelled, amount_mismatch)',
+  ),
 });
 
 /** What POST bank/transfer/ needs: transfer_date and amount; sender and subject default to ''. */
@@ -34,6 +48,7 @@ export interface BankInput {
   sender?: string;
   subject?: string;
   amount: string;
+  currency_id?: string;
 }
 
 /** A stored record (numeric as string, timestamps as Date). */
@@ -51,6 +66,11 @@ export interface BankRow {
   order_id: string | null;
   order_no: string | null;
   status: string | null;
+  currency_id: string;
+  payer_ref: string;
+  match_rule: string | null;
+  unassigned_reason: string | null;
+  portal_account_grant: number | null;
 }
 
 /** Bank_type as answered: order_id when linked, else order_no; never both. */
@@ -64,6 +84,9 @@ export function bankToApi(row: BankRow): Record<string, unknown> {
     subject: row.subject,
     ...(row.order_id !== null ? { order_id: row.order_id } : { order_no: row.order_no }),
     amount: row.amount,
+    currency_id: row.currency_id,
     status: row.status,
+    match_rule: row.match_rule,
+    unassigned_reason: row.unassigned_reason,
   };
 }

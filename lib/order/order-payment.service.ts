@@ -14,14 +14,23 @@ import { checkAmount, fromCents, toCents } from './order-money';
 import { orderRepository, PaymentRow, PaymentUpdate } from './order.repository';
 
 export interface OrderPayment {
+  /** The payer's record (a bank record number): answered when paid. */
+  key: string;
   orderId: string;
   /** Positive decimal string. */
   amount: string;
+  /** ISO 4217: an order is paid only in its own currency. */
+  currency: string;
   /** The history entry of the order, naming where the money came from. */
   history: string;
 }
 
-/** Pays the orders in scope; a cancelled, absent or out-of-scope order takes nothing. Answers the order ids paid. */
+/**
+ * Pays the orders in scope with the payments that fit them, in the order given: an order that is
+ * absent, out of scope or cancelled, of another currency, or owing less than the payment (after
+ * the payments before it) takes nothing, so money is never booked on an order it does not fit.
+ * Answers the keys of the payments booked.
+ */
 export async function payOrdersIn(trx: Knex.Transaction, scope: OrderScope, payments: OrderPayment[], field = 'bank.amount'): Promise<Set<string>> {
   if (!payments.length) return new Set();
   const { accountId } = scope;
@@ -29,11 +38,14 @@ export async function payOrdersIn(trx: Knex.Transaction, scope: OrderScope, paym
   const open = new Map(rows.filter((r) => !r.is_cancelled).map((r) => [r.id, r]));
   const cents = new Map<string, bigint>();
   const history: { order_internal_id: string; text: string }[] = [];
+  const booked = new Set<string>();
   for (const p of payments) {
     const row = open.get(p.orderId);
-    if (!row) continue;
-    cents.set(p.orderId, (cents.get(p.orderId) ?? 0n) + toCents(p.amount));
+    const added = (cents.get(p.orderId) ?? 0n) + toCents(p.amount);
+    if (!row || row.currency_id !== p.currency || toCents(row.paid_amount ?? '0.00') + added > toCents(row.invoice_amount)) continue;
+    cents.set(p.orderId, added);
     history.push({ order_internal_id: row.internal_id, text: p.history });
+    booked.add(p.key);
   }
   const byOrder = new Map([...cents].map(([id, added]) => [id, paymentOf(open.get(id)!, added, field)]));
   const updates = [...byOrder.values()];
@@ -47,7 +59,7 @@ export async function payOrdersIn(trx: Knex.Transaction, scope: OrderScope, paym
   await orderRepository.updatePayments(trx, accountId, updates);
   await orderRepository.addHistories(trx, history);
   await addManyToOutbox(trx, accountId, paymentEvents(accountId, byOrder));
-  return new Set(cents.keys());
+  return booked;
 }
 
 /**

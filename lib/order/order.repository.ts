@@ -87,6 +87,8 @@ export interface PaymentRow {
   is_paid: boolean;
   is_cancelled: boolean;
   paid_amount: string | null;
+  invoice_amount: string;
+  currency_id: string;
   invoice_number: string | null;
 }
 
@@ -320,7 +322,7 @@ export const orderRepository = {
   /** The payment state of the account's orders among those ids, locked in internal_id order (no deadlock between payers). */
   async lockForPayment(trx: Knex.Transaction, scope: OrderScope, ids: string[]): Promise<PaymentRow[]> {
     return inOrderScope(trx('sales_order'), scope)
-      .select('internal_id', 'id', 'is_paid', 'is_cancelled', 'paid_amount', 'invoice_number')
+      .select('internal_id', 'id', 'is_paid', 'is_cancelled', 'paid_amount', 'invoice_amount', 'currency_id', 'invoice_number')
       .whereRaw('id = ANY(?::text[])', [ids])
       .orderBy('internal_id')
       .forUpdate();

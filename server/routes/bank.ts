@@ -14,7 +14,7 @@ export const bankEndpoints = [
     scope: 'bank_r',
     search: bankSearch,
     response: ['bank', 'next_min_id'],
-    handle: async ({ caller, search }) => okPage('bank', await bankSearchRepository.search(caller.accountId, 'bank', search)),
+    handle: async ({ caller, search }) => okPage('bank', await bankSearchRepository.search(caller, 'bank', search)),
   }),
 
   endpoint<Record<string, never>, { bank: BankInput }>({
@@ -43,7 +43,7 @@ export const bankEndpoints = [
     response: ['statement', 'job_id'],
     async: true,
     async handle({ caller, body }) {
-      const { jobId, ...statement } = await importStatement(caller.accountId, body);
+      const { jobId, ...statement } = await importStatement(caller, body);
       return jobId ? accepted({ statement, job_id: jobId }) : ok({ statement });
     },
   }),
@@ -55,6 +55,6 @@ export const bankEndpoints = [
     scope: 'bank_r',
     search: bankSearch,
     response: ['bank', 'next_min_id'],
-    handle: async ({ caller, search }) => okPage('bank', await bankSearchRepository.search(caller.accountId, 'payment_provider', search)),
+    handle: async ({ caller, search }) => okPage('bank', await bankSearchRepository.search(caller, 'payment_provider', search)),
   }),
 ];

@@ -4,6 +4,7 @@
  * the records it added. Storing is synchronous so the answer can count what was stored; the
  * matching, which pays orders, is the job.
  */
+import { grantOf, OrderScope } from '../../access/caller';
 import { inTransaction } from '../../db/transaction';
 import { storeEntriesIn } from '../bank-store.service';
 import { parseStatement } from './statement.parse';
@@ -24,9 +25,10 @@ export interface StatementImported {
   jobId: string | null;
 }
 
-export async function importStatement(accountId: number, bytes: Buffer): Promise<StatementImported> {
+/** The records pay only orders the caller's grant covers (a client bound to a portal account: its orders). */
+export async function importStatement(scope: OrderScope, bytes: Buffer): Promise<StatementImported> {
   const parsed = await parseStatement(bytes);
-  const stored = await inTransaction((trx) => storeEntriesIn(trx, accountId, 'bank', parsed.entries));
+  const stored = await inTransaction((trx) => storeEntriesIn(trx, scope.accountId, 'bank', parsed.entries, null, grantOf(scope)));
   return {
     format: parsed.format,
     statements: parsed.statements,

@@ -6,6 +6,9 @@ import type { Knex } from 'knex';
  * (structured creditor reference, end-to-end id) that the matching reads, and the outcome of the
  * matching: the rule that assigned the record, or the reason it stayed unassigned. Records stored
  * before had no currency: every order and transfer then was taken as EUR, so EUR is their value.
+ * And the portal-account grant of whoever stored the record (issue 31: null for all portal
+ * accounts): the matching job, and the re-match long after the request, pay only orders that
+ * grant covers.
  * None of these columns is indexed, so setting them with order_id stays a HOT update.
  */
 export async function up(knex: Knex): Promise<void> {
@@ -14,6 +17,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('payer_ref').notNullable().defaultTo('');
     t.text('match_rule');
     t.text('unassigned_reason');
+    t.integer('portal_account_grant');
   });
 }
 
@@ -23,5 +27,6 @@ export async function down(knex: Knex): Promise<void> {
     t.dropColumn('payer_ref');
     t.dropColumn('match_rule');
     t.dropColumn('unassigned_reason');
+    t.dropColumn('portal_account_grant');
   });
 }
