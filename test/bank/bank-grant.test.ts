@@ -1,0 +1,81 @@
+/**
+ * Issue 31, must deliver 2, for the bank domain: a client bound to portal account 1 pays, through
+ * a transfer or a statement import, only orders of portal account 1 — also in the matching job
+ * and in the re-match that runs long after its request — and searches only its own records and
+ * those assigned to its orders.
+ */
+import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { rematchAll } from '../../lib/bank/bank-match.service';
+import { waitFor } from '../event/servers';
+import { createOrder, readOrder } from '../order/helpers';
+import { call, newSeller, query, Seller } from '../support/api';
+import { clientToken } from '../support/bound-client';
+import { startBankWorker } from './bank-worker';
+import { fixture } from './fixtures';
+
+describe('bank: a client bound to one portal account (issue 31)', () => {
+  let seller: Seller;
+  let bound1: string;
+  let order1: string;
+  let order2: string;
+  let bankWorker: { stop(): Promise<void> } | undefined;
+  const saved = config();
+
+  before(async () => {
+    setConfig({ ...saved, orderSearchMinAgeSeconds: 0 });
+    bankWorker = await startBankWorker('bank-grant');
+    seller = await newSeller();
+    const account2 = (await createPortalAccount(seller.id, { name: 'Shop 2', platform: 'shop_g' })).id;
+    const customer = { email: 'buyer@example.com', address: { name: 'Jürgen Müller' } };
+    order1 = await createOrder(seller, { customer, line: [{ id: 1, price: '49.90', quantity: 1 }] });
+    const res = await call('order/', {
+      token: seller.token,
+      body: { order: { customer, line: [{ id: 1, price: '24.50', quantity: 1 }] }, portal_account_id: account2 },
+    });
+    expect(res.status, res.text).to.equal(201);
+    order2 = res.body.order_id as string;
+    bound1 = await clientToken(seller, 'bank-shop-one', seller.portalAccountId, 'bank_r bank_w order_r');
+  });
+  after(async () => {
+    setConfig(saved);
+    await bankWorker?.stop();
+  });
+
+  it('when a bound client posts a transfer naming another portal account order, then that order is not paid', async () => {
+    const res = await call('bank/transfer/', { token: bound1, body: { bank: { transfer_date: '2026-11-20T10:00:00Z', subject: order2, amount: '24.50' } } });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.is_order_paid).to.equal('0');
+    expect((await readOrder(seller, order2)).paid_amount).to.equal(null);
+  });
+
+  it('when a bound client imports a statement naming orders of both portal accounts, then the job and the re-match pay only its own', async () => {
+    const res = await call('bank/statement/', {
+      token: bound1,
+      body: fixture('camt053.001.08.xml', { ORDER_1: order1, ORDER_2: order2 }),
+      headers: { 'Content-Type': 'application/octet-stream' },
+    });
+    expect(res.status, res.text).to.equal(202);
+    const jobId = res.body.job_id as string;
+    await waitFor(async () => ((await call(`job/${jobId}/`, { token: seller.token })).body.job?.state === 'completed' ? true : undefined), `job ${jobId}`);
+    expect((await readOrder(seller, order1)).paid_amount).to.equal('49.90');
+    expect((await readOrder(seller, order2)).paid_amount).to.equal(null);
+    await rematchAll(new Date());
+    expect((await readOrder(seller, order2)).paid_amount).to.equal(null);
+  });
+
+  it('when the bound client searches transfers, then it finds only its records; the seller finds every one', async () => {
+    await call('bank/transfer/', {
+      token: seller.token,
+      body: { bank: { transfer_date: '2026-11-20T10:00:00Z', sender: 'Seller Own', subject: 'own', amount: '3.00' } },
+    });
+    const mine = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: bound1 });
+    const all = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: seller.token });
+    expect(mine.status, mine.text).to.equal(200);
+    const senders = (rows: { sender: string }[]) => rows.map((r) => r.sender);
+    expect(senders(mine.body.bank)).to.not.include('Seller Own');
+    expect(senders(all.body.bank)).to.include('Seller Own');
+    expect((mine.body.bank as unknown[]).length).to.equal((all.body.bank as unknown[]).length - 1);
+  });
+});
