@@ -6,8 +6,10 @@
  * - an invoice or order number behind a prefix a seller prints (`RE-1234`, `Rechnung 1234`,
  *   `Rechnung Nr. 1234`, `Invoice #1234`, `Bestellung 1234`, `Order 1234`), the prefix naming
  *   which of the two it is;
- * - a bare number word (`1234`), which may be either and is weak evidence: the matching lets it
- *   pay only the exact amount owed (bank.match.ts).
+ * - a bare number word of three digits or more (`1234`), which may be either and is weak
+ *   evidence: the matching lets it pay only the exact amount owed (bank.match.ts). One or two
+ *   digits alone are no reference: remittance texts are full of them ("inklusive 1 CD",
+ *   "NR. 1", "2 Stück"), and a shop's first orders carry exactly such numbers.
  * A word is what stands between blanks and the separators ; : ( ) [ ] { } " ' / \ | + =, with a
  * closing full stop or comma and a leading '#' taken off (a comma inside a word is a decimal
  * comma: `12,50` is no number). So the digits inside `HEISDE66`,
@@ -33,6 +35,8 @@ const orderPrefixes = ['ord', 'order', 'best', 'bestellung', 'bestellnr', 'beste
 /** Words that may stand between a prefix and its number (`Rechnung Nr. 12`). */
 const numberWords = ['nr', 'no', 'nummer', 'number', 'num'];
 
+/** The fewest digits a number standing alone needs to be read as a reference. */
+const minBareDigits = 3;
 const orderIdShape = /^[1-9]\d{0,14}_\d{4}_(0[1-9]|1[0-2])$/;
 const numberShape = /^0*([1-9]\d{0,14})$/;
 /** A prefix glued to its number: `RE-1234`, `RE1234`, `INV#1234`, `Bestellung:1234` (the colon splits words already). */
@@ -63,9 +67,9 @@ export function payerReferencesOf(...texts: string[]): PayerReferences {
       if (orderIdShape.test(word)) add(found.orderIds, word);
       const bare = numberShape.exec(word);
       const glued = bare ? null : gluedShape.exec(lower);
-      if (bare) add(listOf(pending), bare[1]!);
+      if (bare && (pending || bare[1]!.length >= minBareDigits)) add(listOf(pending), bare[1]!);
       else if (glued && kindOf(glued[1]!)) add(listOf(kindOf(glued[1]!)), glued[2]!);
-      else if (glued && numberWords.includes(glued[1]!)) add(listOf(pending), glued[2]!);
+      else if (glued && numberWords.includes(glued[1]!) && (pending || glued[2]!.length >= minBareDigits)) add(listOf(pending), glued[2]!);
       // A prefix word carries over to the next number word, through "Nr." / "No.".
       if (kindOf(lower)) pending = kindOf(lower);
       else if (!numberWords.includes(lower)) pending = null;
