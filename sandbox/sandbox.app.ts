@@ -124,9 +124,7 @@ export class SandboxState {
     this.idempotency.clear();
     this.itemKeys.clear();
     this.quantityRequests = 0;
-    this.paypal.clients.clear();
-    this.paypal.tokens.clear();
-    this.paypal.payments = [];
+    this.paypal.reset();
     this.ebay.reset();
     this.events.emit('reset');
   }
