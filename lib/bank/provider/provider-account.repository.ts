@@ -13,6 +13,8 @@ export interface ProviderAccountRow {
   credentials: string | null;
   synced_until: Date | null;
   last_error: string | null;
+  /** When the seller connected it: a permission refused within PayPal's grant delay of it is waited for. */
+  created_at: Date;
 }
 
 export const providerAccountRepository = {
@@ -32,8 +34,9 @@ export const providerAccountRepository = {
     return db()('payment_provider_account').select('id', 'account_id').orderBy('id');
   },
 
-  async setSynced(trx: Knex.Transaction, accountId: number, id: number, until: Date): Promise<void> {
-    await trx('payment_provider_account').where({ account_id: accountId, id }).update({ synced_until: until, last_error: null });
+  /** A sync that ended: payments up to `until` are fetched; `note` (else none) is what the seller should know of it. */
+  async setSynced(trx: Knex.Transaction, accountId: number, id: number, until: Date, note: string | null = null): Promise<void> {
+    await trx('payment_provider_account').where({ account_id: accountId, id }).update({ synced_until: until, last_error: note });
   },
 
   async setError(accountId: number, id: number, message: string): Promise<void> {

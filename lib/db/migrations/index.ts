@@ -22,6 +22,7 @@ import * as changeNotices from './20261124_0800_change_notices';
 import * as orderInvoiceNumber from './20261125_0100_order_invoice_number';
 import * as outboxRelayedAs from './20261125_0300_outbox_relayed_as';
 import * as bankCurrencyAndMatchReason from './20261126_0100_bank_currency_and_match_reason';
+import * as paymentProviderPending from './20261126_0200_payment_provider_pending';
 import * as grantPerCaller from './20261126_0400_grant_per_caller';
 
 interface Migration {
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '20261125_0100_order_invoice_number': orderInvoiceNumber,
   '20261125_0300_outbox_relayed_as': outboxRelayedAs,
   '20261126_0100_bank_currency_and_match_reason': bankCurrencyAndMatchReason,
+  '20261126_0200_payment_provider_pending': paymentProviderPending,
   '20261126_0400_grant_per_caller': grantPerCaller,
 };
 

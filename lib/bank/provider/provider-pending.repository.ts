@@ -1,0 +1,66 @@
+/** Pending payments of a provider account (table payment_provider_pending); scoped by account. */
+import type { Knex } from 'knex';
+import { db } from '../../db/knex';
+import type { PendingPayment } from './provider-payment';
+
+interface PendingRow {
+  transaction_id: string;
+  transaction_date: Date;
+  amount: string;
+  currency_id: string;
+  sender: string;
+}
+
+const toPending = (r: PendingRow): PendingPayment => ({
+  transactionId: r.transaction_id,
+  transactionDate: r.transaction_date,
+  amount: r.amount,
+  currency: r.currency_id,
+  sender: r.sender,
+});
+
+export const providerPendingRepository = {
+  /** Every pending payment of the provider account, least recently checked first. */
+  async all(accountId: number, providerAccountId: number): Promise<PendingPayment[]> {
+    const rows: PendingRow[] = await db()('payment_provider_pending')
+      .where({ account_id: accountId, payment_provider_account_id: providerAccountId })
+      .orderBy([{ column: 'checked_at' }, { column: 'transaction_id' }])
+      .select('transaction_id', 'transaction_date', 'amount', 'currency_id', 'sender');
+    return rows.map(toPending);
+  },
+
+  /** Remembers pending payments; one already remembered keeps its first-seen time. */
+  async remember(trx: Knex.Transaction, accountId: number, providerAccountId: number, payments: PendingPayment[]): Promise<void> {
+    if (!payments.length) return;
+    await trx('payment_provider_pending')
+      .insert(
+        payments.map((p) => ({
+          account_id: accountId,
+          payment_provider_account_id: providerAccountId,
+          transaction_id: p.transactionId,
+          transaction_date: p.transactionDate,
+          amount: p.amount,
+          currency_id: p.currency,
+          sender: p.sender,
+        })),
+      )
+      .onConflict(['payment_provider_account_id', 'transaction_id'])
+      .ignore();
+  },
+
+  async forget(trx: Knex.Transaction, accountId: number, providerAccountId: number, transactionIds: string[]): Promise<void> {
+    if (!transactionIds.length) return;
+    await trx('payment_provider_pending')
+      .where({ account_id: accountId, payment_provider_account_id: providerAccountId })
+      .whereIn('transaction_id', transactionIds)
+      .delete();
+  },
+
+  async checked(trx: Knex.Transaction, accountId: number, providerAccountId: number, transactionIds: string[], at: Date): Promise<void> {
+    if (!transactionIds.length) return;
+    await trx('payment_provider_pending')
+      .where({ account_id: accountId, payment_provider_account_id: providerAccountId })
+      .whereIn('transaction_id', transactionIds)
+      .update({ checked_at: at });
+  },
+};
