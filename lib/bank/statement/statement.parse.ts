@@ -1,7 +1,24 @@
 /**
- * A statement file as received (bytes): decoded, its format recognised, parsed. MT940 files of
- * German banks are ISO-8859-1/15 (no charset travels with them): bytes that are not valid UTF-8
- * are read as ISO-8859-15. A CAMT file is UTF-8 by ISO 20022.
+ * A statement file as received (bytes): decoded, its format recognised, parsed.
+ *
+ * Character set (no charset travels with a statement file):
+ * - A byte-order mark decides (UTF-8, UTF-16LE/BE).
+ * - XML (its first character `<`): the encoding of its XML declaration, UTF-8 when it names none
+ *   (XML 1.0, 4.3.3); a file declared UTF-8 that is not valid UTF-8 is read as below.
+ * - Otherwise, valid UTF-8 is UTF-8 (a single-byte text with letters above 0x7F is almost never
+ *   valid UTF-8).
+ * - Otherwise it is a single-byte code page, told apart by bytes 0x80-0x9F: in ISO-8859 they are
+ *   C1 control characters, which no text holds; in Windows-1252 punctuation (€ ‚ „ … – ” ...) and
+ *   a few rare letters (š œ ž Ÿ); in the DOS code pages CP850/CP437/CP852 the common letters
+ *   (ü é ä Ä Ö Ü ...), so a German DOS text with any umlaut has them. No byte 0x80-0x9F: ISO-8859-15
+ *   (German banks' MT940; € at 0xA4). Some: each of Windows-1252, CP850 and CP437 decodes the
+ *   file, and the one whose bytes above 0x7F read most plausibly wins (see plausibility); a tie
+ *   goes to CP850, then CP437 (they agree on every letter of German, Dutch, French, Spanish:
+ *   CP437 differs in box-drawing and Greek), then Windows-1252.
+ * - CP852 (the DOS code page of Central Europe) agrees with CP850 on ä ö ü Ä Ö Ü é á í ó ú ß and
+ *   differs in letters only (ł ő ű ...), so no count of letters against controls tells them
+ *   apart: a DOS-encoded file whose first balance is in PLN, CZK, HUF, HRK or RON is read as
+ *   CP852 instead of CP850.
  */
 import iconv from 'iconv-lite';
 import { invalidInput } from '../../errors';
@@ -11,16 +28,70 @@ import type { ParsedStatement } from './statement.type';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function decode(bytes: Buffer): string {
+function asUtf8(bytes: Buffer): string | null {
   try {
     return utf8.decode(bytes);
   } catch {
-    return iconv.decode(bytes, 'iso-8859-15');
+    return null;
   }
 }
 
+/** The file as text, by the rule above. */
+export function decodeStatement(bytes: Buffer): string {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return iconv.decode(bytes.subarray(3), 'utf-8');
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return iconv.decode(bytes.subarray(2), 'utf-16le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return iconv.decode(bytes.subarray(2), 'utf-16be');
+  const declared = xmlEncoding(bytes);
+  if (declared && !/^utf-?8$/i.test(declared)) {
+    if (!iconv.encodingExists(declared)) throw invalidInput('unsupported_statement', `the XML declares the encoding ${declared}, which Kontor cannot read`);
+    return iconv.decode(bytes, declared);
+  }
+  return asUtf8(bytes) ?? iconv.decode(bytes, singleByteCodePage(bytes));
+}
+
+/** The encoding named by an XML declaration at the start, '' for XML without one, null for no XML. */
+function xmlEncoding(bytes: Buffer): string | null {
+  const head = bytes.subarray(0, 200).toString('latin1').trimStart();
+  if (!head.startsWith('<')) return null;
+  return /^<\?xml[^>]*\bencoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(head)?.[1] ?? '';
+}
+
+const centralEurope = /:60[FM]:[CD]\d{6}(PLN|CZK|HUF|HRK|RON)/;
+
+function singleByteCodePage(bytes: Buffer): string {
+  if (!bytes.some((b) => b >= 0x80 && b <= 0x9f)) return 'iso-8859-15';
+  const dos = centralEurope.test(bytes.toString('latin1')) ? ['cp852'] : ['cp850', 'cp437'];
+  const candidates = [...dos, 'windows-1252'];
+  const scores = candidates.map((cp) => plausibility(bytes, iconv.decode(bytes, cp)));
+  return candidates[scores.indexOf(Math.max(...scores))]!;
+}
+
+const letter = /\p{L}/u;
+const apostrophe = /[’‘`']/;
+const box = /[\u2500-\u25ff]/;
+const control = /[\p{Cc}\p{Cn}\p{Co}\ufffd]/u;
+
+/**
+ * How plausibly a decoding reads, counted over the bytes above 0x7F (each one character in a
+ * single-byte code page): a letter inside a word (next to another letter) +1, a letter standing
+ * alone 0; punctuation or a symbol +1 beside a space or at a word's edge, -1 inside a word
+ * (`M³ller`), except an apostrophe; a control character, an unassigned code or box drawing -1.
+ */
+function plausibility(bytes: Buffer, text: string): number {
+  let score = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i]! < 0x80) continue;
+    const c = text[i]!;
+    const around = [text[i - 1] ?? ' ', text[i + 1] ?? ' '].filter((n) => letter.test(n)).length;
+    if (control.test(c) || box.test(c)) score--;
+    else if (letter.test(c)) score += around > 0 ? 1 : 0;
+    else score += around === 2 && !apostrophe.test(c) ? -1 : 1;
+  }
+  return score;
+}
+
 export async function parseStatement(bytes: Buffer): Promise<ParsedStatement> {
-  const text = decode(bytes).replace(/^\uFEFF/, '');
+  const text = decodeStatement(bytes).replace(/^\uFEFF/, '');
   if (text.includes('\u0000')) throw invalidInput('malformed_statement', 'the statement file holds NUL characters: not a CAMT.053 or MT940 text file');
   if (!text.trim()) throw invalidInput('malformed_statement', 'the statement file is empty');
   if (text.trimStart().startsWith('<')) {

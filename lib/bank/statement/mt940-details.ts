@@ -1,0 +1,214 @@
+/**
+ * Field 86 (information to account owner) of an MT940 statement line: who paid, the payer's
+ * remittance text, and the references the matching reads. The layouts, tried in this order:
+ *
+ * 1. German structure (DK "DFÜ-Abkommen", Anlage 3, MT940 field 86): a 3-digit business code
+ *    (GVC), then subfields `?NN` where the 4th character is the separator (`?`; Triodos writes
+ *    `>`). ?00 booking text and ?10 primanota are the bank's and never the subject; ?20-?29 and
+ *    ?60-?63 the remittance lines; ?30 bank code, ?31 account (never used); ?32/?33 the payer's
+ *    name, also when there are no remittance lines (Kontist). The physical lines of field 86 mean
+ *    nothing here (a subfield runs on across them) and are joined without a space.
+ * 2. SWIFT /TAG/ layout (ABN AMRO, ING, Rabobank, bunq): /REMI/ the subject, /NAME/ after
+ *    /ORDP/ (or a /NAME/ not after /BENM/) the payer, else the name of /CNTP/; /EREF/ and
+ *    /CDTRREF/ values are payer references.
+ * 3. Free text: "REK: ... /NAAM: name" (Knab) and "AUFTRAGGEBER: name ... MITTEILUNGEN: text"
+ *    (PostFinance) name the payer; otherwise the whole text, less IBANs and labelled BICs, is
+ *    the subject.
+ *
+ * Line joining (one rule for all): a line that fills its field's width was cut wherever the
+ * width ran out, often mid-word, and continues the next line without a space; a shorter line
+ * ended where its writer ended it and is followed by a space. The width is 27 for a ?2x/?6x
+ * remittance line and a ?32/?33 name line, 65 for a physical line of field 86 (SWIFT 6*65x; the
+ * first line counted without its `:86:`).
+ *
+ * SEPA in the remittance lines (DK Anlage 3, "SEPA-Verwendungszweck"): an identifier `EREF+`,
+ * `KREF+`, `MREF+`, `CRED+`, `DEBT+`, `SVWZ+`, `ABWA+`, `ABWE+`, `IBAN+`, `BIC+`, `PURP+` ...
+ * starts a part, at the start of a remittance line (or, where a bank glues them, after a space).
+ * The subject is the SVWZ+ part; without one, the text before the first identifier. The EREF+
+ * value, unless NOTPROVIDED, is a payer reference (the end-to-end id); KREF+, MREF+ and the
+ * others are dropped. Some banks (Atruvia: Volksbanken) append "EREF: ... IBAN: ... BIC: ..." to
+ * the purpose: from the first such label to the end is dropped.
+ */
+
+export interface Details {
+  sender: string;
+  subject: string;
+  payerReferences: string[];
+  /** The German business code (GVC) of a structured field 86, '' when there is none. */
+  businessCode: string;
+}
+
+const none: Details = { sender: '', subject: '', payerReferences: [], businessCode: '' };
+
+/** Joins lines by the width rule above. */
+export function joinLines(lines: string[], width: number): string {
+  return lines.reduce((text, line, i) => (i === 0 ? line : text + (lines[i - 1]!.length >= width ? '' : ' ') + line), '');
+}
+
+const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** The countries of the IBAN registry (ISO 13616, SWIFT's registry, 2025). */
+const ibanCountries =
+  'AD AE AL AT AZ BA BE BG BH BI BR BY CH CR CY CZ DE DJ DK DO EE EG ES FI FK FO FR GB GE GI GL GR GT HN HR HU IE IL IQ IS IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MN MR MT MU NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE SI SK SM SO ST SV TL TN TR UA VA VG XK YE'.replace(
+    / /g,
+    '|',
+  );
+/** An IBAN, compact or printed in groups of four: a registry country, two check digits, the account. */
+const iban = new RegExp(`\\b(?:${ibanCountries})\\d{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){3,7}(?: [A-Z0-9]{1,3})?)\\b`, 'g');
+const labelledBic = /\bBIC:?\s*[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?\b/g;
+const labelledIban = /\bIBAN:?\s*/g;
+
+/** Text without IBANs and labelled BICs. */
+export const withoutAccounts = (text: string): string => squash(text.replace(labelledBic, ' ').replace(iban, ' ').replace(labelledIban, ' '));
+
+/** ISO 11649 creditor references (RF, two check digits, up to 21 characters) whose check digits hold. */
+export function creditorReferences(text: string): string[] {
+  return [...text.matchAll(/\bRF\d{2}[A-Z0-9]{1,21}\b/g)].map((m) => m[0]).filter(mod97);
+}
+
+function mod97(reference: string): boolean {
+  const digits = (reference.slice(4) + reference.slice(0, 4)).replace(/[A-Z]/g, (c) => String(c.charCodeAt(0) - 55));
+  return BigInt(digits) % 97n === 1n;
+}
+
+export function detailsOf(lines: string[]): Details {
+  const flat = lines.join('').trimStart();
+  const german = /^(\d{3})?([^\w\s])\d{2}/.exec(flat);
+  if (german && (german[1] !== undefined || german[2] === '?')) return structured(flat, german[1] ?? '', german[2]!);
+  // GVC 999 is the German code for "unstructured": the text follows it.
+  const free = squash(joinLines(lines, 65)).replace(/^999(?=\D)/, '');
+  if (free.startsWith('/') && tagPattern.test(free)) return tagged(free);
+  return freeText(free);
+}
+
+// --- 1. German structure -------------------------------------------------------------------
+
+const remittanceCodes = /^(2\d|6[0-3])$/;
+const sepaIdentifier = /^(EREF|KREF|MREF|CRED|DEBT|SVWZ|ABWA|ABWE|IBAN|BIC|PURP|COAM|OAMT|SQTP|RTRN)\+/;
+const gluedIdentifier = /\s(?=(?:EREF|KREF|MREF|CRED|DEBT|SVWZ|ABWA|ABWE|IBAN|BIC|PURP)\+)/;
+const bankTrailer = /\s(?:EREF|MREF|CRED|KREF|IBAN|BIC|ABWA|ABWE):\s.*$/;
+
+function structured(flat: string, businessCode: string, separator: string): Details {
+  const body = flat.slice(businessCode.length);
+  const fields: { code: string; value: string }[] = [];
+  const split = new RegExp(`\\${separator}(\\d{2})`, 'g');
+  const marks = [...body.matchAll(split)];
+  marks.forEach((m, i) => fields.push({ code: m[1]!, value: body.slice(m.index + 3, marks[i + 1]?.index ?? body.length) }));
+  let remittance = fields.filter((f) => remittanceCodes.test(f.code)).map((f) => f.value);
+  if (separator === '>') remittance = withoutBankCodes(remittance);
+  const name = fields.filter((f) => f.code === '32' || f.code === '33').map((f) => f.value);
+  const { subject, endToEnd } = sepaParts(remittance);
+  const payerReferences = [endToEnd, ...creditorReferences(subject)].filter((r): r is string => !!r);
+  return { sender: squash(joinLines(name, 27)), subject, payerReferences, businessCode };
+}
+
+/** Triodos writes the counter account's BIC and IBAN as the first description lines. */
+function withoutBankCodes(lines: string[]): string[] {
+  const bic = /^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/;
+  const account = /^[A-Z]{2}\d{2}[A-Z0-9]{8,30}$/;
+  return lines[0] !== undefined && bic.test(lines[0].trim()) && account.test(lines[1]?.trim() ?? '') ? lines.slice(2) : lines;
+}
+
+/** The remittance lines cut into their SEPA parts: the subject (SVWZ+) and the end-to-end id (EREF+). */
+function sepaParts(lines: string[]): { subject: string; endToEnd: string | null } {
+  const parts: { id: string; lines: string[] }[] = [{ id: '', lines: [] }];
+  for (const line of lines) {
+    const id = sepaIdentifier.exec(line);
+    if (id) parts.push({ id: id[1]!, lines: [line] });
+    else parts[parts.length - 1]!.lines.push(line);
+  }
+  const texts = parts.flatMap((p) => {
+    const text = joinLines(p.lines, 27).slice(p.id ? p.id.length + 1 : 0);
+    // Identifiers glued after a space inside one part (not at a line start) start parts too.
+    return text.split(gluedIdentifier).map((t, i) => {
+      const glued = i > 0 ? sepaIdentifier.exec(t) : null;
+      return glued ? { id: glued[1]!, text: t.slice(glued[0].length) } : { id: i === 0 ? p.id : '', text: t };
+    });
+  });
+  const found = (id: string) => texts.find((t) => t.id === id)?.text;
+  const svwz = found('SVWZ');
+  const free = texts.filter((t) => t.id === '').map((t) => t.text);
+  const hasSepa = texts.some((t) => t.id !== '');
+  const subject = svwz ?? (hasSepa ? (free[0] ?? '') : free.join(' '));
+  const eref = squash(found('EREF') ?? '');
+  return {
+    subject: withoutAccounts(squash(subject).replace(bankTrailer, '')),
+    endToEnd: eref && eref.toUpperCase() !== 'NOTPROVIDED' ? eref : null,
+  };
+}
+
+// --- 2. SWIFT /TAG/ layout -----------------------------------------------------------------
+
+/** The tags of the Dutch banks' structured field 86 (SWIFT-style codes), longest first. */
+const tags = [
+  'CDTRREFTP',
+  'CDTRREF',
+  'TRTP',
+  'IBAN',
+  'NAME',
+  'REMI',
+  'EREF',
+  'ORDP',
+  'BENM',
+  'ADDR',
+  'ISDT',
+  'CSID',
+  'MARF',
+  'ACCW',
+  'CNTP',
+  'RTRN',
+  'PREF',
+  'ULTC',
+  'ULTD',
+  'ULTB',
+  'PURP',
+  'SCOR',
+  'ISSR',
+  'BUSP',
+  'CHGS',
+  'EXCH',
+  'OCMT',
+  'BIC',
+  'CUR',
+  'CD',
+];
+const tagPattern = new RegExp(`/(${tags.join('|')})/`);
+
+function tagged(text: string): Details {
+  const marks = [...text.matchAll(new RegExp(tagPattern.source, 'g'))];
+  const fields = marks.map((m, i) => ({ tag: m[1]!, value: text.slice(m.index + m[0].length, marks[i + 1]?.index ?? text.length).trim() }));
+  const value = (tag: string) => fields.find((f) => f.tag === tag)?.value ?? '';
+  const nameAfter = (party: string) => fields.find((f, i) => f.tag === 'NAME' && fields[i - 1]?.tag === party)?.value;
+  const named = fields.find((f, i) => f.tag === 'NAME' && !/^(BENM|ULTC|ULTD|ULTB)$/.test(fields[i - 1]?.tag ?? ''))?.value;
+  const counterparty = value('CNTP').split('/')[2] ?? '';
+  const eref = value('EREF');
+  const references = [eref.toUpperCase() === 'NOTPROVIDED' ? '' : eref, value('CDTRREF')];
+  const subject = withoutAccounts(value('REMI'));
+  return {
+    sender: squash(nameAfter('ORDP') ?? named ?? counterparty),
+    subject,
+    payerReferences: [...new Set([...references.filter(Boolean), ...creditorReferences(subject)])],
+    businessCode: '',
+  };
+}
+
+// --- 3. Free text ----------------------------------------------------------------------------
+
+function freeText(text: string): Details {
+  if (!text) return none;
+  const knab = /^(.*?)\s*(?:REK:\s*\S*?\s*\/\s*)?NAAM:\s*(.*)$/.exec(text);
+  if (knab) return withReferences(knab[2]!, knab[1]!);
+  const postFinance = /\bAUFTRAGGEBER:\s*(.*?)(?:\s+MITTEILUNGEN:\s*(.*))?$/.exec(text);
+  if (postFinance) return withReferences(withoutTrailingAccounts(postFinance[1]!), postFinance[2] ?? '');
+  return withReferences('', text);
+}
+
+function withReferences(sender: string, subject: string): Details {
+  const clean = withoutAccounts(subject);
+  return { sender: squash(sender), subject: clean, payerReferences: creditorReferences(clean), businessCode: '' };
+}
+
+/** PostFinance ends the payer's address with the booking date and the payer's account ("131209CH98765432"). */
+function withoutTrailingAccounts(text: string): string {
+  return text.replace(/(\s+(?=\S*\d{6})\S{10,})+$/, '');
+}

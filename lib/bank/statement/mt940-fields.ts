@@ -1,0 +1,96 @@
+/**
+ * The MT940 fields Kontor reads (SWIFT MT940 Customer Statement Message, field specifications of
+ * :60a:/:62a: balances and :61: statement lines), with the dialects banks write:
+ * - amounts with a decimal comma (`1234,5`, `500,`), Rabobank's old format with a dot
+ *   (`000000000300.00`), Knab without a separator (`C500NTRF`);
+ * - the D/C mark `C`, `D`, `RC` (reversal of a credit: a debit), `RD` (reversal of a debit: a
+ *   credit), `EC`/`ED` (expected, MT942), followed by an optional funds code (the 3rd letter of the
+ *   currency: `CR3000,` is a credit in euro, `DK2214,00` a debit in kroner);
+ * - the transaction type as a letter and three characters, where ING before 2014 and Triodos
+ *   write two and a space (`NOV `, `NIT `);
+ * - the customer reference (16x), then `//` and the bank's reference; Rabobank's old format puts
+ *   the counter account there, padded to 16 characters, and the counterparty's name after it;
+ * - the booking date as MMDD after the value date: its year is the one that puts it within half a
+ *   year of the value date (a booking on 2 January of a payment valued 31 December is next year's).
+ */
+
+export class Mt940FieldError extends Error {}
+
+export interface Balance {
+  currency: string;
+}
+
+export type Mark = 'C' | 'D' | 'RC' | 'RD' | 'EC' | 'ED';
+
+export interface StatementLine {
+  mark: Mark;
+  /** '123.45' */
+  amount: string;
+  /** The booking date (entry date, else the value date) at 00:00 UTC. */
+  bookingDate: Date;
+  /** The SWIFT transaction type code without its first letter (`TRF`, `MSC`, `RTI`, `OV `). */
+  typeCode: string;
+  /** The bank's reference after `//`, '' when there is none. */
+  bankReference: string;
+  /** Rabobank's old format: the counterparty named after the 16 characters of the counter account. */
+  counterparty: string;
+}
+
+const balancePattern = /^([CD])(\d{6})([A-Z]{3})(\d[\d,.]*)?/;
+
+export function parseBalance(data: string): Balance {
+  const m = balancePattern.exec(data.trim());
+  if (!m) throw new Mt940FieldError(`a balance must read C/D, YYMMDD, the currency and the amount (${data.trim()})`);
+  return { currency: m[3]! };
+}
+
+const linePattern = /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d[\d]*(?:[,.]\d*)?)([A-Z][A-Z0-9]{2}[A-Z0-9 ])(.*)$/;
+
+export function parseStatementLine(data: string): StatementLine {
+  const m = linePattern.exec(data);
+  if (!m) {
+    throw new Mt940FieldError(`a :61: line must read value date YYMMDD, [booking date MMDD], C/D/RC/RD, amount, type code (${data.trim()})`);
+  }
+  const valueDate = dateOf(m[1]!);
+  const rest = m[7]!;
+  const bank = rest.indexOf('//');
+  return {
+    mark: m[3] as Mark,
+    amount: amountOf(m[5]!),
+    bookingDate: m[2] ? bookingDateOf(valueDate, m[2]) : valueDate,
+    typeCode: m[6]!.slice(1),
+    bankReference: bank >= 0 ? rest.slice(bank + 2).trim() : '',
+    // Rabobank's old format pads the counter account to 16 characters, then names the party.
+    counterparty: bank < 0 && rest.length > 16 && rest[15] === ' ' ? rest.slice(16).trim() : '',
+  };
+}
+
+/** '000000000300.00' -> '300.00', '1560395.' -> '1560395.00'; more than two decimals is refused. */
+export function amountOf(text: string): string {
+  const [whole, fraction = ''] = text.split(/[,.]/);
+  if (/[1-9]/.test(fraction.slice(2))) throw new Mt940FieldError(`the amount ${text} has more than two decimals`);
+  return `${BigInt(whole!)}.${fraction.slice(0, 2).padEnd(2, '0')}`;
+}
+
+/** YYMMDD; years 80-99 are 19YY (SWIFT dates carry no century). */
+function dateOf(text: string): Date {
+  const yy = Number(text.slice(0, 2));
+  const date = utcDate(yy >= 80 ? 1900 + yy : 2000 + yy, Number(text.slice(2, 4)), Number(text.slice(4, 6)));
+  if (!date) throw new Mt940FieldError(`the value date ${text} is not a date`);
+  return date;
+}
+
+const halfYear = 183 * 86_400_000;
+
+function bookingDateOf(valueDate: Date, mmdd: string): Date {
+  const year = valueDate.getUTCFullYear();
+  const candidates = [year - 1, year, year + 1].map((y) => utcDate(y, Number(mmdd.slice(0, 2)), Number(mmdd.slice(2, 4))));
+  const near = candidates.find((d) => d && Math.abs(d.getTime() - valueDate.getTime()) <= halfYear);
+  if (!near) throw new Mt940FieldError(`the booking date ${mmdd} is not a date within half a year of the value date`);
+  return near;
+}
+
+function utcDate(year: number, month: number, day: number): Date | null {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? date : null;
+}

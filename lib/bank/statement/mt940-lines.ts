@@ -1,0 +1,77 @@
+/**
+ * The framing of an MT940 file as banks deliver it, cut into statements of tagged fields.
+ *
+ * A statement starts at its `:20:` line and ends at a line `-`, at `-}` (the end of a SWIFT FIN
+ * text block), at Rabobank's `:940:` line, or at the next `:20:`. Outside a statement every line
+ * that is not a tag is framing and skipped: ABN AMRO's and bunq's 3-line headers (`ABNANL2A` /
+ * `940` / `ABNANL2A`), the SWIFT FIN blocks `{1:...}{2:...}{3:...}{4:` and `{5:...}`, a prose
+ * preamble (Danske Bank's example file). SOH (0x01), ETX (0x03), SUB (^Z, 0x1A) and the other
+ * control characters but TAB are transmission characters and dropped wherever they stand; blank lines are skipped; LF, CRLF and
+ * CR all end a line. Inside a statement a line that is not a tag continues the field before it
+ * (:61: supplementary details, :86: lines). A tag outside any statement (no `:20:` before it) is a
+ * broken file.
+ */
+
+/** One field: its tag (`20`, `28C`, `61`, `86` ...), the line it starts on (1-based) and its lines. */
+export interface Mt940Field {
+  tag: string;
+  line: number;
+  /** The first line without its tag, then the continuation lines as written. */
+  lines: string[];
+}
+
+export interface Mt940Block {
+  /** The line of its :20:. */
+  line: number;
+  fields: Mt940Field[];
+}
+
+/** A line the file cannot be read past, with what is wrong there. */
+export class Mt940FramingError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const tagLine = /^:(\d{2}[A-Z]?|NS):/;
+/** Control characters but TAB: SOH, ETX, SUB (^Z) and the like frame a transmission, they are no text. */
+const transmission = /(?!\t)\p{Cc}/gu;
+
+export function statementBlocks(text: string): Mt940Block[] {
+  const blocks: Mt940Block[] = [];
+  let open: Mt940Block | null = null;
+  text.split(/\r\n|\r|\n/).forEach((raw, index) => {
+    const line = index + 1;
+    let l = raw.replace(transmission, '');
+    if (/^\s*-\}/.test(l) || l.trim() === '-') {
+      open = null;
+      l = l.replace(/^\s*-\}?/, '');
+    }
+    const textBlock = l.lastIndexOf('{4:');
+    if (textBlock >= 0) {
+      open = null;
+      l = l.slice(textBlock + 3);
+    } else if (l.trimStart().startsWith('{')) return;
+    if (l.trim() === '') return;
+    if (/^:940:\s*$/.test(l)) {
+      open = null;
+      return;
+    }
+    const tag = tagLine.exec(l);
+    if (tag?.[1] === '20') {
+      open = { line, fields: [] };
+      blocks.push(open);
+    }
+    if (tag) {
+      if (!open) throw new Mt940FramingError(line, `:${tag[1]}: stands outside a statement (no :20: before it)`);
+      open.fields.push({ tag: tag[1]!, line, lines: [l.slice(tag[0].length)] });
+      return;
+    }
+    const current: Mt940Block | null = open;
+    if (current) current.fields[current.fields.length - 1]!.lines.push(l);
+  });
+  return blocks;
+}
