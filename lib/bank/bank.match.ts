@@ -163,15 +163,19 @@ export async function decide(trx: Knex.Transaction, scope: OrderScope, records: 
   return decisions;
 }
 
-/** name_amount for the records references did not decide: one query for their amounts. */
+/** name_amount for the records references did not decide: one query for their amounts and names. */
 async function byNameAndAmount(
   trx: Knex.Transaction,
   scope: OrderScope,
   open: { decision: Decision; reason: UnassignedReason }[],
   owing: Owing,
 ): Promise<void> {
-  const named = open.filter((o) => o.decision.record.sender !== '');
-  const orders = await bankRepository.ordersOwing(trx, scope, [...new Set(named.map((o) => o.decision.record.amount))]);
+  const pairs = open.flatMap(({ decision: { record } }) => {
+    const words = nameKey(record.sender).split(' ');
+    const longest = words.reduce((a, b) => (b.length > a.length ? b : a), '');
+    return longest ? [{ amount: record.amount, word: longest }] : [];
+  });
+  const orders = await bankRepository.ordersOwing(trx, scope, pairs);
   const index = indexBy(
     orders.filter((o) => o.name),
     (o) => [`${toCents(o.owing)}|${o.currency_id}|${nameKey(o.name!)}`],

@@ -40,6 +40,13 @@ export interface MatchRecord {
   portal_account_grant: number | null;
 }
 
+/**
+ * The billing name folded as nameKey (bank.match.ts) folds it: lower case, ä/ö/ü/ß spelled out,
+ * the accents that Unicode decomposes dropped (those of Western and Central European names).
+ */
+const foldedName = `translate(replace(replace(replace(replace(lower(customer->'address'->>'name'), 'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'),
+  'àáâãåāăąèéêëēėęěìíîïīįòóôõōőùúûūůűųýÿçćčďñńňřśšşťźżž', 'aaaaaaaaeeeeeeeeiiiiiioooooouuuuuuuyycccdnnnrsssszzzz')`;
+
 /** The orders in scope as the matching reads them. */
 function matchOrders(trx: Knex.Transaction, scope: OrderScope): Knex.QueryBuilder {
   return inOrderScope(trx('sales_order'), scope).select(
@@ -209,12 +216,23 @@ export const bankRepository = {
     })) as MatchOrder[];
   },
 
-  /** The open orders in scope (not cancelled) whose outstanding amount (invoice_amount - paid_amount) is one of those given. */
-  async ordersOwing(trx: Knex.Transaction, scope: OrderScope, amounts: string[]): Promise<MatchOrder[]> {
-    if (!amounts.length) return [];
+  /**
+   * The open orders in scope (not cancelled) that owe one of the amounts given (invoice_amount -
+   * paid_amount) and whose billing name holds that amount's word: one hash join of the orders
+   * with the (amount, word) pairs, so a batch reads the few orders its payers may be, not every
+   * order owing a common amount. The word is matched against the name folded as nameKey folds
+   * (lower case, ä/ö/ü/ß spelled out, the usual accents dropped); the caller compares whole names.
+   */
+  async ordersOwing(trx: Knex.Transaction, scope: OrderScope, pairs: { amount: string; word: string }[]): Promise<MatchOrder[]> {
+    if (!pairs.length) return [];
     return (await matchOrders(trx, scope)
+      .distinct()
+      .joinRaw('JOIN unnest(?::numeric[], ?::text[]) AS payer(amount, word) ON payer.amount = invoice_amount - COALESCE(paid_amount, 0)', [
+        pairs.map((p) => p.amount),
+        pairs.map((p) => p.word),
+      ])
       .where({ is_cancelled: false })
-      .andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [amounts])) as MatchOrder[];
+      .andWhereRaw(`strpos(${foldedName}, payer.word) > 0`)) as MatchOrder[];
   },
 
   /** Records of the account without an order: an import's (by number range) or those since a date (re-match). */
