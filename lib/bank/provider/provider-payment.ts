@@ -8,9 +8,11 @@ import { clip, StatementEntry } from '../statement/statement.type';
 import type { PayPalTransaction } from './paypal.client';
 
 /**
- * How long a pending payment is asked for again, from its date: 30 days. PayPal eChecks clear
- * in up to 6 business days; a payment in another currency waits for the seller to accept it,
- * and an unclaimed one is returned by PayPal after 30 days. Beyond that the seller is told.
+ * How long a pending payment is asked for again, from its date: 30 days. PayPal's help pages
+ * give an eCheck up to 6 business days in the US (faq3265), 4 to 7 "but sometimes longer" in
+ * Canada (help285), and a declined one is tried again within 3 business days before it is
+ * cancelled: about two and a half weeks at worst. 30 days leaves that a margin and keeps a
+ * payment's window within one 31-day search span. Beyond it the seller is told (a task).
  */
 export const pendingWatchMs = 30 * 86_400_000;
 
