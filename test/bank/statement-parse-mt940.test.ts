@@ -231,6 +231,14 @@ describe('bank statement parsing: MT940 framing, fields and character sets', () 
       expect((await entries(bytes))[0]!.sender).to.equal('ÜBERWEISUNG MÜLLER');
     });
 
+    it('when a DOS file of a Polish account (PLN) holds Polish letters, then it is read as CP852', async () => {
+      const polish = 'Łódź Zażółć gęślą jaźń';
+      const bytes = iconv.encode(text(polish).replace(/EUR/g, 'PLN'), 'cp852');
+      expect(bytes.some((b) => b >= 0x80 && b <= 0x9f)).to.equal(true);
+      const found = await entries(bytes);
+      expect([found[0]!.sender, found[0]!.currency]).to.deep.equal([polish, 'PLN']);
+    });
+
     it('when a file starts with a UTF-8 byte-order mark, then it is UTF-8', async () => {
       const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text('Zoë Ødegård'))]);
       expect((await entries(bytes))[0]!.sender).to.equal('Zoë Ødegård');

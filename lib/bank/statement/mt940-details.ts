@@ -3,8 +3,7 @@
  * remittance text, and the references the matching reads. The layouts, tried in this order:
  *
  * 1. German structure (DK "DFÜ-Abkommen", Anlage 3, MT940 field 86): a 3-digit business code
- *    (GVC), then subfields `?NN` where the 4th character is the separator (`?`; Triodos writes
- *    `>`). ?00 booking text and ?10 primanota are the bank's and never the subject; ?20-?29 and
+ *    (GVC), then subfields `?NN` (Triodos writes `>NN` after its code `000`). ?00 booking text and ?10 primanota are the bank's and never the subject; ?20-?29 and
  *    ?60-?63 the remittance lines; ?30 bank code, ?31 account (never used); ?32/?33 the payer's
  *    name, also when there are no remittance lines (Kontist). The physical lines of field 86 mean
  *    nothing here (a subfield runs on across them) and are joined without a space.
@@ -73,7 +72,7 @@ function mod97(reference: string): boolean {
 
 export function detailsOf(lines: string[]): Details {
   const flat = lines.join('').trimStart();
-  const german = /^(\d{3})?([^\w\s])\d{2}/.exec(flat);
+  const german = /^(\d{3})?([?>])\d{2}/.exec(flat);
   if (german && (german[1] !== undefined || german[2] === '?')) return structured(flat, german[1] ?? '', german[2]!);
   // GVC 999 is the German code for "unstructured": the text follows it.
   const free = squash(joinLines(lines, 65)).replace(/^999(?=\D)/, '');

@@ -13,18 +13,22 @@
  * entries are what Kontor stores, the bank's balance is not ours to check, and real test files
  * (anonymised, cut) carry balances that do not add up while every entry is right.
  *
- * Entries are the booked credits. `D` and `RC` (reversal of a credit) are debits; `EC`/`ED`
+ * Entries are the booked credits. `D` and `RC` (reversal of a credit) are debits, and so is an
+ * amount of 0.00 (no money received); `EC`/`ED`
  * (expected, MT942) are unbooked; `RD` (reversal of a debit) and credits whose German business
  * code or SWIFT type code marks a return are returns (see returnCodes), never customer payments.
  *
  * The entry's reference, its dedupe key: `account|statement number|bank reference|position|
  * amount|booking date`, the position being the index (1-based) of the :61: in its statement.
- * It is the same on every import of the same statement, and two distinct payments never share
- * it: within a statement the position tells them apart, across statements the statement number
- * and booking date do. The bank reference is '' where the bank gives none (or NONREF).
+ * It is the same on every import of the same statement (and of a later file repeating it), and
+ * within a statement the position tells equal payments apart; across statements the statement
+ * number and the booking date do. A bank that numbers every statement 0 (the Volksbank file)
+ * leaves the booking date: two of its statements of one account booked on one day, with equal
+ * amounts at equal positions, would share a key. The bank reference is '' where the bank gives
+ * none (or NONREF). Without a key of its own nothing identifies an MT940 entry across re-imports.
  */
 import { invalidInput } from '../../errors';
-import { detailsOf } from './mt940-details';
+import { Details, detailsOf } from './mt940-details';
 import { Mt940FieldError, parseBalance, parseStatementLine, StatementLine } from './mt940-fields';
 import { Mt940Block, Mt940Field, Mt940FramingError, statementBlocks } from './mt940-lines';
 import { clip, ParsedStatement, StatementEntry } from './statement.type';
@@ -94,8 +98,14 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
     if (field.tag !== '61') return;
     position++;
     const line = at(field, () => parseStatementLine(field.lines[0]!));
-    const details = detailsLines(block.fields, i + 1);
-    classify(line, details, result, () => entryOf({ account, number, position, currency }, line, details));
+    const kind = kindOf(line);
+    if (kind === 'debit') result.debits++;
+    else if (kind === 'unbooked') result.unbooked++;
+    else {
+      const details = detailsOf(detailsLines(block.fields, i + 1));
+      if (kind === 'return' || returnCodes.has(details.businessCode)) result.returns++;
+      else result.entries.push(entryOf({ account, number, position, currency }, line, details));
+    }
   });
 }
 
@@ -106,11 +116,11 @@ function detailsLines(fields: Mt940Field[], from: number): string[] {
   return lines;
 }
 
-function classify(line: StatementLine, details: string[], result: ParsedStatement, entry: () => StatementEntry): void {
-  if (line.mark === 'D' || line.mark === 'RC' || Number(line.amount) === 0) result.debits++;
-  else if (line.mark === 'EC' || line.mark === 'ED') result.unbooked++;
-  else if (line.mark === 'RD' || returnTypes.has(line.typeCode) || returnCodes.has(detailsOf(details).businessCode)) result.returns++;
-  else result.entries.push(entry());
+/** A credit until its details say it is a return (its business code). */
+function kindOf(line: StatementLine): 'debit' | 'unbooked' | 'return' | 'credit' {
+  if (line.mark === 'D' || line.mark === 'RC' || Number(line.amount) === 0) return 'debit';
+  if (line.mark === 'EC' || line.mark === 'ED') return 'unbooked';
+  return line.mark === 'RD' || returnTypes.has(line.typeCode) ? 'return' : 'credit';
 }
 
 interface Place {
@@ -120,8 +130,7 @@ interface Place {
   currency: string;
 }
 
-function entryOf(place: Place, line: StatementLine, details: string[]): StatementEntry {
-  const { sender, subject, payerReferences } = detailsOf(details);
+function entryOf(place: Place, line: StatementLine, { sender, subject, payerReferences }: Details): StatementEntry {
   const bankReference = line.bankReference.toUpperCase() === 'NONREF' ? '' : line.bankReference;
   const day = line.bookingDate.toISOString().slice(0, 10);
   return {
