@@ -159,6 +159,23 @@ describe('bank statement parsing: MT940 framing, fields and character sets', () 
       ]);
     });
 
+    it("when ING's or Rabobank's /TAG/ layout closes values with '/', writes REMI as USTD// or STRD/CUR/, or names a /RTRN/ reason, then each is read", async () => {
+      const text = statement([
+        ':61:2611201120C10,00NTRFEREF//19281343127574',
+        ':86:/EREF/E-4711//CNTP/NL70RABO0115600000/RABONL2U/Tuinhuis B.V.///REMI/USTD//Order 14_2026_11/',
+        ':61:2611201120C20,00NTRFNONREF',
+        ':86:/CNTP/NL32INGB0000012345/INGBNL2A/P JANSEN///REMI/STRD/CUR/1234567890123456/',
+        ':61:2611201120C30,00NTRFNONREF',
+        ':86:/RTRN/MS03//EREF/E-4712//CNTP/NL32INGB0000012345/INGBNL2A/P JANSEN///REMI/USTD//Order 15_2026_11/',
+      ]);
+      const parsed = await parseStatement(Buffer.from(text));
+      expect(parsed.returns).to.equal(1);
+      expect(parsed.entries.map((e) => [e.sender, e.subject, e.payerReferences])).to.deep.equal([
+        ['Tuinhuis B.V.', 'Order 14_2026_11', ['E-4711']],
+        ['P JANSEN', '', ['1234567890123456']],
+      ]);
+    });
+
     it('when :86: is free text with NAAM: (Knab) or AUFTRAGGEBER: (PostFinance), then the payer is named; other free text is the subject less its IBANs', async () => {
       const text = statement([
         ':61:2611201120C10,00NTRFNONREF',

@@ -7,9 +7,11 @@
  *    ?60-?63 the remittance lines; ?30 bank code, ?31 account (never used); ?32/?33 the payer's
  *    name, also when there are no remittance lines (Kontist). The physical lines of field 86 mean
  *    nothing here (a subfield runs on across them) and are joined without a space.
- * 2. SWIFT /TAG/ layout (ABN AMRO, ING, Rabobank, bunq): /REMI/ the subject, /NAME/ after
- *    /ORDP/ (or a /NAME/ not after /BENM/) the payer, else the name of /CNTP/; /EREF/ and
- *    /CDTRREF/ values are payer references.
+ * 2. SWIFT /TAG/ layout (ABN AMRO, ING, Rabobank, bunq): /REMI/ the subject (ING's and
+ *    Rabobank's `USTD//` prefix dropped; `STRD/CUR/ref` is a structured reference, no subject),
+ *    /NAME/ after /ORDP/ (or a /NAME/ not after /BENM/) the payer, else the name in /CNTP/
+ *    (IBAN/BIC/name/city); /EREF/ and /CDTRREF/ values are payer references; a /RTRN/ reason
+ *    makes the entry a return.
  * 3. Free text: "REK: ... /NAAM: name" (Knab) and "AUFTRAGGEBER: name ... MITTEILUNGEN: text"
  *    (PostFinance) name the payer; otherwise the whole text, less IBANs and labelled BICs, is
  *    the subject.
@@ -35,9 +37,11 @@ export interface Details {
   payerReferences: string[];
   /** The German business code (GVC) of a structured field 86, '' when there is none. */
   businessCode: string;
+  /** A /RTRN/ return reason (SWIFT /TAG/ layout): the entry is a return. */
+  returned: boolean;
 }
 
-const none: Details = { sender: '', subject: '', payerReferences: [], businessCode: '' };
+const none: Details = { sender: '', subject: '', payerReferences: [], businessCode: '', returned: false };
 
 /** Joins lines by the width rule above. */
 export function joinLines(lines: string[], width: number): string {
@@ -98,7 +102,7 @@ function structured(flat: string, businessCode: string, separator: string): Deta
   const name = fields.filter((f) => f.code === '32' || f.code === '33').map((f) => f.value);
   const { subject, endToEnd } = sepaParts(remittance);
   const payerReferences = [endToEnd, ...creditorReferences(subject)].filter((r): r is string => !!r);
-  return { sender: squash(joinLines(name, 27)), subject, payerReferences, businessCode };
+  return { sender: squash(joinLines(name, 27)), subject, payerReferences, businessCode, returned: false };
 }
 
 /** Triodos writes the counter account's BIC and IBAN as the first description lines. */
@@ -175,19 +179,30 @@ const tagPattern = new RegExp(`/(${tags.join('|')})/`);
 
 function tagged(text: string): Details {
   const marks = [...text.matchAll(new RegExp(tagPattern.source, 'g'))];
-  const fields = marks.map((m, i) => ({ tag: m[1]!, value: text.slice(m.index + m[0].length, marks[i + 1]?.index ?? text.length).trim() }));
+  // A value ends at the next tag; ING and Rabobank close values with a '/' of their own.
+  const fields = marks.map((m, i) => ({
+    tag: m[1]!,
+    value: text
+      .slice(m.index + m[0].length, marks[i + 1]?.index ?? text.length)
+      .trim()
+      .replace(/\/+$/, ''),
+  }));
   const value = (tag: string) => fields.find((f) => f.tag === tag)?.value ?? '';
   const nameAfter = (party: string) => fields.find((f, i) => f.tag === 'NAME' && fields[i - 1]?.tag === party)?.value;
   const named = fields.find((f, i) => f.tag === 'NAME' && !/^(BENM|ULTC|ULTD|ULTB)$/.test(fields[i - 1]?.tag ?? ''))?.value;
   const counterparty = value('CNTP').split('/')[2] ?? '';
+  // ING and Rabobank: /REMI/USTD//text/ (unstructured) or /REMI/STRD/CUR/reference/ (structured).
+  const remi = value('REMI').replace(/^USTD\/\//, '');
+  const structured = remi === 'STRD' ? value('CUR') : '';
   const eref = value('EREF');
-  const references = [eref.toUpperCase() === 'NOTPROVIDED' ? '' : eref, value('CDTRREF')];
-  const subject = withoutAccounts(value('REMI'));
+  const subject = structured ? '' : withoutAccounts(remi);
+  const references = [eref.toUpperCase() === 'NOTPROVIDED' ? '' : eref, value('CDTRREF'), structured, ...creditorReferences(subject)];
   return {
     sender: squash(nameAfter('ORDP') ?? named ?? counterparty),
     subject,
-    payerReferences: [...new Set([...references.filter(Boolean), ...creditorReferences(subject)])],
+    payerReferences: [...new Set(references.filter(Boolean))],
     businessCode: '',
+    returned: fields.some((f) => f.tag === 'RTRN' && f.value !== ''),
   };
 }
 
@@ -204,7 +219,7 @@ function freeText(text: string): Details {
 
 function withReferences(sender: string, subject: string): Details {
   const clean = withoutAccounts(subject);
-  return { sender: squash(sender), subject: clean, payerReferences: creditorReferences(clean), businessCode: '' };
+  return { sender: squash(sender), subject: clean, payerReferences: creditorReferences(clean), businessCode: '', returned: false };
 }
 
 /** PostFinance ends the payer's address with the booking date and the payer's account ("131209CH98765432"). */

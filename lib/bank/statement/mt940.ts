@@ -39,7 +39,7 @@ import { clip, ParsedStatement, StatementEntry } from './statement.type';
  * returned, 159/160 SEPA credit transfer (instant) returned ("RETOURE"), 181/184 SEPA direct
  * debit refunded (Core/B2B, "Wiedergutschrift"), 182 card clearing refund, 193 SEPA direct debit
  * reversal, 199 card clearing reversal, 899 reversal ("Storno"). SWIFT transaction type RTI
- * (returned item).
+ * (returned item). In the /TAG/ layout a /RTRN/ reason (ING, ABN AMRO, Rabobank).
  */
 const returnCodes = new Set(['108', '109', '110', '159', '160', '181', '182', '184', '193', '199', '899']);
 const returnTypes = new Set(['RTI']);
@@ -103,7 +103,7 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
     else if (kind === 'unbooked') result.unbooked++;
     else {
       const details = detailsOf(detailsLines(block.fields, i + 1));
-      if (kind === 'return' || returnCodes.has(details.businessCode)) result.returns++;
+      if (kind === 'return' || details.returned || returnCodes.has(details.businessCode)) result.returns++;
       else result.entries.push(entryOf({ account, number, position, currency }, line, details));
     }
   });
