@@ -216,8 +216,9 @@ describe('bank statement parsing: MT940 framing, fields and character sets', () 
       expect(err.message).to.match(/outside a statement/);
     });
 
-    it('when a value date does not exist or the closing balance is in another currency, then the 400 names the line', async () => {
+    it('when a value date does not exist, an amount is beyond 12 digits or the closing balance is in another currency, then the 400 names the line', async () => {
       expect((await refusal(statement([':61:2602301120C5,00NTRFNONREF']))).field).to.equal('line 5');
+      expect((await refusal(statement([':61:2611201120C1234567890123,00NTRFNONREF']))).message).to.match(/line 5: .*larger/);
       const other = await refusal(statement(credit).replace(':62F:C261120EUR', ':62F:C261120USD'));
       expect(other.field).to.equal('line 7');
       expect(other.message).to.match(/USD/);

@@ -65,11 +65,16 @@ export function parseStatementLine(data: string): StatementLine {
   };
 }
 
-/** '000000000300.00' -> '300.00', '1560395.' -> '1560395.00'; more than two decimals is refused. */
+/**
+ * '000000000300.00' -> '300.00', '1560395.' -> '1560395.00'. More than two decimals, or more than
+ * 12 digits before them (a bank record's amount is numeric(14,2)), is refused.
+ */
 export function amountOf(text: string): string {
   const [whole, fraction = ''] = text.split(/[,.]/);
   if (/[1-9]/.test(fraction.slice(2))) throw new Mt940FieldError(`the amount ${text} has more than two decimals`);
-  return `${BigInt(whole!)}.${fraction.slice(0, 2).padEnd(2, '0')}`;
+  const units = BigInt(whole!).toString();
+  if (units.length > 12) throw new Mt940FieldError(`the amount ${text} is larger than Kontor stores (12 digits before the decimals)`);
+  return `${units}.${fraction.slice(0, 2).padEnd(2, '0')}`;
 }
 
 /** YYMMDD; years 80-99 are 19YY (SWIFT dates carry no century). */
