@@ -1,7 +1,7 @@
 /**
  * kontor: provisioning for support and operators.
  *   kontor migrate
- *   kontor user create --login L --password P
+ *   kontor user create --login L --password-stdin   (the password on standard input; --password P still works but shows in `ps`)
  *   kontor client create --name N --redirect-uri U
  *   kontor person create | shipping-group create | portal-account create (see lib/admin/admin.cli.ts)
  *   kontor bank import | payment-provider connect (see lib/bank/bank.cli.ts)
@@ -13,7 +13,8 @@ import { parseArgs } from 'node:util';
 import Joi from 'joi';
 import { config } from '../config';
 import { createSeller, LoginTakenError } from '../lib/account/account.service';
-import { createClient } from '../lib/auth/client.service';
+import { ClientRegistrationError, createClient } from '../lib/auth/client.service';
+import { secretFromStdin } from './stdin-secret';
 import { closeDb } from '../lib/db/knex';
 import { migrateDatabase } from '../lib/migrate';
 import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/admin.cli';
@@ -24,7 +25,7 @@ import { orderImportUsage, runOrderImportCommand } from '../lib/order-import/ord
 
 class UsageError extends Error {}
 
-const usage = 'usage: kontor migrate | kontor user create --login L --password P | kontor client create --name N --redirect-uri U';
+const usage = 'usage: kontor migrate | kontor user create --login L (--password-stdin | --password P) | kontor client create --name N --redirect-uri U';
 
 function options(args: string[], names: string[]): Record<string, string> {
   const { values, positionals } = parseArgs({
@@ -36,6 +37,25 @@ function options(args: string[], names: string[]): Record<string, string> {
   if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
   for (const name of names) if (!values[name]) throw new UsageError(`--${name} is required`);
   return values as Record<string, string>;
+}
+
+/**
+ * kontor user create: --login, and the password from standard input (--password-stdin) or, kept
+ * for scripts written before it, --password (visible in the process list while it runs).
+ */
+async function userOptions(args: string[]): Promise<{ login: string; password: string }> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: { login: { type: 'string' }, password: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+  });
+  if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  if (!values.login) throw new UsageError('--login is required');
+  if (values['password-stdin'] && values.password !== undefined) throw new UsageError('give --password-stdin or --password, not both');
+  const password = values['password-stdin'] ? await secretFromStdin() : values.password;
+  if (!password) throw new UsageError('--password-stdin (or --password) is required');
+  return { login: values.login, password };
 }
 
 function check(schema: Joi.Schema, value: string, name: string): void {
@@ -50,7 +70,7 @@ async function run(argv: string[]): Promise<unknown> {
     return { migrated: await migrateDatabase(config().databaseUrl) };
   }
   if (command === 'user' && sub === 'create') {
-    const { login = '', password = '' } = options(rest, ['login', 'password']);
+    const { login = '', password = '' } = await userOptions(rest);
     check(Joi.string().pattern(/^[A-Za-z0-9._@-]{3,64}$/), login, 'login');
     check(Joi.string().min(8).max(200), password, 'password');
     await migrateDatabase(config().databaseUrl);
@@ -84,6 +104,7 @@ run(process.argv.slice(2))
       err instanceof UsageError ||
       err instanceof AdminCommandError ||
       err instanceof LoginTakenError ||
+      err instanceof ClientRegistrationError ||
       (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`kontor: ${known ? err.message : `failed: ${err.message}`}\n`);
     process.exitCode = 1;

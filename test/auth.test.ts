@@ -186,13 +186,6 @@ describe('authentication (document 1, Authentication)', () => {
       expect(refresh).to.be.a('string').with.length.below(161);
       expect((await call('admin/user/', { token: exchange.body.access_token as string })).status).to.equal(403);
 
-      const again = await call('token.php', {
-        headers: { Authorization: basic(client.client_id, client.client_secret) },
-        body: { grant_type: 'authorization_code', code },
-      });
-      expect(again.status).to.equal(400);
-      expect(again.body.error![0]!.error).to.equal('invalid_grant');
-
       const renewed = await call('token.php', {
         body: { grant_type: 'refresh_token', refresh_token: refresh, client_id: client.client_id, client_secret: client.client_secret },
       });
@@ -207,6 +200,18 @@ describe('authentication (document 1, Authentication)', () => {
         body: { grant_type: 'refresh_token', refresh_token: renewed.body.refresh_token, client_id: client.client_id, client_secret: 'wrong' },
       });
       expect(badSecret.status).to.equal(401);
+
+      // The code presented again: refused, and the tokens issued for it revoked (RFC 6749 4.1.2; issue 31).
+      const again = await call('token.php', {
+        headers: { Authorization: basic(client.client_id, client.client_secret) },
+        body: { grant_type: 'authorization_code', code },
+      });
+      expect(again.status).to.equal(400);
+      expect(again.body.error![0]!.error).to.equal('invalid_grant');
+      const revoked = await call('token.php', {
+        body: { grant_type: 'refresh_token', refresh_token: renewed.body.refresh_token, client_id: client.client_id, client_secret: client.client_secret },
+      });
+      expect(revoked.status).to.equal(400);
     });
 
     it('when a replaced refresh token is presented again, then invalid_grant, and the current refresh token and access token of that authorization are revoked too (RFC 9700)', async () => {

@@ -3,6 +3,7 @@
  * logs in and ticks the rights among those the client asked for, then picks the portal account
  * (or all of them), and confirms; the client gets a one-time code at its registered redirect_uri.
  */
+import { config } from '../../config';
 import type { Scope } from '../access/scopes';
 import { isScope } from '../access/scopes';
 import { portalAccountRepository, PortalAccountRow } from '../portal-account/portal-account.repository';
@@ -56,12 +57,32 @@ class RedirectError extends Error {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** The client's redirect_uri with these parameters (and state) added. */
+/**
+ * The issuer identifier (RFC 9207 2): the service's public URL. Kontor publishes no metadata
+ * document (RFC 8414), so there is nothing to advertise `authorization_response_iss_parameter_supported`
+ * in; a client compares `iss` with the URL it sent the seller to.
+ */
+export const issuer = (): string => config().publicUrl.replace(/\/+$/, '');
+
+/**
+ * The client's redirect_uri with these parameters, state and iss added: every authorization
+ * response, success or error, names its issuer (RFC 9207 2), against mix-up attacks.
+ */
 function redirectUrl(request: AuthorizationRequest, params: Record<string, string>): string {
   const target = new URL(request.redirectUri);
   for (const [name, value] of Object.entries(params)) target.searchParams.set(name, value);
   if (request.state !== undefined) target.searchParams.set('state', request.state);
+  target.searchParams.set('iss', issuer());
   return target.toString();
+}
+
+/** C0 controls and DEL: never in a parameter of the request (a NUL would reach PostgreSQL as a 500). */
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
 }
 
 const errorRedirect = (request: AuthorizationRequest, err: RedirectError): AuthorizeOutcome => ({
@@ -89,6 +110,7 @@ function codeChallengeOf(params: Record<string, string>): string | null {
  */
 export async function readAuthorizationRequest(input: Record<string, unknown>): Promise<{ request: AuthorizationRequest; error?: AuthorizeOutcome }> {
   const clientId = text(input.client_id);
+  if (clientId !== undefined && (clientId.length > 200 || hasControlCharacter(clientId))) throw new AuthorizePageError("The request's client_id is not valid.");
   const client = clientId ? await clientRepository.findByClientId(clientId) : undefined;
   if (!client) throw new AuthorizePageError('The application is not known to Kontor (unknown client_id).');
   // RFC 9700 2.1: redirect URIs are compared as exact strings, never by prefix or pattern.
@@ -98,7 +120,7 @@ export async function readAuthorizationRequest(input: Record<string, unknown>): 
   for (const name of requestFields) {
     const value = input[name];
     if (value === undefined || value === '') continue;
-    if (typeof value !== 'string' || value.length > 2000) throw new AuthorizePageError(`The request's ${name} is not valid.`);
+    if (typeof value !== 'string' || value.length > 2000 || hasControlCharacter(value)) throw new AuthorizePageError(`The request's ${name} is not valid.`);
     params[name] = value;
   }
   const request: AuthorizationRequest = {
@@ -148,7 +170,7 @@ export async function signIn(
   const login = text(form.login)?.trim();
   const password = text(form.password);
   if (!login || !password) throw new AuthorizeFormError('Enter your login and password.');
-  const accountId = await authenticateSeller(login, password, address);
+  const accountId = await authenticateSeller(login, password, address, 'authorize.php');
   if (accountId === undefined) throw new AuthorizeFormError('The login or password is wrong.');
   const ticket = await saveConsent({ accountId, login, request: request.params, scope: form.scope, csrfHash: secretHash(csrf) });
   return { kind: 'choose', consent: { ticket, login, request, scope: form.scope, portalAccounts: await portalAccountRepository.list(accountId) } };

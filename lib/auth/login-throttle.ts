@@ -69,9 +69,10 @@ function keysOf(login: string, address: string, window: number): string[] {
  * processes (Redis). Past a bound the attempt is refused before the password is checked: 429
  * too_many_login_attempts with Retry-After (the end of the window). `attempt` answers the account
  * id, or undefined for a wrong login or password. When Redis cannot be reached, logins are not
- * throttled rather than refused.
+ * throttled rather than refused. Failed and refused attempts are logged as warn lines with
+ * `login_failed` (where: `via`), the login and the address, never the password.
  */
-export async function throttledLogin(login: string, address: string, attempt: () => Promise<number | undefined>): Promise<number | undefined> {
+export async function throttledLogin(login: string, address: string, attempt: () => Promise<number | undefined>, via: string): Promise<number | undefined> {
   const { loginThrottleWindowSeconds: windowSeconds, loginAttemptsPerLoginAndAddress, loginAttemptsPerAddress, loginAttemptsPerLogin } = config();
   const nowMs = now();
   const window = Math.floor(nowMs / 1000 / windowSeconds);
@@ -87,9 +88,12 @@ export async function throttledLogin(login: string, address: string, attempt: ()
   }
   if (refused > 0) {
     const retryAfter = Math.max(1, (window + 1) * windowSeconds - Math.floor(nowMs / 1000));
+    log.warn({ login_failed: via, login, address, throttled: bounds[refused - 1] }, 'login refused by the login throttle');
     throw throttled('too_many_login_attempts', `too many login attempts for ${bounds[refused - 1]}; try again in ${retryAfter} s`, retryAfter);
   }
   const accountId = await attempt();
   if (accountId !== undefined) await successScript(keys, [address, nowMs, knownAddressesKept, knownMs]).catch(() => undefined);
+  // A failed login is an operator's signal (credential stuffing): the login and the address, never the password.
+  else log.warn({ login_failed: via, login, address }, 'login failed');
   return accountId;
 }

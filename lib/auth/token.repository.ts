@@ -49,6 +49,16 @@ export type ConsumedRefreshToken =
   | { kind: 'reused'; revokedAccessTokens: string[] }
   | { kind: 'unknown' };
 
+/** What an authorization code presented at token.php turned out to be. */
+export type ConsumedCode =
+  | { kind: 'valid'; grant: Grant & CodeBinding }
+  /** Used before: the tokens issued for it are revoked; the hashes of the access tokens deleted. */
+  | { kind: 'reused'; revokedAccessTokens: string[] }
+  | { kind: 'unknown' };
+
+/** How long a used authorization code is remembered, to recognise its replay. */
+const usedCodeKept = '1 day';
+
 /** Access tokens, refresh tokens and authorization codes, by the hash of their secret only. */
 export const tokenRepository = {
   /** chainId: the refresh-token chain the access token was issued with, if any (revoked with it). */
@@ -103,14 +113,32 @@ export const tokenRepository = {
     });
   },
 
-  /** The code's grant and what the token request must match; the code is gone after this. */
-  async consumeAuthorizationCode(trx: Knex, hash: string, oauthClientId: number): Promise<(Grant & CodeBinding) | undefined> {
+  /**
+   * Marks a code used and returns its grant and what the token request must match: each is good
+   * for one exchange. A used code is kept a day (usedCodeKept), so presenting it again is seen as
+   * the replay it is (RFC 6749 4.1.2, RFC 9700 4.5): the tokens issued for it (its chain) are
+   * deleted. The row lock makes a concurrent second exchange wait and see the replay.
+   */
+  async consumeAuthorizationCode(trx: Knex, hash: string, oauthClientId: number): Promise<ConsumedCode> {
+    const mine = { code_hash: hash, oauth_client_id: oauthClientId };
     const [row] = await trx('authorization_code')
-      .where({ code_hash: hash, oauth_client_id: oauthClientId })
+      .where(mine)
+      .whereNull('used_at')
       .andWhere('expires_at', '>', trx.fn.now())
-      .delete()
+      .update({ used_at: trx.fn.now(), expires_at: trx.raw(`now() + interval '${usedCodeKept}'`) })
       .returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'redirect_uri', 'redirect_uri_sent', 'code_challenge']);
-    return row ? { ...toGrant(row), redirectUri: row.redirect_uri, redirectUriSent: row.redirect_uri_sent, codeChallenge: row.code_challenge } : undefined;
+    if (row) {
+      const grant = { ...toGrant(row), redirectUri: row.redirect_uri, redirectUriSent: row.redirect_uri_sent, codeChallenge: row.code_challenge };
+      return { kind: 'valid', grant };
+    }
+    const used = (await trx('authorization_code').select('chain_id').where(mine).whereNotNull('used_at').first()) as { chain_id: string | null } | undefined;
+    if (!used) return { kind: 'unknown' };
+    return { kind: 'reused', revokedAccessTokens: used.chain_id ? await tokenRepository.deleteChain(trx, used.chain_id) : [] };
+  },
+
+  /** The chain a code's exchange started: revoked if the code is presented again. */
+  async codeIssued(trx: Knex, hash: string, chainId: string): Promise<void> {
+    await trx('authorization_code').where({ code_hash: hash }).update({ chain_id: chainId });
   },
 
   /** The same notice as the access_token trigger's, for a revocation that keeps the rows. */

@@ -4,6 +4,7 @@ import { config } from '../../config';
 import { listening, onChange } from '../db/change-notices';
 import { db } from '../db/knex';
 import { invalidInput } from '../errors';
+import { log } from '../log';
 import { accountRepository } from '../account/account.repository';
 import { clientRepository, OAuthClientRow } from './client.repository';
 import { throttledLogin } from './login-throttle';
@@ -45,19 +46,25 @@ async function issue(grant: Grant, chainId: string | null, trx?: Knex): Promise<
 
 /**
  * Checks a seller's login and password from a client address, under the login throttle; the same
- * answer and similar time for either mistake.
+ * answer and similar time for either mistake. A failure is logged (`via`: where the login was
+ * tried) with the login and address, never the password.
  */
-export function authenticateSeller(login: string, password: string, address: string): Promise<number | undefined> {
-  return throttledLogin(login, address, async () => {
-    const account = await accountRepository.findByLogin(login);
-    const ok = await verifyPassword(password, account?.password_hash ?? (await decoyHash()));
-    return ok && account ? account.id : undefined;
-  });
+export function authenticateSeller(login: string, password: string, address: string, via: 'token.php' | 'authorize.php'): Promise<number | undefined> {
+  return throttledLogin(
+    login,
+    address,
+    async () => {
+      const account = await accountRepository.findByLogin(login);
+      const ok = await verifyPassword(password, account?.password_hash ?? (await decoyHash()));
+      return ok && account ? account.id : undefined;
+    },
+    via,
+  );
 }
 
 /** Document 1, Authentication 1: a seller's own login with grant_type=client_credentials. */
 export async function grantClientCredentials(login: string, password: string, scope: string | undefined, address: string): Promise<TokenAnswer> {
-  const accountId = await authenticateSeller(login, password, address);
+  const accountId = await authenticateSeller(login, password, address, 'token.php');
   if (accountId === undefined) throw oauthError('invalid_client', 'login or password is wrong');
   return issue({ accountId, oauthClientId: null, portalAccountId: null, scope: parseScope(scope) }, null);
 }
@@ -66,7 +73,11 @@ async function authenticateClient(clientId: string | undefined, secret: string |
   const client = clientId ? await clientRepository.findByClientId(clientId) : undefined;
   const given = Buffer.from(secretHash(secret ?? ''));
   const expected = Buffer.from(client?.secret_hash ?? secretHash(crypto.randomBytes(8).toString('hex')));
-  if (!client || !crypto.timingSafeEqual(given, expected)) throw oauthError('invalid_client', 'client_id or client_secret is wrong');
+  if (!client || !crypto.timingSafeEqual(given, expected)) {
+    // The client_id as sent is not a secret; the secret never goes to the log.
+    log.warn({ login_failed: 'token.php', client_id: clientId ?? null, known_client: Boolean(client) }, 'client authentication failed');
+    throw oauthError('invalid_client', 'client_id or client_secret is wrong');
+  }
   return client;
 }
 
@@ -96,18 +107,29 @@ export async function grantAuthorizationCode(
   const client = await authenticateClient(clientId, secret);
   const { code, redirectUri, codeVerifier } = request;
   if (!code) throw invalidInput('invalid_request', 'code is required');
-  return db().transaction(async (trx) => {
-    const grant = await tokenRepository.consumeAuthorizationCode(trx, secretHash(code), client.id);
-    if (!grant) throw oauthError('invalid_grant', 'the authorization code is unknown, used or expired');
-    const { redirectUri: boundUri, redirectUriSent, codeChallenge, ...granted } = grant;
+  const hash = secretHash(code);
+  const outcome = await db().transaction(async (trx) => {
+    const consumed = await tokenRepository.consumeAuthorizationCode(trx, hash, client.id);
+    // A replay's revocation commits with this transaction: it must not throw before.
+    if (consumed.kind !== 'valid') return consumed;
+    const { redirectUri: boundUri, redirectUriSent, codeChallenge, ...granted } = consumed.grant;
     if (redirectUri !== undefined ? redirectUri !== boundUri : redirectUriSent)
       throw oauthError('invalid_grant', 'redirect_uri must be the one of the authorization request');
     checkVerifier(codeChallenge, codeVerifier);
     // The code starts a chain, the client access the seller sees: every refresh token that follows, and their access tokens, belong to it.
     const chainId = crypto.randomUUID();
     await clientAccessRepository.insert(trx, chainId, { ...granted, oauthClientId: client.id });
-    return issue(granted, chainId, trx);
+    await tokenRepository.codeIssued(trx, hash, chainId);
+    return { kind: 'issued' as const, answer: await issue(granted, chainId, trx) };
   });
+  if (outcome.kind === 'issued') return outcome.answer;
+  if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the authorization code is unknown, used or expired');
+  forgetCachedTokens(outcome.revokedAccessTokens);
+  log.warn({ oauth_client_id: client.id }, 'authorization code presented again: the tokens issued for it are revoked');
+  throw oauthError(
+    'invalid_grant',
+    'the authorization code was already used; as it may have leaked, the tokens issued for it are revoked: authorize the client again',
+  );
 }
 
 /**

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { config } from '../../config';
+import { config, Config } from '../../config';
+import { log } from '../log';
+import { operatorLoginFailed, operatorLoginRefused } from './operator-throttle';
 
 const same = (a: string, b: string) => {
   const x = crypto.createHash('sha256').update(a).digest();
@@ -8,21 +10,64 @@ const same = (a: string, b: string) => {
   return crypto.timingSafeEqual(x, y);
 };
 
+/** The shortest operator password production takes (NIST SP 800-63B asks 8 of a user; this one guards every seller's queues). */
+export const minOperatorPasswordLength = 16;
+
+/** Passwords shipped in examples and guessed first. */
+const knownWeak = new Set(['operator', 'password', 'admin', 'changeme', 'secret', 'kontor', 'ops-secret']);
+
 /**
- * Basic authentication with the operator credentials of the configuration. Without a
- * configured password the operator pages are off (503), never open.
+ * Why the operator password may not guard the operator pages, or undefined when it may. Empty:
+ * the pages are off everywhere. In production also a password shorter than 16 characters, the
+ * user name itself, or a known default: the pages stay off rather than open to a guess.
  */
-export function operatorAuth(req: Request, res: Response, next: NextFunction): void {
-  const { operatorUser, operatorPassword } = config();
-  if (!operatorPassword) {
-    res.status(503).json({ message: 'operator pages are disabled: set OPERATOR_PASSWORD (and OPERATOR_USER)' });
-    return;
-  }
-  const header = req.get('Authorization') ?? '';
-  const match = /^Basic\s+(.+)$/i.exec(header);
+export function operatorPasswordProblem(c: Pick<Config, 'env' | 'operatorUser' | 'operatorPassword'>): string | undefined {
+  const password = c.operatorPassword;
+  if (!password) return 'operator pages are disabled: set OPERATOR_PASSWORD (and OPERATOR_USER)';
+  if (c.env !== 'production') return undefined;
+  if (password.length < minOperatorPasswordLength || password === c.operatorUser || knownWeak.has(password.toLowerCase()))
+    return `operator pages are disabled: OPERATOR_PASSWORD is too weak for production (at least ${minOperatorPasswordLength} characters, not the user name or a default)`;
+  return undefined;
+}
+
+function credentialsOf(req: Request): { user: string; password: string } | undefined {
+  const match = /^Basic\s+(.+)$/i.exec(req.get('Authorization') ?? '');
   const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
   const colon = decoded.indexOf(':');
-  if (colon < 0 || !same(decoded.slice(0, colon), operatorUser) || !same(decoded.slice(colon + 1), operatorPassword)) {
+  return colon < 0 ? undefined : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/**
+ * Basic authentication with the operator credentials of the configuration. Without a usable
+ * password (operatorPasswordProblem) the operator pages are off (503), never open. Failed logins
+ * are throttled per client address (429 with Retry-After, even for the right password, until the
+ * window ends) and logged with the user name and address, never the password.
+ */
+export async function operatorAuth(req: Request, res: Response, next: NextFunction): Promise<void> {
+  const c = config();
+  const problem = operatorPasswordProblem(c);
+  if (problem) {
+    res.status(503).json({ message: problem });
+    return;
+  }
+  // req.ip walks only TRUSTED_PROXIES (server/app.ts sets trust proxy), as the API's address does.
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const retryAfter = await operatorLoginRefused(address);
+  if (retryAfter !== undefined) {
+    log.warn({ login_failed: 'operator', address, throttled: 'this address' }, 'operator login refused by the login throttle');
+    res
+      .set('Retry-After', String(retryAfter))
+      .status(429)
+      .json({ message: `too many failed operator logins from this address; try again in ${retryAfter} s` });
+    return;
+  }
+  const sent = credentialsOf(req);
+  if (!sent || !same(sent.user, c.operatorUser) || !same(sent.password, c.operatorPassword)) {
+    // A browser's first request carries no credentials: not a failed login.
+    if (sent) {
+      await operatorLoginFailed(address);
+      log.warn({ login_failed: 'operator', login: sent.user, address }, 'operator login failed');
+    }
     res.set('WWW-Authenticate', 'Basic realm="kontor operator"').status(401).json({ message: 'operator credentials required' });
     return;
   }

@@ -8,7 +8,9 @@ import { readiness } from './health';
 import { processRegistry } from '../metrics';
 import { metricsRegistry } from './metrics';
 import { allMetrics } from './metrics-push';
-import { operatorAuth } from './operator-auth';
+import { config } from '../../config';
+import { log } from '../log';
+import { operatorAuth, operatorPasswordProblem } from './operator-auth';
 
 /** Liveness and readiness (open, no data), mounted at /health. */
 export function healthRouter(): express.Router {
@@ -29,6 +31,9 @@ export function healthRouter(): express.Router {
  * metrics (behind the operator credentials).
  */
 export function operatorRouter(): express.Router {
+  const problem = operatorPasswordProblem(config());
+  // Said once at start-up, where an operator looks: the pages answer 503 until it is fixed.
+  if (problem && config().env === 'production') log.error(problem);
   const router = express.Router();
   router.get('/metrics', operatorAuth, async (_req, res) => {
     res.set('Content-Type', metricsRegistry.contentType).send(await allMetrics(metricsRegistry, processRegistry));

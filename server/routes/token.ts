@@ -1,6 +1,7 @@
 import { grantAuthorizationCode, grantClientCredentials, grantRefreshToken } from '../../lib/auth/token.service';
 import { invalidInput } from '../../lib/errors';
-import { ok, publicEndpoint } from '../../lib/http/endpoint';
+import { ok, publicEndpoint, Result } from '../../lib/http/endpoint';
+import type { TokenAnswer } from '../../lib/auth/token.service';
 import { Joi } from '../../lib/http/schema';
 
 interface TokenRequest {
@@ -15,6 +16,10 @@ interface TokenRequest {
   username?: string;
   password?: string;
 }
+
+/** RFC 6749 5.1: an answer holding tokens must not be stored by any cache (HTTP/1.0 ones included). */
+const noStore = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+const tokens = (answer: TokenAnswer): Result => ({ ...ok({ ...answer }), headers: noStore });
 
 export const tokenEndpoints = [
   publicEndpoint<Record<string, never>, TokenRequest>({
@@ -43,16 +48,14 @@ export const tokenEndpoints = [
         const login = basic?.user ?? body.username ?? body.client_id;
         const password = basic?.password ?? body.password ?? body.client_secret;
         if (!login || !password) throw invalidInput('invalid_request', 'send Authorization: Basic base64(login:password)');
-        return ok({ ...(await grantClientCredentials(login, password, body.scope, request.address)) });
+        return tokens(await grantClientCredentials(login, password, body.scope, request.address));
       }
       const clientId = basic?.user ?? body.client_id;
       const secret = basic?.password ?? body.client_secret;
       if (body.grant_type === 'authorization_code') {
-        return ok({
-          ...(await grantAuthorizationCode(clientId, secret, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier })),
-        });
+        return tokens(await grantAuthorizationCode(clientId, secret, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier }));
       }
-      return ok({ ...(await grantRefreshToken(clientId, secret, body.refresh_token, body.scope)) });
+      return tokens(await grantRefreshToken(clientId, secret, body.refresh_token, body.scope));
     },
   }),
 ];

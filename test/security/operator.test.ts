@@ -1,0 +1,73 @@
+/**
+ * Issue 31, finding 7: the operator area (/operator/) throttles failed logins, logs them without
+ * the password, and in production stays off with a missing or weak password instead of taking it.
+ */
+import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { setClock } from '../../lib/clock';
+import { apiBase } from '../support/api';
+import { capturedLog } from './log-capture';
+
+const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+const strong = 'a-long-operator-password-4711';
+
+describe('operator area: throttled, logged, no weak password in production (issue 31)', () => {
+  const original = config();
+  const windowSeconds = 900;
+  // Each test in a throttle window of its own: failures of one never count in another.
+  let window = Math.floor(Date.UTC(2026, 4, 4, 9) / 1000 / windowSeconds);
+  beforeEach(() => {
+    window += 4;
+    const at = window * windowSeconds * 1000;
+    setClock(() => at);
+    setConfig({ ...original, operatorUser: 'ops', operatorPassword: strong, loginThrottleWindowSeconds: windowSeconds, loginAttemptsPerLoginAndAddress: 3 });
+  });
+  afterEach(() => {
+    setConfig(original);
+    setClock(undefined);
+  });
+  const metrics = async (headers: Record<string, string> = {}) => fetch(`${await apiBase()}/operator/metrics`, { headers });
+
+  it('when wrong operator passwords come from one address, then 429 with Retry-After, even for the right password, until the window ends', async () => {
+    for (let i = 0; i < 3; i++) expect((await metrics(basic('ops', `wrong-${i}`))).status).to.equal(401);
+    const refused = await metrics(basic('ops', strong));
+    expect(refused.status).to.equal(429);
+    expect(Number(refused.headers.get('retry-after'))).to.be.within(1, windowSeconds);
+    const next = (window + 1) * windowSeconds * 1000;
+    setClock(() => next);
+    expect((await metrics(basic('ops', strong))).status).to.equal(200);
+  });
+
+  it('when the right password is used again and again, then it is never throttled', async () => {
+    for (let i = 0; i < 5; i++) expect((await metrics(basic('ops', strong))).status).to.equal(200);
+  });
+
+  it('when an operator login fails, then a warn line names the user and address, never the password', async () => {
+    const password = 'operator-wrong-password-99';
+    const { lines, text } = await capturedLog(async () => {
+      expect((await metrics(basic('ops', password))).status).to.equal(401);
+    });
+    expect(
+      lines.find((l) => l.login_failed === 'operator'),
+      text,
+    ).to.include({ login: 'ops' });
+    expect(text).to.not.contain(password);
+  });
+
+  it('when production runs with a weak operator password, then the pages stay off (503), also for that password', async () => {
+    for (const weak of ['short-pw', 'ops', 'operator', 'changeme']) {
+      setConfig({ ...config(), env: 'production', operatorPassword: weak });
+      const res = await metrics(basic('ops', weak));
+      expect(res.status, weak).to.equal(503);
+      expect(((await res.json()) as { message: string }).message).to.contain('OPERATOR_PASSWORD');
+    }
+    setConfig({ ...config(), env: 'production', operatorPassword: '' });
+    expect((await metrics(basic('ops', ''))).status).to.equal(503);
+  });
+
+  it('when production runs with a strong operator password, then the pages answer it', async () => {
+    setConfig({ ...config(), env: 'production', operatorPassword: strong });
+    expect((await metrics(basic('ops', strong))).status).to.equal(200);
+    expect((await metrics(basic('ops', 'wrong'))).status).to.equal(401);
+  });
+});
