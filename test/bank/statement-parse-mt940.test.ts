@@ -52,16 +52,21 @@ describe('bank statement parsing: MT940 framing, fields and character sets', () 
   });
 
   describe(':61: statement lines', () => {
-    it('when type codes carry a space (ING NOV, Triodos NIT), amounts a dot (Rabobank) or no decimals (Knab), then each is read', async () => {
+    it('when type codes carry a space (ING NOV, Triodos NIT), amounts a dot (Rabobank) or no decimals (Knab), or a :NS: field stands before :86:, then each is read', async () => {
       const text = statement([
         ':61:261120C12,5NOV NONREF',
         ':86:a',
         ':61:261120C000000000300.00NIT NONREF',
+        ':NS:22x',
         ':86:b',
         ':61:2611201120C500NTRFNONREF//K1',
         ':86:c',
       ]);
-      expect((await entries(text)).map((e) => e.amount)).to.deep.equal(['12.50', '300.00', '500.00']);
+      expect((await entries(text)).map((e) => [e.amount, e.subject])).to.deep.equal([
+        ['12.50', 'a'],
+        ['300.00', 'b'],
+        ['500.00', 'c'],
+      ]);
     });
 
     it('when a credit is RD, GV 159 or 109, or of type RTI, then it is a return; RC is a debit; EC is unbooked', async () => {

@@ -109,10 +109,13 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
   });
 }
 
-/** The :86: fields right after a :61: (Rabobank's old format writes several), as one list of lines. */
+/**
+ * The :86: fields after a :61: (Rabobank's old format writes several), as one list of lines;
+ * non-SWIFT :NS: fields between them are passed over.
+ */
 function detailsLines(fields: Mt940Field[], from: number): string[] {
   const lines: string[] = [];
-  for (let i = from; fields[i]?.tag === '86'; i++) lines.push(...fields[i]!.lines);
+  for (let i = from; fields[i]?.tag === '86' || fields[i]?.tag === 'NS'; i++) if (fields[i]!.tag === '86') lines.push(...fields[i]!.lines);
   return lines;
 }
 
