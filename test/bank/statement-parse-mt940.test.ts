@@ -41,7 +41,7 @@ describe('bank statement parsing: MT940 framing, fields and character sets', () 
       "Rabobank's :940: first line and blank lines": `:940:\n\n${body.replace(/\r\n/g, '\n\n')}`,
       'a prose preamble (Danske Bank)': `This is an example file\r\n\r\nThe example starts after the dashes.\r\n------------------\r\n${body}`,
       'LF, no terminator, no trailing newline': body.replace(/\r\n/g, '\n').replace(/\n-$/, ''),
-      'CR alone': body.replace(/\r\n/g, '\r'),
+      'CR alone, after a preamble': `Statement of account\r${body.replace(/\r\n/g, '\r')}`,
     };
     for (const [name, text] of Object.entries(framings)) {
       it(`when the statement comes in ${name}, then its credit is read`, async () => {

@@ -14,9 +14,9 @@
  * (anonymised, cut) carry balances that do not add up while every entry is right.
  *
  * Entries are the booked credits. `D` and `RC` (reversal of a credit) are debits, and so is an
- * amount of 0.00 (no money received); `EC`/`ED`
- * (expected, MT942) are unbooked; `RD` (reversal of a debit) and credits whose German business
- * code or SWIFT type code marks a return are returns (see returnCodes), never customer payments.
+ * amount of 0.00 (no money received); `EC`/`ED` (expected, MT942) are unbooked; `RD` (reversal
+ * of a debit) and credits whose German business code, SWIFT type code or /RTRN/ marks a return
+ * are returns (see returnCodes), never customer payments.
  *
  * The entry's reference, its dedupe key: `account|statement number|bank reference|position|
  * amount|booking date`, the position being the index (1-based) of the :61: in its statement.
@@ -44,7 +44,7 @@ import { clip, ParsedStatement, StatementEntry } from './statement.type';
 const returnCodes = new Set(['108', '109', '110', '159', '160', '181', '182', '184', '193', '199', '899']);
 const returnTypes = new Set(['RTI']);
 
-export const isMt940 = (text: string): boolean => /(^|\n|\{4:)[ \t]*:20:/.test(text.slice(0, 64 * 1024));
+export const isMt940 = (text: string): boolean => /(^|[\r\n]|\{4:)[ \t]*:20:/.test(text.slice(0, 64 * 1024));
 
 /** Parses an MT940 file; a malformed one is a 400 naming the line. */
 export function parseMt940(text: string): ParsedStatement {
