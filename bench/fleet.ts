@@ -49,7 +49,7 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
  * BENCH_CPU_PROFILE_DIR=<dir> has each write a V8 CPU profile there when it stops.
  */
 function spawnProcess(name: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const line = procfileProcesses(root).find((p) => p.name === name);
+  const line = [...procfileProcesses(root), ...procfileProcesses(root, 'Procfile.development')].find((p) => p.name === name);
   if (!line) throw new Error(`the Procfile has no process ${name}`);
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
   const counter = ['--require', path.join(__dirname, 'call-counter.ts')];
@@ -384,8 +384,8 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     LOG_LEVEL: 'warn',
     DATABASE_URL: config().databaseUrl,
     // Production requires a credentials key: the bench's own, so the workers open what this process sealed.
-    CREDENTIALS_KEY: config().credentialsKey.key.toString('base64'),
-    CREDENTIALS_KEY_ID: config().credentialsKey.id,
+    CREDENTIALS_KEY: config().credentialsKey!.key.toString('base64'),
+    CREDENTIALS_KEY_ID: config().credentialsKey!.id,
     QUEUE_PREFIX: prefix,
     SANDBOX_PORTAL_URL: sandboxUrl,
     PORTAL_CALLS_PER_SECOND: '10000',

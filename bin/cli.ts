@@ -7,11 +7,13 @@
  *   kontor bank import | payment-provider connect (see lib/bank/bank.cli.ts)
  *   kontor client-access list | revoke (see lib/auth/client-access.cli.ts)
  *   kontor portal-account connect (lib/admin/admin.cli.ts) | order import (lib/order-import/order-import.cli.ts)
+ *   kontor doctor: what the configuration leaves unsafe (config/safety.ts); exit code 1 when anything
  * Prints JSON on success; a one-line error and exit code 1 otherwise.
  */
 import { parseArgs } from 'node:util';
 import Joi from 'joi';
 import { config } from '../config';
+import { startRefusal, unsafeSettings } from '../config/safety';
 import { createSeller, LoginTakenError } from '../lib/account/account.service';
 import { ClientRegistrationError, createClient } from '../lib/auth/client.service';
 import { secretFromStdin } from './stdin-secret';
@@ -25,7 +27,8 @@ import { orderImportUsage, runOrderImportCommand } from '../lib/order-import/ord
 
 class UsageError extends Error {}
 
-const usage = 'usage: kontor migrate | kontor user create --login L (--password-stdin | --password P) | kontor client create --name N --redirect-uri U';
+const usage =
+  'usage: kontor migrate | kontor doctor | kontor user create --login L (--password-stdin | --password P) | kontor client create --name N --redirect-uri U';
 
 function options(args: string[], names: string[]): Record<string, string> {
   const { values, positionals } = parseArgs({
@@ -67,7 +70,17 @@ async function run(argv: string[]): Promise<unknown> {
   const [command, sub, ...rest] = argv;
   if (command === 'migrate') {
     if (sub !== undefined) throw new UsageError(`unexpected argument ${sub}`);
+    // The Procfile's release line: like every Procfile process, no start without CREDENTIALS_KEY in production.
+    const refusal = startRefusal(config(), 'release');
+    if (refusal) throw new UsageError(refusal.replace(/^kontor /, ''));
     return { migrated: await migrateDatabase(config().databaseUrl) };
+  }
+  if (command === 'doctor') {
+    if (sub !== undefined) throw new UsageError(`unexpected argument ${sub}`);
+    const unsafe = unsafeSettings(config());
+    // Its findings are the answer; the exit code tells a deployment script whether to go on.
+    if (unsafe.length) process.exitCode = 1;
+    return { mode: config().env, safe: unsafe.length === 0, unsafe };
   }
   if (command === 'user' && sub === 'create') {
     const { login = '', password = '' } = await userOptions(rest);
@@ -97,7 +110,7 @@ async function run(argv: string[]): Promise<unknown> {
 run(process.argv.slice(2))
   .then((result) => {
     process.stdout.write(`${JSON.stringify(result)}\n`);
-    process.exitCode = 0;
+    process.exitCode ??= 0;
   })
   .catch((err: Error) => {
     const known =

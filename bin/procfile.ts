@@ -1,6 +1,8 @@
 /**
  * The Procfile is the one list of the service's processes and how node runs each: `npm start`
- * runs its lines, and the fleet bench measures them as they run there.
+ * runs its lines, and the fleet bench measures them as they run there. Procfile.development adds
+ * what only a developer machine runs (the sandbox portal): `npm start` in development mode runs
+ * it too; a production deployment reads the Procfile alone.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,9 +17,9 @@ export interface ProcfileProcess {
   args: string[];
 }
 
-export function procfileProcesses(root: string): ProcfileProcess[] {
+export function procfileProcesses(root: string, file: 'Procfile' | 'Procfile.development' = 'Procfile'): ProcfileProcess[] {
   return fs
-    .readFileSync(path.join(root, 'Procfile'), 'utf8')
+    .readFileSync(path.join(root, file), 'utf8')
     .split('\n')
     .map((line) => /^([\w-]+):\s*(.+)$/.exec(line.trim()))
     .filter((m): m is RegExpExecArray => m !== null)

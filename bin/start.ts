@@ -2,10 +2,18 @@
  * `npm start`: the whole service for a developer in one process tree. Creates and migrates the
  * database, then runs every Procfile process except release as a child, prints the base URL
  * once the API answers, and passes SIGINT/SIGTERM on so that each child shuts down cleanly.
+ *
+ * `--development` (what `npm start` passes) is the one switch into development mode: it sets
+ * NODE_ENV=development for this process and its children (unless NODE_ENV is set already), which
+ * brings the published credentials key, webhooks to private addresses, the sandbox portal
+ * (Procfile.development) and the mail catcher, and says so. Without it (`node dist/bin/start.js`)
+ * the mode is NODE_ENV's, production when unset: the Procfile alone, and no start without
+ * CREDENTIALS_KEY.
  */
 import { spawn, ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { config } from '../config';
+import { guardProcessStart } from '../config/safety';
 import { migrateDatabase } from '../lib/migrate';
 import { nodeArgs, procfileProcesses } from './procfile';
 
@@ -26,11 +34,32 @@ async function waitForApi(url: string, children: ChildProcess[]): Promise<boolea
   return false;
 }
 
+/** Set before config() first reads the environment. */
+function chooseMode(): void {
+  if (process.argv.includes('--development')) process.env.NODE_ENV ??= 'development';
+}
+
+function announceMode(): void {
+  const { env } = config();
+  const how = process.argv.includes('--development') && process.env.NODE_ENV === 'development' ? 'npm start sets NODE_ENV=development' : `NODE_ENV=${env}`;
+  if (env === 'development')
+    process.stdout.write(
+      `kontor: development mode (${how}): published credentials key, webhooks to private addresses allowed, sandbox portal and mail catcher running; never for real data\n`,
+    );
+  else process.stdout.write(`kontor: ${env} mode (${how})\n`);
+}
+
 async function main(): Promise<void> {
-  const { databaseUrl, publicUrl } = config();
+  chooseMode();
+  announceMode();
+  const { databaseUrl, publicUrl, env } = config();
+  guardProcessStart(config(), 'start', (line) => process.stderr.write(`kontor: ${line}\n`));
   const applied = await migrateDatabase(databaseUrl);
   process.stdout.write(`kontor: database ready (${applied.length} migration(s) applied)\n`);
-  const processes = procfileProcesses(root).filter((p) => p.name !== 'release');
+  const processes = [
+    ...procfileProcesses(root).filter((p) => p.name !== 'release'),
+    ...(env === 'development' ? procfileProcesses(root, 'Procfile.development') : []),
+  ];
   const children = processes.map((p) => {
     const { name } = p;
     // The Procfile's line, run with this very node; from the TypeScript source (through tsx) when
@@ -55,7 +84,9 @@ async function main(): Promise<void> {
   const base = `${publicUrl}/v1.1/`;
   if (await waitForApi(`${base}system/currency/`, children)) {
     process.stdout.write(
-      `\nkontor: running at ${base}\n  processes: ${processes.map((p) => p.name).join(', ')}\n  create a seller: npx kontor user create --login L --password P\n\n`,
+      `\nkontor: running at ${base}\n  processes: ${processes.map((p) => p.name).join(', ')}\n  create a seller: npx kontor user create --login L --password P\n` +
+        (env === 'development' ? '  CLI commands that seal credentials (portal-account connect) run in this mode with NODE_ENV=development\n' : '') +
+        '\n',
     );
   }
   await Promise.all(children.map((c) => new Promise((resolve) => (c.exitCode !== null ? resolve(null) : c.once('exit', resolve)))));

@@ -1,9 +1,13 @@
 /**
- * The one place that reads process.env. Every key has a default for a developer machine with
- * PostgreSQL and Redis on loopback, and a one-line doc. A bad value stops the process at
- * start-up with a message that names the variable.
+ * The one place that reads process.env. Every key has a default and a one-line doc; the defaults
+ * are production's (NODE_ENV unset is production): a built-in credentials key, webhooks to
+ * private addresses, the sandbox and the mail catcher exist only in the explicit development mode
+ * (`npm start` sets NODE_ENV=development) and, for the suite, in test mode. Service addresses
+ * default to PostgreSQL and Redis on loopback. A bad value stops the process at start-up with a
+ * message that names the variable.
  */
 import crypto from 'node:crypto';
+import net from 'node:net';
 import Joi from 'joi';
 
 /**
@@ -150,21 +154,62 @@ export interface Config {
   smtpUrl: string;
   /** Sender address of outgoing mail. */
   mailFrom: string;
-  /** Whether notification URLs may point at loopback or private addresses (default: yes except in production). */
+  /**
+   * Whether notification URLs may point at addresses that are not global unicast (loopback,
+   * private, link-local ...). Default: only in development (the sandbox) and test mode (loopback
+   * receivers); never by default in production.
+   */
   webhookAllowPrivateHosts: boolean;
+  /** Webhook attempts of one seller account in flight at once, over all events workers (more wait their turn). */
+  webhookConcurrencyPerAccount: number;
+  /** Event handlers one seller account may have; one more is a 400 naming event_handler. */
+  eventHandlersPerAccount: number;
+  /**
+   * Proxies whose X-Forwarded-For is believed for the client address (Express `trust proxy`):
+   * addresses, CIDR ranges or proxy-addr's names loopback, linklocal, uniquelocal. Default none:
+   * the client address is the peer of the TCP connection.
+   */
+  trustedProxies: string[];
   /**
    * The key credentials are sealed with (AES-256-GCM): its id, written into every sealed value,
-   * and its 32 bytes. Required in production; elsewhere a fixed development key (warned about).
+   * and its 32 bytes; `builtIn` names a published key of the development or test mode. null in
+   * production without CREDENTIALS_KEY: nothing can be sealed or opened, and the Procfile's
+   * processes refuse to start (config/safety.ts).
    */
-  credentialsKey: { id: string; key: Buffer; development: boolean };
+  credentialsKey: { id: string; key: Buffer; builtIn: 'development' | 'test' | null } | null;
   /** Earlier keys by id, still opened (not sealed with) while values are re-sealed after a rotation. */
   credentialsOldKeys: Map<string, Buffer>;
   /** Seconds between two order fetches of a connected portal account of auction_a and market_d (scheduler). */
   orderFetchIntervalSeconds: number;
 }
 
-/** The development key: derived from a published string, so it protects nothing; never used in production. */
-const developmentCredentialsKey = () => crypto.createHash('sha256').update('kontor development credentials key (not secret)').digest();
+/** A built-in key of the development or test mode: derived from a published string, so it protects nothing; none in production. */
+const builtInCredentialsKey = (mode: 'development' | 'test') =>
+  crypto
+    .createHash('sha256')
+    .update(mode === 'development' ? 'kontor development credentials key (not secret)' : 'kontor test credentials key (not secret)')
+    .digest();
+
+/** proxy-addr's names of ranges, which `trust proxy` takes beside addresses and CIDR ranges. */
+const proxyRangeNames = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUSTED_PROXIES as a list; each entry a range name, an address or an address/prefix. */
+function trustedProxyList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
+function isProxyEntry(entry: string): boolean {
+  if (proxyRangeNames.includes(entry)) return true;
+  const [address, prefix, extra] = entry.split('/');
+  const family = net.isIP(address ?? '');
+  if (!family || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d{1,3}$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
+}
 
 const keyBytes = Joi.string()
   .base64()
@@ -185,7 +230,8 @@ function oldKeys(list: string | undefined): Map<string, Buffer> {
 }
 
 const schema = Joi.object({
-  NODE_ENV: Joi.string().valid('development', 'test', 'production').default('development'),
+  // Unset is production: the safe defaults need no switch (npm start sets development).
+  NODE_ENV: Joi.string().valid('development', 'test', 'production').default('production'),
   PORT: Joi.number().integer().min(0).max(65535).default(3000),
   HOST: Joi.string().hostname().default('127.0.0.1'),
   PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
@@ -267,7 +313,14 @@ const schema = Joi.object({
     .default('smtp://127.0.0.1:1025'),
   MAIL_FROM: Joi.string().default('Kontor <no-reply@kontor.localhost>'),
   WEBHOOK_ALLOW_PRIVATE_HOSTS: Joi.boolean(),
-  CREDENTIALS_KEY: keyBytes.when('NODE_ENV', { is: 'production', then: Joi.required() }),
+  WEBHOOK_CONCURRENCY_PER_ACCOUNT: Joi.number().integer().min(1).max(100).default(2),
+  EVENT_HANDLERS_PER_ACCOUNT: Joi.number().integer().min(1).max(10000).default(50),
+  TRUSTED_PROXIES: Joi.string()
+    .allow('')
+    .custom((v: string, helpers) => (trustedProxyList(v).every(isProxyEntry) ? v : helpers.error('any.invalid')))
+    .messages({ 'any.invalid': '{{#label}} must be a comma-separated list of addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal' }),
+  // Not required here: the CLI's read-only commands work without it; the Procfile's processes refuse to start without it (config/safety.ts).
+  CREDENTIALS_KEY: keyBytes,
   CREDENTIALS_KEY_ID: Joi.string()
     .pattern(/^[A-Za-z0-9_-]{1,32}$/)
     .default('k1'),
@@ -276,6 +329,13 @@ const schema = Joi.object({
 }).unknown(true);
 
 export class ConfigError extends Error {}
+
+/** CREDENTIALS_KEY when set; else the published key of the development or test mode; none in production. */
+function credentialsKeyOf(env: Config['env'], key: string | undefined, id: string): Config['credentialsKey'] {
+  if (key) return { id, key: Buffer.from(key, 'base64'), builtIn: null };
+  if (env === 'production') return null;
+  return { id: env === 'development' ? 'dev' : 'test', key: builtInCredentialsKey(env), builtIn: env };
+}
 
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -347,9 +407,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: value.SMTP_URL,
     mailFrom: value.MAIL_FROM,
     webhookAllowPrivateHosts: value.WEBHOOK_ALLOW_PRIVATE_HOSTS ?? value.NODE_ENV !== 'production',
-    credentialsKey: value.CREDENTIALS_KEY
-      ? { id: value.CREDENTIALS_KEY_ID, key: Buffer.from(value.CREDENTIALS_KEY as string, 'base64'), development: false }
-      : { id: 'dev', key: developmentCredentialsKey(), development: true },
+    webhookConcurrencyPerAccount: value.WEBHOOK_CONCURRENCY_PER_ACCOUNT,
+    eventHandlersPerAccount: value.EVENT_HANDLERS_PER_ACCOUNT,
+    trustedProxies: trustedProxyList(value.TRUSTED_PROXIES as string | undefined),
+    credentialsKey: credentialsKeyOf(value.NODE_ENV as Config['env'], value.CREDENTIALS_KEY as string | undefined, value.CREDENTIALS_KEY_ID as string),
     credentialsOldKeys: oldKeys(value.CREDENTIALS_OLD_KEYS),
     orderFetchIntervalSeconds: value.ORDER_FETCH_INTERVAL_SECONDS,
   };

@@ -18,16 +18,17 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', parseQuery);
-  app.set('trust proxy', 'loopback');
+  // X-Forwarded-For is believed only from TRUSTED_PROXIES (default none: the TCP peer is the client).
+  app.set('trust proxy', config().trustedProxies.length ? config().trustedProxies : false);
   app.use(requestContext, standardHeaders);
   // Operator pages (health, queue dashboard, metrics) sit outside the API and its envelope; an
   // API call passes them by their prefix without walking their routes.
   app.use(httpMetrics);
   app.use('/health', healthRouter());
   app.use('/operator', pageHeaders, operatorRouter());
-  // Bodies are read raw and decoded by the framework: media types and charsets real clients send
-  // (application/json encoding=utf-8, ISO-8859-15) are beyond express.json().
-  app.use(express.raw({ type: () => true, limit: config().bodyLimitBytes }));
+  // Bodies are read raw and decoded by the framework (media types and charsets real clients send,
+  // application/json encoding=utf-8, ISO-8859-15, are beyond express.json()), and only once the
+  // endpoint has authenticated its caller: server/framework/body.ts, mount.ts.
 
   const api = express.Router({ strict: false, caseSensitive: true });
   mountEndpoints(api, [...endpoints, ...extra]);

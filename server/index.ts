@@ -1,5 +1,6 @@
 /** The web process: the API only (Procfile: web). */
 import { config } from '../config';
+import { guardProcessStart } from '../config/safety';
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
 import { processRegistry } from '../lib/metrics';
@@ -9,6 +10,8 @@ import { createApp } from './app';
 
 function main(): void {
   const { port, host, publicUrl } = config();
+  // No start without CREDENTIALS_KEY in production; every unsafe setting named in the log.
+  guardProcessStart(config(), 'web', (line) => log.warn(line));
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
   processRegistry.setDefaultLabels({ process: 'web' });

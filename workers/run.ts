@@ -1,3 +1,5 @@
+import { config } from '../config';
+import { guardProcessStart } from '../config/safety';
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
 import { pushProcessMetrics } from '../lib/operator/metrics-push';
@@ -21,6 +23,8 @@ export type AlsoRun = { [Q in QueueName]: { queue: Q; processors: Processors<Q> 
  * job in hand), relay, queues, Redis, Knex.
  */
 export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Processors<Q>, ...also: AlsoRun[]): void {
+  // No start without CREDENTIALS_KEY in production; every unsafe setting named in the log.
+  guardProcessStart(config(), queue, (line) => log.warn(line));
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
   onShutdown('queues', closeQueues);

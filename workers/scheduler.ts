@@ -3,6 +3,8 @@
  * derived from the tick, so a second scheduler never doubles the work. It does no work itself.
  */
 import cron, { ScheduledTask } from 'node-cron';
+import { config } from '../config';
+import { guardProcessStart } from '../config/safety';
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
 import { closeRedis, redis, whenReady } from '../lib/redis';
@@ -12,6 +14,7 @@ import { schedules } from '../lib/queue/schedules';
 import { pushProcessMetrics } from '../lib/operator/metrics-push';
 
 async function main(): Promise<void> {
+  guardProcessStart(config(), 'scheduler', (line) => log.warn(line));
   onShutdown('knex', closeDb);
   onShutdown('redis', closeRedis);
   onShutdown('queues', closeQueues);

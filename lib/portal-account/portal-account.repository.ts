@@ -54,7 +54,7 @@ export const portalAccountRepository = {
   ): Promise<boolean> {
     const updated = await db()('portal_account')
       .where({ account_id: accountId, id })
-      .update({ ...fields, credentials: sealCredentials('portal_account', fields.credentials), order_import_error: null });
+      .update({ ...fields, credentials: sealCredentials('portal_account', fields.credentials, id), order_import_error: null });
     return updated > 0;
   },
 

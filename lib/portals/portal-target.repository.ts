@@ -33,7 +33,7 @@ async function readTarget(knex: Knex, accountId: number, portalAccountId: number
     .first()) as { id: number; connector: Connector | null; base_url: string | null; credentials: string | null } | undefined;
   if (!row) return undefined;
   // The one place portal credentials are opened: the target goes to an adapter and nowhere else.
-  const credentials = openCredentials('portal_account', row.credentials);
+  const credentials = openCredentials('portal_account', row.credentials, row.id);
   return { portalAccountId: row.id, ...(row.connector ? { connector: row.connector } : {}), baseUrl: row.base_url || config().sandboxPortalUrl, credentials };
 }
 

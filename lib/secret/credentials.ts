@@ -1,9 +1,13 @@
 /**
  * Credentials at rest (portal accounts, payment provider accounts): sealed with AES-256-GCM under
- * the key of config (CREDENTIALS_KEY), as `kc1.<key id>.<iv>.<tag>.<ciphertext>` (base64url).
+ * the key of config (CREDENTIALS_KEY). Two formats, both read:
+ *   kc2.<key id>.<iv>.<tag>.<ciphertext>: the additional authenticated data is the table and the
+ *     row id ("portal_account:17"): a value copied to another row or table does not open.
+ *   kc1.<key id>.<iv>.<tag>.<ciphertext>: the table only (sealed before rows were bound); still
+ *     opened, and sealed again as kc2 by migration 20261126_0300_credentials_bound_to_row and by
+ *     `kontor credentials reseal`.
  * The key id lets a rotated installation open values sealed with an earlier key
- * (CREDENTIALS_OLD_KEYS) while it seals new ones with the current key. The purpose (the table)
- * is the additional authenticated data: a value copied to another table does not open.
+ * (CREDENTIALS_OLD_KEYS) while it seals new ones with the current key.
  */
 import crypto from 'node:crypto';
 import { config } from '../../config';
@@ -11,42 +15,59 @@ import { config } from '../../config';
 /** Where a sealed value belongs; part of what the tag authenticates. */
 export type CredentialsPurpose = 'portal_account' | 'payment_provider_account';
 
-const version = 'kc1';
-
-/** A sealed value that cannot be opened (unknown key id, tampered, another purpose). */
+/** A sealed value that cannot be opened (unknown key id, tampered, another row), or no key configured. */
 export class CredentialsError extends Error {}
 
 function keyFor(id: string): Buffer | undefined {
   const { credentialsKey, credentialsOldKeys } = config();
-  return credentialsKey.id === id ? credentialsKey.key : credentialsOldKeys.get(id);
+  return credentialsKey?.id === id ? credentialsKey.key : credentialsOldKeys.get(id);
 }
 
-/** Seals credentials with the current key; an empty object is stored as null (none). */
-export function sealCredentials(purpose: CredentialsPurpose, credentials: Record<string, unknown>): string | null {
+/** The current key; without CREDENTIALS_KEY (production) nothing is sealed. */
+function currentKey(): { id: string; key: Buffer } {
+  const key = config().credentialsKey;
+  if (!key) throw new CredentialsError('CREDENTIALS_KEY is not set: credentials cannot be sealed (openssl rand -base64 32)');
+  return key;
+}
+
+/** What the tag authenticates: the table, and the row where the value is bound to one (kc2). */
+const aad = (purpose: CredentialsPurpose, rowId: number | undefined) => Buffer.from(rowId === undefined ? purpose : `${purpose}:${rowId}`);
+
+/**
+ * Seals credentials with the current key; an empty object is stored as null (none). With the row
+ * id (kc2) the value opens only for that row; without it (kc1, for a row whose id is not known
+ * yet) only the table is bound.
+ */
+export function sealCredentials(purpose: CredentialsPurpose, credentials: Record<string, unknown>, rowId?: number): string | null {
   if (Object.keys(credentials).length === 0) return null;
-  const { id, key } = config().credentialsKey;
+  const { id, key } = currentKey();
   const iv = crypto.randomBytes(12);
   const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(purpose));
+  cipher.setAAD(aad(purpose, rowId));
   const sealed = Buffer.concat([cipher.update(JSON.stringify(credentials), 'utf8'), cipher.final()]);
-  return [version, id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), sealed.toString('base64url')].join('.');
+  return [rowId === undefined ? 'kc1' : 'kc2', id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), sealed.toString('base64url')].join('.');
 }
 
-/** Opens a sealed value; null (none) gives {}. Throws CredentialsError, never with the value in its message. */
-export function openCredentials(purpose: CredentialsPurpose, sealed: string | null): Record<string, unknown> {
+/**
+ * Opens a sealed value; null (none) gives {}. A kc2 value opens only with the row id it was
+ * sealed for. Throws CredentialsError, never with the value in its message.
+ */
+export function openCredentials(purpose: CredentialsPurpose, sealed: string | null, rowId?: number): Record<string, unknown> {
   if (sealed === null || sealed === '') return {};
   const [v, id, iv, tag, data] = sealed.split('.');
-  if (v !== version || !id || !iv || !tag || data === undefined) throw new CredentialsError(`${purpose} credentials are not sealed in a known format`);
+  if ((v !== 'kc1' && v !== 'kc2') || !id || !iv || !tag || data === undefined)
+    throw new CredentialsError(`${purpose} credentials are not sealed in a known format`);
+  if (v === 'kc2' && rowId === undefined) throw new CredentialsError(`${purpose} credentials are bound to their row: open them with its id`);
   const key = keyFor(id);
   if (!key) throw new CredentialsError(`${purpose} credentials are sealed with key "${id}", which is not configured (CREDENTIALS_KEY, CREDENTIALS_OLD_KEYS)`);
   try {
     const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-    decipher.setAAD(Buffer.from(purpose));
+    decipher.setAAD(aad(purpose, v === 'kc2' ? rowId : undefined));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     const plain = Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
     return JSON.parse(plain) as Record<string, unknown>;
   } catch {
-    throw new CredentialsError(`${purpose} credentials sealed with key "${id}" do not open (wrong key or altered)`);
+    throw new CredentialsError(`${purpose} credentials sealed with key "${id}" do not open (wrong key, another row, or altered)`);
   }
 }
 
@@ -55,9 +76,12 @@ export function sealedKeyId(sealed: string | null): string | null {
   return sealed ? (sealed.split('.')[1] ?? null) : null;
 }
 
-/** The line a process logs at start when credentials are sealed with the development key. */
+/** Whether a sealed value is bound to its row (kc2); null (none) counts as bound. */
+export const isBoundToRow = (sealed: string | null) => sealed === null || sealed === '' || sealed.startsWith('kc2.');
+
+/** The line a process logs at start when credentials are sealed with a built-in key. */
 export function developmentKeyWarning(): string | undefined {
-  const { env, credentialsKey } = config();
-  if (!credentialsKey.development || env === 'test') return undefined;
-  return 'CREDENTIALS_KEY is not set: credentials are sealed with the published development key; set CREDENTIALS_KEY (openssl rand -base64 32) before storing real credentials';
+  const { credentialsKey } = config();
+  if (credentialsKey?.builtIn !== 'development') return undefined;
+  return 'CREDENTIALS_KEY is not set: development mode seals credentials with the published development key; never store real credentials here';
 }

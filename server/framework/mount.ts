@@ -16,7 +16,7 @@ import { parseSearch, project, SearchRequest } from '../../lib/http/search';
 import { parseSelect } from '../../lib/http/search/select';
 import { PortalAccountMention, stripReadOnly, validate } from '../../lib/http/validate';
 import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account/portal-account.service';
-import { decodeBody } from './body';
+import { bodyRead, decodeBody, readRawBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
 import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
@@ -94,13 +94,12 @@ function handlerFor(e: Endpoint) {
     let release = () => undefined as void;
     let claim: Claim | undefined;
     try {
+      // The caller first: an unknown token or a missing scope is answered before the body is read.
+      const grant = e.auth ? await authenticate(e, req) : null;
       const input = await readInput(e, req);
       let caller: Caller | null = null;
       let key: string | undefined;
-      if (e.auth) {
-        const grant = await grantOfAccessToken(bearerToken(req));
-        if (!grant) throw unauthenticated('invalid_token', 'the access token is unknown or expired; request a new one at token.php');
-        if (e.auth.scope && !grant.scope.includes(e.auth.scope)) throw forbidden(e.auth.scope);
+      if (grant) {
         res.locals.accountId = grant.accountId;
         key = requestKey(e, req);
         const limit = await acquire(grant.accountId, weightOf(e, input));
@@ -146,6 +145,8 @@ function handlerFor(e: Endpoint) {
         headers: { ...jobLocation(context, result.status, payload), ...result.headers },
       });
     } catch (err) {
+      // A body left unread (a refused caller) is not drained on a kept-alive connection: it is closed.
+      if (!bodyRead(req)) res.setHeader('Connection', 'close');
       const error = toDomainError(err, context.log);
       const envelope = errorEnvelope(error.items(), err instanceof DomainError ? context.warnings : []);
       await send(req, res, claim, { status: error.status, envelope, headers: errorHeaders(error) });
@@ -179,9 +180,20 @@ function weightOf(e: Endpoint, input: Record<string, unknown>): number {
   return Array.isArray(items) ? Math.max(items.length, 1) : 1;
 }
 
+/** The grant of the request's bearer token, with the endpoint's scope; 401 or 403 otherwise. */
+async function authenticate(e: Endpoint, req: Request): Promise<NonNullable<Awaited<ReturnType<typeof grantOfAccessToken>>>> {
+  const grant = await grantOfAccessToken(bearerToken(req));
+  if (!grant) throw unauthenticated('invalid_token', 'the access token is unknown or expired; request a new one at token.php');
+  if (e.auth!.scope && !grant.scope.includes(e.auth!.scope)) throw forbidden(e.auth!.scope);
+  return grant;
+}
+
 /** POST data is the body; GET data the query string; DELETE takes either (filters of DELETE stock/category/). */
 async function readInput(e: Endpoint, req: Request): Promise<Record<string, unknown>> {
-  if (e.file) return {};
+  if (e.file) {
+    await readRawBody(req);
+    return {};
+  }
   if (e.method === 'POST') return decodeBody(req);
   const query = req.query as Record<string, unknown>;
   if (e.method === 'DELETE' && Object.keys(query).length === 0) return decodeBody(req);

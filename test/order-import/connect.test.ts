@@ -71,9 +71,9 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
     expect(row.connector).to.equal('ebay');
     expect(row.credentials)
       .to.be.a('string')
-      .and.match(/^kc1\.dev\./);
+      .and.match(/^kc2\.test\./);
     expect(String(row.credentials)).to.not.contain(secret).and.not.contain('app-secret-9').and.not.contain('Kontor-App-PRD');
-    expect(openCredentials('portal_account', row.credentials as string)).to.deep.equal({
+    expect(openCredentials('portal_account', row.credentials as string, id)).to.deep.equal({
       client_id: 'Kontor-App-PRD',
       client_secret: 'app-secret-9',
       refresh_token: secret,
@@ -84,7 +84,7 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
     for (const path of ['admin/portal_account/', `admin/portal_account/${id}/`]) {
       const answer = await call(path, { token: seller.token });
       expect(answer.status).to.equal(200);
-      expect(answer.text).to.not.contain(secret).and.not.contain('kc1.').and.not.contain('credentials');
+      expect(answer.text).to.not.contain(secret).and.not.contain('kc1.').and.not.contain('kc2.').and.not.contain('credentials');
     }
   });
 
@@ -147,8 +147,8 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
       credentials: { client_id: 'c', client_secret: 'rotate-me' },
     });
     const original = config();
-    const dev = original.credentialsKey;
-    const next = { id: 'k2', key: crypto.randomBytes(32), development: false };
+    const dev = original.credentialsKey!;
+    const next = { id: 'k2', key: crypto.randomBytes(32), builtIn: null };
     try {
       setConfig({ ...original, credentialsKey: next, credentialsOldKeys: new Map([[dev.id, dev.key]]) });
       portalTargetRepository.forget(seller.id, id);
@@ -156,7 +156,7 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
       const result = await resealCredentials();
       expect(result.key_id).to.equal('k2');
       expect(result.resealed.portal_account).to.be.at.least(1);
-      expect((await rawRow(id)).credentials).to.match(/^kc1\.k2\./);
+      expect((await rawRow(id)).credentials).to.match(/^kc2\.k2\./);
       expect(await resealCredentials()).to.deep.equal({ key_id: 'k2', resealed: { portal_account: 0, payment_provider_account: 0 } });
     } finally {
       // Back to the development key for the rest of the suite.
@@ -165,7 +165,7 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
       setConfig(original);
       portalTargetRepository.forget(seller.id, id);
     }
-    expect((await rawRow(id)).credentials).to.match(/^kc1\.dev\./);
+    expect((await rawRow(id)).credentials).to.match(/^kc2\.test\./);
   });
 
   it('when a portal is reached through a connector, then its own adapter answers for its real connector and the JSON connector with its facts otherwise', () => {

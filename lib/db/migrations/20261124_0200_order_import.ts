@@ -55,7 +55,7 @@ async function openColumn(knex: Knex, table: string, purpose: CredentialsPurpose
   for (const row of rows)
     await knex(table)
       .where({ id: row.id })
-      .update({ credentials_plain: JSON.stringify(openCredentials(purpose, row.credentials)) });
+      .update({ credentials_plain: JSON.stringify(openCredentials(purpose, row.credentials, row.id)) });
   await knex.schema.alterTable(table, (t) => t.dropColumn('credentials'));
   await knex.schema.alterTable(table, (t) => t.renameColumn('credentials_plain', 'credentials'));
 }

@@ -1,0 +1,78 @@
+/**
+ * What a configuration leaves unsafe, for `kontor doctor` and the start-up of every process, and
+ * the one setting without which the Procfile's processes refuse to start (CREDENTIALS_KEY).
+ * Pure functions of a Config: the caller decides whether to print, log or exit.
+ */
+import type { Config } from './index';
+
+/** One unsafe setting: the variable to change and why. */
+export interface Finding {
+  variable: string;
+  problem: string;
+}
+
+const loopbackHost = (host: string) => ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host) || host.startsWith('127.');
+
+/** Trusting every address for X-Forwarded-For lets any client choose its address (and so its login throttle). */
+const trustsEveryone = (entry: string) => /^(0\.0\.0\.0|::)\/0$/.test(entry);
+
+/** Everything of the configuration that a production deployment must not run with. */
+export function unsafeSettings(cfg: Config): Finding[] {
+  const findings: Finding[] = [];
+  if (cfg.env !== 'production')
+    findings.push({ variable: 'NODE_ENV', problem: `${cfg.env} mode: built-in credentials key, webhooks to private addresses; never for real data` });
+  if (!cfg.credentialsKey)
+    findings.push({
+      variable: 'CREDENTIALS_KEY',
+      problem: 'not set: credentials cannot be sealed, and the processes refuse to start (openssl rand -base64 32)',
+    });
+  else if (cfg.credentialsKey.builtIn)
+    findings.push({ variable: 'CREDENTIALS_KEY', problem: `not set: credentials are sealed with the published ${cfg.credentialsKey.builtIn} key` });
+  if (cfg.webhookAllowPrivateHosts)
+    findings.push({ variable: 'WEBHOOK_ALLOW_PRIVATE_HOSTS', problem: "sellers' webhooks may reach loopback and private addresses of this network" });
+  const everyone = cfg.trustedProxies.find(trustsEveryone);
+  if (everyone) findings.push({ variable: 'TRUSTED_PROXIES', problem: `${everyone} trusts X-Forwarded-For from anyone: clients choose their own address` });
+  if (cfg.operatorPassword !== '' && cfg.operatorPassword.length < 16)
+    findings.push({ variable: 'OPERATOR_PASSWORD', problem: 'shorter than 16 characters (or leave it empty to turn /operator/ off)' });
+  const publicUrl = new URL(cfg.publicUrl);
+  if (publicUrl.protocol !== 'https:' && !loopbackHost(publicUrl.hostname))
+    findings.push({ variable: 'PUBLIC_URL', problem: `${publicUrl.origin} is not https: tokens and passwords would cross the network in clear` });
+  const smtp = new URL(cfg.smtpUrl);
+  if (cfg.env === 'production' && loopbackHost(smtp.hostname) && smtp.port === '1025')
+    findings.push({ variable: 'SMTP_URL', problem: "the development mail catcher's address: set the real SMTP server" });
+  return findings;
+}
+
+/**
+ * Why a process of the Procfile must not start, or undefined: in production every process needs
+ * CREDENTIALS_KEY (the workers open credentials, the web process and the CLI seal them); without
+ * it a deployment would either fail on the first credential or, as before, seal with a published key.
+ */
+export function startRefusal(cfg: Config, processName: string): string | undefined {
+  if (cfg.credentialsKey) return undefined;
+  return (
+    `kontor ${processName}: CREDENTIALS_KEY is not set; production processes refuse to start without it. ` +
+    'Set CREDENTIALS_KEY to 32 random bytes, base64 (openssl rand -base64 32), the same in every process; ' +
+    'on a developer machine use npm start (NODE_ENV=development).'
+  );
+}
+
+/** The lines a process logs at start: one per unsafe setting (the mode is logged where it is chosen). */
+export function unsafeLines(cfg: Config): string[] {
+  return unsafeSettings(cfg)
+    .filter((f) => f.variable !== 'NODE_ENV')
+    .map((f) => `unsafe setting ${f.variable}: ${f.problem}`);
+}
+
+/**
+ * The start of a Procfile process: exits with 78 (EX_CONFIG) and one line naming CREDENTIALS_KEY
+ * when it is missing; else hands each unsafe setting to warn (the process's logger).
+ */
+export function guardProcessStart(cfg: Config, processName: string, warn: (line: string) => void): void {
+  const refusal = startRefusal(cfg, processName);
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    process.exit(78);
+  }
+  for (const line of unsafeLines(cfg)) warn(line);
+}
