@@ -6,6 +6,7 @@
  * the batch find them.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import type { DeferredWrites, Statement } from '../db/deferred-writes';
 import { CustomerContact, customerRepository, StoredContact } from './customer.repository';
 import type { OrderCustomerFields } from './customer.type';
@@ -32,9 +33,9 @@ export class CustomerBook {
   }
 
   /** Loads the stored customers the orders name by customer.id or e-mail; `first` goes in the same statement, before the read. */
-  static async load(trx: Knex.Transaction, accountId: number, inputs: OrderCustomerFields[], first?: Statement): Promise<CustomerBook> {
+  static async load(trx: Knex.Transaction, scope: OrderScope, inputs: OrderCustomerFields[], first?: Statement): Promise<CustomerBook> {
     const { numbers, emails } = keysOf(inputs);
-    return new CustomerBook(await customerRepository.readContacts(trx, accountId, numbers, emails, first));
+    return new CustomerBook(await customerRepository.readContacts(trx, scope, numbers, emails, first));
   }
 
   /**
@@ -51,10 +52,10 @@ export class CustomerBook {
   }
 
   /** Reads the customer an order names again (another sale may have created it since load); the book keeps it. */
-  async reload(trx: Knex.Transaction, accountId: number, input: OrderCustomerFields): Promise<StoredContact | undefined> {
+  async reload(trx: Knex.Transaction, scope: OrderScope, input: OrderCustomerFields): Promise<StoredContact | undefined> {
     const { numbers, emails } = keysOf([input]);
     const known = new Set(this.entries.map((e) => e.row.internal_id));
-    for (const row of await customerRepository.readContacts(trx, accountId, numbers, emails)) {
+    for (const row of await customerRepository.readContacts(trx, scope, numbers, emails)) {
       if (!known.has(row.internal_id)) this.entries.push({ row, touched: 0 });
     }
     return this.find(input);

@@ -44,20 +44,27 @@ const salesAmount = (bound: boolean) => `COALESCE((SELECT sum(o.invoice_amount) 
  */
 function readQuery(knex: Knex, scope: OrderScope): Knex.QueryBuilder {
   const grant = scope.portalAccountGrant;
-  if (grant === 'all')
-    return knex('customer')
-      .select('customer.*', knex.raw(salesAmount(false)))
-      .where('customer.account_id', scope.accountId);
-  return knex('customer')
-    .select('customer.*', knex.raw(salesAmount(true), [grant]))
-    .where('customer.account_id', scope.accountId)
-    .whereExists((q) =>
-      q
-        .select(knex.raw('1'))
-        .from('sales_order AS g')
-        .whereRaw('g.customer_internal_id = customer.internal_id AND g.account_id = customer.account_id')
-        .where('g.portal_account_id', grant),
-    );
+  const select = grant === 'all' ? knex.raw(salesAmount(false)) : knex.raw(salesAmount(true), [grant]);
+  return inCustomerScope(knex('customer').select('customer.*', select), scope);
+}
+
+/**
+ * Narrows a query of customer to those the scope covers (readQuery's rule): the account's, and
+ * for a grant bound to one portal account those with an order of it. Order creates and updates
+ * find customers through it too, so a bound client's order never reuses, and so never changes,
+ * a customer of other portal accounts only.
+ */
+function inCustomerScope(query: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
+  query.where('customer.account_id', scope.accountId);
+  const grant = scope.portalAccountGrant;
+  if (grant === 'all') return query;
+  return query.whereExists((q) =>
+    q
+      .select(db().raw('1'))
+      .from('sales_order AS g')
+      .whereRaw('g.customer_internal_id = customer.internal_id AND g.account_id = customer.account_id')
+      .where('g.portal_account_id', grant),
+  );
 }
 
 /** Customer_filter_type: id[], internal_id[], name[] (address name), email[], date[], group_id[]. */
@@ -102,16 +109,15 @@ export const customerRepository = {
     return row ? customerToApi(row) : undefined;
   },
 
-  /** Serialises the creation of one customer key (number or e-mail) within the account. */
-  async findByNumber(trx: Knex.Transaction, accountId: number, number: string): Promise<StoredCustomer | undefined> {
-    return trx('customer').select('internal_id', 'number', 'shop_username').where({ account_id: accountId, number }).forNoKeyUpdate().first();
+  /** Serialises the creation of one customer key (number or e-mail) within the account; only a customer the scope covers. */
+  async findByNumber(trx: Knex.Transaction, scope: OrderScope, number: string): Promise<StoredCustomer | undefined> {
+    return inCustomerScope(trx('customer'), scope).select('internal_id', 'number', 'shop_username').where({ number }).forNoKeyUpdate().first();
   },
 
-  /** The most recently edited customer with this e-mail (case-insensitive). */
-  async findByEmail(trx: Knex.Transaction, accountId: number, email: string): Promise<StoredCustomer | undefined> {
-    return trx('customer')
+  /** The most recently edited customer with this e-mail (case-insensitive) that the scope covers. */
+  async findByEmail(trx: Knex.Transaction, scope: OrderScope, email: string): Promise<StoredCustomer | undefined> {
+    return inCustomerScope(trx('customer'), scope)
       .select('internal_id', 'number', 'shop_username')
-      .where('account_id', accountId)
       .whereRaw('lower(email) = lower(?)', [email])
       .orderBy('updated_at', 'desc')
       .forNoKeyUpdate()
@@ -129,14 +135,13 @@ export const customerRepository = {
    * must come before the read (a counter's lock), sent as a CTE of the same statement: one round
    * trip instead of two.
    */
-  async readContacts(trx: Knex.Transaction, accountId: number, numbers: string[], emails: string[], first?: Statement): Promise<StoredContact[]> {
+  async readContacts(trx: Knex.Transaction, scope: OrderScope, numbers: string[], emails: string[], first?: Statement): Promise<StoredContact[]> {
     if (numbers.length === 0 && emails.length === 0) {
       if (first) await trx.raw(first.sql, first.bindings).options(prepared);
       return [];
     }
-    let query = trx('customer')
+    let query = inCustomerScope(trx('customer'), scope)
       .select('internal_id', 'number', 'shop_username', 'updated_at', ...contactColumns)
-      .where('account_id', accountId)
       .where((q) => q.whereRaw('number = ANY(?::text[])', [numbers]).orWhereRaw('lower(email) = ANY(?::text[])', [emails]));
     // Postgres runs a data-modifying CTE to completion whether or not the query reads it.
     if (first) query = query.with('first_write', trx.raw(first.sql, first.bindings));

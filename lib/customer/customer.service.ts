@@ -3,7 +3,9 @@
  * the first order) and are reused by later ones.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import { counterRepository } from '../account/counter.repository';
+import { notFound } from '../errors';
 import { addToOutbox } from '../queue/outbox';
 import type { CustomerBook } from './customer-book';
 import { CustomerContact, customerRepository, StoredContact, StoredCustomer } from './customer.repository';
@@ -32,26 +34,31 @@ function contactOf(input: OrderCustomerFields): CustomerContact {
  * Finds or creates the order's customer in the caller's transaction: by customer.id when sent
  * (created with that number when new), else by e-mail (case-insensitive), else a new customer
  * with the next customer number. The customer's contact data takes the order's values.
+ * Only customers the scope covers are found (customer.repository.ts: for a client bound to one
+ * portal account, those with an order of it): such a client's order with the e-mail of another
+ * portal account's customer gets a customer of its own; one naming such a customer's number is
+ * refused as if the customer did not exist (404 customer.id: the number is taken).
  */
 export async function linkCustomer(
   trx: Knex.Transaction,
-  accountId: number,
+  scope: OrderScope,
   input: OrderCustomerFields,
   currencyId: string,
   book?: CustomerBook,
 ): Promise<LinkedCustomer> {
+  const { accountId } = scope;
   const contact = contactOf(input);
   // Only a customer named by number or e-mail can be found again.
   const named = input.id !== undefined || Boolean(input.email);
   if (book) {
-    const known = await findInBook(trx, accountId, input, named, book);
+    const known = await findInBook(trx, scope, input, named, book);
     if (known) {
       // A batch of orders: the book writes the customer's final contact data once, with the orders (CustomerBook.write).
       book.update(known, contact);
       return { internalId: known.internal_id, number: known.number, created: false };
     }
   } else {
-    const existing = await findLocked(trx, accountId, input, named);
+    const existing = await findLocked(trx, scope, input, named);
     if (existing) {
       const shopUsername =
         input.username && !existing.shop_username.includes(input.username) ? [...existing.shop_username, input.username] : existing.shop_username;
@@ -60,6 +67,9 @@ export async function linkCustomer(
     }
   }
   let number = input.id;
+  // Outside the scope, a number in use is another portal account's customer: not this caller's to reuse.
+  if (number !== undefined && scope.portalAccountGrant !== 'all' && (await customerRepository.numberExists(trx, accountId, number)))
+    throw notFound(`customer ${number}`, 'customer.id');
   while (number === undefined) {
     // A client may have given a number the counter reaches later: skip numbers in use.
     const next = String(await counterRepository.next(trx, accountId, 'customer'));
@@ -81,16 +91,16 @@ async function awaitNewCustomers(trx: Knex.Transaction, accountId: number): Prom
 }
 
 /** The customer, locked for its update; none when it is new. */
-async function findLocked(trx: Knex.Transaction, accountId: number, input: OrderCustomerFields, named: boolean): Promise<StoredCustomer | undefined> {
+async function findLocked(trx: Knex.Transaction, scope: OrderScope, input: OrderCustomerFields, named: boolean): Promise<StoredCustomer | undefined> {
   const find = () =>
     input.id !== undefined
-      ? customerRepository.findByNumber(trx, accountId, input.id)
+      ? customerRepository.findByNumber(trx, scope, input.id)
       : input.email
-        ? customerRepository.findByEmail(trx, accountId, input.email)
+        ? customerRepository.findByEmail(trx, scope, input.email)
         : Promise.resolve(undefined);
   const existing = await find();
   if (existing || !named) return existing;
-  await awaitNewCustomers(trx, accountId);
+  await awaitNewCustomers(trx, scope.accountId);
   return find();
 }
 
@@ -100,13 +110,13 @@ async function findLocked(trx: Knex.Transaction, accountId: number, input: Order
  */
 async function findInBook(
   trx: Knex.Transaction,
-  accountId: number,
+  scope: OrderScope,
   input: OrderCustomerFields,
   named: boolean,
   book: CustomerBook,
 ): Promise<StoredContact | undefined> {
   const known = book.find(input);
   if (known || !named) return known;
-  await awaitNewCustomers(trx, accountId);
-  return book.reload(trx, accountId, input);
+  await awaitNewCustomers(trx, scope.accountId);
+  return book.reload(trx, scope, input);
 }

@@ -42,7 +42,7 @@ export type ChannelCreate = { written: WrittenOrder } | { refused: DomainError }
 export async function createChannelOrdersIn(trx: Knex.Transaction, caller: OrderCaller, inputs: OrderInput[]): Promise<ChannelCreate[]> {
   const { accountId } = caller;
   const known = await resolveLineRefs(trx, accountId, inputs);
-  const writes = new OrderWrites(accountId);
+  const writes = new OrderWrites(caller);
   await writes.startRun(trx, inputs);
   const pending: PendingStock = [];
   const prepared: (DomainError | undefined)[] = [];

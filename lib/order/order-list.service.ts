@@ -82,7 +82,7 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
     const inputs = items.flatMap((item) => (item.input ? [item.input] : []));
     const known = batchStock ? await resolveLineRefs(trx, caller.accountId, inputs) : undefined;
     await takeCountersAhead(trx, caller.accountId, inputs);
-    const writes = batchStock && items.some(setBased) ? new OrderWrites(caller.accountId, true) : undefined;
+    const writes = batchStock && items.some(setBased) ? new OrderWrites(caller, true) : undefined;
     // Entries of prepared creates: they get their order_id when their run is written.
     let awaiting: MultiStatusItem[] = [];
     const flush = async () => {

@@ -9,6 +9,7 @@
  * back).
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import { counterRepository } from '../account/counter.repository';
 import { CustomerBook } from '../customer/customer-book';
 import { DeferredWrites } from '../db/deferred-writes';
@@ -64,10 +65,14 @@ export class OrderWrites {
   /** Whether the invoice counter is locked already (takeCountersAhead, or an earlier run). */
   private invoiceLocked: boolean;
 
+  private readonly accountId: number;
+
+  /** scope: the caller's, so the run finds only the customers its grant covers (lib/customer). */
   constructor(
-    private readonly accountId: number,
+    private readonly scope: OrderScope,
     countersTaken = false,
   ) {
+    this.accountId = scope.accountId;
     this.invoiceLocked = countersTaken;
   }
 
@@ -79,7 +84,7 @@ export class OrderWrites {
     const lockInvoice = !this.invoiceLocked && inputs.some(mayBePaid);
     this.customers = await CustomerBook.load(
       trx,
-      this.accountId,
+      this.scope,
       inputs.map((i) => i?.customer ?? {}),
       lockInvoice ? counterRepository.takeStatement(this.accountId, 'invoice', 0) : undefined,
     );

@@ -238,7 +238,7 @@ export async function createOrderIn(
   const number = deferred ? 0 : await counterRepository.next(trx, accountId, 'order');
   const orderId = deferred ? '' : orderIdOf(number, now);
   const currencyId = input.currency_id ?? 'EUR';
-  const customer = await linkCustomer(trx, accountId, input.customer ?? {}, currencyId, deferred ? writes.customers : undefined);
+  const customer = await linkCustomer(trx, caller, input.customer ?? {}, currencyId, deferred ? writes.customers : undefined);
   const columns: Partial<OrderColumns> = {
     ...plainColumns(input),
     ...status.columns,
@@ -329,7 +329,7 @@ export async function updateOrderIn(
     const changesCustomer = input.customer.id !== undefined && input.customer.id !== current.customer_number;
     const customer = await linkCustomer(
       trx,
-      accountId,
+      caller,
       changesCustomer ? input.customer : { ...input.customer, ...(current.customer_number !== null ? { id: current.customer_number } : {}) },
       columns.currency_id ?? current.currency_id,
     );
@@ -374,7 +374,7 @@ export function createOrder(caller: OrderCaller, input: OrderInput): Promise<str
         const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
         // The order counter's lock, which the account's concurrent sales queue on until this one
         // commits, is taken late: by the order's INSERT in flush.
-        const writes = new OrderWrites(accountId);
+        const writes = new OrderWrites(caller);
         await writes.startRun(trx, [input]);
         await createOrderIn(trx, caller, input, 'order', stock, writes);
         // Its customer's contact data, lines, stock quantities and history, events and cia.adjust

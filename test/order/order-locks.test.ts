@@ -39,7 +39,7 @@ describe('order: locks of concurrent creates', () => {
     const caller = { ...allOrdersOf(seller.id), portalAccountId: null };
     let meanwhile = '';
     const slow = await db().transaction(async (trx) => {
-      const writes = new OrderWrites(seller.id);
+      const writes = new OrderWrites(caller);
       await writes.startRun(trx, [input]);
       // Before, the buyer's row was locked here until this transaction ended: this call waited for it.
       const other = await call('order/', {
@@ -64,7 +64,7 @@ describe('order: locks of concurrent creates', () => {
     const sale = (username: string) =>
       call('order/', { token: seller.token, body: { order: orderBody({ customer: { email: 'new@example.com', username } }) } });
     const [firstId, thirdId, slowId] = await db().transaction(async (trx) => {
-      const writes = new OrderWrites(seller.id);
+      const writes = new OrderWrites(caller);
       await writes.startRun(trx, [input]);
       const first = await sale('first');
       expect(first.status, first.text).to.equal(201);

@@ -105,6 +105,52 @@ describe('grant matrix: a client bound to one portal account in every domain (is
       expect(asBound2.sales.amount).to.equal('5.00');
     });
 
+    it("when its order names portal account 2's customer by e-mail, then the order gets a customer of its own and 2's customer is unchanged", async () => {
+      const before = await call(`admin/customer/${customer2}/`, { token: seller.token });
+      for (const body of [
+        { order: { customer: { email: 'two@example.com', phone_1: '+49 30 666' }, line: [{ id: 1, name: 'Cup', price: '1.00', quantity: 1 }] } },
+        { order: [{ customer: { email: 'TWO@example.com', phone_1: '+49 30 667' }, line: [{ id: 1, name: 'Cup', price: '1.00', quantity: 1 }] }] },
+      ]) {
+        const res = await call(Array.isArray(body.order) ? 'order/list/' : 'order/', { token: bound1, body });
+        expect(res.status, res.text).to.be.oneOf([201, 207]);
+        const orderId = (res.body.order_id ?? (res.body.response as { order_id: string }[])[0]!.order_id) as string;
+        const created = (await call(`order/${orderId}/`, { token: bound1 })).body.order as { customer: { id: unknown } };
+        expect(String(created.customer.id)).to.not.equal(String(customer2));
+      }
+      expect((await call(`admin/customer/${customer2}/`, { token: seller.token })).body).to.deep.equal(before.body);
+    });
+
+    it("when its order names portal account 2's customer by number (create or update), then 404 and nothing is written", async () => {
+      const before = await call(`admin/customer/${customer2}/`, { token: seller.token });
+      const orders = async () => Number((await db()('sales_order').where({ account_id: seller.id }).count<{ count: string }[]>('* AS count'))[0]!.count);
+      const count = await orders();
+      const create = await call('order/', {
+        token: bound1,
+        body: {
+          order: { customer: { id: customer2, email: 'two@example.com', phone_1: '+49 30 666' }, line: [{ id: 1, name: 'Cup', price: '1.00', quantity: 1 }] },
+        },
+      });
+      expect(create.status, create.text).to.equal(404);
+      expect(create.body.error![0]!.field).to.contain('customer.id');
+      const update = await call(`order/${order1}/`, { token: bound1, body: { order: { customer: { id: customer2, phone_1: '+49 30 666' } } } });
+      expect(update.status, update.text).to.equal(404);
+      expect(await orders()).to.equal(count);
+      expect(String(((await call(`order/${order1}/`, { token: seller.token })).body.order as { customer: { id: unknown } }).customer.id)).to.equal(
+        String(customer1),
+      );
+      expect((await call(`admin/customer/${customer2}/`, { token: seller.token })).body).to.deep.equal(before.body);
+    });
+
+    it("when the seller's own token names portal account 2's customer by number, then the order is that customer's", async () => {
+      const res = await call('order/', {
+        token: seller.token,
+        body: { order: { customer: { id: customer2, email: 'two@example.com' }, line: [{ id: 1, name: 'Cup', price: '1.00', quantity: 1 }] } },
+      });
+      expect(res.status, res.text).to.equal(201);
+      const read = (await call(`order/${res.body.order_id as string}/`, { token: seller.token })).body.order as { customer: { id: unknown } };
+      expect(String(read.customer.id)).to.equal(String(customer2));
+    });
+
     it('when the seller or a client granted all reads, then it finds every customer', async () => {
       for (const token of [seller.token, everything]) {
         const ids = ((await call('admin/customer/', { token })).body.customer as Customer[]).map((c) => c.id);
