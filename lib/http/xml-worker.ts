@@ -10,9 +10,9 @@ type Reply = { id: number; value?: unknown; json?: string; error?: string };
 /**
  * fast-xml-parser's preserveOrder output (a list of `{tag: [children]}` and `{'#text': t}`)
  * folded into its default shape: a tag maps to its text, its object of children (text beside
- * them as `#text`) or an array when it repeats; an empty element is ''. For attribute-free
- * options it answers what the default parse answers, about a quarter faster on a large document
- * (the default conversion builds a path string per node). No closures inside: the worker runs
+ * them as `#text`, attributes beside them under their prefixed names) or an array when it
+ * repeats; an empty element is ''. It answers what the default parse answers, about a quarter
+ * faster on a large document (the default conversion builds a path string per node). No closures inside: the worker runs
  * its source text.
  */
 export function foldOrdered(list: unknown[]): unknown {
@@ -23,7 +23,13 @@ export function foldOrdered(list: unknown[]): unknown {
       if (key === '#text') {
         text = (text ?? '') + String(item[key]);
       } else if (key !== ':@') {
-        const value = foldOrdered(item[key] as unknown[]);
+        let value = foldOrdered(item[key] as unknown[]);
+        // With attributes read (ignoreAttributes: false) an element's come beside it as ':@';
+        // folded in as the default parse does: {'#text': text, '@_Ccy': 'CHF'}.
+        const attributes = item[':@'] as Record<string, unknown> | undefined;
+        if (attributes !== undefined)
+          value =
+            typeof value === 'string' ? (value === '' ? { ...attributes } : { '#text': value, ...attributes }) : Object.assign(value as object, attributes);
         folded ??= {};
         const before = folded[key];
         if (before === undefined) folded[key] = value;

@@ -35,7 +35,7 @@ describe('bank: statement import (POST bank/statement/)', () => {
     const rows = await transfers(s);
     expect(rows.map((r) => [r.sender, r.subject, r.amount, r.transfer_date])).to.deep.equal([
       ['Jürgen Müller', 'Bestellung none vielen Dank für die schnelle Lieferung', '49.90', '2026-11-20T00:00:00.000Z'],
-      ['Zoë Brandstätter', 'none', '24.50', '2026-11-21T00:00:00.000Z'],
+      ['Zoë Brandstätter', '', '24.50', '2026-11-21T00:00:00.000Z'],
       ['Anna Ødegård', 'Spende & Trinkgeld', '5.00', '2026-11-21T00:00:00.000Z'],
     ]);
     expect(rows.map((r) => r.id)).to.deep.equal(rows.map((_, i) => `${i + 1}${rows[0]!.id.slice(1)}`));

@@ -21,7 +21,7 @@ describe('bank statement parsing', () => {
       const suffix = version === '001.08' ? 'V08-' : '';
       expect(parsed.entries).to.deep.equal([
         {
-          reference: `DE02120300000000202051|${suffix}2026112012345001`,
+          reference: `DE02120300000000202051|${suffix}2026112012345001|1|49.90|2026-11-20`,
           transferDate: new Date('2026-11-20T00:00:00Z'),
           sender: 'Jürgen Müller',
           subject: 'Bestellung 1_2026_11 vielen Dank für die schnelle Lieferung',
@@ -30,22 +30,23 @@ describe('bank statement parsing', () => {
           payerReferences: [],
         },
         {
-          reference: `DE02120300000000202051|${suffix}2026112112345100/1`,
+          reference: `DE02120300000000202051|${suffix}2026112112345100|1|24.50|2026-11-21`,
           transferDate: new Date('2026-11-21T00:00:00Z'),
           sender: 'Zoë Brandstätter',
-          subject: '2_2026_11',
+          // The creditor reference is the payer's reference, not remittance text (issue 29).
+          subject: '',
           amount: '24.50',
           currency: 'EUR',
-          payerReferences: [],
+          payerReferences: ['2_2026_11', 'E2E-0001'],
         },
         {
-          reference: `DE02120300000000202051|${suffix}2026112112345100/2`,
+          reference: `DE02120300000000202051|${suffix}2026112112345100|2|5.00|2026-11-21`,
           transferDate: new Date('2026-11-21T00:00:00Z'),
           sender: 'Anna Ødegård',
           subject: 'Spende & Trinkgeld',
           amount: '5.00',
           currency: 'EUR',
-          payerReferences: [],
+          payerReferences: ['E2E-0002'],
         },
       ]);
     });

@@ -1,0 +1,155 @@
+/**
+ * One CAMT entry (Ntry, the same structure in camt.053 Stmt and camt.054 Ntfctn) into the
+ * payments it holds, or counted as skipped. ISO 20022 BankToCustomerStatement/
+ * DebitCreditNotification V02-V08 with the Swiss (SPS) and German (DK Anlage 3) usage:
+ * - A DBIT entry is a debit; an entry not booked (Sts, V02-V06 as text, V07+ as Sts/Cd) is
+ *   unbooked; both counted whole, whatever they hold.
+ * - A booked CRDT entry is one payment per TxDtls (of every NtryDtls); without TxDtls, or with one,
+ *   the entry is one payment of the entry's Amt (the amount booked: a lone TxDtls/Amt may be in
+ *   another currency, genkgo's v8 sample has 0 SEK under an 8.85 EUR entry). In a batch each
+ *   payment has its own amount: TxDtls/Amt (V04+) or TxDtls/AmtDtls/TxAmt/Amt (V02), required.
+ * - A payment that is a return or reversal is counted in `returns`, never an entry: the entry's
+ *   RvslInd (a CRDT reversal undoes a debit of the holder's), TxDtls/RtrInf, or a bank
+ *   transaction code of the ISO 20022 list (ExternalBankTransactionSubFamily1Code) meaning money
+ *   coming back (RETURN_SUB_FAMILIES), on the entry or the payment; or the German DK code 159
+ *   (GVC "SEPA-Überweisung Retoure") in BkTxCd/Prtry/Cd.
+ * - A DBIT payment inside a credit batch (charges netted into the batch) counts as a debit.
+ */
+import { attributeOf, list, node, Node, refuse, textOf } from './camt-node';
+import { payerReferencesOf, senderOf, subjectOf } from './camt-remittance';
+import type { ParsedStatement } from './statement.type';
+
+/** What an entry needs of its statement or notification. */
+export interface CamtMessage {
+  format: 'camt.053' | 'camt.054';
+  /** Acct/Id/IBAN, else Acct/Id/Othr/Id ('' when the file has no Acct). */
+  account: string;
+  /** Acct/Ccy ('' when absent). */
+  currency: string;
+  /** Stmt/Id or Ntfctn/Id ('' when absent). */
+  id: string;
+}
+
+/** Reference keys given so far in one file, to keep two equal ones apart (see referenceOf). */
+export type SeenKeys = Map<string, number>;
+
+/**
+ * ISO 20022 bank transaction sub-families that, on a credit, bring the holder's own money back:
+ * RRTN reversal due to payment return (a credit transfer of the holder's returned), RPCR reversal
+ * due to payment cancellation request, RCDD the same for a direct debit, PRDD reversal due to
+ * payment reversal, UPDD reversal due to return/unpaid direct debit, ARET ACH return, AREV ACH
+ * reversal, CQRV cheque reversal, UPCQ/XPCQ unpaid (foreign) cheque, UPCT unpaid card
+ * transaction, UDFT dishonoured/unpaid draft.
+ */
+const RETURN_SUB_FAMILIES = new Set(['RRTN', 'RPCR', 'RCDD', 'PRDD', 'UPDD', 'ARET', 'AREV', 'CQRV', 'UPCQ', 'XPCQ', 'UPCT', 'UDFT']);
+/** DK proprietary code `<SWIFT code>+<GVC>[+<addition>]`, GVC 159: SEPA credit transfer returned. */
+const dkReturn = /^[A-Z]{4}\+159(\+|$)/;
+
+function isReturnCode(bkTxCd: unknown): boolean {
+  const code = node(bkTxCd);
+  const subFamily = textOf(node(node(code.Domn).Fmly).SubFmlyCd);
+  return RETURN_SUB_FAMILIES.has(subFamily) || list(code.Prtry).some((p) => dkReturn.test(textOf(node(p).Cd)));
+}
+
+/** A 400 naming the element at `at`. */
+type Fail = (at: string, what: string) => Error;
+
+const isReturnPayment = (tx: Node) => list(tx.RtrInf).length > 0 || isReturnCode(tx.BkTxCd);
+
+export function readEntry(ntry: Node, path: string, n: number, message: CamtMessage, seen: SeenKeys, result: ParsedStatement): void {
+  const fail: Fail = (at, what) => refuse(message.format, at, what);
+  const amount = decimal(ntry.Amt, `${path}/Amt`, fail);
+  const side = textOf(ntry.CdtDbtInd);
+  if (side !== 'CRDT' && side !== 'DBIT') throw fail(`${path}/CdtDbtInd`, 'must be CRDT or DBIT');
+  const status = textOf(ntry.Sts) || textOf(node(ntry.Sts).Cd) || textOf(node(ntry.Sts).Prtry);
+  if (!status) throw fail(`${path}/Sts`, 'is missing');
+  const date = entryDate(ntry, path, fail);
+  const details = list(ntry.NtryDtls).map(node);
+  const txs = details.flatMap((d, k) =>
+    list(d.TxDtls).map((tx, i) => ({ tx: node(tx), path: `${path}/NtryDtls${details.length > 1 ? `[${k + 1}]` : ''}/TxDtls[${i + 1}]` })),
+  );
+  if (side === 'DBIT') {
+    result.debits++;
+    return;
+  }
+  if (status !== 'BOOK') {
+    result.unbooked++;
+    return;
+  }
+  const entryCurrency = attributeOf(ntry.Amt, 'Ccy') || message.currency;
+  // A CRDT reversal, or a return code on the entry: every payment in it comes back.
+  const entryReturns = /^(true|1)$/.test(textOf(ntry.RvslInd)) || isReturnCode(ntry.BkTxCd);
+  const bankRef = textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef);
+  const payments = txs.length > 1 ? txs : [{ tx: txs[0]?.tx ?? {}, path }];
+  payments.forEach(({ tx, path: txPath }, i) => {
+    if (entryReturns || isReturnPayment(tx)) {
+      result.returns++;
+      return;
+    }
+    if (txs.length > 1 && textOf(tx.CdtDbtInd) === 'DBIT') {
+      result.debits++;
+      return;
+    }
+    const own = txs.length > 1 ? paymentAmount(tx, txPath, fail) : { amount, currency: '', path: `${path}/Amt` };
+    const currency = own.currency || entryCurrency;
+    if (!currency) throw fail(own.path, 'has no currency: neither the amount (Ccy) nor the account (Acct/Ccy) names one');
+    if (!/^[A-Z]{3}$/.test(currency)) throw fail(own.path, `must name an ISO 4217 currency (Ccy), not "${currency.slice(0, 10)}"`);
+    const ref = bankRef || textOf(node(tx.Refs).AcctSvcrRef) || (message.id && `${message.id}/${n}`);
+    result.entries.push({
+      reference: ref ? referenceOf([message.account, ref, String(i + 1), own.amount, date.toISOString().slice(0, 10)], seen) : null,
+      transferDate: date,
+      sender: senderOf(tx),
+      subject: subjectOf(tx, txs.length > 1 ? '' : textOf(ntry.AddtlNtryInf)),
+      amount: own.amount,
+      currency,
+      payerReferences: payerReferencesOf(tx),
+    });
+  });
+}
+
+/**
+ * The dedupe key account|bank ref|position in the entry|amount|booking date (statement.type.ts).
+ * The bank's reference identifies an entry, but banks share one across entries (PostFinance's
+ * entries 4 and 5, GLS's two credits, an ESR package id on every TxDtls): a key given twice in
+ * one file gets `#2`, `#3` in file order, so no two payments of a file are ever merged and a
+ * re-import of the file gives the same keys.
+ */
+function referenceOf(parts: string[], seen: SeenKeys): string {
+  const key = parts.join('|');
+  const count = (seen.get(key) ?? 0) + 1;
+  seen.set(key, count);
+  return count === 1 ? key : `${key}#${count}`;
+}
+
+/** One payment's amount in a batch: TxDtls/Amt (V04+), else TxDtls/AmtDtls/TxAmt/Amt (V02). */
+function paymentAmount(tx: Node, path: string, fail: Fail) {
+  const amountPath = tx.Amt !== undefined ? `${path}/Amt` : `${path}/AmtDtls/TxAmt/Amt`;
+  const element = tx.Amt ?? node(node(tx.AmtDtls).TxAmt).Amt;
+  if (element === undefined) throw fail(`${path}/Amt`, 'is missing: a payment of a batch entry needs its own amount (Amt or AmtDtls/TxAmt/Amt)');
+  return { amount: decimal(element, amountPath, fail), currency: attributeOf(element, 'Ccy'), path: amountPath };
+}
+
+function decimal(value: unknown, path: string, fail: Fail): string {
+  const text = textOf(value).trim();
+  if (!/^\d{1,12}(\.\d{1,5})?$/.test(text)) throw fail(path, `must be an amount, not "${text.slice(0, 40)}"`);
+  const [whole, fraction = ''] = text.split('.');
+  if (fraction.length > 2 && /[1-9]/.test(fraction.slice(2))) throw fail(path, 'has more than two decimal places');
+  return `${BigInt(whole!)}.${fraction.slice(0, 2).padEnd(2, '0')}`;
+}
+
+/**
+ * The booking date at 00:00 UTC: BookgDt/Dt, or the calendar day written in BookgDt/DtTm
+ * (2014-12-31T13:15:00+01:00 is 31 December, not shifted by its offset); ValDt the same way when
+ * there is no BookgDt.
+ */
+function entryDate(ntry: Node, path: string, fail: Fail): Date {
+  const dateOf = (d: unknown) => textOf(node(d).Dt) || textOf(node(d).DtTm);
+  const booked = ntry.BookgDt !== undefined;
+  const text = dateOf(booked ? ntry.BookgDt : ntry.ValDt);
+  const at = `${path}/${booked || ntry.ValDt === undefined ? 'BookgDt' : 'ValDt'}`;
+  const day = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.exec(text)?.[1];
+  const date = new Date(`${day}T00:00:00Z`);
+  // JavaScript reads 2026-02-30 as 2 March: a day that does not exist is refused.
+  if (!day || !Number.isFinite(date.getTime()) || !date.toISOString().startsWith(day)) throw fail(at, `must be a date, not "${text.slice(0, 40)}"`);
+  return date;
+}
