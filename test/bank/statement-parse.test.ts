@@ -154,3 +154,121 @@ describe('bank statement parsing', () => {
     expect((await refusal(Buffer.from('date;amount\n2026-11-20;10.00\n'))).id).to.equal('unsupported_statement');
   });
 });
+
+describe('bank statement parsing: camt.054 and the CAMT rules', () => {
+  /** The camt.054.001.08 fixture as an older version writes it (element names of the XSDs .001.04 and .001.02). */
+  const camt054 = (version: '08' | '04' | '02'): Buffer => {
+    let xml = fixture('camt054.001.08.xml').toString();
+    if (version === '08') return Buffer.from(xml);
+    xml = xml
+      .replace('camt.054.001.08', `camt.054.001.${version}`)
+      .replace(/<Sts><Cd>(\w+)<\/Cd><\/Sts>/g, '<Sts>$1</Sts>')
+      .replace(/<(Dbtr|UltmtDbtr)><Pty>([\s\S]*?)<\/Pty><\/\1>/g, '<$1>$2</$1>');
+    if (version === '02')
+      xml = xml.replace(/(<TxDtls>[\s\S]*?)<Amt Ccy="(\w+)">([\d.]+)<\/Amt>/g, '$1<AmtDtls><TxAmt><Amt Ccy="$2">$3</Amt></TxAmt></AmtDtls>');
+    return Buffer.from(xml);
+  };
+
+  for (const version of ['08', '04', '02'] as const) {
+    it(`when a camt.054.001.${version} notification holds a QR batch credit, a single credit, a return, a pending credit and a fee, then each payment of the batch is a transfer`, async () => {
+      const parsed = await parseStatement(camt054(version));
+      expect(parsed).to.include({ format: 'camt.054', statements: 1, debits: 1, returns: 1, unbooked: 1 });
+      const account = 'CH5604835012345678009';
+      expect(parsed.entries).to.deep.equal([
+        {
+          reference: `${account}|261124CH0000QR01|1|199.95|2026-11-24`,
+          transferDate: new Date('2026-11-24T00:00:00Z'),
+          sender: 'Pia-Maria Rutschmann-Schnyder',
+          subject: 'Bestellung vom 15.11.2026',
+          amount: '199.95',
+          currency: 'CHF',
+          payerReferences: ['210000000003139471430009017'],
+        },
+        {
+          reference: `${account}|261124CH0000QR01|2|50.00|2026-11-24`,
+          transferDate: new Date('2026-11-24T00:00:00Z'),
+          sender: 'Jürg Kälin',
+          subject: '',
+          amount: '50.00',
+          currency: 'CHF',
+          payerReferences: ['RF18539007547034'],
+        },
+        {
+          reference: `${account}|261124CH0000QR01|3|75.10|2026-11-24`,
+          transferDate: new Date('2026-11-24T00:00:00Z'),
+          sender: 'Lucie Favre',
+          subject: 'Facture 2_2026_11 merci',
+          amount: '75.10',
+          currency: 'CHF',
+          payerReferences: ['QR-1_2026_11'],
+        },
+        {
+          reference: `${account}|261125CH0000A001|1|120.00|2026-11-25`,
+          // BookgDt/DtTm 2026-11-25T00:30:00+01:00: the day written, not 24 November in UTC.
+          transferDate: new Date('2026-11-25T00:00:00Z'),
+          sender: 'Zoë Favre',
+          subject: 'Commande 3_2026_11',
+          amount: '120.00',
+          currency: 'CHF',
+          payerReferences: ['E2E-4711'],
+        },
+      ]);
+    });
+  }
+
+  it('when two payments of a file have the same bank reference, position, amount and day, then both are kept with distinct keys', async () => {
+    const xml = fixture('camt054.001.08.xml').toString().replace('<AcctSvcrRef>261125CH0000A001</AcctSvcrRef>', '<AcctSvcrRef>261124CH0000QR01</AcctSvcrRef>');
+    const twice = xml.replace(/(<Ntfctn>[\s\S]*<\/Ntfctn>)/, '$1$1');
+    const parsed = await parseStatement(Buffer.from(twice));
+    expect(parsed.statements).to.equal(2);
+    expect(parsed.entries).to.have.length(8);
+    expect(parsed.entries.map((e) => e.reference).slice(4, 6)).to.deep.equal([
+      'CH5604835012345678009|261124CH0000QR01|1|199.95|2026-11-24#2',
+      'CH5604835012345678009|261124CH0000QR01|2|50.00|2026-11-24#2',
+    ]);
+    expect(new Set(parsed.entries.map((e) => e.reference)).size).to.equal(8);
+  });
+
+  it('when a payment of a batch has no amount of its own, or no currency is named anywhere, then the 400 names the element', async () => {
+    const noAmount = fixture('camt054.001.08.xml').toString().replace('<Amt Ccy="CHF">50.00</Amt>', '');
+    const err = await refusal(Buffer.from(noAmount));
+    expect(err).to.include({ status: 400, id: 'malformed_statement', field: 'Document/BkToCstmrDbtCdtNtfctn/Ntfctn[1]/Ntry[1]/NtryDtls/TxDtls[2]/Amt' });
+    const noCurrency = fixture('camt053.001.08.xml')
+      .toString()
+      .replace(/ Ccy="EUR"/g, '')
+      .replace(/<Ccy>EUR<\/Ccy>/g, '');
+    const missing = await refusal(Buffer.from(noCurrency));
+    expect(missing).to.include({ status: 400, id: 'malformed_statement', field: 'Document/BkToCstmrStmt/Stmt[1]/Ntry[1]/Amt' });
+    expect(missing.message).to.contain('Ccy');
+  });
+
+  it('when an amount has no currency but the account has one, then the account currency is taken', async () => {
+    const parsed = await parseStatement(
+      Buffer.from(
+        fixture('camt053.001.08.xml')
+          .toString()
+          .replace(/ Ccy="EUR"/g, ''),
+      ),
+    );
+    expect(parsed.entries.map((e) => e.currency)).to.deep.equal(['EUR', 'EUR', 'EUR']);
+  });
+
+  it('when a CAMT credit is a reversal, carries RtrInf or a return code, then it is counted as a return, never a transfer', async () => {
+    const base = fixture('camt053.001.08.xml').toString();
+    const cases = [
+      base.replace('<Sts><Cd>BOOK</Cd></Sts>', '<RvslInd>true</RvslInd><Sts><Cd>BOOK</Cd></Sts>'),
+      base.replace('<SubFmlyCd>ESCT</SubFmlyCd>', '<SubFmlyCd>RRTN</SubFmlyCd>'),
+      base.replace('<Prtry><Cd>NTRF+166</Cd>', '<Prtry><Cd>NRTI+159+00931</Cd>'),
+      base.replace(
+        '<RltdPties>\n              <Dbtr><Pty><Nm>Jürgen',
+        '<RtrInf><Rsn><Cd>AC04</Cd></Rsn></RtrInf><RltdPties>\n              <Dbtr><Pty><Nm>Jürgen',
+      ),
+    ];
+    for (const xml of cases) {
+      expect(xml).to.not.equal(base);
+      const parsed = await parseStatement(Buffer.from(xml));
+      expect(parsed).to.include({ returns: 1, debits: 1, unbooked: 1 });
+      expect(parsed.entries.map((e) => e.sender)).to.deep.equal(['Zoë Brandstätter', 'Anna Ødegård']);
+    }
+  });
+});

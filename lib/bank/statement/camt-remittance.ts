@@ -57,9 +57,12 @@ export function payerReferencesOf(tx: Node): string[] {
 
 const noReference = /^(NOT ?PROVIDED|NONREF)$/i;
 
-/** An IBAN (ISO 13616): country, two check digits, 11-30 letters and digits, mod 97 = 1. */
+/**
+ * An IBAN (ISO 13616): country, two check digits, 11-30 letters and digits, mod 97 = 1. An ISO
+ * 11649 creditor reference (RF...) has the same shape and check: RF is no country, so never one.
+ */
 export function isIban(candidate: string): boolean {
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(candidate)) return false;
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(candidate) || candidate.startsWith('RF')) return false;
   let rest = 0;
   for (const ch of candidate.slice(4) + candidate.slice(0, 4)) {
     const digits = ch <= '9' ? ch : String(ch.charCodeAt(0) - 55);
