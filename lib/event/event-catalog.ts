@@ -44,13 +44,14 @@ const urlFormat: RequiredFormat = {
   format: 'url',
   pattern: '^https?://[^\\s/?#]+([/?#]\\S*)?$',
   description:
-    'an absolute http:// or https:// URL; where private hosts are not allowed (production), not localhost or a loopback, private or link-local address',
+    'an absolute http:// or https:// URL whose host is a public (global unicast) address or a name resolving only to such (production: not localhost, loopback, private, link-local, CGNAT, multicast, reserved, NAT64, 6to4 or Teredo)',
 };
 
 const emailFormat: RequiredFormat = {
   format: 'email',
   pattern: `^(${emailAddress.source.slice(1, -1)}|\\{[a-z0-9_]+(\\.[a-z0-9_]+)*\\})$`,
-  description: "one e-mail address such as orders@example.com, or a {field.path} of the event's record that holds one, such as {customer.email}",
+  description:
+    "the record's buyer as the field that holds the address ({customer.email} of an order, {email} of a customer), or one of the account's own addresses (GET admin/user/ email); no other recipient",
 };
 
 /** System_event_condition_type. */

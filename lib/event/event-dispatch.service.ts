@@ -5,7 +5,7 @@ import type { MergedResult } from '../queue/merged-jobs';
 import { addToOutbox } from '../queue/outbox';
 import { conditionsHold } from './event-condition';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
-import { loadEventRecord } from './event-record';
+import { EventRecord, handlerScope, loadEventRecord } from './event-record';
 import { eventRunRepository } from './event-run.repository';
 
 export interface DispatchResult {
@@ -84,11 +84,21 @@ export async function dispatchEventBatch(batchJobId: string, batch: JobPayloads[
 /** One event against the account's active handlers of its type (read by the caller). */
 async function dispatchTo(handlers: EventHandlerRow[], eventId: string, event: JobPayloads['event.emit'], occurredAt: Date): Promise<DispatchResult> {
   const result: DispatchResult = { runs: [], skipped: [] };
-  const record = await loadEventRecord(event.accountId, event.section, event.recordId, event.data);
+  // The record as each grant sees it: read once for all-account handlers, once per bound portal account.
+  const records = new Map<number | null, Promise<EventRecord | undefined>>();
+  const recordFor = (grant: number | null) => {
+    if (!records.has(grant)) records.set(grant, loadEventRecord(handlerScope(event.accountId, grant), event.section, event.recordId, event.data));
+    return records.get(grant)!;
+  };
   const chosen: EventHandlerRow[] = [];
   for (const handler of handlers) {
-    if (event.section === 'stock' && !targeted(handler, event.data?.target))
+    const record = await recordFor(handler.portal_account_grant);
+    // A bound client's handler acts only on its portal account's records (issue 31).
+    if (handler.portal_account_grant !== null && !record && (await recordFor(null)))
+      result.skipped.push({ handler_id: handler.id, reason: "record of a portal account outside the handler's grant" });
+    else if (event.section === 'stock' && !targeted(handler, event.data?.target))
       result.skipped.push({ handler_id: handler.id, reason: 'not a target of cia.event' });
+    else if (handler.portal_account_grant !== null && !record) result.skipped.push({ handler_id: handler.id, reason: 'record gone' });
     else if (handler.condition.length > 0 && !record) result.skipped.push({ handler_id: handler.id, reason: 'record gone; condition cannot hold' });
     else if (record && !conditionsHold(handler.condition, record)) result.skipped.push({ handler_id: handler.id, reason: 'condition does not hold' });
     else chosen.push(handler);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 import type { HandlerCondition } from './event-handler.type';
 
@@ -18,6 +19,17 @@ export interface EventHandlerRow {
   /** Set while a notification handler is paused (is_active false): its deliveries are held. */
   paused_at: Date | null;
   pause_reason: string | null;
+  /** The portal account the creating client was bound to; null: all (the seller's own tokens, clients granted all). */
+  portal_account_grant: number | null;
+}
+
+/**
+ * The handlers a caller may see: all of the account for the seller and clients granted all; for a
+ * client bound to a portal account, only those created under that same grant.
+ */
+function visibleTo(q: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
+  q.where('account_id', scope.accountId);
+  return scope.portalAccountGrant === 'all' ? q : q.where('portal_account_grant', scope.portalAccountGrant);
 }
 
 /** Event handlers of a seller account; every query is scoped by the account id. */
@@ -32,17 +44,25 @@ export const eventHandlerRepository = {
     return (inserted as { id: number }).id;
   },
 
-  async list(accountId: number): Promise<EventHandlerRow[]> {
-    return db()('event_handler').where({ account_id: accountId }).orderBy('id');
+  async list(scope: OrderScope): Promise<EventHandlerRow[]> {
+    return visibleTo(db()('event_handler'), scope).orderBy('id');
   },
 
-  async get(accountId: number, id: number): Promise<EventHandlerRow | undefined> {
-    return db()('event_handler').where({ account_id: accountId, id }).first();
+  /** One handler the scope sees (allOrdersOf(account) for the service's own work). */
+  async get(scope: OrderScope, id: number): Promise<EventHandlerRow | undefined> {
+    return visibleTo(db()('event_handler'), scope).where({ id }).first();
   },
 
-  /** Deletes one handler; false when the account has none with that id. */
-  async delete(trx: Knex.Transaction, accountId: number, id: number): Promise<boolean> {
-    return (await trx('event_handler').where({ account_id: accountId, id }).delete()) > 0;
+  /** How many handlers the account has (the cap EVENT_HANDLERS_PER_ACCOUNT); the account's row locked so two creations count in turn. */
+  async countForCreate(trx: Knex.Transaction, accountId: number): Promise<number> {
+    await trx('account').where({ id: accountId }).forNoKeyUpdate().first('id');
+    const [row] = (await trx('event_handler').where({ account_id: accountId }).count({ n: '*' })) as { n: string }[];
+    return Number(row?.n ?? 0);
+  },
+
+  /** Deletes one handler the scope sees; false when there is none with that id. */
+  async delete(trx: Knex.Transaction, scope: OrderScope, id: number): Promise<boolean> {
+    return (await visibleTo(trx('event_handler'), scope).where({ id }).delete()) > 0;
   },
 
   /** The handlers of an account for one event type that take events: active ones, and paused ones (their deliveries are held). */
@@ -77,9 +97,9 @@ export const eventHandlerRepository = {
   },
 
   /** Unpauses a handler of the account (active, failure clock reset); false when it was not paused. */
-  async resume(trx: Knex.Transaction, accountId: number, id: number): Promise<boolean> {
-    const updated = await trx('event_handler')
-      .where({ account_id: accountId, id })
+  async resume(trx: Knex.Transaction, scope: OrderScope, id: number): Promise<boolean> {
+    const updated = await visibleTo(trx('event_handler'), scope)
+      .where({ id })
       .whereNotNull('paused_at')
       .update({ is_active: true, paused_at: null, pause_reason: null, failing_since: null, modified: trx.fn.now() });
     return updated > 0;

@@ -1,10 +1,13 @@
 import crypto from 'node:crypto';
+import { config } from '../../config';
+import { OrderScope, grantOf } from '../access/caller';
 import { db } from '../db/knex';
 import { invalidField, notFound } from '../errors';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import type { EventHandlerInput, HandlerCondition } from './event-handler.type';
 import { isForbiddenHostLiteral } from './webhook-host';
+import { checkMailRecipient } from './mail-recipient';
 
 const at = (path: string) => `event_handler.${path}`;
 
@@ -57,7 +60,7 @@ function checkFormat(field: string, value: string, format: RequiredFormat): void
     throw invalidField(field, `${field} must be ${format.description}`);
   }
   if (format.format === 'url' && isForbiddenHostLiteral(new URL(value))) {
-    throw invalidField(field, `${field} must not point at a loopback or private address`);
+    throw invalidField(field, `${field} must point at a public (global unicast) address, not localhost or a loopback, private or special-use one`);
   }
 }
 
@@ -106,8 +109,12 @@ function checkConditions(section: string, conditions: HandlerCondition[]): Handl
   });
 }
 
-/** POST admin/event/handler/: checks the definition against the catalog and stores it; 400 names what is wrong. */
-export async function createEventHandler(accountId: number, input: EventHandlerInput): Promise<EventHandlerRow> {
+/**
+ * POST admin/event/handler/: checks the definition against the catalog and stores it with the
+ * caller's portal-account grant (a bound client's handler acts only on that portal account's
+ * records); 400 names what is wrong, also when the account has EVENT_HANDLERS_PER_ACCOUNT already.
+ */
+export async function createEventHandler(scope: OrderScope, input: EventHandlerInput): Promise<EventHandlerRow> {
   const section = sectionOf(input);
   const action = findAction(section, input.action.id);
   if (!action) throw invalidField(at('action.id'), `${at('action.id')} ${input.action.id} is not an action of section ${section} (system/event/action/)`);
@@ -115,30 +122,35 @@ export async function createEventHandler(accountId: number, input: EventHandlerI
     throw invalidField(at('action.id'), `${at('action.id')} ${action.action} does not respond to event type ${input.type.id}`);
   }
   const required = checkRequired(action, input.action.required);
+  if (action.action === 'mail') await checkMailRecipient(scope.accountId, section, required.to!, at('action.required.to'));
   const condition = checkConditions(section, input.condition);
-  const id = await db().transaction((trx) =>
-    eventHandlerRepository.insert(trx, {
-      account_id: accountId,
+  const id = await db().transaction(async (trx) => {
+    const limit = config().eventHandlersPerAccount;
+    if ((await eventHandlerRepository.countForCreate(trx, scope.accountId)) >= limit)
+      throw invalidField('event_handler', `event_handler: the account has ${limit} event handlers, the most it may have; delete one first`);
+    return eventHandlerRepository.insert(trx, {
+      account_id: scope.accountId,
       section,
       type: input.type.id,
       action: action.action,
       required,
       condition,
       signing_secret: `whsec_${crypto.randomBytes(32).toString('base64url')}`,
-    }),
-  );
-  return (await eventHandlerRepository.get(accountId, id))!;
+      portal_account_grant: grantOf(scope),
+    });
+  });
+  return (await eventHandlerRepository.get(scope, id))!;
 }
 
-/** One handler of the account, or 404. */
-export async function getEventHandler(accountId: number, id: number): Promise<EventHandlerRow> {
-  const row = await eventHandlerRepository.get(accountId, id);
+/** One handler the caller sees (a bound client: only its grant's), or 404. */
+export async function getEventHandler(scope: OrderScope, id: number): Promise<EventHandlerRow> {
+  const row = await eventHandlerRepository.get(scope, id);
   if (!row) throw notFound(`event handler ${id}`, 'event_handler_id');
   return row;
 }
 
 /** DELETE admin/event/handler/{id}/; runs already queued skip a deleted handler. */
-export async function deleteEventHandler(accountId: number, id: number): Promise<void> {
-  const deleted = await db().transaction((trx) => eventHandlerRepository.delete(trx, accountId, id));
+export async function deleteEventHandler(scope: OrderScope, id: number): Promise<void> {
+  const deleted = await db().transaction((trx) => eventHandlerRepository.delete(trx, scope, id));
   if (!deleted) throw notFound(`event handler ${id}`, 'event_handler_id');
 }

@@ -1,4 +1,4 @@
-import { allOrdersOf } from '../access/caller';
+import { allOrdersOf, OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 import { customerRepository } from '../customer/customer.repository';
 import { customerIdToApi } from '../customer/customer.type';
@@ -12,32 +12,47 @@ export type EventRecord = Record<string, unknown>;
 /**
  * Reads the event's record back: the order (Order_type), the customer (Customer_type) or, for
  * stock/cia, the item's id, its new quantity_available and the per-portal quantities CIA sent.
- * undefined when the record is gone (deleted since the event).
+ * undefined when the record is gone (deleted since the event) or outside the scope: a handler of
+ * a client bound to one portal account reads only that portal account's orders and customers, and
+ * of a stock item only that portal account's quantities (items are shared).
  */
 export async function loadEventRecord(
-  accountId: number,
+  scope: OrderScope | number,
   section: string,
   recordId: string,
   data: Record<string, unknown> = {},
 ): Promise<EventRecord | undefined> {
+  const within = typeof scope === 'number' ? allOrdersOf(scope) : scope;
+  const accountId = within.accountId;
   switch (section) {
     case 'order': {
-      const row = await orderRepository.get(allOrdersOf(accountId), recordId);
+      const row = await orderRepository.get(within, recordId);
       return row ? { ...orderToApi(row), user_id: accountId } : undefined;
     }
     case 'customer': {
-      const customer = await customerRepository.get(allOrdersOf(accountId), recordId);
+      const customer = await customerRepository.get(within, recordId);
       return customer ? { ...customer, user_id: accountId } : undefined;
     }
     case 'stock': {
       const stockId = Number(recordId);
       const input = Number.isSafeInteger(stockId) ? await loadCiaInput(db(), accountId, stockId) : undefined;
-      return input ? { stock_id: String(stockId), quantity: input.quantityAvailable, portal_quantity: data.quantity ?? [], user_id: accountId } : undefined;
+      const portalQuantity = Array.isArray(data.quantity) ? data.quantity.filter((q) => grantCovers(within, q)) : [];
+      return input ? { stock_id: String(stockId), quantity: input.quantityAvailable, portal_quantity: portalQuantity, user_id: accountId } : undefined;
     }
     default:
       return undefined;
   }
 }
+
+/** A per-portal entry the scope covers (entries without a portal account id are the item's own). */
+function grantCovers(scope: OrderScope, entry: unknown): boolean {
+  if (scope.portalAccountGrant === 'all' || entry === null || typeof entry !== 'object') return true;
+  const id = (entry as Record<string, unknown>).portal_account_id;
+  return id === undefined || Number(id) === scope.portalAccountGrant;
+}
+
+/** The scope a handler acts in: its creator's grant (lib/event/event-handler.repository.ts). */
+export const handlerScope = (accountId: number, grant: number | null): OrderScope => ({ accountId, portalAccountGrant: grant ?? 'all' });
 
 /**
  * The ids a receiver needs to read the record back (notification payloads), each of the JSON type

@@ -1,5 +1,4 @@
 import { UnrecoverableError } from 'bullmq';
-import { allOrdersOf } from '../access/caller';
 import { invalidInput, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
 import { updateOrder } from '../order/order.service';
@@ -8,15 +7,19 @@ import type { JobPayloads } from '../queue/jobs';
 import { createTaskOnce } from '../task/task.service';
 import { emailAddress } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
-import { EventRecord, loadEventRecord, recordIds } from './event-record';
+import { EventRecord, handlerScope, loadEventRecord, recordIds } from './event-record';
+import { assertMailRecipient } from './mail-recipient';
 import { fillTemplate } from './template';
 import { startDelivery } from './webhook-delivery.service';
 
 type Run = JobPayloads['event.run'];
 
-/** The record an action needs; gone since the event is a permanent failure of that run. */
-async function recordOf(run: Run): Promise<EventRecord> {
-  const record = await loadEventRecord(run.accountId, run.section, run.recordId, run.data);
+/**
+ * The record an action needs, as the handler's grant sees it; gone since the event (or outside
+ * the grant of the client that made the handler) is a permanent failure of that run.
+ */
+async function recordOf(run: Run, handler: EventHandlerRow): Promise<EventRecord> {
+  const record = await loadEventRecord(handlerScope(run.accountId, handler.portal_account_grant), run.section, run.recordId, run.data);
   if (!record) throw noLongerExists(`${run.section} ${run.recordId}`);
   return record;
 }
@@ -27,7 +30,8 @@ async function recordOf(run: Run): Promise<EventRecord> {
  * the delivery. A first attempt that ends it for good (410 Gone, a blocked host) fails the run.
  */
 async function notify(runId: string, run: Run, handler: EventHandlerRow) {
-  const record = run.section === 'stock' ? await loadEventRecord(run.accountId, run.section, run.recordId, run.data) : undefined;
+  // Nothing goes out about a record outside a bound handler's grant; others notify even of a record deleted since (the ids only).
+  const record = handler.portal_account_grant !== null || run.section === 'stock' ? await recordOf(run, handler).catch(gone(handler)) : undefined;
   const payload = {
     event: { section: run.section, type: run.type },
     event_id: run.eventId,
@@ -42,8 +46,16 @@ async function notify(runId: string, run: Run, handler: EventHandlerRow) {
   return outcome;
 }
 
+/** A stock record gone since still notifies (quantity null) for an all-account handler; a bound handler's run fails. */
+const gone = (handler: EventHandlerRow) => (err: unknown) => {
+  if (handler.portal_account_grant !== null) throw err;
+  return undefined;
+};
+
 async function mail(run: Run, handler: EventHandlerRow) {
-  const record = await recordOf(run);
+  // Not an open relay (issue 31): the buyer of the record or the account's own address, checked again now.
+  await assertMailRecipient(run.accountId, run.section, handler.required.to!);
+  const record = await recordOf(run, handler);
   const to = fillTemplate(handler.required.to!, record).trim();
   if (!emailAddress.test(to)) throw invalidInput('invalid_field', `mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
   const sent = await sendMail({ to, subject: fillTemplate(handler.required.subject!, record), text: fillTemplate(handler.required.template!, record) });
@@ -51,19 +63,24 @@ async function mail(run: Run, handler: EventHandlerRow) {
 }
 
 async function orderFlag(run: Run, handler: EventHandlerRow) {
-  const record = await recordOf(run);
+  const record = await recordOf(run, handler);
   const flag = handler.required.flag as StatusFlag;
   const value = handler.required.value === 'true';
   // Setting a flag that is set already would emit order changed again: a handler on changed would loop.
   if ((record.status as Record<string, unknown> | undefined)?.[flag] === value) return { order_id: run.recordId, flag, value, changed: false };
   const warnings: Warning[] = [];
   // An order that refuses the flag (a domain error) fails the run for good (lib/queue/processors.ts).
-  await updateOrder({ ...allOrdersOf(run.accountId), portalAccountId: null }, run.recordId, { status: { [flag]: value } }, warnings);
+  await updateOrder(
+    { ...handlerScope(run.accountId, handler.portal_account_grant), portalAccountId: null },
+    run.recordId,
+    { status: { [flag]: value } },
+    warnings,
+  );
   return { order_id: run.recordId, flag, value, changed: true };
 }
 
 async function task(runId: string, run: Run, handler: EventHandlerRow) {
-  const record = await recordOf(run);
+  const record = await recordOf(run, handler);
   const taskId = await createTaskOnce(
     run.accountId,
     {
@@ -83,7 +100,7 @@ async function task(runId: string, run: Run, handler: EventHandlerRow) {
  * permanent domain error (lib/errors) ends the run as failed.
  */
 export async function runEventHandler(runId: string, run: Run): Promise<Record<string, unknown>> {
-  const handler = await eventHandlerRepository.get(run.accountId, run.handlerId);
+  const handler = await eventHandlerRepository.get(handlerScope(run.accountId, null), run.handlerId);
   if (!handler || (!handler.is_active && !handler.paused_at)) return { handler_id: run.handlerId, skipped: 'handler deleted or inactive' };
   const base = { handler_id: handler.id, action: handler.action };
   switch (handler.action) {

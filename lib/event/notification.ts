@@ -1,8 +1,11 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
 import { config } from '../../config';
 import { webhookDeliveries } from '../metrics';
 import { retryAfterMs } from './webhook-retry';
-import { assertPublicHost, BlockedHostError } from './webhook-host';
+import { BlockedHostError, targetOf } from './webhook-host';
 
 /**
  * The signature header of a notification: v1=hex(HMAC-SHA256(secret, timestamp + "." + body)).
@@ -32,7 +35,7 @@ export interface AttemptResult {
 
 const dnsCodes = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA', 'EAI_FAIL']);
 
-/** The class of a failed fetch (undici puts the socket's error in cause). */
+/** The class of a failed request (a fetch puts the socket's error in cause, node's http has it on the error). */
 function errorClass(err: unknown): AttemptError {
   const e = err as { name?: string; code?: string; cause?: { code?: string; name?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.cause?.code === 'UND_ERR_CONNECT_TIMEOUT') return 'timeout';
@@ -58,8 +61,8 @@ export interface NotificationRequest {
 /**
  * POSTs a notification once and says what came of it; never throws for the receiver's sake.
  * Redirects are not followed (a retry, like any answer but 2xx and 410). The host is resolved
- * again first: a name that does not resolve is a retry, one that points into a private network
- * is blocked for good.
+ * inside the connection and every address checked (webhook-host.ts): a name that does not
+ * resolve is a retry, one that points anywhere but global unicast is blocked for good.
  */
 export async function postNotification(request: NotificationRequest): Promise<AttemptResult> {
   const result = await attempt(request);
@@ -67,25 +70,56 @@ export async function postNotification(request: NotificationRequest): Promise<At
   return result;
 }
 
+/** What a receiver answered: its status and Retry-After; the body is not read. */
+interface Answer {
+  status: number;
+  retryAfter: string | null;
+}
+
+/**
+ * One POST through node's http(s) to the pinned address (no connection pool: each attempt resolves
+ * and checks afresh); Host and the TLS server name (certificate check) are the URL's. The
+ * answer's body is discarded unread.
+ */
+async function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Answer> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const target = await targetOf(url);
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(
+      {
+        protocol: url.protocol,
+        host: target.address,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        agent: false,
+        signal,
+        ...(url.protocol === 'https:' && !net.isIP(target.name) ? { servername: target.name } : {}),
+        headers: { ...headers, Host: url.host, 'Content-Length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const retryAfter = res.headers['retry-after'];
+        resolve({ status: res.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : null });
+        res.destroy();
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 async function attempt({ url, secret, body, deliveryId, requestId }: NotificationRequest): Promise<AttemptResult> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
-  const host = new URL(url).host;
-  try {
-    await assertPublicHost(new URL(url));
-  } catch (err) {
-    if (err instanceof BlockedHostError)
-      return { outcome: 'blocked', status: null, error: 'blocked_host', description: `notification refused: ${err.message}`, durationMs: took() };
-    return { outcome: 'retry', status: null, error: errorClass(err), description: `notification to ${host}: ${describe(err)}`, durationMs: took() };
-  }
+  const target = new URL(url);
+  const host = target.host;
   const timestamp = String(Math.floor(Date.now() / 1000));
-  let res: Response;
+  let res: Answer;
   try {
-    res = await fetch(url, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(config().webhookTimeoutMs),
-      headers: {
+    res = await post(
+      target,
+      {
         'Content-Type': 'application/json; charset=utf-8',
         'User-Agent': 'Kontor-Webhook/1',
         'X-Kontor-Delivery': deliveryId,
@@ -95,18 +129,20 @@ async function attempt({ url, secret, body, deliveryId, requestId }: Notificatio
         ...(requestId ? { 'X-Request-Id': requestId } : {}),
       },
       body,
-    });
+      config().webhookTimeoutMs,
+    );
   } catch (err) {
+    if (err instanceof BlockedHostError)
+      return { outcome: 'blocked', status: null, error: 'blocked_host', description: `notification refused: ${err.message}`, durationMs: took() };
     const error = errorClass(err);
     const description =
       error === 'timeout' ? `notification to ${host}: no answer within ${config().webhookTimeoutMs} ms` : `notification to ${host}: ${describe(err)}`;
     return { outcome: 'retry', status: null, error, description, durationMs: took() };
   }
-  await res.body?.cancel().catch(() => undefined);
   const durationMs = took();
   const description = `notification to ${host} answered HTTP ${res.status}`;
   if (res.status >= 200 && res.status < 300) return { outcome: 'delivered', status: res.status, error: null, description, durationMs };
   if (res.status === 410) return { outcome: 'gone', status: res.status, error: 'http', description, durationMs };
-  const asked = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers.get('retry-after')) : undefined;
+  const asked = res.status === 429 || res.status === 503 ? retryAfterMs(res.retryAfter) : undefined;
   return { outcome: 'retry', status: res.status, error: 'http', description, durationMs, ...(asked !== undefined ? { retryAfterMs: asked } : {}) };
 }

@@ -119,6 +119,16 @@ export const webhookDeliveryRepository = {
     return row;
   },
 
+  /** A claimed delivery handed back without an attempt (its account's attempt slots are in use): due again after ms. */
+  async defer(id: string, ms: number): Promise<Date | undefined> {
+    const knex = db();
+    const [row] = (await knex('webhook_delivery')
+      .where({ id, state: 'pending' })
+      .update({ next_attempt_at: knex.raw('now() + make_interval(secs => ?)', [ms / 1000]) })
+      .returning('next_attempt_at')) as { next_attempt_at: Date }[];
+    return row?.next_attempt_at;
+  },
+
   /** The pending deliveries due, oldest due first, taken as claimIfDue does; rows another sweep holds are skipped. */
   async claimDue(limit: number, leaseSeconds: number): Promise<DeliveryRow[]> {
     const knex = db();

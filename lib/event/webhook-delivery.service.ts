@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { config } from '../../config';
+import { allOrdersOf, OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 import { notFound } from '../errors';
 import type { SearchRequest } from '../http/search';
@@ -12,6 +13,7 @@ import { getEventHandler } from './event-handler.service';
 import { AttemptResult, postNotification } from './notification';
 import { AttemptTrigger, DeliveryRow, DeliveryUpdate, LoggedDelivery, webhookDeliveryRepository as deliveries } from './webhook-delivery.repository';
 import { nextAttemptAt, retryPolicy } from './webhook-retry';
+import { takeWebhookSlot } from './webhook-slots';
 
 /** What an attempt (or a look at a delivery) tells the job that made it. */
 export interface DeliveryOutcome {
@@ -58,11 +60,17 @@ export async function startDelivery(deliveryId: string, run: JobPayloads['event.
  * delivery is held without an attempt, unless the seller asked for this redelivery.
  */
 export async function attemptDelivery(delivery: DeliveryRow, trigger: AttemptTrigger): Promise<DeliveryOutcome> {
-  const handler = await eventHandlerRepository.get(delivery.account_id, delivery.handler_id);
+  const handler = await eventHandlerRepository.get(allOrdersOf(delivery.account_id), delivery.handler_id);
   if (!handler) return { delivery_id: delivery.id, state: 'failed', error: 'event handler deleted' };
   if (handler.paused_at && trigger !== 'redeliver') {
     await deliveries.hold(delivery.id);
     return { delivery_id: delivery.id, state: 'held' };
+  }
+  // One seller's slow receivers must not hold every worker: past its slots, the attempt waits its turn in the sweep.
+  const slot = await takeWebhookSlot(delivery.account_id);
+  if (!slot) {
+    const next = await deliveries.defer(delivery.id, config().webhookSweepMs);
+    return { delivery_id: delivery.id, state: 'pending', ...(next ? { next_attempt_date: next.toISOString() } : {}) };
   }
   const startedAt = new Date();
   const result = await withRequestId(delivery.request_id ?? undefined, () =>
@@ -73,7 +81,7 @@ export async function attemptDelivery(delivery: DeliveryRow, trigger: AttemptTri
       deliveryId: delivery.id,
       requestId: delivery.request_id,
     }),
-  );
+  ).finally(() => slot.release());
   const update = await db().transaction((trx) => settle(trx, delivery, handler, result, { startedAt, trigger }));
   return {
     delivery_id: delivery.id,
@@ -151,8 +159,9 @@ async function pauseHandler(trx: Knex.Transaction, handler: EventHandlerRow, rea
 }
 
 /** POST .../delivery/{delivery_id}/redeliver/: queues one attempt now (event.redeliver); 404 for another handler's or account's delivery. */
-export async function requestRedelivery(accountId: number, handlerId: number, deliveryId: string): Promise<string> {
-  await getEventHandler(accountId, handlerId);
+export async function requestRedelivery(scope: OrderScope, handlerId: number, deliveryId: string): Promise<string> {
+  await getEventHandler(scope, handlerId);
+  const { accountId } = scope;
   const delivery = await deliveries.get(accountId, deliveryId);
   if (!delivery || delivery.handler_id !== handlerId) throw notFound(`delivery ${deliveryId}`, 'delivery_id');
   return db().transaction((trx) => addToOutbox(trx, accountId, 'event.redeliver', { accountId, handlerId, deliveryId }));
@@ -166,13 +175,13 @@ export async function redeliver(job: JobPayloads['event.redeliver']): Promise<De
 }
 
 /** POST admin/event/handler/{id}/resume/: the handler delivers again and its held deliveries are due now. */
-export async function resumeEventHandler(accountId: number, handlerId: number): Promise<{ handler: EventHandlerRow; resumed: number }> {
-  await getEventHandler(accountId, handlerId);
+export async function resumeEventHandler(scope: OrderScope, handlerId: number): Promise<{ handler: EventHandlerRow; resumed: number }> {
+  await getEventHandler(scope, handlerId);
   const resumed = await db().transaction(async (trx) => {
-    await eventHandlerRepository.resume(trx, accountId, handlerId);
-    return deliveries.resumeHeld(trx, accountId, handlerId, retryPolicy().windowMs);
+    await eventHandlerRepository.resume(trx, scope, handlerId);
+    return deliveries.resumeHeld(trx, scope.accountId, handlerId, retryPolicy().windowMs);
   });
-  return { handler: await getEventHandler(accountId, handlerId), resumed };
+  return { handler: await getEventHandler(scope, handlerId), resumed };
 }
 
 /** A delivery and its attempts as the log answers them. */
@@ -205,7 +214,7 @@ export function deliveryToApi(row: LoggedDelivery) {
 }
 
 /** GET admin/event/handler/{id}/delivery/: the handler's log; 404 for another account's handler. */
-export async function searchDeliveries(accountId: number, handlerId: number, search: SearchRequest) {
-  await getEventHandler(accountId, handlerId);
-  return deliveries.search(accountId, handlerId, search, deliveryToApi);
+export async function searchDeliveries(scope: OrderScope, handlerId: number, search: SearchRequest) {
+  await getEventHandler(scope, handlerId);
+  return deliveries.search(scope.accountId, handlerId, search, deliveryToApi);
 }

@@ -402,7 +402,7 @@ describe('event execution (events worker)', function () {
         error = e as Error;
       }
       expect(error?.name).to.equal('UnrecoverableError');
-      expect(error?.message).to.match(/private or loopback/);
+      expect(error?.message).to.match(/not a public \(global unicast\) address/);
     } finally {
       setConfig(current);
     }

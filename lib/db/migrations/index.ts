@@ -24,6 +24,8 @@ import * as outboxRelayedAs from './20261125_0300_outbox_relayed_as';
 import * as bankCurrencyAndMatchReason from './20261126_0100_bank_currency_and_match_reason';
 import * as paymentProviderPending from './20261126_0200_payment_provider_pending';
 import * as grantPerCaller from './20261126_0400_grant_per_caller';
+import * as credentialsBoundToRow from './20261126_0600_credentials_bound_to_row';
+import * as eventHandlerGrant from './20261126_0700_event_handler_grant';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -60,6 +62,8 @@ const migrations: Record<string, Migration> = {
   '20261126_0100_bank_currency_and_match_reason': bankCurrencyAndMatchReason,
   '20261126_0200_payment_provider_pending': paymentProviderPending,
   '20261126_0400_grant_per_caller': grantPerCaller,
+  '20261126_0600_credentials_bound_to_row': credentialsBoundToRow,
+  '20261126_0700_event_handler_grant': eventHandlerGrant,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
