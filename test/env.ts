@@ -13,3 +13,6 @@ process.env.QUEUE_PREFIX ??= `kontor-test-${process.pid}`;
 // Every seller of the suite logs in from 127.0.0.1: the per-address login bound would make tests
 // that send many wrong logins (fuzzing) refuse the next tests' sellers. Throttle tests set it lower.
 process.env.LOGIN_ATTEMPTS_PER_ADDRESS ??= '100000';
+// The suite's clients pretend to come from many addresses through X-Forwarded-For, as a load
+// balancer on this machine would send it; production trusts no proxy unless TRUSTED_PROXIES says so.
+process.env.TRUSTED_PROXIES ??= 'loopback';
