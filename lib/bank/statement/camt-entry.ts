@@ -30,8 +30,17 @@ export interface CamtMessage {
   id: string;
 }
 
-/** Reference keys given so far in one file, to keep two equal ones apart (see referenceOf). */
-export type SeenKeys = Map<string, number>;
+/** What one file's entries share: the keys given so far (see referenceOf), the dates read (text to day). */
+export interface CamtFile {
+  seen: Map<string, number>;
+  days: Map<string, Day>;
+}
+
+/** A booking day: YYYY-MM-DD and its 00:00 UTC in ms. */
+interface Day {
+  day: string;
+  ms: number;
+}
 
 /**
  * ISO 20022 bank transaction sub-families that, on a credit, bring the holder's own money back:
@@ -56,17 +65,18 @@ type Fail = (at: string, what: string) => Error;
 
 const isReturnPayment = (tx: Node) => list(tx.RtrInf).length > 0 || isReturnCode(tx.BkTxCd);
 
-export function readEntry(ntry: Node, path: string, n: number, message: CamtMessage, seen: SeenKeys, result: ParsedStatement): void {
+export function readEntry(ntry: Node, path: string, n: number, message: CamtMessage, file: CamtFile, result: ParsedStatement): void {
   const fail: Fail = (at, what) => refuse(message.format, at, what);
   const amount = decimal(ntry.Amt, `${path}/Amt`, fail);
   const side = textOf(ntry.CdtDbtInd);
   if (side !== 'CRDT' && side !== 'DBIT') throw fail(`${path}/CdtDbtInd`, 'must be CRDT or DBIT');
   const status = textOf(ntry.Sts) || textOf(node(ntry.Sts).Cd) || textOf(node(ntry.Sts).Prtry);
   if (!status) throw fail(`${path}/Sts`, 'is missing');
-  const date = entryDate(ntry, path, fail);
-  const details = list(ntry.NtryDtls).map(node);
-  const txs = details.flatMap((d, k) =>
-    list(d.TxDtls).map((tx, i) => ({ tx: node(tx), path: `${path}/NtryDtls${details.length > 1 ? `[${k + 1}]` : ''}/TxDtls[${i + 1}]` })),
+  const date = entryDate(ntry, path, file.days, fail);
+  const details = list(ntry.NtryDtls);
+  const txs: { tx: Node; path: string }[] = [];
+  details.forEach((d, k) =>
+    list(node(d).TxDtls).forEach((tx, i) => txs.push({ tx: node(tx), path: `${path}/NtryDtls${details.length > 1 ? `[${k + 1}]` : ''}/TxDtls[${i + 1}]` })),
   );
   if (side === 'DBIT') {
     result.debits++;
@@ -96,8 +106,8 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
     if (!/^[A-Z]{3}$/.test(currency)) throw fail(own.path, `must name an ISO 4217 currency (Ccy), not "${currency.slice(0, 10)}"`);
     const ref = bankRef || textOf(node(tx.Refs).AcctSvcrRef) || (message.id && `${message.id}/${n}`);
     result.entries.push({
-      reference: ref ? referenceOf([message.account, ref, String(i + 1), own.amount, date.toISOString().slice(0, 10)], seen) : null,
-      transferDate: date,
+      reference: ref ? referenceOf(`${message.account}|${ref}|${i + 1}|${own.amount}|${date.day}`, file.seen) : null,
+      transferDate: new Date(date.ms),
       sender: senderOf(tx),
       subject: subjectOf(tx, txs.length > 1 ? '' : textOf(ntry.AddtlNtryInf)),
       amount: own.amount,
@@ -114,8 +124,7 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
  * one file gets `#2`, `#3` in file order, so no two payments of a file are ever merged and a
  * re-import of the file gives the same keys.
  */
-function referenceOf(parts: string[], seen: SeenKeys): string {
-  const key = parts.join('|');
+function referenceOf(key: string, seen: CamtFile['seen']): string {
   const count = (seen.get(key) ?? 0) + 1;
   seen.set(key, count);
   return count === 1 ? key : `${key}#${count}`;
@@ -134,7 +143,7 @@ function decimal(value: unknown, path: string, fail: Fail): string {
   if (!/^\d{1,12}(\.\d{1,5})?$/.test(text)) throw fail(path, `must be an amount, not "${text.slice(0, 40)}"`);
   const [whole, fraction = ''] = text.split('.');
   if (fraction.length > 2 && /[1-9]/.test(fraction.slice(2))) throw fail(path, 'has more than two decimal places');
-  return `${BigInt(whole!)}.${fraction.slice(0, 2).padEnd(2, '0')}`;
+  return `${whole!.replace(/^0+(?=\d)/, '')}.${fraction.slice(0, 2).padEnd(2, '0')}`;
 }
 
 /**
@@ -142,14 +151,18 @@ function decimal(value: unknown, path: string, fail: Fail): string {
  * (2014-12-31T13:15:00+01:00 is 31 December, not shifted by its offset); ValDt the same way when
  * there is no BookgDt.
  */
-function entryDate(ntry: Node, path: string, fail: Fail): Date {
-  const dateOf = (d: unknown) => textOf(node(d).Dt) || textOf(node(d).DtTm);
+function entryDate(ntry: Node, path: string, days: CamtFile['days'], fail: Fail): Day {
   const booked = ntry.BookgDt !== undefined;
-  const text = dateOf(booked ? ntry.BookgDt : ntry.ValDt);
-  const at = `${path}/${booked || ntry.ValDt === undefined ? 'BookgDt' : 'ValDt'}`;
+  const element = node(booked ? ntry.BookgDt : ntry.ValDt);
+  const text = textOf(element.Dt) || textOf(element.DtTm);
+  const known = days.get(text);
+  if (known) return known;
   const day = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.exec(text)?.[1];
-  const date = new Date(`${day}T00:00:00Z`);
+  const ms = day ? Date.parse(`${day}T00:00:00Z`) : NaN;
   // JavaScript reads 2026-02-30 as 2 March: a day that does not exist is refused.
-  if (!day || !Number.isFinite(date.getTime()) || !date.toISOString().startsWith(day)) throw fail(at, `must be a date, not "${text.slice(0, 40)}"`);
-  return date;
+  if (!day || !Number.isFinite(ms) || !new Date(ms).toISOString().startsWith(day)) {
+    throw fail(`${path}/${booked || ntry.ValDt === undefined ? 'BookgDt' : 'ValDt'}`, `must be a date, not "${text.slice(0, 40)}"`);
+  }
+  days.set(text, { day, ms });
+  return { day, ms };
 }

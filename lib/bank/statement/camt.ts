@@ -10,7 +10,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { invalidInput } from '../../errors';
 import { foldOrdered, parseInWorker } from '../../http/xml-worker';
 import { attributePrefix, list, node, Node, refuse, textOf } from './camt-node';
-import { CamtMessage, readEntry, SeenKeys } from './camt-entry';
+import { CamtFile, CamtMessage, readEntry } from './camt-entry';
 import type { ParsedStatement } from './statement.type';
 
 /**
@@ -61,11 +61,11 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
   const at = `Document/${kind.root}/${kind.message}`;
   if (!messages.length) throw refuse(kind.format, at, 'is missing');
   const result: ParsedStatement = { format: kind.format, statements: messages.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
-  const seen: SeenKeys = new Map();
+  const file: CamtFile = { seen: new Map(), days: new Map() };
   messages.forEach((m, s) => {
     const message = node(m);
     const context = messageOf(kind.format, message);
-    list(message.Ntry).forEach((ntry, n) => readEntry(node(ntry), `${at}[${s + 1}]/Ntry[${n + 1}]`, n + 1, context, seen, result));
+    list(message.Ntry).forEach((ntry, n) => readEntry(node(ntry), `${at}[${s + 1}]/Ntry[${n + 1}]`, n + 1, context, file, result));
   });
   return result;
 }
