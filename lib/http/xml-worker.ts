@@ -12,8 +12,8 @@ type Reply = { id: number; value?: unknown; json?: string; error?: string };
  * folded into its default shape: a tag maps to its text, its object of children (text beside
  * them as `#text`, attributes beside them under their prefixed names) or an array when it
  * repeats; an empty element is ''. It answers what the default parse answers, about a quarter
- * faster on a large document (the default conversion builds a path string per node). No closures inside: the worker runs
- * its source text.
+ * faster on a large document (the default conversion builds a path string per node). No closures
+ * inside: the worker runs its source text.
  */
 export function foldOrdered(list: unknown[]): unknown {
   let text: string | undefined;
@@ -27,9 +27,8 @@ export function foldOrdered(list: unknown[]): unknown {
         // With attributes read (ignoreAttributes: false) an element's come beside it as ':@';
         // folded in as the default parse does: {'#text': text, '@_Ccy': 'CHF'}.
         const attributes = item[':@'] as Record<string, unknown> | undefined;
-        if (attributes !== undefined)
-          value =
-            typeof value === 'string' ? (value === '' ? { ...attributes } : { '#text': value, ...attributes }) : Object.assign(value as object, attributes);
+        if (attributes !== undefined && typeof value === 'string') value = value === '' ? { ...attributes } : { '#text': value, ...attributes };
+        else if (attributes !== undefined) Object.assign(value as object, attributes);
         folded ??= {};
         const before = folded[key];
         if (before === undefined) folded[key] = value;

@@ -7,7 +7,9 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
 import { parseStatement } from '../../lib/bank/statement/statement.parse';
+import { foldOrdered } from '../../lib/http/xml-worker';
 import type { ParsedStatement, StatementEntry } from '../../lib/bank/statement/statement.type';
 
 const sample = (name: string) => readFileSync(path.resolve(__dirname, '../../../shared/samples/bank/camt', name));
@@ -165,5 +167,15 @@ describe('bank statement parsing: the genuine CAMT files', () => {
       for (const e of entries) for (const text of [e.subject, ...e.payerReferences]) for (const code of codes) expect(text, file).to.not.contain(code);
     }
     expect(checked).to.be.above(20);
+  });
+
+  it('when a sample is parsed in document order and folded, then the tree equals the default parse, attributes included', () => {
+    const options = { ignoreAttributes: false, attributeNamePrefix: '@_', parseTagValue: false, trimValues: true, removeNSPrefix: true };
+    for (const file of Object.keys(expected)) {
+      const xml = sample(file).toString();
+      const folded = foldOrdered(new XMLParser({ ...options, preserveOrder: true }).parse(xml) as unknown[]);
+      expect(folded, file).to.deep.equal(new XMLParser(options).parse(xml));
+      expect(JSON.stringify(folded), file).to.contain('"@_Ccy"');
+    }
   });
 });
