@@ -253,6 +253,14 @@ describe('bank statement parsing: camt.054 and the CAMT rules', () => {
     expect(parsed.entries.map((e) => e.currency)).to.deep.equal(['EUR', 'EUR', 'EUR']);
   });
 
+  it('when the remittance text carries the IBAN and BIC the bank appends, then the subject keeps only the payer words', async () => {
+    const text = 'Bestellung 5_2026_11 IBAN: DE89370400440532013000 BIC: COBADEFFXXX RECHNUNG DE12345678901234567890';
+    const xml = fixture('camt053.001.08.xml').toString().replace('<Ustrd>Spende &amp; Trinkgeld</Ustrd>', `<Ustrd>${text}</Ustrd>`);
+    const parsed = await parseStatement(Buffer.from(xml));
+    // RECHNUNG has a BIC's shape and DE12... an IBAN's, but neither is one: both stay.
+    expect(parsed.entries[2]!.subject).to.equal('Bestellung 5_2026_11 RECHNUNG DE12345678901234567890');
+  });
+
   it('when a CAMT credit is a reversal, carries RtrInf or a return code, then it is counted as a return, never a transfer', async () => {
     const base = fixture('camt053.001.08.xml').toString();
     const cases = [
