@@ -72,7 +72,6 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
   if (side !== 'CRDT' && side !== 'DBIT') throw fail(`${path}/CdtDbtInd`, 'must be CRDT or DBIT');
   const status = textOf(ntry.Sts) || textOf(node(ntry.Sts).Cd) || textOf(node(ntry.Sts).Prtry);
   if (!status) throw fail(`${path}/Sts`, 'is missing');
-  const date = entryDate(ntry, path, file.days, fail);
   const details = list(ntry.NtryDtls);
   const txs: { tx: Node; path: string }[] = [];
   details.forEach((d, k) =>
@@ -86,6 +85,8 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
     result.unbooked++;
     return;
   }
+  // Read only for what is imported: a pending or debit entry may come without dates.
+  const date = entryDate(ntry, path, file.days, fail);
   const entryCurrency = attributeOf(ntry.Amt, 'Ccy') || message.currency;
   // A CRDT reversal, or a return code on the entry: every payment in it comes back.
   const entryReturns = /^(true|1)$/.test(textOf(ntry.RvslInd)) || isReturnCode(ntry.BkTxCd);
