@@ -17,7 +17,7 @@
  */
 import { attributeOf, list, node, Node, refuse, textOf } from './camt-node';
 import { payerReferencesOf, senderOf, subjectOf } from './camt-remittance';
-import type { ParsedStatement } from './statement.type';
+import type { ParsedStatement, StatementEntry } from './statement.type';
 
 /** What an entry needs of its statement or notification. */
 export interface CamtMessage {
@@ -86,36 +86,59 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
     return;
   }
   // Read only for what is imported: a pending or debit entry may come without dates.
-  const date = entryDate(ntry, path, file.days, fail);
-  const entryCurrency = attributeOf(ntry.Amt, 'Ccy') || message.currency;
+  const booked: BookedEntry = {
+    ntry,
+    path,
+    n,
+    date: entryDate(ntry, path, file.days, fail),
+    amount,
+    currency: attributeOf(ntry.Amt, 'Ccy') || message.currency,
+    bankRef: textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef),
+    batch: txs.length > 1,
+  };
   // A CRDT reversal, or a return code on the entry: every payment in it comes back.
   const entryReturns = /^(true|1)$/.test(textOf(ntry.RvslInd)) || isReturnCode(ntry.BkTxCd);
-  const bankRef = textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef);
-  const payments = txs.length > 1 ? txs : [{ tx: txs[0]?.tx ?? {}, path }];
+  const payments = booked.batch ? txs : [{ tx: txs[0]?.tx ?? {}, path }];
   payments.forEach(({ tx, path: txPath }, i) => {
-    if (entryReturns || isReturnPayment(tx)) {
-      result.returns++;
-      return;
-    }
-    if (txs.length > 1 && textOf(tx.CdtDbtInd) === 'DBIT') {
-      result.debits++;
-      return;
-    }
-    const own = txs.length > 1 ? paymentAmount(tx, txPath, fail) : { amount, currency: '', path: `${path}/Amt` };
-    const currency = own.currency || entryCurrency;
-    if (!currency) throw fail(own.path, 'has no currency: neither the amount (Ccy) nor the account (Acct/Ccy) names one');
-    if (!/^[A-Z]{3}$/.test(currency)) throw fail(own.path, `must name an ISO 4217 currency (Ccy), not "${currency.slice(0, 10)}"`);
-    const ref = bankRef || textOf(node(tx.Refs).AcctSvcrRef) || (message.id && `${message.id}/${n}`);
-    result.entries.push({
-      reference: ref ? referenceOf(`${message.account}|${ref}|${i + 1}|${own.amount}|${date.day}`, file.seen) : null,
-      transferDate: new Date(date.ms),
-      sender: senderOf(tx),
-      subject: subjectOf(tx, txs.length > 1 ? '' : textOf(ntry.AddtlNtryInf)),
-      amount: own.amount,
-      currency,
-      payerReferences: payerReferencesOf(tx),
-    });
+    if (entryReturns || isReturnPayment(tx)) result.returns++;
+    else if (booked.batch && textOf(tx.CdtDbtInd) === 'DBIT') result.debits++;
+    else result.entries.push(paymentOf(booked, tx, txPath, i + 1, message, file, fail));
   });
+}
+
+/** A booked credit entry as its payments need it. */
+interface BookedEntry {
+  ntry: Node;
+  path: string;
+  /** Its position in the statement (1-based). */
+  n: number;
+  date: Day;
+  amount: string;
+  /** Amt@Ccy, else Acct/Ccy ('' when neither). */
+  currency: string;
+  /** AcctSvcrRef, else NtryRef ('' when neither). */
+  bankRef: string;
+  /** Several TxDtls: each is a payment with its own amount. */
+  batch: boolean;
+}
+
+/** The transfer of one payment (the `position`th of its entry). */
+function paymentOf(entry: BookedEntry, tx: Node, txPath: string, position: number, message: CamtMessage, file: CamtFile, fail: Fail): StatementEntry {
+  const own = entry.batch ? paymentAmount(tx, txPath, fail) : { amount: entry.amount, currency: '', path: `${entry.path}/Amt` };
+  const currency = own.currency || entry.currency;
+  if (!currency) throw fail(own.path, 'has no currency: neither the amount (Ccy) nor the account (Acct/Ccy) names one');
+  if (!/^[A-Z]{3}$/.test(currency)) throw fail(own.path, `must name an ISO 4217 currency (Ccy), not "${currency.slice(0, 10)}"`);
+  // Without any bank reference the statement's Id and the entry's position identify it.
+  const ref = entry.bankRef || textOf(node(tx.Refs).AcctSvcrRef) || (message.id && `${message.id}/${entry.n}`);
+  return {
+    reference: ref ? referenceOf(`${message.account}|${ref}|${position}|${own.amount}|${entry.date.day}`, file.seen) : null,
+    transferDate: new Date(entry.date.ms),
+    sender: senderOf(tx),
+    subject: subjectOf(tx, entry.batch ? '' : textOf(entry.ntry.AddtlNtryInf)),
+    amount: own.amount,
+    currency,
+    payerReferences: payerReferencesOf(tx),
+  };
 }
 
 /**
