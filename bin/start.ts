@@ -10,10 +10,12 @@
  * the mode is NODE_ENV's, production when unset: the Procfile alone, and no start without
  * CREDENTIALS_KEY.
  */
+// First: the mode is chosen before any module reads the configuration.
+import { developmentSwitch } from './development-mode';
 import { spawn, ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { config } from '../config';
-import { guardProcessStart } from '../config/safety';
+import { guardProcessStart, unsafeLines } from '../config/safety';
 import { migrateDatabase } from '../lib/migrate';
 import { nodeArgs, procfileProcesses } from './procfile';
 
@@ -34,14 +36,9 @@ async function waitForApi(url: string, children: ChildProcess[]): Promise<boolea
   return false;
 }
 
-/** Set before config() first reads the environment. */
-function chooseMode(): void {
-  if (process.argv.includes('--development')) process.env.NODE_ENV ??= 'development';
-}
-
 function announceMode(): void {
   const { env } = config();
-  const how = process.argv.includes('--development') && process.env.NODE_ENV === 'development' ? 'npm start sets NODE_ENV=development' : `NODE_ENV=${env}`;
+  const how = developmentSwitch && env === 'development' ? 'npm start sets NODE_ENV=development' : `NODE_ENV=${env}`;
   if (env === 'development')
     process.stdout.write(
       `kontor: development mode (${how}): published credentials key, webhooks to private addresses allowed, sandbox portal and mail catcher running; never for real data\n`,
@@ -50,10 +47,11 @@ function announceMode(): void {
 }
 
 async function main(): Promise<void> {
-  chooseMode();
   announceMode();
   const { databaseUrl, publicUrl, env } = config();
-  guardProcessStart(config(), 'start', (line) => process.stderr.write(`kontor: ${line}\n`));
+  guardProcessStart(config(), 'start', () => undefined);
+  // Once for the whole tree: its processes say nothing of it outside production.
+  for (const line of unsafeLines(config())) process.stderr.write(`kontor: ${line}\n`);
   const applied = await migrateDatabase(databaseUrl);
   process.stdout.write(`kontor: database ready (${applied.length} migration(s) applied)\n`);
   const processes = [

@@ -66,7 +66,8 @@ export function unsafeLines(cfg: Config): string[] {
 
 /**
  * The start of a Procfile process: exits with 78 (EX_CONFIG) and one line naming CREDENTIALS_KEY
- * when it is missing; else hands each unsafe setting to warn (the process's logger).
+ * when it is missing; else, in production, hands each unsafe setting to warn (the process's
+ * logger). In development and test mode the mode itself is the warning, said once by npm start.
  */
 export function guardProcessStart(cfg: Config, processName: string, warn: (line: string) => void): void {
   const refusal = startRefusal(cfg, processName);
@@ -74,5 +75,5 @@ export function guardProcessStart(cfg: Config, processName: string, warn: (line:
     process.stderr.write(`${refusal}\n`);
     process.exit(78);
   }
-  for (const line of unsafeLines(cfg)) warn(line);
+  if (cfg.env === 'production') for (const line of unsafeLines(cfg)) warn(line);
 }

@@ -15,7 +15,8 @@ import { config, loadConfig, setConfig } from '../../config';
 import { unsafeSettings } from '../../config/safety';
 import { createApp } from '../../server/app';
 import { apiBase, newSeller } from '../support/api';
-import { root } from '../support/process';
+import { freePort, root } from '../support/process';
+import { waitFor } from '../event/servers';
 
 const exec = promisify(execFile);
 
@@ -78,6 +79,28 @@ describe('safe as shipped: production defaults (issue 31)', function () {
       expect(out).to.contain(`kontor ${name}: CREDENTIALS_KEY is not set`);
     });
   }
+
+  it('when the web process starts in production with a key but an unsafe setting, then it starts and its log names the setting', async () => {
+    const port = await freePort();
+    const env = productionEnv({
+      NODE_ENV: 'production',
+      CREDENTIALS_KEY: crypto.randomBytes(32).toString('base64'),
+      PORT: String(port),
+      PUBLIC_URL: 'http://api.example.com',
+      WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true',
+    });
+    const proc = spawn(process.execPath, ['--require', 'tsx/cjs', 'server/index.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (d) => (out += d));
+    proc.stderr.on('data', (d) => (out += d));
+    try {
+      await waitFor(async () => /api listening/.test(out), 'the web process listening', 20000);
+      expect(out).to.contain('unsafe setting PUBLIC_URL').and.contain('unsafe setting WEBHOOK_ALLOW_PRIVATE_HOSTS');
+    } finally {
+      proc.kill('SIGTERM');
+      await new Promise((resolve) => proc.once('exit', resolve));
+    }
+  });
 
   it('when the release line (kontor migrate) runs in production without CREDENTIALS_KEY, then it refuses naming it', async () => {
     const res = await kontor(['migrate'], productionEnv());
