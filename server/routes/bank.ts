@@ -39,7 +39,7 @@ export const bankEndpoints = [
     summary:
       'Import a bank statement (ours, beside document 1): every booked credit becomes a transfer, once; 202 with the job_id of the matching, 200 when nothing new was stored.',
     scope: 'bank_w',
-    file: 'the statement file as the body: CAMT.053 (camt.053.001.02 to .08, UTF-8) or MT940 (UTF-8 or ISO-8859-15)',
+    file: 'the statement file as the body: CAMT.053 or camt.054 (.001.02 to .08, the encoding its XML declaration names, else UTF-8) or MT940 (the character set detected: UTF-8, ISO-8859-1/15, Windows-1252, CP850/437/852)',
     response: ['statement', 'job_id'],
     async: true,
     async handle({ caller, body }) {

@@ -58,7 +58,9 @@ describe('bank: statement import (POST bank/statement/)', () => {
     expect(rows[2]!.subject).to.equal('Trinkgeld von Björn Ängström');
   });
 
-  it('when a transfer posted through bank/transfer/ equals an entry without a bank reference, then the import keeps the one record', async () => {
+  // Issue 29: an entry is keyed by what identifies it in its statement (its position among them),
+  // never by document 1's duplicate rule, which merged distinct payments of equal text and amount.
+  it('when a transfer posted through bank/transfer/ looks like an entry of a statement, then both are kept: equal-looking payments are never merged', async () => {
     const s = await newSeller();
     const posted = await call('bank/transfer/', {
       token: s.token,
@@ -66,8 +68,10 @@ describe('bank: statement import (POST bank/statement/)', () => {
     });
     expect(posted.status, posted.text).to.equal(201);
     const res = await postFile(s, fixture('mt940-latin1.sta'));
-    expect(res.body.statement).to.include({ stored: 2, duplicates: 1 });
-    expect(await transfers(s)).to.have.length(3);
+    expect(res.body.statement).to.include({ stored: 3, duplicates: 0 });
+    expect(await transfers(s)).to.have.length(4);
+    const again = await postFile(s, fixture('mt940-latin1.sta'));
+    expect(again.body.statement).to.include({ stored: 0, duplicates: 3 });
   });
 
   it('when the file is malformed, then 400 names the line or element and nothing is stored', async () => {

@@ -95,9 +95,14 @@ export async function parseStatement(bytes: Buffer): Promise<ParsedStatement> {
   if (text.includes('\u0000')) throw invalidInput('malformed_statement', 'the statement file holds NUL characters: not a CAMT.053 or MT940 text file');
   if (!text.trim()) throw invalidInput('malformed_statement', 'the statement file is empty');
   if (text.trimStart().startsWith('<')) {
-    if (!isCamt(text)) throw invalidInput('unsupported_statement', 'the XML is not a camt.053 statement (Document/BkToCstmrStmt)', 'Document/BkToCstmrStmt');
+    if (!isCamt(text))
+      throw invalidInput(
+        'unsupported_statement',
+        'the XML is neither a camt.053 statement (Document/BkToCstmrStmt) nor a camt.054 notification (Document/BkToCstmrDbtCdtNtfctn)',
+        'Document',
+      );
     return parseCamt(text);
   }
   if (isMt940(text)) return parseMt940(text);
-  throw invalidInput('unsupported_statement', 'the file is neither a CAMT.053 statement (XML) nor an MT940 statement (:20: ...)');
+  throw invalidInput('unsupported_statement', 'the file is neither a CAMT.053/.054 statement (XML) nor an MT940 statement (:20: ...)');
 }
