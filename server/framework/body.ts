@@ -17,9 +17,9 @@ function parserFor(limit: number): ReturnType<typeof express.raw> {
   return rawParser.parse;
 }
 
-/** Whether the request's body has been read (or it has none). */
+/** Whether the request's body has been read (or it has none: no length or 0, and not chunked). */
 export const bodyRead = (req: Request) =>
-  Buffer.isBuffer(req.body) || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined);
+  Buffer.isBuffer(req.body) || ((req.headers['content-length'] ?? '0') === '0' && req.headers['transfer-encoding'] === undefined);
 
 /**
  * Reads the request's body as bytes into req.body, once, when a handler asks for it: never before
