@@ -16,7 +16,7 @@ import { config } from '../config';
 import { startRefusal, unsafeSettings } from '../config/safety';
 import { createSeller, LoginTakenError } from '../lib/account/account.service';
 import { ClientRegistrationError, createClient } from '../lib/auth/client.service';
-import { secretFromStdin } from './stdin-secret';
+import { secretFromStdin } from '../lib/admin/stdin-secret';
 import { closeDb } from '../lib/db/knex';
 import { migrateDatabase } from '../lib/migrate';
 import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/admin.cli';

@@ -1,16 +1,19 @@
 /**
  * The kontor subcommands of the bank domain (bin/cli.ts dispatches to them):
  *   kontor bank import --login L FILE   (a CAMT.053 or MT940 statement, as POST bank/statement/)
- *   kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]
+ *   kontor payment-provider connect --login L --name N --client-id ID (--client-secret-stdin | --client-secret S) [--base-url U]
+ *     (--client-secret-stdin: the secret on standard input, so it is in neither `ps` nor the shell's
+ *     history; --client-secret still works for older scripts)
  */
 import { readFile } from 'node:fs/promises';
 import { allOrdersOf } from '../access/caller';
 import { accountOf, AdminCommandError, explain, read } from '../admin/admin.cli';
+import { secretFromStdin } from '../admin/stdin-secret';
 import { connectProvider } from './provider/provider-account.service';
 import { importStatement } from './statement/statement.service';
 
 export const bankUsage =
-  'kontor bank import --login L FILE | kontor payment-provider connect --login L --name N --client-id ID --client-secret S [--base-url U]';
+  'kontor bank import --login L FILE | kontor payment-provider connect --login L --name N --client-id ID (--client-secret-stdin | --client-secret S) [--base-url U]';
 
 /** Runs a bank subcommand; undefined when the command is not one of them. */
 export async function runBankCommand(command: string | undefined, sub: string | undefined, rest: string[]): Promise<unknown> {
@@ -26,13 +29,16 @@ export async function runBankCommand(command: string | undefined, sub: string | 
     return explain(() => importStatement(allOrdersOf(accountId), bytes));
   }
   if (command === 'payment-provider' && sub === 'connect') {
-    const v = read(rest, ['login', 'name', 'client-id', 'client-secret'], ['base-url']);
+    const v = read(rest, ['login', 'name', 'client-id'], ['client-secret', 'base-url'], ['client-secret-stdin']);
+    if (v['client-secret-stdin'] && v['client-secret'] !== undefined) throw new AdminCommandError('give --client-secret-stdin or --client-secret, not both');
+    const secret = v['client-secret-stdin'] ? await secretFromStdin() : v['client-secret'];
+    if (!secret) throw new AdminCommandError('--client-secret-stdin (or --client-secret) is required');
     const accountId = await accountOf(String(v.login));
     return explain(() =>
       connectProvider(accountId, {
         name: String(v.name),
         clientId: String(v['client-id']),
-        clientSecret: String(v['client-secret']),
+        clientSecret: String(secret),
         ...(v['base-url'] !== undefined ? { baseUrl: String(v['base-url']) } : {}),
       }),
     );

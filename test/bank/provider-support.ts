@@ -10,7 +10,7 @@ import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { queues } from '../../lib/queue/queue.registry';
 import { call, query, Seller } from '../support/api';
-import { kontor } from '../support/cli';
+import { kontorWithInput } from '../support/cli';
 import { waitFor } from '../event/servers';
 import { Sandbox, startSandbox } from '../fleet/support';
 import { startBankWorker } from './bank-worker';
@@ -50,10 +50,12 @@ export async function startProviderWorld(name: string): Promise<ProviderWorld> {
 /** Connects a PayPal account of the seller against the sandbox; answers its id and client_id. */
 export async function connect(world: ProviderWorld, s: Seller, secret = 'sandbox-secret'): Promise<{ id: number; clientId: string }> {
   const clientId = `client-${crypto.randomBytes(4).toString('hex')}`;
-  const res = await kontor(
+  // The secret on standard input, as the README shows it (never in the process list).
+  const res = await kontorWithInput(
+    `${secret}\n`,
     'payment-provider',
     'connect',
-    ...['--login', s.login, '--name', 'Shop PayPal', '--client-id', clientId, '--client-secret', secret, '--base-url', world.sandbox.url],
+    ...['--login', s.login, '--name', 'Shop PayPal', '--client-id', clientId, '--client-secret-stdin', '--base-url', world.sandbox.url],
   );
   expect(res.code, res.err).to.equal(0);
   return { id: (JSON.parse(res.out) as { id: number }).id, clientId };
