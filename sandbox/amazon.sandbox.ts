@@ -3,13 +3,16 @@
  * calls, with the same paths, payloads and error bodies ({errors: [{code, message, details}]}):
  * Login with Amazon's token endpoint, Listings Items 2021-08-01 (put, patch, delete), Feeds
  * 2021-06-30 (documents, JSON_LISTINGS_FEED feeds processed asynchronously IN_QUEUE ->
- * IN_PROGRESS -> DONE, processing reports with per-message issues), Orders v0 (getOrders,
- * getOrderItems, confirmShipment). The access tokens it issues name the portal account
+ * IN_PROGRESS -> DONE, processing reports with per-message issues), the Orders API v2026-01-01
+ * (searchOrders, getOrder) and Orders v0 (the deprecated getOrders, getOrder, getOrderItems;
+ * confirmShipment): amazon-orders.sandbox.ts. The access tokens it issues name the portal account
  * (refresh token `Atzr|sandbox-<portal account>`), so every call is recorded and applied for
  * that account in the shared state (offers, quantities, acks, requests, faults, delays).
  */
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
+import { amazonOperationOf, amazonOperations } from './amazon-contract';
+import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder } from './amazon-orders.sandbox';
 import { emitQuantity, Fault, key, SandboxState, SellRequest } from './sandbox.app';
 
 const portal = 'market_d';
@@ -27,19 +30,20 @@ interface SandboxFeed {
   resultFeedDocumentId?: string;
 }
 
-interface SandboxOrder {
-  account: string;
-  order: Record<string, unknown> & { AmazonOrderId: string; LastUpdateDate: string; OrderStatus: string };
-  items: (Record<string, unknown> & { OrderItemId: string; QuantityOrdered: number; QuantityShipped: number })[];
-}
-
 /** What the sandbox's Amazon holds; cleared with the sandbox. */
-export class AmazonState {
+export class AmazonState implements AmazonOrderStore {
   tokens = new Map<string, string>();
   revoked = new Set<string>();
   documents = new Map<string, { account: string; content: string | null }>();
   feeds = new Map<string, SandboxFeed>();
   orders = new Map<string, SandboxOrder>();
+  pendingMs = 0;
+  today: string | null = null;
+  deprecatedCalls: AmazonOrderStore['deprecatedCalls'] = [];
+  /** Usage plans kept per operation as the contracts state them; a number lifts every order operation's plan to that rate (the bench). */
+  ordersRateLimit: number | null = null;
+  /** Token buckets per (portal account, operation). */
+  buckets = new Map<string, { tokens: number; at: number }>();
   /** Scripted feed endings: the next `remaining` feeds (of the account, when given) end so. */
   feedOutcomes: { account?: string; status: 'FATAL' | 'CANCELLED'; remaining: number }[] = [];
   /** How long a feed takes from createFeed to DONE, in ms. */
@@ -61,6 +65,11 @@ export class AmazonState {
     this.documents.clear();
     this.feeds.clear();
     this.orders.clear();
+    this.pendingMs = 0;
+    this.today = null;
+    this.deprecatedCalls = [];
+    this.ordersRateLimit = null;
+    this.buckets.clear();
     this.feedOutcomes = [];
     this.feedMs = 300;
     this.rateLimit = 100;
@@ -401,88 +410,7 @@ function feeds(state: SandboxState, amazon: AmazonState): express.Router {
   return router;
 }
 
-/** A page of a list and the NextToken of the rest (base64 of the offset and the query). */
-function paged<T>(list: T[], token: string | undefined, size: number, scope: string): { page: T[]; next?: string } {
-  const decoded = token ? (JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { scope: string; offset: number }) : { scope, offset: 0 };
-  const offset = decoded.scope === scope ? decoded.offset : 0;
-  const page = list.slice(offset, offset + size);
-  const next = offset + size < list.length ? Buffer.from(JSON.stringify({ scope, offset: offset + size })).toString('base64') : undefined;
-  return { page, next };
-}
-
-function orders(amazon: AmazonState): express.Router {
-  const router = express.Router();
-  router.get('/', (req, res) => {
-    const q = req.query as Record<string, string | undefined>;
-    const token = q.NextToken;
-    let scope: { after: string; marketplaces: string } | undefined;
-    try {
-      scope = token
-        ? (JSON.parse(JSON.parse(Buffer.from(token, 'base64').toString('utf8')).scope as string) as { after: string; marketplaces: string })
-        : undefined;
-    } catch {
-      res.status(400).json(errorBody('InvalidInput', 'Invalid NextToken.'));
-      return;
-    }
-    const after = scope?.after ?? q.LastUpdatedAfter ?? q.CreatedAfter;
-    const marketplaces = scope?.marketplaces ?? q.MarketplaceIds;
-    if (!marketplaces || !after || Number.isNaN(Date.parse(after))) {
-      res.status(400).json(errorBody('InvalidInput', 'MarketplaceIds and CreatedAfter or LastUpdatedAfter are required.'));
-      return;
-    }
-    const byCreation = !scope && !q.LastUpdatedAfter;
-    const list = [...amazon.orders.values()]
-      .filter((o) => o.account === accountOf(res) && marketplaces.split(',').includes(String(o.order.MarketplaceId)))
-      .filter((o) => Date.parse(byCreation ? String(o.order.PurchaseDate) : o.order.LastUpdateDate) >= Date.parse(after))
-      .sort((a, b) => a.order.LastUpdateDate.localeCompare(b.order.LastUpdateDate))
-      .map((o) => o.order);
-    const size = Math.min(100, Number(q.MaxResultsPerPage ?? amazon.pageSize) || amazon.pageSize, amazon.pageSize);
-    const { page, next } = paged(list, token, size, JSON.stringify({ after, marketplaces }));
-    res.json({ payload: { Orders: page, ...(next ? { NextToken: next } : {}), LastUpdatedBefore: now() } });
-  });
-  router.get('/:orderId/orderItems', (req, res) => {
-    const found = amazon.orders.get(String(req.params.orderId));
-    if (!found || found.account !== accountOf(res)) {
-      res.status(404).json(errorBody('NotFound', `Order ${req.params.orderId} not found.`));
-      return;
-    }
-    const { page, next } = paged(found.items, req.query.NextToken as string | undefined, amazon.pageSize, found.order.AmazonOrderId);
-    res.json({ payload: { AmazonOrderId: found.order.AmazonOrderId, OrderItems: page, ...(next ? { NextToken: next } : {}) } });
-  });
-  router.post('/:orderId/shipmentConfirmation', (req, res) => {
-    const found = amazon.orders.get(String(req.params.orderId));
-    if (!found || found.account !== accountOf(res)) {
-      res.status(404).json(errorBody('NotFound', `Order ${req.params.orderId} not found.`));
-      return;
-    }
-    const body = (req.body ?? {}) as { marketplaceId?: unknown; packageDetail?: Record<string, unknown> };
-    const p = body.packageDetail ?? {};
-    const items = Array.isArray(p.orderItems) ? (p.orderItems as { orderItemId?: unknown; quantity?: unknown }[]) : [];
-    const missing = ['packageReferenceId', 'carrierCode', 'trackingNumber', 'shipDate'].filter((f) => typeof p[f] !== 'string' || p[f] === '');
-    if (typeof body.marketplaceId !== 'string' || missing.length > 0 || items.length === 0 || !/^\d+$/.test(String(p.packageReferenceId))) {
-      res.status(400).json(errorBody('InvalidInput', `marketplaceId and packageDetail (${[...missing, 'orderItems'].join(', ')}) are required.`));
-      return;
-    }
-    for (const i of items) {
-      const line = found.items.find((l) => l.OrderItemId === i.orderItemId);
-      if (!line || !Number.isInteger(i.quantity) || Number(i.quantity) < 1 || line.QuantityShipped + Number(i.quantity) > line.QuantityOrdered) {
-        res
-          .status(400)
-          .json(errorBody('InvalidInput', `orderItemId ${String(i.orderItemId)} is not in the order or its quantity is more than is left to ship.`));
-        return;
-      }
-    }
-    for (const i of items) found.items.find((l) => l.OrderItemId === i.orderItemId)!.QuantityShipped += Number(i.quantity);
-    found.order.OrderStatus = found.items.every((l) => l.QuantityShipped >= l.QuantityOrdered) ? 'Shipped' : 'PartiallyShipped';
-    found.order.LastUpdateDate = now();
-    res.status(204).end();
-  });
-  return router;
-}
-
-const digits = (n: number) => Array.from({ length: n }, () => crypto.randomInt(10)).join('');
-
-/** A sale at market_d: an Unshipped order of the SKU (the offer's quantity goes down), for getOrders to find. */
+/** A sale at market_d: an order of the SKU (the offer's quantity goes down), Pending for the store's pendingMs, for searchOrders to find. */
 function sell(state: SandboxState, amazon: AmazonState, body: SellRequest): { order_id: string } {
   const account = String(body.portal_account);
   const offer = offerOf(state, account, body.sku);
@@ -492,54 +420,75 @@ function sell(state: SandboxState, amazon: AmazonState, body: SellRequest): { or
         ?.our_price?.[0]?.schedule?.[0]?.value_with_tax ??
       10,
   );
-  const total = (unit * body.quantity).toFixed(2);
-  const orderId = `302-${digits(7)}-${digits(7)}`;
-  const at = now();
-  const name = body.buyer?.name ?? 'Erika Mustermann';
   if (offer) offer.quantity = Math.max(0, offer.quantity - body.quantity);
-  amazon.orders.set(orderId, {
-    account,
-    order: {
-      AmazonOrderId: orderId,
-      PurchaseDate: at,
-      LastUpdateDate: at,
-      OrderStatus: 'Unshipped',
-      FulfillmentChannel: 'MFN',
-      SalesChannel: 'Amazon.de',
-      ShipServiceLevel: 'Std DE Dom_1',
-      OrderTotal: { CurrencyCode: 'EUR', Amount: total },
-      NumberOfItemsShipped: 0,
-      NumberOfItemsUnshipped: body.quantity,
-      PaymentMethod: 'Other',
-      MarketplaceId: 'A1PA6795UKMFR9',
-      OrderType: 'StandardOrder',
-      IsPrime: false,
-      BuyerInfo: { BuyerEmail: body.buyer?.email ?? `${digits(12)}@marketplace.amazon.de`, BuyerName: name },
-      ShippingAddress: { Name: name, AddressLine1: 'Heidestraße 17', City: 'Köln', PostalCode: '51147', CountryCode: 'DE' },
-    },
-    items: [
-      {
-        ASIN: `B0${digits(8)}`,
-        SellerSKU: body.sku,
-        OrderItemId: digits(14),
-        Title: String(offer?.listing.item_name ?? body.sku),
-        QuantityOrdered: body.quantity,
-        QuantityShipped: 0,
-        ItemPrice: { CurrencyCode: 'EUR', Amount: total },
-      },
-    ],
+  const order = placeOrder(amazon, {
+    portal_account: account,
+    lines: [{ sku: body.sku, quantity: body.quantity, price: unit.toFixed(2), title: String(offer?.listing.item_name ?? body.sku) }],
+    buyer: body.buyer,
   });
-  return { order_id: orderId };
+  return { order_id: order.orderId };
+}
+
+/**
+ * Per-operation usage plans of the Orders APIs, as the contracts' descriptions state them: a token
+ * bucket per (portal account, operation) at the plan's rate up to its burst; x-amzn-RateLimit-Limit
+ * answers the rate; an empty bucket is 429 QuotaExceeded.
+ */
+function usagePlans(amazon: AmazonState) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const path = req.originalUrl.split('?')[0]!;
+    const op = amazonOperationOf(req.method, path);
+    if (!op) {
+      next();
+      return;
+    }
+    const rate = amazon.ordersRateLimit ?? op.rate;
+    const burst = amazon.ordersRateLimit ? Math.max(1, Math.ceil(amazon.ordersRateLimit)) : op.burst;
+    res.set('x-amzn-RateLimit-Limit', String(rate));
+    const key = `${String(res.locals.account)}|${op.operationId}|${op.template}`;
+    const now = Date.now();
+    const bucket = amazon.buckets.get(key) ?? { tokens: burst, at: now };
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) * rate) / 1000);
+    bucket.at = now;
+    amazon.buckets.set(key, bucket);
+    if (bucket.tokens < 1) {
+      res
+        .status(429)
+        .json(
+          errorBody('QuotaExceeded', 'You exceeded your quota for the requested resource.', `${op.operationId}: ${rate} requests per second, burst ${burst}`),
+        );
+      return;
+    }
+    bucket.tokens -= 1;
+    next();
+  };
 }
 
 /** The controls of the sandbox's Amazon. */
 function controls(app: express.Express, amazon: AmazonState): void {
   app.post('/_sandbox/amazon/config', (req, res) => {
-    const body = (req.body ?? {}) as { feed_ms?: number; rate_limit?: number; page_size?: number };
+    const body = (req.body ?? {}) as {
+      feed_ms?: number;
+      rate_limit?: number;
+      page_size?: number;
+      pending_ms?: number;
+      today?: string | null;
+      orders_rate_limit?: number | null;
+    };
     if (body.feed_ms !== undefined) amazon.feedMs = Math.max(0, Number(body.feed_ms));
+    if (body.pending_ms !== undefined) amazon.pendingMs = Math.max(0, Number(body.pending_ms));
+    if (body.today !== undefined) amazon.today = body.today;
+    if (body.orders_rate_limit !== undefined) amazon.ordersRateLimit = body.orders_rate_limit === null ? null : Math.max(0.001, Number(body.orders_rate_limit));
     if (body.rate_limit !== undefined) amazon.rateLimit = Math.max(0.001, Number(body.rate_limit));
     if (body.page_size !== undefined) amazon.pageSize = Math.max(1, Number(body.page_size));
-    res.json({ feed_ms: amazon.feedMs, rate_limit: amazon.rateLimit, page_size: amazon.pageSize });
+    res.json({
+      feed_ms: amazon.feedMs,
+      rate_limit: amazon.rateLimit,
+      page_size: amazon.pageSize,
+      pending_ms: amazon.pendingMs,
+      today: amazon.today,
+      orders_rate_limit: amazon.ordersRateLimit,
+    });
   });
   app.post('/_sandbox/amazon/revoke', (req, res) => {
     const body = (req.body ?? {}) as { refresh_token?: string; portal_account?: string | number };
@@ -562,16 +511,30 @@ function controls(app: express.Express, amazon: AmazonState): void {
     });
     res.status(201).json({ feed_outcomes: amazon.feedOutcomes.length });
   });
-  app.post('/_sandbox/amazon/orders/:id/status', (req, res) => {
-    const found = amazon.orders.get(String(req.params.id));
-    const status = (req.body as { status?: string } | undefined)?.status;
-    if (!found || !['Pending', 'Unshipped', 'PartiallyShipped', 'Shipped', 'Canceled'].includes(String(status))) {
-      res.status(400).json({ message: 'a known order and a status of Pending, Unshipped, PartiallyShipped, Shipped or Canceled' });
+  app.post('/_sandbox/amazon/orders', (req, res) => {
+    const body = (req.body ?? {}) as NewAmazonOrder;
+    if (body.portal_account === undefined || !Array.isArray(body.lines) || body.lines.length === 0 || body.lines.some((l) => !l.sku || !(l.quantity >= 1))) {
+      res.status(400).json({ message: 'portal_account and lines [{sku, quantity >= 1, price, promotion_discount, shipping, shipping_discount}] are required' });
       return;
     }
-    found.order.OrderStatus = String(status);
-    found.order.LastUpdateDate = now();
-    res.json({ order_id: found.order.AmazonOrderId, status });
+    const order = placeOrder(amazon, body);
+    res.status(201).json({ order_id: order.orderId, order_item_ids: order.lines.map((l) => l.orderItemId), status: order.status });
+  });
+  app.get('/_sandbox/amazon/deprecated', (_req, res) => {
+    res.json(amazon.deprecatedCalls);
+  });
+  app.post('/_sandbox/amazon/orders/:id/status', (req, res) => {
+    const found = amazon.orders.get(String(req.params.id));
+    const status = (req.body as { status?: string } | undefined)?.status as FulfillmentStatus | undefined;
+    const known: FulfillmentStatus[] = ['PENDING_AVAILABILITY', 'PENDING', 'UNSHIPPED', 'PARTIALLY_SHIPPED', 'SHIPPED', 'CANCELLED', 'UNFULFILLABLE'];
+    if (!found || !status || !known.includes(status)) {
+      res.status(400).json({ message: `a known order and a status of ${known.join(', ')}` });
+      return;
+    }
+    found.status = status;
+    found.pendingUntil = undefined;
+    found.lastUpdatedTime = now();
+    res.json({ order_id: found.orderId, status });
   });
   // The feed document's upload URL and the processing report's download URL (presigned: no token).
   app.put('/_sandbox/amazon/documents/:id', express.text({ type: () => true, limit: '50mb' }), (req, res) => {
@@ -595,11 +558,13 @@ function controls(app: express.Express, amazon: AmazonState): void {
 
 /** Mounts the sandbox's Amazon on the sandbox app and registers its seller. */
 export function mountAmazon(app: express.Express, state: SandboxState): void {
+  amazonOperations(); // the contracts are read at start: a missing folder stops the sandbox naming it
   const amazon = amazonOf(state);
   app.post('/auth/o2/token', express.urlencoded({ extended: false }), lwa(state, amazon));
   app.use('/listings/2021-08-01/items', gate(state, amazon), listings(state));
   app.use('/feeds/2021-06-30', gate(state, amazon), feeds(state, amazon));
-  app.use('/orders/v0/orders', gate(state, amazon), orders(amazon));
+  app.use('/orders/2026-01-01/orders', gate(state, amazon), usagePlans(amazon), orders2026(amazon));
+  app.use('/orders/v0/orders', gate(state, amazon), usagePlans(amazon), ordersV0(amazon));
   controls(app, amazon);
   state.sellers.set(portal, (body) => sell(state, amazon, body));
 }

@@ -52,6 +52,12 @@ export interface ChannelOrder {
   /** The channel's payment reference, when it names one. */
   payment_provider_transaction_id?: string;
   status: { is_paid: boolean; is_shipped: boolean; is_cancelled: boolean };
+  /**
+   * The channel ships the order from its own fulfilment network (Amazon FBA, AFN): its lines take
+   * no stock from the seller's warehouse; Order_type's shipping.market_d_fba (the centre's country
+   * and code, where the channel names them).
+   */
+  fulfilled_by_channel?: { country_iso2?: string; center_id?: string };
 }
 
 /** One page of a fetch; next is the channel's cursor for the following page, null at the end. */

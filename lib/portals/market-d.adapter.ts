@@ -1,11 +1,11 @@
-import type { Order, OrderItem } from '@sp-api-sdk/orders-api-v0';
 import { portalRefused } from '../errors';
 import { amazonListing, listingPatches } from './amazon/listing-attributes';
 import { sendQuantities } from './amazon/listings-quantities';
 import { channelOrder } from './amazon/order-mapping';
 import { SpApiSession } from './amazon/sp-api-client';
 import { Submission, submissionErrors } from './amazon/submission';
-import type { ChannelOrderPage } from './channel-order.type';
+import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
+import { getOrder, searchOrders } from './amazon/orders-2026';
 import { portalInputError } from './portal-http';
 import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
 import { portalUploadPart } from './upload-part.type';
@@ -18,16 +18,16 @@ function checkSubmission(target: PortalTarget, answer: Submission): void {
 }
 
 /**
- * A fetch holds no lock: it waits for getOrderItems' tokens (0.5/s after a burst of 30) rather
- * than failing a page of up to 100 orders half way and fetching it again.
+ * A fetch holds no lock: it waits up to a minute for searchOrders' token (0.0056/s after a burst
+ * of 20) rather than failing; a longer wait fails the job for a retry at that time.
  */
 const fetchTokenWaitMs = 60_000;
 
 /**
  * The fourth marketplace (Stock_market_d_type) speaks Amazon's Selling Partner API: offers by
  * seller SKU through the Listings Items API 2021-08-01, CIA quantities by patchListingsItem or,
- * beyond what its usage plan carries at once, a JSON_LISTINGS_FEED, send_mit through the Orders API's confirmShipment, orders through getOrders and
- * getOrderItems; LWA access tokens from the portal account's refresh token (lib/portals/amazon/).
+ * beyond what its usage plan carries at once, a JSON_LISTINGS_FEED, send_mit through the Orders API's confirmShipment, orders through searchOrders of the
+ * Orders API v2026-01-01 (items and buyer data included); LWA access tokens from the portal account's refresh token (lib/portals/amazon/).
  * SP-API takes no idempotency key: a listing put by SKU and absolute quantities are idempotent
  * as they are; send_mit records each confirmed part (SendMitProgress), so its retry does not confirm it again.
  */
@@ -125,36 +125,19 @@ export class MarketDAdapter implements PortalAdapter {
     );
   }
 
-  /** getOrders by LastUpdatedAfter (the cursor is Amazon's NextToken), then getOrderItems (all pages) per order. */
+  /**
+   * searchOrders (Orders API v2026-01-01) by lastUpdatedAfter in the account's marketplaces, the
+   * cursor being its pagination token; the items, buyer, recipient, proceeds, promotions,
+   * fulfilment and packages come with each order (includedData), so no call per order is made.
+   */
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
     const s = new SpApiSession(target);
-    const page = await s.call('get', '/orders/v0/orders', (o) =>
-      s.orders.getOrders(
-        cursor
-          ? { marketplaceIds: [s.creds.marketplaceId], nextToken: cursor }
-          : { marketplaceIds: [s.creds.marketplaceId], lastUpdatedAfter: modifiedSince.toISOString() },
-        o,
-      ),
-    );
-    const orders: Order[] = page.payload?.Orders ?? [];
-    const mapped = [];
-    for (const order of orders) mapped.push(channelOrder(order, await this.orderItems(s, order.AmazonOrderId)));
-    return { orders: mapped, next: page.payload?.NextToken ?? null };
+    const page = await searchOrders(s, modifiedSince, cursor, fetchTokenWaitMs);
+    return { orders: page.orders.map(channelOrder), next: page.pagination?.nextToken ?? null };
   }
 
-  private async orderItems(s: SpApiSession, orderId: string): Promise<OrderItem[]> {
-    const items: OrderItem[] = [];
-    let nextToken: string | undefined;
-    do {
-      const page = await s.call(
-        'get',
-        `/orders/v0/orders/${encodeURIComponent(orderId)}/orderItems`,
-        (o) => s.orders.getOrderItems(nextToken ? { orderId, nextToken } : { orderId }, o),
-        fetchTokenWaitMs,
-      );
-      items.push(...(page.payload?.OrderItems ?? []));
-      nextToken = page.payload?.NextToken;
-    } while (nextToken);
-    return items;
+  /** getOrder (Orders API v2026-01-01): one order with the same data sets, for a single order's refresh. */
+  async fetchOrder(target: PortalTarget, externalOrderId: string): Promise<ChannelOrder> {
+    return channelOrder(await getOrder(new SpApiSession(target), externalOrderId, fetchTokenWaitMs));
   }
 }

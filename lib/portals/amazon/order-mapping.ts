@@ -1,68 +1,161 @@
-import type { Address, Order, OrderItem } from '@sp-api-sdk/orders-api-v0';
-import type { ChannelOrder, ChannelOrderAddress } from '../channel-order.type';
+/**
+ * An Orders API v2026-01-01 order (with its includedData) as a ChannelOrder, in document 2's
+ * Order_type words. Where the contract is silent, the choices are written beside the code and in
+ * lib/portals/README.md.
+ */
+import type { ChannelOrder, ChannelOrderAddress, ChannelOrderLine } from '../channel-order.type';
+import type { CustomerAddress, FulfillmentStatus, Money, Order2026, OrderItem2026, ProceedsBreakdown } from './orders-2026';
 
-const money = (amount: string | undefined) => (amount && Number.isFinite(Number(amount)) ? Number(amount).toFixed(2) : '0.00');
+/** Amounts in cents (Amazon's decimals are strings; a value that is no number counts as none). */
+const cents = (m: Money | undefined): bigint | undefined => {
+  if (!m || !/^-?\d+(\.\d+)?$/.test(m.amount)) return undefined;
+  const [whole, fraction = ''] = m.amount.replace('-', '').split('.');
+  const value = BigInt(whole!) * 100n + BigInt((fraction + '00').slice(0, 2));
+  return m.amount.startsWith('-') ? -value : value;
+};
+const decimal = (c: bigint) => {
+  const sign = c < 0n ? '-' : '';
+  const abs = c < 0n ? -c : c;
+  return `${sign}${abs / 100n}.${String(abs % 100n).padStart(2, '0')}`;
+};
+const abs = (c: bigint) => (c < 0n ? -c : c);
 
-/** Amazon's Address as Order_address_type (only what the order carries: the buyer's data is restricted). */
-export function orderAddress(a: Address | undefined): ChannelOrderAddress {
+/**
+ * The country and currency of Amazon's marketplaces (developer-docs "Marketplace IDs"): the
+ * currency of an order that names no amount yet (Pending), and the country of an AFN order's
+ * fulfilment network. An unknown marketplace gives none: never a silent EUR.
+ */
+const marketplaces: Record<string, { country: string; currency: string }> = {
+  A1PA6795UKMFR9: { country: 'DE', currency: 'EUR' },
+  A1F83G8C2ARO7P: { country: 'GB', currency: 'GBP' },
+  A13V1IB3VIYZZH: { country: 'FR', currency: 'EUR' },
+  APJ6JRA9NG5V4: { country: 'IT', currency: 'EUR' },
+  A1RKKUPIHCS9HS: { country: 'ES', currency: 'EUR' },
+  A1805IZSGTT6HS: { country: 'NL', currency: 'EUR' },
+  AMEN7PMS3EDWL: { country: 'BE', currency: 'EUR' },
+  A1C3SOZRARQ6R3: { country: 'PL', currency: 'PLN' },
+  A2NODRKZP88ZB9: { country: 'SE', currency: 'SEK' },
+  A28R8C7NBKEWEA: { country: 'IE', currency: 'EUR' },
+  A33AVAJ2PDY3EV: { country: 'TR', currency: 'TRY' },
+  ATVPDKIKX0DER: { country: 'US', currency: 'USD' },
+  A2EUQ1WTGCTBG2: { country: 'CA', currency: 'CAD' },
+  A1AM78C64UM0Y8: { country: 'MX', currency: 'MXN' },
+  A1VC38T7YXB528: { country: 'JP', currency: 'JPY' },
+};
+
+/** CustomerAddress as Order_address_type (only what the order carries). */
+export function orderAddress(a: CustomerAddress | undefined): ChannelOrderAddress {
   if (!a) return {};
-  const street = [a.AddressLine1, a.AddressLine2].filter(Boolean);
+  const streets = [a.addressLine1, a.addressLine2, a.addressLine3].filter((s): s is string => Boolean(s));
   const out: ChannelOrderAddress = {
-    name: a.Name,
-    name_2: a.CompanyName,
-    street: street[0],
-    street_2: [street[1], a.AddressLine3].filter(Boolean).join(', ') || undefined,
-    zip: a.PostalCode,
-    city: a.City,
-    province: a.StateOrRegion,
-    country_iso2: a.CountryCode,
+    name: a.name,
+    name_2: a.companyName,
+    street: streets[0],
+    street_2: streets.slice(1).join(', ') || undefined,
+    zip: a.postalCode,
+    city: a.city,
+    province: a.stateOrRegion,
+    country_iso2: a.countryCode,
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined && v !== '')) as ChannelOrderAddress;
 }
 
 /**
- * OrderStatus as Order_type's status: Pending is not yet paid (Amazon has not authorised the
- * payment); Unshipped and PartiallyShipped are paid; Shipped is paid and shipped; Canceled is
- * cancelled. Unfulfillable, InvoiceUnconfirmed and PendingAvailability count as paid, not shipped.
+ * FulfillmentStatus as Order_type's status. PENDING_AVAILABILITY (a pre-order: "payment has not
+ * been authorized") and PENDING ("not ready for shipment", v0: "payment has not been authorized")
+ * are not paid; CANCELLED is cancelled; UNSHIPPED, PARTIALLY_SHIPPED, SHIPPED and UNFULFILLABLE
+ * are paid; SHIPPED is shipped (PARTIALLY_SHIPPED is not yet).
  */
-export function orderStatus(status: string): ChannelOrder['status'] {
-  return { is_paid: status !== 'Pending' && status !== 'Canceled', is_shipped: status === 'Shipped', is_cancelled: status === 'Canceled' };
+export function orderStatus(status: FulfillmentStatus | undefined): ChannelOrder['status'] {
+  const unpaid = status === undefined || status === 'PENDING' || status === 'PENDING_AVAILABILITY' || status === 'CANCELLED';
+  return { is_paid: !unpaid, is_shipped: status === 'SHIPPED', is_cancelled: status === 'CANCELLED' };
 }
 
-/** One line: OrderItemId is the transaction id; ItemPrice is the line's total, the unit price is it divided by the quantity. */
-function line(item: OrderItem): ChannelOrder['line'][number] {
-  const quantity = item.QuantityOrdered;
-  const total = Number(item.ItemPrice?.Amount ?? 0);
+/** The subtotal of a proceeds category, and of a subtype of its detailed breakdowns. */
+function sum(breakdowns: ProceedsBreakdown[] | undefined, type: string, subtype?: string): bigint {
+  let total = 0n;
+  for (const b of breakdowns ?? []) {
+    if (b.type !== type) continue;
+    if (subtype === undefined) total += cents(b.subtotal) ?? 0n;
+    else for (const d of b.detailedBreakdowns ?? []) if (d.subtype === subtype) total += cents(d.value) ?? 0n;
+  }
+  return total;
+}
+
+/**
+ * A DISCOUNT breakdown (PromotionDiscount / ShippingDiscount of v0) split into what it takes off
+ * the item and off the shipping: by its detailedBreakdowns ITEM and SHIPPING; one without them is
+ * the item's. Counted as an amount off whatever its sign.
+ */
+function discounts(item: OrderItem2026): { item: bigint; shipping: bigint } {
+  const breakdowns = item.proceeds?.breakdowns;
+  const detailed = (breakdowns ?? []).some((b) => b.type === 'DISCOUNT' && (b.detailedBreakdowns ?? []).length > 0);
+  if (!detailed) return { item: abs(sum(breakdowns, 'DISCOUNT')), shipping: 0n };
+  return { item: abs(sum(breakdowns, 'DISCOUNT', 'ITEM')), shipping: abs(sum(breakdowns, 'DISCOUNT', 'SHIPPING')) };
+}
+
+/**
+ * One line: orderItemId is the transaction id. The unit price is the item's gross unit price
+ * (product.price.unitPrice, else its ITEM proceeds by the quantity) less its promotion discount
+ * per unit, rounded to the cent: document 2's line has one price per unit, so a discount goes into
+ * it rather than into a line of its own (a line without SKU would take no stock and ask for a
+ * link). Amazon's tax is an amount; Order_line_type's tax is the VAT percent: it is left empty
+ * (the contract does not say whether the TAX proceeds are part of the ITEM proceeds in each
+ * marketplace, and a wrong rate on an invoice is worse than none).
+ */
+function line(item: OrderItem2026): ChannelOrderLine {
+  const quantity = item.quantityOrdered;
+  const itemTotal = sum(item.proceeds?.breakdowns, 'ITEM');
+  const unit = cents(item.product.price?.unitPrice) ?? (quantity > 0 ? itemTotal / BigInt(quantity) : itemTotal);
+  const off = quantity > 0 ? discounts(item).item / BigInt(quantity) : 0n;
   return {
-    transaction_id: item.OrderItemId,
-    sku: item.SellerSKU ?? null,
-    name: item.Title ?? item.SellerSKU ?? item.ASIN,
+    transaction_id: item.orderItemId,
+    sku: item.product.sellerSku ?? null,
+    name: item.product.title ?? item.product.sellerSku ?? item.product.asin ?? item.orderItemId,
     quantity,
-    price: (quantity > 0 ? total / quantity : total).toFixed(2),
-    ...(item.ItemTax?.Amount ? { tax: money(item.ItemTax.Amount) } : {}),
+    price: decimal(unit - off),
   };
 }
 
-/** An Amazon order and its items as a ChannelOrder (document 2's Order_type words). */
-export function channelOrder(order: Order, items: OrderItem[]): ChannelOrder {
-  const status = orderStatus(order.OrderStatus);
-  const shippingFee = items.reduce((sum, i) => sum + Number(i.ShippingPrice?.Amount ?? 0), 0);
-  const address = orderAddress(order.ShippingAddress);
+/** The order's currency: its totals', else its items', else its marketplace's; '' when none says (the import refuses it with a task). */
+function currencyOf(order: Order2026): string {
+  return (
+    order.proceeds?.grandTotal?.currencyCode ??
+    order.orderItems.map((i) => i.product.price?.unitPrice?.currencyCode ?? i.proceeds?.proceedsTotal?.currencyCode).find(Boolean) ??
+    marketplaces[order.salesChannel.marketplaceId ?? '']?.currency ??
+    ''
+  );
+}
+
+/** An Orders API v2026-01-01 order as a ChannelOrder (document 2's Order_type words). */
+export function channelOrder(order: Order2026): ChannelOrder {
+  const status = orderStatus(order.fulfillment?.fulfillmentStatus);
+  const shippingFee = order.orderItems.reduce((total, i) => total + sum(i.proceeds?.breakdowns, 'SHIPPING') - discounts(i).shipping, 0n);
+  const address = orderAddress(order.recipient?.deliveryAddress);
+  const grandTotal = cents(order.proceeds?.grandTotal);
+  const afn = order.fulfillment?.fulfilledBy === 'AMAZON';
+  const country = marketplaces[order.salesChannel.marketplaceId ?? '']?.country;
   return {
-    external_order_id: order.AmazonOrderId,
-    modified_at: order.LastUpdateDate,
-    created_at: order.PurchaseDate,
-    currency_id: order.OrderTotal?.CurrencyCode ?? 'EUR',
+    external_order_id: order.orderId,
+    modified_at: order.lastUpdatedTime,
+    created_at: order.createdTime,
+    currency_id: currencyOf(order),
     customer: {
       // Amazon names no buyer account: document 2's username holds the order number for such portals.
-      username: order.AmazonOrderId,
-      ...(order.BuyerInfo?.BuyerEmail ? { email: order.BuyerInfo.BuyerEmail } : {}),
-      ...(order.ShippingAddress?.Phone ? { phone_1: order.ShippingAddress.Phone } : {}),
+      username: order.orderId,
+      ...(order.buyer?.buyerEmail ? { email: order.buyer.buyerEmail } : {}),
+      ...(order.recipient?.deliveryAddress?.phone ? { phone_1: order.recipient.deliveryAddress.phone } : {}),
+      address: { ...(order.buyer?.buyerName && !address.name ? { name: order.buyer.buyerName } : {}), ...address },
+    },
+    shipping: {
+      ...(shippingFee !== 0n ? { fee: decimal(shippingFee) } : {}),
+      ...(order.fulfillment?.fulfillmentServiceLevel ? { method: order.fulfillment.fulfillmentServiceLevel } : {}),
       address,
     },
-    shipping: { ...(shippingFee > 0 ? { fee: shippingFee.toFixed(2) } : {}), ...(order.ShipServiceLevel ? { method: order.ShipServiceLevel } : {}), address },
-    line: items.map(line),
-    paid_amount: status.is_paid ? money(order.OrderTotal?.Amount) : '0.00',
+    line: order.orderItems.map(line),
+    paid_amount: status.is_paid && grandTotal !== undefined ? decimal(grandTotal) : '0.00',
     status,
+    // AFN: Amazon ships from its fulfilment network; the Orders API names the marketplace, not the centre.
+    ...(afn ? { fulfilled_by_channel: { ...(country ? { country_iso2: country } : {}) } } : {}),
   };
 }

@@ -33,9 +33,15 @@ export class SpApiSession {
   readonly listings: ListingsItemsApi;
   readonly feeds: FeedsApi;
   readonly orders: OrdersApi;
+  /** The account's marketplaces: marketplace_id, several separated by commas (searchOrders takes up to 50). */
+  readonly marketplaceIds: string[];
 
   constructor(readonly target: PortalTarget) {
     this.creds = spApiCredentials(target);
+    this.marketplaceIds = this.creds.marketplaceId
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
     const basePath = target.baseUrl.replace(/\/+$/, '');
     const sdk = spApiSdk();
     this.listings = new sdk.ListingsItemsApi(undefined, basePath);

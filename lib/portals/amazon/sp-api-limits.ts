@@ -12,9 +12,18 @@ export interface UsagePlan {
 
 let limits: ReturnType<typeof spApiSdk>['limits'] | undefined;
 
+/**
+ * Operations no SDK package covers: the usage plans their contract's descriptions state
+ * (orders_2026-01-01.json: searchOrders 0.0056/s burst 20, getOrder 0.5/s burst 30).
+ */
+const ownPlans: { method: string; urlRegex: RegExp; rate: number; burst: number }[] = [
+  { method: 'get', urlRegex: /^\/orders\/2026-01-01\/orders$/, rate: 0.0056, burst: 20 },
+  { method: 'get', urlRegex: /^\/orders\/2026-01-01\/orders\/[^/]*$/, rate: 0.5, burst: 30 },
+];
+
 /** The usage plan of a call by method and path, as the SDK's table lists it. */
 export function usagePlan(method: string, path: string): UsagePlan & { operation: string } {
-  limits ??= spApiSdk().limits;
+  limits ??= [...ownPlans, ...spApiSdk().limits] as ReturnType<typeof spApiSdk>['limits'];
   const found = limits.find((l) => l.method.toLowerCase() === method.toLowerCase() && l.urlRegex.test(path));
   // Every route the adapter calls is in the table; an unknown one gets the most careful plan.
   if (!found) return { rate: 0.0167, burst: 1, operation: `${method} ${path}` };

@@ -1,0 +1,149 @@
+/**
+ * Amazon's Orders API v2026-01-01 (models/orders-api-model/orders_2026-01-01.json of
+ * amzn/selling-partner-api-models): searchOrders and getOrder. No @sp-api-sdk package has a client
+ * for it, so the calls go through the project's SP-API session (LWA token, usage plans, Amazon's
+ * error answers) with Node's fetch, typed from the contract's definitions (the part Kontor reads).
+ */
+import type { CallOptions, SpApiSession } from './sp-api-client';
+
+/** Money: amount is a decimal string, currencyCode ISO 4217. */
+export interface Money {
+  amount: string;
+  currencyCode: string;
+}
+
+/** CustomerAddress (RECIPIENT's deliveryAddress). */
+export interface CustomerAddress {
+  name?: string;
+  companyName?: string;
+  addressLine1?: string;
+  addressLine2?: string;
+  addressLine3?: string;
+  city?: string;
+  districtOrCounty?: string;
+  stateOrRegion?: string;
+  municipality?: string;
+  postalCode?: string;
+  countryCode?: string;
+  phone?: string;
+  addressType?: string;
+}
+
+/** FulfillmentStatus. */
+export type FulfillmentStatus = 'PENDING_AVAILABILITY' | 'PENDING' | 'UNSHIPPED' | 'PARTIALLY_SHIPPED' | 'SHIPPED' | 'CANCELLED' | 'UNFULFILLABLE';
+
+/** A proceeds breakdown (OrderProceedsBreakdown / ItemProceedsBreakdown with its detailedBreakdowns). */
+export interface ProceedsBreakdown {
+  type: string;
+  subtotal: Money;
+  detailedBreakdowns?: { subtype?: string; value?: Money }[];
+}
+
+/** OrderItem. */
+export interface OrderItem2026 {
+  orderItemId: string;
+  quantityOrdered: number;
+  product: {
+    asin?: string;
+    title?: string;
+    sellerSku?: string;
+    price?: { unitPrice?: Money; priceDesignation?: string };
+  };
+  proceeds?: { proceedsTotal?: Money; breakdowns?: ProceedsBreakdown[] };
+  promotion?: { breakdowns?: { promotionId?: string }[] };
+  fulfillment?: { quantityFulfilled?: number; quantityUnfulfilled?: number };
+}
+
+/** OrderPackage (FBM only). */
+export interface OrderPackage {
+  packageReferenceId: string;
+  carrier?: string;
+  trackingNumber?: string;
+  shipTime?: string;
+  packageItems?: { orderItemId: string; quantity: number }[];
+}
+
+/** Order. */
+export interface Order2026 {
+  orderId: string;
+  createdTime: string;
+  lastUpdatedTime: string;
+  programs?: string[];
+  salesChannel: { channelName: string; marketplaceId?: string; marketplaceName?: string };
+  buyer?: { buyerName?: string; buyerEmail?: string; buyerCompanyName?: string };
+  recipient?: { deliveryAddress?: CustomerAddress };
+  proceeds?: { grandTotal?: Money; breakdowns?: ProceedsBreakdown[] };
+  fulfillment?: { fulfillmentStatus: FulfillmentStatus; fulfilledBy?: 'AMAZON' | 'MERCHANT'; fulfillmentServiceLevel?: string };
+  orderItems: OrderItem2026[];
+  packages?: OrderPackage[];
+}
+
+export interface SearchOrdersResponse {
+  orders: Order2026[];
+  pagination?: { nextToken?: string };
+  lastUpdatedBefore?: string;
+  createdBefore?: string;
+}
+
+/**
+ * The data sets Kontor reads with every order (includedData): the buyer (name, e-mail), the
+ * recipient (the delivery address: role-based access replaces v0's Restricted Data Token), the
+ * proceeds (prices, shipping, discounts, totals), the promotions, the fulfilment (status, AFN or
+ * MFN) and the packages. Items always come with the order.
+ */
+export const includedData = ['BUYER', 'RECIPIENT', 'PROCEEDS', 'PROMOTION', 'FULFILLMENT', 'PACKAGES'] as const;
+
+export const searchOrdersPath = '/orders/2026-01-01/orders';
+export const orderPath = (orderId: string) => `/orders/2026-01-01/orders/${encodeURIComponent(orderId)}`;
+
+/** An answer in the shape SpApiSession reads: data, status, headers; a non-2xx is thrown with `response`. */
+async function getJson<T>(
+  base: string,
+  path: string,
+  query: Record<string, string>,
+  options: CallOptions,
+): Promise<{ data: T; status: number; headers: Record<string, unknown> }> {
+  const url = new URL(base.replace(/\/+$/, '') + path);
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+  const response = await fetch(url, {
+    headers: { accept: 'application/json', ...(options.headers as Record<string, string>) },
+    redirect: 'manual',
+    signal: AbortSignal.timeout(Number(options.timeout) || 30_000),
+  });
+  const text = await response.text();
+  let data: unknown = text;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: kept as text for the error message.
+  }
+  const answer = { data: data as T, status: response.status, headers: Object.fromEntries(response.headers) };
+  if (response.status >= 300) throw Object.assign(new Error(`HTTP ${response.status}`), { response: answer });
+  return answer;
+}
+
+/** Array query parameters are csv (Swagger 2.0's default collectionFormat; the contract names no other). */
+const csv = (values: readonly string[]) => values.join(',');
+
+/**
+ * searchOrders: the orders of the account's marketplaces updated at or after `lastUpdatedAfter`
+ * (exactly one of createdAfter and lastUpdatedAfter, as the contract requires), 100 a page, or the
+ * page a paginationToken names (its filters go with it again: the token only pages).
+ */
+export function searchOrders(s: SpApiSession, lastUpdatedAfter: Date, paginationToken: string | null, maxWaitMs: number): Promise<SearchOrdersResponse> {
+  const query: Record<string, string> = {
+    lastUpdatedAfter: lastUpdatedAfter.toISOString(),
+    marketplaceIds: csv(s.marketplaceIds),
+    includedData: csv(includedData),
+    maxResultsPerPage: '100',
+    ...(paginationToken ? { paginationToken } : {}),
+  };
+  return s.call('get', searchOrdersPath, (o) => getJson<SearchOrdersResponse>(s.target.baseUrl, searchOrdersPath, query, o), maxWaitMs);
+}
+
+/** getOrder: one order with its items and the same data sets. */
+export async function getOrder(s: SpApiSession, orderId: string, maxWaitMs: number): Promise<Order2026> {
+  const path = orderPath(orderId);
+  const answer = await s.call('get', path, (o) => getJson<{ order: Order2026 }>(s.target.baseUrl, path, { includedData: csv(includedData) }, o), maxWaitMs);
+  return answer.order;
+}

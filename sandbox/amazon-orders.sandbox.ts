@@ -1,0 +1,507 @@
+/**
+ * The sandbox's Amazon orders: one store of orders answered by the Orders API v2026-01-01
+ * (searchOrders, getOrder with their includedData, orders_2026-01-01.json) and by the deprecated
+ * Orders v0 operations (getOrders, getOrder, getOrderItems, ordersV0.json: still answering until
+ * the removal date, then failing), and confirmShipment (v0, not deprecated) with one package per
+ * packageReferenceId.
+ *
+ * Documented behaviour it plays, with its source:
+ * - A standard order is PENDING first ("the initial order status is PENDING", FulfillmentStatus);
+ *   while Pending, no pricing, taxes, shipping charges or promotions of its items (v0 getOrderItems'
+ *   note), no delivery address and no buyer e-mail (Access Orders PII: the e-mail only in UNSHIPPED,
+ *   PARTIALLY_SHIPPED or SHIPPED, the address with the Direct-to-Consumer Delivery role). It turns
+ *   UNSHIPPED once payment is authorised: here `pendingMs` after the purchase (the sandbox's choice).
+ * - AFN (fulfilledBy AMAZON): no buyer e-mail ("Only available for merchant-fulfilled (FBM)
+ *   orders"), no phone ("suppressed ... All FBA orders"), no packages ("Only available for FBM").
+ * - includedData: without it, an order carries its basic information and items only
+ *   (developer-docs "Get order information": "If you do not specify includedData, then the response
+ *   will only include basic information"); each data set adds its part.
+ * - paginationToken: "Token handling with 24-hour expiration" (Orders API migration guide).
+ * Where the contract is silent the sandbox chooses: the proceeds of an EU marketplace are gross
+ * (the TAX breakdown is the VAT included in ITEM and SHIPPING and is not added again), a DISCOUNT
+ * breakdown is negative, with ITEM and SHIPPING detailed breakdowns.
+ */
+import crypto from 'node:crypto';
+import express, { Request, Response } from 'express';
+import { ordersV0RemovalDate } from './amazon-contract';
+
+export type FulfillmentStatus = 'PENDING_AVAILABILITY' | 'PENDING' | 'UNSHIPPED' | 'PARTIALLY_SHIPPED' | 'SHIPPED' | 'CANCELLED' | 'UNFULFILLABLE';
+
+export interface SandboxOrderLine {
+  orderItemId: string;
+  sku: string;
+  title: string;
+  asin: string;
+  quantity: number;
+  /** Gross unit price. */
+  unitPrice: string;
+  promotionDiscount: string;
+  shippingPrice: string;
+  shippingDiscount: string;
+  quantityShipped: number;
+}
+
+export interface SandboxPackage {
+  packageReferenceId: string;
+  carrier: string;
+  trackingNumber: string;
+  shipTime: string;
+  packageItems: { orderItemId: string; quantity: number }[];
+}
+
+export interface SandboxOrder {
+  account: string;
+  orderId: string;
+  createdTime: string;
+  lastUpdatedTime: string;
+  marketplaceId: string;
+  currency: string;
+  fulfilledBy: 'AMAZON' | 'MERCHANT';
+  status: FulfillmentStatus;
+  /** A PENDING order turns UNSHIPPED at this time (ms since the epoch). */
+  pendingUntil?: number;
+  serviceLevel: string;
+  buyer: { name: string; email: string };
+  address: Record<string, string>;
+  lines: SandboxOrderLine[];
+  packages: SandboxPackage[];
+}
+
+/** What the orders part of the sandbox's Amazon holds. */
+export interface AmazonOrderStore {
+  orders: Map<string, SandboxOrder>;
+  pageSize: number;
+  /** How long a sold order stays PENDING before it turns UNSHIPPED (0: it is UNSHIPPED when first read). */
+  pendingMs: number;
+  /** The sandbox's today (YYYY-MM-DD), for the removal of deprecated operations; null: the real date. */
+  today: string | null;
+  /** Calls of deprecated operations the sandbox answered. */
+  deprecatedCalls: { operation: string; at: string; account: string }[];
+}
+
+const errorBody = (code: string, message: string, details = '') => ({ errors: [{ code, message, details }] });
+const nowIso = () => new Date().toISOString();
+const digits = (n: number) => Array.from({ length: n }, () => crypto.randomInt(10)).join('');
+const toCents = (s: string) => Math.round(Number(s) * 100);
+const money = (c: number, currencyCode: string) => ({ amount: (c / 100).toFixed(2), currencyCode });
+
+/** A PENDING order whose time has come turns UNSHIPPED, its update time the moment it did. */
+export function settle(order: SandboxOrder): SandboxOrder {
+  if (order.status === 'PENDING' && order.pendingUntil !== undefined && Date.now() >= order.pendingUntil) {
+    order.status = 'UNSHIPPED';
+    order.lastUpdatedTime = new Date(order.pendingUntil).toISOString();
+    order.pendingUntil = undefined;
+  }
+  return order;
+}
+
+const pending = (o: SandboxOrder) => o.status === 'PENDING' || o.status === 'PENDING_AVAILABILITY';
+/** The VAT included in a gross EU amount (19 %, Amazon.de), informative: not added to the totals. */
+const includedVat = (gross: number) => Math.round(gross - gross / 1.19);
+
+function itemProceeds(o: SandboxOrder, l: SandboxOrderLine) {
+  const item = toCents(l.unitPrice) * l.quantity;
+  const shipping = toCents(l.shippingPrice);
+  const promo = toCents(l.promotionDiscount);
+  const shipDiscount = toCents(l.shippingDiscount);
+  const breakdowns: Record<string, unknown>[] = [
+    { type: 'ITEM', subtotal: money(item, o.currency) },
+    { type: 'SHIPPING', subtotal: money(shipping, o.currency) },
+  ];
+  if (promo || shipDiscount)
+    breakdowns.push({
+      type: 'DISCOUNT',
+      subtotal: money(-(promo + shipDiscount), o.currency),
+      detailedBreakdowns: [
+        { subtype: 'ITEM', value: money(-promo, o.currency) },
+        { subtype: 'SHIPPING', value: money(-shipDiscount, o.currency) },
+      ],
+    });
+  const total = item + shipping - promo - shipDiscount;
+  breakdowns.push({ type: 'TAX', subtotal: money(includedVat(total), o.currency) });
+  return { total, proceeds: { proceedsTotal: money(total, o.currency), breakdowns } };
+}
+
+/** An order as the Orders API v2026-01-01 answers it, with the data sets asked for. */
+export function order2026(o: SandboxOrder, included: Set<string>): Record<string, unknown> {
+  settle(o);
+  const isPending = pending(o);
+  const afn = o.fulfilledBy === 'AMAZON';
+  let grand = 0;
+  const items = o.lines.map((l) => {
+    const item: Record<string, unknown> = {
+      orderItemId: l.orderItemId,
+      quantityOrdered: l.quantity,
+      product: { asin: l.asin, title: l.title, sellerSku: l.sku, ...(isPending ? {} : { price: { unitPrice: money(toCents(l.unitPrice), o.currency) } }) },
+    };
+    if (!isPending) {
+      const { total, proceeds } = itemProceeds(o, l);
+      grand += total;
+      if (included.has('PROCEEDS')) item.proceeds = proceeds;
+      if (included.has('PROMOTION') && toCents(l.promotionDiscount) + toCents(l.shippingDiscount) > 0)
+        item.promotion = { breakdowns: [{ promotionId: `SANDBOX-PROMO-${l.sku}` }] };
+    }
+    if (included.has('FULFILLMENT')) item.fulfillment = { quantityFulfilled: l.quantityShipped, quantityUnfulfilled: l.quantity - l.quantityShipped };
+    return item;
+  });
+  const out: Record<string, unknown> = {
+    orderId: o.orderId,
+    createdTime: o.createdTime,
+    lastUpdatedTime: o.lastUpdatedTime,
+    programs: afn ? ['DELIVERY_BY_AMAZON'] : [],
+    salesChannel: { channelName: 'AMAZON', marketplaceId: o.marketplaceId, marketplaceName: 'Amazon.de' },
+  };
+  if (included.has('BUYER')) out.buyer = { buyerName: o.buyer.name, ...(isPending || afn ? {} : { buyerEmail: o.buyer.email }) };
+  if (included.has('RECIPIENT') && !isPending) {
+    const { phone, ...rest } = o.address;
+    out.recipient = { deliveryAddress: { ...rest, ...(afn || o.status === 'SHIPPED' ? {} : phone ? { phone } : {}), addressType: 'RESIDENTIAL' } };
+  }
+  if (included.has('PROCEEDS') && !isPending) {
+    const breakdowns = ['ITEM', 'SHIPPING', 'DISCOUNT', 'TAX']
+      .map((type) => {
+        let c = 0;
+        let any = false;
+        for (const item of items) {
+          for (const b of ((item.proceeds as { breakdowns?: { type: string; subtotal: { amount: string } }[] } | undefined)?.breakdowns ?? []).filter(
+            (x) => x.type === type,
+          )) {
+            c += toCents(b.subtotal.amount);
+            any = true;
+          }
+        }
+        return any ? { type, subtotal: money(c, o.currency) } : undefined;
+      })
+      .filter(Boolean);
+    out.proceeds = { grandTotal: money(grand, o.currency), breakdowns };
+  }
+  if (included.has('FULFILLMENT')) out.fulfillment = { fulfillmentStatus: o.status, fulfilledBy: o.fulfilledBy, fulfillmentServiceLevel: o.serviceLevel };
+  out.orderItems = items;
+  if (included.has('PACKAGES') && !afn) out.packages = o.packages;
+  return out;
+}
+
+const v0Status: Record<FulfillmentStatus, string> = {
+  PENDING_AVAILABILITY: 'PendingAvailability',
+  PENDING: 'Pending',
+  UNSHIPPED: 'Unshipped',
+  PARTIALLY_SHIPPED: 'PartiallyShipped',
+  SHIPPED: 'Shipped',
+  CANCELLED: 'Canceled',
+  UNFULFILLABLE: 'Unfulfillable',
+};
+
+/** An order as the deprecated Orders v0 getOrders answers it. */
+function orderV0(o: SandboxOrder): Record<string, unknown> {
+  settle(o);
+  const isPending = pending(o);
+  const total = o.lines.reduce((c, l) => c + itemProceeds(o, l).total, 0);
+  return {
+    AmazonOrderId: o.orderId,
+    PurchaseDate: o.createdTime,
+    LastUpdateDate: o.lastUpdatedTime,
+    OrderStatus: v0Status[o.status],
+    FulfillmentChannel: o.fulfilledBy === 'AMAZON' ? 'AFN' : 'MFN',
+    ShipServiceLevel: o.serviceLevel,
+    ...(isPending ? {} : { OrderTotal: money(total, o.currency) }),
+    NumberOfItemsShipped: o.lines.reduce((n, l) => n + l.quantityShipped, 0),
+    NumberOfItemsUnshipped: o.lines.reduce((n, l) => n + l.quantity - l.quantityShipped, 0),
+    MarketplaceId: o.marketplaceId,
+    OrderType: 'StandardOrder',
+    BuyerInfo: {},
+  };
+}
+
+function itemsV0(o: SandboxOrder): Record<string, unknown>[] {
+  const isPending = pending(settle(o));
+  return o.lines.map((l) => ({
+    ASIN: l.asin,
+    SellerSKU: l.sku,
+    OrderItemId: l.orderItemId,
+    Title: l.title,
+    QuantityOrdered: l.quantity,
+    QuantityShipped: l.quantityShipped,
+    ...(isPending
+      ? {}
+      : {
+          ItemPrice: money(toCents(l.unitPrice) * l.quantity, o.currency),
+          ShippingPrice: money(toCents(l.shippingPrice), o.currency),
+          PromotionDiscount: money(toCents(l.promotionDiscount), o.currency),
+          ShippingDiscount: money(toCents(l.shippingDiscount), o.currency),
+        }),
+  }));
+}
+
+/** A page of a list and the token of the rest (base64 of the offset, the query and when it was made). */
+function paged<T>(list: T[], token: string | undefined, size: number, scope: string): { page: T[]; next?: string } {
+  const decoded = token ? (JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { scope: string; offset: number }) : { scope, offset: 0 };
+  const offset = decoded.scope === scope ? decoded.offset : 0;
+  const page = list.slice(offset, offset + size);
+  const next = offset + size < list.length ? Buffer.from(JSON.stringify({ scope, offset: offset + size, at: Date.now() })).toString('base64') : undefined;
+  return { page, next };
+}
+
+/** A pagination token: its scope, or why it is refused (unreadable, or older than 24 hours). */
+function readToken(token: string): { scope: string } | string {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as { scope?: unknown; at?: unknown };
+    if (typeof t.scope !== 'string') return 'Invalid pagination token.';
+    if (typeof t.at === 'number' && Date.now() - t.at > 86_400_000) return 'The pagination token has expired (24 hours).';
+    return { scope: t.scope };
+  } catch {
+    return 'Invalid pagination token.';
+  }
+}
+
+const list = (v: unknown): string[] => (typeof v === 'string' ? v.split(',').filter(Boolean) : Array.isArray(v) ? v.map(String) : []);
+
+function ofAccount(store: AmazonOrderStore, res: Response, id: string): SandboxOrder | undefined {
+  const o = store.orders.get(id);
+  return o && o.account === String(res.locals.account) ? settle(o) : undefined;
+}
+
+/** Orders API v2026-01-01: searchOrders and getOrder. */
+export function orders2026(store: AmazonOrderStore): express.Router {
+  const router = express.Router();
+  router.get('/', (req: Request, res: Response) => {
+    const q = req.query as Record<string, unknown>;
+    const token = typeof q.paginationToken === 'string' ? q.paginationToken : undefined;
+    const read = token ? readToken(token) : undefined;
+    if (typeof read === 'string') {
+      res.status(400).json(errorBody('InvalidInput', read, 'paginationToken'));
+      return;
+    }
+    const after = { created: q.createdAfter as string | undefined, updated: q.lastUpdatedAfter as string | undefined };
+    // "You must provide exactly one of createdAfter and lastUpdatedAfter"; createdBefore goes with createdAfter only, lastUpdatedBefore with lastUpdatedAfter.
+    if (!read && (Boolean(after.created) === Boolean(after.updated) || (after.created && q.lastUpdatedBefore) || (after.updated && q.createdBefore))) {
+      res
+        .status(400)
+        .json(
+          errorBody(
+            'InvalidInput',
+            'Exactly one of createdAfter and lastUpdatedAfter is required; createdBefore goes with createdAfter, lastUpdatedBefore with lastUpdatedAfter.',
+          ),
+        );
+      return;
+    }
+    const before = (q.lastUpdatedBefore ?? q.createdBefore) as string | undefined;
+    if (before && (Date.parse(before) > Date.now() - 120_000 || Date.parse(before) < Date.parse((after.created ?? after.updated)!))) {
+      res
+        .status(400)
+        .json(errorBody('InvalidInput', 'The before date must be at or after the after date and at least two minutes before the time of the request.'));
+      return;
+    }
+    const size = q.maxResultsPerPage === undefined ? 100 : Number(q.maxResultsPerPage);
+    if (!Number.isInteger(size) || size < 1 || size > 100) {
+      res.status(400).json(errorBody('InvalidInput', 'maxResultsPerPage must be between 1 and 100.', 'maxResultsPerPage'));
+      return;
+    }
+    const scope =
+      read?.scope ??
+      JSON.stringify({ after, before, marketplaces: list(q.marketplaceIds), fulfilledBy: list(q.fulfilledBy), statuses: list(q.fulfillmentStatuses) });
+    const filter = JSON.parse(scope) as { after: typeof after; before?: string; marketplaces: string[]; fulfilledBy: string[]; statuses: string[] };
+    const included = new Set(list(q.includedData));
+    const found = [...store.orders.values()]
+      .filter((o) => o.account === String(res.locals.account))
+      .map(settle)
+      .filter((o) => filter.marketplaces.length === 0 || filter.marketplaces.includes(o.marketplaceId))
+      .filter((o) => filter.fulfilledBy.length === 0 || filter.fulfilledBy.includes(o.fulfilledBy))
+      .filter((o) => filter.statuses.length === 0 || filter.statuses.includes(o.status))
+      .filter((o) => {
+        const at = Date.parse(filter.after.created ? o.createdTime : o.lastUpdatedTime);
+        return at >= Date.parse((filter.after.created ?? filter.after.updated)!) && (!filter.before || at <= Date.parse(filter.before));
+      })
+      .sort((a, b) => a.lastUpdatedTime.localeCompare(b.lastUpdatedTime) || a.orderId.localeCompare(b.orderId));
+    const { page, next } = paged(found, token, Math.min(size, store.pageSize), scope);
+    res.json({
+      orders: page.map((o) => order2026(o, included)),
+      ...(next ? { pagination: { nextToken: next } } : {}),
+      ...(filter.after.updated ? { lastUpdatedBefore: nowIso() } : { createdBefore: nowIso() }),
+    });
+  });
+  router.get('/:orderId', (req: Request, res: Response) => {
+    const o = ofAccount(store, res, String(req.params.orderId));
+    if (!o) {
+      res.status(404).json(errorBody('NotFound', `Order ${req.params.orderId} not found.`));
+      return;
+    }
+    res.json({ order: order2026(o, new Set(list(req.query.includedData))) });
+  });
+  return router;
+}
+
+/** The deprecated v0 operations answer until the removal date, then fail (the sandbox answers 404 NotFound: Amazon names no code). */
+function removed(store: AmazonOrderStore, res: Response, operation: string): boolean {
+  const today = store.today ?? nowIso().slice(0, 10);
+  if (today >= ordersV0RemovalDate) {
+    res
+      .status(404)
+      .json(
+        errorBody(
+          'NotFound',
+          `${operation} of the Orders API v0 was removed on ${ordersV0RemovalDate}.`,
+          'Use the Orders API v2026-01-01 (searchOrders, getOrder).',
+        ),
+      );
+    return true;
+  }
+  store.deprecatedCalls.push({ operation, at: nowIso(), account: String(res.locals.account) });
+  return false;
+}
+
+/** Orders v0: getOrders, getOrder, getOrderItems (deprecated) and confirmShipment. */
+export function ordersV0(store: AmazonOrderStore): express.Router {
+  const router = express.Router();
+  router.get('/', (req: Request, res: Response) => {
+    if (removed(store, res, 'getOrders')) return;
+    const q = req.query as Record<string, string | undefined>;
+    const read = q.NextToken ? readToken(q.NextToken) : undefined;
+    if (typeof read === 'string') {
+      res.status(400).json(errorBody('InvalidInput', read, 'NextToken'));
+      return;
+    }
+    const scope =
+      read?.scope ?? JSON.stringify({ after: q.LastUpdatedAfter ?? q.CreatedAfter, created: !q.LastUpdatedAfter, marketplaces: list(q.MarketplaceIds) });
+    const filter = JSON.parse(scope) as { after?: string; created: boolean; marketplaces: string[] };
+    if (!filter.after || filter.marketplaces.length === 0) {
+      res.status(400).json(errorBody('InvalidInput', 'MarketplaceIds and CreatedAfter or LastUpdatedAfter are required.'));
+      return;
+    }
+    const found = [...store.orders.values()]
+      .filter((o) => o.account === String(res.locals.account) && filter.marketplaces.includes(o.marketplaceId))
+      .map(settle)
+      .filter((o) => Date.parse(filter.created ? o.createdTime : o.lastUpdatedTime) >= Date.parse(filter.after!))
+      .sort((a, b) => a.lastUpdatedTime.localeCompare(b.lastUpdatedTime));
+    const { page, next } = paged(found, q.NextToken, store.pageSize, scope);
+    res.json({ payload: { Orders: page.map(orderV0), ...(next ? { NextToken: next } : {}), LastUpdatedBefore: nowIso() } });
+  });
+  router.get('/:orderId', (req: Request, res: Response) => {
+    if (removed(store, res, 'getOrder')) return;
+    const o = ofAccount(store, res, String(req.params.orderId));
+    if (!o) {
+      res.status(404).json(errorBody('NotFound', `Order ${req.params.orderId} not found.`));
+      return;
+    }
+    res.json({ payload: orderV0(o) });
+  });
+  router.get('/:orderId/orderItems', (req: Request, res: Response) => {
+    if (removed(store, res, 'getOrderItems')) return;
+    const o = ofAccount(store, res, String(req.params.orderId));
+    if (!o) {
+      res.status(404).json(errorBody('NotFound', `Order ${req.params.orderId} not found.`));
+      return;
+    }
+    const { page, next } = paged(itemsV0(o), req.query.NextToken as string | undefined, store.pageSize, o.orderId);
+    res.json({ payload: { AmazonOrderId: o.orderId, OrderItems: page, ...(next ? { NextToken: next } : {}) } });
+  });
+  router.post('/:orderId/shipmentConfirmation', (req: Request, res: Response) => confirmShipment(store, req, res));
+  return router;
+}
+
+/**
+ * confirmShipment: one package per packageReferenceId (a second confirmation with the same id is
+ * refused: "A unique identifier for this package within the context of the order"), its items
+ * no more than is left to ship; the order turns PARTIALLY_SHIPPED or SHIPPED. AFN orders are
+ * Amazon's to ship.
+ */
+function confirmShipment(store: AmazonOrderStore, req: Request, res: Response): void {
+  const o = ofAccount(store, res, String(req.params.orderId));
+  if (!o) {
+    res.status(404).json(errorBody('NotFound', `Order ${req.params.orderId} not found.`));
+    return;
+  }
+  const body = (req.body ?? {}) as { marketplaceId?: unknown; packageDetail?: Record<string, unknown> };
+  const p = body.packageDetail ?? {};
+  const items = Array.isArray(p.orderItems) ? (p.orderItems as { orderItemId?: unknown; quantity?: unknown }[]) : [];
+  const missing = ['packageReferenceId', 'carrierCode', 'trackingNumber', 'shipDate'].filter((f) => typeof p[f] !== 'string' || p[f] === '');
+  if (typeof body.marketplaceId !== 'string' || missing.length > 0 || items.length === 0 || !/^\d+$/.test(String(p.packageReferenceId))) {
+    res.status(400).json(errorBody('InvalidInput', `marketplaceId and packageDetail (${[...missing, 'orderItems'].join(', ')}) are required.`));
+    return;
+  }
+  if (o.fulfilledBy === 'AMAZON' || pending(o) || o.status === 'CANCELLED') {
+    res
+      .status(400)
+      .json(
+        errorBody('InvalidInput', `Order ${o.orderId} is ${o.status}${o.fulfilledBy === 'AMAZON' ? ' and fulfilled by Amazon' : ''}: it cannot be confirmed.`),
+      );
+    return;
+  }
+  if (o.packages.some((k) => k.packageReferenceId === p.packageReferenceId)) {
+    res.status(400).json(errorBody('InvalidInput', `packageReferenceId ${String(p.packageReferenceId)} was already confirmed for order ${o.orderId}.`));
+    return;
+  }
+  for (const i of items) {
+    const line = o.lines.find((l) => l.orderItemId === i.orderItemId);
+    if (!line || !Number.isInteger(i.quantity) || Number(i.quantity) < 1 || line.quantityShipped + Number(i.quantity) > line.quantity) {
+      res.status(400).json(errorBody('InvalidInput', `orderItemId ${String(i.orderItemId)} is not in the order or its quantity is more than is left to ship.`));
+      return;
+    }
+  }
+  for (const i of items) o.lines.find((l) => l.orderItemId === i.orderItemId)!.quantityShipped += Number(i.quantity);
+  o.packages.push({
+    packageReferenceId: String(p.packageReferenceId),
+    carrier: String(p.carrierCode === 'Other' ? (p.carrierName ?? 'Other') : p.carrierCode),
+    trackingNumber: String(p.trackingNumber),
+    shipTime: String(p.shipDate),
+    packageItems: items.map((i) => ({ orderItemId: String(i.orderItemId), quantity: Number(i.quantity) })),
+  });
+  o.status = o.lines.every((l) => l.quantityShipped >= l.quantity) ? 'SHIPPED' : 'PARTIALLY_SHIPPED';
+  o.lastUpdatedTime = nowIso();
+  res.status(204).end();
+}
+
+/** An order to place at the sandbox's Amazon (POST /_sandbox/amazon/orders, and a market_d sale). */
+export interface NewAmazonOrder {
+  portal_account: string | number;
+  lines: { sku: string; quantity: number; price?: string; title?: string; promotion_discount?: string; shipping?: string; shipping_discount?: string }[];
+  fulfilled_by?: 'AMAZON' | 'MERCHANT';
+  status?: FulfillmentStatus;
+  /** Pending this long first (default: the store's pendingMs). */
+  pending_ms?: number;
+  marketplace_id?: string;
+  currency?: string;
+  buyer?: { name?: string; email?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
+}
+
+/** Places an order; its id. */
+export function placeOrder(store: AmazonOrderStore, body: NewAmazonOrder): SandboxOrder {
+  const at = Date.now();
+  const pendingMs = body.pending_ms ?? store.pendingMs;
+  const status = body.status ?? (pendingMs > 0 ? 'PENDING' : 'UNSHIPPED');
+  const name = body.buyer?.name ?? 'Erika Mustermann';
+  const order: SandboxOrder = {
+    account: String(body.portal_account),
+    orderId: `302-${digits(7)}-${digits(7)}`,
+    createdTime: new Date(at).toISOString(),
+    lastUpdatedTime: new Date(at).toISOString(),
+    marketplaceId: body.marketplace_id ?? 'A1PA6795UKMFR9',
+    currency: body.currency ?? 'EUR',
+    fulfilledBy: body.fulfilled_by ?? 'MERCHANT',
+    status,
+    ...(status === 'PENDING' && pendingMs > 0 ? { pendingUntil: at + pendingMs } : {}),
+    serviceLevel: 'STANDARD',
+    buyer: { name, email: body.buyer?.email ?? `${digits(12)}@marketplace.amazon.de` },
+    address: {
+      name,
+      addressLine1: body.buyer?.street ?? 'Heidestraße 17',
+      city: body.buyer?.city ?? 'Köln',
+      postalCode: body.buyer?.zip ?? '51147',
+      countryCode: body.buyer?.country_iso2 ?? 'DE',
+      ...(body.buyer?.phone ? { phone: body.buyer.phone } : {}),
+    },
+    lines: body.lines.map((l) => ({
+      orderItemId: digits(14),
+      sku: l.sku,
+      title: l.title ?? l.sku,
+      asin: `B0${digits(8)}`,
+      quantity: l.quantity,
+      unitPrice: l.price ?? '10.00',
+      promotionDiscount: l.promotion_discount ?? '0.00',
+      shippingPrice: l.shipping ?? '0.00',
+      shippingDiscount: l.shipping_discount ?? '0.00',
+      quantityShipped: 0,
+    })),
+    packages: [],
+  };
+  store.orders.set(order.orderId, order);
+  return order;
+}

@@ -1,0 +1,233 @@
+import { expect } from 'chai';
+import type { PortalTarget } from '../../lib/portals/portal.type';
+import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
+import { amazonOf } from '../../sandbox/amazon.sandbox';
+import type { NewAmazonOrder } from '../../sandbox/amazon-orders.sandbox';
+import type { SandboxRequest } from '../../sandbox/sandbox.app';
+import { Sandbox, startSandbox } from '../fleet/support';
+import { failure } from '../support/failure';
+
+const DE = 'A1PA6795UKMFR9';
+const adapter = new MarketDAdapter();
+
+describe('market_d: orders through the Orders API v2026-01-01 against the sandbox played from the contracts', () => {
+  let sandbox: Sandbox;
+  let account: number;
+  let target: PortalTarget;
+  before(async () => {
+    sandbox = await startSandbox();
+  });
+  after(async () => {
+    await sandbox.close();
+  });
+  beforeEach(() => {
+    account = 700000 + Math.floor(Math.random() * 100000);
+    target = { portalAccountId: account, baseUrl: sandbox.url, credentials: {} };
+  });
+
+  const calls = (path: string | RegExp): SandboxRequest[] =>
+    sandbox.state.requests.filter(
+      (r) => r.portal === 'market_d' && r.portalAccount === String(account) && (typeof path === 'string' ? r.path === path : path.test(r.path)),
+    );
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+  };
+  const place = async (order: Omit<NewAmazonOrder, 'portal_account'>) =>
+    (await post('/_sandbox/amazon/orders', { portal_account: account, ...order })).body as { order_id: string; order_item_ids: string[] };
+  const status = (orderId: string, s: string) => post(`/_sandbox/amazon/orders/${orderId}/status`, { status: s });
+
+  it('fetchOrders: searchOrders by lastUpdatedAfter in the account marketplaces with includedData, paged by its pagination token; items come with the order, no call per order', async () => {
+    const since = new Date(Date.now() - 1000);
+    const a = await place({
+      lines: [{ sku: 'O-1', quantity: 2, price: '7.50' }],
+      buyer: { name: 'Max Muster', email: 'max@marketplace.amazon.de', phone: '+49 221 1234' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const b = await place({
+      lines: [
+        { sku: 'O-2', quantity: 1, price: '3.00', shipping: '4.90' },
+        { sku: 'O-3', quantity: 3, price: '2.00' },
+      ],
+    });
+    amazonOf(sandbox.state).pageSize = 1;
+    try {
+      const first = await adapter.fetchOrders(target, since, null);
+      expect(first.orders.map((o) => o.external_order_id)).to.deep.equal([a.order_id]);
+      expect(first.next).to.be.a('string');
+      const second = await adapter.fetchOrders(target, since, first.next);
+      expect(second.orders.map((o) => o.external_order_id)).to.deep.equal([b.order_id]);
+      expect(second.next).to.equal(null);
+      expect(second.orders[0]!.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
+        ['O-2', 1, '3.00'],
+        ['O-3', 3, '2.00'],
+      ]);
+      expect(second.orders[0]!.shipping.fee).to.equal('4.90');
+      expect(second.orders[0]!.paid_amount).to.equal('13.90');
+    } finally {
+      amazonOf(sandbox.state).pageSize = 100;
+    }
+    const searches = calls('/orders/2026-01-01/orders');
+    expect(searches.map((r) => r.status)).to.deep.equal([200, 200]);
+    expect(searches[0]!.query).to.deep.equal({
+      lastUpdatedAfter: since.toISOString(),
+      marketplaceIds: DE,
+      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,FULFILLMENT,PACKAGES',
+      maxResultsPerPage: '100',
+    });
+    expect(searches[1]!.query!.paginationToken).to.be.a('string');
+    // Nothing of the deprecated v0, and no call per order.
+    expect(calls(/^\/orders\/v0\//)).to.deep.equal([]);
+    expect(calls(/^\/orders\/2026-01-01\/orders\/.+/)).to.deep.equal([]);
+
+    const order = (await adapter.fetchOrders(target, since, null)).orders[0]!;
+    const sandboxOrder = amazonOf(sandbox.state).orders.get(a.order_id)!;
+    expect(order).to.deep.equal({
+      external_order_id: a.order_id,
+      modified_at: sandboxOrder.lastUpdatedTime,
+      created_at: sandboxOrder.createdTime,
+      currency_id: 'EUR',
+      customer: {
+        username: a.order_id,
+        email: 'max@marketplace.amazon.de',
+        phone_1: '+49 221 1234',
+        address: { name: 'Max Muster', street: 'Heidestraße 17', zip: '51147', city: 'Köln', country_iso2: 'DE' },
+      },
+      shipping: { method: 'STANDARD', address: { name: 'Max Muster', street: 'Heidestraße 17', zip: '51147', city: 'Köln', country_iso2: 'DE' } },
+      line: [{ transaction_id: a.order_item_ids[0], sku: 'O-1', name: 'O-1', quantity: 2, price: '7.50' }],
+      paid_amount: '15.00',
+      status: { is_paid: true, is_shipped: false, is_cancelled: false },
+    });
+    // getOrder: the same order and data sets, one call.
+    expect(await adapter.fetchOrder(target, a.order_id)).to.deep.equal(order);
+    expect(calls(`/orders/2026-01-01/orders/${a.order_id}`)[0]!.query).to.deep.equal({
+      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,FULFILLMENT,PACKAGES',
+    });
+  });
+
+  it('Pending: no prices, no address, no e-mail, unpaid; once Unshipped the same order has them, with a later lastUpdatedTime', async () => {
+    const since = new Date(Date.now() - 1000);
+    const sold = await place({ lines: [{ sku: 'P-1', quantity: 2, price: '12.50', shipping: '3.90' }], pending_ms: 60_000, buyer: { name: 'Eva Pending' } });
+    const pending = (await adapter.fetchOrders(target, since, null)).orders[0]!;
+    expect(pending.status).to.deep.equal({ is_paid: false, is_shipped: false, is_cancelled: false });
+    expect(pending.line[0]).to.include({ price: '0.00', quantity: 2 });
+    expect(pending.shipping).to.deep.equal({ method: 'STANDARD', address: {} });
+    expect(pending.customer).to.deep.equal({ username: sold.order_id, address: { name: 'Eva Pending' } });
+    expect(pending.paid_amount).to.equal('0.00');
+    // Pending: the currency is the marketplace's (Amazon.de), not a guess.
+    expect(pending.currency_id).to.equal('EUR');
+
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await status(sold.order_id, 'UNSHIPPED');
+    const paid = (await adapter.fetchOrders(target, since, null)).orders[0]!;
+    expect(Date.parse(paid.modified_at)).to.be.greaterThan(Date.parse(pending.modified_at));
+    expect(paid.line[0]).to.include({ price: '12.50' });
+    expect(paid.shipping).to.deep.include({ fee: '3.90' });
+    expect(paid.shipping.address).to.deep.include({ street: 'Heidestraße 17', city: 'Köln' });
+    expect(paid.paid_amount).to.equal('28.90');
+    expect(paid.status.is_paid).to.equal(true);
+  });
+
+  it('AFN: fulfilled by Amazon, read as fulfilled_by_channel with the marketplace country; Amazon gives no buyer e-mail or phone', async () => {
+    const since = new Date(Date.now() - 1000);
+    await place({ lines: [{ sku: 'F-1', quantity: 1, price: '20.00' }], fulfilled_by: 'AMAZON', buyer: { phone: '+49 1' } });
+    const [afn] = (await adapter.fetchOrders(target, since, null)).orders;
+    expect(afn!.fulfilled_by_channel).to.deep.equal({ country_iso2: 'DE' });
+    expect(afn!.customer.email).to.equal(undefined);
+    expect(afn!.customer.phone_1).to.equal(undefined);
+    expect(afn!.status.is_paid).to.equal(true);
+  });
+
+  it('money: promotion discounts lower the unit price, shipping discounts the fee, the currency is the order one, no tax amount lands in the VAT field', async () => {
+    const since = new Date(Date.now() - 1000);
+    await place({
+      currency: 'GBP',
+      marketplace_id: 'A1F83G8C2ARO7P',
+      lines: [
+        { sku: 'M-1', quantity: 2, price: '10.00', promotion_discount: '3.00', shipping: '5.00', shipping_discount: '5.00' },
+        { sku: 'M-2', quantity: 1, price: '4.00', shipping: '2.50' },
+      ],
+    });
+    // An Amazon.co.uk account: the refresh token names the sandbox's portal account.
+    const uk = {
+      ...target,
+      credentials: { client_id: 'c', client_secret: 's', refresh_token: `Atzr|sandbox-${account}`, seller_id: 'A2UK', marketplace_id: 'A1F83G8C2ARO7P' },
+    };
+    const [order] = (await adapter.fetchOrders(uk, since, null)).orders;
+    expect(calls('/orders/2026-01-01/orders')[0]!.query!.marketplaceIds).to.equal('A1F83G8C2ARO7P');
+    expect(order!.currency_id).to.equal('GBP');
+    expect(order!.line.map((l) => [l.sku, l.price])).to.deep.equal([
+      ['M-1', '8.50'],
+      ['M-2', '4.00'],
+    ]);
+    expect(order!.line.every((l) => l.tax === undefined)).to.equal(true);
+    expect(order!.shipping.fee).to.equal('2.50');
+    // 2 x 8.50 + 4.00 + 2.50: what the buyer paid is the order's total.
+    expect(order!.paid_amount).to.equal('23.50');
+  });
+
+  it('the sandbox plays the contract: usage plans with x-amzn-RateLimit-Limit and 429, exactly one of createdAfter and lastUpdatedAfter, the deprecated v0 operations until their removal date', async () => {
+    const token = await accessToken(sandbox.url, account);
+    const get = (path: string) => fetch(`${sandbox.url}${path}`, { headers: { 'x-amz-access-token': token } });
+    const both = await get(`/orders/2026-01-01/orders?createdAfter=2026-11-01T00:00:00Z&lastUpdatedAfter=2026-11-01T00:00:00Z&marketplaceIds=${DE}`);
+    expect(both.status).to.equal(400);
+    expect(((await both.json()) as { errors: { code: string }[] }).errors[0]!.code).to.equal('InvalidInput');
+    // searchOrders: 0.0056 requests a second after a burst of 20 (the contract's usage plan); one was used above.
+    const answers: number[] = [];
+    let limit = '';
+    for (let i = 0; i < 20; i++) {
+      const res = await get(`/orders/2026-01-01/orders?lastUpdatedAfter=2026-11-01T00:00:00Z&marketplaceIds=${DE}`);
+      answers.push(res.status);
+      limit = res.headers.get('x-amzn-ratelimit-limit') ?? '';
+    }
+    expect(answers.slice(0, 19).every((s) => s === 200)).to.equal(true);
+    expect(answers[19]).to.equal(429);
+    expect(limit).to.equal('0.0056');
+    // getOrder has its own plan (0.5/s, burst 30).
+    const other = await get('/orders/2026-01-01/orders/302-0000000-0000000');
+    expect(other.status).to.equal(404);
+    expect(other.headers.get('x-amzn-ratelimit-limit')).to.equal('0.5');
+
+    // v0 getOrders: deprecated, still answering before 2027-03-27, and counted; refused after.
+    const v0 = await get(`/orders/v0/orders?MarketplaceIds=${DE}&LastUpdatedAfter=2026-11-01T00:00:00Z`);
+    expect(v0.status).to.equal(200);
+    expect(v0.headers.get('x-amzn-ratelimit-limit')).to.equal('0.0167');
+    expect(
+      amazonOf(sandbox.state)
+        .deprecatedCalls.filter((c) => c.account === String(account))
+        .map((c) => c.operation),
+    ).to.deep.equal(['getOrders']);
+    await post('/_sandbox/amazon/config', { today: '2027-03-27' });
+    try {
+      const gone = await get(`/orders/v0/orders?MarketplaceIds=${DE}&LastUpdatedAfter=2026-11-01T00:00:00Z`);
+      expect(gone.status).to.equal(404);
+      expect(JSON.stringify(await gone.json())).to.contain('removed on 2027-03-27');
+    } finally {
+      await post('/_sandbox/amazon/config', { today: null });
+    }
+  });
+
+  it("a throttled searchOrders is retried later: the fetch fails for a retry with Amazon's QuotaExceeded, not for good", async () => {
+    await post('/_sandbox/amazon/config', { orders_rate_limit: 0.001 });
+    try {
+      const since = new Date(Date.now() - 1000);
+      await adapter.fetchOrders(target, since, null);
+      const err = await failure(adapter.fetchOrders({ ...target }, since, null));
+      expect(err.id).to.equal('portal_unavailable');
+      expect(err.message).to.contain('QuotaExceeded');
+      expect(calls('/orders/2026-01-01/orders').map((r) => r.status)).to.deep.equal([200, 429]);
+    } finally {
+      await post('/_sandbox/amazon/config', { orders_rate_limit: null });
+    }
+  });
+});
+
+/** An LWA access token of the sandbox for the portal account (its refresh token names it). */
+async function accessToken(url: string, account: number): Promise<string> {
+  const res = await fetch(`${url}/auth/o2/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: `Atzr|sandbox-${account}`, client_id: 'c', client_secret: 's' }).toString(),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
