@@ -1,0 +1,267 @@
+/**
+ * The sandbox eBay's Inventory API (sell/inventory/v1): inventory items, inventory locations,
+ * offers (create, update, publish, withdraw, getOffers) and bulkUpdatePriceQuantity, with the
+ * documented rules the adapter depends on (each with its source):
+ * - the listing quantity is the lower of the offer's availableQuantity and the item's quantity
+ *   (ebay-state.sandbox.ts, listingQuantity);
+ * - an auction offer takes no availableQuantity: 25762 "availableQuantity is not applicable for
+ *   auction offer" (createOffer/updateOffer/bulkUpdatePriceQuantity error tables);
+ * - an offer is published only with the merchantLocationKey of an enabled location of the
+ *   seller (EbayOfferDetailsWithKeys.merchantLocationKey: "required before an offer can be
+ *   published"; publishOffer error 25002);
+ * - one offer per SKU, marketplace and format (createOffer error 25002 "Offer entity already
+ *   exists"): an auction and a fixed-price offer of one SKU are two offers;
+ * - bulkUpdatePriceQuantity: at most 25 SKUs; offers[] only for published offers of that SKU;
+ *   the item's quantity not below its live auctions (error 25759).
+ * The request's shape is checked before (ebay-contract.sandbox.ts).
+ */
+import type express from 'express';
+import type { SandboxState } from './sandbox.app';
+import { Body, EbayOfferRecord, error, itemQuantity, key, listingQuantity, refreshListing, setItemQuantity } from './ebay-state.sandbox';
+
+const inventory = '/sell/inventory/v1';
+
+/** The offer as getOffers/getOffer answer it. */
+const offerView = (o: EbayOfferRecord) => ({
+  ...o.body,
+  offerId: o.offerId,
+  sku: o.sku,
+  status: o.status,
+  ...(o.listingId ? { listing: { listingId: o.listingId, listingStatus: 'ACTIVE' } } : {}),
+});
+
+function mountItems(router: express.Router, state: SandboxState): void {
+  const ebay = state.ebay;
+  router.put(`${inventory}/inventory_item/:sku`, (req, res) => {
+    const account = res.locals.account as string;
+    const sku = String(req.params.sku);
+    const body = (req.body ?? {}) as Body;
+    if (!(body.product as Body | undefined)?.title) {
+      res.status(400).json(error(25002, 'A user error has occurred. The title is missing.'));
+      return;
+    }
+    ebay.inventory.set(key(account, sku), body);
+    const before = state.offers.get(`auction_a|${account}|${sku}`)?.quantity;
+    const view = refreshListing(state, account, sku);
+    if (ebay.offersOf(account, sku).some((o) => o.status === 'PUBLISHED') && view.quantity !== before) refreshListing(state, account, sku, 'listing');
+    res.status(204).end();
+  });
+  router.get(`${inventory}/inventory_item/:sku`, (req, res) => {
+    const item = ebay.inventory.get(key(res.locals.account as string, String(req.params.sku)));
+    if (!item) {
+      res.status(404).json(error(25702, `The SKU ${String(req.params.sku)} is not available in the system.`));
+      return;
+    }
+    res.json({ ...item, sku: String(req.params.sku) });
+  });
+  router.get(`${inventory}/location`, (_req, res) => {
+    const locations = [...ebay.locationsOf(res.locals.account as string).values()];
+    res.json({ href: `${inventory}/location`, limit: 100, offset: 0, total: locations.length, locations });
+  });
+  router.get(`${inventory}/location/:key`, (req, res) => {
+    const location = ebay.locationsOf(res.locals.account as string).get(String(req.params.key));
+    if (!location) {
+      res.status(404).json(error(25804, `Location ${String(req.params.key)} not found.`));
+      return;
+    }
+    res.json(location);
+  });
+  router.post(`${inventory}/location/:key`, (req, res) => {
+    const own = ebay.locationsOf(res.locals.account as string);
+    const merchantLocationKey = String(req.params.key);
+    if (own.has(merchantLocationKey)) {
+      res.status(409).json(error(25803, `${merchantLocationKey} already exists.`));
+      return;
+    }
+    own.set(merchantLocationKey, { merchantLocationStatus: 'ENABLED', ...(req.body as Body), merchantLocationKey });
+    res.status(204).end();
+  });
+}
+
+function mountOffers(router: express.Router, state: SandboxState): void {
+  const ebay = state.ebay;
+  const own = (req: express.Request, res: express.Response) => {
+    const offer = ebay.offers.get(String(req.params.offerId));
+    if (offer && offer.account === res.locals.account) return offer;
+    res.status(404).json(error(25713, 'This Offer is not available.'));
+    return undefined;
+  };
+  router.get(`${inventory}/offer`, (req, res) => {
+    const account = res.locals.account as string;
+    const offers = ebay
+      .offersOf(account, String(req.query.sku ?? ''))
+      .filter(
+        (o) => (!req.query.marketplace_id || o.body.marketplaceId === req.query.marketplace_id) && (!req.query.format || o.body.format === req.query.format),
+      );
+    if (!offers.length) {
+      res.status(404).json(error(25713, 'This Offer is not available.'));
+      return;
+    }
+    res.json({ href: req.originalUrl, limit: 100, size: offers.length, total: offers.length, offers: offers.map(offerView) });
+  });
+  router.get(`${inventory}/offer/:offerId`, (req, res) => {
+    const offer = own(req, res);
+    if (offer) res.json(offerView(offer));
+  });
+  router.post(`${inventory}/offer`, (req, res) => {
+    const account = res.locals.account as string;
+    const body = (req.body ?? {}) as Body;
+    const sku = String(body.sku ?? '');
+    if (!ebay.inventory.has(key(account, sku))) {
+      res.status(400).json(error(25702, `The SKU ${sku} is not available in the system.`));
+      return;
+    }
+    if (!body.marketplaceId || !body.format) {
+      res.status(400).json(error(25709, 'Invalid value for marketplaceId or format.'));
+      return;
+    }
+    if (body.format === 'AUCTION' && body.availableQuantity !== undefined) {
+      res.status(400).json(error(25762, 'availableQuantity is not applicable for auction offer.'));
+      return;
+    }
+    if (ebay.offersOf(account, sku).some((o) => o.body.marketplaceId === body.marketplaceId && o.body.format === body.format)) {
+      res.status(400).json(error(25002, `Offer entity already exists for SKU ${sku}, ${String(body.marketplaceId)}, ${String(body.format)}.`));
+      return;
+    }
+    const offerId = String(5000000000 + ebay.next());
+    ebay.offers.set(offerId, { offerId, account, sku, body, status: 'UNPUBLISHED' });
+    refreshListing(state, account, sku);
+    res.status(201).json({ offerId });
+  });
+  router.put(`${inventory}/offer/:offerId`, (req, res) => {
+    const offer = own(req, res);
+    if (!offer) return;
+    const body = (req.body ?? {}) as Body;
+    if (offer.body.format === 'AUCTION' && body.availableQuantity !== undefined) {
+      res.status(400).json(error(25762, 'availableQuantity is not applicable for auction offer.'));
+      return;
+    }
+    const before = offer.status === 'PUBLISHED' ? listingQuantity(ebay, offer) : undefined;
+    offer.body = { ...body, sku: offer.sku, marketplaceId: offer.body.marketplaceId, format: offer.body.format };
+    const changed = before !== undefined && listingQuantity(ebay, offer) !== before;
+    refreshListing(state, offer.account, offer.sku, changed ? 'listing' : undefined);
+    res.status(204).end();
+  });
+  router.post(`${inventory}/offer/:offerId/publish`, (req, res) => {
+    const offer = own(req, res);
+    if (!offer) return;
+    const location = String(offer.body.merchantLocationKey ?? '');
+    const found = location ? ebay.locationsOf(offer.account).get(location) : undefined;
+    if (!found || found.merchantLocationStatus !== 'ENABLED') {
+      const why = location ? `the inventory location ${location} does not exist or is disabled` : 'the offer has no merchantLocationKey';
+      res.status(400).json(error(25002, `A user error has occurred. No <Item.Country> exists: ${why}.`));
+      return;
+    }
+    if (!ebay.inventory.has(key(offer.account, offer.sku))) {
+      res.status(400).json(error(25702, `The SKU ${offer.sku} is not available in the system.`));
+      return;
+    }
+    offer.status = 'PUBLISHED';
+    offer.listingId ??= String(110000000000 + ebay.next());
+    refreshListing(state, offer.account, offer.sku, 'listing');
+    res.json({ offerId: offer.offerId, listingId: offer.listingId });
+  });
+  router.post(`${inventory}/offer/:offerId/withdraw`, (req, res) => {
+    const offer = own(req, res);
+    if (!offer) return;
+    if (offer.status !== 'PUBLISHED') {
+      res.status(404).json(error(25713, 'This Offer is not available.'));
+      return;
+    }
+    offer.status = 'UNPUBLISHED';
+    refreshListing(state, offer.account, offer.sku, 'end');
+    res.json({ listingId: offer.listingId });
+  });
+}
+
+interface PriceQuantityAnswer {
+  sku: string;
+  offerId?: string;
+  statusCode: number;
+  errors?: ReturnType<typeof error>['errors'];
+}
+
+/**
+ * One SKU of bulkUpdatePriceQuantity: its scripted fault (a fault with reference = the SKU), its
+ * checks, then the item's quantity and each named offer's availableQuantity/price; one answer
+ * per offer (eBay's responses[]), one for the SKU when it names none. A SKU without an
+ * inventory item takes the quantity for the listing to come (CIA may push before a listing).
+ */
+function priceQuantity(state: SandboxState, account: string, request: Body): PriceQuantityAnswer[] {
+  const ebay = state.ebay;
+  const sku = String(request.sku ?? '');
+  const offers = (Array.isArray(request.offers) ? request.offers : []) as { offerId?: string; availableQuantity?: number; price?: Body }[];
+  const refuse = (status: number, errorId: number, message: string): PriceQuantityAnswer[] => {
+    const errors = error(errorId, message).errors;
+    return offers.length ? offers.map((o) => ({ sku, offerId: o.offerId, statusCode: status, errors })) : [{ sku, statusCode: status, errors }];
+  };
+  const fault = state.takeFault('auction_a', account, sku);
+  if (fault) return refuse(fault.status, fault.status === 429 ? 2001 : 25001, fault.message);
+  const quantity = (request.shipToLocationAvailability as { quantity?: unknown } | undefined)?.quantity;
+  if (!sku) return refuse(400, 25604, 'Input error. The sku is required.');
+  if (quantity !== undefined && (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 0))
+    return refuse(400, 25604, 'Input error. The quantity must be a whole number of 0 or more, for a SKU.');
+  const auctions = ebay.offersOf(account, sku).filter((o) => o.status === 'PUBLISHED' && o.body.format === 'AUCTION').length;
+  if (typeof quantity === 'number' && quantity < auctions)
+    return refuse(
+      400,
+      25759,
+      'shipToLocationAvailability quantity value should be greater than or equal to auction allocation. Please provide valid quantity or unpublish auction offers of the sku.',
+    );
+  for (const o of offers) {
+    const offer = o.offerId ? ebay.offers.get(o.offerId) : undefined;
+    if (!offer || offer.account !== account || offer.sku !== sku)
+      return refuse(400, 25713, `This Offer is not available : ${String(o.offerId)} of SKU ${sku}.`);
+    if (offer.status !== 'PUBLISHED') return refuse(400, 25713, `This Offer is not available : ${offer.offerId} is not published (use updateOffer).`);
+    if (offer.body.format === 'AUCTION' && o.availableQuantity !== undefined)
+      return refuse(400, 25762, 'availableQuantity is not applicable for auction offer.');
+  }
+  if (typeof quantity === 'number') setItemQuantity(ebay, account, sku, quantity);
+  for (const o of offers) {
+    const offer = ebay.offers.get(o.offerId!)!;
+    offer.body = {
+      ...offer.body,
+      ...(o.availableQuantity !== undefined ? { availableQuantity: o.availableQuantity } : {}),
+      ...(o.price ? { pricingSummary: { ...(offer.body.pricingSummary as Body | undefined), price: o.price } } : {}),
+    };
+  }
+  refreshListing(state, account, sku, 'quantity');
+  return offers.length ? offers.map((o) => ({ sku, offerId: o.offerId, statusCode: 200 })) : [{ sku, statusCode: 200 }];
+}
+
+function mountBulk(router: express.Router, state: SandboxState): void {
+  router.post(`${inventory}/bulk_update_price_quantity`, (req, res) => {
+    const account = res.locals.account as string;
+    const requests = (req.body as { requests?: unknown } | undefined)?.requests;
+    state.quantityRequests += 1;
+    if (!Array.isArray(requests) || requests.length === 0 || requests.length > 25) {
+      res.status(400).json(error(25709, 'The requests container must hold 1 to 25 entries.'));
+      return;
+    }
+    const responses = requests.flatMap((r) => priceQuantity(state, account, (r ?? {}) as Body));
+    res.status(responses.every((r) => r.statusCode === 200) ? 200 : 207).json({ responses });
+  });
+}
+
+export function mountInventory(router: express.Router, state: SandboxState): void {
+  mountItems(router, state);
+  mountOffers(router, state);
+  mountBulk(router, state);
+}
+
+/** GET /_sandbox/ebay/listings?portal_account=: every offer with what its buyer sees (listingQuantity). */
+export function listingsOf(state: SandboxState, account?: string) {
+  return [...state.ebay.offers.values()]
+    .filter((o) => !account || o.account === account)
+    .map((o) => ({
+      offerId: o.offerId,
+      portal_account: o.account,
+      sku: o.sku,
+      format: o.body.format,
+      status: o.status,
+      listingId: o.listingId ?? null,
+      availableQuantity: o.body.availableQuantity ?? null,
+      itemQuantity: itemQuantity(state.ebay.inventory.get(key(o.account, o.sku))),
+      quantity: o.status === 'PUBLISHED' ? listingQuantity(state.ebay, o) : 0,
+    }));
+}

@@ -1,0 +1,314 @@
+/**
+ * The sandbox eBay's orders: Fulfillment API (getOrders, getOrder, shipping fulfillments),
+ * Feedback API (leaveFeedback), and the sales that make orders (POST /_sandbox/sell with
+ * portal auction_a: one line; POST /_sandbox/ebay/orders: several lines, discounts, refunds,
+ * another currency). Documented rules enforced (sell_fulfillment_v1_oas3.json,
+ * ShippingFulfillmentDetails and the createShippingFulfillment error table):
+ * - trackingNumber and shippingCarrierCode are mutually dependent; a tracking number is
+ *   alphanumeric only;
+ * - shippedDate is [YYYY]-[MM]-[DD]T[hh]:[mm]:[ss].[sss]Z (UTC) and not in the future;
+ * - every line item named exists (32200) and is named once per package (32210), with at most
+ *   its quantity; a line item is FULFILLED when its packages hold its whole quantity.
+ * The carrier code must be one of eBay's ShippingCarrierCodeType values (GeteBayDetails
+ * ShippingCarrierDetails; the sandbox knows the list below and refuses others: its choice, so
+ * that an unmapped deliverer shows in a test).
+ */
+import crypto from 'node:crypto';
+import type express from 'express';
+import type { Request, Response } from 'express';
+import type { SandboxState, SellRequest } from './sandbox.app';
+import { Body, EbayOrder, error, key, refreshListing, setItemQuantity, itemQuantity } from './ebay-state.sandbox';
+
+/** eBay's carrier codes the sandbox takes (Trading API ShippingCarrierCodeType, plus GLS and DPD of eBay.de's ShippingCarrierDetails). */
+export const ebayCarrierCodes = new Set([
+  'UPS',
+  'USPS',
+  'FedEx',
+  'DHL',
+  'DeutschePost',
+  'Hermes',
+  'iLoxx',
+  'GLS',
+  'DPD',
+  'TNT',
+  'RoyalMail',
+  'ColiposteDomestic',
+  'ColiposteInternational',
+  'Chronopost',
+  'Correos',
+  'Seur',
+  'Nacex',
+  'Other',
+]);
+
+const money = (cents: number) => (cents / 100).toFixed(2);
+const fulfillmentPath = '/sell/fulfillment/v1';
+
+/** One line of a sandbox sale. */
+export interface SaleLine {
+  sku: string;
+  quantity: number;
+  price?: string;
+  /** A promotion's discount on the line (eBay: appliedPromotions[].discountAmount, discountedLineItemCost). */
+  discount?: string;
+}
+
+export interface Sale {
+  account: string;
+  lines: SaleLine[];
+  currency?: string;
+  /** eBay's orderPaymentStatus (PAID by default; FULLY_REFUNDED and PARTIALLY_REFUNDED add a refund). */
+  paymentStatus?: 'PAID' | 'PENDING' | 'FAILED' | 'FULLY_REFUNDED' | 'PARTIALLY_REFUNDED';
+  refund?: string;
+  buyer?: SellRequest['buyer'];
+}
+
+function contactOf(buyer: NonNullable<SellRequest['buyer']>) {
+  return {
+    fullName: buyer.name ?? 'Erika Mustermann',
+    email: buyer.email ?? `${buyer.username ?? 'buyer'}@members.ebay.example`,
+    primaryPhone: { phoneNumber: buyer.phone ?? '+49 30 1234567' },
+    contactAddress: {
+      addressLine1: buyer.street ?? 'Heidestr. 17',
+      city: buyer.city ?? 'Köln',
+      postalCode: buyer.zip ?? '51147',
+      countryCode: buyer.country_iso2 ?? 'DE',
+    },
+  };
+}
+
+/** A sale at the sandbox's eBay: an order getOrders shows; eBay takes the sold units off the listing (item and offer quantity). */
+export function placeOrder(state: SandboxState, sale: Sale): { order_id: string } {
+  const ebay = state.ebay;
+  const { account } = sale;
+  if (!account || sale.lines.length === 0 || sale.lines.some((l) => !l.sku || !Number.isInteger(l.quantity) || l.quantity < 1))
+    throw Object.assign(new Error('portal_account and lines with a sku and a quantity of 1 or more are required'), { status: 400 });
+  const n = ebay.next();
+  const orderId = `26-${String(10000 + (n % 90000)).padStart(5, '0')}-${String(n).padStart(5, '0')}`;
+  const now = new Date().toISOString();
+  const contact = contactOf(sale.buyer ?? {});
+  let currency = sale.currency;
+  let subtotal = 0;
+  let discounts = 0;
+  const lineItems = sale.lines.map((line, i) => {
+    const offer = ebay.offersOf(account, line.sku).find((o) => o.body.format !== 'AUCTION') ?? ebay.offersOf(account, line.sku)[0];
+    const price = (offer?.body.pricingSummary as { price?: { value?: string; currency?: string } } | undefined)?.price;
+    currency ??= price?.currency ?? 'EUR';
+    const cost = Math.round(Number(line.price ?? price?.value ?? '10.00') * 100) * line.quantity;
+    const discount = Math.round(Number(line.discount ?? 0) * 100);
+    subtotal += cost;
+    discounts += discount;
+    const amount = (c: number) => ({ value: money(c), currency: currency! });
+    return {
+      lineItemId: String(10000000000 + n * 10 + i),
+      legacyItemId: offer?.listingId ?? String(110000000000 + n),
+      sku: line.sku,
+      title: String(((ebay.inventory.get(key(account, line.sku))?.product as Body | undefined)?.title as string | undefined) ?? line.sku),
+      quantity: line.quantity,
+      lineItemCost: amount(cost),
+      ...(discount ? { discountedLineItemCost: amount(cost - discount) } : {}),
+      appliedPromotions: discount ? [{ promotionId: `PROMO${n}`, description: 'Sandbox promotion', discountAmount: amount(discount) }] : [],
+      total: amount(cost - discount),
+      lineItemFulfillmentStatus: 'NOT_STARTED',
+      soldFormat: offer?.body.format === 'AUCTION' ? 'AUCTION' : 'FIXED_PRICE',
+    };
+  });
+  const amount = (c: number) => ({ value: money(c), currency: currency! });
+  const total = subtotal - discounts;
+  const status = sale.paymentStatus ?? 'PAID';
+  const refunded = status === 'FULLY_REFUNDED' ? total : status === 'PARTIALLY_REFUNDED' ? Math.round(Number(sale.refund ?? '1.00') * 100) : 0;
+  const paid = status === 'PAID' || refunded > 0;
+  const buyer = sale.buyer ?? {};
+  const order: EbayOrder = {
+    orderId,
+    creationDate: now,
+    lastModifiedDate: now,
+    orderFulfillmentStatus: 'NOT_STARTED',
+    orderPaymentStatus: status,
+    sellerId: `seller-${account}`,
+    buyer: {
+      username: buyer.username ?? 'sandbox_buyer',
+      taxAddress: { city: contact.contactAddress.city, postalCode: contact.contactAddress.postalCode, countryCode: contact.contactAddress.countryCode },
+      buyerRegistrationAddress: contact,
+    },
+    pricingSummary: {
+      priceSubtotal: amount(subtotal),
+      ...(discounts ? { priceDiscount: amount(-discounts) } : {}),
+      deliveryCost: amount(0),
+      total: amount(total),
+    },
+    cancelStatus: { cancelState: 'NONE_REQUESTED', cancelRequests: [] },
+    paymentSummary: {
+      payments: [
+        {
+          paymentMethod: 'EBAY',
+          paymentReferenceId: `SBX${crypto.randomBytes(6).toString('hex').toUpperCase()}`,
+          ...(paid ? { paymentDate: now } : {}),
+          paymentStatus: paid ? 'PAID' : status === 'FAILED' ? 'FAILED' : 'PENDING',
+          amount: amount(total),
+        },
+      ],
+      refunds: refunded ? [{ amount: amount(refunded), refundDate: now, refundStatus: 'REFUNDED', refundId: `R${n}` }] : [],
+      totalDueSeller: amount(total - refunded),
+    },
+    fulfillmentStartInstructions: [
+      {
+        fulfillmentInstructionsType: 'SHIP_TO',
+        ebaySupportedFulfillment: false,
+        shippingStep: { shipTo: contact, shippingCarrierCode: 'DHL', shippingServiceCode: 'DE_DHLPaket' },
+      },
+    ],
+    lineItems,
+  };
+  ebay.orders.set(orderId, { account, order, fulfillments: [] });
+  for (const line of sale.lines) sold(state, account, line.sku, line.quantity);
+  return { order_id: orderId };
+}
+
+/** eBay takes sold units off the inventory item and off the selling offer's own availableQuantity. */
+function sold(state: SandboxState, account: string, sku: string, quantity: number): void {
+  const ebay = state.ebay;
+  if (!ebay.inventory.has(key(account, sku))) return;
+  setItemQuantity(ebay, account, sku, Math.max(0, itemQuantity(ebay.inventory.get(key(account, sku))) - quantity));
+  const offer = ebay.offersOf(account, sku).find((o) => o.status === 'PUBLISHED' && o.body.format !== 'AUCTION');
+  if (offer && typeof offer.body.availableQuantity === 'number')
+    offer.body = { ...offer.body, availableQuantity: Math.max(0, offer.body.availableQuantity - quantity) };
+  refreshListing(state, account, sku);
+}
+
+/** POST /_sandbox/sell with portal auction_a: a one-line order. */
+export function sellOnEbay(state: SandboxState, sale: SellRequest): { order_id: string } {
+  return placeOrder(state, {
+    account: String(sale.portal_account ?? ''),
+    lines: [{ sku: String(sale.sku ?? ''), quantity: Number(sale.quantity ?? 1), ...(sale.price ? { price: String(sale.price) } : {}) }],
+    buyer: sale.buyer,
+  });
+}
+
+const isoUtc = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/** The checks of createShippingFulfillment beyond the schema; the error body, or undefined. */
+function fulfilmentError(
+  order: EbayOrder,
+  body: { lineItems?: { lineItemId?: string; quantity?: number }[]; shippedDate?: string; shippingCarrierCode?: string; trackingNumber?: string },
+) {
+  const lines = order.lineItems ?? [];
+  const named = body.lineItems ?? [];
+  if (named.length === 0) return error(32200, 'Invalid line item id: none given', 'API_FULFILLMENT');
+  const unknown = named.find((l) => !lines.some((o) => o.lineItemId === l.lineItemId));
+  if (unknown) return error(32200, `Invalid line item id: ${String(unknown.lineItemId)}`, 'API_FULFILLMENT');
+  if (new Set(named.map((l) => l.lineItemId)).size !== named.length) return error(32210, 'Duplicate line item in the request', 'API_FULFILLMENT');
+  const tooMany = named.find((l) => (l.quantity ?? 1) < 1 || (l.quantity ?? 1) > (lines.find((o) => o.lineItemId === l.lineItemId)?.quantity ?? 0));
+  if (tooMany) return error(32100, `Invalid quantity ${String(tooMany.quantity)} for line item ${String(tooMany.lineItemId)}`, 'API_FULFILLMENT');
+  if (Boolean(body.trackingNumber) !== Boolean(body.shippingCarrierCode))
+    return error(32400, 'trackingNumber and shippingCarrierCode are mutually dependent: include both or neither.', 'API_FULFILLMENT');
+  if (body.trackingNumber && !/^[A-Za-z0-9]+$/.test(body.trackingNumber))
+    return error(32400, 'Only alphanumeric characters are supported for shipment tracking numbers.', 'API_FULFILLMENT');
+  if (body.shippingCarrierCode && !ebayCarrierCodes.has(body.shippingCarrierCode))
+    return error(32400, `Invalid shippingCarrierCode ${body.shippingCarrierCode}.`, 'API_FULFILLMENT');
+  if (body.shippedDate !== undefined && (!isoUtc.test(body.shippedDate) || Date.parse(body.shippedDate) > Date.now() + 60_000))
+    return error(32500, `Invalid shippedDate ${body.shippedDate}: [YYYY]-[MM]-[DD]T[hh]:[mm]:[ss].[sss]Z, not in the future.`, 'API_FULFILLMENT');
+  return undefined;
+}
+
+function mountShipping(router: express.Router, state: SandboxState, own: (req: Request, res: Response) => ReturnType<typeof state.ebay.orders.get>): void {
+  router.get(`${fulfillmentPath}/order/:orderId/shipping_fulfillment`, (req, res) => {
+    const found = own(req, res);
+    if (found) res.json({ fulfillments: found.fulfillments, total: found.fulfillments.length });
+  });
+  router.post(`${fulfillmentPath}/order/:orderId/shipping_fulfillment`, (req, res) => {
+    const found = own(req, res);
+    if (!found) return;
+    const body = (req.body ?? {}) as Parameters<typeof fulfilmentError>[1];
+    const refused = fulfilmentError(found.order, body);
+    if (refused) {
+      res.status(400).json(refused);
+      return;
+    }
+    const fulfillmentId = body.trackingNumber ?? `${999 + found.fulfillments.length}`;
+    found.fulfillments.push({
+      fulfillmentId,
+      lineItems: body.lineItems!.map((l) => ({ lineItemId: String(l.lineItemId), quantity: Number(l.quantity ?? 1) })),
+      shipmentTrackingNumber: body.trackingNumber,
+      shippingCarrierCode: body.shippingCarrierCode,
+      shippedDate: body.shippedDate ?? new Date().toISOString(),
+    });
+    const lines = found.order.lineItems ?? [];
+    for (const line of lines) {
+      const shipped = found.fulfillments
+        .flatMap((f) => f.lineItems)
+        .filter((l) => l.lineItemId === line.lineItemId)
+        .reduce((s, l) => s + l.quantity, 0);
+      if (shipped >= (line.quantity ?? 1)) line.lineItemFulfillmentStatus = 'FULFILLED';
+      else if (shipped > 0) line.lineItemFulfillmentStatus = 'IN_PROGRESS';
+    }
+    found.order.orderFulfillmentStatus = lines.every((l) => l.lineItemFulfillmentStatus === 'FULFILLED') ? 'FULFILLED' : 'IN_PROGRESS';
+    found.order.lastModifiedDate = new Date().toISOString();
+    res.set(
+      'Location',
+      `${req.protocol}://${req.get('host')}${fulfillmentPath}/order/${found.order.orderId}/shipping_fulfillment/${encodeURIComponent(fulfillmentId)}`,
+    );
+    res.status(201).json({});
+  });
+}
+
+function mountFeedback(router: express.Router, state: SandboxState): void {
+  const ebay = state.ebay;
+  router.post('/commerce/feedback/v1/feedback', (req, res) => {
+    const account = res.locals.account as string;
+    const body = (req.body ?? {}) as Body;
+    const order = [...ebay.orders.values()].find((o) => o.account === account && (o.order.lineItems ?? []).some((l) => l.lineItemId === body.orderLineItemId));
+    if (!order) {
+      res.status(400).json(error(225006, 'The order line item was not found.', 'API_FEEDBACK'));
+      return;
+    }
+    if (body.commentType !== 'POSITIVE') {
+      res.status(400).json(error(225010, 'Sellers can only leave positive feedback.', 'API_FEEDBACK'));
+      return;
+    }
+    if (ebay.feedback.some((f) => f.account === account && f.body.orderLineItemId === body.orderLineItemId)) {
+      res.status(409).json(error(225013, 'Feedback was already left for this line item.', 'API_FEEDBACK'));
+      return;
+    }
+    const feedbackId = String(900000000 + ebay.next());
+    ebay.feedback.push({ account, body, feedbackId });
+    res.status(201).json({ feedbackId });
+  });
+}
+
+export function mountOrders(router: express.Router, state: SandboxState): void {
+  const ebay = state.ebay;
+  const own = (req: Request, res: Response) => {
+    const found = ebay.orders.get(String(req.params.orderId));
+    if (found && found.account === res.locals.account) return found;
+    res.status(404).json(error(32100, `Invalid Order Id: ${String(req.params.orderId)}`, 'API_FULFILLMENT'));
+    return undefined;
+  };
+  router.get(`${fulfillmentPath}/order`, (req, res) => {
+    const account = res.locals.account as string;
+    const filter = /lastmodifieddate:\[([^\].]+(?:\.\d+)?Z?)\.\.\]/.exec(String(req.query.filter ?? ''));
+    const since = filter ? Date.parse(filter[1]!) : 0;
+    const limit = Math.min(1000, Math.max(1, Number(req.query.limit ?? 50) || 50));
+    const offset = Math.max(0, Number(req.query.offset ?? 0) || 0);
+    const all = [...ebay.orders.values()]
+      .filter((o) => o.account === account && Date.parse(o.order.lastModifiedDate ?? '') >= since)
+      .map((o) => o.order)
+      .sort((a, b) => Date.parse(a.creationDate ?? '') - Date.parse(b.creationDate ?? ''));
+    const href = (at: number) => `${fulfillmentPath}/order?filter=${encodeURIComponent(String(req.query.filter ?? ''))}&limit=${limit}&offset=${at}`;
+    res.json({
+      href: href(offset),
+      total: all.length,
+      limit,
+      offset,
+      orders: all.slice(offset, offset + limit),
+      ...(offset + limit < all.length ? { next: href(offset + limit) } : {}),
+      ...(offset > 0 ? { prev: href(Math.max(0, offset - limit)) } : {}),
+    });
+  });
+  router.get(`${fulfillmentPath}/order/:orderId`, (req, res) => {
+    const found = own(req, res);
+    if (found) res.json(found.order);
+  });
+  mountShipping(router, state, own);
+  mountFeedback(router, state);
+}

@@ -1,0 +1,165 @@
+/**
+ * What the sandbox eBay holds (per portal account: consents, tokens, inventory items, inventory
+ * locations, offers, orders, feedback) and how it computes what a buyer sees: the listing
+ * quantity of an offer, per eBay's documentation (see listingQuantity).
+ */
+import type { Request } from 'express';
+import type { components as Fulfillment } from 'ebay-api/lib/types/restful/specs/sell_fulfillment_v1_oas3';
+import type { QuantityEvent, SandboxOffer, SandboxState } from './sandbox.app';
+
+export type EbayOrder = Fulfillment['schemas']['Order'];
+export type Body = Record<string, unknown>;
+
+export interface Consent {
+  account: string;
+  clientId: string;
+  clientSecret: string;
+  revoked: boolean;
+}
+
+export interface EbayOfferRecord {
+  offerId: string;
+  account: string;
+  sku: string;
+  body: Body;
+  status: 'UNPUBLISHED' | 'PUBLISHED';
+  listingId?: string;
+}
+
+export interface Fulfilment {
+  fulfillmentId: string;
+  lineItems: { lineItemId: string; quantity: number }[];
+  shipmentTrackingNumber?: string;
+  shippingCarrierCode?: string;
+  shippedDate?: string;
+}
+
+export class EbayState {
+  consents = new Map<string, Consent>();
+  tokens = new Map<string, string>();
+  inventory = new Map<string, Body>();
+  offers = new Map<string, EbayOfferRecord>();
+  /** Inventory locations by account, then merchantLocationKey. */
+  locations = new Map<string, Map<string, Body>>();
+  /** Accounts told to start without the default location (POST /_sandbox/ebay/locations {portal_account, none: true}). */
+  withoutLocations = new Set<string>();
+  orders = new Map<string, { account: string; order: EbayOrder; fulfillments: Fulfilment[] }>();
+  feedback: { account: string; body: Body; feedbackId: string }[] = [];
+  counter = 0;
+
+  reset(): void {
+    this.consents.clear();
+    this.tokens.clear();
+    this.inventory.clear();
+    this.offers.clear();
+    this.locations.clear();
+    this.withoutLocations.clear();
+    this.orders.clear();
+    this.feedback = [];
+  }
+
+  next(): number {
+    this.counter += 1;
+    return this.counter;
+  }
+
+  /**
+   * An account's inventory locations. Every sandbox seller starts with one enabled location,
+   * `default` (as a seller who set one up before connecting); withoutLocations start empty.
+   */
+  locationsOf(account: string): Map<string, Body> {
+    let own = this.locations.get(account);
+    if (!own) {
+      own = new Map();
+      if (!this.withoutLocations.has(account))
+        own.set('default', {
+          merchantLocationKey: 'default',
+          name: 'Sandbox warehouse',
+          merchantLocationStatus: 'ENABLED',
+          locationTypes: ['WAREHOUSE'],
+          location: { address: { postalCode: '51147', country: 'DE' } },
+        });
+      this.locations.set(account, own);
+    }
+    return own;
+  }
+
+  offersOf(account: string, sku: string): EbayOfferRecord[] {
+    return [...this.offers.values()].filter((o) => o.account === account && o.sku === sku);
+  }
+}
+
+export const portal = 'auction_a';
+export const key = (account: string, sku: string) => `${account}|${sku}`;
+export const error = (errorId: number, message: string, domain = 'API_INVENTORY', category = 'REQUEST') => ({
+  errors: [{ errorId, domain, category, message }],
+});
+
+/** The inventory item's ship-to-home quantity. */
+export const itemQuantity = (item: Body | undefined): number =>
+  Number((item?.availability as { shipToLocationAvailability?: { quantity?: unknown } } | undefined)?.shipToLocationAvailability?.quantity ?? 0);
+
+export function setItemQuantity(ebay: EbayState, account: string, sku: string, quantity: number): void {
+  const item = ebay.inventory.get(key(account, sku)) ?? {};
+  const availability = (item.availability ?? {}) as Body;
+  ebay.inventory.set(key(account, sku), { ...item, availability: { ...availability, shipToLocationAvailability: { quantity } } });
+}
+
+/**
+ * What a buyer sees of an offer. Fixed price: the lower of the offer's availableQuantity (when
+ * set) and the item's quantity (eBay "Inventory API: bulk updates" and knowledge base 5100 say
+ * "the lower of the two"; the OAS file says availableQuantity "overrides" the item's: only a
+ * quantity set at both levels is right under both, and the lower of the two is the reading
+ * that catches a quantity set at one level only). Auction: one unit (the auction offer takes
+ * no availableQuantity, error 25762), none when the item has none.
+ */
+export function listingQuantity(ebay: EbayState, offer: EbayOfferRecord): number {
+  const item = itemQuantity(ebay.inventory.get(key(offer.account, offer.sku)));
+  if (offer.body.format === 'AUCTION') return Math.min(1, item);
+  const own = offer.body.availableQuantity;
+  return typeof own === 'number' ? Math.max(0, Math.min(own, item)) : item;
+}
+
+function emit(state: SandboxState, account: string, sku: string, quantity: number, via: QuantityEvent['via']): void {
+  state.ackCount += 1;
+  const event: QuantityEvent = { seq: state.ackCount, portal, portalAccount: account, sku, quantity, at: Date.now(), via };
+  state.acks.push(event);
+  if (state.acks.length > 100000) state.acks.splice(0, state.acks.length - 100000);
+  state.events.emit('quantity', event);
+}
+
+/**
+ * The shared view of a SKU (GET /_sandbox/quantities, /_sandbox/offers) after a change: the
+ * fixed-price listing's quantity (the auction's when it is the only one live), inactive when
+ * the SKU has offers and none is live, and the item's own quantity when it has no offer yet (a
+ * quantity CIA pushed before the listing). `via` records the change as an ack.
+ */
+export function refreshListing(state: SandboxState, account: string, sku: string, via?: QuantityEvent['via']): SandboxOffer {
+  const ebay = state.ebay;
+  const offers = ebay.offersOf(account, sku);
+  const live = offers.filter((o) => o.status === 'PUBLISHED');
+  const shown = live.find((o) => o.body.format !== 'AUCTION') ?? live[0];
+  const quantity = shown ? listingQuantity(ebay, shown) : offers.length ? 0 : itemQuantity(ebay.inventory.get(key(account, sku)));
+  const id = `${portal}|${account}|${sku}`;
+  const current = state.offers.get(id);
+  const view: SandboxOffer = {
+    portal,
+    portalAccount: account,
+    sku,
+    itemId: shown?.listingId ?? current?.itemId ?? '',
+    quantity,
+    active: offers.length === 0 || shown !== undefined,
+    listing: { inventoryItem: ebay.inventory.get(key(account, sku)), offers: live.map((o) => ({ offerId: o.offerId, ...o.body })) },
+    updatedAt: new Date().toISOString(),
+  };
+  state.offers.set(id, view);
+  if (via) emit(state, account, sku, view.active ? quantity : 0, via);
+  return view;
+}
+
+/** The portal account a bearer token names, or undefined (eBay's 401). */
+export function accountOf(ebay: EbayState, req: Request): string | undefined {
+  const token = (req.get('Authorization') ?? '').replace(/^Bearer /, '');
+  const own = /^sandbox-account-(\d+)$/.exec(token);
+  return own ? own[1] : ebay.tokens.get(token);
+}

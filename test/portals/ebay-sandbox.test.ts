@@ -1,0 +1,171 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { expect } from 'chai';
+import { createSandbox, SandboxState } from '../../sandbox/sandbox.app';
+
+/**
+ * The sandbox eBay itself, called as eBay's API is called: the documented behaviour the adapter
+ * depends on (sandbox/ebay-inventory.sandbox.ts, sandbox/ebay-orders.sandbox.ts) and the
+ * contract check in front of it.
+ */
+describe('the sandbox eBay plays the documented behaviour', function () {
+  this.timeout(20000);
+  let server: Server;
+  let state: SandboxState;
+  let url: string;
+  let account = 7_000_000 + (process.pid % 1000) * 100;
+
+  before(async () => {
+    const sandbox = createSandbox();
+    state = sandbox.state;
+    server = sandbox.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  /** An eBay call as the account's seller. */
+  const ebay = async (id: number, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer sandbox-account-${id}`,
+        'Content-Language': 'de-DE',
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> & { errors?: { errorId: number }[] } };
+  };
+  const control = async (path: string, body: unknown) =>
+    (await fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<
+      Record<string, unknown>
+    >;
+  const listings = async (id: number) =>
+    (await (await fetch(`${url}/_sandbox/ebay/listings?portal_account=${id}`)).json()) as { sku: string; format: string; quantity: number; offerId: string }[];
+  const offer = (sku: string, over: Record<string, unknown> = {}) => ({
+    sku,
+    marketplaceId: 'EBAY_DE',
+    format: 'FIXED_PRICE',
+    listingDuration: 'GTC',
+    pricingSummary: { price: { value: '10.00', currency: 'EUR' } },
+    merchantLocationKey: 'default',
+    ...over,
+  });
+  async function listed(id: number, sku: string, itemQuantity: number, over: Record<string, unknown> = {}): Promise<string> {
+    expect(
+      (
+        await ebay(id, 'PUT', `/sell/inventory/v1/inventory_item/${sku}`, {
+          product: { title: sku },
+          availability: { shipToLocationAvailability: { quantity: itemQuantity } },
+        })
+      ).status,
+    ).to.equal(204);
+    const created = await ebay(id, 'POST', '/sell/inventory/v1/offer', offer(sku, over));
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const offerId = created.body.offerId as string;
+    expect((await ebay(id, 'POST', `/sell/inventory/v1/offer/${offerId}/publish`)).status).to.equal(200);
+    return offerId;
+  }
+  const violations = async () => (await (await fetch(`${url}/_sandbox/violations?vendor=ebay`)).json()) as unknown[];
+
+  it("when the offer has its own availableQuantity, then the listing shows the lower of it and the item's quantity; an item-only update leaves the listing at the offer's", async () => {
+    const id = account++;
+    await listed(id, 'Q-1', 5, { availableQuantity: 3 });
+    expect((await listings(id))[0]!.quantity).to.equal(3);
+    await ebay(id, 'POST', '/sell/inventory/v1/bulk_update_price_quantity', { requests: [{ sku: 'Q-1', shipToLocationAvailability: { quantity: 9 } }] });
+    expect((await listings(id))[0]!.quantity).to.equal(3);
+    expect(state.quantities(String(id)).auction_a).to.deep.equal({ 'Q-1': 3 });
+    const offerId = (await listings(id))[0]!.offerId;
+    await ebay(id, 'POST', '/sell/inventory/v1/bulk_update_price_quantity', {
+      requests: [{ sku: 'Q-1', shipToLocationAvailability: { quantity: 9 }, offers: [{ offerId, availableQuantity: 9 }] }],
+    });
+    expect((await listings(id))[0]!.quantity).to.equal(9);
+    await ebay(id, 'POST', '/sell/inventory/v1/bulk_update_price_quantity', { requests: [{ sku: 'Q-1', shipToLocationAvailability: { quantity: 2 } }] });
+    expect((await listings(id))[0]!.quantity).to.equal(2);
+  });
+
+  it('when an auction offer carries availableQuantity, then 25762; without it, an auction and a fixed-price offer of one SKU are two offers, a third of a format 25002', async () => {
+    const id = account++;
+    await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item/A-1', {
+      product: { title: 'Clock' },
+      availability: { shipToLocationAvailability: { quantity: 4 } },
+    });
+    const auction = { format: 'AUCTION', listingDuration: 'DAYS_7', pricingSummary: { auctionStartPrice: { value: '1.00', currency: 'EUR' } } };
+    const refused = await ebay(id, 'POST', '/sell/inventory/v1/offer', offer('A-1', { ...auction, availableQuantity: 1 }));
+    expect([refused.status, refused.body.errors![0]!.errorId]).to.deep.equal([400, 25762]);
+    expect((await ebay(id, 'POST', '/sell/inventory/v1/offer', offer('A-1', auction))).status).to.equal(201);
+    expect((await ebay(id, 'POST', '/sell/inventory/v1/offer', offer('A-1'))).status).to.equal(201);
+    const twice = await ebay(id, 'POST', '/sell/inventory/v1/offer', offer('A-1'));
+    expect([twice.status, twice.body.errors![0]!.errorId]).to.deep.equal([400, 25002]);
+    const found = await ebay(id, 'GET', '/sell/inventory/v1/offer?sku=A-1');
+    expect((found.body.offers as { format: string }[]).map((o) => o.format).sort()).to.deep.equal(['AUCTION', 'FIXED_PRICE']);
+  });
+
+  it('when an offer has no merchantLocationKey, or names a location the seller lacks, then publishOffer is refused; the seller’s locations are listed', async () => {
+    const id = account++;
+    await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item/L-1', {
+      product: { title: 'Lamp' },
+      availability: { shipToLocationAvailability: { quantity: 1 } },
+    });
+    const { merchantLocationKey: _none, ...noLocation } = offer('L-1');
+    const created = await ebay(id, 'POST', '/sell/inventory/v1/offer', noLocation);
+    const publish = await ebay(id, 'POST', `/sell/inventory/v1/offer/${created.body.offerId as string}/publish`);
+    expect([publish.status, publish.body.errors![0]!.errorId]).to.deep.equal([400, 25002]);
+    const locations = await ebay(id, 'GET', '/sell/inventory/v1/location');
+    expect((locations.body.locations as { merchantLocationKey: string }[]).map((l) => l.merchantLocationKey)).to.deep.equal(['default']);
+    const bare = account++;
+    await control('/_sandbox/ebay/locations', { portal_account: bare });
+    expect((await ebay(bare, 'GET', '/sell/inventory/v1/location')).body.total).to.equal(0);
+  });
+
+  it('when a multi-line order is shipped in two packages, then each package names its lines, a line is FULFILLED when its quantity is shipped, and bad packages are refused', async () => {
+    const id = account++;
+    await listed(id, 'M-1', 5);
+    await listed(id, 'M-2', 5);
+    const { order_id: orderId } = (await control('/_sandbox/ebay/orders', {
+      portal_account: id,
+      lines: [
+        { sku: 'M-1', quantity: 2 },
+        { sku: 'M-2', quantity: 1, discount: '2.00' },
+      ],
+    })) as { order_id: string };
+    const order = (await ebay(id, 'GET', `/sell/fulfillment/v1/order/${orderId}`)).body as { lineItems: { lineItemId: string }[] };
+    const [first, second] = order.lineItems.map((l) => l.lineItemId);
+    const path = `/sell/fulfillment/v1/order/${orderId}/shipping_fulfillment`;
+    const noCarrier = await ebay(id, 'POST', path, { lineItems: [{ lineItemId: first, quantity: 2 }], trackingNumber: 'T1' });
+    const badDate = await ebay(id, 'POST', path, {
+      lineItems: [{ lineItemId: first, quantity: 2 }],
+      shippedDate: '2026-11-20',
+      shippingCarrierCode: 'DHL',
+      trackingNumber: 'T1',
+    });
+    const badCarrier = await ebay(id, 'POST', path, { lineItems: [{ lineItemId: first, quantity: 2 }], shippingCarrierCode: 'dhl', trackingNumber: 'T1' });
+    expect([noCarrier.status, badDate.status, badCarrier.status]).to.deep.equal([400, 400, 400]);
+    expect(
+      (await ebay(id, 'POST', path, { lineItems: [{ lineItemId: first, quantity: 2 }], shippingCarrierCode: 'DHL', trackingNumber: 'T1' })).status,
+    ).to.equal(201);
+    expect((await ebay(id, 'GET', `/sell/fulfillment/v1/order/${orderId}`)).body.orderFulfillmentStatus).to.equal('IN_PROGRESS');
+    expect(
+      (await ebay(id, 'POST', path, { lineItems: [{ lineItemId: second, quantity: 1 }], shippingCarrierCode: 'Hermes', trackingNumber: 'H2' })).status,
+    ).to.equal(201);
+    expect((await ebay(id, 'GET', `/sell/fulfillment/v1/order/${orderId}`)).body.orderFulfillmentStatus).to.equal('FULFILLED');
+    // eBay took the sold units off each listing.
+    expect(state.quantities(String(id)).auction_a).to.deep.equal({ 'M-1': 3, 'M-2': 4 });
+  });
+
+  it('when a request breaks the contract, then it is refused before any route and recorded; the good ones above recorded nothing', async () => {
+    expect(await violations()).to.deep.equal([]);
+    const id = account++;
+    const bad = await ebay(id, 'POST', '/sell/inventory/v1/bulk_update_price_quantity', {
+      requests: [{ sku: 'X', shipToLocationAvailability: { quantity: '3' } }],
+    });
+    expect([bad.status, bad.body.errors![0]!.errorId]).to.deep.equal([400, 25709]);
+    expect(state.quantities(String(id)).auction_a).to.equal(undefined);
+    expect(await violations()).to.have.length(1);
+  });
+});
