@@ -4,7 +4,8 @@
  * NOTHING), so a second fetcher of the same order waits for the first one's commit and then
  * finds the order made. New: created through the orders domain's create (stock taken, CIA,
  * events), unlinked lines get a task. Known: only what the channel changed since the last
- * fetch (payment, cancellation, shipment) is applied through the orders domain.
+ * fetch (payment, cancellation, shipment, and prices, shipping and addresses it completed) is
+ * applied through the orders domain.
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
@@ -18,7 +19,7 @@ import { orderType, OrderInput } from '../order/order.type';
 import type { ChannelOrder } from '../portals/channel-order.type';
 import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
 import { createTaskOnce, insertTask } from '../task/task.service';
-import { channelState, orderInputOf, UnlinkedLine } from './channel-order.mapper';
+import { channelDetails, channelState, detailsChanged, orderInputOf, UnlinkedLine } from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
 
 export type ImportOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'refused';
@@ -32,6 +33,8 @@ function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
   if (before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
   if (before.is_cancelled !== order.status.is_cancelled) change.is_cancelled = order.status.is_cancelled;
   if (before.is_shipped !== order.status.is_shipped) change.is_shipped = order.status.is_shipped;
+  // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending).
+  if (detailsChanged(before, channelState(order))) change.details = channelDetails(order);
   return change;
 }
 

@@ -4,6 +4,8 @@
  * names (stock_align_id ID_<id>), payment and status. Lines whose SKU names no item (or several)
  * stay unlinked and are reported for a task.
  */
+import crypto from 'node:crypto';
+import type { ChannelDetails } from '../order/order-channel.service';
 import type { ChannelOrder, ChannelOrderAddress } from '../portals/channel-order.type';
 import type { OrderAddress, OrderInput } from '../order/order.type';
 import type { ChannelState } from './order-import.repository';
@@ -24,6 +26,26 @@ function address(a: ChannelOrderAddress | undefined): OrderAddress {
   return out;
 }
 
+/** What a channel may give of an order only later (prices, shipping, addresses, contact): ChannelDetails. */
+export function channelDetails(order: ChannelOrder): ChannelDetails {
+  return {
+    line: order.line.map((l) => ({ transaction_id: l.transaction_id, price: l.price, ...(l.tax !== undefined ? { tax: l.tax } : {}) })),
+    shipping: { ...(order.shipping.fee !== undefined ? { fee: order.shipping.fee } : {}), address: address(order.shipping.address) },
+    customer: {
+      ...(order.customer.email ? { email: order.customer.email } : {}),
+      ...(order.customer.phone_1 ? { phone_1: order.customer.phone_1 } : {}),
+      address: address(order.customer.address),
+    },
+  };
+}
+
+const digest = (order: ChannelOrder) =>
+  crypto
+    .createHash('sha256')
+    .update(JSON.stringify(channelDetails(order)))
+    .digest('base64url')
+    .slice(0, 22);
+
 /** The channel's state of an order that later fetches compare against. */
 export function channelState(order: ChannelOrder): ChannelState {
   return {
@@ -31,12 +53,20 @@ export function channelState(order: ChannelOrder): ChannelState {
     is_shipped: order.status.is_shipped,
     is_cancelled: order.status.is_cancelled,
     modified_at: order.modified_at,
+    details: digest(order),
   };
 }
 
+/** The channel changed the order's details since the state kept (a state kept before details were: not compared). */
+export const detailsChanged = (before: ChannelState, now: ChannelState) => before.details !== undefined && before.details !== now.details;
+
 /** Nothing changed at the channel since the state kept: the order is passed over. */
 export const sameState = (a: ChannelState, b: ChannelState) =>
-  a.modified_at === b.modified_at && a.paid_amount === b.paid_amount && a.is_shipped === b.is_shipped && a.is_cancelled === b.is_cancelled;
+  a.modified_at === b.modified_at &&
+  a.paid_amount === b.paid_amount &&
+  a.is_shipped === b.is_shipped &&
+  a.is_cancelled === b.is_cancelled &&
+  !detailsChanged(a, b);
 
 /** Order_type as POST order/ takes it (current_date as ISO 8601), validated by the import like a request. */
 export type OrderWire = Omit<OrderInput, 'current_date'> & { current_date: string };

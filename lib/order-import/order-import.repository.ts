@@ -19,6 +19,8 @@ export interface ChannelState {
   is_shipped?: boolean;
   is_cancelled?: boolean;
   modified_at?: string;
+  /** A digest of the order's prices, shipping and addresses (channelDetails): its change completes the order (absent in rows kept before it). */
+  details?: string;
 }
 
 export interface ChannelOrderRow {

@@ -10,14 +10,26 @@ import { toCents } from './order-money';
 import { applyPendingStock, PendingStock, resolveLineRefs, StockBatch } from './order-stock.service';
 import { OrderWrites, WrittenOrder } from './order-writes';
 import { createOrderIn, OrderCaller, updateOrderIn } from './order.service';
-import { orderRepository } from './order.repository';
-import type { OrderInput } from './order.type';
+import { LineRow, OrderRow, orderRepository } from './order.repository';
+import type { OrderAddress, OrderInput } from './order.type';
 
 /** What a channel reports changed of an order since the previous fetch. */
 export interface ChannelChange {
   paid_amount?: string;
   is_shipped?: boolean;
   is_cancelled?: boolean;
+  /** The order's data the channel completed or changed since (an Amazon order leaving Pending gets its prices and address). */
+  details?: ChannelDetails;
+}
+
+/**
+ * The data of an order a channel may give only later: each line's unit price (and tax) by its
+ * transaction_id, the shipping fee and address, the buyer's address and contact.
+ */
+export interface ChannelDetails {
+  line: { transaction_id: string; price: string; tax?: string }[];
+  shipping: { fee?: string; address: OrderAddress };
+  customer: { email?: string; phone_1?: string; address: OrderAddress };
 }
 
 /** Creates the order of a channel order in the caller's transaction; its id and internal id. */
@@ -95,6 +107,53 @@ function effective(
 }
 
 /**
+ * The lines, shipping and customer of the order with the channel's details: the lines keep their
+ * position, quantity and stock link (so no stock moves), their price (and tax) replaced by the
+ * line of the same transaction_id.
+ */
+function detailsInput(lines: LineRow[], details: ChannelDetails): OrderInput {
+  const byTransaction = new Map(details.line.map((l) => [l.transaction_id, l]));
+  return {
+    line: lines.map((l) => {
+      const channel = l.transaction_id !== null ? byTransaction.get(l.transaction_id) : undefined;
+      const tax = channel?.tax ?? l.tax;
+      const price = channel?.price ?? l.price;
+      return {
+        id: l.position,
+        quantity: l.quantity,
+        ...(l.name !== null ? { name: l.name } : {}),
+        ...(l.sku !== null ? { sku: l.sku } : {}),
+        ...(price !== null ? { price } : {}),
+        ...(tax !== null ? { tax } : {}),
+        ...(l.transaction_id !== null ? { transaction_id: l.transaction_id } : {}),
+        ...(l.stock_align_id !== null ? { stock_align_id: l.stock_align_id } : {}),
+      };
+    }),
+    shipping: { fee: details.shipping.fee ?? '0.00', address: details.shipping.address },
+    customer: {
+      ...(details.customer.email ? { email: details.customer.email } : {}),
+      ...(details.customer.phone_1 ? { phone_1: details.customer.phone_1 } : {}),
+      address: details.customer.address,
+    },
+  };
+}
+
+/**
+ * The channel's details are taken while the order is neither shipped, invoiced nor cancelled
+ * here (an invoice or a parcel already carries the old data: the seller decides then, told by the
+ * history); an order the same change makes paid is completed before it gets its invoice number.
+ */
+async function withDetails(trx: Knex.Transaction, current: OrderRow, change: ChannelChange, input: OrderInput, notes: string[]): Promise<boolean> {
+  if (!change.details) return false;
+  if (current.is_shipped || current.invoice_number !== null || current.is_cancelled) {
+    notes.push('prices, shipping or address changed at the channel; not applied, as the order is already shipped, invoiced or cancelled here');
+    return false;
+  }
+  Object.assign(input, detailsInput(await orderRepository.lines(trx, current.internal_id), change.details));
+  return true;
+}
+
+/**
  * Applies a channel's change to the order in the caller's transaction, with one history entry
  * (`<source>: paid 19.90, shipped`); nothing when the order is gone or nothing changes. Returns
  * what was noted.
@@ -109,10 +168,15 @@ export async function applyChannelChangeIn(
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) return [];
   const { input, notes } = effective(current, change);
-  if (notes.length === 0) return [];
+  const completed = await withDetails(trx, current, change, input, notes);
+  if (notes.length === 0 && !completed) return [];
   if (Object.keys(input).length) {
     const warnings: Warning[] = [];
     await updateOrderIn(trx, caller, orderId, input, warnings);
+  }
+  if (completed) {
+    const after = (await orderRepository.getForUpdate(trx, caller, orderId))!;
+    notes.unshift(`prices, shipping and address completed (invoice amount ${current.invoice_amount} -> ${after.invoice_amount})`);
   }
   await orderRepository.addHistory(trx, current.internal_id, [`${source}: ${notes.join(', ')}`]);
   return notes;

@@ -1,0 +1,137 @@
+/**
+ * market_d orders imported from the sandbox's Amazon (Orders API v2026-01-01) by the order_import
+ * job: Pending orders completed when they leave Pending, AFN orders taking no stock, and the
+ * calls per imported order counted in the sandbox's request log.
+ */
+import { expect } from 'chai';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { db } from '../../lib/db/knex';
+import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
+import { amazonOf } from '../../sandbox/amazon.sandbox';
+import type { NewAmazonOrder } from '../../sandbox/amazon-orders.sandbox';
+import type { SandboxRequest } from '../../sandbox/sandbox.app';
+import { Sandbox, startSandbox } from '../fleet/support';
+import { newSeller, Seller } from '../support/api';
+import { startQueueWorker } from '../support/queue-worker';
+import { createStock, readOrder, stockQuantity } from '../order/helpers';
+import { importNow } from './support';
+
+describe('order import of market_d: Amazon orders through the Orders API v2026-01-01', () => {
+  let sandbox: Sandbox;
+  let worker: { stop(): Promise<void> } | undefined;
+  before(async () => {
+    sandbox = await startSandbox();
+    worker = await startQueueWorker('order_import', orderImportProcessors, 'import');
+  });
+  after(async () => {
+    await worker?.stop();
+    await sandbox.close();
+  });
+
+  /** A market_d portal account of the seller: Amazon's SP-API connector, the sandbox's development identity. */
+  const amazonAccount = async (seller: Seller) => (await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' })).id as number;
+  const place = async (portalAccountId: number, order: Omit<NewAmazonOrder, 'portal_account'>) => {
+    const res = await fetch(`${sandbox.url}/_sandbox/amazon/orders`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: portalAccountId, ...order }),
+    });
+    return (await res.json()) as { order_id: string; order_item_ids: string[] };
+  };
+  /** The sandbox's request log for market_d, as GET /_sandbox/requests?portal=market_d gives it. */
+  const requests = async (portalAccountId: number): Promise<SandboxRequest[]> =>
+    ((await (await fetch(`${sandbox.url}/_sandbox/requests?portal=market_d`)).json()) as SandboxRequest[]).filter(
+      (r) => r.portalAccount === String(portalAccountId),
+    );
+  const orderOf = async (seller: Seller, externalOrderId: string) => {
+    const rows = (await db()('sales_order').select('id').where({ account_id: seller.id, external_order_id: externalOrderId })) as { id: string }[];
+    expect(rows, `one Kontor order of ${externalOrderId}`).to.have.length(1);
+    return readOrder(seller, rows[0]!.id);
+  };
+  const counts = (job: { result?: Record<string, unknown> }) => (job.result as { orders: Record<string, number> }).orders;
+
+  it('when an Amazon order is first seen Pending, then it is imported unpaid and takes its stock; once Unshipped, its prices, shipping, address, totals and invoice_amount are completed and written to the history', async () => {
+    const seller = await newSeller();
+    const mug = await createStock(seller, 'AZ-MUG', 10);
+    const pot = await createStock(seller, 'AZ-POT', 5);
+    const portalAccountId = await amazonAccount(seller);
+    const sold = await place(portalAccountId, {
+      status: 'PENDING',
+      lines: [
+        { sku: 'AZ-MUG', quantity: 2, price: '12.50', shipping: '3.90' },
+        { sku: 'AZ-POT', quantity: 1, price: '30.00' },
+      ],
+      buyer: { name: 'Petra Pending', street: 'Ringstraße 5', zip: '50667', city: 'Köln', phone: '+49 221 555' },
+    });
+    const first = await importNow(seller, portalAccountId);
+    expect(first.state, first.error).to.equal('completed');
+    expect(counts(first)).to.include({ created: 1 });
+    const pending = await orderOf(seller, sold.order_id);
+    expect(pending.status).to.deep.include({ is_paid: false, is_shipped: false });
+    expect(pending.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
+      ['AZ-MUG', '2', '0.00'],
+      ['AZ-POT', '1', '0.00'],
+    ]);
+    expect(pending.invoice_amount).to.equal('0.00');
+    expect(pending.invoice_number).to.equal(null);
+    // The sale reaches the stock at once, Pending or not.
+    expect(await stockQuantity(seller, mug)).to.equal(8);
+    expect(await stockQuantity(seller, pot)).to.equal(4);
+
+    await fetch(`${sandbox.url}/_sandbox/amazon/orders/${sold.order_id}/status`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ status: 'UNSHIPPED' }),
+    });
+    const second = await importNow(seller, portalAccountId);
+    expect(second.state, second.error).to.equal('completed');
+    expect(counts(second)).to.include({ created: 0, updated: 1 });
+    const completed = await orderOf(seller, sold.order_id);
+    expect(completed.id).to.equal(pending.id);
+    expect(completed.line.map((l) => [l.sku, l.quantity, l.price, l.transaction_id])).to.deep.equal([
+      ['AZ-MUG', '2', '12.50', sold.order_item_ids[0]],
+      ['AZ-POT', '1', '30.00', sold.order_item_ids[1]],
+    ]);
+    expect(completed.shipping).to.deep.include({ fee: '3.90' });
+    expect(completed.shipping.address).to.deep.include({ name: 'Petra Pending', street: 'Ringstraße 5', zip: '50667', city: 'Köln', country_iso2: 'DE' });
+    expect(completed.customer.address).to.deep.include({ street: 'Ringstraße 5', city: 'Köln' });
+    expect(completed.customer).to.deep.include({ phone_1: '+49 221 555' });
+    expect(completed.customer.email).to.match(/@marketplace\.amazon\.de$/);
+    expect(completed.invoice_amount).to.equal('58.90');
+    expect(completed.paid_amount).to.equal('58.90');
+    expect(completed.status).to.deep.include({ is_paid: true, is_shipped: false });
+    expect(completed.invoice_number).to.not.equal(null);
+    expect(JSON.stringify(completed.history)).to.contain(
+      `market_d order ${sold.order_id} (portal account ${portalAccountId}): prices, shipping and address completed (invoice amount 0.00 -> 58.90), paid 58.90`,
+    );
+    // Completing moved no stock.
+    expect(await stockQuantity(seller, mug)).to.equal(8);
+    expect(await stockQuantity(seller, pot)).to.equal(4);
+
+    // Items came with searchOrders: no item call per order (issue 30 point 7: at most 1.1), nothing of the deprecated v0.
+    const log = await requests(portalAccountId);
+    const itemCalls = log.filter((r) => /^\/orders\/(2026-01-01\/orders\/[^/]+|v0\/orders\/[^/]+\/orderItems)$/.test(r.path)).length;
+    expect(itemCalls / 1).to.be.at.most(1.1);
+    expect(log.filter((r) => r.path.startsWith('/orders/v0/'))).to.deep.equal([]);
+    expect(log.filter((r) => r.path === '/orders/2026-01-01/orders').map((r) => r.status)).to.deep.equal([200, 200]);
+  });
+
+  it('when an invoiced order changes its address at Amazon, then Kontor keeps its data and notes the change in the history', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'AZ-CUP', 3);
+    const portalAccountId = await amazonAccount(seller);
+    const sold = await place(portalAccountId, { status: 'UNSHIPPED', lines: [{ sku: 'AZ-CUP', quantity: 1, price: '9.90' }] });
+    expect(counts(await importNow(seller, portalAccountId))).to.include({ created: 1 });
+    const invoiced = await orderOf(seller, sold.order_id);
+    expect(invoiced.invoice_number).to.not.equal(null);
+
+    const order = amazonOf(sandbox.state).orders.get(sold.order_id)!;
+    order.address.city = 'Bonn';
+    order.lastUpdatedTime = new Date(Date.now() + 1000).toISOString();
+    expect(counts(await importNow(seller, portalAccountId))).to.include({ updated: 1 });
+    const kept = await orderOf(seller, sold.order_id);
+    expect((kept.shipping.address as Record<string, unknown>).city).to.equal('Köln');
+    expect(kept.invoice_amount).to.equal('9.90');
+    expect(JSON.stringify(kept.history)).to.contain('not applied, as the order is already shipped, invoiced or cancelled here');
+  });
+});
