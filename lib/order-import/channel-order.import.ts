@@ -19,7 +19,7 @@ import { orderType, OrderInput } from '../order/order.type';
 import type { ChannelOrder } from '../portals/channel-order.type';
 import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
 import { createTaskOnce, insertTask } from '../task/task.service';
-import { channelDetails, channelState, detailsChanged, orderInputOf, UnlinkedLine } from './channel-order.mapper';
+import { channelDetails, channelState, detailsChanged, orderInputOf, UnlinkedLine, withChannelFulfilment } from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
 
 export type ImportOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'refused';
@@ -53,7 +53,7 @@ async function create(trx: Knex.Transaction, account: ImportAccountRow, portal: 
   const source = sourceOf(account, portal, order);
   const skus = order.line.map((l) => l.sku).filter((s): s is string => Boolean(s));
   const { input: wire, unlinked } = orderInputOf(portal, order, await stockIdsByChannelSku(trx, account.account_id, portal, skus), source);
-  const input = validate<OrderInput>(orderType, wire, 'order');
+  const input = withChannelFulfilment(validate<OrderInput>(orderType, wire, 'order'), order);
   const caller = { ...allOrdersOf(account.account_id), portalAccountId: account.id };
   const { orderId, internalId } = await createChannelOrderIn(trx, caller, input);
   await taskForUnlinked(trx, account.account_id, orderId, source, unlinked);

@@ -71,6 +71,16 @@ export const sameState = (a: ChannelState, b: ChannelState) =>
 /** Order_type as POST order/ takes it (current_date as ISO 8601), validated by the import like a request. */
 export type OrderWire = Omit<OrderInput, 'current_date'> & { current_date: string };
 
+/**
+ * The validated input with what only the import may set: shipping.market_d_fba of an order the
+ * channel fulfils (read-only in Order_type, so validation drops it from what a client sends).
+ */
+export function withChannelFulfilment(input: OrderInput, order: ChannelOrder): OrderInput {
+  const by = order.fulfilled_by_channel;
+  if (!by) return input;
+  return { ...input, shipping: { ...input.shipping, market_d_fba: { country_iso2: by.country_iso2 ?? null, center_id: by.center_id ?? null } } };
+}
+
 /** skuIds: per SKU the stock ids it names (lib/stock/stock-channel-sku.ts). */
 export function orderInputOf(
   portal: string,
@@ -79,9 +89,12 @@ export function orderInputOf(
   source: string,
 ): { input: OrderWire; unlinked: UnlinkedLine[] } {
   const unlinked: UnlinkedLine[] = [];
+  // Fulfilled by the channel (Amazon FBA): the goods leave the channel's warehouse, so the lines
+  // are not linked to the seller's stock (an unlinked line takes none) and ask for no link.
+  const byChannel = order.fulfilled_by_channel !== undefined;
   const line = order.line.map((l, i) => {
-    const ids = l.sku ? (skuIds.get(l.sku) ?? []) : [];
-    if (ids.length !== 1) {
+    const ids = byChannel ? [] : l.sku ? (skuIds.get(l.sku) ?? []) : [];
+    if (ids.length !== 1 && !byChannel) {
       const reason = !l.sku ? 'the channel names no SKU' : ids.length === 0 ? `SKU ${l.sku} matches no stock item` : `SKU ${l.sku} matches several stock items`;
       unlinked.push({ position: i + 1, sku: l.sku, name: l.name, reason });
     }

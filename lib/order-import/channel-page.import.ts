@@ -19,7 +19,7 @@ import { orderType, OrderInput } from '../order/order.type';
 import type { ChannelOrder } from '../portals/channel-order.type';
 import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
 import { ImportOutcome, importChannelOrder, refuseOne, sourceOf, taskForUnlinked } from './channel-order.import';
-import { channelState, orderInputOf, sameState, UnlinkedLine } from './channel-order.mapper';
+import { channelState, orderInputOf, sameState, UnlinkedLine, withChannelFulfilment } from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
 
 /** What the page's transaction did: created, refused by a rule (key given back), or found taken by another fetcher. */
@@ -43,7 +43,7 @@ async function mapAll(trx: Knex.Transaction, account: ImportAccountRow, portal: 
   return orders.map((order) => {
     const { input: wire, unlinked } = orderInputOf(portal, order, skuIds, sourceOf(account, portal, order));
     try {
-      return { order, unlinked, input: validate<OrderInput>(orderType, wire, 'order') };
+      return { order, unlinked, input: withChannelFulfilment(validate<OrderInput>(orderType, wire, 'order'), order) };
     } catch (err) {
       if (err instanceof DomainError && isPermanent(err)) return { order, unlinked, refused: err };
       throw err;

@@ -199,6 +199,8 @@ export interface OrderInput {
     method?: string;
     address?: OrderAddress;
     platform_status?: string;
+    /** Read-only for clients (validate drops it from requests): set by the channel import for an order Amazon fulfils (FBA). */
+    market_d_fba?: { country_iso2: string | null; center_id: string | null };
   };
   status?: Partial<Record<StatusFlag, boolean>>;
   line?: OrderLineInput[];

@@ -11,7 +11,7 @@ import { amazonOf } from '../../sandbox/amazon.sandbox';
 import type { NewAmazonOrder } from '../../sandbox/amazon-orders.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import { Sandbox, startSandbox } from '../fleet/support';
-import { newSeller, Seller } from '../support/api';
+import { call, newSeller, query, Seller } from '../support/api';
 import { startQueueWorker } from '../support/queue-worker';
 import { createStock, readOrder, stockQuantity } from '../order/helpers';
 import { importNow } from './support';
@@ -133,5 +133,24 @@ describe('order import of market_d: Amazon orders through the Orders API v2026-0
     expect((kept.shipping.address as Record<string, unknown>).city).to.equal('Köln');
     expect(kept.invoice_amount).to.equal('9.90');
     expect(JSON.stringify(kept.history)).to.contain('not applied, as the order is already shipped, invoiced or cancelled here');
+  });
+
+  it('when an order is fulfilled by Amazon (AFN), then it takes no stock from the seller, fills shipping.market_d_fba and asks for no link', async () => {
+    const seller = await newSeller();
+    const mug = await createStock(seller, 'AZ-FBA', 6);
+    const portalAccountId = await amazonAccount(seller);
+    const sold = await place(portalAccountId, { status: 'UNSHIPPED', fulfilled_by: 'AMAZON', lines: [{ sku: 'AZ-FBA', quantity: 2, price: '15.00' }] });
+    const job = await importNow(seller, portalAccountId);
+    expect(job.state, job.error).to.equal('completed');
+    expect(counts(job)).to.include({ created: 1 });
+    const order = await orderOf(seller, sold.order_id);
+    expect(order.shipping).to.deep.include({ market_d_fba: { country_iso2: 'DE', center_id: null } });
+    expect(order.line[0]).to.deep.include({ sku: 'AZ-FBA', quantity: '2', price: '15.00' });
+    expect(order.line[0]!.stock_align_id ?? null).to.equal(null);
+    expect(order.paid_amount).to.equal('30.00');
+    // Amazon ships from its own stock: the seller's warehouse keeps its 6, and no task asks for a link.
+    expect(await stockQuantity(seller, mug)).to.equal(6);
+    const tasks = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token: seller.token });
+    expect(JSON.stringify(tasks.body.task)).to.not.contain(order.id);
   });
 });
