@@ -4,8 +4,9 @@ import type { components as Feedback } from 'ebay-api/lib/types/restful/specs/co
 import { Joi, list, portalAccountRef, text } from '../http/schema';
 import type { ChannelOrderPage } from './channel-order.type';
 import { ebayCall, ebayErrorText } from './ebay/ebay-http';
-import { EbayListing, ebayListing, ebaySku } from './ebay/ebay-listing.mapping';
+import { EbayListing, ebayListing, ebaySku, formatOf } from './ebay/ebay-listing.mapping';
 import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapping';
+import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber } from './ebay/ebay-shipment';
 import { portalInputError } from './portal-http';
 import type { ListingItem, PortalAdapter, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 
@@ -13,6 +14,8 @@ type Offer = Inventory['schemas']['EbayOfferDetailsWithAll'];
 type PriceQuantityResponse = Inventory['schemas']['PriceQuantityResponse'];
 type ShippingFulfillment = Fulfillment['schemas']['ShippingFulfillment'];
 type LeaveFeedbackRequest = Feedback['schemas']['LeaveFeedbackRequest'];
+type InventoryLocation = Inventory['schemas']['InventoryLocationResponse'];
+type LineItemReference = Fulfillment['schemas']['LineItemReference'];
 
 const reviseValues = ['price', 'title', 'desc', 'sku', 'specs', 'widerruf', 'subtitle', 'pic', 'shipping', 'quantity', 'cat'] as const;
 /** revise_values carried by the inventory item; the others by the offer (quantity by both). */
@@ -45,18 +48,8 @@ const inventory = '/sell/inventory/v1';
 const fulfillment = '/sell/fulfillment/v1';
 const auctionDurations = ['DAYS_1', 'DAYS_3', 'DAYS_5', 'DAYS_7', 'DAYS_10'];
 
-// Kontor's deliverer names to eBay's shipping carrier codes (others are sent as given).
-const carriers: Record<string, string> = {
-  dhl: 'DHL',
-  dpd: 'DPD',
-  gls: 'GLS',
-  hermes: 'Hermes',
-  ups: 'UPS',
-  fedex: 'FedEx',
-  usps: 'USPS',
-  'deutsche post': 'DeutschePost',
-  deutschepost: 'DeutschePost',
-};
+/** The merchant location of each portal account found at eBay (getInventoryLocations), when its credentials name none. */
+const locations = new Map<number, string>();
 
 /**
  * The first auction portal: eBay, through its public REST Sell APIs (Inventory for listings and
@@ -75,10 +68,10 @@ export class AuctionAAdapter implements PortalAdapter {
 
   /** Lists an item: its inventory item, its offer (created, or updated when the SKU has one), published; answers eBay's listing id. */
   async list(target: PortalTarget, item: ListingItem, _key: string): Promise<{ portalItemId: string }> {
-    const listing = this.listing(target, item);
-    this.checkLimits(listing, true);
+    this.checkLimits(ebayListing(item), true);
+    const listing = await this.listing(target, item);
     await this.putInventoryItem(target, listing);
-    const existing = await this.findOffer(target, listing.sku, listing.offer.marketplaceId);
+    const existing = await this.findOffer(target, listing.sku, listing.offer.marketplaceId, listing.offer.format);
     const offerId = existing?.offerId ?? (await this.createOffer(target, listing));
     if (existing?.offerId) await this.updateOffer(target, existing.offerId, listing);
     // An offer that is live already is revised by updateOffer; publishing it again is not needed.
@@ -96,26 +89,31 @@ export class AuctionAAdapter implements PortalAdapter {
    * sends the full mapping; revise_values choose which of the two is sent (all when empty).
    */
   async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key: string): Promise<void> {
-    const listing = this.listing(target, item);
-    this.checkLimits(listing, false);
+    this.checkLimits(ebayListing(item), false);
+    const listing = await this.listing(target, item);
     const all = values.length === 0;
     if (all || values.some((v) => itemValues.has(v))) await this.putInventoryItem(target, listing);
     if (all || values.some((v) => offerValues.has(v))) {
-      const offer = await this.findOffer(target, listing.sku, listing.offer.marketplaceId);
+      const offer = await this.findOffer(target, listing.sku, listing.offer.marketplaceId, listing.offer.format);
       if (!offer?.offerId) throw portalInputError(this.portal, `no offer for SKU ${listing.sku} to revise (listing ${portalItemId})`);
       await this.updateOffer(target, offer.offerId, listing);
     }
   }
 
-  /** Ends a listing: withdraws the SKU's published offer (the inventory item and the offer stay for a later listing). */
+  /** Ends a listing: withdraws the SKU's published offer of the entry's format (the inventory item and the offer stay for a later listing). */
   async end(target: PortalTarget, stockId: number, _portalItemId: string | null, _key: string, item?: Pick<ListingItem, 'sku' | 'group'>): Promise<void> {
     const sku = ebaySku(item?.group ?? {}, item?.sku ?? null, stockId);
-    const offer = await this.findOffer(target, sku);
+    const offer = await this.findOffer(target, sku, undefined, formatOf(item?.group ?? {}));
     if (!offer?.offerId || offer.status !== 'PUBLISHED') return;
     await ebayCall(target, { method: 'POST', path: `${inventory}/offer/${encodeURIComponent(offer.offerId)}/withdraw` });
   }
 
-  /** CIA: bulkUpdatePriceQuantity, one request per SKU; each SKU's statusCode and errors decide its outcome. */
+  /**
+   * CIA: bulkUpdatePriceQuantity, one request per SKU setting the quantity at both levels (eBay
+   * "Inventory API: bulk updates": the item's shipToLocationAvailability and each published
+   * fixed-price offer's availableQuantity, found by getOffers; auction offers take none); each
+   * SKU's worst statusCode and errors decide its outcome.
+   */
   async setQuantities(target: PortalTarget, updates: QuantityUpdate[], _key: string): Promise<QuantityOutcome[]> {
     const outcomes: QuantityOutcome[] = [];
     for (let i = 0; i < updates.length; i += this.maxQuantityBatch)
@@ -123,21 +121,25 @@ export class AuctionAAdapter implements PortalAdapter {
     return outcomes;
   }
 
-  /** send_mit: a shipping fulfillment for the order's line items (the named one, else all), with carrier and tracking number. */
+  /**
+   * send_mit: one shipping fulfillment per package (send_mit calls once per tracking code) with
+   * every line item of the order that Kontor's order holds (all of eBay's when it names none),
+   * each with its quantity; the tracking number with eBay's code of the deliverer (the contract
+   * makes them mutually dependent); shippedDate from send_mit's date (ebay-shipment.ts).
+   * send_mit does not say which line went in which package: each package names all lines.
+   */
   async markShipped(target: PortalTarget, shipment: Shipment, _key: string): Promise<void> {
     const order = await this.order(target, shipment.orderId);
-    const lines = (order.lineItems ?? []).filter((l) => !shipment.transactionId || l.lineItemId === shipment.transactionId);
-    const toShip = lines.length ? lines : (order.lineItems ?? []);
-    if (await this.alreadyShipped(target, shipment, toShip)) return;
-    const carrier = shipment.carrier ? (carriers[shipment.carrier.trim().toLowerCase()] ?? shipment.carrier.trim()) : undefined;
+    const lineItems = packageLines(order, shipment);
+    const trackingNumber = shipment.trackingCode ? ebayTrackingNumber(shipment.trackingCode) : '';
+    if (await this.alreadyShipped(target, shipment.orderId, trackingNumber, order, lineItems)) return;
     await ebayCall(target, {
       method: 'POST',
       path: `${fulfillment}/order/${encodeURIComponent(shipment.orderId)}/shipping_fulfillment`,
       body: {
-        lineItems: toShip.map((l) => ({ lineItemId: l.lineItemId, quantity: l.quantity })),
-        shippedDate: new Date().toISOString(),
-        ...(carrier ? { shippingCarrierCode: carrier } : {}),
-        ...(shipment.trackingCode ? { trackingNumber: shipment.trackingCode } : {}),
+        lineItems,
+        shippedDate: ebayShippedDate(shipment.shipDate),
+        ...(trackingNumber ? { shippingCarrierCode: ebayCarrierCode(shipment.carrier), trackingNumber } : {}),
       },
     });
   }
@@ -172,9 +174,29 @@ export class AuctionAAdapter implements PortalAdapter {
 
   // --- eBay calls ---------------------------------------------------------------------------
 
-  private listing(target: PortalTarget, item: ListingItem): EbayListing {
-    const key = (target.credentials as { merchant_location_key?: unknown }).merchant_location_key;
-    return ebayListing(item, typeof key === 'string' && key !== '' ? key : undefined);
+  private async listing(target: PortalTarget, item: ListingItem): Promise<EbayListing> {
+    return ebayListing(item, await this.locationKey(target));
+  }
+
+  /**
+   * The merchant location an offer needs to be published (and updateOffer must repeat): the
+   * account's merchant_location_key, else its first enabled inventory location at eBay
+   * (getInventoryLocations), remembered per account; none fails the job saying what to do.
+   */
+  private async locationKey(target: PortalTarget): Promise<string> {
+    const own = (target.credentials as { merchant_location_key?: unknown }).merchant_location_key;
+    if (typeof own === 'string' && own !== '') return own;
+    const known = locations.get(target.portalAccountId);
+    if (known) return known;
+    const answer = await ebayCall<{ locations?: InventoryLocation[] }>(target, { method: 'GET', path: `${inventory}/location`, query: { limit: '100' } });
+    const found = (answer.body.locations ?? []).find((l) => l.merchantLocationKey && l.merchantLocationStatus !== 'DISABLED')?.merchantLocationKey;
+    if (!found)
+      throw portalInputError(
+        this.portal,
+        "the eBay account has no enabled inventory location: eBay publishes no offer without one; create one (Seller Hub, or connect the account again) or set the portal account's merchant_location_key",
+      );
+    locations.set(target.portalAccountId, found);
+    return found;
   }
 
   private async putInventoryItem(target: PortalTarget, listing: EbayListing): Promise<void> {
@@ -186,8 +208,13 @@ export class AuctionAAdapter implements PortalAdapter {
     });
   }
 
-  /** The SKU's offer on a marketplace (getOffers by sku), or undefined when it has none. */
-  private async findOffer(target: PortalTarget, sku: string, marketplaceId?: string): Promise<Offer | undefined> {
+  /** The SKU's offer of a format on a marketplace (getOffers by sku: an auction and a fixed-price offer are two), or undefined. */
+  private async findOffer(target: PortalTarget, sku: string, marketplaceId?: string, format?: string): Promise<Offer | undefined> {
+    return (await this.offersOf(target, sku, marketplaceId)).find((o) => !format || o.format === format);
+  }
+
+  /** All offers of a SKU (getOffers by sku; eBay answers 404 or 400 25713 for none). */
+  private async offersOf(target: PortalTarget, sku: string, marketplaceId?: string): Promise<Offer[]> {
     const answer = await ebayCall<{ offers?: Offer[] }>(target, {
       method: 'GET',
       path: `${inventory}/offer`,
@@ -198,7 +225,7 @@ export class AuctionAAdapter implements PortalAdapter {
     if (answer.status === 400 && !/25713|not available/i.test(ebayErrorText((answer.body as { errors?: [] }).errors) ?? '')) {
       throw portalInputError(this.portal, `getOffers for SKU ${sku}: ${ebayErrorText((answer.body as { errors?: [] }).errors) ?? 'bad request'}`);
     }
-    return answer.status >= 400 ? undefined : answer.body.offers?.[0];
+    return answer.status >= 400 ? [] : (answer.body.offers ?? []);
   }
 
   private async createOffer(target: PortalTarget, listing: EbayListing): Promise<string> {
@@ -225,12 +252,26 @@ export class AuctionAAdapter implements PortalAdapter {
 
   private async quantityBatch(target: PortalTarget, updates: QuantityUpdate[]): Promise<QuantityOutcome[]> {
     const skus = updates.map((u) => ebaySku(u.group, u.sku, u.stockId));
+    // bulkUpdatePriceQuantity takes offers[] only for published offers; auction offers take no quantity (25762).
+    const live = await Promise.all(
+      skus.map(async (sku) => (await this.offersOf(target, sku)).filter((o) => o.status === 'PUBLISHED' && o.format !== 'AUCTION' && o.offerId)),
+    );
+    const requests = updates.map((u, i) => ({
+      sku: skus[i],
+      shipToLocationAvailability: { quantity: u.quantity },
+      ...(live[i]!.length ? { offers: live[i]!.map((o) => ({ offerId: o.offerId, availableQuantity: u.quantity })) } : {}),
+    }));
     const answer = await ebayCall<{ responses?: PriceQuantityResponse[] }>(target, {
       method: 'POST',
       path: `${inventory}/bulk_update_price_quantity`,
-      body: { requests: updates.map((u, i) => ({ sku: skus[i], shipToLocationAvailability: { quantity: u.quantity } })) },
+      body: { requests },
     });
-    const bySku = new Map((answer.body.responses ?? []).map((r) => [r.sku, r]));
+    // One response per offer (or per SKU without offers): a SKU is as good as its worst answer.
+    const bySku = new Map<string | undefined, PriceQuantityResponse>();
+    for (const r of answer.body.responses ?? []) {
+      const seen = bySku.get(r.sku);
+      if (!seen || (Number(seen.statusCode) < 300 && Number(r.statusCode) >= 300)) bySku.set(r.sku, r);
+    }
     return updates.map((u, i) => this.quantityOutcome(u.stockId, skus[i]!, bySku.get(skus[i])));
   }
 
@@ -248,15 +289,16 @@ export class AuctionAAdapter implements PortalAdapter {
 
   /**
    * A retried send_mit must not add a second fulfillment: the same tracking number among the
-   * order's fulfillments, or (without one) every line already fulfilled, means it was sent.
+   * order's fulfillments, or (without one) every line of the package already fulfilled, means it was sent.
    */
-  private async alreadyShipped(target: PortalTarget, shipment: Shipment, lines: Fulfillment['schemas']['LineItem'][]): Promise<boolean> {
-    if (!shipment.trackingCode) return lines.length > 0 && lines.every((l) => l.lineItemFulfillmentStatus === 'FULFILLED');
+  private async alreadyShipped(target: PortalTarget, orderId: string, trackingNumber: string, order: EbayOrder, lines: LineItemReference[]): Promise<boolean> {
+    if (!trackingNumber)
+      return lines.every((l) => (order.lineItems ?? []).find((o) => o.lineItemId === l.lineItemId)?.lineItemFulfillmentStatus === 'FULFILLED');
     const existing = await ebayCall<{ fulfillments?: ShippingFulfillment[] }>(target, {
       method: 'GET',
-      path: `${fulfillment}/order/${encodeURIComponent(shipment.orderId)}/shipping_fulfillment`,
+      path: `${fulfillment}/order/${encodeURIComponent(orderId)}/shipping_fulfillment`,
     });
-    return (existing.body.fulfillments ?? []).some((f) => f.shipmentTrackingNumber === shipment.trackingCode);
+    return (existing.body.fulfillments ?? []).some((f) => f.shipmentTrackingNumber === trackingNumber);
   }
 
   /** eBay's own limits, checked before sending (list also needs what publishing needs). */
@@ -282,4 +324,20 @@ export class AuctionAAdapter implements PortalAdapter {
     if (!policies.fulfillmentPolicyId || !policies.paymentPolicyId || !policies.returnPolicyId)
       fail('eBay lists with business policies: seller_profile.shipping, payment and refund ids are required');
   }
+}
+
+/**
+ * The line items of one package: the order's lines Kontor names (shipment.lines; the one
+ * transactionId of older callers), each with its quantity, at most eBay's; every line of the
+ * eBay order when Kontor names none of them.
+ */
+function packageLines(order: EbayOrder, shipment: Shipment): LineItemReference[] {
+  const lines = (order.lineItems ?? []).filter((l) => l.lineItemId);
+  const named = shipment.lines?.length ? shipment.lines : shipment.transactionId ? [{ transactionId: shipment.transactionId, quantity: 0 }] : [];
+  const picked = lines.filter((l) => named.some((n) => n.transactionId === l.lineItemId));
+  return (picked.length ? picked : lines).map((l) => {
+    const asked = named.find((n) => n.transactionId === l.lineItemId)?.quantity ?? 0;
+    const quantity = l.quantity ?? 1;
+    return { lineItemId: l.lineItemId, quantity: asked > 0 ? Math.min(asked, quantity) : quantity };
+  });
 }

@@ -31,19 +31,21 @@ describe('eBay listing mapping (Stock_auction_a_type -> inventory item and offer
     expect(ebayListing(item({})).offer.pricingSummary).to.deep.equal({ price: { value: '12.50', currency: 'EUR' } });
   });
 
-  it('when type_id is 1 (auction), then the offer is AUCTION for DAYS_<duration> with start, reserve and buy-it-now prices and one unit', () => {
+  // issue 30: this test asserted availableQuantity 1, which eBay refuses for auctions (createOffer error 25762), and an
+  // item quantity of 1, which would cut a fixed-price offer of the same SKU (they share the inventory item) to one unit.
+  it('when type_id is 1 (auction), then the offer is AUCTION for DAYS_<duration> with start, reserve and buy-it-now prices, no availableQuantity, and the item keeps the stock', () => {
     const { offer, inventoryItem } = ebayListing(item({ type_id: '1', duration: '5', start_price: '1.00', min_price: '15.00', price: '40.00', quantity: 3 }));
+    expect(offer).to.not.have.property('availableQuantity');
     expect(offer).to.deep.include({
       format: 'AUCTION',
       listingDuration: 'DAYS_5',
-      availableQuantity: 1,
       pricingSummary: {
         auctionStartPrice: { value: '1.00', currency: 'EUR' },
         auctionReservePrice: { value: '15.00', currency: 'EUR' },
         price: { value: '40.00', currency: 'EUR' },
       },
     });
-    expect(inventoryItem.availability).to.deep.equal({ shipToLocationAvailability: { quantity: 1 } });
+    expect(inventoryItem.availability).to.deep.equal({ shipToLocationAvailability: { quantity: 7 } });
   });
 
   it('when the entry names a quantity, then it is the starting quantity; else what is available', () => {

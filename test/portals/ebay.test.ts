@@ -34,6 +34,10 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     server.closeAllConnections();
     server.close();
   });
+  // Every call the adapter made kept eBay's published contracts (sandbox/ebay-contract.sandbox.ts).
+  afterEach(async () => {
+    expect(await (await fetch(`${url}/_sandbox/violations?vendor=ebay`)).json()).to.deep.equal([]);
+  });
 
   const bare = (): PortalTarget => ({ portalAccountId: nextAccount++, baseUrl: url, credentials: {} });
   async function consented(): Promise<PortalTarget> {
@@ -71,12 +75,14 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
       'k1',
     );
     expect(calls(target)).to.deep.equal([
+      // The seller's inventory location (publishOffer needs one; issue 30: no longer set by hand).
+      'GET /sell/inventory/v1/location',
       'PUT /sell/inventory/v1/inventory_item/LAMP-1',
       'GET /sell/inventory/v1/offer',
       'POST /sell/inventory/v1/offer',
       `POST /sell/inventory/v1/offer/${[...state.ebay.offers.values()].find((o) => o.sku === 'LAMP-1' && o.account === String(target.portalAccountId))!.offerId}/publish`,
     ]);
-    const [put, lookup, create] = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId));
+    const [, put, lookup, create] = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId));
     expect(put!.body).to.deep.include({ availability: { shipToLocationAvailability: { quantity: 4 } } });
     expect(lookup!.body).to.deep.equal({ sku: 'LAMP-1', marketplace_id: 'EBAY_DE' });
     expect(create!.body).to.deep.include({
@@ -86,9 +92,151 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
       listingDuration: 'GTC',
       availableQuantity: 4,
       categoryId: '112581',
+      merchantLocationKey: 'default',
     });
     expect(portalItemId).to.match(/^\d{12}$/);
     expect(state.quantities(String(target.portalAccountId)).auction_a).to.deep.equal({ 'LAMP-1': 4 });
+  });
+
+  /** What eBay's buyers see of the account's offers (the sandbox computes it as eBay documents). */
+  const listings = async (target: PortalTarget) =>
+    (await (await fetch(`${url}/_sandbox/ebay/listings?portal_account=${target.portalAccountId}`)).json()) as {
+      sku: string;
+      format: string;
+      status: string;
+      availableQuantity: number | null;
+      quantity: number;
+    }[];
+  const order = async (target: PortalTarget, body: Record<string, unknown>) =>
+    (
+      (await (
+        await fetch(`${url}/_sandbox/ebay/orders`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ portal_account: target.portalAccountId, ...body }),
+        })
+      ).json()) as { order_id: string }
+    ).order_id;
+
+  it('when a listed item sells and CIA then pushes a new quantity, then the buyer sees that quantity (item and offer set together)', async () => {
+    const target = bare();
+    const lamp = { stockId: 20, name: 'Lamp', sku: 'LAMP-20', ean: null, price: '19.90', quantityAvailable: 4, group: listable };
+    await adapter.list(target, lamp, 'k1');
+    await sell(target, 'LAMP-20', 1);
+    expect((await listings(target))[0]).to.deep.include({ quantity: 3, availableQuantity: 3 });
+    const outcomes = await adapter.setQuantities(target, [{ stockId: 20, quantity: 10, key: 'q', sku: 'LAMP-20', group: listable }], 'k2');
+    expect(outcomes).to.deep.equal([{ stockId: 20, outcome: 'accepted' }]);
+    expect((await listings(target))[0]).to.deep.include({ quantity: 10, availableQuantity: 10 });
+    expect(state.quantities(String(target.portalAccountId)).auction_a).to.deep.equal({ 'LAMP-20': 10 });
+    const push = state.requests
+      .filter((r) => r.portalAccount === String(target.portalAccountId) && r.path === '/sell/inventory/v1/bulk_update_price_quantity')
+      .at(-1)!;
+    expect((push.body as { requests: Record<string, unknown>[] }).requests[0]).to.deep.include({
+      sku: 'LAMP-20',
+      shipToLocationAvailability: { quantity: 10 },
+    });
+    expect((push.body as { requests: { offers: unknown[] }[] }).requests[0]!.offers).to.have.length(1);
+  });
+
+  it('when the same SKU has an auction lister and a fixed-price lister, then two offers are made, the auction without availableQuantity, each ended on its own', async () => {
+    const target = bare();
+    const auction = { ...listable, type_id: '1', duration: '7', start_price: '1.00' };
+    const clock = { stockId: 21, name: 'Clock', sku: 'CLOCK-21', ean: null, price: '30.00', quantityAvailable: 5 };
+    await adapter.list(target, { ...clock, group: auction }, 'k1');
+    await adapter.list(target, { ...clock, group: listable }, 'k2');
+    const created = state.requests.filter(
+      (r) => r.portalAccount === String(target.portalAccountId) && r.method === 'POST' && r.path === '/sell/inventory/v1/offer',
+    );
+    expect(created.map((r) => (r.body as { format: string }).format)).to.deep.equal(['AUCTION', 'FIXED_PRICE']);
+    expect(created[0]!.body).to.not.have.property('availableQuantity');
+    const shown = (await listings(target)).map((l) => [l.format, l.status, l.quantity]);
+    expect(shown).to.deep.equal([
+      ['AUCTION', 'PUBLISHED', 1],
+      ['FIXED_PRICE', 'PUBLISHED', 5],
+    ]);
+    // A quantity push sets the fixed-price offer only (auction offers take none).
+    await adapter.setQuantities(target, [{ stockId: 21, quantity: 3, key: 'q', sku: 'CLOCK-21', group: listable }], 'k3');
+    expect((await listings(target)).map((l) => l.quantity)).to.deep.equal([1, 3]);
+    await adapter.end(target, 21, null, 'k4', { sku: 'CLOCK-21', group: auction });
+    expect((await listings(target)).map((l) => [l.format, l.status])).to.deep.equal([
+      ['AUCTION', 'UNPUBLISHED'],
+      ['FIXED_PRICE', 'PUBLISHED'],
+    ]);
+  });
+
+  it('when the eBay account has no inventory location, then listing fails before anything is sent, saying what to do', async () => {
+    const target = bare();
+    await fetch(`${url}/_sandbox/ebay/locations`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: target.portalAccountId }),
+    });
+    const err = await failure(
+      adapter.list(target, { stockId: 22, name: 'Lamp', sku: 'LAMP-22', ean: null, price: '19.90', quantityAvailable: 4, group: listable }, 'k'),
+    );
+    expect(err.message).to.match(/no enabled inventory location.*merchant_location_key/);
+    expect(calls(target)).to.deep.equal(['GET /sell/inventory/v1/location']);
+  });
+
+  it('when a multi-line order is shipped, then one fulfilment names every line, with eBay’s carrier code, an alphanumeric tracking number and the shipped date', async () => {
+    const target = bare();
+    await adapter.list(target, { stockId: 23, name: 'Cup', sku: 'CUP-23', ean: null, price: '5.00', quantityAvailable: 9, group: listable }, 'k1');
+    await adapter.list(target, { stockId: 24, name: 'Pot', sku: 'POT-24', ean: null, price: '25.00', quantityAvailable: 9, group: listable }, 'k2');
+    const orderId = await order(target, {
+      lines: [
+        { sku: 'CUP-23', quantity: 2 },
+        { sku: 'POT-24', quantity: 1 },
+      ],
+    });
+    const lines = state.ebay.orders.get(orderId)!.order.lineItems!.map((l) => l.lineItemId!);
+    await adapter.markShipped(
+      target,
+      {
+        orderId,
+        transactionId: lines[0],
+        carrier: 'Deutsche Post',
+        trackingCode: 'JJ 1234 5678 9',
+        lines: lines.map((transactionId, i) => ({ transactionId, quantity: i === 0 ? 2 : 1 })),
+        shipDate: '2026-11-20',
+      },
+      'k3',
+    );
+    const shipped = state.requests.filter(
+      (r) => r.portalAccount === String(target.portalAccountId) && r.method === 'POST' && r.path.endsWith('/shipping_fulfillment'),
+    );
+    expect(shipped.map((r) => r.body)).to.deep.equal([
+      {
+        lineItems: [
+          { lineItemId: lines[0], quantity: 2 },
+          { lineItemId: lines[1], quantity: 1 },
+        ],
+        shippedDate: '2026-11-20T00:00:00.000Z',
+        shippingCarrierCode: 'DeutschePost',
+        trackingNumber: 'JJ123456789',
+      },
+    ]);
+    expect(state.ebay.orders.get(orderId)!.order.orderFulfillmentStatus).to.equal('FULFILLED');
+    // A deliverer eBay has no code for goes as Other (the tracking number still reaches the buyer).
+    const other = await order(target, { lines: [{ sku: 'CUP-23', quantity: 1 }] });
+    await adapter.markShipped(target, { orderId: other, carrier: 'Spedition Müller', trackingCode: 'SM1' }, 'k4');
+    expect(state.ebay.orders.get(other)!.fulfillments[0]).to.deep.include({ shippingCarrierCode: 'Other', shipmentTrackingNumber: 'SM1' });
+  });
+
+  it('when orders carry promotions, refunds and another currency, then prices are what the buyer paid, refunded is not paid, and the currency is eBay’s', async () => {
+    const target = bare();
+    await adapter.list(target, { stockId: 25, name: 'Mug', sku: 'MUG-25', ean: null, price: '10.00', quantityAvailable: 9, group: listable }, 'k1');
+    const since = new Date(Date.now() - 1000);
+    // The offer's price is listable's 19.90.
+    const discounted = await order(target, { currency: 'GBP', lines: [{ sku: 'MUG-25', quantity: 2, discount: '3.00' }] });
+    const refunded = await order(target, { payment_status: 'FULLY_REFUNDED', lines: [{ sku: 'MUG-25', quantity: 1 }] });
+    const partly = await order(target, { payment_status: 'PARTIALLY_REFUNDED', refund: '4.00', lines: [{ sku: 'MUG-25', quantity: 1 }] });
+    const byId = new Map((await adapter.fetchOrders(target, since, null)).orders.map((o) => [o.external_order_id, o]));
+    expect(byId.get(discounted)).to.deep.include({ currency_id: 'GBP', paid_amount: '36.80' });
+    expect(byId.get(discounted)!.line[0]).to.deep.include({ quantity: 2, price: '18.40' });
+    expect(byId.get(refunded)).to.deep.include({ paid_amount: '0.00' });
+    expect(byId.get(refunded)!.status.is_paid).to.equal(false);
+    expect(byId.get(partly)).to.deep.include({ paid_amount: '15.90' });
+    expect(byId.get(partly)!.status.is_paid).to.equal(true);
   });
 
   it('when a listed item is revised, then only the calls its revise_values need are made (price: updateOffer without the offer keys)', async () => {
@@ -132,7 +280,7 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     state.faults.push({ portal: 'auction_a', reference: '106', status: 500, remaining: 1, message: 'System error' });
     const updates = Array.from({ length: 30 }, (_, i) => ({ stockId: 100 + i, quantity: i, key: `q${i}`, sku: null, group: {} }));
     const outcomes = await adapter.setQuantities(target, updates, 'k');
-    const bulk = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId));
+    const bulk = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId) && r.path === '/sell/inventory/v1/bulk_update_price_quantity');
     expect(bulk.map((r) => [r.path, (r.body as { requests: unknown[] }).requests.length])).to.deep.equal([
       ['/sell/inventory/v1/bulk_update_price_quantity', 25],
       ['/sell/inventory/v1/bulk_update_price_quantity', 5],
@@ -163,7 +311,14 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     await adapter.setQuantities(target, [{ stockId: 1, quantity: 1, key: 'a', sku: 'S1', group: {} }], 'k');
     await adapter.setQuantities(target, [{ stockId: 1, quantity: 2, key: 'b', sku: 'S1', group: {} }], 'k');
     expect(token.isDone()).to.equal(true);
-    expect(state.requests.filter((r) => r.portalAccount === String(target.portalAccountId) && r.bearer)).to.have.length(2);
+    // Each push: getOffers of the SKU (none yet) and bulkUpdatePriceQuantity, all with the minted token.
+    const own = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId));
+    expect(own.map((r) => [r.path, r.bearer])).to.deep.equal([
+      ['/sell/inventory/v1/offer', true],
+      ['/sell/inventory/v1/bulk_update_price_quantity', true],
+      ['/sell/inventory/v1/offer', true],
+      ['/sell/inventory/v1/bulk_update_price_quantity', true],
+    ]);
   });
 
   it('when the refresh token is revoked, then the job fails for good naming the portal account, and nothing is retried', async () => {
@@ -183,6 +338,9 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
   it("when eBay answers 429 with Retry-After, then the job is to be retried after that time, with eBay's error text", async () => {
     const target: PortalTarget = { portalAccountId: nextAccount++, baseUrl: 'https://api.ebay.test', credentials: {} };
     nock('https://api.ebay.test')
+      .get('/sell/inventory/v1/offer')
+      .query(true)
+      .reply(404, { errors: [{ errorId: 25713, domain: 'API_INVENTORY', category: 'REQUEST', message: 'This Offer is not available.' }] })
       .post('/sell/inventory/v1/bulk_update_price_quantity')
       .reply(
         429,
@@ -231,10 +389,16 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     nock('https://api.ebay.test')
       .get('/sell/fulfillment/v1/order')
       .query({ filter: 'lastmodifieddate:[2026-11-01T00:00:00.000Z..]', limit: '200', offset: '0' })
-      .reply(200, { total: 201, offset: 0, limit: 200, next: 'x', orders: Array.from({ length: 200 }, (_, i) => ({ orderId: `O${i}` })) })
+      .reply(200, {
+        total: 201,
+        offset: 0,
+        limit: 200,
+        next: 'x',
+        orders: Array.from({ length: 200 }, (_, i) => ({ orderId: `O${i}`, pricingSummary: { total: { value: '1.00', currency: 'EUR' } } })),
+      })
       .get('/sell/fulfillment/v1/order')
       .query({ filter: 'lastmodifieddate:[2026-11-01T00:00:00.000Z..]', limit: '200', offset: '200' })
-      .reply(200, { total: 201, offset: 200, limit: 200, orders: [{ orderId: 'O200' }] });
+      .reply(200, { total: 201, offset: 200, limit: 200, orders: [{ orderId: 'O200', pricingSummary: { total: { value: '1.00', currency: 'EUR' } } }] });
     const first = await adapter.fetchOrders(paged, new Date('2026-11-01T00:00:00Z'), null);
     expect([first.orders.length, first.next]).to.deep.equal([200, '200']);
     const second = await adapter.fetchOrders(paged, new Date('2026-11-01T00:00:00Z'), first.next);

@@ -135,17 +135,28 @@ function identifiersOf(group: Group, ean: string | null): Pick<EbayProduct, 'ean
   return out;
 }
 
-/** The quantity the listing starts with: the entry's quantity, else what is available (an auction offers one). */
+/** An entry of type_id 1 is an auction; every other type a fixed-price listing. */
+export const isAuction = (group: Group): boolean => text(group, 'type_id') === '1';
+
+/** The offer's format of an entry (an auction and a fixed-price offer of one SKU are two offers at eBay). */
+export const formatOf = (group: Group): 'AUCTION' | 'FIXED_PRICE' => (isAuction(group) ? 'AUCTION' : 'FIXED_PRICE');
+
+/**
+ * The quantity the inventory item carries: the entry's quantity, else what is available. The
+ * item is shared by the SKU's auction and fixed-price offers, so an auction entry sets the
+ * stock's quantity too (eBay lists an auction with one unit: its offer carries no
+ * availableQuantity, error 25762).
+ */
 function quantityOf(group: Group, item: ListingItem, auction: boolean): number {
-  if (auction) return 1;
   const quantity = group.quantity;
-  return typeof quantity === 'number' && Number.isInteger(quantity) && quantity >= 0 ? quantity : Math.max(0, item.quantityAvailable);
+  if (!auction && typeof quantity === 'number' && Number.isInteger(quantity) && quantity >= 0) return quantity;
+  return Math.max(0, item.quantityAvailable);
 }
 
 /** The inventory item: product data (title, subtitle, description, pictures, aspects, identifiers), condition, quantity. */
 export function inventoryItemOf(item: ListingItem): EbayInventoryItem {
   const g = item.group;
-  const auction = text(g, 'type_id') === '1';
+  const auction = isAuction(g);
   const product: EbayProduct = {
     title: text(g, 'name') ?? item.name,
     ...(text(g, 'subtitle') ? { subtitle: text(g, 'subtitle') } : {}),
@@ -176,7 +187,7 @@ function profileId(group: Group, kind: 'payment' | 'refund' | 'shipping'): strin
 function pricingOf(item: ListingItem, currency: string): Pick<EbayOffer, 'format' | 'listingDuration' | 'pricingSummary'> {
   const g = item.group;
   const price = text(g, 'price') ?? item.price ?? undefined;
-  if (text(g, 'type_id') === '1') {
+  if (isAuction(g)) {
     return {
       format: 'AUCTION',
       listingDuration: `DAYS_${text(g, 'duration') ?? '7'}`,
@@ -214,7 +225,12 @@ function policiesOf(group: Group, currency: string): EbayOffer['listingPolicies'
   });
 }
 
-/** The offer: marketplace, format, duration, prices, quantity, category, description, policies, tax, location. */
+/**
+ * The offer: marketplace, format, duration, prices, quantity, category, description, policies,
+ * tax, location. A fixed-price offer carries the item's quantity as availableQuantity too (a
+ * quantity set at both levels is what the listing shows under both readings of eBay's
+ * references, SOURCES.md); an auction offer carries none (25762).
+ */
 export function offerOf(item: ListingItem, sku: string, merchantLocationKey?: string): EbayOffer {
   const g = item.group;
   const site = siteOf(g);
@@ -223,7 +239,7 @@ export function offerOf(item: ListingItem, sku: string, merchantLocationKey?: st
     sku,
     marketplaceId: site.marketplaceId,
     ...pricingOf(item, site.currency),
-    availableQuantity: inventoryItemOf(item).availability!.shipToLocationAvailability!.quantity,
+    availableQuantity: isAuction(g) ? undefined : inventoryItemOf(item).availability!.shipToLocationAvailability!.quantity,
     categoryId: text(g, 'category_1_id'),
     secondaryCategoryId: text(g, 'category_2_id'),
     listingDescription: text(g, 'description'),

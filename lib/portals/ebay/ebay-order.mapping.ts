@@ -34,7 +34,21 @@ function billing(buyer: Schemas['Buyer'] | undefined): ChannelOrderAddress {
   return clean({ zip: tax?.postalCode, city: tax?.city, province: tax?.stateOrProvince, country_iso2: tax?.countryCode });
 }
 
-/** One line: lineItemId as transaction_id; lineItemCost is the line's total, so the unit price is it over the quantity. */
+/**
+ * What the buyer pays for a line: discountedLineItemCost (the cost after promotions, returned
+ * only when a promotion applied), else lineItemCost less the appliedPromotions' discounts.
+ */
+function lineCost(item: Schemas['LineItem']): number {
+  if (item.discountedLineItemCost?.value !== undefined) return cents(item.discountedLineItemCost.value);
+  const discounts = (item.appliedPromotions ?? []).reduce((sum, p) => sum + Math.abs(cents(p.discountAmount?.value)), 0);
+  return cents(item.lineItemCost?.value) - discounts;
+}
+
+/**
+ * One line: lineItemId as transaction_id; the unit price is what the buyer pays for the line
+ * (discounts taken off) over the quantity, rounded to the cent (a line of 3 for 10.00 is 3.33
+ * each: Order_line_type has no line total).
+ */
 function line(item: Schemas['LineItem']): ChannelOrderLine {
   const quantity = item.quantity && item.quantity > 0 ? item.quantity : 1;
   const tax = (item.taxes ?? []).reduce((sum, t) => sum + cents(t.amount?.value), 0);
@@ -43,19 +57,42 @@ function line(item: Schemas['LineItem']): ChannelOrderLine {
     sku: item.sku && item.sku !== '' ? item.sku : null,
     name: item.title ?? '',
     quantity,
-    price: decimal(Math.round(cents(item.lineItemCost?.value) / quantity)),
+    price: decimal(Math.round(lineCost(item) / quantity)),
     ...(tax ? { tax: decimal(tax) } : {}),
   };
 }
 
-const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED', 'FULLY_REFUNDED']);
+/** Paid: eBay's PAID, and PARTIALLY_REFUNDED (the buyer keeps part of it); FULLY_REFUNDED is money given back, not paid. */
+const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED']);
 
-/** What the buyer has paid: the payments eBay reports as PAID, else the total when the order is paid. */
+/** What the buyer has paid and kept: the PAID payments (else the total of a paid order) less eBay's refunds. */
 function paid(order: EbayOrder): number {
   const payments = order.paymentSummary?.payments ?? [];
   const sum = payments.filter((p) => p.paymentStatus === 'PAID').reduce((s, p) => s + cents(p.amount?.value), 0);
-  if (sum > 0) return sum;
-  return paidStates.has(order.orderPaymentStatus ?? '') ? cents(order.pricingSummary?.total?.value) : 0;
+  const received = sum > 0 ? sum : paidStates.has(order.orderPaymentStatus ?? '') ? cents(order.pricingSummary?.total?.value) : 0;
+  const refunded = (order.paymentSummary?.refunds ?? []).filter((r) => r.refundStatus !== 'FAILED').reduce((s, r) => s + cents(r.amount?.value), 0);
+  return Math.max(0, received - refunded);
+}
+
+/**
+ * The order's currency: the total's, else any amount's eBay gives (line costs, what is due to
+ * the seller). An order naming none is refused, not read as EUR.
+ */
+function currencyOf(order: EbayOrder): string {
+  const currency =
+    order.pricingSummary?.total?.currency ??
+    order.pricingSummary?.priceSubtotal?.currency ??
+    order.lineItems?.find((l) => l.lineItemCost?.currency)?.lineItemCost?.currency ??
+    order.paymentSummary?.totalDueSeller?.currency;
+  if (!currency) throw new Error(`eBay order ${order.orderId ?? '?'} names no currency in any amount`);
+  return currency;
+}
+
+/** The delivery cost the buyer pays: deliveryCost less deliveryDiscount (eBay gives the discount as an amount, sometimes negative). */
+function deliveryFee(order: EbayOrder): string | undefined {
+  const cost = order.pricingSummary?.deliveryCost?.value;
+  if (cost === undefined) return undefined;
+  return decimal(cents(cost) - Math.abs(cents(order.pricingSummary?.deliveryDiscount?.value)));
 }
 
 export function channelOrderOf(order: EbayOrder): ChannelOrder {
@@ -67,7 +104,7 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
     external_order_id: order.orderId ?? '',
     modified_at: order.lastModifiedDate ?? order.creationDate ?? '',
     created_at: order.creationDate ?? '',
-    currency_id: order.pricingSummary?.total?.currency ?? 'EUR',
+    currency_id: currencyOf(order),
     customer: clean({
       username: order.buyer?.username,
       email: shipTo?.email ?? registration?.email,
@@ -75,7 +112,7 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
       address: billing(order.buyer),
     }),
     shipping: clean({
-      fee: order.pricingSummary?.deliveryCost?.value,
+      fee: deliveryFee(order),
       method: shipping?.shippingServiceCode,
       address: address(shipTo),
     }),
