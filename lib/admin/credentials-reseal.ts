@@ -10,8 +10,8 @@ import { db } from '../db/knex';
 import { CredentialsError, CredentialsPurpose, isBoundToRow, openCredentials, sealCredentials, sealedKeyId } from '../secret/credentials';
 
 const tables: CredentialsPurpose[] = ['portal_account', 'payment_provider_account'];
-/** Tables whose readers open credentials with the row id (payment provider accounts: not yet, lib/bank). */
-const boundTables = new Set<CredentialsPurpose>(['portal_account']);
+/** Tables whose readers open credentials with the row id: all of them. */
+const boundTables = new Set<CredentialsPurpose>(tables);
 
 export async function resealCredentials(): Promise<{ key_id: string; resealed: Record<string, number> }> {
   const key = config().credentialsKey;

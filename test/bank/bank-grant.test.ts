@@ -10,10 +10,12 @@ import { createPortalAccount } from '../../lib/admin/portal-account-admin.servic
 import { rematchAll } from '../../lib/bank/bank-match.service';
 import { waitFor } from '../event/servers';
 import { createOrder, readOrder } from '../order/helpers';
-import { call, newSeller, query, Seller } from '../support/api';
+import { ApiResponse, call, newSeller, query, Seller } from '../support/api';
 import { clientToken } from '../support/bound-client';
 import { startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
+
+const jobState = (res: ApiResponse) => (res.body.job as { state?: string } | undefined)?.state;
 
 describe('bank: a client bound to one portal account (issue 31)', () => {
   let seller: Seller;
@@ -58,7 +60,7 @@ describe('bank: a client bound to one portal account (issue 31)', () => {
     });
     expect(res.status, res.text).to.equal(202);
     const jobId = res.body.job_id as string;
-    await waitFor(async () => ((await call(`job/${jobId}/`, { token: seller.token })).body.job?.state === 'completed' ? true : undefined), `job ${jobId}`);
+    await waitFor(async () => (jobState(await call(`job/${jobId}/`, { token: seller.token })) === 'completed' ? true : undefined), `job ${jobId}`);
     expect((await readOrder(seller, order1)).paid_amount).to.equal('49.90');
     expect((await readOrder(seller, order2)).paid_amount).to.equal(null);
     await rematchAll(new Date());
@@ -73,7 +75,7 @@ describe('bank: a client bound to one portal account (issue 31)', () => {
     const mine = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: bound1 });
     const all = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: seller.token });
     expect(mine.status, mine.text).to.equal(200);
-    const senders = (rows: { sender: string }[]) => rows.map((r) => r.sender);
+    const senders = (rows: unknown) => (rows as { sender: string }[]).map((r) => r.sender);
     expect(senders(mine.body.bank)).to.not.include('Seller Own');
     expect(senders(all.body.bank)).to.include('Seller Own');
     expect((mine.body.bank as unknown[]).length).to.equal((all.body.bank as unknown[]).length - 1);

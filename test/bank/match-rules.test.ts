@@ -25,7 +25,7 @@ async function post(s: Seller, fields: Record<string, unknown>): Promise<BankVie
   expect(res.status, res.text).to.equal(201);
   const read = await call(`bank/transfer/?${query({ filter: { id: res.body.bank_id } })}`, { token: s.token });
   expect(read.status, read.text).to.equal(200);
-  return read.body.bank[0] as BankView;
+  return (read.body.bank as BankView[])[0]!;
 }
 
 const order = (s: Seller, price: string, fields: Record<string, unknown> = {}) =>
@@ -141,7 +141,7 @@ describe('bank: the matching rules', () => {
       const before = await call(`bank/transfer/?${query({ pagination: { limit: 200 } })}`, { token: s.token });
       const res = await call('bank/transfer/', { token: s.token, body: { bank: transfer({ currency_id: 'XYZ' }) } });
       expect(res.status).to.equal(400);
-      expect(res.body.error[0]).to.include({ field: 'bank.currency_id' });
+      expect(res.body.error![0]).to.include({ field: 'bank.currency_id' });
       const after = await call(`bank/transfer/?${query({ pagination: { limit: 200 } })}`, { token: s.token });
       expect(after.body.bank).to.have.length((before.body.bank as unknown[]).length);
     });

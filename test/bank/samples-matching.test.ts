@@ -76,7 +76,11 @@ describe('bank: the genuine statement files against a shop of 84 open orders', (
       });
       expect([200, 202], `${path.basename(file)}: ${imported.text}`).to.include(imported.status);
       const jobId = imported.body.job_id as string | undefined;
-      if (jobId) await waitFor(async () => ((await call(`job/${jobId}/`, { token: seller.token })).body.job?.state === 'completed' ? true : undefined), jobId);
+      if (jobId)
+        await waitFor(
+          async () => ((await call(`job/${jobId}/`, { token: seller.token })).body.job as { state?: string } | undefined)?.state === 'completed' || undefined,
+          jobId,
+        );
     }
   });
   after(async () => {
@@ -110,13 +114,13 @@ describe('bank: the genuine statement files against a shop of 84 open orders', (
     for (const n of Object.keys(traps)) {
       const res = await call(`order/${ids.get(Number(n))}/`, { token: seller.token });
       expect(res.status, res.text).to.equal(200);
-      expect(res.body.order.paid_amount, `order ${n}`).to.equal(null);
+      expect((res.body.order as OrderView).paid_amount, `order ${n}`).to.equal(null);
     }
   });
 
   it("when a payer's name and amount name one open order, then that order is paid by name_amount", async () => {
     const res = await call(`order/${rightOrder}/`, { token: seller.token });
-    expect(res.body.order.paid_amount).to.equal('65.00');
+    expect((res.body.order as OrderView).paid_amount).to.equal('65.00');
     const [record] = await db()('bank').where({ account_id: seller.id, order_id: rightOrder }).select('match_rule');
     expect(record).to.deep.equal({ match_rule: 'name_amount' });
   });
@@ -126,7 +130,7 @@ describe('bank: the genuine statement files against a shop of 84 open orders', (
     for (const file of files) {
       const again = await call('bank/statement/', { token: seller.token, body: readFileSync(file), headers: { 'Content-Type': 'application/octet-stream' } });
       expect(again.status, `${path.basename(file)}: ${again.text}`).to.equal(200);
-      expect(again.body.statement.stored).to.equal(0);
+      expect((again.body.statement as { stored: number }).stored).to.equal(0);
     }
     const after = await db()('bank').where({ account_id: seller.id }).count<{ count: string }[]>('* as count');
     expect(after[0]!.count).to.equal(before[0]!.count);

@@ -11,7 +11,8 @@ import { connectPortalAccount } from '../../lib/admin/portal-account-connect.ser
 import { db } from '../../lib/db/knex';
 import * as boundMigration from '../../lib/db/migrations/20261126_0600_credentials_bound_to_row';
 import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
-import { CredentialsError, sealCredentials } from '../../lib/secret/credentials';
+import { providerAccountRepository } from '../../lib/bank/provider/provider-account.repository';
+import { CredentialsError, openCredentials, sealCredentials } from '../../lib/secret/credentials';
 import { newSeller } from '../support/api';
 
 const sealedOf = async (id: number) => ((await db()('portal_account').where({ id }).first('credentials')) as { credentials: string | null }).credentials;
@@ -55,6 +56,24 @@ describe('credentials bound to their row (issue 31)', () => {
     await db()('portal_account').where({ id: target }).update({ credentials: null });
     portalTargetRepository.forget(victim.id, source);
     expect((await portalTargetRepository.target(db(), victim.id, source))!.credentials).to.deep.equal({ client_id: 'c', client_secret: 'victim-secret' });
+  });
+
+  it("when a payment provider account's sealed value is copied into another row, then it does not open there; in its own row it does", async () => {
+    const victim = await newSeller();
+    const attacker = await newSeller();
+    const account = (accountId: number, secret: string) =>
+      providerAccountRepository.insert(accountId, {
+        name: 'PayPal',
+        provider: 'paypal',
+        base_url: 'https://api-m.paypal.com',
+        credentials: { client_id: 'c', client_secret: secret },
+      });
+    const source = await account(victim.id, 'victim-secret');
+    const target = await account(attacker.id, 'other');
+    const sealed = ((await db()('payment_provider_account').where({ id: source }).first('credentials')) as { credentials: string }).credentials;
+    expect(sealed).to.match(/^kc2\./);
+    expect(openCredentials('payment_provider_account', sealed, source)).to.deep.equal({ client_id: 'c', client_secret: 'victim-secret' });
+    expect(() => openCredentials('payment_provider_account', sealed, target)).to.throw(CredentialsError);
   });
 
   it('when a value was sealed in the earlier format (table only), then it still opens, and the migration binds it to its row', async () => {

@@ -18,11 +18,18 @@ export interface ProviderAccountRow {
 }
 
 export const providerAccountRepository = {
+  /** Inserts the account, then seals its credentials bound to the new row's id (lib/secret: a copy in another row does not open). */
   async insert(accountId: number, row: { name: string; provider: string; base_url: string; credentials: Record<string, string> }): Promise<number> {
-    const [created] = await db()('payment_provider_account')
-      .insert({ ...row, credentials: sealCredentials('payment_provider_account', row.credentials), account_id: accountId })
-      .returning('id');
-    return (created as { id: number }).id;
+    return db().transaction(async (trx) => {
+      const [created] = await trx('payment_provider_account')
+        .insert({ name: row.name, provider: row.provider, base_url: row.base_url, account_id: accountId })
+        .returning('id');
+      const id = (created as { id: number }).id;
+      await trx('payment_provider_account')
+        .where({ account_id: accountId, id })
+        .update({ credentials: sealCredentials('payment_provider_account', row.credentials, id) });
+      return id;
+    });
   },
 
   async get(accountId: number, id: number): Promise<ProviderAccountRow | undefined> {

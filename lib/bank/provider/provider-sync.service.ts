@@ -43,7 +43,7 @@ function pendingWindow(p: PendingPayment, now: Date): SearchWindow {
 /** What PayPal answered: the window since the last sync, then the pending payments not in it, by id. */
 async function fetchFromPayPal(account: ProviderAccountRow, window: SearchWindow, known: PendingPayment[], now: Date) {
   // Opened here and handed to the client only, as a portal account's are in portal-target.repository.
-  const credentials = openCredentials('payment_provider_account', account.credentials);
+  const credentials = openCredentials('payment_provider_account', account.credentials, account.id);
   const session = await openSession({ baseUrl: account.base_url, credentials });
   const listed: PayPalTransaction[] = await listTransactions(session, window);
   const inWindow = new Set(listed.map((t) => t.transaction_info?.transaction_id));
