@@ -54,6 +54,11 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     await catcher.close();
   });
 
+  // Every eBay call of send_mit kept eBay's published contracts (sandbox/ebay-contract.sandbox.ts).
+  afterEach(async () => {
+    expect(await (await fetch(`${portal.url}/_sandbox/violations?vendor=ebay`)).json()).to.deep.equal([]);
+  });
+
   /**
    * A seller with an auction_a portal account served by the sandbox eBay, a sale there, and the
    * Kontor order of it (external_order_id: eBay's orderId, transaction_id: eBay's lineItemId).
@@ -114,7 +119,8 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(shipments.map((s) => (s.body as { trackingNumber: string }).trackingNumber)).to.deep.equal(['00340434161094042557', '00340434161094042558']);
     const shipment = shipments[0]!.body as Record<string, unknown>;
     expect(shipment).to.deep.include({ shippingCarrierCode: 'DHL', lineItems: [{ lineItemId, quantity: 1 }] });
-    expect(shipment.shippedDate).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+    // issue 30: the ship date was "now"; it is send_mit's date (eBay's UTC timestamp format).
+    expect(shipment.shippedDate).to.equal('2026-11-20T00:00:00.000Z');
     expect(portal.state.ebay.orders.get(ebayOrderId)!.order.orderFulfillmentStatus).to.equal('FULFILLED');
     // Feedback API leaveFeedback: positive, for the line item.
     const feedback = ebayCalls(portalAccountId, 'POST', '/commerce/feedback/v1/feedback');
@@ -137,6 +143,66 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(mail.raw).to.contain('00340434161094042557');
     expect(mail.raw).to.match(/dhl\.de/);
     expect(mail.raw).to.contain('Thank you!');
+  });
+
+  it('when send_mit is posted for a multi-line auction_a order, then one fulfilment names every line with eBay’s carrier code, and every line is rated', async () => {
+    const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
+    const seller = await newSeller();
+    const account = await createPortalAccount(seller.id, { name: 'auction shop', platform: 'auction_a' });
+    await db()('portal_account').where({ account_id: seller.id, id: account.id }).update({ base_url: portal.url });
+    const sale = await fetch(`${portal.url}/_sandbox/ebay/orders`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        portal_account: account.id,
+        lines: [
+          { sku: 'CUP-1', quantity: 2, price: '9.90' },
+          { sku: 'POT-1', quantity: 1, price: '19.90' },
+        ],
+        buyer: { email },
+      }),
+    });
+    const ebayOrderId = ((await sale.json()) as { order_id: string }).order_id;
+    const [cup, pot] = portal.state.ebay.orders.get(ebayOrderId)!.order.lineItems!.map((l) => l.lineItemId!);
+    const created = await call('order/', {
+      token: seller.token,
+      body: {
+        portal_account_id: account.id,
+        order: {
+          platform: 'auction_a',
+          external_order_id: ebayOrderId,
+          customer: { email },
+          line: [
+            { id: 1, name: 'cup', quantity: 2, price: '9.90', transaction_id: cup },
+            { id: 2, name: 'pot', quantity: 1, price: '19.90', transaction_id: pot },
+          ],
+        },
+      },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const orderId = created.body.order_id as string;
+    const res = await call(`order/${orderId}/send_mit/`, {
+      token: seller.token,
+      body: { send_mit: { deliverer: 'Hermes', code: ['H0012-3456'], date: '2026-11-21' } },
+    });
+    expect(res.status, res.text).to.equal(202);
+    const job = await finished(seller, res.body.job_id as string);
+    expect(job.result).to.deep.include({ platform_status: 'ok', is_shipped: true });
+    const shipments = ebayCalls(account.id, 'POST', `/sell/fulfillment/v1/order/${ebayOrderId}/shipping_fulfillment`);
+    expect(shipments.map((s) => s.body)).to.deep.equal([
+      {
+        lineItems: [
+          { lineItemId: cup, quantity: 2 },
+          { lineItemId: pot, quantity: 1 },
+        ],
+        shippedDate: '2026-11-21T00:00:00.000Z',
+        shippingCarrierCode: 'Hermes',
+        trackingNumber: 'H00123456',
+      },
+    ]);
+    expect(portal.state.ebay.orders.get(ebayOrderId)!.order.orderFulfillmentStatus).to.equal('FULFILLED');
+    const feedback = ebayCalls(account.id, 'POST', '/commerce/feedback/v1/feedback');
+    expect(feedback.map((f) => (f.body as { orderLineItemId: string }).orderLineItemId)).to.deep.equal([cup, pot]);
   });
 
   it('when the portal answers an error, then platform_status is error, the order is still shipped, and the mail follows the request', async () => {
