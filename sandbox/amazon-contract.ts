@@ -6,6 +6,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { EventEmitter } from 'node:events';
+import type express from 'express';
+import { contractGate, mountContractControls, violationsOf } from './contract/contract-gate';
+import { contractFolder } from './contract/contract-files';
+import type { ContractProblem } from './contract/openapi-contract';
+import { OpenApiContract } from './contract/openapi-contract';
 
 /** The Amazon contract files the sandbox plays (Swagger 2.0). */
 export const amazonContractFiles = [
@@ -16,15 +22,38 @@ export const amazonContractFiles = [
   'tokens_2021-03-01.json',
 ];
 
-/** The folder of the vendors' contracts beside the repository (SANDBOX_CONTRACTS_DIR overrides the root). */
-export function amazonContractsDir(): string {
-  const root = process.env.SANDBOX_CONTRACTS_DIR ? path.resolve(process.env.SANDBOX_CONTRACTS_DIR) : path.resolve(__dirname, '../../shared/contracts');
-  const dir = path.join(root, 'ebay-amazon');
-  if (!fs.existsSync(dir))
-    throw new Error(
-      `the sandbox cannot start: the contract folder ${dir} is missing (Amazon's published contracts are read from ../shared/contracts/ebay-amazon/; see its SOURCES.md)`,
-    );
-  return dir;
+export const amazonContractFolder = 'ebay-amazon';
+
+/** The folder of the vendors' contracts beside the repository (sandbox/contract: a missing folder stops the sandbox naming it). */
+export const amazonContractsDir = (): string => contractFolder(amazonContractFolder);
+
+let contracts: OpenApiContract[] | undefined;
+
+/** The contracts whose operations the sandbox's Amazon serves, read once per process. */
+export function amazonContracts(): OpenApiContract[] {
+  contracts ??= ['orders_2026-01-01.json', 'ordersV0.json', 'listingsItems_2021-08-01.json', 'feeds_2021-06-30.json'].map((file) =>
+    OpenApiContract.load(amazonContractFolder, file),
+  );
+  return contracts;
+}
+
+/**
+ * SP-API's error body of a request that breaks the contract: 400 with ErrorList, code
+ * InvalidInput (the contracts' 400 answers: "Request has missing or invalid parameters and cannot
+ * be parsed"); a path no contract has: 404 NotFound (405: the path with another method).
+ */
+export function amazonContractError(problems: ContractProblem[], context: { status: number }) {
+  if (context.status !== 400)
+    return {
+      errors: [{ code: context.status === 405 ? 'MethodNotAllowed' : 'NotFound', message: problems[0]?.message ?? 'Resource not found.', details: '' }],
+    };
+  return { errors: problems.map((p) => ({ code: 'InvalidInput', message: `${p.in} ${p.name}: ${p.message}`, details: p.name })) };
+}
+
+/** The check in front of the sandbox's SP-API routes (after the access token's), and GET /_sandbox/violations. */
+export function amazonContractGate(app: express.Express, state: { events: EventEmitter }) {
+  mountContractControls(app, state);
+  return contractGate({ vendor: 'amazon', contracts: amazonContracts(), log: violationsOf(state), format: amazonContractError });
 }
 
 export interface AmazonOperation {

@@ -11,7 +11,7 @@
  */
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
-import { amazonOperationOf, amazonOperations } from './amazon-contract';
+import { amazonContractGate, amazonOperationOf, amazonOperations } from './amazon-contract';
 import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder } from './amazon-orders.sandbox';
 import { emitQuantity, Fault, key, SandboxState, SellRequest } from './sandbox.app';
 
@@ -561,10 +561,12 @@ export function mountAmazon(app: express.Express, state: SandboxState): void {
   amazonOperations(); // the contracts are read at start: a missing folder stops the sandbox naming it
   const amazon = amazonOf(state);
   app.post('/auth/o2/token', express.urlencoded({ extended: false }), lwa(state, amazon));
-  app.use('/listings/2021-08-01/items', gate(state, amazon), listings(state));
-  app.use('/feeds/2021-06-30', gate(state, amazon), feeds(state, amazon));
-  app.use('/orders/2026-01-01/orders', gate(state, amazon), usagePlans(amazon), orders2026(amazon));
-  app.use('/orders/v0/orders', gate(state, amazon), usagePlans(amazon), ordersV0(amazon));
+  // Every SP-API request is checked against its operation in Amazon's contracts (sandbox/contract).
+  const checked = amazonContractGate(app, state);
+  app.use('/listings/2021-08-01/items', gate(state, amazon), checked, listings(state));
+  app.use('/feeds/2021-06-30', gate(state, amazon), checked, feeds(state, amazon));
+  app.use('/orders/2026-01-01/orders', gate(state, amazon), checked, usagePlans(amazon), orders2026(amazon));
+  app.use('/orders/v0/orders', gate(state, amazon), checked, usagePlans(amazon), ordersV0(amazon));
   controls(app, amazon);
   state.sellers.set(portal, (body) => sell(state, amazon, body));
 }

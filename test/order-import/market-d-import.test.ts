@@ -28,6 +28,11 @@ describe('order import of market_d: Amazon orders through the Orders API v2026-0
     await sandbox.close();
   });
 
+  // Every request the adapters sent keeps to Amazon's published contracts.
+  afterEach(async () => {
+    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=amazon`)).json()) as unknown[];
+    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
+  });
   /** A market_d portal account of the seller: Amazon's SP-API connector, the sandbox's development identity. */
   const amazonAccount = async (seller: Seller) => (await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' })).id as number;
   const place = async (portalAccountId: number, order: Omit<NewAmazonOrder, 'portal_account'>) => {

@@ -105,6 +105,11 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     setConfig({ ...config(), marketDFeedWaitMs: wait });
     await sandbox.close();
   });
+  // Every request the adapters sent keeps to Amazon's published contracts.
+  afterEach(async () => {
+    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=amazon`)).json()) as unknown[];
+    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
+  });
   beforeEach(() => {
     // A fresh portal account per test: token buckets and pending feeds live in Redis per account.
     account = 800000 + Math.floor(Math.random() * 100000);

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
+import { channelOrder } from '../../lib/portals/amazon/order-mapping';
+import type { Order2026 } from '../../lib/portals/amazon/orders-2026';
 import type { PortalTarget } from '../../lib/portals/portal.type';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { violationsOf } from '../../sandbox/contract/contract-gate';
 import type { NewAmazonOrder } from '../../sandbox/amazon-orders.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import { Sandbox, startSandbox } from '../fleet/support';
@@ -19,6 +22,11 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
   });
   after(async () => {
     await sandbox.close();
+  });
+  // Every request the adapters sent keeps to Amazon's published contracts.
+  afterEach(async () => {
+    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=amazon`)).json()) as unknown[];
+    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
   });
   beforeEach(() => {
     account = 700000 + Math.floor(Math.random() * 100000);
@@ -207,6 +215,20 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     }
   });
 
+  it("a request that breaks the contract is answered 400 with SP-API's ErrorList and recorded as a violation", async () => {
+    const token = await accessToken(sandbox.url, account);
+    const res = await fetch(`${sandbox.url}/orders/2026-01-01/orders?lastUpdatedAfter=2026-11-01T00:00:00Z&includedData=BUYER,ADDRESS&maxResultsPerPage=many`, {
+      headers: { 'x-amz-access-token': token },
+    });
+    expect(res.status).to.equal(400);
+    const body = (await res.json()) as { errors: { code: string; message: string }[] };
+    expect(body.errors.map((e) => e.code)).to.include('InvalidInput');
+    expect(JSON.stringify(body)).to.contain('includedData').and.contain('maxResultsPerPage');
+    const log = violationsOf(sandbox.state);
+    expect(log.of('amazon').map((v) => v.operationId)).to.deep.equal(['searchOrders']);
+    log.clear();
+  });
+
   it("a throttled searchOrders is retried later: the fetch fails for a retry with Amazon's QuotaExceeded, not for good", async () => {
     await post('/_sandbox/amazon/config', { orders_rate_limit: 0.001 });
     try {
@@ -219,6 +241,53 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     } finally {
       await post('/_sandbox/amazon/config', { orders_rate_limit: null });
     }
+  });
+});
+
+describe('market_d: the money of an Amazon order', () => {
+  const base = (fields: Partial<Order2026>): Order2026 => ({
+    orderId: '302-1111111-2222222',
+    createdTime: '2026-11-25T10:00:00Z',
+    lastUpdatedTime: '2026-11-25T10:05:00Z',
+    salesChannel: { channelName: 'AMAZON', marketplaceId: DE },
+    orderItems: [{ orderItemId: '1', quantityOrdered: 1, product: { sellerSku: 'X', price: { unitPrice: { amount: '20.00', currencyCode: 'EUR' } } } }],
+    ...fields,
+  });
+
+  it('a pre-order (PENDING_AVAILABILITY: payment not authorised) is not paid, whatever its proceeds say', () => {
+    const order = channelOrder(
+      base({ fulfillment: { fulfillmentStatus: 'PENDING_AVAILABILITY' }, proceeds: { grandTotal: { amount: '20.00', currencyCode: 'EUR' } } }),
+    );
+    expect(order.status.is_paid).to.equal(false);
+    expect(order.paid_amount).to.equal('0.00');
+  });
+
+  it('the currency is the order one, else the marketplace one; an order that names none gets none (the import refuses it with a task), never EUR', () => {
+    expect(channelOrder(base({ proceeds: { grandTotal: { amount: '5.00', currencyCode: 'SEK' } } })).currency_id).to.equal('SEK');
+    expect(channelOrder(base({ salesChannel: { channelName: 'AMAZON', marketplaceId: 'A1C3SOZRARQ6R3' }, orderItems: [] })).currency_id).to.equal('PLN');
+    expect(channelOrder(base({ salesChannel: { channelName: 'AMAZON', marketplaceId: 'UNKNOWN' }, orderItems: [] })).currency_id).to.equal('');
+  });
+
+  it('a discount that is no whole number of cents per unit is rounded per unit; item prices without unitPrice come from the ITEM proceeds', () => {
+    const order = channelOrder(
+      base({
+        orderItems: [
+          {
+            orderItemId: '1',
+            quantityOrdered: 3,
+            product: { sellerSku: 'Y' },
+            proceeds: {
+              breakdowns: [
+                { type: 'ITEM', subtotal: { amount: '30.00', currencyCode: 'EUR' } },
+                { type: 'DISCOUNT', subtotal: { amount: '-1.50', currencyCode: 'EUR' } },
+                { type: 'TAX', subtotal: { amount: '4.79', currencyCode: 'EUR' } },
+              ],
+            },
+          },
+        ],
+      }),
+    );
+    expect(order.line[0]).to.deep.equal({ transaction_id: '1', sku: 'Y', name: 'Y', quantity: 3, price: '9.50' });
   });
 });
 
