@@ -149,7 +149,12 @@ export function refreshListing(state: SandboxState, account: string, sku: string
     itemId: shown?.listingId ?? current?.itemId ?? '',
     quantity,
     active: offers.length === 0 || shown !== undefined,
-    listing: { inventoryItem: ebay.inventory.get(key(account, sku)), offers: live.map((o) => ({ offerId: o.offerId, ...o.body })) },
+    // offer: the one shown (else the SKU's first); offers: every live one.
+    listing: {
+      inventoryItem: ebay.inventory.get(key(account, sku)),
+      offer: (shown ?? offers[0])?.body,
+      offers: live.map((o) => ({ offerId: o.offerId, ...o.body })),
+    },
     updatedAt: new Date().toISOString(),
   };
   state.offers.set(id, view);
