@@ -417,6 +417,15 @@ function confirmShipment(store: AmazonOrderStore, req: Request, res: Response): 
     res.status(400).json(errorBody('InvalidInput', `marketplaceId and packageDetail (${[...missing, 'orderItems'].join(', ')}) are required.`));
     return;
   }
+  // carrierCode from Amazon's list; "carrierName ... Required when carrierCode is Other" (PackageDetail).
+  if (!amazonCarrierCodes.has(String(p.carrierCode)) || (p.carrierCode === 'Other' && !p.carrierName)) {
+    res
+      .status(400)
+      .json(
+        errorBody('InvalidInput', `carrierCode ${String(p.carrierCode)} is not one of Amazon's carrier codes, or Other without a carrierName.`, 'carrierCode'),
+      );
+    return;
+  }
   if (o.fulfilledBy === 'AMAZON' || pending(o) || o.status === 'CANCELLED') {
     res
       .status(400)
@@ -448,6 +457,53 @@ function confirmShipment(store: AmazonOrderStore, req: Request, res: Response): 
   o.lastUpdatedTime = nowIso();
   res.status(204).end();
 }
+
+/**
+ * Amazon's carrier codes the sandbox takes: the accepted values of Seller Central's shipping
+ * confirmation template ("carrier-code (CarrierCode field in API)") and Deutsche Post and DPD of
+ * Amazon's amzn-base.xsd CarrierCode list.
+ */
+const amazonCarrierCodes = new Set([
+  'Blue Package',
+  'USPS',
+  'UPS',
+  'UPSMI',
+  'FedEx',
+  'DHL',
+  'DHL Global Mail',
+  'Fastway',
+  'UPS Mail Innovations',
+  'Lasership',
+  'Royal Mail',
+  'FedEx SmartPost',
+  'OSM',
+  'OnTrac',
+  'Streamlite',
+  'Newgistics',
+  'Canada Post',
+  'City Link',
+  'GLS',
+  'GO!',
+  'Hermes Logistik Gruppe',
+  'Parcelforce',
+  'TNT',
+  'Target',
+  'SagawaExpress',
+  'NipponExpress',
+  'YamatoTransport',
+  'Ninjavan',
+  'Qxpress',
+  'Singapore Post',
+  '4PX',
+  'Yanwen',
+  'Aramex',
+  'China Post',
+  'DHL eCommerce',
+  'SF Express',
+  'Deutsche Post',
+  'DPD',
+  'Other',
+]);
 
 /** An order to place at the sandbox's Amazon (POST /_sandbox/amazon/orders, and a market_d sale). */
 export interface NewAmazonOrder {

@@ -66,6 +66,7 @@ async function reportToPortal(
           ...(order.external_order_id ? { externalOrderId: order.external_order_id } : {}),
           lines: order.lines.filter((l) => l.transaction_id).map((l) => ({ transactionId: l.transaction_id!, quantity: l.quantity })),
           shipDate: run.sendMit.date,
+          package: { index: i, count: codes.length },
         },
         `${ctx.jobId}-ship-${i}`,
       );

@@ -6,6 +6,7 @@ import { SpApiSession } from './amazon/sp-api-client';
 import { Submission, submissionErrors } from './amazon/submission';
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { getOrder, searchOrders } from './amazon/orders-2026';
+import { amazonCarrier, packageOf } from './amazon/shipment';
 import { portalInputError } from './portal-http';
 import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
 import { portalUploadPart } from './upload-part.type';
@@ -93,14 +94,24 @@ export class MarketDAdapter implements PortalAdapter {
     return sendQuantities(new SpApiSession(target), updates, key);
   }
 
-  /** send_mit: confirmShipment of the Amazon order (external_order_id) with the order's lines as the package's items. */
+  /**
+   * send_mit: confirmShipment of the Amazon order (external_order_id), one package per tracking
+   * code (packageReferenceId its position, the lines shared out: amazon/shipment.ts), Amazon's
+   * carrier code of the deliverer.
+   */
   async markShipped(target: PortalTarget, shipment: Shipment, _key?: string): Promise<void> {
     const s = new SpApiSession(target);
     const orderId = shipment.externalOrderId;
     if (!orderId) throw portalInputError(this.portal, `order ${shipment.orderId} has no Amazon order id (external_order_id)`);
-    const orderItems = (shipment.lines ?? []).map((l) => ({ orderItemId: l.transactionId, quantity: l.quantity }));
-    if (orderItems.length === 0) throw portalInputError(this.portal, `order ${shipment.orderId} has no lines with an Amazon order item id (transaction_id)`);
+    if ((shipment.lines ?? []).length === 0)
+      throw portalInputError(this.portal, `order ${shipment.orderId} has no lines with an Amazon order item id (transaction_id)`);
     if (!shipment.trackingCode) throw portalInputError(this.portal, 'Amazon needs a tracking number (code) to confirm a shipment');
+    const parcel = packageOf(shipment);
+    if (!parcel)
+      throw portalInputError(
+        this.portal,
+        `order ${shipment.orderId}: tracking code ${shipment.trackingCode} has no line left to carry (more tracking codes than lines)`,
+      );
     const shipDate =
       shipment.shipDate && /^\d{4}-\d{2}-\d{2}$/.test(shipment.shipDate) ? `${shipment.shipDate}T12:00:00Z` : (shipment.shipDate ?? new Date().toISOString());
     await s.call('post', `/orders/v0/orders/${encodeURIComponent(orderId)}/shipmentConfirmation`, (o) =>
@@ -109,15 +120,13 @@ export class MarketDAdapter implements PortalAdapter {
           orderId,
           payload: {
             packageDetail: {
-              // Only positive numbers are allowed: the tracking code's position among the order's packages.
-              packageReferenceId: '1',
-              carrierCode: shipment.carrier ?? 'Other',
-              ...(shipment.carrier ? {} : { carrierName: 'Other' }),
+              packageReferenceId: parcel.packageReferenceId,
+              ...amazonCarrier(shipment.carrier),
               trackingNumber: shipment.trackingCode!,
               shipDate,
-              orderItems,
+              orderItems: parcel.orderItems,
             },
-            marketplaceId: s.creds.marketplaceId,
+            marketplaceId: s.marketplaceIds[0]!,
           },
         },
         o,

@@ -59,6 +59,8 @@ export interface Shipment {
   lines?: { transactionId: string; quantity: number }[];
   /** The shipping date of send_mit (YYYY-MM-DD or ISO 8601). */
   shipDate?: string;
+  /** Which of send_mit's packages this is (one per tracking code, index from 0) and how many there are. */
+  package?: { index: number; count: number };
 }
 
 /** An action of POST stock/{stock_id}/portal_upload/ (Stock_portal_upload_type). */

@@ -229,6 +229,56 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     log.clear();
   });
 
+  it('send_mit: one confirmShipment per tracking code, packageReferenceId 1, 2 ..., each line confirmed once, Amazon carrier codes from the deliverer', async () => {
+    const sold = await place({
+      lines: [
+        { sku: 'S-1', quantity: 2, price: '5.00' },
+        { sku: 'S-2', quantity: 1, price: '8.00' },
+      ],
+    });
+    const [first, second] = sold.order_item_ids;
+    const lines = [
+      { transactionId: first!, quantity: 2 },
+      { transactionId: second!, quantity: 1 },
+    ];
+    const ship = (code: string, index: number, carrier: string) =>
+      adapter.markShipped(
+        target,
+        { orderId: '7_2026_11', externalOrderId: sold.order_id, lines, carrier, trackingCode: code, shipDate: '2026-11-24', package: { index, count: 2 } },
+        `ship-${index}`,
+      );
+    await ship('H-111', 0, 'Hermes');
+    await ship('X-222', 1, 'Spedition Maier');
+    const confirms = calls(`/orders/v0/orders/${sold.order_id}/shipmentConfirmation`);
+    expect(confirms.map((r) => r.status)).to.deep.equal([204, 204]);
+    expect(confirms.map((r) => (r.body as { packageDetail: unknown }).packageDetail)).to.deep.equal([
+      {
+        packageReferenceId: '1',
+        carrierCode: 'Hermes Logistik Gruppe',
+        trackingNumber: 'H-111',
+        shipDate: '2026-11-24T12:00:00Z',
+        orderItems: [{ orderItemId: first, quantity: 2 }],
+      },
+      {
+        packageReferenceId: '2',
+        carrierCode: 'Other',
+        carrierName: 'Spedition Maier',
+        trackingNumber: 'X-222',
+        shipDate: '2026-11-24T12:00:00Z',
+        orderItems: [{ orderItemId: second, quantity: 1 }],
+      },
+    ]);
+    const order = amazonOf(sandbox.state).orders.get(sold.order_id)!;
+    expect(order.status).to.equal('SHIPPED');
+    expect(order.packages.map((k) => [k.packageReferenceId, k.carrier, k.trackingNumber])).to.deep.equal([
+      ['1', 'Hermes Logistik Gruppe', 'H-111'],
+      ['2', 'Spedition Maier', 'X-222'],
+    ]);
+    // The order's packages come back with searchOrders (PACKAGES).
+    const fetched = await adapter.fetchOrder(target, sold.order_id);
+    expect(fetched.status.is_shipped).to.equal(true);
+  });
+
   it("a throttled searchOrders is retried later: the fetch fails for a retry with Amazon's QuotaExceeded, not for good", async () => {
     await post('/_sandbox/amazon/config', { orders_rate_limit: 0.001 });
     try {

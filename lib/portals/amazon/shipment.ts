@@ -1,0 +1,45 @@
+/**
+ * send_mit at Amazon (confirmShipment of Orders v0): Amazon's carrier code of document 2's
+ * shipping.deliverer, and the items of each package.
+ */
+import type { Shipment } from '../portal.type';
+
+/**
+ * Amazon's CarrierCode values for document 2's common deliverers (Seller Central's shipping
+ * confirmation template, "carrier-code (CarrierCode field in API)", and the CarrierCode list of
+ * Amazon's amzn-base.xsd): DHL, Deutsche Post, UPS, Hermes Logistik Gruppe, DPD, TNT, GLS. Any
+ * other deliverer goes as `Other` with its name as carrierName ("Required when carrierCode is Other").
+ */
+const carrierCodes: Record<string, string> = {
+  dhl: 'DHL',
+  post: 'Deutsche Post',
+  'deutsche post': 'Deutsche Post',
+  ups: 'UPS',
+  hermes: 'Hermes Logistik Gruppe',
+  dpd: 'DPD',
+  dpdp: 'DPD',
+  tnt: 'TNT',
+  gls: 'GLS',
+  glsp: 'GLS',
+};
+
+/** carrierCode (and carrierName for Other) of a deliverer. */
+export function amazonCarrier(deliverer: string | undefined): { carrierCode: string; carrierName?: string } {
+  const code = deliverer ? carrierCodes[deliverer.trim().toLowerCase()] : undefined;
+  if (code) return { carrierCode: code };
+  return { carrierCode: 'Other', carrierName: deliverer?.trim() || 'Other' };
+}
+
+/**
+ * The items of package `index` of `count` (one per tracking code): packageReferenceId is its
+ * position (1, 2 ...: "Only positive numeric values", unique within the order). Kontor does not
+ * record which line went into which parcel: one package carries every line; several share the
+ * lines out in order (line j in package j mod count), so that each line is confirmed once with its
+ * whole quantity. A package left without a line (more codes than lines) carries none: Amazon needs
+ * at least one item, so it is not sent (answered undefined).
+ */
+export function packageOf(shipment: Shipment): { packageReferenceId: string; orderItems: { orderItemId: string; quantity: number }[] } | undefined {
+  const { index, count } = shipment.package ?? { index: 0, count: 1 };
+  const orderItems = (shipment.lines ?? []).filter((_l, j) => j % count === index).map((l) => ({ orderItemId: l.transactionId, quantity: l.quantity }));
+  return orderItems.length ? { packageReferenceId: String(index + 1), orderItems } : undefined;
+}
