@@ -15,6 +15,8 @@ export interface Consent {
   clientId: string;
   clientSecret: string;
   revoked: boolean;
+  /** The scopes granted (consents of the authorization-code grant); a refresh may ask for these or fewer. */
+  scopes?: string[];
 }
 
 export interface EbayOfferRecord {

@@ -7,6 +7,8 @@
  * the documented behaviour listed there. It keeps feeding the shared state (offers, quantities,
  * acks, requests) and takes the shared faults and delays of portal "auction_a".
  *
+ * OAuth (consent, code and refresh grants): ebay-oauth.sandbox.ts.
+ *
  * Which portal account a call is for: the access tokens it issues name the account bound to
  * the refresh token (POST /_sandbox/ebay/consent {portal_account} hands out client_id,
  * client_secret and refresh_token, as eBay's consent would); a portal account without
@@ -21,20 +23,14 @@ import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { ebayContractGate } from './ebay-contract.sandbox';
 import { listingsOf, mountInventory } from './ebay-inventory.sandbox';
+import { mountOAuth } from './ebay-oauth.sandbox';
 import { mountOrders, placeOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
-import { accountOf, Body, EbayState, error, portal } from './ebay-state.sandbox';
+import { accountOf, Body, error, portal } from './ebay-state.sandbox';
 import type { SandboxState } from './sandbox.app';
 
 export { EbayState } from './ebay-state.sandbox';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function basic(req: Request): { id: string; secret: string } | undefined {
-  const match = /^Basic (.+)$/.exec(req.get('Authorization') ?? '');
-  if (!match) return undefined;
-  const [id = '', ...rest] = Buffer.from(match[1]!, 'base64').toString('utf8').split(':');
-  return { id, secret: rest.join(':') };
-}
 
 /** Before every eBay API route: the bearer token (401 otherwise) and the record of the request (with its answer) in the shared list. */
 function authenticate(state: SandboxState) {
@@ -95,27 +91,6 @@ function faults(state: SandboxState) {
     }
     next();
   };
-}
-
-function mountToken(app: express.Express, ebay: EbayState): void {
-  app.post('/identity/v1/oauth2/token', express.urlencoded({ extended: false }), (req: Request, res: Response) => {
-    const client = basic(req);
-    const body = req.body as { grant_type?: string; refresh_token?: string };
-    const consent = body.refresh_token ? ebay.consents.get(body.refresh_token) : undefined;
-    if (!client || (consent && (consent.clientId !== client.id || consent.clientSecret !== client.secret))) {
-      res.status(401).json({ error: 'invalid_client', error_description: 'client authentication failed' });
-      return;
-    }
-    if (body.grant_type !== 'refresh_token' || !consent || consent.revoked) {
-      res
-        .status(400)
-        .json({ error: 'invalid_grant', error_description: 'the provided authorization refresh token is invalid or was issued to another client' });
-      return;
-    }
-    const token = `v^1.1#i^1#sandbox#${consent.account}#${crypto.randomBytes(12).toString('hex')}`;
-    ebay.tokens.set(token, consent.account);
-    res.json({ access_token: token, expires_in: 7200, token_type: 'User Access Token' });
-  });
 }
 
 function mountControls(app: express.Express, state: SandboxState): void {
@@ -180,7 +155,7 @@ function mountControls(app: express.Express, state: SandboxState): void {
 /** Mounts the token endpoint, the controls and eBay's API routes behind the bearer check, the contract check and the faults. */
 export function mountEbay(app: express.Express, state: SandboxState): void {
   const contract = ebayContractGate(app, state);
-  mountToken(app, state.ebay);
+  mountOAuth(app, state.ebay);
   mountControls(app, state);
   state.sellers.set('auction_a', (sale) => sellOnEbay(state, sale));
   const router = express.Router();

@@ -34,13 +34,16 @@ interface Credentials {
   clientId: string;
   clientSecret: string;
   refreshToken: string;
+  /** The scopes the seller granted (the consent's, kept with the refresh token); Kontor's three when the account predates the consent flow. */
+  scopes: string[];
 }
 
 /** The account's eBay credentials, or null when it has none (development against the sandbox). */
 export function ebayCredentials(target: PortalTarget): Credentials | null {
-  const { client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken } = target.credentials as Record<string, unknown>;
+  const { client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken, scopes } = target.credentials as Record<string, unknown>;
   if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || typeof refreshToken !== 'string') return null;
-  return { clientId, clientSecret, refreshToken };
+  const granted = typeof scopes === 'string' ? scopes.split(/\s+/).filter(Boolean) : [];
+  return { clientId, clientSecret, refreshToken, scopes: granted.length ? granted : ebayScopes };
 }
 
 /**
@@ -78,7 +81,8 @@ async function mint(target: PortalTarget, credentials: Credentials): Promise<str
         Accept: 'application/json',
         Authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
       },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credentials.refreshToken, scope: ebayScopes.join(' ') }).toString(),
+      // eBay's refresh grant may ask for the scopes of the consent or fewer, never more (invalid_scope).
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: credentials.refreshToken, scope: credentials.scopes.join(' ') }).toString(),
       signal: AbortSignal.timeout(config().portalTimeoutMs),
     });
   } catch (err) {
@@ -93,6 +97,10 @@ async function mint(target: PortalTarget, credentials: Credentials): Promise<str
   const reason = `${typeof body.error === 'string' ? body.error : res.status}${typeof body.error_description === 'string' ? `: ${body.error_description}` : ''}`;
   if (res.status === 429 || res.status >= 500)
     throw portalUnavailable(`${account}: eBay's token endpoint answered ${reason}`, retryAfterMs(res.headers.get('retry-after')));
+  if (body.error === 'invalid_scope')
+    throw portalRefused(
+      `${account}: eBay refused the scopes asked for (${reason}); the seller's consent does not grant ${credentials.scopes.join(' ')}: connect the eBay account again and grant them`,
+    );
   if (body.error === 'invalid_grant')
     throw portalRefused(`${account}: eBay refused its refresh token (${reason}); connect the eBay account again to renew its credentials`);
   throw portalRefused(`${account}: eBay refused the token request (${reason}); check the account's client_id and client_secret`);
