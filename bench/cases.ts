@@ -2,7 +2,7 @@
 import { bankBench } from './bank';
 import { channelPageBench } from './channel-page';
 import { eventsBench } from './events';
-import { channelBench, fleetBench } from './fleet';
+import { channelAmazonBench, channelBench, fleetBench } from './fleet';
 import { orderListBench } from './order-list';
 import { orderSearchBench } from './order-search';
 import { readPathBench } from './read-path';
@@ -18,6 +18,6 @@ cases.push(orderListBench);
 cases.push(orderSearchBench);
 cases.push(stockListBench, stockGetBench, stockSearchBench);
 cases.push(readPathBench);
-cases.push(fleetBench, channelBench, channelPageBench);
+cases.push(fleetBench, channelBench, channelAmazonBench, channelPageBench);
 cases.push(eventsBench);
 cases.push(bankBench);

@@ -252,7 +252,15 @@ async function bullmqBaseline(prefix: string, jobs = 5000): Promise<number> {
  * sells at the sandbox's auction_a (eBay) on a portal account of its own, and the order import
  * brings them in (measured from the sale's answer), triggered on demand every fetchIntervalMs.
  */
-type SaleSource = { kind: 'api' } | { kind: 'channel'; fetchIntervalMs: number };
+type SaleSource =
+  | { kind: 'api' }
+  | {
+      kind: 'channel';
+      fetchIntervalMs: number;
+      /** auction_a (eBay) or market_d (Amazon: orders Pending for pendingMs first, every fifth fulfilled by Amazon). */
+      portal?: 'auction_a' | 'market_d';
+      pendingMs?: number;
+    };
 
 /** What one loop measured: sale (or 201) until the last of the 9 targets acknowledged, in ms. */
 interface LoopFigures {
@@ -261,13 +269,37 @@ interface LoopFigures {
 }
 
 /** Sells one unit at the sandbox's eBay; answers the channel's order id, or null when refused. */
-async function sellAtChannel(sandboxUrl: string, portalAccountId: number, sku: string): Promise<string | null> {
+async function sellAtChannel(sandboxUrl: string, portalAccountId: number, sku: string, amazon?: { afn: boolean; pendingMs: number }): Promise<string | null> {
+  if (amazon) {
+    const placed = await fetch(`${sandboxUrl}/_sandbox/amazon/orders`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        portal_account: portalAccountId,
+        lines: [{ sku, quantity: 1, price: '9.90' }],
+        fulfilled_by: amazon.afn ? 'AMAZON' : 'MERCHANT',
+        pending_ms: amazon.pendingMs,
+      }),
+    });
+    return placed.status === 201 ? ((await placed.json()) as { order_id: string }).order_id : null;
+  }
   const res = await fetch(`${sandboxUrl}/_sandbox/sell`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ portal: 'auction_a', portal_account: String(portalAccountId), sku, quantity: 1, price: '9.90' }),
   });
   return res.status === 201 ? ((await res.json()) as { order_id: string }).order_id : null;
+}
+
+/**
+ * The Amazon order calls of the run per imported order: searchOrders pages, and the item calls
+ * (getOrder, getOrderItems) that issue 30 bounds at 1.1 per imported order.
+ */
+async function amazonCallsPerOrder(sandboxUrl: string, imported: number, pendingMs: number): Promise<string> {
+  const calls = (await (await fetch(`${sandboxUrl}/_sandbox/amazon/calls`)).json()) as Record<string, number>;
+  const items = (calls.getOrder ?? 0) + (calls.getOrderItems ?? 0);
+  const n = Math.max(1, imported);
+  return `Amazon (orders Pending ${pendingMs} ms first, every fifth AFN): searchOrders ${calls.searchOrders ?? 0} calls (${((calls.searchOrders ?? 0) / n).toFixed(2)} per order), item calls (getOrder, getOrderItems) ${items} = ${(items / n).toFixed(2)} per imported order (aim <= 1.1)`;
 }
 
 /** Triggers the portal account's order import every intervalMs until stopped (standing in for the scheduler, whose tick is 10 s). */
@@ -423,7 +455,13 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const shopId =
       source.kind === 'channel'
         ? (
-            (await db()('portal_account').insert({ account_id: seller.id, name: 'eBay shop', platform: 'auction_a', connector: 'ebay' }).returning('id')) as {
+            (await db()('portal_account')
+              .insert(
+                source.portal === 'market_d'
+                  ? { account_id: seller.id, name: 'Amazon shop', platform: 'market_d', connector: 'amazon_sp' }
+                  : { account_id: seller.id, name: 'eBay shop', platform: 'auction_a', connector: 'ebay' },
+              )
+              .returning('id')) as {
               id: number;
             }[]
           )[0]!.id
@@ -491,7 +529,10 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const lifted = await fetch(`${sandboxUrl}/_sandbox/amazon/config`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{"rate_limit":10000}',
+      body: JSON.stringify({
+        rate_limit: 10000,
+        orders_rate_limit: 10000,
+      }),
     });
     if (!lifted.ok) throw new Error(`the sandbox refused its Amazon rate limit: ${lifted.status}`);
 
@@ -583,17 +624,26 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const othersLatencies: number[] = [];
     const answers: number[] = [];
     const completions: Promise<void>[] = [];
+    const afnSales: Promise<unknown>[] = [];
     let failed = 0;
     const started = Date.now();
     for (let n = 0; n < orders; n++) {
       const due = started + (n * 1000) / rate;
       if (due > Date.now()) await sleep(due - Date.now());
+      const amazon = source.kind === 'channel' && source.portal === 'market_d' ? { afn: n % 5 === 4, pendingMs: source.pendingMs ?? 0 } : undefined;
+      if (amazon?.afn) {
+        // Fulfilled by Amazon: imported, but no quantity moves anywhere (the stock is Amazon's).
+        afnSales.push(
+          sellAtChannel(sandboxUrl, shopId, `BF-${n % itemCount}`, amazon).then((orderId) => (orderId ? soldAt.set(orderId, Date.now()) : undefined)),
+        );
+        continue;
+      }
       const { stockId, sku, expected } = sell(warmups + n);
       completions.push(
         (async () => {
           const sentAt = Date.now();
           if (source.kind === 'channel') {
-            const orderId = await sellAtChannel(sandboxUrl, shopId, `BF-${items.indexOf(stockId)}`);
+            const orderId = await sellAtChannel(sandboxUrl, shopId, `BF-${items.indexOf(stockId)}`, amazon);
             if (orderId === null) {
               failed += 1;
               return;
@@ -615,6 +665,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
       );
     }
     const postingSeconds = (Date.now() - started) / 1000;
+    await Promise.all(afnSales);
     await Promise.all(completions);
     await fetcher?.stop();
     const visible = (await watcher?.stop()) ?? [];
@@ -637,7 +688,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const pushes = quantityCalls - quantitiesBefore;
     const calls = (await sandboxCalls(sandboxUrl)) - callsBefore;
     const portalRequests = (await sandboxRequests(sandboxUrl)) - requestsBefore;
-    const from = source.kind === 'channel' ? 'sale at auction_a' : '201';
+    const from = source.kind === 'channel' ? `sale at ${source.portal ?? 'auction_a'}` : '201';
     if (source.kind === 'channel') {
       const delays = await importDelays(seller.id, soldAt);
       // Statistics reach pg_stat_database within a second of each backend's commits.
@@ -645,7 +696,8 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
       const xacts = (await committedTransactions()) - xactBefore;
       process.stdout.write(
         [
-          `channel sales at the sandbox's auction_a, fetched every ${source.fetchIntervalMs} ms: ${delays.length} of ${soldAt.size} imported`,
+          `channel sales at the sandbox's ${source.portal ?? 'auction_a'}, fetched every ${source.fetchIntervalMs} ms: ${delays.length} of ${soldAt.size} imported`,
+          ...(source.portal === 'market_d' ? [await amazonCallsPerOrder(sandboxUrl, delays.length, source.pendingMs ?? 0)] : []),
           `sale -> Kontor order (the fetch interval's wait and the import): p50 ${quantile(delays, 0.5).toFixed(0)} ms, p99 ${quantile(delays, 0.99).toFixed(0)} ms`,
           `sale -> Kontor order committed (seen by a 100 ms poll): p50 ${quantile(visible, 0.5).toFixed(0)} ms, p99 ${quantile(visible, 0.99).toFixed(0)} ms`,
           `${from} -> last portal acknowledged (9 targets): p50 ${quantile(measured, 0.5).toFixed(0)} ms, p99 ${quantile(measured, 0.99).toFixed(0)} ms, ${lost} not within 30 s`,
@@ -714,6 +766,28 @@ async function runChannel(): Promise<void> {
       `aim p99 < fetch interval + 1 s = ${fetchIntervalMs + 1000} ms: ${channel.p99 < fetchIntervalMs + 1000 ? 'met' : 'not met'}\n`,
   );
 }
+
+/**
+ * `npm run bench -- channel-amazon` (issue 30, Speed): the channel loop with sales at the sandbox's
+ * Amazon (market_d): orders Pending for BENCH_PENDING_MS (default 1000) and then Unshipped, every
+ * fifth fulfilled by Amazon (imported, no quantity moves: not in the latency).
+ */
+async function runChannelAmazon(): Promise<void> {
+  const rate = Number(process.env.BENCH_ORDERS_PER_SECOND ?? 20);
+  const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+  const fetchIntervalMs = Number(process.env.BENCH_FETCH_INTERVAL_MS ?? 2000);
+  const pendingMs = Number(process.env.BENCH_PENDING_MS ?? 1000);
+  const channel = await runLoop({ kind: 'channel', fetchIntervalMs, portal: 'market_d', pendingMs }, rate, seconds);
+  process.stdout.write(
+    `aim p99 < fetch interval + 1 s = ${fetchIntervalMs + 1000} ms: ${channel.p99 < fetchIntervalMs + 1000 ? 'met' : 'not met'} (p99 ${channel.p99.toFixed(0)} ms)\n`,
+  );
+}
+
+export const channelAmazonBench: BenchCase = {
+  name: 'channel-amazon',
+  description: "sale at the sandbox's Amazon (Pending, then Unshipped; 20 % AFN), imported by the order fetch, until the last of 9 targets acknowledged",
+  run: runChannelAmazon,
+};
 
 export const channelBench: BenchCase = {
   name: 'channel',

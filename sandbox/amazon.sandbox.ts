@@ -44,6 +44,8 @@ export class AmazonState implements AmazonOrderStore {
   ordersRateLimit: number | null = null;
   /** Token buckets per (portal account, operation). */
   buckets = new Map<string, { tokens: number; at: number }>();
+  /** Calls per Orders operation (operationId), answered or throttled: GET /_sandbox/amazon/calls. */
+  operationCalls = new Map<string, number>();
   /** Scripted feed endings: the next `remaining` feeds (of the account, when given) end so. */
   feedOutcomes: { account?: string; status: 'FATAL' | 'CANCELLED'; remaining: number }[] = [];
   /** How long a feed takes from createFeed to DONE, in ms. */
@@ -70,6 +72,7 @@ export class AmazonState implements AmazonOrderStore {
     this.deprecatedCalls = [];
     this.ordersRateLimit = null;
     this.buckets.clear();
+    this.operationCalls.clear();
     this.feedOutcomes = [];
     this.feedMs = 300;
     this.rateLimit = 100;
@@ -451,6 +454,7 @@ function usagePlans(amazon: AmazonState) {
     bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) * rate) / 1000);
     bucket.at = now;
     amazon.buckets.set(key, bucket);
+    amazon.operationCalls.set(op.operationId, (amazon.operationCalls.get(op.operationId) ?? 0) + 1);
     if (bucket.tokens < 1) {
       res
         .status(429)
@@ -519,6 +523,9 @@ function controls(app: express.Express, amazon: AmazonState): void {
     }
     const order = placeOrder(amazon, body);
     res.status(201).json({ order_id: order.orderId, order_item_ids: order.lines.map((l) => l.orderItemId), status: order.status });
+  });
+  app.get('/_sandbox/amazon/calls', (_req, res) => {
+    res.json(Object.fromEntries(amazon.operationCalls));
   });
   app.get('/_sandbox/amazon/deprecated', (_req, res) => {
     res.json(amazon.deprecatedCalls);
