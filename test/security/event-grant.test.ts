@@ -7,32 +7,12 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { Config, config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
-import { createClient } from '../../lib/auth/client.service';
 import { closeMailer } from '../../lib/mail/mailer';
 import { closeQueues } from '../../lib/queue/queue.registry';
 import { call, newSeller, Seller } from '../support/api';
-import { authorizeClient } from '../support/authorize';
+import { clientToken } from '../support/bound-client';
 import { EventsWorker, startEventsWorker } from '../event/events-worker';
 import { Receiver, startReceiver, waitFor } from '../event/servers';
-
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-
-async function clientToken(seller: Seller, name: string, portalAccount: number | 'all'): Promise<string> {
-  const client = await createClient(name, `https://${name}.example.com/cb`);
-  const { code } = await authorizeClient({
-    clientId: client.client_id,
-    login: seller.login,
-    password: seller.password,
-    query: { scope: 'admin_r admin_w order_r order_w' },
-    portalAccount,
-  });
-  const res = await call('token.php', {
-    headers: { Authorization: basic(client.client_id, client.client_secret) },
-    body: { grant_type: 'authorization_code', code },
-  });
-  expect(res.status, res.text).to.equal(200);
-  return res.body.access_token as string;
-}
 
 const notification = (url: string) => ({
   event_handler: { type: { id: 'created' }, section: 'order', action: { id: 'notification', required: { url, format: 'post', target_name: 'erp' } } },
@@ -59,8 +39,8 @@ describe('event handlers under a portal-account grant (issue 31)', function () {
     events = await startEventsWorker();
     seller = await newSeller();
     account2 = (await createPortalAccount(seller.id, { name: 'Shop 2', platform: 'shop_g' })).id;
-    bound1 = await clientToken(seller, 'evshop-one', seller.portalAccountId);
-    bound2 = await clientToken(seller, 'evshop-two', account2);
+    bound1 = await clientToken(seller, 'evshop-one', seller.portalAccountId, 'admin_r admin_w order_r order_w');
+    bound2 = await clientToken(seller, 'evshop-two', account2, 'admin_r admin_w order_r order_w');
   });
 
   after(async () => {
@@ -134,7 +114,7 @@ describe('event handlers under a portal-account grant (issue 31)', function () {
     const id = made.body.event_handler_id as number;
     const byClient = (await call(`admin/event/handler/${id}/`, { token: bound1 })).body.event_handler as Record<string, unknown>;
     expect(byClient).to.not.have.property('signing_secret');
-    const everything = await clientToken(seller, 'evshop-all', 'all');
+    const everything = await clientToken(seller, 'evshop-all', 'all', 'admin_r admin_w order_r order_w');
     const byAll = (await call(`admin/event/handler/${id}/`, { token: everything })).body.event_handler as Record<string, unknown>;
     expect(byAll).to.not.have.property('signing_secret');
     const bySeller = (await call(`admin/event/handler/${id}/`, { token: seller.token })).body.event_handler as Record<string, unknown>;

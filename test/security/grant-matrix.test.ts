@@ -8,25 +8,13 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
-import { createClient } from '../../lib/auth/client.service';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, query, Seller } from '../support/api';
-import { authorizeClient } from '../support/authorize';
+import { clientToken } from '../support/bound-client';
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const scope = 'order_r order_w customer_r stock_r stock_w';
 
 /** An access token of a new client authorized through the consent page for one portal account (or all). */
-async function clientToken(seller: Seller, name: string, portalAccount: number | 'all'): Promise<string> {
-  const client = await createClient(name, `https://${name}.example.com/cb`);
-  const { code } = await authorizeClient({ clientId: client.client_id, login: seller.login, password: seller.password, query: { scope }, portalAccount });
-  const res = await call('token.php', {
-    headers: { Authorization: basic(client.client_id, client.client_secret) },
-    body: { grant_type: 'authorization_code', code },
-  });
-  expect(res.status, res.text).to.equal(200);
-  return res.body.access_token as string;
-}
 
 interface Customer {
   id: string;
@@ -66,9 +54,9 @@ describe('grant matrix: a client bound to one portal account in every domain (is
     const customers = (await call('admin/customer/', { token: seller.token })).body.customer as Customer[];
     customer1 = customers.find((c) => c.email === 'one@example.com')!.id;
     customer2 = customers.find((c) => c.email === 'two@example.com')!.id;
-    bound1 = await clientToken(seller, 'shop-one', seller.portalAccountId);
-    bound2 = await clientToken(seller, 'shop-two', account2);
-    everything = await clientToken(seller, 'accounting', 'all');
+    bound1 = await clientToken(seller, 'shop-one', seller.portalAccountId, scope);
+    bound2 = await clientToken(seller, 'shop-two', account2, scope);
+    everything = await clientToken(seller, 'accounting', 'all', scope);
   });
   after(() => setConfig(saved));
 
