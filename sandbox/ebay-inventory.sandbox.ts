@@ -13,6 +13,9 @@
  *   exists"): an auction and a fixed-price offer of one SKU are two offers;
  * - bulkUpdatePriceQuantity: at most 25 SKUs; offers[] only for published offers of that SKU;
  *   the item's quantity not below its live auctions (error 25759).
+ * - bulkMigrateListing: 1 to 5 listings; only fixed-price listings with a SKU and business
+ *   policies migrate; each becomes an inventory location, item and published offer keeping its
+ *   listing id (the method's description, "Migration Requirements").
  * The request's shape is checked before (ebay-contract.sandbox.ts).
  */
 import type express from 'express';
@@ -243,7 +246,57 @@ function mountBulk(router: express.Router, state: SandboxState): void {
   });
 }
 
+/** One listing of bulkMigrateListing: refused (statusCode 400 with eBay's error) or taken over. */
+function migrate(state: SandboxState, account: string, listingId: string) {
+  const ebay = state.ebay;
+  const legacy = ebay.legacy.get(listingId);
+  const refuse = (errorId: number, message: string) => ({ listingId, statusCode: 400, errors: error(errorId, message).errors });
+  if (!legacy || legacy.account !== account) return refuse(25002, `A user error has occurred. Listing ${listingId} is not an active listing of the seller.`);
+  if (legacy.format !== 'FIXED_PRICE') return refuse(25002, 'A user error has occurred. Auction listings cannot be migrated.');
+  if (!legacy.sku) return refuse(25002, 'A user error has occurred. The listing has no SKU: add a seller-defined SKU before migrating.');
+  if (!legacy.businessPolicies) return refuse(25002, 'A user error has occurred. The listing does not use business policies.');
+  const locationKey = `migrated-${listingId}`;
+  ebay.locationsOf(account).set(locationKey, { merchantLocationKey: locationKey, merchantLocationStatus: 'ENABLED', locationTypes: ['WAREHOUSE'] });
+  ebay.inventory.set(key(account, legacy.sku), {
+    product: { title: legacy.title },
+    availability: { shipToLocationAvailability: { quantity: legacy.quantity } },
+  });
+  const offerId = String(5000000000 + ebay.next());
+  ebay.offers.set(offerId, {
+    offerId,
+    account,
+    sku: legacy.sku,
+    listingId,
+    status: 'PUBLISHED',
+    body: {
+      sku: legacy.sku,
+      marketplaceId: 'EBAY_DE',
+      format: 'FIXED_PRICE',
+      listingDuration: 'GTC',
+      availableQuantity: legacy.quantity,
+      pricingSummary: { price: { value: legacy.price, currency: legacy.currency } },
+      merchantLocationKey: locationKey,
+    },
+  });
+  ebay.legacy.delete(listingId);
+  refreshListing(state, account, legacy.sku, 'listing');
+  return { listingId, marketplaceId: 'EBAY_DE', statusCode: 200, inventoryItems: [{ sku: legacy.sku, offerId }] };
+}
+
+function mountMigrate(router: express.Router, state: SandboxState): void {
+  router.post(`${inventory}/bulk_migrate_listing`, (req, res) => {
+    const requests = (req.body as { requests?: { listingId?: string }[] } | undefined)?.requests;
+    if (!Array.isArray(requests) || requests.length === 0 || requests.length > 5) {
+      res.status(400).json(error(25709, 'Invalid request. The requests container must hold 1 to 5 listings.'));
+      return;
+    }
+    const responses = requests.map((r) => migrate(state, res.locals.account as string, String(r.listingId ?? '')));
+    res.status(responses.every((r) => r.statusCode === 200) ? 200 : 207).json({ responses });
+  });
+}
+
 export function mountInventory(router: express.Router, state: SandboxState): void {
+  mountMigrate(router, state);
   mountItems(router, state);
   mountOffers(router, state);
   mountBulk(router, state);

@@ -36,6 +36,19 @@ export interface Fulfilment {
   shippedDate?: string;
 }
 
+export interface LegacyListing {
+  listingId: string;
+  account: string;
+  sku?: string;
+  format: 'FIXED_PRICE' | 'AUCTION';
+  quantity: number;
+  price: string;
+  currency: string;
+  title: string;
+  /** Made with business policies (eBay migrates no listing with legacy payment, return or shipping fields). */
+  businessPolicies: boolean;
+}
+
 export class EbayState {
   consents = new Map<string, Consent>();
   tokens = new Map<string, string>();
@@ -46,6 +59,8 @@ export class EbayState {
   /** Accounts told to start without the default location (POST /_sandbox/ebay/locations {portal_account, none: true}). */
   withoutLocations = new Set<string>();
   orders = new Map<string, { account: string; order: EbayOrder; fulfillments: Fulfilment[] }>();
+  /** Listings made in Seller Hub or through the Trading API (POST /_sandbox/ebay/legacy_listings), until bulkMigrateListing takes them over. */
+  legacy = new Map<string, LegacyListing>();
   feedback: { account: string; body: Body; feedbackId: string }[] = [];
   counter = 0;
 
@@ -57,6 +72,7 @@ export class EbayState {
     this.locations.clear();
     this.withoutLocations.clear();
     this.orders.clear();
+    this.legacy.clear();
     this.feedback = [];
   }
 

@@ -147,6 +147,28 @@ function mountControls(app: express.Express, state: SandboxState): void {
       res.status(400).json({ message: (err as Error).message });
     }
   });
+  // A listing made in Seller Hub or through the Trading API (not an Inventory API offer): bulkMigrateListing takes it over.
+  app.post('/_sandbox/ebay/legacy_listings', (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as Body;
+    const account = String(body.portal_account ?? '');
+    if (!account) {
+      res.status(400).json({ message: 'portal_account is required' });
+      return;
+    }
+    const listingId = String(110000000000 + ebay.next());
+    ebay.legacy.set(listingId, {
+      listingId,
+      account,
+      ...(typeof body.sku === 'string' ? { sku: body.sku } : {}),
+      format: body.format === 'AUCTION' ? 'AUCTION' : 'FIXED_PRICE',
+      quantity: Number(body.quantity ?? 1),
+      price: String(body.price ?? '10.00'),
+      currency: String(body.currency ?? 'EUR'),
+      title: String(body.title ?? 'Listed in Seller Hub'),
+      businessPolicies: body.business_policies !== false,
+    });
+    res.status(201).json({ listing_id: listingId });
+  });
   app.get('/_sandbox/ebay/listings', (req: Request, res: Response) => {
     res.json(listingsOf(state, typeof req.query.portal_account === 'string' ? req.query.portal_account : undefined));
   });

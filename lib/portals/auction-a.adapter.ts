@@ -16,6 +16,10 @@ type ShippingFulfillment = Fulfillment['schemas']['ShippingFulfillment'];
 type LeaveFeedbackRequest = Feedback['schemas']['LeaveFeedbackRequest'];
 type InventoryLocation = Inventory['schemas']['InventoryLocationResponse'];
 type LineItemReference = Fulfillment['schemas']['LineItemReference'];
+type MigrateListingResponse = Inventory['schemas']['MigrateListingResponse'];
+
+/** One listing of a takeover: its SKU and offer at eBay, or eBay's reason for refusing it. */
+export type TakeOver = { listingId: string; sku: string; offerId: string | null } | { listingId: string; error: string };
 
 const reviseValues = ['price', 'title', 'desc', 'sku', 'specs', 'widerruf', 'subtitle', 'pic', 'shipping', 'quantity', 'cat'] as const;
 /** revise_values carried by the inventory item; the others by the offer (quantity by both). */
@@ -156,6 +160,37 @@ export class AuctionAAdapter implements PortalAdapter {
       };
       await ebayCall(target, { method: 'POST', path: '/commerce/feedback/v1/feedback', body });
     }
+  }
+
+  /**
+   * Takes over listings made in Seller Hub or through the Trading API, which the Inventory API
+   * cannot address until migrated (bulkMigrateListing, at most 5 a call): each becomes an
+   * inventory item and offer under its SKU, so CIA and revisions reach it by SKU. Listings made
+   * through the Inventory API need no migration: list and CIA find their offers by SKU. eBay
+   * migrates only fixed-price listings with a SKU and business policies; the others are
+   * answered with eBay's reason and stay as they are.
+   */
+  async takeOver(target: PortalTarget, listingIds: string[]): Promise<TakeOver[]> {
+    const out: TakeOver[] = [];
+    for (let i = 0; i < listingIds.length; i += 5) {
+      const batch = listingIds.slice(i, i + 5);
+      const answer = await ebayCall<{ responses?: MigrateListingResponse[] }>(target, {
+        method: 'POST',
+        path: `${inventory}/bulk_migrate_listing`,
+        body: { requests: batch.map((listingId) => ({ listingId })) },
+      });
+      const byId = new Map((answer.body.responses ?? []).map((r) => [r.listingId, r]));
+      for (const listingId of batch) {
+        const r = byId.get(listingId);
+        const item = r?.inventoryItems?.[0];
+        out.push(
+          r && Number(r.statusCode) < 300 && item?.sku
+            ? { listingId, sku: item.sku, offerId: item.offerId ?? null }
+            : { listingId, error: ebayErrorText(r?.errors) ?? `auction_a did not answer for listing ${listingId}` },
+        );
+      }
+    }
+    return out;
   }
 
   /** Orders eBay changed since a time (getOrders by lastmodifieddate), 200 a page; the cursor is the next offset. */

@@ -239,6 +239,35 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect(byId.get(partly)!.status.is_paid).to.equal(true);
   });
 
+  it('when listings made in Seller Hub are taken over, then eligible ones become offers under their SKU that CIA reaches; the others keep eBay’s reason', async () => {
+    const target = bare();
+    const legacy = async (body: Record<string, unknown>) =>
+      (
+        (await (
+          await fetch(`${url}/_sandbox/ebay/legacy_listings`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ portal_account: target.portalAccountId, ...body }),
+          })
+        ).json()) as { listing_id: string }
+      ).listing_id;
+    const vase = await legacy({ sku: 'VASE-1', quantity: 2, price: '35.00', title: 'Vase' });
+    const noSku = await legacy({ quantity: 1 });
+    const auction = await legacy({ sku: 'BID-1', format: 'AUCTION' });
+    const more = await Promise.all(Array.from({ length: 4 }, (_, i) => legacy({ sku: `BOWL-${i}`, quantity: 1 })));
+    const taken = await adapter.takeOver(target, [vase, noSku, auction, ...more]);
+    expect(taken[0]).to.deep.include({ listingId: vase, sku: 'VASE-1' });
+    expect((taken[1] as { error: string }).error).to.match(/25002.*no SKU/);
+    expect((taken[2] as { error: string }).error).to.match(/Auction listings cannot be migrated/);
+    expect(taken.slice(3).map((t) => (t as { sku: string }).sku)).to.deep.equal(['BOWL-0', 'BOWL-1', 'BOWL-2', 'BOWL-3']);
+    expect(calls(target).filter((c) => c === 'POST /sell/inventory/v1/bulk_migrate_listing')).to.have.length(2);
+    // The migrated listing keeps its id and is reached by SKU.
+    expect(await adapter.setQuantities(target, [{ stockId: 30, quantity: 7, key: 'q', sku: 'VASE-1', group: {} }], 'k')).to.deep.equal([
+      { stockId: 30, outcome: 'accepted' },
+    ]);
+    expect((await listings(target)).find((l) => l.sku === 'VASE-1')).to.deep.include({ status: 'PUBLISHED', quantity: 7 });
+  });
+
   it('when a listed item is revised, then only the calls its revise_values need are made (price: updateOffer without the offer keys)', async () => {
     const target = bare();
     const lamp = { stockId: 2, name: 'Lamp', sku: 'LAMP-2', ean: null, price: '19.90', quantityAvailable: 4, group: listable };
