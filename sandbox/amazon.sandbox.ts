@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { amazonContractGate, amazonOperationOf, amazonOperations } from './amazon-contract';
+import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
 import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder } from './amazon-orders.sandbox';
 import { emitQuantity, Fault, key, SandboxState, SellRequest } from './sandbox.app';
 
@@ -31,7 +32,9 @@ interface SandboxFeed {
 }
 
 /** What the sandbox's Amazon holds; cleared with the sandbox. */
-export class AmazonState implements AmazonOrderStore {
+export class AmazonState implements AmazonOrderStore, AmazonConsentStore {
+  codes: AmazonConsentStore['codes'] = new Map();
+  marketplaces = new Map<string, string[]>();
   tokens = new Map<string, string>();
   revoked = new Set<string>();
   documents = new Map<string, { account: string; content: string | null }>();
@@ -72,6 +75,8 @@ export class AmazonState implements AmazonOrderStore {
     this.deprecatedCalls = [];
     this.ordersRateLimit = null;
     this.buckets.clear();
+    this.codes.clear();
+    this.marketplaces.clear();
     this.operationCalls.clear();
     this.feedOutcomes = [];
     this.feedMs = 300;
@@ -127,6 +132,23 @@ function lwa(state: SandboxState, amazon: AmazonState) {
       });
       res.status(status).json(payload);
     };
+    if (body.grant_type === 'authorization_code') {
+      const granted = authorizationCodeGrant(amazon, body);
+      state.requests.push({
+        at: now(),
+        portal,
+        portalAccount: granted.account,
+        method: 'POST',
+        path: '/auth/o2/token',
+        idempotencyKey: null,
+        body: { grant_type: body.grant_type, client_id: body.client_id },
+        status: granted.status,
+        replayed: false,
+        bearer: false,
+      });
+      res.status(granted.status).json(granted.payload);
+      return;
+    }
     if (body.grant_type !== 'refresh_token' || !body.refresh_token || !body.client_id || !body.client_secret) {
       answer(400, { error: 'invalid_request', error_description: 'grant_type, refresh_token, client_id and client_secret are required' });
       return;
@@ -574,6 +596,18 @@ export function mountAmazon(app: express.Express, state: SandboxState): void {
   app.use('/feeds/2021-06-30', gate(state, amazon), checked, feeds(state, amazon));
   app.use('/orders/2026-01-01/orders', gate(state, amazon), checked, usagePlans(amazon), orders2026(amazon));
   app.use('/orders/v0/orders', gate(state, amazon), checked, usagePlans(amazon), ordersV0(amazon));
+  // Seller Central's consent page and the Sellers API (no contract file: see amazon-consent.sandbox.ts).
+  app.get('/apps/authorize/consent', consentPage(amazon));
+  app.use('/sellers/v1', gate(state, amazon), sellers(amazon));
+  app.post('/_sandbox/amazon/marketplaces', (req, res) => {
+    const body = (req.body ?? {}) as { portal_account?: string | number; marketplace_ids?: string[] };
+    if (body.portal_account === undefined || !Array.isArray(body.marketplace_ids)) {
+      res.status(400).json({ message: 'portal_account and marketplace_ids are required' });
+      return;
+    }
+    amazon.marketplaces.set(String(body.portal_account), body.marketplace_ids.map(String));
+    res.json({ portal_account: String(body.portal_account), marketplace_ids: amazon.marketplaces.get(String(body.portal_account)) });
+  });
   controls(app, amazon);
   state.sellers.set(portal, (body) => sell(state, amazon, body));
 }

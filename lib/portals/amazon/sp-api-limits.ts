@@ -19,6 +19,8 @@ let limits: ReturnType<typeof spApiSdk>['limits'] | undefined;
 const ownPlans: { method: string; urlRegex: RegExp; rate: number; burst: number }[] = [
   { method: 'get', urlRegex: /^\/orders\/2026-01-01\/orders$/, rate: 0.0056, burst: 20 },
   { method: 'get', urlRegex: /^\/orders\/2026-01-01\/orders\/[^/]*$/, rate: 0.5, burst: 30 },
+  // Sellers API v1 getMarketplaceParticipations (its reference: 0.016/s, burst 15).
+  { method: 'get', urlRegex: /^\/sellers\/v1\/marketplaceParticipations$/, rate: 0.016, burst: 15 },
 ];
 
 /** The usage plan of a call by method and path, as the SDK's table lists it. */
