@@ -23,6 +23,7 @@ import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { ebayContractGate } from './ebay-contract.sandbox';
 import { listingsOf, mountInventory } from './ebay-inventory.sandbox';
+import { mountNotification } from './ebay-notification.sandbox';
 import { mountOAuth } from './ebay-oauth.sandbox';
 import { mountOrders, placeOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
 import { accountOf, Body, error, portal } from './ebay-state.sandbox';
@@ -178,6 +179,7 @@ function mountControls(app: express.Express, state: SandboxState): void {
 export function mountEbay(app: express.Express, state: SandboxState): void {
   const contract = ebayContractGate(app, state);
   mountOAuth(app, state.ebay);
+  mountNotification(app);
   mountControls(app, state);
   state.sellers.set('auction_a', (sale) => sellOnEbay(state, sale));
   const router = express.Router();
