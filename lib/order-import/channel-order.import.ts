@@ -33,8 +33,9 @@ function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
   if (before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
   if (before.is_cancelled !== order.status.is_cancelled) change.is_cancelled = order.status.is_cancelled;
   if (before.is_shipped !== order.status.is_shipped) change.is_shipped = order.status.is_shipped;
-  // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending).
-  if (detailsChanged(before, channelState(order))) change.details = channelDetails(order);
+  // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending); not
+  // once the channel has shipped or cancelled it (Amazon then suppresses the phone: nothing new).
+  if (!order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order))) change.details = channelDetails(order);
   return change;
 }
 

@@ -113,12 +113,24 @@ describe('order import of market_d: Amazon orders through the Orders API v2026-0
     expect(await stockQuantity(seller, mug)).to.equal(8);
     expect(await stockQuantity(seller, pot)).to.equal(4);
 
+    // Shipped at Amazon: the phone is suppressed then (CustomerAddress.phone), which is no new data to note.
+    await fetch(`${sandbox.url}/_sandbox/amazon/orders/${sold.order_id}/status`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ status: 'SHIPPED' }),
+    });
+    expect(counts(await importNow(seller, portalAccountId))).to.include({ updated: 1 });
+    const shipped = await orderOf(seller, sold.order_id);
+    expect(shipped.status).to.deep.include({ is_shipped: true });
+    expect(shipped.customer).to.deep.include({ phone_1: '+49 221 555' });
+    expect(JSON.stringify(shipped.history)).to.not.contain('not applied');
+
     // Items came with searchOrders: no item call per order (issue 30 point 7: at most 1.1), nothing of the deprecated v0.
     const log = await requests(portalAccountId);
     const itemCalls = log.filter((r) => /^\/orders\/(2026-01-01\/orders\/[^/]+|v0\/orders\/[^/]+\/orderItems)$/.test(r.path)).length;
     expect(itemCalls / 1).to.be.at.most(1.1);
     expect(log.filter((r) => r.path.startsWith('/orders/v0/'))).to.deep.equal([]);
-    expect(log.filter((r) => r.path === '/orders/2026-01-01/orders').map((r) => r.status)).to.deep.equal([200, 200]);
+    expect(log.filter((r) => r.path === '/orders/2026-01-01/orders').map((r) => r.status)).to.deep.equal([200, 200, 200]);
   });
 
   it('when an invoiced order changes its address at Amazon, then Kontor keeps its data and notes the change in the history', async () => {
