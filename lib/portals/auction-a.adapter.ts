@@ -18,6 +18,15 @@ type InventoryLocation = Inventory['schemas']['InventoryLocationResponse'];
 type LineItemReference = Fulfillment['schemas']['LineItemReference'];
 type MigrateListingResponse = Inventory['schemas']['MigrateListingResponse'];
 
+/** The seller's warehouse, from which a first eBay inventory location is made at connect. */
+export interface Warehouse {
+  name: string;
+  street?: string;
+  zip: string;
+  city: string;
+  country_iso2: string;
+}
+
 /** One listing of a takeover: its SKU and offer at eBay, or eBay's reason for refusing it. */
 export type TakeOver = { listingId: string; sku: string; offerId: string | null } | { listingId: string; error: string };
 
@@ -215,20 +224,50 @@ export class AuctionAAdapter implements PortalAdapter {
 
   /**
    * The merchant location an offer needs to be published (and updateOffer must repeat): the
-   * account's merchant_location_key, else its first enabled inventory location at eBay
-   * (getInventoryLocations), remembered per account; none fails the job saying what to do.
+   * account's merchant_location_key, else its first enabled inventory location at eBay,
+   * remembered per account; none fails the job saying what to do.
    */
   private async locationKey(target: PortalTarget): Promise<string> {
     const own = (target.credentials as { merchant_location_key?: unknown }).merchant_location_key;
     if (typeof own === 'string' && own !== '') return own;
+    return this.merchantLocation(target);
+  }
+
+  /**
+   * At connect (or the first listing): the account's first enabled inventory location at eBay
+   * (getInventoryLocations); when it has none and the seller's warehouse address is given, one
+   * is created from it (createInventoryLocation, key "kontor-warehouse"); else the job fails
+   * saying what to do. The key is remembered per portal account.
+   */
+  async merchantLocation(target: PortalTarget, warehouse?: Warehouse): Promise<string> {
     const known = locations.get(target.portalAccountId);
     if (known) return known;
     const answer = await ebayCall<{ locations?: InventoryLocation[] }>(target, { method: 'GET', path: `${inventory}/location`, query: { limit: '100' } });
-    const found = (answer.body.locations ?? []).find((l) => l.merchantLocationKey && l.merchantLocationStatus !== 'DISABLED')?.merchantLocationKey;
+    let found = (answer.body.locations ?? []).find((l) => l.merchantLocationKey && l.merchantLocationStatus !== 'DISABLED')?.merchantLocationKey;
+    if (!found && warehouse) {
+      found = 'kontor-warehouse';
+      await ebayCall(target, {
+        method: 'POST',
+        path: `${inventory}/location/${found}`,
+        body: {
+          name: warehouse.name,
+          locationTypes: ['WAREHOUSE'],
+          merchantLocationStatus: 'ENABLED',
+          location: {
+            address: {
+              ...(warehouse.street ? { addressLine1: warehouse.street } : {}),
+              postalCode: warehouse.zip,
+              city: warehouse.city,
+              country: warehouse.country_iso2,
+            },
+          },
+        },
+      });
+    }
     if (!found)
       throw portalInputError(
         this.portal,
-        "the eBay account has no enabled inventory location: eBay publishes no offer without one; create one (Seller Hub, or connect the account again) or set the portal account's merchant_location_key",
+        "the eBay account has no enabled inventory location: eBay publishes no offer without one; create one (Seller Hub, or connect the account again with the warehouse address) or set the portal account's merchant_location_key",
       );
     locations.set(target.portalAccountId, found);
     return found;

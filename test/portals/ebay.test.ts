@@ -178,6 +178,21 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect(calls(target)).to.deep.equal(['GET /sell/inventory/v1/location']);
   });
 
+  it('when the account is connected without a location but with the warehouse address, then one is made at eBay and the listing publishes with it', async () => {
+    const target = bare();
+    await fetch(`${url}/_sandbox/ebay/locations`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: target.portalAccountId }),
+    });
+    const key = await adapter.merchantLocation(target, { name: 'Lager Köln', street: 'Heidestr. 17', zip: '51147', city: 'Köln', country_iso2: 'DE' });
+    expect(key).to.equal('kontor-warehouse');
+    expect(state.ebay.locationsOf(String(target.portalAccountId)).get(key)).to.deep.include({ merchantLocationStatus: 'ENABLED', name: 'Lager Köln' });
+    await adapter.list(target, { stockId: 26, name: 'Lamp', sku: 'LAMP-26', ean: null, price: '19.90', quantityAvailable: 4, group: listable }, 'k');
+    expect(calls(target).filter((c) => c === 'GET /sell/inventory/v1/location')).to.have.length(1);
+    expect((await listings(target))[0]).to.deep.include({ status: 'PUBLISHED', quantity: 4 });
+  });
+
   it('when a multi-line order is shipped, then one fulfilment names every line, with eBay’s carrier code, an alphanumeric tracking number and the shipped date', async () => {
     const target = bare();
     await adapter.list(target, { stockId: 23, name: 'Cup', sku: 'CUP-23', ean: null, price: '5.00', quantityAvailable: 9, group: listable }, 'k1');
