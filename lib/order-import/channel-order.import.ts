@@ -14,7 +14,7 @@ import { inTransaction } from '../db/transaction';
 import { DomainError, isPermanent } from '../errors';
 import { validate } from '../http/validate';
 import { log } from '../log';
-import { applyChannelChangeIn, ChannelChange, createChannelOrderIn } from '../order/order-channel.service';
+import { applyChannelChangeIn, ChannelChange, ChannelDetails, createChannelOrderIn } from '../order/order-channel.service';
 import { orderType, OrderInput } from '../order/order.type';
 import type { ChannelOrder } from '../portals/channel-order.type';
 import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
@@ -35,8 +35,18 @@ function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
   if (before.is_shipped !== order.status.is_shipped) change.is_shipped = order.status.is_shipped;
   // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending); not
   // once the channel has shipped or cancelled it (Amazon then suppresses the phone: nothing new).
-  if (!order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order))) change.details = channelDetails(order);
+  if (!order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order))) change.details = checkedDetails(order);
   return change;
+}
+
+/**
+ * The channel's details, validated by Order_type like a request (lengths, amounts) before they
+ * reach the order: a refusal is the order's data, answered by a task like a refused create.
+ */
+function checkedDetails(order: ChannelOrder): ChannelDetails {
+  const details = channelDetails(order);
+  validate<OrderInput>(orderType, { shipping: details.shipping, customer: details.customer, line: details.line.map((l, i) => ({ id: i + 1, ...l })) }, 'order');
+  return details;
 }
 
 export async function taskForUnlinked(trx: Knex.Transaction, accountId: number, orderId: string, source: string, unlinked: UnlinkedLine[]): Promise<void> {

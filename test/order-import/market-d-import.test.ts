@@ -152,6 +152,24 @@ describe('order import of market_d: Amazon orders through the Orders API v2026-0
     expect(JSON.stringify(kept.history)).to.contain('not applied, as the order is already shipped, invoiced or cancelled here');
   });
 
+  it('when the data Amazon completes breaks Order_type, then the order keeps its data and the seller gets a task', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'AZ-LONG', 3);
+    const portalAccountId = await amazonAccount(seller);
+    const sold = await place(portalAccountId, { status: 'PENDING', lines: [{ sku: 'AZ-LONG', quantity: 1, price: '9.90' }], buyer: { city: 'K'.repeat(300) } });
+    expect(counts(await importNow(seller, portalAccountId))).to.include({ created: 1 });
+    await fetch(`${sandbox.url}/_sandbox/amazon/orders/${sold.order_id}/status`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ status: 'UNSHIPPED' }),
+    });
+    expect(counts(await importNow(seller, portalAccountId))).to.include({ refused: 1 });
+    const kept = await orderOf(seller, sold.order_id);
+    expect(kept.invoice_amount).to.equal('0.00');
+    const tasks = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token: seller.token });
+    expect(JSON.stringify(tasks.body.task)).to.contain(`Order not imported: market_d order ${sold.order_id}`).and.contain('city');
+  });
+
   it('when an order is fulfilled by Amazon (AFN), then it takes no stock from the seller, fills shipping.market_d_fba and asks for no link', async () => {
     const seller = await newSeller();
     const mug = await createStock(seller, 'AZ-FBA', 6);
