@@ -106,11 +106,11 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
     const { id } = await connectProvider(seller.id, { name: 'PayPal', clientId: 'pp-client', clientSecret: 'pp-secret-7' });
     const row = (await db()('payment_provider_account').where({ id }).first()) as { credentials: string };
     expect(row.credentials)
-      .to.match(/^kc1\./)
+      .to.match(/^kc2\./)
       .and.not.contain('pp-secret-7');
-    expect(openCredentials('payment_provider_account', row.credentials)).to.deep.equal({ client_id: 'pp-client', client_secret: 'pp-secret-7' });
-    // Sealed for one table, it does not open as another's.
-    expect(() => openCredentials('portal_account', row.credentials)).to.throw(/do not open/);
+    expect(openCredentials('payment_provider_account', row.credentials, id)).to.deep.equal({ client_id: 'pp-client', client_secret: 'pp-secret-7' });
+    // Sealed for one table and row, it does not open as another table's.
+    expect(() => openCredentials('portal_account', row.credentials, id)).to.throw(/do not open/);
   });
 
   it('when the migration runs over plaintext credentials, then it seals them, and its down opens them again', async () => {
