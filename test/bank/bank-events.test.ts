@@ -1,10 +1,8 @@
-import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { batchEventId, dispatchEventBatch } from '../../lib/event/event-dispatch.service';
-import { eventProcessors } from '../../lib/event/event.processor';
-import { startWorker } from '../../lib/queue/worker';
 import { call, newSeller, Seller } from '../support/api';
+import { EventsWorker, startEventsWorker } from '../event/events-worker';
 import { Received, Receiver, startReceiver, waitFor } from '../event/servers';
 import { createOrder } from '../order/helpers';
 import { startBankWorker } from './bank-worker';
@@ -19,18 +17,19 @@ interface BatchRow {
 describe('bank: events of orders paid by a statement (bank and events workers)', function () {
   this.timeout(60000);
   let bankWorker: { stop(): Promise<void> } | undefined;
-  let eventsWorker: Worker | undefined;
+  let eventsWorker: EventsWorker | undefined;
   let receiver: Receiver;
   let received: Received[] = [];
 
   before(async () => {
     bankWorker = await startBankWorker('bank-events');
-    eventsWorker = await startWorker('events', eventProcessors, { skipEvictionCheck: true, registerShutdown: false });
+    // With the webhook sweep: a seller's attempts beyond WEBHOOK_CONCURRENCY_PER_ACCOUNT wait for it.
+    eventsWorker = await startEventsWorker();
     receiver = await startReceiver(() => ({ status: 204 }));
     received = receiver.received;
   });
   after(async () => {
-    await eventsWorker?.close();
+    await eventsWorker?.stop();
     await bankWorker?.stop();
     await receiver.close();
   });

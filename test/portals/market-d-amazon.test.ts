@@ -261,9 +261,12 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     expect((outcomes[1] as { message: string }).message)
       .to.contain('SKU R-2 is blocked')
       .and.contain('item 2');
-    // 5 per second after a burst of 5: the 7th call goes no sooner than 2 tokens (400 ms) after the first.
+    // 5 per second after a burst of 5: the 7th call is sent no sooner than 2 tokens (400 ms) after
+    // the first. The sandbox sees arrival times, and on a loaded machine the first call can arrive
+    // late while the 7th, sent after its wait, arrives at once: a margin of 100 ms for that jitter.
+    // Without the plan the 7 calls go out together, a few milliseconds apart.
     const times = patchesOf().map((r) => Date.parse(r.at));
-    expect(Math.max(...times) - Math.min(...times)).to.be.at.least(390);
+    expect(Math.max(...times) - Math.min(...times)).to.be.at.least(300);
     // R-2 keeps the quantity it was listed with.
     expect(shown()).to.deep.equal({ 'R-1': 3, 'R-2': 5, 'R-3': 3, 'R-4': 3, 'R-5': 3, 'R-6': 3, 'R-7': 3 });
 
