@@ -1,25 +1,12 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { ebayChallengeResponse, EbayNotificationRefused, readEbayDeletion } from '../../lib/portals/ebay/ebay-account-deletion';
-import { createSandbox } from '../../sandbox/sandbox.app';
 import { failure } from '../support/failure';
+import { sandboxForSuite } from './sandbox-server';
 
 describe('eBay Marketplace Account Deletion: the challenge answer and signed notifications', function () {
   this.timeout(20000);
-  let server: Server;
   let url: string;
-
-  before(async () => {
-    const sandbox = createSandbox();
-    server = sandbox.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  sandboxForSuite((sandbox) => ({ url } = sandbox));
 
   /** The Notification API's getPublicKey, as the endpoint would call it. */
   const publicKey = async (kid: string) =>

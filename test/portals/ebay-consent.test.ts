@@ -1,34 +1,18 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { expect } from 'chai';
 import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
 import { EbayApplication, ebayConsentGrant, ebayConsentUrl } from '../../lib/portals/ebay/ebay-consent';
 import type { PortalTarget } from '../../lib/portals/portal.type';
-import { createSandbox } from '../../sandbox/sandbox.app';
 import { failure } from '../support/failure';
+import { sandboxForSuite } from './sandbox-server';
 
 const inventoryScope = 'https://api.ebay.com/oauth/api_scope/sell.inventory';
 
 describe('auction_a consent: the seller grants access through eBay’s authorization-code flow (sandbox eBay)', function () {
   this.timeout(20000);
-  let server: Server;
   let url: string;
   let next = 8_000_000 + (process.pid % 1000) * 100;
   const adapter = new AuctionAAdapter();
-
-  before(async () => {
-    const sandbox = createSandbox();
-    server = sandbox.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  afterEach(async () => {
-    expect(await (await fetch(`${url}/_sandbox/violations?vendor=ebay`)).json()).to.deep.equal([]);
-  });
+  sandboxForSuite((sandbox) => ({ url } = sandbox), 'ebay');
 
   async function application(): Promise<EbayApplication> {
     const res = await fetch(`${url}/_sandbox/ebay/apps`, {

@@ -1,7 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { expect } from 'chai';
-import { createSandbox, SandboxState } from '../../sandbox/sandbox.app';
+import type { SandboxState } from '../../sandbox/sandbox.app';
+import { sandboxForSuite } from './sandbox-server';
 
 /**
  * The sandbox eBay itself, called as eBay's API is called: the documented behaviour the adapter
@@ -10,22 +9,10 @@ import { createSandbox, SandboxState } from '../../sandbox/sandbox.app';
  */
 describe('the sandbox eBay plays the documented behaviour', function () {
   this.timeout(20000);
-  let server: Server;
   let state: SandboxState;
   let url: string;
   let account = 7_000_000 + (process.pid % 1000) * 100;
-
-  before(async () => {
-    const sandbox = createSandbox();
-    state = sandbox.state;
-    server = sandbox.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  sandboxForSuite((sandbox) => ({ url, state } = sandbox));
 
   /** An eBay call as the account's seller. */
   const ebay = async (id: number, method: string, path: string, body?: unknown) => {

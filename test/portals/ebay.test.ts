@@ -1,11 +1,10 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { expect } from 'chai';
 import nock from 'nock';
 import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
 import type { PortalTarget } from '../../lib/portals/portal.type';
-import { createSandbox, SandboxState } from '../../sandbox/sandbox.app';
+import type { SandboxState } from '../../sandbox/sandbox.app';
 import { failure } from '../support/failure';
+import { sandboxForSuite } from './sandbox-server';
 
 const adapter = new AuctionAAdapter();
 let nextAccount = 9_000_000 + (process.pid % 1000) * 100;
@@ -19,25 +18,10 @@ const listable = {
 
 describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', function () {
   this.timeout(20000);
-  let server: Server;
   let state: SandboxState;
   let url: string;
-
-  before(async () => {
-    const sandbox = createSandbox();
-    state = sandbox.state;
-    server = sandbox.app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
   // Every call the adapter made kept eBay's published contracts (sandbox/ebay-contract.sandbox.ts).
-  afterEach(async () => {
-    expect(await (await fetch(`${url}/_sandbox/violations?vendor=ebay`)).json()).to.deep.equal([]);
-  });
+  sandboxForSuite((sandbox) => ({ url, state } = sandbox), 'ebay');
 
   const bare = (): PortalTarget => ({ portalAccountId: nextAccount++, baseUrl: url, credentials: {} });
   async function consented(): Promise<PortalTarget> {
