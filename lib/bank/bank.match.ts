@@ -91,20 +91,31 @@ export interface Decision {
 class Owing {
   private readonly cents = new Map<string, bigint>();
   of(o: MatchOrder): bigint {
-    return this.cents.get(o.id) ?? toCents(o.owing);
+    let owed = this.cents.get(o.id);
+    if (owed === undefined) this.cents.set(o.id, (owed = toCents(o.owing)));
+    return owed;
   }
   pay(o: MatchOrder, amount: bigint): void {
     this.cents.set(o.id, this.of(o) - amount);
   }
 }
 
+/** The record's amount in cents, read once per record. */
+const amountCents = new WeakMap<MatchRecord, bigint>();
+function centsOf(record: MatchRecord): bigint {
+  let cents = amountCents.get(record);
+  if (cents === undefined) amountCents.set(record, (cents = toCents(record.amount)));
+  return cents;
+}
+
 /** Why the record cannot pay the order (null: it fits). `exact`: a bare number pays only the amount owed. */
 function misfit(record: MatchRecord, o: MatchOrder, owing: Owing, exact: boolean): UnassignedReason | null {
   if (o.is_cancelled) return 'order_cancelled';
   if (o.currency_id !== record.currency_id) return 'currency_mismatch';
-  const amount = toCents(record.amount);
-  if (amount > owing.of(o)) return 'overpayment';
-  return exact && amount !== owing.of(o) ? 'amount_mismatch' : null;
+  const amount = centsOf(record);
+  const owed = owing.of(o);
+  if (amount > owed) return 'overpayment';
+  return exact && amount !== owed ? 'amount_mismatch' : null;
 }
 
 type Verdict = { orderId: string; rule: MatchRule } | { reason: UnassignedReason; final: boolean } | null;
@@ -153,7 +164,7 @@ export async function decide(trx: Knex.Transaction, scope: OrderScope, records: 
       Object.assign(decision, verdict);
       owing.pay(
         candidates.find((o) => o.id === verdict.orderId)!,
-        toCents(record.amount),
+        centsOf(record),
       );
     } else if (verdict?.final) decision.reason = verdict.reason;
     else open.push({ decision, reason: verdict?.reason ?? 'no_match' });
@@ -187,7 +198,7 @@ async function byNameAndAmount(
     const fitting = hit.filter((o) => misfit(record, o, owing, true) === null);
     if (fitting.length === 1) {
       Object.assign(decision, { orderId: fitting[0]!.id, rule: 'name_amount' });
-      owing.pay(fitting[0]!, toCents(record.amount));
+      owing.pay(fitting[0]!, centsOf(record));
     } else decision.reason = fitting.length > 1 ? 'ambiguous' : reason;
   }
 }
