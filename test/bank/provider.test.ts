@@ -10,17 +10,7 @@ import { waitFor } from '../event/servers';
 import { Sandbox, startSandbox } from '../fleet/support';
 import { createOrder, readOrder } from '../order/helpers';
 import { startBankWorker } from './bank-worker';
-
-interface BankView {
-  id: string;
-  type: string;
-  sender: string;
-  subject: string;
-  amount: string;
-  status: string | null;
-  order_id?: string;
-  order_no?: string | null;
-}
+import { payments, sync } from './provider-support';
 
 describe('bank: payment provider (PayPal transaction search) sync', () => {
   let bankWorker: { stop(): Promise<void> } | undefined;
@@ -71,23 +61,6 @@ describe('bank: payment provider (PayPal transaction search) sync', () => {
     expect(res.status).to.equal(201);
     return (await res.json()) as { transaction_id: string };
   };
-
-  /** Runs one sync job of the provider account to its end; answers the job. */
-  async function sync(s: Seller, providerAccountId: number) {
-    const jobId = `sync-${crypto.randomBytes(4).toString('hex')}`;
-    await queues().add('bank.provider_sync', { accountId: s.id, providerAccountId, tick: 'test' }, jobId);
-    return waitFor(async () => {
-      // The state first, then the job: a job read before its last attempt ended shows that attempt's counts.
-      const state = await queues().get('bank').getJobState(jobId);
-      return state === 'completed' || state === 'failed' ? queues().get('bank').getJob(jobId) : undefined;
-    }, `sync ${jobId}`);
-  }
-
-  async function payments(s: Seller): Promise<BankView[]> {
-    const res = await call(`bank/payment_provider/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
-    expect(res.status, res.text).to.equal(200);
-    return res.body.bank as BankView[];
-  }
 
   it('when a payment is made at the provider, then after the sync it is listed with its status and the order it names (or whose transaction id it is) is paid', async () => {
     const s = await newSeller();
