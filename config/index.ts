@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import Joi from 'joi';
+import { channelApps, channelAppsSchema, EbayApplicationConfig, SpApiApplicationConfig } from './channel-apps';
 
 /**
  * The shortest push window derived from the portals' call rate. A push's bulk call costs the
@@ -181,6 +182,10 @@ export interface Config {
   credentialsOldKeys: Map<string, Buffer>;
   /** Seconds between two order fetches of a connected portal account of auction_a and market_d (scheduler). */
   orderFetchIntervalSeconds: number;
+  /** Kontor's eBay application and account-deletion endpoint (config/channel-apps.ts). */
+  ebayApplication: EbayApplicationConfig;
+  /** Kontor's SP-API application (config/channel-apps.ts). */
+  spApiApplication: SpApiApplicationConfig;
 }
 
 /** A built-in key of the development or test mode: derived from a published string, so it protects nothing; none in production. */
@@ -326,6 +331,7 @@ const schema = Joi.object({
     .default('k1'),
   CREDENTIALS_OLD_KEYS: Joi.string().pattern(/^\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*)*$/),
   ORDER_FETCH_INTERVAL_SECONDS: Joi.number().integer().min(10).max(86400).default(60),
+  ...channelAppsSchema,
 }).unknown(true);
 
 export class ConfigError extends Error {}
@@ -346,11 +352,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const port = value.PORT as number;
   const host = value.HOST as string;
+  const publicUrl = (value.PUBLIC_URL as string | undefined) ?? `http://${host}:${port}`;
   return {
     env: value.NODE_ENV,
     port,
     host,
-    publicUrl: (value.PUBLIC_URL as string | undefined) ?? `http://${host}:${port}`,
+    publicUrl,
     databaseUrl: value.DATABASE_URL,
     databasePoolMax: value.DATABASE_POOL_MAX,
     redisUrl: value.REDIS_URL,
@@ -413,6 +420,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentialsKey: credentialsKeyOf(value.NODE_ENV as Config['env'], value.CREDENTIALS_KEY as string | undefined, value.CREDENTIALS_KEY_ID as string),
     credentialsOldKeys: oldKeys(value.CREDENTIALS_OLD_KEYS),
     orderFetchIntervalSeconds: value.ORDER_FETCH_INTERVAL_SECONDS,
+    ...channelApps(value as Record<string, unknown>, value.NODE_ENV as string, publicUrl, value.SANDBOX_PORTAL_URL as string),
   };
 }
 
