@@ -101,6 +101,12 @@ export interface JobPayloads {
   'order.import': { accountId: number; portalAccountId: number; tick?: string; since?: string };
   /** Scheduler: one order.import per connected portal account of auction_a and market_d, ids from the account and the tick. */
   'order.import_all': { tick: string };
+  /**
+   * Written by lib/order when orders become paid (one job per write, all its orders), and by POST
+   * order/{order_id}/invoice/: render, archive and set bill_url of each order's invoice or credit
+   * note (lib/invoice). Idempotent: an order with an issued invoice is skipped, never re-rendered.
+   */
+  'invoice.issue': { accountId: number; orderIds: string[] };
 }
 
 /** One outbox row inside a merged job: its job id (the row's) and its payload with the request that queued it. */
@@ -154,6 +160,7 @@ export const jobQueues = {
   'bank.provider_sync_all': 'bank',
   'order.import': 'order_import',
   'order.import_all': 'order_import',
+  'invoice.issue': 'invoice',
 } as const satisfies { [J in JobName]: QueueName };
 
 /** The job names a queue carries. */

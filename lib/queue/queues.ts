@@ -15,6 +15,8 @@ export const queueNames = {
   events: 'events',
   /** Orders fetched from the real channels (lib/order-import); run by the portal_upload worker process. */
   order_import: 'order_import',
+  /** Invoices and credit notes rendered and archived (lib/invoice); run by the mail worker process. */
+  invoice: 'invoice',
 } as const;
 
 export type QueueName = keyof typeof queueNames;

@@ -26,6 +26,7 @@ import * as paymentProviderPending from './20261126_0200_payment_provider_pendin
 import * as grantPerCaller from './20261126_0400_grant_per_caller';
 import * as credentialsBoundToRow from './20261126_0600_credentials_bound_to_row';
 import * as eventHandlerGrant from './20261126_0700_event_handler_grant';
+import * as invoice from './20261126_0900_invoice';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -64,6 +65,7 @@ const migrations: Record<string, Migration> = {
   '20261126_0400_grant_per_caller': grantPerCaller,
   '20261126_0600_credentials_bound_to_row': credentialsBoundToRow,
   '20261126_0700_event_handler_grant': eventHandlerGrant,
+  '20261126_0900_invoice': invoice,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
