@@ -88,9 +88,26 @@ function usagePlan(description: string | undefined): { rate: number; burst: numb
   return m ? { rate: Number(m[1]), burst: Number(m[2]) } : undefined;
 }
 
+/**
+ * Operations the sandbox plays whose contract file is not among the provided ones, with the usage
+ * plan Amazon documents for them: the Sellers API v1's getMarketplaceParticipations (its API
+ * reference, "Usage plan": rate 0.016 requests per second, burst 15), which the consent reads.
+ */
+const documentedOperations: AmazonOperation[] = [
+  {
+    operationId: 'getMarketplaceParticipations',
+    method: 'GET',
+    template: '/sellers/v1/marketplaceParticipations',
+    pattern: /^\/sellers\/v1\/marketplaceParticipations$/,
+    rate: 0.016,
+    burst: 15,
+    deprecated: false,
+  },
+];
+
 let loaded: AmazonOperation[] | undefined;
 
-/** Every operation of the Amazon contract files with its usage plan (read once). */
+/** Every operation of the Amazon contract files with its usage plan (read once), and the documented ones above. */
 export function amazonOperations(): AmazonOperation[] {
   if (loaded) return loaded;
   const dir = amazonContractsDir();
@@ -108,8 +125,8 @@ export function amazonOperations(): AmazonOperation[] {
       }
     }
   }
-  loaded = operations;
-  return operations;
+  loaded = [...operations, ...documentedOperations];
+  return loaded;
 }
 
 /** The operation a request is, by method and path. */

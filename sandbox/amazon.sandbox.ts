@@ -1,7 +1,7 @@
 /**
  * The sandbox's market_d: the subset of Amazon's Selling Partner API that the market_d adapter
  * calls, with the same paths, payloads and error bodies ({errors: [{code, message, details}]}):
- * Login with Amazon's token endpoint, Listings Items 2021-08-01 (put, patch, delete), Feeds
+ * Login with Amazon's token endpoint, Listings Items 2021-08-01 (get, put, patch, delete), Feeds
  * 2021-06-30 (documents, JSON_LISTINGS_FEED feeds processed asynchronously IN_QUEUE ->
  * IN_PROGRESS -> DONE, processing reports with per-message issues), the Orders API v2026-01-01
  * (searchOrders, getOrder) and Orders v0 (the deprecated getOrders, getOrder, getOrderItems;
@@ -11,7 +11,7 @@
  */
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
-import { amazonContractGate, amazonOperationOf, amazonOperations } from './amazon-contract';
+import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations } from './amazon-contract';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
 import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder } from './amazon-orders.sandbox';
 import { emitQuantity, Fault, key, SandboxState, SellRequest } from './sandbox.app';
@@ -43,18 +43,24 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore {
   pendingMs = 0;
   today: string | null = null;
   deprecatedCalls: AmazonOrderStore['deprecatedCalls'] = [];
-  /** Usage plans kept per operation as the contracts state them; a number lifts every order operation's plan to that rate (the bench). */
+  /**
+   * Usage plans: null plays each operation's plan as its contract states it; a number lifts every
+   * Orders operation's plan to that rate, its burst the rate rounded up (the bench, a seller with a
+   * higher plan).
+   */
   ordersRateLimit: number | null = null;
+  /** The same for every other operation (Listings Items, Feeds, Sellers). */
+  rateLimit: number | null = null;
   /** Token buckets per (portal account, operation). */
   buckets = new Map<string, { tokens: number; at: number }>();
-  /** Calls per Orders operation (operationId), answered or throttled: GET /_sandbox/amazon/calls. */
+  /** Answers 429 QuotaExceeded of the usage plans per operationId: GET /_sandbox/amazon/throttled. */
+  throttled = new Map<string, number>();
+  /** Calls per SP-API operation (operationId), answered or throttled: GET /_sandbox/amazon/calls. */
   operationCalls = new Map<string, number>();
   /** Scripted feed endings: the next `remaining` feeds (of the account, when given) end so. */
   feedOutcomes: { account?: string; status: 'FATAL' | 'CANCELLED'; remaining: number }[] = [];
   /** How long a feed takes from createFeed to DONE, in ms. */
   feedMs = 300;
-  /** The usage plan rate the sandbox answers in x-amzn-RateLimit-Limit (generous: the sandbox serves a whole fleet). */
-  rateLimit = 100;
   /** Orders and order items per page. */
   pageSize = 100;
   private counter = 0;
@@ -74,13 +80,14 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore {
     this.today = null;
     this.deprecatedCalls = [];
     this.ordersRateLimit = null;
+    this.rateLimit = null;
     this.buckets.clear();
+    this.throttled.clear();
     this.codes.clear();
     this.marketplaces.clear();
     this.operationCalls.clear();
     this.feedOutcomes = [];
     this.feedMs = 300;
-    this.rateLimit = 100;
     this.pageSize = 100;
   }
 }
@@ -164,17 +171,20 @@ function lwa(state: SandboxState, amazon: AmazonState) {
 }
 
 /**
- * Before an SP-API route: the access token names the portal account (403 Unauthorized when it
- * is unknown or revoked); the delay; a pending fault (SP-API's error body; 429 with
- * x-amzn-RateLimit-Limit and its Retry-After); every call recorded with its answer.
+ * Before an SP-API route: the operation's usage plan rate in x-amzn-RateLimit-Limit on every
+ * answer; the access token names the portal account (403 Unauthorized when it is unknown or
+ * revoked); the usage plan's token bucket (429 QuotaExceeded when empty); the delay; a pending
+ * fault (SP-API's error body; 429 with its Retry-After); every call recorded with its answer.
  */
 function gate(state: SandboxState, amazon: AmazonState) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const account = amazon.tokens.get(req.get('x-amz-access-token') ?? '');
     res.locals.account = account ?? 'unknown';
-    res.set('x-amzn-RateLimit-Limit', String(amazon.rateLimit));
     res.set('x-amzn-RequestId', crypto.randomUUID());
     const path = req.originalUrl.split('?')[0]!;
+    const operation = amazonOperationOf(req.method, path);
+    const plan = operation ? planOf(amazon, operation) : undefined;
+    if (plan) res.set('x-amzn-RateLimit-Limit', String(plan.rate));
     res.once('finish', () => {
       state.requests.push({
         at: now(),
@@ -199,6 +209,18 @@ function gate(state: SandboxState, amazon: AmazonState) {
       res
         .status(403)
         .json(errorBody('Unauthorized', 'Access to requested resource is denied.', 'The access token you provided is revoked, malformed or invalid.'));
+      return;
+    }
+    if (operation && plan && !tokenTaken(amazon, account, operation, plan)) {
+      res
+        .status(429)
+        .json(
+          errorBody(
+            'QuotaExceeded',
+            'You exceeded your quota for the requested resource.',
+            `${operation.operationId}: ${plan.rate} requests per second, burst ${plan.burst}`,
+          ),
+        );
       return;
     }
     const delay = state.delays.get(portal) ?? state.delays.get('*') ?? 0;
@@ -292,6 +314,18 @@ function listings(state: SandboxState): express.Router {
     const issues = itemIssues(state, accountOf(res), sku);
     if (issues.length === 0) setOffer(state, accountOf(res), sku, attributes, quantity, quantityOnly ? 'quantity' : 'listing');
     res.json(submission(sku, issues));
+  });
+  // getListingsItem: the offer's attributes and its merchant quantity (the data sets Kontor's offers
+  // carry; summaries, offers and issues are left out as includedData allows); 404 for an unknown SKU.
+  router.get('/:sellerId/:sku', (req, res) => {
+    if (!marketplaces(req, res)) return;
+    const sku = String(req.params.sku);
+    const offer = offerOf(state, accountOf(res), sku);
+    if (!offer || !offer.active) {
+      res.status(404).json(errorBody('NotFound', `SKU ${sku} not found.`));
+      return;
+    }
+    res.json({ sku, attributes: offer.listing, fulfillmentAvailability: [{ fulfillmentChannelCode: 'DEFAULT', quantity: offer.quantity }] });
   });
   router.delete('/:sellerId/:sku', (req, res) => {
     if (!marketplaces(req, res)) return;
@@ -454,40 +488,31 @@ function sell(state: SandboxState, amazon: AmazonState, body: SellRequest): { or
   return { order_id: order.orderId };
 }
 
+/** The usage plan the sandbox plays for an operation: its contract's, or the one a control lifted it to. */
+function planOf(amazon: AmazonState, op: AmazonOperation): { rate: number; burst: number } {
+  const lifted = op.template.startsWith('/orders/') ? amazon.ordersRateLimit : amazon.rateLimit;
+  return lifted === null ? { rate: op.rate, burst: op.burst } : { rate: lifted, burst: Math.max(1, Math.ceil(lifted)) };
+}
+
 /**
- * Per-operation usage plans of the Orders APIs, as the contracts' descriptions state them: a token
- * bucket per (portal account, operation) at the plan's rate up to its burst; x-amzn-RateLimit-Limit
- * answers the rate; an empty bucket is 429 QuotaExceeded.
+ * SP-API's usage plans ("Usage Plans and Rate Limits"): a token bucket per selling partner and
+ * application (here the portal account the access token names) and operation, refilled at the
+ * plan's rate up to its burst; a request takes a token, or none is there and it is throttled.
  */
-function usagePlans(amazon: AmazonState) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const path = req.originalUrl.split('?')[0]!;
-    const op = amazonOperationOf(req.method, path);
-    if (!op) {
-      next();
-      return;
-    }
-    const rate = amazon.ordersRateLimit ?? op.rate;
-    const burst = amazon.ordersRateLimit ? Math.max(1, Math.ceil(amazon.ordersRateLimit)) : op.burst;
-    res.set('x-amzn-RateLimit-Limit', String(rate));
-    const key = `${String(res.locals.account)}|${op.operationId}|${op.template}`;
-    const now = Date.now();
-    const bucket = amazon.buckets.get(key) ?? { tokens: burst, at: now };
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) * rate) / 1000);
-    bucket.at = now;
-    amazon.buckets.set(key, bucket);
-    amazon.operationCalls.set(op.operationId, (amazon.operationCalls.get(op.operationId) ?? 0) + 1);
-    if (bucket.tokens < 1) {
-      res
-        .status(429)
-        .json(
-          errorBody('QuotaExceeded', 'You exceeded your quota for the requested resource.', `${op.operationId}: ${rate} requests per second, burst ${burst}`),
-        );
-      return;
-    }
-    bucket.tokens -= 1;
-    next();
-  };
+function tokenTaken(amazon: AmazonState, account: string, op: AmazonOperation, plan: { rate: number; burst: number }): boolean {
+  const key = `${account}|${op.method} ${op.template}`;
+  const now = Date.now();
+  const bucket = amazon.buckets.get(key) ?? { tokens: plan.burst, at: now };
+  bucket.tokens = Math.min(plan.burst, bucket.tokens + ((now - bucket.at) * plan.rate) / 1000);
+  bucket.at = now;
+  amazon.buckets.set(key, bucket);
+  amazon.operationCalls.set(op.operationId, (amazon.operationCalls.get(op.operationId) ?? 0) + 1);
+  if (bucket.tokens < 1) {
+    amazon.throttled.set(op.operationId, (amazon.throttled.get(op.operationId) ?? 0) + 1);
+    return false;
+  }
+  bucket.tokens -= 1;
+  return true;
 }
 
 /** The controls of the sandbox's Amazon. */
@@ -495,7 +520,7 @@ function controls(app: express.Express, amazon: AmazonState): void {
   app.post('/_sandbox/amazon/config', (req, res) => {
     const body = (req.body ?? {}) as {
       feed_ms?: number;
-      rate_limit?: number;
+      rate_limit?: number | null;
       page_size?: number;
       pending_ms?: number;
       today?: string | null;
@@ -505,7 +530,7 @@ function controls(app: express.Express, amazon: AmazonState): void {
     if (body.pending_ms !== undefined) amazon.pendingMs = Math.max(0, Number(body.pending_ms));
     if (body.today !== undefined) amazon.today = body.today;
     if (body.orders_rate_limit !== undefined) amazon.ordersRateLimit = body.orders_rate_limit === null ? null : Math.max(0.001, Number(body.orders_rate_limit));
-    if (body.rate_limit !== undefined) amazon.rateLimit = Math.max(0.001, Number(body.rate_limit));
+    if (body.rate_limit !== undefined) amazon.rateLimit = body.rate_limit === null ? null : Math.max(0.001, Number(body.rate_limit));
     if (body.page_size !== undefined) amazon.pageSize = Math.max(1, Number(body.page_size));
     res.json({
       feed_ms: amazon.feedMs,
@@ -548,6 +573,9 @@ function controls(app: express.Express, amazon: AmazonState): void {
   });
   app.get('/_sandbox/amazon/calls', (_req, res) => {
     res.json(Object.fromEntries(amazon.operationCalls));
+  });
+  app.get('/_sandbox/amazon/throttled', (_req, res) => {
+    res.json(Object.fromEntries(amazon.throttled));
   });
   app.get('/_sandbox/amazon/deprecated', (_req, res) => {
     res.json(amazon.deprecatedCalls);
@@ -594,8 +622,8 @@ export function mountAmazon(app: express.Express, state: SandboxState): void {
   const checked = amazonContractGate(app, state);
   app.use('/listings/2021-08-01/items', gate(state, amazon), checked, listings(state));
   app.use('/feeds/2021-06-30', gate(state, amazon), checked, feeds(state, amazon));
-  app.use('/orders/2026-01-01/orders', gate(state, amazon), checked, usagePlans(amazon), orders2026(amazon));
-  app.use('/orders/v0/orders', gate(state, amazon), checked, usagePlans(amazon), ordersV0(amazon));
+  app.use('/orders/2026-01-01/orders', gate(state, amazon), checked, orders2026(amazon));
+  app.use('/orders/v0/orders', gate(state, amazon), checked, ordersV0(amazon));
   // Seller Central's consent page and the Sellers API (no contract file: see amazon-consent.sandbox.ts).
   app.get('/apps/authorize/consent', consentPage(amazon));
   app.use('/sellers/v1', gate(state, amazon), sellers(amazon));

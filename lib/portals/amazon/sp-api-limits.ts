@@ -63,6 +63,15 @@ return {taken, wait}
 );
 
 /**
+ * The burst Kontor spends: the plan's less one token kept in reserve. Calls go out at the plan's
+ * exact pace from the bucket here, but Amazon's bucket counts their arrivals: a call that left on
+ * time and arrived early against one that arrived late (a new connection, a busy process) would
+ * find Amazon's bucket a fraction of a token short and draw a 429. The token in reserve absorbs
+ * up to one interval of such jitter (200 ms for patchListingsItem's 5/s).
+ */
+export const reserveOne = (burst: number): number => Math.max(1, burst - 1);
+
+/**
  * The rate Amazon applies to this seller and operation, learned from the x-amzn-RateLimit-Limit
  * header of its answers (a seller's usage plan may be above the default); per process.
  */
@@ -110,7 +119,7 @@ async function takeSpApiTokens(
   try {
     await redisReady();
     const key = `${config().queuePrefix}:spapi-rate:${portalAccountId}:${plan.operation}`;
-    const [taken, wait] = (await takeTokens([key], [Date.now(), rate, Math.max(1, plan.burst), maxWaitMs, count])) as [number, number];
+    const [taken, wait] = (await takeTokens([key], [Date.now(), rate, reserveOne(plan.burst), maxWaitMs, count])) as [number, number];
     return { taken: Number(taken), wait: Number(wait), rate };
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'SP-API rate limit not available; calling without it');
