@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import Joi from 'joi';
 import { channelApps, channelAppsSchema, EbayApplicationConfig, SpApiApplicationConfig } from './channel-apps';
+import { InvoiceConfig, invoiceConfig, invoiceSchema } from './invoice';
 
 /**
  * The shortest push window derived from the portals' call rate. A push's bulk call costs the
@@ -186,6 +187,8 @@ export interface Config {
   ebayApplication: EbayApplicationConfig;
   /** Kontor's SP-API application (config/channel-apps.ts). */
   spApiApplication: SpApiApplicationConfig;
+  /** Invoices: archive and download links (config/invoice.ts). */
+  invoice: InvoiceConfig;
 }
 
 /** A built-in key of the development or test mode: derived from a published string, so it protects nothing; none in production. */
@@ -332,6 +335,7 @@ const schema = Joi.object({
   CREDENTIALS_OLD_KEYS: Joi.string().pattern(/^\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*)*$/),
   ORDER_FETCH_INTERVAL_SECONDS: Joi.number().integer().min(10).max(86400).default(60),
   ...channelAppsSchema,
+  ...invoiceSchema,
 }).unknown(true);
 
 export class ConfigError extends Error {}
@@ -421,6 +425,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentialsOldKeys: oldKeys(value.CREDENTIALS_OLD_KEYS),
     orderFetchIntervalSeconds: value.ORDER_FETCH_INTERVAL_SECONDS,
     ...channelApps(value as Record<string, unknown>, value.NODE_ENV as string, publicUrl, value.SANDBOX_PORTAL_URL as string),
+    invoice: invoiceConfig(value as Record<string, unknown>),
   };
 }
 
