@@ -4,9 +4,18 @@
  * answer, 429 QuotaExceeded past the burst), and Kontor's own pacing (lib/portals/amazon/
  * sp-api-limits.ts) never draws a 429 from it in a normal CIA and order import flow.
  */
+import type { Worker } from 'bullmq';
 import { expect } from 'chai';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { ciaProcessors } from '../../lib/cia/cia.processor';
+import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
+import { portalUploadProcessors } from '../../lib/portal-upload/portal-upload.processor';
+import { startWorker } from '../../lib/queue/worker';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
-import { Sandbox, startSandbox } from '../fleet/support';
+import { forgetOtherSellersBacklog, Sandbox, startSandbox, waitFor } from '../fleet/support';
+import { importNow } from '../order-import/support';
+import { call, newSeller } from '../support/api';
+import { startQueueWorker } from '../support/queue-worker';
 
 const DE = 'A1PA6795UKMFR9';
 
@@ -185,5 +194,75 @@ describe('market_d: the sandbox plays every SP-API usage plan, and Kontor keeps 
     }
     const back = await fetch(`${sandbox.url}/feeds/2021-06-30/feeds/1`, { headers: { 'x-amz-access-token': token } });
     expect(back.headers.get('x-amzn-ratelimit-limit')).to.equal('2');
+  });
+});
+
+describe("market_d: Kontor's pacing keeps a normal CIA and order import flow within every usage plan", () => {
+  let sandbox: Sandbox;
+  let importer: { stop(): Promise<void> } | undefined;
+  const workers: Worker[] = [];
+  before(async () => {
+    sandbox = await startSandbox();
+    await forgetOtherSellersBacklog();
+    // The import worker first: it gives the test process queues of their own, which the CIA and upload workers then share.
+    importer = await startQueueWorker('order_import', orderImportProcessors, 'plans');
+    const common = { skipEvictionCheck: true, registerShutdown: false };
+    workers.push(await startWorker('cia', ciaProcessors, { ...common, concurrency: 4 }));
+    workers.push(await startWorker('portal_upload', portalUploadProcessors, { ...common, concurrency: 8 }));
+  });
+  after(async () => {
+    for (const w of workers) await w.close(true);
+    await importer?.stop();
+    await sandbox.close();
+  });
+
+  it('when 20 items are put on Amazon at once and 30 Amazon orders (Pending first, every fifth AFN) are imported, completed and sold down everywhere, then the sandbox throttled none of the calls', async function () {
+    this.timeout(90000);
+    const seller = await newSeller();
+    const cia = { account: String(seller.portalAccountId) };
+    const shown = () => sandbox.state.quantities(cia.account).market_d ?? {};
+    const stock = Array.from({ length: 20 }, (_, i) => ({ name: `Plan ${i}`, sku: `PLAN-${i}`, quantity: 50, cia: { market_d: { is_active: true } } }));
+    const listed = await call('stock/list/', { token: seller.token, body: { stock } });
+    expect(listed.status, listed.text).to.equal(207);
+    // More than the patch plan carries within the token wait: patches and a JSON_LISTINGS_FEED.
+    await waitFor('all 20 quantities at Amazon', () => stock.every((s) => shown()[s.sku] === 50), 20000);
+
+    const shop = (await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' })).id as number;
+    const sold = new Map<string, number>();
+    for (let n = 0; n < 30; n++) {
+      const sku = `PLAN-${n % 20}`;
+      const afn = n % 5 === 4;
+      if (!afn) sold.set(sku, (sold.get(sku) ?? 0) + 1);
+      const res = await fetch(`${sandbox.url}/_sandbox/amazon/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          portal_account: shop,
+          lines: [{ sku, quantity: 1, price: '9.90' }],
+          fulfilled_by: afn ? 'AMAZON' : 'MERCHANT',
+          pending_ms: 2000,
+        }),
+      });
+      expect(res.status).to.equal(201);
+    }
+    const placedAt = Date.now();
+    const first = await importNow(seller, shop);
+    expect(first.state, first.error).to.equal('completed');
+    expect((first.result as { orders: Record<string, number> }).orders).to.include({ created: 30 });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, placedAt + 2200 - Date.now())));
+    // Unshipped now: completed with prices and address.
+    const second = await importNow(seller, shop);
+    expect(second.state, second.error).to.equal('completed');
+    expect((second.result as { orders: Record<string, number> }).orders).to.include({ updated: 30 });
+    // The quantities of the MFN sales at Amazon (CIA's market_d target: the seller's market_d account).
+    const at = (account: string) => sandbox.state.quantities(account).market_d ?? {};
+    await waitFor('the sales at Amazon', () => [...sold].every(([sku, n]) => at(cia.account)[sku] === 50 - n || at(String(shop))[sku] === 50 - n), 30000);
+
+    const amazonCalls = sandbox.state.requests.filter((r) => r.portal === 'market_d' && (r.portalAccount === cia.account || r.portalAccount === String(shop)));
+    expect(amazonCalls.filter((r) => r.method === 'PATCH').length).to.be.at.least(14);
+    expect(amazonCalls.filter((r) => r.path === '/feeds/2021-06-30/feeds' && r.method === 'POST').length).to.be.at.least(1);
+    expect(amazonCalls.filter((r) => r.path === '/orders/2026-01-01/orders')).to.have.length(2);
+    expect(amazonCalls.filter((r) => r.status === 429).map((r) => `${r.method} ${r.path}`)).to.deep.equal([]);
+    expect(Object.fromEntries(amazonOf(sandbox.state).throttled)).to.deep.equal({});
   });
 });
