@@ -7,42 +7,7 @@ import { Worker } from 'node:worker_threads';
 
 type Reply = { id: number; value?: unknown; json?: string; error?: string };
 
-/**
- * fast-xml-parser's preserveOrder output (a list of `{tag: [children]}` and `{'#text': t}`)
- * folded into its default shape: a tag maps to its text, its object of children (text beside
- * them as `#text`, attributes beside them under their prefixed names) or an array when it
- * repeats; an empty element is ''. It answers what the default parse answers, about a quarter
- * faster on a large document (the default conversion builds a path string per node). No closures
- * inside: the worker runs its source text.
- */
-export function foldOrdered(list: unknown[]): unknown {
-  let text: string | undefined;
-  let folded: Record<string, unknown> | undefined;
-  for (const item of list as Record<string, unknown>[]) {
-    for (const key in item) {
-      if (key === '#text') {
-        text = (text ?? '') + String(item[key]);
-      } else if (key !== ':@') {
-        let value = foldOrdered(item[key] as unknown[]);
-        // With attributes read (ignoreAttributes: false) an element's come beside it as ':@';
-        // folded in as the default parse does: {'#text': text, '@_Ccy': 'CHF'}.
-        const attributes = item[':@'] as Record<string, unknown> | undefined;
-        if (attributes !== undefined && typeof value === 'string') value = value === '' ? { ...attributes } : { '#text': value, ...attributes };
-        else if (attributes !== undefined) Object.assign(value as object, attributes);
-        folded ??= {};
-        const before = folded[key];
-        if (before === undefined) folded[key] = value;
-        else if (Array.isArray(before)) before.push(value);
-        else folded[key] = [before, value];
-      }
-    }
-  }
-  if (!folded) return text ?? '';
-  if (text !== undefined) folded['#text'] = text;
-  return folded;
-}
-
-/** One worker per parser options (the request codec's, the bank statements'). */
+/** One worker per parser options (the request codec's, and its validator's). */
 const workers = new Map<string, Worker>();
 let nextId = 0;
 const waiting = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
@@ -55,8 +20,7 @@ function start(key: string, options: object): Worker {
     const { parentPort } = require('node:worker_threads');
     const { XMLParser, XMLValidator } = require(${JSON.stringify(require.resolve('fast-xml-parser'))});
     const parser = new XMLParser(${JSON.stringify(options)});
-    ${foldOrdered.toString()}
-    parentPort.on('message', ({ id, text, fold, mode }) => {
+    parentPort.on('message', ({ id, text, mode }) => {
       try {
         if (mode === 'validate') {
           const result = XMLValidator.validate(text);
@@ -64,7 +28,7 @@ function start(key: string, options: object): Worker {
           parentPort.postMessage({ id, value: true });
         } else {
           const parsed = parser.parse(text);
-          parentPort.postMessage({ id, json: JSON.stringify(fold ? foldOrdered(parsed) : parsed) });
+          parentPort.postMessage({ id, json: JSON.stringify(parsed) });
         }
       } catch (err) { parentPort.postMessage({ id, error: String(err && err.message) }); }
     });`;
@@ -86,7 +50,7 @@ function start(key: string, options: object): Worker {
 }
 
 /** One request to the worker of these options. */
-function ask(options: object, message: { text: string; fold: boolean; mode: 'parse' | 'validate' }): Promise<unknown> {
+function ask(options: object, message: { text: string; mode: 'parse' | 'validate' }): Promise<unknown> {
   const key = JSON.stringify(options);
   const worker = workers.get(key) ?? start(key, options);
   workers.set(key, worker);
@@ -104,17 +68,13 @@ const validatorOptions = { validator: true };
 
 /**
  * Parses text with a parser of these options (plain data only) off the event loop, validated as
- * parse(text, true) would; with `fold` (options with preserveOrder) answers foldOrdered of the
- * result. The validation pass (a fifth of the time of a large statement) and the parse read the
+ * parse(text, true) would. The validation pass (a fifth of the time of a large body) and the parse read the
  * same text independently, so they run in two workers at once: on two cores a large body costs
  * the longer of the two, not their sum. A body the validator refuses fails with its message,
  * whatever the lenient parse made of it.
  */
-export async function parseInWorker(text: string, options: object, fold = false): Promise<unknown> {
-  const [valid, parsed] = await Promise.allSettled([
-    ask(validatorOptions, { text, fold: false, mode: 'validate' }),
-    ask(options, { text, fold, mode: 'parse' }),
-  ]);
+export async function parseInWorker(text: string, options: object): Promise<unknown> {
+  const [valid, parsed] = await Promise.allSettled([ask(validatorOptions, { text, mode: 'validate' }), ask(options, { text, mode: 'parse' })]);
   if (valid.status === 'rejected') throw valid.reason;
   if (parsed.status === 'rejected') throw parsed.reason;
   return parsed.value;

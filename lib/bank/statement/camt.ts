@@ -6,33 +6,11 @@
  * text or Sts/Cd, Dbtr/Nm or Dbtr/Pty/Nm, TxDtls/Amt or AmtDtls/TxAmt/Amt) both are read. An entry
  * is read by camt-entry.ts, its payer's text and references by camt-remittance.ts.
  */
-import { XMLParser } from 'fast-xml-parser';
 import { invalidInput } from '../../errors';
-import { foldOrdered, parseInWorker } from '../../http/xml-worker';
-import { attributePrefix, list, node, Node, refuse, textOf } from './camt-node';
+import { list, node, Node, refuse, textOf } from './camt-node';
 import { CamtFile, CamtMessage, readEntry } from './camt-entry';
+import { parseCamtXml } from './camt-xml';
 import type { ParsedStatement } from './statement.type';
-
-/**
- * The project's XML settings (lib/http/xml.ts), namespace prefixes dropped, attributes read (an
- * amount's currency is its Ccy attribute); parsed in document order and folded into the usual
- * shape (foldOrdered), which is cheaper on a large statement.
- */
-const options = {
-  ignoreAttributes: false,
-  attributeNamePrefix: attributePrefix,
-  parseAttributeValue: false,
-  parseTagValue: false,
-  processEntities: true,
-  htmlEntities: true,
-  trimValues: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  removeNSPrefix: true,
-  preserveOrder: true,
-};
-const parser = new XMLParser(options);
-const inPlaceBytes = 64 * 1024;
 
 /** The two messages read: their root element and the element of one statement or notification. */
 const kinds = [
@@ -50,7 +28,7 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', `${named}: XML with a DOCTYPE or entity declarations is not accepted`);
   let doc: unknown;
   try {
-    doc = text.length <= inPlaceBytes ? foldOrdered(parser.parse(text, true) as unknown[]) : await parseInWorker(text, options, true);
+    doc = await parseCamtXml(text);
   } catch (err) {
     throw invalidInput('malformed_statement', `${named}: the XML is malformed: ${(err as Error).message.split('\n')[0]}`);
   }
