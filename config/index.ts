@@ -183,6 +183,11 @@ export interface Config {
   credentialsOldKeys: Map<string, Buffer>;
   /** Seconds between two order fetches of a connected portal account of auction_a and market_d (scheduler). */
   orderFetchIntervalSeconds: number;
+  /**
+   * Seconds between two scheduled fetches of a market_d account (180, never below the interval above):
+   * searchOrders' default usage plan (0.0056/s) carries one page per 179 s; lower it for sellers Amazon granted more.
+   */
+  marketDOrderFetchIntervalSeconds: number;
   /** Kontor's eBay application and account-deletion endpoint (config/channel-apps.ts). */
   ebayApplication: EbayApplicationConfig;
   /** Kontor's SP-API application (config/channel-apps.ts). */
@@ -334,6 +339,7 @@ const schema = Joi.object({
     .default('k1'),
   CREDENTIALS_OLD_KEYS: Joi.string().pattern(/^\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*)*$/),
   ORDER_FETCH_INTERVAL_SECONDS: Joi.number().integer().min(10).max(86400).default(60),
+  MARKET_D_ORDER_FETCH_INTERVAL_SECONDS: Joi.number().integer().min(10).max(86400).default(180),
   ...channelAppsSchema,
   ...invoiceSchema,
 }).unknown(true);
@@ -424,6 +430,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentialsKey: credentialsKeyOf(value.NODE_ENV as Config['env'], value.CREDENTIALS_KEY as string | undefined, value.CREDENTIALS_KEY_ID as string),
     credentialsOldKeys: oldKeys(value.CREDENTIALS_OLD_KEYS),
     orderFetchIntervalSeconds: value.ORDER_FETCH_INTERVAL_SECONDS,
+    marketDOrderFetchIntervalSeconds: value.MARKET_D_ORDER_FETCH_INTERVAL_SECONDS,
     ...channelApps(value as Record<string, unknown>, value.NODE_ENV as string, publicUrl, value.SANDBOX_PORTAL_URL as string),
     invoice: invoiceConfig(value as Record<string, unknown>),
   };
