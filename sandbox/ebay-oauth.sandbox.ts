@@ -8,13 +8,17 @@
  * - POST /identity/v1/oauth2/token, grant authorization_code: the code once, within its
  *   expires_in (299 s), with the same RuName and the application's Basic credentials; answers
  *   access and refresh token with their lifetimes;
+ * - grant client_credentials: an application token for a registered application (scope api_scope);
  * - grant refresh_token: the consent's client; scope may name the consent's scopes or fewer,
  *   more is invalid_scope; a revoked consent invalid_grant.
  * Applications: POST /_sandbox/ebay/apps {ru_name, accept_url} (developer.ebay.com's keys
- * and RuName) answers client_id and client_secret.
+ * and RuName) answers client_id and client_secret; Kontor's development application
+ * (config/channel-apps.ts) is registered at start, its accept URL under PUBLIC_URL.
  */
 import crypto from 'node:crypto';
 import express, { Request, Response } from 'express';
+import { config } from '../config';
+import { connectPaths, developmentEbayApplication } from '../config/channel-apps';
 import type { EbayState } from './ebay-state.sandbox';
 
 /** The scopes the sandbox eBay knows (the Sell scopes Kontor asks for, and the read-only ones). */
@@ -109,6 +113,15 @@ function token(ebay: EbayState) {
       res.json({ ...issue(ebay, code.account), refresh_token: refresh, refresh_token_expires_in: 47304000 });
       return;
     }
+    if (body.grant_type === 'client_credentials') {
+      // An application token (the Notification API's getPublicKey asks for one): the application's keys, the public scope.
+      const app = client ? appsOf(ebay).get(client.id) : undefined;
+      if (!app || app.clientSecret !== client!.secret) return void oauthError(res, 401, 'invalid_client', 'client authentication failed');
+      if (body.scope !== 'https://api.ebay.com/oauth/api_scope')
+        return void oauthError(res, 400, 'invalid_scope', 'an application token takes the scope api_scope');
+      res.json({ access_token: `v^1.1#i^1#app#${crypto.randomBytes(12).toString('hex')}`, expires_in: 7200, token_type: 'Application Access Token' });
+      return;
+    }
     const consent = body.refresh_token ? ebay.consents.get(body.refresh_token) : undefined;
     if (!client || (consent && (consent.clientId !== client.id || consent.clientSecret !== client.secret)))
       return void oauthError(res, 401, 'invalid_client', 'client authentication failed');
@@ -123,6 +136,14 @@ function token(ebay: EbayState) {
 
 /** The authorize page, the token endpoint and POST /_sandbox/ebay/apps. */
 export function mountOAuth(app: express.Express, ebay: EbayState): void {
+  // Kontor's development application (config/channel-apps.ts), so npm start's consent works with no keys.
+  const dev = developmentEbayApplication;
+  appsOf(ebay).set(dev.clientId, {
+    clientId: dev.clientId,
+    clientSecret: dev.clientSecret,
+    ruName: dev.ruName,
+    acceptUrl: `${config().publicUrl}${connectPaths.ebayAccepted}`,
+  });
   app.get('/oauth2/authorize', authorize(ebay));
   app.post('/identity/v1/oauth2/token', express.urlencoded({ extended: false }), token(ebay));
   app.post('/_sandbox/ebay/apps', (req: Request, res: Response) => {

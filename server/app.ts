@@ -10,6 +10,7 @@ import { sendError, toDomainError } from './framework/respond';
 import type { Endpoint } from '../lib/http/endpoint';
 import { endpoints } from './routes';
 import { authorizePage } from './routes/authorize';
+import { connectPages } from './routes/connect.pages';
 import { httpMetrics } from '../lib/operator/metrics';
 import { healthRouter, operatorRouter } from '../lib/operator/operator.router';
 
@@ -26,6 +27,8 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   app.use(httpMetrics);
   app.use('/health', healthRouter());
   app.use('/operator', pageHeaders, operatorRouter());
+  // The channels' consent callbacks and eBay's account deletion endpoint (issue 30): pages without the API's envelope.
+  app.use('/connect', pageHeaders, connectPages());
   // Bodies are read raw and decoded by the framework (media types and charsets real clients send,
   // application/json encoding=utf-8, ISO-8859-15, are beyond express.json()), and only once the
   // endpoint has authenticated its caller: server/framework/body.ts, mount.ts.

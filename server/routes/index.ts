@@ -16,6 +16,7 @@ import { tokenEndpoints } from './token';
 import { bankEndpoints } from './bank';
 import { adminClientAccessEndpoints } from './admin-client-access';
 import { orderImportEndpoints } from './order-import';
+import { portalAccountConnectEndpoints } from './portal-account-connect';
 
 /** Every endpoint of the API, one declaration each. */
 export const endpoints: Endpoint[] = [
@@ -36,4 +37,5 @@ export const endpoints: Endpoint[] = [
   ...bankEndpoints,
   ...adminClientAccessEndpoints,
   ...orderImportEndpoints,
+  ...portalAccountConnectEndpoints,
 ];

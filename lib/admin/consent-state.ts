@@ -1,0 +1,39 @@
+/**
+ * The `state` of a consent link (RFC 6749 10.12): random, good once, for 10 minutes, and bound
+ * to the seller account, portal account and connector that asked. Kept in Redis under its
+ * SHA-256 (the value in the link is never stored), taken with GETDEL so a replayed callback
+ * finds nothing.
+ */
+import crypto from 'node:crypto';
+import { config } from '../../config';
+import { redis } from '../redis';
+
+/** How long a consent link can be followed. */
+export const consentStateTtlSeconds = 600;
+
+export interface ConsentState {
+  accountId: number;
+  portalAccountId: number;
+  connector: 'ebay' | 'amazon_sp';
+}
+
+const keyOf = (state: string) => `${config().queuePrefix}:consent-state:${crypto.createHash('sha256').update(state).digest('hex')}`;
+
+/** A new state for the link. */
+export async function issueConsentState(bound: ConsentState): Promise<string> {
+  const state = crypto.randomBytes(32).toString('base64url');
+  await redis().set(keyOf(state), JSON.stringify(bound), 'EX', consentStateTtlSeconds);
+  return state;
+}
+
+/**
+ * What a callback's state was issued for, once: undefined for an unknown, expired or replayed
+ * state, and for one of another connector (which is used up all the same).
+ */
+export async function takeConsentState(state: unknown, connector: ConsentState['connector']): Promise<ConsentState | undefined> {
+  if (typeof state !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(state)) return undefined;
+  const stored = await redis().getdel(keyOf(state));
+  if (!stored) return undefined;
+  const bound = JSON.parse(stored) as ConsentState;
+  return bound.connector === connector ? bound : undefined;
+}

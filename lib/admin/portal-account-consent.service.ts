@@ -1,0 +1,177 @@
+/**
+ * Connecting a seller's eBay or Amazon account through the channel's consent (issue 30 point 3):
+ * the link the seller opens (startConsent), and the callbacks the channel sends the browser to
+ * (completeEbayConsent, completeAmazonConsent), which exchange the code for the seller's refresh
+ * token and store the credentials sealed on the portal account through the repository's connect,
+ * as `kontor portal-account connect` does. eBay: the scopes granted and the refresh token's
+ * expiry are kept with it (refreshes ask for those scopes only), and the merchant location is
+ * chosen or made from the account's address. Amazon: the seller id and the marketplaces the
+ * seller sells in. A bad, expired, replayed or foreign state changes nothing.
+ */
+import { config } from '../../config';
+import { accountRepository } from '../account/account.repository';
+import { DomainError, domainError, invalidField } from '../errors';
+import { portalAccountRepository, PortalAccountRow } from '../portal-account/portal-account.repository';
+import { getPortalAccount } from '../portal-account/portal-account.service';
+import { AuctionAAdapter, Warehouse } from '../portals/auction-a.adapter';
+import { participatingMarketplaces, SpApiApplication, spApiConsentGrant, spApiConsentUrl } from '../portals/amazon/sp-api-consent';
+import { EbayApplication, ebayConsentGrant, ebayConsentUrl } from '../portals/ebay/ebay-consent';
+import { realConnectors } from '../portals/connector';
+import { portalTargetRepository } from '../portals/portal-target.repository';
+import { ConsentState, issueConsentState, takeConsentState } from './consent-state';
+
+export const consentConnectors = ['ebay', 'amazon_sp'] as const;
+export type ConsentConnector = (typeof consentConnectors)[number];
+
+/** A callback that connected nothing: the page shows the message with this status. */
+export class ConsentFailed extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 502 | 503 = 400,
+  ) {
+    super(message);
+  }
+}
+
+export interface ConsentOutcome {
+  portal_account_id: number;
+  name: string;
+  connector: ConsentConnector;
+  /** What the seller should know besides "connected" (no merchant location yet ...). */
+  notes: string[];
+}
+
+/** Kontor's eBay application, or a 503 naming the variables to set (never a 500). */
+export function ebayApplication(): EbayApplication {
+  const app = config().ebayApplication;
+  if (!app.clientId || !app.clientSecret || !app.ruName)
+    throw domainError(
+      'service_unavailable',
+      'the eBay consent is not configured on this installation: set EBAY_APP_CLIENT_ID, EBAY_APP_CLIENT_SECRET and EBAY_APP_RU_NAME (developer.ebay.com)',
+    );
+  return { clientId: app.clientId, clientSecret: app.clientSecret, ruName: app.ruName, authUrl: app.authUrl, apiUrl: app.apiUrl };
+}
+
+/** Kontor's SP-API application, or a 503 naming the variables to set. */
+export function spApiApplication(): SpApiApplication {
+  const app = config().spApiApplication;
+  if (!app.applicationId || !app.clientId || !app.clientSecret)
+    throw domainError(
+      'service_unavailable',
+      'the Amazon consent is not configured on this installation: set SP_API_APPLICATION_ID, SP_API_CLIENT_ID and SP_API_CLIENT_SECRET (Solution Provider Portal)',
+    );
+  return {
+    applicationId: app.applicationId,
+    clientId: app.clientId,
+    clientSecret: app.clientSecret,
+    redirectUri: app.redirectUri,
+    sellerCentralUrl: app.sellerCentralUrl,
+    lwaUrl: app.lwaUrl,
+    draft: app.draft,
+  };
+}
+
+/** The portal a connector serves; a portal account of another platform cannot take it. */
+function portalOf(row: PortalAccountRow, connector: ConsentConnector): string {
+  const portal = Object.keys(realConnectors).find((p) => realConnectors[p] === connector)!;
+  if (row.platform !== null && row.platform !== portal)
+    throw invalidField('connector', `connector ${connector} speaks to ${portal}; portal account ${row.id} is one of ${row.platform}`);
+  return portal;
+}
+
+/** The consent link for one of the seller's portal accounts (404 for another seller's). */
+export async function startConsent(accountId: number, portalAccountId: number, connector: string): Promise<{ url: string }> {
+  if (!(consentConnectors as readonly string[]).includes(connector))
+    throw invalidField('connector', `connector must be one of ${consentConnectors.join(', ')}`);
+  const wanted = connector as ConsentConnector;
+  const row = await getPortalAccount(accountId, portalAccountId);
+  portalOf(row, wanted);
+  // The application is checked before a state is issued: an unconfigured one leaves nothing behind.
+  const app = wanted === 'ebay' ? ebayApplication() : spApiApplication();
+  const state = await issueConsentState({ accountId, portalAccountId: row.id, connector: wanted });
+  return { url: wanted === 'ebay' ? ebayConsentUrl(app as EbayApplication, state) : spApiConsentUrl(app as SpApiApplication, state) };
+}
+
+async function boundState(state: unknown, connector: ConsentConnector): Promise<{ bound: ConsentState; row: PortalAccountRow }> {
+  const bound = await takeConsentState(state, connector);
+  if (!bound)
+    throw new ConsentFailed('This link is not valid: it is unknown, expired (after 10 minutes) or was used already. Ask Kontor for a new consent link.');
+  const row = await portalAccountRepository.get(bound.accountId, bound.portalAccountId);
+  if (!row) throw new ConsentFailed('The portal account this link was made for no longer exists.');
+  return { bound, row };
+}
+
+/** The channel's refusal or absence as the page's message and status. */
+function channelFailure(err: unknown): never {
+  if (err instanceof DomainError && (err.id === 'portal_refused' || err.id === 'portal_unavailable'))
+    throw new ConsentFailed(err.message, err.id === 'portal_refused' ? 502 : 503);
+  throw err;
+}
+
+/** Stores the connection the way `kontor portal-account connect` does (sealed, the import's refusal cleared). */
+async function connect(row: PortalAccountRow, connector: ConsentConnector, baseUrl: string, credentials: Record<string, string>): Promise<void> {
+  const platform = portalOf(row, connector);
+  await portalAccountRepository.connect(row.account_id, row.id, { platform, connector, base_url: baseUrl, credentials });
+  portalTargetRepository.forget(row.account_id, row.id);
+}
+
+/** The seller's address (Admin_user_type address) as the warehouse a first eBay location is made from. */
+async function warehouseOf(accountId: number): Promise<Warehouse | undefined> {
+  const address = (await accountRepository.get(accountId))?.address ?? {};
+  if (!address.zip || !address.city || !address.country_iso2) return undefined;
+  return {
+    name: address.name || 'Kontor warehouse',
+    street: address.street || undefined,
+    zip: address.zip,
+    city: address.city,
+    country_iso2: address.country_iso2,
+  };
+}
+
+/** eBay's accept (code, state) or decline (error, state) URL. */
+export async function completeEbayConsent(query: Record<string, unknown>): Promise<ConsentOutcome> {
+  const { row } = await boundState(query.state, 'ebay');
+  if (query.error !== undefined || typeof query.code !== 'string' || query.code === '')
+    throw new ConsentFailed('eBay access was not granted (the consent was declined at eBay); nothing was changed.');
+  const app = ebayApplication();
+  const granted = await ebayConsentGrant(app, query.code).catch(channelFailure);
+  const credentials: Record<string, string> = {
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+    refresh_token: granted.refresh_token,
+    scopes: granted.scopes,
+    ...(granted.refresh_token_expires_at ? { refresh_token_expires_at: granted.refresh_token_expires_at } : {}),
+  };
+  const notes: string[] = [];
+  try {
+    const target = { portalAccountId: row.id, connector: 'ebay' as const, baseUrl: app.apiUrl, credentials };
+    credentials.merchant_location_key = await new AuctionAAdapter().merchantLocation(target, await warehouseOf(row.account_id));
+  } catch (err) {
+    // Connected all the same: the location is needed to publish offers, not for quantities and orders.
+    notes.push(`No eBay inventory location yet (${err instanceof Error ? err.message : 'eBay did not answer'}); listing needs one.`);
+  }
+  await connect(row, 'ebay', app.apiUrl, credentials);
+  return { portal_account_id: row.id, name: row.name, connector: 'ebay', notes };
+}
+
+/** Amazon's redirect (spapi_oauth_code, state, selling_partner_id). */
+export async function completeAmazonConsent(query: Record<string, unknown>): Promise<ConsentOutcome> {
+  const { row } = await boundState(query.state, 'amazon_sp');
+  const code = query.spapi_oauth_code;
+  const sellerId = query.selling_partner_id;
+  if (query.error !== undefined || typeof code !== 'string' || code === '' || typeof sellerId !== 'string' || !/^[A-Za-z0-9]{1,64}$/.test(sellerId))
+    throw new ConsentFailed('Amazon access was not granted (no authorization code or seller came back); nothing was changed.');
+  const app = spApiApplication();
+  const apiUrl = config().spApiApplication.apiUrl;
+  const granted = await spApiConsentGrant(app, code, sellerId).catch(channelFailure);
+  const credentials: Record<string, string> = {
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+    refresh_token: granted.refresh_token,
+    seller_id: granted.seller_id,
+  };
+  const marketplaces = await participatingMarketplaces({ portalAccountId: row.id, connector: 'amazon_sp', baseUrl: apiUrl, credentials }).catch(channelFailure);
+  if (marketplaces.length === 0) throw new ConsentFailed('The Amazon account takes part in no marketplace; nothing was changed.');
+  await connect(row, 'amazon_sp', apiUrl, { ...credentials, marketplace_id: marketplaces.join(',') });
+  return { portal_account_id: row.id, name: row.name, connector: 'amazon_sp', notes: [] };
+}

@@ -1,0 +1,61 @@
+import type { Caller } from '../../lib/access/caller';
+import { startConsent } from '../../lib/admin/portal-account-consent.service';
+import { notFound } from '../../lib/errors';
+import { endpoint, ok } from '../../lib/http/endpoint';
+import { Joi, list, portalAccountRef } from '../../lib/http/schema';
+import { getPortalAccount, PortalAccountRef } from '../../lib/portal-account/portal-account.service';
+import { maxTakeOverListings, takeOverListings } from '../../lib/portal-connect/ebay-take-over.service';
+
+/** The portal account a path names, if the token's authorization covers it (one bound to another answers 404, as a foreign one). */
+async function ownPortalAccount(caller: Caller, ref: PortalAccountRef): Promise<number> {
+  const row = await getPortalAccount(caller.accountId, ref);
+  if (caller.portalAccountGrant !== 'all' && caller.portalAccountGrant !== row.id) throw notFound(`portal account ${String(ref)}`, 'portal_account_id');
+  return row.id;
+}
+
+/**
+ * Ours, beside the documented endpoints (issue 30 point 3): connecting a portal account to the
+ * seller's eBay or Amazon account through the channel's consent, and taking over the seller's
+ * existing eBay listings. The consent's callbacks are pages outside the API (connect.pages.ts).
+ */
+export const portalAccountConnectEndpoints = [
+  endpoint<{ portal_account_id: PortalAccountRef }, { connector: string }>({
+    method: 'POST',
+    path: 'admin/portal_account/{portal_account_id}/consent/',
+    summary:
+      "The link the seller opens to let Kontor reach the portal account's channel: connector ebay (eBay's consent) or amazon_sp (Seller Central's authorization). Good once, for 10 minutes; the channel sends the seller back to Kontor, which stores the credentials (never shown) and connects the account.",
+    scope: 'admin_w',
+    params: Joi.object({ portal_account_id: portalAccountRef() }),
+    body: Joi.object({ connector: Joi.string().valid('ebay', 'amazon_sp').required() }),
+    response: ['url'],
+    async handle({ caller, params, body }) {
+      return ok(await startConsent(caller.accountId, await ownPortalAccount(caller, params.portal_account_id), body.connector));
+    },
+  }),
+
+  endpoint<{ portal_account_id: PortalAccountRef }, { listing_id: string[] }>({
+    method: 'POST',
+    path: 'admin/portal_account/{portal_account_id}/take_over/',
+    summary: `Take over the seller's eBay listings made in Seller Hub or the Trading API (1 to ${maxTakeOverListings} listing_id): each is migrated to the Inventory API and linked by its SKU to the stock item with that SKU, whose cia.auction_a is switched on. take_over[] answers per listing: taken_over (sku, stock_id), refused (eBay's reason), no_stock_item, ambiguous_sku or sku_differs.`,
+    scope: 'admin_w',
+    params: Joi.object({ portal_account_id: portalAccountRef() }),
+    body: Joi.object({
+      listing_id: list(
+        Joi.alternatives(
+          Joi.string().trim().max(40),
+          Joi.number()
+            .integer()
+            .min(1)
+            .custom((v: number) => String(v)),
+        ),
+      )
+        .min(1)
+        .max(maxTakeOverListings)
+        .required(),
+    }),
+    response: ['take_over'],
+    async handle({ caller, params, body }) {
+      return ok({ take_over: await takeOverListings(caller.accountId, await ownPortalAccount(caller, params.portal_account_id), body.listing_id) });
+    },
+  }),
+];
