@@ -297,9 +297,15 @@ async function sellAtChannel(sandboxUrl: string, portalAccountId: number, sku: s
  */
 async function amazonCallsPerOrder(sandboxUrl: string, imported: number, pendingMs: number): Promise<string> {
   const calls = (await (await fetch(`${sandboxUrl}/_sandbox/amazon/calls`)).json()) as Record<string, number>;
+  const throttled = (await fetch(`${sandboxUrl}/_sandbox/amazon/throttled`)
+    .then((r) => r.json())
+    .catch(() => ({}))) as Record<string, number>;
   const items = (calls.getOrder ?? 0) + (calls.getOrderItems ?? 0);
   const n = Math.max(1, imported);
-  return `Amazon (orders Pending ${pendingMs} ms first, every fifth AFN): searchOrders ${calls.searchOrders ?? 0} calls (${((calls.searchOrders ?? 0) / n).toFixed(2)} per order), item calls (getOrder, getOrderItems) ${items} = ${(items / n).toFixed(2)} per imported order (aim <= 1.1)`;
+  return (
+    `Amazon (orders Pending ${pendingMs} ms first, every fifth AFN): searchOrders ${calls.searchOrders ?? 0} calls (${((calls.searchOrders ?? 0) / n).toFixed(2)} per order), item calls (getOrder, getOrderItems) ${items} = ${(items / n).toFixed(2)} per imported order (aim <= 1.1); ` +
+    `429s of the sandbox's usage plans: ${JSON.stringify(throttled)}`
+  );
 }
 
 /** Triggers the portal account's order import every intervalMs until stopped (standing in for the scheduler, whose tick is 10 s). */
@@ -770,7 +776,10 @@ async function runChannel(): Promise<void> {
 /**
  * `npm run bench -- channel-amazon` (issue 30, Speed): the channel loop with sales at the sandbox's
  * Amazon (market_d): orders Pending for BENCH_PENDING_MS (default 1000) and then Unshipped, every
- * fifth fulfilled by Amazon (imported, no quantity moves: not in the latency).
+ * fifth fulfilled by Amazon (imported, no quantity moves: not in the latency). The sandbox's plans
+ * are lifted as for a seller Amazon granted a higher one (searchOrders at the default plan allows
+ * one fetch per 179 s, lib/order-import/README.md). In the same run, the loop without import (POST
+ * order/) at the same rate: the box's speed at the time, to compare runs by.
  */
 async function runChannelAmazon(): Promise<void> {
   const rate = Number(process.env.BENCH_ORDERS_PER_SECOND ?? 20);
@@ -778,8 +787,11 @@ async function runChannelAmazon(): Promise<void> {
   const fetchIntervalMs = Number(process.env.BENCH_FETCH_INTERVAL_MS ?? 2000);
   const pendingMs = Number(process.env.BENCH_PENDING_MS ?? 1000);
   const channel = await runLoop({ kind: 'channel', fetchIntervalMs, portal: 'market_d', pendingMs }, rate, seconds);
+  process.stdout.write('-- the same loop without import (POST order/):\n');
+  const api = await runLoop({ kind: 'api' }, rate, seconds);
   process.stdout.write(
-    `aim p99 < fetch interval + 1 s = ${fetchIntervalMs + 1000} ms: ${channel.p99 < fetchIntervalMs + 1000 ? 'met' : 'not met'} (p99 ${channel.p99.toFixed(0)} ms)\n`,
+    `ratio channel / POST order/: p50 ${(channel.p50 / api.p50).toFixed(1)}x, p99 ${(channel.p99 / api.p99).toFixed(1)}x; ` +
+      `aim p99 < fetch interval + 1 s = ${fetchIntervalMs + 1000} ms: ${channel.p99 < fetchIntervalMs + 1000 ? 'met' : 'not met'} (p99 ${channel.p99.toFixed(0)} ms)\n`,
   );
 }
 
