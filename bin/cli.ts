@@ -7,6 +7,7 @@
  *   kontor bank import | payment-provider connect (see lib/bank/bank.cli.ts)
  *   kontor client-access list | revoke (see lib/auth/client-access.cli.ts)
  *   kontor portal-account connect (lib/admin/admin.cli.ts) | order import (lib/order-import/order-import.cli.ts)
+ *   kontor portal-account consent | take-over (lib/portal-connect/portal-connect.cli.ts)
  *   kontor doctor: what the configuration leaves unsafe (config/safety.ts); exit code 1 when anything
  * Prints JSON on success; a one-line error and exit code 1 otherwise.
  */
@@ -24,6 +25,7 @@ import { bankUsage, runBankCommand } from '../lib/bank/bank.cli';
 import { clientAccessUsage, runClientAccessCommand } from '../lib/auth/client-access.cli';
 import { closeRedis } from '../lib/redis';
 import { orderImportUsage, runOrderImportCommand } from '../lib/order-import/order-import.cli';
+import { portalConnectUsage, runPortalConnectCommand } from '../lib/portal-connect/portal-connect.cli';
 
 class UsageError extends Error {}
 
@@ -104,7 +106,9 @@ async function run(argv: string[]): Promise<unknown> {
   if (access !== undefined) return access;
   const orderImport = await runOrderImportCommand(command, sub, rest);
   if (orderImport !== undefined) return orderImport;
-  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage} | ${clientAccessUsage} | ${orderImportUsage}`);
+  const portalConnect = await runPortalConnectCommand(command, sub, rest);
+  if (portalConnect !== undefined) return portalConnect;
+  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage} | ${clientAccessUsage} | ${orderImportUsage} | ${portalConnectUsage}`);
 }
 
 run(process.argv.slice(2))

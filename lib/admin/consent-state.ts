@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { config } from '../../config';
-import { redis } from '../redis';
+import { redis, whenReady } from '../redis';
 
 /** How long a consent link can be followed. */
 export const consentStateTtlSeconds = 600;
@@ -17,11 +17,15 @@ export interface ConsentState {
   connector: 'ebay' | 'amazon_sp';
 }
 
+/** Waits for the first connection (a CLI process starts without one); when Redis stays away, the command's own error says so (a 503). */
+const ready = () => whenReady(redis(), 2000).catch(() => undefined);
+
 const keyOf = (state: string) => `${config().queuePrefix}:consent-state:${crypto.createHash('sha256').update(state).digest('hex')}`;
 
 /** A new state for the link. */
 export async function issueConsentState(bound: ConsentState): Promise<string> {
   const state = crypto.randomBytes(32).toString('base64url');
+  await ready();
   await redis().set(keyOf(state), JSON.stringify(bound), 'EX', consentStateTtlSeconds);
   return state;
 }
@@ -32,6 +36,7 @@ export async function issueConsentState(bound: ConsentState): Promise<string> {
  */
 export async function takeConsentState(state: unknown, connector: ConsentState['connector']): Promise<ConsentState | undefined> {
   if (typeof state !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(state)) return undefined;
+  await ready();
   const stored = await redis().getdel(keyOf(state));
   if (!stored) return undefined;
   const bound = JSON.parse(stored) as ConsentState;

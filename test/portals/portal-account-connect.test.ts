@@ -14,6 +14,7 @@ import { portalTargetRepository } from '../../lib/portals/portal-target.reposito
 import type { PortalTarget } from '../../lib/portals/portal.type';
 import { redis } from '../../lib/redis';
 import { apiBase, call, newSeller, Seller } from '../support/api';
+import { kontor } from '../support/cli';
 import { sandboxForSuite } from './sandbox-server';
 
 describe('connecting eBay and Amazon accounts as a seller does: consent, callbacks, take-over, account deletion (sandbox)', function () {
@@ -306,6 +307,50 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
     );
     const unconnected = await portalAccount(seller, 'shop_g');
     expect((await call(`admin/portal_account/${unconnected}/take_over/`, { token: seller.token, body: { listing_id: [mine] } })).status).to.equal(400);
+  });
+
+  it('when support runs kontor portal-account consent and take-over, then the link connects the account and the listing is taken over; unconfigured, the command names what to set', async () => {
+    const seller = await newSeller();
+    const pa = await portalAccount(seller);
+    const refused = await kontor('portal-account', 'consent', '--login', seller.login, '--portal-account', String(pa), '--connector', 'ebay');
+    expect(refused.code).to.equal(1);
+    expect(refused.err).to.contain('EBAY_APP_CLIENT_ID');
+    const app = config().ebayApplication;
+    const env = {
+      EBAY_APP_CLIENT_ID: app.clientId!,
+      EBAY_APP_CLIENT_SECRET: app.clientSecret!,
+      EBAY_APP_RU_NAME: app.ruName!,
+      EBAY_AUTH_URL: url,
+      EBAY_API_URL: url,
+    };
+    Object.assign(process.env, env);
+    try {
+      const printed = await kontor('portal-account', 'consent', '--login', seller.login, '--portal-account', String(pa), '--connector', 'ebay');
+      expect(printed.code, printed.err).to.equal(0);
+      const { url: link } = JSON.parse(printed.out) as { url: string };
+      const login = ebayLogin();
+      expect((await page(await consentAtChannel(link, { login }))).status).to.equal(200);
+      expect(await row(pa)).to.deep.include({ connector: 'ebay', platform: 'auction_a' });
+      const sku = `CUP-${seller.id}`;
+      const stock = await call('stock/', { token: seller.token, body: { stock: { name: 'Cup', sku, quantity: 2 } } });
+      const listing = (await (
+        await fetch(`${url}/_sandbox/ebay/legacy_listings`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ portal_account: login, sku }),
+        })
+      ).json()) as { listing_id: string };
+      const taken = await kontor('portal-account', 'take-over', '--login', seller.login, '--portal-account', String(pa), '--listing-id', listing.listing_id);
+      expect(taken.code, taken.err).to.equal(0);
+      expect(JSON.parse(taken.out)).to.deep.equal({
+        take_over: [{ listing_id: listing.listing_id, outcome: 'taken_over', sku, stock_id: Number(stock.body.stock_id) }],
+      });
+      const none = await kontor('portal-account', 'take-over', '--login', seller.login, '--portal-account', String(pa));
+      expect(none.code).to.equal(1);
+      expect(none.err).to.contain('--listing-id is required');
+    } finally {
+      for (const name of Object.keys(env)) delete process.env[name];
+    }
   });
 
   describe('eBay Marketplace Account Deletion', () => {
