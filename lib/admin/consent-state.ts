@@ -15,6 +15,8 @@ export interface ConsentState {
   accountId: number;
   portalAccountId: number;
   connector: 'ebay' | 'amazon_sp';
+  /** eBay: the scopes the link asks for, which the consent grants and the account keeps (default Kontor's). */
+  scopes?: string[];
 }
 
 /** Waits for the first connection (a CLI process starts without one); when Redis stays away, the command's own error says so (a 503). */

@@ -16,6 +16,7 @@ import { getPortalAccount } from '../portal-account/portal-account.service';
 import { AuctionAAdapter, Warehouse } from '../portals/auction-a.adapter';
 import { participatingMarketplaces, SpApiApplication, spApiConsentGrant, spApiConsentUrl } from '../portals/amazon/sp-api-consent';
 import { EbayApplication, ebayConsentGrant, ebayConsentUrl } from '../portals/ebay/ebay-consent';
+import { ebayScopes } from '../portals/ebay/ebay-token';
 import { realConnectors } from '../portals/connector';
 import { portalTargetRepository } from '../portals/portal-target.repository';
 import { ConsentState, issueConsentState, takeConsentState } from './consent-state';
@@ -79,17 +80,27 @@ function portalOf(row: PortalAccountRow, connector: ConsentConnector): string {
   return portal;
 }
 
-/** The consent link for one of the seller's portal accounts (404 for another seller's). */
-export async function startConsent(accountId: number, portalAccountId: number, connector: string): Promise<{ url: string }> {
+/**
+ * The consent link for one of the seller's portal accounts (404 for another seller's). eBay:
+ * `scopes` may narrow Kontor's (a seller who does not want feedback left, say); the link asks
+ * for them, the state keeps them, and the account's token refreshes ask for no more.
+ */
+export async function startConsent(accountId: number, portalAccountId: number, connector: string, scopes?: string[]): Promise<{ url: string }> {
   if (!(consentConnectors as readonly string[]).includes(connector))
     throw invalidField('connector', `connector must be one of ${consentConnectors.join(', ')}`);
   const wanted = connector as ConsentConnector;
+  if (scopes !== undefined) {
+    if (wanted !== 'ebay') throw invalidField('scope', 'scope is taken for connector ebay only');
+    const unknown = scopes.find((s) => !ebayScopes.includes(s));
+    if (scopes.length === 0 || unknown !== undefined) throw invalidField('scope', `scope names one or more of ${ebayScopes.join(', ')}`);
+  }
   const row = await getPortalAccount(accountId, portalAccountId);
   portalOf(row, wanted);
   // The application is checked before a state is issued: an unconfigured one leaves nothing behind.
   const app = wanted === 'ebay' ? ebayApplication() : spApiApplication();
-  const state = await issueConsentState({ accountId, portalAccountId: row.id, connector: wanted });
-  return { url: wanted === 'ebay' ? ebayConsentUrl(app as EbayApplication, state) : spApiConsentUrl(app as SpApiApplication, state) };
+  const asked = scopes ? ebayScopes.filter((s) => scopes.includes(s)) : undefined;
+  const state = await issueConsentState({ accountId, portalAccountId: row.id, connector: wanted, ...(asked ? { scopes: asked } : {}) });
+  return { url: wanted === 'ebay' ? ebayConsentUrl(app as EbayApplication, state, asked) : spApiConsentUrl(app as SpApiApplication, state) };
 }
 
 async function boundState(state: unknown, connector: ConsentConnector): Promise<{ bound: ConsentState; row: PortalAccountRow }> {
@@ -130,11 +141,12 @@ async function warehouseOf(accountId: number): Promise<Warehouse | undefined> {
 
 /** eBay's accept (code, state) or decline (error, state) URL. */
 export async function completeEbayConsent(query: Record<string, unknown>): Promise<ConsentOutcome> {
-  const { row } = await boundState(query.state, 'ebay');
+  const { bound, row } = await boundState(query.state, 'ebay');
   if (query.error !== undefined || typeof query.code !== 'string' || query.code === '')
     throw new ConsentFailed('eBay access was not granted (the consent was declined at eBay); nothing was changed.');
   const app = ebayApplication();
-  const granted = await ebayConsentGrant(app, query.code).catch(channelFailure);
+  // eBay grants every scope the link asked for or none: the state's are the account's.
+  const granted = await ebayConsentGrant(app, query.code, bound.scopes).catch(channelFailure);
   const credentials: Record<string, string> = {
     client_id: app.clientId,
     client_secret: app.clientSecret,

@@ -144,28 +144,35 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
     expect((await row(pa)).credentials).to.equal(stored.credentials);
   });
 
-  it('when the consent granted only some scopes, then token refreshes ask for exactly those, and eBay refuses a wider refresh', async () => {
+  it('when the consent asked for fewer scopes, then the account keeps those and its token refreshes ask for exactly those; eBay refuses a wider refresh', async () => {
     const seller = await newSeller();
     const pa = await portalAccount(seller, 'auction_a');
-    const link = new URL(await consentLink(seller, pa, 'ebay'));
-    const inventory = ebayScopes[0]!;
-    // The seller's consent covers the inventory scope alone (eBay grants what the link asks).
-    link.searchParams.set('scope', inventory);
-    const callback = await consentAtChannel(link.toString(), { login: ebayLogin() });
-    expect((await page(callback)).status).to.equal(200);
+    const [inventory, fulfillment] = ebayScopes as [string, string, string];
+    const asked = await call(`admin/portal_account/${pa}/consent/`, { token: seller.token, body: { connector: 'ebay', scope: [fulfillment, inventory] } });
+    expect(asked.status, asked.text).to.equal(200);
+    const link = new URL(asked.body.url as string);
+    expect(link.searchParams.get('scope')).to.equal(`${inventory} ${fulfillment}`);
+    expect((await page(await consentAtChannel(link.toString(), { login: ebayLogin() }))).status).to.equal(200);
     const t = await target(seller, pa);
-    // Kontor keeps what its link asked for; a narrower consent then fails with a message about scopes, not the client secret.
-    const credentials = t.credentials as Record<string, string>;
-    const narrow: PortalTarget = { ...t, portalAccountId: t.portalAccountId + 1_000_000, credentials: { ...credentials, scopes: inventory } };
+    expect((t.credentials as Record<string, string>).scopes).to.equal(`${inventory} ${fulfillment}`);
+    // The sandbox refuses a refresh wider than the consent (invalid_scope): the push works, so the refresh asked no more.
     const adapter = new AuctionAAdapter();
-    expect(await adapter.setQuantities(narrow, [{ stockId: 1, quantity: 2, key: 'k', sku: 'S1', group: {} }], 'k')).to.deep.equal([
+    expect(await adapter.setQuantities(t, [{ stockId: 1, quantity: 2, key: 'k', sku: 'S1', group: {} }], 'k')).to.deep.equal([
       { stockId: 1, outcome: 'accepted' },
     ]);
-    const wider = await adapter.setQuantities(t, [{ stockId: 1, quantity: 2, key: 'k2', sku: 'S1', group: {} }], 'k2').catch((err: Error) => err);
-    expect(wider).to.be.instanceOf(Error);
-    expect((wider as Error).message)
+    const wider: PortalTarget = { ...t, portalAccountId: t.portalAccountId + 1_000_000, credentials: { ...t.credentials, scopes: ebayScopes.join(' ') } };
+    const refused = await adapter.setQuantities(wider, [{ stockId: 1, quantity: 2, key: 'k2', sku: 'S1', group: {} }], 'k2').catch((err: Error) => err);
+    expect(refused).to.be.instanceOf(Error);
+    expect((refused as Error).message)
       .to.match(/invalid_scope/)
       .and.not.match(/client_secret/);
+    // A scope Kontor does not ask for, or one for Amazon, is refused naming the field.
+    const foreign = await call(`admin/portal_account/${pa}/consent/`, {
+      token: seller.token,
+      body: { connector: 'ebay', scope: ['https://api.ebay.com/oauth/api_scope/sell.account'] },
+    });
+    expect(foreign.status).to.equal(400);
+    expect(foreign.body.error![0]!.field).to.match(/scope/);
   });
 
   it('when the state is expired, replayed, made up or of the other channel, or the seller declines, then a 400 page and nothing changes', async () => {
