@@ -77,6 +77,11 @@ interface Declaration {
   creates?: boolean;
   /** A bulk endpoint: the list field of its items; it counts 1/10 of a call per item (others 1 call). */
   bulk?: { field: string };
+  /**
+   * Success statuses the handler answers besides the usual ones (200; 201 too for a POST that
+   * creates; 202 for async, 207 for bulk), each with when: the API document lists them (issue 36).
+   */
+  answers?: Partial<Record<200 | 201 | 202 | 207 | 302, string>>;
   /** Version notes shown by OPTIONS. */
   changes?: { version: string; change: string }[];
 }

@@ -58,7 +58,20 @@ export function negotiateCharset(acceptCharset: string | undefined): string {
   return 'utf-8';
 }
 
-const charsets = new Set(['utf-8', 'utf8', 'iso-8859-15', 'iso8859-15', 'latin9', 'iso-8859-1', 'iso8859-1', 'latin1', 'windows-1252', 'cp1252', 'us-ascii']);
+/** The charsets a body may be sent in and an answer asked for (Accept-Charset); others are refused or answered in UTF-8. */
+export const charsets = new Set([
+  'utf-8',
+  'utf8',
+  'iso-8859-15',
+  'iso8859-15',
+  'latin9',
+  'iso-8859-1',
+  'iso8859-1',
+  'latin1',
+  'windows-1252',
+  'cp1252',
+  'us-ascii',
+]);
 
 export function isSupportedCharset(name: string): boolean {
   return charsets.has(name) && iconv.encodingExists(name);

@@ -1,44 +1,51 @@
 /**
  * The OpenAPI 3.1 document of the API, derived from the endpoint declarations (paths, methods,
- * scopes, Joi schemas through joi-to-json), the envelope and the error table: nothing is written
- * twice, so the document cannot drift from what the framework enforces.
+ * scopes, Joi types), the envelope, the error table and the media types: nothing is written twice,
+ * so the document cannot drift from what the framework enforces and answers (issue 36). Requests
+ * are described as validate() takes them and answers as the service writes them (json-schema.ts);
+ * the suite checks every exchange it has against this document (test/support/contract.ts).
  */
 import type Joi from 'joi';
-import parse from 'joi-to-json';
 import { scopes } from '../access/scopes';
 import { ErrorKind, errorKinds, errorTable } from '../errors';
 import type { Endpoint } from './endpoint';
 import { idempotencyHeader, maxKeyLength } from './idempotency/key';
+import { jsonSchemaOf, JsonSchema } from './json-schema';
+import { charsets } from './media';
+import { maxLimit } from './search/pagination';
+import type { FieldType, FilterField, Operator } from './search/types';
 
-type Schema = Record<string, unknown>;
+type Schema = JsonSchema;
 type Operation = Record<string, unknown>;
 
-const media = ['application/json', 'application/xml'] as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const errorRef = (kind: ErrorKind) => ({ $ref: `#/components/responses/${kind}` });
-
-/** JSON Schema of a Joi schema; a type joi-to-json cannot express stays open rather than failing the document. */
-function jsonSchema(schema: Joi.Schema | undefined): Schema {
-  if (!schema) return { type: 'object' };
-  try {
-    return parse(schema, 'open-api-3.1') as Schema;
-  } catch {
-    return {};
-  }
-}
+const html = { 'text/html': { schema: { type: 'string' } } };
+/** Express writes a line of text under a redirect. */
+const redirectText = { 'text/plain': { schema: { type: 'string' } }, 'text/html': { schema: { type: 'string' } } };
 
 const idsOf = (kind: ErrorKind) =>
   Object.entries(errorTable)
     .filter(([, entry]) => entry.kind === kind || ('alsoAs' in entry && entry.alsoAs === kind))
     .map(([id]) => id);
 
-/** Both media types the framework answers in (Accept: application/xml gives XML with the same fields). */
+const kindsWithIds = (Object.keys(errorKinds) as ErrorKind[]).filter((kind) => idsOf(kind).length > 0);
+
+/** The error statuses, each with its kinds (503 is both unavailable and portal_unavailable). */
+const errorStatuses: Map<number, ErrorKind[]> = new Map();
+for (const kind of kindsWithIds) errorStatuses.set(errorKinds[kind].status, [...(errorStatuses.get(errorKinds[kind].status) ?? []), kind]);
+const statusRef = (status: number) => ({ $ref: `#/components/responses/error_${status}` });
+
+/** JSON and XML carry the same fields; in XML under <response>, every value as text (document 1). */
 function content(schema: Schema, example?: unknown): Record<string, unknown> {
-  return Object.fromEntries(media.map((type) => [type, { schema, ...(example && type === 'application/json' ? { example } : {}) }]));
+  return {
+    'application/json': { schema, ...(example ? { example } : {}) },
+    'application/xml': { schema: { ...schema, xml: { name: 'response' } } },
+  };
 }
 
+const charsetNote = `Answers are in UTF-8 unless Accept-Charset names one of ${[...charsets].join(', ')} (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type).`;
+
 function components(baseUrl: string): Record<string, unknown> {
-  const kinds = Object.keys(errorKinds).filter((k) => idsOf(k as ErrorKind).length > 0) as ErrorKind[];
   return {
     securitySchemes: {
       oauth2: {
@@ -59,7 +66,7 @@ function components(baseUrl: string): Record<string, unknown> {
     schemas: {
       Warning_type: {
         type: 'object',
-        properties: { warning: { type: 'string' }, description: { type: 'string' }, field: { type: 'string' } },
+        properties: { warning: { type: 'string' }, description: { type: 'string' }, code: { type: 'integer' }, field: { type: 'string' } },
         required: ['warning'],
       },
       Error_type: {
@@ -82,15 +89,44 @@ function components(baseUrl: string): Record<string, unknown> {
         },
         required: ['ack', 'error'],
       },
+      Multistatus_type: {
+        type: 'object',
+        description: "One part of a 207 answer: the part's path and HTTP code, its own fields (an id, a job_id), its warnings and errors.",
+        properties: {
+          path: { type: 'string' },
+          code: { type: 'integer' },
+          warning: { type: 'array', items: ref('Warning_type') },
+          error: { type: 'array', items: ref('Error_type') },
+        },
+        required: ['code'],
+      },
+      Multistatus_envelope: {
+        type: 'object',
+        properties: {
+          ack: { enum: ['success', 'warning'] },
+          warning: { type: 'array', items: ref('Warning_type') },
+          response: { type: 'array', items: ref('Multistatus_type') },
+        },
+        required: ['ack', 'response'],
+      },
+      Options_envelope: {
+        type: 'object',
+        properties: {
+          ack: { enum: ['success', 'warning'] },
+          warning: { type: 'array', items: ref('Warning_type') },
+          options: { type: 'object', description: "The path's methods, what each takes and answers, and the versions." },
+        },
+        required: ['ack', 'options'],
+      },
     },
     responses: Object.fromEntries(
-      kinds.map((kind) => [
-        kind,
+      [...errorStatuses].map(([status, kinds]) => [
+        `error_${status}`,
         {
-          description: `${kind} (HTTP ${errorKinds[kind].status}); error ids: ${idsOf(kind).join(', ')}`,
+          description: kinds.map((kind) => `${kind}: ${idsOf(kind).join(', ')}`).join('; '),
           content: content(ref('Error_envelope'), {
             ack: 'error',
-            error: [{ error: idsOf(kind)[0], description: 'what went wrong', code: errorKinds[kind].status }],
+            error: [{ error: idsOf(kinds[0]!)[0], description: 'what went wrong', code: status }],
             error_description: 'what went wrong',
           }),
         },
@@ -101,12 +137,16 @@ function components(baseUrl: string): Record<string, unknown> {
 
 const scopeTitles = () => Object.fromEntries(Object.entries(scopes).map(([name, s]) => [name, `${s.title}: ${s.description}`]));
 
+/** The read schema of a declared type: what the service writes for it. */
+const readSchema = (type: Joi.Schema | undefined): Schema => (type ? jsonSchemaOf(type, 'read') : {});
+
 /** The success envelope: ack, warning[], then the declared payload fields (typed where the declaration says how). */
 function successSchema(e: Endpoint): Schema {
   const first = e.response[0];
+  // A payload field the declaration names but does not type: any JSON value.
   const properties: Record<string, Schema> = Object.fromEntries(e.response.map((name) => [name, {}]));
-  if (first && e.select) properties[first] = jsonSchema(e.select.type);
-  else if (first && e.search) properties[first] = { type: 'array', items: jsonSchema(e.search.type) };
+  if (first && e.select) properties[first] = readSchema(e.select.type);
+  else if (first && e.search) properties[first] = { type: 'array', items: readSchema(e.search.type) };
   if (e.search) properties.next_min_id = { type: 'string', description: 'Present when a further page exists: pass it as pagination[min_id].' };
   if (e.async) properties.job_id = { type: 'string', format: 'uuid' };
   return {
@@ -116,22 +156,116 @@ function successSchema(e: Endpoint): Schema {
   };
 }
 
-function parameters(e: Endpoint): unknown[] {
-  const path = [...e.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+/** The value of one filter field in a query: its text, as the search engine reads it by type. */
+const filterValue: Record<FieldType, Schema> = {
+  string: { type: ['string', 'number'] },
+  integer: { type: ['string', 'integer'], pattern: '^\\s*-?\\d{1,15}\\s*$' },
+  decimal: { type: ['string', 'number'], pattern: '^\\s*-?\\d{1,15}([.,]\\d{1,8})?\\s*$' },
+  bool: { type: ['string', 'boolean', 'integer'], pattern: '^\\s*(0|1|true|false)\\s*$' },
+  date: { type: 'string', pattern: '^\\s*\\d{4}-\\d{2}-\\d{2}\\s*$' },
+  datetime: { type: 'string', pattern: '^\\s*\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}.*)?\\s*$' },
+};
+
+const defaultOperators: Record<FieldType, Operator[]> = {
+  string: ['=', '!=', '~', '!~'],
+  integer: ['=', '!=', '<', '<=', '>', '>='],
+  decimal: ['=', '!=', '<', '<=', '>', '>='],
+  date: ['=', '!=', '<', '<=', '>', '>='],
+  datetime: ['=', '!=', '<', '<=', '>', '>='],
+  bool: ['=', '!='],
+};
+
+/** Operator_filter_type of one field, or its bare value(s) meaning =. */
+function filterFieldSchema(field: FilterField): Schema {
+  const operators = field.operators ?? defaultOperators[field.type];
+  // ~ and !~ compare text: their values are any text.
+  const value = operators.some((o) => o === '~' || o === '!~') ? { type: ['string', 'number'] } : filterValue[field.type];
+  const values = { anyOf: [value, { type: 'array', items: value, minItems: 1, maxItems: 200 }] };
+  const operatorFilter = {
+    type: 'object',
+    properties: { operator: { enum: [...operators, ''] }, value: values },
+    required: ['value'],
+    additionalProperties: false,
+  };
+  return { anyOf: [values, operatorFilter, { type: 'array', items: operatorFilter, minItems: 1 }] };
+}
+
+/** One filter object: the resource's filter fields by their dotted paths, nested as the query nests them. */
+function filterObjectSchema(filters: Record<string, FilterField>): Schema {
+  const root: Schema = { type: 'object', properties: {}, additionalProperties: false };
+  for (const [name, field] of Object.entries(filters)) {
+    let node = root;
+    const parts = name.split('.');
+    parts.forEach((part, i) => {
+      const properties = node.properties as Record<string, Schema>;
+      if (i === parts.length - 1) {
+        properties[part] = properties[part] ? { anyOf: [properties[part], filterFieldSchema(field)] } : filterFieldSchema(field);
+        return;
+      }
+      properties[part] ??= { type: 'object', properties: {}, additionalProperties: false };
+      node = properties[part]!;
+    });
+  }
+  return root;
+}
+
+/** The query fields of a GET or DELETE, each its request schema. */
+function queryFields(e: Endpoint): [string, Schema, boolean][] {
+  const schema = e.query ? jsonSchemaOf(e.query, 'request') : { properties: {} };
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return Object.entries((schema.properties ?? {}) as Record<string, Schema>).map(([name, s]) => [name, s, required.has(name)]);
+}
+
+const accountSchema: Schema = {
+  description: 'The portal account the request acts for (an id or "default").',
+  anyOf: [
+    { type: 'integer', minimum: 1, maximum: 2147483647 },
+    { type: 'string', pattern: '^\\s*([1-9]\\d{0,9}|default)\\s*$' },
+  ],
+};
+
+const charsetParameter = {
+  name: 'Accept-Charset',
+  in: 'header',
+  required: false,
+  description: charsetNote,
+  schema: { type: 'string' },
+};
+
+/** Path parameters take any text: one that is not an id of the resource answers 404. */
+const pathParameters = (path: string) =>
+  [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,
-    schema: (jsonSchema(e.params).properties as Record<string, Schema> | undefined)?.[name!] ?? { type: 'string' },
+    description: 'A value that is not an id of this resource answers 404.',
+    schema: { type: 'string' },
   }));
+
+function parameters(e: Endpoint): unknown[] {
+  const path = pathParameters(e.path);
   const query =
     e.method === 'POST'
       ? []
-      : Object.entries((jsonSchema(e.query).properties ?? {}) as Record<string, Schema>).map(([name, schema]) => ({ name, in: 'query', schema }));
+      : queryFields(e).map(([name, schema, required]) => ({
+          name,
+          in: 'query',
+          required,
+          schema,
+          ...(schema.type === 'object' ? { style: 'deepObject', explode: true } : {}),
+        }));
   const search =
     !e.search && !e.select
       ? []
       : [
-          { name: 'select', in: 'query', description: 'Comma-separated fields to answer (dotted for nested fields).', schema: { type: 'string' } },
+          {
+            name: 'select',
+            in: 'query',
+            style: 'deepObject',
+            explode: true,
+            description: 'The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=).',
+            schema: { type: ['string', 'array', 'object'] },
+          },
           ...(e.search
             ? [
                 {
@@ -139,23 +273,38 @@ function parameters(e: Endpoint): unknown[] {
                   in: 'query',
                   style: 'deepObject',
                   explode: true,
-                  description: `Filters: ${Object.keys(e.search.filters).join(', ')}.`,
-                  schema: { type: 'object' },
+                  description:
+                    'Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.',
+                  schema: (() => {
+                    const object = filterObjectSchema(e.search.filters as Record<string, FilterField>);
+                    return { anyOf: [object, { type: 'array', items: object }, { const: '' }] };
+                  })(),
                 },
                 {
                   name: 'pagination',
                   in: 'query',
                   style: 'deepObject',
                   explode: true,
-                  schema: { type: 'object', properties: { page: { type: 'integer' }, limit: { type: 'integer' }, min_id: { type: 'string' } } },
+                  schema: {
+                    type: 'object',
+                    additionalProperties: false,
+                    properties: {
+                      page: { type: ['integer', 'string'], minimum: 0, pattern: '^\\s*\\d{0,9}\\s*$' },
+                      limit: {
+                        anyOf: [
+                          { type: 'integer', minimum: 1, maximum: maxLimit },
+                          { type: 'string', pattern: `^\\s*(0*([1-9]|[1-9]\\d|1\\d\\d|${maxLimit}))?\\s*$` },
+                        ],
+                      },
+                      min_id: { type: ['string', 'integer'] },
+                    },
+                  },
                 },
               ]
             : []),
         ];
-  const account = e.auth
-    ? [{ name: 'portal_account_id', in: 'query', description: 'The portal account the request acts for (an id or "default").', schema: { type: 'string' } }]
-    : [];
-  return [...path, ...query, ...search, ...(e.method === 'POST' ? [] : account), ...(e.creates ? [idempotencyParameter] : [])];
+  const account = e.method === 'POST' ? [] : [{ name: 'portal_account_id', in: 'query', schema: accountSchema }];
+  return [...path, ...query, ...search, ...account, charsetParameter, ...(e.creates ? [idempotencyParameter] : [])];
 }
 
 /** The header of an endpoint that creates or triggers (lib/http/idempotency/). */
@@ -165,62 +314,116 @@ const idempotencyParameter = {
   required: false,
   description:
     'Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.',
-  schema: { type: 'string', minLength: 1, maxLength: maxKeyLength, pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' },
+  schema: { type: 'string' },
   example: '5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44',
+  'x-syntax': { minLength: 1, maxLength: maxKeyLength, pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$', refused: '400 invalid_idempotency_key' },
 };
 
-/** The error answers an endpoint can give, as far as its declaration tells. */
-function errorResponses(e: Endpoint): Record<string, unknown> {
-  const kinds: ErrorKind[] = ['invalid'];
-  if (e.auth) kinds.push('unauthenticated', 'forbidden', 'throttled');
-  if (e.params) kinds.push('not_found', 'ambiguous');
-  if (e.method === 'POST') kinds.push('too_large');
-  if (e.creates) kinds.push('conflict', 'unprocessable');
-  kinds.push('unavailable', 'internal');
-  return Object.fromEntries(kinds.map((kind) => [String(errorKinds[kind].status), errorRef(kind)]));
-}
-
-function successResponses(e: Endpoint): Record<string, unknown> {
-  const answer = { content: content(successSchema(e)) };
-  if (e.async && !e.bulk) {
+/** The request body of a POST: the declared type and the framework's portal_account_id. */
+function requestBody(e: Endpoint): Record<string, unknown> | undefined {
+  if (e.file) {
     return {
-      202: {
-        ...answer,
-        description: 'Accepted: the work runs in a worker; follow Location (GET job/{job_id}/).',
-        headers: { Location: { schema: { type: 'string', format: 'uri' } } },
+      required: true,
+      description: e.file,
+      content: {
+        'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+        'application/xml': { schema: { type: 'string' } },
+        'text/plain': { schema: { type: 'string' } },
       },
     };
   }
-  const ok =
-    e.method === 'POST' && e.auth ? { '2XX': { ...answer, description: '200, or 201 when a record was created.' } } : { 200: { ...answer, description: 'OK' } };
-  const parts =
-    e.bulk || e.async
-      ? {
-          207: {
-            description: 'Multi-Status: one answer (code, error, job_id) per part.',
-            content: content({ type: 'object', properties: { ack: { type: 'string' }, response: { type: 'array', items: { type: 'object' } } } }),
-          },
-        }
-      : {};
-  return { ...ok, ...parts };
+  if (e.method === 'DELETE') {
+    // DELETE takes its fields in the query or, when the query is empty, in a body.
+    const fields = queryFields(e);
+    if (!fields.length) return undefined;
+    const schema = { type: 'object', properties: Object.fromEntries(fields.map(([n, s]) => [n, s])), additionalProperties: false };
+    return { required: false, content: { ...content(schema), 'application/x-www-form-urlencoded': { schema } } };
+  }
+  if (e.method !== 'POST') return undefined;
+  const declared = e.body ? jsonSchemaOf(e.body, 'request') : { type: 'object', properties: {}, additionalProperties: false };
+  const schema = { ...declared, properties: { ...(declared.properties as Record<string, Schema>), portal_account_id: accountSchema } };
+  const required = ((declared.required as string[] | undefined) ?? []).length > 0;
+  return {
+    required,
+    description:
+      'JSON, XML under <request>, or a form (bracketed names); another or no Content-Type is read by its first character. Numbers may be sent as text, booleans as 1/0. ' +
+      charsetNote,
+    content: { ...content(schema), 'application/x-www-form-urlencoded': { schema } },
+  };
 }
 
+/** The error answers an endpoint can give: every kind its declaration does not rule out. */
+function errorResponses(e: Endpoint): Record<string, unknown> {
+  const kinds = kindsWithIds.filter((kind) => {
+    if (kind === 'method_not_allowed') return false;
+    if (kind === 'conflict' || kind === 'unprocessable') return Boolean(e.creates);
+    if (kind === 'forbidden' || kind === 'ambiguous') return Boolean(e.auth);
+    return true;
+  });
+  return Object.fromEntries(kinds.map((kind) => [String(errorKinds[kind].status), statusRef(errorKinds[kind].status)]));
+}
+
+function successResponses(e: Endpoint): Record<string, unknown> {
+  const answer = (description: string) => ({ description, content: content(successSchema(e)) });
+  const out: Record<string, unknown> = {};
+  // A payload named response is the list of a 207 (multiStatus): bulk calls and portal_upload.
+  if (e.bulk || e.response.includes('response')) {
+    out[207] = { description: 'Multi-Status: one Multistatus_type per part, in the order sent.', content: content(ref('Multistatus_envelope')) };
+  } else if (e.async) {
+    out[202] = {
+      ...answer('Accepted: the work runs in a worker; follow Location (GET job/{job_id}/).'),
+      headers: { Location: { schema: { type: 'string', format: 'uri' } } },
+    };
+  } else {
+    out[200] = answer('OK');
+    if (e.method === 'POST' && e.creates) out[201] = answer('Created.');
+  }
+  for (const [status, description] of Object.entries(e.answers ?? {})) {
+    out[status] = status === '207' ? { description, content: content(ref('Multistatus_envelope')) } : answer(description);
+  }
+  return out;
+}
+
+const operationId = (method: string, path: string) =>
+  `${method.toLowerCase()}_${path
+    .replace(/[{}]/g, '')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/_$/, '')}`;
+
 function operation(e: Endpoint): Operation {
-  const body = e.method === 'POST' ? jsonSchema(e.body) : undefined;
+  const body = requestBody(e);
   return {
-    operationId: `${e.method.toLowerCase()}_${e.path
-      .replace(/[{}]/g, '')
-      .replace(/[^A-Za-z0-9]+/g, '_')
-      .replace(/_$/, '')}`,
+    operationId: operationId(e.method, e.path),
     summary: e.summary,
     tags: [e.path.split('/')[0]!.replace('.php', '')],
     security: e.auth ? [{ oauth2: e.auth.scope ? [e.auth.scope] : [] }] : [],
     parameters: parameters(e),
-    ...(body
-      ? { requestBody: { required: true, content: { ...content(body), ...(e.auth ? {} : { 'application/x-www-form-urlencoded': { schema: body } }) } } }
-      : {}),
+    ...(body ? { requestBody: body } : {}),
     responses: { ...successResponses(e), ...errorResponses(e) },
     ...(e.changes ? { 'x-changes': e.changes } : {}),
+  };
+}
+
+/** OPTIONS of a path: its methods and what they take (server/framework/options.ts); no token. */
+function optionsOperation(path: string): Operation {
+  return {
+    operationId: operationId('OPTIONS', path),
+    summary: 'What the methods of this path take and answer, and the versions.',
+    tags: [path.split('/')[0]!.replace('.php', '')],
+    security: [],
+    parameters: [...pathParameters(path), charsetParameter],
+    responses: {
+      200: {
+        description: 'The overview; Allow lists the methods.',
+        headers: { Allow: { schema: { type: 'string' } } },
+        content: content(ref('Options_envelope')),
+      },
+      400: statusRef(400),
+      404: statusRef(404),
+      413: statusRef(413),
+      500: statusRef(500),
+      503: statusRef(503),
+    },
   };
 }
 
@@ -229,11 +432,18 @@ function authorizePaths(): Record<string, unknown> {
   const query = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'].map((name) => ({
     name,
     in: 'query',
-    required: ['response_type', 'client_id'].includes(name),
+    required: false,
     schema: { type: 'string' },
   }));
   return {
     '/authorize.php': {
+      options: {
+        operationId: 'options_authorize',
+        tags: ['authorize'],
+        security: [],
+        summary: 'The methods of the page.',
+        responses: { 200: { description: 'Allow lists them.', headers: { Allow: { schema: { type: 'string' } } }, content: redirectText } },
+      },
       get: {
         operationId: 'get_authorize',
         tags: ['authorize'],
@@ -241,9 +451,12 @@ function authorizePaths(): Record<string, unknown> {
         parameters: query,
         summary: 'The consent page (OAuth 2 authorization code, RFC 6749 4.1): the seller logs in and grants scopes to a client.',
         responses: {
-          200: { description: 'The consent form.', content: { 'text/html': { schema: { type: 'string' } } } },
-          303: { description: 'An error of the request sent back to the client (unsupported_response_type, invalid_scope, invalid_request).' },
-          400: { description: 'An error page (unknown client or redirect_uri).', content: { 'text/html': { schema: { type: 'string' } } } },
+          200: { description: 'The consent form.', content: html },
+          303: {
+            description: 'An error of the request sent back to the client (unsupported_response_type, invalid_scope, invalid_request).',
+            content: redirectText,
+          },
+          400: { description: 'An error page (unknown client or redirect_uri).', content: html },
         },
       },
       post: {
@@ -252,16 +465,53 @@ function authorizePaths(): Record<string, unknown> {
         security: [],
         summary:
           'The consent form sent (the page posts it; clients never do): step 1 (rights, login) answers step 2 (portal account); step 2 redirects to redirect_uri with code and state. Deny or no right ticked: error=access_denied.',
-        requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } } } },
-        responses: {
-          200: { description: 'Step 2: the choice of portal account.', content: { 'text/html': { schema: { type: 'string' } } } },
-          303: { description: 'Redirect to the client.', headers: { Location: { schema: { type: 'string', format: 'uri' } } } },
-          400: {
-            description: 'The form again, with the error (wrong login or password), or an error page.',
-            content: { 'text/html': { schema: { type: 'string' } } },
+        requestBody: {
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: { type: 'object', additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] } },
+            },
           },
-          403: { description: "The form without its page's CSRF value: the form again.", content: { 'text/html': { schema: { type: 'string' } } } },
-          429: { description: 'Too many failed logins (Retry-After).', content: { 'text/html': { schema: { type: 'string' } } } },
+        },
+        responses: {
+          200: { description: 'Step 2: the choice of portal account.', content: html },
+          303: { description: 'Redirect to the client.', headers: { Location: { schema: { type: 'string', format: 'uri' } } }, content: redirectText },
+          400: { description: 'The form again, with the error (wrong login or password), or an error page.', content: html },
+          403: { description: "The form without its page's CSRF value: the form again.", content: html },
+          413: { description: 'A form larger than the page sends.', content: html },
+          429: { description: 'Too many failed logins (Retry-After).', content: html },
+        },
+      },
+    },
+  };
+}
+
+/** openapi.json and the docs page (server/framework/docs.ts), public. */
+function documentPaths(): Record<string, unknown> {
+  const page = (operationId: string, summary: string, responses: Record<string, unknown>) => ({
+    get: { operationId, summary, tags: ['docs'], security: [], responses },
+  });
+  return {
+    '/openapi.json': page('get_openapi', 'This document.', {
+      200: { description: 'The OpenAPI 3.1 document of this version.', content: { 'application/json': { schema: { type: 'object' } } } },
+    }),
+    '/docs': page('get_docs_redirect', 'Redirects to docs/.', {
+      301: {
+        description: 'Location: docs/.',
+        headers: { Location: { schema: { type: 'string' } } },
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
+    }),
+    '/docs/': page('get_docs', 'The interactive documentation (Swagger UI, served from this server).', { 200: { description: 'The page.', content: html } }),
+    '/docs/{file}': {
+      get: {
+        operationId: 'get_docs_file',
+        summary: "The page's scripts, styles and images.",
+        tags: ['docs'],
+        security: [],
+        parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          200: { description: 'The file.', content: { '*/*': { schema: { type: 'string' } } } },
+          404: statusRef(404),
         },
       },
     },
@@ -273,18 +523,24 @@ export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version:
   const paths: Record<string, Record<string, Operation>> = {};
   for (const e of endpoints) {
     const path = `/${e.path}`;
-    paths[path] = { ...paths[path], [e.method.toLowerCase()]: operation(e) };
+    paths[path] = { ...paths[path], [e.method.toLowerCase()]: operation(e), options: optionsOperation(e.path) };
   }
   return {
     openapi: '3.1.0',
     info: {
       title: 'Kontor API',
       version,
-      description:
-        'Every answer is an envelope: ack (success, warning, error), warning[] and error[] of Error_type, then the payload. Send Accept: application/xml for XML. Async requests answer 202 with a job_id and Location.',
+      description: [
+        'Every answer is an envelope: ack (success, warning, error), warning[] and error[] of Error_type, then the payload. Send Accept: application/xml for XML (the same fields under <response>, values as text).',
+        'Async requests answer 202 with a job_id and Location. Bulk requests answer 207 with one Multistatus_type per part.',
+        'A method a path does not take answers 405 (Allow lists those it takes); a path that is not an endpoint answers 404 unknown_path; both with the error envelope.',
+        'Every version (v0.5, v0.6, v1.0, v1.1, and none for the current one) serves this document at {base_url}openapi.json with its own server.',
+        charsetNote,
+      ].join('\n\n'),
     },
     servers: [{ url: baseUrl.replace(/\/$/, '') }],
-    paths: { ...paths, ...authorizePaths() },
+    'x-charsets': [...charsets],
+    paths: { ...paths, ...authorizePaths(), ...documentPaths() },
     components: components(baseUrl),
   };
 }
