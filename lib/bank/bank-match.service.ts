@@ -13,8 +13,9 @@ import { allOrdersOf, OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 import { inTransaction } from '../db/transaction';
 import { createTaskOnce } from '../task/task.service';
+import { candidatesPerJob, NameAmountCandidates } from './bank-name-amount';
 import { assignIn } from './bank.match';
-import { Assigned, bankRepository, MatchRecord } from './bank.repository';
+import { Assigned, bankRepository, MatchRecord, UnassignedRange } from './bank.repository';
 
 export interface MatchRun {
   examined: number;
@@ -26,23 +27,30 @@ export interface MatchRun {
 const scopeOf = (accountId: number, grant: number | null): OrderScope => (grant === null ? allOrdersOf(accountId) : { accountId, portalAccountGrant: grant });
 
 /** The records of a batch grouped by the grant they were stored under, each group matched in its scope. */
-async function assignByGrant(trx: Parameters<typeof assignIn>[0], accountId: number, records: MatchRecord[]): Promise<Assigned[]> {
+async function assignByGrant(
+  trx: Parameters<typeof assignIn>[0],
+  accountId: number,
+  records: MatchRecord[],
+  nameAmount: NameAmountCandidates,
+): Promise<Assigned[]> {
   const groups = new Map<number | null, MatchRecord[]>();
   for (const r of records) groups.set(r.portal_account_grant, [...(groups.get(r.portal_account_grant) ?? []), r]);
   const outcomes: Assigned[] = [];
-  for (const [grant, group] of groups) outcomes.push(...(await assignIn(trx, scopeOf(accountId, grant), group)));
+  for (const [grant, group] of groups) outcomes.push(...(await assignIn(trx, scopeOf(accountId, grant), group, nameAmount)));
   return outcomes;
 }
 
 /** Matches the account's unassigned records numbered from..to (transfer_date since `since`, when given). */
 export async function matchRange(accountId: number, from: number, to: number, since?: Date): Promise<MatchRun> {
   const run: MatchRun = { examined: 0, assigned: 0, unassigned: {} };
+  const range: UnassignedRange = { accountId, from, to, ...(since ? { since } : {}) };
+  const nameAmount = candidatesPerJob(range);
   let cursor = from;
   while (cursor <= to) {
     const batch = await inTransaction(async (trx) => {
       // Records per transaction (BANK_MATCH_BATCH): two order queries and one payment write per batch.
-      const records = await bankRepository.unassignedForUpdate(trx, accountId, { from: cursor, to, ...(since ? { since } : {}) }, config().bankMatchBatch);
-      return { records, outcomes: await assignByGrant(trx, accountId, records) };
+      const records = await bankRepository.unassignedForUpdate(trx, { ...range, from: cursor }, config().bankMatchBatch);
+      return { records, outcomes: await assignByGrant(trx, accountId, records, nameAmount) };
     });
     if (!batch.records.length) break;
     run.examined += batch.records.length;

@@ -27,23 +27,12 @@ import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
 import { payOrdersIn } from '../order/order-payment.service';
 import { toCents } from '../order/order-money';
+import { candidatesPerCall, NameAmountCandidates, orderKey, payerKey } from './bank-name-amount';
 import { firstReference, PayerReferences, payerReferencesOf } from './bank-reference';
 import { Assigned, bankRepository, MatchOrder, MatchRecord } from './bank.repository';
 
 export type MatchRule = 'provider_id' | 'order_id' | 'invoice_number' | 'order_number' | 'number' | 'name_amount';
 export type UnassignedReason = 'no_match' | 'ambiguous' | 'overpayment' | 'currency_mismatch' | 'order_cancelled' | 'amount_mismatch';
-
-/** A name compared by its words: case, umlaut spellings (ü/ue), accents and word order do not matter. */
-export function nameKey(name: string): string {
-  const spelled = name.toLowerCase().replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss');
-  return spelled
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean)
-    .sort()
-    .join(' ');
-}
 
 interface Refs extends PayerReferences {
   providerId: string | null;
@@ -135,9 +124,14 @@ function byReferences(record: MatchRecord, refs: Refs, candidates: MatchOrder[],
 
 /**
  * Decides the order of each record (no writes): one query for the orders the references name,
- * one for the orders owing the amounts of the records references did not decide.
+ * one for name_amount's candidates of the records references did not decide.
  */
-export async function decide(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<Decision[]> {
+export async function decide(
+  trx: Knex.Transaction,
+  scope: OrderScope,
+  records: MatchRecord[],
+  nameAmount: NameAmountCandidates = candidatesPerCall,
+): Promise<Decision[]> {
   const refs = records.map(refsOf);
   const all = <K extends keyof PayerReferences>(key: K) => [...new Set(refs.flatMap((r) => r[key]))];
   const named = await bankRepository.referencedOrders(trx, scope, {
@@ -170,30 +164,28 @@ export async function decide(trx: Knex.Transaction, scope: OrderScope, records: 
     else open.push({ decision, reason: verdict?.reason ?? 'no_match' });
     return decision;
   });
-  await byNameAndAmount(trx, scope, open, owing);
+  if (open.length)
+    await byNameAndAmount(
+      open,
+      owing,
+      await nameAmount.ordersFor(
+        trx,
+        scope,
+        open.map((o) => o.decision.record),
+      ),
+    );
   return decisions;
 }
 
-/** name_amount for the records references did not decide: one query for their amounts and names. */
-async function byNameAndAmount(
-  trx: Knex.Transaction,
-  scope: OrderScope,
-  open: { decision: Decision; reason: UnassignedReason }[],
-  owing: Owing,
-): Promise<void> {
-  const pairs = open.flatMap(({ decision: { record } }) => {
-    const words = nameKey(record.sender).split(' ');
-    const longest = words.reduce((a, b) => (b.length > a.length ? b : a), '');
-    return longest ? [{ amount: record.amount, word: longest }] : [];
+/** name_amount for the records references did not decide, among their candidates. */
+function byNameAndAmount(open: { decision: Decision; reason: UnassignedReason }[], owing: Owing, candidates: MatchOrder[]): void {
+  const index = indexBy(candidates, (o) => {
+    const key = orderKey(o);
+    return key ? [key] : [];
   });
-  const orders = await bankRepository.ordersOwing(trx, scope, pairs);
-  const index = indexBy(
-    orders.filter((o) => o.name),
-    (o) => [`${toCents(o.owing)}|${o.currency_id}|${nameKey(o.name!)}`],
-  );
   for (const { decision, reason } of open) {
     const { record } = decision;
-    const hit = record.sender ? (index.get(`${toCents(record.amount)}|${record.currency_id}|${nameKey(record.sender)}`) ?? []) : [];
+    const hit = index.get(payerKey(record) ?? '') ?? [];
     // Exactly the amount still owed (an earlier record of the batch may have paid it already).
     const fitting = hit.filter((o) => misfit(record, o, owing, true) === null);
     if (fitting.length === 1) {
@@ -221,8 +213,13 @@ const describe = (r: MatchRecord) =>
  * the fit again under its row locks: a payment that no longer fits (the order was paid or
  * cancelled meanwhile) leaves its record unassigned. Answers the outcome of every record.
  */
-export async function assignIn(trx: Knex.Transaction, scope: OrderScope, records: MatchRecord[]): Promise<Assigned[]> {
-  const decided = await decide(trx, scope, records);
+export async function assignIn(
+  trx: Knex.Transaction,
+  scope: OrderScope,
+  records: MatchRecord[],
+  nameAmount: NameAmountCandidates = candidatesPerCall,
+): Promise<Assigned[]> {
+  const decided = await decide(trx, scope, records, nameAmount);
   const paying = decided.filter((d) => d.orderId !== null);
   const paid = await payOrdersIn(
     trx,

@@ -41,7 +41,7 @@ export interface MatchRecord {
 }
 
 /**
- * The billing name folded as nameKey (bank.match.ts) folds it: lower case, ä/ö/ü/ß spelled out,
+ * The billing name folded as nameKey (bank-name-amount.ts) folds it: lower case, ä/ö/ü/ß spelled out,
  * the accents that Unicode decomposes dropped (those of Western and Central European names).
  */
 const foldedName = `translate(replace(replace(replace(replace(lower(customer->'address'->>'name'), 'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'),
@@ -59,6 +59,22 @@ function matchOrders(trx: Knex.Transaction, scope: OrderScope): Knex.QueryBuilde
     trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
     trx.raw("customer->'address'->>'name' AS name"),
   );
+}
+
+/** Records a matching job works through: an import's (a number range) or the re-match's (since a date). */
+export interface UnassignedRange {
+  accountId: number;
+  from: number;
+  to: number;
+  since?: Date;
+}
+
+function unassigned(trx: Knex.Transaction, range: UnassignedRange): Knex.QueryBuilder {
+  const q = trx('bank').where('account_id', range.accountId).whereNull('order_id').andWhere('amount', '>', 0).whereBetween('number', [range.from, range.to]);
+  // Both kinds named, so (account_id, type, transfer_date) reads only the days asked for: no
+  // index names order_id (assigning a record is a HOT update, migration 20261124_0100).
+  if (range.since) q.whereIn('type', bankKinds).andWhere('transfer_date', '>=', range.since);
+  return q;
 }
 
 /** The outcome of the matching for one record. */
@@ -218,53 +234,57 @@ export const bankRepository = {
 
   /**
    * The open orders in scope (not cancelled) that owe one of the amounts given (invoice_amount -
-   * paid_amount) and whose billing name holds that amount's word: one hash join of the orders
-   * with the (amount, word) pairs, so a batch reads the few orders its payers may be, not every
-   * order owing a common amount. The word is matched against the name folded as nameKey folds
-   * (lower case, ä/ö/ü/ß spelled out, the usual accents dropped); the caller compares whole names.
+   * paid_amount) and whose billing name holds that amount's word. The orders owing one of the
+   * amounts are read once, each name folded once (as nameKey folds: lower case, ä/ö/ü/ß spelled
+   * out, the usual accents dropped), then joined with the (amount, word) pairs: folding per
+   * joined row cost a best-selling amount's orders once per payer of that amount. The caller
+   * compares whole names.
    */
   async ordersOwing(trx: Knex.Transaction, scope: OrderScope, pairs: { amount: string; word: string }[]): Promise<MatchOrder[]> {
     if (!pairs.length) return [];
-    return (await matchOrders(trx, scope)
-      .distinct()
-      .joinRaw('JOIN unnest(?::numeric[], ?::text[]) AS payer(amount, word) ON payer.amount = invoice_amount - COALESCE(paid_amount, 0)', [
+    const owingOne = matchOrders(trx, scope)
+      .select(trx.raw(`${foldedName} AS folded`), trx.raw('invoice_amount - COALESCE(paid_amount, 0) AS owed'))
+      .where({ is_cancelled: false })
+      .andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [[...new Set(pairs.map((p) => p.amount))]]);
+    return (await trx
+      .withMaterialized('o', owingOne)
+      .distinct('o.id', 'o.number', 'o.invoice_number', 'o.payment_provider_transaction_id', 'o.currency_id', 'o.is_cancelled', 'o.owing', 'o.name')
+      .from('o')
+      .joinRaw('JOIN unnest(?::numeric[], ?::text[]) AS payer(amount, word) ON payer.amount = o.owed AND strpos(o.folded, payer.word) > 0', [
         pairs.map((p) => p.amount),
         pairs.map((p) => p.word),
-      ])
-      .where({ is_cancelled: false })
-      .andWhereRaw(`strpos(${foldedName}, payer.word) > 0`)) as MatchOrder[];
+      ])) as MatchOrder[];
   },
 
   /** Records of the account without an order: an import's (by number range) or those since a date (re-match). */
-  async unassignedForUpdate(
-    trx: Knex.Transaction,
-    accountId: number,
-    where: { from: number; to: number; since?: Date },
-    limit: number,
-  ): Promise<MatchRecord[]> {
-    const q = trx('bank')
-      .select(
-        trx.raw('number::text AS number'),
-        'id',
-        'type',
-        'subject',
-        'sender',
-        trx.raw('amount::text AS amount'),
-        'currency_id',
-        'payer_ref',
-        'entry_ref',
-        'portal_account_grant',
-      )
-      .where('account_id', accountId)
-      .whereNull('order_id')
-      .andWhere('amount', '>', 0)
-      .whereBetween('number', [where.from, where.to]);
-    // Both kinds named, so (account_id, type, transfer_date) reads only the days asked for: no
-    // index names order_id (assigning a record is a HOT update, migration 20261124_0100).
-    if (where.since) q.whereIn('type', bankKinds).andWhere('transfer_date', '>=', where.since);
+  async unassignedForUpdate(trx: Knex.Transaction, range: UnassignedRange, limit: number): Promise<MatchRecord[]> {
+    const q = unassigned(trx, range).select(
+      trx.raw('number::text AS number'),
+      'id',
+      'type',
+      'subject',
+      'sender',
+      trx.raw('amount::text AS amount'),
+      'currency_id',
+      'payer_ref',
+      'entry_ref',
+      'portal_account_grant',
+    );
     // bank.number, not the text alias (text order would skip records between batches). FOR UPDATE
     // waits for a run of the same job still in hand (a stalled worker), then sees its assignments.
     return q.orderByRaw('bank.number').limit(limit).forUpdate();
+  },
+
+  /** The payers of the range's records still without an order, stored under the scope's grant (name_amount's candidates for a whole job). */
+  async unassignedPayers(trx: Knex.Transaction, scope: OrderScope, range: UnassignedRange): Promise<Pick<MatchRecord, 'amount' | 'currency_id' | 'sender'>[]> {
+    const q = unassigned(trx, range).select(trx.raw('amount::text AS amount'), 'currency_id', 'sender').whereNotNull('sender');
+    return scope.portalAccountGrant === 'all' ? q.whereNull('portal_account_grant') : q.where('portal_account_grant', scope.portalAccountGrant);
+  },
+
+  /** Orders in scope by id, as the matching reads them (name_amount's candidates, read afresh in the batch that may pay them). */
+  async ordersWithIds(trx: Knex.Transaction, scope: OrderScope, ids: string[]): Promise<MatchOrder[]> {
+    if (!ids.length) return [];
+    return (await matchOrders(trx, scope).whereRaw('id = ANY(?::text[])', [ids])) as MatchOrder[];
   },
 
   /**

@@ -155,6 +155,30 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     expect((await transfers(s)).map((r) => r.order_id)).to.deep.equal(ids);
   });
 
+  it('when payers who name no order are spread over several batches of one import, then each pays by name and amount, and a second payment of a paid order pays nothing', async () => {
+    const s = await newSeller();
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push(await order(s, `${i + 1}.00`, `Erika Muster${'x'.repeat(i)}`));
+    const payers = [...ids.map((_, i) => i), 0].map((i, k) => [
+      `:61:2611201120CR${i + 1},00NTRFNONREF//N${k}`,
+      `:86:166?20Vielen Dank?32Erika Muster${'x'.repeat(i)}`,
+    ]);
+    const mt940 = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261119EUR0,00', ...payers.flat(), ':62F:C261120EUR29,00', '-'].join('\n');
+    const saved = config();
+    setConfig({ ...saved, bankMatchBatch: 3 });
+    try {
+      await importFile(s, Buffer.from(mt940));
+    } finally {
+      setConfig(saved);
+    }
+    const records = await transfers(s);
+    expect(records.map((r) => [r.order_id ?? null, r.match_rule ?? null, r.unassigned_reason ?? null])).to.deep.equal([
+      ...ids.map((id) => [id, 'name_amount', null]),
+      [null, null, 'no_match'],
+    ]);
+    for (const [i, id] of ids.entries()) expect((await readOrder(s, id)).paid_amount).to.equal(`${i + 1}.00`);
+  });
+
   it('when a transfer arrives before its order, then the re-match assigns it once the order exists', async () => {
     const s = await newSeller();
     const now = new Date();
