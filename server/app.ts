@@ -10,6 +10,7 @@ import { sendError, toDomainError } from './framework/respond';
 import type { Endpoint } from '../lib/http/endpoint';
 import { endpoints } from './routes';
 import { authorizePage } from './routes/authorize';
+import { invoiceFileRouter } from './routes/invoice-file';
 import { connectPages } from './routes/connect.pages';
 import { httpMetrics } from '../lib/operator/metrics';
 import { healthRouter, operatorRouter } from '../lib/operator/operator.router';
@@ -27,6 +28,8 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   app.use(httpMetrics);
   app.use('/health', healthRouter());
   app.use('/operator', pageHeaders, operatorRouter());
+  // Invoice download links of the local archive (lib/invoice): files, not envelopes.
+  app.use('/invoice-file', noCors, invoiceFileRouter());
   // The channels' consent callbacks and eBay's account deletion endpoint (issue 30): pages without the API's envelope.
   app.use('/connect', pageHeaders, connectPages());
   // Bodies are read raw and decoded by the framework (media types and charsets real clients send,

@@ -71,7 +71,9 @@ function paymentEvents(accountId: number, byOrder: Map<string, PaymentUpdate>): 
   const batch = (type: string, recordIds: string[]): OutboxJob[] =>
     recordIds.length ? [{ job: 'event.emit_batch', payload: { accountId, section: 'order', type, recordIds } }] : [];
   const paid = [...byOrder].filter(([, u]) => u.became_paid).map(([id]) => id);
-  return [...batch('paid', paid), ...batch('changed', [...byOrder.keys()])];
+  // The orders paid now get their invoices issued by the invoice worker (lib/invoice), one job for all.
+  const invoices: OutboxJob[] = paid.length ? [{ job: 'invoice.issue', payload: { accountId, orderIds: paid } }] : [];
+  return [...batch('paid', paid), ...batch('changed', [...byOrder.keys()]), ...invoices];
 }
 
 function paymentOf(row: PaymentRow, added: bigint, field: string): PaymentUpdate {

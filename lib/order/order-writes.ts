@@ -134,6 +134,9 @@ export class OrderWrites {
         payload: { accountId, section: 'order', type, recordId: orders[i]!.id },
       })),
     );
+    // The orders created paid get their invoices issued by the invoice worker (lib/invoice), one job for all.
+    const paidIds = orders.filter((_, i) => drafts[i]!.events.includes('paid')).map((o) => o.id);
+    if (paidIds.length) events.push({ job: 'invoice.issue', payload: { accountId, orderIds: paidIds } });
     if (later) later.add(events);
     else await addManyToOutbox(trx, accountId, events);
     return orders;

@@ -319,6 +319,11 @@ export const orderRepository = {
     }
   },
 
+  /** bill_url of an order whose invoice lib/invoice archived: set once, never changed. */
+  async setBillUrl(trx: Knex.Transaction, accountId: number, internalId: string, url: string): Promise<void> {
+    await trx('sales_order').where({ account_id: accountId, internal_id: internalId }).whereNull('bill_url').update({ bill_url: url });
+  },
+
   /** The payment state of the account's orders among those ids, locked in internal_id order (no deadlock between payers). */
   async lockForPayment(trx: Knex.Transaction, scope: OrderScope, ids: string[]): Promise<PaymentRow[]> {
     return inOrderScope(trx('sales_order'), scope)

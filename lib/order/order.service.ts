@@ -198,8 +198,10 @@ function checkUnchangeable(input: OrderInput, current: OrderRow, prefix: string)
   }
 }
 
-async function emit(trx: Knex.Transaction, accountId: number, orderId: string, types: Iterable<EventType>): Promise<void> {
+async function emit(trx: Knex.Transaction, accountId: number, orderId: string, types: EventType[]): Promise<void> {
   for (const type of types) await addToOutbox(trx, accountId, 'event.emit', { accountId, section: 'order', type, recordId: orderId });
+  // An order that becomes paid gets its invoice (or credit note) issued by the invoice worker (lib/invoice).
+  if (types.includes('paid')) await addToOutbox(trx, accountId, 'invoice.issue', { accountId, orderIds: [orderId] });
 }
 
 /**

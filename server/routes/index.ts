@@ -16,6 +16,7 @@ import { tokenEndpoints } from './token';
 import { bankEndpoints } from './bank';
 import { adminClientAccessEndpoints } from './admin-client-access';
 import { orderImportEndpoints } from './order-import';
+import { invoiceEndpoints } from './invoice';
 import { portalAccountConnectEndpoints } from './portal-account-connect';
 
 /** Every endpoint of the API, one declaration each. */
@@ -37,5 +38,6 @@ export const endpoints: Endpoint[] = [
   ...bankEndpoints,
   ...adminClientAccessEndpoints,
   ...orderImportEndpoints,
+  ...invoiceEndpoints,
   ...portalAccountConnectEndpoints,
 ];

@@ -1,0 +1,390 @@
+/**
+ * The invoice as numbers, computed once from the order (issue 35): lines, shipping, the VAT
+ * breakdown per category and rate, totals, paid and due, all in the order's currency. The CII XML
+ * (invoice-cii.ts) and the PDF (invoice-pdf.ts) only render this; neither computes an amount.
+ *
+ * Kontor's prices are gross per unit with the VAT percent they include (document 2, line.tax;
+ * lib/order/README.md), and invoice_amount is what the buyer owes. EN 16931 is net-based: the
+ * gross of each VAT rate is split into a net basis and its VAT so that basis + round(basis x
+ * rate) is that gross to the cent (BR-CO-17 holds exactly); where no basis does (the VAT
+ * rounding skips a cent), the cent is BT-114, the rounding amount, so the amount due stays the
+ * order's. Pure: no database, no clock.
+ */
+import { fromCents, toCents } from '../order/order-money';
+
+/** UNTDID 5305 VAT category codes used here. */
+export type VatCategory = 'S' | 'Z' | 'E' | 'AE';
+
+/** 380 commercial invoice, 381 credit note (UNTDID 1001). */
+export type TypeCode = 380 | 381;
+
+export interface InvoiceAddress {
+  name: string;
+  name2: string;
+  street: string;
+  street2: string;
+  zip: string;
+  city: string;
+  province: string;
+  country: string;
+  /** ISO 3166-1 alpha-2, upper case; '' when unknown. */
+  countryIso2: string;
+}
+
+export interface InvoiceParty {
+  address: InvoiceAddress;
+  /** VAT identifier (BT-31 seller, BT-48 buyer); '' when none. */
+  vatId: string;
+  /** Seller's tax number (BT-32, "Steuernummer"); '' when none. */
+  taxNumber: string;
+  email: string;
+}
+
+/** What the seller's account says about its invoices (account.address, account.settings.invoice). */
+export interface SellerInvoiceSettings {
+  party: InvoiceParty;
+  /** Small business (e.g. German § 19 UStG): no VAT charged, category E with the note. */
+  smallBusiness: boolean;
+  /** Locale the PDF formats numbers and dates in (BCP 47, default de-DE). */
+  locale: string;
+  /** Payee account for credit transfers (BT-84), shown and put into the XML when given. */
+  iban: string;
+  bic: string;
+}
+
+/** The order as the invoice reads it (lib/order's row, money as decimal strings). */
+export interface InvoiceOrder {
+  id: string;
+  invoiceNumber: string;
+  /** YYYY-MM-DD: the date the invoice number was given (bill_date). */
+  billDate: string;
+  currency: string;
+  paymentMethodId: string | null;
+  paymentMethodName: string | null;
+  invoiceAmount: string;
+  paidAmount: string | null;
+  shippingFee: string | null;
+  customerNumber: string | null;
+  buyer: InvoiceParty;
+  shipTo: InvoiceAddress | null;
+  lines: { position: number; name: string | null; sku: string | null; quantity: number; price: string | null; tax: string | null }[];
+  /** For a credit note: the invoice it corrects (the credit.main_id order's). */
+  corrects: { invoiceNumber: string; issueDate: string } | null;
+}
+
+export interface DocumentLine {
+  id: number;
+  name: string;
+  sku: string;
+  quantity: number;
+  /** Gross unit price as the order has it, cents. */
+  grossUnit: bigint;
+  /** Net unit price (BT-146), 4 decimals as a string: line net / quantity. */
+  netUnitPrice: string;
+  /** Line net amount (BT-131), cents. */
+  net: bigint;
+  category: VatCategory;
+  /** VAT rate in hundredths of a percent (1900 = 19 %). */
+  rate: number;
+}
+
+/** A document-level charge (BG-21): shipping, split over the VAT rates of the lines. */
+export interface DocumentCharge {
+  reason: string;
+  /** UNTDID 7161: FC freight service. */
+  reasonCode: string;
+  net: bigint;
+  category: VatCategory;
+  rate: number;
+}
+
+/** One VAT breakdown (BG-23). */
+export interface VatBreakdown {
+  category: VatCategory;
+  rate: number;
+  basis: bigint;
+  tax: bigint;
+  /** BT-120, required for E and AE. */
+  exemptionReason: string;
+  /** BT-121 (VATEX), for AE. */
+  exemptionCode: string;
+}
+
+export interface InvoiceTotals {
+  /** BT-106 sum of line net amounts. */
+  lineTotal: bigint;
+  /** BT-108 sum of charges. */
+  chargeTotal: bigint;
+  /** BT-109 total without VAT. */
+  taxBasis: bigint;
+  /** BT-110 VAT total. */
+  taxTotal: bigint;
+  /** BT-112 total with VAT. */
+  grandTotal: bigint;
+  /** BT-113 paid amount. */
+  paid: bigint;
+  /** BT-114 rounding amount. */
+  rounding: bigint;
+  /** BT-115 amount due. */
+  due: bigint;
+}
+
+export interface InvoiceDocument {
+  typeCode: TypeCode;
+  number: string;
+  issueDate: string;
+  currency: string;
+  orderId: string;
+  locale: string;
+  seller: InvoiceParty;
+  buyer: InvoiceParty;
+  customerNumber: string;
+  shipTo: InvoiceAddress | null;
+  lines: DocumentLine[];
+  charges: DocumentCharge[];
+  vat: VatBreakdown[];
+  totals: InvoiceTotals;
+  /** Notes the law asks for (reverse charge, small business); also BT-22 in the XML. */
+  notes: string[];
+  paymentMethod: { id: string | null; name: string; code: string };
+  payee: { iban: string; bic: string };
+  corrects: { invoiceNumber: string; issueDate: string } | null;
+}
+
+/** EU member states (ISO 3166-1 alpha-2; Greece as GR, its VAT prefix EL): reverse charge applies between two of them. */
+const euCountries = new Set('AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK'.split(' '));
+
+/** UNTDID 4461 payment means of the payment methods (GET system/payment_method/); 1 = not defined. */
+const paymentMeansCodes: Record<string, string> = {
+  COD: '10',
+  Prepayment: '58',
+  OnAccount: '58',
+  CCAccepted: '54',
+  CashOnPickup: '10',
+  Escrow: '1',
+  Debit: '59',
+  Check: '20',
+  MoneyXferAccepted: '30',
+  factoring: '58',
+  payment_provider: '68',
+};
+
+const notesByLanguage = {
+  de: {
+    reverseCharge: 'Steuerschuldnerschaft des Leistungsempfängers (Reverse Charge, Art. 196 MwStSystRL).',
+    smallBusiness: 'Gemäß § 19 UStG wird keine Umsatzsteuer berechnet (Kleinunternehmer).',
+    shipping: 'Versand',
+    credit: (n: string, d: string) => `Gutschrift zur Rechnung ${n} vom ${d}.`,
+  },
+  en: {
+    reverseCharge: 'Reverse charge: VAT is due by the recipient (Art. 196 Council Directive 2006/112/EC).',
+    smallBusiness: 'No VAT charged: small business exemption (German § 19 UStG).',
+    shipping: 'Shipping',
+    credit: (n: string, d: string) => `Credit note for invoice ${n} of ${d}.`,
+  },
+};
+
+/** The language of the notes: German for a German locale, English otherwise. */
+const wordsFor = (locale: string) => (locale.toLowerCase().startsWith('de') ? notesByLanguage.de : notesByLanguage.en);
+
+/** A percent string ('19', '7.00', '19,5') as hundredths of a percent; 0 when absent. */
+export function rateOf(tax: string | null): number {
+  if (!tax) return 0;
+  return Number(toCents(tax.replace(',', '.')));
+}
+
+/** round(n x rate / 10000) half away from zero, in bigint cents. */
+function vatOf(net: bigint, rate: number): bigint {
+  const negative = net < 0n;
+  const abs = negative ? -net : net;
+  const tax = (abs * BigInt(rate) * 2n + 10000n) / 20000n;
+  return negative ? -tax : tax;
+}
+
+/**
+ * Splits `total` over parts in proportion to their weights (largest remainder, ties to the
+ * earlier part), so the parts add up to the total exactly.
+ */
+export function allocate(total: bigint, weights: bigint[]): bigint[] {
+  const sum = weights.reduce((a, b) => a + b, 0n);
+  if (sum === 0n) return weights.map((_, i) => (i === 0 ? total : 0n));
+  const negative = total < 0n !== sum < 0n;
+  const t = total < 0n ? -total : total;
+  const s = sum < 0n ? -sum : sum;
+  const shares = weights.map((w) => {
+    const a = w < 0n ? -w : w;
+    return { floor: (t * a) / s, rest: (t * a) % s };
+  });
+  let left = t - shares.reduce((a, b) => a + b.floor, 0n);
+  const order = shares.map((_, i) => i).sort((a, b) => (shares[b]!.rest > shares[a]!.rest ? 1 : shares[b]!.rest < shares[a]!.rest ? -1 : a - b));
+  for (const i of order) {
+    if (left <= 0n) break;
+    shares[i]!.floor += 1n;
+    left -= 1n;
+  }
+  return shares.map((p, i) => {
+    const sign = weights[i]! < 0n !== negative ? -1n : 1n;
+    return p.floor * sign;
+  });
+}
+
+/**
+ * The net basis of a gross amount at a rate: the basis b with b + round(b x rate) = gross, or,
+ * where the VAT rounding skips that cent, the nearest basis below with the cent left over.
+ */
+export function splitGross(gross: bigint, rate: number): { basis: bigint; tax: bigint; rest: bigint } {
+  if (rate === 0) return { basis: gross, tax: 0n, rest: 0n };
+  const guess = (gross * 10000n * 2n + BigInt(10000 + rate)) / (BigInt(10000 + rate) * 2n);
+  let best: { basis: bigint; tax: bigint; rest: bigint } | undefined;
+  for (let d = -3n; d <= 3n; d++) {
+    const basis = guess + d;
+    const tax = vatOf(basis, rate);
+    const rest = gross - basis - tax;
+    if (rest === 0n) return { basis, tax, rest };
+    // Keep the candidate closest below the gross: the rounding amount stays a positive cent.
+    if (rest > 0n && (!best || rest < best.rest)) best = { basis, tax, rest };
+  }
+  return best!;
+}
+
+const address = (a: Partial<InvoiceAddress> | null | undefined): InvoiceAddress => ({
+  name: a?.name ?? '',
+  name2: a?.name2 ?? '',
+  street: a?.street ?? '',
+  street2: a?.street2 ?? '',
+  zip: a?.zip ?? '',
+  city: a?.city ?? '',
+  province: a?.province ?? '',
+  country: a?.country ?? '',
+  countryIso2: (a?.countryIso2 ?? '').toUpperCase(),
+});
+
+/** Whether the buyer pays the VAT (reverse charge): a business buyer with a VAT id in another EU state than the seller's. */
+export function isReverseCharge(seller: SellerInvoiceSettings, buyer: InvoiceParty): boolean {
+  const from = seller.party.address.countryIso2;
+  const to = buyer.address.countryIso2;
+  return !seller.smallBusiness && seller.party.vatId !== '' && buyer.vatId !== '' && euCountries.has(from) && euCountries.has(to) && from !== to;
+}
+
+/**
+ * The invoice (type 380) or credit note (381, when the order corrects another's invoice) of an
+ * order. A credit order's amounts may be entered negative or positive; the credit note states
+ * them positive (as EN 16931 expects for type 381) and its type says they are owed back.
+ */
+export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings): InvoiceDocument {
+  const words = wordsFor(seller.locale);
+  const typeCode: TypeCode = order.corrects ? 381 : 380;
+  const sign = typeCode === 381 && toCents(order.invoiceAmount) < 0n ? -1n : 1n;
+  const reverse = isReverseCharge(seller, order.buyer);
+  const categoryOf = (rate: number): { category: VatCategory; rate: number } =>
+    seller.smallBusiness ? { category: 'E', rate: 0 } : reverse ? { category: 'AE', rate: 0 } : rate > 0 ? { category: 'S', rate } : { category: 'Z', rate: 0 };
+
+  const lines = order.lines.map((l) => {
+    const grossUnit = sign * toCents(l.price ?? '0');
+    return { line: l, grossUnit, gross: grossUnit * BigInt(l.quantity), ...categoryOf(rateOf(l.tax)) };
+  });
+  const key = (c: { category: VatCategory; rate: number }) => `${c.category}:${c.rate}`;
+  const groups = new Map<string, { category: VatCategory; rate: number; lineGross: bigint }>();
+  for (const l of lines) {
+    const g = groups.get(key(l)) ?? { category: l.category, rate: l.rate, lineGross: 0n };
+    g.lineGross += l.gross;
+    groups.set(key(l), g);
+  }
+  // Shipping shares the VAT of what is shipped: split over the rates by their lines' gross.
+  const shippingGross = sign * toCents(order.shippingFee ?? '0');
+  const groupList = [...groups.values()];
+  if (shippingGross !== 0n && groupList.length === 0) groupList.push({ ...categoryOf(0), lineGross: 0n });
+  const shippingShares = allocate(
+    shippingGross,
+    groupList.map((g) => g.lineGross),
+  );
+
+  const docLines: DocumentLine[] = [];
+  const charges: DocumentCharge[] = [];
+  const vat: VatBreakdown[] = [];
+  let rounding = 0n;
+  groupList.forEach((g, gi) => {
+    const shipping = shippingShares[gi] ?? 0n;
+    const { basis, tax, rest } = splitGross(g.lineGross + shipping, g.rate);
+    rounding += rest;
+    const members = lines.filter((l) => key(l) === key(g));
+    const nets = allocate(basis, [...members.map((m) => m.gross), shipping]);
+    members.forEach((m, i) => {
+      const net = nets[i]!;
+      docLines.push({
+        id: m.line.position,
+        name: m.line.name ?? '',
+        sku: m.line.sku ?? '',
+        quantity: m.line.quantity,
+        grossUnit: m.grossUnit,
+        netUnitPrice: unitPrice(net, m.line.quantity),
+        net,
+        category: g.category,
+        rate: g.rate,
+      });
+    });
+    const shippingNet = nets[members.length]!;
+    if (shipping !== 0n) charges.push({ reason: words.shipping, reasonCode: 'FC', net: shippingNet, category: g.category, rate: g.rate });
+    vat.push({
+      category: g.category,
+      rate: g.rate,
+      basis,
+      tax,
+      exemptionReason: g.category === 'AE' ? words.reverseCharge : g.category === 'E' ? words.smallBusiness : '',
+      exemptionCode: g.category === 'AE' ? 'VATEX-EU-AE' : '',
+    });
+  });
+  docLines.sort((a, b) => a.id - b.id);
+
+  const lineTotal = docLines.reduce((a, l) => a + l.net, 0n);
+  const chargeTotal = charges.reduce((a, c) => a + c.net, 0n);
+  const taxBasis = lineTotal + chargeTotal;
+  const taxTotal = vat.reduce((a, v) => a + v.tax, 0n);
+  const grandTotal = taxBasis + taxTotal;
+  const paid = sign * toCents(order.paidAmount ?? '0');
+  const notes: string[] = [];
+  if (order.corrects) notes.push(words.credit(order.corrects.invoiceNumber, order.corrects.issueDate));
+  if (reverse) notes.push(words.reverseCharge);
+  if (seller.smallBusiness) notes.push(words.smallBusiness);
+  return {
+    typeCode,
+    number: order.invoiceNumber,
+    issueDate: order.billDate,
+    currency: order.currency,
+    orderId: order.id,
+    locale: seller.locale,
+    seller: seller.party,
+    buyer: { ...order.buyer, address: address(order.buyer.address) },
+    customerNumber: order.customerNumber ?? '',
+    shipTo: order.shipTo ? address(order.shipTo) : null,
+    lines: docLines,
+    charges,
+    vat,
+    totals: { lineTotal, chargeTotal, taxBasis, taxTotal, grandTotal, paid, rounding, due: grandTotal - paid + rounding },
+    notes,
+    paymentMethod: {
+      id: order.paymentMethodId,
+      name: order.paymentMethodName ?? '',
+      code: (order.paymentMethodId && paymentMeansCodes[order.paymentMethodId]) || '1',
+    },
+    payee: { iban: seller.iban, bic: seller.bic },
+    corrects: order.corrects,
+  };
+}
+
+/** net / quantity with four decimals (half away from zero): BT-146 may have more places than money. */
+function unitPrice(net: bigint, quantity: number): string {
+  if (quantity === 0) return '0.0000';
+  const negative = net < 0n;
+  const scaled = ((negative ? -net : net) * 100n * 2n + BigInt(quantity)) / (BigInt(quantity) * 2n);
+  const text = `${scaled / 10000n}.${(scaled % 10000n).toString().padStart(4, '0')}`;
+  return negative && scaled !== 0n ? `-${text}` : text;
+}
+
+/** Cents as the two-decimal string the XML carries. */
+export const amount = (cents: bigint): string => fromCents(cents);
+
+/** Hundredths of a percent as '19.00'. */
+export const percent = (rate: number): string => fromCents(BigInt(rate));
+
+export { address as invoiceAddress };

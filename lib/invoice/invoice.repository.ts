@@ -1,0 +1,42 @@
+import type { Knex } from 'knex';
+
+/** An issued invoice or credit note (table invoice, migration 20261126_0900): written once, never updated. */
+export interface InvoiceRow {
+  account_id: number;
+  order_internal_id: string;
+  order_id: string;
+  invoice_number: string;
+  type_code: number;
+  issue_date: string;
+  currency_id: string;
+  grand_total: string;
+  tax_total: string;
+  due_amount: string;
+  corrects_invoice_number: string | null;
+  pdf_key: string;
+  xml_key: string;
+  pdf_sha256: string;
+  created_at: Date;
+}
+
+/** The invoices of an account; every query takes the account. */
+export const invoiceRepository = {
+  async byOrder(knex: Knex | Knex.Transaction, accountId: number, orderInternalId: string): Promise<InvoiceRow | undefined> {
+    return knex('invoice').select('*', knex.raw('issue_date::text AS issue_date')).where({ account_id: accountId, order_internal_id: orderInternalId }).first();
+  },
+
+  /** Writes the row unless the order has one (a second run of the job); true when written. */
+  async insert(trx: Knex.Transaction, row: Omit<InvoiceRow, 'created_at'>): Promise<boolean> {
+    const written = await trx('invoice').insert(row).onConflict(['account_id', 'order_internal_id']).ignore().returning('invoice_number');
+    return written.length === 1;
+  },
+
+  /** What the credit notes issued for an invoice add up to (grand totals, cents as a decimal string). */
+  async creditedTotal(knex: Knex | Knex.Transaction, accountId: number, invoiceNumber: string): Promise<string> {
+    const row = (await knex('invoice')
+      .where({ account_id: accountId, corrects_invoice_number: invoiceNumber, type_code: 381 })
+      .sum<{ total: string | null }>('grand_total as total')
+      .first()) as { total: string | null } | undefined;
+    return row?.total ?? '0.00';
+  },
+};

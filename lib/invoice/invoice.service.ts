@@ -1,0 +1,267 @@
+/**
+ * Issuing (the invoice.issue job), asking (POST order/{order_id}/invoice/) and handing out
+ * (GET order/{order_id}/invoice/) invoices and credit notes. Issuing reads the order and the
+ * seller, plans the numbers once (invoice-document.ts), renders them twice (CII XML, PDF/A-3 with
+ * the XML inside), archives both and writes the invoice row and bill_url in one transaction. An
+ * order with an invoice row is never issued again: the archive is what was issued.
+ */
+import crypto from 'node:crypto';
+import type { Caller, OrderScope } from '../access/caller';
+import { allOrdersOf } from '../access/caller';
+import { accountRepository } from '../account/account.repository';
+import { config } from '../../config';
+import { db } from '../db/knex';
+import { domainError, invalidField, notFound } from '../errors';
+import { log } from '../log';
+import { invoiceNumberIn, setBillUrlIn } from '../order/order-invoice.service';
+import { fromCents, toCents } from '../order/order-money';
+import { orderRepository, OrderReadRow } from '../order/order.repository';
+import { addToOutbox } from '../queue/outbox';
+import { paymentMethodRepository } from '../reference/payment-method.repository';
+import { renderCii } from './invoice-cii';
+import { InvoiceAddress, InvoiceDocument, InvoiceOrder, InvoiceParty, invoiceAddress, planInvoice, SellerInvoiceSettings } from './invoice-document';
+import { pdfAssets, renderPdf } from './invoice-pdf';
+import { invoiceStorage } from './invoice-storage.config';
+import { invoiceRepository, InvoiceRow } from './invoice.repository';
+import { archiveKey } from './invoice-storage';
+
+/** What issuing did for one order (the job's result). */
+export interface IssueOutcome {
+  order_id: string;
+  /** issued now, issued_before (a run again), or why not. */
+  status: 'issued' | 'issued_before' | 'not_found' | 'no_invoice_number' | 'refused';
+  invoice_number?: string;
+  type_code?: number;
+  reason?: string;
+}
+
+/** How long issuing took apart (the bench's rendering share). */
+export interface IssueTimings {
+  planMs: number;
+  xmlMs: number;
+  pdfMs: number;
+  storeMs: number;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+function addressOf(value: unknown): InvoiceAddress {
+  const a = (value ?? {}) as Record<string, unknown>;
+  return invoiceAddress({
+    name: text(a.name),
+    name2: text(a.name_2),
+    street: text(a.street),
+    street2: text(a.street_2),
+    zip: text(a.zip),
+    city: text(a.city),
+    province: text(a.province),
+    country: text(a.country),
+    countryIso2: text(a.country_iso2),
+  });
+}
+
+/**
+ * The seller as its invoices show it: account.address (Admin_user_type: name is the company) and
+ * account.settings.invoice (vat_id, tax_number, small_business, locale, iban, bic; a seller writes
+ * them with POST admin/user/).
+ */
+export async function sellerSettings(accountId: number): Promise<SellerInvoiceSettings> {
+  const account = await accountRepository.get(accountId);
+  const settings = ((account?.settings ?? {}) as Record<string, unknown>).invoice as Record<string, unknown> | undefined;
+  return {
+    party: { address: addressOf(account?.address), vatId: text(settings?.vat_id), taxNumber: text(settings?.tax_number), email: account?.email ?? '' },
+    smallBusiness: settings?.small_business === true,
+    locale: text(settings?.locale) || 'de-DE',
+    iban: text(settings?.iban),
+    bic: text(settings?.bic),
+  };
+}
+
+/** The order as the invoice reads it; a buyer without a country is taken to live in the seller's (a domestic sale). */
+async function invoiceOrder(order: OrderReadRow, seller: SellerInvoiceSettings, corrects: InvoiceOrder['corrects']): Promise<InvoiceOrder> {
+  const customer = order.customer ?? {};
+  const shipping = order.shipping ?? {};
+  const billing = addressOf(customer.address);
+  const shipTo = shipping.address ? addressOf(shipping.address) : null;
+  if (!billing.countryIso2) billing.countryIso2 = shipTo?.countryIso2 || seller.party.address.countryIso2;
+  const buyer: InvoiceParty = { address: billing, vatId: text(customer.vat_id).replace(/\s+/g, ''), taxNumber: '', email: order.customer_email ?? '' };
+  const method = order.payment_method_id ? await paymentMethodRepository.get(order.payment_method_id) : undefined;
+  return {
+    id: order.id,
+    invoiceNumber: String(order.invoice_number),
+    billDate: order.bill_date ?? new Date().toISOString().slice(0, 10),
+    currency: order.currency_id,
+    paymentMethodId: order.payment_method_id,
+    paymentMethodName: method?.name ?? null,
+    invoiceAmount: order.invoice_amount,
+    paidAmount: order.paid_amount,
+    shippingFee: order.shipping_fee,
+    customerNumber: order.customer_number,
+    buyer,
+    shipTo: shipTo && (shipTo.name || shipTo.street || shipTo.city) ? shipTo : null,
+    lines: order.lines.map((l) => ({ position: l.position, name: l.name, sku: l.sku, quantity: l.quantity, price: l.price, tax: l.tax })),
+    corrects,
+  };
+}
+
+/** The URL bill_url holds: our GET order/{order_id}/invoice/, served under the seller's authorization. */
+export const billUrlOf = (orderId: string) => `${config().publicUrl.replace(/\/$/, '')}/v1.1/order/${orderId}/invoice/`;
+
+/**
+ * Renders and archives the invoice (or credit note) of each order that has an invoice number and
+ * none issued yet. One order's refusal (a credit of an order without an invoice) is its outcome,
+ * not the job's failure; a storage or database failure throws and the job is retried.
+ */
+export async function issueInvoices(accountId: number, orderIds: string[], timings?: IssueTimings): Promise<IssueOutcome[]> {
+  const outcomes: IssueOutcome[] = [];
+  const seller = await sellerSettings(accountId);
+  for (const orderId of orderIds) outcomes.push(await issueOne(allOrdersOf(accountId), orderId, seller, timings));
+  return outcomes;
+}
+
+async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoiceSettings, timings?: IssueTimings): Promise<IssueOutcome> {
+  const { accountId } = scope;
+  const order = await orderRepository.get(scope, orderId);
+  if (!order) return { order_id: orderId, status: 'not_found' };
+  if (order.invoice_number === null) return { order_id: orderId, status: 'no_invoice_number' };
+  const before = await invoiceRepository.byOrder(db(), accountId, order.internal_id);
+  if (before) return { order_id: orderId, status: 'issued_before', invoice_number: before.invoice_number, type_code: before.type_code };
+
+  let corrects: InvoiceOrder['corrects'] = null;
+  if (order.credit_main_id) {
+    const main = await orderRepository.get(scope, order.credit_main_id);
+    if (!main || main.invoice_number === null)
+      return {
+        order_id: orderId,
+        status: 'refused',
+        reason: `the credited order ${order.credit_main_id} has no invoice number; a credit note must name the invoice it corrects`,
+      };
+    corrects = { invoiceNumber: String(main.invoice_number), issueDate: main.bill_date ?? '' };
+    const credited = toCents(await invoiceRepository.creditedTotal(db(), accountId, corrects.invoiceNumber));
+    const amount = toCents(order.invoice_amount);
+    if (credited + (amount < 0n ? -amount : amount) > toCents(main.invoice_amount))
+      return {
+        order_id: orderId,
+        status: 'refused',
+        reason: `credit notes of invoice ${corrects.invoiceNumber} would exceed its ${main.invoice_amount} ${main.currency_id} (${fromCents(credited)} credited so far)`,
+      };
+  }
+
+  let t = performance.now();
+  const doc = planInvoice(await invoiceOrder(order, seller, corrects), seller);
+  const lap = (key: keyof IssueTimings) => {
+    const now = performance.now();
+    if (timings) timings[key] += now - t;
+    t = now;
+  };
+  lap('planMs');
+  const xml = renderCii(doc);
+  lap('xmlMs');
+  const pdf = await renderPdf(doc, xml, pdfAssets(config().invoice.iccProfile), new Date());
+  lap('pdfMs');
+  const storage = invoiceStorage();
+  const xmlBytes = Buffer.from(xml, 'utf8');
+  const pdfKey = archiveKey(accountId, doc.number, doc.typeCode, pdf, 'pdf');
+  const xmlKey = archiveKey(accountId, doc.number, doc.typeCode, xmlBytes, 'xml');
+  await Promise.all([storage.put(pdfKey, pdf, 'application/pdf'), storage.put(xmlKey, xmlBytes, 'application/xml')]);
+  lap('storeMs');
+
+  const written = await db().transaction(async (trx) => {
+    const inserted = await invoiceRepository.insert(trx, rowOf(accountId, order, doc, pdfKey, xmlKey, pdf));
+    if (inserted) await setBillUrlIn(trx, accountId, order.internal_id, billUrlOf(order.id));
+    return inserted;
+  });
+  if (!written) {
+    // Another run issued it meanwhile: its archive stays what was issued; ours is never named.
+    const other = await invoiceRepository.byOrder(db(), accountId, order.internal_id);
+    return { order_id: orderId, status: 'issued_before', invoice_number: other?.invoice_number, type_code: other?.type_code };
+  }
+  log.info({ accountId, orderId, invoiceNumber: doc.number, typeCode: doc.typeCode }, 'invoice issued');
+  return { order_id: orderId, status: 'issued', invoice_number: doc.number, type_code: doc.typeCode };
+}
+
+function rowOf(accountId: number, order: OrderReadRow, doc: InvoiceDocument, pdfKey: string, xmlKey: string, pdf: Uint8Array): Omit<InvoiceRow, 'created_at'> {
+  return {
+    account_id: accountId,
+    order_internal_id: order.internal_id,
+    order_id: order.id,
+    invoice_number: doc.number,
+    type_code: doc.typeCode,
+    issue_date: doc.issueDate,
+    currency_id: doc.currency,
+    grand_total: fromCents(doc.totals.grandTotal),
+    tax_total: fromCents(doc.totals.taxTotal),
+    due_amount: fromCents(doc.totals.due),
+    corrects_invoice_number: doc.corrects?.invoiceNumber ?? null,
+    pdf_key: pdfKey,
+    xml_key: xmlKey,
+    pdf_sha256: crypto.createHash('sha256').update(pdf).digest('hex'),
+  };
+}
+
+/**
+ * POST order/{order_id}/invoice/: gives the order an invoice number if it has none (bill_date
+ * today) and queues its issuing; the job id. 404 outside the caller's orders; a credit order whose
+ * credited order has no invoice number is a 400 (a credit note names the invoice it corrects).
+ */
+export async function requestInvoice(caller: Caller, orderId: string): Promise<string> {
+  const order = await orderRepository.get(caller, orderId);
+  if (!order) throw notFound(`order ${orderId}`, 'order_id');
+  if (order.credit_main_id) {
+    const main = await orderRepository.get(allOrdersOf(caller.accountId), order.credit_main_id);
+    if (!main || main.invoice_number === null)
+      throw invalidField(
+        'order.credit.main_id',
+        `order ${orderId} credits order ${order.credit_main_id}, which has no invoice yet: ask for that order's invoice first`,
+        'status_conflict',
+      );
+  }
+  return db().transaction(async (trx) => {
+    await invoiceNumberIn(trx, caller, orderId);
+    return addToOutbox(trx, caller.accountId, 'invoice.issue', { accountId: caller.accountId, orderIds: [orderId] });
+  });
+}
+
+/** What GET order/{order_id}/invoice/ answers: the invoice's facts and a download link that expires. */
+export interface InvoiceLink {
+  order_id: string;
+  invoice_number: number;
+  type_code: number;
+  date: string;
+  currency_id: string;
+  grand_total: string;
+  due_amount: string;
+  format: 'pdf' | 'xml';
+  url: string;
+  expires: string;
+}
+
+/** The issued invoice of an order in the caller's scope and a link to its PDF (or its XML); 404 otherwise. */
+export async function invoiceLink(caller: Caller, orderId: string, format: 'pdf' | 'xml', now = new Date()): Promise<InvoiceLink> {
+  const order = await orderRepository.get(caller, orderId);
+  if (!order) throw notFound(`order ${orderId}`, 'order_id');
+  const row = await invoiceRepository.byOrder(db(), caller.accountId, order.internal_id);
+  if (!row)
+    throw domainError('not_found', `order ${orderId} has no invoice issued yet (it is issued when the order is paid, or by POST order/${orderId}/invoice/)`);
+  const ttl = config().invoice.urlTtlSeconds;
+  const name = `${row.type_code === 381 ? 'credit-note' : 'invoice'}-${row.invoice_number}.${format}`;
+  const url = await invoiceStorage().link(
+    format === 'pdf' ? row.pdf_key : row.xml_key,
+    ttl,
+    name,
+    format === 'pdf' ? 'application/pdf' : 'application/xml',
+    now,
+  );
+  return {
+    order_id: order.id,
+    invoice_number: Number(row.invoice_number),
+    type_code: row.type_code,
+    date: row.issue_date,
+    currency_id: row.currency_id,
+    grand_total: row.grand_total,
+    due_amount: row.due_amount,
+    format,
+    url,
+    expires: new Date(now.getTime() + ttl * 1000).toISOString(),
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * EN 16931 business rules our invoices touch, checked on the CII XML as a receiver reads it:
+ * written from the standard's rule list (EN 16931-1:2017, 6.4: BR-01..BR-16, BR-21..BR-27, BR-45..
+ * BR-48, BR-55, BR-CO-10..BR-CO-18, BR-CO-25, and the VAT breakdown rules BR-S/Z/E/AE-02, -05, -08,
+ * -09, -10), not from our renderer: it parses the XML on its own (fast-xml-parser) and never imports
+ * lib/invoice. Where no maintained EN 16931 validator runs here (the CEN schematron needs an XSLT
+ * 2.0 processor: Saxon-HE is Java and not in Debian 12's packages under that name, nor in npm as a
+ * working XSLT 2 engine; KoSIT's validator and Mustang are Java from Maven Central), these checks
+ * stand in for it. They also run over the genuine samples in ../shared/samples/einvoice/.
+ */
+import { XMLParser } from 'fast-xml-parser';
+
+export interface Violation {
+  rule: string;
+  message: string;
+}
+
+const repeated = new Set([
+  'IncludedSupplyChainTradeLineItem',
+  'ApplicableTradeTax',
+  'SpecifiedTradeAllowanceCharge',
+  'SpecifiedTaxRegistration',
+  'IncludedNote',
+  'SpecifiedTradePaymentTerms',
+  'InvoiceReferencedDocument',
+  'CategoryTradeTax',
+]);
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  parseTagValue: false,
+  trimValues: true,
+  isArray: (name) => repeated.has(name),
+});
+
+type Node = Record<string, unknown>;
+const at = (n: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((cur, key) => {
+    const v = Array.isArray(cur) ? cur[0] : cur;
+    return v && typeof v === 'object' ? (v as Node)[key] : undefined;
+  }, n);
+const str = (n: unknown): string => {
+  const v = Array.isArray(n) ? n[0] : n;
+  if (v === undefined || v === null) return '';
+  return typeof v === 'object' ? String((v as Node)['#text'] ?? '') : String(v);
+};
+const list = (n: unknown): Node[] => (Array.isArray(n) ? (n as Node[]) : n ? [n as Node] : []);
+
+/** A decimal string as an exact scaled integer (1e-6 units): amounts have 2 places, prices and quantities up to 6. */
+function units(value: string): bigint {
+  const v = value.trim();
+  if (!/^-?\d+(\.\d+)?$/.test(v)) return NaN as unknown as bigint;
+  const negative = v.startsWith('-');
+  const [whole = '0', fraction = ''] = v.replace('-', '').split('.');
+  const n = BigInt(whole) * 1000000n + BigInt((fraction + '000000').slice(0, 6));
+  return negative ? -n : n;
+}
+const cents = (u: bigint) => u; // amounts compared in 1e-6 units
+const show = (u: bigint) => `${u < 0n ? '-' : ''}${(u < 0n ? -u : u) / 1000000n}.${((u < 0n ? -u : u) % 1000000n).toString().padStart(6, '0').slice(0, 2)}`;
+
+/** round(basis x rate / 100) to two decimals, half away from zero, in 1e-6 units. */
+function vatOf(basis: bigint, rate: bigint): bigint {
+  const raw = (basis * rate) / 100000000n; // basis(1e-6) * rate(1e-6) / 100 -> 1e-6 units
+  const negative = raw < 0n;
+  const abs = negative ? -raw : raw;
+  const rounded = ((abs + 5000n) / 10000n) * 10000n;
+  return negative ? -rounded : rounded;
+}
+
+const key = (category: string, rate: string) => `${category}:${rate === '' ? '' : units(rate)}`;
+
+/** Every violation of the rules listed above in one CII D16B invoice. */
+export function checkEn16931(xml: string): Violation[] {
+  const out: Violation[] = [];
+  const fail = (rule: string, message: string) => out.push({ rule, message });
+  const doc = (parser.parse(xml) as Node).CrossIndustryInvoice as Node | undefined;
+  if (!doc) return [{ rule: 'CII', message: 'root is not CrossIndustryInvoice' }];
+  const tx = at(doc, 'SupplyChainTradeTransaction');
+  const agreement = at(tx, 'ApplicableHeaderTradeAgreement');
+  const settlement = at(tx, 'ApplicableHeaderTradeSettlement');
+  const sums = at(settlement, 'SpecifiedTradeSettlementHeaderMonetarySummation');
+  const seller = at(agreement, 'SellerTradeParty');
+  const buyer = at(agreement, 'BuyerTradeParty');
+
+  if (!str(at(doc, 'ExchangedDocumentContext', 'GuidelineSpecifiedDocumentContextParameter', 'ID'))) fail('BR-01', 'no specification identifier (BT-24)');
+  if (!str(at(doc, 'ExchangedDocument', 'ID'))) fail('BR-02', 'no invoice number (BT-1)');
+  if (!/^\d{8}$/.test(str(at(doc, 'ExchangedDocument', 'IssueDateTime', 'DateTimeString')))) fail('BR-03', 'no issue date (BT-2)');
+  if (!str(at(doc, 'ExchangedDocument', 'TypeCode'))) fail('BR-04', 'no type code (BT-3)');
+  if (!/^[A-Z]{3}$/.test(str(at(settlement, 'InvoiceCurrencyCode')))) fail('BR-05', 'no invoice currency (BT-5)');
+  if (!str(at(seller, 'Name'))) fail('BR-06', 'no seller name (BT-27)');
+  if (!str(at(buyer, 'Name'))) fail('BR-07', 'no buyer name (BT-44)');
+  if (!at(seller, 'PostalTradeAddress')) fail('BR-08', 'no seller postal address (BG-5)');
+  if (!/^[A-Z]{2}$/.test(str(at(seller, 'PostalTradeAddress', 'CountryID')))) fail('BR-09', 'no seller country code (BT-40)');
+  if (!at(buyer, 'PostalTradeAddress')) fail('BR-10', 'no buyer postal address (BG-8)');
+  if (!/^[A-Z]{2}$/.test(str(at(buyer, 'PostalTradeAddress', 'CountryID')))) fail('BR-11', 'no buyer country code (BT-55)');
+  for (const [rule, name] of [
+    ['BR-12', 'LineTotalAmount'],
+    ['BR-13', 'TaxBasisTotalAmount'],
+    ['BR-14', 'GrandTotalAmount'],
+    ['BR-15', 'DuePayableAmount'],
+  ] as const)
+    if (!str(at(sums, name))) fail(rule, `no ${name}`);
+
+  const lines = list(at(tx, 'IncludedSupplyChainTradeLineItem'));
+  if (!lines.length) fail('BR-16', 'no invoice line');
+  const bases = new Map<string, bigint>();
+  const add = (k: string, v: bigint) => bases.set(k, (bases.get(k) ?? 0n) + v);
+  let lineSum = 0n;
+  const lineCategories = new Set<string>();
+  for (const line of lines) {
+    const id = str(at(line, 'AssociatedDocumentLineDocument', 'LineID'));
+    if (!id) fail('BR-21', 'a line without identifier (BT-126)');
+    const quantity = at(line, 'SpecifiedLineTradeDelivery', 'BilledQuantity');
+    if (!str(quantity)) fail('BR-22', `line ${id}: no quantity (BT-129)`);
+    if (!str(at(quantity, '@unitCode'))) fail('BR-23', `line ${id}: no unit of measure (BT-130)`);
+    const net = str(at(line, 'SpecifiedLineTradeSettlement', 'SpecifiedTradeSettlementLineMonetarySummation', 'LineTotalAmount'));
+    if (!net) fail('BR-24', `line ${id}: no net amount (BT-131)`);
+    if (!str(at(line, 'SpecifiedTradeProduct', 'Name'))) fail('BR-25', `line ${id}: no item name (BT-153)`);
+    const price = str(at(line, 'SpecifiedLineTradeAgreement', 'NetPriceProductTradePrice', 'ChargeAmount'));
+    if (!price) fail('BR-26', `line ${id}: no net price (BT-146)`);
+    else if (units(price) < 0n) fail('BR-27', `line ${id}: negative net price ${price}`);
+    const tax = at(line, 'SpecifiedLineTradeSettlement', 'ApplicableTradeTax');
+    const category = str(at(tax, 'CategoryCode'));
+    const rate = str(at(tax, 'RateApplicablePercent'));
+    lineCategories.add(category);
+    if (category === 'S' && !(units(rate) > 0n)) fail('BR-S-05', `line ${id}: standard rated with rate ${rate}`);
+    for (const c of ['Z', 'E', 'AE']) if (category === c && units(rate || '0') !== 0n) fail(`BR-${c}-05`, `line ${id}: category ${c} with rate ${rate}`);
+    lineSum += units(net);
+    add(key(category, rate), units(net));
+  }
+
+  let allowances = 0n;
+  let charges = 0n;
+  for (const ac of list(at(settlement, 'SpecifiedTradeAllowanceCharge'))) {
+    const isCharge = str(at(ac, 'ChargeIndicator', 'Indicator')) === 'true';
+    const amount = units(str(at(ac, 'ActualAmount')));
+    const tax = at(ac, 'CategoryTradeTax');
+    const k = key(str(at(tax, 'CategoryCode')), str(at(tax, 'RateApplicablePercent')));
+    if (isCharge) {
+      charges += amount;
+      add(k, amount);
+    } else {
+      allowances += amount;
+      add(k, -amount);
+    }
+  }
+
+  const amountOf = (name: string) => units(str(at(sums, name)) || '0');
+  const lineTotal = amountOf('LineTotalAmount');
+  const allowanceTotal = amountOf('AllowanceTotalAmount');
+  const chargeTotal = amountOf('ChargeTotalAmount');
+  const taxBasis = amountOf('TaxBasisTotalAmount');
+  // BT-110 is the TaxTotalAmount in the invoice currency (BT-111 would be in BT-6's).
+  const currency = str(at(settlement, 'InvoiceCurrencyCode'));
+  const taxTotals = list(at(sums, 'TaxTotalAmount'));
+  const taxTotalNode = taxTotals.find((t) => str(at(t, '@currencyID')) === currency) ?? taxTotals[0];
+  const taxTotal = units(str(taxTotalNode) || '0');
+  const grand = amountOf('GrandTotalAmount');
+  const prepaid = amountOf('TotalPrepaidAmount');
+  const rounding = amountOf('RoundingAmount');
+  const due = amountOf('DuePayableAmount');
+
+  if (cents(lineTotal) !== cents(lineSum)) fail('BR-CO-10', `line total ${show(lineTotal)} is not the sum of line net amounts ${show(lineSum)}`);
+  if (allowanceTotal !== allowances) fail('BR-CO-11', `allowance total ${show(allowanceTotal)} is not the sum of allowances ${show(allowances)}`);
+  if (chargeTotal !== charges) fail('BR-CO-12', `charge total ${show(chargeTotal)} is not the sum of charges ${show(charges)}`);
+  if (taxBasis !== lineSum - allowances + charges)
+    fail('BR-CO-13', `tax basis ${show(taxBasis)} is not lines - allowances + charges (${show(lineSum - allowances + charges)})`);
+
+  const breakdown = list(at(settlement, 'ApplicableTradeTax'));
+  if (!breakdown.length) fail('BR-CO-18', 'no VAT breakdown');
+  let vatSum = 0n;
+  const broken = new Set<string>();
+  for (const v of breakdown) {
+    const category = str(at(v, 'CategoryCode'));
+    const rate = str(at(v, 'RateApplicablePercent'));
+    const basisText = str(at(v, 'BasisAmount'));
+    const taxText = str(at(v, 'CalculatedAmount'));
+    if (!basisText) fail('BR-45', `breakdown ${category} ${rate}: no taxable amount`);
+    if (!taxText) fail('BR-46', `breakdown ${category} ${rate}: no tax amount`);
+    if (!category) fail('BR-47', 'a breakdown without category code');
+    if (category !== 'O' && !rate) fail('BR-48', `breakdown ${category}: no rate`);
+    const basis = units(basisText || '0');
+    const tax = units(taxText || '0');
+    vatSum += tax;
+    const k = key(category, rate);
+    broken.add(k);
+    if (tax !== vatOf(basis, units(rate || '0'))) fail('BR-CO-17', `breakdown ${category} ${rate}: tax ${show(tax)} is not ${show(basis)} x ${rate} %`);
+    if ((bases.get(k) ?? 0n) !== basis)
+      fail(`BR-${category}-08`, `breakdown ${category} ${rate}: taxable ${show(basis)} is not the lines and charges of it (${show(bases.get(k) ?? 0n)})`);
+    if (category === 'S') {
+      if (tax !== vatOf(basis, units(rate))) fail('BR-S-09', `breakdown S ${rate}: tax is not basis x rate`);
+      if (str(at(v, 'ExemptionReason')) || str(at(v, 'ExemptionReasonCode'))) fail('BR-S-10', 'an exemption reason on a standard-rated breakdown');
+    } else if (['Z', 'E', 'AE', 'K', 'G'].includes(category)) {
+      if (tax !== 0n) fail(`BR-${category}-09`, `breakdown ${category}: tax ${show(tax)} is not 0`);
+      if (['E', 'AE', 'K', 'G'].includes(category) && !str(at(v, 'ExemptionReason')) && !str(at(v, 'ExemptionReasonCode')))
+        fail(`BR-${category}-10`, `breakdown ${category}: no exemption reason`);
+    }
+  }
+  for (const k of bases.keys()) if (!broken.has(k)) fail('BR-CO-18', `lines or charges of ${k} have no VAT breakdown`);
+  if (taxTotal !== vatSum) fail('BR-CO-14', `VAT total ${show(taxTotal)} is not the sum of the breakdown ${show(vatSum)}`);
+  if (grand !== taxBasis + taxTotal) fail('BR-CO-15', `grand total ${show(grand)} is not tax basis + VAT (${show(taxBasis + taxTotal)})`);
+  if (due !== grand - prepaid + rounding)
+    fail('BR-CO-16', `amount due ${show(due)} is not grand total - paid + rounding (${show(grand - prepaid + rounding)})`);
+  if (due > 0n && !list(at(settlement, 'SpecifiedTradePaymentTerms')).some((t) => str(at(t, 'Description')) || str(at(t, 'DueDateDateTime', 'DateTimeString'))))
+    fail('BR-CO-25', 'amount due is positive, but there is neither a due date nor payment terms');
+
+  const registrations = (p: unknown, scheme: string) =>
+    list(at(p, 'SpecifiedTaxRegistration')).filter((r) => str(at(r, 'ID', '@schemeID')) === scheme && str(at(r, 'ID')));
+  const sellerTaxId =
+    registrations(seller, 'VA').length + registrations(seller, 'FC').length > 0 || Boolean(at(agreement, 'SellerTaxRepresentativeTradeParty'));
+  if (lineCategories.has('S') && !sellerTaxId) fail('BR-S-02', 'standard-rated lines, but no seller VAT identifier or tax registration');
+  if (lineCategories.has('AE')) {
+    if (!sellerTaxId) fail('BR-AE-02', 'reverse charge lines, but no seller VAT identifier');
+    if (!registrations(buyer, 'VA').length && !str(at(buyer, 'SpecifiedLegalOrganization', 'ID')))
+      fail('BR-AE-02', 'reverse charge lines, but no buyer VAT identifier');
+  }
+  for (const ref of list(at(settlement, 'InvoiceReferencedDocument')))
+    if (!str(at(ref, 'IssuerAssignedID'))) fail('BR-55', 'a preceding invoice reference without its number (BT-25)');
+  return out;
+}

@@ -1,0 +1,301 @@
+/**
+ * Issue 35 as a seller's client sees it: an order that becomes paid gets its invoice from the
+ * invoice worker (bill_url set), GET order/{order_id}/invoice/ hands out a link that expires, the
+ * seller can ask for an invoice (POST), a credit order gets a credit note naming the invoice, an
+ * issued invoice never changes, and another seller can read none of it. The worker and the outbox
+ * relay run in the test process; invoices go to a folder of the test's own.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { config } from '../../config';
+import { db } from '../../lib/db/knex';
+import { invoiceProcessors, LocalFolderStorage, readFacturx, setInvoiceStorage } from '../../lib/invoice';
+import { apiBase, call, newSeller, Seller } from '../support/api';
+import { startQueueWorker } from '../support/queue-worker';
+import { waitFor } from '../event/servers';
+import { checkEn16931 } from './en16931-rules';
+import { xmllint } from './support';
+
+interface InvoiceAnswer {
+  order_id: string;
+  invoice_number: number;
+  type_code: number;
+  date: string;
+  currency_id: string;
+  grand_total: string;
+  due_amount: string;
+  format: string;
+  url: string;
+  expires: string;
+}
+
+describe('invoices: issued, asked for and served (issue 35)', function () {
+  this.timeout(60000);
+  let worker: { stop(): Promise<void> };
+  let dir: string;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-invoices-'));
+    setInvoiceStorage(new LocalFolderStorage(dir, await apiBase(), crypto.randomBytes(32)));
+    worker = await startQueueWorker('invoice', invoiceProcessors, 'invoice');
+  });
+
+  after(async () => {
+    await worker?.stop();
+    setInvoiceStorage(undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A seller whose account has a company address and invoice settings (VAT id, IBAN). */
+  async function invoicingSeller(settings: Record<string, unknown> = {}): Promise<Seller> {
+    const seller = await newSeller();
+    await db()('account')
+      .where({ id: seller.id })
+      .update({ address: JSON.stringify({ name: 'Kontor Testhandel GmbH', street: 'Hauptstraße 1', zip: '10115', city: 'Berlin', country_iso2: 'DE' }) });
+    const res = await call('admin/user/', {
+      token: seller.token,
+      body: { user: { settings: { invoice: { vat_id: 'DE123456789', iban: 'DE02120300000000202051', locale: 'de-DE', ...settings } } } },
+    });
+    expect(res.status, res.text).to.equal(200);
+    return seller;
+  }
+
+  const buyer = { email: 'erika@example.com', address: { name: 'Erika Mustermann', street: 'Weg 2', zip: '20095', city: 'Hamburg', country_iso2: 'DE' } };
+
+  async function createOrder(seller: Seller, order: Record<string, unknown>): Promise<string> {
+    const res = await call('order/', { token: seller.token, body: { order: { customer: buyer, ...order } } });
+    expect(res.status, res.text).to.equal(201);
+    return res.body.order_id as string;
+  }
+
+  const readOrder = async (seller: Seller, id: string) => (await call(`order/${id}/`, { token: seller.token })).body.order as Record<string, unknown>;
+
+  /** The order once the worker has set its bill_url. */
+  const issued = (seller: Seller, id: string) =>
+    waitFor(async () => {
+      const order = await readOrder(seller, id);
+      return order.bill_url ? order : undefined;
+    }, `the invoice of ${id}`);
+
+  /** GET order/{id}/invoice/ without following the redirect. */
+  async function invoiceOf(
+    seller: Seller,
+    id: string,
+    query = '',
+  ): Promise<{ status: number; location: string | null; invoice: InvoiceAnswer; body: Record<string, unknown> }> {
+    const res = await fetch(`${await apiBase()}/v1.1/order/${id}/invoice/${query}`, {
+      headers: { Authorization: `Bearer ${seller.token}` },
+      redirect: 'manual',
+    });
+    const body = (await res.json()) as Record<string, unknown>;
+    return { status: res.status, location: res.headers.get('location'), invoice: body.invoice as InvoiceAnswer, body };
+  }
+
+  async function download(url: string): Promise<{ status: number; type: string | null; bytes: Buffer }> {
+    const res = await fetch(url);
+    return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
+  }
+
+  async function finished(seller: Seller, jobId: string): Promise<Record<string, unknown>> {
+    return waitFor(async () => {
+      const job = (await call(`job/${jobId}/`, { token: seller.token })).body.job as Record<string, unknown> | undefined;
+      return job && (job.state === 'completed' || job.state === 'failed') && job.finished_date ? job : undefined;
+    }, `job ${jobId}`);
+  }
+
+  it('when an order is created paid, then the worker issues its invoice: bill_url is ours, and GET answers 302 to a PDF/A-3 whose Factur-X XML has the order numbers', async () => {
+    const seller = await invoicingSeller();
+    const id = await createOrder(seller, {
+      status: { is_paid: true },
+      payment_method_id: 'Prepayment',
+      shipping: { fee: '4.90' },
+      line: [
+        { id: 1, name: 'Kaffeebecher', sku: 'CUP-1', quantity: 3, price: '9.99', tax: '19' },
+        { id: 2, name: 'Kochbuch', sku: 'BOOK-7', quantity: 1, price: '23.50', tax: '7' },
+      ],
+    });
+    const order = await issued(seller, id);
+    expect(order.bill_url).to.equal(`${config().publicUrl}/v1.1/order/${id}/invoice/`);
+    const answer = await invoiceOf(seller, id);
+    expect(answer.status).to.equal(302);
+    expect(answer.location).to.equal(answer.invoice.url);
+    expect(answer.invoice).to.include({
+      order_id: id,
+      invoice_number: order.invoice_number,
+      type_code: 380,
+      date: order.bill_date,
+      currency_id: 'EUR',
+      due_amount: '0.00',
+    });
+    const pdf = await download(answer.location!);
+    expect(pdf.status).to.equal(200);
+    expect(pdf.type).to.equal('application/pdf');
+    const read = await readFacturx(pdf.bytes);
+    expect(read.pdfa).to.deep.equal({ part: '3', conformance: 'B' });
+    expect(read.invoiceFile).to.include({ name: 'factur-x.xml', afRelationship: 'Alternative', inCatalogAF: true });
+    expect(read.invoice).to.include({ number: String(order.invoice_number), typeCode: '380', currency: 'EUR', duePayable: '0.00' });
+    // 58.37 owed: 58.36 stated and 0.01 rounding (32.72 gross at 19 % has no net basis to the cent).
+    expect(order.invoice_amount).to.equal('58.37');
+    expect(read.invoice!.grandTotal).to.equal('58.36');
+    const xml = Buffer.from(read.invoiceFile!.bytes).toString('utf8');
+    expect(xmllint(xml).code).to.equal(0);
+    expect(checkEn16931(xml)).to.deep.equal([]);
+    // The same XML on its own, on request.
+    const asXml = await invoiceOf(seller, id, '?format=xml');
+    const file = await download(asXml.location!);
+    expect(file.type).to.equal('application/xml');
+    expect(file.bytes.toString('utf8')).to.equal(xml);
+  });
+
+  it('when orders become paid by an update, by order/list/ and in a foreign currency to a reverse-charge buyer, then each gets its invoice', async () => {
+    const seller = await invoicingSeller();
+    const later = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 2, price: '5.00', tax: '19' }] });
+    expect((await invoiceOf(seller, later)).status).to.equal(404);
+    const paid = await call(`order/${later}/`, { token: seller.token, body: { order: { paid_amount: '10.00' } } });
+    expect(paid.status, paid.text).to.equal(200);
+    const list = await call('order/list/', {
+      token: seller.token,
+      body: {
+        order: [
+          { customer: buyer, status: { is_paid: true }, line: [{ id: 1, name: 'Teller', quantity: 1, price: '12.00', tax: '19' }] },
+          {
+            customer: {
+              email: 'achats@example.fr',
+              vat_id: 'FR40303265045',
+              address: { name: 'Société Exemple SARL', city: 'Paris', zip: '75001', country_iso2: 'FR' },
+            },
+            currency_id: 'USD',
+            status: { is_paid: true },
+            line: [{ id: 1, name: 'Industrial mug', quantity: 100, price: '4.20', tax: '19' }],
+          },
+        ],
+      },
+    });
+    expect(list.status, list.text).to.equal(207);
+    const ids = (list.body.response as { order_id: string }[]).map((r) => r.order_id);
+    for (const id of [later, ...ids]) await issued(seller, id);
+    const reverse = await readFacturx((await download((await invoiceOf(seller, ids[1]!)).location!)).bytes);
+    expect(reverse.invoice).to.include({ currency: 'USD', taxTotal: '0.00', grandTotal: '420.00' });
+    const xml = Buffer.from(reverse.invoiceFile!.bytes).toString('utf8');
+    expect(xml).to.contain('<ram:CategoryCode>AE</ram:CategoryCode>');
+    expect(checkEn16931(xml)).to.deep.equal([]);
+  });
+
+  it('when another seller asks for the invoice, or a link is altered or expired, then the answer is 404 and no file', async () => {
+    const seller = await invoicingSeller();
+    const other = await newSeller();
+    const id = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' }] });
+    await issued(seller, id);
+    const theirs = await invoiceOf(other, id);
+    expect(theirs.status).to.equal(404);
+    expect(theirs.location).to.equal(null);
+    expect((await call(`order/${id}/invoice/`, { token: other.token, body: {} })).status).to.equal(404);
+    const url = new URL((await invoiceOf(seller, id)).location!);
+    const altered = new URL(url);
+    altered.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
+    expect((await download(altered.toString())).status).to.equal(404);
+    const elsewhere = new URL(url);
+    elsewhere.pathname = url.pathname.replace(/\/\d+\//, `/${other.id}/`);
+    expect((await download(elsewhere.toString())).status).to.equal(404);
+    // A link made an hour ago with a five-minute life.
+    const storage = new LocalFolderStorage(dir, await apiBase(), crypto.randomBytes(32));
+    const key = url.pathname.replace('/invoice-file/', '');
+    const old = await storage.link(key, 300, 'invoice.pdf', 'application/pdf', new Date(Date.now() - 3600 * 1000));
+    expect(
+      storage.verify(key, new URL(old).searchParams.get('expires')!, 'invoice.pdf', 'application/pdf', new URL(old).searchParams.get('signature')!),
+    ).to.equal(false);
+    expect((await download(old)).status).to.equal(404);
+  });
+
+  it('when the seller asks for the invoice of an unpaid order, then it gets an invoice number and bill_date and its invoice is issued (202, the job says so)', async () => {
+    const seller = await invoicingSeller();
+    const id = await createOrder(seller, { payment_method_id: 'OnAccount', line: [{ id: 1, name: 'Tasse', quantity: 4, price: '5.00', tax: '19' }] });
+    const before = await readOrder(seller, id);
+    expect(before.invoice_number).to.equal(null);
+    const res = await call(`order/${id}/invoice/`, { token: seller.token, body: {} });
+    expect(res.status, res.text).to.equal(202);
+    const job = await finished(seller, res.body.job_id as string);
+    expect(job.state).to.equal('completed');
+    const order = await readOrder(seller, id);
+    expect(order.invoice_number).to.be.a('number');
+    expect(order.bill_date).to.equal(new Date().toISOString().slice(0, 10));
+    expect(job.result).to.deep.equal([{ order_id: id, status: 'issued', invoice_number: String(order.invoice_number), type_code: 380 }]);
+    const answer = await invoiceOf(seller, id);
+    expect(answer.invoice).to.include({ due_amount: '20.00', grand_total: '20.00' });
+    const read = await readFacturx((await download(answer.location!)).bytes);
+    expect(read.invoice).to.include({ duePayable: '20.00' });
+    // Still unpaid: the order is not marked paid by its invoice.
+    expect((order.status as Record<string, unknown>).is_paid).to.equal(false);
+  });
+
+  it('when an issued invoice is asked for again after the order changed, then the same document is served: the job skips it and the database refuses to change it', async () => {
+    const seller = await invoicingSeller();
+    const id = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' }] });
+    await issued(seller, id);
+    const first = await download((await invoiceOf(seller, id)).location!);
+    const changed = await call(`order/${id}/`, {
+      token: seller.token,
+      body: {
+        order: { customer: { address: { name: 'Someone Else', city: 'Köln' } }, line: [{ id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' }] },
+      },
+    });
+    expect(changed.status, changed.text).to.equal(200);
+    const again = await call(`order/${id}/invoice/`, { token: seller.token, body: {} });
+    const job = await finished(seller, again.body.job_id as string);
+    expect((job.result as { status: string }[])[0]!.status).to.equal('issued_before');
+    const second = await download((await invoiceOf(seller, id)).location!);
+    expect(crypto.createHash('sha256').update(second.bytes).digest('hex')).to.equal(crypto.createHash('sha256').update(first.bytes).digest('hex'));
+    const refused = await db()('invoice')
+      .where({ account_id: seller.id, order_id: id })
+      .update({ grand_total: '1.00' })
+      .then(
+        () => 'updated',
+        (err: Error) => err.message,
+      );
+    expect(refused).to.contain('an issued invoice never changes');
+  });
+
+  it('when a credit order of an invoiced order is paid, then it gets a credit note (381) naming that invoice; partial credits add up to at most the invoice', async () => {
+    const seller = await invoicingSeller();
+    const main = await createOrder(seller, {
+      status: { is_paid: true },
+      line: [
+        { id: 1, name: 'Tasse', quantity: 2, price: '5.00', tax: '19' },
+        { id: 2, name: 'Buch', quantity: 1, price: '20.00', tax: '7' },
+      ],
+    });
+    const mainOrder = await issued(seller, main);
+    const credit = await createOrder(seller, {
+      credit: { main_id: main },
+      status: { is_paid: true },
+      line: [{ id: 1, name: 'Tasse (Rücksendung)', quantity: 1, price: '-5.00', tax: '19' }],
+    });
+    await issued(seller, credit);
+    const note = await invoiceOf(seller, credit);
+    expect(note.invoice).to.include({ type_code: 381, grand_total: '5.00' });
+    const read = await readFacturx((await download(note.location!)).bytes);
+    expect(read.invoice).to.include({ typeCode: '381', precedingInvoice: String(mainOrder.invoice_number), grandTotal: '5.00' });
+    expect(checkEn16931(Buffer.from(read.invoiceFile!.bytes).toString('utf8'))).to.deep.equal([]);
+    // A second credit of more than is left of the 30.00 is refused, and nothing is issued for it.
+    const tooMuch = await createOrder(seller, { credit: { main_id: main }, line: [{ id: 1, name: 'Alles', quantity: 1, price: '-26.00', tax: '19' }] });
+    const res = await call(`order/${tooMuch}/invoice/`, { token: seller.token, body: {} });
+    expect(res.status, res.text).to.equal(202);
+    const job = await finished(seller, res.body.job_id as string);
+    expect((job.result as { status: string }[])[0]!.status).to.equal('refused');
+    expect((await invoiceOf(seller, tooMuch)).status).to.equal(404);
+  });
+
+  it('when the seller asks for the credit note of an order that credits an order without invoice, then it is a 400 naming credit.main_id', async () => {
+    const seller = await invoicingSeller();
+    const main = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' }] });
+    const credit = await createOrder(seller, { credit: { main_id: main }, line: [{ id: 1, name: 'Tasse', quantity: 1, price: '-5.00', tax: '19' }] });
+    const res = await call(`order/${credit}/invoice/`, { token: seller.token, body: {} });
+    expect(res.status).to.equal(400);
+    expect(res.body.error?.map(({ error, field, code }) => ({ error, field, code }))).to.deep.equal([
+      { error: 'status_conflict', field: 'order.credit.main_id', code: 400 },
+    ]);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * Issue 35, point 4: our invoices checked by tools that are not ours (xmllint against the
+ * official CII D16B schema, poppler's pdftotext) and by the EN 16931 rules written from the
+ * standard's list (en16931-rules.ts), for each shape the issue names; the PDF's Factur-X
+ * structure read back by the same reader that reads the genuine samples.
+ */
+import { expect } from 'chai';
+import { planInvoice, readFacturx, renderCii, renderPdf, pdfAssets, facturxNamespace } from '../../lib/invoice';
+import { config } from '../../config';
+import { checkEn16931 } from './en16931-rules';
+import { pdfaFacts, pdfText, scenarios, xmllint } from './support';
+
+describe('invoices: validators (issue 35)', function () {
+  this.timeout(30000);
+
+  for (const s of scenarios) {
+    describe(`when ${s.name} is invoiced`, () => {
+      const doc = planInvoice(s.order, s.seller);
+      const xml = renderCii(doc);
+      let pdf: Uint8Array;
+      before(async () => {
+        pdf = await renderPdf(doc, xml, pdfAssets(config().invoice.iccProfile), new Date('2026-11-26T10:00:00Z'));
+      });
+
+      it('then xmllint validates its XML against the UN/CEFACT CII D16B schema', () => {
+        const verdict = xmllint(xml);
+        expect(verdict.output).to.contain('- validates');
+        expect(verdict.code).to.equal(0);
+      });
+
+      it('then it breaks none of the EN 16931 rules it touches (BR-CO-10..18, BR-CO-25, the VAT breakdown rules)', () => {
+        expect(checkEn16931(xml)).to.deep.equal([]);
+      });
+
+      it('then its total is what the buyer owes for the order, and the amount due what is left', () => {
+        const t = doc.totals;
+        const owed = BigInt(Math.round(Math.abs(Number(s.order.invoiceAmount)) * 100));
+        expect(t.grandTotal + t.rounding).to.equal(owed);
+        expect(t.due).to.equal(owed - BigInt(Math.round(Math.abs(Number(s.order.paidAmount ?? '0')) * 100)));
+      });
+
+      it('then its PDF is PDF/A-3B with factur-x.xml attached (Alternative, in the catalog /AF), the fx: XMP and every font embedded', async () => {
+        const read = await readFacturx(pdf);
+        expect(read.pdfa).to.deep.equal({ part: '3', conformance: 'B' });
+        expect(read.facturx).to.deep.equal({ documentFileName: 'factur-x.xml', conformanceLevel: 'EN 16931', version: '1.0' });
+        expect(read.xmp).to.contain(facturxNamespace);
+        expect(read.files.map((f) => [f.name, f.afRelationship, f.mimeType, f.inCatalogAF])).to.deep.equal([['factur-x.xml', 'Alternative', 'text/xml', true]]);
+        expect(Buffer.from(read.invoiceFile!.bytes).toString('utf8')).to.equal(xml);
+        const facts = await pdfaFacts(pdf);
+        expect(facts.fonts).to.be.greaterThan(0);
+        expect(facts.unembeddedFonts).to.deep.equal([]);
+        expect(facts.outputIntents).to.deep.equal(['/GTS_PDFA1']);
+        expect(facts.fileId).to.equal(true);
+        expect(facts.version).to.equal('%PDF-1.7');
+      });
+
+      it('then the PDF shows the numbers of the XML, in the seller locale', async () => {
+        const read = await readFacturx(pdf);
+        const text = pdfText(pdf);
+        const money = new Intl.NumberFormat(s.seller.locale, { style: 'currency', currency: s.order.currency });
+        expect(read.invoice).to.include({ number: s.order.invoiceNumber, currency: s.order.currency, typeCode: String(doc.typeCode) });
+        // pdftotext reads the no-break space Intl puts before the currency sign as a space.
+        for (const amount of [read.invoice!.grandTotal, read.invoice!.taxBasisTotal, read.invoice!.duePayable])
+          expect(text).to.contain(money.format(Number(amount)).replace(/[\u00a0\u202f]/g, ' '));
+        expect(text).to.contain(doc.typeCode === 381 ? 'Gutschrift' : s.seller.locale.startsWith('de') ? 'Rechnung' : 'Invoice');
+      });
+    });
+  }
+
+  it('when the seller sells to a French business with a VAT id, then the invoice is reverse charge (AE, no VAT) with the legal note in the XML and on the PDF', async () => {
+    const s = scenarios[1]!;
+    const doc = planInvoice(s.order, s.seller);
+    expect(doc.vat.map((v) => [v.category, v.rate, v.tax, v.exemptionCode])).to.deep.equal([['AE', 0, 0n, 'VATEX-EU-AE']]);
+    const xml = renderCii(doc);
+    expect(xml).to.contain('<ram:ID schemeID="VA">FR40303265045</ram:ID>');
+    expect(xml).to.contain('<ram:ExemptionReasonCode>VATEX-EU-AE</ram:ExemptionReasonCode>');
+    const text = pdfText(await renderPdf(doc, xml, pdfAssets(config().invoice.iccProfile), new Date()));
+    expect(text).to.contain('Steuerschuldnerschaft des Leistungsempfängers');
+    expect(text).to.contain('FR40303265045');
+  });
+
+  it('when an invoice has lines at 19 %, 7 % and 0 % and shipping, then each rate has its breakdown and shipping is split over the rates by their gross', () => {
+    const doc = planInvoice(scenarios[0]!.order, scenarios[0]!.seller);
+    expect(doc.vat.map((v) => [v.category, v.rate])).to.deep.equal([
+      ['S', 1900],
+      ['S', 700],
+      ['Z', 0],
+    ]);
+    expect(doc.charges.map((c) => c.rate)).to.deep.equal([1900, 700, 0]);
+    // The net shares of the 4.90 shipping: below the gross, above it less the highest rate's VAT.
+    const shippingNet = doc.charges.reduce((a, c) => a + c.net, 0n);
+    expect(shippingNet < 490n && shippingNet > 411n, String(shippingNet)).to.equal(true);
+  });
+
+  it('when a credit note is rendered, then its XML names the invoice it corrects and states positive amounts', () => {
+    const doc = planInvoice(scenarios[3]!.order, scenarios[3]!.seller);
+    const xml = renderCii(doc);
+    expect(doc.typeCode).to.equal(381);
+    expect(xml).to.contain('<ram:TypeCode>381</ram:TypeCode>');
+    expect(xml).to.match(/<ram:InvoiceReferencedDocument><ram:IssuerAssignedID>1001<\/ram:IssuerAssignedID>/);
+    // 9.99 gross at 19 %: 8.39 + 1.59 = 9.98 (no basis gives 9.99), the cent is the rounding amount.
+    expect([doc.totals.grandTotal, doc.totals.rounding, doc.totals.paid, doc.totals.due]).to.deep.equal([998n, 1n, 999n, 0n]);
+  });
+
+  it('when the rule checks read an invoice whose totals were altered, then they name the rules it breaks', () => {
+    const xml = renderCii(planInvoice(scenarios[0]!.order, scenarios[0]!.seller));
+    const altered = xml.replace(/<ram:GrandTotalAmount>([\d.]+)</, (_, v: string) => `<ram:GrandTotalAmount>${(Number(v) + 1).toFixed(2)}<`);
+    expect(checkEn16931(altered).map((v) => v.rule)).to.deep.equal(['BR-CO-15', 'BR-CO-16']);
+    const wrongVat = xml.replace(/<ram:CalculatedAmount>([\d.]+)</, (_, v: string) => `<ram:CalculatedAmount>${(Number(v) + 0.01).toFixed(2)}<`);
+    expect(checkEn16931(wrongVat).map((v) => v.rule)).to.include.members(['BR-CO-17', 'BR-S-09', 'BR-CO-14']);
+  });
+
+  it('when xmllint reads an XML with its elements out of the schema order, then it refuses it (the schema check can fail)', () => {
+    const xml = renderCii(planInvoice(scenarios[0]!.order, scenarios[0]!.seller)).replace(
+      /(<ram:InvoiceCurrencyCode>EUR<\/ram:InvoiceCurrencyCode>)(<ram:SpecifiedTradeSettlementPaymentMeans>.*?<\/ram:SpecifiedTradeSettlementPaymentMeans>)/,
+      '$2$1',
+    );
+    const verdict = xmllint(xml);
+    expect(verdict.code).to.not.equal(0);
+    expect(verdict.output).to.contain('fails to validate');
+  });
+});
