@@ -5,8 +5,9 @@
  * to eBay. What goes and what stays is written in lib/portals/README.md ("eBay account
  * deletion"): contact data and delivery addresses go; amounts, lines, dates and an invoiced
  * order's billing name and address stay (bookkeeping law: invoices are kept 10 years).
- * The work is a few indexed statements per connected account, done before answering so that a
- * failure is answered 5xx and eBay delivers again; a redelivery is harmless (same statements).
+ * The work is two statements over every account connected to eBay (the orders found by the
+ * username's index), done before answering so that a failure is answered 5xx and eBay delivers
+ * again; a redelivery is harmless (same statements).
  */
 import { config } from '../../config';
 import { ebayApplication } from '../admin/portal-account-consent.service';
@@ -96,16 +97,14 @@ export async function receiveEbayDeletion(rawBody: string, signature: string | u
   endpointKeys();
   const user = await readEbayDeletion(rawBody, signature, publicKey);
   const done = { accounts: 0, orders: 0, customers: 0 };
-  if (user.username) {
-    for (const [accountId, portalAccountIds] of await ebayDeletionRepository.ebayAccounts(db())) {
-      const [orders, customers] = await db().transaction(async (trx) => [
-        await ebayDeletionRepository.anonymiseOrders(trx, accountId, portalAccountIds, user.username),
-        await ebayDeletionRepository.anonymiseCustomers(trx, accountId, user.username),
-      ]);
-      if (orders + customers > 0) done.accounts += 1;
-      done.orders += orders;
-      done.customers += customers;
-    }
+  const { accountIds, portalAccountIds } = await ebayDeletionRepository.ebayAccounts(db());
+  if (user.username && accountIds.length) {
+    const [customers, orders] = await db().transaction(async (trx) => [
+      // Customers first: they are found through the orders, which then lose the username.
+      await ebayDeletionRepository.anonymiseCustomers(trx, accountIds, portalAccountIds, user.username),
+      await ebayDeletionRepository.anonymiseOrders(trx, accountIds, portalAccountIds, user.username),
+    ]);
+    Object.assign(done, { accounts: new Set([...orders, ...customers]).size, orders: orders.length, customers: customers.length });
   }
   const notificationId = user.notificationId || 'unnamed';
   await ebayDeletionRepository.record(db(), notificationId, done);
