@@ -31,6 +31,7 @@ export const invoiceEndpoints = [
     params: orderIdParams,
     query: Joi.object({ format: Joi.string().valid('pdf', 'xml').default('pdf') }),
     response: ['invoice'],
+    answers: { 302: 'The invoice is issued: Location is its download link (it expires), the body its facts.' },
     async handle({ caller, params, query }) {
       const invoice = await invoiceLink(caller, params.order_id, query.format ?? 'pdf');
       return { status: 302, headers: { Location: invoice.url }, payload: { invoice } };
