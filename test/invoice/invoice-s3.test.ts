@@ -28,7 +28,7 @@ describe('invoices: the archive on S3 (s3rver) (issue 35)', function () {
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-s3rver-'));
-    server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
+    server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: dir, configureBuckets: [{ name: bucket, configs: [] }] });
     const { port } = await server.run();
     endpoint = `http://127.0.0.1:${port}`;
   });
