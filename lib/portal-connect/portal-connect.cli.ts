@@ -3,9 +3,10 @@
  *   kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp
  *     prints {url}: the consent link to hand to the seller (good once, for 10 minutes), as
  *     POST admin/portal_account/{id}/consent/ answers it;
- *   kontor portal-account take-over --login L --portal-account ID --listing-id X [--listing-id Y ...]
- *     migrates the seller's Seller Hub / Trading API listings and links each to the stock item of
- *     its SKU, as POST admin/portal_account/{id}/take_over/; prints the report per listing.
+ *   kontor portal-account take-over --login L --portal-account ID [--listing-id X ...] [--sku S ...]
+ *     migrates the seller's Seller Hub / Trading API listings (--listing-id), confirms Inventory API
+ *     listings (--sku), and links each to the stock item of its SKU, as POST
+ *     admin/portal_account/{id}/take_over/; prints the report per listing.
  */
 import { parseArgs } from 'node:util';
 import { accountOf, AdminCommandError, explain, read } from '../admin/admin.cli';
@@ -13,7 +14,7 @@ import { startConsent } from '../admin/portal-account-consent.service';
 import { takeOverListings } from './ebay-take-over.service';
 
 export const portalConnectUsage =
-  'kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp | kontor portal-account take-over --login L --portal-account ID --listing-id X [--listing-id Y ...]';
+  'kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp | kontor portal-account take-over --login L --portal-account ID [--listing-id X ...] [--sku S ...]';
 
 function portalAccountId(value: unknown): number {
   if (!/^\d{1,9}$/.test(String(value)) || Number(value) < 1) throw new AdminCommandError('--portal-account must be a portal account id');
@@ -33,17 +34,22 @@ export async function runPortalConnectCommand(command: string | undefined, sub: 
       parsed = parseArgs({
         args: rest,
         strict: true,
-        options: { login: { type: 'string' }, 'portal-account': { type: 'string' }, 'listing-id': { type: 'string', multiple: true } },
+        options: {
+          login: { type: 'string' },
+          'portal-account': { type: 'string' },
+          'listing-id': { type: 'string', multiple: true },
+          sku: { type: 'string', multiple: true },
+        },
       });
     } catch (err) {
       throw new AdminCommandError((err as Error).message);
     }
     const v = parsed.values;
     if (!v.login) throw new AdminCommandError('--login is required');
-    if (!v['listing-id']?.length) throw new AdminCommandError('--listing-id is required');
+    if (!v['listing-id']?.length && !v.sku?.length) throw new AdminCommandError('--listing-id or --sku is required');
     const accountId = await accountOf(v.login);
     const id = portalAccountId(v['portal-account']);
-    return explain(async () => ({ take_over: await takeOverListings(accountId, id, v['listing-id']!) }));
+    return explain(async () => ({ take_over: await takeOverListings(accountId, id, v['listing-id'] ?? [], v.sku ?? []) }));
   }
   return undefined;
 }

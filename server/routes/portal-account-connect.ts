@@ -34,10 +34,10 @@ export const portalAccountConnectEndpoints = [
     },
   }),
 
-  endpoint<{ portal_account_id: PortalAccountRef }, { listing_id: string[] }>({
+  endpoint<{ portal_account_id: PortalAccountRef }, { listing_id?: string[]; sku?: string[] }>({
     method: 'POST',
     path: 'admin/portal_account/{portal_account_id}/take_over/',
-    summary: `Take over the seller's eBay listings made in Seller Hub or the Trading API (1 to ${maxTakeOverListings} listing_id): each is migrated to the Inventory API and linked by its SKU to the stock item with that SKU, whose cia.auction_a is switched on. take_over[] answers per listing: taken_over (sku, stock_id), refused (eBay's reason), no_stock_item, ambiguous_sku or sku_differs.`,
+    summary: `Take over the seller's existing eBay listings (1 to ${maxTakeOverListings} in all): listing_id[] names listings made in Seller Hub or the Trading API, which are migrated to the Inventory API; sku[] names listings made through the Inventory API by another tool, which need no migration. Each is linked by its SKU to the stock item with that SKU, whose cia.auction_a is switched on. take_over[] answers per listing: taken_over (sku, stock_id), refused (eBay's reason), no_stock_item, ambiguous_sku or sku_differs.`,
     scope: 'admin_w',
     params: Joi.object({ portal_account_id: portalAccountRef() }),
     body: Joi.object({
@@ -49,14 +49,14 @@ export const portalAccountConnectEndpoints = [
             .min(1)
             .custom((v: number) => String(v)),
         ),
-      )
-        .min(1)
-        .max(maxTakeOverListings)
-        .required(),
-    }),
+      ).max(maxTakeOverListings),
+      sku: list(Joi.string().trim().min(1).max(50)).max(maxTakeOverListings),
+    }).or('listing_id', 'sku'),
     response: ['take_over'],
     async handle({ caller, params, body }) {
-      return ok({ take_over: await takeOverListings(caller.accountId, await ownPortalAccount(caller, params.portal_account_id), body.listing_id) });
+      return ok({
+        take_over: await takeOverListings(caller.accountId, await ownPortalAccount(caller, params.portal_account_id), body.listing_id ?? [], body.sku ?? []),
+      });
     },
   }),
 ];

@@ -308,6 +308,16 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
       },
     ]);
 
+    // Now an Inventory API listing: migrating it again is refused by eBay, naming it by SKU links it (as for one made by another tool).
+    const again = await call(`admin/portal_account/${pa}/take_over/`, { token: seller.token, body: { listing_id: [mine] } });
+    expect((again.body.take_over as Record<string, unknown>[])[0]).to.deep.include({ listing_id: mine, outcome: 'refused' });
+    const bySku = await call(`admin/portal_account/${pa}/take_over/`, { token: seller.token, body: { sku: [sku, 'NOWHERE-1'] } });
+    expect(bySku.status, bySku.text).to.equal(200);
+    expect(bySku.body.take_over).to.deep.equal([
+      { sku, outcome: 'taken_over', stock_id: stockId },
+      { sku: 'NOWHERE-1', outcome: 'refused', message: 'eBay has no published offer with the SKU NOWHERE-1' },
+    ]);
+
     // Bad input: 400 naming the field; an account not connected to eBay: 400.
     expect((await call(`admin/portal_account/${pa}/take_over/`, { token: seller.token, body: { listing_id: ['12ab'] } })).body.error![0]!.field).to.equal(
       'listing_id',
@@ -354,7 +364,7 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
       });
       const none = await kontor('portal-account', 'take-over', '--login', seller.login, '--portal-account', String(pa));
       expect(none.code).to.equal(1);
-      expect(none.err).to.contain('--listing-id is required');
+      expect(none.err).to.contain('--listing-id or --sku is required');
     } finally {
       for (const name of Object.keys(env)) delete process.env[name];
     }
