@@ -19,15 +19,18 @@ export const webhookDeliveryType = Joi.object({
   last_status: any(),
   last_error: any(),
   request_id: any(),
-  attempt: Joi.object({
-    attempt: any(),
-    date: any(),
-    trigger: any(),
-    status: any(),
-    error: any(),
-    description: any(),
-    duration_ms: any(),
-    outcome: any(),
-    next_attempt_date: any(),
-  }),
+  // A list: every attempt of the delivery (select addresses its fields as attempt.status).
+  attempt: Joi.array().items(
+    Joi.object({
+      attempt: any(),
+      date: any(),
+      trigger: any(),
+      status: any(),
+      error: any(),
+      description: any(),
+      duration_ms: any(),
+      outcome: any(),
+      next_attempt_date: any(),
+    }),
+  ),
 });

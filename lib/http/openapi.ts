@@ -45,7 +45,7 @@ function content(schema: Schema, example?: unknown): Record<string, unknown> {
 
 const charsetNote = `Answers are in UTF-8 unless Accept-Charset names one of ${[...charsets].join(', ')} (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type).`;
 
-function components(baseUrl: string): Record<string, unknown> {
+function components(baseUrl: string, named: Named): Record<string, unknown> {
   return {
     securitySchemes: {
       oauth2: {
@@ -62,6 +62,10 @@ function components(baseUrl: string): Record<string, unknown> {
           },
         },
       },
+    },
+    parameters: {
+      'Accept-Charset': { name: 'Accept-Charset', in: 'header', required: false, description: charsetNote, schema: { type: 'string' } },
+      [idempotencyHeader]: idempotencyParameter,
     },
     schemas: {
       Warning_type: {
@@ -118,6 +122,7 @@ function components(baseUrl: string): Record<string, unknown> {
         },
         required: ['ack', 'options'],
       },
+      ...named,
     },
     responses: Object.fromEntries(
       [...errorStatuses].map(([status, kinds]) => [
@@ -140,13 +145,31 @@ const scopeTitles = () => Object.fromEntries(Object.entries(scopes).map(([name, 
 /** The read schema of a declared type: what the service writes for it. */
 const readSchema = (type: Joi.Schema | undefined): Schema => (type ? jsonSchemaOf(type, 'read') : {});
 
+/** Schemas an operation names once and refers to from each media type and status (a smaller document and client). */
+type Named = Record<string, Schema>;
+
+function named(schemas: Named, name: string, schema: Schema): Schema {
+  schemas[name] = schema;
+  return ref(name);
+}
+
+/** A read type under one name however many operations answer it (a search and its one-record read). */
+function namedRead(schemas: Named, type: Joi.Schema, payload: string, e: Endpoint): Schema {
+  const existing = Object.entries(readTypes.get(schemas) ?? {}).find(([, t]) => t === type)?.[0];
+  if (existing) return ref(existing);
+  const name = schemas[`${payload}_read`] ? `${operationId(e.method, e.path)}_${payload}_read` : `${payload}_read`;
+  readTypes.set(schemas, { ...readTypes.get(schemas), [name]: type });
+  return named(schemas, name, readSchema(type));
+}
+const readTypes = new WeakMap<Named, Record<string, Joi.Schema>>();
+
 /** The success envelope: ack, warning[], then the declared payload fields (typed where the declaration says how). */
-function successSchema(e: Endpoint): Schema {
+function successSchema(e: Endpoint, schemas: Named): Schema {
   const first = e.response[0];
   // A payload field the declaration names but does not type: any JSON value.
   const properties: Record<string, Schema> = Object.fromEntries(e.response.map((name) => [name, {}]));
-  if (first && e.select) properties[first] = readSchema(e.select.type);
-  else if (first && e.search) properties[first] = { type: 'array', items: readSchema(e.search.type) };
+  if (first && e.select) properties[first] = namedRead(schemas, e.select.type, first, e);
+  else if (first && e.search) properties[first] = { type: 'array', items: namedRead(schemas, e.search.type, first, e) };
   if (e.search) properties.next_min_id = { type: 'string', description: 'Present when a further page exists: pass it as pagination[min_id].' };
   if (e.async) properties.job_id = { type: 'string', format: 'uuid' };
   return {
@@ -224,13 +247,7 @@ const accountSchema: Schema = {
   ],
 };
 
-const charsetParameter = {
-  name: 'Accept-Charset',
-  in: 'header',
-  required: false,
-  description: charsetNote,
-  schema: { type: 'string' },
-};
+const charsetParameter = { $ref: '#/components/parameters/Accept-Charset' };
 
 /** Path parameters take any text: one that is not an id of the resource answers 404. */
 const pathParameters = (path: string) =>
@@ -304,7 +321,7 @@ function parameters(e: Endpoint): unknown[] {
             : []),
         ];
   const account = e.method === 'POST' ? [] : [{ name: 'portal_account_id', in: 'query', schema: accountSchema }];
-  return [...path, ...query, ...search, ...account, charsetParameter, ...(e.creates ? [idempotencyParameter] : [])];
+  return [...path, ...query, ...search, ...account, charsetParameter, ...(e.creates ? [{ $ref: `#/components/parameters/${idempotencyHeader}` }] : [])];
 }
 
 /** The header of an endpoint that creates or triggers (lib/http/idempotency/). */
@@ -320,7 +337,7 @@ const idempotencyParameter = {
 };
 
 /** The request body of a POST: the declared type and the framework's portal_account_id. */
-function requestBody(e: Endpoint): Record<string, unknown> | undefined {
+function requestBody(e: Endpoint, schemas: Named): Record<string, unknown> | undefined {
   if (e.file) {
     return {
       required: true,
@@ -336,18 +353,23 @@ function requestBody(e: Endpoint): Record<string, unknown> | undefined {
     // DELETE takes its fields in the query or, when the query is empty, in a body.
     const fields = queryFields(e);
     if (!fields.length) return undefined;
-    const schema = { type: 'object', properties: Object.fromEntries(fields.map(([n, s]) => [n, s])), additionalProperties: false };
+    const schema = named(schemas, `${operationId(e.method, e.path)}_request`, {
+      type: 'object',
+      properties: Object.fromEntries(fields.map(([n, s]) => [n, s])),
+      additionalProperties: false,
+    });
     return { required: false, content: { ...content(schema), 'application/x-www-form-urlencoded': { schema } } };
   }
   if (e.method !== 'POST') return undefined;
   const declared = e.body ? jsonSchemaOf(e.body, 'request') : { type: 'object', properties: {}, additionalProperties: false };
-  const schema = { ...declared, properties: { ...(declared.properties as Record<string, Schema>), portal_account_id: accountSchema } };
+  const schema = named(schemas, `${operationId(e.method, e.path)}_request`, {
+    ...declared,
+    properties: { ...(declared.properties as Record<string, Schema>), portal_account_id: accountSchema },
+  });
   const required = ((declared.required as string[] | undefined) ?? []).length > 0;
   return {
     required,
-    description:
-      'JSON, XML under <request>, or a form (bracketed names); another or no Content-Type is read by its first character. Numbers may be sent as text, booleans as 1/0. ' +
-      charsetNote,
+    description: 'JSON, XML under <request>, or a form; another or no Content-Type is read by its first character.',
     content: { ...content(schema), 'application/x-www-form-urlencoded': { schema } },
   };
 }
@@ -363,8 +385,9 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
   return Object.fromEntries(kinds.map((kind) => [String(errorKinds[kind].status), statusRef(errorKinds[kind].status)]));
 }
 
-function successResponses(e: Endpoint): Record<string, unknown> {
-  const answer = (description: string) => ({ description, content: content(successSchema(e)) });
+function successResponses(e: Endpoint, schemas: Named): Record<string, unknown> {
+  const envelope = named(schemas, `${operationId(e.method, e.path)}_answer`, successSchema(e, schemas));
+  const answer = (description: string) => ({ description, content: content(envelope) });
   const out: Record<string, unknown> = {};
   // A payload named response is the list of a 207 (multiStatus): bulk calls and portal_upload.
   if (e.bulk || e.response.includes('response')) {
@@ -390,8 +413,8 @@ const operationId = (method: string, path: string) =>
     .replace(/[^A-Za-z0-9]+/g, '_')
     .replace(/_$/, '')}`;
 
-function operation(e: Endpoint): Operation {
-  const body = requestBody(e);
+function operation(e: Endpoint, schemas: Named): Operation {
+  const body = requestBody(e, schemas);
   return {
     operationId: operationId(e.method, e.path),
     summary: e.summary,
@@ -399,7 +422,7 @@ function operation(e: Endpoint): Operation {
     security: e.auth ? [{ oauth2: e.auth.scope ? [e.auth.scope] : [] }] : [],
     parameters: parameters(e),
     ...(body ? { requestBody: body } : {}),
-    responses: { ...successResponses(e), ...errorResponses(e) },
+    responses: { ...successResponses(e, schemas), ...errorResponses(e) },
     ...(e.changes ? { 'x-changes': e.changes } : {}),
   };
 }
@@ -457,6 +480,8 @@ function authorizePaths(): Record<string, unknown> {
             content: redirectText,
           },
           400: { description: 'An error page (unknown client or redirect_uri).', content: html },
+          500: statusRef(500),
+          503: statusRef(503),
         },
       },
       post: {
@@ -479,6 +504,8 @@ function authorizePaths(): Record<string, unknown> {
           403: { description: "The form without its page's CSRF value: the form again.", content: html },
           413: { description: 'A form larger than the page sends.', content: html },
           429: { description: 'Too many failed logins (Retry-After).', content: html },
+          500: statusRef(500),
+          503: statusRef(503),
         },
       },
     },
@@ -521,9 +548,10 @@ function documentPaths(): Record<string, unknown> {
 /** The OpenAPI 3.1 document of a version: baseUrl is {base_url}, ending in '/'. */
 export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, Operation>> = {};
+  const schemas: Named = {};
   for (const e of endpoints) {
     const path = `/${e.path}`;
-    paths[path] = { ...paths[path], [e.method.toLowerCase()]: operation(e), options: optionsOperation(e.path) };
+    paths[path] = { ...paths[path], [e.method.toLowerCase()]: operation(e, schemas), options: optionsOperation(e.path) };
   }
   return {
     openapi: '3.1.0',
@@ -541,6 +569,6 @@ export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version:
     servers: [{ url: baseUrl.replace(/\/$/, '') }],
     'x-charsets': [...charsets],
     paths: { ...paths, ...authorizePaths(), ...documentPaths() },
-    components: components(baseUrl),
+    components: components(baseUrl, schemas),
   };
 }

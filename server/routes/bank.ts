@@ -25,6 +25,7 @@ export const bankEndpoints = [
     scope: 'bank_w',
     body: Joi.object({ bank: bankCreateType.required() }),
     response: ['bank_id', 'is_order_paid'],
+    answers: { 302: 'The transfer exists already: its bank_id.' },
     async handle({ caller, body }) {
       const result = await createTransfer(caller, body.bank);
       const payload = { bank_id: result.bankId, is_order_paid: result.isOrderPaid ? '1' : '0' };
@@ -42,6 +43,7 @@ export const bankEndpoints = [
     file: 'the statement file as the body: CAMT.053 or camt.054 (.001.02 to .08, the encoding its XML declaration names, else UTF-8) or MT940 (the character set detected: UTF-8, ISO-8859-1/15, Windows-1252, CP850/437/852)',
     response: ['statement', 'job_id'],
     async: true,
+    answers: { 200: 'Nothing new was stored: no job.' },
     async handle({ caller, body }) {
       const { jobId, ...statement } = await importStatement(caller, body);
       return jobId ? accepted({ statement, job_id: jobId }) : ok({ statement });
