@@ -37,6 +37,8 @@ export class ConsentFailed extends Error {
 export interface ConsentOutcome {
   portal_account_id: number;
   name: string;
+  /** The Kontor account connected: shown, so a seller lured into completing someone else's link sees whose it was. */
+  login: string;
   connector: ConsentConnector;
   /** What the seller should know besides "connected" (no merchant location yet ...). */
   notes: string[];
@@ -126,6 +128,8 @@ async function connect(row: PortalAccountRow, connector: ConsentConnector, baseU
   portalTargetRepository.forget(row.account_id, row.id);
 }
 
+const loginOf = async (accountId: number) => (await accountRepository.get(accountId))?.login ?? String(accountId);
+
 /** The seller's address (Admin_user_type address) as the warehouse a first eBay location is made from. */
 async function warehouseOf(accountId: number): Promise<Warehouse | undefined> {
   const address = (await accountRepository.get(accountId))?.address ?? {};
@@ -163,7 +167,7 @@ export async function completeEbayConsent(query: Record<string, unknown>): Promi
     notes.push(`No eBay inventory location yet (${err instanceof Error ? err.message : 'eBay did not answer'}); listing needs one.`);
   }
   await connect(row, 'ebay', app.apiUrl, credentials);
-  return { portal_account_id: row.id, name: row.name, connector: 'ebay', notes };
+  return { portal_account_id: row.id, name: row.name, login: await loginOf(row.account_id), connector: 'ebay', notes };
 }
 
 /** Amazon's redirect (spapi_oauth_code, state, selling_partner_id). */
@@ -185,5 +189,5 @@ export async function completeAmazonConsent(query: Record<string, unknown>): Pro
   const marketplaces = await participatingMarketplaces({ portalAccountId: row.id, connector: 'amazon_sp', baseUrl: apiUrl, credentials }).catch(channelFailure);
   if (marketplaces.length === 0) throw new ConsentFailed('The Amazon account takes part in no marketplace; nothing was changed.');
   await connect(row, 'amazon_sp', apiUrl, { ...credentials, marketplace_id: marketplaces.join(',') });
-  return { portal_account_id: row.id, name: row.name, connector: 'amazon_sp', notes: [] };
+  return { portal_account_id: row.id, name: row.name, login: await loginOf(row.account_id), connector: 'amazon_sp', notes: [] };
 }

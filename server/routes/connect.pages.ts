@@ -35,7 +35,8 @@ function connected(res: Response, outcome: ConsentOutcome): void {
     res,
     200,
     page(`${channel} connected`, [
-      `Kontor now reaches your ${channel} account through the portal account "${outcome.name}" (${outcome.portal_account_id}).`,
+      `Kontor now reaches your ${channel} account through the portal account "${outcome.name}" (${outcome.portal_account_id}) of the Kontor account ${outcome.login}.`,
+      `If that is not your Kontor account, revoke Kontor's access in your ${channel} account settings.`,
       ...outcome.notes,
       'You can close this page.',
     ]),

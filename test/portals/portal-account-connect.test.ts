@@ -61,8 +61,8 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
 
   const ebayLogin = () => `shop${crypto.randomBytes(4).toString('hex')}`;
 
-  async function portalAccount(seller: Seller, platform?: string): Promise<number> {
-    return (await createPortalAccount(seller.id, { name: `Channel ${crypto.randomBytes(3).toString('hex')}`, ...(platform ? { platform } : {}) })).id as number;
+  async function portalAccount(seller: Seller, platform?: string, name = `Channel ${crypto.randomBytes(3).toString('hex')}`): Promise<number> {
+    return (await createPortalAccount(seller.id, { name, ...(platform ? { platform } : {}) })).id as number;
   }
   async function consentLink(seller: Seller, portalAccountId: number, connector: string): Promise<string> {
     const res = await call(`admin/portal_account/${portalAccountId}/consent/`, { token: seller.token, body: { connector } });
@@ -91,8 +91,8 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
     const seller = await newSeller();
     await db()('account')
       .where({ id: seller.id })
-      .update({ address: JSON.stringify({ name: 'Lamp <Shop>', street: 'Hafenstr. 1', zip: '20457', city: 'Hamburg', country_iso2: 'DE' }) });
-    const pa = await portalAccount(seller);
+      .update({ address: JSON.stringify({ name: 'Lamp Shop', street: 'Hafenstr. 1', zip: '20457', city: 'Hamburg', country_iso2: 'DE' }) });
+    const pa = await portalAccount(seller, undefined, 'Lamp <b>shop</b>');
     const login = ebayLogin();
     // A seller without any inventory location: Kontor makes one from the account's address.
     await fetch(`${url}/_sandbox/ebay/locations`, {
@@ -110,7 +110,9 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
     const answer = await page(callback);
     expect(answer.status, answer.text).to.equal(200);
     expect(answer.type).to.match(/text\/html/);
-    expect(answer.text).to.contain('eBay connected');
+    expect(answer.text).to.contain('eBay connected').and.contain(`Kontor account ${seller.login}`);
+    // The portal account's name is shown escaped.
+    expect(answer.text).to.contain('Lamp &#60;b&#62;shop&#60;/b&#62;').and.not.contain('<b>');
 
     const stored = await row(pa);
     expect(stored).to.deep.include({ connector: 'ebay', platform: 'auction_a', base_url: url, order_import_error: null });
