@@ -19,8 +19,15 @@ import { importNewOrders } from './channel-page.import';
 import { channelState, sameState } from './channel-order.mapper';
 import { ImportAccountRow, orderImportRepository } from './order-import.repository';
 
-/** Each fetch looks this far back before the last one's start: the channel's clock and ours may disagree. */
+/** Each fetch looks this far back before the last one's start: the channel's clock and ours may disagree, and a channel may report a change late. */
 export const overlapMs = 10 * 60_000;
+/**
+ * market_d's overlap: Amazon takes a "before" date of searchOrders only when it is at least two
+ * minutes old (its parameter descriptions), so a change is visible within 2 minutes; one more for
+ * the clocks. Every minute of overlap is orders read again at each fetch against searchOrders'
+ * plan of one page per 179 s: 10 minutes would cost a seller of 5 orders a minute a second page per fetch.
+ */
+export const marketDOverlapMs = 3 * 60_000;
 /** A first fetch takes the last 30 days. */
 export const firstFetchMs = 30 * 86_400_000;
 /** A fetch ends after this many pages even if the channel offers more; the next fetch goes on from there. */
@@ -129,7 +136,8 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
   if (!target) throw noLongerExists(accountLabel(account));
   const adapter = adapterFor(portal, target.connector);
   const startedAt = new Date();
-  const regular = account.orders_fetched_until ? new Date(account.orders_fetched_until.getTime() - overlapMs) : new Date(startedAt.getTime() - firstFetchMs);
+  const overlap = portal === 'market_d' ? marketDOverlapMs : overlapMs;
+  const regular = account.orders_fetched_until ? new Date(account.orders_fetched_until.getTime() - overlap) : new Date(startedAt.getTime() - firstFetchMs);
   const since = job.since ? new Date(job.since) : regular;
   const orders: Record<ImportOutcome, number> = { created: 0, updated: 0, unchanged: 0, deleted: 0, refused: 0 };
   const fetchPage = async (cursor: string | null): Promise<ChannelOrderPage> => {

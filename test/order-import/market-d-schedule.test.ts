@@ -9,8 +9,12 @@ import { config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { fetchDue, fetchIntervalSeconds, queueOrderImports } from '../../lib/order-import/order-import.request';
+import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
 import { closeQueues, queues } from '../../lib/queue/queue.registry';
+import { Sandbox, startSandbox } from '../fleet/support';
 import { newSeller } from '../support/api';
+import { startQueueWorker } from '../support/queue-worker';
+import { importNow } from './support';
 
 describe('order import on schedule: market_d within searchOrders’ usage plan', () => {
   const original = config();
@@ -60,5 +64,32 @@ describe('order import on schedule: market_d within searchOrders’ usage plan',
       [`order-import-${amazon}-603`, `order-import-${ebay}-601`, `order-import-${ebay}-602`, `order-import-${ebay}-603`].sort(),
     );
     await queues().get('order_import').obliterate({ force: true });
+  });
+});
+
+describe('order import of market_d: the overlap of each fetch', () => {
+  let sandbox: Sandbox;
+  let worker: { stop(): Promise<void> } | undefined;
+  before(async () => {
+    sandbox = await startSandbox();
+    worker = await startQueueWorker('order_import', orderImportProcessors, 'overlap');
+  });
+  after(async () => {
+    await worker?.stop();
+    await sandbox.close();
+  });
+
+  it('when a market_d account is fetched again, then searchOrders asks from 3 minutes before the last fetch (Amazon shows a change within 2), not 10', async () => {
+    const seller = await newSeller();
+    const shop = (await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' })).id as number;
+    const first = await importNow(seller, shop);
+    expect(first.state, first.error).to.equal('completed');
+    const { orders_fetched_until: until } = (await db()('portal_account').where({ id: shop }).first('orders_fetched_until')) as { orders_fetched_until: Date };
+    const second = await importNow(seller, shop);
+    expect(second.state, second.error).to.equal('completed');
+    const searches = sandbox.state.requests.filter((r) => r.portalAccount === String(shop) && r.path === '/orders/2026-01-01/orders');
+    expect(searches).to.have.length(2);
+    expect(Date.parse(String(searches[1]!.query!.lastUpdatedAfter))).to.equal(until.getTime() - 3 * 60_000);
+    expect(second.result).to.deep.include({ since: new Date(until.getTime() - 3 * 60_000).toISOString() });
   });
 });
