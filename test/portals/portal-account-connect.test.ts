@@ -335,7 +335,10 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
     expect(refused.code).to.equal(1);
     expect(refused.err).to.contain('EBAY_APP_CLIENT_ID');
     const app = config().ebayApplication;
+    // The command keeps its state in the Redis keys this process reads (earlier suites may have moved the prefix).
+    const prefix = process.env.QUEUE_PREFIX;
     const env = {
+      QUEUE_PREFIX: config().queuePrefix,
       EBAY_APP_CLIENT_ID: app.clientId!,
       EBAY_APP_CLIENT_SECRET: app.clientSecret!,
       EBAY_APP_RU_NAME: app.ruName!,
@@ -369,6 +372,7 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
       expect(none.err).to.contain('--listing-id or --sku is required');
     } finally {
       for (const name of Object.keys(env)) delete process.env[name];
+      if (prefix !== undefined) process.env.QUEUE_PREFIX = prefix;
     }
   });
 
