@@ -376,6 +376,32 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
     }
   });
 
+  it('when hostile requests reach the public pages, then none is a 5xx', async () => {
+    const paths = [connectPaths.ebayAccepted, connectPaths.ebayDeclined, connectPaths.amazonAuthorized, connectPaths.ebayAccountDeletion];
+    const queries = [
+      '',
+      '?state[]=a&state[]=b&code=x',
+      '?state[a]=1',
+      '?challenge_code[x]=1',
+      `?challenge_code=${'x'.repeat(5000)}`,
+      '?spapi_oauth_code=%00&state=%E0%A4%A',
+      '?error=<x>',
+    ];
+    for (const path of paths) for (const q of queries) expect((await fetch(`${base}${path}${q}`)).status, `${path}${q}`).to.be.below(500);
+    const posts: [Record<string, string>, string | Buffer][] = [
+      [{}, ''],
+      [{ 'Content-Type': 'application/json' }, '{"metadata":'],
+      [{ 'X-EBAY-SIGNATURE': 'not base64 json' }, '{}'],
+      [{ 'X-EBAY-SIGNATURE': Buffer.from('{"kid":"nope","signature":"AA=="}').toString('base64') }, '{}'],
+      [{ 'X-EBAY-SIGNATURE': Buffer.from('[1,2]').toString('base64') }, '{}'],
+      [{ 'Content-Type': 'application/json' }, Buffer.alloc(70_000, 'a')],
+    ];
+    for (const [headers, body] of posts) {
+      const res = await fetch(`${base}${connectPaths.ebayAccountDeletion}`, { method: 'POST', headers, body });
+      expect(res.status, JSON.stringify(headers)).to.be.oneOf([400, 412, 413]);
+    }
+  });
+
   describe('eBay Marketplace Account Deletion', () => {
     const endpoint = () => `${base}${connectPaths.ebayAccountDeletion}`;
     const notice = async (username: string) =>
