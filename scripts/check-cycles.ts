@@ -25,7 +25,7 @@
  *   cia                                   CIA offers
  *   order                                 orders (link customers, take stock, reach portals)
  *   bank, fleet, portal-upload,           built on orders; recovery after a Redis restart; uploads and pushes;
- *   order-import                          orders fetched from the real channels
+ *   order-import, portal-connect          orders fetched from the real channels; eBay take-over and account deletion
  *   event                                 event handlers (orders, customers, stock, tasks, mail)
  * Breaking a cycle: move the thing to the domain that owns it, or put the contract between two
  * domains in the lower one (lib/stock/cia-input.ts declares what CIA reads of an item, and
