@@ -61,8 +61,13 @@ const inventory = '/sell/inventory/v1';
 const fulfillment = '/sell/fulfillment/v1';
 const auctionDurations = ['DAYS_1', 'DAYS_3', 'DAYS_5', 'DAYS_7', 'DAYS_10'];
 
-/** The merchant location of each portal account found at eBay (getInventoryLocations), when its credentials name none. */
-const locations = new Map<number, string>();
+/**
+ * The merchant location of each portal account found at eBay (getInventoryLocations), when its
+ * credentials name none; kept per refresh token too, so an account connected again to another
+ * eBay account looks again.
+ */
+const locations = new Map<string, string>();
+const locationOf = (target: PortalTarget) => `${target.portalAccountId} ${String((target.credentials as { refresh_token?: unknown }).refresh_token ?? '')}`;
 
 /**
  * The first auction portal: eBay, through its public REST Sell APIs (Inventory for listings and
@@ -240,7 +245,7 @@ export class AuctionAAdapter implements PortalAdapter {
    * saying what to do. The key is remembered per portal account.
    */
   async merchantLocation(target: PortalTarget, warehouse?: Warehouse): Promise<string> {
-    const known = locations.get(target.portalAccountId);
+    const known = locations.get(locationOf(target));
     if (known) return known;
     const answer = await ebayCall<{ locations?: InventoryLocation[] }>(target, { method: 'GET', path: `${inventory}/location`, query: { limit: '100' } });
     let found = (answer.body.locations ?? []).find((l) => l.merchantLocationKey && l.merchantLocationStatus !== 'DISABLED')?.merchantLocationKey;
@@ -269,7 +274,7 @@ export class AuctionAAdapter implements PortalAdapter {
         this.portal,
         "the eBay account has no enabled inventory location: eBay publishes no offer without one; create one (Seller Hub, or connect the account again with the warehouse address) or set the portal account's merchant_location_key",
       );
-    locations.set(target.portalAccountId, found);
+    locations.set(locationOf(target), found);
     return found;
   }
 

@@ -177,6 +177,26 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect((await listings(target))[0]).to.deep.include({ status: 'PUBLISHED', quantity: 4 });
   });
 
+  it('when a portal account is connected again to another eBay account, then that account’s location is looked up, not the first one’s', async () => {
+    const first = await consented();
+    expect(await adapter.merchantLocation(first)).to.equal('default');
+    const other = nextAccount++;
+    await fetch(`${url}/_sandbox/ebay/locations`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: other }),
+    });
+    const grant = await fetch(`${url}/_sandbox/ebay/consent`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: other }),
+    });
+    const reconnected: PortalTarget = { ...first, credentials: (await grant.json()) as Record<string, unknown> };
+    const warehouse = { name: 'Lager Bonn', street: 'Am Hof 1', zip: '53113', city: 'Bonn', country_iso2: 'DE' };
+    expect(await adapter.merchantLocation(reconnected, warehouse)).to.equal('kontor-warehouse');
+    expect(state.ebay.locationsOf(String(other)).get('kontor-warehouse')).to.deep.include({ name: 'Lager Bonn' });
+  });
+
   it('when a multi-line order is shipped, then one fulfilment names every line, with eBay’s carrier code, an alphanumeric tracking number and the shipped date', async () => {
     const target = bare();
     await adapter.list(target, { stockId: 23, name: 'Cup', sku: 'CUP-23', ean: null, price: '5.00', quantityAvailable: 9, group: listable }, 'k1');
