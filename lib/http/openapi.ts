@@ -65,7 +65,6 @@ function components(baseUrl: string, named: Named): Record<string, unknown> {
     },
     parameters: {
       'Accept-Charset': { name: 'Accept-Charset', in: 'header', required: false, description: charsetNote, schema: { type: 'string' } },
-      [idempotencyHeader]: idempotencyParameter,
     },
     schemas: {
       Warning_type: {
@@ -321,7 +320,7 @@ function parameters(e: Endpoint): unknown[] {
             : []),
         ];
   const account = e.method === 'POST' ? [] : [{ name: 'portal_account_id', in: 'query', schema: accountSchema }];
-  return [...path, ...query, ...search, ...account, charsetParameter, ...(e.creates ? [{ $ref: `#/components/parameters/${idempotencyHeader}` }] : [])];
+  return [...path, ...query, ...search, ...account, charsetParameter, ...(e.creates ? [idempotencyParameter] : [])];
 }
 
 /** The header of an endpoint that creates or triggers (lib/http/idempotency/). */
@@ -352,10 +351,9 @@ function requestBody(e: Endpoint, schemas: Named): Record<string, unknown> | und
   if (e.method === 'DELETE') {
     // DELETE takes its fields in the query or, when the query is empty, in a body.
     const fields = queryFields(e);
-    if (!fields.length) return undefined;
     const schema = named(schemas, `${operationId(e.method, e.path)}_request`, {
       type: 'object',
-      properties: Object.fromEntries(fields.map(([n, s]) => [n, s])),
+      properties: { ...Object.fromEntries(fields.map(([n, s]) => [n, s])), portal_account_id: accountSchema },
       additionalProperties: false,
     });
     return { required: false, content: { ...content(schema), 'application/x-www-form-urlencoded': { schema } } };
@@ -434,7 +432,12 @@ function optionsOperation(path: string): Operation {
     summary: 'What the methods of this path take and answer, and the versions.',
     tags: [path.split('/')[0]!.replace('.php', '')],
     security: [],
-    parameters: [...pathParameters(path), charsetParameter],
+    // OPTIONS reads no query: whatever it carries is taken and ignored.
+    parameters: [
+      ...pathParameters(path),
+      { name: 'ignored', in: 'query', style: 'form', explode: true, schema: { type: 'object', additionalProperties: true } },
+      charsetParameter,
+    ],
     responses: {
       200: {
         description: 'The overview; Allow lists the methods.',
@@ -562,6 +565,7 @@ export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version:
         'Every answer is an envelope: ack (success, warning, error), warning[] and error[] of Error_type, then the payload. Send Accept: application/xml for XML (the same fields under <response>, values as text).',
         'Async requests answer 202 with a job_id and Location. Bulk requests answer 207 with one Multistatus_type per part.',
         'A method a path does not take answers 405 (Allow lists those it takes); a path that is not an endpoint answers 404 unknown_path; both with the error envelope.',
+        'POST data is the body: the query string of a POST is not read.',
         'Every version (v0.5, v0.6, v1.0, v1.1, and none for the current one) serves this document at {base_url}openapi.json with its own server.',
         charsetNote,
       ].join('\n\n'),

@@ -69,5 +69,32 @@ function dropLayout(node: unknown): unknown {
 
 /** Serialises an envelope under a <response> root; lists become repeated elements. */
 export function buildXmlResponse(envelope: Record<string, unknown>, charset: string): string {
-  return `<?xml version="1.0" encoding="${charset.toUpperCase()}"?>\n${builder.build({ response: envelope })}`;
+  return `<?xml version="1.0" encoding="${charset.toUpperCase()}"?>\n${builder.build({ response: xmlNames(envelope) })}`;
+}
+
+const xmlName = /^[A-Za-z_][\w.-]*$/;
+
+/**
+ * Keys that are no XML element name (OPTIONS writes optional fields as `name?`) with each
+ * other character an underscore, so that the answer stays well formed (issue 36's contract
+ * test found `<name?>`). Envelopes whose keys are all names, nearly every one, are not copied.
+ */
+function xmlNames(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(xmlNames);
+    return items.every((item, i) => item === value[i]) ? value : items;
+  }
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || value instanceof Date) return value;
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, child] of Object.entries(record)) {
+    const name = xmlName.test(key) ? key : key.replace(/^[^A-Za-z_]/, '_$&').replace(/[^\w.-]/g, '_');
+    const converted = xmlNames(child);
+    if (name !== key || converted !== child) copy ??= { ...record };
+    if (copy) {
+      if (name !== key) delete copy[key];
+      copy[name] = converted;
+    }
+  }
+  return copy ?? record;
 }

@@ -4654,6 +4654,10 @@ export interface components {
       stock_id?: unknown;
       lister_id?: unknown;
     };
+    delete_stock_stock_id_request: {
+      /** @description The portal account the request acts for (an id or "default"). */
+      portal_account_id?: number | string;
+    };
     delete_stock_stock_id_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -4723,6 +4727,10 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       description_id?: unknown;
     };
+    delete_stock_stock_id_description_description_id_request: {
+      /** @description The portal account the request acts for (an id or "default"). */
+      portal_account_id?: number | string;
+    };
     delete_stock_stock_id_description_description_id_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -4768,6 +4776,10 @@ export interface components {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
+    };
+    delete_stock_category_request: {
+      /** @description The portal account the request acts for (an id or "default"). */
+      portal_account_id?: number | string;
     };
     delete_stock_category_answer: {
       /** @enum {unknown} */
@@ -5246,6 +5258,10 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       order_id?: unknown;
     };
+    delete_order_order_id_request: {
+      /** @description The portal account the request acts for (an id or "default"). */
+      portal_account_id?: number | string;
+    };
     delete_order_order_id_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -5619,6 +5635,10 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       event_handler?: unknown;
     };
+    delete_admin_event_handler_event_handler_id_request: {
+      /** @description The portal account the request acts for (an id or "default"). */
+      portal_account_id?: number | string;
+    };
     delete_admin_event_handler_event_handler_id_answer: {
       /** @enum {unknown} */
       ack: 'success' | 'warning';
@@ -5786,6 +5806,10 @@ export interface components {
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
       client_access?: unknown;
+    };
+    delete_admin_client_access_client_access_id_request: {
+      /** @description The portal account the request acts for (an id or "default"). */
+      portal_account_id?: number | string;
     };
     delete_admin_client_access_client_access_id_answer: {
       /** @enum {unknown} */
@@ -6165,11 +6189,6 @@ export interface components {
   parameters: {
     /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
     'Accept-Charset': string;
-    /**
-     * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
-     * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
-     */
-    'Idempotency-Key': string;
   };
   requestBodies: never;
   headers: never;
@@ -6218,7 +6237,11 @@ export interface operations {
   };
   options_token_php: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -6284,7 +6307,11 @@ export interface operations {
   };
   options_system_currency: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -6353,7 +6380,11 @@ export interface operations {
   };
   options_system_currency_currency_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -6556,7 +6587,11 @@ export interface operations {
   };
   options_system_country: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -6627,7 +6662,11 @@ export interface operations {
   };
   options_system_country_country_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -7234,7 +7273,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -7284,7 +7323,11 @@ export interface operations {
   };
   options_stock: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -7560,7 +7603,11 @@ export interface operations {
   };
   options_stock_history: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -7598,7 +7645,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -7638,7 +7685,11 @@ export interface operations {
   };
   options_stock_list: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -7766,7 +7817,13 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['delete_stock_stock_id_request'];
+        'application/xml': components['schemas']['delete_stock_stock_id_request'];
+        'application/x-www-form-urlencoded': components['schemas']['delete_stock_stock_id_request'];
+      };
+    };
     responses: {
       /** @description OK */
       200: {
@@ -7792,7 +7849,11 @@ export interface operations {
   };
   options_stock_stock_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -8050,7 +8111,11 @@ export interface operations {
   };
   options_stock_stock_id_history: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -8130,7 +8195,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -8183,7 +8248,11 @@ export interface operations {
   };
   options_stock_stock_id_description: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -8318,7 +8387,13 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['delete_stock_stock_id_description_description_id_request'];
+        'application/xml': components['schemas']['delete_stock_stock_id_description_description_id_request'];
+        'application/x-www-form-urlencoded': components['schemas']['delete_stock_stock_id_description_description_id_request'];
+      };
+    };
     responses: {
       /** @description OK */
       200: {
@@ -8344,7 +8419,11 @@ export interface operations {
   };
   options_stock_stock_id_description_description_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -8557,7 +8636,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -8751,7 +8830,13 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['delete_stock_category_request'];
+        'application/xml': components['schemas']['delete_stock_category_request'];
+        'application/x-www-form-urlencoded': components['schemas']['delete_stock_category_request'];
+      };
+    };
     responses: {
       /** @description OK */
       200: {
@@ -8777,7 +8862,11 @@ export interface operations {
   };
   options_stock_category: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -8843,7 +8932,11 @@ export interface operations {
   };
   options_stock_folder: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -9027,7 +9120,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -9077,7 +9170,11 @@ export interface operations {
   };
   options_stock_shop_parameter: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -9184,7 +9281,11 @@ export interface operations {
   };
   options_admin_user: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -9250,7 +9351,11 @@ export interface operations {
   };
   options_admin_portal_account: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -9319,7 +9424,11 @@ export interface operations {
   };
   options_admin_portal_account_portal_account_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -10094,7 +10203,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -10144,7 +10253,11 @@ export interface operations {
   };
   options_order: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -10182,7 +10295,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -10222,7 +10335,11 @@ export interface operations {
   };
   options_order_list: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -10350,7 +10467,13 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['delete_order_order_id_request'];
+        'application/xml': components['schemas']['delete_order_order_id_request'];
+        'application/x-www-form-urlencoded': components['schemas']['delete_order_order_id_request'];
+      };
+    };
     responses: {
       /** @description OK */
       200: {
@@ -10376,7 +10499,11 @@ export interface operations {
   };
   options_order_order_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -10456,7 +10583,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -10509,7 +10636,11 @@ export interface operations {
   };
   options_order_order_id_history: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -10736,7 +10867,11 @@ export interface operations {
   };
   options_admin_customer: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -10805,7 +10940,11 @@ export interface operations {
   };
   options_admin_customer_customer_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -10877,7 +11016,11 @@ export interface operations {
   };
   options_job_job_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -10918,7 +11061,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -10962,7 +11105,11 @@ export interface operations {
   };
   options_stock_stock_id_cia: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11003,7 +11150,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -11046,7 +11193,11 @@ export interface operations {
   };
   options_stock_stock_id_portal_upload: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11115,7 +11266,11 @@ export interface operations {
   };
   options_system_payment_method: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11181,7 +11336,11 @@ export interface operations {
   };
   options_system_stock_condition: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11247,7 +11406,11 @@ export interface operations {
   };
   options_system_stock_description_icon: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11423,7 +11586,11 @@ export interface operations {
   };
   options_system_stock_category: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11489,7 +11656,11 @@ export interface operations {
   };
   options_system_scope: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11558,7 +11729,11 @@ export interface operations {
   };
   options_system_gender_gender_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11627,7 +11802,11 @@ export interface operations {
   };
   options_system_event_type: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11693,7 +11872,11 @@ export interface operations {
   };
   options_system_event_action: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11759,7 +11942,11 @@ export interface operations {
   };
   options_system_event_condition: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11825,7 +12012,11 @@ export interface operations {
   };
   options_admin_person: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11891,7 +12082,11 @@ export interface operations {
   };
   options_admin_shipping_group: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -11960,7 +12155,11 @@ export interface operations {
   };
   options_admin_shipping_group_shipping_group_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12099,7 +12298,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -12149,7 +12348,11 @@ export interface operations {
   };
   options_task: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12223,7 +12426,11 @@ export interface operations {
   };
   options_task_task_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12300,7 +12507,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -12350,7 +12557,11 @@ export interface operations {
   };
   options_admin_event_handler: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12432,7 +12643,13 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['delete_admin_event_handler_event_handler_id_request'];
+        'application/xml': components['schemas']['delete_admin_event_handler_event_handler_id_request'];
+        'application/x-www-form-urlencoded': components['schemas']['delete_admin_event_handler_event_handler_id_request'];
+      };
+    };
     responses: {
       /** @description OK */
       200: {
@@ -12458,7 +12675,11 @@ export interface operations {
   };
   options_admin_event_handler_event_handler_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12616,7 +12837,11 @@ export interface operations {
   };
   options_admin_event_handler_event_handler_id_delivery: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12657,7 +12882,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -12703,7 +12928,11 @@ export interface operations {
   };
   options_admin_event_handler_event_handler_id_delivery_delivery_id_redeliver: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12782,7 +13011,11 @@ export interface operations {
   };
   options_admin_event_handler_event_handler_id_resume: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12823,7 +13056,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -12867,7 +13100,11 @@ export interface operations {
   };
   options_order_order_id_send_mit: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -13130,7 +13367,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -13190,7 +13427,11 @@ export interface operations {
   };
   options_bank_transfer: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -13228,7 +13469,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path?: never;
       cookie?: never;
@@ -13279,7 +13520,11 @@ export interface operations {
   };
   options_bank_statement: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -13531,7 +13776,11 @@ export interface operations {
   };
   options_bank_payment_provider: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -13597,7 +13846,11 @@ export interface operations {
   };
   options_admin_client_access: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -13640,7 +13893,13 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['delete_admin_client_access_client_access_id_request'];
+        'application/xml': components['schemas']['delete_admin_client_access_client_access_id_request'];
+        'application/x-www-form-urlencoded': components['schemas']['delete_admin_client_access_client_access_id_request'];
+      };
+    };
     responses: {
       /** @description OK */
       200: {
@@ -13666,7 +13925,11 @@ export interface operations {
   };
   options_admin_client_access_client_access_id: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -13744,7 +14007,11 @@ export interface operations {
   };
   options_admin_portal_account_portal_account_id_order_import: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -13835,7 +14102,7 @@ export interface operations {
          * @description Makes the POST safe to retry: the same request (method, path, body) with the same key within 24 hours answers the first answer again (header Idempotent-Replayed: true) without doing the work twice. Another request with the key: 422 idempotency_key_reused; while the first runs: 409 idempotency_key_in_use. Keys are per seller account. 5xx and 429 answers are not kept.
          * @example 5f0c7a6e-3b8e-4a61-9b0c-2f5d8e1a7c44
          */
-        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
+        'Idempotency-Key'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -13879,7 +14146,11 @@ export interface operations {
   };
   options_order_order_id_invoice: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -13956,7 +14227,11 @@ export interface operations {
   };
   options_admin_portal_account_portal_account_id_consent: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -14033,7 +14308,11 @@ export interface operations {
   };
   options_admin_portal_account_portal_account_id_take_over: {
     parameters: {
-      query?: never;
+      query?: {
+        ignored?: {
+          [key: string]: unknown;
+        };
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
