@@ -580,6 +580,15 @@ function controls(app: express.Express, amazon: AmazonState): void {
   app.get('/_sandbox/amazon/deprecated', (_req, res) => {
     res.json(amazon.deprecatedCalls);
   });
+  // An order's state and the packages confirmed for it (confirmShipment), without a token.
+  app.get('/_sandbox/amazon/orders/:id', (req, res) => {
+    const found = amazon.orders.get(String(req.params.id));
+    if (!found) {
+      res.status(404).json({ message: `no order ${String(req.params.id)}` });
+      return;
+    }
+    res.json({ order_id: found.orderId, status: found.status, fulfilled_by: found.fulfilledBy, packages: found.packages });
+  });
   app.post('/_sandbox/amazon/orders/:id/status', (req, res) => {
     const found = amazon.orders.get(String(req.params.id));
     const status = (req.body as { status?: string } | undefined)?.status as FulfillmentStatus | undefined;

@@ -170,6 +170,15 @@ function mountControls(app: express.Express, state: SandboxState): void {
     });
     res.status(201).json({ listing_id: listingId });
   });
+  // What the seller's shipment confirmations left at eBay (getShippingFulfillments without a token).
+  app.get('/_sandbox/ebay/orders/:orderId/shipping_fulfillment', (req: Request, res: Response) => {
+    const found = ebay.orders.get(String(req.params.orderId));
+    if (!found) {
+      res.status(404).json({ message: `no order ${String(req.params.orderId)}` });
+      return;
+    }
+    res.json({ orderFulfillmentStatus: found.order.orderFulfillmentStatus, fulfillments: found.fulfillments });
+  });
   app.get('/_sandbox/ebay/listings', (req: Request, res: Response) => {
     res.json(listingsOf(state, typeof req.query.portal_account === 'string' ? req.query.portal_account : undefined));
   });
