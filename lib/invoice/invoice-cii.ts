@@ -102,7 +102,9 @@ export function renderCii(doc: InvoiceDocument): string {
     lines.join('') +
     wrap(
       'ram:ApplicableHeaderTradeAgreement',
-      party('ram:SellerTradeParty', doc.seller),
+      // BR-CO-26 wants a seller identifier, legal registration or VAT id: a seller without VAT id
+      // (a small business) is identified by its tax number (BT-29).
+      party('ram:SellerTradeParty', doc.seller, doc.seller.vatId ? '' : doc.seller.taxNumber),
       party('ram:BuyerTradeParty', doc.buyer, doc.customerNumber),
       wrap('ram:SellerOrderReferencedDocument', el('ram:IssuerAssignedID', doc.orderId)),
     ) +

@@ -1,7 +1,7 @@
 /**
  * EN 16931 business rules our invoices touch, checked on the CII XML as a receiver reads it:
  * written from the standard's rule list (EN 16931-1:2017, 6.4: BR-01..BR-16, BR-21..BR-27, BR-45..
- * BR-48, BR-55, BR-CO-10..BR-CO-18, BR-CO-25, and the VAT breakdown rules BR-S/Z/E/AE-02, -05, -08,
+ * BR-48, BR-55, BR-CO-10..BR-CO-18, BR-CO-25, BR-CO-26, and the VAT breakdown rules BR-S/Z/E/AE-02, -05, -08,
  * -09, -10), not from our renderer: it parses the XML on its own (fast-xml-parser) and never imports
  * lib/invoice. Where no maintained EN 16931 validator runs here (the CEN schematron needs an XSLT
  * 2.0 processor: Saxon-HE is Java and not in Debian 12's packages under that name, nor in npm as a
@@ -209,6 +209,8 @@ export function checkEn16931(xml: string): Violation[] {
     list(at(p, 'SpecifiedTaxRegistration')).filter((r) => str(at(r, 'ID', '@schemeID')) === scheme && str(at(r, 'ID')));
   const sellerTaxId =
     registrations(seller, 'VA').length + registrations(seller, 'FC').length > 0 || Boolean(at(agreement, 'SellerTaxRepresentativeTradeParty'));
+  if (!str(at(seller, 'ID')) && !str(at(seller, 'GlobalID')) && !str(at(seller, 'SpecifiedLegalOrganization', 'ID')) && !registrations(seller, 'VA').length)
+    fail('BR-CO-26', 'no seller identifier (BT-29), legal registration (BT-30) or VAT identifier (BT-31)');
   if (lineCategories.has('S') && !sellerTaxId) fail('BR-S-02', 'standard-rated lines, but no seller VAT identifier or tax registration');
   if (lineCategories.has('AE')) {
     if (!sellerTaxId) fail('BR-AE-02', 'reverse charge lines, but no seller VAT identifier');

@@ -110,6 +110,13 @@ describe('invoices: validators (issue 35)', function () {
     expect(checkEn16931(wrongVat).map((v) => v.rule)).to.include.members(['BR-CO-17', 'BR-S-09', 'BR-CO-14']);
   });
 
+  it('when a seller has neither VAT id nor tax number, then the rule checks name BR-CO-26 (the CEN validator found it on our small-business invoice)', () => {
+    const s = scenarios[4]!;
+    const bare = { ...s.seller, party: { ...s.seller.party, vatId: '', taxNumber: '' } };
+    expect(checkEn16931(renderCii(planInvoice(s.order, bare))).map((v) => v.rule)).to.deep.equal(['BR-CO-26']);
+    expect(renderCii(planInvoice(s.order, s.seller))).to.contain('<ram:SellerTradeParty><ram:ID>12/345/67890</ram:ID>');
+  });
+
   it('when xmllint reads an XML with its elements out of the schema order, then it refuses it (the schema check can fail)', () => {
     const xml = renderCii(planInvoice(scenarios[0]!.order, scenarios[0]!.seller)).replace(
       /(<ram:InvoiceCurrencyCode>EUR<\/ram:InvoiceCurrencyCode>)(<ram:SpecifiedTradeSettlementPaymentMeans>.*?<\/ram:SpecifiedTradeSettlementPaymentMeans>)/,
