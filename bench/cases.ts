@@ -1,5 +1,6 @@
 /** The benchmark cases; each domain adds its own (one import and one line). */
 import { bankBench } from './bank';
+import { invoicesBench } from './invoices';
 import { channelPageBench } from './channel-page';
 import { eventsBench } from './events';
 import { channelAmazonBench, channelBench, fleetBench } from './fleet';
@@ -21,3 +22,4 @@ cases.push(readPathBench);
 cases.push(fleetBench, channelBench, channelAmazonBench, channelPageBench);
 cases.push(eventsBench);
 cases.push(bankBench);
+cases.push(invoicesBench);
