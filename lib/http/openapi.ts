@@ -212,23 +212,26 @@ function filterFieldSchema(field: FilterField): Schema {
   return { anyOf: [values, operatorFilter, { type: 'array', items: operatorFilter, minItems: 1 }] };
 }
 
-/** One filter object: the resource's filter fields by their dotted paths, nested as the query nests them. */
-function filterObjectSchema(filters: Record<string, FilterField>): Schema {
-  const root: Schema = { type: 'object', properties: {}, additionalProperties: false };
-  for (const [name, field] of Object.entries(filters)) {
-    let node = root;
+/**
+ * One filter object: the resource's filter fields by their dotted paths, nested as the query
+ * nests them or dotted in one key (filter[quantity.difference] and filter[quantity][difference]
+ * are one field, lib/http/search/filter.ts); a key that names a field is that field.
+ */
+function filterObjectSchema(filters: Record<string, FilterField>, prefix: string[] = []): Schema {
+  const properties: Record<string, Schema> = {};
+  for (const name of Object.keys(filters)) {
     const parts = name.split('.');
-    parts.forEach((part, i) => {
-      const properties = node.properties as Record<string, Schema>;
-      if (i === parts.length - 1) {
-        properties[part] = properties[part] ? { anyOf: [properties[part], filterFieldSchema(field)] } : filterFieldSchema(field);
-        return;
-      }
-      properties[part] ??= { type: 'object', properties: {}, additionalProperties: false };
-      node = properties[part]!;
-    });
+    if (parts.length <= prefix.length || prefix.some((p, i) => parts[i] !== p)) continue;
+    const rest = parts.slice(prefix.length);
+    for (let k = 1; k <= rest.length; k++) {
+      const key = rest.slice(0, k).join('.');
+      if (properties[key]) continue;
+      const full = [...prefix, ...rest.slice(0, k)];
+      const field = filters[full.join('.')];
+      properties[key] = field ? filterFieldSchema(field) : filterObjectSchema(filters, full);
+    }
   }
-  return root;
+  return { type: 'object', properties, additionalProperties: false };
 }
 
 /** The query fields of a GET or DELETE, each its request schema. */
@@ -453,6 +456,12 @@ function optionsOperation(path: string): Operation {
   };
 }
 
+/** A fault of the page: the error envelope, or a page when the browser asked for HTML. */
+const pageError = (status: number) => ({
+  description: `The error envelope (${status === 503 ? 'retry_later, service_unavailable' : 'internal_error'}), or an error page.`,
+  content: { ...content(ref('Error_envelope')), ...html },
+});
+
 /** authorize.php is an HTML page, not an endpoint of the framework: described by hand. */
 function authorizePaths(): Record<string, unknown> {
   const query = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method'].map((name) => ({
@@ -483,8 +492,8 @@ function authorizePaths(): Record<string, unknown> {
             content: redirectText,
           },
           400: { description: 'An error page (unknown client or redirect_uri).', content: html },
-          500: statusRef(500),
-          503: statusRef(503),
+          500: pageError(500),
+          503: pageError(503),
         },
       },
       post: {
@@ -507,8 +516,8 @@ function authorizePaths(): Record<string, unknown> {
           403: { description: "The form without its page's CSRF value: the form again.", content: html },
           413: { description: 'A form larger than the page sends.', content: html },
           429: { description: 'Too many failed logins (Retry-After).', content: html },
-          500: statusRef(500),
-          503: statusRef(503),
+          500: pageError(500),
+          503: pageError(503),
         },
       },
     },

@@ -6863,6 +6863,30 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'variation.type'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'variation.parent'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
               set?: {
                 type?:
                   | ((string | number) | (string | number)[])
@@ -6877,6 +6901,18 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'set.type'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
               modified_date?:
                 | (string | string[])
                 | {
@@ -6963,6 +6999,66 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'market_d.sku'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'market_d.is_active'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'market_d.is_fba'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'market_d.market'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'market_d.id'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
             }
           | {
               id?:
@@ -7123,6 +7219,30 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'variation.type'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'variation.parent'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
               set?: {
                 type?:
                   | ((string | number) | (string | number)[])
@@ -7137,6 +7257,18 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'set.type'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
               modified_date?:
                 | (string | string[])
                 | {
@@ -7223,6 +7355,66 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'market_d.sku'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'market_d.is_active'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'market_d.is_fba'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'market_d.market'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'market_d.id'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
             }[]
           | '';
         pagination?: {
@@ -7461,6 +7653,18 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'quantity.difference'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
             }
           | {
               internal_id?:
@@ -7561,6 +7765,18 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'quantity.difference'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
             }[]
           | '';
         pagination?: {
@@ -7978,6 +8194,18 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'quantity.difference'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
             }
           | {
               internal_id?:
@@ -8066,6 +8294,18 @@ export interface operations {
                       value: (string | number) | (string | number)[];
                     }[];
               };
+              'quantity.difference'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
             }[]
           | '';
         pagination?: {
@@ -9650,7 +9890,369 @@ export interface operations {
                         value: (string | number) | (string | number)[];
                       }[];
                 };
+                'address.name'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.name_2'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.street'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.street_2'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.zip'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.city'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.province'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.country'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.country_iso2'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
               };
+              'customer.id'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.username'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.email'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address'?: {
+                name?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                name_2?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                street?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                street_2?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                zip?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                city?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                province?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                country?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                country_iso2?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+              };
+              'customer.address.name'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.name_2'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.street'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.street_2'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.zip'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.city'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.province'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.country'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.country_iso2'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
               status?: {
                 is_initial_contact?:
                   | ((string | boolean | number) | (string | boolean | number)[])
@@ -9797,6 +10399,138 @@ export interface operations {
                       value: string | string[];
                     }[];
               };
+              'status.is_initial_contact'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_checkout'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_paid'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_packed'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_shipped'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_arrived'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_cancelled'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_parked'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.paid_date'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }[];
+              'status.packed_date'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }[];
+              'status.shipped_date'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }[];
               number?:
                 | ((string | number) | (string | number)[])
                 | {
@@ -9808,6 +10542,18 @@ export interface operations {
                     /** @enum {unknown} */
                     operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
                     value: (string | number) | (string | number)[];
+                  }[];
+              'status.arrived_date'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
                   }[];
             }
           | {
@@ -9994,7 +10740,369 @@ export interface operations {
                         value: (string | number) | (string | number)[];
                       }[];
                 };
+                'address.name'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.name_2'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.street'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.street_2'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.zip'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.city'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.province'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.country'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                'address.country_iso2'?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
               };
+              'customer.id'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.username'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.email'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address'?: {
+                name?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                name_2?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                street?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                street_2?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                zip?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                city?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                province?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                country?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+                country_iso2?:
+                  | ((string | number) | (string | number)[])
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }
+                  | {
+                      /** @enum {unknown} */
+                      operator?: '=' | '!=' | '~' | '!~' | '';
+                      value: (string | number) | (string | number)[];
+                    }[];
+              };
+              'customer.address.name'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.name_2'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.street'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.street_2'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.zip'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.city'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.province'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.country'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
+              'customer.address.country_iso2'?:
+                | ((string | number) | (string | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '~' | '!~' | '';
+                    value: (string | number) | (string | number)[];
+                  }[];
               status?: {
                 is_initial_contact?:
                   | ((string | boolean | number) | (string | boolean | number)[])
@@ -10141,6 +11249,138 @@ export interface operations {
                       value: string | string[];
                     }[];
               };
+              'status.is_initial_contact'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_checkout'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_paid'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_packed'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_shipped'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_arrived'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_cancelled'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.is_parked'?:
+                | ((string | boolean | number) | (string | boolean | number)[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '';
+                    value: (string | boolean | number) | (string | boolean | number)[];
+                  }[];
+              'status.paid_date'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }[];
+              'status.packed_date'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }[];
+              'status.shipped_date'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }[];
               number?:
                 | ((string | number) | (string | number)[])
                 | {
@@ -10152,6 +11392,18 @@ export interface operations {
                     /** @enum {unknown} */
                     operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
                     value: (string | number) | (string | number)[];
+                  }[];
+              'status.arrived_date'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '!=' | '<' | '<=' | '>' | '>=' | '';
+                    value: string | string[];
                   }[];
             }[]
           | '';
@@ -13181,6 +14433,30 @@ export interface operations {
                       value: string | string[];
                     }[];
               };
+              'date.from'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }[];
+              'date.to'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }[];
               is_assigned?:
                 | ((string | boolean | number) | (string | boolean | number)[])
                 | {
@@ -13269,6 +14545,30 @@ export interface operations {
                       value: string | string[];
                     }[];
               };
+              'date.from'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }[];
+              'date.to'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }[];
               is_assigned?:
                 | ((string | boolean | number) | (string | boolean | number)[])
                 | {
@@ -13598,6 +14898,30 @@ export interface operations {
                       value: string | string[];
                     }[];
               };
+              'date.from'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }[];
+              'date.to'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }[];
               is_assigned?:
                 | ((string | boolean | number) | (string | boolean | number)[])
                 | {
@@ -13686,6 +15010,30 @@ export interface operations {
                       value: string | string[];
                     }[];
               };
+              'date.from'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }[];
+              'date.to'?:
+                | (string | string[])
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }
+                | {
+                    /** @enum {unknown} */
+                    operator?: '=' | '';
+                    value: string | string[];
+                  }[];
               is_assigned?:
                 | ((string | boolean | number) | (string | boolean | number)[])
                 | {
@@ -14388,8 +15736,28 @@ export interface operations {
           'text/html': string;
         };
       };
-      500: components['responses']['error_500'];
-      503: components['responses']['error_503'];
+      /** @description The error envelope (internal_error), or an error page. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error_envelope'];
+          'application/xml': components['schemas']['Error_envelope'];
+          'text/html': string;
+        };
+      };
+      /** @description The error envelope (retry_later, service_unavailable), or an error page. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error_envelope'];
+          'application/xml': components['schemas']['Error_envelope'];
+          'text/html': string;
+        };
+      };
     };
   };
   post_authorize: {
@@ -14463,8 +15831,28 @@ export interface operations {
           'text/html': string;
         };
       };
-      500: components['responses']['error_500'];
-      503: components['responses']['error_503'];
+      /** @description The error envelope (internal_error), or an error page. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error_envelope'];
+          'application/xml': components['schemas']['Error_envelope'];
+          'text/html': string;
+        };
+      };
+      /** @description The error envelope (retry_later, service_unavailable), or an error page. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error_envelope'];
+          'application/xml': components['schemas']['Error_envelope'];
+          'text/html': string;
+        };
+      };
     };
   };
   options_authorize: {
