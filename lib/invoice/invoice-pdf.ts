@@ -175,12 +175,12 @@ function formats(doc: InvoiceDocument) {
 function makeFormats(doc: InvoiceDocument) {
   const locale = safeLocale(doc.locale);
   const money = new Intl.NumberFormat(locale, { style: 'currency', currency: doc.currency });
-  const plain = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+  const unit = new Intl.NumberFormat(locale, { style: 'currency', currency: doc.currency, minimumFractionDigits: 2, maximumFractionDigits: 4 });
   const rate = new Intl.NumberFormat(locale, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
   const date = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
   return {
     money: (cents: bigint) => money.format(Number(amount(cents))),
-    price: (decimal: string) => `${plain.format(Number(decimal))} ${doc.currency}`,
+    price: (decimal: string) => unit.format(Number(decimal)),
     rate: (r: number) => rate.format(Number(percent(r))),
     date: (iso: string) => date.format(new Date(`${iso}T00:00:00Z`)),
   };
@@ -350,7 +350,7 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   c.y -= 26;
 
   // Lines: position, item, quantity, unit price net, VAT rate, net amount.
-  const cols = { pos: margin, item: margin + 30, qty: 330, unit: 410, vat: 455, net: right };
+  const cols = { pos: margin, item: margin + 30, qty: 318, unit: 410, vat: 455, net: right };
   const header = () => {
     c.text(w.pos, cols.pos, c.y, 8, bold);
     c.text(w.item, cols.item, c.y, 8, bold);
