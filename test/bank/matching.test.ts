@@ -16,6 +16,8 @@ interface BankView {
   amount: string;
   order_id?: string;
   order_no?: string | null;
+  match_rule?: string | null;
+  unassigned_reason?: string | null;
 }
 
 describe('bank: matching imported transfers to orders (bank worker)', () => {
