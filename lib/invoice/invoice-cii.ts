@@ -9,6 +9,12 @@ import { amount, InvoiceAddress, InvoiceDocument, InvoiceParty, percent } from '
 /** BT-24: the EN 16931 core, which Factur-X's EN 16931 profile uses as is. */
 export const en16931Guideline = 'urn:cen.eu:en16931:2017';
 
+/** BT-24 of XRechnung 3.0, the German CIUS of EN 16931 (here in its CII syntax). */
+export const xrechnungGuideline = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.0';
+
+/** factur-x: the XML inside the PDF; xrechnung: the same invoice for XRechnung receivers (BT-10 and BG-6 added). */
+export type CiiVariant = 'factur-x' | 'xrechnung';
+
 const escape = (text: string) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 /** An element with text, or nothing when the text is empty (optional BTs are left out, not sent empty). */
@@ -31,11 +37,19 @@ function postalAddress(a: InvoiceAddress): string {
   );
 }
 
-function party(tag: string, p: InvoiceParty, id = ''): string {
+function party(tag: string, p: InvoiceParty, id = '', contact: InvoiceDocument['sellerContact'] | null = null): string {
   return wrap(
     tag,
     el('ram:ID', id),
     el('ram:Name', [p.address.name, p.address.name2].filter(Boolean).join(', ') || p.address.name),
+    contact
+      ? wrap(
+          'ram:DefinedTradeContact',
+          el('ram:PersonName', contact.name),
+          wrap('ram:TelephoneUniversalCommunication', el('ram:CompleteNumber', contact.phone)),
+          wrap('ram:EmailURIUniversalCommunication', el('ram:URIID', contact.email)),
+        )
+      : '',
     postalAddress(p.address),
     p.email ? `<ram:URIUniversalCommunication>${el('ram:URIID', p.email, ' schemeID="EM"')}</ram:URIUniversalCommunication>` : '',
     p.vatId ? `<ram:SpecifiedTaxRegistration>${el('ram:ID', p.vatId, ' schemeID="VA"')}</ram:SpecifiedTaxRegistration>` : '',
@@ -46,8 +60,9 @@ function party(tag: string, p: InvoiceParty, id = ''): string {
 const tax = (category: string, rate: number) =>
   `<ram:TypeCode>VAT</ram:TypeCode><ram:CategoryCode>${category}</ram:CategoryCode><ram:RateApplicablePercent>${percent(rate)}</ram:RateApplicablePercent>`;
 
-/** The factur-x.xml of the invoice. */
-export function renderCii(doc: InvoiceDocument): string {
+/** The factur-x.xml of the invoice, or its XRechnung. */
+export function renderCii(doc: InvoiceDocument, variant: CiiVariant = 'factur-x'): string {
+  const xrechnung = variant === 'xrechnung';
   const cur = ` currencyID="${escape(doc.currency)}"`;
   const lines = doc.lines.map((l) => {
     // BR-27: the net price is never negative; a negative line (a discount) bills a negative quantity.
@@ -91,7 +106,7 @@ export function renderCii(doc: InvoiceDocument): string {
     ' xmlns:qdt="urn:un:unece:uncefact:data:standard:QualifiedDataType:100"' +
     ' xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"' +
     ' xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100">' +
-    `<rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter><ram:ID>${en16931Guideline}</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter></rsm:ExchangedDocumentContext>` +
+    `<rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter><ram:ID>${xrechnung ? xrechnungGuideline : en16931Guideline}</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter></rsm:ExchangedDocumentContext>` +
     '<rsm:ExchangedDocument>' +
     el('ram:ID', doc.number) +
     `<ram:TypeCode>${doc.typeCode}</ram:TypeCode>` +
@@ -102,14 +117,26 @@ export function renderCii(doc: InvoiceDocument): string {
     lines.join('') +
     wrap(
       'ram:ApplicableHeaderTradeAgreement',
+      // BT-10, which XRechnung requires (BR-DE-15): the order id, what seller and buyer know the sale by.
+      xrechnung ? el('ram:BuyerReference', doc.orderId) : '',
       // BR-CO-26 wants a seller identifier, legal registration or VAT id: a seller without VAT id
       // (a small business) is identified by its tax number (BT-29).
-      party('ram:SellerTradeParty', doc.seller, doc.seller.vatId ? '' : doc.seller.taxNumber),
+      party(
+        'ram:SellerTradeParty',
+        doc.seller,
+        doc.seller.vatId ? '' : doc.seller.taxNumber,
+        // BG-6: XRechnung requires it (BR-DE-2, 5, 6, 7); Factur-X carries it when the seller gave a phone.
+        xrechnung || doc.sellerContact.phone ? { ...doc.sellerContact, name: doc.sellerContact.name || doc.seller.address.name } : null,
+      ),
       party('ram:BuyerTradeParty', doc.buyer, doc.customerNumber),
       wrap('ram:SellerOrderReferencedDocument', el('ram:IssuerAssignedID', doc.orderId)),
     ) +
-    // The element is required by the schema even when it carries nothing.
-    (wrap('ram:ApplicableHeaderTradeDelivery', shipTo) || '<ram:ApplicableHeaderTradeDelivery/>') +
+    // BT-72, the delivery date (German § 14 UStG asks for it; XRechnung recommends it).
+    wrap(
+      'ram:ApplicableHeaderTradeDelivery',
+      shipTo,
+      `<ram:ActualDeliverySupplyChainEvent><ram:OccurrenceDateTime><udt:DateTimeString format="102">${date102(doc.deliveryDate)}</udt:DateTimeString></ram:OccurrenceDateTime></ram:ActualDeliverySupplyChainEvent>`,
+    ) +
     '<ram:ApplicableHeaderTradeSettlement>' +
     el('ram:InvoiceCurrencyCode', doc.currency) +
     wrap(

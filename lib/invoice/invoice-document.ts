@@ -50,6 +50,8 @@ export interface SellerInvoiceSettings {
   /** Payee account for credit transfers (BT-84), shown and put into the XML when given. */
   iban: string;
   bic: string;
+  /** The seller's contact (BG-6: BT-41 name, BT-42 phone, BT-43 email); XRechnung requires all three. */
+  contact: { name: string; phone: string; email: string };
 }
 
 /** The order as the invoice reads it (lib/order's row, money as decimal strings). */
@@ -58,6 +60,8 @@ export interface InvoiceOrder {
   invoiceNumber: string;
   /** YYYY-MM-DD: the date the invoice number was given (bill_date). */
   billDate: string;
+  /** YYYY-MM-DD: when the goods were delivered (BT-72): the shipping date where known, else the invoice date. */
+  deliveryDate: string;
   currency: string;
   paymentMethodId: string | null;
   paymentMethodName: string | null;
@@ -133,6 +137,7 @@ export interface InvoiceDocument {
   typeCode: TypeCode;
   number: string;
   issueDate: string;
+  deliveryDate: string;
   currency: string;
   orderId: string;
   locale: string;
@@ -148,6 +153,7 @@ export interface InvoiceDocument {
   notes: string[];
   paymentMethod: { id: string | null; name: string; code: string };
   payee: { iban: string; bic: string };
+  sellerContact: { name: string; phone: string; email: string };
   corrects: { invoiceNumber: string; issueDate: string } | null;
 }
 
@@ -350,6 +356,7 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
     typeCode,
     number: order.invoiceNumber,
     issueDate: order.billDate,
+    deliveryDate: order.deliveryDate || order.billDate,
     currency: order.currency,
     orderId: order.id,
     locale: seller.locale,
@@ -362,14 +369,20 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
     vat,
     totals: { lineTotal, chargeTotal, taxBasis, taxTotal, grandTotal, paid, rounding, due: grandTotal - paid + rounding },
     notes,
-    paymentMethod: {
-      id: order.paymentMethodId,
-      name: order.paymentMethodName ?? '',
-      code: (order.paymentMethodId && paymentMeansCodes[order.paymentMethodId]) || '1',
-    },
+    paymentMethod: { id: order.paymentMethodId, name: order.paymentMethodName ?? '', code: paymentMeansCode(order.paymentMethodId, seller.iban) },
     payee: { iban: seller.iban, bic: seller.bic },
+    sellerContact: seller.contact,
     corrects: order.corrects,
   };
+}
+
+/**
+ * BT-81 of the payment method; a credit transfer (30, 58) names the payee's account (BR-61), so
+ * without the seller's IBAN it is stated as 1, instrument not defined.
+ */
+function paymentMeansCode(methodId: string | null, iban: string): string {
+  const code = (methodId && paymentMeansCodes[methodId]) || '1';
+  return (code === '58' || code === '30') && !iban ? '1' : code;
 }
 
 /** net / quantity with four decimals (half away from zero): BT-146 may have more places than money. */

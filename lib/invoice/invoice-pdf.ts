@@ -100,6 +100,7 @@ const words = {
     credit: 'Gutschrift',
     number: 'Nummer',
     date: 'Datum',
+    delivered: 'Lieferdatum',
     order: 'Bestellung',
     customer: 'Kundennummer',
     buyerVat: 'USt-IdNr. Kunde',
@@ -131,6 +132,7 @@ const words = {
     credit: 'Credit note',
     number: 'Number',
     date: 'Date',
+    delivered: 'Delivery date',
     order: 'Order',
     customer: 'Customer number',
     buyerVat: 'Customer VAT ID',
@@ -328,6 +330,7 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   const facts: [string, string][] = [
     [w.number, doc.number],
     [w.date, f.date(doc.issueDate)],
+    [w.delivered, f.date(doc.deliveryDate)],
     [w.order, doc.orderId],
   ];
   if (doc.customerNumber) facts.push([w.customer, doc.customerNumber]);

@@ -15,6 +15,8 @@ export interface InvoiceRow {
   corrects_invoice_number: string | null;
   pdf_key: string;
   xml_key: string;
+  /** The XRechnung (CII) of the invoice; null for none. */
+  xrechnung_key: string | null;
   pdf_sha256: string;
   created_at: Date;
 }

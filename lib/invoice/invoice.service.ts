@@ -62,18 +62,21 @@ function addressOf(value: unknown): InvoiceAddress {
 
 /**
  * The seller as its invoices show it: account.address (Admin_user_type: name is the company) and
- * account.settings.invoice (vat_id, tax_number, small_business, locale, iban, bic; a seller writes
- * them with POST admin/user/).
+ * account.settings.invoice (vat_id, tax_number, small_business, locale, iban, bic, and the contact
+ * XRechnung asks for: contact_name, phone, email, default the account's email; a seller writes them
+ * with POST admin/user/).
  */
 export async function sellerSettings(accountId: number): Promise<SellerInvoiceSettings> {
   const account = await accountRepository.get(accountId);
   const settings = ((account?.settings ?? {}) as Record<string, unknown>).invoice as Record<string, unknown> | undefined;
+  const email = text(settings?.email) || (account?.email ?? '');
   return {
-    party: { address: addressOf(account?.address), vatId: text(settings?.vat_id), taxNumber: text(settings?.tax_number), email: account?.email ?? '' },
+    party: { address: addressOf(account?.address), vatId: text(settings?.vat_id), taxNumber: text(settings?.tax_number), email },
     smallBusiness: settings?.small_business === true,
     locale: text(settings?.locale) || 'de-DE',
     iban: text(settings?.iban),
     bic: text(settings?.bic),
+    contact: { name: text(settings?.contact_name) || text(account?.address?.name_2), phone: text(settings?.phone), email },
   };
 }
 
@@ -90,6 +93,7 @@ async function invoiceOrder(order: OrderReadRow, seller: SellerInvoiceSettings, 
     id: order.id,
     invoiceNumber: String(order.invoice_number),
     billDate: order.bill_date ?? new Date().toISOString().slice(0, 10),
+    deliveryDate: deliveryDateOf(order),
     currency: order.currency_id,
     paymentMethodId: order.payment_method_id,
     paymentMethodName: method?.name ?? null,
@@ -102,6 +106,13 @@ async function invoiceOrder(order: OrderReadRow, seller: SellerInvoiceSettings, 
     lines: order.lines.map((l) => ({ position: l.position, name: l.name, sku: l.sku, quantity: l.quantity, price: l.price, tax: l.tax })),
     corrects,
   };
+}
+
+/** BT-72: the order's shipping date (shipping.date, else the day it was marked shipped), '' when not shipped. */
+function deliveryDateOf(order: OrderReadRow): string {
+  const given = text((order.shipping ?? {}).date);
+  if (/^\d{4}-\d{2}-\d{2}$/.test(given)) return given;
+  return order.shipped_date ? order.shipped_date.toISOString().slice(0, 10) : '';
 }
 
 /** The URL bill_url holds: our GET order/{order_id}/invoice/, served under the seller's authorization. */
@@ -156,6 +167,7 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   };
   lap('planMs');
   const xml = renderCii(doc);
+  const xrechnung = Buffer.from(renderCii(doc, 'xrechnung'), 'utf8');
   lap('xmlMs');
   const pdf = await renderPdf(doc, xml, pdfAssets(config().invoice.iccProfile), new Date());
   lap('pdfMs');
@@ -163,11 +175,16 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   const xmlBytes = Buffer.from(xml, 'utf8');
   const pdfKey = archiveKey(accountId, doc.number, doc.typeCode, pdf, 'pdf');
   const xmlKey = archiveKey(accountId, doc.number, doc.typeCode, xmlBytes, 'xml');
-  await Promise.all([storage.put(pdfKey, pdf, 'application/pdf'), storage.put(xmlKey, xmlBytes, 'application/xml')]);
+  const xrechnungKey = archiveKey(accountId, doc.number, doc.typeCode, xrechnung, 'xml');
+  await Promise.all([
+    storage.put(pdfKey, pdf, 'application/pdf'),
+    storage.put(xmlKey, xmlBytes, 'application/xml'),
+    storage.put(xrechnungKey, xrechnung, 'application/xml'),
+  ]);
   lap('storeMs');
 
   const written = await db().transaction(async (trx) => {
-    const inserted = await invoiceRepository.insert(trx, rowOf(accountId, order, doc, pdfKey, xmlKey, pdf));
+    const inserted = await invoiceRepository.insert(trx, { ...rowOf(accountId, order, doc, pdfKey, xmlKey, pdf), xrechnung_key: xrechnungKey });
     if (inserted) await setBillUrlIn(trx, accountId, order.internal_id, billUrlOf(order.id));
     return inserted;
   });
@@ -180,7 +197,14 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   return { order_id: orderId, status: 'issued', invoice_number: doc.number, type_code: doc.typeCode };
 }
 
-function rowOf(accountId: number, order: OrderReadRow, doc: InvoiceDocument, pdfKey: string, xmlKey: string, pdf: Uint8Array): Omit<InvoiceRow, 'created_at'> {
+function rowOf(
+  accountId: number,
+  order: OrderReadRow,
+  doc: InvoiceDocument,
+  pdfKey: string,
+  xmlKey: string,
+  pdf: Uint8Array,
+): Omit<InvoiceRow, 'created_at' | 'xrechnung_key'> {
   return {
     account_id: accountId,
     order_internal_id: order.internal_id,
@@ -231,27 +255,26 @@ export interface InvoiceLink {
   currency_id: string;
   grand_total: string;
   due_amount: string;
-  format: 'pdf' | 'xml';
+  format: InvoiceFormat;
   url: string;
   expires: string;
 }
 
-/** The issued invoice of an order in the caller's scope and a link to its PDF (or its XML); 404 otherwise. */
-export async function invoiceLink(caller: Caller, orderId: string, format: 'pdf' | 'xml', now = new Date()): Promise<InvoiceLink> {
+/** pdf: the PDF/A-3 with its Factur-X inside; xml: that Factur-X XML alone; xrechnung: the XRechnung (CII). */
+export type InvoiceFormat = 'pdf' | 'xml' | 'xrechnung';
+
+/** The issued invoice of an order in the caller's scope and a link to its PDF (or an XML); 404 otherwise. */
+export async function invoiceLink(caller: Caller, orderId: string, format: InvoiceFormat, now = new Date()): Promise<InvoiceLink> {
   const order = await orderRepository.get(caller, orderId);
   if (!order) throw notFound(`order ${orderId}`, 'order_id');
   const row = await invoiceRepository.byOrder(db(), caller.accountId, order.internal_id);
   if (!row)
     throw domainError('not_found', `order ${orderId} has no invoice issued yet (it is issued when the order is paid, or by POST order/${orderId}/invoice/)`);
   const ttl = config().invoice.urlTtlSeconds;
-  const name = `${row.type_code === 381 ? 'credit-note' : 'invoice'}-${row.invoice_number}.${format}`;
-  const url = await invoiceStorage().link(
-    format === 'pdf' ? row.pdf_key : row.xml_key,
-    ttl,
-    name,
-    format === 'pdf' ? 'application/pdf' : 'application/xml',
-    now,
-  );
+  const key = format === 'pdf' ? row.pdf_key : format === 'xml' ? row.xml_key : row.xrechnung_key;
+  if (!key) throw domainError('not_found', `order ${orderId}'s invoice was issued without an XRechnung`);
+  const name = `${row.type_code === 381 ? 'credit-note' : 'invoice'}-${row.invoice_number}${format === 'xrechnung' ? '-xrechnung.xml' : `.${format}`}`;
+  const url = await invoiceStorage().link(key, ttl, name, format === 'pdf' ? 'application/pdf' : 'application/xml', now);
   return {
     order_id: order.id,
     invoice_number: Number(row.invoice_number),

@@ -1,6 +1,6 @@
 import { accepted, endpoint } from '../../lib/http/endpoint';
 import { Joi } from '../../lib/http/schema';
-import { invoiceLink, requestInvoice } from '../../lib/invoice';
+import { InvoiceFormat, invoiceLink, requestInvoice } from '../../lib/invoice';
 import { orderIdPattern } from '../../lib/order/order.type';
 
 const orderIdParams = Joi.object({ order_id: Joi.string().pattern(orderIdPattern) });
@@ -22,14 +22,14 @@ export const invoiceEndpoints = [
     },
   }),
 
-  endpoint<{ order_id: string }, Record<string, never>, { format?: 'pdf' | 'xml' }>({
+  endpoint<{ order_id: string }, Record<string, never>, { format?: InvoiceFormat }>({
     method: 'GET',
     path: 'order/{order_id}/invoice/',
     summary:
-      "bill_url: the order's issued invoice; HTTP 302 to a download link that expires (INVOICE_URL_TTL_SECONDS), the invoice's facts in the body. format=xml links its Factur-X (CII) XML instead of the PDF.",
+      "bill_url: the order's issued invoice; HTTP 302 to a download link that expires (INVOICE_URL_TTL_SECONDS), the invoice's facts in the body. format=xml links its Factur-X (CII) XML instead of the PDF, format=xrechnung its XRechnung 3.0 (CII).",
     scope: 'order_r',
     params: orderIdParams,
-    query: Joi.object({ format: Joi.string().valid('pdf', 'xml').default('pdf') }),
+    query: Joi.object({ format: Joi.string().valid('pdf', 'xml', 'xrechnung').default('pdf') }),
     response: ['invoice'],
     answers: { 302: 'The invoice is issued: Location is its download link (it expires), the body its facts.' },
     async handle({ caller, params, query }) {

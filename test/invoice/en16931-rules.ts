@@ -221,3 +221,46 @@ export function checkEn16931(xml: string): Violation[] {
     if (!str(at(ref, 'IssuerAssignedID'))) fail('BR-55', 'a preceding invoice reference without its number (BT-25)');
   return out;
 }
+
+/**
+ * The XRechnung 3.0 rules (KoSIT's BR-DE list) an XRechnung of ours touches, on the CII XML:
+ * BR-DE-1 payment instructions, BR-DE-2/5/6/7 the seller contact with name, phone and email,
+ * BR-DE-3/4 and 8/9 seller's and buyer's city and post code, BR-DE-15 the buyer reference,
+ * BR-DE-17 the type code, BR-DE-21 the specification identifier, BR-DE-23-a an IBAN for a credit
+ * transfer. The KoSIT schematron itself is not in ../shared/ (lib/invoice/README.md).
+ */
+export function checkXrechnung(xml: string): Violation[] {
+  const out: Violation[] = [];
+  const fail = (rule: string, message: string) => out.push({ rule, message });
+  const doc = (parser.parse(xml) as Node).CrossIndustryInvoice as Node | undefined;
+  if (!doc) return [{ rule: 'CII', message: 'root is not CrossIndustryInvoice' }];
+  const tx = at(doc, 'SupplyChainTradeTransaction');
+  const agreement = at(tx, 'ApplicableHeaderTradeAgreement');
+  const settlement = at(tx, 'ApplicableHeaderTradeSettlement');
+  const seller = at(agreement, 'SellerTradeParty');
+  const buyer = at(agreement, 'BuyerTradeParty');
+  const means = list(at(settlement, 'SpecifiedTradeSettlementPaymentMeans'));
+  if (!means.length) fail('BR-DE-1', 'no payment instructions (BG-16)');
+  const contact = at(seller, 'DefinedTradeContact');
+  if (!contact) fail('BR-DE-2', 'no seller contact (BG-6)');
+  if (!str(at(seller, 'PostalTradeAddress', 'CityName'))) fail('BR-DE-3', 'no seller city (BT-37)');
+  if (!str(at(seller, 'PostalTradeAddress', 'PostcodeCode'))) fail('BR-DE-4', 'no seller post code (BT-38)');
+  if (!str(at(contact, 'PersonName')) && !str(at(contact, 'DepartmentName'))) fail('BR-DE-5', 'no seller contact point (BT-41)');
+  if (!str(at(contact, 'TelephoneUniversalCommunication', 'CompleteNumber'))) fail('BR-DE-6', 'no seller contact telephone (BT-42)');
+  if (!str(at(contact, 'EmailURIUniversalCommunication', 'URIID'))) fail('BR-DE-7', 'no seller contact email (BT-43)');
+  if (!str(at(buyer, 'PostalTradeAddress', 'CityName'))) fail('BR-DE-8', 'no buyer city (BT-52)');
+  if (!str(at(buyer, 'PostalTradeAddress', 'PostcodeCode'))) fail('BR-DE-9', 'no buyer post code (BT-53)');
+  if (!str(at(agreement, 'BuyerReference'))) fail('BR-DE-15', 'no buyer reference (BT-10)');
+  if (!['326', '380', '384', '389', '381', '875', '876', '877'].includes(str(at(doc, 'ExchangedDocument', 'TypeCode'))))
+    fail('BR-DE-17', 'a type code XRechnung does not take');
+  if (
+    !str(at(doc, 'ExchangedDocumentContext', 'GuidelineSpecifiedDocumentContextParameter', 'ID')).startsWith(
+      'urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de:kosit:xrechnung_3.',
+    )
+  )
+    fail('BR-DE-21', 'not the XRechnung 3 specification identifier');
+  for (const m of means)
+    if (['30', '58'].includes(str(at(m, 'TypeCode'))) && !str(at(m, 'PayeePartyCreditorFinancialAccount', 'IBANID')))
+      fail('BR-DE-23-a', 'a credit transfer without the payee IBAN');
+  return out;
+}

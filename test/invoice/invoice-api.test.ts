@@ -16,7 +16,7 @@ import { invoiceProcessors, LocalFolderStorage, readFacturx, setInvoiceStorage }
 import { apiBase, call, newSeller, Seller } from '../support/api';
 import { startQueueWorker } from '../support/queue-worker';
 import { waitFor } from '../event/servers';
-import { checkEn16931 } from './en16931-rules';
+import { checkEn16931, checkXrechnung } from './en16931-rules';
 import { xmllint } from './support';
 
 interface InvoiceAnswer {
@@ -57,7 +57,21 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
       .update({ address: JSON.stringify({ name: 'Kontor Testhandel GmbH', street: 'Hauptstraße 1', zip: '10115', city: 'Berlin', country_iso2: 'DE' }) });
     const res = await call('admin/user/', {
       token: seller.token,
-      body: { user: { settings: { invoice: { vat_id: 'DE123456789', iban: 'DE02120300000000202051', locale: 'de-DE', ...settings } } } },
+      body: {
+        user: {
+          settings: {
+            invoice: {
+              vat_id: 'DE123456789',
+              iban: 'DE02120300000000202051',
+              locale: 'de-DE',
+              phone: '+49 30 1234567',
+              contact_name: 'Rechnungsstelle',
+              email: 'rechnung@example.com',
+              ...settings,
+            },
+          },
+        },
+      },
     });
     expect(res.status, res.text).to.equal(200);
     return seller;
@@ -148,6 +162,13 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     const file = await download(asXml.location!);
     expect(file.type).to.equal('application/xml');
     expect(file.bytes.toString('utf8')).to.equal(xml);
+    // And its XRechnung, on request.
+    const xrechnung = await download((await invoiceOf(seller, id, '?format=xrechnung')).location!);
+    expect(xrechnung.type).to.equal('application/xml');
+    const xr = xrechnung.bytes.toString('utf8');
+    expect(xr).to.contain(`<ram:BuyerReference>${id}</ram:BuyerReference>`);
+    expect(xmllint(xr).code).to.equal(0);
+    expect(checkXrechnung(xr)).to.deep.equal([]);
   });
 
   it('when orders become paid by an update, by order/list/ and in a foreign currency to a reverse-charge buyer, then each gets its invoice', async () => {

@@ -5,9 +5,9 @@
  * structure read back by the same reader that reads the genuine samples.
  */
 import { expect } from 'chai';
-import { planInvoice, readFacturx, renderCii, renderPdf, pdfAssets, facturxNamespace } from '../../lib/invoice';
+import { planInvoice, readFacturx, renderCii, renderPdf, pdfAssets, facturxNamespace, xrechnungGuideline } from '../../lib/invoice';
 import { config } from '../../config';
-import { checkEn16931 } from './en16931-rules';
+import { checkEn16931, checkXrechnung } from './en16931-rules';
 import { pdfaFacts, pdfText, scenarios, xmllint } from './support';
 
 describe('invoices: validators (issue 35)', function () {
@@ -30,6 +30,16 @@ describe('invoices: validators (issue 35)', function () {
 
       it('then it breaks none of the EN 16931 rules it touches (BR-CO-10..18, BR-CO-25, the VAT breakdown rules)', () => {
         expect(checkEn16931(xml)).to.deep.equal([]);
+      });
+
+      it('then its XRechnung (CII) validates against the schema, keeps the EN 16931 rules and the XRechnung ones (BR-DE)', () => {
+        const xrechnung = renderCii(doc, 'xrechnung');
+        expect(xrechnung).to.contain(`<ram:ID>${xrechnungGuideline}</ram:ID>`);
+        expect(xmllint(xrechnung).code).to.equal(0);
+        expect(checkEn16931(xrechnung)).to.deep.equal([]);
+        expect(checkXrechnung(xrechnung)).to.deep.equal([]);
+        // The Factur-X XML is not an XRechnung: the checks can tell them apart.
+        expect(checkXrechnung(xml).map((v) => v.rule)).to.include.members(['BR-DE-15', 'BR-DE-21']);
       });
 
       it('then its total is what the buyer owes for the order, and the amount due what is left', () => {

@@ -31,12 +31,14 @@ export const seller: SellerInvoiceSettings = {
   locale: 'de-DE',
   iban: 'DE02120300000000202051',
   bic: 'BYLADEM1001',
+  contact: { name: 'Rechnungsstelle', phone: '+49 30 1234567', email: 'rechnung@example.com' },
 };
 
 const base: InvoiceOrder = {
   id: '7_2026_11',
   invoiceNumber: '1001',
   billDate: '2026-11-26',
+  deliveryDate: '2026-11-25',
   currency: 'EUR',
   paymentMethodId: 'Prepayment',
   paymentMethodName: 'Prepayment (bank transfer in advance)',

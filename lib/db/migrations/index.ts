@@ -27,6 +27,7 @@ import * as grantPerCaller from './20261126_0400_grant_per_caller';
 import * as credentialsBoundToRow from './20261126_0600_credentials_bound_to_row';
 import * as eventHandlerGrant from './20261126_0700_event_handler_grant';
 import * as invoice from './20261126_0900_invoice';
+import * as invoiceXrechnung from './20261126_0910_invoice_xrechnung';
 import * as ebayAccountDeletion from './20261126_1000_ebay_account_deletion';
 
 interface Migration {
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '20261126_0600_credentials_bound_to_row': credentialsBoundToRow,
   '20261126_0700_event_handler_grant': eventHandlerGrant,
   '20261126_0900_invoice': invoice,
+  '20261126_0910_invoice_xrechnung': invoiceXrechnung,
   '20261126_1000_ebay_account_deletion': ebayAccountDeletion,
 };
 
