@@ -8,6 +8,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { portalIds } from '../lib/portals/portal.registry';
 import { mountAmazon } from './amazon.sandbox';
 import { EbayState, mountEbay } from './ebay.sandbox';
+import { keepRawBody, mountKaufland } from './kaufland.sandbox';
 import { mountPayPal, PayPalState } from './paypal.sandbox';
 
 export interface SandboxOffer {
@@ -187,7 +188,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function createSandbox(state = new SandboxState()): { app: express.Express; state: SandboxState } {
   const app = express();
   app.disable('x-powered-by');
-  app.use(express.json({ limit: '5mb' }));
+  // Kaufland signs the raw body: its routes keep it (keepRawBody, only for /v2/).
+  app.use(express.json({ limit: '5mb', verify: keepRawBody }));
 
   // --- controls -------------------------------------------------------------------------
   app.get('/', (_req, res) => {
@@ -331,6 +333,7 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
   mountPayPal(app, state, state.paypal);
   mountEbay(app, state);
   mountAmazon(app, state);
+  mountKaufland(app, state);
   app.use('/:portal', portalGate(state), portals);
   app.use((_req, res) => {
     res.status(404).json({ message: 'not a sandbox path' });

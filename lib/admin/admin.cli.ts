@@ -5,10 +5,12 @@
  *       [--price-first X] [--price-more X] [--cash-surcharge X] [--currency EUR]
  *       [--ships-to germany,eu,...] [--eu-more AT;BE] [--europe-more CH] [--worldwide-more US]
  *   kontor portal-account create --login L --name N [--platform P] [--default]
- *   kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|json [--base-url U]
- *       [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X] [--credentials-stdin]
+ *   kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|json [--base-url U]
+ *       [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X]
+ *       [--client-key K --secret-key S --storefront de] [--credentials-stdin]
  *     (--credentials-stdin: the credentials as one JSON object on standard input, keys client_id,
- *     client_secret, refresh_token, seller_id, marketplace_id, so no secret lands in the shell's history)
+ *     client_secret, refresh_token, seller_id, marketplace_id, client_key, secret_key, storefront,
+ *     so no secret lands in the shell's history)
  *   kontor credentials reseal   (after a key rotation: every credential sealed again with CREDENTIALS_KEY)
  * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts)
  */
@@ -25,9 +27,9 @@ import { createShippingGroup } from './shipping-group.service';
 export class AdminCommandError extends Error {}
 
 export const adminUsage =
-  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --credentials-stdin] | kontor credentials reseal';
+  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --client-key K --secret-key S --storefront de | --credentials-stdin] | kontor credentials reseal';
 
-const credentialOptions = ['client-id', 'client-secret', 'refresh-token', 'seller-id', 'marketplace-id'];
+const credentialOptions = ['client-id', 'client-secret', 'refresh-token', 'seller-id', 'marketplace-id', 'client-key', 'secret-key', 'storefront'];
 
 /** Standard input as one JSON object of strings (--credentials-stdin). */
 async function stdinCredentials(): Promise<Record<string, string>> {

@@ -9,15 +9,17 @@ import { invalidField } from '../errors';
 import { portalAccountRepository } from '../portal-account/portal-account.repository';
 import { getPortalAccount } from '../portal-account/portal-account.service';
 import { Connector, connectorCredentials, connectors, realConnectors } from '../portals/connector';
+import { kauflandApiUrl, kauflandStorefronts } from '../portals/kaufland/kaufland-credentials';
 import { portalTargetRepository } from '../portals/portal-target.repository';
 
 /** The channels' production endpoints, used when no --base-url is given (a json account without one calls the sandbox). */
 const productionUrls: Record<Exclude<Connector, 'json'>, string> = {
   ebay: 'https://api.ebay.com',
   amazon_sp: 'https://sellingpartnerapi-eu.amazon.com',
+  kaufland: kauflandApiUrl,
 };
 
-const credentialNames = ['client_id', 'client_secret', 'refresh_token', 'seller_id', 'marketplace_id'] as const;
+const credentialNames = ['client_id', 'client_secret', 'refresh_token', 'seller_id', 'marketplace_id', 'client_key', 'secret_key', 'storefront'] as const;
 type CredentialName = (typeof credentialNames)[number];
 
 export interface ConnectInput {
@@ -51,6 +53,8 @@ function checkedCredentials(connector: Connector, given: ConnectInput['credentia
     }
     if (!wanted.includes(name)) throw invalidField(option(name), `${option(name)} is not used by --connector ${connector}`);
     if (secretValue.validate(value).error) throw invalidField(option(name), `${option(name)} is not valid (1 to 4000 characters, no spaces)`);
+    if (name === 'storefront' && !(kauflandStorefronts as readonly string[]).includes(value))
+      throw invalidField(option(name), `${option(name)} must be one of Kaufland's storefronts ${kauflandStorefronts.join(', ')}`);
     credentials[name] = value;
   }
   if (connector === 'json' && (credentials.client_id === undefined) !== (credentials.client_secret === undefined)) {

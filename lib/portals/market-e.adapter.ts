@@ -1,7 +1,60 @@
+import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
+import { kauflandCarrier } from './kaufland/carriers';
+import { KauflandSession, kauflandMessage } from './kaufland/kaufland-client';
+import { channelOrder, KauflandOrder, KauflandOrderUnit } from './kaufland/order-mapping';
+import { idOfferOf, UnitData, unitData } from './kaufland/unit-mapping';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.type';
+import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
+import { portalRefused } from '../errors';
 
-/** The fifth marketplace (Stock_market_e_type): offers by EAN. */
+/** Kaufland's unit as GET /units and POST /units answer it (the fields Kontor reads). */
+interface Unit {
+  id_unit: number;
+  id_offer: string | null;
+  amount: number;
+}
+
+/** Order units per page of a fetch (the contract's maximum). */
+const orderPageSize = 100;
+/** POST /units/bulk: "SHOULD NOT have more than 150 units". */
+const bulkMax = 150;
+/** Calls of one batch in flight at once (lookups, orders of a page): within the seller's rate, without a burst of hundreds. */
+const concurrency = 8;
+
+/** id_unit per (portal account, storefront, id_offer): CIA finds its units without a lookup each push (process-local; a 404 drops it). */
+const unitIds = new Map<string, number>();
+const unitKey = (s: KauflandSession, idOffer: string) => `${s.target.portalAccountId}|${s.storefront}|${idOffer}`;
+function rememberUnit(s: KauflandSession, idOffer: string, idUnit: number): void {
+  if (unitIds.size > 200_000) unitIds.clear();
+  unitIds.set(unitKey(s, idOffer), idUnit);
+}
+
+/** fn over items with at most `limit` in flight, results in order. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+const sentStates = new Set(['sent', 'sent_and_autopaid', 'received', 'returned', 'returned_paid']);
+
+/**
+ * The fifth marketplace (Stock_market_e_type): document 2's real.de, today Kaufland Global
+ * Marketplace. A portal account connected with `kaufland` speaks Kaufland's Marketplace Seller
+ * API v2 (lib/portals/kaufland/; README "market_e is Kaufland"): units created, updated and
+ * deleted by id_offer, CIA quantities as the units' amount (POST /units/bulk), send_mit through
+ * the order units' send and shipments calls, orders from the order units changed since a time.
+ * A target of no connector (the default account, which serves every portal) keeps the neutral
+ * JSON dialect of portal-http.ts: Kaufland sets the amount of listed units only, and that account
+ * is no Kaufland seller.
+ */
 export class MarketEAdapter extends HttpPortalAdapter {
   readonly portal = 'market_e' as const;
   override readonly uploadActions = ['list', 'delete'] as const;
@@ -28,5 +81,216 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (!p.ean) throw portalInputError(this.portal, 'an EAN (or isbn:...) is required');
     if (p.delivery_time && !/^([a-i]|\d+-\d+)$/.test(String(p.delivery_time))) throw portalInputError(this.portal, 'delivery_time must be a to i or X-Y');
     if ((p.images as string[]).length > 12) throw portalInputError(this.portal, 'at most 12 pictures');
+  }
+
+  /**
+   * The unit of the item's id_offer: updated (PATCH) when Kaufland has one, else created (POST
+   * /units by EAN). Kaufland takes no idempotency key; looking up by id_offer first makes a
+   * retried listing update the unit instead of creating a second one.
+   */
+  override async list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }> {
+    if (target.connector !== 'kaufland') return super.list(target, item, key);
+    const s = new KauflandSession(target);
+    const { unit, shippingGroup } = unitData(item);
+    const group = await this.shippingGroupId(s, shippingGroup);
+    const existing = await this.findUnit(s, unit.id_offer);
+    if (existing) {
+      await this.patchUnit(s, existing.id_unit, { ...this.patchOf(unit), ...group });
+      return { portalItemId: String(existing.id_unit) };
+    }
+    const created = await s.call<{ data: Unit }>('POST', '/units', { storefront: s.storefront }, { ...unit, ...group });
+    rememberUnit(s, unit.id_offer, created.body.data.id_unit);
+    return { portalItemId: String(created.body.data.id_unit) };
+  }
+
+  /** PATCH /units/{id_unit} with the whole mapping (price, minimum price, handling time, note, warehouse, shipping group, amount). */
+  override async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void> {
+    if (target.connector !== 'kaufland') return super.revise(target, item, portalItemId, values, key);
+    const s = new KauflandSession(target);
+    const { unit, shippingGroup } = unitData(item);
+    const id = /^\d+$/.test(portalItemId) ? Number(portalItemId) : (await this.findUnit(s, unit.id_offer))?.id_unit;
+    if (!id) throw portalRefused(`market_e: no Kaufland unit with id_offer ${unit.id_offer} in storefront ${s.storefront}; list it first`);
+    await this.patchUnit(s, id, { ...this.patchOf(unit), ...(await this.shippingGroupId(s, shippingGroup)) });
+  }
+
+  /** DELETE /units/{id_unit} (the portal item id, else the unit of the item's id_offer); a unit already gone is ended. */
+  override async end(
+    target: PortalTarget,
+    stockId: number,
+    portalItemId: string | null,
+    key: string,
+    item?: Pick<ListingItem, 'sku' | 'group'>,
+  ): Promise<void> {
+    if (target.connector !== 'kaufland') return super.end(target, stockId, portalItemId, key);
+    const s = new KauflandSession(target);
+    const idOffer = idOfferOf({ sku: item?.sku ?? null, stockId });
+    const id = portalItemId && /^\d+$/.test(portalItemId) ? Number(portalItemId) : (await this.findUnit(s, idOffer))?.id_unit;
+    if (id === undefined) return;
+    await s.call('DELETE', `/units/${id}`, { storefront: s.storefront });
+    unitIds.delete(unitKey(s, idOffer));
+  }
+
+  /**
+   * CIA: each item's unit (remembered, else GET /units by id_offer), then its amount through POST
+   * /units/bulk, 150 units a call; each unit's status_code decides: 2xx accepted, 429 and 5xx
+   * retry, 404 (a unit deleted at Kaufland) retry after forgetting it, anything else refused with
+   * Kaufland's message. An item without a unit is refused: Kaufland sets the amount of listed units only.
+   */
+  override async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
+    if (target.connector !== 'kaufland') return super.setQuantities(target, updates, key);
+    const s = new KauflandSession(target);
+    const outcomes = new Map<number, QuantityOutcome>();
+    const resolved = await mapLimited(updates, concurrency, async (u) => {
+      const idOffer = idOfferOf(u);
+      const id = unitIds.get(unitKey(s, idOffer)) ?? (await this.findUnit(s, idOffer))?.id_unit;
+      if (id === undefined)
+        outcomes.set(u.stockId, {
+          stockId: u.stockId,
+          outcome: 'refused',
+          message: `market_e: no Kaufland unit with id_offer ${idOffer} in storefront ${s.storefront}; list the item at market_e first`,
+        });
+      return { u, idOffer, id };
+    });
+    const known = resolved.filter((r): r is { u: QuantityUpdate; idOffer: string; id: number } => r.id !== undefined);
+    for (let i = 0; i < known.length; i += bulkMax) {
+      const chunk = known.slice(i, i + bulkMax);
+      const answer = await s.call<{ data: { id_unit: number; status_code: number; message?: string; errors?: { field: string; message: string }[] }[] }>(
+        'POST',
+        '/units/bulk',
+        { storefront: s.storefront },
+        chunk.map((r) => ({ id_unit: r.id, unit_data: { amount: Math.max(0, r.u.quantity) } })),
+      );
+      const byUnit = new Map((answer.body.data ?? []).map((d) => [d.id_unit, d]));
+      for (const r of chunk) {
+        const d = byUnit.get(r.id);
+        const status = Number(d?.status_code ?? 0);
+        if (status >= 200 && status < 300) {
+          outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: 'accepted' });
+          continue;
+        }
+        if (status === 404) unitIds.delete(unitKey(s, r.idOffer));
+        const message = `market_e (Kaufland) answered ${status || 'nothing'} for unit ${r.id} (id_offer ${r.idOffer}): ${kauflandMessage(d, 'no reason given')}`;
+        outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: !d || status === 404 || status === 429 || status >= 500 ? 'retry' : 'refused', message });
+      }
+    }
+    return updates.map((u) => outcomes.get(u.stockId)!);
+  }
+
+  /**
+   * send_mit: the first package marks each order unit (the lines' transaction ids) sent with the
+   * carrier code and tracking number (PATCH /order-units/{id}/send); a further package adds its
+   * tracking number to the sent units (POST /shipments). A retry finds the unit sent, or the
+   * shipment there (duplicate-action), and sends nothing again.
+   */
+  override async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {
+    if (target.connector !== 'kaufland') return super.markShipped(target, shipment, key);
+    const s = new KauflandSession(target);
+    const units = (shipment.lines ?? []).map((l) => l.transactionId).filter((id) => /^\d+$/.test(id));
+    if (units.length === 0) throw portalInputError(this.portal, `order ${shipment.orderId} has no lines with a Kaufland order unit id (transaction_id)`);
+    const carrier = kauflandCarrier(shipment.carrier, shipment.trackingCode);
+    const tracking = shipment.trackingCode ?? '';
+    const first = (shipment.package?.index ?? 0) === 0;
+    for (const id of units) {
+      if (first) {
+        const sent = await s.call('PATCH', `/order-units/${id}/send`, {}, { tracking_numbers: tracking, carrier_code: carrier }, [400]);
+        if (sent.status === 404) throw portalRefused(`market_e: Kaufland has no order unit ${id} for this account`);
+        if (sent.status === 400) {
+          const unit = await s.call<{ data: KauflandOrderUnit }>('GET', `/order-units/${id}`);
+          const state = unit.body.data?.status;
+          if (state === 'cancelled' || (state && sentStates.has(state))) continue;
+          throw portalRefused(`market_e (Kaufland) refused to mark order unit ${id} sent: ${kauflandMessage(sent.body, 'no reason given')}`);
+        }
+        continue;
+      }
+      if (!tracking) continue;
+      const added = await s.call(
+        'POST',
+        '/shipments',
+        {},
+        { id_order_unit: Number(id), shipment_information: { tracking_number: tracking, carrier_code: carrier } },
+        [400],
+      );
+      if (added.status === 404) throw portalRefused(`market_e: Kaufland has no order unit ${id} for this account`);
+      if (added.status === 400 && (added.body as { type?: string }).type !== '/problems/duplicate-action')
+        throw portalRefused(`market_e (Kaufland) refused the shipment ${tracking} of order unit ${id}: ${kauflandMessage(added.body, 'no reason given')}`);
+    }
+  }
+
+  /**
+   * Order units changed since a time (GET /order-units, ts_updated_from_iso, newest change first,
+   * 100 a page, the cursor the next offset); each order named on the page is read whole (GET
+   * /orders/{id_order}: all its units, buyer and addresses), so an order whose units span two
+   * pages comes in complete, once per page that names it.
+   */
+  async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
+    if (target.connector !== 'kaufland') throw portalInputError(this.portal, 'orders are fetched from portal accounts connected with kaufland');
+    const s = new KauflandSession(target);
+    const offset = cursor && /^\d+$/.test(cursor) ? Number(cursor) : 0;
+    const page = await s.call<{ data: KauflandOrderUnit[]; pagination?: { total?: number } }>('GET', '/order-units', {
+      storefront: s.storefront,
+      ts_updated_from_iso: modifiedSince.toISOString(),
+      sort: 'ts_updated:desc',
+      limit: orderPageSize,
+      offset,
+    });
+    const units = page.body.data ?? [];
+    const ids = [...new Set(units.map((u) => u.id_order))];
+    const orders = await mapLimited(ids, concurrency, (id) => this.fetchOrder(target, id, s));
+    const read = offset + units.length;
+    const total = page.body.pagination?.total ?? read;
+    return { orders: orders.filter((o): o is ChannelOrder => o !== undefined), next: units.length > 0 && read < total ? String(read) : null };
+  }
+
+  /** GET /orders/{id_order}: one order with all its units (undefined when Kaufland no longer has it). */
+  async fetchOrder(target: PortalTarget, externalOrderId: string, session?: KauflandSession): Promise<ChannelOrder | undefined> {
+    const s = session ?? new KauflandSession(target);
+    const answer = await s.call<{ data: KauflandOrder }>('GET', `/orders/${encodeURIComponent(externalOrderId)}`);
+    return answer.status === 404 ? undefined : channelOrder(answer.body.data);
+  }
+
+  /**
+   * Cancels order units at Kaufland (PATCH /order-units/{id}/cancel with one of its reasons): what
+   * a seller's cancellation in Kontor sends; a unit already cancelled is left as it is.
+   */
+  async cancelOrderUnits(target: PortalTarget, orderUnitIds: string[], reason = 'GeneralAdjustment'): Promise<void> {
+    const s = new KauflandSession(target);
+    for (const id of orderUnitIds) {
+      const answer = await s.call('PATCH', `/order-units/${encodeURIComponent(id)}/cancel`, {}, { reason }, [400]);
+      if (answer.status === 404) throw portalRefused(`market_e: Kaufland has no order unit ${id} for this account`);
+      if (answer.status === 400) {
+        const unit = await s.call<{ data: KauflandOrderUnit }>('GET', `/order-units/${encodeURIComponent(id)}`);
+        if (unit.body.data?.status === 'cancelled') continue;
+        throw portalRefused(`market_e (Kaufland) refused to cancel order unit ${id}: ${kauflandMessage(answer.body, 'no reason given')}`);
+      }
+    }
+  }
+
+  /** The unit of an id_offer in the account's storefront (GET /units?id_offer=), remembered. */
+  private async findUnit(s: KauflandSession, idOffer: string): Promise<Unit | undefined> {
+    const answer = await s.call<{ data: Unit[] }>('GET', '/units', { storefront: s.storefront, id_offer: idOffer, limit: 1 });
+    const unit = (answer.body.data ?? []).find((u) => u.id_offer === idOffer);
+    if (unit) rememberUnit(s, idOffer, unit.id_unit);
+    return unit;
+  }
+
+  private async patchUnit(s: KauflandSession, id: number, patch: Record<string, unknown>): Promise<void> {
+    const answer = await s.call('PATCH', `/units/${id}`, { storefront: s.storefront }, patch);
+    if (answer.status === 404) throw portalRefused(`market_e: Kaufland has no unit ${id} in storefront ${s.storefront}`);
+  }
+
+  /** UnitPatchRequest takes neither the EAN, the id_offer nor the condition (they are the unit's identity). */
+  private patchOf(unit: UnitData): Record<string, unknown> {
+    const { ean: _e, id_offer: _o, condition: _c, ...patch } = unit;
+    return patch;
+  }
+
+  /** id_shipping_group of the group's shipping_group_id: a number as it is, a name looked up at GET /shipping-groups. */
+  private async shippingGroupId(s: KauflandSession, group: string | null): Promise<{ id_shipping_group?: number }> {
+    if (!group) return {};
+    if (/^\d{1,12}$/.test(group)) return { id_shipping_group: Number(group) };
+    const answer = await s.call<{ data: { id_shipping_group: number; name: string }[] }>('GET', '/shipping-groups', { storefront: s.storefront, limit: 30 });
+    const found = (answer.body.data ?? []).find((g) => g.name.trim().toLowerCase() === group.trim().toLowerCase());
+    if (!found) throw portalInputError(this.portal, `Kaufland has no shipping group named ${group} in storefront ${s.storefront}`);
+    return { id_shipping_group: found.id_shipping_group };
   }
 }

@@ -98,6 +98,18 @@ function deref(doc: Json, node: unknown): Json {
   return current ?? {};
 }
 
+/**
+ * A parameter's schema compiled on its own: its local $refs (#/components/schemas/Storefront in
+ * Kaufland's OAS 3.0 file) point into the contract added to Ajv as `contract`.
+ */
+function intoContract(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(intoContract);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node as Json).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#') ? `contract${v}` : intoContract(v)]),
+  );
+}
+
 /** Object schemas without additionalProperties get false (rejectUnknownFields), combinators left alone. */
 function closeObjects(node: unknown): void {
   if (!node || typeof node !== 'object') return;
@@ -207,7 +219,7 @@ export class OpenApiContract {
       const value = p.csv && typeof raw === 'string' ? raw.split(',') : raw;
       const validate = this.validator(`param:${operation.method} ${operation.template} ${p.in} ${p.name}`, this.params, {
         type: 'object',
-        properties: { value: p.schema },
+        properties: { value: intoContract(p.schema) },
       });
       if (!validate({ value })) problems.push(...this.problems(validate.errors, p.in, p.name));
     }

@@ -1,0 +1,108 @@
+/**
+ * A Kaufland order (OrderDetails of GET /orders/{id_order}: its order units, buyer and
+ * addresses) as a ChannelOrder. Kaufland makes one order unit per piece sold, so each order unit
+ * is one line of quantity 1 whose transaction_id is its id_order_unit: send_mit and cancellation
+ * address order units.
+ */
+import type { ChannelOrder, ChannelOrderAddress } from '../channel-order.type';
+
+export interface KauflandAddress {
+  first_name?: string | null;
+  last_name?: string | null;
+  company_name?: string | null;
+  street?: string | null;
+  house_number?: string | null;
+  postcode?: string | null;
+  additional_field?: string | null;
+  city?: string | null;
+  phone?: string | null;
+  country?: string | null;
+}
+
+export interface KauflandOrderUnit {
+  id_order_unit: number;
+  id_order: string;
+  ts_created_iso: string;
+  ts_updated_iso: string;
+  status: string;
+  price: number;
+  id_offer: string | null;
+  currency: string;
+  shipping_rate: number;
+  vat: number | null;
+  product?: { title?: string } | null;
+}
+
+export interface KauflandOrder {
+  id_order: string;
+  ts_created_iso: string;
+  storefront: string;
+  order_units: KauflandOrderUnit[];
+  billing_address: KauflandAddress | null;
+  shipping_address: KauflandAddress | null;
+  buyer: { id_buyer: number; email: string | null } | null;
+}
+
+/** Paid: every state after the buyer's payment (open is awaiting it; cancelled counts for nothing). */
+const paidStates = new Set(['need_to_be_sent', 'sent', 'sent_and_autopaid', 'received', 'returned', 'returned_paid']);
+const shippedStates = new Set(['sent', 'sent_and_autopaid', 'received', 'returned', 'returned_paid']);
+
+const money = (cents: number) => (cents / 100).toFixed(2);
+
+function address(a: KauflandAddress | null): ChannelOrderAddress {
+  if (!a) return {};
+  const name = [a.first_name, a.last_name].filter(Boolean).join(' ');
+  const country = (a.country ?? '').trim();
+  return {
+    ...(name ? { name } : {}),
+    ...(a.company_name ? { name_2: a.company_name } : {}),
+    ...(a.street ? { street: [a.street, a.house_number].filter(Boolean).join(' ') } : {}),
+    ...(a.additional_field ? { street_2: a.additional_field } : {}),
+    ...(a.postcode ? { zip: a.postcode } : {}),
+    ...(a.city ? { city: a.city } : {}),
+    ...(/^[A-Za-z]{2}$/.test(country) ? { country_iso2: country.toUpperCase() } : country ? { country } : {}),
+  };
+}
+
+/** Paid, shipped and cancelled of an order from its order units' states. */
+export function orderStatus(units: { status: string }[]): ChannelOrder['status'] {
+  const live = units.filter((u) => u.status !== 'cancelled');
+  return {
+    is_paid: live.some((u) => paidStates.has(u.status)),
+    is_shipped: live.length > 0 && live.every((u) => shippedStates.has(u.status)),
+    is_cancelled: units.length > 0 && live.length === 0,
+  };
+}
+
+export function channelOrder(order: KauflandOrder): ChannelOrder {
+  const units = order.order_units;
+  const live = units.filter((u) => u.status !== 'cancelled');
+  const status = orderStatus(units);
+  const paid = live.filter((u) => paidStates.has(u.status)).reduce((s, u) => s + u.price + u.shipping_rate, 0);
+  const modified = units.reduce((m, u) => (u.ts_updated_iso > m ? u.ts_updated_iso : m), order.ts_created_iso);
+  return {
+    external_order_id: order.id_order,
+    modified_at: modified,
+    created_at: order.ts_created_iso,
+    // Kaufland names the currency on each order unit (EUR, CZK or PLN by storefront).
+    currency_id: units[0]?.currency ?? '',
+    customer: {
+      ...(order.buyer ? { username: String(order.buyer.id_buyer) } : {}),
+      ...(order.buyer?.email ? { email: order.buyer.email } : {}),
+      ...(order.billing_address?.phone ? { phone_1: order.billing_address.phone } : {}),
+      address: address(order.billing_address),
+    },
+    shipping: { fee: money(live.reduce((s, u) => s + u.shipping_rate, 0)), address: address(order.shipping_address) },
+    line: units.map((u) => ({
+      transaction_id: String(u.id_order_unit),
+      sku: u.id_offer,
+      name: u.product?.title || u.id_offer || `Kaufland order unit ${u.id_order_unit}`,
+      quantity: 1,
+      price: money(u.price),
+      // Kaufland gives the VAT rate in percent, as Order_line_type's tax is.
+      ...(u.vat !== null && u.vat !== undefined ? { tax: String(u.vat) } : {}),
+    })),
+    paid_amount: money(status.is_paid ? paid : 0),
+    status,
+  };
+}

@@ -1,0 +1,816 @@
+/**
+ * The sandbox's market_e: Kaufland's Marketplace Seller API v2 under /v2 (as
+ * https://sellerapi.kaufland.com/v2), played from its published OpenAPI document
+ * (../shared/contracts/kaufland/seller-api-v2.openapi.json, 2.27.0; SOURCES.md there), which is
+ * read at start and never copied. Every request is checked, in this order, for the signature
+ * headers of Kaufland's reference (Shop-Client-Key, Shop-Timestamp within the window,
+ * Shop-Signature = hex HMAC-SHA256 of method, full URI, raw body and timestamp joined by "\n",
+ * keyed with the secret key), the seller's rate limit (111 requests a second over all endpoints,
+ * 429 beyond), scripted delays and faults, then against its operation in the contract
+ * (sandbox/contract: a violation is answered 400 in Kaufland's ErrorResponse and recorded at
+ * GET /_sandbox/violations?vendor=kaufland). Units (offers) keyed by the seller's id_offer, their
+ * amount the quantity shown; orders of order units (one per piece sold) with their states,
+ * shipments and cancellations. Requests are logged per portal (market_e) and portal account.
+ */
+import crypto from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import express, { NextFunction, Request, Response } from 'express';
+import { contractGate, mountContractControls, violationsOf } from './contract/contract-gate';
+import type { ContractProblem } from './contract/openapi-contract';
+import { OpenApiContract } from './contract/openapi-contract';
+import { emitQuantity, key, SandboxState, SellRequest } from './sandbox.app';
+
+const portal = 'market_e';
+export const kauflandContractFolder = 'kaufland';
+export const kauflandContractFile = 'seller-api-v2.openapi.json';
+
+let contract: OpenApiContract | undefined;
+
+/**
+ * The Seller API contract, read once per process (a missing folder or file stops the sandbox
+ * naming it); `root` reads it from another contracts folder, uncached.
+ */
+export function kauflandContract(root?: string): OpenApiContract {
+  if (root !== undefined) return OpenApiContract.load(kauflandContractFolder, kauflandContractFile, {}, root);
+  contract ??= OpenApiContract.load(kauflandContractFolder, kauflandContractFile);
+  return contract;
+}
+
+/** The raw JSON body of a Seller API request, kept by the JSON parser (the signature covers it byte for byte). */
+export function keepRawBody(req: IncomingMessage, _res: unknown, buf: Buffer): void {
+  if (req.url?.startsWith('/v2/')) (req as IncomingMessage & { rawBody?: string }).rawBody = buf.toString('utf8');
+}
+
+/** Kaufland's ErrorResponse. */
+const problem = (type: string, message: string, errors: { field: string; message: string }[] = []) => ({ type: `/problems/${type}`, message, errors });
+
+/** A contract violation as Kaufland answers invalid parameters (validation-error); an unknown path not-found. */
+export function kauflandContractError(problems: ContractProblem[], context: { status: number }) {
+  if (context.status !== 400) return problem('not-found', problems[0]?.message ?? 'Resource not found');
+  return problem(
+    'validation-error',
+    'Request parameters have invalid values',
+    problems.map((p) => ({ field: p.name || p.in, message: p.message })),
+  );
+}
+
+/** The carriers GET /carriers answers and send/shipments take (Kaufland's list is on its order-files page; this is our reading of it). */
+export const sandboxCarriers: { name: string; isHauler: boolean }[] = [
+  { name: 'DHL', isHauler: false },
+  { name: 'DHL Express', isHauler: false },
+  { name: 'Deutsche Post', isHauler: false },
+  { name: 'DPD', isHauler: false },
+  { name: 'GLS', isHauler: false },
+  { name: 'Hermes', isHauler: false },
+  { name: 'UPS', isHauler: false },
+  { name: 'FedEx', isHauler: false },
+  { name: 'TNT', isHauler: false },
+  { name: 'Other', isHauler: false },
+  { name: 'Other Hauler', isHauler: true },
+];
+const withoutTracking = new Set(['Other', 'Other Hauler']);
+
+type OrderUnitStatus = 'cancelled' | 'need_to_be_sent' | 'open' | 'received' | 'returned' | 'returned_paid' | 'sent' | 'sent_and_autopaid';
+
+export interface KauflandUnit {
+  id_unit: number;
+  account: string;
+  storefront: string;
+  id_offer: string;
+  ean: string;
+  id_product: number;
+  amount: number;
+  listing_price: number;
+  minimum_price: number | null;
+  condition: string;
+  note: string | null;
+  handling_time: number;
+  id_shipping_group: number | null;
+  id_warehouse: number | null;
+  status: 'AVAILABLE' | 'ONHOLD';
+  date_inserted_iso: string;
+  date_lastchange_iso: string;
+}
+
+export interface KauflandAddress {
+  first_name: string;
+  last_name: string;
+  company_name: string | null;
+  street: string;
+  house_number: string;
+  postcode: string;
+  additional_field: string | null;
+  city: string;
+  phone: string | null;
+  country: string;
+}
+
+export interface KauflandOrderUnit {
+  id_order_unit: number;
+  id_order: string;
+  account: string;
+  storefront: string;
+  id_offer: string;
+  title: string;
+  ean: string;
+  price: number;
+  shipping_rate: number;
+  status: OrderUnitStatus;
+  cancel_reason: string | null;
+  ts_created_iso: string;
+  ts_updated_iso: string;
+  shipments: { carrier_code: string; tracking_number: string }[];
+}
+
+export interface KauflandOrder {
+  id_order: string;
+  account: string;
+  storefront: string;
+  ts_created_iso: string;
+  buyer: { id_buyer: number; email: string | null };
+  billing_address: KauflandAddress;
+  shipping_address: KauflandAddress;
+  units: number[];
+}
+
+/** POST /_sandbox/kaufland/orders: a checkout at the sandbox's Kaufland. */
+export interface NewKauflandOrder {
+  portal_account: string | number;
+  storefront?: string;
+  lines: { id_offer: string; quantity?: number; price?: string; shipping?: string }[];
+  status?: 'need_to_be_sent' | 'open';
+  buyer?: {
+    first_name?: string;
+    last_name?: string;
+    email?: string;
+    street?: string;
+    house_number?: string;
+    postcode?: string;
+    city?: string;
+    country?: string;
+    phone?: string;
+  };
+}
+
+/** What the sandbox's Kaufland holds; cleared with the sandbox. */
+export class KauflandState {
+  /** Issued keys: client key -> portal account and secret key. */
+  keys = new Map<string, { account: string; secret: string }>();
+  units = new Map<number, KauflandUnit>();
+  orderUnits = new Map<number, KauflandOrderUnit>();
+  orders = new Map<string, KauflandOrder>();
+  /** Arrivals of the last second per account (the rate limit counts arrivals). */
+  arrivals = new Map<string, number[]>();
+  /** Requests a second per seller (Kaufland's "Rate Limits": 111 over all endpoints). */
+  rateLimit = 111;
+  /** Most order units or units per page, whatever limit is asked (the contract's maximum is 100). */
+  pageSize = 100;
+  /** Seconds a Shop-Timestamp may differ from the sandbox's clock (the reference names none: ours). */
+  timestampWindowS = 300;
+  /** 429s answered for the rate limit: GET /_sandbox/kaufland/throttled. */
+  throttled = 0;
+  private counter = 0;
+
+  next(): number {
+    this.counter += 1;
+    return this.counter;
+  }
+
+  clear(): void {
+    this.keys.clear();
+    this.units.clear();
+    this.orderUnits.clear();
+    this.orders.clear();
+    this.arrivals.clear();
+    this.rateLimit = 111;
+    this.pageSize = 100;
+    this.timestampWindowS = 300;
+    this.throttled = 0;
+  }
+
+  /** The account and secret of a client key: issued ones, and a development account's (`sandbox-account-<id>`, `sandbox-secret-<id>`). */
+  keyOf(clientKey: string): { account: string; secret: string } | undefined {
+    const issued = this.keys.get(clientKey);
+    if (issued) return issued;
+    const dev = /^sandbox-account-(\d{1,12})$/.exec(clientKey);
+    return dev ? { account: dev[1]!, secret: `sandbox-secret-${dev[1]}` } : undefined;
+  }
+
+  unitByOffer(account: string, storefront: string, idOffer: string): KauflandUnit | undefined {
+    return [...this.units.values()].find((u) => u.account === account && u.storefront === storefront && u.id_offer === idOffer);
+  }
+}
+
+const states = new WeakMap<SandboxState, KauflandState>();
+
+/** The sandbox Kaufland of a sandbox (tests read its units and orders). */
+export function kauflandOf(state: SandboxState): KauflandState {
+  let kaufland = states.get(state);
+  if (!kaufland) {
+    const created = new KauflandState();
+    states.set(state, created);
+    state.events.on('reset', () => created.clear());
+    kaufland = created;
+  }
+  return kaufland;
+}
+
+const now = () => new Date().toISOString();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const accountOf = (res: Response) => String(res.locals.account);
+const storefrontOf = (req: Request) => String(req.query.storefront ?? 'de');
+const cents = (value: string | undefined, fallback: number) =>
+  value !== undefined && /^\d+(\.\d{1,2})?$/.test(value) ? Math.round(Number(value) * 100) : fallback;
+
+function unitView(u: KauflandUnit) {
+  return {
+    status: u.status,
+    currency: 'EUR',
+    id_unit: u.id_unit,
+    note: u.note,
+    condition: u.condition,
+    listing_price: u.listing_price,
+    minimum_price: u.minimum_price ?? u.listing_price,
+    price: u.listing_price,
+    id_offer: u.id_offer,
+    id_product: u.id_product,
+    id_shipping_group: u.id_shipping_group,
+    id_warehouse: u.id_warehouse,
+    amount: u.amount,
+    date_inserted_iso: u.date_inserted_iso,
+    date_lastchange_iso: u.date_lastchange_iso,
+    handling_time: u.handling_time,
+    shipping_rate: 0,
+    storefront: u.storefront,
+    transport_time_min: 1,
+    transport_time_max: 3,
+    fulfillment_type: 'fulfilled_by_merchant',
+    vat_indicator: 'standard_rate',
+  };
+}
+
+function orderUnitView(k: KauflandState, ou: KauflandOrderUnit) {
+  const order = k.orders.get(ou.id_order)!;
+  return {
+    id_order_unit: ou.id_order_unit,
+    id_order: ou.id_order,
+    ts_created_iso: ou.ts_created_iso,
+    is_marketplace_deemed_supplier: false,
+    ts_updated_iso: ou.ts_updated_iso,
+    status: ou.status,
+    price: ou.price,
+    id_offer: ou.id_offer,
+    revenue_gross: ou.price,
+    revenue_net: Math.round(ou.price / 1.19),
+    note: null,
+    unit_condition: 'new',
+    storefront: ou.storefront,
+    currency: 'EUR',
+    delivery_time_min: 1,
+    delivery_time_max: 3,
+    delivery_time_expires_iso: null,
+    order_received_timestamp_iso: null,
+    shipping_rate: ou.shipping_rate,
+    cancel_reason: ou.cancel_reason,
+    fulfillment_type: 'fulfilled_by_merchant',
+    buyer: order.buyer,
+    billing_address: order.billing_address,
+    shipping_address: order.shipping_address,
+    product: {
+      id_product: 1000000 + Number(ou.ean.slice(-6)),
+      storefront: ou.storefront,
+      title: ou.title,
+      eans: [ou.ean],
+      id_category: 1,
+      main_picture: '',
+      manufacturer: '',
+      url: '',
+      age_rating: 0,
+      is_valid: true,
+      dangerous_goods_li_shipping: null,
+      danger_label_9A: null,
+    },
+    vat: 19,
+  };
+}
+
+function orderView(k: KauflandState, o: KauflandOrder) {
+  return {
+    id_order: o.id_order,
+    ts_created_iso: o.ts_created_iso,
+    is_marketplace_deemed_supplier: false,
+    storefront: o.storefront,
+    fulfillment_type: 'fulfilled_by_merchant',
+    order_units: o.units.map((id) => {
+      const { buyer: _b, billing_address: _ba, shipping_address: _sa, ...unit } = orderUnitView(k, k.orderUnits.get(id)!);
+      return { ...unit, tickets: [] };
+    }),
+    billing_address: o.billing_address,
+    shipping_address: o.shipping_address,
+    buyer: o.buyer,
+  };
+}
+
+/** The shared offer view (GET /_sandbox/quantities, offers) of a unit, keyed by its id_offer. */
+function showOffer(state: SandboxState, u: KauflandUnit, active: boolean): void {
+  const existing = state.offers.get(key(portal, u.account, u.id_offer));
+  state.offers.set(key(portal, u.account, u.id_offer), {
+    portal,
+    portalAccount: u.account,
+    sku: u.id_offer,
+    itemId: String(u.id_unit),
+    quantity: u.amount,
+    active,
+    listing: { ...(existing?.listing ?? {}), ...unitView(u), ean: u.ean },
+    updatedAt: now(),
+  });
+}
+
+/**
+ * Before every Seller API route: the request logged (portal market_e, the account its key
+ * names); the signature headers; the rate limit (X-RateLimit-Limit and -Remaining on every
+ * answer, Retry-After on a 429); the delay; a pending fault. Then the contract, then the route.
+ */
+function gate(state: SandboxState, k: KauflandState) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const clientKey = req.get('Shop-Client-Key') ?? '';
+    const known = k.keyOf(clientKey);
+    const account = known?.account ?? 'unknown';
+    res.locals.account = account;
+    const path = req.originalUrl.split('?')[0]!;
+    res.once('finish', () => {
+      state.requests.push({
+        at: now(),
+        portal,
+        portalAccount: account,
+        method: req.method,
+        path,
+        idempotencyKey: null,
+        body: req.body,
+        status: res.statusCode,
+        replayed: false,
+        bearer: false,
+        query: { ...req.query },
+      });
+      if (state.requests.length > state.maxRequests) state.requests.splice(0, state.requests.length - state.maxRequests);
+    });
+    state.inFlight += 1;
+    res.once('close', () => {
+      state.inFlight -= 1;
+    });
+    const timestamp = req.get('Shop-Timestamp') ?? '';
+    const signature = req.get('Shop-Signature') ?? '';
+    if (!clientKey || !timestamp || !signature) {
+      res.status(401).json(problem('missing-or-invalid-request-header', 'Shop-Client-Key, Shop-Timestamp and Shop-Signature are required'));
+      return;
+    }
+    if (!known) {
+      res.status(401).json(problem('invalid-credentials', 'The client key is not valid'));
+      return;
+    }
+    if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > k.timestampWindowS) {
+      res.status(401).json(problem('missing-or-invalid-request-header', `Shop-Timestamp must be the current Unix time (within ${k.timestampWindowS} s)`));
+      return;
+    }
+    const uri = `${req.protocol}://${req.get('host')}${req.originalUrl}`;
+    const body = (req as Request & { rawBody?: string }).rawBody ?? '';
+    const expected = crypto.createHmac('sha256', known.secret).update([req.method, uri, body, timestamp].join('\n')).digest('hex');
+    if (signature.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
+      res.status(401).json(problem('corrupted-signature', 'The signature of the request is not valid'));
+      return;
+    }
+    const at = Date.now();
+    const recent = (k.arrivals.get(account) ?? []).filter((t) => t > at - 1000);
+    res.set('X-RateLimit-Limit', String(k.rateLimit));
+    if (recent.length >= k.rateLimit) {
+      k.throttled += 1;
+      k.arrivals.set(account, recent);
+      res.set('X-RateLimit-Remaining', '0');
+      res.set('Retry-After', String(Math.max(1, Math.ceil((recent[0]! + 1000 - at) / 1000))));
+      res.status(429).json({ type: 'about:blank', message: 'Too Many Requests', errors: [] });
+      return;
+    }
+    recent.push(at);
+    k.arrivals.set(account, recent);
+    res.set('X-RateLimit-Remaining', String(k.rateLimit - recent.length));
+    const delay = state.delays.get(portal) ?? state.delays.get('*') ?? 0;
+    if (delay > 0) await sleep(delay);
+    const fault = state.takeFault(portal, account);
+    if (fault) {
+      if (fault.retryAfter !== undefined) res.set('Retry-After', fault.retryAfter);
+      res.status(fault.status).json(problem(fault.status >= 500 ? 'server-error' : 'bad-request', fault.message));
+      return;
+    }
+    next();
+  };
+}
+
+function notFound(res: Response, what: string): void {
+  res.status(404).json(problem('not-found', `${what} was not found`));
+}
+
+function ownUnit(k: KauflandState, req: Request, res: Response): KauflandUnit | undefined {
+  const unit = k.units.get(Number(req.params.id_unit));
+  if (!unit || unit.account !== accountOf(res) || unit.storefront !== storefrontOf(req)) {
+    notFound(res, `Unit ${String(req.params.id_unit)}`);
+    return undefined;
+  }
+  return unit;
+}
+
+function ownOrderUnit(k: KauflandState, id: unknown, res: Response): KauflandOrderUnit | undefined {
+  const ou = k.orderUnits.get(Number(id));
+  if (!ou || ou.account !== accountOf(res)) {
+    notFound(res, `Order unit ${String(id)}`);
+    return undefined;
+  }
+  return ou;
+}
+
+/** The unit fields of a UnitRequest or UnitPatchRequest (the contract has checked their types). */
+function applyUnitFields(u: KauflandUnit, body: Record<string, unknown>): void {
+  if (typeof body.amount === 'number') u.amount = body.amount;
+  if (typeof body.listing_price === 'number') u.listing_price = body.listing_price;
+  if (typeof body.minimum_price === 'number') u.minimum_price = body.minimum_price;
+  if (typeof body.handling_time === 'number') u.handling_time = body.handling_time;
+  if (typeof body.note === 'string') u.note = body.note;
+  if (typeof body.id_shipping_group === 'number') u.id_shipping_group = body.id_shipping_group;
+  if (typeof body.id_warehouse === 'number') u.id_warehouse = body.id_warehouse;
+  if (typeof body.condition === 'string') u.condition = body.condition;
+  if (body.status === 'AVAILABLE' || body.status === 'ONHOLD') u.status = body.status;
+  u.date_lastchange_iso = now();
+}
+
+/** The shipping groups every sandbox seller has (GET /shipping-groups). */
+const shippingGroups = (storefront: string) =>
+  [
+    { id: 1, name: 'Standard', is_default: true },
+    { id: 2, name: 'Spedition', is_default: false },
+  ].map((g) => ({ currency: 'EUR', id_shipping_group: g.id, storefront, name: g.name, type: 'parcel', is_default: g.is_default, regions: [] }));
+
+function routes(state: SandboxState, k: KauflandState): express.Router {
+  const router = express.Router();
+  const page = <T>(req: Request, all: T[]) => {
+    const limit = Math.min(Number(req.query.limit ?? 30), k.pageSize);
+    const offset = Number(req.query.offset ?? 0);
+    return { data: all.slice(offset, offset + limit), pagination: { offset, limit, total: all.length } };
+  };
+
+  router.get('/units', (req, res) => {
+    const all = [...k.units.values()].filter(
+      (u) =>
+        u.account === accountOf(res) &&
+        u.storefront === storefrontOf(req) &&
+        (req.query.id_offer === undefined || u.id_offer === req.query.id_offer) &&
+        (req.query.ean === undefined || u.ean === req.query.ean),
+    );
+    const p = page(req, all);
+    res.json({ data: p.data.map(unitView), pagination: p.pagination });
+  });
+  router.post('/units', (req, res) => {
+    const body = req.body as Record<string, unknown>;
+    const account = accountOf(res);
+    const storefront = storefrontOf(req);
+    const ean = typeof body.ean === 'string' ? body.ean : '';
+    if (!/^\d{13,14}$/.test(ean) && body.id_product === undefined) {
+      res.status(400).json(problem('validation-error', 'Request parameters have invalid values', [{ field: 'ean', message: 'EAN, 13 or 14 digits' }]));
+      return;
+    }
+    const idOffer = String(body.id_offer);
+    if (k.unitByOffer(account, storefront, idOffer)) {
+      res.status(400).json(problem('already-exists', `A unit with id_offer ${idOffer} already exists`, [{ field: 'id_offer', message: 'already exists' }]));
+      return;
+    }
+    const fault = state.takeFault(portal, account, idOffer);
+    if (fault) {
+      res.status(fault.status).json(problem('validation-error', fault.message, [{ field: 'id_offer', message: fault.message }]));
+      return;
+    }
+    const unit: KauflandUnit = {
+      id_unit: 500000 + k.next(),
+      account,
+      storefront,
+      id_offer: idOffer,
+      ean,
+      id_product: typeof body.id_product === 'number' ? body.id_product : 1000000 + Number(ean.slice(-6)),
+      amount: 1,
+      listing_price: 1,
+      minimum_price: null,
+      condition: 'NEW',
+      note: null,
+      handling_time: 1,
+      id_shipping_group: null,
+      id_warehouse: null,
+      status: 'AVAILABLE',
+      date_inserted_iso: now(),
+      date_lastchange_iso: now(),
+    };
+    applyUnitFields(unit, body);
+    k.units.set(unit.id_unit, unit);
+    showOffer(state, unit, true);
+    emitQuantity(state, portal, account, idOffer, unit.amount, 'listing');
+    res.json({ data: unitView(unit) });
+  });
+  router.get('/units/:id_unit', (req, res) => {
+    const unit = ownUnit(k, req, res);
+    if (unit) res.json({ data: unitView(unit) });
+  });
+  router.patch('/units/:id_unit', (req, res) => {
+    const unit = ownUnit(k, req, res);
+    if (!unit) return;
+    const body = req.body as Record<string, unknown>;
+    applyUnitFields(unit, body);
+    showOffer(state, unit, true);
+    if (typeof body.amount === 'number') emitQuantity(state, portal, unit.account, unit.id_offer, unit.amount, 'quantity');
+    res.json({ data: unitView(unit) });
+  });
+  router.delete('/units/:id_unit', (req, res) => {
+    const unit = ownUnit(k, req, res);
+    if (!unit) return;
+    k.units.delete(unit.id_unit);
+    showOffer(state, unit, false);
+    emitQuantity(state, portal, unit.account, unit.id_offer, 0, 'end');
+    res.status(204).end();
+  });
+  // "SHOULD NOT have more than 150 units ... SHOULD NOT contain duplicate units": either fails the whole request.
+  router.post('/units/bulk', (req, res) => {
+    const items = req.body as { id_unit: number; unit_data: Record<string, unknown> }[];
+    if (items.length > 150) {
+      res.status(400).json(problem('units/bulk-too-many-units', 'At most 150 units per request'));
+      return;
+    }
+    if (new Set(items.map((i) => i.id_unit)).size !== items.length) {
+      res.status(400).json(problem('units/bulk-duplicate-units', 'The request contains duplicate units'));
+      return;
+    }
+    const data = items.map((item) => {
+      const unit = k.units.get(item.id_unit);
+      if (!unit || unit.account !== accountOf(res) || unit.storefront !== storefrontOf(req))
+        return { id_unit: item.id_unit, status_code: 404, message: `Unit ${item.id_unit} was not found`, errors: [] };
+      const fault = state.takeFault(portal, unit.account, unit.id_offer);
+      if (fault) return { id_unit: item.id_unit, status_code: fault.status, message: fault.message, errors: [{ field: 'amount', message: fault.message }] };
+      applyUnitFields(unit, item.unit_data);
+      showOffer(state, unit, true);
+      if (typeof item.unit_data.amount === 'number') emitQuantity(state, portal, unit.account, unit.id_offer, unit.amount, 'quantity');
+      return { id_unit: unit.id_unit, status_code: 200, unit: unitView(unit) };
+    });
+    res.status(207).json({ data });
+  });
+  router.get('/shipping-groups', (req, res) => {
+    const all = shippingGroups(storefrontOf(req));
+    res.json({ data: all, pagination: { offset: 0, limit: all.length, total: all.length } });
+  });
+  router.get('/carriers', (_req, res) => {
+    res.json({ data: { carriers: sandboxCarriers } });
+  });
+  router.get('/order-units', (req, res) => {
+    const statuses =
+      typeof req.query.status === 'string' ? req.query.status.split(',') : Array.isArray(req.query.status) ? req.query.status.map(String) : undefined;
+    const from = (name: string) => (typeof req.query[name] === 'string' ? Date.parse(req.query[name]) : undefined);
+    const updatedFrom = from('ts_updated_from_iso');
+    const createdFrom = from('ts_created_from_iso');
+    const byUpdated = req.query.sort === 'ts_updated:desc';
+    const all = [...k.orderUnits.values()]
+      .filter(
+        (ou) =>
+          ou.account === accountOf(res) &&
+          (req.query.storefront === undefined || ou.storefront === req.query.storefront) &&
+          (req.query.id_offer === undefined || ou.id_offer === req.query.id_offer) &&
+          (!statuses || statuses.includes(ou.status)) &&
+          (updatedFrom === undefined || Date.parse(ou.ts_updated_iso) >= updatedFrom) &&
+          (createdFrom === undefined || Date.parse(ou.ts_created_iso) >= createdFrom),
+      )
+      .sort(
+        (a, b) =>
+          (byUpdated ? b.ts_updated_iso.localeCompare(a.ts_updated_iso) : b.ts_created_iso.localeCompare(a.ts_created_iso)) ||
+          b.id_order_unit - a.id_order_unit,
+      );
+    const p = page(req, all);
+    res.json({ data: p.data.map((ou) => orderUnitView(k, ou)), pagination: p.pagination });
+  });
+  router.get('/order-units/:id_order_unit', (req, res) => {
+    const ou = ownOrderUnit(k, req.params.id_order_unit, res);
+    if (ou) res.json({ data: orderUnitView(k, ou) });
+  });
+  router.get('/orders/:id_order', (req, res) => {
+    const order = k.orders.get(String(req.params.id_order));
+    if (!order || order.account !== accountOf(res)) {
+      notFound(res, `Order ${String(req.params.id_order)}`);
+      return;
+    }
+    res.json({ data: orderView(k, order) });
+  });
+  const carrierProblem = (code: string, tracking: string): string | undefined => {
+    if (!sandboxCarriers.some((c) => c.name === code)) return `carrier_code ${code} is not one of ${sandboxCarriers.map((c) => c.name).join(', ')}`;
+    if (!tracking && !withoutTracking.has(code)) return 'a tracking number is required unless the carrier is Other or Other Hauler';
+    return undefined;
+  };
+  router.patch('/order-units/:id_order_unit/send', (req, res) => {
+    const ou = ownOrderUnit(k, req.params.id_order_unit, res);
+    if (!ou) return;
+    const body = req.body as { tracking_numbers: string; carrier_code: string };
+    const wrong = carrierProblem(body.carrier_code, body.tracking_numbers.trim());
+    if (wrong) {
+      res.status(400).json(problem('validation-error', wrong, [{ field: 'carrier_code', message: wrong }]));
+      return;
+    }
+    if (ou.status !== 'need_to_be_sent') {
+      res
+        .status(400)
+        .json(
+          problem(
+            ou.status === 'open' ? 'order-units/missing-payment' : 'action-not-allowed',
+            `Order unit ${ou.id_order_unit} is ${ou.status}, not need_to_be_sent`,
+          ),
+        );
+      return;
+    }
+    ou.status = 'sent';
+    ou.ts_updated_iso = now();
+    for (const t of body.tracking_numbers.split(',').map((s) => s.trim())) ou.shipments.push({ carrier_code: body.carrier_code, tracking_number: t });
+    res.status(204).end();
+  });
+  router.post('/shipments', (req, res) => {
+    const body = req.body as { id_order_unit: number; shipment_information: { tracking_number: string; carrier_code: string } };
+    const ou = ownOrderUnit(k, body.id_order_unit, res);
+    if (!ou) return;
+    const { tracking_number: tracking, carrier_code: code } = body.shipment_information;
+    const wrong = carrierProblem(code, tracking.trim());
+    if (wrong) {
+      res.status(400).json(problem('validation-error', wrong, [{ field: 'shipment_information.carrier_code', message: wrong }]));
+      return;
+    }
+    if (!['sent', 'sent_and_autopaid', 'received'].includes(ou.status)) {
+      res.status(400).json(problem('action-not-allowed', `Order unit ${ou.id_order_unit} is ${ou.status}: a shipment is added to a sent order unit`));
+      return;
+    }
+    if (ou.shipments.some((s) => s.tracking_number === tracking)) {
+      res.status(400).json(problem('duplicate-action', `Order unit ${ou.id_order_unit} already has the shipment ${tracking}`));
+      return;
+    }
+    ou.shipments.push({ carrier_code: code, tracking_number: tracking });
+    ou.ts_updated_iso = now();
+    res.status(204).end();
+  });
+  router.patch('/order-units/:id_order_unit/cancel', (req, res) => {
+    const ou = ownOrderUnit(k, req.params.id_order_unit, res);
+    if (!ou) return;
+    if (ou.status !== 'open' && ou.status !== 'need_to_be_sent') {
+      res.status(400).json(problem('order-units/cancel-not-possible', `Order unit ${ou.id_order_unit} is ${ou.status} and cannot be cancelled`));
+      return;
+    }
+    ou.status = 'cancelled';
+    ou.cancel_reason = String((req.body as { reason: string }).reason);
+    ou.ts_updated_iso = now();
+    res.status(204).end();
+  });
+  return router;
+}
+
+const address = (b: NewKauflandOrder['buyer'] = {}): KauflandAddress => ({
+  first_name: b.first_name ?? 'Karla',
+  last_name: b.last_name ?? 'Kauf',
+  company_name: null,
+  street: b.street ?? 'Marktplatz',
+  house_number: b.house_number ?? '1',
+  postcode: b.postcode ?? '74172',
+  additional_field: null,
+  city: b.city ?? 'Neckarsulm',
+  phone: b.phone ?? null,
+  country: b.country ?? 'DE',
+});
+
+/** A checkout: one order unit per piece of each line, at the unit's price unless given; the units' amounts go down. */
+export function placeKauflandOrder(state: SandboxState, k: KauflandState, input: NewKauflandOrder): { id_order: string; id_order_units: number[] } {
+  const account = String(input.portal_account);
+  const storefront = input.storefront ?? 'de';
+  if (!Array.isArray(input.lines) || input.lines.length === 0) throw Object.assign(new Error('lines are required'), { status: 400 });
+  const at = now();
+  const idOrder = `M${crypto.randomBytes(4).toString('hex').toUpperCase()}`;
+  const order: KauflandOrder = {
+    id_order: idOrder,
+    account,
+    storefront,
+    ts_created_iso: at,
+    buyer: { id_buyer: 20000000 + k.next(), email: input.buyer?.email ?? `buyer-${k.next()}@kaufland-marktplatz.de` },
+    billing_address: address(input.buyer),
+    shipping_address: address(input.buyer),
+    units: [],
+  };
+  for (const line of input.lines) {
+    const unit = k.unitByOffer(account, storefront, String(line.id_offer));
+    const quantity = Number(line.quantity ?? 1);
+    if (!unit) throw Object.assign(new Error(`no unit with id_offer ${line.id_offer} in storefront ${storefront}`), { status: 404 });
+    if (!Number.isInteger(quantity) || quantity < 1 || unit.amount < quantity)
+      throw Object.assign(new Error(`unit ${unit.id_unit} has ${unit.amount} left, ${quantity} asked`), { status: 409 });
+    unit.amount -= quantity;
+    unit.date_lastchange_iso = at;
+    showOffer(state, unit, true);
+    for (let i = 0; i < quantity; i++) {
+      const ou: KauflandOrderUnit = {
+        id_order_unit: 900000000 + k.next(),
+        id_order: idOrder,
+        account,
+        storefront,
+        id_offer: unit.id_offer,
+        title: `Product ${unit.ean}`,
+        ean: unit.ean,
+        price: cents(line.price, unit.listing_price),
+        // The shipping rate is charged once per line, on its first order unit.
+        shipping_rate: i === 0 ? cents(line.shipping, 0) : 0,
+        status: input.status ?? 'need_to_be_sent',
+        cancel_reason: null,
+        ts_created_iso: at,
+        ts_updated_iso: at,
+        shipments: [],
+      };
+      k.orderUnits.set(ou.id_order_unit, ou);
+      order.units.push(ou.id_order_unit);
+    }
+  }
+  k.orders.set(idOrder, order);
+  return { id_order: idOrder, id_order_units: order.units };
+}
+
+function controls(app: express.Express, state: SandboxState, k: KauflandState): void {
+  app.post('/_sandbox/kaufland/keys', (req, res) => {
+    const body = (req.body ?? {}) as { portal_account?: string | number };
+    if (body.portal_account === undefined) {
+      res.status(400).json({ message: 'portal_account is required' });
+      return;
+    }
+    const clientKey = crypto.randomBytes(16).toString('hex');
+    const secretKey = crypto.randomBytes(32).toString('hex');
+    k.keys.set(clientKey, { account: String(body.portal_account), secret: secretKey });
+    res.status(201).json({ client_key: clientKey, secret_key: secretKey });
+  });
+  app.post('/_sandbox/kaufland/config', (req, res) => {
+    const body = (req.body ?? {}) as { rate_limit?: number | null; page_size?: number | null; timestamp_window_s?: number | null };
+    if (body.rate_limit !== undefined) k.rateLimit = body.rate_limit === null ? 111 : Math.max(1, Number(body.rate_limit) || 111);
+    if (body.page_size !== undefined) k.pageSize = body.page_size === null ? 100 : Math.max(1, Number(body.page_size) || 100);
+    if (body.timestamp_window_s !== undefined) k.timestampWindowS = body.timestamp_window_s === null ? 300 : Math.max(0, Number(body.timestamp_window_s) || 0);
+    res.json({ rate_limit: k.rateLimit, page_size: k.pageSize, timestamp_window_s: k.timestampWindowS });
+  });
+  app.post('/_sandbox/kaufland/orders', (req, res) => {
+    try {
+      res.status(201).json(placeKauflandOrder(state, k, (req.body ?? {}) as NewKauflandOrder));
+    } catch (err) {
+      res.status((err as { status?: number }).status ?? 400).json({ message: (err as Error).message });
+    }
+  });
+  app.post('/_sandbox/kaufland/order-units/:id/status', (req, res) => {
+    const ou = k.orderUnits.get(Number(req.params.id));
+    const status = String((req.body as { status?: string } | undefined)?.status ?? '');
+    if (!ou || !['cancelled', 'need_to_be_sent', 'open', 'received', 'returned', 'returned_paid', 'sent', 'sent_and_autopaid'].includes(status)) {
+      res.status(400).json({ message: 'a known order unit and one of the OrderUnitStatus values are required' });
+      return;
+    }
+    ou.status = status as OrderUnitStatus;
+    if (status === 'cancelled') ou.cancel_reason = 'BuyerCancelled';
+    ou.ts_updated_iso = now();
+    res.json({ id_order_unit: ou.id_order_unit, status: ou.status });
+  });
+  app.get('/_sandbox/kaufland/orders/:id', (req, res) => {
+    const order = k.orders.get(String(req.params.id));
+    if (!order) {
+      res.status(404).json({ message: 'no such order' });
+      return;
+    }
+    res.json({ ...orderView(k, order), shipments: order.units.map((id) => ({ id_order_unit: id, shipments: k.orderUnits.get(id)!.shipments })) });
+  });
+  app.get('/_sandbox/kaufland/units', (req, res) => {
+    res.json([...k.units.values()].filter((u) => req.query.portal_account === undefined || u.account === String(req.query.portal_account)));
+  });
+  app.get('/_sandbox/kaufland/throttled', (_req, res) => {
+    res.json({ throttled: k.throttled });
+  });
+}
+
+/** Mounts Kaufland's Seller API under /v2, its controls, and its seller (POST /_sandbox/sell {portal: market_e, sku: id_offer}). */
+export function mountKaufland(app: express.Express, state: SandboxState): void {
+  const seller = kauflandContract(); // read at start: a missing folder or file stops the sandbox naming it
+  const k = kauflandOf(state);
+  mountContractControls(app, state);
+  const checked = contractGate({ vendor: 'kaufland', contracts: [seller], log: violationsOf(state), format: kauflandContractError });
+  app.use('/v2', gate(state, k), checked, routes(state, k));
+  controls(app, state, k);
+  state.sellers.set(portal, (body: SellRequest) => {
+    const placed = placeKauflandOrder(state, k, {
+      portal_account: body.portal_account,
+      lines: [{ id_offer: body.sku, quantity: body.quantity, ...(body.price ? { price: body.price } : {}) }],
+      buyer: body.buyer
+        ? {
+            first_name: body.buyer.name?.split(' ')[0],
+            last_name: body.buyer.name?.split(' ').slice(1).join(' ') || undefined,
+            email: body.buyer.email,
+            street: body.buyer.street,
+            postcode: body.buyer.zip,
+            city: body.buyer.city,
+            country: body.buyer.country_iso2,
+            phone: body.buyer.phone,
+          }
+        : undefined,
+    });
+    return { order_id: placed.id_order };
+  });
+}

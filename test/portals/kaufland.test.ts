@@ -1,0 +1,365 @@
+import { expect } from 'chai';
+import { isPermanent } from '../../lib/errors';
+import { kauflandSignature } from '../../lib/portals/kaufland/kaufland-client';
+import { kauflandCarrier } from '../../lib/portals/kaufland/carriers';
+import { orderStatus } from '../../lib/portals/kaufland/order-mapping';
+import { handlingTime, kauflandEan, unitData } from '../../lib/portals/kaufland/unit-mapping';
+import { MarketEAdapter } from '../../lib/portals/market-e.adapter';
+import type { ListingItem, PortalTarget, QuantityUpdate } from '../../lib/portals/portal.type';
+import { violationsOf } from '../../sandbox/contract/contract-gate';
+import { kauflandContract, kauflandOf, NewKauflandOrder } from '../../sandbox/kaufland.sandbox';
+import type { SandboxRequest } from '../../sandbox/sandbox.app';
+import { Sandbox, startSandbox } from '../fleet/support';
+import { failure } from '../support/failure';
+
+const adapter = new MarketEAdapter();
+
+const item = (fields: Partial<ListingItem> = {}, group: Record<string, unknown> = {}): ListingItem => ({
+  stockId: 4711,
+  name: 'Teekanne',
+  sku: 'KL-POT',
+  ean: '4006381333931',
+  price: '24.90',
+  quantityAvailable: 7,
+  group,
+  ...fields,
+});
+
+describe('market_e: Stock_market_e_type as a Kaufland unit', () => {
+  it('EAN: 13 or 14 digits as they are, 8 and 12 padded to 13, isbn: as its ISBN-13 (an ISBN-10 converted)', () => {
+    expect(kauflandEan('4006381333931')).to.equal('4006381333931');
+    expect(kauflandEan('04006381333931')).to.equal('04006381333931');
+    expect(kauflandEan('96385074')).to.equal('0000096385074');
+    expect(kauflandEan('036000291452')).to.equal('0036000291452');
+    expect(kauflandEan('isbn:978-3-16-148410-0')).to.equal('9783161484100');
+    expect(kauflandEan('isbn:3-499-13599-X')).to.equal('9783499135996');
+    expect(() => kauflandEan('isbn:12')).to.throw(/not an ISBN/);
+    expect(() => kauflandEan('12345')).to.throw(/13 or 14 digits/);
+  });
+
+  it('price and minimum price in cents, handling time from delivery_time X-Y, comment as the note, a numeric location as the warehouse, condition NEW, amount the quantity', () => {
+    const { unit, shippingGroup } = unitData(
+      item({}, { price: '19,90', price_min: '15.00', delivery_time: '2-4', comment: 'Originalverpackt', location: '17', shipping_group_id: 'Spedition' }),
+    );
+    expect(unit).to.deep.equal({
+      id_offer: 'KL-POT',
+      ean: '4006381333931',
+      listing_price: 1990,
+      minimum_price: 1500,
+      handling_time: 2,
+      note: 'Originalverpackt',
+      id_warehouse: 17,
+      condition: 'NEW',
+      amount: 7,
+    });
+    expect(shippingGroup).to.equal('Spedition');
+    expect(unitData(item({ sku: null }, { location: 'Regal 4' })).unit)
+      .to.include({ id_offer: '4711', listing_price: 2490, handling_time: 1 })
+      .and.not.have.property('id_warehouse');
+    expect(handlingTime(null)).to.equal(1);
+    expect(() => handlingTime('c')).to.throw(/X-Y/);
+    expect(() => unitData(item({}, { price_min: '30.00' }))).to.throw(/price_min/);
+    expect(() => unitData(item({ ean: null }))).to.throw(/EAN/);
+    expect(() => unitData(item({}, { comment: 'x'.repeat(251) }))).to.throw(/250/);
+  });
+
+  it("carriers: document 2's deliverers as Kaufland's carrier codes; Other without a tracking number or for an unknown deliverer", () => {
+    expect(kauflandCarrier('DHL', '00340434161094042557')).to.equal('DHL');
+    expect(kauflandCarrier('post', 'RR123456789DE')).to.equal('Deutsche Post');
+    expect(kauflandCarrier('hermes', 'H1')).to.equal('Hermes');
+    expect(kauflandCarrier('Spedition Maier', 'SM-1')).to.equal('Other');
+    expect(kauflandCarrier('DHL', undefined)).to.equal('Other');
+  });
+
+  it('order status of its order units: open unpaid, need_to_be_sent paid, sent shipped, all cancelled cancelled', () => {
+    expect(orderStatus([{ status: 'open' }])).to.deep.equal({ is_paid: false, is_shipped: false, is_cancelled: false });
+    expect(orderStatus([{ status: 'need_to_be_sent' }, { status: 'sent' }])).to.deep.equal({ is_paid: true, is_shipped: false, is_cancelled: false });
+    expect(orderStatus([{ status: 'sent' }, { status: 'cancelled' }])).to.deep.equal({ is_paid: true, is_shipped: true, is_cancelled: false });
+    expect(orderStatus([{ status: 'cancelled' }])).to.deep.equal({ is_paid: false, is_shipped: false, is_cancelled: true });
+  });
+});
+
+describe('market_e: Kaufland Seller API v2 against the sandbox played from its OpenAPI document', () => {
+  let sandbox: Sandbox;
+  let account: number;
+  let target: PortalTarget;
+  before(async () => {
+    sandbox = await startSandbox();
+  });
+  after(async () => {
+    await sandbox.close();
+  });
+  // Every request the adapter sent keeps to Kaufland's published contract.
+  afterEach(async () => {
+    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=kaufland`)).json()) as unknown[];
+    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
+  });
+  beforeEach(() => {
+    account = 800000 + Math.floor(Math.random() * 100000);
+    target = { portalAccountId: account, connector: 'kaufland', baseUrl: sandbox.url, credentials: {} };
+  });
+
+  const k = () => kauflandOf(sandbox.state);
+  const calls = (path?: string | RegExp): SandboxRequest[] =>
+    sandbox.state.requests.filter(
+      (r) => r.portal === 'market_e' && r.portalAccount === String(account) && (!path || (typeof path === 'string' ? r.path === path : path.test(r.path))),
+    );
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const place = async (order: Omit<NewKauflandOrder, 'portal_account'>) =>
+    (await post('/_sandbox/kaufland/orders', { portal_account: account, ...order })).body as { id_order: string; id_order_units: number[] };
+  const unitOf = (idOffer: string) => [...k().units.values()].find((u) => u.account === String(account) && u.id_offer === idOffer);
+
+  it('the contract is read from ../shared/contracts/kaufland at start; a missing folder names it', () => {
+    expect(kauflandContract().title).to.equal('Kaufland.de Seller API v2');
+    expect(kauflandContract().version).to.equal('2.27.0');
+    expect(() => kauflandContract('/nonexistent/contracts')).to.throw(/\/nonexistent\/contracts\/kaufland is missing/);
+  });
+
+  it('list: POST /units by EAN with the signed headers, the shipping group found by name; listed again, the same unit is updated (PATCH), not created twice', async () => {
+    const listed = await adapter.list(
+      target,
+      item({}, { price: '19.90', price_min: '15.00', delivery_time: '3-5', comment: 'Neu', ean: 'isbn:978-3-16-148410-0', shipping_group_id: 'Spedition' }),
+      'k1',
+    );
+    const unit = unitOf('KL-POT')!;
+    expect(listed.portalItemId).to.equal(String(unit.id_unit));
+    expect(unit).to.deep.include({
+      ean: '9783161484100',
+      listing_price: 1990,
+      minimum_price: 1500,
+      handling_time: 3,
+      note: 'Neu',
+      id_shipping_group: 2,
+      amount: 7,
+      condition: 'NEW',
+    });
+    const create = calls('/v2/units').find((r) => r.method === 'POST')!;
+    expect(create.status).to.equal(200);
+    expect(create.query).to.deep.equal({ storefront: 'de' });
+    expect((await adapter.list(target, item({ quantityAvailable: 3 }, { price: '18.00', ean: '9783161484100' }), 'k2')).portalItemId).to.equal(
+      listed.portalItemId,
+    );
+    expect([...k().units.values()].filter((u) => u.account === String(account))).to.have.length(1);
+    expect(unitOf('KL-POT')).to.deep.include({ listing_price: 1800, amount: 3 });
+    expect(calls(`/v2/units/${unit.id_unit}`).map((r) => [r.method, r.status])).to.deep.equal([['PATCH', 200]]);
+    expect(sandbox.state.quantities(String(account)).market_e).to.deep.equal({ 'KL-POT': 3 });
+  });
+
+  it('revise and end: PATCH /units/{id_unit} with the mapping; DELETE /units/{id_unit}, and a unit already gone is ended', async () => {
+    const { portalItemId } = await adapter.list(target, item(), 'k1');
+    await adapter.revise(target, item({ price: '29.00' }, { comment: 'B-Ware' }), portalItemId, [], 'k2');
+    expect(unitOf('KL-POT')).to.deep.include({ listing_price: 2900, note: 'B-Ware' });
+    await adapter.end(target, 4711, portalItemId, 'k3', { sku: 'KL-POT', group: {} });
+    expect(unitOf('KL-POT')).to.equal(undefined);
+    expect(sandbox.state.quantities(String(account)).market_e).to.deep.equal({ 'KL-POT': 0 });
+    await adapter.end(target, 4711, null, 'k4', { sku: 'KL-POT', group: {} });
+    expect(calls(/^\/v2\/units/).map((r) => `${r.method} ${r.status}`)).to.deep.equal(['GET 200', 'POST 200', 'PATCH 200', 'DELETE 204', 'GET 200']);
+  });
+
+  it("CIA: the units' amount through POST /units/bulk, one call for the batch after one lookup per unit (none the next time); an item without a unit is refused; a unit's 5xx retries it", async () => {
+    await adapter.list(target, item({ sku: 'A', quantityAvailable: 1 }), 'l1');
+    await adapter.list(target, item({ sku: 'B', stockId: 4712, quantityAvailable: 1 }), 'l2');
+    const updates: QuantityUpdate[] = [
+      { stockId: 4711, quantity: 5, key: 'q1', sku: 'A', group: {} },
+      { stockId: 4712, quantity: 0, key: 'q2', sku: 'B', group: {} },
+      { stockId: 4713, quantity: 2, key: 'q3', sku: 'C', group: {} },
+    ];
+    const outcomes = await adapter.setQuantities(target, updates, 'b1');
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['accepted', 'accepted', 'refused']);
+    expect((outcomes[2] as { message: string }).message).to.match(/no Kaufland unit with id_offer C/);
+    expect(sandbox.state.quantities(String(account)).market_e).to.deep.equal({ A: 5, B: 0 });
+    const bulk = calls('/v2/units/bulk');
+    expect(bulk).to.have.length(1);
+    expect(bulk[0]!.body).to.deep.equal([
+      { id_unit: unitOf('A')!.id_unit, unit_data: { amount: 5 } },
+      { id_unit: unitOf('B')!.id_unit, unit_data: { amount: 0 } },
+    ]);
+    const lookups = calls('/v2/units').filter((r) => r.method === 'GET').length;
+    sandbox.state.faults.push({ portal: 'market_e', portalAccount: String(account), reference: 'B', status: 503, remaining: 1, message: 'busy' });
+    const again = await adapter.setQuantities(target, updates.slice(0, 2), 'b2');
+    expect(again.map((o) => o.outcome)).to.deep.equal(['accepted', 'retry']);
+    expect(calls('/v2/units').filter((r) => r.method === 'GET').length).to.equal(lookups);
+  });
+
+  it('send_mit: each order unit marked sent with the carrier code and tracking number; a retry sends nothing again; a second package is added as a shipment', async () => {
+    await adapter.list(target, item({ quantityAvailable: 5 }), 'l');
+    const sold = await place({ lines: [{ id_offer: 'KL-POT', quantity: 2 }] });
+    const lines = sold.id_order_units.map((id) => ({ transactionId: String(id), quantity: 1 }));
+    const shipment = {
+      orderId: 'O1',
+      externalOrderId: sold.id_order,
+      carrier: 'DHL',
+      trackingCode: '00340434161094042557',
+      lines,
+      package: { index: 0, count: 2 },
+    };
+    await adapter.markShipped(target, shipment, 's1');
+    await adapter.markShipped(target, shipment, 's1');
+    await adapter.markShipped(target, { ...shipment, trackingCode: '00340434161094042558', package: { index: 1, count: 2 } }, 's2');
+    for (const id of sold.id_order_units) {
+      const ou = k().orderUnits.get(id)!;
+      expect(ou.status).to.equal('sent');
+      expect(ou.shipments).to.deep.equal([
+        { carrier_code: 'DHL', tracking_number: '00340434161094042557' },
+        { carrier_code: 'DHL', tracking_number: '00340434161094042558' },
+      ]);
+    }
+    const sends = calls(/\/send$/);
+    expect(sends.map((r) => r.status)).to.deep.equal([204, 204, 400, 400]);
+    expect(sends[0]!.body).to.deep.equal({ tracking_numbers: '00340434161094042557', carrier_code: 'DHL' });
+    expect(calls('/v2/shipments').map((r) => r.status)).to.deep.equal([204, 204]);
+    const unpaid = await place({ lines: [{ id_offer: 'KL-POT' }], status: 'open' });
+    const refused = await failure(
+      adapter.markShipped(target, { ...shipment, lines: [{ transactionId: String(unpaid.id_order_units[0]), quantity: 1 }] }, 's3'),
+    );
+    expect(isPermanent(refused)).to.equal(true);
+    expect(refused.message).to.match(/missing-payment/);
+  });
+
+  it('cancellation from Kontor: PATCH /order-units/{id}/cancel with a reason; one already cancelled is left as it is', async () => {
+    await adapter.list(target, item(), 'l');
+    const sold = await place({ lines: [{ id_offer: 'KL-POT' }] });
+    await adapter.cancelOrderUnits(target, sold.id_order_units.map(String), 'NoInventory');
+    await adapter.cancelOrderUnits(target, sold.id_order_units.map(String), 'NoInventory');
+    expect(k().orderUnits.get(sold.id_order_units[0]!)).to.deep.include({ status: 'cancelled', cancel_reason: 'NoInventory' });
+  });
+
+  it('fetchOrders: order units by change date, newest first, paged by offset; each order read whole with its buyer, addresses, lines, shipping and payment', async () => {
+    await adapter.list(target, item({ quantityAvailable: 9 }, { price: '12.50' }), 'l');
+    const since = new Date(Date.now() - 1000);
+    const a = await place({
+      lines: [{ id_offer: 'KL-POT', quantity: 2, shipping: '4.95' }],
+      buyer: {
+        first_name: 'Erika',
+        last_name: 'Muster',
+        email: 'erika@example.de',
+        street: 'Lindenweg',
+        house_number: '3a',
+        postcode: '10115',
+        city: 'Berlin',
+        phone: '+49 30 1',
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const b = await place({ lines: [{ id_offer: 'KL-POT', price: '11.00' }], status: 'open' });
+    k().pageSize = 2;
+    try {
+      const first = await adapter.fetchOrders(target, since, null);
+      expect(first.orders.map((o) => o.external_order_id)).to.deep.equal([b.id_order, a.id_order]);
+      expect(first.next).to.equal('2');
+      const second = await adapter.fetchOrders(target, since, first.next);
+      expect(second.orders.map((o) => o.external_order_id)).to.deep.equal([a.id_order]);
+      expect(second.next).to.equal(null);
+      const order = second.orders[0]!;
+      expect(order.line).to.deep.equal(
+        a.id_order_units.map((id) => ({ transaction_id: String(id), sku: 'KL-POT', name: 'Product 4006381333931', quantity: 1, price: '12.50', tax: '19' })),
+      );
+      expect(order.customer).to.deep.include({ email: 'erika@example.de', phone_1: '+49 30 1' });
+      expect(order.customer.address).to.deep.equal({ name: 'Erika Muster', street: 'Lindenweg 3a', zip: '10115', city: 'Berlin', country_iso2: 'DE' });
+      expect(order.shipping).to.deep.equal({ fee: '4.95', address: order.customer.address });
+      expect(order).to.deep.include({ currency_id: 'EUR', paid_amount: '29.95', status: { is_paid: true, is_shipped: false, is_cancelled: false } });
+      expect(first.orders[0]).to.deep.include({ paid_amount: '0.00', status: { is_paid: false, is_shipped: false, is_cancelled: false } });
+    } finally {
+      k().pageSize = 100;
+    }
+    const pages = calls('/v2/order-units');
+    expect(pages[0]!.query).to.deep.equal({ storefront: 'de', ts_updated_from_iso: since.toISOString(), sort: 'ts_updated:desc', limit: '100', offset: '0' });
+    expect(calls(/^\/v2\/orders\//)).to.have.length(3);
+  });
+
+  it('a bad signature (a wrong secret key) is refused 401 corrupted-signature and fails the job for good, naming the portal account', async () => {
+    const keys = (await post('/_sandbox/kaufland/keys', { portal_account: account })).body as { client_key: string; secret_key: string };
+    const wrong = { ...target, credentials: { client_key: keys.client_key, secret_key: 'not-the-secret', storefront: 'de' } };
+    const err = await failure(adapter.list(wrong, item(), 'k'));
+    expect(isPermanent(err)).to.equal(true);
+    expect(err.message).to.match(new RegExp(`401.*corrupted-signature.*portal account ${account}`));
+    const right = { ...target, credentials: { client_key: keys.client_key, secret_key: keys.secret_key, storefront: 'de' } };
+    expect((await adapter.list(right, item(), 'k')).portalItemId).to.match(/^\d+$/);
+    expect(calls().map((r) => r.status)).to.deep.equal([401, 200, 200]);
+  });
+
+  it('the signature covers method, full URI, body and timestamp: another body, an old timestamp or a missing header is refused', async () => {
+    const uri = `${sandbox.url}/v2/units?storefront=de`;
+    const body = JSON.stringify({ id_offer: 'X', ean: '4006381333931', listing_price: 100, handling_time: 1 });
+    const ts = Math.floor(Date.now() / 1000);
+    const send = (headers: Record<string, string>, sent = body) =>
+      fetch(uri, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Shop-Client-Key': `sandbox-account-${account}`, ...headers }, body: sent });
+    const sig = (t: number, b = body) => kauflandSignature('POST', uri, b, t, `sandbox-secret-${account}`);
+    const tampered = await send({ 'Shop-Timestamp': String(ts), 'Shop-Signature': sig(ts) }, body.replace('100', '1'));
+    expect(tampered.status).to.equal(401);
+    expect(((await tampered.json()) as { type: string }).type).to.equal('/problems/corrupted-signature');
+    const old = await send({ 'Shop-Timestamp': String(ts - 3600), 'Shop-Signature': sig(ts - 3600) });
+    expect(old.status).to.equal(401);
+    expect(((await old.json()) as { type: string }).type).to.equal('/problems/missing-or-invalid-request-header');
+    expect((await send({ 'Shop-Timestamp': String(ts) })).status).to.equal(401);
+    const good = await send({ 'Shop-Timestamp': String(ts), 'Shop-Signature': sig(ts) });
+    expect(good.status).to.equal(200);
+  });
+
+  it('a request that breaks the contract is answered 400 validation-error and recorded at /_sandbox/violations?vendor=kaufland', async () => {
+    const uri = `${sandbox.url}/v2/units?storefront=xx`;
+    const body = JSON.stringify({ id_offer: 'X', listing_price: 0, colour: 'blau' });
+    const ts = Math.floor(Date.now() / 1000);
+    const res = await fetch(uri, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'Shop-Client-Key': `sandbox-account-${account}`,
+        'Shop-Timestamp': String(ts),
+        'Shop-Signature': kauflandSignature('POST', uri, body, ts, `sandbox-secret-${account}`),
+      },
+      body,
+    });
+    expect(res.status).to.equal(400);
+    const answer = (await res.json()) as { type: string; errors: { field: string; message: string }[] };
+    expect(answer.type).to.equal('/problems/validation-error');
+    expect(answer.errors.map((e) => e.field)).to.have.members(['storefront', 'body', 'colour', 'listing_price']);
+    expect(answer.errors.find((e) => e.field === 'body')!.message).to.match(/handling_time/);
+    const recorded = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=kaufland`)).json()) as { operationId: string }[];
+    expect(recorded.map((v) => v.operationId)).to.deep.equal(['createUnit']);
+    violationsOf(sandbox.state).clear();
+  });
+
+  it("the rate limit: beyond the seller's requests a second, 429 with Retry-After and X-RateLimit headers; the adapter waits and carries on", async () => {
+    k().rateLimit = 2;
+    try {
+      await adapter.list(target, item({ sku: 'R1' }), 'r1');
+      await adapter.list(target, item({ sku: 'R2' }), 'r2');
+      expect(k().throttled).to.be.greaterThan(0);
+      expect(unitOf('R2')).to.not.equal(undefined);
+      const statuses = calls().map((r) => r.status);
+      expect(statuses).to.include(429);
+      expect(statuses.at(-1)).to.equal(200);
+    } finally {
+      k().rateLimit = 111;
+    }
+    const probe = await fetch(`${sandbox.url}/v2/carriers`, {
+      headers: (() => {
+        const ts = Math.floor(Date.now() / 1000);
+        return {
+          'Shop-Client-Key': `sandbox-account-${account}`,
+          'Shop-Timestamp': String(ts),
+          'Shop-Signature': kauflandSignature('GET', `${sandbox.url}/v2/carriers`, '', ts, `sandbox-secret-${account}`),
+        };
+      })(),
+    });
+    expect(probe.headers.get('x-ratelimit-limit')).to.equal('111');
+    expect(Number(probe.headers.get('x-ratelimit-remaining'))).to.be.within(0, 110);
+  });
+
+  it('a 429 whose Retry-After is long fails the call retryable with it; a 5xx too', async () => {
+    sandbox.state.faults.push({ portal: 'market_e', portalAccount: String(account), status: 429, remaining: 1, retryAfter: '30', message: 'slow down' });
+    const err = await failure(adapter.list(target, item(), 'k'));
+    expect(isPermanent(err)).to.equal(false);
+    expect(err.message).to.match(/429.*slow down/);
+    expect(err.retryAfterSeconds).to.equal(30);
+  });
+
+  it('credentials: one key without the other is refused naming it; a storefront not of Kaufland too', async () => {
+    expect((await failure(adapter.list({ ...target, credentials: { client_key: 'k' } }, item(), 'k'))).message).to.match(/lacks the credential secret_key/);
+    expect((await failure(adapter.list({ ...target, credentials: { storefront: 'uk' } }, item(), 'k'))).message).to.match(/storefront uk/);
+  });
+});
