@@ -29,6 +29,7 @@ import * as eventHandlerGrant from './20261126_0700_event_handler_grant';
 import * as invoice from './20261126_0900_invoice';
 import * as invoiceXrechnung from './20261126_0910_invoice_xrechnung';
 import * as ebayAccountDeletion from './20261126_1000_ebay_account_deletion';
+import * as kauflandConnector from './20261126_1100_kaufland_connector';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '20261126_0900_invoice': invoice,
   '20261126_0910_invoice_xrechnung': invoiceXrechnung,
   '20261126_1000_ebay_account_deletion': ebayAccountDeletion,
+  '20261126_1100_kaufland_connector': kauflandConnector,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
