@@ -803,7 +803,9 @@ export function mountKaufland(app: express.Express, state: SandboxState): void {
             first_name: body.buyer.name?.split(' ')[0],
             last_name: body.buyer.name?.split(' ').slice(1).join(' ') || undefined,
             email: body.buyer.email,
-            street: body.buyer.street,
+            // Kaufland keeps the house number apart: "Lindenweg 3" is street Lindenweg, house number 3.
+            street: body.buyer.street?.replace(/\s+\d+\s*\w?$/, ''),
+            house_number: /\s(\d+\s*\w?)$/.exec(body.buyer.street ?? '')?.[1] ?? '',
             postcode: body.buyer.zip,
             city: body.buyer.city,
             country: body.buyer.country_iso2,
