@@ -270,6 +270,45 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(calls(/^\/v2\/orders\//)).to.have.length(3);
   });
 
+  it('calls per order and per quantity: a page of 40 orders costs one order-units call and one order read each; 160 quantities two bulk calls (150 + 10) after one lookup each, none the next time', async () => {
+    const now = new Date().toISOString();
+    for (let i = 0; i < 160; i++)
+      k().units.set(700000 + account * 1000 + i, {
+        id_unit: 700000 + account * 1000 + i,
+        account: String(account),
+        storefront: 'de',
+        id_offer: `M-${i}`,
+        ean: '4006381333931',
+        id_product: 1,
+        amount: 50,
+        listing_price: 990,
+        minimum_price: null,
+        condition: 'NEW',
+        note: null,
+        handling_time: 1,
+        id_shipping_group: null,
+        id_warehouse: null,
+        status: 'AVAILABLE',
+        date_inserted_iso: now,
+        date_lastchange_iso: now,
+      });
+    const since = new Date(Date.now() - 1000);
+    for (let i = 0; i < 40; i++) await place({ lines: [{ id_offer: `M-${i}` }] });
+    const page = await adapter.fetchOrders(target, since, null);
+    expect(page.orders).to.have.length(40);
+    expect(page.next).to.equal(null);
+    expect(calls('/v2/order-units')).to.have.length(1);
+    expect(calls(/^\/v2\/orders\//)).to.have.length(40);
+    const updates: QuantityUpdate[] = Array.from({ length: 160 }, (_, i) => ({ stockId: 10000 + i, quantity: i, key: `q${i}`, sku: `M-${i}`, group: {} }));
+    expect((await adapter.setQuantities(target, updates, 'b1')).every((o) => o.outcome === 'accepted')).to.equal(true);
+    expect(calls('/v2/units/bulk').map((r) => (r.body as unknown[]).length)).to.deep.equal([150, 10]);
+    expect(calls('/v2/units').filter((r) => r.method === 'GET')).to.have.length(160);
+    await adapter.setQuantities(target, updates, 'b2');
+    expect(calls('/v2/units').filter((r) => r.method === 'GET')).to.have.length(160);
+    expect(calls('/v2/units/bulk')).to.have.length(4);
+    expect(sandbox.state.quantities(String(account)).market_e!['M-159']).to.equal(159);
+  });
+
   it('a bad signature (a wrong secret key) is refused 401 corrupted-signature and fails the job for good, naming the portal account', async () => {
     const keys = (await post('/_sandbox/kaufland/keys', { portal_account: account })).body as { client_key: string; secret_key: string };
     const wrong = { ...target, credentials: { client_key: keys.client_key, secret_key: 'not-the-secret', storefront: 'de' } };

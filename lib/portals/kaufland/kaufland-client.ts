@@ -82,7 +82,8 @@ export class KauflandSession {
     for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
     const text = body === undefined ? '' : JSON.stringify(body);
     for (let attempt = 0; ; attempt++) {
-      await waitForPortalSlot('market_e', this.target.portalAccountId, kauflandCallsPerSecond);
+      // Per call, under a key of its own: the job's slot (PORTAL_CALLS_PER_SECOND, key market_e) smooths jobs, this one Kaufland's calls.
+      await waitForPortalSlot('kaufland', this.target.portalAccountId, kauflandCallsPerSecond);
       const timestamp = Math.floor(Date.now() / 1000);
       const headers: Record<string, string> = {
         Accept: 'application/json',
