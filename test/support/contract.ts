@@ -47,6 +47,15 @@ export interface Exchange {
 
 interface Contract {
   api: OpenAPIBackend;
+  /** The document as served ($refs kept), registered in ajv as 'kontor'. */
+  document: Document;
+  /**
+   * Answers are checked with one Ajv over the document as served, its $refs kept, so a schema
+   * many operations answer (Error_envelope, order_read) is compiled once, not once per status of
+   * each operation as openapi-backend's dereferenced validators would (most of the cost).
+   */
+  ajv: Ajv2020;
+  validators: Map<string, ValidateFunction>;
   errorEnvelope: ValidateFunction;
   /** Every documented path as a pattern, literal segments first (as the framework routes). */
   paths: { path: string; pattern: RegExp; operations: Record<string, Operation> }[];
@@ -139,7 +148,7 @@ async function buildContract(document: Document): Promise<Contract> {
   await api.init();
   const definition = api.definition as Document & { components: { schemas: Record<string, unknown> } };
   const ajv = ajv2020();
-  ajv.addSchema({ $id: 'kontor', components: definition.components });
+  ajv.addSchema({ ...structuredClone(document), $id: 'kontor' });
   const errorEnvelope = ajv.compile({ $ref: 'kontor#/components/schemas/Error_envelope' });
   const operations = api.router.getOperations();
   const paths = Object.keys(definition.paths ?? {})
@@ -150,7 +159,7 @@ async function buildContract(document: Document): Promise<Contract> {
       operations: Object.fromEntries(operations.filter((o) => o.path === path).map((o) => [o.method, o])),
     }));
   const charsets = new Set(((document as { 'x-charsets'?: string[] })['x-charsets'] ?? ['utf-8']).map((c) => c.toLowerCase()));
-  return { api, errorEnvelope, paths, charsets };
+  return { api, document, ajv, validators: new Map(), errorEnvelope, paths, charsets };
 }
 
 const mediaType = (headers: Headers, name: string) => (headers.get(name) ?? '').split(/[;\s]/)[0]!.trim().toLowerCase();
@@ -229,6 +238,53 @@ const mediaMatches = (documented: string, actual: string) => {
   return type === '*/*' || type === actual || (type.endsWith('/*') && actual.startsWith(type.slice(0, -1)));
 };
 
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+/** The validator of a documented JSON answer, compiled on first use from the document as served. */
+function answerValidator(contract: Contract, path: string, method: string, statusKey: string): ValidateFunction | undefined {
+  const paths = contract.document.paths as Record<
+    string,
+    Record<string, { responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: { $ref?: string } }> }> }>
+  >;
+  let response = paths[path]?.[method]?.responses?.[statusKey];
+  let at = `#/${pointer('paths', path, method, 'responses', statusKey)}`;
+  if (response?.$ref) {
+    at = response.$ref;
+    const name = response.$ref.split('/').pop()!;
+    response = (contract.document.components as { responses?: Record<string, typeof response> } | undefined)?.responses?.[name];
+  }
+  const schema = response?.content?.['application/json']?.schema;
+  if (!schema) return undefined;
+  // A named schema under its name, so every operation answering it shares one compiled validator.
+  const ref = schema.$ref ?? `${at}/${pointer('content', 'application/json', 'schema')}`;
+  let validate = contract.validators.get(ref);
+  if (!validate) contract.validators.set(ref, (validate = contract.ajv.compile({ $ref: `kontor${ref}` })));
+  return validate;
+}
+
+/**
+ * openapi-backend compiles an operation's request validators on its first request; the servers of
+ * the tests that add endpoints (createApp(extra)) serve their own documents, whose operations are
+ * mostly the same: a validator compiled for one is given to the others.
+ */
+const sharedRequestValidators = new Map<string, unknown>();
+const operationKeys = new WeakMap<Operation, string>();
+
+function shareRequestValidators(api: OpenAPIBackend, operation: Operation): void {
+  const compiled = (api.validator as unknown as { requestValidators: Record<string, unknown> }).requestValidators;
+  const id = operation.operationId!;
+  let key = operationKeys.get(operation);
+  if (!key) operationKeys.set(operation, (key = JSON.stringify([operation.path, operation.method, operation.parameters, operation.requestBody])));
+  if (compiled[id] === undefined) {
+    const shared = sharedRequestValidators.get(key);
+    if (shared) compiled[id] = shared;
+    else {
+      api.validator.getRequestValidatorsForOperation(id);
+      sharedRequestValidators.set(key, compiled[id]);
+    }
+  }
+}
+
 function decodable(path: string): boolean {
   try {
     decodeURIComponent(path);
@@ -302,15 +358,18 @@ function problemsOf(contract: Contract, exchange: Exchange): string[] {
       else if (!Object.keys(response.content).some((type) => mediaMatches(type, contentType)))
         problems.push(`media type ${contentType} is not documented for ${status} of ${operation.operationId}`);
     }
-    const headerCheck = api.validator.validateResponseHeaders(Object.fromEntries(exchange.responseHeaders.entries()), operation, {
-      statusCode: exchange.status,
-      setMatchType: SetMatchType.Any,
-    });
-    if (!headerCheck.valid) problems.push(...describeErrors(headerCheck.errors).map((e) => `answer headers: ${e}`));
-    if (json !== undefined && response.content?.['application/json']) {
-      const result = api.validateResponse(json, operation, exchange.status);
-      if (!result.valid) problems.push(...describeErrors(result.errors).map((e) => `answer body: ${e}`));
+    if (response.headers) {
+      const headerCheck = api.validator.validateResponseHeaders(Object.fromEntries(exchange.responseHeaders.entries()), operation, {
+        statusCode: exchange.status,
+        setMatchType: SetMatchType.Any,
+      });
+      if (!headerCheck.valid) problems.push(...describeErrors(headerCheck.errors).map((e) => `answer headers: ${e}`));
     }
+    const validate =
+      json === undefined
+        ? undefined
+        : answerValidator(contract, routed.path!, method, responses[status] ? status : responses[`${status[0]}XX`] ? `${status[0]}XX` : 'default');
+    if (validate && !validate(json)) problems.push(...describeErrors(validate.errors).map((e) => `answer body: ${e}`));
   }
 
   // The request: the document must take what the service took, and refuse what its schema refused.
@@ -324,6 +383,7 @@ function problemsOf(contract: Contract, exchange: Exchange): string[] {
       : requestBodyOf(exchange);
   // The query of a POST is not read (info.description): the body is its data.
   const parsedQuery = method === 'post' ? {} : (qs.parse(query, queryOptions) as Record<string, unknown>);
+  shareRequestValidators(api, operation);
   const requestCheck = api.validateRequest(
     { method, path: routed.requestPath, headers, query: parsedQuery as never, ...(body.typed ? { body: body.body as never } : {}) },
     operation,
