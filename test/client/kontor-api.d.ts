@@ -982,7 +982,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** bill_url: the order's issued invoice; HTTP 302 to a download link that expires (INVOICE_URL_TTL_SECONDS), the invoice's facts in the body. format=xml links its Factur-X (CII) XML instead of the PDF. */
+    /** bill_url: the order's issued invoice; HTTP 302 to a download link that expires (INVOICE_URL_TTL_SECONDS), the invoice's facts in the body. format=xml links its Factur-X (CII) XML instead of the PDF, format=xrechnung its XRechnung 3.0 (CII). */
     get: operations['get_order_order_id_invoice'];
     put?: never;
     /** Issue the invoice (credit note for a credit order) of an order: gives it an invoice number and bill_date when it has none, then renders and archives the PDF/A-3 with its Factur-X XML and sets bill_url; 202 with job_id. An order issued before is not issued again. */
@@ -15393,7 +15393,7 @@ export interface operations {
   get_order_order_id_invoice: {
     parameters: {
       query?: {
-        format?: 'pdf' | 'xml';
+        format?: 'pdf' | 'xml' | 'xrechnung';
         portal_account_id?: number | string;
       };
       header?: {
