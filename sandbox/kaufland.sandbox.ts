@@ -734,7 +734,7 @@ export function placeKauflandOrder(state: SandboxState, k: KauflandState, input:
 
 function controls(app: express.Express, state: SandboxState, k: KauflandState): void {
   app.post('/_sandbox/kaufland/keys', (req, res) => {
-    const body = (req.body ?? {}) as { portal_account?: string | number };
+    const body = (req.body ?? {}) as { portal_account?: string | number; storefront?: string };
     if (body.portal_account === undefined) {
       res.status(400).json({ message: 'portal_account is required' });
       return;
@@ -742,7 +742,8 @@ function controls(app: express.Express, state: SandboxState, k: KauflandState): 
     const clientKey = crypto.randomBytes(16).toString('hex');
     const secretKey = crypto.randomBytes(32).toString('hex');
     k.keys.set(clientKey, { account: String(body.portal_account), secret: secretKey });
-    res.status(201).json({ client_key: clientKey, secret_key: secretKey });
+    // The storefront too, so the answer can be piped into kontor portal-account connect --credentials-stdin.
+    res.status(201).json({ client_key: clientKey, secret_key: secretKey, storefront: body.storefront ?? 'de' });
   });
   app.post('/_sandbox/kaufland/config', (req, res) => {
     const body = (req.body ?? {}) as { rate_limit?: number | null; page_size?: number | null; timestamp_window_s?: number | null };

@@ -2,7 +2,8 @@
  * market_e at the sandbox's Kaufland, the whole loop through Kontor's API and workers: the item
  * listed as a unit (portal_upload), its quantity pushed as the unit's amount (CIA), a sale there
  * imported exactly once (twice fetched, and by two fetchers at once) with its lines, buyer,
- * addresses and payment, the sale's quantity back at Kaufland, and the order shipped (send_mit).
+ * addresses and payment, the sale's quantity at eBay, Amazon and back at Kaufland, and the order
+ * shipped (send_mit).
  */
 import type { Worker } from 'bullmq';
 import { expect } from 'chai';
@@ -33,7 +34,7 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
     await sandbox?.close();
   });
   afterEach(async () => {
-    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=kaufland`)).json()) as unknown[];
+    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations`)).json()) as unknown[];
     expect(violations, JSON.stringify(violations)).to.deep.equal([]);
   });
 
@@ -47,11 +48,14 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
       20000,
     );
 
-  it('when an item is listed at Kaufland and sold there, then the order comes in once with its lines, buyer, addresses and payment, the quantity reaches Kaufland, and send_mit marks its order units sent', async () => {
+  it('when an item is listed at Kaufland and sold there, then the order comes in once with its lines, buyer, addresses and payment, the quantity reaches eBay, Amazon and Kaufland, and send_mit marks its order units sent', async () => {
     const seller = await newSeller();
     const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Kaufland.de', platform: 'market_e' });
     const connector = (await db()('portal_account').where({ id: portalAccountId }).first('connector')) as { connector: string };
     expect(connector.connector).to.equal('kaufland');
+    // eBay and Amazon accounts of the same seller (development identities at the sandbox).
+    const { id: ebayId } = await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' });
+    const { id: amazonId } = await createPortalAccount(seller.id, { name: 'Amazon DE', platform: 'market_d' });
     const created = await call('stock/', {
       token: seller.token,
       body: {
@@ -60,7 +64,7 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
           sku: 'KL-POT-1',
           quantity: 10,
           market_e: { ean: '4006381333931', price: '24.90', price_min: '19.90', delivery_time: '1-2', comment: 'Neu, OVP', shipping_group_id: 'Standard' },
-          cia: { market_e: { is_active: true } },
+          cia: { market_e: { is_active: true }, auction_a: { is_active: true }, market_d: { is_active: true, portal_account_id: [amazonId] } },
         },
       },
     });
@@ -128,7 +132,9 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
     expect(order.line.map((l) => (l as { tax?: string }).tax)).to.deep.equal(['19.00', '19.00']);
     expect(await stockQuantity(seller, stockId)).to.equal(8);
 
-    // The sale reaches Kaufland as the unit's amount (CIA through POST /units/bulk).
+    // The sale reaches eBay and Amazon (CIA), and Kaufland as the unit's amount (POST /units/bulk).
+    const shown = (id: number, portal: string) => sandbox.state.quantities(String(id))[portal]?.['KL-POT-1'];
+    await waitFor('8 at eBay and Amazon', async () => (shown(ebayId, 'auction_a') === 8 && shown(amazonId, 'market_d') === 8 ? true : undefined), 20000);
     await waitFor('the unit amount 8 at Kaufland', async () => (unit()!.amount === 8 ? true : undefined), 20000);
     const bulk = sandbox.state.requests.filter((r) => r.portal === 'market_e' && r.portalAccount === String(portalAccountId) && r.path === '/v2/units/bulk');
     expect(bulk.at(-1)!.body).to.deep.equal([{ id_unit: unit()!.id_unit, unit_data: { amount: 8 } }]);
