@@ -18,6 +18,8 @@ interface Unit {
 const orderPageSize = 100;
 /** POST /units/bulk: "SHOULD NOT have more than 150 units". */
 const bulkMax = 150;
+/** More unknown offers than this in one CIA batch: the storefront's units are listed instead of looked up one by one. */
+const listAllAbove = 25;
 /** Calls of one batch in flight at once (lookups, orders of a page): within the seller's rate, without a burst of hundreds. */
 const concurrency = 8;
 
@@ -93,6 +95,13 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const s = new KauflandSession(target);
     const { unit, shippingGroup } = unitData(item);
     const group = await this.shippingGroupId(s, shippingGroup);
+    // The unit this process made or saw: GET /units may show a new unit only minutes later (its description).
+    const remembered = unitIds.get(unitKey(s, unit.id_offer));
+    if (remembered !== undefined) {
+      const patched = await s.call('PATCH', `/units/${remembered}`, { storefront: s.storefront }, { ...this.patchOf(unit), ...group });
+      if (patched.status !== 404) return { portalItemId: String(remembered) };
+      unitIds.delete(unitKey(s, unit.id_offer));
+    }
     const existing = await this.findUnit(s, unit.id_offer);
     if (existing) {
       await this.patchUnit(s, existing.id_unit, { ...this.patchOf(unit), ...group });
@@ -140,9 +149,12 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (target.connector !== 'kaufland') return super.setQuantities(target, updates, key);
     const s = new KauflandSession(target);
     const outcomes = new Map<number, QuantityOutcome>();
+    const unknown = updates.map(idOfferOf).filter((o) => !unitIds.has(unitKey(s, o)));
+    // Many unknown offers (a first push after a restart): the storefront's units a page of 100 at a time, not a lookup each.
+    const listedAll = unknown.length > listAllAbove ? await this.readAllUnits(s, new Set(unknown)) : false;
     const resolved = await mapLimited(updates, concurrency, async (u) => {
       const idOffer = idOfferOf(u);
-      const id = unitIds.get(unitKey(s, idOffer)) ?? (await this.findUnit(s, idOffer))?.id_unit;
+      const id = unitIds.get(unitKey(s, idOffer)) ?? (listedAll ? undefined : (await this.findUnit(s, idOffer))?.id_unit);
       if (id === undefined)
         outcomes.set(u.stockId, {
           stockId: u.stockId,
@@ -263,6 +275,25 @@ export class MarketEAdapter extends HttpPortalAdapter {
         throw portalRefused(`market_e (Kaufland) refused to cancel order unit ${id}: ${kauflandMessage(answer.body, 'no reason given')}`);
       }
     }
+  }
+
+  /**
+   * Pages through the storefront's units (GET /units, 100 a page) remembering each, until every
+   * wanted id_offer is found or the units end (true: every unit was seen), at most 100 pages.
+   */
+  private async readAllUnits(s: KauflandSession, wanted: Set<string>): Promise<boolean> {
+    for (let offset = 0, page = 0; page < 100; page++, offset += 100) {
+      const answer = await s.call<{ data: Unit[] }>('GET', '/units', { storefront: s.storefront, limit: 100, offset });
+      const units = answer.body.data ?? [];
+      for (const u of units) {
+        if (u.id_offer === null) continue;
+        rememberUnit(s, u.id_offer, u.id_unit);
+        wanted.delete(u.id_offer);
+      }
+      if (units.length < 100) return true;
+      if (wanted.size === 0) return false;
+    }
+    return false;
   }
 
   /** The unit of an id_offer in the account's storefront (GET /units?id_offer=), remembered. */

@@ -270,7 +270,7 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(calls(/^\/v2\/orders\//)).to.have.length(3);
   });
 
-  it('calls per order and per quantity: a page of 40 orders costs one order-units call and one order read each; 160 quantities two bulk calls (150 + 10) after one lookup each, none the next time', async () => {
+  it('calls per order and per quantity: a page of 40 orders costs one order-units call and one order read each; 160 quantities two bulk calls (150 + 10) after listing the units (two pages), no lookup the next time', async () => {
     const now = new Date().toISOString();
     for (let i = 0; i < 160; i++)
       k().units.set(700000 + account * 1000 + i, {
@@ -302,9 +302,17 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     const updates: QuantityUpdate[] = Array.from({ length: 160 }, (_, i) => ({ stockId: 10000 + i, quantity: i, key: `q${i}`, sku: `M-${i}`, group: {} }));
     expect((await adapter.setQuantities(target, updates, 'b1')).every((o) => o.outcome === 'accepted')).to.equal(true);
     expect(calls('/v2/units/bulk').map((r) => (r.body as unknown[]).length)).to.deep.equal([150, 10]);
-    expect(calls('/v2/units').filter((r) => r.method === 'GET')).to.have.length(160);
+    // 160 unknown offers: the storefront's units listed, two pages of 100, instead of 160 lookups.
+    expect(
+      calls('/v2/units')
+        .filter((r) => r.method === 'GET')
+        .map((r) => r.query),
+    ).to.deep.equal([
+      { storefront: 'de', limit: '100', offset: '0' },
+      { storefront: 'de', limit: '100', offset: '100' },
+    ]);
     await adapter.setQuantities(target, updates, 'b2');
-    expect(calls('/v2/units').filter((r) => r.method === 'GET')).to.have.length(160);
+    expect(calls('/v2/units').filter((r) => r.method === 'GET')).to.have.length(2);
     expect(calls('/v2/units/bulk')).to.have.length(4);
     expect(sandbox.state.quantities(String(account)).market_e!['M-159']).to.equal(159);
   });
