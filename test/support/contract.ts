@@ -212,10 +212,19 @@ const expressibleIds = new Set(['unknown_parameter', 'unknown_filter', 'invalid_
 // Refused by the input bounds at any depth, also inside free-form values the schema leaves open.
 const forbiddenKeys = /(__proto__|constructor|prototype)/;
 
+/** The value at a field path of an error (order.line[0].quantity) in what was sent. */
+function valueAt(data: unknown, field: string): unknown {
+  let value = data;
+  for (const part of field.match(/[^.[\]]+/g) ?? []) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  return value;
+}
+
 /** A refusal of the validator, of a field the request holds (a handler's own invalid_field is a rule, not a schema). */
-function refusedAsExpressible(json: unknown, sent: Set<string>): boolean {
+function refusedAsExpressible(json: unknown, sent: Set<string>, data: unknown): boolean {
   const items = (json as { error?: { error?: string; description?: string; field?: string }[] } | undefined)?.error ?? [];
   return items.some((item) => {
+    // A bound of a number sent as its text: JSON Schema bounds numbers, not their text.
+    if (/ must be (less|greater) than /.test(item.description ?? '') && typeof valueAt(data, item.field ?? '') === 'string') return false;
     const first = /^[^.[]+/.exec(item.field ?? '')?.[0] ?? '';
     // Joi's "one of [date, ]" for alternatives of a date: whether a date exists is beyond JSON Schema.
     if (!sent.has(first) || forbiddenKeys.test(item.field ?? '') || / must be one of \[date/.test(item.description ?? '')) return false;
@@ -398,7 +407,12 @@ function problemsOf(contract: Contract, exchange: Exchange): string[] {
     problems.push(...describeErrors(errors).map((e) => `the service took a request the document refuses: ${e}`));
   }
   const sent = new Set([...Object.keys(parsedQuery), ...(body.typed && body.body && typeof body.body === 'object' ? Object.keys(body.body) : [])]);
-  if (exchange.status === 400 && errors.length === 0 && body.untyped === false && refusedAsExpressible(json, sent)) {
+  if (
+    exchange.status === 400 &&
+    errors.length === 0 &&
+    body.untyped === false &&
+    refusedAsExpressible(json, sent, { ...parsedQuery, ...(body.typed && body.body && typeof body.body === 'object' ? body.body : {}) })
+  ) {
     problems.push(`the document takes a request the service refused: ${text.slice(0, 300)}`);
   }
   return problems;
