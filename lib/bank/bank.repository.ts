@@ -41,11 +41,14 @@ export interface MatchRecord {
 }
 
 /**
- * The billing name folded as nameKey (bank-name-amount.ts) folds it: lower case, ä/ö/ü/ß spelled out,
- * the accents that Unicode decomposes dropped (those of Western and Central European names).
+ * A name (the column `name`) folded as nameKey (bank-name-amount.ts) folds it: lower case, ä/ö/ü/ß
+ * spelled out, the accents that Unicode decomposes dropped (those of Western and Central European
+ * names). An ASCII name (one byte a character) needs lower case only: the translate is most of
+ * the cost, and most names have nothing for it to do.
  */
-const foldedName = `translate(replace(replace(replace(replace(lower(customer->'address'->>'name'), 'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'),
-  'àáâãåāăąèéêëēėęěìíîïīįòóôõōőùúûūůűųýÿçćčďñńňřśšşťźżž', 'aaaaaaaaeeeeeeeeiiiiiioooooouuuuuuuyycccdnnnrsssszzzz')`;
+const foldedName = `CASE WHEN octet_length(name) = char_length(name) THEN lower(name) ELSE
+  translate(replace(replace(replace(replace(lower(name), 'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'),
+  'àáâãåāăąèéêëēėęěìíîïīįòóôõōőùúûūůűųýÿçćčďñńňřśšşťźżž', 'aaaaaaaaeeeeeeeeiiiiiioooooouuuuuuuyycccdnnnrsssszzzz') END`;
 
 /** The orders in scope as the matching reads them. */
 function matchOrders(trx: Knex.Transaction, scope: OrderScope): Knex.QueryBuilder {
@@ -242,18 +245,20 @@ export const bankRepository = {
    */
   async ordersOwing(trx: Knex.Transaction, scope: OrderScope, pairs: { amount: string; word: string }[]): Promise<MatchOrder[]> {
     if (!pairs.length) return [];
+    const payers = trx.raw('SELECT * FROM unnest(?::numeric[], ?::text[]) AS p(amount, word)', [pairs.map((p) => p.amount), pairs.map((p) => p.word)]);
+    // A semi-join (hashed) with the payers' amounts: = ANY of an array compares each order with every amount in turn.
     const owingOne = matchOrders(trx, scope)
-      .select(trx.raw(`${foldedName} AS folded`), trx.raw('invoice_amount - COALESCE(paid_amount, 0) AS owed'))
+      .select(trx.raw('invoice_amount - COALESCE(paid_amount, 0) AS owed'))
       .where({ is_cancelled: false })
-      .andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) = ANY(?::numeric[])', [[...new Set(pairs.map((p) => p.amount))]]);
+      .andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) IN (SELECT amount FROM payer)');
+    const folded = trx.select('*', trx.raw(`${foldedName} AS folded`)).from(owingOne.as('m'));
     return (await trx
-      .withMaterialized('o', owingOne)
+      .with('payer', payers)
+      .withMaterialized('o', folded)
       .distinct('o.id', 'o.number', 'o.invoice_number', 'o.payment_provider_transaction_id', 'o.currency_id', 'o.is_cancelled', 'o.owing', 'o.name')
       .from('o')
-      .joinRaw('JOIN unnest(?::numeric[], ?::text[]) AS payer(amount, word) ON payer.amount = o.owed AND strpos(o.folded, payer.word) > 0', [
-        pairs.map((p) => p.amount),
-        pairs.map((p) => p.word),
-      ])) as MatchOrder[];
+      .join('payer', (j) => j.on('payer.amount', '=', 'o.owed'))
+      .whereRaw('strpos(o.folded, payer.word) > 0')) as MatchOrder[];
   },
 
   /** Records of the account without an order: an import's (by number range) or those since a date (re-match). */
