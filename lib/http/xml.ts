@@ -76,12 +76,15 @@ const xmlName = /^[A-Za-z_][\w.-]*$/;
 
 /**
  * Keys that are no XML element name (OPTIONS writes optional fields as `name?`) with each
- * other character an underscore, so that the answer stays well formed (issue 36's contract
- * test found `<name?>`). Envelopes whose keys are all names, nearly every one, are not copied.
+ * other character an underscore, and lists in lists as <item>s, so that the answer stays well
+ * formed (issue 36's contract test found `<name?>` and `<0>`). Envelopes whose keys are all
+ * names and that hold no list of lists, nearly every one, are not copied.
  */
 function xmlNames(value: unknown): unknown {
   if (Array.isArray(value)) {
-    const items = value.map(xmlNames);
+    // A list in a list (an order's add_field[][]) has no repeated-element form: each inner list
+    // becomes an element of <item>s (the builder wrote <0>, no XML name).
+    const items = value.map((item: unknown) => (Array.isArray(item) ? { item: xmlNames(item) } : xmlNames(item)));
     return items.every((item, i) => item === value[i]) ? value : items;
   }
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value) || value instanceof Date) return value;

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { jsonSchemaOf, patternOf } from '../../lib/http/json-schema';
 import { bool, Joi, list } from '../../lib/http/schema';
-import { apiBase } from '../support/api';
+import { XMLValidator } from 'fast-xml-parser';
+import { apiBase, call, newSeller } from '../support/api';
 import { checkExchange, Exchange } from '../support/contract';
 
 /** An exchange as the suite's fetch records it, with the in-process app's document; path holds the query. */
@@ -58,6 +59,21 @@ describe('the contract checker (issue 36) and the schemas it reads', () => {
       await exchange({ path: '/order/?pagination[limit]=200&filter[status][is_paid]=1', status: 200, body: { ack: 'success', order: [] } }),
     );
     expect(page).to.deep.equal([]);
+  });
+
+  it('when OPTIONS and an order holding add_field (lists in a list) answer in XML, then the XML is well formed (the checker found <name?> and <0>)', async () => {
+    const seller = await newSeller();
+    const xml = { Accept: 'application/xml' };
+    const options = await call('order/{order_id}/'.replace('{order_id}', '1_2026_01'), { method: 'OPTIONS', headers: xml });
+    expect(options.status).to.equal(200);
+    expect(XMLValidator.validate(options.text)).to.equal(true);
+    expect(options.text).to.include('<email_>');
+    const created = await call('order/', { token: seller.token, body: { order: { customer: { email: 'b@example.com' }, add_field: [['colour', 'red']] } } });
+    expect(created.status, created.text).to.equal(201);
+    const read = await call(`order/${String(created.body.order_id)}/`, { token: seller.token, headers: xml });
+    expect(read.status).to.equal(200);
+    expect(XMLValidator.validate(read.text)).to.equal(true);
+    expect(read.text).to.match(/<add_field><item>colour<\/item><item>red<\/item><\/add_field>/);
   });
 
   it('when a Joi regex has a flag, then the pattern spells it out; Joi conversions are accepted as Joi accepts them', () => {

@@ -104,7 +104,9 @@ export async function contractSettled(): Promise<void> {
 
 function ajv2020(coerceTypes = false): Ajv2020 {
   // The first error of each check: a body of a million bad lines must not make a million (openapi-backend spreads them into one push).
-  const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes });
+  // Without Ajv's code optimisation passes compiling takes 40 % of the time (2.5 s instead of 6.5 s
+  // for every operation's request validators); a validator then runs a few microseconds longer.
+  const ajv = new Ajv2020({ strict: false, allErrors: false, coerceTypes, code: { optimize: false } });
   addFormats(ajv);
   // OpenAPI's own formats (numbers' widths, passwords) constrain nothing JSON Schema checks.
   for (const format of ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']) ajv.addFormat(format, true);
