@@ -6,13 +6,14 @@ import { config } from '../../config';
 import { db } from '../db/knex';
 import { DomainError, invalidField, notFound } from '../errors';
 import { portalOf, importsOrders } from '../portals/portal.registry';
+import { realConnectors } from '../portals/connector';
 import { addToOutbox } from '../queue/outbox';
 import { queues } from '../queue/queue.registry';
 import { orderImportRepository } from './order-import.repository';
 import { importPortalOf } from './order-import.service';
 
-/** The platforms whose orders are fetched on schedule. */
-export const importPlatforms = ['auction_a', 'market_d'] as const;
+/** The platforms whose orders are fetched on schedule: those with a real connector (eBay, Amazon, Kaufland). */
+const importPlatforms = Object.keys(realConnectors);
 
 /**
  * Queues an order import of one of the account's portal accounts in a transaction of its own
@@ -57,8 +58,8 @@ export function fetchDue(platform: string | null, tick: string): boolean {
 }
 
 /**
- * order.import_all: one order.import per connected portal account of auction_a and market_d whose
- * connector fetches orders and whose interval starts with this tick.
+ * order.import_all: one order.import per connected portal account of a platform with a real
+ * connector whose connector fetches orders and whose interval starts with this tick.
  */
 export async function queueOrderImports(tick: string): Promise<{ queued: number }> {
   const accounts = (await orderImportRepository.connected(importPlatforms)).filter((a) => {

@@ -10,6 +10,7 @@ import { db } from '../db/knex';
 import { DomainError, isPermanent, noLongerExists, portalRefused } from '../errors';
 import { portalOf, adapterFor, importsOrders } from '../portals/portal.registry';
 import type { PortalId } from '../portals/portal.registry';
+import { realConnectors } from '../portals/connector';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
 import { portalTargetRepository } from '../portals/portal-target.repository';
 import type { ChannelOrder, ChannelOrderPage } from '../portals/channel-order.type';
@@ -43,7 +44,7 @@ export function importPortalOf(account: ImportAccountRow): PortalId {
   const portal = portalOf(account.platform);
   if (!portal || !importsOrders(portal, account.connector)) {
     throw portalRefused(
-      `${accountLabel(account)}: Kontor imports the orders of auction_a and market_d through a connector that fetches orders; this account is ${account.platform ?? 'of no platform'} with connector ${account.connector}`,
+      `${accountLabel(account)}: Kontor imports the orders of ${Object.keys(realConnectors).join(', ')} through their channels' connectors; this account is ${account.platform ?? 'of no platform'} with connector ${account.connector}`,
     );
   }
   return portal;

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import crypto from 'node:crypto';
 import { config, setConfig } from '../../config';
 import { resealCredentials } from '../../lib/admin/credentials-reseal';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { connectProvider } from '../../lib/bank/provider/provider-account.service';
 import { db } from '../../lib/db/knex';
@@ -216,7 +217,7 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
       const none = await call(`admin/portal_account/${seller.portalAccountId}/order_import/`, { token: seller.token, body: {} });
       expect(none.status).to.equal(400);
       expect(none.body.error![0]).to.include({ field: 'portal_account_id' });
-      expect(JSON.stringify(none.body.error)).to.contain('auction_a and market_d');
+      expect(JSON.stringify(none.body.error)).to.contain('auction_a, market_d, market_e');
     });
 
     it('when OPTIONS and openapi.json are read, then the endpoint is declared like the others', async () => {
@@ -245,9 +246,16 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
     expect(job.state, job.error).to.equal('completed');
   });
 
-  it('when the scheduler ticks twice in one fetch interval, then one fetch per connected auction_a and market_d account is queued, ids from the account and the interval', async () => {
+  it('when the scheduler ticks twice in one fetch interval, then one fetch per connected account of a channel with a connector (eBay, Kaufland) is queued, ids from the account and the interval', async () => {
     const seller = await newSeller();
     const connected = await jsonAuctionAccount(seller, channel);
+    const { id: kaufland } = await createPortalAccount(seller.id, { name: 'Kaufland.de', platform: 'market_e' });
+    await connectPortalAccount(seller.id, {
+      portalAccountId: kaufland,
+      connector: 'kaufland',
+      baseUrl: 'http://127.0.0.1:9/v2',
+      credentials: { client_key: 'k'.repeat(32), secret_key: 's'.repeat(64), storefront: 'de' },
+    });
     const refused = await jsonAuctionAccount(seller, channel, 'Refused');
     await db()('portal_account').where({ id: refused }).update({ order_import_error: 'refused' });
     const schedule = schedules().find((s) => s.name === 'order-import')!;
@@ -262,6 +270,6 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
     const mine = (await queues().get('order_import').getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).filter(
       (j) => j.name === 'order.import' && (j.data as { accountId: number }).accountId === seller.id && (j.data as { tick?: string }).tick === 'test-tick',
     );
-    expect(mine.map((j) => j.id)).to.deep.equal([`order-import-${connected}-test-tick`]);
+    expect(mine.map((j) => j.id).sort()).to.deep.equal([`order-import-${connected}-test-tick`, `order-import-${kaufland}-test-tick`].sort());
   });
 });
