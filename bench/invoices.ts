@@ -7,7 +7,9 @@
  * call for their invoices (the payment is not slowed by rendering). Aim: 1,000 in under 60 s.
  * With EN16931_CII_XSLT naming the CEN validation XSLT (ConnectingEurope/eInvoicing-EN16931,
  * cii/xslt/EN16931-CII-validation.xslt) and Debian's Saxon-HE installed, the first invoices are
- * also checked by it, and by xmllint against ../shared/contracts/cii-d16b/.
+ * also checked by it, and by xmllint against ../shared/contracts/cii-d16b/; with XRECHNUNG_CII_XSLT
+ * naming KoSIT's XRechnung schematron compiled to XSLT (itplr-kosit/xrechnung-schematron, compiled
+ * e.g. with SchXslt), their XRechnung XMLs by that too.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -47,40 +49,62 @@ async function waitForBills(accountId: number, ids: string[]): Promise<void> {
   }
 }
 
-/** xmllint's and (where EN16931_CII_XSLT is set) the CEN schematron's verdict on a few issued invoices. */
-async function validatorVerdicts(dir: string, accountId: number, ids: string[]): Promise<void> {
-  const xsd = path.resolve(__dirname, '../../shared/contracts/cii-d16b/CrossIndustryInvoice_100pD16B.xsd');
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-invoice-xml-'));
-  const rows = (await db()('invoice').where({ account_id: accountId }).whereIn('order_id', ids.slice(0, checked)).select('pdf_key')) as { pdf_key: string }[];
-  for (const [i, row] of rows.entries()) {
-    const read = await readFacturx(fs.readFileSync(path.join(dir, row.pdf_key)));
-    fs.writeFileSync(path.join(out, `invoice-${i}.xml`), read.invoiceFile!.bytes);
-  }
-  const files = fs.readdirSync(out).map((f) => path.join(out, f));
-  const lint = spawnSync('xmllint', ['--noout', '--nonet', '--schema', xsd, ...files], { encoding: 'utf8' });
-  process.stdout.write(
-    `xmllint (CII D16B XSD) on ${files.length} invoices: ${lint.error ? 'not installed' : lint.status === 0 ? 'all validate' : lint.stderr.trim()}\n`,
-  );
-  const xslt = process.env.EN16931_CII_XSLT;
-  if (!xslt) {
-    process.stdout.write('CEN EN 16931 schematron: not run (set EN16931_CII_XSLT and install libsaxonhe-java)\n');
-    return;
-  }
-  const svrl = path.join(os.tmpdir(), `kontor-invoice-svrl-${process.pid}`);
-  fs.mkdirSync(svrl, { recursive: true });
-  const run = spawnSync('java', ['-cp', '/usr/share/java/Saxon-HE.jar', 'net.sf.saxon.Transform', `-s:${out}`, `-xsl:${xslt}`, `-o:${svrl}`], {
+/** The failed asserts of Saxon's SVRL reports on the XMLs of a folder: errors and the rest. */
+function schematron(xslt: string, xmlDir: string): { reports: number; errors: string[]; other: string[] } | string {
+  const svrl = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-invoice-svrl-'));
+  const run = spawnSync('java', ['-cp', '/usr/share/java/Saxon-HE.jar', 'net.sf.saxon.Transform', `-s:${xmlDir}`, `-xsl:${xslt}`, `-o:${svrl}`], {
     encoding: 'utf8',
   });
-  if (run.status !== 0) {
-    process.stdout.write(`CEN EN 16931 schematron: Saxon failed: ${(run.stderr || String(run.error)).slice(0, 300)}\n`);
+  if (run.status !== 0) return `Saxon failed: ${(run.stderr || String(run.error)).slice(0, 300)}`;
+  const reports = fs.readdirSync(svrl).map((f) => fs.readFileSync(path.join(svrl, f), 'utf8'));
+  const asserts = reports.flatMap((r) => [...r.matchAll(/<svrl:failed-assert([^>]*)>/g)].map((m) => m[1]!));
+  const attr = (a: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(a)?.[1] ?? '';
+  const isError = (a: string) => ['fatal', 'error'].includes(attr(a, 'flag'));
+  return {
+    reports: reports.length,
+    errors: asserts.filter(isError).map((a) => attr(a, 'id')),
+    other: asserts.filter((a) => !isError(a)).map((a) => `${attr(a, 'id')} ${attr(a, 'flag')}`),
+  };
+}
+
+function verdict(name: string, result: ReturnType<typeof schematron>): void {
+  if (typeof result === 'string') {
+    process.stdout.write(`${name}: ${result}\n`);
     return;
   }
-  const reports = fs.readdirSync(svrl).map((f) => fs.readFileSync(path.join(svrl, f), 'utf8'));
-  const failed = reports.flatMap((r) => [...r.matchAll(/<svrl:failed-assert[^>]*id="([^"]+)"[^>]*flag="fatal"/g)].map((m) => m[1]));
-  const warnings = reports.flatMap((r) => [...r.matchAll(/<svrl:failed-assert[^>]*id="([^"]+)"[^>]*flag="warning"/g)].map((m) => m[1]));
+  const list = (items: string[]) => (items.length ? ` (${[...new Set(items)].join(', ')})` : '');
   process.stdout.write(
-    `CEN EN 16931 schematron (Saxon-HE) on ${reports.length} invoices: ${failed.length} fatal${failed.length ? ` (${failed.join(', ')})` : ''}, ${warnings.length} warnings${warnings.length ? ` (${[...new Set(warnings)].join(', ')})` : ''}\n`,
+    `${name} on ${result.reports} XMLs: ${result.errors.length} errors${list(result.errors)}, ${result.other.length} warnings/information${list(result.other)}\n`,
   );
+}
+
+/** xmllint's and (where EN16931_CII_XSLT, XRECHNUNG_CII_XSLT name them) the schematrons' verdicts on a few issued invoices. */
+async function validatorVerdicts(dir: string, accountId: number, ids: string[]): Promise<void> {
+  const xsd = path.resolve(__dirname, '../../shared/contracts/cii-d16b/CrossIndustryInvoice_100pD16B.xsd');
+  const facturx = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-invoice-xml-'));
+  const xrechnung = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-invoice-xrechnung-'));
+  const rows = (await db()('invoice').where({ account_id: accountId }).whereIn('order_id', ids.slice(0, checked)).select('pdf_key', 'xrechnung_key')) as {
+    pdf_key: string;
+    xrechnung_key: string;
+  }[];
+  for (const [i, row] of rows.entries()) {
+    const read = await readFacturx(fs.readFileSync(path.join(dir, row.pdf_key)));
+    fs.writeFileSync(path.join(facturx, `invoice-${i}.xml`), read.invoiceFile!.bytes);
+    fs.copyFileSync(path.join(dir, row.xrechnung_key), path.join(xrechnung, `xrechnung-${i}.xml`));
+  }
+  const files = [facturx, xrechnung].flatMap((d) => fs.readdirSync(d).map((f) => path.join(d, f)));
+  const lint = spawnSync('xmllint', ['--noout', '--nonet', '--schema', xsd, ...files], { encoding: 'utf8' });
+  process.stdout.write(
+    `xmllint (CII D16B XSD) on ${files.length} XMLs (Factur-X, XRechnung): ${lint.error ? 'not installed' : lint.status === 0 ? 'all validate' : lint.stderr.trim()}\n`,
+  );
+  const cen = process.env.EN16931_CII_XSLT;
+  if (cen) {
+    verdict('CEN EN 16931 schematron (Saxon-HE), Factur-X', schematron(cen, facturx));
+    verdict('CEN EN 16931 schematron (Saxon-HE), XRechnung', schematron(cen, xrechnung));
+  } else process.stdout.write('CEN EN 16931 schematron: not run (set EN16931_CII_XSLT and install libsaxonhe-java)\n');
+  const kosit = process.env.XRECHNUNG_CII_XSLT;
+  if (kosit) verdict('KoSIT XRechnung 3.0 schematron (Saxon-HE), XRechnung', schematron(kosit, xrechnung));
+  else process.stdout.write('KoSIT XRechnung schematron: not run (set XRECHNUNG_CII_XSLT)\n');
 }
 
 export const invoicesBench: BenchCase = {
@@ -92,7 +116,19 @@ export const invoicesBench: BenchCase = {
     await db()('account')
       .where({ id: seller.id })
       .update({ address: JSON.stringify({ name: 'Kontor Benchhandel GmbH', street: 'Hauptstraße 1', zip: '10115', city: 'Berlin', country_iso2: 'DE' }) });
-    await benchCall('admin/user/', seller.token, { user: { settings: { invoice: { vat_id: 'DE123456789', iban: 'DE02120300000000202051' } } } });
+    await benchCall('admin/user/', seller.token, {
+      user: {
+        settings: {
+          invoice: {
+            vat_id: 'DE123456789',
+            iban: 'DE02120300000000202051',
+            contact_name: 'Buchhaltung',
+            phone: '+49 30 1234567',
+            email: 'rechnung@example.com',
+          },
+        },
+      },
+    });
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-invoices-'));
     setInvoiceStorage(new LocalFolderStorage(dir, 'http://127.0.0.1', Buffer.alloc(32, 1)));
     const timings: IssueTimings = { planMs: 0, xmlMs: 0, pdfMs: 0, storeMs: 0 };
@@ -128,7 +164,7 @@ export const invoicesBench: BenchCase = {
       `issued ${orderCount} invoices in ${(issueMs / 1000).toFixed(1)} s: ${(orderCount / (issueMs / 1000)).toFixed(1)} invoices/s, ` +
         `CPU ${(cpuMs / orderCount).toFixed(1)} ms per invoice (this process; Postgres and Redis apart)\n` +
         `  per invoice and share of the issuing time: PDF ${(timings.pdfMs / orderCount).toFixed(1)} ms (${share(timings.pdfMs)}), XML ${(timings.xmlMs / orderCount).toFixed(2)} ms (${share(timings.xmlMs)}), ` +
-        `numbers ${(timings.planMs / orderCount).toFixed(2)} ms (${share(timings.planMs)}), storing both files ${(timings.storeMs / orderCount).toFixed(2)} ms (${share(timings.storeMs)}); ` +
+        `numbers ${(timings.planMs / orderCount).toFixed(2)} ms (${share(timings.planMs)}), storing the three files (PDF, Factur-X and XRechnung XML) ${(timings.storeMs / orderCount).toFixed(2)} ms (${share(timings.storeMs)}); ` +
         `the rest is reading the order and writing the row and bill_url\n` +
         `  baseline: creating the same orders paid took ${(createMs / orderCount).toFixed(2)} ms per order; issuing adds ${(issueMs / orderCount).toFixed(1)} ms per order in the worker, none in the request\n`,
     );
