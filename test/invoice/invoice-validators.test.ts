@@ -5,10 +5,11 @@
  * structure read back by the same reader that reads the genuine samples.
  */
 import { expect } from 'chai';
+import { PDFDocument } from 'pdf-lib';
 import { planInvoice, readFacturx, renderCii, renderPdf, pdfAssets, facturxNamespace, xrechnungGuideline } from '../../lib/invoice';
 import { config } from '../../config';
 import { checkEn16931, checkXrechnung } from './en16931-rules';
-import { pdfaFacts, pdfText, scenarios, xmllint } from './support';
+import { order, pdfaFacts, pdfText, scenarios, seller, xmllint } from './support';
 
 describe('invoices: validators (issue 35)', function () {
   this.timeout(30000);
@@ -118,6 +119,25 @@ describe('invoices: validators (issue 35)', function () {
     expect(checkEn16931(altered).map((v) => v.rule)).to.deep.equal(['BR-CO-15', 'BR-CO-16']);
     const wrongVat = xml.replace(/<ram:CalculatedAmount>([\d.]+)</, (_, v: string) => `<ram:CalculatedAmount>${(Number(v) + 0.01).toFixed(2)}<`);
     expect(checkEn16931(wrongVat).map((v) => v.rule)).to.include.members(['BR-CO-17', 'BR-S-09', 'BR-CO-14']);
+  });
+
+  it('when an order has 80 lines, then the PDF runs over several pages, each with its footer, and its XML keeps every rule', async () => {
+    const lines = Array.from({ length: 80 }, (_, i) => ({
+      position: i + 1,
+      name: `Artikel ${i + 1} mit einem langen Namen, der in der Spalte umbrechen muss, weil er nicht in eine Zeile passt`,
+      sku: `SKU-${i + 1}`,
+      quantity: 1 + (i % 4),
+      price: `${1 + (i % 9)}.${String(i % 100).padStart(2, '0')}`,
+      tax: i % 3 ? '19.00' : '7.00',
+    }));
+    const doc = planInvoice(order({ lines, shippingFee: '5.90' }), seller);
+    const xml = renderCii(doc);
+    expect(checkEn16931(xml)).to.deep.equal([]);
+    const pdf = await renderPdf(doc, xml, pdfAssets(config().invoice.iccProfile), new Date());
+    const pages = (await PDFDocument.load(pdf)).getPageCount();
+    expect(pages).to.be.greaterThan(2);
+    expect(pdfText(pdf)).to.contain(`Seite 1/${pages}`);
+    expect((await pdfaFacts(pdf)).unembeddedFonts).to.deep.equal([]);
   });
 
   it('when a seller has neither VAT id nor tax number, then the rule checks name BR-CO-26 (the CEN validator found it on our small-business invoice)', () => {
