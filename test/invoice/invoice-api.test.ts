@@ -205,6 +205,20 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect(checkEn16931(xml)).to.deep.equal([]);
   });
 
+  it('when a bank transfer pays an order (POST bank/transfer/ naming it), then its invoice is issued', async () => {
+    const seller = await invoicingSeller();
+    const id = await createOrder(seller, { payment_method_id: 'Prepayment', line: [{ id: 1, name: 'Tasse', quantity: 2, price: '5.95', tax: '19' }] });
+    const transfer = await call('bank/transfer/', {
+      token: seller.token,
+      body: { bank: { transfer_date: new Date().toISOString(), sender: 'Erika Mustermann', subject: `Bestellung ${id}`, amount: '11.90' } },
+    });
+    expect(transfer.status, transfer.text).to.equal(201);
+    expect(transfer.body.is_order_paid).to.equal('1');
+    const order = await issued(seller, id);
+    const read = await readFacturx((await download((await invoiceOf(seller, id)).location!)).bytes);
+    expect(read.invoice).to.include({ number: String(order.invoice_number), grandTotal: '11.90', taxTotal: '1.90', duePayable: '0.00' });
+  });
+
   it('when another seller asks for the invoice, or a link is altered or expired, then the answer is 404 and no file', async () => {
     const seller = await invoicingSeller();
     const other = await newSeller();
