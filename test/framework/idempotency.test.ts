@@ -72,6 +72,7 @@ const cases: Record<string, Case> = {
     }),
   },
   'order/{order_id}/history/': { prepare: async (s) => ({ path: `order/${await orderOf(s)}/history/`, options: json({ text: 'called the buyer' }) }) },
+  'order/{order_id}/invoice/': { prepare: async (s) => ({ path: `order/${await orderOf(s)}/invoice/`, options: json({}) }) },
   'order/{order_id}/send_mit/': {
     async prepare(s) {
       const account = await createPortalAccount(s.id, { name: 'auction shop', platform: 'auction_a' });
