@@ -27,6 +27,12 @@ export const accountRepository = {
     return db()('account').where({ id: accountId }).first();
   },
 
+  async setAddress(accountId: number, address: Record<string, string>): Promise<void> {
+    await db()('account')
+      .where({ id: accountId })
+      .update({ address: JSON.stringify(address) });
+  },
+
   async updateSettings(trx: Knex.Transaction, accountId: number, settings: Record<string, unknown>): Promise<void> {
     await trx('account')
       .where({ id: accountId })

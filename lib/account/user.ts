@@ -4,8 +4,9 @@ import type { Warning } from '../errors';
 import { db } from '../db/knex';
 import { notFound } from '../errors';
 import { accountRepository, AccountRow } from './account.repository';
+import { validate } from '../http/validate';
 
-const addressType = Joi.object({
+export const addressType = Joi.object({
   name: Joi.string().allow(''),
   name_2: Joi.string().allow(''),
   street: Joi.string().allow(''),
@@ -70,4 +71,14 @@ export async function updateUser(caller: Caller, update: UserUpdate): Promise<vo
     if (!row) throw notFound('account');
     await accountRepository.updateSettings(trx, caller.accountId, { ...row.settings, ...update.settings });
   });
+}
+
+/**
+ * The seller's company address (kontor user address): read only through the API (document 2),
+ * set by support; invoices print it as the seller. A field not valid is a 400 naming it.
+ */
+export async function setAccountAddress(accountId: number, address: Record<string, string>): Promise<{ id: number; address: Record<string, string> }> {
+  const valid = validate<Record<string, string>>(addressType.keys({ name: Joi.string().trim().min(1).max(255).required() }), address, 'address');
+  await accountRepository.setAddress(accountId, valid);
+  return { id: accountId, address: valid };
 }

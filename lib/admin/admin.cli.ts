@@ -12,11 +12,14 @@
  *     client_secret, refresh_token, seller_id, marketplace_id, client_key, secret_key, storefront,
  *     so no secret lands in the shell's history)
  *   kontor credentials reseal   (after a key rotation: every credential sealed again with CREDENTIALS_KEY)
+ *   kontor user address --login L --name N [--name-2 --street --street-2 --zip --city --province --country --country-iso2]
+ *     (the seller's company address, Admin_user_type address: read only in the API, shown on invoices)
  * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts)
  */
 import { parseArgs } from 'node:util';
 import { accountRepository } from '../account/account.repository';
 import { DomainError } from '../errors';
+import { setAccountAddress } from '../account/user';
 import { createPerson } from './person.service';
 import { createPortalAccount } from './portal-account-admin.service';
 import { connectPortalAccount } from './portal-account-connect.service';
@@ -27,7 +30,7 @@ import { createShippingGroup } from './shipping-group.service';
 export class AdminCommandError extends Error {}
 
 export const adminUsage =
-  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --client-key K --secret-key S --storefront de | --credentials-stdin] | kontor credentials reseal';
+  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --client-key K --secret-key S --storefront de | --credentials-stdin] | kontor credentials reseal | kontor user address --login L --name N [--street S --zip Z --city C --country-iso2 DE ...]';
 
 const credentialOptions = ['client-id', 'client-secret', 'refresh-token', 'seller-id', 'marketplace-id', 'client-key', 'secret-key', 'storefront'];
 
@@ -153,6 +156,15 @@ export async function runAdminCommand(command: string | undefined, sub: string |
   if (command === 'credentials' && sub === 'reseal') {
     read(rest, [], []);
     return resealCredentials();
+  }
+  if (command === 'user' && sub === 'address') {
+    const fields = ['name-2', 'street', 'street-2', 'zip', 'city', 'province', 'country', 'country-iso2'];
+    const v = read(rest, ['login', 'name'], fields);
+    const accountId = await accountOf(String(v.login));
+    const address = Object.fromEntries(
+      ['name', ...fields].filter((f) => typeof v[f] === 'string').map((f) => [f.replace(/-(\w)/, (_, c: string) => `_${c}`), String(v[f])]),
+    );
+    return explain(() => setAccountAddress(accountId, address));
   }
   if (command === 'portal-account' && sub === 'create') {
     const v = read(rest, ['login', 'name'], ['platform'], ['default']);

@@ -13,11 +13,12 @@ import { expect } from 'chai';
 import { config } from '../../config';
 import { db } from '../../lib/db/knex';
 import { invoiceProcessors, LocalFolderStorage, readFacturx, setInvoiceStorage } from '../../lib/invoice';
-import { apiBase, call, newSeller, Seller } from '../support/api';
+import { apiBase, call, newSeller, Seller, tokenFor } from '../support/api';
+import { kontor } from '../support/cli';
 import { startQueueWorker } from '../support/queue-worker';
 import { waitFor } from '../event/servers';
 import { checkEn16931, checkXrechnung } from './en16931-rules';
-import { xmllint } from './support';
+import { pdfText, xmllint } from './support';
 
 interface InvoiceAnswer {
   order_id: string;
@@ -169,6 +170,46 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect(xr).to.contain(`<ram:BuyerReference>${id}</ram:BuyerReference>`);
     expect(xmllint(xr).code).to.equal(0);
     expect(checkXrechnung(xr)).to.deep.equal([]);
+  });
+
+  it("when support sets the seller's company address with kontor user address, then admin/user/ answers it and the invoice names the seller by it", async () => {
+    const seller = await invoicingSeller();
+    const set = await kontor(
+      'user',
+      'address',
+      '--login',
+      seller.login,
+      '--name',
+      'Lampenladen GmbH',
+      '--street',
+      'Hafenstr. 1',
+      '--zip',
+      '20457',
+      '--city',
+      'Hamburg',
+      '--country-iso2',
+      'DE',
+    );
+    expect(set.code, set.err).to.equal(0);
+    const bad = await kontor('user', 'address', '--login', seller.login, '--name', 'Lampenladen GmbH', '--country-iso2', 'DEU');
+    expect(bad.code).to.equal(1);
+    expect(bad.err).to.contain('country_iso2');
+    const user = await call('admin/user/', { token: await tokenFor(seller.login, seller.password, 'admin_r account_address_r') });
+    expect((user.body.user as { address: unknown }).address).to.deep.include({
+      name: 'Lampenladen GmbH',
+      street: 'Hafenstr. 1',
+      zip: '20457',
+      city: 'Hamburg',
+      country_iso2: 'DE',
+    });
+    const id = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Desk lamp', quantity: 1, price: '19.90', tax: '19' }] });
+    await issued(seller, id);
+    const pdf = await download((await invoiceOf(seller, id)).location!);
+    const text = pdfText(pdf.bytes);
+    expect(text).to.contain('Lampenladen GmbH');
+    expect(text).to.contain('20457 Hamburg');
+    const read = await readFacturx(pdf.bytes);
+    expect(Buffer.from(read.invoiceFile!.bytes).toString('utf8')).to.contain('<ram:Name>Lampenladen GmbH</ram:Name>');
   });
 
   it('when orders become paid by an update, by order/list/ and in a foreign currency to a reverse-charge buyer, then each gets its invoice', async () => {
