@@ -24,6 +24,7 @@
  *   stock                                 stock items (shipping groups from admin)
  *   cia                                   CIA offers
  *   order                                 orders (link customers, take stock, reach portals)
+ *   invoice                               invoices and credit notes of orders (PDF/A-3, Factur-X, XRechnung)
  *   bank, fleet, portal-upload,           built on orders; recovery after a Redis restart; uploads and pushes;
  *   order-import, portal-connect          orders fetched from the real channels; eBay take-over and account deletion
  *   event                                 event handlers (orders, customers, stock, tasks, mail)

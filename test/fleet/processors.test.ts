@@ -3,6 +3,7 @@ import type { Job } from 'bullmq';
 import { bankProcessors } from '../../lib/bank/bank.processor';
 import { ciaProcessors } from '../../lib/cia/cia.processor';
 import { eventProcessors } from '../../lib/event/event.processor';
+import { invoiceProcessors } from '../../lib/invoice';
 import { sendMitProcessors } from '../../lib/order/send-mit.processor';
 import { portalUploadProcessors } from '../../lib/portal-upload/portal-upload.processor';
 import { JobName, jobQueues } from '../../lib/queue/jobs';
@@ -39,6 +40,7 @@ describe('fleet: processors declared against the job catalog', () => {
     expect(Object.keys(sendMitProcessors).sort()).to.deep.equal(namesOf('mail'));
     expect(Object.keys(portalUploadProcessors).sort()).to.deep.equal(namesOf('portal_upload'));
     expect(Object.keys(bankProcessors).sort()).to.deep.equal(namesOf('bank'));
+    expect(Object.keys(invoiceProcessors).sort()).to.deep.equal(namesOf('invoice'));
   });
 
   it('when a declared processor runs a job, then its handler gets the job data and the job', async () => {
