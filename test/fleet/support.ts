@@ -2,6 +2,7 @@
  * Fleet test support: queue names of this run kept apart by a key prefix, the sandbox portal
  * in-process on an ephemeral port, the relay and the workers in-process, and bounded waits.
  */
+import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Worker } from 'bullmq';
@@ -63,6 +64,25 @@ export async function startSandbox(): Promise<Sandbox> {
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * The sandbox for the enclosing describe block (`started` receives it); every test of the block
+ * ends by asserting that the sandbox recorded no violation of the vendor's published contract.
+ */
+export function sandboxKeepingContract(vendor: 'ebay' | 'amazon' | 'kaufland', started: (sandbox: Sandbox) => void): void {
+  let sandbox: Sandbox | undefined;
+  before(async () => {
+    sandbox = await startSandbox();
+    started(sandbox);
+  });
+  after(async () => {
+    await sandbox?.close();
+  });
+  afterEach(async () => {
+    const violations = (await (await fetch(`${sandbox!.url}/_sandbox/violations?vendor=${vendor}`)).json()) as unknown[];
+    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
+  });
 }
 
 /**

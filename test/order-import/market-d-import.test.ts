@@ -10,7 +10,7 @@ import { orderImportProcessors } from '../../lib/order-import/order-import.proce
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import type { NewAmazonOrder } from '../../sandbox/amazon-orders.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
-import { Sandbox, startSandbox } from '../fleet/support';
+import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { call, newSeller, query, Seller } from '../support/api';
 import { startQueueWorker } from '../support/queue-worker';
 import { createStock, readOrder, stockQuantity } from '../order/helpers';
@@ -19,19 +19,13 @@ import { importNow } from './support';
 describe('order import of market_d: Amazon orders through the Orders API v2026-01-01', () => {
   let sandbox: Sandbox;
   let worker: { stop(): Promise<void> } | undefined;
+  // Every request the adapters sent keeps to Amazon's published contracts.
+  sandboxKeepingContract('amazon', (started) => (sandbox = started));
   before(async () => {
-    sandbox = await startSandbox();
     worker = await startQueueWorker('order_import', orderImportProcessors, 'import');
   });
   after(async () => {
     await worker?.stop();
-    await sandbox.close();
-  });
-
-  // Every request the adapters sent keeps to Amazon's published contracts.
-  afterEach(async () => {
-    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=amazon`)).json()) as unknown[];
-    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
   });
   /** A market_d portal account of the seller: Amazon's SP-API connector, the sandbox's development identity. */
   const amazonAccount = async (seller: Seller) => (await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' })).id as number;

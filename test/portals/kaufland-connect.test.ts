@@ -11,7 +11,7 @@ import { importOrders } from '../../lib/order-import/order-import.service';
 import { MarketEAdapter } from '../../lib/portals/market-e.adapter';
 import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
-import { Sandbox, startSandbox } from '../fleet/support';
+import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { readOrder } from '../order/helpers';
 import { newSeller } from '../support/api';
 import { kontor } from '../support/cli';
@@ -20,16 +20,7 @@ import { failure } from '../support/failure';
 describe('market_e: connecting a Kaufland account and its cancellations', function () {
   this.timeout(60000);
   let sandbox: Sandbox;
-  before(async () => {
-    sandbox = await startSandbox();
-  });
-  after(async () => {
-    await sandbox.close();
-  });
-  afterEach(async () => {
-    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=kaufland`)).json()) as unknown[];
-    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
-  });
+  sandboxKeepingContract('kaufland', (started) => (sandbox = started));
   const keysFor = async (portalAccountId: number) =>
     (await (
       await fetch(`${sandbox.url}/_sandbox/kaufland/keys`, {

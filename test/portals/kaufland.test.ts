@@ -9,7 +9,7 @@ import type { ListingItem, PortalTarget, QuantityUpdate } from '../../lib/portal
 import { violationsOf } from '../../sandbox/contract/contract-gate';
 import { kauflandContract, kauflandOf, NewKauflandOrder } from '../../sandbox/kaufland.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
-import { Sandbox, startSandbox } from '../fleet/support';
+import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { failure } from '../support/failure';
 
 const adapter = new MarketEAdapter();
@@ -83,17 +83,8 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
   let sandbox: Sandbox;
   let account: number;
   let target: PortalTarget;
-  before(async () => {
-    sandbox = await startSandbox();
-  });
-  after(async () => {
-    await sandbox.close();
-  });
   // Every request the adapter sent keeps to Kaufland's published contract.
-  afterEach(async () => {
-    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=kaufland`)).json()) as unknown[];
-    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
-  });
+  sandboxKeepingContract('kaufland', (started) => (sandbox = started));
   beforeEach(() => {
     account = 800000 + Math.floor(Math.random() * 100000);
     target = { portalAccountId: account, connector: 'kaufland', baseUrl: sandbox.url, credentials: {} };

@@ -8,7 +8,7 @@ import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
 import type { ListingItem, PortalTarget, QuantityUpdate } from '../../lib/portals/portal.type';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
-import { Sandbox, startSandbox } from '../fleet/support';
+import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { failure } from '../support/failure';
 
 const DE = 'A1PA6795UKMFR9';
@@ -98,18 +98,9 @@ describe('market_d: the SP-API calls against the sandbox', () => {
   let account: number;
   let target: PortalTarget;
   const wait = config().marketDFeedWaitMs;
-  before(async () => {
-    sandbox = await startSandbox();
-  });
-  after(async () => {
-    setConfig({ ...config(), marketDFeedWaitMs: wait });
-    await sandbox.close();
-  });
   // Every request the adapters sent keeps to Amazon's published contracts.
-  afterEach(async () => {
-    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=amazon`)).json()) as unknown[];
-    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
-  });
+  sandboxKeepingContract('amazon', (started) => (sandbox = started));
+  after(() => setConfig({ ...config(), marketDFeedWaitMs: wait }));
   beforeEach(() => {
     // A fresh portal account per test: token buckets and pending feeds live in Redis per account.
     account = 800000 + Math.floor(Math.random() * 100000);

@@ -7,7 +7,7 @@ import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { violationsOf } from '../../sandbox/contract/contract-gate';
 import type { NewAmazonOrder } from '../../sandbox/amazon-orders.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
-import { Sandbox, startSandbox } from '../fleet/support';
+import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { failure } from '../support/failure';
 
 const DE = 'A1PA6795UKMFR9';
@@ -17,17 +17,8 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
   let sandbox: Sandbox;
   let account: number;
   let target: PortalTarget;
-  before(async () => {
-    sandbox = await startSandbox();
-  });
-  after(async () => {
-    await sandbox.close();
-  });
   // Every request the adapters sent keeps to Amazon's published contracts.
-  afterEach(async () => {
-    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=amazon`)).json()) as unknown[];
-    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
-  });
+  sandboxKeepingContract('amazon', (started) => (sandbox = started));
   beforeEach(() => {
     account = 700000 + Math.floor(Math.random() * 100000);
     target = { portalAccountId: account, baseUrl: sandbox.url, credentials: {} };

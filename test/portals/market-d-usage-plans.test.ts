@@ -12,7 +12,7 @@ import { orderImportProcessors } from '../../lib/order-import/order-import.proce
 import { portalUploadProcessors } from '../../lib/portal-upload/portal-upload.processor';
 import { startWorker } from '../../lib/queue/worker';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
-import { forgetOtherSellersBacklog, Sandbox, startSandbox, waitFor } from '../fleet/support';
+import { forgetOtherSellersBacklog, Sandbox, sandboxKeepingContract, startSandbox, waitFor } from '../fleet/support';
 import { importNow } from '../order-import/support';
 import { call, newSeller } from '../support/api';
 import { startQueueWorker } from '../support/queue-worker';
@@ -121,17 +121,8 @@ const operations: Operation[] = [
 
 describe('market_d: the sandbox plays every SP-API usage plan, and Kontor keeps to them', () => {
   let sandbox: Sandbox;
-  before(async () => {
-    sandbox = await startSandbox();
-  });
-  after(async () => {
-    await sandbox.close();
-  });
   // The requests above keep to Amazon's contracts: what is throttled is the plan, not a bad request.
-  afterEach(async () => {
-    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations?vendor=amazon`)).json()) as unknown[];
-    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
-  });
+  sandboxKeepingContract('amazon', (started) => (sandbox = started));
 
   for (const op of operations) {
     it(`${op.operationId}: x-amzn-RateLimit-Limit ${op.rate} on every answer; past a burst of ${op.burst}, 429 QuotaExceeded with SP-API's error body`, async () => {
