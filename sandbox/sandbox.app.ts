@@ -427,7 +427,7 @@ function overview(state: SandboxState) {
       'POST /_sandbox/ebay/legacy_listings {portal_account,sku,quantity,price}',
       'GET /_sandbox/ebay/listings?portal_account=',
       'GET /_sandbox/ebay/orders/:order_id/shipping_fulfillment',
-      'POST /_sandbox/amazon/config {feed_ms,rate_limit,page_size}',
+      "POST /_sandbox/amazon/config {feed_ms,pending_ms,page_size,rate_limit (the plans but the Orders ones),orders_rate_limit; null: the contracts' plans}",
       'POST /_sandbox/amazon/revoke {refresh_token|portal_account}',
       'POST /_sandbox/amazon/feed_outcome {portal_account,status: FATAL|CANCELLED,count}',
       'POST /_sandbox/amazon/orders {portal_account,lines,fulfilled_by: AMAZON|MERCHANT,status,pending_ms,buyer}',
