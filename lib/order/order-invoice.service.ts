@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
 import { counterRepository } from '../account/counter.repository';
 import { notFound } from '../errors';
+import type { OutboxJob } from '../queue/outbox';
 import { orderRepository } from './order.repository';
 
 /**
@@ -33,4 +34,13 @@ export async function invoiceNumberIn(
 /** Sets bill_url of an order whose invoice was archived (only while it has none). */
 export async function setBillUrlIn(trx: Knex.Transaction, accountId: number, internalId: string, url: string): Promise<void> {
   await orderRepository.setBillUrl(trx, accountId, internalId, url);
+}
+
+/**
+ * The invoice job of the orders a write made paid (none: no job): every write that pays orders
+ * (create, update, order/list/, a payment) queues one for all of them, and lib/invoice issues the
+ * invoices (or credit notes) off the request.
+ */
+export function invoiceJobsFor(accountId: number, paidOrderIds: string[]): OutboxJob[] {
+  return paidOrderIds.length ? [{ job: 'invoice.issue', payload: { accountId, orderIds: paidOrderIds } }] : [];
 }

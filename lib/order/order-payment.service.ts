@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
 import { counterRepository } from '../account/counter.repository';
 import { addManyToOutbox, OutboxJob } from '../queue/outbox';
+import { invoiceJobsFor } from './order-invoice.service';
 import { checkAmount, fromCents, toCents } from './order-money';
 import { orderRepository, PaymentRow, PaymentUpdate } from './order.repository';
 
@@ -71,9 +72,7 @@ function paymentEvents(accountId: number, byOrder: Map<string, PaymentUpdate>): 
   const batch = (type: string, recordIds: string[]): OutboxJob[] =>
     recordIds.length ? [{ job: 'event.emit_batch', payload: { accountId, section: 'order', type, recordIds } }] : [];
   const paid = [...byOrder].filter(([, u]) => u.became_paid).map(([id]) => id);
-  // The orders paid now get their invoices issued by the invoice worker (lib/invoice), one job for all.
-  const invoices: OutboxJob[] = paid.length ? [{ job: 'invoice.issue', payload: { accountId, orderIds: paid } }] : [];
-  return [...batch('paid', paid), ...batch('changed', [...byOrder.keys()]), ...invoices];
+  return [...batch('paid', paid), ...batch('changed', [...byOrder.keys()]), ...invoiceJobsFor(accountId, paid)];
 }
 
 function paymentOf(row: PaymentRow, added: bigint, field: string): PaymentUpdate {

@@ -14,6 +14,7 @@ import { counterRepository } from '../account/counter.repository';
 import { CustomerBook } from '../customer/customer-book';
 import { DeferredWrites } from '../db/deferred-writes';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
+import { invoiceJobsFor } from './order-invoice.service';
 import type { PendingStock } from './order-stock.service';
 import { LineRow, orderIdSuffix, OrderColumns, orderRepository } from './order.repository';
 import type { OrderInput } from './order.type';
@@ -134,9 +135,12 @@ export class OrderWrites {
         payload: { accountId, section: 'order', type, recordId: orders[i]!.id },
       })),
     );
-    // The orders created paid get their invoices issued by the invoice worker (lib/invoice), one job for all.
-    const paidIds = orders.filter((_, i) => drafts[i]!.events.includes('paid')).map((o) => o.id);
-    if (paidIds.length) events.push({ job: 'invoice.issue', payload: { accountId, orderIds: paidIds } });
+    events.push(
+      ...invoiceJobsFor(
+        accountId,
+        orders.filter((_, i) => drafts[i]!.events.includes('paid')).map((o) => o.id),
+      ),
+    );
     if (later) later.add(events);
     else await addManyToOutbox(trx, accountId, events);
     return orders;

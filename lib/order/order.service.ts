@@ -11,7 +11,8 @@ import { db } from '../db/knex';
 import type { Warning } from '../errors';
 import { invalidField, notFound, runListSafely, RunAgainSafely } from '../errors';
 import { log } from '../log';
-import { addToOutbox, PendingWrites } from '../queue/outbox';
+import { addManyToOutbox, addToOutbox, PendingWrites } from '../queue/outbox';
+import { invoiceJobsFor } from './order-invoice.service';
 import { currencyRepository } from '../reference/currency';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
 import { checkAmount, invoiceAmount, toCents } from './order-money';
@@ -200,8 +201,7 @@ function checkUnchangeable(input: OrderInput, current: OrderRow, prefix: string)
 
 async function emit(trx: Knex.Transaction, accountId: number, orderId: string, types: EventType[]): Promise<void> {
   for (const type of types) await addToOutbox(trx, accountId, 'event.emit', { accountId, section: 'order', type, recordId: orderId });
-  // An order that becomes paid gets its invoice (or credit note) issued by the invoice worker (lib/invoice).
-  if (types.includes('paid')) await addToOutbox(trx, accountId, 'invoice.issue', { accountId, orderIds: [orderId] });
+  await addManyToOutbox(trx, accountId, invoiceJobsFor(accountId, types.includes('paid') ? [orderId] : []));
 }
 
 /**
