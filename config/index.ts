@@ -36,6 +36,10 @@ export interface Config {
   databaseUrl: string;
   /** Pool size per process. */
   databasePoolMax: number;
+  /** A streaming replica for the reads that tolerate lag (searches); unset: every read on the primary. */
+  databaseReadUrl?: string;
+  /** Replica lag (ms) beyond which those reads go to the primary (default 5000). */
+  databaseReadMaxLagMs: number;
   redisUrl: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest request body accepted, in bytes; larger gets 413. */
@@ -252,6 +256,8 @@ const schema = Joi.object({
     .uri({ scheme: ['postgres', 'postgresql'] })
     .default('postgres://postgres@127.0.0.1:5432/kontor'),
   DATABASE_POOL_MAX: Joi.number().integer().min(2).max(100).default(10),
+  DATABASE_READ_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+  DATABASE_READ_MAX_LAG_MS: Joi.number().integer().min(0).max(3600000).default(5000),
   REDIS_URL: Joi.string()
     .uri({ scheme: ['redis', 'rediss'] })
     .default('redis://127.0.0.1:6379'),
@@ -370,6 +376,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     databaseUrl: value.DATABASE_URL,
     databasePoolMax: value.DATABASE_POOL_MAX,
+    ...(value.DATABASE_READ_URL ? { databaseReadUrl: value.DATABASE_READ_URL } : {}),
+    databaseReadMaxLagMs: value.DATABASE_READ_MAX_LAG_MS,
     redisUrl: value.REDIS_URL,
     logLevel: value.LOG_LEVEL,
     bodyLimitBytes: value.BODY_LIMIT_BYTES,
