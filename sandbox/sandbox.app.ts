@@ -9,6 +9,7 @@ import { portalIds } from '../lib/portals/portal.registry';
 import { mountAmazon } from './amazon.sandbox';
 import { EbayState, mountEbay } from './ebay.sandbox';
 import { keepRawBody, mountKaufland } from './kaufland.sandbox';
+import { mountShopify } from './shopify.sandbox';
 import { mountPayPal, PayPalState } from './paypal.sandbox';
 
 export interface SandboxOffer {
@@ -334,6 +335,7 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
   mountEbay(app, state);
   mountAmazon(app, state);
   mountKaufland(app, state);
+  mountShopify(app, state);
   app.use('/:portal', portalGate(state), portals);
   app.use((_req, res) => {
     res.status(404).json({ message: 'not a sandbox path' });

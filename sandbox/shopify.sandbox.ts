@@ -1,0 +1,725 @@
+/**
+ * The sandbox's webshop: a Shopify store's Admin GraphQL API, version 2025-01, at
+ * POST /admin/api/2025-01/graphql.json (as https://<shop>.myshopify.com). The schema is built at
+ * start from Shopify's own introspection result (../shared/contracts/shopify/admin_schema_2025-01.json,
+ * SOURCES.md there; read, never copied). Every request is checked in this order: the
+ * X-Shopify-Access-Token header (401 as Shopify answers it), the query parsed and validated
+ * against the schema and its variables coerced to their declared types (a violation is answered
+ * 200 with Shopify's errors array and recorded at GET /_sandbox/violations?vendor=shopify), then
+ * the cost-based rate limit: a leaky bucket per store (2000 points, 100 restored a second, the
+ * figures of Shopify's rate-limits page for the larger plans), `extensions.cost.throttleStatus` on
+ * every answer and THROTTLED when the query's cost exceeds what is available. The operations the
+ * adapter uses are resolved through graphql's execute over plain objects: variants by SKU,
+ * productCreate, productUpdate, productVariantsBulkUpdate, inventorySetQuantities at the store's
+ * location, orders paged by updated_at, an order's fulfillment orders and fulfillmentCreate with
+ * tracking. Requests are logged per portal (webshop) and account.
+ */
+import type express from 'express';
+import type { Request, Response } from 'express';
+import {
+  buildClientSchema,
+  DocumentNode,
+  execute,
+  FieldNode,
+  getOperationAST,
+  GraphQLError,
+  GraphQLSchema,
+  IntrospectionQuery,
+  Kind,
+  OperationDefinitionNode,
+  parse,
+  SelectionSetNode,
+  validate,
+} from 'graphql';
+import { getVariableValues } from 'graphql/execution/values';
+import { mountContractControls, violationsOf } from './contract/contract-gate';
+import { readContract } from './contract/contract-files';
+import { emitQuantity, SandboxState, SellRequest } from './sandbox.app';
+
+const portal = 'webshop';
+export const shopifyApiVersion = '2025-01';
+export const shopifyContractFolder = 'shopify';
+export const shopifyContractFile = `admin_schema_${shopifyApiVersion}.json`;
+
+let schema: GraphQLSchema | undefined;
+
+/** The Admin API schema, built once per process from the introspection file (a missing folder or file stops the sandbox naming it). */
+export function shopifySchema(root?: string): GraphQLSchema {
+  if (root !== undefined) return buildClientSchema((readContract(shopifyContractFolder, shopifyContractFile, root) as { data: IntrospectionQuery }).data);
+  schema ??= buildClientSchema((readContract(shopifyContractFolder, shopifyContractFile) as { data: IntrospectionQuery }).data);
+  return schema;
+}
+
+/** A development account's access token: the sandbox knows it by the portal account id (never valid at Shopify). */
+export const sandboxShopifyToken = (portalAccountId: number | string) => `shpat_sandbox_${portalAccountId}`;
+
+interface ShopifyVariant {
+  id: string;
+  productId: string;
+  sku: string;
+  barcode: string | null;
+  price: string;
+  compareAtPrice: string | null;
+  weight: { value: number; unit: string } | null;
+  inventoryItemId: string;
+}
+
+interface ShopifyProduct {
+  id: string;
+  account: string;
+  title: string;
+  status: string;
+  variants: string[];
+}
+
+interface ShopifyLine {
+  id: string;
+  sku: string;
+  name: string;
+  quantity: number;
+  price: string;
+  fulfilled: number;
+}
+
+interface ShopifyAddress {
+  name: string;
+  firstName: string;
+  lastName: string;
+  address1: string;
+  address2: string | null;
+  zip: string;
+  city: string;
+  province: string | null;
+  countryCodeV2: string;
+  company: string | null;
+  phone: string | null;
+}
+
+export interface ShopifyOrder {
+  id: string;
+  account: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  cancelledAt: string | null;
+  email: string | null;
+  currencyCode: string;
+  financial: 'PAID' | 'PENDING';
+  lines: ShopifyLine[];
+  shippingPrice: string;
+  address: ShopifyAddress;
+  fulfillments: { id: string; tracking: { number: string | null; company: string | null }; lines: { id: string; quantity: number }[] }[];
+}
+
+/** What the sandbox's Shopify stores hold, per account (the portal account id the token names); cleared with the sandbox. */
+export class ShopifyState {
+  products = new Map<string, ShopifyProduct>();
+  variants = new Map<string, ShopifyVariant>();
+  /** Available quantity per inventory item at the store's location. */
+  available = new Map<string, number>();
+  orders = new Map<string, ShopifyOrder>();
+  /** The leaky bucket per account. */
+  buckets = new Map<string, { available: number; at: number }>();
+  maximumAvailable = 2000;
+  restoreRate = 100;
+  /** THROTTLED answers given: GET /_sandbox/shopify/throttled. */
+  throttled = 0;
+  private counter = 0;
+
+  next(): number {
+    this.counter += 1;
+    return this.counter;
+  }
+
+  clear(): void {
+    this.products.clear();
+    this.variants.clear();
+    this.available.clear();
+    this.orders.clear();
+    this.buckets.clear();
+    this.maximumAvailable = 2000;
+    this.restoreRate = 100;
+    this.throttled = 0;
+  }
+
+  /** The bucket of an account now (restored since its last use, never above the maximum). */
+  bucket(account: string): { available: number; at: number } {
+    const at = Date.now();
+    const b = this.buckets.get(account) ?? { available: this.maximumAvailable, at };
+    b.available = Math.min(this.maximumAvailable, b.available + ((at - b.at) / 1000) * this.restoreRate);
+    b.at = at;
+    this.buckets.set(account, b);
+    return b;
+  }
+
+  variantBySku(account: string, sku: string): ShopifyVariant | undefined {
+    return [...this.variants.values()].find((v) => v.sku === sku && this.products.get(v.productId)?.account === account);
+  }
+}
+
+const states = new WeakMap<SandboxState, ShopifyState>();
+
+export function shopifyOf(state: SandboxState): ShopifyState {
+  let s = states.get(state);
+  if (!s) {
+    const created = new ShopifyState();
+    states.set(state, created);
+    state.events.on('reset', () => created.clear());
+    s = created;
+  }
+  return s;
+}
+
+/** The store's one location (Kontor keeps stock in one warehouse; a store of several is the seller's to map). */
+export const sandboxLocationId = 'gid://shopify/Location/1';
+const gid = (type: string, n: number) => `gid://shopify/${type}/${n}`;
+const money = (amount: string, currencyCode = 'EUR') => ({ shopMoney: { amount, currencyCode }, presentmentMoney: { amount, currencyCode } });
+const connection = <T>(items: T[], first: number, after: string | null | undefined) => {
+  const start = after && /^\d+$/.test(after) ? Number(after) : 0;
+  const nodes = items.slice(start, start + first);
+  const end = start + nodes.length;
+  return {
+    nodes,
+    edges: nodes.map((node, i) => ({ node, cursor: String(start + i + 1) })),
+    pageInfo: {
+      hasNextPage: end < items.length,
+      hasPreviousPage: start > 0,
+      endCursor: nodes.length ? String(end) : null,
+      startCursor: nodes.length ? String(start + 1) : null,
+    },
+  };
+};
+
+/**
+ * The query's requested cost as Shopify's rate-limits page describes it: an object field 1, a
+ * connection its `first` (or `last`) times the cost of what it selects, scalars 0, a mutation 10.
+ */
+export function requestedCost(op: OperationDefinitionNode, variables: Record<string, unknown>): number {
+  const argValue = (node: FieldNode, name: string): number | undefined => {
+    const a = node.arguments?.find((x) => x.name.value === name);
+    if (a?.value.kind === Kind.INT) return Number(a.value.value);
+    if (a?.value.kind === Kind.VARIABLE) return Number(variables[a.value.name.value]) || undefined;
+    return undefined;
+  };
+  const walk = (set: SelectionSetNode | undefined): number => {
+    if (!set) return 0;
+    let total = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.INLINE_FRAGMENT) total += walk(sel.selectionSet);
+      if (sel.kind !== Kind.FIELD) continue;
+      if (!sel.selectionSet) continue;
+      const size = argValue(sel, 'first') ?? argValue(sel, 'last');
+      const inner = walk(sel.selectionSet);
+      total +=
+        size !== undefined
+          ? 2 + size * Math.max(1, inner)
+          : sel.name.value === 'nodes' || sel.name.value === 'edges' || sel.name.value === 'node'
+            ? inner
+            : 1 + inner;
+    }
+    return total;
+  };
+  return op.operation === 'mutation' ? 10 + walk(op.selectionSet) - op.selectionSet.selections.length : Math.max(1, walk(op.selectionSet));
+}
+
+function lineNode(o: ShopifyOrder, l: ShopifyLine) {
+  return {
+    id: l.id,
+    sku: l.sku,
+    name: l.name,
+    title: l.name,
+    quantity: l.quantity,
+    currentQuantity: l.quantity,
+    originalUnitPriceSet: money(l.price, o.currencyCode),
+  };
+}
+
+function orderNode(s: ShopifyState, o: ShopifyOrder) {
+  const paid = o.financial === 'PAID';
+  const total = o.lines.reduce((sum, l) => sum + Number(l.price) * l.quantity, Number(o.shippingPrice)).toFixed(2);
+  const remaining = o.lines.filter((l) => l.quantity > l.fulfilled);
+  return {
+    id: o.id,
+    name: o.name,
+    createdAt: o.createdAt,
+    updatedAt: o.updatedAt,
+    cancelledAt: o.cancelledAt,
+    email: o.email,
+    phone: o.address.phone,
+    currencyCode: o.currencyCode,
+    displayFinancialStatus: o.financial,
+    displayFulfillmentStatus: remaining.length === 0 ? 'FULFILLED' : o.fulfillments.length ? 'PARTIALLY_FULFILLED' : 'UNFULFILLED',
+    totalReceivedSet: money(paid ? total : '0.00', o.currencyCode),
+    totalPriceSet: money(total, o.currencyCode),
+    totalShippingPriceSet: money(o.shippingPrice, o.currencyCode),
+    shippingAddress: o.address,
+    billingAddress: o.address,
+    lineItems: ({ first, after }: { first?: number; after?: string }) =>
+      connection(
+        o.lines.map((l) => lineNode(o, l)),
+        first ?? 50,
+        after,
+      ),
+    fulfillmentOrders: ({ first, after }: { first?: number; after?: string }) =>
+      connection(
+        [
+          {
+            id: o.id.replace('/Order/', '/FulfillmentOrder/'),
+            status: remaining.length === 0 ? 'CLOSED' : 'OPEN',
+            lineItems: ({ first: n, after: a }: { first?: number; after?: string }) =>
+              connection(
+                o.lines.map((l) => ({
+                  id: l.id.replace('/LineItem/', '/FulfillmentOrderLineItem/'),
+                  totalQuantity: l.quantity,
+                  remainingQuantity: l.quantity - l.fulfilled,
+                  sku: l.sku,
+                  lineItem: lineNode(o, l),
+                })),
+                n ?? 50,
+                a,
+              ),
+          },
+        ],
+        first ?? 50,
+        after,
+      ),
+    fulfillments: () => o.fulfillments.map((f) => ({ id: f.id, status: 'SUCCESS', trackingInfo: () => [f.tracking] })),
+  };
+}
+
+/** Shopify's search syntax, the part the adapter uses: `sku:"X"` (variants) and `updated_at:>='ISO'` (orders). */
+const skuOf = (q: string | undefined) => /sku:"?([^"\s]+)"?/.exec(q ?? '')?.[1];
+const updatedSince = (q: string | undefined) => /updated_at:>=?'?"?([^'"\s]+)/.exec(q ?? '')?.[1];
+
+type UserError = { field: string[] | null; message: string; code?: string };
+
+/** The root value: the fields the adapter uses, resolved over the account's data (graphql's default resolver calls them with the arguments). */
+function rootOf(state: SandboxState, s: ShopifyState, account: string) {
+  const variantNode = (v: ShopifyVariant) => ({
+    id: v.id,
+    sku: v.sku,
+    barcode: v.barcode,
+    price: v.price,
+    compareAtPrice: v.compareAtPrice,
+    product: () => productNode(s.products.get(v.productId)!),
+    inventoryItem: { id: v.inventoryItemId, sku: v.sku, tracked: true, measurement: { weight: v.weight } },
+    inventoryQuantity: s.available.get(v.inventoryItemId) ?? 0,
+  });
+  const productNode = (p: ShopifyProduct) => ({
+    id: p.id,
+    title: p.title,
+    status: p.status,
+    variants: ({ first, after }: { first?: number; after?: string }) =>
+      connection(
+        p.variants.map((id) => variantNode(s.variants.get(id)!)),
+        first ?? 50,
+        after,
+      ),
+  });
+  const ownProduct = (id: string) => {
+    const p = s.products.get(id);
+    return p && p.account === account ? p : undefined;
+  };
+  const touched = (sku: string, inventoryItemId: string) => emitQuantity(state, portal, account, sku, s.available.get(inventoryItemId) ?? 0, 'quantity');
+  return {
+    shop: { name: `Sandbox store ${account}`, currencyCode: 'EUR', myshopifyDomain: `sandbox-${account}.myshopify.com` },
+    locations: ({ first }: { first?: number }) =>
+      connection([{ id: sandboxLocationId, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true }], first ?? 50, null),
+    productVariants: ({ first, after, query }: { first?: number; after?: string; query?: string }) => {
+      const sku = skuOf(query);
+      const all = [...s.variants.values()].filter((v) => s.products.get(v.productId)?.account === account && (sku === undefined || v.sku === sku));
+      return connection(all.map(variantNode), first ?? 50, after);
+    },
+    productCreate: ({ product }: { product: { title?: string; status?: string } }) => {
+      if (!product.title) return { product: null, userErrors: [{ field: ['title'], message: "Title can't be blank" }] };
+      const n = s.next();
+      const p: ShopifyProduct = { id: gid('Product', n), account, title: product.title, status: product.status ?? 'ACTIVE', variants: [] };
+      const v: ShopifyVariant = {
+        id: gid('ProductVariant', n),
+        productId: p.id,
+        sku: '',
+        barcode: null,
+        price: '0.00',
+        compareAtPrice: null,
+        weight: null,
+        inventoryItemId: gid('InventoryItem', n),
+      };
+      p.variants.push(v.id);
+      s.products.set(p.id, p);
+      s.variants.set(v.id, v);
+      return { product: productNode(p), userErrors: [] };
+    },
+    productUpdate: ({ product }: { product: { id?: string; title?: string; status?: string } }) => {
+      const p = product.id ? ownProduct(product.id) : undefined;
+      if (!p) return { product: null, userErrors: [{ field: ['id'], message: 'Product does not exist' }] };
+      if (product.title !== undefined) p.title = product.title;
+      if (product.status !== undefined) p.status = product.status;
+      return { product: productNode(p), userErrors: [] };
+    },
+    productVariantsBulkUpdate: ({
+      productId,
+      variants,
+    }: {
+      productId: string;
+      variants: {
+        id?: string;
+        barcode?: string | null;
+        price?: string;
+        compareAtPrice?: string | null;
+        inventoryItem?: { sku?: string; measurement?: { weight?: { value: number; unit: string } } };
+      }[];
+    }) => {
+      const p = ownProduct(productId);
+      if (!p) return { product: null, productVariants: null, userErrors: [{ field: ['productId'], message: 'Product does not exist' }] };
+      const errors: UserError[] = [];
+      const updated: ShopifyVariant[] = [];
+      variants.forEach((input, i) => {
+        const v = input.id ? s.variants.get(input.id) : undefined;
+        if (!v || v.productId !== p.id) return errors.push({ field: ['variants', String(i), 'id'], message: 'Product variant does not exist' });
+        const sku = input.inventoryItem?.sku;
+        if (sku !== undefined && sku !== v.sku && s.variantBySku(account, sku))
+          return errors.push({ field: ['variants', String(i), 'inventoryItem', 'sku'], message: `SKU ${sku} is already in use` });
+        if (input.price !== undefined && !/^\d+(\.\d{1,2})?$/.test(String(input.price)))
+          return errors.push({ field: ['variants', String(i), 'price'], message: 'Price is invalid' });
+        if (sku !== undefined) v.sku = sku;
+        if (input.barcode !== undefined) v.barcode = input.barcode;
+        if (input.price !== undefined) v.price = String(input.price);
+        if (input.compareAtPrice !== undefined) v.compareAtPrice = input.compareAtPrice === null ? null : String(input.compareAtPrice);
+        if (input.inventoryItem?.measurement?.weight) v.weight = input.inventoryItem.measurement.weight;
+        updated.push(v);
+      });
+      return errors.length
+        ? { product: productNode(p), productVariants: null, userErrors: errors }
+        : { product: productNode(p), productVariants: updated.map(variantNode), userErrors: [] };
+    },
+    inventorySetQuantities: ({
+      input,
+    }: {
+      input: {
+        name: string;
+        reason: string;
+        ignoreCompareQuantity?: boolean;
+        quantities: { inventoryItemId: string; locationId: string; quantity: number; compareQuantity?: number }[];
+      };
+    }) => {
+      const errors: UserError[] = [];
+      if (input.name !== 'available' && input.name !== 'on_hand')
+        errors.push({ field: ['input', 'name'], message: 'The quantity name must be available or on_hand', code: 'INVALID_NAME' });
+      input.quantities.forEach((q, i) => {
+        const v = [...s.variants.values()].find((x) => x.inventoryItemId === q.inventoryItemId && s.products.get(x.productId)?.account === account);
+        if (!v)
+          errors.push({
+            field: ['input', 'quantities', String(i), 'inventoryItemId'],
+            message: 'The specified inventory item could not be found.',
+            code: 'INVALID_INVENTORY_ITEM',
+          });
+        if (q.locationId !== sandboxLocationId)
+          errors.push({
+            field: ['input', 'quantities', String(i), 'locationId'],
+            message: 'The specified location could not be found.',
+            code: 'INVALID_LOCATION',
+          });
+        if (!input.ignoreCompareQuantity && q.compareQuantity === undefined)
+          errors.push({
+            field: ['input', 'quantities', String(i), 'compareQuantity'],
+            message: 'The compareQuantity argument must be given to each quantity or ignored using ignoreCompareQuantity.',
+            code: 'COMPARE_QUANTITY_REQUIRED',
+          });
+      });
+      if (errors.length) return { inventoryAdjustmentGroup: null, userErrors: errors };
+      for (const q of input.quantities) {
+        s.available.set(q.inventoryItemId, q.quantity);
+        const v = [...s.variants.values()].find((x) => x.inventoryItemId === q.inventoryItemId)!;
+        touched(v.sku, q.inventoryItemId);
+      }
+      return {
+        inventoryAdjustmentGroup: { id: gid('InventoryAdjustmentGroup', s.next()), reason: input.reason, createdAt: new Date().toISOString() },
+        userErrors: [],
+      };
+    },
+    orders: ({ first, after, query, sortKey, reverse }: { first?: number; after?: string; query?: string; sortKey?: string; reverse?: boolean }) => {
+      const since = updatedSince(query);
+      const all = [...s.orders.values()].filter((o) => o.account === account && (!since || o.updatedAt >= new Date(since).toISOString()));
+      const key = sortKey === 'UPDATED_AT' ? 'updatedAt' : 'createdAt';
+      all.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id < b.id ? -1 : 1));
+      if (reverse) all.reverse();
+      return connection(
+        all.map((o) => orderNode(s, o)),
+        first ?? 50,
+        after,
+      );
+    },
+    order: ({ id }: { id: string }) => {
+      const o = s.orders.get(id);
+      return o && o.account === account ? orderNode(s, o) : null;
+    },
+    fulfillmentCreate: ({
+      fulfillment,
+    }: {
+      fulfillment: {
+        lineItemsByFulfillmentOrder: { fulfillmentOrderId: string; fulfillmentOrderLineItems?: { id: string; quantity: number }[] }[];
+        trackingInfo?: { number?: string; company?: string };
+      };
+    }) => {
+      const errors: UserError[] = [];
+      const done: { o: ShopifyOrder; l: ShopifyLine; quantity: number }[] = [];
+      for (const group of fulfillment.lineItemsByFulfillmentOrder) {
+        const o = s.orders.get(group.fulfillmentOrderId.replace('/FulfillmentOrder/', '/Order/'));
+        if (!o || o.account !== account) {
+          errors.push({ field: ['fulfillment', 'lineItemsByFulfillmentOrder'], message: 'Fulfillment order does not exist.' });
+          continue;
+        }
+        const wanted =
+          group.fulfillmentOrderLineItems ??
+          o.lines.map((l) => ({ id: l.id.replace('/LineItem/', '/FulfillmentOrderLineItem/'), quantity: l.quantity - l.fulfilled }));
+        for (const w of wanted) {
+          const l = o.lines.find((x) => x.id.replace('/LineItem/', '/FulfillmentOrderLineItem/') === w.id);
+          if (!l || w.quantity > l.quantity - l.fulfilled)
+            errors.push({ field: ['fulfillment'], message: 'Invalid fulfillment order line item quantity requested.' });
+          else done.push({ o, l, quantity: w.quantity });
+        }
+      }
+      if (errors.length || done.length === 0)
+        return { fulfillment: null, userErrors: errors.length ? errors : [{ field: ['fulfillment'], message: 'Nothing to fulfill.' }] };
+      const f = {
+        id: gid('Fulfillment', s.next()),
+        tracking: { number: fulfillment.trackingInfo?.number ?? null, company: fulfillment.trackingInfo?.company ?? null },
+        lines: [] as { id: string; quantity: number }[],
+      };
+      for (const d of done) {
+        d.l.fulfilled += d.quantity;
+        f.lines.push({ id: d.l.id, quantity: d.quantity });
+      }
+      const o = done[0]!.o;
+      o.fulfillments.push(f);
+      o.updatedAt = new Date().toISOString();
+      return { fulfillment: { id: f.id, status: 'SUCCESS', trackingInfo: () => [f.tracking] }, userErrors: [] };
+    },
+  };
+}
+
+/** Shopify's answer to a document the schema refuses: 200 with an errors array (graphql's messages and locations). */
+const errorsBody = (errors: readonly GraphQLError[]) => ({
+  errors: errors.map((e) => ({ message: e.message, locations: e.locations, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })),
+});
+
+/** POST /_sandbox/shopify/orders: a checkout at the sandbox's store. */
+export interface NewShopifyOrder {
+  portal_account: string | number;
+  lines: { sku: string; quantity?: number; price?: string; name?: string }[];
+  paid?: boolean;
+  shipping?: string;
+  buyer?: { name?: string; email?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
+}
+
+export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: NewShopifyOrder): ShopifyOrder {
+  const account = String(body.portal_account);
+  const n = s.next();
+  const at = new Date().toISOString();
+  const name = body.buyer?.name ?? 'Erika Musterfrau';
+  const o: ShopifyOrder = {
+    id: gid('Order', n),
+    account,
+    name: `#${1000 + n}`,
+    createdAt: at,
+    updatedAt: at,
+    cancelledAt: null,
+    email: body.buyer?.email ?? 'buyer@example.com',
+    currencyCode: 'EUR',
+    financial: body.paid === false ? 'PENDING' : 'PAID',
+    shippingPrice: body.shipping ?? '4.90',
+    address: {
+      name,
+      firstName: name.split(' ')[0] ?? name,
+      lastName: name.split(' ').slice(1).join(' '),
+      address1: body.buyer?.street ?? 'Lindenweg 3',
+      address2: null,
+      zip: body.buyer?.zip ?? '10115',
+      city: body.buyer?.city ?? 'Berlin',
+      province: null,
+      countryCodeV2: body.buyer?.country_iso2 ?? 'DE',
+      company: null,
+      phone: body.buyer?.phone ?? null,
+    },
+    lines: body.lines.map((l, i) => {
+      const v = s.variantBySku(account, l.sku);
+      return {
+        id: gid('LineItem', n * 100 + i),
+        sku: l.sku,
+        name: l.name ?? (v ? s.products.get(v.productId)!.title : l.sku),
+        quantity: l.quantity ?? 1,
+        price: l.price ?? v?.price ?? '10.00',
+        fulfilled: 0,
+      };
+    }),
+    fulfillments: [],
+  };
+  s.orders.set(o.id, o);
+  for (const l of o.lines) {
+    const v = s.variantBySku(account, l.sku);
+    if (v) s.available.set(v.inventoryItemId, Math.max(0, (s.available.get(v.inventoryItemId) ?? 0) - l.quantity));
+  }
+  return o;
+}
+
+const tokenAccount = (token: string) => /^shpat_sandbox_(\d{1,12})$/.exec(token)?.[1];
+
+function handler(state: SandboxState, s: ShopifyState) {
+  const log = violationsOf(state);
+  const record = (req: Request, problems: string[]) =>
+    log.add({
+      at: new Date().toISOString(),
+      vendor: 'shopify',
+      contract: `Shopify Admin GraphQL API ${shopifyApiVersion}`,
+      operationId: null,
+      method: req.method,
+      path: req.path,
+      problems: problems.map((message) => ({ in: 'body', name: 'query', message })),
+      status: 200,
+    });
+  return async (req: Request, res: Response): Promise<void> => {
+    const token = req.get('X-Shopify-Access-Token') ?? '';
+    const account = tokenAccount(token);
+    res.once('finish', () => {
+      state.requests.push({
+        at: new Date().toISOString(),
+        portal,
+        portalAccount: account ?? 'unknown',
+        method: req.method,
+        path: req.path,
+        idempotencyKey: null,
+        body: req.body,
+        status: res.statusCode,
+        replayed: false,
+        bearer: false,
+        query: {},
+      });
+      if (state.requests.length > state.maxRequests) state.requests.splice(0, state.requests.length - state.maxRequests);
+    });
+    if (!account) {
+      res.status(401).json({ errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
+      return;
+    }
+    const body = (req.body ?? {}) as { query?: unknown; variables?: unknown; operationName?: unknown };
+    if (typeof body.query !== 'string' || body.query.trim() === '') {
+      record(req, ['the body has no query string']);
+      res.status(400).json({ errors: { query: 'Required parameter missing or invalid' } });
+      return;
+    }
+    const schemaNow = shopifySchema();
+    let doc: DocumentNode;
+    try {
+      doc = parse(body.query);
+    } catch (err) {
+      const e = err as GraphQLError;
+      record(req, [e.message]);
+      res.json({ errors: [{ message: e.message, locations: e.locations }] });
+      return;
+    }
+    const invalid = validate(schemaNow, doc);
+    if (invalid.length) {
+      record(
+        req,
+        invalid.map((e) => e.message),
+      );
+      res.json(errorsBody(invalid));
+      return;
+    }
+    const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
+    const op = getOperationAST(doc, operationName);
+    if (!op) {
+      record(req, ['no single operation to run (name it with operationName)']);
+      res.json({ errors: [{ message: 'An operation name is required' }] });
+      return;
+    }
+    const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : {};
+    const coerced = getVariableValues(schemaNow, op.variableDefinitions ?? [], variables, { maxErrors: 20 });
+    if (coerced.errors) {
+      record(
+        req,
+        coerced.errors.map((e) => e.message),
+      );
+      res.json({ errors: coerced.errors.map((e) => ({ message: e.message, locations: e.locations, extensions: { code: 'INVALID_VARIABLE' } })) });
+      return;
+    }
+    const cost = requestedCost(op, coerced.coerced);
+    const bucket = s.bucket(account);
+    const throttleStatus = () => ({ maximumAvailable: s.maximumAvailable, currentlyAvailable: Math.floor(bucket.available), restoreRate: s.restoreRate });
+    if (cost > s.maximumAvailable) {
+      res.json({
+        errors: [
+          {
+            message: `Query cost is ${cost}, which exceeds the single query max cost limit (${s.maximumAvailable}).`,
+            extensions: { code: 'MAX_COST_EXCEEDED', cost, maxCost: s.maximumAvailable },
+          },
+        ],
+        extensions: { cost: { requestedQueryCost: cost, actualQueryCost: null, throttleStatus: throttleStatus() } },
+      });
+      return;
+    }
+    if (cost > bucket.available) {
+      s.throttled += 1;
+      res.json({
+        errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', documentation: 'https://shopify.dev/api/usage/rate-limits' } }],
+        extensions: { cost: { requestedQueryCost: cost, actualQueryCost: null, throttleStatus: throttleStatus() } },
+      });
+      return;
+    }
+    bucket.available -= cost;
+    const result = await execute({ schema: schemaNow, document: doc, rootValue: rootOf(state, s, account), variableValues: variables, operationName });
+    res.json({ ...result, extensions: { cost: { requestedQueryCost: cost, actualQueryCost: cost, throttleStatus: throttleStatus() } } });
+  };
+}
+
+/** Mounts the Admin API and its controls; the schema is built here, at start (a missing contract folder stops the sandbox naming it). */
+export function mountShopify(app: express.Express, state: SandboxState): void {
+  shopifySchema();
+  const s = shopifyOf(state);
+  mountContractControls(app, state);
+  app.post(`/admin/api/${shopifyApiVersion}/graphql.json`, handler(state, s));
+  app.post('/_sandbox/shopify/orders', (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as Partial<NewShopifyOrder>;
+    if (body.portal_account === undefined || !Array.isArray(body.lines) || body.lines.length === 0 || body.lines.some((l) => typeof l?.sku !== 'string')) {
+      res.status(400).json({ error: 'portal_account and lines [{sku, quantity?, price?}] are required' });
+      return;
+    }
+    const o = placeShopifyOrder(state, s, body as NewShopifyOrder);
+    res.status(201).json({ id: o.id, name: o.name });
+  });
+  app.post('/_sandbox/shopify/config', (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as { maximum_available?: unknown; restore_rate?: unknown; currently_available?: unknown; portal_account?: unknown };
+    if (typeof body.maximum_available === 'number' && body.maximum_available > 0) s.maximumAvailable = body.maximum_available;
+    if (typeof body.restore_rate === 'number' && body.restore_rate > 0) s.restoreRate = body.restore_rate;
+    if (typeof body.currently_available === 'number' && body.portal_account !== undefined) {
+      s.buckets.set(String(body.portal_account), { available: Math.max(0, body.currently_available), at: Date.now() });
+    }
+    res.json({ maximum_available: s.maximumAvailable, restore_rate: s.restoreRate });
+  });
+  app.get('/_sandbox/shopify/throttled', (_req: Request, res: Response) => {
+    res.json({ throttled: s.throttled });
+  });
+  app.get('/_sandbox/shopify/orders/:id', (req: Request, res: Response) => {
+    const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
+    if (!o) {
+      res.status(404).json({ error: 'no such order' });
+      return;
+    }
+    res.json(o);
+  });
+  app.get('/_sandbox/shopify/variants', (req: Request, res: Response) => {
+    const account = String(req.query.portal_account ?? '');
+    res.json(
+      [...s.variants.values()]
+        .filter((v) => s.products.get(v.productId)?.account === account)
+        .map((v) => ({ ...v, title: s.products.get(v.productId)!.title, available: s.available.get(v.inventoryItemId) ?? 0 })),
+    );
+  });
+  state.sellers.set(portal, (body: SellRequest) => {
+    const o = placeShopifyOrder(state, s, {
+      portal_account: body.portal_account,
+      lines: [{ sku: body.sku, quantity: body.quantity, ...(body.price ? { price: body.price } : {}) }],
+      buyer: body.buyer,
+    });
+    return { order_id: o.id };
+  });
+}
