@@ -5,14 +5,18 @@ import { stopChangeNotices } from './change-notices';
 import { namePreparedStatements } from './prepared';
 
 let shared: Knex | undefined;
+let sharedRead: Knex | undefined;
 
-/** A Knex instance for a connection string; each process normally uses db() instead. */
-export function createKnex(connectionString: string, poolMax = config().databasePoolMax): Knex {
+/**
+ * A Knex instance for a connection string; each process normally uses db() instead.
+ * connectTimeoutMs: how long a new connection may take (default 5000).
+ */
+export function createKnex(connectionString: string, poolMax = config().databasePoolMax, connectTimeoutMs = 5000): Knex {
   return knexFactory({
     client: 'pg',
     // A server that does not answer (not even a refusal) fails a new connection after 5 s: a
     // 503 for the request, not one that waits for the pool's 10 s.
-    connection: { connectionString, connectionTimeoutMillis: 5000 },
+    connection: { connectionString, connectionTimeoutMillis: connectTimeoutMs },
     pool: {
       min: 0,
       max: poolMax,
@@ -32,11 +36,25 @@ export function db(): Knex {
   return shared;
 }
 
-/** Closes the pool and the change-notice listener (the next use opens both on the database configured then). */
+/**
+ * The pool on DATABASE_READ_URL, or undefined when none is configured. Only read-replica.ts
+ * uses it (it decides when the replica is fresh enough). A replica that does not answer gives
+ * up a new connection after 1 s: the read then goes to the primary rather than waiting.
+ */
+export function readPool(): Knex | undefined {
+  const url = config().databaseReadUrl;
+  if (!url) return undefined;
+  if (!sharedRead) sharedRead = createKnex(url, config().databasePoolMax, 1000);
+  return sharedRead;
+}
+
+/** Closes the pools and the change-notice listener (the next use opens them on the database configured then). */
 export async function closeDb(): Promise<void> {
   await stopChangeNotices();
   if (shared) await shared.destroy();
   shared = undefined;
+  if (sharedRead) await sharedRead.destroy();
+  sharedRead = undefined;
 }
 
 export type { Knex };

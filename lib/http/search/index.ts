@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { readTolerantOfLag } from '../../db/read-replica';
 import { invalidField } from '../../errors';
 import { parseFilters } from './filter';
 import { parsePagination } from './pagination';
@@ -31,7 +32,8 @@ export function parseSearch<Row>(query: Record<string, unknown>, spec: SearchSpe
 
 /**
  * Runs a search on a repository's base query (already scoped to the account): filters, index
- * order, page or min_id, then maps and projects each row.
+ * order, page or min_id, then maps and projects each row. Searches tolerate lag: the page is
+ * read on the read replica when one is configured and fresh enough (lib/db/read-replica.ts).
  */
 export async function runSearch<Row, Item extends Record<string, unknown>>(
   base: Knex.QueryBuilder,
@@ -41,10 +43,12 @@ export async function runSearch<Row, Item extends Record<string, unknown>>(
 ): Promise<SearchPage<Record<string, unknown>>> {
   applyConditions(base, search.singletons, search.filters);
   if (search.minKey !== undefined) base.where(spec.key.column, '>=', search.minKey);
-  const rows = (await base
-    .orderBy(spec.key.column, 'asc')
-    .offset(search.offset)
-    .limit(search.limit + 1)) as Row[];
+  const rows = await readTolerantOfLag<Row[]>(
+    base
+      .orderBy(spec.key.column, 'asc')
+      .offset(search.offset)
+      .limit(search.limit + 1),
+  );
   const more = rows.length > search.limit;
   const items = rows.slice(0, search.limit).map((row) => project(toApi(row), search.select, spec.alwaysSelected));
   const next = more && search.minKey !== undefined ? spec.key.idOf(rows[search.limit]!) : undefined;
