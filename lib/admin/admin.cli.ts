@@ -5,11 +5,12 @@
  *       [--price-first X] [--price-more X] [--cash-surcharge X] [--currency EUR]
  *       [--ships-to germany,eu,...] [--eu-more AT;BE] [--europe-more CH] [--worldwide-more US]
  *   kontor portal-account create --login L --name N [--platform P] [--default]
- *   kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|json [--base-url U]
+ *   kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|shopify|json [--base-url U]
  *       [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X]
- *       [--client-key K --secret-key S --storefront de] [--credentials-stdin]
+ *       [--client-key K --secret-key S --storefront de] [--shop-domain S.myshopify.com --access-token T] [--credentials-stdin]
  *     (--credentials-stdin: the credentials as one JSON object on standard input, keys client_id,
  *     client_secret, refresh_token, seller_id, marketplace_id, client_key, secret_key, storefront,
+ *     shop_domain, access_token,
  *     so no secret lands in the shell's history)
  *   kontor credentials reseal   (after a key rotation: every credential sealed again with CREDENTIALS_KEY)
  *   kontor user address --login L --name N [--name-2 --street --street-2 --zip --city --province --country --country-iso2]
@@ -30,9 +31,20 @@ import { createShippingGroup } from './shipping-group.service';
 export class AdminCommandError extends Error {}
 
 export const adminUsage =
-  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --client-key K --secret-key S --storefront de | --credentials-stdin] | kontor credentials reseal | kontor user address --login L --name N [--street S --zip Z --city C --country-iso2 DE ...]';
+  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|shopify|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --client-key K --secret-key S --storefront de | --shop-domain S.myshopify.com --access-token T | --credentials-stdin] | kontor credentials reseal | kontor user address --login L --name N [--street S --zip Z --city C --country-iso2 DE ...]';
 
-const credentialOptions = ['client-id', 'client-secret', 'refresh-token', 'seller-id', 'marketplace-id', 'client-key', 'secret-key', 'storefront'];
+const credentialOptions = [
+  'client-id',
+  'client-secret',
+  'refresh-token',
+  'seller-id',
+  'marketplace-id',
+  'client-key',
+  'secret-key',
+  'storefront',
+  'shop-domain',
+  'access-token',
+];
 
 /** Standard input as one JSON object of strings (--credentials-stdin). */
 async function stdinCredentials(): Promise<Record<string, string>> {

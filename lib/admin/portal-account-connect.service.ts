@@ -10,16 +10,28 @@ import { portalAccountRepository } from '../portal-account/portal-account.reposi
 import { getPortalAccount } from '../portal-account/portal-account.service';
 import { Connector, connectorCredentials, connectors, realConnectors } from '../portals/connector';
 import { kauflandApiUrl, kauflandStorefronts } from '../portals/kaufland/kaufland-credentials';
+import { shopifyDomainPattern } from '../portals/shopify/shopify-credentials';
 import { portalTargetRepository } from '../portals/portal-target.repository';
 
 /** The channels' production endpoints, used when no --base-url is given (a json account without one calls the sandbox). */
-const productionUrls: Record<Exclude<Connector, 'json'>, string> = {
+const productionUrls: Record<Exclude<Connector, 'json' | 'shopify'>, string> = {
   ebay: 'https://api.ebay.com',
   amazon_sp: 'https://sellingpartnerapi-eu.amazon.com',
   kaufland: kauflandApiUrl,
 };
 
-const credentialNames = ['client_id', 'client_secret', 'refresh_token', 'seller_id', 'marketplace_id', 'client_key', 'secret_key', 'storefront'] as const;
+const credentialNames = [
+  'client_id',
+  'client_secret',
+  'refresh_token',
+  'seller_id',
+  'marketplace_id',
+  'client_key',
+  'secret_key',
+  'storefront',
+  'shop_domain',
+  'access_token',
+] as const;
 type CredentialName = (typeof credentialNames)[number];
 
 export interface ConnectInput {
@@ -55,6 +67,8 @@ function checkedCredentials(connector: Connector, given: ConnectInput['credentia
     if (secretValue.validate(value).error) throw invalidField(option(name), `${option(name)} is not valid (1 to 4000 characters, no spaces)`);
     if (name === 'storefront' && !(kauflandStorefronts as readonly string[]).includes(value))
       throw invalidField(option(name), `${option(name)} must be one of Kaufland's storefronts ${kauflandStorefronts.join(', ')}`);
+    if (name === 'shop_domain' && !shopifyDomainPattern.test(value))
+      throw invalidField(option(name), `${option(name)} must be the store's <name>.myshopify.com domain`);
     credentials[name] = value;
   }
   if (connector === 'json' && (credentials.client_id === undefined) !== (credentials.client_secret === undefined)) {
@@ -70,7 +84,10 @@ export async function connectPortalAccount(accountId: number, input: ConnectInpu
   }
   const connector = input.connector as Connector;
   const platform = platformFor(connector, row.platform);
-  const baseUrl = input.baseUrl ?? (connector === 'json' ? null : productionUrls[connector]);
+  // A Shopify store's Admin API is at its own domain; the other channels have one production URL.
+  const shopDomain = input.credentials.shop_domain;
+  const baseUrl =
+    input.baseUrl ?? (connector === 'json' ? null : connector === 'shopify' ? (shopDomain ? `https://${shopDomain}` : null) : productionUrls[connector]);
   if (
     baseUrl !== null &&
     Joi.string()

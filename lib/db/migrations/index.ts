@@ -30,6 +30,7 @@ import * as invoice from './20261126_0900_invoice';
 import * as invoiceXrechnung from './20261126_0910_invoice_xrechnung';
 import * as ebayAccountDeletion from './20261126_1000_ebay_account_deletion';
 import * as kauflandConnector from './20261126_1100_kaufland_connector';
+import * as shopifyConnector from './20261126_1200_shopify_connector';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   '20261126_0910_invoice_xrechnung': invoiceXrechnung,
   '20261126_1000_ebay_account_deletion': ebayAccountDeletion,
   '20261126_1100_kaufland_connector': kauflandConnector,
+  '20261126_1200_shopify_connector': shopifyConnector,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
