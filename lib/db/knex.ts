@@ -1,6 +1,7 @@
 import knexFactory, { Knex } from 'knex';
 import { config } from '../../config';
 import type { Client } from 'pg';
+import { log } from '../log';
 import { stopChangeNotices } from './change-notices';
 import { namePreparedStatements } from './prepared';
 
@@ -27,6 +28,14 @@ export function createKnex(connectionString: string, poolMax = config().database
     },
     // Ask for a connection briefly: a request waiting longer is better answered with an error.
     acquireConnectionTimeout: 10000,
+    // Knex's own warnings (a connection lost, an acquire refused: a replica that stopped) as
+    // pino JSON like every other line, not console text. They name no connection string.
+    log: {
+      warn: (message: unknown) => log.warn({ knex: String(message) }, 'database pool'),
+      error: (message: unknown) => log.error({ knex: String(message) }, 'database pool'),
+      deprecate: (method: string, alternative: string) => log.warn({ knex: `${method} is deprecated; use ${alternative}` }, 'database pool'),
+      debug: (message: unknown) => log.debug({ knex: String(message) }, 'database pool'),
+    },
   });
 }
 

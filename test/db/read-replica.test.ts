@@ -169,6 +169,28 @@ describe('db: read replica (DATABASE_READ_URL, lib/db/read-replica.ts) on a real
     await caughtUp();
   });
 
+  it('when the replica does not answer at all (a silent peer), then searches read the primary within about a second: 200, no 500', async () => {
+    // Accepts TCP and never speaks: a replica behind a dead route, not one that refuses.
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const before = config();
+    try {
+      await closeDb();
+      setConfig({ ...before, databaseReadUrl: `postgres://postgres@127.0.0.1:${(silent.address() as net.AddressInfo).port}/kontor_replica` });
+      const orderId = await createOrder(seller);
+      const started = Date.now();
+      expect(await searchIds()).to.include(orderId);
+      expect(Date.now() - started).to.be.below(4000);
+      expect(sockets.length).to.be.above(0);
+    } finally {
+      await closeDb();
+      setConfig(before);
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
   it('when the standby is stopped, then searches fall back to the primary: 200 with every order, no 500', async () => {
     const orderId = await createOrder(seller);
     await standby.destroy();
