@@ -122,6 +122,8 @@ export class ShopifyState {
   buckets = new Map<string, { available: number; at: number }>();
   maximumAvailable = 2000;
   restoreRate = 100;
+  /** The most one query may cost, whatever the bucket holds (Shopify's rate-limits page: 1000 points). */
+  singleQueryMax = 1000;
   /** THROTTLED answers given: GET /_sandbox/shopify/throttled. */
   throttled = 0;
   private counter = 0;
@@ -287,8 +289,11 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
   };
 }
 
-/** Shopify's search syntax, the part the adapter uses: `sku:"X"` (variants) and `updated_at:>='ISO'` (orders). */
-const skuOf = (q: string | undefined) => /sku:"?([^"\s]+)"?/.exec(q ?? '')?.[1];
+/** Shopify's search syntax, the part the adapter uses: `sku:"X" OR sku:"Y"` (variants) and `updated_at:>='ISO'` (orders). */
+const skusOf = (q: string | undefined): string[] | undefined => {
+  const found = [...(q ?? '').matchAll(/sku:(?:"((?:[^"\\]|\\.)*)"|([^\s"]+))/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!));
+  return found.length ? found : undefined;
+};
 const updatedSince = (q: string | undefined) => /updated_at:>=?'?"?([^'"\s]+)/.exec(q ?? '')?.[1];
 
 type UserError = { field: string[] | null; message: string; code?: string };
@@ -326,8 +331,8 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string) {
     locations: ({ first }: { first?: number }) =>
       connection([{ id: sandboxLocationId, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true }], first ?? 50, null),
     productVariants: ({ first, after, query }: { first?: number; after?: string; query?: string }) => {
-      const sku = skuOf(query);
-      const all = [...s.variants.values()].filter((v) => s.products.get(v.productId)?.account === account && (sku === undefined || v.sku === sku));
+      const skus = skusOf(query);
+      const all = [...s.variants.values()].filter((v) => s.products.get(v.productId)?.account === account && (skus === undefined || skus.includes(v.sku)));
       return connection(all.map(variantNode), first ?? 50, after);
     },
     productCreate: ({ product }: { product: { title?: string; status?: string } }) => {
@@ -645,12 +650,12 @@ function handler(state: SandboxState, s: ShopifyState) {
     const cost = requestedCost(op, coerced.coerced);
     const bucket = s.bucket(account);
     const throttleStatus = () => ({ maximumAvailable: s.maximumAvailable, currentlyAvailable: Math.floor(bucket.available), restoreRate: s.restoreRate });
-    if (cost > s.maximumAvailable) {
+    if (cost > s.singleQueryMax) {
       res.json({
         errors: [
           {
-            message: `Query cost is ${cost}, which exceeds the single query max cost limit (${s.maximumAvailable}).`,
-            extensions: { code: 'MAX_COST_EXCEEDED', cost, maxCost: s.maximumAvailable },
+            message: `Query cost is ${cost}, which exceeds the single query max cost limit (${s.singleQueryMax}).`,
+            extensions: { code: 'MAX_COST_EXCEEDED', cost, maxCost: s.singleQueryMax },
           },
         ],
         extensions: { cost: { requestedQueryCost: cost, actualQueryCost: null, throttleStatus: throttleStatus() } },

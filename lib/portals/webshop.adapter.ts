@@ -1,7 +1,61 @@
+import type { ChannelOrderPage } from './channel-order.type';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem } from './portal.type';
+import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
+import { refuseUserErrors, ShopifySession } from './shopify/shopify-client';
+import { channelOrder, legacyId, orderFields, ShopifyOrderNode } from './shopify/order-mapping';
+import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
+import { portalRefused } from '../errors';
 
-/** The service's own web shop (Stock_webshop_type): net prices, several shops by shop_id. */
+type UserErrors = { field: string[] | null; message: string }[];
+interface VariantNode {
+  id: string;
+  sku: string | null;
+  product: { id: string };
+  inventoryItem: { id: string };
+}
+
+const variantFields = 'id sku product { id } inventoryItem { id }';
+const findVariants = `query KontorVariants($query: String!, $first: Int!) { productVariants(first: $first, query: $query) { nodes { ${variantFields} } } }`;
+const firstLocation = 'query KontorLocation { locations(first: 1) { nodes { id } } }';
+const createProduct = `mutation KontorProductCreate($product: ProductCreateInput!) {
+  productCreate(product: $product) { product { id variants(first: 1) { nodes { ${variantFields} } } } userErrors { field message } } }`;
+const updateProduct =
+  'mutation KontorProductUpdate($product: ProductUpdateInput!) { productUpdate(product: $product) { product { id } userErrors { field message } } }';
+const updateVariants = `mutation KontorVariants($productId: ID!, $variants: [ProductVariantsBulkInput!]!) {
+  productVariantsBulkUpdate(productId: $productId, variants: $variants) { productVariants { id } userErrors { field message } } }`;
+const setQuantities = `mutation KontorQuantities($input: InventorySetQuantitiesInput!) {
+  inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id } userErrors { field message } } }`;
+const ordersQuery = `query KontorOrders($first: Int!, $after: String, $query: String) {
+  orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) { pageInfo { hasNextPage endCursor } nodes { ${orderFields} } } }`;
+const fulfillmentOrdersQuery = `query KontorFulfillmentOrders($id: ID!) { order(id: $id) { id fulfillmentOrders(first: 5) { nodes { id status
+  lineItems(first: 50) { nodes { id remainingQuantity lineItem { id } } } } } } }`;
+const createFulfillment = `mutation KontorFulfillment($fulfillment: FulfillmentInput!) {
+  fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id status } userErrors { field message } } }`;
+
+/**
+ * Orders a page of a fetch: an order with its 30 lines costs about 68 points, so 10 a page stay
+ * within Shopify's 1000-point limit of one query (a page of 50 would cost some 3400).
+ */
+const orderPageSize = 10;
+/** SKUs looked up in one productVariants query (Shopify's search joins them with OR). */
+const lookupBatch = 50;
+
+/** Shopify's search syntax quotes a value with double quotes; one inside is escaped. */
+const quoted = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+/** Location and variants per store, remembered for the process (a variant gone at Shopify is looked up again). */
+const locations = new Map<string, string>();
+const variantsBySku = new Map<string, VariantNode>();
+const storeKey = (s: ShopifySession) => `${s.target.portalAccountId}|${s.creds.endpoint}`;
+
+/**
+ * The service's own web shop (Stock_webshop_type), document 1's `webshop` CIA key. A portal
+ * account connected with `shopify` is a Shopify store reached through its Admin GraphQL API
+ * (version 2025-01, lib/portals/shopify/; README "webshop is a Shopify store"): a variant per
+ * stock item addressed by SKU (created with its product when missing), quantities set with
+ * inventorySetQuantities at the store's location, orders read by update time, shipments as
+ * fulfilments with tracking. Any other target keeps the neutral JSON dialect of portal-http.ts.
+ */
 export class WebshopAdapter extends HttpPortalAdapter {
   readonly portal = 'webshop' as const;
   override readonly cia = { namedAccounts: false };
@@ -26,5 +80,239 @@ export class WebshopAdapter extends HttpPortalAdapter {
   protected override checkLimits(p: Record<string, unknown>): void {
     if (!p.shop_id) throw portalInputError(this.portal, 'shop_id is required');
     if ((p.images as string[]).length > 12) throw portalInputError(this.portal, 'at most 12 pictures');
+  }
+
+  /** The item's variant (by SKU) updated, or its product created with it; then its quantity at the store's location. */
+  override async list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }> {
+    if (target.connector !== 'shopify') return super.list(target, item, key);
+    const s = new ShopifySession(target);
+    const data = variantData(item);
+    const found = (await this.variants(s, [data.sku])).get(data.sku);
+    const variant = found ?? (await this.createProduct(s, data, item.group.is_active !== false));
+    if (found) await this.updateTitle(s, variant.product.id, data.title);
+    await this.updateVariant(s, variant, data);
+    const outcome = (
+      await this.setQuantities(target, [{ stockId: item.stockId, quantity: item.quantityAvailable, key, sku: data.sku, group: item.group }], key)
+    )[0]!;
+    if (outcome.outcome !== 'accepted') throw portalRefused(outcome.message);
+    return { portalItemId: legacyId(variant.id) };
+  }
+
+  /** Title, SKU, barcode, prices and weight of the item's variant (found by SKU): all of them, whichever values were named. */
+  override async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void> {
+    if (target.connector !== 'shopify') return super.revise(target, item, portalItemId, values, key);
+    const s = new ShopifySession(target);
+    const data = variantData(item);
+    const variant = (await this.variants(s, [data.sku])).get(data.sku);
+    if (!variant) throw portalRefused(`webshop: the Shopify store has no variant with SKU ${data.sku}; list it first`);
+    await this.updateTitle(s, variant.product.id, data.title);
+    await this.updateVariant(s, variant, data);
+  }
+
+  /** Ending hides the product (status DRAFT): its orders and history stay in the store; listing it again makes it ACTIVE. */
+  override async end(
+    target: PortalTarget,
+    stockId: number,
+    portalItemId: string | null,
+    key: string,
+    item?: Pick<ListingItem, 'sku' | 'group'>,
+  ): Promise<void> {
+    if (target.connector !== 'shopify') return super.end(target, stockId, portalItemId, key);
+    const s = new ShopifySession(target);
+    const sku = skuOf({ stockId, sku: item?.sku ?? null, group: item?.group ?? {} });
+    const variant = (await this.variants(s, [sku])).get(sku);
+    if (!variant) return;
+    const answer = await s.call<{ productUpdate: { userErrors: UserErrors } }>(updateProduct, { product: { id: variant.product.id, status: 'DRAFT' } });
+    refuseUserErrors(`ending the product of SKU ${sku}`, answer.productUpdate.userErrors);
+  }
+
+  /**
+   * CIA: the variants of the batch's SKUs (remembered, else one productVariants query for up to
+   * 50), then one inventorySetQuantities of all of them at the store's location, name
+   * `available`, without compare quantities (Kontor's count is the truth it pushes). Shopify
+   * applies such a call whole or not at all: items its userErrors name are refused, the rest sent
+   * again without them. An item without a variant is refused: list it first.
+   */
+  override async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
+    if (target.connector !== 'shopify') return super.setQuantities(target, updates, key);
+    const s = new ShopifySession(target);
+    const location = await this.location(s);
+    const skus = updates.map((u) => skuOf({ stockId: u.stockId, sku: u.sku, group: u.group }));
+    const variants = await this.variants(s, skus);
+    const outcomes = new Map<number, QuantityOutcome>();
+    let pending = updates.flatMap((u, i) => {
+      const v = variants.get(skus[i]!);
+      if (!v) {
+        outcomes.set(u.stockId, {
+          stockId: u.stockId,
+          outcome: 'refused',
+          message: `webshop: the Shopify store has no variant with SKU ${skus[i]}; list the item first`,
+        });
+        return [];
+      }
+      return [{ u, v, sku: skus[i]! }];
+    });
+    for (let round = 0; pending.length > 0 && round < 2; round++) {
+      const answer = await s.call<{ inventorySetQuantities: { userErrors: UserErrors } }>(setQuantities, {
+        input: {
+          name: 'available',
+          reason: 'correction',
+          referenceDocumentUri: `kontor://cia/${encodeURIComponent(key)}`,
+          ignoreCompareQuantity: true,
+          quantities: pending.map((p) => ({ inventoryItemId: p.v.inventoryItem.id, locationId: location, quantity: Math.max(0, p.u.quantity) })),
+        },
+      });
+      const errors = answer.inventorySetQuantities.userErrors;
+      if (errors.length === 0) {
+        for (const p of pending) outcomes.set(p.u.stockId, { stockId: p.u.stockId, outcome: 'accepted' });
+        pending = [];
+        break;
+      }
+      const named = new Set<number>();
+      for (const e of errors) {
+        const index = e.field && e.field[1] === 'quantities' ? Number(e.field[2]) : NaN;
+        const p = Number.isInteger(index) ? pending[index] : undefined;
+        if (!p) continue;
+        named.add(index);
+        variantsBySku.delete(`${storeKey(s)}|${p.sku}`);
+        outcomes.set(p.u.stockId, {
+          stockId: p.u.stockId,
+          outcome: 'refused',
+          message: `webshop (Shopify) refused the quantity of SKU ${p.sku}: ${e.message}`,
+        });
+      }
+      // An error naming no item (the location, the call): nothing was applied; the whole batch is tried again later.
+      if (named.size === 0) break;
+      pending = pending.filter((_p, i) => !named.has(i));
+    }
+    for (const p of pending)
+      if (!outcomes.has(p.u.stockId))
+        outcomes.set(p.u.stockId, { stockId: p.u.stockId, outcome: 'retry', message: `webshop (Shopify) did not take the quantity of SKU ${p.sku}` });
+    return updates.map((u) => outcomes.get(u.stockId)!);
+  }
+
+  /**
+   * send_mit: one fulfilment with the package's tracking number and carrier for the shipment's
+   * lines (all remaining ones when it names none), over the order's open fulfillment orders. A
+   * retry finds the lines fulfilled (no quantity remaining) and sends nothing again.
+   */
+  override async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {
+    if (target.connector !== 'shopify') return super.markShipped(target, shipment, key);
+    const s = new ShopifySession(target);
+    const orderId = shipment.externalOrderId ?? shipment.orderId;
+    if (!/^\d+$/.test(orderId)) throw portalInputError(this.portal, `order ${shipment.orderId} has no Shopify order id`);
+    const answer = await s.call<{
+      order: {
+        fulfillmentOrders: {
+          nodes: { id: string; status: string; lineItems: { nodes: { id: string; remainingQuantity: number; lineItem: { id: string } }[] } }[];
+        };
+      } | null;
+    }>(fulfillmentOrdersQuery, { id: `gid://shopify/Order/${orderId}` });
+    if (!answer.order) throw portalRefused(`webshop: the Shopify store has no order ${orderId}`);
+    const wanted = new Map((shipment.lines ?? []).map((l) => [l.transactionId, l.quantity]));
+    const groups = answer.order.fulfillmentOrders.nodes
+      .map((fo) => ({
+        fulfillmentOrderId: fo.id,
+        fulfillmentOrderLineItems: fo.lineItems.nodes.flatMap((li) => {
+          const line = legacyId(li.lineItem.id);
+          const quantity = wanted.size === 0 ? li.remainingQuantity : Math.min(li.remainingQuantity, wanted.get(line) ?? 0);
+          return quantity > 0 ? [{ id: li.id, quantity }] : [];
+        }),
+      }))
+      .filter((g) => g.fulfillmentOrderLineItems.length > 0);
+    if (groups.length === 0) return;
+    const tracking = shipment.trackingCode ? { number: shipment.trackingCode, ...(shipment.carrier ? { company: shipment.carrier } : {}) } : undefined;
+    const created = await s.call<{ fulfillmentCreate: { userErrors: UserErrors } }>(createFulfillment, {
+      fulfillment: { lineItemsByFulfillmentOrder: groups, notifyCustomer: true, ...(tracking ? { trackingInfo: tracking } : {}) },
+    });
+    refuseUserErrors(`the fulfilment of order ${orderId}`, created.fulfillmentCreate.userErrors);
+  }
+
+  /** Orders updated since a time, oldest change first, 10 a page; the cursor is Shopify's. */
+  async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
+    if (target.connector !== 'shopify') throw portalInputError(this.portal, 'orders are fetched from portal accounts connected with shopify');
+    const s = new ShopifySession(target);
+    const answer = await s.call<{ orders: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: ShopifyOrderNode[] } }>(ordersQuery, {
+      first: orderPageSize,
+      after: cursor,
+      query: `updated_at:>='${modifiedSince.toISOString()}'`,
+    });
+    const page = answer.orders;
+    return { orders: page.nodes.map(channelOrder), next: page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null };
+  }
+
+  /** The store's location Kontor's stock is set at: its first (Kontor keeps one warehouse a store). */
+  private async location(s: ShopifySession): Promise<string> {
+    const known = locations.get(storeKey(s));
+    if (known) return known;
+    const answer = await s.call<{ locations: { nodes: { id: string }[] } }>(firstLocation);
+    const id = answer.locations.nodes[0]?.id;
+    if (!id) throw portalRefused(`webshop: the Shopify store of portal account ${s.target.portalAccountId} has no location`);
+    locations.set(storeKey(s), id);
+    return id;
+  }
+
+  /** The variants of these SKUs (remembered ones, the rest looked up 50 to a query). */
+  private async variants(s: ShopifySession, skus: string[]): Promise<Map<string, VariantNode>> {
+    const out = new Map<string, VariantNode>();
+    const missing: string[] = [];
+    for (const sku of new Set(skus)) {
+      const v = variantsBySku.get(`${storeKey(s)}|${sku}`);
+      if (v) out.set(sku, v);
+      else missing.push(sku);
+    }
+    for (let i = 0; i < missing.length; i += lookupBatch) {
+      const chunk = missing.slice(i, i + lookupBatch);
+      const answer = await s.call<{ productVariants: { nodes: VariantNode[] } }>(findVariants, {
+        first: chunk.length,
+        query: chunk.map((sku) => `sku:${quoted(sku)}`).join(' OR '),
+      });
+      for (const v of answer.productVariants.nodes) {
+        if (!v.sku || !chunk.includes(v.sku)) continue;
+        out.set(v.sku, v);
+        this.remember(s, v);
+      }
+    }
+    return out;
+  }
+
+  private remember(s: ShopifySession, v: VariantNode): void {
+    if (variantsBySku.size > 200_000) variantsBySku.clear();
+    if (v.sku) variantsBySku.set(`${storeKey(s)}|${v.sku}`, v);
+  }
+
+  private async createProduct(s: ShopifySession, data: VariantData, active: boolean): Promise<VariantNode> {
+    const answer = await s.call<{ productCreate: { product: { id: string; variants: { nodes: VariantNode[] } } | null; userErrors: UserErrors } }>(
+      createProduct,
+      {
+        product: { title: data.title, status: active ? 'ACTIVE' : 'DRAFT' },
+      },
+    );
+    refuseUserErrors(`the product ${data.title}`, answer.productCreate.userErrors);
+    const variant = answer.productCreate.product?.variants.nodes[0];
+    if (!variant) throw portalRefused(`webshop (Shopify) created the product ${data.title} without a variant`);
+    return variant;
+  }
+
+  private async updateTitle(s: ShopifySession, productId: string, title: string): Promise<void> {
+    const answer = await s.call<{ productUpdate: { userErrors: UserErrors } }>(updateProduct, { product: { id: productId, title, status: 'ACTIVE' } });
+    refuseUserErrors(`the title of ${productId}`, answer.productUpdate.userErrors);
+  }
+
+  private async updateVariant(s: ShopifySession, variant: VariantNode, data: VariantData): Promise<void> {
+    const answer = await s.call<{ productVariantsBulkUpdate: { userErrors: UserErrors } }>(updateVariants, {
+      productId: variant.product.id,
+      variants: [
+        {
+          id: variant.id,
+          price: data.price,
+          compareAtPrice: data.compareAtPrice,
+          barcode: data.barcode,
+          inventoryItem: { sku: data.sku, tracked: true, ...(data.weight ? { measurement: { weight: data.weight } } : {}) },
+        },
+      ],
+    });
+    refuseUserErrors(`the variant of SKU ${data.sku}`, answer.productVariantsBulkUpdate.userErrors);
+    this.remember(s, { ...variant, sku: data.sku });
   }
 }

@@ -70,7 +70,7 @@ export async function startSandbox(): Promise<Sandbox> {
  * The sandbox for the enclosing describe block (`started` receives it); every test of the block
  * ends by asserting that the sandbox recorded no violation of the vendor's published contract.
  */
-export function sandboxKeepingContract(vendor: 'ebay' | 'amazon' | 'kaufland', started: (sandbox: Sandbox) => void): void {
+export function sandboxKeepingContract(vendor: 'ebay' | 'amazon' | 'kaufland' | 'shopify', started: (sandbox: Sandbox) => void): void {
   let sandbox: Sandbox | undefined;
   before(async () => {
     sandbox = await startSandbox();

@@ -1,0 +1,96 @@
+/** Shopify's Order (the fields the orders query asks for) as document 2's Order_type (channel-order.type.ts). */
+import type { ChannelOrder, ChannelOrderAddress } from '../channel-order.type';
+
+export interface ShopifyMoney {
+  shopMoney: { amount: string; currencyCode?: string };
+}
+
+export interface ShopifyMailingAddress {
+  name: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  company: string | null;
+  address1: string | null;
+  address2: string | null;
+  zip: string | null;
+  city: string | null;
+  province: string | null;
+  countryCodeV2: string | null;
+  phone: string | null;
+}
+
+export interface ShopifyOrderNode {
+  id: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  cancelledAt: string | null;
+  email: string | null;
+  phone: string | null;
+  currencyCode: string;
+  displayFinancialStatus: string | null;
+  displayFulfillmentStatus: string;
+  totalReceivedSet: ShopifyMoney;
+  totalShippingPriceSet: ShopifyMoney;
+  shippingAddress: ShopifyMailingAddress | null;
+  billingAddress: ShopifyMailingAddress | null;
+  lineItems: { nodes: { id: string; sku: string | null; name: string; quantity: number; originalUnitPriceSet: ShopifyMoney }[] };
+}
+
+const address = `name firstName lastName company address1 address2 zip city province countryCodeV2 phone`;
+
+/** The selection of an order the import needs (its first 30 lines: what keeps a page of orders within one query's cost limit). */
+export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode displayFinancialStatus displayFulfillmentStatus
+  totalReceivedSet { shopMoney { amount currencyCode } } totalShippingPriceSet { shopMoney { amount } }
+  shippingAddress { ${address} } billingAddress { ${address} }
+  lineItems(first: 30) { nodes { id sku name quantity originalUnitPriceSet { shopMoney { amount } } } }`;
+
+/** The number at the end of a global id (gid://shopify/Order/123 -> 123): Kontor keeps Shopify's ids short, as the admin shows them. */
+export const legacyId = (gid: string) => gid.slice(gid.lastIndexOf('/') + 1);
+
+function addressOf(a: ShopifyMailingAddress | null): ChannelOrderAddress {
+  if (!a) return {};
+  const out: ChannelOrderAddress = {
+    name: a.name ?? [a.firstName, a.lastName].filter(Boolean).join(' '),
+    street: a.address1 ?? undefined,
+    zip: a.zip ?? undefined,
+    city: a.city ?? undefined,
+    country_iso2: a.countryCodeV2 ?? undefined,
+  };
+  if (a.company) out.name_2 = a.company;
+  if (a.address2) out.street_2 = a.address2;
+  if (a.province) out.province = a.province;
+  return out;
+}
+
+/** Financial states in which the buyer has paid (Shopify's OrderDisplayFinancialStatus). */
+const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED']);
+
+export function channelOrder(o: ShopifyOrderNode): ChannelOrder {
+  const shipTo = addressOf(o.shippingAddress ?? o.billingAddress);
+  return {
+    external_order_id: legacyId(o.id),
+    modified_at: o.updatedAt,
+    created_at: o.createdAt,
+    currency_id: o.currencyCode,
+    customer: {
+      ...(o.email ? { email: o.email } : {}),
+      ...((o.phone ?? o.shippingAddress?.phone) ? { phone_1: (o.phone ?? o.shippingAddress?.phone)! } : {}),
+      address: addressOf(o.billingAddress ?? o.shippingAddress),
+    },
+    shipping: { fee: o.totalShippingPriceSet.shopMoney.amount, address: shipTo },
+    line: o.lineItems.nodes.map((l) => ({
+      transaction_id: legacyId(l.id),
+      sku: l.sku || null,
+      name: l.name,
+      quantity: l.quantity,
+      price: l.originalUnitPriceSet.shopMoney.amount,
+    })),
+    paid_amount: o.totalReceivedSet.shopMoney.amount,
+    status: {
+      is_paid: paidStates.has(o.displayFinancialStatus ?? ''),
+      is_shipped: o.displayFulfillmentStatus === 'FULFILLED',
+      is_cancelled: o.cancelledAt !== null,
+    },
+  };
+}
