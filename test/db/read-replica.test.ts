@@ -129,7 +129,7 @@ describe('db: read replica (DATABASE_READ_URL, lib/db/read-replica.ts) on a real
     await standby?.destroy();
     if (standbyRunning) await stopCluster(standbyDir).catch(() => undefined);
     if (primaryRunning) await stopCluster(primaryDir).catch(() => undefined);
-    fs.rmSync(dir, { recursive: true, force: true });
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('when replay on the standby is paused, then a new order is read by id (primary) but not found by the search (standby) until replay resumes', async () => {
