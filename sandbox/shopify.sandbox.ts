@@ -14,6 +14,7 @@
  * location, orders paged by updated_at, an order's fulfillment orders and fulfillmentCreate with
  * tracking. Requests are logged per portal (webshop) and account.
  */
+import crypto from 'node:crypto';
 import type express from 'express';
 import type { Request, Response } from 'express';
 import {
@@ -118,6 +119,8 @@ export class ShopifyState {
   /** Available quantity per inventory item at the store's location. */
   available = new Map<string, number>();
   orders = new Map<string, ShopifyOrder>();
+  /** Issued access tokens (POST /_sandbox/shopify/tokens): token -> account, as a custom app's install gives one. */
+  tokens = new Map<string, string>();
   /** The leaky bucket per account. */
   buckets = new Map<string, { available: number; at: number }>();
   maximumAvailable = 2000;
@@ -138,6 +141,7 @@ export class ShopifyState {
     this.variants.clear();
     this.available.clear();
     this.orders.clear();
+    this.tokens.clear();
     this.buckets.clear();
     this.maximumAvailable = 2000;
     this.restoreRate = 100;
@@ -567,8 +571,6 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
   return o;
 }
 
-const tokenAccount = (token: string) => /^shpat_sandbox_(\d{1,12})$/.exec(token)?.[1];
-
 function handler(state: SandboxState, s: ShopifyState) {
   const log = violationsOf(state);
   const record = (req: Request, problems: string[]) =>
@@ -584,7 +586,7 @@ function handler(state: SandboxState, s: ShopifyState) {
     });
   return async (req: Request, res: Response): Promise<void> => {
     const token = req.get('X-Shopify-Access-Token') ?? '';
-    const account = tokenAccount(token);
+    const account = s.tokens.get(token) ?? /^shpat_sandbox_(\d{1,12})$/.exec(token)?.[1];
     res.once('finish', () => {
       state.requests.push({
         at: new Date().toISOString(),
@@ -690,6 +692,16 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     }
     const o = placeShopifyOrder(state, s, body as NewShopifyOrder);
     res.status(201).json({ id: o.id, name: o.name });
+  });
+  app.post('/_sandbox/shopify/tokens', (req: Request, res: Response) => {
+    const account = (req.body as { portal_account?: unknown } | undefined)?.portal_account;
+    if (account === undefined || account === null || String(account) === '') {
+      res.status(400).json({ error: 'portal_account is required' });
+      return;
+    }
+    const token = `shpat_${crypto.randomBytes(16).toString('hex')}`;
+    s.tokens.set(token, String(account));
+    res.status(201).json({ access_token: token });
   });
   app.post('/_sandbox/shopify/config', (req: Request, res: Response) => {
     const body = (req.body ?? {}) as { maximum_available?: unknown; restore_rate?: unknown; currently_available?: unknown; portal_account?: unknown };
