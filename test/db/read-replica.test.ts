@@ -169,6 +169,38 @@ describe('db: read replica (DATABASE_READ_URL, lib/db/read-replica.ts) on a real
     await caughtUp();
   });
 
+  it('when a search fails on the replica mid-query (its session is ended), then the primary answers it: 200, no 500', async () => {
+    const orderId = await createOrder(seller);
+    await caughtUp();
+    await sleep(1100); // the guard measures afresh: the standby is in use
+    // The primary's exclusive lock, replayed on the standby, holds the search there; then its
+    // session is ended, as a stopped replica or a cancel by a conflict with recovery would.
+    const trx = await primary.transaction();
+    try {
+      await trx.raw('LOCK TABLE sales_order IN ACCESS EXCLUSIVE MODE');
+      await primary.raw('SELECT txid_current()'); // a commit flushes the lock's WAL to the standby
+      const waitFor = async (sql: string, what: string) => {
+        for (let i = 0; i < 200; i++) {
+          const { rows } = (await standby.raw(sql)) as { rows: { n: number }[] };
+          if (rows[0]!.n > 0) return;
+          await sleep(25);
+        }
+        throw new Error(`the standby never showed ${what}`);
+      };
+      await waitFor("SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'sales_order'::regclass AND mode = 'AccessExclusiveLock'", 'the lock');
+      const pending = call('order/', { token: seller.token });
+      await waitFor("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND backend_type = 'client backend'", 'the search waiting');
+      await standby.raw("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND backend_type = 'client backend'");
+      await sleep(200); // the search, run again on the primary, now waits for the lock there
+      await trx.rollback();
+      const res = await pending;
+      expect(res.status, res.text).to.equal(200);
+      expect((res.body.order as { id: string }[]).map((o) => o.id)).to.include(orderId);
+    } finally {
+      if (!trx.isCompleted()) await trx.rollback();
+    }
+  });
+
   it('when the replica does not answer at all (a silent peer), then searches read the primary within about a second: 200, no 500', async () => {
     // Accepts TCP and never speaks: a replica behind a dead route, not one that refuses.
     const sockets: net.Socket[] = [];
