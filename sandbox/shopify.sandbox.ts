@@ -207,21 +207,20 @@ export function requestedCost(op: OperationDefinitionNode, variables: Record<str
     if (a?.value.kind === Kind.VARIABLE) return Number(variables[a.value.name.value]) || undefined;
     return undefined;
   };
-  const walk = (set: SelectionSetNode | undefined): number => {
+  // A connection costs 2 plus `first` times what each of its nodes (or edges) selects; its pageInfo once.
+  const walk = (set: SelectionSetNode | undefined, size?: number): number => {
     if (!set) return 0;
     let total = 0;
     for (const sel of set.selections) {
-      if (sel.kind === Kind.INLINE_FRAGMENT) total += walk(sel.selectionSet);
-      if (sel.kind !== Kind.FIELD) continue;
-      if (!sel.selectionSet) continue;
-      const size = argValue(sel, 'first') ?? argValue(sel, 'last');
-      const inner = walk(sel.selectionSet);
-      total +=
-        size !== undefined
-          ? 2 + size * Math.max(1, inner)
-          : sel.name.value === 'nodes' || sel.name.value === 'edges' || sel.name.value === 'node'
-            ? inner
-            : 1 + inner;
+      if (sel.kind === Kind.INLINE_FRAGMENT) total += walk(sel.selectionSet, size);
+      if (sel.kind !== Kind.FIELD || !sel.selectionSet) continue;
+      const name = sel.name.value;
+      if (size !== undefined && (name === 'nodes' || name === 'edges')) total += size * Math.max(1, walk(sel.selectionSet));
+      else if (name === 'node') total += walk(sel.selectionSet);
+      else {
+        const first = argValue(sel, 'first') ?? argValue(sel, 'last');
+        total += first !== undefined ? 2 + walk(sel.selectionSet, first) : 1 + walk(sel.selectionSet);
+      }
     }
     return total;
   };

@@ -2,7 +2,7 @@ import type { ChannelOrderPage } from './channel-order.type';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
 import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 import { refuseUserErrors, ShopifySession } from './shopify/shopify-client';
-import { channelOrder, legacyId, orderFields, ShopifyOrderNode } from './shopify/order-mapping';
+import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, ShopifyOrderNode } from './shopify/order-mapping';
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
 import { portalRefused } from '../errors';
 
@@ -27,6 +27,8 @@ const setQuantities = `mutation KontorQuantities($input: InventorySetQuantitiesI
   inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id } userErrors { field message } } }`;
 const ordersQuery = `query KontorOrders($first: Int!, $after: String, $query: String) {
   orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) { pageInfo { hasNextPage endCursor } nodes { ${orderFields} } } }`;
+const orderLinesQuery = `query KontorOrderLines($id: ID!, $after: String) {
+  order(id: $id) { lineItems(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } } } }`;
 const fulfillmentOrdersQuery = `query KontorFulfillmentOrders($id: ID!) { order(id: $id) { id fulfillmentOrders(first: 5) { nodes { id status
   lineItems(first: 50) { nodes { id remainingQuantity lineItem { id } } } } } } }`;
 const createFulfillment = `mutation KontorFulfillment($fulfillment: FulfillmentInput!) {
@@ -238,7 +240,22 @@ export class WebshopAdapter extends HttpPortalAdapter {
       query: `updated_at:>='${modifiedSince.toISOString()}'`,
     });
     const page = answer.orders;
+    for (const order of page.nodes) await this.readAllLines(s, order);
     return { orders: page.nodes.map(channelOrder), next: page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null };
+  }
+
+  /** The lines of an order past the first 30 the page carried: the order's own line paging, 100 at a time. */
+  private async readAllLines(s: ShopifySession, order: ShopifyOrderNode): Promise<void> {
+    let info = order.lineItems.pageInfo;
+    while (info?.hasNextPage) {
+      const more = await s.call<{ order: { lineItems: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: ShopifyLineNode[] } } | null }>(
+        orderLinesQuery,
+        { id: order.id, after: info.endCursor },
+      );
+      if (!more.order) return;
+      order.lineItems.nodes.push(...more.order.lineItems.nodes);
+      info = more.order.lineItems.pageInfo;
+    }
   }
 
   /** The store's location Kontor's stock is set at: its first (Kontor keeps one warehouse a store). */

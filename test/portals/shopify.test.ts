@@ -189,6 +189,15 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect(new Set(seen).size).to.equal(25);
   });
 
+  it('an order of 75 lines comes in whole: the page carries 30, its own line paging the rest', async () => {
+    await adapter.list(target, item(), 'k');
+    const since = new Date(Date.now() - 1000);
+    const lines = Array.from({ length: 75 }, (_v, i) => ({ sku: `L-${i}`, quantity: 1, price: '1.00', name: `Line ${i}` }));
+    await post('/_sandbox/shopify/orders', { portal_account: account, lines });
+    const page = await adapter.fetchOrders(target, since, null);
+    expect(page.orders[0]!.line.map((l) => l.sku)).to.deep.equal(lines.map((l) => l.sku));
+  });
+
   it('a THROTTLED answer is waited out: the call goes through once the bucket has refilled', async () => {
     await post('/_sandbox/shopify/config', { restore_rate: 100, portal_account: account, currently_available: 600 });
     const started = Date.now();

@@ -34,16 +34,27 @@ export interface ShopifyOrderNode {
   totalShippingPriceSet: ShopifyMoney;
   shippingAddress: ShopifyMailingAddress | null;
   billingAddress: ShopifyMailingAddress | null;
-  lineItems: { nodes: { id: string; sku: string | null; name: string; quantity: number; originalUnitPriceSet: ShopifyMoney }[] };
+  lineItems: { pageInfo?: { hasNextPage: boolean; endCursor: string | null }; nodes: ShopifyLineNode[] };
+}
+
+export interface ShopifyLineNode {
+  id: string;
+  sku: string | null;
+  name: string;
+  quantity: number;
+  originalUnitPriceSet: ShopifyMoney;
 }
 
 const address = `name firstName lastName company address1 address2 zip city province countryCodeV2 phone`;
 
-/** The selection of an order the import needs (its first 30 lines: what keeps a page of orders within one query's cost limit). */
+/** A line as the import needs it. */
+export const lineFields = 'id sku name quantity originalUnitPriceSet { shopMoney { amount } }';
+
+/** The selection of an order the import needs (its first 30 lines, what keeps a page of orders within one query's cost limit; the rest are read by the order's own line paging). */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode displayFinancialStatus displayFulfillmentStatus
   totalReceivedSet { shopMoney { amount currencyCode } } totalShippingPriceSet { shopMoney { amount } }
   shippingAddress { ${address} } billingAddress { ${address} }
-  lineItems(first: 30) { nodes { id sku name quantity originalUnitPriceSet { shopMoney { amount } } } }`;
+  lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
 
 /** The number at the end of a global id (gid://shopify/Order/123 -> 123): Kontor keeps Shopify's ids short, as the admin shows them. */
 export const legacyId = (gid: string) => gid.slice(gid.lastIndexOf('/') + 1);
