@@ -248,6 +248,16 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     sandbox.state.events.emit('reset');
   });
 
+  it('a token the store no longer takes (revoked, uninstalled) fails the job for good, naming the portal account', async () => {
+    const err = await failure(
+      adapter.fetchOrders({ ...target, credentials: { shop_domain: 'kobalt-tee.myshopify.com', access_token: 'shpat_revoked' } }, new Date(), null),
+    );
+    expect(isPermanent(err)).to.equal(true);
+    expect(err.message).to.equal(
+      `webshop (Shopify) answered 401: [API] Invalid API key or access token (unrecognized login or wrong password); check the access token of portal account ${account}`,
+    );
+  });
+
   it('an account with only one of shop domain and token is refused naming the other', async () => {
     expect((await failure(adapter.fetchOrders({ ...target, credentials: { shop_domain: 'x.myshopify.com' } }, new Date(), null))).message).to.match(
       /lacks the credential access_token/,
