@@ -24,7 +24,7 @@ const updateProduct =
 const updateVariants = `mutation KontorVariants($productId: ID!, $variants: [ProductVariantsBulkInput!]!) {
   productVariantsBulkUpdate(productId: $productId, variants: $variants) { productVariants { id } userErrors { field message } } }`;
 const setQuantities = `mutation KontorQuantities($input: InventorySetQuantitiesInput!) {
-  inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id } userErrors { field message } } }`;
+  inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id } userErrors { field message code } } }`;
 const ordersQuery = `query KontorOrders($first: Int!, $after: String, $query: String) {
   orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) { pageInfo { hasNextPage endCursor } nodes { ${orderFields} } } }`;
 const orderLinesQuery = `query KontorOrderLines($id: ID!, $after: String) {
@@ -132,7 +132,8 @@ export class WebshopAdapter extends HttpPortalAdapter {
    * CIA: the variants of the batch's SKUs (remembered, else one productVariants query for up to
    * 50), then one inventorySetQuantities of all of them at the store's location, name
    * `available`, without compare quantities (Kontor's count is the truth it pushes). Shopify
-   * applies such a call whole or not at all: items its userErrors name are refused, the rest sent
+   * applies such a call whole or not at all: items its userErrors name are refused (retried when
+   * the inventory item is gone, looked up again then), the rest sent
    * again without them. An item without a variant is refused: list it first.
    */
   override async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
@@ -155,7 +156,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
       return [{ u, v, sku: skus[i]! }];
     });
     for (let round = 0; pending.length > 0 && round < 2; round++) {
-      const answer = await s.call<{ inventorySetQuantities: { userErrors: UserErrors } }>(setQuantities, {
+      const answer = await s.call<{ inventorySetQuantities: { userErrors: (UserErrors[number] & { code?: string | null })[] } }>(setQuantities, {
         input: {
           name: 'available',
           reason: 'correction',
@@ -177,9 +178,10 @@ export class WebshopAdapter extends HttpPortalAdapter {
         if (!p) continue;
         named.add(index);
         variantsBySku.delete(`${storeKey(s)}|${p.sku}`);
+        // An inventory item Shopify no longer has (the variant deleted there): forgotten, retried; the next push looks the SKU up again.
         outcomes.set(p.u.stockId, {
           stockId: p.u.stockId,
-          outcome: 'refused',
+          outcome: e.code === 'INVALID_INVENTORY_ITEM' ? 'retry' : 'refused',
           message: `webshop (Shopify) refused the quantity of SKU ${p.sku}: ${e.message}`,
         });
       }

@@ -127,6 +127,21 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect(calls().length - before).to.equal(2);
   });
 
+  it('a variant deleted in the store: its quantity is retried, and the next push, finding no variant, refuses it', async () => {
+    await adapter.list(target, item({ stockId: 1, sku: 'GONE' }), 'g');
+    await adapter.list(target, item({ stockId: 2, sku: 'KEPT' }), 'k');
+    const v = s().variantBySku(String(account), 'GONE')!;
+    s().variants.delete(v.id);
+    const outcomes = await adapter.setQuantities(target, [update('GONE', 3, 1), update('KEPT', 4, 2)], 'b1');
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['retry', 'accepted']);
+    expect(outcomes[0])
+      .to.have.property('message')
+      .that.matches(/could not be found/);
+    expect((await variants()).map((x) => [x.sku, x.available])).to.deep.equal([['KEPT', 4]]);
+    const again = await adapter.setQuantities(target, [update('GONE', 3, 1)], 'b2');
+    expect(again.map((o) => o.outcome)).to.deep.equal(['refused']);
+  });
+
   it('an order is fetched by update time and mapped once; shipped with tracking it is fulfilled, and shipping again sends nothing', async () => {
     await adapter.list(target, item(), 'k');
     const since = new Date(Date.now() - 1000);
