@@ -105,6 +105,11 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     // Meanwhile the store shows something else: CIA's push after the sale sets it right.
     s.available.set(variant().inventoryItemId, 99);
 
+    // Calls of one operation (the workers' CIA pushes and order fetches run meanwhile).
+    const shopifyCalls = (operation: string) =>
+      sandbox.state.requests.filter(
+        (r) => r.portal === 'webshop' && r.portalAccount === String(portalAccountId) && String((r.body as { query?: string }).query).includes(operation),
+      ).length;
     const first = await importOrders({ accountId: seller.id, portalAccountId }, 'sh-1');
     expect(first.orders).to.deep.include({ created: 1 });
     const [a, b] = await Promise.all([
@@ -126,6 +131,7 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     await waitFor('8 at eBay', async () => (shown(ebayId, 'auction_a') === 8 ? true : undefined), 20000);
     await waitFor('8 available in the store', async () => (available() === 8 ? true : undefined), 20000);
 
+    const beforeShipping = shopifyCalls('mutation KontorFulfillment(');
     const shipped = await call(`order/${rows[0]!.id}/send_mit/`, {
       token: seller.token,
       body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25' } },
@@ -133,6 +139,8 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     expect(shipped.status, shipped.text).to.equal(202);
     const sent = await job(seller.token, shipped.body.job_id as string);
     expect(sent.state, sent.error).to.equal('completed');
+    // send_mit: one fulfillmentCreate (after reading the order's fulfillment orders).
+    expect(shopifyCalls('mutation KontorFulfillment(') - beforeShipping).to.equal(1);
     const fulfilled = s.orders.get(gid)!;
     expect(fulfilled.fulfillments.map((f) => f.tracking)).to.deep.equal([{ number: '00340434161094042557', company: 'DHL' }]);
     expect(fulfilled.lines.map((l) => l.fulfilled)).to.deep.equal([2]);
