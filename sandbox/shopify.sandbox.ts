@@ -8,7 +8,8 @@
  * 200 with Shopify's errors array and recorded at GET /_sandbox/violations?vendor=shopify), then
  * the cost-based rate limit: a leaky bucket per store (2000 points, 100 restored a second, the
  * figures of Shopify's rate-limits page for the larger plans), `extensions.cost.throttleStatus` on
- * every answer and THROTTLED when the query's cost exceeds what is available. The operations the
+ * every answer and THROTTLED when the query's requested cost exceeds what is available; the
+ * difference to the actual cost (what the answer holds) is refunded, as Shopify does. The operations the
  * adapter uses are resolved through graphql's execute over plain objects: variants by SKU,
  * productCreate, productUpdate, productVariantsBulkUpdate, inventorySetQuantities at the store's
  * location, orders paged by updated_at, an order's fulfillment orders and fulfillmentCreate with
@@ -225,6 +226,34 @@ export function requestedCost(op: OperationDefinitionNode, variables: Record<str
     return total;
   };
   return op.operation === 'mutation' ? 10 + walk(op.selectionSet) - op.selectionSet.selections.length : Math.max(1, walk(op.selectionSet));
+}
+
+/**
+ * The actual cost of a query from what it answered (Shopify charges the requested cost up front and
+ * refunds the difference): a connection 2 plus what each node it returned selects, its pageInfo
+ * once, an object field 1; a mutation its requested cost.
+ */
+export function actualCost(op: OperationDefinitionNode, data: unknown, requested: number): number {
+  if (op.operation === 'mutation') return requested;
+  const walk = (set: SelectionSetNode | undefined, value: unknown, connection = false): number => {
+    if (!set || value === null || value === undefined) return 0;
+    if (Array.isArray(value)) return value.reduce((sum: number, v) => sum + walk(set, v, connection), 0);
+    const obj = value as Record<string, unknown>;
+    let total = 0;
+    for (const sel of set.selections) {
+      if (sel.kind === Kind.INLINE_FRAGMENT) total += walk(sel.selectionSet, value, connection);
+      if (sel.kind !== Kind.FIELD || !sel.selectionSet) continue;
+      const child = obj[sel.alias?.value ?? sel.name.value];
+      const name = sel.name.value;
+      if (connection && (name === 'nodes' || name === 'edges'))
+        total += Array.isArray(child) ? child.reduce((sum: number, v) => sum + Math.max(1, walk(sel.selectionSet, v)), 0) : 0;
+      else if (name === 'node') total += walk(sel.selectionSet, child);
+      else if (sel.arguments?.some((a) => a.name.value === 'first' || a.name.value === 'last')) total += 2 + walk(sel.selectionSet, child, true);
+      else total += child === null || child === undefined ? 0 : 1 + walk(sel.selectionSet, child);
+    }
+    return total;
+  };
+  return Math.min(requested, Math.max(1, walk(op.selectionSet, data)));
 }
 
 function lineNode(o: ShopifyOrder, l: ShopifyLine) {
@@ -673,7 +702,9 @@ function handler(state: SandboxState, s: ShopifyState) {
     }
     bucket.available -= cost;
     const result = await execute({ schema: schemaNow, document: doc, rootValue: rootOf(state, s, account), variableValues: variables, operationName });
-    res.json({ ...result, extensions: { cost: { requestedQueryCost: cost, actualQueryCost: cost, throttleStatus: throttleStatus() } } });
+    const actual = actualCost(op, result.data, cost);
+    bucket.available = Math.min(s.maximumAvailable, bucket.available + cost - actual);
+    res.json({ ...result, extensions: { cost: { requestedQueryCost: cost, actualQueryCost: actual, throttleStatus: throttleStatus() } } });
   };
 }
 

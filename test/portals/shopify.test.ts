@@ -213,6 +213,14 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect(page.orders[0]!.line.map((l) => l.sku)).to.deep.equal(lines.map((l) => l.sku));
   });
 
+  it('the cost: requested from first, actual from what came back, the difference refunded to the bucket', async () => {
+    const query = '{ orders(first: 50) { pageInfo { hasNextPage } nodes { id totalPriceSet { shopMoney { amount } } } } }';
+    const answer = await post('/admin/api/2025-01/graphql.json', { query }, { 'X-Shopify-Access-Token': `shpat_sandbox_${account}` });
+    expect(answer.body.extensions).to.deep.equal({
+      cost: { requestedQueryCost: 103, actualQueryCost: 3, throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1997, restoreRate: 100 } },
+    });
+  });
+
   it('a THROTTLED answer is waited out: the call goes through once the bucket has refilled', async () => {
     await post('/_sandbox/shopify/config', { restore_rate: 100, portal_account: account, currently_available: 600 });
     const started = Date.now();
