@@ -431,6 +431,7 @@ function overview(state: SandboxState) {
       'GET /_sandbox/ebay/orders/:order_id/shipping_fulfillment',
       "POST /_sandbox/amazon/config {feed_ms,pending_ms,page_size,rate_limit (the plans but the Orders ones),orders_rate_limit; null: the contracts' plans}",
       'POST /_sandbox/amazon/revoke {refresh_token|portal_account}',
+      'POST /_sandbox/shopify/orders, /_sandbox/shopify/tokens, /_sandbox/shopify/config; GET /_sandbox/shopify/orders/:id, /_sandbox/shopify/variants, /_sandbox/shopify/throttled',
       'POST /_sandbox/amazon/feed_outcome {portal_account,status: FATAL|CANCELLED,count}',
       'POST /_sandbox/amazon/orders {portal_account,lines,fulfilled_by: AMAZON|MERCHANT,status,pending_ms,buyer}',
       'GET /_sandbox/amazon/orders/:id',
