@@ -9,11 +9,13 @@ import type { Worker } from 'bullmq';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { ciaProcessors } from '../../lib/cia/cia.processor';
+import { sendMitProcessors } from '../../lib/order/send-mit.processor';
 import { portalUploadProcessors } from '../../lib/portal-upload/portal-upload.processor';
 import { closeQueues, QueueRegistry, queues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
 import { startWorker } from '../../lib/queue/worker';
 import { createSandbox, SandboxState } from '../../sandbox/sandbox.app';
+import { call } from '../support/api';
 
 // Every run has its own queues in the shared Redis; retries are quick; the portal rate is high
 // unless a test lowers it.
@@ -138,3 +140,41 @@ export function withSandboxAndFleet(): { readonly sandbox: Sandbox } {
   });
   return running;
 }
+
+/**
+ * A channel's whole loop for the enclosing describe block: the sandbox, the fleet (relay, CIA and
+ * upload workers) and the mail worker (send_mit); `started` receives the sandbox and the fleet.
+ * Every test ends by asserting that the sandbox recorded no violation of any vendor's contract.
+ */
+export function channelLoopForSuite(started: (loop: { sandbox: Sandbox; fleet: Fleet }) => void): void {
+  let sandbox: Sandbox | undefined;
+  let fleet: Fleet | undefined;
+  let mail: Worker | undefined;
+  before(async () => {
+    sandbox = await startSandbox();
+    await forgetOtherSellersBacklog();
+    fleet = await startFleet();
+    mail = await startWorker('mail', sendMitProcessors, { skipEvictionCheck: true, registerShutdown: false });
+    started({ sandbox, fleet });
+  });
+  after(async () => {
+    await mail?.close(true);
+    await fleet?.stop();
+    await sandbox?.close();
+  });
+  afterEach(async () => {
+    const violations = (await (await fetch(`${sandbox!.url}/_sandbox/violations`)).json()) as unknown[];
+    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
+  });
+}
+
+/** A job's end as GET job/{job_id}/ answers it (completed or failed). */
+export const jobEnd = (token: string, jobId: string) =>
+  waitFor(
+    'the job to end',
+    async () => {
+      const j = (await call(`job/${jobId}/`, { token })).body.job as { state: string; error?: string; result?: unknown; finished_date?: string } | undefined;
+      return j && (j.state === 'completed' || j.state === 'failed') && j.finished_date ? j : undefined;
+    },
+    20000,
+  );

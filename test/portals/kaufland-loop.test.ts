@@ -5,48 +5,19 @@
  * addresses and payment, the sale's quantity at eBay, Amazon and back at Kaufland, and the order
  * shipped (send_mit).
  */
-import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
-import { sendMitProcessors } from '../../lib/order/send-mit.processor';
 import { importOrders } from '../../lib/order-import/order-import.service';
-import { startWorker } from '../../lib/queue/worker';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
-import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from '../fleet/support';
+import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { call, newSeller } from '../support/api';
 import { readOrder, stockQuantity } from '../order/helpers';
 
 describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the sandbox played from the Seller API contract)', function () {
   this.timeout(60000);
   let sandbox: Sandbox;
-  let fleet: Fleet;
-  let mail: Worker;
-  before(async () => {
-    sandbox = await startSandbox();
-    await forgetOtherSellersBacklog();
-    fleet = await startFleet();
-    mail = await startWorker('mail', sendMitProcessors, { skipEvictionCheck: true, registerShutdown: false });
-  });
-  after(async () => {
-    await mail?.close(true);
-    await fleet?.stop();
-    await sandbox?.close();
-  });
-  afterEach(async () => {
-    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations`)).json()) as unknown[];
-    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
-  });
-
-  const job = async (token: string, jobId: string) =>
-    waitFor(
-      'the job to end',
-      async () => {
-        const j = (await call(`job/${jobId}/`, { token })).body.job as { state: string; error?: string; result?: unknown; finished_date?: string } | undefined;
-        return j && (j.state === 'completed' || j.state === 'failed') && j.finished_date ? j : undefined;
-      },
-      20000,
-    );
+  channelLoopForSuite((loop) => ({ sandbox } = loop));
 
   it('when an item is listed at Kaufland and sold there, then the order comes in once with its lines, buyer, addresses and payment, the quantity reaches eBay, Amazon and Kaufland, and send_mit marks its order units sent', async () => {
     const seller = await newSeller();
@@ -77,7 +48,7 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
       body: { portal_upload: { market_e: [{ action: 'list', portal_account_id: portalAccountId }] } },
     });
     expect(upload.status, upload.text).to.be.oneOf([202, 207]);
-    const listed = await job(seller.token, (upload.body.response as { job_id: string }[])[0]!.job_id);
+    const listed = await jobEnd(seller.token, (upload.body.response as { job_id: string }[])[0]!.job_id);
     expect(listed.state, listed.error).to.equal('completed');
     const k = kauflandOf(sandbox.state);
     const unit = () => [...k.units.values()].find((u) => u.account === String(portalAccountId) && u.id_offer === 'KL-POT-1');
@@ -145,7 +116,7 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
       body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25' } },
     });
     expect(shipped.status, shipped.text).to.equal(202);
-    const sent = await job(seller.token, shipped.body.job_id as string);
+    const sent = await jobEnd(seller.token, shipped.body.job_id as string);
     expect(sent.state, sent.error).to.equal('completed');
     for (const id of units)
       expect(k.orderUnits.get(id)).to.deep.include({ status: 'sent', shipments: [{ carrier_code: 'DHL', tracking_number: '00340434161094042557' }] });

@@ -4,49 +4,20 @@
  * lines, buyer and payment, the sale's quantity at eBay and back at the store
  * (inventorySetQuantities), and the order shipped (send_mit as fulfillmentCreate with tracking).
  */
-import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
-import { sendMitProcessors } from '../../lib/order/send-mit.processor';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
-import { startWorker } from '../../lib/queue/worker';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
-import { Fleet, forgetOtherSellersBacklog, Sandbox, startFleet, startSandbox, waitFor } from '../fleet/support';
+import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { call, newSeller } from '../support/api';
 import { readOrder, stockQuantity } from '../order/helpers';
 
 describe('webshop at Shopify: a sale imported once, its quantity at eBay and the store, shipped (the sandbox built from the Admin GraphQL schema)', function () {
   this.timeout(60000);
   let sandbox: Sandbox;
-  let fleet: Fleet;
-  let mail: Worker;
-  before(async () => {
-    sandbox = await startSandbox();
-    await forgetOtherSellersBacklog();
-    fleet = await startFleet();
-    mail = await startWorker('mail', sendMitProcessors, { skipEvictionCheck: true, registerShutdown: false });
-  });
-  after(async () => {
-    await mail?.close(true);
-    await fleet?.stop();
-    await sandbox?.close();
-  });
-  afterEach(async () => {
-    const violations = (await (await fetch(`${sandbox.url}/_sandbox/violations`)).json()) as unknown[];
-    expect(violations, JSON.stringify(violations)).to.deep.equal([]);
-  });
-
-  const job = async (token: string, jobId: string) =>
-    waitFor(
-      'the job to end',
-      async () => {
-        const j = (await call(`job/${jobId}/`, { token })).body.job as { state: string; error?: string; finished_date?: string } | undefined;
-        return j && (j.state === 'completed' || j.state === 'failed') && j.finished_date ? j : undefined;
-      },
-      20000,
-    );
+  channelLoopForSuite((loop) => ({ sandbox } = loop));
 
   it('when an item sells in the Shopify store, the order comes in once, the quantity reaches eBay and the store, and send_mit fulfils it with tracking', async () => {
     const seller = await newSeller();
@@ -137,7 +108,7 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
       body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25' } },
     });
     expect(shipped.status, shipped.text).to.equal(202);
-    const sent = await job(seller.token, shipped.body.job_id as string);
+    const sent = await jobEnd(seller.token, shipped.body.job_id as string);
     expect(sent.state, sent.error).to.equal('completed');
     // send_mit: one fulfillmentCreate (after reading the order's fulfillment orders).
     expect(shopifyCalls('mutation KontorFulfillment(') - beforeShipping).to.equal(1);
