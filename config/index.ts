@@ -97,6 +97,8 @@ export interface Config {
    * after a quiet spell is relayed at once.
    */
   outboxRelayGatherMs: number;
+  /** How often the relay's listening session shows it is alive; Postgres ends it after three silent periods. */
+  outboxRelayHeartbeatMs: number;
   /** Base URL of the sandbox portal, used for portal accounts without a base_url. */
   sandboxPortalUrl: string;
   /** Port the sandbox portal server listens on (Procfile: sandbox). */
@@ -298,6 +300,7 @@ const schema = Joi.object({
   OUTBOX_RELAY_BATCH: Joi.number().integer().min(1).max(5000).default(500),
   OUTBOX_RELAY_POLL_MS: Joi.number().integer().min(50).default(2000),
   OUTBOX_RELAY_GATHER_MS: Joi.number().integer().min(0).max(1000).default(50),
+  OUTBOX_RELAY_HEARTBEAT_MS: Joi.number().integer().min(100).max(60000).default(2000),
   SANDBOX_PORTAL_URL: Joi.string()
     .uri({ scheme: ['http', 'https'] })
     .default('http://127.0.0.1:3900'),
@@ -405,6 +408,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxRelayBatch: value.OUTBOX_RELAY_BATCH,
     outboxRelayPollMs: value.OUTBOX_RELAY_POLL_MS,
     outboxRelayGatherMs: value.OUTBOX_RELAY_GATHER_MS,
+    outboxRelayHeartbeatMs: value.OUTBOX_RELAY_HEARTBEAT_MS,
     sandboxPortalUrl: value.SANDBOX_PORTAL_URL,
     sandboxPort: value.SANDBOX_PORT,
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,

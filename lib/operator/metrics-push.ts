@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { AggregatorRegistry } from 'prom-client';
 import { config } from '../../config';
 import { log } from '../log';
@@ -14,12 +15,14 @@ const key = () => `${config().queuePrefix}:process-metrics`;
 
 /**
  * Workers have no port of their own (a Procfile platform gives only web one): each writes its
- * registry (default metrics, job run times, portal calls, webhooks) to Redis under its name and
- * pid, labelled process=<name>; the web's /operator/metrics shows them with its own.
+ * registry (default metrics, job run times, portal calls, webhooks) to Redis under its name, host
+ * name and pid, labelled process=<name>; the web's /operator/metrics shows them with its own. The
+ * host name is in the key because in containers every process is PID 1: keyed by pid alone, the
+ * workers of one name on several hosts overwrote each other's figures.
  */
 export function pushProcessMetrics(name: string): void {
   processRegistry.setDefaultLabels({ process: name });
-  const field = `${name}:${process.pid}`;
+  const field = `${name}:${hostname()}:${process.pid}`;
   const push = async () => {
     const entry = JSON.stringify({ at: Date.now(), metrics: await processRegistry.getMetricsAsJSON() });
     await redis().hset(key(), field, entry);

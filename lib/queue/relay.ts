@@ -22,6 +22,10 @@ export interface RelayOptions {
   repairAfterSeconds?: number;
   /** How often a standby relay tries to take over, in ms (default 1000). */
   standbyRetryMs?: number;
+  /** How often the listening session proves it is alive, in ms (default OUTBOX_RELAY_HEARTBEAT_MS). */
+  heartbeatMs?: number;
+  /** The connection string of the listening session (default DATABASE_URL; tests put a proxy between). */
+  listenUrl?: string;
   /** Least time between two passes, in ms (default OUTBOX_RELAY_GATHER_MS). */
   gatherMs?: number;
   /**
@@ -54,6 +58,9 @@ export class OutboxRelay {
   private readonly standbyRetryMs: number;
   private readonly gatherMs: number;
   private readonly merge: boolean;
+  private readonly heartbeatMs: number;
+  private readonly listenUrl: string;
+  private heartbeat: NodeJS.Timeout | undefined;
   /** When the last pass started (ms), and the pass waiting for gatherMs to pass since. */
   private lastPass = 0;
   private gathering: { timer: NodeJS.Timeout; done: Promise<void>; fire: () => void } | undefined;
@@ -79,6 +86,8 @@ export class OutboxRelay {
     this.standbyRetryMs = options.standbyRetryMs ?? 1000;
     this.gatherMs = options.gatherMs ?? config().outboxRelayGatherMs;
     this.merge = options.merge ?? false;
+    this.heartbeatMs = options.heartbeatMs ?? config().outboxRelayHeartbeatMs;
+    this.listenUrl = options.listenUrl ?? config().databaseUrl;
   }
 
   /** Starts listening; once it leads, it relays what is pending (lead() kicks). */
@@ -100,6 +109,7 @@ export class OutboxRelay {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
     if (this.gathering) {
       clearTimeout(this.gathering.timer);
       this.gathering.fire();
@@ -238,13 +248,27 @@ export class OutboxRelay {
     return readded;
   }
 
+  /**
+   * The listening session holds the lock, so a leader cut off from Postgres (a partition, not a
+   * closed socket) would keep the outbox to itself until TCP keepalive noticed, hours by
+   * default. Both ends watch for that instead: the session asks Postgres to end it after three
+   * heartbeats of silence (idle_session_timeout, sent in the start-up packet: no round trip),
+   * which frees the lock for a standby; and the relay gives up leading when a heartbeat is not
+   * answered within one period, before it could relay beside a new leader.
+   */
   private async listen(): Promise<void> {
     if (this.stopped) return;
-    const client = new Client({ connectionString: config().databaseUrl });
+    const client = new Client({
+      connectionString: this.listenUrl,
+      connectionTimeoutMillis: 5000,
+      options: `-c idle_session_timeout=${3 * this.heartbeatMs}`,
+    });
     const retry = () => {
       if (this.listener !== client || this.stopped) return;
+      if (this.leading) log.warn('outbox relay: lost its session; gives up leading');
       this.listener = undefined;
       this.leading = false;
+      if (this.heartbeat) clearInterval(this.heartbeat);
       client.end().catch(() => undefined);
       setTimeout(() => {
         this.listen().catch(() => undefined);
@@ -256,11 +280,25 @@ export class OutboxRelay {
     this.listener = client;
     try {
       await client.connect();
+      this.heartbeat = setInterval(() => this.beat(client, retry), this.heartbeatMs);
+      this.heartbeat.unref();
       await this.lead(client);
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'outbox relay: cannot listen; trying again');
       retry();
     }
+  }
+
+  /** One heartbeat: unanswered within a period, the session counts as lost. */
+  private beat(client: Client, lost: () => void): void {
+    const timer = setTimeout(lost, this.heartbeatMs);
+    client.query('SELECT 1').then(
+      () => clearTimeout(timer),
+      () => {
+        clearTimeout(timer);
+        lost();
+      },
+    );
   }
 
   /** Takes the relay lock on the listening connection and listens, or tries again later. */

@@ -1,7 +1,9 @@
+import { hostname } from 'node:os';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { postNotification } from '../../lib/event/notification';
 import { adapterFor } from '../../lib/portals/portal.registry';
+import { redis } from '../../lib/redis';
 import { startReceiver } from '../event/servers';
 import { apiBase } from '../support/api';
 import { runEntry } from '../support/process';
@@ -92,8 +94,12 @@ describe('fleet: process metrics', function () {
       }
       expect(text).to.match(/^nodejs_heap_size_used_bytes\{process="mail"\} \d+/m);
       expect(text.match(/^# TYPE nodejs_heap_size_used_bytes /gm)).to.have.length(1);
+      // Keyed by host name and pid: workers of one name on two hosts (each PID 1 in its container) both count.
+      const fields = await redis().hkeys(`${config().queuePrefix}:process-metrics`);
+      expect(fields.filter((f) => f.startsWith('mail:'))).to.have.length(1);
+      expect(fields.find((f) => f.startsWith('mail:'))).to.match(new RegExp(`^mail:${hostname().replace(/[.]/g, '\\.')}:\\d+$`));
     } finally {
-      expect(await worker.stop()).to.equal(0);
+      expect(await worker.stop(), worker.output().slice(-2000)).to.equal(0);
     }
   });
 });

@@ -7,6 +7,7 @@ import { addToOutbox } from '../../lib/queue/outbox';
 import { QueueRegistry, queues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
 import { newSeller, Seller } from '../support/api';
+import { startCuttableProxy } from '../support/cuttable-proxy';
 import { freePort } from '../support/process';
 import { waitFor } from './support';
 
@@ -103,6 +104,31 @@ describe('fleet: outbox relay', () => {
       expect(second.relayed).to.be.at.least(1);
     } finally {
       await second.stop();
+    }
+  });
+
+  it("when the leader's session is cut off (a partition: no reset, no close), then it gives up leading and the standby takes over", async () => {
+    const proxy = await startCuttableProxy(Number(new URL(config().databaseUrl).port || 5432), new URL(config().databaseUrl).hostname);
+    const viaProxy = new URL(config().databaseUrl);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, standbyRetryMs: 100, heartbeatMs: 300, listenUrl: viaProxy.toString() });
+    const second = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0, standbyRetryMs: 100, heartbeatMs: 300 });
+    try {
+      await relay.start();
+      await second.start();
+      expect([relay.leading, second.leading]).to.deep.equal([true, false]);
+      proxy.cut();
+      // Without the heartbeat the lock stays with the cut-off session until TCP keepalive (hours).
+      await waitFor('the cut-off leader to give up', () => !relay.leading || undefined, 3000);
+      await waitFor('the standby leading (Postgres ended the silent session)', () => second.leading || undefined, 5000);
+      const [next] = await commitJobs(seller.id, 1);
+      await waitFor('relayed by the new leader', async () => (await relayedAt([next!]))[0] ?? undefined, 3000);
+      expect(relay.leading, 'the old leader, still cut off, does not lead again').to.equal(false);
+    } finally {
+      await second.stop();
+      await relay.stop();
+      await proxy.close();
     }
   });
 

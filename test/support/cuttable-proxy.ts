@@ -1,0 +1,45 @@
+import net from 'node:net';
+
+/**
+ * A TCP proxy on loopback that can be cut the way a network partition cuts: bytes stop flowing
+ * both ways but no socket is closed, so neither end learns of it from TCP (a refused or reset
+ * connection would be noticed at once, which is not the case worth testing).
+ */
+export interface CuttableProxy {
+  port: number;
+  cut(): void;
+  close(): Promise<void>;
+}
+
+export async function startCuttableProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<CuttableProxy> {
+  let cut = false;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((inbound) => {
+    const outbound = net.connect(targetPort, targetHost);
+    for (const socket of [inbound, outbound]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    inbound.on('data', (chunk) => {
+      if (!cut) outbound.write(chunk);
+    });
+    outbound.on('data', (chunk) => {
+      if (!cut) inbound.write(chunk);
+    });
+    inbound.on('end', () => outbound.end());
+    outbound.on('end', () => inbound.end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    cut: () => {
+      cut = true;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
