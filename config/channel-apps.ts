@@ -1,5 +1,5 @@
 /**
- * Kontor's own applications at eBay and Amazon: what a seller's consent is asked for and
+ * Kontor's own applications at eBay, Amazon and Shopify: what a seller's consent is asked for and
  * exchanged with (lib/admin/portal-account-consent.service.ts), and eBay's Marketplace Account
  * Deletion endpoint. Production has no defaults for the keys: unset, the consent answers which
  * variables to set. Development (npm start) defaults to the sandbox's published application, so
@@ -13,6 +13,8 @@ export const connectPaths = {
   ebayDeclined: '/connect/ebay/declined',
   amazonAuthorized: '/connect/amazon/authorized',
   ebayAccountDeletion: '/connect/ebay/account-deletion',
+  shopifyCallback: '/connect/shopify/callback',
+  shopifyWebhooks: '/connect/shopify/webhooks',
 } as const;
 
 /** The sandbox's development application (published: it protects nothing, and only the sandbox takes it). */
@@ -22,6 +24,30 @@ export const developmentEbayApplication = {
   ruName: 'Kontor-development-RuName',
   deletionVerificationToken: 'kontor-development-verification-token-not-secret',
 } as const;
+
+/** The sandbox's development Shopify app (published, like the eBay one: only the sandbox takes it, and it signs the sandbox's webhooks with it). */
+export const developmentShopifyApplication = {
+  apiKey: 'kontor-development-shopify-app',
+  apiSecret: 'shpss_development-not-secret',
+} as const;
+
+/** The access scopes Kontor asks a store for (products and variants, inventory, orders, fulfilments; Shopify's access scope names). */
+export const shopifyScopes = ['write_products', 'write_inventory', 'read_locations', 'read_orders', 'write_merchant_managed_fulfillment_orders'] as const;
+
+export interface ShopifyApplicationConfig {
+  /** SHOPIFY_API_KEY, SHOPIFY_API_SECRET: the app's client id and client secret (Partner Dashboard); null: not configured. The secret also verifies webhooks. */
+  apiKey: string | null;
+  apiSecret: string | null;
+  /** SHOPIFY_REDIRECT_URI: the app's allowed redirection URL (default PUBLIC_URL + /connect/shopify/callback). */
+  redirectUri: string;
+  /** SHOPIFY_WEBHOOK_URL: where the stores deliver webhooks (default PUBLIC_URL + /connect/shopify/webhooks). */
+  webhookUrl: string;
+  /**
+   * SHOPIFY_STORE_URL: a host that plays every store (the sandbox); null (production): each store at
+   * https://<shop domain>. Set, the authorize link also carries `shop` so that host knows the store.
+   */
+  storeUrl: string | null;
+}
 
 export interface EbayApplicationConfig {
   /** EBAY_APP_CLIENT_ID, EBAY_APP_CLIENT_SECRET, EBAY_APP_RU_NAME: the application's keys and RuName (developer.ebay.com); null: not configured. */
@@ -74,6 +100,11 @@ export const channelAppsSchema = {
   SP_API_LWA_URL: url(),
   SP_API_URL: url(),
   SP_API_DRAFT: Joi.boolean().default(false),
+  SHOPIFY_API_KEY: key(),
+  SHOPIFY_API_SECRET: key(),
+  SHOPIFY_REDIRECT_URI: url(),
+  SHOPIFY_WEBHOOK_URL: url(),
+  SHOPIFY_STORE_URL: url(),
 };
 
 /** The two applications from the validated environment; development falls back to the sandbox. */
@@ -82,7 +113,7 @@ export function channelApps(
   env: string,
   publicUrl: string,
   sandboxUrl: string,
-): { ebayApplication: EbayApplicationConfig; spApiApplication: SpApiApplicationConfig } {
+): { ebayApplication: EbayApplicationConfig; spApiApplication: SpApiApplicationConfig; shopifyApplication: ShopifyApplicationConfig } {
   const dev = env === 'development';
   const str = (name: string) => (value[name] as string | undefined) ?? null;
   const sandbox = sandboxUrl.replace(/\/+$/, '');
@@ -105,6 +136,13 @@ export function channelApps(
       lwaUrl: str('SP_API_LWA_URL') ?? (dev ? `${sandbox}/auth/o2/token` : 'https://api.amazon.com/auth/o2/token'),
       apiUrl: str('SP_API_URL') ?? (dev ? sandbox : 'https://sellingpartnerapi-eu.amazon.com'),
       draft: value.SP_API_DRAFT === true,
+    },
+    shopifyApplication: {
+      apiKey: str('SHOPIFY_API_KEY') ?? (dev ? developmentShopifyApplication.apiKey : null),
+      apiSecret: str('SHOPIFY_API_SECRET') ?? (dev ? developmentShopifyApplication.apiSecret : null),
+      redirectUri: str('SHOPIFY_REDIRECT_URI') ?? `${publicUrl}${connectPaths.shopifyCallback}`,
+      webhookUrl: str('SHOPIFY_WEBHOOK_URL') ?? `${publicUrl}${connectPaths.shopifyWebhooks}`,
+      storeUrl: str('SHOPIFY_STORE_URL') ?? (dev ? sandbox : null),
     },
   };
 }

@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
 import Joi from 'joi';
-import { channelApps, channelAppsSchema, EbayApplicationConfig, SpApiApplicationConfig } from './channel-apps';
+import { channelApps, channelAppsSchema, EbayApplicationConfig, ShopifyApplicationConfig, SpApiApplicationConfig } from './channel-apps';
 import { InvoiceConfig, invoiceConfig, invoiceSchema } from './invoice';
 
 /**
@@ -198,6 +198,8 @@ export interface Config {
   ebayApplication: EbayApplicationConfig;
   /** Kontor's SP-API application (config/channel-apps.ts). */
   spApiApplication: SpApiApplicationConfig;
+  /** Kontor's Shopify app: the install (OAuth) and the webhooks' signatures (config/channel-apps.ts). */
+  shopifyApplication: ShopifyApplicationConfig;
   /** Invoices: archive and download links (config/invoice.ts). */
   invoice: InvoiceConfig;
 }

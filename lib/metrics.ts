@@ -32,3 +32,11 @@ export const webhookDeliveries = new Counter({
   labelNames: ['outcome'],
   registers: [processRegistry],
 });
+
+/** Webhooks the channels send Kontor (Shopify's), by channel and outcome: queued, duplicate, unknown_shop, refused (bad signature), acted (uninstall, compliance), ignored. */
+export const channelWebhooks = new Counter({
+  name: 'kontor_channel_webhooks_received_total',
+  help: 'Webhooks received from channels (Shopify) by channel and outcome.',
+  labelNames: ['channel', 'outcome'],
+  registers: [processRegistry],
+});

@@ -37,6 +37,7 @@ import { getVariableValues } from 'graphql/execution/values';
 import { mountContractControls, violationsOf } from './contract/contract-gate';
 import { readContract } from './contract/contract-files';
 import { emitQuantity, SandboxState, SellRequest } from './sandbox.app';
+import { appOfToken, createSubscription, mountShopifyApp, notifyTopic, shopDomainOf, shopifyAppOf, subscriptionNode } from './shopify-webhooks.sandbox';
 
 const portal = 'webshop';
 export const shopifyApiVersion = '2025-01';
@@ -331,7 +332,8 @@ const updatedSince = (q: string | undefined) => /updated_at:>=?'?"?([^'"\s]+)/.e
 type UserError = { field: string[] | null; message: string; code?: string };
 
 /** The root value: the fields the adapter uses, resolved over the account's data (graphql's default resolver calls them with the arguments). */
-function rootOf(state: SandboxState, s: ShopifyState, account: string) {
+function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: string) {
+  const app = shopifyAppOf(state);
   const variantNode = (v: ShopifyVariant) => ({
     id: v.id,
     sku: v.sku,
@@ -359,7 +361,23 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string) {
   };
   const touched = (sku: string, inventoryItemId: string) => emitQuantity(state, portal, account, sku, s.available.get(inventoryItemId) ?? 0, 'quantity');
   return {
-    shop: { name: `Sandbox store ${account}`, currencyCode: 'EUR', myshopifyDomain: `sandbox-${account}.myshopify.com` },
+    shop: { name: `Sandbox store ${account}`, currencyCode: 'EUR', myshopifyDomain: shopDomainOf(account) },
+    webhookSubscriptions: ({ first, after, topics }: { first?: number; after?: string; topics?: string[] }) =>
+      connection(
+        [...app.subscriptions.values()].filter((w) => w.account === account && (!topics || topics.includes(w.topic))).map(subscriptionNode),
+        first ?? 50,
+        after,
+      ),
+    webhookSubscriptionCreate: ({
+      topic,
+      webhookSubscription,
+    }: {
+      topic: string;
+      webhookSubscription: { callbackUrl?: string | null; format?: string | null };
+    }) => {
+      const made = createSubscription(app, account, apiKey, topic, webhookSubscription);
+      return { webhookSubscription: made.webhookSubscription ? subscriptionNode(made.webhookSubscription) : null, userErrors: made.userErrors };
+    },
     locations: ({ first }: { first?: number }) =>
       connection([{ id: sandboxLocationId, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true }], first ?? 50, null),
     productVariants: ({ first, after, query }: { first?: number; after?: string; query?: string }) => {
@@ -530,6 +548,7 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string) {
       const o = done[0]!.o;
       o.fulfillments.push(f);
       o.updatedAt = new Date().toISOString();
+      notifyOrder(state, o, 'ORDERS_UPDATED');
       return { fulfillment: { id: f.id, status: 'SUCCESS', trackingInfo: () => [f.tracking] }, userErrors: [] };
     },
   };
@@ -592,11 +611,42 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     fulfillments: [],
   };
   s.orders.set(o.id, o);
+  notifyOrder(state, o, 'ORDERS_CREATE');
   for (const l of o.lines) {
     const v = s.variantBySku(account, l.sku);
     if (v) s.available.set(v.inventoryItemId, Math.max(0, (s.available.get(v.inventoryItemId) ?? 0) - l.quantity));
   }
   return o;
+}
+
+/** An order as the REST resource Shopify's order webhooks carry (the fields a receiver reads). */
+export function restOrder(o: ShopifyOrder) {
+  const number = Number(o.id.split('/').pop());
+  const total = o.lines.reduce((sum, l) => sum + Number(l.price) * l.quantity, Number(o.shippingPrice)).toFixed(2);
+  return {
+    id: number,
+    admin_graphql_api_id: o.id,
+    name: o.name,
+    email: o.email,
+    created_at: o.createdAt,
+    updated_at: o.updatedAt,
+    cancelled_at: o.cancelledAt,
+    currency: o.currencyCode,
+    financial_status: o.financial.toLowerCase(),
+    fulfillment_status: o.lines.every((l) => l.fulfilled >= l.quantity) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
+    total_price: total,
+    line_items: o.lines.map((l) => ({ id: Number(l.id.split('/').pop()), sku: l.sku, name: l.name, quantity: l.quantity, price: l.price })),
+  };
+}
+
+/**
+ * The store's subscriptions of the topic get the order (ORDERS_CREATE, ORDERS_UPDATED,
+ * ORDERS_CANCELLED); an update or cancellation also fires ORDERS_UPDATED's subscribers once.
+ */
+export function notifyOrder(state: SandboxState, o: ShopifyOrder, topic: 'ORDERS_CREATE' | 'ORDERS_UPDATED' | 'ORDERS_CANCELLED'): void {
+  const app = shopifyAppOf(state);
+  notifyTopic(app, o.account, topic, restOrder(o));
+  if (topic === 'ORDERS_CANCELLED') notifyTopic(app, o.account, 'ORDERS_UPDATED', restOrder(o));
 }
 
 function handler(state: SandboxState, s: ShopifyState) {
@@ -701,7 +751,13 @@ function handler(state: SandboxState, s: ShopifyState) {
       return;
     }
     bucket.available -= cost;
-    const result = await execute({ schema: schemaNow, document: doc, rootValue: rootOf(state, s, account), variableValues: variables, operationName });
+    const result = await execute({
+      schema: schemaNow,
+      document: doc,
+      rootValue: rootOf(state, s, account, appOfToken(shopifyAppOf(state), token)),
+      variableValues: variables,
+      operationName,
+    });
     const actual = actualCost(op, result.data, cost);
     bucket.available = Math.min(s.maximumAvailable, bucket.available + cost - actual);
     res.json({ ...result, extensions: { cost: { requestedQueryCost: cost, actualQueryCost: actual, throttleStatus: throttleStatus() } } });
@@ -714,6 +770,15 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
   const s = shopifyOf(state);
   mountContractControls(app, state);
   app.post(`/admin/api/${shopifyApiVersion}/graphql.json`, handler(state, s));
+  mountShopifyApp(
+    app,
+    state,
+    (account, orderId) => {
+      const o = s.orders.get(`gid://shopify/Order/${orderId}`);
+      return o && o.account === account ? restOrder(o) : undefined;
+    },
+    (token, account) => s.tokens.set(token, account),
+  );
   app.post('/_sandbox/shopify/orders', (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Partial<NewShopifyOrder>;
     if (body.portal_account === undefined || !Array.isArray(body.lines) || body.lines.length === 0 || body.lines.some((l) => typeof l?.sku !== 'string')) {
@@ -737,6 +802,8 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     const body = (req.body ?? {}) as { maximum_available?: unknown; restore_rate?: unknown; currently_available?: unknown; portal_account?: unknown };
     if (typeof body.maximum_available === 'number' && body.maximum_available > 0) s.maximumAvailable = body.maximum_available;
     if (typeof body.restore_rate === 'number' && body.restore_rate > 0) s.restoreRate = body.restore_rate;
+    const retryMs = (req.body as { webhook_retry_ms?: unknown } | undefined)?.webhook_retry_ms;
+    if (typeof retryMs === 'number' && retryMs >= 0) shopifyAppOf(state).retryMs = retryMs;
     if (typeof body.currently_available === 'number' && body.portal_account !== undefined) {
       s.buckets.set(String(body.portal_account), { available: Math.max(0, body.currently_available), at: Date.now() });
     }

@@ -14,9 +14,11 @@ export const consentStateTtlSeconds = 600;
 export interface ConsentState {
   accountId: number;
   portalAccountId: number;
-  connector: 'ebay' | 'amazon_sp';
+  connector: 'ebay' | 'amazon_sp' | 'shopify';
   /** eBay: the scopes the link asks for, which the consent grants and the account keeps (default Kontor's). */
   scopes?: string[];
+  /** Shopify: the store the install link was made for (the callback must come from it). */
+  shop?: string;
 }
 
 /** Waits for the first connection (a CLI process starts without one); when Redis stays away, the command's own error says so (a 503). */

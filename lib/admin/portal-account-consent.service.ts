@@ -19,16 +19,21 @@ import { EbayApplication, ebayConsentGrant, ebayConsentUrl } from '../portals/eb
 import { ebayScopes } from '../portals/ebay/ebay-token';
 import { realConnectors } from '../portals/connector';
 import { portalTargetRepository } from '../portals/portal-target.repository';
+import { shopifyDomainPattern } from '../portals/shopify/shopify-credentials';
+import { installQueryValid, isShopDomain, ShopifyApp, shopifyInstallGrant, shopifyInstallUrl, storeOrigin } from '../portals/shopify/shopify-install';
+import { ensureWebhooks } from '../portals/shopify/shopify-webhooks';
+import { shopifyScopes } from '../../config/channel-apps';
+import { db } from '../db/knex';
 import { ConsentState, issueConsentState, takeConsentState } from './consent-state';
 
-export const consentConnectors = ['ebay', 'amazon_sp'] as const;
+export const consentConnectors = ['ebay', 'amazon_sp', 'shopify'] as const;
 export type ConsentConnector = (typeof consentConnectors)[number];
 
 /** A callback that connected nothing: the page shows the message with this status. */
 export class ConsentFailed extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 502 | 503 = 400,
+    readonly status: 400 | 403 | 502 | 503 = 400,
   ) {
     super(message);
   }
@@ -74,6 +79,32 @@ export function spApiApplication(): SpApiApplication {
   };
 }
 
+/** Kontor's Shopify app, or a 503 naming the variables to set. */
+export function shopifyApp(): ShopifyApp {
+  const app = config().shopifyApplication;
+  if (!app.apiKey || !app.apiSecret)
+    throw domainError(
+      'service_unavailable',
+      'the Shopify install is not configured on this installation: set SHOPIFY_API_KEY and SHOPIFY_API_SECRET (the app client id and secret)',
+    );
+  return { apiKey: app.apiKey, apiSecret: app.apiSecret, redirectUri: app.redirectUri, storeUrl: app.storeUrl };
+}
+
+/**
+ * The store a Shopify install link is for: the one given (lower-cased), else the one the portal
+ * account was connected to before; neither is a 400 naming shop_domain.
+ */
+async function shopOf(accountId: number, portalAccountId: number, given: string | undefined): Promise<string> {
+  if (given !== undefined) {
+    const shop = given.trim().toLowerCase();
+    if (!shopifyDomainPattern.test(shop)) throw invalidField('shop_domain', "shop_domain must be the store's <name>.myshopify.com domain");
+    return shop;
+  }
+  const stored = (await portalTargetRepository.target(db(), accountId, portalAccountId))?.credentials.shop_domain;
+  if (typeof stored === 'string' && isShopDomain(stored)) return stored;
+  throw invalidField('shop_domain', "shop_domain is required for connector shopify: the store's <name>.myshopify.com domain");
+}
+
 /** The portal a connector serves; a portal account of another platform cannot take it. */
 function portalOf(row: PortalAccountRow, connector: ConsentConnector): string {
   const portal = Object.keys(realConnectors).find((p) => realConnectors[p] === connector)!;
@@ -87,7 +118,13 @@ function portalOf(row: PortalAccountRow, connector: ConsentConnector): string {
  * `scopes` may narrow Kontor's (a seller who does not want feedback left, say); the link asks
  * for them, the state keeps them, and the account's token refreshes ask for no more.
  */
-export async function startConsent(accountId: number, portalAccountId: number, connector: string, scopes?: string[]): Promise<{ url: string }> {
+export async function startConsent(
+  accountId: number,
+  portalAccountId: number,
+  connector: string,
+  scopes?: string[],
+  shopDomain?: string,
+): Promise<{ url: string }> {
   if (!(consentConnectors as readonly string[]).includes(connector))
     throw invalidField('connector', `connector must be one of ${consentConnectors.join(', ')}`);
   const wanted = connector as ConsentConnector;
@@ -96,8 +133,15 @@ export async function startConsent(accountId: number, portalAccountId: number, c
     const unknown = scopes.find((s) => !ebayScopes.includes(s));
     if (scopes.length === 0 || unknown !== undefined) throw invalidField('scope', `scope names one or more of ${ebayScopes.join(', ')}`);
   }
+  if (shopDomain !== undefined && wanted !== 'shopify') throw invalidField('shop_domain', 'shop_domain is taken for connector shopify only');
   const row = await getPortalAccount(accountId, portalAccountId);
   portalOf(row, wanted);
+  if (wanted === 'shopify') {
+    const shop = await shopOf(accountId, row.id, shopDomain);
+    const app = shopifyApp();
+    const state = await issueConsentState({ accountId, portalAccountId: row.id, connector: 'shopify', shop });
+    return { url: shopifyInstallUrl(app, shop, state, shopifyScopes) };
+  }
   // The application is checked before a state is issued: an unconfigured one leaves nothing behind.
   const app = wanted === 'ebay' ? ebayApplication() : spApiApplication();
   const asked = scopes ? ebayScopes.filter((s) => scopes.includes(s)) : undefined;
@@ -190,4 +234,34 @@ export async function completeAmazonConsent(query: Record<string, unknown>): Pro
   if (marketplaces.length === 0) throw new ConsentFailed('The Amazon account takes part in no marketplace; nothing was changed.');
   await connect(row, 'amazon_sp', apiUrl, { ...credentials, marketplace_id: marketplaces.join(',') });
   return { portal_account_id: row.id, name: row.name, login: await loginOf(row.account_id), connector: 'amazon_sp', notes: [] };
+}
+
+/**
+ * A store's install callback (code, hmac, shop, state, timestamp): the hmac checked first (a
+ * forged callback burns no state: 403), then the state (once, and for this store), the code
+ * exchanged at the store, the token sealed with the scopes granted and Kontor's client_id (its
+ * webhooks carry Kontor's signature), and the webhooks subscribed (failing that, the account is
+ * connected all the same and the page says the orders come by the poll).
+ */
+export async function completeShopifyInstall(query: Record<string, unknown>): Promise<ConsentOutcome> {
+  const app = shopifyApp();
+  if (!installQueryValid(query, app.apiSecret)) throw new ConsentFailed("This answer does not carry Shopify's signature (hmac); nothing was changed.", 403);
+  const shop = typeof query.shop === 'string' ? query.shop.toLowerCase() : '';
+  if (!isShopDomain(shop)) throw new ConsentFailed('The answer names no <name>.myshopify.com store; nothing was changed.');
+  const { bound, row } = await boundState(query.state, 'shopify');
+  if (bound.shop !== shop) throw new ConsentFailed(`This link was made for the store ${bound.shop ?? 'unknown'}, not ${shop}; nothing was changed.`);
+  if (typeof query.code !== 'string' || query.code === '') throw new ConsentFailed('Shopify sent no authorization code; nothing was changed.');
+  const granted = await shopifyInstallGrant(app, shop, query.code).catch(channelFailure);
+  const baseUrl = storeOrigin(app, shop);
+  const credentials: Record<string, string> = { shop_domain: shop, access_token: granted.access_token, scopes: granted.scope, client_id: app.apiKey };
+  await connect(row, 'shopify', baseUrl, credentials);
+  const notes: string[] = [];
+  try {
+    await ensureWebhooks(row.account_id, { portalAccountId: row.id, connector: 'shopify', baseUrl, credentials });
+  } catch (err) {
+    notes.push(
+      `Shopify's webhooks are not subscribed yet (${err instanceof Error ? err.message : 'no answer'}); orders come in by the regular fetch, and the next one tries again.`,
+    );
+  }
+  return { portal_account_id: row.id, name: row.name, login: await loginOf(row.account_id), connector: 'shopify', notes };
 }

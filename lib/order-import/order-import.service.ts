@@ -13,6 +13,7 @@ import type { PortalId } from '../portals/portal.registry';
 import { realConnectors } from '../portals/connector';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
 import { portalTargetRepository } from '../portals/portal-target.repository';
+import { subscribeOnce } from '../portals/shopify/shopify-webhooks';
 import type { ChannelOrder, ChannelOrderPage } from '../portals/channel-order.type';
 import { createTaskOnce } from '../task/task.service';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
@@ -118,6 +119,8 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
   const portal = importPortalOf(account);
   const target = await portalTargetRepository.target(db(), account.account_id, account.id);
   if (!target) throw noLongerExists(accountLabel(account));
+  // A Shopify store not yet subscribed (a development account, one connected before webhooks) is, once; a failure never stops the fetch.
+  if (target.connector === 'shopify') await subscribeOnce(account.account_id, target);
   const adapter = adapterFor(portal, target.connector);
   const startedAt = new Date();
   const overlap = portal === 'market_d' ? marketDOverlapMs : overlapMs;

@@ -1,7 +1,7 @@
 /**
  * Support's side of connecting a seller's channel account (issue 30 point 3):
- *   kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp
- *     prints {url}: the consent link to hand to the seller (good once, for 10 minutes), as
+ *   kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp|shopify [--shop-domain S.myshopify.com]
+ *     prints {url}: the consent (Shopify: install) link to hand to the seller (good once, for 10 minutes), as
  *     POST admin/portal_account/{id}/consent/ answers it;
  *   kontor portal-account take-over --login L --portal-account ID [--listing-id X ...] [--sku S ...]
  *     migrates the seller's Seller Hub / Trading API listings (--listing-id), confirms Inventory API
@@ -14,7 +14,7 @@ import { startConsent } from '../admin/portal-account-consent.service';
 import { takeOverListings } from './ebay-take-over.service';
 
 export const portalConnectUsage =
-  'kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp | kontor portal-account take-over --login L --portal-account ID [--listing-id X ...] [--sku S ...]';
+  'kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp|shopify [--shop-domain S.myshopify.com] | kontor portal-account take-over --login L --portal-account ID [--listing-id X ...] [--sku S ...]';
 
 function portalAccountId(value: unknown): number {
   if (!/^\d{1,9}$/.test(String(value)) || Number(value) < 1) throw new AdminCommandError('--portal-account must be a portal account id');
@@ -24,9 +24,10 @@ function portalAccountId(value: unknown): number {
 export async function runPortalConnectCommand(command: string | undefined, sub: string | undefined, rest: string[]): Promise<unknown> {
   if (command !== 'portal-account') return undefined;
   if (sub === 'consent') {
-    const v = read(rest, ['login', 'portal-account', 'connector'], []);
+    const v = read(rest, ['login', 'portal-account', 'connector'], ['shop-domain']);
     const accountId = await accountOf(String(v.login));
-    return explain(() => startConsent(accountId, portalAccountId(v['portal-account']), String(v.connector)));
+    const shop = typeof v['shop-domain'] === 'string' ? v['shop-domain'] : undefined;
+    return explain(() => startConsent(accountId, portalAccountId(v['portal-account']), String(v.connector), undefined, shop));
   }
   if (sub === 'take-over') {
     let parsed;

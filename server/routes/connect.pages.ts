@@ -7,18 +7,28 @@
  *   bad, expired or replayed link, which changes nothing).
  * - GET /connect/ebay/account-deletion?challenge_code=: {challengeResponse}; POST there: eBay's
  *   signed account deletion notification, 204 once acted on, 412 for a bad signature.
+ * - GET /connect/shopify/callback: a store's install of Kontor's app (code, hmac, shop, state,
+ *   timestamp); a bad hmac is a 403 page. POST /connect/shopify/webhooks: Shopify's webhooks,
+ *   200 {outcome} once verified and queued, 401 for a bad signature.
  */
 import express, { Request, Response } from 'express';
 import { connectPaths } from '../../config/channel-apps';
-import { completeAmazonConsent, completeEbayConsent, ConsentFailed, ConsentOutcome } from '../../lib/admin/portal-account-consent.service';
+import {
+  completeAmazonConsent,
+  completeEbayConsent,
+  completeShopifyInstall,
+  ConsentFailed,
+  ConsentOutcome,
+} from '../../lib/admin/portal-account-consent.service';
 import { DomainError } from '../../lib/errors';
 import { receiveEbayDeletion, ebayChallenge } from '../../lib/portal-connect/ebay-deletion.service';
+import { receiveShopifyWebhook, ShopifyWebhookRefused } from '../../lib/portal-connect/shopify-webhook.service';
 import { EbayNotificationRefused } from '../../lib/portals/ebay/ebay-account-deletion';
 import { sendError, toDomainError } from '../framework/respond';
 
 const escape = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-const channelName = { ebay: 'eBay', amazon_sp: 'Amazon' } as const;
+const channelName = { ebay: 'eBay', amazon_sp: 'Amazon', shopify: 'Shopify' } as const;
 
 function page(title: string, lines: string[]): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -73,6 +83,31 @@ export function connectPages(): express.Router {
   router.get(under(connectPaths.ebayAccepted), consentRoute(completeEbayConsent));
   router.get(under(connectPaths.ebayDeclined), consentRoute(completeEbayConsent));
   router.get(under(connectPaths.amazonAuthorized), consentRoute(completeAmazonConsent));
+  router.get(under(connectPaths.shopifyCallback), consentRoute(completeShopifyInstall));
+  router.post(
+    under(connectPaths.shopifyWebhooks),
+    // The signature covers the bytes Shopify sent: the body is read raw, never re-serialised.
+    express.raw({ type: () => true, limit: '1mb' }),
+    async (req: Request, res: Response) => {
+      try {
+        const answer = await receiveShopifyWebhook({
+          raw: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
+          hmac: req.get('x-shopify-hmac-sha256'),
+          topic: req.get('x-shopify-topic'),
+          shop: req.get('x-shopify-shop-domain'),
+          webhookId: req.get('x-shopify-webhook-id'),
+        });
+        res.status(200).set('Cache-Control', 'no-store').json(answer);
+      } catch (err) {
+        if (err instanceof ShopifyWebhookRefused) {
+          req.context.log.warn({ reason: err.message, shop: req.get('x-shopify-shop-domain') }, 'shopify webhook refused');
+          res.status(err.status).json({ error: err.message });
+          return;
+        }
+        sendError(req, res, err instanceof DomainError ? err : toDomainError(err, req.context.log));
+      }
+    },
+  );
 
   router.get(under(connectPaths.ebayAccountDeletion), (req: Request, res: Response) => {
     try {

@@ -5,6 +5,7 @@ import { endpoint, ok } from '../../lib/http/endpoint';
 import { Joi, list, portalAccountRef } from '../../lib/http/schema';
 import { getPortalAccount, PortalAccountRef } from '../../lib/portal-account/portal-account.service';
 import { ebayScopes } from '../../lib/portals/ebay/ebay-token';
+import { shopifyDomainPattern } from '../../lib/portals/shopify/shopify-credentials';
 import { maxTakeOverListings, takeOverListings } from '../../lib/portal-connect/ebay-take-over.service';
 
 /** The portal account a path names, if the token's authorization covers it (one bound to another answers 404, as a foreign one). */
@@ -20,17 +21,21 @@ async function ownPortalAccount(caller: Caller, ref: PortalAccountRef): Promise<
  * existing eBay listings. The consent's callbacks are pages outside the API (connect.pages.ts).
  */
 export const portalAccountConnectEndpoints = [
-  endpoint<{ portal_account_id: PortalAccountRef }, { connector: string; scope?: string[] }>({
+  endpoint<{ portal_account_id: PortalAccountRef }, { connector: string; scope?: string[]; shop_domain?: string }>({
     method: 'POST',
     path: 'admin/portal_account/{portal_account_id}/consent/',
     summary:
-      "The link the seller opens to let Kontor reach the portal account's channel: connector ebay (eBay's consent) or amazon_sp (Seller Central's authorization). Good once, for 10 minutes; the channel sends the seller back to Kontor, which stores the credentials (never shown) and connects the account. scope (ebay only) narrows the eBay scopes asked for; Kontor's token refreshes then ask for no more.",
+      "The link the seller opens to let Kontor reach the portal account's channel: connector ebay (eBay's consent), amazon_sp (Seller Central's authorization) or shopify (the store installs Kontor's Shopify app). Good once, for 10 minutes; the channel sends the seller back to Kontor, which stores the credentials (never shown) and connects the account. scope (ebay only) narrows the eBay scopes asked for; Kontor's token refreshes then ask for no more. shop_domain (shopify only): the store's <name>.myshopify.com domain, default the one the account was connected to.",
     scope: 'admin_w',
     params: Joi.object({ portal_account_id: portalAccountRef() }),
-    body: Joi.object({ connector: Joi.string().valid('ebay', 'amazon_sp').required(), scope: list(Joi.string().valid(...ebayScopes)).min(1) }),
+    body: Joi.object({
+      connector: Joi.string().valid('ebay', 'amazon_sp', 'shopify').required(),
+      scope: list(Joi.string().valid(...ebayScopes)).min(1),
+      shop_domain: Joi.string().trim().lowercase().max(100).pattern(shopifyDomainPattern),
+    }),
     response: ['url'],
     async handle({ caller, params, body }) {
-      return ok(await startConsent(caller.accountId, await ownPortalAccount(caller, params.portal_account_id), body.connector, body.scope));
+      return ok(await startConsent(caller.accountId, await ownPortalAccount(caller, params.portal_account_id), body.connector, body.scope, body.shop_domain));
     },
   }),
 

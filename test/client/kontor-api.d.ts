@@ -1003,7 +1003,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** The link the seller opens to let Kontor reach the portal account's channel: connector ebay (eBay's consent) or amazon_sp (Seller Central's authorization). Good once, for 10 minutes; the channel sends the seller back to Kontor, which stores the credentials (never shown) and connects the account. scope (ebay only) narrows the eBay scopes asked for; Kontor's token refreshes then ask for no more. */
+    /** The link the seller opens to let Kontor reach the portal account's channel: connector ebay (eBay's consent), amazon_sp (Seller Central's authorization) or shopify (the store installs Kontor's Shopify app). Good once, for 10 minutes; the channel sends the seller back to Kontor, which stores the credentials (never shown) and connects the account. scope (ebay only) narrows the eBay scopes asked for; Kontor's token refreshes then ask for no more. shop_domain (shopify only): the store's <name>.myshopify.com domain, default the one the account was connected to. */
     post: operations['post_admin_portal_account_portal_account_id_consent'];
     delete?: never;
     /** What the methods of this path take and answer, and the versions. */
@@ -5850,7 +5850,7 @@ export interface components {
     };
     post_admin_portal_account_portal_account_id_consent_request: {
       /** @enum {unknown} */
-      connector: 'ebay' | 'amazon_sp';
+      connector: 'ebay' | 'amazon_sp' | 'shopify';
       scope?:
         | (
             | 'https://api.ebay.com/oauth/api_scope/sell.inventory'
@@ -5863,6 +5863,7 @@ export interface components {
             | 'https://api.ebay.com/oauth/api_scope/commerce.feedback'
           ) &
             unknown);
+      shop_domain?: string & unknown;
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
     };

@@ -31,6 +31,7 @@ import * as invoiceXrechnung from './20261126_0910_invoice_xrechnung';
 import * as ebayAccountDeletion from './20261126_1000_ebay_account_deletion';
 import * as kauflandConnector from './20261126_1100_kaufland_connector';
 import * as shopifyConnector from './20261126_1200_shopify_connector';
+import * as shopifyStore from './20261126_1300_shopify_store';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   '20261126_1000_ebay_account_deletion': ebayAccountDeletion,
   '20261126_1100_kaufland_connector': kauflandConnector,
   '20261126_1200_shopify_connector': shopifyConnector,
+  '20261126_1300_shopify_store': shopifyStore,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
