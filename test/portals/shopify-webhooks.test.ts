@@ -19,6 +19,7 @@ import { webhookSignature } from '../../lib/portals/shopify/shopify-webhooks';
 import type { WebhookDelivery } from '../../sandbox/shopify-webhooks.sandbox';
 import { Sandbox, sandboxKeepingContract, waitFor } from '../fleet/support';
 import { apiBase, call, newSeller, Seller } from '../support/api';
+import { kontor } from '../support/cli';
 import { startQueueWorker } from '../support/queue-worker';
 
 describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’s import) and the app install', function () {
@@ -250,6 +251,72 @@ describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’
     expect(order.status).to.equal(201);
     await waitFor('the order imported', async () => ((await ordersOf(seller, pa)).length === 1 ? true : undefined), 20000);
     expect((await ordersOf(seller, pa))[0]!.external_order_id).to.equal(String(order.body.id).split('/').pop());
+  });
+
+  it('when the store uninstalls the app or a buyer asks for their data or its erasure, then the sellers it reaches get a task each, once; the uninstalled store’s orders no longer come by webhook', async () => {
+    const seller = await newSeller();
+    const pa = await subscribedStore(seller, 'WH-3');
+    const shop = `sandbox-${pa}.myshopify.com`;
+    const tasks = async () =>
+      ((await call('task/', { token: seller.token })).body.task as { title: string; text: string; priority: string }[]).filter((t) =>
+        t.title.startsWith('Shopify'),
+      );
+
+    const request = JSON.stringify({ shop_domain: shop, customer: { id: 191167, email: 'john@example.com' }, orders_requested: [299938, 280263] });
+    const requestHeaders = signed(request, shop, crypto.randomUUID(), 'customers/data_request');
+    expect(await deliver(request, requestHeaders)).to.deep.equal({ status: 200, body: { outcome: 'acted' } });
+    expect(await deliver(request, requestHeaders)).to.deep.equal({ status: 200, body: { outcome: 'duplicate' } });
+    const redact = JSON.stringify({ shop_domain: shop, customer: { id: 191167, email: 'john@example.com' }, orders_to_redact: [299938] });
+    expect((await deliver(redact, signed(redact, shop, crypto.randomUUID(), 'customers/redact'))).body).to.deep.equal({ outcome: 'acted' });
+    // A compliance webhook with a bad signature: 401, as Shopify requires.
+    expect(
+      (await deliver(redact, { ...signed(redact, shop, crypto.randomUUID(), 'customers/redact'), 'X-Shopify-Hmac-Sha256': webhookSignature(redact, 'x') }))
+        .status,
+    ).to.equal(401);
+    const asked = await tasks();
+    expect(asked.map((t) => t.title)).to.deep.equal([`Shopify: a buyer of ${shop} asks for their data`, `Shopify: a buyer of ${shop} asks for erasure`]);
+    expect(asked[0]!.text).to.contain('john@example.com').and.contain('299938, 280263').and.contain(`portal account ${pa}`);
+
+    const uninstalled = JSON.stringify({ id: 1, domain: shop });
+    expect((await deliver(uninstalled, signed(uninstalled, shop, crypto.randomUUID(), 'app/uninstalled'))).body).to.deep.equal({ outcome: 'acted' });
+    expect((await tasks()).map((t) => [t.title, t.priority]).at(-1)).to.deep.equal([`Shopify: Kontor's app was uninstalled from ${shop}`, 'high']);
+    const order = JSON.stringify({ id: 5 });
+    expect((await deliver(order, signed(order, shop))).body).to.deep.equal({ outcome: 'unknown_shop' });
+  });
+
+  it('when support runs kontor portal-account consent --connector shopify, then it prints the store’s install link, which connects the account', async () => {
+    const seller = await newSeller();
+    const { id: pa } = await createPortalAccount(seller.id, { name: 'CLI store', platform: 'webshop' });
+    const shop = `cli-${crypto.randomBytes(3).toString('hex')}.myshopify.com`;
+    const app = config().shopifyApplication;
+    const env = {
+      QUEUE_PREFIX: config().queuePrefix,
+      SHOPIFY_API_KEY: app.apiKey!,
+      SHOPIFY_API_SECRET: app.apiSecret!,
+      SHOPIFY_REDIRECT_URI: app.redirectUri,
+      SHOPIFY_STORE_URL: sandbox.url,
+    };
+    const before = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      const base = ['portal-account', 'consent', '--login', seller.login, '--portal-account', String(pa), '--connector', 'shopify'];
+      const missing = await kontor(...base);
+      expect(missing.code).to.not.equal(0);
+      expect(missing.err).to.contain('shop_domain');
+      const printed = await kontor(...base, '--shop-domain', shop);
+      expect(printed.code, printed.err).to.equal(0);
+      const link = new URL((JSON.parse(printed.out) as { url: string }).url);
+      expect(link.searchParams.get('shop')).to.equal(shop);
+      const approved = await fetch(link, { redirect: 'manual' });
+      const page = await fetch(approved.headers.get('location')!);
+      expect(page.status, await page.text()).to.equal(200);
+      expect(await db()('portal_account').where({ id: pa }).first('connector')).to.deep.equal({ connector: 'shopify' });
+    } finally {
+      for (const k of Object.keys(env)) {
+        if (before[k] === undefined) delete process.env[k];
+        else process.env[k] = before[k];
+      }
+    }
   });
 
   it('the sandbox answers an exchange with a wrong secret or a used code as Shopify does, and refuses a webhookSubscriptionCreate the schema does not take', async () => {
