@@ -14,6 +14,7 @@ import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
 import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
+import { shopifyStoreRepository } from '../../lib/portals/shopify/shopify-store.repository';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import { webhookSignature } from '../../lib/portals/shopify/shopify-webhooks';
 import type { WebhookDelivery } from '../../sandbox/shopify-webhooks.sandbox';
@@ -251,6 +252,19 @@ describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’
     expect(order.status).to.equal(201);
     await waitFor('the order imported', async () => ((await ordersOf(seller, pa)).length === 1 ? true : undefined), 20000);
     expect((await ordersOf(seller, pa))[0]!.external_order_id).to.equal(String(order.body.id).split('/').pop());
+  });
+
+  it('when two Kontor accounts connected the same store, then one delivery queues the import of each', async () => {
+    const shop = `shared-${crypto.randomBytes(3).toString('hex')}.myshopify.com`;
+    const accounts: number[] = [];
+    for (const seller of [await newSeller(), await newSeller()]) {
+      const { id } = await createPortalAccount(seller.id, { name: 'Shared store', platform: 'webshop' });
+      await shopifyStoreRepository.subscribed(seller.id, id, shop);
+      accounts.push(id);
+    }
+    const body = JSON.stringify({ id: 9 });
+    expect(await deliver(body, signed(body, shop.toUpperCase()))).to.deep.equal({ status: 200, body: { outcome: 'queued' } });
+    for (const pa of accounts) await waitFor(`the import of ${pa}`, async () => (orderQueries(String(pa)) > 0 ? true : undefined), 20000);
   });
 
   it('when the store uninstalls the app or a buyer asks for their data or its erasure, then the sellers it reaches get a task each, once; the uninstalled store’s orders no longer come by webhook', async () => {
