@@ -1,61 +1,134 @@
 /**
- * order/list/ with 200 new orders of 3 lines each linked to stock, against the same rows written
- * in one bare transaction with multi-row statements (issue 17: the aim is within 5x of it).
+ * order/list/ of 200 new orders of 3 stock-linked lines in the shapes sellers send (issue 32), each
+ * against its own bare baseline writing the same rows in one multi-row transaction:
+ * - returning: 50 returning buyers, lines spread over 30 items (the case since issue 17);
+ * - marketplace: 200 new buyers, each with a billing address, as a marketplace's orders come;
+ * - best-seller: 50 returning buyers, every line the same item.
+ * With stock/list/ of 200 new items against its bare baseline (bench/stock.ts), all in two
+ * settings of one run: the web process alone (the app in this process), and the whole service
+ * as `npm start` runs it (bench/service.ts: every Procfile process, workers idle beside it).
+ * Each line prints the p50 and the ratio, and the web process's Postgres statements (each a
+ * round trip: pg sends one at a time) and Redis commands per call and per order.
  */
+import crypto from 'node:crypto';
 import type { BenchCase } from './cases';
 import { db } from '../lib/db/knex';
-import { benchBase, benchCall, benchDone, benchSeller, median, report, time, warmUpCalls } from './order-support';
+import { callCounts, CallCounts, callsBetween } from './call-counter';
+import { benchBase, benchCallAt, benchDone, benchSeller, median, report, time, warmUpCalls } from './order-support';
+import { startService } from './service';
+import { bareList, listItem } from './stock';
 
 const runs = 5;
 const items = 30;
+const orderCount = 200;
 
-function orderList(skus: string[]) {
-  return Array.from({ length: 200 }, (_, i) => ({
-    customer: { email: `buyer${i % 50}@bench.example`, username: `buyer${i % 50}` },
-    payment_method_id: 'COD',
-    shipping: { fee: '4.90' },
-    line: [0, 1, 2].map((j) => ({ id: j + 1, name: `item ${j}`, quantity: 1 + j, price: '9.99', stock_align_id: skus[(i * 3 + j) % skus.length] })),
-  }));
+/** One order of a shape: its buyer and the items its 3 lines take from (indexes into the bench's items). */
+interface OrderSpec {
+  email: string;
+  username: string;
+  address?: Record<string, string>;
+  items: number[];
+}
+
+interface Shape {
+  name: string;
+  label: string;
+  /** Whether its buyers are new at every call (they get new customers). */
+  newBuyers: boolean;
+  /** The orders of one call; `call` makes new buyers new again. */
+  orders(call: string): OrderSpec[];
+}
+
+const spread = (i: number) => [0, 1, 2].map((j) => (i * 3 + j) % items);
+
+const shapes: Shape[] = [
+  {
+    name: 'returning',
+    label: '50 returning buyers, lines spread',
+    newBuyers: false,
+    orders: () => Array.from({ length: orderCount }, (_, i) => ({ email: `buyer${i % 50}@bench.example`, username: `buyer${i % 50}`, items: spread(i) })),
+  },
+  {
+    name: 'marketplace',
+    label: '200 new buyers with addresses',
+    newBuyers: true,
+    orders: (call) =>
+      Array.from({ length: orderCount }, (_, i) => ({
+        email: `m-${call}-${i}@bench.example`,
+        username: `m-${call}-${i}`,
+        address: { name: `Buyer ${i}`, street: `Hauptstrasse ${i + 1}`, zip: String(10000 + i), city: 'Berlin', country_iso2: 'DE' },
+        items: spread(i),
+      })),
+  },
+  {
+    name: 'best-seller',
+    label: '50 returning buyers, every line one item',
+    newBuyers: false,
+    orders: () => Array.from({ length: orderCount }, (_, i) => ({ email: `buyer${i % 50}@bench.example`, username: `buyer${i % 50}`, items: [0, 0, 0] })),
+  },
+];
+
+function orderList(specs: OrderSpec[]) {
+  return {
+    order: specs.map((o) => ({
+      customer: { email: o.email, username: o.username, ...(o.address ? { address: o.address } : {}) },
+      payment_method_id: 'COD',
+      shipping: { fee: '4.90' },
+      line: o.items.map((item, j) => ({ id: j + 1, name: `item ${j}`, quantity: 1 + j, price: '9.99', stock_align_id: `BENCH-${item}` })),
+    })),
+  };
 }
 
 /**
  * The bare baseline: one transaction writing the rows the API writes with multi-row statements
- * (numbers reserved in one statement, customers, orders, lines, stock rows locked in id order
- * and decremented with one UPDATE ... FROM (VALUES ...), movements and outbox rows in one INSERT
- * each), with no validation, rules or envelope. The floor a set-based order/list/ can reach.
+ * (numbers reserved in one statement each, customers inserted or updated in one, orders, lines,
+ * stock rows locked in id order and decremented with one UPDATE ... FROM (VALUES ...), movements
+ * and outbox rows in one INSERT each), with no validation, rules or envelope. The floor a
+ * set-based order/list/ can reach.
  */
-async function bareBaseline(accountId: number, stockIds: number[], round: number): Promise<void> {
+async function bareBaseline(accountId: number, stockIds: number[], specs: OrderSpec[], newBuyers: boolean): Promise<void> {
   await db().transaction(async (trx) => {
-    const counter = await trx.raw(
-      `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, 'order', 200)
-      ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + 200 RETURNING last_value`,
-      [accountId],
-    );
-    const first = Number(counter.rows[0].last_value) - 199;
-    const buyers = Array.from({ length: 50 }, (_, b) => ({
-      account_id: accountId,
-      number: `bare-${round}-${b}`,
-      email: `buyer${b}@bench.example`,
-      username: `buyer${b}`,
-      shop_username: [`buyer${b}`],
-    }));
+    const reserve = async (kind: string, count: number) => {
+      const counter = await trx.raw(
+        `INSERT INTO order_counter (account_id, kind, last_value) VALUES (?, ?, ?)
+        ON CONFLICT (account_id, kind) DO UPDATE SET last_value = order_counter.last_value + ? RETURNING last_value`,
+        [accountId, kind, count, count],
+      );
+      return Number(counter.rows[0].last_value) - count + 1;
+    };
+    const buyers = [...new Map(specs.map((o) => [o.email, o])).values()];
+    // Returning buyers: fixed numbers, so every call after the first updates them (what the API does).
+    const firstCustomer = newBuyers ? await reserve('customer', buyers.length) : 0;
     const customers = (await trx('customer')
-      .insert(buyers)
+      .insert(
+        buyers.map((b, i) => ({
+          account_id: accountId,
+          number: newBuyers ? String(firstCustomer + i) : `bare-${b.username}`,
+          email: b.email,
+          username: b.username,
+          shop_username: [b.username],
+          address_name: b.address?.name ?? null,
+          address: b.address ? JSON.stringify(b.address) : null,
+        })),
+      )
       .onConflict(['account_id', 'number'])
-      .merge(['email', 'username'])
-      .returning(['internal_id', 'number'])) as { internal_id: string; number: string }[];
-    const customerOf = new Map(customers.map((c) => [c.number, c]));
+      .merge(['email', 'username', 'updated_at'])
+      .returning(['internal_id', 'number', 'email'])) as { internal_id: string; number: string; email: string }[];
+    const customerOf = new Map(customers.map((c) => [c.email, c]));
+    const first = await reserve('order', specs.length);
     const orders = (await trx('sales_order')
       .insert(
-        Array.from({ length: 200 }, (_, i) => {
-          const customer = customerOf.get(`bare-${round}-${i % 50}`)!;
+        specs.map((o, i) => {
+          const customer = customerOf.get(o.email)!;
           return {
             account_id: accountId,
             number: first + i,
             id: `${first + i}_2026_11`,
             customer_internal_id: customer.internal_id,
             customer_number: customer.number,
-            customer_email: `buyer${i % 50}@bench.example`,
+            customer_email: o.email,
+            customer_username: o.username,
+            customer: JSON.stringify(o.address ? { address: o.address } : {}),
             payment_method_id: 'COD',
             shipping_fee: '4.90',
             invoice_amount: '64.84',
@@ -65,14 +138,14 @@ async function bareBaseline(accountId: number, stockIds: number[], round: number
       .returning(['internal_id', 'id', 'number'])) as { internal_id: string; id: string; number: string }[];
     orders.sort((a, b) => Number(a.number) - Number(b.number));
     const lines = orders.flatMap((order, i) =>
-      [0, 1, 2].map((j) => ({
+      specs[i]!.items.map((item, j) => ({
         order_internal_id: order.internal_id,
         position: j + 1,
         name: `item ${j}`,
         quantity: 1 + j,
         price: '9.99',
-        stock_align_id: `ID_${stockIds[(i * 3 + j) % stockIds.length]}`,
-        stock_id: stockIds[(i * 3 + j) % stockIds.length]!,
+        stock_align_id: `BENCH-${item}`,
+        stock_id: stockIds[item]!,
         stock_taken: 1 + j,
         orderId: order.id,
       })),
@@ -103,56 +176,93 @@ async function bareBaseline(accountId: number, stockIds: number[], round: number
         };
       }),
     );
+    const event = (section: string, recordId: string) => ({
+      account_id: accountId,
+      queue: 'events',
+      job_name: 'event.emit',
+      payload: JSON.stringify({ accountId, section, type: 'created', recordId }),
+    });
     await trx('outbox').insert([
+      ...(newBuyers ? customers.map((c) => event('customer', c.number)) : []),
       ...[...taken.keys()].map((stockId) => ({
         account_id: accountId,
         queue: 'cia',
         job_name: 'cia.adjust',
         payload: JSON.stringify({ accountId, stockId, reason: 'order' }),
       })),
-      ...orders.map((o) => ({
-        account_id: accountId,
-        queue: 'events',
-        job_name: 'event.emit',
-        payload: JSON.stringify({ accountId, section: 'order', type: 'created', recordId: o.id }),
-      })),
+      ...orders.map((o) => event('order', o.id)),
     ]);
   });
 }
 
+/** Statements and Redis commands of one call, per call and per order. */
+function callsLine(label: string, calls: CallCounts, orders: number): void {
+  const redis = Object.values(calls.redis).reduce((sum, n) => sum + n, 0);
+  process.stdout.write(
+    `  ${label}: ${calls.pg} statements (${(calls.pg / orders).toFixed(2)} per order), ${redis} Redis commands, of the web process for one call\n`,
+  );
+}
+
+/** Every shape and stock/list/ against one API (the in-process app, or the whole service's web process). */
+async function measure(setting: string, api: string, calls: () => Promise<CallCounts>): Promise<void> {
+  const seller = await benchSeller();
+  const stock = (await db()('stock')
+    .insert(Array.from({ length: items }, (_, i) => ({ account_id: seller.id, name: `bench ${i}`, sku: `BENCH-${i}`, quantity: 1e8, quantity_available: 1e8 })))
+    .returning('id')) as { id: number }[];
+  const stockIds = stock.map((r) => r.id);
+  const tag = crypto.randomBytes(4).toString('hex');
+  let call = 0;
+  for (const shape of shapes) {
+    const next = () => shape.orders(`${tag}-${call++}`);
+    const post = (specs: OrderSpec[]) => benchCallAt(api, 'order/list/', seller.token, orderList(specs), 207);
+    for (let w = 0; w < warmUpCalls; w++) {
+      await post(next());
+      await bareBaseline(seller.id, stockIds, next(), shape.newBuyers);
+    }
+    const apiMs: number[] = [];
+    const bareMs: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const body = next();
+      apiMs.push(await time(() => post(body)));
+      const bare = next();
+      bareMs.push(await time(() => bareBaseline(seller.id, stockIds, bare, shape.newBuyers)));
+    }
+    report(`${setting}: order/list/ ${shape.name} (${shape.label})`, median(apiMs), median(bareMs));
+    const body = next();
+    const before = await calls();
+    await post(body);
+    callsLine(shape.name, callsBetween(before, await calls()), orderCount);
+  }
+  const postStock = (run: number) => benchCallAt(api, 'stock/list/', seller.token, { stock: Array.from({ length: 200 }, (_, i) => listItem(run, i)) }, 207);
+  for (let w = 0; w < warmUpCalls; w++) {
+    await postStock(-1 - w);
+    await bareList(seller.id, -101 - w);
+  }
+  const apiMs: number[] = [];
+  const bareMs: number[] = [];
+  for (let r = 1; r <= runs; r++) {
+    apiMs.push(await time(() => postStock(r)));
+    bareMs.push(await time(() => bareList(seller.id, r + 100)));
+  }
+  report(`${setting}: stock/list/ 200 new items`, median(apiMs), median(bareMs));
+  const before = await calls();
+  await postStock(1000);
+  callsLine('stock/list/', callsBetween(before, await calls()), 200);
+}
+
 export const orderListBench: BenchCase = {
   name: 'order-list',
-  description: 'POST order/list/ with 200 new orders of 3 lines each linked to stock, against the same rows in one bare multi-row transaction',
+  description:
+    'POST order/list/ 200 orders x 3 stock lines from returning buyers, new buyers (marketplace) and for one item (best-seller), and POST stock/list/ 200 new items, each against the same rows in one bare multi-row transaction; the web process alone, then the whole service',
   async run() {
-    await benchBase();
-    const seller = await benchSeller();
-    const rows = (await db()('stock')
-      .insert(
-        Array.from({ length: items }, (_, i) => ({ account_id: seller.id, name: `bench ${i}`, sku: `BENCH-${i}`, quantity: 1e8, quantity_available: 1e8 })),
-      )
-      .returning('id')) as { id: number }[];
-    const skus = Array.from({ length: items }, (_, i) => `BENCH-${i}`);
-    const body = { order: orderList(skus) };
-    for (let w = 0; w < warmUpCalls; w++) await benchCall('order/list/', seller.token, body, 207);
-    const api: number[] = [];
-    for (let i = 0; i < runs; i++) api.push(await time(() => benchCall('order/list/', seller.token, body, 207)));
-    const bare: number[] = [];
-    for (let i = 0; i < runs; i++)
-      bare.push(
-        await time(() =>
-          bareBaseline(
-            seller.id,
-            rows.map((r) => r.id),
-            i,
-          ),
-        ),
-      );
-    report('order/list/ 200 orders x 3 stock lines (median of 5)', median(api), median(bare));
-    // The order side alone: the same list without stock links, to show where the time goes.
-    const unlinked = { order: body.order.map((o) => ({ ...o, line: o.line.map(({ stock_align_id: _ref, ...line }) => line) })) };
-    const plain: number[] = [];
-    for (let i = 0; i < runs; i++) plain.push(await time(() => benchCall('order/list/', seller.token, unlinked, 207)));
-    report('order/list/ 200 orders x 3 lines without stock link', median(plain), median(bare));
+    const api = await benchBase();
+    await measure('web alone', api, async () => callCounts());
+    const service = await startService();
+    try {
+      await measure('whole service', service.api, () => service.calls());
+    } finally {
+      await service.stop();
+    }
     await benchDone();
   },
 };

@@ -92,7 +92,12 @@ export async function benchSeller(login?: string): Promise<{ id: number; token: 
 
 /** Calls the API and fails on an unexpected status. */
 export async function benchCall(path: string, token: string, body?: unknown, expected = 200): Promise<Record<string, unknown>> {
-  const res = await fetch(`${await benchBase()}/${path}`, {
+  return benchCallAt(await benchBase(), path, token, body, expected);
+}
+
+/** benchCall against another API base (the web process of a whole service the bench started). */
+export async function benchCallAt(base: string, path: string, token: string, body?: unknown, expected = 200): Promise<Record<string, unknown>> {
+  const res = await fetch(`${base}/${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),

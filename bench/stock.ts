@@ -34,7 +34,8 @@ async function rate(total: number, concurrency: number, fn: (i: number) => Promi
   return total / seconds;
 }
 
-const listItem = (run: number, i: number) => ({
+/** An item of a stock/list/ call (`run` makes its sku and barcode new). */
+export const listItem = (run: number, i: number) => ({
   name: `Bench item ${run}-${i}`,
   sku: `B-${run}-${i}`,
   barcode: String(4000000000000 + run * 1000 + i),
@@ -50,7 +51,7 @@ const listItem = (run: number, i: number) => ({
  * in one transaction of multi-row statements (lister ids reserved in one), with no validation,
  * rules or envelope. The floor a set-based stock/list/ can reach (issue 17: within 3x of it).
  */
-async function bareList(accountId: number, run: number): Promise<void> {
+export async function bareList(accountId: number, run: number): Promise<void> {
   await db().transaction(async (trx) => {
     const listers = (await trx.raw("SELECT nextval('stock_lister_id_seq') AS id FROM generate_series(1, 200)")).rows as { id: string }[];
     const rows = (await trx('stock')

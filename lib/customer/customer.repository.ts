@@ -95,6 +95,9 @@ export interface StoredCustomer {
 /** A stored customer with its contact data, as a batch of orders updates it in memory. */
 export type StoredContact = StoredCustomer & CustomerContact & { updated_at: Date };
 
+/** A customer a batch of orders creates, as it inserts it (customerRepository.insertMany). */
+export type NewCustomer = StoredContact & { currency_id: string };
+
 const contactColumns = ['username', 'comment', 'email', 'vat_id', 'phone_1', 'phone_2', 'fax', 'address_name', 'address'] as const;
 
 export const customerRepository = {
@@ -170,6 +173,68 @@ export const customerRepository = {
        WHERE c.account_id = ? AND c.internal_id = (v.r->>'internal_id')::bigint`;
     if (later) later.defer(sql, [jsonParameter(values), accountId]);
     else await trx.raw(sql, [jsonParameter(values), accountId]);
+  },
+
+  /**
+   * For the customers a batch of orders may create, in one statement: `ids` internal ids from the
+   * table's sequence, the customer counter's value (its lock is held: nothing else moves it), and
+   * which of the `window` numbers it hands out next are in use.
+   */
+  async reserveNew(trx: Knex.Transaction, accountId: number, ids: number, window: number): Promise<{ ids: string[]; counter: number; used: string[] }> {
+    const { rows } = (await trx
+      .raw(
+        `WITH c AS (SELECT COALESCE((SELECT last_value FROM order_counter WHERE account_id = ? AND kind = 'customer'), 0) AS last_value)
+         SELECT c.last_value::text AS counter,
+           ARRAY(SELECT nextval(pg_get_serial_sequence('customer', 'internal_id'))::text FROM generate_series(1, ?)) AS ids,
+           ARRAY(SELECT number FROM customer WHERE account_id = ?
+             AND number = ANY(ARRAY(SELECT (c.last_value + g)::text FROM generate_series(1, ?) g))) AS used
+         FROM c`,
+        [accountId, ids, accountId, window],
+      )
+      .options(prepared)) as { rows: { counter: string; ids: string[]; used: string[] }[] };
+    const row = rows[0]!;
+    return { ids: row.ids, counter: Number(row.counter), used: row.used };
+  },
+
+  /** Which of the customer numbers from, from + 1, … (count of them) are in use in the account. */
+  async numbersInUse(trx: Knex.Transaction, accountId: number, from: number, count: number): Promise<string[]> {
+    const { rows } = (await trx.raw(
+      `SELECT number FROM customer WHERE account_id = ? AND number = ANY(ARRAY(SELECT (?::bigint + g)::text FROM generate_series(0, ? - 1) g))`,
+      [accountId, from, count],
+    )) as { rows: { number: string }[] };
+    return rows.map((r) => r.number);
+  },
+
+  /**
+   * The customers a batch of orders created (internal ids and numbers reserved: reserveNew), in
+   * one INSERT with their final contact data, and the customer counter moved to `counter` (the
+   * last number the batch handed out) in one UPDATE. With `later`, both deferred.
+   */
+  async insertMany(trx: Knex.Transaction, accountId: number, rows: NewCustomer[], counter: number | undefined, later?: DeferredWrites): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows.map((r) => ({
+      ...Object.fromEntries(contactColumns.map((c) => [c, r[c] ?? null])),
+      internal_id: r.internal_id,
+      number: r.number,
+      currency_id: r.currency_id,
+      shop_username: r.shop_username,
+    }));
+    const statements: [string, Knex.RawBinding[]][] = [
+      [
+        `INSERT INTO customer (internal_id, account_id, number, currency_id, shop_username, ${contactColumns.join(', ')})
+         SELECT (v.r->>'internal_id')::bigint, ?, v.r->>'number', v.r->>'currency_id',
+           ARRAY(SELECT u FROM jsonb_array_elements_text(v.r->'shop_username') WITH ORDINALITY AS e(u, n) ORDER BY n),
+           ${contactColumns.map((col) => (col === 'address' ? "NULLIF(v.r->'address', 'null'::jsonb)" : `v.r->>'${col}'`)).join(', ')}
+         FROM jsonb_array_elements(?::jsonb) WITH ORDINALITY AS v(r, n) ORDER BY v.n`,
+        [accountId, jsonParameter(values)],
+      ],
+    ];
+    if (counter !== undefined)
+      statements.push([`UPDATE order_counter SET last_value = GREATEST(last_value, ?) WHERE account_id = ? AND kind = 'customer'`, [counter, accountId]]);
+    for (const [sql, bindings] of statements) {
+      if (later) later.defer(sql, bindings);
+      else await trx.raw(sql, bindings);
+    }
   },
 
   async insert(trx: Knex.Transaction, accountId: number, number: string, currencyId: string, contact: CustomerContact): Promise<string> {

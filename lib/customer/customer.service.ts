@@ -51,7 +51,7 @@ export async function linkCustomer(
   // Only a customer named by number or e-mail can be found again.
   const named = input.id !== undefined || Boolean(input.email);
   if (book) {
-    const known = await findInBook(trx, scope, input, named, book);
+    const known = await findInBook(trx, input, named, book);
     if (known) {
       // A batch of orders: the book writes the customer's final contact data once, with the orders (CustomerBook.write).
       book.update(known, contact);
@@ -70,13 +70,17 @@ export async function linkCustomer(
   // Outside the scope, a number in use is another portal account's customer: not this caller's to reuse.
   if (number !== undefined && scope.portalAccountGrant !== 'all' && (await customerRepository.numberExists(trx, accountId, number)))
     throw notFound(`customer ${number}`, 'customer.id');
+  if (book) {
+    // Numbered, inserted and announced with the batch's orders (CustomerBook.write).
+    const row = await book.create(trx, number, contact, currencyId);
+    return { internalId: row.internal_id, number: row.number, created: true };
+  }
   while (number === undefined) {
     // A client may have given a number the counter reaches later: skip numbers in use.
     const next = String(await counterRepository.next(trx, accountId, 'customer'));
     if (!(await customerRepository.numberExists(trx, accountId, next))) number = next;
   }
   const internalId = await customerRepository.insert(trx, accountId, number, currencyId, contact);
-  book?.add({ ...contact, internal_id: internalId, number, shop_username: contact.username ? [contact.username] : [], updated_at: new Date() });
   await addToOutbox(trx, accountId, 'event.emit', { accountId, section: 'customer', type: 'created', recordId: number });
   return { internalId, number, created: true };
 }
@@ -105,18 +109,15 @@ async function findLocked(trx: Knex.Transaction, scope: OrderScope, input: Order
 }
 
 /**
- * The customer in the batch's book; one the book does not know (read before another sale created
- * it) joins it, unlocked like the others, so its row is locked only when the batch writes its orders.
+ * The customer in the batch's book. At the first one it does not hold, the book takes the
+ * customer counter's lock and reads its customers again (completeUnderLock: another sale may
+ * have created this one since the load); from then on, a customer it does not hold is new. Those
+ * found again join it unlocked like the others, so their rows are locked only when the batch
+ * writes its orders.
  */
-async function findInBook(
-  trx: Knex.Transaction,
-  scope: OrderScope,
-  input: OrderCustomerFields,
-  named: boolean,
-  book: CustomerBook,
-): Promise<StoredContact | undefined> {
+async function findInBook(trx: Knex.Transaction, input: OrderCustomerFields, named: boolean, book: CustomerBook): Promise<StoredContact | undefined> {
   const known = book.find(input);
-  if (known || !named) return known;
-  await awaitNewCustomers(trx, scope.accountId);
-  return book.reload(trx, scope, input);
+  if (known) return known;
+  await book.completeUnderLock(trx);
+  return named ? book.find(input) : undefined;
 }

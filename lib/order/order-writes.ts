@@ -65,6 +65,8 @@ export class OrderWrites {
   customers?: CustomerBook;
   /** Whether the invoice counter is locked already (takeCountersAhead, or an earlier run). */
   private invoiceLocked: boolean;
+  /** Whether the customer counter is locked already (takeCountersAhead): a run's book then holds every customer it can find. */
+  private readonly customerLocked: boolean;
 
   private readonly accountId: number;
 
@@ -75,6 +77,7 @@ export class OrderWrites {
   ) {
     this.accountId = scope.accountId;
     this.invoiceLocked = countersTaken;
+    this.customerLocked = countersTaken;
   }
 
   /**
@@ -88,6 +91,7 @@ export class OrderWrites {
       this.scope,
       inputs.map((i) => i?.customer ?? {}),
       lockInvoice ? counterRepository.takeStatement(this.accountId, 'invoice', 0) : undefined,
+      this.customerLocked,
     );
     this.invoiceLocked ||= lockInvoice;
   }
@@ -111,10 +115,10 @@ export class OrderWrites {
     const paid = drafts.filter((d) => d.columns.is_paid);
     let invoice = paid.length ? await counterRepository.take(trx, accountId, 'invoice', paid.length) : 0;
     for (const draft of paid) draft.columns.invoice_number = String(invoice++);
-    // The customers' contact data go with the orders' INSERT, after the order counter and before
-    // any stock item: the lock order of every order write (lib/order/README.md).
+    // The customers' contact data (and the new customers) go with the orders' INSERT, after the
+    // order counter and before any stock item: the lock order of every order write (lib/order/README.md).
     const alongside = new DeferredWrites();
-    await customers?.write(trx, accountId, alongside);
+    const customerEvents = (await customers?.write(trx, accountId, alongside)) ?? [];
     const orders = drafts.length ? await orderRepository.insertNumbered(trx, accountId, drafts, alongside) : [];
     await alongside.flush(trx);
     drafts.forEach((draft, i) => {
@@ -129,11 +133,14 @@ export class OrderWrites {
       trx,
       drafts.flatMap((d, i) => d.history.map((text) => ({ order_internal_id: orders[i]!.internalId, text }))),
     );
-    const events: OutboxJob[] = drafts.flatMap((d, i) =>
-      d.events.map((type) => ({
-        job: 'event.emit' as const,
-        payload: { accountId, section: 'order', type, recordId: orders[i]!.id },
-      })),
+    const events: OutboxJob[] = customerEvents;
+    events.push(
+      ...drafts.flatMap((d, i) =>
+        d.events.map((type) => ({
+          job: 'event.emit' as const,
+          payload: { accountId, section: 'order', type, recordId: orders[i]!.id },
+        })),
+      ),
     );
     events.push(
       ...invoiceJobsFor(
