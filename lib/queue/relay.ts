@@ -61,6 +61,8 @@ export class OutboxRelay {
   private readonly heartbeatMs: number;
   private readonly listenUrl: string;
   private heartbeat: NodeJS.Timeout | undefined;
+  /** When the query now out on the listening session was sent. */
+  private sessionQueryAt: number | undefined;
   /** When the last pass started (ms), and the pass waiting for gatherMs to pass since. */
   private lastPass = 0;
   private gathering: { timer: NodeJS.Timeout; done: Promise<void>; fire: () => void } | undefined;
@@ -254,7 +256,7 @@ export class OutboxRelay {
    * default. Both ends watch for that instead: the session asks Postgres to end it after three
    * heartbeats of silence (idle_session_timeout, sent in the start-up packet: no round trip),
    * which frees the lock for a standby; and the relay gives up leading when a heartbeat is not
-   * answered within one period, before it could relay beside a new leader.
+   * answered (beat()).
    */
   private async listen(): Promise<void> {
     if (this.stopped) return;
@@ -289,10 +291,20 @@ export class OutboxRelay {
     }
   }
 
-  /** One heartbeat: unanswered within a period, the session counts as lost. */
+  /**
+   * One heartbeat: unanswered within two periods, the session counts as lost (one period flapped
+   * on a loaded machine). Postgres ends the session after three: the old leader may overlap a new
+   * one briefly at worst, which rows taken FOR UPDATE SKIP LOCKED and job ids already make safe.
+   * A query of the session still out (a standby's try for the lock) is the heartbeat itself:
+   * pg would queue a second one behind it.
+   */
   private beat(client: Client, lost: () => void): void {
-    const timer = setTimeout(lost, this.heartbeatMs);
-    client.query('SELECT 1').then(
+    if (this.sessionQueryAt !== undefined) {
+      if (Date.now() - this.sessionQueryAt > 2 * this.heartbeatMs) lost();
+      return;
+    }
+    const timer = setTimeout(lost, 2 * this.heartbeatMs);
+    this.sessionQuery(client, 'SELECT 1').then(
       () => clearTimeout(timer),
       () => {
         clearTimeout(timer);
@@ -301,10 +313,20 @@ export class OutboxRelay {
     );
   }
 
+  /** A query on the listening session, remembered while it is out (beat()). */
+  private async sessionQuery<R extends object>(client: Client, sql: string, values: unknown[] = []): Promise<R[]> {
+    this.sessionQueryAt = Date.now();
+    try {
+      return (await client.query<R>(sql, values)).rows;
+    } finally {
+      this.sessionQueryAt = undefined;
+    }
+  }
+
   /** Takes the relay lock on the listening connection and listens, or tries again later. */
   private async lead(client: Client): Promise<void> {
     if (this.stopped || this.listener !== client) return;
-    const { rows } = await client.query<{ leader: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS leader', [
+    const rows = await this.sessionQuery<{ leader: boolean }>(client, 'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS leader', [
       `outbox-relay:${config().queuePrefix}`,
     ]);
     if (!rows[0]?.leader) {
@@ -313,7 +335,7 @@ export class OutboxRelay {
       }, this.standbyRetryMs).unref();
       return;
     }
-    await client.query(`LISTEN ${outboxChannel}`);
+    await this.sessionQuery(client, `LISTEN ${outboxChannel}`);
     this.leading = true;
     this.kick();
   }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { config } from '../../config';
 import { db } from '../db/knex';
@@ -96,6 +97,8 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
     {
       connection,
       prefix: config().queuePrefix,
+      // Each job records the worker that ran it (job.processedBy): host and pid, which hosts did what.
+      name: `${hostname()}:${process.pid}`,
       concurrency,
       autorun: true,
       lockDuration: options.lockDuration ?? config().workerLockMs,

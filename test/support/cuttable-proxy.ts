@@ -11,7 +11,7 @@ export interface CuttableProxy {
   close(): Promise<void>;
 }
 
-export async function startCuttableProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<CuttableProxy> {
+export async function startCuttableProxy(targetPort: number, targetHost = '127.0.0.1', listenHost = '127.0.0.1'): Promise<CuttableProxy> {
   let cut = false;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((inbound) => {
@@ -30,7 +30,7 @@ export async function startCuttableProxy(targetPort: number, targetHost = '127.0
     inbound.on('end', () => outbound.end());
     outbound.on('end', () => inbound.end());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, listenHost, resolve));
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
