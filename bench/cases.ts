@@ -1,6 +1,7 @@
 /** The benchmark cases; each domain adds its own (one import and one line). */
 import { bankBench } from './bank';
 import { invoicesBench } from './invoices';
+import { channelKauflandShopifyBench } from './channel-kaufland-shopify';
 import { channelPageBench } from './channel-page';
 import { eventsBench } from './events';
 import { channelAmazonBench, channelBench, fleetBench } from './fleet';
@@ -19,7 +20,7 @@ cases.push(orderListBench);
 cases.push(orderSearchBench);
 cases.push(stockListBench, stockGetBench, stockSearchBench);
 cases.push(readPathBench);
-cases.push(fleetBench, channelBench, channelAmazonBench, channelPageBench);
+cases.push(fleetBench, channelBench, channelAmazonBench, channelKauflandShopifyBench, channelPageBench);
 cases.push(eventsBench);
 cases.push(bankBench);
 cases.push(invoicesBench);

@@ -26,10 +26,10 @@ import { benchBase, benchCall, benchConcurrentCalls, benchSeller } from './order
 
 const root = path.join(__dirname, '..');
 const portals = ['auction_a', 'auction_b', 'market_c', 'market_d', 'market_e', 'market_f', 'shop_g', 'webshop'] as const;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The promise's value, or `fallback` after ms; the timer is cleared, so it never holds the process open. */
-async function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+export async function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([
@@ -42,13 +42,13 @@ async function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<
     clearTimeout(timer);
   }
 }
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+export const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 /**
  * A process of the fleet as its Procfile line runs it (node's flags included), from the source;
  * BENCH_CPU_PROFILE_DIR=<dir> has each write a V8 CPU profile there when it stops.
  */
-function spawnProcess(name: string, env: NodeJS.ProcessEnv): ChildProcess {
+export function spawnProcess(name: string, env: NodeJS.ProcessEnv): ChildProcess {
   const line = [...procfileProcesses(root), ...procfileProcesses(root, 'Procfile.development')].find((p) => p.name === name);
   if (!line) throw new Error(`the Procfile has no process ${name}`);
   const profile = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
@@ -64,7 +64,7 @@ function spawnProcess(name: string, env: NodeJS.ProcessEnv): ChildProcess {
 const callsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-calls-'));
 
 /** Statements and Redis commands so far of this process and of the children (each asked with SIGUSR2). */
-async function callsOf(children: Record<string, ChildProcess>): Promise<Record<string, CallCounts>> {
+export async function callsOf(children: Record<string, ChildProcess>): Promise<Record<string, CallCounts>> {
   for (const child of Object.values(children)) child.kill('SIGUSR2');
   const own = callCounts();
   await sleep(300);
@@ -79,7 +79,7 @@ async function callsOf(children: Record<string, ChildProcess>): Promise<Record<s
 }
 
 /** Per order and process: statements, Redis commands (and the commonest by name). */
-function callsPerOrder(before: Record<string, CallCounts>, after: Record<string, CallCounts>, orders: number): string[] {
+export function callsPerOrder(before: Record<string, CallCounts>, after: Record<string, CallCounts>, orders: number): string[] {
   return Object.keys(after).map((name) => {
     const d = callsBetween(before[name]!, after[name]!);
     const redis = Object.entries(d.redis).sort((a, b) => b[1] - a[1]);
@@ -92,7 +92,7 @@ function callsPerOrder(before: Record<string, CallCounts>, after: Record<string,
   });
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
@@ -100,7 +100,7 @@ async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
@@ -109,7 +109,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Waits until a server answers (bounded). */
-async function waitFor(url: string): Promise<void> {
+export async function waitFor(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     if (
       await fetch(url).then(
@@ -124,7 +124,7 @@ async function waitFor(url: string): Promise<void> {
 }
 
 /** CPU seconds (user + system) used so far by each process, read from /proc (Linux); {} elsewhere. */
-function cpuSeconds(pids: Record<string, number[]>): Record<string, number> {
+export function cpuSeconds(pids: Record<string, number[]>): Record<string, number> {
   const tick = 100; // USER_HZ: 100 on every Linux build this runs on
   const read = (pid: number) => {
     try {
@@ -141,7 +141,7 @@ function cpuSeconds(pids: Record<string, number[]>): Record<string, number> {
 }
 
 /** The processes of a server program by its name (postgres, redis-server), from /proc. */
-function pidsNamed(name: string): number[] {
+export function pidsNamed(name: string): number[] {
   try {
     return fs
       .readdirSync('/proc')
@@ -165,7 +165,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
  * POSTs JSON and answers the status. node:http with a keep-alive agent: the load generator
  * shares the two cores with what it measures, and costs less this way than through fetch.
  */
-function post(url: string, token: string, body: unknown): Promise<number> {
+export function post(url: string, token: string, body: unknown): Promise<number> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -199,13 +199,13 @@ function peakRssMb(pid: number): number {
  * The Postgres backends serving the bench database: the machine's Postgres serves other
  * databases too (other people's tests and benches), whose CPU is not this bench's.
  */
-async function benchBackends(): Promise<number[]> {
+export async function benchBackends(): Promise<number[]> {
   const { rows } = (await db().raw('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')) as { rows: { pid: number }[] };
   return rows.map((r) => r.pid);
 }
 
 /** Every request the sandbox received so far. */
-async function sandboxRequests(sandboxUrl: string): Promise<number> {
+export async function sandboxRequests(sandboxUrl: string): Promise<number> {
   const overview = await fetch(`${sandboxUrl}/_sandbox`).then((r) => r.json() as Promise<{ requests: number }>);
   return overview.requests;
 }
@@ -313,7 +313,7 @@ async function amazonCallsPerOrder(sandboxUrl: string, imported: number, pending
  * scheduler, whose tick is 10 s): at fixed times, as the scheduler's slots are, so the time a
  * trigger's request takes on a loaded box does not stretch the interval.
  */
-function fetchEvery(api: string, intervalMs: number, token: string, portalAccountId: number): { stop(): Promise<void> } {
+export function fetchEvery(api: string, intervalMs: number, token: string, portalAccountId: number): { stop(): Promise<void> } {
   let running = true;
   const loop = (async () => {
     const start = Date.now();
@@ -337,7 +337,7 @@ function fetchEvery(api: string, intervalMs: number, token: string, portalAccoun
  * The orders' created_at is their transaction's start: a page imported in one transaction would
  * read earlier than its commit, so the poll is the figure that compares across import paths.
  */
-function watchImports(accountId: number, soldAt: Map<string, number>): { stop(): Promise<number[]> } {
+export function watchImports(accountId: number, soldAt: Map<string, number>): { stop(): Promise<number[]> } {
   const seenAt = new Map<string, number>();
   let running = true;
   const loop = (async () => {
@@ -378,7 +378,7 @@ async function importDelays(accountId: number, soldAt: Map<string, number>): Pro
  * trigger until its final state was written (that writer batches every 100 ms), with how many
  * orders each created; and the transactions the bench database committed (every process).
  */
-async function importJobs(accountId: number, since: Date): Promise<string> {
+export async function importJobs(accountId: number, since: Date): Promise<string> {
   const rows = (await db()('outbox')
     .select(db().raw('extract(epoch from finished_at - created_at) * 1000 AS ms'), 'result')
     .where({ account_id: accountId, job_name: 'order.import' })
@@ -395,7 +395,7 @@ async function importJobs(accountId: number, since: Date): Promise<string> {
   );
 }
 
-async function committedTransactions(): Promise<number> {
+export async function committedTransactions(): Promise<number> {
   const { rows } = (await db().raw('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')) as { rows: { xact_commit: string }[] };
   return Number(rows[0]?.xact_commit ?? NaN);
 }

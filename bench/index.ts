@@ -3,6 +3,7 @@
  * baseline measured in the same run on the same machine (never a fixed time). Run one case
  * with `npm run bench -- <name>`.
  */
+import './development-mode';
 import { closeDb } from '../lib/db/knex';
 import { closeQueues } from '../lib/queue/queue.registry';
 import { closeRedis } from '../lib/redis';

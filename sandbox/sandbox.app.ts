@@ -209,6 +209,17 @@ export function createSandbox(state = new SandboxState()): { app: express.Expres
     const portal = typeof req.query.portal === 'string' ? req.query.portal : undefined;
     res.json(state.requests.filter((r) => !portal || r.portal === portal).slice(-1000));
   });
+  // Counts per portal and portal account since a time (the list above keeps only its last 1000): a bench's calls per order.
+  app.get('/_sandbox/requests/count', (req, res) => {
+    const since = typeof req.query.since === 'string' ? req.query.since : '';
+    const counts: Record<string, Record<string, number>> = {};
+    for (const r of state.requests) {
+      if (r.at < since) continue;
+      const portal = (counts[r.portal] ??= {});
+      portal[r.portalAccount] = (portal[r.portalAccount] ?? 0) + 1;
+    }
+    res.json(counts);
+  });
   app.get('/_sandbox/acks', (req, res) => {
     res.json(state.acksAfter(Number(req.query.after ?? 0) || 0));
   });
@@ -414,6 +425,7 @@ function overview(state: SandboxState) {
       'GET /_sandbox/quantities',
       'GET /_sandbox/acks?after=<seq>',
       'GET /_sandbox/requests?portal=',
+      'GET /_sandbox/requests/count?since=<ISO time>',
       'GET /_sandbox/offers',
       'POST /_sandbox/faults {portal,portal_account,reference,status,count,retry_after,message}',
       'POST /_sandbox/delay {portal,ms}',
@@ -431,7 +443,7 @@ function overview(state: SandboxState) {
       'GET /_sandbox/ebay/orders/:order_id/shipping_fulfillment',
       "POST /_sandbox/amazon/config {feed_ms,pending_ms,page_size,rate_limit (the plans but the Orders ones),orders_rate_limit; null: the contracts' plans}",
       'POST /_sandbox/amazon/revoke {refresh_token|portal_account}',
-      'POST /_sandbox/shopify/orders, /_sandbox/shopify/tokens, /_sandbox/shopify/config; GET /_sandbox/shopify/orders/:id, /_sandbox/shopify/variants, /_sandbox/shopify/throttled',
+      'POST /_sandbox/shopify/orders, /_sandbox/shopify/orders/:id/cancel {restock,refund,reason}, /_sandbox/shopify/tokens, /_sandbox/shopify/config; GET /_sandbox/shopify/orders/:id, /_sandbox/shopify/variants, /_sandbox/shopify/throttled',
       'POST /_sandbox/amazon/feed_outcome {portal_account,status: FATAL|CANCELLED,count}',
       'POST /_sandbox/amazon/orders {portal_account,lines,fulfilled_by: AMAZON|MERCHANT,status,pending_ms,buyer}',
       'GET /_sandbox/amazon/orders/:id',

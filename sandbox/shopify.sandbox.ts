@@ -107,7 +107,9 @@ export interface ShopifyOrder {
   cancelledAt: string | null;
   email: string | null;
   currencyCode: string;
-  financial: 'PAID' | 'PENDING';
+  financial: 'PAID' | 'PENDING' | 'REFUNDED';
+  /** How orderCancel (or the store's admin, POST /_sandbox/shopify/orders/:id/cancel) cancelled it. */
+  cancellation?: { reason: string; refund: boolean; restock: boolean; notifyCustomer: boolean; staffNote: string | null };
   lines: ShopifyLine[];
   shippingPrice: string;
   address: ShopifyAddress;
@@ -270,7 +272,7 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
 }
 
 function orderNode(s: ShopifyState, o: ShopifyOrder) {
-  const paid = o.financial === 'PAID';
+  const paid = o.financial !== 'PENDING';
   const total = o.lines.reduce((sum, l) => sum + Number(l.price) * l.quantity, Number(o.shippingPrice)).toFixed(2);
   const remaining = o.lines.filter((l) => l.quantity > l.fulfilled);
   return {
@@ -322,12 +324,17 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
   };
 }
 
-/** Shopify's search syntax, the part the adapter uses: `sku:"X" OR sku:"Y"` (variants) and `updated_at:>='ISO'` (orders). */
+/** Shopify's search syntax, the part the adapter uses: `sku:"X" OR sku:"Y"` (variants), `updated_at:>='ISO'` and `id:N OR id:M` (orders). */
 const skusOf = (q: string | undefined): string[] | undefined => {
   const found = [...(q ?? '').matchAll(/sku:(?:"((?:[^"\\]|\\.)*)"|([^\s"]+))/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!));
   return found.length ? found : undefined;
 };
 const updatedSince = (q: string | undefined) => /updated_at:>=?'?"?([^'"\s]+)/.exec(q ?? '')?.[1];
+/** `id:123 OR id:456` (orders): Shopify's id filter, by the number of the global id; undefined when the query names none. */
+const orderIdsOf = (q: string | undefined): Set<string> | undefined => {
+  const found = [...(q ?? '').matchAll(/(?:^|[\s(])id:(\d+)/g)].map((m) => `gid://shopify/Order/${m[1]}`);
+  return found.length ? new Set(found) : undefined;
+};
 
 type UserError = { field: string[] | null; message: string; code?: string };
 
@@ -494,7 +501,10 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     },
     orders: ({ first, after, query, sortKey, reverse }: { first?: number; after?: string; query?: string; sortKey?: string; reverse?: boolean }) => {
       const since = updatedSince(query);
-      const all = [...s.orders.values()].filter((o) => o.account === account && (!since || o.updatedAt >= new Date(since).toISOString()));
+      const ids = orderIdsOf(query);
+      const all = [...s.orders.values()].filter(
+        (o) => o.account === account && (!since || o.updatedAt >= new Date(since).toISOString()) && (!ids || ids.has(o.id)),
+      );
       const key = sortKey === 'UPDATED_AT' ? 'updatedAt' : 'createdAt';
       all.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id < b.id ? -1 : 1));
       if (reverse) all.reverse();
@@ -507,6 +517,16 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     order: ({ id }: { id: string }) => {
       const o = s.orders.get(id);
       return o && o.account === account ? orderNode(s, o) : null;
+    },
+    orderCancel: (args: { orderId: string; refund: boolean; restock: boolean; reason: string; notifyCustomer?: boolean | null; staffNote?: string | null }) => {
+      const o = s.orders.get(args.orderId);
+      const errors =
+        o && o.account === account ? cancelShopifyOrder(state, s, o, args) : [{ field: ['orderId'], message: 'Order does not exist.', code: 'NOT_FOUND' }];
+      return {
+        job: errors.length ? null : { id: gid('Job', s.next()), done: true },
+        orderCancelUserErrors: errors,
+        userErrors: errors.map(({ field, message }) => ({ field, message })),
+      };
     },
     fulfillmentCreate: ({
       fulfillment,
@@ -637,6 +657,40 @@ export function restOrder(o: ShopifyOrder) {
     total_price: total,
     line_items: o.lines.map((l) => ({ id: Number(l.id.split('/').pop()), sku: l.sku, name: l.name, quantity: l.quantity, price: l.price })),
   };
+}
+
+/**
+ * Cancels an order as Shopify's orderCancel does once its job ran (the sandbox runs it at once:
+ * the job is answered done): refused when the order is cancelled already or has fulfilled lines
+ * (our reading of the reference's conditions; the wording is ours). Refund: a paid order becomes
+ * REFUNDED. Restock: each line's unfulfilled quantity back to its variant's available quantity.
+ */
+export function cancelShopifyOrder(
+  state: SandboxState,
+  s: ShopifyState,
+  o: ShopifyOrder,
+  how: { reason: string; refund: boolean; restock: boolean; notifyCustomer?: boolean | null; staffNote?: string | null },
+): { field: string[]; message: string; code: string }[] {
+  if (o.cancelledAt) return [{ field: ['orderId'], message: 'Order has already been cancelled.', code: 'INVALID' }];
+  if (o.lines.some((l) => l.fulfilled > 0)) return [{ field: ['orderId'], message: 'Cannot cancel an order with fulfilled line items.', code: 'INVALID' }];
+  const now = new Date().toISOString();
+  o.cancelledAt = now;
+  o.updatedAt = now;
+  if (how.refund && o.financial === 'PAID') o.financial = 'REFUNDED';
+  if (how.restock)
+    for (const l of o.lines) {
+      const v = s.variantBySku(o.account, l.sku);
+      if (v) s.available.set(v.inventoryItemId, (s.available.get(v.inventoryItemId) ?? 0) + l.quantity - l.fulfilled);
+    }
+  o.cancellation = {
+    reason: how.reason,
+    refund: how.refund,
+    restock: how.restock,
+    notifyCustomer: how.notifyCustomer ?? false,
+    staffNote: how.staffNote ?? null,
+  };
+  notifyOrder(state, o, 'ORDERS_CANCELLED');
+  return [];
 }
 
 /**
@@ -808,6 +862,22 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       s.buckets.set(String(body.portal_account), { available: Math.max(0, body.currently_available), at: Date.now() });
     }
     res.json({ maximum_available: s.maximumAvailable, restore_rate: s.restoreRate });
+  });
+  // The store cancels an order itself (its admin, or a buyer's request granted there): what the order import must bring to Kontor.
+  app.post('/_sandbox/shopify/orders/:id/cancel', (req: Request, res: Response) => {
+    const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
+    if (!o) {
+      res.status(404).json({ error: 'no such order' });
+      return;
+    }
+    const body = (req.body ?? {}) as { restock?: unknown; refund?: unknown; reason?: unknown };
+    const errors = cancelShopifyOrder(state, s, o, {
+      reason: typeof body.reason === 'string' ? body.reason : 'CUSTOMER',
+      refund: body.refund !== false,
+      restock: body.restock === true,
+    });
+    if (errors.length) res.status(422).json({ errors });
+    else res.json(o);
   });
   app.get('/_sandbox/shopify/throttled', (_req: Request, res: Response) => {
     res.json({ throttled: s.throttled });

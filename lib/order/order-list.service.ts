@@ -15,7 +15,7 @@ import { stripReadOnly, validate } from '../http/validate';
 import { log } from '../log';
 import { applyPendingStock, PendingStock, resolveLineRefs, StockBatch } from './order-stock.service';
 import { OrderWrites, takeCountersAhead } from './order-writes';
-import { createOrderIn, OrderCaller, updateOrderIn } from './order.service';
+import { createOrderIn, OrderCaller, sellerCancelled, updateOrderIn } from './order.service';
 import { OrderInput, orderCreateType, orderIdPattern, orderListItemType } from './order.type';
 
 /** Most items one order/list/ request takes (document 1). */
@@ -115,7 +115,9 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
           let done: { code: number; id: string };
           if (orderId !== undefined) {
             const { id: _id, ...changes } = input;
-            await savepoint((t) => updateOrderIn(t, caller, orderId, changes, warnings, path, stock));
+            await savepoint(async (t) =>
+              sellerCancelled(t, caller.accountId, orderId, await updateOrderIn(t, caller, orderId, changes, warnings, path, stock)),
+            );
             done = { code: 200, id: orderId };
           } else {
             // A prepared create refuses before its first write: no savepoint needed.

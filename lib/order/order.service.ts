@@ -12,6 +12,7 @@ import type { Warning } from '../errors';
 import { invalidField, notFound, runListSafely, RunAgainSafely } from '../errors';
 import { log } from '../log';
 import { addManyToOutbox, addToOutbox, PendingWrites } from '../queue/outbox';
+import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
 import { invoiceJobsFor } from './order-invoice.service';
 import { currencyRepository } from '../reference/currency';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
@@ -275,7 +276,9 @@ export async function createOrderIn(
 
 /**
  * Updates an order inside the caller's transaction; 404 when it is not an order of the account.
- * `stock` as for createOrderIn.
+ * `stock` as for createOrderIn. Answers whether the update cancelled it, and whether its channel
+ * then hears of it (cancelsAtChannel): the seller's paths queue that in the same transaction
+ * (sellerCancelled), the channel's own import does not.
  */
 export async function updateOrderIn(
   trx: Knex.Transaction,
@@ -285,7 +288,7 @@ export async function updateOrderIn(
   warnings: Warning[],
   prefix = 'order',
   stock?: StockBatch,
-): Promise<void> {
+): Promise<{ cancelledAtChannel: boolean }> {
   const { accountId } = caller;
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) throw notFound(`order ${orderId}`, 'order_id');
@@ -355,6 +358,12 @@ export async function updateOrderIn(
   for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
   events.push('changed');
   await emit(trx, accountId, orderId, events);
+  return { cancelledAtChannel: status.became.has('is_cancelled') && cancelsAtChannel(current) };
+}
+
+/** After a seller's update (POST order/{order_id}/, order/list/): a cancellation of a Shopify or Kaufland order is sent there. */
+export async function sellerCancelled(trx: Knex.Transaction, accountId: number, orderId: string, update: { cancelledAtChannel: boolean }): Promise<void> {
+  if (update.cancelledAtChannel) await queueChannelCancel(trx, accountId, orderId);
 }
 
 /**
@@ -398,7 +407,7 @@ export function updateOrder(caller: OrderCaller, orderId: string, input: OrderIn
   // A retry must not repeat the warnings of the failed attempt.
   return inTransaction(async (trx) => {
     const attempt: Warning[] = [];
-    await updateOrderIn(trx, caller, orderId, input, attempt);
+    await sellerCancelled(trx, caller.accountId, orderId, await updateOrderIn(trx, caller, orderId, input, attempt));
     warnings.push(...attempt);
   });
 }

@@ -45,6 +45,22 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
   return out;
 }
 
+/**
+ * Orders read whole, per (portal account, id_order), with each unit's ts_updated_iso then: a
+ * fetch overlaps the one before (10 minutes, lib/order-import), so most orders on a page were
+ * read whole before and none of their units changed since. Such an order is answered from here
+ * instead of GET /orders/{id} again (a seller of 10 sales a second would otherwise read 6,000
+ * orders per fetch, 60 s of Kaufland's 100 calls a second). Any unit changed, or not seen
+ * before, reads the order again. Process-local, the oldest dropped beyond 20,000 orders.
+ */
+const ordersRead = new Map<string, { order: ChannelOrder; units: Map<number, string> }>();
+const ordersReadMax = 20_000;
+function rememberOrder(key: string, raw: KauflandOrder, order: ChannelOrder): void {
+  ordersRead.delete(key);
+  if (ordersRead.size >= ordersReadMax) ordersRead.delete(ordersRead.keys().next().value!);
+  ordersRead.set(key, { order: structuredClone(order), units: new Map(raw.order_units.map((u) => [u.id_order_unit, u.ts_updated_iso])) });
+}
+
 const sentStates = new Set(['sent', 'sent_and_autopaid', 'received', 'returned', 'returned_paid']);
 
 /**
@@ -232,7 +248,8 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * Order units changed since a time (GET /order-units, ts_updated_from_iso, newest change first,
    * 100 a page, the cursor the next offset); each order named on the page is read whole (GET
    * /orders/{id_order}: all its units, buyer and addresses), so an order whose units span two
-   * pages comes in complete, once per page that names it.
+   * pages comes in complete; an order read whole before whose units on the page are unchanged is
+   * answered from that read (ordersRead).
    */
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
     if (target.connector !== 'kaufland') throw portalInputError(this.portal, 'orders are fetched from portal accounts connected with kaufland');
@@ -247,7 +264,21 @@ export class MarketEAdapter extends HttpPortalAdapter {
     });
     const units = page.body.data ?? [];
     const ids = [...new Set(units.map((u) => u.id_order))];
-    const orders = await mapLimited(ids, concurrency, (id) => this.fetchOrder(target, id, s));
+    const orderKey = (id: string) => `${target.portalAccountId}|${s.storefront}|${id}`;
+    // Unchanged since it was read whole: every unit of the order on this page as it was then.
+    const unchanged = (id: string) => {
+      const known = ordersRead.get(orderKey(id));
+      return known && units.every((u) => u.id_order !== id || known.units.get(u.id_order_unit) === u.ts_updated_iso) ? known.order : undefined;
+    };
+    const orders = await mapLimited(ids, concurrency, async (id) => {
+      const known = unchanged(id);
+      if (known) return structuredClone(known);
+      const answer = await s.call<{ data: KauflandOrder }>('GET', `/orders/${encodeURIComponent(id)}`);
+      if (answer.status === 404) return undefined;
+      const order = channelOrder(answer.body.data);
+      rememberOrder(orderKey(id), answer.body.data, order);
+      return order;
+    });
     const read = offset + units.length;
     const total = page.body.pagination?.total ?? read;
     return { orders: orders.filter((o): o is ChannelOrder => o !== undefined), next: units.length > 0 && read < total ? String(read) : null };

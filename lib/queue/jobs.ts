@@ -75,6 +75,12 @@ export interface JobPayloads {
    */
   'order.send_mit': { accountId: number; orderId: string; sendMit: SendMitJob; progress?: Record<string, unknown> };
   /**
+   * A seller's cancellation of a channel order (POST order/{order_id}/, order/list/) told to its
+   * channel: Shopify's orderCancel, Kaufland's order unit cancel (lib/order/order-channel-cancel.service.ts).
+   * Idempotent: an order already cancelled at the channel is left as it is.
+   */
+  'order.channel_cancel': { accountId: number; orderId: string };
+  /**
    * Assigns the account's bank records numbered fromNumber..toNumber (an import) to the orders
    * they pay (lib/bank/bank.match.ts). Idempotent: only records without order_id are looked at,
    * each assignment commits with its payment.
@@ -154,12 +160,14 @@ export const jobQueues = {
   'event.run': 'events',
   'event.redeliver': 'events',
   'order.send_mit': 'mail',
+
   'bank.match': 'bank',
   'bank.rematch': 'bank',
   'bank.provider_sync': 'bank',
   'bank.provider_sync_all': 'bank',
   'order.import': 'order_import',
   'order.import_all': 'order_import',
+  'order.channel_cancel': 'order_import',
   'invoice.issue': 'invoice',
 } as const satisfies { [J in JobName]: QueueName };
 

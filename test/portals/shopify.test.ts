@@ -187,7 +187,7 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect(after.orders.map((o) => o.status.is_shipped)).to.deep.equal([true]);
   });
 
-  it('orders page by the cursor Shopify answers: 25 orders in three pages, each once', async () => {
+  it('orders are listed by id and update time and read whole 10 to a query, each once; a fetch again reads none whole that did not change', async () => {
     await adapter.list(target, item(), 'k');
     const since = new Date(Date.now() - 1000);
     for (let i = 0; i < 25; i++) await post('/_sandbox/shopify/orders', { portal_account: account, lines: [{ sku: 'SH-POT' }] });
@@ -200,8 +200,19 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
       seen.push(...page.orders.map((o) => o.external_order_id));
       cursor = page.next;
     } while (cursor !== null);
-    expect(sizes).to.deep.equal([10, 10, 5]);
+    expect(sizes).to.deep.equal([25]);
     expect(new Set(seen).size).to.equal(25);
+    const wholeReads = () => calls().filter((r) => String((r.body as { query?: string }).query).includes('query KontorOrders(')).length;
+    expect(wholeReads()).to.equal(3);
+    // The next fetch overlaps this one: the 25 are listed again, none read whole again; a changed one is.
+    const again = await adapter.fetchOrders(target, since, null);
+    expect(again.orders.map((o) => o.external_order_id).sort()).to.deep.equal([...seen].sort());
+    expect(wholeReads()).to.equal(3);
+    const changed = s().orders.get(`gid://shopify/Order/${seen[0]}`)!;
+    changed.cancelledAt = changed.updatedAt = new Date(Date.now() + 1000).toISOString();
+    const third = await adapter.fetchOrders(target, since, null);
+    expect(wholeReads()).to.equal(4);
+    expect(third.orders.find((o) => o.external_order_id === seen[0])!.status.is_cancelled).to.equal(true);
   });
 
   it('an order of 75 lines comes in whole: the page carries 30, its own line paging the rest', async () => {
@@ -222,7 +233,8 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
   });
 
   it('a THROTTLED answer is waited out: the call goes through once the bucket has refilled', async () => {
-    await post('/_sandbox/shopify/config', { restore_rate: 100, portal_account: account, currently_available: 600 });
+    // The order list asks for 103 points (100 nodes, the connection, its pageInfo): a bucket of 60 refilling 100 a second holds them after 0.43 s.
+    await post('/_sandbox/shopify/config', { restore_rate: 100, portal_account: account, currently_available: 60 });
     const started = Date.now();
     const page = await adapter.fetchOrders(target, new Date(), null);
     expect(page.orders).to.deep.equal([]);
