@@ -41,6 +41,11 @@ export interface Config {
   /** Replica lag (ms) beyond which those reads go to the primary (default 5000). */
   databaseReadMaxLagMs: number;
   redisUrl: string;
+  /**
+   * Nodes of a Redis Cluster (REDIS_CLUSTER_NODES=host:port,...; any few, the rest are
+   * discovered); when set they take the place of REDIS_URL. Empty: the one Redis of REDIS_URL.
+   */
+  redisClusterNodes: { host: string; port: number }[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Largest request body accepted, in bytes; larger gets 413. */
   bodyLimitBytes: number;
@@ -265,6 +270,9 @@ const schema = Joi.object({
   REDIS_URL: Joi.string()
     .uri({ scheme: ['redis', 'rediss'] })
     .default('redis://127.0.0.1:6379'),
+  REDIS_CLUSTER_NODES: Joi.string()
+    .pattern(/^[\w.-]+:\d{1,5}(,[\w.-]+:\d{1,5})*$/)
+    .messages({ 'string.pattern.base': '"REDIS_CLUSTER_NODES" must be host:port[,host:port...]' }),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
   BODY_LIMIT_BYTES: Joi.number()
     .integer()
@@ -364,6 +372,14 @@ function credentialsKeyOf(env: Config['env'], key: string | undefined, id: strin
   return { id: env === 'development' ? 'dev' : 'test', key: builtInCredentialsKey(env), builtIn: env };
 }
 
+function clusterNodes(list: string | undefined): { host: string; port: number }[] {
+  if (!list) return [];
+  return list.split(',').map((node) => {
+    const at = node.lastIndexOf(':');
+    return { host: node.slice(0, at), port: Number(node.slice(at + 1)) };
+  });
+}
+
 /** Reads and validates the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const { value, error } = schema.validate(env, { abortEarly: true, convert: true });
@@ -384,6 +400,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(value.DATABASE_READ_URL ? { databaseReadUrl: value.DATABASE_READ_URL } : {}),
     databaseReadMaxLagMs: value.DATABASE_READ_MAX_LAG_MS,
     redisUrl: value.REDIS_URL,
+    redisClusterNodes: clusterNodes(value.REDIS_CLUSTER_NODES as string | undefined),
     logLevel: value.LOG_LEVEL,
     bodyLimitBytes: value.BODY_LIMIT_BYTES,
     accessTokenTtlSeconds: value.ACCESS_TOKEN_TTL_SECONDS,

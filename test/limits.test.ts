@@ -6,6 +6,7 @@ import { setClock } from '../lib/clock';
 import { endpoint } from '../lib/http/endpoint';
 import { acquire } from '../lib/http/rate-limit';
 import { closeRedis, redis } from '../lib/redis';
+import type { Redis } from 'ioredis';
 import { createApp } from '../server/app';
 import { call, newSeller, Seller } from './support/api';
 import { heldEndpoint } from './support/held-endpoint';
@@ -207,7 +208,7 @@ describe('limits when Redis cannot be reached (the limits must not take the serv
   /** Counts the commands this process's producer connection is asked to send from now on. */
   function countCommands(): { count: number } {
     const counter = { count: 0 };
-    const connection = redis();
+    const connection = redis() as Redis;
     const send = connection.sendCommand.bind(connection);
     connection.sendCommand = ((...args: Parameters<typeof send>) => {
       counter.count += 1;

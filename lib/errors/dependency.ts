@@ -14,7 +14,9 @@ const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'
 // PostgreSQL's SQLSTATE classes for a lost or refused connection: 08 (connection exception),
 // 57P01-03 (shutting down, crashed, starting up), 53300 (too many connections).
 const postgresDown = /^(08|57P0[123]$|53300$)/;
-const redisDown = /enableOfflineQueue|Connection is closed|Command timed out|max retries per request/i;
+// The last ones are a Redis Cluster's: no node answers, or its slots are not (yet) served.
+const redisDown =
+  /enableOfflineQueue|Connection is closed|Command timed out|max retries per request|CLUSTERDOWN|None of startup nodes is available|Failed to refresh slots cache|Cluster isn't ready/i;
 const postgresGone = /^Connection terminated|timeout exceeded when trying to connect/;
 
 /**

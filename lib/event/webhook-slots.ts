@@ -1,22 +1,25 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
 import { log } from '../log';
-import { redisScript } from '../redis';
+import { luaNow, redisScript } from '../redis';
 
 /*
  * The webhook attempts of one account in flight, over every events worker: a sorted set of
  * leases (member: a random token, score: when the lease ends). Expired leases (a worker killed
- * mid-attempt) are dropped before counting. KEYS: the account's set. ARGV: now ms, lease end ms,
- * limit, token. Returns 1 when the slot is taken, else 0.
+ * mid-attempt) are dropped before counting. Timed by Redis's clock (luaNow): a host whose clock
+ * runs ahead would otherwise drop other hosts' leases early. KEYS: the account's set. ARGV: lease
+ * ms, limit, token. Returns 1 when the slot is taken, else 0.
  */
 const takeScript = redisScript(
   'kontorWebhookSlot',
   1,
   `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+${luaNow()}
+local ends = now + tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ends, ARGV[3])
+redis.call('PEXPIREAT', KEYS[1], ends)
 return 1
 `,
 );
@@ -41,9 +44,8 @@ let warned = 0;
 export async function takeWebhookSlot(accountId: number): Promise<WebhookSlot | undefined> {
   const { webhookConcurrencyPerAccount: limit, webhookTimeoutMs } = config();
   const token = crypto.randomUUID();
-  const now = Date.now();
   try {
-    const taken = await takeScript([slotsKey(accountId)], [now, now + webhookTimeoutMs + 5000, limit, token]);
+    const taken = await takeScript([slotsKey(accountId)], [webhookTimeoutMs + 5000, limit, token]);
     if (Number(taken) !== 1) return undefined;
   } catch (err) {
     if (warned++ % 100 === 0) log.warn({ err: (err as Error).message }, 'webhook slots unavailable (Redis); attempting without the per-account limit');

@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import { config } from '../../config';
 import { now } from '../clock';
 import { DomainError, throttled } from '../errors';
-import { atTurnWrite, redisScript } from '../redis';
+import { dependencyUnavailable } from '../errors/dependency';
+import { log } from '../log';
+import { atTurnWrite, callGroupOf, isSlotError, redisScript } from '../redis';
 
 export interface RateLimitState {
   limit: number;
@@ -90,8 +92,8 @@ interface PendingAcquire {
   accountId: number;
   weightTenths: number;
   requestId: string;
-  /** null when Redis could not answer. */
-  settle: (admission: Admission | null) => void;
+  /** null when Redis could not answer; 'refused' when the keys were refused by the cluster (a defect). */
+  settle: (admission: Admission | null | 'refused') => void;
 }
 
 /*
@@ -123,15 +125,34 @@ function flushTurn(): void {
   flushQueued = false;
   const [pending, keys, ids] = [acquires, releaseKeys, releaseIds];
   [acquires, releaseKeys, releaseIds] = [[], [], []];
-  if (pending.length === 0 && keys.length === 0) return;
-  const { rateLimitPerWindow, rateLimitWindowSeconds, rateLimitReliefDays, concurrentCallsPerAccount, queuePrefix } = config();
+  // One script call per slot on a cluster (an account's keys share its tag), one in all on a single Redis.
+  const groups = new Map<number, { pending: PendingAcquire[]; keys: string[]; ids: string[] }>();
+  const groupOf = (key: string) => {
+    const slot = callGroupOf(key);
+    let group = groups.get(slot);
+    if (!group) groups.set(slot, (group = { pending: [], keys: [], ids: [] }));
+    return group;
+  };
+  for (const a of pending) groupOf(callsKey(a.accountId)).pending.push(a);
+  keys.forEach((key, i) => {
+    const group = groupOf(key);
+    group.keys.push(key);
+    group.ids.push(ids[i]!);
+  });
+  for (const group of groups.values()) sendGroup(group.pending, group.keys, group.ids);
+}
+
+let unavailableWarnings = 0;
+
+function sendGroup(pending: PendingAcquire[], keys: string[], ids: string[]): void {
+  const { rateLimitPerWindow, rateLimitWindowSeconds, rateLimitReliefDays, concurrentCallsPerAccount } = config();
   const nowMs = now();
   const nowSeconds = Math.floor(nowMs / 1000);
   const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
   const day = Math.floor(nowSeconds / 86400);
   const acquireKeys = pending.flatMap(({ accountId }) => {
-    const key = `${queuePrefix}:rate:${accountId}`;
-    return [`${key}:${window}`, callsKey(accountId), `${key}:relief:${day}`, `${key}:reached`];
+    const tag = accountTag(accountId);
+    return [`${tag}:rate:${window}`, callsKey(accountId), `${tag}:rate:relief:${day}`, `${tag}:rate:reached`];
   });
   const args = [
     pending.length,
@@ -155,7 +176,16 @@ function flushTurn(): void {
         a.settle({ used, limit, admitted, nowSeconds, window });
       });
     },
-    () => {
+    (err: unknown) => {
+      // Keys that a cluster cannot take in one call are a defect that would hold on every call:
+      // refused (503), never let through without a word.
+      if (isSlotError(err)) {
+        log.error({ err }, 'rate limit keys span cluster slots; calls are refused until this is fixed');
+        pending.forEach((a) => a.settle('refused'));
+        return;
+      }
+      if (pending.length > 0 && unavailableWarnings++ % 100 === 0)
+        log.warn({ err: (err as Error).message }, 'rate limit unavailable (Redis); calls let through without a quota');
       // Releases that rode with acquires get one more chance on their own; a failed release-only
       // call is not sent again (while Redis is away it would be retried every turn): those calls
       // leave the calls in flight when they go stale.
@@ -165,7 +195,13 @@ function flushTurn(): void {
   );
 }
 
-const callsKey = (accountId: number) => `${config().queuePrefix}:calls:${accountId}`;
+/**
+ * An account's keys share its hash tag: on a cluster they sit in one slot (the script touches
+ * them together), and accounts spread over the masters.
+ */
+const accountTag = (accountId: number) => `${config().queuePrefix}:{a${accountId}}`;
+
+const callsKey = (accountId: number) => `${accountTag(accountId)}:calls`;
 
 /**
  * Document 1's limits: a call quota per period, bulk items weighing 1/10, one call of an account
@@ -173,14 +209,16 @@ const callsKey = (accountId: number) => `${config().queuePrefix}:calls:${account
  * at most RATE_LIMIT_RELIEF_DAYS days in 30 doubles it for the rest of that day (UTC). Past the
  * quota 429 too_many_requests, past the calls in flight 429 too_many_concurrent_calls, both with
  * Retry-After. Weights are counted in tenths. When Redis cannot be reached the request is let
- * through: limits protect the service, they must not take it down.
+ * through (logged): limits protect the service, they must not take it down. Keys a Redis Cluster
+ * refuses as spanning slots are a defect, not an outage: 503, never let through.
  */
 export async function acquire(accountId: number, weightTenths: number): Promise<{ state: RateLimitState | null; release: () => void }> {
   const requestId = `${processTag}:${(callCount += 1)}`;
-  const admission = await new Promise<Admission | null>((settle) => {
+  const admission = await new Promise<Admission | null | 'refused'>((settle) => {
     acquires.push({ accountId, weightTenths, requestId, settle });
     queueFlush();
   });
+  if (admission === 'refused') throw dependencyUnavailable('redis');
   if (!admission) return { state: null, release: () => undefined };
   const { used, limit, admitted, nowSeconds, window } = admission;
   const { rateLimitWindowSeconds, concurrentCallsPerAccount } = config();

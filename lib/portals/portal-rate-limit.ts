@@ -1,15 +1,16 @@
 import { config } from '../../config';
 import { log } from '../log';
-import { redis, redisScript, whenReady } from '../redis';
+import { luaNow, redis, redisScript, whenReady } from '../redis';
 
 // Reserves the next free call slot of a portal account: slots are 1/rate apart, so a burst is
-// spread out evenly instead of hitting the portal's own limit. Returns the wait in ms.
+// spread out evenly instead of hitting the portal's own limit. Returns the wait in ms. Timed by
+// Redis's clock (luaNow): hosts whose clocks differ still keep the spacing.
 const reserveSlot = redisScript(
   'kontorPortalSlot',
   1,
   `
-local now = tonumber(ARGV[1])
-local interval = tonumber(ARGV[2])
+${luaNow()}
+local interval = tonumber(ARGV[1])
 local nextSlot = tonumber(redis.call('GET', KEYS[1]) or '0')
 local slot = math.max(now, nextSlot)
 redis.call('SET', KEYS[1], tostring(slot + interval), 'PX', math.ceil(slot + interval - now) + 1000)
@@ -40,7 +41,7 @@ export async function waitForPortalSlot(portal: string, portalAccountId: number,
   try {
     const interval = 1000 / callsPerSecond;
     await redisReady();
-    wait = Number(await reserveSlot([`${config().queuePrefix}:portal-rate:${portal}:${portalAccountId}`], [Date.now(), interval]));
+    wait = Number(await reserveSlot([`${config().queuePrefix}:portal-rate:${portal}:${portalAccountId}`], [interval]));
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'portal rate limit not available; calling without it');
     return 0;

@@ -1,24 +1,22 @@
 import crypto from 'node:crypto';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { config } from '../../config';
-import { createRedis } from '../redis';
+import { createRedis, RedisClient } from '../redis';
 import { JobName, JobPayloads, jobQueues } from './jobs';
 import { jobOptions } from './job-options';
-import { QueueName, queueNames } from './queues';
+import { bullPrefix, QueueName, queueNames } from './queues';
 
 /**
  * The producer side of the queues: one Queue per name on one fail-fast connection, so an add
  * while Redis is away errors at once instead of hanging a request or the relay.
  */
 export class QueueRegistry {
-  private connection: Redis | undefined;
+  private connection: RedisClient | undefined;
   private readonly queues = new Map<QueueName, Queue>();
   /** addCoalesced: until when a delayed job this process created covers a key's changes. */
   private readonly covered = new Map<string, number>();
 
   /** The producer connection the queues share (created on first use). */
-  client(): Redis {
+  client(): RedisClient {
     if (!this.connection) {
       this.connection = createRedis('producer');
       this.connection.on('error', () => undefined);
@@ -30,7 +28,7 @@ export class QueueRegistry {
   get(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(queueNames[name], { connection: this.client(), prefix: config().queuePrefix });
+      queue = new Queue(queueNames[name], { connection: this.client(), prefix: bullPrefix(name) });
       queue.on('error', () => undefined);
       this.queues.set(name, queue);
     }

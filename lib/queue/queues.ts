@@ -1,3 +1,5 @@
+import { config } from '../../config';
+
 /**
  * The queues of the worker fleet, one worker entry (workers/<queue>.ts) and one Procfile line
  * each. Queue names are contracts between web and workers: never rename one.
@@ -20,3 +22,12 @@ export const queueNames = {
 } as const;
 
 export type QueueName = keyof typeof queueNames;
+
+/**
+ * BullMQ's prefix of a queue: a hash tag of its own (`{<QUEUE_PREFIX>:<queue>}`, BullMQ's way on
+ * a Redis Cluster), so each queue's keys share one slot, as its multi-key scripts need, and
+ * different queues spread over the cluster's masters. On a single Redis the tag changes nothing.
+ */
+export function bullPrefix(queue: QueueName): string {
+  return `{${config().queuePrefix}:${queueNames[queue]}}`;
+}

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
 import { log } from '../log';
-import { whenReady } from '../redis';
+import { isCluster, RedisClient, slotOf, whenReady } from '../redis';
 import type { QueueRegistry } from './queue.registry';
 
 export interface RedisWatchOptions {
@@ -40,20 +40,22 @@ export class RedisWatch {
     await this.running;
   }
 
-  /** Checks the marker once; true when Redis had lost it (and onLost ran). */
+  /**
+   * Checks the markers once; true when Redis had lost one (and onLost ran). On a cluster each
+   * master restarts on its own: one marker per master, in a slot that master serves.
+   */
   async check(): Promise<boolean> {
-    const marker = `${config().queuePrefix}:kontor:epoch`;
-    const set = await this.options.queues.client().set(marker, crypto.randomUUID(), 'NX');
-    if (set !== 'OK') return false;
-    log.warn({ marker }, 'Redis holds no data of this fleet (restarted without persistence?); queueing again from Postgres');
+    const client = this.options.queues.client();
+    const markers = await markersOf(client);
+    const lost: string[] = [];
+    for (const marker of markers) if ((await client.set(marker, crypto.randomUUID(), 'NX')) === 'OK') lost.push(marker);
+    if (lost.length === 0) return false;
+    log.warn({ markers: lost }, 'Redis holds no data of this fleet (restarted without persistence?); queueing again from Postgres');
     try {
       await this.options.onLost();
     } catch (err) {
       // Not done: the next check finds the marker missing again and tries once more.
-      await this.options.queues
-        .client()
-        .del(marker)
-        .catch(() => undefined);
+      for (const marker of lost) await client.del(marker).catch(() => undefined);
       throw err;
     }
     return true;
@@ -80,4 +82,32 @@ export class RedisWatch {
         this.running = undefined;
       });
   }
+}
+
+/**
+ * The restart markers: one key on a single Redis; on a cluster one per master, each named with a
+ * hash tag that falls in a slot range the master serves (found by trying tags: a third of them
+ * fit each of three masters). Asked anew at every check: a failover or resharding moves ranges.
+ */
+async function markersOf(client: RedisClient): Promise<string[]> {
+  const base = `${config().queuePrefix}:kontor:epoch`;
+  if (!isCluster(client)) return [base];
+  const firstRangeOf = new Map<string, [number, number]>();
+  for (const [start, end, master] of await client.cluster('SLOTS')) {
+    if (!master) continue;
+    const [host, port, id] = master;
+    const name = id || `${host}:${port}`;
+    if (!firstRangeOf.has(name)) firstRangeOf.set(name, [start, end]);
+  }
+  const markers: string[] = [];
+  for (const [start, end] of firstRangeOf.values()) {
+    for (let i = 0; i < 1_000_000; i++) {
+      const slot = slotOf(`{${base}:${i}}`);
+      if (slot >= start && slot <= end) {
+        markers.push(`{${base}:${i}}`);
+        break;
+      }
+    }
+  }
+  return markers;
 }

@@ -4,13 +4,13 @@ import { config } from '../../config';
 import { db } from '../db/knex';
 import { log, withRequestId } from '../log';
 import { jobRunDuration } from '../metrics';
-import { createRedis, whenReady } from '../redis';
+import { createRedis, isCluster, whenReady } from '../redis';
 import { onShutdown } from '../shutdown';
 import { FinalStateWriter } from './final-state-writer';
 import { portalBackoff, portalRetryDelay } from './job-options';
 import { finalStates } from './merged-jobs';
 import type { Processors } from './processors';
-import { QueueName, queueNames } from './queues';
+import { bullPrefix, QueueName, queueNames } from './queues';
 
 /** Outbox job ids are UUIDs; jobs added by workers and the scheduler carry other ids. */
 const outboxJobId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -29,11 +29,14 @@ export async function checkEvictionPolicy(): Promise<void> {
   connection.on('error', () => undefined);
   try {
     await whenReady(connection);
-    const reply = (await connection.config('GET', 'maxmemory-policy')) as string[];
-    const policy = reply[1];
-    if (policy && policy !== 'noeviction') {
+    // On a cluster every master holds queue keys: each must be noeviction.
+    const nodes = isCluster(connection) ? connection.nodes('master') : [connection];
+    for (const node of nodes) {
+      const reply = (await node.config('GET', 'maxmemory-policy')) as string[];
+      const policy = reply[1];
+      if (!policy || policy === 'noeviction') continue;
       log.error(
-        { policy },
+        { policy, node: `${node.options.host ?? ''}:${node.options.port ?? ''}` },
         `Redis maxmemory-policy is ${policy}: set it to noeviction (redis-cli CONFIG SET maxmemory-policy noeviction, and in redis.conf) or queued jobs can be lost`,
       );
     }
@@ -96,7 +99,7 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
     },
     {
       connection,
-      prefix: config().queuePrefix,
+      prefix: bullPrefix(queue),
       // Each job records the worker that ran it (job.processedBy): host and pid, which hosts did what.
       name: `${hostname()}:${process.pid}`,
       concurrency,

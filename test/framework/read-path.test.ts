@@ -121,7 +121,7 @@ describe('read path: round trips of a request', () => {
   let monitor: Redis;
   let seen: { args: string[]; source: string }[] = [];
   before(async () => {
-    monitor = createRedis('worker');
+    monitor = createRedis('worker') as Redis;
     const feed = await monitor.monitor();
     feed.on('monitor', (_time: string, args: string[], source: string) => seen.push({ args, source }));
   });
@@ -131,7 +131,7 @@ describe('read path: round trips of a request', () => {
 
   /** The commands sent by clients (not by scripts) that name keys of this seller. */
   const commandsOf = (seller: Seller) => {
-    const mine = new RegExp(`^${config().queuePrefix}:(rate|calls):${seller.id}(:|$)`);
+    const mine = new RegExp(`^${config().queuePrefix}:\\{a${seller.id}\\}:(rate|calls)(:|$)`);
     return seen.filter((c) => c.source !== 'lua' && c.args.some((a) => mine.test(a)));
   };
 
@@ -155,10 +155,10 @@ describe('read path: round trips of a request', () => {
     const commands = commandsOf(seller).map((c) => c.args);
     expect(commands.map((c) => c[0]!.toLowerCase())).to.deep.equal(['evalsha', 'evalsha']);
     const [acquire, release] = commands;
-    const rateKey = new RegExp(`^${config().queuePrefix}:rate:${seller.id}:\\d+$`);
+    const rateKey = new RegExp(`^${config().queuePrefix}:\\{a${seller.id}\\}:rate:\\d+$`);
     expect(acquire!.some((a) => rateKey.test(a))).to.equal(true);
-    expect(acquire).to.include(`${config().queuePrefix}:calls:${seller.id}`);
-    expect(release).to.include(`${config().queuePrefix}:calls:${seller.id}`);
+    expect(acquire).to.include(`${config().queuePrefix}:{a${seller.id}}:calls`);
+    expect(release).to.include(`${config().queuePrefix}:{a${seller.id}}:calls`);
   });
 
   it('when several calls acquire in one turn of the event loop, then one script call admits them all, each in its own account, and carries the releases', async () => {
@@ -177,7 +177,7 @@ describe('read path: round trips of a request', () => {
       await fence(`${config().queuePrefix}:fence:d`);
       const scripts = seen.filter((c) => c.source !== 'lua' && c.args[0]!.toLowerCase() === 'evalsha');
       expect(scripts).to.have.length(1);
-      for (const id of [first, second, third]) expect(scripts[0]!.args).to.include(`${config().queuePrefix}:calls:${id}`);
+      for (const id of [first, second, third]) expect(scripts[0]!.args).to.include(`${config().queuePrefix}:{a${id}}:calls`);
       for (const c of calls) if (c.status === 'fulfilled') c.value.release();
     } finally {
       setConfig(original);

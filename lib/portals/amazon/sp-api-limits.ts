@@ -1,6 +1,6 @@
 import { config } from '../../../config';
 import { log } from '../../log';
-import { redisScript } from '../../redis';
+import { luaNow, redisScript } from '../../redis';
 import { redisReady } from '../portal-rate-limit';
 import { spApiSdk } from './sp-api-sdk';
 
@@ -35,16 +35,16 @@ export function usagePlan(method: string, path: string): UsagePlan & { operation
 // A token bucket per (portal account, operation): refilled at `rate` per second up to `burst`.
 // Up to `count` tokens are taken: as many as come within maxWait, reserving the ones not there
 // yet (the bucket goes below zero). Answers {taken, wait for the last taken}; when none comes
-// within maxWait, {0, wait for the first}.
+// within maxWait, {0, wait for the first}. Timed by Redis's clock (luaNow), shared by every host.
 const takeTokens = redisScript(
   'kontorSpApiToken',
   1,
   `
-local now = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
-local burst = tonumber(ARGV[3])
-local maxWait = tonumber(ARGV[4])
-local count = tonumber(ARGV[5])
+${luaNow()}
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local maxWait = tonumber(ARGV[3])
+local count = tonumber(ARGV[4])
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local tokens = tonumber(state[1]) or burst
 local at = tonumber(state[2]) or now
@@ -119,7 +119,7 @@ async function takeSpApiTokens(
   try {
     await redisReady();
     const key = `${config().queuePrefix}:spapi-rate:${portalAccountId}:${plan.operation}`;
-    const [taken, wait] = (await takeTokens([key], [Date.now(), rate, reserveOne(plan.burst), maxWaitMs, count])) as [number, number];
+    const [taken, wait] = (await takeTokens([key], [rate, reserveOne(plan.burst), maxWaitMs, count])) as [number, number];
     return { taken: Number(taken), wait: Number(wait), rate };
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'SP-API rate limit not available; calling without it');
