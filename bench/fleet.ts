@@ -17,6 +17,7 @@ import { Queue, Worker } from 'bullmq';
 import { config, loadConfig, setConfig } from '../config';
 import { db } from '../lib/db/knex';
 import { closeQueues } from '../lib/queue/queue.registry';
+import { bullPrefix } from '../lib/queue/queues';
 import { nodeArgs, procfileProcesses } from '../bin/procfile';
 import { createRedis } from '../lib/redis';
 import type { QuantityEvent } from '../sandbox/sandbox.app';
@@ -217,7 +218,9 @@ async function sandboxCalls(sandboxUrl: string): Promise<number> {
 }
 
 /** BullMQ alone: no-op jobs through one worker on the same Redis; jobs per second. */
-async function bullmqBaseline(prefix: string, jobs = 5000): Promise<number> {
+async function bullmqBaseline(queuePrefix: string, jobs = 5000): Promise<number> {
+  // A hash tag, as every queue's prefix has (lib/queue/queues.ts): on a Redis Cluster BullMQ's scripts need one slot.
+  const prefix = `{${queuePrefix}:bench-noop}`;
   const connection = createRedis('worker');
   const queue = new Queue('bench-noop', { connection, prefix });
   let done = 0;
@@ -755,8 +758,8 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     agent.destroy();
     for (const child of children) await stop(child);
     const cleanup = createRedis('worker');
-    for (const name of ['cia', 'portal_upload', 'events', 'order_import'])
-      await new Queue(name, { connection: cleanup, prefix }).obliterate({ force: true }).catch(() => undefined);
+    for (const name of ['cia', 'portal_upload', 'events', 'order_import'] as const)
+      await new Queue(name, { connection: cleanup, prefix: bullPrefix(name) }).obliterate({ force: true }).catch(() => undefined);
     cleanup.disconnect();
     await closeQueues();
   }
