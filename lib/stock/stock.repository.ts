@@ -71,27 +71,53 @@ export const stockRepository = {
     return id!;
   },
 
-  /** Inserts several items in one statement as insert does each; their ids in the order given. */
+  /**
+   * Inserts several items in one statement as insert does each; their ids in the order given. The
+   * rows go as one JSON parameter per set of columns they name (jsonb_populate_recordset over the
+   * table's row type; a column an item leaves out gets its default), as orders do: stock/list/'s
+   * 200 items as Knex VALUES were 3,400 bindings and 200 subqueries of the account's auction_a
+   * setting, which Knex took longer to build than Postgres to insert.
+   */
   async insertMany(trx: Knex.Transaction, accountId: number, items: StockColumns[]): Promise<number[]> {
     if (items.length === 0) return [];
-    const rows = (await trx('stock')
-      .insert(
-        items.map((columns) => {
-          const q = (key: 'quantity' | 'quantity_reserved' | 'quantity_reserved_2' | 'quantity_auction_a') => columns[key] ?? 0;
-          return {
-            ...columns,
-            account_id: accountId,
-            ...(columns.data ? { data: jsonParameter(columns.data) } : {}),
-            quantity_available: trx.raw(
-              '?::int - ?::int - ?::int - CASE WHEN (SELECT is_auction_a_quantity_subtracted FROM account WHERE id = ?) THEN ?::int ELSE 0 END',
-              [q('quantity'), q('quantity_reserved'), q('quantity_reserved_2'), accountId, q('quantity_auction_a')],
-            ),
-          };
-        }),
-      )
-      .returning('id')) as { id: number }[];
-    // Ids come from the sequence in the order of the VALUES rows; RETURNING is not promised to keep it.
-    return rows.map((r) => r.id).sort((a, b) => a - b);
+    const groups = new Map<string, { at: number[]; rows: Record<string, unknown>[] }>();
+    items.forEach((columns, at) => {
+      const given = Object.fromEntries(Object.entries({ ...columns, account_id: accountId }).filter(([, value]) => value !== undefined));
+      const key = Object.keys(given).sort().join(',');
+      const group = groups.get(key) ?? { at: [], rows: [] };
+      group.at.push(at);
+      group.rows.push(given);
+      groups.set(key, group);
+    });
+    const q = (c: string) => `COALESCE(r.${c}, 0)`;
+    const inserts = [...groups.keys()].map((key, g) => {
+      const names = key.split(',');
+      // Column names are the code's own (StockColumns), never a client's keys: they are written into the SQL.
+      const odd = names.find((c) => !/^[a-z][a-z0-9_]*$/.test(c));
+      if (odd !== undefined) throw new Error(`not a stock column name: ${odd}`);
+      return `s${g} AS (INSERT INTO stock (${names.map((c) => `"${c}"`).join(', ')}, quantity_available)
+        SELECT ${names.map((c) => `r."${c}"`).join(', ')},
+          ${q('quantity')} - ${q('quantity_reserved')} - ${q('quantity_reserved_2')} - CASE WHEN a.subtracted THEN ${q('quantity_auction_a')} ELSE 0 END
+        FROM jsonb_populate_recordset(NULL::stock, ?::jsonb) WITH ORDINALITY AS r, a ORDER BY r.ordinality
+        RETURNING id, ${g} AS g)`;
+    });
+    const { rows } = (await trx.raw(
+      `WITH a AS (SELECT is_auction_a_quantity_subtracted AS subtracted FROM account WHERE id = ?), ${inserts.join(', ')}
+       ${[...groups.keys()].map((_, g) => `SELECT id, g FROM s${g}`).join(' UNION ALL ')}`,
+      [accountId, ...[...groups.values()].map((group) => jsonParameter(group.rows))],
+    )) as { rows: { id: number; g: number }[] };
+    // Ids come from the sequence in the order of each group's rows; RETURNING is not promised to keep it.
+    const ids: number[] = [];
+    [...groups.values()].forEach((group, g) => {
+      const own = rows
+        .filter((r) => r.g === g)
+        .map((r) => Number(r.id))
+        .sort((x, y) => x - y);
+      group.at.forEach((at, k) => {
+        ids[at] = own[k]!;
+      });
+    });
+    return ids;
   },
 
   /** count lister ids from stock_lister_id_seq in one statement. */
