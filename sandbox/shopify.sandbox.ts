@@ -75,6 +75,16 @@ interface ShopifyProduct {
   variants: string[];
 }
 
+/** A collection of a store: custom (products added by hand or API) or smart (ruleSet: its rules choose the products). */
+export interface ShopifyCollection {
+  id: string;
+  account: string;
+  title: string;
+  handle: string;
+  products: string[];
+  ruleSet: { appliedDisjunctively: boolean; rules: { column: string; relation: string; condition: string }[] } | null;
+}
+
 interface ShopifyLine {
   id: string;
   sku: string;
@@ -123,6 +133,7 @@ export class ShopifyState {
   /** Available quantity per inventory item at the store's location. */
   available = new Map<string, number>();
   orders = new Map<string, ShopifyOrder>();
+  collections = new Map<string, ShopifyCollection>();
   /** Issued access tokens (POST /_sandbox/shopify/tokens): token -> account, as a custom app's install gives one. */
   tokens = new Map<string, string>();
   /** The leaky bucket per account. */
@@ -145,6 +156,7 @@ export class ShopifyState {
     this.variants.clear();
     this.available.clear();
     this.orders.clear();
+    this.collections.clear();
     this.tokens.clear();
     this.buckets.clear();
     this.maximumAvailable = 2000;
@@ -160,6 +172,23 @@ export class ShopifyState {
     b.at = at;
     this.buckets.set(account, b);
     return b;
+  }
+
+  /** A new collection of the store (its handle from the title, as Shopify makes one). */
+  addCollection(account: string, title: string, products: string[] = [], ruleSet: ShopifyCollection['ruleSet'] = null): ShopifyCollection {
+    const c: ShopifyCollection = {
+      id: gid('Collection', this.next()),
+      account,
+      title,
+      handle: title
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, ''),
+      products: [...new Set(products)],
+      ruleSet,
+    };
+    this.collections.set(c.id, c);
+    return c;
   }
 
   variantBySku(account: string, sku: string): ShopifyVariant | undefined {
@@ -336,6 +365,14 @@ const orderIdsOf = (q: string | undefined): Set<string> | undefined => {
   return found.length ? new Set(found) : undefined;
 };
 
+/** `title:"A" OR title:'B'` (collections): the titles named, compared as Shopify's search does, ignoring case; undefined when none is named. */
+const titlesOf = (q: string | undefined): string[] | undefined => {
+  const found = [...(q ?? '').matchAll(/title:(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|([^\s"']+))/g)].map((m) =>
+    (m[1] ?? m[2] ?? m[3]!).replace(/\\(.)/g, '$1').toLowerCase(),
+  );
+  return found.length ? found : undefined;
+};
+
 type UserError = { field: string[] | null; message: string; code?: string };
 
 /** The root value: the fields the adapter uses, resolved over the account's data (graphql's default resolver calls them with the arguments). */
@@ -351,10 +388,24 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     inventoryItem: { id: v.inventoryItemId, sku: v.sku, tracked: true, measurement: { weight: v.weight } },
     inventoryQuantity: s.available.get(v.inventoryItemId) ?? 0,
   });
-  const productNode = (p: ShopifyProduct) => ({
+  const collectionNode = (c: ShopifyCollection) => ({
+    id: c.id,
+    title: c.title,
+    handle: c.handle,
+    ruleSet: c.ruleSet,
+    products: ({ first, after }: { first?: number; after?: string }) =>
+      connection(
+        c.products.map((id) => productNode(s.products.get(id)!)),
+        first ?? 50,
+        after,
+      ),
+  });
+  const productNode = (p: ShopifyProduct): Record<string, unknown> => ({
     id: p.id,
     title: p.title,
     status: p.status,
+    collections: ({ first, after }: { first?: number; after?: string }) =>
+      connection([...s.collections.values()].filter((c) => c.account === account && c.products.includes(p.id)).map(collectionNode), first ?? 50, after),
     variants: ({ first, after }: { first?: number; after?: string }) =>
       connection(
         p.variants.map((id) => variantNode(s.variants.get(id)!)),
@@ -391,6 +442,33 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       const skus = skusOf(query);
       const all = [...s.variants.values()].filter((v) => s.products.get(v.productId)?.account === account && (skus === undefined || skus.includes(v.sku)));
       return connection(all.map(variantNode), first ?? 50, after);
+    },
+    product: ({ id }: { id: string }) => {
+      const p = ownProduct(id);
+      return p ? productNode(p) : null;
+    },
+    collections: ({ first, after, query }: { first?: number; after?: string; query?: string }) => {
+      const titles = titlesOf(query);
+      const all = [...s.collections.values()].filter((c) => c.account === account && (!titles || titles.includes(c.title.toLowerCase())));
+      return connection(all.map(collectionNode), first ?? 50, after);
+    },
+    // A custom collection (no ruleSet: the adapter makes no smart ones), with the products named.
+    collectionCreate: ({ input }: { input: { title?: string | null; products?: string[] | null; ruleSet?: unknown } }) => {
+      if (!input.title?.trim()) return { collection: null, userErrors: [{ field: ['input', 'title'], message: "Title can't be blank" }] };
+      const unknown = (input.products ?? []).findIndex((id) => !ownProduct(id));
+      if (unknown >= 0) return { collection: null, userErrors: [{ field: ['input', 'products', String(unknown)], message: 'Product does not exist' }] };
+      const c = s.addCollection(account, input.title.trim(), input.products ?? []);
+      return { collection: collectionNode(c), userErrors: [] };
+    },
+    // Products already in the collection stay once (our reading; the reference names no error for them); smart collections refuse.
+    collectionAddProducts: ({ id, productIds }: { id: string; productIds: string[] }) => {
+      const c = s.collections.get(id);
+      if (!c || c.account !== account) return { collection: null, userErrors: [{ field: ['id'], message: 'Collection does not exist' }] };
+      if (c.ruleSet) return { collection: null, userErrors: [{ field: ['id'], message: "Can't manually add products to a smart collection" }] };
+      const unknown = productIds.findIndex((pid) => !ownProduct(pid));
+      if (unknown >= 0) return { collection: null, userErrors: [{ field: ['productIds', String(unknown)], message: 'Product does not exist' }] };
+      for (const pid of productIds) if (!c.products.includes(pid)) c.products.push(pid);
+      return { collection: collectionNode(c), userErrors: [] };
     },
     productCreate: ({ product }: { product: { title?: string; status?: string } }) => {
       if (!product.title) return { product: null, userErrors: [{ field: ['title'], message: "Title can't be blank" }] };
@@ -878,6 +956,24 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     });
     if (errors.length) res.status(422).json({ errors });
     else res.json(o);
+  });
+  // The store's collections (a seller's made in Shopify's admin: custom, or smart with a rule).
+  app.post('/_sandbox/shopify/collections', (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as { portal_account?: unknown; title?: unknown; smart?: unknown };
+    if (body.portal_account === undefined || typeof body.title !== 'string' || !body.title.trim()) {
+      res.status(400).json({ error: 'portal_account and title are required' });
+      return;
+    }
+    const ruleSet = body.smart === true ? { appliedDisjunctively: false, rules: [{ column: 'TAG', relation: 'EQUALS', condition: body.title }] } : null;
+    res.status(201).json(s.addCollection(String(body.portal_account), body.title.trim(), [], ruleSet));
+  });
+  app.get('/_sandbox/shopify/collections', (req: Request, res: Response) => {
+    const account = String(req.query.portal_account ?? '');
+    res.json(
+      [...s.collections.values()]
+        .filter((c) => c.account === account)
+        .map((c) => ({ ...c, products: c.products.map((id) => s.products.get(id)?.title ?? id) })),
+    );
   });
   app.get('/_sandbox/shopify/throttled', (_req: Request, res: Response) => {
     res.json({ throttled: s.throttled });

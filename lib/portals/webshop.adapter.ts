@@ -28,7 +28,7 @@ const setQuantities = `mutation KontorQuantities($input: InventorySetQuantitiesI
 const ordersQuery = `query KontorOrders($first: Int!, $after: String, $query: String) {
   orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) { pageInfo { hasNextPage endCursor } nodes { ${orderFields} } } }`;
 const orderListQuery = `query KontorOrderList($first: Int!, $after: String, $query: String) {
-  orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) { pageInfo { hasNextPage endCursor } nodes { id updatedAt } } }`;
+  orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT, reverse: true) { pageInfo { hasNextPage endCursor } nodes { id updatedAt } } }`;
 const orderLinesQuery = `query KontorOrderLines($id: ID!, $after: String) {
   order(id: $id) { lineItems(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } } } }`;
 const fulfillmentOrdersQuery = `query KontorFulfillmentOrders($id: ID!) { order(id: $id) { id fulfillmentOrders(first: 5) { nodes { id status
@@ -37,6 +37,11 @@ const orderCancelledAt = 'query KontorOrderCancelled($id: ID!) { order(id: $id) 
 const cancelOrder = `mutation KontorOrderCancel($orderId: ID!, $refund: Boolean!, $restock: Boolean!, $reason: OrderCancelReason!, $notifyCustomer: Boolean, $staffNote: String) {
   orderCancel(orderId: $orderId, refund: $refund, restock: $restock, reason: $reason, notifyCustomer: $notifyCustomer, staffNote: $staffNote) {
     job { id done } orderCancelUserErrors { field message code } } }`;
+const productCollections = `query KontorProductCollections($id: ID!) { product(id: $id) { id collections(first: 50) { nodes { id title } } } }`;
+const findCollections = `query KontorCollections($query: String!, $first: Int!) { collections(first: $first, query: $query) { nodes { id title ruleSet { appliedDisjunctively } } } }`;
+const createCollection = `mutation KontorCollectionCreate($input: CollectionInput!) { collectionCreate(input: $input) { collection { id title } userErrors { field message } } }`;
+const addToCollection = `mutation KontorCollectionAdd($id: ID!, $productIds: [ID!]!) {
+  collectionAddProducts(id: $id, productIds: $productIds) { collection { id } userErrors { field message } } }`;
 const createFulfillment = `mutation KontorFulfillment($fulfillment: FulfillmentInput!) {
   fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id status } userErrors { field message } } }`;
 
@@ -49,6 +54,16 @@ const orderPageSize = 10;
 const orderListPageSize = 100;
 /** SKUs looked up in one productVariants query (Shopify's search joins them with OR). */
 const lookupBatch = 50;
+
+/**
+ * The web shop's categories of an entry (Stock_webshop_type.category[]): names, trimmed, each once
+ * (case ignored, as Shopify's title search), at most 50 (a product's collections read at once).
+ */
+function categoriesOf(group: Record<string, unknown>): string[] {
+  const names = (Array.isArray(group.category) ? group.category : []).map((c) => String(c).trim()).filter((c) => c.length > 0 && c.length <= 255);
+  const seen = new Set<string>();
+  return names.filter((n) => !seen.has(n.toLowerCase()) && seen.add(n.toLowerCase())).slice(0, 50);
+}
 
 /** Shopify's search syntax quotes a value with double quotes; one inside is escaped. */
 const quoted = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -116,6 +131,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const variant = found ?? (await this.createProduct(s, data, item.group.is_active !== false));
     if (found) await this.updateTitle(s, variant.product.id, data.title);
     await this.updateVariant(s, variant, data);
+    await this.addToCollections(s, variant.product.id, categoriesOf(item.group));
     const outcome = (
       await this.setQuantities(target, [{ stockId: item.stockId, quantity: item.quantityAvailable, key, sku: data.sku, group: item.group }], key)
     )[0]!;
@@ -132,6 +148,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
     if (!variant) throw portalRefused(`webshop: the Shopify store has no variant with SKU ${data.sku}; list it first`);
     await this.updateTitle(s, variant.product.id, data.title);
     await this.updateVariant(s, variant, data);
+    await this.addToCollections(s, variant.product.id, categoriesOf(item.group));
   }
 
   /** Ending hides the product (status DRAFT): its orders and history stay in the store; listing it again makes it ACTIVE. */
@@ -285,9 +302,12 @@ export class WebshopAdapter extends HttpPortalAdapter {
   }
 
   /**
-   * Orders updated since a time, oldest change first: listed 100 a page by id and updatedAt (the
+   * Orders updated since a time, newest change first: listed 100 a page by id and updatedAt (the
    * cursor is Shopify's), and only those not read whole before at that updatedAt read whole, 10 to
-   * a query (`id:N OR id:M`, Shopify's order search), the rest answered from that read.
+   * a query (`id:N OR id:M`, Shopify's order search), the rest answered from that read. Newest
+   * first, as Kaufland's: a fetch overlaps the one before by 10 minutes, and oldest first put the
+   * new sales on its last page, behind every order of the overlap; an order changed during the
+   * fetch moves to the front, where the next fetch (from this one's start) reads it.
    */
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
     if (target.connector !== 'shopify') throw portalInputError(this.portal, 'orders are fetched from portal accounts connected with shopify');
@@ -369,6 +389,38 @@ export class WebshopAdapter extends HttpPortalAdapter {
   private remember(s: ShopifySession, v: VariantNode): void {
     if (variantsBySku.size > 200_000) variantsBySku.clear();
     if (v.sku) variantsBySku.set(`${storeKey(s)}|${v.sku}`, v);
+  }
+
+  /**
+   * The product in the store's collection of each of its web shop categories (README: "Collections
+   * from the web shop's categories"): by title, ignoring case; a custom collection made with the
+   * product when the store has none of that title; a smart collection (its ruleSet) left to its
+   * rules. Nothing is removed: a category dropped from the item leaves the product where it is.
+   * Calls: one read of the product's collections; when some are missing, one title search for
+   * them all, then one call per collection to add to or create.
+   */
+  private async addToCollections(s: ShopifySession, productId: string, categories: string[]): Promise<void> {
+    if (categories.length === 0) return;
+    const current = await s.call<{ product: { collections: { nodes: { id: string; title: string }[] } } | null }>(productCollections, { id: productId });
+    const member = new Set((current.product?.collections.nodes ?? []).map((c) => c.title.toLowerCase()));
+    const missing = categories.filter((c) => !member.has(c.toLowerCase()));
+    if (missing.length === 0) return;
+    const found = await s.call<{ collections: { nodes: { id: string; title: string; ruleSet: unknown }[] } }>(findCollections, {
+      first: 50,
+      query: missing.map((title) => `title:${quoted(title)}`).join(' OR '),
+    });
+    const byTitle = new Map(found.collections.nodes.map((c) => [c.title.toLowerCase(), c]));
+    for (const title of missing) {
+      const collection = byTitle.get(title.toLowerCase());
+      if (collection?.ruleSet) continue;
+      if (collection) {
+        const added = await s.call<{ collectionAddProducts: { userErrors: UserErrors } }>(addToCollection, { id: collection.id, productIds: [productId] });
+        refuseUserErrors(`the product in the collection ${title}`, added.collectionAddProducts.userErrors);
+      } else {
+        const made = await s.call<{ collectionCreate: { userErrors: UserErrors } }>(createCollection, { input: { title, products: [productId] } });
+        refuseUserErrors(`the collection ${title}`, made.collectionCreate.userErrors);
+      }
+    }
   }
 
   private async createProduct(s: ShopifySession, data: VariantData, active: boolean): Promise<VariantNode> {
