@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
-import { now } from '../clock';
+import { movedTime } from '../clock';
 import { DomainError, throttled } from '../errors';
 import { dependencyUnavailable } from '../errors/dependency';
 import { log } from '../log';
-import { atTurnWrite, callGroupOf, isSlotError, redisScript } from '../redis';
+import { atTurnWrite, callGroupOf, isSlotError, luaNow, redisScript } from '../redis';
 
 export interface RateLimitState {
   limit: number;
@@ -22,55 +22,69 @@ const processTag = crypto.randomBytes(6).toString('base64url');
 let callCount = 0;
 
 /*
- * One round trip for every acquire and release of this process in one turn of the event loop:
- * first the releases of calls answered since the last script (a refused call counts nowhere),
- * then each acquire in the order the calls came: the calls in flight, the request's weight in
- * the account's window with the daily relief, and the call now in flight.
- * KEYS: per acquire its window counter, calls in flight (sorted set: request id by start time),
- * the day's relief flag and the days the limit was reached (sorted set of day numbers); then the
- * calls-in-flight key of each release.
- * ARGV: number of acquires, window seconds, limit, max in flight, now ms, stale ms, day number,
- * seconds left in the day, relief days allowed in the period, period days; then per acquire its
- * weight and request id; then the request id of each release.
- * Returns per acquire: used weight, the limit in force, and 1 admitted, 0 over the quota, -1
- * too many in flight.
+ * One round trip for every acquire and release of this process in one turn of the event loop
+ * (per slot on a Redis Cluster): first the releases of calls answered since the last script (a
+ * refused call counts nowhere), then each acquire in the order the calls came: the calls in
+ * flight, the request's weight in the account's window with the daily relief, and the call now
+ * in flight. Timed by Redis's clock (luaNow: one for every web host; a test's moved clock is
+ * sent instead), so windows, days and staleness do not depend on each host's clock: the keys
+ * carry no window or day, the values do.
+ * KEYS: per acquire its window counter (hash: window number, weight used), calls in flight
+ * (sorted set: request id by start time), the relief (the day number relieved) and the days the
+ * limit was reached (sorted set of day numbers); then the calls-in-flight key of each release.
+ * ARGV: number of acquires, window seconds, limit, max in flight, a moved clock's ms or '', stale
+ * ms, relief days allowed in the period, period days; then per acquire its weight and request
+ * id; then the request id of each release.
+ * Returns Redis's time (ms), then per acquire: used weight, the limit in force, and 1 admitted,
+ * 0 over the quota, -1 too many in flight.
  */
 const admissionScript = redisScript(
   'kontorRateLimitTurn',
   'varying',
   `
 local n = tonumber(ARGV[1])
-local releases = 10 + 2 * n
+local releases = 8 + 2 * n
 for i = 4 * n + 1, #KEYS do redis.call('ZREM', KEYS[i], ARGV[releases + i - 4 * n]) end
+${luaNow(5)}
+local windowSeconds = tonumber(ARGV[2])
+local nowSeconds = math.floor(now / 1000)
+local window = math.floor(nowSeconds / windowSeconds)
+local day = math.floor(nowSeconds / 86400)
 local base = tonumber(ARGV[3])
-local out = {}
+local out = {now}
 local function admit(k, weight, id)
-  local relieved = redis.call('EXISTS', KEYS[k + 3]) == 1
+  local relieved = redis.call('GET', KEYS[k + 3]) == tostring(day)
   local limit = base
   if relieved then limit = base * 2 end
-  redis.call('ZREMRANGEBYSCORE', KEYS[k + 2], '-inf', tonumber(ARGV[5]) - tonumber(ARGV[6]))
-  if redis.call('ZCARD', KEYS[k + 2]) >= tonumber(ARGV[4]) then
-    return tonumber(redis.call('GET', KEYS[k + 1]) or '0'), limit, -1
+  redis.call('ZREMRANGEBYSCORE', KEYS[k + 2], '-inf', now - tonumber(ARGV[6]))
+  local counted = redis.call('HMGET', KEYS[k + 1], 'window', 'used')
+  local current = tonumber(counted[1]) == window
+  local used = 0
+  if current then used = tonumber(counted[2]) or 0 end
+  if redis.call('ZCARD', KEYS[k + 2]) >= tonumber(ARGV[4]) then return used, limit, -1 end
+  if current then
+    used = redis.call('HINCRBY', KEYS[k + 1], 'used', weight)
+  else
+    used = weight
+    redis.call('HSET', KEYS[k + 1], 'window', window, 'used', used)
+    redis.call('EXPIRE', KEYS[k + 1], windowSeconds)
   end
-  local used = redis.call('INCRBY', KEYS[k + 1], weight)
-  if used == weight then redis.call('EXPIRE', KEYS[k + 1], ARGV[2]) end
-  if used >= base and not relieved and tonumber(ARGV[9]) > 0 then
-    local day = tonumber(ARGV[7])
-    redis.call('ZREMRANGEBYSCORE', KEYS[k + 4], '-inf', day - tonumber(ARGV[10]))
+  if used >= base and not relieved and tonumber(ARGV[7]) > 0 then
+    redis.call('ZREMRANGEBYSCORE', KEYS[k + 4], '-inf', day - tonumber(ARGV[8]))
     redis.call('ZADD', KEYS[k + 4], day, day)
-    redis.call('EXPIRE', KEYS[k + 4], (tonumber(ARGV[10]) + 1) * 86400)
-    if redis.call('ZCARD', KEYS[k + 4]) <= tonumber(ARGV[9]) then
-      redis.call('SET', KEYS[k + 3], 1, 'EX', ARGV[8])
+    redis.call('EXPIRE', KEYS[k + 4], (tonumber(ARGV[8]) + 1) * 86400)
+    if redis.call('ZCARD', KEYS[k + 4]) <= tonumber(ARGV[7]) then
+      redis.call('SET', KEYS[k + 3], day, 'EX', (day + 1) * 86400 - nowSeconds)
       limit = base * 2
     end
   end
   if used > limit then return used, limit, 0 end
-  redis.call('ZADD', KEYS[k + 2], ARGV[5], id)
+  redis.call('ZADD', KEYS[k + 2], now, id)
   redis.call('PEXPIRE', KEYS[k + 2], ARGV[6])
   return used, limit, 1
 end
 for a = 0, n - 1 do
-  local used, limit, admitted = admit(4 * a, tonumber(ARGV[11 + 2 * a]), ARGV[12 + 2 * a])
+  local used, limit, admitted = admit(4 * a, tonumber(ARGV[9 + 2 * a]), ARGV[10 + 2 * a])
   out[#out + 1] = used
   out[#out + 1] = limit
   out[#out + 1] = admitted
@@ -146,23 +160,17 @@ let unavailableWarnings = 0;
 
 function sendGroup(pending: PendingAcquire[], keys: string[], ids: string[]): void {
   const { rateLimitPerWindow, rateLimitWindowSeconds, rateLimitReliefDays, concurrentCallsPerAccount } = config();
-  const nowMs = now();
-  const nowSeconds = Math.floor(nowMs / 1000);
-  const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
-  const day = Math.floor(nowSeconds / 86400);
   const acquireKeys = pending.flatMap(({ accountId }) => {
     const tag = accountTag(accountId);
-    return [`${tag}:rate:${window}`, callsKey(accountId), `${tag}:rate:relief:${day}`, `${tag}:rate:reached`];
+    return [`${tag}:rate`, callsKey(accountId), `${tag}:rate:relief`, `${tag}:rate:reached`];
   });
   const args = [
     pending.length,
     rateLimitWindowSeconds,
     rateLimitPerWindow * 10,
     concurrentCallsPerAccount,
-    nowMs,
+    movedTime(),
     inFlightStaleMs,
-    day,
-    (day + 1) * 86400 - nowSeconds,
     rateLimitReliefDays,
     reliefPeriodDays,
     ...pending.flatMap((a) => [a.weightTenths, a.requestId]),
@@ -170,7 +178,9 @@ function sendGroup(pending: PendingAcquire[], keys: string[], ids: string[]): vo
   ];
   admissionScript([...acquireKeys, ...keys], args).then(
     (answer) => {
-      const values = answer as number[];
+      const [redisNow, ...values] = answer as number[];
+      const nowSeconds = Math.floor(redisNow! / 1000);
+      const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
       pending.forEach((a, i) => {
         const [used, limit, admitted] = values.slice(3 * i, 3 * i + 3) as [number, number, Admission['admitted']];
         a.settle({ used, limit, admitted, nowSeconds, window });
