@@ -20,6 +20,7 @@ import { ClientRegistrationError, createClient } from '../lib/auth/client.servic
 import { secretFromStdin } from '../lib/admin/stdin-secret';
 import { closeDb } from '../lib/db/knex';
 import { migrateDatabase } from '../lib/migrate';
+import { CellRangeError } from '../lib/db/cells';
 import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/admin.cli';
 import { bankUsage, runBankCommand } from '../lib/bank/bank.cli';
 import { clientAccessUsage, runClientAccessCommand } from '../lib/auth/client-access.cli';
@@ -122,6 +123,7 @@ run(process.argv.slice(2))
       err instanceof AdminCommandError ||
       err instanceof LoginTakenError ||
       err instanceof ClientRegistrationError ||
+      err instanceof CellRangeError ||
       (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`kontor: ${known ? err.message : `failed: ${err.message}`}\n`);
     process.exitCode = 1;

@@ -40,6 +40,13 @@ export interface Config {
   databaseReadUrl?: string;
   /** Replica lag (ms) beyond which those reads go to the primary (default 5000). */
   databaseReadMaxLagMs: number;
+  /**
+   * This stack's cell (CELL_ID, 0..cellCount-1) and the number of cell slots (CELL_COUNT, fixed
+   * for the life of the installation: it decides every cell's id ranges). 1 (default): one stack,
+   * sequences untouched, tokens without an account prefix (lib/db/cells.ts).
+   */
+  cellId: number;
+  cellCount: number;
   redisUrl: string;
   /**
    * Nodes of a Redis Cluster (REDIS_CLUSTER_NODES=host:port,...; any few, the rest are
@@ -267,6 +274,13 @@ const schema = Joi.object({
   DATABASE_POOL_MAX: Joi.number().integer().min(2).max(100).default(10),
   DATABASE_READ_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
   DATABASE_READ_MAX_LAG_MS: Joi.number().integer().min(0).max(3600000).default(5000),
+  CELL_COUNT: Joi.number().integer().min(1).max(1024).default(1),
+  CELL_ID: Joi.number()
+    .integer()
+    .min(0)
+    .max(Joi.ref('CELL_COUNT', { adjust: (count: number) => count - 1 }))
+    .default(0)
+    .messages({ 'number.max': '"CELL_ID" must be below CELL_COUNT' }),
   REDIS_URL: Joi.string()
     .uri({ scheme: ['redis', 'rediss'] })
     .default('redis://127.0.0.1:6379'),
@@ -399,6 +413,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolMax: value.DATABASE_POOL_MAX,
     ...(value.DATABASE_READ_URL ? { databaseReadUrl: value.DATABASE_READ_URL } : {}),
     databaseReadMaxLagMs: value.DATABASE_READ_MAX_LAG_MS,
+    cellId: value.CELL_ID,
+    cellCount: value.CELL_COUNT,
     redisUrl: value.REDIS_URL,
     redisClusterNodes: clusterNodes(value.REDIS_CLUSTER_NODES as string | undefined),
     logLevel: value.LOG_LEVEL,

@@ -1,18 +1,27 @@
+import { config } from '../config';
+import { applyCellRanges } from './db/cells';
 import { createKnex } from './db/knex';
 import { ensureDatabase } from './db/ensure-database';
 import { migrationSource } from './db/migrations';
 import { seedReferenceData } from './reference/seed';
 
 /**
- * Creates the database if missing, runs every pending migration and loads reference data.
- * It sits above lib/db and lib/reference because it runs both (reference data needs the tables).
+ * Creates the database if missing, runs every pending migration, gives the sequences this cell's
+ * id ranges (CELL_ID of CELL_COUNT; nothing with one cell; lib/db/cells.ts) and loads reference
+ * data. It sits above lib/db and lib/reference because it runs both (reference data needs the
+ * tables). The ranges come after the migrations so that a sequence a new migration creates gets
+ * its range in the same run, before any row takes an id from it.
  */
-export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
+export async function migrateDatabase(
+  databaseUrl: string,
+  cell: { id: number; count: number } = { id: config().cellId, count: config().cellCount },
+): Promise<string[]> {
   await ensureDatabase(databaseUrl);
   const knex = createKnex(databaseUrl, 2);
   try {
     await knex.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm');
     const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
+    await applyCellRanges(knex, cell.id, cell.count);
     await seedReferenceData(knex);
     return applied;
   } finally {

@@ -68,7 +68,8 @@ async function connectCommand(rest: string[]): Promise<unknown> {
   const v = read(rest, ['login', 'portal-account', 'connector'], ['base-url', ...credentialOptions], ['credentials-stdin']);
   const accountId = await accountOf(String(v.login));
   const portalAccountId = Number(v['portal-account']);
-  if (!/^\d{1,9}$/.test(String(v['portal-account'])) || portalAccountId < 1) throw new AdminCommandError('--portal-account must be a portal account id');
+  if (!/^\d{1,10}$/.test(String(v['portal-account'])) || portalAccountId < 1 || portalAccountId > 2147483647)
+    throw new AdminCommandError('--portal-account must be a portal account id');
   const credentials: Record<string, string> = v['credentials-stdin'] === true ? await stdinCredentials() : {};
   for (const name of credentialOptions) if (typeof v[name] === 'string') credentials[name.replace(/-/g, '_')] = v[name];
   return explain(() =>

@@ -27,8 +27,8 @@ export interface TokenAnswer {
 /** An access token, and with a chain id a refresh token of that chain (both revoked with it). */
 async function issue(grant: Grant, chainId: string | null, trx?: Knex): Promise<TokenAnswer> {
   const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = config();
-  const accessToken = newSecret('kat');
-  const refreshToken = chainId ? newSecret('krt') : undefined;
+  const accessToken = newSecret('kat', grant.accountId);
+  const refreshToken = chainId ? newSecret('krt', grant.accountId) : undefined;
   const write = async (t: Knex) => {
     await tokenRepository.insertAccessToken(secretHash(accessToken), grant, accessTokenTtlSeconds, t, chainId);
     if (refreshToken && chainId) await tokenRepository.insertRefreshToken(t, secretHash(refreshToken), grant, refreshTokenTtlSeconds, chainId);
@@ -162,7 +162,7 @@ export async function grantRefreshToken(
 
 /** authorize.php: after the seller logged in and confirmed, a one-time code for the client. */
 export async function createAuthorizationCode(grant: Grant, binding: CodeBinding): Promise<string> {
-  const code = newSecret('kac');
+  const code = newSecret('kac', grant.accountId);
   await tokenRepository.insertAuthorizationCode(secretHash(code), grant, binding, config().authorizationCodeTtlSeconds);
   return code;
 }

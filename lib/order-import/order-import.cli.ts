@@ -12,7 +12,8 @@ export async function runOrderImportCommand(command: string | undefined, sub: st
   if (command !== 'order' || sub !== 'import') return undefined;
   const v = read(rest, ['login', 'portal-account'], ['since']);
   const accountId = await accountOf(String(v.login));
-  if (!/^\d{1,9}$/.test(String(v['portal-account']))) throw new AdminCommandError('--portal-account must be a portal account id');
+  if (!/^\d{1,10}$/.test(String(v['portal-account'])) || Number(v['portal-account']) > 2147483647)
+    throw new AdminCommandError('--portal-account must be a portal account id');
   let since: Date | undefined;
   if (v.since !== undefined) {
     since = new Date(String(v.since));

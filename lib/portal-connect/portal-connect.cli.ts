@@ -17,7 +17,8 @@ export const portalConnectUsage =
   'kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp|shopify [--shop-domain S.myshopify.com] | kontor portal-account take-over --login L --portal-account ID [--listing-id X ...] [--sku S ...]';
 
 function portalAccountId(value: unknown): number {
-  if (!/^\d{1,9}$/.test(String(value)) || Number(value) < 1) throw new AdminCommandError('--portal-account must be a portal account id');
+  if (!/^\d{1,10}$/.test(String(value)) || Number(value) < 1 || Number(value) > 2147483647)
+    throw new AdminCommandError('--portal-account must be a portal account id');
   return Number(value);
 }
 

@@ -41,7 +41,7 @@ export const shopParameterSearch: SearchSpec<ShopParameterRow> = {
     name: { column: 'name', type: 'string' },
     portal_account_id: { column: 'portal_account_id', type: 'integer', operators: ['=', '!='] },
   },
-  key: { column: 'id', parse: (minId) => (/^\d{1,9}$/.test(minId) ? Number(minId) : undefined), idOf: (row) => String(row.id) },
+  key: { column: 'id', parse: (minId) => (/^\d{1,10}$/.test(minId) && Number(minId) <= 2147483647 ? Number(minId) : undefined), idOf: (row) => String(row.id) },
   type: shopParameterType.keys({ type: readOnly(Joi.string()), id: readOnly(Joi.number()) }),
   alwaysSelected: ['type', 'id'],
 };

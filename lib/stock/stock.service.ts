@@ -212,7 +212,8 @@ export async function searchItemHistory(scope: OrderScope, ref: string, search: 
 /** The item a path {stock_id} names as Stock_type: 404 when unknown or foreign, 300 when ambiguous. */
 export async function readStock(accountId: number, ref: string): Promise<Record<string, unknown>> {
   // A plain id is read at once; an alternative identifier is resolved first.
-  const id = /^\d{1,9}$/.test(ref) ? Number(ref) : await resolvePathStockId(accountId, ref);
+  // Ten digits: ids of the higher cells reach 2^31 - 1 (lib/db/cells.ts).
+  const id = /^\d{1,10}$/.test(ref) && Number(ref) <= 2147483647 ? Number(ref) : await resolvePathStockId(accountId, ref);
   const row = await stockRepository.get(db(), accountId, id);
   if (!row) throw notFound(`stock ${ref}`, 'stock_id');
   return stockToApi(row, await stockRepository.linksOf(db(), accountId, [row]));
