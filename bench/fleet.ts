@@ -109,9 +109,9 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Waits until a server answers (bounded). */
+/** Waits until a server answers (bounded: 60 s, as a loaded machine starts the fleet's processes slowly). */
 export async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     if (
       await fetch(url).then(
         () => true,
