@@ -38,6 +38,7 @@ import {
   spawnProcess,
   stop,
   waitFor,
+  watchImports,
 } from './fleet';
 import { benchBase, benchCall, benchConcurrentCalls, benchSeller } from './order-support';
 
@@ -108,11 +109,9 @@ async function runKauflandShopify(): Promise<void> {
     PORTAL_UPLOAD_WORKER_CONCURRENCY: '32',
   };
   const apiPort = await freePort();
-  // Shopify's webhooks (orders/create, updated, cancelled) go to this run's web process, as a
-  // service's PUBLIC_URL sends them: the development store is subscribed by its first import
-  // (lib/portals/README.md, Webhooks), and each delivery queues an import beside the poll.
-  // BENCH_SHOPIFY_WEBHOOKS=0 sends them nowhere (the poll alone).
-  env.PUBLIC_URL = process.env.BENCH_SHOPIFY_WEBHOOKS === '0' ? 'http://127.0.0.1:9' : `http://127.0.0.1:${apiPort}`;
+  // The poll's path: the processes run in production mode without SHOPIFY_API_SECRET, so the
+  // development store is not subscribed to webhooks (lib/portals/README.md, Webhooks: no delivery
+  // could be verified); the output's webhook line shows it. The webhook path is not measured here.
   const sandbox = spawnProcess('sandbox', { ...env, SANDBOX_PORT: String(sandboxPort) });
   const web = spawnProcess('web', {
     ...env,
@@ -244,6 +243,10 @@ async function runKauflandShopify(): Promise<void> {
 
     const fetchers = [fetchEvery(api, fetchIntervalMs, seller.token, account.market_e), fetchEvery(api, fetchIntervalMs, seller.token, account.webshop)];
     const sales: Sale[] = [];
+    // When each sale's Kontor order became visible (committed): a page's orders share their
+    // transaction's start as created_at, and a transaction that waits shows its orders late.
+    const soldAt = new Map<string, number>();
+    const watcher = watchImports(seller.id, soldAt);
     const soldCount = new Array<number>(itemCount).fill(0);
     const warmups = Math.round(rate * warmupSeconds);
     const total = warmups + rate * seconds;
@@ -284,7 +287,9 @@ async function runKauflandShopify(): Promise<void> {
             failed += 1;
             return;
           }
-          sales.push({ n, item, channel, externalId, soldAt: Date.now(), measured: n >= warmups });
+          const at = Date.now();
+          sales.push({ n, item, channel, externalId, soldAt: at, measured: n >= warmups });
+          if (n >= warmups) soldAt.set(externalId, at);
         })(),
       );
     }
@@ -299,6 +304,7 @@ async function runKauflandShopify(): Promise<void> {
     const settled = () => skus.every((sku, i) => channels.every((c) => lowest(c, sku) <= initial - soldCount[i]!));
     while (Date.now() < settledBy && !settled()) await sleep(200);
     for (const f of fetchers) await f.stop();
+    const committed = await watcher.stop();
     processes.postgres = [...new Set([...processes.postgres, ...(await benchBackends())])];
     const cpuAfter = cpuSeconds(processes);
     polling = false;
@@ -364,6 +370,11 @@ async function runKauflandShopify(): Promise<void> {
     >;
     const callsPerPortal = channels.map((c) => `${names[c]} ${((calls[c]?.[String(account[c])] ?? 0) / Math.max(1, orders)).toFixed(2)}`);
     const allCalls = Object.values(calls).reduce((sum, byAccount) => sum + Object.values(byAccount).reduce((a, b) => a + b, 0), 0);
+    const hooks = (await fetch(`${sandboxUrl}/_sandbox/shopify/webhooks?portal_account=${account.webshop}`).then((r) => r.json())) as {
+      subscriptions: unknown[];
+      deliveries: { topic: string; delivered: boolean; attempts: unknown[] }[];
+    };
+    const hookLine = `Shopify webhooks: ${hooks.subscriptions.length} subscriptions, ${hooks.deliveries.length} deliveries (${hooks.deliveries.filter((d) => d.delivered).length} answered 2xx, ${hooks.deliveries.reduce((n, d) => n + d.attempts.length, 0)} attempts)`;
     const throttled = {
       kaufland: await fetch(`${sandboxUrl}/_sandbox/kaufland/throttled`).then((r) => r.json()),
       shopify: await fetch(`${sandboxUrl}/_sandbox/shopify/throttled`).then((r) => r.json()),
@@ -380,6 +391,7 @@ async function runKauflandShopify(): Promise<void> {
       [
         `sales at the sandbox's Kaufland and Shopify together at ${rate}/s (alternating; every fourth of the best-seller), ${warmups} untimed first, then ${orders} measured; ${failed} refused by the sandbox; fetched every ${fetchIntervalMs} ms per account; Shopify's bucket ${shopifyRate * 20} points, ${shopifyRate} a second`,
         `sale -> Kontor order (created_at: the fetch interval's wait and the import): Kaufland ${figure(sort(imported.market_e!))}; Shopify ${figure(sort(imported.webshop!))}`,
+        `sale -> Kontor order committed (a 100 ms poll of sales_order): ${figure(committed)}`,
         `sale -> last other channel acknowledged (3 of eBay, Amazon, Kaufland, Shopify): ${figure(sort(lastAck))}, max ${(sort(lastAck).pop() ?? NaN).toFixed(0)} ms; ${lost} not imported or not acknowledged within 30 s`,
         `  the best-seller's sales (${bestSeller.length}): ${figure(sort(bestSeller))}`,
         ...Object.entries(perChannel)
@@ -387,6 +399,7 @@ async function runKauflandShopify(): Promise<void> {
           .map(([route, ms]) => `  ${route.replace(/market_e|webshop|auction_a|market_d/g, (c) => names[c as Channel])}: ${figure(sort(ms))}`),
         `portal calls per order (every sandbox request of the seller's accounts: fetches, order reads, quantities, tokens): ${callsPerPortal.join(', ')}; all ${(allCalls / Math.max(1, orders)).toFixed(2)}`,
         `throttled by the sandbox: ${JSON.stringify(throttled)}`,
+        hookLine,
         await importJobs(seller.id, runStart),
         `CPU per order (ms): ${cpuPerOrder.join(', ')}; the service (web, workers, Postgres, Redis) ${((cpuService * 1000) / Math.max(1, orders)).toFixed(1)} ms`,
         `transactions committed in the bench database per order: ${(xacts / Math.max(1, orders)).toFixed(1)}`,
