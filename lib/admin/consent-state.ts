@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { config } from '../../config';
+import { routePrefix } from '../db/cells';
 import { redis, whenReady } from '../redis';
 
 /** How long a consent link can be followed. */
@@ -26,9 +27,9 @@ const ready = () => whenReady(redis(), 2000).catch(() => undefined);
 
 const keyOf = (state: string) => `${config().queuePrefix}:consent-state:${crypto.createHash('sha256').update(state).digest('hex')}`;
 
-/** A new state for the link. */
+/** A new state for the link; with several cells it names the account, so the callback is routed to its cell (lib/db/cells.ts). */
 export async function issueConsentState(bound: ConsentState): Promise<string> {
-  const state = crypto.randomBytes(32).toString('base64url');
+  const state = `${routePrefix(bound.accountId)}${crypto.randomBytes(32).toString('base64url')}`;
   await ready();
   await redis().set(keyOf(state), JSON.stringify(bound), 'EX', consentStateTtlSeconds);
   return state;
@@ -39,7 +40,7 @@ export async function issueConsentState(bound: ConsentState): Promise<string> {
  * state, and for one of another connector (which is used up all the same).
  */
 export async function takeConsentState(state: unknown, connector: ConsentState['connector']): Promise<ConsentState | undefined> {
-  if (typeof state !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(state)) return undefined;
+  if (typeof state !== 'string' || !/^(a[1-9]\d{0,9}_)?[A-Za-z0-9_-]{43}$/.test(state)) return undefined;
   await ready();
   const stored = await redis().getdel(keyOf(state));
   if (!stored) return undefined;

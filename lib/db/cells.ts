@@ -46,6 +46,35 @@ export function cellOfAccount(accountId: number, count = config().cellCount): nu
   return cellOfId(accountId, count, 'integer');
 }
 
+/**
+ * What a secret or state handed out for an account starts with, so that the router in front of
+ * the cells finds the account's cell without a shared database: `a<account id>_` with several
+ * cells, nothing with one. The account rather than the cell: a refresh token lives two years, and
+ * an account moved to another cell meanwhile keeps its id (the router's list of moved accounts
+ * then answers for it).
+ */
+export function routePrefix(accountId: number, count = config().cellCount): string {
+  return count > 1 ? `a${accountId}_` : '';
+}
+
+/** The account a token, code or state names by its routePrefix; undefined without one. */
+export function accountOfRouteKey(key: string): number | undefined {
+  const match = /^a([1-9]\d{0,9})_/.exec(key);
+  const id = match ? Number(match[1]) : undefined;
+  return id !== undefined && id <= 2147483647 ? id : undefined;
+}
+
+/**
+ * The router's rule for a bearer token, refresh token, code or consent state: the cell of the
+ * account its prefix names (moved accounts by the router's list, the rest by range arithmetic);
+ * a key without the prefix was issued before the installation had cells, by what is now cell 0.
+ */
+export function cellOfRouteKey(key: string, moved: ReadonlyMap<number, number> = new Map(), count = config().cellCount): number {
+  const accountId = accountOfRouteKey(key);
+  if (accountId === undefined) return 0;
+  return moved.get(accountId) ?? cellOfAccount(accountId, count);
+}
+
 /** A database that cannot become this cell: ids of another range exist. The message names the sequence. */
 export class CellRangeError extends Error {}
 

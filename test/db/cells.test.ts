@@ -6,8 +6,8 @@
  */
 import { expect } from 'chai';
 import { config, Config, ConfigError, loadConfig, setConfig } from '../../config';
-import { accountOfSecret, cellOfSecret } from '../../lib/auth/secret';
-import { cellOfAccount, cellOfId, cellRange } from '../../lib/db/cells';
+import { issueConsentState, takeConsentState } from '../../lib/admin/consent-state';
+import { accountOfRouteKey, cellOfAccount, cellOfId, cellOfRouteKey, cellRange } from '../../lib/db/cells';
 import { recreateDatabase } from '../../lib/db/ensure-database';
 import { closeDb, createKnex, Knex } from '../../lib/db/knex';
 import { migrateDatabase } from '../../lib/migrate';
@@ -201,20 +201,27 @@ describe('db: cells, id ranges per cell and the router keys (lib/db/cells.ts)', 
     }
   });
 
-  it('tokens: with several cells an access token names its account, which the router maps to the cell (moved accounts by its list); with one cell tokens are as before', async () => {
+  it("tokens and consent states: with several cells an access token or a consent link's state names its account, which the router maps to the cell (moved accounts by its list); with one cell tokens and states are as before", async () => {
     await useCell(urlOf('cell2'), 2, 4);
     const seller = await newSeller();
     expect(seller.token).to.match(new RegExp(`^a${seller.id}_kat_[A-Za-z0-9_-]{43}$`));
-    expect(accountOfSecret(seller.token)).to.equal(seller.id);
-    expect(cellOfSecret(seller.token)).to.equal(2);
-    expect(cellOfSecret(seller.token, new Map([[seller.id, 3]]))).to.equal(3);
+    expect(accountOfRouteKey(seller.token)).to.equal(seller.id);
+    expect(cellOfRouteKey(seller.token)).to.equal(2);
+    expect(cellOfRouteKey(seller.token, new Map([[seller.id, 3]]))).to.equal(3);
     const answer = await call('stock/', { token: seller.token });
     expect(answer.status, answer.text).to.equal(200);
+    // A consent link's state, which comes back to the public /connect/... callbacks, the same way.
+    const state = await issueConsentState({ accountId: seller.id, portalAccountId: seller.portalAccountId, connector: 'ebay' });
+    expect(state).to.match(new RegExp(`^a${seller.id}_[A-Za-z0-9_-]{43}$`));
+    expect(cellOfRouteKey(state)).to.equal(2);
+    expect(await takeConsentState(state, 'ebay')).to.deep.include({ accountId: seller.id, portalAccountId: seller.portalAccountId });
+    expect(await takeConsentState(state, 'ebay')).to.equal(undefined);
     await useCell(urlOf('cell_single'), 0, 1);
     const single = await newSeller();
     expect(single.token).to.match(/^kat_[A-Za-z0-9_-]{43}$/);
-    expect(cellOfSecret(single.token, new Map(), 4)).to.equal(0);
-    expect(accountOfSecret('a99999999999_kat_x')).to.equal(undefined);
+    expect(cellOfRouteKey(single.token, new Map(), 4)).to.equal(0);
+    expect(await issueConsentState({ accountId: single.id, portalAccountId: single.portalAccountId, connector: 'ebay' })).to.match(/^[A-Za-z0-9_-]{43}$/);
+    expect(accountOfRouteKey('a99999999999_kat_x')).to.equal(undefined);
   });
 });
 
