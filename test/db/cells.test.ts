@@ -13,7 +13,7 @@ import { closeDb, createKnex, Knex } from '../../lib/db/knex';
 import { migrateDatabase } from '../../lib/migrate';
 import { call, newSeller, Seller } from '../support/api';
 import { kontor } from '../support/cli';
-import { createOrder, createStock } from '../order/helpers';
+import { createOrder, createStock, readOrder } from '../order/helpers';
 
 interface SequenceState {
   sequencename: string;
@@ -56,10 +56,10 @@ describe('db: cells, id ranges per cell and the router keys (lib/db/cells.ts)', 
   }
 
   /** A seller with a stock item and an order on it (customer, line, movement, history), all made through the API. */
-  async function sellerWithOrder(knex: Knex): Promise<{ seller: Seller; stockId: number; ids: Record<string, string[]> }> {
+  async function sellerWithOrder(knex: Knex): Promise<{ seller: Seller; stockId: number; orderId: string; ids: Record<string, string[]> }> {
     const seller = await newSeller();
     const stockId = await createStock(seller, 'CELL-1', 5);
-    await createOrder(seller, { line: [{ id: stockId, quantity: 1, sku: 'CELL-1', name: 'item' }] });
+    const orderId = await createOrder(seller, { line: [{ id: stockId, quantity: 1, sku: 'CELL-1', name: 'item' }] });
     const read = async (sql: string) => ((await knex.raw(sql, [seller.id])) as { rows: { id: string }[] }).rows.map((r) => r.id);
     const ids = {
       sales_order: await read('SELECT internal_id::text AS id FROM sales_order WHERE account_id = ?'),
@@ -68,7 +68,7 @@ describe('db: cells, id ranges per cell and the router keys (lib/db/cells.ts)', 
       person: await read('SELECT id::text AS id FROM person WHERE account_id = ?'),
       portal_account: await read('SELECT id::text AS id FROM portal_account WHERE account_id = ?'),
     };
-    return { seller, stockId, ids };
+    return { seller, stockId, orderId, ids };
   }
 
   before(async () => {
@@ -112,7 +112,7 @@ describe('db: cells, id ranges per cell and the router keys (lib/db/cells.ts)', 
     expect(loadConfig({})).to.include({ cellId: 0, cellCount: 1 });
   });
 
-  it('when a fresh database is migrated as cell 2 of 4, then its sequences have the range of cell 2 and a seller made through the API gets account, person, portal account, stock, order, customer and movement ids of cell 2, and its stock item is read by id', async () => {
+  it('when a fresh database is migrated as cell 2 of 4, then its sequences have the range of cell 2 and a seller made through the API gets account, person, portal account, stock, order, customer and movement ids of cell 2, and its item, order, customers and movements are read back through the API', async () => {
     const url = urlOf('cell2');
     const knex = open(url);
     for (const s of await sequences(knex)) {
@@ -120,7 +120,7 @@ describe('db: cells, id ranges per cell and the router keys (lib/db/cells.ts)', 
       expect([s.sequencename, s.min_value, s.max_value], s.sequencename).to.deep.equal([s.sequencename, String(range.first), String(range.last)]);
     }
     await useCell(url, 2, 4);
-    const { seller, stockId, ids } = await sellerWithOrder(knex);
+    const { seller, stockId, orderId, ids } = await sellerWithOrder(knex);
     const int4 = cellRange(2, 4, 'integer');
     const int8 = cellRange(2, 4, 'bigint');
     for (const id of [seller.id, stockId, seller.portalAccountId, ...ids.person!, ...ids.portal_account!]) {
@@ -139,6 +139,11 @@ describe('db: cells, id ranges per cell and the router keys (lib/db/cells.ts)', 
     const customers = await call('admin/customer/', { token: seller.token });
     expect(customers.status, customers.text).to.equal(200);
     expect((customers.body.customer as { internal_id: number }[]).map((c) => String(c.internal_id))).to.deep.equal(ids.customer);
+    const order = await readOrder(seller, orderId);
+    expect(order.line.map((l) => Number(l.id))).to.deep.equal([stockId]);
+    const history = await call(`stock/${stockId}/history/`, { token: seller.token });
+    expect(history.status, history.text).to.equal(200);
+    expect(JSON.stringify(history.body)).to.include(ids.stock_history![0]!);
   });
 
   it("when a second database is migrated as cell 3 of 4, then its sellers get ids of cell 3, apart from cell 2's", async () => {
