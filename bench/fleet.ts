@@ -251,6 +251,34 @@ async function bullmqBaseline(queuePrefix: string, jobs = 5000): Promise<number>
 }
 
 /**
+ * How the finished jobs of the run (those BullMQ still keeps) spread over the sets of workers
+ * (each job names the worker that ran it, host:pid), and how many started more than once (a
+ * retry, or taken up again after a stall).
+ */
+async function spreadOverHosts(sets: Record<'cia' | 'portal_upload' | 'events', ChildProcess>[]): Promise<string> {
+  const hostOfPid = new Map(sets.flatMap((set, i) => Object.values(set).map((child) => [String(child.pid), i + 1] as const)));
+  const perHost = sets.map(() => 0);
+  let again = 0;
+  let total = 0;
+  for (const name of ['cia', 'portal_upload', 'events'] as const) {
+    const connection = createRedis('worker');
+    const queue = new Queue(name, { connection, prefix: bullPrefix(name) });
+    for (const job of await queue.getJobs(['completed', 'failed'], 0, -1)) {
+      const host = hostOfPid.get(job.processedBy?.split(':').pop() ?? '');
+      if (host === undefined) continue;
+      perHost[host - 1]! += 1;
+      total += 1;
+      if ((job.attemptsStarted ?? 1) > 1) again += 1;
+    }
+    await queue.close();
+    // BullMQ leaves a connection it was given open.
+    connection.disconnect();
+  }
+  const shares = perHost.map((n, i) => `host ${i + 1} ${n} (${((100 * n) / Math.max(1, total)).toFixed(0)} %)`);
+  return `worker hosts: ${total} finished jobs kept by BullMQ, ${shares.join(', ')}; started more than once: ${again}`;
+}
+
+/**
  * Where the loop's sales happen: `api` posts them (POST order/, measured from its 201); `channel`
  * sells at the sandbox's auction_a (eBay) on a portal account of its own, and the order import
  * brings them in (measured from the sale's answer), triggered on demand every fetchIntervalMs.
@@ -455,7 +483,14 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
   const api = `http://127.0.0.1:${apiPort}/v1.1`;
   // The events worker too: every sale emits order created, which production's events worker dispatches.
   const workers = { cia: spawnProcess('cia', env), portal_upload: spawnProcess('portal_upload', env), events: spawnProcess('events', env) };
-  const children = [sandbox, ...Object.values(workers), web];
+  // BENCH_WORKER_HOSTS=2 (issue 34): a second set of the same workers, standing in for a second
+  // worker host; the run then reports how the jobs spread over the sets and whether any ran twice.
+  const moreHosts = Array.from({ length: Number(process.env.BENCH_WORKER_HOSTS ?? 1) - 1 }, () => ({
+    cia: spawnProcess('cia', env),
+    portal_upload: spawnProcess('portal_upload', env),
+    events: spawnProcess('events', env),
+  }));
+  const children = [sandbox, ...Object.values(workers), ...moreHosts.flatMap((h) => Object.values(h)), web];
   let polling = true;
   try {
     const seller = await benchSeller();
@@ -621,14 +656,18 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
     const processes = {
       web: [web.pid!],
       load: [process.pid],
-      cia: [workers.cia.pid!],
-      portal_upload: [workers.portal_upload.pid!],
-      events: [workers.events.pid!],
+      cia: [workers.cia.pid!, ...moreHosts.map((h) => h.cia.pid!)],
+      portal_upload: [workers.portal_upload.pid!, ...moreHosts.map((h) => h.portal_upload.pid!)],
+      events: [workers.events.pid!, ...moreHosts.map((h) => h.events.pid!)],
       sandbox: [sandbox.pid!],
       postgres: await benchBackends(),
       redis: pidsNamed('redis-server'),
     };
-    const counted = { web, ...workers };
+    const counted = {
+      web,
+      ...workers,
+      ...Object.fromEntries(moreHosts.flatMap((h, i) => Object.entries(h).map(([name, child]) => [`${name}@${i + 2}`, child]))),
+    };
     const tripsBefore = await callsOf(counted);
     const cpuBefore = cpuSeconds(processes);
     const runStart = new Date();
@@ -747,6 +786,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
               `profile window (µs, monotonic): ${windowFrom}..${windowTo}; pids web ${web.pid}, cia ${workers.cia.pid}, portal_upload ${workers.portal_upload.pid}, events ${workers.events.pid}, sandbox ${sandbox.pid}`,
             ]
           : []),
+        ...(moreHosts.length ? [await spreadOverHosts([workers, ...moreHosts])] : []),
         `baseline BullMQ alone (no-op jobs, same Redis): ${baseline.toFixed(0)} jobs/s`,
         `ratio: one order costs about ${(baseline / Math.max(sustained, 0.001)).toFixed(1)} no-op jobs of throughput at this rate; pushes/s over no-op jobs/s = ${(pushes / elapsed / baseline).toFixed(3)}`,
         '',
