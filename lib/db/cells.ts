@@ -35,7 +35,9 @@ export function cellRange(cell: number, count: number, type: 'smallint' | 'integ
 export function cellOfId(id: number | bigint | string, count: number, type: 'smallint' | 'integer' | 'bigint' = 'integer'): number {
   const value = BigInt(id);
   if (value < 1n || value >= bases[type]!) throw new RangeError(`id ${String(id)} lies outside every cell's ${type} range`);
-  return Number(((value - 1n) * BigInt(count)) / bases[type]!);
+  // The largest cell whose range starts at or below the id: cell * B / count < id (exact also
+  // when count does not divide B).
+  return Number((value * BigInt(count) - 1n) / bases[type]!);
 }
 
 /**

@@ -93,16 +93,18 @@ describe('db: cells, id ranges per cell and the router keys (lib/db/cells.ts)', 
     await Promise.all(opened.map((knex) => knex.destroy()));
   });
 
-  it('cell ranges: CELL_ID must be below CELL_COUNT (default 0 of 1); 4 cells split 1..2^31-1 (integer) and 1..2^49-1 (bigint) without gap or overlap; an id names its cell', () => {
-    for (const type of ['integer', 'bigint'] as const) {
-      const ranges = [0, 1, 2, 3].map((cell) => cellRange(cell, 4, type));
-      expect(ranges[0]!.first).to.equal(1n);
-      for (let cell = 1; cell < 4; cell++) expect(ranges[cell]!.first).to.equal(ranges[cell - 1]!.last + 1n);
-      expect(ranges[3]!.last).to.equal(type === 'integer' ? 2n ** 31n - 1n : 2n ** 49n - 1n);
-      ranges.forEach((range, cell) => {
-        expect(cellOfId(range.first, 4, type)).to.equal(cell);
-        expect(cellOfId(range.last, 4, type)).to.equal(cell);
-      });
+  it('cell ranges: CELL_ID must be below CELL_COUNT (default 0 of 1); 4, 3, 7 or 64 cells split 1..2^31-1 (integer) and 1..2^49-1 (bigint) without gap or overlap; an id names its cell', () => {
+    for (const count of [4, 3, 7, 64]) {
+      for (const type of ['integer', 'bigint'] as const) {
+        const ranges = Array.from({ length: count }, (_, cell) => cellRange(cell, count, type));
+        expect(ranges[0]!.first).to.equal(1n);
+        for (let cell = 1; cell < count; cell++) expect(ranges[cell]!.first).to.equal(ranges[cell - 1]!.last + 1n);
+        expect(ranges[count - 1]!.last).to.equal(type === 'integer' ? 2n ** 31n - 1n : 2n ** 49n - 1n);
+        ranges.forEach((range, cell) => {
+          expect(cellOfId(range.first, count, type), `${type} ${range.first} of ${count}`).to.equal(cell);
+          expect(cellOfId(range.last, count, type), `${type} ${range.last} of ${count}`).to.equal(cell);
+        });
+      }
     }
     expect(cellRange(2, 4)).to.deep.equal({ first: 1073741825n, last: 1610612736n });
     expect(cellOfAccount(1073741824, 4)).to.equal(1);
