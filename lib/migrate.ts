@@ -3,6 +3,7 @@ import { applyCellRanges } from './db/cells';
 import { createKnex } from './db/knex';
 import { ensureDatabase } from './db/ensure-database';
 import { migrationSource } from './db/migrations';
+import { log } from './log';
 import { seedReferenceData } from './reference/seed';
 
 /**
@@ -21,7 +22,9 @@ export async function migrateDatabase(
   try {
     await knex.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm');
     const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
-    await applyCellRanges(knex, cell.id, cell.count);
+    const ranged = await applyCellRanges(knex, cell.id, cell.count);
+    // Once per database and new sequence: the release log shows when a database became a cell.
+    if (ranged.length) log.info({ cell: cell.id, cellCount: cell.count, sequences: ranged }, 'sequences given the cell id ranges');
     await seedReferenceData(knex);
     return applied;
   } finally {
