@@ -10,11 +10,13 @@
  * run them (web, cia, portal_upload with order_import, events and the sandbox, their Procfile lines).
  *
  * When does a channel's quantity count a sale? The sales of one item are imported in some order
- * (two channels, two fetchers); CIA pushes Kontor's count, initial - imported. A sale whose Kontor
- * order is the r-th of its item (by the order's id, the import's order) is acknowledged at a
- * channel by the first quantity there of at most initial - r: it is read after the run from the
- * sandbox's acknowledgements (its clock) and the orders' ids, so an order imported out of the
- * sales' order is neither early nor late.
+ * (two channels, two fetchers, a page's orders in one transaction); CIA pushes Kontor's count,
+ * initial - committed. A sale whose Kontor order became visible (a 100 ms poll of sales_order) when
+ * r of its item's orders were (itself included) is acknowledged at a channel by the first quantity
+ * there of at most initial - r, read after the run from the sandbox's acknowledgements (its clock).
+ * Ranking by the orders' ids instead put a page's orders (listed newest first, inserted in that
+ * order) behind each other and showed a 10 s tail that was the ranking's, not Kontor's.
+ * BENCH_SHOW_SLOWEST=<ms> prints each sale slower than that.
  */
 import { Queue } from 'bullmq';
 import { config, setConfig } from '../config';
@@ -38,7 +40,6 @@ import {
   spawnProcess,
   stop,
   waitFor,
-  watchImports,
 } from './fleet';
 import { benchBase, benchCall, benchConcurrentCalls, benchSeller } from './order-support';
 
@@ -246,7 +247,23 @@ async function runKauflandShopify(): Promise<void> {
     // When each sale's Kontor order became visible (committed): a page's orders share their
     // transaction's start as created_at, and a transaction that waits shows its orders late.
     const soldAt = new Map<string, number>();
-    const watcher = watchImports(seller.id, soldAt);
+    const committedAt = new Map<string, number>();
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const waiting = [...soldAt.keys()].filter((id) => !committedAt.has(id));
+        if (waiting.length) {
+          const seen = (await db()('sales_order')
+            .select('external_order_id')
+            .where({ account_id: seller.id })
+            .whereIn('external_order_id', waiting)
+            .catch(() => [])) as { external_order_id: string }[];
+          const now = Date.now();
+          for (const r of seen) committedAt.set(r.external_order_id, now);
+        }
+        await sleep(100);
+      }
+    })();
     const soldCount = new Array<number>(itemCount).fill(0);
     const warmups = Math.round(rate * warmupSeconds);
     const total = warmups + rate * seconds;
@@ -289,7 +306,7 @@ async function runKauflandShopify(): Promise<void> {
           }
           const at = Date.now();
           sales.push({ n, item, channel, externalId, soldAt: at, measured: n >= warmups });
-          if (n >= warmups) soldAt.set(externalId, at);
+          soldAt.set(externalId, at);
         })(),
       );
     }
@@ -304,7 +321,8 @@ async function runKauflandShopify(): Promise<void> {
     const settled = () => skus.every((sku, i) => channels.every((c) => lowest(c, sku) <= initial - soldCount[i]!));
     while (Date.now() < settledBy && !settled()) await sleep(200);
     for (const f of fetchers) await f.stop();
-    const committed = await watcher.stop();
+    watching = false;
+    await watcher;
     processes.postgres = [...new Set([...processes.postgres, ...(await benchBackends())])];
     const cpuAfter = cpuSeconds(processes);
     polling = false;
@@ -317,15 +335,22 @@ async function runKauflandShopify(): Promise<void> {
       .whereIn('platform', ['market_e', 'webshop'])
       .orderBy('id')) as { id: string; external_order_id: string; platform: string; at: string }[];
     const byExternal = new Map(rows.map((r) => [`${r.platform}|${r.external_order_id}`, r]));
+    // A sale's rank among its item's sales: how many of them Kontor had committed when its order
+    // became visible (itself included; the 100 ms poll's ties count as committed together).
     const rank = new Map<string, number>();
-    const perItem = new Array<number>(itemCount).fill(0);
-    const saleOf = new Map(sales.map((s) => [`${s.channel}|${s.externalId}`, s]));
-    for (const r of rows) {
-      const s = saleOf.get(`${r.platform}|${r.external_order_id}`);
-      if (!s) continue;
-      perItem[s.item]! += 1;
-      rank.set(`${s.channel}|${s.externalId}`, perItem[s.item]!);
+    const commitsOf = new Map<number, number[]>();
+    for (const s of sales) {
+      const at = committedAt.get(s.externalId);
+      if (at !== undefined) commitsOf.set(s.item, [...(commitsOf.get(s.item) ?? []), at]);
     }
+    for (const s of sales) {
+      const at = committedAt.get(s.externalId);
+      if (at !== undefined) rank.set(`${s.channel}|${s.externalId}`, (commitsOf.get(s.item) ?? []).filter((t) => t <= at).length);
+    }
+    const committed = sales
+      .filter((s) => s.measured && committedAt.has(s.externalId))
+      .map((s) => committedAt.get(s.externalId)! - s.soldAt)
+      .sort((a, b) => a - b);
     const acksOf = new Map<string, QuantityEvent[]>();
     for (const e of acks) {
       const k = `${e.portal}|${e.portalAccount}|${e.sku}`;
@@ -358,6 +383,10 @@ async function runKauflandShopify(): Promise<void> {
       }
       if (Number.isNaN(last)) lost += 1;
       else {
+        if (process.env.BENCH_SHOW_SLOWEST && last > Number(process.env.BENCH_SHOW_SLOWEST))
+          process.stdout.write(
+            `slow: sale ${s.n} at ${s.channel} item ${s.item} rank ${r} order ${order.id} created +${Number(order.at) - s.soldAt} ms, last ack +${last} ms\n`,
+          );
         lastAck.push(last);
         if (s.item === 0) bestSeller.push(last);
       }
