@@ -28,9 +28,18 @@ export class QueueRegistry {
   get(name: QueueName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(queueNames[name], { connection: this.client(), prefix: bullPrefix(name) });
-      queue.on('error', () => undefined);
-      this.queues.set(name, queue);
+      const created = new Queue(queueNames[name], { connection: this.client(), prefix: bullPrefix(name) });
+      created.on('error', () => undefined);
+      this.queues.set(name, created);
+      // A Queue keeps the outcome of its first checks (BullMQ asks INFO once) for its whole life:
+      // one that timed out (on a cluster, a node still connecting; a stalled event loop) would
+      // fail every later add at once. Such a Queue is dropped; the next add makes a new one.
+      created.waitUntilReady().catch(() => {
+        if (this.queues.get(name) !== created) return;
+        this.queues.delete(name);
+        void created.close().catch(() => undefined);
+      });
+      queue = created;
     }
     return queue;
   }

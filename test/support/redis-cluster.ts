@@ -125,6 +125,24 @@ export async function startRedisCluster(masters = 3, replicasPerMaster = 1): Pro
       return infos.filter((i) => /role:slave/.test(i)).every((i) => /master_link_status:up/.test(i));
     };
     await waitUntil('replicas in sync', replicasSeeing);
+    // cluster_state:ok comes before every node knows every other's role: a client that reads the
+    // slots from a node still seeing a replica as a master without slots starts with a wrong map
+    // (MOVED, then timeouts). Wait until every node sees the same masters and replicas.
+    const agreed = async () => {
+      const views = await Promise.all(ports.map((p) => cli(p, 'CLUSTER', 'NODES')));
+      return views.every((view) => {
+        const lines = view.split('\n').filter((l) => l.includes('@'));
+        const roles = lines.map((l) => l.split(' ')[2]!);
+        return (
+          lines.length === count &&
+          roles.filter((r) => /master/.test(r)).length === masters &&
+          roles.filter((r) => /slave/.test(r)).length === count - masters &&
+          !roles.some((r) => /fail|handshake|noaddr/.test(r))
+        );
+      });
+    };
+    await waitUntil('every node to agree on masters and replicas', agreed);
+    await run('redis-cli', ['--cluster', 'check', `127.0.0.1:${ports[0]}`]);
     return {
       nodes,
       env: ports.map((p) => `127.0.0.1:${p}`).join(','),
