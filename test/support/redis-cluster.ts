@@ -117,7 +117,8 @@ export async function startRedisCluster(masters = 3, replicasPerMaster = 1): Pro
     const masterPorts = async () =>
       (await cli(ports[0]!, 'CLUSTER', 'NODES'))
         .split('\n')
-        .filter((line) => /\bmaster\b/.test(line) && !/\bfail\b/.test(line))
+        // A master serves slots: a demoted one keeps the flag until gossip tells it otherwise.
+        .filter((line) => /\bmaster\b/.test(line) && !/\bfail\b/.test(line) && line.trim().split(' ').length > 8)
         .map((line) => Number(/:(\d+)@/.exec(line)![1]));
     const replicasSeeing = async () => {
       // Every replica in sync with its master, so that a failover loses nothing.
@@ -168,6 +169,11 @@ export async function startRedisCluster(masters = 3, replicasPerMaster = 1): Pro
         await cli(replica, 'CLUSTER', 'FAILOVER');
         await waitUntil(`node ${replica} to be master`, async () => /role:master/.test(await cli(replica, 'INFO', 'replication')));
         await waitUntil('cluster_state:ok after the failover', clusterOk);
+        // The node the helpers ask must see the new layout too, or the next test counts the old master.
+        await waitUntil('the failover known to the node asked', async () => {
+          const now = await masterPorts();
+          return now.length === masters && now.includes(replica) && !now.includes(masterPort);
+        });
         return replica;
       },
       stop,
