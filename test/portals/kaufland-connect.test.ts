@@ -13,7 +13,7 @@ import { portalTargetRepository } from '../../lib/portals/portal-target.reposito
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { readOrder } from '../order/helpers';
-import { newSeller } from '../support/api';
+import { call, newSeller } from '../support/api';
 import { kontor } from '../support/cli';
 import { failure } from '../support/failure';
 
@@ -98,6 +98,30 @@ describe('market_e: connecting a Kaufland account and its cancellations', functi
     expect((await failure(connectPortalAccount(seller.id, { portalAccountId: other.id, connector: 'kaufland', credentials: {} }))).message).to.match(
       /speaks to market_e/,
     );
+  });
+
+  it('when two fetches of the account run at once (the schedule and a retry), then each Kaufland order is one Kontor order and the stock is taken once', async () => {
+    const seller = await newSeller();
+    const stock = await call('stock/', { token: seller.token, body: { stock: { name: 'Becher', sku: 'KL-TWICE', quantity: 10 } } });
+    expect(stock.status, stock.text).to.equal(201);
+    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Kaufland.de', platform: 'market_e' });
+    const target = (await portalTargetRepository.target(db(), seller.id, portalAccountId))!;
+    await new MarketEAdapter().list(
+      target,
+      { stockId: Number(stock.body.stock_id), name: 'Becher', sku: 'KL-TWICE', ean: '4006381333931', price: '9.90', quantityAvailable: 10, group: {} },
+      'k',
+    );
+    for (const quantity of [1, 2, 3])
+      await fetch(`${sandbox.url}/_sandbox/kaufland/orders`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ portal_account: portalAccountId, lines: [{ id_offer: 'KL-TWICE', quantity }] }),
+      });
+    const runs = await Promise.all([1, 2, 3].map((n) => importOrders({ accountId: seller.id, portalAccountId }, `twice-${n}`)));
+    expect(runs.reduce((sum, r) => sum + r.orders.created, 0)).to.equal(3);
+    expect(await db()('channel_order').where({ account_id: seller.id, portal_account_id: portalAccountId })).to.have.length(3);
+    const item = await call(`stock/${stock.body.stock_id}/`, { token: seller.token });
+    expect((item.body.stock as { quantity: number }).quantity).to.equal(4);
   });
 
   it('when Kaufland cancels every order unit of an imported order, then the next fetch cancels the Kontor order; one cancelled unit of two leaves it open', async () => {

@@ -144,6 +144,21 @@ describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’
     expect((await ordersOf(seller, pa)).map((o) => o.external_order_id)).to.deep.equal([orderId]);
   });
 
+  it('when fetches of a store run at once (the webhook’s import, the schedule and a retry), then each Shopify order is one Kontor order and the stock is taken once', async () => {
+    const seller = await newSeller();
+    const pa = await subscribedStore(seller, 'WH-TWICE');
+    for (const quantity of [1, 2])
+      expect((await post('/_sandbox/sell', { portal: 'webshop', portal_account: pa, sku: 'WH-TWICE', quantity })).status).to.equal(201);
+    // Two fetches beside the ones the webhooks queue, all at once.
+    const runs = await Promise.all([1, 2].map((n) => importOrders({ accountId: seller.id, portalAccountId: pa }, `twice-${pa}-${n}`)));
+    await waitFor('both orders imported', async () => ((await ordersOf(seller, pa)).length >= 2 ? true : undefined), 20000);
+    await waitFor('the webhooks’ imports done', async () => ((await webhooksOf(String(pa))).deliveries.every((d) => d.delivered) ? true : undefined));
+    expect(runs.reduce((sum, r) => sum + r.orders.created, 0)).to.be.at.most(2);
+    expect(await ordersOf(seller, pa)).to.have.length(2);
+    const item = (await db()('stock').where({ account_id: seller.id, sku: 'WH-TWICE' }).first('quantity')) as { quantity: number };
+    expect(Number(item.quantity)).to.equal(7);
+  });
+
   it('when a delivery’s signature does not match (a tampered body, a missing or foreign signature), then 401 and nothing is imported; the store retries and then drops the subscription', async () => {
     const seller = await newSeller();
     const pa = await subscribedStore(seller, 'WH-2');
