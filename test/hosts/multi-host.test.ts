@@ -3,17 +3,20 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import nock from 'nock';
-import { config } from '../../config';
+import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { queues } from '../../lib/queue/queue.registry';
+import { closeQueues, queues } from '../../lib/queue/queue.registry';
+import { closeRedis } from '../../lib/redis';
 import { call, newSeller, Seller } from '../support/api';
 import { CuttableProxy, startCuttableProxy } from '../support/cuttable-proxy';
+import { RedisClusterUnderTest, startRedisCluster } from '../support/redis-cluster';
 import { forgetOtherSellersBacklog, Sandbox, startSandbox, waitFor } from '../fleet/support';
 import { createHostNetwork, HostNetwork, HostProcess, netnsUnavailable } from './netns';
 
 /**
  * Issue 34, point 3: the Procfile's processes on several "hosts" (network namespaces with their
- * own address and host name, made by this test) against the shared Postgres and Redis: two web
+ * own address and host name, made by this test) against the shared Postgres and a Redis Cluster
+ * of 3 masters and 3 replicas on the bridge's address: two web
  * hosts behind a small proxy, two hosts of workers, one of which is killed and restarted while
  * orders flow.
  */
@@ -38,7 +41,7 @@ const kill = ({ child }: HostProcess) => {
 
 const unavailable = netnsUnavailable();
 
-describe('several hosts (network namespaces): two web hosts behind a proxy, two worker hosts', function () {
+describe('several hosts (network namespaces): two web hosts behind a proxy, two worker hosts, a Redis Cluster', function () {
   this.timeout(180000);
   let network: HostNetwork;
   let sandbox: Sandbox;
@@ -46,6 +49,8 @@ describe('several hosts (network namespaces): two web hosts behind a proxy, two 
   const running = new Map<string, HostProcess[]>();
   let seller: Seller;
   let env: Record<string, string>;
+  let cluster: RedisClusterUnderTest | undefined;
+  const original = config();
 
   before(async function () {
     if (unavailable) {
@@ -59,22 +64,26 @@ describe('several hosts (network namespaces): two web hosts behind a proxy, two 
     nock.enableNetConnect(new RegExp(`^(127\\.0\\.0\\.1|localhost|\\[::1\\]|${subnet}\\.\\d+)(:\\d+)?$`));
     sandbox = await startSandbox();
     const database = new URL(config().databaseUrl);
-    const redisUrl = new URL(config().redisUrl);
+
     const forward = async (port: number, host: string) => {
       const proxy = await startCuttableProxy(port, host, network.gateway);
       forwarders.push(proxy);
       return proxy.port;
     };
     const pgPort = await forward(Number(database.port || 5432), database.hostname);
-    const redisPort = await forward(Number(redisUrl.port || 6379), redisUrl.hostname);
     const sandboxPort = await forward(Number(new URL(sandbox.url).port), '127.0.0.1');
     database.hostname = network.gateway;
     database.port = String(pgPort);
+    // The Redis Cluster the issue asks for, its nodes on the bridge's address (they announce it).
+    cluster = await startRedisCluster(3, 1, network.gateway);
+    await closeQueues();
+    await closeRedis();
+    setConfig({ ...config(), redisClusterNodes: cluster.list });
     env = {
       NODE_ENV: 'test',
       LOG_LEVEL: 'warn',
       DATABASE_URL: database.toString(),
-      REDIS_URL: `redis://${network.gateway}:${redisPort}`,
+      REDIS_CLUSTER_NODES: cluster.env,
       QUEUE_PREFIX: config().queuePrefix,
       SANDBOX_PORTAL_URL: `http://${network.gateway}:${sandboxPort}`,
       PORTAL_CALLS_PER_SECOND: '1000',
@@ -91,6 +100,10 @@ describe('several hosts (network namespaces): two web hosts behind a proxy, two 
     for (const children of running.values()) children.forEach(kill);
     for (const proxy of forwarders) await proxy.close();
     await sandbox?.close();
+    await closeQueues();
+    await closeRedis();
+    setConfig(original);
+    await cluster?.stop();
     network?.close();
     nock.enableNetConnect(/^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/);
   });

@@ -54,14 +54,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitUntil(what: string, check: () => Promise<boolean>, ms = 20000): Promise<void> {
   const until = Date.now() + ms;
+  let last = '';
   for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > until) throw new Error(`Redis Cluster: timed out waiting for ${what}`);
+    if (
+      await check().catch((err: Error) => {
+        last = err.message;
+        return false;
+      })
+    )
+      return;
+    if (Date.now() > until) throw new Error(`Redis Cluster: timed out waiting for ${what}${last ? ` (last: ${last.split('\n')[0]})` : ''}`);
     await sleep(100);
   }
 }
 
-export async function startRedisCluster(masters = 3, replicasPerMaster = 1): Promise<RedisClusterUnderTest> {
+/** host: the address the nodes bind and announce (another than loopback: reachable from the test's network namespaces). */
+export async function startRedisCluster(masters = 3, replicasPerMaster = 1, host = '127.0.0.1'): Promise<RedisClusterUnderTest> {
   const count = masters * (1 + replicasPerMaster);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-redis-cluster-'));
   const base = await freeBase(count);
@@ -75,7 +83,11 @@ export async function startRedisCluster(masters = 3, replicasPerMaster = 1): Pro
         '--port',
         String(port),
         '--bind',
-        '127.0.0.1',
+        host,
+        // Redis 7 takes only loopback clients without a password, whatever it binds: the nodes on
+        // a test bridge's address serve the test's namespaces (and nothing else reaches it).
+        '--protected-mode',
+        host === '127.0.0.1' ? 'yes' : 'no',
         '--dir',
         nodeDir,
         '--cluster-enabled',
@@ -97,7 +109,7 @@ export async function startRedisCluster(masters = 3, replicasPerMaster = 1): Pro
     );
     return { port, child };
   });
-  const cli = async (port: number, ...args: string[]) => (await run('redis-cli', ['-p', String(port), ...args])).stdout;
+  const cli = async (port: number, ...args: string[]) => (await run('redis-cli', ['-h', host, '-p', String(port), ...args])).stdout;
   const stop = async () => {
     await Promise.all(
       nodes.map(async ({ child }) => {
@@ -111,7 +123,7 @@ export async function startRedisCluster(masters = 3, replicasPerMaster = 1): Pro
   };
   try {
     await waitUntil('the nodes to listen', async () => (await Promise.all(ports.map((p) => cli(p, 'PING')))).every((a) => a.trim() === 'PONG'));
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicasPerMaster), '--cluster-yes']);
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `${host}:${p}`), '--cluster-replicas', String(replicasPerMaster), '--cluster-yes']);
     const clusterOk = async () => (await Promise.all(ports.map((p) => cli(p, 'CLUSTER', 'INFO')))).every((info) => /cluster_state:ok/.test(info));
     await waitUntil('cluster_state:ok on every node', clusterOk);
     const masterPorts = async () =>
@@ -143,11 +155,11 @@ export async function startRedisCluster(masters = 3, replicasPerMaster = 1): Pro
       });
     };
     await waitUntil('every node to agree on masters and replicas', agreed);
-    await run('redis-cli', ['--cluster', 'check', `127.0.0.1:${ports[0]}`]);
+    await run('redis-cli', ['--cluster', 'check', `${host}:${ports[0]}`]);
     return {
       nodes,
-      env: ports.map((p) => `127.0.0.1:${p}`).join(','),
-      list: ports.map((port) => ({ host: '127.0.0.1', port })),
+      env: ports.map((p) => `${host}:${p}`).join(','),
+      list: ports.map((port) => ({ host, port })),
       cli,
       masters: masterPorts,
       async masterOf(slot) {
