@@ -32,6 +32,7 @@ import {
   committedTransactions,
   cpuSeconds,
   fetchEvery,
+  fleetEnv,
   freePort,
   importJobs,
   pidsNamed,
@@ -95,20 +96,7 @@ async function runKauflandShopify(): Promise<void> {
   const sandboxPort = await freePort();
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   setConfig({ ...config(), sandboxPortalUrl: sandboxUrl });
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: config().databaseUrl,
-    CREDENTIALS_KEY: config().credentialsKey!.key.toString('base64'),
-    CREDENTIALS_KEY_ID: config().credentialsKey!.id,
-    QUEUE_PREFIX: prefix,
-    SANDBOX_PORTAL_URL: sandboxUrl,
-    PORTAL_CALLS_PER_SECOND: '10000',
-    DATABASE_POOL_MAX: '40',
-    CIA_WORKER_CONCURRENCY: '8',
-    PORTAL_UPLOAD_WORKER_CONCURRENCY: '32',
-  };
+  const env = fleetEnv(prefix, sandboxUrl);
   const apiPort = await freePort();
   // The poll's path: the processes run in production mode without SHOPIFY_API_SECRET, so the
   // development store is not subscribed to webhooks (lib/portals/README.md, Webhooks: no delivery

@@ -431,6 +431,25 @@ export async function committedTransactions(): Promise<number> {
   return Number(rows[0]?.xact_commit ?? NaN);
 }
 
+/** The environment of the fleet's processes: production mode on the bench's database and queues, portals unthrottled. */
+export function fleetEnv(prefix: string, sandboxUrl: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: config().databaseUrl,
+    // Production requires a credentials key: the bench's own, so the workers open what this process sealed.
+    CREDENTIALS_KEY: config().credentialsKey!.key.toString('base64'),
+    CREDENTIALS_KEY_ID: config().credentialsKey!.id,
+    QUEUE_PREFIX: prefix,
+    SANDBOX_PORTAL_URL: sandboxUrl,
+    PORTAL_CALLS_PER_SECOND: '10000',
+    DATABASE_POOL_MAX: '40',
+    CIA_WORKER_CONCURRENCY: '8',
+    PORTAL_UPLOAD_WORKER_CONCURRENCY: '32',
+  };
+}
+
 async function run(): Promise<void> {
   await runLoop({ kind: 'api' }, Number(process.env.BENCH_ORDERS_PER_SECOND ?? 50), Number(process.env.BENCH_SECONDS ?? 10));
 }
@@ -454,21 +473,7 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
   const sandboxPort = await freePort();
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
 
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: config().databaseUrl,
-    // Production requires a credentials key: the bench's own, so the workers open what this process sealed.
-    CREDENTIALS_KEY: config().credentialsKey!.key.toString('base64'),
-    CREDENTIALS_KEY_ID: config().credentialsKey!.id,
-    QUEUE_PREFIX: prefix,
-    SANDBOX_PORTAL_URL: sandboxUrl,
-    PORTAL_CALLS_PER_SECOND: '10000',
-    DATABASE_POOL_MAX: '40',
-    CIA_WORKER_CONCURRENCY: '8',
-    PORTAL_UPLOAD_WORKER_CONCURRENCY: '32',
-  };
+  const env = fleetEnv(prefix, sandboxUrl);
   // The sandbox runs as its own process, as under npm start; its acknowledgements are read
   // back with their times (same machine, same clock).
   const sandbox = spawnProcess('sandbox', { ...env, SANDBOX_PORT: String(sandboxPort) });
