@@ -63,13 +63,17 @@ return {taken, wait}
 );
 
 /**
- * The burst Kontor spends: the plan's less one token kept in reserve. Calls go out at the plan's
+ * The burst Kontor spends: the plan's less the tokens kept in reserve. Calls go out at the plan's
  * exact pace from the bucket here, but Amazon's bucket counts their arrivals: a call that left on
- * time and arrived early against one that arrived late (a new connection, a busy process) would
- * find Amazon's bucket a fraction of a token short and draw a 429. The token in reserve absorbs
- * up to one interval of such jitter (200 ms for patchListingsItem's 5/s).
+ * time and arrived early against one that arrived late (a new connection, a busy process, a timer
+ * fired late) would find Amazon's bucket a fraction of a token short and draw a 429. The reserve
+ * absorbs that much jitter: tokens worth JITTER_MS at the plan's rate, at least one, leaving at
+ * least one to spend. One token (200 ms at patchListingsItem's 5/s) was seen to fall short on a
+ * loaded two-core CI machine; 600 ms keeps 3 of its 5 in reserve. Steady throughput is the
+ * plan's rate either way: only the first burst is smaller.
  */
-export const reserveOne = (burst: number): number => Math.max(1, burst - 1);
+const JITTER_MS = 600;
+const spendableBurst = (burst: number, rate: number): number => Math.max(1, burst - Math.max(1, Math.ceil((rate * JITTER_MS) / 1000)));
 
 /**
  * The rate Amazon applies to this seller and operation, learned from the x-amzn-RateLimit-Limit
@@ -119,7 +123,7 @@ async function takeSpApiTokens(
   try {
     await redisReady();
     const key = `${config().queuePrefix}:spapi-rate:${portalAccountId}:${plan.operation}`;
-    const [taken, wait] = (await takeTokens([key], [rate, reserveOne(plan.burst), maxWaitMs, count])) as [number, number];
+    const [taken, wait] = (await takeTokens([key], [rate, spendableBurst(plan.burst, rate), maxWaitMs, count])) as [number, number];
     return { taken: Number(taken), wait: Number(wait), rate };
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'SP-API rate limit not available; calling without it');
