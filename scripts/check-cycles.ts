@@ -14,18 +14,18 @@
  *   shutdown                              process shutdown
  *   http                                  endpoint declarations, schemas, search, envelope
  *   mail                                  mail transport
- *   queue                                 jobs and the outbox
+ *   queue                                 jobs, the outbox, GET job/{job_id}/
  *   portals                               portal adapters with their facts, the registry (no domain)
  *   portal-account                        a seller's portal accounts
  *   account                               seller accounts, their users (persons), passwords, counters
- *   reference, job, operator              reference data; GET job/{job_id}/; health and metrics
+ *   reference, operator                   reference data; health and metrics
  *   auth, admin                           tokens, clients, authorize; the admin/ area
  *   customer, task, migrate               customers (made by orders); tasks; migrate + seed
  *   stock                                 stock items (shipping groups from admin)
  *   cia                                   CIA offers
  *   order                                 orders (link customers, take stock, reach portals)
  *   invoice                               invoices and credit notes of orders (PDF/A-3, Factur-X, XRechnung)
- *   bank, fleet, portal-upload,           built on orders; recovery after a Redis restart; uploads and pushes;
+ *   bank, queue-recovery, portal-offer,   built on orders; recovery after Redis loses its data; offers listed and pushed;
  *   order-import, portal-connect          orders fetched from the real channels; eBay take-over and account deletion
  *   event                                 event handlers (orders, customers, stock, tasks, mail)
  * Breaking a cycle: move the thing to the domain that owns it, or put the contract between two

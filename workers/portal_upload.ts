@@ -3,7 +3,7 @@
  * both only talk to portals, so the order fetches of the real channels need no process of their own.
  */
 import { orderImportProcessors } from '../lib/order-import/order-import.processor';
-import { portalUploadProcessors } from '../lib/portal-upload/portal-upload.processor';
+import { portalUploadProcessors } from '../lib/portal-offer/portal-upload.processor';
 import { runWorkerProcess } from './run';
 
 runWorkerProcess('portal_upload', portalUploadProcessors, { queue: 'order_import', processors: orderImportProcessors });

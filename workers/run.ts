@@ -3,7 +3,7 @@ import { guardProcessStart } from '../config/safety';
 import { closeDb } from '../lib/db/knex';
 import { log } from '../lib/log';
 import { pushProcessMetrics } from '../lib/operator/metrics-push';
-import { startFleetRecovery } from '../lib/fleet/fleet-recovery';
+import { startQueueRecovery } from '../lib/queue-recovery/queue-recovery';
 import { closeQueues, queues } from '../lib/queue/queue.registry';
 import type { QueueName } from '../lib/queue/queues';
 import { OutboxRelay } from '../lib/queue/relay';
@@ -36,7 +36,7 @@ export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Proc
   // Worker processes carry the cia.adjust rows of one account that a pass takes as one job.
   const relay = new OutboxRelay({ merge: true });
   onShutdown('outbox relay', () => relay.stop());
-  const watch = startFleetRecovery(relay, queues());
+  const watch = startQueueRecovery(relay, queues());
   onShutdown('redis watch', () => watch.stop());
   relay
     .start()

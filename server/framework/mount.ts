@@ -21,7 +21,7 @@ import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
 import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
 import { claimRequest, requestKey, sendReplay } from './idempotency';
-import { recordJobsAnswered } from '../../lib/job/job.service';
+import { recordJobsAnswered } from '../../lib/queue/job-status.service';
 
 const noSearch: SearchRequest = { select: null, singletons: [], filters: [], limit: 20, offset: 0 };
 const defaultWeight = 10;

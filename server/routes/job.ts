@@ -1,6 +1,6 @@
 import { endpoint, ok } from '../../lib/http/endpoint';
 import { Joi } from '../../lib/http/schema';
-import { jobStatus } from '../../lib/job/job.service';
+import { jobStatus } from '../../lib/queue/job-status.service';
 
 /** Job status of async requests (202 and 207 parts answer a job_id). */
 export const jobEndpoints = [

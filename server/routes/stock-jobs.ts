@@ -1,8 +1,8 @@
 import { triggerCia } from '../../lib/cia/cia-trigger.service';
 import { accepted, endpoint, multiStatus } from '../../lib/http/endpoint';
 import { Joi } from '../../lib/http/schema';
-import { portalUpload } from '../../lib/portal-upload/portal-upload.service';
-import { PortalUploadInput, portalUploadType } from '../../lib/portal-upload/portal-upload.type';
+import { portalUpload } from '../../lib/portal-offer/portal-upload.service';
+import { PortalUploadInput, portalUploadType } from '../../lib/portal-offer/portal-upload.type';
 
 const stockParams = Joi.object({ stock_id: Joi.string().max(300) });
 

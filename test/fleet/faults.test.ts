@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { startFleetRecovery } from '../../lib/fleet/fleet-recovery';
+import { startQueueRecovery } from '../../lib/queue-recovery/queue-recovery';
 import { closeQueues, queues } from '../../lib/queue/queue.registry';
 import { freePort, killChild, spawnWorker, startRedisServer } from '../support/process';
 import { call, newSeller, Seller } from '../support/api';
@@ -129,7 +129,7 @@ describe('fleet: faults', function () {
 
     it('when queued quantity pushes vanish from Redis without a restart, then the periodic sweep pushes them again from Postgres', async () => {
       fleet = await startFleet({ only: ['cia'] });
-      const watch = startFleetRecovery(fleet.relay, queues(), { everyMs: 200, periodicMs: 300, settledSeconds: 0 });
+      const watch = startQueueRecovery(fleet.relay, queues(), { everyMs: 200, periodicMs: 300, settledSeconds: 0 });
       let pushers: Fleet | undefined;
       try {
         const items = [await createItem(seller, 'V1', 8, { shop_g: { is_active: true } })];
@@ -160,7 +160,7 @@ describe('fleet: faults', function () {
 
     it('when Redis restarts empty while quantity pushes are queued, then every channel shows the right quantity within seconds, without a reconcile', async () => {
       fleet = await startFleet({ only: ['cia'] });
-      const watch = startFleetRecovery(fleet.relay, queues(), { everyMs: 200 });
+      const watch = startQueueRecovery(fleet.relay, queues(), { everyMs: 200 });
       let pushers: Fleet | undefined;
       try {
         const cia = { shop_g: { is_active: true }, market_e: { is_active: true, max_quantity: 4 } };

@@ -5,7 +5,7 @@ import { ciaProcessors } from '../../lib/cia/cia.processor';
 import { eventProcessors } from '../../lib/event/event.processor';
 import { invoiceProcessors } from '../../lib/invoice';
 import { sendMitProcessors } from '../../lib/order/send-mit.processor';
-import { portalUploadProcessors } from '../../lib/portal-upload/portal-upload.processor';
+import { portalUploadProcessors } from '../../lib/portal-offer/portal-upload.processor';
 import { JobName, jobQueues } from '../../lib/queue/jobs';
 import { defineProcessors } from '../../lib/queue/processors';
 import type { QueueName } from '../../lib/queue/queues';

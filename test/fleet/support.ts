@@ -10,7 +10,7 @@ import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { ciaProcessors } from '../../lib/cia/cia.processor';
 import { sendMitProcessors } from '../../lib/order/send-mit.processor';
-import { portalUploadProcessors } from '../../lib/portal-upload/portal-upload.processor';
+import { portalUploadProcessors } from '../../lib/portal-offer/portal-upload.processor';
 import { closeQueues, QueueRegistry, queues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
 import { startWorker } from '../../lib/queue/worker';

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { ciaProcessors } from '../../lib/cia/cia.processor';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
-import { portalUploadProcessors } from '../../lib/portal-upload/portal-upload.processor';
+import { portalUploadProcessors } from '../../lib/portal-offer/portal-upload.processor';
 import { startWorker } from '../../lib/queue/worker';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { forgetOtherSellersBacklog, Sandbox, sandboxKeepingContract, startSandbox, waitFor } from '../fleet/support';

@@ -5,7 +5,7 @@ import { connectPaths } from '../../config/channel-apps';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { adjustItem } from '../../lib/cia/cia.service';
 import { db } from '../../lib/db/knex';
-import { pushQuantities } from '../../lib/portal-upload/portal-push.service';
+import { pushQuantities } from '../../lib/portal-offer/portal-push.service';
 import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
 import { ebayChallengeResponse } from '../../lib/portals/ebay/ebay-account-deletion';

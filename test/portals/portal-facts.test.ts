@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { portalUploadType } from '../../lib/portal-upload/portal-upload.type';
+import { portalUploadType } from '../../lib/portal-offer/portal-upload.type';
 import {
   adapterFor,
   ciaPortals,

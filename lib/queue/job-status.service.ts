@@ -1,10 +1,10 @@
 import type { Caller, OrderScope } from '../access/caller';
 import { dependencyUnavailable, notFound } from '../errors';
-import { finalStates } from '../queue/merged-jobs';
-import { queues } from '../queue/queue.registry';
-import { QueueName, queueNames } from '../queue/queues';
-import { jobRepository, JobRow } from './job.repository';
-import type { JobStatus } from './job.type';
+import { finalStates } from './merged-jobs';
+import { queues } from './queue.registry';
+import { QueueName, queueNames } from './queues';
+import { jobRepository, JobRow } from './job-status.repository';
+import type { JobStatus } from './job-status.type';
 
 const iso = (ms: number | Date | null | undefined): string | undefined => (ms === null || ms === undefined ? undefined : new Date(ms).toISOString());
 

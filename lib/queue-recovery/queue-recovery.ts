@@ -10,7 +10,7 @@ import { RedisWatch } from '../queue/redis-watch';
  * state the portal has not acknowledged; periodically, pushes of states that have waited a
  * while without an error are queued again (adds coalesce, so a push that still waits absorbs them).
  */
-export function startFleetRecovery(
+export function startQueueRecovery(
   relay: OutboxRelay,
   queues: QueueRegistry,
   options: { everyMs?: number; periodicMs?: number; settledSeconds?: number } = {},
