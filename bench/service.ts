@@ -24,6 +24,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface RunningService {
   /** The API's base URL (…/v1.1). */
   api: string;
+  /** The web process's id (its CPU time is in /proc/<pid>/stat). */
+  webPid: number;
   /** The web process's statements and Redis commands so far. */
   calls(): Promise<CallCounts>;
   stop(): Promise<void>;
@@ -100,6 +102,7 @@ export async function startService(): Promise<RunningService> {
   }
   return {
     api,
+    webPid: web.pid!,
     async calls() {
       const file = path.join(callsDir, `${web.pid}.json`);
       fs.rmSync(file, { force: true });
