@@ -8,10 +8,10 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
-import { counterRepository } from '../account/counter.repository';
 import { addManyToOutbox, OutboxJob } from '../queue/outbox';
 import { invoiceJobsFor } from './order-invoice.service';
 import { checkAmount, fromCents, toCents } from './order-money';
+import { giveInvoiceNumbers, planPaid } from './order-paid';
 import { orderRepository, PaymentRow, PaymentUpdate } from './order.repository';
 
 export interface OrderPayment {
@@ -48,16 +48,15 @@ export async function payOrdersIn(trx: Knex.Transaction, scope: OrderScope, paym
     history.push({ order_internal_id: row.internal_id, text: p.history });
     booked.add(p.key);
   }
-  const byOrder = new Map([...cents].map(([id, added]) => [id, paymentOf(open.get(id)!, added, field)]));
-  const updates = [...byOrder.values()];
-  const needInvoice = [...byOrder].filter(([id, u]) => u.became_paid && open.get(id)!.invoice_number === null).map(([, u]) => u);
-  if (needInvoice.length) {
-    const first = await counterRepository.take(trx, accountId, 'invoice', needInvoice.length);
-    needInvoice.forEach((u, i) => {
-      u.invoice_number = String(first + i);
-    });
-  }
-  await orderRepository.updatePayments(trx, accountId, updates);
+  const now = new Date();
+  const planned = [...cents].map(([id, added]) => planPayment(open.get(id)!, added, field, now));
+  await giveInvoiceNumbers(
+    trx,
+    accountId,
+    planned.filter((p) => p.needsInvoiceNumber).map((p) => ({ numbered: p.update, at: now })),
+  );
+  const byOrder = new Map(planned.map((p) => [p.orderId, p.update]));
+  await orderRepository.updatePayments(trx, accountId, [...byOrder.values()]);
   await orderRepository.addHistories(trx, history);
   await addManyToOutbox(trx, accountId, paymentEvents(accountId, byOrder));
   return booked;
@@ -75,17 +74,22 @@ function paymentEvents(accountId: number, byOrder: Map<string, PaymentUpdate>): 
   return [...batch('paid', paid), ...batch('changed', [...byOrder.keys()]), ...invoiceJobsFor(accountId, paid)];
 }
 
-function paymentOf(row: PaymentRow, added: bigint, field: string): PaymentUpdate {
-  const paid = fromCents(toCents(row.paid_amount ?? '0.00') + added);
-  checkAmount(paid, field);
-  const isPaid = toCents(paid) !== 0n;
+/** A payment of `added` cents on an order: its paid state by the orders' rules (planPaid). */
+function planPayment(row: PaymentRow, added: bigint, field: string, now: Date): { orderId: string; update: PaymentUpdate; needsInvoiceNumber: boolean } {
+  const paidAmount = fromCents(toCents(row.paid_amount ?? '0.00') + added);
+  checkAmount(paidAmount, field);
+  const paid = planPaid(row, { paidAmount }, now);
   return {
-    internal_id: row.internal_id,
-    paid_amount: paid,
-    is_paid: isPaid,
-    became_paid: isPaid && !row.is_paid,
-    // Given below to an order paid for the first time that has none; an order keeps its own.
-    invoice_number: null,
-    bill_date: new Date().toISOString().slice(0, 10),
+    orderId: row.id,
+    // invoice_number: given by giveInvoiceNumbers when it needs one (with its bill_date); an order keeps its own.
+    update: {
+      internal_id: row.internal_id,
+      paid_amount: paidAmount,
+      is_paid: paid.isPaid,
+      became_paid: paid.becamePaid,
+      invoice_number: null,
+      bill_date: now.toISOString().slice(0, 10),
+    },
+    needsInvoiceNumber: paid.needsInvoiceNumber,
   };
 }

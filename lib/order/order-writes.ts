@@ -15,6 +15,7 @@ import { CustomerBook } from '../customer/customer-book';
 import { DeferredWrites } from '../db/deferred-writes';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
 import { invoiceJobsFor } from './order-invoice.service';
+import { giveInvoiceNumbers } from './order-paid';
 import type { PendingStock } from './order-stock.service';
 import { LineRow, orderIdSuffix, OrderColumns, orderRepository } from './order.repository';
 import type { OrderInput } from './order.type';
@@ -35,6 +36,8 @@ export interface OrderDraft {
   at: Date;
   /** Its held-back stock changes: their movements name the order once it has its id. */
   pending: PendingStock;
+  /** Paid at creation: flush gives it its invoice number (planPaid). */
+  needsInvoiceNumber: boolean;
 }
 
 /** An order flush wrote: its order_id and its internal id (sales_order.internal_id). */
@@ -112,9 +115,11 @@ export class OrderWrites {
     this.drafts = [];
     const customers = this.customers;
     this.customers = undefined;
-    const paid = drafts.filter((d) => d.columns.is_paid);
-    let invoice = paid.length ? await counterRepository.take(trx, accountId, 'invoice', paid.length) : 0;
-    for (const draft of paid) draft.columns.invoice_number = String(invoice++);
+    await giveInvoiceNumbers(
+      trx,
+      accountId,
+      drafts.filter((d) => d.needsInvoiceNumber).map((d) => ({ numbered: d.columns, at: d.at })),
+    );
     // The customers' contact data (and the new customers) go with the orders' INSERT, after the
     // order counter and before any stock item: the lock order of every order write (lib/order/README.md).
     const alongside = new DeferredWrites();

@@ -17,6 +17,7 @@ import { invoiceJobsFor } from './order-invoice.service';
 import { currencyRepository } from '../reference/currency';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
 import { checkAmount, invoiceAmount, toCents } from './order-money';
+import { giveInvoiceNumbers, InvoiceNumbered, planPaid } from './order-paid';
 import { applyPendingStock, LineDraft, resolveLineRefs, StockBatch, settleLineStock } from './order-stock.service';
 import { EventType, orderIdOf, OrderWrites } from './order-writes';
 import { LineRow, OrderColumns, orderRepository, OrderRow } from './order.repository';
@@ -40,8 +41,6 @@ const datedFlags: [Exclude<StatusFlag, 'is_paid'>, keyof OrderRow | null][] = [
 ];
 
 const flagEvents: Partial<Record<StatusFlag, EventType>> = { is_packed: 'packed', is_shipped: 'shipped', is_cancelled: 'cancelled' };
-
-const today = (at: Date) => at.toISOString().slice(0, 10);
 
 function lineDrafts(input: OrderInput, prefix: string): LineDraft[] {
   const lines = input.line ?? [];
@@ -226,17 +225,18 @@ export async function createOrderIn(
   const now = new Date();
   const status = applyStatus(input, undefined, now, prefix);
   const invoice = invoiceAmount(drafts, input.shipping?.fee ?? null, `${prefix}.line`);
-  let paidAmount = input.paid_amount ?? null;
-  let isPaid = paidAmount !== null && toCents(paidAmount) !== 0n;
-  if (paidAmount === null && (input.status?.is_paid || prepaid)) {
-    paidAmount = invoice;
-    isPaid = true;
-  }
+  // is_paid at creation, or a prepaid payment method, without paid_amount: paid in full.
+  const paid = planPaid(
+    undefined,
+    input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : input.status?.is_paid || prepaid ? { inFullOf: invoice } : { paidAmount: null },
+    now,
+  );
   const deferred = writes && stock;
   // Held back in a batch, so it runs (and may refuse the order) before the customer is written.
   let lines = deferred ? await settleLineStock(trx, accountId, '', [], drafts, !status.cancelled, 'order', prefix, stock) : undefined;
   // The counters in the order every order write takes them (invoice, customer, order; lib/order/README).
-  const invoiceNumber = isPaid && !deferred ? String(await counterRepository.next(trx, accountId, 'invoice')) : null;
+  const invoiceNumber: InvoiceNumbered = {};
+  if (paid.needsInvoiceNumber && !deferred) await giveInvoiceNumbers(trx, accountId, [{ numbered: invoiceNumber, at: now }]);
   if (!deferred) await counterRepository.take(trx, accountId, 'customer', 0);
   const number = deferred ? 0 : await counterRepository.next(trx, accountId, 'order');
   const orderId = deferred ? '' : orderIdOf(number, now);
@@ -248,23 +248,18 @@ export async function createOrderIn(
     currency_id: currencyId,
     portal_account_id: caller.portalAccountId,
     invoice_amount: invoice,
-    paid_amount: paidAmount,
-    is_paid: isPaid,
+    ...paid.columns,
+    ...invoiceNumber,
     customer_internal_id: customer.internalId,
     customer_number: customer.number,
   };
-  if (isPaid) {
-    columns.paid_date = now;
-    columns.invoice_number = invoiceNumber;
-    columns.bill_date = today(now);
-  }
   lines ??= await settleLineStock(trx, accountId, orderId, [], drafts, !status.cancelled, 'order', prefix, stock);
   columns.transaction_ids = transactionIds(lines);
   const events: EventType[] = ['created'];
-  if (isPaid) events.push('paid');
+  if (paid.becamePaid) events.push('paid');
   for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
   if (deferred) {
-    writes.add({ columns, lines, history: input.history ?? [], events, at: now, pending: stock.pending });
+    writes.add({ columns, lines, history: input.history ?? [], events, at: now, pending: stock.pending, needsInvoiceNumber: paid.needsInvoiceNumber });
     return '';
   }
   const internalId = await orderRepository.insert(trx, accountId, number, orderId, columns);
@@ -311,24 +306,12 @@ export async function updateOrderIn(
   const invoice = invoiceAmount(drafts, columns.shipping_fee !== undefined ? columns.shipping_fee : current.shipping_fee, `${prefix}.line`);
   columns.invoice_amount = invoice;
 
-  let isPaid = current.is_paid;
-  if (input.paid_amount !== undefined) {
-    columns.paid_amount = input.paid_amount;
-    isPaid = toCents(input.paid_amount) !== 0n;
-  } else if (prepaid && !current.is_paid && input.payment_method_id !== current.payment_method_id) {
-    columns.paid_amount = invoice;
-    isPaid = true;
-  }
-  const becamePaid = isPaid && !current.is_paid;
-  if (isPaid !== current.is_paid) {
-    columns.is_paid = isPaid;
-    columns.paid_date = isPaid ? now : null;
-  }
+  // A prepaid payment method chosen now makes an unpaid order paid in full, unless paid_amount is sent.
+  const choosesPrepaid = prepaid && !current.is_paid && input.payment_method_id !== current.payment_method_id;
+  const paid = planPaid(current, input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : choosesPrepaid ? { inFullOf: invoice } : undefined, now);
+  Object.assign(columns, paid.columns);
   // Locks in the order creates take them too (counters, customer, stock), so writes never deadlock each other.
-  if (becamePaid && current.invoice_number === null) {
-    columns.invoice_number = String(await counterRepository.next(trx, accountId, 'invoice'));
-    columns.bill_date = today(now);
-  }
+  if (paid.needsInvoiceNumber) await giveInvoiceNumbers(trx, accountId, [{ numbered: columns, at: now }]);
 
   if (input.customer) {
     const changesCustomer = input.customer.id !== undefined && input.customer.id !== current.customer_number;
@@ -354,7 +337,7 @@ export async function updateOrderIn(
   if (linesChange) await orderRepository.replaceLines(trx, current.internal_id, lines, true);
 
   const events: EventType[] = [];
-  if (becamePaid) events.push('paid');
+  if (paid.becamePaid) events.push('paid');
   for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
   events.push('changed');
   await emit(trx, accountId, orderId, events);

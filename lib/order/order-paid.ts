@@ -1,0 +1,76 @@
+/**
+ * The paid rules of an order (document 1, order status rules 1 and 2), in one place for every
+ * write that moves paid_amount: a create, an update (the seller's, a channel's, send_mit's) and a
+ * payment (lib/bank). paid_amount sets the paid state: any non-zero amount is paid (fully or
+ * partly), 0 unpaid again (paid_date cleared, the invoice number stays). The first time an order
+ * becomes paid it takes the account's next invoice number and today's bill_date (UTC); invoice
+ * numbers are never given twice.
+ */
+import type { Knex } from 'knex';
+import { counterRepository } from '../account/counter.repository';
+import { toCents } from './order-money';
+
+/** What the rules read of an order before the write; a create has none. */
+export interface PaidBefore {
+  paid_amount: string | null;
+  is_paid: boolean;
+  invoice_number: string | null;
+}
+
+/** The paid columns a write sets, and what follows from them. */
+export interface PaidPlan {
+  columns: { paid_amount?: string | null; is_paid?: boolean; paid_date?: Date | null };
+  isPaid: boolean;
+  /** The order is paid now and was not: its event `paid`, its invoice. */
+  becamePaid: boolean;
+  /** It has no invoice number yet: giveInvoiceNumbers gives it one. */
+  needsInvoiceNumber: boolean;
+}
+
+const neverPaid: PaidBefore = { paid_amount: null, is_paid: false, invoice_number: null };
+
+/**
+ * What a write does to paid_amount: sets it, or pays the invoice in full (is_paid at creation, a
+ * prepaid payment method): then the order is paid even when its invoice is 0.00.
+ */
+export type PaidChange = { paidAmount: string | null } | { inFullOf: string };
+
+/** The paid state after a write that changes paid_amount so (undefined: leaves it as it is). */
+export function planPaid(before: PaidBefore | undefined, change: PaidChange | undefined, now: Date): PaidPlan {
+  const was = before ?? neverPaid;
+  const columns: PaidPlan['columns'] = {};
+  let isPaid = was.is_paid;
+  if (change && 'inFullOf' in change) {
+    columns.paid_amount = change.inFullOf;
+    isPaid = true;
+  } else if (change) {
+    columns.paid_amount = change.paidAmount;
+    isPaid = change.paidAmount !== null && toCents(change.paidAmount) !== 0n;
+  }
+  if (!before || isPaid !== was.is_paid) {
+    columns.is_paid = isPaid;
+    columns.paid_date = isPaid ? now : null;
+  }
+  const becamePaid = isPaid && !was.is_paid;
+  return { columns, isPaid, becamePaid, needsInvoiceNumber: becamePaid && was.invoice_number === null };
+}
+
+/** The orders' invoice numbers and bill dates, as stored with them. */
+export interface InvoiceNumbered {
+  invoice_number?: string | null;
+  bill_date?: string | null;
+}
+
+/**
+ * Gives each order, in the order given, the account's next invoice number and the date it became
+ * paid as its bill_date: one statement for all. Takes the invoice counter's lock, the first of an
+ * order write's counters (lib/order/README.md, lock order).
+ */
+export async function giveInvoiceNumbers(trx: Knex.Transaction, accountId: number, orders: { numbered: InvoiceNumbered; at: Date }[]): Promise<void> {
+  if (!orders.length) return;
+  let next = await counterRepository.take(trx, accountId, 'invoice', orders.length);
+  for (const { numbered, at } of orders) {
+    numbered.invoice_number = String(next++);
+    numbered.bill_date = at.toISOString().slice(0, 10);
+  }
+}
