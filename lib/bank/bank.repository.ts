@@ -4,7 +4,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
-import { inOrderScope, invoiceNumberIn } from '../order/order.repository';
+import { hasInvoiceNumberIn, inOrderScope } from '../order/order.repository';
 import type { BankKind, BankRow } from './bank.type';
 
 /** Every kind of record (the CHECK of bank.type). */
@@ -230,7 +230,7 @@ export const bankRepository = {
     return (await matchOrders(trx, scope).andWhere((q) => {
       q.whereRaw('id = ANY(?::text[])', [refs.ids])
         .orWhereRaw('number = ANY(?::bigint[])', [refs.numbers])
-        .orWhere(invoiceNumberIn(trx, scope.accountId, refs.numbers))
+        .orWhere(hasInvoiceNumberIn(trx, scope.accountId, refs.numbers))
         .orWhereRaw('payment_provider_transaction_id = ANY(?::text[])', [refs.providerIds]);
     })) as MatchOrder[];
   },

@@ -226,7 +226,7 @@ export function orderReadQuery(knex: Knex | Knex.Transaction, scope: OrderScope,
  * HOT); at most one order per number, so the ids are one array computed once and an OR with
  * other conditions keeps to their indexes.
  */
-export function invoiceNumberIn(knex: Knex | Knex.Transaction, accountId: number, numbers: string[]): Knex.Raw {
+export function hasInvoiceNumberIn(knex: Knex | Knex.Transaction, accountId: number, numbers: string[]): Knex.Raw {
   return knex.raw(
     `sales_order.internal_id = ANY(ARRAY(SELECT order_internal_id FROM order_invoice_number
        WHERE account_id = ? AND invoice_number = ANY(?::bigint[])))`,
