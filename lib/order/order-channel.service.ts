@@ -1,5 +1,5 @@
 /**
- * Orders that come from a real channel (lib/order-import): created through createOrderIn like
+ * Orders that come from a real channel (lib/order-import): created through planOrderCreate like
  * POST order/ (stock taken, CIA, events), and afterwards moved only by what the channel changed
  * of them: payment, cancellation, shipment, each by the orders' own rules (updateOrderIn: stock
  * back on cancel, paid event, invoice number), with a history entry saying it came from the channel.
@@ -7,9 +7,9 @@
 import type { Knex } from 'knex';
 import { DomainError, RunAgainSafely, Warning } from '../errors';
 import { toCents } from './order-money';
-import { applyPendingStock, PendingStock, resolveLineRefs, StockBatch } from './order-stock.service';
+import { StockBatch } from './order-stock.service';
 import { OrderWrites, WrittenOrder } from './order-writes';
-import { createOrderIn, OrderCaller, updateOrderIn } from './order.service';
+import { createOrderIn, OrderCaller, planOrderCreate, updateOneOrderIn } from './order.service';
 import { LineRow, OrderRow, orderRepository } from './order.repository';
 import type { OrderAddress, OrderInput } from './order.type';
 
@@ -34,9 +34,8 @@ export interface ChannelDetails {
 
 /** Creates the order of a channel order in the caller's transaction; its id and internal id. */
 export async function createChannelOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput): Promise<{ orderId: string; internalId: string }> {
-  const orderId = await createOrderIn(trx, caller, input);
-  const row = await orderRepository.getForUpdate(trx, caller, orderId);
-  return { orderId, internalId: row!.internal_id };
+  const written = await createOrderIn(trx, caller, input);
+  return { orderId: written.id, internalId: written.internalId };
 }
 
 /** Per input of createChannelOrdersIn: the order written, or the rule that refused it (nothing of it was written). */
@@ -53,16 +52,15 @@ export type ChannelCreate = { written: WrittenOrder } | { refused: DomainError }
  */
 export async function createChannelOrdersIn(trx: Knex.Transaction, caller: OrderCaller, inputs: OrderInput[]): Promise<ChannelCreate[]> {
   const { accountId } = caller;
-  const known = await resolveLineRefs(trx, accountId, inputs);
+  const stock = await StockBatch.forOrders(trx, accountId, inputs);
   const writes = new OrderWrites(caller);
   await writes.startRun(trx, inputs);
-  const pending: PendingStock = [];
   const prepared: (DomainError | undefined)[] = [];
   for (const input of inputs) {
-    const stock: StockBatch = { known, pending: [] };
+    const itemStock = stock.forItem();
     try {
-      await createOrderIn(trx, caller, input, 'order', stock, writes);
-      pending.push(...stock.pending);
+      await planOrderCreate(trx, caller, input, 'order', itemStock, writes);
+      stock.adopt(itemStock);
       prepared.push(undefined);
     } catch (err) {
       // Anything but a rule's refusal may have written half an order: the caller goes one by one.
@@ -71,7 +69,9 @@ export async function createChannelOrdersIn(trx: Knex.Transaction, caller: Order
     }
   }
   const written = await writes.flush(trx);
-  if (!(await applyPendingStock(trx, accountId, pending))) throw new RunAgainSafely('an item a line takes from is gone');
+  await stock.apply(trx, accountId).catch((err: unknown) => {
+    throw new RunAgainSafely('the stock batch failed (an item a line takes from is gone?)', { cause: err });
+  });
   let next = 0;
   return prepared.map((refused) => (refused ? { refused } : { written: written[next++]! }));
 }
@@ -172,7 +172,7 @@ export async function applyChannelChangeIn(
   if (notes.length === 0 && !completed) return [];
   if (Object.keys(input).length) {
     const warnings: Warning[] = [];
-    await updateOrderIn(trx, caller, orderId, input, warnings);
+    await updateOneOrderIn(trx, caller, orderId, input, warnings);
   }
   if (completed) {
     const after = (await orderRepository.getForUpdate(trx, caller, orderId))!;

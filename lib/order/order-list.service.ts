@@ -9,13 +9,14 @@
  * the database finds), the list is rolled back and run again with every order written and its
  * stock changed inside its own savepoint, which isolates the refused order.
  */
+import type { Knex } from 'knex';
 import { db } from '../db/knex';
 import { invalidField, MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
 import { stripReadOnly, validate } from '../http/validate';
 import { log } from '../log';
-import { applyPendingStock, PendingStock, resolveLineRefs, StockBatch } from './order-stock.service';
+import { StockBatch } from './order-stock.service';
 import { OrderWrites, takeCountersAhead } from './order-writes';
-import { createOrderIn, OrderCaller, sellerCancelled, updateOrderIn } from './order.service';
+import { OrderCaller, planOrderCreate, sellerCancelled, updateOrderIn, writeOrderIn } from './order.service';
 import { OrderInput, orderCreateType, orderIdPattern, orderListItemType } from './order.type';
 
 /** Most items one order/list/ request takes (document 1). */
@@ -75,18 +76,24 @@ function runFrom(items: ListItem[], index: number): ListItem[] {
   return items.slice(index, end < 0 ? items.length : end);
 }
 
-function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolean): Promise<MultiStatusItem[]> {
+/**
+ * One run of the list in one transaction. Batched: set-based creates are planned into the list's
+ * OrderWrites and written run by run; every other item (an update, a create that must see the
+ * items before it written) is written in its savepoint; the stock of every item that succeeded is
+ * applied as one batch at the end. Safely (the rerun): every item is a batch of one in its
+ * savepoint, its stock applied there, so a refusal only the database finds fails only that item.
+ */
+function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean): Promise<MultiStatusItem[]> {
+  const { accountId } = caller;
   return db().transaction(async (trx) => {
     const response: MultiStatusItem[] = [];
-    const pending: PendingStock = [];
     const inputs = items.flatMap((item) => (item.input ? [item.input] : []));
-    const known = batchStock ? await resolveLineRefs(trx, caller.accountId, inputs) : undefined;
-    await takeCountersAhead(trx, caller.accountId, inputs);
-    const writes = batchStock && items.some(setBased) ? new OrderWrites(caller, true) : undefined;
-    // Entries of prepared creates: they get their order_id when their run is written.
+    const stock = await StockBatch.forOrders(trx, accountId, inputs);
+    await takeCountersAhead(trx, accountId, inputs);
+    const writes = new OrderWrites(caller, true);
+    // Entries of planned creates: they get their order_id when their run is written.
     let awaiting: MultiStatusItem[] = [];
     const flush = async () => {
-      if (!writes) return;
       const written = await writes.flush(trx).catch((err: unknown) => {
         throw new RunAgainSafely('a set-based order write failed', { cause: err });
       });
@@ -97,47 +104,61 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batchStock: boolea
     };
     for (const [index, item] of items.entries()) {
       const { path, orderId, input } = item;
-      const deferred = writes !== undefined && setBased(item);
+      const planned = batched && setBased(item);
       // Every other write sees the orders of the list before it written (numbers, customers).
-      if (!deferred) await flush();
-      if (deferred && !writes.customers)
+      if (!planned && awaiting.length) await flush();
+      if (planned && !writes.customers)
         await writes.startRun(
           trx,
           runFrom(items, index).map((i) => i.input),
         );
       const warnings = [...item.warnings];
-      const stock: StockBatch | undefined = known ? { known, pending: [] } : undefined;
+      const itemStock = stock.forItem();
       const entry = await runItem(
         trx,
         path,
         async (savepoint) => {
           if (!input) throw item.error;
           let done: { code: number; id: string };
-          if (orderId !== undefined) {
-            const { id: _id, ...changes } = input;
-            await savepoint(async (t) =>
-              sellerCancelled(t, caller.accountId, orderId, await updateOrderIn(t, caller, orderId, changes, warnings, path, stock)),
-            );
-            done = { code: 200, id: orderId };
+          if (planned) {
+            // A planned create refuses before its first write: no savepoint needed.
+            await planOrderCreate(trx, caller, input, path, itemStock, writes);
+            done = { code: 201, id: '' };
           } else {
-            // A prepared create refuses before its first write: no savepoint needed.
-            done = { code: 201, id: await savepoint((t) => createOrderIn(t, caller, input, path, stock, deferred ? writes : undefined), !deferred) };
+            done = await savepoint(async (t) => {
+              const written = await writeItem(t, caller, item, warnings, itemStock);
+              if (!batched) await itemStock.apply(t, accountId);
+              return written;
+            });
           }
-          if (stock) pending.push(...stock.pending);
+          stock.adopt(itemStock);
           return { code: done.code, fields: { order_id: done.id } };
         },
         { log, warnings, failedFields: orderId !== undefined ? { order_id: orderId } : {} },
       );
-      if (deferred && entry.code === 201) awaiting.push(entry);
+      if (planned && entry.code === 201) awaiting.push(entry);
       response.push(entry);
     }
-    await flush();
-    if (batchStock) {
-      const applied = await applyPendingStock(trx, caller.accountId, pending).catch((err: unknown) => {
-        throw new RunAgainSafely('the stock batch failed', { cause: err });
+    if (awaiting.length) await flush();
+    if (batched) {
+      await stock.apply(trx, accountId).catch((err: unknown) => {
+        throw new RunAgainSafely('the stock batch failed (an item a line takes from is gone?)', { cause: err });
       });
-      if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
     }
     return response;
   });
+}
+
+/** An item written on its own: an update (200), or a create as a batch of one (201). */
+async function writeItem(
+  trx: Knex.Transaction,
+  caller: OrderCaller,
+  { path, orderId, input }: ListItem,
+  warnings: Warning[],
+  stock: StockBatch,
+): Promise<{ code: number; id: string }> {
+  if (orderId === undefined) return { code: 201, id: (await writeOrderIn(trx, caller, input!, stock, { prefix: path, countersTaken: true })).id };
+  const { id: _id, ...changes } = input!;
+  await sellerCancelled(trx, caller.accountId, orderId, await updateOrderIn(trx, caller, orderId, changes, warnings, path, stock));
+  return { code: 200, id: orderId };
 }

@@ -1,9 +1,10 @@
 /**
  * The stock link of order lines. Each stored line remembers how many units it holds out of its
  * stock item (stock_taken); every write brings that to the target (the line's quantity, or 0
- * while the order is cancelled or once it is deleted unshipped) through adjustStockQuantities,
- * which locks the items, writes the movements naming the order and queues cia.adjust: one batch
- * per order, or one per POST order/list/ request (PendingStock).
+ * while the order is cancelled or once it is deleted unshipped). A write settles its lines against
+ * a StockBatch (a plan of the moves, the references checked) and the batch is applied once for all
+ * the writes of a request through adjustStockQuantities, which locks the items, writes the
+ * movements naming the orders and queues cia.adjust.
  */
 import type { Knex } from 'knex';
 import { invalidField } from '../errors';
@@ -15,26 +16,83 @@ import type { LineRow } from './order.repository';
 /** A line about to be stored, before its stock link is settled. */
 export type LineDraft = Omit<LineRow, 'stock_id' | 'stock_taken'>;
 
-/**
- * Stock changes of order writes held back to run as one batch (applyPendingStock) at the end of
- * the transaction. `take` marks a change a line needs: its item must still exist then.
- */
-export type PendingStock = { change: StockChange; take: boolean }[];
-
-/**
- * The stock side of one order write inside a batch of writes (POST order/list/): `known` holds
- * references already resolved in the transaction (shared by the writes; settleLineStock adds
- * what it resolves), `pending` receives this write's changes instead of applying them.
- */
-export interface StockBatch {
-  known: Map<string, number[]>;
-  pending: PendingStock;
+/** A stock change of an order write, held in its StockBatch until the batch is applied. */
+export interface HeldChange {
+  change: StockChange;
+  /** A line takes from the item: it must still exist when the batch is applied. */
+  take?: { field: string; ref: string | null };
 }
 
-/** Resolves the stock_align_ids of the orders' lines in one query, for StockBatch.known. */
-export function resolveLineRefs(trx: Knex.Transaction, accountId: number, inputs: { line?: { stock_align_id?: string }[] }[]): Promise<Map<string, number[]>> {
-  const refs = inputs.flatMap((input) => (input.line ?? []).map((l) => l.stock_align_id?.trim()).filter((r): r is string => Boolean(r)));
-  return matchStockRefs(trx, accountId, refs, 'align');
+/**
+ * The stock side of a batch of order writes (one POST order/, order/list/'s creates and updates,
+ * a channel page): each write's lines are settled against it (their references checked, their
+ * changes held), and the caller applies it once, after the batch's orders are written: stock
+ * items are the last locks of an order write (lib/order/README.md, lock order).
+ */
+export class StockBatch {
+  private held: HeldChange[] = [];
+
+  /** known: references already resolved in the transaction (resolveLineRefs); settle adds what it resolves. */
+  constructor(private readonly known = new Map<string, number[]>()) {}
+
+  /** A batch for these orders, their lines' stock_align_ids resolved in one query. */
+  static async forOrders(trx: Knex.Transaction, accountId: number, inputs: { line?: { stock_align_id?: string }[] }[]): Promise<StockBatch> {
+    const refs = inputs.flatMap((input) => (input.line ?? []).map((l) => l.stock_align_id?.trim()).filter((r): r is string => Boolean(r)));
+    return new StockBatch(await matchStockRefs(trx, accountId, refs, 'align'));
+  }
+
+  /**
+   * The lines to store of an order write, its stock changes joining the batch. `hold` is false
+   * while the order is cancelled: then no line holds stock. A line whose stock_align_id names no
+   * item of the account is a 400 naming that field, here, before anything of the order is written.
+   * `orderId` of a create not numbered yet: '' (OrderWrites names its movements when it numbers it).
+   */
+  async settle(trx: Knex.Transaction, accountId: number, write: LineStockWrite): Promise<{ lines: LineRow[]; held: HeldChange[] }> {
+    const plan = planLineStock(write);
+    const unknown = plan.refs.filter((ref) => !this.known.has(ref));
+    if (unknown.length > 0) for (const [ref, ids] of await matchStockRefs(trx, accountId, unknown, 'align')) this.known.set(ref, ids);
+    const held = resolvePlan(plan, this.known, write);
+    this.held.push(...held);
+    return { lines: plan.lines, held };
+  }
+
+  /** A batch for one item of a list: it shares what is resolved, and joins this one only when adopted (the item succeeded). */
+  forItem(): StockBatch {
+    return new StockBatch(this.known);
+  }
+
+  adopt(item: StockBatch): void {
+    this.held.push(...item.held);
+    item.held = [];
+  }
+
+  /**
+   * Applies the held changes as one batch in the caller's transaction (`later`: its writes join
+   * those, PendingWrites). A line's item deleted since it was settled: a 400 naming the line.
+   */
+  async apply(trx: Knex.Transaction, accountId: number, later?: PendingWrites): Promise<void> {
+    const held = this.held;
+    this.held = [];
+    const moved = await adjustStockQuantities(
+      trx,
+      accountId,
+      held.map((h) => h.change),
+      later,
+    );
+    const gone = held.find((h, i) => h.take && !moved[i]);
+    if (gone) throw unknownItem(gone.take!.field, gone.take!.ref);
+  }
+}
+
+/** One order write's lines as settleLineStock sees them. */
+export interface LineStockWrite {
+  orderId: string;
+  before: LineRow[];
+  after: LineDraft[];
+  hold: boolean;
+  /** The movements' title. */
+  title: string;
+  fieldPrefix: string;
 }
 
 interface Move {
@@ -48,34 +106,33 @@ const idRef = (stockId: number) => `ID_${stockId}`;
 
 const unknownItem = (field: string, ref: string | null) => invalidField(field, `${field} ${ref} is not a stock item of this account`, 'unknown_stock_item');
 
+/** What a write does to its lines' stock, before the references are resolved. */
+interface LineStockPlan {
+  lines: LineRow[];
+  moves: Move[];
+  /** Links that take nothing now (cancelled order, quantity 0) but must name a real item. */
+  checks: { ref: string; field: string; line: LineRow }[];
+  /** Every reference to resolve. */
+  refs: string[];
+}
+
 /**
- * Settles the stock of an order's lines in the caller's transaction and returns the lines to
- * store. `hold` is false while the order is cancelled: then no line holds stock. A line whose
- * stock_align_id names no item of the account is a 400 naming that field. With `batch`, the
- * references are checked now and the changes are added to batch.pending instead of being applied.
+ * Each stored line remembers what it holds out of its item (stock_taken); a write brings that to
+ * the target (the quantity, or 0 while the order is cancelled). A line kept on the same item moves
+ * only its difference; lines dropped or moved to another item give theirs back.
  */
-export async function settleLineStock(
-  trx: Knex.Transaction,
-  accountId: number,
-  orderId: string,
-  before: LineRow[],
-  after: LineDraft[],
-  hold: boolean,
-  title: string,
-  fieldPrefix: string,
-  batch?: StockBatch,
-): Promise<LineRow[]> {
+function planLineStock({ before, after, hold, fieldPrefix }: LineStockWrite): LineStockPlan {
   const old = new Map(before.map((l) => [l.position, l]));
   const kept = new Set<number>();
   const moves: Move[] = [];
-  const checks: { ref: string; field: string; line: LineRow }[] = [];
-  const result: LineRow[] = [];
+  const checks: LineStockPlan['checks'] = [];
+  const lines: LineRow[] = [];
 
   for (const [index, draft] of after.entries()) {
     const ref = draft.stock_align_id?.trim() || null;
     const target = hold && ref ? draft.quantity : 0;
     const line: LineRow = { ...draft, stock_align_id: ref, stock_id: null, stock_taken: 0 };
-    result.push(line);
+    lines.push(line);
     if (!ref) continue;
     const field = `${fieldPrefix}.line[${index}].stock_align_id`;
     const previous = old.get(draft.position);
@@ -91,7 +148,6 @@ export async function settleLineStock(
       line.stock_taken = target;
       moves.push({ stockRef: ref, difference: -target, line, field });
     } else {
-      // Nothing to take now (cancelled order, quantity 0), but the link must name a real item.
       checks.push({ ref, field, line });
     }
   }
@@ -100,63 +156,31 @@ export async function settleLineStock(
       moves.push({ stockRef: idRef(previous.stock_id), difference: previous.stock_taken });
     }
   }
-  if (checks.length === 0 && moves.length === 0) return result;
-
   // Put-backs first, then takes, each in a stable order: the movements keep this order.
   moves.sort((a, b) => Number(a.difference < 0) - Number(b.difference < 0) || a.stockRef.localeCompare(b.stockRef));
-  const refs = [...checks.map((c) => c.ref), ...moves.map((m) => m.stockRef)];
-  const matches = batch?.known ?? new Map<string, number[]>();
-  const unknown = refs.filter((ref) => !matches.has(ref));
-  if (unknown.length > 0) for (const [ref, ids] of await matchStockRefs(trx, accountId, unknown, 'align')) matches.set(ref, ids);
-  for (const check of checks) {
+  return { lines, moves, checks, refs: [...checks.map((c) => c.ref), ...moves.map((m) => m.stockRef)] };
+}
+
+/** The plan's changes with their items; the lines get their stock_id. An unknown item a line names: 400. */
+function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, { orderId, title }: LineStockWrite): HeldChange[] {
+  for (const check of plan.checks) {
     const stockId = stockIdOf(check.ref, matches.get(check.ref));
     if (stockId === undefined) throw unknownItem(check.field, check.ref);
     check.line.stock_id = stockId;
   }
-  const changes: { change: StockChange; take: boolean; line?: LineRow; field?: string }[] = [];
-  for (const move of moves) {
+  const held: HeldChange[] = [];
+  for (const move of plan.moves) {
     const stockId = stockIdOf(move.stockRef, matches.get(move.stockRef));
-    const take = move.line !== undefined && move.difference < 0;
+    const takes = move.line !== undefined && move.difference < 0;
     if (stockId === undefined) {
-      if (take) throw unknownItem(move.field!, move.line!.stock_align_id);
+      if (takes) throw unknownItem(move.field!, move.line!.stock_align_id);
       continue; // A put-back to an item deleted meanwhile has nowhere to go and is dropped.
     }
-    if (take) move.line!.stock_id = stockId;
-    changes.push({
+    if (takes) move.line!.stock_id = stockId;
+    held.push({
       change: { stockRef: idRef(stockId), difference: move.difference, cause: { title, orderId, personId: null } },
-      take,
-      line: move.line,
-      field: move.field,
+      ...(takes ? { take: { field: move.field!, ref: move.line!.stock_align_id } } : {}),
     });
   }
-
-  if (batch) {
-    batch.pending.push(...changes.map(({ change, take }) => ({ change, take })));
-    return result;
-  }
-  const moved = await adjustStockQuantities(
-    trx,
-    accountId,
-    changes.map((c) => c.change),
-  );
-  changes.forEach((c, i) => {
-    // The item was deleted between the check above and its lock.
-    if (c.take && !moved[i]) throw unknownItem(c.field!, c.line!.stock_align_id);
-  });
-  return result;
-}
-
-/**
- * Applies the changes settleLineStock held back, as one batch in the caller's transaction.
- * False when an item a line takes from is gone by now (deleted since its order was written):
- * the caller must then run its orders again one by one. With `later`, its writes join those (PendingWrites).
- */
-export async function applyPendingStock(trx: Knex.Transaction, accountId: number, pending: PendingStock, later?: PendingWrites): Promise<boolean> {
-  const moved = await adjustStockQuantities(
-    trx,
-    accountId,
-    pending.map((p) => p.change),
-    later,
-  );
-  return pending.every((p, i) => !p.take || moved[i] !== undefined);
+  return held;
 }

@@ -1,6 +1,6 @@
 /**
  * The set-based writes of new orders (POST order/list/): each create checks and prepares its
- * order first (customer linked in the run's CustomerBook, stock changes held in PendingStock)
+ * order first (customer linked in the run's CustomerBook, stock changes held in its StockBatch)
  * and leaves its rows here; flush then reserves their invoice numbers in one statement, inserts
  * the orders (numbering them from the order counter and writing their customers' contact data in
  * the same statement), and their lines, history and event outbox rows in one statement each. The
@@ -16,7 +16,7 @@ import { DeferredWrites } from '../db/deferred-writes';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
 import { invoiceJobsFor } from './order-invoice.service';
 import { giveInvoiceNumbers } from './order-paid';
-import type { PendingStock } from './order-stock.service';
+import type { HeldChange } from './order-stock.service';
 import { LineRow, orderIdSuffix, OrderColumns, orderRepository } from './order.repository';
 import type { OrderInput } from './order.type';
 
@@ -35,7 +35,7 @@ export interface OrderDraft {
   events: EventType[];
   at: Date;
   /** Its held-back stock changes: their movements name the order once it has its id. */
-  pending: PendingStock;
+  pending: HeldChange[];
   /** Paid at creation: flush gives it its invoice number (planPaid). */
   needsInvoiceNumber: boolean;
 }

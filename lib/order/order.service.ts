@@ -5,21 +5,19 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
-import { counterRepository } from '../account/counter.repository';
 import { linkCustomer } from '../customer/customer.service';
 import { db } from '../db/knex';
 import type { Warning } from '../errors';
-import { invalidField, notFound, runListSafely, RunAgainSafely } from '../errors';
-import { log } from '../log';
+import { invalidField, notFound } from '../errors';
 import { addManyToOutbox, addToOutbox, PendingWrites } from '../queue/outbox';
 import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
 import { invoiceJobsFor } from './order-invoice.service';
 import { currencyRepository } from '../reference/currency';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
 import { checkAmount, invoiceAmount, toCents } from './order-money';
-import { giveInvoiceNumbers, InvoiceNumbered, planPaid } from './order-paid';
-import { applyPendingStock, LineDraft, resolveLineRefs, StockBatch, settleLineStock } from './order-stock.service';
-import { EventType, orderIdOf, OrderWrites } from './order-writes';
+import { giveInvoiceNumbers, planPaid } from './order-paid';
+import { LineDraft, StockBatch } from './order-stock.service';
+import { EventType, OrderWrites, WrittenOrder } from './order-writes';
 import { LineRow, OrderColumns, orderRepository, OrderRow } from './order.repository';
 import { inTransaction } from '../db/transaction';
 import type { OrderInput, StatusFlag } from './order.type';
@@ -205,21 +203,19 @@ async function emit(trx: Knex.Transaction, accountId: number, orderId: string, t
 }
 
 /**
- * Creates an order inside the caller's transaction; returns its order_id. With `stock`, its lines'
- * stock changes are held back in it for the caller to apply (settleLineStock). With `writes` (and
- * `stock`) the order is only prepared: every check that can refuse it runs before its first write
- * (the customer link), its rows go to writes, which numbers and inserts them (the answer is then
- * '', the id comes from writes.flush).
+ * Plans a new order into `writes` (the batch's writer, its run started: OrderWrites.startRun) and
+ * its lines' stock into `stock`, writing nothing: every rule that can refuse it does so here (a
+ * DomainError naming the field), so a batch needs no savepoint per create. OrderWrites.flush
+ * numbers and inserts it, then the caller applies `stock`.
  */
-export async function createOrderIn(
+export async function planOrderCreate(
   trx: Knex.Transaction,
   caller: OrderCaller,
   input: OrderInput,
-  prefix = 'order',
-  stock?: StockBatch,
-  writes?: OrderWrites,
-): Promise<string> {
-  const { accountId } = caller;
+  prefix: string,
+  stock: StockBatch,
+  writes: OrderWrites,
+): Promise<void> {
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
   const drafts = lineDrafts(input, prefix);
   const now = new Date();
@@ -231,17 +227,17 @@ export async function createOrderIn(
     input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : input.status?.is_paid || prepaid ? { inFullOf: invoice } : { paidAmount: null },
     now,
   );
-  const deferred = writes && stock;
-  // Held back in a batch, so it runs (and may refuse the order) before the customer is written.
-  let lines = deferred ? await settleLineStock(trx, accountId, '', [], drafts, !status.cancelled, 'order', prefix, stock) : undefined;
-  // The counters in the order every order write takes them (invoice, customer, order; lib/order/README).
-  const invoiceNumber: InvoiceNumbered = {};
-  if (paid.needsInvoiceNumber && !deferred) await giveInvoiceNumbers(trx, accountId, [{ numbered: invoiceNumber, at: now }]);
-  if (!deferred) await counterRepository.take(trx, accountId, 'customer', 0);
-  const number = deferred ? 0 : await counterRepository.next(trx, accountId, 'order');
-  const orderId = deferred ? '' : orderIdOf(number, now);
+  // Before the customer: an unknown item refuses the order before the run's book holds its buyer.
+  const { lines, held } = await stock.settle(trx, caller.accountId, {
+    orderId: '',
+    before: [],
+    after: drafts,
+    hold: !status.cancelled,
+    title: 'order',
+    fieldPrefix: prefix,
+  });
   const currencyId = input.currency_id ?? 'EUR';
-  const customer = await linkCustomer(trx, caller, input.customer ?? {}, currencyId, deferred ? writes.customers : undefined);
+  const customer = await linkCustomer(trx, caller, input.customer ?? {}, currencyId, writes.customers);
   const columns: Partial<OrderColumns> = {
     ...plainColumns(input),
     ...status.columns,
@@ -249,29 +245,53 @@ export async function createOrderIn(
     portal_account_id: caller.portalAccountId,
     invoice_amount: invoice,
     ...paid.columns,
-    ...invoiceNumber,
     customer_internal_id: customer.internalId,
     customer_number: customer.number,
+    transaction_ids: transactionIds(lines),
   };
-  lines ??= await settleLineStock(trx, accountId, orderId, [], drafts, !status.cancelled, 'order', prefix, stock);
-  columns.transaction_ids = transactionIds(lines);
   const events: EventType[] = ['created'];
   if (paid.becamePaid) events.push('paid');
   for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
-  if (deferred) {
-    writes.add({ columns, lines, history: input.history ?? [], events, at: now, pending: stock.pending, needsInvoiceNumber: paid.needsInvoiceNumber });
-    return '';
-  }
-  const internalId = await orderRepository.insert(trx, accountId, number, orderId, columns);
-  await orderRepository.replaceLines(trx, internalId, lines, false);
-  await orderRepository.addHistory(trx, internalId, input.history ?? []);
-  await emit(trx, accountId, orderId, events);
-  return orderId;
+  writes.add({ columns, lines, history: input.history ?? [], events, at: now, pending: held, needsInvoiceNumber: paid.needsInvoiceNumber });
+}
+
+/**
+ * Plans, numbers and inserts one order in the caller's transaction (a batch of one); its stock
+ * joins `stock` for the caller to apply. `later`: the writes nobody reads before the commit join
+ * those (PendingWrites). `countersTaken`: the caller holds the invoice and customer counters
+ * already (order/list/, takeCountersAhead).
+ */
+export async function writeOrderIn(
+  trx: Knex.Transaction,
+  caller: OrderCaller,
+  input: OrderInput,
+  stock: StockBatch,
+  options: { prefix?: string; later?: PendingWrites; countersTaken?: boolean } = {},
+): Promise<WrittenOrder> {
+  const writes = new OrderWrites(caller, options.countersTaken);
+  await writes.startRun(trx, [input]);
+  await planOrderCreate(trx, caller, input, options.prefix ?? 'order', stock, writes);
+  const [written] = await writes.flush(trx, options.later);
+  return written!;
+}
+
+/**
+ * One new order with its stock in the caller's transaction (POST order/, a channel order on its
+ * own): its customer's contact data, lines, stock quantities and history, events and cia.adjust
+ * jobs go as one statement at the end.
+ */
+export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput): Promise<WrittenOrder> {
+  const stock = await StockBatch.forOrders(trx, caller.accountId, [input]);
+  const later = new PendingWrites();
+  const written = await writeOrderIn(trx, caller, input, stock, { later });
+  await stock.apply(trx, caller.accountId, later);
+  await later.write(trx, caller.accountId);
+  return written;
 }
 
 /**
  * Updates an order inside the caller's transaction; 404 when it is not an order of the account.
- * `stock` as for createOrderIn. Answers whether the update cancelled it, and whether its channel
+ * Its lines' stock changes join `stock`, which the caller applies (updateOneOrderIn: at once). Answers whether the update cancelled it, and whether its channel
  * then hears of it (cancelsAtChannel): the seller's paths queue that in the same transaction
  * (sellerCancelled), the channel's own import does not.
  */
@@ -281,8 +301,8 @@ export async function updateOrderIn(
   orderId: string,
   input: OrderInput,
   warnings: Warning[],
-  prefix = 'order',
-  stock?: StockBatch,
+  prefix: string,
+  stock: StockBatch,
 ): Promise<{ cancelledAtChannel: boolean }> {
   const { accountId } = caller;
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
@@ -329,7 +349,7 @@ export async function updateOrderIn(
   let lines: LineRow[] = before;
   if (linesChange) {
     const title = status.cancelled !== current.is_cancelled ? (status.cancelled ? 'order cancelled' : 'order cancellation undone') : 'order changed';
-    lines = await settleLineStock(trx, accountId, orderId, before, drafts, !status.cancelled, title, prefix, stock);
+    ({ lines } = await stock.settle(trx, accountId, { orderId, before, after: drafts, hold: !status.cancelled, title, fieldPrefix: prefix }));
     columns.transaction_ids = transactionIds(lines);
   }
 
@@ -349,40 +369,23 @@ export async function sellerCancelled(trx: Knex.Transaction, accountId: number, 
   if (update.cancelledAtChannel) await queueChannelCancel(trx, accountId, orderId);
 }
 
-/**
- * POST order/: one order in one transaction, through the set-based writes of order/list/ as a
- * batch of one; should a set-based statement or the stock batch fail (an item deleted meanwhile),
- * it runs again on the one-by-one path, which names the refused line.
- */
-export function createOrder(caller: OrderCaller, input: OrderInput): Promise<string> {
-  const { accountId } = caller;
-  const againSafely =
-    (reason: string) =>
-    (err: unknown): never => {
-      throw new RunAgainSafely(reason, { cause: err });
-    };
-  return runListSafely(
-    (safely) =>
-      inTransaction(async (trx) => {
-        if (safely) return createOrderIn(trx, caller, input);
-        const stock: StockBatch = { known: await resolveLineRefs(trx, accountId, [input]), pending: [] };
-        // The order counter's lock, which the account's concurrent sales queue on until this one
-        // commits, is taken late: by the order's INSERT in flush.
-        const writes = new OrderWrites(caller);
-        await writes.startRun(trx, [input]);
-        await createOrderIn(trx, caller, input, 'order', stock, writes);
-        // Its customer's contact data, lines, stock quantities and history, events and cia.adjust
-        // jobs: one statement at the end.
-        const later = new PendingWrites();
-        const [written] = await writes.flush(trx, later).catch(againSafely('the order write failed'));
-        const applied = await applyPendingStock(trx, accountId, stock.pending, later).catch(againSafely('the stock batch failed'));
-        if (!applied) throw new RunAgainSafely('an item a line takes from is gone');
-        // A write the database refuses here (a line's, say) is named by the one-by-one path.
-        await later.write(trx, accountId).catch(againSafely('the deferred writes failed'));
-        return written!.id;
-      }),
-    log,
-  );
+/** An update with its stock applied at once (a seller's POST order/{order_id}/, a channel's change, send_mit). */
+export async function updateOneOrderIn(
+  trx: Knex.Transaction,
+  caller: OrderCaller,
+  orderId: string,
+  input: OrderInput,
+  warnings: Warning[],
+): Promise<{ cancelledAtChannel: boolean }> {
+  const stock = new StockBatch();
+  const update = await updateOrderIn(trx, caller, orderId, input, warnings, 'order', stock);
+  await stock.apply(trx, caller.accountId);
+  return update;
+}
+
+/** POST order/: one order in one transaction. */
+export async function createOrder(caller: OrderCaller, input: OrderInput): Promise<string> {
+  return (await inTransaction((trx) => createOrderIn(trx, caller, input))).id;
 }
 
 /** POST order/{order_id}/: one update in one transaction. */
@@ -390,7 +393,7 @@ export function updateOrder(caller: OrderCaller, orderId: string, input: OrderIn
   // A retry must not repeat the warnings of the failed attempt.
   return inTransaction(async (trx) => {
     const attempt: Warning[] = [];
-    await sellerCancelled(trx, caller.accountId, orderId, await updateOrderIn(trx, caller, orderId, input, attempt));
+    await sellerCancelled(trx, caller.accountId, orderId, await updateOneOrderIn(trx, caller, orderId, input, attempt));
     warnings.push(...attempt);
   });
 }
@@ -405,8 +408,10 @@ export function deleteOrder(scope: OrderScope, orderId: string): Promise<void> {
     const current = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!current) throw notFound(`order ${orderId}`, 'order_id');
     if (!current.is_shipped) {
+      const stock = new StockBatch();
       const before = await orderRepository.lines(trx, current.internal_id);
-      await settleLineStock(trx, accountId, orderId, before, [], false, 'order deleted', 'order');
+      await stock.settle(trx, accountId, { orderId, before, after: [], hold: false, title: 'order deleted', fieldPrefix: 'order' });
+      await stock.apply(trx, accountId);
     }
     await orderRepository.delete(trx, accountId, current.internal_id);
   });

@@ -3,11 +3,11 @@ import { db } from '../db/knex';
 import { isPermanent, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail/mailer';
 import { adapterFor, portalOf, PortalId } from '../portals/portal.registry';
-import { portalTargetRepository } from '../portals/portal-target.repository';
+import { portalTargetRepository } from '../portal-account/portal-target.repository';
 import type { PortalTarget } from '../portals/portal.type';
 import type { JobPayloads } from '../queue/jobs';
 import { orderRepository, OrderReadRow, OrderRow } from './order.repository';
-import { updateOrderIn } from './order.service';
+import { updateOneOrderIn } from './order.service';
 import { inTransitMail } from './send-mit.mail';
 import { rateAuctionBuyer } from './send-mit.rating';
 
@@ -91,7 +91,7 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
   const entry = `send_mit ${date}: shipped${deliverer ? ` with ${deliverer}` : ''}${code.length ? ` (${code.join(', ')})` : ''}; portal report: ${status ?? 'none (no portal)'}`;
   // An order that refuses the update (a domain error) fails the job for good (lib/queue/processors.ts).
   await db().transaction(async (trx) => {
-    await updateOrderIn(
+    await updateOneOrderIn(
       trx,
       { ...allOrdersOf(run.accountId), portalAccountId: null },
       run.orderId,

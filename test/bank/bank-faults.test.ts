@@ -40,11 +40,13 @@ describe('bank: faults of the bank worker', () => {
       for (let i = 0; i < count; i++) {
         const amount = `${10 + (i % 50)}.00`;
         made.push({
-          id: await createOrderIn(
-            trx,
-            { ...allOrdersOf(s.id), portalAccountId: null },
-            { customer: { email: 'b@example.com' }, line: [{ id: 1, price: amount, quantity: 1 }] },
-          ),
+          id: (
+            await createOrderIn(
+              trx,
+              { ...allOrdersOf(s.id), portalAccountId: null },
+              { customer: { email: 'b@example.com' }, line: [{ id: 1, price: amount, quantity: 1 }] },
+            )
+          ).id,
           amount,
         });
       }

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { allOrdersOf } from '../../lib/access/caller';
 import { db } from '../../lib/db/knex';
-import { createOrderIn } from '../../lib/order/order.service';
+import { planOrderCreate } from '../../lib/order/order.service';
+import { StockBatch } from '../../lib/order/order-stock.service';
 import { OrderWrites } from '../../lib/order/order-writes';
 import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
 import { createOrder, orderBody, readOrder } from './helpers';
@@ -48,7 +49,7 @@ describe('order: locks of concurrent creates', () => {
       });
       expect(other.status, other.text).to.equal(201);
       meanwhile = String(other.body.order_id);
-      await createOrderIn(trx, caller, input, 'order', { known: new Map(), pending: [] }, writes);
+      await planOrderCreate(trx, caller, input, 'order', new StockBatch(), writes);
       const [written] = await writes.flush(trx);
       return written!.id;
     });
@@ -68,7 +69,7 @@ describe('order: locks of concurrent creates', () => {
       await writes.startRun(trx, [input]);
       const first = await sale('first');
       expect(first.status, first.text).to.equal(201);
-      await createOrderIn(trx, caller, input, 'order', { known: new Map(), pending: [] }, writes);
+      await planOrderCreate(trx, caller, input, 'order', new StockBatch(), writes);
       // The slow sale found the first's customer after its book was read: before, it locked the row here.
       const third = await sale('third');
       expect(third.status, third.text).to.equal(201);
