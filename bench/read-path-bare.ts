@@ -47,6 +47,15 @@ function bareOrderApp(pool: pg.Pool, accountId: number): express.Express {
     const { rows } = await pool.query<OrderReadRow>(sql, bindings as unknown[]);
     res.json({ ack: 'success', order: orderToApi(rows[0]!) });
   });
+  // The same read as a named (prepared) statement built once: the floor for the API's prepared read.
+  const { sql, bindings } = orderReadQuery(db(), allOrdersOf(accountId)).where('sales_order.id', '').first().toSQL().toNative();
+  const idAt = bindings.indexOf('');
+  app.get('/v1.1/order-prepared/:id/', async (req, res) => {
+    const values = [...bindings];
+    values[idAt] = req.params.id;
+    const { rows } = await pool.query<OrderReadRow>({ name: 'bare-order-read', text: sql, values: values as unknown[] });
+    res.json({ ack: 'success', order: orderToApi(rows[0]!) });
+  });
   return app;
 }
 
