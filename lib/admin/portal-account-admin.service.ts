@@ -2,9 +2,9 @@ import { db } from '../db/knex';
 import { Joi, bool } from '../http/schema';
 import { validate } from '../http/validate';
 import { portalAccountRepository } from '../portal-account/portal-account.repository';
+import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
 import { portalAccountToApi } from '../portal-account/portal-account.service';
 import { portalIds } from '../portals/portal.registry';
-import { portalAccountAdminRepository } from './portal-account-admin.repository';
 
 const input = Joi.object({
   name: Joi.string().trim().min(1).max(255).required(),
@@ -16,7 +16,7 @@ const input = Joi.object({
 export async function createPortalAccount(accountId: number, fields: { name: string; platform?: string; is_default?: boolean | string }) {
   const valid = validate<{ name: string; platform?: string; is_default: boolean }>(input, fields);
   const id = await db().transaction(async (trx) => {
-    if (valid.is_default) await portalAccountAdminRepository.clearDefault(trx, accountId);
+    if (valid.is_default) await portalAccountRefRepository.clearDefault(trx, accountId);
     return portalAccountRepository.insert(trx, accountId, { name: valid.name, platform: valid.platform ?? null, is_default: valid.is_default });
   });
   const row = await portalAccountRepository.get(accountId, id);

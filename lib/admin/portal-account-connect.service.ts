@@ -11,7 +11,7 @@ import { getPortalAccount } from '../portal-account/portal-account.service';
 import { Connector, connectorCredentials, connectors, realConnectors } from '../portals/connector';
 import { kauflandApiUrl, kauflandStorefronts } from '../portals/kaufland/kaufland-credentials';
 import { shopifyDomainPattern } from '../portals/shopify/shopify-credentials';
-import { portalTargetRepository } from '../portals/portal-target.repository';
+import { portalTargetRepository } from '../portal-account/portal-target.repository';
 
 /** The channels' production endpoints, used when no --base-url is given (a json account without one calls the sandbox). */
 const productionUrls: Record<Exclude<Connector, 'json' | 'shopify'>, string> = {

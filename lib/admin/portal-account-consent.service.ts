@@ -18,7 +18,7 @@ import { participatingMarketplaces, SpApiApplication, spApiConsentGrant, spApiCo
 import { EbayApplication, ebayConsentGrant, ebayConsentUrl } from '../portals/ebay/ebay-consent';
 import { ebayScopes } from '../portals/ebay/ebay-token';
 import { realConnectors } from '../portals/connector';
-import { portalTargetRepository } from '../portals/portal-target.repository';
+import { portalTargetRepository } from '../portal-account/portal-target.repository';
 import { shopifyDomainPattern } from '../portals/shopify/shopify-credentials';
 import { installQueryValid, isShopDomain, ShopifyApp, shopifyInstallGrant, shopifyInstallUrl, storeOrigin } from '../portals/shopify/shopify-install';
 import { ensureWebhooks } from '../portals/shopify/shopify-webhooks';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
+import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
 import type { Grant } from './token.repository';
 
 /** A client access as the seller sees it: the authorization and its current refresh token's expiry. */
@@ -38,7 +39,8 @@ export const clientAccessRepository = {
   async list(accountId: number, oauthClientId: number | null, id?: number): Promise<ClientAccessRow[]> {
     const query = db()('client_access as a')
       .join('oauth_client as c', 'c.id', 'a.oauth_client_id')
-      .leftJoin('portal_account as p', 'p.id', 'a.portal_account_id')
+      // The names are lib/portal-account's: its subquery of the account's portal accounts.
+      .leftJoin(portalAccountRefRepository.namesQuery(db(), accountId).as('p'), 'p.id', 'a.portal_account_id')
       .join('refresh_token as r', (j) => j.on('r.chain_id', 'a.chain_id').andOnNull('r.replaced_at'))
       .where('a.account_id', accountId)
       .andWhere('r.expires_at', '>', db().fn.now())

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { prepared } from '../db/prepared';
+import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
+import { stockPortalRepository } from '../stock/stock-portal.repository';
 
 /** One row of cia_portal_state. */
 export interface CiaStateRow {
@@ -86,17 +88,19 @@ export const ciaRepository = {
    * id order (a push locks those of one target): an adjustment and a push never deadlock.
    */
   async statesAndAccounts(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<{ states: CiaStateRow[]; accounts: PortalAccountRef[] }> {
+    // The portal accounts are lib/portal-account's: its statement, embedded to keep one round trip.
+    const accounts = portalAccountRefRepository.refsStatement(accountId);
     const { rows } = (await trx
       .raw(
         `
       SELECT
         (SELECT coalesce(json_agg(a ORDER BY a.id), '[]') FROM (
-          SELECT id, platform, is_default FROM portal_account WHERE account_id = ?) a) AS accounts,
+          ${accounts.sql}) a) AS accounts,
         (SELECT coalesce(json_agg(s ORDER BY s.id), '[]') FROM (
           SELECT id::text AS id, account_id, stock_id, portal, portal_account_id, desired_quantity, desired_seq::text AS desired_seq,
                  acked_quantity, acked_seq::text AS acked_seq, refused_seq::text AS refused_seq
           FROM cia_portal_state WHERE account_id = ? AND stock_id = ANY(?::int[]) ORDER BY id FOR UPDATE) s) AS states`,
-        [accountId, accountId, stockIds],
+        [...accounts.bindings, accountId, stockIds],
       )
       .options(prepared)) as { rows: { accounts: PortalAccountRef[]; states: CiaStateRow[] }[] };
     return rows[0]!;
@@ -152,11 +156,10 @@ export const ciaRepository = {
    * it refused at their current sequence.
    */
   async waiting(knex: Knex, accountId: number, target: PushTarget, limit: number): Promise<WaitingStateRow[]> {
+    // The items' SKU and field group are lib/stock's: its subquery, already scoped to the account.
     return knex('cia_portal_state as s')
-      .leftJoin('stock as st', function () {
-        this.on('st.id', 's.stock_id').andOn('st.account_id', 's.account_id');
-      })
-      .select(...stateColumns.map((c) => `s.${c}`), 'st.sku', knex.raw('st.data -> ? AS grp', [target.portal]))
+      .leftJoin(stockPortalRepository.portalFieldsQuery(knex, accountId, target.portal).as('st'), 'st.id', 's.stock_id')
+      .select(...stateColumns.map((c) => `s.${c}`), 'st.sku', 'st.grp')
       .where({ 's.account_id': accountId, 's.portal': target.portal, 's.portal_account_id': target.portalAccountId })
       .whereRaw('s.acked_seq < s.desired_seq AND s.refused_seq < s.desired_seq')
       .orderBy('s.stock_id')
@@ -231,19 +234,10 @@ export const ciaRepository = {
    * order after the given key: the reconcile walks them in pages.
    */
   async itemsToReconcile(knex: Knex, after: { accountId: number; stockId: number }, limit: number): Promise<{ account_id: number; id: number }[]> {
-    return knex('stock')
-      .select('account_id', 'id')
-      .whereRaw('(account_id, id) > (?, ?)', [after.accountId, after.stockId])
-      .where((q) =>
-        q
-          .whereRaw(
-            "EXISTS (SELECT 1 FROM jsonb_each(CASE WHEN jsonb_typeof(data -> 'cia') = 'object' THEN data -> 'cia' ELSE '{}'::jsonb END) AS p(portal, setting) WHERE p.setting ->> 'is_active' = 'true')",
-          )
-          .orWhereExists(
-            knex('cia_portal_state').select(knex.raw('1')).whereRaw('cia_portal_state.account_id = stock.account_id AND cia_portal_state.stock_id = stock.id'),
-          ),
-      )
-      .orderBy([{ column: 'account_id' }, { column: 'id' }])
-      .limit(limit);
+    // The items are lib/stock's; the states are ours, named here as the subquery its walk takes.
+    const hasState = knex('cia_portal_state')
+      .select(knex.raw('1'))
+      .whereRaw('cia_portal_state.account_id = stock.account_id AND cia_portal_state.stock_id = stock.id');
+    return stockPortalRepository.itemsWithCia(knex, after, limit, hasState);
   },
 };

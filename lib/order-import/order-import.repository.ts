@@ -1,17 +1,12 @@
-/** SQL of the order import: the portal accounts it fetches for, and channel_order (one row per channel order). Scoped by account. */
+/**
+ * SQL of the order import: channel_order (one row per channel order), and the fetch's state on the
+ * portal accounts, asked of lib/portal-account. Scoped by account.
+ */
 import type { Knex } from 'knex';
 import { db } from '../db/knex';
-import type { Connector } from '../portals/connector';
+import { ImportAccountRow, portalAccountFetchRepository } from '../portal-account/portal-account-use.repository';
 
-export interface ImportAccountRow {
-  id: number;
-  account_id: number;
-  name: string;
-  platform: string | null;
-  connector: Connector | null;
-  orders_fetched_until: Date | null;
-  order_import_error: string | null;
-}
+export type { ImportAccountRow };
 
 /** What the channel said of an order at the last fetch: only its changes are applied. */
 export interface ChannelState {
@@ -29,43 +24,12 @@ export interface ChannelOrderRow {
   channel_state: ChannelState;
 }
 
-const accountColumns = ['id', 'account_id', 'name', 'platform', 'connector', 'orders_fetched_until', 'order_import_error'];
-
 export const orderImportRepository = {
-  async account(accountId: number, id: number): Promise<ImportAccountRow | undefined> {
-    return db()('portal_account').select(accountColumns).where({ account_id: accountId, id }).first();
-  },
-
-  /**
-   * The portal accounts of the platforms given that the scheduler fetches for: connected (with
-   * credentials, or a base URL of their own for a json middleware) and not refused since.
-   */
-  async connected(platforms: readonly string[]): Promise<{ id: number; account_id: number; platform: string; connector: Connector | null }[]> {
-    return db()('portal_account')
-      .select('id', 'account_id', 'platform', 'connector')
-      .whereIn('platform', platforms)
-      .whereNull('order_import_error')
-      .where((q) => q.whereNotNull('credentials').orWhereNotNull('base_url'))
-      .orderBy('id');
-  },
-
-  /**
-   * A fetch went through: the channel took the credentials (a refusal is cleared), and orders
-   * changed up to `until` are in (null: the fetch left a gap, the watermark stays); the watermark
-   * never moves back (two fetches at once).
-   */
-  async fetched(accountId: number, id: number, until: Date | null): Promise<void> {
-    const watermark = until
-      ? { orders_fetched_until: db().raw('GREATEST(COALESCE(orders_fetched_until, ?::timestamptz), ?::timestamptz)', [until, until]) }
-      : {};
-    await db()('portal_account')
-      .where({ account_id: accountId, id })
-      .update({ ...watermark, order_import_error: null });
-  },
-
-  async refused(accountId: number, id: number, message: string): Promise<void> {
-    await db()('portal_account').where({ account_id: accountId, id }).update({ order_import_error: message });
-  },
+  // The fetch's state lives on portal_account, which lib/portal-account owns: asked of it.
+  account: portalAccountFetchRepository.account,
+  connected: portalAccountFetchRepository.connected,
+  fetched: portalAccountFetchRepository.fetched,
+  refused: portalAccountFetchRepository.refused,
 
   /**
    * Claims a channel order for this transaction: true when it is new. A second fetcher of the

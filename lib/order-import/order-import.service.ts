@@ -12,7 +12,7 @@ import { portalOf, adapterFor, importsOrders } from '../portals/portal.registry'
 import type { PortalId } from '../portals/portal.registry';
 import { realConnectors } from '../portals/connector';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
-import { portalTargetRepository } from '../portals/portal-target.repository';
+import { portalTargetRepository } from '../portal-account/portal-target.repository';
 import { subscribeOnce } from '../portals/shopify/shopify-webhooks';
 import type { ChannelOrder, ChannelOrderPage } from '../portals/channel-order.type';
 import { createTaskOnce } from '../task/task.service';

@@ -2,7 +2,7 @@
 import { allOrdersOf } from '../access/caller';
 import { db } from '../db/knex';
 import { MarketEAdapter } from '../portals/market-e.adapter';
-import { portalTargetRepository } from '../portals/portal-target.repository';
+import { portalTargetRepository } from '../portal-account/portal-target.repository';
 import { WebshopAdapter } from '../portals/webshop.adapter';
 import type { JobPayloads } from '../queue/jobs';
 import { cancelsAtChannel } from './order-channel-cancel.service';

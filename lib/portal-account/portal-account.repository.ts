@@ -12,7 +12,7 @@ export interface PortalAccountRow {
   /** ebay, amazon_sp or json (lib/portals/connector.ts); null: each portal's own. */
   connector: Connector | null;
   base_url: string | null;
-  /** Sealed (lib/secret); opened only by lib/portals/portal-target.repository. Never answered, never logged. */
+  /** Sealed (lib/secret); opened only by lib/portal-account/portal-target.repository. Never answered, never logged. */
   credentials: string | null;
   /** Orders changed up to this time are imported (lib/order-import). */
   orders_fetched_until: Date | null;

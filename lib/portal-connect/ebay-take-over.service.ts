@@ -13,9 +13,10 @@ import { getPortalAccount } from '../portal-account/portal-account.service';
 import { AuctionAAdapter } from '../portals/auction-a.adapter';
 import { ebaySku } from '../portals/ebay/ebay-listing.mapping';
 import { ebayOffersOfSku } from '../portals/ebay/ebay-offers';
-import { portalTargetRepository } from '../portals/portal-target.repository';
+import { portalTargetRepository } from '../portal-account/portal-target.repository';
 import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
 import { updateStockItem } from '../stock/stock.service';
+import { stockPortalRepository } from '../stock/stock-portal.repository';
 
 /**
  * One listing's (or SKU's) outcome: taken_over (sku, stock_id), refused (eBay's reason), or not
@@ -82,7 +83,7 @@ async function link(accountId: number, sku: string, stockIds: number[]): Promise
   if (stockIds.length > 1) return { outcome: 'ambiguous_sku', message: `several stock items have the SKU ${sku}` };
   const stockId = stockIds[0]!;
   // CIA sends the SKU the item's first auction_a entry names: it must be the listing's.
-  const item = (await portalTargetRepository.listingItem(db(), accountId, stockId, 'auction_a'))!;
+  const item = (await stockPortalRepository.listingItem(db(), accountId, stockId, 'auction_a'))!;
   const pushed = ebaySku(item.group, item.sku, stockId);
   if (pushed !== sku)
     return {

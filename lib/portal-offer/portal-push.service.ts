@@ -5,7 +5,8 @@ import { noLongerExists, portalRefused, portalUnavailable } from '../errors';
 import { adapterFor, PortalId } from '../portals/portal.registry';
 import type { QuantityOutcome } from '../portals/portal.type';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
-import { fieldGroupEntry, portalTargetRepository } from '../portals/portal-target.repository';
+import { portalTargetRepository } from '../portal-account/portal-target.repository';
+import { fieldGroupEntry } from '../portals/field-group';
 
 export interface PushResult {
   /** Items the portal took, with the quantity it now shows. */

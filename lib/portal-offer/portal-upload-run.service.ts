@@ -5,7 +5,9 @@ import { queues } from '../queue/queue.registry';
 import type { PortalUploadJob } from '../queue/jobs';
 import { adapterFor, PortalId } from '../portals/portal.registry';
 import { waitForPortalSlot } from '../portals/portal-rate-limit';
-import { portalTargetRepository } from '../portals/portal-target.repository';
+import { portalTargetRepository } from '../portal-account/portal-target.repository';
+import { stockPortalRepository } from '../stock/stock-portal.repository';
+import { portalListingRepository } from './portal-listing.repository';
 
 /**
  * Runs one part of a portal upload in the worker: list (returns the portal's item id), revise
@@ -21,24 +23,24 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   const adapter = adapterFor(portal, target.connector);
   await waitForPortalSlot(portal, job.portalAccountId);
   if (job.action === 'delete') {
-    const listing = await portalTargetRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
+    const listing = await portalListingRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
     // Channels that address offers by SKU (eBay) need the item's SKU; a deleted item has none left.
-    const item = await portalTargetRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
+    const item = await stockPortalRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
     await adapter.end(target, job.stockId, job.liveId ?? listing?.portal_item_id ?? null, jobId, item);
-    await portalTargetRepository.saveListing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId, null, 'ended');
+    await portalListingRepository.saveListing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId, null, 'ended');
     return { action: 'delete', portal };
   }
-  const item = await portalTargetRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
+  const item = await stockPortalRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
   if (!item) throw noLongerExists(`stock item ${job.stockId}`);
   if (job.action === 'revise') {
-    const listing = await portalTargetRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
+    const listing = await portalListingRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
     const portalItemId = job.liveId ?? listing?.portal_item_id;
     if (!portalItemId) throw domainError('no_live_listing', `${portal}: item ${job.stockId} has no live offer to revise`);
     await adapter.revise(target, item, portalItemId, job.reviseValues ?? [], jobId);
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }
   const { portalItemId } = await adapter.list(target, item, jobId);
-  await portalTargetRepository.saveListing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId, portalItemId, 'listed');
+  await portalListingRepository.saveListing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId, portalItemId, 'listed');
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
   await ciaRepository.forgetAck(knex, job.accountId, job.stockId, portal, job.portalAccountId);
   await queues().add('cia.adjust', { accountId: job.accountId, stockId: job.stockId, reason: 'portal listed' }, `cia-listed-${jobId}`);

@@ -7,8 +7,10 @@ import { log } from '../log';
 import { addToOutbox } from '../queue/outbox';
 import type { PortalUploadJob } from '../queue/jobs';
 import { RegisteredAdapter, uploadPortals } from '../portals/portal.registry';
-import { portalTargetRepository } from '../portals/portal-target.repository';
 import type { PortalUploadInput, PortalUploadPart } from './portal-upload.type';
+import { stockPortalRepository } from '../stock/stock-portal.repository';
+import { portalListingRepository } from './portal-listing.repository';
+import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
 
 /** POST stock/{stock_id}/portal_upload/: all parts planned in one transaction. */
 export async function portalUpload(caller: Caller, stockRef: string, upload: PortalUploadInput): Promise<MultiStatusItem[]> {
@@ -63,7 +65,7 @@ async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, 
 }
 
 async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: PortalUploadPart['portal_account_id']): Promise<number> {
-  const rows = (await trx('portal_account').select('id', 'is_default').where({ account_id: caller.accountId })) as { id: number; is_default: boolean }[];
+  const rows = await portalAccountRefRepository.refs(trx, caller.accountId);
   const id = ref === undefined ? caller.portalAccountId : ref === 'default' ? rows.find((r) => r.is_default)?.id : ref;
   if (id === null || id === undefined || !rows.some((r) => r.id === id)) {
     throw domainError('unknown_portal_account', `portal account ${String(ref ?? 'default')} does not exist`);
@@ -73,7 +75,7 @@ async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: Porta
 
 /** The lister of the item's auction_a[] entries: the one named, or the only one. */
 async function listerOf(trx: Knex.Transaction, accountId: number, stockId: number, named: string | undefined): Promise<string | undefined> {
-  const ids = await portalTargetRepository.listerIds(trx, accountId, stockId, 'auction_a');
+  const ids = await stockPortalRepository.listerIds(trx, accountId, stockId, 'auction_a');
   if (named !== undefined && named !== '0') {
     if (!ids.includes(named)) throw domainError('unknown_lister', `lister ${named} is not a lister of this item`);
     return named;
@@ -95,12 +97,12 @@ async function liveIdOf(
     const portalItemId = live.toUpperCase().startsWith('AUCTIONA_') ? live.slice('AUCTIONA_'.length) : undefined;
     const row =
       portalItemId !== undefined
-        ? await portalTargetRepository.listingByPortalItemId(trx, accountId, portalItemId)
-        : await portalTargetRepository.listingById(trx, accountId, live);
+        ? await portalListingRepository.listingByPortalItemId(trx, accountId, portalItemId)
+        : await portalListingRepository.listingById(trx, accountId, live);
     if (!row || row.stock_id !== stockId || !row.portal_item_id) throw domainError('unknown_live_listing', `live listing ${live} does not exist for this item`);
     return row.portal_item_id;
   }
-  const listing = await portalTargetRepository.listing(trx, accountId, stockId, 'auction_a', portalAccountId, listerId);
+  const listing = await portalListingRepository.listing(trx, accountId, stockId, 'auction_a', portalAccountId, listerId);
   if (!listing?.portal_item_id || listing.status !== 'listed') throw domainError('no_live_listing', 'the item has no live auction_a listing to revise');
   return listing.portal_item_id;
 }

@@ -9,7 +9,7 @@ import { db } from '../../lib/db/knex';
 import { queueOrderImports } from '../../lib/order-import/order-import.request';
 import { queues } from '../../lib/queue/queue.registry';
 import { schedules } from '../../lib/queue/schedules';
-import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
+import { portalTargetRepository } from '../../lib/portal-account/portal-target.repository';
 import { openCredentials } from '../../lib/secret/credentials';
 import { endpoints } from '../../server/routes';
 import * as orderImportMigration from '../../lib/db/migrations/20261124_0200_order_import';

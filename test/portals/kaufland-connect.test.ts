@@ -9,7 +9,7 @@ import { connectPortalAccount } from '../../lib/admin/portal-account-connect.ser
 import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { MarketEAdapter } from '../../lib/portals/market-e.adapter';
-import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
+import { portalTargetRepository } from '../../lib/portal-account/portal-target.repository';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { readOrder } from '../order/helpers';

@@ -10,7 +10,7 @@ import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
 import { ebayChallengeResponse } from '../../lib/portals/ebay/ebay-account-deletion';
 import { ebayScopes } from '../../lib/portals/ebay/ebay-token';
-import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
+import { portalTargetRepository } from '../../lib/portal-account/portal-target.repository';
 import type { PortalTarget } from '../../lib/portals/portal.type';
 import { redis } from '../../lib/redis';
 import { apiBase, call, newSeller, Seller } from '../support/api';

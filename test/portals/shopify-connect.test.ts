@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
-import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
+import { portalTargetRepository } from '../../lib/portal-account/portal-target.repository';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
 import { Sandbox, sandboxKeepingContract } from '../fleet/support';

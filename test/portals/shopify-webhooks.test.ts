@@ -13,7 +13,7 @@ import { createPortalAccount } from '../../lib/admin/portal-account-admin.servic
 import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
-import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
+import { portalTargetRepository } from '../../lib/portal-account/portal-target.repository';
 import { shopifyStoreRepository } from '../../lib/portals/shopify/shopify-store.repository';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import { webhookSignature } from '../../lib/portals/shopify/shopify-webhooks';

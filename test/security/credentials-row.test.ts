@@ -10,7 +10,7 @@ import { createPortalAccount } from '../../lib/admin/portal-account-admin.servic
 import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { db } from '../../lib/db/knex';
 import * as boundMigration from '../../lib/db/migrations/20261126_0600_credentials_bound_to_row';
-import { portalTargetRepository } from '../../lib/portals/portal-target.repository';
+import { portalTargetRepository } from '../../lib/portal-account/portal-target.repository';
 import { providerAccountRepository } from '../../lib/bank/provider/provider-account.repository';
 import { CredentialsError, openCredentials, sealCredentials } from '../../lib/secret/credentials';
 import { newSeller } from '../support/api';

@@ -1,0 +1,58 @@
+/** The live listings an upload made (table portal_listing, owned here); scoped by account. */
+import type { Knex } from 'knex';
+import type { PortalId } from '../portals/portal.registry';
+
+export const portalListingRepository = {
+  async listing(
+    knex: Knex,
+    accountId: number,
+    stockId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    listerId: string,
+  ): Promise<{ portal_item_id: string | null; status: string } | undefined> {
+    return knex('portal_listing')
+      .select('portal_item_id', 'status')
+      .where({ account_id: accountId, stock_id: stockId, portal, portal_account_id: portalAccountId, lister_id: listerId })
+      .first();
+  },
+
+  /** A portal item id given as AUCTIONA_<id>: the listing it names, if it is the account's. */
+  async listingByPortalItemId(knex: Knex, accountId: number, portalItemId: string): Promise<{ stock_id: number; portal_item_id: string | null } | undefined> {
+    return knex('portal_listing')
+      .select('stock_id', 'portal_item_id')
+      .where({ account_id: accountId, portal: 'auction_a', portal_item_id: portalItemId })
+      .first();
+  },
+
+  /** A live listing by its id in the live-listing table. */
+  async listingById(knex: Knex, accountId: number, id: string): Promise<{ stock_id: number; portal_item_id: string | null } | undefined> {
+    if (!/^\d{1,18}$/.test(id)) return undefined;
+    return knex('portal_listing').select('stock_id', 'portal_item_id').where({ account_id: accountId, id, status: 'listed' }).first();
+  },
+
+  async saveListing(
+    knex: Knex,
+    accountId: number,
+    stockId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    listerId: string,
+    portalItemId: string | null,
+    status: 'listed' | 'ended',
+  ): Promise<void> {
+    await knex('portal_listing')
+      .insert({
+        account_id: accountId,
+        stock_id: stockId,
+        portal,
+        portal_account_id: portalAccountId,
+        lister_id: listerId,
+        portal_item_id: portalItemId,
+        status,
+        updated_at: knex.fn.now(),
+      })
+      .onConflict(['account_id', 'stock_id', 'portal', 'portal_account_id', 'lister_id'])
+      .merge({ portal_item_id: knex.raw('COALESCE(EXCLUDED.portal_item_id, portal_listing.portal_item_id)'), status, updated_at: knex.fn.now() });
+  },
+};

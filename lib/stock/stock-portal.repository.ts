@@ -1,0 +1,74 @@
+/**
+ * What portal calls and CIA read of stock items, kept here because lib/stock owns the table
+ * (scripts/check-tables.ts): an item as a listing, its listers, its field group of a portal, and
+ * the items the reconcile walks. Scoped by account, but the reconcile's walk over all accounts.
+ */
+import type { Knex } from 'knex';
+import { fieldGroupEntry } from '../portals/field-group';
+import type { PortalId } from '../portals/portal.registry';
+import type { ListingItem } from '../portals/portal.type';
+
+interface StockRow {
+  id: number;
+  name: string;
+  sku: string | null;
+  barcode: string | null;
+  price: string | null;
+  quantity_available: number;
+  grp: unknown;
+}
+
+export const stockPortalRepository = {
+  /** The item with its field group of the portal; for lister groups the entry of lister_id (or the first). */
+  async listingItem(knex: Knex, accountId: number, stockId: number, portal: PortalId, listerId?: string): Promise<ListingItem | undefined> {
+    const row = (await knex('stock')
+      .select('id', 'name', 'sku', 'barcode', 'price', 'quantity_available', knex.raw('data -> ? AS grp', [portal]))
+      .where({ account_id: accountId, id: stockId })
+      .first()) as StockRow | undefined;
+    if (!row) return undefined;
+    const group = fieldGroupEntry(row.grp, listerId);
+    return { stockId: row.id, name: row.name, sku: row.sku, ean: row.barcode, price: row.price, quantityAvailable: row.quantity_available, group };
+  },
+
+  /** The lister ids of an item's entries in a lister group (auction_a[] ...). */
+  async listerIds(knex: Knex, accountId: number, stockId: number, portal: PortalId): Promise<string[]> {
+    const row = (await knex('stock')
+      .select(knex.raw('data -> ? AS grp', [portal]))
+      .where({ account_id: accountId, id: stockId })
+      .first()) as { grp: unknown } | undefined;
+    if (!row || !Array.isArray(row.grp)) return [];
+    return (row.grp as Record<string, unknown>[]).map((e) => String(e.lister_id ?? '')).filter((id) => id !== '');
+  },
+
+  /** The account's items with their SKU and field group of the portal (id, sku, grp): a subquery for CIA's push to join. */
+  portalFieldsQuery(knex: Knex, accountId: number, portal: string): Knex.QueryBuilder {
+    return knex('stock')
+      .select('id', 'sku', knex.raw('data -> ? AS grp', [portal]))
+      .where('account_id', accountId);
+  },
+
+  /**
+   * Items of every account with an active cia.<portal>, or for which `orWhereExists` (a subquery
+   * that may name the outer row as `stock`) finds a row, in (account, id) order after the given
+   * key: the reconcile walks them in pages.
+   */
+  async itemsWithCia(
+    knex: Knex,
+    after: { accountId: number; stockId: number },
+    limit: number,
+    orWhereExists: Knex.QueryBuilder,
+  ): Promise<{ account_id: number; id: number }[]> {
+    return knex('stock')
+      .select('account_id', 'id')
+      .whereRaw('(account_id, id) > (?, ?)', [after.accountId, after.stockId])
+      .where((q) =>
+        q
+          .whereRaw(
+            "EXISTS (SELECT 1 FROM jsonb_each(CASE WHEN jsonb_typeof(data -> 'cia') = 'object' THEN data -> 'cia' ELSE '{}'::jsonb END) AS p(portal, setting) WHERE p.setting ->> 'is_active' = 'true')",
+          )
+          .orWhereExists(orWhereExists),
+      )
+      .orderBy([{ column: 'account_id' }, { column: 'id' }])
+      .limit(limit);
+  },
+};
