@@ -1,7 +1,7 @@
 /**
- * The rules of orders (document 1, Order status flags; document 2, Order_type): creation with a
- * per-account order number, updates, deletion, history, the paid state, invoice numbers, the
- * stock link of lines and the order events, each write in one transaction.
+ * The writes of orders, each in one transaction: a create is planned (order-plan.ts, over what
+ * checkReferences and the batch read), then written by its batch's writer (OrderWrites) with its
+ * stock (StockBatch); an update reads its order locked, plans and writes it; deletion and history.
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
@@ -14,61 +14,19 @@ import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.ser
 import { invoiceJobsFor } from './order-invoice.service';
 import { currencyRepository } from '../reference/currency';
 import { paymentMethodRepository } from '../reference/payment-method.repository';
-import { checkAmount, invoiceAmount, toCents } from './order-money';
-import { giveInvoiceNumbers, planPaid } from './order-paid';
-import { LineDraft, StockBatch } from './order-stock.service';
+import { checkAmount, toCents } from './order-money';
+import { giveInvoiceNumbers } from './order-paid';
+import { checkUnchangeable, planNewOrder, planOrderUpdate, transactionIds } from './order-plan';
+import { StockBatch } from './order-stock.service';
 import { EventType, OrderWrites, WrittenOrder } from './order-writes';
-import { LineRow, OrderColumns, orderRepository, OrderRow } from './order.repository';
+import { LineRow, orderRepository } from './order.repository';
 import { inTransaction } from '../db/transaction';
-import type { OrderInput, StatusFlag } from './order.type';
+import type { OrderInput } from './order.type';
 
 /** Who writes: the account, the orders its authorization covers, and the request's portal account (new orders get it). */
 export interface OrderCaller extends OrderScope {
   portalAccountId: number | null;
 }
-
-/** Flags with their read-only date column (document 1). is_paid is handled with paid_amount. */
-const datedFlags: [Exclude<StatusFlag, 'is_paid'>, keyof OrderRow | null][] = [
-  ['is_initial_contact', 'initial_contact_date'],
-  ['is_checkout', null],
-  ['is_packed', 'packed_date'],
-  ['is_shipped', 'shipped_date'],
-  ['is_arrived', 'arrived_date'],
-  ['is_cancelled', 'cancelled_date'],
-  ['is_parked', null],
-];
-
-const flagEvents: Partial<Record<StatusFlag, EventType>> = { is_packed: 'packed', is_shipped: 'shipped', is_cancelled: 'cancelled' };
-
-function lineDrafts(input: OrderInput, prefix: string): LineDraft[] {
-  const lines = input.line ?? [];
-  const seen = new Set<number>();
-  lines.forEach((line, i) => {
-    if (seen.has(line.id))
-      throw invalidField(
-        `${prefix}.line[${i}].id`,
-        `${prefix}.line[${i}].id ${line.id} is given twice; each line needs its own position id`,
-        'duplicate_line_id',
-      );
-    seen.add(line.id);
-    checkAmount(line.price, `${prefix}.line[${i}].price`);
-    checkAmount(line.tax, `${prefix}.line[${i}].tax`, 6);
-  });
-  return [...lines]
-    .sort((a, b) => a.id - b.id)
-    .map((l) => ({
-      position: l.id,
-      name: l.name ?? null,
-      sku: l.sku ?? null,
-      quantity: l.quantity ?? 1,
-      price: l.price ?? null,
-      tax: l.tax ?? null,
-      transaction_id: l.transaction_id ?? null,
-      stock_align_id: l.stock_align_id ?? null,
-    }));
-}
-
-const transactionIds = (lines: { transaction_id: string | null }[]) => [...new Set(lines.map((l) => l.transaction_id).filter((t): t is string => Boolean(t)))];
 
 async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: OrderInput, prefix: string): Promise<{ prepaid: boolean }> {
   const mainId = input.credit?.main_id;
@@ -97,106 +55,6 @@ async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: 
   return { prepaid };
 }
 
-/** Fields of the input that map one to one onto columns. */
-function plainColumns(input: OrderInput, current?: OrderRow): Partial<OrderColumns> {
-  const columns: Partial<OrderColumns> = {};
-  for (const key of [
-    'platform',
-    'infos',
-    'pack_infos',
-    'hidden_infos',
-    'payment_method_id',
-    'currency_id',
-    'payment_provider_transaction_id',
-    'external_order_id',
-  ] as const) {
-    if (input[key] !== undefined) columns[key] = input[key];
-  }
-  if (input.current_date !== undefined) columns.order_date = input.current_date;
-  if (input.add_field !== undefined) columns.add_field = input.add_field;
-  if (input.credit?.main_id !== undefined) columns.credit_main_id = input.credit.main_id || null;
-  if (input.shipping) {
-    const { fee, ...rest } = input.shipping;
-    if (fee !== undefined) columns.shipping_fee = fee;
-    columns.shipping = { ...(current?.shipping ?? {}), ...rest };
-  }
-  if (input.customer) {
-    const { id: _id, username, email, ...rest } = input.customer;
-    if (username !== undefined) columns.customer_username = username;
-    if (email !== undefined) columns.customer_email = email;
-    columns.customer = { ...(current?.customer ?? {}), ...rest };
-  }
-  return columns;
-}
-
-/**
- * The flags a write sets: is_arrived true without is_shipped also ships the order (clients send
- * `{"is_arrived":1}` alone; an arrived order has been shipped). An explicit is_shipped false stays
- * a contradiction for applyStatus to refuse.
- */
-function sentFlags(input: OrderInput): { flags: OrderInput['status']; shipImplied: boolean } {
-  const status = input.status;
-  const shipImplied = status?.is_arrived === true && status.is_shipped === undefined;
-  return { flags: shipImplied ? { ...status, is_shipped: true } : status, shipImplied };
-}
-
-/**
- * Status flags after this write, with their dates: a date is set when its flag becomes true and
- * cleared when it becomes false. Combinations document 1 leaves open are decided here (see
- * ARCHITECTURE.md): a cancelled order cannot be shipped and a shipped one cannot be cancelled;
- * an arrived order must be shipped (is_arrived alone ships it).
- */
-function applyStatus(input: OrderInput, current: OrderRow | undefined, now: Date, prefix: string) {
-  const columns: Partial<OrderColumns> = {};
-  const became = new Set<StatusFlag>();
-  const next = {} as Record<Exclude<StatusFlag, 'is_paid'>, boolean>;
-  const { flags, shipImplied } = sentFlags(input);
-  for (const [flag, dateColumn] of datedFlags) {
-    const before = current?.[flag] ?? false;
-    const after = flags?.[flag] ?? before;
-    next[flag] = after;
-    if (after === before && current) continue;
-    columns[flag] = after;
-    if (after && !before) became.add(flag);
-    if (dateColumn) (columns as Record<string, unknown>)[dateColumn] = after ? now : null;
-  }
-  const field = (flag: StatusFlag) => `${prefix}.status.${flag}`;
-  if (next.is_shipped && next.is_cancelled) {
-    // A shipment implied by is_arrived is named by the flag the client sent.
-    const at = became.has('is_cancelled') && !became.has('is_shipped') ? 'is_cancelled' : shipImplied ? 'is_arrived' : 'is_shipped';
-    throw invalidField(
-      field(at),
-      at === 'is_cancelled'
-        ? `${field(at)}: a shipped order cannot be cancelled; unset is_shipped first`
-        : `${field(at)}: a cancelled order cannot be shipped; unset is_cancelled first`,
-      'status_conflict',
-    );
-  }
-  if (next.is_arrived && !next.is_shipped) {
-    const at = input.status?.is_shipped === false ? 'is_shipped' : 'is_arrived';
-    throw invalidField(field(at), `${field(at)}: an arrived order must be shipped`, 'status_conflict');
-  }
-  return { columns, became, cancelled: next.is_cancelled };
-}
-
-/** A value that cannot change once set (document 1: platform; issue: payment_provider_transaction_id). */
-function checkUnchangeable(input: OrderInput, current: OrderRow, prefix: string): void {
-  for (const key of ['platform', 'payment_provider_transaction_id'] as const) {
-    const sent = input[key];
-    if (sent !== undefined && current[key] !== null && current[key] !== sent) {
-      throw invalidField(`${prefix}.${key}`, `${prefix}.${key} cannot be changed once set (it is ${current[key]})`, 'not_changeable');
-    }
-  }
-  const isPaid = input.status?.is_paid;
-  if (isPaid !== undefined && isPaid !== current.is_paid) {
-    throw invalidField(
-      `${prefix}.status.is_paid`,
-      `${prefix}.status.is_paid can be set only when the order is created; set paid_amount instead`,
-      'not_changeable',
-    );
-  }
-}
-
 async function emit(trx: Knex.Transaction, accountId: number, orderId: string, types: EventType[]): Promise<void> {
   for (const type of types) await addToOutbox(trx, accountId, 'event.emit', { accountId, section: 'order', type, recordId: orderId });
   await addManyToOutbox(trx, accountId, invoiceJobsFor(accountId, types.includes('paid') ? [orderId] : []));
@@ -217,42 +75,33 @@ export async function planOrderCreate(
   writes: OrderWrites,
 ): Promise<void> {
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
-  const drafts = lineDrafts(input, prefix);
   const now = new Date();
-  const status = applyStatus(input, undefined, now, prefix);
-  const invoice = invoiceAmount(drafts, input.shipping?.fee ?? null, `${prefix}.line`);
-  // is_paid at creation, or a prepaid payment method, without paid_amount: paid in full.
-  const paid = planPaid(
-    undefined,
-    input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : input.status?.is_paid || prepaid ? { inFullOf: invoice } : { paidAmount: null },
-    now,
-  );
+  const plan = planNewOrder(input, prepaid, now, prefix);
   // Before the customer: an unknown item refuses the order before the run's book holds its buyer.
   const { lines, held } = await stock.settle(trx, caller.accountId, {
     orderId: '',
     before: [],
-    after: drafts,
-    hold: !status.cancelled,
+    after: plan.drafts,
+    hold: plan.hold,
     title: 'order',
     fieldPrefix: prefix,
   });
-  const currencyId = input.currency_id ?? 'EUR';
-  const customer = await linkCustomer(trx, caller, input.customer ?? {}, currencyId, writes.customers);
-  const columns: Partial<OrderColumns> = {
-    ...plainColumns(input),
-    ...status.columns,
-    currency_id: currencyId,
-    portal_account_id: caller.portalAccountId,
-    invoice_amount: invoice,
-    ...paid.columns,
-    customer_internal_id: customer.internalId,
-    customer_number: customer.number,
-    transaction_ids: transactionIds(lines),
-  };
-  const events: EventType[] = ['created'];
-  if (paid.becamePaid) events.push('paid');
-  for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
-  writes.add({ columns, lines, history: input.history ?? [], events, at: now, pending: held, needsInvoiceNumber: paid.needsInvoiceNumber });
+  const customer = await linkCustomer(trx, caller, input.customer ?? {}, plan.columns.currency_id!, writes.customers);
+  writes.add({
+    columns: {
+      ...plan.columns,
+      portal_account_id: caller.portalAccountId,
+      customer_internal_id: customer.internalId,
+      customer_number: customer.number,
+      transaction_ids: transactionIds(lines),
+    },
+    lines,
+    history: input.history ?? [],
+    events: plan.events,
+    at: now,
+    pending: held,
+    needsInvoiceNumber: plan.paid.needsInvoiceNumber,
+  });
 }
 
 /**
@@ -309,30 +158,13 @@ export async function updateOrderIn(
   if (!current) throw notFound(`order ${orderId}`, 'order_id');
   checkUnchangeable(input, current, prefix);
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
-  if (input.history !== undefined) {
-    warnings.push({
-      warning: 'read_only_field',
-      code: 200,
-      field: `${prefix}.history`,
-      description: `${prefix}.history is written only when the order is created and was ignored; append entries with POST order/${orderId}/history/`,
-    });
-  }
-  const now = new Date();
-  const status = applyStatus(input, current, now, prefix);
-  const columns: Partial<OrderColumns> = { ...plainColumns(input, current), ...status.columns };
-
   const before = await orderRepository.lines(trx, current.internal_id);
-  const drafts = input.line !== undefined ? lineDrafts(input, prefix) : before;
-  const invoice = invoiceAmount(drafts, columns.shipping_fee !== undefined ? columns.shipping_fee : current.shipping_fee, `${prefix}.line`);
-  columns.invoice_amount = invoice;
-
-  // A prepaid payment method chosen now makes an unpaid order paid in full, unless paid_amount is sent.
-  const choosesPrepaid = prepaid && !current.is_paid && input.payment_method_id !== current.payment_method_id;
-  const paid = planPaid(current, input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : choosesPrepaid ? { inFullOf: invoice } : undefined, now);
-  Object.assign(columns, paid.columns);
+  const now = new Date();
+  const plan = planOrderUpdate(current, before, input, prepaid, now, prefix);
+  warnings.push(...plan.warnings);
+  const { columns } = plan;
   // Locks in the order creates take them too (counters, customer, stock), so writes never deadlock each other.
-  if (paid.needsInvoiceNumber) await giveInvoiceNumbers(trx, accountId, [{ numbered: columns, at: now }]);
-
+  if (plan.paid.needsInvoiceNumber) await giveInvoiceNumbers(trx, accountId, [{ numbered: columns, at: now }]);
   if (input.customer) {
     const changesCustomer = input.customer.id !== undefined && input.customer.id !== current.customer_number;
     const customer = await linkCustomer(
@@ -344,24 +176,16 @@ export async function updateOrderIn(
     columns.customer_internal_id = customer.internalId;
     columns.customer_number = customer.number;
   }
-
-  const linesChange = input.line !== undefined || status.cancelled !== current.is_cancelled;
-  let lines: LineRow[] = before;
-  if (linesChange) {
-    const title = status.cancelled !== current.is_cancelled ? (status.cancelled ? 'order cancelled' : 'order cancellation undone') : 'order changed';
-    ({ lines } = await stock.settle(trx, accountId, { orderId, before, after: drafts, hold: !status.cancelled, title, fieldPrefix: prefix }));
+  let lines: LineRow[] | undefined;
+  if (plan.lines) {
+    const { drafts, hold, title } = plan.lines;
+    ({ lines } = await stock.settle(trx, accountId, { orderId, before, after: drafts, hold, title, fieldPrefix: prefix }));
     columns.transaction_ids = transactionIds(lines);
   }
-
   await orderRepository.update(trx, accountId, current.internal_id, columns);
-  if (linesChange) await orderRepository.replaceLines(trx, current.internal_id, lines, true);
-
-  const events: EventType[] = [];
-  if (paid.becamePaid) events.push('paid');
-  for (const flag of status.became) if (flagEvents[flag]) events.push(flagEvents[flag]!);
-  events.push('changed');
-  await emit(trx, accountId, orderId, events);
-  return { cancelledAtChannel: status.became.has('is_cancelled') && cancelsAtChannel(current) };
+  if (lines) await orderRepository.replaceLines(trx, current.internal_id, lines, true);
+  await emit(trx, accountId, orderId, plan.events);
+  return { cancelledAtChannel: plan.cancels && cancelsAtChannel(current) };
 }
 
 /** After a seller's update (POST order/{order_id}/, order/list/): a cancellation of a Shopify or Kaufland order is sent there. */
