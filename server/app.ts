@@ -14,6 +14,8 @@ import { invoiceFileRouter } from './routes/invoice-file';
 import { connectPages } from './routes/connect.pages';
 import { httpMetrics } from '../lib/operator/metrics';
 import { healthRouter, operatorRouter } from '../lib/operator/operator.router';
+// Provides lib/order's grant queries to the lower domains that read through them (lib/access/order-grant.ts).
+import '../lib/order/order-grant.repository';
 
 /** The Express app: conventions of document 1 around the declared endpoints (tests may add some). */
 export function createApp(extra: Endpoint[] = []): express.Express {

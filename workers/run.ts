@@ -12,6 +12,8 @@ import { startWorker } from '../lib/queue/worker';
 import { closeRedis } from '../lib/redis';
 import { developmentKeyWarning } from '../lib/secret/credentials';
 import { handleSignals, onShutdown } from '../lib/shutdown';
+// Provides lib/order's grant queries to the lower domains that read through them (lib/access/order-grant.ts).
+import '../lib/order/order-grant.repository';
 
 /** A further queue a worker process runs beside its own (order_import in the portal_upload process). */
 export type AlsoRun = { [Q in QueueName]: { queue: Q; processors: Processors<Q> } }[QueueName];

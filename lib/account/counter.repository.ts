@@ -37,4 +37,17 @@ export const counterRepository = {
       bindings: [accountId, kind, count, count, count],
     };
   },
+
+  /** The counter's current value (0 before its first use) as a one-row SELECT (column last_value), to embed in a WITH. */
+  valueStatement(accountId: number, kind: CounterKind): Statement {
+    return {
+      sql: 'SELECT COALESCE((SELECT last_value FROM order_counter WHERE account_id = ? AND kind = ?), 0) AS last_value',
+      bindings: [accountId, kind],
+    };
+  },
+
+  /** Moves the counter up to `value` (never down), as a statement to run or defer; the row exists (taken before). */
+  raiseStatement(accountId: number, kind: CounterKind, value: number): Statement {
+    return { sql: 'UPDATE order_counter SET last_value = GREATEST(last_value, ?) WHERE account_id = ? AND kind = ?', bindings: [value, accountId, kind] };
+  },
 };

@@ -4,8 +4,10 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
-import { hasInvoiceNumberIn, inOrderScope } from '../order/order.repository';
+import { hasInvoiceNumberIn } from '../order/order.repository';
 import type { BankKind, BankRow } from './bank.type';
+import { accountUseRepository } from '../account/account-use.repository';
+import { orderScopeRepository } from '../order/order-scope.repository';
 
 /** Every kind of record (the CHECK of bank.type). */
 const bankKinds: BankKind[] = ['bank', 'payment_provider'];
@@ -49,20 +51,6 @@ export interface MatchRecord {
 const foldedName = `CASE WHEN octet_length(name) = char_length(name) THEN lower(name) ELSE
   translate(replace(replace(replace(replace(lower(name), 'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'),
   'àáâãåāăąèéêëēėęěìíîïīįòóôõōőùúûūůűųýÿçćčďñńňřśšşťźżž', 'aaaaaaaaeeeeeeeeiiiiiioooooouuuuuuuyycccdnnnrsssszzzz') END`;
-
-/** The orders in scope as the matching reads them. */
-function matchOrders(trx: Knex.Transaction, scope: OrderScope): Knex.QueryBuilder {
-  return inOrderScope(trx('sales_order'), scope).select(
-    'id',
-    trx.raw('number::text AS number'),
-    trx.raw('invoice_number::text AS invoice_number'),
-    'payment_provider_transaction_id',
-    'currency_id',
-    'is_cancelled',
-    trx.raw('(invoice_amount - COALESCE(paid_amount, 0))::text AS owing'),
-    trx.raw("customer->'address'->>'name' AS name"),
-  );
-}
 
 /** Records a matching job works through: an import's (a number range) or the re-match's (since a date). */
 export interface UnassignedRange {
@@ -227,7 +215,7 @@ export const bankRepository = {
    */
   async referencedOrders(trx: Knex.Transaction, scope: OrderScope, refs: { ids: string[]; numbers: string[]; providerIds: string[] }): Promise<MatchOrder[]> {
     if (!refs.ids.length && !refs.numbers.length && !refs.providerIds.length) return [];
-    return (await matchOrders(trx, scope).andWhere((q) => {
+    return (await orderScopeRepository.toMatch(trx, scope).andWhere((q) => {
       q.whereRaw('id = ANY(?::text[])', [refs.ids])
         .orWhereRaw('number = ANY(?::bigint[])', [refs.numbers])
         .orWhere(hasInvoiceNumberIn(trx, scope.accountId, refs.numbers))
@@ -247,7 +235,8 @@ export const bankRepository = {
     if (!pairs.length) return [];
     const payers = trx.raw('SELECT * FROM unnest(?::numeric[], ?::text[]) AS p(amount, word)', [pairs.map((p) => p.amount), pairs.map((p) => p.word)]);
     // A semi-join (hashed) with the payers' amounts: = ANY of an array compares each order with every amount in turn.
-    const owingOne = matchOrders(trx, scope)
+    const owingOne = orderScopeRepository
+      .toMatch(trx, scope)
       .select(trx.raw('invoice_amount - COALESCE(paid_amount, 0) AS owed'))
       .where({ is_cancelled: false })
       .andWhereRaw('invoice_amount - COALESCE(paid_amount, 0) IN (SELECT amount FROM payer)');
@@ -289,7 +278,7 @@ export const bankRepository = {
   /** Orders in scope by id, as the matching reads them (name_amount's candidates, read afresh in the batch that may pay them). */
   async ordersWithIds(trx: Knex.Transaction, scope: OrderScope, ids: string[]): Promise<MatchOrder[]> {
     if (!ids.length) return [];
-    return (await matchOrders(trx, scope).whereRaw('id = ANY(?::text[])', [ids])) as MatchOrder[];
+    return (await orderScopeRepository.toMatch(trx, scope).whereRaw('id = ANY(?::text[])', [ids])) as MatchOrder[];
   },
 
   /**
@@ -314,12 +303,14 @@ export const bankRepository = {
    * takes a sequential scan of all accounts' records when there are few accounts.
    */
   async accountsWithUnassigned(knex: Knex, since: Date): Promise<number[]> {
+    // The accounts are lib/account's: its statement, as the outer side of the probe.
+    const accounts = accountUseRepository.allIdsStatement();
     const { rows } = (await knex.raw(
-      `SELECT a.id FROM account a CROSS JOIN LATERAL (
+      `SELECT a.id FROM (${accounts.sql}) a CROSS JOIN LATERAL (
          SELECT 1 FROM bank b WHERE b.account_id = a.id AND b.type = ANY(?::text[]) AND b.transfer_date >= ? AND b.order_id IS NULL AND b.amount > 0
          LIMIT 1) unassigned
        ORDER BY a.id`,
-      [bankKinds, since],
+      [...accounts.bindings, bankKinds, since],
     )) as { rows: { id: number }[] };
     return rows.map((r) => r.id);
   },
@@ -334,7 +325,7 @@ export const bankRepository = {
     if (scope.portalAccountGrant !== 'all') {
       const grant = scope.portalAccountGrant;
       base.andWhere((q) => {
-        q.where('bank.portal_account_grant', grant).orWhereIn('bank.order_id', inOrderScope(knex('sales_order'), scope).select('id'));
+        q.where('bank.portal_account_grant', grant).orWhereIn('bank.order_id', orderScopeRepository.idsInScope(knex, scope));
       });
     }
     if (range) base.where('bank.created_at', '>=', range.from).andWhere('bank.created_at', '<=', range.to);

@@ -5,12 +5,14 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
+import { orderGrantQueries } from '../access/order-grant';
 import type { DeferredWrites, Statement } from '../db/deferred-writes';
 import { db } from '../db/knex';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { CustomerRow, customerToApi, customerType } from './customer.type';
 import { prepared } from '../db/prepared';
 import { jsonParameter } from '../db/json-parameter';
+import { counterRepository } from '../account/counter.repository';
 
 /** Contact fields a customer takes from an order. */
 export interface CustomerContact {
@@ -26,15 +28,6 @@ export interface CustomerContact {
 }
 
 /**
- * Orders in the customer's currency that are not cancelled count towards sales.amount; for a
- * caller bound to one portal account, only that portal account's orders (the others' amounts are
- * not its to read).
- */
-const salesAmount = (bound: boolean) => `COALESCE((SELECT sum(o.invoice_amount) FROM sales_order o
-  WHERE o.customer_internal_id = customer.internal_id AND o.account_id = customer.account_id
-    AND NOT o.is_cancelled AND o.currency_id = customer.currency_id${bound ? ' AND o.portal_account_id = ?' : ''}), 0)::numeric(14,2)::text AS sales_amount`;
-
-/**
  * The customers a caller may read (document 1, Authentication 5, carried over from orders):
  * Customer_type has no portal account, and one customer is shared by every portal account it
  * bought through (lib/customer: found by number or e-mail across the account). So a customer
@@ -43,9 +36,10 @@ const salesAmount = (bound: boolean) => `COALESCE((SELECT sum(o.invoice_amount) 
  * A customer without any order of P is as absent as an unknown one (404).
  */
 function readQuery(knex: Knex, scope: OrderScope): Knex.QueryBuilder {
+  // sales.amount is summed from the orders (lib/order's, through lib/access/order-grant.ts).
   const grant = scope.portalAccountGrant;
-  const select = grant === 'all' ? knex.raw(salesAmount(false)) : knex.raw(salesAmount(true), [grant]);
-  return inCustomerScope(knex('customer').select('customer.*', select), scope);
+  const sales = orderGrantQueries().customerSalesAmount(knex, grant === 'all' ? null : grant);
+  return inCustomerScope(knex('customer').select('customer.*', sales), scope);
 }
 
 /**
@@ -58,12 +52,10 @@ function inCustomerScope(query: Knex.QueryBuilder, scope: OrderScope): Knex.Quer
   query.where('customer.account_id', scope.accountId);
   const grant = scope.portalAccountGrant;
   if (grant === 'all') return query;
-  return query.whereExists((q) =>
-    q
-      .select(db().raw('1'))
-      .from('sales_order AS g')
-      .whereRaw('g.customer_internal_id = customer.internal_id AND g.account_id = customer.account_id')
-      .where('g.portal_account_id', grant),
+  return query.whereExists(
+    orderGrantQueries()
+      .ordersOfPortalAccount(db(), 'g', grant)
+      .whereRaw('g.customer_internal_id = customer.internal_id AND g.account_id = customer.account_id'),
   );
 }
 
@@ -181,15 +173,17 @@ export const customerRepository = {
    * which of the `window` numbers it hands out next are in use.
    */
   async reserveNew(trx: Knex.Transaction, accountId: number, ids: number, window: number): Promise<{ ids: string[]; counter: number; used: string[] }> {
+    // The counter is lib/account's: its statement, embedded to keep one round trip.
+    const counter = counterRepository.valueStatement(accountId, 'customer');
     const { rows } = (await trx
       .raw(
-        `WITH c AS (SELECT COALESCE((SELECT last_value FROM order_counter WHERE account_id = ? AND kind = 'customer'), 0) AS last_value)
+        `WITH c AS (${counter.sql})
          SELECT c.last_value::text AS counter,
            ARRAY(SELECT nextval(pg_get_serial_sequence('customer', 'internal_id'))::text FROM generate_series(1, ?)) AS ids,
            ARRAY(SELECT number FROM customer WHERE account_id = ?
              AND number = ANY(ARRAY(SELECT (c.last_value + g)::text FROM generate_series(1, ?) g))) AS used
          FROM c`,
-        [accountId, ids, accountId, window],
+        [...counter.bindings, ids, accountId, window],
       )
       .options(prepared)) as { rows: { counter: string; ids: string[]; used: string[] }[] };
     const row = rows[0]!;
@@ -219,7 +213,7 @@ export const customerRepository = {
       currency_id: r.currency_id,
       shop_username: r.shop_username,
     }));
-    const statements: [string, Knex.RawBinding[]][] = [
+    const statements: [string, readonly Knex.RawBinding[]][] = [
       [
         `INSERT INTO customer (internal_id, account_id, number, currency_id, shop_username, ${contactColumns.join(', ')})
          SELECT (v.r->>'internal_id')::bigint, ?, v.r->>'number', v.r->>'currency_id',
@@ -229,8 +223,10 @@ export const customerRepository = {
         [accountId, jsonParameter(values)],
       ],
     ];
-    if (counter !== undefined)
-      statements.push([`UPDATE order_counter SET last_value = GREATEST(last_value, ?) WHERE account_id = ? AND kind = 'customer'`, [counter, accountId]]);
+    if (counter !== undefined) {
+      const raise = counterRepository.raiseStatement(accountId, 'customer', counter);
+      statements.push([raise.sql, raise.bindings]);
+    }
     for (const [sql, bindings] of statements) {
       if (later) later.defer(sql, bindings);
       else await trx.raw(sql, bindings);

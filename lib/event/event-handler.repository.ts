@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { OrderScope } from '../access/caller';
 import { db } from '../db/knex';
 import type { HandlerCondition } from './event-handler.type';
+import { accountUseRepository } from '../account/account-use.repository';
 
 export interface EventHandlerRow {
   id: number;
@@ -55,7 +56,7 @@ export const eventHandlerRepository = {
 
   /** How many handlers the account has (the cap EVENT_HANDLERS_PER_ACCOUNT); the account's row locked so two creations count in turn. */
   async countForCreate(trx: Knex.Transaction, accountId: number): Promise<number> {
-    await trx('account').where({ id: accountId }).forNoKeyUpdate().first('id');
+    await accountUseRepository.lock(trx, accountId);
     const [row] = (await trx('event_handler').where({ account_id: accountId }).count({ n: '*' })) as { n: string }[];
     return Number(row?.n ?? 0);
   },

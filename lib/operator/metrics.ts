@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { db } from '../db/knex';
+import { outboxRepository } from '../queue/outbox.repository';
 import { queues } from '../queue/queue.registry';
 import { QueueName, queueNames } from '../queue/queues';
 
@@ -80,11 +81,8 @@ new Gauge({
   help: 'Outbox rows not yet relayed to BullMQ (grows while Redis is away).',
   registers: [metricsRegistry],
   async collect() {
-    const row = await db()('outbox')
-      .whereNull('relayed_at')
-      .count<{ count: string }[]>('* as count')
-      .catch(() => undefined);
-    if (row) this.set(Number(row[0]?.count ?? 0));
+    const pending = await outboxRepository.pendingCount(db()).catch(() => undefined);
+    if (pending !== undefined) this.set(pending);
   },
 });
 

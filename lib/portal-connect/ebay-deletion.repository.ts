@@ -2,63 +2,32 @@
  * The statements of an eBay account deletion (issue 30 point 3): the seller accounts connected
  * to eBay, and that buyer's data in their eBay orders and customer records made less
  * (lib/portals/README.md says what goes and what stays). Every write is scoped to the accounts
- * connected to eBay. These tables belong to lib/order and lib/customer; the anonymisation is one
- * statement each, kept here beside the rule that decides it (see lib/portals/README.md).
+ * connected to eBay. The portal accounts, orders and customers belong to lib/portal-account,
+ * lib/order and lib/customer (scripts/check-tables.ts): each statement is asked of its owner;
+ * ebay_account_deletion is this folder's.
  */
 import type { Knex } from 'knex';
-
-/** An address reduced to its country: what VAT and statistics need, nothing that finds the person. */
-const countryOnly = (column: string) => `jsonb_strip_nulls(jsonb_build_object('country_iso2', ${column} -> 'address' -> 'country_iso2'))`;
-
-/** The buyer's orders from eBay, in the accounts connected to eBay (bindings: username, account ids, eBay portal account ids). */
-const buyerOrders = `customer_username = ? AND account_id = ANY(?::int[]) AND (platform = 'auction_a' OR portal_account_id = ANY(?::int[]))`;
+import { customerAnonymiseRepository } from '../customer/customer-anonymise.repository';
+import { orderScopeRepository } from '../order/order-scope.repository';
+import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
 
 export const ebayDeletionRepository = {
   /** The seller accounts with a portal account connected to eBay, and those portal accounts. */
   async ebayAccounts(knex: Knex): Promise<{ accountIds: number[]; portalAccountIds: number[] }> {
-    const rows = (await knex('portal_account').select('account_id', 'id').where({ connector: 'ebay' })) as { account_id: number; id: number }[];
+    const rows = await portalAccountRefRepository.withConnector(knex, 'ebay');
     return { accountIds: [...new Set(rows.map((r) => r.account_id))], portalAccountIds: rows.map((r) => r.id) };
   },
 
-  /**
-   * The buyer's eBay orders in the accounts given (those of their eBay portal accounts or of
-   * platform auction_a): username, e-mail, phones, fax, comment and the delivery address go; an
-   * invoiced order keeps its billing name, address and VAT id (the invoice's recipient, kept by
-   * law); one not invoiced keeps only the countries. Amounts, lines, dates and ids stay. One
-   * statement for every account (the username's trigram index finds the rows); the account ids
-   * of the rows changed come back.
-   */
-  async anonymiseOrders(trx: Knex.Transaction, accountIds: number[], portalAccountIds: number[], username: string): Promise<number[]> {
-    const { rows } = (await trx.raw(
-      `UPDATE sales_order SET
-         customer_username = NULL,
-         customer_email = NULL,
-         customer = CASE WHEN invoice_number IS NULL
-           THEN jsonb_build_object('address', ${countryOnly('customer')})
-           ELSE customer - 'username' - 'email' - 'phone_1' - 'phone_2' - 'fax' - 'comment' END,
-         shipping = CASE WHEN shipping -> 'address' IS NOT NULL THEN jsonb_set(shipping, '{address}', ${countryOnly('shipping')}) ELSE shipping END,
-         updated_at = now()
-       WHERE ${buyerOrders}
-       RETURNING account_id`,
-      [username, accountIds, portalAccountIds],
-    )) as { rows: { account_id: number }[] };
-    return rows.map((r) => r.account_id);
-  },
+  /** The buyer's eBay orders made less (lib/order says how); the account ids of the rows changed come back. */
+  anonymiseOrders: orderScopeRepository.anonymiseEbayBuyer,
 
   /**
    * The customer records of the buyer's eBay orders (run before the orders lose the username):
    * every contact field goes, the number stays; the account ids of the records changed come back.
    */
   async anonymiseCustomers(trx: Knex.Transaction, accountIds: number[], portalAccountIds: number[], username: string): Promise<number[]> {
-    const { rows } = (await trx.raw(
-      `UPDATE customer SET
-         username = NULL, email = NULL, phone_1 = NULL, phone_2 = NULL, fax = NULL, comment = NULL, vat_id = NULL,
-         address_name = NULL, address = NULL, shop_username = array_remove(shop_username, ?), updated_at = now()
-       WHERE account_id = ANY(?::int[]) AND internal_id IN (SELECT customer_internal_id FROM sales_order WHERE ${buyerOrders})
-       RETURNING account_id`,
-      [username, accountIds, username, accountIds, portalAccountIds],
-    )) as { rows: { account_id: number }[] };
-    return rows.map((r) => r.account_id);
+    const buyers = orderScopeRepository.ebayBuyerCustomers(trx, accountIds, portalAccountIds, username);
+    return customerAnonymiseRepository.anonymise(trx, accountIds, buyers, username);
   },
 
   /** What was done for a notification (a redelivery updates the same row). */

@@ -107,4 +107,10 @@ export const outboxRepository = {
       .where('finished_at', '<', knex.raw('now() - make_interval(secs => ?)', [retentionSeconds]))
       .delete();
   },
+
+  /** How many rows are not yet relayed to BullMQ (the operator's gauge kontor_outbox_pending). */
+  async pendingCount(knex: Knex): Promise<number> {
+    const [row] = await knex('outbox').whereNull('relayed_at').count<{ count: string }[]>('* as count');
+    return Number(row?.count ?? 0);
+  },
 };

@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
+import { accountUseRepository } from '../account/account-use.repository';
 
 /**
  * Recomputes quantity_available of the items and of every set main they belong to. `links`
@@ -13,11 +14,13 @@ import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
  */
 export async function refreshAvailable(trx: Knex.Transaction, accountId: number, stockIds: number[], links = true): Promise<void> {
   if (stockIds.length === 0) return;
+  // The setting is the account's (lib/account owns the table): its scalar subquery, read once.
+  const subtracted = accountUseRepository.auctionASubtractedStatement(accountId);
   await trx.raw(
     `UPDATE stock s SET quantity_available = s.quantity - s.quantity_reserved - s.quantity_reserved_2
-       - CASE WHEN a.is_auction_a_quantity_subtracted THEN s.quantity_auction_a ELSE 0 END
-     FROM account a WHERE a.id = s.account_id AND s.account_id = ? AND s.id = ANY(?::int[])`,
-    [accountId, stockIds],
+       - CASE WHEN ${subtracted.sql} THEN s.quantity_auction_a ELSE 0 END
+     WHERE s.account_id = ? AND s.id = ANY(?::int[])`,
+    [...subtracted.bindings, accountId, stockIds],
   );
   if (links) await refreshSetMains(trx, accountId, stockIds);
 }

@@ -5,6 +5,7 @@ import { db } from '../db/knex';
 import { Joi, bool, integer, readOnly } from '../http/schema';
 import { runSearch, SearchRequest, SearchSpec } from '../http/search';
 import { jsonParameter } from '../db/json-parameter';
+import { orderGrantQueries } from '../access/order-grant';
 
 /** What caused a movement: the area (title), the order and the user when there is one. */
 export interface MovementCause {
@@ -148,12 +149,9 @@ function inHistoryScope(query: Knex.QueryBuilder, scope: OrderScope): Knex.Query
   return query.where((q) =>
     q
       .whereNull('stock_history.order_id')
-      .orWhereExists((o) =>
-        o
-          .select(db().raw('1'))
-          .from('sales_order AS o')
-          .whereRaw('o.account_id = stock_history.account_id AND o.id = stock_history.order_id')
-          .where('o.portal_account_id', grant),
+      // The orders are lib/order's (through lib/access/order-grant.ts: stock sits below orders).
+      .orWhereExists(
+        orderGrantQueries().ordersOfPortalAccount(db(), 'o', grant).whereRaw('o.account_id = stock_history.account_id AND o.id = stock_history.order_id'),
       ),
   );
 }
