@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { foreignReferences, owners, tableReferences } from '../../scripts/check-tables';
+
+describe('lint: each table queried only by its owning folder (scripts/check-tables.ts)', () => {
+  const foreign = [
+    "import { db } from '../db/knex';",
+    "// a comment naming trx('sales_order') is not a query",
+    "export const orders = (accountId: number) => db()('sales_order').where({ account_id: accountId });",
+    "export const lines = (trx: Knex.Transaction) => trx.from('sales_order_line AS l').join('stock as s', 's.id', 'l.stock_id');",
+    'export const sql = `SELECT 1 FROM portal_account p WHERE p.id = ?`;',
+  ].join('\n');
+
+  it('when a file queries tables of other folders, then each query is named with file:line and the owner', () => {
+    expect(foreignReferences('lib/bank/bank.repository.ts', foreign)).to.deep.equal([
+      'lib/bank/bank.repository.ts:3: queries sales_order, owned by lib/order: ask it (a function of its repository)',
+      'lib/bank/bank.repository.ts:4: queries sales_order_line, owned by lib/order: ask it (a function of its repository)',
+      'lib/bank/bank.repository.ts:4: queries stock, owned by lib/stock: ask it (a function of its repository)',
+      'lib/bank/bank.repository.ts:5: queries portal_account, owned by lib/portal-account: ask it (a function of its repository)',
+    ]);
+  });
+
+  it("when a file queries only its own folder's tables, then nothing is reported", () => {
+    const own = [
+      "export const banks = (trx: Knex.Transaction) => trx('bank').leftJoin('bank_counter as c', 'c.account_id', 'bank.account_id');",
+      "export const sql = 'UPDATE bank SET order_id = NULL WHERE id = ?';",
+      "// the transfer's order is asked of lib/order, never read from sales_order here",
+      "export const text = 'imported from the statement';",
+    ].join('\n');
+    expect(foreignReferences('lib/bank/bank.repository.ts', own)).to.deep.equal([]);
+    expect(tableReferences(own).map((r) => r.table)).to.deep.equal(['bank', 'bank_counter', 'bank']);
+  });
+
+  it("when the same query sits in the owner's folder, then it is not reported", () => {
+    expect(foreignReferences('lib/order/order-scope.repository.ts', foreign).map((p) => p.split(': ')[1])).to.deep.equal([
+      'queries stock, owned by lib/stock',
+      'queries portal_account, owned by lib/portal-account',
+    ]);
+  });
+
+  it('when the map is read, then every owner is a folder of lib/', () => {
+    for (const [table, owner] of Object.entries(owners)) expect(fs.existsSync(`lib/${owner}`), `${table} -> lib/${owner}`).to.equal(true);
+  });
+});
