@@ -15,18 +15,15 @@ import { parseArgs } from 'node:util';
 import Joi from 'joi';
 import { config } from '../config';
 import { startRefusal, unsafeSettings } from '../config/safety';
-import { createSeller, LoginTakenError } from '../lib/account/account.service';
-import { ClientRegistrationError, createClient } from '../lib/auth/client.service';
-import { secretFromStdin } from '../lib/admin/stdin-secret';
-import { closeDb } from '../lib/db/knex';
+import { createSeller, LoginTakenError } from '../lib/account';
+import { ClientRegistrationError, createClient, clientAccessUsage, runClientAccessCommand } from '../lib/auth';
+import { secretFromStdin, AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin';
+import { closeDb, CellRangeError } from '../lib/db';
 import { migrateDatabase } from '../lib/migrate';
-import { CellRangeError } from '../lib/db/cells';
-import { AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin/admin.cli';
-import { bankUsage, runBankCommand } from '../lib/bank/bank.cli';
-import { clientAccessUsage, runClientAccessCommand } from '../lib/auth/client-access.cli';
+import { bankUsage, runBankCommand } from '../lib/bank';
 import { closeRedis } from '../lib/redis';
-import { orderImportUsage, runOrderImportCommand } from '../lib/order-import/order-import.cli';
-import { portalConnectUsage, runPortalConnectCommand } from '../lib/portal-connect/portal-connect.cli';
+import { orderImportUsage, runOrderImportCommand } from '../lib/order-import';
+import { portalConnectUsage, runPortalConnectCommand } from '../lib/portal-connect';
 
 class UsageError extends Error {}
 

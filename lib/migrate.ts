@@ -1,10 +1,7 @@
 import { config } from '../config';
-import { applyCellRanges } from './db/cells';
-import { createKnex } from './db/knex';
-import { ensureDatabase } from './db/ensure-database';
-import { migrationSource } from './db/migrations';
+import { applyCellRanges, createKnex, ensureDatabase, migrationSource } from './db';
 import { log } from './log';
-import { seedReferenceData } from './reference/seed';
+import { seedReferenceData } from './reference';
 
 /**
  * Creates the database if missing, runs every pending migration, gives the sequences this cell's

@@ -1,7 +1,17 @@
 /**
- * Lint step (npm run lint): no import cycle between files, and none between the domains of
- * lib/, where each top-level folder (or file) of lib/ is one node. Each cycle is printed with the
- * imports that make it; the exit code is 1 when there is one.
+ * Lint step (npm run lint): no import cycle between files, none between the domains of lib/,
+ * where each top-level folder (or file) of lib/ is one node, and no deep import across domains.
+ * Each cycle is printed with the imports that make it, each deep import with the entry to use;
+ * the exit code is 1 when there is one.
+ *
+ * Entries (issue 32): a domain folder lib/<domain>/ is entered through its index.ts, which
+ * re-exports what other domains use (type-only names with `export type`), nothing more. From
+ * another domain, and from server/, workers/, bin/ and config/, an import of any other file of
+ * the folder is refused ("deep import"); a single-file domain (lib/log.ts) is its own entry.
+ * Inside a folder, files import each other directly, never their own index.ts (which loads every
+ * exported file of the folder, and could close a cycle at load time). Decision: test/, bench/,
+ * sandbox/ and scripts/ may import a folder's files directly, because they test and measure its
+ * internals; they are not scanned here.
  *
  * The layering that keeps the domains acyclic, lowest first; a domain imports only from lines
  * above its own (checked by hand against the imports when this list was written, not by this
@@ -50,6 +60,39 @@ type Edges = Map<string, Map<string, string[]>>;
 export function domainOf(file: string): string | undefined {
   const match = /^lib\/([^/]+?)(\.ts)?(\/|$)/.exec(file);
   return match?.[1];
+}
+
+/** lib/order/order.service.ts -> lib/order/index.ts; a single-file domain or outside lib/ -> undefined. */
+export function entryOf(file: string): string | undefined {
+  const match = /^lib\/([^/]+)\//.exec(file);
+  return match ? `lib/${match[1]}/index.ts` : undefined;
+}
+
+/**
+ * Imports that bypass a domain folder's entry: from another domain (or from server/, workers/,
+ * bin/, config/) into a file of the folder other than its index.ts, and from inside a folder into
+ * its own index.ts. One line each: file, import, what to use instead.
+ */
+export function entryViolations(files: Record<string, string[]>): string[] {
+  const lines: string[] = [];
+  for (const [file, imports] of Object.entries(files)) {
+    const from = domainOf(file);
+    for (const imported of imports) {
+      const entry = entryOf(imported);
+      if (!entry) continue;
+      const to = domainOf(imported);
+      if (from === to) {
+        if (imported === entry && file !== entry) {
+          lines.push(
+            `own entry: ${file} imports ${imported}; import the file of lib/${to} itself (an entry imported from inside can close a cycle at load time)`,
+          );
+        }
+      } else if (imported !== entry) {
+        lines.push(`deep import: ${file} imports ${imported}; import lib/${to} (${entry}) instead, exporting the name there if it is not yet`);
+      }
+    }
+  }
+  return lines;
 }
 
 /** The domain graph: for each pair of domains, the file imports that link them. */
@@ -158,12 +201,17 @@ async function main(): Promise<void> {
   for (const group of cyclicGroups(edges)) {
     problems.push(...describeCycles(group, edges));
   }
+  const deep = entryViolations(graph.obj());
   if (problems.length) {
     console.error(`Import cycles (see the layering at the top of scripts/check-cycles.ts):\n${problems.join('\n')}`);
     process.exitCode = 1;
-    return;
   }
-  console.log(`check-cycles: no import cycles (${Object.keys(graph.obj()).length} files)`);
+  if (deep.length) {
+    console.error(`Imports past a domain's entry (see "Entries" at the top of scripts/check-cycles.ts):\n${deep.join('\n')}`);
+    process.exitCode = 1;
+  }
+  if (problems.length || deep.length) return;
+  console.log(`check-cycles: no import cycles, every domain entered through its index.ts (${Object.keys(graph.obj()).length} files)`);
 }
 
 if (require.main === module) {

@@ -7,15 +7,14 @@ import { mountEndpoints } from './framework/mount';
 import { authorizePageHeaders, noCors, pageHeaders } from './framework/page-headers';
 import { parseQuery } from './framework/query-parser';
 import { sendError, toDomainError } from './framework/respond';
-import type { Endpoint } from '../lib/http/endpoint';
+import type { Endpoint } from '../lib/http';
 import { endpoints } from './routes';
 import { authorizePage } from './routes/authorize';
 import { invoiceFileRouter } from './routes/invoice-file';
 import { connectPages } from './routes/connect.pages';
-import { httpMetrics } from '../lib/operator/metrics';
-import { healthRouter, operatorRouter } from '../lib/operator/operator.router';
+import { httpMetrics, healthRouter, operatorRouter } from '../lib/operator';
 // Provides lib/order's grant queries to the lower domains that read through them (lib/access/order-grant.ts).
-import '../lib/order/order-grant.repository';
+import '../lib/order';
 
 /** The Express app: conventions of document 1 around the declared endpoints (tests may add some). */
 export function createApp(extra: Endpoint[] = []): express.Express {

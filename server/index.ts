@@ -1,7 +1,7 @@
 /** The web process: the API only (Procfile: web). */
 import { config } from '../config';
 import { guardProcessStart } from '../config/safety';
-import { closeDb } from '../lib/db/knex';
+import { closeDb } from '../lib/db';
 import { log } from '../lib/log';
 import { processRegistry } from '../lib/metrics';
 import { closeRedis, redis, whenReady } from '../lib/redis';

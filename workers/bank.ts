@@ -1,5 +1,5 @@
 /** Worker process of the `bank` queue (Procfile: bank): statement matching and the re-match. */
-import { bankProcessors } from '../lib/bank/bank.processor';
+import { bankProcessors } from '../lib/bank';
 import { runWorkerProcess } from './run';
 
 runWorkerProcess('bank', bankProcessors);

@@ -1,5 +1,5 @@
 /** Worker process of the `cia` queue (Procfile: cia). */
-import { ciaProcessors } from '../lib/cia/cia.processor';
+import { ciaProcessors } from '../lib/cia';
 import { runWorkerProcess } from './run';
 
 runWorkerProcess('cia', ciaProcessors);

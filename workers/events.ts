@@ -2,9 +2,8 @@
  * Worker process of the `events` queue (Procfile: events): event.emit finds the handlers,
  * event.run runs one; the webhook sweep retries deliveries from Postgres.
  */
-import { eventProcessors } from '../lib/event/event.processor';
-import { WebhookSweeper } from '../lib/event/webhook-sweeper';
-import { offerDevMailCatcher } from '../lib/mail/dev-mail-catcher';
+import { eventProcessors, WebhookSweeper } from '../lib/event';
+import { offerDevMailCatcher } from '../lib/mail';
 import { onShutdown } from '../lib/shutdown';
 import { runWorkerProcess } from './run';
 

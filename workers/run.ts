@@ -1,19 +1,16 @@
 import { config } from '../config';
 import { guardProcessStart } from '../config/safety';
-import { closeDb } from '../lib/db/knex';
+import { closeDb } from '../lib/db';
 import { log } from '../lib/log';
-import { pushProcessMetrics } from '../lib/operator/metrics-push';
-import { startQueueRecovery } from '../lib/queue-recovery/queue-recovery';
-import { closeQueues, queues } from '../lib/queue/queue.registry';
-import type { QueueName } from '../lib/queue/queues';
-import { OutboxRelay } from '../lib/queue/relay';
-import type { Processors } from '../lib/queue/processors';
-import { startWorker } from '../lib/queue/worker';
+import { pushProcessMetrics } from '../lib/operator';
+import { startQueueRecovery } from '../lib/queue-recovery';
+import { closeQueues, queues, OutboxRelay, startWorker } from '../lib/queue';
+import type { QueueName, Processors } from '../lib/queue';
 import { closeRedis } from '../lib/redis';
-import { developmentKeyWarning } from '../lib/secret/credentials';
+import { developmentKeyWarning } from '../lib/secret';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 // Provides lib/order's grant queries to the lower domains that read through them (lib/access/order-grant.ts).
-import '../lib/order/order-grant.repository';
+import '../lib/order';
 
 /** A further queue a worker process runs beside its own (order_import in the portal_upload process). */
 export type AlsoRun = { [Q in QueueName]: { queue: Q; processors: Processors<Q> } }[QueueName];

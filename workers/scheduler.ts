@@ -5,13 +5,12 @@
 import cron, { ScheduledTask } from 'node-cron';
 import { config } from '../config';
 import { guardProcessStart } from '../config/safety';
-import { closeDb } from '../lib/db/knex';
+import { closeDb } from '../lib/db';
 import { log } from '../lib/log';
 import { closeRedis, redis, whenReady } from '../lib/redis';
 import { handleSignals, onShutdown } from '../lib/shutdown';
-import { closeQueues } from '../lib/queue/queue.registry';
-import { schedules } from '../lib/queue/schedules';
-import { pushProcessMetrics } from '../lib/operator/metrics-push';
+import { closeQueues, schedules } from '../lib/queue';
+import { pushProcessMetrics } from '../lib/operator';
 
 async function main(): Promise<void> {
   guardProcessStart(config(), 'scheduler', (line) => log.warn(line));

@@ -4,7 +4,7 @@
  * row's lock that serialises a count-then-insert of its children.
  */
 import type { Knex } from 'knex';
-import type { Statement } from '../db/deferred-writes';
+import type { Statement } from '../db';
 
 export const accountUseRepository = {
   /** Every seller account's id, as SQL to use in a FROM (a sweep over all accounts). */

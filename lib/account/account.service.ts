@@ -1,7 +1,7 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 import { personRepository } from './person.repository';
 import { hashPassword } from './password';
-import { portalAccountRepository } from '../portal-account/portal-account.repository';
+import { portalAccountRepository } from '../portal-account';
 import { accountRepository } from './account.repository';
 
 export class LoginTakenError extends Error {}

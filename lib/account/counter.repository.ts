@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { Statement } from '../db/deferred-writes';
-import { prepared } from '../db/prepared';
+import type { Statement } from '../db';
+import { prepared } from '../db';
 
 /** The account's running numbers: order numbers, invoice numbers and customer numbers. */
 export type CounterKind = 'order' | 'invoice' | 'customer';

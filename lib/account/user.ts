@@ -1,10 +1,9 @@
-import type { Caller } from '../access/caller';
-import { Joi, readOnly } from '../http/schema';
+import type { Caller } from '../access';
+import { Joi, readOnly, validate } from '../http';
 import type { Warning } from '../errors';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { notFound } from '../errors';
 import { accountRepository, AccountRow } from './account.repository';
-import { validate } from '../http/validate';
 
 export const addressType = Joi.object({
   name: Joi.string().allow(''),

@@ -18,9 +18,8 @@
  * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts)
  */
 import { parseArgs } from 'node:util';
-import { accountRepository } from '../account/account.repository';
+import { accountRepository, setAccountAddress } from '../account';
 import { DomainError } from '../errors';
-import { setAccountAddress } from '../account/user';
 import { createPerson } from './person.service';
 import { createPortalAccount } from './portal-account-admin.service';
 import { connectPortalAccount } from './portal-account-connect.service';

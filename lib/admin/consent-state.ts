@@ -6,7 +6,7 @@
  */
 import crypto from 'node:crypto';
 import { config } from '../../config';
-import { routePrefix } from '../db/cells';
+import { routePrefix } from '../db';
 import { redis, whenReady } from '../redis';
 
 /** How long a consent link can be followed. */

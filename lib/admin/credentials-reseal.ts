@@ -6,8 +6,8 @@
  * values not yet bound to their row (kc1) are bound (kc2) on the way. Idempotent.
  */
 import { config } from '../../config';
-import { db } from '../db/knex';
-import { CredentialsError, CredentialsPurpose, isBoundToRow, openCredentials, sealCredentials, sealedKeyId } from '../secret/credentials';
+import { db } from '../db';
+import { CredentialsError, CredentialsPurpose, isBoundToRow, openCredentials, sealCredentials, sealedKeyId } from '../secret';
 
 const tables: CredentialsPurpose[] = ['portal_account', 'payment_provider_account'];
 /** Tables whose readers open credentials with the row id: all of them. */

@@ -1,7 +1,6 @@
-import { db } from '../db/knex';
-import { Joi } from '../http/schema';
-import { validate } from '../http/validate';
-import { personRepository, PersonRow } from '../account/person.repository';
+import { db } from '../db';
+import { Joi, validate } from '../http';
+import { personRepository, PersonRow } from '../account';
 
 /** Admin_person_type: id and display name, both read only through the API. */
 export const personToApi = (row: PersonRow) => ({ id: row.id, name: row.name });

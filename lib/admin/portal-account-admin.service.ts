@@ -1,10 +1,7 @@
-import { db } from '../db/knex';
-import { Joi, bool } from '../http/schema';
-import { validate } from '../http/validate';
-import { portalAccountRepository } from '../portal-account/portal-account.repository';
-import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
-import { portalAccountToApi } from '../portal-account/portal-account.service';
-import { portalIds } from '../portals/portal.registry';
+import { db } from '../db';
+import { Joi, bool, validate } from '../http';
+import { portalAccountRepository, portalAccountRefRepository, portalAccountToApi } from '../portal-account';
+import { portalIds } from '../portals';
 
 const input = Joi.object({
   name: Joi.string().trim().min(1).max(255).required(),

@@ -6,12 +6,8 @@
  */
 import Joi from 'joi';
 import { invalidField } from '../errors';
-import { portalAccountRepository } from '../portal-account/portal-account.repository';
-import { getPortalAccount } from '../portal-account/portal-account.service';
-import { Connector, connectorCredentials, connectors, realConnectors } from '../portals/connector';
-import { kauflandApiUrl, kauflandStorefronts } from '../portals/kaufland/kaufland-credentials';
-import { shopifyDomainPattern } from '../portals/shopify/shopify-credentials';
-import { portalTargetRepository } from '../portal-account/portal-target.repository';
+import { portalAccountRepository, getPortalAccount, portalTargetRepository } from '../portal-account';
+import { Connector, connectorCredentials, connectors, realConnectors, kauflandApiUrl, kauflandStorefronts, shopifyDomainPattern } from '../portals';
 
 /** The channels' production endpoints, used when no --base-url is given (a json account without one calls the sandbox). */
 const productionUrls: Record<Exclude<Connector, 'json' | 'shopify'>, string> = {

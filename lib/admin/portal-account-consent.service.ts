@@ -9,21 +9,32 @@
  * seller sells in. A bad, expired, replayed or foreign state changes nothing.
  */
 import { config } from '../../config';
-import { accountRepository } from '../account/account.repository';
+import { accountRepository } from '../account';
 import { DomainError, domainError, invalidField } from '../errors';
-import { portalAccountRepository, PortalAccountRow } from '../portal-account/portal-account.repository';
-import { getPortalAccount } from '../portal-account/portal-account.service';
-import { AuctionAAdapter, Warehouse } from '../portals/auction-a.adapter';
-import { participatingMarketplaces, SpApiApplication, spApiConsentGrant, spApiConsentUrl } from '../portals/amazon/sp-api-consent';
-import { EbayApplication, ebayConsentGrant, ebayConsentUrl } from '../portals/ebay/ebay-consent';
-import { ebayScopes } from '../portals/ebay/ebay-token';
-import { realConnectors } from '../portals/connector';
-import { portalTargetRepository } from '../portal-account/portal-target.repository';
-import { shopifyDomainPattern } from '../portals/shopify/shopify-credentials';
-import { installQueryValid, isShopDomain, ShopifyApp, shopifyInstallGrant, shopifyInstallUrl, storeOrigin } from '../portals/shopify/shopify-install';
-import { ensureWebhooks } from '../portals/shopify/shopify-webhooks';
+import { portalAccountRepository, PortalAccountRow, getPortalAccount, portalTargetRepository } from '../portal-account';
+import {
+  AuctionAAdapter,
+  Warehouse,
+  participatingMarketplaces,
+  SpApiApplication,
+  spApiConsentGrant,
+  spApiConsentUrl,
+  EbayApplication,
+  ebayConsentGrant,
+  ebayConsentUrl,
+  ebayScopes,
+  realConnectors,
+  shopifyDomainPattern,
+  installQueryValid,
+  isShopDomain,
+  ShopifyApp,
+  shopifyInstallGrant,
+  shopifyInstallUrl,
+  storeOrigin,
+  ensureWebhooks,
+} from '../portals';
 import { shopifyScopes } from '../../config/channel-apps';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { ConsentState, issueConsentState, takeConsentState } from './consent-state';
 
 export const consentConnectors = ['ebay', 'amazon_sp', 'shopify'] as const;

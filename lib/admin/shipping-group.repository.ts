@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
+import { db } from '../db';
 
 export interface ShippingGroupRow {
   id: number;

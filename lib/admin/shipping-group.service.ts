@@ -1,8 +1,8 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 import { invalidField, notFound } from '../errors';
-import { validate } from '../http/validate';
-import { portalAccountRepository } from '../portal-account/portal-account.repository';
-import { currencyRepository } from '../reference/currency';
+import { validate } from '../http';
+import { portalAccountRepository } from '../portal-account';
+import { currencyRepository } from '../reference';
 import { shippingGroupRepository, ShippingGroupRow } from './shipping-group.repository';
 import { shippingGroupInput, ShippingGroupInput, shipsToFlags } from './shipping-group.type';
 

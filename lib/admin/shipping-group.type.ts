@@ -1,4 +1,4 @@
-import { Joi, bool, decimal, integer, text } from '../http/schema';
+import { Joi, bool, decimal, integer, text } from '../http';
 
 /** The destinations of Admin_shipping_group_type.ships_to that are flags. */
 export const shipsToFlags = ['worldwide', 'europe', 'eu', 'germany', 'switzerland', 'usa', 'canada', 'japan', 'australia'] as const;

@@ -4,9 +4,9 @@
  * (or all of them), and confirms; the client gets a one-time code at its registered redirect_uri.
  */
 import { config } from '../../config';
-import type { Scope } from '../access/scopes';
-import { isScope } from '../access/scopes';
-import { portalAccountRepository, PortalAccountRow } from '../portal-account/portal-account.repository';
+import type { Scope } from '../access';
+import { isScope } from '../access';
+import { portalAccountRepository, PortalAccountRow } from '../portal-account';
 import { clientRepository, OAuthClientRow } from './client.repository';
 import { dropConsent, loadConsent, saveConsent } from './consent.store';
 import { parseScope } from './scopes-request';

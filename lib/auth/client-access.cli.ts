@@ -4,7 +4,7 @@
  *   kontor client-access list --login L
  *   kontor client-access revoke --login L --id N
  */
-import { accountOf, AdminCommandError, explain, read } from '../admin/admin.cli';
+import { accountOf, AdminCommandError, explain, read } from '../admin';
 import { listClientAccesses, revokeClientAccess } from './client-access.service';
 
 export const clientAccessUsage = 'kontor client-access list --login L | kontor client-access revoke --login L --id N';

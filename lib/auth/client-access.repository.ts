@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
-import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
+import { db } from '../db';
+import { portalAccountRefRepository } from '../portal-account';
 import type { Grant } from './token.repository';
 
 /** A client access as the seller sees it: the authorization and its current refresh token's expiry. */

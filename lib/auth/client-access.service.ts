@@ -1,4 +1,4 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 import { notFound } from '../errors';
 import { ClientAccessRow, clientAccessRepository } from './client-access.repository';
 import { forgetCachedTokens } from './token.service';

@@ -1,4 +1,4 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 
 export interface OAuthClientRow {
   id: number;

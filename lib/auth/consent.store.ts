@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import { config } from '../../config';
-import type { Scope } from '../access/scopes';
+import type { Scope } from '../access';
 import { redis, whenReady } from '../redis';
 import { secretHash } from './secret';
 

@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
 import { movedTime } from '../clock';
-import { throttled } from '../errors';
-import { dependencyUnavailable } from '../errors/dependency';
+import { throttled, dependencyUnavailable } from '../errors';
 import { log } from '../log';
 import { isSlotError, luaNow, redisScript } from '../redis';
 

@@ -1,5 +1,5 @@
 import { domainError } from '../errors';
-import { allScopes, isScope, Scope } from '../access/scopes';
+import { allScopes, isScope, Scope } from '../access';
 
 /** RFC 6749 section 5.2 errors; invalid_client is a 401, the rest 400. */
 export const oauthError = (id: 'invalid_client' | 'invalid_grant' | 'invalid_scope' | 'invalid_request', description: string) => domainError(id, description);

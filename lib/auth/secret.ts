@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { routePrefix } from '../db/cells';
+import { routePrefix } from '../db';
 
 /**
  * A new random secret (access token, refresh token, code): 256 bits, URL-safe, under 160 characters.

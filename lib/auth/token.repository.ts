@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import { changedChannel } from '../db/change-notices';
-import { db } from '../db/knex';
-import type { Scope } from '../access/scopes';
+import { changedChannel, db } from '../db';
+import type { Scope } from '../access';
 
 export interface Grant {
   accountId: number;

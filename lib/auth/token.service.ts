@@ -1,14 +1,12 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { config } from '../../config';
-import { listening, onChange } from '../db/change-notices';
-import { db } from '../db/knex';
+import { listening, onChange, db } from '../db';
 import { invalidInput } from '../errors';
 import { log } from '../log';
-import { accountRepository } from '../account/account.repository';
+import { accountRepository, decoyHash, verifyPassword } from '../account';
 import { clientRepository, OAuthClientRow } from './client.repository';
 import { throttledLogin } from './login-throttle';
-import { decoyHash, verifyPassword } from '../account/password';
 import { oauthError, parseScope } from './scopes-request';
 import { newSecret, secretHash } from './secret';
 import { clientAccessRepository } from './client-access.repository';

@@ -9,10 +9,9 @@
  * the records themselves are found with filter[unassigned_reason] / filter[is_assigned]=0.
  */
 import { config } from '../../config';
-import { allOrdersOf, OrderScope } from '../access/caller';
-import { db } from '../db/knex';
-import { inTransaction } from '../db/transaction';
-import { createTaskOnce } from '../task/task.service';
+import { allOrdersOf, OrderScope } from '../access';
+import { db, inTransaction } from '../db';
+import { createTaskOnce } from '../task';
 import { candidatesPerJob, NameAmountCandidates } from './bank-name-amount';
 import { assignIn } from './bank.match';
 import { Assigned, bankRepository, MatchRecord, UnassignedRange } from './bank.repository';

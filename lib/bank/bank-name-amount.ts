@@ -10,8 +10,8 @@
  * read is not found by this job; the periodic re-match (bank.rematch) finds it.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { toCents } from '../order/order-money';
+import type { OrderScope } from '../access';
+import { toCents } from '../order';
 import { bankRepository, MatchOrder, MatchRecord, UnassignedRange } from './bank.repository';
 
 /** A name compared by its words: case, umlaut spellings (ü/ue), accents and word order do not matter. */

@@ -5,7 +5,7 @@
  * job through the outbox for the records added.
  */
 import type { Knex } from 'knex';
-import { addToOutbox } from '../queue/outbox';
+import { addToOutbox } from '../queue';
 import { bankRepository, duplicateKey } from './bank.repository';
 import { bankIdOf, BankKind } from './bank.type';
 import type { StatementEntry } from './statement/statement.type';

@@ -6,9 +6,8 @@
  *     history; --client-secret still works for older scripts)
  */
 import { readFile } from 'node:fs/promises';
-import { allOrdersOf } from '../access/caller';
-import { accountOf, AdminCommandError, explain, read } from '../admin/admin.cli';
-import { secretFromStdin } from '../admin/stdin-secret';
+import { allOrdersOf } from '../access';
+import { accountOf, AdminCommandError, explain, read, secretFromStdin } from '../admin';
 import { connectProvider } from './provider/provider-account.service';
 import { importStatement } from './statement/statement.service';
 

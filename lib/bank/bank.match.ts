@@ -24,9 +24,8 @@
  * named). Within a batch, what earlier records paid is taken off what an order owes.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { payOrdersIn } from '../order/order-payment.service';
-import { toCents } from '../order/order-money';
+import type { OrderScope } from '../access';
+import { payOrdersIn, toCents } from '../order';
 import { candidatesPerCall, NameAmountCandidates, orderKey, payerKey } from './bank-name-amount';
 import { firstReference, PayerReferences, payerReferencesOf } from './bank-reference';
 import { Assigned, bankRepository, MatchOrder, MatchRecord } from './bank.repository';

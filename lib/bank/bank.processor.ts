@@ -1,4 +1,4 @@
-import { defineProcessors } from '../queue/processors';
+import { defineProcessors } from '../queue';
 import { matchImport, rematchAll } from './bank-match.service';
 import { queueProviderSyncs, syncProviderAccount } from './provider/provider-sync.service';
 

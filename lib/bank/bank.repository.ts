@@ -3,11 +3,10 @@
  * candidates named in a subject and the search base. Every query is scoped by the account id.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { hasInvoiceNumberIn } from '../order/order.repository';
+import type { OrderScope } from '../access';
+import { hasInvoiceNumberIn, orderScopeRepository } from '../order';
 import type { BankKind, BankRow } from './bank.type';
-import { accountUseRepository } from '../account/account-use.repository';
-import { orderScopeRepository } from '../order/order-scope.repository';
+import { accountUseRepository } from '../account';
 
 /** Every kind of record (the CHECK of bank.type). */
 const bankKinds: BankKind[] = ['bank', 'payment_provider'];

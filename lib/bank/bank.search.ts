@@ -3,11 +3,11 @@
  * one type, in bank-number order. id and date are singleton filters; date.from/date.to is a range
  * of at most 3 months, by default the last month (document 1, Limits).
  */
-import type { OrderScope } from '../access/caller';
-import { db } from '../db/knex';
+import type { OrderScope } from '../access';
+import { db } from '../db';
 import { invalidField } from '../errors';
-import { runSearch, SearchPage, SearchRequest, SearchSpec } from '../http/search';
-import type { FilterField } from '../http/search';
+import { runSearch, SearchPage, SearchRequest, SearchSpec } from '../http';
+import type { FilterField } from '../http';
 import { bankRepository } from './bank.repository';
 import { bankIdPattern, BankKind, BankRow, bankToApi, bankType } from './bank.type';
 

@@ -5,14 +5,14 @@
  */
 import type { Knex } from 'knex';
 import { invalidField } from '../errors';
-import { checkAmount, fromCents, toCents } from '../order/order-money';
-import type { OrderCaller } from '../order/order.service';
-import { grantOf } from '../access/caller';
-import { currencyRepository } from '../reference/currency';
+import { checkAmount, fromCents, toCents } from '../order';
+import type { OrderCaller } from '../order';
+import { grantOf } from '../access';
+import { currencyRepository } from '../reference';
 import { firstReference, payerReferencesOf } from './bank-reference';
 import { assignIn } from './bank.match';
 import { BankColumns, bankRepository } from './bank.repository';
-import { inTransaction } from '../db/transaction';
+import { inTransaction } from '../db';
 import { bankIdOf, BankInput, BankRow } from './bank.type';
 
 export interface BankCreated {

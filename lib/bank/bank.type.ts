@@ -2,7 +2,7 @@
  * Bank_type of document 2 as Joi schemas (select and create input) and the shapes of a stored
  * and a validated record.
  */
-import { Joi, datetime, decimal, readOnly, text } from '../http/schema';
+import { Joi, datetime, decimal, readOnly, text } from '../http';
 
 /** A bank id: <number>_<YYYY>_<MM>, like an order id. */
 export const bankIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;

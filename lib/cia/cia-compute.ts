@@ -1,5 +1,5 @@
-import { adapterFor, CiaPortal } from '../portals/portal.registry';
-import type { CiaInput } from '../stock/cia-input';
+import { adapterFor, CiaPortal } from '../portals';
+import type { CiaInput } from '../stock';
 
 /** The quantity one portal should offer for an item. */
 export interface CiaOffer {

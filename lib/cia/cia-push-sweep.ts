@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { config } from '../../config';
-import type { JobPayloads } from '../queue/jobs';
-import type { QueueRegistry } from '../queue/queue.registry';
+import type { JobPayloads, QueueRegistry } from '../queue';
 import { ciaRepository } from './cia.repository';
 
 /**

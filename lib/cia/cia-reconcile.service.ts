@@ -1,7 +1,6 @@
 import { config } from '../../config';
-import { db } from '../db/knex';
-import { outboxRepository } from '../queue/outbox.repository';
-import { queues } from '../queue/queue.registry';
+import { db } from '../db';
+import { outboxRepository, queues } from '../queue';
 import { ciaRepository } from './cia.repository';
 
 /**

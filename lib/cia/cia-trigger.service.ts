@@ -1,6 +1,6 @@
-import { db } from '../db/knex';
-import { addToOutbox } from '../queue/outbox';
-import { resolvePathStockId } from '../stock/stock.service';
+import { db } from '../db';
+import { addToOutbox } from '../queue';
+import { resolvePathStockId } from '../stock';
 
 /** POST stock/{stock_id}/cia/: queues the item's adjustment; 404 for an unknown or foreign item. */
 export async function triggerCia(accountId: number, stockRef: string): Promise<{ stock_id: number; job_id: string }> {

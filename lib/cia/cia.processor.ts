@@ -1,7 +1,7 @@
-import { tokenRepository } from '../auth/token.repository';
+import { tokenRepository } from '../auth';
 import { now } from '../clock';
-import { idempotencyRepository } from '../http/idempotency/idempotency.repository';
-import { defineProcessors } from '../queue/processors';
+import { idempotencyRepository } from '../http';
+import { defineProcessors } from '../queue';
 import { adjustItem, adjustParts } from './cia.service';
 import { cleanupOutbox, reconcileAll } from './cia-reconcile.service';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { prepared } from '../db/prepared';
-import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
-import { stockPortalRepository } from '../stock/stock-portal.repository';
+import { prepared } from '../db';
+import { portalAccountRefRepository } from '../portal-account';
+import { stockPortalRepository } from '../stock';
 
 /** One row of cia_portal_state. */
 export interface CiaStateRow {

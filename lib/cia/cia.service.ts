@@ -1,12 +1,10 @@
 import type { Knex } from 'knex';
 import { config } from '../../config';
-import { db } from '../db/knex';
-import type { JobPayloads, MergedPart } from '../queue/jobs';
-import type { MergedResult } from '../queue/merged-jobs';
-import { addManyToOutbox, OutboxJob } from '../queue/outbox';
-import { queues as sharedQueues, QueueRegistry } from '../queue/queue.registry';
-import { loadCiaInputs as stockLoadCiaInputs } from '../stock/stock-cia.repository';
-import type { CiaInput, LoadCiaInputs } from '../stock/cia-input';
+import { db } from '../db';
+import type { JobPayloads, MergedPart, MergedResult } from '../queue';
+import { addManyToOutbox, OutboxJob, queues as sharedQueues, QueueRegistry } from '../queue';
+import { loadCiaInputs as stockLoadCiaInputs } from '../stock';
+import type { CiaInput, LoadCiaInputs } from '../stock';
 import { computeOffers, dependents } from './cia-compute';
 import { pushJob } from './cia-push-sweep';
 import { ciaRepository, CiaStateRow, DesiredItem, PortalAccountRef } from './cia.repository';

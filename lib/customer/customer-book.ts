@@ -7,10 +7,10 @@
  * ids by one statement per batch, inserted by one, their `created` events with the orders' events.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import type { DeferredWrites, Statement } from '../db/deferred-writes';
-import type { OutboxJob } from '../queue/outbox';
-import { counterRepository } from '../account/counter.repository';
+import type { OrderScope } from '../access';
+import type { DeferredWrites, Statement } from '../db';
+import type { OutboxJob } from '../queue';
+import { counterRepository } from '../account';
 import { CustomerContact, customerRepository, NewCustomer, StoredContact } from './customer.repository';
 import type { OrderCustomerFields } from './customer.type';
 

@@ -4,15 +4,13 @@
  * read, so it never drifts from them.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { orderGrantQueries } from '../access/order-grant';
-import type { DeferredWrites, Statement } from '../db/deferred-writes';
-import { db } from '../db/knex';
-import { runSearch, SearchRequest, SearchSpec } from '../http/search';
+import type { OrderScope } from '../access';
+import { orderGrantQueries } from '../access';
+import type { DeferredWrites, Statement } from '../db';
+import { db, prepared, jsonParameter } from '../db';
+import { runSearch, SearchRequest, SearchSpec } from '../http';
 import { CustomerRow, customerToApi, customerType } from './customer.type';
-import { prepared } from '../db/prepared';
-import { jsonParameter } from '../db/json-parameter';
-import { counterRepository } from '../account/counter.repository';
+import { counterRepository } from '../account';
 
 /** Contact fields a customer takes from an order. */
 export interface CustomerContact {

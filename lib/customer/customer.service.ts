@@ -3,10 +3,10 @@
  * the first order) and are reused by later ones.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { counterRepository } from '../account/counter.repository';
+import type { OrderScope } from '../access';
+import { counterRepository } from '../account';
 import { notFound } from '../errors';
-import { addToOutbox } from '../queue/outbox';
+import { addToOutbox } from '../queue';
 import type { CustomerBook } from './customer-book';
 import { CustomerContact, customerRepository, StoredContact, StoredCustomer } from './customer.repository';
 import type { OrderCustomerFields } from './customer.type';

@@ -1,4 +1,4 @@
-import { Joi, integer, list, readOnly } from '../http/schema';
+import { Joi, integer, list, readOnly } from '../http';
 
 /** Customer_type (document 2): read only. */
 export const customerType = Joi.object({

@@ -1,8 +1,7 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 import { withRequestId } from '../log';
-import type { JobPayloads, MergedPart } from '../queue/jobs';
-import type { MergedResult } from '../queue/merged-jobs';
-import { addToOutbox } from '../queue/outbox';
+import type { JobPayloads, MergedPart, MergedResult } from '../queue';
+import { addToOutbox } from '../queue';
 import { conditionsHold } from './event-condition';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { EventRecord, handlerScope, loadEventRecord } from './event-record';

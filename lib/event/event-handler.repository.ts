@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { db } from '../db/knex';
+import type { OrderScope } from '../access';
+import { db } from '../db';
 import type { HandlerCondition } from './event-handler.type';
-import { accountUseRepository } from '../account/account-use.repository';
+import { accountUseRepository } from '../account';
 
 export interface EventHandlerRow {
   id: number;

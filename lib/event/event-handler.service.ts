@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
-import { OrderScope, grantOf } from '../access/caller';
-import { db } from '../db/knex';
+import { OrderScope, grantOf } from '../access';
+import { db } from '../db';
 import { invalidField, notFound } from '../errors';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';

@@ -1,4 +1,4 @@
-import { Joi, list, readOnly } from '../http/schema';
+import { Joi, list, readOnly } from '../http';
 
 const scalar = () => Joi.alternatives(Joi.string().allow('').max(2000), Joi.number(), Joi.boolean()).custom((v: string | number | boolean) => String(v));
 

@@ -1,10 +1,8 @@
-import { allOrdersOf, OrderScope } from '../access/caller';
-import { db } from '../db/knex';
-import { customerRepository } from '../customer/customer.repository';
-import { customerIdToApi } from '../customer/customer.type';
-import { orderToApi } from '../order/order.mapper';
-import { orderRepository } from '../order/order.repository';
-import { loadCiaInput } from '../stock/stock-cia.repository';
+import { allOrdersOf, OrderScope } from '../access';
+import { db } from '../db';
+import { customerRepository, customerIdToApi } from '../customer';
+import { orderToApi, orderRepository } from '../order';
+import { loadCiaInput } from '../stock';
 
 /** The record an event is about, as the API shows it: conditions and templates read its fields. */
 export type EventRecord = Record<string, unknown>;

@@ -1,10 +1,10 @@
 import { UnrecoverableError } from 'bullmq';
 import { invalidInput, noLongerExists, Warning } from '../errors';
-import { sendMail } from '../mail/mailer';
-import { updateOrder } from '../order/order.service';
-import type { StatusFlag } from '../order/order.type';
-import type { JobPayloads } from '../queue/jobs';
-import { createTaskOnce } from '../task/task.service';
+import { sendMail } from '../mail';
+import { updateOrder } from '../order';
+import type { StatusFlag } from '../order';
+import type { JobPayloads } from '../queue';
+import { createTaskOnce } from '../task';
 import { emailAddress } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { EventRecord, handlerScope, loadEventRecord, recordIds } from './event-record';

@@ -1,4 +1,4 @@
-import { defineProcessors } from '../queue/processors';
+import { defineProcessors } from '../queue';
 import { dispatchEvent, dispatchEventBatch, dispatchEventParts } from './event-dispatch.service';
 import { runEventHandler } from './event-run.service';
 import { redeliver } from './webhook-delivery.service';

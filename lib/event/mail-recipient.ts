@@ -1,4 +1,4 @@
-import { accountRepository } from '../account/account.repository';
+import { accountRepository } from '../account';
 import { invalidField, invalidInput } from '../errors';
 
 /**

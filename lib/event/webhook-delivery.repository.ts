@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
-import { runSearch, SearchRequest, SearchSpec } from '../http/search';
+import { db } from '../db';
+import { runSearch, SearchRequest, SearchSpec } from '../http';
 import type { AttemptError } from './notification';
 import { webhookDeliveryType } from './webhook-delivery.type';
 

@@ -1,4 +1,4 @@
-import { Joi } from '../http/schema';
+import { Joi } from '../http';
 
 const any = () => Joi.any();
 

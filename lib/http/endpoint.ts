@@ -5,8 +5,7 @@
  * filter/pagination, 405, OPTIONS and the envelope from it.
  */
 import type Joi from 'joi';
-import type { Caller } from '../access/caller';
-import type { Scope } from '../access/scopes';
+import type { Caller, Scope } from '../access';
 import type { Warning } from '../errors';
 import type { Logger } from '../log';
 import type { Payload } from './envelope';

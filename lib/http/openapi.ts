@@ -6,7 +6,7 @@
  * the suite checks every exchange it has against this document (test/support/contract.ts).
  */
 import type Joi from 'joi';
-import { scopes } from '../access/scopes';
+import { scopes } from '../access';
 import { ErrorKind, errorKinds, errorTable } from '../errors';
 import type { Endpoint } from './endpoint';
 import { idempotencyHeader, maxKeyLength } from './idempotency/key';

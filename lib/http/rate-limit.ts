@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
 import { movedTime } from '../clock';
-import { DomainError, throttled } from '../errors';
-import { dependencyUnavailable } from '../errors/dependency';
+import { DomainError, throttled, dependencyUnavailable } from '../errors';
 import { log } from '../log';
 import { atTurnWrite, callGroupOf, isSlotError, luaNow, redisScript } from '../redis';
 

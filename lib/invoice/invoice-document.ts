@@ -10,7 +10,7 @@
  * rounding skips a cent), the cent is BT-114, the rounding amount, so the amount due stays the
  * order's. Pure: no database, no clock.
  */
-import { fromCents, toCents } from '../order/order-money';
+import { fromCents, toCents } from '../order';
 
 /** UNTDID 5305 VAT category codes used here. */
 export type VatCategory = 'S' | 'Z' | 'E' | 'AE';

@@ -1,4 +1,4 @@
-import { defineProcessors } from '../queue/processors';
+import { defineProcessors } from '../queue';
 import { issueInvoices } from './invoice.service';
 
 /**

@@ -6,18 +6,16 @@
  * order with an invoice row is never issued again: the archive is what was issued.
  */
 import crypto from 'node:crypto';
-import type { Caller, OrderScope } from '../access/caller';
-import { allOrdersOf } from '../access/caller';
-import { accountRepository } from '../account/account.repository';
+import type { Caller, OrderScope } from '../access';
+import { allOrdersOf } from '../access';
+import { accountRepository } from '../account';
 import { config } from '../../config';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { domainError, invalidField, notFound } from '../errors';
 import { log } from '../log';
-import { invoiceNumberIn, setBillUrlIn } from '../order/order-invoice.service';
-import { fromCents, toCents } from '../order/order-money';
-import { orderRepository, OrderReadRow } from '../order/order.repository';
-import { addToOutbox } from '../queue/outbox';
-import { paymentMethodRepository } from '../reference/payment-method.repository';
+import { invoiceNumberIn, setBillUrlIn, fromCents, toCents, orderRepository, OrderReadRow } from '../order';
+import { addToOutbox } from '../queue';
+import { paymentMethodRepository } from '../reference';
 import { renderCii } from './invoice-cii';
 import { InvoiceAddress, InvoiceDocument, InvoiceOrder, InvoiceParty, invoiceAddress, planInvoice, SellerInvoiceSettings } from './invoice-document';
 import { pdfAssets, renderPdf } from './invoice-pdf';

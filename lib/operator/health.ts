@@ -1,4 +1,4 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 import { redis, whenReady } from '../redis';
 
 const within = <T>(promise: Promise<T>, ms: number): Promise<T> =>

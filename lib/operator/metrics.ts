@@ -1,9 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { db } from '../db/knex';
-import { outboxRepository } from '../queue/outbox.repository';
-import { queues } from '../queue/queue.registry';
-import { QueueName, queueNames } from '../queue/queues';
+import { db } from '../db';
+import { outboxRepository, queues, QueueName, queueNames } from '../queue';
 
 /** The web process's Prometheus registry: HTTP latency here; queue figures read from Redis at scrape time. */
 export const metricsRegistry = new Registry();

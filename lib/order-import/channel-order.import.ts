@@ -9,16 +9,15 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { allOrdersOf } from '../access/caller';
-import { inTransaction } from '../db/transaction';
+import { allOrdersOf } from '../access';
+import { inTransaction } from '../db';
 import { DomainError, isPermanent } from '../errors';
-import { validate } from '../http/validate';
+import { validate } from '../http';
 import { log } from '../log';
-import { applyChannelChangeIn, ChannelChange, ChannelDetails, createChannelOrderIn } from '../order/order-channel.service';
-import { orderType, OrderInput } from '../order/order.type';
-import type { ChannelOrder } from '../portals/channel-order.type';
-import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
-import { createTaskOnce, insertTask } from '../task/task.service';
+import { applyChannelChangeIn, ChannelChange, ChannelDetails, createChannelOrderIn, orderType, OrderInput } from '../order';
+import type { ChannelOrder } from '../portals';
+import { stockIdsByChannelSku } from '../stock';
+import { createTaskOnce, insertTask } from '../task';
 import { channelDetails, channelState, detailsChanged, orderInputOf, UnlinkedLine, withChannelFulfilment } from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
 

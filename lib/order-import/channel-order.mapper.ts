@@ -5,9 +5,8 @@
  * stay unlinked and are reported for a task.
  */
 import crypto from 'node:crypto';
-import type { ChannelDetails } from '../order/order-channel.service';
-import type { ChannelOrder, ChannelOrderAddress } from '../portals/channel-order.type';
-import type { OrderAddress, OrderInput } from '../order/order.type';
+import type { ChannelDetails, OrderAddress, OrderInput } from '../order';
+import type { ChannelOrder, ChannelOrderAddress } from '../portals';
 import type { ChannelState } from './order-import.repository';
 
 export interface UnlinkedLine {

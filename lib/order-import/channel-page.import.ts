@@ -9,15 +9,14 @@
  * so the failure stays with its order and the others land.
  */
 import type { Knex } from 'knex';
-import { allOrdersOf } from '../access/caller';
-import { inTransaction } from '../db/transaction';
+import { allOrdersOf } from '../access';
+import { inTransaction } from '../db';
 import { DomainError, isPermanent } from '../errors';
-import { validate } from '../http/validate';
+import { validate } from '../http';
 import { log } from '../log';
-import { createChannelOrdersIn } from '../order/order-channel.service';
-import { orderType, OrderInput } from '../order/order.type';
-import type { ChannelOrder } from '../portals/channel-order.type';
-import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
+import { createChannelOrdersIn, orderType, OrderInput } from '../order';
+import type { ChannelOrder } from '../portals';
+import { stockIdsByChannelSku } from '../stock';
 import { ImportOutcome, importChannelOrder, refuseOne, sourceOf, taskForUnlinked } from './channel-order.import';
 import { channelState, orderInputOf, sameState, UnlinkedLine, withChannelFulfilment } from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';

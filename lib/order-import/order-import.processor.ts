@@ -1,5 +1,5 @@
-import { runChannelCancel } from '../order/order-channel-cancel.run';
-import { defineProcessors } from '../queue/processors';
+import { runChannelCancel } from '../order';
+import { defineProcessors } from '../queue';
 import { importOrders } from './order-import.service';
 import { queueOrderImports } from './order-import.request';
 

@@ -3,8 +3,8 @@
  * portal accounts, asked of lib/portal-account. Scoped by account.
  */
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
-import { ImportAccountRow, portalAccountFetchRepository } from '../portal-account/portal-account-use.repository';
+import { db } from '../db';
+import { ImportAccountRow, portalAccountFetchRepository } from '../portal-account';
 
 export type { ImportAccountRow };
 

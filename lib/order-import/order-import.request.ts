@@ -3,12 +3,10 @@
  * and on schedule (order.import_all, one order.import per connected account and tick).
  */
 import { config } from '../../config';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { DomainError, invalidField, notFound } from '../errors';
-import { portalOf, importsOrders } from '../portals/portal.registry';
-import { realConnectors } from '../portals/connector';
-import { addToOutbox } from '../queue/outbox';
-import { queues } from '../queue/queue.registry';
+import { portalOf, importsOrders, realConnectors } from '../portals';
+import { addToOutbox, queues } from '../queue';
 import { orderImportRepository } from './order-import.repository';
 import { importPortalOf } from './order-import.service';
 

@@ -6,16 +6,12 @@
  * message naming the portal account, keeps it on the account (the scheduler leaves it alone
  * until it is connected again) and gives the seller a task.
  */
-import { db } from '../db/knex';
+import { db } from '../db';
 import { DomainError, isPermanent, noLongerExists, portalRefused } from '../errors';
-import { portalOf, adapterFor, importsOrders } from '../portals/portal.registry';
-import type { PortalId } from '../portals/portal.registry';
-import { realConnectors } from '../portals/connector';
-import { waitForPortalSlot } from '../portals/portal-rate-limit';
-import { portalTargetRepository } from '../portal-account/portal-target.repository';
-import { subscribeOnce } from '../portals/shopify/shopify-webhooks';
-import type { ChannelOrder, ChannelOrderPage } from '../portals/channel-order.type';
-import { createTaskOnce } from '../task/task.service';
+import { portalOf, adapterFor, importsOrders, realConnectors, waitForPortalSlot, subscribeOnce } from '../portals';
+import type { PortalId, ChannelOrder, ChannelOrderPage } from '../portals';
+import { portalTargetRepository } from '../portal-account';
+import { createTaskOnce } from '../task';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
 import { importNewOrders } from './channel-page.import';
 import { channelState, sameState } from './channel-order.mapper';

@@ -1,10 +1,9 @@
 /** order.channel_cancel (queue mail): a seller's cancellation sent to the order's channel (order-channel-cancel.service.ts). */
-import { allOrdersOf } from '../access/caller';
-import { db } from '../db/knex';
-import { MarketEAdapter } from '../portals/market-e.adapter';
-import { portalTargetRepository } from '../portal-account/portal-target.repository';
-import { WebshopAdapter } from '../portals/webshop.adapter';
-import type { JobPayloads } from '../queue/jobs';
+import { allOrdersOf } from '../access';
+import { db } from '../db';
+import { MarketEAdapter, WebshopAdapter } from '../portals';
+import { portalTargetRepository } from '../portal-account';
+import type { JobPayloads } from '../queue';
 import { cancelsAtChannel } from './order-channel-cancel.service';
 import { orderRepository } from './order.repository';
 

@@ -8,7 +8,7 @@
  * sends no cancellation to a channel, and theirs are not built (lib/portals/README.md).
  */
 import type { Knex } from 'knex';
-import { addToOutbox } from '../queue/outbox';
+import { addToOutbox } from '../queue';
 import type { OrderRow } from './order.repository';
 
 /** The platforms whose channel takes a seller's cancellation: the order must have come from there. */

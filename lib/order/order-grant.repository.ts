@@ -4,7 +4,7 @@
  * them (server/app.ts and workers/run.ts load it at startup).
  */
 import type { Knex } from 'knex';
-import { OrderGrantQueries, provideOrderGrantQueries } from '../access/order-grant';
+import { OrderGrantQueries, provideOrderGrantQueries } from '../access';
 
 export const orderGrantQueries: OrderGrantQueries = {
   ordersOfPortalAccount(knex: Knex, alias: string, portalAccountId: number): Knex.QueryBuilder {

@@ -5,10 +5,10 @@
  * once, from the account's counter, never reused.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { counterRepository } from '../account/counter.repository';
+import type { OrderScope } from '../access';
+import { counterRepository } from '../account';
 import { notFound } from '../errors';
-import type { OutboxJob } from '../queue/outbox';
+import type { OutboxJob } from '../queue';
 import { orderRepository } from './order.repository';
 
 /**

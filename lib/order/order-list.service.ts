@@ -10,9 +10,9 @@
  * stock changed inside its own savepoint, which isolates the refused order.
  */
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { invalidField, MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
-import { stripReadOnly, validate } from '../http/validate';
+import { stripReadOnly, validate } from '../http';
 import { log } from '../log';
 import { StockBatch } from './order-stock.service';
 import { OrderWrites, takeCountersAhead } from './order-writes';

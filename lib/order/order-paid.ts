@@ -7,7 +7,7 @@
  * numbers are never given twice.
  */
 import type { Knex } from 'knex';
-import { counterRepository } from '../account/counter.repository';
+import { counterRepository } from '../account';
 import { toCents } from './order-money';
 
 /** What the rules read of an order before the write; a create has none. */

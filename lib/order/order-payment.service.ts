@@ -7,8 +7,8 @@
  * costs a few statements, not thousands of order updates.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { addManyToOutbox, OutboxJob } from '../queue/outbox';
+import type { OrderScope } from '../access';
+import { addManyToOutbox, OutboxJob } from '../queue';
 import { invoiceJobsFor } from './order-invoice.service';
 import { checkAmount, fromCents, toCents } from './order-money';
 import { giveInvoiceNumbers, planPaid } from './order-paid';

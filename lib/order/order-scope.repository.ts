@@ -5,7 +5,7 @@
  * deletion). Every query is scoped by account (ids given, or the scope's).
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
+import type { OrderScope } from '../access';
 import { inOrderScope } from './order.repository';
 
 /** An address reduced to its country: what VAT and statistics need, nothing that finds the person. */

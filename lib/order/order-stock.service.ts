@@ -8,9 +8,8 @@
  */
 import type { Knex } from 'knex';
 import { invalidField } from '../errors';
-import type { PendingWrites } from '../queue/outbox';
-import { adjustStockQuantities, StockChange } from '../stock/stock-quantity';
-import { matchStockRefs, stockIdOf } from '../stock/stock-ref';
+import type { PendingWrites } from '../queue';
+import { adjustStockQuantities, StockChange, matchStockRefs, stockIdOf } from '../stock';
 import type { LineRow } from './order.repository';
 
 /** A line about to be stored, before its stock link is settled. */

@@ -9,11 +9,11 @@
  * back).
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { counterRepository } from '../account/counter.repository';
-import { CustomerBook } from '../customer/customer-book';
-import { DeferredWrites } from '../db/deferred-writes';
-import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
+import type { OrderScope } from '../access';
+import { counterRepository } from '../account';
+import { CustomerBook } from '../customer';
+import { DeferredWrites } from '../db';
+import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue';
 import { invoiceJobsFor } from './order-invoice.service';
 import { giveInvoiceNumbers } from './order-paid';
 import type { HeldChange } from './order-stock.service';

@@ -4,12 +4,10 @@
  * foreign order, or one outside the grant, is as absent as a missing one.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { counterRepository } from '../account/counter.repository';
-import type { DeferredWrites, Statement } from '../db/deferred-writes';
-import { db } from '../db/knex';
-import { prepared } from '../db/prepared';
-import { jsonParameter } from '../db/json-parameter';
+import type { OrderScope } from '../access';
+import { counterRepository } from '../account';
+import type { DeferredWrites, Statement } from '../db';
+import { db, prepared, jsonParameter } from '../db';
 
 /** The order's columns as stored (numeric as strings, timestamps as Date). */
 export interface OrderRow {

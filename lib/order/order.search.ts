@@ -3,9 +3,9 @@
  * ORDER_SEARCH_MIN_AGE_SECONDS old (document 1: 10 s), in order-number order.
  */
 import { config } from '../../config';
-import type { OrderScope } from '../access/caller';
-import { db } from '../db/knex';
-import { runSearch, scopeLookups, SearchRequest, SearchSpec } from '../http/search';
+import type { OrderScope } from '../access';
+import { db } from '../db';
+import { runSearch, scopeLookups, SearchRequest, SearchSpec } from '../http';
 import { orderToApi } from './order.mapper';
 import { orderIdPattern, orderType } from './order.type';
 import { orderReadQuery, OrderReadRow } from './order.repository';

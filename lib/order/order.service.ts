@@ -4,23 +4,21 @@
  * stock (StockBatch); an update reads its order locked, plans and writes it; deletion and history.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { linkCustomer } from '../customer/customer.service';
-import { db } from '../db/knex';
+import type { OrderScope } from '../access';
+import { linkCustomer } from '../customer';
+import { db, inTransaction } from '../db';
 import type { Warning } from '../errors';
 import { invalidField, notFound } from '../errors';
-import { addManyToOutbox, addToOutbox, PendingWrites } from '../queue/outbox';
+import { addManyToOutbox, addToOutbox, PendingWrites } from '../queue';
 import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
 import { invoiceJobsFor } from './order-invoice.service';
-import { currencyRepository } from '../reference/currency';
-import { paymentMethodRepository } from '../reference/payment-method.repository';
+import { currencyRepository, paymentMethodRepository } from '../reference';
 import { checkAmount, toCents } from './order-money';
 import { giveInvoiceNumbers } from './order-paid';
 import { checkUnchangeable, planNewOrder, planOrderUpdate, transactionIds } from './order-plan';
 import { StockBatch } from './order-stock.service';
 import { EventType, OrderWrites, WrittenOrder } from './order-writes';
 import { LineRow, orderRepository } from './order.repository';
-import { inTransaction } from '../db/transaction';
 import type { OrderInput } from './order.type';
 
 /** Who writes: the account, the orders its authorization covers, and the request's portal account (new orders get it). */

@@ -2,8 +2,8 @@
  * Order_type, Order_address_type and Order_line_type of document 2 as Joi schemas (input and
  * select), and the TypeScript shapes of a validated order.
  */
-import { Joi, absentWhenNull, bool, calendarDate, datetime, decimal, integer, list, readOnly, text } from '../http/schema';
-import type { OrderCustomerFields } from '../customer/customer.type';
+import { Joi, absentWhenNull, bool, calendarDate, datetime, decimal, integer, list, readOnly, text } from '../http';
+import type { OrderCustomerFields } from '../customer';
 
 /** An order id: <order_number>_<YYYY>_<MM>. */
 export const orderIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;

@@ -1,11 +1,11 @@
-import { allOrdersOf } from '../access/caller';
-import { db } from '../db/knex';
+import { allOrdersOf } from '../access';
+import { db } from '../db';
 import { isPermanent, noLongerExists, Warning } from '../errors';
-import { sendMail } from '../mail/mailer';
-import { adapterFor, portalOf, PortalId } from '../portals/portal.registry';
-import { portalTargetRepository } from '../portal-account/portal-target.repository';
-import type { PortalTarget } from '../portals/portal.type';
-import type { JobPayloads } from '../queue/jobs';
+import { sendMail } from '../mail';
+import { adapterFor, portalOf, PortalId } from '../portals';
+import { portalTargetRepository } from '../portal-account';
+import type { PortalTarget } from '../portals';
+import type { JobPayloads } from '../queue';
 import { orderRepository, OrderReadRow, OrderRow } from './order.repository';
 import { updateOneOrderIn } from './order.service';
 import { inTransitMail } from './send-mit.mail';

@@ -1,6 +1,5 @@
-import { db } from '../db/knex';
-import { outboxRepository } from '../queue/outbox.repository';
-import { defineProcessors } from '../queue/processors';
+import { db } from '../db';
+import { outboxRepository, defineProcessors } from '../queue';
 import { runSendMit } from './send-mit-run.service';
 
 /** The processors of the mail queue (workers/mail.ts): send_mit. */

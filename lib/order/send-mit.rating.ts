@@ -1,5 +1,5 @@
-import { adapterFor } from '../portals/portal.registry';
-import type { PortalTarget } from '../portals/portal.type';
+import { adapterFor } from '../portals';
+import type { PortalTarget } from '../portals';
 
 /**
  * The automatic rating of the first auction portal (document 1, rule 5), through its adapter.

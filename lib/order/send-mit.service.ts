@@ -1,7 +1,7 @@
-import type { OrderScope } from '../access/caller';
-import { db } from '../db/knex';
+import type { OrderScope } from '../access';
+import { db } from '../db';
 import { notFound } from '../errors';
-import { addToOutbox } from '../queue/outbox';
+import { addToOutbox } from '../queue';
 import { orderRepository } from './order.repository';
 import type { SendMitInput } from './send-mit.type';
 

@@ -1,4 +1,4 @@
-import { Joi, bool, list, text } from '../http/schema';
+import { Joi, bool, list, text } from '../http';
 
 /**
  * Order_send_mit_type (document 1 leaves it open). All fields optional:

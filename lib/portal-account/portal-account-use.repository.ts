@@ -5,9 +5,9 @@
  * over all accounts, which say so.
  */
 import type { Knex } from 'knex';
-import type { Statement } from '../db/deferred-writes';
-import { db } from '../db/knex';
-import type { Connector } from '../portals/connector';
+import type { Statement } from '../db';
+import { db } from '../db';
+import type { Connector } from '../portals';
 
 /** A portal account as the order fetch reads it (lib/order-import). */
 export interface ImportAccountRow {

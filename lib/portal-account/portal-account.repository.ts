@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
-import { Connector, defaultConnector } from '../portals/connector';
-import { sealCredentials } from '../secret/credentials';
+import { db } from '../db';
+import { Connector, defaultConnector } from '../portals';
+import { sealCredentials } from '../secret';
 
 export interface PortalAccountRow {
   id: number;

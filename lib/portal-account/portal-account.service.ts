@@ -1,6 +1,6 @@
-import { listening, onChange } from '../db/change-notices';
+import { listening, onChange } from '../db';
 import { DomainError, ErrorItem, invalidField, notFound } from '../errors';
-import type { PortalAccountMention } from '../http/validate';
+import type { PortalAccountMention } from '../http';
 import { portalAccountRepository, PortalAccountRow } from './portal-account.repository';
 
 export type PortalAccountRef = number | 'default';

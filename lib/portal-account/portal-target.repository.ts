@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import { config } from '../../config';
-import type { Connector } from '../portals/connector';
-import type { PortalTarget } from '../portals/portal.type';
-import { openCredentials } from '../secret/credentials';
+import type { Connector, PortalTarget } from '../portals';
+import { openCredentials } from '../secret';
 
 const targets = new Map<string, { target: PortalTarget; until: number }>();
 

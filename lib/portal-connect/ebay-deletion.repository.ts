@@ -7,9 +7,9 @@
  * ebay_account_deletion is this folder's.
  */
 import type { Knex } from 'knex';
-import { customerAnonymiseRepository } from '../customer/customer-anonymise.repository';
-import { orderScopeRepository } from '../order/order-scope.repository';
-import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
+import { customerAnonymiseRepository } from '../customer';
+import { orderScopeRepository } from '../order';
+import { portalAccountRefRepository } from '../portal-account';
 
 export const ebayDeletionRepository = {
   /** The seller accounts with a portal account connected to eBay, and those portal accounts. */

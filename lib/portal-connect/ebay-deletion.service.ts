@@ -10,11 +10,11 @@
  * again; a redelivery is harmless (same statements).
  */
 import { config } from '../../config';
-import { ebayApplication } from '../admin/portal-account-consent.service';
-import { db } from '../db/knex';
+import { ebayApplication } from '../admin';
+import { db } from '../db';
 import { domainError, invalidField, portalUnavailable } from '../errors';
 import { log } from '../log';
-import { ebayChallengeResponse, EbayNotificationRefused, readEbayDeletion } from '../portals/ebay/ebay-account-deletion';
+import { ebayChallengeResponse, EbayNotificationRefused, readEbayDeletion } from '../portals';
 import { ebayDeletionRepository } from './ebay-deletion.repository';
 
 /** The verification token and endpoint URL, or a 503 naming what to set. */

@@ -7,16 +7,11 @@
  * entry's sku, else the item's own, as the order import finds items) by switching its
  * cia.auction_a on, so CIA pushes its quantity to the listing.
  */
-import { db } from '../db/knex';
+import { db } from '../db';
 import { invalidField } from '../errors';
-import { getPortalAccount } from '../portal-account/portal-account.service';
-import { AuctionAAdapter } from '../portals/auction-a.adapter';
-import { ebaySku } from '../portals/ebay/ebay-listing.mapping';
-import { ebayOffersOfSku } from '../portals/ebay/ebay-offers';
-import { portalTargetRepository } from '../portal-account/portal-target.repository';
-import { stockIdsByChannelSku } from '../stock/stock-channel-sku';
-import { updateStockItem } from '../stock/stock.service';
-import { stockPortalRepository } from '../stock/stock-portal.repository';
+import { getPortalAccount, portalTargetRepository } from '../portal-account';
+import { AuctionAAdapter, ebaySku, ebayOffersOfSku } from '../portals';
+import { stockIdsByChannelSku, updateStockItem, stockPortalRepository } from '../stock';
 
 /**
  * One listing's (or SKU's) outcome: taken_over (sku, stock_id), refused (eBay's reason), or not

@@ -9,8 +9,7 @@
  *     admin/portal_account/{id}/take_over/; prints the report per listing.
  */
 import { parseArgs } from 'node:util';
-import { accountOf, AdminCommandError, explain, read } from '../admin/admin.cli';
-import { startConsent } from '../admin/portal-account-consent.service';
+import { accountOf, AdminCommandError, explain, read, startConsent } from '../admin';
 import { takeOverListings } from './ebay-take-over.service';
 
 export const portalConnectUsage =

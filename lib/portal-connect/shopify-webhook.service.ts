@@ -13,12 +13,10 @@ import { config } from '../../config';
 import { domainError } from '../errors';
 import { log } from '../log';
 import { channelWebhooks } from '../metrics';
-import { queues } from '../queue/queue.registry';
+import { queues } from '../queue';
 import { redis, whenReady } from '../redis';
-import { isShopDomain } from '../portals/shopify/shopify-install';
-import { ShopifyStoreRow, shopifyStoreRepository } from '../portals/shopify/shopify-store.repository';
-import { forgetSubscribed, webhookSignatureValid } from '../portals/shopify/shopify-webhooks';
-import { createTaskOnce } from '../task/task.service';
+import { isShopDomain, ShopifyStoreRow, shopifyStoreRepository, forgetSubscribed, webhookSignatureValid } from '../portals';
+import { createTaskOnce } from '../task';
 
 /** How long a webhook id is remembered: Shopify's retries of one delivery span 4 hours. */
 export const webhookIdTtlSeconds = 86_400;

@@ -1,6 +1,6 @@
 /** The live listings an upload made (table portal_listing, owned here); scoped by account. */
 import type { Knex } from 'knex';
-import type { PortalId } from '../portals/portal.registry';
+import type { PortalId } from '../portals';
 
 export const portalListingRepository = {
   async listing(

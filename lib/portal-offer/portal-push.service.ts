@@ -1,12 +1,10 @@
 import crypto from 'node:crypto';
-import { CiaStateRow, ciaRepository, PushTarget, WaitingStateRow } from '../cia/cia.repository';
-import { db } from '../db/knex';
+import { CiaStateRow, ciaRepository, PushTarget, WaitingStateRow } from '../cia';
+import { db } from '../db';
 import { noLongerExists, portalRefused, portalUnavailable } from '../errors';
-import { adapterFor, PortalId } from '../portals/portal.registry';
-import type { QuantityOutcome } from '../portals/portal.type';
-import { waitForPortalSlot } from '../portals/portal-rate-limit';
-import { portalTargetRepository } from '../portal-account/portal-target.repository';
-import { fieldGroupEntry } from '../portals/field-group';
+import { adapterFor, PortalId, waitForPortalSlot, fieldGroupEntry } from '../portals';
+import type { QuantityOutcome } from '../portals';
+import { portalTargetRepository } from '../portal-account';
 
 export interface PushResult {
   /** Items the portal took, with the quantity it now shows. */

@@ -1,12 +1,11 @@
-import { ciaRepository } from '../cia/cia.repository';
-import { db } from '../db/knex';
+import { ciaRepository } from '../cia';
+import { db } from '../db';
 import { domainError, noLongerExists } from '../errors';
-import { queues } from '../queue/queue.registry';
-import type { PortalUploadJob } from '../queue/jobs';
-import { adapterFor, PortalId } from '../portals/portal.registry';
-import { waitForPortalSlot } from '../portals/portal-rate-limit';
-import { portalTargetRepository } from '../portal-account/portal-target.repository';
-import { stockPortalRepository } from '../stock/stock-portal.repository';
+import { queues } from '../queue';
+import type { PortalUploadJob } from '../queue';
+import { adapterFor, PortalId, waitForPortalSlot } from '../portals';
+import { portalTargetRepository } from '../portal-account';
+import { stockPortalRepository } from '../stock';
 import { portalListingRepository } from './portal-listing.repository';
 
 /**

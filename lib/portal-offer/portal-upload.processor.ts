@@ -1,4 +1,4 @@
-import { defineProcessors } from '../queue/processors';
+import { defineProcessors } from '../queue';
 import { pushQuantities } from './portal-push.service';
 import { runPortalUpload } from './portal-upload-run.service';
 

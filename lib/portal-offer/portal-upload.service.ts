@@ -1,16 +1,15 @@
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
-import { resolvePathStockId } from '../stock/stock.service';
-import type { Caller } from '../access/caller';
+import { db } from '../db';
+import { resolvePathStockId, stockPortalRepository } from '../stock';
+import type { Caller } from '../access';
 import { domainError, MultiStatusItem, runItem } from '../errors';
 import { log } from '../log';
-import { addToOutbox } from '../queue/outbox';
-import type { PortalUploadJob } from '../queue/jobs';
-import { RegisteredAdapter, uploadPortals } from '../portals/portal.registry';
+import { addToOutbox } from '../queue';
+import type { PortalUploadJob } from '../queue';
+import { RegisteredAdapter, uploadPortals } from '../portals';
 import type { PortalUploadInput, PortalUploadPart } from './portal-upload.type';
-import { stockPortalRepository } from '../stock/stock-portal.repository';
 import { portalListingRepository } from './portal-listing.repository';
-import { portalAccountRefRepository } from '../portal-account/portal-account-use.repository';
+import { portalAccountRefRepository } from '../portal-account';
 
 /** POST stock/{stock_id}/portal_upload/: all parts planned in one transaction. */
 export async function portalUpload(caller: Caller, stockRef: string, upload: PortalUploadInput): Promise<MultiStatusItem[]> {

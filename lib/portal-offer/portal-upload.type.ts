@@ -1,7 +1,7 @@
-import { Joi, list } from '../http/schema';
-import type { PortalAccountRef } from '../portal-account/portal-account.service';
-import { PortalId, uploadPortals } from '../portals/portal.registry';
-import type { UploadAction } from '../portals/portal.type';
+import { Joi, list } from '../http';
+import type { PortalAccountRef } from '../portal-account';
+import { PortalId, uploadPortals } from '../portals';
+import type { UploadAction } from '../portals';
 
 /** Stock_portal_upload_type (document 2): an entry per portal that takes uploads, with its own part type. */
 export const portalUploadType = Joi.object(Object.fromEntries(uploadPortals.map((adapter) => [adapter.portal, list(adapter.uploadPart)])));

@@ -1,7 +1,7 @@
 import type { components as Inventory } from 'ebay-api/lib/types/restful/specs/sell_inventory_v1_oas3';
 import type { components as Fulfillment } from 'ebay-api/lib/types/restful/specs/sell_fulfillment_v1_oas3';
 import type { components as Feedback } from 'ebay-api/lib/types/restful/specs/commerce_feedback_v1_beta_oas3';
-import { Joi, list, portalAccountRef, text } from '../http/schema';
+import { Joi, list, portalAccountRef, text } from '../http';
 import type { ChannelOrderPage } from './channel-order.type';
 import { ebayCall, ebayErrorText } from './ebay/ebay-http';
 import { EbayListing, ebayListing, ebaySku, formatOf } from './ebay/ebay-listing.mapping';

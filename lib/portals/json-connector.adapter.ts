@@ -1,4 +1,4 @@
-import { Joi } from '../http/schema';
+import { Joi } from '../http';
 import type { ChannelOrderPage } from './channel-order.type';
 import { HttpPortalAdapter, portalInputError } from './portal-http';
 import type { ListingItem, PortalAdapter, PortalTarget } from './portal.type';

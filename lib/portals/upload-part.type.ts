@@ -1,4 +1,4 @@
-import { Joi, portalAccountRef } from '../http/schema';
+import { Joi, portalAccountRef } from '../http';
 
 /**
  * Stock_portal_upload_portal_type: one part of a portal's portal_upload entry, for portals

@@ -1,8 +1,7 @@
-import { queueWaitingPushes } from '../cia/cia-push-sweep';
-import { db } from '../db/knex';
-import type { QueueRegistry } from '../queue/queue.registry';
-import type { OutboxRelay } from '../queue/relay';
-import { RedisWatch } from '../queue/redis-watch';
+import { queueWaitingPushes } from '../cia';
+import { db } from '../db';
+import type { QueueRegistry, OutboxRelay } from '../queue';
+import { RedisWatch } from '../queue';
 
 /**
  * What the leading relay does so that no job depends on Redis keeping its data: when Redis

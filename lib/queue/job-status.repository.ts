@@ -1,5 +1,5 @@
-import type { OrderScope } from '../access/caller';
-import { db } from '../db/knex';
+import type { OrderScope } from '../access';
+import { db } from '../db';
 
 /** What the outbox knows of a job. */
 export interface JobRow {

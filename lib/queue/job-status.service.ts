@@ -1,4 +1,4 @@
-import type { Caller, OrderScope } from '../access/caller';
+import type { Caller, OrderScope } from '../access';
 import { dependencyUnavailable, notFound } from '../errors';
 import { finalStates } from './merged-jobs';
 import { queues } from './queue.registry';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { prepared } from '../db/prepared';
+import { prepared } from '../db';
 
 /** An outbox row as the relay reads it. */
 export interface OutboxRow {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DeferredWrites } from '../db/deferred-writes';
+import { DeferredWrites } from '../db';
 import { currentRequestId } from '../log';
 import { JobName, JobPayloads, jobQueues } from './jobs';
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { Client } from 'pg';
 import { config } from '../../config';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { log } from '../log';
 import { finalStates, planJobs } from './merged-jobs';
 import { outboxChannel } from './outbox';

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { Job, UnrecoverableError, Worker } from 'bullmq';
 import { config } from '../../config';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { log, withRequestId } from '../log';
 import { jobRunDuration } from '../metrics';
 import { createRedis, isCluster, whenReady } from '../redis';

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import countries from './data/countries.json';
 import stockConditions from './data/stock-conditions.json';
 import taxonomy from './data/google-product-taxonomy.json';
-import { globalCategoryPlatforms, portalIds } from '../portals/portal.registry';
+import { globalCategoryPlatforms, portalIds } from '../portals';
 
 const batch = 2000;
 

@@ -1,8 +1,7 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 import { invalidField } from '../errors';
-import { Joi, readOnly } from '../http/schema';
-import { runSearch, SearchRequest, SearchSpec } from '../http/search';
-import { globalCategoryPlatforms, ownCategoryPlatforms } from '../portals/portal.registry';
+import { Joi, readOnly, runSearch, SearchRequest, SearchSpec } from '../http';
+import { globalCategoryPlatforms, ownCategoryPlatforms } from '../portals';
 
 /** Category_type (global categories are read only here). */
 export const categoryType = Joi.object({

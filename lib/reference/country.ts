@@ -1,6 +1,5 @@
-import { db } from '../db/knex';
-import { Joi, bool, list, readOnly } from '../http/schema';
-import { runSearch, SearchRequest, SearchSpec } from '../http/search';
+import { db } from '../db';
+import { Joi, bool, list, readOnly, runSearch, SearchRequest, SearchSpec } from '../http';
 
 /** System_country_type. */
 export const countryType = Joi.object({

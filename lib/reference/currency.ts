@@ -1,5 +1,5 @@
-import { db } from '../db/knex';
-import { Joi, readOnly } from '../http/schema';
+import { db } from '../db';
+import { Joi, readOnly } from '../http';
 import { cachedTable } from './reference-cache';
 
 /** System_currency_type. EUR (internal id 0) is the default currency of orders. */

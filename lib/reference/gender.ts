@@ -1,4 +1,4 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 import type { Warning } from '../errors';
 
 /** System_gender_type. */

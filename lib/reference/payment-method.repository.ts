@@ -1,4 +1,4 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 import { cachedTable } from './reference-cache';
 
 /** A row of payment_method (Payment_method_type). */

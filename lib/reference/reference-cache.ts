@@ -1,4 +1,4 @@
-import { listening, onChange } from '../db/change-notices';
+import { listening, onChange } from '../db';
 
 /**
  * A small reference table held whole in memory: loaded on first use, loaded again after a trigger

@@ -1,4 +1,4 @@
-import { scopes } from '../access/scopes';
+import { scopes } from '../access';
 
 /** System_scope_type: every scope the service checks, with title and description. */
 export function listScopes(): { id: string; title: string; description: string }[] {

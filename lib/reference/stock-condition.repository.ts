@@ -1,4 +1,4 @@
-import { db } from '../db/knex';
+import { db } from '../db';
 import { cachedTable } from './reference-cache';
 
 const allConditions = cachedTable(

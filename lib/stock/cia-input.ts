@@ -4,7 +4,7 @@
  * portal should offer. lib/stock implements loadCiaInput; lib/cia only reads it.
  */
 import type { Knex } from 'knex';
-import type { CiaPortal } from '../portals/portal.registry';
+import type { CiaPortal } from '../portals';
 
 /** Stock_cia_portal_type as stored. */
 export interface CiaPortalSetting {

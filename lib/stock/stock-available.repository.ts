@@ -5,8 +5,8 @@
  * floor(sub available / quantity in the set).
  */
 import type { Knex } from 'knex';
-import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue/outbox';
-import { accountUseRepository } from '../account/account-use.repository';
+import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue';
+import { accountUseRepository } from '../account';
 
 /**
  * Recomputes quantity_available of the items and of every set main they belong to. `links`

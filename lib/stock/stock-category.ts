@@ -1,11 +1,9 @@
 /** Own categories (Category_type of the own portals), per account and portal account. */
-import { db } from '../db/knex';
+import { db } from '../db';
 import { invalidField } from '../errors';
-import { Joi, list, text } from '../http/schema';
-import { runSearch, SearchRequest, SearchSpec } from '../http/search';
-import { applyConditions } from '../http/search/sql';
-import { ownPortalAccountId } from '../portal-account/portal-account.service';
-import { ownCategoryPlatforms } from '../portals/portal.registry';
+import { Joi, list, text, runSearch, SearchRequest, SearchSpec, applyConditions } from '../http';
+import { ownPortalAccountId } from '../portal-account';
+import { ownCategoryPlatforms } from '../portals';
 
 /** Category_type for own categories: platform and id are required to write one. */
 export const ownCategoryType = Joi.object({

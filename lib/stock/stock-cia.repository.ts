@@ -1,8 +1,8 @@
 /** Reads what the cross-channel quantity adjustment needs about one item (lib/stock/cia-input.ts). */
 import type { Knex } from 'knex';
-import { CiaPortal, ciaPortals } from '../portals/portal.registry';
+import { CiaPortal, ciaPortals } from '../portals';
 import { CiaInput, CiaPortalSetting, LoadCiaInput, LoadCiaInputs } from './cia-input';
-import { prepared } from '../db/prepared';
+import { prepared } from '../db';
 
 interface CiaRow {
   id: number;

@@ -5,9 +5,9 @@
  * consecutive plain new items.
  */
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { DomainError } from '../errors';
-import { listerGroups } from '../portals/portal.registry';
+import { listerGroups } from '../portals';
 import { queueCiaAdjusts } from './stock-available.repository';
 import { Movement, writeMovements } from './stock-history.repository';
 import type { SaveContext, SaveResult } from './stock-save';

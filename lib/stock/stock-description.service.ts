@@ -2,7 +2,7 @@
  * stock/{stock_id}/description/: descriptions of the item a path names. A write resolves the
  * item in its own transaction; icon_id is checked before the transaction opens.
  */
-import { db } from '../db/knex';
+import { db } from '../db';
 import { checkIcon, DescriptionInput, stockDescriptionRepository } from './stock-description';
 import { resolvePathStockId } from './stock.service';
 

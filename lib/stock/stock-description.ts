@@ -1,9 +1,9 @@
 /** Stock_description_type: descriptions of an item, scoped by account and item. */
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { invalidField, notFound } from '../errors';
-import { Joi, integer, readOnly, text } from '../http/schema';
-import { descriptionIconRepository } from '../reference/description-icon.repository';
+import { Joi, integer, readOnly, text } from '../http';
+import { descriptionIconRepository } from '../reference';
 
 /** Stock_description_type. */
 export const stockDescriptionType = Joi.object({

@@ -1,11 +1,9 @@
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import type { DeferredWrites } from '../db/deferred-writes';
-import { db } from '../db/knex';
-import { Joi, bool, integer, readOnly } from '../http/schema';
-import { runSearch, SearchRequest, SearchSpec } from '../http/search';
-import { jsonParameter } from '../db/json-parameter';
-import { orderGrantQueries } from '../access/order-grant';
+import type { OrderScope } from '../access';
+import type { DeferredWrites } from '../db';
+import { db, jsonParameter } from '../db';
+import { Joi, bool, integer, readOnly, runSearch, SearchRequest, SearchSpec } from '../http';
+import { orderGrantQueries } from '../access';
 
 /** What caused a movement: the area (title), the order and the user when there is one. */
 export interface MovementCause {

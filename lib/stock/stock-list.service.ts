@@ -1,8 +1,8 @@
 /** POST stock/list/: up to 200 creates and updates, each succeeding or failing on its own. */
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
-import { stripReadOnly, validate } from '../http/validate';
+import { stripReadOnly, validate } from '../http';
 import type { Logger } from '../log';
 import { createPlainItems, isPlainNew } from './stock-create.service';
 import { resolveStockRef } from './stock-ref';

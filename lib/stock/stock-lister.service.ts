@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { invalidField, notFound } from '../errors';
 import { deepMerge, getPath, Json, setPath } from './stock-merge';
 import { StockData, stockRepository } from './stock.repository';
-import { ListerGroup, listerGroups } from '../portals/portal.registry';
+import { ListerGroup, listerGroups } from '../portals';
 import type { StockInput } from './stock.type';
 
 /** Lister fields identical for all listers (auction_a, auction_b, market_c, shop) with one lister_id. */

@@ -4,9 +4,8 @@
  * the items the reconcile walks. Scoped by account, but the reconcile's walk over all accounts.
  */
 import type { Knex } from 'knex';
-import { fieldGroupEntry } from '../portals/field-group';
-import type { PortalId } from '../portals/portal.registry';
-import type { ListingItem } from '../portals/portal.type';
+import { fieldGroupEntry } from '../portals';
+import type { PortalId, ListingItem } from '../portals';
 
 interface StockRow {
   id: number;

@@ -4,7 +4,7 @@
  * item (negative quantity and quantity_available) rather than lose the movement.
  */
 import type { Knex } from 'knex';
-import type { PendingWrites } from '../queue/outbox';
+import type { PendingWrites } from '../queue';
 import { queueCiaAdjusts, refreshSetMains } from './stock-available.repository';
 import { Movement, MovementCause, writeMovements } from './stock-history.repository';
 import { matchStockRefs, refMatches, stockIdOf } from './stock-ref';

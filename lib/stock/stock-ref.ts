@@ -5,7 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { ambiguous } from '../errors';
-import { prepared } from '../db/prepared';
+import { prepared } from '../db';
 
 /** The largest id an integer column holds; a longer number cannot be a stock id. */
 const maxId = 2147483647;

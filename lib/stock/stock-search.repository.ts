@@ -1,6 +1,6 @@
 /** GET stock/: Stock_filter_type, select and both pagination modes over indexed columns. */
-import { db } from '../db/knex';
-import { project, runSearch, SearchRequest, SearchSpec } from '../http/search';
+import { db } from '../db';
+import { project, runSearch, SearchRequest, SearchSpec } from '../http';
 import { stockToApi } from './stock.mapper';
 import { StockRow, stockRepository } from './stock.repository';
 import { stockType } from './stock.type';

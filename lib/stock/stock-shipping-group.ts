@@ -1,6 +1,6 @@
 /** Stock_type.shipping.group_id[]: foreign keys to the account's shipping groups (admin/shipping_group/). */
 import type { Knex } from 'knex';
-import { shippingGroupRepository } from '../admin/shipping-group.repository';
+import { shippingGroupRepository } from '../admin';
 import { DomainError, notFound } from '../errors';
 import type { StockInput } from './stock.type';
 

@@ -2,11 +2,10 @@
  * Shop_parameter_type: tax classes and manufacturers of the shop portals, each portal account
  * its own. Document 1 shows no path; they live under stock/shop_parameter/.
  */
-import { db } from '../db/knex';
+import { db } from '../db';
 import { invalidField, notFound } from '../errors';
-import { Joi, readOnly, text } from '../http/schema';
-import { runSearch, SearchRequest, SearchSpec } from '../http/search';
-import { ownPortalAccountId } from '../portal-account/portal-account.service';
+import { Joi, readOnly, text, runSearch, SearchRequest, SearchSpec } from '../http';
+import { ownPortalAccountId } from '../portal-account';
 
 export const shopParameterTypes = ['tax_class', 'manufacturer'] as const;
 

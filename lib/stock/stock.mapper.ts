@@ -1,6 +1,6 @@
 /** Stock rows to Stock_type as the API returns it (write-only fields are never stored). */
 import type { StockLinks, StockRow } from './stock.repository';
-import { listerGroups, objectGroups } from '../portals/portal.registry';
+import { listerGroups, objectGroups } from '../portals';
 
 /** One item as Stock_type; links are the set and variant links loaded for its page. */
 export function stockToApi(row: StockRow, links: StockLinks): Record<string, unknown> {

@@ -1,9 +1,7 @@
 /** SQL of stock items: every query is scoped by the account id. */
 import type { Knex } from 'knex';
-import type { DeferredWrites } from '../db/deferred-writes';
-import { db } from '../db/knex';
-import { prepared } from '../db/prepared';
-import { jsonParameter } from '../db/json-parameter';
+import type { DeferredWrites } from '../db';
+import { db, prepared, jsonParameter } from '../db';
 
 export interface StockRow {
   id: number;

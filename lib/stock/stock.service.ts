@@ -3,10 +3,10 @@
  * sets, listers, quantities (history and CIA) and the data merge of partial updates.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access/caller';
-import { db } from '../db/knex';
+import type { OrderScope } from '../access';
+import { db } from '../db';
 import { notFound } from '../errors';
-import type { SearchRequest } from '../http/search';
+import type { SearchRequest } from '../http';
 import { queueCiaAdjust, refreshAvailable } from './stock-available.repository';
 import { MovementCause, stockHistoryRepository, writeMovement } from './stock-history.repository';
 import { mergeListers } from './stock-lister.service';
@@ -19,7 +19,7 @@ import { applySet } from './stock-set.service';
 import { applyVariation } from './stock-variation.service';
 import { stockToApi } from './stock.mapper';
 import { StockColumns, StockData, stockRepository, StockRow } from './stock.repository';
-import { listerGroups } from '../portals/portal.registry';
+import { listerGroups } from '../portals';
 import type { StockInput } from './stock.type';
 
 /** Stock_type fields stored as columns; the rest (except links and listers) live in data. */

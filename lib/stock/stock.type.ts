@@ -2,8 +2,8 @@
  * Stock_type of document 2 with its nested and portal types, as Joi schemas: lengths, enums and
  * access (readOnly: accepted with a warning and ignored; writeOnly: accepted, never returned).
  */
-import { Joi, bool, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http/schema';
-import { adapterFor, ciaPortals, ListerGroup } from '../portals/portal.registry';
+import { Joi, bool, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http';
+import { adapterFor, ciaPortals, ListerGroup } from '../portals';
 
 /** A calendar date YYYY-MM-DD; empty clears it. */
 export const dateText = () =>

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
-import { db } from '../db/knex';
+import { db } from '../db';
 import { invalidField, notFound } from '../errors';
-import type { SearchRequest } from '../http/search';
-import { personRepository } from '../account/person.repository';
+import type { SearchRequest } from '../http';
+import { personRepository } from '../account';
 import { TaskColumns, taskRepository, TaskRow } from './task.repository';
 import type { TaskInput } from './task.type';
 

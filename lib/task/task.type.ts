@@ -1,5 +1,5 @@
-import { Joi, bool, datetime, readOnly, text } from '../http/schema';
-import { portalIds } from '../portals/portal.registry';
+import { Joi, bool, datetime, readOnly, text } from '../http';
+import { portalIds } from '../portals';
 
 /** Sections a task can refer to; stock_lister also names the portal (platform) and the stock item. */
 export const taskSections = ['order', 'stock', 'stock_lister', 'customer', 'bank'] as const;

@@ -1,9 +1,7 @@
 import express, { Request } from 'express';
 import { config } from '../../config';
 import { domainError, invalidInput, invalidField, tooLarge } from '../../lib/errors';
-import { checkInput } from '../../lib/http/input-bounds';
-import { decodeText, isSupportedCharset, parseContentType } from '../../lib/http/media';
-import { parseXmlRequest } from '../../lib/http/xml';
+import { checkInput, decodeText, isSupportedCharset, parseContentType, parseXmlRequest } from '../../lib/http';
 import { parseQuery } from './query-parser';
 
 /** Bodies decoded since the process started: a test shows that a refused caller cost none. */

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { RequestContext } from '../../lib/http/endpoint';
+import type { RequestContext } from '../../lib/http';
 import { log, Logger } from '../../lib/log';
 
 declare module 'express-serve-static-core' {

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { unauthenticated } from '../../lib/errors';
-import { checkText } from '../../lib/http/input-bounds';
+import { checkText } from '../../lib/http';
 
 /** The bearer token of a resource request; 401 when there is none. */
 export function bearerToken(req: Request): string {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import express, { Request, Response } from 'express';
 import { config } from '../../config';
-import type { Endpoint } from '../../lib/http/endpoint';
-import { openApiDocument } from '../../lib/http/openapi';
+import type { Endpoint } from '../../lib/http';
+import { openApiDocument } from '../../lib/http';
 import { currentVersion } from './context';
 import { docsPageHeaders } from './page-headers';
 

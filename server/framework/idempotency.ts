@@ -1,16 +1,7 @@
 import type { Request, Response } from 'express';
-import type { Caller } from '../../lib/access/caller';
-import type { Endpoint } from '../../lib/http/endpoint';
-import {
-  claimKey,
-  Claim,
-  fingerprintOf,
-  idempotencyHeader,
-  idempotencyKeyOf,
-  keyHolderOf,
-  replayedHeader,
-  StoredAnswer,
-} from '../../lib/http/idempotency/idempotency';
+import type { Caller } from '../../lib/access';
+import type { Endpoint } from '../../lib/http';
+import { claimKey, Claim, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolderOf, replayedHeader, StoredAnswer } from '../../lib/http';
 import { sendEnvelope } from './respond';
 
 /**

@@ -1,27 +1,35 @@
 import express, { NextFunction, Request, Response, Router } from 'express';
 import Joi from 'joi';
-import { grantOfAccessToken } from '../../lib/auth/token.service';
-import type { Caller } from '../../lib/access/caller';
+import { grantOfAccessToken } from '../../lib/auth';
+import type { Caller } from '../../lib/access';
 import type { Warning } from '../../lib/errors';
 import { config } from '../../config';
-import type { Endpoint, RequestContext } from '../../lib/http/endpoint';
-import { errorEnvelope, successEnvelope } from '../../lib/http/envelope';
-import type { Claim, StoredAnswer } from '../../lib/http/idempotency/idempotency';
+import type { Endpoint, RequestContext, Claim, StoredAnswer } from '../../lib/http';
+import {
+  errorEnvelope,
+  successEnvelope,
+  acquire,
+  rateLimitHeaders,
+  checkInput,
+  checkText,
+  portalAccountRef,
+  parseSearch,
+  project,
+  SearchRequest,
+  parseSelect,
+  PortalAccountMention,
+  stripReadOnly,
+  validate,
+} from '../../lib/http';
 import { withRequestId } from '../../lib/log';
 import { DomainError, forbidden, invalidField, methodNotAllowed, notFound, unauthenticated } from '../../lib/errors';
-import { acquire, rateLimitHeaders } from '../../lib/http/rate-limit';
-import { checkInput, checkText } from '../../lib/http/input-bounds';
-import { portalAccountRef } from '../../lib/http/schema';
-import { parseSearch, project, SearchRequest } from '../../lib/http/search';
-import { parseSelect } from '../../lib/http/search/select';
-import { PortalAccountMention, stripReadOnly, validate } from '../../lib/http/validate';
-import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account/portal-account.service';
+import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account';
 import { bodyRead, decodeBody, readRawBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
 import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
 import { claimRequest, requestKey, sendReplay } from './idempotency';
-import { recordJobsAnswered } from '../../lib/queue/job-status.service';
+import { recordJobsAnswered } from '../../lib/queue';
 
 const noSearch: SearchRequest = { select: null, singletons: [], filters: [], limit: 20, offset: 0 };
 const defaultWeight = 10;

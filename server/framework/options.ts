@@ -1,6 +1,6 @@
 import type Joi from 'joi';
-import { describe, Description } from '../../lib/http/describe';
-import type { Endpoint } from '../../lib/http/endpoint';
+import { describe, Description } from '../../lib/http';
+import type { Endpoint } from '../../lib/http';
 import { currentVersion, versions } from './context';
 
 type Shape = string | { [key: string]: Shape } | Shape[];

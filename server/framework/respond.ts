@@ -1,12 +1,9 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { config } from '../../config';
-import { isConflictVictim } from '../../lib/db/transaction';
+import { isConflictVictim } from '../../lib/db';
 import { DomainError, dependencyUnavailable, errorTable, internalError, retryLater, unreachableDependency, Warning } from '../../lib/errors';
-import { errorEnvelope, Payload, successEnvelope } from '../../lib/http/envelope';
-import { rateLimitHeaders } from '../../lib/http/rate-limit';
-import { encodeText, negotiateCharset, negotiateFormat } from '../../lib/http/media';
-import { buildXmlResponse } from '../../lib/http/xml';
+import { errorEnvelope, Payload, successEnvelope, rateLimitHeaders, encodeText, negotiateCharset, negotiateFormat, buildXmlResponse } from '../../lib/http';
 
 /** Writes an envelope in the format (JSON or XML) and charset the client asked for. */
 export function sendEnvelope(req: Request, res: Response, status: number, envelope: Payload, headers: Record<string, string> = {}): void {

@@ -1,6 +1,5 @@
-import { listClientAccesses, revokeClientAccess } from '../../lib/auth/client-access.service';
-import { endpoint, ok } from '../../lib/http/endpoint';
-import { Joi } from '../../lib/http/schema';
+import { listClientAccesses, revokeClientAccess } from '../../lib/auth';
+import { endpoint, ok, Joi } from '../../lib/http';
 
 /**
  * Client accesses (document 1, Authentication 5: the seller edits or restricts active client

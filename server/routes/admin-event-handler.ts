@@ -1,10 +1,17 @@
-import { accepted, created, endpoint, ok, okPage } from '../../lib/http/endpoint';
-import { Joi } from '../../lib/http/schema';
-import { eventHandlerRepository } from '../../lib/event/event-handler.repository';
-import { createEventHandler, deleteEventHandler, eventHandlerToApi, getEventHandler } from '../../lib/event/event-handler.service';
-import { eventHandlerInput, EventHandlerInput } from '../../lib/event/event-handler.type';
-import { webhookDeliverySearch } from '../../lib/event/webhook-delivery.repository';
-import { requestRedelivery, resumeEventHandler, searchDeliveries } from '../../lib/event/webhook-delivery.service';
+import { accepted, created, endpoint, ok, okPage, Joi } from '../../lib/http';
+import {
+  eventHandlerRepository,
+  createEventHandler,
+  deleteEventHandler,
+  eventHandlerToApi,
+  getEventHandler,
+  eventHandlerInput,
+  EventHandlerInput,
+  webhookDeliverySearch,
+  requestRedelivery,
+  resumeEventHandler,
+  searchDeliveries,
+} from '../../lib/event';
 
 const handlerIdField = Joi.number().integer().min(1).max(2147483647);
 const handlerId = Joi.object({ event_handler_id: handlerIdField });

@@ -1,6 +1,6 @@
-import { endpoint, ok } from '../../lib/http/endpoint';
-import { personRepository } from '../../lib/account/person.repository';
-import { personToApi } from '../../lib/admin/person.service';
+import { endpoint, ok } from '../../lib/http';
+import { personRepository } from '../../lib/account';
+import { personToApi } from '../../lib/admin';
 
 /** Administration (document 1, Admin): persons, read only (support creates them with kontor person create). */
 export const adminPersonEndpoints = [

@@ -1,7 +1,5 @@
-import { endpoint, ok } from '../../lib/http/endpoint';
-import { Joi } from '../../lib/http/schema';
-import { getShippingGroup, shippingGroupToApi } from '../../lib/admin/shipping-group.service';
-import { shippingGroupRepository } from '../../lib/admin/shipping-group.repository';
+import { endpoint, ok, Joi } from '../../lib/http';
+import { getShippingGroup, shippingGroupToApi, shippingGroupRepository } from '../../lib/admin';
 
 /** Administration (document 1, Admin): shipping groups, read only (support creates them with kontor shipping-group create). */
 export const adminShippingGroupEndpoints = [

@@ -1,8 +1,6 @@
-import { readUser, updateUser, UserUpdate, userType } from '../../lib/account/user';
-import { endpoint, ok } from '../../lib/http/endpoint';
-import { Joi, portalAccountRef } from '../../lib/http/schema';
-import { portalAccountRepository } from '../../lib/portal-account/portal-account.repository';
-import { getPortalAccount, PortalAccountRef, portalAccountToApi } from '../../lib/portal-account/portal-account.service';
+import { readUser, updateUser, UserUpdate, userType } from '../../lib/account';
+import { endpoint, ok, Joi, portalAccountRef } from '../../lib/http';
+import { portalAccountRepository, getPortalAccount, PortalAccountRef, portalAccountToApi } from '../../lib/portal-account';
 
 /** Administration (document 1, Admin): the API account and its portal accounts. */
 export const adminEndpoints = [

@@ -3,9 +3,9 @@
  * (step 2) and the error page. One inline stylesheet (helmet's CSP allows inline styles, no
  * scripts are needed), no outside resources: the page works offline and leaks no visit to a CDN.
  */
-import { scopes } from '../../lib/access/scopes';
-import type { Scope } from '../../lib/access/scopes';
-import type { AuthorizationRequest, ConsentStep } from '../../lib/auth/authorize.service';
+import { scopes } from '../../lib/access';
+import type { Scope } from '../../lib/access';
+import type { AuthorizationRequest, ConsentStep } from '../../lib/auth';
 
 const escape = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

@@ -11,7 +11,7 @@ import {
   readAuthorizationRequest,
   signIn,
   tickedScopes,
-} from '../../lib/auth/authorize.service';
+} from '../../lib/auth';
 import { DomainError } from '../../lib/errors';
 import { decodeBody } from '../framework/body';
 import { dependencyError, errorHeaders } from '../framework/respond';

@@ -1,9 +1,5 @@
-import { bankSearch, bankSearchRepository } from '../../lib/bank/bank.search';
-import { createTransfer } from '../../lib/bank/bank.service';
-import { BankInput, bankCreateType } from '../../lib/bank/bank.type';
-import { importStatement } from '../../lib/bank/statement/statement.service';
-import { accepted, created, endpoint, ok, okPage } from '../../lib/http/endpoint';
-import { Joi } from '../../lib/http/schema';
+import { bankSearch, bankSearchRepository, createTransfer, BankInput, bankCreateType, importStatement } from '../../lib/bank';
+import { accepted, created, endpoint, ok, okPage, Joi } from '../../lib/http';
 
 /** Bank (document 1): transfers read and created, payment-provider payments read. */
 export const bankEndpoints = [

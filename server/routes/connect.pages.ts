@@ -13,17 +13,10 @@
  */
 import express, { Request, Response } from 'express';
 import { connectPaths } from '../../config/channel-apps';
-import {
-  completeAmazonConsent,
-  completeEbayConsent,
-  completeShopifyInstall,
-  ConsentFailed,
-  ConsentOutcome,
-} from '../../lib/admin/portal-account-consent.service';
+import { completeAmazonConsent, completeEbayConsent, completeShopifyInstall, ConsentFailed, ConsentOutcome } from '../../lib/admin';
 import { DomainError } from '../../lib/errors';
-import { receiveEbayDeletion, ebayChallenge } from '../../lib/portal-connect/ebay-deletion.service';
-import { receiveShopifyWebhook, ShopifyWebhookRefused } from '../../lib/portal-connect/shopify-webhook.service';
-import { EbayNotificationRefused } from '../../lib/portals/ebay/ebay-account-deletion';
+import { receiveEbayDeletion, ebayChallenge, receiveShopifyWebhook, ShopifyWebhookRefused } from '../../lib/portal-connect';
+import { EbayNotificationRefused } from '../../lib/portals';
 import { sendError, toDomainError } from '../framework/respond';
 
 const escape = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -1,7 +1,6 @@
-import { endpoint, ok, okPage } from '../../lib/http/endpoint';
+import { endpoint, ok, okPage, Joi } from '../../lib/http';
 import { notFound } from '../../lib/errors';
-import { Joi } from '../../lib/http/schema';
-import { customerRepository, customerSearch } from '../../lib/customer/customer.repository';
+import { customerRepository, customerSearch } from '../../lib/customer';
 
 /**
  * Customers (document 1, Admin): read only; they are created and updated through orders. A client

@@ -1,4 +1,4 @@
-import type { Endpoint } from '../../lib/http/endpoint';
+import type { Endpoint } from '../../lib/http';
 import { adminEndpoints } from './admin';
 import { customerEndpoints } from './customer';
 import { orderEndpoints } from './order';

@@ -1,7 +1,6 @@
-import { accepted, endpoint } from '../../lib/http/endpoint';
-import { Joi } from '../../lib/http/schema';
+import { accepted, endpoint, Joi } from '../../lib/http';
 import { InvoiceFormat, invoiceLink, requestInvoice } from '../../lib/invoice';
-import { orderIdPattern } from '../../lib/order/order.type';
+import { orderIdPattern } from '../../lib/order';
 
 const orderIdParams = Joi.object({ order_id: Joi.string().pattern(orderIdPattern) });
 

@@ -1,6 +1,5 @@
-import { endpoint, ok } from '../../lib/http/endpoint';
-import { Joi } from '../../lib/http/schema';
-import { jobStatus } from '../../lib/queue/job-status.service';
+import { endpoint, ok, Joi } from '../../lib/http';
+import { jobStatus } from '../../lib/queue';
 
 /** Job status of async requests (202 and 207 parts answer a job_id). */
 export const jobEndpoints = [

@@ -1,7 +1,6 @@
-import { accepted, endpoint } from '../../lib/http/endpoint';
-import { datetime, Joi, portalAccountRef } from '../../lib/http/schema';
-import { requestOrderImport } from '../../lib/order-import/order-import.request';
-import { getPortalAccount, PortalAccountRef } from '../../lib/portal-account/portal-account.service';
+import { accepted, endpoint, datetime, Joi, portalAccountRef } from '../../lib/http';
+import { requestOrderImport } from '../../lib/order-import';
+import { getPortalAccount, PortalAccountRef } from '../../lib/portal-account';
 
 /**
  * Ours, beside the documented endpoints (issue 15): fetch a real channel's orders now instead

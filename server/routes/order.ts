@@ -1,12 +1,21 @@
-import { created, endpoint, multiStatus, ok, okPage } from '../../lib/http/endpoint';
+import { created, endpoint, multiStatus, ok, okPage, Joi, list } from '../../lib/http';
 import { notFound } from '../../lib/errors';
-import { Joi, list } from '../../lib/http/schema';
-import { maxOrderListItems, writeOrderList } from '../../lib/order/order-list.service';
-import { orderToApi } from '../../lib/order/order.mapper';
-import { orderRepository } from '../../lib/order/order.repository';
-import { orderSearch, orderSearchRepository } from '../../lib/order/order.search';
-import { appendHistory, createOrder, deleteOrder, updateOrder } from '../../lib/order/order.service';
-import { OrderInput, orderCreateType, orderIdPattern, orderType } from '../../lib/order/order.type';
+import {
+  maxOrderListItems,
+  writeOrderList,
+  orderToApi,
+  orderRepository,
+  orderSearch,
+  orderSearchRepository,
+  appendHistory,
+  createOrder,
+  deleteOrder,
+  updateOrder,
+  OrderInput,
+  orderCreateType,
+  orderIdPattern,
+  orderType,
+} from '../../lib/order';
 
 const orderIdParams = Joi.object({ order_id: Joi.string().pattern(orderIdPattern) });
 

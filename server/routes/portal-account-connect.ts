@@ -1,12 +1,10 @@
-import type { Caller } from '../../lib/access/caller';
-import { startConsent } from '../../lib/admin/portal-account-consent.service';
+import type { Caller } from '../../lib/access';
+import { startConsent } from '../../lib/admin';
 import { notFound } from '../../lib/errors';
-import { endpoint, ok } from '../../lib/http/endpoint';
-import { Joi, list, portalAccountRef } from '../../lib/http/schema';
-import { getPortalAccount, PortalAccountRef } from '../../lib/portal-account/portal-account.service';
-import { ebayScopes } from '../../lib/portals/ebay/ebay-token';
-import { shopifyDomainPattern } from '../../lib/portals/shopify/shopify-credentials';
-import { maxTakeOverListings, takeOverListings } from '../../lib/portal-connect/ebay-take-over.service';
+import { endpoint, ok, Joi, list, portalAccountRef } from '../../lib/http';
+import { getPortalAccount, PortalAccountRef } from '../../lib/portal-account';
+import { ebayScopes, shopifyDomainPattern } from '../../lib/portals';
+import { maxTakeOverListings, takeOverListings } from '../../lib/portal-connect';
 
 /** The portal account a path names, if the token's authorization covers it (one bound to another answers 404, as a foreign one). */
 async function ownPortalAccount(caller: Caller, ref: PortalAccountRef): Promise<number> {

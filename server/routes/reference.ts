@@ -1,13 +1,15 @@
-import { endpoint, ok, okPage } from '../../lib/http/endpoint';
+import { endpoint, ok, okPage, Joi } from '../../lib/http';
 import { notFound } from '../../lib/errors';
-import { Joi } from '../../lib/http/schema';
-import { eventActions, eventConditions, eventTypes } from '../../lib/event/event-catalog';
-import { globalCategoryRepository, categorySearch } from '../../lib/reference/category';
-import { descriptionIconRepository } from '../../lib/reference/description-icon.repository';
-import { findGender } from '../../lib/reference/gender';
-import { listPaymentMethods } from '../../lib/reference/payment-method.repository';
-import { listScopes } from '../../lib/reference/scope';
-import { stockConditionRepository } from '../../lib/reference/stock-condition.repository';
+import { eventActions, eventConditions, eventTypes } from '../../lib/event';
+import {
+  globalCategoryRepository,
+  categorySearch,
+  descriptionIconRepository,
+  findGender,
+  listPaymentMethods,
+  listScopes,
+  stockConditionRepository,
+} from '../../lib/reference';
 
 /** Reference data of issue 6 (document 1, System): read only, any valid token. */
 export const referenceEndpoints = [

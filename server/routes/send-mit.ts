@@ -1,8 +1,5 @@
-import { accepted, endpoint } from '../../lib/http/endpoint';
-import { Joi } from '../../lib/http/schema';
-import { orderIdPattern } from '../../lib/order/order.type';
-import { requestSendMit } from '../../lib/order/send-mit.service';
-import { sendMitType, SendMitInput } from '../../lib/order/send-mit.type';
+import { accepted, endpoint, Joi } from '../../lib/http';
+import { orderIdPattern, requestSendMit, sendMitType, SendMitInput } from '../../lib/order';
 
 /** send_mit (document 1, Order; rule 5). */
 export const sendMitEndpoints = [

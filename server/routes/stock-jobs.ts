@@ -1,8 +1,6 @@
-import { triggerCia } from '../../lib/cia/cia-trigger.service';
-import { accepted, endpoint, multiStatus } from '../../lib/http/endpoint';
-import { Joi } from '../../lib/http/schema';
-import { portalUpload } from '../../lib/portal-offer/portal-upload.service';
-import { PortalUploadInput, portalUploadType } from '../../lib/portal-offer/portal-upload.type';
+import { triggerCia } from '../../lib/cia';
+import { accepted, endpoint, multiStatus, Joi } from '../../lib/http';
+import { portalUpload, PortalUploadInput, portalUploadType } from '../../lib/portal-offer';
 
 const stockParams = Joi.object({ stock_id: Joi.string().max(300) });
 

@@ -1,15 +1,38 @@
-import { created, endpoint, multiStatus, ok, okPage } from '../../lib/http/endpoint';
-import { Joi, list } from '../../lib/http/schema';
-import { saveShopParameter, ShopParameterInput, shopParameterRepository, shopParameterSearch, shopParameterType } from '../../lib/stock/stock-shop-parameter';
-import { OwnCategoryInput, ownCategoryBody, ownCategoryRepository, ownCategorySearch, saveOwnCategories } from '../../lib/stock/stock-category';
-import { DescriptionInput, stockDescriptionType } from '../../lib/stock/stock-description';
-import { createDescription, deleteDescription, listDescriptions, readDescription, updateDescription } from '../../lib/stock/stock-description.service';
-import { allHistorySearch, itemHistorySearch, stockHistoryRepository } from '../../lib/stock/stock-history.repository';
-import { maxListItems, saveStockList } from '../../lib/stock/stock-list.service';
-import { stockSearch } from '../../lib/stock/stock-search.repository';
-import { createStockItem } from '../../lib/stock/stock-create.service';
-import { deleteStockItem, listFolders, readStock, searchItemHistory, searchStock, updateStockItem } from '../../lib/stock/stock.service';
-import { StockInput, stockType } from '../../lib/stock/stock.type';
+import { created, endpoint, multiStatus, ok, okPage, Joi, list } from '../../lib/http';
+import {
+  saveShopParameter,
+  ShopParameterInput,
+  shopParameterRepository,
+  shopParameterSearch,
+  shopParameterType,
+  OwnCategoryInput,
+  ownCategoryBody,
+  ownCategoryRepository,
+  ownCategorySearch,
+  saveOwnCategories,
+  DescriptionInput,
+  stockDescriptionType,
+  createDescription,
+  deleteDescription,
+  listDescriptions,
+  readDescription,
+  updateDescription,
+  allHistorySearch,
+  itemHistorySearch,
+  stockHistoryRepository,
+  maxListItems,
+  saveStockList,
+  stockSearch,
+  createStockItem,
+  deleteStockItem,
+  listFolders,
+  readStock,
+  searchItemHistory,
+  searchStock,
+  updateStockItem,
+  StockInput,
+  stockType,
+} from '../../lib/stock';
 
 /** {stock_id}: an integer or an ID_/EAN_/SKU_/MPN_/MKTDSKU_ identifier, resolved in lib/stock. */
 const stockParams = Joi.object({ stock_id: Joi.string().trim().min(1).max(300) });

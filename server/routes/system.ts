@@ -1,8 +1,6 @@
-import { ok, endpoint, okPage } from '../../lib/http/endpoint';
+import { ok, endpoint, okPage, Joi } from '../../lib/http';
 import { notFound } from '../../lib/errors';
-import { Joi } from '../../lib/http/schema';
-import { countryRepository, countrySearch, countryType } from '../../lib/reference/country';
-import { currencyRepository } from '../../lib/reference/currency';
+import { countryRepository, countrySearch, countryType, currencyRepository } from '../../lib/reference';
 
 /** Reference data (document 1, System): read only, any valid token. */
 export const systemEndpoints = [

@@ -1,9 +1,6 @@
-import { created, endpoint, ok, okPage } from '../../lib/http/endpoint';
+import { created, endpoint, ok, okPage, Joi } from '../../lib/http';
 import { invalidField } from '../../lib/errors';
-import { Joi } from '../../lib/http/schema';
-import { taskSearch } from '../../lib/task/task.repository';
-import { saveTask, searchTasks } from '../../lib/task/task.service';
-import { taskInput, TaskInput } from '../../lib/task/task.type';
+import { taskSearch, saveTask, searchTasks, taskInput, TaskInput } from '../../lib/task';
 
 const taskId = Joi.object({ task_id: Joi.number().integer().min(1).max(2147483647) });
 

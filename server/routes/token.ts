@@ -1,8 +1,7 @@
-import { grantAuthorizationCode, grantClientCredentials, grantRefreshToken } from '../../lib/auth/token.service';
+import { grantAuthorizationCode, grantClientCredentials, grantRefreshToken } from '../../lib/auth';
 import { invalidInput } from '../../lib/errors';
-import { ok, publicEndpoint, Result } from '../../lib/http/endpoint';
-import type { TokenAnswer } from '../../lib/auth/token.service';
-import { Joi } from '../../lib/http/schema';
+import { ok, publicEndpoint, Result, Joi } from '../../lib/http';
+import type { TokenAnswer } from '../../lib/auth';
 
 interface TokenRequest {
   grant_type: 'client_credentials' | 'authorization_code' | 'refresh_token';

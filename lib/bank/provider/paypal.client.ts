@@ -16,7 +16,7 @@
 import { ClientCredentials } from 'simple-oauth2';
 import { config } from '../../../config';
 import { portalUnavailable } from '../../errors';
-import { retryAfterMs } from '../../portals/portal-http';
+import { retryAfterMs } from '../../portals';
 
 export interface PayPalTransaction {
   transaction_info?: {

@@ -1,7 +1,7 @@
 /** Payment provider accounts of a seller (table payment_provider_account); scoped by account. */
 import type { Knex } from 'knex';
-import { db } from '../../db/knex';
-import { sealCredentials } from '../../secret/credentials';
+import { db } from '../../db';
+import { sealCredentials } from '../../secret';
 
 export interface ProviderAccountRow {
   id: number;

@@ -3,7 +3,7 @@
  * where the seller must act, in a task; and whether the job is tried again.
  */
 import { portalRefused, portalUnavailable } from '../../errors';
-import { createTaskOnce } from '../../task/task.service';
+import { createTaskOnce } from '../../task';
 import { ProviderAuthError, ProviderPermissionError, ProviderRequestError } from './paypal.client';
 import { providerAccountRepository, ProviderAccountRow } from './provider-account.repository';
 

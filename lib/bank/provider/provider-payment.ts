@@ -3,7 +3,7 @@
  * payments to store, which to remember as pending, which pending ones to forget. The sync
  * service reads, calls this, and applies the plan in one transaction.
  */
-import { fromCents, toCents } from '../../order/order-money';
+import { fromCents, toCents } from '../../order';
 import { clip, StatementEntry } from '../statement/statement.type';
 import type { PayPalTransaction } from './paypal.client';
 

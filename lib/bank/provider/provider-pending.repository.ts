@@ -1,6 +1,6 @@
 /** Pending payments of a provider account (table payment_provider_pending); scoped by account. */
 import type { Knex } from 'knex';
-import { db } from '../../db/knex';
+import { db } from '../../db';
 import type { PendingPayment } from './provider-payment';
 
 interface PendingRow {

@@ -7,11 +7,11 @@
  * until they complete, fail or are given up (provider-payment.ts). Failures: provider-failure.ts.
  */
 import { noLongerExists } from '../../errors';
-import { inTransaction } from '../../db/transaction';
+import { inTransaction } from '../../db';
 import { log } from '../../log';
-import { queues } from '../../queue/queue.registry';
-import { openCredentials } from '../../secret/credentials';
-import { createTaskOnce } from '../../task/task.service';
+import { queues } from '../../queue';
+import { openCredentials } from '../../secret';
+import { createTaskOnce } from '../../task';
 import { storeEntriesIn } from '../bank-store.service';
 import { listTransactions, maxSpanMs, openSession, PayPalTransaction, SearchWindow } from './paypal.client';
 import { providerAccountRepository, ProviderAccountRow } from './provider-account.repository';

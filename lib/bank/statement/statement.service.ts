@@ -4,8 +4,8 @@
  * the records it added. Storing is synchronous so the answer can count what was stored; the
  * matching, which pays orders, is the job.
  */
-import { grantOf, OrderScope } from '../../access/caller';
-import { inTransaction } from '../../db/transaction';
+import { grantOf, OrderScope } from '../../access';
+import { inTransaction } from '../../db';
 import { storeEntriesIn } from '../bank-store.service';
 import { parseStatement } from './statement.parse';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { openCredentials, sealCredentials, CredentialsPurpose } from '../../secret/credentials';
+import { openCredentials, sealCredentials, CredentialsPurpose } from '../../secret';
 
 /**
  * Real channels (issue 15): a portal account names its connector (the channel's real API, or
@@ -17,7 +17,9 @@ export async function up(knex: Knex): Promise<void> {
     // A refusal of the channel (revoked token): the scheduler leaves the account alone until it is connected again.
     t.text('order_import_error');
   });
-  await knex.raw("UPDATE portal_account SET connector = CASE platform WHEN 'auction_a' THEN 'ebay' WHEN 'market_d' THEN 'amazon_sp' ELSE 'json' END WHERE platform IS NOT NULL");
+  await knex.raw(
+    "UPDATE portal_account SET connector = CASE platform WHEN 'auction_a' THEN 'ebay' WHEN 'market_d' THEN 'amazon_sp' ELSE 'json' END WHERE platform IS NOT NULL",
+  );
   await knex.raw("ALTER TABLE portal_account ADD CONSTRAINT portal_account_connector_check CHECK (connector IN ('ebay', 'amazon_sp', 'json'))");
   await sealColumn(knex, 'portal_account', 'portal_account');
   await sealColumn(knex, 'payment_provider_account', 'payment_provider_account');
@@ -44,7 +46,10 @@ export async function up(knex: Knex): Promise<void> {
 async function sealColumn(knex: Knex, table: string, purpose: CredentialsPurpose): Promise<void> {
   await knex.schema.alterTable(table, (t) => t.text('credentials_sealed'));
   const rows = (await knex(table).select('id', 'credentials')) as { id: number; credentials: Record<string, unknown> | null }[];
-  for (const row of rows) await knex(table).where({ id: row.id }).update({ credentials_sealed: sealCredentials(purpose, row.credentials ?? {}) });
+  for (const row of rows)
+    await knex(table)
+      .where({ id: row.id })
+      .update({ credentials_sealed: sealCredentials(purpose, row.credentials ?? {}) });
   await knex.schema.alterTable(table, (t) => t.dropColumn('credentials'));
   await knex.schema.alterTable(table, (t) => t.renameColumn('credentials_sealed', 'credentials'));
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { CredentialsPurpose, isBoundToRow, openCredentials, sealCredentials } from '../../secret/credentials';
+import { CredentialsPurpose, isBoundToRow, openCredentials, sealCredentials } from '../../secret';
 
 /**
  * Issue 31: credentials bound to their row. Portal accounts' and payment provider accounts'

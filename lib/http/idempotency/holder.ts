@@ -1,4 +1,4 @@
-import type { Caller } from '../../access/caller';
+import type { Caller } from '../../access';
 
 /**
  * Who holds an Idempotency-Key: the seller account and, within it, the client that sent it. A key

@@ -1,4 +1,4 @@
-import { db } from '../../db/knex';
+import { db } from '../../db';
 import type { Payload } from '../envelope';
 import type { KeyHolder } from './holder';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { readTolerantOfLag } from '../../db/read-replica';
+import { readTolerantOfLag } from '../../db';
 import { invalidField } from '../../errors';
 import { parseFilters } from './filter';
 import { parsePagination } from './pagination';

@@ -3,7 +3,7 @@
  * account. Written when the webhooks are subscribed, read by the webhook endpoint, which knows a
  * store only by its domain; several portal accounts may name one store.
  */
-import { db } from '../../db/knex';
+import { db } from '../../db';
 
 export interface ShopifyStoreRow {
   portal_account_id: number;

@@ -1,0 +1,13 @@
+/**
+ * lib/auth, the one way in from other domains: tokens, clients, authorize.
+ * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
+ * README.md beside this file has the decisions.
+ */
+export { AuthorizeFormError, AuthorizePageError, confirm, consentStep, readAuthorizationRequest, signIn, tickedScopes } from './authorize.service';
+export type { AuthorizationRequest, AuthorizeOutcome, ConsentStep } from './authorize.service';
+export { clientAccessUsage, runClientAccessCommand } from './client-access.cli';
+export { listClientAccesses, revokeClientAccess } from './client-access.service';
+export { ClientRegistrationError, createClient } from './client.service';
+export { tokenRepository } from './token.repository';
+export { grantAuthorizationCode, grantClientCredentials, grantOfAccessToken, grantRefreshToken } from './token.service';
+export type { TokenAnswer } from './token.service';

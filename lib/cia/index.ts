@@ -1,0 +1,10 @@
+/**
+ * lib/cia, the one way in from other domains: the cross-channel quantity adjustment.
+ * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
+ * README.md beside this file has the decisions.
+ */
+export { queueWaitingPushes } from './cia-push-sweep';
+export { triggerCia } from './cia-trigger.service';
+export { ciaProcessors } from './cia.processor';
+export { ciaRepository } from './cia.repository';
+export type { CiaStateRow, PushTarget, WaitingStateRow } from './cia.repository';

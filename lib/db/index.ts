@@ -1,0 +1,16 @@
+/**
+ * lib/db, the one way in from other domains: PostgreSQL.
+ * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
+ * README.md beside this file has the decisions.
+ */
+export { applyCellRanges, CellRangeError, routePrefix } from './cells';
+export { changedChannel, listening, onChange } from './change-notices';
+export { DeferredWrites } from './deferred-writes';
+export type { Statement } from './deferred-writes';
+export { ensureDatabase } from './ensure-database';
+export { jsonParameter } from './json-parameter';
+export { closeDb, createKnex, db } from './knex';
+export { migrationSource } from './migrations';
+export { prepared } from './prepared';
+export { readTolerantOfLag } from './read-replica';
+export { inTransaction, isConflictVictim } from './transaction';

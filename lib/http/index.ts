@@ -1,0 +1,40 @@
+/**
+ * lib/http, the one way in from other domains: the framework's conventions.
+ * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
+ * README.md beside this file has the decisions.
+ */
+export { describe } from './describe';
+export type { Description } from './describe';
+export { accepted, created, endpoint, multiStatus, ok, okPage, publicEndpoint } from './endpoint';
+export type { Endpoint, RequestContext, Result } from './endpoint';
+export { errorEnvelope, successEnvelope } from './envelope';
+export type { Payload } from './envelope';
+export { claimKey, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolderOf, replayedHeader } from './idempotency/idempotency';
+export type { Claim, StoredAnswer } from './idempotency/idempotency';
+export { idempotencyRepository } from './idempotency/idempotency.repository';
+export { checkInput, checkText } from './input-bounds';
+export { decodeText, encodeText, isSupportedCharset, negotiateCharset, negotiateFormat, parseContentType } from './media';
+export { openApiDocument } from './openapi';
+export { acquire, rateLimitHeaders } from './rate-limit';
+export {
+  absentWhenNull,
+  bool,
+  calendarDate,
+  datetime,
+  decimal,
+  integer,
+  Joi,
+  list,
+  ownPortalAccountId,
+  portalAccountRef,
+  readOnly,
+  text,
+  writeOnly,
+} from './schema';
+export { parseSearch, project, runSearch, scopeLookups } from './search';
+export type { FilterField, SearchPage, SearchRequest, SearchSpec } from './search';
+export { parseSelect } from './search/select';
+export { applyConditions } from './search/sql';
+export { stripReadOnly, validate } from './validate';
+export type { PortalAccountMention } from './validate';
+export { buildXmlResponse, parseXmlRequest } from './xml';

@@ -1,0 +1,27 @@
+/**
+ * lib/order, the one way in from other domains: orders and send_mit.
+ * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
+ * README.md beside this file has the decisions.
+ */
+// Loaded for their effect (files outside lib/order imported them so): importing the entry is enough.
+import './order-grant.repository';
+export { runChannelCancel } from './order-channel-cancel.run';
+export { applyChannelChangeIn, createChannelOrderIn, createChannelOrdersIn } from './order-channel.service';
+export type { ChannelChange, ChannelDetails } from './order-channel.service';
+export { invoiceNumberIn, setBillUrlIn } from './order-invoice.service';
+export { maxOrderListItems, writeOrderList } from './order-list.service';
+export { checkAmount, fromCents, toCents } from './order-money';
+export { payOrdersIn } from './order-payment.service';
+export { orderScopeRepository } from './order-scope.repository';
+export { orderToApi } from './order.mapper';
+export { hasInvoiceNumberIn, orderRepository } from './order.repository';
+export type { OrderReadRow } from './order.repository';
+export { orderSearch, orderSearchRepository } from './order.search';
+export { appendHistory, createOrder, deleteOrder, updateOrder } from './order.service';
+export type { OrderCaller } from './order.service';
+export { orderCreateType, orderIdPattern, orderType } from './order.type';
+export type { OrderAddress, OrderInput, StatusFlag } from './order.type';
+export { sendMitProcessors } from './send-mit.processor';
+export { requestSendMit } from './send-mit.service';
+export { sendMitType } from './send-mit.type';
+export type { SendMitInput } from './send-mit.type';

@@ -1,0 +1,9 @@
+/**
+ * lib/portal-offer, the one way in from other domains: offers at portals, listed and given their quantities.
+ * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
+ * README.md beside this file has the decisions.
+ */
+export { portalUploadProcessors } from './portal-upload.processor';
+export { portalUpload } from './portal-upload.service';
+export { portalUploadType } from './portal-upload.type';
+export type { PortalUploadInput } from './portal-upload.type';
