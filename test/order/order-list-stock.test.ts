@@ -103,6 +103,49 @@ describe('order: POST order/list/ stock in one batch', () => {
     expect(await db()('sales_order').where({ account_id: seller.id }).count('* as n').first()).to.deep.equal({ n: '2' });
   });
 
+  it('when every line of a list takes one item (a best-seller), then its movements chain old to new in list order, one cia.adjust, exact stock', async () => {
+    const item = await createStock(seller, 'SKU-BEST', 1000);
+    const before = (await outbox(seller)).length;
+    const quantities = Array.from({ length: 40 }, (_, i) => [1 + (i % 3), 1 + (i % 2), 2]);
+    const res = await list(quantities.map((q) => orderBody({ line: q.map((quantity, n) => ({ id: n + 1, quantity, stock_align_id: 'SKU-BEST' })) })));
+    expect(res.status, res.text).to.equal(207);
+    const items = res.body.response as Item[];
+    expect(items.every((i) => i.code === 201)).to.equal(true);
+    const taken = quantities.flat();
+    const moved = (await movements(seller, item)).filter((m) => m.order_id !== null);
+    // Each line one movement, in the list's order and each order's line order, each starting where the last ended.
+    let level = 1000;
+    expect(moved.map((m) => [m.order_id, m.quantity])).to.deep.equal(
+      taken.map((quantity, n) => {
+        const step = [items[Math.floor(n / 3)]!.order_id, { old: level, difference: -quantity, new: level - quantity }];
+        level -= quantity;
+        return step;
+      }),
+    );
+    expect(await stockQuantity(seller, item)).to.equal(1000 - taken.reduce((a, b) => a + b, 0));
+    const cia = (await outbox(seller)).slice(before).filter((r) => r.job_name === 'cia.adjust');
+    expect(cia.map((r) => r.payload.stockId)).to.deep.equal([item]);
+  });
+
+  it('when an item a POST order/ takes from is deleted while it waits for its lock, then 400 names the line and nothing of the order is stored', async () => {
+    const gone = await createStock(seller, 'SKU-GONE', 10);
+    const holder = await db().transaction();
+    try {
+      await holder('stock').where({ account_id: seller.id, id: gone }).forUpdate();
+      const pending = call('order/', { token: seller.token, body: { order: orderBody({ line: [{ id: 1, quantity: 1, stock_align_id: 'SKU-GONE' }] }) } });
+      await lockWaiter();
+      await holder('stock').where({ account_id: seller.id, id: gone }).delete();
+      await holder.commit();
+      const res = await pending;
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.error![0]).to.include({ field: 'order.line[0].stock_align_id', error: 'unknown_stock_item' });
+    } finally {
+      if (!holder.isCompleted()) await holder.rollback();
+    }
+    expect(await db()('sales_order').where({ account_id: seller.id }).first()).to.equal(undefined);
+    expect(await createOrder(seller, {})).to.match(/^1_/);
+  });
+
   it('when lists, single orders and updates over the same items in opposite orders run concurrently, then all succeed and stock adds up', async () => {
     const skus = ['SKU-A', 'SKU-B', 'SKU-C'];
     const ids = [];
