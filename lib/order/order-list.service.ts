@@ -106,7 +106,8 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
       const { path, orderId, input } = item;
       const planned = batched && setBased(item);
       // Every other write sees the orders of the list before it written (numbers, customers).
-      if (!planned && awaiting.length) await flush();
+      // (Also ends the run's customer book: the next run reads the customers it names.)
+      if (!planned) await flush();
       if (planned && !writes.customers)
         await writes.startRun(
           trx,
@@ -139,7 +140,7 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
       if (planned && entry.code === 201) awaiting.push(entry);
       response.push(entry);
     }
-    if (awaiting.length) await flush();
+    await flush();
     if (batched) {
       await stock.apply(trx, accountId).catch((err: unknown) => {
         throw new RunAgainSafely('the stock batch failed (an item a line takes from is gone?)', { cause: err });

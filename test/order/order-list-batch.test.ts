@@ -93,6 +93,20 @@ describe('order: POST order/list/ set-based creates', () => {
     ]);
   });
 
+  it('when a run of creates is refused whole and an update ends it, then the next run finds its buyers again: no customer twice', async () => {
+    const earlier = await createOrder(seller, { customer: { email: 'known@example.com' } });
+    const res = await list([
+      orderBody({ line: [{ id: 1 }, { id: 1 }], customer: { email: 'refused@example.com' } }),
+      { id: earlier, infos: 'changed' },
+      orderBody({ customer: { email: 'known@example.com', username: 'again' } }),
+    ]);
+    expect(res.status, res.text).to.equal(207);
+    const items = res.body.response as Item[];
+    expect(items.map((i) => i.code)).to.deep.equal([400, 200, 201]);
+    expect((await readOrder(seller, items[2]!.order_id!)).customer.id).to.equal((await readOrder(seller, earlier)).customer.id);
+    expect(await db()('customer').where({ account_id: seller.id }).count('* as n').first()).to.deep.equal({ n: '1' });
+  });
+
   it('when the database refuses one order of a set-based list, then the list runs again order by order and only that order fails', async () => {
     const a = await createStock(seller, 'SKU-A', 10);
     // A refusal only the database knows of: the set-based INSERT of the orders fails as a whole.
