@@ -24,6 +24,27 @@ export interface ChannelOrderRow {
   channel_state: ChannelState;
 }
 
+/** A row of channel_order (one per channel order imported); its key is (account, portal account, the channel's order id). */
+export interface ChannelOrderTableRow extends ChannelOrderRow {
+  account_id: number;
+  portal_account_id: number;
+  external_order_id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+// The row type of channel_order for Knex (declared once here, lib/order-import owns the table). The
+// channel state is written as JSON text (pg would send an object's keys as an array otherwise).
+declare module 'knex/types/tables' {
+  interface Tables {
+    channel_order: Knex.CompositeTableType<
+      ChannelOrderTableRow,
+      Pick<ChannelOrderTableRow, 'account_id' | 'portal_account_id' | 'external_order_id'>,
+      Partial<Omit<ChannelOrderTableRow, 'channel_state' | 'updated_at'>> & { channel_state?: string; updated_at?: Knex.Raw }
+    >;
+  }
+}
+
 export const orderImportRepository = {
   // The fetch's state lives on portal_account, which lib/portal-account owns: asked of it.
   account: portalAccountFetchRepository.account,
@@ -36,11 +57,11 @@ export const orderImportRepository = {
    * same order waits here on the first one's row until that commits, then finds it taken.
    */
   async claim(trx: Knex.Transaction, accountId: number, portalAccountId: number, externalOrderId: string): Promise<boolean> {
-    const rows = (await trx('channel_order')
+    const rows = await trx('channel_order')
       .insert({ account_id: accountId, portal_account_id: portalAccountId, external_order_id: externalOrderId })
       .onConflict(['account_id', 'portal_account_id', 'external_order_id'])
       .ignore()
-      .returning('external_order_id')) as unknown[];
+      .returning('external_order_id');
     return rows.length === 1;
   },
 
@@ -50,11 +71,11 @@ export const orderImportRepository = {
    */
   async claimMany(trx: Knex.Transaction, accountId: number, portalAccountId: number, externalOrderIds: string[]): Promise<Set<string>> {
     if (externalOrderIds.length === 0) return new Set();
-    const rows = (await trx('channel_order')
+    const rows = await trx('channel_order')
       .insert([...externalOrderIds].sort().map((id) => ({ account_id: accountId, portal_account_id: portalAccountId, external_order_id: id })))
       .onConflict(['account_id', 'portal_account_id', 'external_order_id'])
       .ignore()
-      .returning('external_order_id')) as { external_order_id: string }[];
+      .returning('external_order_id');
     return new Set(rows.map((r) => r.external_order_id));
   },
 
@@ -84,19 +105,20 @@ export const orderImportRepository = {
 
   /** The last channel state of each of these channel orders already imported (one query for a page). */
   async knownStates(accountId: number, portalAccountId: number, externalOrderIds: string[]): Promise<Map<string, ChannelState>> {
-    const rows = (await db()('channel_order')
+    const rows = await db()('channel_order')
       .select('external_order_id', 'channel_state')
       .where({ account_id: accountId, portal_account_id: portalAccountId })
-      .whereIn('external_order_id', externalOrderIds)) as { external_order_id: string; channel_state: ChannelState }[];
+      .whereIn('external_order_id', externalOrderIds);
     return new Map(rows.map((r) => [r.external_order_id, r.channel_state]));
   },
 
+  /** The row of a channel order a claim found taken (so it exists), locked. */
   async lock(trx: Knex.Transaction, accountId: number, portalAccountId: number, externalOrderId: string): Promise<ChannelOrderRow> {
-    return trx('channel_order')
-      .select('order_id', 'order_internal_id', 'channel_state')
+    const row = await trx('channel_order')
       .where({ account_id: accountId, portal_account_id: portalAccountId, external_order_id: externalOrderId })
       .forUpdate()
-      .first() as Promise<ChannelOrderRow>;
+      .first('order_id', 'order_internal_id', 'channel_state');
+    return row!;
   },
 
   async save(

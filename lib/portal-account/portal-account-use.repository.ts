@@ -8,17 +8,10 @@ import type { Knex } from 'knex';
 import type { Statement } from '../db';
 import { db } from '../db';
 import type { Connector } from '../portals';
+import type { PortalAccountRow } from './portal-account.repository';
 
 /** A portal account as the order fetch reads it (lib/order-import). */
-export interface ImportAccountRow {
-  id: number;
-  account_id: number;
-  name: string;
-  platform: string | null;
-  connector: Connector | null;
-  orders_fetched_until: Date | null;
-  order_import_error: string | null;
-}
+export type ImportAccountRow = Pick<PortalAccountRow, 'id' | 'account_id' | 'name' | 'platform' | 'connector' | 'orders_fetched_until' | 'order_import_error'>;
 
 /** A seller's portal account as CIA and the uploads pick one: its id, platform and default flag. */
 export interface PortalAccountBrief {
@@ -27,12 +20,12 @@ export interface PortalAccountBrief {
   is_default: boolean;
 }
 
-const importColumns = ['id', 'account_id', 'name', 'platform', 'connector', 'orders_fetched_until', 'order_import_error'];
-
 /** The order fetch's state on a portal account (lib/order-import): watermark and last refusal. */
 export const portalAccountFetchRepository = {
   async account(accountId: number, id: number): Promise<ImportAccountRow | undefined> {
-    return db()('portal_account').select(importColumns).where({ account_id: accountId, id }).first();
+    return db()('portal_account')
+      .where({ account_id: accountId, id })
+      .first('id', 'account_id', 'name', 'platform', 'connector', 'orders_fetched_until', 'order_import_error');
   },
 
   /**
@@ -40,7 +33,7 @@ export const portalAccountFetchRepository = {
    * accounts): connected (with credentials, or a base URL of their own for a json middleware) and
    * not refused since.
    */
-  async connected(platforms: readonly string[]): Promise<{ id: number; account_id: number; platform: string; connector: Connector | null }[]> {
+  async connected(platforms: readonly string[]): Promise<Pick<PortalAccountRow, 'id' | 'account_id' | 'platform' | 'connector'>[]> {
     return db()('portal_account')
       .select('id', 'account_id', 'platform', 'connector')
       .whereIn('platform', platforms)

@@ -1,15 +1,12 @@
 import type { Knex } from 'knex';
 import { config } from '../../config';
-import type { Connector, PortalTarget } from '../portals';
+import type { PortalTarget } from '../portals';
 import { openCredentials } from '../secret';
 
 const targets = new Map<string, { target: PortalTarget; until: number }>();
 
 async function readTarget(knex: Knex, accountId: number, portalAccountId: number): Promise<PortalTarget | undefined> {
-  const row = (await knex('portal_account')
-    .select('id', 'connector', 'base_url', 'credentials')
-    .where({ account_id: accountId, id: portalAccountId })
-    .first()) as { id: number; connector: Connector | null; base_url: string | null; credentials: string | null } | undefined;
+  const row = await knex('portal_account').where({ account_id: accountId, id: portalAccountId }).first('id', 'connector', 'base_url', 'credentials');
   if (!row) return undefined;
   // The one place portal credentials are opened: the target goes to an adapter and nowhere else.
   const credentials = openCredentials('portal_account', row.credentials, row.id);

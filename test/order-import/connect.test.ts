@@ -18,11 +18,12 @@ import { adapterFor } from '../../lib/portals/portal.registry';
 import { apiBase, call, newSeller, Seller } from '../support/api';
 import { kontor, kontorWithInput } from '../support/cli';
 import { channelOrder, jobEnd, jsonAuctionAccount, withImportWorkerAndChannel } from './support';
+import type { PortalAccountRow } from '../../lib/portal-account/portal-account.repository';
 
 const secret = 'v^1.1#i^1#r^1#SECRET-REFRESH-TOKEN-42';
 
-async function rawRow(id: number): Promise<Record<string, unknown>> {
-  return db()('portal_account').where({ id }).first() as Promise<Record<string, unknown>>;
+async function rawRow(id: number): Promise<PortalAccountRow> {
+  return (await db()('portal_account').where({ id }).first())!;
 }
 
 async function newAuctionAccount(seller: Seller): Promise<number> {

@@ -84,7 +84,7 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
     return (await portalTargetRepository.target(db(), seller.id, portalAccountId))!;
   }
   async function row(portalAccountId: number) {
-    return db()('portal_account').where({ id: portalAccountId }).first() as Promise<Record<string, unknown>>;
+    return (await db()('portal_account').where({ id: portalAccountId }).first())!;
   }
 
   it('when the seller asks for the eBay link, consents at eBay and comes back, then the account is connected with sealed credentials and CIA and the order fetch work', async () => {

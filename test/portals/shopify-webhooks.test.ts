@@ -233,7 +233,7 @@ describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’
     const refused = await fetch(forged);
     expect(refused.status).to.equal(403);
     expect(await refused.text()).to.contain('signature');
-    expect((await db()('portal_account').where({ id: pa }).first('credentials')).credentials).to.equal(null);
+    expect((await db()('portal_account').where({ id: pa }).first('credentials'))!.credentials).to.equal(null);
 
     const page = await fetch(callback);
     const text = await page.text();
