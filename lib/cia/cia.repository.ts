@@ -17,6 +17,27 @@ export interface CiaStateRow {
   refused_seq: string;
 }
 
+/** A row of cia_portal_state as stored (CiaStateRow and what only the table keeps). */
+export interface CiaStateTableRow extends CiaStateRow {
+  acked_at: Date | null;
+  last_error: string | null;
+  updated_at: Date;
+}
+
+/** The sequences: bigint, read as text; written as numbers too. */
+type Sequences = 'desired_seq' | 'acked_seq' | 'refused_seq';
+
+// The row type of cia_portal_state for Knex (declared once here, lib/cia owns the table).
+declare module 'knex/types/tables' {
+  interface Tables {
+    cia_portal_state: Knex.CompositeTableType<
+      CiaStateTableRow,
+      Partial<CiaStateTableRow>,
+      Partial<Omit<CiaStateTableRow, Sequences>> & Partial<Record<Sequences, string | number | Knex.Raw>>
+    >;
+  }
+}
+
 /** A waiting state with what a channel needs to name the item: its SKU and its field group there (null once the item is deleted). */
 export interface WaitingStateRow extends CiaStateRow {
   sku: string | null;

@@ -2,6 +2,26 @@
 import type { Knex } from 'knex';
 import type { PortalId } from '../portals';
 
+/** A row of portal_listing: one live listing per (item, portal, portal account, lister). */
+export interface PortalListingRow {
+  id: string;
+  account_id: number;
+  stock_id: number;
+  portal: string;
+  portal_account_id: number;
+  lister_id: string;
+  portal_item_id: string | null;
+  status: 'listed' | 'ended';
+  updated_at: Date;
+}
+
+// The row type of portal_listing for Knex (declared once here, lib/portal-offer owns the table).
+declare module 'knex/types/tables' {
+  interface Tables {
+    portal_listing: Knex.CompositeTableType<PortalListingRow, Omit<PortalListingRow, 'id' | 'updated_at'> & { updated_at?: Knex.Raw }>;
+  }
+}
+
 export const portalListingRepository = {
   async listing(
     knex: Knex,
