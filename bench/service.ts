@@ -67,6 +67,9 @@ export async function startService(): Promise<RunningService> {
     BENCH_CALLS_DIR: callsDir,
   };
   const counter = ['--require', path.join(__dirname, 'call-counter.ts')];
+  // BENCH_WEB_CPU_PROFILE_DIR: the web process writes a V8 CPU profile there when it stops.
+  const profileDir = process.env.BENCH_WEB_CPU_PROFILE_DIR;
+  if (profileDir) counter.unshift('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
   const children = new Map<string, ChildProcess>();
   for (const line of procfileProcesses(root).filter((p) => p.name !== 'release')) {
     const child = spawn(process.execPath, nodeArgs(line, true, line.name === 'web' ? counter : []), {

@@ -1,7 +1,7 @@
 import express, { NextFunction, Request, Response } from 'express';
 import { config } from '../config';
 import { domainError, tooLarge } from '../lib/errors';
-import { requestContext, standardHeaders, versions } from './framework/context';
+import { requestContext, versions } from './framework/context';
 import { docsRouter } from './framework/docs';
 import { mountEndpoints } from './framework/mount';
 import { authorizePageHeaders, noCors, pageHeaders } from './framework/page-headers';
@@ -13,8 +13,10 @@ import { authorizePage } from './routes/authorize';
 import { invoiceFileRouter } from './routes/invoice-file';
 import { connectPages } from './routes/connect.pages';
 import { httpMetrics, healthRouter, operatorRouter } from '../lib/operator';
-// Provides lib/order's grant queries to the lower domains that read through them (lib/access/order-grant.ts).
-import '../lib/order';
+import { provideOrderGrant } from '../lib/order';
+
+// lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
+provideOrderGrant();
 
 /** The Express app: conventions of document 1 around the declared endpoints (tests may add some). */
 export function createApp(extra: Endpoint[] = []): express.Express {
@@ -23,16 +25,8 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   app.set('query parser', parseQuery);
   // X-Forwarded-For is believed only from TRUSTED_PROXIES (default none: the TCP peer is the client).
   app.set('trust proxy', config().trustedProxies.length ? config().trustedProxies : false);
-  app.use(requestContext, standardHeaders);
-  // Operator pages (health, queue dashboard, metrics) sit outside the API and its envelope; an
-  // API call passes them by their prefix without walking their routes.
+  app.use(requestContext);
   app.use(httpMetrics);
-  app.use('/health', healthRouter());
-  app.use('/operator', pageHeaders, operatorRouter());
-  // Invoice download links of the local archive (lib/invoice): files, not envelopes.
-  app.use('/invoice-file', noCors, invoiceFileRouter());
-  // The channels' consent callbacks and eBay's account deletion endpoint (issue 30): pages without the API's envelope.
-  app.use('/connect', pageHeaders, connectPages());
   // Bodies are read raw and decoded by the framework (media types and charsets real clients send,
   // application/json encoding=utf-8, ISO-8859-15, are beyond express.json()), and only once the
   // endpoint has authenticated its caller: server/framework/body.ts, mount.ts.
@@ -46,6 +40,15 @@ export function createApp(extra: Endpoint[] = []): express.Express {
     versions.map((version) => `/${version}`),
     api,
   );
+  // Operator pages (health, queue dashboard, metrics) sit outside the API and its envelope. After
+  // the versioned API: a call of the API meets no layer of theirs on its way (each layer Express
+  // tries costs every request a match); their paths start with no version.
+  app.use('/health', healthRouter());
+  app.use('/operator', pageHeaders, operatorRouter());
+  // Invoice download links of the local archive (lib/invoice): files, not envelopes.
+  app.use('/invoice-file', noCors, invoiceFileRouter());
+  // The channels' consent callbacks and eBay's account deletion endpoint (issue 30): pages without the API's envelope.
+  app.use('/connect', pageHeaders, connectPages());
   app.use('/', api);
 
   app.use((req: Request, res: Response) => sendError(req, res, domainError('unknown_path', `${req.path} is not an endpoint of this service`)));

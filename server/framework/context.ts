@@ -15,14 +15,23 @@ export const versions = ['v0.5', 'v0.6', 'v1.0', 'v1.1'];
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * Gives each request an id (the client's X-Request-Id when well formed), a child logger, and
- * logs one line when it ends: method, path (never the query or headers), status, time, account.
+ * Gives each request an id (the client's X-Request-Id when well formed), a child logger and the
+ * headers of document 1 (one middleware: each layer Express walks costs every request), and logs
+ * one line when it ends: method, path (never the query or headers), status, time, account.
  */
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
-  const given = req.get('x-request-id');
-  const id = given && requestIdPattern.test(given) ? given : crypto.randomUUID();
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && requestIdPattern.test(given) ? given : crypto.randomUUID();
   req.context = new Context(id, versionOf(req.path), req);
+  // setHeader directly: res.set() checks every value for a content type on each request.
+  for (const [name, value] of standard) res.setHeader(name, value);
   res.setHeader('X-Request-Id', id);
+  // No request line below info (the bench's and some operators' setting): no listener to call.
+  if (log.isLevelEnabled('info')) logWhenFinished(req, res, id);
+  next();
+}
+
+function logWhenFinished(req: Request, res: Response, id: string): void {
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     if (!log.isLevelEnabled('info')) return;
@@ -41,7 +50,6 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
       'request',
     );
   });
-  next();
 }
 
 /**
@@ -82,9 +90,3 @@ const standard = Object.entries({
   'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Location, Idempotent-Replayed',
   'X-Powered-By': 'Kontor',
 });
-
-export function standardHeaders(_req: Request, res: Response, next: NextFunction): void {
-  // setHeader directly: res.set() checks every value for a content type on each request.
-  for (const [name, value] of standard) res.setHeader(name, value);
-  next();
-}

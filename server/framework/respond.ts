@@ -5,16 +5,33 @@ import { isConflictVictim } from '../../lib/db';
 import { DomainError, dependencyUnavailable, errorTable, internalError, retryLater, unreachableDependency, Warning } from '../../lib/errors';
 import { errorEnvelope, Payload, successEnvelope, rateLimitHeaders, encodeText, negotiateCharset, negotiateFormat, buildXmlResponse } from '../../lib/http';
 
-/** Writes an envelope in the format (JSON or XML) and charset the client asked for. */
+/**
+ * Writes an envelope in the format (JSON or XML) and charset the client asked for. The answer
+ * Express's res.send would give (the same headers, its weak ETag), written directly: res.send
+ * checks the content type, copies a UTF-8 body into a buffer and tests freshness on every call.
+ * A conditional request (If-None-Match, If-Modified-Since) or a HEAD goes through res.send, which
+ * answers 304 or no body as before.
+ */
 export function sendEnvelope(req: Request, res: Response, status: number, envelope: Payload, headers: Record<string, string> = {}): void {
-  const format = negotiateFormat(req.get('accept'));
+  const format = negotiateFormat(req.headers.accept);
   const charset = negotiateCharset(req.get('accept-charset'));
   const text = format === 'xml' ? buildXmlResponse(envelope, charset) : JSON.stringify(envelope);
-  res
-    .status(status)
-    .set(headers)
-    .set('Content-Type', `${format === 'xml' ? 'application/xml' : 'application/json'}; charset=${charset.toUpperCase()}`)
-    .send(encodeText(text, charset));
+  const contentType = `${format === 'xml' ? 'application/xml' : 'application/json'}; charset=${charset.toUpperCase()}`;
+  const conditional = req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
+  if (conditional || req.method === 'HEAD') {
+    res.status(status).set(headers).set('Content-Type', contentType).send(encodeText(text, charset));
+    return;
+  }
+  const body = charset === 'utf-8' ? text : encodeText(text, charset);
+  res.statusCode = status;
+  for (const name in headers) res.setHeader(name, headers[name]!);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  const etag = req.app.get('etag fn') as ((body: string | Buffer, encoding?: BufferEncoding) => string | undefined) | undefined;
+  const tag = etag?.(body, 'utf8');
+  if (tag) res.setHeader('ETag', tag);
+  // A string body leaves with the headers in one write; a buffer would be a second chunk.
+  res.end(body);
 }
 
 export function sendSuccess(req: Request, res: Response, status: number, payload: Payload, warnings: Warning[], headers?: Record<string, string>): void {
