@@ -9,8 +9,10 @@ import type { QueueName, Processors } from '../lib/queue';
 import { closeRedis } from '../lib/redis';
 import { developmentKeyWarning } from '../lib/secret';
 import { handleSignals, onShutdown } from '../lib/shutdown';
-// Provides lib/order's grant queries to the lower domains that read through them (lib/access/order-grant.ts).
-import '../lib/order';
+import { provideOrderGrant } from '../lib/order';
+
+// lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
+provideOrderGrant();
 
 /** A further queue a worker process runs beside its own (order_import in the portal_upload process). */
 export type AlsoRun = { [Q in QueueName]: { queue: Q; processors: Processors<Q> } }[QueueName];

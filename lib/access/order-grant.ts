@@ -3,8 +3,8 @@
  * whose reads a portal-account grant narrows through orders (lib/customer: the customers of a
  * portal account are those with an order of it, and their sales; lib/stock: the history rows of
  * its orders). Those domains sit below lib/order (it links customers and takes stock), so they
- * cannot import it: lib/order implements this (order-grant.repository.ts) and provides it when
- * it is loaded; server/app.ts and workers/run.ts load it at startup.
+ * cannot import it: lib/order implements this (order-grant.repository.ts), and each process's
+ * entry provides it at startup (provideOrderGrant in server/app.ts and workers/run.ts).
  */
 import type { Knex } from 'knex';
 
@@ -23,13 +23,13 @@ export interface OrderGrantQueries {
 
 let provided: OrderGrantQueries | undefined;
 
-/** lib/order gives its implementation (once per process, when it is loaded). */
+/** lib/order gives its implementation (once per process, at startup). */
 export function provideOrderGrantQueries(queries: OrderGrantQueries): void {
   provided = queries;
 }
 
-/** lib/order's implementation; throws when the process never loaded it (a startup file forgot it). */
+/** lib/order's implementation; throws when the process's entry did not provide it. */
 export function orderGrantQueries(): OrderGrantQueries {
-  if (!provided) throw new Error('lib/order has not provided its grant queries: load lib/order/order-grant.repository at startup');
+  if (!provided) throw new Error('lib/order has not provided its grant queries: call provideOrderGrant (lib/order) at startup');
   return provided;
 }

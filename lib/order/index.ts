@@ -3,8 +3,6 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
-// Loaded for their effect (files outside lib/order imported them so): importing the entry is enough.
-import './order-grant.repository';
 export { runChannelCancel } from './order-channel-cancel.run';
 export { applyChannelChangeIn, createChannelOrderIn, createChannelOrdersIn } from './order-channel.service';
 export type { ChannelChange, ChannelDetails } from './order-channel.service';
@@ -12,6 +10,7 @@ export { invoiceNumberIn, setBillUrlIn } from './order-invoice.service';
 export { maxOrderListItems, writeOrderList } from './order-list.service';
 export { checkAmount, fromCents, toCents } from './order-money';
 export { payOrdersIn } from './order-payment.service';
+export { provideOrderGrant } from './order-grant.repository';
 export { orderScopeRepository } from './order-scope.repository';
 export { orderToApi } from './order.mapper';
 export { hasInvoiceNumberIn, orderRepository } from './order.repository';

@@ -1,7 +1,7 @@
 /**
  * lib/order's side of lib/access/order-grant.ts: the order subqueries that lib/customer and
- * lib/stock compose into their reads to apply a portal-account grant. Loading this file provides
- * them (server/app.ts and workers/run.ts load it at startup).
+ * lib/stock compose into their reads to apply a portal-account grant. Every process provides
+ * them at startup (provideOrderGrant: server/app.ts, workers/run.ts).
  */
 import type { Knex } from 'knex';
 import { OrderGrantQueries, provideOrderGrantQueries } from '../access';
@@ -24,4 +24,7 @@ export const orderGrantQueries: OrderGrantQueries = {
   },
 };
 
-provideOrderGrantQueries(orderGrantQueries);
+/** Gives lib/access/order-grant.ts this implementation; called once at startup by each process's entry. */
+export function provideOrderGrant(): void {
+  provideOrderGrantQueries(orderGrantQueries);
+}
