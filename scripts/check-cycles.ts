@@ -11,17 +11,21 @@
  * Inside a folder, files import each other directly, never their own index.ts (which loads every
  * exported file of the folder, and could close a cycle at load time). Decision: test/, bench/,
  * sandbox/ and scripts/ may import a folder's files directly, because they test and measure its
- * internals; they are not scanned here.
+ * internals; they are not scanned here. An entry loads every file it exports from, and what those
+ * import: a process that needs one small thing of a big folder loads all of it (workers loaded
+ * the operator pages, bull-board and express, for the metrics push, until that moved to
+ * lib/metrics), so what every process needs belongs in a small, low folder.
  *
  * The layering that keeps the domains acyclic, lowest first; a domain imports only from lines
  * above its own (checked by hand against the imports when this list was written, not by this
  * script; ARCHITECTURE.md shows the same list):
- *   log, clock, metrics                   logger; the time limits read (tests move it); process metrics
+ *   log, clock                            logger; the time limits read (tests move it)
  *   secret                                credentials sealed at rest (config only)
  *   errors                                the error table, domain errors, warnings, the 207 helper
  *   access                                the permission scopes a caller holds; the Caller
  *   db, redis                             Knex and migrations; Redis connections
  *   shutdown                              process shutdown
+ *   metrics                               each process's Prometheus figures, pushed to Redis for the web
  *   http                                  endpoint declarations, schemas, search, envelope
  *   mail                                  mail transport
  *   queue                                 jobs, the outbox, GET job/{job_id}/

@@ -2,7 +2,7 @@ import { config } from '../config';
 import { guardProcessStart } from '../config/safety';
 import { closeDb } from '../lib/db';
 import { log } from '../lib/log';
-import { pushProcessMetrics } from '../lib/operator';
+import { pushProcessMetrics } from '../lib/metrics';
 import { startQueueRecovery } from '../lib/queue-recovery';
 import { closeQueues, queues, OutboxRelay, startWorker } from '../lib/queue';
 import type { QueueName, Processors } from '../lib/queue';

@@ -10,7 +10,7 @@ import { log } from '../lib/log';
 import { closeRedis, redis, whenReady } from '../lib/redis';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 import { closeQueues, schedules } from '../lib/queue';
-import { pushProcessMetrics } from '../lib/operator';
+import { pushProcessMetrics } from '../lib/metrics';
 
 async function main(): Promise<void> {
   guardProcessStart(config(), 'scheduler', (line) => log.warn(line));

@@ -4,5 +4,4 @@
  * README.md beside this file has the decisions.
  */
 export { httpMetrics } from './metrics';
-export { pushProcessMetrics } from './metrics-push';
 export { healthRouter, operatorRouter } from './operator.router';

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { AggregatorRegistry } from 'prom-client';
 import { config } from '../../config';
 import { log } from '../log';
-import { processRegistry } from '../metrics';
+import { processRegistry } from './process-metrics';
 import { redis, whenReady } from '../redis';
 import { onShutdown } from '../shutdown';
 

@@ -2,7 +2,7 @@
  * This process's own Prometheus figures: Node's default metrics, job run times, portal calls
  * and webhook deliveries. Low in the layering so portals, queue and event can count without
  * knowing the operator pages; workers push the registry to Redis and the web's /operator/metrics
- * shows every process (lib/operator/metrics-push.ts).
+ * shows every process (metrics-push.ts beside this file).
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
