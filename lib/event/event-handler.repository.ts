@@ -24,6 +24,17 @@ export interface EventHandlerRow {
   portal_account_grant: number | null;
 }
 
+// The row type of event_handler for Knex (declared once here, lib/event owns the table).
+// Its JSON columns are written as JSON text (pg would send an array as a Postgres array); any
+// column may be written as SQL (now(), coalesce(...)).
+type JsonColumns = 'required' | 'condition';
+type EventHandlerWrite = { [K in keyof EventHandlerRow]?: (K extends JsonColumns ? string : EventHandlerRow[K]) | Knex.Raw };
+declare module 'knex/types/tables' {
+  interface Tables {
+    event_handler: Knex.CompositeTableType<EventHandlerRow, EventHandlerWrite, EventHandlerWrite>;
+  }
+}
+
 /**
  * The handlers a caller may see: all of the account for the seller and clients granted all; for a
  * client bound to a portal account, only those created under that same grant.
@@ -42,7 +53,7 @@ export const eventHandlerRepository = {
     const [inserted] = await trx('event_handler')
       .insert({ ...row, required: JSON.stringify(row.required), condition: JSON.stringify(row.condition) })
       .returning('id');
-    return (inserted as { id: number }).id;
+    return inserted!.id;
   },
 
   async list(scope: OrderScope): Promise<EventHandlerRow[]> {
@@ -76,11 +87,12 @@ export const eventHandlerRepository = {
 
   /** A failed webhook attempt at `at`: starts the failure clock unless it runs; returns the clock and the pause. */
   async markFailing(trx: Knex.Transaction, id: number, at: Date): Promise<{ failing_since: Date; paused_at: Date | null } | undefined> {
-    const [row] = (await trx('event_handler')
+    const [row] = await trx('event_handler')
       .where({ id })
       .update({ failing_since: trx.raw('coalesce(failing_since, ?)', [at]) })
-      .returning(['failing_since', 'paused_at'])) as { failing_since: Date; paused_at: Date | null }[];
-    return row;
+      .returning(['failing_since', 'paused_at']);
+    // failing_since is set by the coalesce: never null here.
+    return row as { failing_since: Date; paused_at: Date | null } | undefined;
   },
 
   /** A delivered webhook stops the failure clock. */
