@@ -81,12 +81,7 @@ export const owners: Record<string, string> = {
  * Foreign queries allowed for now, "file: table" -> why. Keep it short: each entry is a debt with
  * the place it should move to.
  */
-export const allowed: Record<string, string> = {
-  // The lead is rewriting this file's writes (issue 32, point 1): its two reads of the account's
-  // is_auction_a_quantity_subtracted move to lib/account's auctionASubtractedStatement
-  // (lib/account/account-use.repository.ts), as stock-available.repository.ts does.
-  'lib/stock/stock.repository.ts: account': 'lib/account/account-use.repository.ts: auctionASubtractedStatement',
-};
+export const allowed: Record<string, string> = {};
 
 export interface TableReference {
   line: number;

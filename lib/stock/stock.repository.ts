@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { DeferredWrites } from '../db';
 import { db, prepared, jsonParameter } from '../db';
+import { accountUseRepository } from '../account';
 
 export interface StockRow {
   id: number;
@@ -99,10 +100,11 @@ export const stockRepository = {
         FROM jsonb_populate_recordset(NULL::stock, ?::jsonb) WITH ORDINALITY AS r, a ORDER BY r.ordinality
         RETURNING id, ${g} AS g)`;
     });
+    const subtracted = accountUseRepository.auctionASubtractedStatement(accountId);
     const { rows } = (await trx.raw(
-      `WITH a AS (SELECT is_auction_a_quantity_subtracted AS subtracted FROM account WHERE id = ?), ${inserts.join(', ')}
+      `WITH a AS (SELECT ${subtracted.sql} AS subtracted), ${inserts.join(', ')}
        ${[...groups.keys()].map((_, g) => `SELECT id, g FROM s${g}`).join(' UNION ALL ')}`,
-      [accountId, ...[...groups.values()].map((group) => jsonParameter(group.rows))],
+      [...subtracted.bindings, ...[...groups.values()].map((group) => jsonParameter(group.rows))],
     )) as { rows: { id: number; g: number }[] };
     // Ids come from the sequence in the order of each group's rows; RETURNING is not promised to keep it.
     const ids: number[] = [];
@@ -169,6 +171,7 @@ export const stockRepository = {
    */
   async lockForQuantityChange(trx: Knex.Transaction, accountId: number, ids: number[]): Promise<QuantityRow[]> {
     if (ids.length === 0) return [];
+    const subtracted = accountUseRepository.auctionASubtractedStatement(accountId);
     const { rows } = (await trx
       .raw(
         `WITH items AS (SELECT unnest(?::int[]) AS id),
@@ -180,11 +183,11 @@ export const stockRepository = {
               UNION SELECT main_id FROM stock_set WHERE account_id = ? AND sub_id IN (SELECT id FROM subs))
        SELECT s.id, s.quantity, s.quantity_available, s.quantity_reserved, s.quantity_reserved_2, s.quantity_auction_a,
               s.set_type, s.variation_type,
-              (SELECT a.is_auction_a_quantity_subtracted FROM account a WHERE a.id = s.account_id) AS auction_a_subtracted
+              ${subtracted.sql} AS auction_a_subtracted
        FROM stock s WHERE s.account_id = ? AND s.id IN (SELECT id FROM wanted)
        ORDER BY s.set_type = 'main' DESC, s.id
        FOR UPDATE OF s`,
-        [ids, accountId, accountId, accountId, accountId],
+        [ids, accountId, accountId, accountId, ...subtracted.bindings, accountId],
       )
       .options(prepared)) as { rows: QuantityRow[] };
     return rows;
