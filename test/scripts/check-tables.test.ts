@@ -9,6 +9,7 @@ describe('lint: each table queried only by its owning folder (scripts/check-tabl
     "export const orders = (accountId: number) => db()('sales_order').where({ account_id: accountId });",
     "export const lines = (trx: Knex.Transaction) => trx.from('sales_order_line AS l').join('stock as s', 's.id', 'l.stock_id');",
     'export const sql = `SELECT 1 FROM portal_account p WHERE p.id = ?`;',
+    'export const joined = `UPDATE bank b SET x = 1 FROM unnest(?::int[]) AS v(id), account a WHERE a.id = b.account_id`;',
   ].join('\n');
 
   it('when a file queries tables of other folders, then each query is named with file:line and the owner', () => {
@@ -17,6 +18,7 @@ describe('lint: each table queried only by its owning folder (scripts/check-tabl
       'lib/bank/bank.repository.ts:4: queries sales_order_line, owned by lib/order: ask it (a function of its repository)',
       'lib/bank/bank.repository.ts:4: queries stock, owned by lib/stock: ask it (a function of its repository)',
       'lib/bank/bank.repository.ts:5: queries portal_account, owned by lib/portal-account: ask it (a function of its repository)',
+      'lib/bank/bank.repository.ts:6: queries account, owned by lib/account: ask it (a function of its repository)',
     ]);
   });
 
@@ -26,15 +28,18 @@ describe('lint: each table queried only by its owning folder (scripts/check-tabl
       "export const sql = 'UPDATE bank SET order_id = NULL WHERE id = ?';",
       "// the transfer's order is asked of lib/order, never read from sales_order here",
       "export const text = 'imported from the statement';",
+      "export const columns = 'SELECT id, customer, stock FROM bank WHERE id = ?';",
     ].join('\n');
     expect(foreignReferences('lib/bank/bank.repository.ts', own)).to.deep.equal([]);
-    expect(tableReferences(own).map((r) => r.table)).to.deep.equal(['bank', 'bank_counter', 'bank']);
+    expect(tableReferences(own).map((r) => r.table)).to.deep.equal(['bank', 'bank_counter', 'bank', 'bank']);
   });
 
   it("when the same query sits in the owner's folder, then it is not reported", () => {
     expect(foreignReferences('lib/order/order-scope.repository.ts', foreign).map((p) => p.split(': ')[1])).to.deep.equal([
       'queries stock, owned by lib/stock',
       'queries portal_account, owned by lib/portal-account',
+      'queries bank, owned by lib/bank',
+      'queries account, owned by lib/account',
     ]);
   });
 
