@@ -3,7 +3,7 @@
  * Express + pg server answering the same document from the same SQL, and an authenticated trivial
  * GET (system/currency/EUR/) against bare Express answering the same JSON, in two settings of one
  * run: the web process alone (the app in this process), then the whole service as `npm start`
- * runs it (bench/service.ts: every Procfile process, workers idle beside it). The bare servers run
+ * runs it (bench/service.ts: every Procfile process at its default log level info, workers idle beside it). The bare servers run
  * in this process (both settings) and, against the service, also in a process of their own with
  * the web line's node flags (bench/read-path-bare.ts): served from the bench's process they share
  * one thread with the client, which the service's web process does not. The same client (a
@@ -203,7 +203,8 @@ export const readPathBench: BenchCase = {
       // Against the web process of the service, the bare servers in a process of their own too (the
       // client then shares no thread with either server), and, as before, in this process.
       const ownProcess = await startBareProcess(databaseUrl, seller.id, concurrency);
-      const service = await startService();
+      // At npm start's log level: a request line per call is part of what a call costs there.
+      const service = await startService({ logLevel: 'info' });
       try {
         const setting = { name: 'whole service', api: new URL(service.api), calls: () => service.calls(), serverCpu: () => processCpu(service.webPid) };
         await measure(setting, seller.token, orderId, [

@@ -48,13 +48,14 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** Starts the Procfile's processes (the database is migrated already: benchBase) and waits for the API. */
-export async function startService(): Promise<RunningService> {
+export async function startService(options: { logLevel?: 'info' | 'warn' } = {}): Promise<RunningService> {
   const callsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-bench-service-'));
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
+    // warn unless asked: info, npm start's default, writes a line per request.
+    LOG_LEVEL: options.logLevel ?? 'warn',
     DATABASE_URL: benchDatabaseUrl().toString(),
     // Production requires a credentials key: this process's own when it has one (what it sealed
     // opens there), else one for this run (these benches seal nothing).
