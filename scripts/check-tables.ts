@@ -82,12 +82,7 @@ export const owners: Record<string, string> = {
  * Foreign queries allowed for now, "file: table" -> why. Keep it short: each entry is a debt with
  * the place it should move to.
  */
-export const allowed: Record<string, string> = {
-  // The lead's file (issue 32, point 1): setQuantities joins account ("FROM unnest(...), account a")
-  // for is_auction_a_quantity_subtracted; it should embed lib/account's auctionASubtractedStatement
-  // as refreshAvailable (stock-available.repository.ts) does.
-  'lib/stock/stock.repository.ts: account': 'setQuantities: use accountUseRepository.auctionASubtractedStatement',
-};
+export const allowed: Record<string, string> = {};
 
 export interface TableReference {
   line: number;

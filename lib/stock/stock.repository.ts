@@ -211,12 +211,13 @@ export const stockRepository = {
    */
   async setQuantities(trx: Knex.Transaction, accountId: number, items: { id: number; quantity: number }[], later?: DeferredWrites): Promise<void> {
     if (items.length === 0) return;
+    const subtracted = accountUseRepository.auctionASubtractedStatement(accountId);
     const sql = `UPDATE stock s SET quantity = v.quantity, modified_at = now(),
          quantity_available = v.quantity - s.quantity_reserved - s.quantity_reserved_2
-           - CASE WHEN a.is_auction_a_quantity_subtracted THEN s.quantity_auction_a ELSE 0 END
-       FROM unnest(?::int[], ?::int[]) AS v(id, quantity), account a
-       WHERE s.account_id = ? AND s.id = v.id AND a.id = s.account_id`;
-    const bindings = [items.map((i) => i.id), items.map((i) => i.quantity), accountId];
+           - CASE WHEN ${subtracted.sql} THEN s.quantity_auction_a ELSE 0 END
+       FROM unnest(?::int[], ?::int[]) AS v(id, quantity)
+       WHERE s.account_id = ? AND s.id = v.id`;
+    const bindings = [...subtracted.bindings, items.map((i) => i.id), items.map((i) => i.quantity), accountId];
     if (later) later.defer(sql, bindings);
     else await trx.raw(sql, bindings);
   },
