@@ -2,7 +2,6 @@ import path from 'node:path';
 import { config } from '../../config';
 import { log } from '../log';
 import { onShutdown } from '../shutdown';
-import { startMailCatcher } from './mail-catcher';
 
 const loopback = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -21,6 +20,8 @@ export async function offerDevMailCatcher(): Promise<void> {
   if (!loopback.has(url.hostname)) return;
   const dir = path.join(__dirname, '..', '..', 'tmp', 'mail');
   try {
+    // Loaded only here (npm start): smtp-server is a development tool.
+    const { startMailCatcher } = await import('./mail-catcher');
     const catcher = await startMailCatcher({
       host: url.hostname.replace(/^\[|\]$/g, ''),
       port: Number(url.port || 25),
