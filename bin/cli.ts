@@ -8,6 +8,7 @@
  *   kontor client-access list | revoke (see lib/auth/client-access.cli.ts)
  *   kontor portal-account connect (lib/admin/admin.cli.ts) | order import (lib/order-import/order-import.cli.ts)
  *   kontor portal-account consent | take-over (lib/portal-connect/portal-connect.cli.ts)
+ *   kontor credentials reseal: after a key rotation, every credential sealed again with CREDENTIALS_KEY (bin/credentials-reseal.ts)
  *   kontor doctor: what the configuration leaves unsafe (config/safety.ts); exit code 1 when anything
  * Prints JSON on success; a one-line error and exit code 1 otherwise.
  */
@@ -17,18 +18,19 @@ import { config } from '../config';
 import { startRefusal, unsafeSettings } from '../config/safety';
 import { createSeller, LoginTakenError } from '../lib/account';
 import { ClientRegistrationError, createClient, clientAccessUsage, runClientAccessCommand } from '../lib/auth';
-import { secretFromStdin, AdminCommandError, adminUsage, runAdminCommand } from '../lib/admin';
+import { secretFromStdin, AdminCommandError, adminUsage, read, runAdminCommand } from '../lib/admin';
 import { closeDb, CellRangeError } from '../lib/db';
 import { migrateDatabase } from '../lib/migrate';
 import { bankUsage, runBankCommand } from '../lib/bank';
 import { closeRedis } from '../lib/redis';
 import { orderImportUsage, runOrderImportCommand } from '../lib/order-import';
 import { portalConnectUsage, runPortalConnectCommand } from '../lib/portal-connect';
+import { resealCredentials } from './credentials-reseal';
 
 class UsageError extends Error {}
 
 const usage =
-  'usage: kontor migrate | kontor doctor | kontor user create --login L (--password-stdin | --password P) | kontor client create --name N --redirect-uri U';
+  'usage: kontor migrate | kontor doctor | kontor user create --login L (--password-stdin | --password P) | kontor client create --name N --redirect-uri U | kontor credentials reseal';
 
 function options(args: string[], names: string[]): Record<string, string> {
   const { values, positionals } = parseArgs({
@@ -95,6 +97,11 @@ async function run(argv: string[]): Promise<unknown> {
     check(Joi.string().uri({ scheme: ['https', 'http'] }), redirectUri, 'redirect-uri');
     await migrateDatabase(config().databaseUrl);
     return createClient(name, redirectUri);
+  }
+  if (command === 'credentials' && sub === 'reseal') {
+    // Parsed as lib/admin's commands are (no option: an argument is refused with their message).
+    read(rest, [], []);
+    return resealCredentials();
   }
   const admin = await runAdminCommand(command, sub, rest);
   if (admin !== undefined) return admin;

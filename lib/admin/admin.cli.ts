@@ -12,10 +12,10 @@
  *     client_secret, refresh_token, seller_id, marketplace_id, client_key, secret_key, storefront,
  *     shop_domain, access_token,
  *     so no secret lands in the shell's history)
- *   kontor credentials reseal   (after a key rotation: every credential sealed again with CREDENTIALS_KEY)
  *   kontor user address --login L --name N [--name-2 --street --street-2 --zip --city --province --country --country-iso2]
  *     (the seller's company address, Admin_user_type address: read only in the API, shown on invoices)
- * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts)
+ * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts; kontor credentials reseal:
+ * bin/credentials-reseal.ts, since it needs lib/bank, above this folder)
  */
 import { parseArgs } from 'node:util';
 import { accountRepository, setAccountAddress } from '../account';
@@ -23,14 +23,13 @@ import { DomainError } from '../errors';
 import { createPerson } from './person.service';
 import { createPortalAccount } from './portal-account-admin.service';
 import { connectPortalAccount } from './portal-account-connect.service';
-import { resealCredentials } from './credentials-reseal';
 import { createShippingGroup } from './shipping-group.service';
 
 /** A bad argument: printed as one line, exit code 1. */
 export class AdminCommandError extends Error {}
 
 export const adminUsage =
-  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|shopify|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --client-key K --secret-key S --storefront de | --shop-domain S.myshopify.com --access-token T | --credentials-stdin] | kontor credentials reseal | kontor user address --login L --name N [--street S --zip Z --city C --country-iso2 DE ...]';
+  'kontor person create --login L --name N | kontor shipping-group create --login L --name N [options] | kontor portal-account create --login L --name N [--platform P] [--default] | kontor portal-account connect --login L --portal-account ID --connector ebay|amazon_sp|kaufland|shopify|json [--base-url U] [--client-id X --client-secret S --refresh-token T --seller-id X --marketplace-id X | --client-key K --secret-key S --storefront de | --shop-domain S.myshopify.com --access-token T | --credentials-stdin] | kontor user address --login L --name N [--street S --zip Z --city C --country-iso2 DE ...]';
 
 const credentialOptions = [
   'client-id',
@@ -165,10 +164,6 @@ export async function runAdminCommand(command: string | undefined, sub: string |
     return explain(() => createShippingGroup(accountId, input));
   }
   if (command === 'portal-account' && sub === 'connect') return connectCommand(rest);
-  if (command === 'credentials' && sub === 'reseal') {
-    read(rest, [], []);
-    return resealCredentials();
-  }
   if (command === 'user' && sub === 'address') {
     const fields = ['name-2', 'street', 'street-2', 'zip', 'city', 'province', 'country', 'country-iso2'];
     const v = read(rest, ['login', 'name'], fields);

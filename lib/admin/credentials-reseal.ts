@@ -2,41 +2,47 @@
  * kontor credentials reseal: after a key rotation (CREDENTIALS_KEY with a new id, the old key in
  * CREDENTIALS_OLD_KEYS), every sealed value of portal accounts and payment provider accounts not
  * sealed with the current key is opened and sealed again with it, each row in its own short
- * update; afterwards the old key can be dropped from CREDENTIALS_OLD_KEYS. Portal accounts'
- * values not yet bound to their row (kc1) are bound (kc2) on the way. Idempotent.
+ * update; afterwards the old key can be dropped from CREDENTIALS_OLD_KEYS. Values not yet bound
+ * to their row (kc1) are bound (kc2) on the way. Idempotent.
+ *
+ * The rule is here, the tables are not: each table's owner (scripts/check-tables.ts) gives its
+ * rows and its guarded write as a SealedCredentialsTable, and bin/credentials-reseal.ts composes
+ * the command from both. It is composed there, not here, because lib/bank (payment provider
+ * accounts) sits above lib/admin in the layering (scripts/check-cycles.ts): admin cannot import
+ * it, and a contract provided at startup would be one more thing each process must remember to
+ * call for a command only the CLI runs.
  */
 import { config } from '../../config';
-import { db } from '../db';
 import { CredentialsError, CredentialsPurpose, isBoundToRow, openCredentials, sealCredentials, sealedKeyId } from '../secret';
 
-const tables: CredentialsPurpose[] = ['portal_account', 'payment_provider_account'];
-/** Tables whose readers open credentials with the row id: all of them. */
-const boundTables = new Set<CredentialsPurpose>(tables);
+/** What the owner of a table of sealed credentials gives the reseal (a function of its repository each). */
+export interface SealedCredentialsTable {
+  /** The rows sealed with another key than `keyId`, or not bound to their row (kc1); none without credentials. */
+  toReseal(keyId: string): Promise<{ id: number; credentials: string }[]>;
+  /** Writes `sealed` only if the row still holds `read` (nobody connected the account again meanwhile); 1 if written, else 0. */
+  replaceSealed(id: number, read: string, sealed: string | null): Promise<number>;
+}
 
-export async function resealCredentials(): Promise<{ key_id: string; resealed: Record<string, number> }> {
+/** The tables of sealed credentials, in the order they are resealed (and reported). */
+const purposes: CredentialsPurpose[] = ['portal_account', 'payment_provider_account'];
+
+/**
+ * Seals again every value of the tables given; answers the current key's id and
+ * how many rows of each table were sealed again. Every table's values are bound to their row.
+ */
+export async function resealTables(tables: Record<CredentialsPurpose, SealedCredentialsTable>): Promise<{ key_id: string; resealed: Record<string, number> }> {
   const key = config().credentialsKey;
   if (!key) throw new CredentialsError('CREDENTIALS_KEY is not set: nothing can be sealed again');
   const current = key.id;
   const resealed: Record<string, number> = {};
-  for (const table of tables) {
-    const bind = boundTables.has(table);
-    const rows = (await db()(table)
-      .select('id', 'credentials')
-      .whereNotNull('credentials')
-      .where((q) => {
-        q.whereRaw("split_part(credentials, '.', 2) <> ?", [current]);
-        if (bind) q.orWhereRaw("split_part(credentials, '.', 1) <> 'kc2'");
-      })) as {
-      id: number;
-      credentials: string;
-    }[];
-    resealed[table] = 0;
+  for (const purpose of purposes) {
+    const table = tables[purpose];
+    const rows = await table.toReseal(current);
+    resealed[purpose] = 0;
     for (const row of rows) {
-      if (sealedKeyId(row.credentials) === current && (!bind || isBoundToRow(row.credentials))) continue;
-      const rowId = bind ? row.id : undefined;
-      const sealed = sealCredentials(table, openCredentials(table, row.credentials, rowId), rowId);
-      // Only if nobody connected the account again meanwhile.
-      resealed[table] += await db()(table).where({ id: row.id, credentials: row.credentials }).update({ credentials: sealed });
+      if (sealedKeyId(row.credentials) === current && isBoundToRow(row.credentials)) continue;
+      const sealed = sealCredentials(purpose, openCredentials(purpose, row.credentials, row.id), row.id);
+      resealed[purpose] += await table.replaceSealed(row.id, row.credentials, sealed);
     }
   }
   return { key_id: current, resealed };

@@ -4,6 +4,8 @@
  * README.md beside this file has the decisions.
  */
 export { accountOf, AdminCommandError, adminUsage, explain, read, runAdminCommand } from './admin.cli';
+export { resealTables } from './credentials-reseal';
+export type { SealedCredentialsTable } from './credentials-reseal';
 export { personToApi } from './person.service';
 export {
   completeAmazonConsent,

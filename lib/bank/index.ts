@@ -6,6 +6,7 @@
 export { bankUsage, runBankCommand } from './bank.cli';
 export { bankProcessors } from './bank.processor';
 export { bankSearch, bankSearchRepository } from './bank.search';
+export { providerAccountCredentialsRepository } from './provider/provider-account.repository';
 export { createTransfer } from './bank.service';
 export { bankCreateType } from './bank.type';
 export type { BankInput } from './bank.type';

@@ -5,7 +5,7 @@
  */
 export { portalAccountFetchRepository, portalAccountRefRepository } from './portal-account-use.repository';
 export type { ImportAccountRow } from './portal-account-use.repository';
-export { portalAccountRepository } from './portal-account.repository';
+export { portalAccountCredentialsRepository, portalAccountRepository } from './portal-account.repository';
 export type { PortalAccountRow } from './portal-account.repository';
 export { checkMentionedPortalAccounts, getPortalAccount, ownPortalAccountId, portalAccountToApi, resolveRequestPortalAccount } from './portal-account.service';
 export type { PortalAccountRef } from './portal-account.service';

@@ -70,3 +70,28 @@ export const portalAccountRepository = {
     return db()('portal_account').where({ account_id: accountId, is_default: true }).first();
   },
 };
+
+/**
+ * The portal accounts' side of `kontor credentials reseal` (lib/admin/credentials-reseal.ts, run
+ * by bin/credentials-reseal.ts): an operator's command over every seller, so these two are not
+ * scoped by account. Portal accounts' values are bound to their row (kc2, lib/secret).
+ */
+export const portalAccountCredentialsRepository = {
+  /**
+   * The rows whose credentials need sealing again: sealed with another key than `keyId`, or not
+   * yet bound to their row (kc1). The format is lib/secret's `kc2.<key id>.…`; the caller checks
+   * each value again with lib/secret's own readers.
+   */
+  async toReseal(keyId: string): Promise<{ id: number; credentials: string }[]> {
+    const rows = await db()('portal_account')
+      .select('id', 'credentials')
+      .whereNotNull('credentials')
+      .where((q) => q.whereRaw("split_part(credentials, '.', 2) <> ?", [keyId]).orWhereRaw("split_part(credentials, '.', 1) <> 'kc2'"));
+    return rows.flatMap((row) => (row.credentials === null ? [] : [{ id: row.id, credentials: row.credentials }]));
+  },
+
+  /** Replaces a row's sealed credentials only if they are still those read (nobody connected the account again meanwhile); 1 if replaced, else 0. */
+  async replaceSealed(id: number, read: string, sealed: string | null): Promise<number> {
+    return db()('portal_account').where({ id, credentials: read }).update({ credentials: sealed });
+  },
+};

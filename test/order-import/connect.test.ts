@@ -1,16 +1,18 @@
 import { expect } from 'chai';
 import crypto from 'node:crypto';
 import { config, setConfig } from '../../config';
-import { resealCredentials } from '../../lib/admin/credentials-reseal';
+import { resealCredentials } from '../../bin/credentials-reseal';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
+import { providerAccountCredentialsRepository } from '../../lib/bank/provider/provider-account.repository';
 import { connectProvider } from '../../lib/bank/provider/provider-account.service';
 import { db } from '../../lib/db/knex';
 import { queueOrderImports } from '../../lib/order-import/order-import.request';
 import { queues } from '../../lib/queue/queue.registry';
 import { schedules } from '../../lib/queue/schedules';
+import { portalAccountCredentialsRepository } from '../../lib/portal-account/portal-account.repository';
 import { portalTargetRepository } from '../../lib/portal-account/portal-target.repository';
-import { openCredentials } from '../../lib/secret/credentials';
+import { openCredentials, sealCredentials } from '../../lib/secret/credentials';
 import { endpoints } from '../../server/routes';
 import * as orderImportMigration from '../../lib/db/migrations/20261124_0200_order_import';
 import { JsonConnectorAdapter } from '../../lib/portals/json-connector.adapter';
@@ -168,6 +170,31 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
       portalTargetRepository.forget(seller.id, id);
     }
     expect((await rawRow(id)).credentials).to.match(/^kc2\.test\./);
+  });
+
+  it('when support runs kontor credentials reseal, then a value sealed for its table only is bound to its row, a row changed since it was read is left as it is, and an argument is refused', async () => {
+    const seller = await newSeller();
+    const { id } = await connectProvider(seller.id, { name: 'PayPal', clientId: 'pp-client', clientSecret: 'pp-secret-8' });
+    const credentials = { client_id: 'pp-client', client_secret: 'pp-secret-8' };
+    await db()('payment_provider_account')
+      .where({ id })
+      .update({ credentials: sealCredentials('payment_provider_account', credentials) });
+    const res = await kontor('credentials', 'reseal');
+    expect(res.code, res.err).to.equal(0);
+    const result = JSON.parse(res.out) as { key_id: string; resealed: Record<string, number> };
+    expect(result.key_id).to.equal('test');
+    expect(Object.keys(result.resealed)).to.deep.equal(['portal_account', 'payment_provider_account']);
+    expect(result.resealed.payment_provider_account).to.be.at.least(1);
+    const row = (await db()('payment_provider_account').where({ id }).first()) as { credentials: string };
+    expect(row.credentials).to.match(/^kc2\.test\./);
+    expect(openCredentials('payment_provider_account', row.credentials, id)).to.deep.equal(credentials);
+    // The owners' guarded writes: a value other than the one read (connected again meanwhile) stays.
+    expect(await providerAccountCredentialsRepository.replaceSealed(id, 'kc1.test.read-before', null)).to.equal(0);
+    expect(await portalAccountCredentialsRepository.replaceSealed(seller.portalAccountId, 'kc1.test.read-before', null)).to.equal(0);
+    expect((await db()('payment_provider_account').where({ id }).first())!.credentials).to.equal(row.credentials);
+    const extra = await kontor('credentials', 'reseal', 'now');
+    expect(extra.code).to.equal(1);
+    expect(extra.err).to.contain('unexpected argument now');
   });
 
   it('when a portal is reached through a connector, then its own adapter answers for its real connector and the JSON connector with its facts otherwise', () => {

@@ -50,3 +50,27 @@ export const providerAccountRepository = {
     await db()('payment_provider_account').where({ account_id: accountId, id }).update({ last_error: message });
   },
 };
+
+/**
+ * The payment provider accounts' side of `kontor credentials reseal` (lib/admin/credentials-reseal.ts,
+ * run by bin/credentials-reseal.ts): an operator's command over every seller, so these two are not
+ * scoped by account. Their values are bound to their row (kc2, lib/secret).
+ */
+export const providerAccountCredentialsRepository = {
+  /**
+   * The rows whose credentials need sealing again: sealed with another key than `keyId`, or not
+   * yet bound to their row (kc1). The format is lib/secret's `kc2.<key id>.…`; the caller checks
+   * each value again with lib/secret's own readers.
+   */
+  async toReseal(keyId: string): Promise<{ id: number; credentials: string }[]> {
+    return db()('payment_provider_account')
+      .select<{ id: number; credentials: string }[]>('id', 'credentials')
+      .whereNotNull('credentials')
+      .where((q) => q.whereRaw("split_part(credentials, '.', 2) <> ?", [keyId]).orWhereRaw("split_part(credentials, '.', 1) <> 'kc2'"));
+  },
+
+  /** Replaces a row's sealed credentials only if they are still those read (nobody connected the account again meanwhile); 1 if replaced, else 0. */
+  async replaceSealed(id: number, read: string, sealed: string | null): Promise<number> {
+    return db()('payment_provider_account').where({ id, credentials: read }).update({ credentials: sealed });
+  },
+};
