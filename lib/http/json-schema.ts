@@ -121,7 +121,9 @@ function withAllowed(schema: JsonSchema, d: Full): JsonSchema {
   const extra = [...(d.flags?.only ? [] : (d.allow ?? [])), ...(d.flags?.empty?.allow ?? [])].filter((v) => typeof v !== 'object' || v === null);
   const invalid = d.invalid?.filter((v) => typeof v !== 'object' || v === null) ?? [];
   let out = schema;
-  if (extra.length) out = { anyOf: [out, { enum: extra }] };
+  // A trimmed text that allows '' takes spaces alone too: they trim to ''.
+  const blank = d.type === 'string' && extra.includes('') && isTrimmed(d) ? [{ type: 'string', pattern: '^\\s*$' }] : [];
+  if (extra.length) out = { anyOf: [out, { enum: extra }, ...blank] };
   if (invalid.length) out = { allOf: [out, { not: { enum: invalid } }] };
   return out;
 }
@@ -167,8 +169,11 @@ function requestType(d: Full): JsonSchema {
   }
 }
 
+/** Joi trims the text before its other rules (and before its allowed values are compared). */
+const isTrimmed = (d: Full): boolean => hasRule(d, 'trim') || d.rules?.some((r) => r.name === 'trim' && r.args?.enabled !== false) === true;
+
 function stringRequest(d: Full): JsonSchema {
-  const trimmed = hasRule(d, 'trim') || d.rules?.some((r) => r.name === 'trim' && r.args?.enabled !== false) === true;
+  const trimmed = isTrimmed(d);
   const caseRule = hasRule(d, 'case');
   const out: JsonSchema = { type: 'string' };
   const patterns = (d.rules ?? []).filter((r) => r.name === 'pattern').map((r) => patternOf(String(r.args?.regex), caseRule, trimmed));
