@@ -1934,7 +1934,7 @@ export interface components {
         price?: (number | string) | (string & unknown);
         tax?: (number | string) | (string & unknown);
         weight?: (number | string) | (string & unknown);
-        size?: (string & unknown) | '';
+        size?: (string & unknown) | '' | string;
         condition_id?: number | string;
         manufacturer?: string | '';
         mpn?: string | '';
@@ -1947,7 +1947,7 @@ export interface components {
         quantity_min?: number | string;
         quantity_reserved?: number | string;
         quantity_reserved_2?: number | string;
-        quantity_ordered_date?: (string & unknown) | '';
+        quantity_ordered_date?: (string & unknown) | '' | string;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly quantity_available?: unknown;
         picture?: {
@@ -2110,8 +2110,8 @@ export interface components {
           price?: (number | string) | (string & unknown);
           location?: string | '';
           price_min?: string | '';
-          delivery_time?: (string & unknown) | '';
-          ean?: (string & unknown) | '';
+          delivery_time?: (string & unknown) | '' | string;
+          ean?: (string & unknown) | '' | string;
           category_id?: string | '';
           description_id?: number | string;
           picture?: (string | '')[] | ((string | '') & unknown);
@@ -2129,7 +2129,7 @@ export interface components {
           /** @enum {unknown} */
           id_type?: 'ASIN' | 'ISBN' | 'UPC' | 'EAN' | '';
           prime_template?: string | '';
-          availibility_date?: (string & unknown) | '';
+          availibility_date?: (string & unknown) | '' | string;
           category_id?: string | '';
           quantity?: (number | string) | (string | '');
           price?: (number | string) | (string & unknown);
@@ -2178,11 +2178,11 @@ export interface components {
                 is_delivery_time?: boolean | string | (1 | 0);
                 is_active?: boolean | string | (1 | 0);
               };
-              restock_date?: (string & unknown) | '';
+              restock_date?: (string & unknown) | '' | string;
               condition_id?: number | string;
               /** @enum {unknown} */
               is_adult?: 0 | 1 | 2;
-              availability_date?: (string & unknown) | '';
+              availability_date?: (string & unknown) | '' | string;
               sortorder?: number | string;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
@@ -2193,8 +2193,8 @@ export interface components {
                 is_active?: boolean | string | (1 | 0);
                 price?: ((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown);
                 date?: {
-                  from?: (string & unknown) | '';
-                  to?: (string & unknown) | '';
+                  from?: (string & unknown) | '' | string;
+                  to?: (string & unknown) | '' | string;
                 };
                 quantity?: number | string;
               };
@@ -2234,11 +2234,11 @@ export interface components {
                 is_delivery_time?: boolean | string | (1 | 0);
                 is_active?: boolean | string | (1 | 0);
               };
-              restock_date?: (string & unknown) | '';
+              restock_date?: (string & unknown) | '' | string;
               condition_id?: number | string;
               /** @enum {unknown} */
               is_adult?: 0 | 1 | 2;
-              availability_date?: (string & unknown) | '';
+              availability_date?: (string & unknown) | '' | string;
               sortorder?: number | string;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
@@ -2249,8 +2249,8 @@ export interface components {
                 is_active?: boolean | string | (1 | 0);
                 price?: ((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown);
                 date?: {
-                  from?: (string & unknown) | '';
-                  to?: (string & unknown) | '';
+                  from?: (string & unknown) | '' | string;
+                  to?: (string & unknown) | '' | string;
                 };
                 quantity?: number | string;
               };
@@ -2293,7 +2293,7 @@ export interface components {
           tax_class?: string | '';
           is_new?: boolean | string | (1 | 0);
           is_daily_price?: boolean | string | (1 | 0);
-          newness_date?: (string & unknown) | '';
+          newness_date?: (string & unknown) | '' | string;
           price_quantity?: number | string;
           min_order_quantity?: (number | string) | (string & unknown);
           order_quantity_interval?: (number | string) | (string & unknown);
@@ -2301,8 +2301,8 @@ export interface components {
           quantity_alert?: number | string;
           delivery_time?: number | string;
           is_available?: boolean | string | (1 | 0);
-          availability_date?: (string & unknown) | '';
-          expiry_date?: (string & unknown) | '';
+          availability_date?: (string & unknown) | '' | string;
+          expiry_date?: (string & unknown) | '' | string;
           is_download_product?: boolean | string | (1 | 0);
           is_default?: boolean | string | (1 | 0);
           price?: (number | string) | (string & unknown);
@@ -3319,7 +3319,7 @@ export interface components {
         price?: (number | string) | (string & unknown);
         tax?: (number | string) | (string & unknown);
         weight?: (number | string) | (string & unknown);
-        size?: (string & unknown) | '';
+        size?: (string & unknown) | '' | string;
         condition_id?: number | string;
         manufacturer?: string | '';
         mpn?: string | '';
@@ -3332,7 +3332,7 @@ export interface components {
         quantity_min?: number | string;
         quantity_reserved?: number | string;
         quantity_reserved_2?: number | string;
-        quantity_ordered_date?: (string & unknown) | '';
+        quantity_ordered_date?: (string & unknown) | '' | string;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly quantity_available?: unknown;
         picture?: {
@@ -3495,8 +3495,8 @@ export interface components {
           price?: (number | string) | (string & unknown);
           location?: string | '';
           price_min?: string | '';
-          delivery_time?: (string & unknown) | '';
-          ean?: (string & unknown) | '';
+          delivery_time?: (string & unknown) | '' | string;
+          ean?: (string & unknown) | '' | string;
           category_id?: string | '';
           description_id?: number | string;
           picture?: (string | '')[] | ((string | '') & unknown);
@@ -3514,7 +3514,7 @@ export interface components {
           /** @enum {unknown} */
           id_type?: 'ASIN' | 'ISBN' | 'UPC' | 'EAN' | '';
           prime_template?: string | '';
-          availibility_date?: (string & unknown) | '';
+          availibility_date?: (string & unknown) | '' | string;
           category_id?: string | '';
           quantity?: (number | string) | (string | '');
           price?: (number | string) | (string & unknown);
@@ -3563,11 +3563,11 @@ export interface components {
                 is_delivery_time?: boolean | string | (1 | 0);
                 is_active?: boolean | string | (1 | 0);
               };
-              restock_date?: (string & unknown) | '';
+              restock_date?: (string & unknown) | '' | string;
               condition_id?: number | string;
               /** @enum {unknown} */
               is_adult?: 0 | 1 | 2;
-              availability_date?: (string & unknown) | '';
+              availability_date?: (string & unknown) | '' | string;
               sortorder?: number | string;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
@@ -3578,8 +3578,8 @@ export interface components {
                 is_active?: boolean | string | (1 | 0);
                 price?: ((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown);
                 date?: {
-                  from?: (string & unknown) | '';
-                  to?: (string & unknown) | '';
+                  from?: (string & unknown) | '' | string;
+                  to?: (string & unknown) | '' | string;
                 };
                 quantity?: number | string;
               };
@@ -3619,11 +3619,11 @@ export interface components {
                 is_delivery_time?: boolean | string | (1 | 0);
                 is_active?: boolean | string | (1 | 0);
               };
-              restock_date?: (string & unknown) | '';
+              restock_date?: (string & unknown) | '' | string;
               condition_id?: number | string;
               /** @enum {unknown} */
               is_adult?: 0 | 1 | 2;
-              availability_date?: (string & unknown) | '';
+              availability_date?: (string & unknown) | '' | string;
               sortorder?: number | string;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
@@ -3634,8 +3634,8 @@ export interface components {
                 is_active?: boolean | string | (1 | 0);
                 price?: ((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown);
                 date?: {
-                  from?: (string & unknown) | '';
-                  to?: (string & unknown) | '';
+                  from?: (string & unknown) | '' | string;
+                  to?: (string & unknown) | '' | string;
                 };
                 quantity?: number | string;
               };
@@ -3678,7 +3678,7 @@ export interface components {
           tax_class?: string | '';
           is_new?: boolean | string | (1 | 0);
           is_daily_price?: boolean | string | (1 | 0);
-          newness_date?: (string & unknown) | '';
+          newness_date?: (string & unknown) | '' | string;
           price_quantity?: number | string;
           min_order_quantity?: (number | string) | (string & unknown);
           order_quantity_interval?: (number | string) | (string & unknown);
@@ -3686,8 +3686,8 @@ export interface components {
           quantity_alert?: number | string;
           delivery_time?: number | string;
           is_available?: boolean | string | (1 | 0);
-          availability_date?: (string & unknown) | '';
-          expiry_date?: (string & unknown) | '';
+          availability_date?: (string & unknown) | '' | string;
+          expiry_date?: (string & unknown) | '' | string;
           is_download_product?: boolean | string | (1 | 0);
           is_default?: boolean | string | (1 | 0);
           price?: (number | string) | (string & unknown);
@@ -4683,7 +4683,7 @@ export interface components {
         readonly id?: unknown;
         name?: string | '';
         icon_id?: string | '';
-        language_iso2?: (string & unknown) | '';
+        language_iso2?: (string & unknown) | '' | string;
         long?: string | '';
         short?: string | '';
         alternative_title?: string | '';
@@ -4711,7 +4711,7 @@ export interface components {
         readonly id?: unknown;
         name?: string | '';
         icon_id?: string | '';
-        language_iso2?: (string & unknown) | '';
+        language_iso2?: (string & unknown) | '' | string;
         long?: string | '';
         short?: string | '';
         alternative_title?: string | '';
@@ -5014,12 +5014,12 @@ export interface components {
             city?: (string | null) | '';
             province?: (string | null) | '';
             country?: (string | null) | '';
-            country_iso2?: ((string & unknown) | null) | '';
+            country_iso2?: ((string & unknown) | null) | '' | string;
           } | null;
         };
         shipping?: {
           fee?: ((number | string) | (string & unknown)) | null;
-          date?: ((string & unknown) | null) | '';
+          date?: ((string & unknown) | null) | '' | string;
           deliverer?: (string | null) | '';
           code?: (string | null) | '';
           method?: (string | null) | '';
@@ -5032,7 +5032,7 @@ export interface components {
             city?: (string | null) | '';
             province?: (string | null) | '';
             country?: (string | null) | '';
-            country_iso2?: ((string & unknown) | null) | '';
+            country_iso2?: ((string & unknown) | null) | '' | string;
           } | null;
           platform_status?: ('ok' | 'partially_ok' | 'error' | '') | null;
           /** @description Read only: a value sent is ignored with a read_only_field warning. */
@@ -5164,12 +5164,12 @@ export interface components {
             city?: (string | null) | '';
             province?: (string | null) | '';
             country?: (string | null) | '';
-            country_iso2?: ((string & unknown) | null) | '';
+            country_iso2?: ((string & unknown) | null) | '' | string;
           } | null;
         } | null;
         shipping?: {
           fee?: ((number | string) | (string & unknown)) | null;
-          date?: ((string & unknown) | null) | '';
+          date?: ((string & unknown) | null) | '' | string;
           deliverer?: (string | null) | '';
           code?: (string | null) | '';
           method?: (string | null) | '';
@@ -5182,7 +5182,7 @@ export interface components {
             city?: (string | null) | '';
             province?: (string | null) | '';
             country?: (string | null) | '';
-            country_iso2?: ((string & unknown) | null) | '';
+            country_iso2?: ((string & unknown) | null) | '' | string;
           } | null;
           platform_status?: ('ok' | 'partially_ok' | 'error' | '') | null;
           /** @description Read only: a value sent is ignored with a read_only_field warning. */
