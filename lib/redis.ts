@@ -117,6 +117,18 @@ export function atTurnWrite(add: () => void): void {
   lastMoment.push(add);
 }
 
+let afterWrite: (() => void)[] = [];
+
+/**
+ * Resolves once the commands queued for this turn (so far) are written to Redis's socket, at once
+ * when none are queued. What a process answers after that cannot reach another process (a client's
+ * next call through another web host) before they reach Redis.
+ */
+export function turnWritten(): Promise<void> {
+  if (turn.length === 0 && lastMoment.length === 0) return Promise.resolve();
+  return new Promise((resolve) => afterWrite.push(resolve));
+}
+
 function writeTurn(): void {
   const adds = lastMoment;
   lastMoment = [];
@@ -129,6 +141,9 @@ function writeTurn(): void {
   stream?.cork();
   for (const send of sends) send();
   stream?.uncork();
+  const written = afterWrite;
+  afterWrite = [];
+  for (const resolve of written) resolve();
 }
 
 /**

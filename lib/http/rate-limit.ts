@@ -3,7 +3,7 @@ import { config } from '../../config';
 import { movedTime } from '../clock';
 import { DomainError, throttled, dependencyUnavailable } from '../errors';
 import { log } from '../log';
-import { atTurnWrite, callGroupOf, isSlotError, luaNow, redisScript } from '../redis';
+import { atTurnWrite, callGroupOf, isSlotError, luaNow, redisScript, turnWritten } from '../redis';
 
 export interface RateLimitState {
   limit: number;
@@ -221,14 +221,14 @@ const callsKey = (accountId: number) => `${accountTag(accountId)}:calls`;
  * through (logged): limits protect the service, they must not take it down. Keys a Redis Cluster
  * refuses as spanning slots are a defect, not an outage: 503, never let through.
  */
-export async function acquire(accountId: number, weightTenths: number): Promise<{ state: RateLimitState | null; release: () => void }> {
+export async function acquire(accountId: number, weightTenths: number): Promise<{ state: RateLimitState | null; release: () => Promise<void> }> {
   const requestId = `${processTag}:${(callCount += 1)}`;
   const admission = await new Promise<Admission | null | 'refused'>((settle) => {
     acquires.push({ accountId, weightTenths, requestId, settle });
     queueFlush();
   });
   if (admission === 'refused') throw dependencyUnavailable('redis');
-  if (!admission) return { state: null, release: () => undefined };
+  if (!admission) return { state: null, release: () => Promise.resolve() };
   const { used, limit, admitted, nowSeconds, window } = admission;
   const { rateLimitWindowSeconds, concurrentCallsPerAccount } = config();
   const reset = (window + 1) * rateLimitWindowSeconds;
@@ -246,9 +246,10 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
   return {
     state,
     release: () => {
-      if (released) return;
+      if (released) return Promise.resolve();
       released = true;
       queueRelease(calls, requestId);
+      return turnWritten();
     },
   };
 }

@@ -99,7 +99,10 @@ function mountPath(router: Router, path: string, group: Endpoint[]): void {
 function handlerFor(e: Endpoint) {
   return async (req: Request, res: Response): Promise<void> => {
     const context = req.context;
-    let release = () => undefined as void;
+    // The call's slot is handed back before its answer is written (release resolves once the
+    // release is on Redis's socket): a client that sends its next call on the answer, through
+    // another web host, must not find this one still in flight (document 1: one call at a time).
+    let release = (): Promise<void> => Promise.resolve();
     let claim: Claim | undefined;
     try {
       // The caller first: an unknown token or a missing scope is answered before the body is read.
@@ -136,7 +139,10 @@ function handlerFor(e: Endpoint) {
       // request refused as invalid leaves its key free for the corrected request.
       if (key && caller) {
         claim = await claimRequest(key, req, caller, e, input, body);
-        if (claim.replay) return sendReplay(req, res, claim.replay);
+        if (claim.replay) {
+          await release();
+          return sendReplay(req, res, claim.replay);
+        }
       }
       // Jobs queued by the handler carry the request id (lib/queue/outbox.ts).
       const result = await withRequestId(context.id, () => e.run({ request: context, caller, params, body, query, search }), false);
@@ -147,6 +153,7 @@ function handlerFor(e: Endpoint) {
         const name = e.response[0]!;
         payload[name] = project(payload[name] as Record<string, unknown>, search.select, e.select.alwaysSelected);
       }
+      await release();
       await send(req, res, claim, {
         status: result.status ?? 200,
         envelope: successEnvelope(payload, context.warnings),
@@ -157,9 +164,10 @@ function handlerFor(e: Endpoint) {
       if (!bodyRead(req)) res.setHeader('Connection', 'close');
       const error = toDomainError(err, context.log);
       const envelope = errorEnvelope(error.items(), err instanceof DomainError ? context.warnings : []);
+      await release();
       await send(req, res, claim, { status: error.status, envelope, headers: errorHeaders(error) });
     } finally {
-      release();
+      void release();
     }
   };
 }
