@@ -170,7 +170,9 @@ describe('several hosts (network namespaces): two web hosts behind a proxy, two 
         200,
       ).catch((err: Error) => {
         const shown = sandbox.state.quantities(String(seller.portalAccountId));
-        throw new Error(`${err.message}; expected ${JSON.stringify([...expected])}, shown ${JSON.stringify(shown)}`);
+        // What the hosts' processes said last: a stalled pipeline names itself there.
+        const said = [...running].map(([host, children]) => children.map((c) => `--- ${host}:\n${c.output().slice(-1500)}`).join('\n')).join('\n');
+        throw new Error(`${err.message}; expected ${JSON.stringify([...expected])}, shown ${JSON.stringify(shown)}\n${said}`);
       });
       const taken = await db()('sales_order').where({ account_id: seller.id }).count<{ count: string }[]>('* as count');
       expect(Number(taken[0]!.count), 'orders taken, each once').to.equal(orders);

@@ -29,6 +29,10 @@ export async function startCuttableProxy(targetPort: number, targetHost = '127.0
     });
     inbound.on('end', () => outbound.end());
     outbound.on('end', () => inbound.end());
+    // A side that goes away without its end (a killed process's reset) takes the other with it,
+    // as TCP tells the peer: else Postgres would keep a killed worker's transaction, and its locks, open.
+    inbound.on('close', () => outbound.destroy());
+    outbound.on('close', () => inbound.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, listenHost, resolve));
   const port = (server.address() as net.AddressInfo).port;
