@@ -22,19 +22,26 @@ declare module 'knex/types/tables' {
   }
 }
 
+/** A listing's key in portal_listing (its unique index): an item, at a portal account, by a lister. */
+export interface ListingKey {
+  accountId: number;
+  stockId: number;
+  portal: PortalId;
+  portalAccountId: number;
+  listerId: string;
+}
+
+const keyColumns = (key: ListingKey) => ({
+  account_id: key.accountId,
+  stock_id: key.stockId,
+  portal: key.portal,
+  portal_account_id: key.portalAccountId,
+  lister_id: key.listerId,
+});
+
 export const portalListingRepository = {
-  async listing(
-    knex: Knex,
-    accountId: number,
-    stockId: number,
-    portal: PortalId,
-    portalAccountId: number,
-    listerId: string,
-  ): Promise<{ portal_item_id: string | null; status: string } | undefined> {
-    return knex('portal_listing')
-      .select('portal_item_id', 'status')
-      .where({ account_id: accountId, stock_id: stockId, portal, portal_account_id: portalAccountId, lister_id: listerId })
-      .first();
+  async listing(knex: Knex, key: ListingKey): Promise<{ portal_item_id: string | null; status: string } | undefined> {
+    return knex('portal_listing').select('portal_item_id', 'status').where(keyColumns(key)).first();
   },
 
   /** A portal item id given as AUCTIONA_<id>: the listing it names, if it is the account's. */
@@ -51,27 +58,9 @@ export const portalListingRepository = {
     return knex('portal_listing').select('stock_id', 'portal_item_id').where({ account_id: accountId, id, status: 'listed' }).first();
   },
 
-  async saveListing(
-    knex: Knex,
-    accountId: number,
-    stockId: number,
-    portal: PortalId,
-    portalAccountId: number,
-    listerId: string,
-    portalItemId: string | null,
-    status: 'listed' | 'ended',
-  ): Promise<void> {
+  async saveListing(knex: Knex, key: ListingKey, portalItemId: string | null, status: 'listed' | 'ended'): Promise<void> {
     await knex('portal_listing')
-      .insert({
-        account_id: accountId,
-        stock_id: stockId,
-        portal,
-        portal_account_id: portalAccountId,
-        lister_id: listerId,
-        portal_item_id: portalItemId,
-        status,
-        updated_at: knex.fn.now(),
-      })
+      .insert({ ...keyColumns(key), portal_item_id: portalItemId, status, updated_at: knex.fn.now() })
       .onConflict(['account_id', 'stock_id', 'portal', 'portal_account_id', 'lister_id'])
       .merge({ portal_item_id: knex.raw('COALESCE(EXCLUDED.portal_item_id, portal_listing.portal_item_id)'), status, updated_at: knex.fn.now() });
   },

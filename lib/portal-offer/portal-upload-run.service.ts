@@ -6,7 +6,7 @@ import type { PortalUploadJob } from '../queue';
 import { adapterFor, PortalId, waitForPortalSlot } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
-import { portalListingRepository } from './portal-listing.repository';
+import { ListingKey, portalListingRepository } from './portal-listing.repository';
 
 /**
  * Runs one part of a portal upload in the worker: list (returns the portal's item id), revise
@@ -16,30 +16,30 @@ import { portalListingRepository } from './portal-listing.repository';
 export async function runPortalUpload(job: PortalUploadJob, jobId: string): Promise<Record<string, unknown>> {
   const portal = job.portal as PortalId;
   const knex = db();
-  const listerId = job.listerId ?? '';
+  const key: ListingKey = { accountId: job.accountId, stockId: job.stockId, portal, portalAccountId: job.portalAccountId, listerId: job.listerId ?? '' };
   const target = await portalTargetRepository.target(knex, job.accountId, job.portalAccountId);
   if (!target) throw noLongerExists(`portal account ${job.portalAccountId}`);
   const adapter = adapterFor(portal, target.connector);
   await waitForPortalSlot(portal, job.portalAccountId);
   if (job.action === 'delete') {
-    const listing = await portalListingRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
+    const listing = await portalListingRepository.listing(knex, key);
     // Channels that address offers by SKU (eBay) need the item's SKU; a deleted item has none left.
     const item = await stockPortalRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
     await adapter.end(target, job.stockId, job.liveId ?? listing?.portal_item_id ?? null, jobId, item);
-    await portalListingRepository.saveListing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId, null, 'ended');
+    await portalListingRepository.saveListing(knex, key, null, 'ended');
     return { action: 'delete', portal };
   }
   const item = await stockPortalRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
   if (!item) throw noLongerExists(`stock item ${job.stockId}`);
   if (job.action === 'revise') {
-    const listing = await portalListingRepository.listing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId);
+    const listing = await portalListingRepository.listing(knex, key);
     const portalItemId = job.liveId ?? listing?.portal_item_id;
     if (!portalItemId) throw domainError('no_live_listing', `${portal}: item ${job.stockId} has no live offer to revise`);
     await adapter.revise(target, item, portalItemId, job.reviseValues ?? [], jobId);
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }
   const { portalItemId } = await adapter.list(target, item, jobId);
-  await portalListingRepository.saveListing(knex, job.accountId, job.stockId, portal, job.portalAccountId, listerId, portalItemId, 'listed');
+  await portalListingRepository.saveListing(knex, key, portalItemId, 'listed');
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
   await ciaRepository.forgetAck(knex, job.accountId, job.stockId, portal, job.portalAccountId);
   await queues().add('cia.adjust', { accountId: job.accountId, stockId: job.stockId, reason: 'portal listed' }, `cia-listed-${jobId}`);

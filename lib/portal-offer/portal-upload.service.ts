@@ -101,7 +101,7 @@ async function liveIdOf(
     if (!row || row.stock_id !== stockId || !row.portal_item_id) throw domainError('unknown_live_listing', `live listing ${live} does not exist for this item`);
     return row.portal_item_id;
   }
-  const listing = await portalListingRepository.listing(trx, accountId, stockId, 'auction_a', portalAccountId, listerId);
+  const listing = await portalListingRepository.listing(trx, { accountId, stockId, portal: 'auction_a', portalAccountId, listerId });
   if (!listing?.portal_item_id || listing.status !== 'listed') throw domainError('no_live_listing', 'the item has no live auction_a listing to revise');
   return listing.portal_item_id;
 }
