@@ -102,7 +102,7 @@ describe('authentication (document 1, Authentication)', () => {
       const rows = await db()('access_token').where({ account_id: seller.id });
       expect(rows.some((r) => r.token_hash === token)).to.equal(false);
       expect(JSON.stringify(rows)).not.to.contain(token);
-      const account = await db()('account').where({ id: seller.id }).first();
+      const account = (await db()('account').where({ id: seller.id }).first())!;
       expect(account.password_hash).to.match(/^scrypt\$/);
       expect(account.password_hash).not.to.contain(seller.password);
     });

@@ -9,14 +9,27 @@ export interface AccountRow {
   address: Record<string, string> | null;
   settings: Record<string, unknown>;
   is_banking_active: boolean;
+  /** Whether quantity_available also subtracts the auction_a listed quantity (document 2); support may switch it off. */
+  is_auction_a_quantity_subtracted: boolean;
   created_at: Date;
+}
+
+// The row type of account for Knex (declared once here, lib/account owns the table). Its JSON
+// columns are written as JSON text, as this repository writes them; a new account needs only its
+// login and password hash (the rest has defaults).
+type AccountJson = 'address' | 'settings';
+type AccountWrite = Partial<Omit<AccountRow, 'id' | AccountJson>> & { address?: string | null; settings?: string };
+declare module 'knex/types/tables' {
+  interface Tables {
+    account: Knex.CompositeTableType<AccountRow, AccountWrite & Pick<AccountRow, 'login' | 'password_hash'>, AccountWrite>;
+  }
 }
 
 /** The seller accounts (document 1: users). An account is its own tenant. */
 export const accountRepository = {
   async insert(trx: Knex.Transaction, login: string, passwordHash: string): Promise<number> {
     const [row] = await trx('account').insert({ login, password_hash: passwordHash }).returning('id');
-    return (row as { id: number }).id;
+    return row!.id;
   },
 
   async findByLogin(login: string): Promise<AccountRow | undefined> {

@@ -7,11 +7,23 @@ export interface PersonRow {
   name: string;
 }
 
+/** A row of person as stored (PersonRow and its creation time, which no caller reads). */
+interface PersonTableRow extends PersonRow {
+  created_at: Date;
+}
+
+// The row type of person for Knex (declared once here, lib/account owns the table).
+declare module 'knex/types/tables' {
+  interface Tables {
+    person: Knex.CompositeTableType<PersonTableRow, Pick<PersonTableRow, 'account_id' | 'name'>, Partial<Omit<PersonTableRow, 'id'>>>;
+  }
+}
+
 /** Persons (users of a seller account: assignees of tasks, causes of stock movements); scoped by account. */
 export const personRepository = {
   async insert(trx: Knex.Transaction, accountId: number, name: string): Promise<number> {
     const [row] = await trx('person').insert({ account_id: accountId, name }).returning('id');
-    return (row as { id: number }).id;
+    return row!.id;
   },
 
   async list(accountId: number): Promise<PersonRow[]> {

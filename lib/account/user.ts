@@ -66,7 +66,7 @@ export async function readUser(caller: Caller, warnings: Warning[]) {
 export async function updateUser(caller: Caller, update: UserUpdate): Promise<void> {
   if (!update.settings) return;
   await db().transaction(async (trx) => {
-    const row = (await trx('account').where({ id: caller.accountId }).forUpdate().first()) as AccountRow | undefined;
+    const row = await trx('account').where({ id: caller.accountId }).forUpdate().first();
     if (!row) throw notFound('account');
     await accountRepository.updateSettings(trx, caller.accountId, { ...row.settings, ...update.settings });
   });
