@@ -53,14 +53,12 @@ export type ChannelCreate = { written: WrittenOrder } | { refused: DomainError }
 export async function createChannelOrdersIn(trx: Knex.Transaction, caller: OrderCaller, inputs: OrderInput[]): Promise<ChannelCreate[]> {
   const { accountId } = caller;
   const stock = await StockBatch.forOrders(trx, accountId, inputs);
-  const writes = new OrderWrites(caller);
+  const writes = new OrderWrites(caller, stock);
   await writes.startRun(trx, inputs);
   const prepared: (DomainError | undefined)[] = [];
   for (const input of inputs) {
-    const itemStock = stock.forItem();
     try {
-      await planOrderCreate(trx, caller, input, 'order', itemStock, writes);
-      stock.adopt(itemStock);
+      await planOrderCreate(trx, caller, input, 'order', writes);
       prepared.push(undefined);
     } catch (err) {
       // Anything but a rule's refusal may have written half an order: the caller goes one by one.

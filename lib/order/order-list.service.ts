@@ -90,7 +90,7 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
     const inputs = items.flatMap((item) => (item.input ? [item.input] : []));
     const stock = await StockBatch.forOrders(trx, accountId, inputs);
     await takeCountersAhead(trx, accountId, inputs);
-    const writes = new OrderWrites(caller, true);
+    const writes = new OrderWrites(caller, stock, true);
     // Entries of planned creates: they get their order_id when their run is written.
     let awaiting: MultiStatusItem[] = [];
     const flush = async () => {
@@ -114,24 +114,23 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
           runFrom(items, index).map((i) => i.input),
         );
       const warnings = [...item.warnings];
-      const itemStock = stock.forItem();
       const entry = await runItem(
         trx,
         path,
         async (savepoint) => {
           if (!input) throw item.error;
-          let done: { code: number; id: string };
           if (planned) {
             // A planned create refuses before its first write: no savepoint needed.
-            await planOrderCreate(trx, caller, input, path, itemStock, writes);
-            done = { code: 201, id: '' };
-          } else {
-            done = await savepoint(async (t) => {
-              const written = await writeItem(t, caller, item, warnings, itemStock);
-              if (!batched) await itemStock.apply(t, accountId);
-              return written;
-            });
+            await planOrderCreate(trx, caller, input, path, writes);
+            return { code: 201, fields: { order_id: '' } };
           }
+          // Its stock joins the list's only when it succeeds.
+          const itemStock = stock.forItem();
+          const done = await savepoint(async (t) => {
+            const written = await writeItem(t, caller, item, warnings, new OrderWrites(caller, itemStock, true));
+            if (!batched) await itemStock.apply(t, accountId);
+            return written;
+          });
           stock.adopt(itemStock);
           return { code: done.code, fields: { order_id: done.id } };
         },
@@ -150,16 +149,18 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
   });
 }
 
-/** An item written on its own: an update (200), or a create as a batch of one (201). */
+/** An item written on its own, a batch of one of `writes`: an update (200), or a create (201). */
 async function writeItem(
   trx: Knex.Transaction,
   caller: OrderCaller,
   { path, orderId, input }: ListItem,
   warnings: Warning[],
-  stock: StockBatch,
+  writes: OrderWrites,
 ): Promise<{ code: number; id: string }> {
-  if (orderId === undefined) return { code: 201, id: (await writeOrderIn(trx, caller, input!, stock, { prefix: path, countersTaken: true })).id };
+  if (orderId === undefined) return { code: 201, id: (await writeOrderIn(trx, caller, input!, writes, path)).id };
   const { id: _id, ...changes } = input!;
-  await sellerCancelled(trx, caller.accountId, orderId, await updateOrderIn(trx, caller, orderId, changes, warnings, path, stock));
+  const update = await updateOrderIn(trx, caller, orderId, changes, warnings, path, writes);
+  await writes.flush(trx);
+  await sellerCancelled(trx, caller.accountId, orderId, update);
   return { code: 200, id: orderId };
 }

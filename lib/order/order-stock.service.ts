@@ -15,18 +15,29 @@ import type { LineRow } from './order.repository';
 /** A line about to be stored, before its stock link is settled. */
 export type LineDraft = Omit<LineRow, 'stock_id' | 'stock_taken'>;
 
-/** A stock change of an order write, held in its StockBatch until the batch is applied. */
-export interface HeldChange {
-  change: StockChange;
+/** A move of an order write's stock, planned (settle) before its order has an id. */
+export interface PlannedMove {
+  /** The item, as an ID_<stock id> reference. */
+  stockRef: string;
+  difference: number;
+  /** The movement's title. */
+  title: string;
   /** A line takes from the item: it must still exist when the batch is applied. */
   take?: { field: string; ref: string | null };
+}
+
+/** A planned move of a written order, held in its StockBatch until the batch is applied. */
+interface HeldChange {
+  change: StockChange;
+  take?: PlannedMove['take'];
 }
 
 /**
  * The stock side of a batch of order writes (one POST order/, order/list/'s creates and updates,
  * a channel page): each write's lines are settled against it (their references checked, their
- * changes held), and the caller applies it once, after the batch's orders are written: stock
- * items are the last locks of an order write (lib/order/README.md, lock order).
+ * moves planned), the batch's writer holds the moves of each order it writes under that order's
+ * id (OrderWrites.flush), and the caller applies it once, after the batch's orders are written:
+ * stock items are the last locks of an order write (lib/order/README.md, lock order).
  */
 export class StockBatch {
   private held: HeldChange[] = [];
@@ -41,18 +52,23 @@ export class StockBatch {
   }
 
   /**
-   * The lines to store of an order write, its stock changes joining the batch. `hold` is false
-   * while the order is cancelled: then no line holds stock. A line whose stock_align_id names no
-   * item of the account is a 400 naming that field, here, before anything of the order is written.
-   * `orderId` of a create not numbered yet: '' (OrderWrites names its movements when it numbers it).
+   * The lines to store of an order write and its stock moves, the batch unchanged (hold adds the
+   * moves once the order is written). `hold` is false while the order is cancelled: then no line
+   * holds stock. A line whose stock_align_id names no item of the account is a 400 naming that
+   * field, here, before anything of the order is written.
    */
-  async settle(trx: Knex.Transaction, accountId: number, write: LineStockWrite): Promise<{ lines: LineRow[]; held: HeldChange[] }> {
+  async settle(trx: Knex.Transaction, accountId: number, write: LineStockWrite): Promise<{ lines: LineRow[]; moves: PlannedMove[] }> {
     const plan = planLineStock(write);
     const unknown = plan.refs.filter((ref) => !this.known.has(ref));
     if (unknown.length > 0) for (const [ref, ids] of await matchStockRefs(trx, accountId, unknown, 'align')) this.known.set(ref, ids);
-    const held = resolvePlan(plan, this.known, write);
-    this.held.push(...held);
-    return { lines: plan.lines, held };
+    return { lines: plan.lines, moves: resolvePlan(plan, this.known, write.title) };
+  }
+
+  /** The moves of a written order, its movements naming it. */
+  hold(orderId: string, moves: PlannedMove[]): void {
+    for (const { take, ...move } of moves) {
+      this.held.push({ change: { stockRef: move.stockRef, difference: move.difference, cause: { title: move.title, orderId, personId: null } }, take });
+    }
   }
 
   /** A batch for one item of a list: it shares what is resolved, and joins this one only when adopted (the item succeeded). */
@@ -83,9 +99,8 @@ export class StockBatch {
   }
 }
 
-/** One order write's lines as settleLineStock sees them. */
+/** One order write's lines as settle sees them. */
 export interface LineStockWrite {
-  orderId: string;
   before: LineRow[];
   after: LineDraft[];
   hold: boolean;
@@ -160,14 +175,14 @@ function planLineStock({ before, after, hold, fieldPrefix }: LineStockWrite): Li
   return { lines, moves, checks, refs: [...checks.map((c) => c.ref), ...moves.map((m) => m.stockRef)] };
 }
 
-/** The plan's changes with their items; the lines get their stock_id. An unknown item a line names: 400. */
-function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, { orderId, title }: LineStockWrite): HeldChange[] {
+/** The plan's moves with their items; the lines get their stock_id. An unknown item a line names: 400. */
+function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, title: string): PlannedMove[] {
   for (const check of plan.checks) {
     const stockId = stockIdOf(check.ref, matches.get(check.ref));
     if (stockId === undefined) throw unknownItem(check.field, check.ref);
     check.line.stock_id = stockId;
   }
-  const held: HeldChange[] = [];
+  const planned: PlannedMove[] = [];
   for (const move of plan.moves) {
     const stockId = stockIdOf(move.stockRef, matches.get(move.stockRef));
     const takes = move.line !== undefined && move.difference < 0;
@@ -176,10 +191,12 @@ function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, { orde
       continue; // A put-back to an item deleted meanwhile has nowhere to go and is dropped.
     }
     if (takes) move.line!.stock_id = stockId;
-    held.push({
-      change: { stockRef: idRef(stockId), difference: move.difference, cause: { title, orderId, personId: null } },
+    planned.push({
+      stockRef: idRef(stockId),
+      difference: move.difference,
+      title,
       ...(takes ? { take: { field: move.field!, ref: move.line!.stock_align_id } } : {}),
     });
   }
-  return held;
+  return planned;
 }

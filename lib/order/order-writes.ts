@@ -16,7 +16,7 @@ import { DeferredWrites } from '../db';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue';
 import { invoiceJobsFor } from './order-invoice.service';
 import { giveInvoiceNumbers } from './order-paid';
-import type { HeldChange } from './order-stock.service';
+import type { PlannedMove, StockBatch } from './order-stock.service';
 import { LineRow, orderIdSuffix, OrderColumns, orderRepository } from './order.repository';
 import type { OrderInput } from './order.type';
 
@@ -27,17 +27,29 @@ export function orderIdOf(number: number, at: Date): string {
   return `${number}${orderIdSuffix(at)}`;
 }
 
-/** A new order ready to be written, without its number (and invoice number) yet. */
-export interface OrderDraft {
+/** What a write of an order plans: its columns and what follows from them. */
+interface OrderWritePlan {
   columns: Partial<OrderColumns>;
-  lines: LineRow[];
-  history: string[];
   events: EventType[];
   at: Date;
-  /** Its held-back stock changes: their movements name the order once it has its id. */
-  pending: HeldChange[];
-  /** Paid at creation: flush gives it its invoice number (planPaid). */
+  /** Its lines' stock moves: the writer holds them in its StockBatch under the order's id. */
+  moves: PlannedMove[];
+  /** It becomes paid: flush gives it its invoice number (planPaid). */
   needsInvoiceNumber: boolean;
+}
+
+/** A new order planned (planOrderCreate), without its number (and invoice number) yet. */
+export interface OrderCreatePlan extends OrderWritePlan {
+  lines: LineRow[];
+  history: string[];
+}
+
+/** A change of an order planned (updateOrderIn) over its row, read locked. */
+export interface OrderUpdatePlan extends OrderWritePlan {
+  orderId: string;
+  internalId: string;
+  /** Its lines when the change replaces them. */
+  lines?: LineRow[];
 }
 
 /** An order flush wrote: its order_id and its internal id (sales_order.internal_id). */
@@ -63,7 +75,8 @@ export async function takeCountersAhead(trx: Knex.Transaction, accountId: number
 }
 
 export class OrderWrites {
-  private drafts: OrderDraft[] = [];
+  private creates: OrderCreatePlan[] = [];
+  private updates: OrderUpdatePlan[] = [];
   /** The customers of the current run of creates (loaded when it starts, written by flush). */
   customers?: CustomerBook;
   /** Whether the invoice counter is locked already (takeCountersAhead, or an earlier run). */
@@ -73,9 +86,13 @@ export class OrderWrites {
 
   private readonly accountId: number;
 
-  /** scope: the caller's, so the run finds only the customers its grant covers (lib/customer). */
+  /**
+   * scope: the caller's, so the run finds only the customers its grant covers (lib/customer).
+   * stock: the batch the plans' lines are settled against, and their moves held in.
+   */
   constructor(
     private readonly scope: OrderScope,
+    readonly stock: StockBatch,
     countersTaken = false,
   ) {
     this.accountId = scope.accountId;
@@ -99,62 +116,80 @@ export class OrderWrites {
     this.invoiceLocked ||= lockInvoice;
   }
 
-  add(draft: OrderDraft): void {
-    this.drafts.push(draft);
+  /**
+   * Takes the invoice counter's lock now, for an update that becomes paid and links a customer
+   * next: the invoice counter comes before the customer counter in every order write.
+   */
+  async lockInvoice(trx: Knex.Transaction): Promise<void> {
+    if (!this.invoiceLocked) await counterRepository.take(trx, this.accountId, 'invoice', 0);
+    this.invoiceLocked = true;
+  }
+
+  addCreate(plan: OrderCreatePlan): void {
+    this.creates.push(plan);
+  }
+
+  addUpdate(plan: OrderUpdatePlan): void {
+    this.updates.push(plan);
   }
 
   /**
-   * Writes the orders added since the last flush; their order ids and internal ids, in the order
-   * added. With `later`, the customers' contact data, the lines and the event jobs join it
-   * instead of being written here (the orders themselves are inserted now: their internal ids
-   * are needed).
+   * Writes the orders planned since the last flush, in the lock order: invoice numbers, the
+   * creates' customers and orders (numbered in their INSERT), the updates, then one statement per
+   * table; each order's stock moves join the StockBatch under its id, for the caller to apply.
+   * Answers the created orders' ids, in the order added. With `later`, the customers' contact
+   * data, the new lines and the event jobs join it instead of being written here (the orders
+   * themselves are inserted now: their internal ids are needed).
    */
   async flush(trx: Knex.Transaction, later?: PendingWrites): Promise<WrittenOrder[]> {
     const { accountId } = this;
-    const drafts = this.drafts;
-    this.drafts = [];
-    const customers = this.customers;
+    const { creates, updates, customers } = this;
+    this.creates = [];
+    this.updates = [];
     this.customers = undefined;
     await giveInvoiceNumbers(
       trx,
       accountId,
-      drafts.filter((d) => d.needsInvoiceNumber).map((d) => ({ numbered: d.columns, at: d.at })),
+      [...creates, ...updates].filter((p) => p.needsInvoiceNumber).map((p) => ({ numbered: p.columns, at: p.at })),
     );
     // The customers' contact data (and the new customers) go with the orders' INSERT, after the
     // order counter and before any stock item: the lock order of every order write (lib/order/README.md).
     const alongside = new DeferredWrites();
     const customerEvents = (await customers?.write(trx, accountId, alongside)) ?? [];
-    const orders = drafts.length ? await orderRepository.insertNumbered(trx, accountId, drafts, alongside) : [];
+    const created = creates.length ? await orderRepository.insertNumbered(trx, accountId, creates, alongside) : [];
     await alongside.flush(trx);
-    drafts.forEach((draft, i) => {
-      for (const p of draft.pending) p.change.cause.orderId = orders[i]!.id;
-    });
+    for (const update of updates) {
+      await orderRepository.update(trx, accountId, update.internalId, update.columns);
+      if (update.lines) await orderRepository.replaceLines(trx, update.internalId, update.lines, true);
+    }
     await orderRepository.insertLines(
       trx,
-      drafts.flatMap((d, i) => d.lines.map((l) => ({ ...l, order_internal_id: orders[i]!.internalId }))),
+      creates.flatMap((c, i) => c.lines.map((l) => ({ ...l, order_internal_id: created[i]!.internalId }))),
       later,
     );
     await orderRepository.insertHistory(
       trx,
-      drafts.flatMap((d, i) => d.history.map((text) => ({ order_internal_id: orders[i]!.internalId, text }))),
+      creates.flatMap((c, i) => c.history.map((text) => ({ order_internal_id: created[i]!.internalId, text }))),
     );
+    const written: [string, OrderWritePlan][] = [
+      ...creates.map((c, i): [string, OrderWritePlan] => [created[i]!.id, c]),
+      ...updates.map((u): [string, OrderWritePlan] => [u.orderId, u]),
+    ];
+    for (const [orderId, plan] of written) this.stock.hold(orderId, plan.moves);
     const events: OutboxJob[] = customerEvents;
-    events.push(
-      ...drafts.flatMap((d, i) =>
-        d.events.map((type) => ({
-          job: 'event.emit' as const,
-          payload: { accountId, section: 'order', type, recordId: orders[i]!.id },
-        })),
-      ),
-    );
+    events.push(...written.flatMap(([orderId, plan]) => plan.events.map((type) => orderEvent(accountId, type, orderId))));
     events.push(
       ...invoiceJobsFor(
         accountId,
-        orders.filter((_, i) => drafts[i]!.events.includes('paid')).map((o) => o.id),
+        written.filter(([, plan]) => plan.events.includes('paid')).map(([orderId]) => orderId),
       ),
     );
     if (later) later.add(events);
     else await addManyToOutbox(trx, accountId, events);
-    return orders;
+    return created.map(({ id, internalId }) => ({ id, internalId }));
   }
+}
+
+function orderEvent(accountId: number, type: EventType, orderId: string): OutboxJob {
+  return { job: 'event.emit', payload: { accountId, section: 'order', type, recordId: orderId } };
 }

@@ -9,15 +9,13 @@ import { linkCustomer } from '../customer';
 import { db, inTransaction } from '../db';
 import type { Warning } from '../errors';
 import { invalidField, notFound } from '../errors';
-import { addManyToOutbox, addToOutbox, PendingWrites } from '../queue';
+import { PendingWrites } from '../queue';
 import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
-import { invoiceJobsFor } from './order-invoice.service';
 import { currencyRepository, paymentMethodRepository } from '../reference';
 import { checkAmount, toCents } from './order-money';
-import { giveInvoiceNumbers } from './order-paid';
 import { checkUnchangeable, planNewOrder, planOrderUpdate, transactionIds } from './order-plan';
-import { StockBatch } from './order-stock.service';
-import { EventType, OrderWrites, WrittenOrder } from './order-writes';
+import { PlannedMove, StockBatch } from './order-stock.service';
+import { OrderWrites, WrittenOrder } from './order-writes';
 import { LineRow, orderRepository } from './order.repository';
 import type { OrderInput } from './order.type';
 
@@ -53,31 +51,18 @@ async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: 
   return { prepaid };
 }
 
-async function emit(trx: Knex.Transaction, accountId: number, orderId: string, types: EventType[]): Promise<void> {
-  for (const type of types) await addToOutbox(trx, accountId, 'event.emit', { accountId, section: 'order', type, recordId: orderId });
-  await addManyToOutbox(trx, accountId, invoiceJobsFor(accountId, types.includes('paid') ? [orderId] : []));
-}
-
 /**
- * Plans a new order into `writes` (the batch's writer, its run started: OrderWrites.startRun) and
- * its lines' stock into `stock`, writing nothing: every rule that can refuse it does so here (a
- * DomainError naming the field), so a batch needs no savepoint per create. OrderWrites.flush
- * numbers and inserts it, then the caller applies `stock`.
+ * Plans a new order into `writes` (the batch's writer, its run started: OrderWrites.startRun),
+ * its lines settled against the writer's StockBatch, writing nothing: every rule that can refuse
+ * it does so here (a DomainError naming the field), so a batch needs no savepoint per create.
+ * OrderWrites.flush numbers and inserts it, then the caller applies the StockBatch.
  */
-export async function planOrderCreate(
-  trx: Knex.Transaction,
-  caller: OrderCaller,
-  input: OrderInput,
-  prefix: string,
-  stock: StockBatch,
-  writes: OrderWrites,
-): Promise<void> {
+export async function planOrderCreate(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, prefix: string, writes: OrderWrites): Promise<void> {
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
   const now = new Date();
   const plan = planNewOrder(input, prepaid, now, prefix);
   // Before the customer: an unknown item refuses the order before the run's book holds its buyer.
-  const { lines, held } = await stock.settle(trx, caller.accountId, {
-    orderId: '',
+  const { lines, moves } = await writes.stock.settle(trx, caller.accountId, {
     before: [],
     after: plan.drafts,
     hold: plan.hold,
@@ -85,7 +70,7 @@ export async function planOrderCreate(
     fieldPrefix: prefix,
   });
   const customer = await linkCustomer(trx, caller, input.customer ?? {}, plan.columns.currency_id!, writes.customers);
-  writes.add({
+  writes.addCreate({
     columns: {
       ...plan.columns,
       portal_account_id: caller.portalAccountId,
@@ -97,28 +82,27 @@ export async function planOrderCreate(
     history: input.history ?? [],
     events: plan.events,
     at: now,
-    pending: held,
+    moves,
     needsInvoiceNumber: plan.paid.needsInvoiceNumber,
   });
 }
 
 /**
  * Plans, numbers and inserts one order in the caller's transaction (a batch of one); its stock
- * joins `stock` for the caller to apply. `later`: the writes nobody reads before the commit join
- * those (PendingWrites). `countersTaken`: the caller holds the invoice and customer counters
- * already (order/list/, takeCountersAhead).
+ * moves join the writer's StockBatch for the caller to apply. `later`: the writes nobody reads
+ * before the commit join those (PendingWrites).
  */
 export async function writeOrderIn(
   trx: Knex.Transaction,
   caller: OrderCaller,
   input: OrderInput,
-  stock: StockBatch,
-  options: { prefix?: string; later?: PendingWrites; countersTaken?: boolean } = {},
+  writes: OrderWrites,
+  prefix = 'order',
+  later?: PendingWrites,
 ): Promise<WrittenOrder> {
-  const writes = new OrderWrites(caller, options.countersTaken);
   await writes.startRun(trx, [input]);
-  await planOrderCreate(trx, caller, input, options.prefix ?? 'order', stock, writes);
-  const [written] = await writes.flush(trx, options.later);
+  await planOrderCreate(trx, caller, input, prefix, writes);
+  const [written] = await writes.flush(trx, later);
   return written!;
 }
 
@@ -130,17 +114,18 @@ export async function writeOrderIn(
 export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput): Promise<WrittenOrder> {
   const stock = await StockBatch.forOrders(trx, caller.accountId, [input]);
   const later = new PendingWrites();
-  const written = await writeOrderIn(trx, caller, input, stock, { later });
+  const written = await writeOrderIn(trx, caller, input, new OrderWrites(caller, stock), 'order', later);
   await stock.apply(trx, caller.accountId, later);
   await later.write(trx, caller.accountId);
   return written;
 }
 
 /**
- * Updates an order inside the caller's transaction; 404 when it is not an order of the account.
- * Its lines' stock changes join `stock`, which the caller applies (updateOneOrderIn: at once). Answers whether the update cancelled it, and whether its channel
- * then hears of it (cancelsAtChannel): the seller's paths queue that in the same transaction
- * (sellerCancelled), the channel's own import does not.
+ * Plans a change of an order into `writes` (its row read locked; 404 when it is not an order of
+ * the account), the caller flushing the writer and applying its StockBatch (updateOneOrderIn: at
+ * once). Answers whether the update cancelled it, and whether its channel then hears of it
+ * (cancelsAtChannel): the seller's paths queue that in the same transaction (sellerCancelled),
+ * the channel's own import does not.
  */
 export async function updateOrderIn(
   trx: Knex.Transaction,
@@ -149,7 +134,7 @@ export async function updateOrderIn(
   input: OrderInput,
   warnings: Warning[],
   prefix: string,
-  stock: StockBatch,
+  writes: OrderWrites,
 ): Promise<{ cancelledAtChannel: boolean }> {
   const { accountId } = caller;
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
@@ -161,9 +146,9 @@ export async function updateOrderIn(
   const plan = planOrderUpdate(current, before, input, prepaid, now, prefix);
   warnings.push(...plan.warnings);
   const { columns } = plan;
-  // Locks in the order creates take them too (counters, customer, stock), so writes never deadlock each other.
-  if (plan.paid.needsInvoiceNumber) await giveInvoiceNumbers(trx, accountId, [{ numbered: columns, at: now }]);
   if (input.customer) {
+    // Locks in the order creates take them too (counters, customer, stock), so writes never deadlock each other.
+    if (plan.paid.needsInvoiceNumber) await writes.lockInvoice(trx);
     const changesCustomer = input.customer.id !== undefined && input.customer.id !== current.customer_number;
     const customer = await linkCustomer(
       trx,
@@ -174,15 +159,22 @@ export async function updateOrderIn(
     columns.customer_internal_id = customer.internalId;
     columns.customer_number = customer.number;
   }
-  let lines: LineRow[] | undefined;
+  let settled: { lines: LineRow[]; moves: PlannedMove[] } | undefined;
   if (plan.lines) {
     const { drafts, hold, title } = plan.lines;
-    ({ lines } = await stock.settle(trx, accountId, { orderId, before, after: drafts, hold, title, fieldPrefix: prefix }));
-    columns.transaction_ids = transactionIds(lines);
+    settled = await writes.stock.settle(trx, accountId, { before, after: drafts, hold, title, fieldPrefix: prefix });
+    columns.transaction_ids = transactionIds(settled.lines);
   }
-  await orderRepository.update(trx, accountId, current.internal_id, columns);
-  if (lines) await orderRepository.replaceLines(trx, current.internal_id, lines, true);
-  await emit(trx, accountId, orderId, plan.events);
+  writes.addUpdate({
+    orderId,
+    internalId: current.internal_id,
+    columns,
+    ...(settled ? { lines: settled.lines } : {}),
+    events: plan.events,
+    at: now,
+    moves: settled?.moves ?? [],
+    needsInvoiceNumber: plan.paid.needsInvoiceNumber,
+  });
   return { cancelledAtChannel: plan.cancels && cancelsAtChannel(current) };
 }
 
@@ -199,9 +191,10 @@ export async function updateOneOrderIn(
   input: OrderInput,
   warnings: Warning[],
 ): Promise<{ cancelledAtChannel: boolean }> {
-  const stock = new StockBatch();
-  const update = await updateOrderIn(trx, caller, orderId, input, warnings, 'order', stock);
-  await stock.apply(trx, caller.accountId);
+  const writes = new OrderWrites(caller, new StockBatch());
+  const update = await updateOrderIn(trx, caller, orderId, input, warnings, 'order', writes);
+  await writes.flush(trx);
+  await writes.stock.apply(trx, caller.accountId);
   return update;
 }
 
@@ -232,7 +225,8 @@ export function deleteOrder(scope: OrderScope, orderId: string): Promise<void> {
     if (!current.is_shipped) {
       const stock = new StockBatch();
       const before = await orderRepository.lines(trx, current.internal_id);
-      await stock.settle(trx, accountId, { orderId, before, after: [], hold: false, title: 'order deleted', fieldPrefix: 'order' });
+      const { moves } = await stock.settle(trx, accountId, { before, after: [], hold: false, title: 'order deleted', fieldPrefix: 'order' });
+      stock.hold(orderId, moves);
       await stock.apply(trx, accountId);
     }
     await orderRepository.delete(trx, accountId, current.internal_id);

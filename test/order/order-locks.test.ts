@@ -40,7 +40,7 @@ describe('order: locks of concurrent creates', () => {
     const caller = { ...allOrdersOf(seller.id), portalAccountId: null };
     let meanwhile = '';
     const slow = await db().transaction(async (trx) => {
-      const writes = new OrderWrites(caller);
+      const writes = new OrderWrites(caller, new StockBatch());
       await writes.startRun(trx, [input]);
       // Before, the buyer's row was locked here until this transaction ended: this call waited for it.
       const other = await call('order/', {
@@ -49,7 +49,7 @@ describe('order: locks of concurrent creates', () => {
       });
       expect(other.status, other.text).to.equal(201);
       meanwhile = String(other.body.order_id);
-      await planOrderCreate(trx, caller, input, 'order', new StockBatch(), writes);
+      await planOrderCreate(trx, caller, input, 'order', writes);
       const [written] = await writes.flush(trx);
       return written!.id;
     });
@@ -65,11 +65,11 @@ describe('order: locks of concurrent creates', () => {
     const sale = (username: string) =>
       call('order/', { token: seller.token, body: { order: orderBody({ customer: { email: 'new@example.com', username } }) } });
     const [firstId, thirdId, slowId] = await db().transaction(async (trx) => {
-      const writes = new OrderWrites(caller);
+      const writes = new OrderWrites(caller, new StockBatch());
       await writes.startRun(trx, [input]);
       const first = await sale('first');
       expect(first.status, first.text).to.equal(201);
-      await planOrderCreate(trx, caller, input, 'order', new StockBatch(), writes);
+      await planOrderCreate(trx, caller, input, 'order', writes);
       // The slow sale found the first's customer after its book was read: before, it locked the row here.
       const third = await sale('third');
       expect(third.status, third.text).to.equal(201);
