@@ -92,6 +92,26 @@ export type BankColumns = Pick<
   'type' | 'transfer_date' | 'sender' | 'subject' | 'amount' | 'order_id' | 'order_no' | 'status' | 'currency_id' | 'portal_account_grant'
 >;
 
+/** A row of bank_counter: the last bank number given in the account (bigint, read as text). */
+interface BankCounterRow {
+  account_id: number;
+  last_value: string;
+}
+
+// The row types of bank and bank_counter for Knex (declared once here, lib/bank owns the tables).
+// The bigints are read as text and written as numbers too; a record is inserted without its
+// internal id, and what has a default (created_at, sender, subject, currency_id, payer_ref) may be left out.
+type BankDefaults = 'created_at' | 'sender' | 'subject' | 'currency_id' | 'payer_ref';
+type BankNullable = 'order_id' | 'order_no' | 'status' | 'entry_ref' | 'match_rule' | 'unassigned_reason' | 'portal_account_grant';
+type BankInsert = Omit<BankRow, 'internal_id' | 'number' | BankDefaults | BankNullable> &
+  Partial<Pick<BankRow, BankDefaults | BankNullable>> & { number: string | number };
+declare module 'knex/types/tables' {
+  interface Tables {
+    bank: Knex.CompositeTableType<BankRow, BankInsert, Partial<BankInsert>>;
+    bank_counter: Knex.CompositeTableType<BankCounterRow, { account_id: number; last_value: string | number }, { last_value?: string | number }>;
+  }
+}
+
 export const bankRepository = {
   /** The next bank number of the account; the UPSERT locks the counter row until the transaction ends. */
   async nextNumber(trx: Knex.Transaction, accountId: number): Promise<number> {
@@ -145,10 +165,8 @@ export const bankRepository = {
   /** The entry references among those given that the account has stored already. */
   async storedReferences(trx: Knex.Transaction, accountId: number, type: BankKind, refs: string[]): Promise<Set<string>> {
     if (!refs.length) return new Set();
-    const rows = (await trx('bank').select('entry_ref').where({ account_id: accountId, type }).whereRaw('entry_ref = ANY(?::text[])', [refs])) as {
-      entry_ref: string;
-    }[];
-    return new Set(rows.map((r) => r.entry_ref));
+    const rows = await trx('bank').select('entry_ref').where({ account_id: accountId, type }).whereRaw('entry_ref = ANY(?::text[])', [refs]);
+    return new Set(rows.flatMap((r) => (r.entry_ref === null ? [] : [r.entry_ref])));
   },
 
   /** Keys (duplicateKey) of stored records equal to the given ones by document 1's duplicate rule. */
@@ -320,7 +338,7 @@ export const bankRepository = {
    * those assigned to orders of its portal account, never another portal account's payments.
    */
   searchBase(knex: Knex, scope: OrderScope, type: BankKind, range?: { from: Date; to: Date }): Knex.QueryBuilder {
-    const base = knex('bank').where({ 'bank.account_id': scope.accountId, 'bank.type': type });
+    const base = knex('bank').where('bank.account_id', scope.accountId).andWhere('bank.type', type);
     if (scope.portalAccountGrant !== 'all') {
       const grant = scope.portalAccountGrant;
       base.andWhere((q) => {

@@ -68,6 +68,8 @@ export interface BankRow {
   status: string | null;
   currency_id: string;
   payer_ref: string;
+  /** The bank's own reference of an imported entry (one record per reference); null for a transfer posted by hand. */
+  entry_ref: string | null;
   match_rule: string | null;
   unassigned_reason: string | null;
   portal_account_grant: number | null;

@@ -55,7 +55,7 @@ describe('bank: faults of the bank worker', () => {
     // Small batches, so that the kill lands between commits.
     const child = spawnWorker('workers/bank.ts', { WORKER_LOCK_MS: '1500', BANK_MATCH_BATCH: '20' });
     let restarted: Worker | undefined;
-    const assigned = async () => Number((await db()('bank').where({ account_id: s.id }).whereNotNull('order_id').count('* as n'))[0]!.n);
+    const assigned = async () => Number((await db()('bank').where({ account_id: s.id }).whereNotNull('order_id').count({ n: '*' }))[0]!.n);
     try {
       const res = await call('bank/statement/', { token: s.token, body: statement(orders), headers: { 'Content-Type': 'application/xml' } });
       expect(res.status, res.text).to.equal(202);
@@ -68,7 +68,7 @@ describe('bank: faults of the bank worker', () => {
       const again = await call('bank/statement/', { token: s.token, body: statement(orders), headers: { 'Content-Type': 'application/xml' } });
       expect(again.status, again.text).to.equal(200);
       expect(again.body.statement).to.include({ stored: 0, duplicates: count });
-      expect(Number((await db()('bank').where({ account_id: s.id }).count('* as n'))[0]!.n)).to.equal(count);
+      expect(Number((await db()('bank').where({ account_id: s.id }).count({ n: '*' }))[0]!.n)).to.equal(count);
       const paid = await db()('sales_order')
         .where({ account_id: s.id })
         .select('id', db().raw('paid_amount::text AS paid'), db().raw('invoice_amount::text AS invoice'));

@@ -144,7 +144,7 @@ describe('bank: payment provider sync, payments pending when first seen', () => 
     // A remembered one whose 30 days run out is given up at the next sync the same way, once.
     await db()('payment_provider_pending')
       .where({ account_id: s.id, transaction_id: fresh })
-      .update({ transaction_date: daysAgo(31) });
+      .update({ transaction_date: new Date(daysAgo(31)) });
     expect(await (await sync(s, id)).getState()).to.equal('completed');
     expect(await (await sync(s, id)).getState()).to.equal('completed');
     expect((await providerAccount(s, id)).pending).to.deep.equal([]);

@@ -108,7 +108,7 @@ describe('bank: payment provider (PayPal transaction search) sync', () => {
     expect(await (await sync(s, id))!.getState()).to.equal('completed');
     const pages = sandbox.state.requests.filter((r) => r.portal === 'paypal' && r.portalAccount === clientId).map((r) => (r.body as { page: string }).page);
     expect(pages).to.deep.equal(['1', '2']);
-    expect(Number((await db()('bank').where({ account_id: s.id, type: 'payment_provider' }).count('* as n'))[0]!.n)).to.equal(501);
+    expect(Number((await db()('bank').where({ account_id: s.id, type: 'payment_provider' }).count({ n: '*' }))[0]!.n)).to.equal(501);
   });
 
   it('when the provider answers 429 with Retry-After and then 503, then the sync is retried and completes', async () => {

@@ -51,9 +51,9 @@ describe('bank: the genuine MT940 files through POST bank/statement/', () => {
         if (fields.subject !== undefined) expect(row.subject, `transfer ${index}`).to.equal(fields.subject);
       }
       const refs = await db()('bank').where({ account_id: s.id }).orderBy('number').select('payer_ref', 'entry_ref');
-      expect(refs.every((r: { entry_ref: string | null }) => !!r.entry_ref)).to.equal(true);
+      expect(refs.every((r) => !!r.entry_ref)).to.equal(true);
       for (const [index, fields] of Object.entries(want.some)) {
-        if (fields.payerReferences) expect(refs[Number(index)].payer_ref, `transfer ${index}`).to.equal(fields.payerReferences.join(' '));
+        if (fields.payerReferences) expect(refs[Number(index)]!.payer_ref, `transfer ${index}`).to.equal(fields.payerReferences.join(' '));
       }
 
       const again = await postFile(s, sample(name));

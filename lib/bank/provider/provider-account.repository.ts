@@ -17,6 +17,15 @@ export interface ProviderAccountRow {
   created_at: Date;
 }
 
+// The row type of payment_provider_account for Knex (declared once here, lib/bank owns the table):
+// an account is inserted without its id, and what has a default (provider, credentials, created_at) may be left out.
+type ProviderAccountInsert = Pick<ProviderAccountRow, 'account_id' | 'name' | 'base_url'> & Partial<Omit<ProviderAccountRow, 'id'>>;
+declare module 'knex/types/tables' {
+  interface Tables {
+    payment_provider_account: Knex.CompositeTableType<ProviderAccountRow, ProviderAccountInsert, Partial<ProviderAccountInsert>>;
+  }
+}
+
 export const providerAccountRepository = {
   /** Inserts the account, then seals its credentials bound to the new row's id (lib/secret: a copy in another row does not open). */
   async insert(accountId: number, row: { name: string; provider: string; base_url: string; credentials: Record<string, string> }): Promise<number> {
@@ -24,7 +33,7 @@ export const providerAccountRepository = {
       const [created] = await trx('payment_provider_account')
         .insert({ name: row.name, provider: row.provider, base_url: row.base_url, account_id: accountId })
         .returning('id');
-      const id = (created as { id: number }).id;
+      const id = created!.id;
       await trx('payment_provider_account')
         .where({ account_id: accountId, id })
         .update({ credentials: sealCredentials('payment_provider_account', row.credentials, id) });
@@ -63,10 +72,11 @@ export const providerAccountCredentialsRepository = {
    * each value again with lib/secret's own readers.
    */
   async toReseal(keyId: string): Promise<{ id: number; credentials: string }[]> {
-    return db()('payment_provider_account')
-      .select<{ id: number; credentials: string }[]>('id', 'credentials')
+    const rows = await db()('payment_provider_account')
+      .select('id', 'credentials')
       .whereNotNull('credentials')
       .where((q) => q.whereRaw("split_part(credentials, '.', 2) <> ?", [keyId]).orWhereRaw("split_part(credentials, '.', 1) <> 'kc2'"));
+    return rows.flatMap((row) => (row.credentials === null ? [] : [{ id: row.id, credentials: row.credentials }]));
   },
 
   /** Replaces a row's sealed credentials only if they are still those read (nobody connected the account again meanwhile); 1 if replaced, else 0. */

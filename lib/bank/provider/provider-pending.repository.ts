@@ -11,6 +11,24 @@ interface PendingRow {
   sender: string;
 }
 
+/** A row of payment_provider_pending as stored: PendingRow, whose it is, and when it was first seen and last asked for. */
+interface PendingTableRow extends PendingRow {
+  account_id: number;
+  payment_provider_account_id: number;
+  first_seen_at: Date;
+  checked_at: Date;
+}
+
+// The row type of payment_provider_pending for Knex (declared once here, lib/bank owns the table):
+// the sender and the two times have defaults and may be left out of an insert.
+type PendingDefaults = 'sender' | 'first_seen_at' | 'checked_at';
+type PendingInsert = Omit<PendingTableRow, PendingDefaults> & Partial<Pick<PendingTableRow, PendingDefaults>>;
+declare module 'knex/types/tables' {
+  interface Tables {
+    payment_provider_pending: Knex.CompositeTableType<PendingTableRow, PendingInsert, Partial<PendingInsert>>;
+  }
+}
+
 const toPending = (r: PendingRow): PendingPayment => ({
   transactionId: r.transaction_id,
   transactionDate: r.transaction_date,
@@ -22,7 +40,7 @@ const toPending = (r: PendingRow): PendingPayment => ({
 export const providerPendingRepository = {
   /** Every pending payment of the provider account, least recently checked first. */
   async all(accountId: number, providerAccountId: number): Promise<PendingPayment[]> {
-    const rows: PendingRow[] = await db()('payment_provider_pending')
+    const rows = await db()('payment_provider_pending')
       .where({ account_id: accountId, payment_provider_account_id: providerAccountId })
       .orderBy([{ column: 'checked_at' }, { column: 'transaction_id' }])
       .select('transaction_id', 'transaction_date', 'amount', 'currency_id', 'sender');
