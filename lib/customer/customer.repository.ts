@@ -25,6 +25,30 @@ export interface CustomerContact {
   address?: Record<string, unknown> | null;
 }
 
+/** A row of customer as stored: CustomerRow without the sales it is read with, and the columns no answer shows. */
+interface CustomerTableRow extends Omit<CustomerRow, 'sales_amount'> {
+  address: Record<string, unknown> | null;
+  created_at: Date;
+}
+
+// The row type of customer for Knex (declared once here, lib/customer owns the table). The address
+// is written as JSON text (withJson) and updated_at as SQL (now()); a customer is inserted without
+// its internal id, and what has a default (shop_username, group_id, currency_id, the times) may be left out.
+type CustomerDefaults = 'shop_username' | 'group_id' | 'currency_id' | 'created_at' | 'updated_at';
+type CustomerWrite = Partial<Omit<CustomerTableRow, 'internal_id' | 'address' | 'updated_at'>> & {
+  address?: string | null;
+  updated_at?: Date | Knex.Raw;
+};
+declare module 'knex/types/tables' {
+  interface Tables {
+    customer: Knex.CompositeTableType<
+      CustomerTableRow,
+      CustomerWrite & Omit<CustomerTableRow, 'internal_id' | 'address' | CustomerDefaults | keyof CustomerContact>,
+      CustomerWrite
+    >;
+  }
+}
+
 /**
  * The customers a caller may read (document 1, Authentication 5, carried over from orders):
  * Customer_type has no portal account, and one customer is shared by every portal account it
@@ -33,11 +57,11 @@ export interface CustomerContact {
  * sums only those; the seller's own tokens and clients granted every portal account read all.
  * A customer without any order of P is as absent as an unknown one (404).
  */
-function readQuery(knex: Knex, scope: OrderScope): Knex.QueryBuilder {
+function readQuery(knex: Knex, scope: OrderScope) {
   // sales.amount is summed from the orders (lib/order's, through lib/access/order-grant.ts).
   const grant = scope.portalAccountGrant;
   const sales = orderGrantQueries().customerSalesAmount(knex, grant === 'all' ? null : grant);
-  return inCustomerScope(knex('customer').select('customer.*', sales), scope);
+  return inCustomerScope(knex('customer').select<CustomerRow[]>('customer.*', sales), scope);
 }
 
 /**
@@ -46,15 +70,16 @@ function readQuery(knex: Knex, scope: OrderScope): Knex.QueryBuilder {
  * find customers through it too, so a bound client's order never reuses, and so never changes,
  * a customer of other portal accounts only.
  */
-function inCustomerScope(query: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
+function inCustomerScope<Q extends Knex.QueryBuilder>(query: Q, scope: OrderScope): Q {
   query.where('customer.account_id', scope.accountId);
   const grant = scope.portalAccountGrant;
   if (grant === 'all') return query;
-  return query.whereExists(
+  query.whereExists(
     orderGrantQueries()
       .ordersOfPortalAccount(db(), 'g', grant)
       .whereRaw('g.customer_internal_id = customer.internal_id AND g.account_id = customer.account_id'),
   );
+  return query;
 }
 
 /** Customer_filter_type: id[], internal_id[], name[] (address name), email[], date[], group_id[]. */
@@ -98,7 +123,7 @@ export const customerRepository = {
 
   /** One customer by its customer number (Customer_type id), if the scope may read it. */
   async get(scope: OrderScope, number: string) {
-    const row = (await readQuery(db(), scope).where('customer.number', number).first()) as CustomerRow | undefined;
+    const row = await readQuery(db(), scope).where('customer.number', number).first();
     return row ? customerToApi(row) : undefined;
   },
 
@@ -138,7 +163,7 @@ export const customerRepository = {
       .where((q) => q.whereRaw('number = ANY(?::text[])', [numbers]).orWhereRaw('lower(email) = ANY(?::text[])', [emails]));
     // Postgres runs a data-modifying CTE to completion whether or not the query reads it.
     if (first) query = query.with('first_write', trx.raw(first.sql, first.bindings));
-    const rows = (await query.options(prepared)) as StoredContact[];
+    const rows = await query.options(prepared);
     return rows.map((r) => ({ ...r, internal_id: String(r.internal_id) }));
   },
 
@@ -235,7 +260,7 @@ export const customerRepository = {
     const [row] = await trx('customer')
       .insert({ ...withJson(contact), account_id: accountId, number, currency_id: currencyId, shop_username: contact.username ? [contact.username] : [] })
       .returning('internal_id');
-    return String((row as { internal_id: string }).internal_id);
+    return String(row!.internal_id);
   },
 
   async update(trx: Knex.Transaction, accountId: number, internalId: string, contact: CustomerContact, shopUsername: string[]): Promise<void> {
@@ -245,8 +270,7 @@ export const customerRepository = {
   },
 };
 
-function withJson(contact: CustomerContact): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...contact };
-  if (contact.address) out.address = jsonParameter(contact.address);
-  return out;
+function withJson(contact: CustomerContact): Omit<CustomerContact, 'address'> & { address?: string | null } {
+  const { address, ...rest } = contact;
+  return address === undefined ? rest : { ...rest, address: address && jsonParameter(address) };
 }
