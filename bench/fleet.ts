@@ -410,11 +410,11 @@ async function importDelays(accountId: number, soldAt: Map<string, number>): Pro
  * orders each created; and the transactions the bench database committed (every process).
  */
 export async function importJobs(accountId: number, since: Date): Promise<string> {
-  const rows = (await db()('outbox')
-    .select(db().raw('extract(epoch from finished_at - created_at) * 1000 AS ms'), 'result')
+  const rows = await db()('outbox')
+    .select<{ ms: string; result: { orders?: { created?: number } } | null }[]>(db().raw('extract(epoch from finished_at - created_at) * 1000 AS ms'), 'result')
     .where({ account_id: accountId, job_name: 'order.import' })
     .where('created_at', '>=', since)
-    .whereNotNull('finished_at')) as { ms: string; result: { orders?: { created?: number } } | null }[];
+    .whereNotNull('finished_at');
   const ms = rows.map((r) => Number(r.ms)).sort((a, b) => a - b);
   const created = rows.map((r) => r.result?.orders?.created ?? 0).filter((n) => n > 0);
   return (

@@ -141,7 +141,7 @@ export const invoicesBench: BenchCase = {
         ids.push(...(answer.response as { order_id: string }[]).map((r) => r.order_id));
       }
     });
-    const jobs = (await db()('outbox').where({ account_id: seller.id, job_name: 'invoice.issue' }).count('* as n').first()) as { n: string };
+    const jobs = (await db()('outbox').where({ account_id: seller.id, job_name: 'invoice.issue' }).count({ n: '*' }).first())!;
     process.stdout.write(`created ${ids.length} paid orders in ${(createMs / 1000).toFixed(1)} s (${jobs.n} invoice.issue outbox rows)\n`);
 
     const relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });

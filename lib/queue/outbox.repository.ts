@@ -13,6 +13,28 @@ export interface OutboxRow {
   relayed_as?: string | null;
 }
 
+/** A row of outbox as stored: OutboxRow, when it was written and relayed, and the job's final state. */
+interface OutboxTableRow extends OutboxRow {
+  relayed_as: string | null;
+  created_at: Date;
+  relayed_at: Date | null;
+  state: 'completed' | 'failed' | null;
+  result: unknown;
+  error: string | null;
+  attempts_made: number | null;
+  finished_at: Date | null;
+}
+
+// The row type of outbox for Knex (declared once here, lib/queue owns the table). The payload is
+// written as JSON text (lib/queue/outbox.ts's withRequest) or as SQL (jsonb_set), the times as SQL
+// too; a row is inserted with its account, queue, job name and payload (its id and job id have defaults).
+type OutboxWrite = { [K in keyof OutboxTableRow]?: (K extends 'payload' ? string : OutboxTableRow[K]) | Knex.Raw };
+declare module 'knex/types/tables' {
+  interface Tables {
+    outbox: Knex.CompositeTableType<OutboxTableRow, OutboxWrite & Pick<OutboxWrite, 'account_id' | 'queue' | 'job_name' | 'payload'>, OutboxWrite>;
+  }
+}
+
 /** A job's final state as its outbox row keeps it. */
 export interface FinalState {
   state: 'completed' | 'failed';
@@ -110,7 +132,7 @@ export const outboxRepository = {
 
   /** How many rows are not yet relayed to BullMQ (the operator's gauge kontor_outbox_pending). */
   async pendingCount(knex: Knex): Promise<number> {
-    const [row] = await knex('outbox').whereNull('relayed_at').count<{ count: string }[]>('* as count');
+    const [row] = await knex('outbox').whereNull('relayed_at').count({ count: '*' });
     return Number(row?.count ?? 0);
   },
 };

@@ -18,7 +18,7 @@ export async function addToOutbox<J extends JobName>(trx: Knex.Transaction, acco
   const [row] = await trx('outbox')
     .insert({ account_id: accountId, queue: jobQueues[job], job_name: job, payload: withRequest(payload) })
     .returning('job_id');
-  return (row as { job_id: string }).job_id;
+  return row!.job_id;
 }
 
 /**

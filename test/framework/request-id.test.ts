@@ -33,7 +33,9 @@ describe('request id and job location', () => {
     expect(res.status, res.text).to.equal(202);
     expect(res.headers.get('x-request-id')).to.equal('erp-4711.a');
     expect(res.headers.get('location')).to.equal(`${await apiBase()}/v1.0/job/${res.body.job_id as string}/`);
-    const row = (await db()('outbox').where({ job_id: res.body.job_id }).first('payload')) as { payload: Record<string, unknown> };
+    const row = (await db()('outbox')
+      .where({ job_id: res.body.job_id as string })
+      .first('payload'))!;
     expect(row.payload.request_id).to.equal('erp-4711.a');
   });
 

@@ -19,10 +19,11 @@ export async function readItem(seller: Seller, id: number | string): Promise<Rec
 
 /** cia.adjust outbox rows of the seller, as stock ids (without the request id every job carries). */
 export async function ciaRows(seller: Seller): Promise<{ stockId: number; reason: string }[]> {
-  const rows = (await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).orderBy('id')) as {
-    payload: { stockId: number; reason: string; request_id?: string };
-  }[];
-  return rows.map(({ payload: { request_id: _requestId, ...payload } }) => payload);
+  const rows = await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).orderBy('id');
+  return rows.map((row) => {
+    const { request_id: _requestId, ...payload } = row.payload as { stockId: number; reason: string; request_id?: string };
+    return payload;
+  });
 }
 
 export async function historyOf(

@@ -78,11 +78,9 @@ async function outcome(seller: Seller, ids: Map<string, number>, results: (Stock
     quantity: number;
     quantity_available: number;
   }[];
-  const cia = (
-    (await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).whereRaw("payload->>'reason' NOT LIKE 'stock.%'").orderBy('id')) as {
-      payload: { stockId: number; reason: string };
-    }[]
-  ).map((r) => `${name.get(r.payload.stockId)}:${r.payload.reason}`);
+  const cia = (await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).whereRaw("payload->>'reason' NOT LIKE 'stock.%'").orderBy('id'))
+    .map((r) => r.payload as { stockId: number; reason: string })
+    .map((payload) => `${name.get(payload.stockId)}:${payload.reason}`);
   return {
     results: results.map((r) => r && { ...r, stockId: name.get(r.stockId) }),
     history: history.map((h) => [name.get(h.stock_id), h.quantity_old, h.quantity_difference, h.quantity_new, h.title, h.order_id, h.person_id]),
