@@ -17,7 +17,7 @@ import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue';
 import { invoiceJobsFor } from './order-invoice.service';
 import { giveInvoiceNumbers } from './order-paid';
 import type { PlannedMove, StockBatch } from './order-stock.service';
-import { LineRow, orderIdSuffix, OrderColumns, orderRepository } from './order.repository';
+import { LineRow, orderIdSuffix, OrderColumns, orderRepository, PaymentUpdate } from './order.repository';
 import type { OrderInput } from './order.type';
 
 export type EventType = 'created' | 'paid' | 'packed' | 'shipped' | 'cancelled' | 'changed';
@@ -52,6 +52,19 @@ export interface OrderUpdatePlan extends OrderWritePlan {
   lines?: LineRow[];
 }
 
+/**
+ * Payments booked on an order (lib/bank's matches, payOrdersIn): its paid columns (planPaid, as
+ * PaymentUpdate) and one history entry per payment. A statement of thousands of payments is one
+ * batch: a few statements, not thousands of order updates.
+ */
+export interface OrderPaymentPlan {
+  orderId: string;
+  update: PaymentUpdate;
+  history: string[];
+  at: Date;
+  needsInvoiceNumber: boolean;
+}
+
 /** An order flush wrote: its order_id and its internal id (sales_order.internal_id). */
 export interface WrittenOrder {
   id: string;
@@ -77,6 +90,7 @@ export async function takeCountersAhead(trx: Knex.Transaction, accountId: number
 export class OrderWrites {
   private creates: OrderCreatePlan[] = [];
   private updates: OrderUpdatePlan[] = [];
+  private payments: OrderPaymentPlan[] = [];
   /** The customers of the current run of creates (loaded when it starts, written by flush). */
   customers?: CustomerBook;
   /** Whether the invoice counter is locked already (takeCountersAhead, or an earlier run). */
@@ -133,25 +147,30 @@ export class OrderWrites {
     this.updates.push(plan);
   }
 
+  addPayment(plan: OrderPaymentPlan): void {
+    this.payments.push(plan);
+  }
+
   /**
    * Writes the orders planned since the last flush, in the lock order: invoice numbers, the
-   * creates' customers and orders (numbered in their INSERT), the updates, then one statement per
-   * table; each order's stock moves join the StockBatch under its id, for the caller to apply.
+   * creates' customers and orders (numbered in their INSERT), the updates and payments, then one
+   * statement per table; each order's stock moves join the StockBatch under its id, for the
+   * caller to apply.
    * Answers the created orders' ids, in the order added. With `later`, the customers' contact
    * data, the new lines and the event jobs join it instead of being written here (the orders
    * themselves are inserted now: their internal ids are needed).
    */
   async flush(trx: Knex.Transaction, later?: PendingWrites): Promise<WrittenOrder[]> {
     const { accountId } = this;
-    const { creates, updates, customers } = this;
+    const { creates, updates, payments, customers } = this;
     this.creates = [];
     this.updates = [];
+    this.payments = [];
     this.customers = undefined;
-    await giveInvoiceNumbers(
-      trx,
-      accountId,
-      [...creates, ...updates].filter((p) => p.needsInvoiceNumber).map((p) => ({ numbered: p.columns, at: p.at })),
-    );
+    await giveInvoiceNumbers(trx, accountId, [
+      ...[...creates, ...updates].filter((p) => p.needsInvoiceNumber).map((p) => ({ numbered: p.columns, at: p.at })),
+      ...payments.filter((p) => p.needsInvoiceNumber).map((p) => ({ numbered: p.update, at: p.at })),
+    ]);
     // The customers' contact data (and the new customers) go with the orders' INSERT, after the
     // order counter and before any stock item: the lock order of every order write (lib/order/README.md).
     const alongside = new DeferredWrites();
@@ -162,15 +181,20 @@ export class OrderWrites {
       await orderRepository.update(trx, accountId, update.internalId, update.columns);
       if (update.lines) await orderRepository.replaceLines(trx, update.internalId, update.lines, true);
     }
+    await orderRepository.updatePayments(
+      trx,
+      accountId,
+      payments.map((p) => p.update),
+    );
     await orderRepository.insertLines(
       trx,
       creates.flatMap((c, i) => c.lines.map((l) => ({ ...l, order_internal_id: created[i]!.internalId }))),
       later,
     );
-    await orderRepository.insertHistory(
-      trx,
-      creates.flatMap((c, i) => c.history.map((text) => ({ order_internal_id: created[i]!.internalId, text }))),
-    );
+    await orderRepository.insertHistory(trx, [
+      ...creates.flatMap((c, i) => c.history.map((text) => ({ order_internal_id: created[i]!.internalId, text }))),
+      ...payments.flatMap((p) => p.history.map((text) => ({ order_internal_id: p.update.internal_id, text }))),
+    ]);
     const written: [string, OrderWritePlan][] = [
       ...creates.map((c, i): [string, OrderWritePlan] => [created[i]!.id, c]),
       ...updates.map((u): [string, OrderWritePlan] => [u.orderId, u]),
@@ -184,10 +208,30 @@ export class OrderWrites {
         written.filter(([, plan]) => plan.events.includes('paid')).map(([orderId]) => orderId),
       ),
     );
+    events.push(...paymentEvents(accountId, payments));
     if (later) later.add(events);
     else await addManyToOutbox(trx, accountId, events);
     return created.map(({ id, internalId }) => ({ id, internalId }));
   }
+}
+
+/**
+ * The events paid (orders paid for the first time) and changed (every order paid) of payments,
+ * one outbox row per type for the whole batch (event.emit_batch): 10,000 orders paid by a
+ * statement write two rows, not 20,000 (lib/event/README.md).
+ */
+function paymentEvents(accountId: number, payments: OrderPaymentPlan[]): OutboxJob[] {
+  const batch = (type: EventType, recordIds: string[]): OutboxJob[] =>
+    recordIds.length ? [{ job: 'event.emit_batch', payload: { accountId, section: 'order', type, recordIds } }] : [];
+  const paid = payments.filter((p) => p.update.became_paid).map((p) => p.orderId);
+  return [
+    ...batch('paid', paid),
+    ...batch(
+      'changed',
+      payments.map((p) => p.orderId),
+    ),
+    ...invoiceJobsFor(accountId, paid),
+  ];
 }
 
 function orderEvent(accountId: number, type: EventType, orderId: string): OutboxJob {

@@ -376,9 +376,14 @@ export const orderRepository = {
     else await trx.raw(insertLinesSql, bindings);
   },
 
-  /** History entries of several orders in one INSERT, in the order given. */
+  /** History entries of several orders in one INSERT, in the order given (two array bindings, however many: a bank statement's thousands). */
   async insertHistory(trx: Knex.Transaction, entries: { order_internal_id: string; text: string }[]): Promise<void> {
-    if (entries.length) await trx('sales_order_history').insert(entries);
+    if (!entries.length) return;
+    await trx.raw(
+      `INSERT INTO sales_order_history (order_internal_id, text)
+       SELECT t.order_internal_id, t.text FROM unnest(?::bigint[], ?::text[]) WITH ORDINALITY AS t(order_internal_id, text, n) ORDER BY t.n`,
+      [entries.map((e) => e.order_internal_id), entries.map((e) => e.text)],
+    );
   },
 
   /** Writes the columns given; an invoice number (given once, on the first payment) also into order_invoice_number. */
@@ -439,15 +444,6 @@ export const orderRepository = {
   },
 
   /** History entries of many orders in one INSERT (two array bindings: no SQL text that grows with the batch). */
-  async addHistories(trx: Knex.Transaction, entries: { order_internal_id: string; text: string }[]): Promise<void> {
-    if (!entries.length) return;
-    await trx.raw(
-      `INSERT INTO sales_order_history (order_internal_id, text)
-       SELECT t.order_internal_id, t.text FROM unnest(?::bigint[], ?::text[]) WITH ORDINALITY AS t(order_internal_id, text, n) ORDER BY t.n`,
-      [entries.map((e) => e.order_internal_id), entries.map((e) => e.text)],
-    );
-  },
-
   /** The order row locked for the rest of the transaction, or undefined. */
   async getForUpdate(trx: Knex.Transaction, scope: OrderScope, id: string): Promise<OrderRow | undefined> {
     return inOrderScope(trx('sales_order'), scope).select('*', trx.raw('bill_date::text AS bill_date')).where({ id }).forUpdate().first();
