@@ -118,7 +118,7 @@ export const stockListBench: BenchCase = {
 
 /** What GET stock/{id}/ reads: the row, and its set links and variants when it has any. */
 async function knexGet(accountId: number, id: number): Promise<unknown> {
-  const row = await db()('stock').where({ account_id: accountId, id }).first();
+  const row = (await db()('stock').where({ account_id: accountId, id }).first())!;
   if (row.set_type === 'none' && row.variation_type !== 'main') return row;
   const sets = await db()('stock_set')
     .where('account_id', accountId)

@@ -1,4 +1,5 @@
 /** Own categories (Category_type of the own portals), per account and portal account. */
+import type { Knex } from 'knex';
 import { db } from '../db';
 import { invalidField } from '../errors';
 import { Joi, list, text, runSearch, SearchRequest, SearchSpec, applyConditions } from '../http';
@@ -30,6 +31,21 @@ interface CategoryRow {
   id: string;
   name: string;
   parent_id: string;
+}
+
+/** A row of stock_category as stored: CategoryRow and its account. */
+interface CategoryTableRow extends CategoryRow {
+  account_id: number;
+}
+
+// The row type of stock_category for Knex (declared once here, lib/stock owns the table): the
+// internal id (bigint) is read as text; a category is inserted without it, its name and parent have defaults.
+type CategoryOptional = 'portal_account_id' | 'name' | 'parent_id';
+type CategoryInsert = Omit<CategoryTableRow, 'internal_id' | CategoryOptional> & Partial<Pick<CategoryTableRow, CategoryOptional>>;
+declare module 'knex/types/tables' {
+  interface Tables {
+    stock_category: Knex.CompositeTableType<CategoryTableRow, CategoryInsert, Partial<CategoryInsert>>;
+  }
 }
 
 const toApi = (row: CategoryRow) => ({

@@ -33,8 +33,8 @@ export const loadCiaInputs: LoadCiaInputs = async (knex: Knex, accountId: number
   const result = new Map<number, CiaInput>();
   if (stockIds.length === 0) return result;
   // The set mains come in the same round trip: CIA runs on every sale.
-  const rows = (await knex('stock')
-    .select(
+  const rows = await knex('stock')
+    .select<CiaRow[]>(
       'id',
       'quantity_available',
       'variation_type',
@@ -47,15 +47,15 @@ export const loadCiaInputs: LoadCiaInputs = async (knex: Knex, accountId: number
     )
     .where('account_id', accountId)
     .whereRaw('id = ANY(?::int[])', [stockIds])
-    .options(prepared)) as CiaRow[];
+    .options(prepared);
   const mains = rows.filter((r) => r.variation_type === 'main').map((r) => r.id);
   const variants =
     mains.length > 0
-      ? ((await knex('stock')
+      ? await knex('stock')
           .select('id', 'quantity_available', 'variation_parent_id')
           .where('account_id', accountId)
           .whereIn('variation_parent_id', mains)
-          .orderBy('id')) as { id: number; quantity_available: number; variation_parent_id: number }[])
+          .orderBy('id')
       : [];
   for (const row of rows)
     result.set(

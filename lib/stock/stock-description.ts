@@ -26,13 +26,24 @@ export type DescriptionInput = Partial<
   Record<'name' | 'icon_id' | 'language_iso2' | 'long' | 'short' | 'alternative_title' | 'meta_keywords' | 'meta_description', string>
 >;
 
-interface DescriptionRow extends DescriptionInput {
+const fields = ['name', 'icon_id', 'language_iso2', 'long', 'short', 'alternative_title', 'meta_keywords', 'meta_description'] as const;
+
+/** A row of stock_description: its name is never null (default ''), the other fields are null when not given. */
+interface DescriptionRow extends Record<Exclude<(typeof fields)[number], 'name'>, string | null> {
   id: number;
   account_id: number;
   stock_id: number;
+  name: string;
 }
 
-const fields = ['name', 'icon_id', 'language_iso2', 'long', 'short', 'alternative_title', 'meta_keywords', 'meta_description'] as const;
+// The row type of stock_description for Knex (declared once here, lib/stock owns the table): a
+// description is inserted with its account and item, the fields as given ('' stored as null but the name's).
+type DescriptionWrite = Partial<Omit<DescriptionRow, 'id'>>;
+declare module 'knex/types/tables' {
+  interface Tables {
+    stock_description: Knex.CompositeTableType<DescriptionRow, DescriptionWrite & Pick<DescriptionRow, 'account_id' | 'stock_id'>, DescriptionWrite>;
+  }
+}
 
 function toApi(row: DescriptionRow): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id };
@@ -51,12 +62,12 @@ const clean = (input: DescriptionInput) => Object.fromEntries(Object.entries(inp
 
 export const stockDescriptionRepository = {
   async list(accountId: number, stockId: number): Promise<Record<string, unknown>[]> {
-    const rows = (await db()('stock_description').where({ account_id: accountId, stock_id: stockId }).orderBy('id')) as DescriptionRow[];
+    const rows = await db()('stock_description').where({ account_id: accountId, stock_id: stockId }).orderBy('id');
     return rows.map(toApi);
   },
 
   async get(accountId: number, stockId: number, id: number): Promise<Record<string, unknown>> {
-    const row = (await db()('stock_description').where({ account_id: accountId, stock_id: stockId, id }).first()) as DescriptionRow | undefined;
+    const row = await db()('stock_description').where({ account_id: accountId, stock_id: stockId, id }).first();
     if (!row) throw notFound(`description ${id}`, 'description_id');
     return toApi(row);
   },
@@ -65,12 +76,12 @@ export const stockDescriptionRepository = {
     const [row] = await trx('stock_description')
       .insert({ ...clean(input), account_id: accountId, stock_id: stockId })
       .returning('id');
-    return (row as { id: number }).id;
+    return row!.id;
   },
 
   async update(trx: Knex.Transaction, accountId: number, stockId: number, id: number, input: DescriptionInput): Promise<void> {
     const query = trx('stock_description').where({ account_id: accountId, stock_id: stockId, id });
-    const count = Object.keys(input).length ? await query.update(clean(input)) : ((await query.clone().count({ n: '*' })) as [{ n: string }])[0]!.n;
+    const count = Object.keys(input).length ? await query.update(clean(input)) : (await query.clone().count({ n: '*' }))[0]!.n;
     if (Number(count) === 0) throw notFound(`description ${id}`, 'description_id');
   },
 

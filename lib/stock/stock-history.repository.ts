@@ -91,6 +91,21 @@ interface HistoryRow {
   is_error: boolean;
 }
 
+/** A row of stock_history as stored: HistoryRow and its account. */
+interface HistoryTableRow extends HistoryRow {
+  account_id: number;
+}
+
+// The row type of stock_history for Knex (declared once here, lib/stock owns the table): the id
+// (bigint) is read as text; a movement is inserted without it, and its date and error flag have defaults.
+type HistoryOptional = 'movement_date' | 'is_error' | 'person_id' | 'order_id';
+type HistoryInsert = Omit<HistoryTableRow, 'id' | HistoryOptional> & Partial<Pick<HistoryTableRow, HistoryOptional>>;
+declare module 'knex/types/tables' {
+  interface Tables {
+    stock_history: Knex.CompositeTableType<HistoryTableRow, HistoryInsert, Partial<HistoryInsert>>;
+  }
+}
+
 const toApi = (row: HistoryRow) => ({
   internal_id: Number(row.id),
   person_id: row.person_id,

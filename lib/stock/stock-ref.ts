@@ -70,7 +70,7 @@ export async function resolveStockRef(
     .orderBy('id')
     .limit(2);
   if (lock) query.forUpdate();
-  const rows = (await query) as { id: number }[];
+  const rows = await query;
   if (rows.length > 1) throw ambiguous(`stock id ${String(ref)}`);
   return rows[0]?.id;
 }
@@ -89,7 +89,7 @@ export async function matchStockRefs(knex: Knex | Knex.Transaction, accountId: n
   }
   let rows: Record<string, unknown>[] = [];
   if (values.size > 0) {
-    rows = (await knex('stock')
+    rows = await knex('stock')
       .select('id', ...[...values.keys()].filter((c) => c !== 'id'))
       .where('account_id', accountId)
       .where((any) => {
@@ -97,7 +97,7 @@ export async function matchStockRefs(knex: Knex | Knex.Transaction, accountId: n
         for (const [column, set] of values) any.orWhereRaw(`?? = ANY(?::${column === 'id' ? 'int' : 'text'}[])`, [column, [...set].map(String)]);
       })
       .orderBy('id')
-      .options(prepared)) as Record<string, unknown>[];
+      .options(prepared);
   }
   const result = new Map<string, number[]>();
   for (const [ref, matches] of wanted) {

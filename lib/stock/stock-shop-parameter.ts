@@ -2,6 +2,7 @@
  * Shop_parameter_type: tax classes and manufacturers of the shop portals, each portal account
  * its own. Document 1 shows no path; they live under stock/shop_parameter/.
  */
+import type { Knex } from 'knex';
 import { db } from '../db';
 import { invalidField, notFound } from '../errors';
 import { Joi, readOnly, text, runSearch, SearchRequest, SearchSpec } from '../http';
@@ -28,6 +29,20 @@ interface ShopParameterRow {
   type: string;
   name: string;
   additional: string;
+}
+
+/** A row of stock_shop_parameter as stored: ShopParameterRow and its account. */
+interface ShopParameterTableRow extends ShopParameterRow {
+  account_id: number;
+}
+
+// The row type of stock_shop_parameter for Knex (declared once here, lib/stock owns the table): a
+// parameter is inserted without its id; its name and additional text have defaults ('').
+type ShopParameterInsert = Omit<ShopParameterTableRow, 'id' | 'name' | 'additional'> & Partial<Pick<ShopParameterTableRow, 'name' | 'additional'>>;
+declare module 'knex/types/tables' {
+  interface Tables {
+    stock_shop_parameter: Knex.CompositeTableType<ShopParameterTableRow, ShopParameterInsert, Partial<ShopParameterInsert>>;
+  }
 }
 
 const toApi = (row: ShopParameterRow) => ({ type: row.type, id: row.id, portal_account_id: row.portal_account_id, name: row.name, additional: row.additional });
@@ -61,7 +76,7 @@ export const shopParameterRepository = {
         const [row] = await trx('stock_shop_parameter')
           .insert({ account_id: accountId, portal_account_id: portalAccountId, type: input.type, name: input.name ?? '', additional: input.additional ?? '' })
           .returning('id');
-        return { id: (row as { id: number }).id, created: true };
+        return { id: row!.id, created: true };
       }
       const changes = {
         ...(input.name !== undefined ? { name: input.name } : {}),

@@ -41,6 +41,22 @@ export interface SetLink {
   quantity: number;
 }
 
+/** A row of stock_set: a sub of a set main, with how many of it the set holds. */
+interface StockSetRow extends SetLink {
+  account_id: number;
+}
+
+// The row types of stock and stock_set for Knex (declared once here, lib/stock owns the tables).
+// An item's data is written as JSON text (jsonParameter) or as SQL (jsonb_set), modified_at as SQL
+// (now()); an item is inserted with its account alone, the rest has defaults or may be null.
+type StockWrite = Partial<Omit<StockRow, 'id' | 'data' | 'modified_at'>> & { data?: string | Knex.Raw; modified_at?: Date | Knex.Raw };
+declare module 'knex/types/tables' {
+  interface Tables {
+    stock: Knex.CompositeTableType<StockRow, StockWrite & Pick<StockRow, 'account_id'>, StockWrite>;
+    stock_set: Knex.CompositeTableType<StockSetRow, StockSetRow, Partial<StockSetRow>>;
+  }
+}
+
 /** Links of a page of items, loaded at once for reads. */
 export interface StockLinks {
   sets: SetLink[];
@@ -128,9 +144,10 @@ export const stockRepository = {
   },
 
   async update(trx: Knex.Transaction, accountId: number, id: number, columns: StockColumns): Promise<void> {
+    const { data, ...rest } = columns;
     await trx('stock')
       .where({ account_id: accountId, id })
-      .update({ ...columns, ...(columns.data ? { data: jsonParameter(columns.data) } : {}), modified_at: trx.fn.now() });
+      .update({ ...rest, ...(data ? { data: jsonParameter(data) } : {}), modified_at: trx.fn.now() });
   },
 
   async delete(trx: Knex.Transaction, accountId: number, id: number): Promise<void> {
@@ -223,8 +240,8 @@ export const stockRepository = {
   },
 
   async availableOf(trx: Knex.Transaction, accountId: number, id: number): Promise<number> {
-    const row = (await trx('stock').select('quantity_available').where({ account_id: accountId, id }).first()) as { quantity_available: number };
-    return row.quantity_available;
+    const row = await trx('stock').select('quantity_available').where({ account_id: accountId, id }).first();
+    return row!.quantity_available;
   },
 
   async setVariationType(trx: Knex.Transaction, accountId: number, id: number, type: StockRow['variation_type']): Promise<void> {
@@ -247,21 +264,18 @@ export const stockRepository = {
 
   async links(knex: Db, accountId: number, ids: number[]): Promise<StockLinks> {
     if (ids.length === 0) return { sets: [], variants: [] };
-    const sets = (await knex('stock_set')
+    const sets = await knex('stock_set')
       .select('main_id', 'sub_id', 'quantity')
       .where('account_id', accountId)
       .where((q) => q.whereIn('main_id', ids).orWhereIn('sub_id', ids))
-      .orderBy(['main_id', 'sub_id'])) as SetLink[];
-    const variants = (await knex('stock')
-      .select('id', 'variation_parent_id')
-      .where('account_id', accountId)
-      .whereIn('variation_parent_id', ids)
-      .orderBy('id')) as { id: number; variation_parent_id: number }[];
-    return { sets, variants };
+      .orderBy(['main_id', 'sub_id']);
+    const variants = await knex('stock').select('id', 'variation_parent_id').where('account_id', accountId).whereIn('variation_parent_id', ids).orderBy('id');
+    // Found by their parent, so none is null: the check only narrows the type.
+    return { sets, variants: variants.flatMap((v) => (v.variation_parent_id === null ? [] : [{ id: v.id, variation_parent_id: v.variation_parent_id }])) };
   },
 
   async variantIds(trx: Knex.Transaction, accountId: number, mainId: number): Promise<number[]> {
-    const rows = (await trx('stock').select('id').where({ account_id: accountId, variation_parent_id: mainId }).orderBy('id').forUpdate()) as { id: number }[];
+    const rows = await trx('stock').select('id').where({ account_id: accountId, variation_parent_id: mainId }).orderBy('id').forUpdate();
     return rows.map((r) => r.id);
   },
 
@@ -329,7 +343,7 @@ export const stockRepository = {
 
   /** Distinct folders of the account, sorted. */
   async folders(accountId: number): Promise<string[]> {
-    const rows = (await db()('stock').distinct('folder').where('account_id', accountId).orderBy('folder')) as { folder: string }[];
+    const rows = await db()('stock').distinct('folder').where('account_id', accountId).orderBy('folder');
     return rows.map((r) => r.folder);
   },
 };
