@@ -5,7 +5,7 @@
  * back on cancel, paid event, invoice number), with a history entry saying it came from the channel.
  */
 import type { Knex } from 'knex';
-import { DomainError, RunAgainSafely, Warning } from '../errors';
+import { DomainError, Warning } from '../errors';
 import { toCents } from './order-money';
 import { StockBatch } from './order-stock.service';
 import { OrderWrites, WrittenOrder } from './order-writes';
@@ -66,10 +66,7 @@ export async function createChannelOrdersIn(trx: Knex.Transaction, caller: Order
       prepared.push(err);
     }
   }
-  const written = await writes.flush(trx);
-  await stock.apply(trx, accountId).catch((err: unknown) => {
-    throw new RunAgainSafely('the stock batch failed (an item a line takes from is gone?)', { cause: err });
-  });
+  const written = await writes.apply(trx);
   let next = 0;
   return prepared.map((refused) => (refused ? { refused } : { written: written[next++]! }));
 }

@@ -15,8 +15,8 @@ import { invalidField, MultiStatusItem, notFound, runItem, runListSafely, RunAga
 import { stripReadOnly, validate } from '../http';
 import { log } from '../log';
 import { StockBatch } from './order-stock.service';
-import { OrderWrites, takeCountersAhead } from './order-writes';
-import { OrderCaller, planOrderCreate, sellerCancelled, updateOrderIn, writeOrderIn } from './order.service';
+import { OrderWrites, takeCountersAhead, WrittenOrder } from './order-writes';
+import { OrderCaller, planOrderCreate, sellerCancelled, updateOrderIn } from './order.service';
 import { OrderInput, orderCreateType, orderIdPattern, orderListItemType } from './order.type';
 
 /** Most items one order/list/ request takes (document 1). */
@@ -93,15 +93,17 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
     const writes = new OrderWrites(caller, stock, true);
     // Entries of planned creates: they get their order_id when their run is written.
     let awaiting: MultiStatusItem[] = [];
-    const flush = async () => {
-      const written = await writes.flush(trx).catch((err: unknown) => {
-        throw new RunAgainSafely('a set-based order write failed', { cause: err });
-      });
+    const resolve = (written: WrittenOrder[]) => {
       awaiting.forEach((entry, i) => {
         entry.order_id = written[i]!.id;
       });
       awaiting = [];
     };
+    // A refusal only the database finds (a set-based statement, an item a line takes from gone): the list runs again safely.
+    const rerun = (err: unknown): never => {
+      throw new RunAgainSafely('a set-based order write failed', { cause: err });
+    };
+    const flush = async () => resolve(await writes.flush(trx).catch(rerun));
     for (const [index, item] of items.entries()) {
       const { path, orderId, input } = item;
       const planned = batched && setBased(item);
@@ -139,12 +141,7 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
       if (planned && entry.code === 201) awaiting.push(entry);
       response.push(entry);
     }
-    await flush();
-    if (batched) {
-      await stock.apply(trx, accountId).catch((err: unknown) => {
-        throw new RunAgainSafely('the stock batch failed (an item a line takes from is gone?)', { cause: err });
-      });
-    }
+    if (batched) resolve(await writes.apply(trx).catch(rerun));
     return response;
   });
 }
@@ -157,7 +154,11 @@ async function writeItem(
   warnings: Warning[],
   writes: OrderWrites,
 ): Promise<{ code: number; id: string }> {
-  if (orderId === undefined) return { code: 201, id: (await writeOrderIn(trx, caller, input!, writes, path)).id };
+  if (orderId === undefined) {
+    await planOrderCreate(trx, caller, input!, path, writes);
+    const [written] = await writes.flush(trx);
+    return { code: 201, id: written!.id };
+  }
   const { id: _id, ...changes } = input!;
   const update = await updateOrderIn(trx, caller, orderId, changes, warnings, path, writes);
   await writes.flush(trx);

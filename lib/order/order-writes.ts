@@ -213,6 +213,16 @@ export class OrderWrites {
     else await addManyToOutbox(trx, accountId, events);
     return created.map(({ id, internalId }) => ({ id, internalId }));
   }
+
+  /**
+   * Writes what is still planned, then applies the batch's stock moves: stock items are the
+   * last locks of an order write. Answers the orders this last flush created.
+   */
+  async apply(trx: Knex.Transaction, later?: PendingWrites): Promise<WrittenOrder[]> {
+    const written = await this.flush(trx, later);
+    await this.stock.apply(trx, this.accountId, later);
+    return written;
+  }
 }
 
 /**

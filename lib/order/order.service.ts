@@ -52,12 +52,14 @@ async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: 
 }
 
 /**
- * Plans a new order into `writes` (the batch's writer, its run started: OrderWrites.startRun),
- * its lines settled against the writer's StockBatch, writing nothing: every rule that can refuse
- * it does so here (a DomainError naming the field), so a batch needs no savepoint per create.
- * OrderWrites.flush numbers and inserts it, then the caller applies the StockBatch.
+ * Plans a new order into `writes` (the batch's writer; outside a run of creates, OrderWrites.
+ * startRun, it is a run of its own), its lines settled against the writer's StockBatch, writing
+ * nothing: every rule that can refuse it does so here (a DomainError naming the field), so a
+ * batch needs no savepoint per create. OrderWrites.flush numbers and inserts it; apply also
+ * applies the StockBatch.
  */
 export async function planOrderCreate(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, prefix: string, writes: OrderWrites): Promise<void> {
+  if (!writes.customers) await writes.startRun(trx, [input]);
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
   const now = new Date();
   const plan = planNewOrder(input, prepaid, now, prefix);
@@ -88,36 +90,17 @@ export async function planOrderCreate(trx: Knex.Transaction, caller: OrderCaller
 }
 
 /**
- * Plans, numbers and inserts one order in the caller's transaction (a batch of one); its stock
- * moves join the writer's StockBatch for the caller to apply. `later`: the writes nobody reads
- * before the commit join those (PendingWrites).
- */
-export async function writeOrderIn(
-  trx: Knex.Transaction,
-  caller: OrderCaller,
-  input: OrderInput,
-  writes: OrderWrites,
-  prefix = 'order',
-  later?: PendingWrites,
-): Promise<WrittenOrder> {
-  await writes.startRun(trx, [input]);
-  await planOrderCreate(trx, caller, input, prefix, writes);
-  const [written] = await writes.flush(trx, later);
-  return written!;
-}
-
-/**
  * One new order with its stock in the caller's transaction (POST order/, a channel order on its
  * own): its customer's contact data, lines, stock quantities and history, events and cia.adjust
  * jobs go as one statement at the end.
  */
 export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput): Promise<WrittenOrder> {
-  const stock = await StockBatch.forOrders(trx, caller.accountId, [input]);
+  const writes = new OrderWrites(caller, await StockBatch.forOrders(trx, caller.accountId, [input]));
+  await planOrderCreate(trx, caller, input, 'order', writes);
   const later = new PendingWrites();
-  const written = await writeOrderIn(trx, caller, input, new OrderWrites(caller, stock), 'order', later);
-  await stock.apply(trx, caller.accountId, later);
+  const [written] = await writes.apply(trx, later);
   await later.write(trx, caller.accountId);
-  return written;
+  return written!;
 }
 
 /**
@@ -193,8 +176,7 @@ export async function updateOneOrderIn(
 ): Promise<{ cancelledAtChannel: boolean }> {
   const writes = new OrderWrites(caller, new StockBatch());
   const update = await updateOrderIn(trx, caller, orderId, input, warnings, 'order', writes);
-  await writes.flush(trx);
-  await writes.stock.apply(trx, caller.accountId);
+  await writes.apply(trx);
   return update;
 }
 
