@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import { ambiguous } from '../errors';
 import { prepared } from '../db';
+import type { StockRow } from './stock.repository';
 
 /** The largest id an integer column holds; a longer number cannot be a stock id. */
 const maxId = 2147483647;
@@ -87,7 +88,7 @@ export async function matchStockRefs(knex: Knex | Knex.Transaction, accountId: n
   for (const matches of wanted.values()) {
     for (const m of matches) values.set(m.column, (values.get(m.column) ?? new Set()).add(m.value));
   }
-  let rows: Record<string, unknown>[] = [];
+  let rows: Pick<StockRow, Match['column']>[] = [];
   if (values.size > 0) {
     rows = await knex('stock')
       .select('id', ...[...values.keys()].filter((c) => c !== 'id'))
@@ -101,7 +102,7 @@ export async function matchStockRefs(knex: Knex | Knex.Transaction, accountId: n
   }
   const result = new Map<string, number[]>();
   for (const [ref, matches] of wanted) {
-    const ids = rows.filter((row) => matches.some((m) => row[m.column] === m.value)).map((row) => row.id as number);
+    const ids = rows.filter((row) => matches.some((m) => row[m.column] === m.value)).map((row) => row.id);
     result.set(ref, ids.slice(0, 2));
   }
   return result;
