@@ -8,8 +8,8 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import type { DeferredWrites, Statement } from '../db';
-import type { OutboxJob } from '../queue';
+import type { Statement } from '../db';
+import type { OutboxJob, PendingWrites } from '../queue';
 import { counterRepository } from '../account';
 import { CustomerContact, customerRepository, NewCustomer, StoredContact } from './customer.repository';
 import type { OrderCustomerFields } from './customer.type';
@@ -170,7 +170,7 @@ export class CustomerBook {
    * updated ones' contact data in one. Returns the new customers' `created` events, for the
    * orders' outbox rows.
    */
-  async write(trx: Knex.Transaction, accountId: number, later?: DeferredWrites): Promise<OutboxJob[]> {
+  async write(trx: Knex.Transaction, accountId: number, later?: PendingWrites): Promise<OutboxJob[]> {
     const created = this.entries.filter((e) => e.createdWith !== undefined);
     const rows: NewCustomer[] = created.map((e) => ({ ...e.row, currency_id: e.createdWith! }));
     await customerRepository.insertMany(trx, accountId, rows, this.counter, later);

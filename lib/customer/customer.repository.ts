@@ -6,7 +6,8 @@
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { orderGrantQueries } from '../access';
-import type { DeferredWrites, Statement } from '../db';
+import type { Statement } from '../db';
+import type { PendingWrites } from '../queue';
 import { db, prepared, jsonParameter } from '../db';
 import { runSearch, SearchRequest, SearchSpec } from '../http';
 import { CustomerRow, customerToApi, customerType } from './customer.type';
@@ -173,7 +174,7 @@ export const customerRepository = {
    * unlocked (readContacts): user names another order added meanwhile are kept, the rest is the
    * last order's, as when the orders had waited for each other.
    */
-  async updateContacts(trx: Knex.Transaction, accountId: number, rows: StoredContact[], later?: DeferredWrites): Promise<void> {
+  async updateContacts(trx: Knex.Transaction, accountId: number, rows: StoredContact[], later?: PendingWrites): Promise<void> {
     if (rows.length === 0) return;
     const sorted = [...rows].sort((a, b) => Number(a.internal_id) - Number(b.internal_id));
     const values = sorted.map((r) => ({
@@ -227,7 +228,7 @@ export const customerRepository = {
    * one INSERT with their final contact data, and the customer counter moved to `counter` (the
    * last number the batch handed out) in one UPDATE. With `later`, both deferred.
    */
-  async insertMany(trx: Knex.Transaction, accountId: number, rows: NewCustomer[], counter: number | undefined, later?: DeferredWrites): Promise<void> {
+  async insertMany(trx: Knex.Transaction, accountId: number, rows: NewCustomer[], counter: number | undefined, later?: PendingWrites): Promise<void> {
     if (rows.length === 0) return;
     const values = rows.map((r) => ({
       ...Object.fromEntries(contactColumns.map((c) => [c, r[c] ?? null])),

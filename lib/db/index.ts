@@ -5,12 +5,11 @@
  */
 export { applyCellRanges, CellRangeError, routePrefix } from './cells';
 export { changedChannel, listening, onChange } from './change-notices';
-export { DeferredWrites } from './deferred-writes';
-export type { Statement } from './deferred-writes';
 export { ensureDatabase } from './ensure-database';
 export { jsonParameter } from './json-parameter';
 export { closeDb, createKnex, db } from './knex';
 export { migrationSource } from './migrations';
 export { prepared } from './prepared';
 export { readTolerantOfLag } from './read-replica';
+export type { Statement } from './statement';
 export { inTransaction, isConflictVictim } from './transaction';

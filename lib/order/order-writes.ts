@@ -12,7 +12,6 @@ import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { counterRepository } from '../account';
 import { CustomerBook } from '../customer';
-import { DeferredWrites } from '../db';
 import { addManyToOutbox, OutboxJob, PendingWrites } from '../queue';
 import { invoiceJobsFor } from './order-invoice.service';
 import { giveInvoiceNumbers } from './order-paid';
@@ -173,10 +172,10 @@ export class OrderWrites {
     ]);
     // The customers' contact data (and the new customers) go with the orders' INSERT, after the
     // order counter and before any stock item: the lock order of every order write (lib/order/README.md).
-    const alongside = new DeferredWrites();
+    const alongside = new PendingWrites();
     const customerEvents = (await customers?.write(trx, accountId, alongside)) ?? [];
     const created = creates.length ? await orderRepository.insertNumbered(trx, accountId, creates, alongside) : [];
-    await alongside.flush(trx);
+    await alongside.write(trx, accountId);
     for (const update of updates) {
       await orderRepository.update(trx, accountId, update.internalId, update.columns);
       if (update.lines) await orderRepository.replaceLines(trx, update.internalId, update.lines, true);

@@ -6,7 +6,8 @@
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { counterRepository } from '../account';
-import type { DeferredWrites, Statement } from '../db';
+import type { Statement } from '../db';
+import type { PendingWrites } from '../queue';
 import { db, prepared, jsonParameter } from '../db';
 
 /** The order's columns as stored (numeric as strings, timestamps as Date). */
@@ -349,7 +350,7 @@ export const orderRepository = {
     trx: Knex.Transaction,
     accountId: number,
     orders: { at: Date; columns: Partial<OrderColumns> }[],
-    alongside: DeferredWrites,
+    alongside: PendingWrites,
   ): Promise<NumberedOrder[]> {
     const { sql, bindings } = insertOrdersSql(
       accountId,
@@ -369,7 +370,7 @@ export const orderRepository = {
    * them. Every line carries every column (LineRow). With `later`, it joins the transaction's
    * deferred writes.
    */
-  async insertLines(trx: Knex.Transaction, lines: (LineRow & { order_internal_id: string })[], later?: DeferredWrites): Promise<void> {
+  async insertLines(trx: Knex.Transaction, lines: (LineRow & { order_internal_id: string })[], later?: PendingWrites): Promise<void> {
     if (!lines.length) return;
     const bindings = [jsonParameter(lines)];
     if (later) later.defer(insertLinesSql, bindings);

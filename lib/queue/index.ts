@@ -6,9 +6,10 @@
 export { jobStatus, recordJobsAnswered } from './job-status.service';
 export type { JobPayloads, MergedPart, PortalUploadJob } from './jobs';
 export type { MergedResult } from './merged-jobs';
-export { addManyToOutbox, addToOutbox, PendingWrites } from './outbox';
+export { addManyToOutbox, addToOutbox } from './outbox';
 export type { OutboxJob } from './outbox';
 export { outboxRepository } from './outbox.repository';
+export { PendingWrites } from './pending-writes';
 export { defineProcessors } from './processors';
 export type { Processors } from './processors';
 export { closeQueues, QueueRegistry, queues } from './queue.registry';

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { DeferredWrites } from '../db';
 import { currentRequestId } from '../log';
 import { JobName, JobPayloads, jobQueues } from './jobs';
 
@@ -40,7 +39,7 @@ export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, 
 }
 
 /** The one INSERT of outbox rows, in the order given. */
-function outboxInsert(accountId: number, jobs: OutboxJob[]): { sql: string; bindings: Knex.RawBinding[] } {
+export function outboxInsert(accountId: number, jobs: OutboxJob[]): { sql: string; bindings: Knex.RawBinding[] } {
   return {
     sql: `INSERT INTO outbox (account_id, queue, job_name, payload)
      SELECT ?, t.queue, t.job_name, t.payload::jsonb
@@ -48,30 +47,6 @@ function outboxInsert(accountId: number, jobs: OutboxJob[]): { sql: string; bind
      ORDER BY t.n`,
     bindings: [accountId, jobs.map((j) => jobQueues[j.job]), jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload, j.requestId))],
   };
-}
-
-/**
- * The writes a POST order/ leaves to the end of its transaction (DeferredWrites: its customer's
- * contact data, lines, stock quantities and stock history) and the outbox rows its writers gather
- * (its order events and its stock's cia.adjust), sent as one statement by write. Only for writes that cannot be rolled back
- * to a savepoint in between: a buffered job would outlive the rollback.
- */
-export class PendingWrites extends DeferredWrites {
-  private jobs: OutboxJob[] = [];
-
-  add(jobs: OutboxJob[]): void {
-    this.jobs.push(...jobs);
-  }
-
-  /** Writes the deferred writes and the gathered jobs (in the order added) in one statement. */
-  async write(trx: Knex.Transaction, accountId: number): Promise<void> {
-    if (this.jobs.length) {
-      const { sql, bindings } = outboxInsert(accountId, this.jobs);
-      this.defer(sql, bindings);
-    }
-    this.jobs = [];
-    await this.flush(trx);
-  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import type { DeferredWrites } from '../db';
+import type { PendingWrites } from '../queue';
 import { db, jsonParameter } from '../db';
 import { Joi, bool, integer, readOnly, runSearch, SearchRequest, SearchSpec } from '../http';
 import { orderGrantQueries } from '../access';
@@ -47,7 +47,7 @@ export interface Movement {
  * Writes movements in one INSERT, in the order given (their ids follow it); with `later`, it joins
  * the transaction's deferred writes.
  */
-export async function writeMovements(trx: Knex.Transaction, accountId: number, movements: Movement[], later?: DeferredWrites): Promise<void> {
+export async function writeMovements(trx: Knex.Transaction, accountId: number, movements: Movement[], later?: PendingWrites): Promise<void> {
   if (movements.length === 0) return;
   const rows = movements.map((m) => ({
     stockId: m.stockId,

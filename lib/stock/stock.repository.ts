@@ -1,6 +1,6 @@
 /** SQL of stock items: every query is scoped by the account id. */
 import type { Knex } from 'knex';
-import type { DeferredWrites } from '../db';
+import type { PendingWrites } from '../queue';
 import { db, prepared, jsonParameter } from '../db';
 import { accountUseRepository } from '../account';
 
@@ -226,7 +226,7 @@ export const stockRepository = {
    * the caller's: refreshSetMains). With `later`, the UPDATE joins the transaction's deferred
    * writes.
    */
-  async setQuantities(trx: Knex.Transaction, accountId: number, items: { id: number; quantity: number }[], later?: DeferredWrites): Promise<void> {
+  async setQuantities(trx: Knex.Transaction, accountId: number, items: { id: number; quantity: number }[], later?: PendingWrites): Promise<void> {
     if (items.length === 0) return;
     const subtracted = accountUseRepository.auctionASubtractedStatement(accountId);
     const sql = `UPDATE stock s SET quantity = v.quantity, modified_at = now(),
