@@ -1,12 +1,14 @@
 /**
- * The set-based writes of new orders (POST order/list/): each create checks and prepares its
- * order first (customer linked in the run's CustomerBook, stock changes held in its StockBatch)
- * and leaves its rows here; flush then reserves their invoice numbers in one statement, inserts
- * the orders (numbering them from the order counter and writing their customers' contact data in
- * the same statement), and their lines, history and event outbox rows in one statement each. The
- * order counter is taken that late because an account's sales queue on its lock until they
- * commit. Numbers go to orders that succeeded only: they stay consecutive (a rollback gives them
- * back).
+ * The one writer of orders (issue 32, plan then apply): creates (planOrderCreate), updates
+ * (updateOrderIn) and payments (payOrdersIn) are planned over what was read, writing nothing, and
+ * added here; flush writes a batch of them in the lock order of lib/order/README.md: the invoice
+ * numbers of the batch in one statement, the creates' customers and orders (the orders numbered
+ * from the order counter in their INSERT, with their customers' contact data in the same
+ * statement), the updates and payments, then the lines, history and event outbox rows in one
+ * statement each; each order's stock moves join the StockBatch under its id, and apply ends the
+ * batch with them. The order counter is taken that late because an account's sales queue on its
+ * lock until they commit. Numbers go to orders that succeeded only: they stay consecutive (a
+ * rollback gives them back).
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
