@@ -317,11 +317,16 @@ async function runKauflandShopify(): Promise<void> {
     await poll;
 
     // The Kontor orders of the sales, in the import's order (their ids), and when each was created.
-    const rows = (await db()('sales_order')
-      .select('id', 'external_order_id', 'platform', db().raw('extract(epoch from created_at) * 1000 AS at'))
+    const rows = await db()('sales_order')
+      .select<{ id: string; external_order_id: string; platform: string; at: string }[]>(
+        'id',
+        'external_order_id',
+        'platform',
+        db().raw('extract(epoch from created_at) * 1000 AS at'),
+      )
       .where({ account_id: seller.id })
       .whereIn('platform', ['market_e', 'webshop'])
-      .orderBy('id')) as { id: string; external_order_id: string; platform: string; at: string }[];
+      .orderBy('id');
     const byExternal = new Map(rows.map((r) => [`${r.platform}|${r.external_order_id}`, r]));
     // A sale's rank among its item's sales: how many of them Kontor had committed when its order
     // became visible (itself included; the 100 ms poll's ties count as committed together).

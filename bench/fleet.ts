@@ -397,10 +397,10 @@ export function watchImports(accountId: number, soldAt: Map<string, number>): { 
 
 /** For channel sales: sale -> the Kontor order's creation, per sale, from the orders' created_at. */
 async function importDelays(accountId: number, soldAt: Map<string, number>): Promise<number[]> {
-  const rows = (await db()('sales_order')
-    .select('external_order_id', db().raw('extract(epoch from created_at) * 1000 AS at'))
+  const rows = await db()('sales_order')
+    .select<{ external_order_id: string; at: string }[]>('external_order_id', db().raw('extract(epoch from created_at) * 1000 AS at'))
     .where({ account_id: accountId })
-    .whereIn('external_order_id', [...soldAt.keys()])) as { external_order_id: string; at: string }[];
+    .whereIn('external_order_id', [...soldAt.keys()]);
   return rows.map((r) => Math.max(0, Number(r.at) - soldAt.get(r.external_order_id)!)).sort((a, b) => a - b);
 }
 

@@ -43,8 +43,8 @@ function order(i: number): Record<string, unknown> {
 
 async function waitForBills(accountId: number, ids: string[]): Promise<void> {
   for (;;) {
-    const row = (await db()('sales_order').where({ account_id: accountId }).whereIn('id', ids).whereNull('bill_url').count('* as n').first()) as { n: string };
-    if (Number(row.n) === 0) return;
+    const row = await db()('sales_order').where({ account_id: accountId }).whereIn('id', ids).whereNull('bill_url').count({ n: '*' }).first();
+    if (Number(row?.n) === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -116,7 +116,7 @@ async function bareBaseline(accountId: number, stockIds: number[], specs: OrderS
       .returning(['internal_id', 'number', 'email'])) as { internal_id: string; number: string; email: string }[];
     const customerOf = new Map(customers.map((c) => [c.email, c]));
     const first = await reserve('order', specs.length);
-    const orders = (await trx('sales_order')
+    const orders = await trx('sales_order')
       .insert(
         specs.map((o, i) => {
           const customer = customerOf.get(o.email)!;
@@ -135,7 +135,7 @@ async function bareBaseline(accountId: number, stockIds: number[], specs: OrderS
           };
         }),
       )
-      .returning(['internal_id', 'id', 'number'])) as { internal_id: string; id: string; number: string }[];
+      .returning(['internal_id', 'id', 'number']);
     orders.sort((a, b) => Number(a.number) - Number(b.number));
     const lines = orders.flatMap((order, i) =>
       specs[i]!.items.map((item, j) => ({

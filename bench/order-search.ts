@@ -15,8 +15,8 @@ const samples = 30;
 /** The seller login holding `size` generated orders; generated when missing. */
 async function sellerWithOrders(size: number): Promise<{ id: number; token: string }> {
   const seller = await benchSeller(`bench_orders_${size}`);
-  const counted = (await db()('sales_order').where({ account_id: seller.id }).count('* as n').first()) as { n: string };
-  if (Number(counted.n) !== size) {
+  const counted = await db()('sales_order').where({ account_id: seller.id }).count({ n: '*' }).first();
+  if (Number(counted?.n) !== size) {
     process.stdout.write(`generating ${size} orders ...\n`);
     const started = Date.now();
     await db()('sales_order').where({ account_id: seller.id }).delete();

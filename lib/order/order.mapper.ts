@@ -27,7 +27,7 @@ export function trackingLinks(deliverer: unknown, code: unknown): string[] {
 
 /** Order_type of a stored order. */
 export function orderToApi(row: OrderReadRow): Record<string, unknown> {
-  const shipping = row.shipping as Record<string, unknown>;
+  const { shipping } = row;
   return {
     id: row.id,
     portal_account_id: row.portal_account_id,

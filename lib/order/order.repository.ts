@@ -79,7 +79,6 @@ export interface OrderReadRow extends OrderRow {
   credit_sub_ids: string[];
 }
 
-/** Writable columns of sales_order. */
 /** What a payment reads of an order. */
 export interface PaymentRow {
   internal_id: string;
@@ -102,19 +101,78 @@ export interface PaymentUpdate {
   bill_date: string;
 }
 
+/** Writable columns of sales_order. */
 export type OrderColumns = Omit<OrderRow, 'internal_id' | 'account_id' | 'number' | 'id' | 'created_at'>;
 
-const lineColumns = ['position', 'name', 'sku', 'quantity', 'price', 'tax', 'transaction_id', 'stock_align_id', 'stock_id', 'stock_taken'];
+/** A row of sales_order as stored: OrderRow with updated_at, and bill_date as a date (the reads take it as text). */
+interface OrderTableRow extends Omit<OrderRow, 'bill_date'> {
+  updated_at: Date;
+  bill_date: Date | null;
+}
+
+/** A row of sales_order_line as stored: the line and its order's internal id. */
+interface LineTableRow extends LineRow {
+  order_internal_id: string;
+}
+
+/** A row of sales_order_history as stored. */
+interface HistoryTableRow {
+  internal_id: string;
+  order_internal_id: string;
+  text: string;
+  created_at: Date;
+}
+
+/** A row of order_invoice_number: where the lookup by invoice number finds the order. */
+interface InvoiceNumberRow {
+  account_id: number;
+  invoice_number: string;
+  order_internal_id: string;
+}
+
+// The row types of lib/order's tables for Knex (declared once here, lib/order owns them). Bigints
+// are read as text and written as numbers too; an order's JSON columns are written as JSON text
+// (forDb), bill_date as its text (YYYY-MM-DD), any column as SQL (now()). A row is inserted
+// without its internal id, and what has a default or may be null may be left out.
+type OrderJson = 'customer' | 'shipping' | 'add_field';
+type OrderBigint = 'number' | 'invoice_number' | 'customer_internal_id';
+type OrderWrite = {
+  [K in Exclude<keyof OrderTableRow, 'internal_id'>]?:
+    | (K extends OrderJson
+        ? Exclude<OrderTableRow[K], object> | string
+        : K extends OrderBigint
+          ? OrderTableRow[K] | number
+          : K extends 'bill_date'
+            ? OrderTableRow[K] | string
+            : OrderTableRow[K])
+    | Knex.Raw;
+};
+type LineWrite = Partial<Omit<LineRow, 'position'>> & { order_internal_id: string | number; position: number };
+type HistoryWrite = { order_internal_id: string | number; text: string; created_at?: Date | Knex.Raw };
+type InvoiceNumberWrite = { account_id: number; invoice_number: string | number; order_internal_id: string | number };
+declare module 'knex/types/tables' {
+  interface Tables {
+    sales_order: Knex.CompositeTableType<OrderTableRow, OrderWrite & Required<Pick<OrderWrite, 'account_id' | 'number' | 'id'>>, OrderWrite>;
+    sales_order_line: Knex.CompositeTableType<LineTableRow, LineWrite, Partial<LineWrite>>;
+    sales_order_history: Knex.CompositeTableType<HistoryTableRow, HistoryWrite, Partial<HistoryWrite>>;
+    order_invoice_number: Knex.CompositeTableType<InvoiceNumberRow, InvoiceNumberWrite, Partial<InvoiceNumberWrite>>;
+  }
+}
+
+const lineColumns = ['position', 'name', 'sku', 'quantity', 'price', 'tax', 'transaction_id', 'stock_align_id', 'stock_id', 'stock_taken'] as const;
 const insertedLineColumns = ['order_internal_id', ...lineColumns].map((c) => `"${c}"`).join(', ');
 const insertLinesSql = `INSERT INTO sales_order_line (${insertedLineColumns})
   SELECT ${insertedLineColumns} FROM jsonb_populate_recordset(NULL::sales_order_line, ?::jsonb)`;
 
-const jsonColumns = ['customer', 'shipping', 'add_field'] as const;
-
-function forDb(columns: Partial<OrderColumns>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...columns };
-  for (const key of jsonColumns) if (key in out && out[key] !== null) out[key] = jsonParameter(out[key]);
-  return out;
+function forDb(columns: Partial<OrderColumns>): OrderWrite {
+  const { customer, shipping, add_field } = columns;
+  // Each JSON column keeps its place among the columns; one left out stays out (Knex's update skips what is undefined), a null stays null.
+  return {
+    ...columns,
+    customer: customer && jsonParameter(customer),
+    shipping: shipping && jsonParameter(shipping),
+    add_field: add_field && jsonParameter(add_field),
+  };
 }
 
 /**
@@ -255,7 +313,7 @@ function orderByIdStatement(scope: OrderScope, id: string): { sql: string; bindi
 }
 
 /** Narrows a query of sales_order to the orders the scope may see (document 1, Authentication 5). */
-export function inOrderScope(query: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
+export function inOrderScope<Q extends Knex.QueryBuilder>(query: Q, scope: OrderScope): Q {
   query.where('sales_order.account_id', scope.accountId);
   if (scope.portalAccountGrant !== 'all') query.where('sales_order.portal_account_id', scope.portalAccountGrant);
   return query;
@@ -265,8 +323,8 @@ export function inOrderScope(query: Knex.QueryBuilder, scope: OrderScope): Knex.
  * The order with its lines, history and credit sub ids in one statement: correlated subqueries
  * read only the rows of the orders on the page.
  */
-export function orderReadQuery(knex: Knex | Knex.Transaction, scope: OrderScope, parts: OrderParts = allParts): Knex.QueryBuilder {
-  return inOrderScope(knex('sales_order'), scope).select(
+export function orderReadQuery(knex: Knex | Knex.Transaction, scope: OrderScope, parts: OrderParts = allParts) {
+  return inOrderScope(knex('sales_order'), scope).select<OrderReadRow[]>(
     ...orderReadColumns.map((c) => `sales_order.${c}`),
     knex.raw('sales_order.bill_date::text AS bill_date'),
     knex.raw(
@@ -370,7 +428,7 @@ export const orderRepository = {
    * them. Every line carries every column (LineRow). With `later`, it joins the transaction's
    * deferred writes.
    */
-  async insertLines(trx: Knex.Transaction, lines: (LineRow & { order_internal_id: string })[], later?: PendingWrites): Promise<void> {
+  async insertLines(trx: Knex.Transaction, lines: LineTableRow[], later?: PendingWrites): Promise<void> {
     if (!lines.length) return;
     const bindings = [jsonParameter(lines)];
     if (later) later.defer(insertLinesSql, bindings);
@@ -447,11 +505,14 @@ export const orderRepository = {
   /** History entries of many orders in one INSERT (two array bindings: no SQL text that grows with the batch). */
   /** The order row locked for the rest of the transaction, or undefined. */
   async getForUpdate(trx: Knex.Transaction, scope: OrderScope, id: string): Promise<OrderRow | undefined> {
-    return inOrderScope(trx('sales_order'), scope).select('*', trx.raw('bill_date::text AS bill_date')).where({ id }).forUpdate().first();
+    return inOrderScope(trx('sales_order'), scope).select<OrderRow[]>('*', trx.raw('bill_date::text AS bill_date')).where({ id }).forUpdate().first();
   },
 
   async lines(trx: Knex.Transaction, internalId: string): Promise<LineRow[]> {
-    return trx('sales_order_line').select(lineColumns).where({ order_internal_id: internalId }).orderBy('position');
+    return trx('sales_order_line')
+      .select(...lineColumns)
+      .where({ order_internal_id: internalId })
+      .orderBy('position');
   },
 
   async replaceLines(trx: Knex.Transaction, internalId: string, lines: LineRow[], replace: boolean): Promise<void> {
@@ -490,7 +551,7 @@ export const orderRepository = {
     const order = await inOrderScope(db()('sales_order'), scope).select('internal_id').where({ id }).first();
     if (!order) return undefined;
     const rows = await db()('sales_order_history').select('text').where({ order_internal_id: order.internal_id }).orderBy('internal_id');
-    return rows.map((r: { text: string }) => r.text);
+    return rows.map((r) => r.text);
   },
 
   async exists(trx: Knex.Transaction, scope: OrderScope, id: string): Promise<boolean> {

@@ -71,8 +71,8 @@ describe('bank: faults of the bank worker', () => {
       expect(Number((await db()('bank').where({ account_id: s.id }).count({ n: '*' }))[0]!.n)).to.equal(count);
       const paid = await db()('sales_order')
         .where({ account_id: s.id })
-        .select('id', db().raw('paid_amount::text AS paid'), db().raw('invoice_amount::text AS invoice'));
-      expect(paid.filter((o: { paid: string; invoice: string }) => o.paid !== o.invoice)).to.deep.equal([]);
+        .select<{ id: string; paid: string; invoice: string }[]>('id', db().raw('paid_amount::text AS paid'), db().raw('invoice_amount::text AS invoice'));
+      expect(paid.filter((o) => o.paid !== o.invoice)).to.deep.equal([]);
       const payments = await db()('sales_order_history as h')
         .join('sales_order as o', 'o.internal_id', 'h.order_internal_id')
         .where('o.account_id', s.id)

@@ -24,15 +24,15 @@ describe('order: invoice numbers in order_invoice_number', () => {
   };
   /** The account's invoice numbers as the orders hold them and as order_invoice_number does. */
   const both = async (seller: Seller) => {
-    const orders = (await db()('sales_order')
+    const orders = await db()('sales_order')
       .select('invoice_number', 'internal_id')
       .where({ account_id: seller.id })
       .whereNotNull('invoice_number')
-      .orderBy('invoice_number')) as { invoice_number: string; internal_id: string }[];
-    const looked = (await db()('order_invoice_number')
+      .orderBy('invoice_number');
+    const looked = await db()('order_invoice_number')
       .select('invoice_number', { internal_id: 'order_internal_id' })
       .where({ account_id: seller.id })
-      .orderBy('invoice_number')) as { invoice_number: string; internal_id: string }[];
+      .orderBy('invoice_number');
     return { orders, looked };
   };
 
