@@ -502,7 +502,6 @@ export const orderRepository = {
     );
   },
 
-  /** History entries of many orders in one INSERT (two array bindings: no SQL text that grows with the batch). */
   /** The order row locked for the rest of the transaction, or undefined. */
   async getForUpdate(trx: Knex.Transaction, scope: OrderScope, id: string): Promise<OrderRow | undefined> {
     return inOrderScope(trx('sales_order'), scope).select<OrderRow[]>('*', trx.raw('bill_date::text AS bill_date')).where({ id }).forUpdate().first();
