@@ -3,11 +3,11 @@
  *   kontor migrate
  *   kontor user create --login L --password-stdin   (the password on standard input; --password P still works but shows in `ps`)
  *   kontor client create --name N --redirect-uri U
- *   kontor person create | shipping-group create | portal-account create (see lib/admin/admin.cli.ts)
- *   kontor bank import | payment-provider connect (see lib/bank/bank.cli.ts)
- *   kontor client-access list | revoke (see lib/auth/client-access.cli.ts)
- *   kontor portal-account connect (lib/admin/admin.cli.ts) | order import (lib/order-import/order-import.cli.ts)
- *   kontor portal-account consent | take-over (lib/portal-connect/portal-connect.cli.ts)
+ *   kontor person create | shipping-group create | portal-account create (see bin/admin.cli.ts)
+ *   kontor bank import | payment-provider connect (see bin/bank.cli.ts)
+ *   kontor client-access list | revoke (see bin/client-access.cli.ts)
+ *   kontor portal-account connect (bin/admin.cli.ts) | order import (bin/order-import.cli.ts)
+ *   kontor portal-account consent | take-over (bin/portal-connect.cli.ts)
  *   kontor credentials reseal: after a key rotation, every credential sealed again with CREDENTIALS_KEY (bin/credentials-reseal.ts)
  *   kontor doctor: what the configuration leaves unsafe (config/safety.ts); exit code 1 when anything
  * Prints JSON on success; a one-line error and exit code 1 otherwise.
@@ -17,15 +17,17 @@ import Joi from 'joi';
 import { config } from '../config';
 import { startRefusal, unsafeSettings } from '../config/safety';
 import { createSeller, LoginTakenError } from '../lib/account';
-import { ClientRegistrationError, createClient, clientAccessUsage, runClientAccessCommand } from '../lib/auth';
-import { secretFromStdin, AdminCommandError, adminUsage, read, runAdminCommand } from '../lib/admin';
+import { ClientRegistrationError, createClient } from '../lib/auth';
 import { closeDb, CellRangeError } from '../lib/db';
 import { migrateDatabase } from '../lib/migrate';
-import { bankUsage, runBankCommand } from '../lib/bank';
 import { closeRedis } from '../lib/redis';
-import { orderImportUsage, runOrderImportCommand } from '../lib/order-import';
-import { portalConnectUsage, runPortalConnectCommand } from '../lib/portal-connect';
+import { AdminCommandError, adminUsage, read, runAdminCommand } from './admin.cli';
+import { bankUsage, runBankCommand } from './bank.cli';
+import { clientAccessUsage, runClientAccessCommand } from './client-access.cli';
 import { resealCredentials } from './credentials-reseal';
+import { orderImportUsage, runOrderImportCommand } from './order-import.cli';
+import { portalConnectUsage, runPortalConnectCommand } from './portal-connect.cli';
+import { secretFromStdin } from './stdin-secret';
 
 class UsageError extends Error {}
 

@@ -3,10 +3,11 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
-export { accountOf, AdminCommandError, adminUsage, explain, read, runAdminCommand } from './admin.cli';
 export { resealTables } from './credentials-reseal';
 export type { SealedCredentialsTable } from './credentials-reseal';
-export { personToApi } from './person.service';
+export { createPerson, personToApi } from './person.service';
+export { createPortalAccount } from './portal-account-admin.service';
+export { connectPortalAccount } from './portal-account-connect.service';
 export {
   completeAmazonConsent,
   completeEbayConsent,
@@ -17,5 +18,4 @@ export {
 } from './portal-account-consent.service';
 export type { ConsentOutcome } from './portal-account-consent.service';
 export { shippingGroupRepository } from './shipping-group.repository';
-export { getShippingGroup, shippingGroupToApi } from './shipping-group.service';
-export { secretFromStdin } from './stdin-secret';
+export { createShippingGroup, getShippingGroup, shippingGroupToApi } from './shipping-group.service';

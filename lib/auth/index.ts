@@ -5,7 +5,6 @@
  */
 export { AuthorizeFormError, AuthorizePageError, confirm, consentStep, readAuthorizationRequest, signIn, tickedScopes } from './authorize.service';
 export type { AuthorizationRequest, AuthorizeOutcome, ConsentStep } from './authorize.service';
-export { clientAccessUsage, runClientAccessCommand } from './client-access.cli';
 export { listClientAccesses, revokeClientAccess } from './client-access.service';
 export { ClientRegistrationError, createClient } from './client.service';
 export { tokenRepository } from './token.repository';

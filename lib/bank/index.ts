@@ -3,10 +3,10 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
-export { bankUsage, runBankCommand } from './bank.cli';
 export { bankProcessors } from './bank.processor';
 export { bankSearch, bankSearchRepository } from './bank.search';
 export { providerAccountCredentialsRepository } from './provider/provider-account.repository';
+export { connectProvider } from './provider/provider-account.service';
 export { createTransfer } from './bank.service';
 export { bankCreateType } from './bank.type';
 export type { BankInput } from './bank.type';

@@ -3,6 +3,5 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
-export { orderImportUsage, runOrderImportCommand } from './order-import.cli';
 export { orderImportProcessors } from './order-import.processor';
 export { requestOrderImport } from './order-import.request';

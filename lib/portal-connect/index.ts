@@ -5,5 +5,4 @@
  */
 export { ebayChallenge, receiveEbayDeletion } from './ebay-deletion.service';
 export { maxTakeOverListings, takeOverListings } from './ebay-take-over.service';
-export { portalConnectUsage, runPortalConnectCommand } from './portal-connect.cli';
 export { receiveShopifyWebhook, ShopifyWebhookRefused } from './shopify-webhook.service';

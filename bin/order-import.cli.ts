@@ -3,8 +3,8 @@
  * of the portal account, as POST admin/portal_account/{id}/order_import/ does; prints the job id
  * (a worker of the portal_upload process runs it; GET job/{job_id}/ follows it).
  */
-import { accountOf, AdminCommandError, explain, read } from '../admin';
-import { requestOrderImport } from './order-import.request';
+import { requestOrderImport } from '../lib/order-import';
+import { accountOf, AdminCommandError, explain, read } from './admin.cli';
 
 export const orderImportUsage = 'kontor order import --login L --portal-account ID [--since ISO-8601]';
 

@@ -4,8 +4,8 @@
  *   kontor client-access list --login L
  *   kontor client-access revoke --login L --id N
  */
-import { accountOf, AdminCommandError, explain, read } from '../admin';
-import { listClientAccesses, revokeClientAccess } from './client-access.service';
+import { listClientAccesses, revokeClientAccess } from '../lib/auth';
+import { accountOf, AdminCommandError, explain, read } from './admin.cli';
 
 export const clientAccessUsage = 'kontor client-access list --login L | kontor client-access revoke --login L --id N';
 

@@ -14,16 +14,14 @@
  *     so no secret lands in the shell's history)
  *   kontor user address --login L --name N [--name-2 --street --street-2 --zip --city --province --country --country-iso2]
  *     (the seller's company address, Admin_user_type address: read only in the API, shown on invoices)
- * (kontor bank import and payment-provider connect: lib/bank/bank.cli.ts; kontor credentials reseal:
- * bin/credentials-reseal.ts, since it needs lib/bank, above this folder)
+ * (kontor bank import and payment-provider connect: bank.cli.ts; kontor credentials reseal:
+ * credentials-reseal.ts.) Here in bin/, not in lib/admin, with the other subcommands: a CLI file in
+ * an entry made every process that imports the domain load it, and what it imports.
  */
 import { parseArgs } from 'node:util';
-import { accountRepository, setAccountAddress } from '../account';
-import { DomainError } from '../errors';
-import { createPerson } from './person.service';
-import { createPortalAccount } from './portal-account-admin.service';
-import { connectPortalAccount } from './portal-account-connect.service';
-import { createShippingGroup } from './shipping-group.service';
+import { accountRepository, setAccountAddress } from '../lib/account';
+import { connectPortalAccount, createPerson, createPortalAccount, createShippingGroup } from '../lib/admin';
+import { DomainError } from '../lib/errors';
 
 /** A bad argument: printed as one line, exit code 1. */
 export class AdminCommandError extends Error {}

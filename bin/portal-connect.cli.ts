@@ -9,8 +9,9 @@
  *     admin/portal_account/{id}/take_over/; prints the report per listing.
  */
 import { parseArgs } from 'node:util';
-import { accountOf, AdminCommandError, explain, read, startConsent } from '../admin';
-import { takeOverListings } from './ebay-take-over.service';
+import { startConsent } from '../lib/admin';
+import { takeOverListings } from '../lib/portal-connect';
+import { accountOf, AdminCommandError, explain, read } from './admin.cli';
 
 export const portalConnectUsage =
   'kontor portal-account consent --login L --portal-account ID --connector ebay|amazon_sp|shopify [--shop-domain S.myshopify.com] | kontor portal-account take-over --login L --portal-account ID [--listing-id X ...] [--sku S ...]';

@@ -6,10 +6,10 @@
  *     history; --client-secret still works for older scripts)
  */
 import { readFile } from 'node:fs/promises';
-import { allOrdersOf } from '../access';
-import { accountOf, AdminCommandError, explain, read, secretFromStdin } from '../admin';
-import { connectProvider } from './provider/provider-account.service';
-import { importStatement } from './statement/statement.service';
+import { allOrdersOf } from '../lib/access';
+import { connectProvider, importStatement } from '../lib/bank';
+import { accountOf, AdminCommandError, explain, read } from './admin.cli';
+import { secretFromStdin } from './stdin-secret';
 
 export const bankUsage =
   'kontor bank import --login L FILE | kontor payment-provider connect --login L --name N --client-id ID (--client-secret-stdin | --client-secret S) [--base-url U]';
