@@ -1,4 +1,3 @@
-import { tokenRepository } from '../auth';
 import { now } from '../clock';
 import { idempotencyRepository } from '../http';
 import { defineProcessors } from '../queue';
@@ -14,8 +13,15 @@ export const ciaProcessors = defineProcessors('cia', {
   'cia.reconcile': async (data) => reconcileAll(data.tick),
   'outbox.cleanup': async () => cleanupOutbox(),
   // The cia queue is the scheduler's housekeeping queue: expired secrets go with the outbox rows.
-  'expired.cleanup': async () => ({
-    tokens: await tokenRepository.deleteExpired(),
-    idempotency_keys: await idempotencyRepository.deleteExpired(new Date(now())),
-  }),
+  // lib/auth is required here, hourly, not at load: lib/cia's entry exports these processors, so a
+  // static import put the whole auth domain (authorize, tokens, clients) in every worker process.
+  'expired.cleanup': async () => {
+    // require, not import(): under tsx an import() stays native and cannot resolve a .ts file.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { tokenRepository } = require('../auth') as typeof import('../auth');
+    return {
+      tokens: await tokenRepository.deleteExpired(),
+      idempotency_keys: await idempotencyRepository.deleteExpired(new Date(now())),
+    };
+  },
 });

@@ -1,6 +1,5 @@
 /** Stock_type.shipping.group_id[]: foreign keys to the account's shipping groups (admin/shipping_group/). */
 import type { Knex } from 'knex';
-import { shippingGroupRepository } from '../admin';
 import { DomainError, notFound } from '../errors';
 import type { StockInput } from './stock.type';
 
@@ -13,6 +12,12 @@ import type { StockInput } from './stock.type';
 export async function checkShippingGroups(trx: Knex.Transaction, accountId: number, input: StockInput, f: (name: string) => string): Promise<void> {
   const ids = (input.shipping as { group_id?: number[] } | undefined)?.group_id;
   if (!ids?.length) return;
+  // lib/admin is required at the first item with shipping groups, not at load: lib/stock's entry
+  // loads this file, and every worker reaches lib/stock, so a static import put the admin domain
+  // (consent, portal-account connect) in every worker process for a check only the API makes.
+  // require, not import(): under tsx an import() stays native and cannot resolve a .ts file.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { shippingGroupRepository } = require('../admin') as typeof import('../admin');
   const known = new Set(await shippingGroupRepository.existingIds(accountId, ids, trx));
   const errors = ids.flatMap((id, i) => (known.has(id) ? [] : [notFound(`shipping group ${id}`, f(`shipping.group_id[${i}]`))]));
   const [first, ...more] = errors;
