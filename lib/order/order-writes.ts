@@ -159,7 +159,8 @@ export class OrderWrites {
    * caller to apply.
    * Answers the created orders' ids, in the order added. With `later`, the customers' contact
    * data, the new lines and the event jobs join it instead of being written here (the orders
-   * themselves are inserted now: their internal ids are needed).
+   * themselves are inserted now: their internal ids are needed; a change's old lines are deleted
+   * now: its new ones take their positions).
    */
   async flush(trx: Knex.Transaction, later?: PendingWrites): Promise<WrittenOrder[]> {
     const { accountId } = this;
@@ -180,7 +181,7 @@ export class OrderWrites {
     await alongside.write(trx, accountId);
     for (const update of updates) {
       await orderRepository.update(trx, accountId, update.internalId, update.columns);
-      if (update.lines) await orderRepository.replaceLines(trx, update.internalId, update.lines, true);
+      if (update.lines) await orderRepository.deleteLines(trx, update.internalId);
     }
     await orderRepository.updatePayments(
       trx,
@@ -189,7 +190,10 @@ export class OrderWrites {
     );
     await orderRepository.insertLines(
       trx,
-      creates.flatMap((c, i) => c.lines.map((l) => ({ ...l, order_internal_id: created[i]!.internalId }))),
+      [
+        ...creates.flatMap((c, i) => c.lines.map((l) => ({ ...l, order_internal_id: created[i]!.internalId }))),
+        ...updates.flatMap((u) => (u.lines ?? []).map((l) => ({ ...l, order_internal_id: u.internalId }))),
+      ],
       later,
     );
     await orderRepository.insertHistory(trx, [

@@ -514,12 +514,9 @@ export const orderRepository = {
       .orderBy('position');
   },
 
-  async replaceLines(trx: Knex.Transaction, internalId: string, lines: LineRow[], replace: boolean): Promise<void> {
-    if (replace) await trx('sales_order_line').where({ order_internal_id: internalId }).delete();
-    await orderRepository.insertLines(
-      trx,
-      lines.map((l) => ({ ...l, order_internal_id: internalId })),
-    );
+  /** Deletes an order's lines, before a change writes its new ones (insertLines). */
+  async deleteLines(trx: Knex.Transaction, internalId: string): Promise<void> {
+    await trx('sales_order_line').where({ order_internal_id: internalId }).delete();
   },
 
   async addHistory(trx: Knex.Transaction, internalId: string, texts: string[]): Promise<void> {

@@ -166,7 +166,10 @@ export async function sellerCancelled(trx: Knex.Transaction, accountId: number, 
   if (update.cancelledAtChannel) await queueChannelCancel(trx, accountId, orderId);
 }
 
-/** An update with its stock applied at once (a seller's POST order/{order_id}/, a channel's change, send_mit). */
+/**
+ * An update with its stock applied at once (a seller's POST order/{order_id}/, a channel's change,
+ * send_mit); its lines, events, stock quantities, history and cia.adjust go as one statement at the end.
+ */
 export async function updateOneOrderIn(
   trx: Knex.Transaction,
   caller: OrderCaller,
@@ -176,7 +179,9 @@ export async function updateOneOrderIn(
 ): Promise<{ cancelledAtChannel: boolean }> {
   const writes = new OrderWrites(caller, new StockBatch());
   const update = await updateOrderIn(trx, caller, orderId, input, warnings, 'order', writes);
-  await writes.apply(trx);
+  const later = new PendingWrites();
+  await writes.apply(trx, later);
+  await later.write(trx, caller.accountId);
   return update;
 }
 
