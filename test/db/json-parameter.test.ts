@@ -42,7 +42,7 @@ describe('db: JSON parameters (lib/db/json-parameter.ts)', () => {
       const order = await trx('sales_order').where({ internal_id: internalId }).first();
       expect(order?.customer_email).to.equal('x\ufffd@example.com');
       expect(order?.customer.username).to.equal('Bob\ufffd');
-      const line = (await trx('sales_order_line').where({ order_internal_id: internalId }).first()) as { name: string };
+      const line = (await trx('sales_order_line').where({ order_internal_id: internalId }).first())!;
       expect(line.name).to.equal('Mug \ufffd');
     });
   });

@@ -43,7 +43,7 @@ describe('order import of market_d: Amazon orders through the Orders API v2026-0
       (r) => r.portalAccount === String(portalAccountId),
     );
   const orderOf = async (seller: Seller, externalOrderId: string) => {
-    const rows = (await db()('sales_order').select('id').where({ account_id: seller.id, external_order_id: externalOrderId })) as { id: string }[];
+    const rows = await db()('sales_order').select('id').where({ account_id: seller.id, external_order_id: externalOrderId });
     expect(rows, `one Kontor order of ${externalOrderId}`).to.have.length(1);
     return readOrder(seller, rows[0]!.id);
   };

@@ -20,7 +20,7 @@ async function tasks(seller: Seller): Promise<TaskView[]> {
 
 /** The Kontor orders made of a channel order (by the import's key, then read through the API). */
 async function ordersOf(seller: Seller, externalOrderId: string): Promise<string[]> {
-  const rows = (await db()('sales_order').select('id').where({ account_id: seller.id, external_order_id: externalOrderId })) as { id: string }[];
+  const rows = await db()('sales_order').select('id').where({ account_id: seller.id, external_order_id: externalOrderId });
   return rows.map((r) => r.id);
 }
 

@@ -57,7 +57,7 @@ describe('market_e at Kaufland: a seller cancelling in Kontor cancels the order 
     });
     const idOrder = ((await sale.json()) as { order_id: string }).order_id;
     expect((await importOrders({ accountId: seller.id, portalAccountId }, 'kc-1')).orders).to.deep.include({ created: 1 });
-    const row = (await db()('sales_order').first('id').where({ account_id: seller.id, external_order_id: idOrder })) as { id: string };
+    const row = (await db()('sales_order').first('id').where({ account_id: seller.id, external_order_id: idOrder }))!;
     expect(await stockQuantity(seller, stockId)).to.equal(8);
 
     const res = await call(`order/${row.id}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } });

@@ -155,7 +155,7 @@ describe('market_e: connecting a Kaufland account and its cancellations', functi
     await new Promise((resolve) => setTimeout(resolve, 5));
     await importOrders({ accountId: seller.id, portalAccountId }, 'c-2');
     const orderOf = async (external: string) => {
-      const row = (await db()('sales_order').where({ account_id: seller.id, external_order_id: external }).first('id')) as { id: string };
+      const row = (await db()('sales_order').where({ account_id: seller.id, external_order_id: external }).first('id'))!;
       return readOrder(seller, row.id);
     };
     expect((await orderOf(whole.id_order)).status).to.deep.include({ is_cancelled: true });

@@ -87,7 +87,7 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
       importOrders({ accountId: seller.id, portalAccountId }, 'kl-3'),
     ]);
     expect((a.orders.created ?? 0) + (b.orders.created ?? 0)).to.equal(0);
-    const rows = (await db()('sales_order').select('id').where({ account_id: seller.id, external_order_id: idOrder })) as { id: string }[];
+    const rows = await db()('sales_order').select('id').where({ account_id: seller.id, external_order_id: idOrder });
     expect(rows).to.have.length(1);
     const order = await readOrder(seller, rows[0]!.id);
     const units = k.orders.get(idOrder)!.units;

@@ -88,7 +88,7 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
       importOrders({ accountId: seller.id, portalAccountId }, 'sh-3'),
     ]);
     expect((a.orders.created ?? 0) + (b.orders.created ?? 0)).to.equal(0);
-    const rows = (await db()('sales_order').select('id').where({ account_id: seller.id, external_order_id: orderId })) as { id: string }[];
+    const rows = await db()('sales_order').select('id').where({ account_id: seller.id, external_order_id: orderId });
     expect(rows).to.have.length(1);
     const order = await readOrder(seller, rows[0]!.id);
     expect(order.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([['SH-POT-1', '2', '24.90']]);
