@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { db } from '../db';
 import { Connector, defaultConnector } from '../portals';
-import { sealCredentials } from '../secret';
+import { sealCredentials, whereNeedsResealing } from '../secret';
 
 export interface PortalAccountRow {
   id: number;
@@ -77,16 +77,9 @@ export const portalAccountRepository = {
  * scoped by account. Portal accounts' values are bound to their row (kc2, lib/secret).
  */
 export const portalAccountCredentialsRepository = {
-  /**
-   * The rows whose credentials need sealing again: sealed with another key than `keyId`, or not
-   * yet bound to their row (kc1). The format is lib/secret's `kc2.<key id>.…`; the caller checks
-   * each value again with lib/secret's own readers.
-   */
+  /** The rows whose credentials need sealing again (lib/secret's whereNeedsResealing). */
   async toReseal(keyId: string): Promise<{ id: number; credentials: string }[]> {
-    const rows = await db()('portal_account')
-      .select('id', 'credentials')
-      .whereNotNull('credentials')
-      .where((q) => q.whereRaw("split_part(credentials, '.', 2) <> ?", [keyId]).orWhereRaw("split_part(credentials, '.', 1) <> 'kc2'"));
+    const rows = await whereNeedsResealing(db()('portal_account').select('id', 'credentials'), keyId);
     return rows.flatMap((row) => (row.credentials === null ? [] : [{ id: row.id, credentials: row.credentials }]));
   },
 

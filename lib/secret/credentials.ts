@@ -10,6 +10,7 @@
  * (CREDENTIALS_OLD_KEYS) while it seals new ones with the current key.
  */
 import crypto from 'node:crypto';
+import type { Knex } from 'knex';
 import { config } from '../../config';
 
 /** Where a sealed value belongs; part of what the tag authenticates. */
@@ -78,6 +79,19 @@ export function sealedKeyId(sealed: string | null): string | null {
 
 /** Whether a sealed value is bound to its row (kc2); null (none) counts as bound. */
 export const isBoundToRow = (sealed: string | null) => sealed === null || sealed === '' || sealed.startsWith('kc2.');
+
+/**
+ * Narrows a query of a table's `credentials` column (its owner's) to the rows whose values need
+ * sealing again: sealed with another key than `keyId`, or not yet bound to their row (kc1). The
+ * format read in SQL, in one place; the caller checks each value again with sealedKeyId and
+ * isBoundToRow.
+ */
+export function whereNeedsResealing<Q extends Knex.QueryBuilder>(query: Q, keyId: string): Q {
+  query
+    .whereNotNull('credentials')
+    .where((q) => q.whereRaw("split_part(credentials, '.', 2) <> ?", [keyId]).orWhereRaw("split_part(credentials, '.', 1) <> 'kc2'"));
+  return query;
+}
 
 /** The line a process logs at start when credentials are sealed with a built-in key. */
 export function developmentKeyWarning(): string | undefined {

@@ -3,5 +3,5 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
-export { CredentialsError, developmentKeyWarning, isBoundToRow, openCredentials, sealCredentials, sealedKeyId } from './credentials';
+export { CredentialsError, developmentKeyWarning, isBoundToRow, openCredentials, sealCredentials, sealedKeyId, whereNeedsResealing } from './credentials';
 export type { CredentialsPurpose } from './credentials';
