@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { RequestContext } from '../../lib/http';
-import { log, Logger } from '../../lib/log';
+import { log, Logger, requestLog } from '../../lib/log';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -36,8 +36,8 @@ function logWhenFinished(req: Request, res: Response, id: string): void {
   res.on('finish', () => {
     if (!log.isLevelEnabled('info')) return;
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    // The root logger with req_id first gives the line a child logger would, without one per request.
-    log.info(
+    // The line's logger with req_id first gives the line a child logger would, without one per request.
+    requestLog.info(
       {
         req_id: id,
         method: req.method,

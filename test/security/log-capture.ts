@@ -1,10 +1,10 @@
 /**
  * The pino lines the process writes while `work` runs (tests run with LOG_LEVEL=silent: the
- * level is raised to info meanwhile). Reads the root logger's own stream, so lines of the
+ * level, and the request line's, is raised to info meanwhile). Reads the root logger's own stream, so lines of the
  * logger and of children made from it meanwhile are seen.
  */
 import pino from 'pino';
-import { log } from '../../lib/log';
+import { log, requestLog } from '../../lib/log';
 
 interface Writable {
   write(line: string): unknown;
@@ -20,11 +20,13 @@ export async function capturedLog(work: () => Promise<unknown>): Promise<{ lines
     return true;
   };
   log.level = 'info';
+  requestLog.level = 'info';
   try {
     await work();
   } finally {
     stream.write = write;
     log.level = level;
+    requestLog.level = level;
   }
   const lines = text
     .split('\n')
