@@ -3,7 +3,7 @@ import { config } from '../config';
 import { domainError, tooLarge } from '../lib/errors';
 import { requestContext, versions } from './framework/context';
 import { docsRouter } from './framework/docs';
-import { mountEndpoints } from './framework/mount';
+import { endpointHandler } from './framework/mount';
 import { authorizePageHeaders, noCors, pageHeaders } from './framework/page-headers';
 import { parseQuery } from './framework/query-parser';
 import { sendError, toDomainError } from './framework/respond';
@@ -31,11 +31,13 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   // application/json encoding=utf-8, ISO-8859-15, are beyond express.json()), and only once the
   // endpoint has authenticated its caller: server/framework/body.ts, mount.ts.
 
+  // The endpoints, with or without a version prefix, in one layer (server/framework/mount.ts).
+  // First: no operator page below shares a first segment with an endpoint.
+  app.use(endpointHandler([...endpoints, ...extra]));
+  // The API's pages beside its endpoints, under each version prefix and none.
   const api = express.Router({ strict: false, caseSensitive: true });
-  mountEndpoints(api, [...endpoints, ...extra]);
   api.use(docsRouter([...endpoints, ...extra]));
   api.use('/authorize.php', noCors, authorizePageHeaders, authorizePage());
-  // One layer for every version prefix: a call is matched against them once, not layer by layer.
   app.use(
     versions.map((version) => `/${version}`),
     api,

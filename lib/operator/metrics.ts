@@ -87,8 +87,13 @@ new Gauge({
 /** Failures seen by this process's request handling (5xx answers). */
 export const httpErrors = new Counter({ name: 'kontor_http_errors_total', help: 'API answers with a 5xx status.', registers: [metricsRegistry] });
 
-/** The label of a matched route: its pattern without the version (never the raw path: ids would explode the labels). */
-function routeLabel(req: Request): string {
+/**
+ * The label of a matched route: its pattern without the version (never the raw path: ids would
+ * explode the labels). An endpoint's is res.locals.route (server/framework/mount.ts); the
+ * operator pages' is their Express route's.
+ */
+function routeLabel(req: Request, res: Response): string {
+  if (typeof res.locals.route === 'string') return res.locals.route;
   const route = (req.route as { path?: string } | undefined)?.path;
   if (route === undefined) return 'unmatched';
   // The base is the version prefix (or a router of the operator pages); the route its full pattern.
@@ -112,7 +117,7 @@ function observerOf(method: string, route: string, status: number): (seconds: nu
 export function httpMetrics(req: Request, res: Response, next: NextFunction): void {
   const started = process.hrtime.bigint();
   res.on('finish', () => {
-    observerOf(req.method, routeLabel(req), res.statusCode)(Number(process.hrtime.bigint() - started) / 1e9);
+    observerOf(req.method, routeLabel(req, res), res.statusCode)(Number(process.hrtime.bigint() - started) / 1e9);
     if (res.statusCode >= 500) httpErrors.inc();
   });
   next();

@@ -1,4 +1,4 @@
-import express, { NextFunction, Request, Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import Joi from 'joi';
 import { grantOfAccessToken } from '../../lib/auth';
 import type { Caller } from '../../lib/access';
@@ -27,6 +27,8 @@ import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAcc
 import { bodyRead, decodeBody, readRawBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
+import { PathTable } from './path-table';
+import { versions } from './context';
 import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
 import { claimRequest, requestKey, sendReplay } from './idempotency';
 import { recordJobsAnswered } from '../../lib/queue';
@@ -37,30 +39,30 @@ const defaultWeight = 10;
 const portalAccountField = Joi.object({ portal_account_id: portalAccountRef() }).unknown(true);
 const emptyObject = Joi.object({});
 
-/** 'order/{order_id}/history/' → '/order/:order_id/history' (a trailing slash is optional). */
-function expressPath(path: string): string {
+/** The label of a declared path in the metrics: 'order/{order_id}/history/' → '/order/:order_id/history', as Express's route pattern was. */
+function routeLabel(path: string): string {
   return '/' + path.replace(/\/$/, '').replace(/\{(\w+)\}/g, ':$1');
 }
 
-/** Literal segments before parameters, so stock/category/ is not taken for stock/{stock_id}/. */
-function bySpecificity(a: string, b: string): number {
-  const as = a.split('/');
-  const bs = b.split('/');
-  for (let i = 0; i < Math.max(as.length, bs.length); i++) {
-    const ap = as[i]?.startsWith('{') ? 1 : 0;
-    const bp = bs[i]?.startsWith('{') ? 1 : 0;
-    if (ap !== bp) return ap - bp;
-  }
-  return as.length - bs.length;
+type PathHandler = (req: Request, res: Response) => void | Promise<void>;
+
+/** One declared path: a handler per method it declares and its OPTIONS, the 405 for the rest. */
+interface DeclaredPath {
+  label: string;
+  byMethod: Map<string, PathHandler>;
+  notAllowed: PathHandler;
 }
 
+/** A version prefix of document 1 (the mount Express matched it with ignored case, so does this). */
+const versionPrefix = new RegExp(`^/(?:${versions.map((v) => v.replace(/\./g, '\\.')).join('|')})(?=/|$)`, 'i');
+
 /**
- * Registers every declared endpoint: its handler, the path's OPTIONS and its 405. Paths are
- * grouped under one router per first segment (order, stock, system, ...), picked by a map lookup:
- * Express tries a request against each route or mount in turn, so a flat list of 50 paths, and
- * then one mount per segment, cost every request a dozen pattern matches before its own.
+ * Every declared endpoint as one request handler, with or without a version prefix: its method's
+ * handler, the path's OPTIONS and its 405; a path it does not know goes on to the next layer. The
+ * path is found in a PathTable (path-table.ts), not by Express's routers: three nested routers
+ * and a route per path cost each call more than the rest of the routing (bench read-path).
  */
-export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
+export function endpointHandler(endpoints: Endpoint[]): RequestHandler {
   const byPath = new Map<string, Endpoint[]>();
   for (const e of endpoints) {
     const group = byPath.get(e.path) ?? [];
@@ -70,30 +72,25 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
     if (e.creates && (e.method !== 'POST' || !e.auth)) throw new Error(`endpoint ${e.method} ${e.path}: only an authenticated POST creates`);
     byPath.set(e.path, [...group, e]);
   }
-  const bySegment = new Map<string, Router>();
-  for (const path of [...byPath.keys()].sort(bySpecificity)) {
-    const segment = path.split('/')[0];
-    if (!segment || segment.startsWith('{')) throw new Error(`endpoint path ${path} must start with a literal segment`);
-    let segmentRouter = bySegment.get(segment);
-    if (!segmentRouter) bySegment.set(segment, (segmentRouter = express.Router({ strict: false, caseSensitive: true })));
-    mountPath(segmentRouter, path, byPath.get(path)!);
-  }
-  router.use((req: Request, res: Response, next: NextFunction) => {
-    const path = req.path;
-    const end = path.indexOf('/', 1);
-    const segmentRouter = bySegment.get(path.slice(1, end < 0 ? undefined : end));
-    if (segmentRouter) segmentRouter(req, res, next);
-    else next();
-  });
+  const table = new PathTable<DeclaredPath>();
+  for (const [path, group] of byPath) table.add(path, declaredPath(path, group));
+  return (req: Request, res: Response, next: NextFunction) => {
+    const found = table.match(req.path.replace(versionPrefix, '') || '/');
+    if (!found) return next();
+    req.params = found.params;
+    res.locals.route = found.value.label;
+    // HEAD is answered by GET's handler, as Express's routes did (sendEnvelope sends no body).
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const done = (found.value.byMethod.get(method) ?? found.value.notAllowed)(req, res);
+    if (done) done.catch(next);
+  };
 }
 
-/** One path's methods, its OPTIONS and its 405. */
-function mountPath(router: Router, path: string, group: Endpoint[]): void {
-  const route = router.route(expressPath(path));
-  for (const e of group) route[e.method === 'GET' ? 'get' : e.method === 'POST' ? 'post' : 'delete'](handlerFor(e));
+function declaredPath(path: string, group: Endpoint[]): DeclaredPath {
+  const byMethod = new Map<string, PathHandler>(group.map((e) => [e.method, handlerFor(e)]));
   const allow = [...group.map((e) => e.method), 'OPTIONS'];
-  route.options((req: Request, res: Response) => sendSuccess(req, res, 200, optionsOverview(path, group), [], { Allow: allow.join(', ') }));
-  route.all((req: Request, res: Response) => sendError(req, res, methodNotAllowed(allow)));
+  byMethod.set('OPTIONS', (req, res) => sendSuccess(req, res, 200, optionsOverview(path, group), [], { Allow: allow.join(', ') }));
+  return { label: routeLabel(path), byMethod, notAllowed: (req, res) => sendError(req, res, methodNotAllowed(allow)) };
 }
 
 function handlerFor(e: Endpoint) {
