@@ -19,6 +19,7 @@ export { acquire, rateLimitHeaders } from './rate-limit';
 export {
   absentWhenNull,
   bool,
+  builtOnFirstUse,
   calendarDate,
   datetime,
   decimal,

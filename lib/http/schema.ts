@@ -8,6 +8,18 @@ import { fieldPath, PortalAccountMention } from './validate';
 
 export { Joi };
 
+/**
+ * A type built on its first use and kept: the large types of the API (Stock_type, Order_type)
+ * are declared by their domain, whose entry every worker loads, though only the web process
+ * (and the order import, Order_type) validates with them; built at load they were 1.7 MB of
+ * heap in every worker (lib/stock/README.md). One instance, as a constant was: a type used
+ * twice is the same schema.
+ */
+export function builtOnFirstUse<T extends Joi.Schema>(build: () => T): () => T {
+  let schema: T | undefined;
+  return () => (schema ??= build());
+}
+
 /** A bool field: true/false, 1/0, "1"/"0", "true"/"false". */
 export const bool = () => Joi.boolean().truthy(1, '1', 'true', 'TRUE', 'yes').falsy(0, '0', 'false', 'FALSE', 'no');
 

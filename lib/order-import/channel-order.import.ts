@@ -44,7 +44,11 @@ function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
  */
 function checkedDetails(order: ChannelOrder): ChannelDetails {
   const details = channelDetails(order);
-  validate<OrderInput>(orderType, { shipping: details.shipping, customer: details.customer, line: details.line.map((l, i) => ({ id: i + 1, ...l })) }, 'order');
+  validate<OrderInput>(
+    orderType(),
+    { shipping: details.shipping, customer: details.customer, line: details.line.map((l, i) => ({ id: i + 1, ...l })) },
+    'order',
+  );
   return details;
 }
 
@@ -63,7 +67,7 @@ async function create(trx: Knex.Transaction, account: ImportAccountRow, portal: 
   const source = sourceOf(account, portal, order);
   const skus = order.line.map((l) => l.sku).filter((s): s is string => Boolean(s));
   const { input: wire, unlinked } = orderInputOf(portal, order, await stockIdsByChannelSku(trx, account.account_id, portal, skus), source);
-  const input = withChannelFulfilment(validate<OrderInput>(orderType, wire, 'order'), order);
+  const input = withChannelFulfilment(validate<OrderInput>(orderType(), wire, 'order'), order);
   const caller = { ...allOrdersOf(account.account_id), portalAccountId: account.id };
   const { orderId, internalId } = await createChannelOrderIn(trx, caller, input);
   await taskForUnlinked(trx, account.account_id, orderId, source, unlinked);

@@ -44,9 +44,9 @@ function prepare(raw: unknown, index: number): ListItem {
   const { path } = item;
   try {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidField(path, `${path} must be an Order_type object`);
-    item.warnings.push(...prefixed(path, stripReadOnly(orderListItemType, raw)));
+    item.warnings.push(...prefixed(path, stripReadOnly(orderListItemType(), raw)));
     const isUpdate = 'id' in raw && (raw as { id?: unknown }).id !== undefined;
-    const input = validate<OrderInput>(isUpdate ? orderListItemType : orderCreateType, raw, path);
+    const input = validate<OrderInput>(isUpdate ? orderListItemType() : orderCreateType(), raw, path);
     if (isUpdate) {
       item.orderId = String(input.id);
       if (!orderIdPattern.test(item.orderId)) throw notFound(`order ${item.orderId}`, `${path}.id`);

@@ -62,7 +62,10 @@ export const orderSearch: SearchSpec<OrderReadRow> = {
     },
     idOf: (row) => row.id,
   },
-  type: orderType,
+  // Order_type is built on first use (lib/http/schema.ts): workers never search orders.
+  get type() {
+    return orderType();
+  },
   alwaysSelected: ['id'],
 };
 

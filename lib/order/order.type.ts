@@ -2,7 +2,7 @@
  * Order_type, Order_address_type and Order_line_type of document 2 as Joi schemas (input and
  * select), and the TypeScript shapes of a validated order.
  */
-import { Joi, absentWhenNull, bool, calendarDate, datetime, decimal, integer, list, readOnly, text } from '../http';
+import { Joi, absentWhenNull, bool, builtOnFirstUse, calendarDate, datetime, decimal, integer, list, readOnly, text } from '../http';
 import type { OrderCustomerFields } from '../customer';
 
 /** An order id: <order_number>_<YYYY>_<MM>. */
@@ -21,132 +21,139 @@ function nullIsAbsent(schema: Joi.ObjectSchema): Joi.ObjectSchema {
 const date = calendarDate;
 
 /** Order_address_type. */
-export const orderAddressType = nullIsAbsent(
-  Joi.object({
-    name: text(255),
-    name_2: text(255),
-    street: text(255),
-    street_2: text(255),
-    zip: text(32),
-    city: text(255),
-    province: text(255),
-    country: text(255),
-    country_iso2: Joi.string()
-      .trim()
-      .uppercase()
-      .pattern(/^[A-Z]{2}$/)
-      .allow(''),
-  }),
+export const orderAddressType = builtOnFirstUse(() =>
+  nullIsAbsent(
+    Joi.object({
+      name: text(255),
+      name_2: text(255),
+      street: text(255),
+      street_2: text(255),
+      zip: text(32),
+      city: text(255),
+      province: text(255),
+      country: text(255),
+      country_iso2: Joi.string()
+        .trim()
+        .uppercase()
+        .pattern(/^[A-Z]{2}$/)
+        .allow(''),
+    }),
+  ),
 );
 
 /** Order_line_type. quantity, price and tax are strings in document 2; quantity is a whole number here. */
-export const orderLineType = nullIsAbsent(
-  Joi.object({
-    id: integer().min(0).max(2147483647).required(),
-    name: text(1000),
-    sku: text(255),
-    quantity: integer().min(0).max(1000000),
-    price: decimal(),
-    tax: decimal(),
-    transaction_id: text(255),
-    stock_align_id: text(255),
-  }),
+export const orderLineType = builtOnFirstUse(() =>
+  nullIsAbsent(
+    Joi.object({
+      id: integer().min(0).max(2147483647).required(),
+      name: text(1000),
+      sku: text(255),
+      quantity: integer().min(0).max(1000000),
+      price: decimal(),
+      tax: decimal(),
+      transaction_id: text(255),
+      stock_align_id: text(255),
+    }),
+  ),
 );
 
-const customerType = nullIsAbsent(
-  Joi.object({
-    id: Joi.alternatives(
-      Joi.string()
-        .trim()
-        .max(64)
-        .pattern(/^[^\s]+$/),
-      integer().min(0),
-    ).custom((v: string | number) => String(v)),
-    username: text(255),
-    comment: text(10000),
-    vat_id: text(64),
-    email: Joi.string().trim().max(254),
-    phone_1: text(64),
-    phone_2: text(64),
-    fax: text(64),
-    address: orderAddressType,
-  }),
-);
+const customerType = () =>
+  nullIsAbsent(
+    Joi.object({
+      id: Joi.alternatives(
+        Joi.string()
+          .trim()
+          .max(64)
+          .pattern(/^[^\s]+$/),
+        integer().min(0),
+      ).custom((v: string | number) => String(v)),
+      username: text(255),
+      comment: text(10000),
+      vat_id: text(64),
+      email: Joi.string().trim().max(254),
+      phone_1: text(64),
+      phone_2: text(64),
+      fax: text(64),
+      address: orderAddressType(),
+    }),
+  );
 
 /** Order_type: read-only fields are accepted with a warning and never written. */
-export const orderType = nullIsAbsent(
-  Joi.object({
-    id: readOnly(Joi.string()),
-    portal_account_id: readOnly(Joi.any()),
-    date: readOnly(Joi.any()),
-    current_date: datetime(),
-    invoice_number: readOnly(Joi.any()),
-    platform: Joi.string().trim().max(64),
-    history: list(Joi.string().max(10000)).max(1000),
-    infos: text(65535),
-    pack_infos: text(65535),
-    hidden_infos: text(65535),
-    payment_method_id: Joi.string().trim().max(64),
-    invoice_amount: readOnly(Joi.any()),
-    paid_amount: decimal(),
-    currency_id: Joi.string()
-      .trim()
-      .uppercase()
-      .pattern(/^[A-Z]{3}$/),
-    customer: customerType,
-    shipping: nullIsAbsent(
-      Joi.object({
-        fee: decimal(),
-        date: date(),
-        deliverer: text(64),
-        code: text(255),
-        method: text(255),
-        address: orderAddressType,
-        platform_status: Joi.string().valid('ok', 'partially_ok', 'error', ''),
-        market_d_fba: readOnly(Joi.object({ country_iso2: Joi.any(), center_id: Joi.any() })),
-        link: readOnly(Joi.any()),
-      }),
-    ),
-    status: nullIsAbsent(
-      Joi.object({
-        is_initial_contact: bool(),
-        initial_contact_date: readOnly(Joi.any()),
-        is_checkout: bool(),
-        is_paid: bool(),
-        paid_date: readOnly(Joi.any()),
-        is_packed: bool(),
-        packed_date: readOnly(Joi.any()),
-        is_shipped: bool(),
-        shipped_date: readOnly(Joi.any()),
-        is_arrived: bool(),
-        arrived_date: readOnly(Joi.any()),
-        is_cancelled: bool(),
-        cancelled_date: readOnly(Joi.any()),
-        is_parked: bool(),
-      }),
-    ),
-    line: list(orderLineType).max(1000),
-    bill_url: readOnly(Joi.any()),
-    bill_date: readOnly(Joi.any()),
-    payment_provider_transaction_id: Joi.string().trim().max(255),
-    add_field: Joi.array()
-      .items(list(Joi.string().allow('').max(10000)))
-      .max(100),
-    external_order_id: text(255),
-    credit: nullIsAbsent(
-      Joi.object({
-        sub_id: readOnly(Joi.any()),
-        main_id: text(64),
-      }),
-    ),
-  }),
+export const orderType = builtOnFirstUse(() =>
+  nullIsAbsent(
+    Joi.object({
+      id: readOnly(Joi.string()),
+      portal_account_id: readOnly(Joi.any()),
+      date: readOnly(Joi.any()),
+      current_date: datetime(),
+      invoice_number: readOnly(Joi.any()),
+      platform: Joi.string().trim().max(64),
+      history: list(Joi.string().max(10000)).max(1000),
+      infos: text(65535),
+      pack_infos: text(65535),
+      hidden_infos: text(65535),
+      payment_method_id: Joi.string().trim().max(64),
+      invoice_amount: readOnly(Joi.any()),
+      paid_amount: decimal(),
+      currency_id: Joi.string()
+        .trim()
+        .uppercase()
+        .pattern(/^[A-Z]{3}$/),
+      customer: customerType(),
+      shipping: nullIsAbsent(
+        Joi.object({
+          fee: decimal(),
+          date: date(),
+          deliverer: text(64),
+          code: text(255),
+          method: text(255),
+          address: orderAddressType(),
+          platform_status: Joi.string().valid('ok', 'partially_ok', 'error', ''),
+          market_d_fba: readOnly(Joi.object({ country_iso2: Joi.any(), center_id: Joi.any() })),
+          link: readOnly(Joi.any()),
+        }),
+      ),
+      status: nullIsAbsent(
+        Joi.object({
+          is_initial_contact: bool(),
+          initial_contact_date: readOnly(Joi.any()),
+          is_checkout: bool(),
+          is_paid: bool(),
+          paid_date: readOnly(Joi.any()),
+          is_packed: bool(),
+          packed_date: readOnly(Joi.any()),
+          is_shipped: bool(),
+          shipped_date: readOnly(Joi.any()),
+          is_arrived: bool(),
+          arrived_date: readOnly(Joi.any()),
+          is_cancelled: bool(),
+          cancelled_date: readOnly(Joi.any()),
+          is_parked: bool(),
+        }),
+      ),
+      line: list(orderLineType()).max(1000),
+      bill_url: readOnly(Joi.any()),
+      bill_date: readOnly(Joi.any()),
+      payment_provider_transaction_id: Joi.string().trim().max(255),
+      add_field: Joi.array()
+        .items(list(Joi.string().allow('').max(10000)))
+        .max(100),
+      external_order_id: text(255),
+      credit: nullIsAbsent(
+        Joi.object({
+          sub_id: readOnly(Joi.any()),
+          main_id: text(64),
+        }),
+      ),
+    }),
+  ),
 );
 
 /** Order_type for a create: customer.email is required and not empty. */
-export const orderCreateType = orderType.fork(['customer', 'customer.email'], (s) => s.required());
+export const orderCreateType = builtOnFirstUse(() => orderType().fork(['customer', 'customer.email'], (s) => s.required()));
 
 /** An item of POST order/list/: id (writable there) says which order to update. */
-export const orderListItemType = orderType.keys({ id: Joi.string().trim() });
+export const orderListItemType = builtOnFirstUse(() => orderType().keys({ id: Joi.string().trim() }));
 
 export interface OrderAddress {
   name?: string;

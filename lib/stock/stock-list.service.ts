@@ -25,8 +25,8 @@ function prepare(raw: unknown, index: number): ListItem {
   const path = `stock[${index}]`;
   const item: ListItem = { path, warnings: [] };
   try {
-    item.warnings.push(...stripReadOnly(stockListItemType, raw).map((w) => ({ ...w, field: `${path}.${w.field}`, description: `${path}.${w.description}` })));
-    const { id, ...fields } = validate<StockInput>(stockListItemType, raw, path);
+    item.warnings.push(...stripReadOnly(stockListItemType(), raw).map((w) => ({ ...w, field: `${path}.${w.field}`, description: `${path}.${w.description}` })));
+    const { id, ...fields } = validate<StockInput>(stockListItemType(), raw, path);
     Object.assign(item, { id, fields });
   } catch (err) {
     item.error = err;

@@ -39,7 +39,10 @@ export const stockSearch: SearchSpec<StockRow> = {
     parse: (minId) => (/^\d{1,10}$/.test(minId) && Number(minId) <= 2147483647 ? Number(minId) : undefined),
     idOf: (row) => String(row.id),
   },
-  type: stockType,
+  // Stock_type is built on first use (lib/http/schema.ts): workers never search items.
+  get type() {
+    return stockType();
+  },
   alwaysSelected: ['id'],
 };
 

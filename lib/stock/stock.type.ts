@@ -2,7 +2,7 @@
  * Stock_type of document 2 with its nested and portal types, as Joi schemas: lengths, enums and
  * access (readOnly: accepted with a warning and ignored; writeOnly: accepted, never returned).
  */
-import { Joi, bool, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http';
+import { Joi, bool, builtOnFirstUse, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http';
 import { adapterFor, ciaPortals, ListerGroup } from '../portals';
 
 /** A calendar date YYYY-MM-DD; empty clears it. */
@@ -30,139 +30,145 @@ const price = () => decimal().custom((v: string, helpers) => (Math.abs(Number(v)
 const characteristics = () => Joi.object({ data: Joi.array().items(Joi.alternatives(Joi.array(), Joi.object().unknown(true))) });
 
 /** Name_value_type (document 2 does not show it): one name with its values. */
-export const nameValueType = Joi.object({ name: text(255).required(), value: list(text(255)).required() });
+export const nameValueType = builtOnFirstUse(() => Joi.object({ name: text(255).required(), value: list(text(255)).required() }));
 
 const ciaPortal = () => Joi.object({ is_active: bool(), max_quantity: integer().min(-1).allow(null) });
 /** The cia group: one Stock_cia_portal_type per portal that takes part in CIA (its adapter says so), and event. */
-const ciaType = Joi.object({
-  ...Object.fromEntries(
-    ciaPortals.map((portal) => [
-      portal,
-      adapterFor(portal).cia?.namedAccounts ? ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()) }) : ciaPortal(),
-    ]),
-  ),
-  event: ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()), target: list(text(255)) }),
-});
+const ciaType = () =>
+  Joi.object({
+    ...Object.fromEntries(
+      ciaPortals.map((portal) => [
+        portal,
+        adapterFor(portal).cia?.namedAccounts ? ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()) }) : ciaPortal(),
+      ]),
+    ),
+    event: ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()), target: list(text(255)) }),
+  });
 
-const marketE = Joi.object({
-  quantity: quantityInt(),
-  comment: text(),
-  price: decimal(),
-  location: text(255),
-  price_min: text(32),
-  delivery_time: Joi.string()
-    .trim()
-    .pattern(/^([a-i]|\d{1,3}-\d{1,3})$/, 'a to i or X-Y')
-    .allow(''),
-  ean: Joi.string()
-    .trim()
-    .pattern(/^(\d{8,14}|isbn:[\dXx-]{10,17})$/, 'EAN or isbn:<ISBN>')
-    .allow(''),
-  category_id: text(255),
-  description_id: integer(),
-  picture: pictures(12),
-  characteristics: characteristics(),
-  name: text(255),
-  shipping_group_id: text(255),
-});
+const marketE = () =>
+  Joi.object({
+    quantity: quantityInt(),
+    comment: text(),
+    price: decimal(),
+    location: text(255),
+    price_min: text(32),
+    delivery_time: Joi.string()
+      .trim()
+      .pattern(/^([a-i]|\d{1,3}-\d{1,3})$/, 'a to i or X-Y')
+      .allow(''),
+    ean: Joi.string()
+      .trim()
+      .pattern(/^(\d{8,14}|isbn:[\dXx-]{10,17})$/, 'EAN or isbn:<ISBN>')
+      .allow(''),
+    category_id: text(255),
+    description_id: integer(),
+    picture: pictures(12),
+    characteristics: characteristics(),
+    name: text(255),
+    shipping_group_id: text(255),
+  });
 
-const marketD = Joi.object({
-  is_active: bool(),
-  sku: text(255),
-  market: text(64),
-  delivery_time: integer().min(0),
-  id_type: Joi.string().valid('ASIN', 'ISBN', 'UPC', 'EAN', ''),
-  prime_template: text(255),
-  availibility_date: dateText(),
-  category_id: text(255),
-  quantity: Joi.alternatives(integer(), text(16)),
-  price: decimal(),
-  id: text(64),
-  comment: text(),
-  is_fba: bool(),
-});
+const marketD = () =>
+  Joi.object({
+    is_active: bool(),
+    sku: text(255),
+    market: text(64),
+    delivery_time: integer().min(0),
+    id_type: Joi.string().valid('ASIN', 'ISBN', 'UPC', 'EAN', ''),
+    prime_template: text(255),
+    availibility_date: dateText(),
+    category_id: text(255),
+    quantity: Joi.alternatives(integer(), text(16)),
+    price: decimal(),
+    id: text(64),
+    comment: text(),
+    is_fba: bool(),
+  });
 
-const shopH = Joi.object({ is_active: bool(), ean: text(32), price: decimal(), quantity: quantityInt(), delivery_time: text(64), tax: text(16) });
+const shopH = () => Joi.object({ is_active: bool(), ean: text(32), price: decimal(), quantity: quantityInt(), delivery_time: text(64), tax: text(16) });
 
-const marketF = Joi.object({ is_active: bool(), ean: text(32), price: decimal(), quantity: integer().min(1).max(9999), description_id: integer() });
+const marketF = () => Joi.object({ is_active: bool(), ean: text(32), price: decimal(), quantity: integer().min(1).max(9999), description_id: integer() });
 
-const marketI = Joi.object({
-  name: text(255),
-  price: decimal(),
-  description_id: integer(),
-  manufacturer: text(255),
-  tax_id: integer().valid(1, 2, 3, 4, 10, 11, 12),
-  ean: text(32),
-  mpn: text(255),
-  reduced_price: decimal(),
-  quantity: quantityInt(),
-  delivery_time: integer().valid(0, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60),
-  category_id: text(255),
-  picture: list(text(2000)).length(3),
-  characteristics: characteristics(),
-});
+const marketI = () =>
+  Joi.object({
+    name: text(255),
+    price: decimal(),
+    description_id: integer(),
+    manufacturer: text(255),
+    tax_id: integer().valid(1, 2, 3, 4, 10, 11, 12),
+    ean: text(32),
+    mpn: text(255),
+    reduced_price: decimal(),
+    quantity: quantityInt(),
+    delivery_time: integer().valid(0, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60),
+    category_id: text(255),
+    picture: list(text(2000)).length(3),
+    characteristics: characteristics(),
+  });
 
-const webshop = Joi.object({
-  shop_id: text(64).invalid('').required(),
-  is_lead: bool(),
-  name: text(255),
-  sku: text(255),
-  ean: text(32),
-  mpn: text(255),
-  category: list(text(255)),
-  description_id: list(integer()),
-  template_id: integer(),
-  picture: pictures(12),
-  price: list(Joi.object({ id: integer().valid(0, 1, 2, 3).required(), net: decimal(4) })).max(4),
-  is_stock_price: bool(),
-  is_deposit_net: bool(),
-  tax_class_id: text(64),
-  weight: decimal(),
-  delivery_time: integer().min(0),
-  sold: Joi.object({ delivery_time: integer().min(0), is_delivery_time: bool(), is_active: bool() }),
-  restock_date: dateText(),
-  condition_id: integer(),
-  is_adult: integer().valid(0, 1, 2),
-  availability_date: dateText(),
-  sortorder: integer(),
-  characteristics: characteristics(),
-  is_digital: bool(),
-  is_massarticle: bool(),
-  special: Joi.object({ is_active: bool(), price: list(decimal(4)), date: Joi.object({ from: dateText(), to: dateText() }), quantity: integer().min(0) }),
-  is_active: bool(),
-  modified_time: readOnly(Joi.string()),
-});
+const webshop = () =>
+  Joi.object({
+    shop_id: text(64).invalid('').required(),
+    is_lead: bool(),
+    name: text(255),
+    sku: text(255),
+    ean: text(32),
+    mpn: text(255),
+    category: list(text(255)),
+    description_id: list(integer()),
+    template_id: integer(),
+    picture: pictures(12),
+    price: list(Joi.object({ id: integer().valid(0, 1, 2, 3).required(), net: decimal(4) })).max(4),
+    is_stock_price: bool(),
+    is_deposit_net: bool(),
+    tax_class_id: text(64),
+    weight: decimal(),
+    delivery_time: integer().min(0),
+    sold: Joi.object({ delivery_time: integer().min(0), is_delivery_time: bool(), is_active: bool() }),
+    restock_date: dateText(),
+    condition_id: integer(),
+    is_adult: integer().valid(0, 1, 2),
+    availability_date: dateText(),
+    sortorder: integer(),
+    characteristics: characteristics(),
+    is_digital: bool(),
+    is_massarticle: bool(),
+    special: Joi.object({ is_active: bool(), price: list(decimal(4)), date: Joi.object({ from: dateText(), to: dateText() }), quantity: integer().min(0) }),
+    is_active: bool(),
+    modified_time: readOnly(Joi.string()),
+  });
 
-const shopG = Joi.object({
-  append_path: text(255),
-  class: Joi.object({ id: text(64), portal_account_id: ownPortalAccountId() }),
-  tax_class: text(64),
-  is_new: bool(),
-  is_daily_price: bool(),
-  newness_date: dateText(),
-  price_quantity: integer().min(1),
-  min_order_quantity: decimal(),
-  order_quantity_interval: decimal(),
-  quantity: quantityInt(),
-  quantity_alert: integer().min(-1),
-  delivery_time: integer().min(-1),
-  is_available: bool(),
-  availability_date: dateText(),
-  expiry_date: dateText(),
-  is_download_product: bool(),
-  is_default: bool(),
-  price: decimal(),
-  rrp: decimal(),
-  deposit_price: decimal(),
-  eco_participation_price: decimal(),
-  eco_participation_category_id: integer().min(0).max(99),
-  ean: text(32),
-  description_id: list(integer()),
-  category: list(Joi.object({ id: text(255).required(), portal_account_id: ownPortalAccountId() })),
-  picture: pictures(12),
-  currency_id: integer(),
-  characteristics: characteristics(),
-});
+const shopG = () =>
+  Joi.object({
+    append_path: text(255),
+    class: Joi.object({ id: text(64), portal_account_id: ownPortalAccountId() }),
+    tax_class: text(64),
+    is_new: bool(),
+    is_daily_price: bool(),
+    newness_date: dateText(),
+    price_quantity: integer().min(1),
+    min_order_quantity: decimal(),
+    order_quantity_interval: decimal(),
+    quantity: quantityInt(),
+    quantity_alert: integer().min(-1),
+    delivery_time: integer().min(-1),
+    is_available: bool(),
+    availability_date: dateText(),
+    expiry_date: dateText(),
+    is_download_product: bool(),
+    is_default: bool(),
+    price: decimal(),
+    rrp: decimal(),
+    deposit_price: decimal(),
+    eco_participation_price: decimal(),
+    eco_participation_category_id: integer().min(0).max(99),
+    ean: text(32),
+    description_id: list(integer()),
+    category: list(Joi.object({ id: text(255).required(), portal_account_id: ownPortalAccountId() })),
+    picture: pictures(12),
+    currency_id: integer(),
+    characteristics: characteristics(),
+  });
 
 /** lister_id: the lister number, NO_<number>, or 0 to create a new lister. */
 export const listerIdField = () =>
@@ -216,7 +222,7 @@ const auctionAShipsTo = [
   'EU',
 ];
 
-const listerCommon = {
+const listerCommon = () => ({
   lister_id: listerIdField(),
   modified_time: readOnly(Joi.string()),
   name: text(80),
@@ -231,61 +237,62 @@ const listerCommon = {
   category_1_id: text(64),
   category_2_id: text(64),
   sku: text(255),
-};
-
-const auctionA = Joi.object({
-  ...listerCommon,
-  duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
-  type_id: Joi.string().valid('1', '9', '7', '22'),
-  subtitle: text(80),
-  start_price: decimal(),
-  min_price: decimal(),
-  description: text(500000),
-  payment: Joi.object({
-    id: list(Joi.string().valid(...auctionAPayments))
-      .custom((ids: string[], helpers) => (ids.includes('autopay') && !ids.includes('paypal') ? helpers.error('any.invalid') : ids))
-      .messages({ 'any.invalid': '{{#label}} autopay is only valid together with paypal' }),
-    email_payment_provider: text(255),
-    advice: text(255),
-  }),
-  additional: Joi.object({ is_private: bool(), is_bold: bool(), is_highlighted: bool(), is_border: bool() }),
-  shipping: Joi.object({
-    ships_to_id: list(Joi.string().valid(...auctionAShipsTo)),
-    national: shippingTable(),
-    international: shippingTable(),
-    preparation_time: integer().min(0),
-    is_express: bool(),
-    discount_profile_id: Joi.object({ national: integer(), international: integer() }),
-    is_national_active: bool(),
-    is_international_active: bool(),
-    is_promotional_discount: bool(),
-  }),
-  start: text(64),
-  counter_id: integer(),
-  picture: Joi.object({
-    type_id: integer().valid(0, 1, 2, 3),
-    url: pictures(12),
-    is_in_description: bool(),
-    gallery: Joi.object({ url: text(2000), url_id: integer().min(1).max(12), type_id: integer().valid(0, 1, 2, 3) }),
-    layout_id: integer().valid(0, 2, 3, 4, 6),
-    variation_name: text(255),
-  }),
-  shop_category_1_id: text(64),
-  shop_category_2_id: text(64),
-  is_max_quantity_available: bool(),
-  is_stock_price: bool(),
-  post: Joi.object({ is_active: bool(), quantity: integer().min(0), quantity_per_post: integer().min(0) }),
-  characteristics: characteristics(),
-  best_offer: Joi.object({ is_active: bool(), auto_accept_price: decimal(), min_price: decimal() }),
-  site_id: integer(),
-  catalog: Joi.object({ value: text(255), type_id: integer().valid(0, 1, 2, 3, 4, 5) }),
-  gallery_duration: Joi.alternatives(integer().min(0).max(50), Joi.string().valid('Lifetime')).custom((v: unknown) => String(v)),
-  is_mobile: bool(),
-  condition: Joi.object({ id: text(64), description: text() }),
-  compatibilities: characteristics(),
-  seller_profile: Joi.object({ payment: sellerProfile(), refund: sellerProfile(), shipping: sellerProfile() }),
-  auction_a_plus: integer().valid(-1, 0, 1),
 });
+
+const auctionA = () =>
+  Joi.object({
+    ...listerCommon(),
+    duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
+    type_id: Joi.string().valid('1', '9', '7', '22'),
+    subtitle: text(80),
+    start_price: decimal(),
+    min_price: decimal(),
+    description: text(500000),
+    payment: Joi.object({
+      id: list(Joi.string().valid(...auctionAPayments))
+        .custom((ids: string[], helpers) => (ids.includes('autopay') && !ids.includes('paypal') ? helpers.error('any.invalid') : ids))
+        .messages({ 'any.invalid': '{{#label}} autopay is only valid together with paypal' }),
+      email_payment_provider: text(255),
+      advice: text(255),
+    }),
+    additional: Joi.object({ is_private: bool(), is_bold: bool(), is_highlighted: bool(), is_border: bool() }),
+    shipping: Joi.object({
+      ships_to_id: list(Joi.string().valid(...auctionAShipsTo)),
+      national: shippingTable(),
+      international: shippingTable(),
+      preparation_time: integer().min(0),
+      is_express: bool(),
+      discount_profile_id: Joi.object({ national: integer(), international: integer() }),
+      is_national_active: bool(),
+      is_international_active: bool(),
+      is_promotional_discount: bool(),
+    }),
+    start: text(64),
+    counter_id: integer(),
+    picture: Joi.object({
+      type_id: integer().valid(0, 1, 2, 3),
+      url: pictures(12),
+      is_in_description: bool(),
+      gallery: Joi.object({ url: text(2000), url_id: integer().min(1).max(12), type_id: integer().valid(0, 1, 2, 3) }),
+      layout_id: integer().valid(0, 2, 3, 4, 6),
+      variation_name: text(255),
+    }),
+    shop_category_1_id: text(64),
+    shop_category_2_id: text(64),
+    is_max_quantity_available: bool(),
+    is_stock_price: bool(),
+    post: Joi.object({ is_active: bool(), quantity: integer().min(0), quantity_per_post: integer().min(0) }),
+    characteristics: characteristics(),
+    best_offer: Joi.object({ is_active: bool(), auto_accept_price: decimal(), min_price: decimal() }),
+    site_id: integer(),
+    catalog: Joi.object({ value: text(255), type_id: integer().valid(0, 1, 2, 3, 4, 5) }),
+    gallery_duration: Joi.alternatives(integer().min(0).max(50), Joi.string().valid('Lifetime')).custom((v: unknown) => String(v)),
+    is_mobile: bool(),
+    condition: Joi.object({ id: text(64), description: text() }),
+    compatibilities: characteristics(),
+    seller_profile: Joi.object({ payment: sellerProfile(), refund: sellerProfile(), shipping: sellerProfile() }),
+    auction_a_plus: integer().valid(-1, 0, 1),
+  });
 
 const auctionBPayments = [
   'nachnahme',
@@ -300,176 +307,186 @@ const auctionBPayments = [
   'beschreibung',
 ];
 
-const auctionB = Joi.object({
-  ...listerCommon,
-  duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
-  type_id: text(2),
-  subtitle: text(80),
-  start_price: decimal(),
-  min_price: decimal(),
-  rrp: integer().min(0),
-  description: text(65000),
-  payment: Joi.object({ id: list(Joi.string().valid(...auctionBPayments)), advice: text(255) }),
-  additional: Joi.object({ is_private: bool(), is_bold: bool(), is_highlighted: bool(), is_top_start_pic: bool(), is_no_ads: bool() }),
-  shipping: Joi.object({
-    ships_to_id: list(text(64)),
-    national: shippingTable(),
-    international: shippingTable(),
-    discount: decimal(),
-    from: integer().min(0),
-    to: integer().min(0),
-  }),
-  start: text(64),
-  picture: Joi.object({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12), is_in_description: bool(), quantity: integer().min(0).max(12) }),
-  shop_category_1_id: text(64),
-  shop_category_2_id: text(64),
-  shop_category_3_id: text(64),
-  is_auto_renew: bool(),
-  condition_id: Joi.string().valid('0', '1', '2', '3', '4', '5', '6', '7'),
-  shop: Joi.object({
-    short_description: text(),
-    sold_out: Joi.string().valid('hide', 'display', 'endless'),
-    homepage_id: integer().valid(0, 1, 2),
-    is_auction_subtitle: bool(),
-    is_active: bool(),
-    is_auction: bool(),
-  }),
-  fsk: integer().valid(0, 6, 12, 16, 18),
-  usk: integer().valid(0, 6, 12, 16, 18),
-  mpn: text(255),
-  manufacturer: text(255),
-  is_no_id: bool(),
-});
+const auctionB = () =>
+  Joi.object({
+    ...listerCommon(),
+    duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
+    type_id: text(2),
+    subtitle: text(80),
+    start_price: decimal(),
+    min_price: decimal(),
+    rrp: integer().min(0),
+    description: text(65000),
+    payment: Joi.object({ id: list(Joi.string().valid(...auctionBPayments)), advice: text(255) }),
+    additional: Joi.object({ is_private: bool(), is_bold: bool(), is_highlighted: bool(), is_top_start_pic: bool(), is_no_ads: bool() }),
+    shipping: Joi.object({
+      ships_to_id: list(text(64)),
+      national: shippingTable(),
+      international: shippingTable(),
+      discount: decimal(),
+      from: integer().min(0),
+      to: integer().min(0),
+    }),
+    start: text(64),
+    picture: Joi.object({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12), is_in_description: bool(), quantity: integer().min(0).max(12) }),
+    shop_category_1_id: text(64),
+    shop_category_2_id: text(64),
+    shop_category_3_id: text(64),
+    is_auto_renew: bool(),
+    condition_id: Joi.string().valid('0', '1', '2', '3', '4', '5', '6', '7'),
+    shop: Joi.object({
+      short_description: text(),
+      sold_out: Joi.string().valid('hide', 'display', 'endless'),
+      homepage_id: integer().valid(0, 1, 2),
+      is_auction_subtitle: bool(),
+      is_active: bool(),
+      is_auction: bool(),
+    }),
+    fsk: integer().valid(0, 6, 12, 16, 18),
+    usk: integer().valid(0, 6, 12, 16, 18),
+    mpn: text(255),
+    manufacturer: text(255),
+    is_no_id: bool(),
+  });
 
-const marketC = Joi.object({
-  ...listerCommon,
-  description: text(65000),
-  payment: Joi.object({ advice: text(255) }),
-  picture: Joi.object({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12) }),
-  category_3_id: text(64),
-  short_description: text(),
-  cross_selling: text(),
-  discount_id: text(),
-  variation_id: text(),
-  is_line_feed: bool(),
-  is_basic_price: bool(),
-  is_active: bool(),
-  is_delete: bool(),
-  shipping_surcharge: decimal(),
-  is_shipping_surcharge_once: bool(),
-});
+const marketC = () =>
+  Joi.object({
+    ...listerCommon(),
+    description: text(65000),
+    payment: Joi.object({ advice: text(255) }),
+    picture: Joi.object({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12) }),
+    category_3_id: text(64),
+    short_description: text(),
+    cross_selling: text(),
+    discount_id: text(),
+    variation_id: text(),
+    is_line_feed: bool(),
+    is_basic_price: bool(),
+    is_active: bool(),
+    is_delete: bool(),
+    shipping_surcharge: decimal(),
+    is_shipping_surcharge_once: bool(),
+  });
 
 /** Stock_shop_type: document 2 shows only lister_id; the fields shared by all listers are accepted too. */
-const shop = Joi.object({
-  lister_id: listerIdField(),
-  name: text(80),
-  payment: Joi.object({ advice: text(255) }),
-  refund: Joi.object({ policy_id: refundPolicy(), advice: text() }),
-  location: location(),
-  freetext: freetextBlocks(),
-  picture: Joi.object({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12) }),
-});
+const shop = () =>
+  Joi.object({
+    lister_id: listerIdField(),
+    name: text(80),
+    payment: Joi.object({ advice: text(255) }),
+    refund: Joi.object({ policy_id: refundPolicy(), advice: text() }),
+    location: location(),
+    freetext: freetextBlocks(),
+    picture: Joi.object({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12) }),
+  });
 
 const units = ['lt', 'ml', 'hl', 'm', 'm2', 'mm3', 'kg', 'g', 'ztr'];
 
 /** Stock_type. */
-export const stockType = Joi.object({
-  id: readOnly(Joi.alternatives(Joi.string(), integer())),
-  name: text(255),
-  sku: text(255),
-  barcode: text(64),
-  infos: text(),
-  price: price(),
-  tax: decimal().custom((v: string, helpers) => (Number(v) < 0 || Number(v) >= 100 ? helpers.error('any.invalid') : v)),
-  weight: decimal(3),
-  size: Joi.string()
-    .trim()
-    .pattern(/^\d+([.,]\d+)?x\d+([.,]\d+)?x\d+([.,]\d+)?$/, 'LxWxH in cm')
-    .allow(''),
-  condition_id: count(),
-  manufacturer: text(255),
-  mpn: text(255),
-  folder: text(255),
-  rrp: decimal(),
-  quantity: quantityInt(),
-  quantity_auction_a: count(),
-  quantity_ordered: count(),
-  quantity_alert: quantityInt(),
-  quantity_min: quantityInt(),
-  quantity_reserved: count(),
-  quantity_reserved_2: count(),
-  quantity_ordered_date: dateText(),
-  quantity_available: readOnly(integer()),
-  picture: Joi.object({
-    small: text(2000),
-    large: text(2000),
-    id: list(text(2000)),
-    delete_id: writeOnly(list(text(2000))),
-    is_upload_to_drive: writeOnly(bool()),
-  }),
-  location: Joi.object({ area: text(255), field: text(255), is_fullfilment: bool() }),
-  supplier: Joi.object({ id: text(255), sku: text(255), price: decimal() }),
-  shipping: Joi.object({ group_id: list(integer().min(1)).max(3), infos: text() }),
-  content: Joi.object({
-    quantity: integer().min(0),
-    type: Joi.string().valid(...units, 'st', 'kt', 'pal', ''),
-    basic_price_type: Joi.string().valid(...units, ''),
-  }),
-  variation: Joi.object({
-    type: Joi.string().valid('main', 'sub', 'none'),
-    sub: list(
+export const stockType = builtOnFirstUse(() =>
+  Joi.object({
+    id: readOnly(Joi.alternatives(Joi.string(), integer())),
+    name: text(255),
+    sku: text(255),
+    barcode: text(64),
+    infos: text(),
+    price: price(),
+    tax: decimal().custom((v: string, helpers) => (Number(v) < 0 || Number(v) >= 100 ? helpers.error('any.invalid') : v)),
+    weight: decimal(3),
+    size: Joi.string()
+      .trim()
+      .pattern(/^\d+([.,]\d+)?x\d+([.,]\d+)?x\d+([.,]\d+)?$/, 'LxWxH in cm')
+      .allow(''),
+    condition_id: count(),
+    manufacturer: text(255),
+    mpn: text(255),
+    folder: text(255),
+    rrp: decimal(),
+    quantity: quantityInt(),
+    quantity_auction_a: count(),
+    quantity_ordered: count(),
+    quantity_alert: quantityInt(),
+    quantity_min: quantityInt(),
+    quantity_reserved: count(),
+    quantity_reserved_2: count(),
+    quantity_ordered_date: dateText(),
+    quantity_available: readOnly(integer()),
+    picture: Joi.object({
+      small: text(2000),
+      large: text(2000),
+      id: list(text(2000)),
+      delete_id: writeOnly(list(text(2000))),
+      is_upload_to_drive: writeOnly(bool()),
+    }),
+    location: Joi.object({ area: text(255), field: text(255), is_fullfilment: bool() }),
+    supplier: Joi.object({ id: text(255), sku: text(255), price: decimal() }),
+    shipping: Joi.object({ group_id: list(integer().min(1)).max(3), infos: text() }),
+    content: Joi.object({
+      quantity: integer().min(0),
+      type: Joi.string().valid(...units, 'st', 'kt', 'pal', ''),
+      basic_price_type: Joi.string().valid(...units, ''),
+    }),
+    variation: Joi.object({
+      type: Joi.string().valid('main', 'sub', 'none'),
+      sub: list(
+        Joi.object({
+          id: stockRefField(),
+          create_quantity: writeOnly(count()),
+          specifics: writeOnly(Joi.object({ name_value: list(nameValueType()).min(1) })),
+        }),
+      ),
+      specifics_set: Joi.object({ name_value: list(nameValueType()) }),
+      specifics: readOnly(Joi.object({ name_value: list(nameValueType()) })),
+      parent: readOnly(integer()),
+    }),
+    cross_selling: Joi.object({
+      is_active: bool(),
+      is_quantity_split: bool(),
+      id: list(text(255)),
+      folder: list(text(255)),
+      description_id: Joi.object({ national: integer(), international: integer() }),
+    }),
+    freetext: list(
       Joi.object({
-        id: stockRefField(),
-        create_quantity: writeOnly(count()),
-        specifics: writeOnly(Joi.object({ name_value: list(nameValueType).min(1) })),
+        id: Joi.alternatives(integer(), Joi.string())
+          .custom((v: unknown) => String(v))
+          .valid('1', '2', '3', '4', '5')
+          .required(),
+        value: text(),
+      }),
+    ).max(5),
+    cia: ciaType(),
+    set: Joi.object({
+      type: list(Joi.string().lowercase().valid('main', 'sub', 'none')),
+      sub: list(Joi.object({ id: stockRefField().required(), quantity: integer().min(1).max(100000).required() })),
+      main: readOnly(list(Joi.object({ id: Joi.string(), quantity: integer() }))),
+    }),
+    market_e: marketE(),
+    market_d: marketD(),
+    shop_h: shopH(),
+    webshop: list(webshop()),
+    market_f: marketF(),
+    market_i: marketI(),
+    shop_g: shopG(),
+    auction_a: list(auctionA()),
+    auction_b: list(auctionB()),
+    market_c: list(marketC()),
+    shop: list(shop()),
+    app: list(Joi.object({ client_id: text(255).required() }).unknown(true)),
+    customs: list(
+      Joi.object({
+        client_id: text(255).required(),
+        description: text(),
+        hs_code: text(16),
+        origin_country_iso2: Joi.string().length(2).uppercase().allow(''),
       }),
     ),
-    specifics_set: Joi.object({ name_value: list(nameValueType) }),
-    specifics: readOnly(Joi.object({ name_value: list(nameValueType) })),
-    parent: readOnly(integer()),
+    class: text(255),
   }),
-  cross_selling: Joi.object({
-    is_active: bool(),
-    is_quantity_split: bool(),
-    id: list(text(255)),
-    folder: list(text(255)),
-    description_id: Joi.object({ national: integer(), international: integer() }),
-  }),
-  freetext: list(
-    Joi.object({
-      id: Joi.alternatives(integer(), Joi.string())
-        .custom((v: unknown) => String(v))
-        .valid('1', '2', '3', '4', '5')
-        .required(),
-      value: text(),
-    }),
-  ).max(5),
-  cia: ciaType,
-  set: Joi.object({
-    type: list(Joi.string().lowercase().valid('main', 'sub', 'none')),
-    sub: list(Joi.object({ id: stockRefField().required(), quantity: integer().min(1).max(100000).required() })),
-    main: readOnly(list(Joi.object({ id: Joi.string(), quantity: integer() }))),
-  }),
-  market_e: marketE,
-  market_d: marketD,
-  shop_h: shopH,
-  webshop: list(webshop),
-  market_f: marketF,
-  market_i: marketI,
-  shop_g: shopG,
-  auction_a: list(auctionA),
-  auction_b: list(auctionB),
-  market_c: list(marketC),
-  shop: list(shop),
-  app: list(Joi.object({ client_id: text(255).required() }).unknown(true)),
-  customs: list(
-    Joi.object({ client_id: text(255).required(), description: text(), hs_code: text(16), origin_country_iso2: Joi.string().length(2).uppercase().allow('') }),
-  ),
-  class: text(255),
-});
+);
 
 /** An item inside POST stock/list/: id is how a client says "update this one", so it is not read only there. */
-export const stockListItemType = stockType.keys({ id: stockRefField() });
+export const stockListItemType = builtOnFirstUse(() => stockType().keys({ id: stockRefField() }));
 
 /** The input of a create or update, after validation. */
 export type StockInput = Record<string, unknown> & {

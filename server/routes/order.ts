@@ -42,7 +42,7 @@ export const orderEndpoints = [
     creates: true,
     summary: 'Create an order; the history may be passed and is written immediately.',
     scope: 'order_w',
-    body: Joi.object({ order: orderCreateType.required() }),
+    body: Joi.object({ order: orderCreateType().required() }),
     response: ['order_id'],
     handle: async ({ caller, body }) => created({ order_id: await createOrder(caller, body.order) }),
   }),
@@ -65,7 +65,7 @@ export const orderEndpoints = [
     summary: 'Read one order.',
     scope: 'order_r',
     params: orderIdParams,
-    select: { type: orderType, alwaysSelected: ['id'] },
+    select: { type: orderType(), alwaysSelected: ['id'] },
     response: ['order'],
     async handle({ caller, params }) {
       const row = await orderRepository.get(caller, params.order_id);
@@ -80,7 +80,7 @@ export const orderEndpoints = [
     summary: 'Update an order; status.is_paid, platform and payment_provider_transaction_id cannot change once set.',
     scope: 'order_w',
     params: orderIdParams,
-    body: Joi.object({ order: orderType.required() }),
+    body: Joi.object({ order: orderType().required() }),
     response: ['order_id'],
     async handle({ caller, params, body, request }) {
       await updateOrder(caller, params.order_id, body.order, request.warnings);

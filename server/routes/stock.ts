@@ -61,7 +61,7 @@ export const stockEndpoints = [
     creates: true,
     summary: 'Create a stock item; answers its stock_id and the lister ids written.',
     scope: 'stock_w',
-    body: Joi.object({ stock: stockType.required() }),
+    body: Joi.object({ stock: stockType().required() }),
     response: ['stock_id', 'lister_id'],
     async handle({ caller, body, request }) {
       const result = await createStockItem(caller.accountId, body.stock, request.warnings);
@@ -103,7 +103,7 @@ export const stockEndpoints = [
     summary: 'One stock item.',
     scope: 'stock_r',
     params: stockParams,
-    select: { type: stockType, alwaysSelected: ['id'] },
+    select: { type: stockType(), alwaysSelected: ['id'] },
     response: ['stock'],
     async handle({ caller, params }) {
       return ok({ stock: await readStock(caller.accountId, params.stock_id) });
@@ -116,7 +116,7 @@ export const stockEndpoints = [
     summary: 'Update a stock item: fields not sent are kept; lists are replaced, listers merged by lister_id.',
     scope: 'stock_w',
     params: stockParams,
-    body: Joi.object({ stock: stockType.required() }),
+    body: Joi.object({ stock: stockType().required() }),
     response: ['stock_id', 'lister_id'],
     async handle({ caller, params, body, request }) {
       const result = await updateStockItem(caller.accountId, params.stock_id, body.stock, request.warnings);
