@@ -12,7 +12,7 @@ import { endpoints } from './routes';
 import { authorizePage } from './routes/authorize';
 import { invoiceFileRouter } from './routes/invoice-file';
 import { connectPages } from './routes/connect.pages';
-import { httpMetrics, healthRouter, operatorRouter } from '../lib/operator';
+import { healthRouter, operatorRouter } from '../lib/operator';
 import { provideOrderGrant } from '../lib/order';
 
 // lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
@@ -26,7 +26,6 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   // X-Forwarded-For is believed only from TRUSTED_PROXIES (default none: the TCP peer is the client).
   app.set('trust proxy', config().trustedProxies.length ? config().trustedProxies : false);
   app.use(requestContext);
-  app.use(httpMetrics);
   // Bodies are read raw and decoded by the framework (media types and charsets real clients send,
   // application/json encoding=utf-8, ISO-8859-15, are beyond express.json()), and only once the
   // endpoint has authenticated its caller: server/framework/body.ts, mount.ts.

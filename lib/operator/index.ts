@@ -3,5 +3,5 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
-export { httpMetrics } from './metrics';
+export { observeRequest } from './metrics';
 export { healthRouter, operatorRouter } from './operator.router';

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { db } from '../db';
 import { outboxRepository, queues, QueueName, queueNames } from '../queue';
@@ -113,12 +113,11 @@ function observerOf(method: string, route: string, status: number): (seconds: nu
   return observe;
 }
 
-/** Express middleware timing every request by its route pattern. */
-export function httpMetrics(req: Request, res: Response, next: NextFunction): void {
-  const started = process.hrtime.bigint();
-  res.on('finish', () => {
-    observerOf(req.method, routeLabel(req, res), res.statusCode)(Number(process.hrtime.bigint() - started) / 1e9);
-    if (res.statusCode >= 500) httpErrors.inc();
-  });
-  next();
+/**
+ * Records a finished request by its route pattern: its duration and, for a 5xx, an error. Called
+ * by the request's one 'finish' listener (server/framework/context.ts), which also writes its log line.
+ */
+export function observeRequest(req: Request, res: Response, seconds: number): void {
+  observerOf(req.method, routeLabel(req, res), res.statusCode)(seconds);
+  if (res.statusCode >= 500) httpErrors.inc();
 }

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { RequestContext } from '../../lib/http';
 import { log, Logger, requestLog } from '../../lib/log';
+import { observeRequest } from '../../lib/operator';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -16,8 +17,9 @@ const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
  * Gives each request an id (the client's X-Request-Id when well formed), a child logger and the
- * headers of document 1 (one middleware: each layer Express walks costs every request), and logs
- * one line when it ends: method, path (never the query or headers), status, time, account.
+ * headers of document 1, and when it ends records it in the metrics (lib/operator) and logs one
+ * line: method, path (never the query or headers), status, time, account. One middleware and one
+ * listener: each layer Express walks and each listener costs every request.
  */
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const given = req.headers['x-request-id'];
@@ -26,30 +28,30 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   // setHeader directly: res.set() checks every value for a content type on each request.
   for (const [name, value] of standard) res.setHeader(name, value);
   res.setHeader('X-Request-Id', id);
-  // No request line below info (the bench's and some operators' setting): no listener to call.
-  if (log.isLevelEnabled('info')) logWhenFinished(req, res, id);
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    observeRequest(req, res, seconds);
+    // No request line below info (the bench's and some operators' setting).
+    if (requestLog.isLevelEnabled('info')) logRequest(req, res, id, seconds);
+  });
   next();
 }
 
-function logWhenFinished(req: Request, res: Response, id: string): void {
-  const started = process.hrtime.bigint();
-  res.on('finish', () => {
-    if (!log.isLevelEnabled('info')) return;
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    // The line's logger with req_id first gives the line a child logger would, without one per request.
-    requestLog.info(
-      {
-        req_id: id,
-        method: req.method,
-        path: req.path,
-        status: res.statusCode,
-        ms: Math.round(ms * 10) / 10,
-        account_id: res.locals.accountId,
-        bytes: Number(res.get('content-length') ?? 0),
-      },
-      'request',
-    );
-  });
+function logRequest(req: Request, res: Response, id: string, seconds: number): void {
+  // The line's logger with req_id first gives the line a child logger would, without one per request.
+  requestLog.info(
+    {
+      req_id: id,
+      method: req.method,
+      path: req.path,
+      status: res.statusCode,
+      ms: Math.round(seconds * 1e4) / 10,
+      account_id: res.locals.accountId,
+      bytes: Number(res.get('content-length') ?? 0),
+    },
+    'request',
+  );
 }
 
 /**
