@@ -18,6 +18,13 @@ describe('db: JSON parameters (lib/db/json-parameter.ts)', () => {
     expect(refused).to.equal('22P02');
   });
 
+  it('when text holds no lone surrogate, then it is the plain JSON, a backslash before "ud800" included', async () => {
+    const value = { texts: ['plain', 'C:\\ud800\\x', 'ok \ud83d\ude00'], n: 1, d: null };
+    expect(jsonParameter(value)).to.equal(JSON.stringify(value));
+    const { rows } = (await db().raw('SELECT ?::jsonb AS v', [jsonParameter(value)])) as { rows: { v: typeof value }[] };
+    expect(rows[0]!.v).to.deep.equal(value);
+  });
+
   it("when a channel's order carries a lone surrogate, then the order and its lines are stored with U+FFFD in its place, as text bindings stored it", async () => {
     const seller = await newSeller();
     await db().transaction(async (trx) => {
