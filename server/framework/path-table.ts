@@ -4,7 +4,7 @@
  * same place (stock/category/ is not stock/{stock_id}/), one trailing slash is optional, a
  * parameter is never empty and is percent-decoded, a parameter that does not decode is a 400.
  * One map lookup by first segment, then the paths of that segment and length: the walk of
- * nested routers and routes it replaces was 8-10 % of a trivial GET's web CPU.
+ * nested routers and routes it replaces was about 4 % of a trivial GET's web CPU (profile).
  */
 
 type Part = { literal: string } | { param: string };
