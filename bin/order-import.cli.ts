@@ -20,5 +20,5 @@ export async function runOrderImportCommand(command: string | undefined, sub: st
     if (Number.isNaN(since.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(String(v.since))) throw new AdminCommandError('--since must be an ISO 8601 date-time');
   }
   const portalAccountId = Number(v['portal-account']);
-  return explain(async () => ({ job_id: await requestOrderImport(accountId, portalAccountId, since), portal_account_id: portalAccountId }));
+  return explain(async () => ({ job_id: await requestOrderImport({ accountId }, portalAccountId, since), portal_account_id: portalAccountId }));
 }

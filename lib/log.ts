@@ -25,19 +25,22 @@ const redact = [
   '*.credentials',
 ];
 
-/** The request a piece of work serves (web handler or job); `logged` when log lines should carry it (workers). */
-const requestScope = new AsyncLocalStorage<{ id: string; logged: boolean }>();
+/**
+ * The request a job serves (workers only). The web never runs one: on Node 20 the first run
+ * turns on promise hooks for every promise of the process; the web hands the request id to the
+ * transactions it opens instead (lib/db `transaction`), and its request logger binds req_id.
+ */
+const requestScope = new AsyncLocalStorage<{ id: string }>();
 
 /**
- * Runs fn on behalf of a request id: the outbox copies it into the jobs fn queues, webhook
- * deliveries send it, and (when logged) every log line inside carries it as req_id. The web
- * passes logged=false: its request logger binds req_id already.
+ * Runs a job's work on behalf of a request id: the outbox copies it into the jobs the work
+ * queues, webhook deliveries send it, and every log line inside carries it as req_id.
  */
-export function withRequestId<T>(id: string | undefined, fn: () => T, logged = true): T {
-  return id ? requestScope.run({ id, logged }, fn) : fn();
+export function withRequestId<T>(id: string | undefined, fn: () => T): T {
+  return id ? requestScope.run({ id }, fn) : fn();
 }
 
-/** The request id of the work in hand, if any. */
+/** The request id of the job in hand, if any. */
 export function currentRequestId(): string | undefined {
   return requestScope.getStore()?.id;
 }
@@ -46,7 +49,7 @@ export const log = pino(
   {
     mixin: () => {
       const scope = requestScope.getStore();
-      return scope?.logged ? { req_id: scope.id } : {};
+      return scope ? { req_id: scope.id } : {};
     },
     level: config().logLevel,
     base: { service: 'kontor', pid: process.pid },

@@ -1,13 +1,21 @@
 import type { Scope } from './scopes';
 
 /**
+ * An account's work, and the API request it is done for when one asked: the jobs the work queues
+ * carry that request's id (lib/db `transaction`). The service's own work, a job's, leaves it out.
+ */
+export interface AccountWork {
+  accountId: number;
+  requestId?: string;
+}
+
+/**
  * The orders a caller may read and write (document 1, Authentication 5: only those of a portal
  * account the authorization covers, unless it permits cross-account requests). Every order query
  * of lib/order takes one, so no access path can forget it; jobs and the seller's own tokens act
  * on 'all'.
  */
-export interface OrderScope {
-  accountId: number;
+export interface OrderScope extends AccountWork {
   /** The one portal account the authorization is bound to, or 'all'. */
   portalAccountGrant: number | 'all';
 }
@@ -24,4 +32,6 @@ export interface Caller extends OrderScope {
   oauthClientId: number | null;
   /** The portal account of this request: portal_account_id if sent, else the token's, else the default. */
   portalAccountId: number | null;
+  /** The request's X-Request-Id (sent or made). */
+  requestId: string;
 }

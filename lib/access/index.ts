@@ -4,7 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export { allOrdersOf, grantOf } from './caller';
-export type { Caller, OrderScope } from './caller';
+export type { AccountWork, Caller, OrderScope } from './caller';
 export { orderGrantQueries, provideOrderGrantQueries } from './order-grant';
 export type { OrderGrantQueries } from './order-grant';
 export { allScopes, isScope, scopes } from './scopes';

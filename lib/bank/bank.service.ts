@@ -67,7 +67,7 @@ export async function createTransfer(caller: OrderCaller, input: BankInput): Pro
     throw invalidField('bank.currency_id', `bank.currency_id ${input.currency_id} is not a currency (see GET system/currency/)`, 'unknown_currency');
   }
   try {
-    return await inTransaction((trx) => createIn(trx, caller, input));
+    return await inTransaction((trx) => createIn(trx, caller, input), caller.requestId);
   } catch (err) {
     if (err instanceof Duplicate) return { bankId: err.row.id, isOrderPaid: err.row.order_id !== null, existed: true };
     throw err;

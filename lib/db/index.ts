@@ -12,4 +12,4 @@ export { migrationSource } from './migrations';
 export { prepared } from './prepared';
 export { readTolerantOfLag } from './read-replica';
 export type { Statement } from './statement';
-export { inTransaction, isConflictVictim } from './transaction';
+export { inTransaction, isConflictVictim, inSavepoint, requestOf, transaction } from './transaction';

@@ -5,6 +5,7 @@
  * in a savepoint; an item that cannot fail after its first write may skip it (the fast path).
  */
 import type { Knex } from 'knex';
+import { inSavepoint } from '../db';
 import type { Logger } from '../log';
 import { DomainError, ErrorItem } from './domain-error';
 import type { Warning } from './warning';
@@ -70,7 +71,7 @@ export async function runItem(
   let guarded = true;
   const savepoint: Savepoint = (inner, needed = true) => {
     guarded = needed || options.savepointAll === true;
-    return guarded ? trx.transaction(inner) : inner(trx);
+    return guarded ? inSavepoint(trx, inner) : inner(trx);
   };
   try {
     const { code, fields } = await work(savepoint);

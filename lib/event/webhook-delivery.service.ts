@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { config } from '../../config';
 import { allOrdersOf, OrderScope } from '../access';
-import { db } from '../db';
+import { db, transaction } from '../db';
 import { notFound } from '../errors';
 import type { SearchRequest } from '../http';
 import { currentRequestId, log, withRequestId } from '../log';
@@ -164,7 +164,7 @@ export async function requestRedelivery(scope: OrderScope, handlerId: number, de
   const { accountId } = scope;
   const delivery = await deliveries.get(accountId, deliveryId);
   if (!delivery || delivery.handler_id !== handlerId) throw notFound(`delivery ${deliveryId}`, 'delivery_id');
-  return db().transaction((trx) => addToOutbox(trx, accountId, 'event.redeliver', { accountId, handlerId, deliveryId }));
+  return transaction((trx) => addToOutbox(trx, accountId, 'event.redeliver', { accountId, handlerId, deliveryId }), scope.requestId);
 }
 
 /** event.redeliver: the same body once more now, with a fresh retry window if it fails. */

@@ -10,7 +10,7 @@ import type { Caller, OrderScope } from '../access';
 import { allOrdersOf } from '../access';
 import { accountRepository } from '../account';
 import { config } from '../../config';
-import { db } from '../db';
+import { db, transaction } from '../db';
 import { domainError, invalidField, notFound } from '../errors';
 import { log } from '../log';
 import { invoiceNumberIn, setBillUrlIn, fromCents, toCents, orderRepository, OrderReadRow } from '../order';
@@ -238,10 +238,10 @@ export async function requestInvoice(caller: Caller, orderId: string): Promise<s
         'status_conflict',
       );
   }
-  return db().transaction(async (trx) => {
+  return transaction(async (trx) => {
     await invoiceNumberIn(trx, caller, orderId);
     return addToOutbox(trx, caller.accountId, 'invoice.issue', { accountId: caller.accountId, orderIds: [orderId] });
-  });
+  }, caller.requestId);
 }
 
 /** What GET order/{order_id}/invoice/ answers: the invoice's facts and a download link that expires. */

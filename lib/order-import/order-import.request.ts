@@ -3,7 +3,8 @@
  * and on schedule (order.import_all, one order.import per connected account and tick).
  */
 import { config } from '../../config';
-import { db } from '../db';
+import type { AccountWork } from '../access';
+import { transaction } from '../db';
 import { DomainError, invalidField, notFound } from '../errors';
 import { portalOf, importsOrders, realConnectors } from '../portals';
 import { addToOutbox, queues } from '../queue';
@@ -18,7 +19,7 @@ const importPlatforms = Object.keys(realConnectors);
  * (outbox: GET job/{job_id}/ answers it); 404 for a portal account of another seller, 400 naming
  * portal_account_id for one whose orders are not fetched. since: fetch from then instead of the watermark.
  */
-export async function requestOrderImport(accountId: number, portalAccountId: number, since?: Date): Promise<string> {
+export async function requestOrderImport({ accountId, requestId }: AccountWork, portalAccountId: number, since?: Date): Promise<string> {
   const account = await orderImportRepository.account(accountId, portalAccountId);
   if (!account) throw notFound(`portal account ${portalAccountId}`, 'portal_account_id');
   try {
@@ -26,8 +27,9 @@ export async function requestOrderImport(accountId: number, portalAccountId: num
   } catch (err) {
     throw err instanceof DomainError ? invalidField('portal_account_id', err.message) : err;
   }
-  return db().transaction((trx) =>
-    addToOutbox(trx, accountId, 'order.import', { accountId, portalAccountId, ...(since ? { since: since.toISOString() } : {}) }),
+  return transaction(
+    (trx) => addToOutbox(trx, accountId, 'order.import', { accountId, portalAccountId, ...(since ? { since: since.toISOString() } : {}) }),
+    requestId,
   );
 }
 

@@ -10,7 +10,7 @@
  * stock changed inside its own savepoint, which isolates the refused order.
  */
 import type { Knex } from 'knex';
-import { db } from '../db';
+import { transaction } from '../db';
 import { invalidField, MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
 import { stripReadOnly, validate } from '../http';
 import { log } from '../log';
@@ -85,7 +85,7 @@ function runFrom(items: ListItem[], index: number): ListItem[] {
  */
 function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean): Promise<MultiStatusItem[]> {
   const { accountId } = caller;
-  return db().transaction(async (trx) => {
+  return transaction(async (trx) => {
     const response: MultiStatusItem[] = [];
     const inputs = items.flatMap((item) => (item.input ? [item.input] : []));
     const stock = await StockBatch.forOrders(trx, accountId, inputs);
@@ -143,7 +143,7 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
     }
     if (batched) resolve(await writes.apply(trx).catch(rerun));
     return response;
-  });
+  }, caller.requestId);
 }
 
 /** An item written on its own, a batch of one of `writes`: an update (200), or a create (201). */

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { linkCustomer } from '../customer';
-import { db, inTransaction } from '../db';
+import { inTransaction, transaction } from '../db';
 import type { Warning } from '../errors';
 import { invalidField, notFound } from '../errors';
 import { PendingWrites } from '../queue';
@@ -187,7 +187,7 @@ export async function updateOneOrderIn(
 
 /** POST order/: one order in one transaction. */
 export async function createOrder(caller: OrderCaller, input: OrderInput): Promise<string> {
-  return (await inTransaction((trx) => createOrderIn(trx, caller, input))).id;
+  return (await inTransaction((trx) => createOrderIn(trx, caller, input), caller.requestId)).id;
 }
 
 /** POST order/{order_id}/: one update in one transaction. */
@@ -197,7 +197,7 @@ export function updateOrder(caller: OrderCaller, orderId: string, input: OrderIn
     const attempt: Warning[] = [];
     await sellerCancelled(trx, caller.accountId, orderId, await updateOneOrderIn(trx, caller, orderId, input, attempt));
     warnings.push(...attempt);
-  });
+  }, caller.requestId);
 }
 
 /**
@@ -217,14 +217,14 @@ export function deleteOrder(scope: OrderScope, orderId: string): Promise<void> {
       await stock.apply(trx, accountId);
     }
     await orderRepository.delete(trx, accountId, current.internal_id);
-  });
+  }, scope.requestId);
 }
 
 /** POST order/{order_id}/history/: appends one entry. */
 export function appendHistory(scope: OrderScope, orderId: string, text: string): Promise<void> {
-  return db().transaction(async (trx) => {
+  return transaction(async (trx) => {
     const current = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!current) throw notFound(`order ${orderId}`, 'order_id');
     await orderRepository.addHistory(trx, current.internal_id, [text]);
-  });
+  }, scope.requestId);
 }

@@ -1,5 +1,5 @@
 import type { OrderScope } from '../access';
-import { db } from '../db';
+import { transaction } from '../db';
 import { notFound } from '../errors';
 import { addToOutbox } from '../queue';
 import { orderRepository } from './order.repository';
@@ -12,7 +12,7 @@ import type { SendMitInput } from './send-mit.type';
  */
 export async function requestSendMit(scope: OrderScope, orderId: string, input: SendMitInput): Promise<string> {
   const { accountId } = scope;
-  return db().transaction(async (trx) => {
+  return transaction(async (trx) => {
     const order = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!order) throw notFound(`order ${orderId}`, 'order_id');
     const shipping = order.shipping as { deliverer?: unknown; code?: unknown };
@@ -28,5 +28,5 @@ export async function requestSendMit(scope: OrderScope, orderId: string, input: 
         mailText: input.mail_text,
       },
     });
-  });
+  }, scope.requestId);
 }

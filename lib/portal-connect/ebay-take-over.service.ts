@@ -85,6 +85,6 @@ async function link(accountId: number, sku: string, stockIds: number[]): Promise
       outcome: 'sku_differs',
       message: `stock item ${stockId} has the SKU ${sku}, but its auction_a entry names ${pushed}: CIA would update another listing`,
     };
-  await updateStockItem(accountId, String(stockId), { cia: { auction_a: { is_active: true } } }, []);
+  await updateStockItem({ accountId }, String(stockId), { cia: { auction_a: { is_active: true } } }, []);
   return { outcome: 'taken_over', stock_id: stockId };
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { db } from '../db';
+import { transaction } from '../db';
 import { resolvePathStockId, stockPortalRepository } from '../stock';
 import type { Caller } from '../access';
 import { domainError, MultiStatusItem, runItem } from '../errors';
@@ -13,7 +13,7 @@ import { portalAccountRefRepository } from '../portal-account';
 
 /** POST stock/{stock_id}/portal_upload/: all parts planned in one transaction. */
 export async function portalUpload(caller: Caller, stockRef: string, upload: PortalUploadInput): Promise<MultiStatusItem[]> {
-  return db().transaction(async (trx) => planPortalUpload(trx, caller, await resolvePathStockId(caller.accountId, stockRef, trx), upload));
+  return transaction(async (trx) => planPortalUpload(trx, caller, await resolvePathStockId(caller.accountId, stockRef, trx), upload), caller.requestId);
 }
 
 /**

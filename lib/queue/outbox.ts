@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { requestOf } from '../db';
 import { currentRequestId } from '../log';
 import { JobName, JobPayloads, jobQueues } from './jobs';
 
@@ -15,7 +16,7 @@ export const outboxChannel = 'kontor_outbox';
  */
 export async function addToOutbox<J extends JobName>(trx: Knex.Transaction, accountId: number, job: J, payload: JobPayloads[J]): Promise<string> {
   const [row] = await trx('outbox')
-    .insert({ account_id: accountId, queue: jobQueues[job], job_name: job, payload: withRequest(payload) })
+    .insert({ account_id: accountId, queue: jobQueues[job], job_name: job, payload: withRequest(payload, requestIn(trx)) })
     .returning('job_id');
   return row!.job_id;
 }
@@ -32,28 +33,36 @@ export type OutboxJob = { [J in JobName]: { job: J; payload: JobPayloads[J]; req
  */
 export async function addManyToOutbox(trx: Knex.Transaction, accountId: number, jobs: OutboxJob[]): Promise<string[]> {
   if (jobs.length === 0) return [];
-  const { sql, bindings } = outboxInsert(accountId, jobs);
+  const { sql, bindings } = outboxInsert(accountId, jobs, requestIn(trx));
   const { rows } = (await trx.raw(`${sql} RETURNING id, job_id`, bindings)) as { rows: { id: string; job_id: string }[] };
   // Ids follow the insert order; RETURNING is not promised to.
   return rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)).map((r) => r.job_id);
 }
 
-/** The one INSERT of outbox rows, in the order given. */
-export function outboxInsert(accountId: number, jobs: OutboxJob[]): { sql: string; bindings: Knex.RawBinding[] } {
+/** The one INSERT of outbox rows, in the order given, queued for the request `requestId` (`requestIn`). */
+export function outboxInsert(accountId: number, jobs: OutboxJob[], requestId: string | undefined): { sql: string; bindings: Knex.RawBinding[] } {
   return {
     sql: `INSERT INTO outbox (account_id, queue, job_name, payload)
      SELECT ?, t.queue, t.job_name, t.payload::jsonb
      FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS t(queue, job_name, payload, n)
      ORDER BY t.n`,
-    bindings: [accountId, jobs.map((j) => jobQueues[j.job]), jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload, j.requestId))],
+    bindings: [accountId, jobs.map((j) => jobQueues[j.job]), jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload, j.requestId ?? requestId))],
   };
+}
+
+/**
+ * The request the jobs a transaction queues are for: the API call the web opened it for
+ * (lib/db `transaction`), else the job in hand's (startWorker runs each job under its own).
+ */
+export function requestIn(trx: Knex.Transaction): string | undefined {
+  return requestOf(trx) ?? currentRequestId();
 }
 
 /**
  * A job's data as stored: its payload and, when the job is queued on behalf of a request (the
  * API call, or a job that was itself queued by one), that request_id, so workers log it and
- * webhook deliveries send it (startWorker runs each job under it).
+ * webhook deliveries send it.
  */
-function withRequest(payload: object, requestId = currentRequestId()): string {
+function withRequest(payload: object, requestId: string | undefined): string {
   return JSON.stringify(requestId ? { ...payload, request_id: requestId } : payload);
 }

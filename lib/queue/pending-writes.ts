@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { prepared, Statement } from '../db';
-import { OutboxJob, outboxInsert } from './outbox';
+import { OutboxJob, outboxInsert, requestIn } from './outbox';
 
 /** Bindings of the largest pending statement that is prepared (a single order of a few lines). */
 const maxPreparedBindings = 100;
@@ -52,7 +52,7 @@ export class PendingWrites {
   /** Sends what is pending, in the caller's transaction: one statement, or none. */
   async write(trx: Knex.Transaction, accountId: number): Promise<void> {
     const statements = this.drain();
-    if (this.jobs.length) statements.push(outboxInsert(accountId, this.jobs));
+    if (this.jobs.length) statements.push(outboxInsert(accountId, this.jobs, requestIn(trx)));
     this.jobs = [];
     if (statements.length === 0) return;
     const sql = statements.length === 1 ? statements[0]!.sql : `WITH ${statements.map((s, i) => `w${i} AS (${s.sql})`).join(', ')} SELECT 1`;

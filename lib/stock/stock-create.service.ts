@@ -5,7 +5,8 @@
  * consecutive plain new items.
  */
 import type { Knex } from 'knex';
-import { db } from '../db';
+import type { AccountWork } from '../access';
+import { transaction } from '../db';
 import { DomainError } from '../errors';
 import { listerGroups } from '../portals';
 import { queueCiaAdjusts } from './stock-available.repository';
@@ -75,12 +76,12 @@ export async function createPlainItems(trx: Knex.Transaction, accountId: number,
 }
 
 /** POST stock/: creates an item in a transaction of its own (a plain one as a batch of one). */
-export async function createStockItem(accountId: number, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
+export async function createStockItem({ accountId, requestId }: AccountWork, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
   const ctx: SaveContext = { warnings, title: 'stock', field: 'stock' };
-  return db().transaction(async (trx) => {
+  return transaction(async (trx) => {
     if (!isPlainNew(undefined, input)) return saveStock(trx, accountId, input, undefined, ctx);
     const [outcome] = await createPlainItems(trx, accountId, [{ input, ctx }]);
     if ('error' in outcome!) throw outcome.error;
     return outcome!.result;
-  });
+  }, requestId);
 }

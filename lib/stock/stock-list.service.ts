@@ -1,6 +1,7 @@
 /** POST stock/list/: up to 200 creates and updates, each succeeding or failing on its own. */
 import type { Knex } from 'knex';
-import { db } from '../db';
+import type { AccountWork } from '../access';
+import { transaction } from '../db';
 import { MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
 import { stripReadOnly, validate } from '../http';
 import type { Logger } from '../log';
@@ -42,10 +43,10 @@ function prepare(raw: unknown, index: number): ListItem {
  * runs again with a savepoint for every item, which isolates the refused item. Returns
  * Multistatus_type items in input order.
  */
-export async function saveStockList(accountId: number, items: unknown[], log: Logger): Promise<MultiStatusItem[]> {
+export async function saveStockList({ accountId, requestId }: AccountWork, items: unknown[], log: Logger): Promise<MultiStatusItem[]> {
   return runListSafely(
     (savepointAll) =>
-      db().transaction(async (trx) => {
+      transaction(async (trx) => {
         const response: MultiStatusItem[] = [];
         let run: ListItem[] = [];
         const flush = async () => {
@@ -62,7 +63,7 @@ export async function saveStockList(accountId: number, items: unknown[], log: Lo
         }
         await flush();
         return response;
-      }),
+      }, requestId),
     log,
   );
 }

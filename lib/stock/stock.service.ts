@@ -3,8 +3,8 @@
  * sets, listers, quantities (history and CIA) and the data merge of partial updates.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access';
-import { db } from '../db';
+import type { AccountWork, OrderScope } from '../access';
+import { db, transaction } from '../db';
 import { notFound } from '../errors';
 import type { SearchRequest } from '../http';
 import { queueCiaAdjust, refreshAvailable } from './stock-available.repository';
@@ -192,16 +192,21 @@ export async function resolvePathStockId(accountId: number, ref: string, knex: K
 }
 
 /** POST stock/{stock_id}/: updates the item the path names, resolved in the same transaction. */
-export async function updateStockItem(accountId: number, ref: string, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
-  return db().transaction(async (trx) => {
+export async function updateStockItem(
+  { accountId, requestId }: AccountWork,
+  ref: string,
+  input: StockInput,
+  warnings: SaveContext['warnings'],
+): Promise<SaveResult> {
+  return transaction(async (trx) => {
     const stockId = await resolvePathStockId(accountId, ref, trx);
     return saveStock(trx, accountId, input, stockId, { warnings, title: 'stock', field: 'stock' });
-  });
+  }, requestId);
 }
 
 /** DELETE stock/{stock_id}/: deletes the item the path names, resolved in the same transaction. */
-export async function deleteStockItem(accountId: number, ref: string): Promise<void> {
-  await db().transaction(async (trx) => deleteStock(trx, accountId, await resolvePathStockId(accountId, ref, trx)));
+export async function deleteStockItem({ accountId, requestId }: AccountWork, ref: string): Promise<void> {
+  await transaction(async (trx) => deleteStock(trx, accountId, await resolvePathStockId(accountId, ref, trx)), requestId);
 }
 
 /** GET stock/{stock_id}/history/: one page of the movements of the item the path names that the scope may read. */

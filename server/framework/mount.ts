@@ -21,7 +21,6 @@ import {
   stripReadOnly,
   validate,
 } from '../../lib/http';
-import { withRequestId } from '../../lib/log';
 import { DomainError, forbidden, invalidField, methodNotAllowed, notFound, unauthenticated } from '../../lib/errors';
 import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account';
 import { bodyRead, decodeBody, readRawBody } from './body';
@@ -121,6 +120,7 @@ function handlerFor(e: Endpoint) {
           oauthClientId: grant.oauthClientId,
           portalAccountGrant: grant.portalAccountId ?? 'all',
           portalAccountId: await resolveRequestPortalAccount(grant.accountId, ref, grant.portalAccountId),
+          requestId: context.id,
         };
       } else {
         const basic = basicCredentials(req);
@@ -141,8 +141,7 @@ function handlerFor(e: Endpoint) {
           return sendReplay(req, res, claim.replay);
         }
       }
-      // Jobs queued by the handler carry the request id (lib/queue/outbox.ts).
-      const result = await withRequestId(context.id, () => e.run({ request: context, caller, params, body, query, search }), false);
+      const result = await e.run({ request: context, caller, params, body, query, search });
       const payload = result.payload ?? {};
       // Before the answer: a client bound to a portal account reads the jobs it started (lib/job).
       if (caller) await recordJobsAnswered(caller, payload);

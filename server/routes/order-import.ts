@@ -19,7 +19,7 @@ export const orderImportEndpoints = [
     async: true,
     async handle({ caller, params, body }) {
       const account = await getPortalAccount(caller.accountId, params.portal_account_id);
-      const jobId = await requestOrderImport(caller.accountId, account.id, body.order_import?.modified_since);
+      const jobId = await requestOrderImport(caller, account.id, body.order_import?.modified_since);
       return accepted({ job_id: jobId });
     },
   }),

@@ -15,7 +15,7 @@ export const stockJobEndpoints = [
     params: stockParams,
     response: ['stock_id', 'job_id'],
     async: true,
-    handle: async ({ caller, params }) => accepted(await triggerCia(caller.accountId, params.stock_id)),
+    handle: async ({ caller, params }) => accepted(await triggerCia(caller, params.stock_id)),
   }),
 
   endpoint<{ stock_id: string }, { portal_upload: PortalUploadInput }>({

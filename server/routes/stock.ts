@@ -64,7 +64,7 @@ export const stockEndpoints = [
     body: Joi.object({ stock: stockType().required() }),
     response: ['stock_id', 'lister_id'],
     async handle({ caller, body, request }) {
-      const result = await createStockItem(caller.accountId, body.stock, request.warnings);
+      const result = await createStockItem(caller, body.stock, request.warnings);
       return created({ stock_id: result.stockId, lister_id: result.listerIds });
     },
   }),
@@ -93,7 +93,7 @@ export const stockEndpoints = [
     bulk: { field: 'stock' },
     response: ['response'],
     async handle({ caller, body, request }) {
-      return multiStatus(await saveStockList(caller.accountId, body.stock, request.log));
+      return multiStatus(await saveStockList(caller, body.stock, request.log));
     },
   }),
 
@@ -119,7 +119,7 @@ export const stockEndpoints = [
     body: Joi.object({ stock: stockType().required() }),
     response: ['stock_id', 'lister_id'],
     async handle({ caller, params, body, request }) {
-      const result = await updateStockItem(caller.accountId, params.stock_id, body.stock, request.warnings);
+      const result = await updateStockItem(caller, params.stock_id, body.stock, request.warnings);
       return ok({ stock_id: result.stockId, lister_id: result.listerIds });
     },
   }),
@@ -132,7 +132,7 @@ export const stockEndpoints = [
     params: stockParams,
     response: [],
     async handle({ caller, params }) {
-      await deleteStockItem(caller.accountId, params.stock_id);
+      await deleteStockItem(caller, params.stock_id);
       return ok();
     },
   }),

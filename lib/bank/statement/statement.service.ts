@@ -28,7 +28,7 @@ export interface StatementImported {
 /** The records pay only orders the caller's grant covers (a client bound to a portal account: its orders). */
 export async function importStatement(scope: OrderScope, bytes: Buffer): Promise<StatementImported> {
   const parsed = await parseStatement(bytes);
-  const stored = await inTransaction((trx) => storeEntriesIn(trx, scope.accountId, 'bank', parsed.entries, null, grantOf(scope)));
+  const stored = await inTransaction((trx) => storeEntriesIn(trx, scope.accountId, 'bank', parsed.entries, null, grantOf(scope)), scope.requestId);
   return {
     format: parsed.format,
     statements: parsed.statements,
