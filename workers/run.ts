@@ -10,6 +10,7 @@ import { closeRedis } from '../lib/redis';
 import { developmentKeyWarning } from '../lib/secret';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 import { provideOrderGrant } from '../lib/order';
+import { settleUnhandledEvents } from '../lib/event';
 
 // lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
 provideOrderGrant();
@@ -34,8 +35,9 @@ export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Proc
   // Workers open the credentials they call portals with: say so when the key protects nothing.
   const keyWarning = developmentKeyWarning();
   if (keyWarning) log.warn(keyWarning);
-  // Worker processes carry the cia.adjust rows of one account that a pass takes as one job.
-  const relay = new OutboxRelay({ merge: true });
+  // Worker processes carry the cia.adjust rows of one account that a pass takes as one job, and
+  // finish the events no handler takes without one.
+  const relay = new OutboxRelay({ merge: true, settle: settleUnhandledEvents });
   onShutdown('outbox relay', () => relay.stop());
   const watch = startQueueRecovery(relay, queues());
   onShutdown('redis watch', () => watch.stop());

@@ -35,6 +35,12 @@ declare module 'knex/types/tables' {
   }
 }
 
+/** Handlers that take events (activeFor, typesHandled): active ones, and paused ones (their deliveries are held). */
+const dispatchable = (q: Knex.QueryBuilder<EventHandlerRow>) => q.where('is_active', true).orWhereNotNull('paused_at');
+
+/** The key of typesHandled's set. */
+export const handledKey = (accountId: number, section: string, type: string) => `${accountId} ${section} ${type}`;
+
 /**
  * The handlers a caller may see: all of the account for the seller and clients granted all; for a
  * client bound to a portal account, only those created under that same grant.
@@ -77,12 +83,15 @@ export const eventHandlerRepository = {
     return (await visibleTo(trx('event_handler'), scope).where({ id }).delete()) > 0;
   },
 
-  /** The handlers of an account for one event type that take events: active ones, and paused ones (their deliveries are held). */
+  /** The handlers of an account for one event type that take events. */
   async activeFor(accountId: number, section: string, type: string): Promise<EventHandlerRow[]> {
-    return db()('event_handler')
-      .where({ account_id: accountId, section, type })
-      .where((q) => q.where('is_active', true).orWhereNotNull('paused_at'))
-      .orderBy('id');
+    return db()('event_handler').where({ account_id: accountId, section, type }).where(dispatchable).orderBy('id');
+  },
+
+  /** Of the accounts given, the section and type pairs that have a handler activeFor would find, as `<account> <section> <type>`. */
+  async typesHandled(trx: Knex.Transaction, accountIds: number[]): Promise<Set<string>> {
+    const rows = await trx('event_handler').distinct('account_id', 'section', 'type').whereIn('account_id', accountIds).where(dispatchable);
+    return new Set(rows.map((r) => handledKey(r.account_id, r.section, r.type)));
   },
 
   /** A failed webhook attempt at `at`: starts the failure clock unless it runs; returns the clock and the pause. */

@@ -33,7 +33,15 @@ export interface RelayOptions {
    * default false: every row its own job). The worker processes merge.
    */
   merge?: boolean;
+  /** Rows a pass finishes without a job (workers/run.ts: events no handler takes). */
+  settle?: RowSettler;
 }
+
+/**
+ * Of the rows a pass takes, those whose job would do nothing, with the result the job would
+ * have given, by job id. The relay records them completed instead of adding their jobs.
+ */
+export type RowSettler = (trx: Knex.Transaction, rows: readonly OutboxRow[]) => Promise<Map<string, unknown>>;
 
 /**
  * Moves outbox rows to BullMQ. Wakes on NOTIFY (from a trigger on outbox inserts, delivered at
@@ -58,6 +66,7 @@ export class OutboxRelay {
   private readonly standbyRetryMs: number;
   private readonly gatherMs: number;
   private readonly merge: boolean;
+  private readonly settle: RowSettler | undefined;
   private readonly heartbeatMs: number;
   private readonly listenUrl: string;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -88,6 +97,7 @@ export class OutboxRelay {
     this.standbyRetryMs = options.standbyRetryMs ?? 1000;
     this.gatherMs = options.gatherMs ?? config().outboxRelayGatherMs;
     this.merge = options.merge ?? false;
+    this.settle = options.settle;
     this.heartbeatMs = options.heartbeatMs ?? config().outboxRelayHeartbeatMs;
     this.listenUrl = options.listenUrl ?? config().databaseUrl;
   }
@@ -190,9 +200,18 @@ export class OutboxRelay {
     });
   }
 
-  /** Adds the rows' jobs (merged where they may be), after naming in their rows the merged jobs that carry them. */
+  /**
+   * Adds the rows' jobs (merged where they may be), after naming in their rows the merged jobs
+   * that carry them; rows the settler finishes are recorded completed instead.
+   */
   private async addJobs(trx: Knex.Transaction, rows: OutboxRow[]): Promise<void> {
+    const settled = this.settle ? await this.settle(trx, rows) : new Map<string, unknown>();
+    await outboxRepository.recordFinals(
+      trx,
+      [...settled].map(([jobId, result]) => ({ jobId, state: 'completed', result, attemptsMade: 0 })),
+    );
     const known = rows.filter((row): row is OutboxRow & { queue: QueueName } => {
+      if (settled.has(row.job_id)) return false;
       if (row.queue in queueNames) return true;
       log.error({ queue: row.queue, job_id: row.job_id }, 'outbox row names an unknown queue; skipped');
       return false;
