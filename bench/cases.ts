@@ -10,6 +10,7 @@ import { fleetHostsBench } from './fleet-hosts';
 import { orderListBench } from './order-list';
 import { orderSearchBench } from './order-search';
 import { readPathBench } from './read-path';
+import { roundTripsBench } from './round-trips';
 import { stockGetBench, stockListBench, stockSearchBench } from './stock';
 export interface BenchCase {
   name: string;
@@ -23,7 +24,7 @@ cases.push(orderSearchBench);
 cases.push(stockListBench, stockGetBench, stockSearchBench);
 cases.push(readPathBench);
 cases.push(fleetBench, channelBench, channelAmazonBench, channelKauflandShopifyBench, channelPageBench);
-cases.push(fleetClusterBench, fleetHostsBench);
+cases.push(fleetClusterBench, fleetHostsBench, roundTripsBench);
 cases.push(eventsBench);
 cases.push(bankBench);
 cases.push(invoicesBench);
