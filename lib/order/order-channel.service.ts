@@ -58,7 +58,7 @@ export async function createChannelOrdersIn(trx: Knex.Transaction, caller: Order
   const prepared: (DomainError | undefined)[] = [];
   for (const input of inputs) {
     try {
-      await planOrderCreate(trx, caller, input, 'order', writes);
+      await planOrderCreate(trx, caller, { input, path: 'order' }, writes);
       prepared.push(undefined);
     } catch (err) {
       // Anything but a rule's refusal may have written half an order: the caller goes one by one.

@@ -123,7 +123,7 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
           if (!input) throw item.error;
           if (planned) {
             // A planned create refuses before its first write: no savepoint needed.
-            await planOrderCreate(trx, caller, input, path, writes);
+            await planOrderCreate(trx, caller, { input, path }, writes);
             return { code: 201, fields: { order_id: '' } };
           }
           // Its stock joins the list's only when it succeeds.
@@ -155,12 +155,12 @@ async function writeItem(
   writes: OrderWrites,
 ): Promise<{ code: number; id: string }> {
   if (orderId === undefined) {
-    await planOrderCreate(trx, caller, input!, path, writes);
+    await planOrderCreate(trx, caller, { input: input!, path }, writes);
     const [written] = await writes.flush(trx);
     return { code: 201, id: written!.id };
   }
   const { id: _id, ...changes } = input!;
-  const update = await updateOrderIn(trx, caller, orderId, changes, warnings, path, writes);
+  const update = await updateOrderIn(trx, caller, { orderId, input: changes, path, warnings }, writes);
   await writes.flush(trx);
   await sellerCancelled(trx, caller.accountId, orderId, update);
   return { code: 200, id: orderId };

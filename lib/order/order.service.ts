@@ -24,6 +24,18 @@ export interface OrderCaller extends OrderScope {
   portalAccountId: number | null;
 }
 
+/** A new order as a request gives it; path: where its fields sit in the request ('order', 'order[3]'), the prefix of their names in errors. */
+export interface OrderCreate {
+  input: OrderInput;
+  path: string;
+}
+
+/** A change of an order as a request gives it (path as in OrderCreate), and the warnings of its answer. */
+export interface OrderChange extends OrderCreate {
+  orderId: string;
+  warnings: Warning[];
+}
+
 async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: OrderInput, prefix: string): Promise<{ prepaid: boolean }> {
   const mainId = input.credit?.main_id;
   if (mainId && !(await orderRepository.exists(trx, scope, mainId))) {
@@ -58,7 +70,7 @@ async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: 
  * batch needs no savepoint per create. OrderWrites.flush numbers and inserts it; apply also
  * applies the StockBatch.
  */
-export async function planOrderCreate(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput, prefix: string, writes: OrderWrites): Promise<void> {
+export async function planOrderCreate(trx: Knex.Transaction, caller: OrderCaller, { input, path: prefix }: OrderCreate, writes: OrderWrites): Promise<void> {
   if (!writes.customers) await writes.startRun(trx, [input]);
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
   const now = new Date();
@@ -96,7 +108,7 @@ export async function planOrderCreate(trx: Knex.Transaction, caller: OrderCaller
  */
 export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, input: OrderInput): Promise<WrittenOrder> {
   const writes = new OrderWrites(caller, await StockBatch.forOrders(trx, caller.accountId, [input]));
-  await planOrderCreate(trx, caller, input, 'order', writes);
+  await planOrderCreate(trx, caller, { input, path: 'order' }, writes);
   const later = new PendingWrites();
   const [written] = await writes.apply(trx, later);
   await later.write(trx, caller.accountId);
@@ -113,10 +125,7 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
 export async function updateOrderIn(
   trx: Knex.Transaction,
   caller: OrderCaller,
-  orderId: string,
-  input: OrderInput,
-  warnings: Warning[],
-  prefix: string,
+  { orderId, input, path: prefix, warnings }: OrderChange,
   writes: OrderWrites,
 ): Promise<{ cancelledAtChannel: boolean }> {
   const { accountId } = caller;
@@ -178,7 +187,7 @@ export async function updateOneOrderIn(
   warnings: Warning[],
 ): Promise<{ cancelledAtChannel: boolean }> {
   const writes = new OrderWrites(caller, new StockBatch());
-  const update = await updateOrderIn(trx, caller, orderId, input, warnings, 'order', writes);
+  const update = await updateOrderIn(trx, caller, { orderId, input, path: 'order', warnings }, writes);
   const later = new PendingWrites();
   await writes.apply(trx, later);
   await later.write(trx, caller.accountId);

@@ -49,7 +49,7 @@ describe('order: locks of concurrent creates', () => {
       });
       expect(other.status, other.text).to.equal(201);
       meanwhile = String(other.body.order_id);
-      await planOrderCreate(trx, caller, input, 'order', writes);
+      await planOrderCreate(trx, caller, { input, path: 'order' }, writes);
       const [written] = await writes.flush(trx);
       return written!.id;
     });
@@ -69,7 +69,7 @@ describe('order: locks of concurrent creates', () => {
       await writes.startRun(trx, [input]);
       const first = await sale('first');
       expect(first.status, first.text).to.equal(201);
-      await planOrderCreate(trx, caller, input, 'order', writes);
+      await planOrderCreate(trx, caller, { input, path: 'order' }, writes);
       // The slow sale found the first's customer after its book was read: before, it locked the row here.
       const third = await sale('third');
       expect(third.status, third.text).to.equal(201);
