@@ -56,7 +56,7 @@ export const roundTripsBench: BenchCase = {
           await client.query('COMMIT');
         }, backend),
       );
-      await client.query('TRUNCATE bench_round_trip');
+      await client.query('DROP TABLE bench_round_trip');
       const redisPid = Number(/process_id:(\d+)/.exec(await redis.info('server'))![1]);
       line('redis: PING', await perCall(() => redis.ping(), redisPid));
     } finally {
