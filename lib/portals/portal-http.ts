@@ -3,6 +3,7 @@ import { config } from '../../config';
 import { DomainError, portalRefused, portalUnavailable } from '../errors';
 import { portalCalls } from '../metrics';
 import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
+import { PortalAnswer, portalRequest } from './portal-request';
 import { portalUploadPart } from './upload-part.type';
 
 /** Data a portal would refuse (its own limits), found before sending: fails the job at once. */
@@ -124,19 +125,19 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const bearer = await this.bearer(target);
     if (bearer) headers.Authorization = `Bearer ${bearer}`;
-    let res: Response;
+    let res: PortalAnswer;
     try {
-      res = await fetch(new URL(path, target.baseUrl), {
+      res = await portalRequest(new URL(path, target.baseUrl), {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(config().portalTimeoutMs),
+        timeoutMs: config().portalTimeoutMs,
       });
     } catch (err) {
       portalCalls.inc({ portal: this.portal, outcome: 'failed' });
       throw portalUnavailable(`${this.portal}: ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
     }
-    const text = await res.text().catch(() => '');
+    const { text } = res;
     let parsed: Record<string, unknown> = {};
     try {
       parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};

@@ -8,6 +8,7 @@ import { config } from '../../../config';
 import { portalRefused, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
 import { retryAfterMs } from '../portal-http';
+import { PortalAnswer, portalRequest } from '../portal-request';
 import type { PortalTarget } from '../portal.type';
 import { ebayAccessToken, forgetEbayToken } from './ebay-token';
 
@@ -34,7 +35,7 @@ export interface EbayRequest {
 export interface EbayAnswer<T> {
   status: number;
   body: T;
-  headers: Headers;
+  headers: PortalAnswer['headers'];
 }
 
 const portal = 'auction_a';
@@ -52,17 +53,17 @@ export function ebayErrorText(errors: EbayError[] | undefined): string | undefin
     .join('; ');
 }
 
-async function send(target: PortalTarget, request: EbayRequest, token: string): Promise<Response> {
+async function send(target: PortalTarget, request: EbayRequest, token: string): Promise<PortalAnswer> {
   const url = new URL(request.path, target.baseUrl);
   for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value);
   const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${token}`, ...request.headers };
   if (request.body !== undefined) headers['Content-Type'] = 'application/json';
   try {
-    return await fetch(url, {
+    return await portalRequest(url, {
       method: request.method,
       headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
-      signal: AbortSignal.timeout(config().portalTimeoutMs),
+      timeoutMs: config().portalTimeoutMs,
     });
   } catch (err) {
     portalCalls.inc({ portal, outcome: 'failed' });
@@ -76,10 +77,9 @@ export async function ebayCall<T = Record<string, unknown>>(target: PortalTarget
   if (res.status === 401) {
     // eBay can end a token before its time (a revoked consent): mint a new one once.
     forgetEbayToken(target.portalAccountId);
-    await res.text().catch(() => '');
     res = await send(target, request, await ebayAccessToken(target));
   }
-  const text = await res.text().catch(() => '');
+  const { text } = res;
   let body: unknown = {};
   try {
     body = text ? JSON.parse(text) : {};

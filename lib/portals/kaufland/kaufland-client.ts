@@ -10,6 +10,7 @@ import { config } from '../../../config';
 import { portalRefused, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
 import { retryAfterMs } from '../portal-http';
+import { PortalAnswer, portalRequest } from '../portal-request';
 import { waitForPortalSlot } from '../portal-rate-limit';
 import type { PortalTarget } from '../portal.type';
 import { KauflandCredentials, kauflandCredentials } from './kaufland-credentials';
@@ -93,14 +94,14 @@ export class KauflandSession {
         'User-Agent': 'Kontor',
       };
       if (body !== undefined) headers['Content-Type'] = 'application/json';
-      let res: Response;
+      let res: PortalAnswer;
       try {
-        res = await fetch(url, { method, headers, body: body === undefined ? undefined : text, signal: AbortSignal.timeout(config().portalTimeoutMs) });
+        res = await portalRequest(url, { method, headers, body: body === undefined ? undefined : text, timeoutMs: config().portalTimeoutMs });
       } catch (err) {
         portalCalls.inc({ portal: 'market_e', outcome: 'failed' });
         throw portalUnavailable(`market_e (Kaufland): ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
       }
-      const raw = await res.text().catch(() => '');
+      const raw = res.text;
       let parsed: unknown;
       try {
         parsed = raw ? JSON.parse(raw) : {};

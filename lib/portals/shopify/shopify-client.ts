@@ -10,6 +10,7 @@ import { config } from '../../../config';
 import { portalRefused, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
 import { retryAfterMs } from '../portal-http';
+import { PortalAnswer, portalRequest } from '../portal-request';
 import type { PortalTarget } from '../portal.type';
 import { ShopifyCredentials, shopifyCredentials } from './shopify-credentials';
 
@@ -63,19 +64,19 @@ export class ShopifySession {
         const wait = waitForCostMs(seen.status, seen.at, assumedCost);
         if (wait > 0) await sleep(Math.min(wait, inCallWaitMs));
       }
-      let res: Response;
+      let res: PortalAnswer;
       try {
-        res = await fetch(this.creds.endpoint, {
+        res = await portalRequest(new URL(this.creds.endpoint), {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Shopify-Access-Token': this.creds.accessToken, 'User-Agent': 'Kontor' },
           body: JSON.stringify({ query, variables }),
-          signal: AbortSignal.timeout(config().portalTimeoutMs),
+          timeoutMs: config().portalTimeoutMs,
         });
       } catch (err) {
         portalCalls.inc({ portal: 'webshop', outcome: 'failed' });
         throw portalUnavailable(`webshop (Shopify): ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
       }
-      const raw = await res.text().catch(() => '');
+      const raw = res.text;
       let body: GraphqlAnswer<T>;
       try {
         body = raw ? (JSON.parse(raw) as GraphqlAnswer<T>) : {};
