@@ -9,12 +9,14 @@
  *
  * Decisions where fetch did more: redirects are not followed (no portal API the clients call
  * answers with one; a 3xx reaches the caller as a refusal naming its status), and no
- * Accept-Encoding is sent, so answers come uncompressed. A kept-alive connection the portal
+ * Accept-Encoding is sent, so answers come uncompressed (one compressed all the same, gzip, deflate
+ * or br, is decoded). A kept-alive connection the portal
  * closed while it was idle fails before the request reached it (ECONNRESET on a reused socket):
  * that request is sent once more on a new connection, as Node's documentation advises.
  */
 import http from 'node:http';
 import https from 'node:https';
+import zlib from 'node:zlib';
 
 export interface PortalRequest {
   method: string;
@@ -68,13 +70,17 @@ function exchange(url: URL, { method, headers, body, timeoutMs }: PortalRequest,
         res.on('end', () => {
           clearTimeout(timer);
           const status = res.statusCode ?? 0;
-          resolve({
-            status,
-            ok: status >= 200 && status < 300,
-            statusText: res.statusMessage ?? '',
-            headers: { get: (name) => headerValue(res.headers[name.toLowerCase()]) },
-            text: decoder.decode(Buffer.concat(chunks)),
-          });
+          try {
+            resolve({
+              status,
+              ok: status >= 200 && status < 300,
+              statusText: res.statusMessage ?? '',
+              headers: { get: (name) => headerValue(res.headers[name.toLowerCase()]) },
+              text: decoder.decode(decoded(Buffer.concat(chunks), res.headers['content-encoding'])),
+            });
+          } catch (err) {
+            reject(err as Error);
+          }
         });
       },
     );
@@ -88,6 +94,21 @@ function exchange(url: URL, { method, headers, body, timeoutMs }: PortalRequest,
     req.on('error', fail);
     req.end(body);
   });
+}
+
+/** A body compressed although none was asked for (fetch would have decoded it too). */
+function decoded(body: Buffer, encoding: string | undefined): Buffer {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.gunzipSync(body);
+    case 'deflate':
+      return zlib.inflateSync(body);
+    case 'br':
+      return zlib.brotliDecompressSync(body);
+    default:
+      return body;
+  }
 }
 
 function headerValue(value: string | string[] | undefined): string | null {

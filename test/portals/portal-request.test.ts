@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import nock from 'nock';
+import zlib from 'node:zlib';
 import { portalRequest } from '../../lib/portals/portal-request';
 
 /** A server answering each request with what `answer` does; it records what it was sent. */
@@ -64,6 +65,20 @@ describe('portal requests: what the portal clients rely on, without fetch', func
     const answer = await portalRequest(new URL('/', p.base), { method: 'GET', headers: {}, timeoutMs: 5000 });
     expect(answer.ok).to.equal(true);
     expect(JSON.parse(answer.text)).to.deep.equal({ name: 'Kühlschrank' });
+  });
+
+  it('when the portal compresses its answer although none was asked for, then the text is decoded (gzip and br)', async () => {
+    const json = JSON.stringify({ orders: [{ id: 'A-1', buyer: 'Jürgen' }] });
+    const p = await portal((req, res) => {
+      const br = req.url === '/br';
+      res.setHeader('Content-Encoding', br ? 'br' : 'gzip');
+      res.end(br ? zlib.brotliCompressSync(json) : zlib.gzipSync(json));
+    });
+    closers.push(p.close);
+    for (const path of ['/gz', '/br']) {
+      const answer = await portalRequest(new URL(path, p.base), { method: 'GET', headers: {}, timeoutMs: 5000 });
+      expect(answer.text).to.equal(json);
+    }
   });
 
   it('when the portal does not finish its answer in time, then the request fails with a TimeoutError', async () => {
