@@ -32,6 +32,8 @@ export interface PortalAnswer {
   ok: boolean;
   statusText: string;
   headers: { get(name: string): string | null };
+  /** Every header by its lower-case name (repeated ones joined), for callers that hand them on whole. */
+  headerFields: Record<string, string>;
   text: string;
 }
 
@@ -71,11 +73,14 @@ function exchange(url: URL, { method, headers, body, timeoutMs }: PortalRequest,
           clearTimeout(timer);
           const status = res.statusCode ?? 0;
           try {
+            const headerFields: Record<string, string> = {};
+            for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headerFields[name] = headerValue(value);
             resolve({
               status,
               ok: status >= 200 && status < 300,
               statusText: res.statusMessage ?? '',
-              headers: { get: (name) => headerValue(res.headers[name.toLowerCase()]) },
+              headers: { get: (name) => headerFields[name.toLowerCase()] ?? null },
+              headerFields,
               text: decoder.decode(decoded(Buffer.concat(chunks), res.headers['content-encoding'])),
             });
           } catch (err) {
@@ -111,7 +116,6 @@ function decoded(body: Buffer, encoding: string | undefined): Buffer {
   }
 }
 
-function headerValue(value: string | string[] | undefined): string | null {
-  if (value === undefined) return null;
+function headerValue(value: string | string[]): string {
   return Array.isArray(value) ? value.join(', ') : value;
 }

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { isPermanent } from '../../lib/errors';
@@ -511,5 +513,37 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     const err = await failure(adapter.list({ ...target, credentials: { client_id: 'x', refresh_token: 'y' } }, item({}), 'job-11'));
     expect(err.id).to.equal('portal_refused');
     expect(err.message).to.contain('client_secret, seller_id, marketplace_id');
+  });
+});
+
+describe('market_d: an SP-API call without an answer in time', () => {
+  const timeout = config().portalTimeoutMs;
+  let server: http.Server;
+  let base: string;
+  const seen: string[] = [];
+  before(async () => {
+    // LWA answers; the Listings Items API takes the request and never answers it.
+    server = http.createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      if (req.url === '/auth/o2/token') res.setHeader('Content-Type', 'application/json').end(JSON.stringify({ access_token: 'Atza|t', expires_in: 3600 }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    setConfig({ ...config(), portalTimeoutMs: 300 });
+  });
+  after(async () => {
+    setConfig({ ...config(), portalTimeoutMs: timeout });
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("when patchListingsItem gets no answer within PORTAL_TIMEOUT_MS, then the item's quantity is to be sent again, saying so", async () => {
+    const target: PortalTarget = { portalAccountId: 900000 + Math.floor(Math.random() * 90000), baseUrl: base, credentials: {} };
+    const [outcome] = await adapter.setQuantities(target, [{ stockId: 1, quantity: 3, key: 'k', sku: 'SLOW-1', group: {} }], 'batch-slow');
+    expect(outcome).to.deep.include({ stockId: 1, outcome: 'retry' });
+    expect((outcome as { message: string }).message).to.equal(
+      `market_d: no answer in time (PATCH /listings/2021-08-01/items/SANDBOX${target.portalAccountId}/SLOW-1)`,
+    );
+    expect(seen.at(-1)).to.equal(`PATCH /listings/2021-08-01/items/SANDBOX${target.portalAccountId}/SLOW-1?marketplaceIds=${DE}`);
   });
 });

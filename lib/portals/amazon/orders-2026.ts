@@ -2,9 +2,10 @@
  * Amazon's Orders API v2026-01-01 (models/orders-api-model/orders_2026-01-01.json of
  * amzn/selling-partner-api-models): searchOrders and getOrder. No @sp-api-sdk package has a client
  * for it, so the calls go through the project's SP-API session (LWA token, usage plans, Amazon's
- * error answers) with Node's fetch, typed from the contract's definitions (the part Kontor reads).
+ * error answers) by spApiExchange (sp-api-http.ts), typed from the contract's definitions (the part Kontor reads).
  */
 import type { CallOptions, SpApiSession } from './sp-api-client';
+import { SpApiAnswer, spApiExchange } from './sp-api-http';
 
 /** Money: amount is a decimal string, currencyCode ISO 4217. */
 export interface Money {
@@ -96,30 +97,11 @@ export const includedData = ['BUYER', 'RECIPIENT', 'PROCEEDS', 'PROMOTION', 'FUL
 export const searchOrdersPath = '/orders/2026-01-01/orders';
 export const orderPath = (orderId: string) => `/orders/2026-01-01/orders/${encodeURIComponent(orderId)}`;
 
-/** An answer in the shape SpApiSession reads: data, status, headers; a non-2xx is thrown with `response`. */
-async function getJson<T>(
-  base: string,
-  path: string,
-  query: Record<string, string>,
-  options: CallOptions,
-): Promise<{ data: T; status: number; headers: Record<string, unknown> }> {
+/** A GET of the Orders API, answered as SpApiSession reads it (sp-api-http.ts). */
+function getJson<T>(base: string, path: string, query: Record<string, string>, options: CallOptions): Promise<SpApiAnswer<T>> {
   const url = new URL(base.replace(/\/+$/, '') + path);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
-  const response = await fetch(url, {
-    headers: { accept: 'application/json', ...(options.headers as Record<string, string>) },
-    redirect: 'manual',
-    signal: AbortSignal.timeout(Number(options.timeout) || 30_000),
-  });
-  const text = await response.text();
-  let data: unknown = text;
-  try {
-    data = text ? JSON.parse(text) : undefined;
-  } catch {
-    // Not JSON: kept as text for the error message.
-  }
-  const answer = { data: data as T, status: response.status, headers: Object.fromEntries(response.headers) };
-  if (response.status >= 300) throw Object.assign(new Error(`HTTP ${response.status}`), { response: answer });
-  return answer;
+  return spApiExchange<T>(url, { headers: { accept: 'application/json', ...options.headers }, timeoutMs: Number(options.timeout) || undefined });
 }
 
 /** Array query parameters are csv (Swagger 2.0's default collectionFormat; the contract names no other). */

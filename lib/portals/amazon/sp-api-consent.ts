@@ -12,6 +12,7 @@ import { config } from '../../../config';
 import { portalRefused, portalUnavailable } from '../../errors';
 import type { PortalTarget } from '../portal.type';
 import { SpApiSession } from './sp-api-client';
+import { spApiExchange } from './sp-api-http';
 
 /** Kontor's SP-API application (Solution Provider Portal / Seller Central Developer Central). */
 export interface SpApiApplication {
@@ -84,15 +85,11 @@ export async function participatingMarketplaces(target: PortalTarget): Promise<s
   // Asked before the account has its marketplaces: the call names none.
   const s = new SpApiSession({ ...target, credentials: { marketplace_id: 'none', ...target.credentials } });
   const path = '/sellers/v1/marketplaceParticipations';
-  const answer = await s.call<{ payload?: MarketplaceParticipation[] }>('get', path, async (o) => {
-    const res = await fetch(new URL(path, `${target.baseUrl.replace(/\/+$/, '')}/`), {
-      headers: { accept: 'application/json', ...(o.headers as Record<string, string>) },
-      signal: AbortSignal.timeout(Number(o.timeout) || 30_000),
-    });
-    const data = (await res.json().catch(() => undefined)) as { payload?: MarketplaceParticipation[] } | undefined;
-    const out = { data: data ?? {}, status: res.status, headers: Object.fromEntries(res.headers) };
-    if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { response: out });
-    return out;
-  });
-  return (answer.payload ?? []).filter((p) => p.participation.isParticipating).map((p) => p.marketplace.id);
+  const answer = await s.call<{ payload?: MarketplaceParticipation[] } | undefined>('get', path, (o) =>
+    spApiExchange(new URL(path, `${target.baseUrl.replace(/\/+$/, '')}/`), {
+      headers: { accept: 'application/json', ...o.headers },
+      timeoutMs: Number(o.timeout) || undefined,
+    }),
+  );
+  return (answer?.payload ?? []).filter((p) => p.participation.isParticipating).map((p) => p.marketplace.id);
 }
