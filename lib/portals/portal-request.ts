@@ -1,18 +1,18 @@
 /**
- * One HTTP exchange with a portal, for the clients that call per quantity push and per page of
- * orders (HttpPortalAdapter, eBay, Kaufland, Shopify). Node's http and https with kept-alive
- * connections, not the global fetch: fetch costs 0.6-0.8 ms more CPU per call in this process
- * (WHATWG streams, its Headers and AbortSignal), and the push worker makes several calls per
- * sale (bench/RESULTS.md). What the clients relied on from fetch is kept: the body read whole and
- * decoded as UTF-8 (a leading BOM dropped, as fetch's text() does), `headers.get`, a deadline for
- * the whole exchange that fails with an error named TimeoutError.
+ * One HTTP exchange with a portal, for the calls made per quantity push and per page of orders
+ * (HttpPortalAdapter, eBay, Kaufland, Shopify, and every SP-API call: amazon/sp-api-http.ts).
+ * Node's http and https over kept-alive connections, not the global fetch: fetch costs 0.6-0.8 ms
+ * more CPU per call (WHATWG streams, its Headers and AbortSignal), and the push worker makes
+ * several calls per sale (bench/RESULTS.md). What the clients relied on from fetch is kept: the
+ * body read whole and decoded as UTF-8 (a leading BOM dropped, as fetch's text() does),
+ * `headers.get`, a deadline for the whole exchange that fails with an error named TimeoutError,
+ * and an answer compressed although none was asked for (gzip, deflate, br) decoded.
  *
  * Decisions where fetch did more: redirects are not followed (no portal API the clients call
  * answers with one; a 3xx reaches the caller as a refusal naming its status), and no
- * Accept-Encoding is sent, so answers come uncompressed (one compressed all the same, gzip, deflate
- * or br, is decoded). A kept-alive connection the portal
- * closed while it was idle fails before the request reached it (ECONNRESET on a reused socket):
- * that request is sent once more on a new connection, as Node's documentation advises.
+ * Accept-Encoding is sent. A kept-alive connection the portal closed while it was idle fails
+ * before the request reached it (ECONNRESET on a reused socket, no answer begun): that request is
+ * sent once more on a new connection, as Node's documentation advises.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -41,7 +41,7 @@ const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new htt
 const decoder = new TextDecoder();
 
 /** A request past its deadline. */
-export class PortalTimeoutError extends Error {
+class PortalTimeoutError extends Error {
   override name = 'TimeoutError';
 }
 
