@@ -7,7 +7,12 @@
  *   credit), `EC`/`ED` (expected, MT942), followed by an optional funds code (the 3rd letter of the
  *   currency: `CR3000,` is a credit in euro, `DK2214,00` a debit in kroner);
  * - the transaction type as a letter and three characters, where ING before 2014 and Triodos
- *   write two and a space (`NOV `, `NIT `);
+ *   write two and a space (`NOV `, `NIT `); Deutsche Bank and Commerzbank put a space between the
+ *   amount and the type (`C50,00 NTRF`); Zenith Bank (NG) writes no type before the bank's
+ *   reference (`CN220000,00//19239782213`), read as type '' (nothing else follows the amount
+ *   there, so no other field is taken for it);
+ * - the booking date left blank as four spaces (ASN Bank, Citi: `200101    D65,00NOVB`): the entry
+ *   is booked on its value date, as when the booking date is left out;
  * - the customer reference (16x), then `//` and the bank's reference; Rabobank's old format puts
  *   the counter account there, padded to 16 characters, and the counterparty's name after it;
  * - the booking date as MMDD after the value date: its year is the one that puts it within half a
@@ -44,7 +49,11 @@ export function parseBalance(data: string): Balance {
   return { currency: m[3]! };
 }
 
-const linePattern = /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d[\d]*(?:[,.]\d*)?)([A-Z][A-Z0-9]{2}[A-Z0-9 ])(.*)$/;
+/**
+ * Value date, booking date (or blanks), mark, funds code, amount, an optional space, then the type
+ * code, or none where the bank's reference (`//`) or the line's end follows the amount at once.
+ */
+const linePattern = /^(\d{6})(\d{4})? *(RC|RD|EC|ED|C|D)([A-Z])?(\d+(?:[,.]\d*)?) ?(?:([A-Z][A-Z0-9]{2}[A-Z0-9 ])|(?=\/\/|\s*$))(.*)$/;
 
 export function parseStatementLine(data: string): StatementLine {
   const m = linePattern.exec(data);
@@ -58,7 +67,7 @@ export function parseStatementLine(data: string): StatementLine {
     mark: m[3] as Mark,
     amount: amountOf(m[5]!),
     bookingDate: m[2] ? bookingDateOf(valueDate, m[2]) : valueDate,
-    typeCode: m[6]!.slice(1),
+    typeCode: m[6]?.slice(1) ?? '',
     bankReference: bank >= 0 ? rest.slice(bank + 2).trim() : '',
     // Rabobank's old format pads the counter account to 16 characters, then names the party.
     counterparty: bank < 0 && rest.length > 16 && rest[15] === ' ' ? rest.slice(16).trim() : '',

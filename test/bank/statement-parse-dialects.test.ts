@@ -1,0 +1,58 @@
+/**
+ * Statement shapes found in public parsers' test suites (jejik-mt940, php-mt940, wolph/mt940,
+ * camt_parser), each reproduced here in a file written for Kontor with made-up data: the shape
+ * of the bank's file, none of its content.
+ */
+import { expect } from 'chai';
+import { parseStatement } from '../../lib/bank/statement/statement.parse';
+import type { ParsedStatement } from '../../lib/bank/statement/statement.type';
+import { fixture } from './fixtures';
+
+/** The parse with the entries' dates as days, for a compact comparison. */
+async function parsed(name: string): Promise<Omit<ParsedStatement, 'entries'> & { entries: Record<string, unknown>[] }> {
+  const p = await parseStatement(fixture(name));
+  return { ...p, entries: p.entries.map((e) => ({ ...e, transferDate: e.transferDate.toISOString().slice(0, 10) })) };
+}
+
+describe('bank statement parsing: dialects of genuine files', () => {
+  describe('MT940 :61: lines', () => {
+    it('when the amount and the type code are parted by a space (Deutsche Bank, Commerzbank), then the credit is read and the debit counted', async () => {
+      const p = await parsed('mt940-space-before-type.sta');
+      expect(p).to.include({ statements: 1, debits: 1, returns: 0, unbooked: 0 });
+      expect(p.entries).to.deep.equal([
+        {
+          reference: 'DE44500700100123456789|00317/1|2632411200004711|1|84.90|2026-11-20',
+          transferDate: '2026-11-20',
+          sender: 'Lena Vogt',
+          subject: 'Bestellung 12_2026_11',
+          amount: '84.90',
+          currency: 'EUR',
+          payerReferences: [],
+        },
+      ]);
+    });
+
+    it('when the booking date is left blank as four spaces (ASN Bank), then the entry is booked on its value date', async () => {
+      const p = await parsed('mt940-blank-booking-date.sta');
+      expect(p).to.include({ statements: 1, debits: 1, returns: 0 });
+      expect(p.entries.map((e) => [e.amount, e.currency, e.transferDate, e.subject])).to.deep.equal([
+        ['45.00', 'EUR', '2026-11-20', 'M Janssen Order 13_2026_11'],
+      ]);
+    });
+
+    it('when the booking date is blank and a funds code follows the mark (Citi), then the credit is read and a zero line or a debit is no payment', async () => {
+      const p = await parsed('mt940-blank-booking-date-funds.sta');
+      expect(p).to.include({ statements: 1, debits: 2, returns: 0 });
+      expect(p.entries.map((e) => [e.amount, e.currency, e.transferDate])).to.deep.equal([['310.00', 'USD', '2026-11-20']]);
+      expect(p.entries[0]!.subject).to.contain('ORDER 15_2026_11');
+    });
+
+    it('when no type code stands between the amount and the bank reference (Zenith Bank), then the credit is read with that reference', async () => {
+      const p = await parsed('mt940-no-type-code.sta');
+      expect(p).to.include({ statements: 1, debits: 1, returns: 0 });
+      expect(p.entries.map((e) => [e.reference, e.amount, e.currency, e.transferDate])).to.deep.equal([
+        ['1012345678|/1|26112099001|1|150000.00|2026-11-20', '150000.00', 'NGN', '2026-11-20'],
+      ]);
+    });
+  });
+});
