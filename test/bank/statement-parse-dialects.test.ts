@@ -54,5 +54,25 @@ describe('bank statement parsing: dialects of genuine files', () => {
         ['1012345678|/1|26112099001|1|150000.00|2026-11-20', '150000.00', 'NGN', '2026-11-20'],
       ]);
     });
+
+    it('when a closing entry is valued 30 February and booked on 1 March (German savings banks, 30/360), then the statement is read and the credit booked on 1 March', async () => {
+      const p = await parsed('mt940-february-30.sta');
+      expect(p).to.include({ statements: 1, debits: 1, returns: 0 });
+      expect(p.entries.map((e) => [e.amount, e.transferDate, e.sender, e.subject])).to.deep.equal([
+        ['120.00', '2027-03-01', 'Jonas Becker', 'Rechnung RE-2027-0042'],
+        ['1.25', '2027-03-01', '', 'Habenzinsen'],
+      ]);
+    });
+
+    it('when 30 February has no booking date, then it is the last day of February; booked months away, it is refused naming its line', async () => {
+      const text = fixture('mt940-february-30.sta').toString('latin1');
+      const unbooked = await parseStatement(Buffer.from(text.replace(':61:2702300301CR1,25', ':61:270230CR1,25'), 'latin1'));
+      expect(unbooked.entries[1]!.transferDate).to.deep.equal(new Date('2027-02-28T00:00:00Z'));
+      const far = parseStatement(Buffer.from(text.replace(':61:2702300301CR1,25', ':61:2702300601CR1,25'), 'latin1'));
+      await far.then(
+        () => expect.fail('accepted'),
+        (err: { field?: string }) => expect(err.field).to.equal('line 7'),
+      );
+    });
   });
 });

@@ -16,7 +16,12 @@
  * - the customer reference (16x), then `//` and the bank's reference; Rabobank's old format puts
  *   the counter account there, padded to 16 characters, and the counterparty's name after it;
  * - the booking date as MMDD after the value date: its year is the one that puts it within half a
- *   year of the value date (a booking on 2 January of a payment valued 31 December is next year's).
+ *   year of the value date (a booking on 2 January of a payment valued 31 December is next year's);
+ * - a value date of 30 February (or 29 in a common year): German savings banks value their closing
+ *   entries (interest, fees) at the end of February counted 30/360 (`1602300301DR6,00N024` in
+ *   wolph/mt940's Sparkasse file). Kontor's choice, no standard says it: it is the last day of
+ *   February when the entry is booked within 31 days of that day (or has no booking date);
+ *   booked further away, the value date is broken and refused like any day that does not exist.
  */
 
 export class Mt940FieldError extends Error {}
@@ -60,13 +65,19 @@ export function parseStatementLine(data: string): StatementLine {
   if (!m) {
     throw new Mt940FieldError(`a :61: line must read value date YYMMDD, [booking date MMDD], C/D/RC/RD, amount, type code (${data.trim()})`);
   }
-  const valueDate = dateOf(m[1]!);
+  const { date: valueDate, endOfFebruary } = dateOf(m[1]!);
+  const bookingDate = m[2] ? bookingDateOf(valueDate, m[2]) : valueDate;
+  if (endOfFebruary && Math.abs(bookingDate.getTime() - valueDate.getTime()) > 31 * day) {
+    throw new Mt940FieldError(
+      `the value date ${m[1]} is not a date (30 February is read as the end of February only for an entry booked within 31 days of it)`,
+    );
+  }
   const rest = m[7]!;
   const bank = rest.indexOf('//');
   return {
     mark: m[3] as Mark,
     amount: amountOf(m[5]!),
-    bookingDate: m[2] ? bookingDateOf(valueDate, m[2]) : valueDate,
+    bookingDate,
     typeCode: m[6]?.slice(1) ?? '',
     bankReference: bank >= 0 ? rest.slice(bank + 2).trim() : '',
     // Rabobank's old format pads the counter account to 16 characters, then names the party.
@@ -86,15 +97,22 @@ export function amountOf(text: string): string {
   return `${units}.${fraction.slice(0, 2).padEnd(2, '0')}`;
 }
 
-/** YYMMDD; years 80-99 are 19YY (SWIFT dates carry no century). */
-function dateOf(text: string): Date {
+const day = 86_400_000;
+
+/**
+ * YYMMDD; years 80-99 are 19YY (SWIFT dates carry no century). 29 or 30 February that does not
+ * exist is the last day of February, `endOfFebruary` (see the top of this file).
+ */
+function dateOf(text: string): { date: Date; endOfFebruary: boolean } {
   const yy = Number(text.slice(0, 2));
-  const date = utcDate(yy >= 80 ? 1900 + yy : 2000 + yy, Number(text.slice(2, 4)), Number(text.slice(4, 6)));
-  if (!date) throw new Mt940FieldError(`the value date ${text} is not a date`);
-  return date;
+  const [year, month, dd] = [yy >= 80 ? 1900 + yy : 2000 + yy, Number(text.slice(2, 4)), Number(text.slice(4, 6))];
+  const date = utcDate(year, month, dd);
+  if (date) return { date, endOfFebruary: false };
+  if (month === 2 && (dd === 29 || dd === 30)) return { date: new Date(Date.UTC(year, 2, 0)), endOfFebruary: true };
+  throw new Mt940FieldError(`the value date ${text} is not a date`);
 }
 
-const halfYear = 183 * 86_400_000;
+const halfYear = 183 * day;
 
 function bookingDateOf(valueDate: Date, mmdd: string): Date {
   const year = valueDate.getUTCFullYear();
