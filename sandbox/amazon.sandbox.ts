@@ -463,7 +463,8 @@ function feeds(state: SandboxState, amazon: AmazonState): express.Router {
       res.status(404).json(errorBody('NotFound', `Feed ${req.params.feedId} not found.`));
       return;
     }
-    const { account: _account, ...answer } = feed;
+    // Feed (feeds_2021-06-30.json) has no inputFeedDocumentId: the sandbox keeps it to process the feed.
+    const { account: _account, inputFeedDocumentId: _input, ...answer } = feed;
     res.json(answer);
   });
   return router;

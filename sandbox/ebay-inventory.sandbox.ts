@@ -162,7 +162,8 @@ function mountOffers(router: express.Router, state: SandboxState): void {
     offer.status = 'PUBLISHED';
     offer.listingId ??= String(110000000000 + ebay.next());
     refreshListing(state, offer.account, offer.sku, 'listing');
-    res.json({ offerId: offer.offerId, listingId: offer.listingId });
+    // PublishResponse: listingId and warnings only (the OAS file); the caller knows its offerId.
+    res.json({ listingId: offer.listingId });
   });
   router.post(`${inventory}/offer/:offerId/withdraw`, (req, res) => {
     const offer = own(req, res);

@@ -302,7 +302,8 @@ function orderView(k: KauflandState, o: KauflandOrder) {
     storefront: o.storefront,
     fulfillment_type: 'fulfilled_by_merchant',
     order_units: o.units.map((id) => {
-      const { buyer: _b, billing_address: _ba, shipping_address: _sa, ...unit } = orderUnitView(k, k.orderUnits.get(id)!);
+      // OrderDetails.order_units names neither the addresses nor fulfillment_type (the contract).
+      const { buyer: _b, billing_address: _ba, shipping_address: _sa, fulfillment_type: _f, ...unit } = orderUnitView(k, k.orderUnits.get(id)!);
       return { ...unit, tickets: [] };
     }),
     billing_address: o.billing_address,
@@ -446,7 +447,7 @@ const shippingGroups = (storefront: string) =>
   [
     { id: 1, name: 'Standard', is_default: true },
     { id: 2, name: 'Spedition', is_default: false },
-  ].map((g) => ({ currency: 'EUR', id_shipping_group: g.id, storefront, name: g.name, type: 'parcel', is_default: g.is_default, regions: [] }));
+  ].map((g) => ({ currency: 'EUR', id_shipping_group: g.id, storefront, name: g.name, type: 'PACKAGE', is_default: g.is_default, regions: [] }));
 
 function routes(state: SandboxState, k: KauflandState): express.Router {
   const router = express.Router();

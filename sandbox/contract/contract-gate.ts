@@ -20,6 +20,8 @@ export interface ContractViolation {
   problems: ContractProblem[];
   /** What the sandbox answered. */
   status: number;
+  /** request: the client broke the contract; response: the sandbox's own answer did (a sandbox defect). */
+  kind?: 'request' | 'response';
 }
 
 /** The vendor's error body of a contract violation (eBay's errors[], Amazon's errors[] ...). */
@@ -102,7 +104,40 @@ export function contractGate(options: GateOptions) {
     }
     const problems = contract ? contract.check(request, matched) : options.contracts[0]!.check(request, undefined);
     if (problems.length === 0) {
-      res.locals.operation = matched!.operation.operationId;
+      const operation = matched!.operation;
+      res.locals.operation = operation.operationId;
+      // The sandbox's answer is held to the contract too: an emulator that answers what the
+      // vendor does not (a field, a type, a status) lets the adapter agree with it instead.
+      const record = (wrong: ContractProblem[]) =>
+        options.log.add({
+          at: new Date().toISOString(),
+          vendor: options.vendor,
+          contract: `${contract!.title} ${contract!.version}`,
+          operationId: operation.operationId,
+          method: req.method,
+          path,
+          problems: wrong,
+          status: res.statusCode,
+          kind: 'response',
+        });
+      let checked = false;
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => {
+        checked = true;
+        const wrong = contract!.checkResponse(operation, res.statusCode, body);
+        if (wrong.length > 0) record(wrong);
+        return json(body);
+      };
+      // An answer without a JSON body (204, an empty 200): its status must still be documented.
+      const end = res.end.bind(res) as (...args: unknown[]) => Response;
+      res.end = ((...args: unknown[]) => {
+        if (!checked) {
+          checked = true;
+          const wrong = contract!.checkResponse(operation, res.statusCode, undefined);
+          if (wrong.length > 0) record(wrong);
+        }
+        return end(...args);
+      }) as Response['end'];
       next();
       return;
     }
@@ -116,6 +151,7 @@ export function contractGate(options: GateOptions) {
       path,
       problems,
       status,
+      kind: 'request',
     });
     res.status(status).json(options.format(problems, { contract, operation: matched?.operation, status }));
   };

@@ -18,7 +18,7 @@ type Json = Record<string, unknown>;
 
 /** One thing a request did not do as the contract says. */
 export interface ContractProblem {
-  in: 'operation' | 'path' | 'query' | 'header' | 'body';
+  in: 'operation' | 'path' | 'query' | 'header' | 'body' | 'response';
   /** The parameter, header or body field (dotted path, e.g. requests[0].sku). */
   name: string;
   message: string;
@@ -51,6 +51,8 @@ export interface Operation {
   deprecated: boolean;
   parameters: Parameter[];
   body?: { required: boolean; pointer: string };
+  /** The JSON schema pointer of each documented answer's body, by status ("200", "default"). */
+  responses: Record<string, string | null>;
   regex: RegExp;
   names: string[];
   /** Literal segments: a literal path wins over a template (/offer/publish_by_... over /offer/{offerId}). */
@@ -127,6 +129,22 @@ function closeObjects(node: unknown): void {
   for (const value of Object.values(schema)) closeObjects(value);
 }
 
+/**
+ * OAS 3.0's `nullable` beside a combinator without `type` (Kaufland's `{allOf: [{$ref}], nullable:
+ * true}`), which Ajv refuses to compile, as the JSON Schema it means: null or the combinator.
+ */
+function nullableCombinators(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach(nullableCombinators);
+  const schema = node as Json;
+  for (const value of Object.values(schema)) nullableCombinators(value);
+  if (schema.nullable === true && schema.type === undefined && (schema.allOf || schema.anyOf || schema.oneOf || schema.$ref)) {
+    const { nullable: _n, description, example: _e, ...rest } = schema;
+    for (const k of Object.keys(schema)) delete schema[k];
+    Object.assign(schema, { anyOf: [{ type: 'null' }, rest] }, description === undefined ? {} : { description });
+  }
+}
+
 /** The base path of the first server (OAS3, variables at their defaults) or basePath (Swagger 2.0). */
 function basePathOf(doc: Json): string {
   if (typeof doc.basePath === 'string') return doc.basePath.replace(/\/$/, '');
@@ -164,6 +182,7 @@ export class OpenApiContract {
     this.title = String(info.title ?? file);
     this.version = String(info.version ?? '?');
     const copy = structuredClone(doc);
+    nullableCombinators(copy);
     // An erratum applies to the files that have its pointer (one list serves a vendor's files).
     for (const e of options.errata ?? []) if (at(copy, e.pointer) !== undefined) setAt(copy, e.pointer, e.schema);
     const bodies = structuredClone(copy);
@@ -254,7 +273,7 @@ export class OpenApiContract {
         .split('/')
         .slice(1)
         .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-      if (where !== 'body') parts.shift(); // the wrapper's "value"
+      if (where !== 'body' && where !== 'response') parts.shift(); // the wrapper's "value"
       const extra = e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : undefined;
       if (extra) parts.push(extra);
       const field = parts.reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), name);
@@ -302,6 +321,7 @@ export class OpenApiContract {
           deprecated: op.deprecated === true,
           parameters,
           body: this.bodyOf(doc, template, method, op, raw),
+          responses: this.responsesOf(template, method, op),
           regex,
           names,
           literals: full.split('/').filter((s) => s && !s.startsWith('{')).length,
@@ -309,6 +329,51 @@ export class OpenApiContract {
       }
     }
     this.operations.sort((a, b) => b.literals - a.literals);
+  }
+
+  /** Each documented answer's JSON schema pointer (null: the answer is documented without a JSON body). */
+  private responsesOf(template: string, method: string, op: Json): Record<string, string | null> {
+    const here = `/paths/${pointerPart(template)}/${method}/responses`;
+    const out: Record<string, string | null> = {};
+    for (const [status, raw] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+      const response = raw as Json;
+      if (typeof response.$ref === 'string') {
+        out[status] = null;
+        continue;
+      }
+      if (response.schema) out[status] = `${here}/${pointerPart(status)}/schema`;
+      else if (response.content) {
+        const type = Object.keys(response.content as Json).find((t) => /json/i.test(t));
+        out[status] = type && ((response.content as Json)[type] as Json).schema ? `${here}/${pointerPart(status)}/content/${pointerPart(type)}/schema` : null;
+      } else out[status] = null;
+    }
+    return out;
+  }
+
+  /**
+   * The problems of the sandbox's own answer against the operation's documented answers: its
+   * status must be documented (or a default be), and a JSON body must validate against that
+   * status's schema, unknown fields included (an emulator answering a field the vendor never
+   * sends lets an adapter read what the vendor will not give it). 429 and the vendor's general
+   * errors (401, 403, 404, 5xx) are not in every operation's list and are not checked.
+   */
+  checkResponse(operation: Operation, status: number, body: unknown): ContractProblem[] {
+    if (status === 429 || status === 401 || status === 403 || status >= 500) return [];
+    const key = String(status) in operation.responses ? String(status) : `${String(status)[0]}XX` in operation.responses ? `${String(status)[0]}XX` : 'default';
+    if (!(key in operation.responses)) {
+      if (status === 404 || status === 400) return [];
+      return [
+        {
+          in: 'response',
+          name: String(status),
+          message: `${operation.operationId} documents no ${status} answer (${Object.keys(operation.responses).join(', ')})`,
+        },
+      ];
+    }
+    const pointer = operation.responses[key];
+    if (!pointer || body === undefined || body === null || body === '') return [];
+    const validate = this.validator(`response:${pointer}`, this.ajv, { $ref: `contract#${pointer}` });
+    return validate(body) ? [] : this.problems(validate.errors, 'response', '');
   }
 
   /** The JSON body's schema pointer: OAS 3.0 requestBody (maybe a $ref), Swagger 2.0 the body parameter. */

@@ -48,7 +48,9 @@ describe('the sandbox contract checker (sandbox/contract)', function () {
       headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  const violations = async (vendor: string) => (await (await fetch(`${url}/_sandbox/violations?vendor=${vendor}`)).json()) as Record<string, unknown>[];
+  /** The requests that broke a contract (this suite's stub route answers anything, so its answers are not held to the contract here; see the last test). */
+  const allViolations = async (vendor: string) => (await (await fetch(`${url}/_sandbox/violations?vendor=${vendor}`)).json()) as Record<string, unknown>[];
+  const violations = async (vendor: string) => (await allViolations(vendor)).filter((v) => v.kind !== 'response');
 
   it('when the contract folder is missing, then the error names the folder it looked for', () => {
     expect(() => contractFolder('no-such-vendor', os.tmpdir())).to.throw(/no-such-vendor.*missing/);
@@ -126,5 +128,20 @@ describe('the sandbox contract checker (sandbox/contract)', function () {
     });
     expect(good.status).to.equal(200);
     expect((await violations('amazon')).map((v) => v.operationId)).to.deep.equal(['getListingsItem', 'patchListingsItem']);
+  });
+
+  it('when the sandbox answers what the contract does not document (a status, a field, a wrong type, a missing required field), then its answer is recorded as a response violation', async () => {
+    const path = '/listings/2021-08-01/items/A1SELLER/SKU-1?marketplaceIds=A1PM5LWPCFZ9HZ';
+    const patch = { productType: 'LAMP', patches: [{ op: 'replace', path: '/attributes/x', value: [{ value: 1 }] }] };
+    // The stub route answers {handled: true}: patchListingsItem's 200 is a ListingsItemSubmissionResponse (sku, status, submissionId required).
+    expect((await send('PATCH', path, patch)).status).to.equal(200);
+    // createOffer documents 201, not the stub's 200.
+    const offer = { sku: 'A', marketplaceId: 'EBAY_DE', format: 'FIXED_PRICE', pricingSummary: { price: { value: '1.00', currency: 'EUR' } } };
+    expect((await send('POST', '/sell/inventory/v1/offer', offer, { 'Content-Language': 'de-DE' })).status).to.equal(200);
+    const answers = (await allViolations('amazon')).concat(await allViolations('ebay')).filter((v) => v.kind === 'response');
+    expect(answers.map((v) => v.operationId)).to.deep.equal(['patchListingsItem', 'createOffer']);
+    const [listings, ebay] = answers.map((v) => (v.problems as { message: string }[]).map((p) => p.message));
+    expect(listings).to.include.members(["the body must have required property 'sku'", 'handled is not a field of the contract']);
+    expect(ebay).to.deep.equal(['createOffer documents no 200 answer (201, 400, 500)']);
   });
 });
