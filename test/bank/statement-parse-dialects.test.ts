@@ -75,4 +75,14 @@ describe('bank statement parsing: dialects of genuine files', () => {
       );
     });
   });
+
+  describe('CAMT', () => {
+    it('when a Swiss ESR batch marks its payments ?REJECT?0 and ?ERROR?000 (PostFinance), then neither mark reaches a subject', async () => {
+      const p = await parsed('camt053-esr-marks.xml');
+      expect(p.entries.map((e) => [e.amount, e.currency, e.sender, e.subject])).to.deep.equal([
+        ['120.00', 'CHF', 'Anna Keller', 'Bestellung 21_2026_11'],
+        ['50.00', 'CHF', 'Marco Rossi', ''],
+      ]);
+    });
+  });
 });

@@ -17,7 +17,7 @@ export function senderOf(tx: Node): string {
 
 /**
  * The payer's remittance text: RmtInf/Ustrd lines joined, then Strd/AddtlRmtInf (without the
- * Swiss ESR processing marks such as `?REJECT?0`); else AddtlTxInf; else `entryText` (the entry's
+ * Swiss ESR processing marks `?REJECT?0`, `?ERROR?000`); else AddtlTxInf; else `entryText` (the entry's
  * AddtlNtryInf, which camt.ts passes only for an entry of one payment: in a batch it describes the
  * batch, "CRÉDIT GROUPÉ BVR ... PAQUET ID", not any payer's payment). IBANs and labelled BICs the
  * bank writes into these texts are removed (plainText).
@@ -37,8 +37,12 @@ export function subjectOf(tx: Node, entryText: string): string {
   return clip(plainText(text), 1000);
 }
 
-/** ESR/BVR processing marks PostFinance writes as AddtlRmtInf (`?REJECT?0`, `?REJECT?1`): not the payer's words. */
-const esrMark = /^\?REJECT\?\d*$/i;
+/**
+ * ESR/BVR processing marks PostFinance writes as AddtlRmtInf: the reject flag (`?REJECT?0`,
+ * `?REJECT?1`) and the error code of the reading (`?ERROR?000`, `?ERROR?008`, beside the reject
+ * flag in camt_parser's PostFinance v4 sample): not the payer's words.
+ */
+const esrMark = /^\?(?:REJECT|ERROR)\?\d*$/i;
 
 /**
  * The references the payer gave beside the text, as whole tokens for the matching: every
