@@ -20,8 +20,11 @@ export async function offerDevMailCatcher(): Promise<void> {
   if (!loopback.has(url.hostname)) return;
   const dir = path.join(__dirname, '..', '..', 'tmp', 'mail');
   try {
-    // Loaded only here (npm start): smtp-server is a development tool.
-    const { startMailCatcher } = await import('./mail-catcher');
+    // Loaded only here (npm start): smtp-server is a development tool. require, not import():
+    // under tsx (npm start runs the workers from source) an import() stays native and cannot
+    // resolve a .ts file, and the catcher never started (every in-transit mail was refused).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { startMailCatcher } = require('./mail-catcher') as typeof import('./mail-catcher');
     const catcher = await startMailCatcher({
       host: url.hostname.replace(/^\[|\]$/g, ''),
       port: Number(url.port || 25),
