@@ -84,5 +84,13 @@ describe('bank statement parsing: dialects of genuine files', () => {
         ['50.00', 'CHF', 'Marco Rossi', ''],
       ]);
     });
+
+    it('when a notification has neither entry references nor an Id of its own (libeufin GLS camt.054), then its message id keys two equal payments apart', async () => {
+      const p = await parsed('camt054-no-ids.xml');
+      expect(p.entries.map((e) => [e.reference, e.amount, e.sender, e.subject])).to.deep.equal([
+        ['|NTF2026112500000417/1/1|1|19.90|2026-11-25', '19.90', 'Petra Lang', 'Gutschein'],
+        ['|NTF2026112500000417/1/2|1|19.90|2026-11-25', '19.90', 'Petra Lang', 'Gutschein'],
+      ]);
+    });
   });
 });

@@ -26,7 +26,7 @@ export interface CamtMessage {
   account: string;
   /** Acct/Ccy ('' when absent). */
   currency: string;
-  /** Stmt/Id or Ntfctn/Id ('' when absent). */
+  /** Stmt/Id or Ntfctn/Id, else GrpHdr/MsgId and the message's position (`<MsgId>/2`); '' when neither. */
   id: string;
 }
 

@@ -40,16 +40,24 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
   if (!messages.length) throw refuse(kind.format, at, 'is missing');
   const result: ParsedStatement = { format: kind.format, statements: messages.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
   const file: CamtFile = { seen: new Map(), days: new Map() };
+  const msgId = textOf(node(node(document[kind.root]).GrpHdr).MsgId);
   messages.forEach((m, s) => {
     const message = node(m);
-    const context = messageOf(kind.format, message);
+    const context = messageOf(kind.format, message, msgId && `${msgId}/${s + 1}`);
     list(message.Ntry).forEach((ntry, n) => readEntry(node(ntry), `${at}[${s + 1}]/Ntry[${n + 1}]`, n + 1, context, file, result));
   });
   return result;
 }
 
-function messageOf(format: CamtMessage['format'], message: Node): CamtMessage {
+/**
+ * `orElse`: the group header's MsgId and the statement's position in the file, the id of a
+ * statement or notification without its own Id (libeufin's GLS camt.054 sample has none): both
+ * are required by the schema, but without either no entry of such a file has a key, and two
+ * equal payments of one payer on one day would be taken for one under document 1's duplicate
+ * rule. Kontor's choice: the message id identifies the message, as Stmt/Id does.
+ */
+function messageOf(format: CamtMessage['format'], message: Node, orElse: string): CamtMessage {
   const acct = node(message.Acct);
   const id = node(acct.Id);
-  return { format, account: textOf(id.IBAN) || textOf(node(id.Othr).Id), currency: textOf(acct.Ccy), id: textOf(message.Id) };
+  return { format, account: textOf(id.IBAN) || textOf(node(id.Othr).Id), currency: textOf(acct.Ccy), id: textOf(message.Id) || orElse };
 }
