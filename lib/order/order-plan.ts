@@ -135,13 +135,25 @@ function applyStatus(input: OrderInput, current: OrderRow | undefined, now: Date
   return { columns, became, cancelled: next.is_cancelled };
 }
 
-/** A value that cannot change once set (document 1: platform; issue: payment_provider_transaction_id). */
+/**
+ * Values an update cannot change. platform: document 1 (States, rule 4) "cannot be changed after
+ * creation" and document 2 "not changeable later", so an order created without one keeps none (a
+ * first value later is a change too). payment_provider_transaction_id (document 2 "cannot be
+ * changed later"): set once, while empty, since a payment may arrive after the order.
+ */
 export function checkUnchangeable(input: OrderInput, current: OrderRow, prefix: string): void {
-  for (const key of ['platform', 'payment_provider_transaction_id'] as const) {
-    const sent = input[key];
-    if (sent !== undefined && current[key] !== null && current[key] !== sent) {
-      throw invalidField(`${prefix}.${key}`, `${prefix}.${key} cannot be changed once set (it is ${current[key]})`, 'not_changeable');
-    }
+  const { platform } = input;
+  if (platform !== undefined && platform !== current.platform) {
+    const now = current.platform === null ? 'the order was created without one' : `it is ${current.platform}`;
+    throw invalidField(`${prefix}.platform`, `${prefix}.platform cannot be changed after the order is created (${now})`, 'not_changeable');
+  }
+  const sent = input.payment_provider_transaction_id;
+  if (sent !== undefined && current.payment_provider_transaction_id !== null && current.payment_provider_transaction_id !== sent) {
+    throw invalidField(
+      `${prefix}.payment_provider_transaction_id`,
+      `${prefix}.payment_provider_transaction_id cannot be changed once set (it is ${current.payment_provider_transaction_id})`,
+      'not_changeable',
+    );
   }
   const isPaid = input.status?.is_paid;
   if (isPaid !== undefined && isPaid !== current.is_paid) {

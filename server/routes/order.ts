@@ -77,7 +77,7 @@ export const orderEndpoints = [
   endpoint<OrderIdParams, { order: OrderInput }>({
     method: 'POST',
     path: 'order/{order_id}/',
-    summary: 'Update an order; status.is_paid, platform and payment_provider_transaction_id cannot change once set.',
+    summary: 'Update an order; status.is_paid and platform are set only at creation, payment_provider_transaction_id cannot change once set.',
     scope: 'order_w',
     params: orderIdParams,
     body: Joi.object({ order: orderType().required() }),

@@ -384,7 +384,7 @@ export interface paths {
     /** Read one order. */
     get: operations['get_order_order_id'];
     put?: never;
-    /** Update an order; status.is_paid, platform and payment_provider_transaction_id cannot change once set. */
+    /** Update an order; status.is_paid and platform are set only at creation, payment_provider_transaction_id cannot change once set. */
     post: operations['post_order_order_id'];
     /** Delete an order; the stock of an unshipped order goes back. */
     delete: operations['delete_order_order_id'];

@@ -93,6 +93,21 @@ describe('order: status flags, paid state, invoice numbers, unchangeable fields'
     expect(order).to.include({ platform: 'auction_a', payment_provider_transaction_id: 'A' });
   });
 
+  it('when an order created without platform is given one on update (POST order/{id}/ or order/list/), then 400 not_changeable names order.platform and nothing changes', async () => {
+    const orderId = await createOrder(seller, { infos: 'before' });
+    const res = await update(orderId, { platform: 'auction_a', infos: 'after' });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.ack).to.equal('error');
+    expect(res.body.error![0]).to.include({ field: 'order.platform', error: 'not_changeable', code: 400 });
+    const list = await call('order/list/', { token: seller.token, body: { order: [{ id: orderId, platform: 'market_c' }] } });
+    expect(list.status, list.text).to.equal(207);
+    const [item] = list.body.response as { path: string; code: number; error: { field: string; error: string }[] }[];
+    expect(item).to.include({ path: 'order[0]', code: 400 });
+    expect(item!.error[0]).to.include({ field: 'order[0].platform', error: 'not_changeable' });
+    expect(await readOrder(seller, orderId)).to.include({ platform: null, infos: 'before' });
+    expect(await orderEvents(seller)).to.deep.equal([`created:${orderId}`]);
+  });
+
   it('when a flag is set, then its date is set, kept while the flag stays, cleared when unset, and packed/shipped/cancelled events are queued', async () => {
     const orderId = await createOrder(seller);
     expect((await update(orderId, { status: { is_packed: true, is_initial_contact: true, is_checkout: true, is_parked: true } })).status).to.equal(200);
