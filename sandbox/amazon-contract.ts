@@ -9,7 +9,9 @@ import path from 'node:path';
 import type { EventEmitter } from 'node:events';
 import type express from 'express';
 import { contractGate, mountContractControls, violationsOf } from './contract/contract-gate';
-import { contractFolder } from './contract/contract-files';
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { contractFolder, readContract } from './contract/contract-files';
 import type { ContractProblem } from './contract/openapi-contract';
 import { OpenApiContract } from './contract/openapi-contract';
 
@@ -132,4 +134,50 @@ export function amazonOperations(): AmazonOperation[] {
 /** The operation a request is, by method and path. */
 export function amazonOperationOf(method: string, requestPath: string): AmazonOperation | undefined {
   return amazonOperations().find((o) => o.method === method.toUpperCase() && o.pattern.test(requestPath));
+}
+
+let feedSchema: ValidateFunction | undefined;
+
+/**
+ * The JSON_LISTINGS_FEED document's schema (listings-feed-schema-v2.json, JSON Schema draft-07),
+ * read once: Amazon validates an uploaded feed against it before processing its messages.
+ */
+export function listingsFeedSchema(): ValidateFunction {
+  if (feedSchema) return feedSchema;
+  const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
+  addFormats(ajv);
+  feedSchema = ajv.compile(readContract(amazonContractFolder, 'listings-feed-schema-v2.json'));
+  return feedSchema;
+}
+
+/**
+ * A feed document's schema problems as processing report issues: one about a message carries its
+ * messageId and sku (that message is invalid, the others go on); one about the document itself
+ * (header, the messages array) has none ("Not provided if the error is not related to a message
+ * (e.g. feed formatting issue)", the report schema's messageId), and refuses the whole feed.
+ */
+export function feedSchemaIssues(doc: unknown): { messageId?: number; sku?: string; code: string; severity: 'ERROR'; message: string }[] {
+  const validate = listingsFeedSchema();
+  if (validate(doc)) return [];
+  const messages = (doc as { messages?: unknown[] } | null)?.messages;
+  const seen = new Set<string>();
+  const issues: { messageId?: number; sku?: string; code: string; severity: 'ERROR'; message: string }[] = [];
+  for (const e of validate.errors ?? []) {
+    const at = /^\/messages\/(\d+)(\/.*)?$/.exec(e.instancePath);
+    const message = Array.isArray(messages) && at ? (messages[Number(at[1])] as { messageId?: unknown; sku?: unknown } | undefined) : undefined;
+    const where = at ? (at[2] ?? '') : e.instancePath;
+    const text = `${where || '/'} ${e.message ?? 'is invalid'}${e.keyword === 'enum' ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : ''}${e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : ''}`;
+    const id = message && Number.isInteger(message.messageId) ? (message.messageId as number) : undefined;
+    const key = `${id ?? ''} ${text}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({
+      ...(id !== undefined ? { messageId: id } : {}),
+      ...(id !== undefined && typeof message?.sku === 'string' && message.sku ? { sku: message.sku } : {}),
+      code: '4000001',
+      severity: 'ERROR',
+      message: `The feed does not match the JSON listings feed schema: ${text}`,
+    });
+  }
+  return issues;
 }

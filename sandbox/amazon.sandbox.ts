@@ -11,7 +11,7 @@
  */
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
-import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations } from './amazon-contract';
+import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues } from './amazon-contract';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
 import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder } from './amazon-orders.sandbox';
 import { emitQuantity, Fault, key, SandboxState, SellRequest } from './sandbox.app';
@@ -37,7 +37,8 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore {
   marketplaces = new Map<string, string[]>();
   tokens = new Map<string, string>();
   revoked = new Set<string>();
-  documents = new Map<string, { account: string; content: string | null }>();
+  /** Feed documents and processing reports; contentType: what createFeedDocument named (the upload must send it). */
+  documents = new Map<string, { account: string; content: string | null; contentType?: string }>();
   feeds = new Map<string, SandboxFeed>();
   orders = new Map<string, SandboxOrder>();
   pendingMs = 0;
@@ -379,7 +380,14 @@ function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed
       sellerId = String(doc.header?.sellerId ?? '');
       if (doc.header?.version !== '2.0' || !Array.isArray(doc.messages)) throw new Error('header.version 2.0 and messages are required');
       messages = doc.messages as Record<string, unknown>[];
-      issues = messages.flatMap((m) => applyMessage(state, feed.account, m));
+      // The document is held to listings-feed-schema-v2.json: a problem of the document itself
+      // refuses the feed, one of a message refuses that message (the others are applied).
+      const schema = feedSchemaIssues(doc);
+      if (schema.some((i) => i.messageId === undefined)) issues = schema;
+      else {
+        const invalid = new Set(schema.map((i) => i.messageId));
+        issues = [...schema, ...messages.filter((m) => !invalid.has(m.messageId as number)).flatMap((m) => applyMessage(state, feed.account, m))];
+      }
       state.quantityRequests += 1;
     } catch (err) {
       issues = [{ code: '4000000', severity: 'ERROR', message: `The feed document is not a valid JSON listings feed: ${(err as Error).message}` }];
@@ -415,7 +423,7 @@ function feeds(state: SandboxState, amazon: AmazonState): express.Router {
       return;
     }
     const id = `amzn1.tortuga.4.eu.${crypto.randomUUID()}`;
-    amazon.documents.set(id, { account: accountOf(res), content: null });
+    amazon.documents.set(id, { account: accountOf(res), content: null, contentType });
     res.status(201).json({ feedDocumentId: id, url: `${base(req)}/_sandbox/amazon/documents/${encodeURIComponent(id)}` });
   });
   router.get('/documents/:id', (req, res) => {
@@ -608,6 +616,18 @@ function controls(app: express.Express, amazon: AmazonState): void {
     const doc = amazon.documents.get(String(req.params.id));
     if (!doc) {
       res.status(404).type('application/xml').send('<Error><Code>NoSuchKey</Code></Error>');
+      return;
+    }
+    // The upload URL is presigned for the content type createFeedDocument named: another one
+    // breaks the signature (S3 answers 403 SignatureDoesNotMatch), as Amazon's feeds guide warns.
+    const norm = (t: string | undefined) => (t ?? '').toLowerCase().replace(/\s+/g, '');
+    if (doc.contentType !== undefined && norm(req.get('content-type')) !== norm(doc.contentType)) {
+      res
+        .status(403)
+        .type('application/xml')
+        .send(
+          `<Error><Code>SignatureDoesNotMatch</Code><Message>The Content-Type ${req.get('content-type') ?? '(none)'} is not the ${doc.contentType} the URL was signed for.</Message></Error>`,
+        );
       return;
     }
     doc.content = typeof req.body === 'string' ? req.body : JSON.stringify(req.body);

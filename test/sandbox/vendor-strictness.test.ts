@@ -1,0 +1,101 @@
+/**
+ * What the sandbox's vendors refuse as the vendors do, from their contract files in
+ * ../shared/contracts/ (never copied): requests an adapter could send wrongly without any other
+ * test noticing, because the emulator used to take them.
+ */
+import { expect } from 'chai';
+import { sandboxForSuite } from '../portals/sandbox-server';
+
+const DE = 'A1PA6795UKMFR9';
+
+describe('the sandbox refuses what the vendors refuse', function () {
+  this.timeout(20000);
+  let url = '';
+  sandboxForSuite((s) => {
+    url = s.url;
+  });
+
+  describe('Amazon Feeds 2021-06-30 and the JSON_LISTINGS_FEED (listings-feed-schema-v2.json)', () => {
+    const account = 'strict-feed';
+    let token = '';
+    before(async () => {
+      const lwa = await fetch(`${url}/auth/o2/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: `Atzr|sandbox-${account}`, client_id: 'c', client_secret: 's' }),
+      });
+      token = ((await lwa.json()) as { access_token: string }).access_token;
+      await fetch(`${url}/_sandbox/amazon/config`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ feed_ms: 20 }),
+      });
+    });
+    const sp = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { 'x-amz-access-token': token, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const contentType = 'application/json; charset=UTF-8';
+
+    /** createFeedDocument, the upload, createFeed; then the processing report once the feed is DONE. */
+    async function feedReport(document: unknown): Promise<{ issues: { messageId?: number; severity: string; message: string }[] }> {
+      const doc = await sp('POST', '/feeds/2021-06-30/documents', { contentType });
+      expect(
+        (await fetch(doc.body.url as string, { method: 'PUT', headers: { 'Content-Type': contentType }, body: JSON.stringify(document) })).status,
+      ).to.equal(200);
+      const feed = await sp('POST', '/feeds/2021-06-30/feeds', {
+        feedType: 'JSON_LISTINGS_FEED',
+        marketplaceIds: [DE],
+        inputFeedDocumentId: doc.body.feedDocumentId,
+      });
+      expect(feed.status).to.equal(202);
+      for (let i = 0; i < 100; i++) {
+        const got = await sp('GET', `/feeds/2021-06-30/feeds/${feed.body.feedId as string}`);
+        if (got.body.processingStatus === 'DONE') {
+          const report = await sp('GET', `/feeds/2021-06-30/documents/${got.body.resultFeedDocumentId as string}`);
+          return (await (await fetch(report.body.url as string)).json()) as { issues: { messageId?: number; severity: string; message: string }[] };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error('the feed did not finish');
+    }
+    const message = (messageId: number, sku: string, patch: Record<string, unknown>) => ({
+      messageId,
+      sku,
+      operationType: 'PATCH',
+      productType: 'PRODUCT',
+      patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 4 }], ...patch }],
+    });
+    const header = { sellerId: 'SANDBOXstrict', version: '2.0' };
+
+    it('when one message breaks the feed schema (an unknown JSON Patch op), then that message is refused in the processing report and the others are applied', async () => {
+      const report = await feedReport({ header, messages: [message(1, 'FEED-A', { op: 'set' }), message(2, 'FEED-B', {})] });
+      const errors = report.issues.filter((i) => i.severity === 'ERROR');
+      expect(errors.map((i) => i.messageId)).to.deep.equal([1]);
+      expect(errors[0]!.message).to.match(/patches\/0\/op .*add, replace, merge, delete/);
+      const quantities = (await (await fetch(`${url}/_sandbox/quantities?portal=market_d`)).json()) as Record<string, unknown>[];
+      const shown = JSON.stringify(quantities);
+      expect(shown).to.include('FEED-B');
+      expect(shown).not.to.include('FEED-A');
+    });
+
+    it('when the document itself breaks the schema (a header without sellerId), then the whole feed is refused with an issue of no messageId', async () => {
+      const report = await feedReport({ header: { version: '2.0' }, messages: [message(1, 'FEED-C', {})] });
+      const errors = report.issues.filter((i) => i.severity === 'ERROR');
+      expect(errors).to.have.length.greaterThan(0);
+      expect(errors.every((i) => i.messageId === undefined)).to.equal(true);
+      expect(JSON.stringify((await (await fetch(`${url}/_sandbox/quantities?portal=market_d`)).json()) as unknown)).not.to.include('FEED-C');
+    });
+
+    it('when the upload sends another Content-Type than createFeedDocument named, then the presigned URL answers 403 SignatureDoesNotMatch', async () => {
+      const doc = await sp('POST', '/feeds/2021-06-30/documents', { contentType });
+      const upload = await fetch(doc.body.url as string, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
+      expect(upload.status).to.equal(403);
+      expect(await upload.text()).to.include('SignatureDoesNotMatch');
+    });
+  });
+});
