@@ -414,7 +414,8 @@ export const stockType = builtOnFirstUse(() =>
     picture: Joi.object({
       small: text(2000),
       large: text(2000),
-      id: list(text(2000)),
+      // Document 1, Limits: up to 12 picture URLs per stock record (as every portal group's list).
+      id: pictures(12),
       delete_id: writeOnly(list(text(2000))),
       is_upload_to_drive: writeOnly(bool()),
     }),

@@ -44,6 +44,23 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
     expect((await readItem(seller, id)).picture).to.deep.equal({ id: ['u2'] });
   });
 
+  it('when picture.id holds more than 12 URLs (document 1, Limits: up to 12 per stock record), then 400 names stock.picture.id and nothing is stored', async () => {
+    const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://img.example/${i + 1}.jpg`);
+    const id = await createItem(seller, { name: 'P', picture: { id: urls(12) } });
+    expect((await readItem(seller, id)).picture).to.deep.equal({ id: urls(12) });
+    const changed = await call(`stock/${id}/`, { token: seller.token, body: { stock: { name: 'Q', picture: { id: urls(13) } } } });
+    expect(changed.status, changed.text).to.equal(400);
+    expect(changed.body.ack).to.equal('error');
+    expect(changed.body.error).to.have.length(1);
+    expect(changed.body.error![0]).to.include({ error: 'invalid_field', field: 'stock.picture.id', code: 400 });
+    expect(await readItem(seller, id)).to.deep.include({ name: 'P', picture: { id: urls(12) } });
+    const created = await call('stock/', { token: seller.token, body: { stock: { name: 'R', picture: { id: urls(13) } } } });
+    expect(created.status, created.text).to.equal(400);
+    expect(created.body.error![0]).to.include({ field: 'stock.picture.id' });
+    const { body } = await call('stock/?select[name]=', { token: seller.token });
+    expect((body.stock as { name: string }[]).map((s) => s.name)).to.deep.equal(['P']);
+  });
+
   it('when values break types, lengths or enums, then 400 names each field and nothing is stored', async () => {
     const res = await call('stock/', {
       token: seller.token,
