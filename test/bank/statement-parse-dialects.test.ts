@@ -55,6 +55,15 @@ describe('bank statement parsing: dialects of genuine files', () => {
       ]);
     });
 
+    it('when the type code is a letter and three blanks (a Hungarian bank, details in :NS:), then the credit is read and the debit counted', async () => {
+      const p = await parsed('mt940-blank-type-code.sta');
+      expect(p).to.include({ statements: 1, debits: 1, returns: 0 });
+      // The :NS: fields are a bank's own; what they name is not read (sender and subject stay empty).
+      expect(p.entries.map((e) => [e.reference, e.amount, e.currency, e.transferDate])).to.deep.equal([
+        ['1177336600010002|00112||1|15000.00|2026-11-20', '15000.00', 'HUF', '2026-11-20'],
+      ]);
+    });
+
     it('when a closing entry is valued 30 February and booked on 1 March (German savings banks, 30/360), then the statement is read and the credit booked on 1 March', async () => {
       const p = await parsed('mt940-february-30.sta');
       expect(p).to.include({ statements: 1, debits: 1, returns: 0 });

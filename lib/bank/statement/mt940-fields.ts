@@ -10,7 +10,8 @@
  *   write two and a space (`NOV `, `NIT `); Deutsche Bank and Commerzbank put a space between the
  *   amount and the type (`C50,00 NTRF`); Zenith Bank (NG) writes no type before the bank's
  *   reference (`CN220000,00//19239782213`), read as type '' (nothing else follows the amount
- *   there, so no other field is taken for it);
+ *   there, so no other field is taken for it); Sberbank Hungary writes the letter and three
+ *   blanks (`DF2402,00S   X`);
  * - the booking date left blank as four spaces (ASN Bank, Citi: `200101    D65,00NOVB`): the entry
  *   is booked on its value date, as when the booking date is left out;
  * - the customer reference (16x), then `//` and the bank's reference; Rabobank's old format puts
@@ -58,7 +59,7 @@ export function parseBalance(data: string): Balance {
  * Value date, booking date (or blanks), mark, funds code, amount, an optional space, then the type
  * code, or none where the bank's reference (`//`) or the line's end follows the amount at once.
  */
-const linePattern = /^(\d{6})(\d{4})? *(RC|RD|EC|ED|C|D)([A-Z])?(\d+(?:[,.]\d*)?) ?(?:([A-Z][A-Z0-9]{2}[A-Z0-9 ])|(?=\/\/|\s*$))(.*)$/;
+const linePattern = /^(\d{6})(\d{4})? *(RC|RD|EC|ED|C|D)([A-Z])?(\d+(?:[,.]\d*)?) ?(?:([A-Z][A-Z0-9 ]{3})|(?=\/\/|\s*$))(.*)$/;
 
 export function parseStatementLine(data: string): StatementLine {
   const m = linePattern.exec(data);
