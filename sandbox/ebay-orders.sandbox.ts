@@ -51,6 +51,12 @@ export interface SaleLine {
   price?: string;
   /** A promotion's discount on the line (eBay: appliedPromotions[].discountAmount, discountedLineItemCost). */
   discount?: string;
+  /**
+   * Tax eBay collects and remits itself on the line ('eBay Collect and Remit'): LineItem.taxes[]
+   * (an Amount each; "always returned, but ... empty if no taxes are applicable"), not in the
+   * line's total (the total includes it only with fieldGroups TAX_BREAKDOWN).
+   */
+  collect_and_remit_tax?: string;
 }
 
 export interface Sale {
@@ -109,6 +115,7 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
       ...(discount ? { discountedLineItemCost: amount(cost - discount) } : {}),
       appliedPromotions: discount ? [{ promotionId: `PROMO${n}`, description: 'Sandbox promotion', discountAmount: amount(discount) }] : [],
       total: amount(cost - discount),
+      taxes: line.collect_and_remit_tax ? [{ amount: amount(Math.round(Number(line.collect_and_remit_tax) * 100)) }] : [],
       lineItemFulfillmentStatus: 'NOT_STARTED',
       soldFormat: offer?.body.format === 'AUCTION' ? 'AUCTION' : 'FIXED_PRICE',
     };

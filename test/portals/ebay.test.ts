@@ -246,12 +246,15 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     await adapter.list(target, { stockId: 25, name: 'Mug', sku: 'MUG-25', ean: null, price: '10.00', quantityAvailable: 9, group: listable }, 'k1');
     const since = new Date(Date.now() - 1000);
     // The offer's price is listable's 19.90.
-    const discounted = await order(target, { currency: 'GBP', lines: [{ sku: 'MUG-25', quantity: 2, discount: '3.00' }] });
+    const discounted = await order(target, { currency: 'GBP', lines: [{ sku: 'MUG-25', quantity: 2, discount: '3.00', collect_and_remit_tax: '6.99' }] });
     const refunded = await order(target, { payment_status: 'FULLY_REFUNDED', lines: [{ sku: 'MUG-25', quantity: 1 }] });
     const partly = await order(target, { payment_status: 'PARTIALLY_REFUNDED', refund: '4.00', lines: [{ sku: 'MUG-25', quantity: 1 }] });
     const byId = new Map((await adapter.fetchOrders(target, since, null)).orders.map((o) => [o.external_order_id, o]));
     expect(byId.get(discounted)).to.deep.include({ currency_id: 'GBP', paid_amount: '36.80' });
     expect(byId.get(discounted)!.line[0]).to.deep.include({ quantity: 2, price: '18.40' });
+    // LineItem.taxes[] are amounts eBay collects and remits itself; line.tax is the VAT percent the
+    // invoice shows, so none is imported (it was the amount: an invoice line at 6.99 %).
+    expect(byId.get(discounted)!.line[0]!.tax).to.equal(undefined);
     expect(byId.get(refunded)).to.deep.include({ paid_amount: '0.00' });
     expect(byId.get(refunded)!.status.is_paid).to.equal(false);
     expect(byId.get(partly)).to.deep.include({ paid_amount: '15.90' });

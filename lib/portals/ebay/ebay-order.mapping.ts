@@ -48,17 +48,21 @@ function lineCost(item: Schemas['LineItem']): number {
  * One line: lineItemId as transaction_id; the unit price is what the buyer pays for the line
  * (discounts taken off) over the quantity, rounded to the cent (a line of 3 for 10.00 is 3.33
  * each: Order_line_type has no line total).
+ *
+ * Tax is left empty, as for Amazon: Order_line_type's tax is the VAT percent the gross price
+ * includes (the invoice reads it as the rate), while the Fulfillment API's `LineItem.taxes[]`
+ * are amounts (`Tax.amount` is an Amount), and those eBay lists are the taxes it collects and
+ * remits itself ('eBay Collect and Remit', sell_fulfillment_v1_oas3.json LineItem.total), not the
+ * seller's VAT. Sending their sum as the line's tax made an invoice show e.g. 3.19 % VAT.
  */
 function line(item: Schemas['LineItem']): ChannelOrderLine {
   const quantity = item.quantity && item.quantity > 0 ? item.quantity : 1;
-  const tax = (item.taxes ?? []).reduce((sum, t) => sum + cents(t.amount?.value), 0);
   return {
     transaction_id: item.lineItemId ?? '',
     sku: item.sku && item.sku !== '' ? item.sku : null,
     name: item.title ?? '',
     quantity,
     price: decimal(Math.round(lineCost(item) / quantity)),
-    ...(tax ? { tax: decimal(tax) } : {}),
   };
 }
 
