@@ -4,6 +4,7 @@
  * of the bank's file, none of its content.
  */
 import { expect } from 'chai';
+import { DomainError } from '../../lib/errors';
 import { parseStatement } from '../../lib/bank/statement/statement.parse';
 import type { ParsedStatement } from '../../lib/bank/statement/statement.type';
 import { fixture } from './fixtures';
@@ -82,6 +83,19 @@ describe('bank statement parsing: dialects of genuine files', () => {
         () => expect.fail('accepted'),
         (err: { field?: string }) => expect(err.field).to.equal('line 7'),
       );
+    });
+  });
+
+  describe('MT942', () => {
+    it('when an MT942 interim report is posted, then it is refused as unsupported naming its line, so its entries never come in twice beside the MT940', async () => {
+      const err = await parseStatement(fixture('mt942-interim.sta')).then(
+        () => expect.fail('accepted'),
+        (e: DomainError) => e,
+      );
+      expect(err).to.be.instanceOf(DomainError);
+      expect(err.id).to.equal('unsupported_statement');
+      expect(err.status).to.equal(400);
+      expect(err.field).to.equal('line 1');
     });
   });
 

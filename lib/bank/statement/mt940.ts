@@ -50,6 +50,16 @@ export const isMt940 = (text: string): boolean => /(^|[\r\n]|\{4:)[ \t]*:20:/.te
 export function parseMt940(text: string): ParsedStatement {
   const blocks = framed(text);
   if (!blocks.length) refuse(undefined, 'no statement (:20:) found');
+  // MT942 (interim transaction report: floor limit :34F:, no opening balance) lists entries the
+  // day's MT940 books again under another statement number: never imported, so never twice.
+  const interim = blocks.find((b) => b.fields.some((f) => f.tag === '34F') && !b.fields.some((f) => f.tag === '60F' || f.tag === '60M'));
+  if (interim) {
+    throw invalidInput(
+      'unsupported_statement',
+      `mt942: line ${interim.line}: an MT942 interim report (:34F:, no :60F:) is not read; import the MT940 statement`,
+      `line ${interim.line}`,
+    );
+  }
   const result: ParsedStatement = { format: 'mt940', statements: blocks.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
   for (const block of blocks) readStatement(block, result);
   return result;
