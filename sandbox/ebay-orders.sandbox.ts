@@ -283,6 +283,55 @@ function mountFeedback(router: express.Router, state: SandboxState): void {
   });
 }
 
+/** ISO 8601 in UTC as getOrders' filter takes it ("2016-03-21T08:25:43.511Z"; the milliseconds may be left out). */
+const filterDate = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+
+/**
+ * getOrders' query as eBay reads it (sell_fulfillment_v1_oas3.json, getOrders' parameters and
+ * its 400 errors): filter criteria creationdate and lastmodifieddate ([start..] or
+ * [start..end], UTC timestamps; 30700 an unknown criterion, 30810 a date not in that format,
+ * 30820 no start, 30840 an end before the start, 30850 a date in the future) and
+ * orderfulfillmentstatus ({A|B}); limit 1 to 200 ("If a requested limit is more than 200, the
+ * call fails", 31100), offset a whole number of 0 or more (31000).
+ */
+function ordersQuery(query: Record<string, unknown>): { limit: number; offset: number; keep: (o: EbayOrder) => boolean } | { error: unknown } {
+  const fail = (id: number, message: string) => ({ error: error(id, message, 'API_FULFILLMENT') });
+  const rawLimit = query.limit === undefined ? '50' : String(query.limit);
+  const limit = Number(rawLimit);
+  if (!/^\d+$/.test(rawLimit) || limit < 1 || limit > 200) return fail(31100, `Invalid limit: ${rawLimit}`);
+  const rawOffset = query.offset === undefined ? '0' : String(query.offset);
+  if (!/^\d+$/.test(rawOffset)) return fail(31000, `Invalid offset: ${rawOffset}`);
+  const tests: ((o: EbayOrder) => boolean)[] = [];
+  const filter = query.filter === undefined ? '' : String(query.filter);
+  for (const criterion of filter ? filter.split(',') : []) {
+    const at = criterion.indexOf(':');
+    const name = at < 0 ? criterion : criterion.slice(0, at);
+    const value = at < 0 ? '' : criterion.slice(at + 1);
+    if (name === 'orderfulfillmentstatus') {
+      const states = /^\{([A-Z_|]+)\}$/.exec(value)?.[1]?.split('|');
+      if (!states) return fail(30800, `Invalid filter value ${value} for filter ${name}`);
+      tests.push((o) => states.includes(o.orderFulfillmentStatus ?? ''));
+      continue;
+    }
+    if (name !== 'creationdate' && name !== 'lastmodifieddate') return fail(30700, `Invalid filter name: ${name}`);
+    const range = /^\[([^\]]*)\.\.([^\]]*)\]$/.exec(value);
+    if (!range) return fail(30800, `Invalid filter value ${value} for filter ${name}`);
+    const [, start, end] = range;
+    if (!start) return fail(30820, 'Start date is missing');
+    if (!filterDate.test(start) || (end && !filterDate.test(end))) return fail(30810, 'Invalid date format');
+    const from = Date.parse(start);
+    const to = end ? Date.parse(end) : Infinity;
+    if (from > Date.now() || (end && to > Date.now())) return fail(30850, "Start and end dates can't be in the future");
+    if (to < from) return fail(30840, 'Start date should be before end date');
+    const field = name === 'creationdate' ? 'creationDate' : 'lastModifiedDate';
+    tests.push((o) => {
+      const t = Date.parse(o[field] ?? '');
+      return t >= from && t <= to;
+    });
+  }
+  return { limit, offset: Number(rawOffset), keep: (o) => tests.every((t) => t(o)) };
+}
+
 export function mountOrders(router: express.Router, state: SandboxState): void {
   const ebay = state.ebay;
   const own = (req: Request, res: Response) => {
@@ -293,12 +342,14 @@ export function mountOrders(router: express.Router, state: SandboxState): void {
   };
   router.get(`${fulfillmentPath}/order`, (req, res) => {
     const account = res.locals.account as string;
-    const filter = /lastmodifieddate:\[([^\].]+(?:\.\d+)?Z?)\.\.\]/.exec(String(req.query.filter ?? ''));
-    const since = filter ? Date.parse(filter[1]!) : 0;
-    const limit = Math.min(1000, Math.max(1, Number(req.query.limit ?? 50) || 50));
-    const offset = Math.max(0, Number(req.query.offset ?? 0) || 0);
+    const parsed = ordersQuery(req.query as Record<string, unknown>);
+    if ('error' in parsed) {
+      res.status(400).json(parsed.error);
+      return;
+    }
+    const { limit, offset, keep } = parsed;
     const all = [...ebay.orders.values()]
-      .filter((o) => o.account === account && Date.parse(o.order.lastModifiedDate ?? '') >= since)
+      .filter((o) => o.account === account && keep(o.order))
       .map((o) => o.order)
       .sort((a, b) => Date.parse(a.creationDate ?? '') - Date.parse(b.creationDate ?? ''));
     const href = (at: number) => `${fulfillmentPath}/order?filter=${encodeURIComponent(String(req.query.filter ?? ''))}&limit=${limit}&offset=${at}`;

@@ -98,4 +98,29 @@ describe('the sandbox refuses what the vendors refuse', function () {
       expect(await upload.text()).to.include('SignatureDoesNotMatch');
     });
   });
+
+  describe('eBay Fulfillment getOrders (sell_fulfillment_v1_oas3.json: its parameters and 400 errors)', () => {
+    const orders = async (query: string) => {
+      const res = await fetch(`${url}/sell/fulfillment/v1/order?${query}`, { headers: { Authorization: 'Bearer sandbox-account-990001' } });
+      return { status: res.status, body: (await res.json()) as { errors?: { errorId: number; message: string }[]; orders?: unknown[] } };
+    };
+    const since = encodeURIComponent(`lastmodifieddate:[${new Date(Date.now() - 60000).toISOString()}..]`);
+
+    it('when the limit is above 200, then 400 with errorId 31100 ("If a requested limit is more than 200, the call fails")', async () => {
+      expect((await orders(`filter=${since}&limit=200`)).status).to.equal(200);
+      const over = await orders(`filter=${since}&limit=201`);
+      expect([over.status, over.body.errors![0]!.errorId]).to.deep.equal([400, 31100]);
+    });
+
+    it('when the filter names an unknown criterion, a date not in UTC ISO 8601, no start or a start in the future, then 400 with its errorId', async () => {
+      const errorOf = async (filter: string) => (await orders(`filter=${encodeURIComponent(filter)}`)).body.errors?.[0]?.errorId;
+      expect(await errorOf('modifieddate:[2026-11-01T00:00:00.000Z..]')).to.equal(30700);
+      expect(await errorOf('lastmodifieddate:[2026-11-01 00:00:00..]')).to.equal(30810);
+      expect(await errorOf('lastmodifieddate:[2026-11-01T00:00:00+01:00..]')).to.equal(30810);
+      expect(await errorOf('lastmodifieddate:[..2026-11-01T00:00:00.000Z]')).to.equal(30820);
+      expect(await errorOf(`lastmodifieddate:[${new Date(Date.now() + 3600000).toISOString()}..]`)).to.equal(30850);
+      expect(await errorOf('creationdate:[2026-11-02T00:00:00.000Z..2026-11-01T00:00:00.000Z]')).to.equal(30840);
+      expect(await errorOf('lastmodifieddate:[2026-11-01T00:00:00Z..],orderfulfillmentstatus:{NOT_STARTED|IN_PROGRESS}')).to.equal(undefined);
+    });
+  });
 });
