@@ -103,6 +103,27 @@ describe('request conventions (document 1, Endpoints)', () => {
       expect(options.versions.current).to.equal('v1.1');
       expect(res.headers.get('allow')).to.equal('GET, POST, OPTIONS');
     });
+
+    it('when OPTIONS is asked of an endpoint a revision note of document 1 concerns, then its method lists that version change (under every version prefix)', async () => {
+      type Options = { methods: { method: string; changes?: { version: string; change: string }[] }[] };
+      const changesOf = async (path: string, method: string, version?: string) => {
+        const res = await call(path, { method: 'OPTIONS', version });
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body.ack).to.equal('success');
+        return (res.body.options as Options).methods.find((m) => m.method === method)!.changes?.map((c) => c.version) ?? [];
+      };
+      for (const version of ['v0.5', 'v1.0', 'v1.1']) {
+        expect(await changesOf('order/', 'GET', version)).to.include.members(['v1.1.13', 'v1.1.18', 'v1.1.10']);
+      }
+      expect(await changesOf('order/1_2026_01/', 'GET')).to.include.members(['v1.1.18', 'v1.1.10']);
+      expect(await changesOf('order/', 'POST')).to.deep.equal(['v1.1.13']);
+      expect(await changesOf('order/1_2026_01/send_mit/', 'POST')).to.deep.equal(['v1.1.13']);
+      expect(await changesOf('stock/MKTDSKU_A1/', 'GET')).to.include('v1.1.13');
+      expect(await changesOf('stock/1/portal_upload/', 'POST')).to.include('v1.0.2');
+      expect(await changesOf('token.php', 'POST')).to.deep.equal(['v1.1.10']);
+      // A path no shown revision concerns lists none.
+      expect(await changesOf('system/currency/', 'GET')).to.deep.equal([]);
+    });
   });
 
   describe('XML and charsets', () => {

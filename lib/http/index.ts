@@ -16,6 +16,7 @@ export { checkInput, checkText } from './input-bounds';
 export { decodeText, encodeText, isSupportedCharset, negotiateCharset, negotiateFormat, parseContentType } from './media';
 export { openApiDocument } from './openapi';
 export { acquire, rateLimitHeaders } from './rate-limit';
+export { revisionNotes } from './revisions';
 export {
   absentWhenNull,
   bool,

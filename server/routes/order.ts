@@ -1,4 +1,4 @@
-import { created, endpoint, multiStatus, ok, okPage, Joi, list } from '../../lib/http';
+import { created, endpoint, multiStatus, ok, okPage, Joi, list, revisionNotes } from '../../lib/http';
 import { notFound } from '../../lib/errors';
 import {
   maxOrderListItems,
@@ -26,6 +26,7 @@ export const orderEndpoints = [
   endpoint({
     method: 'GET',
     path: 'order/',
+    changes: [revisionNotes.orderSearchAge, revisionNotes.orderFilterNumber, revisionNotes.shippingLink, revisionNotes.billDate],
     summary: 'Search orders (Order_filter_type, OR across filter objects); only orders at least ORDER_SEARCH_MIN_AGE_SECONDS (10 s) old.',
     scope: 'order_r',
     search: orderSearch,
@@ -39,6 +40,7 @@ export const orderEndpoints = [
   endpoint<Record<string, never>, { order: OrderInput }>({
     method: 'POST',
     path: 'order/',
+    changes: [revisionNotes.historyAtCreation],
     creates: true,
     summary: 'Create an order; the history may be passed and is written immediately.',
     scope: 'order_w',
@@ -50,6 +52,7 @@ export const orderEndpoints = [
   endpoint<Record<string, never>, { order: unknown[] }>({
     method: 'POST',
     path: 'order/list/',
+    changes: [revisionNotes.historyAtCreation],
     creates: true,
     summary: 'Create (without id) or update (with id) up to 200 orders, each on its own; HTTP 207.',
     scope: 'order_w',
@@ -62,6 +65,7 @@ export const orderEndpoints = [
   endpoint<OrderIdParams>({
     method: 'GET',
     path: 'order/{order_id}/',
+    changes: [revisionNotes.shippingLink, revisionNotes.billDate],
     summary: 'Read one order.',
     scope: 'order_r',
     params: orderIdParams,
@@ -118,6 +122,7 @@ export const orderEndpoints = [
   endpoint<OrderIdParams, { text: string }>({
     method: 'POST',
     path: 'order/{order_id}/history/',
+    changes: [revisionNotes.historyAtCreation],
     creates: true,
     summary: 'Append a history entry.',
     scope: 'order_w',

@@ -1,4 +1,4 @@
-import { accepted, endpoint, Joi } from '../../lib/http';
+import { accepted, endpoint, Joi, revisionNotes } from '../../lib/http';
 import { orderIdPattern, requestSendMit, sendMitType, SendMitInput } from '../../lib/order';
 
 /** send_mit (document 1, Order; rule 5). */
@@ -6,6 +6,7 @@ export const sendMitEndpoints = [
   endpoint<{ order_id: string }, { send_mit?: SendMitInput }>({
     method: 'POST',
     path: 'order/{order_id}/send_mit/',
+    changes: [revisionNotes.sendMitRating],
     creates: true,
     summary: "Mark shipped in the order's portal, set is_shipped and platform_status, rate (auction_a), send the in-transit mail; 202 with job_id.",
     scope: 'order_w',

@@ -1,5 +1,5 @@
 import { triggerCia } from '../../lib/cia';
-import { accepted, endpoint, multiStatus, Joi } from '../../lib/http';
+import { accepted, endpoint, multiStatus, Joi, revisionNotes } from '../../lib/http';
 import { portalUpload, PortalUploadInput, portalUploadType } from '../../lib/portal-offer';
 
 const stockParams = Joi.object({ stock_id: Joi.string().max(300) });
@@ -21,6 +21,7 @@ export const stockJobEndpoints = [
   endpoint<{ stock_id: string }, { portal_upload: PortalUploadInput }>({
     method: 'POST',
     path: 'stock/{stock_id}/portal_upload/',
+    changes: [revisionNotes.portalUploadMultistatus, revisionNotes.mktdSkuPrefix],
     creates: true,
     summary: 'List, revise or end offers at portals: one job per portal entry; 207 with a code and job_id per part.',
     scope: 'stock_w',

@@ -1,4 +1,4 @@
-import { created, endpoint, multiStatus, ok, okPage, Joi, list } from '../../lib/http';
+import { created, endpoint, multiStatus, ok, okPage, Joi, list, revisionNotes } from '../../lib/http';
 import {
   saveShopParameter,
   ShopParameterInput,
@@ -45,6 +45,7 @@ export const stockEndpoints = [
   endpoint({
     method: 'GET',
     path: 'stock/',
+    changes: [revisionNotes.setTypeLowercase, revisionNotes.stockFilterMarketD],
     summary: 'Search stock items with select, Stock_filter_type and pagination (page or min_id).',
     scope: 'stock_r',
     search: stockSearch,
@@ -58,6 +59,7 @@ export const stockEndpoints = [
   endpoint<Record<string, never>, { stock: StockInput }>({
     method: 'POST',
     path: 'stock/',
+    changes: [revisionNotes.listerNameToMaster],
     creates: true,
     summary: 'Create a stock item; answers its stock_id and the lister ids written.',
     scope: 'stock_w',
@@ -85,6 +87,7 @@ export const stockEndpoints = [
   endpoint<Record<string, never>, { stock: unknown[] }>({
     method: 'POST',
     path: 'stock/list/',
+    changes: [revisionNotes.listerNameToMaster],
     creates: true,
     summary: `Create (no id) or update (id) up to ${maxListItems} items; HTTP 207 with one result per item.`,
     scope: 'stock_w',
@@ -100,6 +103,7 @@ export const stockEndpoints = [
   endpoint<StockParams>({
     method: 'GET',
     path: 'stock/{stock_id}/',
+    changes: [revisionNotes.mktdSkuPrefix, revisionNotes.setTypeLowercase],
     summary: 'One stock item.',
     scope: 'stock_r',
     params: stockParams,
@@ -113,6 +117,7 @@ export const stockEndpoints = [
   endpoint<StockParams, { stock: StockInput }>({
     method: 'POST',
     path: 'stock/{stock_id}/',
+    changes: [revisionNotes.mktdSkuPrefix, revisionNotes.listerNameToMaster],
     summary: 'Update a stock item: fields not sent are kept; lists are replaced, listers merged by lister_id.',
     scope: 'stock_w',
     params: stockParams,
@@ -127,6 +132,7 @@ export const stockEndpoints = [
   endpoint<StockParams>({
     method: 'DELETE',
     path: 'stock/{stock_id}/',
+    changes: [revisionNotes.mktdSkuPrefix],
     summary: 'Delete a stock item; its variants become independent items, its set links go.',
     scope: 'stock_w',
     params: stockParams,

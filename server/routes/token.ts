@@ -1,6 +1,6 @@
 import { grantAuthorizationCode, grantClientCredentials, grantRefreshToken } from '../../lib/auth';
 import { invalidInput } from '../../lib/errors';
-import { ok, publicEndpoint, Result, Joi } from '../../lib/http';
+import { ok, publicEndpoint, Result, Joi, revisionNotes } from '../../lib/http';
 import type { TokenAnswer } from '../../lib/auth';
 
 interface TokenRequest {
@@ -24,6 +24,7 @@ export const tokenEndpoints = [
   publicEndpoint<Record<string, never>, TokenRequest>({
     method: 'POST',
     path: 'token.php',
+    changes: [revisionNotes.refreshTokenLifetime],
     summary:
       'Obtain an access token: grant_type client_credentials with Basic login:password (sellers), authorization_code (with code_verifier after PKCE) or refresh_token (clients).',
     body: Joi.object({
