@@ -565,6 +565,22 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
     res.json({ data: { carriers: sandboxCarriers } });
   });
   router.get('/order-units', (req, res) => {
+    // "Should be in YYYY-MM-ddTHH:mm:ssZ format" (both filters' descriptions): whole seconds, UTC
+    // (Z) or an offset; milliseconds are not that format (our reading: the contract's date-time
+    // type alone would take them, its words do not).
+    const wrongTime = ['ts_updated_from_iso', 'ts_created_from_iso'].filter(
+      (name) => req.query[name] !== undefined && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(Z|[+-]\d{2}:?\d{2})$/.test(String(req.query[name])),
+    );
+    if (wrongTime.length > 0) {
+      res.status(400).json(
+        problem(
+          'validation-error',
+          'Request parameters have invalid values',
+          wrongTime.map((field) => ({ field, message: `${String(req.query[field])} is not in YYYY-MM-ddTHH:mm:ssZ format` })),
+        ),
+      );
+      return;
+    }
     const statuses =
       typeof req.query.status === 'string' ? req.query.status.split(',') : Array.isArray(req.query.status) ? req.query.status.map(String) : undefined;
     const from = (name: string) => (typeof req.query[name] === 'string' ? Date.parse(req.query[name]) : undefined);

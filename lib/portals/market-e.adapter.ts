@@ -31,6 +31,14 @@ function rememberUnit(s: KauflandSession, idOffer: string, idUnit: number): void
   unitIds.set(unitKey(s, idOffer), idUnit);
 }
 
+/**
+ * A time as the Seller API's *_from_iso filters take it: "Should be in YYYY-MM-ddTHH:mm:ssZ
+ * format" (seller-api-v2.openapi.json, GetOrderUnits' ts_updated_from_iso), whole seconds in UTC.
+ * toISOString's milliseconds are not that format; the time is rounded down, so the window only
+ * widens (an order unit changed in that second is read once more, never missed).
+ */
+export const kauflandTimestamp = (at: Date): string => `${at.toISOString().slice(0, 19)}Z`;
+
 /** fn over items with at most `limit` in flight, results in order. */
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
@@ -257,7 +265,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const offset = cursor && /^\d+$/.test(cursor) ? Number(cursor) : 0;
     const page = await s.call<{ data: KauflandOrderUnit[]; pagination?: { total?: number } }>('GET', '/order-units', {
       storefront: s.storefront,
-      ts_updated_from_iso: modifiedSince.toISOString(),
+      ts_updated_from_iso: kauflandTimestamp(modifiedSince),
       sort: 'ts_updated:desc',
       limit: orderPageSize,
       offset,

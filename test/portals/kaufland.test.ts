@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { isPermanent } from '../../lib/errors';
-import { kauflandSignature } from '../../lib/portals/kaufland/kaufland-client';
+import { KauflandSession, kauflandSignature } from '../../lib/portals/kaufland/kaufland-client';
 import { kauflandCarrier } from '../../lib/portals/kaufland/carriers';
 import { orderStatus } from '../../lib/portals/kaufland/order-mapping';
 import { handlingTime, kauflandEan, unitData } from '../../lib/portals/kaufland/unit-mapping';
@@ -257,7 +257,25 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
       k().pageSize = 100;
     }
     const pages = calls('/v2/order-units');
-    expect(pages[0]!.query).to.deep.equal({ storefront: 'de', ts_updated_from_iso: since.toISOString(), sort: 'ts_updated:desc', limit: '100', offset: '0' });
+    // "Should be in YYYY-MM-ddTHH:mm:ssZ format": whole seconds, rounded down (the window only widens).
+    const sinceSeconds = `${since.toISOString().slice(0, 19)}Z`;
+    expect(pages[0]!.query).to.deep.equal({ storefront: 'de', ts_updated_from_iso: sinceSeconds, sort: 'ts_updated:desc', limit: '100', offset: '0' });
+    // The sandbox refuses the milliseconds toISOString gives (the adapter sent them before).
+    const refused = await new KauflandSession(target).call(
+      'GET',
+      '/order-units',
+      { storefront: 'de', ts_updated_from_iso: '2026-11-01T00:00:00.123Z' },
+      undefined,
+      [400],
+    );
+    expect([refused.status, JSON.stringify(refused.body)]).to.deep.equal([
+      400,
+      JSON.stringify({
+        type: '/problems/validation-error',
+        message: 'Request parameters have invalid values',
+        errors: [{ field: 'ts_updated_from_iso', message: '2026-11-01T00:00:00.123Z is not in YYYY-MM-ddTHH:mm:ssZ format' }],
+      }),
+    ]);
     // a was read whole on the first page (one of its units was there) and is unchanged on the second: not read again.
     expect(calls(/^\/v2\/orders\//)).to.have.length(2);
   });
