@@ -40,6 +40,30 @@ import { emitQuantity, SandboxState, SellRequest } from './sandbox.app';
 import { appOfToken, createSubscription, mountShopifyApp, notifyTopic, shopDomainOf, shopifyAppOf, subscriptionNode } from './shopify-webhooks.sandbox';
 
 const portal = 'webshop';
+/**
+ * The reasons an inventory change may give (shopify.dev, "Manage inventory quantities and
+ * states"; InventorySetQuantitiesInput.reason: "must be one of the possible reasons").
+ */
+const inventoryReasons = new Set([
+  'correction',
+  'cycle_count_available',
+  'damaged',
+  'movement_created',
+  'movement_updated',
+  'movement_received',
+  'movement_canceled',
+  'other',
+  'promotion',
+  'quality_control',
+  'received',
+  'reservation_created',
+  'reservation_deleted',
+  'reservation_updated',
+  'restock',
+  'safety_stock',
+  'shrinkage',
+]);
+
 export const shopifyApiVersion = '2025-01';
 export const shopifyContractFolder = 'shopify';
 export const shopifyContractFile = `admin_schema_${shopifyApiVersion}.json`;
@@ -545,6 +569,27 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       const errors: UserError[] = [];
       if (input.name !== 'available' && input.name !== 'on_hand')
         errors.push({ field: ['input', 'name'], message: 'The quantity name must be available or on_hand', code: 'INVALID_NAME' });
+      // "The value must be one of the possible reasons" (InventorySetQuantitiesInput.reason; the
+      // list is shopify.dev's inventory quantities states page, not the schema: found through the docs search).
+      if (!inventoryReasons.has(input.reason))
+        errors.push({
+          field: ['input', 'reason'],
+          message: `The reason ${input.reason} is not one of Shopify's inventory adjustment reasons`,
+          code: 'INVALID_REASON',
+        });
+      const seen = new Set<string>();
+      input.quantities.forEach((q, i) => {
+        if (q.quantity < 0)
+          errors.push({ field: ['input', 'quantities', String(i), 'quantity'], message: 'The quantity can’t be negative.', code: 'INVALID_QUANTITY_NEGATIVE' });
+        const pair = `${q.inventoryItemId} ${q.locationId}`;
+        if (seen.has(pair))
+          errors.push({
+            field: ['input', 'quantities', String(i)],
+            message: 'The combination of inventoryItemId and locationId must be unique.',
+            code: 'NO_DUPLICATE_INVENTORY_ITEM_ID_GROUP_ID_PAIR',
+          });
+        seen.add(pair);
+      });
       input.quantities.forEach((q, i) => {
         const v = [...s.variants.values()].find((x) => x.inventoryItemId === q.inventoryItemId && s.products.get(x.productId)?.account === account);
         if (!v)

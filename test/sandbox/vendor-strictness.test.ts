@@ -123,4 +123,45 @@ describe('the sandbox refuses what the vendors refuse', function () {
       expect(await errorOf('lastmodifieddate:[2026-11-01T00:00:00Z..],orderfulfillmentstatus:{NOT_STARTED|IN_PROGRESS}')).to.equal(undefined);
     });
   });
+
+  describe('Shopify Admin GraphQL 2025-01 inventorySetQuantities (admin_schema_2025-01.json InventorySetQuantitiesUserErrorCode)', () => {
+    const mutation = `mutation Q($input: InventorySetQuantitiesInput!) { inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id } userErrors { field message code } } }`;
+    const set = async (input: Record<string, unknown>) => {
+      const res = await fetch(`${url}/admin/api/2025-01/graphql.json`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Shopify-Access-Token': 'shpat_sandbox_990002' },
+        body: JSON.stringify({ query: mutation, variables: { input } }),
+      });
+      expect(res.status).to.equal(200);
+      const body = (await res.json()) as { data: { inventorySetQuantities: { userErrors: { field: string[]; code: string }[] } } };
+      return body.data.inventorySetQuantities.userErrors.map((e) => `${e.code} ${e.field.join('.')}`);
+    };
+    const item = 'gid://shopify/InventoryItem/1';
+    const location = 'gid://shopify/Location/1';
+
+    it('when the reason is not one of Shopify’s, a quantity is negative or an item and location come twice, then userErrors in a 200 name them', async () => {
+      const errors = await set({
+        name: 'available',
+        reason: 'sync',
+        ignoreCompareQuantity: true,
+        quantities: [
+          { inventoryItemId: item, locationId: location, quantity: -1 },
+          { inventoryItemId: item, locationId: location, quantity: 2 },
+        ],
+      });
+      expect(errors).to.include.members([
+        'INVALID_REASON input.reason',
+        'INVALID_QUANTITY_NEGATIVE input.quantities.0.quantity',
+        'NO_DUPLICATE_INVENTORY_ITEM_ID_GROUP_ID_PAIR input.quantities.1',
+      ]);
+      expect(
+        await set({
+          name: 'available',
+          reason: 'correction',
+          ignoreCompareQuantity: true,
+          quantities: [{ inventoryItemId: item, locationId: location, quantity: 2 }],
+        }),
+      ).not.to.include.members(['INVALID_REASON input.reason']);
+    });
+  });
 });
