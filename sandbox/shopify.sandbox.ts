@@ -115,6 +115,8 @@ interface ShopifyLine {
   name: string;
   quantity: number;
   price: string;
+  /** The discounts allocated to the line (a discount code's share of it, or the line's own): its total. */
+  discount: string;
   fulfilled: number;
 }
 
@@ -146,6 +148,8 @@ export interface ShopifyOrder {
   cancellation?: { reason: string; refund: boolean; restock: boolean; notifyCustomer: boolean; staffNote: string | null };
   lines: ShopifyLine[];
   shippingPrice: string;
+  /** A shipping discount (free shipping: the whole price). */
+  shippingDiscount: string;
   address: ShopifyAddress;
   fulfillments: { id: string; tracking: { number: string | null; company: string | null }; lines: { id: string; quantity: number }[] }[];
 }
@@ -320,13 +324,30 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
     title: l.name,
     quantity: l.quantity,
     currentQuantity: l.quantity,
+    // originalUnitPriceSet "doesn't include discounts"; discountedUnitPriceAfterAllDiscountsSet
+    // does (the allocated discount over the quantity, to the cent: "approximate"); the sandbox's
+    // discounts are code (order-level) ones, which discountedUnitPriceSet leaves out.
     originalUnitPriceSet: money(l.price, o.currencyCode),
+    discountedUnitPriceSet: money(l.price, o.currencyCode),
+    discountedUnitPriceAfterAllDiscountsSet: money(cents(toCents(l.price) - Math.round(toCents(l.discount) / l.quantity)), o.currencyCode),
+    originalTotalSet: money(cents(toCents(l.price) * l.quantity), o.currencyCode),
+    totalDiscountSet: money('0.00', o.currencyCode),
   };
+}
+
+const toCents = (amount: string) => Math.round(Number(amount) * 100);
+const cents = (c: number) => (c / 100).toFixed(2);
+
+/** What the buyer pays: the lines less their discounts, plus shipping less its discount. */
+function orderTotal(o: ShopifyOrder): string {
+  const lines = o.lines.reduce((sum, l) => sum + toCents(l.price) * l.quantity - toCents(l.discount), 0);
+  return cents(lines + toCents(o.shippingPrice) - toCents(o.shippingDiscount));
 }
 
 function orderNode(s: ShopifyState, o: ShopifyOrder) {
   const paid = o.financial !== 'PENDING';
-  const total = o.lines.reduce((sum, l) => sum + Number(l.price) * l.quantity, Number(o.shippingPrice)).toFixed(2);
+  const total = orderTotal(o);
+  const shipping = cents(toCents(o.shippingPrice) - toCents(o.shippingDiscount));
   const remaining = o.lines.filter((l) => l.quantity > l.fulfilled);
   return {
     id: o.id,
@@ -341,7 +362,22 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     displayFulfillmentStatus: remaining.length === 0 ? 'FULFILLED' : o.fulfillments.length ? 'PARTIALLY_FULFILLED' : 'UNFULFILLED',
     totalReceivedSet: money(paid ? total : '0.00', o.currencyCode),
     totalPriceSet: money(total, o.currencyCode),
+    // "before discounts and returns"; the shipping line's discountedPriceSet is after discounts.
     totalShippingPriceSet: money(o.shippingPrice, o.currencyCode),
+    currentShippingPriceSet: money(shipping, o.currencyCode),
+    totalDiscountsSet: money(cents(o.lines.reduce((sum, l) => sum + toCents(l.discount), 0) + toCents(o.shippingDiscount)), o.currencyCode),
+    shippingLine:
+      toCents(o.shippingPrice) > 0
+        ? {
+            id: o.id.replace('/Order/', '/ShippingLine/'),
+            title: 'Standard',
+            custom: false,
+            isRemoved: false,
+            originalPriceSet: money(o.shippingPrice, o.currencyCode),
+            discountedPriceSet: money(shipping, o.currencyCode),
+            currentDiscountedPriceSet: money(shipping, o.currencyCode),
+          }
+        : null,
     shippingAddress: o.address,
     billingAddress: o.address,
     lineItems: ({ first, after }: { first?: number; after?: string }) =>
@@ -705,9 +741,11 @@ const errorsBody = (errors: readonly GraphQLError[]) => ({
 /** POST /_sandbox/shopify/orders: a checkout at the sandbox's store. */
 export interface NewShopifyOrder {
   portal_account: string | number;
-  lines: { sku: string; quantity?: number; price?: string; name?: string }[];
+  /** discount: the line's share of the order's discounts (its total, not per unit). */
+  lines: { sku: string; quantity?: number; price?: string; name?: string; discount?: string }[];
   paid?: boolean;
   shipping?: string;
+  shipping_discount?: string;
   buyer?: { name?: string; email?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
 }
 
@@ -727,6 +765,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     currencyCode: 'EUR',
     financial: body.paid === false ? 'PENDING' : 'PAID',
     shippingPrice: body.shipping ?? '4.90',
+    shippingDiscount: body.shipping_discount ?? '0.00',
     address: {
       name,
       firstName: name.split(' ')[0] ?? name,
@@ -748,6 +787,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
         name: l.name ?? (v ? s.products.get(v.productId)!.title : l.sku),
         quantity: l.quantity ?? 1,
         price: l.price ?? v?.price ?? '10.00',
+        discount: l.discount ?? '0.00',
         fulfilled: 0,
       };
     }),
@@ -765,7 +805,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
 /** An order as the REST resource Shopify's order webhooks carry (the fields a receiver reads). */
 export function restOrder(o: ShopifyOrder) {
   const number = Number(o.id.split('/').pop());
-  const total = o.lines.reduce((sum, l) => sum + Number(l.price) * l.quantity, Number(o.shippingPrice)).toFixed(2);
+  const total = orderTotal(o);
   return {
     id: number,
     admin_graphql_api_id: o.id,

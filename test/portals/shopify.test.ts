@@ -187,6 +187,25 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect(after.orders.map((o) => o.status.is_shipped)).to.deep.equal([true]);
   });
 
+  it('an order with a discount code and free shipping: the lines carry what the buyer paid and the fee is 0, so they add up to the amount received', async () => {
+    await adapter.list(target, item(), 'k');
+    const since = new Date(Date.now() - 1000);
+    // 2 x 24.90 with 5.00 off the order (allocated to the line) and the 4.90 shipping free.
+    const placed = await post('/_sandbox/shopify/orders', {
+      portal_account: account,
+      lines: [{ sku: 'SH-POT', quantity: 2, discount: '5.00' }],
+      shipping: '4.90',
+      shipping_discount: '4.90',
+    });
+    const id = String(placed.body.id).split('/').pop();
+    const order = (await adapter.fetchOrders(target, since, null)).orders.find((o) => o.external_order_id === id)!;
+    expect(order.paid_amount).to.equal('44.80');
+    expect(order.line.map((l) => [l.quantity, l.price])).to.deep.equal([[2, '22.40']]);
+    expect(order.shipping.fee).to.equal('0.00');
+    const lines = order.line.reduce((sum, l) => sum + Math.round(Number(l.price) * 100) * l.quantity, 0);
+    expect(lines + Math.round(Number(order.shipping.fee) * 100)).to.equal(4480);
+  });
+
   it('orders are listed by id and update time and read whole 10 to a query, each once; a fetch again reads none whole that did not change', async () => {
     await adapter.list(target, item(), 'k');
     const since = new Date(Date.now() - 1000);

@@ -31,7 +31,8 @@ export interface ShopifyOrderNode {
   displayFinancialStatus: string | null;
   displayFulfillmentStatus: string;
   totalReceivedSet: ShopifyMoney;
-  totalShippingPriceSet: ShopifyMoney;
+  /** The order's shipping summary (null: no shipping line); its discountedPriceSet is after discounts. */
+  shippingLine: { discountedPriceSet: ShopifyMoney } | null;
   shippingAddress: ShopifyMailingAddress | null;
   billingAddress: ShopifyMailingAddress | null;
   lineItems: { pageInfo?: { hasNextPage: boolean; endCursor: string | null }; nodes: ShopifyLineNode[] };
@@ -42,17 +43,22 @@ export interface ShopifyLineNode {
   sku: string | null;
   name: string;
   quantity: number;
-  originalUnitPriceSet: ShopifyMoney;
+  discountedUnitPriceAfterAllDiscountsSet: ShopifyMoney;
 }
 
 const address = `name firstName lastName company address1 address2 zip city province countryCodeV2 phone`;
 
-/** A line as the import needs it. */
-export const lineFields = 'id sku name quantity originalUnitPriceSet { shopMoney { amount } }';
+/**
+ * A line as the import needs it. The unit price is what the buyer paid for it:
+ * discountedUnitPriceAfterAllDiscountsSet ("includes discounts", code and order-level ones
+ * too), as eBay's and Amazon's lines carry their promotions; originalUnitPriceSet "doesn't
+ * include discounts", and with a discount code the lines added up to more than the order's total.
+ */
+export const lineFields = 'id sku name quantity discountedUnitPriceAfterAllDiscountsSet { shopMoney { amount } }';
 
 /** The selection of an order the import needs (its first 30 lines, what keeps a page of orders within one query's cost limit; the rest are read by the order's own line paging). */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode displayFinancialStatus displayFulfillmentStatus
-  totalReceivedSet { shopMoney { amount currencyCode } } totalShippingPriceSet { shopMoney { amount } }
+  totalReceivedSet { shopMoney { amount currencyCode } } shippingLine { discountedPriceSet { shopMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
   lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
 
@@ -89,13 +95,15 @@ export function channelOrder(o: ShopifyOrderNode): ChannelOrder {
       ...((o.phone ?? o.shippingAddress?.phone) ? { phone_1: (o.phone ?? o.shippingAddress?.phone)! } : {}),
       address: addressOf(o.billingAddress ?? o.shippingAddress),
     },
-    shipping: { fee: o.totalShippingPriceSet.shopMoney.amount, address: shipTo },
+    // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
+    // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
+    shipping: { fee: o.shippingLine?.discountedPriceSet.shopMoney.amount ?? '0.00', address: shipTo },
     line: o.lineItems.nodes.map((l) => ({
       transaction_id: legacyId(l.id),
       sku: l.sku || null,
       name: l.name,
       quantity: l.quantity,
-      price: l.originalUnitPriceSet.shopMoney.amount,
+      price: l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
     })),
     paid_amount: o.totalReceivedSet.shopMoney.amount,
     status: {
