@@ -188,6 +188,13 @@ export class MarketEAdapter extends HttpPortalAdapter {
       return { u, idOffer, id };
     });
     const known = resolved.filter((r): r is { u: QuantityUpdate; idOffer: string; id: number } => r.id !== undefined);
+    // Decision (the contract is ambiguous): unit_data carries the amount alone. bulkUpdateUnits'
+    // description says "you have to specify a listing price greater than zero", but
+    // UnitPatchRequest requires no field and the example's refusal is of a listing_price of 0
+    // ("listing_price must be greater than 0"). A CIA push knows no price (QuantityUpdate has
+    // none), and sending back a remembered one would undo a price the seller or Smart Pricing
+    // set at Kaufland since. If Kaufland refuses an amount alone, each unit comes back refused
+    // with its message (never accepted silently).
     for (let i = 0; i < known.length; i += bulkMax) {
       const chunk = known.slice(i, i + bulkMax);
       const answer = await s.call<{ data: { id_unit: number; status_code: number; message?: string; errors?: { field: string; message: string }[] }[] }>(
