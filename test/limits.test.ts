@@ -8,7 +8,7 @@ import { acquire } from '../lib/http/rate-limit';
 import { closeRedis, redis } from '../lib/redis';
 import type { Redis } from 'ioredis';
 import { createApp } from '../server/app';
-import { call, newSeller, Seller } from './support/api';
+import { call, newSeller, Seller, tokenFor } from './support/api';
 import { heldEndpoint } from './support/held-endpoint';
 
 describe('limits (document 1, Limits)', () => {
@@ -30,6 +30,31 @@ describe('limits (document 1, Limits)', () => {
     expect(last!.headers.get('x-ratelimit-limit')).to.equal('3');
     expect(Number(last!.headers.get('retry-after'))).to.be.above(0);
     expect(Number(last!.headers.get('x-ratelimit-reset'))).to.be.above(Date.now() / 1000);
+  });
+
+  it('when a call is refused before it counts (a missing scope, a body that cannot be read), then the answer still carries the quota as it stands, uncounted; an unknown caller gets none', async () => {
+    const seller = await newSeller();
+    const reader = await tokenFor(seller.login, seller.password, 'order_r');
+    setConfig({ ...original, rateLimitPerWindow: 5, rateLimitReliefDays: 0 });
+    const counted = await call('system/currency/EUR/', { token: seller.token });
+    expect(counted.headers.get('x-ratelimit-remaining')).to.equal('4');
+    const refusals = [
+      await call('order/', { token: reader, body: { order: { customer: { email: 'a@example.com' } } } }),
+      await call('order/', { token: seller.token, body: '{"order": ', headers: { 'Content-Type': 'application/json' } }),
+    ];
+    expect(refusals.map((r) => [r.status, r.body.error?.[0]?.error])).to.deep.equal([
+      [403, 'insufficient_scope'],
+      [400, 'malformed_json'],
+    ]);
+    for (const refused of refusals) {
+      expect(refused.headers.get('x-ratelimit-limit')).to.equal('5');
+      expect(refused.headers.get('x-ratelimit-remaining')).to.equal('4');
+      expect(refused.headers.get('x-ratelimit-reset')).to.equal(counted.headers.get('x-ratelimit-reset'));
+    }
+    expect((await call('system/currency/EUR/', { token: seller.token })).headers.get('x-ratelimit-remaining')).to.equal('3');
+    const unknown = await call('system/currency/EUR/', { token: 'not-a-token' });
+    expect(unknown.status).to.equal(401);
+    expect(unknown.headers.has('x-ratelimit-limit')).to.equal(false);
   });
 
   it('when more calls of one account run at once than allowed, then the surplus gets 429 and others are unaffected', async () => {

@@ -15,7 +15,7 @@ export { idempotencyRepository } from './idempotency/idempotency.repository';
 export { checkInput, checkText } from './input-bounds';
 export { decodeText, encodeText, isSupportedCharset, negotiateCharset, negotiateFormat, parseContentType } from './media';
 export { openApiDocument } from './openapi';
-export { acquire, rateLimitHeaders } from './rate-limit';
+export { acquire, quotaOf, rateLimitHeaders } from './rate-limit';
 export { revisionNotes } from './revisions';
 export {
   absentWhenNull,

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { config } from '../../config';
-import { movedTime } from '../clock';
+import { movedTime, now } from '../clock';
 import { DomainError, throttled, dependencyUnavailable } from '../errors';
 import { log } from '../log';
-import { atTurnWrite, callGroupOf, isSlotError, luaNow, redisScript, turnWritten } from '../redis';
+import { atTurnWrite, callGroupOf, isSlotError, luaNow, redis, redisScript, turnWritten } from '../redis';
 
 export interface RateLimitState {
   limit: number;
@@ -252,6 +252,28 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
       return turnWritten();
     },
   };
+}
+
+/**
+ * The account's quota as it stands, counting nothing: for the answer to a call refused before it
+ * was counted (a missing scope, a body too large or not decodable), so that it too carries the
+ * X-RateLimit headers document 1 puts on responses. Read by this host's clock (the script uses
+ * Redis's), which can only matter within a second of a window's end. null when Redis cannot say:
+ * the refusal is answered without them rather than delayed or failed.
+ */
+export async function quotaOf(accountId: number): Promise<RateLimitState | null> {
+  const { rateLimitPerWindow, rateLimitWindowSeconds } = config();
+  const tag = accountTag(accountId);
+  try {
+    const [counted, relief] = await Promise.all([redis().hmget(`${tag}:rate`, 'window', 'used'), redis().get(`${tag}:rate:relief`)]);
+    const nowSeconds = Math.floor(now() / 1000);
+    const window = Math.floor(nowSeconds / rateLimitWindowSeconds);
+    const used = Number(counted[0]) === window ? Number(counted[1] ?? 0) : 0;
+    const limit = rateLimitPerWindow * 10 * (relief === String(Math.floor(nowSeconds / 86_400)) ? 2 : 1);
+    return { limit: limit / 10, remaining: Math.max(0, Math.floor((limit - used) / 10)), reset: (window + 1) * rateLimitWindowSeconds };
+  } catch {
+    return null;
+  }
 }
 
 function tooMany(id: 'too_many_requests' | 'too_many_concurrent_calls', description: string, state: RateLimitState, retryAfter: number): DomainError {

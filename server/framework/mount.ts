@@ -9,6 +9,7 @@ import {
   errorEnvelope,
   successEnvelope,
   acquire,
+  quotaOf,
   rateLimitHeaders,
   checkInput,
   checkText,
@@ -102,12 +103,11 @@ function handlerFor(e: Endpoint) {
     let claim: Claim | undefined;
     try {
       // The caller first: an unknown token or a missing scope is answered before the body is read.
-      const grant = e.auth ? await authenticate(e, req) : null;
+      const grant = e.auth ? await authenticate(e, req, res) : null;
       const input = await readInput(e, req);
       let caller: Caller | null = null;
       let key: string | undefined;
       if (grant) {
-        res.locals.accountId = grant.accountId;
         key = requestKey(e, req);
         const limit = await acquire(grant.accountId, weightOf(e, input));
         release = limit.release;
@@ -161,7 +161,8 @@ function handlerFor(e: Endpoint) {
       const error = toDomainError(err, context.log);
       const envelope = errorEnvelope(error.items(), err instanceof DomainError ? context.warnings : []);
       await release();
-      await send(req, res, claim, { status: error.status, envelope, headers: errorHeaders(error) });
+      const headers = { ...(await uncountedQuota(res, error)), ...errorHeaders(error) };
+      await send(req, res, claim, { status: error.status, envelope, headers });
     } finally {
       void release();
     }
@@ -192,10 +193,23 @@ function weightOf(e: Endpoint, input: Record<string, unknown>): number {
   return Array.isArray(items) ? Math.max(items.length, 1) : 1;
 }
 
+/**
+ * The X-RateLimit headers for a refusal that came before the call was counted (a missing scope,
+ * a body too large or not decodable): the account's quota as it stands. A caller not known
+ * (401, token.php) has no quota to show, and a counted call has its headers already.
+ */
+async function uncountedQuota(res: Response, error: DomainError): Promise<Record<string, string>> {
+  const accountId = res.locals.accountId as number | undefined;
+  if (accountId === undefined || error.quota || res.hasHeader('X-RateLimit-Limit')) return {};
+  const quota = await quotaOf(accountId);
+  return quota ? rateLimitHeaders(quota) : {};
+}
+
 /** The grant of the request's bearer token, with the endpoint's scope; 401 or 403 otherwise. */
-async function authenticate(e: Endpoint, req: Request): Promise<NonNullable<Awaited<ReturnType<typeof grantOfAccessToken>>>> {
+async function authenticate(e: Endpoint, req: Request, res: Response): Promise<NonNullable<Awaited<ReturnType<typeof grantOfAccessToken>>>> {
   const grant = await grantOfAccessToken(bearerToken(req));
   if (!grant) throw unauthenticated('invalid_token', 'the access token is unknown or expired; request a new one at token.php');
+  res.locals.accountId = grant.accountId;
   if (e.auth!.scope && !grant.scope.includes(e.auth!.scope)) throw forbidden(e.auth!.scope);
   return grant;
 }
