@@ -279,7 +279,8 @@ function mountFeedback(router: express.Router, state: SandboxState): void {
     }
     const feedbackId = String(900000000 + ebay.next());
     ebay.feedback.push({ account, body, feedbackId });
-    res.status(201).json({ feedbackId });
+    // leaveFeedback documents 200 (commerce_feedback_v1_beta_oas3.json), not 201.
+    res.status(200).json({ feedbackId });
   });
 }
 

@@ -261,6 +261,19 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect(byId.get(partly)!.status.is_paid).to.equal(true);
   });
 
+  it('when the buyer is rated, then each line item gets positive feedback through leaveFeedback, answered as the Feedback API documents it (200)', async () => {
+    const target = bare();
+    await adapter.list(target, { stockId: 26, name: 'Cup', sku: 'CUP-26', ean: null, price: '5.00', quantityAvailable: 9, group: listable }, 'k1');
+    const orderId = await order(target, { lines: [{ sku: 'CUP-26', quantity: 1 }] });
+    await adapter.rateBuyer(target, orderId, 'r1');
+    const left = state.ebay.feedback.filter((f) => f.account === String(target.portalAccountId));
+    expect(left.map((f) => [f.body.commentType, f.body.orderLineItemId])).to.deep.equal([
+      ['POSITIVE', state.ebay.orders.get(orderId)!.order.lineItems![0]!.lineItemId],
+    ]);
+    // The suite's afterEach asserts no violation, the sandbox's answers included: leaveFeedback
+    // documents 200 only (commerce_feedback_v1_beta_oas3.json); the sandbox answered 201.
+  });
+
   it('when listings made in Seller Hub are taken over, then eligible ones become offers under their SKU that CIA reaches; the others keep eBay’s reason', async () => {
     const target = bare();
     const legacy = async (body: Record<string, unknown>) =>
