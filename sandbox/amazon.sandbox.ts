@@ -228,6 +228,7 @@ function gate(state: SandboxState, amazon: AmazonState) {
     if (delay > 0) await sleep(delay);
     const fault = takeFault(state, account);
     if (fault) {
+      res.locals.scripted = true;
       if (fault.retryAfter !== undefined) res.set('Retry-After', fault.retryAfter);
       res.status(fault.status).json(errorBody(codeOf(fault.status), fault.message));
       return;

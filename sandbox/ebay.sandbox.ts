@@ -83,6 +83,8 @@ function faults(state: SandboxState) {
     if (delay > 0) await sleep(delay);
     const fault = state.takeFault(portal, res.locals.account as string);
     if (fault) {
+      // A test's scripted answer: any status it asks for, not held to the contract's answers.
+      res.locals.scripted = true;
       if (fault.retryAfter !== undefined) res.set('Retry-After', fault.retryAfter);
       const errorId = fault.status === 429 ? 2001 : fault.status >= 500 ? 2003 : 25001;
       res

@@ -398,6 +398,7 @@ function gate(state: SandboxState, k: KauflandState) {
     if (delay > 0) await sleep(delay);
     const fault = state.takeFault(portal, account);
     if (fault) {
+      res.locals.scripted = true;
       if (fault.retryAfter !== undefined) res.set('Retry-After', fault.retryAfter);
       res.status(fault.status).json(problem(fault.status >= 500 ? 'server-error' : 'bad-request', fault.message));
       return;

@@ -106,6 +106,16 @@ describe('the sandbox refuses what the vendors refuse', function () {
     };
     const since = encodeURIComponent(`lastmodifieddate:[${new Date(Date.now() - 60000).toISOString()}..]`);
 
+    it('when a test scripts a fault of a status the operation does not document (422), then the sandbox answers it and records no violation of its own answer', async () => {
+      await fetch(`${url}/_sandbox/faults`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ portal: 'auction_a', portal_account: '990001', status: 422, count: 1, message: 'scripted' }),
+      });
+      expect((await orders(`filter=${since}`)).status).to.equal(422);
+      expect((await (await fetch(`${url}/_sandbox/violations?vendor=ebay`)).json()) as unknown[]).to.deep.equal([]);
+    });
+
     it('when the limit is above 200, then 400 with errorId 31100 ("If a requested limit is more than 200, the call fails")', async () => {
       expect((await orders(`filter=${since}&limit=200`)).status).to.equal(200);
       const over = await orders(`filter=${since}&limit=201`);
