@@ -161,7 +161,10 @@ function parameterOf(doc: Json, raw: unknown): Parameter | undefined {
   const { name: _n, in: _i, required: _r, description: _d, collectionFormat, ...inline } = p;
   const schema = (p.schema as Json | undefined) ?? inline;
   const array = deref(doc, schema).type === 'array';
-  const csv = array && (collectionFormat === 'csv' || collectionFormat === undefined || p.explode === false);
+  // Swagger 2.0's default collectionFormat is csv; OAS 3.0's query default is style form with
+  // explode true (status=a&status=b), so a comma list is one value there unless explode is false.
+  const swagger2 = typeof doc.swagger === 'string';
+  const csv = array && (collectionFormat === 'csv' || (swagger2 && collectionFormat === undefined) || p.explode === false);
   return { name: String(p.name), in: p.in, required: p.required === true || p.in === 'path', schema, csv };
 }
 

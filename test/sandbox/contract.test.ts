@@ -144,4 +144,13 @@ describe('the sandbox contract checker (sandbox/contract)', function () {
     expect(listings).to.include.members(["the body must have required property 'sku'", 'handled is not a field of the contract']);
     expect(ebay).to.deep.equal(['createOffer documents no 200 answer (201, 400, 500)']);
   });
+
+  it('when an OAS 3.0 array query parameter (Kaufland GetOrderUnits status, explode by default) comes as a comma list, then it is one value and refused; repeated keys pass', async () => {
+    const kaufland = OpenApiContract.load('kaufland', 'seller-api-v2.openapi.json');
+    const check = (query: Record<string, unknown>) =>
+      kaufland.check({ method: 'GET', path: '/v2/order-units', query, header: () => undefined, body: undefined }).map((p) => p.name);
+    expect(check({ storefront: 'de', status: ['open', 'sent'] })).to.deep.equal([]);
+    expect(check({ storefront: 'de', status: 'open' })).to.deep.equal([]);
+    expect(check({ storefront: 'de', status: 'open,sent' })).to.deep.equal(['status[0]']);
+  });
 });
