@@ -207,31 +207,35 @@ function vatOf(net: bigint, rate: number): bigint {
   return negative ? -tax : tax;
 }
 
+/** floor(a / b) for bigint (toward minus infinity; b > 0). */
+const floorDiv = (a: bigint, b: bigint): bigint => (a >= 0n ? a / b : -((-a + b - 1n) / b));
+
 /**
  * Splits `total` over parts in proportion to their weights (largest remainder, ties to the
- * earlier part), so the parts add up to the total exactly.
+ * earlier part), so the parts add up to the total exactly, whatever the signs of the weights
+ * (a discount line is a negative weight beside positive ones): each part is the floor of its exact
+ * share, and the cents left (fewer than the parts) go to the largest fractions. EN 16931's sums
+ * (BR-CO-10, BR-S-08: the lines and charges of a rate add up to its taxable amount) rely on it.
  */
 export function allocate(total: bigint, weights: bigint[]): bigint[] {
-  const sum = weights.reduce((a, b) => a + b, 0n);
+  let sum = weights.reduce((a, b) => a + b, 0n);
   if (sum === 0n) return weights.map((_, i) => (i === 0 ? total : 0n));
-  const negative = total < 0n !== sum < 0n;
-  const t = total < 0n ? -total : total;
-  const s = sum < 0n ? -sum : sum;
+  // Scale so the divisor is positive: floor and remainder then mean the same for every sign.
+  const flip = sum < 0n ? -1n : 1n;
+  sum *= flip;
   const shares = weights.map((w) => {
-    const a = w < 0n ? -w : w;
-    return { floor: (t * a) / s, rest: (t * a) % s };
+    const exact = total * w * flip;
+    const floor = floorDiv(exact, sum);
+    return { floor, rest: exact - floor * sum };
   });
-  let left = t - shares.reduce((a, b) => a + b.floor, 0n);
+  let left = total - shares.reduce((a, b) => a + b.floor, 0n);
   const order = shares.map((_, i) => i).sort((a, b) => (shares[b]!.rest > shares[a]!.rest ? 1 : shares[b]!.rest < shares[a]!.rest ? -1 : a - b));
   for (const i of order) {
     if (left <= 0n) break;
     shares[i]!.floor += 1n;
     left -= 1n;
   }
-  return shares.map((p, i) => {
-    const sign = weights[i]! < 0n !== negative ? -1n : 1n;
-    return p.floor * sign;
-  });
+  return shares.map((p) => p.floor);
 }
 
 /**
@@ -285,7 +289,13 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
   const categoryOf = (rate: number): { category: VatCategory; rate: number } =>
     seller.smallBusiness ? { category: 'E', rate: 0 } : reverse ? { category: 'AE', rate: 0 } : rate > 0 ? { category: 'S', rate } : { category: 'Z', rate: 0 };
 
-  const lines = order.lines.map((l) => {
+  // BR-16: an invoice has at least one line. An order without lines bills its shipping fee (or
+  // nothing) as its one line, at the VAT a charge without lines would have had.
+  const orderLines = order.lines.length
+    ? order.lines
+    : [{ position: 1, name: words.shipping, sku: null, quantity: 1, price: order.shippingFee ?? '0', tax: null }];
+  const shippingFee = order.lines.length ? order.shippingFee : null;
+  const lines = orderLines.map((l) => {
     const grossUnit = sign * toCents(l.price ?? '0');
     return { line: l, grossUnit, gross: grossUnit * BigInt(l.quantity), ...categoryOf(rateOf(l.tax)) };
   });
@@ -296,13 +306,15 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
     g.lineGross += l.gross;
     groups.set(key(l), g);
   }
-  // Shipping shares the VAT of what is shipped: split over the rates by their lines' gross.
-  const shippingGross = sign * toCents(order.shippingFee ?? '0');
+  // Shipping shares the VAT of what is shipped: split over the rates by their lines' gross. A rate
+  // whose lines add up to less than nothing (a discount at its own rate) ships nothing and gets no
+  // share: it would be a negative charge.
+  const shippingGross = sign * toCents(shippingFee ?? '0');
   const groupList = [...groups.values()];
   if (shippingGross !== 0n && groupList.length === 0) groupList.push({ ...categoryOf(0), lineGross: 0n });
   const shippingShares = allocate(
     shippingGross,
-    groupList.map((g) => g.lineGross),
+    groupList.map((g) => (g.lineGross > 0n ? g.lineGross : 0n)),
   );
 
   const docLines: DocumentLine[] = [];
