@@ -180,12 +180,14 @@ const notesByLanguage = {
     reverseCharge: 'Steuerschuldnerschaft des Leistungsempfängers (Reverse Charge, Art. 196 MwStSystRL).',
     smallBusiness: 'Gemäß § 19 UStG wird keine Umsatzsteuer berechnet (Kleinunternehmer).',
     shipping: 'Versand',
+    customer: 'Kunde',
     credit: (n: string, d: string) => `Gutschrift zur Rechnung ${n} vom ${d}.`,
   },
   en: {
     reverseCharge: 'Reverse charge: VAT is due by the recipient (Art. 196 Council Directive 2006/112/EC).',
     smallBusiness: 'No VAT charged: small business exemption (German § 19 UStG).',
     shipping: 'Shipping',
+    customer: 'Customer',
     credit: (n: string, d: string) => `Credit note for invoice ${n} of ${d}.`,
   },
 };
@@ -268,6 +270,17 @@ const address = (a: Partial<InvoiceAddress> | null | undefined): InvoiceAddress 
   country: a?.country ?? '',
   countryIso2: (a?.countryIso2 ?? '').toUpperCase(),
 });
+
+/**
+ * The buyer's address with a name (BR-07: BT-44 is mandatory): a buyer without name and name_2 is
+ * named by the delivery address's name, else the email, else "Kunde <customer number>".
+ */
+function buyerAddress(order: InvoiceOrder, customer: string): InvoiceAddress {
+  const a = address(order.buyer.address);
+  if (a.name.trim() || a.name2.trim()) return a;
+  const shipName = [order.shipTo?.name, order.shipTo?.name2].filter((n) => n?.trim()).join(', ');
+  return { ...a, name: shipName || order.buyer.email.trim() || [customer, order.customerNumber ?? ''].join(' ').trim() };
+}
 
 /** Whether the buyer pays the VAT (reverse charge): a business buyer with a VAT id in another EU state than the seller's. */
 export function isReverseCharge(seller: SellerInvoiceSettings, buyer: InvoiceParty): boolean {
@@ -373,7 +386,7 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
     orderId: order.id,
     locale: seller.locale,
     seller: seller.party,
-    buyer: { ...order.buyer, address: address(order.buyer.address) },
+    buyer: { ...order.buyer, address: buyerAddress(order, words.customer) },
     customerNumber: order.customerNumber ?? '',
     shipTo: order.shipTo ? address(order.shipTo) : null,
     lines: docLines,

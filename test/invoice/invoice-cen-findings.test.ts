@@ -24,6 +24,7 @@ const line = (position: number, price: string, tax: string, quantity = 1, name =
   price,
   tax,
 });
+const nameless = { name: '', name2: '', street: '', street2: '', zip: '', city: '', province: '', country: '', countryIso2: 'DE' };
 
 /** The shapes the CEN validator refused before the fixes (each also in its own case below). */
 const findings = {
@@ -32,6 +33,8 @@ const findings = {
     shippingFee: '4.90',
     lines: [line(1, '100.00', '19', 2), line(2, '-15.00', '19', 1, 'Rabatt 15 €'), line(3, '-2.50', '7', 2, 'Gutschein')],
   }),
+  // BR-07: a buyer with neither name nor name_2.
+  nameless: order({ buyer: { address: nameless, vatId: '', taxNumber: '', email: 'anon@example.com' }, lines: [line(1, '10.00', '19')] }),
   // BR-16: an order with a shipping fee and no lines.
   noLines: order({ shippingFee: '4.90', lines: [] }),
 };
@@ -69,6 +72,19 @@ describe('invoices: what the official EN 16931 validator found (CEN schematron 1
       ]);
     },
   );
+
+  it('when the buyer has neither name nor name_2, then BR-07 holds: "An Invoice shall contain the Buyer name (BT-44)" (named by its email, else "Kunde <number>")', () => {
+    const xml = renderCii(planInvoice(findings.nameless, seller));
+    expect(checkEn16931(xml)).to.deep.equal([]);
+    expect(xml).to.contain('<ram:BuyerTradeParty><ram:ID>42</ram:ID><ram:Name>anon@example.com</ram:Name>');
+    const bare = { ...findings.nameless, buyer: { ...findings.nameless.buyer, email: '' } };
+    expect(planInvoice(bare, seller).buyer.address.name).to.equal('Kunde 42');
+    expect(planInvoice({ ...bare, customerNumber: null }, { ...seller, locale: 'en-US' }).buyer.address.name).to.equal('Customer');
+    const shipped = { ...bare, shipTo: { ...nameless, name: 'Lager Nord', city: 'Kiel' } };
+    expect(planInvoice(shipped, seller).buyer.address.name).to.equal('Lager Nord');
+    // A named buyer keeps its name.
+    expect(planInvoice(scenarios[0]!.order, seller).buyer.address.name).to.equal('Erika Mustermann');
+  });
 
   it('when an order has a shipping fee and no lines, then BR-16 holds: "An Invoice shall have at least one Invoice line (BG-25)" (the shipping is its line)', () => {
     const doc = planInvoice(findings.noLines, seller);
