@@ -15,10 +15,21 @@ export const xrechnungGuideline = 'urn:cen.eu:en16931:2017#compliant#urn:xeinkau
 /** factur-x: the XML inside the PDF; xrechnung: the same invoice for XRechnung receivers (BT-10 and BG-6 added). */
 export type CiiVariant = 'factur-x' | 'xrechnung';
 
-const escape = (text: string) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+/**
+ * Characters XML 1.0 does not allow (C0 controls but tab, LF and CR; U+FFFE, U+FFFF; lone
+ * surrogates): an order's text may hold them, a parser refuses the whole document for one (the CEN
+ * validator did, on a line name with U+0001), so they are dropped.
+ */
+// eslint-disable-next-line no-control-regex
+const notXml = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const escape = (text: string) =>
+  text.replace(notXml, '').replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 /** An element with text, or nothing when the text is empty (optional BTs are left out, not sent empty). */
-const el = (name: string, text: string, attributes = ''): string => (text === '' ? '' : `<${name}${attributes}>${escape(text)}</${name}>`);
+const el = (name: string, text: string, attributes = ''): string => {
+  const content = escape(text);
+  return content === '' ? '' : `<${name}${attributes}>${content}</${name}>`;
+};
 const wrap = (name: string, ...children: string[]): string => {
   const inner = children.join('');
   return inner === '' ? '' : `<${name}>${inner}</${name}>`;

@@ -37,6 +37,8 @@ const findings = {
   nameless: order({ buyer: { address: nameless, vatId: '', taxNumber: '', email: 'anon@example.com' }, lines: [line(1, '10.00', '19')] }),
   // BR-16: an order with a shipping fee and no lines.
   noLines: order({ shippingFee: '4.90', lines: [] }),
+  // XML 1.0 Char: a line name with a control character.
+  control: order({ lines: [line(1, '2.00', '19', 1, '\u0001Tasse\u0008 mit\tTab'), line(2, '1.00', '7', 1, 'Schale \uD800')] }),
 };
 
 describe('invoices: what the official EN 16931 validator found (CEN schematron 1.3.16)', () => {
@@ -94,6 +96,16 @@ describe('invoices: what the official EN 16931 validator found (CEN schematron 1
     expect(doc.charges).to.deep.equal([]);
     expect(doc.totals.grandTotal + doc.totals.rounding).to.equal(490n);
     expect(checkEn16931(renderCii(planInvoice(order({ lines: [] }), seller)))).to.deep.equal([]);
+  });
+
+  it('when a line name holds a control character or a lone surrogate, then the XML is still XML 1.0 (the validators refused the whole document)', () => {
+    const xml = renderCii(planInvoice(findings.control, seller));
+    expect(checkEn16931(xml)).to.deep.equal([]);
+    expect(xml).to.contain('<ram:Name>Tasse mit\tTab</ram:Name>');
+    expect(xml).to.contain('<ram:Name>Schale </ram:Name>');
+    expect(xmllint(xml).code, xmllint(xml).output).to.equal(0);
+    // The check can fail: the character put back is named.
+    expect(checkEn16931(xml.replace('Tasse', '\u0001Tasse')).map((v) => v.rule)).to.deep.equal(['XML-Char']);
   });
 
   it('when EN16931_CII_XSLT names the CEN validation XSLT, then it finds no fatal rule in these shapes and the scenarios (Saxon-HE)', function () {
