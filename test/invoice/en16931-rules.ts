@@ -4,8 +4,8 @@
  * BR-48, BR-55, BR-CO-10..BR-CO-18, BR-CO-25, BR-CO-26, and the VAT breakdown rules BR-S/Z/E/AE-02, -05, -08,
  * -09, -10), not from our renderer: it parses the XML on its own (fast-xml-parser) and never imports
  * lib/invoice. The official CEN validation XSLT runs under Debian's Saxon-HE (libsaxonhe-java)
- * but is not in ../shared/, so the suite runs it only where EN16931_CII_XSLT names it
- * (invoice-cen-findings.test.ts); these checks stand in for it always, including the rules it
+ * but is not in ../shared/, so the suite cannot run it (it was run by hand, lib/invoice README);
+ * these checks stand in for it, including the rules it
  * found broken (BR-07, BR-16, BR-S-08) and XML 1.0's characters. They also run over the genuine
  * samples in ../shared/samples/einvoice/.
  */

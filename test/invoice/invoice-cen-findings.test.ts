@@ -2,14 +2,10 @@
  * What the official CEN/TC 434 validation (ConnectingEurope/eInvoicing-EN16931 1.3.16,
  * cii/xslt/EN16931-CII-validation.xslt under Saxon-HE) found on invoices of shapes the other tests
  * did not issue, each as a case that failed before its fix: the rule's id and text, our own check
- * of it (en16931-rules.ts), and xmllint. With EN16931_CII_XSLT naming that XSLT (and Debian's
- * libsaxonhe-java installed) the official validator itself also runs over these shapes and the
- * scenarios of support.ts; the artefact is not in ../shared/, so it is skipped otherwise.
+ * of it (en16931-rules.ts), and xmllint. The official validator is not in ../shared/, so no test
+ * runs it: it was run by hand over these shapes and about 1,700 generated invoices (lib/invoice
+ * README), and found no fatal rule after the fixes.
  */
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { planInvoice, renderCii } from '../../lib/invoice';
 import { allocate } from '../../lib/invoice/invoice-document';
@@ -106,39 +102,5 @@ describe('invoices: what the official EN 16931 validator found (CEN schematron 1
     expect(xmllint(xml).code, xmllint(xml).output).to.equal(0);
     // The check can fail: the character put back is named.
     expect(checkEn16931(xml.replace('Tasse', '\u0001Tasse')).map((v) => v.rule)).to.deep.equal(['XML-Char']);
-  });
-
-  it('when EN16931_CII_XSLT names the CEN validation XSLT, then it finds no fatal rule in these shapes and the scenarios (Saxon-HE)', function () {
-    const xslt = process.env.EN16931_CII_XSLT;
-    const saxon = process.env.SAXON_JAR ?? '/usr/share/java/Saxon-HE.jar';
-    if (!xslt || !fs.existsSync(xslt) || !fs.existsSync(saxon)) this.skip();
-    this.timeout(60000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-cen-'));
-    try {
-      const shapes = [
-        ...Object.entries(findings).map(([name, o]) => ({ name, order: o, seller })),
-        ...scenarios.map((s, i) => ({ ...s, name: `scenario-${i}` })),
-      ];
-      for (const s of shapes) {
-        const doc = planInvoice(s.order, s.seller);
-        fs.writeFileSync(path.join(dir, `${s.name}.xml`), renderCii(doc));
-        fs.writeFileSync(path.join(dir, `${s.name}-xrechnung.xml`), renderCii(doc, 'xrechnung'));
-      }
-      const out = path.join(dir, 'svrl');
-      fs.mkdirSync(out);
-      const run = spawnSync('java', ['-cp', saxon, 'net.sf.saxon.Transform', `-s:${dir}`, `-xsl:${xslt}`, `-o:${out}`], { encoding: 'utf8' });
-      expect(run.status, run.stderr).to.equal(0);
-      const fatal = fs
-        .readdirSync(out)
-        .flatMap((f) =>
-          [...fs.readFileSync(path.join(out, f), 'utf8').matchAll(/<svrl:failed-assert\b[^>]*>/g)]
-            .filter((m) => /\bflag="fatal"/.test(m[0]))
-            .map((m) => `${f}: ${/\bid="([^"]*)"/.exec(m[0])?.[1]}`),
-        );
-      expect(fatal).to.deep.equal([]);
-      expect(fs.readdirSync(out)).to.have.length(shapes.length * 2);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
   });
 });
