@@ -5,6 +5,8 @@
  */
 export { AuthorizeFormError, AuthorizePageError, confirm, consentStep, readAuthorizationRequest, signIn, tickedScopes } from './authorize.service';
 export type { AuthorizationRequest, AuthorizeOutcome, ConsentStep } from './authorize.service';
+export { presentedCredentials } from './client-credentials';
+export type { CredentialReading } from './client-credentials';
 export { listClientAccesses, revokeClientAccess } from './client-access.service';
 export { ClientRegistrationError, createClient } from './client.service';
 export { tokenRepository } from './token.repository';

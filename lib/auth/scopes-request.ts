@@ -2,7 +2,10 @@ import { domainError } from '../errors';
 import { allScopes, isScope, Scope } from '../access';
 
 /** RFC 6749 section 5.2 errors; invalid_client is a 401, the rest 400. */
-export const oauthError = (id: 'invalid_client' | 'invalid_grant' | 'invalid_scope' | 'invalid_request', description: string) => domainError(id, description);
+export const oauthError = (
+  id: 'invalid_client' | 'invalid_grant' | 'invalid_scope' | 'invalid_request' | 'unsupported_grant_type' | 'unauthorized_client',
+  description: string,
+) => domainError(id, description);
 
 /** Parses a requested scope string; absent means everything the grant allows. */
 export function parseScope(requested: string | undefined, allowed: readonly Scope[] = allScopes): Scope[] {

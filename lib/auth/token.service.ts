@@ -5,6 +5,7 @@ import { listening, onChange, db } from '../db';
 import { invalidInput } from '../errors';
 import { log } from '../log';
 import { accountRepository, decoyHash, verifyPassword } from '../account';
+import type { CredentialReading } from './client-credentials';
 import { clientRepository, OAuthClientRow } from './client.repository';
 import { throttledLogin } from './login-throttle';
 import { oauthError, parseScope } from './scopes-request';
@@ -45,38 +46,73 @@ async function issue(grant: Grant, chainId: string | null, trx?: Knex): Promise<
 /**
  * Checks a seller's login and password from a client address, under the login throttle; the same
  * answer and similar time for either mistake. A failure is logged (`via`: where the login was
- * tried) with the login and address, never the password.
+ * tried) with the login and address, never the password. Several readings of one request's
+ * credentials (client-credentials.ts: Basic as sent and form-decoded) count as one attempt, under
+ * the login as sent.
  */
-export function authenticateSeller(login: string, password: string, address: string, via: 'token.php' | 'authorize.php'): Promise<number | undefined> {
+export function authenticateSeller(
+  login: string,
+  password: string,
+  address: string,
+  via: 'token.php' | 'authorize.php',
+  alternatives: CredentialReading[] = [],
+): Promise<number | undefined> {
   return throttledLogin(
     login,
     address,
     async () => {
-      const account = await accountRepository.findByLogin(login);
-      const ok = await verifyPassword(password, account?.password_hash ?? (await decoyHash()));
-      return ok && account ? account.id : undefined;
+      for (const reading of [{ id: login, secret: password }, ...alternatives]) {
+        const account = await accountRepository.findByLogin(reading.id);
+        const ok = await verifyPassword(reading.secret, account?.password_hash ?? (await decoyHash()));
+        if (ok && account) return account.id;
+      }
+      return undefined;
     },
     via,
   );
 }
 
-/** Document 1, Authentication 1: a seller's own login with grant_type=client_credentials. */
-export async function grantClientCredentials(login: string, password: string, scope: string | undefined, address: string): Promise<TokenAnswer> {
-  const accountId = await authenticateSeller(login, password, address, 'token.php');
-  if (accountId === undefined) throw oauthError('invalid_client', 'login or password is wrong');
+/**
+ * Document 1, Authentication 1: a seller's own login with grant_type=client_credentials;
+ * alternatives: other readings of the same credentials (client-credentials.ts).
+ */
+export async function grantClientCredentials(
+  login: string,
+  password: string,
+  scope: string | undefined,
+  address: string,
+  alternatives: CredentialReading[] = [],
+): Promise<TokenAnswer> {
+  const accountId = await authenticateSeller(login, password, address, 'token.php', alternatives);
+  if (accountId === undefined) {
+    // RFC 6749 5.2: a client that authenticated but may not use this grant is unauthorized_client.
+    if (await clientOf([{ id: login, secret: password }, ...alternatives]))
+      throw oauthError('unauthorized_client', 'grant_type=client_credentials is a seller login; a client uses authorization_code and refresh_token');
+    throw oauthError('invalid_client', 'login or password is wrong');
+  }
   return issue({ accountId, oauthClientId: null, portalAccountId: null, scope: parseScope(scope) }, null);
 }
 
-async function authenticateClient(clientId: string | undefined, secret: string | undefined): Promise<OAuthClientRow> {
-  const client = clientId ? await clientRepository.findByClientId(clientId) : undefined;
-  const given = Buffer.from(secretHash(secret ?? ''));
-  const expected = Buffer.from(client?.secret_hash ?? secretHash(crypto.randomBytes(8).toString('hex')));
-  if (!client || !crypto.timingSafeEqual(given, expected)) {
-    // The client_id as sent is not a secret; the secret never goes to the log.
-    log.warn({ login_failed: 'token.php', client_id: clientId ?? null, known_client: Boolean(client) }, 'client authentication failed');
-    throw oauthError('invalid_client', 'client_id or client_secret is wrong');
+/** The client whose secret one of the readings carries (client-credentials.ts), compared in constant time. */
+async function clientOf(readings: CredentialReading[]): Promise<OAuthClientRow | undefined> {
+  for (const { id, secret } of readings.length ? readings : [{ id: '', secret: '' }]) {
+    const client = id ? await clientRepository.findByClientId(id) : undefined;
+    const given = Buffer.from(secretHash(secret));
+    const expected = Buffer.from(client?.secret_hash ?? secretHash(crypto.randomBytes(8).toString('hex')));
+    if (client && crypto.timingSafeEqual(given, expected)) return client;
   }
-  return client;
+  return undefined;
+}
+
+/** The client the request's credentials authenticate; invalid_client (logged) otherwise. */
+async function authenticateClient(credentials: CredentialReading[] | undefined): Promise<OAuthClientRow> {
+  const client = await clientOf(credentials ?? []);
+  if (client) return client;
+  const clientId = credentials?.[0]?.id ?? null;
+  const known = clientId ? Boolean(await clientRepository.findByClientId(clientId)) : false;
+  // The client_id as sent is not a secret; the secret never goes to the log.
+  log.warn({ login_failed: 'token.php', client_id: clientId, known_client: known }, 'client authentication failed');
+  throw oauthError('invalid_client', 'client_id or client_secret is wrong');
 }
 
 /**
@@ -98,11 +134,10 @@ function checkVerifier(challenge: string | null, verifier: string | undefined): 
 
 /** Document 1, Authentication 2.2: a client exchanges the authorization code for a refresh token. */
 export async function grantAuthorizationCode(
-  clientId: string | undefined,
-  secret: string | undefined,
+  credentials: CredentialReading[] | undefined,
   request: { code?: string; redirectUri?: string; codeVerifier?: string },
 ): Promise<TokenAnswer> {
-  const client = await authenticateClient(clientId, secret);
+  const client = await authenticateClient(credentials);
   const { code, redirectUri, codeVerifier } = request;
   if (!code) throw invalidInput('invalid_request', 'code is required');
   const hash = secretHash(code);
@@ -135,12 +170,11 @@ export async function grantAuthorizationCode(
  * is replaced, in the same transaction. Presenting a replaced one again revokes its chain.
  */
 export async function grantRefreshToken(
-  clientId: string | undefined,
-  secret: string | undefined,
+  credentials: CredentialReading[] | undefined,
   refreshToken: string | undefined,
   scope: string | undefined,
 ): Promise<TokenAnswer> {
-  const client = await authenticateClient(clientId, secret);
+  const client = await authenticateClient(credentials);
   if (!refreshToken) throw invalidInput('invalid_request', 'refresh_token is required');
   const outcome = await db().transaction(async (trx) => {
     const consumed = await tokenRepository.consumeRefreshToken(trx, secretHash(refreshToken), client.id);

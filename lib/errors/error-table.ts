@@ -77,9 +77,12 @@ export const errorTable = {
   invalid_request: { kind: 'invalid' },
   invalid_grant: { kind: 'invalid' },
   invalid_scope: { kind: 'invalid' },
+  unsupported_grant_type: { kind: 'invalid' },
+  unauthorized_client: { kind: 'invalid' },
   invalid_client: { kind: 'unauthenticated', challenge: 'Basic realm="kontor"' },
   // unauthenticated (401), forbidden (403)
-  missing_token: { kind: 'unauthenticated', challenge: 'Bearer' },
+  // RFC 6750 3.1: a request without credentials gets the scheme and no error code.
+  missing_token: { kind: 'unauthenticated', challenge: 'Bearer realm="kontor"' },
   invalid_token: { kind: 'unauthenticated', challenge: 'Bearer' },
   insufficient_scope: { kind: 'forbidden' },
   // not found (404), ambiguous (300)

@@ -1,10 +1,10 @@
-import { grantAuthorizationCode, grantClientCredentials, grantRefreshToken } from '../../lib/auth';
+import { grantAuthorizationCode, grantClientCredentials, grantRefreshToken, presentedCredentials } from '../../lib/auth';
 import { invalidInput } from '../../lib/errors';
 import { ok, publicEndpoint, Result, Joi, revisionNotes } from '../../lib/http';
 import type { TokenAnswer } from '../../lib/auth';
 
 interface TokenRequest {
-  grant_type: 'client_credentials' | 'authorization_code' | 'refresh_token';
+  grant_type: string;
   code?: string;
   refresh_token?: string;
   scope?: string;
@@ -28,7 +28,8 @@ export const tokenEndpoints = [
     summary:
       'Obtain an access token: grant_type client_credentials with Basic login:password (sellers), authorization_code (with code_verifier after PKCE) or refresh_token (clients).',
     body: Joi.object({
-      grant_type: Joi.string().valid('client_credentials', 'authorization_code', 'refresh_token').required(),
+      // Any value passes the schema: another is RFC 6749 5.2's unsupported_grant_type, not a field error.
+      grant_type: Joi.string().max(100).required().description('client_credentials, authorization_code or refresh_token'),
       code: Joi.string().max(200),
       refresh_token: Joi.string().max(200),
       scope: Joi.string().allow('').max(1000),
@@ -40,22 +41,27 @@ export const tokenEndpoints = [
       // RFC 6749 lets a client send its credentials in the body instead of Basic.
       username: Joi.string().max(200),
       password: Joi.string().max(1000),
-    }),
+      // RFC 6749 3.2: "The authorization server MUST ignore unrecognized request parameters"
+      // (libraries add their own, e.g. audience or resource).
+    }).unknown(true),
     response: ['access_token', 'token_type', 'expires', 'expires_in', 'scope', 'refresh_token'],
     async handle({ request, body }) {
-      const basic = request.basic;
+      // RFC 6749 2.3.1: Basic (as sent, then form-decoded) or the body, not both.
+      const credentials = presentedCredentials(request.basic, body);
       if (body.grant_type === 'client_credentials') {
-        const login = basic?.user ?? body.username ?? body.client_id;
-        const password = basic?.password ?? body.password ?? body.client_secret;
-        if (!login || !password) throw invalidInput('invalid_request', 'send Authorization: Basic base64(login:password)');
-        return tokens(await grantClientCredentials(login, password, body.scope, request.address));
+        const [sent, ...alternatives] = credentials ?? [];
+        if (!sent) throw invalidInput('invalid_request', 'send Authorization: Basic base64(login:password)');
+        return tokens(await grantClientCredentials(sent.id, sent.secret, body.scope, request.address, alternatives));
       }
-      const clientId = basic?.user ?? body.client_id;
-      const secret = basic?.password ?? body.client_secret;
       if (body.grant_type === 'authorization_code') {
-        return tokens(await grantAuthorizationCode(clientId, secret, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier }));
+        return tokens(await grantAuthorizationCode(credentials, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier }));
       }
-      return tokens(await grantRefreshToken(clientId, secret, body.refresh_token, body.scope));
+      if (body.grant_type === 'refresh_token') return tokens(await grantRefreshToken(credentials, body.refresh_token, body.scope));
+      throw invalidInput(
+        'unsupported_grant_type',
+        `grant_type ${body.grant_type} is not supported: use client_credentials, authorization_code or refresh_token`,
+        'grant_type',
+      );
     },
   }),
 ];

@@ -56,6 +56,8 @@ const idsByKind: Record<ErrorKind, string[]> = {
     'invalid_request',
     'invalid_grant',
     'invalid_scope',
+    'unsupported_grant_type',
+    'unauthorized_client',
   ],
   unauthenticated: ['invalid_client', 'missing_token', 'invalid_token'],
   forbidden: ['insufficient_scope'],
@@ -156,11 +158,11 @@ describe('the error table (lib/errors)', () => {
   });
 
   describe("the framework's own errors on real endpoints", () => {
-    it('when no token is sent, then 401 missing_token with a Bearer challenge', async () => {
+    it('when no token is sent, then 401 missing_token with a Bearer challenge (no error code: RFC 6750 3.1)', async () => {
       const res = await call('stock/');
       expect(res.status).to.equal(401);
       expect(res.body.error![0]!.error).to.equal('missing_token');
-      expect(res.headers.get('www-authenticate')).to.equal('Bearer error="missing_token"');
+      expect(res.headers.get('www-authenticate')).to.equal('Bearer realm="kontor"');
     });
 
     it('when token.php gets a wrong password, then 401 invalid_client with a Basic challenge', async () => {
