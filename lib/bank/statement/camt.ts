@@ -32,7 +32,7 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
   } catch (err) {
     throw invalidInput('malformed_statement', `${named}: the XML is malformed: ${(err as Error).message.split('\n')[0]}`);
   }
-  const document = node(node(doc).Document);
+  const document = documentOf(doc);
   const kind = kinds.find((k) => document[k.root] !== undefined);
   if (!kind) throw refuse(named, 'Document/BkToCstmrStmt', 'is missing: not a camt.053 statement or camt.054 notification (Document/BkToCstmrDbtCdtNtfctn)');
   const messages = list(node(document[kind.root])[kind.message]);
@@ -47,6 +47,18 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
     list(message.Ntry).forEach((ntry, n) => readEntry(node(ntry), `${at}[${s + 1}]/Ntry[${n + 1}]`, n + 1, context, file, result));
   });
   return result;
+}
+
+/**
+ * The Document: the root element, or a child of the root: ISO 20022 messages sent over SWIFT come
+ * as the business application header (AppHdr) and the Document side by side in an envelope
+ * (prowide-iso20022's camt.053.001.07 test message: `<message><AppHdr/><Document/></message>`).
+ */
+function documentOf(doc: unknown): Node {
+  const top = node(doc);
+  if (top.Document !== undefined) return node(top.Document);
+  const inEnvelope = Object.values(top).find((root) => node(root).Document !== undefined);
+  return node(node(inEnvelope).Document);
 }
 
 /**

@@ -12,11 +12,12 @@
  *    /NAME/ after /ORDP/ (or a /NAME/ not after /BENM/) the payer, else the name in /CNTP/
  *    (IBAN/BIC/name/city); /EREF/ and /CDTRREF/ values are payer references; a /RTRN/ reason
  *    makes the entry a return.
- * 3. Free text: "REK: ... /NAAM: name" (Knab) and "AUFTRAGGEBER: name ... MITTEILUNGEN: text"
+ * 3. Free text: "REK: ... /NAAM: name" (Knab), "NAAM: name ... OMSCHRIJVING: text" (ABN AMRO) and "AUFTRAGGEBER: name ... MITTEILUNGEN: text"
  *    (PostFinance) name the payer; otherwise the whole text, less IBANs and labelled BICs, is
  *    the subject.
  *
- * Line joining (one rule for all): a line that fills its field's width was cut wherever the
+ * Line joining: the /TAG/ layout's lines are joined as they are (the bank cut one string into
+ * lines anywhere, even inside a tag). Otherwise a line that fills its field's width was cut wherever the
  * width ran out, often mid-word, and continues the next line without a space; a shorter line
  * ended where its writer ended it and is followed by a space. The width is 27 for a ?2x/?6x
  * remittance line and a ?32/?33 name line, 65 for a physical line of field 86 (SWIFT 6*65x; the
@@ -78,6 +79,12 @@ export function detailsOf(lines: string[]): Details {
   const flat = lines.join('').trimStart();
   const german = /^(\d{3})?([?>])\d{2}/.exec(flat);
   if (german && (german[1] !== undefined || german[2] === '?')) return structured(flat, german[1] ?? '', german[2]!);
+  // The /TAG/ layout is one string the bank cut into lines wherever it chose: Triodos cuts at 33,
+  // 32 or 2 characters, inside a word and inside a tag (`/RE` + `MI/`), ING at 65 counting the
+  // `:86:`; its words carry their own spaces (a line may start with one). So its lines are joined
+  // as they are, never with a space.
+  const glued = squash(lines.join(''));
+  if (glued.startsWith('/') && tagPattern.test(glued)) return tagged(glued);
   // GVC 999 is the German code for "unstructured": the text follows it.
   const free = squash(joinLines(lines, 65)).replace(/^999(?=\D)/, '');
   if (free.startsWith('/') && tagPattern.test(free)) return tagged(free);
@@ -211,11 +218,23 @@ function tagged(text: string): Details {
 function freeText(text: string): Details {
   if (!text) return none;
   const knab = /^(.*?)\s*(?:REK:\s*\S*?\s*\/\s*)?NAAM:\s*(.*)$/.exec(text);
-  if (knab) return withReferences(knab[2]!, knab[1]!);
+  if (knab) {
+    // ABN AMRO's SEPA layout goes on after the name: "NAAM: name MACHTIGING: ... OMSCHRIJVING:
+    // text KENMERK: ref" (zilverline/mt940's ABN AMRO files). The name ends at the next label;
+    // the payer's text is OMSCHRIJVING (with its KENMERK), else what follows the name (an
+    // acceptgiro's BETALINGSKENM.); Knab's text stands before REK:/NAAM:. A label may follow the
+    // name without a space where the name filled its 65-character line.
+    const [name = '', rest = ''] = knab[2]!.split(abnLabel);
+    const description = /\bOMSCHRIJVING:\s*(.*?)\s*(?:(?<![A-Z0-9])(?:NAAM|MACHTIGING|BETALINGSKENM\.|IBAN|BIC|INCASSANT):|$)/.exec(rest)?.[1];
+    return withReferences(name, description ?? (rest.trim() ? rest : knab[1]!));
+  }
   const postFinance = /\bAUFTRAGGEBER:\s*(.*?)(?:\s+MITTEILUNGEN:\s*(.*))?$/.exec(text);
   if (postFinance) return withReferences(withoutTrailingAccounts(postFinance[1]!), postFinance[2] ?? '');
   return withReferences('', text);
 }
+
+/** The first of ABN AMRO's labels after NAAM: (the rest of the text is kept whole, hence the limit). */
+const abnLabel = /\s*(?=(?:OMSCHRIJVING|KENMERK|MACHTIGING|BETALINGSKENM\.|IBAN|BIC|INCASSANT|ID DEBITEUR):)(.*)/;
 
 function withReferences(sender: string, subject: string): Details {
   const clean = withoutAccounts(subject);

@@ -1,7 +1,8 @@
 /**
  * The framing of an MT940 file as banks deliver it, cut into statements of tagged fields.
  *
- * A statement starts at its `:20:` line and ends at a line `-`, at `-}` (the end of a SWIFT FIN
+ * A statement starts at its `:20:` line and ends at a line `-` (unless a field other than
+ * `:20:` follows it: then the `-` was text of the field before), at `-}` (the end of a SWIFT FIN
  * text block), at Rabobank's `:940:` line, or at the next `:20:`. Outside a statement every line
  * that is not a tag is framing and skipped: ABN AMRO's and bunq's 3-line headers (`ABNANL2A` /
  * `940` / `ABNANL2A`), the SWIFT FIN blocks `{1:...}{2:...}{3:...}{4:` and `{5:...}`, a prose
@@ -43,9 +44,17 @@ const transmission = /(?!\t)\p{Cc}/gu;
 export function statementBlocks(text: string): Mt940Block[] {
   const blocks: Mt940Block[] = [];
   let open: Mt940Block | null = null;
-  text.split(/\r\n|\r|\n/).forEach((raw, index) => {
+  const lines = text.split(/\r\n|\r|\n/);
+  lines.forEach((raw, index) => {
     const line = index + 1;
     let l = raw.replace(transmission, '');
+    if (l.trim() === '-' && open && continues(lines, index + 1)) {
+      // Rabobank wraps a field 86 text ending in '-' so that the '-' stands alone on its line
+      // (zilverline/mt940's "dash as start of line" file): the statement's :62F: still follows.
+      // A '-' line followed by a field other than :20: is text of the field before, not the end.
+      open.fields[open.fields.length - 1]!.lines.push(l);
+      return;
+    }
     if (/^\s*-\}/.test(l) || l.trim() === '-') {
       open = null;
       l = l.replace(/^\s*-\}?/, '');
@@ -74,4 +83,15 @@ export function statementBlocks(text: string): Mt940Block[] {
     if (current) current.fields[current.fields.length - 1]!.lines.push(l);
   });
   return blocks;
+}
+
+/** Whether the next line with text is a field of the open statement (a tag, not :20:). */
+function continues(lines: string[], from: number): boolean {
+  for (let i = from; i < lines.length; i++) {
+    const l = lines[i]!.replace(transmission, '');
+    if (l.trim() === '') continue;
+    const tag = tagLine.exec(l);
+    return !!tag && tag[1] !== '20';
+  }
+  return false;
 }

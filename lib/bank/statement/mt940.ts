@@ -26,6 +26,11 @@
  * leaves the booking date: two of its statements of one account booked on one day, with equal
  * amounts at equal positions, would share a key. The bank reference is '' where the bank gives
  * none (or NONREF). Without a key of its own nothing identifies an MT940 entry across re-imports.
+ * A key given twice in one file gets `#2`, `#3` in file order (as CAMT's, camt-entry.ts): a
+ * statement cut into pages that all carry the same :28: (mt940-js's test file: `:28:1/1` on a
+ * page ending :62M: and on the page after it, positions counted from 1 on each) or two
+ * statements a bank numbers alike would otherwise give two equal payments one key, and the
+ * second would be taken for a re-import of the first and lost.
  */
 import { invalidInput } from '../../errors';
 import { Details, detailsOf } from './mt940-details';
@@ -62,6 +67,12 @@ export function parseMt940(text: string): ParsedStatement {
   }
   const result: ParsedStatement = { format: 'mt940', statements: blocks.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
   for (const block of blocks) readStatement(block, result);
+  const seen = new Map<string, number>();
+  for (const entry of result.entries) {
+    const count = (seen.get(entry.reference!) ?? 0) + 1;
+    seen.set(entry.reference!, count);
+    if (count > 1) entry.reference = `${entry.reference}#${count}`;
+  }
   return result;
 }
 
