@@ -56,6 +56,14 @@ describe('bank statement parsing: shapes of more public test suites', () => {
     ]);
   });
 
+  // ABN AMRO's own published MT940 example file (MT940_voorbeeldbestanden, in dovadi/mt940) marks
+  // one entry `d` in lower case.
+  it('when a :61: mark is written in lower case, then the file is read: the credit stored, the debit counted', async () => {
+    const p = await parseStatement(fixture('mt940-lowercase-mark.sta'));
+    expect(p).to.include({ statements: 1, debits: 1, returns: 0 });
+    expect(p.entries.map((e) => [e.sender, e.subject, e.amount])).to.deep.equal([['E. Visser', 'Order 128_2026_11', '57.90']]);
+  });
+
   // prowide-iso20022's camt.053.001.07 message: the business application header and the
   // Document side by side in an envelope, as ISO 20022 messages travel over SWIFT.
   it('when the camt.053 Document comes in an envelope beside its AppHdr, then its entries are read', async () => {

@@ -5,7 +5,9 @@
  *   (`000000000300.00`), Knab without a separator (`C500NTRF`);
  * - the D/C mark `C`, `D`, `RC` (reversal of a credit: a debit), `RD` (reversal of a debit: a
  *   credit), `EC`/`ED` (expected, MT942), followed by an optional funds code (the 3rd letter of the
- *   currency: `CR3000,` is a credit in euro, `DK2214,00` a debit in kroner);
+ *   currency: `CR3000,` is a credit in euro, `DK2214,00` a debit in kroner); also in lower case
+ *   (`1205120514d1,01N946`: ABN AMRO's own published MT940 example file), which SWIFT does not
+ *   allow but says nothing else than the upper case would: refusing it lost the whole file;
  * - the transaction type as a letter and three characters, where ING before 2014 and Triodos
  *   write two and a space (`NOV `, `NIT `); Deutsche Bank and Commerzbank put a space between the
  *   amount and the type (`C50,00 NTRF`); Zenith Bank (NG) writes no type before the bank's
@@ -59,7 +61,7 @@ export function parseBalance(data: string): Balance {
  * Value date, booking date (or blanks), mark, funds code, amount, an optional space, then the type
  * code, or none where the bank's reference (`//`) or the line's end follows the amount at once.
  */
-const linePattern = /^(\d{6})(\d{4})? *(RC|RD|EC|ED|C|D)([A-Z])?(\d+(?:[,.]\d*)?) ?(?:([A-Z][A-Z0-9 ]{3})|(?=\/\/|\s*$))(.*)$/;
+const linePattern = /^(\d{6})(\d{4})? *([RE]?[CD]|[re]?[cd])([A-Z])?(\d+(?:[,.]\d*)?) ?(?:([A-Z][A-Z0-9 ]{3})|(?=\/\/|\s*$))(.*)$/;
 
 export function parseStatementLine(data: string): StatementLine {
   const m = linePattern.exec(data);
@@ -76,7 +78,7 @@ export function parseStatementLine(data: string): StatementLine {
   const rest = m[7]!;
   const bank = rest.indexOf('//');
   return {
-    mark: m[3] as Mark,
+    mark: m[3]!.toUpperCase() as Mark,
     amount: amountOf(m[5]!),
     bookingDate,
     typeCode: m[6]?.slice(1) ?? '',
