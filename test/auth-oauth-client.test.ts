@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { AuthorizationCode } from 'simple-oauth2';
+import { config, setConfig } from '../config';
 import { createClient } from '../lib/auth/client.service';
 import { apiBase, call, newSeller, Seller } from './support/api';
 import { authorizeClient } from './support/authorize';
@@ -11,8 +12,13 @@ describe('an integrator with simple-oauth2: authorization code + PKCE + refresh 
   let client: { client_id: string; client_secret: string };
   let oauth: AuthorizationCode;
   const redirectUri = 'https://integrator.example.com/oauth/callback';
+  // Refresh tokens of 20 days: in their last month, so a refresh replaces them (document 1, v1.1.10).
+  let saved: ReturnType<typeof config>;
+  after(() => setConfig(saved));
 
   before(async () => {
+    saved = config();
+    setConfig({ ...saved, refreshTokenTtlSeconds: 20 * 86400 });
     seller = await newSeller();
     client = await createClient('Integrator ERP', redirectUri);
     oauth = new AuthorizationCode({

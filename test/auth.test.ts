@@ -161,7 +161,16 @@ describe('authentication (document 1, Authentication)', () => {
   });
 
   describe('third-party clients: authorize.php, authorization_code and refresh_token', () => {
-    it('when a seller authorizes a client, then the code buys a refresh token, and each refresh replaces the old one', async () => {
+    // Refresh tokens issued here live 20 days: each is in its last month, when a refresh replaces
+    // it (document 1, v1.1.10; before that month it is kept: test/auth-refresh-lifetime.test.ts).
+    let saved: ReturnType<typeof config>;
+    before(() => {
+      saved = config();
+      setConfig({ ...saved, refreshTokenTtlSeconds: 20 * 86400 });
+    });
+    after(() => setConfig(saved));
+
+    it('when a seller authorizes a client, then the code buys a refresh token, and each refresh (in its last month) replaces the old one', async () => {
       const client = await createClient('Test ERP', 'https://erp.example.com/callback');
       const page = await fetch(`${await apiBase()}/v1.1/authorize.php?response_type=code&client_id=${client.client_id}&state=42&scope=order_r%20stock_r`);
       expect(page.status).to.equal(200);

@@ -43,7 +43,8 @@ export interface CodeBinding {
 
 /** What a refresh token presented at token.php turned out to be. */
 export type ConsumedRefreshToken =
-  | { kind: 'valid'; grant: Grant; chainId: string }
+  /** replaced: in its last month, so a new refresh token follows it (document 1, v1.1.10). */
+  | { kind: 'valid'; grant: Grant; chainId: string; replaced: boolean }
   /** Already replaced: its chain is revoked; the hashes of the access tokens deleted with it. */
   | { kind: 'reused'; revokedAccessTokens: string[] }
   | { kind: 'unknown' };
@@ -54,6 +55,9 @@ export type ConsumedCode =
   /** Used before: the tokens issued for it are revoked; the hashes of the access tokens deleted. */
   | { kind: 'reused'; revokedAccessTokens: string[] }
   | { kind: 'unknown' };
+
+/** Document 1, v1.1.10: a refresh token is replaced by a new one only this close to its expiry. */
+const rotationWindow = '1 month';
 
 /** How long a used authorization code is remembered, to recognise its replay. */
 const usedCodeKept = '1 day';
@@ -75,9 +79,12 @@ export const tokenRepository = {
   },
 
   /**
-   * Marks a refresh token replaced and returns its grant: each is good for one exchange. A token
-   * already replaced is a replay (RFC 9700 4.14.2): the chain's refresh and access tokens are
-   * deleted. The row lock makes a concurrent second exchange of one token wait and see the replay.
+   * Returns a refresh token's grant, and marks it replaced when it is in its last month
+   * (rotationWindow): document 1, v1.1.10, "replaced only from 1 month before expiry"; before
+   * that it stays good and is answered again. A token already replaced is a replay (RFC 9700
+   * 4.14.2): the chain's refresh and access tokens are deleted. The row lock makes a concurrent
+   * second exchange of one token wait and see the replay (or, before the last month, the same
+   * token, still good).
    */
   async consumeRefreshToken(trx: Knex, hash: string, oauthClientId: number): Promise<ConsumedRefreshToken> {
     const mine = { token_hash: hash, oauth_client_id: oauthClientId };
@@ -85,9 +92,9 @@ export const tokenRepository = {
       .where(mine)
       .whereNull('replaced_at')
       .andWhere('expires_at', '>', trx.fn.now())
-      .update({ replaced_at: trx.fn.now() })
-      .returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'chain_id']);
-    if (row) return { kind: 'valid', grant: toGrant(row), chainId: row.chain_id };
+      .update({ replaced_at: trx.raw(`CASE WHEN expires_at <= now() + interval '${rotationWindow}' THEN now() END`) })
+      .returning(['account_id', 'oauth_client_id', 'portal_account_id', 'scope', 'chain_id', 'replaced_at']);
+    if (row) return { kind: 'valid', grant: toGrant(row), chainId: row.chain_id, replaced: row.replaced_at !== null };
     const replaced = (await trx('refresh_token').select('chain_id').where(mine).whereNotNull('replaced_at').first()) as { chain_id: string } | undefined;
     if (!replaced) return { kind: 'unknown' };
     return { kind: 'reused', revokedAccessTokens: await tokenRepository.deleteChain(trx, replaced.chain_id) };

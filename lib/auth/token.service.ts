@@ -5,6 +5,7 @@ import { listening, onChange, db } from '../db';
 import { invalidInput } from '../errors';
 import { log } from '../log';
 import { accountRepository, decoyHash, verifyPassword } from '../account';
+import type { Scope } from '../access';
 import type { CredentialReading } from './client-credentials';
 import { clientRepository, OAuthClientRow } from './client.repository';
 import { throttledLogin } from './login-throttle';
@@ -23,22 +24,34 @@ export interface TokenAnswer {
   refresh_token?: string;
 }
 
-/** An access token, and with a chain id a refresh token of that chain (both revoked with it). */
-async function issue(grant: Grant, chainId: string | null, trx?: Knex): Promise<TokenAnswer> {
+/**
+ * An access token, and with a chain id a refresh token of that chain (both revoked with it).
+ * accessScope: the access token's scope when the request narrowed it (RFC 6749 6: a new refresh
+ * token keeps the scope of the one presented). keptRefreshToken: the refresh token presented, when
+ * it is not replaced (document 1, v1.1.10): answered again, none issued.
+ */
+async function issue(
+  grant: Grant,
+  chainId: string | null,
+  trx?: Knex,
+  options: { accessScope?: Scope[]; keptRefreshToken?: string } = {},
+): Promise<TokenAnswer> {
   const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = config();
+  const accessGrant = { ...grant, scope: options.accessScope ?? grant.scope };
   const accessToken = newSecret('kat', grant.accountId);
-  const refreshToken = chainId ? newSecret('krt', grant.accountId) : undefined;
+  const newRefreshToken = chainId && options.keptRefreshToken === undefined ? newSecret('krt', grant.accountId) : undefined;
   const write = async (t: Knex) => {
-    await tokenRepository.insertAccessToken(secretHash(accessToken), grant, accessTokenTtlSeconds, t, chainId);
-    if (refreshToken && chainId) await tokenRepository.insertRefreshToken(t, secretHash(refreshToken), grant, refreshTokenTtlSeconds, chainId);
+    await tokenRepository.insertAccessToken(secretHash(accessToken), accessGrant, accessTokenTtlSeconds, t, chainId);
+    if (newRefreshToken && chainId) await tokenRepository.insertRefreshToken(t, secretHash(newRefreshToken), grant, refreshTokenTtlSeconds, chainId);
   };
   await (trx ? write(trx) : db().transaction(write));
+  const refreshToken = newRefreshToken ?? options.keptRefreshToken;
   return {
     access_token: accessToken,
     token_type: 'Bearer',
     expires: accessTokenTtlSeconds,
     expires_in: accessTokenTtlSeconds,
-    scope: grant.scope.join(' '),
+    scope: accessGrant.scope.join(' '),
     ...(refreshToken ? { refresh_token: refreshToken } : {}),
   };
 }
@@ -166,8 +179,9 @@ export async function grantAuthorizationCode(
 }
 
 /**
- * Document 1, Authentication 2.3: a refresh token buys a new access and refresh token; the old one
- * is replaced, in the same transaction. Presenting a replaced one again revokes its chain.
+ * Document 1, Authentication 2.3: a refresh token buys a new access token. It is replaced by a new
+ * refresh token only from one month before it expires (v1.1.10), in the same transaction; until
+ * then the answer carries it again. Presenting a replaced one again revokes its chain.
  */
 export async function grantRefreshToken(
   credentials: CredentialReading[] | undefined,
@@ -180,7 +194,8 @@ export async function grantRefreshToken(
     const consumed = await tokenRepository.consumeRefreshToken(trx, secretHash(refreshToken), client.id);
     if (consumed.kind !== 'valid') return consumed;
     await clientAccessRepository.refreshed(trx, consumed.chainId);
-    const answer = await issue({ ...consumed.grant, scope: parseScope(scope, consumed.grant.scope) }, consumed.chainId, trx);
+    const accessScope = parseScope(scope, consumed.grant.scope);
+    const answer = await issue(consumed.grant, consumed.chainId, trx, { accessScope, ...(consumed.replaced ? {} : { keptRefreshToken: refreshToken }) });
     return { kind: 'issued' as const, answer };
   });
   if (outcome.kind === 'issued') return outcome.answer;
