@@ -13,7 +13,7 @@ export { claimKey, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolder
 export type { Claim, StoredAnswer } from './idempotency/idempotency';
 export { idempotencyRepository } from './idempotency/idempotency.repository';
 export { checkInput, checkText } from './input-bounds';
-export { decodeText, encodeText, isSupportedCharset, negotiateCharset, negotiateFormat, parseContentType } from './media';
+export { decodeText, encodeText, isSupportedCharset, jsonEscape, negotiateCharset, negotiateFormat, parseContentType, xmlReference } from './media';
 export { openApiDocument } from './openapi';
 export { acquire, quotaOf, rateLimitHeaders } from './rate-limit';
 export { revisionNotes } from './revisions';

@@ -47,16 +47,38 @@ export function negotiateFormat(accept: string | undefined): 'json' | 'xml' {
   return best.format;
 }
 
-/** The response charset from Accept-Charset: ISO-8859-15 (or Latin-1) when asked, UTF-8 otherwise. */
+/**
+ * The response charset from Accept-Charset (RFC 9110 12.5.2): the supported charset of the
+ * highest weight, the first listed of equal weight; UTF-8 for `*`, and when nothing listed is
+ * supported. A weight of 0 means "not this one".
+ */
 export function negotiateCharset(acceptCharset: string | undefined): string {
   if (!acceptCharset) return 'utf-8';
+  let best: { name: string; q: number } = { name: 'utf-8', q: 0 };
   for (const part of acceptCharset.toLowerCase().split(',')) {
-    const name = part.trim().split(';')[0] ?? '';
-    if (name === 'utf-8' || name === '*') return 'utf-8';
-    if (isSupportedCharset(name)) return name;
+    const [rawName = '', ...params] = part.split(';').map((p) => p.trim());
+    const weight = params.find((p) => p.startsWith('q='));
+    const q = weight === undefined ? 1 : Number(weight.slice(2));
+    const name = rawName === '*' ? 'utf-8' : rawName;
+    if (!(q > best.q)) continue;
+    if (name === 'utf-8' || isSupportedCharset(name)) best = { name, q };
   }
-  return 'utf-8';
+  return canonicalCharset[best.name] ?? best.name;
 }
+
+/**
+ * The IANA preferred name an answer's Content-Type and XML declaration give for a charset asked
+ * by an alias: `latin9`, `iso8859-15` and `cp1252` are no registered names, and an XML parser
+ * may refuse an encoding declaration it does not know.
+ */
+const canonicalCharset: Record<string, string> = {
+  utf8: 'utf-8',
+  'iso8859-15': 'iso-8859-15',
+  latin9: 'iso-8859-15',
+  'iso8859-1': 'iso-8859-1',
+  latin1: 'iso-8859-1',
+  cp1252: 'windows-1252',
+};
 
 /** The charsets a body may be sent in and an answer asked for (Accept-Charset); others are refused or answered in UTF-8. */
 export const charsets = new Set([
@@ -81,6 +103,49 @@ export function decodeText(bytes: Buffer, charset: string): string {
   return charset === 'utf-8' || charset === 'utf8' ? bytes.toString('utf8') : iconv.decode(bytes, charset);
 }
 
-export function encodeText(text: string, charset: string): Buffer {
-  return charset === 'utf-8' ? Buffer.from(text, 'utf8') : iconv.encode(text, charset);
+/**
+ * How an answer writes a character its charset cannot hold: JSON as its \u escape (a surrogate
+ * pair as two), XML as a character reference. Both are read back by any parser as the character
+ * itself, so an answer in ISO-8859-15 loses nothing; iconv alone wrote `?` in its place, and the
+ * client stored the `?` (a stock name `Glas — łódź` came back `Glas ? ?ód?`).
+ */
+export type Unrepresentable = (codePoint: number) => string;
+
+export const jsonEscape: Unrepresentable = (codePoint) =>
+  codePoint > 0xffff
+    ? jsonEscape(0xd800 + ((codePoint - 0x10000) >> 10)) + jsonEscape(0xdc00 + ((codePoint - 0x10000) & 0x3ff))
+    : `\\u${codePoint.toString(16).padStart(4, '0')}`;
+
+export const xmlReference: Unrepresentable = (codePoint) => `&#x${codePoint.toString(16).toUpperCase()};`;
+
+/**
+ * The text in the charset; a character the charset cannot hold is written by `unrepresentable`
+ * (without one, iconv's `?`). Only texts with a character beyond ASCII are looked at.
+ */
+export function encodeText(text: string, charset: string, unrepresentable?: Unrepresentable): Buffer {
+  if (charset === 'utf-8' || charset === 'utf8') return Buffer.from(text, 'utf8');
+  const held = unrepresentable && /[^ -~\t\n\r]/.test(text) ? escapeUnheld(text, charset, unrepresentable) : text;
+  return iconv.encode(held, charset);
+}
+
+/** Per charset, whether it holds a character (each character tried once per process). */
+const holds = new Map<string, Map<string, boolean>>();
+
+function escapeUnheld(text: string, charset: string, unrepresentable: Unrepresentable): string {
+  let known = holds.get(charset);
+  if (!known) holds.set(charset, (known = new Map()));
+  let out = '';
+  for (const char of text) {
+    if (char.charCodeAt(0) < 0x80) {
+      out += char;
+      continue;
+    }
+    let held = known.get(char);
+    if (held === undefined) {
+      held = iconv.decode(iconv.encode(char, charset), charset) === char;
+      if (known.size < 10_000) known.set(char, held);
+    }
+    out += held ? char : unrepresentable(char.codePointAt(0)!);
+  }
+  return out;
 }

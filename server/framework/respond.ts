@@ -3,7 +3,18 @@ import type { Logger } from 'pino';
 import { config } from '../../config';
 import { isConflictVictim } from '../../lib/db';
 import { DomainError, dependencyUnavailable, errorTable, internalError, retryLater, unreachableDependency, Warning } from '../../lib/errors';
-import { errorEnvelope, Payload, successEnvelope, rateLimitHeaders, encodeText, negotiateCharset, negotiateFormat, buildXmlResponse } from '../../lib/http';
+import {
+  errorEnvelope,
+  Payload,
+  successEnvelope,
+  rateLimitHeaders,
+  encodeText,
+  jsonEscape,
+  negotiateCharset,
+  negotiateFormat,
+  buildXmlResponse,
+  xmlReference,
+} from '../../lib/http';
 
 /**
  * Writes an envelope in the format (JSON or XML) and charset the client asked for. The answer
@@ -17,12 +28,18 @@ export function sendEnvelope(req: Request, res: Response, status: number, envelo
   const charset = negotiateCharset(req.get('accept-charset'));
   const text = format === 'xml' ? buildXmlResponse(envelope, charset) : JSON.stringify(envelope);
   const contentType = `${format === 'xml' ? 'application/xml' : 'application/json'}; charset=${charset.toUpperCase()}`;
+  // A character the charset cannot hold goes as an escape both formats read back (lib/http media.ts).
+  const unheld = format === 'xml' ? xmlReference : jsonEscape;
   const conditional = req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
   if (conditional || req.method === 'HEAD') {
-    res.status(status).set(headers).set('Content-Type', contentType).send(encodeText(text, charset));
+    res
+      .status(status)
+      .set(headers)
+      .set('Content-Type', contentType)
+      .send(encodeText(text, charset, unheld));
     return;
   }
-  const body = charset === 'utf-8' ? text : encodeText(text, charset);
+  const body = charset === 'utf-8' ? text : encodeText(text, charset, unheld);
   res.statusCode = status;
   for (const name in headers) res.setHeader(name, headers[name]!);
   res.setHeader('Content-Type', contentType);

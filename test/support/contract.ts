@@ -22,11 +22,10 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { XMLValidator } from 'fast-xml-parser';
 import iconv from 'iconv-lite';
-import qs from 'qs';
 import OpenAPIBackend, { type Document, type Operation, SetMatchType } from 'openapi-backend';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 // GET data and forms are read as the service reads them.
-import { queryOptions } from '../../server/framework/query-parser';
+import { parseQuery } from '../../server/framework/query-parser';
 
 const versionPrefix = /^\/(v0\.5|v0\.6|v1\.0|v1\.1)(\/.*)?$/;
 const loopback = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -199,7 +198,7 @@ function requestBodyOf(exchange: Exchange): { body?: unknown; typed: boolean; un
       return { typed: false, untyped: true };
     }
   }
-  if (form || (!xml && first !== '<')) return { body: qs.parse(text, queryOptions), typed: true, untyped: false };
+  if (form || (!xml && first !== '<')) return { body: parseQuery(text), typed: true, untyped: false };
   return { typed: false, untyped: true };
 }
 
@@ -393,7 +392,7 @@ function problemsOf(contract: Contract, exchange: Exchange): string[] {
       ? { typed: false, untyped: Boolean(exchange.requestBody?.length) }
       : requestBodyOf(exchange);
   // The query of a POST is not read (info.description): the body is its data.
-  const parsedQuery = method === 'post' ? {} : (qs.parse(query, queryOptions) as Record<string, unknown>);
+  const parsedQuery = method === 'post' ? {} : parseQuery(query);
   shareRequestValidators(api, operation);
   const requestCheck = api.validateRequest(
     { method, path: routed.requestPath, headers, query: parsedQuery as never, ...(body.typed ? { body: body.body as never } : {}) },

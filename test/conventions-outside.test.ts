@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import iconv from 'iconv-lite';
+import { config, Config, setConfig } from '../config';
+import { apiBase, call, newSeller, Seller } from './support/api';
+import { createOrder } from './order/helpers';
+
+/**
+ * Document 1's request conventions as clients written from the document send them, not as the
+ * suite's own helpers do: query strings the way PHP's parse_str, jQuery.param and qs's
+ * `arrayFormat: 'brackets'` write nested lists, and answers in ISO-8859-15 (Accept-Charset).
+ */
+describe('request conventions from outside (document 1, Endpoints and Common request types)', () => {
+  let seller: Seller;
+  let saved: Config;
+  before(async () => {
+    saved = config();
+    setConfig({ ...saved, orderSearchMinAgeSeconds: 0 });
+    seller = await newSeller();
+  });
+  after(() => setConfig(saved));
+
+  describe('nested bracket parameters with empty indices', () => {
+    let paid: string;
+    let shipped: string;
+    let plain: string;
+    before(async () => {
+      paid = await createOrder(seller, { status: { is_paid: true }, customer: { email: 'ida@shop.example' } });
+      shipped = await createOrder(seller, { status: { is_shipped: true }, customer: { email: 'ole@shop.example' } });
+      plain = await createOrder(seller, { customer: { email: 'pia@shop.example' } });
+    });
+
+    const ids = async (queryText: string) => {
+      const res = await call(`order/?${queryText}`, { token: seller.token });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.ack).to.equal('success');
+      return (res.body.order as { id: string }[]).map((o) => o.id);
+    };
+
+    it('when two filter objects are sent as filter[][...] (qs brackets, PHP), then each is its own filter object and records of either come (OR)', async () => {
+      // qs.stringify({ filter: [{ customer: { email } }, { status: { is_shipped: 1 } }] }, { arrayFormat: 'brackets' })
+      const unindexed = 'filter[][customer][email]=ida%40shop.example&filter[][status][is_shipped]=1&select[id]=';
+      expect(await ids(unindexed)).to.deep.equal([paid, shipped]);
+      // the same with the brackets percent-encoded, as encoding clients send them
+      expect(await ids(unindexed.replace(/\[/g, '%5B').replace(/\]/g, '%5D'))).to.deep.equal([paid, shipped]);
+      // and as PHP's http_build_query and jQuery.param index them: the same answer
+      expect(await ids('filter%5B0%5D%5Bcustomer%5D%5Bemail%5D=ida%40shop.example&filter%5B1%5D%5Bstatus%5D%5Bis_shipped%5D=1&select%5Bid%5D=')).to.deep.equal([
+        paid,
+        shipped,
+      ]);
+    });
+
+    it('when an indexed filter object is followed by filter[][...], then the latter is the next filter object (PHP appends)', async () => {
+      expect(await ids('filter[0][customer][email]=pia%40shop.example&filter[][status][is_paid]=1&select[id]=')).to.deep.equal([paid, plain]);
+    });
+
+    it('when the values of one field come as value[]= (jQuery) or value[0]= (PHP), then both are one value list joined by OR', async () => {
+      const jquery =
+        'filter[0][customer][email][operator]==&filter[0][customer][email][value][]=ida%40shop.example&filter[0][customer][email][value][]=pia%40shop.example';
+      const php =
+        'filter[0][customer][email][operator]==&filter[0][customer][email][value][0]=ida%40shop.example&filter[0][customer][email][value][1]=pia%40shop.example';
+      expect(await ids(`${jquery}&select[id]=`)).to.deep.equal([paid, plain]);
+      expect(await ids(`${php}&select[id]=`)).to.deep.equal([paid, plain]);
+    });
+  });
+
+  describe('answers in ISO-8859-15 (Accept-Charset)', () => {
+    const name = 'Glas 7€ – łódź 𝄞';
+    let stockId: string;
+    before(async () => {
+      const res = await call('stock/', { token: seller.token, body: { stock: { name, sku: 'ISO-GLAS' } } });
+      expect(res.status, res.text).to.equal(201);
+      stockId = String(res.body.stock_id);
+    });
+
+    const read = async (accept: string, acceptCharset = 'ISO-8859-15') => {
+      const res = await fetch(`${await apiBase()}/v1.1/stock/${stockId}/?select[name]=`, {
+        headers: { Authorization: `Bearer ${seller.token}`, Accept: accept, 'Accept-Charset': acceptCharset },
+      });
+      return { status: res.status, contentType: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
+    };
+
+    it('when a name holds characters ISO-8859-15 lacks, then the JSON answer carries € as byte 0xA4 and the others as \\u escapes, and decodes to the name stored', async () => {
+      const res = await read('application/json');
+      expect(res.status).to.equal(200);
+      expect(res.contentType).to.equal('application/json; charset=ISO-8859-15');
+      expect(res.bytes.includes(Buffer.from([0x37, 0xa4]))).to.equal(true);
+      expect(res.bytes.includes(0x3f), 'no ? in place of a character').to.equal(false);
+      const body = JSON.parse(iconv.decode(res.bytes, 'iso-8859-15')) as { ack: string; stock: { name: string } };
+      expect(body).to.deep.equal({ ack: 'success', stock: { name, id: stockId } });
+    });
+
+    it('when the same is asked in XML, then the characters ISO-8859-15 lacks are character references and the declaration names the charset', async () => {
+      const res = await read('application/xml');
+      expect(res.status).to.equal(200);
+      expect(res.contentType).to.equal('application/xml; charset=ISO-8859-15');
+      const text = iconv.decode(res.bytes, 'iso-8859-15');
+      expect(text).to.equal(
+        `<?xml version="1.0" encoding="ISO-8859-15"?>\n<response><ack>success</ack><stock><name>Glas 7€ &#x2013; &#x142;ód&#x17A; &#x1D11E;</name><id>${stockId}</id></stock></response>`,
+      );
+      expect(res.bytes.includes(Buffer.from([0x37, 0xa4]))).to.equal(true);
+    });
+
+    it('when Accept-Charset weighs its charsets (RFC 9110 12.5.2), then the heaviest supported one answers, under its registered name', async () => {
+      const utf8 = await read('application/json', 'iso-8859-15;q=0.5, utf-8');
+      expect(utf8.contentType).to.equal('application/json; charset=UTF-8');
+      expect(JSON.parse(utf8.bytes.toString('utf8'))).to.deep.equal({ ack: 'success', stock: { name, id: stockId } });
+      const latin9 = await read('application/xml', 'utf-8;q=0.1, latin9');
+      expect(latin9.contentType).to.equal('application/xml; charset=ISO-8859-15');
+      expect(iconv.decode(latin9.bytes, 'iso-8859-15')).to.match(
+        /^<\?xml version="1.0" encoding="ISO-8859-15"\?>\n<response><ack>success<\/ack><stock><name>Glas 7€ /,
+      );
+      expect(latin9.bytes.includes(Buffer.from([0x37, 0xa4]))).to.equal(true);
+      const refused = await read('application/json', 'iso-8859-15;q=0, klingon');
+      expect(refused.contentType).to.equal('application/json; charset=UTF-8');
+    });
+
+    it('when the item is read again in UTF-8, then its name is unchanged', async () => {
+      const res = await call(`stock/${stockId}/?select[name]=`, { token: seller.token });
+      expect(res.body).to.deep.equal({ ack: 'success', stock: { name, id: stockId } });
+    });
+  });
+});
