@@ -4,7 +4,7 @@ import { ClientCredentials } from 'simple-oauth2';
 import { createClient } from '../lib/auth/client.service';
 import { createSeller } from '../lib/account/account.service';
 import { apiBase, call } from './support/api';
-import { authorizeClient } from './support/authorize';
+import { authorizeClient, openAuthorize } from './support/authorize';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
@@ -154,6 +154,21 @@ describe('token.php and bearer tokens by RFC 6749 / RFC 6750', () => {
       const res = await call('order/', { token: 'kat_unknown' });
       expect(res.status).to.equal(401);
       expect(res.headers.get('www-authenticate')).to.equal('Bearer error="invalid_token"');
+    });
+  });
+
+  describe('RFC 6749 4.1.2.1: errors of the authorization request', () => {
+    it('when response_type is missing, then the client gets invalid_request with its state; another value is unsupported_response_type', async () => {
+      const client = await createClient('RFC page client', 'https://rfc-page.example.com/cb');
+      const missing = await openAuthorize({ client_id: client.client_id, state: 'st 1' });
+      expect(missing.status).to.equal(303);
+      const target = new URL(missing.headers.get('location')!);
+      expect(target.origin + target.pathname).to.equal('https://rfc-page.example.com/cb');
+      expect(target.searchParams.get('error')).to.equal('invalid_request');
+      expect(target.searchParams.get('state')).to.equal('st 1');
+      expect(target.searchParams.get('code')).to.equal(null);
+      const other = await openAuthorize({ client_id: client.client_id, state: 'st 2', response_type: 'token' });
+      expect(new URL(other.headers.get('location')!).searchParams.get('error')).to.equal('unsupported_response_type');
     });
   });
 });

@@ -133,6 +133,8 @@ export async function readAuthorizationRequest(input: Record<string, unknown>): 
     params,
   };
   try {
+    // RFC 6749 4.1.2.1: a missing parameter is invalid_request; another response type unsupported_response_type.
+    if (params.response_type === undefined) throw new RedirectError('invalid_request', 'response_type is required (code)');
     if (params.response_type !== 'code') throw new RedirectError('unsupported_response_type', 'response_type must be code');
     try {
       request.requested = parseScope(params.scope);
