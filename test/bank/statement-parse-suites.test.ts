@@ -73,4 +73,16 @@ describe('bank statement parsing: shapes of more public test suites', () => {
       ['Paul Lehmann', 'Bestellung 127_2026_11', '88.40', 'EUR', '2026-11-20T00:00:00.000Z'],
     ]);
   });
+
+  it('when the AppHdr before the Document carries a signature of some kilobytes, then the statement is still recognised and read', async () => {
+    const certificate = 'MIIKontorTestCertificate'.repeat(300);
+    const signed = fixture('camt053-envelope.xml')
+      .toString('utf8')
+      .replace(
+        '</AppHdr>',
+        `<Sgntr><Signature><KeyInfo><X509Data><X509Certificate>${certificate}</X509Certificate></X509Data></KeyInfo></Signature></Sgntr></AppHdr>`,
+      );
+    const p = await parseStatement(Buffer.from(signed, 'utf8'));
+    expect(p.entries.map((e) => [e.sender, e.amount])).to.deep.equal([['Paul Lehmann', '88.40']]);
+  });
 });

@@ -18,13 +18,19 @@ const kinds = [
   { format: 'camt.054', root: 'BkToCstmrDbtCdtNtfctn', message: 'Ntfctn' },
 ] as const;
 
+/**
+ * Where the message is looked for: the first 64 KB, not the first few: a business application
+ * header before the Document (see documentOf) may carry an XML signature with its certificate,
+ * kilobytes of base64.
+ */
+const head = (text: string): string => text.slice(0, 64 * 1024);
+
 export const isCamt = (text: string): boolean =>
-  /urn:iso:std:iso:20022:tech:xsd:camt\.05[34]\.\d{3}\.\d{2}/.test(text.slice(0, 2000)) ||
-  /<(\w+:)?(BkToCstmrStmt|BkToCstmrDbtCdtNtfctn)[\s>]/.test(text.slice(0, 4000));
+  /urn:iso:std:iso:20022:tech:xsd:camt\.05[34]\.\d{3}\.\d{2}/.test(head(text)) || /<(\w+:)?(BkToCstmrStmt|BkToCstmrDbtCdtNtfctn)[\s>]/.test(head(text));
 
 /** Parses a camt.053 or camt.054 document; a malformed one is a 400 naming the element (or the XML line). */
 export async function parseCamt(text: string): Promise<ParsedStatement> {
-  const named = /camt\.054/.test(text.slice(0, 2000)) || /<(\w+:)?BkToCstmrDbtCdtNtfctn[\s>]/.test(text.slice(0, 4000)) ? 'camt.054' : 'camt.053';
+  const named = /camt\.054/.test(text.slice(0, 2000)) || /<(\w+:)?BkToCstmrDbtCdtNtfctn[\s>]/.test(head(text)) ? 'camt.054' : 'camt.053';
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', `${named}: XML with a DOCTYPE or entity declarations is not accepted`);
   let doc: unknown;
   try {
