@@ -64,6 +64,14 @@ describe('bank statement parsing: shapes of more public test suites', () => {
     expect(p.entries.map((e) => [e.sender, e.subject, e.amount])).to.deep.equal([['E. Visser', 'Order 128_2026_11', '57.90']]);
   });
 
+  // ING's provided IBP example (gingerpayments/python-libmt94x): a refund the holder sent comes
+  // back as a credit whose text starts with the SEPA return reason and repeats the refund's text.
+  it('when an unstructured ING text starts with a SEPA return reason (AC04), then the credit is a return, not a payment of the order it names', async () => {
+    const p = await parseStatement(fixture('mt940-ing-return-reason.sta'));
+    expect(p).to.include({ statements: 1, debits: 1, returns: 1 });
+    expect(p.entries.map((e) => [e.amount, e.subject])).to.deep.equal([['44.00', 'INGBNL2A R. Mulder Order 130_2026_11']]);
+  });
+
   // prowide-iso20022's camt.053.001.07 message: the business application header and the
   // Document side by side in an envelope, as ISO 20022 messages travel over SWIFT.
   it('when the camt.053 Document comes in an envelope beside its AppHdr, then its entries are read', async () => {

@@ -215,8 +215,19 @@ function tagged(text: string): Details {
 
 // --- 3. Free text ----------------------------------------------------------------------------
 
+/**
+ * SEPA return reasons (ISO 20022 ExternalReturnReason1Code, those of a letter pair and digits, as
+ * the EPC rulebooks use them). ING's unstructured IBP layout starts the text of a returned
+ * payment of the holder's own with its reason (`AC04 NL20INGB... Creditor Name ...`: ING's
+ * provided example in gingerpayments/python-libmt94x).
+ */
+const returnReason = /^(?:AC01|AC03|AC04|AC06|AC13|AG01|AG02|AM04|AM05|AM09|BE05|ED05|FF01|MD01|MD02|MD06|MD07|MS02|MS03|RC01|RR01|RR02|RR03|RR04|SL01|TM01)\s/;
+
 function freeText(text: string): Details {
   if (!text) return none;
+  // A return names the holder's own payment: its text (often an order number the holder wrote
+  // on a refund) must never read as a customer's payment.
+  if (returnReason.test(text)) return { ...withReferences('', text), returned: true };
   const knab = /^(.*?)\s*(?:REK:\s*\S*?\s*\/\s*)?NAAM:\s*(.*)$/.exec(text);
   if (knab) {
     // ABN AMRO's SEPA layout goes on after the name: "NAAM: name MACHTIGING: ... OMSCHRIJVING:
