@@ -63,6 +63,73 @@ describe('request conventions from outside (document 1, Endpoints and Common req
     });
   });
 
+  describe('bodies in ISO-8859-15', () => {
+    const post = async (contentType: string, bytes: Buffer) => {
+      const res = await fetch(`${await apiBase()}/v1.1/stock/`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${seller.token}`, 'Content-Type': contentType },
+        body: bytes,
+      });
+      return { status: res.status, body: (await res.json()) as { ack: string; stock_id?: number; error?: unknown[]; error_description?: string } };
+    };
+    const stored = async (sku: string) => {
+      const res = await call(`stock/?filter[0][sku]=${sku}&select[name]=&select[sku]=`, { token: seller.token });
+      expect(res.status, res.text).to.equal(200);
+      return (res.body.stock as { name: string }[]).map((s) => s.name);
+    };
+
+    for (const contentType of ['application/xml', 'text/xml']) {
+      it(`when an XML body declares encoding="ISO-8859-15" and Content-Type is ${contentType} without a charset, then the declaration is its charset (RFC 7303 3.2): € (0xA4) and ü are stored`, async () => {
+        const sku = `DECL-${contentType.replace('/', '-')}`;
+        const xml = iconv.encode(
+          `<?xml version="1.0" encoding="ISO-8859-15"?>\n<request><stock><name>Becher 5€ Müller</name><sku>${sku}</sku></stock></request>`,
+          'iso-8859-15',
+        );
+        expect(xml.includes(Buffer.from([0x35, 0xa4]))).to.equal(true);
+        const res = await post(contentType, xml);
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+        expect(res.body.ack).to.equal('success');
+        expect(await stored(sku)).to.deep.equal(['Becher 5€ Müller']);
+      });
+    }
+
+    it('when an XML body declares an encoding we do not take, then 400 unsupported_charset naming Content-Type, and nothing is stored', async () => {
+      const res = await post('application/xml', Buffer.from('<?xml version="1.0" encoding="KOI8-R"?><request><stock><sku>KOI-1</sku></stock></request>'));
+      expect(res.status).to.equal(400);
+      expect(res.body.ack).to.equal('error');
+      expect(res.body.error).to.deep.equal([
+        {
+          error: 'unsupported_charset',
+          description: 'the XML declares encoding koi8-r, which is not supported; use UTF-8 or ISO-8859-15',
+          code: 400,
+          field: 'Content-Type',
+        },
+      ]);
+      expect(await stored('KOI-1')).to.deep.equal([]);
+    });
+
+    it('when a JSON body in ISO-8859-15 comes without its charset, then 400 naming Content-Type instead of names stored with U+FFFD, and nothing is stored', async () => {
+      const json = iconv.encode('{"stock":{"name":"Becher 5€ Müller","sku":"NOCHARSET-1"}}', 'iso-8859-15');
+      const res = await post('application/json', json);
+      expect(res.status).to.equal(400);
+      expect(res.body.ack).to.equal('error');
+      expect(res.body.error).to.deep.equal([
+        {
+          error: 'invalid_text',
+          description: 'the body is not valid UTF-8; name its charset in Content-Type (charset=ISO-8859-15)',
+          code: 400,
+          field: 'Content-Type',
+        },
+      ]);
+      expect(res.body.error_description).to.equal('the body is not valid UTF-8; name its charset in Content-Type (charset=ISO-8859-15)');
+      expect(await stored('NOCHARSET-1')).to.deep.equal([]);
+      // named, the same bytes are taken
+      const named = await post('application/json; charset=ISO-8859-15', json);
+      expect(named.status).to.equal(201);
+      expect(await stored('NOCHARSET-1')).to.deep.equal(['Becher 5€ Müller']);
+    });
+  });
+
   describe('answers in ISO-8859-15 (Accept-Charset)', () => {
     const name = 'Glas 7€ – łódź 𝄞';
     let stockId: string;

@@ -13,7 +13,17 @@ export { claimKey, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolder
 export type { Claim, StoredAnswer } from './idempotency/idempotency';
 export { idempotencyRepository } from './idempotency/idempotency.repository';
 export { checkInput, checkText } from './input-bounds';
-export { decodeText, encodeText, isSupportedCharset, jsonEscape, negotiateCharset, negotiateFormat, parseContentType, xmlReference } from './media';
+export {
+  decodeText,
+  encodeText,
+  isSupportedCharset,
+  jsonEscape,
+  negotiateCharset,
+  negotiateFormat,
+  parseContentType,
+  xmlDeclaredEncoding,
+  xmlReference,
+} from './media';
 export { openApiDocument } from './openapi';
 export { acquire, quotaOf, rateLimitHeaders } from './rate-limit';
 export { revisionNotes } from './revisions';

@@ -5,6 +5,8 @@ export type MediaFormat = 'json' | 'xml' | 'form';
 export interface MediaType {
   format: MediaFormat | null;
   charset: string;
+  /** Whether Content-Type named the charset (else `charset` is the default, UTF-8). */
+  charsetGiven: boolean;
 }
 
 /**
@@ -13,18 +15,18 @@ export interface MediaType {
  * charset= or encoding=.
  */
 export function parseContentType(header: string | undefined): MediaType {
-  if (!header) return { format: null, charset: 'utf-8' };
+  if (!header) return { format: null, charset: 'utf-8', charsetGiven: false };
   const [type = '', ...params] = header
     .trim()
     .toLowerCase()
     .split(/[;\s,]+/)
     .filter(Boolean);
-  let charset = 'utf-8';
+  let charset: string | undefined;
   for (const param of params) {
     const [key, value] = param.split('=');
     if ((key === 'charset' || key === 'encoding') && value) charset = value.replace(/^"|"$/g, '');
   }
-  return { format: formatOf(type), charset };
+  return { format: formatOf(type), charset: charset ?? 'utf-8', charsetGiven: charset !== undefined };
 }
 
 function formatOf(type: string): MediaFormat | null {
@@ -97,6 +99,16 @@ export const charsets = new Set([
 
 export function isSupportedCharset(name: string): boolean {
   return charsets.has(name) && iconv.encodingExists(name);
+}
+
+/**
+ * The encoding an XML body declares (`<?xml version="1.0" encoding="ISO-8859-15"?>`), lower case,
+ * read from its first bytes as ASCII; undefined without a declaration or without its encoding.
+ */
+export function xmlDeclaredEncoding(bytes: Buffer): string | undefined {
+  const head = bytes.subarray(0, 200).toString('latin1');
+  const match = /^(?:\uFEFF|\u00EF\u00BB\u00BF)?\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z][\w.:-]*)["']/.exec(head);
+  return match?.[1]?.toLowerCase();
 }
 
 export function decodeText(bytes: Buffer, charset: string): string {
