@@ -63,6 +63,22 @@ describe('request conventions from outside (document 1, Endpoints and Common req
     });
   });
 
+  describe('select', () => {
+    it('when several fields the type lacks are selected, at the top and inside a container, then one 400 names every one of them', async () => {
+      const order = await createOrder(seller, { customer: { email: 'sel@shop.example' } });
+      const res = await call(`order/${order}/?select[nope]=&select[status][is_paid]=&select[status][is_payed]=`, { token: seller.token });
+      expect(res.status).to.equal(400);
+      expect(res.body.ack).to.equal('error');
+      expect(res.body.error).to.deep.equal([
+        { error: 'unknown_select', description: 'select[nope] is not a field of this resource', code: 400, field: 'select[nope]' },
+        { error: 'unknown_select', description: 'select[status][is_payed] is not a field of this resource', code: 400, field: 'select[status][is_payed]' },
+      ]);
+      expect(res.body.error_description).to.be.a('string').and.contain('select[nope]');
+      const right = await call(`order/${order}/?select[status][is_paid]=`, { token: seller.token });
+      expect(right.body).to.deep.equal({ ack: 'success', order: { status: { is_paid: false }, id: order } });
+    });
+  });
+
   describe('bodies in ISO-8859-15', () => {
     const post = async (contentType: string, bytes: Buffer) => {
       const res = await fetch(`${await apiBase()}/v1.1/stock/`, {

@@ -1,6 +1,6 @@
 import type Joi from 'joi';
 import { describe, Description } from '../describe';
-import { invalidField } from '../../errors';
+import { domainError, ErrorItem, invalidField } from '../../errors';
 import type { SelectTree } from './types';
 
 /**
@@ -14,19 +14,28 @@ export function parseSelect(raw: unknown, type: Joi.ObjectSchema): SelectTree | 
     return parseSelect(Object.fromEntries(raw.map((name) => [String(name), ''])), type);
   }
   if (typeof raw !== 'object' || raw === null) throw invalidField('select', 'select must name fields of the resource, e.g. select[name]=');
-  return tree(raw as Record<string, unknown>, describe(type), 'select');
+  const unknown: ErrorItem[] = [];
+  const selected = tree(raw as Record<string, unknown>, describe(type), 'select', unknown);
+  // Every unknown field at once, as validation names every bad field (lib/http README).
+  const [first, ...more] = unknown;
+  if (first) throw domainError('unknown_select', first.description, { field: first.field, more });
+  return selected;
 }
 
-function tree(raw: Record<string, unknown>, description: Description, path: string): SelectTree {
+function tree(raw: Record<string, unknown>, description: Description, path: string, unknown: ErrorItem[]): SelectTree {
   const out: SelectTree = {};
   const keys = description.keys ?? description.items?.[0]?.keys ?? {};
   for (const [key, value] of Object.entries(raw)) {
     const child = keys[key];
-    if (!child) throw invalidField(`${path}[${key}]`, `${path}[${key}] is not a field of this resource`, 'unknown_select');
+    const field = `${path}[${key}]`;
+    if (!child) {
+      unknown.push(...invalidField(field, `${field} is not a field of this resource`, 'unknown_select').items());
+      continue;
+    }
     const nested = child.keys ?? child.items?.[0]?.keys;
     out[key] =
       nested && typeof value === 'object' && value !== null && Object.keys(value).length > 0
-        ? tree(value as Record<string, unknown>, child, `${path}[${key}]`)
+        ? tree(value as Record<string, unknown>, child, field, unknown)
         : true;
   }
   return out;
