@@ -79,6 +79,43 @@ describe('request conventions from outside (document 1, Endpoints and Common req
     });
   });
 
+  describe('datetimes without an offset', () => {
+    const hostZone = process.env.TZ;
+    before(() => {
+      // An operator's host in Germany; Node re-reads TZ when it is assigned.
+      process.env.TZ = 'Europe/Berlin';
+    });
+    after(() => {
+      if (hostZone === undefined) delete process.env.TZ;
+      else process.env.TZ = hostZone;
+    });
+    const naive = (date: Date) => date.toISOString().slice(0, 19).replace('T', ' ');
+
+    it('when a body datetime or a filter datetime comes as "YYYY-MM-DD HH:MM:SS", then it is UTC, as answers are, whatever the host time zone', async () => {
+      expect(new Date('2026-11-20 10:00:00').toISOString(), 'the host zone is in effect').to.equal('2026-11-20T09:00:00.000Z');
+      const created = await call('bank/transfer/', {
+        token: seller.token,
+        body: { bank: { transfer_date: '2026-11-20 10:00:00', amount: '12.50', sender: 'Zone Test', subject: 'naive time' } },
+      });
+      expect(created.status, created.text).to.equal(201);
+      const id = created.body.bank_id as string;
+      const read = await call(`bank/transfer/?filter[0][id]=${id}`, { token: seller.token });
+      expect(read.status, read.text).to.equal(200);
+      expect((read.body.bank as { transfer_date: string }[])[0]!.transfer_date).to.equal('2026-11-20T10:00:00.000Z');
+      // date is the read-in time: from half an hour ahead (UTC) leaves it out, half an hour back takes it in
+      const ids = async (from: Date) => {
+        const to = naive(new Date(Date.now() + 2 * 3600_000));
+        const res = await call(`bank/transfer/?filter[0][date][from]=${encodeURIComponent(naive(from))}&filter[0][date][to]=${encodeURIComponent(to)}`, {
+          token: seller.token,
+        });
+        expect(res.status, res.text).to.equal(200);
+        return (res.body.bank as { id: string }[]).map((b) => b.id);
+      };
+      expect(await ids(new Date(Date.now() + 30 * 60_000))).to.not.include(id);
+      expect(await ids(new Date(Date.now() - 30 * 60_000))).to.include(id);
+    });
+  });
+
   describe('bodies in ISO-8859-15', () => {
     const post = async (contentType: string, bytes: Buffer) => {
       const res = await fetch(`${await apiBase()}/v1.1/stock/`, {

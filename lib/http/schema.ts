@@ -62,17 +62,33 @@ export const calendarDate = () =>
     .custom((value: string, helpers) => (isCalendarDate(value) ? value : helpers.message({ custom: '{{#label}} is not a date that exists' })))
     .allow('');
 
+/** A date and time without an offset (`2026-11-20 10:00:00`, `2026-11-20T10:00`). */
+const withoutOffset = /^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)\s*$/;
+
+/**
+ * A date and time a client sent without an offset, read as UTC; undefined for any other text.
+ * JavaScript reads such a text in the process's time zone, so `TZ=Europe/Berlin` on the host
+ * stored 10:00 as 09:00Z; the service answers datetimes in UTC (`...Z`), and reads them so.
+ */
+export function utcWithoutOffset(text: string): Date | undefined {
+  const match = withoutOffset.exec(text);
+  return match ? new Date(`${match[1]}T${match[2]}Z`) : undefined;
+}
+
 /**
  * A datetime field as clients send it (ISO 8601, or 'YYYY-MM-DD HH:MM:SS'), between 1900 and
  * 2200; like calendarDate, the day must exist (JavaScript would read 2026-02-30 as 2 March).
+ * Without an offset it is UTC (`utcWithoutOffset`), whatever the host's time zone.
  */
 export const datetime = () =>
   Joi.date()
     .min('1900-01-01')
     .max('2200-01-01')
     .custom((value: Date, helpers) => {
-      const day = /^\s*(\d{4}-\d{2}-\d{2})/.exec(String(helpers.original))?.[1];
-      return day && !isCalendarDate(day) ? helpers.message({ custom: '{{#label}} is not a date that exists' }) : value;
+      const original = String(helpers.original);
+      const day = /^\s*(\d{4}-\d{2}-\d{2})/.exec(original)?.[1];
+      if (day && !isCalendarDate(day)) return helpers.message({ custom: '{{#label}} is not a date that exists' });
+      return utcWithoutOffset(original) ?? value;
     });
 
 /** Marks a field of a resource type as read only: accepted on input with a warning, never written. */

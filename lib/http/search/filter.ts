@@ -1,5 +1,5 @@
 import { invalidField } from '../../errors';
-import { isCalendarDate } from '../schema';
+import { isCalendarDate, utcWithoutOffset } from '../schema';
 import type { Condition, FieldType, FilterField, FilterObject, Operator, SearchSpec } from './types';
 import { operators } from './types';
 
@@ -135,7 +135,7 @@ function convert(value: Raw, type: FieldType, where: string, bigint = false): st
         isCalendarDate(text.slice(0, 10)) &&
         !Number.isNaN(Date.parse(text))
       ) {
-        return new Date(text.replace(' ', 'T')).toISOString();
+        return (utcWithoutOffset(text) ?? new Date(text.replace(' ', 'T'))).toISOString();
       }
       break;
   }
