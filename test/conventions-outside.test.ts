@@ -79,6 +79,35 @@ describe('request conventions from outside (document 1, Endpoints and Common req
     });
   });
 
+  describe('bodies whose Content-Type is a form', () => {
+    const post = async (body: string) => {
+      const res = await fetch(`${await apiBase()}/v1.1/stock/`, {
+        method: 'POST',
+        // what curl -d sends when no -H names the type
+        headers: { Authorization: `Bearer ${seller.token}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as { ack: string; stock_id?: number } };
+    };
+    const stored = async (sku: string) => {
+      const res = await call(`stock/?filter[0][sku]=${sku}&select[name]=`, { token: seller.token });
+      return (res.body.stock as { name: string }[]).map((s) => s.name);
+    };
+
+    it('when a JSON or XML body comes as application/x-www-form-urlencoded (curl -d), then it is read as what it is, and a real form still as a form', async () => {
+      const json = await post('{"stock":{"name":"Curl JSON","sku":"CURL-J"}}');
+      expect(json.status, JSON.stringify(json.body)).to.equal(201);
+      expect(json.body.ack).to.equal('success');
+      const xml = await post('<request><stock><name>Curl XML</name><sku>CURL-X</sku></stock></request>');
+      expect(xml.status, JSON.stringify(xml.body)).to.equal(201);
+      const form = await post('stock[name]=Curl+Form&stock[sku]=CURL-F');
+      expect(form.status, JSON.stringify(form.body)).to.equal(201);
+      expect(await stored('CURL-J')).to.deep.equal(['Curl JSON']);
+      expect(await stored('CURL-X')).to.deep.equal(['Curl XML']);
+      expect(await stored('CURL-F')).to.deep.equal(['Curl Form']);
+    });
+  });
+
   describe('datetimes without an offset', () => {
     const hostZone = process.env.TZ;
     before(() => {

@@ -68,7 +68,9 @@ async function decodeRaw(req: Request): Promise<Record<string, unknown>> {
     throw invalidField('Content-Type', 'the body is not valid UTF-8; name its charset in Content-Type (charset=ISO-8859-15)', 'invalid_text');
   const text = decodeText(bytes, charset).replace(/^\uFEFF/, '');
   if (!text.trim()) return {};
-  const kind = format ?? sniff(text);
+  // A form whose text starts as JSON or XML is that (curl -d '{...}' without -H sends its
+  // default form type); no form of this interface starts with {, [ or <.
+  const kind = format === null || (format === 'form' && /^\s*[{[<]/.test(text)) ? sniff(text) : format;
   if (kind === 'xml') return parseXmlRequest(text);
   if (kind === 'form') return parseQuery(text);
   let value: unknown;

@@ -190,15 +190,15 @@ function requestBodyOf(exchange: Exchange): { body?: unknown; typed: boolean; un
   const first = text.trimStart()[0];
   const json = type === 'application/json' || type.endsWith('+json') || type === 'text/json';
   const xml = type === 'application/xml' || type === 'text/xml' || type.endsWith('+xml');
-  const form = type === 'application/x-www-form-urlencoded';
-  if (json || (!xml && !form && (first === '{' || first === '['))) {
+  // a form that starts as JSON or XML is read as that, as the service does
+  if (json || (!xml && (first === '{' || first === '['))) {
     try {
       return { body: JSON.parse(text), typed: true, untyped: false };
     } catch {
       return { typed: false, untyped: true };
     }
   }
-  if (form || (!xml && first !== '<')) return { body: parseQuery(text), typed: true, untyped: false };
+  if (!xml && first !== '<') return { body: parseQuery(text), typed: true, untyped: false };
   return { typed: false, untyped: true };
 }
 
