@@ -23,6 +23,8 @@ export interface ErrorOptions<I extends ErrorId = ErrorId> {
   allow?: string[];
   /** The caller's quota when a throttle refused the call. */
   quota?: { limit: number; remaining: number; reset: number };
+  /** The scope a command needs (insufficient_scope: the challenge's scope attribute, RFC 6750 3). */
+  scope?: string;
 }
 
 /**
@@ -37,6 +39,7 @@ export class DomainError extends Error {
   readonly retryAfterSeconds?: number;
   readonly allow?: string[];
   readonly quota?: ErrorOptions['quota'];
+  readonly scope?: string;
 
   constructor(
     readonly id: ErrorId,
@@ -50,6 +53,7 @@ export class DomainError extends Error {
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
     if (options.allow) this.allow = options.allow;
     if (options.quota) this.quota = options.quota;
+    if (options.scope) this.scope = options.scope;
   }
 
   /** The status of the kind (Error_type code; the HTTP status of a whole answer). */
@@ -90,7 +94,8 @@ export const ambiguous = (what: string, field?: string) => new DomainError('ambi
 
 export const unauthenticated = (id: IdOfKind<'unauthenticated'>, description: string) => new DomainError(id, description);
 
-export const forbidden = (scope: string) => new DomainError('insufficient_scope', `the access token lacks the scope ${scope} needed for this command`);
+export const forbidden = (scope: string) =>
+  new DomainError('insufficient_scope', `the access token lacks the scope ${scope} needed for this command`, { scope });
 
 export const methodNotAllowed = (allow: string[]) => new DomainError('method_not_allowed', `this path supports ${allow.join(', ')}`, { allow });
 

@@ -41,7 +41,8 @@ export type ErrorKind = keyof typeof errorKinds;
  * Every error id with its kind. `alsoAs` is a second kind an id is answered with today: a
  * portal account a request field names is invalid input (400), one a portal_upload part
  * addresses is not found (404); both are unknown_portal_account to the client.
- * `challenge` is the WWW-Authenticate scheme of a 401.
+ * `challenge` is the WWW-Authenticate scheme of a 401, and of the 403 for a missing scope: RFC 6750 3
+ * asks the header whenever the token does not enable access.
  */
 export const errorTable = {
   // invalid input (400)
@@ -84,7 +85,7 @@ export const errorTable = {
   // RFC 6750 3.1: a request without credentials gets the scheme and no error code.
   missing_token: { kind: 'unauthenticated', challenge: 'Bearer realm="kontor"' },
   invalid_token: { kind: 'unauthenticated', challenge: 'Bearer' },
-  insufficient_scope: { kind: 'forbidden' },
+  insufficient_scope: { kind: 'forbidden', challenge: 'Bearer' },
   // not found (404), ambiguous (300)
   not_found: { kind: 'not_found' },
   unknown_path: { kind: 'not_found' },

@@ -58,7 +58,7 @@ export function sendSuccess(req: Request, res: Response, status: number, payload
 /**
  * The one mapping of a domain error to its HTTP answer: the status of its kind (lib/errors
  * error table), the envelope with its Error_type items, and the headers its kind calls for:
- * WWW-Authenticate for 401, Allow for 405, Retry-After for 429 and 503, the quota on 429.
+ * WWW-Authenticate for 401 and 403, Allow for 405, Retry-After for 429 and 503, the quota on 429.
  */
 export function sendError(req: Request, res: Response, error: DomainError, warnings: Warning[] = []): void {
   sendEnvelope(req, res, error.status, errorEnvelope(error.items(), warnings), errorHeaders(error));
@@ -67,13 +67,18 @@ export function sendError(req: Request, res: Response, error: DomainError, warni
 export function errorHeaders(error: DomainError): Record<string, string> {
   const headers: Record<string, string> = {};
   const entry = errorTable[error.id];
-  if (error.kind === 'unauthenticated' && 'challenge' in entry) {
-    headers['WWW-Authenticate'] = entry.challenge === 'Bearer' ? `Bearer error="${error.id}"` : entry.challenge;
+  if ((error.kind === 'unauthenticated' || error.kind === 'forbidden') && 'challenge' in entry) {
+    headers['WWW-Authenticate'] = entry.challenge === 'Bearer' ? bearerChallenge(error) : entry.challenge;
   }
   if (error.allow) headers.Allow = error.allow.join(', ');
   if (error.quota) Object.assign(headers, rateLimitHeaders(error.quota));
   if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.ceil(error.retryAfterSeconds));
   return headers;
+}
+
+/** RFC 6750 3: the error code, and for insufficient_scope the scope the command needs. */
+function bearerChallenge(error: DomainError): string {
+  return `Bearer error="${error.id}"` + (error.scope ? `, scope="${error.scope}"` : '');
 }
 
 /**

@@ -105,7 +105,13 @@ describe('the error table (lib/errors)', () => {
         status: 401,
         headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
       },
-      { name: 'forbidden', error: () => forbidden('stock_w'), status: 403, headers: { 'www-authenticate': null } },
+      // RFC 6750 3: the header whenever the token does not enable access, with the scope needed.
+      {
+        name: 'forbidden',
+        error: () => forbidden('stock_w'),
+        status: 403,
+        headers: { 'www-authenticate': 'Bearer error="insufficient_scope", scope="stock_w"' },
+      },
       { name: 'not found', error: () => notFound('order 1_2026_1', 'order_id'), status: 404, headers: {} },
       { name: 'ambiguous', error: () => ambiguous('stock DUP', 'stock_id'), status: 300, headers: {} },
       { name: 'too large', error: () => tooLarge('the request holds too much'), status: 413, headers: {} },
@@ -181,6 +187,7 @@ describe('the error table (lib/errors)', () => {
       const res = await call('stock/', { token: seller.token });
       expect(res.status).to.equal(403);
       expect(res.body.error![0]!.error).to.equal('insufficient_scope');
+      expect(res.headers.get('www-authenticate')).to.equal('Bearer error="insufficient_scope", scope="stock_r"');
     });
 
     it('when a path does not take the method, then 405 method_not_allowed with Allow', async () => {
