@@ -153,6 +153,13 @@ describe('bank statement parsing', () => {
     expect((await refusal(Buffer.from('<Document><BkToCstmrNtfctn/></Document>'))).id).to.equal('unsupported_statement');
     expect((await refusal(Buffer.from('date;amount\n2026-11-20;10.00\n'))).id).to.equal('unsupported_statement');
   });
+
+  it('when the file is a camt.052 intraday report, then the refusal says so and points to the camt.053', async () => {
+    const report = '<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.052.001.08"><BkToCstmrAcctRpt><GrpHdr/></BkToCstmrAcctRpt></Document>';
+    const err = await refusal(Buffer.from(report));
+    expect(err.id).to.equal('unsupported_statement');
+    expect(err.message).to.match(/^camt\.052: .*import the camt\.053/);
+  });
 });
 
 describe('bank statement parsing: camt.054 and the CAMT rules', () => {

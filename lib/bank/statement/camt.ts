@@ -28,6 +28,9 @@ const head = (text: string): string => text.slice(0, 64 * 1024);
 export const isCamt = (text: string): boolean =>
   /urn:iso:std:iso:20022:tech:xsd:camt\.05[34]\.\d{3}\.\d{2}/.test(head(text)) || /<(\w+:)?(BkToCstmrStmt|BkToCstmrDbtCdtNtfctn)[\s>]/.test(head(text));
 
+export const isCamtReport = (text: string): boolean =>
+  /urn:iso:std:iso:20022:tech:xsd:camt\.052\.\d{3}\.\d{2}/.test(head(text)) || /<(\w+:)?BkToCstmrAcctRpt[\s>]/.test(head(text));
+
 /** Parses a camt.053 or camt.054 document; a malformed one is a 400 naming the element (or the XML line). */
 export async function parseCamt(text: string): Promise<ParsedStatement> {
   const named = /camt\.054/.test(text.slice(0, 2000)) || /<(\w+:)?BkToCstmrDbtCdtNtfctn[\s>]/.test(head(text)) ? 'camt.054' : 'camt.053';

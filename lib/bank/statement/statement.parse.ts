@@ -22,7 +22,7 @@
  */
 import iconv from 'iconv-lite';
 import { invalidInput } from '../../errors';
-import { isCamt, parseCamt } from './camt';
+import { isCamt, isCamtReport, parseCamt } from './camt';
 import { isMt940, parseMt940 } from './mt940';
 import type { ParsedStatement } from './statement.type';
 
@@ -95,6 +95,13 @@ export async function parseStatement(bytes: Buffer): Promise<ParsedStatement> {
   if (text.includes('\u0000')) throw invalidInput('malformed_statement', 'the statement file holds NUL characters: not a CAMT.053 or MT940 text file');
   if (!text.trim()) throw invalidInput('malformed_statement', 'the statement file is empty');
   if (text.trimStart().startsWith('<')) {
+    // camt.052 (intraday account report) lists entries the day's camt.053 books again, as MT942 does.
+    if (!isCamt(text) && isCamtReport(text))
+      throw invalidInput(
+        'unsupported_statement',
+        'camt.052: an intraday account report (BkToCstmrAcctRpt) is not read; import the camt.053 statement',
+        'Document',
+      );
     if (!isCamt(text))
       throw invalidInput(
         'unsupported_statement',
