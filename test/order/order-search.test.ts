@@ -146,6 +146,12 @@ describe('order: GET order/ search', () => {
     expect(await refused({ filter: { colour: 'red' } })).to.include({ field: 'filter.colour', error: 'unknown_filter' });
   });
 
+  it('when a filter value is not of its type, then 400 names the field and the type, in words', async () => {
+    const res = await call(`order/?${query({ filter: { invoice_number: { value: ['abc'] } } })}`, { token: seller.token });
+    expect(res.status).to.equal(400);
+    expect(res.text).to.match(/"description":"filter\.invoice_number\.value\[0\] must be an integer"/);
+  });
+
   it('when select names fields, then only those (and the id) come back', async () => {
     const res = await search({ select: { status: { is_paid: '' }, invoice_amount: '' }, filter: { id: paid } });
     expect(res.body.order).to.deep.equal([{ id: paid, status: { is_paid: true }, invoice_amount: '5.00' }]);

@@ -147,7 +147,7 @@ function convert(value: Raw, type: FieldType, where: string, bigint = false): st
         : type === 'date'
           ? 'date (YYYY-MM-DD) that exists'
           : type;
-  throw invalidField(where, `${where} must be a ${expected}`);
+  throw invalidField(where, `${where} must be ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`);
 }
 
 /** Turns a client's pattern into a LIKE pattern: * is the wildcard, \* a literal *, and % and _ stay literal. */
