@@ -9,6 +9,14 @@ const countryList = () =>
     .pattern(/^([A-Za-z]{2}(;[A-Za-z]{2})*;?)?$/)
     .messages({ 'string.pattern.base': 'must be ISO 3166-1 alpha-2 codes separated by semicolons' });
 
+/** decimal(8,2) of document 2 (price.first, price.more, cash_surcharge). */
+const money = () =>
+  decimal(2, 6).custom((value: string) => {
+    // 999999.999 has 6 digits before the point but rounds to 1000000.00.
+    if (Math.abs(Number(value)) >= 1e6) throw new Error('must be below 1000000 (decimal(8,2))');
+    return value;
+  });
+
 /** Input of a new shipping group (kontor shipping-group create); the API reads them only. */
 export const shippingGroupInput = Joi.object({
   name: Joi.string().trim().min(1).max(255).required(),
@@ -20,8 +28,10 @@ export const shippingGroupInput = Joi.object({
     europe_more: countryList(),
     worldwide_more: countryList(),
   }).default({}),
-  price: Joi.object({ first: decimal(), more: decimal() }).default({}),
-  cash_surcharge: decimal(),
+  // Document 2 types the prices decimal(8,2): at most 6 digits before the point, as the columns
+  // hold; a larger one is a 400 naming the field, not the database's numeric overflow.
+  price: Joi.object({ first: money(), more: money() }).default({}),
+  cash_surcharge: money(),
   currency: Joi.string().trim().uppercase().length(3).default('EUR'),
 });
 
