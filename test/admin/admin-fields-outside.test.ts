@@ -5,7 +5,7 @@
  * Admin_event_handler_type, each read in JSON and in XML.
  */
 import { expect } from 'chai';
-import { call, newSeller, tokenFor } from '../support/api';
+import { call, newSeller } from '../support/api';
 import { kontor } from '../support/cli';
 
 const xml = { Accept: 'application/xml' };
