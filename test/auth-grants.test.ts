@@ -195,6 +195,72 @@ describe('client accesses: the seller lists and revokes them (issue 16.2)', () =
     expect((await call('admin/client_access/abc/', { token: seller.token, method: 'DELETE' })).status).to.equal(404);
   });
 
+  it('when the seller restricts an access, then its tokens lose the rights and the other portal accounts at once, and the refresh keeps them lost', async () => {
+    const shopB = (await createPortalAccount(seller.id, { name: 'Restrict B', platform: 'shop_g' })).id;
+    const inA = await call('order/', { token: seller.token, body: order('restrict-a@example.com') });
+    const inB = await call('order/', { token: seller.token, body: { ...order('restrict-b@example.com'), portal_account_id: shopB } });
+    expect([inA.status, inB.status]).to.deep.equal([201, 201]);
+    const tokens = await authorizedClient(seller, client, 'all', 'order_r order_w admin_r');
+    const id = (await accesses(seller.token)).at(-1)!.id;
+    const readB = () => call(`order/${inB.body.order_id as string}/`, { token: tokens.access });
+    expect((await readB()).status).to.equal(200);
+
+    const res = await call(`admin/client_access/${id}/`, {
+      token: seller.token,
+      body: { client_access: { scope: ['order_r'], portal_account_id: seller.portalAccountId } },
+    });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.deep.equal({ ack: 'success', client_access_id: id });
+    expect((await accesses(seller.token)).at(-1)).to.deep.include({
+      id,
+      scope: ['order_r'],
+      portal_account_id: seller.portalAccountId,
+      is_cross_account: false,
+    });
+    // the access token in the client's hands, at once
+    expect((await readB()).status).to.equal(404);
+    expect((await call(`order/${inA.body.order_id as string}/`, { token: tokens.access })).status).to.equal(200);
+    const write = await call('order/', { token: tokens.access, body: order('restrict-w@example.com') });
+    expect(write.status).to.equal(403);
+    expect((await call('admin/client_access/', { token: tokens.access })).status).to.equal(403);
+    // and every token a refresh gives
+    const renewed = await refresh(tokens.refresh);
+    expect(renewed.status, renewed.text).to.equal(200);
+    expect(renewed.body.scope).to.equal('order_r');
+    expect((await call(`order/${inB.body.order_id as string}/`, { token: renewed.body.access_token as string })).status).to.equal(404);
+  });
+
+  it('when a restriction would widen the access or move a bound one, then 400 names the field and nothing changes; a foreign id is 404', async () => {
+    const tokens = await authorizedClient(seller, client, seller.portalAccountId, 'order_r admin_r');
+    const id = (await accesses(seller.token)).at(-1)!.id;
+    const before = (await accesses(seller.token)).at(-1);
+    const wider = await call(`admin/client_access/${id}/`, { token: seller.token, body: { client_access: { scope: ['order_r', 'order_w'] } } });
+    expect(wider.status).to.equal(400);
+    expect(wider.body.error![0]).to.include({ error: 'invalid_field', field: 'client_access.scope' });
+    expect(wider.text).to.contain('order_w was not granted');
+    const other = (await createPortalAccount(seller.id, { name: 'Restrict C', platform: 'shop_g' })).id;
+    const moved = await call(`admin/client_access/${id}/`, { token: seller.token, body: { client_access: { portal_account_id: other } } });
+    expect(moved.status).to.equal(400);
+    expect(moved.body.error![0]).to.include({ field: 'client_access.portal_account_id' });
+    const unknownScope = await call(`admin/client_access/${id}/`, { token: seller.token, body: { client_access: { scope: ['nothing_r'] } } });
+    expect(unknownScope.status).to.equal(400);
+    expect(unknownScope.body.error![0]!.field).to.match(/^client_access\.scope/);
+    expect((await accesses(seller.token)).at(-1)).to.deep.equal(before);
+    expect((await call('order/', { token: tokens.access })).status).to.equal(200);
+    const stranger = await newSeller();
+    const foreign = await call(`admin/client_access/${id}/`, { token: stranger.token, body: { client_access: { scope: ['order_r'] } } });
+    expect(foreign.status).to.equal(404);
+    const unowned = await authorizedClient(seller, client, 'all', 'order_r');
+    const unownedId = (await accesses(seller.token)).at(-1)!.id;
+    const notMine = await call(`admin/client_access/${unownedId}/`, {
+      token: seller.token,
+      body: { client_access: { portal_account_id: stranger.portalAccountId } },
+    });
+    expect(notMine.status).to.equal(400);
+    expect(notMine.body.error![0]).to.include({ error: 'unknown_portal_account', field: 'client_access.portal_account_id' });
+    expect((await call('order/', { token: unowned.access })).status).to.equal(200);
+  });
+
   it('when a token lacks admin_w or admin_r, then 403; OPTIONS and openapi.json list the routes', async () => {
     const readOnly = await authorizedClient(seller, client, 'all', 'admin_r');
     const id = (await accesses(seller.token)).at(-1)!.id;

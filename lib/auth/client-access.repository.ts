@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { db } from '../db';
 import { portalAccountRefRepository } from '../portal-account';
+import type { Scope } from '../access';
 import type { Grant } from './token.repository';
 
 /** A client access as the seller sees it: the authorization and its current refresh token's expiry. */
@@ -61,11 +62,21 @@ export const clientAccessRepository = {
     return query;
   },
 
-  /** The chain of the account's access, locked, or undefined (absent, foreign, another client's). */
-  async chainForUpdate(trx: Knex, accountId: number, oauthClientId: number | null, id: number): Promise<string | undefined> {
-    const query = trx('client_access').where({ account_id: accountId, id }).forUpdate().first('chain_id');
+  /** The account's access, locked, or undefined (absent, foreign, another client's). */
+  async lockedAccess(trx: Knex, accountId: number, oauthClientId: number | null, id: number): Promise<LockedAccess | undefined> {
+    const query = trx('client_access').where({ account_id: accountId, id }).forUpdate().first('chain_id', 'scope', 'portal_account_id');
     if (oauthClientId !== null) query.where({ oauth_client_id: oauthClientId });
-    const row = (await query) as { chain_id: string } | undefined;
-    return row?.chain_id;
+    const row = (await query) as { chain_id: string; scope: Scope[]; portal_account_id: number | null } | undefined;
+    return row && { chainId: row.chain_id, scope: row.scope, portalAccountId: row.portal_account_id };
+  },
+
+  async restrict(trx: Knex, chainId: string, scope: Scope[], portalAccountId: number | null): Promise<void> {
+    await trx('client_access').where({ chain_id: chainId }).update({ scope, portal_account_id: portalAccountId });
   },
 };
+
+export interface LockedAccess {
+  chainId: string;
+  scope: Scope[];
+  portalAccountId: number | null;
+}

@@ -1,5 +1,7 @@
+import type { Scope } from '../access';
 import { db } from '../db';
-import { notFound } from '../errors';
+import { invalidField, notFound } from '../errors';
+import { checkMentionedPortalAccounts } from '../portal-account';
 import { ClientAccessRow, clientAccessRepository } from './client-access.repository';
 import { forgetCachedTokens } from './token.service';
 import { tokenRepository } from './token.repository';
@@ -39,9 +41,54 @@ export async function listClientAccesses(viewer: AccessViewer): Promise<ReturnTy
  */
 export async function revokeClientAccess(viewer: AccessViewer, id: number): Promise<void> {
   const revoked = await db().transaction(async (trx) => {
-    const chainId = await clientAccessRepository.chainForUpdate(trx, viewer.accountId, viewer.oauthClientId, id);
-    if (!chainId) throw notFound(`client access ${id}`, 'client_access_id');
-    return tokenRepository.deleteChain(trx, chainId);
+    const access = await clientAccessRepository.lockedAccess(trx, viewer.accountId, viewer.oauthClientId, id);
+    if (!access) throw notFound(`client access ${id}`, 'client_access_id');
+    return tokenRepository.deleteChain(trx, access.chainId);
   });
   forgetCachedTokens(revoked);
+}
+
+/** What the seller may change of an access: fewer rights, and a cross-account access bound to one portal account. */
+export interface ClientAccessRestriction {
+  scope?: Scope[];
+  portal_account_id?: number;
+}
+
+/**
+ * Restricts an access (document 1, Authentication 5: the user can "restrict active client
+ * accesses"): its client access, refresh and access tokens take the narrower rights and the
+ * portal account at once, in one transaction; the access tokens leave every process's cache.
+ * Widening is the client's to ask, through authorize.php and the seller's consent, never here.
+ */
+export async function restrictClientAccess(viewer: AccessViewer, id: number, restriction: ClientAccessRestriction): Promise<void> {
+  const narrowed = await db().transaction(async (trx) => {
+    const access = await clientAccessRepository.lockedAccess(trx, viewer.accountId, viewer.oauthClientId, id);
+    if (!access) throw notFound(`client access ${id}`, 'client_access_id');
+    const scope = narrowedScope(access.scope, restriction.scope);
+    const portalAccountId = await boundPortalAccount(viewer.accountId, access.portalAccountId, restriction.portal_account_id);
+    await clientAccessRepository.restrict(trx, access.chainId, scope, portalAccountId);
+    return tokenRepository.restrictChain(trx, access.chainId, scope, portalAccountId);
+  });
+  forgetCachedTokens(narrowed);
+}
+
+/** The granted rights that remain, in the order granted; a right not granted is a 400. */
+function narrowedScope(granted: Scope[], asked: Scope[] | undefined): Scope[] {
+  if (asked === undefined) return granted;
+  const wider = asked.filter((s) => !granted.includes(s));
+  if (wider.length) throw invalidField('client_access.scope', `client_access.scope can only be narrowed: ${wider.join(', ')} was not granted to this client`);
+  return granted.filter((s) => asked.includes(s));
+}
+
+/** A cross-account access may be bound to one of the seller's portal accounts; a bound one stays where it is. */
+async function boundPortalAccount(accountId: number, bound: number | null, asked: number | undefined): Promise<number | null> {
+  if (asked === undefined || asked === bound) return bound;
+  if (bound !== null) {
+    throw invalidField(
+      'client_access.portal_account_id',
+      `the access is bound to portal account ${bound}; only a cross-account access can be bound to another`,
+    );
+  }
+  await checkMentionedPortalAccounts(accountId, [{ id: asked, field: 'client_access.portal_account_id' }]);
+  return asked;
 }

@@ -7,7 +7,8 @@ export { AuthorizeFormError, AuthorizePageError, confirm, consentStep, readAutho
 export type { AuthorizationRequest, AuthorizeOutcome, ConsentStep } from './authorize.service';
 export { presentedCredentials } from './client-credentials';
 export type { CredentialReading } from './client-credentials';
-export { listClientAccesses, revokeClientAccess } from './client-access.service';
+export { listClientAccesses, restrictClientAccess, revokeClientAccess } from './client-access.service';
+export type { ClientAccessRestriction } from './client-access.service';
 export { ClientRegistrationError, createClient } from './client.service';
 export { tokenRepository } from './token.repository';
 export { grantAuthorizationCode, grantClientCredentials, grantOfAccessToken, grantRefreshToken } from './token.service';

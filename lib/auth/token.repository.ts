@@ -100,6 +100,23 @@ export const tokenRepository = {
     return { kind: 'reused', revokedAccessTokens: await tokenRepository.deleteChain(trx, replaced.chain_id) };
   },
 
+  /**
+   * Narrows a chain's tokens to the scope and binds them to the portal account: the refresh tokens
+   * take both; an access token keeps the part of its scope (narrowed at a refresh) that remains.
+   * Answers the access tokens' hashes (their cached grants are stale).
+   */
+  async restrictChain(trx: Knex, chainId: string, scope: Scope[], portalAccountId: number | null): Promise<string[]> {
+    await trx('refresh_token').where({ chain_id: chainId }).update({ scope, portal_account_id: portalAccountId });
+    const narrowed = (await trx('access_token')
+      .where({ chain_id: chainId })
+      .update({
+        scope: trx.raw('ARRAY(SELECT s FROM unnest(scope) WITH ORDINALITY AS t(s, n) WHERE s = ANY(?::text[]) ORDER BY n)', [scope]),
+        portal_account_id: portalAccountId,
+      })
+      .returning('token_hash')) as { token_hash: string }[];
+    return narrowed.map((r) => r.token_hash);
+  },
+
   /** Deletes a chain's client access, refresh and access tokens; answers the access tokens' hashes. */
   async deleteChain(trx: Knex, chainId: string): Promise<string[]> {
     await trx('client_access').where({ chain_id: chainId }).delete();

@@ -948,7 +948,8 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    post?: never;
+    /** Restrict a client access: fewer rights (scope, a part of those granted) and a cross-account access bound to one portal account; its tokens change at once. Wider rights only through authorize.php. */
+    post: operations['post_admin_client_access_client_access_id'];
     /** Revoke a client access: its refresh and access tokens stop working at once. */
     delete: operations['delete_admin_client_access_client_access_id'];
     /** What the methods of this path take and answer, and the versions. */
@@ -5808,6 +5809,34 @@ export interface components {
       ack: 'success' | 'warning';
       warning?: components['schemas']['Warning_type'][];
       client_access?: unknown;
+    };
+    post_admin_client_access_client_access_id_request: {
+      client_access: {
+        scope?: (
+          | 'stock_r'
+          | 'stock_w'
+          | 'order_r'
+          | 'order_w'
+          | 'customer_r'
+          | 'bank_r'
+          | 'bank_w'
+          | 'task_r'
+          | 'task_w'
+          | 'admin_r'
+          | 'admin_w'
+          | 'email_r'
+          | 'account_address_r'
+        )[];
+        portal_account_id?: number | string;
+      };
+      /** @description The portal account the request acts for (an id or "default"). */
+      portal_account_id?: number | string;
+    };
+    post_admin_client_access_client_access_id_answer: {
+      /** @enum {unknown} */
+      ack: 'success' | 'warning';
+      warning?: components['schemas']['Warning_type'][];
+      client_access_id?: unknown;
     };
     delete_admin_client_access_client_access_id_request: {
       /** @description The portal account the request acts for (an id or "default"). */
@@ -15226,6 +15255,50 @@ export interface operations {
       404: components['responses']['error_404'];
       413: components['responses']['error_413'];
       500: components['responses']['error_500'];
+      503: components['responses']['error_503'];
+    };
+  };
+  post_admin_client_access_client_access_id: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
+        'Accept-Charset'?: components['parameters']['Accept-Charset'];
+      };
+      path: {
+        /** @description A value that is not an id of this resource answers 404. */
+        client_access_id: string;
+      };
+      cookie?: never;
+    };
+    /** @description JSON, XML under <request>, or a form; another or no Content-Type is read by its first character. */
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['post_admin_client_access_client_access_id_request'];
+        'application/xml': components['schemas']['post_admin_client_access_client_access_id_request'];
+        'application/x-www-form-urlencoded': components['schemas']['post_admin_client_access_client_access_id_request'];
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['post_admin_client_access_client_access_id_answer'];
+          'application/xml': components['schemas']['post_admin_client_access_client_access_id_answer'];
+        };
+      };
+      300: components['responses']['error_300'];
+      400: components['responses']['error_400'];
+      401: components['responses']['error_401'];
+      403: components['responses']['error_403'];
+      404: components['responses']['error_404'];
+      413: components['responses']['error_413'];
+      429: components['responses']['error_429'];
+      500: components['responses']['error_500'];
+      502: components['responses']['error_502'];
       503: components['responses']['error_503'];
     };
   };
