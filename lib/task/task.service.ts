@@ -45,6 +45,15 @@ async function columnsOf(trx: Knex.Transaction, accountId: number, task: TaskInp
     if (r.stock_id !== undefined) columns.reference_stock_id = r.stock_id || null;
   }
   const section = columns.reference_section !== undefined ? columns.reference_section : current?.reference_section;
+  // Document 2 gives reference.platform and reference.stock_id only "when section is
+  // stock_lister", and a task answers them only then: sent with another section they would be
+  // stored and never shown, so they are a 400 naming the field (as an unknown field is).
+  if (section !== 'stock_lister') {
+    for (const field of ['platform', 'stock_id'] as const) {
+      if (task.reference?.[field])
+        throw invalidField(`task.reference.${field}`, `task.reference.${field} is only for section stock_lister (the section is ${section || 'empty'})`);
+    }
+  }
   if (section === 'stock_lister') {
     const platform = columns.reference_platform !== undefined ? columns.reference_platform : current?.reference_platform;
     const stockId = columns.reference_stock_id !== undefined ? columns.reference_stock_id : current?.reference_stock_id;
