@@ -57,6 +57,25 @@ export const orderLineType = builtOnFirstUse(() =>
   ),
 );
 
+/**
+ * add_field[][]. XML has no list in a list: the service writes each inner list as an element of
+ * <item>s (lib/http xml.ts), which a client's XML body carries back as { item: ... } (one such
+ * element alone is no list either); it is read as that list, so an order read as XML can be
+ * posted back as XML.
+ */
+const addFieldType = () => {
+  const strings = list(Joi.string().allow('').max(10000));
+  const items = Joi.object({ item: strings.required() });
+  const entry = Joi.alternatives().try(
+    strings,
+    items.custom((value: { item: string[] }) => value.item),
+  );
+  return Joi.alternatives().try(
+    Joi.array().items(entry).max(100),
+    items.custom((value: { item: string[] }) => [value.item]),
+  );
+};
+
 const customerType = () =>
   nullIsAbsent(
     Joi.object({
@@ -135,9 +154,7 @@ export const orderType = builtOnFirstUse(() =>
       bill_url: readOnly(Joi.any()),
       bill_date: readOnly(Joi.any()),
       payment_provider_transaction_id: Joi.string().trim().max(255),
-      add_field: Joi.array()
-        .items(list(Joi.string().allow('').max(10000)))
-        .max(100),
+      add_field: addFieldType(),
       external_order_id: text(255),
       credit: nullIsAbsent(
         Joi.object({

@@ -4963,7 +4963,21 @@ export interface components {
       bill_url?: unknown;
       bill_date?: unknown;
       payment_provider_transaction_id?: string | null;
-      add_field?: ((string | null)[] | null)[] | null;
+      add_field?:
+        | (
+            | (
+                | ((string | null)[] | null)
+                | ({
+                    item?: (string | null)[] | null;
+                  } | null)
+                | null
+              )[]
+            | null
+          )
+        | ({
+            item?: (string | null)[] | null;
+          } | null)
+        | null;
       external_order_id?: string | null;
       credit?: {
         sub_id?: unknown;
@@ -5094,7 +5108,19 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly bill_date?: unknown;
         payment_provider_transaction_id?: string | null;
-        add_field?: ((string | '')[] | ((string | '') & unknown))[] | null;
+        add_field?:
+          | (
+              | (
+                  | ((string | '')[] | ((string | '') & unknown))
+                  | {
+                      item: (string | '')[] | ((string | '') & unknown);
+                    }
+                )[]
+              | {
+                  item: (string | '')[] | ((string | '') & unknown);
+                }
+            )
+          | null;
         external_order_id?: (string | null) | '';
         credit?: {
           /** @description Read only: a value sent is ignored with a read_only_field warning. */
@@ -5244,7 +5270,19 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly bill_date?: unknown;
         payment_provider_transaction_id?: string | null;
-        add_field?: ((string | '')[] | ((string | '') & unknown))[] | null;
+        add_field?:
+          | (
+              | (
+                  | ((string | '')[] | ((string | '') & unknown))
+                  | {
+                      item: (string | '')[] | ((string | '') & unknown);
+                    }
+                )[]
+              | {
+                  item: (string | '')[] | ((string | '') & unknown);
+                }
+            )
+          | null;
         external_order_id?: (string | null) | '';
         credit?: {
           /** @description Read only: a value sent is ignored with a read_only_field warning. */

@@ -1,0 +1,251 @@
+/**
+ * Order_type, Order_address_type and Order_line_type of document 2 field by field, as a tester
+ * holding only documents 1 and 2 meets them: written values read back with their type in JSON
+ * and XML, values past a bound a 400 naming the field with nothing changed, R fields ignored with
+ * a warning each, and add_field[][] (array of array of string) writable in XML as it is read.
+ */
+import { expect } from 'chai';
+import { call, newSeller, query, Seller } from '../support/api';
+import { createOrder, readOrder } from './helpers';
+
+const xmlBody = { 'Content-Type': 'application/xml' };
+
+/** The add_field elements of an order read as XML, as the service wrote them. */
+async function addFieldXml(seller: Seller, orderId: string): Promise<string> {
+  const res = await call(`order/${orderId}/?${query({ select: { add_field: 1 } })}`, { token: seller.token, headers: { Accept: 'application/xml' } });
+  expect(res.status).to.equal(200);
+  return (res.text.match(/(<add_field>.*<\/add_field>)/) ?? ['', ''])[1]!;
+}
+
+describe('Order_type against document 2 (fields, tried from outside)', () => {
+  it('when add_field is read as XML and posted back as XML, then the order keeps the same lists of strings', async () => {
+    const seller = await newSeller();
+    const orderId = await createOrder(seller, { add_field: [['gift', 'yes'], ['note'], ['', 'x']] });
+    const written = await addFieldXml(seller, orderId);
+    expect(written).to.equal(
+      '<add_field><item>gift</item><item>yes</item></add_field><add_field><item>note</item></add_field><add_field><item></item><item>x</item></add_field>'.replace(
+        '<item></item>',
+        '<item/>',
+      ),
+    );
+
+    await call(`order/${orderId}/`, { token: seller.token, body: { order: { add_field: [] } } });
+    const back = await call(`order/${orderId}/`, { token: seller.token, headers: xmlBody, body: `<request><order>${written}</order></request>` });
+    expect(back.status, back.text).to.equal(200);
+    expect((await readOrder(seller, orderId)).add_field).to.deep.equal([['gift', 'yes'], ['note'], ['', 'x']]);
+    expect(await addFieldXml(seller, orderId)).to.equal(written);
+
+    // One inner list alone, and one string alone: XML has no list of one.
+    const single = await call(`order/${orderId}/`, {
+      token: seller.token,
+      headers: xmlBody,
+      body: '<request><order><add_field><item>colour</item><item>red</item></add_field></order></request>',
+    });
+    expect(single.status, single.text).to.equal(200);
+    expect((await readOrder(seller, orderId)).add_field).to.deep.equal([['colour', 'red']]);
+    const one = await call(`order/${orderId}/`, {
+      token: seller.token,
+      headers: xmlBody,
+      body: '<request><order><add_field><item>size</item></add_field></order></request>',
+    });
+    expect(one.status, one.text).to.equal(200);
+    expect((await readOrder(seller, orderId)).add_field).to.deep.equal([['size']]);
+
+    // A created order takes it too.
+    const created = await call('order/', {
+      token: seller.token,
+      headers: xmlBody,
+      body: '<request><order><customer><email>x@example.com</email></customer><add_field><item>a</item></add_field><add_field><item>b</item><item>c</item></add_field></order></request>',
+    });
+    expect(created.status, created.text).to.equal(201);
+    expect((await readOrder(seller, created.body.order_id as string)).add_field).to.deep.equal([['a'], ['b', 'c']]);
+  });
+
+  it('when add_field is of the wrong shape, then 400 names the field as the client wrote it and the order is unchanged', async () => {
+    const seller = await newSeller();
+    const orderId = await createOrder(seller, { add_field: [['keep']] });
+    for (const [body, field] of [
+      [{ add_field: 'flat' }, 'order.add_field'],
+      [{ add_field: [[{ a: 1 }]] }, 'order.add_field[0][0]'],
+      [{ add_field: Array.from({ length: 101 }, () => ['x']) }, 'order.add_field'],
+    ] as const) {
+      const res = await call(`order/${orderId}/`, { token: seller.token, body: { order: body } });
+      expect(res.status, JSON.stringify(body).slice(0, 40)).to.equal(400);
+      expect(res.body.error!.map((e) => e.field)).to.include(field);
+    }
+    const xml = await call(`order/${orderId}/`, {
+      token: seller.token,
+      headers: xmlBody,
+      body: '<request><order><add_field><item><a>1</a></item></add_field></order></request>',
+    });
+    expect(xml.status).to.equal(400);
+    expect(xml.body.error!.map((e) => e.field)).to.deep.equal(['order.add_field.item']);
+    expect((await readOrder(seller, orderId)).add_field).to.deep.equal([['keep']]);
+  });
+
+  it('when every field is written, then JSON and XML read it back with the type of document 2', async () => {
+    const seller = await newSeller();
+    const address = {
+      name: 'Ada Buyer',
+      name_2: 'c/o Post',
+      street: 'Main St 1',
+      street_2: 'Backyard',
+      zip: '10115',
+      city: 'Berlin',
+      province: 'BE',
+      country: 'Germany',
+      country_iso2: 'de',
+    };
+    const orderId = await createOrder(seller, {
+      current_date: '2026-11-02 09:30:00',
+      platform: 'auction_a',
+      infos: 'seller note',
+      pack_infos: 'packed by A',
+      hidden_infos: 'for software',
+      payment_method_id: 'Prepayment',
+      currency_id: 'chf',
+      paid_amount: '3',
+      customer: {
+        email: 'ada@example.com',
+        username: 'ada_b',
+        comment: 'ring twice',
+        vat_id: 'DE123',
+        phone_1: '030 1',
+        phone_2: '030 2',
+        fax: '030 3',
+        address,
+      },
+      shipping: { fee: 4.9, date: '2026-11-03', deliverer: 'Spedition Nord', code: 'X1', method: 'Standard', address, platform_status: 'partially_ok' },
+      status: { is_checkout: true, is_packed: true, is_parked: true },
+      line: [{ id: 1, name: 'Mug', sku: 'M-1', quantity: '2', price: '7.5', tax: 19, transaction_id: 'T-9' }],
+      payment_provider_transaction_id: 'PP-77',
+      external_order_id: 'EXT-1',
+    });
+    const order = await readOrder(seller, orderId);
+    expect(order).to.deep.include({
+      id: orderId,
+      platform: 'auction_a',
+      infos: 'seller note',
+      pack_infos: 'packed by A',
+      hidden_infos: 'for software',
+      payment_method_id: 'Prepayment',
+      currency_id: 'CHF',
+    });
+    expect(order.portal_account_id).to.equal(seller.portalAccountId);
+    expect(order.current_date).to.equal('2026-11-02T09:30:00.000Z');
+    expect(order.invoice_amount).to.equal('19.90');
+    expect(order.paid_amount).to.equal('3.00');
+    expect(order.customer).to.deep.include({ username: 'ada_b', comment: 'ring twice', vat_id: 'DE123', phone_1: '030 1', phone_2: '030 2', fax: '030 3' });
+    expect(order.customer.address).to.deep.equal({ ...address, country_iso2: 'DE' });
+    expect(order.shipping).to.deep.include({
+      fee: '4.90',
+      date: '2026-11-03',
+      deliverer: 'Spedition Nord',
+      code: 'X1',
+      method: 'Standard',
+      platform_status: 'partially_ok',
+      link: [],
+    });
+    expect(order.status).to.deep.include({ is_checkout: true, is_packed: true, is_parked: true, is_shipped: false, is_paid: true, shipped_date: null });
+    expect(order.status.packed_date).to.match(/^\d{4}-\d{2}-\d{2}T/);
+    expect(order.line).to.deep.equal([
+      { id: 1, name: 'Mug', sku: 'M-1', quantity: '2', price: '7.50', tax: '19.00', transaction_id: 'T-9', stock_align_id: null },
+    ]);
+    expect(order.invoice_number).to.be.a('number');
+    expect(order.bill_date).to.match(/^\d{4}-\d{2}-\d{2}$/);
+    expect(order).to.deep.include({
+      payment_provider_transaction_id: 'PP-77',
+      external_order_id: 'EXT-1',
+      credit: { sub_id: [], main_id: null },
+      bill_url: null,
+    });
+
+    const inXml = await call(`order/${orderId}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+    for (const [name, value] of [
+      ['invoice_amount', '19.90'],
+      ['fee', '4.90'],
+      ['date', '2026-11-03'],
+      ['is_packed', 'true'],
+      ['is_shipped', 'false'],
+      ['quantity', '2'],
+      ['tax', '19.00'],
+      ['invoice_number', String(order.invoice_number)],
+      ['country_iso2', 'DE'],
+    ]) {
+      expect(inXml.text, name).to.include(`<${name}>${value}</${name}>`);
+    }
+  });
+
+  it('when a value is past its bound, then 400 names each field as written and the order is unchanged; R fields are ignored with a warning each', async () => {
+    const seller = await newSeller();
+    const orderId = await createOrder(seller, { infos: 'before', shipping: { fee: 1 } });
+    const before = await readOrder(seller, orderId);
+    const bad = await call(`order/${orderId}/`, {
+      token: seller.token,
+      body: {
+        order: {
+          infos: 'after',
+          currency_id: 'EURO',
+          shipping: { platform_status: 'done', date: '2026-11-31', address: { country_iso2: 'DEU' } },
+          customer: { email: '', address: { country_iso2: 'D' } },
+          status: { is_packed: 'perhaps' },
+          line: [{ name: 'no id' }, { id: 2, quantity: 1.5 }],
+          paid_amount: 'ten',
+          current_date: 'tomorrow',
+        },
+      },
+    });
+    expect(bad.status).to.equal(400);
+    expect([...new Set(bad.body.error!.map((e) => e.field))].sort()).to.deep.equal(
+      [
+        'order.currency_id',
+        'order.current_date',
+        'order.customer.address.country_iso2',
+        'order.customer.email',
+        'order.line[0].id',
+        'order.line[1].quantity',
+        'order.paid_amount',
+        'order.shipping.address.country_iso2',
+        'order.shipping.date',
+        'order.shipping.platform_status',
+        'order.status.is_packed',
+      ].sort(),
+    );
+    expect(await readOrder(seller, orderId)).to.deep.equal(before);
+
+    const readOnly = await call(`order/${orderId}/`, {
+      token: seller.token,
+      body: {
+        order: {
+          infos: 'after',
+          date: '2001-01-01 00:00:00',
+          invoice_number: 999,
+          invoice_amount: '1.00',
+          bill_url: 'https://example.com/bill.pdf',
+          bill_date: '2001-01-01',
+          portal_account_id: 999,
+          status: { packed_date: '2001-01-01 00:00:00' },
+          shipping: { link: ['https://example.com'], market_d_fba: { country_iso2: 'DE', center_id: 'LEJ1' } },
+          credit: { sub_id: ['1_2001_01'] },
+        },
+      },
+    });
+    expect(readOnly.status, readOnly.text).to.equal(200);
+    expect(readOnly.body.warning!.map((w) => `${w.warning} ${w.field}`).sort()).to.deep.equal(
+      [
+        'order.bill_date',
+        'order.bill_url',
+        'order.credit.sub_id',
+        'order.date',
+        'order.invoice_amount',
+        'order.invoice_number',
+        'order.portal_account_id',
+        'order.shipping.link',
+        'order.shipping.market_d_fba',
+        'order.status.packed_date',
+      ].map((f) => `read_only_field ${f}`),
+    );
+    const after = await readOrder(seller, orderId);
+    expect(after).to.deep.equal({ ...before, infos: 'after' });
+  });
+});
