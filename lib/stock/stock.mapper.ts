@@ -54,6 +54,9 @@ export function stockToApi(row: StockRow, links: StockLinks): Record<string, unk
     ...(row.set_type === 'sub' ? { main: links.sets.filter((l) => l.sub_id === row.id).map((l) => ({ id: String(l.main_id), quantity: l.quantity })) } : {}),
   };
   for (const key of objectGroups) put(key, data[key]);
+  // Document 2, Stock_shop_g_type: quantity_alert and delivery_time default to -1 (= empty); a
+  // shop_g group written without them reads -1, not a missing field.
+  if (out.shop_g) out.shop_g = { quantity_alert: -1, delivery_time: -1, ...(out.shop_g as Record<string, unknown>) };
   for (const group of listerGroups) {
     const listers = data[group] as Record<string, unknown>[] | undefined;
     if (listers) out[group] = listers.map((l) => ({ ...l, lister_id: String(l.lister_id) }));

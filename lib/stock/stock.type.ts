@@ -2,16 +2,14 @@
  * Stock_type of document 2 with its nested and portal types, as Joi schemas: lengths, enums and
  * access (readOnly: accepted with a warning and ignored; writeOnly: accepted, never returned).
  */
-import { Joi, bool, builtOnFirstUse, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http';
+import { Joi, bool, builtOnFirstUse, calendarDate, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http';
 import { adapterFor, ciaPortals, ListerGroup } from '../portals';
 
-/** A calendar date YYYY-MM-DD; empty clears it. */
-export const dateText = () =>
-  Joi.string()
-    .trim()
-    .pattern(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
-    .custom((value: string, helpers) => (Number.isNaN(Date.parse(value)) ? helpers.error('any.invalid') : value))
-    .allow('');
+/**
+ * A calendar date YYYY-MM-DD whose day exists; empty clears it. Date.parse took 2026-02-30 (as
+ * 2 March) and the item kept and answered a date that is none.
+ */
+export const dateText = () => calendarDate();
 
 /** A stock reference inside a body (set.sub[].id, variation.sub[].id): an id or prefixed identifier. */
 export const stockRefField = () => Joi.alternatives(integer().min(1), Joi.string().trim().min(1).max(255));
@@ -26,6 +24,17 @@ const count = () => integer().min(0).max(500000000);
 /** A price stored as numeric(14,2): at most 12 digits before the decimal point. */
 const price = () => decimal().custom((v: string, helpers) => (Math.abs(Number(v)) >= 1e12 ? helpers.error('number.max', { limit: '999999999999.99' }) : v));
 
+/**
+ * A decimal(10,<scale>) field of document 2 (rrp, the listers' and shop_g's prices, shipping
+ * costs; webshop's net price is decimal(10,4)): at most 10 - scale digits before the point, after
+ * rounding to the scale, so 123456789.00 is refused naming the field instead of stored.
+ */
+const decimalOf10 = (scale = 2) => {
+  const limit = 10 ** (10 - scale);
+  return decimal(scale, 10 - scale).custom((v: string, helpers) =>
+    Math.abs(Number(v)) >= limit ? helpers.error('number.max', { limit: (limit - 10 ** -scale).toFixed(scale) }) : v,
+  );
+};
 /** Stock_characteristics_type: stored and returned as a whole. */
 const characteristics = () => Joi.object({ data: Joi.array().items(Joi.alternatives(Joi.array(), Joi.object().unknown(true))) });
 
@@ -118,7 +127,7 @@ const webshop = () =>
     description_id: list(integer()),
     template_id: integer(),
     picture: pictures(12),
-    price: list(Joi.object({ id: integer().valid(0, 1, 2, 3).required(), net: decimal(4) })).max(4),
+    price: list(Joi.object({ id: integer().valid(0, 1, 2, 3).required(), net: decimalOf10(4) })).max(4),
     is_stock_price: bool(),
     is_deposit_net: bool(),
     tax_class_id: text(64),
@@ -147,8 +156,8 @@ const shopG = () =>
     is_daily_price: bool(),
     newness_date: dateText(),
     price_quantity: integer().min(1),
-    min_order_quantity: decimal(),
-    order_quantity_interval: decimal(),
+    min_order_quantity: decimalOf10(),
+    order_quantity_interval: decimalOf10(),
     quantity: quantityInt(),
     quantity_alert: integer().min(-1),
     delivery_time: integer().min(-1),
@@ -157,10 +166,10 @@ const shopG = () =>
     expiry_date: dateText(),
     is_download_product: bool(),
     is_default: bool(),
-    price: decimal(),
-    rrp: decimal(),
-    deposit_price: decimal(),
-    eco_participation_price: decimal(),
+    price: decimalOf10(),
+    rrp: decimalOf10(),
+    deposit_price: decimalOf10(),
+    eco_participation_price: decimalOf10(),
     eco_participation_category_id: integer().min(0).max(99),
     ean: text(32),
     description_id: list(integer()),
@@ -179,24 +188,42 @@ export const listerIdField = () =>
       .pattern(/^(NO_)?\d{1,12}$/i, 'a lister number, NO_<n> or 0'),
   );
 
+/**
+ * A freetext id (Stock_freetext_type.id, a string) from 1 to max, sent as text or as a number and
+ * answered as text. valid() on the alternatives saw the number before it became text, so
+ * `{"id": 2}` was refused with "must be one of [1, 2, 3, 4, 5]".
+ */
+const freetextId = (max: number) => {
+  const ids = Array.from({ length: max }, (_, i) => i + 1);
+  const oneOf = { 'any.only': `{{#label}} must be one of ${ids.join(', ')}` };
+  return Joi.alternatives(
+    Joi.number()
+      .valid(...ids)
+      .messages(oneOf),
+    Joi.string()
+      .trim()
+      .valid(...ids.map(String))
+      .messages(oneOf),
+  )
+    .custom((v: unknown) => String(v))
+    .messages({ 'alternatives.types': oneOf['any.only'], 'alternatives.match': oneOf['any.only'] });
+};
+
 const refundPolicy = () => integer().valid(0, 11, 12, 13, 14, 15, 21, 22, 23, 24, 25);
 const shippingTable = () =>
   list(
     Joi.object({
       id: integer().valid(1, 2, 3).required(),
       type_id: text(64),
-      first: decimal(),
-      more: decimal(),
+      first: decimalOf10(),
+      more: decimalOf10(),
       ships_to_id: list(text(64)),
     }),
   ).max(3);
 const freetextBlocks = () =>
   list(
     Joi.object({
-      id: Joi.alternatives(integer(), Joi.string())
-        .custom((v: unknown) => String(v))
-        .valid('1', '2', '3')
-        .required(),
+      id: freetextId(3).required(),
       value: text(),
     }),
   ).max(3);
@@ -227,8 +254,8 @@ const listerCommon = () => ({
   modified_time: readOnly(Joi.string()),
   name: text(80),
   quantity: quantityInt(),
-  price: decimal(),
-  rrp: decimal(),
+  price: decimalOf10(),
+  rrp: decimalOf10(),
   vat: vat(),
   refund: Joi.object({ policy_id: refundPolicy(), advice: text() }),
   location: location(),
@@ -245,8 +272,8 @@ const auctionA = () =>
     duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
     type_id: Joi.string().valid('1', '9', '7', '22'),
     subtitle: text(80),
-    start_price: decimal(),
-    min_price: decimal(),
+    start_price: decimalOf10(),
+    min_price: decimalOf10(),
     description: text(500000),
     payment: Joi.object({
       id: list(Joi.string().valid(...auctionAPayments))
@@ -283,7 +310,7 @@ const auctionA = () =>
     is_stock_price: bool(),
     post: Joi.object({ is_active: bool(), quantity: integer().min(0), quantity_per_post: integer().min(0) }),
     characteristics: characteristics(),
-    best_offer: Joi.object({ is_active: bool(), auto_accept_price: decimal(), min_price: decimal() }),
+    best_offer: Joi.object({ is_active: bool(), auto_accept_price: decimalOf10(), min_price: decimalOf10() }),
     site_id: integer(),
     catalog: Joi.object({ value: text(255), type_id: integer().valid(0, 1, 2, 3, 4, 5) }),
     gallery_duration: Joi.alternatives(integer().min(0).max(50), Joi.string().valid('Lifetime')).custom((v: unknown) => String(v)),
@@ -313,8 +340,8 @@ const auctionB = () =>
     duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
     type_id: text(2),
     subtitle: text(80),
-    start_price: decimal(),
-    min_price: decimal(),
+    start_price: decimalOf10(),
+    min_price: decimalOf10(),
     rrp: integer().min(0),
     description: text(65000),
     payment: Joi.object({ id: list(Joi.string().valid(...auctionBPayments)), advice: text(255) }),
@@ -323,7 +350,7 @@ const auctionB = () =>
       ships_to_id: list(text(64)),
       national: shippingTable(),
       international: shippingTable(),
-      discount: decimal(),
+      discount: decimalOf10(),
       from: integer().min(0),
       to: integer().min(0),
     }),
@@ -364,7 +391,7 @@ const marketC = () =>
     is_basic_price: bool(),
     is_active: bool(),
     is_delete: bool(),
-    shipping_surcharge: decimal(),
+    shipping_surcharge: decimalOf10(),
     is_shipping_surcharge_once: bool(),
   });
 
@@ -401,7 +428,7 @@ export const stockType = builtOnFirstUse(() =>
     manufacturer: text(255),
     mpn: text(255),
     folder: text(255),
-    rrp: decimal(),
+    rrp: decimalOf10(),
     quantity: quantityInt(),
     quantity_auction_a: count(),
     quantity_ordered: count(),
@@ -449,10 +476,7 @@ export const stockType = builtOnFirstUse(() =>
     }),
     freetext: list(
       Joi.object({
-        id: Joi.alternatives(integer(), Joi.string())
-          .custom((v: unknown) => String(v))
-          .valid('1', '2', '3', '4', '5')
-          .required(),
+        id: freetextId(5).required(),
         value: text(),
       }),
     ).max(5),

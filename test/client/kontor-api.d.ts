@@ -2043,13 +2043,11 @@ export interface components {
         };
         freetext?:
           | {
-              /** @enum {unknown} */
-              id: '1' | '2' | '3' | '4' | '5';
+              id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
               value?: string | '';
             }[]
           | ({
-              /** @enum {unknown} */
-              id: '1' | '2' | '3' | '4' | '5';
+              id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
               value?: string | '';
             } & unknown);
         cia?: {
@@ -2352,13 +2350,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -2568,13 +2564,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -2785,13 +2779,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -2934,13 +2926,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -3084,13 +3074,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -3139,13 +3127,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -3192,13 +3178,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               picture?: {
@@ -3225,13 +3209,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               picture?: {
@@ -3428,13 +3410,11 @@ export interface components {
         };
         freetext?:
           | {
-              /** @enum {unknown} */
-              id: '1' | '2' | '3' | '4' | '5';
+              id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
               value?: string | '';
             }[]
           | ({
-              /** @enum {unknown} */
-              id: '1' | '2' | '3' | '4' | '5';
+              id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
               value?: string | '';
             } & unknown);
         cia?: {
@@ -3737,13 +3717,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -3953,13 +3931,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -4170,13 +4146,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -4319,13 +4293,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -4469,13 +4441,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -4524,13 +4494,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               template_id?: number | string;
@@ -4577,13 +4545,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               picture?: {
@@ -4610,13 +4576,11 @@ export interface components {
               };
               freetext?:
                 | {
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   }[]
                 | ({
-                    /** @enum {unknown} */
-                    id: '1' | '2' | '3';
+                    id: (1 | 2 | 3) | ('1' | '2' | '3');
                     value?: string | '';
                   } & unknown);
               picture?: {

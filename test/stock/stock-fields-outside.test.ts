@@ -1,0 +1,192 @@
+/**
+ * Stock_type's fields against their rows in document 2 (001_*.txt, "Stock item" and "Portal field
+ * groups"), tried as a client holding only the two documents: a value of the right type reads back
+ * the same (JSON and XML), one past a stated bound is a 400 naming the field with nothing changed.
+ */
+import { expect } from 'chai';
+import { call, newSeller, Seller } from '../support/api';
+import { createItem, readItem } from './helpers';
+
+/** Every error field of an answer. */
+const fields = (res: { body: { error?: { field?: string }[] } }) => (res.body.error ?? []).map((e) => e.field);
+
+describe('stock item fields tried from outside (document 2)', () => {
+  let seller: Seller;
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
+
+  /** POST stock/ with one field past its bound: 400 naming exactly that field, and no item under the SKU. */
+  async function refusedOnCreate(sku: string, stock: Record<string, unknown>, field: string): Promise<void> {
+    const res = await call('stock/', { token: seller.token, body: { stock: { name: 'Bound', sku, ...stock } } });
+    expect(res.status, res.text).to.equal(400);
+    expect(fields(res), res.text).to.deep.equal([field]);
+    expect((await call(`stock/SKU_${sku}/`, { token: seller.token })).status).to.equal(404);
+  }
+
+  describe('decimal(10,2) and decimal(10,4) fields', () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['rrp', { rrp: '123456789.00' }, 'stock.rrp'],
+      ['auction_a price', { auction_a: [{ price: '123456789' }] }, 'stock.auction_a[0].price'],
+      ['auction_a start_price', { auction_a: [{ start_price: 100000000 }] }, 'stock.auction_a[0].start_price'],
+      [
+        'auction_a shipping table first',
+        { auction_a: [{ shipping: { national: [{ id: 1, first: '123456789.5' }] } }] },
+        'stock.auction_a[0].shipping.national[0].first',
+      ],
+      ['auction_a best_offer.min_price', { auction_a: [{ best_offer: { min_price: '100000000' } }] }, 'stock.auction_a[0].best_offer.min_price'],
+      ['auction_b shipping.discount', { auction_b: [{ shipping: { discount: '100000000' } }] }, 'stock.auction_b[0].shipping.discount'],
+      ['market_c shipping_surcharge', { market_c: [{ shipping_surcharge: '100000000,00' }] }, 'stock.market_c[0].shipping_surcharge'],
+      ['shop_g min_order_quantity', { shop_g: { min_order_quantity: '100000000' } }, 'stock.shop_g.min_order_quantity'],
+      ['shop_g price (rounds up to 9 digits)', { shop_g: { price: '99999999.999' } }, 'stock.shop_g.price'],
+      ['webshop price net, decimal(10,4)', { webshop: [{ shop_id: 'main', price: [{ id: 0, net: '1000000' }] }] }, 'stock.webshop[0].price[0].net'],
+    ];
+    for (const [label, stock, field] of cases) {
+      it(`when ${label} has more digits before the point than its decimal allows, then 400 names ${field} and nothing is stored`, async () => {
+        await refusedOnCreate('DEC-BIG', stock, field);
+      });
+    }
+
+    it('when every such field holds its largest value, then the item reads back the same values with their places, in JSON and XML', async () => {
+      const id = await createItem(seller, {
+        name: 'Largest',
+        rrp: '99999999.99',
+        auction_a: [{ price: 99999999.99, shipping: { national: [{ id: 1, first: '99999999.99', more: '0.5' }] } }],
+        shop_g: { min_order_quantity: '99999999.99', price: '1,5' },
+        webshop: [{ shop_id: 'main', price: [{ id: 0, net: '999999.9999' }] }],
+      });
+      type Group = Record<string, unknown>;
+      const item = (await readItem(seller, id)) as unknown as { rrp: string; auction_a: Group[]; shop_g: Group; webshop: Group[] };
+      expect(item.rrp).to.equal('99999999.99');
+      expect(item.auction_a[0]).to.include({ price: '99999999.99' });
+      expect(item.auction_a[0]?.shipping).to.deep.equal({ national: [{ id: 1, first: '99999999.99', more: '0.50' }] });
+      expect(item.shop_g).to.include({ min_order_quantity: '99999999.99', price: '1.50' });
+      expect(item.webshop[0]?.price).to.deep.equal([{ id: 0, net: '999999.9999' }]);
+      const xml = await call(`stock/${id}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+      expect(xml.text).to.contain('<rrp>99999999.99</rrp>').and.contain('<net>999999.9999</net>');
+    });
+
+    it('when an update sends rrp past decimal(10,2), then 400 names stock.rrp and the item keeps its rrp', async () => {
+      const id = await createItem(seller, { name: 'Keep', rrp: '15.00' });
+      const res = await call(`stock/${id}/`, { token: seller.token, body: { stock: { rrp: '123456789' } } });
+      expect(res.status, res.text).to.equal(400);
+      expect(fields(res)).to.deep.equal(['stock.rrp']);
+      expect((await readItem(seller, id)).rrp).to.equal('15.00');
+    });
+  });
+
+  describe('date fields', () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['market_d.availibility_date 2026-02-30', { market_d: { availibility_date: '2026-02-30' } }, 'stock.market_d.availibility_date'],
+      ['quantity_ordered_date 2026-02-29 (2026 is no leap year)', { quantity_ordered_date: '2026-02-29' }, 'stock.quantity_ordered_date'],
+      ['webshop special.date.to 2026-04-31', { webshop: [{ shop_id: 'main', special: { date: { to: '2026-04-31' } } }] }, 'stock.webshop[0].special.date.to'],
+      ['shop_g newness_date 2026-06-31', { shop_g: { newness_date: '2026-06-31' } }, 'stock.shop_g.newness_date'],
+    ];
+    for (const [label, stock, field] of cases) {
+      it(`when ${label}, a day that does not exist, is sent, then 400 names ${field} and nothing is stored`, async () => {
+        await refusedOnCreate('DATE-NONE', stock, field);
+      });
+    }
+
+    it('when dates that exist are sent, then they read back as the same YYYY-MM-DD', async () => {
+      const id = await createItem(seller, { name: 'Dates', quantity_ordered_date: '2028-02-29', market_d: { availibility_date: '2026-12-31' } });
+      const item = (await readItem(seller, id)) as Record<string, unknown>;
+      expect(item.quantity_ordered_date).to.equal('2028-02-29');
+      expect(item.market_d).to.deep.equal({ availibility_date: '2026-12-31' });
+    });
+  });
+
+  describe('freetext ids (Stock_freetext_type.id, 1 to 5; listers: blocks 1 to 3)', () => {
+    it('when the ids are sent as JSON numbers, then they are taken and read back as strings', async () => {
+      const id = await createItem(seller, {
+        name: 'Freetext',
+        freetext: [
+          { id: 1, value: 'one' },
+          { id: 5, value: 'five' },
+        ],
+        auction_a: [{ freetext: [{ id: 3, value: 'three' }] }],
+      });
+      const item = (await readItem(seller, id)) as unknown as { freetext: unknown; auction_a: { freetext: unknown }[] };
+      expect(item.freetext).to.deep.equal([
+        { id: '1', value: 'one' },
+        { id: '5', value: 'five' },
+      ]);
+      expect(item.auction_a[0]?.freetext).to.deep.equal([{ id: '3', value: 'three' }]);
+    });
+
+    for (const [label, stock, field] of [
+      ['stock freetext id 6', { freetext: [{ id: 6, value: 'x' }] }, 'stock.freetext[0].id'],
+      ['stock freetext id "0"', { freetext: [{ id: '0', value: 'x' }] }, 'stock.freetext[0].id'],
+      ['auction_a freetext id 4', { auction_a: [{ freetext: [{ id: 4, value: 'x' }] }] }, 'stock.auction_a[0].freetext[0].id'],
+    ] as [string, Record<string, unknown>, string][]) {
+      it(`when ${label} is sent, then 400 names ${field}, says which ids are valid, and nothing is stored`, async () => {
+        const res = await call('stock/', { token: seller.token, body: { stock: { name: 'F', sku: 'FT-BAD', ...stock } } });
+        expect(res.status, res.text).to.equal(400);
+        expect(fields(res)).to.deep.equal([field]);
+        const [error] = (res.body.error ?? []) as { error: string; description?: string }[];
+        expect(error?.error).to.equal('invalid_field');
+        expect(error?.description).to.match(/must be one of 1, 2, 3/);
+        expect((await call('stock/SKU_FT-BAD/', { token: seller.token })).status).to.equal(404);
+      });
+    }
+  });
+
+  describe('shop_g defaults (quantity_alert and delivery_time: default -1 = empty)', () => {
+    it('when shop_g is written without them, then both read back -1, in JSON and XML; written values read back as written', async () => {
+      const id = await createItem(seller, { name: 'Shop G', shop_g: { quantity: 4 } });
+      const item = (await readItem(seller, id)) as Record<string, unknown>;
+      expect(item.shop_g).to.deep.equal({ quantity: 4, quantity_alert: -1, delivery_time: -1 });
+      const xml = await call(`stock/${id}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+      expect(xml.text).to.contain('<quantity_alert>-1</quantity_alert>').and.contain('<delivery_time>-1</delivery_time>');
+      const other = await createItem(seller, { name: 'Shop G 2', shop_g: { quantity_alert: 3, delivery_time: 2 } });
+      expect((await readItem(seller, other)).shop_g).to.deep.equal({ quantity_alert: 3, delivery_time: 2 });
+      const bare = await createItem(seller, { name: 'No shop_g' });
+      expect(await readItem(seller, bare)).not.to.have.property('shop_g');
+    });
+  });
+
+  describe('access', () => {
+    it('when R-only fields are sent, then each is a read_only_field warning naming it and the item keeps its own values', async () => {
+      const res = await call('stock/', {
+        token: seller.token,
+        body: {
+          stock: {
+            name: 'R only',
+            quantity: 2,
+            id: '9999',
+            quantity_available: 50,
+            set: { main: [{ id: '1', quantity: 1 }] },
+            variation: { parent: 1 },
+            webshop: [{ shop_id: 'main', modified_time: '2026-01-01' }],
+            market_c: [{ modified_time: '2026-01-01' }],
+          },
+        },
+      });
+      expect(res.status, res.text).to.equal(201);
+      expect((res.body.warning ?? []).map((w) => [w.warning, w.field])).to.have.deep.members([
+        ['read_only_field', 'stock.id'],
+        ['read_only_field', 'stock.quantity_available'],
+        ['read_only_field', 'stock.set.main'],
+        ['read_only_field', 'stock.variation.parent'],
+        ['read_only_field', 'stock.webshop[0].modified_time'],
+        ['read_only_field', 'stock.market_c[0].modified_time'],
+      ]);
+      const item = (await readItem(seller, res.body.stock_id as number)) as unknown as Record<string, unknown> & { webshop: object[] };
+      expect(item.id).to.equal(String(res.body.stock_id));
+      expect(item.quantity_available).to.equal(2);
+      expect(item.set).to.deep.equal({ type: ['none'] });
+      expect(item.variation).to.deep.equal({ type: 'none' });
+      expect(item.webshop[0]).not.to.have.property('modified_time');
+    });
+
+    it('when W-only picture fields are sent, then they are never returned, in JSON or XML', async () => {
+      const id = await createItem(seller, {
+        name: 'W only',
+        picture: { id: ['https://img.example/a.jpg'], delete_id: ['https://img.example/b.jpg'], is_upload_to_drive: true },
+      });
+      expect((await readItem(seller, id)).picture).to.deep.equal({ id: ['https://img.example/a.jpg'] });
+      const xml = await call(`stock/${id}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+      expect(xml.text).not.to.contain('delete_id').and.not.to.contain('is_upload_to_drive');
+    });
+  });
+});
