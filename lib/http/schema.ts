@@ -33,19 +33,37 @@ export const text = (max?: number) => (max ? Joi.string().max(max) : Joi.string(
 export const integer = () => Joi.number().integer().min(-2147483648).max(2147483647);
 
 /**
+ * A decimal text rounded to scale places on its digits, half away from zero (commercial
+ * rounding): 2.675 is 2.68 and 1.005 is 1.01. Number(text).toFixed() rounded the binary
+ * double instead (2.675 was 2.67, 1.005 was 1.00, 10.005 was 10.01), so the cents a client
+ * sent depended on how the double happened to fall.
+ */
+export function roundDecimalText(text: string, scale: number): string {
+  const match = /^(-?)(\d+)(?:[.,](\d*))?$/.exec(text);
+  if (!match) return Number(text).toFixed(scale);
+  const [, sign, whole, fraction = ''] = match;
+  const digits = BigInt(whole! + fraction.padEnd(scale + 1, '0').slice(0, scale + 1));
+  const rounded = (digits + 5n) / 10n;
+  const body = rounded.toString().padStart(scale + 1, '0');
+  const result = scale > 0 ? `${body.slice(0, -scale)}.${body.slice(-scale)}` : body;
+  return rounded === 0n ? result : `${sign}${result}`;
+}
+
+/**
  * A decimal field, kept as a string so money never passes through a float; accepts JSON
  * numbers and numeric strings with a dot or a decimal comma, up to maxDigits before the point.
+ * A JSON number is read as its shortest decimal text (what the client wrote), then rounded.
  */
 export const decimal = (scale = 2, maxDigits = 12) =>
   Joi.alternatives(
     Joi.number()
       .greater(-(10 ** maxDigits))
       .less(10 ** maxDigits)
-      .custom((value: number) => value.toFixed(scale)),
+      .custom((value: number) => (/e/i.test(String(value)) ? value.toFixed(scale) : roundDecimalText(String(value), scale))),
     Joi.string()
       .trim()
       .pattern(new RegExp(`^-?\\d{1,${maxDigits}}([.,]\\d+)?$`))
-      .custom((value: string) => Number(value.replace(',', '.')).toFixed(scale)),
+      .custom((value: string) => roundDecimalText(value, scale)),
   );
 
 /** 2026-02-30 parses in JavaScript (as 2 March) but not in PostgreSQL: the day must exist. */

@@ -248,4 +248,19 @@ describe('Order_type against document 2 (fields, tried from outside)', () => {
     const after = await readOrder(seller, orderId);
     expect(after).to.deep.equal({ ...before, infos: 'after' });
   });
+
+  it('when a decimal has more places than it keeps, then it is rounded on its digits, half away from zero, not as a binary double', async () => {
+    const seller = await newSeller();
+    // As doubles 2.675 is 2.67499..., 1.005 is 1.00499...: toFixed(2) gave 2.67 and 1.00 (but 10.005 gave 10.01).
+    const orderId = await createOrder(seller, {
+      shipping: { fee: 1.005 },
+      line: [{ id: 1, quantity: 1, price: '2.675', tax: '10,005' }],
+      paid_amount: '1.015',
+    });
+    const order = await readOrder(seller, orderId);
+    expect(order.shipping.fee).to.equal('1.01');
+    expect(order.line[0]).to.deep.include({ price: '2.68', tax: '10.01' });
+    expect(order.invoice_amount).to.equal('3.69');
+    expect(order.paid_amount).to.equal('1.02');
+  });
 });
