@@ -87,7 +87,9 @@ const marketD = () =>
     prime_template: text(255),
     availibility_date: dateText(),
     category_id: text(255),
-    quantity: Joi.alternatives(integer(), text(16)),
+    // Document 2 types market_d.quantity as a string: a JSON number is taken and kept as its text,
+    // so the item answers the type the document gives (5 read back as 5 was a number).
+    quantity: Joi.alternatives(integer(), text(16)).custom((v: unknown) => String(v)),
     price: decimal(),
     id: text(64),
     comment: text(),

@@ -131,6 +131,15 @@ describe('stock item fields tried from outside (document 2)', () => {
     }
   });
 
+  describe('market_d.quantity (document 2: string)', () => {
+    it('when it is sent as a JSON number, then it reads back as the same digits in a string', async () => {
+      const id = await createItem(seller, { name: 'Market D', market_d: { quantity: 5 } });
+      expect((await readItem(seller, id)).market_d).to.deep.equal({ quantity: '5' });
+      const text = await createItem(seller, { name: 'Market D text', market_d: { quantity: '7' } });
+      expect((await readItem(seller, text)).market_d).to.deep.equal({ quantity: '7' });
+    });
+  });
+
   describe('shop_g defaults (quantity_alert and delivery_time: default -1 = empty)', () => {
     it('when shop_g is written without them, then both read back -1, in JSON and XML; written values read back as written', async () => {
       const id = await createItem(seller, { name: 'Shop G', shop_g: { quantity: 4 } });
