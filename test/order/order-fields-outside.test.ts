@@ -263,4 +263,35 @@ describe('Order_type against document 2 (fields, tried from outside)', () => {
     expect(order.invoice_amount).to.equal('3.69');
     expect(order.paid_amount).to.equal('1.02');
   });
+
+  it('when Order_filter_type holds several bad fields, then one 400 names every one of them as written', async () => {
+    const seller = await newSeller();
+    const filter = {
+      status: { is_paid: 'maybe', paid_date: { 0: { value: '2026-02-30' } } },
+      invoice_number: { 0: { value: 'abc' } },
+      id: { 0: { value: '1_2026_11', operator: '!=' } },
+      customer: { id: { 0: { value: '1', operator: '<' } } },
+      colour: 'red',
+    };
+    const res = await call(`order/?${query({ filter })}`, { token: seller.token });
+    expect(res.status).to.equal(400);
+    expect(res.body.error!.map((e) => `${e.error} ${e.field}`).sort()).to.deep.equal([
+      'invalid_field filter.invoice_number[0].value',
+      'invalid_field filter.status.is_paid',
+      'invalid_field filter.status.paid_date[0].value',
+      'invalid_operator filter.customer.id[0].operator',
+      'invalid_operator filter.id[0].operator',
+      'unknown_filter filter.colour',
+    ]);
+    const objects = await call(
+      `order/?${query({ filter: { 0: { status: { is_packed: 'x' } }, 1: { id: { 0: { value: '1_2026_11' } }, transaction_id: { 0: { value: 'T', operator: '~' } } } } })}`,
+      { token: seller.token },
+    );
+    expect(objects.status).to.equal(400);
+    expect(objects.body.error!.map((e) => `${e.error} ${e.field}`).sort()).to.deep.equal([
+      'invalid_field filter[0].status.is_packed',
+      'invalid_operator filter[1].transaction_id[0].operator',
+      'singleton_filter filter[1]',
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import { invalidField } from '../../errors';
+import { DomainError, domainError, ErrorItem, invalidField } from '../../errors';
 import { isCalendarDate, utcWithoutOffset } from '../schema';
 import type { Condition, FieldType, FilterField, FilterObject, Operator, SearchSpec } from './types';
 import { operators } from './types';
@@ -28,23 +28,33 @@ export function parseFilters<Row>(raw: Raw, spec: SearchSpec<Row>): { filters: F
   if (raw === undefined || raw === '') return { filters: [], singletons: [] };
   const objects = Array.isArray(raw) ? raw : [raw];
   const singletons: Condition[] = [];
+  // Every bad filter field at once, as validation names every bad body field (lib/http README):
+  // a client that sent two got one, fixed it, and met the other on the next call.
+  const errors: ErrorItem[] = [];
   const filters = objects.map((object, index) => {
     const prefix = Array.isArray(raw) ? `filter[${index}]` : 'filter';
-    if (!isRecord(object)) throw invalidField(prefix, `${prefix} must be a filter object`);
+    if (!isRecord(object)) {
+      errors.push(...invalidField(prefix, `${prefix} must be a filter object`).items());
+      return [];
+    }
     const conditions: Condition[] = [];
-    collect(object, '', prefix, spec, conditions);
+    collect(object, '', prefix, spec, conditions, errors);
     const own = conditions.filter((c) => !c.field.singleton);
     const singles = conditions.filter((c) => c.field.singleton);
     if (singles.length && index > 0) {
-      throw invalidField(
-        prefix,
-        `${prefix}: ${nameOf(spec, singles[0]!.field)} is a singleton filter, valid only in the first filter object`,
-        'singleton_filter',
+      errors.push(
+        ...invalidField(
+          prefix,
+          `${prefix}: ${nameOf(spec, singles[0]!.field)} is a singleton filter, valid only in the first filter object`,
+          'singleton_filter',
+        ).items(),
       );
     }
     singletons.push(...singles);
     return own;
   });
+  const [first, ...more] = errors;
+  if (first) throw domainError(first.error, first.description, { field: first.field, more });
   return { filters, singletons };
 }
 
@@ -52,17 +62,22 @@ function nameOf<Row>(spec: SearchSpec<Row>, field: FilterField): string {
   return Object.entries(spec.filters).find(([, f]) => f === field)?.[0] ?? 'field';
 }
 
-function collect<Row>(object: Record<string, Raw>, path: string, prefix: string, spec: SearchSpec<Row>, out: Condition[]): void {
+function collect<Row>(object: Record<string, Raw>, path: string, prefix: string, spec: SearchSpec<Row>, out: Condition[], errors: ErrorItem[]): void {
   for (const [key, value] of Object.entries(object)) {
     const name = path ? `${path}.${key}` : key;
     const where = `${prefix}.${name}`;
     const field = spec.filters[name];
     if (field) {
-      out.push(...parseField(value, field, where));
+      try {
+        out.push(...parseField(value, field, where));
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        errors.push(...err.items());
+      }
     } else if (isRecord(value) && Object.keys(spec.filters).some((f) => f.startsWith(`${name}.`))) {
-      collect(value, name, prefix, spec, out);
+      collect(value, name, prefix, spec, out, errors);
     } else {
-      throw invalidField(where, `${where} is not a filter field of this resource`, 'unknown_filter');
+      errors.push(...invalidField(where, `${where} is not a filter field of this resource`, 'unknown_filter').items());
     }
   }
 }
