@@ -38,7 +38,7 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     await adapter.revise(target, item, portalItemId, job.reviseValues ?? [], jobId);
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }
-  const { portalItemId } = await adapter.list(target, item, jobId);
+  const { portalItemId } = await adapter.list(target, job.start ? { ...item, start: job.start } : item, jobId);
   await portalListingRepository.saveListing(knex, key, portalItemId, 'listed');
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
   await ciaRepository.forgetAck(knex, job.accountId, job.stockId, portal, job.portalAccountId);

@@ -55,7 +55,7 @@ async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, 
   if (portal !== 'auction_a') return job;
   const listerId = await listerOf(trx, caller.accountId, stockId, part.lister_id);
   if (listerId !== undefined) job.listerId = listerId;
-  if (part.start) job.start = part.start;
+  if (part.start) job.start = part.start.toISOString();
   if (part.action === 'revise') {
     job.reviseValues = part.revise_values ?? [];
     job.liveId = await liveIdOf(trx, caller.accountId, stockId, portalAccountId, listerId ?? '', part.auction_a_live_id);

@@ -10,7 +10,8 @@ export interface PortalUploadPart {
   action: UploadAction;
   portal_account_id?: PortalAccountRef;
   lister_id?: string;
-  start?: string;
+  /** A datetime (validated by the adapter's part type). */
+  start?: Date;
   revise_values?: string[];
   auction_a_live_id?: string;
 }

@@ -1,7 +1,7 @@
 import type { components as Inventory } from 'ebay-api/lib/types/restful/specs/sell_inventory_v1_oas3';
 import type { components as Fulfillment } from 'ebay-api/lib/types/restful/specs/sell_fulfillment_v1_oas3';
 import type { components as Feedback } from 'ebay-api/lib/types/restful/specs/commerce_feedback_v1_beta_oas3';
-import { Joi, list, portalAccountRef, text } from '../http';
+import { Joi, datetime, list, portalAccountRef, text } from '../http';
 import type { ChannelOrderPage } from './channel-order.type';
 import { ebayCall, ebayErrorText } from './ebay/ebay-http';
 import { EbayListing, ebayListing, ebaySku, formatOf } from './ebay/ebay-listing.mapping';
@@ -46,7 +46,9 @@ const uploadPart = Joi.object({
       .custom((v: number) => String(v)),
     text(32),
   ),
-  start: text(64),
+  // Document 2: "start date (for list)"; eBay schedules it as the offer's listingStartDate. Free
+  // text was taken and dropped, so a listing meant for Monday went live at once.
+  start: datetime(),
   revise_values: list(Joi.string().valid(...reviseValues)),
   auction_a_live_id: Joi.alternatives(
     Joi.number()

@@ -30,6 +30,8 @@ export interface ListingItem {
   quantityAvailable: number;
   /** The portal field group (for lister groups: the entry of the lister in question), {} when none. */
   group: Record<string, unknown>;
+  /** portal_upload's start (ISO, UTC): when the listing becomes active; absent: at once. */
+  start?: string;
 }
 
 /** One item's quantity in a batch (CIA), with the item's own idempotency key. */

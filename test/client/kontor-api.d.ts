@@ -5345,7 +5345,8 @@ export interface components {
               action: 'list' | 'revise';
               portal_account_id?: (number | string) | 'default';
               lister_id?: (number | string) | (string | '');
-              start?: string | '';
+              /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
+              start?: string | number;
               revise_values?:
                 | ('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat')[]
                 | (('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat') & unknown);
@@ -5356,7 +5357,8 @@ export interface components {
               action: 'list' | 'revise';
               portal_account_id?: (number | string) | 'default';
               lister_id?: (number | string) | (string | '');
-              start?: string | '';
+              /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
+              start?: string | number;
               revise_values?:
                 | ('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat')[]
                 | (('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat') & unknown);

@@ -246,6 +246,8 @@ export function offerOf(item: ListingItem, sku: string, merchantLocationKey?: st
     listingPolicies: policiesOf(g, site.currency),
     tax: vat ? { vatPercentage: Number(vat) } : undefined,
     merchantLocationKey,
+    // portal_upload's start: eBay's scheduled listing (EbayOfferDetailsWithKeys.listingStartDate).
+    listingStartDate: item.start,
   });
 }
 
