@@ -336,9 +336,14 @@ const auctionBPayments = [
   'beschreibung',
 ];
 
+/**
+ * Stock_auction_b_type is "same structure as auction_a except" what document 2 lists (type_id,
+ * description length, payment.id values, additional, shipping, picture, and the further fields);
+ * so auction_a's other fields (counter_id, post, characteristics, best_offer, catalog,
+ * seller_profile ...) are auction_b fields too: they were refused as not allowed.
+ */
 const auctionB = () =>
-  Joi.object({
-    ...listerCommon(),
+  auctionA().keys({
     duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
     type_id: text(2),
     subtitle: text(80),
@@ -346,7 +351,7 @@ const auctionB = () =>
     min_price: decimalOf10(),
     rrp: integer().min(0),
     description: text(65000),
-    payment: Joi.object({ id: list(Joi.string().valid(...auctionBPayments)), advice: text(255) }),
+    payment: Joi.object({ id: list(Joi.string().valid(...auctionBPayments)), email_payment_provider: text(255), advice: text(255) }),
     additional: Joi.object({ is_private: bool(), is_bold: bool(), is_highlighted: bool(), is_top_start_pic: bool(), is_no_ads: bool() }),
     shipping: Joi.object({
       ships_to_id: list(text(64)),

@@ -1737,7 +1737,6 @@ export interface components {
             name?: string | null;
             quantity?: number | string | null;
             price?: (number | string | null) | (string | null) | null;
-            rrp?: number | string | null;
             vat?: (number | string | null) | (string | null) | null;
             refund?: {
               policy_id?: number | string | null;
@@ -1758,14 +1757,67 @@ export interface components {
             category_1_id?: string | null;
             category_2_id?: string | null;
             sku?: string | null;
+            counter_id?: number | string | null;
+            is_max_quantity_available?: boolean | null;
+            is_stock_price?: boolean | null;
+            post?: {
+              is_active?: boolean | null;
+              quantity?: number | string | null;
+              quantity_per_post?: number | string | null;
+            } | null;
+            characteristics?: {
+              data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+            } | null;
+            best_offer?: {
+              is_active?: boolean | null;
+              auto_accept_price?: (number | string | null) | (string | null) | null;
+              min_price?: (number | string | null) | (string | null) | null;
+            } | null;
+            site_id?: number | string | null;
+            catalog?: {
+              value?: string | null;
+              type_id?: number | string | null;
+            } | null;
+            gallery_duration?: (number | string | null) | (string | null) | null;
+            is_mobile?: boolean | null;
+            condition?: {
+              id?: string | null;
+              description?: string | null;
+            } | null;
+            compatibilities?: {
+              data?: ((unknown[] | null) | (Record<string, never> | null) | null)[] | null;
+            } | null;
+            seller_profile?: {
+              payment?:
+                | ({
+                    id?: number | string | null;
+                    portal_account_id?: number | string | null;
+                  } | null)[]
+                | null;
+              refund?:
+                | ({
+                    id?: number | string | null;
+                    portal_account_id?: number | string | null;
+                  } | null)[]
+                | null;
+              shipping?:
+                | ({
+                    id?: number | string | null;
+                    portal_account_id?: number | string | null;
+                  } | null)[]
+                | null;
+            } | null;
+            auction_a_plus?: number | string | null;
             duration?: string | null;
             type_id?: string | null;
             subtitle?: string | null;
             start_price?: (number | string | null) | (string | null) | null;
             min_price?: (number | string | null) | (string | null) | null;
+            rrp?: number | string | null;
             description?: string | null;
             payment?: {
               id?: (string | null)[] | null;
+              email_payment_provider?: string | null;
               advice?: string | null;
             } | null;
             additional?: {
@@ -2765,7 +2817,6 @@ export interface components {
               name?: string | '';
               quantity?: number | string;
               price?: (number | string) | (string & unknown);
-              rrp?: number | string;
               vat?: (number | string) | (string & unknown);
               refund?: {
                 /** @enum {unknown} */
@@ -2790,12 +2841,75 @@ export interface components {
               category_1_id?: string | '';
               category_2_id?: string | '';
               sku?: string | '';
+              counter_id?: number | string;
+              is_max_quantity_available?: boolean | string | (1 | 0);
+              is_stock_price?: boolean | string | (1 | 0);
+              post?: {
+                is_active?: boolean | string | (1 | 0);
+                quantity?: number | string;
+                quantity_per_post?: number | string;
+              };
+              characteristics?: {
+                data?: (unknown[] | Record<string, never>)[];
+              };
+              best_offer?: {
+                is_active?: boolean | string | (1 | 0);
+                auto_accept_price?: (number | string) | (string & unknown);
+                min_price?: (number | string) | (string & unknown);
+              };
+              site_id?: number | string;
+              catalog?: {
+                value?: string | '';
+                /** @enum {unknown} */
+                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
+              };
+              gallery_duration?: (number | string) | 'Lifetime';
+              is_mobile?: boolean | string | (1 | 0);
+              condition?: {
+                id?: string | '';
+                description?: string | '';
+              };
+              compatibilities?: {
+                data?: (unknown[] | Record<string, never>)[];
+              };
+              seller_profile?: {
+                payment?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+                refund?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+                shipping?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+              };
+              /** @enum {unknown} */
+              auction_a_plus?: -1 | 0 | 1;
               /** @enum {unknown} */
               duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
               type_id?: string | '';
               subtitle?: string | '';
               start_price?: (number | string) | (string & unknown);
               min_price?: (number | string) | (string & unknown);
+              rrp?: number | string;
               description?: string | '';
               payment?: {
                 id?:
@@ -2824,6 +2938,7 @@ export interface components {
                       | 'beschreibung'
                     ) &
                       unknown);
+                email_payment_provider?: string | '';
                 advice?: string | '';
               };
               additional?: {
@@ -2912,7 +3027,6 @@ export interface components {
               name?: string | '';
               quantity?: number | string;
               price?: (number | string) | (string & unknown);
-              rrp?: number | string;
               vat?: (number | string) | (string & unknown);
               refund?: {
                 /** @enum {unknown} */
@@ -2937,12 +3051,75 @@ export interface components {
               category_1_id?: string | '';
               category_2_id?: string | '';
               sku?: string | '';
+              counter_id?: number | string;
+              is_max_quantity_available?: boolean | string | (1 | 0);
+              is_stock_price?: boolean | string | (1 | 0);
+              post?: {
+                is_active?: boolean | string | (1 | 0);
+                quantity?: number | string;
+                quantity_per_post?: number | string;
+              };
+              characteristics?: {
+                data?: (unknown[] | Record<string, never>)[];
+              };
+              best_offer?: {
+                is_active?: boolean | string | (1 | 0);
+                auto_accept_price?: (number | string) | (string & unknown);
+                min_price?: (number | string) | (string & unknown);
+              };
+              site_id?: number | string;
+              catalog?: {
+                value?: string | '';
+                /** @enum {unknown} */
+                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
+              };
+              gallery_duration?: (number | string) | 'Lifetime';
+              is_mobile?: boolean | string | (1 | 0);
+              condition?: {
+                id?: string | '';
+                description?: string | '';
+              };
+              compatibilities?: {
+                data?: (unknown[] | Record<string, never>)[];
+              };
+              seller_profile?: {
+                payment?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+                refund?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+                shipping?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+              };
+              /** @enum {unknown} */
+              auction_a_plus?: -1 | 0 | 1;
               /** @enum {unknown} */
               duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
               type_id?: string | '';
               subtitle?: string | '';
               start_price?: (number | string) | (string & unknown);
               min_price?: (number | string) | (string & unknown);
+              rrp?: number | string;
               description?: string | '';
               payment?: {
                 id?:
@@ -2971,6 +3148,7 @@ export interface components {
                       | 'beschreibung'
                     ) &
                       unknown);
+                email_payment_provider?: string | '';
                 advice?: string | '';
               };
               additional?: {
@@ -4132,7 +4310,6 @@ export interface components {
               name?: string | '';
               quantity?: number | string;
               price?: (number | string) | (string & unknown);
-              rrp?: number | string;
               vat?: (number | string) | (string & unknown);
               refund?: {
                 /** @enum {unknown} */
@@ -4157,12 +4334,75 @@ export interface components {
               category_1_id?: string | '';
               category_2_id?: string | '';
               sku?: string | '';
+              counter_id?: number | string;
+              is_max_quantity_available?: boolean | string | (1 | 0);
+              is_stock_price?: boolean | string | (1 | 0);
+              post?: {
+                is_active?: boolean | string | (1 | 0);
+                quantity?: number | string;
+                quantity_per_post?: number | string;
+              };
+              characteristics?: {
+                data?: (unknown[] | Record<string, never>)[];
+              };
+              best_offer?: {
+                is_active?: boolean | string | (1 | 0);
+                auto_accept_price?: (number | string) | (string & unknown);
+                min_price?: (number | string) | (string & unknown);
+              };
+              site_id?: number | string;
+              catalog?: {
+                value?: string | '';
+                /** @enum {unknown} */
+                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
+              };
+              gallery_duration?: (number | string) | 'Lifetime';
+              is_mobile?: boolean | string | (1 | 0);
+              condition?: {
+                id?: string | '';
+                description?: string | '';
+              };
+              compatibilities?: {
+                data?: (unknown[] | Record<string, never>)[];
+              };
+              seller_profile?: {
+                payment?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+                refund?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+                shipping?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+              };
+              /** @enum {unknown} */
+              auction_a_plus?: -1 | 0 | 1;
               /** @enum {unknown} */
               duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
               type_id?: string | '';
               subtitle?: string | '';
               start_price?: (number | string) | (string & unknown);
               min_price?: (number | string) | (string & unknown);
+              rrp?: number | string;
               description?: string | '';
               payment?: {
                 id?:
@@ -4191,6 +4431,7 @@ export interface components {
                       | 'beschreibung'
                     ) &
                       unknown);
+                email_payment_provider?: string | '';
                 advice?: string | '';
               };
               additional?: {
@@ -4279,7 +4520,6 @@ export interface components {
               name?: string | '';
               quantity?: number | string;
               price?: (number | string) | (string & unknown);
-              rrp?: number | string;
               vat?: (number | string) | (string & unknown);
               refund?: {
                 /** @enum {unknown} */
@@ -4304,12 +4544,75 @@ export interface components {
               category_1_id?: string | '';
               category_2_id?: string | '';
               sku?: string | '';
+              counter_id?: number | string;
+              is_max_quantity_available?: boolean | string | (1 | 0);
+              is_stock_price?: boolean | string | (1 | 0);
+              post?: {
+                is_active?: boolean | string | (1 | 0);
+                quantity?: number | string;
+                quantity_per_post?: number | string;
+              };
+              characteristics?: {
+                data?: (unknown[] | Record<string, never>)[];
+              };
+              best_offer?: {
+                is_active?: boolean | string | (1 | 0);
+                auto_accept_price?: (number | string) | (string & unknown);
+                min_price?: (number | string) | (string & unknown);
+              };
+              site_id?: number | string;
+              catalog?: {
+                value?: string | '';
+                /** @enum {unknown} */
+                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
+              };
+              gallery_duration?: (number | string) | 'Lifetime';
+              is_mobile?: boolean | string | (1 | 0);
+              condition?: {
+                id?: string | '';
+                description?: string | '';
+              };
+              compatibilities?: {
+                data?: (unknown[] | Record<string, never>)[];
+              };
+              seller_profile?: {
+                payment?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+                refund?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+                shipping?:
+                  | {
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    }[]
+                  | ({
+                      id: number | string;
+                      portal_account_id?: (number | string) | null;
+                    } & unknown);
+              };
+              /** @enum {unknown} */
+              auction_a_plus?: -1 | 0 | 1;
               /** @enum {unknown} */
               duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
               type_id?: string | '';
               subtitle?: string | '';
               start_price?: (number | string) | (string & unknown);
               min_price?: (number | string) | (string & unknown);
+              rrp?: number | string;
               description?: string | '';
               payment?: {
                 id?:
@@ -4338,6 +4641,7 @@ export interface components {
                       | 'beschreibung'
                     ) &
                       unknown);
+                email_payment_provider?: string | '';
                 advice?: string | '';
               };
               additional?: {

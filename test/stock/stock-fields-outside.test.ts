@@ -131,6 +131,39 @@ describe('stock item fields tried from outside (document 2)', () => {
     }
   });
 
+  describe('auction_b: "same structure as auction_a except" the listed differences', () => {
+    it("when auction_b carries auction_a's fields document 2 does not name as different, then they are taken and read back", async () => {
+      const lister = {
+        counter_id: 2,
+        post: { is_active: true, quantity: 3, quantity_per_post: 1 },
+        characteristics: { data: [[{ type: 'Farbe', value: 'rot' }]] },
+        best_offer: { is_active: true, min_price: '10.00' },
+        catalog: { value: '4006381333931', type_id: 1 },
+        seller_profile: { payment: [{ id: 11 }] },
+        payment: { id: ['paypal', 'rechnung'], email_payment_provider: 'pay@example.com' },
+        is_mobile: true,
+      };
+      const id = await createItem(seller, { name: 'Hood', auction_b: [lister] });
+      const [read] = (await readItem(seller, id)).auction_b as Record<string, unknown>[];
+      expect(read).to.deep.include({ ...lister, best_offer: { is_active: true, min_price: '10.00' } });
+    });
+
+    for (const [label, group, field] of [
+      ['additional.is_border (not in auction_b)', { additional: { is_border: true } }, 'stock.auction_b[0].additional.is_border'],
+      [
+        'picture.gallery (auction_b pictures: type_id, url, is_in_description, quantity)',
+        { picture: { gallery: { url_id: 1 } } },
+        'stock.auction_b[0].picture.gallery',
+      ],
+      ["payment.id 'kreditkarte' (not an auction_b value)", { payment: { id: ['kreditkarte'] } }, 'stock.auction_b[0].payment.id[0]'],
+      ['description of 65001 characters', { description: 'x'.repeat(65001) }, 'stock.auction_b[0].description'],
+    ] as [string, Record<string, unknown>, string][]) {
+      it(`when auction_b has ${label}, then 400 names ${field} and nothing is stored`, async () => {
+        await refusedOnCreate('HOOD-BAD', { auction_b: [group] }, field);
+      });
+    }
+  });
+
   describe('market_d.quantity (document 2: string)', () => {
     it('when it is sent as a JSON number, then it reads back as the same digits in a string', async () => {
       const id = await createItem(seller, { name: 'Market D', market_d: { quantity: 5 } });
