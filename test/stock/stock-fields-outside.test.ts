@@ -75,6 +75,24 @@ describe('stock item fields tried from outside (document 2)', () => {
     });
   });
 
+  it('when stock/list/ sends an item past decimal(10,2) and a day that does not exist, then that item alone is a 400 naming stock[n].… and the others are stored', async () => {
+    const res = await call('stock/list/', {
+      token: seller.token,
+      body: {
+        stock: [
+          { name: 'Fine', sku: 'LIST-OK', rrp: '99999999.99' },
+          { name: 'Past', sku: 'LIST-BAD', rrp: '100000000', market_d: { availibility_date: '2026-02-30' } },
+        ],
+      },
+    });
+    expect(res.status, res.text).to.equal(207);
+    const parts = res.body.response as { code: number; error?: { field?: string }[] }[];
+    expect(parts.map((p) => p.code)).to.deep.equal([201, 400]);
+    expect((parts[1]?.error ?? []).map((e) => e.field)).to.have.members(['stock[1].rrp', 'stock[1].market_d.availibility_date']);
+    expect((await call('stock/SKU_LIST-OK/', { token: seller.token })).status).to.equal(200);
+    expect((await call('stock/SKU_LIST-BAD/', { token: seller.token })).status).to.equal(404);
+  });
+
   describe('date fields', () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['market_d.availibility_date 2026-02-30', { market_d: { availibility_date: '2026-02-30' } }, 'stock.market_d.availibility_date'],
