@@ -7,6 +7,8 @@ export interface Description {
   items?: Description[];
   metas?: { access?: string; nullIsAbsent?: boolean }[];
   flags?: { presence?: string };
+  /** Values taken besides the type's own (Joi's allow(): '' for a text an empty string clears). */
+  allow?: unknown[];
 }
 
 /** Joi's describe() of a large type costs milliseconds; schemas are immutable, so it is kept per schema. */

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { DomainError, ErrorItem } from '../errors';
 import { describe, Description } from './describe';
 import { cutToSent } from './sent-fields';
+import { isFromXml } from './xml';
 import type { Warning } from '../errors';
 
 /** A field of an object type that a walk visits: marked, or holding marked fields below it. */
@@ -34,7 +35,7 @@ function typeWalk(isMarked: (d: Description) => boolean) {
     description: Description,
     value: unknown,
     path: string,
-    visit: (record: Record<string, unknown>, key: string, path: string) => boolean,
+    visit: (record: Record<string, unknown>, key: string, path: string, field: Description) => boolean,
   ): void => {
     if (value === null || typeof value !== 'object') return;
     if (Array.isArray(value)) {
@@ -48,7 +49,7 @@ function typeWalk(isMarked: (d: Description) => boolean) {
     for (const { key, child, marked } of fields(keys)) {
       if (!(key in record)) continue;
       const fieldPath = path ? `${path}.${key}` : key;
-      if (!marked || visit(record, key, fieldPath)) walk(child, record[key], fieldPath, visit);
+      if (!marked || visit(record, key, fieldPath, child)) walk(child, record[key], fieldPath, visit);
     }
   };
   return walk;
@@ -71,10 +72,18 @@ export function stripReadOnly(schema: Joi.Schema, value: unknown): Warning[] {
   return warnings;
 }
 
-/** Drops the nulls of fields marked absentWhenNull (lib/http/schema), in place, before Joi sees them. */
+/**
+ * Drops the nulls of fields marked absentWhenNull (lib/http/schema), in place, before Joi sees them;
+ * from XML also their empty elements where the field takes no '' (a decimal, a date, an id). XML
+ * has no null: the service writes a field without value as an empty element (`<platform/>`), so
+ * reading one as no value lets an order read as XML post back as it is (document 1 takes XML as
+ * it takes JSON). A text's empty element stays '', which clears it, as "" does in JSON: an XML
+ * client has no other way to clear one (a text without value then reads '' in JSON, not null).
+ */
 function dropAbsentNulls(schema: Joi.Schema, value: unknown): void {
-  toAbsentWhenNull(describe(schema), value, '', (record, key) => {
-    if (record[key] !== null) return true;
+  toAbsentWhenNull(describe(schema), value, '', (record, key, _path, field) => {
+    const absent = record[key] === null || (record[key] === '' && isFromXml(record) && !field.allow?.includes(''));
+    if (!absent) return true;
     delete record[key];
     return false;
   });

@@ -31,6 +31,26 @@ const builder = new XMLBuilder({ format: false, suppressEmptyNode: true, process
  * first and large bodies parsed in a worker thread, so that no body holds the event loop long.
  */
 export async function parseXmlRequest(text: string): Promise<Record<string, unknown>> {
+  const body = await parseXmlFields(text);
+  markFromXml(body);
+  return body;
+}
+
+/**
+ * The objects of bodies parsed from XML, where an empty element is all a client can write for "no
+ * value" (lib/http/validate reads them so). Marked to any depth: a list's items are validated
+ * apart (order/list/), away from the body.
+ */
+const fromXml = new WeakSet<object>();
+export const isFromXml = (record: object): boolean => fromXml.has(record);
+
+function markFromXml(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  fromXml.add(value);
+  for (const child of Array.isArray(value) ? value : Object.values(value)) markFromXml(child);
+}
+
+async function parseXmlFields(text: string): Promise<Record<string, unknown>> {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', 'XML with a DOCTYPE or entity declarations is not accepted');
   if (countTags(text) > 2 * inputBounds.xmlElements) {
     throw tooLarge(`the XML body holds more than ${inputBounds.xmlElements} elements`);
