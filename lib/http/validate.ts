@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { DomainError, ErrorItem } from '../errors';
 import { describe, Description } from './describe';
 import { cutToSent } from './sent-fields';
-import { isFromXml } from './xml';
+import { isFromXml } from './xml-origin';
 import type { Warning } from '../errors';
 
 /** A field of an object type that a walk visits: marked, or holding marked fields below it. */

@@ -2,6 +2,7 @@ import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { invalidInput, tooLarge } from '../errors';
 import { inputBounds } from './input-bounds';
 import { parseInWorker } from './xml-worker';
+import { markFromXml } from './xml-origin';
 
 const parserOptions = {
   ignoreAttributes: true,
@@ -34,20 +35,6 @@ export async function parseXmlRequest(text: string): Promise<Record<string, unkn
   const body = await parseXmlFields(text);
   markFromXml(body);
   return body;
-}
-
-/**
- * The objects of bodies parsed from XML, where an empty element is all a client can write for "no
- * value" (lib/http/validate reads them so). Marked to any depth: a list's items are validated
- * apart (order/list/), away from the body.
- */
-const fromXml = new WeakSet<object>();
-export const isFromXml = (record: object): boolean => fromXml.has(record);
-
-function markFromXml(value: unknown): void {
-  if (typeof value !== 'object' || value === null) return;
-  fromXml.add(value);
-  for (const child of Array.isArray(value) ? value : Object.values(value)) markFromXml(child);
 }
 
 async function parseXmlFields(text: string): Promise<Record<string, unknown>> {
