@@ -29,7 +29,10 @@ export const bankType = Joi.object({
   order_no: readOnly(Joi.any()),
   amount: decimal(),
   status: readOnly(Joi.any()),
+  // As Order_type's currency_id: 'eur' is EUR (the two were read differently).
   currency_id: Joi.string()
+    .trim()
+    .uppercase()
     .pattern(/^[A-Z]{3}$/)
     .description('ours (issue 29): ISO 4217 currency of the amount; default EUR. A transfer pays only an order of its currency.'),
   match_rule: readOnly(Joi.any()).description(

@@ -121,4 +121,20 @@ describe('Bank_type against document 2 (fields, tried from outside)', () => {
     });
     expect(threeMonths.status, threeMonths.text).to.equal(200);
   });
+  it('when currency_id is written in lower case, then it is the upper-case code, as an order takes it', async () => {
+    const seller = await newSeller();
+    const res = await call('bank/transfer/', {
+      token: seller.token,
+      body: { bank: { transfer_date: '2026-11-22 10:00:00', sender: 'Cy', subject: 'no reference', amount: '7', currency_id: 'chf' } },
+    });
+    expect(res.status, res.text).to.equal(201);
+    const [transfer] = await transfers(seller);
+    expect(transfer).to.deep.include({ id: res.body.bank_id, currency_id: 'CHF' });
+    const wrong = await call('bank/transfer/', {
+      token: seller.token,
+      body: { bank: { transfer_date: '2026-11-22 10:00:00', sender: 'Cy', subject: 'x', amount: '7', currency_id: 'eu' } },
+    });
+    expect(wrong.status).to.equal(400);
+    expect(wrong.body.error![0]!.field).to.equal('bank.currency_id');
+  });
 });
