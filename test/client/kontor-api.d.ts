@@ -6080,7 +6080,7 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly status?: unknown;
         /** @description ours (issue 29): ISO 4217 currency of the amount; default EUR. A transfer pays only an order of its currency. */
-        currency_id?: string;
+        currency_id?: string & unknown;
         /** @description ours: the rule that assigned the record (provider_id, order_id, invoice_number, order_number, number, name_amount) */
         readonly match_rule?: unknown;
         /** @description ours: why the record is not assigned (no_match, ambiguous, overpayment, currency_mismatch, order_cancelled, amount_mismatch) */
