@@ -1,7 +1,7 @@
 /** Lister groups (auction_a, auction_b, market_c, shop): lister ids and the fields all listers of one id share. */
 import type { Knex } from 'knex';
 import { invalidField, notFound } from '../errors';
-import { deepMerge, getPath, Json, setPath } from './stock-merge';
+import { deepMerge, getPath, Json, modifiedToday, setPath } from './stock-merge';
 import { StockData, stockRepository } from './stock.repository';
 import { ListerGroup, listerGroups } from '../portals';
 import type { StockInput } from './stock.type';
@@ -48,7 +48,7 @@ export async function mergeListers(
       const joins = known.has(id);
       known.add(id);
       const at = current.findIndex((l) => Number(l.lister_id) === id);
-      const merged = { ...(deepMerge(at >= 0 ? current[at] : {}, fields) as Json), lister_id: id };
+      const merged = { ...(deepMerge(at >= 0 ? current[at] : {}, fields) as Json), lister_id: id, ...modifiedToday(g) };
       if (at >= 0) current[at] = merged;
       else current.push(merged);
       if (at < 0 && joins) joined.push({ group: g, id, lister: merged });

@@ -28,3 +28,12 @@ export function setPath(object: Json, path: string[], value: unknown): void {
   const last = path[path.length - 1]!;
   at[last] = deepMerge(at[last], value);
 }
+
+/**
+ * Document 2's modified_time (R, a date) of the groups that have one (webshop, auction_a, and
+ * auction_b and market_c, built like it; the shop lister shows lister_id only): the UTC day a
+ * request last wrote the entry. Stored in the entry; a client's value is dropped as read only.
+ */
+export function modifiedToday(group: string): { modified_time?: string } {
+  return group === 'shop' ? {} : { modified_time: new Date().toISOString().slice(0, 10) };
+}

@@ -10,7 +10,7 @@ import type { SearchRequest } from '../http';
 import { queueCiaAdjust, refreshAvailable } from './stock-available.repository';
 import { MovementCause, stockHistoryRepository, writeMovement } from './stock-history.repository';
 import { mergeListers } from './stock-lister.service';
-import { deepMerge, Json } from './stock-merge';
+import { deepMerge, Json, modifiedToday } from './stock-merge';
 import { resolveStockRef } from './stock-ref';
 import { SaveContext, SaveResult } from './stock-save';
 import { checkShippingGroups } from './stock-shipping-group';
@@ -161,8 +161,9 @@ function mergeWebshops(current: Json[], input: Json[]): Json[] {
   const out = [...current];
   for (const shop of input) {
     const at = out.findIndex((s) => s.shop_id === shop.shop_id);
-    if (at >= 0) out[at] = deepMerge(out[at], shop) as Json;
-    else out.push(shop);
+    const written = { ...(deepMerge(at >= 0 ? out[at] : {}, shop) as Json), ...modifiedToday('webshop') };
+    if (at >= 0) out[at] = written;
+    else out.push(written);
   }
   return out;
 }

@@ -17,6 +17,22 @@ export async function readItem(seller: Seller, id: number | string): Promise<Rec
   return res.body.stock as Record<string, unknown> & { quantity_available: number; quantity: number };
 }
 
+/** The UTC days a write of this test may have stamped (a run can cross midnight). */
+export function writtenToday(): string[] {
+  const now = Date.now();
+  return [now - 86_400_000, now].map((t) => new Date(t).toISOString().slice(0, 10));
+}
+
+/**
+ * A webshop or lister entry with its modified_time (document 2: R, a date) checked to be the day
+ * it was written, and the rest of it, to compare whole.
+ */
+export function withoutModifiedTime(entry: unknown): Record<string, unknown> {
+  const { modified_time: modified, ...rest } = entry as Record<string, unknown>;
+  expect(writtenToday()).to.include(modified);
+  return rest;
+}
+
 /** cia.adjust outbox rows of the seller, as stock ids (without the request id every job carries). */
 export async function ciaRows(seller: Seller): Promise<{ stockId: number; reason: string }[]> {
   const rows = await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).orderBy('id');

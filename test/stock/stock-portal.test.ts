@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { call, newSeller, Seller } from '../support/api';
-import { createItem, readItem } from './helpers';
+import { createItem, readItem, withoutModifiedTime } from './helpers';
 
 type Lister = { lister_id: string; name?: string; price?: string; refund?: { policy_id: number }; location?: { city: string } };
 
@@ -119,6 +119,10 @@ describe('stock portal field groups and listers', () => {
       ],
     });
     await call(`stock/${id}/`, { token: seller.token, body: { stock: { webshop: [{ shop_id: 'b', is_active: true }, { shop_id: 'c' }] } } });
-    expect((await readItem(seller, id)).webshop).to.deep.equal([{ shop_id: 'a', name: 'A' }, { shop_id: 'b', name: 'B', is_active: true }, { shop_id: 'c' }]);
+    expect(((await readItem(seller, id)).webshop as object[]).map(withoutModifiedTime)).to.deep.equal([
+      { shop_id: 'a', name: 'A' },
+      { shop_id: 'b', name: 'B', is_active: true },
+      { shop_id: 'c' },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, query, Seller } from '../support/api';
-import { ciaRows, createItem, fullItem, historyOf, ownShippingGroups, readItem } from './helpers';
+import { ciaRows, createItem, fullItem, historyOf, ownShippingGroups, readItem, withoutModifiedTime, writtenToday } from './helpers';
 
 describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   let seller: Seller;
@@ -20,7 +20,9 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
     // 20 - 3 - 1 reserved - 2 listed at auction_a
     expect(item.quantity_available).to.equal(14);
     expect(item.market_i).to.deep.include({ tax_id: 1 });
-    expect(item.webshop).to.deep.equal(fullItem(seller.portalAccountId, []).webshop);
+    expect((item.webshop as object[]).map(withoutModifiedTime)).to.deep.equal(fullItem(seller.portalAccountId, []).webshop);
+    // Document 2: webshop and lister entries carry modified_time (R), the day they were written.
+    expect(writtenToday()).to.include((item.auction_a as { modified_time?: string }[])[0]!.modified_time);
     expect((item.auction_a as { lister_id: string }[])[0]!.lister_id).to.equal(String(listerIds[0]));
     expect(item.variation).to.deep.equal({ type: 'main', sub: [], specifics_set: { name_value: [{ name: 'colour', value: ['white', 'black'] }] } });
     expect(item.set).to.deep.equal({ type: ['none'] });
