@@ -73,6 +73,8 @@ export const errorTable = {
   unknown_payment_method: { kind: 'invalid' },
   unknown_stock_item: { kind: 'invalid' },
   unsupported_action: { kind: 'invalid' },
+  /** The account lacks what the command must state (an invoice without the seller's address or tax id). */
+  seller_details_missing: { kind: 'invalid' },
   invalid_idempotency_key: { kind: 'invalid' },
   // OAuth 2 token errors (RFC 6749 section 5.2)
   invalid_request: { kind: 'invalid' },

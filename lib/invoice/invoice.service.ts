@@ -21,6 +21,7 @@ import { InvoiceAddress, InvoiceDocument, InvoiceOrder, InvoiceParty, invoiceAdd
 import { pdfAssets, renderPdf } from './invoice-pdf';
 import { invoiceStorage } from './invoice-storage.config';
 import { invoiceRepository, InvoiceRow } from './invoice.repository';
+import { listMissing, missingSellerFacts, missingXrechnungFacts, sellerDetailsMissing } from './invoice-requirements';
 import { archiveKey } from './invoice-storage';
 
 /** What issuing did for one order (the job's result). */
@@ -124,6 +125,13 @@ export const billUrlOf = (orderId: string) => `${config().publicUrl.replace(/\/$
 export async function issueInvoices(accountId: number, orderIds: string[], timings?: IssueTimings): Promise<IssueOutcome[]> {
   const outcomes: IssueOutcome[] = [];
   const seller = await sellerSettings(accountId);
+  const missing = missingSellerFacts(seller);
+  if (missing.length) {
+    // The orders keep their invoice numbers; POST order/{order_id}/invoice/ issues each once the facts are set.
+    log.warn({ accountId, orderIds, missing: missing.map((f) => f.field) }, 'invoices not issued: the seller lacks what an invoice states');
+    const reason = `the seller's invoices need ${listMissing(missing)}: set them (the address by support, the rest by POST admin/user/), then POST order/{order_id}/invoice/`;
+    return orderIds.map((orderId) => ({ order_id: orderId, status: 'refused', reason }));
+  }
   for (const orderId of orderIds) outcomes.push(await issueOne(allOrdersOf(accountId), orderId, seller, timings));
   return outcomes;
 }
@@ -165,7 +173,7 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   };
   lap('planMs');
   const xml = renderCii(doc);
-  const xrechnung = Buffer.from(renderCii(doc, 'xrechnung'), 'utf8');
+  const xrechnung = missingXrechnungFacts(doc).length ? null : Buffer.from(renderCii(doc, 'xrechnung'), 'utf8');
   lap('xmlMs');
   const pdf = await renderPdf(doc, xml, pdfAssets(config().invoice.iccProfile), new Date());
   lap('pdfMs');
@@ -173,11 +181,11 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   const xmlBytes = Buffer.from(xml, 'utf8');
   const pdfKey = archiveKey(accountId, doc.number, doc.typeCode, pdf, 'pdf');
   const xmlKey = archiveKey(accountId, doc.number, doc.typeCode, xmlBytes, 'xml');
-  const xrechnungKey = archiveKey(accountId, doc.number, doc.typeCode, xrechnung, 'xml');
+  const xrechnungKey = xrechnung ? archiveKey(accountId, doc.number, doc.typeCode, xrechnung, 'xml') : null;
   await Promise.all([
     storage.put(pdfKey, pdf, 'application/pdf'),
     storage.put(xmlKey, xmlBytes, 'application/xml'),
-    storage.put(xrechnungKey, xrechnung, 'application/xml'),
+    xrechnung && xrechnungKey ? storage.put(xrechnungKey, xrechnung, 'application/xml') : undefined,
   ]);
   lap('storeMs');
 
@@ -238,6 +246,9 @@ export async function requestInvoice(caller: Caller, orderId: string): Promise<s
         'status_conflict',
       );
   }
+  // An order issued before keeps its invoice whatever the settings say now; the job answers issued_before.
+  const [missing, ...more] = order.bill_url ? [] : missingSellerFacts(await sellerSettings(caller.accountId));
+  if (missing) throw sellerDetailsMissing(missing, more);
   return transaction(async (trx) => {
     await invoiceNumberIn(trx, caller, orderId);
     return addToOutbox(trx, caller.accountId, 'invoice.issue', { accountId: caller.accountId, orderIds: [orderId] });
@@ -266,11 +277,14 @@ export async function invoiceLink(caller: Caller, orderId: string, format: Invoi
   const order = await orderRepository.get(caller, orderId);
   if (!order) throw notFound(`order ${orderId}`, 'order_id');
   const row = await invoiceRepository.byOrder(db(), caller.accountId, order.internal_id);
-  if (!row)
-    throw domainError('not_found', `order ${orderId} has no invoice issued yet (it is issued when the order is paid, or by POST order/${orderId}/invoice/)`);
+  if (!row) throw domainError('not_found', await whyNoInvoice(caller.accountId, order));
   const ttl = config().invoice.urlTtlSeconds;
   const key = format === 'pdf' ? row.pdf_key : format === 'xml' ? row.xml_key : row.xrechnung_key;
-  if (!key) throw domainError('not_found', `order ${orderId}'s invoice was issued without an XRechnung`);
+  if (!key)
+    throw domainError(
+      'not_found',
+      `order ${orderId}'s invoice was issued without an XRechnung: XRechnung 3.0 asks the seller's post code, contact phone and email and the buyer's city and post code (BR-DE-4, 6, 7, 8, 9), and one of them was missing`,
+    );
   const name = `${row.type_code === 381 ? 'credit-note' : 'invoice'}-${row.invoice_number}${format === 'xrechnung' ? '-xrechnung.xml' : `.${format}`}`;
   const url = await invoiceStorage().link(key, ttl, name, format === 'pdf' ? 'application/pdf' : 'application/xml', now);
   return {
@@ -285,4 +299,12 @@ export async function invoiceLink(caller: Caller, orderId: string, format: Invoi
     url,
     expires: new Date(now.getTime() + ttl * 1000).toISOString(),
   };
+}
+
+/** The 404's description for an order without invoice: what the seller lacks, if that is why. */
+async function whyNoInvoice(accountId: number, order: OrderReadRow): Promise<string> {
+  const missing = order.invoice_number === null ? [] : missingSellerFacts(await sellerSettings(accountId));
+  if (missing.length)
+    return `order ${order.id} has no invoice: the seller's invoices need ${listMissing(missing)}; once they are set, POST order/${order.id}/invoice/ issues it`;
+  return `order ${order.id} has no invoice issued yet (it is issued when the order is paid, or by POST order/${order.id}/invoice/)`;
 }

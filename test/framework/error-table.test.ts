@@ -52,6 +52,7 @@ const idsByKind: Record<ErrorKind, string[]> = {
     'unknown_payment_method',
     'unknown_stock_item',
     'unsupported_action',
+    'seller_details_missing',
     'invalid_idempotency_key',
     'invalid_request',
     'invalid_grant',

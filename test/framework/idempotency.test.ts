@@ -12,6 +12,7 @@ import { Joi } from '../../lib/http/schema';
 import { endpoints } from '../../server/routes';
 import { createApp } from '../../server/app';
 import { apiBase, call, newSeller, RequestOptions, Seller, withConcurrentCalls } from '../support/api';
+import { giveInvoiceDetails } from '../support/invoicing';
 import { freePort, runEntry } from '../support/process';
 import { fixture } from '../bank/fixtures';
 
@@ -72,7 +73,7 @@ const cases: Record<string, Case> = {
     }),
   },
   'order/{order_id}/history/': { prepare: async (s) => ({ path: `order/${await orderOf(s)}/history/`, options: json({ text: 'called the buyer' }) }) },
-  'order/{order_id}/invoice/': { prepare: async (s) => ({ path: `order/${await orderOf(s)}/invoice/`, options: json({}) }) },
+  'order/{order_id}/invoice/': { prepare: async (s) => ({ path: `order/${await orderOf(await giveInvoiceDetails(s))}/invoice/`, options: json({}) }) },
   'order/{order_id}/send_mit/': {
     async prepare(s) {
       const account = await createPortalAccount(s.id, { name: 'auction shop', platform: 'auction_a' });

@@ -15,6 +15,7 @@ import { db } from '../../lib/db/knex';
 import { invoiceProcessors, LocalFolderStorage, readFacturx, setInvoiceStorage } from '../../lib/invoice';
 import { apiBase, call, newSeller, Seller, tokenFor } from '../support/api';
 import { kontor } from '../support/cli';
+import { giveInvoiceDetails } from '../support/invoicing';
 import { startQueueWorker } from '../support/queue-worker';
 import { waitFor } from '../event/servers';
 import { checkEn16931, checkXrechnung } from './en16931-rules';
@@ -50,33 +51,8 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A seller whose account has a company address and invoice settings (VAT id, IBAN). */
-  async function invoicingSeller(settings: Record<string, unknown> = {}): Promise<Seller> {
-    const seller = await newSeller();
-    await db()('account')
-      .where({ id: seller.id })
-      .update({ address: JSON.stringify({ name: 'Kontor Testhandel GmbH', street: 'Hauptstraße 1', zip: '10115', city: 'Berlin', country_iso2: 'DE' }) });
-    const res = await call('admin/user/', {
-      token: seller.token,
-      body: {
-        user: {
-          settings: {
-            invoice: {
-              vat_id: 'DE123456789',
-              iban: 'DE02120300000000202051',
-              locale: 'de-DE',
-              phone: '+49 30 1234567',
-              contact_name: 'Rechnungsstelle',
-              email: 'rechnung@example.com',
-              ...settings,
-            },
-          },
-        },
-      },
-    });
-    expect(res.status, res.text).to.equal(200);
-    return seller;
-  }
+  /** A seller whose account has a company address and invoice settings (VAT id, IBAN, contact). */
+  const invoicingSeller = async (settings: Record<string, unknown> = {}): Promise<Seller> => giveInvoiceDetails(await newSeller(), settings);
 
   const buyer = { email: 'erika@example.com', address: { name: 'Erika Mustermann', street: 'Weg 2', zip: '20095', city: 'Hamburg', country_iso2: 'DE' } };
 
@@ -373,5 +349,99 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect(res.body.error?.map(({ error, field, code }) => ({ error, field, code }))).to.deep.equal([
       { error: 'status_conflict', field: 'order.credit.main_id', code: 400 },
     ]);
+  });
+
+  /** The job that issued (or refused) the invoices of the seller's paid orders, as GET job/{job_id}/ answers it once finished. */
+  async function autoIssueJob(seller: Seller): Promise<Record<string, unknown>> {
+    const jobId = await waitFor(
+      async () =>
+        ((await db()('outbox').where({ account_id: seller.id, job_name: 'invoice.issue' }).first('job_id')) as { job_id: string } | undefined)?.job_id,
+      'the invoice.issue row',
+    );
+    return finished(seller, jobId);
+  }
+
+  const issueRows = async (seller: Seller) =>
+    Number((await db()('outbox').where({ account_id: seller.id, job_name: 'invoice.issue' }).count({ n: '*' }))[0]!.n);
+
+  it('when the seller has no company address and no tax id, then a paid order gets no invoice, POST names each missing field and changes nothing, and once they are set POST issues a valid invoice', async () => {
+    const seller = await newSeller();
+    const paid = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Tasse', quantity: 2, price: '5.95', tax: '19' }] });
+    const job = await autoIssueJob(seller);
+    const outcome = (job.result as { order_id: string; status: string; reason: string }[])[0]!;
+    expect(outcome).to.include({ order_id: paid, status: 'refused' });
+    expect(outcome.reason).to.contain('user.address.name (BR-06)').and.to.contain('user.settings.invoice.vat_id');
+    const before = await readOrder(seller, paid);
+    expect(before.invoice_number, 'the paid order keeps its number').to.be.a('number');
+    expect(before.bill_url).to.equal(null);
+    const absent = await invoiceOf(seller, paid);
+    expect(absent.status).to.equal(404);
+    expect(JSON.stringify(absent.body.error)).to.contain('user.address.street (BR-08)');
+
+    const unpaid = await createOrder(seller, { line: [{ id: 1, name: 'Teller', quantity: 1, price: '12.00', tax: '19' }] });
+    const rows = await issueRows(seller);
+    for (const id of [paid, unpaid]) {
+      const res = await call(`order/${id}/invoice/`, { token: seller.token, body: {} });
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.error?.map(({ error, field, code }) => ({ error, field, code }))).to.deep.equal(
+        ['user.address.name', 'user.address.street', 'user.address.city', 'user.address.country_iso2', 'user.settings.invoice.vat_id'].map((field) => ({
+          error: 'seller_details_missing',
+          field,
+          code: 400,
+        })),
+      );
+    }
+    expect((await readOrder(seller, unpaid)).invoice_number, 'a refused POST gives no number').to.equal(null);
+    expect(await issueRows(seller)).to.equal(rows);
+
+    // A small business gives its tax number instead of a VAT id.
+    await giveInvoiceDetails(seller, { vat_id: '', tax_number: '12/345/67890', small_business: true });
+    const res = await call(`order/${paid}/invoice/`, { token: seller.token, body: {} });
+    expect(res.status, res.text).to.equal(202);
+    expect(((await finished(seller, res.body.job_id as string)).result as { status: string }[])[0]!.status).to.equal('issued');
+    const answer = await invoiceOf(seller, paid);
+    expect(answer.status).to.equal(302);
+    expect(answer.invoice.invoice_number).to.equal(before.invoice_number);
+    const xml = Buffer.from((await readFacturx((await download(answer.location!)).bytes)).invoiceFile!.bytes).toString('utf8');
+    expect(xml).to.contain('<ram:Name>Kontor Testhandel GmbH</ram:Name>');
+    expect(xmllint(xml).code).to.equal(0);
+    expect(checkEn16931(xml)).to.deep.equal([]);
+  });
+
+  it('when the seller has no phone or the buyer no address, then the invoice is issued without an XRechnung, and asking for it says which rules it would break', async () => {
+    const noPhone = await invoicingSeller({ phone: '' });
+    const seller = await invoicingSeller();
+    const cases = [
+      {
+        seller: noPhone,
+        id: await createOrder(noPhone, { status: { is_paid: true }, line: [{ id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' }] }),
+      },
+      {
+        seller,
+        id: (
+          await call('order/', {
+            token: seller.token,
+            body: {
+              order: {
+                customer: { email: 'nur-mail@example.com' },
+                status: { is_paid: true },
+                line: [{ id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' }],
+              },
+            },
+          })
+        ).body.order_id as string,
+      },
+    ];
+    for (const { seller: s, id } of cases) {
+      await issued(s, id);
+      const pdf = await invoiceOf(s, id);
+      expect(pdf.status).to.equal(302);
+      const xml = Buffer.from((await readFacturx((await download(pdf.location!)).bytes)).invoiceFile!.bytes).toString('utf8');
+      expect(checkEn16931(xml)).to.deep.equal([]);
+      const xr = await invoiceOf(s, id, '?format=xrechnung');
+      expect(xr.status).to.equal(404);
+      expect(JSON.stringify(xr.body.error)).to.contain('without an XRechnung').and.to.contain('BR-DE-4, 6, 7, 8, 9');
+    }
+    expect(await db()('invoice').whereIn('account_id', [noPhone.id, seller.id]).whereNotNull('xrechnung_key').count({ n: '*' })).to.deep.equal([{ n: '0' }]);
   });
 });
