@@ -117,12 +117,19 @@ export function fieldPath(path: (string | number)[], prefix = ''): string {
   return out;
 }
 
+/**
+ * One error item per field at fault: Joi reports a value outside an enumeration of the wrong type
+ * twice (`must be one of [...]`, `must be a string`), which a client would read as two faults.
+ */
 function validationError(error: Joi.ValidationError, prefix: string): DomainError {
-  const items: ErrorItem[] = error.details.map((d) => {
+  const byField = new Map<string, ErrorItem>();
+  for (const d of error.details) {
     const field = fieldPath(d.path, prefix);
     const message = d.message.startsWith(String(d.context?.label)) ? d.message.slice(String(d.context?.label).length).trim() : d.message;
-    return { error: 'invalid_field', description: `${field || 'request'} ${message}`, code: 400, field };
-  });
-  const [first, ...more] = items;
+    const known = byField.get(field);
+    if (known) known.description += ` and ${message}`;
+    else byField.set(field, { error: 'invalid_field', description: `${field || 'request'} ${message}`, code: 400, field });
+  }
+  const [first, ...more] = byField.values();
   return new DomainError('invalid_field', first?.description ?? 'invalid request', { field: first?.field, more });
 }
