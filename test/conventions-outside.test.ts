@@ -86,9 +86,19 @@ describe('request conventions from outside (document 1, Endpoints and Common req
         body: { stock: { name: 'enum probe', sku: 'ENUM-1', market_d: { id_type: 5 }, market_i: { tax_id: 'full' } } },
       });
       expect(res.status).to.equal(400);
-      expect(res.body.error?.map(({ field, description }) => ({ field, description }))).to.deep.equal([
-        { field: 'stock.market_d.id_type', description: 'stock.market_d.id_type must be one of [ASIN, ISBN, UPC, EAN, ] and must be a string' },
-        { field: 'stock.market_i.tax_id', description: 'stock.market_i.tax_id must be one of [1, 2, 3, 4, 10, 11, 12] and must be a number' },
+      expect(res.body.error).to.deep.equal([
+        {
+          error: 'invalid_field',
+          description: 'stock.market_d.id_type must be one of [ASIN, ISBN, UPC, EAN, ] and must be a string',
+          code: 400,
+          field: 'stock.market_d.id_type',
+        },
+        {
+          error: 'invalid_field',
+          description: 'stock.market_i.tax_id must be one of [1, 2, 3, 4, 10, 11, 12] and must be a number',
+          code: 400,
+          field: 'stock.market_i.tax_id',
+        },
       ]);
       expect((await call('stock/?filter[0][sku]=ENUM-1', { token: seller.token })).body.stock).to.deep.equal([]);
     });

@@ -7,11 +7,16 @@
 import { domainError } from '../errors';
 import type { InvoiceDocument, SellerInvoiceSettings } from './invoice-document';
 
-/** A fact an invoice needs and lacks: the field as a client reads it, and the rule that asks for it. */
+/** A fact an invoice needs and lacks: the field as a client reads it (or the other that would do), and the rule that asks for it. */
 export interface MissingFact {
   field: string;
+  orField?: string;
   rule: string;
 }
+
+type Need = { value: string } & MissingFact;
+
+const absent = (needs: Need[]): MissingFact[] => needs.filter((n) => !n.value.trim()).map(({ value: _, ...fact }) => fact);
 
 /**
  * The seller's facts every invoice states: the company name (EN 16931 BR-06), a postal address
@@ -23,16 +28,18 @@ export interface MissingFact {
  */
 export function missingSellerFacts(seller: SellerInvoiceSettings): MissingFact[] {
   const a = seller.party.address;
-  const missing: MissingFact[] = [];
-  const need = (value: string, field: string, rule: string) => {
-    if (!value.trim()) missing.push({ field, rule });
-  };
-  need(a.name, 'user.address.name', 'BR-06');
-  need(a.street, 'user.address.street', 'BR-08');
-  need(a.city, 'user.address.city', 'BR-08');
-  need(a.countryIso2, 'user.address.country_iso2', 'BR-09');
-  need(seller.party.vatId || seller.party.taxNumber, 'user.settings.invoice.vat_id', 'BR-S-02 (or user.settings.invoice.tax_number)');
-  return missing;
+  return absent([
+    { value: a.name, field: 'user.address.name', rule: 'BR-06' },
+    { value: a.street, field: 'user.address.street', rule: 'BR-08' },
+    { value: a.city, field: 'user.address.city', rule: 'BR-08' },
+    { value: a.countryIso2, field: 'user.address.country_iso2', rule: 'BR-09' },
+    {
+      value: seller.party.vatId || seller.party.taxNumber,
+      field: 'user.settings.invoice.vat_id',
+      orField: 'user.settings.invoice.tax_number',
+      rule: 'BR-S-02',
+    },
+  ]);
 }
 
 /**
@@ -43,25 +50,24 @@ export function missingSellerFacts(seller: SellerInvoiceSettings): MissingFact[]
  * withheld or issued broken.
  */
 export function missingXrechnungFacts(doc: InvoiceDocument): MissingFact[] {
-  const missing: MissingFact[] = [];
-  const need = (value: string, field: string, rule: string) => {
-    if (!value.trim()) missing.push({ field, rule });
-  };
-  need(doc.seller.address.zip, 'user.address.zip', 'BR-DE-4');
-  need(doc.sellerContact.phone, 'user.settings.invoice.phone', 'BR-DE-6');
-  need(doc.sellerContact.email, 'user.settings.invoice.email', 'BR-DE-7');
-  need(doc.buyer.address.city, 'order.customer.address.city', 'BR-DE-8');
-  need(doc.buyer.address.zip, 'order.customer.address.zip', 'BR-DE-9');
-  return missing;
+  return absent([
+    { value: doc.seller.address.zip, field: 'user.address.zip', rule: 'BR-DE-4' },
+    { value: doc.sellerContact.phone, field: 'user.settings.invoice.phone', rule: 'BR-DE-6' },
+    { value: doc.sellerContact.email, field: 'user.settings.invoice.email', rule: 'BR-DE-7' },
+    { value: doc.buyer.address.city, field: 'order.customer.address.city', rule: 'BR-DE-8' },
+    { value: doc.buyer.address.zip, field: 'order.customer.address.zip', rule: 'BR-DE-9' },
+  ]);
 }
 
+const named = (f: MissingFact) => (f.orField ? `${f.field} or ${f.orField}` : f.field);
+
 /** "user.address.street (BR-08), ..." for a refusal's description. */
-export const listMissing = (facts: MissingFact[]) => facts.map((f) => `${f.field} (${f.rule})`).join(', ');
+export const listMissing = (facts: MissingFact[]) => facts.map((f) => `${named(f)} (${f.rule})`).join(', ');
 
 /** One error item of POST order/{order_id}/invoice/'s 400 for a fact the seller lacks. */
 const errorItem = (f: MissingFact) => ({
   error: 'seller_details_missing' as const,
-  description: `an invoice states the seller's ${f.field.replace(/^user\./, '')} (EN 16931 ${f.rule}), which the account lacks: the address is set by support, settings.invoice by POST admin/user/`,
+  description: `an invoice states the seller's ${named(f).replace(/user\./g, '')} (EN 16931 ${f.rule}), which the account lacks: the address is set by support, settings.invoice by POST admin/user/`,
   code: 400,
   field: f.field,
 });

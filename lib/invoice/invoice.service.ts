@@ -123,7 +123,6 @@ export const billUrlOf = (orderId: string) => `${config().publicUrl.replace(/\/$
  * not the job's failure; a storage or database failure throws and the job is retried.
  */
 export async function issueInvoices(accountId: number, orderIds: string[], timings?: IssueTimings): Promise<IssueOutcome[]> {
-  const outcomes: IssueOutcome[] = [];
   const seller = await sellerSettings(accountId);
   const missing = missingSellerFacts(seller);
   if (missing.length) {
@@ -132,6 +131,7 @@ export async function issueInvoices(accountId: number, orderIds: string[], timin
     const reason = `the seller's invoices need ${listMissing(missing)}: set them (the address by support, the rest by POST admin/user/), then POST order/{order_id}/invoice/`;
     return orderIds.map((orderId) => ({ order_id: orderId, status: 'refused', reason }));
   }
+  const outcomes: IssueOutcome[] = [];
   for (const orderId of orderIds) outcomes.push(await issueOne(allOrdersOf(accountId), orderId, seller, timings));
   return outcomes;
 }

@@ -391,6 +391,7 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
         })),
       );
     }
+    expect(JSON.stringify(absent.body.error)).to.contain('user.settings.invoice.vat_id or user.settings.invoice.tax_number (BR-S-02)');
     expect((await readOrder(seller, unpaid)).invoice_number, 'a refused POST gives no number').to.equal(null);
     expect(await issueRows(seller)).to.equal(rows);
 
