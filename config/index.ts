@@ -54,6 +54,8 @@ export interface Config {
    */
   redisClusterNodes: { host: string; port: number }[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** The Procfile line this process runs (web, cia, ...), which `npm start` gives each child; every log line carries it. */
+  processName?: string;
   /** Largest request body accepted, in bytes; larger gets 413. */
   bodyLimitBytes: number;
   /** Lifetime of an access token in seconds (document 1: one hour). */
@@ -288,6 +290,7 @@ const schema = Joi.object({
     .pattern(/^[\w.-]+:\d{1,5}(,[\w.-]+:\d{1,5})*$/)
     .messages({ 'string.pattern.base': '"REDIS_CLUSTER_NODES" must be host:port[,host:port...]' }),
   LOG_LEVEL: Joi.string().valid('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent').default('info'),
+  KONTOR_PROCESS: Joi.string().pattern(/^[\w-]{1,32}$/),
   BODY_LIMIT_BYTES: Joi.number()
     .integer()
     .min(1024)
@@ -418,6 +421,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: value.REDIS_URL,
     redisClusterNodes: clusterNodes(value.REDIS_CLUSTER_NODES as string | undefined),
     logLevel: value.LOG_LEVEL,
+    processName: value.KONTOR_PROCESS,
     bodyLimitBytes: value.BODY_LIMIT_BYTES,
     accessTokenTtlSeconds: value.ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTtlSeconds: value.REFRESH_TOKEN_TTL_SECONDS,

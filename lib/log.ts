@@ -52,7 +52,8 @@ export const log = pino(
       return scope ? { req_id: scope.id } : {};
     },
     level: config().logLevel,
-    base: { service: 'kontor', pid: process.pid },
+    // npm start runs every process into one stdout: `process` tells whose line it is.
+    base: { service: 'kontor', pid: process.pid, ...(config().processName ? { process: config().processName } : {}) },
     redact: { paths: redact, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
   },

@@ -18,7 +18,7 @@
  *
  * The layering that keeps the domains acyclic, lowest first; a domain imports only from lines
  * above its own (checked by hand against the imports when this list was written, not by this
- * script; ARCHITECTURE.md shows the same list):
+ * script; ARCHITECTURE.md points here):
  *   log, clock                            logger; the time limits read (tests move it)
  *   secret                                credentials sealed at rest (config only)
  *   errors                                the error table, domain errors, warnings, the 207 helper

@@ -66,9 +66,9 @@ describe('the kontor CLI (provisioning by support)', () => {
 describe('processes (Procfile lines)', function () {
   this.timeout(60000);
 
-  it('when the web process serves requests, then it logs one JSON line per request with an id and no secret, and SIGTERM stops it cleanly', async () => {
+  it('when the web process serves requests, then it logs one JSON line per request with an id, the process it runs as (npm start names it) and no secret, and SIGTERM stops it cleanly', async () => {
     const port = await freePort();
-    const web = runEntry('server/index.ts', { PORT: String(port), DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info' });
+    const web = runEntry('server/index.ts', { PORT: String(port), DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info', KONTOR_PROCESS: 'web' });
     try {
       await web.waitFor(/api listening/);
       const login = `logcheck_${Date.now()}`;
@@ -101,6 +101,7 @@ describe('processes (Procfile lines)', function () {
     const requests = records.filter((r) => r.msg === 'request');
     expect(requests.length).to.be.at.least(2);
     for (const r of requests) expect(r).to.include.keys('req_id', 'method', 'path', 'status', 'ms');
+    for (const r of records) expect(r).to.include({ service: 'kontor', process: 'web' });
     expect(requests.find((r) => r.req_id === 'trace-me-123')).to.include({ method: 'GET', status: 200 });
     const all = web.output();
     expect(all).not.to.contain('very-secret-password-9');

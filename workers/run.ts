@@ -20,8 +20,8 @@ export type AlsoRun = { [Q in QueueName]: { queue: Q; processors: Processors<Q> 
 
 /**
  * The body of every worker entry: pools closed last, the outbox relay (one in every worker
- * process; SKIP LOCKED lets them share the work, and any single worker keeps the outbox
- * moving), then the worker, signals handled. Shutdown runs in reverse: worker (finishes the
+ * process; one leads at a time, the others stand by to take over, so any single worker keeps
+ * the outbox moving: lib/queue/README.md), then the worker, signals handled. Shutdown runs in reverse: worker (finishes the
  * job in hand), relay, queues, Redis, Knex.
  */
 export function runWorkerProcess<Q extends QueueName>(queue: Q, processors: Processors<Q>, ...also: AlsoRun[]): void {

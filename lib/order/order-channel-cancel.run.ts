@@ -1,4 +1,4 @@
-/** order.channel_cancel (queue mail): a seller's cancellation sent to the order's channel (order-channel-cancel.service.ts). */
+/** order.channel_cancel (queue order_import, run by the portal_upload worker process): a seller's cancellation sent to the order's channel (order-channel-cancel.service.ts). */
 import { allOrdersOf } from '../access';
 import { db } from '../db';
 import { MarketEAdapter, WebshopAdapter } from '../portals';

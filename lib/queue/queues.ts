@@ -1,8 +1,9 @@
 import { config } from '../../config';
 
 /**
- * The queues of the worker fleet, one worker entry (workers/<queue>.ts) and one Procfile line
- * each. Queue names are contracts between web and workers: never rename one.
+ * The queues of the worker fleet, each run by a worker entry (workers/<queue>.ts, one Procfile
+ * line each; order_import rides in portal_upload's process and invoice in mail's). Queue names
+ * are contracts between web and workers: never rename one.
  */
 export const queueNames = {
   /** Cross-channel quantity adjustment of a stock item. */
