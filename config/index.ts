@@ -117,6 +117,8 @@ export interface Config {
   sandboxPortalUrl: string;
   /** Port the sandbox portal server listens on (Procfile: sandbox). */
   sandboxPort: number;
+  /** Where the sandbox reads the vendors' contract files; unset: ../shared/contracts beside the repository. */
+  sandboxContractsDir?: string;
   /** Calls per second to a portal per portal account; bursts are smoothed to this rate. */
   portalCallsPerSecond: number;
   /** Timeout of one portal call in ms. */
@@ -332,6 +334,7 @@ const schema = Joi.object({
     .uri({ scheme: ['http', 'https'] })
     .default('http://127.0.0.1:3900'),
   SANDBOX_PORT: Joi.number().integer().min(0).max(65535).default(3900),
+  SANDBOX_CONTRACTS_DIR: Joi.string(),
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
   PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
   MARKET_D_FEED_WAIT_MS: Joi.number().integer().min(0).max(120000).default(10000),
@@ -450,6 +453,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxRelayHeartbeatMs: value.OUTBOX_RELAY_HEARTBEAT_MS,
     sandboxPortalUrl: value.SANDBOX_PORTAL_URL,
     sandboxPort: value.SANDBOX_PORT,
+    sandboxContractsDir: value.SANDBOX_CONTRACTS_DIR,
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,
     portalTimeoutMs: value.PORTAL_TIMEOUT_MS,
     marketDFeedWaitMs: value.MARKET_D_FEED_WAIT_MS,

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { config } from '../../config';
 
 /** The repository root: the nearest folder above this file that holds package.json (works from sandbox/ and dist/sandbox/). */
 function repositoryRoot(from = __dirname): string {
@@ -19,7 +20,8 @@ function repositoryRoot(from = __dirname): string {
 
 /** The shared contracts root; SANDBOX_CONTRACTS_DIR overrides it (a deployment keeping them elsewhere). */
 export function contractsRoot(): string {
-  return process.env.SANDBOX_CONTRACTS_DIR ? path.resolve(process.env.SANDBOX_CONTRACTS_DIR) : path.resolve(repositoryRoot(), '../shared/contracts');
+  const dir = config().sandboxContractsDir;
+  return dir ? path.resolve(dir) : path.resolve(repositoryRoot(), '../shared/contracts');
 }
 
 /** A contract folder, checked to exist; the error names the folder the sandbox looked for. */

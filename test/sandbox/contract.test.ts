@@ -5,7 +5,8 @@ import os from 'node:os';
 import { expect } from 'chai';
 import express from 'express';
 import { contractGate, mountContractControls, violationsOf } from '../../sandbox/contract/contract-gate';
-import { contractFolder } from '../../sandbox/contract/contract-files';
+import { config, loadConfig, setConfig } from '../../config';
+import { contractFolder, contractsRoot } from '../../sandbox/contract/contract-files';
 import { OpenApiContract } from '../../sandbox/contract/openapi-contract';
 import { ebayContractGate } from '../../sandbox/ebay-contract.sandbox';
 
@@ -54,6 +55,18 @@ describe('the sandbox contract checker (sandbox/contract)', function () {
 
   it('when the contract folder is missing, then the error names the folder it looked for', () => {
     expect(() => contractFolder('no-such-vendor', os.tmpdir())).to.throw(/no-such-vendor.*missing/);
+  });
+
+  it('when SANDBOX_CONTRACTS_DIR names another place, then the contracts are looked for there', () => {
+    const before = config();
+    setConfig(loadConfig({ ...process.env, SANDBOX_CONTRACTS_DIR: os.tmpdir() }));
+    try {
+      expect(contractsRoot()).to.equal(os.tmpdir());
+      expect(() => contractFolder('ebay-amazon')).to.throw(new RegExp(`${os.tmpdir()}/ebay-amazon is missing`));
+    } finally {
+      setConfig(before);
+    }
+    expect(contractFolder('ebay-amazon')).to.match(/shared\/contracts\/ebay-amazon$/);
   });
 
   it("when an eBay createOffer breaks the contract (a string quantity, an unknown field, no Content-Language), then 400 in eBay's error shape, recorded, and the route is not reached", async () => {
