@@ -104,6 +104,27 @@ describe('request conventions from outside (document 1, Endpoints and Common req
     });
   });
 
+  describe('decimal fields', () => {
+    it('when a decimal is too long, not a number or of another type, then the 400 says what a decimal is, never our pattern, and nothing is stored', async () => {
+      const message = (field: string) => `${field} must be a decimal number of at most 12 digits before the point (a dot or a comma before the decimals)`;
+      for (const amount of ['1234567890123.00', 'zwölf', '1.2.3', true, 1e13]) {
+        const res = await call('bank/transfer/', { token: seller.token, body: { bank: { transfer_date: '2026-11-20', amount, sender: 'Decimal Probe' } } });
+        expect(res.status, JSON.stringify(amount)).to.equal(400);
+        expect(res.body.error).to.deep.equal([{ error: 'invalid_field', description: message('bank.amount'), code: 400, field: 'bank.amount' }]);
+      }
+      const order = await call('order/', {
+        token: seller.token,
+        body: { order: { customer: { email: 'dec@shop.example' }, line: [{ id: 1, name: 'x', quantity: 1, price: '9,99 €' }] } },
+      });
+      expect(order.body.error).to.deep.equal([
+        { error: 'invalid_field', description: message('order.line[0].price'), code: 400, field: 'order.line[0].price' },
+      ]);
+      const transfers = await call('bank/transfer/', { token: seller.token });
+      expect(transfers.status).to.equal(200);
+      expect((transfers.body.bank as { sender: string }[]).filter((b) => b.sender === 'Decimal Probe')).to.deep.equal([]);
+    });
+  });
+
   describe('bodies whose Content-Type is a form', () => {
     const post = async (body: string) => {
       const res = await fetch(`${await apiBase()}/v1.1/stock/`, {

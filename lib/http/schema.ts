@@ -54,17 +54,23 @@ export function roundDecimalText(text: string, scale: number): string {
  * numbers and numeric strings with a dot or a decimal comma, up to maxDigits before the point.
  * A JSON number is read as its shortest decimal text (what the client wrote), then rounded.
  */
-export const decimal = (scale = 2, maxDigits = 12) =>
-  Joi.alternatives(
+export const decimal = (scale = 2, maxDigits = 12) => {
+  // One message for every way a value misses: Joi's own showed the client our regular expression,
+  // or "does not match any of the allowed types" for a number text that is only too long.
+  const message = `must be a decimal number of at most ${maxDigits} digits before the point (a dot or a comma before the decimals)`;
+  return Joi.alternatives(
     Joi.number()
       .greater(-(10 ** maxDigits))
       .less(10 ** maxDigits)
-      .custom((value: number) => (/e/i.test(String(value)) ? value.toFixed(scale) : roundDecimalText(String(value), scale))),
+      .custom((value: number) => (/e/i.test(String(value)) ? value.toFixed(scale) : roundDecimalText(String(value), scale)))
+      .messages({ 'number.greater': message, 'number.less': message }),
     Joi.string()
       .trim()
       .pattern(new RegExp(`^-?\\d{1,${maxDigits}}([.,]\\d+)?$`))
-      .custom((value: string) => roundDecimalText(value, scale)),
-  );
+      .custom((value: string) => roundDecimalText(value, scale))
+      .messages({ 'string.pattern.base': message }),
+  ).messages({ 'alternatives.match': message, 'alternatives.types': message });
+};
 
 /** 2026-02-30 parses in JavaScript (as 2 March) but not in PostgreSQL: the day must exist. */
 export function isCalendarDate(text: string): boolean {
