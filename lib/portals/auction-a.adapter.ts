@@ -9,6 +9,7 @@ import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapp
 import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber } from './ebay/ebay-shipment';
 import { portalInputError } from './portal-http';
 import type { ListingItem, PortalAdapter, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
+import { lowestPerListing } from './shared-listing';
 
 type Offer = Inventory['schemas']['EbayOfferDetailsWithAll'];
 type PriceQuantityResponse = Inventory['schemas']['PriceQuantityResponse'];
@@ -332,13 +333,17 @@ export class AuctionAAdapter implements PortalAdapter {
   }
 
   private async quantityBatch(target: PortalTarget, updates: QuantityUpdate[]): Promise<QuantityOutcome[]> {
-    const skus = updates.map((u) => ebaySku(u.group, u.sku, u.stockId));
+    const { sent, clashes } = lowestPerListing(
+      updates.map((u) => ({ u, sku: ebaySku(u.group, u.sku, u.stockId) })),
+      (r) => r.sku,
+      'auction_a (eBay)',
+    );
     // bulkUpdatePriceQuantity takes offers[] only for published offers; auction offers take no quantity (25762).
     const live = await Promise.all(
-      skus.map(async (sku) => (await this.offersOf(target, sku)).filter((o) => o.status === 'PUBLISHED' && o.format !== 'AUCTION' && o.offerId)),
+      sent.map(async ({ sku }) => (await this.offersOf(target, sku)).filter((o) => o.status === 'PUBLISHED' && o.format !== 'AUCTION' && o.offerId)),
     );
-    const requests = updates.map((u, i) => ({
-      sku: skus[i],
+    const requests = sent.map(({ u, sku }, i) => ({
+      sku,
       shipToLocationAvailability: { quantity: u.quantity },
       ...(live[i]!.length ? { offers: live[i]!.map((o) => ({ offerId: o.offerId, availableQuantity: u.quantity })) } : {}),
     }));
@@ -353,7 +358,9 @@ export class AuctionAAdapter implements PortalAdapter {
       const seen = bySku.get(r.sku);
       if (!seen || (Number(seen.statusCode) < 300 && Number(r.statusCode) >= 300)) bySku.set(r.sku, r);
     }
-    return updates.map((u, i) => this.quantityOutcome(u.stockId, skus[i]!, bySku.get(skus[i])));
+    const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
+    for (const { u, sku } of sent) outcomes.set(u.stockId, this.quantityOutcome(u.stockId, sku, bySku.get(sku)));
+    return updates.map((u) => outcomes.get(u.stockId)!);
   }
 
   private quantityOutcome(stockId: number, sku: string, response: PriceQuantityResponse | undefined): QuantityOutcome {

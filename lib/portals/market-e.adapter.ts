@@ -5,6 +5,7 @@ import { channelOrder, KauflandOrder, KauflandOrderUnit } from './kaufland/order
 import { idOfferOf, UnitData, unitData } from './kaufland/unit-mapping';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
 import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
+import { lowestPerListing } from './shared-listing';
 import { portalRefused } from '../errors';
 
 /** Kaufland's unit as GET /units and POST /units answer it (the fields Kontor reads). */
@@ -187,7 +188,12 @@ export class MarketEAdapter extends HttpPortalAdapter {
         });
       return { u, idOffer, id };
     });
-    const known = resolved.filter((r): r is { u: QuantityUpdate; idOffer: string; id: number } => r.id !== undefined);
+    const { sent: known, clashes } = lowestPerListing(
+      resolved.filter((r): r is { u: QuantityUpdate; idOffer: string; id: number } => r.id !== undefined),
+      (r) => String(r.id),
+      'market_e (Kaufland)',
+    );
+    for (const clash of clashes) outcomes.set(clash.stockId, clash);
     // Decision (the contract is ambiguous): unit_data carries the amount alone. bulkUpdateUnits'
     // description says "you have to specify a listing price greater than zero", but
     // UnitPatchRequest requires no field and the example's refusal is of a listing_price of 0

@@ -1,6 +1,7 @@
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
 import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
+import { lowestPerListing } from './shared-listing';
 import { refuseUserErrors, ShopifySession } from './shopify/shopify-client';
 import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, ShopifyOrderNode } from './shopify/order-mapping';
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
@@ -195,6 +196,9 @@ export class WebshopAdapter extends HttpPortalAdapter {
       }
       return [{ u, v, sku: skus[i]! }];
     });
+    const { sent, clashes } = lowestPerListing(pending, (p) => p.v.inventoryItem.id, 'webshop (Shopify)');
+    for (const clash of clashes) outcomes.set(clash.stockId, clash);
+    pending = sent;
     for (let round = 0; pending.length > 0 && round < 2; round++) {
       const answer = await s.call<{ inventorySetQuantities: { userErrors: (UserErrors[number] & { code?: string | null })[] } }>(setQuantities, {
         input: {

@@ -122,6 +122,30 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect((push.body as { requests: { offers: unknown[] }[] }).requests[0]!.offers).to.have.length(1);
   });
 
+  it('when two stock items share one SKU (one inventory item), then CIA sends the lower quantity once and refuses the other naming the clash', async () => {
+    const target = bare();
+    await adapter.list(target, { stockId: 30, name: 'Vase', sku: 'VASE', ean: null, price: '9.90', quantityAvailable: 5, group: listable }, 'k1');
+    const outcomes = await adapter.setQuantities(
+      target,
+      [
+        { stockId: 30, quantity: 5, key: 'q1', sku: 'VASE', group: listable },
+        { stockId: 31, quantity: 1, key: 'q2', sku: 'VASE', group: listable },
+      ],
+      'k2',
+    );
+    expect(outcomes).to.deep.equal([
+      {
+        stockId: 30,
+        outcome: 'refused',
+        message: 'auction_a (eBay): stock items 31 and 30 share one listing (SKU VASE); the lower quantity, 1 of item 31, was sent: give each item its own SKU',
+      },
+      { stockId: 31, outcome: 'accepted' },
+    ]);
+    expect((await listings(target))[0]).to.deep.include({ quantity: 1, availableQuantity: 1 });
+    const push = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId) && r.path === '/sell/inventory/v1/bulk_update_price_quantity');
+    expect(push.map((r) => (r.body as { requests: { sku: string }[] }).requests.map((q) => q.sku))).to.deep.equal([['VASE']]);
+  });
+
   it('when the same SKU has an auction lister and a fixed-price lister, then two offers are made, the auction without availableQuantity, each ended on its own', async () => {
     const target = bare();
     const auction = { ...listable, type_id: '1', duration: '7', start_price: '1.00' };

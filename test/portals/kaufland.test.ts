@@ -175,6 +175,23 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(calls('/v2/units').filter((r) => r.method === 'GET').length).to.equal(lookups);
   });
 
+  it('CIA: two stock items with one master SKU (one Kaufland unit) get the lower quantity sent once, the other refused naming the clash, and the rest of the push goes through', async () => {
+    await adapter.list(target, item({ sku: 'SAME', quantityAvailable: 1 }), 'l1');
+    await adapter.list(target, item({ sku: 'OTHER', stockId: 4712, quantityAvailable: 1 }), 'l2');
+    const updates: QuantityUpdate[] = [
+      { stockId: 4711, quantity: 6, key: 'q1', sku: 'SAME', group: {} },
+      { stockId: 4713, quantity: 2, key: 'q3', sku: 'SAME', group: {} },
+      { stockId: 4712, quantity: 4, key: 'q2', sku: 'OTHER', group: {} },
+    ];
+    const outcomes = await adapter.setQuantities(target, updates, 'b1');
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['refused', 'accepted', 'accepted']);
+    expect((outcomes[0] as { message: string }).message).to.equal(
+      'market_e (Kaufland): stock items 4713 and 4711 share one listing (SKU SAME); the lower quantity, 2 of item 4713, was sent: give each item its own SKU',
+    );
+    expect(sandbox.state.quantities(String(account)).market_e).to.deep.equal({ SAME: 2, OTHER: 4 });
+    expect(calls('/v2/units/bulk').map((r) => r.status)).to.deep.equal([207]);
+  });
+
   it('send_mit: each order unit marked sent with the carrier code and tracking number; a retry sends nothing again; a second package is added as a shipment', async () => {
     await adapter.list(target, item({ quantityAvailable: 5 }), 'l');
     const sold = await place({ lines: [{ id_offer: 'KL-POT', quantity: 2 }] });

@@ -234,6 +234,21 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     expect(shown()).to.deep.equal({ 'Q-1': 4, 'Q-2': 0, 'Q-4': 6 });
   });
 
+  it('two stock items with one SKU: the lower quantity is patched once, the other item refused naming the clash', async () => {
+    await listed('S-1');
+    const outcomes = await adapter.setQuantities(target, [update(1, 'S-1', 7), update(2, 'S-1', 3)], 'batch-s1');
+    expect(outcomes).to.deep.equal([
+      {
+        stockId: 1,
+        outcome: 'refused',
+        message: 'market_d (Amazon): stock items 2 and 1 share one listing (SKU S-1); the lower quantity, 3 of item 2, was sent: give each item its own SKU',
+      },
+      { stockId: 2, outcome: 'accepted' },
+    ]);
+    expect(patchesOf().filter((r) => r.path.endsWith('/S-1'))).to.have.length(1);
+    expect(shown()).to.deep.include({ 'S-1': 3 });
+  });
+
   it("patches keep to the plan: beyond its burst, each waits for its token; a refused patch refuses its item with Amazon's issue, a 5xx retries it", async () => {
     const skus = ['R-1', 'R-2', 'R-3', 'R-4', 'R-5', 'R-6', 'R-7'];
     await listed(...skus);

@@ -127,6 +127,18 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect(calls().length - before).to.equal(2);
   });
 
+  it('CIA: two stock items with one SKU (one variant) get the lower quantity set once, the other refused naming the clash, and the rest of the batch goes through', async () => {
+    await adapter.list(target, item({ stockId: 1, sku: 'SAME' }), 's');
+    await adapter.list(target, item({ stockId: 2, sku: 'OTHER' }), 'o');
+    const outcomes = await adapter.setQuantities(target, [update('SAME', 6, 1), update('OTHER', 4, 2), update('SAME', 2, 3)], 'batch');
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['refused', 'accepted', 'accepted']);
+    expect(outcomes[0]).to.have.property(
+      'message',
+      'webshop (Shopify): stock items 3 and 1 share one listing (SKU SAME); the lower quantity, 2 of item 3, was sent: give each item its own SKU',
+    );
+    expect(Object.fromEntries((await variants()).map((v) => [v.sku, v.available]))).to.deep.equal({ SAME: 2, OTHER: 4 });
+  });
+
   it('a variant deleted in the store: its quantity is retried, and the next push, finding no variant, refuses it', async () => {
     await adapter.list(target, item({ stockId: 1, sku: 'GONE' }), 'g');
     await adapter.list(target, item({ stockId: 2, sku: 'KEPT' }), 'k');

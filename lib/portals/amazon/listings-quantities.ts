@@ -1,5 +1,7 @@
 import { isPermanent } from '../../errors';
 import type { QuantityOutcome, QuantityUpdate } from '../portal.type';
+import { lowestPerListing } from '../shared-listing';
+import { sellerSku } from './listing-attributes';
 import { earlierFeed, FeedMessage, feedMessages, feedOutcomes, sendQuantityFeed, stillProcessing } from './listings-feed';
 import { SpApiSession, spApiErrors } from './sp-api-client';
 import { Submission, submissionErrors } from './submission';
@@ -58,8 +60,27 @@ const part = (messages: FeedMessage[], index: Map<number, number>) => ({
  * for the rest, which goes as one JSON_LISTINGS_FEED. A feed of an earlier try still processing is
  * waited for first, so nothing newer overtakes it; when it was this batch's, its SKUs take their
  * outcomes from it. FBA offers are not sent (Amazon counts its own stock) and answer accepted.
+ * Two items on one SKU send its lowest quantity once (shared-listing.ts).
  */
 export async function sendQuantities(s: SpApiSession, updates: QuantityUpdate[], batchKey: string): Promise<QuantityOutcome[]> {
+  const { sent, clashes } = lowestPerListing(
+    updates.map((u) => ({ u, sku: sellerSku(u.group, u.sku, u.stockId) })),
+    (r) => r.sku,
+    'market_d (Amazon)',
+  );
+  if (clashes.length === 0) return sendEachSkuOnce(s, updates, batchKey);
+  const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
+  for (const o of await sendEachSkuOnce(
+    s,
+    sent.map((r) => r.u),
+    batchKey,
+  ))
+    outcomes.set(o.stockId, o);
+  return updates.map((u) => outcomes.get(u.stockId)!);
+}
+
+/** The batch once each SKU is named by one item only. */
+async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batchKey: string): Promise<QuantityOutcome[]> {
   const batch = feedMessages(updates, s.creds.marketplaceId);
   const outcomes: QuantityOutcome[] = updates.map((u) => ({ stockId: u.stockId, outcome: 'accepted' }));
   const take = (read: QuantityOutcome[], messages: FeedMessage[]) => {
