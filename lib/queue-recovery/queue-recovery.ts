@@ -19,7 +19,7 @@ export function startQueueRecovery(
     queues,
     active: () => relay.leading,
     onLost: async () => {
-      await relay.repair(1000, 0);
+      await relay.repairSweep(1000, 0);
       await queueWaitingPushes(db(), queues);
     },
     periodic: async () => {

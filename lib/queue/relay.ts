@@ -225,14 +225,25 @@ export class OutboxRelay {
     await Promise.all([...byQueue].map(([queue, list]) => this.queues.get(queue).addBulk(list.map(({ name, data, opts }) => ({ name, data, opts })))));
   }
 
+  /** The periodic repair sweep (repairSweep below): a failure is logged, and the next sweep tries again. */
+  async repair(maxPages = 50, olderThanSeconds = this.repairAfterSeconds): Promise<number> {
+    try {
+      return await this.repairSweep(maxPages, olderThanSeconds);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'outbox repair sweep failed; the next sweep tries again');
+      return 0;
+    }
+  }
+
   /**
    * Re-adds relayed jobs Redis no longer has (restarted without persistence) and records the
    * final state of jobs that finished while their worker could not write it. Walks every
-   * unfinished row in pages (a bounded number per sweep); returns how many jobs it re-added.
+   * unfinished row in pages (a bounded number per sweep); returns how many jobs it re-added, and
+   * throws when a page fails (Redis recovery then tries again at its next check, lib/queue-recovery).
    * olderThanSeconds: 0 right after Redis lost its data (every relayed row is a candidate; a
    * row in the middle of being relayed is locked and skipped).
    */
-  async repair(maxPages = 50, olderThanSeconds = this.repairAfterSeconds): Promise<number> {
+  async repairSweep(maxPages = 50, olderThanSeconds = this.repairAfterSeconds): Promise<number> {
     // The leader's work, like relaying: two sweeps would walk the same rows (SKIP LOCKED only splits them).
     if (!this.leading) return 0;
     let cursor = '0';
@@ -262,10 +273,9 @@ export class OutboxRelay {
         if (!last || !full) break;
         cursor = last;
       }
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'outbox repair sweep failed; the next sweep tries again');
+    } finally {
+      if (readded > 0) log.warn({ jobs: readded }, 'outbox relay: re-added jobs Redis had lost');
     }
-    if (readded > 0) log.warn({ jobs: readded }, 'outbox relay: re-added jobs Redis had lost');
     return readded;
   }
 

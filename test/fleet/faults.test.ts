@@ -158,6 +158,44 @@ describe('fleet: faults', function () {
       }
     });
 
+    it('when Redis restarts empty and the first re-add from Postgres fails, then the next check adds the lost jobs again', async () => {
+      fleet = await startFleet({ only: ['portal_upload'] });
+      const relay = fleet.relay;
+      const sweep = relay.repairSweep.bind(relay);
+      let failNext = false;
+      let sweeps = 0;
+      relay.repairSweep = async (...args: Parameters<typeof sweep>) => {
+        sweeps++;
+        if (failNext) {
+          failNext = false;
+          throw new Error('the database went away in the middle of the sweep');
+        }
+        return sweep(...args);
+      };
+      const watch = startQueueRecovery(relay, queues(), { everyMs: 200 });
+      let adjusters: Fleet | undefined;
+      try {
+        // The adjustment is relayed to Redis and waits there: no cia worker runs yet.
+        const item = await createItem(seller, 'L1', 5, { shop_g: { is_active: true } });
+        await waitFor(
+          'the adjustment relayed',
+          async () => !(await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).whereNull('relayed_at').first()),
+          15000,
+          50,
+        );
+        await killChild(redisProcess!);
+        failNext = true;
+        const before = sweeps;
+        redisProcess = await startRedisServer(port);
+        adjusters = await startFleet({ only: ['cia'] });
+        await waitFor('the quantity at the sandbox', () => sandbox.state.quantities(String(seller.portalAccountId)).shop_g?.[String(item)] === 5, 15000, 100);
+        expect(sweeps - before, 'a failed sweep and the one after it').to.be.at.least(2);
+      } finally {
+        await watch.stop();
+        await adjusters?.stop();
+      }
+    });
+
     it('when Redis restarts empty while quantity pushes are queued, then every channel shows the right quantity within seconds, without a reconcile', async () => {
       fleet = await startFleet({ only: ['cia'] });
       const watch = startQueueRecovery(fleet.relay, queues(), { everyMs: 200 });
