@@ -21,9 +21,9 @@
  * script; ARCHITECTURE.md points here):
  *   log, clock                            logger; the time limits read (tests move it)
  *   secret                                credentials sealed at rest (config only)
- *   errors                                the error table, domain errors, warnings, the 207 helper
- *   access                                the permission scopes a caller holds; the Caller
  *   db, redis                             Knex and migrations; Redis connections
+ *   errors                                the error table, domain errors, warnings, the 207 helper (its savepoints: db)
+ *   access                                the permission scopes a caller holds; the Caller
  *   shutdown                              process shutdown
  *   metrics                               each process's Prometheus figures, pushed to Redis for the web
  *   http                                  endpoint declarations, schemas, search, envelope

@@ -11,7 +11,7 @@ import { addToOutbox, queues } from '../queue';
 import { orderImportRepository } from './order-import.repository';
 import { importPortalOf } from './order-import.service';
 
-/** The platforms whose orders are fetched on schedule: those with a real connector (eBay, Amazon, Kaufland). */
+/** The platforms whose orders are fetched on schedule: those with a real connector (eBay, Amazon, Kaufland, Shopify). */
 const importPlatforms = Object.keys(realConnectors);
 
 /**

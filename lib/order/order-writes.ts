@@ -232,8 +232,8 @@ export class OrderWrites {
 
 /**
  * The events paid (orders paid for the first time) and changed (every order paid) of payments,
- * one outbox row per type for the whole batch (event.emit_batch): 10,000 orders paid by a
- * statement write two rows, not 20,000 (lib/event/README.md).
+ * one outbox row per type for the whole batch (event.emit_batch): a statement paying 10,000
+ * orders in batches of BANK_MATCH_BATCH (1,000) writes 20 rows, not 20,000 (lib/event/README.md).
  */
 function paymentEvents(accountId: number, payments: OrderPaymentPlan[]): OutboxJob[] {
   const batch = (type: EventType, recordIds: string[]): OutboxJob[] =>

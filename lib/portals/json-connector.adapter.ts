@@ -28,7 +28,7 @@ const pageType = Joi.object({
 
 /**
  * The generic JSON connector for a portal whose own adapter speaks its channel's real API
- * (auction_a, market_d): the portal's facts (upload actions, CIA group, batch size), the
+ * (auction_a, market_d, market_e, webshop): the portal's facts (upload actions, CIA group, batch size), the
  * neutral JSON dialect of portal-http.ts, and the item's field group of document 2 passed
  * through as it is, so a seller's own middleware maps it to whatever it speaks. Its orders
  * come from GET /<portal>/orders?modified_since=&cursor=, answered as a ChannelOrderPage.

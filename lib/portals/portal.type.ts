@@ -115,7 +115,7 @@ export interface PortalAdapter extends PortalFacts {
   rateBuyer?(target: PortalTarget, orderId: string, key: string): Promise<void>;
   /**
    * Orders the channel changed since a time, one page at a time (cursor null for the first);
-   * only channels whose orders Kontor imports (auction_a: eBay, market_d: Amazon).
+   * only channels whose orders Kontor imports (auction_a: eBay, market_d: Amazon, market_e: Kaufland, webshop: Shopify).
    */
   fetchOrders?(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage>;
 }

@@ -4,7 +4,7 @@
  *   kc2.<key id>.<iv>.<tag>.<ciphertext>: the additional authenticated data is the table and the
  *     row id ("portal_account:17"): a value copied to another row or table does not open.
  *   kc1.<key id>.<iv>.<tag>.<ciphertext>: the table only (sealed before rows were bound); still
- *     opened, and sealed again as kc2 by migration 20261126_0300_credentials_bound_to_row and by
+ *     opened, and sealed again as kc2 by migration 20261126_0600_credentials_bound_to_row and by
  *     `kontor credentials reseal`.
  * The key id lets a rotated installation open values sealed with an earlier key
  * (CREDENTIALS_OLD_KEYS) while it seals new ones with the current key.

@@ -12,7 +12,7 @@ export const orderImportEndpoints = [
     method: 'POST',
     path: 'admin/portal_account/{portal_account_id}/order_import/',
     summary:
-      "Fetch the orders of the portal account's channel (auction_a, market_d) now: each new channel order becomes one order, known ones take the channel's payment, cancellation and shipment; 202 with job_id. order_import.modified_since fetches from then instead of the last fetch.",
+      "Fetch the orders of the portal account's channel (auction_a, market_d, market_e, webshop: eBay, Amazon, Kaufland, Shopify) now: each new channel order becomes one order, known ones take the channel's payment, cancellation and shipment; 202 with job_id. order_import.modified_since fetches from then instead of the last fetch.",
     scope: 'order_w',
     params: Joi.object({ portal_account_id: portalAccountRef() }),
     body: Joi.object({ order_import: Joi.object({ modified_since: datetime() }).default({}) }),

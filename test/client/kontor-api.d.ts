@@ -967,7 +967,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Fetch the orders of the portal account's channel (auction_a, market_d) now: each new channel order becomes one order, known ones take the channel's payment, cancellation and shipment; 202 with job_id. order_import.modified_since fetches from then instead of the last fetch. */
+    /** Fetch the orders of the portal account's channel (auction_a, market_d, market_e, webshop: eBay, Amazon, Kaufland, Shopify) now: each new channel order becomes one order, known ones take the channel's payment, cancellation and shipment; 202 with job_id. order_import.modified_since fetches from then instead of the last fetch. */
     post: operations['post_admin_portal_account_portal_account_id_order_import'];
     delete?: never;
     /** What the methods of this path take and answer, and the versions. */
