@@ -677,6 +677,11 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       const o = s.orders.get(id);
       return o && o.account === account ? orderNode(s, o) : null;
     },
+    // An order's one fulfillment order (the store has one location) shares the order's number.
+    fulfillmentOrder: ({ id }: { id: string }) => {
+      const o = s.orders.get(id.replace('/FulfillmentOrder/', '/Order/'));
+      return o && o.account === account ? orderNode(s, o).fulfillmentOrders({ first: 1 }).nodes[0] : null;
+    },
     orderCancel: (args: { orderId: string; refund: boolean; restock: boolean; reason: string; notifyCustomer?: boolean | null; staffNote?: string | null }) => {
       const o = s.orders.get(args.orderId);
       const errors =

@@ -32,8 +32,15 @@ const orderListQuery = `query KontorOrderList($first: Int!, $after: String, $que
   orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT, reverse: true) { pageInfo { hasNextPage endCursor } nodes { id updatedAt } } }`;
 const orderLinesQuery = `query KontorOrderLines($id: ID!, $after: String) {
   order(id: $id) { lineItems(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } } } }`;
+interface FulfillmentLines {
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  nodes: { id: string; remainingQuantity: number; lineItem: { id: string } }[];
+}
+const fulfillmentLines = 'pageInfo { hasNextPage endCursor } nodes { id remainingQuantity lineItem { id } }';
 const fulfillmentOrdersQuery = `query KontorFulfillmentOrders($id: ID!) { order(id: $id) { id fulfillmentOrders(first: 5) { nodes { id status
-  lineItems(first: 50) { nodes { id remainingQuantity lineItem { id } } } } } } }`;
+  lineItems(first: 50) { ${fulfillmentLines} } } } } }`;
+const fulfillmentOrderLinesQuery = `query KontorFulfillmentOrderLines($id: ID!, $after: String) { fulfillmentOrder(id: $id) {
+  lineItems(first: 50, after: $after) { ${fulfillmentLines} } } }`;
 const orderCancelledAt = 'query KontorOrderCancelled($id: ID!) { order(id: $id) { id cancelledAt } }';
 const cancelOrder = `mutation KontorOrderCancel($orderId: ID!, $refund: Boolean!, $restock: Boolean!, $reason: OrderCancelReason!, $notifyCustomer: Boolean, $staffNote: String) {
   orderCancel(orderId: $orderId, refund: $refund, restock: $restock, reason: $reason, notifyCustomer: $notifyCustomer, staffNote: $staffNote) {
@@ -249,19 +256,19 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const s = new ShopifySession(target);
     const orderId = shipment.externalOrderId ?? shipment.orderId;
     if (!/^\d+$/.test(orderId)) throw portalInputError(this.portal, `order ${shipment.orderId} has no Shopify order id`);
-    const answer = await s.call<{
-      order: {
-        fulfillmentOrders: {
-          nodes: { id: string; status: string; lineItems: { nodes: { id: string; remainingQuantity: number; lineItem: { id: string } }[] } }[];
-        };
-      } | null;
-    }>(fulfillmentOrdersQuery, { id: `gid://shopify/Order/${orderId}` });
+    const answer = await s.call<{ order: { fulfillmentOrders: { nodes: { id: string; status: string; lineItems: FulfillmentLines }[] } } | null }>(
+      fulfillmentOrdersQuery,
+      { id: `gid://shopify/Order/${orderId}` },
+    );
     if (!answer.order) throw portalRefused(`webshop: the Shopify store has no order ${orderId}`);
     const wanted = new Map((shipment.lines ?? []).map((l) => [l.transactionId, l.quantity]));
-    const groups = answer.order.fulfillmentOrders.nodes
+    const orders = await Promise.all(
+      answer.order.fulfillmentOrders.nodes.map(async (fo) => ({ id: fo.id, lines: await this.allLines(s, fo.id, fo.lineItems) })),
+    );
+    const groups = orders
       .map((fo) => ({
         fulfillmentOrderId: fo.id,
-        fulfillmentOrderLineItems: fo.lineItems.nodes.flatMap((li) => {
+        fulfillmentOrderLineItems: fo.lines.flatMap((li) => {
           const line = legacyId(li.lineItem.id);
           const quantity = wanted.size === 0 ? li.remainingQuantity : Math.min(li.remainingQuantity, wanted.get(line) ?? 0);
           return quantity > 0 ? [{ id: li.id, quantity }] : [];
@@ -274,6 +281,18 @@ export class WebshopAdapter extends HttpPortalAdapter {
       fulfillment: { lineItemsByFulfillmentOrder: groups, notifyCustomer: true, ...(tracking ? { trackingInfo: tracking } : {}) },
     });
     refuseUserErrors(`the fulfilment of order ${orderId}`, created.fulfillmentCreate.userErrors);
+  }
+
+  /** Every line of a fulfillment order: an order of more than a page of lines was fulfilled in part, silently. */
+  private async allLines(s: ShopifySession, id: string, first: FulfillmentLines): Promise<FulfillmentLines['nodes']> {
+    const lines = [...first.nodes];
+    for (let page = first.pageInfo; page.hasNextPage;) {
+      const more = await s.call<{ fulfillmentOrder: { lineItems: FulfillmentLines } | null }>(fulfillmentOrderLinesQuery, { id, after: page.endCursor });
+      if (!more.fulfillmentOrder) break;
+      lines.push(...more.fulfillmentOrder.lineItems.nodes);
+      page = more.fulfillmentOrder.lineItems.pageInfo;
+    }
+    return lines;
   }
 
   /**

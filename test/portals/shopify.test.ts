@@ -199,6 +199,22 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect(after.orders.map((o) => o.status.is_shipped)).to.deep.equal([true]);
   });
 
+  it("an order of more lines than a page (60) is fulfilled whole: the fulfillment order's lines are read page by page", async () => {
+    await adapter.list(target, item({ quantityAvailable: 100 }), 'k');
+    const placed = await post('/_sandbox/shopify/orders', {
+      portal_account: account,
+      lines: Array.from({ length: 60 }, () => ({ sku: 'SH-POT', quantity: 1 })),
+      buyer: { name: 'Erika Musterfrau', email: 'erika@example.com', street: 'Lindenweg 3', zip: '10115', city: 'Berlin', country_iso2: 'DE' },
+    });
+    expect(placed.status).to.equal(201);
+    const id = String(placed.body.id).split('/').pop()!;
+    await adapter.markShipped(target, { orderId: '1', externalOrderId: id, carrier: 'DHL', trackingCode: '00340434161094042557' }, 's1');
+    const stored = (await (await fetch(`${sandbox.url}/_sandbox/shopify/orders/${id}`)).json()) as { fulfillments: { lines: unknown[] }[] };
+    expect(stored.fulfillments).to.have.length(1);
+    expect(stored.fulfillments[0]!.lines).to.have.length(60);
+    expect(calls().filter((r) => JSON.stringify(r.body).includes('KontorFulfillmentOrderLines'))).to.have.length(1);
+  });
+
   it('an order with a discount code and free shipping: the lines carry what the buyer paid and the fee is 0, so they add up to the amount received', async () => {
     await adapter.list(target, item(), 'k');
     const since = new Date(Date.now() - 1000);
