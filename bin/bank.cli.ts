@@ -25,7 +25,11 @@ export async function runBankCommand(command: string | undefined, sub: string | 
     } catch (err) {
       throw new AdminCommandError(`FILE: ${(err as Error).message}`);
     }
-    return explain(() => importStatement(allOrdersOf(accountId), bytes));
+    // What POST bank/statement/ answers: the counts as statement, and the matching's job_id when one was queued.
+    return explain(async () => {
+      const { jobId, ...statement } = await importStatement(allOrdersOf(accountId), bytes);
+      return jobId ? { statement, job_id: jobId } : { statement };
+    });
   }
   if (command === 'payment-provider' && sub === 'connect') {
     const v = read(rest, ['login', 'name', 'client-id'], ['client-secret', 'base-url'], ['client-secret-stdin']);

@@ -92,6 +92,8 @@ function start(): void {
       (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
     })
     .catch((err: Error) => {
+      // Stopped on purpose while starting (a CLI command ends at once): nothing went wrong.
+      if (listener !== client) return;
       log.warn({ err: err.message }, 'change notices: cannot listen; caches read through');
       retry();
     });

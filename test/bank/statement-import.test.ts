@@ -106,7 +106,10 @@ describe('bank: statement import (POST bank/statement/)', () => {
     const file = path.join(__dirname, 'fixtures', 'mt940-tags.sta');
     const res = await kontor('bank', 'import', '--login', s.login, file);
     expect(res.code, res.err).to.equal(0);
-    expect(JSON.parse(res.out)).to.include({ format: 'mt940', stored: 1, duplicates: 0 });
+    const printed = JSON.parse(res.out) as { statement: Record<string, unknown>; job_id: string };
+    expect(printed.statement).to.include({ format: 'mt940', stored: 1, duplicates: 0 });
+    expect(printed.job_id, 'named as the API names it').to.be.a('string');
+    expect(Object.keys(printed).sort()).to.deep.equal(['job_id', 'statement']);
     expect((await transfers(s)).map((r) => r.sender)).to.deep.equal(['Sjoerd de Vries']);
     const bad = await kontor('bank', 'import', '--login', s.login, path.join(__dirname, 'fixtures.ts'));
     expect(bad.code).to.equal(1);
