@@ -5,7 +5,8 @@ import type { QuantityOutcome, QuantityUpdate } from './portal.type';
  * SKU, which the portal holds as one unit or one variant. Kaufland refuses a units/bulk call
  * naming a unit twice, whole ("SHOULD NOT contain duplicate units"), and Shopify's
  * inventorySetQuantities refuses an inventory item twice (NO_DUPLICATE_INVENTORY_ITEM_ID_GROUP_ID_PAIR),
- * so one such pair stopped every other item of the push. A listing takes one quantity: the
+ * so one such pair stopped every other item of the push; eBay and Amazon took whichever quantity
+ * came last. Used by all four real channels' quantity pushes. A listing takes one quantity: the
  * lowest of its items' goes, so that it never offers more than either item holds (nothing sold
  * twice); the other items are refused naming the clash, which only the seller can end by giving
  * each item its own SKU.
