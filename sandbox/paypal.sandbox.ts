@@ -37,6 +37,8 @@ export interface PayPalPayment {
   subject: string;
   /** transaction_status now (S when not given). */
   status?: PayPalStatus;
+  /** transaction_event_code (T0006, Express Checkout, when not given): T0200 a currency conversion, T0300 a bank deposit ... */
+  eventCode?: string;
   /** transaction_updated_date: the last change of status (date when not given). */
   updated?: string;
   /** Listed from this time on (ms; at once when not given). */
@@ -275,7 +277,7 @@ function detailsOf(p: PayPalPayment) {
     transaction_info: {
       paypal_account_id: 'SANDBOXPAYER',
       transaction_id: p.transactionId,
-      transaction_event_code: 'T0006',
+      transaction_event_code: p.eventCode ?? 'T0006',
       transaction_initiation_date: p.date,
       transaction_updated_date: p.updated ?? p.date,
       transaction_amount: { currency_code: p.currency, value: p.amount },

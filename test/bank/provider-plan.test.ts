@@ -89,7 +89,7 @@ describe('bank: payment provider sync plan', () => {
     expect(plan.remember).to.deep.equal([]);
   });
 
-  it('when a payment has no currency, an id, a date or a readable amount, then it is unreadable (not stored, never given EUR); refunds and fees are not payments', () => {
+  it('when a payment has no currency, an id, a date or a readable amount, then it is unreadable (not stored, never given EUR); refunds, fees, conversions, top-ups and releases are not payments', () => {
     expect(paymentOf(tx('N00000000000000001', 'S', '5.00', null))).to.deep.equal({
       transactionId: 'N00000000000000001',
       reason: 'no ISO 4217 currency_code',
@@ -100,6 +100,15 @@ describe('bank: payment provider sync plan', () => {
     expect(paymentOf(tx('N00000000000000004', 'S', '5.001'))).to.deep.include({ transactionId: 'N00000000000000004' });
     expect(paymentOf(tx('R00000000000000001', 'S', '-5.00'))).to.equal(null);
     expect(paymentOf(tx('R00000000000000002', 'S', '0.00'))).to.equal(null);
+    // Money credited without a buyer, by its event code: a currency conversion, a bank top-up, a released hold.
+    for (const code of ['T0200', 'T0300', 'T1503', 'T2104'])
+      expect(
+        paymentOf({ ...tx('C00000000000000001', 'S'), transaction_info: { ...tx('C00000000000000001', 'S').transaction_info, transaction_event_code: code } }),
+      ).to.equal(null);
+    for (const code of ['T0006', 'T0007', 'T0011', undefined])
+      expect(
+        paymentOf({ ...tx('B00000000000000001', 'S'), transaction_info: { ...tx('B00000000000000001', 'S').transaction_info, transaction_event_code: code } }),
+      ).to.have.property('state', 'completed');
     const yen = paymentOf(tx('J00000000000000001', 'S', '1500', 'JPY'));
     expect(yen && 'entry' in yen ? [yen.entry.amount, yen.entry.currency] : yen).to.deep.equal(['1500.00', 'JPY']);
     const plan = planSync([tx('N00000000000000001', 'S', '5.00', null)], [], [], now);

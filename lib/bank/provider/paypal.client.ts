@@ -21,6 +21,7 @@ import { retryAfterMs } from '../../portals';
 export interface PayPalTransaction {
   transaction_info?: {
     transaction_id?: string;
+    transaction_event_code?: string;
     transaction_initiation_date?: string;
     transaction_updated_date?: string;
     transaction_status?: string;

@@ -43,15 +43,27 @@ export interface Unreadable {
 }
 
 /**
- * A payment received, or why it cannot be kept, or null for what is not money received
- * (refunds, fees and withdrawals are negative). A payment without a currency is not stored:
- * PayPal's money always carries currency_code, and guessing one (EUR) would let a USD payment
- * pay a EUR order.
+ * Whether a listed transaction is a payment a buyer made. transaction_event_code (the OpenAPI's
+ * five characters, explained by PayPal's "Transaction event codes" page) T00nn is a PayPal
+ * account-to-account payment (T0006 Express Checkout, T0007 Website Payments, T0011 mobile ...);
+ * the other groups credit the balance without a buyer: T02nn currency conversion, T03nn bank
+ * deposit (a top-up), T11nn reversals, T15nn holds and their release, T21nn reserves. Stored as
+ * payments, those became transfers without payer, and a released hold a second transfer of a sale
+ * already paid. A transaction without a code is kept as before: dropping money unseen is worse.
+ */
+const isBuyerPayment = (code: string | undefined) => code === undefined || /^T00\d\d$/.test(code);
+
+/**
+ * A payment received, or why it cannot be kept, or null for what is not money received from a
+ * buyer (refunds, fees and withdrawals are negative; conversions, top-ups, reversals, releases by
+ * their event code). A payment without a currency is not stored: PayPal's money always carries
+ * currency_code, and guessing one (EUR) would let a USD payment pay a EUR order.
  */
 export function paymentOf(t: PayPalTransaction): ProviderPayment | Unreadable | null {
   const info = t.transaction_info ?? {};
   const value = info.transaction_amount?.value ?? '';
   const id = info.transaction_id ?? '';
+  if (!isBuyerPayment(info.transaction_event_code)) return null;
   // PayPal's currencies have at most two decimals (HUF, JPY and TWD none).
   if (!/^-?\d{1,12}(\.\d{1,2})?$/.test(value)) return { transactionId: id, reason: `amount "${value}" is not a decimal of at most 2 places` };
   if (toCents(value) <= 0n) return null;
