@@ -1,4 +1,4 @@
-import { Joi, bool, list, text } from '../http';
+import { Joi, bool, calendarDate, list, text } from '../http';
 
 /**
  * Order_send_mit_type (document 1 leaves it open). All fields optional:
@@ -17,10 +17,8 @@ export const sendMitType = Joi.object({
       .pattern(/^[^\s,;]+$/)
       .messages({ 'string.pattern.base': 'must be one tracking code without spaces, commas or semicolons' }),
   ).max(20),
-  date: Joi.string()
-    .trim()
-    .pattern(/^\d{4}-\d{2}-\d{2}$/)
-    .custom((value: string, helpers) => (Number.isNaN(Date.parse(value)) ? helpers.error('any.invalid') : value)),
+  // A day that exists, as Order_type's shipping.date takes it (Date.parse let 2026-02-30 through into the order).
+  date: calendarDate().invalid(''),
   is_mail: bool().default(true),
   mail_text: text(5000).default(''),
 });

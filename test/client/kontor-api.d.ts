@@ -6020,7 +6020,7 @@ export interface components {
       send_mit?: {
         deliverer?: string | '';
         code?: (string & unknown)[] | ((string & unknown) & unknown);
-        date?: string & unknown;
+        date?: (string & unknown) & unknown;
         /** @default true */
         is_mail: boolean | string | (1 | 0);
         mail_text?: string | '';

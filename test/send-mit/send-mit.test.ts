@@ -267,6 +267,12 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     const bad = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { date: '20.11.2026' } } });
     expect(bad.status).to.equal(400);
     expect(bad.body.error![0]!.field).to.equal('send_mit.date');
+    // A day that does not exist would have been written into shipping.date, which Order_type refuses.
+    for (const date of ['2026-02-30', '']) {
+      const none = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { date } } });
+      expect(none.status, date).to.equal(400);
+      expect(none.body.error![0]!.field).to.equal('send_mit.date');
+    }
     const badCode = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { code: ['a b'] } } });
     expect(badCode.body.error![0]!.field).to.equal('send_mit.code[0]');
     expect((await call(`order/${orderId}/send_mit/`, { token: other.token, body: {} })).status).to.equal(404);
