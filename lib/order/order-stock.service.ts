@@ -107,6 +107,8 @@ export interface LineStockWrite {
   /** The movements' title. */
   title: string;
   fieldPrefix: string;
+  /** The line ids in the order the request sent them: a field names the line as the client wrote it (after is sorted by id). */
+  sentOrder?: number[];
 }
 
 interface Move {
@@ -135,7 +137,7 @@ interface LineStockPlan {
  * the target (the quantity, or 0 while the order is cancelled). A line kept on the same item moves
  * only its difference; lines dropped or moved to another item give theirs back.
  */
-function planLineStock({ before, after, hold, fieldPrefix }: LineStockWrite): LineStockPlan {
+function planLineStock({ before, after, hold, fieldPrefix, sentOrder }: LineStockWrite): LineStockPlan {
   const old = new Map(before.map((l) => [l.position, l]));
   const kept = new Set<number>();
   const moves: Move[] = [];
@@ -148,7 +150,8 @@ function planLineStock({ before, after, hold, fieldPrefix }: LineStockWrite): Li
     const line: LineRow = { ...draft, stock_align_id: ref, stock_id: null, stock_taken: 0 };
     lines.push(line);
     if (!ref) continue;
-    const field = `${fieldPrefix}.line[${index}].stock_align_id`;
+    const sent = sentOrder?.indexOf(draft.position) ?? -1;
+    const field = `${fieldPrefix}.line[${sent >= 0 ? sent : index}].stock_align_id`;
     const previous = old.get(draft.position);
     if (previous && previous.stock_id !== null && previous.stock_align_id === ref) {
       kept.add(previous.position);

@@ -82,6 +82,7 @@ export async function planOrderCreate(trx: Knex.Transaction, caller: OrderCaller
     hold: plan.hold,
     title: 'order',
     fieldPrefix: prefix,
+    sentOrder: input.line?.map((l) => l.id),
   });
   const customer = await linkCustomer(trx, caller, input.customer ?? {}, plan.columns.currency_id!, writes.customers);
   writes.addCreate({
@@ -154,7 +155,7 @@ export async function updateOrderIn(
   let settled: { lines: LineRow[]; moves: PlannedMove[] } | undefined;
   if (plan.lines) {
     const { drafts, hold, title } = plan.lines;
-    settled = await writes.stock.settle(trx, accountId, { before, after: drafts, hold, title, fieldPrefix: prefix });
+    settled = await writes.stock.settle(trx, accountId, { before, after: drafts, hold, title, fieldPrefix: prefix, sentOrder: input.line?.map((l) => l.id) });
     columns.transaction_ids = transactionIds(settled.lines);
   }
   writes.addUpdate({

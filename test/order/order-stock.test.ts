@@ -97,6 +97,19 @@ describe('order: stock link of lines', () => {
       expect(res.status, res.text).to.equal(400);
       expect(res.body.error![0]).to.include({ field: 'order.line[1].stock_align_id', error: 'unknown_stock_item' });
     }
+    // Lines sent out of their id order: the field names the line where the client wrote it.
+    const unsorted = await call('order/', {
+      token: seller.token,
+      body: {
+        order: orderBody({
+          line: [
+            { id: 2, quantity: 1, stock_align_id: 'NOPE' },
+            { id: 1, quantity: 1, stock_align_id: 'SKU-A' },
+          ],
+        }),
+      },
+    });
+    expect(unsorted.body.error![0]).to.include({ field: 'order.line[0].stock_align_id', error: 'unknown_stock_item' });
     expect(await stockQuantity(seller, item)).to.equal(10);
     expect((await movements(seller, item)).filter((m) => m.order_id !== null)).to.deep.equal([]);
     expect(await db()('sales_order').where({ account_id: seller.id }).first()).to.equal(undefined);
