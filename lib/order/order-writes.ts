@@ -73,7 +73,7 @@ export interface WrittenOrder {
 }
 
 /** Whether an order's create or change may make it paid (and so take an invoice number). */
-function mayBePaid(input: OrderInput | undefined): boolean {
+export function mayBePaid(input: OrderInput | undefined): boolean {
   return input !== undefined && (input.paid_amount !== undefined || input.status?.is_paid === true || input.payment_method_id !== undefined);
 }
 

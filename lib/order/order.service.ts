@@ -15,7 +15,7 @@ import { currencyRepository, paymentMethodRepository } from '../reference';
 import { checkAmount, toCents } from './order-money';
 import { checkUnchangeable, planNewOrder, planOrderUpdate, transactionIds } from './order-plan';
 import { PlannedMove, StockBatch } from './order-stock.service';
-import { OrderWrites, WrittenOrder } from './order-writes';
+import { mayBePaid, OrderWrites, WrittenOrder } from './order-writes';
 import { LineRow, orderRepository } from './order.repository';
 import type { OrderInput } from './order.type';
 
@@ -130,6 +130,9 @@ export async function updateOrderIn(
   writes: OrderWrites,
 ): Promise<{ cancelledAtChannel: boolean }> {
   const { accountId } = caller;
+  // The lock order of every order write (README): the invoice counter before the order row, when
+  // the update may make the order paid. Taken after the row, it deadlocked with order/list/.
+  if (mayBePaid(input)) await writes.lockInvoice(trx);
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) throw notFound(`order ${orderId}`, 'order_id');
   checkUnchangeable(input, current, prefix);

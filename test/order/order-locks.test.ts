@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { allOrdersOf } from '../../lib/access/caller';
+import { counterRepository } from '../../lib/account/counter.repository';
 import { db } from '../../lib/db/knex';
 import { planOrderCreate } from '../../lib/order/order.service';
 import { StockBatch } from '../../lib/order/order-stock.service';
@@ -80,5 +81,28 @@ describe('order: locks of concurrent creates', () => {
     const [customer, ...others] = await customers(seller);
     expect(others).to.deep.equal([]);
     expect(customer).to.deep.include({ username: 'slow', shop_username: ['first', 'third', 'slow'] });
+  });
+
+  it('when an update may make its order paid, then it takes the invoice counter before the order row, as order/list/ does, so the two never wait for each other in a circle', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '10.00' }] });
+    const holder = await db().transaction();
+    let paying: Promise<{ status: number }> | undefined;
+    try {
+      await counterRepository.take(holder, seller.id, 'invoice', 0);
+      paying = call(`order/${orderId}/`, { token: seller.token, body: { order: { paid_amount: '10.00' } } });
+      // The update waits for the invoice counter ...
+      for (let i = 0; i < 100; i++) {
+        const waiting = await db().raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        if ((waiting.rows as { n: number }[])[0]!.n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // ... holding no lock on the order's row (it held it while waiting, before).
+      const row = await db().raw('SELECT id FROM sales_order WHERE account_id = ? AND id = ? FOR UPDATE NOWAIT', [seller.id, orderId]);
+      expect(row.rows).to.have.length(1);
+    } finally {
+      await holder.rollback();
+    }
+    expect((await paying!).status).to.equal(200);
+    expect((await readOrder(seller, orderId)).status).to.include({ is_paid: true });
   });
 });
