@@ -25,7 +25,7 @@
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import { payOrdersIn, toCents } from '../order';
+import { PaymentMisfit, payOrdersIn, toCents } from '../order';
 import { candidatesPerCall, NameAmountCandidates, orderKey, payerKey } from './bank-name-amount';
 import { firstReference, PayerReferences, payerReferencesOf } from './bank-reference';
 import { Assigned, bankRepository, MatchOrder, MatchRecord } from './bank.repository';
@@ -205,6 +205,11 @@ const describe = (r: MatchRecord) =>
     ? `payment ${r.amount} received: payment provider ${r.entry_ref ?? ''} (bank id ${r.id})`
     : `payment ${r.amount} received: bank transfer ${r.id}${r.sender ? ` from ${r.sender}` : ''}`;
 
+/** The orders domain's verdict under its row locks, in the bank's reasons: an order deleted since the decision is no match. */
+function reasonOf(misfit: PaymentMisfit | undefined): UnassignedReason {
+  return misfit === undefined || misfit === 'order_missing' ? 'no_match' : misfit;
+}
+
 /**
  * Assigns the records to the orders decided and pays those orders (orders domain), in the
  * caller's transaction, and stores each record's rule or reason. Only orders in the scope are
@@ -220,19 +225,20 @@ export async function assignIn(
 ): Promise<Assigned[]> {
   const decided = await decide(trx, scope, records, nameAmount);
   const paying = decided.filter((d) => d.orderId !== null);
-  const paid = await payOrdersIn(
+  const misfits = await payOrdersIn(
     trx,
     scope,
     paying.map((d) => ({ key: d.record.number, orderId: d.orderId!, amount: d.record.amount, currency: d.record.currency_id, history: describe(d.record) })),
   );
   const rows = decided.map((d): Assigned => {
-    const isPaid = d.orderId !== null && paid.has(d.record.number);
+    const misfit = d.orderId === null ? undefined : misfits.get(d.record.number);
+    const isPaid = d.orderId !== null && misfit === undefined;
     return {
       number: d.record.number,
       order_id: isPaid ? d.orderId : null,
       order_no: isPaid ? null : d.orderNo,
       match_rule: isPaid ? d.rule : null,
-      unassigned_reason: isPaid ? null : (d.reason ?? 'overpayment'),
+      unassigned_reason: isPaid ? null : (d.reason ?? reasonOf(misfit)),
     };
   });
   await bankRepository.setAssignments(trx, scope.accountId, rows);

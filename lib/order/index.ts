@@ -10,6 +10,7 @@ export { invoiceNumberIn, setBillUrlIn } from './order-invoice.service';
 export { maxOrderListItems, writeOrderList } from './order-list.service';
 export { checkAmount, fromCents, toCents } from './order-money';
 export { payOrdersIn } from './order-payment.service';
+export type { PaymentMisfit } from './order-payment.service';
 export { provideOrderGrant } from './order-grant.repository';
 export { orderScopeRepository } from './order-scope.repository';
 export { orderToApi } from './order.mapper';

@@ -26,31 +26,50 @@ export interface OrderPayment {
   history: string;
 }
 
+/** Why a payment was not booked, found under the orders' row locks (the caller decided on unlocked reads). */
+export type PaymentMisfit = 'order_missing' | 'order_cancelled' | 'currency_mismatch' | 'overpayment';
+
 /**
  * Pays the orders in scope with the payments that fit them, in the order given: an order that is
  * absent, out of scope or cancelled, of another currency, or owing less than the payment (after
  * the payments before it) takes nothing, so money is never booked on an order it does not fit.
- * The payments are a batch of the orders' writer (OrderWrites). Answers the keys of the payments booked.
+ * The payments are a batch of the orders' writer (OrderWrites). Answers, for each payment not
+ * booked, why (by key); every other payment was booked.
  */
-export async function payOrdersIn(trx: Knex.Transaction, scope: OrderScope, payments: OrderPayment[], field = 'bank.amount'): Promise<Set<string>> {
-  if (!payments.length) return new Set();
-  const rows = await orderRepository.lockForPayment(trx, scope, [...new Set(payments.map((p) => p.orderId))]);
-  const open = new Map(rows.filter((r) => !r.is_cancelled).map((r) => [r.id, r]));
+export async function payOrdersIn(
+  trx: Knex.Transaction,
+  scope: OrderScope,
+  payments: OrderPayment[],
+  field = 'bank.amount',
+): Promise<Map<string, PaymentMisfit>> {
+  const misfits = new Map<string, PaymentMisfit>();
+  if (!payments.length) return misfits;
+  const writes = new OrderWrites(scope, new StockBatch());
+  // Every payment may make its order paid: the invoice counter before the order rows, the lock
+  // order of every order write (lib/order/README.md), so a match never waits in a circle with a
+  // paying update or order/list/.
+  await writes.lockInvoice(trx);
+  const rows = new Map((await orderRepository.lockForPayment(trx, scope, [...new Set(payments.map((p) => p.orderId))])).map((r) => [r.id, r]));
   const fitting = new Map<string, { added: bigint; history: string[] }>();
-  const booked = new Set<string>();
   for (const p of payments) {
-    const row = open.get(p.orderId);
     const order = fitting.get(p.orderId) ?? { added: 0n, history: [] };
     const added = order.added + toCents(p.amount);
-    if (!row || row.currency_id !== p.currency || toCents(row.paid_amount ?? '0.00') + added > toCents(row.invoice_amount)) continue;
-    fitting.set(p.orderId, { added, history: [...order.history, p.history] });
-    booked.add(p.key);
+    const misfit = misfitOf(rows.get(p.orderId), p, added);
+    if (misfit) misfits.set(p.key, misfit);
+    else fitting.set(p.orderId, { added, history: [...order.history, p.history] });
   }
   const now = new Date();
-  const writes = new OrderWrites(scope, new StockBatch());
-  for (const [id, { added, history }] of fitting) writes.addPayment(planPayment(open.get(id)!, added, history, field, now));
+  for (const [id, { added, history }] of fitting) writes.addPayment(planPayment(rows.get(id)!, added, history, field, now));
   await writes.flush(trx);
-  return booked;
+  return misfits;
+}
+
+/** `added`: this payment with those of the batch before it on the same order, in cents. */
+function misfitOf(row: PaymentRow | undefined, payment: OrderPayment, added: bigint): PaymentMisfit | null {
+  if (!row) return 'order_missing';
+  if (row.is_cancelled) return 'order_cancelled';
+  if (row.currency_id !== payment.currency) return 'currency_mismatch';
+  return toCents(row.paid_amount ?? '0.00') + added > toCents(row.invoice_amount) ? 'overpayment' : null;
 }
 
 /** A payment of `added` cents on an order: its paid state by the orders' rules (planPaid). */

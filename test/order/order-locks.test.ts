@@ -90,13 +90,8 @@ describe('order: locks of concurrent creates', () => {
     try {
       await counterRepository.take(holder, seller.id, 'invoice', 0);
       paying = call(`order/${orderId}/`, { token: seller.token, body: { order: { paid_amount: '10.00' } } });
-      // The update waits for the invoice counter ...
-      for (let i = 0; i < 100; i++) {
-        const waiting = await db().raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
-        if ((waiting.rows as { n: number }[])[0]!.n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      // ... holding no lock on the order's row (it held it while waiting, before).
+      await untilOneWaitsForALock();
+      // The update waits for the invoice counter holding no lock on the order's row (it held it while waiting, before).
       const row = await db().raw('SELECT id FROM sales_order WHERE account_id = ? AND id = ? FOR UPDATE NOWAIT', [seller.id, orderId]);
       expect(row.rows).to.have.length(1);
     } finally {
@@ -105,4 +100,57 @@ describe('order: locks of concurrent creates', () => {
     expect((await paying!).status).to.equal(200);
     expect((await readOrder(seller, orderId)).status).to.include({ is_paid: true });
   });
+
+  it('when a bank transfer pays an order, then it takes the invoice counter before the order row, as a paying update does, so a match and an update never wait for each other in a circle', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '10.00' }] });
+    const holder = await db().transaction();
+    let paying: Promise<{ status: number; body: Record<string, unknown> }> | undefined;
+    try {
+      await counterRepository.take(holder, seller.id, 'invoice', 0);
+      paying = call('bank/transfer/', { token: seller.token, body: { bank: { transfer_date: '2026-11-20', subject: `Order ${orderId}`, amount: '10.00' } } });
+      await untilOneWaitsForALock();
+      // The match waits for the invoice counter holding no lock on the order's row (it held the row while waiting, before).
+      const row = await db().raw('SELECT id FROM sales_order WHERE account_id = ? AND id = ? FOR UPDATE NOWAIT', [seller.id, orderId]);
+      expect(row.rows).to.have.length(1);
+    } finally {
+      await holder.rollback();
+    }
+    const paid = await paying!;
+    expect(paid.status).to.equal(201);
+    expect(paid.body).to.deep.include({ is_order_paid: '1' });
+    expect((await readOrder(seller, orderId)).status).to.include({ is_paid: true });
+  });
+
+  it('when an order is cancelled while a bank transfer that names it waits for the invoice counter, then the transfer stays unassigned with the reason order_cancelled', async () => {
+    const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '10.00' }] });
+    const holder = await db().transaction();
+    let paying: Promise<{ status: number; body: Record<string, unknown> }> | undefined;
+    try {
+      await counterRepository.take(holder, seller.id, 'invoice', 0);
+      paying = call('bank/transfer/', { token: seller.token, body: { bank: { transfer_date: '2026-11-20', subject: `Order ${orderId}`, amount: '10.00' } } });
+      await untilOneWaitsForALock();
+      const cancelled = await withConcurrentCalls(2, () =>
+        call(`order/${orderId}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } }),
+      );
+      expect(cancelled.status, cancelled.text).to.equal(200);
+    } finally {
+      await holder.rollback();
+    }
+    const transfer = await paying!;
+    expect(transfer.status).to.equal(201);
+    expect(transfer.body).to.deep.include({ is_order_paid: '0' });
+    const listed = (await call('bank/transfer/', { token: seller.token })).body.bank as Record<string, unknown>[];
+    expect(listed).to.have.length(1);
+    expect(listed[0]).to.include({ id: transfer.body.bank_id, order_no: orderId, unassigned_reason: 'order_cancelled' });
+    expect((await readOrder(seller, orderId)).status).to.include({ is_paid: false, is_cancelled: true });
+  });
 });
+
+async function untilOneWaitsForALock(): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const waiting = await db().raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+    if ((waiting.rows as { n: number }[])[0]!.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('no statement came to wait for a lock within 5 s');
+}
