@@ -12,7 +12,8 @@
  * difference to the actual cost (what the answer holds) is refunded, as Shopify does. The operations the
  * adapter uses are resolved through graphql's execute over plain objects: variants by SKU,
  * productCreate, productUpdate, productVariantsBulkUpdate, inventorySetQuantities at the store's
- * location, orders paged by updated_at, an order's fulfillment orders and fulfillmentCreate with
+ * location, orders paged by updated_at, an order's fulfillment orders (several, at locations, held
+ * or scheduled: shopify-fulfillment.sandbox.ts), fulfillmentOrderOpen and fulfillmentCreate with
  * tracking. Requests are logged per portal (webshop) and account.
  */
 import crypto from 'node:crypto';
@@ -37,6 +38,17 @@ import { getVariableValues } from 'graphql/execution/values';
 import { mountContractControls, violationsOf } from './contract/contract-gate';
 import { readContract } from './contract/contract-files';
 import { emitQuantity, SandboxState, SellRequest } from './sandbox.app';
+import {
+  FulfillmentOrderPlan,
+  fulfillmentOrderNode,
+  fulfillmentOrdersOf,
+  fulfil,
+  FulfillmentRequest,
+  openScheduled,
+  planProblem,
+  releaseHolds,
+  SandboxFulfillmentOrder,
+} from './shopify-fulfillment.sandbox';
 import { appOfToken, createSubscription, mountShopifyApp, notifyTopic, shopDomainOf, shopifyAppOf, subscriptionNode } from './shopify-webhooks.sandbox';
 
 const portal = 'webshop';
@@ -152,6 +164,8 @@ export interface ShopifyOrder {
   shippingDiscount: string;
   address: ShopifyAddress;
   fulfillments: { id: string; tracking: { number: string | null; company: string | null }; lines: { id: string; quantity: number }[] }[];
+  /** Its fulfillment orders (sandbox/shopify-fulfillment.sandbox.ts): one OPEN at the store's location unless placed with a plan. */
+  fulfillmentOrders: SandboxFulfillmentOrder[];
 }
 
 /** What the sandbox's Shopify stores hold, per account (the portal account id the token names); cleared with the sandbox. */
@@ -162,6 +176,8 @@ export class ShopifyState {
   available = new Map<string, number>();
   orders = new Map<string, ShopifyOrder>();
   collections = new Map<string, ShopifyCollection>();
+  /** Fulfillment order id -> its order's id. */
+  fulfillmentOrderOwners = new Map<string, string>();
   /** Issued access tokens (POST /_sandbox/shopify/tokens): token -> account, as a custom app's install gives one. */
   tokens = new Map<string, string>();
   /** The leaky bucket per account. */
@@ -185,6 +201,7 @@ export class ShopifyState {
     this.available.clear();
     this.orders.clear();
     this.collections.clear();
+    this.fulfillmentOrderOwners.clear();
     this.tokens.clear();
     this.buckets.clear();
     this.maximumAvailable = 2000;
@@ -219,6 +236,13 @@ export class ShopifyState {
     return c;
   }
 
+  /** A fulfillment order of the account's store, with its order. */
+  fulfillmentOrder(account: string, id: string): { o: ShopifyOrder; fo: SandboxFulfillmentOrder } | undefined {
+    const o = this.orders.get(this.fulfillmentOrderOwners.get(id) ?? '');
+    const fo = o?.fulfillmentOrders.find((f) => f.id === id);
+    return o && fo && o.account === account ? { o, fo } : undefined;
+  }
+
   variantBySku(account: string, sku: string): ShopifyVariant | undefined {
     return [...this.variants.values()].find((v) => v.sku === sku && this.products.get(v.productId)?.account === account);
   }
@@ -237,7 +261,7 @@ export function shopifyOf(state: SandboxState): ShopifyState {
   return s;
 }
 
-/** The store's one location (Kontor keeps stock in one warehouse; a store of several is the seller's to map). */
+/** The store's location Kontor sets stock at (Kontor keeps one warehouse); others appear only as fulfillment orders' assignedLocation. */
 export const sandboxLocationId = 'gid://shopify/Location/1';
 const gid = (type: string, n: number) => `gid://shopify/${type}/${n}`;
 const money = (amount: string, currencyCode = 'EUR') => ({ shopMoney: { amount, currencyCode }, presentmentMoney: { amount, currencyCode } });
@@ -388,30 +412,25 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
       ),
     fulfillmentOrders: ({ first, after }: { first?: number; after?: string }) =>
       connection(
-        [
-          {
-            id: o.id.replace('/Order/', '/FulfillmentOrder/'),
-            status: remaining.length === 0 ? 'CLOSED' : 'OPEN',
-            lineItems: ({ first: n, after: a }: { first?: number; after?: string }) =>
-              connection(
-                o.lines.map((l) => ({
-                  id: l.id.replace('/LineItem/', '/FulfillmentOrderLineItem/'),
-                  totalQuantity: l.quantity,
-                  remainingQuantity: l.quantity - l.fulfilled,
-                  sku: l.sku,
-                  lineItem: lineNode(o, l),
-                })),
-                n ?? 50,
-                a,
-              ),
-          },
-        ],
+        o.fulfillmentOrders.map((fo) => fulfillmentOrderNodeOf(o, fo)),
         first ?? 50,
         after,
       ),
     fulfillments: () => o.fulfillments.map((f) => ({ id: f.id, status: 'SUCCESS', trackingInfo: () => [f.tracking] })),
   };
 }
+
+/** A fulfillment order of the order as the schema's node, its lines' lineItem the order's LineItem. */
+const fulfillmentOrderNodeOf = (o: ShopifyOrder, fo: SandboxFulfillmentOrder) =>
+  fulfillmentOrderNode(
+    fo,
+    (lineId) =>
+      lineNode(
+        o,
+        o.lines.find((l) => l.id === lineId)!,
+      ),
+    connection,
+  );
 
 /** Shopify's search syntax, the part the adapter uses: `sku:"X" OR sku:"Y"` (variants), `updated_at:>='ISO'` and `id:N OR id:M` (orders). */
 const skusOf = (q: string | undefined): string[] | undefined => {
@@ -677,10 +696,14 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       const o = s.orders.get(id);
       return o && o.account === account ? orderNode(s, o) : null;
     },
-    // An order's one fulfillment order (the store has one location) shares the order's number.
     fulfillmentOrder: ({ id }: { id: string }) => {
-      const o = s.orders.get(id.replace('/FulfillmentOrder/', '/Order/'));
-      return o && o.account === account ? orderNode(s, o).fulfillmentOrders({ first: 1 }).nodes[0] : null;
+      const hit = s.fulfillmentOrder(account, id);
+      return hit ? fulfillmentOrderNodeOf(hit.o, hit.fo) : null;
+    },
+    fulfillmentOrderOpen: ({ id }: { id: string }) => {
+      const hit = s.fulfillmentOrder(account, id);
+      const errors = openScheduled(hit?.fo);
+      return { fulfillmentOrder: hit && !errors.length ? fulfillmentOrderNodeOf(hit.o, hit.fo) : null, userErrors: errors };
     },
     orderCancel: (args: { orderId: string; refund: boolean; restock: boolean; reason: string; notifyCustomer?: boolean | null; staffNote?: string | null }) => {
       const o = s.orders.get(args.orderId);
@@ -692,44 +715,15 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
         userErrors: errors.map(({ field, message }) => ({ field, message })),
       };
     },
-    fulfillmentCreate: ({
-      fulfillment,
-    }: {
-      fulfillment: {
-        lineItemsByFulfillmentOrder: { fulfillmentOrderId: string; fulfillmentOrderLineItems?: { id: string; quantity: number }[] }[];
-        trackingInfo?: { number?: string; company?: string };
-      };
-    }) => {
-      const errors: UserError[] = [];
-      const done: { o: ShopifyOrder; l: ShopifyLine; quantity: number }[] = [];
-      for (const group of fulfillment.lineItemsByFulfillmentOrder) {
-        const o = s.orders.get(group.fulfillmentOrderId.replace('/FulfillmentOrder/', '/Order/'));
-        if (!o || o.account !== account) {
-          errors.push({ field: ['fulfillment', 'lineItemsByFulfillmentOrder'], message: 'Fulfillment order does not exist.' });
-          continue;
-        }
-        const wanted =
-          group.fulfillmentOrderLineItems ??
-          o.lines.map((l) => ({ id: l.id.replace('/LineItem/', '/FulfillmentOrderLineItem/'), quantity: l.quantity - l.fulfilled }));
-        for (const w of wanted) {
-          const l = o.lines.find((x) => x.id.replace('/LineItem/', '/FulfillmentOrderLineItem/') === w.id);
-          if (!l || w.quantity > l.quantity - l.fulfilled)
-            errors.push({ field: ['fulfillment'], message: 'Invalid fulfillment order line item quantity requested.' });
-          else done.push({ o, l, quantity: w.quantity });
-        }
-      }
-      if (errors.length || done.length === 0)
-        return { fulfillment: null, userErrors: errors.length ? errors : [{ field: ['fulfillment'], message: 'Nothing to fulfill.' }] };
+    fulfillmentCreate: ({ fulfillment }: { fulfillment: FulfillmentRequest & { trackingInfo?: { number?: string; company?: string } } }) => {
+      const done = fulfil((id) => s.fulfillmentOrder(account, id), fulfillment);
+      if ('errors' in done) return { fulfillment: null, userErrors: done.errors };
       const f = {
         id: gid('Fulfillment', s.next()),
         tracking: { number: fulfillment.trackingInfo?.number ?? null, company: fulfillment.trackingInfo?.company ?? null },
-        lines: [] as { id: string; quantity: number }[],
+        lines: done.lines,
       };
-      for (const d of done) {
-        d.l.fulfilled += d.quantity;
-        f.lines.push({ id: d.l.id, quantity: d.quantity });
-      }
-      const o = done[0]!.o;
+      const o = s.orders.get(done.o.id)!;
       o.fulfillments.push(f);
       o.updatedAt = new Date().toISOString();
       notifyOrder(state, o, 'ORDERS_UPDATED');
@@ -752,6 +746,8 @@ export interface NewShopifyOrder {
   shipping?: string;
   shipping_discount?: string;
   buyer?: { name?: string; email?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
+  /** How the store splits the order (sandbox/shopify-fulfillment.sandbox.ts); by default one OPEN fulfillment order at its location. */
+  fulfillment_orders?: FulfillmentOrderPlan[];
 }
 
 export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: NewShopifyOrder): ShopifyOrder {
@@ -797,7 +793,10 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
       };
     }),
     fulfillments: [],
+    fulfillmentOrders: [],
   };
+  o.fulfillmentOrders = fulfillmentOrdersOf(o, n, () => s.next(), body.fulfillment_orders);
+  for (const fo of o.fulfillmentOrders) s.fulfillmentOrderOwners.set(fo.id, o.id);
   s.orders.set(o.id, o);
   notifyOrder(state, o, 'ORDERS_CREATE');
   for (const l of o.lines) {
@@ -1007,6 +1006,11 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       res.status(400).json({ error: 'portal_account and lines [{sku, quantity?, price?}] are required' });
       return;
     }
+    const problem = body.fulfillment_orders === undefined ? undefined : planProblem(body.fulfillment_orders, body.lines);
+    if (problem) {
+      res.status(400).json({ error: problem });
+      return;
+    }
     const o = placeShopifyOrder(state, s, body as NewShopifyOrder);
     res.status(201).json({ id: o.id, name: o.name });
   });
@@ -1046,6 +1050,22 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     });
     if (errors.length) res.status(422).json({ errors });
     else res.json(o);
+  });
+  // The store releases a fulfillment order's holds (its admin, or the fraud or payment app that placed them).
+  app.post('/_sandbox/shopify/fulfillment_orders/:id/release_hold', (req: Request, res: Response) => {
+    const id = `gid://shopify/FulfillmentOrder/${String(req.params.id)}`;
+    const o = s.orders.get(s.fulfillmentOrderOwners.get(id) ?? '');
+    const fo = o?.fulfillmentOrders.find((f) => f.id === id);
+    if (!o || !fo) {
+      res.status(404).json({ error: 'no such fulfillment order' });
+      return;
+    }
+    if (!releaseHolds(fo)) {
+      res.status(409).json({ error: 'the fulfillment order is not on hold' });
+      return;
+    }
+    o.updatedAt = new Date().toISOString();
+    res.json({ id: fo.id, status: 'OPEN' });
   });
   // The store's collections (a seller's made in Shopify's admin: custom, or smart with a rule).
   app.post('/_sandbox/shopify/collections', (req: Request, res: Response) => {

@@ -5,7 +5,8 @@ import { lowestPerListing } from './shared-listing';
 import { refuseUserErrors, ShopifySession } from './shopify/shopify-client';
 import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, ShopifyOrderNode } from './shopify/order-mapping';
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
-import { portalRefused } from '../errors';
+import { FulfillmentGroup, FulfillmentOrderRead, heldMessage, planShipment } from './shopify/fulfillment-plan';
+import { isPermanent, portalRefused, portalUnavailable } from '../errors';
 
 type UserErrors = { field: string[] | null; message: string }[];
 interface VariantNode {
@@ -32,13 +33,22 @@ const orderListQuery = `query KontorOrderList($first: Int!, $after: String, $que
   orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT, reverse: true) { pageInfo { hasNextPage endCursor } nodes { id updatedAt } } }`;
 const orderLinesQuery = `query KontorOrderLines($id: ID!, $after: String) {
   order(id: $id) { lineItems(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } } } }`;
+type PageInfo = { hasNextPage: boolean; endCursor: string | null };
 interface FulfillmentLines {
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
-  nodes: { id: string; remainingQuantity: number; lineItem: { id: string } }[];
+  pageInfo: PageInfo;
+  nodes: FulfillmentOrderRead['lines'];
 }
-const fulfillmentLines = 'pageInfo { hasNextPage endCursor } nodes { id remainingQuantity lineItem { id } }';
-const fulfillmentOrdersQuery = `query KontorFulfillmentOrders($id: ID!) { order(id: $id) { id fulfillmentOrders(first: 5) { nodes { id status
-  lineItems(first: 50) { ${fulfillmentLines} } } } } }`;
+type FulfillmentOrderNode = Omit<FulfillmentOrderRead, 'lines'> & { lineItems: FulfillmentLines };
+const fulfillmentLines = 'pageInfo { hasNextPage endCursor } nodes { id remainingQuantity sku lineItem { id } }';
+/**
+ * An order's fulfillment orders, 10 a page (one per location, or more: split, held, scheduled),
+ * each with its first 50 lines: about 550 points a page, within the 1000 of one query.
+ */
+const fulfillmentOrdersQuery = `query KontorFulfillmentOrders($id: ID!, $after: String) { order(id: $id) { id
+  fulfillmentOrders(first: 10, after: $after) { pageInfo { hasNextPage endCursor } nodes { id status fulfillAt
+    assignedLocation { location { id } } fulfillmentHolds { reason } lineItems(first: 50) { ${fulfillmentLines} } } } } }`;
+const openFulfillmentOrder = `mutation KontorFulfillmentOrderOpen($id: ID!) {
+  fulfillmentOrderOpen(id: $id) { fulfillmentOrder { id status } userErrors { field message } } }`;
 const fulfillmentOrderLinesQuery = `query KontorFulfillmentOrderLines($id: ID!, $after: String) { fulfillmentOrder(id: $id) {
   lineItems(first: 50, after: $after) { ${fulfillmentLines} } } }`;
 const orderCancelledAt = 'query KontorOrderCancelled($id: ID!) { order(id: $id) { id cancelledAt } }';
@@ -247,40 +257,62 @@ export class WebshopAdapter extends HttpPortalAdapter {
   }
 
   /**
-   * send_mit: one fulfilment with the package's tracking number and carrier for the shipment's
-   * lines (all remaining ones when it names none), over the order's open fulfillment orders. A
-   * retry finds the lines fulfilled (no quantity remaining) and sends nothing again.
+   * send_mit: the order's fulfillment orders read whole (every page, every line), the shipment
+   * planned over them (shopify/fulfillment-plan.ts: by status, one fulfillmentCreate per assigned
+   * location), due SCHEDULED ones opened, then one fulfilment per location with the package's
+   * tracking number and carrier. Lines of ON_HOLD fulfillment orders are not sent: the call fails
+   * retryable naming them after the rest went out, and the retry sends only what still remains.
    */
   override async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {
     if (target.connector !== 'shopify') return super.markShipped(target, shipment, key);
     const s = new ShopifySession(target);
     const orderId = shipment.externalOrderId ?? shipment.orderId;
     if (!/^\d+$/.test(orderId)) throw portalInputError(this.portal, `order ${shipment.orderId} has no Shopify order id`);
-    const answer = await s.call<{ order: { fulfillmentOrders: { nodes: { id: string; status: string; lineItems: FulfillmentLines }[] } } | null }>(
-      fulfillmentOrdersQuery,
-      { id: `gid://shopify/Order/${orderId}` },
-    );
-    if (!answer.order) throw portalRefused(`webshop: the Shopify store has no order ${orderId}`);
-    const wanted = new Map((shipment.lines ?? []).map((l) => [l.transactionId, l.quantity]));
-    const orders = await Promise.all(
-      answer.order.fulfillmentOrders.nodes.map(async (fo) => ({ id: fo.id, lines: await this.allLines(s, fo.id, fo.lineItems) })),
-    );
-    const groups = orders
-      .map((fo) => ({
-        fulfillmentOrderId: fo.id,
-        fulfillmentOrderLineItems: fo.lines.flatMap((li) => {
-          const line = legacyId(li.lineItem.id);
-          const quantity = wanted.size === 0 ? li.remainingQuantity : Math.min(li.remainingQuantity, wanted.get(line) ?? 0);
-          return quantity > 0 ? [{ id: li.id, quantity }] : [];
-        }),
-      }))
-      .filter((g) => g.fulfillmentOrderLineItems.length > 0);
-    if (groups.length === 0) return;
+    const orders = await this.fulfillmentOrders(s, orderId);
+    const plan = planShipment(orders, new Map((shipment.lines ?? []).map((l) => [l.transactionId, l.quantity])), new Date());
+    for (const id of plan.open) {
+      const opened = await s.call<{ fulfillmentOrderOpen: { userErrors: UserErrors } }>(openFulfillmentOrder, { id });
+      refuseUserErrors(`opening the scheduled fulfillment order ${legacyId(id)} of order ${orderId}`, opened.fulfillmentOrderOpen.userErrors);
+    }
     const tracking = shipment.trackingCode ? { number: shipment.trackingCode, ...(shipment.carrier ? { company: shipment.carrier } : {}) } : undefined;
+    const refused: string[] = [];
+    for (const batch of plan.byLocation) {
+      try {
+        await this.createFulfillment(s, orderId, batch.groups, tracking);
+      } catch (err) {
+        // Another location's fulfilment is still sent: a refusal here does not hold back a parcel that left elsewhere.
+        if (!isPermanent(err)) throw err;
+        refused.push((err as Error).message);
+      }
+    }
+    const held = plan.held.length ? heldMessage(orderId, plan.held) : '';
+    if (refused.length) throw portalRefused([...refused, held].filter(Boolean).join('; ').slice(0, 1500));
+    if (held) throw portalUnavailable(held);
+  }
+
+  /** One fulfillmentCreate: fulfillment orders of one location, with the shipment's tracking. */
+  private async createFulfillment(s: ShopifySession, orderId: string, groups: FulfillmentGroup[], tracking: { number: string; company?: string } | undefined) {
     const created = await s.call<{ fulfillmentCreate: { userErrors: UserErrors } }>(createFulfillment, {
       fulfillment: { lineItemsByFulfillmentOrder: groups, notifyCustomer: true, ...(tracking ? { trackingInfo: tracking } : {}) },
     });
     refuseUserErrors(`the fulfilment of order ${orderId}`, created.fulfillmentCreate.userErrors);
+  }
+
+  /** Every fulfillment order of the order, page by page, each with all its lines (only the first 5 were read, so a sixth location's lines were never sent). */
+  private async fulfillmentOrders(s: ShopifySession, orderId: string): Promise<FulfillmentOrderRead[]> {
+    const out: FulfillmentOrderRead[] = [];
+    let after: string | null = null;
+    do {
+      const answer: { order: { fulfillmentOrders: { pageInfo: PageInfo; nodes: FulfillmentOrderNode[] } } | null } = await s.call(fulfillmentOrdersQuery, {
+        id: `gid://shopify/Order/${orderId}`,
+        after,
+      });
+      if (!answer.order) throw portalRefused(`webshop: the Shopify store has no order ${orderId}`);
+      for (const { lineItems, ...fo } of answer.order.fulfillmentOrders.nodes) out.push({ ...fo, lines: await this.allLines(s, fo.id, lineItems) });
+      const page = answer.order.fulfillmentOrders.pageInfo;
+      after = page.hasNextPage ? page.endCursor : null;
+    } while (after);
+    return out;
   }
 
   /** Every line of a fulfillment order: an order of more than a page of lines was fulfilled in part, silently. */

@@ -1,0 +1,101 @@
+/**
+ * send_mit at a Shopify store, decided from the order's fulfillment orders as read (pure: the
+ * adapter reads, this decides, the adapter applies). fulfillmentCreate takes fulfillment orders
+ * "associated with the same order and ... assigned to the same location" (admin_schema_2025-01.json),
+ * so the lines to ship are grouped by assigned location, one fulfillmentCreate each.
+ * Per status (FulfillmentOrderStatus):
+ * - OPEN, IN_PROGRESS: fulfilled (what remains of the lines the shipment names);
+ * - ON_HOLD: never released here (a hold is placed by a fraud or payment app or by the merchant,
+ *   and is theirs to lift); its lines are held, and the send fails retryable naming them, after the
+ *   rest went out;
+ * - SCHEDULED with no fulfillAt (a pre-order: deferred until the merchant says) or one already
+ *   past (Shopify opens it then; the seller shipping says it is due): opened (fulfillmentOrderOpen)
+ *   and fulfilled; with a fulfillAt still ahead (a prepaid subscription's later delivery, which the
+ *   store's admin shows as "no action required") left for its date: not this shipment;
+ * - CLOSED, CANCELLED, INCOMPLETE: nothing to fulfil there.
+ */
+import { legacyId } from './order-mapping';
+
+export interface FulfillmentOrderLineRead {
+  id: string;
+  remainingQuantity: number;
+  sku: string | null;
+  lineItem: { id: string };
+}
+
+export interface FulfillmentOrderRead {
+  id: string;
+  status: string;
+  fulfillAt: string | null;
+  assignedLocation: { location: { id: string } | null };
+  fulfillmentHolds: { reason: string }[];
+  lines: FulfillmentOrderLineRead[];
+}
+
+/** One fulfillmentCreate's lineItemsByFulfillmentOrder entry. */
+export interface FulfillmentGroup {
+  fulfillmentOrderId: string;
+  fulfillmentOrderLineItems: { id: string; quantity: number }[];
+}
+
+export interface ShipmentPlan {
+  /** SCHEDULED fulfillment orders that are due: opened before the fulfillments are created. */
+  open: string[];
+  /** One fulfillmentCreate per assigned location, in the order they were read. */
+  byLocation: { location: string; groups: FulfillmentGroup[] }[];
+  /** Lines of ON_HOLD fulfillment orders the shipment names: not sent, the send retried. */
+  held: { fulfillmentOrderId: string; reasons: string[]; lines: { sku: string; quantity: number }[] }[];
+}
+
+const fulfillable = new Set(['OPEN', 'IN_PROGRESS']);
+
+/** Due: a SCHEDULED fulfillment order without a date, or whose date has come. */
+const due = (fo: FulfillmentOrderRead, now: Date) => fo.status === 'SCHEDULED' && (fo.fulfillAt === null || Date.parse(fo.fulfillAt) <= now.getTime());
+
+/**
+ * What to send: of each line the shipment names (by Shopify line id, its quantity; all remaining
+ * when it names none) what remains, taken from fulfillable fulfillment orders first, then counted
+ * against held ones. A line split over several fulfillment orders is never sent above the
+ * shipment's quantity. A retry finds fulfilled lines with nothing remaining and sends nothing again.
+ */
+export function planShipment(orders: FulfillmentOrderRead[], wanted: Map<string, number>, now: Date): ShipmentPlan {
+  const budget = new Map(wanted);
+  const take = (li: FulfillmentOrderLineRead): number => {
+    if (wanted.size === 0) return li.remainingQuantity;
+    const line = legacyId(li.lineItem.id);
+    const quantity = Math.min(li.remainingQuantity, budget.get(line) ?? 0);
+    budget.set(line, (budget.get(line) ?? 0) - quantity);
+    return quantity;
+  };
+  const plan: ShipmentPlan = { open: [], byLocation: [], held: [] };
+  const sendable = orders.filter((fo) => fulfillable.has(fo.status) || due(fo, now));
+  for (const fo of sendable) {
+    const items = fo.lines.flatMap((li) => {
+      const quantity = take(li);
+      return quantity > 0 ? [{ id: li.id, quantity }] : [];
+    });
+    if (items.length === 0) continue;
+    if (fo.status === 'SCHEDULED') plan.open.push(fo.id);
+    const location = fo.assignedLocation.location?.id ?? '';
+    let batch = plan.byLocation.find((b) => b.location === location);
+    if (!batch) plan.byLocation.push((batch = { location, groups: [] }));
+    batch.groups.push({ fulfillmentOrderId: fo.id, fulfillmentOrderLineItems: items });
+  }
+  for (const fo of orders.filter((f) => f.status === 'ON_HOLD')) {
+    const lines = fo.lines.flatMap((li) => {
+      const quantity = take(li);
+      return quantity > 0 ? [{ sku: li.sku ?? legacyId(li.lineItem.id), quantity }] : [];
+    });
+    if (lines.length) plan.held.push({ fulfillmentOrderId: fo.id, reasons: fo.fulfillmentHolds.map((h) => h.reason), lines });
+  }
+  return plan;
+}
+
+/** The held lines in words, for the send's retryable failure (GET job/{id}/ shows it while it waits). */
+export function heldMessage(orderId: string, held: ShipmentPlan['held']): string {
+  const parts = held.map(
+    (h) =>
+      `fulfillment order ${legacyId(h.fulfillmentOrderId)} on hold${h.reasons.length ? ` (${h.reasons.join(', ')})` : ''}: ${h.lines.map((l) => `${l.quantity} x ${l.sku}`).join(', ')}`,
+  );
+  return `webshop (Shopify) order ${orderId}: ${parts.join('; ')}. The rest is fulfilled; these lines are sent once the store releases the hold (tried again)`;
+}

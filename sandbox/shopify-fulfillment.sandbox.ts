@@ -1,0 +1,215 @@
+/**
+ * The sandbox store's fulfillment orders (FulfillmentOrder in admin_schema_2025-01.json): an order
+ * is split into fulfillment orders, each assigned to one location and holding some of its lines,
+ * with a status (OPEN, IN_PROGRESS, CLOSED as its lines are fulfilled; ON_HOLD, SCHEDULED,
+ * CANCELLED, INCOMPLETE as set). `fulfillmentCreate` takes them as the schema describes it: "for one
+ * or many fulfillment orders ... associated with the same order and ... assigned to the same
+ * location", only fulfillable ones (OPEN, IN_PROGRESS; ON_HOLD: "can't be initiated until the hold
+ * ... is released"), never more than remains of a line. An order placed without a plan has one
+ * OPEN fulfillment order at the store's location holding every line, as before.
+ */
+
+/** Statuses a fulfillment order may be given when placed; OPEN, IN_PROGRESS and CLOSED follow from its lines. */
+export const settableStatuses = ['OPEN', 'ON_HOLD', 'SCHEDULED', 'CANCELLED', 'INCOMPLETE'] as const;
+type SettableStatus = (typeof settableStatuses)[number];
+
+export interface SandboxFulfillmentOrder {
+  id: string;
+  orderId: string;
+  /** What was set; OPEN means "by its lines" (OPEN, IN_PROGRESS or CLOSED). */
+  status: SettableStatus;
+  locationId: string;
+  fulfillAt: string | null;
+  holds: { id: string; reason: string; reasonNotes: string | null }[];
+  lines: { id: string; lineId: string; quantity: number; fulfilled: number }[];
+}
+
+/** The part of a sandbox order this file reads and changes (the order's own lines carry the fulfilled sum). */
+export interface FulfillableOrder {
+  id: string;
+  account: string;
+  lines: { id: string; quantity: number; fulfilled: number }[];
+  fulfillmentOrders: SandboxFulfillmentOrder[];
+}
+
+/** POST /_sandbox/shopify/orders `fulfillment_orders[]`: lines by their index in the order, a quantity of each (default all of it). */
+export interface FulfillmentOrderPlan {
+  status?: string;
+  /** A location number (gid://shopify/Location/<n>); 1 is the store's own. */
+  location?: number;
+  fulfill_at?: string | null;
+  hold_reason?: string;
+  lines: { line: number; quantity?: number }[];
+}
+
+export const locationGid = (n: number | string) => `gid://shopify/Location/${n}`;
+const primaryLocation = locationGid(1);
+const holdReasons = ['AWAITING_PAYMENT', 'HIGH_RISK_OF_FRAUD', 'INCORRECT_ADDRESS', 'INVENTORY_OUT_OF_STOCK', 'UNKNOWN_DELIVERY_DATE', 'OTHER'];
+
+/** A plan's problem in words (the control endpoint answers it 400), or undefined. */
+export function planProblem(plans: unknown, lines: { quantity?: number }[]): string | undefined {
+  if (!Array.isArray(plans)) return 'fulfillment_orders must be an array';
+  const assigned = lines.map(() => 0);
+  for (const p of plans as FulfillmentOrderPlan[]) {
+    if (!p || !Array.isArray(p.lines) || p.lines.length === 0) return 'each fulfillment order needs lines [{line, quantity?}]';
+    if (p.status !== undefined && !(settableStatuses as readonly string[]).includes(p.status)) return `status must be one of ${settableStatuses.join(', ')}`;
+    if (p.location !== undefined && !(Number.isInteger(p.location) && p.location > 0)) return 'location must be a positive integer';
+    if (p.hold_reason !== undefined && !holdReasons.includes(p.hold_reason)) return `hold_reason must be one of ${holdReasons.join(', ')}`;
+    for (const l of p.lines) {
+      const total = Number.isInteger(l?.line) ? lines[l.line]?.quantity : undefined;
+      if (l === null || typeof l !== 'object' || !Number.isInteger(l.line) || lines[l.line] === undefined)
+        return 'a fulfillment order names a line the order does not have';
+      assigned[l.line]! += l.quantity ?? total ?? 1;
+      if (assigned[l.line]! > (total ?? 1)) return `line ${l.line} is assigned more than its quantity`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The order's fulfillment orders from a plan (checked by planProblem): what the plan leaves of
+ * each line goes to one more OPEN fulfillment order at the store's location. The first takes the
+ * order's number (gid .../FulfillmentOrder/<n>, as before), the others `next()` numbers; line ids
+ * are the fulfillment order's number times 100 plus their place.
+ */
+export function fulfillmentOrdersOf(
+  o: FulfillableOrder,
+  orderNumber: number,
+  next: () => number,
+  plans: FulfillmentOrderPlan[] = [],
+): SandboxFulfillmentOrder[] {
+  const left = o.lines.map((l) => l.quantity);
+  const specs = plans.map((p) => ({
+    status: (p.status ?? 'OPEN') as SettableStatus,
+    locationId: locationGid(p.location ?? 1),
+    fulfillAt: p.fulfill_at ?? null,
+    holdReason: p.status === 'ON_HOLD' ? (p.hold_reason ?? 'OTHER') : undefined,
+    lines: p.lines.map((l) => {
+      const quantity = l.quantity ?? o.lines[l.line]!.quantity;
+      left[l.line]! -= quantity;
+      return { index: l.line, quantity };
+    }),
+  }));
+  const rest = left.flatMap((quantity, index) => (quantity > 0 ? [{ index, quantity }] : []));
+  if (rest.length) specs.push({ status: 'OPEN', locationId: primaryLocation, fulfillAt: null, holdReason: undefined, lines: rest });
+  return specs.map((spec, k) => {
+    const n = k === 0 ? orderNumber : next();
+    return {
+      id: `gid://shopify/FulfillmentOrder/${n}`,
+      orderId: o.id,
+      status: spec.status,
+      locationId: spec.locationId,
+      fulfillAt: spec.fulfillAt,
+      holds: spec.holdReason ? [{ id: `gid://shopify/FulfillmentHold/${n}`, reason: spec.holdReason, reasonNotes: null }] : [],
+      lines: spec.lines.map((l, i) => ({
+        id: `gid://shopify/FulfillmentOrderLineItem/${n * 100 + i}`,
+        lineId: o.lines[l.index]!.id,
+        quantity: l.quantity,
+        fulfilled: 0,
+      })),
+    };
+  });
+}
+
+/** The status Shopify shows: a set one, or (set OPEN) OPEN, IN_PROGRESS once some of it is fulfilled, CLOSED when all of it is. */
+export function statusOf(fo: SandboxFulfillmentOrder): string {
+  if (fo.status !== 'OPEN') return fo.status;
+  const fulfilled = fo.lines.reduce((sum, l) => sum + l.fulfilled, 0);
+  const total = fo.lines.reduce((sum, l) => sum + l.quantity, 0);
+  return fulfilled === 0 ? 'OPEN' : fulfilled >= total ? 'CLOSED' : 'IN_PROGRESS';
+}
+
+/** The FulfillmentOrder node (the fields of the schema the sandbox fills). */
+export function fulfillmentOrderNode<L>(
+  fo: SandboxFulfillmentOrder,
+  lineNode: (lineId: string) => L,
+  connection: <T>(items: T[], first: number, after: string | null | undefined) => unknown,
+) {
+  const location = { id: fo.locationId, name: fo.locationId === primaryLocation ? 'Warehouse' : `Location ${fo.locationId.split('/').pop()}` };
+  return {
+    id: fo.id,
+    orderId: fo.orderId,
+    status: statusOf(fo),
+    fulfillAt: fo.fulfillAt,
+    assignedLocation: { name: location.name, location },
+    fulfillmentHolds: fo.holds.map((h) => ({ ...h, displayReason: h.reason, handle: null, heldByRequestingApp: false })),
+    lineItems: ({ first, after }: { first?: number; after?: string }) =>
+      connection(
+        fo.lines.map((l) => {
+          const lineItem = lineNode(l.lineId) as L & { sku?: string };
+          return { id: l.id, totalQuantity: l.quantity, remainingQuantity: l.quantity - l.fulfilled, sku: lineItem.sku ?? null, lineItem };
+        }),
+        first ?? 50,
+        after,
+      ),
+  };
+}
+
+type UserError = { field: string[]; message: string };
+export interface FulfillmentRequest {
+  lineItemsByFulfillmentOrder: { fulfillmentOrderId: string; fulfillmentOrderLineItems?: { id: string; quantity: number }[] | null }[];
+}
+
+/**
+ * fulfillmentCreate's checks, then its effect: each fulfillment order must exist in the store and
+ * be fulfillable, all of them of one order and one location, and no line asked for more than
+ * remains. Wording: "All fulfillment orders must be assigned to a single location." is Shopify's as
+ * quoted by an integration that met it (microsoft/BCApps pull request 7065); "Fulfillment order <n>
+ * has an unfulfillable status= closed." as integrations quote it for a closed one, the other
+ * statuses in the same words (our extension); "... must belong to the same order." is ours.
+ * Answers the order and what was fulfilled, or the user errors (nothing changed then).
+ */
+export function fulfil(
+  find: (id: string) => { o: FulfillableOrder; fo: SandboxFulfillmentOrder } | undefined,
+  input: FulfillmentRequest,
+): { o: FulfillableOrder; lines: { id: string; quantity: number }[] } | { errors: UserError[] } {
+  const field = ['fulfillment', 'lineItemsByFulfillmentOrder'];
+  const found = input.lineItemsByFulfillmentOrder.map((g) => ({ g, hit: find(g.fulfillmentOrderId) }));
+  const missing = found.find((f) => !f.hit);
+  if (missing) return { errors: [{ field, message: 'Fulfillment order does not exist.' }] };
+  const hits = found.map((f) => ({ g: f.g, ...f.hit! }));
+  if (new Set(hits.map((h) => h.o.id)).size > 1) return { errors: [{ field, message: 'All fulfillment orders must belong to the same order.' }] };
+  if (new Set(hits.map((h) => h.fo.locationId)).size > 1)
+    return { errors: [{ field, message: 'All fulfillment orders must be assigned to a single location.' }] };
+  const errors: UserError[] = [];
+  for (const h of hits) {
+    const status = statusOf(h.fo);
+    if (status !== 'OPEN' && status !== 'IN_PROGRESS')
+      errors.push({ field, message: `Fulfillment order ${h.fo.id.split('/').pop()} has an unfulfillable status= ${status.toLowerCase()}.` });
+  }
+  if (errors.length) return { errors };
+  const done: { line: SandboxFulfillmentOrder['lines'][number]; quantity: number }[] = [];
+  for (const h of hits) {
+    const wanted = h.g.fulfillmentOrderLineItems ?? h.fo.lines.map((l) => ({ id: l.id, quantity: l.quantity - l.fulfilled }));
+    for (const w of wanted) {
+      const line = h.fo.lines.find((l) => l.id === w.id);
+      const already = done.filter((d) => d.line === line).reduce((sum, d) => sum + d.quantity, 0);
+      if (!line || w.quantity <= 0 || w.quantity + already > line.quantity - line.fulfilled)
+        errors.push({ field: ['fulfillment'], message: 'Invalid fulfillment order line item quantity requested.' });
+      else done.push({ line, quantity: w.quantity });
+    }
+  }
+  if (errors.length || done.length === 0) return { errors: errors.length ? errors : [{ field: ['fulfillment'], message: 'Nothing to fulfill.' }] };
+  const o = hits[0]!.o;
+  for (const d of done) {
+    d.line.fulfilled += d.quantity;
+    o.lines.find((l) => l.id === d.line.lineId)!.fulfilled += d.quantity;
+  }
+  return { o, lines: done.map((d) => ({ id: d.line.lineId, quantity: d.quantity })) };
+}
+
+/** fulfillmentOrderOpen: "Marks a scheduled fulfillment order as open"; any other status is refused (wording ours). */
+export function openScheduled(fo: SandboxFulfillmentOrder | undefined): UserError[] {
+  if (!fo) return [{ field: ['id'], message: 'Fulfillment order does not exist.' }];
+  if (fo.status !== 'SCHEDULED') return [{ field: ['id'], message: `Fulfillment order ${fo.id.split('/').pop()} is not scheduled.` }];
+  fo.status = 'OPEN';
+  return [];
+}
+
+/** The store releases a fulfillment order's holds (its admin, or the app that placed them): it is fulfillable again. */
+export function releaseHolds(fo: SandboxFulfillmentOrder): boolean {
+  if (fo.status !== 'ON_HOLD') return false;
+  fo.status = 'OPEN';
+  fo.holds = [];
+  return true;
+}

@@ -1,0 +1,238 @@
+/**
+ * send_mit at a Shopify store whose order is split into several fulfillment orders (locations,
+ * holds, schedules), against the sandbox playing fulfillmentCreate as admin_schema_2025-01.json
+ * describes it: one order, one location, fulfillable statuses only, no more than remains.
+ */
+import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { db } from '../../lib/db/knex';
+import { isPermanent } from '../../lib/errors';
+import { importOrders } from '../../lib/order-import/order-import.service';
+import type { PortalTarget, Shipment } from '../../lib/portals/portal.type';
+import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
+import type { SandboxRequest } from '../../sandbox/sandbox.app';
+import type { FulfillmentOrderPlan } from '../../sandbox/shopify-fulfillment.sandbox';
+import { shopifyOf } from '../../sandbox/shopify.sandbox';
+import { channelLoopForSuite, jobEnd, Sandbox, sandboxKeepingContract, waitFor } from '../fleet/support';
+import { call, newSeller } from '../support/api';
+import { readOrder } from '../order/helpers';
+import { failure } from '../support/failure';
+
+const adapter = new WebshopAdapter();
+
+interface StoredOrder {
+  lines: { id: string; sku: string; quantity: number; fulfilled: number }[];
+  fulfillments: { tracking: unknown; lines: { id: string; quantity: number }[] }[];
+  fulfillmentOrders: { id: string; locationId: string; status: string }[];
+}
+type FulfillmentInput = { lineItemsByFulfillmentOrder: { fulfillmentOrderId: string; fulfillmentOrderLineItems: { id: string; quantity: number }[] }[] };
+
+describe('webshop at Shopify: send_mit over several fulfillment orders (locations, holds, schedules)', () => {
+  let sandbox: Sandbox;
+  let account: number;
+  let target: PortalTarget;
+  sandboxKeepingContract('shopify', (started) => (sandbox = started));
+  beforeEach(() => {
+    account = 800000 + Math.floor(Math.random() * 100000);
+    target = { portalAccountId: account, connector: 'shopify', baseUrl: sandbox.url, credentials: {} };
+  });
+
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${sandbox.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  /** An order of these SKUs (one unit each unless said) split as the plan says; its number. */
+  const place = async (lines: { sku: string; quantity?: number }[], fulfillmentOrders: FulfillmentOrderPlan[]) => {
+    const placed = await post('/_sandbox/shopify/orders', { portal_account: account, lines, fulfillment_orders: fulfillmentOrders });
+    expect(placed.status, JSON.stringify(placed.body)).to.equal(201);
+    return String(placed.body.id).split('/').pop()!;
+  };
+  const stored = async (id: string) => (await (await fetch(`${sandbox.url}/_sandbox/shopify/orders/${id}`)).json()) as StoredOrder;
+  const calls = (operation: string): SandboxRequest[] =>
+    sandbox.state.requests.filter(
+      (r) => r.portal === 'webshop' && r.portalAccount === String(account) && String((r.body as { query?: string }).query).includes(operation),
+    );
+  const sent = (): FulfillmentInput[] =>
+    calls('mutation KontorFulfillment(').map((r) => (r.body as { variables: { fulfillment: FulfillmentInput } }).variables.fulfillment);
+  const ship = (id: string): Shipment => ({ orderId: '1', externalOrderId: id, carrier: 'DHL', trackingCode: '00340434161094042557' });
+  const graphql = (query: string, variables: Record<string, unknown>) =>
+    post('/admin/api/2025-01/graphql.json', { query, variables }, { 'X-Shopify-Access-Token': `shpat_sandbox_${account}` });
+
+  it('an order at two locations gets one fulfillmentCreate per location, each with its own fulfillment orders and the tracking, and is fulfilled whole', async () => {
+    const id = await place(
+      [{ sku: 'A', quantity: 2 }, { sku: 'B' }, { sku: 'C' }],
+      [
+        { location: 1, lines: [{ line: 0 }, { line: 2 }] },
+        { location: 2, lines: [{ line: 1 }] },
+      ],
+    );
+    const before = await stored(id);
+    await adapter.markShipped(target, ship(id), 's1');
+    const after = await stored(id);
+    expect(after.lines.map((l) => l.fulfilled)).to.deep.equal([2, 1, 1]);
+    expect(sent().map((f) => f.lineItemsByFulfillmentOrder.map((g) => g.fulfillmentOrderId))).to.deep.equal([
+      [before.fulfillmentOrders[0]!.id],
+      [before.fulfillmentOrders[1]!.id],
+    ]);
+    expect(after.fulfillments.map((f) => [f.tracking, f.lines.length])).to.deep.equal([
+      [{ number: '00340434161094042557', company: 'DHL' }, 2],
+      [{ number: '00340434161094042557', company: 'DHL' }, 1],
+    ]);
+    await adapter.markShipped(target, ship(id), 's1');
+    expect(sent()).to.have.length(2);
+  });
+
+  it('an order of 12 fulfillment orders (more than a page of them) is fulfilled whole', async () => {
+    const skus = Array.from({ length: 12 }, (_, i) => ({ sku: `P${i}` }));
+    const id = await place(
+      skus,
+      skus.map((_s, i) => ({ lines: [{ line: i }] })),
+    );
+    await adapter.markShipped(target, ship(id), 's1');
+    expect((await stored(id)).lines.every((l) => l.fulfilled === 1)).to.equal(true);
+    expect(calls('query KontorFulfillmentOrders(')).to.have.length(2);
+    expect(sent()[0]!.lineItemsByFulfillmentOrder).to.have.length(12);
+  });
+
+  it('a fulfillment order ON_HOLD: the open lines are fulfilled and the send fails retryable naming the held ones; once the store releases the hold, the retry sends only those', async () => {
+    const id = await place(
+      [{ sku: 'OPEN-1' }, { sku: 'HELD-1', quantity: 2 }],
+      [{ lines: [{ line: 0 }] }, { status: 'ON_HOLD', hold_reason: 'HIGH_RISK_OF_FRAUD', lines: [{ line: 1 }] }],
+    );
+    const held = (await stored(id)).fulfillmentOrders[1]!.id.split('/').pop()!;
+    const err = await failure(adapter.markShipped(target, ship(id), 's1'));
+    expect(isPermanent(err), err.message).to.equal(false);
+    expect(err.message).to.include(`fulfillment order ${held} on hold (HIGH_RISK_OF_FRAUD): 2 x HELD-1`);
+    expect((await stored(id)).lines.map((l) => l.fulfilled)).to.deep.equal([1, 0]);
+    // Still held: the retry sends nothing new, and fails the same way.
+    expect(isPermanent(await failure(adapter.markShipped(target, ship(id), 's1')))).to.equal(false);
+    expect(sent()).to.have.length(1);
+
+    expect((await post(`/_sandbox/shopify/fulfillment_orders/${held}/release_hold`, {})).status).to.equal(200);
+    await adapter.markShipped(target, ship(id), 's1');
+    const after = await stored(id);
+    expect(after.lines.map((l) => l.fulfilled)).to.deep.equal([1, 2]);
+    expect(after.fulfillments.map((f) => f.lines.map((l) => l.quantity))).to.deep.equal([[1], [2]]);
+    await adapter.markShipped(target, ship(id), 's1');
+    expect(sent()).to.have.length(2);
+  });
+
+  it('SCHEDULED: a pre-order (no date) is opened and fulfilled; a later delivery (fulfillAt ahead) is left for its date', async () => {
+    const id = await place(
+      [{ sku: 'NOW' }, { sku: 'PRE' }, { sku: 'LATER' }],
+      [
+        { lines: [{ line: 0 }] },
+        { status: 'SCHEDULED', fulfill_at: null, lines: [{ line: 1 }] },
+        { status: 'SCHEDULED', fulfill_at: new Date(Date.now() + 30 * 86400_000).toISOString(), lines: [{ line: 2 }] },
+      ],
+    );
+    const preOrder = (await stored(id)).fulfillmentOrders[1]!.id;
+    await adapter.markShipped(target, ship(id), 's1');
+    expect(calls('mutation KontorFulfillmentOrderOpen(').map((r) => (r.body as { variables: { id: string } }).variables.id)).to.deep.equal([preOrder]);
+    const after = await stored(id);
+    expect(after.lines.map((l) => l.fulfilled)).to.deep.equal([1, 1, 0]);
+    expect(after.fulfillmentOrders.map((f) => f.status)).to.deep.equal(['OPEN', 'OPEN', 'SCHEDULED']);
+  });
+
+  it('the sandbox refuses a fulfillmentCreate over two locations, a held fulfillment order and more than remains, and changes nothing', async () => {
+    const id = await place(
+      [{ sku: 'A' }, { sku: 'B' }, { sku: 'C' }],
+      [
+        { location: 1, lines: [{ line: 0 }] },
+        { location: 2, lines: [{ line: 1 }] },
+        { location: 1, status: 'ON_HOLD', lines: [{ line: 2 }] },
+      ],
+    );
+    const fos = (await stored(id)).fulfillmentOrders.map((f) => f.id);
+    const create = `mutation Create($fulfillment: FulfillmentInput!) { fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id } userErrors { field message } } }`;
+    const answer = async (groups: { fulfillmentOrderId: string; fulfillmentOrderLineItems?: { id: string; quantity: number }[] }[]) =>
+      ((await graphql(create, { fulfillment: { lineItemsByFulfillmentOrder: groups } })).body.data as { fulfillmentCreate: unknown }).fulfillmentCreate;
+    expect(await answer([{ fulfillmentOrderId: fos[0]! }, { fulfillmentOrderId: fos[1]! }])).to.deep.equal({
+      fulfillment: null,
+      userErrors: [{ field: ['fulfillment', 'lineItemsByFulfillmentOrder'], message: 'All fulfillment orders must be assigned to a single location.' }],
+    });
+    expect(await answer([{ fulfillmentOrderId: fos[2]! }])).to.deep.equal({
+      fulfillment: null,
+      userErrors: [
+        {
+          field: ['fulfillment', 'lineItemsByFulfillmentOrder'],
+          message: `Fulfillment order ${fos[2]!.split('/').pop()} has an unfulfillable status= on_hold.`,
+        },
+      ],
+    });
+    const line = `gid://shopify/FulfillmentOrderLineItem/${Number(fos[0]!.split('/').pop()) * 100}`;
+    expect(await answer([{ fulfillmentOrderId: fos[0]!, fulfillmentOrderLineItems: [{ id: line, quantity: 2 }] }])).to.deep.equal({
+      fulfillment: null,
+      userErrors: [{ field: ['fulfillment'], message: 'Invalid fulfillment order line item quantity requested.' }],
+    });
+    expect((await stored(id)).lines.map((l) => l.fulfilled)).to.deep.equal([0, 0, 0]);
+  });
+});
+
+describe('webshop at Shopify: a send_mit job over a held fulfillment order, through the API and the mail worker', function () {
+  this.timeout(60000);
+  let sandbox: Sandbox;
+  channelLoopForSuite((loop) => ({ sandbox } = loop));
+
+  it('when part of the order is on hold, then the open lines are fulfilled and the job waits naming the hold; once the store releases it, the retry fulfils the rest once and the job completes', async () => {
+    const seller = await newSeller();
+    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+    for (const sku of ['FO-OPEN', 'FO-HELD']) {
+      const created = await call('stock/', { token: seller.token, body: { stock: { name: sku, sku, quantity: 10, price: '9.90' } } });
+      expect(created.status, created.text).to.equal(201);
+    }
+    const placed = await fetch(`${sandbox.url}/_sandbox/shopify/orders`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        portal_account: portalAccountId,
+        lines: [{ sku: 'FO-OPEN' }, { sku: 'FO-HELD', quantity: 2 }],
+        fulfillment_orders: [{ lines: [{ line: 0 }] }, { status: 'ON_HOLD', hold_reason: 'AWAITING_PAYMENT', lines: [{ line: 1 }] }],
+      }),
+    });
+    expect(placed.status).to.equal(201);
+    const gid = ((await placed.json()) as { id: string }).id;
+    const shopifyOrder = shopifyOf(sandbox.state).orders.get(gid)!;
+    const held = shopifyOrder.fulfillmentOrders[1]!.id.split('/').pop()!;
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'fo-1')).orders).to.deep.include({ created: 1 });
+    const row = (await db()('sales_order')
+      .first('id')
+      .where({ account_id: seller.id, external_order_id: gid.split('/').pop() })) as { id: string };
+
+    // Retries a second and more apart, so that the hold can be released between two tries.
+    const saved = config();
+    setConfig({ ...saved, jobBackoffMs: 1500 });
+    try {
+      const shipped = await call(`order/${row.id}/send_mit/`, {
+        token: seller.token,
+        body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25', is_mail: false } },
+      });
+      expect(shipped.status, shipped.text).to.equal(202);
+      const jobId = shipped.body.job_id as string;
+      const waiting = await waitFor('the job to wait for the hold', async () => {
+        const j = (await call(`job/${jobId}/`, { token: seller.token })).body.job as { state: string; error?: string };
+        return j.error ? j : undefined;
+      });
+      expect(waiting.state).to.equal('queued');
+      expect(waiting.error).to.include(`fulfillment order ${held} on hold (AWAITING_PAYMENT): 2 x FO-HELD`);
+      expect(shopifyOrder.lines.map((l) => l.fulfilled)).to.deep.equal([1, 0]);
+      expect((await readOrder(seller, row.id)).status).to.deep.include({ is_shipped: false });
+
+      const released = await fetch(`${sandbox.url}/_sandbox/shopify/fulfillment_orders/${held}/release_hold`, { method: 'POST' });
+      expect(released.status).to.equal(200);
+      const end = await jobEnd(seller.token, jobId);
+      expect(end.state, end.error).to.equal('completed');
+      expect(end.result).to.deep.include({ platform_status: 'ok', is_shipped: true });
+      expect(shopifyOrder.lines.map((l) => l.fulfilled)).to.deep.equal([1, 2]);
+      expect(shopifyOrder.fulfillments.map((f) => f.lines.map((l) => l.quantity))).to.deep.equal([[1], [2]]);
+      expect(shopifyOrder.fulfillments.map((f) => f.tracking.number)).to.deep.equal(['00340434161094042557', '00340434161094042557']);
+    } finally {
+      setConfig(saved);
+    }
+  });
+});
