@@ -55,10 +55,13 @@ export function planProblem(plans: unknown, lines: { quantity?: number }[]): str
     if (p.status !== undefined && !(settableStatuses as readonly string[]).includes(p.status)) return `status must be one of ${settableStatuses.join(', ')}`;
     if (p.location !== undefined && !(Number.isInteger(p.location) && p.location > 0)) return 'location must be a positive integer';
     if (p.hold_reason !== undefined && !holdReasons.includes(p.hold_reason)) return `hold_reason must be one of ${holdReasons.join(', ')}`;
+    if (p.fulfill_at !== undefined && p.fulfill_at !== null && Number.isNaN(Date.parse(String(p.fulfill_at))))
+      return 'fulfill_at must be a date and time or null';
     for (const l of p.lines) {
       const total = Number.isInteger(l?.line) ? lines[l.line]?.quantity : undefined;
       if (l === null || typeof l !== 'object' || !Number.isInteger(l.line) || lines[l.line] === undefined)
         return 'a fulfillment order names a line the order does not have';
+      if (l.quantity !== undefined && !(Number.isInteger(l.quantity) && l.quantity > 0)) return 'a quantity must be a positive integer';
       assigned[l.line]! += l.quantity ?? total ?? 1;
       if (assigned[l.line]! > (total ?? 1)) return `line ${l.line} is assigned more than its quantity`;
     }
