@@ -13,6 +13,8 @@
  *   exists"): an auction and a fixed-price offer of one SKU are two offers;
  * - bulkUpdatePriceQuantity: at most 25 SKUs; offers[] only for published offers of that SKU;
  *   the item's quantity not below its live auctions (error 25759).
+ * - a listing is revised at most 250 times a calendar day (bulkUpdatePriceQuantity, updateOffer,
+ *   createOrReplaceInventoryItem; ebay-revisions.sandbox.ts).
  * - bulkMigrateListing: 1 to 5 listings; only fixed-price listings with a SKU and business
  *   policies migrate; each becomes an inventory location, item and published offer keeping its
  *   listing id (the method's description, "Migration Requirements").
@@ -20,6 +22,7 @@
  */
 import type express from 'express';
 import type { SandboxState } from './sandbox.app';
+import { revise } from './ebay-revisions.sandbox';
 import { Body, EbayOfferRecord, error, itemQuantity, key, listingQuantity, refreshListing, setItemQuantity } from './ebay-state.sandbox';
 
 const inventory = '/sell/inventory/v1';
@@ -41,6 +44,12 @@ function mountItems(router: express.Router, state: SandboxState): void {
     const body = (req.body ?? {}) as Body;
     if (!(body.product as Body | undefined)?.title) {
       res.status(400).json(error(25002, 'A user error has occurred. The title is missing.'));
+      return;
+    }
+    // Replacing the item revises its live listings (the call's note on the 250 revisions a day).
+    const refusal = revise(ebay, ebay.offersOf(account, sku));
+    if (refusal) {
+      res.status(400).json(refusal);
       return;
     }
     ebay.inventory.set(key(account, sku), body);
@@ -139,6 +148,11 @@ function mountOffers(router: express.Router, state: SandboxState): void {
       res.status(400).json(error(25762, 'availableQuantity is not applicable for auction offer.'));
       return;
     }
+    const refusal = revise(ebay, [offer]);
+    if (refusal) {
+      res.status(400).json(refusal);
+      return;
+    }
     const before = offer.status === 'PUBLISHED' ? listingQuantity(ebay, offer) : undefined;
     offer.body = { ...body, sku: offer.sku, marketplaceId: offer.body.marketplaceId, format: offer.body.format };
     const changed = before !== undefined && listingQuantity(ebay, offer) !== before;
@@ -220,6 +234,10 @@ function priceQuantity(state: SandboxState, account: string, request: Body): Pri
     if (offer.body.format === 'AUCTION' && o.availableQuantity !== undefined)
       return refuse(400, 25762, 'availableQuantity is not applicable for auction offer.');
   }
+  // Each live listing the entry changes is revised once: its offer named, or every one of the SKU when the item's quantity is set.
+  const revised = [...offers.map((o) => ebay.offers.get(o.offerId!)!), ...(typeof quantity === 'number' ? ebay.offersOf(account, sku) : [])];
+  const limit = revise(ebay, revised);
+  if (limit) return refuse(400, 25002, limit.errors[0]!.message);
   if (typeof quantity === 'number') setItemQuantity(ebay, account, sku, quantity);
   for (const o of offers) {
     const offer = ebay.offers.get(o.offerId!)!;

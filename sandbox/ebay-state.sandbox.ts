@@ -62,7 +62,16 @@ export class EbayState {
   /** Listings made in Seller Hub or through the Trading API (POST /_sandbox/ebay/legacy_listings), until bulkMigrateListing takes them over. */
   legacy = new Map<string, LegacyListing>();
   feedback: { account: string; body: Body; feedbackId: string }[] = [];
+  /** Revisions per listing id on its latest calendar day (ebay-revisions.sandbox.ts). */
+  revisions = new Map<string, { day: string; count: number }>();
+  /** The sandbox eBay's clock, ahead of (or behind) the real one by this much (POST /_sandbox/ebay/clock). */
+  clockOffsetMs = 0;
   counter = 0;
+
+  /** The sandbox eBay's time (ms): what its calendar day is read from. */
+  now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
 
   reset(): void {
     this.consents.clear();
@@ -74,6 +83,8 @@ export class EbayState {
     this.orders.clear();
     this.legacy.clear();
     this.feedback = [];
+    this.revisions.clear();
+    this.clockOffsetMs = 0;
   }
 
   next(): number {

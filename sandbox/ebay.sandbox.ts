@@ -26,6 +26,7 @@ import { listingsOf, mountInventory } from './ebay-inventory.sandbox';
 import { mountNotification } from './ebay-notification.sandbox';
 import { mountOAuth } from './ebay-oauth.sandbox';
 import { mountOrders, placeOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
+import { mountRevisionControls } from './ebay-revisions.sandbox';
 import { accountOf, Body, error, portal } from './ebay-state.sandbox';
 import type { SandboxState } from './sandbox.app';
 
@@ -192,6 +193,7 @@ export function mountEbay(app: express.Express, state: SandboxState): void {
   mountOAuth(app, state.ebay);
   mountNotification(app);
   mountControls(app, state);
+  mountRevisionControls(app, state);
   state.sellers.set('auction_a', (sale) => sellOnEbay(state, sale));
   const router = express.Router();
   mountInventory(router, state);

@@ -66,6 +66,8 @@ export const owners: Record<string, string> = {
   cia_portal_state: 'cia',
   // The live listings an upload made (list, revise, end): only the uploads read them.
   portal_listing: 'portal-offer',
+  // Revisions per listing and channel day (eBay's 250 a day): counted by the quantity pushes.
+  portal_listing_revision: 'portal-offer',
   sales_order: 'order',
   sales_order_line: 'order',
   sales_order_history: 'order',

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { now } from '../clock';
 import { prepared } from '../db';
 import { portalAccountRefRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
@@ -15,12 +16,17 @@ export interface CiaStateRow {
   acked_quantity: number | null;
   acked_seq: string;
   refused_seq: string;
+  /** Held by the portal's own limit until then (eBay's revisions of a listing a day); read where a state is shown. */
+  held_until?: Date | string | null;
+  /** The portal's last refusal or the reason it is held; read where a state is shown. */
+  last_error?: string | null;
 }
 
 /** A row of cia_portal_state as stored (CiaStateRow and what only the table keeps). */
 export interface CiaStateTableRow extends CiaStateRow {
   acked_at: Date | null;
   last_error: string | null;
+  held_until: Date | null;
   updated_at: Date;
 }
 
@@ -119,7 +125,7 @@ export const ciaRepository = {
           ${accounts.sql}) a) AS accounts,
         (SELECT coalesce(json_agg(s ORDER BY s.id), '[]') FROM (
           SELECT id::text AS id, account_id, stock_id, portal, portal_account_id, desired_quantity, desired_seq::text AS desired_seq,
-                 acked_quantity, acked_seq::text AS acked_seq, refused_seq::text AS refused_seq
+                 acked_quantity, acked_seq::text AS acked_seq, refused_seq::text AS refused_seq, held_until, last_error
           FROM cia_portal_state WHERE account_id = ? AND stock_id = ANY(?::int[]) ORDER BY id FOR UPDATE) s) AS states`,
         [...accounts.bindings, accountId, stockIds],
       )
@@ -152,7 +158,7 @@ export const ciaRepository = {
         INSERT INTO cia_portal_state (account_id, stock_id, portal, portal_account_id, desired_quantity)
         VALUES ${changes.map(() => '(?, ?, ?, ?, ?)').join(', ')}
         ON CONFLICT (account_id, stock_id, portal, portal_account_id) DO UPDATE
-          SET desired_quantity = EXCLUDED.desired_quantity, desired_seq = cia_portal_state.desired_seq + 1, updated_at = now()
+          SET desired_quantity = EXCLUDED.desired_quantity, desired_seq = cia_portal_state.desired_seq + 1, updated_at = now(), held_until = NULL
         RETURNING *`,
         changes.flatMap((w) => [accountId, w.stockId, w.portal, w.portalAccountId, w.quantity]),
       )) as { rows: CiaStateRow[] };
@@ -174,31 +180,36 @@ export const ciaRepository = {
 
   /**
    * The states of a push target the portal has not acknowledged yet, by item, leaving out those
-   * it refused at their current sequence.
+   * it refused at their current sequence and those it holds until after `at` (lib/clock's now).
    */
-  async waiting(knex: Knex, accountId: number, target: PushTarget, limit: number): Promise<WaitingStateRow[]> {
+  async waiting(knex: Knex, accountId: number, target: PushTarget, limit: number, at: Date = new Date(now())): Promise<WaitingStateRow[]> {
     // The items' SKU and field group are lib/stock's: its subquery, already scoped to the account.
     return knex('cia_portal_state as s')
       .leftJoin(stockPortalRepository.portalFieldsQuery(knex, accountId, target.portal).as('st'), 'st.id', 's.stock_id')
       .select(...stateColumns.map((c) => `s.${c}`), 'st.sku', 'st.grp')
       .where({ 's.account_id': accountId, 's.portal': target.portal, 's.portal_account_id': target.portalAccountId })
-      .whereRaw('s.acked_seq < s.desired_seq AND s.refused_seq < s.desired_seq')
+      .whereRaw('s.acked_seq < s.desired_seq AND s.refused_seq < s.desired_seq AND (s.held_until IS NULL OR s.held_until <= ?)', [at])
       .orderBy('s.stock_id')
       .limit(limit)
       .options(prepared);
   },
 
   /**
-   * Every (account, portal, portal account) with a state still waiting and not refused (all
-   * accounts: the push sweep is infrastructure). With settledSeconds, only states unchanged
-   * that long and without an error.
+   * Every (account, portal, portal account) with a state still waiting and not refused, nor held
+   * beyond `at` (all accounts: the push sweep is infrastructure). With settledSeconds, only
+   * states unchanged that long and without an error; a held state whose time has come counts
+   * (its reason is its last_error): nothing else would push it again.
    */
-  async waitingTargets(knex: Knex, settledSeconds?: number): Promise<{ account_id: number; portal: string; portal_account_id: number }[]> {
+  async waitingTargets(
+    knex: Knex,
+    settledSeconds?: number,
+    at: Date = new Date(now()),
+  ): Promise<{ account_id: number; portal: string; portal_account_id: number }[]> {
     const query = knex('cia_portal_state')
       .distinct('account_id', 'portal', 'portal_account_id')
-      .whereRaw('acked_seq < desired_seq AND refused_seq < desired_seq');
+      .whereRaw('acked_seq < desired_seq AND refused_seq < desired_seq AND (held_until IS NULL OR held_until <= ?)', [at]);
     if (settledSeconds !== undefined) {
-      query.whereNull('last_error').where('updated_at', '<', knex.raw('now() - make_interval(secs => ?)', [settledSeconds]));
+      query.whereRaw('(last_error IS NULL OR held_until IS NOT NULL)').where('updated_at', '<', knex.raw('now() - make_interval(secs => ?)', [settledSeconds]));
     }
     return query;
   },
@@ -212,7 +223,7 @@ export const ciaRepository = {
       .raw(
         `
       WITH locked AS MATERIALIZED (SELECT id FROM cia_portal_state WHERE account_id = ? AND id = ANY(?::bigint[]) ORDER BY id FOR UPDATE)
-      UPDATE cia_portal_state s SET acked_seq = v.seq, acked_quantity = v.quantity, acked_at = now(), last_error = NULL
+      UPDATE cia_portal_state s SET acked_seq = v.seq, acked_quantity = v.quantity, acked_at = now(), last_error = NULL, held_until = NULL
       FROM unnest(?::bigint[], ?::bigint[], ?::integer[]) AS v(id, seq, quantity)
       WHERE s.id = v.id AND s.acked_seq < v.seq AND s.id IN (SELECT id FROM locked)`,
         [accountId, sent.map((s) => s.id), acked.map((s) => s.id), acked.map((s) => s.desired_seq), acked.map((s) => s.desired_quantity)],
@@ -226,6 +237,20 @@ export const ciaRepository = {
       .where('id', state.id)
       .where('refused_seq', '<', state.desired_seq)
       .update({ refused_seq: state.desired_seq, last_error: error.slice(0, 1000) });
+  },
+
+  /**
+   * The portal holds these states' quantities by its own limit until a time (eBay's revisions of
+   * a listing a day): not sent, not refused, not failing the push; the sweep sends them again
+   * then. The reason is their last_error, which the CIA state shows. One statement for the batch.
+   */
+  async hold(trx: Knex.Transaction, held: { state: CiaStateRow; until: Date; message: string }[]): Promise<void> {
+    if (held.length === 0) return;
+    await trx.raw(
+      `UPDATE cia_portal_state s SET held_until = v.until, last_error = v.message
+       FROM unnest(?::bigint[], ?::timestamptz[], ?::text[]) AS v(id, until, message) WHERE s.id = v.id`,
+      [held.map((h) => h.state.id), held.map((h) => h.until.toISOString()), held.map((h) => h.message.slice(0, 1000))],
+    );
   },
 
   /** A reconcile offers refused quantities to the portal once more. */

@@ -19,7 +19,17 @@ export interface AdjustOptions {
 
 export interface AdjustResult {
   stock_id: number;
-  portals: { portal: string; portal_account_id: number; quantity: number; acknowledged: number | null; push: boolean }[];
+  portals: {
+    portal: string;
+    portal_account_id: number;
+    quantity: number;
+    acknowledged: number | null;
+    push: boolean;
+    /** Held by the portal's own limit (eBay's 250 revisions of a listing a day) until then, ISO 8601; null when not held. */
+    held_until: string | null;
+    /** Why it is held, or the portal's last refusal of it; null when none. */
+    message: string | null;
+  }[];
 }
 
 /** The portal accounts an offer goes to: market_d's list, else the account's one for that platform, else the default. */
@@ -85,6 +95,8 @@ function resultOf(stockId: number, states: (CiaStateRow & { changed: boolean })[
       quantity: s.desired_quantity,
       acknowledged: s.acked_quantity,
       push: BigInt(s.acked_seq) < BigInt(s.desired_seq),
+      held_until: s.held_until ? new Date(s.held_until).toISOString() : null,
+      message: s.last_error ?? null,
     })),
   };
 }

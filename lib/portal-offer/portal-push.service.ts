@@ -5,12 +5,18 @@ import { noLongerExists, portalRefused, portalUnavailable } from '../errors';
 import { adapterFor, PortalId, waitForPortalSlot, fieldGroupEntry } from '../portals';
 import type { QuantityOutcome } from '../portals';
 import { portalTargetRepository } from '../portal-account';
+import { revisionLedger } from './portal-listing-revision.repository';
 
 export interface PushResult {
   /** Items the portal took, with the quantity it now shows. */
   pushed: { stock_id: number; quantity: number }[];
   /** Bulk calls made. */
   calls: number;
+  /**
+   * Items the portal's own limit holds until a time (eBay's 250 revisions of a listing a day):
+   * the push succeeds without them, and the sweep sends them again then (lib/cia).
+   */
+  held: { stock_id: number; until: string }[];
 }
 
 /** The idempotency key of one item's quantity: its state and sequence. */
@@ -36,7 +42,12 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
     const portalTarget = await portalTargetRepository.target(trx, accountId, target.portalAccountId);
     if (!portalTarget) throw noLongerExists(`portal account ${target.portalAccountId}`);
     const updates = sent.map((s) => ({ stockId: s.stock_id, quantity: s.desired_quantity, key: itemKey(s), sku: s.sku, group: fieldGroupEntry(s.grp) }));
-    const outcomes = await adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(portalTarget, updates, batchKey(target, sent));
+    const outcomes = await adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(
+      portalTarget,
+      updates,
+      batchKey(target, sent),
+      revisionLedger(trx, accountId, target),
+    );
     await ciaRepository.ack(
       trx,
       accountId,
@@ -44,6 +55,10 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
       sent.filter((_, i) => outcomes[i]!.outcome === 'accepted'),
     );
     for (const [i, o] of outcomes.entries()) if (o.outcome === 'refused') await ciaRepository.refuse(trx, sent[i]!, o.message);
+    await ciaRepository.hold(
+      trx,
+      outcomes.flatMap((o, i) => (o.outcome === 'held' ? [{ state: sent[i]!, until: o.until, message: o.message }] : [])),
+    );
     return outcomes;
   });
 }
@@ -59,7 +74,7 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
  * after what was accepted has been recorded.
  */
 export async function pushQuantities(accountId: number, target: PushTarget): Promise<PushResult> {
-  const result: PushResult = { pushed: [], calls: 0 };
+  const result: PushResult = { pushed: [], calls: 0, held: [] };
   const refused: string[] = [];
   const batchSize = adapterFor(target.portal as PortalId).maxQuantityBatch;
   for (;;) {
@@ -84,6 +99,7 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
     const retry: string[] = [];
     outcomes.forEach((o, i) => {
       if (o.outcome === 'accepted') result.pushed.push({ stock_id: o.stockId, quantity: sent[i]!.desired_quantity });
+      else if (o.outcome === 'held') result.held.push({ stock_id: o.stockId, until: o.until.toISOString() });
       else if (o.outcome === 'refused') refused.push(o.message);
       else retry.push(o.message);
     });

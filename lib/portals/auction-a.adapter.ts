@@ -1,14 +1,17 @@
 import type { components as Inventory } from 'ebay-api/lib/types/restful/specs/sell_inventory_v1_oas3';
 import type { components as Fulfillment } from 'ebay-api/lib/types/restful/specs/sell_fulfillment_v1_oas3';
 import type { components as Feedback } from 'ebay-api/lib/types/restful/specs/commerce_feedback_v1_beta_oas3';
+import { now } from '../clock';
 import { Joi, datetime, list, portalAccountRef, text } from '../http';
 import type { ChannelOrderPage } from './channel-order.type';
 import { ebayCall, ebayErrorText } from './ebay/ebay-http';
 import { EbayListing, ebayListing, ebaySku, formatOf } from './ebay/ebay-listing.mapping';
 import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapping';
+import { ebayDay } from './ebay/ebay-day';
+import { dailyRevisions, heldUntilTomorrow, planRevisions, revisionLimitRefused, SendPlan, sentQuantity } from './ebay/ebay-revisions';
 import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber } from './ebay/ebay-shipment';
 import { portalInputError } from './portal-http';
-import type { ListingItem, PortalAdapter, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
+import type { ListingItem, PortalAdapter, PortalTarget, QuantityOutcome, QuantityUpdate, RevisionLedger, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
 
 type Offer = Inventory['schemas']['EbayOfferDetailsWithAll'];
@@ -133,12 +136,14 @@ export class AuctionAAdapter implements PortalAdapter {
    * CIA: bulkUpdatePriceQuantity, one request per SKU setting the quantity at both levels (eBay
    * "Inventory API: bulk updates": the item's shipToLocationAvailability and each published
    * fixed-price offer's availableQuantity, found by getOffers; auction offers take none); each
-   * SKU's worst statusCode and errors decide its outcome.
+   * SKU's worst statusCode and errors decide its outcome. eBay revises a listing at most 250
+   * times a day: with a `ledger` the revisions are budgeted (ebay/ebay-revisions.ts), and a
+   * refusal for the day's limit holds the item until the next day.
    */
-  async setQuantities(target: PortalTarget, updates: QuantityUpdate[], _key: string): Promise<QuantityOutcome[]> {
+  async setQuantities(target: PortalTarget, updates: QuantityUpdate[], _key: string, ledger?: RevisionLedger): Promise<QuantityOutcome[]> {
     const outcomes: QuantityOutcome[] = [];
     for (let i = 0; i < updates.length; i += this.maxQuantityBatch)
-      outcomes.push(...(await this.quantityBatch(target, updates.slice(i, i + this.maxQuantityBatch))));
+      outcomes.push(...(await this.quantityBatch(target, updates.slice(i, i + this.maxQuantityBatch), ledger)));
     return outcomes;
   }
 
@@ -332,7 +337,12 @@ export class AuctionAAdapter implements PortalAdapter {
     });
   }
 
-  private async quantityBatch(target: PortalTarget, updates: QuantityUpdate[]): Promise<QuantityOutcome[]> {
+  /**
+   * One bulkUpdatePriceQuantity of at most 25 SKUs. Each SKU's live fixed-price offers (getOffers)
+   * are its listings: their revisions of the day are planned first (ebay/ebay-revisions.ts), so
+   * an increase near the end of a listing's budget is held and a decrease still goes out.
+   */
+  private async quantityBatch(target: PortalTarget, updates: QuantityUpdate[], ledger?: RevisionLedger): Promise<QuantityOutcome[]> {
     const { sent, clashes } = lowestPerListing(
       updates.map((u) => ({ u, sku: ebaySku(u.group, u.sku, u.stockId) })),
       (r) => r.sku,
@@ -342,11 +352,41 @@ export class AuctionAAdapter implements PortalAdapter {
     const live = await Promise.all(
       sent.map(async ({ sku }) => (await this.offersOf(target, sku)).filter((o) => o.status === 'PUBLISHED' && o.format !== 'AUCTION' && o.offerId)),
     );
-    const requests = sent.map(({ u, sku }, i) => ({
-      sku,
-      shipToLocationAvailability: { quantity: u.quantity },
-      ...(live[i]!.length ? { offers: live[i]!.map((o) => ({ offerId: o.offerId, availableQuantity: u.quantity })) } : {}),
-    }));
+    const at = now();
+    const plans = await planRevisions(
+      ledger,
+      at,
+      sent.map(({ u, sku }, i) => ({
+        sku,
+        wanted: u.quantity,
+        listings: live[i]!.map((o) => ({ listingId: o.listing?.listingId ?? o.offerId!, availableQuantity: o.availableQuantity })),
+      })),
+    );
+    const going = sent.map((s, i) => ({ ...s, offers: live[i]!, plan: plans.get(s.sku)! })).filter((s): s is typeof s & { plan: SendPlan } => 'send' in s.plan);
+    const bySku = going.length ? await this.bulkUpdate(target, going) : new Map<string | undefined, PriceQuantityResponse>();
+    const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
+    for (const { u, sku } of sent) {
+      const plan = plans.get(sku)!;
+      if (!('send' in plan)) outcomes.set(u.stockId, { stockId: u.stockId, ...plan });
+      else outcomes.set(u.stockId, this.quantityOutcome(u.stockId, sku, bySku.get(sku), plan, at));
+    }
+    await this.spendRefused(ledger, at, going, outcomes);
+    return updates.map((u) => outcomes.get(u.stockId)!);
+  }
+
+  /** The call itself, one request per SKU setting both levels; answers the worst response per SKU. */
+  private async bulkUpdate(
+    target: PortalTarget,
+    going: { sku: string; offers: Offer[]; plan: SendPlan }[],
+  ): Promise<Map<string | undefined, PriceQuantityResponse>> {
+    const requests = going.map(({ sku, offers, plan }) => {
+      const quantity = sentQuantity(plan);
+      return {
+        sku,
+        shipToLocationAvailability: { quantity },
+        ...(offers.length ? { offers: offers.map((o) => ({ offerId: o.offerId, availableQuantity: quantity })) } : {}),
+      };
+    });
     const answer = await ebayCall<{ responses?: PriceQuantityResponse[] }>(target, {
       method: 'POST',
       path: `${inventory}/bulk_update_price_quantity`,
@@ -358,16 +398,42 @@ export class AuctionAAdapter implements PortalAdapter {
       const seen = bySku.get(r.sku);
       if (!seen || (Number(seen.statusCode) < 300 && Number(r.statusCode) >= 300)) bySku.set(r.sku, r);
     }
-    const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
-    for (const { u, sku } of sent) outcomes.set(u.stockId, this.quantityOutcome(u.stockId, sku, bySku.get(sku)));
-    return updates.map((u) => outcomes.get(u.stockId)!);
+    return bySku;
   }
 
-  private quantityOutcome(stockId: number, sku: string, response: PriceQuantityResponse | undefined): QuantityOutcome {
+  /**
+   * Listings held after the call (eBay refused them for the day, its count being ahead of
+   * Kontor's; or their last revision set 0): none of them is revised again that day.
+   */
+  private async spendRefused(
+    ledger: RevisionLedger | undefined,
+    at: number,
+    going: { u: QuantityUpdate; offers: Offer[] }[],
+    outcomes: Map<number, QuantityOutcome>,
+  ): Promise<void> {
+    const spent = going
+      .filter(({ u }) => outcomes.get(u.stockId)?.outcome === 'held')
+      .flatMap(({ offers }) => offers.map((o) => o.listing?.listingId ?? o.offerId!));
+    if (ledger && spent.length) await ledger.spend(ebayDay(at), spent, dailyRevisions);
+  }
+
+  private quantityOutcome(stockId: number, sku: string, response: PriceQuantityResponse | undefined, plan: SendPlan, at: number): QuantityOutcome {
     if (!response) return { stockId, outcome: 'retry', message: `auction_a did not answer for SKU ${sku} (item ${stockId})` };
     const status = Number(response.statusCode);
-    if (status >= 200 && status < 300) return { stockId, outcome: 'accepted' };
-    const message = `auction_a answered ${status} for SKU ${sku} (item ${stockId}): ${ebayErrorText(response.errors) ?? 'no reason given'}`;
+    const text = ebayErrorText(response.errors) ?? 'no reason given';
+    if (status >= 200 && status < 300) {
+      if (!plan.last || plan.send === 0) return { stockId, outcome: 'accepted' };
+      return {
+        stockId,
+        ...heldUntilTomorrow(
+          at,
+          `SKU ${sku} had its eBay listing's last revision of today: it was set to 0 so that it cannot oversell, and ${plan.send} is held`,
+        ),
+      };
+    }
+    const message = `auction_a answered ${status} for SKU ${sku} (item ${stockId}): ${text}`;
+    // eBay counted more revisions than Kontor (Seller Hub, another tool): held, never retried today.
+    if (revisionLimitRefused(status, text)) return { stockId, ...heldUntilTomorrow(at, message) };
     return { stockId, outcome: status === 429 || status === 408 || status >= 500 ? 'retry' : 'refused', message };
   }
 

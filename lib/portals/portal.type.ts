@@ -45,10 +45,36 @@ export interface QuantityUpdate {
 }
 
 /**
- * What the portal said of one item of a batch: taken, refused for good (its data), or to be
- * sent again later (the portal's 429 or 5xx for that item).
+ * What the portal said of one item of a batch: taken, refused for good (its data), to be sent
+ * again later (the portal's 429 or 5xx for that item), or held: not sent now, by the portal's
+ * own limit, to be sent again from `until` on (eBay's 250 revisions of a listing a day) without
+ * failing the push or calling the portal meanwhile.
  */
-export type QuantityOutcome = { stockId: number; outcome: 'accepted' } | { stockId: number; outcome: 'refused' | 'retry'; message: string };
+export type QuantityOutcome =
+  | { stockId: number; outcome: 'accepted' }
+  | { stockId: number; outcome: 'refused' | 'retry'; message: string }
+  | { stockId: number; outcome: 'held'; message: string; until: Date };
+
+/** A listing's revisions counted today, after a reservation: granted (counted now) or not (the count it already had). */
+export interface Revisions {
+  granted: boolean;
+  count: number;
+}
+
+/**
+ * The revisions Kontor made of each listing on a channel's calendar day, kept across restarts
+ * (a contract of this layer, implemented by lib/portal-offer on the push's transaction). One
+ * statement per call: a push batch reserves its listings' revisions before sending them.
+ */
+export interface RevisionLedger {
+  /**
+   * Counts one revision of each listing whose count that day is below its ceiling; answers per
+   * listing whether it was counted and its count then. A listing not seen that day starts at 0.
+   */
+  reserve(day: string, asks: { listing: string; ceiling: number }[]): Promise<Map<string, Revisions>>;
+  /** The channel refused a listing's revision for the day: its count becomes `limit` (no more that day). */
+  spend(day: string, listings: string[], limit: number): Promise<void>;
+}
 
 export interface Shipment {
   orderId: string;
@@ -107,8 +133,9 @@ export interface PortalAdapter extends PortalFacts {
   /**
    * Sets the quantities the portal offers for several items in one call (CIA), as the bulk
    * inventory calls of real marketplaces do; answers each item's outcome in the given order.
+   * `ledger`: where a portal that limits revisions per listing and day (auction_a) counts them.
    */
-  setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]>;
+  setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string, ledger?: RevisionLedger): Promise<QuantityOutcome[]>;
   /** Reports an order as shipped (send_mit). */
   markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void>;
   /** Rates the buyer of an order positively; only portals with automatic rating (auction_a, document 1 rule 5). */
