@@ -178,6 +178,19 @@ describe("auction_a: eBay's 250 revisions of a listing a day", function () {
     expect((await ciaState(id)).held_until).to.equal(nextEbayDay(Date.now()).toISOString());
   });
 
+  it('when CIA wants the quantity an eBay sale has already left on the listing, then nothing is revised: no bulk call, no revision counted, acknowledged', async () => {
+    const { id, sku, listingId } = await hotItem(10, { kontor: 100, ebay: 100 });
+    const calls = bulkCalls(sku).length;
+    await control('/_sandbox/ebay/orders', { portal_account: String(seller.portalAccountId), lines: [{ sku, quantity: 1 }] });
+    expect(await shown(sku)).to.equal(9);
+    // The sale taken into Kontor (as the order import does): the item now holds what eBay offers.
+    await setQuantity(id, 9);
+    await waitFor('acknowledged', async () => (await state(id)).acked_quantity === 9);
+    expect(bulkCalls(sku).length).to.equal(calls);
+    expect((await kontorCount(listingId))!.revisions).to.equal(100);
+    expect((await state(id)).held_until).to.equal(null);
+  });
+
   it('when a decrease takes the last revision of the day, then eBay is set to 0 (nothing can follow it) and the quantity goes out the next day', async () => {
     const { id, sku } = await hotItem(10, { kontor: 249, ebay: 249 });
     await setQuantity(id, 7);

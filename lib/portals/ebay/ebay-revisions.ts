@@ -51,12 +51,10 @@ export function heldUntilTomorrow(now: number, message: string): { outcome: 'hel
   return { outcome: 'held', message: `${message}; it goes out from ${until.toISOString()} (midnight Pacific time, eBay's next day)`, until };
 }
 
-function planOne(ask: RevisionAsk, d: Direction, counted: Revisions[], now: number): RevisionPlan {
+function planOne(ask: RevisionAsk, counted: Revisions[], now: number): RevisionPlan {
   const used = Math.max(...counted.map((c) => c.count));
   const listings = ask.listings.map((l) => l.listingId).join(', ');
   if (counted.every((c) => c.granted)) return { send: ask.wanted, last: used >= dailyRevisions };
-  // Already what eBay offers: nothing to revise.
-  if (d === 'same') return { outcome: 'accepted' };
   if (used >= dailyRevisions)
     return heldUntilTomorrow(now, `eBay listing ${listings} has had its ${dailyRevisions} revisions of today: ${ask.wanted} for SKU ${ask.sku} is held`);
   return heldUntilTomorrow(
@@ -72,8 +70,12 @@ function planOne(ask: RevisionAsk, d: Direction, counted: Revisions[], now: numb
  */
 export async function planRevisions(ledger: RevisionLedger | undefined, now: number, asks: RevisionAsk[]): Promise<Map<string, RevisionPlan>> {
   const plans = new Map<string, RevisionPlan>();
-  const counted = asks.filter((a) => ledger && a.listings.length > 0);
-  for (const ask of asks.filter((a) => !counted.includes(a))) plans.set(ask.sku, { send: ask.wanted, last: false });
+  const listed = asks.filter((a) => ledger && a.listings.length > 0);
+  // What every listing offers already is not revised: an eBay sale comes back from CIA as the
+  // quantity eBay itself has just lowered, and sending it would spend a revision on nothing.
+  const counted = listed.filter((a) => direction(a) !== 'same');
+  for (const ask of listed.filter((a) => !counted.includes(a))) plans.set(ask.sku, { outcome: 'accepted' });
+  for (const ask of asks.filter((a) => !listed.includes(a))) plans.set(ask.sku, { send: ask.wanted, last: false });
   if (counted.length === 0) return plans;
   const directions = new Map(counted.map((a) => [a.sku, direction(a)]));
   const ceilings = new Map<string, number>();
@@ -86,7 +88,7 @@ export async function planRevisions(ledger: RevisionLedger | undefined, now: num
   );
   for (const ask of counted) {
     const own = ask.listings.map((l) => revisions.get(l.listingId) ?? { granted: false, count: dailyRevisions });
-    plans.set(ask.sku, planOne(ask, directions.get(ask.sku)!, own, now));
+    plans.set(ask.sku, planOne(ask, own, now));
   }
   return plans;
 }
