@@ -179,7 +179,7 @@ function stringRequest(d: Full): JsonSchema {
   const patterns = (d.rules ?? []).filter((r) => r.name === 'pattern').map((r) => patternOf(String(r.args?.regex), caseRule, trimmed));
   // Lengths are checked after trimming: with trim, the sent text may be longer by its spaces.
   const min = ruleOf(d, 'min')?.limit;
-  const max = ruleOf(d, 'max')?.limit;
+  const max = ruleOf(d, 'max')?.limit ?? ruleOf(d, 'maxCharacters')?.limit;
   const length = ruleOf(d, 'length')?.limit;
   // Joi refuses the empty text unless allow('') says otherwise (withAllowed adds it then).
   const least = typeof min === 'number' ? min : 1;

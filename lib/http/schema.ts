@@ -26,8 +26,43 @@ export const bool = () => Joi.boolean().truthy(1, '1', 'true', 'TRUE', 'yes').fa
 /** A list field; a single value (one XML element) counts as a list of one. */
 export const list = (item: Joi.Schema) => Joi.array().items(item).single();
 
-/** A string field of document 2 with a maximum length; empty is allowed (clears it). */
-export const text = (max?: number) => (max ? Joi.string().max(max) : Joi.string()).allow('');
+/** A string whose maxCharacters counts characters (code points), not UTF-16 code units. */
+interface CharacterString extends Joi.StringSchema {
+  maxCharacters(limit: number): this;
+}
+
+/**
+ * Joi's string with `maxCharacters`: document 2's string(n), PostgreSQL's varchar(n) and JSON
+ * Schema's maxLength (openapi.json) count characters, Joi's max counts UTF-16 code units, so 80
+ * emoji in an auction_a name (string(80)) were refused as longer than 80 characters. Its error is
+ * Joi's string.max, so the 400 reads as before; json-schema.ts reads the rule as maxLength.
+ */
+const characterJoi = Joi.extend({
+  type: 'string',
+  base: Joi.string(),
+  rules: {
+    maxCharacters: {
+      method(limit: number) {
+        return (this as Joi.Schema).$_addRule({ name: 'maxCharacters', args: { limit } });
+      },
+      args: [{ name: 'limit', assert: (value: unknown) => Number.isSafeInteger(value), message: 'must be an integer' }],
+      validate(value: string, helpers: Joi.CustomHelpers, args: Record<string, unknown>) {
+        const limit = args.limit as number;
+        // Code units first: a text within them is within its characters, the common case.
+        if (value.length <= limit) return value;
+        let characters = 0;
+        for (const character of value) if (++characters > limit) return helpers.error('string.max', { limit, value, character });
+        return value;
+      },
+    },
+  },
+}) as Joi.Root & { string(): CharacterString };
+
+/** A string of at most max characters (code points), as document 2's string(n) means. */
+export const characters = (max: number): CharacterString => (characterJoi.string() as CharacterString).maxCharacters(max);
+
+/** A string field of document 2 with a maximum length in characters; empty is allowed (clears it). */
+export const text = (max?: number) => (max ? characters(max) : Joi.string()).allow('');
 
 /** An integer field, within PostgreSQL's integer so that no input can overflow a column. */
 export const integer = () => Joi.number().integer().min(-2147483648).max(2147483647);

@@ -182,6 +182,29 @@ describe('stock item fields tried from outside (document 2)', () => {
     }
   });
 
+  describe('string(n) counts characters', () => {
+    // U+1F600 is one character and two UTF-16 code units: string(80) holds 80 of them.
+    const emoji = (n: number) => '\u{1F600}'.repeat(n);
+
+    it('when auction_a name (string(80)) holds 80 characters outside the BMP, then it is stored and reads back the same', async () => {
+      const id = await createItem(seller, { name: 'Emoji', auction_a: [{ name: emoji(80) }] });
+      const item = (await readItem(seller, id)) as unknown as { auction_a: { name: string }[] };
+      expect(item.auction_a[0]!.name).to.equal(emoji(80));
+    });
+
+    it('when auction_a name holds 81 such characters, then 400 names stock.auction_a[0].name and nothing is stored', async () => {
+      await refusedOnCreate('EMOJI-81', { auction_a: [{ name: emoji(81) }] }, 'stock.auction_a[0].name');
+    });
+
+    it('when a description name (string(255)) holds 255 such characters, then it is stored', async () => {
+      const id = await createItem(seller, { name: 'Described' });
+      const res = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { name: emoji(255), long: 'text' } } });
+      expect(res.status, res.text).to.equal(201);
+      const read = await call(`stock/${id}/description/${String(res.body.description_id)}/`, { token: seller.token });
+      expect((read.body.description as { name: string }).name).to.equal(emoji(255));
+    });
+  });
+
   describe('market_d.quantity (document 2: string)', () => {
     it('when it is sent as a JSON number, then it reads back as the same digits in a string', async () => {
       const id = await createItem(seller, { name: 'Market D', market_d: { quantity: 5 } });
