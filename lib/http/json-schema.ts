@@ -156,8 +156,8 @@ function requestType(d: Full): JsonSchema {
     case 'boolean':
       return booleanRequest(d);
     case 'date':
-      // Joi reads ISO 8601, 'YYYY-MM-DD HH:MM:SS' and timestamps.
-      return { type: ['string', 'number'], description: 'A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS.' };
+      // schema.ts datetime(): ISO 8601 or 'YYYY-MM-DD HH:MM:SS' text, no timestamps.
+      return { type: 'string', description: 'A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS.' };
     case 'array':
       return arrayRequest(d);
     case 'object':

@@ -134,17 +134,26 @@ export function utcWithoutOffset(text: string): Date | undefined {
   return match ? new Date(`${match[1]}T${match[2]}Z`) : undefined;
 }
 
+/** The texts a datetime is sent as: a day, or a day and a time, with or without an offset. */
+const datetimeText = /^\s*\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?\s*$/i;
+
 /**
  * A datetime field as clients send it (ISO 8601, or 'YYYY-MM-DD HH:MM:SS'), between 1900 and
  * 2200; like calendarDate, the day must exist (JavaScript would read 2026-02-30 as 2 March).
- * Without an offset it is UTC (`utcWithoutOffset`), whatever the host's time zone.
+ * Without an offset it is UTC (`utcWithoutOffset`), whatever the host's time zone. Any other
+ * text or a number is a 400, as in filters (search/filter.ts): Joi's date read '01.11.2026' (1
+ * November to a German seller) as 11 January and 1700000000 (Unix seconds) as milliseconds, in
+ * 1970, and stored them. A Date object (the order import's own calls) is taken as it is.
  */
 export const datetime = () =>
   Joi.date()
     .min('1900-01-01')
     .max('2200-01-01')
     .custom((value: Date, helpers) => {
+      if (helpers.original instanceof Date) return value;
       const original = String(helpers.original);
+      if (typeof helpers.original !== 'string' || !datetimeText.test(original))
+        return helpers.message({ custom: '{{#label}} must be a datetime: YYYY-MM-DD, optionally with a time (ISO 8601 or YYYY-MM-DD HH:MM:SS)' });
       const day = /^\s*(\d{4}-\d{2}-\d{2})/.exec(original)?.[1];
       if (day && !isCalendarDate(day)) return helpers.message({ custom: '{{#label}} is not a date that exists' });
       return utcWithoutOffset(original) ?? value;

@@ -5269,7 +5269,7 @@ export interface components {
         readonly portal_account_id?: unknown;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly date?: unknown;
-        current_date?: (string | number) | null;
+        current_date?: string | null;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly invoice_number?: unknown;
         platform?: string | null;
@@ -5431,7 +5431,7 @@ export interface components {
         readonly portal_account_id?: unknown;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly date?: unknown;
-        current_date?: (string | number) | null;
+        current_date?: string | null;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly invoice_number?: unknown;
         platform?: string | null;
@@ -5651,7 +5651,7 @@ export interface components {
               portal_account_id?: (number | string) | 'default';
               lister_id?: (number | string) | (string | '');
               /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
-              start?: string | number;
+              start?: string;
               revise_values?:
                 | ('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat')[]
                 | (('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat') & unknown);
@@ -5663,7 +5663,7 @@ export interface components {
               portal_account_id?: (number | string) | 'default';
               lister_id?: (number | string) | (string | '');
               /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
-              start?: string | number;
+              start?: string;
               revise_values?:
                 | ('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat')[]
                 | (('price' | 'title' | 'desc' | 'sku' | 'specs' | 'widerruf' | 'subtitle' | 'pic' | 'shipping' | 'quantity' | 'cat') & unknown);
@@ -5843,7 +5843,7 @@ export interface components {
         person_id?: (number | string) | '';
         title?: string | '';
         text?: string | '';
-        appointment_date?: (string | number) | '';
+        appointment_date?: string | '';
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly modified_date?: unknown;
         /** @enum {unknown} */
@@ -5873,7 +5873,7 @@ export interface components {
         person_id?: (number | string) | '';
         title?: string | '';
         text?: string | '';
-        appointment_date?: (string | number) | '';
+        appointment_date?: string | '';
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly modified_date?: unknown;
         /** @enum {unknown} */
@@ -6070,7 +6070,7 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly date?: unknown;
         /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
-        transfer_date: string | number;
+        transfer_date: string;
         sender?: string | '';
         subject?: string | '';
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
@@ -6159,7 +6159,7 @@ export interface components {
     post_admin_portal_account_portal_account_id_order_import_request: {
       order_import?: {
         /** @description A date and time: ISO 8601 or YYYY-MM-DD HH:MM:SS. */
-        modified_since?: string | number;
+        modified_since?: string;
       };
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;

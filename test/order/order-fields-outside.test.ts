@@ -264,6 +264,28 @@ describe('Order_type against document 2 (fields, tried from outside)', () => {
     expect(order.paid_amount).to.equal('1.02');
   });
 
+  it('when current_date is a day in another notation or a number, then 400 names order.current_date and the order keeps its date', async () => {
+    const seller = await newSeller();
+    const orderId = await createOrder(seller, { current_date: '2026-11-02 09:30:00' });
+    // 01.11.2026 is 1 November to a German seller (JavaScript read it as 11 January); 1700000000 is Unix seconds.
+    for (const current_date of ['01.11.2026', '11/01/2026', 'Nov 1 2026', 1700000000, '1700000000']) {
+      const res = await call(`order/${orderId}/`, { token: seller.token, body: { order: { current_date } } });
+      expect(res.status, `${String(current_date)}: ${res.text}`).to.equal(400);
+      expect((res.body.error ?? []).map((e) => e.field)).to.deep.equal(['order.current_date']);
+    }
+    const xml = await call(`order/${orderId}/`, {
+      token: seller.token,
+      headers: xmlBody,
+      body: '<request><order><current_date>01.11.2026</current_date></order></request>',
+    });
+    expect(xml.status, xml.text).to.equal(400);
+    expect(String((await readOrder(seller, orderId)).current_date)).to.equal('2026-11-02T09:30:00.000Z');
+    // The notations of ISO 8601 still go through, an offset honoured.
+    const iso = await call(`order/${orderId}/`, { token: seller.token, body: { order: { current_date: '2026-11-01T23:30:00-05:00' } } });
+    expect(iso.status, iso.text).to.equal(200);
+    expect(String((await readOrder(seller, orderId)).current_date)).to.equal('2026-11-02T04:30:00.000Z');
+  });
+
   it('when Order_filter_type holds several bad fields, then one 400 names every one of them as written', async () => {
     const seller = await newSeller();
     const filter = {
