@@ -160,7 +160,7 @@ async function writeItem(
     return { code: 201, id: written!.id };
   }
   const { id: _id, ...changes } = input!;
-  const update = await updateOrderIn(trx, caller, { orderId, input: changes, path, warnings }, writes);
+  const update = await updateOrderIn(trx, caller, { orderId, input: changes, path, warnings, idField: `${path}.id` }, writes);
   await writes.flush(trx);
   await sellerCancelled(trx, caller.accountId, orderId, update);
   return { code: 200, id: orderId };

@@ -34,6 +34,8 @@ export interface OrderCreate {
 export interface OrderChange extends OrderCreate {
   orderId: string;
   warnings: Warning[];
+  /** Where the client wrote the order's id, named by a 404: the path's order_id (default), or order[n].id in order/list/. */
+  idField?: string;
 }
 
 async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: OrderInput, prefix: string): Promise<{ prepaid: boolean }> {
@@ -126,7 +128,7 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
 export async function updateOrderIn(
   trx: Knex.Transaction,
   caller: OrderCaller,
-  { orderId, input, path: prefix, warnings }: OrderChange,
+  { orderId, input, path: prefix, warnings, idField = 'order_id' }: OrderChange,
   writes: OrderWrites,
 ): Promise<{ cancelledAtChannel: boolean }> {
   const { accountId } = caller;
@@ -134,7 +136,7 @@ export async function updateOrderIn(
   // the update may make the order paid. Taken after the row, it deadlocked with order/list/.
   if (mayBePaid(input)) await writes.lockInvoice(trx);
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
-  if (!current) throw notFound(`order ${orderId}`, 'order_id');
+  if (!current) throw notFound(`order ${orderId}`, idField);
   checkUnchangeable(input, current, prefix);
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
   const before = await orderRepository.lines(trx, current.internal_id);

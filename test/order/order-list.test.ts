@@ -83,6 +83,24 @@ describe('order: POST order/list/', () => {
     expect(await db()('sales_order').where({ account_id: seller.id }).first()).to.equal(undefined);
   });
 
+  it("when items name an absent order, another seller's or a malformed id, then each 404 names order[n].id, where the client wrote it", async () => {
+    const other = await newSeller();
+    const theirs = await createOrder(other, { infos: 'theirs' });
+    const res = await list([
+      { id: '999_2020_01', infos: 'absent' },
+      { id: theirs, infos: 'taken' },
+      { id: 'bad', infos: 'malformed' },
+    ]);
+    expect(res.status, res.text).to.equal(207);
+    const items = res.body.response as Item[];
+    expect(items.map((i) => [i.code, i.error![0]!.error, i.error![0]!.field])).to.deep.equal([
+      [404, 'not_found', 'order[0].id'],
+      [404, 'not_found', 'order[1].id'],
+      [404, 'not_found', 'order[2].id'],
+    ]);
+    expect((await readOrder(other, theirs)).infos).to.equal('theirs');
+  });
+
   it('when an item is not an object, then that item alone is a 400', async () => {
     const res = await list([orderBody(), 'text', 5]);
     expect((res.body.response as Item[]).map((i) => i.code)).to.deep.equal([201, 400, 400]);
