@@ -2,6 +2,7 @@
 import { config } from '../config';
 import { guardProcessStart } from '../config/safety';
 import { closeDb } from '../lib/db';
+import { answerClientError } from '../lib/http';
 import { log } from '../lib/log';
 import { processRegistry } from '../lib/metrics';
 import { closeRedis, redis, whenReady } from '../lib/redis';
@@ -19,6 +20,7 @@ function main(): void {
     log.info({ url: `${publicUrl}/v1.1/` }, 'api listening');
   });
   server.keepAliveTimeout = 65000;
+  server.on('clientError', answerClientError);
   handleSignals();
   // Rate limits live in Redis; until it answers they are not enforced (see lib/http/rate-limit.ts).
   whenReady(redis()).catch((err: Error) => log.warn({ err: err.message }, 'redis not reachable yet'));

@@ -66,6 +66,35 @@ describe('the kontor CLI (provisioning by support)', () => {
 describe('processes (Procfile lines)', function () {
   this.timeout(60000);
 
+  it('when a request is refused by the HTTP parser (headers over 16 KB, malformed HTTP), then the answer still carries the error envelope, and nothing of the request reaches the log', async () => {
+    const port = await freePort();
+    const web = runEntry('server/index.ts', { PORT: String(port), DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info', KONTOR_PROCESS: 'web' });
+    try {
+      await web.waitFor(/api listening/);
+      const huge = await fetch(`http://127.0.0.1:${port}/v1.1/system/currency/`, {
+        headers: { Authorization: 'Bearer kat_secret-in-a-huge-request', 'X-Padding': 'x'.repeat(20000) },
+      });
+      expect(huge.status).to.equal(431);
+      expect(huge.headers.get('content-type')).to.match(/^application\/json/);
+      expect(await huge.json()).to.deep.equal({
+        error: [{ error: 'headers_too_large', description: 'the request line and headers are larger than 16 KB', code: 431 }],
+        ack: 'error',
+        error_description: 'the request line and headers are larger than 16 KB',
+      });
+      const answer = await rawExchange(port, 'GET /v1.1/system/currency/ HTTP/1.1\r\nHost: x\r\nAuthorization: Basic c2VjcmV0\r\nContent-Length: nope\r\n\r\n');
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).to.match(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(JSON.parse(body!)).to.deep.include({
+        ack: 'error',
+        error: [{ error: 'bad_request', description: 'the request is not well-formed HTTP/1.1', code: 400 }],
+      });
+      await web.waitFor(/request refused by the HTTP parser[\s\S]*request refused by the HTTP parser/);
+    } finally {
+      expect(await web.stop()).to.equal(0);
+    }
+    expect(web.output()).not.to.match(/kat_secret|c2VjcmV0|Bearer |Basic /);
+  });
+
   it('when the web process serves requests, then it logs one JSON line per request with an id, the process it runs as (npm start names it) and no secret, and SIGTERM stops it cleanly', async () => {
     const port = await freePort();
     const web = runEntry('server/index.ts', { PORT: String(port), DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info', KONTOR_PROCESS: 'web' });
@@ -189,3 +218,14 @@ describe('processes (Procfile lines)', function () {
     }
   });
 });
+
+/** Sends raw bytes to the port and answers all the server wrote back before closing. */
+function rawExchange(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+}

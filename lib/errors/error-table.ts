@@ -19,6 +19,10 @@ export const errorKinds = {
   method_not_allowed: { status: 405, permanent: true },
   /** The request is larger than the service takes. */
   too_large: { status: 413, permanent: true },
+  /** The request line and headers are larger than the HTTP server reads (Node's 16 KB). */
+  headers_too_large: { status: 431, permanent: true },
+  /** The request did not arrive whole within the server's time for it. */
+  request_timeout: { status: 408, permanent: false },
   /** Another request with the same Idempotency-Key is still running; send again when it is answered. */
   conflict: { status: 409, permanent: false },
   /** Well formed, but it contradicts what the service holds (an Idempotency-Key used for another request). */
@@ -100,6 +104,8 @@ export const errorTable = {
   // the request as a whole
   method_not_allowed: { kind: 'method_not_allowed' },
   payload_too_large: { kind: 'too_large' },
+  headers_too_large: { kind: 'headers_too_large' },
+  request_timeout: { kind: 'request_timeout' },
   idempotency_key_in_use: { kind: 'conflict' },
   idempotency_key_reused: { kind: 'unprocessable' },
   too_many_requests: { kind: 'throttled' },

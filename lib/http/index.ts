@@ -3,6 +3,7 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
+export { answerClientError } from './client-error';
 export { describe } from './describe';
 export type { Description } from './describe';
 export { accepted, created, endpoint, multiStatus, ok, okPage, publicEndpoint } from './endpoint';

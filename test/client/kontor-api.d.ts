@@ -1182,6 +1182,8 @@ export interface components {
         | 'ambiguous_lister'
         | 'method_not_allowed'
         | 'payload_too_large'
+        | 'headers_too_large'
+        | 'request_timeout'
         | 'idempotency_key_in_use'
         | 'idempotency_key_reused'
         | 'too_many_requests'
@@ -6388,6 +6390,52 @@ export interface components {
         'application/xml': components['schemas']['Error_envelope'];
       };
     };
+    /** @description headers_too_large: headers_too_large */
+    error_431: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "ack": "error",
+         *       "error": [
+         *         {
+         *           "error": "headers_too_large",
+         *           "description": "what went wrong",
+         *           "code": 431
+         *         }
+         *       ],
+         *       "error_description": "what went wrong"
+         *     }
+         */
+        'application/json': components['schemas']['Error_envelope'];
+        'application/xml': components['schemas']['Error_envelope'];
+      };
+    };
+    /** @description request_timeout: request_timeout */
+    error_408: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "ack": "error",
+         *       "error": [
+         *         {
+         *           "error": "request_timeout",
+         *           "description": "what went wrong",
+         *           "code": 408
+         *         }
+         *       ],
+         *       "error_description": "what went wrong"
+         *     }
+         */
+        'application/json': components['schemas']['Error_envelope'];
+        'application/xml': components['schemas']['Error_envelope'];
+      };
+    };
     /** @description conflict: idempotency_key_in_use */
     error_409: {
       headers: {
@@ -6569,8 +6617,10 @@ export interface operations {
       400: components['responses']['error_400'];
       401: components['responses']['error_401'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -6639,8 +6689,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -6712,8 +6764,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -6919,8 +6973,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -6994,8 +7050,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -7789,8 +7847,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -7845,10 +7905,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8151,8 +8213,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8231,10 +8295,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8308,8 +8374,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8352,8 +8420,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8397,8 +8467,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8683,8 +8755,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8759,8 +8833,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8818,10 +8894,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8898,8 +8976,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8944,8 +9024,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -8991,8 +9073,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9200,8 +9284,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9256,10 +9342,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9434,8 +9522,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9504,8 +9594,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9684,8 +9776,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9740,10 +9834,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9812,8 +9908,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9853,8 +9951,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9923,8 +10023,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -9996,8 +10098,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -11779,8 +11883,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -11835,10 +11941,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -11917,10 +12025,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -11994,8 +12104,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12038,8 +12150,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12083,8 +12197,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12159,8 +12275,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12218,10 +12336,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12451,8 +12571,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12524,8 +12646,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12600,8 +12724,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12687,10 +12813,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12775,10 +12903,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12850,8 +12980,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12920,8 +13052,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -12990,8 +13124,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13170,8 +13306,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13240,8 +13378,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13313,8 +13453,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13386,8 +13528,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13456,8 +13600,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13526,8 +13672,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13596,8 +13744,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13666,8 +13816,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13739,8 +13891,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13874,8 +14028,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -13930,10 +14086,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14010,8 +14168,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14083,8 +14243,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14139,10 +14301,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14214,8 +14378,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14259,8 +14425,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14421,8 +14589,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14510,10 +14680,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14595,8 +14767,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14682,10 +14856,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -14991,8 +15167,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15057,10 +15235,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15150,10 +15330,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15456,8 +15638,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15526,8 +15710,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15604,8 +15790,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15649,8 +15837,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15731,8 +15921,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15818,8 +16010,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15868,10 +16062,12 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       409: components['responses']['error_409'];
       413: components['responses']['error_413'];
       422: components['responses']['error_422'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -15951,8 +16147,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];
@@ -16032,8 +16230,10 @@ export interface operations {
       401: components['responses']['error_401'];
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
+      408: components['responses']['error_408'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
+      431: components['responses']['error_431'];
       500: components['responses']['error_500'];
       502: components['responses']['error_502'];
       503: components['responses']['error_503'];

@@ -66,6 +66,8 @@ const idsByKind: Record<ErrorKind, string[]> = {
   ambiguous: ['ambiguous_id', 'ambiguous_lister'],
   method_not_allowed: ['method_not_allowed'],
   too_large: ['payload_too_large'],
+  headers_too_large: ['headers_too_large'],
+  request_timeout: ['request_timeout'],
   conflict: ['idempotency_key_in_use'],
   unprocessable: ['idempotency_key_reused'],
   throttled: ['too_many_requests', 'too_many_concurrent_calls', 'too_many_login_attempts'],
