@@ -1,5 +1,5 @@
 import type { Caller } from '../access';
-import { Joi, readOnly, validate } from '../http';
+import { Joi, characters, readOnly, validate } from '../http';
 import type { Warning } from '../errors';
 import { db } from '../db';
 import { notFound } from '../errors';
@@ -77,7 +77,7 @@ export async function updateUser(caller: Caller, update: UserUpdate): Promise<vo
  * set by support; invoices print it as the seller. A field not valid is a 400 naming it.
  */
 export async function setAccountAddress(accountId: number, address: Record<string, string>): Promise<{ id: number; address: Record<string, string> }> {
-  const valid = validate<Record<string, string>>(addressType.keys({ name: Joi.string().trim().min(1).max(255).required() }), address, 'address');
+  const valid = validate<Record<string, string>>(addressType.keys({ name: characters(255).trim().min(1).required() }), address, 'address');
   await accountRepository.setAddress(accountId, valid);
   return { id: accountId, address: valid };
 }

@@ -1,10 +1,10 @@
 import { db } from '../db';
-import { Joi, bool, validate } from '../http';
+import { Joi, bool, characters, validate } from '../http';
 import { portalAccountRepository, portalAccountRefRepository, portalAccountToApi } from '../portal-account';
 import { portalIds } from '../portals';
 
 const input = Joi.object({
-  name: Joi.string().trim().min(1).max(255).required(),
+  name: characters(255).trim().min(1).required(),
   platform: Joi.string().valid(...portalIds),
   is_default: bool().default(false),
 });

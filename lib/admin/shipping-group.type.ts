@@ -1,4 +1,4 @@
-import { Joi, bool, decimal, integer, text } from '../http';
+import { Joi, bool, characters, decimal, integer, text } from '../http';
 
 /** The destinations of Admin_shipping_group_type.ships_to that are flags. */
 export const shipsToFlags = ['worldwide', 'europe', 'eu', 'germany', 'switzerland', 'usa', 'canada', 'japan', 'australia'] as const;
@@ -19,7 +19,7 @@ const money = () =>
 
 /** Input of a new shipping group (kontor shipping-group create); the API reads them only. */
 export const shippingGroupInput = Joi.object({
-  name: Joi.string().trim().min(1).max(255).required(),
+  name: characters(255).trim().min(1).required(),
   portal_account_id: integer().min(0).default(0),
   type_id: integer().min(0).max(2147483647).default(0),
   ships_to: Joi.object({

@@ -33,6 +33,7 @@ export {
   bool,
   builtOnFirstUse,
   calendarDate,
+  characters,
   datetime,
   decimal,
   integer,

@@ -2,7 +2,7 @@
  * Order_type, Order_address_type and Order_line_type of document 2 as Joi schemas (input and
  * select), and the TypeScript shapes of a validated order.
  */
-import { Joi, absentWhenNull, bool, builtOnFirstUse, calendarDate, datetime, decimal, integer, list, readOnly, text } from '../http';
+import { Joi, absentWhenNull, bool, builtOnFirstUse, calendarDate, characters, datetime, decimal, integer, list, readOnly, text } from '../http';
 import type { OrderCustomerFields } from '../customer';
 
 /** An order id: <order_number>_<YYYY>_<MM>. */
@@ -153,7 +153,7 @@ export const orderType = builtOnFirstUse(() =>
       line: list(orderLineType()).max(1000),
       bill_url: readOnly(Joi.any()),
       bill_date: readOnly(Joi.any()),
-      payment_provider_transaction_id: Joi.string().trim().max(255),
+      payment_provider_transaction_id: characters(255).trim(),
       add_field: addFieldType(),
       external_order_id: text(255),
       credit: nullIsAbsent(

@@ -126,6 +126,30 @@ describe('administration types against document 2 (fields, tried from outside)',
     expect((await call('admin/portal_account/', { token: seller.token })).body.portal_account).to.have.length(1);
   });
 
+  it('when support names a shipping group or a portal account with 255 characters outside the BMP, then they are taken (a name counts characters, as varchar(255) does), and 256 are refused naming name', async () => {
+    const seller = await newSeller();
+    // U+1F69A is one character and two UTF-16 code units.
+    const truck = (n: number) => '\u{1F69A}'.repeat(n);
+    const group = await kontor('shipping-group', 'create', '--login', seller.login, '--name', truck(255), '--price-first', '4.90');
+    expect(group.code, group.err).to.equal(0);
+    const { id } = JSON.parse(group.out) as { id: number };
+    expect((await call(`admin/shipping_group/${id}/`, { token: seller.token })).body.shipping_group).to.deep.include({ name: truck(255) });
+    const account = await kontor('portal-account', 'create', '--login', seller.login, '--name', truck(255));
+    expect(account.code, account.err).to.equal(0);
+    const names = ((await call('admin/portal_account/', { token: seller.token })).body.portal_account as { name: string }[]).map((a) => a.name);
+    expect(names).to.include(truck(255));
+    for (const args of [
+      ['shipping-group', 'create', '--login', seller.login, '--name', truck(256), '--price-first', '4.90'],
+      ['portal-account', 'create', '--login', seller.login, '--name', truck(256)],
+    ]) {
+      const refused = await kontor(...args);
+      expect(refused.code, args[0]).to.equal(1);
+      expect(refused.err, args[0]).to.include('name');
+    }
+    expect((await call('admin/shipping_group/', { token: seller.token })).body.shipping_group).to.have.length(1);
+    expect((await call('admin/portal_account/', { token: seller.token })).body.portal_account).to.have.length(2);
+  });
+
   it('when an event handler is posted with its R fields and one condition too many, then the R fields are ignored with a warning and the second condition refused naming the field', async () => {
     const seller = await newSeller();
     const action = { id: 'mail', required: { to: '{customer.email}', subject: 'Paid', template: 'Thank you' } };
