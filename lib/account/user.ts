@@ -1,8 +1,9 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Caller } from '../access';
 import { Joi, characters, readOnly, validate } from '../http';
 import type { Warning } from '../errors';
 import { db } from '../db';
-import { notFound } from '../errors';
+import { invalidField, notFound } from '../errors';
 import { accountRepository, AccountRow } from './account.repository';
 
 export const addressType = Joi.object({
@@ -62,12 +63,27 @@ export async function readUser(caller: Caller, warnings: Warning[]) {
   return toApi(row, caller, warnings);
 }
 
-/** POST admin/user/: settings is a free object for clients; sent keys replace the stored ones. */
+/**
+ * settings.invoice is the seller on every invoice (IBAN and BIC buyers pay to, VAT id, contact;
+ * lib/invoice). Document 2 makes settings free for clients, but a client with admin_w, even one
+ * bound to one portal account, must not put its own IBAN on the invoices of all of them: only the
+ * seller's own tokens change it. A client may send it back unchanged (read, add its key, write).
+ */
+function checkSellerOnly(caller: Caller, stored: Record<string, unknown>, sent: Record<string, unknown>): void {
+  if (caller.oauthClientId === null || !('invoice' in sent) || isDeepStrictEqual(sent.invoice, stored.invoice)) return;
+  throw invalidField(
+    'user.settings.invoice',
+    "settings.invoice is the seller's identity on its invoices (IBAN, BIC, tax ids): only the seller's own login changes it; keep the client's settings under another key",
+  );
+}
+
+/** POST admin/user/: settings is a free object for clients (but invoice); sent keys replace the stored ones. */
 export async function updateUser(caller: Caller, update: UserUpdate): Promise<void> {
   if (!update.settings) return;
   await db().transaction(async (trx) => {
     const row = await trx('account').where({ id: caller.accountId }).forUpdate().first();
     if (!row) throw notFound('account');
+    checkSellerOnly(caller, row.settings, update.settings!);
     await accountRepository.updateSettings(trx, caller.accountId, { ...row.settings, ...update.settings });
   });
 }

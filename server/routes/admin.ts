@@ -16,7 +16,8 @@ export const adminEndpoints = [
   endpoint<Record<string, never>, { user: UserUpdate }>({
     method: 'POST',
     path: 'admin/user/',
-    summary: 'Change account settings (settings is free for clients).',
+    summary:
+      "Change account settings (settings is free for clients, but settings.invoice, the seller on its invoices, which only the seller's own token changes).",
     scope: 'admin_w',
     body: Joi.object({ user: userType.required() }),
     response: [],
