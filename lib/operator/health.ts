@@ -1,22 +1,39 @@
+import { log } from '../log';
 import { db } from '../db';
 import { redis, whenReady } from '../redis';
 
 const within = <T>(promise: Promise<T>, ms: number): Promise<T> =>
   Promise.race([promise, new Promise<T>((_resolve, reject) => setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms).unref())]);
 
+/** The last reason logged per dependency, so a probe every few seconds logs a reason once, not each time. */
+const lastReason = new Map<string, string>();
+
+/**
+ * 'ok', or 'unavailable' with the reason in the log: the readiness answer is open, and a driver's
+ * message names database roles, internal hosts and addresses (lib/operator/README.md).
+ */
+async function check(name: 'postgres' | 'redis', probe: () => Promise<unknown>): Promise<string> {
+  try {
+    await probe();
+    lastReason.delete(name);
+    return 'ok';
+  } catch (err) {
+    const reason = (err as Error).message;
+    if (lastReason.get(name) !== reason) log.warn({ dependency: name, reason }, 'readiness: a dependency is unavailable');
+    lastReason.set(name, reason);
+    return 'unavailable';
+  }
+}
+
 /** Readiness: Postgres and Redis both answer within a second; when not ready, `down` names those that do not. */
 export async function readiness(): Promise<{ ready: boolean; down?: string[]; postgres: string; redis: string }> {
   const [postgres, cache] = await Promise.all([
-    within(db().raw('SELECT 1'), 1000).then(
-      () => 'ok',
-      (err: Error) => err.message,
-    ),
-    within(
-      whenReady(redis(), 1000).then(() => redis().ping()),
-      1500,
-    ).then(
-      () => 'ok',
-      (err: Error) => err.message,
+    check('postgres', () => within(db().raw('SELECT 1'), 1000)),
+    check('redis', () =>
+      within(
+        whenReady(redis(), 1000).then(() => redis().ping()),
+        1500,
+      ),
     ),
   ]);
   const down = [postgres === 'ok' ? '' : 'postgres', cache === 'ok' ? '' : 'redis'].filter(Boolean);
