@@ -116,6 +116,8 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
       appliedPromotions: discount ? [{ promotionId: `PROMO${n}`, description: 'Sandbox promotion', discountAmount: amount(discount) }] : [],
       total: amount(cost - discount),
       taxes: line.collect_and_remit_tax ? [{ amount: amount(Math.round(Number(line.collect_and_remit_tax) * 100)) }] : [],
+      // "always returned, but ... empty unless the seller has submitted a partial or full refund" (LineItem.refunds).
+      refunds: [],
       lineItemFulfillmentStatus: 'NOT_STARTED',
       soldFormat: offer?.body.format === 'AUCTION' ? 'AUCTION' : 'FIXED_PRICE',
     };
@@ -170,6 +172,48 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
   ebay.orders.set(orderId, { account, order, fulfillments: [] });
   for (const line of sale.lines) sold(state, account, line.sku, line.quantity);
   return { order_id: orderId };
+}
+
+/** A refund the seller issued for an order: POST /_sandbox/ebay/orders/:orderId/refund {line_item_id?, amount?}. */
+export interface Refund {
+  lineItemId?: string;
+  /** The refund (all that is left of the line, or of the order, without one). */
+  amount?: string;
+}
+
+const refundedCents = (order: EbayOrder) =>
+  (order.paymentSummary?.refunds ?? []).reduce((s, r) => s + Math.round(Number(r.amount?.value ?? 0) * 100), 0) +
+  (order.lineItems ?? []).reduce((s, l) => s + (l.refunds ?? []).reduce((t, r) => t + Math.round(Number(r.amount?.value ?? 0) * 100), 0), 0);
+
+/**
+ * The seller refunds at eBay (issueRefund, or Seller Hub): with a line item, a line-level refund
+ * that eBay lists only in that line's `refunds` ("OrderRefund ... does not include line item level
+ * refunds"; LineItemRefund.refundId: "returned at the line item level instead"); without, an
+ * order-level one in paymentSummary.refunds. The order's orderPaymentStatus becomes
+ * PARTIALLY_REFUNDED (FULLY_REFUNDED once all is given back), totalDueSeller shrinks, and the
+ * order is modified (getOrders' lastmodifieddate finds it). The message of a refusal is ours.
+ */
+export function refundOrder(order: EbayOrder, refund: Refund): string | undefined {
+  const total = Math.round(Number(order.pricingSummary?.total?.value ?? 0) * 100);
+  const currency = order.pricingSummary?.total?.currency ?? 'EUR';
+  if (order.orderPaymentStatus !== 'PAID' && order.orderPaymentStatus !== 'PARTIALLY_REFUNDED') return 'The order has no payment to refund.';
+  const line = refund.lineItemId === undefined ? undefined : (order.lineItems ?? []).find((l) => l.lineItemId === refund.lineItemId);
+  if (refund.lineItemId !== undefined && !line) return `Invalid line item id: ${refund.lineItemId}`;
+  const left = total - refundedCents(order);
+  const lineLeft = line
+    ? Math.round(Number(line.total?.value ?? 0) * 100) - (line.refunds ?? []).reduce((t, r) => t + Math.round(Number(r.amount?.value ?? 0) * 100), 0)
+    : left;
+  const cents = refund.amount === undefined ? Math.min(left, lineLeft) : Math.round(Number(refund.amount) * 100);
+  if (!Number.isInteger(cents) || cents <= 0 || cents > Math.min(left, lineLeft)) return `Invalid refund amount: ${String(refund.amount)}`;
+  const now = new Date().toISOString();
+  const entry = { amount: { value: money(cents), currency }, refundDate: now, refundId: `R${crypto.randomBytes(5).toString('hex').toUpperCase()}` };
+  if (line) line.refunds = [...(line.refunds ?? []), entry];
+  else order.paymentSummary = { ...order.paymentSummary, refunds: [...(order.paymentSummary?.refunds ?? []), { ...entry, refundStatus: 'REFUNDED' }] };
+  const remaining = total - refundedCents(order);
+  order.orderPaymentStatus = remaining === 0 ? 'FULLY_REFUNDED' : 'PARTIALLY_REFUNDED';
+  order.paymentSummary = { ...order.paymentSummary, totalDueSeller: { value: money(remaining), currency } };
+  order.lastModifiedDate = now;
+  return undefined;
 }
 
 /** eBay takes sold units off the inventory item and off the selling offer's own availableQuantity. */

@@ -25,7 +25,7 @@ import { ebayContractGate } from './ebay-contract.sandbox';
 import { listingsOf, mountInventory } from './ebay-inventory.sandbox';
 import { mountNotification } from './ebay-notification.sandbox';
 import { mountOAuth } from './ebay-oauth.sandbox';
-import { mountOrders, placeOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
+import { mountOrders, placeOrder, refundOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
 import { mountRevisionControls } from './ebay-revisions.sandbox';
 import { accountOf, Body, error, portal } from './ebay-state.sandbox';
 import type { SandboxState } from './sandbox.app';
@@ -150,6 +150,21 @@ function mountControls(app: express.Express, state: SandboxState): void {
     } catch (err) {
       res.status(400).json({ message: (err as Error).message });
     }
+  });
+  // The seller refunds (a line, or the order): what getOrders shows afterwards (ebay-orders.sandbox.ts refundOrder).
+  app.post('/_sandbox/ebay/orders/:orderId/refund', (req: Request, res: Response) => {
+    const found = state.ebay.orders.get(String(req.params.orderId));
+    if (!found) {
+      res.status(404).json({ message: 'no such order' });
+      return;
+    }
+    const body = (req.body ?? {}) as Body;
+    const refused = refundOrder(found.order, {
+      ...(typeof body.line_item_id === 'string' ? { lineItemId: body.line_item_id } : {}),
+      ...(typeof body.amount === 'string' ? { amount: body.amount } : {}),
+    });
+    if (refused) res.status(400).json({ message: refused });
+    else res.json(found.order);
   });
   // A listing made in Seller Hub or through the Trading API (not an Inventory API offer): bulkMigrateListing takes it over.
   app.post('/_sandbox/ebay/legacy_listings', (req: Request, res: Response) => {

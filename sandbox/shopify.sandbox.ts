@@ -155,7 +155,10 @@ export interface ShopifyOrder {
   cancelledAt: string | null;
   email: string | null;
   currencyCode: string;
-  financial: 'PAID' | 'PENDING' | 'REFUNDED';
+  /** Shopify's OrderDisplayFinancialStatus of the order: PARTIALLY_REFUNDED and REFUNDED once refunds were made. */
+  financial: 'PAID' | 'PENDING' | 'PARTIALLY_REFUNDED' | 'REFUNDED';
+  /** What the store refunded to the buyer (refunds, a cancellation's refund): totalRefundedSet. */
+  refunded: string;
   /** How orderCancel (or the store's admin, POST /_sandbox/shopify/orders/:id/cancel) cancelled it. */
   cancellation?: { reason: string; refund: boolean; restock: boolean; notifyCustomer: boolean; staffNote: string | null };
   lines: ShopifyLine[];
@@ -371,6 +374,7 @@ function orderTotal(o: ShopifyOrder): string {
 function orderNode(s: ShopifyState, o: ShopifyOrder) {
   const paid = o.financial !== 'PENDING';
   const total = orderTotal(o);
+  const received = paid ? total : '0.00';
   const shipping = cents(toCents(o.shippingPrice) - toCents(o.shippingDiscount));
   const remaining = o.lines.filter((l) => l.quantity > l.fulfilled);
   return {
@@ -384,7 +388,11 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     currencyCode: o.currencyCode,
     displayFinancialStatus: o.financial,
     displayFulfillmentStatus: remaining.length === 0 ? 'FULFILLED' : o.fulfillments.length ? 'PARTIALLY_FULFILLED' : 'UNFULFILLED',
-    totalReceivedSet: money(paid ? total : '0.00', o.currencyCode),
+    // totalReceivedSet is "before returns" (the schema's words): a refund leaves it as it was;
+    // netPaymentSet is "the total amount received minus the total amount refunded".
+    totalReceivedSet: money(received, o.currencyCode),
+    totalRefundedSet: money(o.refunded, o.currencyCode),
+    netPaymentSet: money(cents(toCents(received) - toCents(o.refunded)), o.currencyCode),
     totalPriceSet: money(total, o.currencyCode),
     // "before discounts and returns"; the shipping line's discountedPriceSet is after discounts.
     totalShippingPriceSet: money(o.shippingPrice, o.currencyCode),
@@ -765,6 +773,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     email: body.buyer?.email ?? 'buyer@example.com',
     currencyCode: 'EUR',
     financial: body.paid === false ? 'PENDING' : 'PAID',
+    refunded: '0.00',
     shippingPrice: body.shipping ?? '4.90',
     shippingDiscount: body.shipping_discount ?? '0.00',
     address: {
@@ -843,7 +852,10 @@ export function cancelShopifyOrder(
   const now = new Date().toISOString();
   o.cancelledAt = now;
   o.updatedAt = now;
-  if (how.refund && o.financial === 'PAID') o.financial = 'REFUNDED';
+  if (how.refund && o.financial !== 'PENDING') {
+    o.financial = 'REFUNDED';
+    o.refunded = orderTotal(o);
+  }
   if (how.restock)
     for (const l of o.lines) {
       const v = s.variantBySku(o.account, l.sku);
@@ -858,6 +870,25 @@ export function cancelShopifyOrder(
   };
   notifyOrder(state, o, 'ORDERS_CANCELLED');
   return [];
+}
+
+/**
+ * A refund made in the store's admin (a return, a goodwill refund, an item the merchant cannot
+ * send): totalRefundedSet grows, netPaymentSet ("received minus refunded") shrinks,
+ * totalReceivedSet ("before returns") stays; the order shows PARTIALLY_REFUNDED, or REFUNDED once
+ * nothing is left, and is updated (ORDERS_UPDATED). Refused (the message is ours) for an order not
+ * paid, or an amount that is not positive or more than is left to refund.
+ */
+export function refundShopifyOrder(state: SandboxState, o: ShopifyOrder, amount?: string): string | undefined {
+  if (o.financial === 'PENDING') return 'The order has no payment to refund.';
+  const left = toCents(orderTotal(o)) - toCents(o.refunded);
+  const refund = amount === undefined ? left : toCents(amount);
+  if (!Number.isInteger(refund) || refund <= 0 || refund > left) return `Refund amount must be between 0.01 and ${cents(left)}.`;
+  o.refunded = cents(toCents(o.refunded) + refund);
+  o.financial = refund === left ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+  o.updatedAt = new Date().toISOString();
+  notifyOrder(state, o, 'ORDERS_UPDATED');
+  return undefined;
 }
 
 /**
@@ -1049,6 +1080,18 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       restock: body.restock === true,
     });
     if (errors.length) res.status(422).json({ errors });
+    else res.json(o);
+  });
+  // The store refunds (part of) an order: POST /_sandbox/shopify/orders/:id/refund {amount?} (all that is left without one).
+  app.post('/_sandbox/shopify/orders/:id/refund', (req: Request, res: Response) => {
+    const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
+    if (!o) {
+      res.status(404).json({ error: 'no such order' });
+      return;
+    }
+    const amount = (req.body as { amount?: unknown } | undefined)?.amount;
+    const refused = refundShopifyOrder(state, o, typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount : undefined);
+    if (refused) res.status(422).json({ errors: [{ message: refused }] });
     else res.json(o);
   });
   // The store releases a fulfillment order's holds (its admin, or the fraud or payment app that placed them).

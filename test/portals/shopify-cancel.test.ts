@@ -93,7 +93,7 @@ describe('webshop at Shopify: cancellations both ways (the store cancels, the se
     expect(s.orders.get(gid)!.cancellation).to.deep.include({ reason: 'CUSTOMER' });
   });
 
-  it('when the seller cancels a Shopify order in Kontor, then the store cancels it once with orderCancel (refunded, not restocked), Kontor pushes the quantity, and the next fetch changes nothing', async () => {
+  it('when the seller cancels a Shopify order in Kontor, then the store cancels it once with orderCancel (refunded, not restocked), Kontor pushes the quantity, and the next fetch brings only the store’s refund', async () => {
     const { seller, shopId, stockId, gid, orderId, s, available, atEbay } = await soldInTheStore('SC-KONTOR-1');
     const res = await call(`order/${orderId}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } });
     expect(res.status, res.text).to.equal(200);
@@ -124,11 +124,15 @@ describe('webshop at Shopify: cancellations both ways (the store cancels, the se
     expect(await stockQuantity(seller, stockId)).to.equal(10);
     await waitFor('10 at eBay and in the store', () => atEbay() === 10 && available() === 10, 20000);
 
-    // The store now shows the order cancelled: the next fetch finds Kontor's order cancelled already.
-    const before = (await readOrder(seller, orderId)).history.length;
+    // The store now shows the order cancelled and refunded: the next fetch finds Kontor's order
+    // cancelled already, and takes only the refund (netPaymentSet 0.00) into its paid amount.
+    const before = (await readOrder(seller, orderId)).history;
     const again = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'sc-kontor-2');
-    expect(again.orders.updated ?? 0).to.equal(0);
-    expect((await readOrder(seller, orderId)).history).to.have.length(before);
+    expect(again.orders.updated ?? 0).to.equal(1);
+    const after = await readOrder(seller, orderId);
+    expect(after.paid_amount).to.equal('0.00');
+    expect(after.history.slice(before.length)).to.have.length(1);
+    expect(after.history.at(-1)).to.match(/: paid 0\.00$/);
     expect(await stockQuantity(seller, stockId)).to.equal(10);
     // A retry of the job (or a second one) finds the order cancelled at the store and sends nothing.
     expect(await runChannelCancel({ accountId: seller.id, orderId })).to.deep.include({ sent: true });

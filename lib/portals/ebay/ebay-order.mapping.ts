@@ -69,13 +69,23 @@ function line(item: Schemas['LineItem']): ChannelOrderLine {
 /** Paid: eBay's PAID, and PARTIALLY_REFUNDED (the buyer keeps part of it); FULLY_REFUNDED is money given back, not paid. */
 const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED']);
 
-/** What the buyer has paid and kept: the PAID payments (else the total of a paid order) less eBay's refunds. */
+/**
+ * Refunds of the order and of its lines. OrderRefund "does not include line item level refunds"
+ * (sell_fulfillment_v1_oas3.json): a refund the seller issued for a line is listed only in that
+ * line's `refunds`, so a refunded line of a two-line order left the whole amount paid in Kontor.
+ */
+function refunded(order: EbayOrder): number {
+  const ofOrder = (order.paymentSummary?.refunds ?? []).filter((r) => r.refundStatus !== 'FAILED').reduce((s, r) => s + cents(r.amount?.value), 0);
+  const ofLines = (order.lineItems ?? []).reduce((s, l) => s + (l.refunds ?? []).reduce((t, r) => t + cents(r.amount?.value), 0), 0);
+  return ofOrder + ofLines;
+}
+
+/** What the buyer has paid and kept: the PAID payments (else the total of a paid order) less eBay's refunds, the order's and its lines'. */
 function paid(order: EbayOrder): number {
   const payments = order.paymentSummary?.payments ?? [];
   const sum = payments.filter((p) => p.paymentStatus === 'PAID').reduce((s, p) => s + cents(p.amount?.value), 0);
   const received = sum > 0 ? sum : paidStates.has(order.orderPaymentStatus ?? '') ? cents(order.pricingSummary?.total?.value) : 0;
-  const refunded = (order.paymentSummary?.refunds ?? []).filter((r) => r.refundStatus !== 'FAILED').reduce((s, r) => s + cents(r.amount?.value), 0);
-  return Math.max(0, received - refunded);
+  return Math.max(0, received - refunded(order));
 }
 
 /**

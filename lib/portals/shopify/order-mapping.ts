@@ -30,7 +30,8 @@ export interface ShopifyOrderNode {
   currencyCode: string;
   displayFinancialStatus: string | null;
   displayFulfillmentStatus: string;
-  totalReceivedSet: ShopifyMoney;
+  /** "The total amount received minus the total amount refunded" (totalReceivedSet is before returns: a refund left it as it was). */
+  netPaymentSet: ShopifyMoney;
   /** The order's shipping summary (null: no shipping line); its discountedPriceSet is after discounts. */
   shippingLine: { discountedPriceSet: ShopifyMoney } | null;
   shippingAddress: ShopifyMailingAddress | null;
@@ -58,7 +59,7 @@ export const lineFields = 'id sku name quantity discountedUnitPriceAfterAllDisco
 
 /** The selection of an order the import needs (its first 30 lines, what keeps a page of orders within one query's cost limit; the rest are read by the order's own line paging). */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode displayFinancialStatus displayFulfillmentStatus
-  totalReceivedSet { shopMoney { amount currencyCode } } shippingLine { discountedPriceSet { shopMoney { amount } } }
+  netPaymentSet { shopMoney { amount } } shippingLine { discountedPriceSet { shopMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
   lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
 
@@ -80,8 +81,13 @@ function addressOf(a: ShopifyMailingAddress | null): ChannelOrderAddress {
   return out;
 }
 
-/** Financial states in which the buyer has paid (Shopify's OrderDisplayFinancialStatus). */
-const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED']);
+/**
+ * Financial states in which the buyer has paid and kept paying (Shopify's
+ * OrderDisplayFinancialStatus): PAID and PARTIALLY_REFUNDED. REFUNDED is money given back, not
+ * paid (as eBay's FULLY_REFUNDED): an order refunded before its first fetch was imported paid in
+ * full, since a paid order without an amount is taken as paid in full.
+ */
+const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED']);
 
 export function channelOrder(o: ShopifyOrderNode): ChannelOrder {
   const shipTo = addressOf(o.shippingAddress ?? o.billingAddress);
@@ -105,7 +111,9 @@ export function channelOrder(o: ShopifyOrderNode): ChannelOrder {
       quantity: l.quantity,
       price: l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
     })),
-    paid_amount: o.totalReceivedSet.shopMoney.amount,
+    // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")
+    // stayed the same after a refund, so a refunded order kept its whole amount in Kontor.
+    paid_amount: o.netPaymentSet.shopMoney.amount,
     status: {
       is_paid: paidStates.has(o.displayFinancialStatus ?? ''),
       is_shipped: o.displayFulfillmentStatus === 'FULFILLED',
