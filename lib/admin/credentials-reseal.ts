@@ -1,6 +1,7 @@
 /**
  * kontor credentials reseal: after a key rotation (CREDENTIALS_KEY with a new id, the old key in
- * CREDENTIALS_OLD_KEYS), every sealed value of portal accounts and payment provider accounts not
+ * CREDENTIALS_OLD_KEYS), every sealed value of portal accounts, payment provider accounts and
+ * webhook signing secrets (event_handler) not
  * sealed with the current key is opened and sealed again with it, each row in its own short
  * update; afterwards the old key can be dropped from CREDENTIALS_OLD_KEYS. Values not yet bound
  * to their row (kc1) are bound (kc2) on the way. Idempotent.
@@ -21,10 +22,12 @@ export interface SealedCredentialsTable {
   toReseal(keyId: string): Promise<{ id: number; credentials: string }[]>;
   /** Writes `sealed` only if the row still holds `read` (nobody connected the account again meanwhile); 1 if written, else 0. */
   replaceSealed(id: number, read: string, sealed: string | null): Promise<number>;
+  /** A value its table still holds unsealed (event_handler's secrets in clear), as opened; undefined for a sealed one. */
+  openLegacy?(stored: string): Record<string, unknown> | undefined;
 }
 
 /** The tables of sealed credentials, in the order they are resealed (and reported). */
-const purposes: CredentialsPurpose[] = ['portal_account', 'payment_provider_account'];
+const purposes: CredentialsPurpose[] = ['portal_account', 'payment_provider_account', 'event_handler'];
 
 /**
  * Seals again every value of the tables given; answers the current key's id and
@@ -41,7 +44,8 @@ export async function resealTables(tables: Record<CredentialsPurpose, SealedCred
     resealed[purpose] = 0;
     for (const row of rows) {
       if (sealedKeyId(row.credentials) === current && isBoundToRow(row.credentials)) continue;
-      const sealed = sealCredentials(purpose, openCredentials(purpose, row.credentials, row.id), row.id);
+      const opened = table.openLegacy?.(row.credentials) ?? openCredentials(purpose, row.credentials, row.id);
+      const sealed = sealCredentials(purpose, opened, row.id);
       resealed[purpose] += await table.replaceSealed(row.id, row.credentials, sealed);
     }
   }

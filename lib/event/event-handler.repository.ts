@@ -3,6 +3,8 @@ import type { OrderScope } from '../access';
 import { db } from '../db';
 import type { HandlerCondition } from './event-handler.type';
 import { accountUseRepository } from '../account';
+import { whereNeedsResealing } from '../secret';
+import { clearSigningSecret, sealSigningSecret } from './signing-secret';
 
 export interface EventHandlerRow {
   id: number;
@@ -52,14 +54,20 @@ function visibleTo(q: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
 
 /** Event handlers of a seller account; every query is scoped by the account id. */
 export const eventHandlerRepository = {
+  /** Inserts a handler; `signing_secret` in clear, stored sealed (signing-secret.ts). */
   async insert(
     trx: Knex.Transaction,
     row: Omit<EventHandlerRow, 'id' | 'modified' | 'is_active' | 'failing_since' | 'paused_at' | 'pause_reason'>,
   ): Promise<number> {
+    // The secret is sealed bound to the row's id, known once the row is in (same transaction: nobody sees it unsealed).
     const [inserted] = await trx('event_handler')
-      .insert({ ...row, required: JSON.stringify(row.required), condition: JSON.stringify(row.condition) })
+      .insert({ ...row, signing_secret: '', required: JSON.stringify(row.required), condition: JSON.stringify(row.condition) })
       .returning('id');
-    return inserted!.id;
+    const id = inserted!.id;
+    await trx('event_handler')
+      .where({ id })
+      .update({ signing_secret: sealSigningSecret(row.signing_secret, id) });
+    return id;
   },
 
   async list(scope: OrderScope): Promise<EventHandlerRow[]> {
@@ -125,5 +133,30 @@ export const eventHandlerRepository = {
       .whereNotNull('paused_at')
       .update({ is_active: true, paused_at: null, pause_reason: null, failing_since: null, modified: trx.fn.now() });
     return updated > 0;
+  },
+};
+
+/**
+ * The signing secrets for `kontor credentials reseal` (lib/admin's rule): the rows not sealed under
+ * the current key, not bound to their row, or still in clear; each written only if unchanged.
+ */
+export const eventHandlerSecretsRepository = {
+  async toReseal(keyId: string): Promise<{ id: number; credentials: string }[]> {
+    const rows = (await whereNeedsResealing(db()('event_handler').select('id', 'signing_secret').where('action', 'notification'), keyId, 'signing_secret')) as {
+      id: number;
+      signing_secret: string;
+    }[];
+    return rows.filter((r) => r.signing_secret !== '').map((r) => ({ id: r.id, credentials: r.signing_secret }));
+  },
+
+  async replaceSealed(id: number, read: string, sealed: string | null): Promise<number> {
+    if (sealed === null) return 0;
+    return db()('event_handler').where({ id, signing_secret: read }).update({ signing_secret: sealed });
+  },
+
+  /** A secret still in clear, as the reseal opens it. */
+  openLegacy: (stored: string): Record<string, unknown> | undefined => {
+    const clear = clearSigningSecret(stored);
+    return clear === undefined ? undefined : { signing_secret: clear };
   },
 };

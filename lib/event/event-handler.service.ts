@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { config } from '../../config';
 import { OrderScope, grantOf } from '../access';
 import { db } from '../db';
@@ -8,6 +7,7 @@ import { eventHandlerRepository, EventHandlerRow } from './event-handler.reposit
 import type { EventHandlerInput, HandlerCondition } from './event-handler.type';
 import { isForbiddenHostLiteral } from './webhook-host';
 import { checkMailRecipient } from './mail-recipient';
+import { newSigningSecret, signingSecretOf } from './signing-secret';
 
 const at = (path: string) => `event_handler.${path}`;
 
@@ -23,7 +23,7 @@ export function eventHandlerToApi(row: EventHandlerRow, withSecret = false) {
     is_active: row.is_active,
     // Ours: why a notification handler stopped delivering (POST .../resume/ starts it again).
     ...(row.paused_at ? { pause: { date: row.paused_at.toISOString(), reason: row.pause_reason ?? '' } } : {}),
-    ...(withSecret && row.action === 'notification' ? { signing_secret: row.signing_secret } : {}),
+    ...(withSecret && row.action === 'notification' ? { signing_secret: signingSecretOf(row) } : {}),
   };
 }
 
@@ -135,7 +135,7 @@ export async function createEventHandler(scope: OrderScope, input: EventHandlerI
       action: action.action,
       required,
       condition,
-      signing_secret: `whsec_${crypto.randomBytes(32).toString('base64url')}`,
+      signing_secret: newSigningSecret(),
       portal_account_grant: grantOf(scope),
     });
   });

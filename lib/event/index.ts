@@ -4,7 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export { eventActions, eventConditions, eventTypes } from './event-catalog';
-export { eventHandlerRepository } from './event-handler.repository';
+export { eventHandlerRepository, eventHandlerSecretsRepository } from './event-handler.repository';
 export { createEventHandler, deleteEventHandler, eventHandlerToApi, getEventHandler } from './event-handler.service';
 export { eventHandlerInput } from './event-handler.type';
 export type { EventHandlerInput } from './event-handler.type';

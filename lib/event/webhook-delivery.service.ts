@@ -11,6 +11,7 @@ import { insertTask } from '../task';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { getEventHandler } from './event-handler.service';
 import { AttemptResult, postNotification } from './notification';
+import { signingSecretOf } from './signing-secret';
 import { AttemptTrigger, DeliveryRow, DeliveryUpdate, LoggedDelivery, webhookDeliveryRepository as deliveries } from './webhook-delivery.repository';
 import { nextAttemptAt, retryPolicy } from './webhook-retry';
 import { takeWebhookSlot } from './webhook-slots';
@@ -66,6 +67,8 @@ export async function attemptDelivery(delivery: DeliveryRow, trigger: AttemptTri
     await deliveries.hold(delivery.id);
     return { delivery_id: delivery.id, state: 'held' };
   }
+  // Opened before a slot is taken: a secret that does not open (CredentialsError) fails the job and holds no slot.
+  const secret = signingSecretOf(handler);
   // One seller's slow receivers must not hold every worker: past its slots, the attempt waits its turn in the sweep.
   const slot = await takeWebhookSlot(delivery.account_id);
   if (!slot) {
@@ -76,7 +79,7 @@ export async function attemptDelivery(delivery: DeliveryRow, trigger: AttemptTri
   const result = await withRequestId(delivery.request_id ?? undefined, () =>
     postNotification({
       url: handler.required.url!,
-      secret: handler.signing_secret,
+      secret,
       body: delivery.body,
       deliveryId: delivery.id,
       requestId: delivery.request_id,

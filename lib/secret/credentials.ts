@@ -13,8 +13,11 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { config } from '../../config';
 
-/** Where a sealed value belongs; part of what the tag authenticates. */
-export type CredentialsPurpose = 'portal_account' | 'payment_provider_account';
+/**
+ * Where a sealed value belongs (its table); part of what the tag authenticates. event_handler:
+ * a notification handler's signing secret (lib/event/signing-secret.ts).
+ */
+export type CredentialsPurpose = 'portal_account' | 'payment_provider_account' | 'event_handler';
 
 /** A sealed value that cannot be opened (unknown key id, tampered, another row), or no key configured. */
 export class CredentialsError extends Error {}
@@ -81,15 +84,13 @@ export function sealedKeyId(sealed: string | null): string | null {
 export const isBoundToRow = (sealed: string | null) => sealed === null || sealed === '' || sealed.startsWith('kc2.');
 
 /**
- * Narrows a query of a table's `credentials` column (its owner's) to the rows whose values need
- * sealing again: sealed with another key than `keyId`, or not yet bound to their row (kc1). The
- * format read in SQL, in one place; the caller checks each value again with sealedKeyId and
- * isBoundToRow.
+ * Narrows a query of a table's sealed column (its owner's; `credentials` unless named) to the rows
+ * whose values need sealing again: sealed with another key than `keyId`, or not yet bound to their
+ * row (kc1), or not sealed at all. The format read in SQL, in one place; the caller checks each
+ * value again with sealedKeyId and isBoundToRow.
  */
-export function whereNeedsResealing<Q extends Knex.QueryBuilder>(query: Q, keyId: string): Q {
-  query
-    .whereNotNull('credentials')
-    .where((q) => q.whereRaw("split_part(credentials, '.', 2) <> ?", [keyId]).orWhereRaw("split_part(credentials, '.', 1) <> 'kc2'"));
+export function whereNeedsResealing<Q extends Knex.QueryBuilder>(query: Q, keyId: string, column: 'credentials' | 'signing_secret' = 'credentials'): Q {
+  query.whereNotNull(column).where((q) => q.whereRaw("split_part(??, '.', 2) <> ?", [column, keyId]).orWhereRaw("split_part(??, '.', 1) <> 'kc2'", [column]));
   return query;
 }
 

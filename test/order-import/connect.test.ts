@@ -161,7 +161,7 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
       expect(result.key_id).to.equal('k2');
       expect(result.resealed.portal_account).to.be.at.least(1);
       expect((await rawRow(id)).credentials).to.match(/^kc2\.k2\./);
-      expect(await resealCredentials()).to.deep.equal({ key_id: 'k2', resealed: { portal_account: 0, payment_provider_account: 0 } });
+      expect(await resealCredentials()).to.deep.equal({ key_id: 'k2', resealed: { portal_account: 0, payment_provider_account: 0, event_handler: 0 } });
     } finally {
       // Back to the development key for the rest of the suite.
       setConfig({ ...original, credentialsOldKeys: new Map([[next.id, next.key]]) });
@@ -183,7 +183,7 @@ describe('connectors: kontor portal-account connect, sealed credentials, the ord
     expect(res.code, res.err).to.equal(0);
     const result = JSON.parse(res.out) as { key_id: string; resealed: Record<string, number> };
     expect(result.key_id).to.equal('test');
-    expect(Object.keys(result.resealed)).to.deep.equal(['portal_account', 'payment_provider_account']);
+    expect(Object.keys(result.resealed)).to.deep.equal(['portal_account', 'payment_provider_account', 'event_handler']);
     expect(result.resealed.payment_provider_account).to.be.at.least(1);
     const row = (await db()('payment_provider_account').where({ id }).first()) as { credentials: string };
     expect(row.credentials).to.match(/^kc2\.test\./);

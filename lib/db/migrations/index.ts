@@ -46,6 +46,7 @@ const migrations: string[] = [
   '20261126_1200_shopify_connector',
   '20261126_1300_shopify_store',
   '20261127_0100_listing_revisions',
+  '20261127_0300_event_handler_secret_sealed',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */

@@ -1,0 +1,73 @@
+/**
+ * A notification handler's signing secret is what a seller's receiver trusts: whoever holds it
+ * can send the receiver events Kontor never sent (an order paid, a shipment). It was stored in
+ * clear in event_handler.signing_secret, where a database dump, a backup or a replica's reader
+ * finds it, while the portals' credentials beside it are sealed with CREDENTIALS_KEY. It is sealed
+ * the same way now, bound to its row; the API and the deliveries see the same secret as before.
+ */
+import { expect } from 'chai';
+import { db } from '../../lib/db';
+import * as sealMigration from '../../lib/db/migrations/20261127_0300_event_handler_secret_sealed';
+import { eventHandlerRepository } from '../../lib/event/event-handler.repository';
+import { signingSecretOf } from '../../lib/event/signing-secret';
+import { CredentialsError } from '../../lib/secret';
+import { allOrdersOf } from '../../lib/access';
+import { resealCredentials } from '../../bin/credentials-reseal';
+import { call, newSeller, Seller } from '../support/api';
+
+const handler = {
+  event_handler: {
+    type: { id: 'created' },
+    section: 'order',
+    action: { id: 'notification', required: { url: 'https://erp.example.com/kontor', format: 'post', target_name: 'erp' } },
+  },
+};
+
+async function create(seller: Seller): Promise<{ id: number; secret: string }> {
+  const res = await call('admin/event/handler/', { token: seller.token, body: handler });
+  expect(res.status, res.text).to.equal(201);
+  return { id: Number(res.body.event_handler_id), secret: res.body.signing_secret as string };
+}
+
+const storedOf = async (id: number) => ((await db()('event_handler').where({ id }).first('signing_secret')) as { signing_secret: string }).signing_secret;
+
+describe('webhook signing secrets sealed at rest', () => {
+  it("when a notification handler is created, then its row holds no secret in clear, and the seller's GET answers the secret given at creation", async () => {
+    const seller = await newSeller();
+    const { id, secret } = await create(seller);
+    expect(secret).to.match(/^whsec_/);
+    const stored = await storedOf(id);
+    expect(stored).to.match(/^kc2\./);
+    expect(stored).not.to.contain(secret.slice('whsec_'.length));
+    const read = await call(`admin/event/handler/${id}/`, { token: seller.token });
+    expect((read.body.event_handler as { signing_secret: string }).signing_secret).to.equal(secret);
+  });
+
+  it("when a sealed secret is copied into another seller's handler, then it does not open there", async () => {
+    const [victim, attacker] = [await newSeller(), await newSeller()];
+    const source = await create(victim);
+    const target = await create(attacker);
+    await db()('event_handler')
+      .where({ id: target.id })
+      .update({ signing_secret: await storedOf(source.id) });
+    const row = (await eventHandlerRepository.get(allOrdersOf(attacker.id), target.id))!;
+    expect(() => signingSecretOf(row)).to.throw(CredentialsError);
+  });
+
+  it('when a handler was stored with its secret in clear (before), then it still signs with it, and the migration and the reseal seal it', async () => {
+    const seller = await newSeller();
+    const { id } = await create(seller);
+    const clear = 'whsec_older-secret-in-clear-0123456789abcdefghijklmno';
+    await db()('event_handler').where({ id }).update({ signing_secret: clear });
+    expect(signingSecretOf((await eventHandlerRepository.get(allOrdersOf(seller.id), id))!)).to.equal(clear);
+    await sealMigration.up(db());
+    expect(await storedOf(id)).to.match(/^kc2\./);
+    expect(signingSecretOf((await eventHandlerRepository.get(allOrdersOf(seller.id), id))!)).to.equal(clear);
+
+    await db()('event_handler').where({ id }).update({ signing_secret: clear });
+    const report = await resealCredentials();
+    expect(report.resealed.event_handler).to.be.greaterThanOrEqual(1);
+    expect(await storedOf(id)).to.match(/^kc2\./);
+    expect(signingSecretOf((await eventHandlerRepository.get(allOrdersOf(seller.id), id))!)).to.equal(clear);
+  });
+});
