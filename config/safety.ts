@@ -65,9 +65,24 @@ export function unsafeLines(cfg: Config): string[] {
 }
 
 /**
+ * What a process outside production says of its mode when npm start did not say it for the tree:
+ * what the mode opens (a published key, webhooks to private addresses), or undefined.
+ */
+export function modeLine(cfg: Config): string | undefined {
+  if (cfg.env === 'production' || cfg.processName !== undefined) return undefined;
+  const opened = [
+    ...(cfg.credentialsKey?.builtIn ? [`credentials are sealed with the published ${cfg.credentialsKey.builtIn} key`] : []),
+    ...(cfg.webhookAllowPrivateHosts ? ["sellers' webhooks may reach loopback and private addresses"] : []),
+  ];
+  return `NODE_ENV=${cfg.env}: ${[...opened, 'never for real data'].join('; ')} (production: NODE_ENV unset or production, with CREDENTIALS_KEY)`;
+}
+
+/**
  * The start of a Procfile process: exits with 78 (EX_CONFIG) and one line naming CREDENTIALS_KEY
  * when it is missing; else, in production, hands each unsafe setting to warn (the process's
- * logger). In development and test mode the mode itself is the warning, said once by npm start.
+ * logger). In development and test mode the mode itself is the warning: said once by npm start for
+ * its children (which it gives KONTOR_PROCESS), and by each process started any other way, as a
+ * platform would start one whose NODE_ENV came from a developer's environment.
  */
 export function guardProcessStart(cfg: Config, processName: string, warn: (line: string) => void): void {
   const refusal = startRefusal(cfg, processName);
@@ -76,4 +91,6 @@ export function guardProcessStart(cfg: Config, processName: string, warn: (line:
     process.exit(78);
   }
   if (cfg.env === 'production') for (const line of unsafeLines(cfg)) warn(line);
+  const mode = modeLine(cfg);
+  if (mode) warn(mode);
 }
