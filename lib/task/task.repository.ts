@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { orderGrantQueries, OrderScope } from '../access';
 import { db } from '../db';
 import { runSearch, SearchRequest, SearchSpec } from '../http';
 import { taskType } from './task.type';
@@ -36,10 +37,25 @@ export const taskSearch: SearchSpec<TaskRow> = {
   alwaysSelected: ['id'],
 };
 
-/** Tasks of a seller account; every query is scoped by the account id. */
+/**
+ * The tasks a caller sees: all of the account for the seller and clients granted all; for a client
+ * bound to a portal account, a task that refers to an order only when the order is that portal
+ * account's (document 1, Authentication 5: such a task carries the order's data, e.g. an event
+ * action task's text filled from the buyer's address). Tasks of no order stay visible.
+ */
+function visibleTo(q: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
+  q.where('task.account_id', scope.accountId);
+  if (scope.portalAccountGrant === 'all') return q;
+  const granted = orderGrantQueries()
+    .ordersOfPortalAccount(db(), 'granted_order', scope.portalAccountGrant)
+    .whereRaw('granted_order.account_id = task.account_id AND granted_order.id = task.reference_id');
+  return q.where((w) => w.whereNull('task.reference_section').orWhereNot('task.reference_section', 'order').orWhereExists(granted));
+}
+
+/** Tasks of a seller account; every query is scoped by the account id (and a client's grant). */
 export const taskRepository = {
-  search<Item extends Record<string, unknown>>(accountId: number, search: SearchRequest, toApi: (row: TaskRow) => Item) {
-    return runSearch(db()('task').where({ account_id: accountId }), taskSearch, search, toApi);
+  search<Item extends Record<string, unknown>>(scope: OrderScope, search: SearchRequest, toApi: (row: TaskRow) => Item) {
+    return runSearch(visibleTo(db()('task'), scope), taskSearch, search, toApi);
   },
 
   async insert(trx: Knex.Transaction, accountId: number, columns: TaskColumns): Promise<number> {
@@ -59,9 +75,9 @@ export const taskRepository = {
     return (row as { id: number } | undefined)?.id;
   },
 
-  /** One task of the account, locked for an update. */
-  async getForUpdate(trx: Knex.Transaction, accountId: number, id: number): Promise<TaskRow | undefined> {
-    return trx('task').where({ account_id: accountId, id }).forUpdate().first();
+  /** One task the caller sees, locked for an update. */
+  async getForUpdate(trx: Knex.Transaction, scope: OrderScope, id: number): Promise<TaskRow | undefined> {
+    return visibleTo(trx('task'), scope).where('task.id', id).forUpdate('task').first();
   },
 
   async update(trx: Knex.Transaction, accountId: number, id: number, columns: TaskColumns): Promise<void> {

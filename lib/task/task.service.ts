@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access';
 import { db } from '../db';
 import { invalidField, notFound } from '../errors';
 import type { SearchRequest } from '../http';
@@ -26,9 +27,9 @@ export function taskToApi(row: TaskRow) {
   };
 }
 
-/** GET task/: Task_filter_type and pagination. */
-export function searchTasks(accountId: number, search: SearchRequest) {
-  return taskRepository.search(accountId, search, taskToApi);
+/** GET task/: Task_filter_type and pagination, of the tasks the caller sees (a bound client: not other portal accounts' orders'). */
+export function searchTasks(scope: OrderScope, search: SearchRequest) {
+  return taskRepository.search(scope, search, taskToApi);
 }
 
 /**
@@ -84,11 +85,12 @@ export async function createTaskOnce(accountId: number, task: TaskInput, sourceJ
   return db().transaction(async (trx) => taskRepository.insertOnce(trx, accountId, await columnsOf(trx, accountId, task), sourceJobId));
 }
 
-/** POST task/: creates a task, or updates (completes) the task whose id is given. */
-export async function saveTask(accountId: number, task: TaskInput, id = task.id): Promise<{ id: number; created: boolean }> {
+/** POST task/: creates a task, or updates (completes) the task whose id is given, if the caller sees it (else 404). */
+export async function saveTask(scope: OrderScope, task: TaskInput, id = task.id): Promise<{ id: number; created: boolean }> {
+  const { accountId } = scope;
   return db().transaction(async (trx) => {
     if (id === undefined) return { id: await insertTask(trx, accountId, task), created: true };
-    const current = await taskRepository.getForUpdate(trx, accountId, id);
+    const current = await taskRepository.getForUpdate(trx, scope, id);
     if (!current) throw notFound(`task ${id}`, 'task_id');
     await taskRepository.update(trx, accountId, id, await columnsOf(trx, accountId, task, current));
     return { id, created: false };

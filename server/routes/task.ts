@@ -14,7 +14,7 @@ export const taskEndpoints = [
     search: taskSearch,
     response: ['task', 'next_min_id'],
     async handle({ caller, search }) {
-      const page = await searchTasks(caller.accountId, search);
+      const page = await searchTasks(caller, search);
       return okPage('task', page);
     },
   }),
@@ -28,7 +28,7 @@ export const taskEndpoints = [
     body: Joi.object({ task: taskInput.required() }),
     response: ['task_id'],
     async handle({ caller, body }) {
-      const saved = await saveTask(caller.accountId, body.task);
+      const saved = await saveTask(caller, body.task);
       return saved.created ? created({ task_id: saved.id }) : ok({ task_id: saved.id });
     },
   }),
@@ -43,7 +43,7 @@ export const taskEndpoints = [
     response: ['task_id'],
     async handle({ caller, params, body }) {
       if (body.task.id !== undefined && body.task.id !== params.task_id) throw invalidField('task.id', 'task.id differs from the task_id of the path');
-      const saved = await saveTask(caller.accountId, body.task, params.task_id);
+      const saved = await saveTask(caller, body.task, params.task_id);
       return ok({ task_id: saved.id });
     },
   }),

@@ -1,0 +1,76 @@
+/**
+ * Document 1, Authentication 5, for tasks: a task that refers to an order (reference.section
+ * order) carries that order's data: the event action task fills its title and text from the order
+ * (buyer, address, lines), the order import names its lines. A client bound to one portal account
+ * read and completed the tasks of every portal account's orders; now it sees and changes only
+ * those of its own portal account's orders (and tasks of no order), as it sees only those orders.
+ */
+import { expect } from 'chai';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { call, newSeller, query, Seller } from '../support/api';
+import { clientToken } from '../support/bound-client';
+
+interface Task {
+  id: number;
+  title: string;
+  is_completed: boolean;
+}
+
+describe('tasks under a portal-account grant', () => {
+  let seller: Seller;
+  let bound1: string;
+  const ids: Record<'own' | 'foreign' | 'general', number> = { own: 0, foreign: 0, general: 0 };
+
+  const order = async (portalAccountId: number) => {
+    const res = await call('order/', {
+      token: seller.token,
+      body: { order: { customer: { email: 'buyer@example.com' } }, portal_account_id: portalAccountId },
+    });
+    expect(res.status, res.text).to.equal(201);
+    return res.body.order_id as string;
+  };
+  const task = async (title: string, reference?: { section: string; id: string }) => {
+    const res = await call('task/', { token: seller.token, body: { task: { title, text: title, ...(reference ? { reference } : {}) } } });
+    expect(res.status, res.text).to.equal(201);
+    return Number(res.body.task_id);
+  };
+  const titles = async (token: string, params: Record<string, unknown> = {}) => {
+    const res = await call(`task/?${query(params)}`, { token });
+    expect(res.status, res.text).to.equal(200);
+    return (res.body.task as Task[]).map((t) => t.title).sort();
+  };
+
+  before(async () => {
+    seller = await newSeller();
+    const account2 = (await createPortalAccount(seller.id, { name: 'Shop 2', platform: 'shop_g' })).id;
+    const [order1, order2] = [await order(seller.portalAccountId), await order(account2)];
+    ids.own = await task('ship to Anna Own, Berlin', { section: 'order', id: order1 });
+    ids.foreign = await task('ship to Bert Foreign, Hamburg', { section: 'order', id: order2 });
+    ids.general = await task('inventory day');
+    bound1 = await clientToken(seller, 'task-one', seller.portalAccountId, 'task_r task_w');
+  });
+
+  it("when a client bound to portal account 1 searches tasks, also by the id of portal account 2's order's task, then that task is not there", async () => {
+    expect(await titles(bound1)).to.deep.equal(['inventory day', 'ship to Anna Own, Berlin']);
+    expect(await titles(bound1, { filter: { id: [{ value: ids.foreign }] } })).to.deep.equal([]);
+  });
+
+  it("when it completes portal account 2's order's task (either path), then 404 on task_id and the task stays open", async () => {
+    for (const [path, body] of [
+      [`task/${ids.foreign}/`, { task: { is_completed: true } }],
+      ['task/', { task: { id: ids.foreign, is_completed: true } }],
+    ] as const) {
+      const res = await call(path, { token: bound1, body });
+      expect(res.status, res.text).to.equal(404);
+      expect(res.body.error![0]!.field).to.equal('task_id');
+    }
+    const seen = await call(`task/?${query({ filter: { id: [{ value: ids.foreign }] } })}`, { token: seller.token });
+    expect((seen.body.task as Task[])[0]!.is_completed).to.equal(false);
+    const own = await call(`task/${ids.own}/`, { token: bound1, body: { task: { is_completed: true } } });
+    expect(own.status, own.text).to.equal(200);
+  });
+
+  it('when the seller reads the tasks, then it sees all of them', async () => {
+    expect(await titles(seller.token)).to.deep.equal(['inventory day', 'ship to Anna Own, Berlin', 'ship to Bert Foreign, Hamburg']);
+  });
+});
