@@ -63,10 +63,16 @@ async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, 
   return job;
 }
 
+/**
+ * The portal account a part lists on: one of the account's, and for a client bound to one portal
+ * account only that one (a listing acts on the channel account; the grant's other accounts are
+ * absent to it, as their orders are).
+ */
 async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: PortalUploadPart['portal_account_id']): Promise<number> {
   const rows = await portalAccountRefRepository.refs(trx, caller.accountId);
   const id = ref === undefined ? caller.portalAccountId : ref === 'default' ? rows.find((r) => r.is_default)?.id : ref;
-  if (id === null || id === undefined || !rows.some((r) => r.id === id)) {
+  const granted = caller.portalAccountGrant === 'all' || caller.portalAccountGrant === id;
+  if (id === null || id === undefined || !rows.some((r) => r.id === id) || !granted) {
     throw domainError('unknown_portal_account', `portal account ${String(ref ?? 'default')} does not exist`);
   }
   return id;
