@@ -23,6 +23,7 @@
  */
 import crypto from 'node:crypto';
 import express, { Request, Response } from 'express';
+import { itemCancellation, SandboxItemCancellation, unitsOf } from './amazon-cancel.sandbox';
 import { ordersV0RemovalDate } from './amazon-contract';
 
 export type FulfillmentStatus = 'PENDING_AVAILABILITY' | 'PENDING' | 'UNSHIPPED' | 'PARTIALLY_SHIPPED' | 'SHIPPED' | 'CANCELLED' | 'UNFULFILLABLE';
@@ -39,6 +40,8 @@ export interface SandboxOrderLine {
   shippingPrice: string;
   shippingDiscount: string;
   quantityShipped: number;
+  /** A buyer's request to cancel the item, and its cancellation (amazon-cancel.sandbox.ts). */
+  cancellation?: SandboxItemCancellation;
 }
 
 export interface SandboxPackage {
@@ -100,10 +103,12 @@ const pending = (o: SandboxOrder) => o.status === 'PENDING' || o.status === 'PEN
 const includedVat = (gross: number) => Math.round(gross - gross / 1.19);
 
 function itemProceeds(o: SandboxOrder, l: SandboxOrderLine) {
-  const item = toCents(l.unitPrice) * l.quantity;
-  const shipping = toCents(l.shippingPrice);
-  const promo = toCents(l.promotionDiscount);
-  const shipDiscount = toCents(l.shippingDiscount);
+  // A cancelled item is charged only for the units it shipped before (nothing for one cancelled whole).
+  const charged = unitsOf(l) > 0;
+  const item = toCents(l.unitPrice) * unitsOf(l);
+  const shipping = charged ? toCents(l.shippingPrice) : 0;
+  const promo = charged ? Math.round((toCents(l.promotionDiscount) * unitsOf(l)) / l.quantity) : 0;
+  const shipDiscount = charged ? toCents(l.shippingDiscount) : 0;
   const breakdowns: Record<string, unknown>[] = [
     { type: 'ITEM', subtotal: money(item, o.currency) },
     { type: 'SHIPPING', subtotal: money(shipping, o.currency) },
@@ -141,7 +146,9 @@ export function order2026(o: SandboxOrder, included: Set<string>): Record<string
       if (included.has('PROMOTION') && toCents(l.promotionDiscount) + toCents(l.shippingDiscount) > 0)
         item.promotion = { breakdowns: [{ promotionId: `SANDBOX-PROMO-${l.sku}` }] };
     }
-    if (included.has('FULFILLMENT')) item.fulfillment = { quantityFulfilled: l.quantityShipped, quantityUnfulfilled: l.quantity - l.quantityShipped };
+    const cancellation = included.has('CANCELLATION') ? itemCancellation(l) : undefined;
+    if (cancellation) item.cancellation = cancellation;
+    if (included.has('FULFILLMENT')) item.fulfillment = { quantityFulfilled: l.quantityShipped, quantityUnfulfilled: unitsOf(l) - l.quantityShipped };
     return item;
   });
   const out: Record<string, unknown> = {
@@ -204,7 +211,7 @@ function orderV0(o: SandboxOrder): Record<string, unknown> {
     ShipServiceLevel: o.serviceLevel,
     ...(isPending ? {} : { OrderTotal: money(total, o.currency) }),
     NumberOfItemsShipped: o.lines.reduce((n, l) => n + l.quantityShipped, 0),
-    NumberOfItemsUnshipped: o.lines.reduce((n, l) => n + l.quantity - l.quantityShipped, 0),
+    NumberOfItemsUnshipped: o.lines.reduce((n, l) => n + unitsOf(l) - l.quantityShipped, 0),
     MarketplaceId: o.marketplaceId,
     OrderType: 'StandardOrder',
     BuyerInfo: {},
@@ -440,7 +447,7 @@ function confirmShipment(store: AmazonOrderStore, req: Request, res: Response): 
   }
   for (const i of items) {
     const line = o.lines.find((l) => l.orderItemId === i.orderItemId);
-    if (!line || !Number.isInteger(i.quantity) || Number(i.quantity) < 1 || line.quantityShipped + Number(i.quantity) > line.quantity) {
+    if (!line || !Number.isInteger(i.quantity) || Number(i.quantity) < 1 || line.quantityShipped + Number(i.quantity) > unitsOf(line)) {
       res.status(400).json(errorBody('InvalidInput', `orderItemId ${String(i.orderItemId)} is not in the order or its quantity is more than is left to ship.`));
       return;
     }
@@ -453,7 +460,7 @@ function confirmShipment(store: AmazonOrderStore, req: Request, res: Response): 
     shipTime: String(p.shipDate),
     packageItems: items.map((i) => ({ orderItemId: String(i.orderItemId), quantity: Number(i.quantity) })),
   });
-  o.status = o.lines.every((l) => l.quantityShipped >= l.quantity) ? 'SHIPPED' : 'PARTIALLY_SHIPPED';
+  o.status = o.lines.every((l) => l.quantityShipped >= unitsOf(l)) ? 'SHIPPED' : 'PARTIALLY_SHIPPED';
   o.lastUpdatedTime = nowIso();
   res.status(204).end();
 }

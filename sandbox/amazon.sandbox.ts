@@ -11,6 +11,7 @@
  */
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
+import { mountItemCancellation } from './amazon-cancel.sandbox';
 import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues } from './amazon-contract';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
 import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder } from './amazon-orders.sandbox';
@@ -668,5 +669,6 @@ export function mountAmazon(app: express.Express, state: SandboxState): void {
     res.json({ portal_account: String(body.portal_account), marketplace_ids: amazon.marketplaces.get(String(body.portal_account)) });
   });
   controls(app, amazon);
+  mountItemCancellation(app, amazon);
   state.sellers.set(portal, (body) => sell(state, amazon, body));
 }

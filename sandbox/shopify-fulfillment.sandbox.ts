@@ -119,6 +119,8 @@ export function statusOf(fo: SandboxFulfillmentOrder): string {
   if (fo.status !== 'OPEN') return fo.status;
   const fulfilled = fo.lines.reduce((sum, l) => sum + l.fulfilled, 0);
   const total = fo.lines.reduce((sum, l) => sum + l.quantity, 0);
+  // Nothing left to ask for (an order edit took every unit out): closed, as one fulfilled whole.
+  if (total === 0) return 'CLOSED';
   return fulfilled === 0 ? 'OPEN' : fulfilled >= total ? 'CLOSED' : 'IN_PROGRESS';
 }
 

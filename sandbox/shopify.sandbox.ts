@@ -49,6 +49,7 @@ import {
   releaseHolds,
   SandboxFulfillmentOrder,
 } from './shopify-fulfillment.sandbox';
+import { removeUnits } from './shopify-edit.sandbox';
 import { appOfToken, createSubscription, mountShopifyApp, notifyTopic, shopDomainOf, shopifyAppOf, subscriptionNode } from './shopify-webhooks.sandbox';
 
 const portal = 'webshop';
@@ -130,6 +131,10 @@ interface ShopifyLine {
   /** The discounts allocated to the line (a discount code's share of it, or the line's own): its total. */
   discount: string;
   fulfilled: number;
+  /** Units an order edit took out (POST /_sandbox/shopify/orders/:id/edit): counted in quantity, not in currentQuantity nor refundableQuantity. */
+  removed: number;
+  /** Units a refund named (its refund line items): counted in quantity, not in currentQuantity nor refundableQuantity. */
+  refundedUnits: number;
 }
 
 interface ShopifyAddress {
@@ -349,8 +354,11 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
     sku: l.sku,
     name: l.name,
     title: l.name,
+    // The schema's three counts: quantity "including refunded and removed units", currentQuantity
+    // "excluding refunded and removed units", refundableQuantity "excluding refunded units".
     quantity: l.quantity,
-    currentQuantity: l.quantity,
+    currentQuantity: l.quantity - l.removed - l.refundedUnits,
+    refundableQuantity: l.quantity - l.refundedUnits,
     // originalUnitPriceSet "doesn't include discounts"; discountedUnitPriceAfterAllDiscountsSet
     // does (the allocated discount over the quantity, to the cent: "approximate"); the sandbox's
     // discounts are code (order-level) ones, which discountedUnitPriceSet leaves out.
@@ -376,7 +384,7 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
   const total = orderTotal(o);
   const received = paid ? total : '0.00';
   const shipping = cents(toCents(o.shippingPrice) - toCents(o.shippingDiscount));
-  const remaining = o.lines.filter((l) => l.quantity > l.fulfilled);
+  const remaining = o.lines.filter((l) => l.quantity - l.removed > l.fulfilled);
   return {
     id: o.id,
     name: o.name,
@@ -799,6 +807,8 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
         price: l.price ?? v?.price ?? '10.00',
         discount: l.discount ?? '0.00',
         fulfilled: 0,
+        removed: 0,
+        refundedUnits: 0,
       };
     }),
     fulfillments: [],
@@ -829,7 +839,7 @@ export function restOrder(o: ShopifyOrder) {
     cancelled_at: o.cancelledAt,
     currency: o.currencyCode,
     financial_status: o.financial.toLowerCase(),
-    fulfillment_status: o.lines.every((l) => l.fulfilled >= l.quantity) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
+    fulfillment_status: o.lines.every((l) => l.fulfilled >= l.quantity - l.removed) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
     total_price: total,
     line_items: o.lines.map((l) => ({ id: Number(l.id.split('/').pop()), sku: l.sku, name: l.name, quantity: l.quantity, price: l.price })),
   };
@@ -859,7 +869,7 @@ export function cancelShopifyOrder(
   if (how.restock)
     for (const l of o.lines) {
       const v = s.variantBySku(o.account, l.sku);
-      if (v) s.available.set(v.inventoryItemId, (s.available.get(v.inventoryItemId) ?? 0) + l.quantity - l.fulfilled);
+      if (v) s.available.set(v.inventoryItemId, (s.available.get(v.inventoryItemId) ?? 0) + l.quantity - l.removed - l.fulfilled);
     }
   o.cancellation = {
     reason: how.reason,
@@ -879,13 +889,34 @@ export function cancelShopifyOrder(
  * nothing is left, and is updated (ORDERS_UPDATED). Refused (the message is ours) for an order not
  * paid, or an amount that is not positive or more than is left to refund.
  */
-export function refundShopifyOrder(state: SandboxState, o: ShopifyOrder, amount?: string): string | undefined {
+export function refundShopifyOrder(state: SandboxState, o: ShopifyOrder, amount?: string, units?: { line: string; quantity: number }): string | undefined {
   if (o.financial === 'PENDING') return 'The order has no payment to refund.';
   const left = toCents(orderTotal(o)) - toCents(o.refunded);
   const refund = amount === undefined ? left : toCents(amount);
   if (!Number.isInteger(refund) || refund <= 0 || refund > left) return `Refund amount must be between 0.01 and ${cents(left)}.`;
+  // A refund line item: units refunded (no more than the line's refundable ones less those an edit removed).
+  const line = units ? o.lines.find((l) => l.id === units.line) : undefined;
+  if (units && (!line || !Number.isInteger(units.quantity) || units.quantity < 1 || units.quantity > line.quantity - line.removed - line.refundedUnits))
+    return `The line item ${units.line} has not ${units.quantity} units to refund.`;
+  if (line && units) line.refundedUnits += units.quantity;
   o.refunded = cents(toCents(o.refunded) + refund);
   o.financial = refund === left ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+  o.updatedAt = new Date().toISOString();
+  notifyOrder(state, o, 'ORDERS_UPDATED');
+  return undefined;
+}
+
+/**
+ * An order edit committed in the store that takes units out of a line (shopify-edit.sandbox.ts):
+ * with restock the units are available again; the order is updated (updatedAt, ORDERS_UPDATED:
+ * Shopify's orders/updated webhook fires for edits) and its money left to a refund.
+ */
+export function editShopifyOrder(state: SandboxState, s: ShopifyState, o: ShopifyOrder, lineId: string, remove: number, restock: boolean): string | undefined {
+  const refused = removeUnits(o, lineId, remove);
+  if (refused) return refused;
+  const line = o.lines.find((l) => l.id === lineId)!;
+  const v = restock ? s.variantBySku(o.account, line.sku) : undefined;
+  if (v) s.available.set(v.inventoryItemId, (s.available.get(v.inventoryItemId) ?? 0) + remove);
   o.updatedAt = new Date().toISOString();
   notifyOrder(state, o, 'ORDERS_UPDATED');
   return undefined;
@@ -1043,7 +1074,7 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       return;
     }
     const o = placeShopifyOrder(state, s, body as NewShopifyOrder);
-    res.status(201).json({ id: o.id, name: o.name });
+    res.status(201).json({ id: o.id, name: o.name, lines: o.lines.map((l) => ({ id: l.id, sku: l.sku })) });
   });
   app.post('/_sandbox/shopify/tokens', (req: Request, res: Response) => {
     const account = (req.body as { portal_account?: unknown } | undefined)?.portal_account;
@@ -1082,15 +1113,32 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     if (errors.length) res.status(422).json({ errors });
     else res.json(o);
   });
-  // The store refunds (part of) an order: POST /_sandbox/shopify/orders/:id/refund {amount?} (all that is left without one).
+  // The store refunds (part of) an order: POST /_sandbox/shopify/orders/:id/refund {amount?, line?, quantity?}
+  // (all that is left without an amount; line, the LineItem's number, and quantity: units refunded with it).
   app.post('/_sandbox/shopify/orders/:id/refund', (req: Request, res: Response) => {
     const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
     if (!o) {
       res.status(404).json({ error: 'no such order' });
       return;
     }
-    const amount = (req.body as { amount?: unknown } | undefined)?.amount;
-    const refused = refundShopifyOrder(state, o, typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount : undefined);
+    const body = (req.body ?? {}) as { amount?: unknown; line?: unknown; quantity?: unknown };
+    const amount = body.amount;
+    const units = body.line === undefined ? undefined : { line: gid('LineItem', Number(body.line)), quantity: Number(body.quantity ?? 1) };
+    const refused = refundShopifyOrder(state, o, typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount : undefined, units);
+    if (refused) res.status(422).json({ errors: [{ message: refused }] });
+    else res.json(o);
+  });
+  // The store edits an order, taking units out of a line: POST /_sandbox/shopify/orders/:id/edit
+  // {line, remove, restock?} (line: the LineItem's number; restock, default true as the admin's
+  // "Restock item": the units go back to the variant's available quantity).
+  app.post('/_sandbox/shopify/orders/:id/edit', (req: Request, res: Response) => {
+    const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
+    if (!o) {
+      res.status(404).json({ error: 'no such order' });
+      return;
+    }
+    const body = (req.body ?? {}) as { line?: unknown; remove?: unknown; restock?: unknown };
+    const refused = editShopifyOrder(state, s, o, gid('LineItem', Number(body.line)), Number(body.remove), body.restock !== false);
     if (refused) res.status(422).json({ errors: [{ message: refused }] });
     else res.json(o);
   });

@@ -18,7 +18,16 @@ import { applyChannelChangeIn, ChannelChange, ChannelDetails, createChannelOrder
 import type { ChannelOrder } from '../portals';
 import { stockIdsByChannelSku } from '../stock';
 import { createTaskOnce, insertTask } from '../task';
-import { channelDetails, channelState, detailsChanged, orderInputOf, UnlinkedLine, withChannelFulfilment } from './channel-order.mapper';
+import {
+  channelDetails,
+  channelState,
+  detailsChanged,
+  orderInputOf,
+  quantitiesChanged,
+  requestNotes,
+  UnlinkedLine,
+  withChannelFulfilment,
+} from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
 
 export type ImportOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'refused';
@@ -35,6 +44,11 @@ function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
   // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending); not
   // once the channel has shipped or cancelled it (Amazon then suppresses the phone: nothing new).
   if (!order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order))) change.details = checkedDetails(order);
+  // Units the channel took out of a line after the sale (an order edit, an item it cancelled).
+  const quantities = quantitiesChanged(before, order);
+  if (quantities.length) change.line_quantity = quantities;
+  const notes = requestNotes(order, before.requests);
+  if (notes.length) change.notes = notes;
   return change;
 }
 

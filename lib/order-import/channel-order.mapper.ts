@@ -53,7 +53,31 @@ export function channelState(order: ChannelOrder): ChannelState {
     is_cancelled: order.status.is_cancelled,
     modified_at: order.modified_at,
     details: digest(order),
+    lines: Object.fromEntries(order.line.map((l) => [l.transaction_id, l.quantity])),
+    requests: order.line.filter((l) => l.cancel_requested !== undefined).map((l) => l.transaction_id),
   };
+}
+
+/**
+ * The lines whose quantity the channel changed since the state kept. A row kept before quantities
+ * were: every line (the orders domain moves only those that differ from the Kontor line).
+ */
+export function quantitiesChanged(before: ChannelState, order: ChannelOrder): { transaction_id: string; quantity: number }[] {
+  return order.line
+    .filter((l) => before.lines === undefined || before.lines[l.transaction_id] !== l.quantity)
+    .map((l) => ({ transaction_id: l.transaction_id, quantity: l.quantity }));
+}
+
+/**
+ * What the seller is told once of the buyer's open cancellation requests (lines not told before):
+ * the line is not to be shipped until the channel decides. Not a cancellation, so no stock moves.
+ */
+export function requestNotes(order: ChannelOrder, told: string[] = []): string[] {
+  return order.line.flatMap((l, i) =>
+    l.cancel_requested !== undefined && !told.includes(l.transaction_id)
+      ? [`the buyer asks to cancel line ${i + 1} (${l.name}${l.cancel_requested ? `: ${l.cancel_requested}` : ''}); do not ship it before the channel decides`]
+      : [],
+  );
 }
 
 /** The channel changed the order's details since the state kept (a state kept before details were: not compared). */
@@ -65,7 +89,9 @@ export const sameState = (a: ChannelState, b: ChannelState) =>
   a.paid_amount === b.paid_amount &&
   a.is_shipped === b.is_shipped &&
   a.is_cancelled === b.is_cancelled &&
-  !detailsChanged(a, b);
+  !detailsChanged(a, b) &&
+  (a.lines === undefined || Object.entries(b.lines ?? {}).every(([t, q]) => a.lines![t] === q)) &&
+  (b.requests ?? []).every((t) => (a.requests ?? []).includes(t));
 
 /** Order_type as POST order/ takes it (current_date as ISO 8601), validated by the import like a request. */
 export type OrderWire = Omit<OrderInput, 'current_date'> & { current_date: string };
@@ -132,7 +158,7 @@ export function orderInputOf(
     ...(paid ? { paid_amount: order.paid_amount } : {}),
     status: { ...status, ...(order.status.is_paid && !paid ? { is_paid: true } : {}) },
     ...(order.payment_provider_transaction_id ? { payment_provider_transaction_id: order.payment_provider_transaction_id } : {}),
-    history: [`${source}: imported`],
+    history: [`${source}: imported`, ...requestNotes(order).map((note) => `${source}: ${note}`)],
   };
   return { input, unlinked };
 }

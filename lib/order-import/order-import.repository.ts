@@ -16,6 +16,10 @@ export interface ChannelState {
   modified_at?: string;
   /** A digest of the order's prices, shipping and addresses (channelDetails): its change completes the order (absent in rows kept before it). */
   details?: string;
+  /** Each line's quantity by transaction_id (units the channel took out later leave the line; absent in rows kept before it). */
+  lines?: Record<string, number>;
+  /** The lines (transaction_id) whose cancellation the buyer has asked for and the channel not decided: told once. */
+  requests?: string[];
 }
 
 export interface ChannelOrderRow {

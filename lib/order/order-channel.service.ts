@@ -1,8 +1,9 @@
 /**
  * Orders that come from a real channel (lib/order-import): created through planOrderCreate like
  * POST order/ (stock taken, CIA, events), and afterwards moved only by what the channel changed
- * of them: payment, cancellation, shipment, each by the orders' own rules (updateOrderIn: stock
- * back on cancel, paid event, invoice number), with a history entry saying it came from the channel.
+ * of them: payment, cancellation, shipment, units the channel took out of a line, each by the
+ * orders' own rules (updateOrderIn: stock back on cancel and for a smaller line, paid event,
+ * invoice number), with a history entry saying it came from the channel.
  */
 import type { Knex } from 'knex';
 import { DomainError, Warning } from '../errors';
@@ -11,7 +12,7 @@ import { StockBatch } from './order-stock.service';
 import { OrderWrites, WrittenOrder } from './order-writes';
 import { createOrderIn, OrderCaller, planOrderCreate, updateOneOrderIn } from './order.service';
 import { LineRow, OrderRow, orderRepository } from './order.repository';
-import type { OrderAddress, OrderInput } from './order.type';
+import type { OrderAddress, OrderInput, OrderLineInput } from './order.type';
 
 /** What a channel reports changed of an order since the previous fetch. */
 export interface ChannelChange {
@@ -20,6 +21,14 @@ export interface ChannelChange {
   is_cancelled?: boolean;
   /** The order's data the channel completed or changed since (an Amazon order leaving Pending gets its prices and address). */
   details?: ChannelDetails;
+  /**
+   * Lines whose quantity the channel changed since (units an order edit removed, an item it
+   * cancelled), by transaction_id: the Kontor line takes the quantity, so the difference of stock
+   * moves (back, for fewer units), unless the order is shipped here (the goods left).
+   */
+  line_quantity?: { transaction_id: string; quantity: number }[];
+  /** What the channel tells the seller once (a buyer's cancellation request): added to the change's history entry. */
+  notes?: string[];
 }
 
 /**
@@ -111,18 +120,7 @@ function detailsInput(lines: LineRow[], details: ChannelDetails): OrderInput {
   return {
     line: lines.map((l) => {
       const channel = l.transaction_id !== null ? byTransaction.get(l.transaction_id) : undefined;
-      const tax = channel?.tax ?? l.tax;
-      const price = channel?.price ?? l.price;
-      return {
-        id: l.position,
-        quantity: l.quantity,
-        ...(l.name !== null ? { name: l.name } : {}),
-        ...(l.sku !== null ? { sku: l.sku } : {}),
-        ...(price !== null ? { price } : {}),
-        ...(tax !== null ? { tax } : {}),
-        ...(l.transaction_id !== null ? { transaction_id: l.transaction_id } : {}),
-        ...(l.stock_align_id !== null ? { stock_align_id: l.stock_align_id } : {}),
-      };
+      return lineInput(l, { price: channel?.price ?? l.price, tax: channel?.tax ?? l.tax });
     }),
     shipping: { fee: details.shipping.fee ?? '0.00', address: details.shipping.address },
     customer: {
@@ -131,6 +129,47 @@ function detailsInput(lines: LineRow[], details: ChannelDetails): OrderInput {
       address: details.customer.address,
     },
   };
+}
+
+/** A stored line as update input (lines sent on update replace all lines), with the price and tax given. */
+function lineInput(l: LineRow, { price, tax }: { price: string | null; tax: string | null }): OrderLineInput {
+  return {
+    id: l.position,
+    quantity: l.quantity,
+    ...(l.name !== null ? { name: l.name } : {}),
+    ...(l.sku !== null ? { sku: l.sku } : {}),
+    ...(price !== null ? { price } : {}),
+    ...(tax !== null ? { tax } : {}),
+    ...(l.transaction_id !== null ? { transaction_id: l.transaction_id } : {}),
+    ...(l.stock_align_id !== null ? { stock_align_id: l.stock_align_id } : {}),
+  };
+}
+
+/**
+ * The channel's new line quantities into the update's lines (those the details gave, else the
+ * stored ones): each line keeps its position, price and stock link, and the stock moves by the
+ * difference (updateOrderIn: back for fewer units; nothing while the order is cancelled, whose
+ * lines hold none). Not on an order shipped here: its goods left, so nothing comes back to stock
+ * (the seller's credit note), and the history says so. True when a line changed.
+ */
+async function withQuantities(trx: Knex.Transaction, current: OrderRow, change: ChannelChange, input: OrderInput, notes: string[]): Promise<boolean> {
+  if (!change.line_quantity?.length) return false;
+  const lines = input.line ?? (await orderRepository.lines(trx, current.internal_id)).map((l) => lineInput(l, { price: l.price, tax: l.tax }));
+  const wanted = new Map(change.line_quantity.map((l) => [l.transaction_id, l.quantity]));
+  const moved = lines.flatMap((l) => {
+    const quantity = l.transaction_id !== undefined ? wanted.get(l.transaction_id) : undefined;
+    return quantity !== undefined && quantity !== Number(l.quantity ?? 1) ? [{ l, quantity }] : [];
+  });
+  if (moved.length === 0) return false;
+  const said = moved.map(({ l, quantity }) => `line ${l.id} quantity ${Number(l.quantity ?? 1)} -> ${quantity}`).join(', ');
+  if (current.is_shipped) {
+    notes.push(`${said} at the channel, but the order is shipped here: not applied (make a credit note)`);
+    return false;
+  }
+  for (const { l, quantity } of moved) l.quantity = quantity;
+  input.line = lines;
+  notes.push(said);
+  return true;
 }
 
 /**
@@ -164,6 +203,8 @@ export async function applyChannelChangeIn(
   if (!current) return [];
   const { input, notes } = effective(current, change);
   const completed = await withDetails(trx, current, change, input, notes);
+  await withQuantities(trx, current, change, input, notes);
+  notes.push(...(change.notes ?? []));
   if (notes.length === 0 && !completed) return [];
   if (Object.keys(input).length) {
     const warnings: Warning[] = [];

@@ -25,7 +25,18 @@ export interface ChannelOrderLine {
   /** The seller's SKU on the channel; null when the channel has none for the line. */
   sku: string | null;
   name: string;
+  /**
+   * The units the buyer still buys: what the channel took out of the line after the sale (units
+   * an order edit removed, an item the channel cancelled) is not counted, so the import puts their
+   * stock back; refunded units are (a refund is money, not goods back). 0: the line was taken out whole.
+   */
   quantity: number;
+  /**
+   * The buyer asked the channel to cancel this line and the channel has not decided yet (Amazon's
+   * cancellationRequest): the reason, or '' when none was given. Not a cancellation: the line keeps
+   * its units; the import tells the seller once, so that the line is not shipped meanwhile.
+   */
+  cancel_requested?: string;
   /** Unit price, gross, as a decimal string. */
   price: string;
   tax?: string;

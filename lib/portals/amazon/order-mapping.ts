@@ -103,18 +103,33 @@ function discounts(item: OrderItem2026): { item: bigint; shipping: bigint } {
  * (the contract does not say whether the TAX proceeds are part of the ITEM proceeds in each
  * marketplace, and a wrong rate on an invoice is worse than none).
  */
-function line(item: OrderItem2026): ChannelOrderLine {
+function line(item: OrderItem2026, orderOpen: boolean): ChannelOrderLine {
   const quantity = item.quantityOrdered;
   const itemTotal = sum(item.proceeds?.breakdowns, 'ITEM');
   const unit = cents(item.product.price?.unitPrice) ?? (quantity > 0 ? itemTotal / BigInt(quantity) : itemTotal);
   const off = quantity > 0 ? discounts(item).item / BigInt(quantity) : 0n;
+  const request = item.cancellation?.cancellationRequest;
   return {
     transaction_id: item.orderItemId,
     sku: item.product.sellerSku ?? null,
     name: item.product.title ?? item.product.sellerSku ?? item.product.asin ?? item.orderItemId,
-    quantity,
+    quantity: orderOpen ? unitsSold(item) : quantity,
     price: decimal(unit - off),
+    ...(orderOpen && request && !item.cancellation?.cancellationExecution ? { cancel_requested: request.cancelReason ?? '' } : {}),
   };
+}
+
+/**
+ * The units of an item the buyer still buys. An item whose cancellation was executed (ItemCancellation's
+ * cancellationExecution: "how the cancellation was executed for this order item", by the buyer,
+ * the seller or Amazon) is cancelled as a whole; the contract counts no cancelled units, so the
+ * units it shipped before (fulfillment.quantityFulfilled) are what is left of it, 0 when none. A
+ * cancellationRequest alone is the buyer asking, not a cancellation: the item keeps its units.
+ */
+function unitsSold(item: OrderItem2026): number {
+  if (!item.cancellation?.cancellationExecution) return item.quantityOrdered;
+  const shipped = item.fulfillment?.quantityFulfilled ?? 0;
+  return Math.min(item.quantityOrdered, Math.max(0, shipped));
 }
 
 /** The order's currency: its totals', else its items', else its marketplace's; '' when none says (the import refuses it with a task). */
@@ -152,7 +167,9 @@ export function channelOrder(order: Order2026): ChannelOrder {
       ...(order.fulfillment?.fulfillmentServiceLevel ? { method: order.fulfillment.fulfillmentServiceLevel } : {}),
       address,
     },
-    line: order.orderItems.map(line),
+    // Items cancelled while the order stays open leave the order's lines; a CANCELLED order keeps
+    // what was ordered on its lines (its cancellation puts the stock back as a whole).
+    line: order.orderItems.map((i) => line(i, !status.is_cancelled)),
     paid_amount: status.is_paid && grandTotal !== undefined ? decimal(grandTotal) : '0.00',
     status,
     // AFN: Amazon ships from its fulfilment network; the Orders API names the marketplace, not the centre.

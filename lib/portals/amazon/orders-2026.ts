@@ -53,6 +53,11 @@ export interface OrderItem2026 {
   proceeds?: { proceedsTotal?: Money; breakdowns?: ProceedsBreakdown[] };
   promotion?: { breakdowns?: { promotionId?: string }[] };
   fulfillment?: { quantityFulfilled?: number; quantityUnfulfilled?: number };
+  /** ItemCancellation (data set CANCELLATION): a buyer's request, and how a cancellation was executed. */
+  cancellation?: {
+    cancellationRequest?: { requester?: string; cancelReason?: string };
+    cancellationExecution?: { cancelledBy?: string; cancelReason?: string };
+  };
 }
 
 /** OrderPackage (FBM only). */
@@ -89,10 +94,11 @@ export interface SearchOrdersResponse {
 /**
  * The data sets Kontor reads with every order (includedData): the buyer (name, e-mail), the
  * recipient (the delivery address: role-based access replaces v0's Restricted Data Token), the
- * proceeds (prices, shipping, discounts, totals), the promotions, the fulfilment (status, AFN or
- * MFN) and the packages. Items always come with the order.
+ * proceeds (prices, shipping, discounts, totals), the promotions, the cancellations of items (an
+ * item cancelled while the order stays open gives its units back; a buyer's request is shown), the
+ * fulfilment (status, AFN or MFN) and the packages. Items always come with the order.
  */
-export const includedData = ['BUYER', 'RECIPIENT', 'PROCEEDS', 'PROMOTION', 'FULFILLMENT', 'PACKAGES'] as const;
+export const includedData = ['BUYER', 'RECIPIENT', 'PROCEEDS', 'PROMOTION', 'CANCELLATION', 'FULFILLMENT', 'PACKAGES'] as const;
 
 export const searchOrdersPath = '/orders/2026-01-01/orders';
 export const orderPath = (orderId: string) => `/orders/2026-01-01/orders/${encodeURIComponent(orderId)}`;

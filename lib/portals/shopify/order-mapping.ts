@@ -43,7 +43,12 @@ export interface ShopifyLineNode {
   id: string;
   sku: string | null;
   name: string;
+  /** "The number of units ordered, including refunded and removed units." */
   quantity: number;
+  /** "The number of units ordered, excluding refunded and removed units." */
+  currentQuantity: number;
+  /** "The number of units ordered, excluding refunded units." */
+  refundableQuantity: number;
   discountedUnitPriceAfterAllDiscountsSet: ShopifyMoney;
 }
 
@@ -55,7 +60,20 @@ const address = `name firstName lastName company address1 address2 zip city prov
  * too), as eBay's and Amazon's lines carry their promotions; originalUnitPriceSet "doesn't
  * include discounts", and with a discount code the lines added up to more than the order's total.
  */
-export const lineFields = 'id sku name quantity discountedUnitPriceAfterAllDiscountsSet { shopMoney { amount } }';
+export const lineFields = 'id sku name quantity currentQuantity refundableQuantity discountedUnitPriceAfterAllDiscountsSet { shopMoney { amount } }';
+
+/**
+ * The units the buyer still buys: `quantity` less the units an order edit removed. The schema
+ * counts them only by difference: refundableQuantity excludes refunded units, currentQuantity
+ * refunded and removed ones, so removed = refundableQuantity - currentQuantity. Refunded units
+ * stay on the line: a refund is money (netPaymentSet); whether goods came back is the seller's
+ * return, and a refund without one must not put stock back. Read from `quantity` alone, units
+ * removed before shipping kept their stock taken in Kontor for good.
+ */
+export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity' | 'refundableQuantity'>): number {
+  const removed = l.refundableQuantity - l.currentQuantity;
+  return Number.isInteger(removed) && removed > 0 ? Math.max(0, l.quantity - removed) : l.quantity;
+}
 
 /** The selection of an order the import needs (its first 30 lines, what keeps a page of orders within one query's cost limit; the rest are read by the order's own line paging). */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode displayFinancialStatus displayFulfillmentStatus
@@ -108,7 +126,7 @@ export function channelOrder(o: ShopifyOrderNode): ChannelOrder {
       transaction_id: legacyId(l.id),
       sku: l.sku || null,
       name: l.name,
-      quantity: l.quantity,
+      quantity: unitsSold(l),
       price: l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
     })),
     // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")
