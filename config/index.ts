@@ -115,6 +115,12 @@ export interface Config {
   outboxRelayHeartbeatMs: number;
   /** Base URL of the sandbox portal, used for portal accounts without a base_url. */
   sandboxPortalUrl: string;
+  /**
+   * Where the calls of a portal account without a base URL (not connected) go: the sandbox in
+   * development and test mode; in production none (such a portal account's calls are refused as
+   * not connected) unless SANDBOX_PORTAL_URL is set on purpose.
+   */
+  unconnectedPortalUrl: string | null;
   /** Port the sandbox portal server listens on (Procfile: sandbox). */
   sandboxPort: number;
   /** Where the sandbox reads the vendors' contract files; unset: ../shared/contracts beside the repository. */
@@ -452,6 +458,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxRelayGatherMs: value.OUTBOX_RELAY_GATHER_MS,
     outboxRelayHeartbeatMs: value.OUTBOX_RELAY_HEARTBEAT_MS,
     sandboxPortalUrl: value.SANDBOX_PORTAL_URL,
+    unconnectedPortalUrl: value.NODE_ENV !== 'production' || env.SANDBOX_PORTAL_URL ? value.SANDBOX_PORTAL_URL : null,
     sandboxPort: value.SANDBOX_PORT,
     sandboxContractsDir: value.SANDBOX_CONTRACTS_DIR,
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,

@@ -10,13 +10,19 @@ async function readTarget(knex: Knex, accountId: number, portalAccountId: number
   if (!row) return undefined;
   // The one place portal credentials are opened: the target goes to an adapter and nowhere else.
   const credentials = openCredentials('portal_account', row.credentials, row.id);
-  return { portalAccountId: row.id, ...(row.connector ? { connector: row.connector } : {}), baseUrl: row.base_url || config().sandboxPortalUrl, credentials };
+  return {
+    portalAccountId: row.id,
+    ...(row.connector ? { connector: row.connector } : {}),
+    baseUrl: row.base_url || config().unconnectedPortalUrl || '',
+    credentials,
+  };
 }
 
 /** What portal calls read of a portal account: the account as a target (lib/portals' adapters take it); scoped by account. */
 export const portalTargetRepository = {
   /**
-   * The portal account's base URL (the sandbox when it has none) and credentials; kept 5 s per
+   * The portal account's base URL (when it has none, config's unconnectedPortalUrl: the sandbox
+   * outside production, else empty: not connected) and credentials; kept 5 s per
    * process, as every quantity push asks for it.
    */
   async target(knex: Knex, accountId: number, portalAccountId: number): Promise<PortalTarget | undefined> {

@@ -121,6 +121,8 @@ export abstract class HttpPortalAdapter implements PortalAdapter {
 
   /** One call; answers 2xx with the parsed JSON body. */
   protected async call(target: PortalTarget, method: string, path: string, body: unknown, key: string): Promise<Record<string, unknown>> {
+    // A portal account without a base URL is not connected: in production its calls are refused here, never sent to a default host (config unconnectedPortalUrl).
+    if (!target.baseUrl) throw portalInputError(this.portal, `portal account ${target.portalAccountId} is not connected: it has no base URL to call`);
     const headers: Record<string, string> = { 'Idempotency-Key': key, Accept: 'application/json', 'X-Portal-Account': String(target.portalAccountId) };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const bearer = await this.bearer(target);
