@@ -25,7 +25,8 @@ describe('portal uploads under a portal-account grant', () => {
     bound1 = await clientToken(seller, 'upload-one', seller.portalAccountId, 'stock_r stock_w');
   });
 
-  const uploads = async () => Number(((await db()('outbox').where({ account_id: seller.id, job_name: 'portal.upload' }).count('* as n')) as { n: string }[])[0]!.n);
+  const uploads = async () =>
+    Number(((await db()('outbox').where({ account_id: seller.id, job_name: 'portal.upload' }).count('* as n')) as { n: string }[])[0]!.n);
   const upload = (token: string, portalAccountId: number) =>
     call(`stock/${stockId}/portal_upload/`, { token, body: { portal_upload: { shop_g: [{ action: 'list', portal_account_id: portalAccountId }] } } });
 
