@@ -83,65 +83,55 @@ describe('order: locks of concurrent creates', () => {
     expect(customer).to.deep.include({ username: 'slow', shop_username: ['first', 'third', 'slow'] });
   });
 
-  it('when an update may make its order paid, then it takes the invoice counter before the order row, as order/list/ does, so the two never wait for each other in a circle', async () => {
+  /** An order of 10.00, and `payment` sent while another transaction holds the invoice counter; `meanwhile` runs once it waits. */
+  async function whileInvoiceCounterHeld<T>(payment: (orderId: string) => Promise<T>, meanwhile: (orderId: string) => Promise<void>) {
     const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '10.00' }] });
     const holder = await db().transaction();
-    let paying: Promise<{ status: number }> | undefined;
+    let paying: Promise<T> | undefined;
     try {
       await counterRepository.take(holder, seller.id, 'invoice', 0);
-      paying = call(`order/${orderId}/`, { token: seller.token, body: { order: { paid_amount: '10.00' } } });
+      paying = payment(orderId);
       await untilOneWaitsForALock();
-      // The update waits for the invoice counter holding no lock on the order's row (it held it while waiting, before).
-      const row = await db().raw('SELECT id FROM sales_order WHERE account_id = ? AND id = ? FOR UPDATE NOWAIT', [seller.id, orderId]);
-      expect(row.rows).to.have.length(1);
+      await meanwhile(orderId);
     } finally {
       await holder.rollback();
     }
-    expect((await paying!).status).to.equal(200);
+    return { orderId, answer: await paying };
+  }
+  /** The payment waits for the invoice counter holding no lock on the order's row (it held it while waiting, before). */
+  const rowIsFree = async (orderId: string) => {
+    const row = await db().raw('SELECT id FROM sales_order WHERE account_id = ? AND id = ? FOR UPDATE NOWAIT', [seller.id, orderId]);
+    expect(row.rows).to.have.length(1);
+  };
+  const transferFor = (orderId: string) =>
+    call('bank/transfer/', { token: seller.token, body: { bank: { transfer_date: '2026-11-20', subject: `Order ${orderId}`, amount: '10.00' } } });
+
+  it('when an update may make its order paid, then it takes the invoice counter before the order row, as order/list/ does, so the two never wait for each other in a circle', async () => {
+    const { orderId, answer } = await whileInvoiceCounterHeld(
+      (id) => call(`order/${id}/`, { token: seller.token, body: { order: { paid_amount: '10.00' } } }),
+      rowIsFree,
+    );
+    expect(answer.status).to.equal(200);
     expect((await readOrder(seller, orderId)).status).to.include({ is_paid: true });
   });
 
   it('when a bank transfer pays an order, then it takes the invoice counter before the order row, as a paying update does, so a match and an update never wait for each other in a circle', async () => {
-    const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '10.00' }] });
-    const holder = await db().transaction();
-    let paying: Promise<{ status: number; body: Record<string, unknown> }> | undefined;
-    try {
-      await counterRepository.take(holder, seller.id, 'invoice', 0);
-      paying = call('bank/transfer/', { token: seller.token, body: { bank: { transfer_date: '2026-11-20', subject: `Order ${orderId}`, amount: '10.00' } } });
-      await untilOneWaitsForALock();
-      // The match waits for the invoice counter holding no lock on the order's row (it held the row while waiting, before).
-      const row = await db().raw('SELECT id FROM sales_order WHERE account_id = ? AND id = ? FOR UPDATE NOWAIT', [seller.id, orderId]);
-      expect(row.rows).to.have.length(1);
-    } finally {
-      await holder.rollback();
-    }
-    const paid = await paying!;
-    expect(paid.status).to.equal(201);
-    expect(paid.body).to.deep.include({ is_order_paid: '1' });
+    const { orderId, answer } = await whileInvoiceCounterHeld(transferFor, rowIsFree);
+    expect(answer.status).to.equal(201);
+    expect(answer.body).to.deep.include({ is_order_paid: '1' });
     expect((await readOrder(seller, orderId)).status).to.include({ is_paid: true });
   });
 
   it('when an order is cancelled while a bank transfer that names it waits for the invoice counter, then the transfer stays unassigned with the reason order_cancelled', async () => {
-    const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '10.00' }] });
-    const holder = await db().transaction();
-    let paying: Promise<{ status: number; body: Record<string, unknown> }> | undefined;
-    try {
-      await counterRepository.take(holder, seller.id, 'invoice', 0);
-      paying = call('bank/transfer/', { token: seller.token, body: { bank: { transfer_date: '2026-11-20', subject: `Order ${orderId}`, amount: '10.00' } } });
-      await untilOneWaitsForALock();
-      const cancelled = await withConcurrentCalls(2, () =>
-        call(`order/${orderId}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } }),
-      );
+    const { orderId, answer } = await whileInvoiceCounterHeld(transferFor, async (id) => {
+      const cancelled = await withConcurrentCalls(2, () => call(`order/${id}/`, { token: seller.token, body: { order: { status: { is_cancelled: true } } } }));
       expect(cancelled.status, cancelled.text).to.equal(200);
-    } finally {
-      await holder.rollback();
-    }
-    const transfer = await paying!;
-    expect(transfer.status).to.equal(201);
-    expect(transfer.body).to.deep.include({ is_order_paid: '0' });
+    });
+    expect(answer.status).to.equal(201);
+    expect(answer.body).to.deep.include({ is_order_paid: '0' });
     const listed = (await call('bank/transfer/', { token: seller.token })).body.bank as Record<string, unknown>[];
     expect(listed).to.have.length(1);
-    expect(listed[0]).to.include({ id: transfer.body.bank_id, order_no: orderId, unassigned_reason: 'order_cancelled' });
+    expect(listed[0]).to.include({ id: answer.body.bank_id, order_no: orderId, unassigned_reason: 'order_cancelled' });
     expect((await readOrder(seller, orderId)).status).to.include({ is_paid: false, is_cancelled: true });
   });
 });
