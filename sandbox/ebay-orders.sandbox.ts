@@ -18,6 +18,7 @@ import type express from 'express';
 import type { Request, Response } from 'express';
 import type { SandboxState, SellRequest } from './sandbox.app';
 import { Body, EbayOrder, error, key, refreshListing, setItemQuantity, itemQuantity } from './ebay-state.sandbox';
+import { asListed } from './ebay-cancel.sandbox';
 
 /** eBay's carrier codes the sandbox takes (Trading API ShippingCarrierCodeType, plus GLS and DPD of eBay.de's ShippingCarrierDetails). */
 export const ebayCarrierCodes = new Set([
@@ -395,7 +396,8 @@ export function mountOrders(router: express.Router, state: SandboxState): void {
     const { limit, offset, keep } = parsed;
     const all = [...ebay.orders.values()]
       .filter((o) => o.account === account && keep(o.order))
-      .map((o) => o.order)
+      // getOrders: cancelRequests "is returned but is always empty" (getOrder has them).
+      .map((o) => asListed(o.order))
       .sort((a, b) => Date.parse(a.creationDate ?? '') - Date.parse(b.creationDate ?? ''));
     const href = (at: number) => `${fulfillmentPath}/order?filter=${encodeURIComponent(String(req.query.filter ?? ''))}&limit=${limit}&offset=${at}`;
     res.json({

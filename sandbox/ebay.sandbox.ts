@@ -26,6 +26,7 @@ import { listingsOf, mountInventory } from './ebay-inventory.sandbox';
 import { mountNotification } from './ebay-notification.sandbox';
 import { mountOAuth } from './ebay-oauth.sandbox';
 import { mountOrders, placeOrder, refundOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
+import { requestOrderCancel } from './ebay-cancel.sandbox';
 import { mountRevisionControls } from './ebay-revisions.sandbox';
 import { accountOf, Body, error, portal } from './ebay-state.sandbox';
 import type { SandboxState } from './sandbox.app';
@@ -164,6 +165,18 @@ function mountControls(app: express.Express, state: SandboxState): void {
       ...(typeof body.amount === 'string' ? { amount: body.amount } : {}),
     });
     if (refused) res.status(400).json({ message: refused });
+    else res.json(found.order);
+  });
+  // The buyer asks to cancel an order (eBay's cancellation request): POST /_sandbox/ebay/orders/:orderId/cancel_request {reason?}.
+  app.post('/_sandbox/ebay/orders/:orderId/cancel_request', (req: Request, res: Response) => {
+    const found = state.ebay.orders.get(String(req.params.orderId));
+    if (!found) {
+      res.status(404).json({ message: 'no such order' });
+      return;
+    }
+    const reason = (req.body as Body | undefined)?.reason;
+    const refused = requestOrderCancel(found.order, `CR${ebay.next()}`, typeof reason === 'string' ? reason : 'order placed by mistake');
+    if (refused) res.status(409).json({ message: refused });
     else res.json(found.order);
   });
   // A listing made in Seller Hub or through the Trading API (not an Inventory API offer): bulkMigrateListing takes it over.

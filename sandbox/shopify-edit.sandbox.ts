@@ -14,12 +14,12 @@ import type { SandboxFulfillmentOrder } from './shopify-fulfillment.sandbox';
 /** The part of a sandbox order an edit reads and changes. */
 export interface EditableOrder {
   cancelledAt: string | null;
-  lines: { id: string; quantity: number; removed: number; refundedUnits: number; fulfilled: number }[];
+  lines: { id: string; quantity: number; removed: number; refundedUnits: number; refundedFulfilled: number; fulfilled: number }[];
   fulfillmentOrders: SandboxFulfillmentOrder[];
 }
 
-/** The units of a line still to fulfil: ordered less removed, refunded and fulfilled ones. */
-export const unfulfilledOf = (l: EditableOrder['lines'][number]) => l.quantity - l.removed - l.refundedUnits - l.fulfilled;
+/** The units of a line still to fulfil: ordered less removed, fulfilled and refunded ones that were not fulfilled. */
+export const unfulfilledOf = (l: EditableOrder['lines'][number]) => l.quantity - l.removed - (l.refundedUnits - l.refundedFulfilled) - l.fulfilled;
 
 /**
  * Takes `remove` units out of the order's line `lineId` (an edit lowering its quantity); the
@@ -34,7 +34,13 @@ export function removeUnits(o: EditableOrder, lineId: string, remove: number): s
   if (!Number.isInteger(remove) || remove < 1) return 'The number of units to remove must be a positive integer.';
   if (remove > unfulfilledOf(line)) return `Only ${unfulfilledOf(line)} unfulfilled units of the line item can be removed.`;
   line.removed += remove;
-  let left = remove;
+  takeOffFulfillmentOrders(o, lineId, remove);
+  return undefined;
+}
+
+/** Units of a line no longer to fulfil (removed by an edit, refunded before fulfilment) leave its fulfillment orders. */
+export function takeOffFulfillmentOrders(o: Pick<EditableOrder, 'fulfillmentOrders'>, lineId: string, units: number): void {
+  let left = units;
   for (const fo of o.fulfillmentOrders) {
     if (fo.status === 'CANCELLED') continue;
     for (const fl of fo.lines.filter((x) => x.lineId === lineId)) {
@@ -43,5 +49,4 @@ export function removeUnits(o: EditableOrder, lineId: string, remove: number): s
       left -= take;
     }
   }
-  return undefined;
 }

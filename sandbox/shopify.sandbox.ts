@@ -49,7 +49,8 @@ import {
   releaseHolds,
   SandboxFulfillmentOrder,
 } from './shopify-fulfillment.sandbox';
-import { removeUnits } from './shopify-edit.sandbox';
+import { removeUnits, unfulfilledOf } from './shopify-edit.sandbox';
+import { refundNodes, refundUnits, refundUnitsProblem, RestockType, SandboxRefund } from './shopify-refund.sandbox';
 import { appOfToken, createSubscription, mountShopifyApp, notifyTopic, shopDomainOf, shopifyAppOf, subscriptionNode } from './shopify-webhooks.sandbox';
 
 const portal = 'webshop';
@@ -135,6 +136,8 @@ interface ShopifyLine {
   removed: number;
   /** Units a refund named (its refund line items): counted in quantity, not in currentQuantity nor refundableQuantity. */
   refundedUnits: number;
+  /** Of those, the units that had been fulfilled (returned, or refunded without a restock after fulfilment): not taken from the units to fulfil. */
+  refundedFulfilled: number;
 }
 
 interface ShopifyAddress {
@@ -172,6 +175,8 @@ export interface ShopifyOrder {
   shippingDiscount: string;
   address: ShopifyAddress;
   fulfillments: { id: string; tracking: { number: string | null; company: string | null }; lines: { id: string; quantity: number }[] }[];
+  /** Its refunds (Order.refunds), oldest first, with their refund line items (shopify-refund.sandbox.ts). */
+  refunds: SandboxRefund[];
   /** Its fulfillment orders (sandbox/shopify-fulfillment.sandbox.ts): one OPEN at the store's location unless placed with a plan. */
   fulfillmentOrders: SandboxFulfillmentOrder[];
 }
@@ -291,7 +296,8 @@ const connection = <T>(items: T[], first: number, after: string | null | undefin
 
 /**
  * The query's requested cost as Shopify's rate-limits page describes it: an object field 1, a
- * connection its `first` (or `last`) times the cost of what it selects, scalars 0, a mutation 10.
+ * connection its `first` (or `last`) times the cost of what it selects (a list truncated by
+ * `first` too), scalars 0, a mutation 10.
  */
 export function requestedCost(op: OperationDefinitionNode, variables: Record<string, unknown>): number {
   const argValue = (node: FieldNode, name: string): number | undefined => {
@@ -312,7 +318,11 @@ export function requestedCost(op: OperationDefinitionNode, variables: Record<str
       else if (name === 'node') total += walk(sel.selectionSet);
       else {
         const first = argValue(sel, 'first') ?? argValue(sel, 'last');
-        total += first !== undefined ? 2 + walk(sel.selectionSet, first) : 1 + walk(sel.selectionSet);
+        // A list truncated by `first` (Order.refunds: no nodes or edges) counts as a connection of
+        // that size: first times what each element selects (our reading; the page names connections only).
+        const list = !sel.selectionSet.selections.some((x) => x.kind === Kind.FIELD && (x.name.value === 'nodes' || x.name.value === 'edges'));
+        if (first === undefined) total += 1 + walk(sel.selectionSet);
+        else total += list ? 2 + first * Math.max(1, walk(sel.selectionSet)) : 2 + walk(sel.selectionSet, first);
       }
     }
     return total;
@@ -384,7 +394,7 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
   const total = orderTotal(o);
   const received = paid ? total : '0.00';
   const shipping = cents(toCents(o.shippingPrice) - toCents(o.shippingDiscount));
-  const remaining = o.lines.filter((l) => l.quantity - l.removed > l.fulfilled);
+  const remaining = o.lines.filter((l) => unfulfilledOf(l) > 0);
   return {
     id: o.id,
     name: o.name,
@@ -433,8 +443,24 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
         after,
       ),
     fulfillments: () => o.fulfillments.map((f) => ({ id: f.id, status: 'SUCCESS', trackingInfo: () => [f.tracking] })),
+    refunds: ({ first }: { first?: number }) => refundsOf(o, first),
   };
 }
+
+/** Order.refunds of the order (its first `first`), as the schema's objects. */
+const refundsOf = (o: ShopifyOrder, first: number | undefined) =>
+  refundNodes(
+    o.refunds,
+    first,
+    (lineId) =>
+      lineNode(
+        o,
+        o.lines.find((l) => l.id === lineId)!,
+      ),
+    (id) => ({ id, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true }),
+    connection,
+    (amount) => money(amount, o.currencyCode),
+  );
 
 /** A fulfillment order of the order as the schema's node, its lines' lineItem the order's LineItem. */
 const fulfillmentOrderNodeOf = (o: ShopifyOrder, fo: SandboxFulfillmentOrder) =>
@@ -537,6 +563,10 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       const skus = skusOf(query);
       const all = [...s.variants.values()].filter((v) => s.products.get(v.productId)?.account === account && (skus === undefined || skus.includes(v.sku)));
       return connection(all.map(variantNode), first ?? 50, after);
+    },
+    refund: ({ id }: { id: string }) => {
+      const o = [...s.orders.values()].find((x) => x.account === account && x.refunds.some((r) => r.id === id));
+      return o ? refundsOf(o, undefined).find((r) => r.id === id)! : null;
     },
     product: ({ id }: { id: string }) => {
       const p = ownProduct(id);
@@ -809,9 +839,11 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
         fulfilled: 0,
         removed: 0,
         refundedUnits: 0,
+        refundedFulfilled: 0,
       };
     }),
     fulfillments: [],
+    refunds: [],
     fulfillmentOrders: [],
   };
   o.fulfillmentOrders = fulfillmentOrdersOf(o, n, () => s.next(), body.fulfillment_orders);
@@ -839,7 +871,7 @@ export function restOrder(o: ShopifyOrder) {
     cancelled_at: o.cancelledAt,
     currency: o.currencyCode,
     financial_status: o.financial.toLowerCase(),
-    fulfillment_status: o.lines.every((l) => l.fulfilled >= l.quantity - l.removed) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
+    fulfillment_status: o.lines.every((l) => unfulfilledOf(l) <= 0) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
     total_price: total,
     line_items: o.lines.map((l) => ({ id: Number(l.id.split('/').pop()), sku: l.sku, name: l.name, quantity: l.quantity, price: l.price })),
   };
@@ -869,7 +901,7 @@ export function cancelShopifyOrder(
   if (how.restock)
     for (const l of o.lines) {
       const v = s.variantBySku(o.account, l.sku);
-      if (v) s.available.set(v.inventoryItemId, (s.available.get(v.inventoryItemId) ?? 0) + l.quantity - l.removed - l.fulfilled);
+      if (v) s.available.set(v.inventoryItemId, (s.available.get(v.inventoryItemId) ?? 0) + unfulfilledOf(l));
     }
   o.cancellation = {
     reason: how.reason,
@@ -886,19 +918,33 @@ export function cancelShopifyOrder(
  * A refund made in the store's admin (a return, a goodwill refund, an item the merchant cannot
  * send): totalRefundedSet grows, netPaymentSet ("received minus refunded") shrinks,
  * totalReceivedSet ("before returns") stays; the order shows PARTIALLY_REFUNDED, or REFUNDED once
- * nothing is left, and is updated (ORDERS_UPDATED). Refused (the message is ours) for an order not
- * paid, or an amount that is not positive or more than is left to refund.
+ * nothing is left, and is updated (ORDERS_UPDATED). It is recorded as a Refund of the order, with
+ * a refund line item when units are named (restockType NO_RESTOCK unless given; CANCEL and RETURN
+ * put the units back to the variant: shopify-refund.sandbox.ts). Refused (the message is ours) for
+ * an order not paid, or an amount that is not positive or more than is left to refund.
  */
-export function refundShopifyOrder(state: SandboxState, o: ShopifyOrder, amount?: string, units?: { line: string; quantity: number }): string | undefined {
+export function refundShopifyOrder(
+  state: SandboxState,
+  s: ShopifyState,
+  o: ShopifyOrder,
+  amount?: string,
+  units?: { line: string; quantity: number; restockType?: string },
+): string | undefined {
   if (o.financial === 'PENDING') return 'The order has no payment to refund.';
   const left = toCents(orderTotal(o)) - toCents(o.refunded);
   const refund = amount === undefined ? left : toCents(amount);
   if (!Number.isInteger(refund) || refund <= 0 || refund > left) return `Refund amount must be between 0.01 and ${cents(left)}.`;
-  // A refund line item: units refunded (no more than the line's refundable ones less those an edit removed).
   const line = units ? o.lines.find((l) => l.id === units.line) : undefined;
-  if (units && (!line || !Number.isInteger(units.quantity) || units.quantity < 1 || units.quantity > line.quantity - line.removed - line.refundedUnits))
-    return `The line item ${units.line} has not ${units.quantity} units to refund.`;
-  if (line && units) line.refundedUnits += units.quantity;
+  const restockType = units?.restockType ?? 'NO_RESTOCK';
+  const problem = units ? refundUnitsProblem(line, units.line, units.quantity, restockType) : undefined;
+  if (problem) return problem;
+  const lines =
+    line && units
+      ? [refundUnits(o, line, units.quantity, restockType as RestockType, { id: gid('RefundLineItem', s.next()), locationId: sandboxLocationId })]
+      : [];
+  const variant = line && lines[0]?.restocked ? s.variantBySku(o.account, line.sku) : undefined;
+  if (variant) s.available.set(variant.inventoryItemId, (s.available.get(variant.inventoryItemId) ?? 0) + units!.quantity);
+  o.refunds.push({ id: gid('Refund', s.next()), createdAt: new Date().toISOString(), amount: cents(refund), lines });
   o.refunded = cents(toCents(o.refunded) + refund);
   o.financial = refund === left ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
   o.updatedAt = new Date().toISOString();
@@ -1113,18 +1159,26 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     if (errors.length) res.status(422).json({ errors });
     else res.json(o);
   });
-  // The store refunds (part of) an order: POST /_sandbox/shopify/orders/:id/refund {amount?, line?, quantity?}
-  // (all that is left without an amount; line, the LineItem's number, and quantity: units refunded with it).
+  // The store refunds (part of) an order: POST /_sandbox/shopify/orders/:id/refund {amount?, line?, quantity?, restock_type?}
+  // (all that is left without an amount; line, the LineItem's number, and quantity: units refunded with it;
+  // restock_type RETURN, CANCEL or NO_RESTOCK, the default: shopify-refund.sandbox.ts).
   app.post('/_sandbox/shopify/orders/:id/refund', (req: Request, res: Response) => {
     const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
     if (!o) {
       res.status(404).json({ error: 'no such order' });
       return;
     }
-    const body = (req.body ?? {}) as { amount?: unknown; line?: unknown; quantity?: unknown };
+    const body = (req.body ?? {}) as { amount?: unknown; line?: unknown; quantity?: unknown; restock_type?: unknown };
     const amount = body.amount;
-    const units = body.line === undefined ? undefined : { line: gid('LineItem', Number(body.line)), quantity: Number(body.quantity ?? 1) };
-    const refused = refundShopifyOrder(state, o, typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount : undefined, units);
+    const units =
+      body.line === undefined
+        ? undefined
+        : {
+            line: gid('LineItem', Number(body.line)),
+            quantity: Number(body.quantity ?? 1),
+            ...(body.restock_type !== undefined ? { restockType: String(body.restock_type) } : {}),
+          };
+    const refused = refundShopifyOrder(state, s, o, typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount : undefined, units);
     if (refused) res.status(422).json({ errors: [{ message: refused }] });
     else res.json(o);
   });

@@ -54,7 +54,10 @@ export function channelState(order: ChannelOrder): ChannelState {
     modified_at: order.modified_at,
     details: digest(order),
     lines: Object.fromEntries(order.line.map((l) => [l.transaction_id, l.quantity])),
-    requests: order.line.filter((l) => l.cancel_requested !== undefined).map((l) => l.transaction_id),
+    requests: [
+      ...order.line.filter((l) => l.cancel_requested !== undefined).map((l) => l.transaction_id),
+      ...(order.cancel_requested ? [orderRequestKey(order.cancel_requested.id)] : []),
+    ],
   };
 }
 
@@ -62,22 +65,28 @@ export function channelState(order: ChannelOrder): ChannelState {
  * The lines whose quantity the channel changed since the state kept. A row kept before quantities
  * were: every line (the orders domain moves only those that differ from the Kontor line).
  */
-export function quantitiesChanged(before: ChannelState, order: ChannelOrder): { transaction_id: string; quantity: number }[] {
+export function quantitiesChanged(before: ChannelState, order: ChannelOrder): { transaction_id: string; quantity: number; returned?: number }[] {
   return order.line
     .filter((l) => before.lines === undefined || before.lines[l.transaction_id] !== l.quantity)
-    .map((l) => ({ transaction_id: l.transaction_id, quantity: l.quantity }));
+    .map((l) => ({ transaction_id: l.transaction_id, quantity: l.quantity, ...(l.returned ? { returned: l.returned } : {}) }));
 }
+
+/** The key a buyer's request to cancel the whole order is remembered by in channel_state.requests (beside lines' transaction ids): one per request. */
+const orderRequestKey = (id: string) => `order:${id}`;
 
 /**
  * What the seller is told once of the buyer's open cancellation requests (lines not told before):
  * the line is not to be shipped until the channel decides. Not a cancellation, so no stock moves.
  */
 export function requestNotes(order: ChannelOrder, told: string[] = []): string[] {
-  return order.line.flatMap((l, i) =>
+  const lines = order.line.flatMap((l, i) =>
     l.cancel_requested !== undefined && !told.includes(l.transaction_id)
       ? [`the buyer asks to cancel line ${i + 1} (${l.name}${l.cancel_requested ? `: ${l.cancel_requested}` : ''}); do not ship it before the channel decides`]
       : [],
   );
+  const request = order.cancel_requested;
+  if (!request || told.includes(orderRequestKey(request.id))) return lines;
+  return [...lines, `the buyer asks to cancel the order${request.reason ? ` (${request.reason})` : ''}; do not ship it before the channel decides`];
 }
 
 /** The channel changed the order's details since the state kept (a state kept before details were: not compared). */

@@ -26,7 +26,7 @@ export interface ChannelChange {
    * cancelled), by transaction_id: the Kontor line takes the quantity, so the difference of stock
    * moves (back, for fewer units), unless the order is shipped here (the goods left).
    */
-  line_quantity?: { transaction_id: string; quantity: number }[];
+  line_quantity?: { transaction_id: string; quantity: number; returned?: number }[];
   /** What the channel tells the seller once (a buyer's cancellation request): added to the change's history entry. */
   notes?: string[];
 }
@@ -164,12 +164,36 @@ async function withQuantities(trx: Knex.Transaction, current: OrderRow, change: 
   const said = moved.map(({ l, quantity }) => `line ${l.id} quantity ${Number(l.quantity ?? 1)} -> ${quantity}`).join(', ');
   if (current.is_shipped) {
     notes.push(`${said} at the channel, but the order is shipped here: not applied (make a credit note)`);
+    notes.push(
+      ...returnNotes(
+        moved.map(({ l }) => l),
+        change.line_quantity,
+      ),
+    );
     return false;
   }
   for (const { l, quantity } of moved) l.quantity = quantity;
   input.line = lines;
   notes.push(said);
   return true;
+}
+
+/**
+ * Units the buyer sent back that the channel restocked, on an order shipped here (decision, lib/order
+ * README): the line stays (the sale and its invoice stand) and no stock moves, since the import cannot
+ * tell whether they reached Kontor's warehouse sellable or were booked in here already (a unit
+ * counted twice oversells); the seller books them in. Told with the line's quantity change, once.
+ */
+function returnNotes(lines: OrderLineInput[], changed: NonNullable<ChannelChange['line_quantity']>): string[] {
+  const returned = new Map(changed.filter((c) => c.returned).map((c) => [c.transaction_id, c.returned!]));
+  return lines.flatMap((l) => {
+    const units = l.transaction_id !== undefined ? returned.get(l.transaction_id) : undefined;
+    return units
+      ? [
+          `line ${l.id}: ${units} returned and restocked at the channel in all; book them in here if sellable (the next count Kontor sends the channel replaces its restock)`,
+        ]
+      : [];
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ChannelOrderPage } from './channel-order.type';
 import { ebayCall, ebayErrorText } from './ebay/ebay-http';
 import { EbayListing, ebayListing, ebaySku, formatOf } from './ebay/ebay-listing.mapping';
 import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapping';
+import { withCancelRequests } from './ebay/ebay-cancel-requests';
 import { ebayDay } from './ebay/ebay-day';
 import { dailyRevisions, heldUntilTomorrow, planRevisions, revisionLimitRefused, SendPlan, sentQuantity } from './ebay/ebay-revisions';
 import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber } from './ebay/ebay-shipment';
@@ -215,7 +216,11 @@ export class AuctionAAdapter implements PortalAdapter {
     return out;
   }
 
-  /** Orders eBay changed since a time (getOrders by lastmodifieddate), 200 a page; the cursor is the next offset. */
+  /**
+   * Orders eBay changed since a time (getOrders by lastmodifieddate), 200 a page; the cursor is the
+   * next offset. An order with a cancellation request (IN_PROGRESS) is read with getOrder too, as
+   * only it names the requests (ebay/ebay-cancel-requests.ts).
+   */
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
     const limit = 200;
     const offset = cursor && /^\d+$/.test(cursor) ? Number(cursor) : 0;
@@ -226,7 +231,8 @@ export class AuctionAAdapter implements PortalAdapter {
     });
     const orders = page.body.orders ?? [];
     const more = orders.length > 0 && (page.body.next !== undefined || offset + orders.length < (page.body.total ?? 0));
-    return { orders: orders.map(channelOrderOf), next: more ? String(offset + orders.length) : null };
+    const read = await withCancelRequests(target.portalAccountId, orders, (orderId) => this.order(target, orderId));
+    return { orders: read.map(channelOrderOf), next: more ? String(offset + orders.length) : null };
   }
 
   // --- eBay calls ---------------------------------------------------------------------------

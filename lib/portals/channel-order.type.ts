@@ -27,10 +27,17 @@ export interface ChannelOrderLine {
   name: string;
   /**
    * The units the buyer still buys: what the channel took out of the line after the sale (units
-   * an order edit removed, an item the channel cancelled) is not counted, so the import puts their
-   * stock back; refunded units are (a refund is money, not goods back). 0: the line was taken out whole.
+   * an order edit removed, an item the channel cancelled, units refunded and restocked) is not
+   * counted, so the import puts their stock back; units refunded without a restock are (a refund
+   * is money, not goods back). 0: the line was taken out whole.
    */
   quantity: number;
+  /**
+   * Of the units not counted, those the buyer sent back after shipment and the channel restocked
+   * (Shopify's RETURN refunds), in all: on an order shipped here the import does not apply them
+   * and tells the seller to book them in.
+   */
+  returned?: number;
   /**
    * The buyer asked the channel to cancel this line and the channel has not decided yet (Amazon's
    * cancellationRequest): the reason, or '' when none was given. Not a cancellation: the line keeps
@@ -63,6 +70,11 @@ export interface ChannelOrder {
   /** The channel's payment reference, when it names one. */
   payment_provider_transaction_id?: string;
   status: { is_paid: boolean; is_shipped: boolean; is_cancelled: boolean };
+  /**
+   * The buyer asked the channel to cancel the whole order and the channel has not decided yet
+   * (eBay's cancelRequests in state REQUESTED): the request's id (told once per request) and reason.
+   */
+  cancel_requested?: { id: string; reason: string };
   /**
    * The channel ships the order from its own fulfilment network (Amazon FBA, AFN): its lines take
    * no stock from the seller's warehouse; Order_type's shipping.market_d_fba (the centre's country

@@ -4,6 +4,7 @@
  */
 import type { components } from 'ebay-api/lib/types/restful/specs/sell_fulfillment_v1_oas3';
 import type { ChannelOrder, ChannelOrderAddress, ChannelOrderLine } from '../channel-order.type';
+import { openCancelRequest } from './ebay-cancel-requests';
 
 type Schemas = components['schemas'];
 export type EbayOrder = Schemas['Order'];
@@ -114,6 +115,8 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
   const shipTo = shipping?.shipTo;
   const registration = order.buyer?.buyerRegistrationAddress;
   const reference = order.paymentSummary?.payments?.find((p) => p.paymentReferenceId)?.paymentReferenceId;
+  // Filled only when the order was read with getOrder (ebay-cancel-requests.ts); getOrders' array is always empty.
+  const cancelRequested = openCancelRequest(order);
   return {
     external_order_id: order.orderId ?? '',
     modified_at: order.lastModifiedDate ?? order.creationDate ?? '',
@@ -133,6 +136,7 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
     line: (order.lineItems ?? []).map(line),
     paid_amount: decimal(paid(order)),
     ...(reference ? { payment_provider_transaction_id: reference } : {}),
+    ...(cancelRequested ? { cancel_requested: cancelRequested } : {}),
     status: {
       is_paid: paidStates.has(order.orderPaymentStatus ?? ''),
       is_shipped: order.orderFulfillmentStatus === 'FULFILLED',

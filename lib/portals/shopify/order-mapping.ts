@@ -63,11 +63,11 @@ const address = `name firstName lastName company address1 address2 zip city prov
 export const lineFields = 'id sku name quantity currentQuantity refundableQuantity discountedUnitPriceAfterAllDiscountsSet { shopMoney { amount } }';
 
 /**
- * The units the buyer still buys: `quantity` less the units an order edit removed. The schema
- * counts them only by difference: refundableQuantity excludes refunded units, currentQuantity
- * refunded and removed ones, so removed = refundableQuantity - currentQuantity. Refunded units
- * stay on the line: a refund is money (netPaymentSet); whether goods came back is the seller's
- * return, and a refund without one must not put stock back. Read from `quantity` alone, units
+ * The units the buyer still buys before refunds: `quantity` less the units an order edit removed.
+ * The schema counts them only by difference: refundableQuantity excludes refunded units,
+ * currentQuantity refunded and removed ones, so removed = refundableQuantity - currentQuantity.
+ * Refunded units are not told apart here: whether the goods came back is the refund's restockType
+ * (order-refunds.ts), read only for orders with refunded units. Read from `quantity` alone, units
  * removed before shipping kept their stock taken in Kontor for good.
  */
 export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity' | 'refundableQuantity'>): number {
@@ -107,7 +107,11 @@ function addressOf(a: ShopifyMailingAddress | null): ChannelOrderAddress {
  */
 const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED']);
 
-export function channelOrder(o: ShopifyOrderNode): ChannelOrder {
+/**
+ * The order in Kontor's words. `restocks`: per LineItem id, the units its refunds restocked
+ * (order-refunds.ts: CANCEL, a RETURN restocked), which leave the line as removed units do.
+ */
+export function channelOrder(o: ShopifyOrderNode, restocks = new Map<string, { back: number; returned: number }>()): ChannelOrder {
   const shipTo = addressOf(o.shippingAddress ?? o.billingAddress);
   return {
     external_order_id: legacyId(o.id),
@@ -122,13 +126,17 @@ export function channelOrder(o: ShopifyOrderNode): ChannelOrder {
     // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
     // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
     shipping: { fee: o.shippingLine?.discountedPriceSet.shopMoney.amount ?? '0.00', address: shipTo },
-    line: o.lineItems.nodes.map((l) => ({
-      transaction_id: legacyId(l.id),
-      sku: l.sku || null,
-      name: l.name,
-      quantity: unitsSold(l),
-      price: l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
-    })),
+    line: o.lineItems.nodes.map((l) => {
+      const restocked = restocks.get(l.id);
+      return {
+        transaction_id: legacyId(l.id),
+        sku: l.sku || null,
+        name: l.name,
+        quantity: Math.max(0, unitsSold(l) - (restocked?.back ?? 0)),
+        ...(restocked?.returned ? { returned: restocked.returned } : {}),
+        price: l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
+      };
+    }),
     // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")
     // stayed the same after a refund, so a refunded order kept its whole amount in Kontor.
     paid_amount: o.netPaymentSet.shopMoney.amount,
