@@ -95,7 +95,7 @@ async function runKauflandShopify(): Promise<void> {
   setConfig({ ...config(), queuePrefix: prefix, portalCallsPerSecond: 10000, concurrentCallsPerAccount: benchConcurrentCalls });
   const sandboxPort = await freePort();
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-  setConfig({ ...config(), sandboxPortalUrl: sandboxUrl });
+  setConfig({ ...config(), sandboxPortalUrl: sandboxUrl, unconnectedPortalUrl: sandboxUrl });
   const env = fleetEnv(prefix, sandboxUrl);
   const apiPort = await freePort();
   // The poll's path: the processes run in production mode without SHOPIFY_API_SECRET, so the

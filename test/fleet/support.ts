@@ -56,7 +56,7 @@ export async function startSandbox(): Promise<Sandbox> {
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  setConfig({ ...config(), sandboxPortalUrl: url });
+  setConfig({ ...config(), sandboxPortalUrl: url, unconnectedPortalUrl: url });
   return {
     state,
     url,
