@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { nextEbayDay } from '../../lib/portals/ebay/ebay-day';
-import { sandboxForSuite } from './sandbox-server';
+import { ebayCallTo, sandboxForSuite } from './sandbox-server';
 
 /**
  * The sandbox eBay's revision limit (sandbox/ebay-revisions.sandbox.ts), called as eBay's API is:
@@ -12,19 +12,8 @@ describe("the sandbox eBay plays eBay's 250 revisions of a listing a day", funct
   let account = 7_500_000 + (process.pid % 1000) * 100;
   sandboxForSuite((sandbox) => ({ url } = sandbox), 'ebay');
 
-  const ebay = async (id: number, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        Authorization: `Bearer sandbox-account-${id}`,
-        'Content-Language': 'de-DE',
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-  };
+  /** An eBay call as the account's seller. */
+  const ebay = ebayCallTo(() => url);
   const control = async (path: string, body: unknown) =>
     (await fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<
       Record<string, unknown>

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { SandboxState } from '../../sandbox/sandbox.app';
-import { sandboxForSuite } from './sandbox-server';
+import { ebayCallTo, sandboxForSuite } from './sandbox-server';
 
 /**
  * The sandbox eBay itself, called as eBay's API is called: the documented behaviour the adapter
@@ -15,19 +15,7 @@ describe('the sandbox eBay plays the documented behaviour', function () {
   sandboxForSuite((sandbox) => ({ url, state } = sandbox));
 
   /** An eBay call as the account's seller. */
-  const ebay = async (id: number, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        Authorization: `Bearer sandbox-account-${id}`,
-        'Content-Language': 'de-DE',
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> & { errors?: { errorId: number }[] } };
-  };
+  const ebay = ebayCallTo(() => url);
   const control = async (path: string, body: unknown) =>
     (await fetch(`${url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<
       Record<string, unknown>

@@ -35,3 +35,20 @@ export function sandboxForSuite(started: (sandbox: SuiteSandbox) => void, contra
     });
   }
 }
+
+/** An eBay API call to the sandbox as the seller of portal account `id` (its test bearer token). */
+export function ebayCallTo(url: () => string) {
+  return async (id: number, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url()}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer sandbox-account-${id}`,
+        'Content-Language': 'de-DE',
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> & { errors?: { errorId: number }[] } };
+  };
+}
