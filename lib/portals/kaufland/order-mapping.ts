@@ -74,6 +74,17 @@ export function orderStatus(units: { status: string }[]): ChannelOrder['status']
   };
 }
 
+/**
+ * The pieces an order unit's line still sells: 0 for a unit cancelled while the order goes on (the
+ * buyer or Kaufland cancelled one piece of several: OrderUnitStatus `cancelled`), so its piece
+ * comes back to stock through the import, as an Amazon item cancelled in an open order does. An
+ * order whose every unit is cancelled keeps 1 on each line: its cancellation puts the stock back
+ * as a whole (lib/order-import), and a line at 0 would take it back a second time.
+ */
+function unitsSold(unit: KauflandOrderUnit, orderCancelled: boolean): number {
+  return !orderCancelled && unit.status === 'cancelled' ? 0 : 1;
+}
+
 export function channelOrder(order: KauflandOrder): ChannelOrder {
   const units = order.order_units;
   const live = units.filter((u) => u.status !== 'cancelled');
@@ -97,7 +108,7 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
       transaction_id: String(u.id_order_unit),
       sku: u.id_offer,
       name: u.product?.title || u.id_offer || `Kaufland order unit ${u.id_order_unit}`,
-      quantity: 1,
+      quantity: unitsSold(u, status.is_cancelled),
       price: money(u.price),
       // Kaufland gives the VAT rate in percent, as Order_line_type's tax is.
       ...(u.vat !== null && u.vat !== undefined ? { tax: String(u.vat) } : {}),
