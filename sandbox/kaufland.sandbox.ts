@@ -90,6 +90,8 @@ export interface KauflandUnit {
   status: 'AVAILABLE' | 'ONHOLD';
   date_inserted_iso: string;
   date_lastchange_iso: string;
+  /** When GET /units starts to list it (ms since the epoch): "there may a delay of up to several minutes between adding a new unit and when it will be available through this endpoint". */
+  listed_from: number;
 }
 
 export interface KauflandAddress {
@@ -152,6 +154,8 @@ export interface NewKauflandOrder {
   };
 }
 
+const defaultUnitsListedAfterMs = 120_000;
+
 /** What the sandbox's Kaufland holds; cleared with the sandbox. */
 export class KauflandState {
   /** Issued keys: client key -> portal account and secret key. */
@@ -167,6 +171,13 @@ export class KauflandState {
   pageSize = 100;
   /** Seconds a Shop-Timestamp may differ from the sandbox's clock (the reference names none: ours). */
   timestampWindowS = 300;
+  /**
+   * How long a new unit is missing from GET /units (the list and its id_offer and ean filters):
+   * the contract's "delay of up to several minutes" (its GET /units description). Ours: 2 minutes,
+   * longer than any test; GET /units/{id_unit}, PATCH and the bulk update know it at once (the
+   * contract says the delay of the list only).
+   */
+  unitsListedAfterMs = defaultUnitsListedAfterMs;
   /** 429s answered for the rate limit: GET /_sandbox/kaufland/throttled. */
   throttled = 0;
   private counter = 0;
@@ -185,6 +196,7 @@ export class KauflandState {
     this.rateLimit = 111;
     this.pageSize = 100;
     this.timestampWindowS = 300;
+    this.unitsListedAfterMs = defaultUnitsListedAfterMs;
     this.throttled = 0;
   }
 
@@ -461,6 +473,7 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
   router.get('/units', (req, res) => {
     const all = [...k.units.values()].filter(
       (u) =>
+        u.listed_from <= Date.now() &&
         u.account === accountOf(res) &&
         u.storefront === storefrontOf(req) &&
         (req.query.id_offer === undefined || u.id_offer === req.query.id_offer) &&
@@ -506,6 +519,7 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
       status: 'AVAILABLE',
       date_inserted_iso: now(),
       date_lastchange_iso: now(),
+      listed_from: Date.now() + k.unitsListedAfterMs,
     };
     applyUnitFields(unit, body);
     k.units.set(unit.id_unit, unit);
@@ -764,11 +778,18 @@ function controls(app: express.Express, state: SandboxState, k: KauflandState): 
     res.status(201).json({ client_key: clientKey, secret_key: secretKey, storefront: body.storefront ?? 'de' });
   });
   app.post('/_sandbox/kaufland/config', (req, res) => {
-    const body = (req.body ?? {}) as { rate_limit?: number | null; page_size?: number | null; timestamp_window_s?: number | null };
+    const body = (req.body ?? {}) as {
+      rate_limit?: number | null;
+      page_size?: number | null;
+      timestamp_window_s?: number | null;
+      units_listed_after_ms?: number | null;
+    };
     if (body.rate_limit !== undefined) k.rateLimit = body.rate_limit === null ? 111 : Math.max(1, Number(body.rate_limit) || 111);
     if (body.page_size !== undefined) k.pageSize = body.page_size === null ? 100 : Math.max(1, Number(body.page_size) || 100);
     if (body.timestamp_window_s !== undefined) k.timestampWindowS = body.timestamp_window_s === null ? 300 : Math.max(0, Number(body.timestamp_window_s) || 0);
-    res.json({ rate_limit: k.rateLimit, page_size: k.pageSize, timestamp_window_s: k.timestampWindowS });
+    if (body.units_listed_after_ms !== undefined)
+      k.unitsListedAfterMs = body.units_listed_after_ms === null ? defaultUnitsListedAfterMs : Math.max(0, Number(body.units_listed_after_ms) || 0);
+    res.json({ rate_limit: k.rateLimit, page_size: k.pageSize, timestamp_window_s: k.timestampWindowS, units_listed_after_ms: k.unitsListedAfterMs });
   });
   app.post('/_sandbox/kaufland/orders', (req, res) => {
     try {

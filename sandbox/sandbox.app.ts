@@ -450,7 +450,7 @@ function overview(state: SandboxState) {
       'POST /_sandbox/kaufland/keys {portal_account,storefront}',
       'POST /_sandbox/kaufland/orders {portal_account,storefront,lines,status,buyer}',
       'POST /_sandbox/kaufland/order-units/:id/status {status}',
-      'POST /_sandbox/kaufland/config {rate_limit,page_size,timestamp_window_s}',
+      'POST /_sandbox/kaufland/config {rate_limit,page_size,timestamp_window_s,units_listed_after_ms}',
       'GET /_sandbox/kaufland/orders/:id',
       'GET /_sandbox/kaufland/units?portal_account=',
       'GET /_sandbox/kaufland/throttled',

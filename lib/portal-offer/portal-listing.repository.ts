@@ -58,6 +58,17 @@ export const portalListingRepository = {
     return knex('portal_listing').select('stock_id', 'portal_item_id').where({ account_id: accountId, id, status: 'listed' }).first();
   },
 
+  /** The portal item ids of these items' live listings at one portal account (any lister), by stock id. */
+  async liveItemIds(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]): Promise<Map<number, string>> {
+    if (stockIds.length === 0) return new Map();
+    const rows = await knex('portal_listing')
+      .select('stock_id', 'portal_item_id')
+      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed' })
+      .whereNotNull('portal_item_id')
+      .whereIn('stock_id', stockIds);
+    return new Map(rows.map((r) => [Number(r.stock_id), r.portal_item_id!]));
+  },
+
   async saveListing(knex: Knex, key: ListingKey, portalItemId: string | null, status: 'listed' | 'ended'): Promise<void> {
     await knex('portal_listing')
       .insert({ ...keyColumns(key), portal_item_id: portalItemId, status, updated_at: knex.fn.now() })

@@ -6,6 +6,7 @@ import { adapterFor, PortalId, waitForPortalSlot, fieldGroupEntry } from '../por
 import type { QuantityOutcome } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import { revisionLedger } from './portal-listing-revision.repository';
+import { portalListingRepository } from './portal-listing.repository';
 
 export interface PushResult {
   /** Items the portal took, with the quantity it now shows. */
@@ -42,12 +43,10 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
     const portalTarget = await portalTargetRepository.target(trx, accountId, target.portalAccountId);
     if (!portalTarget) throw noLongerExists(`portal account ${target.portalAccountId}`);
     const updates = sent.map((s) => ({ stockId: s.stock_id, quantity: s.desired_quantity, key: itemKey(s), sku: s.sku, group: fieldGroupEntry(s.grp) }));
-    const outcomes = await adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(
-      portalTarget,
-      updates,
-      batchKey(target, sent),
-      revisionLedger(trx, accountId, target),
-    );
+    const outcomes = await adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(portalTarget, updates, batchKey(target, sent), {
+      ledger: revisionLedger(trx, accountId, target),
+      listedItems: (stockIds) => portalListingRepository.liveItemIds(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
+    });
     await ciaRepository.ack(
       trx,
       accountId,

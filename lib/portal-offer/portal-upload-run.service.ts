@@ -38,7 +38,9 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     await adapter.revise(target, item, portalItemId, job.reviseValues ?? [], jobId);
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }
-  const { portalItemId } = await adapter.list(target, job.start ? { ...item, start: job.start } : item, jobId);
+  const listing = await portalListingRepository.listing(knex, key);
+  const listedAs = listing?.status === 'listed' ? listing.portal_item_id : null;
+  const { portalItemId } = await adapter.list(target, { ...item, listedAs, ...(job.start ? { start: job.start } : {}) }, jobId);
   await portalListingRepository.saveListing(knex, key, portalItemId, 'listed');
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
   await ciaRepository.forgetAck(knex, job.accountId, job.stockId, portal, job.portalAccountId);

@@ -12,7 +12,7 @@ import { ebayDay } from './ebay/ebay-day';
 import { dailyRevisions, heldUntilTomorrow, planRevisions, revisionLimitRefused, SendPlan, sentQuantity } from './ebay/ebay-revisions';
 import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber } from './ebay/ebay-shipment';
 import { portalInputError } from './portal-http';
-import type { ListingItem, PortalAdapter, PortalTarget, QuantityOutcome, QuantityUpdate, RevisionLedger, Shipment } from './portal.type';
+import type { ListingItem, PortalAdapter, PortalTarget, PushAids, QuantityOutcome, QuantityUpdate, RevisionLedger, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
 
 type Offer = Inventory['schemas']['EbayOfferDetailsWithAll'];
@@ -138,10 +138,11 @@ export class AuctionAAdapter implements PortalAdapter {
    * "Inventory API: bulk updates": the item's shipToLocationAvailability and each published
    * fixed-price offer's availableQuantity, found by getOffers; auction offers take none); each
    * SKU's worst statusCode and errors decide its outcome. eBay revises a listing at most 250
-   * times a day: with a `ledger` the revisions are budgeted (ebay/ebay-revisions.ts), and a
+   * times a day: with the push's revision ledger (`aids.ledger`) the revisions are budgeted (ebay/ebay-revisions.ts), and a
    * refusal for the day's limit holds the item until the next day.
    */
-  async setQuantities(target: PortalTarget, updates: QuantityUpdate[], _key: string, ledger?: RevisionLedger): Promise<QuantityOutcome[]> {
+  async setQuantities(target: PortalTarget, updates: QuantityUpdate[], _key: string, aids?: PushAids): Promise<QuantityOutcome[]> {
+    const ledger = aids?.ledger;
     const outcomes: QuantityOutcome[] = [];
     for (let i = 0; i < updates.length; i += this.maxQuantityBatch)
       outcomes.push(...(await this.quantityBatch(target, updates.slice(i, i + this.maxQuantityBatch), ledger)));

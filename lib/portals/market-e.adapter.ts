@@ -4,7 +4,7 @@ import { KauflandSession, kauflandMessage } from './kaufland/kaufland-client';
 import { channelOrder, KauflandOrder, KauflandOrderUnit } from './kaufland/order-mapping';
 import { idOfferOf, UnitData, unitData } from './kaufland/unit-mapping';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
-import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
+import type { ListingItem, PortalTarget, PushAids, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
 import { portalRefused } from '../errors';
 
@@ -30,6 +30,30 @@ const unitKey = (s: KauflandSession, idOffer: string) => `${s.target.portalAccou
 function rememberUnit(s: KauflandSession, idOffer: string, idUnit: number): void {
   if (unitIds.size > 200_000) unitIds.clear();
   unitIds.set(unitKey(s, idOffer), idUnit);
+}
+/**
+ * Units Kaufland answered 404 for (deleted there): a recorded listing naming one is not trusted
+ * again by this process, which looks the offer up instead (the first 404 after a restart costs one retry).
+ */
+const goneUnits = new Set<string>();
+const goneKey = (s: KauflandSession, idUnit: number) => `${s.target.portalAccountId}|${idUnit}`;
+function forgetUnit(s: KauflandSession, idOffer: string, idUnit: number | undefined): void {
+  unitIds.delete(unitKey(s, idOffer));
+  if (idUnit === undefined) return;
+  if (goneUnits.size > 200_000) goneUnits.clear();
+  goneUnits.add(goneKey(s, idUnit));
+}
+/** The unit id a recorded listing names, unless Kaufland said it is gone. */
+function recordedUnit(s: KauflandSession, recorded: string | null | undefined): number | undefined {
+  if (!recorded || !/^\d{1,15}$/.test(recorded)) return undefined;
+  const id = Number(recorded);
+  return goneUnits.has(goneKey(s, id)) ? undefined : id;
+}
+
+/** What a new process knows of Kaufland's units: nothing (tests play a restart or a second portal_upload process with it). */
+export function forgetKauflandUnits(): void {
+  unitIds.clear();
+  goneUnits.clear();
 }
 
 /**
@@ -113,19 +137,24 @@ export class MarketEAdapter extends HttpPortalAdapter {
   /**
    * The unit of the item's id_offer: updated (PATCH) when Kaufland has one, else created (POST
    * /units by EAN). Kaufland takes no idempotency key; looking up by id_offer first makes a
-   * retried listing update the unit instead of creating a second one.
+   * retried listing update the unit instead of creating a second one. GET /units may show a new
+   * unit only minutes later (its description), so the unit this process made or saw, else the one
+   * Kontor recorded for the listing (`listedAs`, from another process or before a restart), is
+   * PATCHed by its id first.
    */
   override async list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }> {
     if (target.connector !== 'kaufland') return super.list(target, item, key);
     const s = new KauflandSession(target);
     const { unit, shippingGroup } = unitData(item);
     const group = await this.shippingGroupId(s, shippingGroup);
-    // The unit this process made or saw: GET /units may show a new unit only minutes later (its description).
-    const remembered = unitIds.get(unitKey(s, unit.id_offer));
-    if (remembered !== undefined) {
-      const patched = await s.call('PATCH', `/units/${remembered}`, { storefront: s.storefront }, { ...this.patchOf(unit), ...group });
-      if (patched.status !== 404) return { portalItemId: String(remembered) };
-      unitIds.delete(unitKey(s, unit.id_offer));
+    const known = unitIds.get(unitKey(s, unit.id_offer)) ?? recordedUnit(s, item.listedAs);
+    if (known !== undefined) {
+      const patched = await s.call('PATCH', `/units/${known}`, { storefront: s.storefront }, { ...this.patchOf(unit), ...group });
+      if (patched.status !== 404) {
+        rememberUnit(s, unit.id_offer, known);
+        return { portalItemId: String(known) };
+      }
+      forgetUnit(s, unit.id_offer, known);
     }
     const existing = await this.findUnit(s, unit.id_offer);
     if (existing) {
@@ -165,15 +194,20 @@ export class MarketEAdapter extends HttpPortalAdapter {
   }
 
   /**
-   * CIA: each item's unit (remembered, else GET /units by id_offer), then its amount through POST
-   * /units/bulk, 150 units a call; each unit's status_code decides: 2xx accepted, 429 and 5xx
-   * retry, 404 (a unit deleted at Kaufland) retry after forgetting it, anything else refused with
-   * Kaufland's message. An item without a unit is refused: Kaufland sets the amount of listed units only.
+   * CIA: each item's unit (remembered, else the one Kontor recorded for its listing, else GET
+   * /units by id_offer), then its amount through POST /units/bulk, 150 units a call; each unit's
+   * status_code decides: 2xx accepted, 429 and 5xx retry, 404 (a unit deleted at Kaufland) retry
+   * after forgetting it, anything else refused with Kaufland's message. An item without a unit is
+   * refused: Kaufland sets the amount of listed units only. The recorded unit comes before the
+   * lookup because GET /units may show a new unit only minutes later (its description): a sale
+   * in those minutes, pushed by a process that did not list the item, was refused and Kaufland
+   * kept offering the listed amount.
    */
-  override async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
+  override async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string, aids?: PushAids): Promise<QuantityOutcome[]> {
     if (target.connector !== 'kaufland') return super.setQuantities(target, updates, key);
     const s = new KauflandSession(target);
     const outcomes = new Map<number, QuantityOutcome>();
+    await this.recallRecorded(s, updates, aids);
     const unknown = updates.map(idOfferOf).filter((o) => !unitIds.has(unitKey(s, o)));
     // Many unknown offers (a first push after a restart): the storefront's units a page of 100 at a time, not a lookup each.
     const listedAll = unknown.length > listAllAbove ? await this.readAllUnits(s, new Set(unknown)) : false;
@@ -217,7 +251,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
           outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: 'accepted' });
           continue;
         }
-        if (status === 404) unitIds.delete(unitKey(s, r.idOffer));
+        if (status === 404) forgetUnit(s, r.idOffer, r.id);
         const message = `market_e (Kaufland) answered ${status || 'nothing'} for unit ${r.id} (id_offer ${r.idOffer}): ${kauflandMessage(d, 'no reason given')}`;
         outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: !d || status === 404 || status === 429 || status >= 500 ? 'retry' : 'refused', message });
       }
@@ -333,6 +367,17 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * Pages through the storefront's units (GET /units, 100 a page) remembering each, until every
    * wanted id_offer is found or the units end (true: every unit was seen), at most 100 pages.
    */
+  /** The units Kontor recorded for the listings of the items this process does not know yet (one statement, only when there are such items). */
+  private async recallRecorded(s: KauflandSession, updates: QuantityUpdate[], aids: PushAids | undefined): Promise<void> {
+    const unknown = updates.filter((u) => !unitIds.has(unitKey(s, idOfferOf(u))));
+    if (!aids || unknown.length === 0) return;
+    const recorded = await aids.listedItems(unknown.map((u) => u.stockId));
+    for (const u of unknown) {
+      const id = recordedUnit(s, recorded.get(u.stockId));
+      if (id !== undefined) rememberUnit(s, idOfferOf(u), id);
+    }
+  }
+
   private async readAllUnits(s: KauflandSession, wanted: Set<string>): Promise<boolean> {
     for (let offset = 0, page = 0; page < 100; page++, offset += 100) {
       const answer = await s.call<{ data: Unit[] }>('GET', '/units', { storefront: s.storefront, limit: 100, offset });

@@ -32,6 +32,12 @@ export interface ListingItem {
   group: Record<string, unknown>;
   /** portal_upload's start (ISO, UTC): when the listing becomes active; absent: at once. */
   start?: string;
+  /**
+   * The portal's item id of the item's live listing at this portal account as Kontor recorded it
+   * (portal_upload's list): a channel whose own lookup lags (Kaufland's GET /units) updates that
+   * offer instead of creating a second one.
+   */
+  listedAs?: string | null;
 }
 
 /** One item's quantity in a batch (CIA), with the item's own idempotency key. */
@@ -74,6 +80,18 @@ export interface RevisionLedger {
   reserve(day: string, asks: { listing: string; ceiling: number }[]): Promise<Map<string, Revisions>>;
   /** The channel refused a listing's revision for the day: its count becomes `limit` (no more that day). */
   spend(day: string, listings: string[], limit: number): Promise<void>;
+}
+
+/** What a CIA push lends an adapter from Kontor's records, on the push's transaction (lib/portal-offer). */
+export interface PushAids {
+  /** Where a portal that limits revisions per listing and day (auction_a) counts them. */
+  ledger: RevisionLedger;
+  /**
+   * The portal's item ids of these items' live listings at the target, as portal_upload recorded
+   * them (by stock id; items without one are absent). One statement, asked only by an adapter
+   * that cannot find a listing by its own lookup (Kaufland's GET /units lags minutes behind).
+   */
+  listedItems(stockIds: number[]): Promise<Map<number, string>>;
 }
 
 export interface Shipment {
@@ -133,9 +151,9 @@ export interface PortalAdapter extends PortalFacts {
   /**
    * Sets the quantities the portal offers for several items in one call (CIA), as the bulk
    * inventory calls of real marketplaces do; answers each item's outcome in the given order.
-   * `ledger`: where a portal that limits revisions per listing and day (auction_a) counts them.
+   * `aids`: Kontor's records an adapter may need (revisions counted, listings recorded).
    */
-  setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string, ledger?: RevisionLedger): Promise<QuantityOutcome[]>;
+  setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string, aids?: PushAids): Promise<QuantityOutcome[]>;
   /** Reports an order as shipped (send_mit). */
   markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void>;
   /** Rates the buyer of an order positively; only portals with automatic rating (auction_a, document 1 rule 5). */

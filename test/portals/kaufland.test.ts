@@ -318,6 +318,7 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
         status: 'AVAILABLE',
         date_inserted_iso: now,
         date_lastchange_iso: now,
+        listed_from: 0,
       });
     const since = new Date(Date.now() - 1000);
     for (let i = 0; i < 40; i++) await place({ lines: [{ id_offer: `M-${i}` }] });

@@ -1,0 +1,93 @@
+/**
+ * market_e at Kaufland: GET /units "may [show] a delay of up to several minutes between adding a
+ * new unit and when it will be available through this endpoint" (seller-api-v2.openapi.json,
+ * GET /units). The sandbox plays it (a new unit is missing from the list for 2 minutes). A process
+ * that did not create the unit itself (another portal_upload process, or the same one after a
+ * restart: `forgetKauflandUnits`) must still find it: Kontor's record of the listing names it.
+ */
+import { expect } from 'chai';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { db } from '../../lib/db/knex';
+import { portalTargetRepository } from '../../lib/portal-account';
+import { forgetKauflandUnits, MarketEAdapter } from '../../lib/portals/market-e.adapter';
+import { kauflandOf } from '../../sandbox/kaufland.sandbox';
+import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
+import { call, newSeller } from '../support/api';
+
+describe('market_e at Kaufland: a unit GET /units does not list yet is found through the listing Kontor recorded', function () {
+  this.timeout(60000);
+  let sandbox: Sandbox;
+  channelLoopForSuite((loop) => ({ sandbox } = loop));
+
+  /** A seller with an item (10 in stock, CIA on) listed at the sandbox's Kaufland by portal_upload; then the process forgets the unit. */
+  async function listedThenForgotten(sku: string) {
+    const seller = await newSeller();
+    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Kaufland.de', platform: 'market_e' });
+    const created = await call('stock/', {
+      token: seller.token,
+      body: {
+        stock: {
+          name: 'Teekanne',
+          sku,
+          quantity: 10,
+          market_e: { ean: '4006381333931', price: '24.90', delivery_time: '1-2' },
+          cia: { market_e: { is_active: true } },
+        },
+      },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const stockId = Number(created.body.stock_id);
+    const list = async () => {
+      const upload = await call(`stock/${stockId}/portal_upload/`, {
+        token: seller.token,
+        body: { portal_upload: { market_e: [{ action: 'list', portal_account_id: portalAccountId }] } },
+      });
+      return jobEnd(seller.token, (upload.body.response as { job_id: string }[])[0]!.job_id);
+    };
+    const listed = await list();
+    expect(listed.state, listed.error).to.equal('completed');
+    const k = kauflandOf(sandbox.state);
+    const units = () => [...k.units.values()].filter((u) => u.account === String(portalAccountId) && u.id_offer === sku);
+    expect(units()).to.have.length(1);
+    // What GET /units answers now: not the new unit (the contract's delay).
+    expect(units()[0]!.listed_from).to.be.greaterThan(Date.now() + 60_000);
+    forgetKauflandUnits();
+    return { seller, portalAccountId, stockId, list, units };
+  }
+
+  it('when the quantity changes minutes after the listing in a process that did not list it, then CIA sets the amount of the recorded unit (it was refused as "no Kaufland unit" and Kaufland kept offering 10)', async () => {
+    const { seller, stockId, units } = await listedThenForgotten('KU-LAG-1');
+    const changed = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { quantity: 4 } } });
+    expect(changed.status, changed.text).to.equal(200);
+    await waitFor('4 at Kaufland', () => units()[0]?.amount === 4, 20000);
+    const refused = await db()('cia_portal_state').where({ account_id: seller.id, stock_id: stockId, portal: 'market_e' }).first('refused_seq', 'desired_seq');
+    expect(Number(refused!.refused_seq)).to.be.lessThan(Number(refused!.desired_seq));
+  });
+
+  it('when the item is listed again by a process that did not list it, then the recorded unit is updated, not a second one created (Kaufland refused that as already-exists and the job failed)', async () => {
+    const { list, units } = await listedThenForgotten('KU-LAG-2');
+    const before = units()[0]!.id_unit;
+    const again = await list();
+    expect(again.state, again.error).to.equal('completed');
+    expect(again.result).to.deep.include({ portal_item_id: String(before) });
+    expect(units().map((u) => u.id_unit)).to.deep.equal([before]);
+  });
+
+  it('when the recorded unit was deleted at Kaufland and the seller made another, then the push retries once and then finds the new one by its id_offer', async () => {
+    const { seller, portalAccountId, stockId, units } = await listedThenForgotten('KU-LAG-3');
+    const k = kauflandOf(sandbox.state);
+    const old = units()[0]!;
+    k.units.delete(old.id_unit);
+    k.units.set(old.id_unit + 1_000_000, { ...old, id_unit: old.id_unit + 1_000_000, listed_from: 0 });
+    const target = (await portalTargetRepository.target(db(), seller.id, portalAccountId))!;
+    const aids = {
+      ledger: { reserve: async () => new Map(), spend: async () => undefined },
+      listedItems: async () => new Map([[stockId, String(old.id_unit)]]),
+    };
+    const update = { stockId, quantity: 3, key: 'q1', sku: 'KU-LAG-3', group: {} };
+    const adapter = new MarketEAdapter();
+    expect((await adapter.setQuantities(target, [update], 'b1', aids))[0]).to.deep.include({ outcome: 'retry' });
+    expect(await adapter.setQuantities(target, [update], 'b2', aids)).to.deep.equal([{ stockId, outcome: 'accepted' }]);
+    expect(units().map((u) => [u.id_unit, u.amount])).to.deep.equal([[old.id_unit + 1_000_000, 3]]);
+  });
+});
