@@ -75,6 +75,20 @@ function followUps(
   return jobs;
 }
 
+/**
+ * Whether this adjustment notifies the item's cia.event targets. The notification is a target of
+ * its own (document 1: cia.event "activates the quantity adjustment for notifications"), told the
+ * item's quantity_available, so a portal state is no measure of it: an item whose only target is
+ * the notification has no state, and a portal held at its max_quantity keeps its state while the
+ * quantity moves. So every adjustment a change queued tells it (cia.adjust is queued only when a
+ * request touches quantities, cia, set or variation: at most a repeat of an unchanged quantity,
+ * which the at-least-once receiver already takes); a reconcile tick tells it only when it changed
+ * a portal's quantity, so the 15-minute reconcile sends no stream of repeats.
+ */
+function tellsEvent(options: AdjustOptions, written: { changed: boolean }[]): boolean {
+  return options.tick === undefined || written.some((r) => r.changed);
+}
+
 /** The quantity each target (portal, portal account) should offer for an item. */
 function wantedOf(input: CiaInput, accounts: PortalAccountRef[]): DesiredItem['wanted'] {
   return computeOffers(input).flatMap((offer) =>
@@ -148,7 +162,7 @@ export async function adjustItems(
       const input = inputs.get(stockId);
       const written = rows.get(stockId)!;
       return input
-        ? followUps(accountId, stockId, dependents(input), written.some((r) => r.changed) ? input.eventTargets : [], written, requestOf.get(stockId))
+        ? followUps(accountId, stockId, dependents(input), tellsEvent(options, written) ? input.eventTargets : [], written, requestOf.get(stockId))
         : [];
     });
     await addManyToOutbox(trx, accountId, follow);

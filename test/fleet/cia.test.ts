@@ -162,4 +162,27 @@ describe('fleet: CIA through the workers and the sandbox', () => {
     expect(event.data).to.deep.include({ accountId: seller.id, type: 'cia' });
     expect(event.data.data.target).to.deep.equal(['17']);
   });
+
+  it("when cia.event is an item's only target, or its portals' offers stay capped, then a quantity change still notifies the targets", async () => {
+    const eventJobs = async (stockId: number) =>
+      (await queues().get('events').getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).filter(
+        (j) => j.name === 'event.emit' && j.data.section === 'stock' && j.data.recordId === String(stockId),
+      );
+    // A seller feeding a shop Kontor has no portal for through the notification: no portal state to change.
+    const only = await createItem({ name: 'Own shop only', quantity: 5, cia: { event: { is_active: true, target: ['own-shop'] } } });
+    await waitFor('the event of the new item', async () => ((await eventJobs(only)).length >= 1 ? true : undefined));
+    // market_e stays at its cap of 2 from 5 to 4: its state does not change, the item's quantity does.
+    const capped = await createItem({
+      name: 'Capped',
+      quantity: 5,
+      cia: { market_e: { is_active: true, max_quantity: 2 }, event: { is_active: true, target: ['own-shop'] } },
+    });
+    await waitFor('the event of the capped item', async () => ((await eventJobs(capped)).length >= 1 ? true : undefined));
+    const before = { only: (await eventJobs(only)).length, capped: (await eventJobs(capped)).length };
+    await setQuantity(only, 4);
+    await setQuantity(capped, 4);
+    await waitFor('an event per change', async () =>
+      (await eventJobs(only)).length > before.only && (await eventJobs(capped)).length > before.capped ? true : undefined,
+    );
+  });
 });
