@@ -239,6 +239,19 @@ describe('bank: transfers and payment-provider payments', () => {
       expect(tooOld.status).to.equal(400);
     });
 
+    it('when date.to is a date without a time, then the records read in on that day come (from and to on one day: that day), and a period of 3 months by dates stays allowed', async () => {
+      // An ERP asking for today's transfers sends the day; its midnight would leave out every one of them.
+      const today = new Date().toISOString().slice(0, 10);
+      expect((await list(s, { filter: { date: { to: today } } })).map((b) => b.id)).to.deep.equal(ids);
+      expect((await list(s, { filter: { date: { from: today, to: today } } })).map((b) => b.id)).to.deep.equal(ids);
+      const yesterday = new Date(Date.now() - 86400000).toISOString().slice(0, 10);
+      expect((await list(s, { filter: { date: { from: yesterday, to: yesterday } } })).map((b) => b.id)).to.deep.equal([]);
+      // A time given is honoured as sent: the period ends there.
+      expect((await list(s, { filter: { date: { to: `${today} 00:00:00` } } })).map((b) => b.id)).to.deep.equal([]);
+      const ok = await call(`bank/transfer/?${query({ filter: { date: { from: '2026-01-01', to: '2026-04-01' } } })}`, { token: s.token });
+      expect(ok.status, ok.text).to.equal(200);
+    });
+
     it('when paginated, then pages and min_id/next_min_id walk the records', async () => {
       expect((await list(s, { pagination: { limit: 2, page: 2 } })).map((b) => b.id)).to.deep.equal([ids[2], ids[3]]);
       const res = await call(`bank/transfer/?${query({ pagination: { limit: 2, min_id: ids[1] } })}`, { token: s.token });

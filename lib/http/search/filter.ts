@@ -112,14 +112,20 @@ function condition(operator: Raw, value: Raw, field: FilterField, where: string,
   if (raw.length === 0 || value === undefined) throw invalidField(where, `${where} needs at least one value`);
   if (raw.length > 200) throw invalidField(where, `${where} takes at most 200 values`);
   const op = operator as Operator;
-  const values = raw.map((v, i) =>
-    convert(v, op === '~' || op === '!~' ? 'string' : field.type, Array.isArray(value) ? `${where}[${i}]` : where, field.bigint),
+  const values = raw.map(
+    (v, i) => dayText(field, v) ?? convert(v, op === '~' || op === '!~' ? 'string' : field.type, Array.isArray(value) ? `${where}[${i}]` : where, field.bigint),
   );
   return { field, operator: op, values };
 }
 
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 const int4Max = 2147483647;
+
+/** A range end's date without a time (FilterField.dayText), as its text; undefined for anything else. */
+function dayText(field: FilterField, value: Raw): string | undefined {
+  const text = typeof value === 'string' ? value.trim() : undefined;
+  return field.dayText && field.type === 'datetime' && text !== undefined && datePattern.test(text) && isCalendarDate(text) ? text : undefined;
+}
 
 function convert(value: Raw, type: FieldType, where: string, bigint = false): string | number | boolean {
   const text = typeof value === 'string' ? value.trim() : value;

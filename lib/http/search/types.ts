@@ -21,6 +21,11 @@ export interface FilterField {
   array?: boolean;
   /** = and the comparisons read an indexed table beside the row instead of the column (!= reads the column). */
   lookup?: Lookup;
+  /**
+   * A datetime that ends a range (bank's date.to): a date without a time stays its YYYY-MM-DD
+   * text, for the searcher to read as the whole of that day; a value with a time is the datetime.
+   */
+  dayText?: boolean;
 }
 
 /**
