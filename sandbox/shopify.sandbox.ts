@@ -496,6 +496,12 @@ const titlesOf = (q: string | undefined): string[] | undefined => {
 
 type UserError = { field: string[] | null; message: string; code?: string };
 
+/** The numeric ids an inventoryItems search names (`id:12 OR id:13`); undefined: no id filter. */
+const inventoryItemIdsOf = (q: string | undefined): Set<string> | undefined => {
+  const found = [...(q ?? '').matchAll(/\bid:(\d+)/g)].map((m) => m[1]!);
+  return found.length ? new Set(found) : undefined;
+};
+
 /** The root value: the fields the adapter uses, resolved over the account's data (graphql's default resolver calls them with the arguments). */
 function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: string) {
   const app = shopifyAppOf(state);
@@ -559,6 +565,33 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     },
     locations: ({ first }: { first?: number }) =>
       connection([{ id: sandboxLocationId, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true }], first ?? 50, null),
+    // Inventory items by id (`id:N OR id:M`, the search syntax of QueryRoot.inventoryItems), each
+    // with its level at the store's one location: `available` only is kept (what Kontor sets).
+    inventoryItems: ({ first, after, query }: { first?: number; after?: string; query?: string }) => {
+      const ids = inventoryItemIdsOf(query);
+      const all = [...s.variants.values()].filter(
+        (v) => s.products.get(v.productId)?.account === account && (ids === undefined || ids.has(v.inventoryItemId.split('/').pop()!)),
+      );
+      return connection(
+        all.map((v) => ({
+          id: v.inventoryItemId,
+          sku: v.sku,
+          tracked: true,
+          inventoryLevel: ({ locationId }: { locationId: string }) =>
+            locationId !== sandboxLocationId
+              ? null
+              : {
+                  id: `gid://shopify/InventoryLevel/${v.inventoryItemId.split('/').pop()}?inventory_item_id=${v.inventoryItemId.split('/').pop()}`,
+                  quantities: ({ names }: { names: string[] }) =>
+                    names
+                      .filter((n) => n === 'available')
+                      .map((name) => ({ id: `${v.inventoryItemId}/${name}`, name, quantity: s.available.get(v.inventoryItemId) ?? 0 })),
+                },
+        })),
+        first ?? 50,
+        after,
+      );
+    },
     productVariants: ({ first, after, query }: { first?: number; after?: string; query?: string }) => {
       const skus = skusOf(query);
       const all = [...s.variants.values()].filter((v) => s.products.get(v.productId)?.account === account && (skus === undefined || skus.includes(v.sku)));
@@ -710,6 +743,15 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
             field: ['input', 'quantities', String(i), 'compareQuantity'],
             message: 'The compareQuantity argument must be given to each quantity or ignored using ignoreCompareQuantity.',
             code: 'COMPARE_QUANTITY_REQUIRED',
+          });
+        // InventoryQuantityInput.compareQuantity: "The current quantity to be compared against the
+        // persisted quantity"; COMPARE_QUANTITY_STALE: "does not match persisted value". The call
+        // is then refused whole, as for every userError here (nothing applied).
+        else if (!input.ignoreCompareQuantity && v && q.compareQuantity !== (s.available.get(q.inventoryItemId) ?? 0))
+          errors.push({
+            field: ['input', 'quantities', String(i), 'compareQuantity'],
+            message: 'The compareQuantity value does not match persisted value.',
+            code: 'COMPARE_QUANTITY_STALE',
           });
       });
       if (errors.length) return { inventoryAdjustmentGroup: null, userErrors: errors };
@@ -1240,6 +1282,17 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       return;
     }
     res.json(o);
+  });
+  // The merchant changing a variant's available quantity in Shopify's admin (stock received there, a count).
+  app.post('/_sandbox/shopify/inventory', (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as { portal_account?: unknown; sku?: unknown; available?: unknown };
+    const v = typeof body.sku === 'string' ? s.variantBySku(String(body.portal_account ?? ''), body.sku) : undefined;
+    if (!v || typeof body.available !== 'number' || !Number.isInteger(body.available) || body.available < 0) {
+      res.status(400).json({ error: 'portal_account, the sku of one of its variants and available (an integer, 0 or more) are required' });
+      return;
+    }
+    s.available.set(v.inventoryItemId, body.available);
+    res.json({ sku: v.sku, available: body.available });
   });
   app.get('/_sandbox/shopify/variants', (req: Request, res: Response) => {
     const account = String(req.query.portal_account ?? '');

@@ -55,6 +55,8 @@ export const owners: Record<string, string> = {
   shipping_group: 'admin',
   // A Shopify store's install (shop domain, scopes): part of the Shopify channel's helpers in lib/portals/shopify.
   shopify_store: 'portals',
+  // What a CIA push last set at a Shopify store (the compare quantity of the next): the webshop adapter's.
+  shopify_inventory_set: 'portals',
   customer: 'customer',
   task: 'task',
   stock: 'stock',

@@ -7,6 +7,7 @@ import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, Shopi
 import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-refunds';
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
 import { FulfillmentGroup, FulfillmentOrderRead, heldMessage, planShipment } from './shopify/fulfillment-plan';
+import { shopifyInventoryRepository, StoreSale } from './shopify/shopify-inventory.repository';
 import { isPermanent, portalRefused, portalUnavailable } from '../errors';
 
 type UserErrors = { field: string[] | null; message: string }[];
@@ -27,7 +28,13 @@ const updateProduct =
 const updateVariants = `mutation KontorVariants($productId: ID!, $variants: [ProductVariantsBulkInput!]!) {
   productVariantsBulkUpdate(productId: $productId, variants: $variants) { productVariants { id } userErrors { field message } } }`;
 const setQuantities = `mutation KontorQuantities($input: InventorySetQuantitiesInput!) {
-  inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id } userErrors { field message code } } }`;
+  inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id createdAt } userErrors { field message code } } }`;
+/**
+ * The `available` quantity of inventory items at one location: 2 + 50 x (item 1, level 1,
+ * quantities 1) = 152 points requested for 50 in the sandbox's model (a page of 10 orders is 703).
+ */
+const inventoryLevelsQuery = `query KontorAvailable($first: Int!, $query: String!, $location: ID!) {
+  inventoryItems(first: $first, query: $query) { nodes { id inventoryLevel(locationId: $location) { quantities(names: ["available"]) { name quantity } } } } }`;
 const ordersQuery = `query KontorOrders($first: Int!, $after: String, $query: String) {
   orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) { pageInfo { hasNextPage endCursor } nodes { ${orderFields} } } }`;
 const orderListQuery = `query KontorOrderList($first: Int!, $after: String, $query: String) {
@@ -107,6 +114,25 @@ function rememberOrder(key: string, updatedAt: string, order: ChannelOrder): voi
   ordersRead.delete(key);
   if (ordersRead.size >= ordersReadMax) ordersRead.delete(ordersRead.keys().next().value!);
   ordersRead.set(key, { updatedAt, order });
+}
+
+/** The units of each SKU an order took off the store's available quantity when it was placed (`quantity`: as ordered). */
+function saleOf(order: ShopifyOrderNode): StoreSale {
+  const units = new Map<string, number>();
+  for (const l of order.lineItems.nodes) if (l.sku) units.set(l.sku, (units.get(l.sku) ?? 0) + l.quantity);
+  return { orderId: legacyId(order.id), createdAt: order.createdAt, units };
+}
+
+/**
+ * What to set when Shopify's `available` is not what Kontor expected (COMPARE_QUANTITY_STALE),
+ * **decision (fail safe, never oversells):** lower than expected, the store sold units Kontor has
+ * not read yet: Kontor's count less them (at least 0), since that count does not include them yet
+ * (when the order comes in, Kontor's count falls and the next push compares against this set, so
+ * nothing is taken off twice); higher (the merchant added stock there, a restock or edit Kontor
+ * has not read): Kontor's count, the truth of what there is.
+ */
+export function staleTarget(target: number, expected: number, current: number): number {
+  return current < expected ? Math.max(0, target - (expected - current)) : target;
 }
 
 /**
@@ -190,12 +216,16 @@ export class WebshopAdapter extends HttpPortalAdapter {
   }
 
   /**
-   * CIA: the variants of the batch's SKUs (remembered, else one productVariants query for up to
-   * 50), then one inventorySetQuantities of all of them at the store's location, name
-   * `available`, without compare quantities (Kontor's count is the truth it pushes). Shopify
-   * applies such a call whole or not at all: items its userErrors name are refused (retried when
-   * the inventory item is gone, looked up again then), the rest sent
-   * again without them. An item without a variant is refused: list it first.
+   * CIA with compare-and-set (README "CIA with compare-and-set"): the batch's variants (remembered,
+   * else one productVariants query for up to 50), then one inventorySetQuantities of all of them at
+   * the store's location, name `available`, each with `compareQuantity` = what Kontor knows the
+   * store to hold (shopify_inventory_set: what it last set, less the store's sales it has read
+   * since; for an item never set, the store's quantity read first). Shopify applies such a call
+   * whole or not at all. COMPARE_QUANTITY_STALE: the store's quantity moved without Kontor; the
+   * named items' `available` is read (one inventoryItems query) and sent again with it as the
+   * compare quantity, lowered by what the store sold that Kontor has not read (`staleTarget`).
+   * Other items its userErrors name are refused (retried when the inventory item is gone, looked
+   * up again then), the rest sent again without them. An item without a variant is refused: list it first.
    */
   override async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
     if (target.connector !== 'shopify') return super.setQuantities(target, updates, key);
@@ -204,7 +234,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const skus = updates.map((u) => skuOf({ stockId: u.stockId, sku: u.sku, group: u.group }));
     const variants = await this.variants(s, skus);
     const outcomes = new Map<number, QuantityOutcome>();
-    let pending = updates.flatMap((u, i) => {
+    const found = updates.flatMap((u, i) => {
       const v = variants.get(skus[i]!);
       if (!v) {
         outcomes.set(u.stockId, {
@@ -216,30 +246,52 @@ export class WebshopAdapter extends HttpPortalAdapter {
       }
       return [{ u, v, sku: skus[i]! }];
     });
-    const { sent, clashes } = lowestPerListing(pending, (p) => p.v.inventoryItem.id, 'webshop (Shopify)');
+    const { sent, clashes } = lowestPerListing(found, (p) => p.v.inventoryItem.id, 'webshop (Shopify)');
     for (const clash of clashes) outcomes.set(clash.stockId, clash);
-    pending = sent;
-    for (let round = 0; pending.length > 0 && round < 2; round++) {
-      const answer = await s.call<{ inventorySetQuantities: { userErrors: (UserErrors[number] & { code?: string | null })[] } }>(setQuantities, {
+    const itemIds = sent.map((p) => p.v.inventoryItem.id);
+    const known = await shopifyInventoryRepository.known(target.portalAccountId, itemIds);
+    // An item Kontor never set here: the store's quantity now is what it compares against (decision: no ignoreCompareQuantity, which is per call).
+    const unknown = itemIds.filter((id) => !known.has(id));
+    const read = unknown.length ? await this.availableAt(s, location, unknown) : new Map<string, number>();
+    let pending = sent.map((p) => {
+      const id = p.v.inventoryItem.id;
+      const expected = known.get(id) ?? read.get(id) ?? 0;
+      const want = Math.max(0, p.u.quantity);
+      return { ...p, expected, compare: expected, quantity: want };
+    });
+    // Rounds: a stale compare quantity read and sent again, other refusals left out; a store selling the same item again in between is stale once more.
+    for (let round = 0; pending.length > 0 && round < 4; round++) {
+      const answer = await s.call<{
+        inventorySetQuantities: { inventoryAdjustmentGroup: { createdAt: string } | null; userErrors: (UserErrors[number] & { code?: string | null })[] };
+      }>(setQuantities, {
         input: {
           name: 'available',
           reason: 'correction',
           referenceDocumentUri: `kontor://cia/${encodeURIComponent(key)}`,
-          ignoreCompareQuantity: true,
-          quantities: pending.map((p) => ({ inventoryItemId: p.v.inventoryItem.id, locationId: location, quantity: Math.max(0, p.u.quantity) })),
+          quantities: pending.map((p) => ({ inventoryItemId: p.v.inventoryItem.id, locationId: location, quantity: p.quantity, compareQuantity: p.compare })),
         },
       });
       const errors = answer.inventorySetQuantities.userErrors;
       if (errors.length === 0) {
+        await shopifyInventoryRepository.recordSet(
+          target.portalAccountId,
+          pending.map((p) => ({ inventoryItemId: p.v.inventoryItem.id, sku: p.sku, quantity: p.quantity })),
+          answer.inventorySetQuantities.inventoryAdjustmentGroup?.createdAt ?? new Date().toISOString(),
+        );
         for (const p of pending) outcomes.set(p.u.stockId, { stockId: p.u.stockId, outcome: 'accepted' });
         pending = [];
         break;
       }
       const named = new Set<number>();
+      const stale = new Set<number>();
       for (const e of errors) {
         const index = e.field && e.field[1] === 'quantities' ? Number(e.field[2]) : NaN;
         const p = Number.isInteger(index) ? pending[index] : undefined;
         if (!p) continue;
+        if (e.code === 'COMPARE_QUANTITY_STALE') {
+          stale.add(index);
+          continue;
+        }
         named.add(index);
         variantsBySku.delete(`${storeKey(s)}|${p.sku}`);
         // An inventory item Shopify no longer has (the variant deleted there): forgotten, retried; the next push looks the SKU up again.
@@ -250,13 +302,44 @@ export class WebshopAdapter extends HttpPortalAdapter {
         });
       }
       // An error naming no item (the location, the call): nothing was applied; the whole batch is tried again later.
-      if (named.size === 0) break;
+      if (named.size === 0 && stale.size === 0) break;
+      for (const i of named) stale.delete(i);
+      if (stale.size > 0) {
+        const now = await this.availableAt(
+          s,
+          location,
+          [...stale].map((i) => pending[i]!.v.inventoryItem.id),
+        );
+        for (const i of stale) {
+          const p = pending[i]!;
+          const current = now.get(p.v.inventoryItem.id) ?? 0;
+          p.quantity = staleTarget(Math.max(0, p.u.quantity), p.expected, current);
+          p.compare = current;
+        }
+      }
       pending = pending.filter((_p, i) => !named.has(i));
     }
     for (const p of pending)
       if (!outcomes.has(p.u.stockId))
         outcomes.set(p.u.stockId, { stockId: p.u.stockId, outcome: 'retry', message: `webshop (Shopify) did not take the quantity of SKU ${p.sku}` });
     return updates.map((u) => outcomes.get(u.stockId)!);
+  }
+
+  /** The `available` quantity of these inventory items at the location, 50 to a query (an item not stocked there: absent). */
+  private async availableAt(s: ShopifySession, location: string, inventoryItemIds: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (let i = 0; i < inventoryItemIds.length; i += lookupBatch) {
+      const chunk = inventoryItemIds.slice(i, i + lookupBatch);
+      const answer = await s.call<{ inventoryItems: { nodes: { id: string; inventoryLevel: { quantities: { name: string; quantity: number }[] } | null }[] } }>(
+        inventoryLevelsQuery,
+        { first: chunk.length, query: chunk.map((id) => `id:${legacyId(id)}`).join(' OR '), location },
+      );
+      for (const n of answer.inventoryItems.nodes) {
+        const available = n.inventoryLevel?.quantities.find((q) => q.name === 'available');
+        if (available) out.set(n.id, available.quantity);
+      }
+    }
+    return out;
   }
 
   /**
@@ -376,6 +459,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
     );
     const key = (id: string) => `${storeKey(s)}|${id}`;
     const stale = listed.orders.nodes.filter((n) => ordersRead.get(key(n.id))?.updatedAt !== n.updatedAt);
+    const sales: StoreSale[] = [];
     for (let i = 0; i < stale.length; i += orderPageSize) {
       const chunk = stale.slice(i, i + orderPageSize);
       const answer = await s.call<{ orders: { nodes: ShopifyOrderNode[] } }>(ordersQuery, {
@@ -387,8 +471,11 @@ export class WebshopAdapter extends HttpPortalAdapter {
         // Refunds only of orders with refunded units (few): whether those units came back (order-refunds.ts).
         const restocks = hasRefundedUnits(order.lineItems.nodes) ? restockedUnits(await refundLines(s, order.id)) : undefined;
         rememberOrder(key(order.id), order.updatedAt, channelOrder(order, restocks));
+        if (!order.cancelledAt) sales.push(saleOf(order));
       }
     }
+    // The store took these units off `available` when each order was placed: what Kontor knows it to hold falls with them (once per order).
+    await shopifyInventoryRepository.countSales(target.portalAccountId, sales);
     // An order listed but not read (deleted in between) is left out: the next fetch lists it again if it is still there.
     const orders = listed.orders.nodes.flatMap((n) => {
       const read = ordersRead.get(key(n.id));
