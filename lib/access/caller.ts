@@ -23,6 +23,16 @@ export interface OrderScope extends AccountWork {
 /** Every order of the account: the seller's own tokens and the service's jobs. */
 export const allOrdersOf = (accountId: number): OrderScope => ({ accountId, portalAccountGrant: 'all' });
 
+/**
+ * Whether a caller's grant reaches a portal account: the one rule for every portal account id a
+ * request names, in its body or its query (document 1, Authentication 5). A grant bound to one
+ * portal account reaches that one only; 'all' (the seller's own tokens, cross-account clients,
+ * jobs) reaches every portal account of the seller. Whether the id is the seller's at all is the
+ * portal account's owner's to check (lib/portal-account).
+ */
+export const grantReaches = (scope: OrderScope, portalAccountId: number): boolean =>
+  scope.portalAccountGrant === 'all' || scope.portalAccountGrant === portalAccountId;
+
 /** The one portal account a scope is bound to, or null for all: how a record stored now keeps its caller's grant. */
 export const grantOf = (scope: OrderScope): number | null => (scope.portalAccountGrant === 'all' ? null : scope.portalAccountGrant);
 

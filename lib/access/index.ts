@@ -3,7 +3,7 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
-export { allOrdersOf, grantOf } from './caller';
+export { allOrdersOf, grantOf, grantReaches } from './caller';
 export type { AccountWork, Caller, OrderScope } from './caller';
 export { orderGrantQueries, provideOrderGrantQueries } from './order-grant';
 export type { OrderGrantQueries } from './order-grant';

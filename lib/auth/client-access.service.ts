@@ -1,4 +1,4 @@
-import type { Scope } from '../access';
+import { allOrdersOf, Scope } from '../access';
 import { db } from '../db';
 import { invalidField, notFound } from '../errors';
 import { checkMentionedPortalAccounts } from '../portal-account';
@@ -89,6 +89,7 @@ async function boundPortalAccount(accountId: number, bound: number | null, asked
       `the access is bound to portal account ${bound}; only a cross-account access can be bound to another`,
     );
   }
-  await checkMentionedPortalAccounts(accountId, [{ id: asked, field: 'client_access.portal_account_id' }]);
+  // Binding only narrows (a cross-account access to one portal account), so any of the seller's may be named.
+  await checkMentionedPortalAccounts(allOrdersOf(accountId), [{ id: asked, field: 'client_access.portal_account_id' }]);
   return asked;
 }

@@ -92,6 +92,8 @@ export const errorTable = {
   missing_token: { kind: 'unauthenticated', challenge: 'Bearer realm="kontor"' },
   invalid_token: { kind: 'unauthenticated', challenge: 'Bearer' },
   insufficient_scope: { kind: 'forbidden', challenge: 'Bearer' },
+  /** A field names a portal account of the seller that the token's grant does not reach (lib/access grantReaches). */
+  portal_account_not_granted: { kind: 'forbidden' },
   // not found (404), ambiguous (300)
   not_found: { kind: 'not_found' },
   unknown_path: { kind: 'not_found' },

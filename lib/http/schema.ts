@@ -187,6 +187,8 @@ export const ownPortalAccountId = () =>
     .max(2147483647)
     .custom((value: number, helpers) => {
       const context = helpers.prefs.context as { portalAccounts?: PortalAccountMention[] } | undefined;
-      context?.portalAccounts?.push({ field: fieldPath(helpers.state.path ?? []), id: value });
+      // A single object taken as a list (list(): Joi's single()) has a boxed Number in its path.
+      const path = (helpers.state.path ?? []).map((part: unknown) => (typeof part === 'string' ? part : Number(part)));
+      context?.portalAccounts?.push({ field: fieldPath(path), id: value });
       return value;
     });

@@ -7,6 +7,13 @@ export { portalAccountFetchRepository, portalAccountRefRepository } from './port
 export type { ImportAccountRow } from './portal-account-use.repository';
 export { portalAccountCredentialsRepository, portalAccountRepository } from './portal-account.repository';
 export type { PortalAccountRow } from './portal-account.repository';
-export { checkMentionedPortalAccounts, getPortalAccount, ownPortalAccountId, portalAccountToApi, resolveRequestPortalAccount } from './portal-account.service';
+export {
+  checkMentionedPortalAccounts,
+  getPortalAccount,
+  mentionRefusals,
+  ownPortalAccountId,
+  portalAccountToApi,
+  resolveRequestPortalAccount,
+} from './portal-account.service';
 export type { PortalAccountRef } from './portal-account.service';
 export { portalTargetRepository } from './portal-target.repository';

@@ -1,3 +1,4 @@
+import { grantReaches, OrderScope } from '../access';
 import { listening, onChange } from '../db';
 import { DomainError, ErrorItem, invalidField, notFound } from '../errors';
 import type { PortalAccountMention } from '../http';
@@ -61,22 +62,49 @@ export async function resolveRequestPortalAccount(accountId: number, ref: Portal
 }
 
 /**
- * Every portal account id a body names must be one of the caller's: a 400 naming each field
- * that names another seller's or no portal account (one query for all of them).
+ * Every portal account id a request names must be one of the seller's (else a 400 naming each
+ * such field) and reached by the caller's grant (lib/access grantReaches; else a 403
+ * portal_account_not_granted naming each field). Seller tokens and cross-account clients reach
+ * all of the seller's portal accounts. One query for all of them.
  */
-export async function checkMentionedPortalAccounts(accountId: number, mentions: PortalAccountMention[]): Promise<void> {
-  if (mentions.length === 0) return;
-  const own = await portalAccountRepository.ownIds(accountId, [...new Set(mentions.map((m) => m.id))]);
-  const foreign = mentions
-    .filter((m) => !own.has(m.id))
-    .map((m): ErrorItem => ({
-      error: 'unknown_portal_account',
-      description: `${m.field} ${m.id} is not a portal account of this account`,
-      code: 400,
-      field: m.field,
-    }));
-  const [first, ...more] = foreign;
-  if (first) throw new DomainError(first.error, first.description, { field: first.field, as: 'invalid', more });
+export async function checkMentionedPortalAccounts(scope: OrderScope, mentions: PortalAccountMention[]): Promise<void> {
+  const [refusal] = await mentionRefusals(scope, [mentions]);
+  if (refusal) throw refusal;
+}
+
+/**
+ * The refusal of each list of mentions (undefined where every id is fine), in one query for all
+ * of them: POST stock/list/ checks each item's fields, and an item naming a portal account it may
+ * not fails alone. A list naming another seller's (or no) portal account is a 400; else one naming
+ * a portal account outside the grant is a 403, each naming its fields.
+ */
+export async function mentionRefusals(scope: OrderScope, lists: PortalAccountMention[][]): Promise<(DomainError | undefined)[]> {
+  const ids = [...new Set(lists.flat().map((m) => m.id))];
+  if (ids.length === 0) return lists.map(() => undefined);
+  const own = await portalAccountRepository.ownIds(scope.accountId, ids);
+  return lists.map((mentions) => {
+    const foreign = mentions
+      .filter((m) => !own.has(m.id))
+      .map((m): ErrorItem => ({
+        error: 'unknown_portal_account',
+        description: `${m.field} ${m.id} is not a portal account of this account`,
+        code: 400,
+        field: m.field,
+      }));
+    const outside = mentions
+      .filter((m) => own.has(m.id) && !grantReaches(scope, m.id))
+      .map((m): ErrorItem => ({
+        error: 'portal_account_not_granted',
+        description: `${m.field} ${m.id} is not covered by the authorization of this token (it is bound to portal account ${String(scope.portalAccountGrant)})`,
+        code: 403,
+        field: m.field,
+      }));
+    const [first, ...more] = foreign.length ? foreign : outside;
+    if (!first) return undefined;
+    return foreign.length
+      ? new DomainError(first.error, first.description, { field: first.field, as: 'invalid', more })
+      : new DomainError(first.error, first.description, { field: first.field, more });
+  });
 }
 
 /**

@@ -2,7 +2,8 @@
 import type { Knex } from 'knex';
 import { db } from '../db';
 import { invalidField } from '../errors';
-import { Joi, list, text, runSearch, SearchRequest, SearchSpec, applyConditions } from '../http';
+import type { OrderScope } from '../access';
+import { Joi, list, ownPortalAccountId as portalAccountIdField, text, runSearch, SearchRequest, SearchSpec, applyConditions } from '../http';
 import { ownPortalAccountId } from '../portal-account';
 import { ownCategoryPlatforms } from '../portals';
 
@@ -16,7 +17,8 @@ export const ownCategoryType = Joi.object({
     .required(),
   name: text(255),
   parent_id: Joi.alternatives(Joi.string().trim().min(1).max(64), Joi.number().integer().min(0)).custom((v: unknown) => String(v)),
-  portal_account_id: Joi.number().integer().min(1).max(2147483647),
+  // Checked by the framework against the seller's portal accounts and the token's grant (403 outside it).
+  portal_account_id: portalAccountIdField(),
 });
 
 export type OwnCategoryInput = { platform: string; id: string; name?: string; parent_id?: string; portal_account_id?: number };
@@ -83,10 +85,22 @@ function requirePlatform(search: SearchRequest): void {
   }
 }
 
+/**
+ * The categories a caller reaches: a client bound to one portal account reads its portal
+ * account's and those of none (stored before categories had one: shared, as stock items are),
+ * and deletes only its portal account's; other callers every one of the seller's.
+ */
+function ofGrant(scope: OrderScope, alsoShared: boolean) {
+  const q = db()('stock_category').where('account_id', scope.accountId);
+  const grant = scope.portalAccountGrant;
+  if (grant === 'all') return q;
+  return alsoShared ? q.where((w) => w.where('portal_account_id', grant).orWhereNull('portal_account_id')) : q.where('portal_account_id', grant);
+}
+
 export const ownCategoryRepository = {
-  search(accountId: number, search: SearchRequest) {
+  search(scope: OrderScope, search: SearchRequest) {
     requirePlatform(search);
-    return runSearch(db()('stock_category').where('account_id', accountId), ownCategorySearch, search, toApi);
+    return runSearch(ofGrant(scope, true), ownCategorySearch, search, toApi);
   },
 
   /** Creates the categories, or renames/moves those that exist (same platform, portal account and id). */
@@ -104,9 +118,9 @@ export const ownCategoryRepository = {
   },
 
   /** Deletes the categories a Category_filter_type names; answers how many went. */
-  async delete(accountId: number, search: SearchRequest): Promise<number> {
+  async delete(scope: OrderScope, search: SearchRequest): Promise<number> {
     requirePlatform(search);
-    const query = db()('stock_category').where('account_id', accountId);
+    const query = ofGrant(scope, false);
     applyConditions(query, search.singletons, search.filters);
     return query.delete();
   },

@@ -1,10 +1,11 @@
 /** POST stock/list/: up to 200 creates and updates, each succeeding or failing on its own. */
 import type { Knex } from 'knex';
-import type { AccountWork } from '../access';
+import type { OrderScope } from '../access';
 import { transaction } from '../db';
 import { MultiStatusItem, notFound, runItem, runListSafely, RunAgainSafely, Warning } from '../errors';
-import { stripReadOnly, validate } from '../http';
+import { PortalAccountMention, stripReadOnly, validate } from '../http';
 import type { Logger } from '../log';
+import { mentionRefusals } from '../portal-account';
 import { createPlainItems, isPlainNew } from './stock-create.service';
 import { resolveStockRef } from './stock-ref';
 import { saveStock } from './stock.service';
@@ -19,15 +20,19 @@ interface ListItem {
   warnings: Warning[];
   id?: StockInput['id'];
   fields?: Omit<StockInput, 'id'>;
+  /** The portal account ids its fields name (cia targets, categories, seller profiles...). */
+  mentions: PortalAccountMention[];
   error?: unknown;
 }
 
 function prepare(raw: unknown, index: number): ListItem {
   const path = `stock[${index}]`;
-  const item: ListItem = { path, warnings: [] };
+  const item: ListItem = { path, warnings: [], mentions: [] };
   try {
     item.warnings.push(...stripReadOnly(stockListItemType(), raw).map((w) => ({ ...w, field: `${path}.${w.field}`, description: `${path}.${w.description}` })));
-    const { id, ...fields } = validate<StockInput>(stockListItemType(), raw, path);
+    const mentions: PortalAccountMention[] = [];
+    const { id, ...fields } = validate<StockInput>(stockListItemType(), raw, path, mentions);
+    item.mentions = mentions.map((m) => ({ ...m, field: `${path}.${m.field}` }));
     Object.assign(item, { id, fields });
   } catch (err) {
     item.error = err;
@@ -43,7 +48,9 @@ function prepare(raw: unknown, index: number): ListItem {
  * runs again with a savepoint for every item, which isolates the refused item. Returns
  * Multistatus_type items in input order.
  */
-export async function saveStockList({ accountId, requestId }: AccountWork, items: unknown[], log: Logger): Promise<MultiStatusItem[]> {
+export async function saveStockList(scope: OrderScope & { requestId?: string }, items: unknown[], log: Logger): Promise<MultiStatusItem[]> {
+  const { accountId, requestId } = scope;
+  const prepared = await checkedMentions(scope, items.map(prepare));
   return runListSafely(
     (savepointAll) =>
       transaction(async (trx) => {
@@ -53,7 +60,7 @@ export async function saveStockList({ accountId, requestId }: AccountWork, items
           if (run.length) response.push(...(await createRun(trx, accountId, run, log)));
           run = [];
         };
-        for (const item of items.map(prepare)) {
+        for (const item of prepared) {
           if (!savepointAll && (item.error !== undefined || isPlainNew(item.id, item.fields!))) {
             run.push(item);
             continue;
@@ -66,6 +73,22 @@ export async function saveStockList({ accountId, requestId }: AccountWork, items
       }, requestId),
     log,
   );
+}
+
+/**
+ * The portal account ids each item names, as POST stock/{stock_id}/ checks them (the framework,
+ * lib/portal-account): one query for the list, and an item naming another seller's portal account,
+ * or one outside the token's grant, fails alone with its 400 or 403.
+ */
+async function checkedMentions(scope: OrderScope, items: ListItem[]): Promise<ListItem[]> {
+  const refusals = await mentionRefusals(
+    scope,
+    items.map((item) => (item.error === undefined ? item.mentions : [])),
+  );
+  refusals.forEach((refusal, i) => {
+    if (refusal) items[i]!.error = refusal;
+  });
+  return items;
 }
 
 /** One item in its own savepoint. */

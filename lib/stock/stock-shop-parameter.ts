@@ -5,7 +5,8 @@
 import type { Knex } from 'knex';
 import { db } from '../db';
 import { invalidField, notFound } from '../errors';
-import { Joi, readOnly, text, runSearch, SearchRequest, SearchSpec } from '../http';
+import type { OrderScope } from '../access';
+import { Joi, ownPortalAccountId as portalAccountIdField, readOnly, text, runSearch, SearchRequest, SearchSpec } from '../http';
 import { ownPortalAccountId } from '../portal-account';
 
 export const shopParameterTypes = ['tax_class', 'manufacturer'] as const;
@@ -16,7 +17,8 @@ export const shopParameterType = Joi.object({
     .valid(...shopParameterTypes)
     .required(),
   id: Joi.number().integer().min(1).max(2147483647),
-  portal_account_id: Joi.number().integer().min(1).max(2147483647),
+  // Checked by the framework against the seller's portal accounts and the token's grant (403 outside it).
+  portal_account_id: portalAccountIdField(),
   name: text(255),
   additional: text(2000),
 });
@@ -60,17 +62,30 @@ export const shopParameterSearch: SearchSpec<ShopParameterRow> = {
   alwaysSelected: ['type', 'id'],
 };
 
+/** The rows of the seller a caller reaches: its grant's portal account, or all of them. */
+function ofGrant<Q extends Knex.QueryBuilder>(q: Q, scope: OrderScope): Q {
+  void q.where('account_id', scope.accountId);
+  if (scope.portalAccountGrant !== 'all') void q.where('portal_account_id', scope.portalAccountGrant);
+  return q;
+}
+
 export const shopParameterRepository = {
-  search(accountId: number, search: SearchRequest) {
+  /** A client bound to one portal account reads that portal account's parameters only (each belongs to one). */
+  search(scope: OrderScope, search: SearchRequest) {
     const types = search.singletons.filter((c) => c.field === shopParameterSearch.filters.type).flatMap((c) => c.values.map(String));
     if (types.length !== 1 || !(shopParameterTypes as readonly string[]).includes(types[0]!)) {
       throw invalidField('filter.type', `filter.type is required: one of ${shopParameterTypes.join(', ')}`);
     }
-    return runSearch(db()('stock_shop_parameter').where('account_id', accountId), shopParameterSearch, search, toApi);
+    return runSearch(ofGrant(db()('stock_shop_parameter'), scope), shopParameterSearch, search, toApi);
   },
 
-  /** Creates (no id) or updates a parameter of one of the account's portal accounts; returns its id and whether it is new. */
-  async save(accountId: number, portalAccountId: number, input: ShopParameterInput): Promise<{ id: number; created: boolean }> {
+  /**
+   * Creates (no id) or updates a parameter of one of the account's portal accounts; returns its id
+   * and whether it is new. A client bound to one portal account updates only that portal
+   * account's: another's id is the 404 of an absent one (it would have moved it to its own).
+   */
+  async save(scope: OrderScope, portalAccountId: number, input: ShopParameterInput): Promise<{ id: number; created: boolean }> {
+    const { accountId } = scope;
     return db().transaction(async (trx) => {
       if (input.id === undefined) {
         const [row] = await trx('stock_shop_parameter')
@@ -83,7 +98,7 @@ export const shopParameterRepository = {
         ...(input.additional !== undefined ? { additional: input.additional } : {}),
         portal_account_id: portalAccountId,
       };
-      const count = await trx('stock_shop_parameter').where({ account_id: accountId, id: input.id, type: input.type }).update(changes);
+      const count = await ofGrant(trx('stock_shop_parameter'), scope).where({ id: input.id, type: input.type }).update(changes);
       if (count === 0) throw notFound(`shop parameter ${input.type} ${input.id}`, 'shop_parameter.id');
       return { id: input.id, created: false };
     });
@@ -92,10 +107,10 @@ export const shopParameterRepository = {
 
 /** POST stock/shop_parameter/: saved for the portal account it names, else the request's. */
 export async function saveShopParameter(
-  accountId: number,
+  scope: OrderScope,
   requestPortalAccountId: number | null,
   input: ShopParameterInput,
 ): Promise<{ id: number; created: boolean }> {
-  const portalAccountId = await ownPortalAccountId(accountId, input.portal_account_id, requestPortalAccountId, 'shop_parameter.portal_account_id');
-  return shopParameterRepository.save(accountId, portalAccountId, input);
+  const portalAccountId = await ownPortalAccountId(scope.accountId, input.portal_account_id, requestPortalAccountId, 'shop_parameter.portal_account_id');
+  return shopParameterRepository.save(scope, portalAccountId, input);
 }

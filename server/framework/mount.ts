@@ -130,7 +130,7 @@ function handlerFor(e: Endpoint) {
       const params = e.params ? validateParams(e, req.params as Record<string, string>) : {};
       const mentioned: PortalAccountMention[] = [];
       const body = e.file ? fileBody(req) : e.method === 'POST' ? readBody(e, fields, context.warnings, mentioned) : {};
-      if (caller) await checkMentionedPortalAccounts(caller.accountId, mentioned);
+      if (caller) await checkMentionedPortalAccounts(caller, mentioned);
       const { query, search } = e.method === 'POST' ? { query: {}, search: noSearch } : readQuery(e, fields);
       // After authentication, the rate limit and validation: a replay counts as a call, and a
       // request refused as invalid leaves its key free for the corrected request.

@@ -231,7 +231,7 @@ export const stockEndpoints = [
     search: ownCategorySearch,
     response: ['category', 'next_min_id'],
     async handle({ caller, search }) {
-      const result = await ownCategoryRepository.search(caller.accountId, search);
+      const result = await ownCategoryRepository.search(caller, search);
       return okPage('category', result);
     },
   }),
@@ -258,7 +258,7 @@ export const stockEndpoints = [
     search: ownCategorySearch,
     response: [],
     async handle({ caller, search }) {
-      await ownCategoryRepository.delete(caller.accountId, search);
+      await ownCategoryRepository.delete(caller, search);
       return ok();
     },
   }),
@@ -280,7 +280,7 @@ export const stockEndpoints = [
     search: shopParameterSearch,
     response: ['shop_parameter', 'next_min_id'],
     async handle({ caller, search }) {
-      const result = await shopParameterRepository.search(caller.accountId, search);
+      const result = await shopParameterRepository.search(caller, search);
       return okPage('shop_parameter', result);
     },
   }),
@@ -294,7 +294,7 @@ export const stockEndpoints = [
     body: Joi.object({ shop_parameter: shopParameterType.required() }),
     response: ['shop_parameter_id'],
     async handle({ caller, body }) {
-      const result = await saveShopParameter(caller.accountId, caller.portalAccountId, body.shop_parameter);
+      const result = await saveShopParameter(caller, caller.portalAccountId, body.shop_parameter);
       return result.created ? created({ shop_parameter_id: result.id }) : ok({ shop_parameter_id: result.id });
     },
   }),

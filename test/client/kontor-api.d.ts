@@ -1172,6 +1172,7 @@ export interface components {
         | 'missing_token'
         | 'invalid_token'
         | 'insufficient_scope'
+        | 'portal_account_not_granted'
         | 'not_found'
         | 'unknown_path'
         | 'unknown_portal_account'
@@ -6275,7 +6276,7 @@ export interface components {
         'application/xml': components['schemas']['Error_envelope'];
       };
     };
-    /** @description forbidden: insufficient_scope */
+    /** @description forbidden: insufficient_scope, portal_account_not_granted */
     error_403: {
       headers: {
         [name: string]: unknown;
