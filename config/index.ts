@@ -135,6 +135,14 @@ export interface Config {
    */
   marketDFeedWaitMs: number;
   /**
+   * How long after an accepted market_d listing (putListingsItem, patchListingsItem) Kontor asks
+   * Amazon whether it is sold, and between further checks, in ms: "ACCEPTED" only means accepted
+   * for processing (lib/portals/README.md, "Listings checked after Amazon's processing").
+   */
+  marketDListingCheckMs: number;
+  /** How many such checks at most; a listing still not buyable after the last one is told to the seller. */
+  marketDListingChecks: number;
+  /**
    * How long a quantity push to a portal account waits for more changes to go in the same bulk
    * call, in ms: at most one call per target and window, whatever the rate of orders. By default
    * one call interval of PORTAL_CALLS_PER_SECOND (200 ms at its default 5), never under
@@ -344,6 +352,8 @@ const schema = Joi.object({
   PORTAL_CALLS_PER_SECOND: Joi.number().min(0.1).max(10000).default(5),
   PORTAL_TIMEOUT_MS: Joi.number().integer().min(100).default(10000),
   MARKET_D_FEED_WAIT_MS: Joi.number().integer().min(0).max(120000).default(10000),
+  MARKET_D_LISTING_CHECK_MS: Joi.number().integer().min(1).max(3600000).default(300000),
+  MARKET_D_LISTING_CHECKS: Joi.number().integer().min(1).max(20).default(3),
   CIA_PUSH_WINDOW_MS: Joi.number().integer().min(0).max(60000),
   REDIS_WATCH_MS: Joi.number().integer().min(100).max(60000).default(2000),
   CIA_PUSH_SWEEP_MS: Joi.number().integer().min(1000).default(60000),
@@ -464,6 +474,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     portalCallsPerSecond: value.PORTAL_CALLS_PER_SECOND,
     portalTimeoutMs: value.PORTAL_TIMEOUT_MS,
     marketDFeedWaitMs: value.MARKET_D_FEED_WAIT_MS,
+    marketDListingCheckMs: value.MARKET_D_LISTING_CHECK_MS,
+    marketDListingChecks: value.MARKET_D_LISTING_CHECKS,
     ciaPushWindowMs: (value.CIA_PUSH_WINDOW_MS as number | undefined) ?? pushWindowFor(value.PORTAL_CALLS_PER_SECOND as number),
     redisWatchMs: value.REDIS_WATCH_MS,
     ciaPushSweepMs: value.CIA_PUSH_SWEEP_MS,

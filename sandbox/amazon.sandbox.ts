@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { mountItemCancellation } from './amazon-cancel.sandbox';
+import { AmazonListingStore, forgetListing, listingItem, mountListingIssues, recordSubmission } from './amazon-listings.sandbox';
 import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues } from './amazon-contract';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
 import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder } from './amazon-orders.sandbox';
@@ -33,7 +34,7 @@ interface SandboxFeed {
 }
 
 /** What the sandbox's Amazon holds; cleared with the sandbox. */
-export class AmazonState implements AmazonOrderStore, AmazonConsentStore {
+export class AmazonState implements AmazonOrderStore, AmazonConsentStore, AmazonListingStore {
   codes: AmazonConsentStore['codes'] = new Map();
   marketplaces = new Map<string, string[]>();
   tokens = new Map<string, string>();
@@ -65,6 +66,10 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore {
   feedMs = 300;
   /** Orders and order items per page. */
   pageSize = 100;
+  /** How long Amazon processes an accepted listing submission, in ms (amazon-listings.sandbox.ts). */
+  listingMs = 300;
+  listingRecords: AmazonListingStore['listingRecords'] = new Map();
+  listingIssues: AmazonListingStore['listingIssues'] = new Map();
   private counter = 0;
 
   next(): number {
@@ -91,6 +96,9 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore {
     this.feedOutcomes = [];
     this.feedMs = 300;
     this.pageSize = 100;
+    this.listingMs = 300;
+    this.listingRecords.clear();
+    this.listingIssues.clear();
   }
 }
 
@@ -277,7 +285,7 @@ function itemIssues(state: SandboxState, account: string, sku: string): Record<s
   return fault ? [{ code: String(fault.status), message: fault.message, severity: 'ERROR', categories: ['INVALID_ATTRIBUTE'] }] : [];
 }
 
-function listings(state: SandboxState): express.Router {
+function listings(state: SandboxState, amazon: AmazonState): express.Router {
   const router = express.Router();
   const marketplaces = (req: Request, res: Response): boolean => {
     if (typeof req.query.marketplaceIds === 'string' && req.query.marketplaceIds) return true;
@@ -293,7 +301,10 @@ function listings(state: SandboxState): express.Router {
     }
     const sku = String(req.params.sku);
     const issues = itemIssues(state, accountOf(res), sku);
-    if (issues.length === 0) setOffer(state, accountOf(res), sku, body.attributes, merchantQuantity(body.attributes.fulfillment_availability) ?? 0, 'listing');
+    if (issues.length === 0) {
+      setOffer(state, accountOf(res), sku, body.attributes, merchantQuantity(body.attributes.fulfillment_availability) ?? 0, 'listing');
+      recordSubmission(amazon, accountOf(res), sku, body.productType);
+    }
     res.json(submission(sku, issues));
   });
   router.patch('/:sellerId/:sku', (req, res) => {
@@ -316,19 +327,23 @@ function listings(state: SandboxState): express.Router {
     }
     const issues = itemIssues(state, accountOf(res), sku);
     if (issues.length === 0) setOffer(state, accountOf(res), sku, attributes, quantity, quantityOnly ? 'quantity' : 'listing');
+    // A revision is processed as a listing is; a quantity alone changes no listing data.
+    if (issues.length === 0 && !quantityOnly) recordSubmission(amazon, accountOf(res), sku, body.productType);
     res.json(submission(sku, issues));
   });
-  // getListingsItem: the offer's attributes and its merchant quantity (the data sets Kontor's offers
-  // carry; summaries, offers and issues are left out as includedData allows); 404 for an unknown SKU.
+  // getListingsItem: the data sets includedData names (default summaries) of the listing as Amazon
+  // processed it (amazon-listings.sandbox.ts); 404 for an unknown SKU and one not processed yet.
   router.get('/:sellerId/:sku', (req, res) => {
     if (!marketplaces(req, res)) return;
     const sku = String(req.params.sku);
     const offer = offerOf(state, accountOf(res), sku);
-    if (!offer || !offer.active) {
+    const included = typeof req.query.includedData === 'string' ? req.query.includedData.split(',') : ['summaries'];
+    const item = offer?.active ? listingItem(amazon, accountOf(res), offer, String(req.query.marketplaceIds).split(',')[0]!, included) : undefined;
+    if (!item) {
       res.status(404).json(errorBody('NotFound', `SKU ${sku} not found.`));
       return;
     }
-    res.json({ sku, attributes: offer.listing, fulfillmentAvailability: [{ fulfillmentChannelCode: 'DEFAULT', quantity: offer.quantity }] });
+    res.json(item);
   });
   router.delete('/:sellerId/:sku', (req, res) => {
     if (!marketplaces(req, res)) return;
@@ -337,6 +352,7 @@ function listings(state: SandboxState): express.Router {
     if (offer) {
       offer.active = false;
       offer.updatedAt = now();
+      forgetListing(amazon, accountOf(res), sku);
       emitQuantity(state, portal, accountOf(res), sku, 0, 'end');
     }
     res.json(submission(sku));
@@ -536,8 +552,10 @@ function controls(app: express.Express, amazon: AmazonState): void {
       pending_ms?: number;
       today?: string | null;
       orders_rate_limit?: number | null;
+      listing_ms?: number;
     };
     if (body.feed_ms !== undefined) amazon.feedMs = Math.max(0, Number(body.feed_ms));
+    if (body.listing_ms !== undefined) amazon.listingMs = Math.max(0, Number(body.listing_ms));
     if (body.pending_ms !== undefined) amazon.pendingMs = Math.max(0, Number(body.pending_ms));
     if (body.today !== undefined) amazon.today = body.today;
     if (body.orders_rate_limit !== undefined) amazon.ordersRateLimit = body.orders_rate_limit === null ? null : Math.max(0.001, Number(body.orders_rate_limit));
@@ -550,6 +568,7 @@ function controls(app: express.Express, amazon: AmazonState): void {
       pending_ms: amazon.pendingMs,
       today: amazon.today,
       orders_rate_limit: amazon.ordersRateLimit,
+      listing_ms: amazon.listingMs,
     });
   });
   app.post('/_sandbox/amazon/revoke', (req, res) => {
@@ -652,7 +671,7 @@ export function mountAmazon(app: express.Express, state: SandboxState): void {
   app.post('/auth/o2/token', express.urlencoded({ extended: false }), lwa(state, amazon));
   // Every SP-API request is checked against its operation in Amazon's contracts (sandbox/contract).
   const checked = amazonContractGate(app, state);
-  app.use('/listings/2021-08-01/items', gate(state, amazon), checked, listings(state));
+  app.use('/listings/2021-08-01/items', gate(state, amazon), checked, listings(state, amazon));
   app.use('/feeds/2021-06-30', gate(state, amazon), checked, feeds(state, amazon));
   app.use('/orders/2026-01-01/orders', gate(state, amazon), checked, orders2026(amazon));
   app.use('/orders/v0/orders', gate(state, amazon), checked, ordersV0(amazon));
@@ -670,5 +689,6 @@ export function mountAmazon(app: express.Express, state: SandboxState): void {
   });
   controls(app, amazon);
   mountItemCancellation(app, amazon);
+  mountListingIssues(app, amazon);
   state.sellers.set(portal, (body) => sell(state, amazon, body));
 }

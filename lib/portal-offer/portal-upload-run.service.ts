@@ -6,6 +6,7 @@ import type { PortalUploadJob } from '../queue';
 import { adapterFor, PortalId, waitForPortalSlot } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
+import { scheduleListingCheck } from './portal-listing-check.service';
 import { ListingKey, portalListingRepository } from './portal-listing.repository';
 
 /**
@@ -36,6 +37,7 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     const portalItemId = job.liveId ?? listing?.portal_item_id;
     if (!portalItemId) throw domainError('no_live_listing', `${portal}: item ${job.stockId} has no live offer to revise`);
     await adapter.revise(target, item, portalItemId, job.reviseValues ?? [], jobId);
+    await scheduleListingCheck(adapter, job, jobId);
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }
   const listing = await portalListingRepository.listing(knex, key);
@@ -45,5 +47,7 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
   await ciaRepository.forgetAck(knex, job.accountId, job.stockId, portal, job.portalAccountId);
   await queues().add('cia.adjust', { accountId: job.accountId, stockId: job.stockId, reason: 'portal listed' }, `cia-listed-${jobId}`);
+  // Accepted for processing only (Amazon): whether the portal sells it is checked later.
+  await scheduleListingCheck(adapter, job, jobId);
   return { action: 'list', portal, portal_item_id: portalItemId };
 }

@@ -1,4 +1,5 @@
 import { defineProcessors } from '../queue';
+import { runListingCheck } from './portal-listing-check.service';
 import { pushQuantities } from './portal-push.service';
 import { runPortalUpload } from './portal-upload-run.service';
 
@@ -6,4 +7,5 @@ import { runPortalUpload } from './portal-upload-run.service';
 export const portalUploadProcessors = defineProcessors('portal_upload', {
   'portal.set_quantity': async (data) => pushQuantities(data.accountId, { portal: data.portal, portalAccountId: data.portalAccountId }),
   'portal.upload': async (data, job) => runPortalUpload(data, String(job.id)),
+  'portal.listing_check': async (data) => runListingCheck(data),
 });

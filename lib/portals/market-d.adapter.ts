@@ -1,5 +1,7 @@
 import { portalRefused } from '../errors';
+import type { Item } from '@sp-api-sdk/listings-items-api-2021-08-01';
 import { amazonListing, listingPatches } from './amazon/listing-attributes';
+import { listingCheck } from './amazon/listing-check';
 import { sendQuantities } from './amazon/listings-quantities';
 import { channelOrder } from './amazon/order-mapping';
 import { SpApiSession } from './amazon/sp-api-client';
@@ -8,7 +10,17 @@ import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { getOrder, searchOrders } from './amazon/orders-2026';
 import { amazonCarrier, packageOf } from './amazon/shipment';
 import { portalInputError } from './portal-http';
-import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
+import type {
+  ListingCheck,
+  ListingItem,
+  PortalAdapter,
+  PortalFacts,
+  PortalTarget,
+  QuantityOutcome,
+  QuantityUpdate,
+  Shipment,
+  UploadAction,
+} from './portal.type';
 import { portalUploadPart } from './upload-part.type';
 
 /** An INVALID submission, or one with ERROR issues, fails the job with Amazon's issues. */
@@ -77,6 +89,33 @@ export class MarketDAdapter implements PortalAdapter {
       ),
     );
     checkSubmission(target, answer);
+  }
+
+  /**
+   * getListingsItem (summaries, issues, fulfillmentAvailability) of an accepted listing: whether
+   * Amazon's processing made it buyable (amazon/listing-check.ts). Amazon answers a SKU it has not
+   * made a listing of yet with 404: still processing, not an error.
+   */
+  async checkListing(target: PortalTarget, portalItemId: string): Promise<ListingCheck> {
+    const s = new SpApiSession(target);
+    const item = await s.call<Item | null>('get', s.listingPath(portalItemId), async (o) => {
+      try {
+        return await s.listings.getListingsItem(
+          {
+            sellerId: s.creds.sellerId,
+            sku: portalItemId,
+            marketplaceIds: [s.creds.marketplaceId],
+            includedData: ['summaries', 'issues', 'fulfillmentAvailability'],
+          },
+          o,
+        );
+      } catch (err) {
+        const response = (err as { response?: { status?: number; headers?: Record<string, unknown> } }).response;
+        if (response?.status === 404) return { data: null, status: 404, headers: response.headers };
+        throw err;
+      }
+    });
+    return listingCheck(item, s.marketplaceIds, portalItemId);
   }
 
   /** deleteListingsItem by seller SKU (the portal item id, else the item's stock id as its SKU). */

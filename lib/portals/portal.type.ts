@@ -94,6 +94,19 @@ export interface PushAids {
   listedItems(stockIds: number[]): Promise<Map<number, string>>;
 }
 
+/**
+ * What a portal shows of a listing some time after taking it (checkListing): sold as listed
+ * (`live`), not decided yet (`pending`: the portal is still processing, or shows it not sold
+ * without saying why), or not sold as listed (`problem`: the portal names what is wrong).
+ * `summary` says it in a few words (a task's title), `details` the portal's own codes and
+ * messages, one line each.
+ */
+export interface ListingCheck {
+  state: 'live' | 'pending' | 'problem';
+  summary: string;
+  details: string[];
+}
+
 export interface Shipment {
   orderId: string;
   transactionId?: string;
@@ -144,6 +157,11 @@ export interface PortalFacts {
 export interface PortalAdapter extends PortalFacts {
   /** Lists (or updates) an offer; returns the portal's item id. */
   list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }>;
+  /**
+   * Only portals that answer a listing before processing it (Amazon's ACCEPTED): what the listing
+   * of that portal item id shows now. Present: portal_upload checks each list and revise later.
+   */
+  checkListing?(target: PortalTarget, portalItemId: string): Promise<ListingCheck>;
   /** Revises the named fields of a live offer (document 2, revise_values; all when empty). */
   revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void>;
   /** Ends an offer; item (its SKU and field group, when the item still exists) for channels that address offers by SKU. */

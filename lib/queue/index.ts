@@ -4,7 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export { jobStatus, recordJobsAnswered } from './job-status.service';
-export type { JobPayloads, MergedPart, PortalUploadJob } from './jobs';
+export type { JobPayloads, MergedPart, ListingCheckJob, PortalUploadJob } from './jobs';
 export type { MergedResult } from './merged-jobs';
 export { addManyToOutbox, addToOutbox } from './outbox';
 export type { OutboxJob } from './outbox';

@@ -25,6 +25,7 @@ export function jobOptions(name: JobName): JobsOptions {
       // Added by the cia worker, never by the outbox: no id to guard for an hour, and many of them.
       return { ...portalCall, removeOnComplete: { count: 1000 } };
     case 'portal.upload':
+    case 'portal.listing_check':
     case 'order.channel_cancel':
     case 'bank.provider_sync':
     case 'order.import':

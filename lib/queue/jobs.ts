@@ -39,6 +39,13 @@ export interface JobPayloads {
   'portal.set_quantity': { accountId: number; portal: string; portalAccountId: number; stockId?: number };
   /** One part of POST stock/{stock_id}/portal_upload/ (list, revise, end); idempotency key = job id. */
   'portal.upload': PortalUploadJob;
+  /**
+   * A listing the portal accepted for processing only (Amazon's putListingsItem answers ACCEPTED
+   * and processes afterwards), checked later: added delayed by the portal.upload job that sent it
+   * (not the outbox), `check` counting from 1. Idempotent: the seller's task carries the upload
+   * job's id, so a re-run or a later check makes none twice (lib/portal-offer).
+   */
+  'portal.listing_check': ListingCheckJob;
   /** Scheduler: full CIA reconcile of every active item (one cia.adjust per item; pushes only differences). */
   'cia.reconcile': { tick: string };
   /** Scheduler: removes finished outbox rows older than the job retention. */
@@ -134,6 +141,17 @@ export interface PortalUploadJob {
   liveId?: string;
 }
 
+/** Payload of portal.listing_check: the listing of a portal.upload job (its id), and which check this is (from 1). */
+export interface ListingCheckJob {
+  accountId: number;
+  stockId: number;
+  portal: string;
+  portalAccountId: number;
+  listerId?: string;
+  uploadJobId: string;
+  check: number;
+}
+
 /** Payload of order.send_mit (Order_send_mit_type as validated, defaults applied). */
 export interface SendMitJob {
   deliverer: string | null;
@@ -154,6 +172,7 @@ export const jobQueues = {
   'event.emit_batch': 'events',
   'portal.set_quantity': 'portal_upload',
   'portal.upload': 'portal_upload',
+  'portal.listing_check': 'portal_upload',
   'cia.reconcile': 'cia',
   'outbox.cleanup': 'cia',
   'expired.cleanup': 'cia',

@@ -30,6 +30,7 @@ export function typeChecks(): void {
     // @ts-expect-error the data is the job's payload: portal.upload carries no orderId
     'portal.upload': async (data) => data.orderId,
     'portal.set_quantity': async (data) => data.portalAccountId,
+    'portal.listing_check': async (data) => data.uploadJobId,
   });
 }
 

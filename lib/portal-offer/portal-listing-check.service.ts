@@ -1,0 +1,84 @@
+import { config } from '../../config';
+import { db } from '../db';
+import { noLongerExists } from '../errors';
+import { queues } from '../queue';
+import type { ListingCheckJob, PortalUploadJob } from '../queue';
+import { adapterFor, PortalId, waitForPortalSlot } from '../portals';
+import type { ListingCheck, RegisteredAdapter } from '../portals';
+import { portalTargetRepository } from '../portal-account';
+import { createTaskOnce } from '../task';
+import { ListingKey, portalListingRepository } from './portal-listing.repository';
+
+/**
+ * A listing the portal accepted for processing only (Amazon's ACCEPTED) is checked later: a
+ * delayed portal.listing_check job on the portal_upload queue, MARKET_D_LISTING_CHECK_MS after the
+ * upload and again after each pending check, at most MARKET_D_LISTING_CHECKS times. Its id comes
+ * from the upload job's and the check's number, so a retried upload adds no second one. Added to
+ * Redis, not the outbox: the upload job runs in a worker, where no request transaction is open.
+ */
+export async function scheduleListingCheck(adapter: RegisteredAdapter, job: PortalUploadJob, uploadJobId: string): Promise<boolean> {
+  if (!adapter.checkListing) return false;
+  await addCheck({ ...pick(job), uploadJobId, check: 1 });
+  return true;
+}
+
+const pick = ({ accountId, stockId, portal, portalAccountId, listerId }: PortalUploadJob) => ({
+  accountId,
+  stockId,
+  portal,
+  portalAccountId,
+  ...(listerId !== undefined ? { listerId } : {}),
+});
+
+async function addCheck(check: ListingCheckJob): Promise<void> {
+  await queues().add('portal.listing_check', check, `listing-check-${check.uploadJobId}-${check.check}`, { delay: config().marketDListingCheckMs });
+}
+
+/**
+ * portal.listing_check: what the portal shows of the listing now. A problem, or a listing still
+ * not sold after the last check, gives the seller one task per submission (the task's source is
+ * the upload job's id: a retried or repeated check makes none twice); a live listing nothing; a
+ * pending one another check while some are left. A listing ended (or listed as another item) since
+ * is not checked: the check belongs to what that upload sent.
+ */
+export async function runListingCheck(job: ListingCheckJob): Promise<Record<string, unknown>> {
+  const portal = job.portal as PortalId;
+  const knex = db();
+  const key: ListingKey = { accountId: job.accountId, stockId: job.stockId, portal, portalAccountId: job.portalAccountId, listerId: job.listerId ?? '' };
+  const listing = await portalListingRepository.listing(knex, key);
+  if (!listing?.portal_item_id || listing.status !== 'listed') return { check: job.check, state: 'ended' };
+  const target = await portalTargetRepository.target(knex, job.accountId, job.portalAccountId);
+  if (!target) throw noLongerExists(`portal account ${job.portalAccountId}`);
+  const adapter = adapterFor(portal, target.connector);
+  if (!adapter.checkListing) return { check: job.check, state: 'not checked' };
+  await waitForPortalSlot(portal, job.portalAccountId);
+  const found = await adapter.checkListing(target, listing.portal_item_id);
+  const last = job.check >= config().marketDListingChecks;
+  if (found.state === 'pending' && !last) {
+    await addCheck({ ...job, check: job.check + 1 });
+    return { check: job.check, state: 'pending', summary: found.summary };
+  }
+  if (found.state === 'live') return { check: job.check, state: 'live' };
+  const task = await createTaskOnce(job.accountId, taskOf(job, listing.portal_item_id, found), `listing-check-${job.uploadJobId}`);
+  return { check: job.check, state: found.state, summary: found.summary, ...(task !== undefined ? { task_id: task } : {}) };
+}
+
+/** The seller's task (document 2 Task_type): the item at that portal, the problem in the title, the portal's codes and messages in the text. */
+function taskOf(job: ListingCheckJob, portalItemId: string, found: ListingCheck) {
+  const waited = duration(job.check * config().marketDListingCheckMs);
+  const title = found.state === 'problem' ? `${job.portal}: ${found.summary}` : `${job.portal}: ${found.summary} ${waited} after listing`;
+  const text = [
+    `The ${job.portal} listing of stock item ${job.stockId} (SKU ${portalItemId}, portal account ${job.portalAccountId}) was accepted for processing, ` +
+      `and portal_upload job ${job.uploadJobId} completed; ${waited} later the portal does not sell it as listed:`,
+    ...found.details,
+    'CIA keeps sending quantities to this offer, but buyers cannot buy it until this is mended (the item’s market_d data, or Seller Central) and the item is listed again.',
+  ].join('\n');
+  return {
+    reference: { section: 'stock_lister', id: portalItemId, platform: job.portal, stock_id: String(job.stockId) },
+    title: title.slice(0, 255),
+    text: text.slice(0, 20000),
+    priority: 'high',
+  };
+}
+
+const duration = (ms: number) => (ms >= 60000 ? `${Math.round(ms / 60000)} min` : ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`);

@@ -1,0 +1,55 @@
+import type { Issue, Item } from '@sp-api-sdk/listings-items-api-2021-08-01';
+import type { ListingCheck } from '../portal.type';
+
+/**
+ * What Amazon made of a listing it accepted for processing (ListingsItemSubmissionResponse
+ * ACCEPTED: "The listings submission was accepted for processing"), read from getListingsItem's
+ * summaries, issues and fulfillmentAvailability (listingsItems_2021-08-01.json: Item,
+ * ItemSummaryByMarketplace, Issue, IssueEnforcements). Decisions (lib/portals/README.md,
+ * "Listings checked after Amazon's processing"):
+ * - a problem is an issue of the account's marketplaces (or of none named) with severity ERROR,
+ *   or with enforcement actions not permanently exempt (NOT_EXEMPT, and EXEMPT_UNTIL_EXPIRY_DATE,
+ *   which Amazon enforces at its expiry date); WARNING and INFO issues without such an
+ *   enforcement are not;
+ * - without such an issue, the marketplace's summary with status BUYABLE is live; so is a
+ *   summary without BUYABLE when the offer has nothing to sell (merchant quantity 0, or fulfilled
+ *   by Amazon, whose stock Kontor does not send): "not buyable" is then what the seller chose;
+ * - no summary of the marketplace (Amazon still processing; a new SKU is a 404 meanwhile), or a
+ *   merchant offer with a quantity that is not BUYABLE, is pending: the caller checks again.
+ */
+export function listingCheck(item: Item | null, marketplaceIds: string[], sku: string): ListingCheck {
+  const ours = (issue: Issue) => !issue.marketplaceIds?.length || issue.marketplaceIds.some((m) => marketplaceIds.includes(m));
+  const enforced = (issue: Issue) => (issue.enforcements?.actions ?? []).length > 0 && issue.enforcements?.exemption?.status !== 'EXEMPT';
+  const problems = (item?.issues ?? []).filter((i) => ours(i) && (i.severity === 'ERROR' || enforced(i)));
+  const summary = item?.summaries?.find((s) => marketplaceIds.includes(s.marketplaceId));
+  const status = summary ? `status ${summary.status.length > 0 ? summary.status.join(', ') : 'none'} in ${summary.marketplaceId}` : undefined;
+  if (problems.length > 0) {
+    const actions = [...new Set(problems.filter(enforced).flatMap((i) => i.enforcements!.actions.map((a) => a.action)))];
+    return {
+      state: 'problem',
+      summary: actions.length > 0 ? `Amazon enforces ${actions.join(', ')} on SKU ${sku}` : `Amazon reports ${problems.length} error(s) on SKU ${sku}`,
+      details: [...problems.map(issueLine), ...(status ? [`Amazon's summary: ${status}`] : [])],
+    };
+  }
+  if (!summary)
+    return { state: 'pending', summary: `Amazon shows no listing of SKU ${sku}`, details: [`Amazon's summary: none for ${marketplaceIds.join(', ')}`] };
+  if (summary.status.includes('BUYABLE')) return { state: 'live', summary: `SKU ${sku} is buyable`, details: [status!] };
+  const merchant = item?.fulfillmentAvailability?.find((f) => f.fulfillmentChannelCode === 'DEFAULT');
+  if (!merchant || !merchant.quantity) return { state: 'live', summary: `SKU ${sku} has nothing to sell by the seller`, details: [status!] };
+  return {
+    state: 'pending',
+    summary: `SKU ${sku} is not buyable at Amazon`,
+    details: [`Amazon's summary: ${status!} (merchant quantity ${merchant.quantity})`],
+  };
+}
+
+/** One issue as the seller reads it: Amazon's code, severity and message, the attributes, the enforcement. */
+function issueLine(i: Issue): string {
+  const attributes = i.attributeNames?.length ? ` (attributes: ${i.attributeNames.join(', ')})` : '';
+  const e = i.enforcements;
+  const enforcement =
+    e && e.actions.length > 0
+      ? ` [enforcement: ${e.actions.map((a) => a.action).join(', ')}, ${e.exemption.status}${e.exemption.expiryDate ? ` until ${e.exemption.expiryDate}` : ''}]`
+      : '';
+  return `${i.code} ${i.severity}: ${i.message}${attributes}${enforcement}`;
+}

@@ -1,0 +1,205 @@
+/**
+ * The sandbox's Amazon after a listing submission: putListingsItem and patchListingsItem answer
+ * ACCEPTED ("The listings submission was accepted for processing", ListingsItemSubmissionResponse)
+ * and Amazon processes the listing afterwards; what it found shows only on the listing item
+ * (getListingsItem, listingsItems_2021-08-01.json: Item with summaries[].status BUYABLE /
+ * DISCOVERABLE, issues with severity and IssueEnforcements). Where the contract is silent the
+ * sandbox chooses (lib/portals/README.md, "The sandbox's Amazon enforces"):
+ * - processing takes `listing_ms` (300 ms; POST /_sandbox/amazon/config): until then a SKU never
+ *   processed before is a 404 NotFound (Amazon has not made it a listing yet), one processed
+ *   before shows its earlier state;
+ * - issues a test scripts (POST /_sandbox/amazon/listings/:sku/issue) are found by the processing:
+ *   they show once the SKU's latest submission is processed (at once for a SKU already
+ *   processed), and stay until cleared (DELETE /_sandbox/amazon/listings/:sku/issues) or reset;
+ * - BUYABLE: processed, merchant quantity above 0 (or fulfilled by Amazon), no ERROR issue without
+ *   an enforcement (the processing failed: no offer) and no LISTING_SUPPRESSED or
+ *   CATALOG_ITEM_REMOVED in force; DISCOVERABLE: no SEARCH_SUPPRESSED or CATALOG_ITEM_REMOVED in
+ *   force, and not failed. An enforcement is in force unless EXEMPT, or EXEMPT_UNTIL_EXPIRY_DATE
+ *   before its expiryDate (IssueExemption);
+ * - getListingsItem answers the data sets includedData names (default summaries): summaries,
+ *   issues, attributes, fulfillmentAvailability; offers, procurement, relationships and
+ *   productTypes are not played (left out).
+ */
+import express, { Request, Response } from 'express';
+import type { SandboxOffer } from './sandbox.app';
+
+export interface SandboxIssue {
+  code: string;
+  message: string;
+  severity: 'ERROR' | 'WARNING' | 'INFO';
+  categories: string[];
+  attributeNames?: string[];
+  enforcements?: { actions: { action: string }[]; exemption: { status: string; expiryDate?: string } };
+  marketplaceIds?: string[];
+}
+
+/** One SKU's latest submission: when Amazon has processed it, and what the listing item shows of it. */
+export interface SandboxListingRecord {
+  productType: string;
+  createdDate: string;
+  lastUpdatedDate: string;
+  /** When the latest submission is processed (ms since the epoch). */
+  processedAt: number;
+  /** Whether an earlier submission was processed (the SKU is a listing meanwhile). */
+  processedBefore: boolean;
+}
+
+export interface AmazonListingStore {
+  listingMs: number;
+  listingRecords: Map<string, SandboxListingRecord>;
+  listingIssues: Map<string, SandboxIssue[]>;
+}
+
+const keyOf = (account: string, sku: string) => `${account}|${sku}`;
+const enforcementActions = ['LISTING_SUPPRESSED', 'ATTRIBUTE_SUPPRESSED', 'CATALOG_ITEM_REMOVED', 'SEARCH_SUPPRESSED'];
+const exemptions = ['EXEMPT', 'EXEMPT_UNTIL_EXPIRY_DATE', 'NOT_EXEMPT'];
+const severities = ['ERROR', 'WARNING', 'INFO'];
+const conditions = [
+  'new_new',
+  'new_open_box',
+  'new_oem',
+  'refurbished_refurbished',
+  'used_like_new',
+  'used_very_good',
+  'used_good',
+  'used_acceptable',
+  'collectible_like_new',
+  'collectible_very_good',
+  'collectible_good',
+  'collectible_acceptable',
+  'club_club',
+];
+
+/** An accepted listing submission (put, or a patch of more than the quantity): Amazon processes it for listingMs. */
+export function recordSubmission(store: AmazonListingStore, account: string, sku: string, productType: string): void {
+  const key = keyOf(account, sku);
+  const before = store.listingRecords.get(key);
+  const now = Date.now();
+  store.listingRecords.set(key, {
+    productType,
+    createdDate: before?.createdDate ?? new Date(now).toISOString(),
+    lastUpdatedDate: new Date(now).toISOString(),
+    processedAt: now + store.listingMs,
+    processedBefore: before !== undefined && (before.processedBefore || before.processedAt <= now),
+  });
+}
+
+/** The SKU's listing is gone (deleteListingsItem). */
+export function forgetListing(store: AmazonListingStore, account: string, sku: string): void {
+  store.listingRecords.delete(keyOf(account, sku));
+}
+
+const inForce = (i: SandboxIssue, action: string) =>
+  (i.enforcements?.actions ?? []).some((a) => a.action === action) &&
+  i.enforcements!.exemption.status !== 'EXEMPT' &&
+  !(i.enforcements!.exemption.status === 'EXEMPT_UNTIL_EXPIRY_DATE' && Date.parse(i.enforcements!.exemption.expiryDate ?? '') > Date.now());
+
+/** The merchant (DEFAULT) or Amazon channel of the offer, as FulfillmentAvailability. */
+function availability(offer: SandboxOffer): { fulfillmentChannelCode: string; quantity?: number }[] {
+  const entries = (offer.listing.fulfillment_availability ?? []) as { fulfillment_channel_code?: string }[];
+  const amazon = entries.find((e) => e.fulfillment_channel_code && e.fulfillment_channel_code !== 'DEFAULT');
+  return amazon ? [{ fulfillmentChannelCode: String(amazon.fulfillment_channel_code) }] : [{ fulfillmentChannelCode: 'DEFAULT', quantity: offer.quantity }];
+}
+
+/** getListingsItem's Item for an offer of the account, or undefined (404) while Amazon has not made the SKU a listing. */
+export function listingItem(
+  store: AmazonListingStore,
+  account: string,
+  offer: SandboxOffer,
+  marketplaceId: string,
+  includedData: string[],
+): Record<string, unknown> | undefined {
+  const record = store.listingRecords.get(keyOf(account, offer.sku));
+  const processed = !record || record.processedAt <= Date.now();
+  if (!processed && !record.processedBefore) return undefined;
+  const issues = (processed ? (store.listingIssues.get(keyOf(account, offer.sku)) ?? []) : []).filter(
+    (i) => !i.marketplaceIds?.length || i.marketplaceIds.includes(marketplaceId),
+  );
+  const fulfilment = availability(offer);
+  const failed = issues.some((i) => i.severity === 'ERROR' && !i.enforcements?.actions.length);
+  const sells = fulfilment[0]!.fulfillmentChannelCode !== 'DEFAULT' || (fulfilment[0]!.quantity ?? 0) > 0;
+  const buyable = sells && !failed && !issues.some((i) => inForce(i, 'LISTING_SUPPRESSED') || inForce(i, 'CATALOG_ITEM_REMOVED'));
+  const discoverable = !failed && !issues.some((i) => inForce(i, 'SEARCH_SUPPRESSED') || inForce(i, 'CATALOG_ITEM_REMOVED'));
+  const condition = ((offer.listing.condition_type ?? []) as { value?: string }[])[0]?.value;
+  const asin = ((offer.listing.merchant_suggested_asin ?? []) as { value?: string }[])[0]?.value;
+  const now = new Date().toISOString();
+  const item: Record<string, unknown> = { sku: offer.sku };
+  if (includedData.includes('summaries'))
+    item.summaries = [
+      {
+        marketplaceId,
+        ...(asin ? { asin } : {}),
+        productType: record?.productType ?? 'PRODUCT',
+        ...(condition && conditions.includes(condition) ? { conditionType: condition } : {}),
+        status: [...(buyable ? ['BUYABLE'] : []), ...(discoverable ? ['DISCOVERABLE'] : [])],
+        createdDate: record?.createdDate ?? offer.updatedAt ?? now,
+        lastUpdatedDate: record?.lastUpdatedDate ?? offer.updatedAt ?? now,
+      },
+    ];
+  if (includedData.includes('issues')) item.issues = issues;
+  if (includedData.includes('attributes')) item.attributes = offer.listing;
+  if (includedData.includes('fulfillmentAvailability')) item.fulfillmentAvailability = fulfilment;
+  return item;
+}
+
+/** The body of POST /_sandbox/amazon/listings/:sku/issue as an Issue, or the refusal in words. */
+function issueOf(body: Record<string, unknown>): SandboxIssue | string {
+  const list = (v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)]);
+  if (typeof body.code !== 'string' || !body.code || typeof body.message !== 'string' || !body.message) return 'code and message are required';
+  const severity = String(body.severity ?? 'ERROR');
+  if (!severities.includes(severity)) return `severity must be one of ${severities.join(', ')}`;
+  const actions = list(body.enforcement);
+  if (actions.some((a) => !enforcementActions.includes(a))) return `enforcement must be of ${enforcementActions.join(', ')}`;
+  const exemption = String(body.exemption ?? 'NOT_EXEMPT');
+  if (!exemptions.includes(exemption)) return `exemption must be one of ${exemptions.join(', ')}`;
+  if (exemption === 'EXEMPT_UNTIL_EXPIRY_DATE' && Number.isNaN(Date.parse(String(body.expiry_date ?? '')))) return 'EXEMPT_UNTIL_EXPIRY_DATE needs expiry_date';
+  const attributes = list(body.attribute_names);
+  const marketplaces = list(body.marketplace_id);
+  return {
+    code: body.code,
+    message: body.message,
+    severity: severity as SandboxIssue['severity'],
+    categories: list(body.categories),
+    ...(attributes.length ? { attributeNames: attributes } : {}),
+    ...(actions.length
+      ? {
+          enforcements: {
+            actions: actions.map((action) => ({ action })),
+            exemption: {
+              status: exemption,
+              ...(exemption === 'EXEMPT_UNTIL_EXPIRY_DATE' ? { expiryDate: new Date(String(body.expiry_date)).toISOString() } : {}),
+            },
+          },
+        }
+      : {}),
+    ...(marketplaces.length ? { marketplaceIds: marketplaces } : {}),
+  };
+}
+
+/**
+ * The controls: `POST /_sandbox/amazon/listings/:sku/issue {portal_account, code, message,
+ * severity?, enforcement?, exemption?, expiry_date?, categories?, attribute_names?,
+ * marketplace_id?}` (the SKU's processing finds this issue: ERROR and NOT_EXEMPT by default) and
+ * `DELETE /_sandbox/amazon/listings/:sku/issues?portal_account=`.
+ */
+export function mountListingIssues(app: express.Express, store: AmazonListingStore): void {
+  app.post('/_sandbox/amazon/listings/:sku/issue', (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (body.portal_account === undefined) {
+      res.status(400).json({ message: 'portal_account is required' });
+      return;
+    }
+    const issue = issueOf(body);
+    if (typeof issue === 'string') {
+      res.status(400).json({ message: issue });
+      return;
+    }
+    const key = keyOf(String(body.portal_account), String(req.params.sku));
+    store.listingIssues.set(key, [...(store.listingIssues.get(key) ?? []), issue]);
+    res.status(201).json({ sku: String(req.params.sku), issues: store.listingIssues.get(key) });
+  });
+  app.delete('/_sandbox/amazon/listings/:sku/issues', (req: Request, res: Response) => {
+    store.listingIssues.delete(keyOf(String(req.query.portal_account ?? ''), String(req.params.sku)));
+    res.json({ sku: String(req.params.sku), issues: [] });
+  });
+}

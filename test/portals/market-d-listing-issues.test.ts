@@ -1,0 +1,149 @@
+/**
+ * market_d at Amazon: putListingsItem's ACCEPTED means only "The listings submission was
+ * accepted for processing" (ListingsItemSubmissionResponse, listingsItems_2021-08-01.json).
+ * Amazon processes the listing afterwards, and a problem it finds then shows only on the listing
+ * item (getListingsItem: issues with severity and IssueEnforcements, summaries[].status without
+ * BUYABLE). The portal_upload job completed and the seller believed the offer live; now a check
+ * some time later gives the seller a task, once per submission.
+ */
+import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { queues } from '../../lib/queue';
+import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
+import { call, newSeller, Seller } from '../support/api';
+
+describe('market_d at Amazon: a listing accepted for processing and refused later gives the seller a task', function () {
+  this.timeout(60000);
+  let sandbox: Sandbox;
+  channelLoopForSuite((loop) => ({ sandbox } = loop));
+  const before = config();
+  beforeEach(() => setConfig({ ...config(), marketDListingCheckMs: 150, marketDListingChecks: 3 }));
+  after(() => setConfig({ ...config(), marketDListingCheckMs: before.marketDListingCheckMs, marketDListingChecks: before.marketDListingChecks }));
+
+  const control = async (path: string, body: unknown) => {
+    const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+  const tasksOf = async (seller: Seller, stockId: number) => {
+    const res = await call('task/', { token: seller.token });
+    expect(res.status, res.text).to.equal(200);
+    return (res.body.task as { reference: { stock_id?: string } }[]).filter((t) => t.reference.stock_id === String(stockId)) as Record<string, unknown>[];
+  };
+  /** A check job's end (the sandbox's getListingsItem answered and the outcome recorded). */
+  const checkEnd = (uploadJobId: string, n: number) =>
+    waitFor(`listing check ${n}`, async () => {
+      const job = await queues().get('portal_upload').getJob(`listing-check-${uploadJobId}-${n}`);
+      return job && (await job.isCompleted()) ? (job.returnvalue as Record<string, unknown>) : undefined;
+    });
+
+  /** A seller with an Amazon account and an item with a market_d group, listed by portal_upload; the job's end and ids. */
+  async function listed(sku: string, quantity = 5) {
+    const seller = await newSeller();
+    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' });
+    const created = await call('stock/', {
+      token: seller.token,
+      body: { stock: { name: 'Teekanne', sku, quantity, market_d: { id_type: 'EAN', id: '4006381333931', price: '19.90' } } },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const stockId = Number(created.body.stock_id);
+    const list = async () => {
+      const upload = await call(`stock/${stockId}/portal_upload/`, {
+        token: seller.token,
+        body: { portal_upload: { market_d: [{ action: 'list', portal_account_id: portalAccountId }] } },
+      });
+      expect(upload.status, upload.text).to.equal(207);
+      const jobId = (upload.body.response as { job_id: string }[])[0]!.job_id;
+      return { jobId, end: await jobEnd(seller.token, jobId) };
+    };
+    return { seller, portalAccountId, stockId, list };
+  }
+
+  it('when Amazon suppresses the listing after accepting it, then the job completed and the check gives the seller one high-priority stock_lister task with Amazon’s code and message', async () => {
+    const sku = 'AZ-SUP-1';
+    const { seller, portalAccountId, stockId, list } = await listed(sku);
+    await control('/_sandbox/amazon/config', { listing_ms: 0 });
+    await control(`/_sandbox/amazon/listings/${sku}/issue`, {
+      portal_account: portalAccountId,
+      code: '18155',
+      message: "The 'minimum price' is greater than the selling price (excluding shipping) for the listing.",
+      severity: 'ERROR',
+      categories: ['INVALID_PRICE'],
+      enforcement: 'LISTING_SUPPRESSED',
+    });
+    const { jobId, end } = await list();
+    expect(end.state, end.error).to.equal('completed');
+    expect(end.result).to.deep.include({ action: 'list', portal: 'market_d', portal_item_id: sku });
+
+    const task = await waitFor('the task', async () => (await tasksOf(seller, stockId))[0]);
+    expect(task).to.deep.include({
+      reference: { section: 'stock_lister', id: sku, platform: 'market_d', stock_id: String(stockId) },
+      priority: 'high',
+      is_completed: false,
+    });
+    expect(task.title).to.equal(`market_d: Amazon enforces LISTING_SUPPRESSED on SKU ${sku}`);
+    expect(task.text).to.contain("18155 ERROR: The 'minimum price' is greater than the selling price (excluding shipping) for the listing.");
+    expect(task.text).to.contain('[enforcement: LISTING_SUPPRESSED, NOT_EXEMPT]');
+    expect(task.text).to.contain(`status DISCOVERABLE in A1PA6795UKMFR9`);
+    expect(task.text).to.contain(jobId);
+    // What the check asked Amazon: getListingsItem with summaries and issues.
+    const gets = sandbox.state.requests.filter((r) => r.portalAccount === String(portalAccountId) && r.method === 'GET' && r.path.endsWith(`/${sku}`));
+    expect(gets[0]!.query).to.deep.include({ includedData: 'summaries,issues,fulfillmentAvailability', marketplaceIds: 'A1PA6795UKMFR9' });
+
+    // A second run of the check (a retry, a re-added job) makes no second task.
+    const first = await checkEnd(jobId, 1);
+    expect(first).to.deep.include({ state: 'problem' });
+    await queues().add(
+      'portal.listing_check',
+      { accountId: seller.id, stockId, portal: 'market_d', portalAccountId, uploadJobId: jobId, check: 1 },
+      `again-${jobId}`,
+    );
+    await waitFor('the second run', async () => {
+      const job = await queues().get('portal_upload').getJob(`again-${jobId}`);
+      return job && (await job.isCompleted());
+    });
+    expect(await tasksOf(seller, stockId)).to.have.length(1);
+  });
+
+  it('when the listing is fine, then the check makes no task and checks no more', async () => {
+    const sku = 'AZ-OK-1';
+    const { seller, stockId, list } = await listed(sku);
+    await control('/_sandbox/amazon/config', { listing_ms: 0 });
+    const { jobId, end } = await list();
+    expect(end.state, end.error).to.equal('completed');
+    expect(await checkEnd(jobId, 1)).to.deep.include({ state: 'live' });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await queues().get('portal_upload').getJob(`listing-check-${jobId}-2`)).to.equal(undefined);
+    expect(await tasksOf(seller, stockId)).to.deep.equal([]);
+  });
+
+  it('when Amazon is still processing at the first check, then it checks again and tells the problem found later; a listing never processed is told after the last check', async () => {
+    const { seller, portalAccountId, stockId, list } = await listed('AZ-LATE-1');
+    await control('/_sandbox/amazon/config', { listing_ms: 250 });
+    await control('/_sandbox/amazon/listings/AZ-LATE-1/issue', {
+      portal_account: portalAccountId,
+      code: '90220',
+      message: "'size' is required but not supplied.",
+      categories: ['MISSING_ATTRIBUTE'],
+      attribute_names: ['size'],
+    });
+    const { jobId } = await list();
+    expect(await checkEnd(jobId, 1)).to.deep.include({ state: 'pending', summary: 'Amazon shows no listing of SKU AZ-LATE-1' });
+    const task = await waitFor('the task', async () => (await tasksOf(seller, stockId))[0]);
+    expect(task.title).to.equal('market_d: Amazon reports 1 error(s) on SKU AZ-LATE-1');
+    expect(task.text).to.contain("90220 ERROR: 'size' is required but not supplied. (attributes: size)");
+
+    const never = await listed('AZ-NEVER-1');
+    await control('/_sandbox/amazon/config', { listing_ms: 60000 });
+    try {
+      const { jobId: neverJob } = await never.list();
+      expect(await checkEnd(neverJob, 3)).to.deep.include({ state: 'pending' });
+      const [late] = await tasksOf(never.seller, never.stockId);
+      expect(late).to.deep.include({ title: 'market_d: Amazon shows no listing of SKU AZ-NEVER-1 450 ms after listing', priority: 'high' });
+      expect(await queues().get('portal_upload').getJob(`listing-check-${neverJob}-4`)).to.equal(undefined);
+    } finally {
+      await control('/_sandbox/amazon/config', { listing_ms: 300 });
+    }
+  });
+});
