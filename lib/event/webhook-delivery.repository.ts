@@ -5,7 +5,8 @@ import type { AttemptError } from './notification';
 import { webhookDeliveryType } from './webhook-delivery.type';
 
 /** pending: an attempt is due at next_attempt_at; held: its handler is paused; delivered and failed are final. */
-export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'held';
+export const deliveryStates = ['pending', 'delivered', 'failed', 'held'] as const;
+export type DeliveryState = (typeof deliveryStates)[number];
 
 /** Why an attempt was made: the event itself, a retry, a redelivery asked for, the handler's resumption. */
 export type AttemptTrigger = 'event' | 'retry' | 'redeliver' | 'resume';
@@ -58,7 +59,8 @@ export interface DeliveryUpdate {
 /** Filters of the delivery log: state, event_id, created_date. Key: the creation sequence. */
 export const webhookDeliverySearch: SearchSpec<LoggedDelivery> = {
   filters: {
-    state: { column: 'd.state', type: 'string', operators: ['=', '!='] },
+    // A misspelt state ('faild') answered an empty log, read as "nothing failed".
+    state: { column: 'd.state', type: 'string', operators: ['=', '!='], values: deliveryStates },
     event_id: { column: 'd.event_id', type: 'string', operators: ['='] },
     created_date: { column: 'd.created_at', type: 'datetime' },
   },

@@ -23,9 +23,10 @@ export const stockSearch: SearchSpec<StockRow> = {
     condition_id: { column: 'condition_id', type: 'integer' },
     quantity: { column: 'quantity', type: 'integer' },
     quantity_available: { column: 'quantity_available', type: 'integer' },
-    'variation.type': { column: 'variation_type', type: 'string', operators: ['=', '!='] },
+    // Document 2's values only: another one answered no items, as if none were of that type.
+    'variation.type': { column: 'variation_type', type: 'string', operators: ['=', '!='], values: ['main', 'sub', 'none'] },
     'variation.parent': { column: 'variation_parent_id', type: 'integer', operators: ['=', '!='] },
-    'set.type': { column: 'set_type', type: 'string', operators: ['=', '!='] },
+    'set.type': { column: 'set_type', type: 'string', operators: ['=', '!='], values: ['main', 'sub', 'none'] },
     modified_date: { column: 'modified_at', type: 'datetime' },
     created_date: { column: 'created_at', type: 'datetime' },
     'market_d.sku': { column: 'market_d_sku', type: 'string' },

@@ -330,6 +330,11 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     const deliveryId = (first.body.delivery as LoggedDelivery[])[0]!.id;
     const failed = await call(`admin/event/handler/${id}/delivery/?${query({ filter: { state: 'failed' } })}`, { token: seller.token });
     expect(failed.body.delivery).to.deep.equal([]);
+    // A misspelt state is a 400 naming the filter, not an empty log a client reads as "nothing failed".
+    const misspelt = await call(`admin/event/handler/${id}/delivery/?${query({ filter: { state: 'faild' } })}`, { token: seller.token });
+    expect(misspelt.status, misspelt.text).to.equal(400);
+    expect(misspelt.body.error![0]!).to.include({ error: 'invalid_field', field: 'filter.state' });
+    expect(misspelt.text).to.include('pending delivered failed held');
     const xml = await call(`admin/event/handler/${id}/delivery/`, { token: seller.token, headers: { Accept: 'application/xml' } });
     expect(xml.status, xml.text).to.equal(200);
     expect(xml.text).to.match(/<delivery>[\s\S]*<attempt>[\s\S]*<trigger>event<\/trigger>/);

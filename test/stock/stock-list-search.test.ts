@@ -145,7 +145,15 @@ describe('GET stock/ search', () => {
   });
 
   it('when filters are unknown or malformed, then 400 names them; the id filter takes no prefixed identifiers', async () => {
-    for (const filter of [{ colour: 'red' }, { quantity: 'many' }, { id: 'SKU_SH-1' }, { variation: { type: { operator: '~', value: 'm*' } } }]) {
+    for (const filter of [
+      { colour: 'red' },
+      { quantity: 'many' },
+      { id: 'SKU_SH-1' },
+      { variation: { type: { operator: '~', value: 'm*' } } },
+      // Not a value of document 2's variation.type / set.type: no item can be one, so it is a mistake.
+      { variation: { type: 'Main' } },
+      { set: { type: ['main', 'mian'] } },
+    ]) {
       const res = await call(`stock/?${query({ filter })}`, { token: seller.token });
       expect(res.status, JSON.stringify(filter)).to.equal(400);
       expect(res.body.error![0]!.field).to.match(/^filter\./);

@@ -115,6 +115,13 @@ function condition(operator: Raw, value: Raw, field: FilterField, where: string,
   const values = raw.map(
     (v, i) => dayText(field, v) ?? convert(v, op === '~' || op === '!~' ? 'string' : field.type, Array.isArray(value) ? `${where}[${i}]` : where, field.bigint),
   );
+  if (field.values && (op === '=' || op === '!=')) {
+    const known = field.values;
+    values.forEach((v, i) => {
+      const at = Array.isArray(value) ? `${where}[${i}]` : where;
+      if (!known.includes(String(v))) throw invalidField(at, `${at} must be one of ${known.join(' ')}`);
+    });
+  }
   return { field, operator: op, values };
 }
 

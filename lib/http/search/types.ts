@@ -26,6 +26,11 @@ export interface FilterField {
    * text, for the searcher to read as the whole of that day; a value with a time is the datetime.
    */
   dayText?: boolean;
+  /**
+   * The only values the field holds (a state, a type): any other value of = or != is a 400
+   * naming it, not an empty answer a client reads as "none".
+   */
+  values?: readonly string[];
 }
 
 /**
