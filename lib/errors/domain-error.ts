@@ -25,6 +25,11 @@ export interface ErrorOptions<I extends ErrorId = ErrorId> {
   quota?: { limit: number; remaining: number; reset: number };
   /** The scope a command needs (insufficient_scope: the challenge's scope attribute, RFC 6750 3). */
   scope?: string;
+  /**
+   * What a portal waits for that only someone else can give (a store's fulfillment hold): not a
+   * fault of the call, so a job may wait for it without spending its tries (lib/order send_mit).
+   */
+  waitsFor?: string;
 }
 
 /**
@@ -40,6 +45,7 @@ export class DomainError extends Error {
   readonly allow?: string[];
   readonly quota?: ErrorOptions['quota'];
   readonly scope?: string;
+  readonly waitsFor?: string;
 
   constructor(
     readonly id: ErrorId,
@@ -54,6 +60,7 @@ export class DomainError extends Error {
     if (options.allow) this.allow = options.allow;
     if (options.quota) this.quota = options.quota;
     if (options.scope) this.scope = options.scope;
+    if (options.waitsFor) this.waitsFor = options.waitsFor;
   }
 
   /** The status of the kind (Error_type code; the HTTP status of a whole answer). */
@@ -113,6 +120,13 @@ export const internalError = () => new DomainError('internal_error', 'the reques
 
 /** Data a portal refuses (its own limits, or its 4xx answer): fails the job at once. */
 export const portalRefused = (message: string) => new DomainError('portal_refused', message);
+
+/**
+ * A portal that waits for someone else's action before it takes the call whole (a store's
+ * fulfillment hold, `waitsFor` naming it): retryable like portal_unavailable, and a job may wait
+ * for it without spending its tries.
+ */
+export const portalWaiting = (message: string, waitsFor: string) => new DomainError('portal_unavailable', message, { waitsFor });
 
 /** A portal call worth retrying (429, 5xx, timeout, network); retryAfterMs from its Retry-After. */
 export const portalUnavailable = (message: string, retryAfterMs?: number) =>

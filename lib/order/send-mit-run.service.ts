@@ -10,6 +10,7 @@ import { orderRepository, OrderReadRow, OrderRow } from './order.repository';
 import { updateOneOrderIn } from './order.service';
 import { inTransitMail } from './send-mit.mail';
 import { rateAuctionBuyer } from './send-mit.rating';
+import { HoldProgress, isPortalWaiting, nextHoldWait } from './send-mit-hold';
 
 type PlatformStatus = 'ok' | 'partially_ok' | 'error';
 
@@ -20,6 +21,9 @@ export interface SendMitProgress {
   orderUpdated?: boolean;
   rating?: { ok: boolean; detail: string } | null;
   mail?: { sent: boolean; to?: string; message_id?: string; error?: string };
+  /** The portal's hold the job waits for (send-mit-hold.ts), and what GET job/{id}/ names meanwhile. */
+  hold?: HoldProgress;
+  waiting?: string;
 }
 
 export interface SendMitContext {
@@ -71,7 +75,16 @@ async function reportToPortal(
         `${ctx.jobId}-ship-${i}`,
       );
       parts.push({ code, ok: true });
+      delete progress.hold;
+      delete progress.waiting;
     } catch (err) {
+      // A hold (the store's, not the call's fault): wait for it without spending a try, the order not shipped.
+      if (isPortalWaiting(err)) {
+        const { hold, wait } = nextHoldWait(progress.hold, err.message);
+        await ctx.save({ ...progress, parts, hold, waiting: wait.message });
+        throw wait;
+      }
+      delete progress.waiting;
       if (!isPermanent(err) && !ctx.lastAttempt) {
         await ctx.save({ ...progress, parts });
         throw err;

@@ -1,10 +1,12 @@
+import { DelayedError } from 'bullmq';
 import { db } from '../db';
 import { outboxRepository, defineProcessors } from '../queue';
 import { runSendMit } from './send-mit-run.service';
+import { SendMitWaits } from './send-mit-hold';
 
 /** The processors of the mail queue (workers/mail.ts): send_mit. */
 export const sendMitProcessors = defineProcessors('mail', {
-  'order.send_mit': (data, job) =>
+  'order.send_mit': (data, job, token) =>
     runSendMit(data, {
       jobId: String(job.id),
       lastAttempt: job.attemptsMade + 1 >= (job.opts.attempts ?? 1),
@@ -14,5 +16,10 @@ export const sendMitProcessors = defineProcessors('mail', {
         await outboxRepository.saveProgress(db(), String(job.id), progress);
         await job.updateData({ ...data, progress: { ...progress } });
       },
+    }).catch(async (err: unknown) => {
+      // A portal's hold (send-mit-hold.ts): delayed without spending a try (BullMQ's skipAttempt), queued again after the wait.
+      if (!(err instanceof SendMitWaits)) throw err;
+      await job.moveToDelayed(Date.now() + err.delayMs, token);
+      throw new DelayedError();
     }),
 });

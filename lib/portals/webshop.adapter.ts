@@ -8,7 +8,7 @@ import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-r
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
 import { FulfillmentGroup, FulfillmentOrderRead, heldMessage, planShipment } from './shopify/fulfillment-plan';
 import { shopifyInventoryRepository, StoreSale } from './shopify/shopify-inventory.repository';
-import { isPermanent, portalRefused, portalUnavailable } from '../errors';
+import { isPermanent, portalRefused, portalWaiting } from '../errors';
 
 type UserErrors = { field: string[] | null; message: string }[];
 interface VariantNode {
@@ -347,7 +347,9 @@ export class WebshopAdapter extends HttpPortalAdapter {
    * planned over them (shopify/fulfillment-plan.ts: by status, one fulfillmentCreate per assigned
    * location), due SCHEDULED ones opened, then one fulfilment per location with the package's
    * tracking number and carrier. Lines of ON_HOLD fulfillment orders are not sent: the call fails
-   * retryable naming them after the rest went out, and the retry sends only what still remains.
+   * retryable and waiting (`portalWaiting`, waitsFor `fulfillment_hold`) naming them after the
+   * rest went out; send_mit waits for the release (lib/order send-mit-hold.ts), and the next try
+   * sends only what still remains.
    */
   override async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {
     if (target.connector !== 'shopify') return super.markShipped(target, shipment, key);
@@ -373,7 +375,8 @@ export class WebshopAdapter extends HttpPortalAdapter {
     }
     const held = plan.held.length ? heldMessage(orderId, plan.held) : '';
     if (refused.length) throw portalRefused([...refused, held].filter(Boolean).join('; ').slice(0, 1500));
-    if (held) throw portalUnavailable(held);
+    // Waiting, not failing: a hold is the store's (a fraud or payment app's, the merchant's) to lift, and may last days.
+    if (held) throw portalWaiting(held, 'fulfillment_hold');
   }
 
   /** One fulfillmentCreate: fulfillment orders of one location, with the shipment's tracking. */

@@ -35,6 +35,15 @@ export async function jobStatus(scope: OrderScope, jobId: string): Promise<JobSt
   return withoutUndefined(await fromQueue(row, base));
 }
 
+/**
+ * Why a job waits without having failed (moved to delayed without spending a try: a send_mit
+ * waiting for a store's fulfillment hold, lib/order send-mit-hold.ts): `progress.waiting` of its data.
+ */
+function waitingOf(data: unknown): string | undefined {
+  const waiting = (data as { progress?: { waiting?: unknown } } | null)?.progress?.waiting;
+  return typeof waiting === 'string' ? waiting : undefined;
+}
+
 async function fromQueue(row: JobRow, base: JobStatus): Promise<JobStatus> {
   if (!(row.queue in queueNames)) return base;
   try {
@@ -54,7 +63,7 @@ async function fromQueue(row: JobRow, base: JobStatus): Promise<JobStatus> {
       return { ...common, state: 'failed', error: final?.error ?? job.failedReason, finished_date: iso(job.finishedOn) };
     }
     if (state === 'active') return { ...common, state: 'active', error: job.failedReason || undefined };
-    return { ...common, state: 'queued', error: job.failedReason || undefined };
+    return { ...common, state: 'queued', error: waitingOf(job.data) ?? (job.failedReason || undefined) };
   } catch {
     // Redis holds the only record of this job's state now: guessing "queued" could hide a
     // finished job, so the client is asked to come back.

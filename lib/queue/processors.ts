@@ -6,11 +6,14 @@ import type { QueueName } from './queues';
 /** A job of the catalog as its processor sees it. */
 export type CatalogJob<J extends JobName> = Job<JobPayloads[J]>;
 
-/** Runs one job: its payload typed from the catalog, and the job (id, attempts, updateData). */
-export type JobHandler<J extends JobName> = (data: JobPayloads[J], job: CatalogJob<J>) => Promise<unknown>;
+/**
+ * Runs one job: its payload typed from the catalog, the job (id, attempts, updateData), and the
+ * worker's lock token (BullMQ's `moveToDelayed(timestamp, token)`: a job that waits without spending a try).
+ */
+export type JobHandler<J extends JobName> = (data: JobPayloads[J], job: CatalogJob<J>, token?: string) => Promise<unknown>;
 
 /** The processors of a queue by job name, as startWorker runs them. */
-export type Processors<Q extends QueueName> = { readonly [J in JobsOf<Q>]: (job: CatalogJob<J>) => Promise<unknown> };
+export type Processors<Q extends QueueName> = { readonly [J in JobsOf<Q>]: (job: CatalogJob<J>, token?: string) => Promise<unknown> };
 
 /** A handler for every job name of the queue, and no other name (not even another queue's job). */
 type Handlers<Q extends QueueName> = { [J in JobsOf<Q>]: JobHandler<J> } & { [J in Exclude<JobName, JobsOf<Q>>]?: never };
@@ -26,8 +29,8 @@ export function defineProcessors<Q extends QueueName>(_queue: Q, handlers: NoInf
   return Object.fromEntries(
     entries.map(([name, handle]) => [
       name,
-      (job: Job) =>
-        handle(job.data, job).catch((err: unknown) => {
+      (job: Job, token?: string) =>
+        handle(job.data, job, token).catch((err: unknown) => {
           throw jobFailure(err);
         }),
     ]),

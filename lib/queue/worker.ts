@@ -75,7 +75,7 @@ export interface WorkerOptions {
  * GET job/{job_id}/ answers it after Redis dropped the job.
  */
 export async function startWorker<Q extends QueueName>(queue: Q, processors: Processors<Q>, options: WorkerOptions = {}): Promise<Worker> {
-  const byName: Partial<Record<string, (job: Job) => Promise<unknown>>> = processors;
+  const byName: Partial<Record<string, (job: Job, token?: string) => Promise<unknown>>> = processors;
   if (!options.skipEvictionCheck) await checkEvictionPolicy();
   const concurrency = options.concurrency ?? concurrencyOf(queue);
   const connection = createRedis('worker');
@@ -83,13 +83,13 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
   const finals = new FinalStateWriter(db);
   const worker = new Worker(
     queueNames[queue],
-    async (job) => {
+    async (job, token) => {
       const processor = byName[job.name];
       if (!processor) throw new UnrecoverableError(`queue ${queue} has no processor for job ${job.name}`);
       // Log lines of the job and the jobs it queues carry the request that queued it (lib/queue/outbox.ts).
       const end = jobRunDuration.startTimer({ queue, job: job.name });
       try {
-        const result = await withRequestId(requestIdOf(job), () => processor(job));
+        const result = await withRequestId(requestIdOf(job), () => processor(job, token));
         end({ outcome: 'completed' });
         return result;
       } catch (err) {

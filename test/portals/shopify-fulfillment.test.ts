@@ -4,11 +4,12 @@
  * describes it: one order, one location, fulfillable statuses only, no more than remains.
  */
 import { expect } from 'chai';
-import { config, setConfig } from '../../config';
+import { config } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { isPermanent } from '../../lib/errors';
 import { importOrders } from '../../lib/order-import/order-import.service';
+import { sendMitHoldWait } from '../../lib/order/send-mit-hold';
 import type { PortalTarget, Shipment } from '../../lib/portals/portal.type';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
@@ -178,8 +179,13 @@ describe('webshop at Shopify: a send_mit job over a held fulfillment order, thro
   this.timeout(60000);
   let sandbox: Sandbox;
   channelLoopForSuite((loop) => ({ sandbox } = loop));
+  // Waits of a fifth of a second, rising to half a second (a minute to an hour in service).
+  const savedWait = { ...sendMitHoldWait };
+  beforeEach(() => Object.assign(sendMitHoldWait, { firstMs: 200, maxMs: 500 }));
+  afterEach(() => Object.assign(sendMitHoldWait, savedWait));
 
-  it('when part of the order is on hold, then the open lines are fulfilled and the job waits naming the hold; once the store releases it, the retry fulfils the rest once and the job completes', async () => {
+  /** A seller's imported Shopify order of an open line (FO-OPEN) and 2 x FO-HELD on hold (AWAITING_PAYMENT), sent with send_mit. */
+  async function heldOrderSent() {
     const seller = await newSeller();
     const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
     for (const sku of ['FO-OPEN', 'FO-HELD']) {
@@ -203,36 +209,72 @@ describe('webshop at Shopify: a send_mit job over a held fulfillment order, thro
     const row = (await db()('sales_order')
       .first('id')
       .where({ account_id: seller.id, external_order_id: gid.split('/').pop() })) as { id: string };
+    const shipped = await call(`order/${row.id}/send_mit/`, {
+      token: seller.token,
+      body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25', is_mail: false } },
+    });
+    expect(shipped.status, shipped.text).to.equal(202);
+    const jobId = shipped.body.job_id as string;
+    /** The store's reads of the order's fulfillment orders: one a try or wait. */
+    const looks = () =>
+      sandbox.state.requests.filter(
+        (r: SandboxRequest) => r.portalAccount === String(portalAccountId) && String((r.body as { query?: string }).query).includes('KontorFulfillmentOrders'),
+      ).length;
+    const job = async () => (await call(`job/${jobId}/`, { token: seller.token })).body.job as { state: string; error?: string; attempts: number };
+    const release = async () =>
+      expect((await fetch(`${sandbox.url}/_sandbox/shopify/fulfillment_orders/${held}/release_hold`, { method: 'POST' })).status).to.equal(200);
+    return { seller, row, shopifyOrder, held, jobId, looks, job, release };
+  }
 
-    // Retries a second and more apart, so that the hold can be released between two tries.
-    const saved = config();
-    setConfig({ ...saved, jobBackoffMs: 1500 });
-    try {
-      const shipped = await call(`order/${row.id}/send_mit/`, {
-        token: seller.token,
-        body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25', is_mail: false } },
-      });
-      expect(shipped.status, shipped.text).to.equal(202);
-      const jobId = shipped.body.job_id as string;
-      const waiting = await waitFor('the job to wait for the hold', async () => {
-        const j = (await call(`job/${jobId}/`, { token: seller.token })).body.job as { state: string; error?: string };
-        return j.error ? j : undefined;
-      });
-      expect(waiting.state).to.equal('queued');
-      expect(waiting.error).to.include(`fulfillment order ${held} on hold (AWAITING_PAYMENT): 2 x FO-HELD`);
-      expect(shopifyOrder.lines.map((l) => l.fulfilled)).to.deep.equal([1, 0]);
-      expect((await readOrder(seller, row.id)).status).to.deep.include({ is_shipped: false });
+  it('when part of the order is on hold, then the open lines are fulfilled and the job waits naming the hold; once the store releases it, the retry fulfils the rest once and the job completes', async () => {
+    const { seller, row, shopifyOrder, held, jobId, job, release } = await heldOrderSent();
+    const waiting = await waitFor('the job to wait for the hold', async () => {
+      const j = await job();
+      return j.error ? j : undefined;
+    });
+    expect(waiting.state).to.equal('queued');
+    expect(waiting.error).to.include(`fulfillment order ${held} on hold (AWAITING_PAYMENT): 2 x FO-HELD`);
+    expect(shopifyOrder.lines.map((l) => l.fulfilled)).to.deep.equal([1, 0]);
+    expect((await readOrder(seller, row.id)).status).to.deep.include({ is_shipped: false });
 
-      const released = await fetch(`${sandbox.url}/_sandbox/shopify/fulfillment_orders/${held}/release_hold`, { method: 'POST' });
-      expect(released.status).to.equal(200);
-      const end = await jobEnd(seller.token, jobId);
-      expect(end.state, end.error).to.equal('completed');
-      expect(end.result).to.deep.include({ platform_status: 'ok', is_shipped: true });
-      expect(shopifyOrder.lines.map((l) => l.fulfilled)).to.deep.equal([1, 2]);
-      expect(shopifyOrder.fulfillments.map((f) => f.lines.map((l) => l.quantity))).to.deep.equal([[1], [2]]);
-      expect(shopifyOrder.fulfillments.map((f) => f.tracking.number)).to.deep.equal(['00340434161094042557', '00340434161094042557']);
-    } finally {
-      setConfig(saved);
-    }
+    await release();
+    const end = await jobEnd(seller.token, jobId);
+    expect(end.state, end.error).to.equal('completed');
+    expect(end.result).to.deep.include({ platform_status: 'ok', is_shipped: true });
+    expect(shopifyOrder.lines.map((l) => l.fulfilled)).to.deep.equal([1, 2]);
+    expect(shopifyOrder.fulfillments.map((f) => f.lines.map((l) => l.quantity))).to.deep.equal([[1], [2]]);
+    expect(shopifyOrder.fulfillments.map((f) => f.tracking.number)).to.deep.equal(['00340434161094042557', '00340434161094042557']);
+  });
+
+  it("a hold outlasting the job's tries: the job keeps waiting (no try spent, the order not shipped, GET job names the hold); released, it fulfils the held lines once and only then marks the order shipped", async () => {
+    const { seller, row, shopifyOrder, held, jobId, looks, job, release } = await heldOrderSent();
+    // More looks at the store than the job has tries (5 in this suite): each a wait, none a try.
+    await waitFor('the job to look more often than it has tries', () => looks() > config().jobAttempts + 1, 20000);
+    const waiting = await job();
+    expect(waiting).to.deep.include({ state: 'queued', attempts: 0 });
+    expect(waiting.error).to.include(`fulfillment order ${held} on hold (AWAITING_PAYMENT): 2 x FO-HELD`);
+    expect(waiting.error).to.match(/waiting for the store to release it/);
+    expect((await readOrder(seller, row.id)).status).to.deep.include({ is_shipped: false });
+    expect(shopifyOrder.lines.map((l) => l.fulfilled)).to.deep.equal([1, 0]);
+
+    await release();
+    const end = await jobEnd(seller.token, jobId);
+    expect(end.state, end.error).to.equal('completed');
+    expect(end.result).to.deep.include({ platform_status: 'ok', is_shipped: true, shipment: [{ code: '00340434161094042557', ok: true }] });
+    expect(shopifyOrder.fulfillments.map((f) => f.lines.map((l) => l.quantity))).to.deep.equal([[1], [2]]);
+    const order = await readOrder(seller, row.id);
+    expect(order.status).to.deep.include({ is_shipped: true });
+    expect(order.shipping).to.deep.include({ platform_status: 'ok' });
+  });
+
+  it('a hold never released: after the bound the job fails naming the hold, and the order is not marked shipped', async () => {
+    Object.assign(sendMitHoldWait, { boundMs: 1500 });
+    const { seller, row, shopifyOrder, held, jobId } = await heldOrderSent();
+    const end = await jobEnd(seller.token, jobId);
+    expect(end.state).to.equal('failed');
+    expect(end.error).to.include(`fulfillment order ${held} on hold (AWAITING_PAYMENT): 2 x FO-HELD`);
+    expect(end.error).to.match(/still held after [\d.]+ days: send_mit again once the store has released it/);
+    expect((await readOrder(seller, row.id)).status).to.deep.include({ is_shipped: false });
+    expect(shopifyOrder.lines.map((l) => l.fulfilled)).to.deep.equal([1, 0]);
   });
 });
