@@ -6,6 +6,7 @@
  *   kontor person create | shipping-group create | portal-account create (see bin/admin.cli.ts)
  *   kontor bank import | payment-provider connect (see bin/bank.cli.ts)
  *   kontor client-access list | revoke (see bin/client-access.cli.ts)
+ *   kontor client disable | enable, user disable | password: a leaked credential (see bin/credential-lockout.cli.ts)
  *   kontor portal-account connect (bin/admin.cli.ts) | order import (bin/order-import.cli.ts)
  *   kontor portal-account consent | take-over (bin/portal-connect.cli.ts)
  *   kontor credentials reseal: after a key rotation, every credential sealed again with CREDENTIALS_KEY (bin/credentials-reseal.ts)
@@ -17,13 +18,14 @@ import Joi from 'joi';
 import { config } from '../config';
 import { startRefusal, unsafeSettings } from '../config/safety';
 import { createSeller, LoginTakenError } from '../lib/account';
-import { ClientRegistrationError, createClient } from '../lib/auth';
+import { ClientRegistrationError, createClient, LockoutError } from '../lib/auth';
 import { closeDb, CellRangeError } from '../lib/db';
 import { migrateDatabase } from '../lib/migrate';
 import { closeRedis } from '../lib/redis';
 import { AdminCommandError, adminUsage, read, runAdminCommand } from './admin.cli';
 import { bankUsage, runBankCommand } from './bank.cli';
 import { clientAccessUsage, runClientAccessCommand } from './client-access.cli';
+import { credentialLockoutUsage, runCredentialLockoutCommand } from './credential-lockout.cli';
 import { resealCredentials } from './credentials-reseal';
 import { orderImportUsage, runOrderImportCommand } from './order-import.cli';
 import { portalConnectUsage, runPortalConnectCommand } from './portal-connect.cli';
@@ -105,6 +107,8 @@ async function run(argv: string[]): Promise<unknown> {
     read(rest, [], []);
     return resealCredentials();
   }
+  const lockout = await runCredentialLockoutCommand(command, sub, rest);
+  if (lockout !== undefined) return lockout;
   const admin = await runAdminCommand(command, sub, rest);
   if (admin !== undefined) return admin;
   const bank = await runBankCommand(command, sub, rest);
@@ -115,7 +119,9 @@ async function run(argv: string[]): Promise<unknown> {
   if (orderImport !== undefined) return orderImport;
   const portalConnect = await runPortalConnectCommand(command, sub, rest);
   if (portalConnect !== undefined) return portalConnect;
-  throw new UsageError(`${usage} | ${adminUsage} | ${bankUsage} | ${clientAccessUsage} | ${orderImportUsage} | ${portalConnectUsage}`);
+  throw new UsageError(
+    `${usage} | ${adminUsage} | ${bankUsage} | ${clientAccessUsage} | ${credentialLockoutUsage} | ${orderImportUsage} | ${portalConnectUsage}`,
+  );
 }
 
 run(process.argv.slice(2))
@@ -129,6 +135,7 @@ run(process.argv.slice(2))
       err instanceof AdminCommandError ||
       err instanceof LoginTakenError ||
       err instanceof ClientRegistrationError ||
+      err instanceof LockoutError ||
       err instanceof CellRangeError ||
       (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`kontor: ${known ? err.message : `failed: ${err.message}`}\n`);

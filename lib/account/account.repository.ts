@@ -36,6 +36,11 @@ export const accountRepository = {
     return db()('account').whereRaw('lower(login) = lower(?)', [login]).first();
   },
 
+  /** A new password hash (or the disabled mark), in the caller's transaction with the revocation of the login's tokens. */
+  async setPasswordHash(trx: Knex.Transaction, accountId: number, passwordHash: string): Promise<void> {
+    await trx('account').where({ id: accountId }).update({ password_hash: passwordHash });
+  },
+
   async get(accountId: number): Promise<AccountRow | undefined> {
     return db()('account').where({ id: accountId }).first();
   },

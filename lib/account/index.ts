@@ -7,7 +7,7 @@ export { accountUseRepository } from './account-use.repository';
 export { accountRepository } from './account.repository';
 export { createSeller, LoginTakenError } from './account.service';
 export { counterRepository } from './counter.repository';
-export { decoyHash, verifyPassword } from './password';
+export { decoyHash, disabledPasswordHash, hashPassword, isDisabledPasswordHash, verifyPassword } from './password';
 export { personRepository } from './person.repository';
 export type { PersonRow } from './person.repository';
 export { readUser, setAccountAddress, updateUser, userType } from './user';

@@ -32,3 +32,14 @@ export function decoyHash(): Promise<string> {
   decoy ??= hashPassword(crypto.randomBytes(16).toString('hex'));
   return decoy;
 }
+
+/**
+ * The password hash of a login support disabled (`kontor user disable`): no password verifies
+ * against it (verifyPassword knows only scrypt), and the login is checked against the decoy hash
+ * instead, so a disabled login answers as a wrong password does, in the same time. Kept in
+ * password_hash rather than a column of its own: setting a new password (`kontor user password`)
+ * is what enables the login again, and no code path can read a disabled login as usable.
+ */
+export const disabledPasswordHash = (at: Date): string => `disabled$${at.toISOString()}`;
+
+export const isDisabledPasswordHash = (stored: string): boolean => stored.startsWith('disabled$');

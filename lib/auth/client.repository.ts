@@ -1,4 +1,12 @@
+import type { Knex } from 'knex';
 import { db } from '../db';
+
+/**
+ * A disabled client's secret_hash (`kontor client disable`): no secret hashes to it (a SHA-256 hex
+ * digest), and findByClientId does not find it. Enabling it again gives it a new secret.
+ */
+const disabledMark = 'disabled:';
+export const clientDisabledHash = (at: Date): string => `${disabledMark}${at.toISOString()}`;
 
 export interface OAuthClientRow {
   id: number;
@@ -15,7 +23,18 @@ export const clientRepository = {
     return (row as { id: number }).id;
   },
 
+  /** An enabled client: a disabled one (its secret hash the disabled mark) is unknown to token.php and authorize.php. */
   async findByClientId(clientId: string): Promise<OAuthClientRow | undefined> {
-    return db()('oauth_client').where({ client_id: clientId }).first();
+    return db()('oauth_client').where({ client_id: clientId }).whereNot('secret_hash', 'like', `${disabledMark}%`).first();
+  },
+
+  /** Any client by its client_id, disabled or not (the operator's commands). */
+  async findAnyByClientId(trx: Knex, clientId: string): Promise<OAuthClientRow | undefined> {
+    return trx('oauth_client').where({ client_id: clientId }).forUpdate().first();
+  },
+
+  /** A new secret hash, or the disabled mark (clientDisabledHash). */
+  async setSecretHash(trx: Knex, id: number, secretHash: string): Promise<void> {
+    await trx('oauth_client').where({ id }).update({ secret_hash: secretHash });
   },
 };

@@ -10,6 +10,7 @@ export type { CredentialReading } from './client-credentials';
 export { listClientAccesses, restrictClientAccess, revokeClientAccess } from './client-access.service';
 export type { ClientAccessRestriction } from './client-access.service';
 export { ClientRegistrationError, createClient } from './client.service';
+export { disableClient, disableLogin, enableClient, LockoutError, setPassword } from './credential-lockout.service';
 export { tokenRepository } from './token.repository';
 export { grantAuthorizationCode, grantClientCredentials, grantOfAccessToken, grantRefreshToken } from './token.service';
 export type { TokenAnswer } from './token.service';

@@ -170,6 +170,30 @@ export const tokenRepository = {
     await trx.raw("SELECT pg_notify(?, 'token:' || h) FROM unnest(?::text[]) AS h", [changedChannel, hashes]);
   },
 
+  /**
+   * Deletes every token, code and client access of a client, or of a seller account (`seller`:
+   * only the seller's own tokens, client_credentials, which have no client): the operator's tools
+   * for a leaked credential (credential-lockout.service.ts). Answers the access tokens' hashes;
+   * the access_token trigger tells every process at commit.
+   */
+  async deleteAllOf(
+    trx: Knex,
+    owner: { oauthClientId: number } | { accountId: number; seller: boolean },
+  ): Promise<{ accessTokens: string[]; clientAccesses: number }> {
+    const where = 'oauthClientId' in owner ? { oauth_client_id: owner.oauthClientId } : { account_id: owner.accountId };
+    const sellerOnly = 'seller' in owner && owner.seller;
+    let clientAccesses = 0;
+    if (!sellerOnly) {
+      clientAccesses = await trx('client_access').where(where).delete();
+      await trx('refresh_token').where(where).delete();
+      await trx('authorization_code').where(where).delete();
+    }
+    const tokens = trx('access_token').where(where);
+    if (sellerOnly) void tokens.whereNull('oauth_client_id');
+    const revoked = (await tokens.delete().returning('token_hash')) as { token_hash: string }[];
+    return { accessTokens: revoked.map((r) => r.token_hash), clientAccesses };
+  },
+
   /** Deletes expired tokens and codes, and the client accesses left without a refresh token; answers how many tokens and codes went. */
   async deleteExpired(): Promise<number> {
     let removed = 0;

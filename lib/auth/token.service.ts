@@ -4,7 +4,7 @@ import { config } from '../../config';
 import { listening, onChange, db } from '../db';
 import { invalidInput } from '../errors';
 import { log } from '../log';
-import { accountRepository, decoyHash, verifyPassword } from '../account';
+import { accountRepository, decoyHash, isDisabledPasswordHash, verifyPassword } from '../account';
 import type { Scope } from '../access';
 import type { CredentialReading } from './client-credentials';
 import { clientRepository, OAuthClientRow } from './client.repository';
@@ -76,8 +76,10 @@ export function authenticateSeller(
     async () => {
       for (const reading of [{ id: login, secret: password }, ...alternatives]) {
         const account = await accountRepository.findByLogin(reading.id);
-        const ok = await verifyPassword(reading.secret, account?.password_hash ?? (await decoyHash()));
-        if (ok && account) return account.id;
+        // A disabled login (kontor user disable) is checked against the decoy: refused as a wrong password, in the same time.
+        const usable = account && !isDisabledPasswordHash(account.password_hash) ? account.password_hash : undefined;
+        const ok = await verifyPassword(reading.secret, usable ?? (await decoyHash()));
+        if (ok && usable && account) return account.id;
       }
       return undefined;
     },
