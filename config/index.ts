@@ -401,9 +401,18 @@ const schema = Joi.object({
 
 export class ConfigError extends Error {}
 
-/** CREDENTIALS_KEY when set; else the published key of the development or test mode; none in production. */
+/**
+ * CREDENTIALS_KEY when set; else the published key of the development or test mode; none in
+ * production. A CREDENTIALS_KEY that is one of the published keys (copied from a developer's
+ * environment) is marked builtIn as well: it protects nothing, and production refuses it
+ * (config/safety.ts startRefusal).
+ */
 function credentialsKeyOf(env: Config['env'], key: string | undefined, id: string): Config['credentialsKey'] {
-  if (key) return { id, key: Buffer.from(key, 'base64'), builtIn: null };
+  if (key) {
+    const bytes = Buffer.from(key, 'base64');
+    const published = (['development', 'test'] as const).find((mode) => builtInCredentialsKey(mode).equals(bytes)) ?? null;
+    return { id, key: bytes, builtIn: published };
+  }
   if (env === 'production') return null;
   return { id: env === 'development' ? 'dev' : 'test', key: builtInCredentialsKey(env), builtIn: env };
 }

@@ -27,7 +27,10 @@ export function unsafeSettings(cfg: Config): Finding[] {
       problem: 'not set: credentials cannot be sealed, and the processes refuse to start (openssl rand -base64 32)',
     });
   else if (cfg.credentialsKey.builtIn)
-    findings.push({ variable: 'CREDENTIALS_KEY', problem: `not set: credentials are sealed with the published ${cfg.credentialsKey.builtIn} key` });
+    findings.push({
+      variable: 'CREDENTIALS_KEY',
+      problem: `${cfg.env === 'production' ? 'the published' : 'not set: credentials are sealed with the published'} ${cfg.credentialsKey.builtIn} key${cfg.env === 'production' ? ': anyone can open the credentials, and the processes refuse to start' : ''}`,
+    });
   if (cfg.webhookAllowPrivateHosts)
     findings.push({ variable: 'WEBHOOK_ALLOW_PRIVATE_HOSTS', problem: "sellers' webhooks may reach loopback and private addresses of this network" });
   const everyone = cfg.trustedProxies.find(trustsEveryone);
@@ -49,6 +52,14 @@ export function unsafeSettings(cfg: Config): Finding[] {
  * it a deployment would either fail on the first credential or, as before, seal with a published key.
  */
 export function startRefusal(cfg: Config, processName: string): string | undefined {
+  // A published key (the development or test mode's, set as CREDENTIALS_KEY) seals nothing: refused as a missing one.
+  if (cfg.credentialsKey?.builtIn && cfg.env === 'production') {
+    return (
+      `kontor ${processName}: CREDENTIALS_KEY is the published ${cfg.credentialsKey.builtIn} key; production processes refuse to start with it. ` +
+      'Set CREDENTIALS_KEY to 32 random bytes, base64 (openssl rand -base64 32), the same in every process, and run kontor credentials reseal ' +
+      `with the published key in CREDENTIALS_OLD_KEYS.`
+    );
+  }
   if (cfg.credentialsKey) return undefined;
   return (
     `kontor ${processName}: CREDENTIALS_KEY is not set; production processes refuse to start without it. ` +
