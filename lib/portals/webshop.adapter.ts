@@ -30,8 +30,8 @@ const updateVariants = `mutation KontorVariants($productId: ID!, $variants: [Pro
 const setQuantities = `mutation KontorQuantities($input: InventorySetQuantitiesInput!) {
   inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id createdAt } userErrors { field message code } } }`;
 /**
- * The `available` quantity of inventory items at one location: 2 + 50 x (item 1, level 1,
- * quantities 1) = 152 points requested for 50 in the sandbox's model (a page of 10 orders is 703).
+ * The `available` quantity of inventory items at one location: measured with the sandbox's cost
+ * model (requestedCost), 2 + 2 an item: 4 points for one, 102 for 50 (a page of 10 orders is 703).
  */
 const inventoryLevelsQuery = `query KontorAvailable($first: Int!, $query: String!, $location: ID!) {
   inventoryItems(first: $first, query: $query) { nodes { id inventoryLevel(locationId: $location) { quantities(names: ["available"]) { name quantity } } } } }`;
