@@ -1,6 +1,6 @@
 import { allOrdersOf } from '../access';
 import { db } from '../db';
-import { isPermanent, noLongerExists, Warning } from '../errors';
+import { invalidField, isPermanent, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail';
 import { adapterFor, portalOf, PortalId } from '../portals';
 import { portalTargetRepository } from '../portal-account';
@@ -38,6 +38,10 @@ const mailAddress = /^[^\s@<>,;]+@[^\s@<>,;]+\.[^\s@<>,;]+$/;
 async function targetOf(accountId: number, order: OrderRow): Promise<PortalTarget | undefined> {
   return order.portal_account_id === null ? undefined : portalTargetRepository.target(db(), accountId, order.portal_account_id);
 }
+
+/** A cancelled order is not shipped (lib/order/order-plan.ts's rule): send_mit refuses it before any portal hears of it. */
+export const cancelledNotShipped = (field: string) =>
+  invalidField(field, `${field}: a cancelled order cannot be shipped; unset is_cancelled first`, 'status_conflict');
 
 /** The order's id at its channel: the imported channel order id (eBay's orderId), else Kontor's own. */
 const channelOrderId = (order: OrderRow): string => order.external_order_id ?? order.id;
@@ -134,6 +138,8 @@ export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMi
   const progress: SendMitProgress = { ...(run.progress as SendMitProgress | undefined) };
   const order = await orderRepository.get(allOrdersOf(run.accountId), run.orderId);
   if (!order) throw noLongerExists(`order ${run.orderId}`);
+  // Cancelled after the request was taken: the job fails for good before the portal is told the order shipped.
+  if (order.is_cancelled && progress.platformStatus === undefined) throw cancelledNotShipped('order_id');
   const portal = portalOf(order.platform);
 
   if (progress.platformStatus === undefined) {

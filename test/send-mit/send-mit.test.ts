@@ -283,6 +283,31 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(rows).to.have.length(0);
   });
 
+  it('when the order is cancelled, then send_mit is a 400 status_conflict naming order_id and no job; cancelled after the request, the job fails for good before the portal hears of a shipment', async () => {
+    const { seller, orderId, portalAccountId, ebayOrderId } = await auctionOrder('c@example.com');
+    const cancel = async (is_cancelled: boolean) =>
+      expect((await call(`order/${orderId}/`, { token: seller.token, body: { order: { status: { is_cancelled } } } })).status).to.equal(200);
+    await cancel(true);
+    const refused = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: {} });
+    expect(refused.status, refused.text).to.equal(400);
+    expect(refused.body.error![0]).to.deep.include({ error: 'status_conflict', field: 'order_id' });
+    expect(await db()('outbox').where({ account_id: seller.id, job_name: 'order.send_mit' })).to.have.length(0);
+
+    // Taken while the order was open, run after the seller cancelled it.
+    await cancel(false);
+    await worker.pause();
+    const res = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { code: ['00340434161094042557'] } } });
+    expect(res.status, res.text).to.equal(202);
+    await cancel(true);
+    worker.resume();
+    const job = await finished(seller, res.body.job_id as string);
+    expect(job.state).to.equal('failed');
+    expect(String(job.error)).to.match(/a cancelled order cannot be shipped/);
+    expect(ebayCalls(portalAccountId, 'POST', `/sell/fulfillment/v1/order/${ebayOrderId}/shipping_fulfillment`)).to.have.length(0);
+    const order = (await call(`order/${orderId}/`, { token: seller.token })).body.order as { status: Record<string, unknown> };
+    expect(order.status).to.deep.include({ is_cancelled: true, is_shipped: false });
+  });
+
   it('when Redis loses a send_mit job whose steps were done before its final state was kept, then the job added again from its outbox row repeats none of them', async () => {
     const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
     const { seller, orderId, portalAccountId, ebayOrderId } = await auctionOrder(email);
