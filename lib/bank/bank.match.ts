@@ -30,8 +30,8 @@ import { candidatesPerCall, NameAmountCandidates, orderKey, payerKey } from './b
 import { firstReference, PayerReferences, payerReferencesOf } from './bank-reference';
 import { Assigned, bankRepository, MatchOrder, MatchRecord } from './bank.repository';
 
-export type MatchRule = 'provider_id' | 'order_id' | 'invoice_number' | 'order_number' | 'number' | 'name_amount';
-export type UnassignedReason = 'no_match' | 'ambiguous' | 'overpayment' | 'currency_mismatch' | 'order_cancelled' | 'amount_mismatch';
+import type { MatchRule, UnassignedReason } from './bank.type';
+export type { MatchRule, UnassignedReason };
 
 interface Refs extends PayerReferences {
   providerId: string | null;

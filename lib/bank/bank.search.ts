@@ -9,7 +9,7 @@ import { invalidField } from '../errors';
 import { runSearch, SearchPage, SearchRequest, SearchSpec } from '../http';
 import type { FilterField } from '../http';
 import { bankRepository } from './bank.repository';
-import { bankIdPattern, BankKind, BankRow, bankToApi, bankType } from './bank.type';
+import { bankIdPattern, BankKind, BankRow, bankToApi, bankType, matchRules, unassignedReasons } from './bank.type';
 
 const dateFrom: FilterField = { column: 'bank.created_at', type: 'datetime', operators: ['='], singleton: true };
 // A date without a time ends the period with that whole day (dateRange).
@@ -25,8 +25,9 @@ export const bankSearch: SearchSpec<BankRow> = {
     'date.from': dateFrom,
     'date.to': dateTo,
     is_assigned: { expression: '(bank.order_id IS NOT NULL)', type: 'bool', operators: ['='] },
-    unassigned_reason: { column: 'bank.unassigned_reason', type: 'string', operators: ['='] },
-    match_rule: { column: 'bank.match_rule', type: 'string', operators: ['='] },
+    // A misspelt reason or rule ('no-match') answered no records, read as "nothing left to assign".
+    unassigned_reason: { column: 'bank.unassigned_reason', type: 'string', operators: ['='], values: unassignedReasons },
+    match_rule: { column: 'bank.match_rule', type: 'string', operators: ['='], values: matchRules },
     currency_id: { column: 'bank.currency_id', type: 'string', operators: ['='] },
   },
   key: {

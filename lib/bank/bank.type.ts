@@ -4,6 +4,13 @@
  */
 import { Joi, datetime, decimal, readOnly, text } from '../http';
 
+/** The rules that assign a record to an order (bank.match.ts), as match_rule names them. */
+export const matchRules = ['provider_id', 'order_id', 'invoice_number', 'order_number', 'number', 'name_amount'] as const;
+export type MatchRule = (typeof matchRules)[number];
+/** Why a record stays unassigned (bank.match.ts), as unassigned_reason names it. */
+export const unassignedReasons = ['no_match', 'ambiguous', 'overpayment', 'currency_mismatch', 'order_cancelled', 'amount_mismatch'] as const;
+export type UnassignedReason = (typeof unassignedReasons)[number];
+
 /** A bank id: <number>_<YYYY>_<MM>, like an order id. */
 export const bankIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;
 
@@ -35,12 +42,8 @@ export const bankType = Joi.object({
     .uppercase()
     .pattern(/^[A-Z]{3}$/)
     .description('ours (issue 29): ISO 4217 currency of the amount; default EUR. A transfer pays only an order of its currency.'),
-  match_rule: readOnly(Joi.any()).description(
-    'ours: the rule that assigned the record (provider_id, order_id, invoice_number, order_number, number, name_amount)',
-  ),
-  unassigned_reason: readOnly(Joi.any()).description(
-    'ours: why the record is not assigned (no_match, ambiguous, overpayment, currency_mismatch, order_cancelled, amount_mismatch)',
-  ),
+  match_rule: readOnly(Joi.any()).description(`ours: the rule that assigned the record (${matchRules.join(', ')})`),
+  unassigned_reason: readOnly(Joi.any()).description(`ours: why the record is not assigned (${unassignedReasons.join(', ')})`),
 });
 
 /** What POST bank/transfer/ needs: transfer_date and amount; sender and subject default to ''. */

@@ -137,6 +137,18 @@ describe('bank: the matching rules', () => {
       expect((res.body.bank as BankView[]).map((b) => b.unassigned_reason)).to.deep.equal(['currency_mismatch']);
     });
 
+    it('when a reason or rule is one no record can have (misspelt), then 400 names the filter field and lists the values, rather than an empty page read as "nothing left to assign"', async () => {
+      for (const [field, value] of [
+        ['unassigned_reason', 'no-match'],
+        ['match_rule', 'Name_Amount'],
+      ] as const) {
+        const res = await call(`bank/transfer/?${query({ filter: { [field]: value } })}`, { token: s.token });
+        expect(res.status, res.text).to.equal(400);
+        expect(res.body.error![0]!.field).to.match(new RegExp(`${field}`));
+        expect(res.text).to.match(field === 'match_rule' ? /name_amount/ : /no_match/);
+      }
+    });
+
     it('when the currency is not one of GET system/currency/, then 400 names bank.currency_id and nothing is stored', async () => {
       const before = await call(`bank/transfer/?${query({ pagination: { limit: 200 } })}`, { token: s.token });
       const res = await call('bank/transfer/', { token: s.token, body: { bank: transfer({ currency_id: 'XYZ' }) } });
