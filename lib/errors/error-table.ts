@@ -74,6 +74,7 @@ export const errorTable = {
   duplicate_line_id: { kind: 'invalid' },
   unknown_order: { kind: 'invalid' },
   unknown_currency: { kind: 'invalid' },
+  unknown_country: { kind: 'invalid' },
   unknown_payment_method: { kind: 'invalid' },
   unknown_stock_item: { kind: 'invalid' },
   unsupported_action: { kind: 'invalid' },

@@ -16,6 +16,7 @@ import { stripReadOnly, validate } from '../http';
 import { log } from '../log';
 import { StockBatch } from './order-stock.service';
 import { OrderWrites, takeCountersAhead, WrittenOrder } from './order-writes';
+import { checkAddressCountries } from './order-country';
 import { OrderCaller, planOrderCreate, sellerCancelled, updateOrderIn } from './order.service';
 import { OrderInput, orderCreateType, orderIdPattern, orderListItemType } from './order.type';
 
@@ -121,6 +122,7 @@ function runOrderList(caller: OrderCaller, items: ListItem[], batched: boolean):
         path,
         async (savepoint) => {
           if (!input) throw item.error;
+          await checkAddressCountries(input, path);
           if (planned) {
             // A planned create refuses before its first write: no savepoint needed.
             await planOrderCreate(trx, caller, { input, path }, writes);

@@ -12,6 +12,7 @@ import { invalidField, notFound } from '../errors';
 import { PendingWrites } from '../queue';
 import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
 import { currencyRepository, paymentMethodRepository } from '../reference';
+import { checkAddressCountries } from './order-country';
 import { checkAmount, toCents } from './order-money';
 import { checkUnchangeable, planNewOrder, planOrderUpdate, transactionIds } from './order-plan';
 import { PlannedMove, StockBatch } from './order-stock.service';
@@ -202,11 +203,13 @@ export async function updateOneOrderIn(
 
 /** POST order/: one order in one transaction. */
 export async function createOrder(caller: OrderCaller, input: OrderInput): Promise<string> {
+  await checkAddressCountries(input, 'order');
   return (await inTransaction((trx) => createOrderIn(trx, caller, input), caller.requestId)).id;
 }
 
 /** POST order/{order_id}/: one update in one transaction. */
-export function updateOrder(caller: OrderCaller, orderId: string, input: OrderInput, warnings: Warning[]): Promise<void> {
+export async function updateOrder(caller: OrderCaller, orderId: string, input: OrderInput, warnings: Warning[]): Promise<void> {
+  await checkAddressCountries(input, 'order');
   // A retry must not repeat the warnings of the failed attempt.
   return inTransaction(async (trx) => {
     const attempt: Warning[] = [];

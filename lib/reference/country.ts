@@ -1,5 +1,6 @@
 import { db } from '../db';
 import { Joi, bool, list, readOnly, runSearch, SearchRequest, SearchSpec } from '../http';
+import { cachedTable } from './reference-cache';
 
 /** System_country_type. */
 export const countryType = Joi.object({
@@ -46,6 +47,9 @@ export const countrySearch: SearchSpec<CountryRow> = {
   alwaysSelected: ['id'],
 };
 
+/** The ids of GET system/country/, held in memory (the table is seeded and not written at run time). */
+const allIds = cachedTable('country', async () => new Set((await db()('country').select('iso2')).map((r: { iso2: string }) => r.iso2)));
+
 export const countryRepository = {
   search(search: SearchRequest) {
     return runSearch(db()('country'), countrySearch, search, toApi);
@@ -54,5 +58,10 @@ export const countryRepository = {
   async get(iso2: string) {
     const row = await db()('country').where({ iso2: iso2.toUpperCase() }).first();
     return row ? toApi(row) : undefined;
+  },
+
+  /** Whether an uppercase ISO 3166-1 alpha-2 code is a country of GET system/country/ (read from memory, for checks of many fields). */
+  async exists(iso2: string): Promise<boolean> {
+    return (await allIds()).has(iso2);
   },
 };

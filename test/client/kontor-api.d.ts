@@ -1158,6 +1158,7 @@ export interface components {
         | 'duplicate_line_id'
         | 'unknown_order'
         | 'unknown_currency'
+        | 'unknown_country'
         | 'unknown_payment_method'
         | 'unknown_stock_item'
         | 'unsupported_action'
@@ -6230,7 +6231,7 @@ export interface components {
     };
   };
   responses: {
-    /** @description invalid: invalid_field, bad_request, malformed_json, malformed_xml, malformed_statement, unsupported_statement, xml_doctype_refused, unsupported_charset, invalid_text, too_deep, too_many_items, too_many_fields, unknown_parameter, unknown_select, unknown_filter, invalid_operator, invalid_range, singleton_filter, period_too_long, status_conflict, not_changeable, duplicate_line_id, unknown_order, unknown_currency, unknown_payment_method, unknown_stock_item, unsupported_action, seller_details_missing, invalid_idempotency_key, invalid_request, invalid_grant, invalid_scope, unsupported_grant_type, unauthorized_client, unknown_portal_account */
+    /** @description invalid: invalid_field, bad_request, malformed_json, malformed_xml, malformed_statement, unsupported_statement, xml_doctype_refused, unsupported_charset, invalid_text, too_deep, too_many_items, too_many_fields, unknown_parameter, unknown_select, unknown_filter, invalid_operator, invalid_range, singleton_filter, period_too_long, status_conflict, not_changeable, duplicate_line_id, unknown_order, unknown_currency, unknown_country, unknown_payment_method, unknown_stock_item, unsupported_action, seller_details_missing, invalid_idempotency_key, invalid_request, invalid_grant, invalid_scope, unsupported_grant_type, unauthorized_client, unknown_portal_account */
     error_400: {
       headers: {
         [name: string]: unknown;
