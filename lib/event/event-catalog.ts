@@ -61,7 +61,10 @@ export interface EventCondition {
   operator: string[];
 }
 
-const orderTypes = ['created', 'paid', 'packed', 'shipped', 'cancelled', 'changed'];
+// paid: the order becomes paid or partly paid (its first payment). paid_in_full: paid_amount
+// reaches invoice_amount (lib/order order-paid.ts planPaid), once per crossing: what a seller
+// ships on, since `paid` also fires on 5.00 of 40.00.
+const orderTypes = ['created', 'paid', 'paid_in_full', 'packed', 'shipped', 'cancelled', 'changed'];
 
 export const eventTypes: EventType[] = [
   ...orderTypes.map((type) => ({ section: 'order', type })),

@@ -5,6 +5,11 @@
  * partly), 0 unpaid again (paid_date cleared, the invoice number stays). The first time an order
  * becomes paid it takes the account's next invoice number and today's bill_date (UTC); invoice
  * numbers are never given twice.
+ *
+ * Paid in full (the event `paid_in_full`) is decided here too, beside "becomes paid", so every
+ * writer of paid_amount or invoice_amount gets it without a rule of its own: the order is paid and
+ * paid_amount is at least invoice_amount. `paid` keeps its meaning (paid or partly paid: the first
+ * cent); a seller who ships on payment needs the moment nothing is owed any more.
  */
 import type { Knex } from 'knex';
 import { counterRepository } from '../account';
@@ -15,6 +20,7 @@ export interface PaidBefore {
   paid_amount: string | null;
   is_paid: boolean;
   invoice_number: string | null;
+  invoice_amount: string;
 }
 
 /** The paid columns a write sets, and what follows from them. */
@@ -23,11 +29,24 @@ export interface PaidPlan {
   isPaid: boolean;
   /** The order is paid now and was not: its event `paid`, its invoice. */
   becamePaid: boolean;
+  /** paid_amount reaches invoice_amount now and did not before the write: its event `paid_in_full`. */
+  becamePaidInFull: boolean;
   /** It has no invoice number yet: giveInvoiceNumbers gives it one. */
   needsInvoiceNumber: boolean;
 }
 
-const neverPaid: PaidBefore = { paid_amount: null, is_paid: false, invoice_number: null };
+const neverPaid: PaidBefore = { paid_amount: null, is_paid: false, invoice_number: null, invoice_amount: '0.00' };
+
+/**
+ * Nothing is owed: paid (is_paid) and paid_amount at least invoice_amount. Document 1 calls only an
+ * equal amount "fully paid"; more than the invoice (an API update, or lines removed after the
+ * payment; bank matches refuse it) owes nothing either, and a seller shipping on `paid_in_full`
+ * must not wait for ever on an order paid too much. An order marked paid at 0.00 of 0.00 is paid
+ * in full; an unpaid one is not, whatever its invoice.
+ */
+function isPaidInFull(order: { is_paid: boolean; paid_amount: string | null; invoice_amount: string }): boolean {
+  return order.is_paid && toCents(order.paid_amount ?? '0.00') >= toCents(order.invoice_amount);
+}
 
 /**
  * What a write does to paid_amount: sets it, or pays the invoice in full (is_paid at creation, a
@@ -35,8 +54,16 @@ const neverPaid: PaidBefore = { paid_amount: null, is_paid: false, invoice_numbe
  */
 export type PaidChange = { paidAmount: string | null } | { inFullOf: string };
 
-/** The paid state after a write that changes paid_amount so (undefined: leaves it as it is). */
-export function planPaid(before: PaidBefore | undefined, change: PaidChange | undefined, now: Date): PaidPlan {
+/**
+ * The paid state after a write that changes paid_amount so (undefined: leaves it as it is) and
+ * leaves invoice_amount at `invoiceAmount` (a change of lines or shipping fee can cross the line
+ * too). Paid in full is a crossing: once when the order gets there, not again for a later payment
+ * or change while it stays there; again after it fell below (a line added, paid_amount lowered)
+ * and gets there anew, as `paid` comes again after paid_amount went back to 0: the seller was owed
+ * money again and now is not (a receiver that must act once per order checks the order, e.g.
+ * is_shipped).
+ */
+export function planPaid(before: PaidBefore | undefined, change: PaidChange | undefined, invoiceAmount: string, now: Date): PaidPlan {
   const was = before ?? neverPaid;
   const columns: PaidPlan['columns'] = {};
   let isPaid = was.is_paid;
@@ -52,7 +79,9 @@ export function planPaid(before: PaidBefore | undefined, change: PaidChange | un
     columns.paid_date = isPaid ? now : null;
   }
   const becamePaid = isPaid && !was.is_paid;
-  return { columns, isPaid, becamePaid, needsInvoiceNumber: becamePaid && was.invoice_number === null };
+  const paidAmount = columns.paid_amount !== undefined ? columns.paid_amount : was.paid_amount;
+  const becamePaidInFull = isPaidInFull({ is_paid: isPaid, paid_amount: paidAmount, invoice_amount: invoiceAmount }) && !isPaidInFull(was);
+  return { columns, isPaid, becamePaid, becamePaidInFull, needsInvoiceNumber: becamePaid && was.invoice_number === null };
 }
 
 /** The orders' invoice numbers and bill dates, as stored with them. */

@@ -3,7 +3,8 @@
  * effects of setting paid_amount (document 1, order status rules 1 and 2, as updateOrderIn does):
  * paid_amount grows by the payment; the order is paid (fully when paid_amount equals
  * invoice_amount, partly otherwise), paid_date and an invoice number when it becomes paid; a
- * history entry; the events paid and changed (one event.emit_batch per type). Set-based so a statement of thousands of payments
+ * history entry; the events paid, paid_in_full (the payment completes it) and changed (one
+ * event.emit_batch per type). Set-based so a statement of thousands of payments
  * costs a few statements, not thousands of order updates.
  */
 import type { Knex } from 'knex';
@@ -76,7 +77,7 @@ function misfitOf(row: PaymentRow | undefined, payment: OrderPayment, added: big
 function planPayment(row: PaymentRow, added: bigint, history: string[], field: string, now: Date): OrderPaymentPlan {
   const paidAmount = fromCents(toCents(row.paid_amount ?? '0.00') + added);
   checkAmount(paidAmount, field);
-  const paid = planPaid(row, { paidAmount }, now);
+  const paid = planPaid(row, { paidAmount }, row.invoice_amount, now);
   return {
     orderId: row.id,
     // invoice_number: given by the writer when it needs one (with its bill_date); an order keeps its own.
@@ -90,6 +91,7 @@ function planPayment(row: PaymentRow, added: bigint, history: string[], field: s
     },
     history,
     at: now,
+    becamePaidInFull: paid.becamePaidInFull,
     needsInvoiceNumber: paid.needsInvoiceNumber,
   };
 }

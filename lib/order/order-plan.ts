@@ -184,6 +184,7 @@ export function planNewOrder(input: OrderInput, prepaid: boolean, now: Date, pre
   const paid = planPaid(
     undefined,
     input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : input.status?.is_paid || prepaid ? { inFullOf: invoice } : { paidAmount: null },
+    invoice,
     now,
   );
   const columns: Partial<OrderColumns> = {
@@ -195,6 +196,7 @@ export function planNewOrder(input: OrderInput, prepaid: boolean, now: Date, pre
   };
   const events: EventType[] = ['created'];
   if (paid.becamePaid) events.push('paid');
+  if (paid.becamePaidInFull) events.push('paid_in_full');
   events.push(...statusEvents(status.became));
   return { columns, drafts, hold: !status.cancelled, paid, events };
 }
@@ -229,7 +231,12 @@ export function planOrderUpdate(current: OrderRow, before: LineRow[], input: Ord
   columns.invoice_amount = invoice;
   // A prepaid payment method chosen now makes an unpaid order paid in full, unless paid_amount is sent.
   const choosesPrepaid = prepaid && !current.is_paid && input.payment_method_id !== current.payment_method_id;
-  const paid = planPaid(current, input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : choosesPrepaid ? { inFullOf: invoice } : undefined, now);
+  const paid = planPaid(
+    current,
+    input.paid_amount !== undefined ? { paidAmount: input.paid_amount } : choosesPrepaid ? { inFullOf: invoice } : undefined,
+    invoice,
+    now,
+  );
   Object.assign(columns, paid.columns);
   const holdChanges = status.cancelled !== current.is_cancelled;
   const lines =
@@ -242,6 +249,7 @@ export function planOrderUpdate(current: OrderRow, before: LineRow[], input: Ord
       : undefined;
   const events: EventType[] = [];
   if (paid.becamePaid) events.push('paid');
+  if (paid.becamePaidInFull) events.push('paid_in_full');
   events.push(...statusEvents(status.became), 'changed');
   return { columns, warnings, paid, lines, events, cancels: status.became.has('is_cancelled') };
 }

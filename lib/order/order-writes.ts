@@ -21,7 +21,8 @@ import type { PlannedMove, StockBatch } from './order-stock.service';
 import { LineRow, orderIdSuffix, OrderColumns, orderRepository, PaymentUpdate } from './order.repository';
 import type { OrderInput } from './order.type';
 
-export type EventType = 'created' | 'paid' | 'packed' | 'shipped' | 'cancelled' | 'changed';
+/** The order events written (lib/event's catalog publishes the same list). */
+export type EventType = 'created' | 'paid' | 'paid_in_full' | 'packed' | 'shipped' | 'cancelled' | 'changed';
 
 /** <order_number>_<YYYY>_<MM> of the creation month (UTC). */
 export function orderIdOf(number: number, at: Date): string {
@@ -63,6 +64,8 @@ export interface OrderPaymentPlan {
   update: PaymentUpdate;
   history: string[];
   at: Date;
+  /** The payment completes it (planPaid): its event `paid_in_full`. */
+  becamePaidInFull: boolean;
   needsInvoiceNumber: boolean;
 }
 
@@ -231,9 +234,10 @@ export class OrderWrites {
 }
 
 /**
- * The events paid (orders paid for the first time) and changed (every order paid) of payments,
- * one outbox row per type for the whole batch (event.emit_batch): a statement paying 10,000
- * orders in batches of BANK_MATCH_BATCH (1,000) writes 20 rows, not 20,000 (lib/event/README.md).
+ * The events paid (orders paid for the first time), paid_in_full (orders the payment completes)
+ * and changed (every order paid) of payments, one outbox row per type for the whole batch
+ * (event.emit_batch): a statement paying 10,000 orders in batches of BANK_MATCH_BATCH (1,000)
+ * writes at most 30 rows, not 30,000 (lib/event/README.md).
  */
 function paymentEvents(accountId: number, payments: OrderPaymentPlan[]): OutboxJob[] {
   const batch = (type: EventType, recordIds: string[]): OutboxJob[] =>
@@ -241,6 +245,10 @@ function paymentEvents(accountId: number, payments: OrderPaymentPlan[]): OutboxJ
   const paid = payments.filter((p) => p.update.became_paid).map((p) => p.orderId);
   return [
     ...batch('paid', paid),
+    ...batch(
+      'paid_in_full',
+      payments.filter((p) => p.becamePaidInFull).map((p) => p.orderId),
+    ),
     ...batch(
       'changed',
       payments.map((p) => p.orderId),

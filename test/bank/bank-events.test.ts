@@ -68,25 +68,28 @@ describe('bank: events of orders paid by a statement (bank and events workers)',
       .sort();
   }
 
-  it('when a statement pays two orders and the batch jobs run twice, then the paid and changed webhooks arrive once each per order', async () => {
+  it('when a statement pays one order in full and another in part and the batch jobs run twice, then paid and changed arrive once per order, paid_in_full once for the first only', async () => {
     const s = await newSeller();
     const buyer = { email: 'buyer@example.com' };
     const first = await createOrder(s, { customer: { ...buyer, address: { name: 'Jürgen Müller' } }, line: [{ id: 1, price: '49.90', quantity: 1 }] });
     const second = await createOrder(s, { customer: { ...buyer, address: { name: 'Zoë Brandstätter' } }, line: [{ id: 1, price: '30.00', quantity: 1 }] });
     await handler(s, 'paid');
+    await handler(s, 'paid_in_full');
     await handler(s, 'changed');
     await importFile(s, fixture('camt053.001.08.xml', { ORDER_1: first, ORDER_2: second }));
 
     const batches = await waitFor(async () => {
       const rows = (await db()('outbox').where({ account_id: s.id, job_name: 'event.emit_batch' }).select('job_id', 'payload', 'created_at')) as BatchRow[];
-      return rows.length === 2 ? rows : undefined;
+      return rows.length === 3 ? rows : undefined;
     }, 'one batch per event type');
     expect(batches.map((b) => [b.payload.type, [...b.payload.recordIds].sort()]).sort()).to.deep.equal([
       ['changed', [first, second].sort()],
       ['paid', [first, second].sort()],
+      // 24.50 of 30.00 leaves the second order partly paid.
+      ['paid_in_full', [first]],
     ]);
-    const expected = [`changed:${first}`, `changed:${second}`, `paid:${first}`, `paid:${second}`].sort();
-    await waitFor(async () => batchDeliveries(s, batches).length === 4, 'the four webhooks');
+    const expected = [`changed:${first}`, `changed:${second}`, `paid:${first}`, `paid:${second}`, `paid_in_full:${first}`].sort();
+    await waitFor(async () => batchDeliveries(s, batches).length === 5, 'the five webhooks');
 
     const runsBefore = await db()('outbox').where({ account_id: s.id, job_name: 'event.run' }).count<{ count: string }[]>('* as count');
     for (const batch of batches) {

@@ -55,8 +55,10 @@ describe('order: POST order/list/ set-based creates', () => {
       `created:${created[0]}`,
       `created:${created[1]}`,
       `paid:${created[1]}`,
+      `paid_in_full:${created[1]}`,
       `created:${created[2]}`,
       `paid:${created[2]}`,
+      `paid_in_full:${created[2]}`,
     ]);
     expect(await db()('sales_order').where({ account_id: seller.id }).count('* as n').first()).to.deep.equal({ n: '4' });
   });

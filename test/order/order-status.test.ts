@@ -13,7 +13,7 @@ describe('order: status flags, paid state, invoice numbers, unchangeable fields'
   const update = (orderId: string, order: Record<string, unknown>) => call(`order/${orderId}/`, { token: seller.token, body: { order } });
   const line = { id: 1, quantity: 2, price: '10.00' };
 
-  it('when is_paid is set at creation, then the order is fully paid with paid_date, an invoice number and bill_date, and a paid event', async () => {
+  it('when is_paid is set at creation, then the order is fully paid with paid_date, an invoice number and bill_date, and the events paid and paid_in_full', async () => {
     const orderId = await createOrder(seller, { line: [line], status: { is_paid: true } });
     const order = await readOrder(seller, orderId);
     expect(order.status.is_paid).to.equal(true);
@@ -21,7 +21,7 @@ describe('order: status flags, paid state, invoice numbers, unchangeable fields'
     expect(order.status.paid_date).to.be.a('string');
     expect(order.invoice_number).to.equal(1);
     expect(order.bill_date).to.equal(today());
-    expect(await orderEvents(seller)).to.deep.equal([`created:${orderId}`, `paid:${orderId}`]);
+    expect(await orderEvents(seller)).to.deep.equal([`created:${orderId}`, `paid:${orderId}`, `paid_in_full:${orderId}`]);
   });
 
   it('when is_paid is sent on update with another value, then 400 names order.status.is_paid; the same value is accepted', async () => {

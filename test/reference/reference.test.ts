@@ -127,6 +127,17 @@ describe('reference data (system/*)', () => {
     expect(conditions.body.event_condition).to.deep.include({ section: 'order', field: 'platform', operator: ['=', '!='] });
   });
 
+  it('when event types and actions are read, then order paid_in_full is listed beside paid and every order action responds to it', async () => {
+    const types = await call('system/event/type/', { token: seller.token });
+    expect(types.status).to.equal(200);
+    expect(types.body.event_type).to.deep.include({ section: 'order', type: 'paid' });
+    expect(types.body.event_type).to.deep.include({ section: 'order', type: 'paid_in_full' });
+    const actions = await call('system/event/action/', { token: seller.token });
+    const order = (actions.body.event_action as { section: string; action: string; type: string[] }[]).filter((a) => a.section === 'order');
+    expect(order.map((a) => a.action).sort()).to.deep.equal(['mail', 'notification', 'order_flag', 'task']);
+    for (const action of order) expect(action.type, action.action).to.include('paid_in_full');
+  });
+
   it('when the event lists are read as XML, then the answer is well-formed XML', async () => {
     for (const path of ['system/event/type/', 'system/event/action/', 'system/event/condition/', 'system/stock/description/icon/']) {
       const res = await call(path, { token: seller.token, headers: { Accept: 'application/xml' } });
