@@ -97,6 +97,30 @@ function ofGrant(scope: OrderScope, alsoShared: boolean) {
   return alsoShared ? q.where((w) => w.where('portal_account_id', grant).orWhereNull('portal_account_id')) : q.where('portal_account_id', grant);
 }
 
+/**
+ * Whether walking up from a category written by this request through its parents (in its
+ * platform and portal account) comes back to it. parent_id is not checked for existence (lib/stock
+ * README: a parent may be written after its children), but a category under itself, directly or
+ * through others, makes a tree no client can build: a client walking up to the root (a shop's
+ * category path, an ERP's tree) never ends. Every new cycle passes through a category whose parent
+ * this request set, so checking those finds them all. UNION (not ALL) ends the walk on a cycle
+ * that does not pass through the start.
+ */
+async function isOwnAncestor(trx: Knex.Transaction, accountId: number, c: OwnCategoryInput & { portal_account_id: number }): Promise<boolean> {
+  const result = await trx.raw<{ rows: unknown[] }>(
+    `WITH RECURSIVE up (id, parent_id) AS (
+       SELECT id, parent_id FROM stock_category
+        WHERE account_id = :account AND platform = :platform AND COALESCE(portal_account_id, 0) = :portal AND id = :id
+       UNION
+       SELECT s.id, s.parent_id FROM stock_category s JOIN up ON s.id = up.parent_id
+        WHERE s.account_id = :account AND s.platform = :platform AND COALESCE(s.portal_account_id, 0) = :portal
+     )
+     SELECT 1 FROM up WHERE parent_id = :id LIMIT 1`,
+    { account: accountId, platform: c.platform, portal: c.portal_account_id ?? 0, id: c.id },
+  );
+  return result.rows.length > 0;
+}
+
 export const ownCategoryRepository = {
   search(scope: OrderScope, search: SearchRequest) {
     requirePlatform(search);
@@ -113,6 +137,13 @@ export const ownCategoryRepository = {
            DO UPDATE SET name = COALESCE(?, stock_category.name), parent_id = COALESCE(?, stock_category.parent_id)`,
           [accountId, c.platform, c.portal_account_id, c.id, c.name ?? '', c.parent_id ?? '0', c.name ?? null, c.parent_id ?? null],
         );
+      }
+      // After all are written: a parent may come later in the list, as it may come in a later request.
+      for (const [i, c] of categories.entries()) {
+        if (c.parent_id !== undefined && (await isOwnAncestor(trx, accountId, c))) {
+          const field = `category[${i}].parent_id`;
+          throw invalidField(field, `${field} ${c.parent_id} would make category ${c.id} its own ancestor (a category cannot be under itself)`);
+        }
       }
     });
   },

@@ -116,6 +116,56 @@ describe('own categories and folders', () => {
     expect(theirs.body.category).to.deep.equal([]);
   });
 
+  it('when a category would be under itself, directly or through others, then 400 names its parent_id and nothing changes', async () => {
+    const categories = () => call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: seller.token });
+    const tree = [
+      { platform: 'shop_g', id: '1', name: 'Kitchen' },
+      { platform: 'shop_g', id: '2', name: 'Cups', parent_id: '1' },
+      { platform: 'shop_g', id: '3', name: 'Tea cups', parent_id: '2' },
+    ];
+    expect((await call('stock/category/', { token: seller.token, body: { category: tree } })).status).to.equal(200);
+    const before = (await categories()).body.category;
+
+    for (const [category, field] of [
+      [{ platform: 'shop_g', id: '4', name: 'Self', parent_id: '4' }, 'category[0].parent_id'],
+      [{ platform: 'shop_g', id: '1', parent_id: '3' }, 'category[0].parent_id'],
+      [
+        [
+          { platform: 'shop_g', id: '5', name: 'A', parent_id: '6' },
+          { platform: 'shop_g', id: '6', name: 'B', parent_id: '5' },
+        ],
+        'category[0].parent_id',
+      ],
+      [
+        [
+          { platform: 'shop_g', id: '7', name: 'New' },
+          { platform: 'shop_g', id: '2', parent_id: '3' },
+        ],
+        'category[1].parent_id',
+      ],
+    ] as const) {
+      const res = await call('stock/category/', { token: seller.token, body: { category } });
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.error![0]).to.include({ error: 'invalid_field', field });
+      expect((await categories()).body.category, JSON.stringify(category)).to.deep.equal(before);
+    }
+
+    // A parent written after its child stays allowed, and so does moving a category elsewhere in the tree.
+    const later = await call('stock/category/', {
+      token: seller.token,
+      body: {
+        category: [
+          { platform: 'shop_g', id: '9', name: 'Child', parent_id: '8' },
+          { platform: 'shop_g', id: '8', name: 'Parent', parent_id: '1' },
+          { platform: 'shop_g', id: '3', parent_id: '1' },
+        ],
+      },
+    });
+    expect(later.status, later.text).to.equal(200);
+    const parents = ((await categories()).body.category as { id: string; parent_id: string }[]).map((c) => `${c.id}<${c.parent_id}`);
+    expect(parents).to.deep.equal(['1<0', '2<1', '3<1', '9<8', '8<1']);
+  });
+
   it('when items live in folders, then stock/folder/ lists them with their parents, each starting with /', async () => {
     await createItem(seller, { name: 'a', folder: 'kitchen/cups' });
     await createItem(seller, { name: 'b', folder: '/garden' });
