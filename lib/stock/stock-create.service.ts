@@ -12,6 +12,7 @@ import { listerGroups } from '../portals';
 import { queueCiaAdjusts } from './stock-available.repository';
 import { Movement, writeMovements } from './stock-history.repository';
 import type { SaveContext, SaveResult } from './stock-save';
+import { checkCustomsCountries } from './stock-customs';
 import { checkShippingGroups } from './stock-shipping-group';
 import { saveStock, stockColumns } from './stock.service';
 import { StockColumns, stockRepository } from './stock.repository';
@@ -43,6 +44,7 @@ export async function createPlainItems(trx: Knex.Transaction, accountId: number,
   for (const { input, ctx } of items) {
     try {
       await checkShippingGroups(trx, accountId, input, (name) => `${ctx.field}.${name}`);
+      await checkCustomsCountries(input, (name) => `${ctx.field}.${name}`);
       outcomes.push(await stockColumns(trx, input, undefined, ctx, nextListerId));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;

@@ -93,6 +93,36 @@ describe('stock item fields tried from outside (document 2)', () => {
     expect((await call('stock/SKU_LIST-BAD/', { token: seller.token })).status).to.equal(404);
   });
 
+  describe('customs origin_country_iso2 (GET system/country/)', () => {
+    it('when a code the reference lacks is sent, then 400 unknown_country names the field on create, update and stock/list/, and nothing changes', async () => {
+      const customs = (origin: string) => ({ customs: [{ client_id: 'customs-1', hs_code: '691110', origin_country_iso2: origin }] });
+      await refusedOnCreate('CUSTOMS-UK', customs('UK'), 'stock.customs[0].origin_country_iso2');
+      const id = await createItem(seller, { name: 'Cup', sku: 'CUSTOMS-DE', ...customs('de') });
+      expect((await readItem(seller, id)).customs).to.deep.equal([{ client_id: 'customs-1', hs_code: '691110', origin_country_iso2: 'DE' }]);
+      const update = await call(`stock/${id}/`, { token: seller.token, body: { stock: customs('EL') } });
+      expect(update.status, update.text).to.equal(400);
+      expect(update.body.error![0]).to.include({ error: 'unknown_country', field: 'stock.customs[0].origin_country_iso2' });
+      expect((await readItem(seller, id)).customs).to.deep.equal([{ client_id: 'customs-1', hs_code: '691110', origin_country_iso2: 'DE' }]);
+      const list = await call('stock/list/', {
+        token: seller.token,
+        body: {
+          stock: [
+            { name: 'Ok', sku: 'CUSTOMS-GB', ...customs('GB') },
+            { name: 'Bad', sku: 'CUSTOMS-XX', ...customs('XX') },
+            { id: String(id), ...customs('XX') },
+          ],
+        },
+      });
+      expect(list.status, list.text).to.equal(207);
+      const parts = list.body.response as { code: number; error?: { error: string; field?: string }[] }[];
+      expect(parts.map((p) => p.code)).to.deep.equal([201, 400, 400]);
+      expect(parts[1]!.error![0]).to.include({ error: 'unknown_country', field: 'stock[1].customs[0].origin_country_iso2' });
+      expect(parts[2]!.error![0]).to.include({ error: 'unknown_country', field: 'stock[2].customs[0].origin_country_iso2' });
+      expect((await call('stock/SKU_CUSTOMS-XX/', { token: seller.token })).status).to.equal(404);
+      expect((await readItem(seller, id)).customs).to.deep.equal([{ client_id: 'customs-1', hs_code: '691110', origin_country_iso2: 'DE' }]);
+    });
+  });
+
   describe('date fields', () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['market_d.availibility_date 2026-02-30', { market_d: { availibility_date: '2026-02-30' } }, 'stock.market_d.availibility_date'],
