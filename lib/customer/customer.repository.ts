@@ -91,7 +91,8 @@ export const customerSearch: SearchSpec<CustomerRow> = {
     name: { column: 'address_name', type: 'string' },
     email: { column: 'email', type: 'string' },
     date: { column: 'updated_at', type: 'datetime' },
-    group_id: { column: 'group_id', type: 'integer' },
+    // Document 2's colours only (0 none to 6 blue, 9 black): another answered no customers, as if none were in it.
+    group_id: { column: 'group_id', type: 'integer', values: ['0', '1', '2', '3', '4', '5', '6', '9'] },
   },
   key: {
     column: 'internal_id',

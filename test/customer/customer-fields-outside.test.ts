@@ -71,12 +71,17 @@ describe('Customer_type against document 2 (fields, tried from outside)', () => 
     expect(await ids({ name: { 0: { value: 'Kay*', operator: '~' } } })).to.deep.equal(['K-17']);
     expect(await ids({ email: { 0: { value: 'lou@example.com' } } })).to.have.length(1);
     expect(await ids({ group_id: { 0: { value: 0 } } })).to.have.length(2);
+    expect(await ids({ group_id: [1, 2, 3, 4, 5, 6, 9] })).to.deep.equal([]);
+    expect(await ids({ group_id: { 0: { value: 3, operator: '>' } } })).to.deep.equal([]);
     expect(await ids({ date: { 0: { value: '2001-01-01 00:00:00', operator: '>' } } })).to.have.length(2);
 
     for (const [filter, field] of [
       [{ group_id: { 0: { value: 'green' } } }, 'filter.group_id[0].value'],
       [{ internal_id: { 0: { value: 'one' } } }, 'filter.internal_id[0].value'],
       [{ date: { 0: { value: '2026-02-30' } } }, 'filter.date[0].value'],
+      // Document 2's group_id values are 0 to 6 and 9: 7, 8 or 10 can never match.
+      [{ group_id: { 0: { value: 10 } } }, 'filter.group_id[0].value'],
+      [{ group_id: { 0: { value: 7, operator: '!=' } } }, 'filter.group_id[0].value'],
     ] as const) {
       const res = await call(`admin/customer/?${query({ filter })}`, { token: seller.token });
       expect(res.status, field).to.equal(400);
