@@ -26,6 +26,7 @@ import { call, newSeller } from '../support/api';
 const idsByKind: Record<ErrorKind, string[]> = {
   invalid: [
     'invalid_field',
+    'unknown_country',
     'bad_request',
     'malformed_json',
     'malformed_xml',
@@ -61,7 +62,7 @@ const idsByKind: Record<ErrorKind, string[]> = {
     'unauthorized_client',
   ],
   unauthenticated: ['invalid_client', 'missing_token', 'invalid_token'],
-  forbidden: ['insufficient_scope'],
+  forbidden: ['insufficient_scope', 'portal_account_not_granted'],
   not_found: ['not_found', 'unknown_path', 'unknown_portal_account', 'unknown_lister', 'unknown_live_listing', 'no_live_listing'],
   ambiguous: ['ambiguous_id', 'ambiguous_lister'],
   method_not_allowed: ['method_not_allowed'],
