@@ -45,6 +45,8 @@ export async function applyVariation(
     { name_value?: NameValue[] } | undefined;
   const before = await stockRepository.variantIds(trx, accountId, stockId);
   const after: number[] = [];
+  // Each variant's combination of specifics, by its key (combinationKey), with the sub that gave it.
+  const combinations = new Map<string, number>();
   for (const [i, sub] of variation.sub.entries()) {
     const at = (name: string) => f(`sub[${i}]${name ? `.${name}` : ''}`);
     const specifics = sub.specifics;
@@ -77,12 +79,35 @@ export async function applyVariation(
         await writeMovement(trx, accountId, variantId, 0, sub.create_quantity, { title: ctx.title, personId: ctx.personId ?? null });
     }
     if (after.includes(variantId)) throw invalidField(at('id'), `${at('id')}: stock ${variantId} is listed twice`);
+    const key = combinationKey(specifics?.name_value ?? storedSpecifics(await stockRepository.get(trx, accountId, variantId)));
+    const twin = key === undefined ? undefined : combinations.get(key);
+    if (twin !== undefined)
+      throw invalidField(at('specifics'), `${at('specifics')}: sub[${twin}] already has this combination of specifics; each variant needs its own`);
+    if (key !== undefined) combinations.set(key, i);
     after.push(variantId);
     touched.add(variantId);
   }
   const dropped = before.filter((id) => !after.includes(id));
   await stockRepository.separateVariants(trx, accountId, dropped);
   dropped.forEach((id) => touched.add(id));
+}
+
+/** The specifics a variant holds (variation.specifics.name_value), or none. */
+function storedSpecifics(row: StockRow | undefined): NameValue[] | undefined {
+  const variation = row?.data.variation as { specifics?: { name_value?: NameValue[] } } | undefined;
+  return variation?.specifics?.name_value;
+}
+
+/**
+ * One variant's combination as a key (names sorted, one value each), or undefined when it has no
+ * specifics. Two variants of one main with the same combination are one choice for the buyer
+ * (document 2: specifics_set is the variant matrix, each variant a cell of it): a buyer picks a
+ * variant by its specifics, and which of the two items a sale of that choice takes is undefined.
+ */
+function combinationKey(specifics: NameValue[] | undefined): string | undefined {
+  if (!specifics?.length) return undefined;
+  const pairs = specifics.map((nv): [string, string] => [nv.name, nv.value[0] ?? '']);
+  return JSON.stringify(pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** A variant's specifics: one value per name; names and values from the main's specifics_set when it has one. */

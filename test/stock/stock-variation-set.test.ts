@@ -81,6 +81,69 @@ describe('stock variants', () => {
     expect(await db()('stock').where('account_id', seller.id)).to.have.length(1);
   });
 
+  it('when two variants of one main would have the same combination of specifics, then 400 names the second and nothing changes', async () => {
+    const existing = await createItem(seller, { name: 'Shirt M red', quantity: 2 });
+    const main = await createItem(seller, {
+      name: 'Shirt',
+      variation: { type: 'main', specifics_set: matrix, sub: [{ create_quantity: 1, specifics: spec('S', 'red') }] },
+    });
+    const first = Number(((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub[0]!.id);
+    const cases: [unknown, string][] = [
+      // A new variant with the combination of a kept one, the names in another order.
+      [
+        [
+          { id: first },
+          {
+            create_quantity: 3,
+            specifics: {
+              name_value: [
+                { name: 'colour', value: ['red'] },
+                { name: 'size', value: ['S'] },
+              ],
+            },
+          },
+        ],
+        'stock.variation.sub[1].specifics',
+      ],
+      // An existing item linked with the combination of the one before it.
+      [
+        [
+          { create_quantity: 3, specifics: spec('M', 'red') },
+          { id: existing, specifics: spec('M', 'red') },
+        ],
+        'stock.variation.sub[1].specifics',
+      ],
+      // A kept variant (its stored specifics) after a new one with the same.
+      [[{ create_quantity: 3, specifics: spec('S', 'red') }, { id: first }], 'stock.variation.sub[1].specifics'],
+    ];
+    for (const [sub, field] of cases) {
+      const res = await call(`stock/${main}/`, { token: seller.token, body: { stock: { variation: { sub } } } });
+      expect(res.status, JSON.stringify(sub)).to.equal(400);
+      expect(res.body.error![0]).to.include({ error: 'invalid_field', field });
+    }
+    expect(await db()('stock').where('account_id', seller.id)).to.have.length(3);
+    expect((await readItem(seller, main)).variation).to.deep.include({ sub: [{ id: String(first) }] });
+    expect((await readItem(seller, existing)).variation).to.deep.equal({ type: 'none' });
+
+    // Distinct combinations go through, a kept variant re-sent with its own specifics too.
+    const ok = await call(`stock/${main}/`, {
+      token: seller.token,
+      body: {
+        stock: {
+          variation: {
+            sub: [
+              { id: first, specifics: spec('S', 'red') },
+              { id: existing, specifics: spec('M', 'red') },
+              { create_quantity: 1, specifics: spec('S', 'blue') },
+            ],
+          },
+        },
+      },
+    });
+    expect(ok.status, ok.text).to.equal(200);
+    expect(((await readItem(seller, main)).variation as { sub: unknown[] }).sub).to.have.length(3);
+  });
+
   it('when the main passes type none, then every variant is separated', async () => {
     const main = await createItem(seller, {
       name: 'Shirt',
