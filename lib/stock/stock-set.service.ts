@@ -47,6 +47,9 @@ export async function applySet(
     const linked = await resolveLinked(trx, accountId, sub.id, at, false);
     if (linked.id === stockId) throw invalidField(at, `${at}: an item cannot be a part of its own set`);
     if (linked.set_type === 'main') throw invalidField(at, `${at}: stock ${linked.id} is a set main; nested sets are not handled`);
+    // A variation main holds no goods of its own (its variants do): a set of it took its quantity
+    // at each sale while the variants, the real items, stayed offered everywhere.
+    if (linked.variation_type === 'main') throw invalidField(at, `${at}: stock ${linked.id} is a variation main; name the variant the set contains`);
     if (subs.some((s) => s.id === linked.id)) throw invalidField(at, `${at}: stock ${linked.id} is listed twice`);
     subs.push({ id: linked.id, quantity: sub.quantity });
   }

@@ -39,6 +39,9 @@ export async function applyVariation(
   }
   // type main
   if (current === 'sub') throw invalidField(f('type'), `${f('type')}: a variant cannot be a main item; separate it first (type none)`);
+  // The other way of stock-set.service's rule: a set's part must be goods, which a variation main is not.
+  if (existing?.set_type === 'sub' && current !== 'main')
+    throw invalidField(f('type'), `${f('type')}: stock ${stockId} is a part of a set and cannot be a variation main; take it out of the set first`);
   await stockRepository.setVariationType(trx, accountId, stockId, 'main');
   if (!variation.sub) return;
   const matrix = ((await stockRepository.get(trx, accountId, stockId))!.data.variation as Json | undefined)?.specifics_set as

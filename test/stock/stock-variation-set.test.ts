@@ -234,6 +234,45 @@ describe('stock sets', () => {
     expect((await readItem(seller, other)).set).to.deep.equal({ type: ['none'] });
   });
 
+  it('when a set would hold a variation main, or a set part would become one, then 400 names the field and a sale of the set takes the variant', async () => {
+    const main = await createItem(seller, {
+      name: 'Shirt',
+      quantity: 5,
+      variation: { specifics_set: matrix, sub: [{ create_quantity: 4, specifics: spec('S', 'red') }] },
+    });
+    const variant = Number(((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub[0]!.id);
+    const refused = await call('stock/', {
+      token: seller.token,
+      body: { stock: { name: 'Shirt set', sku: 'SHIRT-SET', set: { sub: [{ id: main, quantity: 1 }] } } },
+    });
+    expect(refused.status, refused.text).to.equal(400);
+    expect(refused.body.error![0]).to.include({ error: 'invalid_field', field: 'stock.set.sub[0].id' });
+    expect((await call('stock/SKU_SHIRT-SET/', { token: seller.token })).status).to.equal(404);
+    expect((await readItem(seller, main)).set).to.deep.equal({ type: ['none'] });
+
+    // The variant is goods: the set takes it, and a sale of the set takes the variant's units.
+    const set = await createItem(seller, { name: 'Shirt set', sku: 'SHIRT-SET', set: { sub: [{ id: variant, quantity: 2 }] } });
+    expect((await readItem(seller, set)).quantity_available).to.equal(2);
+    const order = await call('order/', {
+      token: seller.token,
+      body: { order: { customer: { email: 'buyer@example.com' }, line: [{ id: 1, quantity: 1, price: '30.00', stock_align_id: String(set) }] } },
+    });
+    expect(order.status, order.text).to.equal(201);
+    expect((await readItem(seller, variant)).quantity).to.equal(2);
+    expect((await readItem(seller, main)).quantity).to.equal(5);
+
+    // A set's part cannot become a variation main.
+    const part = await createItem(seller, { name: 'Saucer', quantity: 3 });
+    await createItem(seller, { name: 'Cup set', set: { sub: [{ id: part, quantity: 1 }] } });
+    const partAsMain = await call(`stock/${part}/`, {
+      token: seller.token,
+      body: { stock: { variation: { type: 'main', sub: [{ create_quantity: 1, specifics: spec('S', 'red') }] } } },
+    });
+    expect(partAsMain.status, partAsMain.text).to.equal(400);
+    expect(partAsMain.body.error![0]).to.include({ error: 'invalid_field', field: 'stock.variation.type' });
+    expect((await readItem(seller, part)).variation).to.deep.equal({ type: 'none' });
+  });
+
   it('when the set main passes none, then the set is dissolved and the subs are free', async () => {
     const a = await createItem(seller, { name: 'A', quantity: 4 });
     const main = await createItem(seller, { name: 'Main', quantity: 9, set: { sub: [{ id: a, quantity: 2 }] } });
