@@ -16,7 +16,7 @@ import { validate } from '../http';
 import { log } from '../log';
 import { applyChannelChangeIn, ChannelChange, ChannelDetails, createChannelOrderIn, orderType, OrderInput } from '../order';
 import type { ChannelOrder } from '../portals';
-import { stockIdsByChannelSku } from '../stock';
+import { stockIdsByChannelSku, variationMainsAmong } from '../stock';
 import { createTaskOnce, insertTask } from '../task';
 import {
   channelDetails,
@@ -80,7 +80,9 @@ export async function taskForUnlinked(trx: Knex.Transaction, accountId: number, 
 async function create(trx: Knex.Transaction, account: ImportAccountRow, portal: string, order: ChannelOrder): Promise<void> {
   const source = sourceOf(account, portal, order);
   const skus = order.line.map((l) => l.sku).filter((s): s is string => Boolean(s));
-  const { input: wire, unlinked } = orderInputOf(portal, order, await stockIdsByChannelSku(trx, account.account_id, portal, skus), source);
+  const skuIds = await stockIdsByChannelSku(trx, account.account_id, portal, skus);
+  const mains = await variationMainsAmong(trx, account.account_id, [...skuIds.values()].flat());
+  const { input: wire, unlinked } = orderInputOf(portal, order, skuIds, source, mains);
   const input = withChannelFulfilment(validate<OrderInput>(orderType(), wire, 'order'), order);
   const caller = { ...allOrdersOf(account.account_id), portalAccountId: account.id };
   const { orderId, internalId } = await createChannelOrderIn(trx, caller, input);

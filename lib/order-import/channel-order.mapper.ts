@@ -115,21 +115,31 @@ export function withChannelFulfilment(input: OrderInput, order: ChannelOrder): O
   return { ...input, shipping: { ...input.shipping, market_d_fba: { country_iso2: by.country_iso2 ?? null, center_id: by.center_id ?? null } } };
 }
 
-/** skuIds: per SKU the stock ids it names (lib/stock/stock-channel-sku.ts). */
+/** skuIds: per SKU the stock ids it names; mains: the variation mains among them (lib/stock/stock-channel-sku.ts). */
 export function orderInputOf(
   portal: string,
   order: ChannelOrder,
   skuIds: Map<string, number[]>,
   source: string,
+  mains: Set<number> = new Set(),
 ): { input: OrderWire; unlinked: UnlinkedLine[] } {
   const unlinked: UnlinkedLine[] = [];
   // Fulfilled by the channel (Amazon FBA): the goods leave the channel's warehouse, so the lines
   // are not linked to the seller's stock (an unlinked line takes none) and ask for no link.
   const byChannel = order.fulfilled_by_channel !== undefined;
   const line = order.line.map((l, i) => {
-    const ids = byChannel ? [] : l.sku ? (skuIds.get(l.sku) ?? []) : [];
+    const found = byChannel ? [] : l.sku ? (skuIds.get(l.sku) ?? []) : [];
+    // A variation main holds no stock of its own (its variants do): the line is left for the seller to link.
+    const main = found.length === 1 && mains.has(found[0]!);
+    const ids = main ? [] : found;
     if (ids.length !== 1 && !byChannel) {
-      const reason = !l.sku ? 'the channel names no SKU' : ids.length === 0 ? `SKU ${l.sku} matches no stock item` : `SKU ${l.sku} matches several stock items`;
+      const reason = !l.sku
+        ? 'the channel names no SKU'
+        : main
+          ? `SKU ${l.sku} names a variation main, whose variants hold the stock`
+          : found.length === 0
+            ? `SKU ${l.sku} matches no stock item`
+            : `SKU ${l.sku} matches several stock items`;
       unlinked.push({ position: i + 1, sku: l.sku, name: l.name, reason });
     }
     return {

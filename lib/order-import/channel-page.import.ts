@@ -16,7 +16,7 @@ import { validate } from '../http';
 import { log } from '../log';
 import { createChannelOrdersIn, orderType, OrderInput } from '../order';
 import type { ChannelOrder } from '../portals';
-import { stockIdsByChannelSku } from '../stock';
+import { stockIdsByChannelSku, variationMainsAmong } from '../stock';
 import { ImportOutcome, importChannelOrder, refuseOne, sourceOf, taskForUnlinked } from './channel-order.import';
 import { channelState, orderInputOf, sameState, UnlinkedLine, withChannelFulfilment } from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
@@ -39,8 +39,9 @@ interface Mapped {
 async function mapAll(trx: Knex.Transaction, account: ImportAccountRow, portal: string, orders: ChannelOrder[]): Promise<Mapped[]> {
   const skus = orders.flatMap((o) => o.line.map((l) => l.sku).filter((s): s is string => Boolean(s)));
   const skuIds = await stockIdsByChannelSku(trx, account.account_id, portal, skus);
+  const mains = await variationMainsAmong(trx, account.account_id, [...skuIds.values()].flat());
   return orders.map((order) => {
-    const { input: wire, unlinked } = orderInputOf(portal, order, skuIds, sourceOf(account, portal, order));
+    const { input: wire, unlinked } = orderInputOf(portal, order, skuIds, sourceOf(account, portal, order), mains);
     try {
       return { order, unlinked, input: withChannelFulfilment(validate<OrderInput>(orderType(), wire, 'order'), order) };
     } catch (err) {

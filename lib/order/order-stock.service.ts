@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import { invalidField } from '../errors';
 import type { PendingWrites } from '../queue';
-import { adjustStockQuantities, StockChange, matchStockRefs, stockIdOf } from '../stock';
+import { adjustStockQuantities, StockChange, matchAlignRefs, stockIdOf } from '../stock';
 import type { LineRow } from './order.repository';
 
 /** A line about to be stored, before its stock link is settled. */
@@ -42,13 +42,20 @@ interface HeldChange {
 export class StockBatch {
   private held: HeldChange[] = [];
 
-  /** known: references already resolved in the transaction (resolveLineRefs); settle adds what it resolves. */
-  constructor(private readonly known = new Map<string, number[]>()) {}
+  /**
+   * known: references already resolved in the transaction (resolveLineRefs); settle adds what it
+   * resolves. mains: the variation mains among the items found, which no line may take from.
+   */
+  constructor(
+    private readonly known = new Map<string, number[]>(),
+    private readonly mains = new Set<number>(),
+  ) {}
 
   /** A batch for these orders, their lines' stock_align_ids resolved in one query. */
   static async forOrders(trx: Knex.Transaction, accountId: number, inputs: { line?: { stock_align_id?: string }[] }[]): Promise<StockBatch> {
     const refs = inputs.flatMap((input) => (input.line ?? []).map((l) => l.stock_align_id?.trim()).filter((r): r is string => Boolean(r)));
-    return new StockBatch(await matchStockRefs(trx, accountId, refs, 'align'));
+    const { ids, mains } = await matchAlignRefs(trx, accountId, refs);
+    return new StockBatch(ids, mains);
   }
 
   /**
@@ -60,8 +67,12 @@ export class StockBatch {
   async settle(trx: Knex.Transaction, accountId: number, write: LineStockWrite): Promise<{ lines: LineRow[]; moves: PlannedMove[] }> {
     const plan = planLineStock(write);
     const unknown = plan.refs.filter((ref) => !this.known.has(ref));
-    if (unknown.length > 0) for (const [ref, ids] of await matchStockRefs(trx, accountId, unknown, 'align')) this.known.set(ref, ids);
-    return { lines: plan.lines, moves: resolvePlan(plan, this.known, write.title) };
+    if (unknown.length > 0) {
+      const { ids, mains } = await matchAlignRefs(trx, accountId, unknown);
+      for (const [ref, found] of ids) this.known.set(ref, found);
+      for (const id of mains) this.mains.add(id);
+    }
+    return { lines: plan.lines, moves: resolvePlan(plan, this.known, this.mains, write.title) };
   }
 
   /** The moves of a written order, its movements naming it. */
@@ -73,7 +84,7 @@ export class StockBatch {
 
   /** A batch for one item of a list: it shares what is resolved, and joins this one only when adopted (the item succeeded). */
   forItem(): StockBatch {
-    return new StockBatch(this.known);
+    return new StockBatch(this.known, this.mains);
   }
 
   adopt(item: StockBatch): void {
@@ -121,6 +132,14 @@ interface Move {
 const idRef = (stockId: number) => `ID_${stockId}`;
 
 const unknownItem = (field: string, ref: string | null) => invalidField(field, `${field} ${ref} is not a stock item of this account`, 'unknown_stock_item');
+
+/**
+ * A line naming a variation main: the main's quantities are "invalid; variant values count"
+ * (document 1), so a unit taken from it would leave every variant offered at every channel (sold
+ * twice). The channel import links such a SKU to no item and asks the seller (lib/order-import).
+ */
+const variationMain = (field: string, ref: string | null) =>
+  invalidField(field, `${field} ${ref} is a variation main, whose variants hold the stock: name the variant`);
 
 /** What a write does to its lines' stock, before the references are resolved. */
 interface LineStockPlan {
@@ -178,11 +197,12 @@ function planLineStock({ before, after, hold, fieldPrefix, sentOrder }: LineStoc
   return { lines, moves, checks, refs: [...checks.map((c) => c.ref), ...moves.map((m) => m.stockRef)] };
 }
 
-/** The plan's moves with their items; the lines get their stock_id. An unknown item a line names: 400. */
-function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, title: string): PlannedMove[] {
+/** The plan's moves with their items; the lines get their stock_id. An unknown item a line names, or a variation main: 400. */
+function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains: Set<number>, title: string): PlannedMove[] {
   for (const check of plan.checks) {
     const stockId = stockIdOf(check.ref, matches.get(check.ref));
     if (stockId === undefined) throw unknownItem(check.field, check.ref);
+    if (mains.has(stockId)) throw variationMain(check.field, check.ref);
     check.line.stock_id = stockId;
   }
   const planned: PlannedMove[] = [];
@@ -193,6 +213,7 @@ function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, title:
       if (takes) throw unknownItem(move.field!, move.line!.stock_align_id);
       continue; // A put-back to an item deleted meanwhile has nowhere to go and is dropped.
     }
+    if (takes && mains.has(stockId)) throw variationMain(move.field!, move.line!.stock_align_id);
     if (takes) move.line!.stock_id = stockId;
     planned.push({
       stockRef: idRef(stockId),

@@ -6,7 +6,7 @@
 export type { CiaInput, LoadCiaInputs } from './cia-input';
 export { ownCategoryBody, ownCategoryRepository, ownCategorySearch, saveOwnCategories } from './stock-category';
 export type { OwnCategoryInput } from './stock-category';
-export { stockIdsByChannelSku } from './stock-channel-sku';
+export { stockIdsByChannelSku, variationMainsAmong } from './stock-channel-sku';
 export { loadCiaInput, loadCiaInputs } from './stock-cia.repository';
 export { createStockItem } from './stock-create.service';
 export { stockDescriptionType } from './stock-description';
@@ -17,7 +17,7 @@ export { maxListItems, saveStockList } from './stock-list.service';
 export { stockPortalRepository } from './stock-portal.repository';
 export { adjustStockQuantities } from './stock-quantity';
 export type { StockChange } from './stock-quantity';
-export { matchStockRefs, stockIdOf } from './stock-ref';
+export { matchAlignRefs, matchStockRefs, stockIdOf } from './stock-ref';
 export { stockSearch } from './stock-search.repository';
 export { saveShopParameter, shopParameterRepository, shopParameterSearch, shopParameterType } from './stock-shop-parameter';
 export type { ShopParameterInput } from './stock-shop-parameter';

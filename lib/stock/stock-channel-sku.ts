@@ -33,6 +33,19 @@ async function byListerSku(knex: Knex | Knex.Transaction, accountId: number, sku
   return found;
 }
 
+/**
+ * The variation mains among these items: a channel line is not linked to one (its variants hold
+ * the stock, document 1), the seller is asked to link it to the variant (lib/order-import).
+ */
+export async function variationMainsAmong(knex: Knex | Knex.Transaction, accountId: number, stockIds: number[]): Promise<Set<number>> {
+  if (stockIds.length === 0) return new Set();
+  const rows = await knex('stock')
+    .select('id')
+    .where({ account_id: accountId, variation_type: 'main' })
+    .whereIn('id', [...new Set(stockIds)]);
+  return new Set(rows.map((row) => row.id));
+}
+
 export async function stockIdsByChannelSku(knex: Knex | Knex.Transaction, accountId: number, portal: string, skus: string[]): Promise<Map<string, number[]>> {
   const wanted = [...new Set(skus)];
   const result = new Map<string, number[]>();

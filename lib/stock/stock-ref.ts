@@ -82,16 +82,38 @@ export async function resolveStockRef(
  * A reference that can match nothing maps to [].
  */
 export async function matchStockRefs(knex: Knex | Knex.Transaction, accountId: number, refs: string[], bare: 'id' | 'align'): Promise<Map<string, number[]>> {
+  return (await matchRefs(knex, accountId, refs, bare)).ids;
+}
+
+/**
+ * matchStockRefs for order lines' stock_align_ids, in the same one query: also which of the
+ * items found are variation mains (document 1: a main's quantities "are readable and writable but
+ * invalid; variant values count"), which no line may take from.
+ */
+export async function matchAlignRefs(
+  knex: Knex | Knex.Transaction,
+  accountId: number,
+  refs: string[],
+): Promise<{ ids: Map<string, number[]>; mains: Set<number> }> {
+  return matchRefs(knex, accountId, refs, 'align');
+}
+
+async function matchRefs(
+  knex: Knex | Knex.Transaction,
+  accountId: number,
+  refs: string[],
+  bare: 'id' | 'align',
+): Promise<{ ids: Map<string, number[]>; mains: Set<number> }> {
   const wanted = new Map<string, Match[]>();
   for (const ref of refs) if (!wanted.has(ref)) wanted.set(ref, refMatches(ref, bare));
   const values = new Map<Match['column'], Set<string | number>>();
   for (const matches of wanted.values()) {
     for (const m of matches) values.set(m.column, (values.get(m.column) ?? new Set()).add(m.value));
   }
-  let rows: Pick<StockRow, Match['column']>[] = [];
+  let rows: Pick<StockRow, Match['column'] | 'variation_type'>[] = [];
   if (values.size > 0) {
     rows = await knex('stock')
-      .select('id', ...[...values.keys()].filter((c) => c !== 'id'))
+      .select('id', 'variation_type', ...[...values.keys()].filter((c) => c !== 'id'))
       .where('account_id', accountId)
       .where((any) => {
         // Arrays, not lists of placeholders: one statement text per set of columns (prepared).
@@ -105,7 +127,7 @@ export async function matchStockRefs(knex: Knex | Knex.Transaction, accountId: n
     const ids = rows.filter((row) => matches.some((m) => row[m.column] === m.value)).map((row) => row.id);
     result.set(ref, ids.slice(0, 2));
   }
-  return result;
+  return { ids: result, mains: new Set(rows.filter((row) => row.variation_type === 'main').map((row) => row.id)) };
 }
 
 /** The one id of matchStockRefs' answer for a reference: undefined for none, 300 for several. */

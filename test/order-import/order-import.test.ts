@@ -170,6 +170,42 @@ describe('order import: channel orders become Kontor orders, exactly once', () =
     expect(await stockQuantity(seller, mug)).to.equal(8);
   });
 
+  it('when a line names the SKU of a variation main, then the order is imported with that line unlinked and the seller is asked to link the variant; the main’s quantity does not move', async () => {
+    const seller = await newSeller();
+    const mug = await createStock(seller, 'SKU-MUG', 10);
+    const shirt = await call('stock/', {
+      token: seller.token,
+      body: {
+        stock: {
+          name: 'Shirt',
+          sku: 'SKU-SHIRT',
+          quantity: 5,
+          variation: {
+            specifics_set: { name_value: [{ name: 'size', value: ['S', 'M'] }] },
+            sub: [{ create_quantity: 3, specifics: { name_value: [{ name: 'size', value: ['S'] }] } }],
+          },
+        },
+      },
+    });
+    expect(shirt.status, shirt.text).to.equal(201);
+    const main = Number(shirt.body.stock_id);
+    const portalAccountId = await jsonAuctionAccount(seller, channel);
+    const sold = channelOrder();
+    sold.line.push({ transaction_id: `${sold.external_order_id}-L2`, sku: 'SKU-SHIRT', name: 'Shirt', quantity: 1, price: '19.90' });
+    channel.orders.push(sold);
+    expect((await importNow(seller, portalAccountId)).state).to.equal('completed');
+    const [orderId] = await ordersOf(seller, sold.external_order_id);
+    const order = await readOrder(seller, orderId!);
+    expect(order.line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([
+      ['SKU-MUG', `ID_${mug}`],
+      ['SKU-SHIRT', null],
+    ]);
+    const [task] = await tasks(seller);
+    expect(task!.text).to.contain('SKU SKU-SHIRT names a variation main, whose variants hold the stock');
+    expect(await stockQuantity(seller, main)).to.equal(5);
+    expect(await stockQuantity(seller, mug)).to.equal(8);
+  });
+
   it('when a line names the SKU of an auction_a lister entry, then it is linked to that item', async () => {
     const seller = await newSeller();
     const res = await call('stock/', {

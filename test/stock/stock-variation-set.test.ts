@@ -273,6 +273,38 @@ describe('stock sets', () => {
     expect((await readItem(seller, part)).variation).to.deep.equal({ type: 'none' });
   });
 
+  it('when an order line names a variation main, then 400 names the line’s stock_align_id and nothing is stored; naming the variant takes the variant’s units', async () => {
+    const main = await createItem(seller, {
+      name: 'Polo',
+      sku: 'POLO-MAIN',
+      quantity: 3,
+      variation: { specifics_set: matrix, sub: [{ create_quantity: 4, specifics: spec('M', 'blue') }] },
+    });
+    const variant = Number(((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub[0]!.id);
+    const line = (ref: string) => ({ id: 1, quantity: 1, price: '25.00', stock_align_id: ref });
+    const before = (await db()('sales_order').where({ account_id: seller.id }).count({ n: '*' }))[0]!.n;
+    for (const ref of ['SKU_POLO-MAIN', String(main)]) {
+      const refused = await call('order/', { token: seller.token, body: { order: { customer: { email: 'polo@example.com' }, line: [line(ref)] } } });
+      expect(refused.status, refused.text).to.equal(400);
+      expect(refused.body.error![0]).to.include({ error: 'invalid_field', field: 'order.line[0].stock_align_id' });
+    }
+    const listed = await call('order/list/', {
+      token: seller.token,
+      body: { order: [{ customer: { email: 'polo@example.com' }, line: [line('SKU_POLO-MAIN')] }] },
+    });
+    expect(listed.status, listed.text).to.equal(207);
+    const item = (listed.body.response as { code: number; error?: { field: string }[] }[])[0]!;
+    expect(item.code).to.equal(400);
+    expect(item.error![0]!.field).to.equal('order[0].line[0].stock_align_id');
+    expect((await readItem(seller, main)).quantity).to.equal(3);
+    expect(await db()('sales_order').where({ account_id: seller.id }).count({ n: '*' })).to.deep.equal([{ n: before }]);
+
+    const sold = await call('order/', { token: seller.token, body: { order: { customer: { email: 'polo@example.com' }, line: [line(String(variant))] } } });
+    expect(sold.status, sold.text).to.equal(201);
+    expect((await readItem(seller, variant)).quantity).to.equal(3);
+    expect((await readItem(seller, main)).quantity).to.equal(3);
+  });
+
   it('when the set main passes none, then the set is dissolved and the subs are free', async () => {
     const a = await createItem(seller, { name: 'A', quantity: 4 });
     const main = await createItem(seller, { name: 'Main', quantity: 9, set: { sub: [{ id: a, quantity: 2 }] } });
