@@ -5,14 +5,14 @@
  */
 import { expect } from 'chai';
 import type { Worker } from 'bullmq';
-import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { startWorker } from '../../lib/queue/worker';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
-import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
-import { call, newSeller } from '../support/api';
+import { channelLoopForSuite, Sandbox, waitFor } from '../fleet/support';
+import { kauflandItem } from './kaufland-support';
+import { call } from '../support/api';
 import { readOrder, stockQuantity } from '../order/helpers';
 
 describe('market_e at Kaufland: a seller cancelling in Kontor cancels the order units at Kaufland', function () {
@@ -29,27 +29,8 @@ describe('market_e at Kaufland: a seller cancelling in Kontor cancels the order 
 
   /** A seller whose item (10 in stock) is listed at the sandbox's Kaufland with CIA on, and a checkout of `quantity` pieces there imported into Kontor. */
   async function kauflandSale(sku: string, quantity: number, fetchKey: string) {
-    const seller = await newSeller();
-    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Kaufland.de', platform: 'market_e' });
-    const created = await call('stock/', {
-      token: seller.token,
-      body: {
-        stock: {
-          name: 'Teekanne',
-          sku,
-          quantity: 10,
-          market_e: { ean: '4006381333931', price: '24.90', delivery_time: '1-2' },
-          cia: { market_e: { is_active: true } },
-        },
-      },
-    });
-    expect(created.status, created.text).to.equal(201);
-    const stockId = Number(created.body.stock_id);
-    const upload = await call(`stock/${stockId}/portal_upload/`, {
-      token: seller.token,
-      body: { portal_upload: { market_e: [{ action: 'list', portal_account_id: portalAccountId }] } },
-    });
-    const listed = await jobEnd(seller.token, (upload.body.response as { job_id: string }[])[0]!.job_id);
+    const { seller, portalAccountId, stockId, list } = await kauflandItem(sku);
+    const listed = await list();
     expect(listed.state, listed.error).to.equal('completed');
     const sale = await fetch(`${sandbox.url}/_sandbox/sell`, {
       method: 'POST',

@@ -6,13 +6,13 @@
  * restart: `forgetKauflandUnits`) must still find it: Kontor's record of the listing names it.
  */
 import { expect } from 'chai';
-import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { portalTargetRepository } from '../../lib/portal-account';
 import { forgetKauflandUnits, MarketEAdapter } from '../../lib/portals/market-e.adapter';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
-import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
-import { call, newSeller } from '../support/api';
+import { channelLoopForSuite, Sandbox, waitFor } from '../fleet/support';
+import { kauflandItem } from './kaufland-support';
+import { call } from '../support/api';
 
 describe('market_e at Kaufland: a unit GET /units does not list yet is found through the listing Kontor recorded', function () {
   this.timeout(60000);
@@ -21,29 +21,7 @@ describe('market_e at Kaufland: a unit GET /units does not list yet is found thr
 
   /** A seller with an item (10 in stock, CIA on) listed at the sandbox's Kaufland by portal_upload; then the process forgets the unit. */
   async function listedThenForgotten(sku: string) {
-    const seller = await newSeller();
-    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Kaufland.de', platform: 'market_e' });
-    const created = await call('stock/', {
-      token: seller.token,
-      body: {
-        stock: {
-          name: 'Teekanne',
-          sku,
-          quantity: 10,
-          market_e: { ean: '4006381333931', price: '24.90', delivery_time: '1-2' },
-          cia: { market_e: { is_active: true } },
-        },
-      },
-    });
-    expect(created.status, created.text).to.equal(201);
-    const stockId = Number(created.body.stock_id);
-    const list = async () => {
-      const upload = await call(`stock/${stockId}/portal_upload/`, {
-        token: seller.token,
-        body: { portal_upload: { market_e: [{ action: 'list', portal_account_id: portalAccountId }] } },
-      });
-      return jobEnd(seller.token, (upload.body.response as { job_id: string }[])[0]!.job_id);
-    };
+    const { seller, portalAccountId, stockId, list } = await kauflandItem(sku);
     const listed = await list();
     expect(listed.state, listed.error).to.equal('completed');
     const k = kauflandOf(sandbox.state);
