@@ -4,6 +4,7 @@ import { batchEventId, dispatchEventBatch } from '../../lib/event/event-dispatch
 import { call, newSeller, Seller } from '../support/api';
 import { EventsWorker, startEventsWorker } from '../event/events-worker';
 import { Received, Receiver, startReceiver, waitFor } from '../event/servers';
+import { orderNotificationHandler } from '../event/handlers';
 import { createOrder } from '../order/helpers';
 import { startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
@@ -34,20 +35,7 @@ describe('bank: events of orders paid by a statement (bank and events workers)',
     await receiver.close();
   });
 
-  async function handler(s: Seller, type: string): Promise<number> {
-    const res = await call('admin/event/handler/', {
-      token: s.token,
-      body: {
-        event_handler: {
-          type: { id: type },
-          section: 'order',
-          action: { id: 'notification', required: { url: `${receiver.base}/${s.id}/${type}`, format: 'post', target_name: 'erp' } },
-        },
-      },
-    });
-    expect(res.status, res.text).to.equal(201);
-    return res.body.event_handler_id as number;
-  }
+  const handler = (s: Seller, type: string) => orderNotificationHandler(s, type, `${receiver.base}/${s.id}/${type}`, 'erp');
 
   async function importFile(s: Seller, body: Buffer): Promise<void> {
     const res = await call('bank/statement/', { token: s.token, body, headers: { 'Content-Type': 'application/octet-stream' } });

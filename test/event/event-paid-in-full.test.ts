@@ -3,6 +3,7 @@ import { call, newSeller, Seller } from '../support/api';
 import { createOrder, orderEvents } from '../order/helpers';
 import { EventsWorker, startEventsWorker } from './events-worker';
 import { Received, Receiver, startReceiver, waitFor } from './servers';
+import { orderNotificationHandler } from './handlers';
 
 interface Notification {
   event: { section: string; type: string };
@@ -25,19 +26,9 @@ describe('event paid_in_full: an order a seller can ship on (events worker)', fu
     await receiver.close();
   });
 
-  async function handler(s: Seller, type: string): Promise<void> {
-    const res = await call('admin/event/handler/', {
-      token: s.token,
-      body: {
-        event_handler: {
-          type: { id: type },
-          section: 'order',
-          action: { id: 'notification', required: { url: `${receiver.base}/${s.id}/${type}`, format: 'post', target_name: 'shipping' } },
-        },
-      },
-    });
-    expect(res.status, res.text).to.equal(201);
-  }
+  const handler = async (s: Seller, type: string) => {
+    await orderNotificationHandler(s, type, `${receiver.base}/${s.id}/${type}`, 'shipping');
+  };
 
   /** The notifications the seller's handler of `type` received. */
   const deliveries = (s: Seller, type: string) => received.filter((r) => r.path === `/${s.id}/${type}`);
