@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import type { ListingItem, PortalTarget } from '../../lib/portals/portal.type';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
-import { Sandbox, sandboxKeepingContract } from '../fleet/support';
+import type { Sandbox } from '../fleet/support';
+import { shopifyStoreForEach } from './shopify-support';
 
 const adapter = new WebshopAdapter();
 
@@ -16,11 +17,7 @@ describe('webshop at Shopify: the web shop categories as collections', () => {
   let sandbox: Sandbox;
   let account: number;
   let target: PortalTarget;
-  sandboxKeepingContract('shopify', (started) => (sandbox = started));
-  beforeEach(() => {
-    account = 800000 + Math.floor(Math.random() * 100000);
-    target = { portalAccountId: account, connector: 'shopify', baseUrl: sandbox.url, credentials: {} };
-  });
+  shopifyStoreForEach((store) => ({ sandbox, account, target } = store));
 
   const item = (sku: string, category: unknown[]): ListingItem => ({
     stockId: 4712,

@@ -5,7 +5,8 @@ import { staleTarget, WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import { ShopifySession } from '../../lib/portals/shopify/shopify-client';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
-import { Sandbox, sandboxKeepingContract } from '../fleet/support';
+import type { Sandbox } from '../fleet/support';
+import { shopifyStoreForEach } from './shopify-support';
 
 /**
  * CIA pushes to a Shopify store compare and set (InventoryQuantityInput.compareQuantity, "The
@@ -36,11 +37,7 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
   let sandbox: Sandbox;
   let account: number;
   let target: PortalTarget;
-  sandboxKeepingContract('shopify', (started) => (sandbox = started));
-  beforeEach(() => {
-    account = 800000 + Math.floor(Math.random() * 100000);
-    target = { portalAccountId: account, connector: 'shopify', baseUrl: sandbox.url, credentials: {} };
-  });
+  shopifyStoreForEach((store) => ({ sandbox, account, target } = store));
 
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });

@@ -15,10 +15,11 @@ import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import type { FulfillmentOrderPlan } from '../../sandbox/shopify-fulfillment.sandbox';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
-import { channelLoopForSuite, jobEnd, Sandbox, sandboxKeepingContract, waitFor } from '../fleet/support';
+import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { call, newSeller } from '../support/api';
 import { readOrder } from '../order/helpers';
 import { failure } from '../support/failure';
+import { shopifyStoreForEach } from './shopify-support';
 
 const adapter = new WebshopAdapter();
 
@@ -33,11 +34,7 @@ describe('webshop at Shopify: send_mit over several fulfillment orders (location
   let sandbox: Sandbox;
   let account: number;
   let target: PortalTarget;
-  sandboxKeepingContract('shopify', (started) => (sandbox = started));
-  beforeEach(() => {
-    account = 800000 + Math.floor(Math.random() * 100000);
-    target = { portalAccountId: account, connector: 'shopify', baseUrl: sandbox.url, credentials: {} };
-  });
+  shopifyStoreForEach((store) => ({ sandbox, account, target } = store));
 
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${sandbox.url}${path}`, {

@@ -1,0 +1,20 @@
+/** What the Shopify adapter suites share: the sandbox keeping Shopify's contract, and a new store (portal account) for each test. */
+import type { PortalTarget } from '../../lib/portals/portal.type';
+import { Sandbox, sandboxKeepingContract } from '../fleet/support';
+
+export interface ShopifyStore {
+  sandbox: Sandbox;
+  /** A portal account id no other test uses: the sandbox's store of this test. */
+  account: number;
+  target: PortalTarget;
+}
+
+/** Starts the sandbox for the suite (its Shopify contract kept after each test) and gives each test its own store. */
+export function shopifyStoreForEach(given: (store: ShopifyStore) => void): void {
+  let sandbox: Sandbox;
+  sandboxKeepingContract('shopify', (started) => (sandbox = started));
+  beforeEach(() => {
+    const account = 800000 + Math.floor(Math.random() * 100000);
+    given({ sandbox, account, target: { portalAccountId: account, connector: 'shopify', baseUrl: sandbox.url, credentials: {} } });
+  });
+}
