@@ -149,17 +149,23 @@ describe('order import: channel orders become Kontor orders, exactly once', () =
     expect(await ciaJobs(seller, mug)).to.equal(ciaBefore + 1);
   });
 
-  it('when a line names a SKU no stock item has, then the order is imported with that line unlinked and the seller gets a task', async () => {
-    const seller = await newSeller();
-    const mug = await createStock(seller, 'SKU-MUG', 10);
+  /** The channel's usual order with one more line, imported for the seller through a JSON auction_a account: the Kontor order and each line's SKU and stock link. */
+  async function importedWithLine(seller: Seller, extra: { sku: string; name: string; price: string }) {
     const portalAccountId = await jsonAuctionAccount(seller, channel);
     const sold = channelOrder();
-    sold.line.push({ transaction_id: `${sold.external_order_id}-L2`, sku: 'SKU-UNKNOWN', name: 'Plate', quantity: 1, price: '4.90' });
+    sold.line.push({ transaction_id: `${sold.external_order_id}-L2`, quantity: 1, ...extra });
     channel.orders.push(sold);
     expect((await importNow(seller, portalAccountId)).state).to.equal('completed');
     const [orderId] = await ordersOf(seller, sold.external_order_id);
     const order = await readOrder(seller, orderId!);
-    expect(order.line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([
+    return { orderId, links: order.line.map((l) => [l.sku, l.stock_align_id ?? null]) };
+  }
+
+  it('when a line names a SKU no stock item has, then the order is imported with that line unlinked and the seller gets a task', async () => {
+    const seller = await newSeller();
+    const mug = await createStock(seller, 'SKU-MUG', 10);
+    const { orderId, links } = await importedWithLine(seller, { sku: 'SKU-UNKNOWN', name: 'Plate', price: '4.90' });
+    expect(links).to.deep.equal([
       ['SKU-MUG', `ID_${mug}`],
       ['SKU-UNKNOWN', null],
     ]);
@@ -189,14 +195,8 @@ describe('order import: channel orders become Kontor orders, exactly once', () =
     });
     expect(shirt.status, shirt.text).to.equal(201);
     const main = Number(shirt.body.stock_id);
-    const portalAccountId = await jsonAuctionAccount(seller, channel);
-    const sold = channelOrder();
-    sold.line.push({ transaction_id: `${sold.external_order_id}-L2`, sku: 'SKU-SHIRT', name: 'Shirt', quantity: 1, price: '19.90' });
-    channel.orders.push(sold);
-    expect((await importNow(seller, portalAccountId)).state).to.equal('completed');
-    const [orderId] = await ordersOf(seller, sold.external_order_id);
-    const order = await readOrder(seller, orderId!);
-    expect(order.line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([
+    const { links } = await importedWithLine(seller, { sku: 'SKU-SHIRT', name: 'Shirt', price: '19.90' });
+    expect(links).to.deep.equal([
       ['SKU-MUG', `ID_${mug}`],
       ['SKU-SHIRT', null],
     ]);
