@@ -10,8 +10,6 @@ import { closeRedis } from '../lib/redis';
 import { cases } from './cases';
 
 async function main(): Promise<void> {
-  // A developer's tool: the development mode's key and loopback receivers (set before config() first reads the environment).
-  process.env.NODE_ENV ??= 'development';
   const only = process.argv[2];
   const selected = only ? cases.filter((c) => c.name === only) : cases;
   if (selected.length === 0) throw new Error(`no bench case ${only}; cases: ${cases.map((c) => c.name).join(', ')}`);

@@ -9,6 +9,7 @@
 import Redis from 'ioredis';
 import pg from 'pg';
 import { config } from '../config';
+import { ensureDatabase } from '../lib/db';
 import type { BenchCase } from './cases';
 import { cpuSeconds } from './fleet';
 import { benchDatabaseUrl, median } from './order-support';
@@ -40,6 +41,8 @@ export const roundTripsBench: BenchCase = {
   name: 'round-trips',
   description: 'CPU of one round trip, client and server: a prepared SELECT, a BEGIN/INSERT/COMMIT and a Redis PING, over the connections the service uses',
   async run() {
+    // Run alone on a new machine, no earlier case has made the bench's database.
+    await ensureDatabase(benchDatabaseUrl().toString());
     const client = new pg.Client({ connectionString: benchDatabaseUrl().toString() });
     await client.connect();
     const redis = new Redis(config().redisUrl, { lazyConnect: true });
