@@ -1185,13 +1185,16 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     }
     res.json({ maximum_available: s.maximumAvailable, restore_rate: s.restoreRate });
   });
+  /** The control's order (`:id`, the number of its gid), or a 404 answered. */
+  const orderOr404 = (req: Request, res: Response) => {
+    const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
+    if (!o) res.status(404).json({ error: 'no such order' });
+    return o;
+  };
   // The store cancels an order itself (its admin, or a buyer's request granted there): what the order import must bring to Kontor.
   app.post('/_sandbox/shopify/orders/:id/cancel', (req: Request, res: Response) => {
-    const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
-    if (!o) {
-      res.status(404).json({ error: 'no such order' });
-      return;
-    }
+    const o = orderOr404(req, res);
+    if (!o) return;
     const body = (req.body ?? {}) as { restock?: unknown; refund?: unknown; reason?: unknown };
     const errors = cancelShopifyOrder(state, s, o, {
       reason: typeof body.reason === 'string' ? body.reason : 'CUSTOMER',
@@ -1205,11 +1208,8 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
   // (all that is left without an amount; line, the LineItem's number, and quantity: units refunded with it;
   // restock_type RETURN, CANCEL or NO_RESTOCK, the default: shopify-refund.sandbox.ts).
   app.post('/_sandbox/shopify/orders/:id/refund', (req: Request, res: Response) => {
-    const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
-    if (!o) {
-      res.status(404).json({ error: 'no such order' });
-      return;
-    }
+    const o = orderOr404(req, res);
+    if (!o) return;
     const body = (req.body ?? {}) as { amount?: unknown; line?: unknown; quantity?: unknown; restock_type?: unknown };
     const amount = body.amount;
     const units =
@@ -1228,11 +1228,8 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
   // {line, remove, restock?} (line: the LineItem's number; restock, default true as the admin's
   // "Restock item": the units go back to the variant's available quantity).
   app.post('/_sandbox/shopify/orders/:id/edit', (req: Request, res: Response) => {
-    const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
-    if (!o) {
-      res.status(404).json({ error: 'no such order' });
-      return;
-    }
+    const o = orderOr404(req, res);
+    if (!o) return;
     const body = (req.body ?? {}) as { line?: unknown; remove?: unknown; restock?: unknown };
     const refused = editShopifyOrder(state, s, o, gid('LineItem', Number(body.line)), Number(body.remove), body.restock !== false);
     if (refused) res.status(422).json({ errors: [{ message: refused }] });
@@ -1276,11 +1273,8 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     res.json({ throttled: s.throttled });
   });
   app.get('/_sandbox/shopify/orders/:id', (req: Request, res: Response) => {
-    const o = s.orders.get(`gid://shopify/Order/${String(req.params.id)}`);
-    if (!o) {
-      res.status(404).json({ error: 'no such order' });
-      return;
-    }
+    const o = orderOr404(req, res);
+    if (!o) return;
     res.json(o);
   });
   // The merchant changing a variant's available quantity in Shopify's admin (stock received there, a count).
