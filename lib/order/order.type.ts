@@ -49,6 +49,10 @@ export const orderLineType = builtOnFirstUse(() =>
       name: text(1000),
       sku: text(255),
       quantity: integer().min(0).max(1000000),
+      // May be below zero, unlike a stock item's prices (lib/stock stock.type.ts): a real
+      // marketplace order carries its discount, voucher or coupon as a line of negative price, a
+      // credit note (credit.main_id) its returned goods; refusing them would refuse the order or
+      // leave its invoice_amount wrong.
       price: decimal(),
       tax: decimal(),
       transaction_id: text(255),

@@ -21,8 +21,6 @@ const pictures = (max: number) => list(text(2000)).max(max);
  */
 const quantityInt = () => integer().min(-500000000).max(500000000);
 const count = () => integer().min(0).max(500000000);
-/** A price stored as numeric(14,2): at most 12 digits before the decimal point. */
-const price = () => decimal().custom((v: string, helpers) => (Math.abs(Number(v)) >= 1e12 ? helpers.error('number.max', { limit: '999999999999.99' }) : v));
 
 /**
  * A decimal(10,<scale>) field of document 2 (rrp, the listers' and shop_g's prices, shipping
@@ -35,6 +33,21 @@ const decimalOf10 = (scale = 2) => {
     Math.abs(Number(v)) >= limit ? helpers.error('number.max', { limit: (limit - 10 ** -scale).toFixed(scale) }) : v,
   );
 };
+/**
+ * A price or cost of the item at a channel: below zero is a 400 naming the field. A stock item is
+ * not sold below zero (a seller who gives something away sells it at 0.00), and a negative price
+ * pushed to a portal is either refused there, long after the request answered 200, or offers the
+ * item with money paid to the buyer. (Order lines may be negative: lib/order's Order_line_type.)
+ */
+const notBelowZero = <T extends Joi.Schema>(schema: T): T =>
+  schema.custom((v: string, helpers) => (Number(v) < 0 ? helpers.message({ custom: '{{#label}} must not be below zero' }) : v)) as T;
+/** A price of document 2's decimal(?,2) or plain decimal fields (scale 4: webshop's special prices). */
+const money = (scale = 2) => notBelowZero(decimal(scale));
+/** A price of document 2's decimal(10,<scale>) fields. */
+const moneyOf10 = (scale = 2) => notBelowZero(decimalOf10(scale));
+/** The item's own price, stored as numeric(14,2): at most 12 digits before the decimal point, not below zero. */
+const price = () =>
+  notBelowZero(decimal().custom((v: string, helpers) => (Math.abs(Number(v)) >= 1e12 ? helpers.error('number.max', { limit: '999999999999.99' }) : v)));
 /** Stock_characteristics_type: stored and returned as a whole. */
 const characteristics = () => Joi.object({ data: Joi.array().items(Joi.alternatives(Joi.array(), Joi.object().unknown(true))) });
 
@@ -58,7 +71,7 @@ const marketE = () =>
   Joi.object({
     quantity: quantityInt(),
     comment: text(),
-    price: decimal(),
+    price: money(),
     location: text(255),
     price_min: text(32),
     delivery_time: Joi.string()
@@ -90,26 +103,26 @@ const marketD = () =>
     // Document 2 types market_d.quantity as a string: a JSON number is taken and kept as its text,
     // so the item answers the type the document gives (5 read back as 5 was a number).
     quantity: Joi.alternatives(integer(), text(16)).custom((v: unknown) => String(v)),
-    price: decimal(),
+    price: money(),
     id: text(64),
     comment: text(),
     is_fba: bool(),
   });
 
-const shopH = () => Joi.object({ is_active: bool(), ean: text(32), price: decimal(), quantity: quantityInt(), delivery_time: text(64), tax: text(16) });
+const shopH = () => Joi.object({ is_active: bool(), ean: text(32), price: money(), quantity: quantityInt(), delivery_time: text(64), tax: text(16) });
 
-const marketF = () => Joi.object({ is_active: bool(), ean: text(32), price: decimal(), quantity: integer().min(1).max(9999), description_id: integer() });
+const marketF = () => Joi.object({ is_active: bool(), ean: text(32), price: money(), quantity: integer().min(1).max(9999), description_id: integer() });
 
 const marketI = () =>
   Joi.object({
     name: text(255),
-    price: decimal(),
+    price: money(),
     description_id: integer(),
     manufacturer: text(255),
     tax_id: integer().valid(1, 2, 3, 4, 10, 11, 12),
     ean: text(32),
     mpn: text(255),
-    reduced_price: decimal(),
+    reduced_price: money(),
     quantity: quantityInt(),
     delivery_time: integer().valid(0, 3, 5, 7, 10, 15, 20, 30, 40, 50, 60),
     category_id: text(255),
@@ -129,7 +142,7 @@ const webshop = () =>
     description_id: list(integer()),
     template_id: integer(),
     picture: pictures(12),
-    price: list(Joi.object({ id: integer().valid(0, 1, 2, 3).required(), net: decimalOf10(4) })).max(4),
+    price: list(Joi.object({ id: integer().valid(0, 1, 2, 3).required(), net: moneyOf10(4) })).max(4),
     is_stock_price: bool(),
     is_deposit_net: bool(),
     tax_class_id: text(64),
@@ -144,7 +157,7 @@ const webshop = () =>
     characteristics: characteristics(),
     is_digital: bool(),
     is_massarticle: bool(),
-    special: Joi.object({ is_active: bool(), price: list(decimal(4)), date: Joi.object({ from: dateText(), to: dateText() }), quantity: integer().min(0) }),
+    special: Joi.object({ is_active: bool(), price: list(money(4)), date: Joi.object({ from: dateText(), to: dateText() }), quantity: integer().min(0) }),
     is_active: bool(),
     modified_time: readOnly(Joi.string()),
   });
@@ -168,10 +181,10 @@ const shopG = () =>
     expiry_date: dateText(),
     is_download_product: bool(),
     is_default: bool(),
-    price: decimalOf10(),
-    rrp: decimalOf10(),
-    deposit_price: decimalOf10(),
-    eco_participation_price: decimalOf10(),
+    price: moneyOf10(),
+    rrp: moneyOf10(),
+    deposit_price: moneyOf10(),
+    eco_participation_price: moneyOf10(),
     eco_participation_category_id: integer().min(0).max(99),
     ean: text(32),
     description_id: list(integer()),
@@ -217,8 +230,8 @@ const shippingTable = () =>
     Joi.object({
       id: integer().valid(1, 2, 3).required(),
       type_id: text(64),
-      first: decimalOf10(),
-      more: decimalOf10(),
+      first: moneyOf10(),
+      more: moneyOf10(),
       ships_to_id: list(text(64)),
     }),
   ).max(3);
@@ -256,8 +269,8 @@ const listerCommon = () => ({
   modified_time: readOnly(Joi.string()),
   name: text(80),
   quantity: quantityInt(),
-  price: decimalOf10(),
-  rrp: decimalOf10(),
+  price: moneyOf10(),
+  rrp: moneyOf10(),
   vat: vat(),
   refund: Joi.object({ policy_id: refundPolicy(), advice: text() }),
   location: location(),
@@ -274,8 +287,8 @@ const auctionA = () =>
     duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
     type_id: Joi.string().valid('1', '9', '7', '22'),
     subtitle: text(80),
-    start_price: decimalOf10(),
-    min_price: decimalOf10(),
+    start_price: moneyOf10(),
+    min_price: moneyOf10(),
     description: text(500000),
     payment: Joi.object({
       id: list(Joi.string().valid(...auctionAPayments))
@@ -312,7 +325,7 @@ const auctionA = () =>
     is_stock_price: bool(),
     post: Joi.object({ is_active: bool(), quantity: integer().min(0), quantity_per_post: integer().min(0) }),
     characteristics: characteristics(),
-    best_offer: Joi.object({ is_active: bool(), auto_accept_price: decimalOf10(), min_price: decimalOf10() }),
+    best_offer: Joi.object({ is_active: bool(), auto_accept_price: moneyOf10(), min_price: moneyOf10() }),
     site_id: integer(),
     catalog: Joi.object({ value: text(255), type_id: integer().valid(0, 1, 2, 3, 4, 5) }),
     gallery_duration: Joi.alternatives(integer().min(0).max(50), Joi.string().valid('Lifetime')).custom((v: unknown) => String(v)),
@@ -347,8 +360,8 @@ const auctionB = () =>
     duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
     type_id: text(2),
     subtitle: text(80),
-    start_price: decimalOf10(),
-    min_price: decimalOf10(),
+    start_price: moneyOf10(),
+    min_price: moneyOf10(),
     rrp: integer().min(0),
     description: text(65000),
     payment: Joi.object({ id: list(Joi.string().valid(...auctionBPayments)), email_payment_provider: text(255), advice: text(255) }),
@@ -357,7 +370,7 @@ const auctionB = () =>
       ships_to_id: list(text(64)),
       national: shippingTable(),
       international: shippingTable(),
-      discount: decimalOf10(),
+      discount: moneyOf10(),
       from: integer().min(0),
       to: integer().min(0),
     }),
@@ -398,7 +411,7 @@ const marketC = () =>
     is_basic_price: bool(),
     is_active: bool(),
     is_delete: bool(),
-    shipping_surcharge: decimalOf10(),
+    shipping_surcharge: moneyOf10(),
     is_shipping_surcharge_once: bool(),
   });
 
@@ -435,7 +448,7 @@ export const stockType = builtOnFirstUse(() =>
     manufacturer: text(255),
     mpn: text(255),
     folder: text(255),
-    rrp: decimalOf10(),
+    rrp: moneyOf10(),
     quantity: quantityInt(),
     quantity_auction_a: count(),
     quantity_ordered: count(),
@@ -454,7 +467,7 @@ export const stockType = builtOnFirstUse(() =>
       is_upload_to_drive: writeOnly(bool()),
     }),
     location: Joi.object({ area: text(255), field: text(255), is_fullfilment: bool() }),
-    supplier: Joi.object({ id: text(255), sku: text(255), price: decimal() }),
+    supplier: Joi.object({ id: text(255), sku: text(255), price: money() }),
     shipping: Joi.object({ group_id: list(integer().min(1)).max(3), infos: text() }),
     content: Joi.object({
       quantity: integer().min(0),

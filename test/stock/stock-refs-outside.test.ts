@@ -1,0 +1,100 @@
+/**
+ * Stock_type's references and signs as a tester holding document 2 tries them: a value document 2
+ * forbids (a price below zero) or calls a foreign key that names nothing of the seller's is a 400
+ * naming the field, and the item is unchanged afterwards; a valid value still passes.
+ */
+import { expect } from 'chai';
+import { call, newSeller, Seller } from '../support/api';
+import { createItem, readItem } from './helpers';
+
+/** Every error field of an answer. */
+const fields = (res: { body: { error?: { field?: string }[] } }) => (res.body.error ?? []).map((e) => e.field);
+const xmlBody = { 'Content-Type': 'application/xml' };
+
+describe('stock item references and signs tried from outside (document 2)', () => {
+  let seller: Seller;
+  beforeEach(async () => {
+    seller = await newSeller();
+  });
+
+  /** POST stock/ with one field at fault: 400 naming exactly that field, and no item under the SKU. */
+  async function refusedOnCreate(sku: string, stock: Record<string, unknown>, field: string): Promise<void> {
+    const res = await call('stock/', { token: seller.token, body: { stock: { name: 'Refused', sku, ...stock } } });
+    expect(res.status, res.text).to.equal(400);
+    expect(fields(res), res.text).to.deep.equal([field]);
+    expect((await call(`stock/SKU_${sku}/`, { token: seller.token })).status).to.equal(404);
+  }
+
+  describe('prices below zero (a stock item is not sold below zero)', () => {
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['price', { price: '-0.01' }, 'stock.price'],
+      ['rrp', { rrp: -1 }, 'stock.rrp'],
+      ['supplier.price', { supplier: { price: '-4,10' } }, 'stock.supplier.price'],
+      ['auction_a start_price', { auction_a: [{ start_price: '-1' }] }, 'stock.auction_a[0].start_price'],
+      ['auction_a price', { auction_a: [{ price: -12.9 }] }, 'stock.auction_a[0].price'],
+      ['auction_a min_price', { auction_a: [{ min_price: '-5' }] }, 'stock.auction_a[0].min_price'],
+      [
+        'auction_a best_offer.auto_accept_price',
+        { auction_a: [{ best_offer: { auto_accept_price: '-1' } }] },
+        'stock.auction_a[0].best_offer.auto_accept_price',
+      ],
+      ['auction_a shipping cost', { auction_a: [{ shipping: { national: [{ id: 1, first: '-4.90' }] } }] }, 'stock.auction_a[0].shipping.national[0].first'],
+      ['auction_b start_price', { auction_b: [{ start_price: '-1' }] }, 'stock.auction_b[0].start_price'],
+      ['market_c price', { market_c: [{ price: '-1' }] }, 'stock.market_c[0].price'],
+      ['market_c shipping_surcharge', { market_c: [{ shipping_surcharge: '-1' }] }, 'stock.market_c[0].shipping_surcharge'],
+      ['shop_g price', { shop_g: { price: '-12.90' } }, 'stock.shop_g.price'],
+      ['shop_g deposit_price', { shop_g: { deposit_price: '-0.25' } }, 'stock.shop_g.deposit_price'],
+      ['webshop net price', { webshop: [{ shop_id: 'main', price: [{ id: 0, net: '-10.8403' }] }] }, 'stock.webshop[0].price[0].net'],
+      ['webshop special price', { webshop: [{ shop_id: 'main', special: { price: ['-1'] } }] }, 'stock.webshop[0].special.price[0]'],
+      ['market_d price', { market_d: { price: '-13.50' } }, 'stock.market_d.price'],
+      ['market_e price', { market_e: { price: '-1' } }, 'stock.market_e.price'],
+      ['market_f price', { market_f: { price: '-1' } }, 'stock.market_f.price'],
+      ['market_i reduced_price', { market_i: { reduced_price: '-1' } }, 'stock.market_i.reduced_price'],
+      ['shop_h price', { shop_h: { price: '-1' } }, 'stock.shop_h.price'],
+    ];
+    for (const [label, stock, field] of cases) {
+      it(`when ${label} is below zero, then 400 names ${field} and nothing is stored`, async () => {
+        await refusedOnCreate('NEG-PRICE', stock, field);
+      });
+    }
+
+    it('when an update sends a price below zero, in JSON or XML, then 400 names the field and the item keeps its prices', async () => {
+      const id = await createItem(seller, { name: 'Cup', price: '12.90', shop_g: { price: '11.00' } });
+      const json = await call(`stock/${id}/`, { token: seller.token, body: { stock: { price: '-12.90' } } });
+      expect(json.status, json.text).to.equal(400);
+      expect(fields(json)).to.deep.equal(['stock.price']);
+      const xml = await call(`stock/${id}/`, {
+        token: seller.token,
+        headers: xmlBody,
+        body: '<request><stock><shop_g><price>-1.00</price></shop_g></stock></request>',
+      });
+      expect(xml.status, xml.text).to.equal(400);
+      expect(fields(xml)).to.deep.equal(['stock.shop_g.price']);
+      const item = await readItem(seller, id);
+      expect(item.price).to.equal('12.90');
+      expect((item.shop_g as { price: string }).price).to.equal('11.00');
+    });
+
+    it('when prices are zero or above, then they are stored and read back', async () => {
+      const id = await createItem(seller, {
+        name: 'Free sample',
+        price: '0',
+        rrp: '0.00',
+        supplier: { price: '4,10' },
+        auction_a: [{ start_price: '0', price: '1.00' }],
+        shop_g: { price: 0 },
+        webshop: [{ shop_id: 'main', price: [{ id: 0, net: '0.0001' }] }],
+      });
+      const item = (await readItem(seller, id)) as unknown as Record<string, unknown> & {
+        auction_a: { start_price: string; price: string }[];
+        shop_g: { price: string };
+        webshop: { price: { net: string }[] }[];
+      };
+      expect(item).to.include({ price: '0.00', rrp: '0.00' });
+      expect(item.supplier).to.deep.equal({ price: '4.10' });
+      expect(item.auction_a[0]).to.include({ start_price: '0.00', price: '1.00' });
+      expect(item.shop_g.price).to.equal('0.00');
+      expect(item.webshop[0]!.price).to.deep.equal([{ id: 0, net: '0.0001' }]);
+    });
+  });
+});
