@@ -8,7 +8,7 @@ export { describe } from './describe';
 export type { Description } from './describe';
 export { accepted, created, endpoint, multiStatus, ok, okPage, publicEndpoint } from './endpoint';
 export type { Endpoint, RequestContext, Result } from './endpoint';
-export { errorEnvelope, successEnvelope } from './envelope';
+export { answerEnvelope, errorEnvelope, successEnvelope } from './envelope';
 export type { Payload } from './envelope';
 export { claimKey, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolderOf, replayedHeader } from './idempotency/idempotency';
 export type { Claim, StoredAnswer } from './idempotency/idempotency';

@@ -105,9 +105,13 @@ function components(baseUrl: string, named: Named): Record<string, unknown> {
       },
       Multistatus_envelope: {
         type: 'object',
+        description:
+          "ack sums up the parts: success when every part succeeded; warning (one part_failed warning per failed part) when some failed; error (error[] gathering the parts' errors) when every part failed.",
         properties: {
-          ack: { enum: ['success', 'warning'] },
+          ack: { enum: ['success', 'warning', 'error'] },
           warning: { type: 'array', items: ref('Warning_type') },
+          error: { type: 'array', items: ref('Error_type') },
+          error_description: { type: 'string' },
           response: { type: 'array', items: ref('Multistatus_type') },
         },
         required: ['ack', 'response'],

@@ -7,7 +7,7 @@ import { config } from '../../config';
 import type { Endpoint, RequestContext, Claim, StoredAnswer } from '../../lib/http';
 import {
   errorEnvelope,
-  successEnvelope,
+  answerEnvelope,
   acquire,
   quotaOf,
   rateLimitHeaders,
@@ -150,9 +150,10 @@ function handlerFor(e: Endpoint) {
         payload[name] = project(payload[name] as Record<string, unknown>, search.select, e.select.alwaysSelected);
       }
       await release();
+      const status = result.status ?? 200;
       await send(req, res, claim, {
-        status: result.status ?? 200,
-        envelope: successEnvelope(payload, context.warnings),
+        status,
+        envelope: answerEnvelope(status, payload, context.warnings),
         headers: { ...jobLocation(context, result.status, payload), ...result.headers },
       });
     } catch (err) {

@@ -1216,10 +1216,13 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
       error?: components['schemas']['Error_type'][];
     };
+    /** @description ack sums up the parts: success when every part succeeded; warning (one part_failed warning per failed part) when some failed; error (error[] gathering the parts' errors) when every part failed. */
     Multistatus_envelope: {
       /** @enum {unknown} */
-      ack: 'success' | 'warning';
+      ack: 'success' | 'warning' | 'error';
       warning?: components['schemas']['Warning_type'][];
+      error?: components['schemas']['Error_type'][];
+      error_description?: string;
       response: components['schemas']['Multistatus_type'][];
     };
     Options_envelope: {
