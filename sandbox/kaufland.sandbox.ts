@@ -133,6 +133,8 @@ export interface KauflandOrder {
   billing_address: KauflandAddress;
   shipping_address: KauflandAddress;
   units: number[];
+  /** Who ships it (FulfillmentType): the seller, or Kaufland from its own warehouse. */
+  fulfillment_type: 'fulfilled_by_merchant' | 'fulfilled_by_kaufland';
 }
 
 /** POST /_sandbox/kaufland/orders: a checkout at the sandbox's Kaufland. */
@@ -141,6 +143,8 @@ export interface NewKauflandOrder {
   storefront?: string;
   lines: { id_offer: string; quantity?: number; price?: string; shipping?: string }[];
   status?: 'need_to_be_sent' | 'open';
+  /** fulfilled_by_merchant by default. */
+  fulfillment_type?: 'fulfilled_by_merchant' | 'fulfilled_by_kaufland';
   buyer?: {
     first_name?: string;
     last_name?: string;
@@ -284,7 +288,7 @@ function orderUnitView(k: KauflandState, ou: KauflandOrderUnit) {
     order_received_timestamp_iso: null,
     shipping_rate: ou.shipping_rate,
     cancel_reason: ou.cancel_reason,
-    fulfillment_type: 'fulfilled_by_merchant',
+    fulfillment_type: order.fulfillment_type,
     buyer: order.buyer,
     billing_address: order.billing_address,
     shipping_address: order.shipping_address,
@@ -312,7 +316,7 @@ function orderView(k: KauflandState, o: KauflandOrder) {
     ts_created_iso: o.ts_created_iso,
     is_marketplace_deemed_supplier: false,
     storefront: o.storefront,
-    fulfillment_type: 'fulfilled_by_merchant',
+    fulfillment_type: o.fulfillment_type,
     order_units: o.units.map((id) => {
       // OrderDetails.order_units names neither the addresses nor fulfillment_type (the contract).
       const { buyer: _b, billing_address: _ba, shipping_address: _sa, fulfillment_type: _f, ...unit } = orderUnitView(k, k.orderUnits.get(id)!);
@@ -728,6 +732,7 @@ export function placeKauflandOrder(state: SandboxState, k: KauflandState, input:
     billing_address: address(input.buyer),
     shipping_address: address(input.buyer),
     units: [],
+    fulfillment_type: input.fulfillment_type === 'fulfilled_by_kaufland' ? 'fulfilled_by_kaufland' : 'fulfilled_by_merchant',
   };
   for (const line of input.lines) {
     const unit = k.unitByOffer(account, storefront, String(line.id_offer));

@@ -449,7 +449,7 @@ function overview(state: SandboxState) {
       'POST /_sandbox/amazon/orders {portal_account,lines,fulfilled_by: AMAZON|MERCHANT,status,pending_ms,buyer}',
       'GET /_sandbox/amazon/orders/:id',
       'POST /_sandbox/kaufland/keys {portal_account,storefront}',
-      'POST /_sandbox/kaufland/orders {portal_account,storefront,lines,status,buyer}',
+      'POST /_sandbox/kaufland/orders {portal_account,storefront,lines,status,buyer,fulfillment_type}',
       'POST /_sandbox/kaufland/order-units/:id/status {status}',
       'POST /_sandbox/kaufland/config {rate_limit,page_size,timestamp_window_s,units_listed_after_ms}',
       'GET /_sandbox/kaufland/orders/:id',

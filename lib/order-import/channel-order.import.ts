@@ -83,7 +83,7 @@ async function create(trx: Knex.Transaction, account: ImportAccountRow, portal: 
   const skuIds = await stockIdsByChannelSku(trx, account.account_id, portal, skus);
   const mains = await variationMainsAmong(trx, account.account_id, [...skuIds.values()].flat());
   const { input: wire, unlinked } = orderInputOf(portal, order, skuIds, source, mains);
-  const input = withChannelFulfilment(validate<OrderInput>(orderType(), wire, 'order'), order);
+  const input = withChannelFulfilment(validate<OrderInput>(orderType(), wire, 'order'), order, portal);
   const caller = { ...allOrdersOf(account.account_id), portalAccountId: account.id };
   const { orderId, internalId } = await createChannelOrderIn(trx, caller, input);
   await taskForUnlinked(trx, account.account_id, orderId, source, unlinked);

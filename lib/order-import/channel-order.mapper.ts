@@ -106,14 +106,23 @@ export const sameState = (a: ChannelState, b: ChannelState) =>
 export type OrderWire = Omit<OrderInput, 'current_date'> & { current_date: string };
 
 /**
- * The validated input with what only the import may set: shipping.market_d_fba of an order the
- * channel fulfils (read-only in Order_type, so validation drops it from what a client sends).
+ * The validated input with what only the import may set: shipping.market_d_fba of an order Amazon
+ * fulfils (read-only in Order_type, so validation drops it from what a client sends). Document 2's
+ * field is Amazon's (its fulfilment centre): an order eBay or Kaufland fulfils does not fill it;
+ * its unlinked lines and its history say so (orderInputOf).
  */
-export function withChannelFulfilment(input: OrderInput, order: ChannelOrder): OrderInput {
+export function withChannelFulfilment(input: OrderInput, order: ChannelOrder, portal: string): OrderInput {
   const by = order.fulfilled_by_channel;
-  if (!by) return input;
+  if (!by || portal !== 'market_d') return input;
   return { ...input, shipping: { ...input.shipping, market_d_fba: { country_iso2: by.country_iso2 ?? null, center_id: by.center_id ?? null } } };
 }
+
+/**
+ * Told at the import of an order the channel fulfils (Amazon FBA, eBay fulfilment, fulfilled by
+ * Kaufland): the order is paid and unshipped until the channel ships it, and a seller reading only
+ * that would ship it a second time from the warehouse.
+ */
+const channelFulfilmentNote = 'the channel ships this order from its own warehouse; its lines take no stock here, do not ship it';
 
 /** skuIds: per SKU the stock ids it names; mains: the variation mains among them (lib/stock/stock-channel-sku.ts). */
 export function orderInputOf(
@@ -177,7 +186,7 @@ export function orderInputOf(
     ...(paid ? { paid_amount: order.paid_amount } : {}),
     status: { ...status, ...(order.status.is_paid && !paid ? { is_paid: true } : {}) },
     ...(order.payment_provider_transaction_id ? { payment_provider_transaction_id: order.payment_provider_transaction_id } : {}),
-    history: [`${source}: imported`, ...requestNotes(order).map((note) => `${source}: ${note}`)],
+    history: [`${source}: imported`, ...(byChannel ? [`${source}: ${channelFulfilmentNote}`] : []), ...requestNotes(order).map((note) => `${source}: ${note}`)],
   };
   return { input, unlinked };
 }

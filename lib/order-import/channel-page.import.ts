@@ -43,7 +43,7 @@ async function mapAll(trx: Knex.Transaction, account: ImportAccountRow, portal: 
   return orders.map((order) => {
     const { input: wire, unlinked } = orderInputOf(portal, order, skuIds, sourceOf(account, portal, order), mains);
     try {
-      return { order, unlinked, input: withChannelFulfilment(validate<OrderInput>(orderType(), wire, 'order'), order) };
+      return { order, unlinked, input: withChannelFulfilment(validate<OrderInput>(orderType(), wire, 'order'), order, portal) };
     } catch (err) {
       if (err instanceof DomainError && isPermanent(err)) return { order, unlinked, refused: err };
       throw err;

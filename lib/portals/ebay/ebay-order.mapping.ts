@@ -90,17 +90,48 @@ function paid(order: EbayOrder): number {
 }
 
 /**
+ * The currency of each eBay marketplace (MarketplaceIdEnum): what an Amount without `currency`
+ * is in, as the contract says ("Default: the default currency of the eBay marketplace that hosts
+ * the listing").
+ */
+const marketplaceCurrencies: Record<string, string> = {
+  EBAY_AT: 'EUR',
+  EBAY_AU: 'AUD',
+  EBAY_BE: 'EUR',
+  EBAY_CA: 'CAD',
+  EBAY_CH: 'CHF',
+  EBAY_DE: 'EUR',
+  EBAY_ES: 'EUR',
+  EBAY_FR: 'EUR',
+  EBAY_GB: 'GBP',
+  EBAY_HK: 'HKD',
+  EBAY_IE: 'EUR',
+  EBAY_IT: 'EUR',
+  EBAY_MOTORS_US: 'USD',
+  EBAY_MY: 'MYR',
+  EBAY_NL: 'EUR',
+  EBAY_PH: 'PHP',
+  EBAY_PL: 'PLN',
+  EBAY_SG: 'SGD',
+  EBAY_US: 'USD',
+};
+
+/**
  * The order's currency: the total's, else any amount's eBay gives (line costs, what is due to
- * the seller). An order naming none is refused, not read as EUR.
+ * the seller), else the default currency of the marketplace hosting the listing (Amount.currency
+ * is optional and defaults to it). '' when none says: the import refuses that order with a task
+ * (never read as EUR); throwing here stopped the whole page, every other order with it.
  */
 function currencyOf(order: EbayOrder): string {
-  const currency =
+  const lines = order.lineItems ?? [];
+  return (
     order.pricingSummary?.total?.currency ??
     order.pricingSummary?.priceSubtotal?.currency ??
-    order.lineItems?.find((l) => l.lineItemCost?.currency)?.lineItemCost?.currency ??
-    order.paymentSummary?.totalDueSeller?.currency;
-  if (!currency) throw new Error(`eBay order ${order.orderId ?? '?'} names no currency in any amount`);
-  return currency;
+    lines.find((l) => l.lineItemCost?.currency)?.lineItemCost?.currency ??
+    order.paymentSummary?.totalDueSeller?.currency ??
+    lines.map((l) => marketplaceCurrencies[l.listingMarketplaceId ?? ''] ?? marketplaceCurrencies[l.purchaseMarketplaceId ?? '']).find(Boolean) ??
+    ''
+  );
 }
 
 /** The delivery cost the buyer pays: deliveryCost less deliveryDiscount (eBay gives the discount as an amount, sometimes negative). */
@@ -137,6 +168,9 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
     paid_amount: decimal(paid(order)),
     ...(reference ? { payment_provider_transaction_id: reference } : {}),
     ...(cancelRequested ? { cancel_requested: cancelRequested } : {}),
+    // eBay fulfilment ("only returned for paid orders being fulfilled by eBay or an eBay
+    // fulfillment partner"): the goods leave eBay's warehouse, not the seller's (as Amazon's FBA).
+    ...(order.program?.fulfillmentProgram?.fulfilledBy === 'EBAY' ? { fulfilled_by_channel: {} } : {}),
     status: {
       is_paid: paidStates.has(order.orderPaymentStatus ?? ''),
       is_shipped: order.orderFulfillmentStatus === 'FULFILLED',

@@ -41,6 +41,8 @@ export interface KauflandOrder {
   billing_address: KauflandAddress | null;
   shipping_address: KauflandAddress | null;
   buyer: { id_buyer: number; email: string | null } | null;
+  /** FulfillmentType: fulfilled_by_merchant, or fulfilled_by_kaufland (Kaufland ships from its own warehouse). */
+  fulfillment_type?: string;
 }
 
 /** Paid: every state after the buyer's payment (open is awaiting it; cancelled counts for nothing). */
@@ -115,5 +117,7 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
     })),
     paid_amount: money(status.is_paid ? paid : 0),
     status,
+    // Fulfilled by Kaufland: the goods leave Kaufland's warehouse, not the seller's (as Amazon's FBA).
+    ...(order.fulfillment_type === 'fulfilled_by_kaufland' ? { fulfilled_by_channel: {} } : {}),
   };
 }

@@ -1,0 +1,135 @@
+/**
+ * Channel orders in shapes the vendors' contracts allow but the sandbox's sales do not make on
+ * their own: each test reshapes a sandbox order as the contract permits (the sandbox checks its
+ * answers against the contract, and the suite asserts no violation), imports it, and reads what
+ * the seller sees through the API.
+ * - eBay (sell_fulfillment_v1_oas3.json): `Amount.currency` is optional ("Default: the default
+ *   currency of the eBay marketplace that hosts the listing"); `Order.program.fulfillmentProgram`
+ *   is "only returned for paid orders being fulfilled by eBay or an eBay fulfillment partner".
+ * - Kaufland (seller-api-v2.openapi.json): `OrderDetails.fulfillment_type` is
+ *   `fulfilled_by_kaufland` or `fulfilled_by_merchant`.
+ */
+import { expect } from 'chai';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { db } from '../../lib/db/knex';
+import { importOrders } from '../../lib/order-import/order-import.service';
+import { kauflandOf } from '../../sandbox/kaufland.sandbox';
+import type { EbayOrder } from '../../sandbox/ebay-state.sandbox';
+import { channelLoopForSuite, Sandbox } from '../fleet/support';
+import { createStock, readOrder, stockQuantity } from '../order/helpers';
+import { call, newSeller, Seller } from '../support/api';
+import { kauflandItem } from './kaufland-support';
+
+describe('channel orders in every shape the contracts allow', function () {
+  this.timeout(60000);
+  let sandbox: Sandbox;
+  channelLoopForSuite((loop) => ({ sandbox } = loop));
+
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const json = (await res.json()) as Record<string, unknown>;
+    expect(res.status, JSON.stringify(json)).to.be.oneOf([200, 201]);
+    return json;
+  };
+
+  /** The Kontor order the import made of a channel order, or undefined. */
+  async function kontorOrder(seller: Seller, externalOrderId: string) {
+    const row = (await db()('sales_order').first('id').where({ account_id: seller.id, external_order_id: externalOrderId })) as { id: string } | undefined;
+    return row ? readOrder(seller, row.id) : undefined;
+  }
+
+  const taskTexts = async (seller: Seller) => {
+    const res = await call('task/?pagination[limit]=100', { token: seller.token });
+    expect(res.status, res.text).to.equal(200);
+    return (res.body.task as { title: string; text: string }[]).map((t) => `${t.title}\n${t.text}`);
+  };
+
+  /** Every Amount of an eBay order (any depth) without its currency, as the contract allows. */
+  function withoutCurrencies(value: unknown): void {
+    if (Array.isArray(value)) value.forEach(withoutCurrencies);
+    else if (value && typeof value === 'object') {
+      const o = value as Record<string, unknown>;
+      if (typeof o.value === 'string') delete o.currency;
+      Object.values(o).forEach(withoutCurrencies);
+    }
+  }
+
+  async function ebaySale(seller: Seller, sku: string, price: string) {
+    const { id: ebayId } = await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' });
+    const sale = async (p: string) => {
+      const { order_id } = (await post('/_sandbox/ebay/orders', { portal_account: ebayId, lines: [{ sku, quantity: 2, price: p }] })) as { order_id: string };
+      return { id: order_id, order: sandbox.state.ebay.orders.get(order_id)!.order as EbayOrder };
+    };
+    return { ebayId: Number(ebayId), first: await sale(price), sale };
+  }
+
+  it('when an eBay order names no currency in its amounts, then it is imported in its marketplace’s currency and the other orders of the page are imported too', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'SH-EBAY-CUR', 10);
+    const { ebayId, first, sale } = await ebaySale(seller, 'SH-EBAY-CUR', '12.50');
+    const second = await sale('9.00');
+    withoutCurrencies(first.order);
+    for (const l of first.order.lineItems ?? []) Object.assign(l, { listingMarketplaceId: 'EBAY_GB', purchaseMarketplaceId: 'EBAY_GB' });
+
+    const run = await importOrders({ accountId: seller.id, portalAccountId: ebayId }, 'sh-ebay-cur');
+    expect(run.orders).to.deep.include({ created: 2 });
+    const order = (await kontorOrder(seller, first.id))!;
+    expect(order.currency_id).to.equal('GBP');
+    expect(order.line[0]).to.deep.include({ quantity: '2', price: '12.50' });
+    expect(order.paid_amount).to.equal('25.00');
+    expect((await kontorOrder(seller, second.id))!.paid_amount).to.equal('18.00');
+  });
+
+  it('when an eBay order names neither a currency nor a marketplace, then only that order is refused with a task, the others are imported', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'SH-EBAY-NONE', 10);
+    const { ebayId, first, sale } = await ebaySale(seller, 'SH-EBAY-NONE', '12.50');
+    const second = await sale('9.00');
+    withoutCurrencies(first.order);
+
+    const run = await importOrders({ accountId: seller.id, portalAccountId: ebayId }, 'sh-ebay-none');
+    expect(run.orders).to.deep.include({ created: 1, refused: 1 });
+    expect(await kontorOrder(seller, first.id)).to.equal(undefined);
+    expect((await kontorOrder(seller, second.id))!.currency_id).to.equal('EUR');
+    expect((await taskTexts(seller)).join('\n')).to.contain(`Order not imported: auction_a order ${first.id}`);
+  });
+
+  it('when eBay fulfils an order from its own warehouse (fulfillmentProgram EBAY), then it takes no stock from the seller, asks for no link and says eBay ships it', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'SH-EBAY-FBE', 10);
+    const { ebayId, first } = await ebaySale(seller, 'SH-EBAY-FBE', '12.50');
+    first.order.program = { fulfillmentProgram: { fulfilledBy: 'EBAY' } };
+
+    const run = await importOrders({ accountId: seller.id, portalAccountId: ebayId }, 'sh-ebay-fbe');
+    expect(run.orders).to.deep.include({ created: 1 });
+    const order = (await kontorOrder(seller, first.id))!;
+    expect(order.line[0]).to.deep.include({ sku: 'SH-EBAY-FBE', quantity: '2', price: '12.50' });
+    expect(order.line[0]!.stock_align_id ?? null).to.equal(null);
+    expect(order.paid_amount).to.equal('25.00');
+    expect(order.history.join('\n')).to.contain('the channel ships this order from its own warehouse');
+    // document 2's market_d_fba is Amazon's: an eBay order does not fill it.
+    expect(order.shipping).to.deep.include({ market_d_fba: { country_iso2: null, center_id: null } });
+    expect(await stockQuantity(seller, stockId)).to.equal(10);
+    expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
+  });
+
+  it('when Kaufland fulfils an order (fulfilled_by_kaufland), then it takes no stock from the seller, asks for no link and says Kaufland ships it', async () => {
+    const { seller, portalAccountId, stockId, list } = await kauflandItem('SH-KL-FBK');
+    expect((await list()).state).to.equal('completed');
+    const placed = (await post('/_sandbox/kaufland/orders', {
+      portal_account: portalAccountId,
+      lines: [{ id_offer: 'SH-KL-FBK', quantity: 1, price: '24.90' }],
+      fulfillment_type: 'fulfilled_by_kaufland',
+    })) as { id_order: string };
+    expect(kauflandOf(sandbox.state).orders.get(placed.id_order)).to.deep.include({ fulfillment_type: 'fulfilled_by_kaufland' });
+
+    const run = await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, 'sh-kl-fbk');
+    expect(run.orders).to.deep.include({ created: 1 });
+    const order = (await kontorOrder(seller, placed.id_order))!;
+    expect(order.line[0]).to.deep.include({ sku: 'SH-KL-FBK', quantity: '1', price: '24.90' });
+    expect(order.line[0]!.stock_align_id ?? null).to.equal(null);
+    expect(order.history.join('\n')).to.contain('the channel ships this order from its own warehouse');
+    expect(await stockQuantity(seller, stockId)).to.equal(10);
+    expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
+  });
+});
