@@ -64,8 +64,26 @@ export const characters = (max: number): CharacterString => (characterJoi.string
 /** A string field of document 2 with a maximum length in characters; empty is allowed (clears it). */
 export const text = (max?: number) => (max ? characters(max) : Joi.string()).allow('');
 
-/** An integer field, within PostgreSQL's integer so that no input can overflow a column. */
-export const integer = () => Joi.number().integer().min(-2147483648).max(2147483647);
+/**
+ * The texts an integer field takes: digits, with a sign and a fraction of zeros ("5", "+5", "5.00"),
+ * as openapi.json publishes them (json-schema.ts integerText). Joi's number read "1e2" as 100, so
+ * an order line's quantity (document 2: a string) of "1e2", or an XML <quantity>1E2</quantity>,
+ * moved a hundred units where a client's typo or another program's float formatting meant
+ * something else; a JSON number is the client's own number and stays as JSON reads it.
+ */
+const integerText = /^\s*[-+]?\d+(\.0*)?\s*$/;
+
+/** An integer field, within PostgreSQL's integer so that no input can overflow a column; as text only in digits. */
+export const integer = () =>
+  Joi.number()
+    .integer()
+    .min(-2147483648)
+    .max(2147483647)
+    .custom((value: number, helpers) =>
+      typeof helpers.original === 'string' && !integerText.test(helpers.original)
+        ? helpers.message({ custom: '{{#label}} must be a whole number written in digits (no exponent)' })
+        : value,
+    );
 
 /**
  * A decimal text rounded to scale places on its digits, half away from zero (commercial

@@ -4,8 +4,12 @@
  * marketplace order carries (a discount line below zero) still passes.
  */
 import { expect } from 'chai';
-import { newSeller, Seller } from '../support/api';
+import { call, newSeller, Seller } from '../support/api';
 import { createOrder, readOrder } from './helpers';
+
+const xmlBody = { 'Content-Type': 'application/xml' };
+/** Every error field of an answer. */
+const fields = (res: { body: { error?: { field?: string }[] } }) => (res.body.error ?? []).map((e) => e.field);
 
 describe('order lines tried from outside (document 2)', () => {
   let seller: Seller;
@@ -23,5 +27,67 @@ describe('order lines tried from outside (document 2)', () => {
     const order = await readOrder(seller, orderId);
     expect(order.line.map((l) => l.price)).to.deep.equal(['10.00', '-5.00']);
     expect(order.invoice_amount).to.equal('15.00');
+  });
+
+  describe('quantity (document 2: string) is a whole number in digits', () => {
+    it('when a line quantity is written in exponent form, in JSON or XML, then 400 names order.line[i].quantity and the order keeps its lines', async () => {
+      const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Cup', quantity: '2', price: '10.00' }] });
+      for (const quantity of ['1e2', '1E2', '2e0', '0x10', '1_0']) {
+        const res = await call(`order/${orderId}/`, {
+          token: seller.token,
+          body: {
+            order: {
+              line: [
+                { id: 1, name: 'Cup', quantity: '1', price: '10.00' },
+                { id: 2, name: 'Cup', quantity, price: '10.00' },
+              ],
+            },
+          },
+        });
+        expect(res.status, `${quantity}: ${res.text}`).to.equal(400);
+        expect(fields(res), quantity).to.deep.equal(['order.line[1].quantity']);
+      }
+      const xml = await call(`order/${orderId}/`, {
+        token: seller.token,
+        headers: xmlBody,
+        body: '<request><order><line><id>1</id><quantity>1</quantity></line><line><id>2</id><name>Cup</name><quantity>1e2</quantity><price>10.00</price></line></order></request>',
+      });
+      expect(xml.status, xml.text).to.equal(400);
+      expect(fields(xml)).to.deep.equal(['order.line[1].quantity']);
+      const order = await readOrder(seller, orderId);
+      expect(order.line.map((l) => l.quantity)).to.deep.equal(['2']);
+      expect(order.invoice_amount).to.equal('20.00');
+    });
+
+    it('when a new order has a line quantity in exponent form, then 400 names it and no order is made', async () => {
+      const before = await call('order/', { token: seller.token });
+      const res = await call('order/', {
+        token: seller.token,
+        headers: xmlBody,
+        body: '<request><order><customer><email>buyer@example.com</email></customer><line><id>1</id><quantity>1</quantity></line><line><id>2</id><quantity>1e2</quantity></line></order></request>',
+      });
+      expect(res.status, res.text).to.equal(400);
+      expect(fields(res)).to.deep.equal(['order.line[1].quantity']);
+      expect((await call('order/', { token: seller.token })).body.order).to.deep.equal(before.body.order);
+    });
+
+    it('when a line quantity is digits (as text, with spaces or a fraction of zeros, or a JSON number), then it is taken', async () => {
+      const orderId = await createOrder(seller, {
+        line: [
+          { id: 1, quantity: '3', price: '1.00' },
+          { id: 2, quantity: ' 4 ', price: '1.00' },
+          { id: 3, quantity: '5.00', price: '1.00' },
+          { id: 4, quantity: 6, price: '1.00' },
+        ],
+      });
+      expect((await readOrder(seller, orderId)).line.map((l) => l.quantity)).to.deep.equal(['3', '4', '5', '6']);
+      const xml = await call(`order/${orderId}/`, {
+        token: seller.token,
+        headers: xmlBody,
+        body: '<request><order><line><id>1</id><quantity>100</quantity><price>1.00</price></line></order></request>',
+      });
+      expect(xml.status, xml.text).to.equal(200);
+      expect((await readOrder(seller, orderId)).line.map((l) => l.quantity)).to.deep.equal(['100']);
+    });
   });
 });

@@ -97,4 +97,38 @@ describe('stock item references and signs tried from outside (document 2)', () =
       expect(item.webshop[0]!.price).to.deep.equal([{ id: 0, net: '0.0001' }]);
     });
   });
+
+  describe('quantities are whole numbers in digits', () => {
+    it('when a quantity is written in exponent form, in JSON or XML, then 400 names the field and the item keeps its quantities', async () => {
+      await refusedOnCreate('QTY-EXP', { quantity: '1e2' }, 'stock.quantity');
+      const id = await createItem(seller, { name: 'Cup', quantity: 5, shop_g: { quantity: 2 } });
+      for (const [stock, field] of [
+        [{ quantity: '1e2' }, 'stock.quantity'],
+        [{ quantity_reserved: '1E1' }, 'stock.quantity_reserved'],
+        [{ auction_a: [{ quantity: '2e0' }] }, 'stock.auction_a[0].quantity'],
+      ] as const) {
+        const res = await call(`stock/${id}/`, { token: seller.token, body: { stock } });
+        expect(res.status, res.text).to.equal(400);
+        expect(fields(res)).to.deep.equal([field]);
+      }
+      const xml = await call(`stock/${id}/`, {
+        token: seller.token,
+        headers: xmlBody,
+        body: '<request><stock><shop_g><quantity>1e2</quantity></shop_g></stock></request>',
+      });
+      expect(xml.status, xml.text).to.equal(400);
+      expect(fields(xml)).to.deep.equal(['stock.shop_g.quantity']);
+      const item = await readItem(seller, id);
+      expect(item).to.include({ quantity: 5, quantity_available: 5 });
+      expect((item.shop_g as { quantity: number }).quantity).to.equal(2);
+      expect(item.auction_a).to.equal(undefined);
+    });
+
+    it('when a quantity is digits as text, in JSON or XML, then it is taken', async () => {
+      const id = await createItem(seller, { name: 'Cup', quantity: '7' });
+      const xml = await call(`stock/${id}/`, { token: seller.token, headers: xmlBody, body: '<request><stock><quantity>100</quantity></stock></request>' });
+      expect(xml.status, xml.text).to.equal(200);
+      expect(await readItem(seller, id)).to.include({ quantity: 100 });
+    });
+  });
 });
