@@ -1,7 +1,8 @@
+import type { Knex } from 'knex';
 import { config } from '../../config';
-import { db } from '../db';
+import { db, transaction } from '../db';
 import { noLongerExists } from '../errors';
-import { queues } from '../queue';
+import { addKeyedToOutbox } from '../queue';
 import type { ListingCheckJob, PortalUploadJob } from '../queue';
 import { adapterFor, PortalId, waitForPortalSlot } from '../portals';
 import type { ListingCheck, RegisteredAdapter } from '../portals';
@@ -11,14 +12,17 @@ import { ListingKey, portalListingRepository } from './portal-listing.repository
 
 /**
  * A listing the portal accepted for processing only (Amazon's ACCEPTED) is checked later: a
- * delayed portal.listing_check job on the portal_upload queue, MARKET_D_LISTING_CHECK_MS after the
- * upload and again after each pending check, at most MARKET_D_LISTING_CHECKS times. Its id comes
- * from the upload job's and the check's number, so a retried upload adds no second one. Added to
- * Redis, not the outbox: the upload job runs in a worker, where no request transaction is open.
+ * portal.listing_check job on the portal_upload queue, due MARKET_D_LISTING_CHECK_MS after the
+ * upload and again after each pending check, at most MARKET_D_LISTING_CHECKS times. It is an
+ * outbox row (`addKeyedToOutbox`) of the caller's transaction, the one that records the upload's
+ * outcome: Redis keeps no data here, and a check kept only there was lost with it, so a
+ * suppressed listing went untold; the row is added again after such a loss, for the time it was
+ * due. Its key (the BullMQ id) comes from the upload job's id and the check's number, so a
+ * retried upload adds no second one. Answers whether the portal's listings are checked.
  */
-export async function scheduleListingCheck(adapter: RegisteredAdapter, job: PortalUploadJob, uploadJobId: string): Promise<boolean> {
+export async function scheduleListingCheck(trx: Knex.Transaction, adapter: RegisteredAdapter, job: PortalUploadJob, uploadJobId: string): Promise<boolean> {
   if (!adapter.checkListing) return false;
-  await addCheck({ ...pick(job), uploadJobId, check: 1 });
+  await addCheck(trx, { ...pick(job), uploadJobId, check: 1 });
   return true;
 }
 
@@ -30,8 +34,15 @@ const pick = ({ accountId, stockId, portal, portalAccountId, listerId }: PortalU
   ...(listerId !== undefined ? { listerId } : {}),
 });
 
-async function addCheck(check: ListingCheckJob): Promise<void> {
-  await queues().add('portal.listing_check', check, `listing-check-${check.uploadJobId}-${check.check}`, { delay: config().marketDListingCheckMs });
+async function addCheck(trx: Knex.Transaction, check: ListingCheckJob): Promise<void> {
+  await addKeyedToOutbox(
+    trx,
+    check.accountId,
+    'portal.listing_check',
+    check,
+    `listing-check-${check.uploadJobId}-${check.check}`,
+    config().marketDListingCheckMs,
+  );
 }
 
 /**
@@ -55,7 +66,10 @@ export async function runListingCheck(job: ListingCheckJob): Promise<Record<stri
   const found = await adapter.checkListing(target, listing.portal_item_id);
   const last = job.check >= config().marketDListingChecks;
   if (found.state === 'pending' && !last) {
-    await addCheck({ ...job, check: job.check + 1 });
+    // The payload's own fields only: the job's data also names its outbox row (outbox_job_id).
+    const { accountId, stockId, portalAccountId, listerId, uploadJobId } = job;
+    const next = { accountId, stockId, portal, portalAccountId, ...(listerId !== undefined ? { listerId } : {}), uploadJobId, check: job.check + 1 };
+    await transaction((trx) => addCheck(trx, next));
     return { check: job.check, state: 'pending', summary: found.summary };
   }
   if (found.state === 'live') return { check: job.check, state: 'live' };

@@ -1,5 +1,5 @@
 import { ciaRepository } from '../cia';
-import { db } from '../db';
+import { db, transaction } from '../db';
 import { domainError, noLongerExists } from '../errors';
 import { queues } from '../queue';
 import type { PortalUploadJob } from '../queue';
@@ -37,17 +37,21 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     const portalItemId = job.liveId ?? listing?.portal_item_id;
     if (!portalItemId) throw domainError('no_live_listing', `${portal}: item ${job.stockId} has no live offer to revise`);
     await adapter.revise(target, item, portalItemId, job.reviseValues ?? [], jobId);
-    await scheduleListingCheck(adapter, job, jobId);
+    // A revise writes no outcome of its own: the check is its transaction's only row.
+    if (adapter.checkListing) await transaction((trx) => scheduleListingCheck(trx, adapter, job, jobId));
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }
   const listing = await portalListingRepository.listing(knex, key);
   const listedAs = listing?.status === 'listed' ? listing.portal_item_id : null;
   const { portalItemId } = await adapter.list(target, { ...item, listedAs, ...(job.start ? { start: job.start } : {}) }, jobId);
-  await portalListingRepository.saveListing(knex, key, portalItemId, 'listed');
+  // Accepted for processing only (Amazon): whether the portal sells it is checked later, a
+  // check recorded with the listing, in one transaction.
+  await transaction(async (trx) => {
+    await portalListingRepository.saveListing(trx, key, portalItemId, 'listed');
+    await scheduleListingCheck(trx, adapter, job, jobId);
+  });
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
   await ciaRepository.forgetAck(knex, job.accountId, job.stockId, portal, job.portalAccountId);
   await queues().add('cia.adjust', { accountId: job.accountId, stockId: job.stockId, reason: 'portal listed' }, `cia-listed-${jobId}`);
-  // Accepted for processing only (Amazon): whether the portal sells it is checked later.
-  await scheduleListingCheck(adapter, job, jobId);
   return { action: 'list', portal, portal_item_id: portalItemId };
 }

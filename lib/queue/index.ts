@@ -6,7 +6,7 @@
 export { jobStatus, recordJobsAnswered } from './job-status.service';
 export type { JobPayloads, MergedPart, ListingCheckJob, PortalUploadJob } from './jobs';
 export type { MergedResult } from './merged-jobs';
-export { addManyToOutbox, addToOutbox } from './outbox';
+export { addKeyedToOutbox, addManyToOutbox, addToOutbox } from './outbox';
 export type { OutboxJob } from './outbox';
 export { outboxRepository } from './outbox.repository';
 export type { OutboxRow } from './outbox.repository';

@@ -41,9 +41,10 @@ export interface JobPayloads {
   'portal.upload': PortalUploadJob;
   /**
    * A listing the portal accepted for processing only (Amazon's putListingsItem answers ACCEPTED
-   * and processes afterwards), checked later: added delayed by the portal.upload job that sent it
-   * (not the outbox), `check` counting from 1. Idempotent: the seller's task carries the upload
-   * job's id, so a re-run or a later check makes none twice (lib/portal-offer).
+   * and processes afterwards), checked later: a keyed outbox row (addKeyedToOutbox) that the
+   * portal.upload job that sent it writes with its outcome, due some minutes later, `check`
+   * counting from 1. Idempotent: the seller's task carries the upload job's id, so a re-run or a
+   * later check makes none twice (lib/portal-offer).
    */
   'portal.listing_check': ListingCheckJob;
   /** Scheduler: full CIA reconcile of every active item (one cia.adjust per item; pushes only differences). */

@@ -43,13 +43,18 @@ const isMergedName = (name: string): boolean => Object.values(mergedJobs).includ
 /**
  * The adds of a relay pass, in row order: each row its own job, except rows of a mergeable name
  * that share an account with others of this pass (up to maxParts together), which go as one
- * merged job at the place of the first. `carried`: which merged job carries which row.
+ * merged job at the place of the first. `carried`: which job carries which row when its id is not
+ * the row's job_id (a merged job, or a keyed row's own job under its key).
+ *
+ * A row with a delay left (due_at) is added delayed by what is left, a row with a key under its
+ * key: both go as jobs of their own. A keyed job's data names its row (`outbox_job_id`), so its
+ * worker records its final state there (`outboxJobIdOf`).
  */
 export function planJobs(rows: (OutboxRow & { queue: QueueName })[], merge: boolean): { jobs: PlannedJob[]; carried: { id: string; as: string }[] } {
   const groups = new Map<string, OutboxRow[][]>();
   if (merge) {
     for (const row of rows) {
-      if (!mergedJobs[row.job_name as JobName]) continue;
+      if (!mergedJobs[row.job_name as JobName] || row.job_key || row.delay_ms) continue;
       const key = `${row.account_id} ${row.job_name}`;
       const list = groups.get(key) ?? [[]];
       if (list[list.length - 1]!.length === maxParts) list.push([]);
@@ -64,7 +69,17 @@ export function planJobs(rows: (OutboxRow & { queue: QueueName })[], merge: bool
   for (const row of rows) {
     const group = groupOf.get(row.id);
     if (!group) {
-      jobs.push({ queue: row.queue, name: row.job_name, data: row.payload, opts: { ...jobOptions(row.job_name as JobName), jobId: row.job_id } });
+      const delay = row.delay_ms ? { delay: row.delay_ms } : {};
+      if (row.job_key) {
+        jobs.push({
+          queue: row.queue,
+          name: row.job_name,
+          data: { ...row.payload, outbox_job_id: row.job_id },
+          opts: { ...jobOptions(row.job_name as JobName), jobId: row.job_key, ...delay },
+        });
+        carried.push({ id: row.id, as: row.job_key });
+      } else
+        jobs.push({ queue: row.queue, name: row.job_name, data: row.payload, opts: { ...jobOptions(row.job_name as JobName), jobId: row.job_id, ...delay } });
       continue;
     }
     if (group[0] !== row) continue;
@@ -75,6 +90,12 @@ export function planJobs(rows: (OutboxRow & { queue: QueueName })[], merge: bool
     carried.push(...group.map((r) => ({ id: r.id, as: jobId })));
   }
   return { jobs, carried };
+}
+
+/** The outbox row's job id of a BullMQ job: the one its data names (a keyed row's, planJobs), else its own id. */
+export function outboxJobIdOf(job: { id?: string; data: unknown }): string {
+  const named = (job.data as { outbox_job_id?: unknown } | null | undefined)?.outbox_job_id;
+  return typeof named === 'string' ? named : (job.id ?? '');
 }
 
 /** A finished BullMQ job as the final-state paths see it. */

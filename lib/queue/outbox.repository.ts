@@ -9,13 +9,22 @@ export interface OutboxRow {
   queue: string;
   job_name: string;
   payload: Record<string, unknown>;
-  /** The merged job that carries this row (lib/queue/merged-jobs.ts); null: its own job. */
+  /**
+   * The BullMQ job that carries this row when its id is not the row's job_id: the merged job
+   * (lib/queue/merged-jobs.ts), or the row's job_key; null: its own job under its job_id.
+   */
   relayed_as?: string | null;
+  /** The BullMQ id of a job scheduled under a key (`addKeyedToOutbox`); null: the job_id. */
+  job_key?: string | null;
+  /** What is left of its delay as the row is read, in ms (from due_at); null: due at once. */
+  delay_ms?: number | null;
 }
 
-/** A row of outbox as stored: OutboxRow, when it was written and relayed, and the job's final state. */
-interface OutboxTableRow extends OutboxRow {
+/** A row of outbox as stored: OutboxRow, when it was written, due and relayed, and the job's final state. */
+interface OutboxTableRow extends Omit<OutboxRow, 'delay_ms'> {
   relayed_as: string | null;
+  job_key: string | null;
+  due_at: Date | null;
   created_at: Date;
   relayed_at: Date | null;
   state: 'completed' | 'failed' | null;
@@ -43,6 +52,13 @@ export interface FinalState {
   attemptsMade: number;
 }
 
+/**
+ * The delay a row's job has left, by Postgres's clock (one clock for the row's writer and every
+ * relay host): the relay adds the job with it, and so does the repair after Redis lost its data,
+ * so a job due in five minutes neither runs at once nor waits five minutes more.
+ */
+const delayLeft = `CASE WHEN due_at > clock_timestamp() THEN ceil(extract(epoch FROM due_at - clock_timestamp()) * 1000)::integer END AS delay_ms`;
+
 /** SQL of the relay. Rows of every account: the relay is infrastructure, not a tenant request. */
 export const outboxRepository = {
   /**
@@ -56,7 +72,7 @@ export const outboxRepository = {
         `
       UPDATE outbox SET relayed_at = now()
       WHERE id IN (SELECT id FROM outbox WHERE relayed_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
-      RETURNING id, job_id, account_id, queue, job_name, payload`,
+      RETURNING id, job_id, account_id, queue, job_name, payload, job_key, ${delayLeft}`,
         [limit],
       )
       .options(prepared)) as { rows: OutboxRow[] };
@@ -69,7 +85,7 @@ export const outboxRepository = {
    */
   async lockUnfinished(trx: Knex.Transaction, olderThanSeconds: number, youngerThanSeconds: number, afterId: string, limit: number): Promise<OutboxRow[]> {
     return trx('outbox')
-      .select('id', 'job_id', 'account_id', 'queue', 'job_name', 'payload', 'relayed_as')
+      .select('id', 'job_id', 'account_id', 'queue', 'job_name', 'payload', 'relayed_as', 'job_key', trx.raw(delayLeft))
       .whereNull('state')
       .whereNotNull('relayed_at')
       .where('id', '>', afterId)

@@ -22,6 +22,32 @@ export async function addToOutbox<J extends JobName>(trx: Knex.Transaction, acco
 }
 
 /**
+ * A job a worker schedules for later, recorded in a transaction of its own work (the one that
+ * writes the outcome it follows from, where there is one), so that it outlives a Redis that lost
+ * its data: the relay adds it, and the repair re-adds it (lib/queue-recovery). `key` is its BullMQ
+ * job id, unique per queue (outbox_job_key): a retried job that schedules the same follow-up adds
+ * no second row, and answers undefined. `delayMs` fixes when it is due (due_at, by Postgres's
+ * clock): the relay, and a re-add after a loss, add it with the delay left. Returns the row's job id.
+ */
+export async function addKeyedToOutbox<J extends JobName>(
+  trx: Knex.Transaction,
+  accountId: number,
+  job: J,
+  payload: JobPayloads[J],
+  key: string,
+  delayMs = 0,
+): Promise<string | undefined> {
+  const { rows } = (await trx.raw(
+    `INSERT INTO outbox (account_id, queue, job_name, payload, job_key, due_at)
+     VALUES (?, ?, ?, ?::jsonb, ?, now() + make_interval(secs => ?))
+     ON CONFLICT (queue, job_key) WHERE job_key IS NOT NULL DO NOTHING
+     RETURNING job_id`,
+    [accountId, jobQueues[job], job, withRequest(payload, requestIn(trx)), key, delayMs / 1000],
+  )) as { rows: { job_id: string }[] };
+  return rows[0]?.job_id;
+}
+
+/**
  * One job of addManyToOutbox: its name and its payload; `requestId` when it is queued for
  * another request than the one in hand (a merged job's part).
  */

@@ -8,7 +8,7 @@ import { createRedis, isCluster, whenReady } from '../redis';
 import { onShutdown } from '../shutdown';
 import { FinalStateWriter } from './final-state-writer';
 import { portalBackoff, portalRetryDelay } from './job-options';
-import { finalStates } from './merged-jobs';
+import { finalStates, outboxJobIdOf } from './merged-jobs';
 import type { Processors } from './processors';
 import { bullPrefix, QueueName, queueNames } from './queues';
 
@@ -117,7 +117,7 @@ export async function startWorker<Q extends QueueName>(queue: Q, processors: Pro
     const failed = failedReason !== undefined;
     for (const { jobId, ...final } of finalStates(
       { name: job.name, data: job.data, returnvalue, failedReason, attemptsMade: job.attemptsMade },
-      job.id ?? '',
+      outboxJobIdOf(job),
       failed,
     ))
       if (outboxJobId.test(jobId)) finals.record(jobId, final);

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { addToOutbox } from '../../lib/queue/outbox';
+import { addKeyedToOutbox, addToOutbox } from '../../lib/queue/outbox';
 import { QueueRegistry, queues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
 import { newSeller, Seller } from '../support/api';
@@ -68,6 +68,29 @@ describe('fleet: outbox relay', () => {
     expect(job.opts.attempts).to.equal(config().jobAttempts);
     expect(job.opts.backoff).to.include({ type: 'exponential' });
     await waitFor('relayed_at set', async () => (await relayedAt([jobId!]))[0] ?? undefined, 3000);
+  });
+
+  it('when a worker schedules a job for later under a key twice (a retry), then one row is relayed, under the key, delayed by what is left of its time, its data naming its row', async () => {
+    relay = new OutboxRelay({ pollMs: 3600000, repairEveryMs: 0 });
+    const key = `later-${seller.id}-${Date.now()}`;
+    const payload = { accountId: seller.id, stockId: 1, reason: 'test' };
+    const first = await db().transaction((trx) => addKeyedToOutbox(trx, seller.id, 'cia.adjust', payload, key, 60000));
+    const second = await db().transaction((trx) => addKeyedToOutbox(trx, seller.id, 'cia.adjust', payload, key, 60000));
+    expect(first).to.be.a('string');
+    expect(second).to.equal(undefined);
+    expect(await db()('outbox').where({ account_id: seller.id, job_key: key })).to.have.length(1);
+    try {
+      await relay.start();
+      const job = await waitFor('the job in BullMQ under its key', () => queues().get('cia').getJob(key), 3000);
+      expect(job.data).to.deep.equal({ ...payload, outbox_job_id: first });
+      expect(await job.getState()).to.equal('delayed');
+      expect(job.delay).to.be.within(30000, 60000);
+      expect(await db()('outbox').where({ job_id: first }).first('relayed_as')).to.deep.equal({ relayed_as: key });
+      await job.remove();
+    } finally {
+      // Finished, so that no later repair adds it again.
+      await db()('outbox').where({ job_id: first }).update({ state: 'completed', finished_at: db().fn.now() });
+    }
   });
 
   it('when the transaction rolls back, then nothing is queued', async () => {

@@ -6,60 +6,66 @@
  * BUYABLE). The portal_upload job completed and the seller believed the offer live; now a check
  * some time later gives the seller a task, once per submission.
  */
+import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { db } from '../../lib/db';
 import { queues } from '../../lib/queue';
+import { startQueueRecovery } from '../../lib/queue-recovery';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
-import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
+import { channelLoopForSuite, closeQueues, Fleet, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { call, newSeller, Seller } from '../support/api';
+import { freePort, killChild, startRedisServer } from '../support/process';
+
+/** The sandbox of the describe block running (each starts its own). */
+let sandbox: Sandbox;
+
+const control = async (path: string, body: unknown) => {
+  const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
+  return res.json() as Promise<Record<string, unknown>>;
+};
+const tasksOf = async (seller: Seller, stockId: number) => {
+  const res = await call('task/', { token: seller.token });
+  expect(res.status, res.text).to.equal(200);
+  return (res.body.task as { reference: { stock_id?: string } }[]).filter((t) => t.reference.stock_id === String(stockId)) as Record<string, unknown>[];
+};
+/** A check job's end (the sandbox's getListingsItem answered and the outcome recorded). */
+const checkEnd = (uploadJobId: string, n: number) =>
+  waitFor(`listing check ${n}`, async () => {
+    const job = await queues().get('portal_upload').getJob(`listing-check-${uploadJobId}-${n}`);
+    return job && (await job.isCompleted()) ? (job.returnvalue as Record<string, unknown>) : undefined;
+  });
+
+/** A seller with an Amazon account and an item with a market_d group, listed by portal_upload; the job's end and ids. */
+async function listed(sku: string, quantity = 5) {
+  const seller = await newSeller();
+  const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' });
+  const created = await call('stock/', {
+    token: seller.token,
+    body: { stock: { name: 'Teekanne', sku, quantity, market_d: { id_type: 'EAN', id: '4006381333931', price: '19.90' } } },
+  });
+  expect(created.status, created.text).to.equal(201);
+  const stockId = Number(created.body.stock_id);
+  const list = async () => {
+    const upload = await call(`stock/${stockId}/portal_upload/`, {
+      token: seller.token,
+      body: { portal_upload: { market_d: [{ action: 'list', portal_account_id: portalAccountId }] } },
+    });
+    expect(upload.status, upload.text).to.equal(207);
+    const jobId = (upload.body.response as { job_id: string }[])[0]!.job_id;
+    return { jobId, end: await jobEnd(seller.token, jobId) };
+  };
+  return { seller, portalAccountId, stockId, list };
+}
 
 describe('market_d at Amazon: a listing accepted for processing and refused later gives the seller a task', function () {
   this.timeout(60000);
-  let sandbox: Sandbox;
   channelLoopForSuite((loop) => ({ sandbox } = loop));
   const before = config();
   beforeEach(() => setConfig({ ...config(), marketDListingCheckMs: 150, marketDListingChecks: 3 }));
   after(() => setConfig({ ...config(), marketDListingCheckMs: before.marketDListingCheckMs, marketDListingChecks: before.marketDListingChecks }));
-
-  const control = async (path: string, body: unknown) => {
-    const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect(res.status, await res.clone().text()).to.be.oneOf([200, 201]);
-    return res.json() as Promise<Record<string, unknown>>;
-  };
-  const tasksOf = async (seller: Seller, stockId: number) => {
-    const res = await call('task/', { token: seller.token });
-    expect(res.status, res.text).to.equal(200);
-    return (res.body.task as { reference: { stock_id?: string } }[]).filter((t) => t.reference.stock_id === String(stockId)) as Record<string, unknown>[];
-  };
-  /** A check job's end (the sandbox's getListingsItem answered and the outcome recorded). */
-  const checkEnd = (uploadJobId: string, n: number) =>
-    waitFor(`listing check ${n}`, async () => {
-      const job = await queues().get('portal_upload').getJob(`listing-check-${uploadJobId}-${n}`);
-      return job && (await job.isCompleted()) ? (job.returnvalue as Record<string, unknown>) : undefined;
-    });
-
-  /** A seller with an Amazon account and an item with a market_d group, listed by portal_upload; the job's end and ids. */
-  async function listed(sku: string, quantity = 5) {
-    const seller = await newSeller();
-    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' });
-    const created = await call('stock/', {
-      token: seller.token,
-      body: { stock: { name: 'Teekanne', sku, quantity, market_d: { id_type: 'EAN', id: '4006381333931', price: '19.90' } } },
-    });
-    expect(created.status, created.text).to.equal(201);
-    const stockId = Number(created.body.stock_id);
-    const list = async () => {
-      const upload = await call(`stock/${stockId}/portal_upload/`, {
-        token: seller.token,
-        body: { portal_upload: { market_d: [{ action: 'list', portal_account_id: portalAccountId }] } },
-      });
-      expect(upload.status, upload.text).to.equal(207);
-      const jobId = (upload.body.response as { job_id: string }[])[0]!.job_id;
-      return { jobId, end: await jobEnd(seller.token, jobId) };
-    };
-    return { seller, portalAccountId, stockId, list };
-  }
 
   it('when Amazon suppresses the listing after accepting it, then the job completed and the check gives the seller one high-priority stock_lister task with Amazon’s code and message', async () => {
     const sku = 'AZ-SUP-1';
@@ -150,6 +156,76 @@ describe('market_d at Amazon: a listing accepted for processing and refused late
       expect(await queues().get('portal_upload').getJob(`listing-check-${neverJob}-4`)).to.equal(undefined);
     } finally {
       await control('/_sandbox/amazon/config', { listing_ms: 300 });
+    }
+  });
+});
+
+describe('market_d at Amazon: the listing check outlives a Redis that lost its data', function () {
+  this.timeout(60000);
+  // A Redis of its own: the test flushes it.
+  let redisProcess: ChildProcess | undefined;
+  const original = config();
+  before(async () => {
+    const port = await freePort();
+    redisProcess = await startRedisServer(port);
+    await closeQueues();
+    setConfig({ ...config(), redisUrl: `redis://127.0.0.1:${port}` });
+  });
+  let fleet: Fleet;
+  channelLoopForSuite((loop) => ({ sandbox, fleet } = loop));
+  after(async () => {
+    await closeQueues();
+    await killChild(redisProcess);
+    setConfig({ ...config(), redisUrl: original.redisUrl });
+  });
+  // Due in a minute: the flush and the recovery come long before it, however loaded the machine.
+  beforeEach(() => setConfig({ ...config(), marketDListingCheckMs: 60000, marketDListingChecks: 3 }));
+  after(() => setConfig({ ...config(), marketDListingCheckMs: original.marketDListingCheckMs, marketDListingChecks: original.marketDListingChecks }));
+
+  it('when Redis is flushed while the check waits and the recovery runs, then the check is added again for the time it was due, and it gives the seller the task', async () => {
+    const watch = startQueueRecovery(fleet.relay, queues(), { everyMs: 100 });
+    try {
+      const sku = 'AZ-FLUSH-1';
+      const { seller, portalAccountId, stockId, list } = await listed(sku);
+      await control('/_sandbox/amazon/config', { listing_ms: 0 });
+      await control(`/_sandbox/amazon/listings/${sku}/issue`, {
+        portal_account: portalAccountId,
+        code: '18155',
+        message: "The 'minimum price' is greater than the selling price (excluding shipping) for the listing.",
+        severity: 'ERROR',
+        categories: ['INVALID_PRICE'],
+        enforcement: 'LISTING_SUPPRESSED',
+      });
+      const { jobId, end } = await list();
+      expect(end.state, end.error).to.equal('completed');
+      const checkJob = async () => (await queues().get('portal_upload').getJob(`listing-check-${jobId}-1`)) ?? undefined;
+      const waiting = await waitFor('the check waiting in Redis', async () => {
+        const job = await checkJob();
+        return job && (await job.isDelayed()) ? job : undefined;
+      });
+      const due = waiting.timestamp + waiting.delay;
+
+      await queues().client().flushall();
+      expect(await checkJob()).to.equal(undefined);
+
+      const again = await waitFor('the check added again by the recovery', checkJob);
+      expect(await again.getState()).to.equal('delayed');
+      // The same time as before the flush (the two adds' own moments apart): neither at once nor lost.
+      expect(again.timestamp + again.delay).to.be.closeTo(due, 1000);
+      expect(await tasksOf(seller, stockId)).to.deep.equal([]);
+
+      // Run it now rather than in a minute.
+      await again.promote();
+      const task = await waitFor('the task', async () => (await tasksOf(seller, stockId))[0]);
+      expect(task).to.deep.include({ title: `market_d: Amazon enforces LISTING_SUPPRESSED on SKU ${sku}`, priority: 'high' });
+      expect(task.text).to.contain(jobId);
+      // Its outcome is kept in Postgres: a later loss of Redis adds it no more.
+      const row = await waitFor('the check finished in the outbox', () =>
+        db()('outbox').where({ account_id: seller.id, job_name: 'portal.listing_check' }).whereNotNull('state').first(),
+      );
+      expect(row).to.deep.include({ state: 'completed' });
+    } finally {
+      await watch.stop();
     }
   });
 });

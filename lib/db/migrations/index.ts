@@ -48,6 +48,7 @@ const migrations: string[] = [
   '20261127_0100_listing_revisions',
   '20261127_0300_event_handler_secret_sealed',
   '20261127_0500_shopify_inventory_set',
+  '20261127_0700_outbox_keyed_due',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
