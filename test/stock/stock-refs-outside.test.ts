@@ -5,6 +5,7 @@
  */
 import { expect } from 'chai';
 import { call, newSeller, Seller } from '../support/api';
+import { isIso639Code } from '../../lib/stock/stock-description';
 import { createItem, readItem } from './helpers';
 
 /** Every error field of an answer. */
@@ -129,6 +130,51 @@ describe('stock item references and signs tried from outside (document 2)', () =
       const xml = await call(`stock/${id}/`, { token: seller.token, headers: xmlBody, body: '<request><stock><quantity>100</quantity></stock></request>' });
       expect(xml.status, xml.text).to.equal(200);
       expect(await readItem(seller, id)).to.include({ quantity: 100 });
+    });
+  });
+
+  describe('description language_iso2 (ISO 639-1)', () => {
+    it('when a code ISO 639-1 does not assign is sent, then 400 names description.language_iso2 and the descriptions are unchanged', async () => {
+      const id = await createItem(seller, { name: 'Cup' });
+      const created = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { name: 'main', language_iso2: 'de' } } });
+      expect(created.status, created.text).to.equal(201);
+      const before = (await call(`stock/${id}/description/`, { token: seller.token })).body.description;
+      // xx and qq are assigned to nothing; iw, in, ji and mo were withdrawn (he, id, yi, ro); jw was never assigned.
+      for (const code of ['xx', 'qq', 'iw', 'in', 'ji', 'mo', 'jw', 'sh']) {
+        const create = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { name: 'other', language_iso2: code } } });
+        expect(create.status, `${code}: ${create.text}`).to.equal(400);
+        expect(fields(create), code).to.deep.equal(['description.language_iso2']);
+        const update = await call(`stock/${id}/description/${created.body.description_id}/`, {
+          token: seller.token,
+          body: { description: { language_iso2: code } },
+        });
+        expect(update.status, `${code}: ${update.text}`).to.equal(400);
+        expect(fields(update), code).to.deep.equal(['description.language_iso2']);
+      }
+      expect((await call(`stock/${id}/description/`, { token: seller.token })).body.description).to.deep.equal(before);
+    });
+
+    it("when Node's ICU is asked, then it names the 184 ISO 639-1 codes (183 and the deprecated bh) and none of the withdrawn", () => {
+      const letters = 'abcdefghijklmnopqrstuvwxyz';
+      const codes = [...letters].flatMap((a) => [...letters].map((b) => a + b)).filter(isIso639Code);
+      expect(codes).to.have.length(184);
+      expect(codes).to.include.members(['aa', 'de', 'en', 'nb', 'no', 'tl', 'bh', 'zu']);
+      for (const withdrawn of ['in', 'iw', 'ji', 'jw', 'mo', 'sh']) expect(codes).to.not.include(withdrawn);
+    });
+
+    it('when an assigned code is sent in either case, then it is stored in lowercase', async () => {
+      const id = await createItem(seller, { name: 'Cup' });
+      for (const [code, stored] of [
+        ['DE', 'de'],
+        ['tl', 'tl'],
+        ['Nb', 'nb'],
+        ['', undefined],
+      ] as const) {
+        const created = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { name: code, language_iso2: code } } });
+        expect(created.status, created.text).to.equal(201);
+        const read = await call(`stock/${id}/description/${created.body.description_id}/`, { token: seller.token });
+        expect((read.body.description as { language_iso2?: string }).language_iso2).to.equal(stored);
+      }
     });
   });
 });
