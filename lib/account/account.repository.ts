@@ -41,6 +41,16 @@ export const accountRepository = {
     await trx('account').where({ id: accountId }).update({ password_hash: passwordHash });
   },
 
+  /**
+   * The login's password hash, its row share-locked until the caller's transaction ends: a token
+   * or code written in that transaction is either seen by a later disable or password change
+   * (they wait for the lock, then revoke it) or refused here (this read waits for theirs).
+   */
+  async lockPasswordHash(trx: Knex, accountId: number): Promise<string | undefined> {
+    const row = await trx('account').where({ id: accountId }).forShare().first('password_hash');
+    return row?.password_hash;
+  },
+
   async get(accountId: number): Promise<AccountRow | undefined> {
     return db()('account').where({ id: accountId }).first();
   },

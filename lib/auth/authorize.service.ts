@@ -172,9 +172,10 @@ export async function signIn(
   const login = text(form.login)?.trim();
   const password = text(form.password);
   if (!login || !password) throw new AuthorizeFormError('Enter your login and password.');
-  const accountId = await authenticateSeller(login, password, address, 'authorize.php');
-  if (accountId === undefined) throw new AuthorizeFormError('The login or password is wrong.');
-  const ticket = await saveConsent({ accountId, login, request: request.params, scope: form.scope, csrfHash: secretHash(csrf) });
+  const signedIn = await authenticateSeller(login, password, address, 'authorize.php');
+  if (signedIn === undefined) throw new AuthorizeFormError('The login or password is wrong.');
+  const { accountId, stamp } = signedIn;
+  const ticket = await saveConsent({ accountId, login, request: request.params, scope: form.scope, csrfHash: secretHash(csrf), loginStamp: stamp });
   return { kind: 'choose', consent: { ticket, login, request, scope: form.scope, portalAccounts: await portalAccountRepository.list(accountId) } };
 }
 
@@ -209,6 +210,9 @@ export async function confirm(ticket: string, csrf: string, choice: { portalAcco
   const code = await createAuthorizationCode(
     { accountId: consent.accountId, oauthClientId: request.client.id, portalAccountId, scope: consent.scope },
     { redirectUri: request.redirectUri, redirectUriSent: request.redirectUriSent, codeChallenge: request.codeChallenge },
+    consent.loginStamp,
   );
+  // Support disabled the login, or set a new password, after this sign-in: it no longer counts.
+  if (code === undefined) throw new AuthorizePageError('This sign-in is no longer valid. Go back to the application and start again.');
   return { kind: 'redirect', url: redirectUrl(request, { code }) };
 }

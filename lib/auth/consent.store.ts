@@ -18,6 +18,8 @@ export interface Consent {
   request: Record<string, string>;
   scope: Scope[];
   csrfHash: string;
+  /** The stamp of the password checked at sign-in (SignedIn): the code is refused if it changed since. */
+  loginStamp: string;
 }
 
 /** Waits for the first connection; when Redis stays away, the command's own error says so (a 503). */

@@ -144,7 +144,7 @@ async function countAttempt(keys: ReturnType<typeof keysOf>, address: string): P
  * throttled rather than refused. Failed and refused attempts are logged as warn lines with
  * `login_failed` (where: `via`), the login and the address, never the password.
  */
-export async function throttledLogin(login: string, address: string, attempt: () => Promise<number | undefined>, via: string): Promise<number | undefined> {
+export async function throttledLogin<T>(login: string, address: string, attempt: () => Promise<T | undefined>, via: string): Promise<T | undefined> {
   const { loginThrottleWindowSeconds: windowSeconds } = config();
   const keys = keysOf(login, address);
   let refused = 0;
@@ -167,14 +167,14 @@ export async function throttledLogin(login: string, address: string, attempt: ()
     log.warn({ login_failed: via, login, address, throttled: bounds[refused - 1] }, 'login refused by the login throttle');
     throw throttled('too_many_login_attempts', `too many login attempts for ${bounds[refused - 1]}; try again in ${retryAfter} s`, retryAfter);
   }
-  const accountId = await attempt();
+  const signedIn = await attempt();
   const at = movedTime();
-  if (accountId !== undefined)
+  if (signedIn !== undefined)
     await Promise.all([
       successScript(keys.ofLogin, [windowSeconds, at, address, knownAddressesKept, knownAddressDays * 86400 * 1000]).catch(() => undefined),
       uncountScript([keys.ofAddress], [windowSeconds, at]).catch(() => undefined),
     ]);
   // A failed login is an operator's signal (credential stuffing): the login and the address, never the password.
   else log.warn({ login_failed: via, login, address }, 'login failed');
-  return accountId;
+  return signedIn;
 }

@@ -86,6 +86,14 @@ export const tokenRepository = {
    * second exchange of one token wait and see the replay (or, before the last month, the same
    * token, still good).
    */
+  /** The account a refresh token or an authorization code was issued to (unlocked: to lock its login first). */
+  async accountOf(trx: Knex, table: 'refresh_token' | 'authorization_code', hash: string): Promise<number | undefined> {
+    const row = (await trx(table)
+      .where(table === 'refresh_token' ? { token_hash: hash } : { code_hash: hash })
+      .first('account_id')) as { account_id: number } | undefined;
+    return row?.account_id;
+  },
+
   async consumeRefreshToken(trx: Knex, hash: string, oauthClientId: number): Promise<ConsumedRefreshToken> {
     const mine = { token_hash: hash, oauth_client_id: oauthClientId };
     const [row] = await trx('refresh_token')
@@ -125,8 +133,8 @@ export const tokenRepository = {
     return revoked.map((r) => r.token_hash);
   },
 
-  async insertAuthorizationCode(hash: string, grant: Grant, binding: CodeBinding, ttlSeconds: number): Promise<void> {
-    await db()('authorization_code').insert({
+  async insertAuthorizationCode(trx: Knex, hash: string, grant: Grant, binding: CodeBinding, ttlSeconds: number): Promise<void> {
+    await trx('authorization_code').insert({
       code_hash: hash,
       ...grantColumns(grant),
       redirect_uri: binding.redirectUri,

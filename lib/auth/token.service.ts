@@ -69,7 +69,7 @@ export function authenticateSeller(
   address: string,
   via: 'token.php' | 'authorize.php',
   alternatives: CredentialReading[] = [],
-): Promise<number | undefined> {
+): Promise<SignedIn | undefined> {
   return throttledLogin(
     login,
     address,
@@ -79,12 +79,35 @@ export function authenticateSeller(
         // A disabled login (kontor user disable) is checked against the decoy: refused as a wrong password, in the same time.
         const usable = account && !isDisabledPasswordHash(account.password_hash) ? account.password_hash : undefined;
         const ok = await verifyPassword(reading.secret, usable ?? (await decoyHash()));
-        if (ok && usable && account) return account.id;
+        if (ok && usable && account) return { accountId: account.id, stamp: secretHash(usable) };
       }
       return undefined;
     },
     via,
   );
+}
+
+/**
+ * A login whose password was just checked: its account, and a stamp of the password hash it was
+ * checked against (its SHA-256: the consent ticket carries it in Redis, never the hash itself).
+ */
+export interface SignedIn {
+  accountId: number;
+  stamp: string;
+}
+
+/**
+ * Holds the login as it stands until the transaction ends, and answers whether a token or code may
+ * be written for it: not when it is disabled, nor, given the stamp of a password check, when its
+ * password changed since. A check and its write are apart in time (hashing a password takes a
+ * moment, authorize.php's consent the seller's), and `kontor user disable` or `user password` in
+ * between would otherwise miss the token written after it revoked the rest. With the row share
+ * locked, they either wait and then revoke it, or this read waits for them and refuses.
+ * Taken first in its transaction, before any token row, as disable takes the login before them.
+ */
+async function holdLogin(trx: Knex, accountId: number, stamp?: string): Promise<boolean> {
+  const current = await accountRepository.lockPasswordHash(trx, accountId);
+  return current !== undefined && !isDisabledPasswordHash(current) && (stamp === undefined || secretHash(current) === stamp);
 }
 
 /**
@@ -98,14 +121,19 @@ export async function grantClientCredentials(
   address: string,
   alternatives: CredentialReading[] = [],
 ): Promise<TokenAnswer> {
-  const accountId = await authenticateSeller(login, password, address, 'token.php', alternatives);
-  if (accountId === undefined) {
+  const signedIn = await authenticateSeller(login, password, address, 'token.php', alternatives);
+  if (signedIn === undefined) {
     // RFC 6749 5.2: a client that authenticated but may not use this grant is unauthorized_client.
     if (await clientOf([{ id: login, secret: password }, ...alternatives]))
       throw oauthError('unauthorized_client', 'grant_type=client_credentials is a seller login; a client uses authorization_code and refresh_token');
     throw oauthError('invalid_client', 'login or password is wrong');
   }
-  return issue({ accountId, oauthClientId: null, portalAccountId: null, scope: parseScope(scope) }, null);
+  const grant = { accountId: signedIn.accountId, oauthClientId: null, portalAccountId: null, scope: parseScope(scope) };
+  return db().transaction(async (trx) => {
+    // Disabled or given a new password while the password was being checked: as a wrong password.
+    if (!(await holdLogin(trx, signedIn.accountId, signedIn.stamp))) throw oauthError('invalid_client', 'login or password is wrong');
+    return issue(grant, null, trx);
+  });
 }
 
 /** The client whose secret one of the readings carries (client-credentials.ts), compared in constant time. */
@@ -157,6 +185,8 @@ export async function grantAuthorizationCode(
   if (!code) throw invalidInput('invalid_request', 'code is required');
   const hash = secretHash(code);
   const outcome = await db().transaction(async (trx) => {
+    const accountId = await tokenRepository.accountOf(trx, 'authorization_code', hash);
+    if (accountId === undefined || !(await holdLogin(trx, accountId))) return { kind: 'unknown' as const };
     const consumed = await tokenRepository.consumeAuthorizationCode(trx, hash, client.id);
     // A replay's revocation commits with this transaction: it must not throw before.
     if (consumed.kind !== 'valid') return consumed;
@@ -192,8 +222,11 @@ export async function grantRefreshToken(
 ): Promise<TokenAnswer> {
   const client = await authenticateClient(credentials);
   if (!refreshToken) throw invalidInput('invalid_request', 'refresh_token is required');
+  const hash = secretHash(refreshToken);
   const outcome = await db().transaction(async (trx) => {
-    const consumed = await tokenRepository.consumeRefreshToken(trx, secretHash(refreshToken), client.id);
+    const accountId = await tokenRepository.accountOf(trx, 'refresh_token', hash);
+    if (accountId === undefined || !(await holdLogin(trx, accountId))) return { kind: 'unknown' as const };
+    const consumed = await tokenRepository.consumeRefreshToken(trx, hash, client.id);
     if (consumed.kind !== 'valid') return consumed;
     await clientAccessRepository.refreshed(trx, consumed.chainId);
     const accessScope = parseScope(scope, consumed.grant.scope);
@@ -209,11 +242,17 @@ export async function grantRefreshToken(
   );
 }
 
-/** authorize.php: after the seller logged in and confirmed, a one-time code for the client. */
-export async function createAuthorizationCode(grant: Grant, binding: CodeBinding): Promise<string> {
+/**
+ * authorize.php: after the seller logged in and confirmed, a one-time code for the client; none
+ * (undefined) when the login was disabled or its password changed since the sign-in (`stamp`).
+ */
+export async function createAuthorizationCode(grant: Grant, binding: CodeBinding, stamp: string): Promise<string | undefined> {
   const code = newSecret('kac', grant.accountId);
-  await tokenRepository.insertAuthorizationCode(secretHash(code), grant, binding, config().authorizationCodeTtlSeconds);
-  return code;
+  return db().transaction(async (trx) => {
+    if (!(await holdLogin(trx, grant.accountId, stamp))) return undefined;
+    await tokenRepository.insertAuthorizationCode(trx, secretHash(code), grant, binding, config().authorizationCodeTtlSeconds);
+    return code;
+  });
 }
 
 /*

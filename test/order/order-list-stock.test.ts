@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
+import { untilOneWaitsForALock } from '../support/lock-wait';
 import { createOrder, createStock, movements, orderBody, outbox, stockQuantity } from './helpers';
 
 interface Item {
@@ -9,18 +10,6 @@ interface Item {
   order_id?: string;
   error?: { error: string; field?: string }[];
   warning?: { field?: string }[];
-}
-
-/** Waits until a statement of this database waits for a row lock the test holds. */
-async function lockWaiter(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { rows } = (await db().raw(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE OF s%'",
-    )) as { rows: { n: number }[] };
-    if (rows[0]!.n > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('no statement waited for the lock');
 }
 
 describe('order: POST order/list/ stock in one batch', () => {
@@ -85,7 +74,7 @@ describe('order: POST order/list/ stock in one batch', () => {
         orderBody({ invoice_amount: '9', line: [{ id: 1, quantity: 1, stock_align_id: 'SKU-GONE' }] }),
         orderBody({ invoice_amount: '9', line: [{ id: 1, quantity: 2, stock_align_id: 'SKU-A' }] }),
       ]);
-      await lockWaiter();
+      await untilOneWaitsForALock('%FOR UPDATE OF s%');
       await holder('stock').where({ account_id: seller.id, id: gone }).delete();
       await holder.commit();
       const res = await pending;
@@ -133,7 +122,7 @@ describe('order: POST order/list/ stock in one batch', () => {
     try {
       await holder('stock').where({ account_id: seller.id, id: gone }).forUpdate();
       const pending = call('order/', { token: seller.token, body: { order: orderBody({ line: [{ id: 1, quantity: 1, stock_align_id: 'SKU-GONE' }] }) } });
-      await lockWaiter();
+      await untilOneWaitsForALock('%FOR UPDATE OF s%');
       await holder('stock').where({ account_id: seller.id, id: gone }).delete();
       await holder.commit();
       const res = await pending;

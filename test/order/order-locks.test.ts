@@ -6,6 +6,7 @@ import { planOrderCreate } from '../../lib/order/order.service';
 import { StockBatch } from '../../lib/order/order-stock.service';
 import { OrderWrites } from '../../lib/order/order-writes';
 import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
+import { untilOneWaitsForALock } from '../support/lock-wait';
 import { createOrder, orderBody, readOrder } from './helpers';
 
 /** What a seller's concurrent sales wait for (lib/order/README.md, lock order). */
@@ -135,12 +136,3 @@ describe('order: locks of concurrent creates', () => {
     expect((await readOrder(seller, orderId)).status).to.include({ is_paid: false, is_cancelled: true });
   });
 });
-
-async function untilOneWaitsForALock(): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const waiting = await db().raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
-    if ((waiting.rows as { n: number }[])[0]!.n > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('no statement came to wait for a lock within 5 s');
-}

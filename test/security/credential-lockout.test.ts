@@ -6,9 +6,12 @@
  */
 import { expect } from 'chai';
 import { createClient } from '../../lib/auth/client.service';
-import { disableClient, setPassword } from '../../lib/auth/credential-lockout.service';
+import { disabledPasswordHash } from '../../lib/account';
+import { disableClient, disableLogin, setPassword } from '../../lib/auth/credential-lockout.service';
+import { db } from '../../lib/db';
 import { call, newSeller, Seller, tokenFor } from '../support/api';
-import { authorizeClient } from '../support/authorize';
+import { authorizeClient, openAuthorize, sendForm } from '../support/authorize';
+import { untilOneWaitsForALock } from '../support/lock-wait';
 import { kontor, kontorWithInput } from '../support/cli';
 import { capturedLog } from './log-capture';
 
@@ -120,6 +123,42 @@ describe('kontor client disable / enable, user disable / password (a leaked cred
     expect(tokens.access).to.not.equal(second.access);
     const shown = await kontor('user', 'password', '--login', seller.login, '--password', 'visible-in-ps');
     expect(shown.code).to.equal(1);
+  });
+
+  it('when support disables a login while its password is being checked at token.php, then no token comes of that login', async () => {
+    const seller = await newSeller();
+    // The test holds the login's row as `user disable` does while it revokes: the login's write waits.
+    const support = await db().transaction();
+    try {
+      await support('account').where({ id: seller.id }).forUpdate().first();
+      const login = sellerLogin(seller);
+      await untilOneWaitsForALock();
+      await support('account')
+        .where({ id: seller.id })
+        .update({ password_hash: disabledPasswordHash(new Date()) });
+      await support.commit();
+      const res = await login;
+      expect([res.status, errorOf(res)]).to.deep.equal([401, 'invalid_client']);
+    } finally {
+      if (!support.isCompleted()) await support.rollback();
+    }
+    expect(await db()('access_token').where({ account_id: seller.id, oauth_client_id: null }).count('* as n').first()).to.deep.equal({ n: '1' });
+  });
+
+  it('when support disables a login or sets its password between the sign-in on authorize.php and the consent, then the consent gives no code', async () => {
+    for (const lockOut of [(s: Seller) => disableLogin(s.login), (s: Seller) => setPassword(s.login, 'changed-meanwhile-4')]) {
+      const seller = await newSeller();
+      const client = await createClient('late', 'https://late.example.com/cb');
+      const page = await openAuthorize({ response_type: 'code', client_id: client.client_id, scope: 'stock_r' });
+      const signedIn = await sendForm(page, { login: seller.login, password: seller.password, scope_item: 'stock_r', decision: 'allow' });
+      expect(signedIn.status, signedIn.html).to.equal(200);
+      expect(signedIn.hidden.consent).to.be.a('string');
+      await lockOut(seller);
+      const done = await sendForm(signedIn, { portal_account: 'all', decision: 'allow' });
+      expect(done.status, done.html).to.not.equal(303);
+      expect(done.html).to.contain('This sign-in is no longer valid');
+      expect(await db()('authorization_code').where({ account_id: seller.id }).count('* as n').first()).to.deep.equal({ n: '0' });
+    }
   });
 
   it('when a client is disabled or a password set, then one audit line names what was done and never the secret or the password', async () => {
