@@ -53,12 +53,32 @@ export interface SaleLine {
   /** A promotion's discount on the line (eBay: appliedPromotions[].discountAmount, discountedLineItemCost). */
   discount?: string;
   /**
-   * Tax eBay collects and remits itself on the line ('eBay Collect and Remit'): LineItem.taxes[]
-   * (an Amount each; "always returned, but ... empty if no taxes are applicable"), not in the
-   * line's total (the total includes it only with fieldGroups TAX_BREAKDOWN).
+   * Tax eBay collects from the buyer and remits itself on the line ('eBay Collect and Remit'),
+   * shaped as getOrders without fieldGroups answers it (sell_fulfillment_v1_oas3.json): the line's
+   * `taxes[]` (an Amount each, no taxType, which only TAX_BREAKDOWN adds) and
+   * `ebayCollectAndRemitTaxes[]` (its taxType, the same amount, collectionMethod NET), the order's
+   * `ebayCollectAndRemitTax` true; the tax is inside `paymentSummary.payments[].amount` and
+   * `totalDueSeller`, not in the line's or the order's `total` (only with TAX_BREAKDOWN).
    */
   collect_and_remit_tax?: string;
+  /** The tax's TaxTypeEnum value (VAT by default: EU/UK VAT eBay collects; STATE_SALES_TAX, GST ...). */
+  collect_and_remit_type?: string;
 }
+
+/**
+ * What eBay owes the seller of what is left after refunds (`totalDueSeller`): the net left plus
+ * the collected tax on it. Refund amounts are the seller's net ("eBay-collected tax will not be
+ * included in this amount"), so the tax refunded with them is not named: the sandbox takes it as
+ * refunded in proportion (its own choice), none left once the net is all refunded.
+ */
+function dueSeller(left: number, net: number, collected: number): number {
+  if (left <= 0) return 0;
+  return left + (net > 0 ? Math.round((collected * left) / net) : collected);
+}
+
+/** The order's 'Collect and Remit' tax, in cents: its lines' ebayCollectAndRemitTaxes. */
+const collectedCents = (order: EbayOrder) =>
+  (order.lineItems ?? []).reduce((s, l) => s + (l.ebayCollectAndRemitTaxes ?? []).reduce((t, x) => t + Math.round(Number(x.amount?.value ?? 0) * 100), 0), 0);
 
 export interface Sale {
   account: string;
@@ -67,6 +87,13 @@ export interface Sale {
   /** eBay's orderPaymentStatus (PAID by default; FULLY_REFUNDED and PARTIALLY_REFUNDED add a refund). */
   paymentStatus?: 'PAID' | 'PENDING' | 'FAILED' | 'FULLY_REFUNDED' | 'PARTIALLY_REFUNDED';
   refund?: string;
+  /**
+   * A price adjustment after the sale (pricingSummary.adjustment: "applied to the cost of the
+   * item(s) ... only returned if price adjustments were made to the order after the initial
+   * transaction"), signed: negative lowers the price. It is in the order's total and payment, not
+   * in any line's cost or total.
+   */
+  adjustment?: string;
   buyer?: SellRequest['buyer'];
 }
 
@@ -97,14 +124,17 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
   let currency = sale.currency;
   let subtotal = 0;
   let discounts = 0;
+  let collected = 0;
   const lineItems = sale.lines.map((line, i) => {
     const offer = ebay.offersOf(account, line.sku).find((o) => o.body.format !== 'AUCTION') ?? ebay.offersOf(account, line.sku)[0];
     const price = (offer?.body.pricingSummary as { price?: { value?: string; currency?: string } } | undefined)?.price;
     currency ??= price?.currency ?? 'EUR';
     const cost = Math.round(Number(line.price ?? price?.value ?? '10.00') * 100) * line.quantity;
     const discount = Math.round(Number(line.discount ?? 0) * 100);
+    const tax = Math.round(Number(line.collect_and_remit_tax ?? 0) * 100);
     subtotal += cost;
     discounts += discount;
+    collected += tax;
     const amount = (c: number) => ({ value: money(c), currency: currency! });
     return {
       lineItemId: String(10000000000 + n * 10 + i),
@@ -116,7 +146,8 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
       ...(discount ? { discountedLineItemCost: amount(cost - discount) } : {}),
       appliedPromotions: discount ? [{ promotionId: `PROMO${n}`, description: 'Sandbox promotion', discountAmount: amount(discount) }] : [],
       total: amount(cost - discount),
-      taxes: line.collect_and_remit_tax ? [{ amount: amount(Math.round(Number(line.collect_and_remit_tax) * 100)) }] : [],
+      taxes: tax ? [{ amount: amount(tax) }] : [],
+      ...(tax ? { ebayCollectAndRemitTaxes: [{ taxType: line.collect_and_remit_type ?? 'VAT', amount: amount(tax), collectionMethod: 'NET' }] } : {}),
       // "always returned, but ... empty unless the seller has submitted a partial or full refund" (LineItem.refunds).
       refunds: [],
       lineItemFulfillmentStatus: 'NOT_STARTED',
@@ -124,7 +155,9 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
     };
   });
   const amount = (c: number) => ({ value: money(c), currency: currency! });
-  const total = subtotal - discounts;
+  const adjustment = Math.round(Number(sale.adjustment ?? 0) * 100);
+  // Without fieldGroups TAX_BREAKDOWN the total holds no 'Collect and Remit' tax (PricingSummary.total).
+  const total = subtotal - discounts + adjustment;
   const status = sale.paymentStatus ?? 'PAID';
   const refunded = status === 'FULLY_REFUNDED' ? total : status === 'PARTIALLY_REFUNDED' ? Math.round(Number(sale.refund ?? '1.00') * 100) : 0;
   const paid = status === 'PAID' || refunded > 0;
@@ -136,6 +169,7 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
     orderFulfillmentStatus: 'NOT_STARTED',
     orderPaymentStatus: status,
     sellerId: `seller-${account}`,
+    ...(collected ? { ebayCollectAndRemitTax: true } : {}),
     buyer: {
       username: buyer.username ?? 'sandbox_buyer',
       taxAddress: { city: contact.contactAddress.city, postalCode: contact.contactAddress.postalCode, countryCode: contact.contactAddress.countryCode },
@@ -144,7 +178,9 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
     pricingSummary: {
       priceSubtotal: amount(subtotal),
       ...(discounts ? { priceDiscount: amount(-discounts) } : {}),
+      ...(adjustment ? { adjustment: amount(adjustment) } : {}),
       deliveryCost: amount(0),
+      ...(collected ? { tax: amount(collected) } : {}),
       total: amount(total),
     },
     cancelStatus: { cancelState: 'NONE_REQUESTED', cancelRequests: [] },
@@ -155,11 +191,12 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
           paymentReferenceId: `SBX${crypto.randomBytes(6).toString('hex').toUpperCase()}`,
           ...(paid ? { paymentDate: now } : {}),
           paymentStatus: paid ? 'PAID' : status === 'FAILED' ? 'FAILED' : 'PENDING',
-          amount: amount(total),
+          // The seller's payment holds the 'Collect and Remit' tax the buyer paid (Payment.amount).
+          amount: amount(total + collected),
         },
       ],
       refunds: refunded ? [{ amount: amount(refunded), refundDate: now, refundStatus: 'REFUNDED', refundId: `R${n}` }] : [],
-      totalDueSeller: amount(total - refunded),
+      totalDueSeller: amount(dueSeller(total - refunded, total, collected)),
     },
     fulfillmentStartInstructions: [
       {
@@ -212,7 +249,7 @@ export function refundOrder(order: EbayOrder, refund: Refund): string | undefine
   else order.paymentSummary = { ...order.paymentSummary, refunds: [...(order.paymentSummary?.refunds ?? []), { ...entry, refundStatus: 'REFUNDED' }] };
   const remaining = total - refundedCents(order);
   order.orderPaymentStatus = remaining === 0 ? 'FULLY_REFUNDED' : 'PARTIALLY_REFUNDED';
-  order.paymentSummary = { ...order.paymentSummary, totalDueSeller: { value: money(remaining), currency } };
+  order.paymentSummary = { ...order.paymentSummary, totalDueSeller: { value: money(dueSeller(remaining, total, collectedCents(order))), currency } };
   order.lastModifiedDate = now;
   return undefined;
 }

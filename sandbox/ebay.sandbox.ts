@@ -145,6 +145,7 @@ function mountControls(app: express.Express, state: SandboxState): void {
         ...(typeof body.currency === 'string' ? { currency: body.currency } : {}),
         ...(typeof body.payment_status === 'string' ? { paymentStatus: body.payment_status as Sale['paymentStatus'] } : {}),
         ...(typeof body.refund === 'string' ? { refund: body.refund } : {}),
+        ...(typeof body.adjustment === 'string' ? { adjustment: body.adjustment } : {}),
         ...(body.buyer ? { buyer: body.buyer as Sale['buyer'] } : {}),
       };
       res.status(201).json(placeOrder(state, sale));

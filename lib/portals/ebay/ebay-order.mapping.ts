@@ -46,9 +46,31 @@ function lineCost(item: Schemas['LineItem']): number {
 }
 
 /**
+ * pricingSummary.adjustment shared out over the lines, in cents per line. The adjustment is "the
+ * total amount of any adjustments that were applied to the cost of the item(s) ... [it] does not
+ * include shipping, discounts, fixed fees, or taxes", "only returned if price adjustments were
+ * made to the order after the initial transaction", and no line carries it, while the order's
+ * total and the payment do. It is the items' price, so (decision) it goes into the lines' unit
+ * prices as a promotion does, each line taking the share of its cost (the last line the rest of
+ * the rounding): the invoice then shows what the buyer paid for each item, and the order is paid
+ * in full. Not a line of its own: it is no article (an unlinked line asks the seller for a link),
+ * and the seller's VAT on it belongs to the items. Not folded into paid_amount only: the invoice
+ * would show the price before the change. Signed as eBay gives it (negative lowers the price, as
+ * the total, "after ... subtracting all special discounts and price adjustments", comes out).
+ */
+function adjustmentShares(order: EbayOrder, costs: number[]): number[] {
+  const adjustment = cents(order.pricingSummary?.adjustment?.value);
+  const base = costs.reduce((s, c) => s + c, 0);
+  if (adjustment === 0 || costs.length === 0) return costs.map(() => 0);
+  const shares = costs.map((c) => (base > 0 ? Math.round((adjustment * c) / base) : 0));
+  shares[shares.length - 1] = adjustment - shares.slice(0, -1).reduce((s, c) => s + c, 0);
+  return shares;
+}
+
+/**
  * One line: lineItemId as transaction_id; the unit price is what the buyer pays for the line
- * (discounts taken off) over the quantity, rounded to the cent (a line of 3 for 10.00 is 3.33
- * each: Order_line_type has no line total).
+ * (discounts taken off, its share of a price adjustment added) over the quantity, rounded to the
+ * cent (a line of 3 for 10.00 is 3.33 each: Order_line_type has no line total).
  *
  * Tax is left empty, as for Amazon: Order_line_type's tax is the VAT percent the gross price
  * includes (the invoice reads it as the rate), while the Fulfillment API's `LineItem.taxes[]`
@@ -56,15 +78,22 @@ function lineCost(item: Schemas['LineItem']): number {
  * remits itself ('eBay Collect and Remit', sell_fulfillment_v1_oas3.json LineItem.total), not the
  * seller's VAT. Sending their sum as the line's tax made an invoice show e.g. 3.19 % VAT.
  */
-function line(item: Schemas['LineItem']): ChannelOrderLine {
+function line(item: Schemas['LineItem'], cost: number): ChannelOrderLine {
   const quantity = item.quantity && item.quantity > 0 ? item.quantity : 1;
   return {
     transaction_id: item.lineItemId ?? '',
     sku: item.sku && item.sku !== '' ? item.sku : null,
     name: item.title ?? '',
     quantity,
-    price: decimal(Math.round(lineCost(item) / quantity)),
+    price: decimal(Math.round(cost / quantity)),
   };
+}
+
+function lines(order: EbayOrder): ChannelOrderLine[] {
+  const items = order.lineItems ?? [];
+  const costs = items.map(lineCost);
+  const shares = adjustmentShares(order, costs);
+  return items.map((item, i) => line(item, costs[i]! + shares[i]!));
 }
 
 /** Paid: eBay's PAID, and PARTIALLY_REFUNDED (the buyer keeps part of it); FULLY_REFUNDED is money given back, not paid. */
@@ -81,11 +110,47 @@ function refunded(order: EbayOrder): number {
   return ofOrder + ofLines;
 }
 
-/** What the buyer has paid and kept: the PAID payments (else the total of a paid order) less eBay's refunds, the order's and its lines'. */
+/**
+ * The TaxTypeEnum values of the 'Collect and Remit' taxes that the contract says are inside the
+ * seller's payment (Payment.amount, PaymentSummary.totalDueSeller: US state sales tax, Canada's
+ * provincial sales tax, GST, UK/EU VAT; EbayCollectAndRemitTax.amount adds Malaysia's SST).
+ * Other types there (eBay's recycling and other fees it collects) are not named as inside it.
+ */
+const taxesInPayment = new Set(['STATE_SALES_TAX', 'PROVINCE_SALES_TAX', 'GST', 'VAT', 'SST']);
+
+/**
+ * The tax eBay collected from the buyer and remits itself ('eBay Collect and Remit': UK/EU VAT on
+ * imports, US sales tax, AU/NZ/CA GST ...), in cents, that the payment holds. The contract's test
+ * (Payment.amount, totalDueSeller): "If both of these containers [lineItems.ebayCollectAndRemitTaxes
+ * and lineItems.taxes] appear for one or more line items ... with the following taxType values,
+ * the 'Collect and Remit' tax amount that the buyer paid is included in this amount"; `taxes` is
+ * "always returned" but empty without a tax, so a line counts when it is not empty.
+ */
+function collectedTax(order: EbayOrder): number {
+  return (order.lineItems ?? [])
+    .filter((item) => (item.taxes ?? []).length > 0)
+    .flatMap((item) => item.ebayCollectAndRemitTaxes ?? [])
+    .filter((t) => taxesInPayment.has(t.taxType ?? ''))
+    .reduce((s, t) => s + cents(t.amount?.value), 0);
+}
+
+/**
+ * What the seller has received and kept: the PAID payments less the 'Collect and Remit' tax in
+ * them, else the total of a paid order, less eBay's refunds, the order's and its lines'.
+ *
+ * The seller's amount, not the buyer's (decision): the payment is "the amount that seller receives
+ * for the order" and holds the tax eBay collected, which eBay remits to the tax authority, not
+ * the seller's money nor on the lines (their cost is without it). Read whole, a fully paid order
+ * with collected VAT stood above its invoice_amount, which document 1 calls only partially paid:
+ * no paid_in_full, the seller did not ship it. Refunds are already the seller's net ("eBay-collected
+ * tax will not be included in this amount", OrderRefund and LineItemRefund), so both sides of the
+ * subtraction are net. pricingSummary.total holds that tax only when fieldGroups is TAX_BREAKDOWN,
+ * which Kontor does not ask for, so the fallback takes nothing off it.
+ */
 function paid(order: EbayOrder): number {
   const payments = order.paymentSummary?.payments ?? [];
   const sum = payments.filter((p) => p.paymentStatus === 'PAID').reduce((s, p) => s + cents(p.amount?.value), 0);
-  const received = sum > 0 ? sum : paidStates.has(order.orderPaymentStatus ?? '') ? cents(order.pricingSummary?.total?.value) : 0;
+  const received = sum > 0 ? sum - collectedTax(order) : paidStates.has(order.orderPaymentStatus ?? '') ? cents(order.pricingSummary?.total?.value) : 0;
   return Math.max(0, received - refunded(order));
 }
 
@@ -164,7 +229,7 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
       method: shipping?.shippingServiceCode,
       address: address(shipTo),
     }),
-    line: (order.lineItems ?? []).map(line),
+    line: lines(order),
     paid_amount: decimal(paid(order)),
     ...(reference ? { payment_provider_transaction_id: reference } : {}),
     ...(cancelRequested ? { cancel_requested: cancelRequested } : {}),
