@@ -1,7 +1,7 @@
 /** Own categories (Category_type of the own portals), per account and portal account. */
 import type { Knex } from 'knex';
 import { db } from '../db';
-import { invalidField } from '../errors';
+import { DomainError, invalidField } from '../errors';
 import type { OrderScope } from '../access';
 import { Joi, list, ownPortalAccountId as portalAccountIdField, text, runSearch, SearchRequest, SearchSpec, applyConditions } from '../http';
 import { ownPortalAccountId } from '../portal-account';
@@ -168,4 +168,42 @@ export async function saveOwnCategories(accountId: number, requestPortalAccountI
     owned.push({ ...c, portal_account_id: portalAccountId });
   }
   await ownCategoryRepository.upsert(accountId, owned);
+}
+
+/** A shop_g.category[] entry of a stock body (Stock_shop_g_type: id string FK, portal_account_id FK). */
+interface ShopGCategoryRef {
+  id: string;
+  portal_account_id?: number;
+}
+
+/**
+ * Stock_shop_g_type.category[].id names an own category of platform shop_g (stock/category/): one
+ * of the entry's portal account, or of none (categories from before they had one), or, when the
+ * entry names no portal account, of any of the seller's. Another id ('nope', a market_i category,
+ * another seller's) is a 400 naming `<field>.shop_g.category[j].id`, one error item per id,
+ * checked before the first write: the shop would file the item under a category it does not
+ * have, found only when the item is listed. webshop's category[] is document 2's plain string[]
+ * (no FK) and stays unchecked.
+ */
+export async function checkShopGCategories(
+  knex: Knex | Knex.Transaction,
+  accountId: number,
+  input: Record<string, unknown>,
+  f: (name: string) => string,
+): Promise<void> {
+  const entries = (input.shop_g as { category?: ShopGCategoryRef[] } | undefined)?.category;
+  if (!entries?.length) return;
+  const rows = await knex('stock_category')
+    .select('id', 'portal_account_id')
+    .where({ account_id: accountId, platform: 'shop_g' })
+    .whereIn('id', [...new Set(entries.map((e) => e.id))]);
+  const owns = (e: ShopGCategoryRef) =>
+    rows.some((r) => r.id === e.id && (e.portal_account_id === undefined || r.portal_account_id === null || r.portal_account_id === e.portal_account_id));
+  const errors = entries.flatMap((e, j) => {
+    if (owns(e)) return [];
+    const field = f(`shop_g.category[${j}].id`);
+    return [invalidField(field, `${field} ${e.id} is not a shop_g category of the seller (see GET stock/category/?filter[platform]=shop_g)`)];
+  });
+  const [first, ...more] = errors;
+  if (first) throw new DomainError(first.id, first.message, { field: first.field, as: first.kind, more: more.flatMap((e) => e.items()) });
 }

@@ -12,8 +12,7 @@ import { listerGroups } from '../portals';
 import { queueCiaAdjusts } from './stock-available.repository';
 import { Movement, writeMovements } from './stock-history.repository';
 import type { SaveContext, SaveResult } from './stock-save';
-import { checkCustomsCountries } from './stock-customs';
-import { checkShippingGroups } from './stock-shipping-group';
+import { checkStockReferences } from './stock-references';
 import { saveStock, stockColumns } from './stock.service';
 import { StockColumns, stockRepository } from './stock.repository';
 import type { StockInput } from './stock.type';
@@ -43,8 +42,7 @@ export async function createPlainItems(trx: Knex.Transaction, accountId: number,
   const outcomes: (NewItemOutcome | { columns: StockColumns; listerIds: number[] })[] = [];
   for (const { input, ctx } of items) {
     try {
-      await checkShippingGroups(trx, accountId, input, (name) => `${ctx.field}.${name}`);
-      await checkCustomsCountries(input, (name) => `${ctx.field}.${name}`);
+      await checkStockReferences(trx, accountId, input, (name) => `${ctx.field}.${name}`);
       outcomes.push(await stockColumns(trx, input, undefined, ctx, nextListerId));
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;

@@ -13,8 +13,7 @@ import { mergeListers } from './stock-lister.service';
 import { deepMerge, Json, modifiedToday } from './stock-merge';
 import { resolveStockRef } from './stock-ref';
 import { SaveContext, SaveResult } from './stock-save';
-import { checkCustomsCountries } from './stock-customs';
-import { checkShippingGroups } from './stock-shipping-group';
+import { checkStockReferences } from './stock-references';
 import { stockSearchRepository } from './stock-search.repository';
 import { applySet } from './stock-set.service';
 import { applyVariation } from './stock-variation.service';
@@ -54,8 +53,7 @@ export async function saveStock(
 ): Promise<SaveResult> {
   const f = (name: string) => `${ctx.field}.${name}`;
   // Before the first write and the first lock: a new item of stock/list/ runs without a savepoint.
-  await checkShippingGroups(trx, accountId, input, f);
-  await checkCustomsCountries(input, f);
+  await checkStockReferences(trx, accountId, input, f);
   if (existingId !== undefined) await stockRepository.lockSetMainsOf(trx, accountId, existingId);
   const existing = existingId !== undefined ? await stockRepository.lock(trx, accountId, existingId) : undefined;
   if (existingId !== undefined && !existing) throw notFound(`stock ${existingId}`, 'stock_id');

@@ -188,7 +188,16 @@ const shopG = () =>
     eco_participation_category_id: integer().min(0).max(99),
     ean: text(32),
     description_id: list(integer()),
-    category: list(Joi.object({ id: text(255).required(), portal_account_id: ownPortalAccountId() })),
+    // id names an own shop_g category (checked by stock-category.ts checkShopGCategories); taken as
+    // text or a number, as stock/category/ takes a category's id.
+    category: list(
+      Joi.object({
+        id: Joi.alternatives(Joi.string().trim().min(1).max(255), integer().min(0))
+          .custom((v: unknown) => String(v))
+          .required(),
+        portal_account_id: ownPortalAccountId(),
+      }),
+    ),
     picture: pictures(12),
     currency_id: integer(),
     characteristics: characteristics(),

@@ -1585,7 +1585,7 @@ export interface components {
         description_id?: (number | string | null)[] | null;
         category?:
           | ({
-              id?: string | null;
+              id?: (string | null) | (number | string | null) | null;
               portal_account_id?: number | string | null;
             } | null)[]
           | null;
@@ -2375,11 +2375,11 @@ export interface components {
           description_id?: (number | string)[] | ((number | string) & unknown);
           category?:
             | {
-                id: string | '';
+                id: string | (number | string);
                 portal_account_id?: number | string;
               }[]
             | ({
-                id: string | '';
+                id: string | (number | string);
                 portal_account_id?: number | string;
               } & unknown);
           picture?: (string | '')[] | ((string | '') & unknown);
@@ -3868,11 +3868,11 @@ export interface components {
           description_id?: (number | string)[] | ((number | string) & unknown);
           category?:
             | {
-                id: string | '';
+                id: string | (number | string);
                 portal_account_id?: number | string;
               }[]
             | ({
-                id: string | '';
+                id: string | (number | string);
                 portal_account_id?: number | string;
               } & unknown);
           picture?: (string | '')[] | ((string | '') & unknown);

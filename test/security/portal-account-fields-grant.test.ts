@@ -68,6 +68,15 @@ describe('portal account ids in bodies and queries under a portal-account grant'
   });
 
   it('when it names its own portal account, or a client granted all names portal account 2, then the write is taken', async () => {
+    // shop_g.category[].id names an own shop_g category of the portal account the entry names
+    // (deleted at the end: the own-categories case below reads the seller's shop_g categories).
+    for (const portalAccountId of [seller.portalAccountId, account2]) {
+      const category = await call('stock/category/', {
+        token: seller.token,
+        body: { category: { platform: 'shop_g', id: '7', portal_account_id: portalAccountId } },
+      });
+      expect(category.status, category.text).to.equal(200);
+    }
     for (const [token, id] of [
       [bound1, seller.portalAccountId],
       [unbound, account2],
@@ -80,6 +89,8 @@ describe('portal account ids in bodies and queries under a portal-account grant'
     }
     const cia = (await readItem()).stock as { cia: { event: { portal_account_id: number[] } } };
     expect(cia.cia.event.portal_account_id).to.deep.equal([account2]);
+    const deleted = await call(`stock/category/?${query({ filter: { platform: 'shop_g', id: '7' } })}`, { token: seller.token, method: 'DELETE' });
+    expect(deleted.status, deleted.text).to.equal(200);
   });
 
   it("when stock/list/ items name portal account 2 (bound) or another seller's portal account (anyone), then those items fail alone, 403 and 400, and are not written", async () => {

@@ -57,7 +57,17 @@ export async function ownShippingGroups(seller: Seller): Promise<number[]> {
   return groups.map((g) => g.id);
 }
 
-/** An item with every group of Stock_type filled, as a client would send it; shipping.group_id must be the seller's groups. */
+/**
+ * The seller's records fullItem names, made through the API: its shop_g category c1 (a foreign
+ * key, lib/stock stock-category.ts); answers the seller's shipping groups (ownShippingGroups).
+ */
+export async function fullItemReferences(seller: Seller): Promise<number[]> {
+  const category = await call('stock/category/', { token: seller.token, body: { category: { platform: 'shop_g', id: 'c1', name: 'Cups' } } });
+  expect(category.status, category.text).to.equal(200);
+  return ownShippingGroups(seller);
+}
+
+/** An item with every group of Stock_type filled, as a client would send it; the seller's references made by fullItemReferences. */
 export function fullItem(portalAccountId: number, shippingGroupIds: number[]): Record<string, unknown> {
   return {
     name: 'Espresso cup',

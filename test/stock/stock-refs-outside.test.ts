@@ -177,4 +177,70 @@ describe('stock item references and signs tried from outside (document 2)', () =
       }
     });
   });
+
+  describe('shop_g category[].id (own categories of stock/category/)', () => {
+    const categories = (body: unknown, token = seller.token) => call('stock/category/', { token, body: { category: body } });
+
+    it('when a category id the seller has no shop_g category of is sent, then 400 names shop_g.category[j].id and the item keeps its categories', async () => {
+      expect(
+        (
+          await categories([
+            { platform: 'shop_g', id: 'c1', name: 'Cups' },
+            { platform: 'market_i', id: 'm1' },
+          ])
+        ).status,
+      ).to.equal(200);
+      const other = await newSeller();
+      expect((await categories({ platform: 'shop_g', id: 'theirs' }, other.token)).status).to.equal(200);
+
+      // Unknown, of another own platform, of another seller, or of another of the seller's portal accounts than the entry names.
+      for (const [category, field] of [
+        [[{ id: 'nope' }], 'stock.shop_g.category[0].id'],
+        [[{ id: 'c1' }, { id: 'm1' }], 'stock.shop_g.category[1].id'],
+        [[{ id: 'theirs' }], 'stock.shop_g.category[0].id'],
+      ] as const) {
+        await refusedOnCreate('SHOP-G-CAT', { shop_g: { category } }, field);
+      }
+      const id = await createItem(seller, { name: 'Cup', shop_g: { category: [{ id: 'c1' }] } });
+      const update = await call(`stock/${id}/`, { token: seller.token, body: { stock: { shop_g: { category: [{ id: 'c1' }, { id: 'c2' }, { id: 'c3' }] } } } });
+      expect(update.status, update.text).to.equal(400);
+      expect(fields(update)).to.deep.equal(['stock.shop_g.category[1].id', 'stock.shop_g.category[2].id']);
+      const xml = await call(`stock/${id}/`, {
+        token: seller.token,
+        headers: xmlBody,
+        body: '<request><stock><shop_g><category><id>c1</id></category><category><id>nope</id></category></shop_g></stock></request>',
+      });
+      expect(xml.status, xml.text).to.equal(400);
+      expect(fields(xml)).to.deep.equal(['stock.shop_g.category[1].id']);
+      expect((await readItem(seller, id)).shop_g).to.deep.include({ category: [{ id: 'c1' }] });
+
+      const list = await call('stock/list/', {
+        token: seller.token,
+        body: {
+          stock: [
+            { name: 'Ok', sku: 'CAT-OK', shop_g: { category: [{ id: 'c1' }] } },
+            { name: 'Bad', sku: 'CAT-BAD', shop_g: { category: [{ id: 'x' }] } },
+          ],
+        },
+      });
+      expect(list.status, list.text).to.equal(207);
+      const parts = list.body.response as { code: number; error?: { field?: string }[] }[];
+      expect(parts.map((p) => p.code)).to.deep.equal([201, 400]);
+      expect(parts[1]!.error!.map((e) => e.field)).to.deep.equal(['stock[1].shop_g.category[0].id']);
+      expect((await call('stock/SKU_CAT-BAD/', { token: seller.token })).status).to.equal(404);
+    });
+
+    it("when the ids name the seller's shop_g categories (with or without their portal account), then the item is stored with them", async () => {
+      expect(
+        (
+          await categories([
+            { platform: 'shop_g', id: '10' },
+            { platform: 'shop_g', id: 'c1' },
+          ])
+        ).status,
+      ).to.equal(200);
+      const id = await createItem(seller, { name: 'Cup', shop_g: { category: [{ id: 10 }, { id: 'c1', portal_account_id: seller.portalAccountId }] } });
+      expect((await readItem(seller, id)).shop_g).to.deep.include({ category: [{ id: '10' }, { id: 'c1', portal_account_id: seller.portalAccountId }] });
+    });
+  });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, query, Seller } from '../support/api';
-import { ciaRows, createItem, fullItem, historyOf, ownShippingGroups, readItem, withoutModifiedTime, writtenToday } from './helpers';
+import { ciaRows, createItem, fullItem, fullItemReferences, historyOf, readItem, withoutModifiedTime, writtenToday } from './helpers';
 
 describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   let seller: Seller;
@@ -10,7 +10,7 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   });
 
   it('when a full item is created, then it reads back with every group, computed quantity_available and lister ids', async () => {
-    const res = await call('stock/', { token: seller.token, body: { stock: fullItem(seller.portalAccountId, await ownShippingGroups(seller)) } });
+    const res = await call('stock/', { token: seller.token, body: { stock: fullItem(seller.portalAccountId, await fullItemReferences(seller)) } });
     expect(res.status, res.text).to.equal(201);
     expect(res.body.ack).to.equal('success');
     const listerIds = res.body.lister_id as number[];
@@ -30,7 +30,7 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   });
 
   it('when an item read is posted back unchanged, then read-only fields are answered with a warning each and nothing changes', async () => {
-    const id = await createItem(seller, fullItem(seller.portalAccountId, await ownShippingGroups(seller)));
+    const id = await createItem(seller, fullItem(seller.portalAccountId, await fullItemReferences(seller)));
     const item = await readItem(seller, id);
     const res = await call(`stock/${id}/`, { token: seller.token, body: { stock: item } });
     expect(res.status, res.text).to.equal(200);
@@ -156,7 +156,7 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   });
 
   it('when a full item goes through XML both ways, then it reads back equal to the JSON read', async () => {
-    const groups = await ownShippingGroups(seller);
+    const groups = await fullItemReferences(seller);
     const id = await createItem(seller, fullItem(seller.portalAccountId, groups));
     const json = await readItem(seller, id);
     const xml = await call(`stock/${id}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
