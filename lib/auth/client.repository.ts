@@ -33,6 +33,17 @@ export const clientRepository = {
     return trx('oauth_client').where({ client_id: clientId }).forUpdate().first();
   },
 
+  /**
+   * Whether the client is enabled, and with `secretHash` still has that secret; its row share-locked
+   * until the caller's transaction ends, as token.service's holdLogin does for a login: `client
+   * disable` and `client enable` update the row before they revoke, so either they wait for the
+   * token written here and revoke it, or this read waits for them and refuses.
+   */
+  async hold(trx: Knex, id: number, secretHash?: string): Promise<boolean> {
+    const row = (await trx('oauth_client').where({ id }).forShare().first('secret_hash')) as { secret_hash: string } | undefined;
+    return row !== undefined && !row.secret_hash.startsWith(disabledMark) && (secretHash === undefined || row.secret_hash === secretHash);
+  },
+
   /** A new secret hash, or the disabled mark (clientDisabledHash). */
   async setSecretHash(trx: Knex, id: number, secretHash: string): Promise<void> {
     await trx('oauth_client').where({ id }).update({ secret_hash: secretHash });

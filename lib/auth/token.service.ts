@@ -147,6 +147,9 @@ async function clientOf(readings: CredentialReading[]): Promise<OAuthClientRow |
   return undefined;
 }
 
+/** The client's secret was wrong, or it was disabled or given a new secret while the request ran. */
+const clientRefused = () => oauthError('invalid_client', 'client_id or client_secret is wrong');
+
 /** The client the request's credentials authenticate; invalid_client (logged) otherwise. */
 async function authenticateClient(credentials: CredentialReading[] | undefined): Promise<OAuthClientRow> {
   const client = await clientOf(credentials ?? []);
@@ -155,7 +158,7 @@ async function authenticateClient(credentials: CredentialReading[] | undefined):
   const known = clientId ? Boolean(await clientRepository.findByClientId(clientId)) : false;
   // The client_id as sent is not a secret; the secret never goes to the log.
   log.warn({ login_failed: 'token.php', client_id: clientId, known_client: known }, 'client authentication failed');
-  throw oauthError('invalid_client', 'client_id or client_secret is wrong');
+  throw clientRefused();
 }
 
 /**
@@ -187,6 +190,7 @@ export async function grantAuthorizationCode(
   const outcome = await db().transaction(async (trx) => {
     const accountId = await tokenRepository.accountOf(trx, 'authorization_code', hash);
     if (accountId === undefined || !(await holdLogin(trx, accountId))) return { kind: 'unknown' as const };
+    if (!(await clientRepository.hold(trx, client.id, client.secret_hash))) throw clientRefused();
     const consumed = await tokenRepository.consumeAuthorizationCode(trx, hash, client.id);
     // A replay's revocation commits with this transaction: it must not throw before.
     if (consumed.kind !== 'valid') return consumed;
@@ -226,6 +230,7 @@ export async function grantRefreshToken(
   const outcome = await db().transaction(async (trx) => {
     const accountId = await tokenRepository.accountOf(trx, 'refresh_token', hash);
     if (accountId === undefined || !(await holdLogin(trx, accountId))) return { kind: 'unknown' as const };
+    if (!(await clientRepository.hold(trx, client.id, client.secret_hash))) throw clientRefused();
     const consumed = await tokenRepository.consumeRefreshToken(trx, hash, client.id);
     if (consumed.kind !== 'valid') return consumed;
     await clientAccessRepository.refreshed(trx, consumed.chainId);
@@ -250,6 +255,7 @@ export async function createAuthorizationCode(grant: Grant, binding: CodeBinding
   const code = newSecret('kac', grant.accountId);
   return db().transaction(async (trx) => {
     if (!(await holdLogin(trx, grant.accountId, stamp))) return undefined;
+    if (grant.oauthClientId !== null && !(await clientRepository.hold(trx, grant.oauthClientId))) return undefined;
     await tokenRepository.insertAuthorizationCode(trx, secretHash(code), grant, binding, config().authorizationCodeTtlSeconds);
     return code;
   });

@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import { createClient } from '../../lib/auth/client.service';
 import { disabledPasswordHash } from '../../lib/account';
+import { clientDisabledHash } from '../../lib/auth/client.repository';
 import { disableClient, disableLogin, setPassword } from '../../lib/auth/credential-lockout.service';
 import { db } from '../../lib/db';
 import { call, newSeller, Seller, tokenFor } from '../support/api';
@@ -143,6 +144,29 @@ describe('kontor client disable / enable, user disable / password (a leaked cred
       if (!support.isCompleted()) await support.rollback();
     }
     expect(await db()('access_token').where({ account_id: seller.id, oauth_client_id: null }).count('* as n').first()).to.deep.equal({ n: '1' });
+  });
+
+  it('when support disables a client while it exchanges its refresh token, then no token comes of that exchange', async () => {
+    const seller = await newSeller();
+    const client = await createClient('racing', 'https://racing.example.com/cb');
+    const tokens = await authorized(seller, client);
+    const { id } = (await db()('oauth_client').where({ client_id: client.client_id }).first('id')) as { id: number };
+    // The test holds the client's row as `client disable` does while it revokes: the exchange's write waits.
+    const support = await db().transaction();
+    try {
+      await support('oauth_client').where({ id }).forUpdate().first();
+      const exchange = refresh(client, tokens.refresh);
+      await untilOneWaitsForALock();
+      await support('oauth_client')
+        .where({ id })
+        .update({ secret_hash: clientDisabledHash(new Date()) });
+      await support.commit();
+      const res = await exchange;
+      expect([res.status, errorOf(res)]).to.deep.equal([401, 'invalid_client']);
+    } finally {
+      if (!support.isCompleted()) await support.rollback();
+    }
+    expect(await db()('access_token').where({ oauth_client_id: id }).count('* as n').first()).to.deep.equal({ n: '1' });
   });
 
   it('when support disables a login or sets its password between the sign-in on authorize.php and the consent, then the consent gives no code', async () => {
