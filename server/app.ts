@@ -14,9 +14,12 @@ import { invoiceFileRouter } from './routes/invoice-file';
 import { connectPages } from './routes/connect.pages';
 import { healthRouter, operatorRouter } from '../lib/operator';
 import { provideOrderGrant } from '../lib/order';
+import { provideStockEventTargets } from '../lib/event';
 
 // lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
 provideOrderGrant();
+// lib/event's handler look-up, with which lib/stock checks cia.event target[] (lib/stock/event-targets.ts).
+provideStockEventTargets();
 
 /** The Express app: conventions of document 1 around the declared endpoints (tests may add some). */
 export function createApp(extra: Endpoint[] = []): express.Express {

@@ -10,10 +10,13 @@ import { closeRedis } from '../lib/redis';
 import { developmentKeyWarning } from '../lib/secret';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 import { provideOrderGrant } from '../lib/order';
-import { settleUnhandledEvents } from '../lib/event';
+import { provideStockEventTargets, settleUnhandledEvents } from '../lib/event';
 
 // lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
 provideOrderGrant();
+// lib/event's handler look-up, with which lib/stock checks cia.event target[] (a worker may write
+// an item: the eBay take-over).
+provideStockEventTargets();
 
 /** A further queue a worker process runs beside its own (order_import in the portal_upload process). */
 export type AlsoRun = { [Q in QueueName]: { queue: Q; processors: Processors<Q> } }[QueueName];

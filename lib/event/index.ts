@@ -10,6 +10,7 @@ export { eventHandlerInput } from './event-handler.type';
 export type { EventHandlerInput } from './event-handler.type';
 export { eventProcessors } from './event.processor';
 export { settleUnhandledEvents } from './event-settle';
+export { provideStockEventTargets } from './stock-event-targets';
 export { webhookDeliverySearch } from './webhook-delivery.repository';
 export { requestRedelivery, resumeEventHandler, searchDeliveries } from './webhook-delivery.service';
 export { WebhookSweeper } from './webhook-sweeper';

@@ -1,5 +1,6 @@
 /** The foreign keys of a stock body that name the seller's records, checked before anything is written. */
 import type { Knex } from 'knex';
+import { checkEventTargets } from './event-targets';
 import { checkShopGCategories } from './stock-category';
 import { checkCustomsCountries } from './stock-customs';
 import { checkShippingGroups } from './stock-shipping-group';
@@ -7,7 +8,7 @@ import type { StockInput } from './stock.type';
 
 /**
  * Refuses a body whose references name nothing (shipping groups, customs countries, shop_g
- * categories), each a 4xx naming its field under `f` (stock.… or stock[n].…). Called by every
+ * categories, cia.event targets), each a 4xx naming its field under `f` (stock.… or stock[n].…). Called by every
  * write of an item before its first write and first lock: a new item of stock/list/ runs without
  * a savepoint, so a refusal must come before anything of it is written.
  */
@@ -15,4 +16,5 @@ export async function checkStockReferences(trx: Knex.Transaction, accountId: num
   await checkShippingGroups(trx, accountId, input, f);
   await checkCustomsCountries(input, f);
   await checkShopGCategories(trx, accountId, input, f);
+  await checkEventTargets(trx, accountId, input, f);
 }

@@ -3,6 +3,7 @@ import { computeOffers, dependents } from '../../lib/cia/cia-compute';
 import { queues } from '../../lib/queue/queue.registry';
 import type { CiaInput } from '../../lib/stock/cia-input';
 import { call, newSeller, Seller } from '../support/api';
+import { stockCiaHandler } from '../stock/helpers';
 import { waitFor, withSandboxAndFleet } from './support';
 
 const input = (over: Partial<CiaInput>): CiaInput => ({
@@ -154,13 +155,15 @@ describe('fleet: CIA through the workers and the sandbox', () => {
   });
 
   it('when cia.event names targets and the quantity changes, then an event job goes to the events queue for them', async () => {
-    const stockId = await createItem({ name: 'Evented', quantity: 2, cia: { shop_g: { is_active: true }, event: { is_active: true, target: ['17'] } } });
+    // A target names a stock cia handler of the seller (here a task action, named by its id).
+    const target = String(await stockCiaHandler(seller));
+    const stockId = await createItem({ name: 'Evented', quantity: 2, cia: { shop_g: { is_active: true }, event: { is_active: true, target: [target] } } });
     const event = await waitFor('the event job', async () => {
       const jobs = await queues().get('events').getJobs(['waiting', 'active', 'completed', 'failed', 'delayed']);
       return jobs.find((j) => j.name === 'event.emit' && j.data.section === 'stock' && j.data.recordId === String(stockId));
     });
     expect(event.data).to.deep.include({ accountId: seller.id, type: 'cia' });
-    expect(event.data.data.target).to.deep.equal(['17']);
+    expect(event.data.data.target).to.deep.equal([target]);
   });
 
   it("when cia.event is an item's only target, or its portals' offers stay capped, then a quantity change still notifies the targets", async () => {
@@ -169,13 +172,14 @@ describe('fleet: CIA through the workers and the sandbox', () => {
         (j) => j.name === 'event.emit' && j.data.section === 'stock' && j.data.recordId === String(stockId),
       );
     // A seller feeding a shop Kontor has no portal for through the notification: no portal state to change.
-    const only = await createItem({ name: 'Own shop only', quantity: 5, cia: { event: { is_active: true, target: ['own-shop'] } } });
+    const ownShop = String(await stockCiaHandler(seller));
+    const only = await createItem({ name: 'Own shop only', quantity: 5, cia: { event: { is_active: true, target: [ownShop] } } });
     await waitFor('the event of the new item', async () => ((await eventJobs(only)).length >= 1 ? true : undefined));
     // market_e stays at its cap of 2 from 5 to 4: its state does not change, the item's quantity does.
     const capped = await createItem({
       name: 'Capped',
       quantity: 5,
-      cia: { market_e: { is_active: true, max_quantity: 2 }, event: { is_active: true, target: ['own-shop'] } },
+      cia: { market_e: { is_active: true, max_quantity: 2 }, event: { is_active: true, target: [ownShop] } },
     });
     await waitFor('the event of the capped item', async () => ((await eventJobs(capped)).length >= 1 ? true : undefined));
     const before = { only: (await eventJobs(only)).length, capped: (await eventJobs(capped)).length };

@@ -11,6 +11,7 @@ import { createPortalAccount } from '../../lib/admin/portal-account-admin.servic
 import { db } from '../../lib/db';
 import { call, newSeller, query, Seller } from '../support/api';
 import { clientToken } from '../support/bound-client';
+import { stockCiaHandler } from '../stock/helpers';
 
 type Failure = { error: string; field?: string }[];
 const errors = (res: { body: Record<string, unknown> }) => res.body.error as Failure;
@@ -30,6 +31,8 @@ describe('portal account ids in bodies and queries under a portal-account grant'
     const item = await call('stock/', { token: seller.token, body: { stock: { name: 'Lamp', quantity: 3 } } });
     expect(item.status, item.text).to.equal(201);
     stockId = String(item.body.stock_id);
+    // cia.event target[] names a stock cia handler of the seller (lib/stock event-targets.ts).
+    await stockCiaHandler(seller, 'erp');
   });
 
   const itemCount = async () => Number(((await db()('stock').where({ account_id: seller.id }).count('* as n')) as { n: string }[])[0]!.n);

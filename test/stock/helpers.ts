@@ -58,12 +58,28 @@ export async function ownShippingGroups(seller: Seller): Promise<number[]> {
 }
 
 /**
- * The seller's records fullItem names, made through the API: its shop_g category c1 (a foreign
- * key, lib/stock stock-category.ts); answers the seller's shipping groups (ownShippingGroups).
+ * A handler of the seller for stock cia events, which cia.event target[] names (lib/stock
+ * event-targets.ts): with a target name, a notification to a loopback URL (nothing leaves the
+ * machine); without, a task action, named by its id. Answers the handler's id.
+ */
+export async function stockCiaHandler(seller: Seller, targetName?: string): Promise<number> {
+  const action = targetName
+    ? { id: 'notification', required: { url: `http://127.0.0.1:9/${targetName}`, format: 'post', target_name: targetName } }
+    : { id: 'task', required: { title: 'Stock {stock_id}', text: 'quantity {quantity}', priority: 'normal' } };
+  const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: { type: { id: 'cia' }, section: 'stock', action } } });
+  expect(res.status, res.text).to.equal(201);
+  return res.body.event_handler_id as number;
+}
+
+/**
+ * The seller's records fullItem names, made through the API: its shop_g category c1 and the
+ * cia.event target 'hook' (foreign keys, lib/stock stock-references.ts); answers the seller's
+ * shipping groups (ownShippingGroups).
  */
 export async function fullItemReferences(seller: Seller): Promise<number[]> {
   const category = await call('stock/category/', { token: seller.token, body: { category: { platform: 'shop_g', id: 'c1', name: 'Cups' } } });
   expect(category.status, category.text).to.equal(200);
+  await stockCiaHandler(seller, 'hook');
   return ownShippingGroups(seller);
 }
 

@@ -3,7 +3,7 @@ import { db } from '../../lib/db/knex';
 import { loadCiaInput } from '../../lib/stock/stock-cia.repository';
 import { adjustStockQuantity } from '../../lib/stock/stock-quantity';
 import { call, newSeller, Seller, withConcurrentCalls } from '../support/api';
-import { ciaRows, createItem, historyOf, readItem } from './helpers';
+import { ciaRows, createItem, historyOf, readItem, stockCiaHandler } from './helpers';
 
 describe('stock quantity contract (adjustStockQuantity, loadCiaInput)', () => {
   let seller: Seller;
@@ -98,6 +98,7 @@ describe('stock quantity contract (adjustStockQuantity, loadCiaInput)', () => {
   });
 
   it('when the cia input of an item is loaded, then it carries quantities and cia settings', async () => {
+    await stockCiaHandler(seller, 'hook-1');
     const id = await createItem(seller, {
       name: 'Lamp',
       quantity: 8,

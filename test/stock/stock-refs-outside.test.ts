@@ -243,4 +243,76 @@ describe('stock item references and signs tried from outside (document 2)', () =
       expect((await readItem(seller, id)).shop_g).to.deep.include({ category: [{ id: '10' }, { id: 'c1', portal_account_id: seller.portalAccountId }] });
     });
   });
+
+  describe('cia.event target[] (event handlers of section stock, type cia)', () => {
+    /** A handler of the seller through the API (a loopback URL: no notification leaves the machine); its id. */
+    async function handler(owner: Seller, section: string, type: string, targetName: string): Promise<number> {
+      const res = await call('admin/event/handler/', {
+        token: owner.token,
+        body: {
+          event_handler: {
+            type: { id: type },
+            section,
+            action: { id: 'notification', required: { url: `http://127.0.0.1:9/${targetName}`, format: 'post', target_name: targetName } },
+          },
+        },
+      });
+      expect(res.status, res.text).to.equal(201);
+      return res.body.event_handler_id as number;
+    }
+    const event = (target: unknown[]) => ({ cia: { event: { is_active: true, target } } });
+
+    it('when a target names no stock cia handler of the seller, then 400 names cia.event.target[i] and the item keeps its targets', async () => {
+      const erp = await handler(seller, 'stock', 'cia', 'erp');
+      const orders = await handler(seller, 'order', 'created', 'orders');
+      const theirs = await handler(await newSeller(), 'stock', 'cia', 'theirs');
+      // Unknown, a handler of order events (never notified of stock), another seller's (by id and by name).
+      for (const [target, field] of [
+        [['nope'], 'stock.cia.event.target[0]'],
+        [['erp', String(orders)], 'stock.cia.event.target[1]'],
+        [['orders'], 'stock.cia.event.target[0]'],
+        [[String(theirs)], 'stock.cia.event.target[0]'],
+        [['theirs'], 'stock.cia.event.target[0]'],
+      ] as const) {
+        await refusedOnCreate('CIA-TARGET', event([...target]), field);
+      }
+      const id = await createItem(seller, { name: 'Cup', ...event([String(erp)]) });
+      const update = await call(`stock/${id}/`, { token: seller.token, body: { stock: event(['erp', 'x', 'y']) } });
+      expect(update.status, update.text).to.equal(400);
+      expect(fields(update)).to.deep.equal(['stock.cia.event.target[1]', 'stock.cia.event.target[2]']);
+      const xml = await call(`stock/${id}/`, {
+        token: seller.token,
+        headers: xmlBody,
+        body: '<request><stock><cia><event><target>erp</target><target>nope</target></event></cia></stock></request>',
+      });
+      expect(xml.status, xml.text).to.equal(400);
+      expect(fields(xml)).to.deep.equal(['stock.cia.event.target[1]']);
+      expect((await readItem(seller, id)).cia).to.deep.equal({ event: { is_active: true, target: [String(erp)] } });
+
+      const list = await call('stock/list/', {
+        token: seller.token,
+        body: {
+          stock: [
+            { name: 'Ok', sku: 'TARGET-OK', ...event(['erp']) },
+            { name: 'Bad', sku: 'TARGET-BAD', ...event(['nope']) },
+          ],
+        },
+      });
+      expect(list.status, list.text).to.equal(207);
+      const parts = list.body.response as { code: number; error?: { field?: string }[] }[];
+      expect(parts.map((p) => p.code)).to.deep.equal([201, 400]);
+      expect(parts[1]!.error!.map((e) => e.field)).to.deep.equal(['stock[1].cia.event.target[0]']);
+      expect((await call('stock/SKU_TARGET-BAD/', { token: seller.token })).status).to.equal(404);
+    });
+
+    it("when the targets name the seller's stock cia handlers by id or target_name, or none, then the item is stored with them", async () => {
+      const erp = await handler(seller, 'stock', 'cia', 'erp');
+      await handler(seller, 'stock', 'cia', 'shop');
+      const id = await createItem(seller, { name: 'Cup', ...event([String(erp), 'shop']) });
+      expect((await readItem(seller, id)).cia).to.deep.equal({ event: { is_active: true, target: [String(erp), 'shop'] } });
+      const cleared = await call(`stock/${id}/`, { token: seller.token, body: { stock: event([]) } });
+      expect(cleared.status, cleared.text).to.equal(200);
+      expect((await readItem(seller, id)).cia).to.deep.equal({ event: { is_active: true, target: [] } });
+    });
+  });
 });
