@@ -163,6 +163,8 @@ export interface ShopifyOrder {
   cancelledAt: string | null;
   email: string | null;
   currencyCode: string;
+  /** Order.test: a test checkout ("made using the Shopify Bogus Gateway or a payment provider with test mode enabled"). */
+  test: boolean;
   /** Shopify's OrderDisplayFinancialStatus of the order: PARTIALLY_REFUNDED and REFUNDED once refunds were made. */
   financial: 'PAID' | 'PENDING' | 'PARTIALLY_REFUNDED' | 'REFUNDED';
   /** What the store refunded to the buyer (refunds, a cancellation's refund): totalRefundedSet. */
@@ -404,6 +406,7 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     email: o.email,
     phone: o.address.phone,
     currencyCode: o.currencyCode,
+    test: o.test,
     displayFinancialStatus: o.financial,
     displayFulfillmentStatus: remaining.length === 0 ? 'FULFILLED' : o.fulfillments.length ? 'PARTIALLY_FULFILLED' : 'UNFULFILLED',
     // totalReceivedSet is "before returns" (the schema's words): a refund leaves it as it was;
@@ -831,6 +834,12 @@ export interface NewShopifyOrder {
   /** discount: the line's share of the order's discounts (its total, not per unit). */
   lines: { sku: string; quantity?: number; price?: string; name?: string; discount?: string }[];
   paid?: boolean;
+  /**
+   * A test checkout (Order.test). The store takes its units off `available` as for any order: the
+   * schema does not say it does not, and a test order is cancelled with a restock like any other
+   * (the sandbox's reading).
+   */
+  test?: boolean;
   shipping?: string;
   shipping_discount?: string;
   buyer?: { name?: string; email?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
@@ -852,6 +861,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     cancelledAt: null,
     email: body.buyer?.email ?? 'buyer@example.com',
     currencyCode: 'EUR',
+    test: body.test === true,
     financial: body.paid === false ? 'PENDING' : 'PAID',
     refunded: '0.00',
     shippingPrice: body.shipping ?? '4.90',
@@ -912,6 +922,7 @@ export function restOrder(o: ShopifyOrder) {
     updated_at: o.updatedAt,
     cancelled_at: o.cancelledAt,
     currency: o.currencyCode,
+    test: o.test,
     financial_status: o.financial.toLowerCase(),
     fulfillment_status: o.lines.every((l) => unfulfilledOf(l) <= 0) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
     total_price: total,

@@ -108,9 +108,10 @@ const storeKey = (s: ShopifySession) => `${s.target.portalAccountId}|${s.creds.e
  * points each against the store's 100 a second: a store of 10 sales a second would otherwise
  * read 6,000 orders per fetch). Process-local, the oldest dropped beyond 20,000 orders.
  */
-const ordersRead = new Map<string, { updatedAt: string; order: ChannelOrder }>();
+/** null: a test order, read but not imported (fetchOrders). */
+const ordersRead = new Map<string, { updatedAt: string; order: ChannelOrder | null }>();
 const ordersReadMax = 20_000;
-function rememberOrder(key: string, updatedAt: string, order: ChannelOrder): void {
+function rememberOrder(key: string, updatedAt: string, order: ChannelOrder | null): void {
   ordersRead.delete(key);
   if (ordersRead.size >= ordersReadMax) ordersRead.delete(ordersRead.keys().next().value!);
   ordersRead.set(key, { updatedAt, order });
@@ -473,7 +474,13 @@ export class WebshopAdapter extends HttpPortalAdapter {
         await this.readAllLines(s, order);
         // Refunds only of orders with refunded units (few): whether those units came back (order-refunds.ts).
         const restocks = hasRefundedUnits(order.lineItems.nodes) ? restockedUnits(await refundLines(s, order.id)) : undefined;
-        rememberOrder(key(order.id), order.updatedAt, channelOrder(order, restocks));
+        // A test checkout (Order.test: "made using the Shopify Bogus Gateway or a payment provider
+        // with test mode enabled", never converted into a real order) is no sale: it is not
+        // imported, so it takes no stock in Kontor (which CIA would take off every channel), gets
+        // no invoice number and no paid event (decision, README). Its units are still counted as
+        // the store's sale below, as the store's available fell with it like any order's; were it
+        // not to, the compare-and-set's higher-than-expected path sends Kontor's count (the truth).
+        rememberOrder(key(order.id), order.updatedAt, order.test ? null : channelOrder(order, restocks));
         if (!order.cancelledAt) sales.push(saleOf(order));
       }
     }
@@ -481,8 +488,8 @@ export class WebshopAdapter extends HttpPortalAdapter {
     await shopifyInventoryRepository.countSales(target.portalAccountId, sales);
     // An order listed but not read (deleted in between) is left out: the next fetch lists it again if it is still there.
     const orders = listed.orders.nodes.flatMap((n) => {
-      const read = ordersRead.get(key(n.id));
-      return read ? [structuredClone(read.order)] : [];
+      const read = ordersRead.get(key(n.id))?.order;
+      return read ? [structuredClone(read)] : [];
     });
     return { orders, next: listed.orders.pageInfo.hasNextPage ? listed.orders.pageInfo.endCursor : null };
   }

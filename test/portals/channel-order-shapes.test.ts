@@ -8,6 +8,8 @@
  *   is "only returned for paid orders being fulfilled by eBay or an eBay fulfillment partner".
  * - Kaufland (seller-api-v2.openapi.json): `OrderDetails.fulfillment_type` is
  *   `fulfilled_by_kaufland` or `fulfilled_by_merchant`.
+ * - Shopify (admin_schema_2025-01.json): `Order.test`, "Test orders are made using the Shopify
+ *   Bogus Gateway or a payment provider with test mode enabled".
  */
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
@@ -131,5 +133,29 @@ describe('channel orders in every shape the contracts allow', function () {
     expect(order.history.join('\n')).to.contain('the channel ships this order from its own warehouse');
     expect(await stockQuantity(seller, stockId)).to.equal(10);
     expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
+  });
+
+  it('when a Shopify order is a test checkout (Order.test), then it is not imported: no order, no stock taken, while the store’s real orders are', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'SH-SHOP-TEST', 10);
+    const { id: shopId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+    const place = async (test: boolean) => {
+      const placed = await post('/_sandbox/shopify/orders', { portal_account: shopId, test, lines: [{ sku: 'SH-SHOP-TEST', quantity: 2, price: '19.90' }] });
+      return String(placed.id).split('/').pop()!;
+    };
+    const testOrder = await place(true);
+    const real = await place(false);
+
+    const run = await importOrders({ accountId: seller.id, portalAccountId: Number(shopId) }, 'sh-shop-test');
+    expect(run.orders).to.deep.include({ created: 1 });
+    expect(await kontorOrder(seller, testOrder)).to.equal(undefined);
+    expect((await kontorOrder(seller, real))!.line[0]).to.deep.include({ sku: 'SH-SHOP-TEST', quantity: '2' });
+    expect(await stockQuantity(seller, stockId)).to.equal(8);
+
+    // A later change of the test order (refunded, say) does not bring it in either.
+    await post(`/_sandbox/shopify/orders/${testOrder}/refund`, {});
+    await importOrders({ accountId: seller.id, portalAccountId: Number(shopId) }, 'sh-shop-test-2');
+    expect(await kontorOrder(seller, testOrder)).to.equal(undefined);
+    expect(await stockQuantity(seller, stockId)).to.equal(8);
   });
 });

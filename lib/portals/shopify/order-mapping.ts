@@ -28,6 +28,8 @@ export interface ShopifyOrderNode {
   email: string | null;
   phone: string | null;
   currencyCode: string;
+  /** "Whether the order is a test. Test orders are made using the Shopify Bogus Gateway or a payment provider with test mode enabled." */
+  test: boolean;
   displayFinancialStatus: string | null;
   displayFulfillmentStatus: string;
   /** "The total amount received minus the total amount refunded" (totalReceivedSet is before returns: a refund left it as it was). */
@@ -76,7 +78,7 @@ export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity
 }
 
 /** The selection of an order the import needs (its first 30 lines, what keeps a page of orders within one query's cost limit; the rest are read by the order's own line paging). */
-export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode displayFinancialStatus displayFulfillmentStatus
+export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode test displayFinancialStatus displayFulfillmentStatus
   netPaymentSet { shopMoney { amount } } shippingLine { discountedPriceSet { shopMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
   lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
