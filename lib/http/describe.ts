@@ -6,7 +6,7 @@ export interface Description {
   keys?: Record<string, Description>;
   items?: Description[];
   metas?: { access?: string; nullIsAbsent?: boolean }[];
-  flags?: { presence?: string };
+  flags?: { presence?: string; single?: boolean };
   /** Values taken besides the type's own (Joi's allow(): '' for a text an empty string clears). */
   allow?: unknown[];
 }

@@ -56,6 +56,7 @@ function typeWalk(isMarked: (d: Description) => boolean) {
 }
 
 const toReadOnly = typeWalk((d) => d.metas?.some((m) => m.access === 'R') ?? false);
+const toSingleLists = typeWalk((d) => d.type === 'array' && d.flags?.single === true);
 const toAbsentWhenNull = typeWalk((d) => d.metas?.some((m) => m.nullIsAbsent === true) ?? false);
 
 /**
@@ -89,6 +90,20 @@ function dropAbsentNulls(schema: Joi.Schema, value: unknown): void {
   });
 }
 
+/**
+ * Makes a list field holding one value (one XML element, or a JSON object where a list goes) a
+ * list of one, in place, before Joi sees it. Joi's single() takes it as that list, but its error
+ * paths then leave the index out (`order.line.quantity`), so a client could not tell the field
+ * from a scalar; as a list, the error names `order.line[0].quantity`, as it does for two lines.
+ */
+function listSingles(schema: Joi.Schema, value: unknown): void {
+  toSingleLists(describe(schema), value, '', (record, key) => {
+    const held = record[key];
+    if (held !== undefined && held !== null && !Array.isArray(held)) record[key] = [held];
+    return true;
+  });
+}
+
 /** A portal account id a body names (ownPortalAccountId), with its field. */
 export interface PortalAccountMention {
   field: string;
@@ -101,6 +116,7 @@ export interface PortalAccountMention {
  */
 export function validate<T>(schema: Joi.Schema, value: unknown, prefix = '', portalAccounts?: PortalAccountMention[]): T {
   dropAbsentNulls(schema, value);
+  listSingles(schema, value);
   const { value: converted, error } = cutToSent(schema, value).validate(value, {
     abortEarly: false,
     convert: true,

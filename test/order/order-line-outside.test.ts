@@ -89,5 +89,27 @@ describe('order lines tried from outside (document 2)', () => {
       expect(xml.status, xml.text).to.equal(200);
       expect((await readOrder(seller, orderId)).line.map((l) => l.quantity)).to.deep.equal(['100']);
     });
+
+    it('when the one line of an order is wrong, in XML (one element) or JSON (an object), then 400 names it with its index, as for two lines', async () => {
+      const xml = await call('order/', {
+        token: seller.token,
+        headers: xmlBody,
+        body: '<request><order><customer><email>buyer@example.com</email></customer><line><id>1</id><quantity>1e2</quantity></line></order></request>',
+      });
+      expect(xml.status, xml.text).to.equal(400);
+      expect(fields(xml)).to.deep.equal(['order.line[0].quantity']);
+      const json = await call('order/', { token: seller.token, body: { order: { customer: { email: 'buyer@example.com' }, line: { id: 1, quantity: 'x' } } } });
+      expect(json.status, json.text).to.equal(400);
+      expect(fields(json)).to.deep.equal(['order.line[0].quantity']);
+      const one = await call('order/', {
+        token: seller.token,
+        headers: xmlBody,
+        body: '<request><order><customer><email>buyer@example.com</email></customer><line><id>1</id><quantity>3</quantity><price>2.00</price></line></order></request>',
+      });
+      expect(one.status, one.text).to.equal(201);
+      const order = await readOrder(seller, one.body.order_id as string);
+      expect(order.line.map((l) => l.quantity)).to.deep.equal(['3']);
+      expect(order.invoice_amount).to.equal('6.00');
+    });
   });
 });
