@@ -17,9 +17,21 @@
  *   (developer-docs "Get order information": "If you do not specify includedData, then the response
  *   will only include basic information"); each data set adds its part.
  * - paginationToken: "Token handling with 24-hour expiration" (Orders API migration guide).
- * Where the contract is silent the sandbox chooses: the proceeds of an EU marketplace are gross
- * (the TAX breakdown is the VAT included in ITEM and SHIPPING and is not added again), a DISCOUNT
- * breakdown is negative, with ITEM and SHIPPING detailed breakdowns.
+ * - Amazon.com (US): the items' sales tax is added on top of ITEM, in the item's proceedsTotal and
+ *   the order's grandTotal, as a TAX breakdown with its ITEM detailed breakdown (the contract's US
+ *   examples: proceedsTotal 100.00 = ITEM 99.98 + TAX 0.02); Amazon withholds and remits it, so
+ *   every item names `tax.taxCollections` [{model MARKETPLACE_FACILITATOR, responsibleParty
+ *   "Amazon Services, Inc."}] (data set TAX; v0: ItemTax and TaxCollection MarketplaceFacilitator).
+ * - IOSS (an item shipped into the EU from outside it, its VAT collected by Amazon): the contract's
+ *   IOSS example, no TAX breakdown, `tax` {taxCalculationBreakdowns [{reportingScheme IOSS}],
+ *   taxCollections [{MARKETPLACE_FACILITATOR, "Amazon Services Europe S.a.r.L."}]}.
+ * - A DELIVERY_TIP is an order-level breakdown with its status (PENDING or FINALIZED), "charged
+ *   separately and not attributed to a specific item", inside grandTotal (the contract's example:
+ *   154.99 = ITEM 149.97 + TAX 0.02 + DELIVERY_TIP 5.00).
+ * Where the contract is silent the sandbox chooses: the proceeds of the other marketplaces are
+ * gross (the TAX breakdown is the VAT included in ITEM and SHIPPING and is not added again), a
+ * DISCOUNT breakdown is negative, with ITEM and SHIPPING detailed breakdowns; a PENDING tip is
+ * in grandTotal as a FINALIZED one is.
  */
 import crypto from 'node:crypto';
 import express, { Request, Response } from 'express';
@@ -39,6 +51,10 @@ export interface SandboxOrderLine {
   promotionDiscount: string;
   shippingPrice: string;
   shippingDiscount: string;
+  /** Sales tax on the item, all units (Amazon.com: added on top of the price; Amazon withholds it). */
+  tax: string;
+  /** Shipped into the EU from outside it under IOSS: Amazon collects the VAT (marketplace facilitator). */
+  ioss: boolean;
   quantityShipped: number;
   /** A buyer's request to cancel the item, and its cancellation (amazon-cancel.sandbox.ts). */
   cancellation?: SandboxItemCancellation;
@@ -68,6 +84,8 @@ export interface SandboxOrder {
   address: Record<string, string>;
   lines: SandboxOrderLine[];
   packages: SandboxPackage[];
+  /** A delivery tip: an order-level proceeds breakdown, in grandTotal. */
+  deliveryTip?: { amount: string; status: 'PENDING' | 'FINALIZED' };
 }
 
 /** What the orders part of the sandbox's Amazon holds. */
@@ -99,6 +117,9 @@ export function settle(order: SandboxOrder): SandboxOrder {
 }
 
 const pending = (o: SandboxOrder) => o.status === 'PENDING' || o.status === 'PENDING_AVAILABILITY';
+/** Amazon.com: prices without sales tax, which is added on top and withheld by Amazon (the contract's US examples). */
+const US = 'ATVPDKIKX0DER';
+const marketplaceNames: Record<string, string> = { [US]: 'Amazon.com', A1F83G8C2ARO7P: 'Amazon.co.uk' };
 /** The VAT included in a gross EU amount (19 %, Amazon.de), informative: not added to the totals. */
 const includedVat = (gross: number) => Math.round(gross - gross / 1.19);
 
@@ -122,10 +143,30 @@ function itemProceeds(o: SandboxOrder, l: SandboxOrderLine) {
         { subtype: 'SHIPPING', value: money(-shipDiscount, o.currency) },
       ],
     });
-  const total = item + shipping - promo - shipDiscount;
-  breakdowns.push({ type: 'TAX', subtotal: money(includedVat(total), o.currency) });
-  return { total, proceeds: { proceedsTotal: money(total, o.currency), breakdowns } };
+  const net = item + shipping - promo - shipDiscount;
+  if (o.marketplaceId === US) {
+    // Sales tax on top: in proceedsTotal and grandTotal; only for the units charged.
+    const tax = Math.round((toCents(l.tax) * unitsOf(l)) / l.quantity);
+    if (tax) breakdowns.push({ type: 'TAX', subtotal: money(tax, o.currency), detailedBreakdowns: [{ subtype: 'ITEM', value: money(tax, o.currency) }] });
+    return { total: net + tax, proceeds: { proceedsTotal: money(net + tax, o.currency), breakdowns } };
+  }
+  if (!l.ioss) breakdowns.push({ type: 'TAX', subtotal: money(includedVat(net), o.currency) });
+  return { total: net, proceeds: { proceedsTotal: money(net, o.currency), breakdowns } };
 }
+
+/** ItemTax (data set TAX): who collects the item's tax, where Amazon does (marketplace facilitator). */
+function itemTax(o: SandboxOrder, l: SandboxOrderLine): Record<string, unknown> | undefined {
+  if (o.marketplaceId === US) return { taxCollections: [{ model: 'MARKETPLACE_FACILITATOR', responsibleParty: 'Amazon Services, Inc.' }] };
+  if (l.ioss)
+    return {
+      taxCalculationBreakdowns: [{ reportingScheme: 'IOSS' }],
+      taxCollections: [{ model: 'MARKETPLACE_FACILITATOR', responsibleParty: 'Amazon Services Europe S.a.r.L.' }],
+    };
+  return undefined;
+}
+
+/** The order's delivery tip in cents (0 without one). */
+const tipOf = (o: SandboxOrder) => (o.deliveryTip ? toCents(o.deliveryTip.amount) : 0);
 
 /** An order as the Orders API v2026-01-01 answers it, with the data sets asked for. */
 export function order2026(o: SandboxOrder, included: Set<string>): Record<string, unknown> {
@@ -148,6 +189,8 @@ export function order2026(o: SandboxOrder, included: Set<string>): Record<string
     }
     const cancellation = included.has('CANCELLATION') ? itemCancellation(l) : undefined;
     if (cancellation) item.cancellation = cancellation;
+    const tax = included.has('TAX') ? itemTax(o, l) : undefined;
+    if (tax) item.tax = tax;
     if (included.has('FULFILLMENT')) item.fulfillment = { quantityFulfilled: l.quantityShipped, quantityUnfulfilled: unitsOf(l) - l.quantityShipped };
     return item;
   });
@@ -156,7 +199,7 @@ export function order2026(o: SandboxOrder, included: Set<string>): Record<string
     createdTime: o.createdTime,
     lastUpdatedTime: o.lastUpdatedTime,
     programs: afn ? ['DELIVERY_BY_AMAZON'] : [],
-    salesChannel: { channelName: 'AMAZON', marketplaceId: o.marketplaceId, marketplaceName: 'Amazon.de' },
+    salesChannel: { channelName: 'AMAZON', marketplaceId: o.marketplaceId, marketplaceName: marketplaceNames[o.marketplaceId] ?? 'Amazon.de' },
   };
   if (included.has('BUYER')) out.buyer = { buyerName: o.buyer.name, ...(isPending || afn ? {} : { buyerEmail: o.buyer.email }) };
   if (included.has('RECIPIENT') && !isPending) {
@@ -179,7 +222,9 @@ export function order2026(o: SandboxOrder, included: Set<string>): Record<string
         return any ? { type, subtotal: money(c, o.currency) } : undefined;
       })
       .filter(Boolean);
-    out.proceeds = { grandTotal: money(grand, o.currency), breakdowns };
+    // The tip is charged separately, at the order level, and is inside grandTotal.
+    const tip = o.deliveryTip ? [{ type: 'DELIVERY_TIP', status: o.deliveryTip.status, subtotal: money(tipOf(o), o.currency) }] : [];
+    out.proceeds = { grandTotal: money(grand + tipOf(o), o.currency), breakdowns: [...breakdowns, ...tip] };
   }
   if (included.has('FULFILLMENT')) out.fulfillment = { fulfillmentStatus: o.status, fulfilledBy: o.fulfilledBy, fulfillmentServiceLevel: o.serviceLevel };
   out.orderItems = items;
@@ -201,7 +246,7 @@ const v0Status: Record<FulfillmentStatus, string> = {
 function orderV0(o: SandboxOrder): Record<string, unknown> {
   settle(o);
   const isPending = pending(o);
-  const total = o.lines.reduce((c, l) => c + itemProceeds(o, l).total, 0);
+  const total = o.lines.reduce((c, l) => c + itemProceeds(o, l).total, tipOf(o));
   return {
     AmazonOrderId: o.orderId,
     PurchaseDate: o.createdTime,
@@ -234,6 +279,9 @@ function itemsV0(o: SandboxOrder): Record<string, unknown>[] {
           ShippingPrice: money(toCents(l.shippingPrice), o.currency),
           PromotionDiscount: money(toCents(l.promotionDiscount), o.currency),
           ShippingDiscount: money(toCents(l.shippingDiscount), o.currency),
+          ...(o.marketplaceId === US
+            ? { ItemTax: money(toCents(l.tax), o.currency), TaxCollection: { Model: 'MarketplaceFacilitator', ResponsibleParty: 'Amazon Services, Inc.' } }
+            : {}),
         }),
   }));
 }
@@ -515,7 +563,22 @@ const amazonCarrierCodes = new Set([
 /** An order to place at the sandbox's Amazon (POST /_sandbox/amazon/orders, and a market_d sale). */
 export interface NewAmazonOrder {
   portal_account: string | number;
-  lines: { sku: string; quantity: number; price?: string; title?: string; promotion_discount?: string; shipping?: string; shipping_discount?: string }[];
+  lines: {
+    sku: string;
+    quantity: number;
+    price?: string;
+    title?: string;
+    promotion_discount?: string;
+    shipping?: string;
+    shipping_discount?: string;
+    /** Amazon.com: the sales tax on the item (all units), added on top and withheld by Amazon. */
+    tax?: string;
+    /** An EU marketplace: the item comes from outside the EU under IOSS, Amazon collecting its VAT. */
+    ioss?: boolean;
+  }[];
+  /** A delivery tip (DELIVERY_TIP, order level), FINALIZED unless delivery_tip_status says PENDING. */
+  delivery_tip?: string;
+  delivery_tip_status?: 'PENDING' | 'FINALIZED';
   fulfilled_by?: 'AMAZON' | 'MERCHANT';
   status?: FulfillmentStatus;
   /** Pending this long first (default: the store's pendingMs). */
@@ -561,9 +624,12 @@ export function placeOrder(store: AmazonOrderStore, body: NewAmazonOrder): Sandb
       promotionDiscount: l.promotion_discount ?? '0.00',
       shippingPrice: l.shipping ?? '0.00',
       shippingDiscount: l.shipping_discount ?? '0.00',
+      tax: l.tax ?? '0.00',
+      ioss: l.ioss === true,
       quantityShipped: 0,
     })),
     packages: [],
+    ...(body.delivery_tip ? { deliveryTip: { amount: body.delivery_tip, status: body.delivery_tip_status ?? 'FINALIZED' } } : {}),
   };
   store.orders.set(order.orderId, order);
   return order;

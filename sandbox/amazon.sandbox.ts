@@ -594,8 +594,19 @@ function controls(app: express.Express, amazon: AmazonState): void {
   });
   app.post('/_sandbox/amazon/orders', (req, res) => {
     const body = (req.body ?? {}) as NewAmazonOrder;
-    if (body.portal_account === undefined || !Array.isArray(body.lines) || body.lines.length === 0 || body.lines.some((l) => !l.sku || !(l.quantity >= 1))) {
-      res.status(400).json({ message: 'portal_account and lines [{sku, quantity >= 1, price, promotion_discount, shipping, shipping_discount}] are required' });
+    const amount = (v: unknown) => v === undefined || (typeof v === 'string' && /^\d+(\.\d{1,2})?$/.test(v));
+    if (
+      body.portal_account === undefined ||
+      !Array.isArray(body.lines) ||
+      body.lines.length === 0 ||
+      body.lines.some((l) => !l.sku || !(l.quantity >= 1) || !amount(l.tax)) ||
+      !amount(body.delivery_tip) ||
+      ![undefined, 'PENDING', 'FINALIZED'].includes(body.delivery_tip_status)
+    ) {
+      res.status(400).json({
+        message:
+          'portal_account and lines [{sku, quantity >= 1, price, promotion_discount, shipping, shipping_discount, tax, ioss}] are required; tax and delivery_tip are amounts, delivery_tip_status PENDING or FINALIZED',
+      });
       return;
     }
     const order = placeOrder(amazon, body);

@@ -71,7 +71,7 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     expect(searches[0]!.query).to.deep.equal({
       lastUpdatedAfter: since.toISOString(),
       marketplaceIds: DE,
-      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES',
+      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES,TAX',
       maxResultsPerPage: '100',
     });
     expect(searches[1]!.query!.paginationToken).to.be.a('string');
@@ -100,7 +100,7 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     // getOrder: the same order and data sets, one call.
     expect(await adapter.fetchOrder(target, a.order_id)).to.deep.equal(order);
     expect(calls(`/orders/2026-01-01/orders/${a.order_id}`)[0]!.query).to.deep.equal({
-      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES',
+      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES,TAX',
     });
   });
 
@@ -329,6 +329,76 @@ describe('market_d: the money of an Amazon order', () => {
       }),
     );
     expect(order.line[0]).to.deep.equal({ transaction_id: '1', sku: 'Y', name: 'Y', quantity: 3, price: '9.50' });
+  });
+
+  /** An item of the contract's US example (proceedsTotal = ITEM + TAX), with its tax collection model. */
+  const usItem = (id: string, quantity: number, item: string, tax: string, model?: string): Order2026['orderItems'][number] => {
+    const usd = (amount: string) => ({ amount, currencyCode: 'USD' });
+    const total = ((Math.round(Number(item) * 100) + Math.round(Number(tax) * 100)) / 100).toFixed(2);
+    return {
+      orderItemId: id,
+      quantityOrdered: quantity,
+      product: { sellerSku: `SKU-${id}`, price: { unitPrice: usd((Number(item) / quantity).toFixed(2)) } },
+      proceeds: {
+        proceedsTotal: usd(total),
+        breakdowns: [{ type: 'ITEM', subtotal: usd(item) }, ...(tax !== '0.00' ? [{ type: 'TAX', subtotal: usd(tax) }] : [])],
+      },
+      ...(model ? { tax: { taxCollections: [{ model, responsibleParty: 'Amazon Services, Inc.' }] } } : {}),
+    };
+  };
+  const usOrder = (items: Order2026['orderItems'], tip?: string): Order2026 =>
+    base({
+      salesChannel: { channelName: 'AMAZON', marketplaceId: 'ATVPDKIKX0DER' },
+      fulfillment: { fulfillmentStatus: 'SHIPPED' },
+      proceeds: {
+        grandTotal: { amount: '154.99', currencyCode: 'USD' },
+        breakdowns: [
+          { type: 'ITEM', subtotal: { amount: '149.97', currencyCode: 'USD' } },
+          { type: 'TAX', subtotal: { amount: '0.02', currencyCode: 'USD' } },
+          ...(tip ? [{ type: 'DELIVERY_TIP', subtotal: { amount: tip, currencyCode: 'USD' } }] : []),
+        ],
+      },
+      orderItems: items,
+    });
+
+  it('the contract’s US example (grandTotal 154.99 = ITEM 149.97 + TAX 0.02 + DELIVERY_TIP 5.00) with the tax Amazon withholds as marketplace facilitator is paid at its lines, 149.97', () => {
+    const order = channelOrder(
+      usOrder([usItem('1', 2, '99.98', '0.02', 'MARKETPLACE_FACILITATOR'), usItem('2', 1, '49.99', '0.00', 'MARKETPLACE_FACILITATOR')], '5.00'),
+    );
+    expect(order.line.map((l) => [l.quantity, l.price])).to.deep.equal([
+      [2, '49.99'],
+      [1, '49.99'],
+    ]);
+    expect(order.paid_amount).to.equal('149.97');
+  });
+
+  it('tax that no collection model says Amazon withholds stays in the paid amount; the VAT inside gross prices (proceedsTotal without it) is not taken off', () => {
+    // Without the TAX data set (no taxCollections): the tax was not shown to be Amazon's; only the tip leaves.
+    expect(channelOrder(usOrder([usItem('1', 2, '99.98', '0.02'), usItem('2', 1, '49.99', '0.00')], '5.00')).paid_amount).to.equal('149.99');
+    // An EU item read gross: its TAX is the VAT inside ITEM, its proceedsTotal does not add it again.
+    const eur = (amount: string) => ({ amount, currencyCode: 'EUR' });
+    const gross = channelOrder(
+      base({
+        fulfillment: { fulfillmentStatus: 'UNSHIPPED' },
+        proceeds: { grandTotal: eur('119.00') },
+        orderItems: [
+          {
+            orderItemId: '1',
+            quantityOrdered: 1,
+            product: { sellerSku: 'G', price: { unitPrice: eur('119.00') } },
+            proceeds: {
+              proceedsTotal: eur('119.00'),
+              breakdowns: [
+                { type: 'ITEM', subtotal: eur('119.00') },
+                { type: 'TAX', subtotal: eur('19.00') },
+              ],
+            },
+            tax: { taxCollections: [{ model: 'MARKETPLACE_FACILITATOR' }] },
+          },
+        ],
+      }),
+    );
+    expect(gross.paid_amount).to.equal('119.00');
   });
 });
 

@@ -132,6 +132,52 @@ function unitsSold(item: OrderItem2026): number {
   return Math.min(item.quantityOrdered, Math.max(0, shipped));
 }
 
+/**
+ * The tax of an item that Amazon withholds, in cents: its TAX proceeds, when the item's tax
+ * collection model is MARKETPLACE_FACILITATOR ("Tax is withheld and remitted to the taxing
+ * authority by Amazon on behalf of the seller") and the TAX was added on top of the item's price,
+ * i.e. the item's proceedsTotal holds it (the contract's US examples: 100.00 = ITEM 99.98 + TAX
+ * 0.02). Where the TAX is the VAT inside the gross prices (Kontor's reading of EU proceeds:
+ * proceedsTotal without it), it is part of the prices the invoice bills, so nothing is taken off;
+ * an item without proceedsTotal is read as the contract's examples are (TAX on top).
+ */
+function withheldTax(item: OrderItem2026): bigint {
+  if (!(item.tax?.taxCollections ?? []).some((c) => c.model === 'MARKETPLACE_FACILITATOR')) return 0n;
+  const breakdowns = item.proceeds?.breakdowns ?? [];
+  const tax = sum(breakdowns, 'TAX');
+  const total = cents(item.proceeds?.proceedsTotal);
+  const others = breakdowns.filter((b) => b.type !== 'TAX').reduce((s, b) => s + (cents(b.subtotal) ?? 0n), 0n);
+  return total === undefined || total === others + tax ? tax : 0n;
+}
+
+/**
+ * What the seller received for the goods and shipping the invoice bills, in cents: grandTotal
+ * ("the total amount that the seller receives from the sale of the order") less the tax Amazon
+ * withholds as marketplace facilitator and less the delivery tips; undefined without a grandTotal.
+ *
+ * The seller's amount (decision, as for eBay's 'Collect and Remit' tax): Amazon.com adds the
+ * sales tax on top of the item's price into grandTotal, then withholds and remits it; the lines
+ * (unitPrice) are without it. Read whole, a fully paid US order stood above its invoice_amount,
+ * which document 1 calls only partially paid: no paid_in_full, the seller did not ship it.
+ *
+ * A DELIVERY_TIP (decision): "charged separately and not attributed to a specific item", with its
+ * own status (PENDING, FINALIZED: "processed separately after checkout"). It is the buyer's
+ * gratuity for the delivery, not a price of the goods or of the shipping: not on the invoice (a
+ * line of its own would be no article and ask the seller for a stock link; in the shipping fee it
+ * would be billed, and taxed, as shipping, and a tip given after the import would change a known
+ * order's prices, which the import does not follow), so not in the amount that pays the invoice
+ * either. The seller still receives it from Amazon. Taken off whatever its status: the contract
+ * does not say that a PENDING tip is outside grandTotal.
+ */
+function sellersAmount(order: Order2026): bigint | undefined {
+  const grandTotal = cents(order.proceeds?.grandTotal);
+  if (grandTotal === undefined) return undefined;
+  const withheld = order.orderItems.reduce((s, i) => s + withheldTax(i), 0n);
+  const tips = sum(order.proceeds?.breakdowns, 'DELIVERY_TIP');
+  const amount = grandTotal - withheld - tips;
+  return amount > 0n ? amount : 0n;
+}
+
 /** The order's currency: its totals', else its items', else its marketplace's; '' when none says (the import refuses it with a task). */
 function currencyOf(order: Order2026): string {
   return (
@@ -147,7 +193,7 @@ export function channelOrder(order: Order2026): ChannelOrder {
   const status = orderStatus(order.fulfillment?.fulfillmentStatus);
   const shippingFee = order.orderItems.reduce((total, i) => total + sum(i.proceeds?.breakdowns, 'SHIPPING') - discounts(i).shipping, 0n);
   const address = orderAddress(order.recipient?.deliveryAddress);
-  const grandTotal = cents(order.proceeds?.grandTotal);
+  const received = sellersAmount(order);
   const afn = order.fulfillment?.fulfilledBy === 'AMAZON';
   const country = marketplaces[order.salesChannel.marketplaceId ?? '']?.country;
   return {
@@ -170,7 +216,7 @@ export function channelOrder(order: Order2026): ChannelOrder {
     // Items cancelled while the order stays open leave the order's lines; a CANCELLED order keeps
     // what was ordered on its lines (its cancellation puts the stock back as a whole).
     line: order.orderItems.map((i) => line(i, !status.is_cancelled)),
-    paid_amount: status.is_paid && grandTotal !== undefined ? decimal(grandTotal) : '0.00',
+    paid_amount: status.is_paid && received !== undefined ? decimal(received) : '0.00',
     status,
     // AFN: Amazon ships from its fulfilment network; the Orders API names the marketplace, not the centre.
     ...(afn ? { fulfilled_by_channel: { ...(country ? { country_iso2: country } : {}) } } : {}),

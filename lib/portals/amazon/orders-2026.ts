@@ -53,6 +53,15 @@ export interface OrderItem2026 {
   proceeds?: { proceedsTotal?: Money; breakdowns?: ProceedsBreakdown[] };
   promotion?: { breakdowns?: { promotionId?: string }[] };
   fulfillment?: { quantityFulfilled?: number; quantityUnfulfilled?: number };
+  /**
+   * ItemTax (data set TAX): the reporting scheme (UOSS, IOSS) and who collects the tax;
+   * MARKETPLACE_FACILITATOR: "Tax is withheld and remitted to the taxing authority by Amazon on
+   * behalf of the seller".
+   */
+  tax?: {
+    taxCalculationBreakdowns?: { reportingScheme?: string }[];
+    taxCollections?: { model?: string; responsibleParty?: string }[];
+  };
   /** ItemCancellation (data set CANCELLATION): a buyer's request, and how a cancellation was executed. */
   cancellation?: {
     cancellationRequest?: { requester?: string; cancelReason?: string };
@@ -96,9 +105,11 @@ export interface SearchOrdersResponse {
  * recipient (the delivery address: role-based access replaces v0's Restricted Data Token), the
  * proceeds (prices, shipping, discounts, totals), the promotions, the cancellations of items (an
  * item cancelled while the order stays open gives its units back; a buyer's request is shown), the
- * fulfilment (status, AFN or MFN) and the packages. Items always come with the order.
+ * fulfilment (status, AFN or MFN), the packages, and the items' tax (who collects it: the tax
+ * Amazon withholds as marketplace facilitator is not the seller's money, order-mapping.ts). Items
+ * always come with the order.
  */
-export const includedData = ['BUYER', 'RECIPIENT', 'PROCEEDS', 'PROMOTION', 'CANCELLATION', 'FULFILLMENT', 'PACKAGES'] as const;
+export const includedData = ['BUYER', 'RECIPIENT', 'PROCEEDS', 'PROMOTION', 'CANCELLATION', 'FULFILLMENT', 'PACKAGES', 'TAX'] as const;
 
 export const searchOrdersPath = '/orders/2026-01-01/orders';
 export const orderPath = (orderId: string) => `/orders/2026-01-01/orders/${encodeURIComponent(orderId)}`;
