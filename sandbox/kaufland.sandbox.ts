@@ -117,6 +117,9 @@ export interface KauflandOrderUnit {
   ean: string;
   price: number;
   shipping_rate: number;
+  /** OrderUnit.eco_fee and packaging_fee (integer cents, nullable): fees the buyer pays for the piece beside its price. */
+  eco_fee: number | null;
+  packaging_fee: number | null;
   status: OrderUnitStatus;
   cancel_reason: string | null;
   ts_created_iso: string;
@@ -141,7 +144,8 @@ export interface KauflandOrder {
 export interface NewKauflandOrder {
   portal_account: string | number;
   storefront?: string;
-  lines: { id_offer: string; quantity?: number; price?: string; shipping?: string }[];
+  /** eco_fee, packaging_fee: each piece's (decimal, like price); none by default (null, as the contract allows). */
+  lines: { id_offer: string; quantity?: number; price?: string; shipping?: string; eco_fee?: string; packaging_fee?: string }[];
   status?: 'need_to_be_sent' | 'open';
   /** fulfilled_by_merchant by default. */
   fulfillment_type?: 'fulfilled_by_merchant' | 'fulfilled_by_kaufland';
@@ -288,6 +292,8 @@ function orderUnitView(k: KauflandState, ou: KauflandOrderUnit) {
     order_received_timestamp_iso: null,
     shipping_rate: ou.shipping_rate,
     cancel_reason: ou.cancel_reason,
+    eco_fee: ou.eco_fee,
+    packaging_fee: ou.packaging_fee,
     fulfillment_type: order.fulfillment_type,
     buyer: order.buyer,
     billing_address: order.billing_address,
@@ -318,8 +324,16 @@ function orderView(k: KauflandState, o: KauflandOrder) {
     storefront: o.storefront,
     fulfillment_type: o.fulfillment_type,
     order_units: o.units.map((id) => {
-      // OrderDetails.order_units names neither the addresses nor fulfillment_type (the contract).
-      const { buyer: _b, billing_address: _ba, shipping_address: _sa, fulfillment_type: _f, ...unit } = orderUnitView(k, k.orderUnits.get(id)!);
+      // OrderDetails.order_units names neither the addresses nor fulfillment_type nor the fees (the contract).
+      const {
+        buyer: _b,
+        billing_address: _ba,
+        shipping_address: _sa,
+        fulfillment_type: _f,
+        eco_fee: _e,
+        packaging_fee: _p,
+        ...unit
+      } = orderUnitView(k, k.orderUnits.get(id)!);
       return { ...unit, tickets: [] };
     }),
     billing_address: o.billing_address,
@@ -755,6 +769,8 @@ export function placeKauflandOrder(state: SandboxState, k: KauflandState, input:
         price: cents(line.price, unit.listing_price),
         // The shipping rate is charged once per line, on its first order unit.
         shipping_rate: i === 0 ? cents(line.shipping, 0) : 0,
+        eco_fee: line.eco_fee === undefined ? null : cents(line.eco_fee, 0),
+        packaging_fee: line.packaging_fee === undefined ? null : cents(line.packaging_fee, 0),
         status: input.status ?? 'need_to_be_sent',
         cancel_reason: null,
         ts_created_iso: at,

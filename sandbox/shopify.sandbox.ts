@@ -138,6 +138,18 @@ interface ShopifyLine {
   refundedUnits: number;
   /** Of those, the units that had been fulfilled (returned, or refunded without a restock after fulfilment): not taken from the units to fulfil. */
   refundedFulfilled: number;
+  /** LineItem.taxLines: "The taxes charged for the line item, including taxes charged for refunded and removed quantities". */
+  taxLines: SandboxTaxLine[];
+}
+
+/**
+ * A TaxLine as the store keeps it: `rate` "as a decimal" (0.0625 for 6.25 %), `amount` its
+ * priceSet ("The amount of tax ... after discounts and before returns") in the order's currency.
+ */
+export interface SandboxTaxLine {
+  title: string;
+  rate: number;
+  amount: string;
 }
 
 interface ShopifyAddress {
@@ -175,6 +187,14 @@ export interface ShopifyOrder {
   shippingPrice: string;
   /** A shipping discount (free shipping: the whole price). */
   shippingDiscount: string;
+  /** ShippingLine.taxLines. */
+  shippingTaxLines: SandboxTaxLine[];
+  /**
+   * Order.taxesIncluded, "Whether taxes are included in the subtotal price of the order": true, the
+   * lines' and shipping's prices hold their tax (a German store); false, they are net and the tax
+   * comes on top (a US store, most Canadian ones).
+   */
+  taxesIncluded: boolean;
   address: ShopifyAddress;
   fulfillments: { id: string; tracking: { number: string | null; company: string | null }; lines: { id: string; quantity: number }[] }[];
   /** Its refunds (Order.refunds), oldest first, with their refund line items (shopify-refund.sandbox.ts). */
@@ -379,16 +399,45 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
     discountedUnitPriceAfterAllDiscountsSet: money(cents(toCents(l.price) - Math.round(toCents(l.discount) / l.quantity)), o.currencyCode),
     originalTotalSet: money(cents(toCents(l.price) * l.quantity), o.currencyCode),
     totalDiscountSet: money('0.00', o.currencyCode),
+    taxLines: l.taxLines.map((t) => taxLineNode(o, t)),
   };
+}
+
+/** A TaxLine as the schema's object: ratePercentage "as a percentage", price the shop-currency amount (deprecated beside priceSet). */
+const taxLineNode = (o: ShopifyOrder, t: SandboxTaxLine) => ({
+  title: t.title,
+  rate: t.rate,
+  ratePercentage: Math.round(t.rate * 1e6) / 1e4,
+  price: t.amount,
+  priceSet: money(t.amount, o.currencyCode),
+  source: 'Shopify',
+  channelLiable: null,
+});
+
+/** Every tax of the order in cents: its lines' and its shipping's. */
+const taxCents = (o: ShopifyOrder) => [...o.lines.flatMap((l) => l.taxLines), ...o.shippingTaxLines].reduce((sum, t) => sum + toCents(t.amount), 0);
+
+/**
+ * Order.taxLines: "all tax lines applied to line items on the order, before returns. Tax line
+ * prices represent the total price for all tax lines with the same `rate` and `title`."
+ */
+function orderTaxLines(o: ShopifyOrder): SandboxTaxLine[] {
+  const byKey = new Map<string, SandboxTaxLine>();
+  for (const t of o.lines.flatMap((l) => l.taxLines)) {
+    const k = `${t.title}|${t.rate}`;
+    const sum = byKey.get(k);
+    byKey.set(k, sum ? { ...sum, amount: cents(toCents(sum.amount) + toCents(t.amount)) } : { ...t });
+  }
+  return [...byKey.values()];
 }
 
 const toCents = (amount: string) => Math.round(Number(amount) * 100);
 const cents = (c: number) => (c / 100).toFixed(2);
 
-/** What the buyer pays: the lines less their discounts, plus shipping less its discount. */
+/** What the buyer pays: the lines less their discounts, plus shipping less its discount, plus the taxes when the prices exclude them. */
 function orderTotal(o: ShopifyOrder): string {
   const lines = o.lines.reduce((sum, l) => sum + toCents(l.price) * l.quantity - toCents(l.discount), 0);
-  return cents(lines + toCents(o.shippingPrice) - toCents(o.shippingDiscount));
+  return cents(lines + toCents(o.shippingPrice) - toCents(o.shippingDiscount) + (o.taxesIncluded ? 0 : taxCents(o)));
 }
 
 function orderNode(s: ShopifyState, o: ShopifyOrder) {
@@ -407,6 +456,11 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     phone: o.address.phone,
     currencyCode: o.currencyCode,
     test: o.test,
+    taxesIncluded: o.taxesIncluded,
+    // No returns of tax are modelled: before and after returns are the same.
+    totalTaxSet: money(cents(taxCents(o)), o.currencyCode),
+    currentTotalTaxSet: money(cents(taxCents(o)), o.currencyCode),
+    taxLines: orderTaxLines(o).map((t) => taxLineNode(o, t)),
     displayFinancialStatus: o.financial,
     displayFulfillmentStatus: remaining.length === 0 ? 'FULFILLED' : o.fulfillments.length ? 'PARTIALLY_FULFILLED' : 'UNFULFILLED',
     // totalReceivedSet is "before returns" (the schema's words): a refund leaves it as it was;
@@ -429,6 +483,7 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
             originalPriceSet: money(o.shippingPrice, o.currencyCode),
             discountedPriceSet: money(shipping, o.currencyCode),
             currentDiscountedPriceSet: money(shipping, o.currencyCode),
+            taxLines: o.shippingTaxLines.map((t) => taxLineNode(o, t)),
           }
         : null,
     shippingAddress: o.address,
@@ -831,9 +886,15 @@ const errorsBody = (errors: readonly GraphQLError[]) => ({
 /** POST /_sandbox/shopify/orders: a checkout at the sandbox's store. */
 export interface NewShopifyOrder {
   portal_account: string | number;
-  /** discount: the line's share of the order's discounts (its total, not per unit). */
-  lines: { sku: string; quantity?: number; price?: string; name?: string; discount?: string }[];
+  /** discount: the line's share of the order's discounts (its total, not per unit); tax_lines: its taxes (newTaxLines). */
+  lines: { sku: string; quantity?: number; price?: string; name?: string; discount?: string; tax_lines?: NewTaxLine[] }[];
   paid?: boolean;
+  /** The shop's currency (EUR by default). */
+  currency?: string;
+  /** Order.taxesIncluded (true by default, a German store's prices); false: net prices, the tax on top. */
+  taxes_included?: boolean;
+  /** The shipping line's taxes. */
+  shipping_tax_lines?: NewTaxLine[];
   /**
    * A test checkout (Order.test). The store takes its units off `available` as for any order: the
    * schema does not say it does not, and a test order is cancelled with a restock like any other
@@ -845,6 +906,28 @@ export interface NewShopifyOrder {
   buyer?: { name?: string; email?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
   /** How the store splits the order (sandbox/shopify-fulfillment.sandbox.ts); by default one OPEN fulfillment order at its location. */
   fulfillment_orders?: FulfillmentOrderPlan[];
+}
+
+/** A tax of a line or the shipping: its title and rate "as a decimal"; `amount` when not the store's own reckoning (newTaxLines). */
+export interface NewTaxLine {
+  title: string;
+  rate: number;
+  amount?: string;
+}
+
+/**
+ * The tax lines of an amount (cents after discounts) as the store reckons them, each to the cent:
+ * net prices, the rate of the amount; prices that include tax, the part of the amount the rate
+ * names (amount x rate / (1 + every rate)): 39.80 at 19 % included holds 6.35.
+ */
+function newTaxLines(given: NewTaxLine[] | undefined, base: number, included: boolean): SandboxTaxLine[] {
+  const taxes = given ?? [];
+  const combined = taxes.reduce((sum, t) => sum + Number(t.rate), 0);
+  return taxes.map((t) => ({
+    title: String(t.title),
+    rate: Number(t.rate),
+    amount: t.amount ?? cents(Math.round(included ? (base * Number(t.rate)) / (1 + combined) : base * Number(t.rate))),
+  }));
 }
 
 export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: NewShopifyOrder): ShopifyOrder {
@@ -860,12 +943,18 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     updatedAt: at,
     cancelledAt: null,
     email: body.buyer?.email ?? 'buyer@example.com',
-    currencyCode: 'EUR',
+    currencyCode: body.currency ?? 'EUR',
     test: body.test === true,
     financial: body.paid === false ? 'PENDING' : 'PAID',
     refunded: '0.00',
     shippingPrice: body.shipping ?? '4.90',
     shippingDiscount: body.shipping_discount ?? '0.00',
+    shippingTaxLines: newTaxLines(
+      body.shipping_tax_lines,
+      toCents(body.shipping ?? '4.90') - toCents(body.shipping_discount ?? '0.00'),
+      body.taxes_included !== false,
+    ),
+    taxesIncluded: body.taxes_included !== false,
     address: {
       name,
       firstName: name.split(' ')[0] ?? name,
@@ -881,17 +970,20 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     },
     lines: body.lines.map((l, i) => {
       const v = s.variantBySku(account, l.sku);
+      const quantity = l.quantity ?? 1;
+      const price = l.price ?? v?.price ?? '10.00';
       return {
         id: gid('LineItem', n * 100 + i),
         sku: l.sku,
         name: l.name ?? (v ? s.products.get(v.productId)!.title : l.sku),
-        quantity: l.quantity ?? 1,
-        price: l.price ?? v?.price ?? '10.00',
+        quantity,
+        price,
         discount: l.discount ?? '0.00',
         fulfilled: 0,
         removed: 0,
         refundedUnits: 0,
         refundedFulfilled: 0,
+        taxLines: newTaxLines(l.tax_lines, toCents(price) * quantity - toCents(l.discount ?? '0.00'), body.taxes_included !== false),
       };
     }),
     fulfillments: [],
@@ -923,6 +1015,8 @@ export function restOrder(o: ShopifyOrder) {
     cancelled_at: o.cancelledAt,
     currency: o.currencyCode,
     test: o.test,
+    taxes_included: o.taxesIncluded,
+    total_tax: cents(taxCents(o)),
     financial_status: o.financial.toLowerCase(),
     fulfillment_status: o.lines.every((l) => unfulfilledOf(l) <= 0) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
     total_price: total,
@@ -1165,6 +1259,16 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     const body = (req.body ?? {}) as Partial<NewShopifyOrder>;
     if (body.portal_account === undefined || !Array.isArray(body.lines) || body.lines.length === 0 || body.lines.some((l) => typeof l?.sku !== 'string')) {
       res.status(400).json({ error: 'portal_account and lines [{sku, quantity?, price?}] are required' });
+      return;
+    }
+    const taxes = [...body.lines.flatMap((l) => l.tax_lines ?? []), ...(body.shipping_tax_lines ?? [])];
+    if (
+      taxes.some(
+        (t) =>
+          typeof t?.title !== 'string' || typeof t.rate !== 'number' || !(t.rate >= 0) || (t.amount !== undefined && !/^\d+\.\d{2}$/.test(String(t.amount))),
+      )
+    ) {
+      res.status(400).json({ error: 'tax_lines are [{title, rate (a decimal, 0.0625 for 6.25 %), amount? ("0.00")}]' });
       return;
     }
     const problem = body.fulfillment_orders === undefined ? undefined : planProblem(body.fulfillment_orders, body.lines);

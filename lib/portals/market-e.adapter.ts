@@ -64,6 +64,24 @@ export function forgetKauflandUnits(): void {
  */
 export const kauflandTimestamp = (at: Date): string => `${at.toISOString().slice(0, 19)}Z`;
 
+/**
+ * The order's units with their `eco_fee` and `packaging_fee`, which the buyer pays on top of the
+ * price (kaufland/order-mapping.ts): the contract names them on OrderUnit (GET /order-units, the
+ * page) and OrderUnitDetails, not on OrderDetails' order units. Taken from the order details when
+ * they carry them, else from the unit on the page, else read (GET /order-units/{id}: a unit of
+ * the order not changed since the fetch's start, when another of its units was); read without
+ * them, a later read of the order would lower the lines' prices the import set.
+ */
+async function withUnitFees(s: KauflandSession, order: KauflandOrder, page: KauflandOrderUnit[]): Promise<void> {
+  const listed = new Map(page.map((u) => [u.id_order_unit, u]));
+  for (const u of order.order_units) {
+    if (u.eco_fee !== undefined && u.packaging_fee !== undefined) continue;
+    const known = listed.get(u.id_order_unit) ?? (await s.call<{ data: KauflandOrderUnit }>('GET', `/order-units/${u.id_order_unit}`)).body.data;
+    u.eco_fee ??= known?.eco_fee ?? null;
+    u.packaging_fee ??= known?.packaging_fee ?? null;
+  }
+}
+
 /** fn over items with at most `limit` in flight, results in order. */
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array<R>(items.length);
@@ -330,6 +348,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
       if (known) return structuredClone(known);
       const answer = await s.call<{ data: KauflandOrder }>('GET', `/orders/${encodeURIComponent(id)}`);
       if (answer.status === 404) return undefined;
+      await withUnitFees(s, answer.body.data, units);
       const order = channelOrder(answer.body.data);
       rememberOrder(orderKey(id), answer.body.data, order);
       return order;
@@ -343,7 +362,9 @@ export class MarketEAdapter extends HttpPortalAdapter {
   async fetchOrder(target: PortalTarget, externalOrderId: string, session?: KauflandSession): Promise<ChannelOrder | undefined> {
     const s = session ?? new KauflandSession(target);
     const answer = await s.call<{ data: KauflandOrder }>('GET', `/orders/${encodeURIComponent(externalOrderId)}`);
-    return answer.status === 404 ? undefined : channelOrder(answer.body.data);
+    if (answer.status === 404) return undefined;
+    await withUnitFees(s, answer.body.data, []);
+    return channelOrder(answer.body.data);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipme
 import { lowestPerListing } from './shared-listing';
 import { refuseUserErrors, ShopifySession } from './shopify/shopify-client';
 import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, ShopifyOrderNode } from './shopify/order-mapping';
+import { orderTaxes } from './shopify/order-taxes';
 import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-refunds';
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
 import { FulfillmentGroup, FulfillmentOrderRead, heldMessage, planShipment } from './shopify/fulfillment-plan';
@@ -480,7 +481,9 @@ export class WebshopAdapter extends HttpPortalAdapter {
         // no invoice number and no paid event (decision, README). Its units are still counted as
         // the store's sale below, as the store's available fell with it like any order's; were it
         // not to, the compare-and-set's higher-than-expected path sends Kontor's count (the truth).
-        rememberOrder(key(order.id), order.updatedAt, order.test ? null : channelOrder(order, restocks));
+        // Taxes only of orders whose prices exclude them (a US store's): they are imported gross (order-taxes.ts).
+        const taxes = order.taxesIncluded === false && !order.test ? await orderTaxes(s, order.id, order.lineItems.nodes.length) : undefined;
+        rememberOrder(key(order.id), order.updatedAt, order.test ? null : channelOrder(order, restocks, taxes));
         if (!order.cancelledAt) sales.push(saleOf(order));
       }
     }

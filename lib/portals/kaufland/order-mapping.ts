@@ -30,6 +30,13 @@ export interface KauflandOrderUnit {
   currency: string;
   shipping_rate: number;
   vat: number | null;
+  /**
+   * Fees the buyer pays for the piece beside its price (integer cents, nullable): named on
+   * OrderUnit and OrderUnitDetails, not on OrderDetails' order units (the adapter fills them in
+   * from the order unit, `withUnitFees`). Undefined: not read.
+   */
+  eco_fee?: number | null;
+  packaging_fee?: number | null;
   product?: { title?: string } | null;
 }
 
@@ -45,11 +52,31 @@ export interface KauflandOrder {
   fulfillment_type?: string;
 }
 
-/** Paid: every state after the buyer's payment (open is awaiting it; cancelled counts for nothing). */
-const paidStates = new Set(['need_to_be_sent', 'sent', 'sent_and_autopaid', 'received', 'returned', 'returned_paid']);
+/**
+ * Paid: every state after the buyer's payment (open is awaiting it; cancelled counts for nothing).
+ * `returned` is a piece on its way back, its money still the seller's. `returned_paid` is not
+ * (decision, README): the contract gives OrderUnitStatus no wording, and the name is a return whose
+ * money was paid back to the buyer, as `sent_and_autopaid` is a sent unit paid out; counted paid,
+ * a refunded return stayed in paid_amount for good, as Shopify's REFUNDED and eBay's
+ * FULLY_REFUNDED did before they were taken out. Its line stays (shipped goods that came back;
+ * on a shipped order the import changes neither line nor stock, and the seller books it in).
+ */
+const paidStates = new Set(['need_to_be_sent', 'sent', 'sent_and_autopaid', 'received', 'returned']);
 const shippedStates = new Set(['sent', 'sent_and_autopaid', 'received', 'returned', 'returned_paid']);
 
 const money = (cents: number) => (cents / 100).toFixed(2);
+
+/**
+ * A piece's price as the buyer pays it: `price` plus `eco_fee` and `packaging_fee` (decision,
+ * README). The contract describes neither fee; they stand beside price and shipping_rate on the
+ * order unit as amounts of their own (its example: a price of 200 with an eco fee of 1900, so
+ * not a part of the price), so they come on top, and read as the price alone the invoice and
+ * paid_amount left them out. Into the line's price rather than a line of their own: the fee is
+ * the piece's (a French éco-participation, a packaging levy) and takes its VAT rate; a line
+ * without a SKU asks the seller for a stock link, and its transaction_id would name no order unit
+ * for send_mit or a cancellation. Not into the shipping fee: it is not shipping.
+ */
+const unitPrice = (u: KauflandOrderUnit) => u.price + (u.eco_fee ?? 0) + (u.packaging_fee ?? 0);
 
 function address(a: KauflandAddress | null): ChannelOrderAddress {
   if (!a) return {};
@@ -91,7 +118,7 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
   const units = order.order_units;
   const live = units.filter((u) => u.status !== 'cancelled');
   const status = orderStatus(units);
-  const paid = live.filter((u) => paidStates.has(u.status)).reduce((s, u) => s + u.price + u.shipping_rate, 0);
+  const paid = live.filter((u) => paidStates.has(u.status)).reduce((s, u) => s + unitPrice(u) + u.shipping_rate, 0);
   const modified = units.reduce((m, u) => (u.ts_updated_iso > m ? u.ts_updated_iso : m), order.ts_created_iso);
   return {
     external_order_id: order.id_order,
@@ -111,7 +138,7 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
       sku: u.id_offer,
       name: u.product?.title || u.id_offer || `Kaufland order unit ${u.id_order_unit}`,
       quantity: unitsSold(u, status.is_cancelled),
-      price: money(u.price),
+      price: money(unitPrice(u)),
       // Kaufland gives the VAT rate in percent, as Order_line_type's tax is.
       ...(u.vat !== null && u.vat !== undefined ? { tax: String(u.vat) } : {}),
     })),

@@ -1,5 +1,6 @@
 /** Shopify's Order (the fields the orders query asks for) as document 2's Order_type (channel-order.type.ts). */
 import type { ChannelOrder, ChannelOrderAddress } from '../channel-order.type';
+import { grossAmounts, type OrderTaxes } from './order-taxes';
 
 export interface ShopifyMoney {
   shopMoney: { amount: string; currencyCode?: string };
@@ -30,6 +31,8 @@ export interface ShopifyOrderNode {
   currencyCode: string;
   /** "Whether the order is a test. Test orders are made using the Shopify Bogus Gateway or a payment provider with test mode enabled." */
   test: boolean;
+  /** "Whether taxes are included in the subtotal price of the order": false, the lines' and shipping's prices are net (order-taxes.ts). */
+  taxesIncluded: boolean;
   displayFinancialStatus: string | null;
   displayFulfillmentStatus: string;
   /** "The total amount received minus the total amount refunded" (totalReceivedSet is before returns: a refund left it as it was). */
@@ -78,7 +81,7 @@ export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity
 }
 
 /** The selection of an order the import needs (its first 30 lines, what keeps a page of orders within one query's cost limit; the rest are read by the order's own line paging). */
-export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode test displayFinancialStatus displayFulfillmentStatus
+export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode test taxesIncluded displayFinancialStatus displayFulfillmentStatus
   netPaymentSet { shopMoney { amount } } shippingLine { discountedPriceSet { shopMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
   lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
@@ -112,9 +115,33 @@ const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED']);
 /**
  * The order in Kontor's words. `restocks`: per LineItem id, the units its refunds restocked
  * (order-refunds.ts: CANCEL, a RETURN restocked), which leave the line as removed units do.
+ * `taxes`: an order whose prices exclude tax (taxesIncluded false) has its taxes read
+ * (order-taxes.ts) and is imported gross, its lines with their rate; a store whose prices include
+ * tax is imported as its prices are, without a rate.
  */
-export function channelOrder(o: ShopifyOrderNode, restocks = new Map<string, { back: number; returned: number }>()): ChannelOrder {
+export function channelOrder(
+  o: ShopifyOrderNode,
+  restocks = new Map<string, { back: number; returned: number }>(),
+  taxes: OrderTaxes = { lines: new Map(), shipping: [] },
+): ChannelOrder {
   const shipTo = addressOf(o.shippingAddress ?? o.billingAddress);
+  const kept = new Map(o.lineItems.nodes.map((l) => [l.id, Math.max(0, unitsSold(l) - (restocks.get(l.id)?.back ?? 0))]));
+  // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
+  // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
+  const shippingFee = o.shippingLine?.discountedPriceSet.shopMoney.amount ?? '0.00';
+  const gross =
+    o.taxesIncluded === false
+      ? grossAmounts(
+          o.lineItems.nodes.map((l) => ({
+            id: l.id,
+            quantity: l.quantity,
+            kept: kept.get(l.id)!,
+            price: l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
+          })),
+          shippingFee,
+          taxes,
+        )
+      : undefined;
   return {
     external_order_id: legacyId(o.id),
     modified_at: o.updatedAt,
@@ -125,18 +152,18 @@ export function channelOrder(o: ShopifyOrderNode, restocks = new Map<string, { b
       ...((o.phone ?? o.shippingAddress?.phone) ? { phone_1: (o.phone ?? o.shippingAddress?.phone)! } : {}),
       address: addressOf(o.billingAddress ?? o.shippingAddress),
     },
-    // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
-    // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
-    shipping: { fee: o.shippingLine?.discountedPriceSet.shopMoney.amount ?? '0.00', address: shipTo },
+    shipping: { fee: gross?.shippingFee ?? shippingFee, address: shipTo },
     line: o.lineItems.nodes.map((l) => {
       const restocked = restocks.get(l.id);
+      const grossLine = gross?.lines.get(l.id);
       return {
         transaction_id: legacyId(l.id),
         sku: l.sku || null,
         name: l.name,
-        quantity: Math.max(0, unitsSold(l) - (restocked?.back ?? 0)),
+        quantity: kept.get(l.id)!,
         ...(restocked?.returned ? { returned: restocked.returned } : {}),
-        price: l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
+        price: grossLine?.price ?? l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
+        ...(grossLine ? { tax: grossLine.tax } : {}),
       };
     }),
     // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")
