@@ -138,7 +138,8 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
     const amount = (c: number) => ({ value: money(c), currency: currency! });
     return {
       lineItemId: String(10000000000 + n * 10 + i),
-      legacyItemId: offer?.listingId ?? String(110000000000 + n),
+      // A line without a listing of the sandbox's has one of its own: two lines of an order are two listings (or variations).
+      legacyItemId: offer?.listingId ?? String(190000000000 + n * 10 + i),
       sku: line.sku,
       title: String(((ebay.inventory.get(key(account, line.sku))?.product as Body | undefined)?.title as string | undefined) ?? line.sku),
       quantity: line.quantity,
@@ -215,6 +216,8 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
 /** A refund the seller issued for an order: POST /_sandbox/ebay/orders/:orderId/refund {line_item_id?, amount?}. */
 export interface Refund {
   lineItemId?: string;
+  /** The line by its place in lineItems (0 first), for a line eBay names no lineItemId of (LineItem.lineItemId is optional). */
+  lineIndex?: number;
   /** The refund (all that is left of the line, or of the order, without one). */
   amount?: string;
 }
@@ -235,8 +238,14 @@ export function refundOrder(order: EbayOrder, refund: Refund): string | undefine
   const total = Math.round(Number(order.pricingSummary?.total?.value ?? 0) * 100);
   const currency = order.pricingSummary?.total?.currency ?? 'EUR';
   if (order.orderPaymentStatus !== 'PAID' && order.orderPaymentStatus !== 'PARTIALLY_REFUNDED') return 'The order has no payment to refund.';
-  const line = refund.lineItemId === undefined ? undefined : (order.lineItems ?? []).find((l) => l.lineItemId === refund.lineItemId);
+  const line =
+    refund.lineIndex !== undefined
+      ? order.lineItems?.[refund.lineIndex]
+      : refund.lineItemId === undefined
+        ? undefined
+        : (order.lineItems ?? []).find((l) => l.lineItemId === refund.lineItemId);
   if (refund.lineItemId !== undefined && !line) return `Invalid line item id: ${refund.lineItemId}`;
+  if (refund.lineIndex !== undefined && !line) return `No line item at ${refund.lineIndex}`;
   const left = total - refundedCents(order);
   const lineLeft = line
     ? Math.round(Number(line.total?.value ?? 0) * 100) - (line.refunds ?? []).reduce((t, r) => t + Math.round(Number(r.amount?.value ?? 0) * 100), 0)

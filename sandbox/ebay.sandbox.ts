@@ -163,6 +163,7 @@ function mountControls(app: express.Express, state: SandboxState): void {
     const body = (req.body ?? {}) as Body;
     const refused = refundOrder(found.order, {
       ...(typeof body.line_item_id === 'string' ? { lineItemId: body.line_item_id } : {}),
+      ...(Number.isInteger(body.line_index) ? { lineIndex: Number(body.line_index) } : {}),
       ...(typeof body.amount === 'string' ? { amount: body.amount } : {}),
     });
     if (refused) res.status(400).json({ message: refused });

@@ -5,7 +5,8 @@
  * the seller sees through the API.
  * - eBay (sell_fulfillment_v1_oas3.json): `Amount.currency` is optional ("Default: the default
  *   currency of the eBay marketplace that hosts the listing"); `Order.program.fulfillmentProgram`
- *   is "only returned for paid orders being fulfilled by eBay or an eBay fulfillment partner".
+ *   is "only returned for paid orders being fulfilled by eBay or an eBay fulfillment partner";
+ *   `LineItem.lineItemId` is optional (no field of the LineItem is required).
  * - Kaufland (seller-api-v2.openapi.json): `OrderDetails.fulfillment_type` is
  *   `fulfilled_by_kaufland` or `fulfilled_by_merchant`.
  * - Shopify (admin_schema_2025-01.json): `Order.test`, "Test orders are made using the Shopify
@@ -113,6 +114,47 @@ describe('channel orders in every shape the contracts allow', function () {
     expect(order.shipping).to.deep.include({ market_d_fba: { country_iso2: null, center_id: null } });
     expect(await stockQuantity(seller, stockId)).to.equal(10);
     expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
+  });
+
+  it('when eBay names no lineItemId on an order’s two lines, then both are imported with their own quantity and price, and a refund of one later lowers the paid amount and moves no line', async () => {
+    const seller = await newSeller();
+    const lamp = await createStock(seller, 'SH-EBAY-NOID-A', 10);
+    const bulb = await createStock(seller, 'SH-EBAY-NOID-B', 10);
+    const { id: ebayId } = await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' });
+    const { order_id: id } = (await post('/_sandbox/ebay/orders', {
+      portal_account: ebayId,
+      lines: [
+        { sku: 'SH-EBAY-NOID-A', quantity: 1, price: '20.00' },
+        { sku: 'SH-EBAY-NOID-B', quantity: 3, price: '5.00' },
+      ],
+    })) as { order_id: string };
+    const order = sandbox.state.ebay.orders.get(id)!.order as EbayOrder;
+    for (const item of order.lineItems!) delete item.lineItemId;
+
+    const first = await importOrders({ accountId: seller.id, portalAccountId: Number(ebayId) }, 'sh-ebay-noid-1');
+    expect(first.orders).to.deep.include({ created: 1 });
+    const imported = (await kontorOrder(seller, id))!;
+    const lines = imported.line.map((l) => [l.sku, l.quantity, l.price]);
+    expect(lines).to.deep.equal([
+      ['SH-EBAY-NOID-A', '1', '20.00'],
+      ['SH-EBAY-NOID-B', '3', '5.00'],
+    ]);
+    const ids = imported.line.map((l) => l.transaction_id);
+    expect(new Set(ids).size, JSON.stringify(ids)).to.equal(2);
+    expect(ids).not.to.include('');
+    expect(imported.paid_amount).to.equal('35.00');
+    expect([await stockQuantity(seller, lamp), await stockQuantity(seller, bulb)]).to.deep.equal([9, 7]);
+
+    // The seller refunds the second line (Seller Hub: a line without an id is named by its place).
+    await post(`/_sandbox/ebay/orders/${id}/refund`, { line_index: 1, amount: '15.00' });
+    expect(order.lineItems![1]!.refunds).to.have.length(1);
+    const second = await importOrders({ accountId: seller.id, portalAccountId: Number(ebayId) }, 'sh-ebay-noid-2');
+    expect(second.orders).to.deep.include({ updated: 1 });
+    const after = (await kontorOrder(seller, id))!;
+    expect(after.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal(lines);
+    expect(after.line.map((l) => l.transaction_id)).to.deep.equal(ids);
+    expect(after.paid_amount).to.equal('20.00');
+    expect([await stockQuantity(seller, lamp), await stockQuantity(seller, bulb)]).to.deep.equal([9, 7]);
   });
 
   it('when Kaufland fulfils an order (fulfilled_by_kaufland), then it takes no stock from the seller, asks for no link and says Kaufland ships it', async () => {

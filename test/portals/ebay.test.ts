@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
+import { channelOrderOf } from '../../lib/portals/ebay/ebay-order.mapping';
 import type { PortalTarget } from '../../lib/portals/portal.type';
 import type { SandboxState } from '../../sandbox/sandbox.app';
 import { failure } from '../support/failure';
@@ -491,5 +492,32 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect([first.orders.length, first.next]).to.deep.equal([200, '200']);
     const second = await adapter.fetchOrders(paged, new Date('2026-11-01T00:00:00Z'), first.next);
     expect([second.orders.map((o) => o.external_order_id), second.next]).to.deep.equal([['O200'], null]);
+  });
+});
+
+describe('eBay order lines: their transaction ids', () => {
+  it('a line without lineItemId is named by its listing (and variation), else its SKU, else its place; a repeat of one listing in the order is numbered; eBay’s ids stay', () => {
+    const item = (fields: Record<string, unknown>) => ({ quantity: 1, lineItemCost: { value: '1.00', currency: 'EUR' }, ...fields });
+    const order = channelOrderOf({
+      orderId: '26-00001-00001',
+      lineItems: [
+        item({ lineItemId: '10000000001', legacyItemId: '110000000001' }),
+        item({ legacyItemId: '110000000002' }),
+        item({ legacyItemId: '110000000003', legacyVariationId: '400000000001' }),
+        item({ legacyItemId: '110000000003', legacyVariationId: '400000000002' }),
+        item({ legacyItemId: '110000000002' }),
+        item({ sku: 'NO-LISTING' }),
+        item({}),
+      ],
+    });
+    expect(order.line.map((l) => l.transaction_id)).to.deep.equal([
+      '10000000001',
+      'legacy:110000000002',
+      'legacy:110000000003/400000000001',
+      'legacy:110000000003/400000000002',
+      'legacy:110000000002#2',
+      'sku:NO-LISTING',
+      'line:7',
+    ]);
   });
 });

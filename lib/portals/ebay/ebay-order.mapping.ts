@@ -68,7 +68,35 @@ function adjustmentShares(order: EbayOrder, costs: number[]): number[] {
 }
 
 /**
- * One line: lineItemId as transaction_id; the unit price is what the buyer pays for the line
+ * Each line's transaction id: eBay's lineItemId; for a line eBay names none of (LineItem.lineItemId
+ * is optional in sell_fulfillment_v1_oas3.json, as every field of it) one of the line's own,
+ * because the import keeps and follows lines by their transaction id (quantities, prices, channel
+ * state): two lines sharing '' collided, and a later change of the order (a refund) set the
+ * second line to the first one's quantity and moved its stock.
+ *
+ * The fallback (decision): what the line is, `legacy:<legacyItemId>` with `/<legacyVariationId>`
+ * for a variation (eBay groups the units of one listing, or of one variation, into one line item:
+ * "These are represented as a group by a single lineItemId", LineItem.quantity), else `sku:<sku>`,
+ * else `line:<position>`; a repeat of the same key in the order (a combined order that bought one
+ * listing twice) takes `#2`, `#3` in the order's line order. The listing rather than the position
+ * alone, so that the id follows the line if eBay lists the lines in another order; the prefixes
+ * keep it apart from eBay's numeric lineItemIds. Stable as long as eBay names the same listing,
+ * which a line does not change (the import never adds or removes lines).
+ */
+function transactionIds(items: Schemas['LineItem'][]): string[] {
+  const seen = new Map<string, number>();
+  return items.map((item, i) => {
+    if (item.lineItemId) return item.lineItemId;
+    const variation = item.legacyVariationId ? `/${item.legacyVariationId}` : '';
+    const key = item.legacyItemId ? `legacy:${item.legacyItemId}${variation}` : item.sku ? `sku:${item.sku}` : `line:${i + 1}`;
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    return n === 1 ? key : `${key}#${n}`;
+  });
+}
+
+/**
+ * One line: its transaction id (transactionIds); the unit price is what the buyer pays for the line
  * (discounts taken off, its share of a price adjustment added) over the quantity, rounded to the
  * cent (a line of 3 for 10.00 is 3.33 each: Order_line_type has no line total).
  *
@@ -78,10 +106,10 @@ function adjustmentShares(order: EbayOrder, costs: number[]): number[] {
  * remits itself ('eBay Collect and Remit', sell_fulfillment_v1_oas3.json LineItem.total), not the
  * seller's VAT. Sending their sum as the line's tax made an invoice show e.g. 3.19 % VAT.
  */
-function line(item: Schemas['LineItem'], cost: number): ChannelOrderLine {
+function line(item: Schemas['LineItem'], transactionId: string, cost: number): ChannelOrderLine {
   const quantity = item.quantity && item.quantity > 0 ? item.quantity : 1;
   return {
-    transaction_id: item.lineItemId ?? '',
+    transaction_id: transactionId,
     sku: item.sku && item.sku !== '' ? item.sku : null,
     name: item.title ?? '',
     quantity,
@@ -93,7 +121,8 @@ function lines(order: EbayOrder): ChannelOrderLine[] {
   const items = order.lineItems ?? [];
   const costs = items.map(lineCost);
   const shares = adjustmentShares(order, costs);
-  return items.map((item, i) => line(item, costs[i]! + shares[i]!));
+  const ids = transactionIds(items);
+  return items.map((item, i) => line(item, ids[i]!, costs[i]! + shares[i]!));
 }
 
 /** Paid: eBay's PAID, and PARTIALLY_REFUNDED (the buyer keeps part of it); FULLY_REFUNDED is money given back, not paid. */
