@@ -94,7 +94,8 @@ describe('own categories and folders', () => {
     expect(foreign.body.error![0]!.field).to.equal('category[0].portal_account_id');
     const platform = await call('stock/category/', { token: seller.token, body: { category: { platform: 'market_d', id: '1' } } });
     expect(platform.status).to.equal(400);
-    expect(platform.body.error![0]!.field).to.equal('category.platform');
+    // One category sent as an object is a list of one: its fields are named with their index, as above.
+    expect(platform.body.error![0]!.field).to.equal('category[0].platform');
   });
 
   it('when the second of two categories names a foreign portal account, then 400 names category[1] and neither is written', async () => {
