@@ -14,32 +14,21 @@
  */
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
-import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import type { EbayOrder } from '../../sandbox/ebay-state.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
-import { createStock, readOrder, stockQuantity } from '../order/helpers';
+import { createStock, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
 import { kauflandItem } from './kaufland-support';
+import { kontorOrder, sandboxPost } from './channel-support';
 
 describe('channel orders in every shape the contracts allow', function () {
   this.timeout(60000);
   let sandbox: Sandbox;
   channelLoopForSuite((loop) => ({ sandbox } = loop));
 
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    const json = (await res.json()) as Record<string, unknown>;
-    expect(res.status, JSON.stringify(json)).to.be.oneOf([200, 201]);
-    return json;
-  };
-
-  /** The Kontor order the import made of a channel order, or undefined. */
-  async function kontorOrder(seller: Seller, externalOrderId: string) {
-    const row = (await db()('sales_order').first('id').where({ account_id: seller.id, external_order_id: externalOrderId })) as { id: string } | undefined;
-    return row ? readOrder(seller, row.id) : undefined;
-  }
+  const post = (path: string, body: unknown) => sandboxPost(sandbox, path, body);
 
   const taskTexts = async (seller: Seller) => {
     const res = await call('task/?pagination[limit]=100', { token: seller.token });

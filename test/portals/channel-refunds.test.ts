@@ -8,29 +8,25 @@
  */
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
-import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { newSeller, Seller } from '../support/api';
-import { createStock, readOrder } from '../order/helpers';
+import { createStock } from '../order/helpers';
+import { kontorOrder, sandboxPost } from './channel-support';
 
 describe('channel refunds: a refund at Shopify or eBay lowers the imported order’s paid amount', function () {
   this.timeout(60000);
   let sandbox: Sandbox;
   channelLoopForSuite((loop) => ({ sandbox } = loop));
 
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    const json = (await res.json()) as Record<string, unknown>;
-    expect(res.status, JSON.stringify(json)).to.be.oneOf([200, 201]);
-    return json;
-  };
+  const post = (path: string, body: unknown) => sandboxPost(sandbox, path, body);
 
-  /** The Kontor order the import made of a channel order. */
-  async function kontorOrder(seller: Seller, externalOrderId: string) {
-    const row = (await db()('sales_order').first('id').where({ account_id: seller.id, external_order_id: externalOrderId })) as { id: string };
-    return readOrder(seller, row.id);
-  }
+  /** The Kontor order the import made of a channel order (the test fails without one). */
+  const importedOrder = async (seller: Seller, externalOrderId: string) => {
+    const order = await kontorOrder(seller, externalOrderId);
+    expect(order, `no order ${externalOrderId}`).to.not.equal(undefined);
+    return order!;
+  };
 
   it('when the store refunds part, then all of a Shopify order, then the next fetches lower its paid amount to what the buyer still paid', async () => {
     const seller = await newSeller();
@@ -44,18 +40,18 @@ describe('channel refunds: a refund at Shopify or eBay lowers the imported order
     const id = String(placed.id).split('/').pop()!;
     const first = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'rf-shop-1');
     expect(first.orders).to.deep.include({ created: 1 });
-    expect((await kontorOrder(seller, id)).paid_amount).to.equal('54.70');
+    expect((await importedOrder(seller, id)).paid_amount).to.equal('54.70');
 
     await post(`/_sandbox/shopify/orders/${id}/refund`, { amount: '24.90' });
     const second = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'rf-shop-2');
     expect(second.orders).to.deep.include({ updated: 1 });
-    const partly = await kontorOrder(seller, id);
+    const partly = await importedOrder(seller, id);
     expect(partly.paid_amount).to.equal('29.80');
     expect(partly.history.some((h) => /paid 29\.80/.test(h))).to.equal(true);
 
     await post(`/_sandbox/shopify/orders/${id}/refund`, {});
     await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'rf-shop-3');
-    expect((await kontorOrder(seller, id)).paid_amount).to.equal('0.00');
+    expect((await importedOrder(seller, id)).paid_amount).to.equal('0.00');
   });
 
   it('when a Shopify order was refunded in full before its first fetch, then it is imported unpaid, not paid in full', async () => {
@@ -67,7 +63,7 @@ describe('channel refunds: a refund at Shopify or eBay lowers the imported order
     await post(`/_sandbox/shopify/orders/${id}/refund`, {});
     const imported = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'rf-shop-4');
     expect(imported.orders).to.deep.include({ created: 1 });
-    const order = await kontorOrder(seller, id);
+    const order = await importedOrder(seller, id);
     expect(order.status.is_paid).to.equal(false);
     expect(order.paid_amount).to.equal(null);
   });
@@ -86,17 +82,17 @@ describe('channel refunds: a refund at Shopify or eBay lowers the imported order
     })) as { order_id: string };
     const first = await importOrders({ accountId: seller.id, portalAccountId: ebayId }, 'rf-ebay-1');
     expect(first.orders).to.deep.include({ created: 1 });
-    expect((await kontorOrder(seller, orderId)).paid_amount).to.equal('35.00');
+    expect((await importedOrder(seller, orderId)).paid_amount).to.equal('35.00');
 
     const lineB = sandbox.state.ebay.orders.get(orderId)!.order.lineItems![1]!.lineItemId!;
     await post(`/_sandbox/ebay/orders/${orderId}/refund`, { line_item_id: lineB, amount: '15.00' });
     const second = await importOrders({ accountId: seller.id, portalAccountId: ebayId }, 'rf-ebay-2');
     expect(second.orders).to.deep.include({ updated: 1 });
-    expect((await kontorOrder(seller, orderId)).paid_amount).to.equal('20.00');
+    expect((await importedOrder(seller, orderId)).paid_amount).to.equal('20.00');
 
     // An order-level refund on top: both kinds are taken off.
     await post(`/_sandbox/ebay/orders/${orderId}/refund`, { amount: '5.00' });
     await importOrders({ accountId: seller.id, portalAccountId: ebayId }, 'rf-ebay-3');
-    expect((await kontorOrder(seller, orderId)).paid_amount).to.equal('15.00');
+    expect((await importedOrder(seller, orderId)).paid_amount).to.equal('15.00');
   });
 });
