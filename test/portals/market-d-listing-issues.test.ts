@@ -38,6 +38,17 @@ const checkEnd = (uploadJobId: string, n: number) =>
     return job && (await job.isCompleted()) ? (job.returnvalue as Record<string, unknown>) : undefined;
   });
 
+/** Amazon will report the listing suppressed for a minimum price above the selling price (code 18155). */
+const suppressListing = (sku: string, portalAccountId: number) =>
+  control(`/_sandbox/amazon/listings/${sku}/issue`, {
+    portal_account: portalAccountId,
+    code: '18155',
+    message: "The 'minimum price' is greater than the selling price (excluding shipping) for the listing.",
+    severity: 'ERROR',
+    categories: ['INVALID_PRICE'],
+    enforcement: 'LISTING_SUPPRESSED',
+  });
+
 /** A seller with an Amazon account and an item with a market_d group, listed by portal_upload; the job's end and ids. */
 async function listed(sku: string, quantity = 5) {
   const seller = await newSeller();
@@ -71,14 +82,7 @@ describe('market_d at Amazon: a listing accepted for processing and refused late
     const sku = 'AZ-SUP-1';
     const { seller, portalAccountId, stockId, list } = await listed(sku);
     await control('/_sandbox/amazon/config', { listing_ms: 0 });
-    await control(`/_sandbox/amazon/listings/${sku}/issue`, {
-      portal_account: portalAccountId,
-      code: '18155',
-      message: "The 'minimum price' is greater than the selling price (excluding shipping) for the listing.",
-      severity: 'ERROR',
-      categories: ['INVALID_PRICE'],
-      enforcement: 'LISTING_SUPPRESSED',
-    });
+    await suppressListing(sku, portalAccountId);
     const { jobId, end } = await list();
     expect(end.state, end.error).to.equal('completed');
     expect(end.result).to.deep.include({ action: 'list', portal: 'market_d', portal_item_id: sku });
@@ -188,14 +192,7 @@ describe('market_d at Amazon: the listing check outlives a Redis that lost its d
       const sku = 'AZ-FLUSH-1';
       const { seller, portalAccountId, stockId, list } = await listed(sku);
       await control('/_sandbox/amazon/config', { listing_ms: 0 });
-      await control(`/_sandbox/amazon/listings/${sku}/issue`, {
-        portal_account: portalAccountId,
-        code: '18155',
-        message: "The 'minimum price' is greater than the selling price (excluding shipping) for the listing.",
-        severity: 'ERROR',
-        categories: ['INVALID_PRICE'],
-        enforcement: 'LISTING_SUPPRESSED',
-      });
+      await suppressListing(sku, portalAccountId);
       const { jobId, end } = await list();
       expect(end.state, end.error).to.equal('completed');
       const checkJob = async () => (await queues().get('portal_upload').getJob(`listing-check-${jobId}-1`)) ?? undefined;
