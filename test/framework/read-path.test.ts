@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import type { Redis } from 'ioredis';
 import { config, setConfig } from '../../config';
 import { forgetTokens } from '../../lib/auth/token.service';
 import { secretHash } from '../../lib/auth/secret';
@@ -15,6 +14,7 @@ import type { DomainError } from '../../lib/errors';
 import { call, newSeller, Seller } from '../support/api';
 import { kontor } from '../support/cli';
 import { heldEndpoint } from '../support/held-endpoint';
+import { MonitoredCommand, monitorRedis, RedisMonitor } from '../support/redis-monitor';
 
 /**
  * The read path (issue 17): what a request keeps in memory follows changes made by other
@@ -118,15 +118,13 @@ describe('read path: memory that follows the database', () => {
 
 describe('read path: round trips of a request', () => {
   const original = config();
-  let monitor: Redis;
-  let seen: { args: string[]; source: string }[] = [];
+  let monitor: RedisMonitor;
+  let seen: MonitoredCommand[] = [];
   before(async () => {
-    monitor = createRedis('worker') as Redis;
-    const feed = await monitor.monitor();
-    feed.on('monitor', (_time: string, args: string[], source: string) => seen.push({ args, source }));
+    monitor = await monitorRedis((command) => seen.push(command));
   });
   after(() => {
-    monitor.disconnect();
+    monitor.close();
   });
 
   /** The commands sent by clients (not by scripts) that name keys of this seller. */
