@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
+import { queues } from '../../lib/queue/queue.registry';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { call, newSeller, Seller } from '../support/api';
 import { waitFor, withSandboxAndFleet } from './support';
@@ -47,8 +48,27 @@ describe('fleet: CIA quantities reach market_d by patchListingsItem, or as JSON_
 
   it('when more items change at once than the patch plan carries (5 a second after a burst of 5), then the rest go as a feed', async () => {
     const stock = Array.from({ length: 20 }, (_, i) => ({ name: `Amazon ${i}`, sku: `AMZ-F${i}`, quantity: i + 1, cia: { market_d: { is_active: true } } }));
-    const res = await call('stock/list/', { token: seller.token, body: { stock } });
-    expect(res.status, res.text).to.equal(207);
+    // The pushes wait until CIA has wanted all 20 quantities: "at once" as a test means it, on
+    // however slow a machine (spread over seconds, the patch plan alone would carry them).
+    const uploads = queues().get('portal_upload');
+    await uploads.pause();
+    try {
+      const res = await call('stock/list/', { token: seller.token, body: { stock } });
+      expect(res.status, res.text).to.equal(207);
+      await waitFor(
+        'CIA wanting all 20 quantities at Amazon',
+        async () => {
+          const { rows } = (await db().raw(
+            "SELECT count(*)::int AS n FROM cia_portal_state WHERE account_id = ? AND portal = 'market_d' AND acked_seq < desired_seq",
+            [seller.id],
+          )) as { rows: { n: number }[] };
+          return rows[0]!.n === 20;
+        },
+        15000,
+      );
+    } finally {
+      await uploads.resume();
+    }
     await waitFor('all 20 quantities at Amazon', () => stock.every((s) => shown()[s.sku] === s.quantity), 15000);
     expect(feedsOf().length).to.be.at.least(1);
     expect(feedsOf().every((f) => f.processingStatus === 'DONE')).to.equal(true);
