@@ -34,8 +34,10 @@ const tasksOf = async (seller: Seller, stockId: number) => {
 /** A check job's end (the sandbox's getListingsItem answered and the outcome recorded). */
 const checkEnd = (uploadJobId: string, n: number) =>
   waitFor(`listing check ${n}`, async () => {
-    const job = await queues().get('portal_upload').getJob(`listing-check-${uploadJobId}-${n}`);
-    return job && (await job.isCompleted()) ? (job.returnvalue as Record<string, unknown>) : undefined;
+    const id = `listing-check-${uploadJobId}-${n}`;
+    if (!(await (await queues().get('portal_upload').getJob(id))?.isCompleted())) return undefined;
+    // Read again: a job read just before it completed has no return value (a null seen on a loaded machine).
+    return ((await queues().get('portal_upload').getJob(id))?.returnvalue ?? undefined) as Record<string, unknown> | undefined;
   });
 
 /** Amazon will report the listing suppressed for a minimum price above the selling price (code 18155). */
