@@ -4,12 +4,10 @@
  * marketplace order carries (a discount line below zero) still passes.
  */
 import { expect } from 'chai';
-import { call, newSeller, Seller } from '../support/api';
+import { call, errorFields, newSeller, Seller } from '../support/api';
 import { createOrder, readOrder } from './helpers';
 
 const xmlBody = { 'Content-Type': 'application/xml' };
-/** Every error field of an answer. */
-const fields = (res: { body: { error?: { field?: string }[] } }) => (res.body.error ?? []).map((e) => e.field);
 
 describe('order lines tried from outside (document 2)', () => {
   let seller: Seller;
@@ -45,7 +43,7 @@ describe('order lines tried from outside (document 2)', () => {
           },
         });
         expect(res.status, `${quantity}: ${res.text}`).to.equal(400);
-        expect(fields(res), quantity).to.deep.equal(['order.line[1].quantity']);
+        expect(errorFields(res), quantity).to.deep.equal(['order.line[1].quantity']);
       }
       const xml = await call(`order/${orderId}/`, {
         token: seller.token,
@@ -53,7 +51,7 @@ describe('order lines tried from outside (document 2)', () => {
         body: '<request><order><line><id>1</id><quantity>1</quantity></line><line><id>2</id><name>Cup</name><quantity>1e2</quantity><price>10.00</price></line></order></request>',
       });
       expect(xml.status, xml.text).to.equal(400);
-      expect(fields(xml)).to.deep.equal(['order.line[1].quantity']);
+      expect(errorFields(xml)).to.deep.equal(['order.line[1].quantity']);
       const order = await readOrder(seller, orderId);
       expect(order.line.map((l) => l.quantity)).to.deep.equal(['2']);
       expect(order.invoice_amount).to.equal('20.00');
@@ -67,7 +65,7 @@ describe('order lines tried from outside (document 2)', () => {
         body: '<request><order><customer><email>buyer@example.com</email></customer><line><id>1</id><quantity>1</quantity></line><line><id>2</id><quantity>1e2</quantity></line></order></request>',
       });
       expect(res.status, res.text).to.equal(400);
-      expect(fields(res)).to.deep.equal(['order.line[1].quantity']);
+      expect(errorFields(res)).to.deep.equal(['order.line[1].quantity']);
       expect((await call('order/', { token: seller.token })).body.order).to.deep.equal(before.body.order);
     });
 
@@ -97,10 +95,10 @@ describe('order lines tried from outside (document 2)', () => {
         body: '<request><order><customer><email>buyer@example.com</email></customer><line><id>1</id><quantity>1e2</quantity></line></order></request>',
       });
       expect(xml.status, xml.text).to.equal(400);
-      expect(fields(xml)).to.deep.equal(['order.line[0].quantity']);
+      expect(errorFields(xml)).to.deep.equal(['order.line[0].quantity']);
       const json = await call('order/', { token: seller.token, body: { order: { customer: { email: 'buyer@example.com' }, line: { id: 1, quantity: 'x' } } } });
       expect(json.status, json.text).to.equal(400);
-      expect(fields(json)).to.deep.equal(['order.line[0].quantity']);
+      expect(errorFields(json)).to.deep.equal(['order.line[0].quantity']);
       const one = await call('order/', {
         token: seller.token,
         headers: xmlBody,

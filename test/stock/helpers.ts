@@ -1,6 +1,6 @@
 /** Shared steps of the stock tests: create items and read them back through the API. */
 import { expect } from 'chai';
-import { call, Seller } from '../support/api';
+import { call, errorFields, Seller } from '../support/api';
 import { createShippingGroup } from '../../lib/admin/shipping-group.service';
 import { db } from '../../lib/db/knex';
 
@@ -187,4 +187,12 @@ export function fullItem(portalAccountId: number, shippingGroupIds: number[]): R
     customs: [{ client_id: 'customs-1', description: 'porcelain cup', hs_code: '691110', origin_country_iso2: 'DE' }],
     class: 'A',
   };
+}
+
+/** POST stock/ with one field at fault: 400 naming exactly that field, and no item under the SKU. */
+export async function refusedOnCreate(seller: Seller, sku: string, stock: Record<string, unknown>, field: string): Promise<void> {
+  const res = await call('stock/', { token: seller.token, body: { stock: { name: 'Refused', sku, ...stock } } });
+  expect(res.status, res.text).to.equal(400);
+  expect(errorFields(res), res.text).to.deep.equal([field]);
+  expect((await call(`stock/SKU_${sku}/`, { token: seller.token })).status).to.equal(404);
 }

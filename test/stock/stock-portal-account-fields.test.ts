@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
-import { call, newSeller, Seller } from '../support/api';
+import { call, errorFields, newSeller, Seller } from '../support/api';
 import { createItem, readItem } from './helpers';
 
 /** Every error field of a 400 answer. */
-const fields = (res: { body: { error?: { field?: string }[] } }) => (res.body.error ?? []).map((e) => e.field);
 
 describe('portal account ids inside a stock body', () => {
   let seller: Seller;
@@ -41,7 +40,7 @@ describe('portal account ids inside a stock body', () => {
     });
     const res = await call(`stock/${id}/`, { token: seller.token, body: { stock: { cia: { market_d: { portal_account_id: [other.portalAccountId] } } } } });
     expect(res.status, res.text).to.equal(400);
-    expect(fields(res)).to.deep.equal(['stock.cia.market_d.portal_account_id[0]']);
+    expect(errorFields(res)).to.deep.equal(['stock.cia.market_d.portal_account_id[0]']);
     const item = await readItem(seller, id);
     expect((item.cia as { market_d: { portal_account_id: number[] } }).market_d.portal_account_id).to.deep.equal([seller.portalAccountId]);
   });
@@ -66,7 +65,7 @@ describe('portal account ids inside a stock body', () => {
       },
     });
     expect(res.status, res.text).to.equal(400);
-    expect(fields(res)).to.have.members([
+    expect(errorFields(res)).to.have.members([
       'stock.shop_g.class.portal_account_id',
       'stock.shop_g.category[1].portal_account_id',
       'stock.auction_a[0].seller_profile.payment[0].portal_account_id',

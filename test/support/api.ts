@@ -114,3 +114,6 @@ export async function withConcurrentCalls<T>(calls: number, work: () => Promise<
     setConfig(original);
   }
 }
+
+/** Every error field of an answer, in order (what a 400 names). */
+export const errorFields = (res: { body: { error?: { field?: string }[] } }): (string | undefined)[] => (res.body.error ?? []).map((e) => e.field);
