@@ -150,6 +150,23 @@ export function listingsFeedSchema(): ValidateFunction {
   return feedSchema;
 }
 
+let reportSchema: ValidateFunction | undefined;
+
+/**
+ * The processing report's problems by its schema (listings-feed-processing-report-schema-v2.json):
+ * the sandbox holds its own reports to it, so that the adapter reads what Amazon's reports may
+ * hold and nothing they cannot (a report that breaks it is a sandbox defect, recorded as such).
+ */
+export function processingReportProblems(report: unknown): ContractProblem[] {
+  if (!reportSchema) {
+    const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, logger: false });
+    addFormats(ajv);
+    reportSchema = ajv.compile(readContract(amazonContractFolder, 'listings-feed-processing-report-schema-v2.json'));
+  }
+  if (reportSchema(report)) return [];
+  return (reportSchema.errors ?? []).map((e) => ({ in: 'response', name: e.instancePath || '/', message: e.message ?? 'is invalid' }));
+}
+
 /**
  * A feed document's schema problems as processing report issues: one about a message carries its
  * messageId and sku (that message is invalid, the others go on); one about the document itself

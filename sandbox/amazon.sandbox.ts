@@ -13,7 +13,8 @@ import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { mountItemCancellation } from './amazon-cancel.sandbox';
 import { AmazonListingStore, forgetListing, listingItem, mountListingIssues, recordSubmission } from './amazon-listings.sandbox';
-import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues } from './amazon-contract';
+import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues, processingReportProblems } from './amazon-contract';
+import { violationsOf } from './contract/contract-gate';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
 import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder } from './amazon-orders.sandbox';
 import { emitQuantity, Fault, key, SandboxState, SellRequest } from './sandbox.app';
@@ -411,21 +412,32 @@ function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed
       issues = [{ code: '4000000', severity: 'ERROR', message: `The feed document is not a valid JSON listings feed: ${(err as Error).message}` }];
     }
   }
-  const invalid = new Set(issues.filter((i) => i.messageId !== undefined).map((i) => i.messageId)).size;
-  amazon.documents.set(reportId, {
-    account: feed.account,
-    content: JSON.stringify({
-      header: { sellerId, version: '2.0', feedId: feed.feedId },
-      issues,
-      summary: {
-        errors: issues.length,
-        warnings: 0,
-        messagesProcessed: messages.length,
-        messagesAccepted: messages.length - invalid,
-        messagesInvalid: invalid,
-      },
-    }),
-  });
+  const invalid = new Set(issues.filter((i) => i.messageId !== undefined && i.severity === 'ERROR').map((i) => i.messageId)).size;
+  const report = {
+    header: { sellerId, version: '2.0', feedId: feed.feedId },
+    issues,
+    summary: {
+      errors: issues.filter((i) => i.severity === 'ERROR').length,
+      warnings: issues.filter((i) => i.severity === 'WARNING').length,
+      messagesProcessed: messages.length,
+      messagesAccepted: messages.length - invalid,
+      messagesInvalid: invalid,
+    },
+  };
+  const problems = processingReportProblems(report);
+  if (problems.length > 0)
+    violationsOf(state).add({
+      at: new Date().toISOString(),
+      vendor: 'amazon',
+      contract: 'listings-feed-processing-report-schema-v2.json',
+      operationId: null,
+      method: 'GET',
+      path: `/feeds/2021-06-30/documents/${reportId}`,
+      problems,
+      status: 200,
+      kind: 'response',
+    });
+  amazon.documents.set(reportId, { account: feed.account, content: JSON.stringify(report) });
   feed.processingStatus = scripted ? scripted.status : 'DONE';
   feed.processingEndTime = now();
   feed.resultFeedDocumentId = reportId;
@@ -599,13 +611,19 @@ function controls(app: express.Express, amazon: AmazonState): void {
       body.portal_account === undefined ||
       !Array.isArray(body.lines) ||
       body.lines.length === 0 ||
-      body.lines.some((l) => !l.sku || !(l.quantity >= 1) || !amount(l.tax)) ||
+      body.lines.some(
+        (l) =>
+          !l.sku ||
+          !(l.quantity >= 1) ||
+          ![l.tax, l.gift_wrap, l.gift_wrap_discount, l.gift_wrap_tax, l.cod_fee, l.other, l.shipping_tax].every(amount),
+      ) ||
       !amount(body.delivery_tip) ||
-      ![undefined, 'PENDING', 'FINALIZED'].includes(body.delivery_tip_status)
+      ![undefined, 'PENDING', 'FINALIZED'].includes(body.delivery_tip_status) ||
+      ![undefined, 'AMAZON', 'SELLER'].includes(body.tax_collected_by)
     ) {
       res.status(400).json({
         message:
-          'portal_account and lines [{sku, quantity >= 1, price, promotion_discount, shipping, shipping_discount, tax, ioss}] are required; tax and delivery_tip are amounts, delivery_tip_status PENDING or FINALIZED',
+          'portal_account and lines [{sku, quantity >= 1, price, promotion_discount, shipping, shipping_discount, tax, ioss, gift_wrap, gift_wrap_discount, gift_wrap_tax, cod_fee, other, shipping_tax}] are required; tax, the gift wrap, cod_fee, other, shipping_tax and delivery_tip are amounts, delivery_tip_status PENDING or FINALIZED, tax_collected_by AMAZON or SELLER',
       });
       return;
     }

@@ -4,6 +4,7 @@
  * test noticing, because the emulator used to take them.
  */
 import { expect } from 'chai';
+import { processingReportProblems } from '../../sandbox/amazon-contract';
 import { sandboxForSuite } from '../portals/sandbox-server';
 
 const DE = 'A1PA6795UKMFR9';
@@ -96,6 +97,15 @@ describe('the sandbox refuses what the vendors refuse', function () {
       const upload = await fetch(doc.body.url as string, { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
       expect(upload.status).to.equal(403);
       expect(await upload.text()).to.include('SignatureDoesNotMatch');
+    });
+
+    it('the processing reports of these feeds keep listings-feed-processing-report-schema-v2.json, which refuses a report without its summary', async () => {
+      const violations = (await (await fetch(`${url}/_sandbox/violations?vendor=amazon`)).json()) as { kind?: string; contract: string | null }[];
+      expect(violations.filter((v) => v.contract === 'listings-feed-processing-report-schema-v2.json')).to.deep.equal([]);
+      const report = { header: { sellerId: 'S', version: '2.0', feedId: '1' }, issues: [{ messageId: 1, severity: 'ERROR', message: 'x' }] };
+      expect(processingReportProblems(report).map((p) => p.message)).to.deep.equal(["must have required property 'summary'"]);
+      const summary = { errors: 1, warnings: 0, messagesProcessed: 1, messagesAccepted: 0, messagesInvalid: 1 };
+      expect(processingReportProblems({ ...report, summary })).to.deep.equal([]);
     });
   });
 
