@@ -28,10 +28,19 @@
  * - A DELIVERY_TIP is an order-level breakdown with its status (PENDING or FINALIZED), "charged
  *   separately and not attributed to a specific item", inside grandTotal (the contract's example:
  *   154.99 = ITEM 149.97 + TAX 0.02 + DELIVERY_TIP 5.00).
+ * - The item charges GIFT_WRAP, COD_FEE and OTHER (ItemProceedsBreakdown's other types), each in
+ *   the item's proceedsTotal and the grandTotal, and the order's breakdowns aggregate them across
+ *   the items ("The remaining categories are aggregated across all order items"); a gift wrap's
+ *   discount as a DISCOUNT detailed breakdown of subtype GIFT_WRAP.
+ * - Amazon.com tax the seller collects itself (`tax_collected_by` SELLER): the same TAX on top,
+ *   with detailed breakdowns ITEM, SHIPPING and GIFT_WRAP, and no `tax.taxCollections` (the
+ *   contract's one model is MARKETPLACE_FACILITATOR, Amazon withholding it).
  * Where the contract is silent the sandbox chooses: the proceeds of the other marketplaces are
  * gross (the TAX breakdown is the VAT included in ITEM and SHIPPING and is not added again), a
  * DISCOUNT breakdown is negative, with ITEM and SHIPPING detailed breakdowns; a PENDING tip is
- * in grandTotal as a FINALIZED one is.
+ * in grandTotal as a FINALIZED one is; gift wrap and other charges are for all the item's units
+ * (a cancelled unit's share is not charged), a COD fee per item as its shipping; on Amazon.com
+ * they are net as ITEM is, on the other marketplaces gross (their VAT inside the informative TAX).
  */
 import crypto from 'node:crypto';
 import express, { Request, Response } from 'express';
@@ -55,6 +64,16 @@ export interface SandboxOrderLine {
   tax: string;
   /** Shipped into the EU from outside it under IOSS: Amazon collects the VAT (marketplace facilitator). */
   ioss: boolean;
+  /** Gift wrap of all units (GIFT_WRAP) and its discount (DISCOUNT, subtype GIFT_WRAP). */
+  giftWrap: string;
+  giftWrapDiscount: string;
+  /** The cash-on-delivery fee of the item (COD_FEE). */
+  codFee: string;
+  /** Other charges of all units (OTHER). */
+  other: string;
+  /** Amazon.com: the sales tax on the shipping and on the gift wrap (TAX detailed breakdowns SHIPPING, GIFT_WRAP). */
+  shippingTax: string;
+  giftWrapTax: string;
   quantityShipped: number;
   /** A buyer's request to cancel the item, and its cancellation (amazon-cancel.sandbox.ts). */
   cancellation?: SandboxItemCancellation;
@@ -86,6 +105,8 @@ export interface SandboxOrder {
   packages: SandboxPackage[];
   /** A delivery tip: an order-level proceeds breakdown, in grandTotal. */
   deliveryTip?: { amount: string; status: 'PENDING' | 'FINALIZED' };
+  /** Amazon.com: who collects the sales tax; AMAZON (marketplace facilitator) unless the seller does. */
+  taxCollectedBy: 'AMAZON' | 'SELLER';
 }
 
 /** What the orders part of the sandbox's Amazon holds. */
@@ -126,28 +147,48 @@ const includedVat = (gross: number) => Math.round(gross - gross / 1.19);
 function itemProceeds(o: SandboxOrder, l: SandboxOrderLine) {
   // A cancelled item is charged only for the units it shipped before (nothing for one cancelled whole).
   const charged = unitsOf(l) > 0;
+  const perUnits = (c: number) => Math.round((c * unitsOf(l)) / l.quantity);
   const item = toCents(l.unitPrice) * unitsOf(l);
   const shipping = charged ? toCents(l.shippingPrice) : 0;
-  const promo = charged ? Math.round((toCents(l.promotionDiscount) * unitsOf(l)) / l.quantity) : 0;
+  const promo = charged ? perUnits(toCents(l.promotionDiscount)) : 0;
   const shipDiscount = charged ? toCents(l.shippingDiscount) : 0;
+  const giftWrap = perUnits(toCents(l.giftWrap));
+  const giftWrapDiscount = perUnits(toCents(l.giftWrapDiscount));
+  const codFee = charged ? toCents(l.codFee) : 0;
+  const other = perUnits(toCents(l.other));
   const breakdowns: Record<string, unknown>[] = [
     { type: 'ITEM', subtotal: money(item, o.currency) },
     { type: 'SHIPPING', subtotal: money(shipping, o.currency) },
   ];
-  if (promo || shipDiscount)
+  // The other charges only when the item has them, as the contract's examples leave them out.
+  if (giftWrap) breakdowns.push({ type: 'GIFT_WRAP', subtotal: money(giftWrap, o.currency) });
+  if (codFee) breakdowns.push({ type: 'COD_FEE', subtotal: money(codFee, o.currency) });
+  if (other) breakdowns.push({ type: 'OTHER', subtotal: money(other, o.currency) });
+  if (promo || shipDiscount || giftWrapDiscount)
     breakdowns.push({
       type: 'DISCOUNT',
-      subtotal: money(-(promo + shipDiscount), o.currency),
+      subtotal: money(-(promo + shipDiscount + giftWrapDiscount), o.currency),
       detailedBreakdowns: [
         { subtype: 'ITEM', value: money(-promo, o.currency) },
         { subtype: 'SHIPPING', value: money(-shipDiscount, o.currency) },
+        ...(giftWrapDiscount ? [{ subtype: 'GIFT_WRAP', value: money(-giftWrapDiscount, o.currency) }] : []),
       ],
     });
-  const net = item + shipping - promo - shipDiscount;
+  const net = item + shipping + giftWrap + codFee + other - promo - shipDiscount - giftWrapDiscount;
   if (o.marketplaceId === US) {
     // Sales tax on top: in proceedsTotal and grandTotal; only for the units charged.
-    const tax = Math.round((toCents(l.tax) * unitsOf(l)) / l.quantity);
-    if (tax) breakdowns.push({ type: 'TAX', subtotal: money(tax, o.currency), detailedBreakdowns: [{ subtype: 'ITEM', value: money(tax, o.currency) }] });
+    const parts = [
+      { subtype: 'ITEM', c: perUnits(toCents(l.tax)) },
+      { subtype: 'SHIPPING', c: charged ? toCents(l.shippingTax) : 0 },
+      { subtype: 'GIFT_WRAP', c: perUnits(toCents(l.giftWrapTax)) },
+    ].filter((p) => p.c !== 0);
+    const tax = parts.reduce((s, p) => s + p.c, 0);
+    if (tax)
+      breakdowns.push({
+        type: 'TAX',
+        subtotal: money(tax, o.currency),
+        detailedBreakdowns: parts.map((p) => ({ subtype: p.subtype, value: money(p.c, o.currency) })),
+      });
     return { total: net + tax, proceeds: { proceedsTotal: money(net + tax, o.currency), breakdowns } };
   }
   if (!l.ioss) breakdowns.push({ type: 'TAX', subtotal: money(includedVat(net), o.currency) });
@@ -156,7 +197,9 @@ function itemProceeds(o: SandboxOrder, l: SandboxOrderLine) {
 
 /** ItemTax (data set TAX): who collects the item's tax, where Amazon does (marketplace facilitator). */
 function itemTax(o: SandboxOrder, l: SandboxOrderLine): Record<string, unknown> | undefined {
-  if (o.marketplaceId === US) return { taxCollections: [{ model: 'MARKETPLACE_FACILITATOR', responsibleParty: 'Amazon Services, Inc.' }] };
+  if (o.marketplaceId === US)
+    // A seller collecting the tax itself: no collection model (the contract names only Amazon's).
+    return o.taxCollectedBy === 'SELLER' ? undefined : { taxCollections: [{ model: 'MARKETPLACE_FACILITATOR', responsibleParty: 'Amazon Services, Inc.' }] };
   if (l.ioss)
     return {
       taxCalculationBreakdowns: [{ reportingScheme: 'IOSS' }],
@@ -207,7 +250,7 @@ export function order2026(o: SandboxOrder, included: Set<string>): Record<string
     out.recipient = { deliveryAddress: { ...rest, ...(afn || o.status === 'SHIPPED' ? {} : phone ? { phone } : {}), addressType: 'RESIDENTIAL' } };
   }
   if (included.has('PROCEEDS') && !isPending) {
-    const breakdowns = ['ITEM', 'SHIPPING', 'DISCOUNT', 'TAX']
+    const breakdowns = ['ITEM', 'SHIPPING', 'GIFT_WRAP', 'COD_FEE', 'OTHER', 'DISCOUNT', 'TAX']
       .map((type) => {
         let c = 0;
         let any = false;
@@ -279,8 +322,13 @@ function itemsV0(o: SandboxOrder): Record<string, unknown>[] {
           ShippingPrice: money(toCents(l.shippingPrice), o.currency),
           PromotionDiscount: money(toCents(l.promotionDiscount), o.currency),
           ShippingDiscount: money(toCents(l.shippingDiscount), o.currency),
+          ...(toCents(l.codFee) ? { CODFee: money(toCents(l.codFee), o.currency) } : {}),
           ...(o.marketplaceId === US
-            ? { ItemTax: money(toCents(l.tax), o.currency), TaxCollection: { Model: 'MarketplaceFacilitator', ResponsibleParty: 'Amazon Services, Inc.' } }
+            ? {
+                ItemTax: money(toCents(l.tax), o.currency),
+                ...(toCents(l.shippingTax) ? { ShippingTax: money(toCents(l.shippingTax), o.currency) } : {}),
+                ...(o.taxCollectedBy === 'SELLER' ? {} : { TaxCollection: { Model: 'MarketplaceFacilitator', ResponsibleParty: 'Amazon Services, Inc.' } }),
+              }
             : {}),
         }),
   }));
@@ -575,7 +623,19 @@ export interface NewAmazonOrder {
     tax?: string;
     /** An EU marketplace: the item comes from outside the EU under IOSS, Amazon collecting its VAT. */
     ioss?: boolean;
+    /** Gift wrap of all units (GIFT_WRAP), its discount, and on Amazon.com its sales tax. */
+    gift_wrap?: string;
+    gift_wrap_discount?: string;
+    gift_wrap_tax?: string;
+    /** The item's cash-on-delivery fee (COD_FEE). */
+    cod_fee?: string;
+    /** Other charges of all units (OTHER). */
+    other?: string;
+    /** Amazon.com: the sales tax on the item's shipping. */
+    shipping_tax?: string;
   }[];
+  /** Amazon.com: SELLER collects the sales tax itself (no marketplace facilitator); AMAZON by default. */
+  tax_collected_by?: 'AMAZON' | 'SELLER';
   /** A delivery tip (DELIVERY_TIP, order level), FINALIZED unless delivery_tip_status says PENDING. */
   delivery_tip?: string;
   delivery_tip_status?: 'PENDING' | 'FINALIZED';
@@ -626,10 +686,17 @@ export function placeOrder(store: AmazonOrderStore, body: NewAmazonOrder): Sandb
       shippingDiscount: l.shipping_discount ?? '0.00',
       tax: l.tax ?? '0.00',
       ioss: l.ioss === true,
+      giftWrap: l.gift_wrap ?? '0.00',
+      giftWrapDiscount: l.gift_wrap_discount ?? '0.00',
+      codFee: l.cod_fee ?? '0.00',
+      other: l.other ?? '0.00',
+      shippingTax: l.shipping_tax ?? '0.00',
+      giftWrapTax: l.gift_wrap_tax ?? '0.00',
       quantityShipped: 0,
     })),
     packages: [],
     ...(body.delivery_tip ? { deliveryTip: { amount: body.delivery_tip, status: body.delivery_tip_status ?? 'FINALIZED' } } : {}),
+    taxCollectedBy: body.tax_collected_by ?? 'AMAZON',
   };
   store.orders.set(order.orderId, order);
   return order;

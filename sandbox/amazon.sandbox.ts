@@ -612,10 +612,7 @@ function controls(app: express.Express, amazon: AmazonState): void {
       !Array.isArray(body.lines) ||
       body.lines.length === 0 ||
       body.lines.some(
-        (l) =>
-          !l.sku ||
-          !(l.quantity >= 1) ||
-          ![l.tax, l.gift_wrap, l.gift_wrap_discount, l.gift_wrap_tax, l.cod_fee, l.other, l.shipping_tax].every(amount),
+        (l) => !l.sku || !(l.quantity >= 1) || ![l.tax, l.gift_wrap, l.gift_wrap_discount, l.gift_wrap_tax, l.cod_fee, l.other, l.shipping_tax].every(amount),
       ) ||
       !amount(body.delivery_tip) ||
       ![undefined, 'PENDING', 'FINALIZED'].includes(body.delivery_tip_status) ||

@@ -12,6 +12,9 @@
  *   "Tax is withheld and remitted to the taxing authority by Amazon on behalf of the seller".
  * - DELIVERY_TIP "is charged separately and not attributed to a specific item".
  * - The contract's IOSS example: an item whose VAT Amazon collects, with no TAX proceeds.
+ * - ItemProceedsBreakdown's other types GIFT_WRAP, COD_FEE and OTHER ("aggregated across all order
+ *   items"), a DISCOUNT's detailed subtypes beyond ITEM and SHIPPING, and TAX on top of net prices
+ *   without MARKETPLACE_FACILITATOR (the contract's only collection model): the seller's to remit.
  */
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
@@ -21,7 +24,7 @@ import { includedData } from '../../lib/portals/amazon/orders-2026';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { order2026 } from '../../sandbox/amazon-orders.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
-import { createStock, stockQuantity } from '../order/helpers';
+import { createStock, orderEvents, stockQuantity } from '../order/helpers';
 import { newSeller, Seller } from '../support/api';
 import { kontorOrder, sandboxPost } from './channel-support';
 
@@ -128,6 +131,124 @@ describe('channel order money of Amazon: what the seller received, as the Orders
       const imported = (await kontorOrder(seller, id))!;
       expect(imported.invoice_amount).to.equal('125.00');
       expect(imported.paid_amount).to.equal('125.00');
+    });
+  });
+
+  describe('item charges besides the price (gift wrap, cash on delivery, other) and tax the seller collects itself', () => {
+    it('when an Amazon.de buyer paid gift wrap (less its discount), a COD fee and other charges, then the lines hold the wrap and other charges, the fee the COD fee and the rounding cents, and the order is paid in full', async () => {
+      const seller = await newSeller();
+      const wrapped = await createStock(seller, 'GW-DE-1', 10);
+      const { amazonId, id, served } = await amazonOrder(seller, 'A1PA6795UKMFR9', {
+        currency: 'EUR',
+        lines: [
+          {
+            sku: 'GW-DE-1',
+            quantity: 3,
+            price: '10.00',
+            promotion_discount: '1.00',
+            gift_wrap: '5.00',
+            gift_wrap_discount: '1.00',
+            other: '0.50',
+            shipping: '4.90',
+            cod_fee: '2.00',
+          },
+        ],
+      });
+      // ITEM 30.00 + SHIPPING 4.90 + GIFT_WRAP 5.00 + COD_FEE 2.00 + OTHER 0.50 - DISCOUNT 2.00 (ITEM 1.00, GIFT_WRAP 1.00).
+      expect(served.proceeds.grandTotal).to.deep.equal({ amount: '40.40', currencyCode: 'EUR' });
+      expect(served.orderItems[0]!.proceeds.proceedsTotal).to.deep.equal({ amount: '40.40', currencyCode: 'EUR' });
+      for (const [type, amount] of [
+        ['GIFT_WRAP', '5.00'],
+        ['COD_FEE', '2.00'],
+        ['OTHER', '0.50'],
+      ]) {
+        expect(served.orderItems[0]!.proceeds.breakdowns).to.deep.include({ type, subtotal: { amount, currencyCode: 'EUR' } });
+        expect(served.proceeds.breakdowns).to.deep.include({ type, subtotal: { amount, currencyCode: 'EUR' } });
+      }
+      expect(served.orderItems[0]!.proceeds.breakdowns).to.deep.include({
+        type: 'DISCOUNT',
+        subtotal: { amount: '-2.00', currencyCode: 'EUR' },
+        detailedBreakdowns: [
+          { subtype: 'ITEM', value: { amount: '-1.00', currencyCode: 'EUR' } },
+          { subtype: 'SHIPPING', value: { amount: '0.00', currencyCode: 'EUR' } },
+          { subtype: 'GIFT_WRAP', value: { amount: '-1.00', currencyCode: 'EUR' } },
+        ],
+      });
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: amazonId }, 'gw-de-1');
+      expect(run.orders).to.deep.include({ created: 1 });
+      const imported = (await kontorOrder(seller, id))!;
+      // The line: 30.00 - 1.00 + 5.00 - 1.00 + 0.50 = 33.50 over 3 units, 11.16 each; the 0.02 left over joins the fee.
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price, l.tax ?? null])).to.deep.equal([['GW-DE-1', '3', '11.16', null]]);
+      // 4.90 shipping + 2.00 COD fee + 0.02.
+      expect(imported.shipping.fee).to.equal('6.92');
+      expect(imported.invoice_amount).to.equal('40.40');
+      expect(imported.paid_amount).to.equal('40.40');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(await orderEvents(seller)).to.include(`paid_in_full:${imported.id}`);
+      expect(await stockQuantity(seller, wrapped)).to.equal(7);
+    });
+
+    it('when Amazon withheld US sales tax on an item and its gift wrap, then the line holds the gift wrap, not the tax, and the order is paid in full', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'GW-US-1', 10);
+      const { amazonId, id, served } = await amazonOrder(seller, 'ATVPDKIKX0DER', {
+        currency: 'USD',
+        lines: [{ sku: 'GW-US-1', quantity: 2, price: '49.99', tax: '0.02', gift_wrap: '3.98', gift_wrap_tax: '0.30' }],
+      });
+      // ITEM 99.98 + GIFT_WRAP 3.98 + TAX 0.32 (ITEM 0.02, GIFT_WRAP 0.30), withheld by Amazon.
+      expect(served.proceeds.grandTotal).to.deep.equal({ amount: '104.28', currencyCode: 'USD' });
+      expect(served.orderItems[0]!.proceeds.breakdowns).to.deep.include({
+        type: 'TAX',
+        subtotal: { amount: '0.32', currencyCode: 'USD' },
+        detailedBreakdowns: [
+          { subtype: 'ITEM', value: { amount: '0.02', currencyCode: 'USD' } },
+          { subtype: 'GIFT_WRAP', value: { amount: '0.30', currencyCode: 'USD' } },
+        ],
+      });
+      expect(served.orderItems[0]!.tax).to.deep.equal({ taxCollections: [{ model: 'MARKETPLACE_FACILITATOR', responsibleParty: 'Amazon Services, Inc.' }] });
+
+      await importOrders({ accountId: seller.id, portalAccountId: amazonId }, 'gw-us-1');
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.quantity, l.price, l.tax ?? null])).to.deep.equal([['2', '51.98', null]]);
+      expect(imported.shipping.fee ?? null).to.be.oneOf([null, '0.00']);
+      expect(imported.invoice_amount).to.equal('103.96');
+      expect(imported.paid_amount).to.equal('103.96');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(await orderEvents(seller)).to.include(`paid_in_full:${imported.id}`);
+    });
+
+    it('when a US seller collects the sales tax itself (no marketplace facilitator), then the lines are gross with the rate, the shipping fee holds its tax and the rounding cents, and the order is paid in full at grandTotal', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'ST-US-1', 10);
+      const { amazonId, id, served } = await amazonOrder(seller, 'ATVPDKIKX0DER', {
+        currency: 'USD',
+        tax_collected_by: 'SELLER',
+        // New York City's 8.875 %: 5.325 on 60.00, 0.53 on the 5.99 shipping.
+        lines: [{ sku: 'ST-US-1', quantity: 3, price: '20.00', tax: '5.33', shipping: '5.99', shipping_tax: '0.53' }],
+      });
+      expect(served.proceeds.grandTotal).to.deep.equal({ amount: '71.85', currencyCode: 'USD' });
+      expect(served.orderItems[0]!.proceeds.proceedsTotal).to.deep.equal({ amount: '71.85', currencyCode: 'USD' });
+      expect(served.orderItems[0]!.proceeds.breakdowns).to.deep.include({
+        type: 'TAX',
+        subtotal: { amount: '5.86', currencyCode: 'USD' },
+        detailedBreakdowns: [
+          { subtype: 'ITEM', value: { amount: '5.33', currencyCode: 'USD' } },
+          { subtype: 'SHIPPING', value: { amount: '0.53', currencyCode: 'USD' } },
+        ],
+      });
+      expect(served.orderItems[0]!.tax).to.equal(undefined);
+
+      await importOrders({ accountId: seller.id, portalAccountId: amazonId }, 'st-us-1');
+      const imported = (await kontorOrder(seller, id))!;
+      // 60.00 + 5.33 = 65.33 over 3 units: 21.77 each (65.31), the rate 5.33 of 60.00 (8.88 %); the 0.02 left joins the fee.
+      expect(imported.line.map((l) => [l.quantity, l.price, l.tax])).to.deep.equal([['3', '21.77', '8.88']]);
+      // 5.99 + 0.53 tax + 0.02.
+      expect(imported.shipping.fee).to.equal('6.54');
+      expect(imported.invoice_amount).to.equal('71.85');
+      expect(imported.paid_amount).to.equal('71.85');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(await orderEvents(seller)).to.include(`paid_in_full:${imported.id}`);
     });
   });
 });

@@ -83,40 +83,141 @@ function sum(breakdowns: ProceedsBreakdown[] | undefined, type: string, subtype?
 }
 
 /**
- * A DISCOUNT breakdown (PromotionDiscount / ShippingDiscount of v0) split into what it takes off
- * the item and off the shipping: by its detailedBreakdowns ITEM and SHIPPING; one without them is
- * the item's. Counted as an amount off whatever its sign.
+ * Where each proceeds category of an item reaches the invoice (decision, lib/portals/README.md).
+ * The contract's ItemProceedsBreakdown types are ITEM, SHIPPING, GIFT_WRAP, COD_FEE, OTHER, TAX
+ * and DISCOUNT ("aggregated across all order items", so each is the item's); DELIVERY_TIP is the
+ * order's alone (sellersAmount). Every one of them is in grandTotal, so each must be billed or
+ * left out of paid_amount, or the order stands above or below its invoice (document 1: only
+ * partially paid).
+ * - GIFT_WRAP (the buyer paid the seller to wrap this item) and OTHER (a charge of this item the
+ *   contract does not name) go into the item's unit price, as Kaufland's eco and packaging fees:
+ *   the item's money, billed at its rate. Not a line of their own: it would have no SKU (the
+ *   import asks the seller to link it to a stock item) and its transaction_id would be no
+ *   orderItemId, which send_mit's confirmShipment sends to Amazon for each line.
+ * - COD_FEE (cash on delivery: the carrier collects the money at the door) is a charge of the
+ *   delivery, so it joins SHIPPING in the shipping fee, where invoices show it.
+ * - A DISCOUNT's detailed breakdowns (subtypes ITEM, SHIPPING, GIFT_WRAP, COD_FEE, OTHER, DISCOUNT)
+ *   come off where their charge went: SHIPPING and COD_FEE off the fee, everything else (and a
+ *   discount without detail, or the part its detail does not name) off the item.
  */
+const feeTypes = new Set(['SHIPPING', 'COD_FEE']);
+const lineCharges = ['GIFT_WRAP', 'OTHER'];
+
+/** The parts of a breakdown type's detail that go to the shipping fee (subtypes SHIPPING, COD_FEE), as an amount whatever its sign. */
+function feePart(breakdowns: ProceedsBreakdown[] | undefined, type: string): bigint {
+  let total = 0n;
+  for (const subtype of feeTypes) total += abs(sum(breakdowns, type, subtype));
+  return total;
+}
+
+/** A DISCOUNT breakdown split into what it takes off the item (its line) and off the shipping fee, as amounts off whatever their sign. */
 function discounts(item: OrderItem2026): { item: bigint; shipping: bigint } {
   const breakdowns = item.proceeds?.breakdowns;
-  const detailed = (breakdowns ?? []).some((b) => b.type === 'DISCOUNT' && (b.detailedBreakdowns ?? []).length > 0);
-  if (!detailed) return { item: abs(sum(breakdowns, 'DISCOUNT')), shipping: 0n };
-  return { item: abs(sum(breakdowns, 'DISCOUNT', 'ITEM')), shipping: abs(sum(breakdowns, 'DISCOUNT', 'SHIPPING')) };
+  const total = abs(sum(breakdowns, 'DISCOUNT'));
+  const shipping = feePart(breakdowns, 'DISCOUNT');
+  return { item: total - shipping, shipping };
+}
+
+/**
+ * The TAX of an item added on top of its prices, in cents: its TAX proceeds when the item's
+ * proceedsTotal holds them (the contract's US examples: 100.00 = ITEM 99.98 + TAX 0.02). Where the
+ * TAX is the VAT inside the gross prices (Kontor's reading of EU proceeds: proceedsTotal without
+ * it), it is part of the prices the invoice bills already: 0. `assumeOnTop`: an item without
+ * proceedsTotal is read as the contract's examples are.
+ */
+function taxOnTop(item: OrderItem2026, assumeOnTop: boolean): bigint {
+  const breakdowns = item.proceeds?.breakdowns ?? [];
+  const tax = sum(breakdowns, 'TAX');
+  const total = cents(item.proceeds?.proceedsTotal);
+  const others = breakdowns.filter((b) => b.type !== 'TAX').reduce((s, b) => s + (cents(b.subtotal) ?? 0n), 0n);
+  if (total === undefined) return assumeOnTop ? tax : 0n;
+  return total === others + tax ? tax : 0n;
+}
+
+/** Amazon withholds the item's tax: its collection model is MARKETPLACE_FACILITATOR ("Tax is withheld and remitted to the taxing authority by Amazon on behalf of the seller"). */
+const facilitated = (item: OrderItem2026) => (item.tax?.taxCollections ?? []).some((c) => c.model === 'MARKETPLACE_FACILITATOR');
+
+/**
+ * The tax of an item that Amazon withholds, in cents: its TAX added on top, when Amazon collects it
+ * as marketplace facilitator (an item without proceedsTotal read as the contract's examples).
+ */
+function withheldTax(item: OrderItem2026): bigint {
+  return facilitated(item) ? taxOnTop(item, true) : 0n;
+}
+
+/**
+ * The tax of an item that the seller collects itself (decision): TAX added on top of net prices
+ * (proceedsTotal holds it) with no MARKETPLACE_FACILITATOR collection (the contract's only model;
+ * an item without it is the seller's to remit). It is in grandTotal and the seller's money, so the
+ * invoice bills it: the part its detail names SHIPPING or COD_FEE on the shipping fee, the rest
+ * (ITEM, GIFT_WRAP, OTHER, or a TAX without detail) in the item's gross unit price, whose rate
+ * the line then carries (lib/portals/shopify/order-taxes.ts does so for Shopify's net-price stores).
+ */
+function sellersTax(item: OrderItem2026): { line: bigint; shipping: bigint } {
+  if (facilitated(item)) return { line: 0n, shipping: 0n };
+  const tax = taxOnTop(item, false);
+  if (tax === 0n) return { line: 0n, shipping: 0n };
+  const shipping = feePart(item.proceeds?.breakdowns, 'TAX');
+  return { line: tax - shipping, shipping };
+}
+
+/** a / b rounded down (towards minus infinity: the rest is never negative). */
+const floorDiv = (a: bigint, b: bigint) => (a >= 0n ? a / b : -((-a + b - 1n) / b));
+
+/** One item as the invoice bills it: its line, and what it adds to the order's shipping fee. */
+interface BilledItem {
+  line: ChannelOrderLine;
+  shipping: bigint;
 }
 
 /**
  * One line: orderItemId is the transaction id. The unit price is the item's gross unit price
- * (product.price.unitPrice, else its ITEM proceeds by the quantity) less its promotion discount
- * per unit, rounded to the cent: document 2's line has one price per unit, so a discount goes into
- * it rather than into a line of its own (a line without SKU would take no stock and ask for a
- * link). Amazon's tax is an amount; Order_line_type's tax is the VAT percent: it is left empty
- * (the contract does not say whether the TAX proceeds are part of the ITEM proceeds in each
- * marketplace, and a wrong rate on an invoice is worse than none).
+ * (product.price.unitPrice, else its ITEM proceeds by the quantity), and for the units the line
+ * keeps its promotion discount, gift wrap and other charges and the tax the seller collects,
+ * shared over the units **rounded down to the cent; the cents left over go to the
+ * shipping fee**, the order's one amount of quantity one, so that lines plus shipping are exactly
+ * what the seller receives (as Shopify's net-price stores: the fee only ever rises by less than a
+ * cent a unit). Document 2's line has one price per unit, so a discount or charge goes into it
+ * rather than into a line of its own (a line without SKU would take no stock and ask for a link).
+ * The item's shipping, COD fee and their discounts and tax go to the shipping fee.
+ *
+ * Tax: Order_line_type's is the VAT percent the gross price holds. Amazon's is an amount, and the
+ * contract does not say whether TAX is inside ITEM in each marketplace: a wrong rate on an invoice
+ * is worse than none, so it is left empty, except where the seller collects tax on top of net
+ * prices: then it is that tax over the line's net amount, as a percent to two places (8.875 is
+ * 8.88), what the gross price holds.
  */
-function line(item: OrderItem2026, orderOpen: boolean): ChannelOrderLine {
+function billed(item: OrderItem2026, orderOpen: boolean): BilledItem {
   const quantity = item.quantityOrdered;
-  const itemTotal = sum(item.proceeds?.breakdowns, 'ITEM');
-  const unit = cents(item.product.price?.unitPrice) ?? (quantity > 0 ? itemTotal / BigInt(quantity) : itemTotal);
-  const off = quantity > 0 ? discounts(item).item / BigInt(quantity) : 0n;
+  const breakdowns = item.proceeds?.breakdowns;
+  const units = orderOpen ? unitsSold(item) : quantity;
+  const unit = cents(item.product.price?.unitPrice) ?? (quantity > 0 ? sum(breakdowns, 'ITEM') / BigInt(quantity) : sum(breakdowns, 'ITEM'));
+  const off = discounts(item);
+  const tax = sellersTax(item);
+  const charges = lineCharges.reduce((s, type) => s + sum(breakdowns, type), 0n);
+  const shipping = [...feeTypes].reduce((s, type) => s + sum(breakdowns, type), 0n) - off.shipping + tax.shipping;
   const request = item.cancellation?.cancellationRequest;
-  return {
+  const out: ChannelOrderLine = {
     transaction_id: item.orderItemId,
     sku: item.product.sellerSku ?? null,
     name: item.product.title ?? item.product.sellerSku ?? item.product.asin ?? item.orderItemId,
-    quantity: orderOpen ? unitsSold(item) : quantity,
-    price: decimal(unit - off),
+    quantity: units,
+    price: decimal(unit),
     ...(orderOpen && request && !item.cancellation?.cancellationExecution ? { cancel_requested: request.cancelReason ?? '' } : {}),
   };
+  const extra = charges - off.item + tax.line;
+  if (units === 0) {
+    // Nothing of the item is bought any more: its price shows what a unit cost, and whatever its
+    // proceeds still hold beyond the units goes to the fee, so the invoice stays what Amazon pays.
+    out.price = decimal(unit - (quantity > 0 ? off.item / BigInt(quantity) : 0n));
+    return { line: out, shipping: shipping + extra };
+  }
+  const total = unit * BigInt(units) + extra;
+  const price = floorDiv(total, BigInt(units));
+  out.price = decimal(price);
+  const net = total - tax.line;
+  if (tax.line !== 0n && net > 0n) out.tax = (Math.round((Number(tax.line) * 10000) / Number(net)) / 100).toFixed(2);
+  return { line: out, shipping: shipping + total - price * BigInt(units) };
 }
 
 /**
@@ -133,24 +234,6 @@ function unitsSold(item: OrderItem2026): number {
 }
 
 /**
- * The tax of an item that Amazon withholds, in cents: its TAX proceeds, when the item's tax
- * collection model is MARKETPLACE_FACILITATOR ("Tax is withheld and remitted to the taxing
- * authority by Amazon on behalf of the seller") and the TAX was added on top of the item's price,
- * i.e. the item's proceedsTotal holds it (the contract's US examples: 100.00 = ITEM 99.98 + TAX
- * 0.02). Where the TAX is the VAT inside the gross prices (Kontor's reading of EU proceeds:
- * proceedsTotal without it), it is part of the prices the invoice bills, so nothing is taken off;
- * an item without proceedsTotal is read as the contract's examples are (TAX on top).
- */
-function withheldTax(item: OrderItem2026): bigint {
-  if (!(item.tax?.taxCollections ?? []).some((c) => c.model === 'MARKETPLACE_FACILITATOR')) return 0n;
-  const breakdowns = item.proceeds?.breakdowns ?? [];
-  const tax = sum(breakdowns, 'TAX');
-  const total = cents(item.proceeds?.proceedsTotal);
-  const others = breakdowns.filter((b) => b.type !== 'TAX').reduce((s, b) => s + (cents(b.subtotal) ?? 0n), 0n);
-  return total === undefined || total === others + tax ? tax : 0n;
-}
-
-/**
  * What the seller received for the goods and shipping the invoice bills, in cents: grandTotal
  * ("the total amount that the seller receives from the sale of the order") less the tax Amazon
  * withholds as marketplace facilitator and less the delivery tips; undefined without a grandTotal.
@@ -158,7 +241,9 @@ function withheldTax(item: OrderItem2026): bigint {
  * The seller's amount (decision, as for eBay's 'Collect and Remit' tax): Amazon.com adds the
  * sales tax on top of the item's price into grandTotal, then withholds and remits it; the lines
  * (unitPrice) are without it. Read whole, a fully paid US order stood above its invoice_amount,
- * which document 1 calls only partially paid: no paid_in_full, the seller did not ship it.
+ * which document 1 calls only partially paid: no paid_in_full, the seller did not ship it. Tax
+ * the seller collects itself, gift wrap, COD fees and other charges stay: the invoice bills them
+ * (billed).
  *
  * A DELIVERY_TIP (decision): "charged separately and not attributed to a specific item", with its
  * own status (PENDING, FINALIZED: "processed separately after checkout"). It is the buyer's
@@ -191,7 +276,10 @@ function currencyOf(order: Order2026): string {
 /** An Orders API v2026-01-01 order as a ChannelOrder (document 2's Order_type words). */
 export function channelOrder(order: Order2026): ChannelOrder {
   const status = orderStatus(order.fulfillment?.fulfillmentStatus);
-  const shippingFee = order.orderItems.reduce((total, i) => total + sum(i.proceeds?.breakdowns, 'SHIPPING') - discounts(i).shipping, 0n);
+  // Items cancelled while the order stays open leave the order's lines; a CANCELLED order keeps
+  // what was ordered on its lines (its cancellation puts the stock back as a whole).
+  const items = order.orderItems.map((i) => billed(i, !status.is_cancelled));
+  const shippingFee = items.reduce((total, i) => total + i.shipping, 0n);
   const address = orderAddress(order.recipient?.deliveryAddress);
   const received = sellersAmount(order);
   const afn = order.fulfillment?.fulfilledBy === 'AMAZON';
@@ -213,9 +301,7 @@ export function channelOrder(order: Order2026): ChannelOrder {
       ...(order.fulfillment?.fulfillmentServiceLevel ? { method: order.fulfillment.fulfillmentServiceLevel } : {}),
       address,
     },
-    // Items cancelled while the order stays open leave the order's lines; a CANCELLED order keeps
-    // what was ordered on its lines (its cancellation puts the stock back as a whole).
-    line: order.orderItems.map((i) => line(i, !status.is_cancelled)),
+    line: items.map((i) => i.line),
     paid_amount: status.is_paid && received !== undefined ? decimal(received) : '0.00',
     status,
     // AFN: Amazon ships from its fulfilment network; the Orders API names the marketplace, not the centre.
