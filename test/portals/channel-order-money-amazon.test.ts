@@ -189,6 +189,25 @@ describe('channel order money of Amazon: what the seller received, as the Orders
       expect(await stockQuantity(seller, wrapped)).to.equal(7);
     });
 
+    it('when a promotion does not divide by the units, then the unit price is rounded down and the cents left over are in the shipping fee, so the order is paid in full', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'PR-DE-1', 10);
+      const { amazonId, id, served } = await amazonOrder(seller, 'A1PA6795UKMFR9', {
+        currency: 'EUR',
+        lines: [{ sku: 'PR-DE-1', quantity: 3, price: '10.00', promotion_discount: '1.00' }],
+      });
+      expect(served.proceeds.grandTotal).to.deep.equal({ amount: '29.00', currencyCode: 'EUR' });
+
+      await importOrders({ accountId: seller.id, portalAccountId: amazonId }, 'pr-de-1');
+      const imported = (await kontorOrder(seller, id))!;
+      // 29.00 over 3 units: 9.66 each (28.98) and 0.02 in the fee; 9.67 each billed 29.01 for 29.00 paid.
+      expect(imported.line.map((l) => [l.quantity, l.price])).to.deep.equal([['3', '9.66']]);
+      expect(imported.shipping.fee).to.equal('0.02');
+      expect(imported.invoice_amount).to.equal('29.00');
+      expect(imported.paid_amount).to.equal('29.00');
+      expect(await orderEvents(seller)).to.include(`paid_in_full:${imported.id}`);
+    });
+
     it('when Amazon withheld US sales tax on an item and its gift wrap, then the line holds the gift wrap, not the tax, and the order is paid in full', async () => {
       const seller = await newSeller();
       await createStock(seller, 'GW-US-1', 10);
