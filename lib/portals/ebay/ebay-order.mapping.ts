@@ -97,8 +97,8 @@ function transactionIds(items: Schemas['LineItem'][]): string[] {
 
 /**
  * One line: its transaction id (transactionIds); the unit price is what the buyer pays for the line
- * (discounts taken off, its share of a price adjustment added) over the quantity, rounded to the
- * cent (a line of 3 for 10.00 is 3.33 each: Order_line_type has no line total).
+ * (discounts taken off, its share of a price adjustment added) over the quantity, rounded down to
+ * the cent (unitCents; Order_line_type has no line total).
  *
  * Tax is left empty, as for Amazon: Order_line_type's tax is the VAT percent the gross price
  * includes (the invoice reads it as the rate), while the Fulfillment API's `LineItem.taxes[]`
@@ -106,23 +106,49 @@ function transactionIds(items: Schemas['LineItem'][]): string[] {
  * remits itself ('eBay Collect and Remit', sell_fulfillment_v1_oas3.json LineItem.total), not the
  * seller's VAT. Sending their sum as the line's tax made an invoice show e.g. 3.19 % VAT.
  */
-function line(item: Schemas['LineItem'], transactionId: string, cost: number): ChannelOrderLine {
-  const quantity = item.quantity && item.quantity > 0 ? item.quantity : 1;
+function line(item: Schemas['LineItem'], transactionId: string, quantity: number, unit: number): ChannelOrderLine {
   return {
     transaction_id: transactionId,
     sku: item.sku && item.sku !== '' ? item.sku : null,
     name: item.title ?? '',
     quantity,
-    price: decimal(Math.round(cost / quantity)),
+    price: decimal(unit),
   };
 }
 
-function lines(order: EbayOrder): ChannelOrderLine[] {
+const quantityOf = (item: Schemas['LineItem']) => (item.quantity && item.quantity > 0 ? item.quantity : 1);
+
+/**
+ * A line's unit price in cents, rounded down, and the cents that rounding leaves (fewer than the
+ * units). Rounded to the nearest cent, a line whose amount does not divide by its units (a
+ * promotion or an adjustment share over 3 or 6 units: 12.21 over 6 is 2.035) was billed up to half
+ * a cent a unit more or less than the buyer paid (2.04 x 6 = 12.24), and an invoice a cent above
+ * the payment is only partially paid by document 1: no paid_in_full, never shipped.
+ */
+function unitCents(cost: number, quantity: number): { unit: number; left: number } {
+  const unit = Math.floor(cost / quantity);
+  return { unit, left: cost - unit * quantity };
+}
+
+/**
+ * The lines, and the cents their unit prices could not hold, which go to the shipping fee
+ * (decision, as for Shopify's net-price stores, lib/portals/README.md): the order's one amount of
+ * quantity one, so that lines plus shipping are what the buyer paid. The fee only rises (rounded
+ * down, the rest is never negative): a free shipping may show a few cents.
+ */
+function lines(order: EbayOrder): { lines: ChannelOrderLine[]; left: number } {
   const items = order.lineItems ?? [];
   const costs = items.map(lineCost);
   const shares = adjustmentShares(order, costs);
   const ids = transactionIds(items);
-  return items.map((item, i) => line(item, ids[i]!, costs[i]! + shares[i]!));
+  let left = 0;
+  const out = items.map((item, i) => {
+    const quantity = quantityOf(item);
+    const price = unitCents(costs[i]! + shares[i]!, quantity);
+    left += price.left;
+    return line(item, ids[i]!, quantity, price.unit);
+  });
+  return { lines: out, left };
 }
 
 /** Paid: eBay's PAID, and PARTIALLY_REFUNDED (the buyer keeps part of it); FULLY_REFUNDED is money given back, not paid. */
@@ -228,11 +254,15 @@ function currencyOf(order: EbayOrder): string {
   );
 }
 
-/** The delivery cost the buyer pays: deliveryCost less deliveryDiscount (eBay gives the discount as an amount, sometimes negative). */
-function deliveryFee(order: EbayOrder): string | undefined {
+/**
+ * The delivery cost the buyer pays: deliveryCost less deliveryDiscount (eBay gives the discount as
+ * an amount, sometimes negative), plus the cents the lines' unit prices could not hold (`left`,
+ * lines()); none without a deliveryCost unless such cents are left.
+ */
+function deliveryFee(order: EbayOrder, left: number): string | undefined {
   const cost = order.pricingSummary?.deliveryCost?.value;
-  if (cost === undefined) return undefined;
-  return decimal(cents(cost) - Math.abs(cents(order.pricingSummary?.deliveryDiscount?.value)));
+  if (cost === undefined) return left > 0 ? decimal(left) : undefined;
+  return decimal(cents(cost) - Math.abs(cents(order.pricingSummary?.deliveryDiscount?.value)) + left);
 }
 
 export function channelOrderOf(order: EbayOrder): ChannelOrder {
@@ -242,6 +272,7 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
   const reference = order.paymentSummary?.payments?.find((p) => p.paymentReferenceId)?.paymentReferenceId;
   // Filled only when the order was read with getOrder (ebay-cancel-requests.ts); getOrders' array is always empty.
   const cancelRequested = openCancelRequest(order);
+  const billed = lines(order);
   return {
     external_order_id: order.orderId ?? '',
     modified_at: order.lastModifiedDate ?? order.creationDate ?? '',
@@ -254,11 +285,11 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
       address: billing(order.buyer),
     }),
     shipping: clean({
-      fee: deliveryFee(order),
+      fee: deliveryFee(order, billed.left),
       method: shipping?.shippingServiceCode,
       address: address(shipTo),
     }),
-    line: lines(order),
+    line: billed.lines,
     paid_amount: decimal(paid(order)),
     ...(reference ? { payment_provider_transaction_id: reference } : {}),
     ...(cancelRequested ? { cancel_requested: cancelRequested } : {}),
