@@ -129,8 +129,12 @@ interface ShopifyLine {
   name: string;
   quantity: number;
   price: string;
-  /** The discounts allocated to the line (a discount code's share of it, or the line's own): its total. */
+  /** The discounts allocated to the line (a discount code's share of it, or the line's own): its total, the sum of `allocations`. */
   discount: string;
+  /** LineItem.discountAllocations: each discount application's amount on the line (all its units), by the application's index. */
+  allocations: { amount: string; application: number }[];
+  /** LineItem.taxable, "Whether the variant is taxable". */
+  taxable: boolean;
   fulfilled: number;
   /** Units an order edit took out (POST /_sandbox/shopify/orders/:id/edit): counted in quantity, not in currentQuantity nor refundableQuantity. */
   removed: number;
@@ -201,6 +205,16 @@ export interface ShopifyOrder {
   refunds: SandboxRefund[];
   /** Its fulfillment orders (sandbox/shopify-fulfillment.sandbox.ts): one OPEN at the store's location unless placed with a plan. */
   fulfillmentOrders: SandboxFulfillmentOrder[];
+  /** Order.discountApplications on line items, by index: a line's own discount (EXPLICIT) and a discount code spread over the lines (ACROSS). */
+  discountApplications: SandboxDiscountApplication[];
+}
+
+/** A discount application of the order: a code's, with its value (an amount off). */
+export interface SandboxDiscountApplication {
+  index: number;
+  code: string;
+  amount: string;
+  targetSelection: 'ALL' | 'EXPLICIT';
 }
 
 /** What the sandbox's Shopify stores hold, per account (the portal account id the token names); cleared with the sandbox. */
@@ -397,11 +411,33 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
     originalUnitPriceSet: money(l.price, o.currencyCode),
     discountedUnitPriceSet: money(l.price, o.currencyCode),
     discountedUnitPriceAfterAllDiscountsSet: money(cents(toCents(l.price) - Math.round(toCents(l.discount) / l.quantity)), o.currencyCode),
+    // "the total price of the line item when the order was created ... doesn't include discounts".
     originalTotalSet: money(cents(toCents(l.price) * l.quantity), o.currencyCode),
     totalDiscountSet: money('0.00', o.currencyCode),
+    // The exact amounts off the line, "including discounts allocated to refunded and removed quantities".
+    discountAllocations: l.allocations.map((a) => ({
+      allocatedAmountSet: money(a.amount, o.currencyCode),
+      allocatedAmount: { amount: a.amount, currencyCode: o.currencyCode },
+      discountApplication: discountApplicationNode(
+        o,
+        o.discountApplications.find((d) => d.index === a.application)!,
+      ),
+    })),
+    taxable: l.taxable,
     taxLines: l.taxLines.map((t) => taxLineNode(o, t)),
   };
 }
+
+/** A discount code's application as the schema's DiscountCodeApplication (an amount off, spread across its lines). */
+const discountApplicationNode = (o: ShopifyOrder, d: SandboxDiscountApplication) => ({
+  __typename: 'DiscountCodeApplication',
+  index: d.index,
+  code: d.code,
+  allocationMethod: 'ACROSS',
+  targetSelection: d.targetSelection,
+  targetType: 'LINE_ITEM',
+  value: { __typename: 'MoneyV2', amount: d.amount, currencyCode: o.currencyCode },
+});
 
 /** A TaxLine as the schema's object: ratePercentage "as a percentage", price the shop-currency amount (deprecated beside priceSet). */
 const taxLineNode = (o: ShopifyOrder, t: SandboxTaxLine) => ({
@@ -502,6 +538,12 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
       ),
     fulfillments: () => o.fulfillments.map((f) => ({ id: f.id, status: 'SUCCESS', trackingInfo: () => [f.tracking] })),
     refunds: ({ first }: { first?: number }) => refundsOf(o, first),
+    discountApplications: ({ first, after }: { first?: number; after?: string }) =>
+      connection(
+        o.discountApplications.map((d) => discountApplicationNode(o, d)),
+        first ?? 50,
+        after,
+      ),
   };
 }
 
@@ -886,8 +928,13 @@ const errorsBody = (errors: readonly GraphQLError[]) => ({
 /** POST /_sandbox/shopify/orders: a checkout at the sandbox's store. */
 export interface NewShopifyOrder {
   portal_account: string | number;
-  /** discount: the line's share of the order's discounts (its total, not per unit); tax_lines: its taxes (newTaxLines). */
-  lines: { sku: string; quantity?: number; price?: string; name?: string; discount?: string; tax_lines?: NewTaxLine[] }[];
+  /**
+   * discount: an amount off the line itself (its total, not per unit); tax_lines: its taxes
+   * (newTaxLines); taxable: LineItem.taxable (by default whether it has tax lines).
+   */
+  lines: { sku: string; quantity?: number; price?: string; name?: string; discount?: string; tax_lines?: NewTaxLine[]; taxable?: boolean }[];
+  /** A discount code of an amount off the order, spread over its lines by their amounts (allocateAcross). */
+  discount_code?: { code: string; amount: string };
   paid?: boolean;
   /** The shop's currency (EUR by default). */
   currency?: string;
@@ -928,6 +975,21 @@ function newTaxLines(given: NewTaxLine[] | undefined, base: number, included: bo
     rate: Number(t.rate),
     amount: t.amount ?? cents(Math.round(included ? (base * Number(t.rate)) / (1 + combined) : base * Number(t.rate))),
   }));
+}
+
+/**
+ * A discount code's amount spread across lines (allocationMethod ACROSS): each line's share of
+ * it by its amount, in cents rounded down, the cents left one each to the first lines (the
+ * sandbox's rounding; the schema names no rule, only that allocations are "the actual final
+ * amount discounted on a line"). Shares add up to the amount.
+ */
+export function allocateAcross(amount: number, bases: number[]): number[] {
+  const whole = bases.reduce((sum, b) => sum + b, 0);
+  if (whole <= 0) return bases.map((_b, i) => (i === 0 ? amount : 0));
+  const shares = bases.map((b) => Math.floor((amount * b) / whole));
+  let left = amount - shares.reduce((sum, c) => sum + c, 0);
+  for (let i = 0; left > 0; i = (i + 1) % shares.length, left--) shares[i]! += 1;
+  return shares;
 }
 
 export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: NewShopifyOrder): ShopifyOrder {
@@ -972,24 +1034,53 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
       const v = s.variantBySku(account, l.sku);
       const quantity = l.quantity ?? 1;
       const price = l.price ?? v?.price ?? '10.00';
+      const own = toCents(l.discount ?? '0.00');
       return {
         id: gid('LineItem', n * 100 + i),
         sku: l.sku,
         name: l.name ?? (v ? s.products.get(v.productId)!.title : l.sku),
         quantity,
         price,
-        discount: l.discount ?? '0.00',
+        discount: cents(own),
+        allocations: own > 0 ? [{ amount: cents(own), application: 0 }] : [],
+        taxable: l.taxable ?? (l.tax_lines ?? []).length > 0,
         fulfilled: 0,
         removed: 0,
         refundedUnits: 0,
         refundedFulfilled: 0,
-        taxLines: newTaxLines(l.tax_lines, toCents(price) * quantity - toCents(l.discount ?? '0.00'), body.taxes_included !== false),
+        taxLines: [],
       };
     }),
     fulfillments: [],
     refunds: [],
     fulfillmentOrders: [],
+    discountApplications: [],
   };
+  // Index 0: the lines' own discounts (one application chosen per line); 1: the code spread across all lines.
+  if (o.lines.some((l) => l.allocations.length > 0))
+    o.discountApplications.push({
+      index: 0,
+      code: 'SANDBOX-LINE',
+      amount: cents(o.lines.reduce((sum, l) => sum + toCents(l.discount), 0)),
+      targetSelection: 'EXPLICIT',
+    });
+  if (body.discount_code && toCents(body.discount_code.amount) > 0) {
+    const code = toCents(body.discount_code.amount);
+    const shares = allocateAcross(
+      code,
+      o.lines.map((l) => toCents(l.price) * l.quantity - toCents(l.discount)),
+    );
+    o.discountApplications.push({ index: 1, code: body.discount_code.code, amount: cents(code), targetSelection: 'ALL' });
+    o.lines.forEach((l, i) => {
+      if (shares[i]! <= 0) return;
+      l.allocations.push({ amount: cents(shares[i]!), application: 1 });
+      l.discount = cents(toCents(l.discount) + shares[i]!);
+    });
+  }
+  // Taxes after every discount ("after discounts and before returns").
+  o.lines.forEach((l, i) => {
+    l.taxLines = newTaxLines(body.lines[i]!.tax_lines, toCents(l.price) * l.quantity - toCents(l.discount), o.taxesIncluded);
+  });
   o.fulfillmentOrders = fulfillmentOrdersOf(o, n, () => s.next(), body.fulfillment_orders);
   for (const fo of o.fulfillmentOrders) s.fulfillmentOrderOwners.set(fo.id, o.id);
   s.orders.set(o.id, o);
@@ -1269,6 +1360,16 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       )
     ) {
       res.status(400).json({ error: 'tax_lines are [{title, rate (a decimal, 0.0625 for 6.25 %), amount? ("0.00")}]' });
+      return;
+    }
+    const code = body.discount_code;
+    if (
+      (code !== undefined && (typeof code?.code !== 'string' || !/^\d+\.\d{2}$/.test(String(code.amount)))) ||
+      body.lines.some(
+        (l) => (l.discount !== undefined && !/^\d+\.\d{2}$/.test(String(l.discount))) || (l.taxable !== undefined && typeof l.taxable !== 'boolean'),
+      )
+    ) {
+      res.status(400).json({ error: 'discount_code is {code, amount ("5.00")}; a line\'s discount is "0.00", taxable a boolean' });
       return;
     }
     const problem = body.fulfillment_orders === undefined ? undefined : planProblem(body.fulfillment_orders, body.lines);

@@ -4,7 +4,7 @@ import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipme
 import { lowestPerListing } from './shared-listing';
 import { refuseUserErrors, ShopifySession } from './shopify/shopify-client';
 import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, ShopifyOrderNode } from './shopify/order-mapping';
-import { orderTaxes } from './shopify/order-taxes';
+import { readOrderLineAmounts } from './shopify/order-amounts';
 import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-refunds';
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
 import { FulfillmentGroup, FulfillmentOrderRead, heldMessage, planShipment } from './shopify/fulfillment-plan';
@@ -32,7 +32,7 @@ const setQuantities = `mutation KontorQuantities($input: InventorySetQuantitiesI
   inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id createdAt } userErrors { field message code } } }`;
 /**
  * The `available` quantity of inventory items at one location: measured with the sandbox's cost
- * model (requestedCost), 2 + 2 an item: 4 points for one, 102 for 50 (a page of 10 orders is 703).
+ * model (requestedCost), 2 + 2 an item: 4 points for one, 102 for 50 (a page of 10 orders is 753).
  */
 const inventoryLevelsQuery = `query KontorAvailable($first: Int!, $query: String!, $location: ID!) {
   inventoryItems(first: $first, query: $query) { nodes { id inventoryLevel(locationId: $location) { quantities(names: ["available"]) { name quantity } } } } }`;
@@ -73,7 +73,7 @@ const createFulfillment = `mutation KontorFulfillment($fulfillment: FulfillmentI
   fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id status } userErrors { field message } } }`;
 
 /**
- * Orders a page of a fetch: an order with its 30 lines costs about 70 points (703 the page in the
+ * Orders a page of a fetch: an order with its 30 lines costs about 75 points (753 the page in the
  * sandbox's model), so 10 a page stay within Shopify's 1000-point limit of one query (a page of
  * 50 would cost some 3400). Refunds are not on the page (20 refunds of 10 lines each would add
  * 263 an order): an order with refunded units has them read by a query of its own (order-refunds.ts).
@@ -481,9 +481,10 @@ export class WebshopAdapter extends HttpPortalAdapter {
         // no invoice number and no paid event (decision, README). Its units are still counted as
         // the store's sale below, as the store's available fell with it like any order's; were it
         // not to, the compare-and-set's higher-than-expected path sends Kontor's count (the truth).
-        // Taxes only of orders whose prices exclude them (a US store's): they are imported gross (order-taxes.ts).
-        const taxes = order.taxesIncluded === false && !order.test ? await orderTaxes(s, order.id, order.lineItems.nodes.length) : undefined;
-        rememberOrder(key(order.id), order.updatedAt, order.test ? null : channelOrder(order, restocks, taxes));
+        // Exact line totals and taxes only of orders that need them (order-amounts.ts): a discount
+        // spread over units, a net-price store's taxes, a tax-included order of several rates.
+        const amounts = order.test ? undefined : await readOrderLineAmounts(s, order);
+        rememberOrder(key(order.id), order.updatedAt, order.test ? null : channelOrder(order, restocks, amounts));
         if (!order.cancelledAt) sales.push(saleOf(order));
       }
     }

@@ -204,7 +204,7 @@ describe('channel order money: what the seller received, as the contracts descri
       expect(await stockQuantity(seller, stockA)).to.equal(8);
     });
 
-    it('when a store’s prices include tax (taxesIncluded true, a German store), then its order is imported as before: the prices as they are, no rate', async () => {
+    it('when a store’s prices include tax (taxesIncluded true, a German store), then its prices are imported as they are, each line with its rate (shopify-money.test.ts has the cases)', async () => {
       const seller = await newSeller();
       await createStock(seller, 'TX-SHOP-DE', 10);
       const { shopId, id, order } = await shopifyOrder(seller, {
@@ -218,8 +218,7 @@ describe('channel order money: what the seller received, as the contracts descri
 
       await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'tx-shop-2');
       const imported = (await kontorOrder(seller, id))!;
-      expect(imported.line[0]).to.deep.include({ sku: 'TX-SHOP-DE', quantity: '2', price: '19.90' });
-      expect(imported.line[0]!.tax ?? null).to.equal(null);
+      expect(imported.line[0]).to.deep.include({ sku: 'TX-SHOP-DE', quantity: '2', price: '19.90', tax: '19.00' });
       expect(imported.shipping.fee).to.equal('4.90');
       expect(imported.invoice_amount).to.equal('44.70');
       expect(imported.paid_amount).to.equal('44.70');

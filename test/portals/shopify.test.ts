@@ -179,7 +179,9 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
       address: { name: 'Erika Musterfrau', street: 'Lindenweg 3', zip: '10115', city: 'Berlin', country_iso2: 'DE' },
     });
     expect(order.shipping.fee).to.equal('4.90');
-    expect(order.line).to.deep.equal([{ transaction_id: order.line[0]!.transaction_id, sku: 'SH-POT', name: 'Teekanne', quantity: 2, price: '24.90' }]);
+    expect(order.line).to.deep.equal([
+      { transaction_id: order.line[0]!.transaction_id, sku: 'SH-POT', name: 'Teekanne', quantity: 2, price: '24.90', tax: '0.00' },
+    ]);
     expect((await variants())[0]!.available).to.equal(5);
 
     const shipment = {

@@ -1,6 +1,7 @@
 /** Shopify's Order (the fields the orders query asks for) as document 2's Order_type (channel-order.type.ts). */
 import type { ChannelOrder, ChannelOrderAddress } from '../channel-order.type';
-import { grossAmounts, type OrderTaxes } from './order-taxes';
+import { LineUnits, OrderLineAmounts, orderAmounts } from './order-amounts';
+import type { ShopifyTaxLine } from './order-taxes';
 
 export interface ShopifyMoney {
   shopMoney: { amount: string; currencyCode?: string };
@@ -33,6 +34,10 @@ export interface ShopifyOrderNode {
   test: boolean;
   /** "Whether taxes are included in the subtotal price of the order": false, the lines' and shipping's prices are net (order-taxes.ts). */
   taxesIncluded: boolean;
+  /** "A list of all tax lines applied to line items on the order, before returns", one per rate and title: a tax-included order's one rate (order-taxes.ts includedRates). */
+  taxLines: ShopifyTaxLine[];
+  /** "The total amount discounted on the order before returns ... both order and line level discounts" (nullable): whether its unit prices can be off (order-amounts.ts). */
+  totalDiscountsSet: ShopifyMoney | null;
   displayFinancialStatus: string | null;
   displayFulfillmentStatus: string;
   /** "The total amount received minus the total amount refunded" (totalReceivedSet is before returns: a refund left it as it was). */
@@ -54,6 +59,9 @@ export interface ShopifyLineNode {
   currentQuantity: number;
   /** "The number of units ordered, excluding refunded units." */
   refundableQuantity: number;
+  /** "Whether the variant is taxable": a tax-included order's one rate goes to its taxable lines (order-taxes.ts includedRates). */
+  taxable: boolean;
+  /** "The approximate unit price": exact unless a discount is spread over several units (order-amounts.ts reads those lines' totals). */
   discountedUnitPriceAfterAllDiscountsSet: ShopifyMoney;
 }
 
@@ -64,8 +72,10 @@ const address = `name firstName lastName company address1 address2 zip city prov
  * discountedUnitPriceAfterAllDiscountsSet ("includes discounts", code and order-level ones
  * too), as eBay's and Amazon's lines carry their promotions; originalUnitPriceSet "doesn't
  * include discounts", and with a discount code the lines added up to more than the order's total.
+ * It is "approximate" where a discount is spread over units: such orders' lines have their exact
+ * totals read (order-amounts.ts). `taxable` is a scalar (0 points).
  */
-export const lineFields = 'id sku name quantity currentQuantity refundableQuantity discountedUnitPriceAfterAllDiscountsSet { shopMoney { amount } }';
+export const lineFields = 'id sku name quantity currentQuantity refundableQuantity taxable discountedUnitPriceAfterAllDiscountsSet { shopMoney { amount } }';
 
 /**
  * The units the buyer still buys before refunds: `quantity` less the units an order edit removed.
@@ -80,9 +90,15 @@ export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity
   return Number.isInteger(removed) && removed > 0 ? Math.max(0, l.quantity - removed) : l.quantity;
 }
 
-/** The selection of an order the import needs (its first 30 lines, what keeps a page of orders within one query's cost limit; the rest are read by the order's own line paging). */
+/**
+ * The selection of an order the import needs (its first 30 lines, what keeps a page of orders
+ * within one query's cost limit; the rest are read by the order's own line paging). Order.taxLines
+ * and totalDiscountsSet (5 points an order, the page of 10 at 753) tell which orders need more
+ * read (order-amounts.ts).
+ */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode test taxesIncluded displayFinancialStatus displayFulfillmentStatus
   netPaymentSet { shopMoney { amount } } shippingLine { discountedPriceSet { shopMoney { amount } } }
+  totalDiscountsSet { shopMoney { amount } } taxLines { rate priceSet { shopMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
   lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
 
@@ -115,33 +131,18 @@ const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED']);
 /**
  * The order in Kontor's words. `restocks`: per LineItem id, the units its refunds restocked
  * (order-refunds.ts: CANCEL, a RETURN restocked), which leave the line as removed units do.
- * `taxes`: an order whose prices exclude tax (taxesIncluded false) has its taxes read
- * (order-taxes.ts) and is imported gross, its lines with their rate; a store whose prices include
- * tax is imported as its prices are, without a rate.
+ * `read`: what was read of its lines beyond the page (order-amounts.ts: exact totals, tax
+ * lines): the lines and shipping add up to what the buyer paid, gross, each line with its rate
+ * (order-taxes.ts), whether the store's prices include tax or not.
  */
-export function channelOrder(
-  o: ShopifyOrderNode,
-  restocks = new Map<string, { back: number; returned: number }>(),
-  taxes: OrderTaxes = { lines: new Map(), shipping: [] },
-): ChannelOrder {
+export function channelOrder(o: ShopifyOrderNode, restocks = new Map<string, { back: number; returned: number }>(), read?: OrderLineAmounts): ChannelOrder {
   const shipTo = addressOf(o.shippingAddress ?? o.billingAddress);
   const kept = new Map(o.lineItems.nodes.map((l) => [l.id, Math.max(0, unitsSold(l) - (restocks.get(l.id)?.back ?? 0))]));
   // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
   // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
   const shippingFee = o.shippingLine?.discountedPriceSet.shopMoney.amount ?? '0.00';
-  const gross =
-    o.taxesIncluded === false
-      ? grossAmounts(
-          o.lineItems.nodes.map((l) => ({
-            id: l.id,
-            quantity: l.quantity,
-            kept: kept.get(l.id)!,
-            price: l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
-          })),
-          shippingFee,
-          taxes,
-        )
-      : undefined;
+  const units = new Map<string, LineUnits>(o.lineItems.nodes.map((l) => [l.id, { quantity: l.quantity, kept: kept.get(l.id)! }]));
+  const amounts = orderAmounts(o, units, shippingFee, read);
   return {
     external_order_id: legacyId(o.id),
     modified_at: o.updatedAt,
@@ -152,18 +153,18 @@ export function channelOrder(
       ...((o.phone ?? o.shippingAddress?.phone) ? { phone_1: (o.phone ?? o.shippingAddress?.phone)! } : {}),
       address: addressOf(o.billingAddress ?? o.shippingAddress),
     },
-    shipping: { fee: gross?.shippingFee ?? shippingFee, address: shipTo },
+    shipping: { fee: amounts.shippingFee, address: shipTo },
     line: o.lineItems.nodes.map((l) => {
       const restocked = restocks.get(l.id);
-      const grossLine = gross?.lines.get(l.id);
+      const amount = amounts.lines.get(l.id)!;
       return {
         transaction_id: legacyId(l.id),
         sku: l.sku || null,
         name: l.name,
         quantity: kept.get(l.id)!,
         ...(restocked?.returned ? { returned: restocked.returned } : {}),
-        price: grossLine?.price ?? l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount,
-        ...(grossLine ? { tax: grossLine.tax } : {}),
+        price: amount.price,
+        ...(amount.tax !== undefined ? { tax: amount.tax } : {}),
       };
     }),
     // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")

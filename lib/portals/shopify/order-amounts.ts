@@ -1,0 +1,177 @@
+/**
+ * What the buyer paid for each line of a Shopify order, exact to the cent, and what Kontor's lines
+ * (one gross unit price for a quantity, document 2's Order_line_type) and shipping fee make of it,
+ * so that lines plus shipping are the order's payment: one cent off and document 1 (states, rule 2)
+ * calls the order only partially paid (no paid_in_full, never shipped).
+ *
+ * The page's unit price, LineItem.discountedUnitPriceAfterAllDiscountsSet, is "the approximate
+ * unit price" (admin_schema_2025-01.json): a discount over a line of 3 units is rounded per unit
+ * (1.00 off 3 x 10.00 is 9.67 a unit: 29.01 for the 29.00 the buyer paid). The exact amount of a
+ * line is originalTotalSet ("the total price of the line item when the order was created ...
+ * doesn't include discounts") less its discountAllocations' allocatedAmountSet ("The discounts
+ * that have been allocated to the line item by discount applications, including discounts
+ * allocated to refunded and removed quantities": code, automatic and order-level ones alike).
+ * Both cost 5 points a line, 150 an order of 30 lines on the page: read by a query of their own,
+ * only for orders where the unit price can be off (`needsLineTotals`).
+ */
+import type { ShopifySession } from './shopify-client';
+import { cents, IncludedTaxOrder, includedRates, money, OrderTaxes, rateOf, ShopifyTaxLine, taxCents, taxFields } from './order-taxes';
+
+type ShopifyMoney = { shopMoney: { amount: string } };
+
+/** What this file reads of an order from the orders page (order-mapping.ts's ShopifyOrderNode has it). */
+export interface AmountsOrder extends IncludedTaxOrder {
+  id: string;
+  /** Order.taxesIncluded: false, the lines' and shipping's prices are net. */
+  taxesIncluded: boolean;
+  /** Order.totalDiscountsSet: "The total amount discounted on the order before returns ... both order and line level discounts" (nullable). */
+  totalDiscountsSet: ShopifyMoney | null;
+  lineItems: { nodes: { id: string; quantity: number; taxable: boolean; discountedUnitPriceAfterAllDiscountsSet: ShopifyMoney }[] };
+}
+
+const lineTotalFields = 'originalTotalSet { shopMoney { amount } } discountAllocations { allocatedAmountSet { shopMoney { amount } } }';
+
+/** What the query of an order's lines reads: the exact line totals, the taxes, or both. */
+export interface LineNeeds {
+  totals: boolean;
+  taxes: boolean;
+}
+
+/**
+ * The order's lines with what `need` names, and the shipping line's taxes when taxes are asked,
+ * `first` lines a page (as many as the order has, at most 100). Measured with the sandbox's cost
+ * model: taxes 8 + 3 points a line (14 for two lines, 308 for 100), totals 4 + 5 (154 for 30),
+ * both 8 + 8 (808 for 100), within the 1000 of one query.
+ */
+export const orderLinesQuery = (need: LineNeeds) =>
+  `query KontorOrderLineAmounts($id: ID!, $first: Int!, $after: String) { order(id: $id) { ${need.taxes ? `shippingLine { ${taxFields} }` : 'id'}
+  lineItems(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { id ${need.totals ? lineTotalFields : ''} ${need.taxes ? taxFields : ''} } } } }`;
+
+interface LineAmountsNode {
+  id: string;
+  originalTotalSet?: ShopifyMoney;
+  discountAllocations?: { allocatedAmountSet: ShopifyMoney }[];
+  taxLines?: ShopifyTaxLine[];
+}
+type LinesAnswer = {
+  order: {
+    shippingLine?: { taxLines: ShopifyTaxLine[] } | null;
+    lineItems: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: LineAmountsNode[] };
+  } | null;
+};
+
+/** What was read of an order beyond its page: exact line totals (cents after all discounts, all units) and tax lines, per LineItem id. */
+export interface OrderLineAmounts {
+  totals: Map<string, number>;
+  taxes: OrderTaxes;
+}
+
+const nothingRead = (): OrderLineAmounts => ({ totals: new Map(), taxes: { lines: new Map(), shipping: [] } });
+
+/** Reads what `need` names of the order's lines into `into`, its lines paged to the end. */
+async function readLines(s: ShopifySession, orderId: string, lineCount: number, need: LineNeeds, into: OrderLineAmounts): Promise<void> {
+  const first = Math.min(100, Math.max(1, lineCount));
+  let after: string | null = null;
+  for (;;) {
+    const answer: LinesAnswer = await s.call<LinesAnswer>(orderLinesQuery(need), { id: orderId, first, after });
+    if (!answer.order) return;
+    if (need.taxes) into.taxes.shipping = answer.order.shippingLine?.taxLines ?? [];
+    for (const l of answer.order.lineItems.nodes) {
+      if (need.totals && l.originalTotalSet)
+        into.totals.set(
+          l.id,
+          cents(l.originalTotalSet.shopMoney.amount) - (l.discountAllocations ?? []).reduce((sum, d) => sum + cents(d.allocatedAmountSet.shopMoney.amount), 0),
+        );
+      if (need.taxes) into.taxes.lines.set(l.id, l.taxLines ?? []);
+    }
+    if (!answer.order.lineItems.pageInfo.hasNextPage) return;
+    after = answer.order.lineItems.pageInfo.endCursor;
+  }
+}
+
+/**
+ * Whether the page's unit prices can be off (decision, README): only a discount spreads an amount
+ * over a line's units, so an order without one (Order.totalDiscountsSet 0, "order and line level
+ * discounts") has exact unit prices (originalUnitPriceSet x quantity), and a line of one unit
+ * is its own total. The order's discounts include a shipping discount: a free-shipping code reads
+ * the lines once more, harmless.
+ */
+export function needsLineTotals(o: Pick<AmountsOrder, 'totalDiscountsSet' | 'lineItems'>): boolean {
+  return cents(o.totalDiscountsSet?.shopMoney.amount ?? '0') !== 0 && o.lineItems.nodes.some((l) => l.quantity > 1);
+}
+
+/** Each line's total after all discounts in cents (gross in a tax-included store, net otherwise): read exactly, else the page's unit price times the units. */
+function lineTotals(o: AmountsOrder, read: OrderLineAmounts): Map<string, number> {
+  return new Map(
+    o.lineItems.nodes.map((l) => [l.id, read.totals.get(l.id) ?? cents(l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount) * Math.max(1, l.quantity)]),
+  );
+}
+
+/**
+ * What the import reads of an order beyond its page, at most two queries: the exact line totals
+ * where the unit prices can be off, with the taxes of a net-price store in the same query; for a
+ * tax-included store the lines' taxes only when Order.taxLines does not give their rates
+ * (includedRates: several rates in one order).
+ */
+export async function readOrderLineAmounts(s: ShopifySession, o: AmountsOrder): Promise<OrderLineAmounts> {
+  const read = nothingRead();
+  const need = { totals: needsLineTotals(o), taxes: o.taxesIncluded === false };
+  if (need.totals || need.taxes) await readLines(s, o.id, o.lineItems.nodes.length, need, read);
+  if (o.taxesIncluded !== false && !includedRates(o, lineTotals(o, read)))
+    await readLines(s, o.id, o.lineItems.nodes.length, { totals: false, taxes: true }, read);
+  return read;
+}
+
+/** One line's units: LineItem.quantity (what it was charged for, removed and refunded units included) and those imported. */
+export interface LineUnits {
+  quantity: number;
+  kept: number;
+}
+
+/**
+ * Kontor's gross unit price and rate per line and the shipping fee.
+ *
+ * **A line's total is split into one unit price and a rest (decision, README).** The gross total
+ * (exact, net-price stores' tax lines added) over `quantity` is the unit price, rounded down to
+ * the cent; the cents that leaves (fewer than the units: 29.00 over 3 is 9.66 each, 0.02 left)
+ * go to the shipping fee, the order's one amount of quantity one, so lines plus shipping are
+ * exactly what the buyer paid. Rounded down, the fee only ever rises (a free shipping of 0.00 may
+ * become 0.02). Not two lines at adjacent cent prices (9.66 and 9.67): the line's
+ * transaction_id is its identity in every later change of the order (units removed, refunded,
+ * returned; lib/order-import follows them by it), and two lines of one id collided (2dc2087);
+ * which of the two prices units removed later had cannot be told either. For a line with units
+ * taken out (an edit, a restock) the kept units' share of the total is rounded half up first.
+ *
+ * **Rate** (order-taxes.ts rateOf): from the line's tax lines when read, else for a tax-included
+ * store from the order's (includedRates). No rate at all when neither was read (a caller that
+ * read nothing).
+ *
+ * **Shipping:** its price after discounts, plus its own tax lines in a net-price store
+ * (ShippingLine.taxLines; Kontor's shipping has no rate), plus the lines' rest.
+ */
+export function orderAmounts(
+  o: AmountsOrder,
+  units: Map<string, LineUnits>,
+  shippingFee: string,
+  read: OrderLineAmounts = nothingRead(),
+): { lines: Map<string, { price: string; tax?: string }>; shippingFee: string } {
+  const net = o.taxesIncluded === false;
+  const totals = lineTotals(o, read);
+  const orderRates = net ? undefined : includedRates(o, totals);
+  const out = new Map<string, { price: string; tax?: string }>();
+  let rest = 0;
+  for (const l of o.lineItems.nodes) {
+    const { quantity, kept } = units.get(l.id) ?? { quantity: l.quantity, kept: l.quantity };
+    const total = totals.get(l.id)!;
+    const taxLines = read.taxes.lines.get(l.id);
+    const tax = taxLines ? taxCents(taxLines) : 0;
+    const gross = net ? total + tax : total;
+    const n = Math.max(1, quantity);
+    const unit = Math.floor(gross / n);
+    rest += Math.round((gross * kept) / n) - unit * kept;
+    const rate = taxLines ? rateOf(taxLines, net ? total : total - tax) : orderRates?.get(l.id);
+    out.set(l.id, { price: money(unit), ...(rate !== undefined ? { tax: rate } : {}) });
+  }
+  const shippingTax = net ? taxCents(read.taxes.shipping) : 0;
+  return { lines: out, shippingFee: money(cents(shippingFee) + shippingTax + rest) };
+}

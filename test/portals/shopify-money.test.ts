@@ -1,0 +1,187 @@
+/**
+ * Shopify orders whose lines add up to what the buyer paid, to the cent, each line with its VAT
+ * rate, read by the import and seen through GET order/{id}/ as a client reads it: lines, prices,
+ * rates, invoice_amount, paid_amount, paid in full (document 1, states rule 2: any paid_amount
+ * other than invoice_amount is only partially paid). The sandbox plays the shapes the contract
+ * (admin_schema_2025-01.json) allows and checks every request against it:
+ * - `LineItem.discountedUnitPriceAfterAllDiscountsSet`, "The approximate unit price": a discount
+ *   spread over a line's units is rounded per unit; the exact amount is `originalTotalSet` less the
+ *   line's `discountAllocations` (`allocatedAmountSet`, "including discounts allocated to refunded
+ *   and removed quantities"), read only for orders with a discount and a line of several units.
+ * - `Order.taxLines`, "all tax lines applied to line items on the order ... the total price for
+ *   all tax lines with the same `rate` and `title`", and `LineItem.taxable`: a tax-included
+ *   order's one rate without reading each line's `taxLines`; an order of several rates has them read.
+ */
+import { expect } from 'chai';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { importOrders } from '../../lib/order-import/order-import.service';
+import { shopifyOf } from '../../sandbox/shopify.sandbox';
+import { channelLoopForSuite, Sandbox } from '../fleet/support';
+import { createStock, stockQuantity } from '../order/helpers';
+import { newSeller, Seller } from '../support/api';
+import { kontorOrder, sandboxPost } from './channel-support';
+
+describe('Shopify order money: lines exact to the cent and their tax rates, through GET order/{id}/', function () {
+  this.timeout(60000);
+  let sandbox: Sandbox;
+  channelLoopForSuite((loop) => ({ sandbox } = loop));
+
+  /** A Shopify order placed at the sandbox's store (POST /_sandbox/shopify/orders) for a new webshop account of the seller. */
+  async function shopifyOrder(seller: Seller, body: Record<string, unknown>) {
+    const { id: shopId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+    const placed = (await sandboxPost(sandbox, '/_sandbox/shopify/orders', { portal_account: shopId, ...body })) as { id: string };
+    return { shopId: Number(shopId), id: placed.id.split('/').pop()!, order: shopifyOf(sandbox.state).orders.get(placed.id)! };
+  }
+
+  /** The queries the import sent the store beyond the orders page for its lines' exact totals or tax lines (order-amounts.ts), oldest first. */
+  const lineReads = (shopId: number) =>
+    sandbox.state.requests
+      .filter((r) => r.portal === 'webshop' && r.portalAccount === String(shopId))
+      .map((r) => String((r.body as { query?: unknown }).query))
+      .filter((q) => q.includes('KontorOrderLineAmounts'));
+
+  describe('tax rates of a store whose prices include tax (taxesIncluded true, every EU store)', () => {
+    it('when a store’s prices include tax (taxesIncluded true, a German store) at one rate, then the prices stay gross and each line gets its rate from the order’s tax lines, with no query more', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'TX-SHOP-DE', 10);
+      await createStock(seller, 'TX-SHOP-CARD', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        lines: [
+          { sku: 'TX-SHOP-DE', quantity: 2, price: '19.90', tax_lines: [{ title: 'DE MwSt', rate: 0.19 }] },
+          { sku: 'TX-SHOP-CARD', quantity: 1, price: '5.00', taxable: false },
+        ],
+        shipping: '4.90',
+        shipping_tax_lines: [{ title: 'DE MwSt', rate: 0.19 }],
+      });
+      expect(order.taxesIncluded).to.equal(true);
+      // Included: the tax is the part of the gross price the rate names (39.80 / 1.19 * 0.19).
+      expect(order.lines[0]!.taxLines).to.deep.equal([{ title: 'DE MwSt', rate: 0.19, amount: '6.35' }]);
+      expect(order.lines.map((l) => l.taxable)).to.deep.equal([true, false]);
+
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'tx-shop-2');
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price, l.tax])).to.deep.equal([
+        ['TX-SHOP-DE', '2', '19.90', '19.00'],
+        ['TX-SHOP-CARD', '1', '5.00', '0.00'],
+      ]);
+      expect(imported.shipping.fee).to.equal('4.90');
+      expect(imported.invoice_amount).to.equal('49.70');
+      expect(imported.paid_amount).to.equal('49.70');
+      expect(imported.status.is_paid).to.equal(true);
+      // Order.taxLines on the page told the rate: the lines' tax lines were not read.
+      expect(lineReads(shopId)).to.deep.equal([]);
+    });
+
+    it('when a tax-included order holds two VAT rates and an untaxed line, then each line gets its own rate from its tax lines, read by one query', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'TX-SHOP-19', 10);
+      await createStock(seller, 'TX-SHOP-BOOK', 10);
+      await createStock(seller, 'TX-SHOP-FREE', 10);
+      const { shopId, id } = await shopifyOrder(seller, {
+        lines: [
+          { sku: 'TX-SHOP-19', quantity: 2, price: '19.90', tax_lines: [{ title: 'DE MwSt', rate: 0.19 }] },
+          { sku: 'TX-SHOP-BOOK', quantity: 1, price: '12.00', tax_lines: [{ title: 'DE MwSt ermäßigt', rate: 0.07 }] },
+          { sku: 'TX-SHOP-FREE', quantity: 1, price: '3.00', taxable: false },
+        ],
+        shipping: '4.90',
+      });
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'tx-shop-3');
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price, l.tax])).to.deep.equal([
+        ['TX-SHOP-19', '2', '19.90', '19.00'],
+        ['TX-SHOP-BOOK', '1', '12.00', '7.00'],
+        ['TX-SHOP-FREE', '1', '3.00', '0.00'],
+      ]);
+      expect(imported.invoice_amount).to.equal('59.70');
+      expect(imported.paid_amount).to.equal('59.70');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(lineReads(shopId).map((q) => [q.includes('taxLines'), q.includes('originalTotalSet')])).to.deep.equal([[true, false]]);
+    });
+
+    it('when a taxable line of a one-rate order was charged no tax, then the order’s tax line does not hold it and the lines’ own tax lines give it 0.00', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'TX-SHOP-TAXED', 10);
+      await createStock(seller, 'TX-SHOP-EXEMPT', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        lines: [
+          { sku: 'TX-SHOP-TAXED', quantity: 1, price: '23.80', tax_lines: [{ title: 'DE MwSt', rate: 0.19 }] },
+          { sku: 'TX-SHOP-EXEMPT', quantity: 1, price: '20.00', taxable: true },
+        ],
+        shipping: '0.00',
+      });
+      expect(order.lines.map((l) => [l.taxable, l.taxLines.length])).to.deep.equal([
+        [true, 1],
+        [true, 0],
+      ]);
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'tx-shop-4');
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.sku, l.price, l.tax])).to.deep.equal([
+        ['TX-SHOP-TAXED', '23.80', '19.00'],
+        ['TX-SHOP-EXEMPT', '20.00', '0.00'],
+      ]);
+      expect(imported.invoice_amount).to.equal('43.80');
+      expect(imported.paid_amount).to.equal('43.80');
+      expect(lineReads(shopId)).to.have.length(1);
+    });
+  });
+
+  describe('discounts spread over a line’s units', () => {
+    it('when a discount code is spread over a line of 3 units (a tax-included store), then the line carries the exact amount and the cents its unit price cannot hold go to the shipping fee: fully paid', async () => {
+      const seller = await newSeller();
+      const stockA = await createStock(seller, 'DC-SHOP-A', 10);
+      await createStock(seller, 'DC-SHOP-B', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        lines: [
+          { sku: 'DC-SHOP-A', quantity: 3, price: '10.00', tax_lines: [{ title: 'DE MwSt', rate: 0.19 }] },
+          { sku: 'DC-SHOP-B', quantity: 1, price: '15.00', tax_lines: [{ title: 'DE MwSt', rate: 0.19 }] },
+        ],
+        discount_code: { code: 'SPRING', amount: '1.00' },
+        shipping: '4.90',
+      });
+      // The contract's shape: the code's 1.00 allocated across the lines (0.67 and 0.33), the
+      // unit price after all discounts "approximate" (10.00 - 0.22 = 9.78: 29.34 for the 29.33 paid).
+      expect(order.discountApplications).to.deep.equal([{ index: 1, code: 'SPRING', amount: '1.00', targetSelection: 'ALL' }]);
+      expect(order.lines.map((l) => l.allocations)).to.deep.equal([[{ amount: '0.67', application: 1 }], [{ amount: '0.33', application: 1 }]]);
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'dc-shop-1');
+      expect(run.orders).to.deep.include({ created: 1 });
+      const imported = (await kontorOrder(seller, id))!;
+      // A: 30.00 - 0.67 = 29.33 over 3 units is 9.77 each, 0.02 left to the shipping; B: 14.67.
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price, l.tax])).to.deep.equal([
+        ['DC-SHOP-A', '3', '9.77', '19.00'],
+        ['DC-SHOP-B', '1', '14.67', '19.00'],
+      ]);
+      expect(imported.shipping.fee).to.equal('4.92');
+      expect(imported.invoice_amount).to.equal('48.90');
+      expect(imported.paid_amount).to.equal('48.90');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(await stockQuantity(seller, stockA)).to.equal(7);
+      // One query more, for the exact totals; the order's one rate needed no tax lines read.
+      expect(lineReads(shopId).map((q) => [q.includes('originalTotalSet'), q.includes('taxLines')])).to.deep.equal([[true, false]]);
+    });
+
+    it('when a US store’s discount code is spread over 3 units, then the exact net total plus its tax is the gross line, read in one query with the taxes: fully paid', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'DC-SHOP-US', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        currency: 'USD',
+        taxes_included: false,
+        lines: [{ sku: 'DC-SHOP-US', quantity: 3, price: '9.99', tax_lines: [{ title: 'CA State Tax', rate: 0.0625 }] }],
+        discount_code: { code: 'TENOFF', amount: '1.00' },
+        shipping: '5.00',
+      });
+      // 29.97 - 1.00 = 28.97 net (the page's unit price 9.66 says 28.98), tax 6.25 % of it 1.81.
+      expect(order.lines[0]!.taxLines).to.deep.equal([{ title: 'CA State Tax', rate: 0.0625, amount: '1.81' }]);
+
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'dc-shop-2');
+      const imported = (await kontorOrder(seller, id))!;
+      // 28.97 + 1.81 = 30.78 over 3 units: 10.26 each, nothing left.
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price, l.tax])).to.deep.equal([['DC-SHOP-US', '3', '10.26', '6.25']]);
+      expect(imported.shipping.fee).to.equal('5.00');
+      expect(imported.invoice_amount).to.equal('35.78');
+      expect(imported.paid_amount).to.equal('35.78');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(lineReads(shopId).map((q) => [q.includes('originalTotalSet'), q.includes('taxLines')])).to.deep.equal([[true, true]]);
+    });
+  });
+});
