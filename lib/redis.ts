@@ -74,12 +74,33 @@ export function whenReady(connection: RedisClient, ms = 5000): Promise<void> {
   });
 }
 
-let connected: Promise<void> | undefined;
+const connected = new WeakMap<RedisClient, Promise<void>>();
 
-/** The producer connection refuses commands until ready: wait for it once, at start-up only. */
+/**
+ * The producer connection refuses commands until ready: wait for each new one once (start-up,
+ * or after closeRedis), until it is ready, its first attempt fails (refused: no use waiting) or
+ * 2 s pass. Only the process's first connection was waited for, so the first commands on a later
+ * one failed: let through then, refused now that the login throttle fails closed.
+ */
 function firstConnection(): Promise<void> {
-  connected ??= whenReady(redis(), 2000).catch(() => undefined);
-  return connected;
+  const connection = redis();
+  let ready = connected.get(connection);
+  if (!ready) {
+    ready = new Promise<void>((resolve) => {
+      if (connection.status === 'ready') return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        connection.off('ready', done);
+        connection.off('error', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 2000);
+      connection.once('ready', done);
+      connection.once('error', done);
+    });
+    connected.set(connection, ready);
+  }
+  return ready;
 }
 
 const defined = new WeakMap<RedisClient, Set<string>>();

@@ -140,26 +140,29 @@ async function countAttempt(keys: ReturnType<typeof keysOf>, address: string): P
  * per login and address, per address and per login in LOGIN_THROTTLE_WINDOW_SECONDS, across web
  * processes (Redis). Past a bound the attempt is refused before the password is checked: 429
  * too_many_login_attempts with Retry-After (the end of the window). `attempt` answers the account
- * id, or undefined for a wrong login or password. When Redis cannot be reached, logins are not
- * throttled rather than refused. Failed and refused attempts are logged as warn lines with
- * `login_failed` (where: `via`), the login and the address, never the password.
+ * id, or undefined for a wrong login or password. When Redis cannot count the attempt, the login
+ * is refused (503 service_unavailable with Retry-After): a security check never fails open.
+ * Failed and refused attempts are logged as warn lines with `login_failed` (where: `via`), the
+ * login and the address, never the password.
  */
 export async function throttledLogin<T>(login: string, address: string, attempt: () => Promise<T | undefined>, via: string): Promise<T | undefined> {
   const { loginThrottleWindowSeconds: windowSeconds } = config();
   const keys = keysOf(login, address);
-  let refused = 0;
-  let nowMs = 0;
-  try {
-    ({ refused, nowMs } = await countAttempt(keys, address));
-  } catch (err) {
+  const { refused, nowMs } = await countAttempt(keys, address).catch((err: unknown) => {
     // Keys a Redis Cluster refuses as spanning slots are a defect that would hold on every
     // attempt: refused (503), never let through without a word.
     if (isSlotError(err)) {
       log.error({ err }, 'login throttle keys span cluster slots; logins are refused until this is fixed');
       throw dependencyUnavailable('redis');
     }
-    if (unavailableWarnings++ % 100 === 0) log.warn({ err }, 'login throttle unavailable (Redis); logins not throttled');
-  }
+    // The throttle is a security check and fails closed: an attempt it cannot count is refused
+    // (503 with Retry-After) before the password is checked. Let through, every guess went
+    // uncounted while Redis was away or slow (a command timed out: a flood of requests can
+    // cause that), unlimited guessing. Tokens already issued, refresh tokens and client secrets
+    // (not throttled) keep working.
+    if (unavailableWarnings++ % 100 === 0) log.warn({ err: (err as Error).message }, 'login throttle unavailable (Redis); logins refused until it answers');
+    throw dependencyUnavailable('redis');
+  });
   if (refused > 0) {
     // The end of the window, by the clock that counted it.
     const nowSeconds = Math.floor(nowMs / 1000);

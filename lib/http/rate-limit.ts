@@ -199,10 +199,19 @@ function sendGroup(pending: PendingAcquire[], keys: string[], ids: string[]): vo
       // call is not sent again (while Redis is away it would be retried every turn): those calls
       // leave the calls in flight when they go stale.
       if (pending.length > 0) keys.forEach((key, i) => queueRelease(key, ids[i]!));
+      // A call that timed out was written and may still run: a stalled Redis (paused, swapping,
+      // a long script) runs what its socket holds once it resumes. The acquires then stood as
+      // calls in flight that nobody released, and after a one-second stall the account was
+      // answered 429 too_many_concurrent_calls for inFlightStaleMs (2 min). Their releases follow
+      // on the same connection, so Redis runs them after the acquires whenever it runs those.
+      if (mayStillRun(err)) pending.forEach((a) => queueRelease(callsKey(a.accountId), a.requestId));
       pending.forEach((a) => a.settle(null));
     },
   );
 }
+
+/** ioredis's commandTimeout: the command left for Redis, which may run it later (not so a refused or offline one). */
+const mayStillRun = (err: unknown): boolean => /Command timed out/i.test(String((err as Error | undefined)?.message ?? ''));
 
 /**
  * An account's keys share its hash tag: on a cluster they sit in one slot (the script touches

@@ -21,7 +21,7 @@ return count
 `,
 );
 
-function windowOf(): { key: (address: string) => string; retryAfter: number; seconds: number } {
+function windowOf(): { key: (address: string) => string; retryAfter: number; seconds: number; window: number } {
   const seconds = config().loginThrottleWindowSeconds;
   const nowSeconds = Math.floor(now() / 1000);
   const window = Math.floor(nowSeconds / seconds);
@@ -29,27 +29,52 @@ function windowOf(): { key: (address: string) => string; retryAfter: number; sec
     key: (address) => `${config().queuePrefix}:operator-login:${address}:${window}`,
     retryAfter: Math.max(1, (window + 1) * seconds - nowSeconds),
     seconds,
+    window,
   };
+}
+
+/*
+ * Failures Redis could not take, counted in this process (key as in Redis, so per address and
+ * window) and added to what Redis counts. The throttle is a security check and never fails open:
+ * with Redis away every guess went uncounted. In memory rather than refusing every operator
+ * login, because the operator needs /operator/metrics most while Redis is away; with N web
+ * processes an address gets at most N times the bound until Redis is back.
+ */
+const localFailures = new Map<string, number>();
+let localWindow = -1;
+
+function localFailuresOf(key: string, window: number): number {
+  if (window !== localWindow) {
+    localFailures.clear();
+    localWindow = window;
+  }
+  return localFailures.get(key) ?? 0;
 }
 
 /**
  * Seconds to wait when this address has used up its failed operator logins in the window
- * (LOGIN_ATTEMPTS_PER_LOGIN_AND_ADDRESS), else undefined. Redis unreachable: not throttled (the
- * password still guards), as for the sellers' logins.
+ * (LOGIN_ATTEMPTS_PER_LOGIN_AND_ADDRESS), else undefined. Redis unreachable: the failures this
+ * process counted meanwhile still refuse (see localFailures).
  */
 export async function operatorLoginRefused(address: string): Promise<number | undefined> {
   const w = windowOf();
+  const key = w.key(address);
+  let failures = 0;
   try {
-    const failures = Number(await failureScript([w.key(address)], [w.seconds, 0, 0]));
-    return failures >= config().loginAttemptsPerLoginAndAddress ? w.retryAfter : undefined;
+    failures = Number(await failureScript([key], [w.seconds, 0, 0]));
   } catch (err) {
-    log.warn({ err }, 'operator login throttle unavailable');
-    return undefined;
+    log.warn({ err: (err as Error).message }, 'operator login throttle unavailable (Redis); failures counted in this process');
   }
+  failures += localFailuresOf(key, w.window);
+  return failures >= config().loginAttemptsPerLoginAndAddress ? w.retryAfter : undefined;
 }
 
-/** Counts a failed operator login of this address. */
+/** Counts a failed operator login of this address: in Redis, else in this process. */
 export async function operatorLoginFailed(address: string): Promise<void> {
   const w = windowOf();
-  await failureScript([w.key(address)], [w.seconds, 0, 1]).catch((err: unknown) => log.warn({ err }, 'operator login throttle unavailable'));
+  const key = w.key(address);
+  await failureScript([key], [w.seconds, 0, 1]).catch((err: unknown) => {
+    log.warn({ err: (err as Error).message }, 'operator login throttle unavailable (Redis); failures counted in this process');
+    localFailures.set(key, localFailuresOf(key, w.window) + 1);
+  });
 }

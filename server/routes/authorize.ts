@@ -84,10 +84,12 @@ async function signInStep(req: Request, res: Response, form: Record<string, unkn
     html(res, 200, portalAccountPage(outcome.consent, csrf));
   } catch (err) {
     if (err instanceof AuthorizeFormError) return void again(400, err.message);
-    // The login throttle (429 too_many_login_attempts, with Retry-After) or a refused field (NUL in the login).
+    // The login throttle (429 too_many_login_attempts, or 503 when Redis cannot count the attempt:
+    // it fails closed; both with Retry-After) or a refused field (NUL in the login).
     if (err instanceof DomainError) {
-      if (err.status === 429) res.set(errorHeaders(err));
-      return void again(err.status === 429 ? 429 : 400, err.message);
+      const retry = err.status === 429 || err.status === 503;
+      if (retry) res.set(errorHeaders(err));
+      return void again(retry ? err.status : 400, err.message);
     }
     throw err;
   }

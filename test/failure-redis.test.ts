@@ -1,0 +1,160 @@
+/**
+ * What a client and an operator meet when Redis goes away or stalls, with a redis-server of the
+ * test's own (killed, paused with SIGSTOP, started again): never the shared one. The limits stay
+ * up without Redis (lib/http rate-limit.ts), the login throttles never let guesses through
+ * uncounted (lib/auth login-throttle.ts, lib/operator operator-throttle.ts).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { expect } from 'chai';
+import { config, setConfig } from '../config';
+import { createClient } from '../lib/auth/client.service';
+import { closeRedis, redis as producer, whenReady } from '../lib/redis';
+import { apiBase, ApiResponse, call, newSeller, Seller } from './support/api';
+import { openAuthorize, sendForm } from './support/authorize';
+import { freePort, killChild, runEntry, Running, startRedisServer } from './support/process';
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/** An answer of the service's own, not a crash: no stack trace, no internal address or port. */
+function expectNoInternals(text: string, redisPort: number): void {
+  expect(text).not.to.match(/\n\s+at |Error:|ECONNREFUSED|127\.0\.0\.1/);
+  expect(text).not.to.include(String(redisPort));
+}
+
+function expectUnavailable(res: ApiResponse, redisPort: number): void {
+  expect(res.status, res.text).to.equal(503);
+  expect(res.headers.get('retry-after')).to.match(/^\d+$/);
+  expect(res.body.ack).to.equal('error');
+  expect(res.body.error?.map((e) => [e.error, e.code])).to.deep.equal([['service_unavailable', 503]]);
+  expect(res.body.error_description).to.be.a('string').and.not.equal('');
+  expectNoInternals(res.text, redisPort);
+}
+
+describe('failure: Redis away or stalled', function () {
+  this.timeout(60000);
+
+  describe('the web process (its own process, its own Redis)', () => {
+    let redisPort = 0;
+    let redis: ChildProcess | undefined;
+    let web: Running | undefined;
+    let base = '';
+    let seller: Seller;
+
+    beforeEach(async () => {
+      seller = await newSeller();
+      redisPort = await freePort();
+      redis = await startRedisServer(redisPort);
+      const port = await freePort();
+      web = runEntry('server/index.ts', {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        PORT: String(port),
+        DATABASE_URL: config().databaseUrl,
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        QUEUE_PREFIX: `kt-failure-${process.pid}-${Date.now()}`,
+      });
+      await web.waitFor(/api listening/);
+      base = `http://127.0.0.1:${port}`;
+    });
+    afterEach(async () => {
+      redis?.kill('SIGCONT');
+      await web?.stop();
+      await killChild(redis);
+      web = redis = undefined;
+    });
+
+    it("when Redis stalls for a moment, then the call that waited for it is answered and the account's next call too, not 429 too_many_concurrent_calls for minutes", async () => {
+      const get = () => call('system/currency/EUR/', { base, token: seller.token });
+      expect((await get()).status).to.equal(200);
+
+      redis!.kill('SIGSTOP');
+      const started = Date.now();
+      const during = await get();
+      expect(during.status, during.text).to.equal(200);
+      expect(Date.now() - started, 'bounded by the producer connection').to.be.below(5000);
+      redis!.kill('SIGCONT');
+      // Redis now runs what its socket held: the acquire that timed out, then its release.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      const after = await get();
+      expect(after.status, after.text).to.equal(200);
+      expect(after.headers.get('x-ratelimit-remaining')).to.match(/^\d+$/);
+      expect(web!.output()).not.to.include('"level":50');
+    });
+  });
+
+  describe('the login throttles (this process, a Redis of its own)', () => {
+    const original = config();
+    let redisPort = 0;
+    let redis: ChildProcess | undefined;
+    let seller: Seller;
+
+    const tokenPhp = (password: string) =>
+      call('token.php', {
+        body: 'grant_type=client_credentials',
+        headers: { Authorization: basic(seller.login, password), 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+
+    /** This process's producer connection anew, on the test's Redis, once it is ready (a producer refuses commands before). */
+    const reconnect = async () => {
+      await closeRedis();
+      await whenReady(producer());
+    };
+
+    beforeEach(async () => {
+      seller = await newSeller();
+      redisPort = await freePort();
+      redis = await startRedisServer(redisPort);
+      setConfig({ ...original, redisUrl: `redis://127.0.0.1:${redisPort}`, loginAttemptsPerLoginAndAddress: 2 });
+      await reconnect();
+    });
+    afterEach(async () => {
+      await closeRedis();
+      setConfig(original);
+      await killChild(redis);
+      redis = undefined;
+    });
+
+    it('when Redis is away, then token.php refuses a password login 503 with Retry-After before checking it (a guess is never let through uncounted); when Redis is back, then the throttle counts again', async () => {
+      await killChild(redis);
+      for (const password of ['wrong-1', 'wrong-2', 'wrong-3', seller.password]) expectUnavailable(await tokenPhp(password), redisPort);
+
+      redis = await startRedisServer(redisPort);
+      await whenReady(producer(), 10000);
+      expect((await tokenPhp(seller.password)).status).to.equal(200);
+      expect([(await tokenPhp('wrong-1')).status, (await tokenPhp('wrong-2')).status, (await tokenPhp('wrong-3')).status]).to.deep.equal([401, 401, 429]);
+    });
+
+    it('when Redis is away, then the sign-in step of authorize.php answers its page 503 with Retry-After, not the next step', async () => {
+      const client = await createClient('Failure ERP', 'https://erp.example.com/callback');
+      const page = await openAuthorize({ response_type: 'code', client_id: client.client_id });
+      expect(page.status, page.html).to.equal(200);
+      await killChild(redis);
+      const tick = [...page.html.matchAll(/name="scope_item" value="([^"]+)"/g)].map((m) => m[1]!);
+      for (const password of ['wrong-1', 'wrong-2', seller.password]) {
+        const signedIn = await sendForm(page, { login: seller.login, password, scope_item: tick, decision: 'allow' });
+        expect(signedIn.status, signedIn.html).to.equal(503);
+        expect(signedIn.headers.get('retry-after')).to.match(/^\d+$/);
+        expect(signedIn.hidden.consent, 'no consent step').to.equal(undefined);
+        expectNoInternals(signedIn.html, redisPort);
+      }
+    });
+
+    it('when Redis is away, then failed operator logins still count (in the web process) and refuse the address with 429, even for the right password', async () => {
+      const password = 'a-long-operator-password-0815';
+      setConfig({ ...config(), operatorUser: 'ops', operatorPassword: password });
+      const metrics = async (user: string, pw: string) => fetch(`${await apiBase()}/operator/metrics`, { headers: { Authorization: basic(user, pw) } });
+      await killChild(redis);
+      // An address of its own (X-Forwarded-For from loopback is believed in tests): other tests' failures do not count here.
+      const address = `198.51.100.${(process.pid % 200) + 1}`;
+      const from = async (pw: string) =>
+        fetch(`${await apiBase()}/operator/metrics`, { headers: { Authorization: basic('ops', pw), 'X-Forwarded-For': address } });
+      expect([(await from('wrong-1')).status, (await from('wrong-2')).status]).to.deep.equal([401, 401]);
+      const refused = await from(password);
+      expect(refused.status).to.equal(429);
+      expect(Number(refused.headers.get('retry-after'))).to.be.above(0);
+      // Another address with the right password is served: the operator still has the web's metrics while Redis is away.
+      expect((await metrics('ops', password)).status).to.equal(200);
+    });
+  });
+});
