@@ -1,7 +1,7 @@
 /** The web process: the API only (Procfile: web). */
 import { config } from '../config';
 import { guardProcessStart } from '../config/safety';
-import { closeDb } from '../lib/db';
+import { boundStatements, closeDb } from '../lib/db';
 import { answerClientError } from '../lib/http';
 import { log } from '../lib/log';
 import { processRegistry } from '../lib/metrics';
@@ -11,6 +11,8 @@ import { createApp } from './app';
 
 function main(): void {
   const { port, host, publicUrl } = config();
+  // A request waits for no statement without end (lib/db/knex.ts boundStatements).
+  boundStatements(config().databaseStatementTimeoutMs);
   // No start without CREDENTIALS_KEY in production; every unsafe setting named in the log.
   guardProcessStart(config(), 'web', (line) => log.warn(line));
   onShutdown('knex', closeDb);

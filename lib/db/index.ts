@@ -7,7 +7,7 @@ export { applyCellRanges, CellRangeError, routePrefix } from './cells';
 export { changedChannel, listening, onChange } from './change-notices';
 export { ensureDatabase } from './ensure-database';
 export { jsonParameter } from './json-parameter';
-export { closeDb, createKnex, db } from './knex';
+export { boundStatements, closeDb, createKnex, db } from './knex';
 export { migrationSource } from './migrations';
 export { prepared } from './prepared';
 export { readTolerantOfLag } from './read-replica';

@@ -8,16 +8,35 @@ import { namePreparedStatements } from './prepared';
 let shared: Knex | undefined;
 let sharedRead: Knex | undefined;
 
+let statementTimeoutMs = 0;
+
+/**
+ * Bounds every statement of this process's pools (db(), readPool()) from their first use on: the
+ * web process's (server/index.ts, DATABASE_STATEMENT_TIMEOUT_MS). A request waiting on a lock
+ * held elsewhere (a long transaction, a migration, psql) or on a database that stopped answering
+ * hung until the client gave up, holding its pool connection and its call in flight. PostgreSQL
+ * cancels a statement past the bound (statement_timeout, lock waits included; SQLSTATE 57014,
+ * the transaction rolls back); the client gives up 5 s later when no answer comes at all (pg's
+ * query_timeout: a network that drops packets, a server stopped). Both answer 503 with
+ * Retry-After (lib/errors dependency.ts). Workers, the CLI and migrations stay unbounded: a
+ * migration or a large sweep may run long by right.
+ */
+export function boundStatements(ms: number): void {
+  statementTimeoutMs = ms;
+}
+
 /**
  * A Knex instance for a connection string; each process normally uses db() instead.
- * connectTimeoutMs: how long a new connection may take (default 5000).
+ * connectTimeoutMs: how long a new connection may take (default 5000); statementMs: the bound of
+ * one statement (0: none; see boundStatements).
  */
-export function createKnex(connectionString: string, poolMax = config().databasePoolMax, connectTimeoutMs = 5000): Knex {
+export function createKnex(connectionString: string, poolMax = config().databasePoolMax, connectTimeoutMs = 5000, statementMs = 0): Knex {
+  const bounded = statementMs > 0 ? { statement_timeout: statementMs, query_timeout: statementMs + 5000 } : {};
   return knexFactory({
     client: 'pg',
     // A server that does not answer (not even a refusal) fails a new connection after 5 s: a
     // 503 for the request, not one that waits for the pool's 10 s.
-    connection: { connectionString, connectionTimeoutMillis: connectTimeoutMs },
+    connection: { connectionString, connectionTimeoutMillis: connectTimeoutMs, ...bounded },
     pool: {
       min: 0,
       max: poolMax,
@@ -41,7 +60,7 @@ export function createKnex(connectionString: string, poolMax = config().database
 
 /** The process's shared pool. */
 export function db(): Knex {
-  if (!shared) shared = createKnex(config().databaseUrl);
+  if (!shared) shared = createKnex(config().databaseUrl, config().databasePoolMax, 5000, statementTimeoutMs);
   return shared;
 }
 
@@ -53,7 +72,7 @@ export function db(): Knex {
 export function readPool(): Knex | undefined {
   const url = config().databaseReadUrl;
   if (!url) return undefined;
-  if (!sharedRead) sharedRead = createKnex(url, config().databasePoolMax, 1000);
+  if (!sharedRead) sharedRead = createKnex(url, config().databasePoolMax, 1000, statementTimeoutMs);
   return sharedRead;
 }
 

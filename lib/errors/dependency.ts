@@ -2,22 +2,27 @@ import { DomainError } from './domain-error';
 
 export type Dependency = 'postgres' | 'redis';
 
-/** PostgreSQL or Redis cannot be reached: nothing was done; the service recovers by itself. */
+/** PostgreSQL or Redis cannot be reached or did not answer in time: nothing was done; the service recovers by itself. */
 export const dependencyUnavailable = (dependency: Dependency) =>
   new DomainError(
     'service_unavailable',
-    `${dependency === 'postgres' ? 'the database' : 'the queue'} cannot be reached right now; send the request again later`,
+    `${dependency === 'postgres' ? 'the database' : 'the queue'} cannot be reached or did not answer in time; send the request again later`,
     { retryAfterSeconds: 5 },
   );
 
 const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 // PostgreSQL's SQLSTATE classes for a lost or refused connection: 08 (connection exception),
-// 57P01-03 (shutting down, crashed, starting up), 53300 (too many connections).
-const postgresDown = /^(08|57P0[123]$|53300$)/;
+// 57P01-03 (shutting down, crashed, starting up), 53300 (too many connections); and 57014, a
+// statement cancelled (the web's statement_timeout, lib/db/knex.ts boundStatements, or an
+// operator's pg_cancel_backend): its transaction rolled back, nothing was done.
+const postgresDown = /^(08|57P0[123]$|53300$|57014$)/;
 // The last ones are a Redis Cluster's: no node answers, or its slots are not (yet) served.
 const redisDown =
   /enableOfflineQueue|Connection is closed|Command timed out|max retries per request|CLUSTERDOWN|None of startup nodes is available|Failed to refresh slots cache|Cluster isn't ready/i;
-const postgresGone = /^Connection terminated|timeout exceeded when trying to connect/;
+// pg's own: a connection lost, a pool's or a new connection's connect timeout ('timeout expired':
+// a server that does not answer, not even a refusal; answered 500 before), a statement whose
+// answer never came (query_timeout, lib/db/knex.ts; Knex puts the statement's text before it).
+const postgresGone = /^Connection terminated|timeout exceeded when trying to connect|^timeout expired$|(^| - )Query read timeout$/;
 
 /**
  * Which dependency an error says is unreachable (connection refused, reset, timed out), if any.

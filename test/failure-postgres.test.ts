@@ -1,0 +1,122 @@
+/**
+ * What a client meets when PostgreSQL holds a request up: a lock held by another session, a
+ * database that stopped answering (a TCP proxy of the test's own that stops passing bytes, as a
+ * partition does). A web process of its own with DATABASE_STATEMENT_TIMEOUT_MS=1000; the
+ * machine's PostgreSQL is never reconfigured (lib/db/knex.ts boundStatements).
+ */
+import { expect } from 'chai';
+import { config } from '../config';
+import { createKnex, Knex } from '../lib/db/knex';
+import { ApiResponse, newSeller, Seller } from './support/api';
+import { CuttableProxy, startCuttableProxy } from './support/cuttable-proxy';
+import { freePort, runEntry, Running } from './support/process';
+
+/** An answer within ms, else the test fails naming the hang (the request is dropped). */
+async function within(ms: number, request: (signal: AbortSignal) => Promise<ApiResponse>): Promise<ApiResponse & { ms: number }> {
+  const started = Date.now();
+  const res = await request(AbortSignal.timeout(ms)).catch((err: Error) => {
+    throw new Error(`no answer within ${ms} ms (${err.name})`);
+  });
+  return { ...res, ms: Date.now() - started };
+}
+
+function expectUnavailable(res: ApiResponse, pgPort: number): void {
+  expect(res.status, res.text).to.equal(503);
+  expect(res.headers.get('retry-after')).to.match(/^\d+$/);
+  expect(res.body.error?.map((e) => [e.error, e.code])).to.deep.equal([['service_unavailable', 503]]);
+  expect(res.body.error_description).to.be.a('string').and.not.equal('');
+  expect(res.text).not.to.match(/\n\s+at |Error:|canceling statement|127\.0\.0\.1/);
+  expect(res.text).not.to.include(String(pgPort));
+}
+
+describe('failure: PostgreSQL holds a request up', function () {
+  this.timeout(90000);
+  let proxy: CuttableProxy;
+  let web: Running;
+  let base = '';
+  let seller: Seller;
+  let side: Knex;
+  const pgPort = Number(new URL(config().databaseUrl).port || 5432);
+
+  const order = (signal: AbortSignal) =>
+    fetchCall('order/', { body: { order: { customer: { email: 'slow@example.com' }, line: [{ id: 1, name: 'cup', quantity: 1, price: '2.50' }] } } }, signal);
+  const orders = (signal: AbortSignal) => fetchCall('order/', {}, signal);
+
+  /** call() through the spawned web process, given up with the signal. */
+  async function fetchCall(path: string, options: { body?: unknown }, signal: AbortSignal): Promise<ApiResponse> {
+    const res = await fetch(`${base}/v1.1/${path}`, {
+      method: options.body === undefined ? 'GET' : 'POST',
+      headers: { Authorization: `Bearer ${seller.token}`, ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal,
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, body: JSON.parse(text) as ApiResponse['body'] };
+  }
+
+  /** A web process whose pool reaches PostgreSQL through the proxy; base names it from then on. */
+  async function startWeb(): Promise<Running> {
+    const url = new URL(config().databaseUrl);
+    url.port = String(proxy.port);
+    const port = await freePort();
+    const started = runEntry('server/index.ts', {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      DATABASE_URL: url.toString(),
+      DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+      QUEUE_PREFIX: `kt-failure-pg-${process.pid}-${Date.now()}`,
+    });
+    await started.waitFor(/api listening/);
+    base = `http://127.0.0.1:${port}`;
+    return started;
+  }
+
+  beforeEach(async () => {
+    seller = await newSeller();
+    proxy = await startCuttableProxy(pgPort);
+    web = await startWeb();
+    side = createKnex(config().databaseUrl, 2);
+  });
+  afterEach(async () => {
+    web.child.kill('SIGKILL');
+    await proxy.close();
+    await side.destroy();
+  });
+
+  it('when another session holds a lock the request needs, then GET and POST order/ are answered 503 with Retry-After within seconds, nothing is written, and once it is released the same calls succeed', async () => {
+    expect((await within(10000, order)).status).to.equal(201);
+    const trx = await side.transaction();
+    try {
+      await trx.raw('LOCK TABLE sales_order IN ACCESS EXCLUSIVE MODE');
+      const read = await within(8000, orders);
+      expectUnavailable(read, proxy.port);
+      const write = await within(8000, order);
+      expectUnavailable(write, proxy.port);
+    } finally {
+      await trx.rollback();
+    }
+    expect((await within(10000, order)).status).to.equal(201);
+    // GET order/ lists orders 10 s old only (document 1): the database says what was written.
+    const written = await side('sales_order').where({ account_id: seller.id }).count<{ count: string }[]>('* as count');
+    expect(Number(written[0]!.count), 'the refused POST left no order').to.equal(2);
+    expect(web.output()).not.to.include('"level":50');
+  });
+
+  it('when PostgreSQL stops answering (no refusal, no reset), then GET and POST order/ are answered 503 with Retry-After, never a hang or a 500', async () => {
+    expect((await within(10000, order)).status).to.equal(201);
+    expect((await within(10000, orders)).status).to.equal(200);
+    proxy.cut();
+    // A pooled connection: the statement's answer never comes (1 s bound + 5 s on the client's side).
+    expectUnavailable(await within(15000, orders), proxy.port);
+    // The pool's other connection or a new one (its connect timeout, 5 s, answered 500 before).
+    expectUnavailable(await within(20000, order), proxy.port);
+    expectUnavailable(await within(20000, orders), proxy.port);
+    expect(web.output()).not.to.include('"level":50');
+    // A web process started during the outage has only new connections: each gives up after 5 s ('timeout expired').
+    web.child.kill('SIGKILL');
+    web = await startWeb();
+    expectUnavailable(await within(20000, orders), proxy.port);
+    expect(web.output()).not.to.include('"level":50');
+  });
+});
