@@ -1,15 +1,19 @@
 /**
  * What a client and an operator meet when Redis goes away or stalls, with a redis-server of the
- * test's own (killed, paused with SIGSTOP, started again): never the shared one. The limits stay
- * up without Redis (lib/http rate-limit.ts), the login throttles never let guesses through
- * uncounted (lib/auth login-throttle.ts, lib/operator operator-throttle.ts).
+ * test's own (killed, paused with SIGSTOP, started again): never the shared one. The limits hold
+ * without Redis, counted by the web process (lib/http rate-limit-local.ts); the login throttles
+ * never let guesses through uncounted (lib/auth login-throttle.ts, lib/operator operator-throttle.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { config, setConfig } from '../config';
 import { createClient } from '../lib/auth/client.service';
 import { closeRedis, redis as producer, whenReady } from '../lib/redis';
+import { counterRepository } from '../lib/account/counter.repository';
+import { db } from '../lib/db/knex';
 import { apiBase, ApiResponse, call, newSeller, Seller } from './support/api';
+import { untilOneWaitsForALock } from './support/lock-wait';
+import { createOrder } from './order/helpers';
 import { openAuthorize, sendForm } from './support/authorize';
 import { freePort, killChild, runEntry, Running, startRedisServer } from './support/process';
 
@@ -80,6 +84,71 @@ describe('failure: Redis away or stalled', function () {
       expect(after.status, after.text).to.equal(200);
       expect(after.headers.get('x-ratelimit-remaining')).to.match(/^\d+$/);
       expect(web!.output()).not.to.include('"level":50');
+    });
+  });
+
+  describe('the limits while Redis is away (the web process, its own Redis)', () => {
+    let redisPort = 0;
+    let redis: ChildProcess | undefined;
+    let web: Running | undefined;
+    let base = '';
+    let seller: Seller;
+
+    before(async () => {
+      seller = await newSeller();
+      redisPort = await freePort();
+      redis = await startRedisServer(redisPort);
+      const port = await freePort();
+      web = runEntry('server/index.ts', {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        PORT: String(port),
+        DATABASE_URL: config().databaseUrl,
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        QUEUE_PREFIX: `kt-failure-limits-${process.pid}-${Date.now()}`,
+        // A quota the test can use up; a day's window, so that none ends during the test but at midnight.
+        RATE_LIMIT_PER_WINDOW: '4',
+        RATE_LIMIT_WINDOW_SECONDS: '86400',
+      });
+      await web.waitFor(/api listening/);
+      base = `http://127.0.0.1:${port}`;
+    });
+    after(async () => {
+      await web?.stop();
+      await killChild(redis);
+    });
+
+    it('when Redis is away, then the web process counts them itself: one call of an account at a time, and its quota, each 429 with Retry-After and the X-RateLimit headers, never let through unlimited', async () => {
+      const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '10.00' }] });
+      await killChild(redis);
+      redis = undefined;
+      const get = () => call('system/currency/EUR/', { base, token: seller.token });
+
+      // A paying update waits for the invoice counter the test holds: the account's one call in flight.
+      const holder = await db().transaction();
+      let paying: Promise<ApiResponse> | undefined;
+      try {
+        await counterRepository.take(holder, seller.id, 'invoice', 0);
+        paying = call(`order/${orderId}/`, { base, token: seller.token, body: { order: { paid_amount: '10.00' } } });
+        await untilOneWaitsForALock();
+        const second = await get();
+        expect(second.status, second.text).to.equal(429);
+        expect(second.body.error?.map((e) => e.error)).to.deep.equal(['too_many_concurrent_calls']);
+        expect(second.headers.get('retry-after')).to.equal('1');
+        expectNoInternals(second.text, redisPort);
+      } finally {
+        await holder.rollback();
+      }
+      expect((await paying).status).to.equal(200);
+
+      // The quota of 4 counts here from the outage on: the update and three more calls, then 429.
+      expect([(await get()).status, (await get()).status, (await get()).status]).to.deep.equal([200, 200, 200]);
+      const over = await get();
+      expect(over.status, over.text).to.equal(429);
+      expect(over.body.error?.map((e) => e.error)).to.deep.equal(['too_many_requests']);
+      expect(Number(over.headers.get('retry-after'))).to.be.above(0);
+      expect([over.headers.get('x-ratelimit-limit'), over.headers.get('x-ratelimit-remaining')]).to.deep.equal(['4', '0']);
+      expect(web!.output()).to.include('calls counted by this process alone');
     });
   });
 

@@ -4,6 +4,7 @@ import { movedTime, now } from '../clock';
 import { DomainError, throttled, dependencyUnavailable } from '../errors';
 import { log } from '../log';
 import { atTurnWrite, callGroupOf, isSlotError, luaNow, redis, redisScript, turnWritten } from '../redis';
+import { admitLocally, releaseLocally } from './rate-limit-local';
 
 export interface RateLimitState {
   limit: number;
@@ -194,7 +195,7 @@ function sendGroup(pending: PendingAcquire[], keys: string[], ids: string[]): vo
         return;
       }
       if (pending.length > 0 && unavailableWarnings++ % 100 === 0)
-        log.warn({ err: (err as Error).message }, 'rate limit unavailable (Redis); calls let through without a quota');
+        log.warn({ err: (err as Error).message }, 'rate limit unavailable (Redis); calls counted by this process alone');
       // Releases that rode with acquires get one more chance on their own; a failed release-only
       // call is not sent again (while Redis is away it would be retried every turn): those calls
       // leave the calls in flight when they go stale.
@@ -226,20 +227,29 @@ const callsKey = (accountId: number) => `${accountTag(accountId)}:calls`;
  * processed at a time (CONCURRENT_CALLS_PER_ACCOUNT), and the daily relief: reaching the quota on
  * at most RATE_LIMIT_RELIEF_DAYS days in 30 doubles it for the rest of that day (UTC). Past the
  * quota 429 too_many_requests, past the calls in flight 429 too_many_concurrent_calls, both with
- * Retry-After. Weights are counted in tenths. When Redis cannot be reached the request is let
- * through (logged): limits protect the service, they must not take it down. Keys a Redis Cluster
- * refuses as spanning slots are a defect, not an outage: 503, never let through.
+ * Retry-After. Weights are counted in tenths. When Redis cannot be reached the call is counted by
+ * this process alone (rate-limit-local.ts, logged): limits protect the service, they must neither
+ * take it down nor fail open. Keys a Redis Cluster refuses as spanning slots are a defect, not an
+ * outage: 503, never let through.
  */
-export async function acquire(accountId: number, weightTenths: number): Promise<{ state: RateLimitState | null; release: () => Promise<void> }> {
+export async function acquire(accountId: number, weightTenths: number): Promise<{ state: RateLimitState; release: () => Promise<void> }> {
   const requestId = `${processTag}:${(callCount += 1)}`;
   const admission = await new Promise<Admission | null | 'refused'>((settle) => {
     acquires.push({ accountId, weightTenths, requestId, settle });
     queueFlush();
   });
   if (admission === 'refused') throw dependencyUnavailable('redis');
-  if (!admission) return { state: null, release: () => Promise.resolve() };
-  const { used, limit, admitted, nowSeconds, window } = admission;
-  const { rateLimitWindowSeconds, concurrentCallsPerAccount } = config();
+  const { rateLimitPerWindow, rateLimitWindowSeconds, concurrentCallsPerAccount } = config();
+  // Redis could not count the call: this process counts it (rate-limit-local.ts), never unlimited.
+  const local = admission === null;
+  const { used, limit, admitted, nowSeconds, window } =
+    admission ??
+    admitLocally(accountId, weightTenths, {
+      limitTenths: rateLimitPerWindow * 10,
+      maxInFlight: concurrentCallsPerAccount,
+      windowSeconds: rateLimitWindowSeconds,
+      nowMs: now(),
+    });
   const reset = (window + 1) * rateLimitWindowSeconds;
   const state = { limit: limit / 10, remaining: Math.max(0, Math.floor((limit - used) / 10)), reset };
   if (admitted === 0) throw tooMany('too_many_requests', 'the call quota of this period is used up', state, reset - nowSeconds);
@@ -257,6 +267,10 @@ export async function acquire(accountId: number, weightTenths: number): Promise<
     release: () => {
       if (released) return Promise.resolve();
       released = true;
+      if (local) {
+        releaseLocally(accountId);
+        return Promise.resolve();
+      }
       queueRelease(calls, requestId);
       return turnWritten();
     },

@@ -111,7 +111,7 @@ function handlerFor(e: Endpoint) {
         key = requestKey(e, req);
         const limit = await acquire(grant.accountId, weightOf(e, input));
         release = limit.release;
-        if (limit.state) res.set(rateLimitHeaders(limit.state));
+        res.set(rateLimitHeaders(limit.state));
         const ref =
           input.portal_account_id === undefined ? undefined : validate<{ portal_account_id?: PortalAccountRef }>(portalAccountField, input).portal_account_id;
         caller = {

@@ -213,7 +213,7 @@ describe('on a Redis Cluster (3 masters, 3 replicas, started by the test)', func
     expect(lost).to.equal(1);
   });
 
-  it('when a script names keys of two slots, then the cluster refuses it and the limits take that for a defect (refuse), not for Redis being away (let through)', async () => {
+  it('when a script names keys of two slots, then the cluster refuses it and the limits take that for a defect (refuse), not for Redis being away (counted by the process)', async () => {
     const both = redisScript('kontorTestTwoSlots', 2, `return redis.call('EXISTS', KEYS[1], KEYS[2])`);
     const keys = [`${config().queuePrefix}:{x1}:k`, `${config().queuePrefix}:{x2}:k`];
     expect(slotOf(keys[0]!)).to.not.equal(slotOf(keys[1]!));
