@@ -2,7 +2,7 @@
  * The sandbox eBay's orders: Fulfillment API (getOrders, getOrder, shipping fulfillments),
  * Feedback API (leaveFeedback), and the sales that make orders (POST /_sandbox/sell with
  * portal auction_a: one line; POST /_sandbox/ebay/orders: several lines, discounts, refunds,
- * another currency). Documented rules enforced (sell_fulfillment_v1_oas3.json,
+ * another currency, unpaid, fulfilled by eBay; POST /_sandbox/ebay/orders/:orderId/pay: the buyer pays). Documented rules enforced (sell_fulfillment_v1_oas3.json,
  * ShippingFulfillmentDetails and the createShippingFulfillment error table):
  * - trackingNumber and shippingCarrierCode are mutually dependent; a tracking number is
  *   alphanumeric only;
@@ -95,6 +95,41 @@ export interface Sale {
    */
   adjustment?: string;
   buyer?: SellRequest['buyer'];
+  /**
+   * eBay ships the order from its own warehouse (eBay fulfilment): `program.fulfillmentProgram`
+   * {fulfilledBy: EBAY}, which the contract returns "only ... for paid orders being fulfilled by
+   * eBay or an eBay fulfillment partner", so an unpaid (PENDING) order shows it once it is paid
+   * (POST /_sandbox/ebay/orders/:orderId/pay).
+   */
+  fulfilledByEbay?: boolean;
+}
+
+/** Order.program of an order eBay fulfils, shown while it is paid (Program.fulfillmentProgram). */
+function showProgram(order: EbayOrder, fulfilledByEbay: boolean | undefined): void {
+  const paid = order.orderPaymentStatus === 'PAID' || order.orderPaymentStatus === 'PARTIALLY_REFUNDED';
+  if (fulfilledByEbay && paid) order.program = { ...order.program, fulfillmentProgram: { fulfilledBy: 'EBAY' } };
+}
+
+/**
+ * The buyer pays an order that awaited payment (PENDING or FAILED): its payment turns PAID with a
+ * paymentDate, orderPaymentStatus PAID, the order is modified (getOrders' lastmodifieddate finds
+ * it), and an order eBay fulfils now shows its fulfilment program. The message of a refusal is ours.
+ */
+export function payOrder(state: SandboxState, orderId: string): string | undefined {
+  const found = state.ebay.orders.get(orderId);
+  if (!found) return `no order ${orderId}`;
+  const { order } = found;
+  if (order.orderPaymentStatus !== 'PENDING' && order.orderPaymentStatus !== 'FAILED')
+    return `The order is ${String(order.orderPaymentStatus)}, not awaiting payment.`;
+  const now = new Date().toISOString();
+  order.orderPaymentStatus = 'PAID';
+  order.paymentSummary = {
+    ...order.paymentSummary,
+    payments: (order.paymentSummary?.payments ?? []).map((p) => ({ ...p, paymentStatus: 'PAID', paymentDate: now })),
+  };
+  showProgram(order, found.fulfilledByEbay);
+  order.lastModifiedDate = now;
+  return undefined;
 }
 
 function contactOf(buyer: NonNullable<SellRequest['buyer']>) {
@@ -208,7 +243,8 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
     ],
     lineItems,
   };
-  ebay.orders.set(orderId, { account, order, fulfillments: [] });
+  showProgram(order, sale.fulfilledByEbay);
+  ebay.orders.set(orderId, { account, order, fulfillments: [], ...(sale.fulfilledByEbay ? { fulfilledByEbay: true } : {}) });
   for (const line of sale.lines) sold(state, account, line.sku, line.quantity);
   return { order_id: orderId };
 }

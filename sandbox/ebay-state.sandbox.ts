@@ -58,7 +58,8 @@ export class EbayState {
   locations = new Map<string, Map<string, Body>>();
   /** Accounts told to start without the default location (POST /_sandbox/ebay/locations {portal_account, none: true}). */
   withoutLocations = new Set<string>();
-  orders = new Map<string, { account: string; order: EbayOrder; fulfillments: Fulfilment[] }>();
+  /** fulfilledByEbay: eBay ships the order from its own warehouse (its fulfilment program, which getOrders shows once the order is paid). */
+  orders = new Map<string, { account: string; order: EbayOrder; fulfillments: Fulfilment[]; fulfilledByEbay?: boolean }>();
   /** Listings made in Seller Hub or through the Trading API (POST /_sandbox/ebay/legacy_listings), until bulkMigrateListing takes them over. */
   legacy = new Map<string, LegacyListing>();
   feedback: { account: string; body: Body; feedbackId: string }[] = [];

@@ -25,7 +25,7 @@ import { ebayContractGate } from './ebay-contract.sandbox';
 import { listingsOf, mountInventory } from './ebay-inventory.sandbox';
 import { mountNotification } from './ebay-notification.sandbox';
 import { mountOAuth } from './ebay-oauth.sandbox';
-import { mountOrders, placeOrder, refundOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
+import { mountOrders, payOrder, placeOrder, refundOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
 import { requestOrderCancel } from './ebay-cancel.sandbox';
 import { mountRevisionControls } from './ebay-revisions.sandbox';
 import { accountOf, Body, error, portal } from './ebay-state.sandbox';
@@ -147,6 +147,7 @@ function mountControls(app: express.Express, state: SandboxState): void {
         ...(typeof body.refund === 'string' ? { refund: body.refund } : {}),
         ...(typeof body.adjustment === 'string' ? { adjustment: body.adjustment } : {}),
         ...(body.buyer ? { buyer: body.buyer as Sale['buyer'] } : {}),
+        ...(body.fulfilled_by === 'EBAY' ? { fulfilledByEbay: true } : {}),
       };
       res.status(201).json(placeOrder(state, sale));
     } catch (err) {
@@ -168,6 +169,13 @@ function mountControls(app: express.Express, state: SandboxState): void {
     });
     if (refused) res.status(400).json({ message: refused });
     else res.json(found.order);
+  });
+  // The buyer pays an unpaid order (ebay-orders.sandbox.ts payOrder): what getOrders shows afterwards.
+  app.post('/_sandbox/ebay/orders/:orderId/pay', (req: Request, res: Response) => {
+    const orderId = String(req.params.orderId);
+    const refused = payOrder(state, orderId);
+    if (refused) res.status(state.ebay.orders.has(orderId) ? 409 : 404).json({ message: refused });
+    else res.json(state.ebay.orders.get(orderId)!.order);
   });
   // The buyer asks to cancel an order (eBay's cancellation request): POST /_sandbox/ebay/orders/:orderId/cancel_request {reason?}.
   app.post('/_sandbox/ebay/orders/:orderId/cancel_request', (req: Request, res: Response) => {

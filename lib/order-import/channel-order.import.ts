@@ -22,9 +22,11 @@ import {
   channelDetails,
   channelState,
   detailsChanged,
+  marketDFba,
   orderInputOf,
   quantitiesChanged,
   requestNotes,
+  stateAfter,
   UnlinkedLine,
   withChannelFulfilment,
 } from './channel-order.mapper';
@@ -36,7 +38,7 @@ export const sourceOf = (account: ImportAccountRow, portal: string, order: Chann
   `${portal} order ${order.external_order_id} (portal account ${account.id})`;
 
 /** What changed at the channel since the state kept at the last fetch. */
-function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
+function changeOf(before: ChannelState, order: ChannelOrder, portal: string): ChannelChange {
   const change: ChannelChange = {};
   if (before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
   if (before.is_cancelled !== order.status.is_cancelled) change.is_cancelled = order.status.is_cancelled;
@@ -44,6 +46,13 @@ function changeOf(before: ChannelState, order: ChannelOrder): ChannelChange {
   // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending); not
   // once the channel has shipped or cancelled it (Amazon then suppresses the phone: nothing new).
   if (!order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order))) change.details = checkedDetails(order);
+  // The channel ships the order itself since (eBay's fulfilment program shows only once it is
+  // paid): as if imported so, its lines give their stock back. Once: the state keeps it said. A
+  // row kept before this was kept: only while a line still takes stock (an order imported so has none).
+  if (order.fulfilled_by_channel && before.fulfilled_by_channel !== true) {
+    const fba = marketDFba(order, portal);
+    change.fulfilled_by_channel = { ...(fba ? { market_d_fba: fba } : {}), ...(before.fulfilled_by_channel === undefined ? { only_if_linked: true } : {}) };
+  }
   // Units the channel took out of a line after the sale (an order edit, an item it cancelled).
   const quantities = quantitiesChanged(before, order);
   if (quantities.length) change.line_quantity = quantities;
@@ -121,8 +130,9 @@ export async function importChannelOrder(account: ImportAccountRow, portal: stri
       const known = await orderImportRepository.lock(trx, account.account_id, account.id, order.external_order_id);
       // The seller deleted the order: a later fetch does not bring it back.
       if (known.order_id === null || known.order_internal_id === null) return 'deleted';
-      const notes = await applyChannelChangeIn(trx, caller, known.order_id, changeOf(known.channel_state, order), sourceOf(account, portal, order));
-      await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, { channel_state: channelState(order) });
+      const before = known.channel_state;
+      const notes = await applyChannelChangeIn(trx, caller, known.order_id, changeOf(before, order, portal), sourceOf(account, portal, order));
+      await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, { channel_state: stateAfter(before, order) });
       return notes.length ? 'updated' : 'unchanged';
     });
   } catch (err) {

@@ -5,7 +5,7 @@
  * stay unlinked and are reported for a task.
  */
 import crypto from 'node:crypto';
-import type { ChannelDetails, OrderAddress, OrderInput } from '../order';
+import { ChannelDetails, channelFulfilmentNote, OrderAddress, OrderInput } from '../order';
 import type { ChannelOrder, ChannelOrderAddress } from '../portals';
 import type { ChannelState } from './order-import.repository';
 
@@ -49,6 +49,7 @@ const digest = (order: ChannelOrder) =>
 export function channelState(order: ChannelOrder): ChannelState {
   return {
     paid_amount: order.paid_amount,
+    fulfilled_by_channel: order.fulfilled_by_channel !== undefined,
     is_shipped: order.status.is_shipped,
     is_cancelled: order.status.is_cancelled,
     modified_at: order.modified_at,
@@ -69,6 +70,15 @@ export function quantitiesChanged(before: ChannelState, order: ChannelOrder): { 
   return order.line
     .filter((l) => before.lines === undefined || before.lines[l.transaction_id] !== l.quantity)
     .map((l) => ({ transaction_id: l.transaction_id, quantity: l.quantity, ...(l.returned ? { returned: l.returned } : {}) }));
+}
+
+/** The state kept after a known order's read: what the channel says it ships stays said. */
+export function stateAfter(before: ChannelState, order: ChannelOrder): ChannelState {
+  const now = channelState(order);
+  return {
+    ...now,
+    fulfilled_by_channel: now.fulfilled_by_channel === true || before.fulfilled_by_channel === true,
+  };
 }
 
 /** The key a buyer's request to cancel the whole order is remembered by in channel_state.requests (beside lines' transaction ids): one per request. */
@@ -100,6 +110,7 @@ export const sameState = (a: ChannelState, b: ChannelState) =>
   a.is_cancelled === b.is_cancelled &&
   !detailsChanged(a, b) &&
   (a.lines === undefined || Object.entries(b.lines ?? {}).every(([t, q]) => a.lines![t] === q)) &&
+  (b.fulfilled_by_channel !== true || a.fulfilled_by_channel === true) &&
   (b.requests ?? []).every((t) => (a.requests ?? []).includes(t));
 
 /** Order_type as POST order/ takes it (current_date as ISO 8601), validated by the import like a request. */
@@ -112,17 +123,16 @@ export type OrderWire = Omit<OrderInput, 'current_date'> & { current_date: strin
  * its unlinked lines and its history say so (orderInputOf).
  */
 export function withChannelFulfilment(input: OrderInput, order: ChannelOrder, portal: string): OrderInput {
-  const by = order.fulfilled_by_channel;
-  if (!by || portal !== 'market_d') return input;
-  return { ...input, shipping: { ...input.shipping, market_d_fba: { country_iso2: by.country_iso2 ?? null, center_id: by.center_id ?? null } } };
+  const fba = marketDFba(order, portal);
+  return fba ? { ...input, shipping: { ...input.shipping, market_d_fba: fba } } : input;
 }
 
-/**
- * Told at the import of an order the channel fulfils (Amazon FBA, eBay fulfilment, fulfilled by
- * Kaufland): the order is paid and unshipped until the channel ships it, and a seller reading only
- * that would ship it a second time from the warehouse.
- */
-const channelFulfilmentNote = 'the channel ships this order from its own warehouse; its lines take no stock here, do not ship it';
+/** shipping.market_d_fba of an order Amazon fulfils (market_d only: document 2's field is Amazon's centre). */
+export function marketDFba(order: ChannelOrder, portal: string): { country_iso2: string | null; center_id: string | null } | undefined {
+  const by = order.fulfilled_by_channel;
+  if (!by || portal !== 'market_d') return undefined;
+  return { country_iso2: by.country_iso2 ?? null, center_id: by.center_id ?? null };
+}
 
 /** skuIds: per SKU the stock ids it names; mains: the variation mains among them (lib/stock/stock-channel-sku.ts). */
 export function orderInputOf(

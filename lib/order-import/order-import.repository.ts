@@ -20,6 +20,8 @@ export interface ChannelState {
   lines?: Record<string, number>;
   /** The lines (transaction_id) whose cancellation the buyer has asked for and the channel not decided: told once. */
   requests?: string[];
+  /** The channel ships the order from its own warehouse, as it has said once (absent in rows kept before it; never unset). */
+  fulfilled_by_channel?: boolean;
 }
 
 export interface ChannelOrderRow {

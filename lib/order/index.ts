@@ -4,7 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export { runChannelCancel } from './order-channel-cancel.run';
-export { applyChannelChangeIn, createChannelOrderIn, createChannelOrdersIn } from './order-channel.service';
+export { applyChannelChangeIn, channelFulfilmentNote, createChannelOrderIn, createChannelOrdersIn } from './order-channel.service';
 export type { ChannelChange, ChannelDetails } from './order-channel.service';
 export { invoiceNumberIn, setBillUrlIn } from './order-invoice.service';
 export { maxOrderListItems, writeOrderList } from './order-list.service';

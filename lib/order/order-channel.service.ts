@@ -29,7 +29,21 @@ export interface ChannelChange {
   line_quantity?: { transaction_id: string; quantity: number; returned?: number }[];
   /** What the channel tells the seller once (a buyer's cancellation request): added to the change's history entry. */
   notes?: string[];
+  /**
+   * The channel ships the order from its own warehouse since (eBay's fulfilment program, shown only
+   * once the order is paid): its lines are unlinked, so the stock they took goes back, as for an
+   * order imported so (unlinked lines). `market_d_fba` for an Amazon order; `only_if_linked`: only
+   * when a line still takes stock (a channel state kept before this was: an order imported so has none).
+   */
+  fulfilled_by_channel?: { market_d_fba?: { country_iso2: string | null; center_id: string | null }; only_if_linked?: boolean };
 }
+
+/**
+ * Told of an order the channel fulfils (Amazon FBA, eBay fulfilment, fulfilled by Kaufland), at its
+ * import or once the channel says so: the order is paid and unshipped until the channel ships it,
+ * and a seller reading only that would ship it a second time from the warehouse.
+ */
+export const channelFulfilmentNote = 'the channel ships this order from its own warehouse; its lines take no stock here, do not ship it';
 
 /**
  * The data of an order a channel may give only later: each line's unit price (and tax) by its
@@ -197,6 +211,30 @@ function returnNotes(lines: OrderLineInput[], changed: NonNullable<ChannelChange
 }
 
 /**
+ * The channel ships the order itself since (decision, lib/order-import README): its lines are
+ * unlinked as they would have been at its import, so updateOrderIn puts what they hold back to
+ * stock (a movement per item, cia.adjust to every channel; nothing while the order is cancelled
+ * here, whose lines hold none), and the history says the channel ships it. Not on an order
+ * shipped here: its goods left the warehouse, so the lines keep their stock and the history says
+ * so. Runs last, on the lines the other parts of the change set.
+ */
+async function withFulfilmentByChannel(trx: Knex.Transaction, current: OrderRow, change: ChannelChange, input: OrderInput, notes: string[]): Promise<void> {
+  const by = change.fulfilled_by_channel;
+  if (!by) return;
+  const lines = input.line ?? (await orderRepository.lines(trx, current.internal_id)).map((l) => lineInput(l, { price: l.price, tax: l.tax }));
+  const linked = lines.filter((l) => l.stock_align_id !== undefined);
+  if (by.only_if_linked && linked.length === 0) return;
+  if (current.is_shipped) {
+    notes.push(`${channelFulfilmentNote.split(';')[0]}, but the order is shipped here: its lines keep their stock (the goods left)`);
+    return;
+  }
+  for (const l of linked) delete l.stock_align_id;
+  input.line = lines;
+  if (by.market_d_fba) input.shipping = { ...input.shipping, market_d_fba: by.market_d_fba };
+  notes.push(channelFulfilmentNote);
+}
+
+/**
  * The channel's details are taken while the order is neither shipped, invoiced nor cancelled
  * here (an invoice or a parcel already carries the old data: the seller decides then, told by the
  * history); an order the same change makes paid is completed before it gets its invoice number.
@@ -228,6 +266,7 @@ export async function applyChannelChangeIn(
   const { input, notes } = effective(current, change);
   const completed = await withDetails(trx, current, change, input, notes);
   await withQuantities(trx, current, change, input, notes);
+  await withFulfilmentByChannel(trx, current, change, input, notes);
   notes.push(...(change.notes ?? []));
   if (notes.length === 0 && !completed) return [];
   if (Object.keys(input).length) {
