@@ -86,9 +86,14 @@ export const eventHandlerRepository = {
     return Number(row?.n ?? 0);
   },
 
-  /** Deletes one handler the scope sees; false when there is none with that id. */
-  async delete(trx: Knex.Transaction, scope: OrderScope, id: number): Promise<boolean> {
-    return (await visibleTo(trx('event_handler'), scope).where({ id }).delete()) > 0;
+  /** Deletes one handler the scope sees; answers what it was (what the items may name it by), undefined when there is none with that id. */
+  async delete(
+    trx: Knex.Transaction,
+    scope: OrderScope,
+    id: number,
+  ): Promise<Pick<EventHandlerRow, 'id' | 'account_id' | 'section' | 'type' | 'required'> | undefined> {
+    const [row] = await visibleTo(trx('event_handler'), scope).where({ id }).delete().returning(['id', 'account_id', 'section', 'type', 'required']);
+    return row;
   },
 
   /** The handlers of an account for one event type that take events. */

@@ -1,6 +1,6 @@
 import { config } from '../../config';
 import { OrderScope, grantOf } from '../access';
-import { db } from '../db';
+import { db, inTransaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
@@ -8,6 +8,7 @@ import type { EventHandlerInput, HandlerCondition } from './event-handler.type';
 import { isForbiddenHostLiteral } from './webhook-host';
 import { checkMailRecipient } from './mail-recipient';
 import { newSigningSecret, signingSecretOf } from './signing-secret';
+import { forgetStockTargetsOf } from './stock-event-targets';
 
 const at = (path: string) => `event_handler.${path}`;
 
@@ -149,8 +150,16 @@ export async function getEventHandler(scope: OrderScope, id: number): Promise<Ev
   return row;
 }
 
-/** DELETE admin/event/handler/{id}/; runs already queued skip a deleted handler. */
+/**
+ * DELETE admin/event/handler/{id}/; runs already queued skip a deleted handler. A stock cia
+ * handler leaves the items' cia.event.target[] in the same transaction (forgetStockTargetsOf), as
+ * a foreign key's ON DELETE would. Run again on a deadlock (its item locks meet a stock write's).
+ */
 export async function deleteEventHandler(scope: OrderScope, id: number): Promise<void> {
-  const deleted = await db().transaction((trx) => eventHandlerRepository.delete(trx, scope, id));
+  const deleted = await inTransaction(async (trx) => {
+    const row = await eventHandlerRepository.delete(trx, scope, id);
+    if (row) await forgetStockTargetsOf(trx, row);
+    return row !== undefined;
+  });
   if (!deleted) throw notFound(`event handler ${id}`, 'event_handler_id');
 }

@@ -4,7 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export type { CiaInput, LoadCiaInputs } from './cia-input';
-export { provideEventTargetQueries } from './event-targets';
+export { forgetEventTargets, provideEventTargetQueries } from './event-targets';
 export type { EventTargetQueries } from './event-targets';
 export { ownCategoryBody, ownCategoryRepository, ownCategorySearch, saveOwnCategories } from './stock-category';
 export type { OwnCategoryInput } from './stock-category';

@@ -1,11 +1,12 @@
 /** Own categories (Category_type of the own portals), per account and portal account. */
 import type { Knex } from 'knex';
-import { db } from '../db';
+import { db, inTransaction } from '../db';
 import { DomainError, invalidField } from '../errors';
 import type { OrderScope } from '../access';
 import { Joi, list, ownPortalAccountId as portalAccountIdField, text, runSearch, SearchRequest, SearchSpec, applyConditions } from '../http';
 import { ownPortalAccountId } from '../portal-account';
 import { ownCategoryPlatforms } from '../portals';
+import { stockRepository } from './stock.repository';
 
 /** Category_type for own categories: platform and id are required to write one. */
 export const ownCategoryType = Joi.object({
@@ -90,8 +91,8 @@ function requirePlatform(search: SearchRequest): void {
  * account's and those of none (stored before categories had one: shared, as stock items are),
  * and deletes only its portal account's; other callers every one of the seller's.
  */
-function ofGrant(scope: OrderScope, alsoShared: boolean) {
-  const q = db()('stock_category').where('account_id', scope.accountId);
+function ofGrant(scope: OrderScope, alsoShared: boolean, knex: Knex | Knex.Transaction = db()) {
+  const q = knex('stock_category').where('account_id', scope.accountId);
   const grant = scope.portalAccountGrant;
   if (grant === 'all') return q;
   return alsoShared ? q.where((w) => w.where('portal_account_id', grant).orWhereNull('portal_account_id')) : q.where('portal_account_id', grant);
@@ -148,12 +149,24 @@ export const ownCategoryRepository = {
     });
   },
 
-  /** Deletes the categories a Category_filter_type names; answers how many went. */
+  /**
+   * Deletes the categories a Category_filter_type names and, in the same transaction, removes the
+   * shop_g.category[] entries that named them from the seller's items, as a foreign key's ON
+   * DELETE would (Stock_shop_g_type: "category[] items with id string FK"; lib/stock README): GET
+   * stock/{id}/ shows no id a client cannot find at GET stock/category/, and the item's own body
+   * posts back as it is. An entry that still names a category (the same id of another portal
+   * account, or of none) stays. Answers how many categories went.
+   */
   async delete(scope: OrderScope, search: SearchRequest): Promise<number> {
     requirePlatform(search);
-    const query = ofGrant(scope, false);
-    applyConditions(query, search.singletons, search.filters);
-    return query.delete();
+    return inTransaction(async (trx) => {
+      const query = ofGrant(scope, false, trx);
+      applyConditions(query, search.singletons, search.filters);
+      const gone = (await query.delete().returning(['platform', 'id'])) as Pick<CategoryRow, 'platform' | 'id'>[];
+      const shopG = [...new Set(gone.filter((c) => c.platform === 'shop_g').map((c) => c.id))];
+      await stockRepository.removeShopGCategories(trx, scope.accountId, shopG);
+      return gone.length;
+    });
   },
 };
 
@@ -184,26 +197,47 @@ interface ShopGCategoryRef {
  * checked before the first write: the shop would file the item under a category it does not
  * have, found only when the item is listed. webshop's category[] is document 2's plain string[]
  * (no FK) and stays unchecked.
+ *
+ * Only entries new to the item are checked: one the stored item has already (`stored`, its data
+ * on an update; same id and portal account) passes, so an item read from the service can be
+ * posted back unchanged (lib/http README) also when its category went since (the delete removes
+ * entries from the items, removeShopGCategories; an entry stored before ids were checked, or under
+ * a portal account since deleted with its categories, stays until the client changes it). The
+ * categories found are locked FOR KEY SHARE, as a foreign key's check locks the row it names: a
+ * delete waits until the item is written and then removes the entry from it.
  */
 export async function checkShopGCategories(
-  knex: Knex | Knex.Transaction,
+  trx: Knex.Transaction,
   accountId: number,
   input: Record<string, unknown>,
   f: (name: string) => string,
+  stored?: Record<string, unknown>,
 ): Promise<void> {
-  const entries = (input.shop_g as { category?: ShopGCategoryRef[] } | undefined)?.category;
+  const entries = shopGCategoriesOf(input);
   if (!entries?.length) return;
-  const rows = await knex('stock_category')
+  const had = new Set((shopGCategoriesOf(stored) ?? []).map(entryKey));
+  const added = entries.filter((e) => !had.has(entryKey(e)));
+  if (added.length === 0) return;
+  const rows = await trx('stock_category')
     .select('id', 'portal_account_id')
     .where({ account_id: accountId, platform: 'shop_g' })
-    .whereIn('id', [...new Set(entries.map((e) => e.id))]);
+    .whereIn('id', [...new Set(added.map((e) => e.id))])
+    .forKeyShare();
   const owns = (e: ShopGCategoryRef) =>
     rows.some((r) => r.id === e.id && (e.portal_account_id === undefined || r.portal_account_id === null || r.portal_account_id === e.portal_account_id));
   const errors = entries.flatMap((e, j) => {
-    if (owns(e)) return [];
+    if (had.has(entryKey(e)) || owns(e)) return [];
     const field = f(`shop_g.category[${j}].id`);
     return [invalidField(field, `${field} ${e.id} is not a shop_g category of the seller (see GET stock/category/?filter[platform]=shop_g)`)];
   });
   const [first, ...more] = errors;
   if (first) throw new DomainError(first.id, first.message, { field: first.field, as: first.kind, more: more.flatMap((e) => e.items()) });
 }
+
+function shopGCategoriesOf(item: Record<string, unknown> | undefined): ShopGCategoryRef[] | undefined {
+  const entries = (item?.shop_g as { category?: unknown } | undefined)?.category;
+  return Array.isArray(entries) ? (entries as ShopGCategoryRef[]) : undefined;
+}
+
+/** An entry as the stored item and a body compare it: its id and the portal account it names (none: ''). */
+const entryKey = (e: ShopGCategoryRef) => JSON.stringify([String(e.id), e.portal_account_id ?? null]);

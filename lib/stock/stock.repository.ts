@@ -341,6 +341,62 @@ export const stockRepository = {
     await trx('stock').where({ account_id: accountId, id }).update({ set_type: type });
   },
 
+  /**
+   * Removes the cia.event targets `gone` (names that no longer name a stock cia handler of the
+   * account) from every item naming them, as a foreign key's ON DELETE would (lib/stock README:
+   * "A deleted reference leaves the items"); the other targets keep their order. The items are
+   * locked in id order first, so two such removals never deadlock with each other; modified_at
+   * moves, as the item changed. Answers how many items changed.
+   */
+  async removeEventTargets(trx: Knex.Transaction, accountId: number, gone: string[]): Promise<number> {
+    if (gone.length === 0) return 0;
+    const names = "s.data->'cia'->'event'->'target'";
+    const targets = `CASE WHEN jsonb_typeof(${names}) = 'array' THEN ${names} ELSE '[]'::jsonb END`;
+    const naming = `jsonb_typeof(${names}) = 'array' AND jsonb_exists_any(${names}, ?::text[])`;
+    const result = (await trx.raw(
+      `UPDATE stock s
+          SET data = jsonb_set(s.data, '{cia,event,target}', (
+                SELECT COALESCE(jsonb_agg(x.t ORDER BY x.n), '[]'::jsonb)
+                  FROM jsonb_array_elements(${targets}) WITH ORDINALITY AS x(t, n)
+                 WHERE (x.t #>> '{}' = ANY(?::text[])) IS NOT TRUE)),
+              modified_at = now()
+        WHERE s.account_id = ? AND ${naming}
+          AND s.id IN (SELECT s.id FROM stock s WHERE s.account_id = ? AND ${naming} ORDER BY s.id FOR UPDATE)`,
+      [gone, accountId, gone, accountId, gone],
+    )) as { rowCount: number };
+    return result.rowCount;
+  },
+
+  /**
+   * Removes from every item's shop_g.category[] the entries naming one of `ids` that no longer
+   * name a shop_g category of the account (by stock-category.ts checkShopGCategories' rule: the
+   * entry's portal account, or one of none, or any when the entry names none), after those
+   * categories were deleted; the other entries keep their order. Locked in id order first, as
+   * removeEventTargets; modified_at moves. Answers how many items changed.
+   */
+  async removeShopGCategories(trx: Knex.Transaction, accountId: number, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const entries = "CASE WHEN jsonb_typeof(s.data->'shop_g'->'category') = 'array' THEN s.data->'shop_g'->'category' ELSE '[]'::jsonb END";
+    // IS NOT TRUE below keeps an entry without an id (NULL here) as it is.
+    const dangling = `x.e->>'id' = ANY(?::text[]) AND NOT EXISTS (
+        SELECT 1 FROM stock_category c
+         WHERE c.account_id = s.account_id AND c.platform = 'shop_g' AND c.id = x.e->>'id'
+           AND (x.e->>'portal_account_id' IS NULL OR c.portal_account_id IS NULL OR c.portal_account_id::text = x.e->>'portal_account_id'))`;
+    const naming = `s.data->'shop_g'->'category' IS NOT NULL AND EXISTS (SELECT 1 FROM jsonb_array_elements(${entries}) AS x(e) WHERE ${dangling})`;
+    const result = (await trx.raw(
+      `UPDATE stock s
+          SET data = jsonb_set(s.data, '{shop_g,category}', (
+                SELECT COALESCE(jsonb_agg(x.e ORDER BY x.n), '[]'::jsonb)
+                  FROM jsonb_array_elements(${entries}) WITH ORDINALITY AS x(e, n)
+                 WHERE (${dangling}) IS NOT TRUE)),
+              modified_at = now()
+        WHERE s.account_id = ? AND ${naming}
+          AND s.id IN (SELECT s.id FROM stock s WHERE s.account_id = ? AND ${naming} ORDER BY s.id FOR UPDATE)`,
+      [ids, accountId, ids, accountId, ids],
+    )) as { rowCount: number };
+    return result.rowCount;
+  },
+
   /** Distinct folders of the account, sorted. */
   async folders(accountId: number): Promise<string[]> {
     const rows = await db()('stock').distinct('folder').where('account_id', accountId).orderBy('folder');

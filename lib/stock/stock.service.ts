@@ -52,11 +52,14 @@ export async function saveStock(
   ctx: SaveContext,
 ): Promise<SaveResult> {
   const f = (name: string) => `${ctx.field}.${name}`;
-  // Before the first write and the first lock: a new item of stock/list/ runs without a savepoint.
-  await checkStockReferences(trx, accountId, input, f);
+  // A new item: before the first write and the first lock (a new item of stock/list/ runs without
+  // a savepoint). An update runs in a savepoint or a transaction of its own and is checked against
+  // what it stores, read locked (references it names already are not new), still before any write.
+  if (existingId === undefined) await checkStockReferences(trx, accountId, input, f);
   if (existingId !== undefined) await stockRepository.lockSetMainsOf(trx, accountId, existingId);
   const existing = existingId !== undefined ? await stockRepository.lock(trx, accountId, existingId) : undefined;
   if (existingId !== undefined && !existing) throw notFound(`stock ${existingId}`, 'stock_id');
+  if (existing) await checkStockReferences(trx, accountId, input, f, existing.data);
 
   const { columns, listerIds } = await stockColumns(trx, input, existing, ctx);
 
