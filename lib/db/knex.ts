@@ -3,6 +3,7 @@ import { config } from '../../config';
 import type { Client } from 'pg';
 import { log } from '../log';
 import { stopChangeNotices } from './change-notices';
+import { dropOnLostAnswer } from './lost-answer';
 import { namePreparedStatements } from './prepared';
 
 let shared: Knex | undefined;
@@ -42,6 +43,7 @@ export function createKnex(connectionString: string, poolMax = config().database
       max: poolMax,
       afterCreate: (connection: Client, done: (err: Error | null, connection: Client) => void) => {
         namePreparedStatements(connection);
+        if (statementMs > 0) dropOnLostAnswer(connection);
         done(null, connection);
       },
     },

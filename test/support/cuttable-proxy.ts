@@ -8,24 +8,31 @@ import net from 'node:net';
 export interface CuttableProxy {
   port: number;
   cut(): void;
+  /** Bytes flow again, on new connections only: those cut lost what was sent meanwhile and stay silent, as a flow a NAT or firewall forgot. */
+  heal(): void;
   close(): Promise<void>;
 }
 
 export async function startCuttableProxy(targetPort: number, targetHost = '127.0.0.1', listenHost = '127.0.0.1'): Promise<CuttableProxy> {
   let cut = false;
   const sockets = new Set<net.Socket>();
+  const silenced = new Set<net.Socket>();
   const server = net.createServer((inbound) => {
     const outbound = net.connect(targetPort, targetHost);
+    const passes = () => !cut && !silenced.has(inbound);
     for (const socket of [inbound, outbound]) {
       sockets.add(socket);
       socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
+      socket.on('close', () => {
+        sockets.delete(socket);
+        silenced.delete(socket);
+      });
     }
     inbound.on('data', (chunk) => {
-      if (!cut) outbound.write(chunk);
+      if (passes()) outbound.write(chunk);
     });
     outbound.on('data', (chunk) => {
-      if (!cut) inbound.write(chunk);
+      if (passes()) inbound.write(chunk);
     });
     inbound.on('end', () => outbound.end());
     outbound.on('end', () => inbound.end());
@@ -40,6 +47,10 @@ export async function startCuttableProxy(targetPort: number, targetHost = '127.0
     port,
     cut: () => {
       cut = true;
+    },
+    heal: () => {
+      for (const socket of sockets) silenced.add(socket);
+      cut = false;
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
