@@ -188,6 +188,12 @@ export class KauflandState {
   unitsListedAfterMs = defaultUnitsListedAfterMs;
   /** 429s answered for the rate limit: GET /_sandbox/kaufland/throttled. */
   throttled = 0;
+  /**
+   * Order units GET /order-units/{id} cannot show for now (404 "Resource not found", one of its
+   * documented answers), while the order (GET /orders/{id}) and the list still name them:
+   * POST /_sandbox/kaufland/order-units/:id/unreadable {unreadable}.
+   */
+  unreadable = new Set<number>();
   private counter = 0;
 
   next(): number {
@@ -206,6 +212,7 @@ export class KauflandState {
     this.timestampWindowS = 300;
     this.unitsListedAfterMs = defaultUnitsListedAfterMs;
     this.throttled = 0;
+    this.unreadable.clear();
   }
 
   /** The account and secret of a client key: issued ones, and a development account's (`sandbox-account-<id>`, `sandbox-secret-<id>`). */
@@ -639,6 +646,10 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
     res.json({ data: p.data.map((ou) => orderUnitView(k, ou)), pagination: p.pagination });
   });
   router.get('/order-units/:id_order_unit', (req, res) => {
+    if (k.unreadable.has(Number(req.params.id_order_unit))) {
+      notFound(res, `Order unit ${String(req.params.id_order_unit)}`);
+      return;
+    }
     const ou = ownOrderUnit(k, req.params.id_order_unit, res);
     if (ou) res.json({ data: orderUnitView(k, ou) });
   });
@@ -830,6 +841,16 @@ function controls(app: express.Express, state: SandboxState, k: KauflandState): 
     if (status === 'cancelled') ou.cancel_reason = 'BuyerCancelled';
     ou.ts_updated_iso = now();
     res.json({ id_order_unit: ou.id_order_unit, status: ou.status });
+  });
+  app.post('/_sandbox/kaufland/order-units/:id/unreadable', (req, res) => {
+    const id = Number(req.params.id);
+    if (!k.orderUnits.has(id)) {
+      res.status(404).json({ message: 'no such order unit' });
+      return;
+    }
+    if ((req.body as { unreadable?: boolean } | undefined)?.unreadable === false) k.unreadable.delete(id);
+    else k.unreadable.add(id);
+    res.json({ id_order_unit: id, unreadable: k.unreadable.has(id) });
   });
   app.get('/_sandbox/kaufland/orders/:id', (req, res) => {
     const order = k.orders.get(String(req.params.id));

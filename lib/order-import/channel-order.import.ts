@@ -19,6 +19,7 @@ import type { ChannelOrder } from '../portals';
 import { stockIdsByChannelSku, variationMainsAmong } from '../stock';
 import { createTaskOnce, insertTask } from '../task';
 import {
+  asLastRead,
   channelDetails,
   channelState,
   detailsChanged,
@@ -37,15 +38,19 @@ export type ImportOutcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'r
 export const sourceOf = (account: ImportAccountRow, portal: string, order: ChannelOrder) =>
   `${portal} order ${order.external_order_id} (portal account ${account.id})`;
 
-/** What changed at the channel since the state kept at the last fetch. */
-function changeOf(before: ChannelState, order: ChannelOrder, portal: string): ChannelChange {
+/**
+ * What changed at the channel since the state kept at the last fetch, of the order as its last
+ * whole read showed it (asLastRead: a part of a price the channel could not show now is not a change).
+ */
+function changeOf(before: ChannelState, order: ChannelOrder, amountsKnown: boolean, portal: string): ChannelChange {
   const change: ChannelChange = {};
-  if (before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
+  if (amountsKnown && before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
   if (before.is_cancelled !== order.status.is_cancelled) change.is_cancelled = order.status.is_cancelled;
   if (before.is_shipped !== order.status.is_shipped) change.is_shipped = order.status.is_shipped;
   // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending); not
   // once the channel has shipped or cancelled it (Amazon then suppresses the phone: nothing new).
-  if (!order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order))) change.details = checkedDetails(order);
+  if (amountsKnown && !order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order)))
+    change.details = checkedDetails(order);
   // The channel ships the order itself since (eBay's fulfilment program shows only once it is
   // paid): as if imported so, its lines give their stock back. Once: the state keeps it said. A
   // row kept before this was kept: only while a line still takes stock (an order imported so has none).
@@ -67,12 +72,20 @@ function changeOf(before: ChannelState, order: ChannelOrder, portal: string): Ch
  */
 function checkedDetails(order: ChannelOrder): ChannelDetails {
   const details = channelDetails(order);
-  validate<OrderInput>(
+  const valid = validate<OrderInput>(
     orderType(),
     { shipping: details.shipping, customer: details.customer, line: details.line.map((l, i) => ({ id: i + 1, ...l })) },
     'order',
   );
-  return details;
+  // The lines as validation gives them, as at the import: Kaufland's VAT rate "19" is Order_line_type's
+  // "19.00", and the update's amount check refused the raw one, so no Kaufland order was ever completed.
+  return {
+    ...details,
+    line: details.line.map((l, i) => {
+      const checked = valid.line?.[i];
+      return { ...l, ...(checked?.price !== undefined ? { price: checked.price } : {}), ...(checked?.tax !== undefined ? { tax: checked.tax } : {}) };
+    }),
+  };
 }
 
 export async function taskForUnlinked(trx: Knex.Transaction, accountId: number, orderId: string, source: string, unlinked: UnlinkedLine[]): Promise<void> {
@@ -131,8 +144,9 @@ export async function importChannelOrder(account: ImportAccountRow, portal: stri
       // The seller deleted the order: a later fetch does not bring it back.
       if (known.order_id === null || known.order_internal_id === null) return 'deleted';
       const before = known.channel_state;
-      const notes = await applyChannelChangeIn(trx, caller, known.order_id, changeOf(before, order, portal), sourceOf(account, portal, order));
-      await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, { channel_state: stateAfter(before, order) });
+      const { order: seen, amountsKnown } = asLastRead(order, before);
+      const notes = await applyChannelChangeIn(trx, caller, known.order_id, changeOf(before, seen, amountsKnown, portal), sourceOf(account, portal, order));
+      await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, { channel_state: stateAfter(before, seen, amountsKnown) });
       return notes.length ? 'updated' : 'unchanged';
     });
   } catch (err) {

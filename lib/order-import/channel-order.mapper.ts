@@ -5,7 +5,7 @@
  * stay unlinked and are reported for a task.
  */
 import crypto from 'node:crypto';
-import { ChannelDetails, channelFulfilmentNote, OrderAddress, OrderInput } from '../order';
+import { ChannelDetails, channelFulfilmentNote, fromCents, OrderAddress, OrderInput, toCents } from '../order';
 import type { ChannelOrder, ChannelOrderAddress } from '../portals';
 import type { ChannelState } from './order-import.repository';
 
@@ -50,6 +50,7 @@ export function channelState(order: ChannelOrder): ChannelState {
   return {
     paid_amount: order.paid_amount,
     fulfilled_by_channel: order.fulfilled_by_channel !== undefined,
+    prices: Object.fromEntries(order.line.filter((l) => !l.price_unread).map((l) => [l.transaction_id, l.price])),
     is_shipped: order.status.is_shipped,
     is_cancelled: order.status.is_cancelled,
     modified_at: order.modified_at,
@@ -72,11 +73,36 @@ export function quantitiesChanged(before: ChannelState, order: ChannelOrder): { 
     .map((l) => ({ transaction_id: l.transaction_id, quantity: l.quantity, ...(l.returned ? { returned: l.returned } : {}) }));
 }
 
-/** The state kept after a known order's read: what the channel says it ships stays said. */
-export function stateAfter(before: ChannelState, order: ChannelOrder): ChannelState {
+/**
+ * A known order as its last whole read showed it, where this read could not show a part of a
+ * line's price (`price_unread`, Kaufland's fees of a unit its API answered 404 for): the line
+ * takes the price kept (`channel_state.prices`) and `paid_amount` the difference where it counts
+ * the line, so the unit the channel cannot show for a moment changes neither the line's price nor
+ * the payment. A line never read whole (imported unread) keeps the price shown, as imported. A row
+ * kept before prices were: this read's amounts are not known (`amountsKnown` false), so its
+ * payment and details are not taken and the state keeps the ones before.
+ */
+export function asLastRead(order: ChannelOrder, before: ChannelState): { order: ChannelOrder; amountsKnown: boolean } {
+  if (!order.line.some((l) => l.price_unread)) return { order, amountsKnown: true };
+  const kept = before.prices;
+  if (kept === undefined) return { order, amountsKnown: false };
+  let paid = toCents(order.paid_amount);
+  const line = order.line.map((l) => {
+    const price = l.price_unread ? kept[l.transaction_id] : undefined;
+    if (price === undefined) return l;
+    if (l.price_unread!.in_paid_amount) paid += (toCents(price) - toCents(l.price)) * BigInt(l.quantity);
+    const { price_unread: _unread, ...whole } = l;
+    return { ...whole, price };
+  });
+  return { order: { ...order, line, paid_amount: fromCents(paid) }, amountsKnown: true };
+}
+
+/** The state kept after a known order's read (asLastRead): what the channel says it ships stays said. */
+export function stateAfter(before: ChannelState, order: ChannelOrder, amountsKnown: boolean): ChannelState {
   const now = channelState(order);
   return {
     ...now,
+    ...(amountsKnown ? {} : { paid_amount: before.paid_amount, details: before.details, prices: before.prices }),
     fulfilled_by_channel: now.fulfilled_by_channel === true || before.fulfilled_by_channel === true,
   };
 }
@@ -133,6 +159,17 @@ export function marketDFba(order: ChannelOrder, portal: string): { country_iso2:
   if (!by || portal !== 'market_d') return undefined;
   return { country_iso2: by.country_iso2 ?? null, center_id: by.center_id ?? null };
 }
+
+/**
+ * Told at the import of a line the channel could not show whole (price_unread): it comes in at the
+ * part shown (decision, README), and the seller knows why its price may change with a later read.
+ */
+const unreadNotes = (order: ChannelOrder) =>
+  order.line.flatMap((l, i) =>
+    l.price_unread
+      ? [`line ${i + 1}: the channel could not show its whole price (such as Kaufland's fees of the unit); ${l.price} without it until a later read shows it`]
+      : [],
+  );
 
 /** skuIds: per SKU the stock ids it names; mains: the variation mains among them (lib/stock/stock-channel-sku.ts). */
 export function orderInputOf(
@@ -196,7 +233,11 @@ export function orderInputOf(
     ...(paid ? { paid_amount: order.paid_amount } : {}),
     status: { ...status, ...(order.status.is_paid && !paid ? { is_paid: true } : {}) },
     ...(order.payment_provider_transaction_id ? { payment_provider_transaction_id: order.payment_provider_transaction_id } : {}),
-    history: [`${source}: imported`, ...(byChannel ? [`${source}: ${channelFulfilmentNote}`] : []), ...requestNotes(order).map((note) => `${source}: ${note}`)],
+    history: [
+      `${source}: imported`,
+      ...(byChannel ? [`${source}: ${channelFulfilmentNote}`] : []),
+      ...[...requestNotes(order), ...unreadNotes(order)].map((note) => `${source}: ${note}`),
+    ],
   };
   return { input, unlinked };
 }

@@ -20,6 +20,11 @@ export interface ChannelState {
   lines?: Record<string, number>;
   /** The lines (transaction_id) whose cancellation the buyer has asked for and the channel not decided: told once. */
   requests?: string[];
+  /**
+   * Each line's unit price by transaction_id as the channel last showed it whole: a read that could
+   * not show a part of it (ChannelOrderLine.price_unread) takes this one (absent in rows kept before it).
+   */
+  prices?: Record<string, string>;
   /** The channel ships the order from its own warehouse, as it has said once (absent in rows kept before it; never unset). */
   fulfilled_by_channel?: boolean;
 }

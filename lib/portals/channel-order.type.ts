@@ -47,6 +47,14 @@ export interface ChannelOrderLine {
   /** Unit price, gross, as a decimal string. */
   price: string;
   tax?: string;
+  /**
+   * The channel could not show a part of the unit price at this read (Kaufland: the unit's eco and
+   * packaging fees, whose GET /order-units/{id} answered 404): `price` is without that part, and so
+   * is `paid_amount` where it counts the line (`in_paid_amount`). The import keeps the price of the
+   * line's last whole read instead (lib/order-import), so a unit the channel cannot show for a
+   * moment does not lower the line.
+   */
+  price_unread?: { in_paid_amount: boolean };
 }
 
 export interface ChannelOrder {

@@ -70,16 +70,30 @@ export const kauflandTimestamp = (at: Date): string => `${at.toISOString().slice
  * page) and OrderUnitDetails, not on OrderDetails' order units. Taken from the order details when
  * they carry them, else from the unit on the page, else read (GET /order-units/{id}: a unit of
  * the order not changed since the fetch's start, when another of its units was); read without
- * them, a later read of the order would lower the lines' prices the import set.
+ * them, a later read of the order would lower the lines' prices the import set. A unit Kaufland
+ * answers 404 for keeps its fees undefined: not known, rather than none (read as none, its line's
+ * price fell below what the import set, and an unpaid order took the lower price); the mapping
+ * marks the line `price_unread` and the import keeps its price. True when every unit's fees
+ * were read.
  */
-async function withUnitFees(s: KauflandSession, order: KauflandOrder, page: KauflandOrderUnit[]): Promise<void> {
+async function withUnitFees(s: KauflandSession, order: KauflandOrder, page: KauflandOrderUnit[]): Promise<boolean> {
   const listed = new Map(page.map((u) => [u.id_order_unit, u]));
+  let whole = true;
   for (const u of order.order_units) {
     if (u.eco_fee !== undefined && u.packaging_fee !== undefined) continue;
-    const known = listed.get(u.id_order_unit) ?? (await s.call<{ data: KauflandOrderUnit }>('GET', `/order-units/${u.id_order_unit}`)).body.data;
+    let known = listed.get(u.id_order_unit);
+    if (!known) {
+      const answer = await s.call<{ data: KauflandOrderUnit }>('GET', `/order-units/${u.id_order_unit}`);
+      if (answer.status === 404) {
+        whole = false;
+        continue;
+      }
+      known = answer.body.data;
+    }
     u.eco_fee ??= known?.eco_fee ?? null;
     u.packaging_fee ??= known?.packaging_fee ?? null;
   }
+  return whole;
 }
 
 /** fn over items with at most `limit` in flight, results in order. */
@@ -348,9 +362,11 @@ export class MarketEAdapter extends HttpPortalAdapter {
       if (known) return structuredClone(known);
       const answer = await s.call<{ data: KauflandOrder }>('GET', `/orders/${encodeURIComponent(id)}`);
       if (answer.status === 404) return undefined;
-      await withUnitFees(s, answer.body.data, units);
+      const whole = await withUnitFees(s, answer.body.data, units);
       const order = channelOrder(answer.body.data);
-      rememberOrder(orderKey(id), answer.body.data, order);
+      // A read missing a unit's fees is not kept: the next fetch reads the order again.
+      if (whole) rememberOrder(orderKey(id), answer.body.data, order);
+      else ordersRead.delete(orderKey(id));
       return order;
     });
     const read = offset + units.length;

@@ -33,7 +33,8 @@ export interface KauflandOrderUnit {
   /**
    * Fees the buyer pays for the piece beside its price (integer cents, nullable): named on
    * OrderUnit and OrderUnitDetails, not on OrderDetails' order units (the adapter fills them in
-   * from the order unit, `withUnitFees`). Undefined: not read.
+   * from the order unit, `withUnitFees`). Undefined once the adapter has read them: Kaufland
+   * could not show the unit (GET /order-units/{id} answered 404), so its fees are not known.
    */
   eco_fee?: number | null;
   packaging_fee?: number | null;
@@ -78,6 +79,9 @@ const money = (cents: number) => (cents / 100).toFixed(2);
  */
 const unitPrice = (u: KauflandOrderUnit) => u.price + (u.eco_fee ?? 0) + (u.packaging_fee ?? 0);
 
+/** The unit's fees could not be read (see KauflandOrderUnit.eco_fee): its price is known only in part. */
+const feesUnread = (u: KauflandOrderUnit) => u.eco_fee === undefined || u.packaging_fee === undefined;
+
 function address(a: KauflandAddress | null): ChannelOrderAddress {
   if (!a) return {};
   const name = [a.first_name, a.last_name].filter(Boolean).join(' ');
@@ -118,7 +122,9 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
   const units = order.order_units;
   const live = units.filter((u) => u.status !== 'cancelled');
   const status = orderStatus(units);
-  const paid = live.filter((u) => paidStates.has(u.status)).reduce((s, u) => s + unitPrice(u) + u.shipping_rate, 0);
+  // The units paid_amount counts (a cancelled unit's state is not among them).
+  const counted = (u: KauflandOrderUnit) => paidStates.has(u.status);
+  const paid = units.filter(counted).reduce((s, u) => s + unitPrice(u) + u.shipping_rate, 0);
   const modified = units.reduce((m, u) => (u.ts_updated_iso > m ? u.ts_updated_iso : m), order.ts_created_iso);
   return {
     external_order_id: order.id_order,
@@ -141,6 +147,8 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
       price: money(unitPrice(u)),
       // Kaufland gives the VAT rate in percent, as Order_line_type's tax is.
       ...(u.vat !== null && u.vat !== undefined ? { tax: String(u.vat) } : {}),
+      // Fees unread (decision, README): the import keeps the line's price of its last whole read.
+      ...(feesUnread(u) ? { price_unread: { in_paid_amount: counted(u) } } : {}),
     })),
     paid_amount: money(status.is_paid ? paid : 0),
     status,
