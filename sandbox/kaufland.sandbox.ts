@@ -623,6 +623,8 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
     }
     const statuses =
       typeof req.query.status === 'string' ? req.query.status.split(',') : Array.isArray(req.query.status) ? req.query.status.map(String) : undefined;
+    // The contract's default: "Get only order units which are fulfilled by the given type", [fulfilled_by_merchant].
+    const fulfilledBy = req.query.fulfillment_type === undefined ? ['fulfilled_by_merchant'] : [req.query.fulfillment_type].flat().map(String);
     const from = (name: string) => (typeof req.query[name] === 'string' ? Date.parse(req.query[name]) : undefined);
     const updatedFrom = from('ts_updated_from_iso');
     const createdFrom = from('ts_created_from_iso');
@@ -634,6 +636,7 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
           (req.query.storefront === undefined || ou.storefront === req.query.storefront) &&
           (req.query.id_offer === undefined || ou.id_offer === req.query.id_offer) &&
           (!statuses || statuses.includes(ou.status)) &&
+          fulfilledBy.includes(k.orders.get(ou.id_order)!.fulfillment_type) &&
           (updatedFrom === undefined || Date.parse(ou.ts_updated_iso) >= updatedFrom) &&
           (createdFrom === undefined || Date.parse(ou.ts_created_iso) >= createdFrom),
       )

@@ -344,6 +344,10 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const offset = cursor && /^\d+$/.test(cursor) ? Number(cursor) : 0;
     const page = await s.call<{ data: KauflandOrderUnit[]; pagination?: { total?: number } }>('GET', '/order-units', {
       storefront: s.storefront,
+      // The contract's default is fulfilled_by_merchant alone: units Kaufland fulfils would never
+      // be fetched, and a seller's hub would miss those sales (decision: both, while the contract
+      // lists fulfilled_by_kaufland, deprecated; they take no stock, order-mapping.ts).
+      fulfillment_type: ['fulfilled_by_merchant', 'fulfilled_by_kaufland'],
       ts_updated_from_iso: kauflandTimestamp(modifiedSince),
       sort: 'ts_updated:desc',
       limit: orderPageSize,

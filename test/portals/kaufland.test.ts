@@ -276,7 +276,15 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     const pages = calls('/v2/order-units');
     // "Should be in YYYY-MM-ddTHH:mm:ssZ format": whole seconds, rounded down (the window only widens).
     const sinceSeconds = `${since.toISOString().slice(0, 19)}Z`;
-    expect(pages[0]!.query).to.deep.equal({ storefront: 'de', ts_updated_from_iso: sinceSeconds, sort: 'ts_updated:desc', limit: '100', offset: '0' });
+    // fulfillment_type named: the contract's default lists the units the seller fulfils only.
+    expect(pages[0]!.query).to.deep.equal({
+      storefront: 'de',
+      fulfillment_type: ['fulfilled_by_merchant', 'fulfilled_by_kaufland'],
+      ts_updated_from_iso: sinceSeconds,
+      sort: 'ts_updated:desc',
+      limit: '100',
+      offset: '0',
+    });
     // The sandbox refuses the milliseconds toISOString gives (the adapter sent them before).
     const refused = await new KauflandSession(target).call(
       'GET',

@@ -47,7 +47,8 @@ export function kauflandMessage(body: unknown, fallback: string): string {
   return `${message}${fields ? ` (${fields})` : ''}${typeof b.type === 'string' && b.type !== 'about:blank' ? ` [${b.type}]` : ''}`.slice(0, 1500);
 }
 
-export type Query = Record<string, string | number | undefined>;
+/** Query parameters; a list goes as the parameter repeated (OpenAPI's default: form, exploded). */
+export type Query = Record<string, string | number | string[] | undefined>;
 
 export interface KauflandAnswer<T> {
   status: number;
@@ -80,7 +81,7 @@ export class KauflandSession {
    */
   async call<T = Record<string, unknown>>(method: string, path: string, query: Query = {}, body?: unknown, accept: number[] = []): Promise<KauflandAnswer<T>> {
     const url = new URL(`${this.base}${path}`);
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query)) for (const one of v === undefined ? [] : Array.isArray(v) ? v : [v]) url.searchParams.append(k, String(one));
     const text = body === undefined ? '' : JSON.stringify(body);
     for (let attempt = 0; ; attempt++) {
       // Per call, under a key of its own: the job's slot (PORTAL_CALLS_PER_SECOND, key market_e) smooths jobs, this one Kaufland's calls.
