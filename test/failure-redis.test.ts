@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
-import { config, setConfig } from '../config';
+import { config, Config, setConfig } from '../config';
 import { createClient } from '../lib/auth/client.service';
 import { closeRedis, redis as producer, whenReady } from '../lib/redis';
 import { counterRepository } from '../lib/account/counter.repository';
@@ -153,7 +153,13 @@ describe('failure: Redis away or stalled', function () {
   });
 
   describe('the login throttles (this process, a Redis of its own)', () => {
-    const original = config();
+    // Read when the block runs, not when the file loads: files loaded after this one set the run's
+    // configuration (test/fleet/support.ts: its queue prefix), which restoring a copy taken at load
+    // time undid for every later test file.
+    let original: Config;
+    before(() => {
+      original = config();
+    });
     let redisPort = 0;
     let redis: ChildProcess | undefined;
     let seller: Seller;
