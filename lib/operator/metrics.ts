@@ -16,6 +16,34 @@ const httpDuration = new Histogram({
 
 const stateNames = ['waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized'] as const;
 
+/** How long a scrape waits for one figure read from Redis or PostgreSQL. */
+const readBoundMs = 1000;
+
+/**
+ * A figure read at scrape time, or undefined when it fails or does not come within readBoundMs.
+ * A BullMQ Queue whose connection has not reached Redis waits for it without end (its commands
+ * neither fail nor time out), so with Redis away since the Queue was made, /operator/metrics hung,
+ * the page an operator needs most then; its process's own figures are answered without it.
+ */
+async function bounded<T>(read: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), readBoundMs);
+  });
+  try {
+    return await Promise.race([read.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One figure of every queue, read side by side (each bounded): a scrape waits readBoundMs at most per gauge. */
+async function perQueue<T>(read: (name: QueueName) => Promise<T>): Promise<[QueueName, T][]> {
+  const names = Object.keys(queueNames) as QueueName[];
+  const values = await Promise.all(names.map((name) => bounded(read(name))));
+  return names.flatMap((name, i) => (values[i] === undefined ? [] : [[name, values[i]] as [QueueName, T]]));
+}
+
 // Read at scrape time from Redis, so they cover every worker process, not only this one.
 new Gauge({
   name: 'kontor_queue_jobs',
@@ -24,14 +52,12 @@ new Gauge({
   registers: [metricsRegistry],
   async collect() {
     this.reset();
-    for (const name of Object.keys(queueNames) as QueueName[]) {
-      const counts = await queues()
-        .get(name)
-        .getJobCounts(...stateNames)
-        .catch(() => undefined);
-      if (!counts) continue;
+    for (const [name, counts] of await perQueue((n) =>
+      queues()
+        .get(n)
+        .getJobCounts(...stateNames),
+    ))
       for (const state of stateNames) this.set({ queue: name, state }, counts[state] ?? 0);
-    }
   },
 });
 
@@ -42,11 +68,7 @@ new Gauge({
   registers: [metricsRegistry],
   async collect() {
     this.reset();
-    for (const name of Object.keys(queueNames) as QueueName[]) {
-      const jobs = await queues()
-        .get(name)
-        .getJobs(['completed'], 0, 199)
-        .catch(() => []);
+    for (const [name, jobs] of await perQueue((n) => queues().get(n).getJobs(['completed'], 0, 199))) {
       const times = jobs
         .filter((j) => j.finishedOn && j.processedOn)
         .map((j) => (j.finishedOn! - j.processedOn!) / 1000)
@@ -64,13 +86,7 @@ new Gauge({
   registers: [metricsRegistry],
   async collect() {
     this.reset();
-    for (const name of Object.keys(queueNames) as QueueName[]) {
-      const count = await queues()
-        .get(name)
-        .getFailedCount()
-        .catch(() => undefined);
-      if (count !== undefined) this.set({ queue: name }, count);
-    }
+    for (const [name, count] of await perQueue((n) => queues().get(n).getFailedCount())) this.set({ queue: name }, count);
   },
 });
 
@@ -79,7 +95,7 @@ new Gauge({
   help: 'Outbox rows not yet relayed to BullMQ (grows while Redis is away).',
   registers: [metricsRegistry],
   async collect() {
-    const pending = await outboxRepository.pendingCount(db()).catch(() => undefined);
+    const pending = await bounded(outboxRepository.pendingCount(db()));
     if (pending !== undefined) this.set(pending);
   },
 });
