@@ -57,6 +57,9 @@ describe('failure: Redis away or stalled', function () {
         DATABASE_URL: config().databaseUrl,
         REDIS_URL: `redis://127.0.0.1:${redisPort}`,
         QUEUE_PREFIX: `kt-failure-${process.pid}-${Date.now()}`,
+        // A quota a test can use up; a day's window, so that none ends during a test but at midnight.
+        RATE_LIMIT_PER_WINDOW: '4',
+        RATE_LIMIT_WINDOW_SECONDS: '86400',
       });
       await web.waitFor(/api listening/);
       base = `http://127.0.0.1:${port}`;
@@ -86,40 +89,8 @@ describe('failure: Redis away or stalled', function () {
       expect(after.headers.get('x-ratelimit-remaining')).to.match(/^\d+$/);
       expect(web!.output()).not.to.include('"level":50');
     });
-  });
 
-  describe('the limits while Redis is away (the web process, its own Redis)', () => {
-    let redisPort = 0;
-    let redis: ChildProcess | undefined;
-    let web: Running | undefined;
-    let base = '';
-    let seller: Seller;
-
-    before(async () => {
-      seller = await newSeller();
-      redisPort = await freePort();
-      redis = await startRedisServer(redisPort);
-      const port = await freePort();
-      web = runEntry('server/index.ts', {
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'info',
-        PORT: String(port),
-        DATABASE_URL: config().databaseUrl,
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-        QUEUE_PREFIX: `kt-failure-limits-${process.pid}-${Date.now()}`,
-        // A quota the test can use up; a day's window, so that none ends during the test but at midnight.
-        RATE_LIMIT_PER_WINDOW: '4',
-        RATE_LIMIT_WINDOW_SECONDS: '86400',
-      });
-      await web.waitFor(/api listening/);
-      base = `http://127.0.0.1:${port}`;
-    });
-    after(async () => {
-      await web?.stop();
-      await killChild(redis);
-    });
-
-    it('when Redis is away, then the web process counts them itself: one call of an account at a time, and its quota, each 429 with Retry-After and the X-RateLimit headers, never let through unlimited', async () => {
+    it('when Redis is away, then the web process counts the limits itself: one call of an account at a time, and its quota, each 429 with Retry-After and the X-RateLimit headers, never let through unlimited', async () => {
       const orderId = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '10.00' }] });
       await killChild(redis);
       redis = undefined;
