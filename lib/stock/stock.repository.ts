@@ -63,6 +63,33 @@ export interface StockLinks {
   variants: { id: number; variation_parent_id: number }[];
 }
 
+/**
+ * Removes from a JSON list of the items (`path`, read as `list`) the entries x.e for which
+ * `dropped` holds, on the items `naming` holds for; the other entries keep their order. Each
+ * condition takes `values` as its one binding. The items are locked in id order first, so two
+ * removals never deadlock with each other; modified_at moves, as the item changed. Answers how
+ * many items changed.
+ */
+async function removeListEntries(
+  trx: Knex.Transaction,
+  accountId: number,
+  values: string[],
+  sql: { path: string; list: string; dropped: string; naming: string },
+): Promise<number> {
+  const result = (await trx.raw(
+    `UPDATE stock s
+        SET data = jsonb_set(s.data, '${sql.path}', (
+              SELECT COALESCE(jsonb_agg(x.e ORDER BY x.n), '[]'::jsonb)
+                FROM jsonb_array_elements(${sql.list}) WITH ORDINALITY AS x(e, n)
+               WHERE (${sql.dropped}) IS NOT TRUE)),
+            modified_at = now()
+      WHERE s.account_id = ? AND ${sql.naming}
+        AND s.id IN (SELECT s.id FROM stock s WHERE s.account_id = ? AND ${sql.naming} ORDER BY s.id FOR UPDATE)`,
+    [values, accountId, values, accountId, values],
+  )) as { rowCount: number };
+  return result.rowCount;
+}
+
 /** A row locked for a quantity change: what quantity_available is computed from. */
 export type QuantityRow = Pick<
   StockRow,
@@ -351,20 +378,12 @@ export const stockRepository = {
   async removeEventTargets(trx: Knex.Transaction, accountId: number, gone: string[]): Promise<number> {
     if (gone.length === 0) return 0;
     const names = "s.data->'cia'->'event'->'target'";
-    const targets = `CASE WHEN jsonb_typeof(${names}) = 'array' THEN ${names} ELSE '[]'::jsonb END`;
-    const naming = `jsonb_typeof(${names}) = 'array' AND jsonb_exists_any(${names}, ?::text[])`;
-    const result = (await trx.raw(
-      `UPDATE stock s
-          SET data = jsonb_set(s.data, '{cia,event,target}', (
-                SELECT COALESCE(jsonb_agg(x.t ORDER BY x.n), '[]'::jsonb)
-                  FROM jsonb_array_elements(${targets}) WITH ORDINALITY AS x(t, n)
-                 WHERE (x.t #>> '{}' = ANY(?::text[])) IS NOT TRUE)),
-              modified_at = now()
-        WHERE s.account_id = ? AND ${naming}
-          AND s.id IN (SELECT s.id FROM stock s WHERE s.account_id = ? AND ${naming} ORDER BY s.id FOR UPDATE)`,
-      [gone, accountId, gone, accountId, gone],
-    )) as { rowCount: number };
-    return result.rowCount;
+    return removeListEntries(trx, accountId, gone, {
+      path: '{cia,event,target}',
+      list: `CASE WHEN jsonb_typeof(${names}) = 'array' THEN ${names} ELSE '[]'::jsonb END`,
+      dropped: "x.e #>> '{}' = ANY(?::text[])",
+      naming: `jsonb_typeof(${names}) = 'array' AND jsonb_exists_any(${names}, ?::text[])`,
+    });
   },
 
   /**
@@ -377,24 +396,17 @@ export const stockRepository = {
   async removeShopGCategories(trx: Knex.Transaction, accountId: number, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const entries = "CASE WHEN jsonb_typeof(s.data->'shop_g'->'category') = 'array' THEN s.data->'shop_g'->'category' ELSE '[]'::jsonb END";
-    // IS NOT TRUE below keeps an entry without an id (NULL here) as it is.
+    // IS NOT TRUE in removeListEntries keeps an entry without an id (NULL here) as it is.
     const dangling = `x.e->>'id' = ANY(?::text[]) AND NOT EXISTS (
         SELECT 1 FROM stock_category c
          WHERE c.account_id = s.account_id AND c.platform = 'shop_g' AND c.id = x.e->>'id'
            AND (x.e->>'portal_account_id' IS NULL OR c.portal_account_id IS NULL OR c.portal_account_id::text = x.e->>'portal_account_id'))`;
-    const naming = `s.data->'shop_g'->'category' IS NOT NULL AND EXISTS (SELECT 1 FROM jsonb_array_elements(${entries}) AS x(e) WHERE ${dangling})`;
-    const result = (await trx.raw(
-      `UPDATE stock s
-          SET data = jsonb_set(s.data, '{shop_g,category}', (
-                SELECT COALESCE(jsonb_agg(x.e ORDER BY x.n), '[]'::jsonb)
-                  FROM jsonb_array_elements(${entries}) WITH ORDINALITY AS x(e, n)
-                 WHERE (${dangling}) IS NOT TRUE)),
-              modified_at = now()
-        WHERE s.account_id = ? AND ${naming}
-          AND s.id IN (SELECT s.id FROM stock s WHERE s.account_id = ? AND ${naming} ORDER BY s.id FOR UPDATE)`,
-      [ids, accountId, ids, accountId, ids],
-    )) as { rowCount: number };
-    return result.rowCount;
+    return removeListEntries(trx, accountId, ids, {
+      path: '{shop_g,category}',
+      list: entries,
+      dropped: dangling,
+      naming: `s.data->'shop_g'->'category' IS NOT NULL AND EXISTS (SELECT 1 FROM jsonb_array_elements(${entries}) AS x(e) WHERE ${dangling})`,
+    });
   },
 
   /** Distinct folders of the account, sorted. */
