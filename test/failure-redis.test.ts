@@ -2,7 +2,8 @@
  * What a client and an operator meet when Redis goes away or stalls, with a redis-server of the
  * test's own (killed, paused with SIGSTOP, started again): never the shared one. The limits hold
  * without Redis, counted by the web process (lib/http rate-limit-local.ts); the login throttles
- * never let guesses through uncounted (lib/auth login-throttle.ts, lib/operator operator-throttle.ts).
+ * never let guesses through uncounted (lib/auth login-throttle.ts and client-throttle.ts, lib/operator
+ * operator-throttle.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
@@ -15,7 +16,7 @@ import { db } from '../lib/db/knex';
 import { apiBase, ApiResponse, call, newSeller, Seller } from './support/api';
 import { untilOneWaitsForALock } from './support/lock-wait';
 import { createOrder } from './order/helpers';
-import { openAuthorize, sendForm } from './support/authorize';
+import { authorizeClient, openAuthorize, sendForm } from './support/authorize';
 import { freePort, killChild, runEntry, Running, startRedisServer } from './support/process';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -187,6 +188,30 @@ describe('failure: Redis away or stalled', function () {
         expect(signedIn.hidden.consent, 'no consent step').to.equal(undefined);
         expectNoInternals(signedIn.html, redisPort);
       }
+    });
+
+    it("when Redis is away, then a client's refresh still gets a token, and wrong client secrets still count (in the web process) and refuse the address with 429, even for the right secret", async () => {
+      const client = await createClient('Failure connector', 'https://connector.example.com/cb');
+      const { code } = await authorizeClient({ clientId: client.client_id, login: seller.login, password: seller.password, query: { scope: 'order_r' } });
+      const tokenPhp = (secret: string, body: Record<string, string>, address: string) =>
+        call('token.php', { headers: { Authorization: basic(client.client_id, secret), 'X-Forwarded-For': address }, body });
+      const exchanged = await tokenPhp(client.client_secret, { grant_type: 'authorization_code', code }, '192.0.2.30');
+      expect(exchanged.status, exchanged.text).to.equal(200);
+      const refresh = (secret: string, address: string) =>
+        tokenPhp(secret, { grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token as string }, address);
+      await killChild(redis);
+      // Issued refresh tokens keep working: a client's secret is 256 random bits, nothing to guess.
+      const refreshed = await refresh(client.client_secret, '192.0.2.30');
+      expect(refreshed.status, refreshed.text).to.equal(200);
+      // An address of its own (X-Forwarded-For from loopback is believed in tests): other runs' failures do not count here.
+      const address = `198.51.100.${(process.pid % 200) + 1}`;
+      expect([(await refresh('wrong-1', address)).status, (await refresh('wrong-2', address)).status]).to.deep.equal([401, 401]);
+      const refused = await refresh(client.client_secret, address);
+      expect(refused.status, refused.text).to.equal(429);
+      expect(refused.body.error?.map((e) => e.error)).to.deep.equal(['too_many_login_attempts']);
+      expect(Number(refused.headers.get('retry-after'))).to.be.above(0);
+      expectNoInternals(refused.text, redisPort);
+      expect((await refresh(client.client_secret, '192.0.2.31')).status).to.equal(200);
     });
 
     it('when Redis is away, then failed operator logins still count (in the web process) and refuse the address with 429, even for the right password', async () => {

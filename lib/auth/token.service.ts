@@ -2,12 +2,13 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { config } from '../../config';
 import { listening, onChange, db } from '../db';
-import { invalidInput } from '../errors';
+import { DomainError, invalidInput } from '../errors';
 import { log } from '../log';
 import { accountRepository, decoyHash, isDisabledPasswordHash, verifyPassword } from '../account';
 import type { Scope } from '../access';
 import type { CredentialReading } from './client-credentials';
 import { clientRepository, OAuthClientRow } from './client.repository';
+import { GrantFailure, throttledClientGrant } from './client-throttle';
 import { throttledLogin } from './login-throttle';
 import { oauthError, parseScope } from './scopes-request';
 import { newSecret, secretHash } from './secret';
@@ -178,8 +179,23 @@ function checkVerifier(challenge: string | null, verifier: string | undefined): 
     throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
 }
 
-/** Document 1, Authentication 2.2: a client exchanges the authorization code for a refresh token. */
-export async function grantAuthorizationCode(
+/** The failures the client throttle counts (client-throttle.ts): a wrong secret, a code or refresh token that is no good. */
+const grantFailure = (err: unknown): GrantFailure | undefined =>
+  err instanceof DomainError && (err.id === 'invalid_client' || err.id === 'invalid_grant') ? err.id : undefined;
+
+/**
+ * Document 1, Authentication 2.2: a client exchanges the authorization code for a refresh token;
+ * under the client throttle (client-throttle.ts), by the client_id as sent and the client address.
+ */
+export function grantAuthorizationCode(
+  credentials: CredentialReading[] | undefined,
+  request: { code?: string; redirectUri?: string; codeVerifier?: string },
+  address: string,
+): Promise<TokenAnswer> {
+  return throttledClientGrant(credentials?.[0]?.id ?? '', address, () => exchangeCode(credentials, request), grantFailure);
+}
+
+async function exchangeCode(
   credentials: CredentialReading[] | undefined,
   request: { code?: string; redirectUri?: string; codeVerifier?: string },
 ): Promise<TokenAnswer> {
@@ -217,13 +233,19 @@ export async function grantAuthorizationCode(
 /**
  * Document 1, Authentication 2.3: a refresh token buys a new access token. It is replaced by a new
  * refresh token only from one month before it expires (v1.1.10), in the same transaction; until
- * then the answer carries it again. Presenting a replaced one again revokes its chain.
+ * then the answer carries it again. Presenting a replaced one again revokes its chain. Under the
+ * client throttle (client-throttle.ts), by the client_id as sent and the client address.
  */
-export async function grantRefreshToken(
+export function grantRefreshToken(
   credentials: CredentialReading[] | undefined,
   refreshToken: string | undefined,
   scope: string | undefined,
+  address: string,
 ): Promise<TokenAnswer> {
+  return throttledClientGrant(credentials?.[0]?.id ?? '', address, () => refresh(credentials, refreshToken, scope), grantFailure);
+}
+
+async function refresh(credentials: CredentialReading[] | undefined, refreshToken: string | undefined, scope: string | undefined): Promise<TokenAnswer> {
   const client = await authenticateClient(credentials);
   if (!refreshToken) throw invalidInput('invalid_request', 'refresh_token is required');
   const hash = secretHash(refreshToken);

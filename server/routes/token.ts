@@ -54,9 +54,11 @@ export const tokenEndpoints = [
         return tokens(await grantClientCredentials(sent.id, sent.secret, body.scope, request.address, alternatives));
       }
       if (body.grant_type === 'authorization_code') {
-        return tokens(await grantAuthorizationCode(credentials, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier }));
+        return tokens(
+          await grantAuthorizationCode(credentials, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier }, request.address),
+        );
       }
-      if (body.grant_type === 'refresh_token') return tokens(await grantRefreshToken(credentials, body.refresh_token, body.scope));
+      if (body.grant_type === 'refresh_token') return tokens(await grantRefreshToken(credentials, body.refresh_token, body.scope, request.address));
       throw invalidInput(
         'unsupported_grant_type',
         `grant_type ${body.grant_type} is not supported: use client_credentials, authorization_code or refresh_token`,
