@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { config, Config } from '../../config';
 import { log } from '../log';
-import { operatorLoginFailed, operatorLoginRefused } from './operator-throttle';
+import { operatorLoginAttempt } from './operator-throttle';
 
 const same = (a: string, b: string) => {
   const x = crypto.createHash('sha256').update(a).digest();
@@ -52,7 +52,11 @@ export async function operatorAuth(req: Request, res: Response, next: NextFuncti
   }
   // req.ip walks only TRUSTED_PROXIES (server/app.ts sets trust proxy), as the API's address does.
   const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  const retryAfter = await operatorLoginRefused(address);
+  const sent = credentialsOf(req);
+  // Counted before the password is checked, a success taking it back (operator-throttle.ts):
+  // guesses sent at once cannot all be tried.
+  const attempt = await operatorLoginAttempt(address, sent !== undefined);
+  const { retryAfter } = attempt;
   if (retryAfter !== undefined) {
     log.warn({ login_failed: 'operator', address, throttled: 'this address' }, 'operator login refused by the login throttle');
     res
@@ -61,15 +65,12 @@ export async function operatorAuth(req: Request, res: Response, next: NextFuncti
       .json({ message: `too many failed operator logins from this address; try again in ${retryAfter} s` });
     return;
   }
-  const sent = credentialsOf(req);
   if (!sent || !same(sent.user, c.operatorUser) || !same(sent.password, c.operatorPassword)) {
-    // A browser's first request carries no credentials: not a failed login.
-    if (sent) {
-      await operatorLoginFailed(address);
-      log.warn({ login_failed: 'operator', login: sent.user, address }, 'operator login failed');
-    }
+    // A browser's first request carries no credentials: not a failed login (not counted).
+    if (sent) log.warn({ login_failed: 'operator', login: sent.user, address }, 'operator login failed');
     res.set('WWW-Authenticate', 'Basic realm="kontor operator"').status(401).json({ message: 'operator credentials required' });
     return;
   }
+  await attempt.succeeded();
   next();
 }
