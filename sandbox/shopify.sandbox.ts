@@ -815,6 +815,14 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       input.quantities.forEach((q, i) => {
         if (q.quantity < 0)
           errors.push({ field: ['input', 'quantities', String(i), 'quantity'], message: 'The quantity can’t be negative.', code: 'INVALID_QUANTITY_NEGATIVE' });
+        // InventorySetQuantitiesUserErrorCode INVALID_QUANTITY_TOO_HIGH: "The total quantity can't be
+        // higher than 1,000,000,000." (the store keeps no other quantity states here: available is the total)
+        if (q.quantity > 1000000000)
+          errors.push({
+            field: ['input', 'quantities', String(i), 'quantity'],
+            message: 'The total quantity can’t be higher than 1,000,000,000.',
+            code: 'INVALID_QUANTITY_TOO_HIGH',
+          });
         const pair = `${q.inventoryItemId} ${q.locationId}`;
         if (seen.has(pair))
           errors.push({

@@ -1,6 +1,15 @@
 import { adapterFor, CiaPortal } from '../portals';
 import type { CiaInput } from '../stock';
 
+/**
+ * The highest quantity any portal is offered (2^31 - 1) unless its adapter names a lower
+ * `maxQuantity` (Shopify's 1,000,000,000): eBay's availableQuantity and Kaufland's amount are
+ * int32, and cia_portal_state keeps the wanted quantity as an integer. A variation main offers
+ * its variants' sum, which passes it (each variant may hold 500,000,000: five do); uncapped, the
+ * adjustment failed in the database, and with it every item adjusted in the same transaction.
+ */
+export const maxOfferQuantity = 2147483647;
+
 /** The quantity one portal should offer for an item. */
 export interface CiaOffer {
   portal: CiaPortal;
@@ -13,7 +22,7 @@ export interface CiaOffer {
  * The quantity every active portal should offer (pure; document 2, Stock_cia_portal_type):
  * quantity_available, or for a variation main the sum of its variants' (variant values count);
  * a set main's is already derived from its subs. max_quantity caps it, -1 ends the offer
- * (quantity 0). Never negative. Inactive portals are left alone.
+ * (quantity 0); the portal's own maximum caps it too. Never negative. Inactive portals are left alone.
  */
 export function computeOffers(input: CiaInput): CiaOffer[] {
   const available =
@@ -25,7 +34,8 @@ export function computeOffers(input: CiaInput): CiaOffer[] {
   for (const [portal, setting] of Object.entries(input.cia) as [CiaPortal, NonNullable<CiaInput['cia'][CiaPortal]>][]) {
     if (!setting.is_active) continue;
     const max = setting.max_quantity;
-    const quantity = max === -1 ? 0 : max !== null && max >= 0 ? Math.min(base, max) : base;
+    const wanted = max === -1 ? 0 : max !== null && max >= 0 ? Math.min(base, max) : base;
+    const quantity = Math.min(wanted, adapterFor(portal).maxQuantity ?? maxOfferQuantity);
     offers.push({ portal, quantity, portalAccountIds: adapterFor(portal).cia?.namedAccounts ? [...setting.portal_account_id] : [] });
   }
   return offers;

@@ -147,6 +147,12 @@ export interface PortalFacts {
   readonly fieldGroup: 'object' | 'list' | 'listers';
   /** Most items one setQuantities call carries (the portal's own limit of its bulk call). */
   readonly maxQuantityBatch: number;
+  /**
+   * The highest quantity the portal takes for one offer; CIA offers no more (lib/cia
+   * computeOffers). Absent: 2^31 - 1 (lib/cia `maxOfferQuantity`): the int32 of eBay's
+   * availableQuantity and Kaufland's amount, and the highest wanted quantity Kontor records.
+   */
+  readonly maxQuantity?: number;
 }
 
 /**

@@ -149,6 +149,12 @@ export class WebshopAdapter extends HttpPortalAdapter {
   readonly portal = 'webshop' as const;
   override readonly cia = { namedAccounts: false };
   override readonly fieldGroup = 'list' as const;
+  /**
+   * inventorySetQuantities refuses more (admin_schema_2025-01.json, InventorySetQuantitiesUserErrorCode
+   * INVALID_QUANTITY_TOO_HIGH: "The total quantity can't be higher than 1,000,000,000"), and refuses
+   * the whole call with it. The neutral dialect's shop takes the same cap (one adapter for both).
+   */
+  readonly maxQuantity = 1000000000;
 
   protected mapListing(item: ListingItem): Record<string, unknown> {
     const g = item.group;
