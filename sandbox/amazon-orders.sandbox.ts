@@ -85,6 +85,8 @@ export interface SandboxPackage {
   trackingNumber: string;
   shipTime: string;
   packageItems: { orderItemId: string; quantity: number }[];
+  /** PackageStatus.status: SHIPPED once confirmed; DELIVERED and the others by a control (the carrier's news). */
+  status: 'PENDING' | 'IN_TRANSIT' | 'SHIPPED' | 'DELIVERED' | 'CANCELLED' | 'UNDELIVERABLE';
 }
 
 export interface SandboxOrder {
@@ -103,10 +105,15 @@ export interface SandboxOrder {
   address: Record<string, string>;
   lines: SandboxOrderLine[];
   packages: SandboxPackage[];
-  /** A delivery tip: an order-level proceeds breakdown, in grandTotal. */
-  deliveryTip?: { amount: string; status: 'PENDING' | 'FINALIZED' };
+  /**
+   * A delivery tip: an order-level proceeds breakdown, in grandTotal; `pendingOutside`: while
+   * PENDING it is not (the other reading of the contract's silence, chosen per order).
+   */
+  deliveryTip?: { amount: string; status: 'PENDING' | 'FINALIZED'; pendingOutside?: boolean };
   /** Amazon.com: who collects the sales tax; AMAZON (marketplace facilitator) unless the seller does. */
   taxCollectedBy: 'AMAZON' | 'SELLER';
+  /** PaymentExecution.paymentMethod (data set PAYMENT), e.g. CashOnDelivery, CreditCard; none: no payment data. */
+  paymentMethod?: string;
 }
 
 /** What the orders part of the sandbox's Amazon holds. */
@@ -210,6 +217,8 @@ function itemTax(o: SandboxOrder, l: SandboxOrderLine): Record<string, unknown> 
 
 /** The order's delivery tip in cents (0 without one). */
 const tipOf = (o: SandboxOrder) => (o.deliveryTip ? toCents(o.deliveryTip.amount) : 0);
+/** What of the tip grandTotal (and v0's OrderTotal) holds: all of it, but a PENDING one played outside. */
+const tipInTotal = (o: SandboxOrder) => (o.deliveryTip?.status === 'PENDING' && o.deliveryTip.pendingOutside ? 0 : tipOf(o));
 
 /** An order as the Orders API v2026-01-01 answers it, with the data sets asked for. */
 export function order2026(o: SandboxOrder, included: Set<string>): Record<string, unknown> {
@@ -267,11 +276,16 @@ export function order2026(o: SandboxOrder, included: Set<string>): Record<string
       .filter(Boolean);
     // The tip is charged separately, at the order level, and is inside grandTotal.
     const tip = o.deliveryTip ? [{ type: 'DELIVERY_TIP', status: o.deliveryTip.status, subtotal: money(tipOf(o), o.currency) }] : [];
-    out.proceeds = { grandTotal: money(grand + tipOf(o), o.currency), breakdowns: [...breakdowns, ...tip] };
+    out.proceeds = { grandTotal: money(grand + tipInTotal(o), o.currency), breakdowns: [...breakdowns, ...tip] };
   }
+  // The payment's method, and once the order is priced (not Pending) what the buyer pays by it: grandTotal.
+  if (included.has('PAYMENT') && o.paymentMethod)
+    out.payment = {
+      paymentExecutions: [{ paymentMethod: o.paymentMethod, ...(isPending ? {} : { paymentAmount: money(grand + tipInTotal(o), o.currency) }) }],
+    };
   if (included.has('FULFILLMENT')) out.fulfillment = { fulfillmentStatus: o.status, fulfilledBy: o.fulfilledBy, fulfillmentServiceLevel: o.serviceLevel };
   out.orderItems = items;
-  if (included.has('PACKAGES') && !afn) out.packages = o.packages;
+  if (included.has('PACKAGES') && !afn) out.packages = o.packages.map(({ status, ...k }) => ({ ...k, packageStatus: { status } }));
   return out;
 }
 
@@ -289,7 +303,7 @@ const v0Status: Record<FulfillmentStatus, string> = {
 function orderV0(o: SandboxOrder): Record<string, unknown> {
   settle(o);
   const isPending = pending(o);
-  const total = o.lines.reduce((c, l) => c + itemProceeds(o, l).total, tipOf(o));
+  const total = o.lines.reduce((c, l) => c + itemProceeds(o, l).total, tipInTotal(o));
   return {
     AmazonOrderId: o.orderId,
     PurchaseDate: o.createdTime,
@@ -301,6 +315,7 @@ function orderV0(o: SandboxOrder): Record<string, unknown> {
     NumberOfItemsShipped: o.lines.reduce((n, l) => n + l.quantityShipped, 0),
     NumberOfItemsUnshipped: o.lines.reduce((n, l) => n + unitsOf(l) - l.quantityShipped, 0),
     MarketplaceId: o.marketplaceId,
+    ...(o.paymentMethod === 'CashOnDelivery' ? { PaymentMethod: 'COD' } : {}),
     OrderType: 'StandardOrder',
     BuyerInfo: {},
   };
@@ -555,6 +570,7 @@ function confirmShipment(store: AmazonOrderStore, req: Request, res: Response): 
     trackingNumber: String(p.trackingNumber),
     shipTime: String(p.shipDate),
     packageItems: items.map((i) => ({ orderItemId: String(i.orderItemId), quantity: Number(i.quantity) })),
+    status: 'SHIPPED',
   });
   o.status = o.lines.every((l) => l.quantityShipped >= unitsOf(l)) ? 'SHIPPED' : 'PARTIALLY_SHIPPED';
   o.lastUpdatedTime = nowIso();
@@ -639,6 +655,10 @@ export interface NewAmazonOrder {
   /** A delivery tip (DELIVERY_TIP, order level), FINALIZED unless delivery_tip_status says PENDING. */
   delivery_tip?: string;
   delivery_tip_status?: 'PENDING' | 'FINALIZED';
+  /** A PENDING tip is left out of grandTotal until it is FINALIZED (default: inside, as a FINALIZED one). */
+  pending_tip_outside_total?: boolean;
+  /** PaymentExecution.paymentMethod (CashOnDelivery, CreditCard, ...); default CashOnDelivery when a line has a cod_fee, else none (no payment data). */
+  payment_method?: string;
   fulfilled_by?: 'AMAZON' | 'MERCHANT';
   status?: FulfillmentStatus;
   /** Pending this long first (default: the store's pendingMs). */
@@ -654,6 +674,7 @@ export function placeOrder(store: AmazonOrderStore, body: NewAmazonOrder): Sandb
   const pendingMs = body.pending_ms ?? store.pendingMs;
   const status = body.status ?? (pendingMs > 0 ? 'PENDING' : 'UNSHIPPED');
   const name = body.buyer?.name ?? 'Erika Mustermann';
+  const paymentMethod = body.payment_method ?? (body.lines.some((l) => Number(l.cod_fee ?? 0) > 0) ? 'CashOnDelivery' : undefined);
   const order: SandboxOrder = {
     account: String(body.portal_account),
     orderId: `302-${digits(7)}-${digits(7)}`,
@@ -695,8 +716,17 @@ export function placeOrder(store: AmazonOrderStore, body: NewAmazonOrder): Sandb
       quantityShipped: 0,
     })),
     packages: [],
-    ...(body.delivery_tip ? { deliveryTip: { amount: body.delivery_tip, status: body.delivery_tip_status ?? 'FINALIZED' } } : {}),
+    ...(body.delivery_tip
+      ? {
+          deliveryTip: {
+            amount: body.delivery_tip,
+            status: body.delivery_tip_status ?? 'FINALIZED',
+            ...(body.pending_tip_outside_total ? { pendingOutside: true } : {}),
+          },
+        }
+      : {}),
     taxCollectedBy: body.tax_collected_by ?? 'AMAZON',
+    ...(paymentMethod ? { paymentMethod } : {}),
   };
   store.orders.set(order.orderId, order);
   return order;

@@ -16,7 +16,7 @@ import { AmazonListingStore, forgetListing, listingItem, mountListingIssues, rec
 import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues, processingReportProblems } from './amazon-contract';
 import { violationsOf } from './contract/contract-gate';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
-import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder } from './amazon-orders.sandbox';
+import { AmazonOrderStore, FulfillmentStatus, NewAmazonOrder, orders2026, ordersV0, placeOrder, SandboxOrder, SandboxPackage } from './amazon-orders.sandbox';
 import { emitQuantity, Fault, key, SandboxState, SellRequest } from './sandbox.app';
 
 const portal = 'market_d';
@@ -616,11 +616,13 @@ function controls(app: express.Express, amazon: AmazonState): void {
       ) ||
       !amount(body.delivery_tip) ||
       ![undefined, 'PENDING', 'FINALIZED'].includes(body.delivery_tip_status) ||
-      ![undefined, 'AMAZON', 'SELLER'].includes(body.tax_collected_by)
+      ![undefined, true, false].includes(body.pending_tip_outside_total) ||
+      ![undefined, 'AMAZON', 'SELLER'].includes(body.tax_collected_by) ||
+      !(body.payment_method === undefined || (typeof body.payment_method === 'string' && body.payment_method !== ''))
     ) {
       res.status(400).json({
         message:
-          'portal_account and lines [{sku, quantity >= 1, price, promotion_discount, shipping, shipping_discount, tax, ioss, gift_wrap, gift_wrap_discount, gift_wrap_tax, cod_fee, other, shipping_tax}] are required; tax, the gift wrap, cod_fee, other, shipping_tax and delivery_tip are amounts, delivery_tip_status PENDING or FINALIZED, tax_collected_by AMAZON or SELLER',
+          'portal_account and lines [{sku, quantity >= 1, price, promotion_discount, shipping, shipping_discount, tax, ioss, gift_wrap, gift_wrap_discount, gift_wrap_tax, cod_fee, other, shipping_tax}] are required; tax, the gift wrap, cod_fee, other, shipping_tax and delivery_tip are amounts, delivery_tip_status PENDING or FINALIZED, tax_collected_by AMAZON or SELLER, payment_method a name',
       });
       return;
     }
@@ -657,6 +659,32 @@ function controls(app: express.Express, amazon: AmazonState): void {
     found.pendingUntil = undefined;
     found.lastUpdatedTime = now();
     res.json({ order_id: found.orderId, status });
+  });
+  // A delivery tip charged after checkout: its status moves (PENDING -> FINALIZED).
+  app.post('/_sandbox/amazon/orders/:id/delivery_tip', (req, res) => {
+    const found = amazon.orders.get(String(req.params.id));
+    const status = (req.body as { status?: string } | undefined)?.status;
+    if (!found?.deliveryTip || (status !== 'PENDING' && status !== 'FINALIZED')) {
+      res.status(400).json({ message: 'a known order with a delivery tip and a status of PENDING or FINALIZED' });
+      return;
+    }
+    found.deliveryTip.status = status;
+    found.lastUpdatedTime = now();
+    res.json({ order_id: found.orderId, delivery_tip: found.deliveryTip });
+  });
+  // The carrier's news of the packages confirmed (PackageStatus.status): all the order's packages, or the one named.
+  app.post('/_sandbox/amazon/orders/:id/package_status', (req, res) => {
+    const found = amazon.orders.get(String(req.params.id));
+    const body = (req.body ?? {}) as { status?: string; package_reference_id?: string };
+    const known: SandboxPackage['status'][] = ['PENDING', 'IN_TRANSIT', 'SHIPPED', 'DELIVERED', 'CANCELLED', 'UNDELIVERABLE'];
+    const packages = found?.packages.filter((k) => body.package_reference_id === undefined || k.packageReferenceId === String(body.package_reference_id)) ?? [];
+    if (!found || packages.length === 0 || !known.includes(body.status as SandboxPackage['status'])) {
+      res.status(400).json({ message: `a known order with a package confirmed (package_reference_id) and a status of ${known.join(', ')}` });
+      return;
+    }
+    for (const k of packages) k.status = body.status as SandboxPackage['status'];
+    found.lastUpdatedTime = now();
+    res.json({ order_id: found.orderId, packages: found.packages.map((k) => ({ package_reference_id: k.packageReferenceId, status: k.status })) });
   });
   // The feed document's upload URL and the processing report's download URL (presigned: no token).
   app.put('/_sandbox/amazon/documents/:id', express.text({ type: () => true, limit: '50mb' }), (req, res) => {

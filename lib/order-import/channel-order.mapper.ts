@@ -233,6 +233,7 @@ export function orderInputOf(
     ...(paid ? { paid_amount: order.paid_amount } : {}),
     status: { ...status, ...(order.status.is_paid && !paid ? { is_paid: true } : {}) },
     ...(order.payment_provider_transaction_id ? { payment_provider_transaction_id: order.payment_provider_transaction_id } : {}),
+    ...(order.payment_method_id ? { payment_method_id: order.payment_method_id } : {}),
     history: [
       `${source}: imported`,
       ...(byChannel ? [`${source}: ${channelFulfilmentNote}`] : []),

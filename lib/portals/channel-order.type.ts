@@ -75,6 +75,11 @@ export interface ChannelOrder {
   line: ChannelOrderLine[];
   /** What the buyer has paid so far (decimal string; "0.00" when unpaid). */
   paid_amount: string;
+  /**
+   * Payment_method_type's id where the channel's method matters to the seller: `COD` for an order
+   * the buyer pays on delivery (unpaid until the channel shows it delivered, lib/portals).
+   */
+  payment_method_id?: string;
   /** The channel's payment reference, when it names one. */
   payment_provider_transaction_id?: string;
   status: { is_paid: boolean; is_shipped: boolean; is_cancelled: boolean };

@@ -23,9 +23,9 @@ import { importOrders } from '../../lib/order-import/order-import.service';
 import { includedData } from '../../lib/portals/amazon/orders-2026';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { order2026 } from '../../sandbox/amazon-orders.sandbox';
-import { channelLoopForSuite, Sandbox } from '../fleet/support';
+import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
 import { createStock, orderEvents, stockQuantity } from '../order/helpers';
-import { newSeller, Seller } from '../support/api';
+import { call, newSeller, Seller } from '../support/api';
 import { kontorOrder, sandboxPost } from './channel-support';
 
 describe('channel order money of Amazon: what the seller received, as the Orders API describes it', function () {
@@ -135,7 +135,7 @@ describe('channel order money of Amazon: what the seller received, as the Orders
   });
 
   describe('item charges besides the price (gift wrap, cash on delivery, other) and tax the seller collects itself', () => {
-    it('when an Amazon.de buyer paid gift wrap (less its discount), a COD fee and other charges, then the lines hold the wrap and other charges, the fee the COD fee and the rounding cents, and the order is paid in full', async () => {
+    it('when an Amazon.de buyer paid gift wrap (less its discount), a COD fee and other charges, then the lines hold the wrap and other charges, the fee the COD fee and the rounding cents, and the order is paid in full once delivered (cash on delivery)', async () => {
       const seller = await newSeller();
       const wrapped = await createStock(seller, 'GW-DE-1', 10);
       const { amazonId, id, served } = await amazonOrder(seller, 'A1PA6795UKMFR9', {
@@ -183,10 +183,22 @@ describe('channel order money of Amazon: what the seller received, as the Orders
       // 4.90 shipping + 2.00 COD fee + 0.02.
       expect(imported.shipping.fee).to.equal('6.92');
       expect(imported.invoice_amount).to.equal('40.40');
-      expect(imported.paid_amount).to.equal('40.40');
-      expect(imported.status.is_paid).to.equal(true);
-      expect(await orderEvents(seller)).to.include(`paid_in_full:${imported.id}`);
+      // The COD fee's order is paid at the door (channel-order-cod-amazon.test.ts): unpaid until Amazon shows it delivered.
+      expect(imported.paid_amount).to.equal(null);
       expect(await stockQuantity(seller, wrapped)).to.equal(7);
+      const shipped = await call(`order/${imported.id}/send_mit/`, {
+        token: seller.token,
+        body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25' } },
+      });
+      expect(shipped.status, shipped.text).to.equal(202);
+      expect((await jobEnd(seller.token, shipped.body.job_id as string)).state).to.equal('completed');
+      await post(`/_sandbox/amazon/orders/${id}/package_status`, { status: 'DELIVERED' });
+      await importOrders({ accountId: seller.id, portalAccountId: amazonId }, 'gw-de-2');
+      const paid = (await kontorOrder(seller, id))!;
+      expect(paid.invoice_amount).to.equal('40.40');
+      expect(paid.paid_amount).to.equal('40.40');
+      expect(paid.status.is_paid).to.equal(true);
+      expect(await orderEvents(seller)).to.include(`paid_in_full:${imported.id}`);
     });
 
     it('when a promotion does not divide by the units, then the unit price is rounded down and the cents left over are in the shipping fee, so the order is paid in full', async () => {

@@ -71,7 +71,7 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     expect(searches[0]!.query).to.deep.equal({
       lastUpdatedAfter: since.toISOString(),
       marketplaceIds: DE,
-      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES,TAX',
+      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES,TAX,PAYMENT',
       maxResultsPerPage: '100',
     });
     expect(searches[1]!.query!.paginationToken).to.be.a('string');
@@ -100,7 +100,7 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     // getOrder: the same order and data sets, one call.
     expect(await adapter.fetchOrder(target, a.order_id)).to.deep.equal(order);
     expect(calls(`/orders/2026-01-01/orders/${a.order_id}`)[0]!.query).to.deep.equal({
-      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES,TAX',
+      includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES,TAX,PAYMENT',
     });
   });
 

@@ -71,6 +71,39 @@ export function orderStatus(status: FulfillmentStatus | undefined): ChannelOrder
   return { is_paid: !unpaid, is_shipped: status === 'SHIPPED', is_cancelled: status === 'CANCELLED' };
 }
 
+/**
+ * The payment methods whose money the buyer hands over only at delivery (decision, lib/portals/README.md):
+ * PaymentExecution.paymentMethod `CashOnDelivery` (v0's sub-payment method `COD`). Not the other
+ * methods the contract names: ConvenienceStore is paid at the store before Amazon releases the
+ * order for shipment (it stays PENDING until then: UNSHIPPED is "ready for shipment"), Invoice
+ * (Amazon Business) and the cards are Amazon's to collect, and Amazon pays the seller as for any order.
+ */
+const collectedOnDelivery = new Set(['CashOnDelivery', 'COD']);
+
+/**
+ * The buyer pays on delivery: a payment execution (data set PAYMENT) is cash on delivery; where
+ * Amazon names no payment, an item charged a COD_FEE ("cash on delivery") says so. Such an order
+ * is paid as a whole only at delivery, even with a part paid ahead by gift card or points (v0's
+ * sub-payment methods of a COD order): refused at the door, it goes back and that part to the buyer.
+ */
+export function paysOnDelivery(order: Order2026): boolean {
+  const executions = order.payment?.paymentExecutions ?? [];
+  if (executions.length > 0) return executions.some((e) => collectedOnDelivery.has(e.paymentMethod ?? ''));
+  return order.orderItems.some((i) => (i.proceeds?.breakdowns ?? []).some((b) => b.type === 'COD_FEE'));
+}
+
+/**
+ * Amazon shows the order delivered (decision): every item shipped (SHIPPED) and every package of
+ * it DELIVERED (PackageStatus: "Package completion at final destination", data set PACKAGES).
+ * FulfillmentStatus ends at SHIPPED ("handover to carrier"), so the packages are the one signal the
+ * contract gives; it has none for an AFN order (packages "Only available for merchant-fulfilled
+ * (FBM) orders"), which so stays unpaid: the seller books its payment when Amazon pays it out.
+ */
+export function delivered(order: Order2026): boolean {
+  const packages = order.packages ?? [];
+  return order.fulfillment?.fulfillmentStatus === 'SHIPPED' && packages.length > 0 && packages.every((p) => p.packageStatus?.status === 'DELIVERED');
+}
+
 /** The subtotal of a proceeds category, and of a subtype of its detailed breakdowns. */
 function sum(breakdowns: ProceedsBreakdown[] | undefined, type: string, subtype?: string): bigint {
   let total = 0n;
@@ -251,14 +284,24 @@ function unitsSold(item: OrderItem2026): number {
  * line of its own would be no article and ask the seller for a stock link; in the shipping fee it
  * would be billed, and taxed, as shipping, and a tip given after the import would change a known
  * order's prices, which the import does not follow), so not in the amount that pays the invoice
- * either. The seller still receives it from Amazon. Taken off whatever its status: the contract
- * does not say that a PENDING tip is outside grandTotal.
+ * either. The seller still receives it from Amazon. So whatever its status, a tip is never in
+ * paid_amount: a PENDING one (not charged yet) is money that has not come, a FINALIZED one is not
+ * the invoice's, and the order's paid state does not move when it is charged.
+ *
+ * Taken off only as far as grandTotal holds it (decision): the contract's one example has a
+ * FINALIZED tip inside grandTotal and says nothing of a PENDING one, which may be left out until
+ * it is charged. When every item names its proceedsTotal and grandTotal is exactly their sum, no
+ * tip is in it and nothing is taken off (taken off, the order stood below its invoice, only
+ * partially paid, until the tip was charged); otherwise the tips are taken off, as in the
+ * contract's example.
  */
 function sellersAmount(order: Order2026): bigint | undefined {
   const grandTotal = cents(order.proceeds?.grandTotal);
   if (grandTotal === undefined) return undefined;
   const withheld = order.orderItems.reduce((s, i) => s + withheldTax(i), 0n);
-  const tips = sum(order.proceeds?.breakdowns, 'DELIVERY_TIP');
+  const items = order.orderItems.map((i) => cents(i.proceeds?.proceedsTotal));
+  const itemsTotal = items.every((c) => c !== undefined) ? items.reduce<bigint>((s, c) => s + c!, 0n) : undefined;
+  const tips = itemsTotal === grandTotal ? 0n : sum(order.proceeds?.breakdowns, 'DELIVERY_TIP');
   const amount = grandTotal - withheld - tips;
   return amount > 0n ? amount : 0n;
 }
@@ -275,7 +318,10 @@ function currencyOf(order: Order2026): string {
 
 /** An Orders API v2026-01-01 order as a ChannelOrder (document 2's Order_type words). */
 export function channelOrder(order: Order2026): ChannelOrder {
-  const status = orderStatus(order.fulfillment?.fulfillmentStatus);
+  const fulfilment = orderStatus(order.fulfillment?.fulfillmentStatus);
+  // Cash on delivery: not paid from UNSHIPPED as other orders, but once Amazon shows it delivered.
+  const onDelivery = paysOnDelivery(order);
+  const status = onDelivery && !delivered(order) ? { ...fulfilment, is_paid: false } : fulfilment;
   // Items cancelled while the order stays open leave the order's lines; a CANCELLED order keeps
   // what was ordered on its lines (its cancellation puts the stock back as a whole).
   const items = order.orderItems.map((i) => billed(i, !status.is_cancelled));
@@ -304,6 +350,8 @@ export function channelOrder(order: Order2026): ChannelOrder {
     line: items.map((i) => i.line),
     paid_amount: status.is_paid && received !== undefined ? decimal(received) : '0.00',
     status,
+    // Document 2's own payment method id for cash on delivery, so the seller sees why it is unpaid.
+    ...(onDelivery ? { payment_method_id: 'COD' } : {}),
     // AFN: Amazon ships from its fulfilment network; the Orders API names the marketplace, not the centre.
     ...(afn ? { fulfilled_by_channel: { ...(country ? { country_iso2: country } : {}) } } : {}),
   };

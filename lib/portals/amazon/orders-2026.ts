@@ -76,6 +76,14 @@ export interface OrderPackage {
   trackingNumber?: string;
   shipTime?: string;
   packageItems?: { orderItemId: string; quantity: number }[];
+  /** PackageStatus: `status` PENDING, IN_TRANSIT, SHIPPED, DELIVERED ("Package completion at final destination"), CANCELLED, UNDELIVERABLE. */
+  packageStatus?: { status: string; detailedStatus?: string };
+}
+
+/** PaymentExecution (data set PAYMENT): paymentMethod "for example, CashOnDelivery, ConvenienceStore, CreditCard, Invoice, Pix". */
+export interface PaymentExecution {
+  paymentMethod?: string;
+  paymentAmount?: Money;
 }
 
 /** Order. */
@@ -88,6 +96,8 @@ export interface Order2026 {
   buyer?: { buyerName?: string; buyerEmail?: string; buyerCompanyName?: string };
   recipient?: { deliveryAddress?: CustomerAddress };
   proceeds?: { grandTotal?: Money; breakdowns?: ProceedsBreakdown[] };
+  /** OrderPayment (data set PAYMENT). */
+  payment?: { paymentExecutions?: PaymentExecution[] };
   fulfillment?: { fulfillmentStatus: FulfillmentStatus; fulfilledBy?: 'AMAZON' | 'MERCHANT'; fulfillmentServiceLevel?: string };
   orderItems: OrderItem2026[];
   packages?: OrderPackage[];
@@ -105,11 +115,12 @@ export interface SearchOrdersResponse {
  * recipient (the delivery address: role-based access replaces v0's Restricted Data Token), the
  * proceeds (prices, shipping, discounts, totals), the promotions, the cancellations of items (an
  * item cancelled while the order stays open gives its units back; a buyer's request is shown), the
- * fulfilment (status, AFN or MFN), the packages, and the items' tax (who collects it: the tax
- * Amazon withholds as marketplace facilitator is not the seller's money, order-mapping.ts). Items
- * always come with the order.
+ * fulfilment (status, AFN or MFN), the packages (and their delivery), the items' tax (who collects
+ * it: the tax Amazon withholds as marketplace facilitator is not the seller's money,
+ * order-mapping.ts) and the payment (its method: an order the buyer pays on delivery is not paid
+ * before it is delivered, order-mapping.ts). Items always come with the order.
  */
-export const includedData = ['BUYER', 'RECIPIENT', 'PROCEEDS', 'PROMOTION', 'CANCELLATION', 'FULFILLMENT', 'PACKAGES', 'TAX'] as const;
+export const includedData = ['BUYER', 'RECIPIENT', 'PROCEEDS', 'PROMOTION', 'CANCELLATION', 'FULFILLMENT', 'PACKAGES', 'TAX', 'PAYMENT'] as const;
 
 export const searchOrdersPath = '/orders/2026-01-01/orders';
 export const orderPath = (orderId: string) => `/orders/2026-01-01/orders/${encodeURIComponent(orderId)}`;
