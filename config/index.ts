@@ -211,6 +211,12 @@ export interface Config {
    */
   trustedProxies: string[];
   /**
+   * Unsafe settings the operator accepts in production (ACCEPT_UNSAFE_SETTINGS): without its name
+   * here, WEBHOOK_ALLOW_PRIVATE_HOSTS or a TRUSTED_PROXIES trusting every address stops every
+   * production process at start (config/safety.ts startRefusal).
+   */
+  acceptedUnsafeSettings: AcceptableUnsafeSetting[];
+  /**
    * The key credentials are sealed with (AES-256-GCM): its id, written into every sealed value,
    * and its 32 bytes; `builtIn` names a published key of the development or test mode. null in
    * production without CREDENTIALS_KEY: nothing can be sealed or opened, and the Procfile's
@@ -242,6 +248,11 @@ const builtInCredentialsKey = (mode: 'development' | 'test') =>
     .createHash('sha256')
     .update(mode === 'development' ? 'kontor development credentials key (not secret)' : 'kontor test credentials key (not secret)')
     .digest();
+
+/** The unsafe settings a production process refuses unless ACCEPT_UNSAFE_SETTINGS names them. */
+export const acceptableUnsafeSettings = ['WEBHOOK_ALLOW_PRIVATE_HOSTS', 'TRUSTED_PROXIES'] as const;
+export type AcceptableUnsafeSetting = (typeof acceptableUnsafeSettings)[number];
+const isAcceptable = (name: string): name is AcceptableUnsafeSetting => (acceptableUnsafeSettings as readonly string[]).includes(name);
 
 /** proxy-addr's names of ranges, which `trust proxy` takes beside addresses and CIDR ranges. */
 const proxyRangeNames = ['loopback', 'linklocal', 'uniquelocal'];
@@ -390,6 +401,10 @@ const schema = Joi.object({
     .allow('')
     .custom((v: string, helpers) => (trustedProxyList(v).every(isProxyEntry) ? v : helpers.error('any.invalid')))
     .messages({ 'any.invalid': '{{#label}} must be a comma-separated list of addresses, CIDR ranges (10.0.0.0/8) or loopback, linklocal, uniquelocal' }),
+  ACCEPT_UNSAFE_SETTINGS: Joi.string()
+    .allow('')
+    .custom((v: string, helpers) => (trustedProxyList(v).every(isAcceptable) ? v : helpers.error('any.invalid')))
+    .messages({ 'any.invalid': `{{#label}} must be a comma-separated list of ${acceptableUnsafeSettings.join(', ')}` }),
   // Not required here: the CLI's read-only commands work without it; the Procfile's processes refuse to start without it (config/safety.ts).
   CREDENTIALS_KEY: keyBytes,
   CREDENTIALS_KEY_ID: Joi.string()
@@ -514,6 +529,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrencyPerAccount: value.WEBHOOK_CONCURRENCY_PER_ACCOUNT,
     eventHandlersPerAccount: value.EVENT_HANDLERS_PER_ACCOUNT,
     trustedProxies: trustedProxyList(value.TRUSTED_PROXIES as string | undefined),
+    acceptedUnsafeSettings: trustedProxyList(value.ACCEPT_UNSAFE_SETTINGS as string | undefined).filter(isAcceptable),
     credentialsKey: credentialsKeyOf(value.NODE_ENV as Config['env'], value.CREDENTIALS_KEY as string | undefined, value.CREDENTIALS_KEY_ID as string),
     credentialsOldKeys: oldKeys(value.CREDENTIALS_OLD_KEYS),
     orderFetchIntervalSeconds: value.ORDER_FETCH_INTERVAL_SECONDS,

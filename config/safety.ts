@@ -47,11 +47,54 @@ export function unsafeSettings(cfg: Config): Finding[] {
 }
 
 /**
+ * The settings that open the service to anyone and so stop a production process unless the
+ * operator accepts them by name in ACCEPT_UNSAFE_SETTINGS (decision): a warn line and `kontor
+ * doctor` alone let a copied development or staging variable go live unnoticed.
+ * - WEBHOOK_ALLOW_PRIVATE_HOSTS: every seller (a tenant) may point an event handler's webhook at
+ *   loopback, this network or the cloud's metadata address (SSRF). A single-seller installation
+ *   whose receiver sits in its own network may want it: then it says so.
+ * - TRUSTED_PROXIES of 0.0.0.0/0 or ::/0: every client chooses its address by X-Forwarded-For, so
+ *   the per-address login and client throttles count nothing (req.ip is the left-most entry, the
+ *   client's own, even behind a real proxy); the proxy's own addresses or ranges are always possible.
+ * Other findings (PUBLIC_URL over http, a short OPERATOR_PASSWORD, the mail catcher) stay warnings:
+ * each has a use on a private test host and none hands other tenants the network.
+ */
+function unacceptedOpenings(cfg: Config): { variable: string; problem: string }[] {
+  if (cfg.env !== 'production') return [];
+  const everyone = cfg.trustedProxies.find(trustsEveryone);
+  return [
+    ...(cfg.webhookAllowPrivateHosts
+      ? [{ variable: 'WEBHOOK_ALLOW_PRIVATE_HOSTS', problem: "lets every seller's webhooks reach loopback and private addresses of this network" }]
+      : []),
+    ...(everyone
+      ? [
+          {
+            variable: 'TRUSTED_PROXIES',
+            problem: `${everyone} lets every client choose its address by X-Forwarded-For (the login throttles then count nothing)`,
+          },
+        ]
+      : []),
+  ].filter((f) => !(cfg.acceptedUnsafeSettings as string[]).includes(f.variable));
+}
+
+/**
  * Why a process of the Procfile must not start, or undefined: in production every process needs
  * CREDENTIALS_KEY (the workers open credentials, the web process and the CLI seal them); without
  * it a deployment would either fail on the first credential or, as before, seal with a published key.
+ * Then the settings that open the service (unacceptedOpenings), unless ACCEPT_UNSAFE_SETTINGS names them.
  */
 export function startRefusal(cfg: Config, processName: string): string | undefined {
+  const key = keyRefusal(cfg, processName);
+  if (key) return key;
+  const [opening] = unacceptedOpenings(cfg);
+  if (!opening) return undefined;
+  return (
+    `kontor ${processName}: ${opening.variable} ${opening.problem}; production processes refuse to start with it. ` +
+    `Remove it, or accept it by setting ACCEPT_UNSAFE_SETTINGS=${opening.variable} (a comma-separated list) in every process.`
+  );
+}
+
+function keyRefusal(cfg: Config, processName: string): string | undefined {
   // A published key (the development or test mode's, set as CREDENTIALS_KEY) seals nothing: refused as a missing one.
   if (cfg.credentialsKey?.builtIn && cfg.env === 'production') {
     return (
@@ -90,7 +133,7 @@ export function modeLine(cfg: Config): string | undefined {
 
 /**
  * The start of a Procfile process: exits with 78 (EX_CONFIG) and one line naming CREDENTIALS_KEY
- * when it is missing; else, in production, hands each unsafe setting to warn (the process's
+ * when it is missing, or the unsafe setting not accepted (startRefusal); else, in production, hands each unsafe setting to warn (the process's
  * logger). In development and test mode the mode itself is the warning: said once by npm start for
  * its children (which it gives KONTOR_PROCESS), and by each process started any other way, as a
  * platform would start one whose NODE_ENV came from a developer's environment.

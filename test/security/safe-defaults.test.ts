@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { procfileProcesses } from '../../bin/procfile';
 import { config, loadConfig, setConfig } from '../../config';
-import { unsafeSettings } from '../../config/safety';
+import { startRefusal, unsafeSettings } from '../../config/safety';
 import { createApp } from '../../server/app';
 import { apiBase, newSeller } from '../support/api';
 import { freePort, root } from '../support/process';
@@ -23,7 +23,8 @@ const exec = promisify(execFile);
 /** The environment of a production host: this run's services, nothing of the suite's test mode. */
 function productionEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: config().databaseUrl, LOG_LEVEL: 'info', ...extra };
-  for (const name of ['NODE_ENV', 'CREDENTIALS_KEY', 'WEBHOOK_ALLOW_PRIVATE_HOSTS', 'TRUSTED_PROXIES']) if (!(name in extra)) delete env[name];
+  for (const name of ['NODE_ENV', 'CREDENTIALS_KEY', 'WEBHOOK_ALLOW_PRIVATE_HOSTS', 'TRUSTED_PROXIES', 'ACCEPT_UNSAFE_SETTINGS'])
+    if (!(name in extra)) delete env[name];
   return env;
 }
 
@@ -80,7 +81,41 @@ describe('safe as shipped: production defaults (issue 31)', function () {
     });
   }
 
-  it('when the web process starts in production with a key but an unsafe setting, then it starts and its log names the setting', async () => {
+  it('when the web process starts in production with WEBHOOK_ALLOW_PRIVATE_HOSTS, then it exits 78 naming it and the acknowledgement it needs', async () => {
+    const env = productionEnv({ NODE_ENV: 'production', CREDENTIALS_KEY: crypto.randomBytes(32).toString('base64'), WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' });
+    const proc = spawn(process.execPath, ['--require', 'tsx/cjs', 'server/index.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (d) => (out += d));
+    proc.stderr.on('data', (d) => (out += d));
+    // Its exit, or its listening (then it is stopped): a process that starts must not hang the test.
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
+    await waitFor(async () => proc.exitCode !== null || /api listening/.test(out), 'the web process exiting or listening', 30000);
+    const code = proc.exitCode;
+    if (code === null) proc.kill('SIGTERM');
+    await exited;
+    expect(code, out).to.equal(78);
+    expect(out).to.contain('kontor web: WEBHOOK_ALLOW_PRIVATE_HOSTS').and.contain('ACCEPT_UNSAFE_SETTINGS=WEBHOOK_ALLOW_PRIVATE_HOSTS');
+  });
+
+  it('when TRUSTED_PROXIES trusts every address in production, then every process and the release line refuse it unless ACCEPT_UNSAFE_SETTINGS names it', async () => {
+    const key = crypto.randomBytes(32).toString('base64');
+    for (const everyone of ['0.0.0.0/0', '::/0', '10.0.0.0/8, 0.0.0.0/0']) {
+      const refusal = startRefusal(loadConfig({ NODE_ENV: 'production', CREDENTIALS_KEY: key, TRUSTED_PROXIES: everyone }), 'web');
+      expect(refusal, everyone).to.contain('kontor web: TRUSTED_PROXIES');
+    }
+    expect(startRefusal(loadConfig({ NODE_ENV: 'production', CREDENTIALS_KEY: key, TRUSTED_PROXIES: '10.0.0.0/8' }), 'web')).to.equal(undefined);
+    const accepted = loadConfig({ NODE_ENV: 'production', CREDENTIALS_KEY: key, TRUSTED_PROXIES: '0.0.0.0/0', ACCEPT_UNSAFE_SETTINGS: 'TRUSTED_PROXIES' });
+    expect(startRefusal(accepted, 'web')).to.equal(undefined);
+    // Accepted, it stays unsafe: doctor and the start-up log still name it.
+    expect(unsafeSettings(accepted).map((f) => f.variable)).to.include('TRUSTED_PROXIES');
+    // Only what needs it can be accepted: a typo is no silent acceptance.
+    expect(() => loadConfig({ ACCEPT_UNSAFE_SETTINGS: 'TRUSTED_PROXY' })).to.throw(/ACCEPT_UNSAFE_SETTINGS/);
+    const release = await kontor(['migrate'], productionEnv({ NODE_ENV: 'production', CREDENTIALS_KEY: key, TRUSTED_PROXIES: '0.0.0.0/0' }));
+    expect(release.code).to.equal(1);
+    expect(release.stderr).to.contain('TRUSTED_PROXIES');
+  });
+
+  it('when the web process starts in production with a key and an unsafe setting that is accepted or only warned of, then it starts and its log names each setting', async () => {
     const port = await freePort();
     const env = productionEnv({
       NODE_ENV: 'production',
@@ -88,6 +123,7 @@ describe('safe as shipped: production defaults (issue 31)', function () {
       PORT: String(port),
       PUBLIC_URL: 'http://api.example.com',
       WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true',
+      ACCEPT_UNSAFE_SETTINGS: 'WEBHOOK_ALLOW_PRIVATE_HOSTS',
     });
     const proc = spawn(process.execPath, ['--require', 'tsx/cjs', 'server/index.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
