@@ -27,6 +27,8 @@ export const errorKinds = {
   conflict: { status: 409, permanent: false },
   /** Well formed, but it contradicts what the service holds (an Idempotency-Key used for another request). */
   unprocessable: { status: 422, permanent: true },
+  /** The request's If-Match names a state of the record it no longer has: read it again, then decide. */
+  precondition_failed: { status: 412, permanent: true },
   /** A quota or throttle refused the call; it may be sent again after retryAfterSeconds. */
   throttled: { status: 429, permanent: false },
   /** A dependency is unreachable or the work collided with other work: nothing changed; try again. */
@@ -111,6 +113,8 @@ export const errorTable = {
   request_timeout: { kind: 'request_timeout' },
   idempotency_key_in_use: { kind: 'conflict' },
   idempotency_key_reused: { kind: 'unprocessable' },
+  /** If-Match of a conditional write (POST order/{order_id}/) names a state the order no longer has. */
+  record_changed: { kind: 'precondition_failed' },
   too_many_requests: { kind: 'throttled' },
   too_many_concurrent_calls: { kind: 'throttled' },
   too_many_login_attempts: { kind: 'throttled' },

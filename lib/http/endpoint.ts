@@ -24,6 +24,8 @@ export interface RequestContext {
   address: string;
   /** Basic credentials sent with the request, for token.php. */
   basic?: { user: string; password: string };
+  /** The If-Match header as sent (a conditional write, on endpoints that declare `conditional`). */
+  readonly ifMatch: string | undefined;
 }
 
 export interface Result {
@@ -83,6 +85,11 @@ interface Declaration {
   answers?: Partial<Record<200 | 201 | 202 | 207 | 302, string>>;
   /** Version notes shown by OPTIONS. */
   changes?: { version: string; change: string }[];
+  /**
+   * A write that honours If-Match: what the tag is (where a client reads it). The request is
+   * refused with 412 record_changed when the record no longer has the state the tag names.
+   */
+  conditional?: string;
 }
 
 export interface Endpoint extends Declaration {

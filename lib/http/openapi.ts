@@ -327,8 +327,26 @@ function parameters(e: Endpoint): unknown[] {
             : []),
         ];
   const account = e.method === 'POST' ? [] : [{ name: 'portal_account_id', in: 'query', schema: accountSchema }];
-  return [...path, ...query, ...search, ...account, charsetParameter, ...(e.creates ? [idempotencyParameter] : [])];
+  return [
+    ...path,
+    ...query,
+    ...search,
+    ...account,
+    charsetParameter,
+    ...(e.creates ? [idempotencyParameter] : []),
+    ...(e.conditional ? [ifMatchParameter(e.conditional)] : []),
+  ];
 }
+
+/** The header of a conditional write (lib/http/conditional.ts). */
+const ifMatchParameter = (tag: string) => ({
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description: `Optional. A list of entity tags or *: ${tag}. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.`,
+  schema: { type: 'string' },
+  example: '"9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9"',
+});
 
 /** The header of an endpoint that creates or triggers (lib/http/idempotency/). */
 const idempotencyParameter = {
@@ -384,6 +402,7 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
   const kinds = kindsWithIds.filter((kind) => {
     if (kind === 'method_not_allowed') return false;
     if (kind === 'conflict' || kind === 'unprocessable') return Boolean(e.creates);
+    if (kind === 'precondition_failed') return Boolean(e.conditional);
     if (kind === 'forbidden' || kind === 'ambiguous') return Boolean(e.auth);
     return true;
   });

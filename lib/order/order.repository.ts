@@ -305,12 +305,25 @@ function orderByIdStatement(scope: OrderScope, id: string): { sql: string; bindi
   let statement = byIdStatements.get(kind);
   if (!statement) {
     const sample: OrderScope = { accountId: standIn.account, portalAccountGrant: kind === 'all' ? 'all' : standIn.grant };
-    statement = orderReadQuery(db(), sample).where('sales_order.id', standIn.id).first().toSQL();
+    statement = orderReadQuery(db(), sample)
+      .select(db().raw(`${versionSql} AS version`))
+      .where('sales_order.id', standIn.id)
+      .first()
+      .toSQL();
     byIdStatements.set(kind, statement);
   }
   const value = (b: unknown): unknown => (b === standIn.account ? scope.accountId : b === standIn.grant ? scope.portalAccountGrant : b === standIn.id ? id : b);
   return { sql: statement.sql, bindings: statement.bindings.map(value) as Knex.RawBinding[] };
 }
+
+/**
+ * The order row's version, the ETag of GET order/{order_id}/ and what If-Match of POST
+ * order/{order_id}/ names (lib/order/README.md, conditional updates): the row's xmin, which every
+ * UPDATE of it changes (payments, channel changes, a bill_url alike) and a lock does not, with its
+ * updated_at, as an opaque digest (the bare xmin would show a client the database's transaction
+ * count, a measure of every account's writes).
+ */
+const versionSql = "md5(sales_order.xmin::text || ' ' || extract(epoch FROM sales_order.updated_at)::text)";
 
 /** Narrows a query of sales_order to the orders the scope may see (document 1, Authentication 5). */
 export function inOrderScope<Q extends Knex.QueryBuilder>(query: Q, scope: OrderScope): Q {
@@ -507,6 +520,15 @@ export const orderRepository = {
     return inOrderScope(trx('sales_order'), scope).select<OrderRow[]>('*', trx.raw('bill_date::text AS bill_date')).where({ id }).forUpdate().first();
   },
 
+  /** The version (versionSql) of an order the transaction has locked. */
+  async versionOf(trx: Knex.Transaction, accountId: number, internalId: string): Promise<string> {
+    const row = await trx('sales_order')
+      .select<{ version: string }[]>(trx.raw(`${versionSql} AS version`))
+      .where({ account_id: accountId, internal_id: internalId })
+      .first();
+    return row!.version;
+  },
+
   async lines(trx: Knex.Transaction, internalId: string): Promise<LineRow[]> {
     return trx('sales_order_line')
       .select(...lineColumns)
@@ -535,10 +557,10 @@ export const orderRepository = {
     );
   },
 
-  /** One order with lines and history, or undefined. */
-  async get(scope: OrderScope, id: string): Promise<OrderReadRow | undefined> {
+  /** One order with lines, history and its version (versionSql), or undefined. */
+  async get(scope: OrderScope, id: string): Promise<(OrderReadRow & { version: string }) | undefined> {
     const { sql, bindings } = orderByIdStatement(scope, id);
-    const result = (await db().raw(sql, bindings).options(prepared)) as { rows: OrderReadRow[] };
+    const result = (await db().raw(sql, bindings).options(prepared)) as { rows: (OrderReadRow & { version: string })[] };
     return result.rows[0];
   },
 

@@ -8,7 +8,8 @@ import type { OrderScope } from '../access';
 import { linkCustomer } from '../customer';
 import { inTransaction, transaction } from '../db';
 import type { Warning } from '../errors';
-import { invalidField, notFound } from '../errors';
+import { domainError, invalidField, notFound } from '../errors';
+import { ifMatchAllows } from '../http';
 import { PendingWrites } from '../queue';
 import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
 import { currencyRepository, paymentMethodRepository } from '../reference';
@@ -37,6 +38,8 @@ export interface OrderChange extends OrderCreate {
   warnings: Warning[];
   /** Where the client wrote the order's id, named by a 404: the path's order_id (default), or order[n].id in order/list/. */
   idField?: string;
+  /** The request's If-Match (POST order/{order_id}/): the change applies only to the state it names (README, conditional updates). */
+  ifMatch?: string;
 }
 
 async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: OrderInput, prefix: string): Promise<{ prepaid: boolean }> {
@@ -129,7 +132,7 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
 export async function updateOrderIn(
   trx: Knex.Transaction,
   caller: OrderCaller,
-  { orderId, input, path: prefix, warnings, idField = 'order_id' }: OrderChange,
+  { orderId, input, path: prefix, warnings, idField = 'order_id', ifMatch }: OrderChange,
   writes: OrderWrites,
 ): Promise<{ cancelledAtChannel: boolean }> {
   const { accountId } = caller;
@@ -138,6 +141,13 @@ export async function updateOrderIn(
   if (mayBePaid(input)) await writes.lockInvoice(trx);
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) throw notFound(`order ${orderId}`, idField);
+  // Under the row's lock: no payment, channel change or other write can come between the check and this write.
+  if (ifMatch !== undefined && !ifMatchAllows(ifMatch, await orderRepository.versionOf(trx, accountId, current.internal_id))) {
+    throw domainError(
+      'record_changed',
+      `order ${orderId} has changed since the state If-Match names (a payment, a channel or another client wrote it); read it again (GET order/${orderId}/ answers its ETag) and decide on what it holds now`,
+    );
+  }
   checkUnchangeable(input, current, prefix);
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
   const before = await orderRepository.lines(trx, current.internal_id);
@@ -192,9 +202,10 @@ export async function updateOneOrderIn(
   orderId: string,
   input: OrderInput,
   warnings: Warning[],
+  ifMatch?: string,
 ): Promise<{ cancelledAtChannel: boolean }> {
   const writes = new OrderWrites(caller, new StockBatch());
-  const update = await updateOrderIn(trx, caller, { orderId, input, path: 'order', warnings }, writes);
+  const update = await updateOrderIn(trx, caller, { orderId, input, path: 'order', warnings, ifMatch }, writes);
   const later = new PendingWrites();
   await writes.apply(trx, later);
   await later.write(trx, caller.accountId);
@@ -207,13 +218,13 @@ export async function createOrder(caller: OrderCaller, input: OrderInput): Promi
   return (await inTransaction((trx) => createOrderIn(trx, caller, input), caller.requestId)).id;
 }
 
-/** POST order/{order_id}/: one update in one transaction. */
-export async function updateOrder(caller: OrderCaller, orderId: string, input: OrderInput, warnings: Warning[]): Promise<void> {
+/** POST order/{order_id}/: one update in one transaction; with If-Match only of the order's state it names. */
+export async function updateOrder(caller: OrderCaller, orderId: string, input: OrderInput, warnings: Warning[], ifMatch?: string): Promise<void> {
   await checkAddressCountries(input, 'order');
   // A retry must not repeat the warnings of the failed attempt.
   return inTransaction(async (trx) => {
     const attempt: Warning[] = [];
-    await sellerCancelled(trx, caller.accountId, orderId, await updateOneOrderIn(trx, caller, orderId, input, attempt));
+    await sellerCancelled(trx, caller.accountId, orderId, await updateOneOrderIn(trx, caller, orderId, input, attempt, ifMatch));
     warnings.push(...attempt);
   }, caller.requestId);
 }

@@ -69,6 +69,10 @@ class Context implements RequestContext {
     private readonly req: Request,
   ) {}
 
+  get ifMatch(): string | undefined {
+    return this.req.headers['if-match'];
+  }
+
   get address(): string {
     return this.req.ip ?? this.req.socket.remoteAddress ?? 'unknown';
   }
@@ -88,7 +92,7 @@ function versionOf(path: string): string {
 const standard = Object.entries({
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Accept-Charset, X-Request-Id, Idempotency-Key',
-  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Location, Idempotent-Replayed',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Accept-Charset, X-Request-Id, Idempotency-Key, If-Match',
+  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Request-Id, Location, Idempotent-Replayed, ETag',
   'X-Powered-By': 'Kontor',
 });

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { config } from '../../config';
@@ -22,6 +23,12 @@ import {
  * checks the content type, copies a UTF-8 body into a buffer and tests freshness on every call.
  * A conditional request (If-None-Match, If-Modified-Since) or a HEAD goes through res.send, which
  * answers 304 or no body as before.
+ *
+ * A handler that names its record's version (an `ETag` header of one opaque tag, GET
+ * order/{order_id}/) gets a strong tag of version and representation, `"<version>.<digest of the
+ * body>"`: an If-Match of a later write compares the version (the order's state, whatever select,
+ * format or charset it was read with), an If-None-Match the whole tag, so a read with another
+ * select or format is never answered 304 with the body of the first.
  */
 export function sendEnvelope(req: Request, res: Response, status: number, envelope: Payload, headers: Record<string, string> = {}): void {
   const format = negotiateFormat(req.headers.accept);
@@ -31,24 +38,36 @@ export function sendEnvelope(req: Request, res: Response, status: number, envelo
   // A character the charset cannot hold goes as an escape both formats read back (lib/http media.ts).
   const unheld = format === 'xml' ? xmlReference : jsonEscape;
   const conditional = req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
+  const body = charset === 'utf-8' ? text : encodeText(text, charset, unheld);
+  const given = headers.ETag;
+  if (given !== undefined) headers = { ...headers, ETag: versionTag(given, body) };
   if (conditional || req.method === 'HEAD') {
+    // res.send keeps an ETag already set (the version's) and makes its own otherwise.
     res
       .status(status)
       .set(headers)
       .set('Content-Type', contentType)
-      .send(encodeText(text, charset, unheld));
+      .send(typeof body === 'string' ? encodeText(body, charset, unheld) : body);
     return;
   }
-  const body = charset === 'utf-8' ? text : encodeText(text, charset, unheld);
   res.statusCode = status;
   for (const name in headers) res.setHeader(name, headers[name]!);
   res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
-  const etag = req.app.get('etag fn') as ((body: string | Buffer, encoding?: BufferEncoding) => string | undefined) | undefined;
-  const tag = etag?.(body, 'utf8');
-  if (tag) res.setHeader('ETag', tag);
+  if (given === undefined) {
+    const etag = req.app.get('etag fn') as ((body: string | Buffer, encoding?: BufferEncoding) => string | undefined) | undefined;
+    const tag = etag?.(body, 'utf8');
+    if (tag) res.setHeader('ETag', tag);
+  }
   // A string body leaves with the headers in one write; a buffer would be a second chunk.
   res.end(body);
+}
+
+/** `"<version>.<digest>"`: the handler's version (its tag's opaque part) and a digest of the representation. */
+function versionTag(given: string, body: string | Buffer): string {
+  const version = given.replace(/^"|"$/g, '');
+  const digest = crypto.createHash('sha1').update(body).digest('base64url').slice(0, 16);
+  return `"${version}.${digest}"`;
 }
 
 export function sendSuccess(req: Request, res: Response, status: number, payload: Payload, warnings: Warning[], headers?: Record<string, string>): void {

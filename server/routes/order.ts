@@ -74,7 +74,8 @@ export const orderEndpoints = [
     async handle({ caller, params }) {
       const row = await orderRepository.get(caller, params.order_id);
       if (!row) throw notFound(`order ${params.order_id}`, 'order_id');
-      return ok({ order: orderToApi(row) });
+      // The order's version: POST order/{order_id}/ with If-Match of this tag changes only this state.
+      return { ...ok({ order: orderToApi(row) }), headers: { ETag: `"${row.version}"` } };
     },
   }),
 
@@ -85,9 +86,11 @@ export const orderEndpoints = [
     scope: 'order_w',
     params: orderIdParams,
     body: Joi.object({ order: orderType().required() }),
+    conditional:
+      'the ETag of GET order/{order_id}/ (any select or format): the update applies only while the order is in the state that read saw; otherwise 412 record_changed and nothing changes',
     response: ['order_id'],
     async handle({ caller, params, body, request }) {
-      await updateOrder(caller, params.order_id, body.order, request.warnings);
+      await updateOrder(caller, params.order_id, body.order, request.warnings, request.ifMatch);
       return ok({ order_id: params.order_id });
     },
   }),

@@ -1188,6 +1188,7 @@ export interface components {
         | 'request_timeout'
         | 'idempotency_key_in_use'
         | 'idempotency_key_reused'
+        | 'record_changed'
         | 'too_many_requests'
         | 'too_many_concurrent_calls'
         | 'too_many_login_attempts'
@@ -6478,6 +6479,29 @@ export interface components {
          *           "error": "idempotency_key_reused",
          *           "description": "what went wrong",
          *           "code": 422
+         *         }
+         *       ],
+         *       "error_description": "what went wrong"
+         *     }
+         */
+        'application/json': components['schemas']['Error_envelope'];
+        'application/xml': components['schemas']['Error_envelope'];
+      };
+    };
+    /** @description precondition_failed: record_changed */
+    error_412: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "ack": "error",
+         *       "error": [
+         *         {
+         *           "error": "record_changed",
+         *           "description": "what went wrong",
+         *           "code": 412
          *         }
          *       ],
          *       "error_description": "what went wrong"
@@ -12124,6 +12148,11 @@ export interface operations {
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
+        /**
+         * @description Optional. A list of entity tags or *: the ETag of GET order/{order_id}/ (any select or format): the update applies only while the order is in the state that read saw; otherwise 412 record_changed and nothing changes. A weak tag (W/) never matches. Without it the write applies to whatever state the record has.
+         * @example "9e107d9d372bb6826bd81d3542a419d6.Jb3bbGq1hhVRj8x9"
+         */
+        'If-Match'?: string;
       };
       path: {
         /** @description A value that is not an id of this resource answers 404. */
@@ -12156,6 +12185,7 @@ export interface operations {
       403: components['responses']['error_403'];
       404: components['responses']['error_404'];
       408: components['responses']['error_408'];
+      412: components['responses']['error_412'];
       413: components['responses']['error_413'];
       429: components['responses']['error_429'];
       431: components['responses']['error_431'];

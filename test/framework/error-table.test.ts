@@ -71,6 +71,7 @@ const idsByKind: Record<ErrorKind, string[]> = {
   request_timeout: ['request_timeout'],
   conflict: ['idempotency_key_in_use'],
   unprocessable: ['idempotency_key_reused'],
+  precondition_failed: ['record_changed'],
   throttled: ['too_many_requests', 'too_many_concurrent_calls', 'too_many_login_attempts'],
   unavailable: ['retry_later', 'service_unavailable'],
   portal_refused: ['portal_refused'],
