@@ -4,6 +4,7 @@ import { now } from '../clock';
 import { throttled } from '../errors';
 import { log } from '../log';
 import { redisScript } from '../redis';
+import { WindowCounts } from '../window-counts';
 
 /*
  * Failed client authentications and grants at token.php's authorization_code and refresh_token
@@ -68,16 +69,7 @@ function windowOf(): Window {
  * Redis is away would stop every third-party integration an hour (an access token's life) into
  * the outage. With N web processes an address gets at most N times a bound until Redis is back.
  */
-const localFailures = new Map<string, number>();
-let localWindow = -1;
-
-function localFailuresOf(key: string, window: number): number {
-  if (window !== localWindow) {
-    localFailures.clear();
-    localWindow = window;
-  }
-  return localFailures.get(key) ?? 0;
-}
+const localFailures = new WindowCounts();
 
 let unavailableWarnings = 0;
 function unavailable(err: unknown): void {
@@ -90,13 +82,13 @@ async function failures(key: string, w: Window): Promise<number> {
     unavailable(err);
     return 0;
   });
-  return counted + localFailuresOf(key, w.window);
+  return counted + localFailures.of(key, w.window);
 }
 
 async function countFailure(key: string, w: Window): Promise<void> {
   await failureScript([key], [w.seconds, 1]).catch((err: unknown) => {
     unavailable(err);
-    localFailures.set(key, localFailuresOf(key, w.window) + 1);
+    localFailures.add(key, w.window);
   });
 }
 

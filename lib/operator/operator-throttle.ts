@@ -2,6 +2,7 @@ import { config } from '../../config';
 import { now } from '../clock';
 import { log } from '../log';
 import { redisScript } from '../redis';
+import { WindowCounts } from '../window-counts';
 
 /*
  * Operator login attempts per client address in a fixed window (LOGIN_THROTTLE_WINDOW_SECONDS, the
@@ -48,16 +49,7 @@ function windowOf(): { key: (address: string) => string; retryAfter: number; sec
  * processes an address gets at most N times the bound until Redis is back. Checked and counted
  * in one synchronous step, so attempts sent at once hold the bound here too.
  */
-const localFailures = new Map<string, number>();
-let localWindow = -1;
-
-function localFailuresOf(key: string, window: number): number {
-  if (window !== localWindow) {
-    localFailures.clear();
-    localWindow = window;
-  }
-  return localFailures.get(key) ?? 0;
-}
+const localFailures = new WindowCounts();
 
 /** An operator login attempt under the throttle: refused (`retryAfter`, seconds), or let through and told whether it succeeded. */
 export interface OperatorAttempt {
@@ -79,7 +71,7 @@ export async function operatorLoginAttempt(address: string, counted: boolean): P
   const bound = config().loginAttemptsPerLoginAndAddress;
   const refused: OperatorAttempt = { retryAfter: w.retryAfter, succeeded: async () => undefined };
   // What this process counted while Redis was away this window leaves Redis that much less.
-  const room = bound - localFailuresOf(key, w.window);
+  const room = bound - localFailures.of(key, w.window);
   if (room <= 0) return refused;
   try {
     const before = Number(await attemptScript([key], [w.seconds, room, counted ? 1 : 0]));
@@ -93,13 +85,8 @@ export async function operatorLoginAttempt(address: string, counted: boolean): P
     log.warn({ err: (err as Error).message }, 'operator login throttle unavailable (Redis); attempts counted in this process');
   }
   // Redis could not answer: checked and counted here, with no await between the two.
-  const failures = localFailuresOf(key, w.window);
-  if (failures >= bound) return refused;
+  if (localFailures.of(key, w.window) >= bound) return refused;
   if (!counted) return { succeeded: async () => undefined };
-  localFailures.set(key, failures + 1);
-  return {
-    succeeded: async () => {
-      if (localWindow === w.window) localFailures.set(key, Math.max(0, (localFailures.get(key) ?? 0) - 1));
-    },
-  };
+  localFailures.add(key, w.window);
+  return { succeeded: async () => localFailures.add(key, w.window, -1) };
 }
