@@ -2,6 +2,7 @@ import { config } from '../../config';
 import { OrderScope, grantOf } from '../access';
 import { db, inTransaction } from '../db';
 import { invalidField, notFound } from '../errors';
+import { decimalValue } from './event-condition';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import type { EventHandlerInput, HandlerCondition } from './event-handler.type';
@@ -103,8 +104,12 @@ function checkConditions(section: string, conditions: HandlerCondition[]): Handl
     if (!definition.operator.includes(c.operator)) {
       throw invalidField(at(`condition[${i}].operator`), `${at(`condition[${i}].operator`)} must be one of ${definition.operator.join(' ')} for ${c.field}`);
     }
-    if (c.operator !== '=' && c.operator !== '!=' && Number.isNaN(Number(c.value))) {
-      throw invalidField(at(`condition[${i}].value`), `${at(`condition[${i}].value`)} must be a number for operator ${c.operator}`);
+    // A decimal as amounts are written: Number() would read '' as 0 and take '0x10' or 'Infinity'.
+    if (c.operator !== '=' && c.operator !== '!=' && !decimalValue.test(c.value.trim())) {
+      throw invalidField(
+        at(`condition[${i}].value`),
+        `${at(`condition[${i}].value`)} must be a decimal number (such as 12 or -1.5) for operator ${c.operator}`,
+      );
     }
     return { field: c.field, operator: c.operator, value: c.value };
   });
