@@ -4,9 +4,10 @@ import type { CiaInput } from '../stock';
 /**
  * The highest quantity any portal is offered (2^31 - 1) unless its adapter names a lower
  * `maxQuantity` (Shopify's 1,000,000,000): eBay's availableQuantity and Kaufland's amount are
- * int32, and cia_portal_state keeps the wanted quantity as an integer. A variation main offers
- * its variants' sum, which passes it (each variant may hold 500,000,000: five do); uncapped, the
- * adjustment failed in the database, and with it every item adjusted in the same transaction.
+ * int32, and cia_portal_state keeps the wanted quantity as an integer. An item's own quantity
+ * stays below it today (a variation main offered its variants' sum, which passed it, before a
+ * variation main stopped offering anything); the cap keeps a wanted quantity the channel and the
+ * column take whatever an item holds.
  */
 export const maxOfferQuantity = 2147483647;
 
@@ -19,17 +20,27 @@ export interface CiaOffer {
 }
 
 /**
+ * A variation main with variants (document 2, Stock_cia_portal_type: "On a variant main item these
+ * fields are readable and writable but invalid; variant values count"): its own cia fields have no
+ * effect, each variant is offered by its own settings under its own SKU. Every channel keeps the
+ * quantity per variant (eBay's inventory item group has no quantity, only variantSKUs; a Shopify
+ * product's quantity is its variants' inventory items'; a Kaufland unit is one EAN), so a quantity
+ * under the main's SKU was refused or landed nowhere. A main without variants is an item like any.
+ */
+export function isVariationMain(input: CiaInput): boolean {
+  return input.variationType === 'main' && input.variants.length > 0;
+}
+
+/**
  * The quantity every active portal should offer (pure; document 2, Stock_cia_portal_type):
- * quantity_available, or for a variation main the sum of its variants' (variant values count);
- * a set main's is already derived from its subs. max_quantity caps it, -1 ends the offer
- * (quantity 0); the portal's own maximum caps it too. Never negative. Inactive portals are left alone.
+ * quantity_available (a set main's is already derived from its subs); none for a variation main
+ * with variants (isVariationMain: its variants are offered, each by its own settings).
+ * max_quantity caps it, -1 ends the offer (quantity 0); the portal's own maximum caps it too.
+ * Never negative. Inactive portals are left alone.
  */
 export function computeOffers(input: CiaInput): CiaOffer[] {
-  const available =
-    input.variationType === 'main' && input.variants.length > 0
-      ? input.variants.reduce((sum, v) => sum + Math.max(0, v.quantityAvailable), 0)
-      : input.quantityAvailable;
-  const base = Math.max(0, available);
+  if (isVariationMain(input)) return [];
+  const base = Math.max(0, input.quantityAvailable);
   const offers: CiaOffer[] = [];
   for (const [portal, setting] of Object.entries(input.cia) as [CiaPortal, NonNullable<CiaInput['cia'][CiaPortal]>][]) {
     if (!setting.is_active) continue;
@@ -41,10 +52,14 @@ export function computeOffers(input: CiaInput): CiaOffer[] {
   return offers;
 }
 
-/** Items whose offers depend on this one: a variant's main, the set mains of a set sub. */
+/**
+ * Items whose offers depend on this one: the set mains of a set sub (a set main's quantity is
+ * derived from its subs). A variant's main is none of them: a variation main offers nothing of its
+ * own (isVariationMain), so a variant's sale has nothing to change there. A main gaining or losing
+ * its variants is adjusted by the request that links or separates them, or deletes one (lib/stock).
+ */
 export function dependents(input: CiaInput): number[] {
   const ids = new Set<number>(input.setMainIds);
-  if (input.variationType === 'sub' && input.variationParentId !== null) ids.add(input.variationParentId);
   ids.delete(input.stockId);
   return [...ids];
 }

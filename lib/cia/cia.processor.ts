@@ -2,12 +2,15 @@ import { now } from '../clock';
 import { idempotencyRepository } from '../http';
 import { defineProcessors } from '../queue';
 import { adjustItem, adjustParts } from './cia.service';
+import { triggeredReason } from './cia-trigger.service';
 import { cleanupOutbox, reconcileAll } from './cia-reconcile.service';
 
 /** Processors of the cia queue. */
 export const ciaProcessors = defineProcessors('cia', {
   // A reconcile re-queues pushes still pending (ids with the tick), e.g. after a failed push.
-  'cia.adjust': async (data, job) => adjustItem(data.accountId, data.stockId, { tick: data.reason === 'reconcile' ? String(job.id) : undefined }),
+  // POST stock/{id}/cia/ of a variation main adjusts its variants with it (cia.service).
+  'cia.adjust': async (data, job) =>
+    adjustItem(data.accountId, data.stockId, { tick: data.reason === 'reconcile' ? String(job.id) : undefined }, data.reason === triggeredReason),
   // Several cia.adjust rows of one account relayed together (lib/queue/merged-jobs.ts).
   'cia.adjust_many': async (data) => adjustParts(data.accountId, data.parts),
   'cia.reconcile': async (data) => reconcileAll(data.tick),

@@ -253,6 +253,14 @@ export const ciaRepository = {
     );
   },
 
+  /**
+   * Removes the items' states (variation mains: they offer nothing of their own, so nothing may
+   * push or sweep a quantity under their SKU). The caller holds them locked (statesAndAccounts).
+   */
+  async removeStates(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
+    await trx('cia_portal_state').where({ account_id: accountId }).whereIn('stock_id', stockIds).delete();
+  },
+
   /** A reconcile offers refused quantities to the portal once more. */
   async forgetRefusals(trx: Knex.Transaction, accountId: number, stockIds: number[]): Promise<void> {
     await trx('cia_portal_state').where({ account_id: accountId }).whereIn('stock_id', stockIds).where('refused_seq', '>', 0).update({ refused_seq: 0 });

@@ -5,8 +5,9 @@ import type { JobPayloads, MergedPart, MergedResult } from '../queue';
 import { addManyToOutbox, OutboxJob, queues as sharedQueues, QueueRegistry } from '../queue';
 import { loadCiaInputs as stockLoadCiaInputs } from '../stock';
 import type { CiaInput, LoadCiaInputs } from '../stock';
-import { computeOffers, dependents } from './cia-compute';
+import { computeOffers, dependents, isVariationMain } from './cia-compute';
 import { pushJob } from './cia-push-sweep';
+import { triggeredReason } from './cia-trigger.service';
 import { ciaRepository, CiaStateRow, DesiredItem, PortalAccountRef } from './cia.repository';
 
 export interface AdjustOptions {
@@ -30,6 +31,11 @@ export interface AdjustResult {
     /** Why it is held, or the portal's last refusal of it; null when none. */
     message: string | null;
   }[];
+  /**
+   * A variation main adjusted through POST stock/{id}/cia/: its own portals are none (it offers
+   * nothing of its own), its variants' adjustments, made in the same job, are here.
+   */
+  variants?: AdjustResult[];
 }
 
 /** The portal accounts an offer goes to: market_d's list, else the account's one for that platform, else the default. */
@@ -122,9 +128,10 @@ function resultOf(stockId: number, states: (CiaStateRow & { changed: boolean })[
  * quantities when they run, so a burst of changes ends in pushes of the latest quantities
  * only. Dependent items (a variant's main, a set sub's mains) are adjusted next; cia.event
  * targets are notified. A reconcile (tick) also offers refused quantities once more.
+ * `withVariants` (POST stock/{id}/cia/): a variation main is adjusted with its variants.
  */
-export async function adjustItem(accountId: number, stockId: number, options: AdjustOptions): Promise<AdjustResult> {
-  return (await adjustItems(accountId, [{ stockId }], options)).get(stockId)!;
+export async function adjustItem(accountId: number, stockId: number, options: AdjustOptions, withVariants = false): Promise<AdjustResult> {
+  return (await adjustItems(accountId, [{ stockId, withVariants }], options)).get(stockId)!;
 }
 
 /**
@@ -135,13 +142,26 @@ export async function adjustItem(accountId: number, stockId: number, options: Ad
  */
 export async function adjustItems(
   accountId: number,
-  items: { stockId: number; requestId?: string }[],
+  items: { stockId: number; requestId?: string; withVariants?: boolean }[],
   options: AdjustOptions,
 ): Promise<Map<number, AdjustResult>> {
   const load = options.load ?? stockLoadCiaInputs;
   const q = options.queues ?? sharedQueues();
-  const ids = [...new Set(items.map((i) => i.stockId))].sort((a, b) => a - b);
+  // A variation main asked for by POST stock/{id}/cia/ is adjusted with its variants (what the
+  // client triggered: "variant values count"). They are read before the locks, so all are taken
+  // in id order; a variant linked since has its own adjustment from the request that linked it.
+  const asked = items.filter((i) => i.withVariants).map((i) => i.stockId);
+  const variantsOf = new Map<number, number[]>();
+  if (asked.length > 0)
+    for (const input of (await load(db(), accountId, asked)).values())
+      if (isVariationMain(input))
+        variantsOf.set(
+          input.stockId,
+          input.variants.map((v) => v.stockId),
+        );
   const requestOf = new Map(items.map((i) => [i.stockId, i.requestId]));
+  for (const item of items) for (const variantId of variantsOf.get(item.stockId) ?? []) if (!requestOf.has(variantId)) requestOf.set(variantId, item.requestId);
+  const ids = [...requestOf.keys()].sort((a, b) => a - b);
   const states = await db().transaction(async (trx: Knex.Transaction) => {
     await ciaRepository.lockItems(trx, accountId, ids);
     const inputs = await load(trx, accountId, ids);
@@ -149,9 +169,16 @@ export async function adjustItems(
     // Known from the states just read: most items of a reconcile have no refusal to forget.
     const refused = [...new Set(current.filter((s) => s.refused_seq !== '0').map((s) => s.stock_id))];
     if (options.tick && refused.length > 0) await ciaRepository.forgetRefusals(trx, accountId, refused);
-    const desired = ids.map((stockId): DesiredItem => {
-      const own = current.filter((s) => s.stock_id === stockId);
+    // A variation main offers nothing of its own: the states it has (from before, or from when it
+    // was a plain item) go, so no push or sweep sends a quantity under its SKU again.
+    const mains = ids.filter((stockId) => {
       const input = inputs.get(stockId);
+      return input !== undefined && isVariationMain(input);
+    });
+    if (current.some((s) => mains.includes(s.stock_id))) await ciaRepository.removeStates(trx, accountId, mains);
+    const desired = ids.map((stockId): DesiredItem => {
+      const input = inputs.get(stockId);
+      const own = input && isVariationMain(input) ? [] : current.filter((s) => s.stock_id === stockId);
       // A deleted item: whatever it still offers goes to 0.
       const wanted = input ? wantedOf(input, accounts) : own.map((s) => ({ portal: s.portal, portalAccountId: s.portal_account_id, quantity: 0 }));
       return { stockId, current: own, wanted };
@@ -161,16 +188,17 @@ export async function adjustItems(
     const follow = ids.flatMap((stockId) => {
       const input = inputs.get(stockId);
       const written = rows.get(stockId)!;
-      return input
-        ? followUps(accountId, stockId, dependents(input), tellsEvent(options, written) ? input.eventTargets : [], written, requestOf.get(stockId))
-        : [];
+      if (!input) return [];
+      // A variation main's cia.event is one of its invalid fields: its variants tell their own.
+      const targets = tellsEvent(options, written) && !isVariationMain(input) ? input.eventTargets : [];
+      return followUps(accountId, stockId, dependents(input), targets, written, requestOf.get(stockId));
     });
     await addManyToOutbox(trx, accountId, follow);
-    return rows;
+    return { rows, inputs };
   });
 
   const pending = new Map(
-    [...states.values()]
+    [...states.rows.values()]
       .flat()
       .filter((s) => BigInt(s.acked_seq) < BigInt(s.desired_seq))
       .map((s) => [`${s.portal}|${s.portal_account_id}`, s] as const),
@@ -183,7 +211,13 @@ export async function adjustItems(
     [...pending.values()].map((s) => pushJob(accountId, s.portal, s.portal_account_id)),
     config().ciaPushWindowMs,
   );
-  return new Map(ids.map((stockId) => [stockId, resultOf(stockId, states.get(stockId)!)]));
+  const results = new Map(ids.map((stockId) => [stockId, resultOf(stockId, states.rows.get(stockId)!)]));
+  // The main's answer names the variants adjusted with it that are still its variants.
+  for (const [mainId, variantIds] of variantsOf) {
+    const still = new Set(states.inputs.get(mainId)?.variants.map((v) => v.stockId) ?? []);
+    results.get(mainId)!.variants = variantIds.filter((id) => still.has(id)).map((id) => results.get(id)!);
+  }
+  return results;
 }
 
 /**
@@ -195,7 +229,7 @@ export async function adjustParts(accountId: number, parts: MergedPart<JobPayloa
   const together = parts.filter((p) => p.data.reason !== 'reconcile');
   const results = await adjustItems(
     accountId,
-    together.map((p) => ({ stockId: p.data.stockId, requestId: p.data.request_id })),
+    together.map((p) => ({ stockId: p.data.stockId, requestId: p.data.request_id, withVariants: p.data.reason === triggeredReason })),
     options,
   );
   const outcome: MergedResult = { parts: {} };

@@ -33,6 +33,10 @@ export async function applyVariation(
       await stockRepository.separateVariants(trx, accountId, variants);
       variants.forEach((v) => touched.add(v));
     }
+    // A variant leaving its main: its former main is adjusted too, it may have no variant left and
+    // offer its own quantity again (lib/cia: a main with variants offers nothing, and a variant's
+    // adjustment no longer adjusts its main, nor would it find it once separated).
+    if (current === 'sub' && existing?.variation_parent_id) touched.add(existing.variation_parent_id);
     if (current !== 'none') await stockRepository.separateVariants(trx, accountId, [stockId]);
     if (variation.specifics_set) throw invalidField(f('specifics_set'), `${f('specifics_set')} is only valid on a main item`);
     return;

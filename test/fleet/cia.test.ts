@@ -37,7 +37,7 @@ describe('fleet: CIA quantities (pure)', () => {
     ]);
   });
 
-  it("when the item is a variation main, then the variants' quantities count, and negatives count as 0", () => {
+  it('when the item is a variation main with variants, then it offers nothing whatever its own cia says (its variants are offered); negatives count as 0', () => {
     const offers = computeOffers(
       input({
         variationType: 'main',
@@ -50,16 +50,24 @@ describe('fleet: CIA quantities (pure)', () => {
         cia: { shop_g: active() },
       }),
     );
-    expect(offers[0]!.quantity).to.equal(9);
+    expect(offers).to.deep.equal([]);
     expect(computeOffers(input({ quantityAvailable: -3, cia: { shop_g: active() } }))[0]!.quantity).to.equal(0);
+  });
+
+  it('when an item holds more than a portal takes, then the offer is capped at the portal’s maximum', () => {
+    const offers = computeOffers(input({ quantityAvailable: 3000000000, cia: { webshop: active(), shop_g: active() } }));
+    expect(offers.map((o) => [o.portal, o.quantity])).to.deep.equal([
+      ['webshop', 1000000000],
+      ['shop_g', 2147483647],
+    ]);
   });
 
   it('when market_d names portal accounts, then the offer carries them', () => {
     expect(computeOffers(input({ cia: { market_d: active(null, [5, 6]) } }))[0]!.portalAccountIds).to.deep.equal([5, 6]);
   });
 
-  it('when an item is a variant or a set sub, then its mains are adjusted after it', () => {
-    expect(dependents(input({ variationType: 'sub', variationParentId: 3, setMainIds: [4, 5] })).sort()).to.deep.equal([3, 4, 5]);
+  it('when an item is a set sub, then its set mains are adjusted after it; a variant’s main is not (it offers nothing of its own)', () => {
+    expect(dependents(input({ variationType: 'sub', variationParentId: 3, setMainIds: [4, 5] })).sort()).to.deep.equal([4, 5]);
     expect(dependents(input({}))).to.deep.equal([]);
   });
 });

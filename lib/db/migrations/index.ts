@@ -49,6 +49,8 @@ const migrations: string[] = [
   '20261127_0300_event_handler_secret_sealed',
   '20261127_0500_shopify_inventory_set',
   '20261127_0700_outbox_keyed_due',
+  '20261127_0900_cia_variation_main_states',
+  '20261127_1300_idempotency_commit_xid',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */

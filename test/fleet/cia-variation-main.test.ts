@@ -1,0 +1,218 @@
+/**
+ * A variation main offers nothing of its own (document 2, Stock_cia_portal_type: "On a variant
+ * main item these fields are readable and writable but invalid; variant values count"): through
+ * the API, the workers and the sandbox, its variants are offered under their own SKUs by their own
+ * settings, and no quantity goes under the main's SKU, nor a cia.event of its own.
+ */
+import { expect } from 'chai';
+import { ciaRepository, queueWaitingPushes } from '../../lib/cia';
+import { db } from '../../lib/db/knex';
+import { up } from '../../lib/db/migrations/20261127_0900_cia_variation_main_states';
+import { queues } from '../../lib/queue/queue.registry';
+import { createOrder } from '../order/helpers';
+import { call, newSeller, Seller } from '../support/api';
+import { createItem, readItem, stockCiaHandler } from '../stock/helpers';
+import { jobEnd, waitFor, withSandboxAndFleet } from './support';
+
+const active = { auction_a: { is_active: true }, shop_g: { is_active: true } };
+const sizes = { name_value: [{ name: 'size', value: ['S', 'M'] }] };
+const size = (value: string) => ({ name_value: [{ name: 'size', value: [value] }] });
+
+interface PortalResult {
+  portal: string;
+  quantity: number;
+}
+interface AdjustResult {
+  stock_id: number;
+  portals: PortalResult[];
+  variants?: AdjustResult[];
+}
+
+describe('fleet: CIA of a variation main (variant values count)', function () {
+  this.timeout(60000);
+  let seller: Seller;
+  /** SKUs of this test's items: the sandbox's record of applied quantities is by portal and SKU. */
+  let sku: (suffix?: string) => string;
+  const running = withSandboxAndFleet();
+  beforeEach(async () => {
+    seller = await newSeller();
+    sku = (suffix = '') => `VM${seller.id}${suffix}`;
+  });
+
+  /** What the seller's channels show: portal → key → quantity (auction_a by SKU, shop_g by stock id). */
+  const shown = () => running.sandbox.state.quantities(String(seller.portalAccountId));
+
+  /** A main (its own cia fields active at both portals) with variants S (4) and M (3), each active at both. */
+  async function shirt(extra: Record<string, unknown> = {}): Promise<{ main: number; s: number; m: number }> {
+    const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: active });
+    const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: active });
+    const main = await createItem(seller, {
+      name: 'Shirt',
+      sku: sku(),
+      quantity: 50,
+      cia: { ...active, ...extra },
+      variation: {
+        type: 'main',
+        specifics_set: sizes,
+        sub: [
+          { id: String(s), specifics: size('S') },
+          { id: String(m), specifics: size('M') },
+        ],
+      },
+    });
+    return { main, s, m };
+  }
+
+  const variantsShown = (ids: { s: number; m: number }) =>
+    waitFor('the variants at both channels', () => {
+      const q = shown();
+      return q.auction_a?.[sku('-S')] === 4 && q.auction_a?.[sku('-M')] === 3 && q.shop_g?.[String(ids.s)] === 4 && q.shop_g?.[String(ids.m)] === 3
+        ? q
+        : undefined;
+    });
+
+  /** The outbox relays quickly; a short pause lets any push the main would get arrive. */
+  const settle = async () => {
+    await waitFor('the account’s outbox relayed', async () =>
+      (await db()('outbox').where({ account_id: seller.id }).whereNull('relayed_at').first()) ? undefined : true,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+  };
+
+  it('when a main with two variants is active at channels, then each variant shows its own quantity under its SKU and the main’s SKU shows nothing; its cia fields read as sent; POST stock/{id}/cia/ answers the variants', async () => {
+    const ids = await shirt();
+    await variantsShown(ids);
+    await settle();
+    expect(shown().auction_a).to.not.have.property(sku());
+    expect(shown().shop_g).to.not.have.property(String(ids.main));
+    // Readable and writable, stored as sent.
+    expect((await readItem(seller, ids.main)).cia).to.deep.include(active);
+
+    const res = await call(`stock/${ids.main}/cia/`, { token: seller.token, method: 'POST' });
+    expect(res.status, res.text).to.equal(202);
+    expect(res.body).to.deep.include({ stock_id: ids.main });
+    const job = await jobEnd(seller.token, res.body.job_id as string);
+    expect(job.state, job.error).to.equal('completed');
+    const result = job.result as AdjustResult;
+    const portals = (r: AdjustResult) => r.portals.map((p) => [p.portal, p.quantity]).sort();
+    expect(result.stock_id).to.equal(ids.main);
+    expect(result.portals).to.deep.equal([]);
+    expect((result.variants ?? []).map((v) => [v.stock_id, portals(v)])).to.deep.equal([
+      [
+        ids.s,
+        [
+          ['auction_a', 4],
+          ['shop_g', 4],
+        ],
+      ],
+      [
+        ids.m,
+        [
+          ['auction_a', 3],
+          ['shop_g', 3],
+        ],
+      ],
+    ]);
+    expect(await db()('cia_portal_state').where({ account_id: seller.id, stock_id: ids.main })).to.deep.equal([]);
+  });
+
+  it('when a variant is sold, then only that variant’s offers move, and the main gets no cia.event of its own while the variant does', async () => {
+    const target = String(await stockCiaHandler(seller));
+    const event = { event: { is_active: true, target: [target] } };
+    const ids = await shirt(event);
+    const variant = await call(`stock/${ids.s}/`, { token: seller.token, body: { stock: { cia: event } } });
+    expect(variant.status, variant.text).to.equal(200);
+    await variantsShown(ids);
+    await settle();
+    const events = async (stockId: number) =>
+      (await queues().get('events').getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).filter(
+        (j) => j.name === 'event.emit' && j.data.section === 'stock' && j.data.recordId === String(stockId),
+      ).length;
+    const before = { main: await events(ids.main), s: await events(ids.s) };
+
+    await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '10', stock_align_id: sku('-S') }] });
+    await waitFor('S at 3 at both channels', () => shown().auction_a?.[sku('-S')] === 3 && shown().shop_g?.[String(ids.s)] === 3);
+    await waitFor('the variant’s event', async () => ((await events(ids.s)) > before.s ? true : undefined));
+    await settle();
+    expect(running.sandbox.state.quantitiesApplied('auction_a', sku('-M'))).to.deep.equal([3]);
+    expect(running.sandbox.state.quantitiesApplied('shop_g', String(ids.m))).to.deep.equal([3]);
+    expect(running.sandbox.state.quantitiesApplied('auction_a', sku())).to.deep.equal([]);
+    expect(running.sandbox.state.quantitiesApplied('shop_g', String(ids.main))).to.deep.equal([]);
+    expect(await events(ids.main)).to.equal(before.main);
+  });
+
+  it('when a plain item with a waiting state becomes a variation main, then that state goes and neither the sweep nor a reconcile pushes it again', async () => {
+    const account = String(seller.portalAccountId);
+    const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: { shop_g: { is_active: true } } });
+    await waitFor('the variant-to-be at shop_g', () => shown().shop_g?.[String(s)] === 4);
+    // shop_g answers 503 for a while (retried), so the plain item's quantity stays waiting.
+    running.sandbox.state.faults.push({ portal: 'shop_g', portalAccount: account, status: 503, remaining: 1000, message: 'busy' });
+    const main = await createItem(seller, { name: 'Shirt', sku: sku(), quantity: 50, cia: { shop_g: { is_active: true } } });
+    await waitFor(
+      'the plain item’s state waiting',
+      async () =>
+        (await db()('cia_portal_state').where({ account_id: seller.id, stock_id: main, portal: 'shop_g' }).whereNull('acked_quantity').first()) ?? undefined,
+    );
+    const linked = await call(`stock/${main}/`, {
+      token: seller.token,
+      body: { stock: { variation: { type: 'main', specifics_set: sizes, sub: [{ id: String(s), specifics: size('S') }] } } },
+    });
+    expect(linked.status, linked.text).to.equal(200);
+    await waitFor('the main’s state removed', async () =>
+      (await db()('cia_portal_state').where({ account_id: seller.id, stock_id: main }).first()) ? undefined : true,
+    );
+    running.sandbox.state.faults = running.sandbox.state.faults.filter((f) => f.portalAccount !== account);
+
+    // After a Redis loss and at the 60 s sweep: every waiting state is pushed again; a reconcile adjusts the main.
+    await queueWaitingPushes(db(), queues());
+    await queues().add('cia.adjust', { accountId: seller.id, stockId: main, reason: 'reconcile' }, `rec-test-${seller.id}-${main}`);
+    await settle();
+    expect(shown().shop_g?.[String(s)]).to.equal(4);
+    expect(running.sandbox.state.quantitiesApplied('shop_g', String(main))).to.deep.equal([]);
+    expect(shown().shop_g).to.not.have.property(String(main));
+    expect(await db()('cia_portal_state').where({ account_id: seller.id, stock_id: main })).to.deep.equal([]);
+    expect(await ciaRepository.waitingTargets(db())).to.not.deep.include({
+      account_id: seller.id,
+      portal: 'shop_g',
+      portal_account_id: seller.portalAccountId,
+    });
+  });
+
+  it('when the only variant leaves its main from its own side, then the main offers its own quantity again', async () => {
+    const ids = await shirt();
+    await variantsShown(ids);
+    const m = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(m.status, m.text).to.equal(200);
+    const s = await call(`stock/${ids.s}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(s.status, s.text).to.equal(200);
+    await waitFor('the main at 50 under its own SKU', () => shown().auction_a?.[sku()] === 50 && shown().shop_g?.[String(ids.main)] === 50);
+  });
+});
+
+describe('migration 20261127_0900: the states variation mains held go', () => {
+  it('when a variation main holds states from before, then the migration removes them and leaves every other item’s', async () => {
+    const seller = await newSeller();
+    const plain = await createItem(seller, { name: 'Mug', quantity: 2 });
+    const variant = await createItem(seller, { name: 'Shirt S', quantity: 4 });
+    const main = await createItem(seller, {
+      name: 'Shirt',
+      variation: { type: 'main', specifics_set: sizes, sub: [{ id: String(variant), specifics: size('S') }] },
+    });
+    const state = (stockId: number, quantity: number) => ({
+      account_id: seller.id,
+      stock_id: stockId,
+      portal: 'shop_g',
+      portal_account_id: seller.portalAccountId,
+      desired_quantity: quantity,
+      desired_seq: '2',
+      acked_seq: '1',
+    });
+    await db()('cia_portal_state')
+      .insert([state(main, 4), state(plain, 2), state(variant, 4)])
+      .onConflict(['account_id', 'stock_id', 'portal', 'portal_account_id'])
+      .merge();
+    await up(db());
+    const left = await db()('cia_portal_state').where({ account_id: seller.id }).orderBy('stock_id').pluck('stock_id');
+    expect(left).to.deep.equal([plain, variant].sort((a, b) => a - b));
+  });
+});
