@@ -170,6 +170,29 @@ interface ShopifyAddress {
   phone: string | null;
 }
 
+/** A fulfilment's tracking as the sandbox keeps it (ShopifyOrder.fulfillments). */
+export interface SandboxTracking {
+  number: string | null;
+  company: string | null;
+  numbers?: string[];
+}
+
+/** FulfillmentTrackingInput as fulfillmentCreate and fulfillmentTrackingInfoUpdate take it (url and urls are not kept). */
+interface TrackingInput {
+  number?: string | null;
+  numbers?: string[] | null;
+  company?: string | null;
+}
+
+/** The tracking of an input: `numbers` when given, else `number` ("one or many"), the company applied to all of them. */
+function trackingOf(input: TrackingInput | undefined): SandboxTracking {
+  const numbers = input?.numbers?.length ? input.numbers : input?.number ? [input.number] : [];
+  return { number: numbers[0] ?? null, company: input?.company ?? null, ...(numbers.length > 1 ? { numbers } : {}) };
+}
+
+/** Fulfillment.trackingInfo: one entry per tracking number, each with the fulfilment's company; none without a number. */
+const trackingInfoOf = (t: SandboxTracking) => (t.numbers ?? (t.number ? [t.number] : [])).map((number) => ({ number, company: t.company, url: null }));
+
 export interface ShopifyOrder {
   id: string;
   account: string;
@@ -200,7 +223,12 @@ export interface ShopifyOrder {
    */
   taxesIncluded: boolean;
   address: ShopifyAddress;
-  fulfillments: { id: string; tracking: { number: string | null; company: string | null }; lines: { id: string; quantity: number }[] }[];
+  /**
+   * Its fulfilments. tracking: the first number (null: none) and the company; `numbers` all of
+   * them, kept only when there are several (FulfillmentTrackingInput.numbers, or numbers added by
+   * fulfillmentTrackingInfoUpdate).
+   */
+  fulfillments: { id: string; tracking: SandboxTracking; lines: { id: string; quantity: number }[] }[];
   /** Its refunds (Order.refunds), oldest first, with their refund line items (shopify-refund.sandbox.ts). */
   refunds: SandboxRefund[];
   /** Its fulfillment orders (sandbox/shopify-fulfillment.sandbox.ts): one OPEN at the store's location unless placed with a plan. */
@@ -536,7 +564,7 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
         first ?? 50,
         after,
       ),
-    fulfillments: () => o.fulfillments.map((f) => ({ id: f.id, status: 'SUCCESS', trackingInfo: () => [f.tracking] })),
+    fulfillments: () => o.fulfillments.map((f) => ({ id: f.id, status: 'SUCCESS', trackingInfo: () => trackingInfoOf(f.tracking) })),
     refunds: ({ first }: { first?: number }) => refundsOf(o, first),
     discountApplications: ({ first, after }: { first?: number; after?: string }) =>
       connection(
@@ -911,19 +939,36 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
         userErrors: errors.map(({ field, message }) => ({ field, message })),
       };
     },
-    fulfillmentCreate: ({ fulfillment }: { fulfillment: FulfillmentRequest & { trackingInfo?: { number?: string; company?: string } } }) => {
+    fulfillmentCreate: ({ fulfillment }: { fulfillment: FulfillmentRequest & { trackingInfo?: TrackingInput } }) => {
       const done = fulfil((id) => s.fulfillmentOrder(account, id), fulfillment);
       if ('errors' in done) return { fulfillment: null, userErrors: done.errors };
       const f = {
         id: gid('Fulfillment', s.next()),
-        tracking: { number: fulfillment.trackingInfo?.number ?? null, company: fulfillment.trackingInfo?.company ?? null },
+        tracking: trackingOf(fulfillment.trackingInfo),
         lines: done.lines,
       };
       const o = s.orders.get(done.o.id)!;
       o.fulfillments.push(f);
       o.updatedAt = new Date().toISOString();
       notifyOrder(state, o, 'ORDERS_UPDATED');
-      return { fulfillment: { id: f.id, status: 'SUCCESS', trackingInfo: () => [f.tracking] }, userErrors: [] };
+      return { fulfillment: { id: f.id, status: 'SUCCESS', trackingInfo: () => trackingInfoOf(f.tracking) }, userErrors: [] };
+    },
+    // "Updates tracking information for a fulfillment": the input replaces the fulfilment's tracking (numbers and company).
+    fulfillmentTrackingInfoUpdate: ({
+      fulfillmentId,
+      trackingInfoInput,
+    }: {
+      fulfillmentId: string;
+      trackingInfoInput: TrackingInput;
+      notifyCustomer?: boolean | null;
+    }) => {
+      const o = [...s.orders.values()].find((x) => x.account === account && x.fulfillments.some((f) => f.id === fulfillmentId));
+      const f = o?.fulfillments.find((x) => x.id === fulfillmentId);
+      if (!o || !f) return { fulfillment: null, userErrors: [{ field: ['fulfillmentId'], message: 'Fulfillment does not exist.' }] };
+      f.tracking = trackingOf(trackingInfoInput);
+      o.updatedAt = new Date().toISOString();
+      notifyOrder(state, o, 'ORDERS_UPDATED');
+      return { fulfillment: { id: f.id, status: 'SUCCESS', trackingInfo: () => trackingInfoOf(f.tracking) }, userErrors: [] };
     },
   };
 }

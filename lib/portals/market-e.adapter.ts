@@ -127,6 +127,8 @@ function rememberOrder(key: string, raw: KauflandOrder, order: ChannelOrder): vo
 }
 
 const sentStates = new Set(['sent', 'sent_and_autopaid', 'received', 'returned', 'returned_paid']);
+/** Sent and not back: the states an order unit takes a further shipment in (POST /shipments). */
+const shipmentStates = new Set(['sent', 'sent_and_autopaid', 'received']);
 
 /**
  * The fifth marketplace (Stock_market_e_type): document 2's real.de, today Kaufland Global
@@ -294,8 +296,11 @@ export class MarketEAdapter extends HttpPortalAdapter {
   /**
    * send_mit: the first package marks each order unit (the lines' transaction ids) sent with the
    * carrier code and tracking number (PATCH /order-units/{id}/send); a further package adds its
-   * tracking number to the sent units (POST /shipments). A retry finds the unit sent, or the
-   * shipment there (duplicate-action), and sends nothing again.
+   * tracking number to the sent units (POST /shipments). A unit already sent (marked so before
+   * without a tracking number, by another send_mit, or by a retry of this one) gets the number as
+   * a shipment too ("Add a shipment to an order unit which is already marked as sent"), so a code
+   * given later reaches the buyer; a shipment already there (duplicate-action) is nothing to do.
+   * A unit cancelled or returned is left alone.
    */
   override async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {
     if (target.connector !== 'kaufland') return super.markShipped(target, shipment, key);
@@ -309,13 +314,14 @@ export class MarketEAdapter extends HttpPortalAdapter {
       if (first) {
         const sent = await s.call('PATCH', `/order-units/${id}/send`, {}, { tracking_numbers: tracking, carrier_code: carrier }, [400]);
         if (sent.status === 404) throw portalRefused(`market_e: Kaufland has no order unit ${id} for this account`);
-        if (sent.status === 400) {
-          const unit = await s.call<{ data: KauflandOrderUnit }>('GET', `/order-units/${id}`);
-          const state = unit.body.data?.status;
-          if (state === 'cancelled' || (state && sentStates.has(state))) continue;
+        // Marked sent, with the tracking number when there is one.
+        if (sent.status !== 400) continue;
+        const unit = await s.call<{ data: KauflandOrderUnit }>('GET', `/order-units/${id}`);
+        const state = unit.body.data?.status ?? '';
+        if (state !== 'cancelled' && !sentStates.has(state))
           throw portalRefused(`market_e (Kaufland) refused to mark order unit ${id} sent: ${kauflandMessage(sent.body, 'no reason given')}`);
-        }
-        continue;
+        // Sent before: the tracking number is added as a shipment below; cancelled or back already: left alone.
+        if (!shipmentStates.has(state)) continue;
       }
       if (!tracking) continue;
       const added = await s.call(

@@ -7,7 +7,15 @@ import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, Shopi
 import { readOrderLineAmounts } from './shopify/order-amounts';
 import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-refunds';
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
-import { FulfillmentGroup, FulfillmentOrderRead, heldMessage, planShipment } from './shopify/fulfillment-plan';
+import {
+  FulfillmentGroup,
+  FulfillmentOrderRead,
+  FulfillmentRead,
+  heldMessage,
+  planShipment,
+  trackingAddition,
+  trackingInfoRead,
+} from './shopify/fulfillment-plan';
 import { shopifyInventoryRepository, StoreSale } from './shopify/shopify-inventory.repository';
 import { isPermanent, portalRefused, portalWaiting } from '../errors';
 
@@ -71,6 +79,11 @@ const addToCollection = `mutation KontorCollectionAdd($id: ID!, $productIds: [ID
   collectionAddProducts(id: $id, productIds: $productIds) { collection { id } userErrors { field message } } }`;
 const createFulfillment = `mutation KontorFulfillment($fulfillment: FulfillmentInput!) {
   fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id status } userErrors { field message } } }`;
+const fulfillmentsQuery = `query KontorFulfillments($id: ID!) { order(id: $id) { id
+  fulfillments(first: 50) { id status trackingInfo(first: ${trackingInfoRead}) { number company } } } }`;
+const updateTracking = `mutation KontorFulfillmentTracking($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
+  fulfillmentTrackingInfoUpdate(fulfillmentId: $fulfillmentId, trackingInfoInput: $trackingInfoInput, notifyCustomer: $notifyCustomer) {
+    fulfillment { id } userErrors { field message } } }`;
 
 /**
  * Orders a page of a fetch: an order with its 30 lines costs about 75 points (753 the page in the
@@ -357,7 +370,10 @@ export class WebshopAdapter extends HttpPortalAdapter {
    * tracking number and carrier. Lines of ON_HOLD fulfillment orders are not sent: the call fails
    * retryable and waiting (`portalWaiting`, waitsFor `fulfillment_hold`) naming them after the
    * rest went out; send_mit waits for the release (lib/order send-mit-hold.ts), and the next try
-   * sends only what still remains.
+   * sends only what still remains. Nothing left to fulfil and a tracking number given (a code
+   * sent after the order was fulfilled without one, a second package's code): the number is added
+   * to the order's fulfilment (shopify/fulfillment-plan.ts trackingAddition), so it reaches the
+   * buyer instead of being dropped while the send says ok.
    */
   override async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {
     if (target.connector !== 'shopify') return super.markShipped(target, shipment, key);
@@ -366,6 +382,8 @@ export class WebshopAdapter extends HttpPortalAdapter {
     if (!/^\d+$/.test(orderId)) throw portalInputError(this.portal, `order ${shipment.orderId} has no Shopify order id`);
     const orders = await this.fulfillmentOrders(s, orderId);
     const plan = planShipment(orders, new Map((shipment.lines ?? []).map((l) => [l.transactionId, l.quantity])), new Date());
+    if (plan.byLocation.length === 0 && plan.held.length === 0 && shipment.trackingCode)
+      return this.addTracking(s, orderId, shipment.trackingCode, shipment.carrier);
     for (const id of plan.open) {
       const opened = await s.call<{ fulfillmentOrderOpen: { userErrors: UserErrors } }>(openFulfillmentOrder, { id });
       refuseUserErrors(`opening the scheduled fulfillment order ${legacyId(id)} of order ${orderId}`, opened.fulfillmentOrderOpen.userErrors);
@@ -393,6 +411,21 @@ export class WebshopAdapter extends HttpPortalAdapter {
       fulfillment: { lineItemsByFulfillmentOrder: groups, notifyCustomer: true, ...(tracking ? { trackingInfo: tracking } : {}) },
     });
     refuseUserErrors(`the fulfilment of order ${orderId}`, created.fulfillmentCreate.userErrors);
+  }
+
+  /** A tracking number for an order fulfilled already: added to its fulfilment (fulfillmentTrackingInfoUpdate), or refused naming why. */
+  private async addTracking(s: ShopifySession, orderId: string, number: string, carrier: string | undefined): Promise<void> {
+    const read = await s.call<{ order: { fulfillments: FulfillmentRead[] } | null }>(fulfillmentsQuery, { id: `gid://shopify/Order/${orderId}` });
+    if (!read.order) throw portalRefused(`webshop: the Shopify store has no order ${orderId}`);
+    const addition = trackingAddition(read.order.fulfillments, number, carrier);
+    if (addition.action === 'none') return;
+    if (addition.action === 'refuse') throw portalRefused(`webshop (Shopify) order ${orderId}: ${addition.message}`);
+    const updated = await s.call<{ fulfillmentTrackingInfoUpdate: { userErrors: UserErrors } }>(updateTracking, {
+      fulfillmentId: addition.fulfillmentId,
+      trackingInfoInput: { numbers: addition.numbers, ...(addition.company ? { company: addition.company } : {}) },
+      notifyCustomer: true,
+    });
+    refuseUserErrors(`the tracking number ${number} of order ${orderId}`, updated.fulfillmentTrackingInfoUpdate.userErrors);
   }
 
   /** Every fulfillment order of the order, page by page, each with all its lines (only the first 5 were read, so a sixth location's lines were never sent). */

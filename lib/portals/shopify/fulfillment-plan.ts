@@ -99,3 +99,52 @@ export function heldMessage(orderId: string, held: ShipmentPlan['held']): string
   );
   return `webshop (Shopify) order ${orderId}: ${parts.join('; ')}. The rest is fulfilled; these lines are sent once the store releases the hold (tried again)`;
 }
+
+/** How many tracking numbers of a fulfilment are read (trackingInfo(first:)): 50 fulfilments of 10 keep the query below Shopify's 1000 points. */
+export const trackingInfoRead = 10;
+
+/** A fulfilment of the order as read for a tracking number given after its lines were fulfilled. */
+export interface FulfillmentRead {
+  id: string;
+  status: string;
+  trackingInfo: { number: string | null; company: string | null }[];
+}
+
+/** What to do with a tracking number when nothing of the order remains to fulfil. */
+export type TrackingAddition =
+  | { action: 'none'; reason: string }
+  | { action: 'update'; fulfillmentId: string; numbers: string[]; company: string | null }
+  | { action: 'refuse'; message: string };
+
+const sameCompany = (a: string | null, b: string) => (a ?? '').trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * A tracking number for an order whose lines are all fulfilled (a code given by a later send_mit,
+ * or a send_mit's second package): added to the order's latest fulfilment that did not fail
+ * (fulfillmentTrackingInfoUpdate replaces its tracking, so the numbers it has are kept), unless a
+ * fulfilment carries it already. Shopify keeps one company per fulfilment, applied to all its
+ * numbers ("The same tracking company will be applied to all tracking numbers specified",
+ * FulfillmentTrackingInput.company): a number of another carrier than the numbers there is
+ * refused rather than shown to the buyer under the wrong carrier.
+ * Decision: several fulfilments (one per location) get the number on the latest only; Kontor does
+ * not know which parcel left where.
+ */
+export function trackingAddition(fulfillments: FulfillmentRead[], number: string, company: string | undefined): TrackingAddition {
+  if (fulfillments.some((f) => f.trackingInfo.some((t) => t.number === number))) return { action: 'none', reason: 'the store has the tracking number' };
+  const latest = fulfillments.filter((f) => f.status === 'SUCCESS' || f.status === 'OPEN' || f.status === 'PENDING').at(-1);
+  if (!latest) return { action: 'none', reason: 'nothing of the order is fulfilled' };
+  // Read no further than trackingInfoRead: a full page may hide numbers the update would drop.
+  if (latest.trackingInfo.length >= trackingInfoRead)
+    return {
+      action: 'refuse',
+      message: `the store's fulfilment ${legacyId(latest.id)} has ${trackingInfoRead} or more tracking numbers; ${number} is not added (add it in the store's admin)`,
+    };
+  const numbers = latest.trackingInfo.map((t) => t.number).filter((n): n is string => Boolean(n));
+  const current = latest.trackingInfo.find((t) => t.company)?.company ?? null;
+  if (numbers.length && company && !sameCompany(current, company))
+    return {
+      action: 'refuse',
+      message: `the store's fulfilment ${legacyId(latest.id)} carries ${numbers.join(', ')} of ${current ?? 'no named carrier'}; Shopify keeps one carrier per fulfilment, so ${company} ${number} is not added (add it in the store's admin)`,
+    };
+  return { action: 'update', fulfillmentId: latest.id, numbers: [...numbers, number], company: company ?? current };
+}
