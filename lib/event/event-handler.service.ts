@@ -13,14 +13,31 @@ import { forgetStockTargetsOf } from './stock-event-targets';
 
 const at = (path: string) => `event_handler.${path}`;
 
-/** Admin_event_handler_type as answered; the signing secret only where asked for (one handler, creation). */
+/**
+ * A notification url's password replaced by *** (the user name stays): it is a credential of the
+ * receiver, like the signing secret, so it is answered only where the secret is. Any other url
+ * is answered as stored.
+ */
+function withoutPassword(required: Record<string, string>): Record<string, string> {
+  if (!required.url) return required;
+  try {
+    const url = new URL(required.url);
+    if (!url.password) return required;
+    url.password = '***';
+    return { ...required, url: url.href };
+  } catch {
+    return required;
+  }
+}
+
+/** Admin_event_handler_type as answered; the signing secret and a url's password only where asked for (one handler, the seller's own tokens). */
 export function eventHandlerToApi(row: EventHandlerRow, withSecret = false) {
   return {
     id: row.id,
     modified: row.modified.toISOString(),
     type: { id: row.type },
     section: row.section,
-    action: { id: row.action, required: row.required },
+    action: { id: row.action, required: withSecret || row.action !== 'notification' ? row.required : withoutPassword(row.required) },
     condition: row.condition,
     is_active: row.is_active,
     // Ours: why a notification handler stopped delivering (POST .../resume/ starts it again).

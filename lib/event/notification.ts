@@ -76,6 +76,26 @@ interface Answer {
   retryAfter: string | null;
 }
 
+/** A userinfo part as the URL parser keeps it (percent-encoded), decoded; left as written when it is no valid encoding. */
+function decodeUserinfo(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * The Basic credentials a url names as user:password@host (RFC 3986 3.2.1), as node's http sends
+ * them (Authorization: Basic, UTF-8, RFC 7617); none without a user name or password. A receiver
+ * behind a proxy with Basic authentication answered 401 to every delivery, retried for a day and
+ * paused, while the seller had given its credentials.
+ */
+export function basicAuthOf(url: URL): string | undefined {
+  if (!url.username && !url.password) return undefined;
+  return `${decodeUserinfo(url.username)}:${decodeUserinfo(url.password)}`;
+}
+
 /**
  * One POST through node's http(s) to the pinned address (no connection pool: each attempt resolves
  * and checks afresh); Host and the TLS server name (certificate check) are the URL's. The
@@ -95,6 +115,8 @@ async function post(url: URL, headers: Record<string, string>, body: string, tim
         method: 'POST',
         agent: false,
         signal,
+        // The url's user:password@ as Basic credentials (never in the log: descriptions name the host only).
+        ...(basicAuthOf(url) !== undefined ? { auth: basicAuthOf(url) } : {}),
         ...(url.protocol === 'https:' && !net.isIP(target.name) ? { servername: target.name } : {}),
         headers: { ...headers, Host: url.host, 'Content-Length': String(Buffer.byteLength(body)) },
       },
