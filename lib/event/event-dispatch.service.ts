@@ -35,18 +35,21 @@ export async function dispatchEvent(eventId: string, event: JobPayloads['event.e
 /**
  * event.emit_many: each part dispatched as its own event.emit would be (its row's job id is the
  * event id, its result the part's), the handlers of each section and type read once: an account
- * without handlers of a type costs one query for the whole job.
+ * without handlers of a type costs one query for the whole job. Each part occurred when its row was
+ * written (`queuedAt`); `occurredAt` (the job's) stands in for a part that names no time.
  */
 export async function dispatchEventParts(parts: MergedPart<JobPayloads['event.emit']>[], occurredAt: Date): Promise<MergedResult> {
   const outcome: MergedResult = { parts: {} };
   const handlersOf = new Map<string, Promise<EventHandlerRow[]>>();
-  for (const { jobId, data } of parts) {
+  for (const { jobId, data, queuedAt } of parts) {
     const key = `${data.accountId} ${data.section} ${data.type}`;
     if (!handlersOf.has(key)) handlersOf.set(key, eventHandlerRepository.activeFor(data.accountId, data.section, data.type));
     const handlers = await handlersOf.get(key)!;
     // Under the request that queued the part, as the worker runs a job of its own: its runs and their deliveries carry it.
     const result =
-      handlers.length === 0 ? { runs: [], skipped: [] } : await withRequestId(data.request_id, () => dispatchTo(handlers, jobId, data, occurredAt));
+      handlers.length === 0
+        ? { runs: [], skipped: [] }
+        : await withRequestId(data.request_id, () => dispatchTo(handlers, jobId, data, queuedAt === undefined ? occurredAt : new Date(queuedAt)));
     outcome.parts[jobId] = { state: 'completed', result };
   }
   return outcome;

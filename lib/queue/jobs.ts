@@ -123,10 +123,11 @@ export interface JobPayloads {
   'invoice.issue': { accountId: number; orderIds: string[] };
 }
 
-/** One outbox row inside a merged job: its job id (the row's) and its payload with the request that queued it. */
+/** One outbox row inside a merged job: its job id (the row's), its payload with the request that queued it, and when it was written (ms). */
 export interface MergedPart<P> {
   jobId: string;
   data: P & { request_id?: string };
+  queuedAt?: number;
 }
 
 /** Payload of portal.upload (Stock_portal_upload_type, one portal entry). */

@@ -69,7 +69,10 @@ export function planJobs(rows: (OutboxRow & { queue: QueueName })[], merge: bool
   for (const row of rows) {
     const group = groupOf.get(row.id);
     if (!group) {
-      const delay = row.delay_ms ? { delay: row.delay_ms } : {};
+      // A job's timestamp is when its row was written, so a job relayed late (a backlog, Redis
+      // restarted) still tells when its event happened (events' occurred_at). Not for a delayed
+      // row: BullMQ runs a delayed job at timestamp + delay, and its delay is what is left of it.
+      const delay = row.delay_ms ? { delay: row.delay_ms } : row.created_at ? { timestamp: row.created_at.getTime() } : {};
       if (row.job_key) {
         jobs.push({
           queue: row.queue,
@@ -85,7 +88,11 @@ export function planJobs(rows: (OutboxRow & { queue: QueueName })[], merge: bool
     if (group[0] !== row) continue;
     const name = mergedJobs[row.job_name as JobName]!;
     const jobId = mergedJobId(group.map((r) => r.job_id));
-    const parts: MergedPart<Record<string, unknown>>[] = group.map((r) => ({ jobId: r.job_id, data: r.payload }));
+    const parts: MergedPart<Record<string, unknown>>[] = group.map((r) => ({
+      jobId: r.job_id,
+      data: r.payload,
+      ...(r.created_at ? { queuedAt: r.created_at.getTime() } : {}),
+    }));
     jobs.push({ queue: row.queue, name, data: { accountId: row.account_id, parts }, opts: { ...jobOptions(name), jobId } });
     carried.push(...group.map((r) => ({ id: r.id, as: jobId })));
   }

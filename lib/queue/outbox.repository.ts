@@ -18,6 +18,8 @@ export interface OutboxRow {
   job_key?: string | null;
   /** What is left of its delay as the row is read, in ms (from due_at); null: due at once. */
   delay_ms?: number | null;
+  /** When the row was written (its transaction's start): when what the job tells of happened. */
+  created_at?: Date;
 }
 
 /** A row of outbox as stored: OutboxRow, when it was written, due and relayed, and the job's final state. */
@@ -72,7 +74,7 @@ export const outboxRepository = {
         `
       UPDATE outbox SET relayed_at = now()
       WHERE id IN (SELECT id FROM outbox WHERE relayed_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
-      RETURNING id, job_id, account_id, queue, job_name, payload, job_key, ${delayLeft}`,
+      RETURNING id, job_id, account_id, queue, job_name, payload, job_key, created_at, ${delayLeft}`,
         [limit],
       )
       .options(prepared)) as { rows: OutboxRow[] };
@@ -85,7 +87,7 @@ export const outboxRepository = {
    */
   async lockUnfinished(trx: Knex.Transaction, olderThanSeconds: number, youngerThanSeconds: number, afterId: string, limit: number): Promise<OutboxRow[]> {
     return trx('outbox')
-      .select('id', 'job_id', 'account_id', 'queue', 'job_name', 'payload', 'relayed_as', 'job_key', trx.raw(delayLeft))
+      .select('id', 'job_id', 'account_id', 'queue', 'job_name', 'payload', 'relayed_as', 'job_key', 'created_at', trx.raw(delayLeft))
       .whereNull('state')
       .whereNotNull('relayed_at')
       .where('id', '>', afterId)
