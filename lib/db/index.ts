@@ -3,6 +3,8 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
+export { lostCommitOf } from './commit-outcome';
+export type { CommitOutcome, LostCommit } from './commit-outcome';
 export { applyCellRanges, CellRangeError, routePrefix } from './cells';
 export { changedChannel, listening, onChange } from './change-notices';
 export { ensureDatabase } from './ensure-database';
@@ -12,4 +14,4 @@ export { migrationSource } from './migrations';
 export { prepared } from './prepared';
 export { readTolerantOfLag } from './read-replica';
 export type { Statement } from './statement';
-export { inTransaction, isConflictVictim, inSavepoint, requestOf, transaction } from './transaction';
+export { commitOutcome, inTransaction, isConflictVictim, inSavepoint, requestOf, transaction } from './transaction';

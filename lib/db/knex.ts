@@ -3,6 +3,7 @@ import { config } from '../../config';
 import type { Client } from 'pg';
 import { log } from '../log';
 import { stopChangeNotices } from './change-notices';
+import { watchCommits } from './commit-outcome';
 import { dropOnLostAnswer } from './lost-answer';
 import { namePreparedStatements } from './prepared';
 
@@ -44,6 +45,8 @@ export function createKnex(connectionString: string, poolMax = config().database
       afterCreate: (connection: Client, done: (err: Error | null, connection: Client) => void) => {
         namePreparedStatements(connection);
         if (statementMs > 0) dropOnLostAnswer(connection);
+        // A request's BEGIN reads its transaction id; a COMMIT whose answer is lost is marked.
+        watchCommits(connection);
         done(null, connection);
       },
     },

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import type { Client } from 'pg';
+import { CommitOutcome, doneReadingId, forgetLostCommit, lostCommitOf, readIdOnBegin } from './commit-outcome';
 import { db } from './knex';
 
 /** PostgreSQL chose the transaction as a deadlock or serialization victim: it left no trace. */
@@ -30,9 +32,79 @@ function forRequest<T>(requestId: string | undefined, work: (trx: Knex.Transacti
       };
 }
 
-/** Runs work in a transaction, for the API request `requestId` when one asked for it. */
-export function transaction<T>(work: (trx: Knex.Transaction) => Promise<T>, requestId?: string): Promise<T> {
-  return db().transaction(forRequest(requestId, work));
+/**
+ * Runs work in a transaction, for the API request `requestId` when one asked for it.
+ *
+ * A request's transaction reads its id with its BEGIN (commit-outcome.ts). When the answer to its
+ * COMMIT is lost, PostgreSQL is asked on another connection whether it committed: if it did, the
+ * work's value is returned as if the answer had come (the client gets its answer, the order is
+ * written once); if it rolled back, the error is a plain failure (nothing done, send again);
+ * if it cannot be told (the database still unreachable), the error stays marked as a lost COMMIT
+ * (lostCommitOf) and the web answers that the outcome is unknown (lib/errors dependency.ts).
+ */
+export async function transaction<T>(work: (trx: Knex.Transaction) => Promise<T>, requestId?: string): Promise<T> {
+  if (requestId === undefined) return db().transaction(work);
+  const knex = db();
+  // The connection is taken here, so it is known before Knex sends BEGIN on it.
+  const connection = (await knex.client.acquireConnection()) as Client;
+  readIdOnBegin(connection);
+  let done: { value: T } | undefined;
+  try {
+    return await knex.transaction(
+      forRequest(requestId, async (trx) => {
+        const value = await work(trx);
+        done = { value };
+        return value;
+      }),
+      // Knex's defaults for a transaction without a config, and the connection taken above.
+      { connection, doNotRejectOnRollback: true, userParams: {} },
+    );
+  } catch (err) {
+    const xid = lostCommitOf(err)?.xid;
+    if (!done || xid === undefined) throw err;
+    const outcome = await settleLostCommit(xid);
+    if (outcome === 'committed') return done.value;
+    if (outcome === 'aborted') forgetLostCommit(err);
+    throw err;
+  } finally {
+    doneReadingId(connection);
+    await knex.client.releaseConnection(connection);
+  }
+}
+
+/** What PostgreSQL says of a transaction id (txid_status); undefined when it can no longer tell. */
+export async function commitOutcome(xid: string): Promise<CommitOutcome> {
+  const { rows } = await db().raw<{ rows: { status: string | null }[] }>('SELECT txid_status(?::bigint) AS status', [xid]);
+  const status = rows[0]?.status;
+  return status === 'committed' || status === 'aborted' || status === 'in progress' ? status : undefined;
+}
+
+/** How long a request asks after its lost COMMIT before it answers that the outcome is unknown. */
+const settleWithinMs = 2000;
+
+/**
+ * The outcome of a lost COMMIT, asked at once on another connection for at most settleWithinMs:
+ * 'in progress' (the backend is still committing) is asked again every 100 ms; a database still
+ * unreachable, or an answer that does not come in time, is undefined (unknown).
+ */
+async function settleLostCommit(xid: string): Promise<CommitOutcome> {
+  const deadline = Date.now() + settleWithinMs;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) return undefined;
+    const asked = commitOutcome(xid);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), left);
+    });
+    const outcome = await Promise.race([asked, late]).catch(() => 'failed' as const);
+    clearTimeout(timer);
+    // A late answer is not waited for; its failure must not go unhandled.
+    asked.catch(() => undefined);
+    if (outcome === 'committed' || outcome === 'aborted') return outcome;
+    if (outcome !== 'in progress') return undefined;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Runs work in a savepoint of trx, for the same request. */

@@ -10,6 +10,21 @@ export const dependencyUnavailable = (dependency: Dependency) =>
     { retryAfterSeconds: 5 },
   );
 
+/**
+ * The answer to a request's COMMIT was lost and PostgreSQL could not be asked what became of it
+ * (lib/db commit-outcome.ts): the request may have been carried out. The status stays 503 with
+ * this id, as for every unreachable dependency: document 1's 500 says "processed only partly,
+ * leaving inconsistent data", which a transaction never is (all or nothing), and RFC 9110 15.6.4
+ * has 503 for a condition of the server that passes. No Retry-After: resent without its
+ * Idempotency-Key, the request could be carried out twice; with the key it never is
+ * (lib/http README, Idempotency-Key).
+ */
+export const commitOutcomeUnknown = () =>
+  new DomainError(
+    'service_unavailable',
+    'the database did not answer whether this request was committed: it may or may not have been carried out. Read what it writes (for a created record, search for it) before sending it again, or send it again with the same Idempotency-Key, which never carries a request out twice',
+  );
+
 const networkCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 // PostgreSQL's SQLSTATE classes for a lost or refused connection: 08 (connection exception),
 // 57P01-03 (shutting down, crashed, starting up), 53300 (too many connections); and 57014, a

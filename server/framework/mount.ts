@@ -163,7 +163,7 @@ function handlerFor(e: Endpoint) {
       const envelope = errorEnvelope(error.items(), err instanceof DomainError ? context.warnings : []);
       await release();
       const headers = { ...(await uncountedQuota(res, error)), ...errorHeaders(error) };
-      await send(req, res, claim, { status: error.status, envelope, headers });
+      await send(req, res, claim, { status: error.status, envelope, headers }, err);
     } finally {
       void release();
     }
@@ -172,11 +172,12 @@ function handlerFor(e: Endpoint) {
 
 /**
  * Sends an answer; under an Idempotency-Key it is stored first (or the key freed), so a retry
- * that follows the answer finds it. Storing that fails is logged: the work is done and answered.
+ * that follows the answer finds it; `failure` (what the request threw) tells a lost COMMIT, whose
+ * key is never freed. Storing that fails is logged: the work is done and answered.
  */
-async function send(req: Request, res: Response, claim: Claim | undefined, answer: StoredAnswer): Promise<void> {
+async function send(req: Request, res: Response, claim: Claim | undefined, answer: StoredAnswer, failure?: unknown): Promise<void> {
   if (claim && !claim.replay) {
-    await claim.settle(answer).catch((err: unknown) => req.context.log.warn({ err }, 'the answer of an Idempotency-Key could not be stored'));
+    await claim.settle(answer, failure).catch((err: unknown) => req.context.log.warn({ err }, 'the answer of an Idempotency-Key could not be stored'));
   }
   sendEnvelope(req, res, answer.status, answer.envelope, answer.headers);
 }

@@ -2,8 +2,17 @@ import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { config } from '../../config';
-import { isConflictVictim } from '../../lib/db';
-import { DomainError, dependencyUnavailable, errorTable, internalError, retryLater, unreachableDependency, Warning } from '../../lib/errors';
+import { isConflictVictim, lostCommitOf } from '../../lib/db';
+import {
+  commitOutcomeUnknown,
+  DomainError,
+  dependencyUnavailable,
+  errorTable,
+  internalError,
+  retryLater,
+  unreachableDependency,
+  Warning,
+} from '../../lib/errors';
 import {
   errorEnvelope,
   Payload,
@@ -101,12 +110,18 @@ function bearerChallenge(error: DomainError): string {
 }
 
 /**
- * The one mapping of a thrown error to a domain error: a DomainError as it is; a lost transaction
- * conflict 503 (send again); PostgreSQL or Redis unreachable 503 with Retry-After, never a 500;
- * anything else a logged 500 without detail.
+ * The one mapping of a thrown error to a domain error: a DomainError as it is; a COMMIT whose
+ * outcome is unknown 503 saying so (lib/db commit-outcome.ts); a lost transaction conflict 503
+ * (send again); PostgreSQL or Redis unreachable 503 with Retry-After, never a 500; anything else
+ * a logged 500 without detail.
  */
 export function toDomainError(err: unknown, log: Logger): DomainError {
   if (err instanceof DomainError) return err;
+  const lost = lostCommitOf(err);
+  if (lost) {
+    log.warn({ err: (err as Error).message, xid: lost.xid ?? null }, 'the answer to COMMIT was lost; answered 503, outcome unknown');
+    return commitOutcomeUnknown();
+  }
   if (isTransient(err)) {
     log.warn({ err }, 'transient database conflict');
     return retryLater();

@@ -16,6 +16,8 @@ export interface KeyRow {
   headers: Record<string, string> | null;
   envelope: Payload | null;
   locked_until: Date | null;
+  /** The transaction id of a first request whose COMMIT answer was lost (its answer says the outcome is unknown). */
+  commit_xid: string | null;
 }
 
 export interface NewClaim extends KeyHolder {
@@ -53,7 +55,7 @@ export const idempotencyRepository = {
        VALUES (:accountId, :client, :key, :fingerprint, :owner, :requestId, :lockedUntil, :now, :expiresAt)
        ON CONFLICT (account_id, client, key) DO UPDATE SET
          fingerprint = EXCLUDED.fingerprint, owner = EXCLUDED.owner, request_id = EXCLUDED.request_id,
-         locked_until = EXCLUDED.locked_until, status = NULL, headers = NULL, envelope = NULL,
+         locked_until = EXCLUDED.locked_until, status = NULL, headers = NULL, envelope = NULL, commit_xid = NULL,
          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
        WHERE idempotency_key.expires_at <= :now
           OR (idempotency_key.status IS NULL AND idempotency_key.locked_until <= :now AND idempotency_key.fingerprint = EXCLUDED.fingerprint)
@@ -68,7 +70,7 @@ export const idempotencyRepository = {
     return db()('idempotency_key')
       .where({ account_id: holder.accountId, client: holder.client, key })
       .andWhere('expires_at', '>', now)
-      .first('fingerprint', 'owner', 'status', 'headers', 'envelope', 'locked_until');
+      .first('fingerprint', 'owner', 'status', 'headers', 'envelope', 'locked_until', 'commit_xid');
   },
 
   /** Stores the answer of the attempt that holds the key (a taken-over attempt stores nothing). */
@@ -76,6 +78,50 @@ export const idempotencyRepository = {
     await db()('idempotency_key')
       .where({ account_id: holder.accountId, client: holder.client, key, owner })
       .update({ status: answer.status, headers: JSON.stringify(answer.headers), envelope: JSON.stringify(answer.envelope), locked_until: null });
+  },
+
+  /**
+   * Stores the answer of an attempt whose COMMIT answer was lost (503, outcome unknown) with the
+   * transaction's id when known: the key stays taken, never freed, until a resend learns the outcome.
+   */
+  async storeUnknown(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer, xid: string | null): Promise<void> {
+    await db()('idempotency_key')
+      .where({ account_id: holder.accountId, client: holder.client, key, owner })
+      .update({
+        status: answer.status,
+        headers: JSON.stringify(answer.headers),
+        envelope: JSON.stringify(answer.envelope),
+        locked_until: null,
+        commit_xid: xid,
+      });
+  },
+
+  /**
+   * The outcome of a lost COMMIT is known: replaces the unknown answer of attempt `owner` (its
+   * transaction committed), once, by one statement; false when another resend did it first.
+   */
+  async resolveUnknown(holder: KeyHolder, key: string, owner: string, xid: string, answer: StoredAnswer): Promise<boolean> {
+    const updated = await db()('idempotency_key')
+      .where({ account_id: holder.accountId, client: holder.client, key, owner, commit_xid: xid })
+      .update({ status: answer.status, headers: JSON.stringify(answer.headers), envelope: JSON.stringify(answer.envelope), commit_xid: null });
+    return updated === 1;
+  },
+
+  /**
+   * Takes over the key of attempt `owner`, whose transaction rolled back after its COMMIT answer
+   * was lost: this attempt runs the request. One statement: of two racing resends one gets it.
+   */
+  async takeOverUnknown(
+    holder: KeyHolder,
+    key: string,
+    owner: string,
+    xid: string,
+    c: Pick<NewClaim, 'owner' | 'requestId' | 'lockedUntil'>,
+  ): Promise<boolean> {
+    const updated = await db()('idempotency_key')
+      .where({ account_id: holder.accountId, client: holder.client, key, owner, commit_xid: xid })
+      .update({ owner: c.owner, request_id: c.requestId, locked_until: c.lockedUntil, status: null, headers: null, envelope: null, commit_xid: null });
+    return updated === 1;
   },
 
   /** Frees the key (the answer is one the client may retry): the next attempt runs anew. */

@@ -6,7 +6,9 @@
  */
 import crypto from 'node:crypto';
 import { now } from '../../clock';
+import { commitOutcome, lostCommitOf } from '../../db';
 import { DomainError } from '../../errors';
+import { errorEnvelope } from '../envelope';
 import type { KeyHolder } from './holder';
 import { idempotencyHeader } from './key';
 import { idempotencyRepository, StoredAnswer } from './idempotency.repository';
@@ -31,8 +33,11 @@ export type Claim =
   | { replay: StoredAnswer }
   | {
       replay?: undefined;
-      /** Stores the answer for replays, or frees the key when the client may retry (5xx, 429). */
-      settle(answer: StoredAnswer): Promise<void>;
+      /**
+       * Stores the answer for replays, or frees the key when the client may retry (5xx, 429);
+       * `failure` is what the request threw, if anything: a lost COMMIT keeps the key taken.
+       */
+      settle(answer: StoredAnswer, failure?: unknown): Promise<void>;
     };
 
 /**
@@ -55,11 +60,32 @@ export async function claimKey(holder: KeyHolder, key: string, fingerprint: stri
       lockedUntil: new Date(at + runningLockMs),
       expiresAt: new Date(at + keyLifetimeMs),
     });
-    if (claimed) return { settle: (answer) => settle(holder, key, owner, answer) };
+    const settles = { settle: (answer: StoredAnswer, failure?: unknown) => settle(holder, key, owner, answer, failure) };
+    if (claimed) return settles;
     const row = await idempotencyRepository.find(holder, key, new Date(at));
     if (!row) continue;
     if (row.fingerprint !== fingerprint) throw reused();
     if (row.status === null || !row.envelope) throw inUse();
+    if (row.commit_xid !== null) {
+      // The first attempt's COMMIT answer was lost: PostgreSQL tells now what became of it.
+      const outcome = await commitOutcome(row.commit_xid);
+      if (outcome === 'in progress') throw inUse();
+      if (outcome === 'aborted') {
+        const taken = await idempotencyRepository.takeOverUnknown(holder, key, row.owner, row.commit_xid, {
+          owner,
+          requestId,
+          lockedUntil: new Date(at + runningLockMs),
+        });
+        if (taken) return settles;
+        continue;
+      }
+      if (outcome === 'committed') {
+        const answer = carriedOut();
+        await idempotencyRepository.resolveUnknown(holder, key, row.owner, row.commit_xid, answer);
+        return { replay: answer };
+      }
+      // Too old for PostgreSQL to tell: the unknown answer stays the key's.
+    }
     return { replay: { status: row.status, headers: row.headers ?? {}, envelope: row.envelope } };
   }
   throw inUse();
@@ -70,9 +96,50 @@ export function isKept(status: number): boolean {
   return status < 500 && status !== 429;
 }
 
-async function settle(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer): Promise<void> {
-  if (isKept(answer.status)) await idempotencyRepository.store(holder, key, owner, answer);
+/**
+ * A request whose COMMIT answer was lost (lib/db lostCommitOf) keeps its key with its answer (503,
+ * outcome unknown) and its transaction's id: it is never freed, so a resend never runs it a
+ * second time while it may have committed; the resend learns the outcome (claimKey).
+ */
+async function settle(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer, failure: unknown): Promise<void> {
+  const lost = lostCommitOf(failure);
+  if (lost) await storeUnknown(holder, key, owner, answer, lost.xid ?? null);
+  else if (isKept(answer.status)) await idempotencyRepository.store(holder, key, owner, answer);
   else await idempotencyRepository.release(holder, key, owner);
+}
+
+/** How often an unknown outcome that could not be stored is tried again, while its key is held. */
+const storeRetryMs = 1000;
+
+/**
+ * Stores the unknown outcome; when PostgreSQL is still unreachable (the usual reason the outcome
+ * could not be asked), tries again every second in the background until the key's running lock
+ * would lapse: a resend meanwhile is answered 409 idempotency_key_in_use, and once stored it
+ * learns the outcome. Only a process that dies before it could store leaves the lock to lapse
+ * (README: the gap of a crash after COMMIT).
+ */
+async function storeUnknown(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer, xid: string | null): Promise<void> {
+  const until = now() + runningLockMs;
+  const attempt = (): Promise<void> => idempotencyRepository.storeUnknown(holder, key, owner, answer, xid);
+  const again = () => {
+    if (now() + storeRetryMs >= until) return;
+    setTimeout(() => void attempt().catch(again), storeRetryMs).unref();
+  };
+  try {
+    await attempt();
+  } catch (err) {
+    again();
+    throw err;
+  }
+}
+
+/** The answer to a resend whose first attempt committed but whose answer was lost: it is not run again. */
+function carriedOut(): StoredAnswer {
+  const error = new DomainError(
+    'service_unavailable',
+    `the first request with this ${idempotencyHeader} was carried out, but the database's answer to it was lost, and with it the request's answer; it is not carried out again: read what it wrote (for a created record, search for it)`,
+  );
+  return { status: error.status, headers: {}, envelope: errorEnvelope(error.items()) };
 }
 
 const reused = () =>
