@@ -205,6 +205,11 @@ export interface Config {
   /** Event handlers one seller account may have; one more is a 400 naming event_handler. */
   eventHandlersPerAccount: number;
   /**
+   * Most event handlers' actions that follow one another in a chain (an action's write raising an
+   * event another handler's action takes); a further one that would write is not run (lib/event/README.md).
+   */
+  eventChainMaxDepth: number;
+  /**
    * Proxies whose X-Forwarded-For is believed for the client address (Express `trust proxy`):
    * addresses, CIDR ranges or proxy-addr's names loopback, linklocal, uniquelocal. Default none:
    * the client address is the peer of the TCP connection.
@@ -397,6 +402,7 @@ const schema = Joi.object({
   WEBHOOK_ALLOW_PRIVATE_HOSTS: Joi.boolean(),
   WEBHOOK_CONCURRENCY_PER_ACCOUNT: Joi.number().integer().min(1).max(100).default(2),
   EVENT_HANDLERS_PER_ACCOUNT: Joi.number().integer().min(1).max(10000).default(50),
+  EVENT_CHAIN_MAX_DEPTH: Joi.number().integer().min(1).max(10).default(3),
   TRUSTED_PROXIES: Joi.string()
     .allow('')
     .custom((v: string, helpers) => (trustedProxyList(v).every(isProxyEntry) ? v : helpers.error('any.invalid')))
@@ -528,6 +534,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateHosts: value.WEBHOOK_ALLOW_PRIVATE_HOSTS ?? value.NODE_ENV !== 'production',
     webhookConcurrencyPerAccount: value.WEBHOOK_CONCURRENCY_PER_ACCOUNT,
     eventHandlersPerAccount: value.EVENT_HANDLERS_PER_ACCOUNT,
+    eventChainMaxDepth: value.EVENT_CHAIN_MAX_DEPTH,
     trustedProxies: trustedProxyList(value.TRUSTED_PROXIES as string | undefined),
     acceptedUnsafeSettings: trustedProxyList(value.ACCEPT_UNSAFE_SETTINGS as string | undefined).filter(isAcceptable),
     credentialsKey: credentialsKeyOf(value.NODE_ENV as Config['env'], value.CREDENTIALS_KEY as string | undefined, value.CREDENTIALS_KEY_ID as string),

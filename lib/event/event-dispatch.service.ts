@@ -2,6 +2,7 @@ import { db } from '../db';
 import { withRequestId } from '../log';
 import type { JobPayloads, MergedPart, MergedResult } from '../queue';
 import { addToOutbox } from '../queue';
+import { chainOf, ChainStop, chainStop, reportChainStop } from './event-chain';
 import { conditionsHold } from './event-condition';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { EventRecord, handlerScope, loadEventRecord } from './event-record';
@@ -75,7 +76,7 @@ export async function dispatchEventBatch(batchJobId: string, batch: JobPayloads[
   const handlers = await eventHandlerRepository.activeFor(batch.accountId, batch.section, batch.type);
   if (handlers.length === 0) return result;
   for (const recordId of batch.recordIds) {
-    const event = { accountId: batch.accountId, section: batch.section, type: batch.type, recordId };
+    const event = { accountId: batch.accountId, section: batch.section, type: batch.type, recordId, ...(batch.cause ? { cause: batch.cause } : {}) };
     const one = await dispatchTo(handlers, batchEventId(batchJobId, recordId), event, occurredAt);
     result.runs.push(...one.runs.map((r) => ({ record_id: recordId, ...r })));
     result.skipped.push(...one.skipped.map((r) => ({ record_id: recordId, ...r })));
@@ -93,6 +94,8 @@ async function dispatchTo(handlers: EventHandlerRow[], eventId: string, event: J
     return records.get(grant)!;
   };
   const chosen: EventHandlerRow[] = [];
+  const chain = chainOf(event.cause);
+  const stops: { handler: EventHandlerRow; stop: ChainStop }[] = [];
   for (const handler of handlers) {
     const record = await recordFor(handler.portal_account_grant);
     // A bound client's handler acts only on its portal account's records (issue 31).
@@ -103,7 +106,15 @@ async function dispatchTo(handlers: EventHandlerRow[], eventId: string, event: J
     else if (handler.portal_account_grant !== null && !record) result.skipped.push({ handler_id: handler.id, reason: 'record gone' });
     else if (handler.condition.length > 0 && !record) result.skipped.push({ handler_id: handler.id, reason: 'record gone; condition cannot hold' });
     else if (record && !conditionsHold(handler.condition, record)) result.skipped.push({ handler_id: handler.id, reason: 'condition does not hold' });
-    else chosen.push(handler);
+    else {
+      // An event a handler's action raised: no handler runs again on its own change, and the chain has a depth (event-chain.ts).
+      const stop = chain.length ? chainStop(handler, chain, record) : undefined;
+      if (!stop) chosen.push(handler);
+      else {
+        result.skipped.push({ handler_id: handler.id, reason: stop.reason });
+        if (stop.report) stops.push({ handler, stop });
+      }
+    }
   }
   await db().transaction(async (trx) => {
     const queued = await eventRunRepository.jobsOf(trx, eventId);
@@ -121,11 +132,13 @@ async function dispatchTo(handlers: EventHandlerRow[], eventId: string, event: J
           eventId,
           occurredAt: occurredAt.toISOString(),
           ...(event.data ? { data: event.data } : {}),
+          ...(chain.length ? { cause: { chain } } : {}),
         }));
       if (!existing) added.push({ handlerId: handler.id, jobId });
       result.runs.push({ handler_id: handler.id, job_id: jobId });
     }
     await eventRunRepository.insert(trx, eventId, added);
   });
+  for (const { handler, stop } of stops) await reportChainStop(event.accountId, handler, stop, chain, event);
   return result;
 }

@@ -4,8 +4,10 @@ import { sendMail } from '../mail';
 import { updateOrder } from '../order';
 import type { StatusFlag } from '../order';
 import type { JobPayloads } from '../queue';
+import { withEventCause } from '../queue';
 import { createTaskOnce } from '../task';
 import { emailAddress } from './event-catalog';
+import { causeAfter } from './event-chain';
 import { eventHandlerRepository, EventHandlerRow } from './event-handler.repository';
 import { EventRecord, handlerScope, loadEventRecord, recordIds } from './event-record';
 import { assertMailRecipient } from './mail-recipient';
@@ -102,6 +104,11 @@ async function task(runId: string, run: Run, handler: EventHandlerRow) {
 export async function runEventHandler(runId: string, run: Run): Promise<Record<string, unknown>> {
   const handler = await eventHandlerRepository.get(handlerScope(run.accountId, null), run.handlerId);
   if (!handler || (!handler.is_active && !handler.paused_at)) return { handler_id: run.handlerId, skipped: 'handler deleted or inactive' };
+  // The events the action raises (an order_flag's order changed, ...) carry this handler in their chain (event-chain.ts).
+  return withEventCause(causeAfter(run.cause, handler.id), () => act(runId, run, handler));
+}
+
+async function act(runId: string, run: Run, handler: EventHandlerRow): Promise<Record<string, unknown>> {
   const base = { handler_id: handler.id, action: handler.action };
   switch (handler.action) {
     case 'notification':

@@ -3,6 +3,8 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
+export { withEventCause } from './event-cause';
+export type { EventCause } from './event-cause';
 export { jobStatus, recordJobsAnswered } from './job-status.service';
 export type { JobPayloads, MergedPart, ListingCheckJob, PortalUploadJob } from './jobs';
 export type { MergedResult } from './merged-jobs';

@@ -4,6 +4,7 @@
  * ids and the account, never secrets. Processors must be idempotent: a job may run again after
  * a worker is killed.
  */
+import type { EventCause } from './event-cause';
 import type { QueueName } from './queues';
 
 export interface JobPayloads {
@@ -15,8 +16,11 @@ export interface JobPayloads {
    * gets the part's own final state. Idempotent as cia.adjust is.
    */
   'cia.adjust_many': { accountId: number; parts: MergedPart<JobPayloads['cia.adjust']>[] };
-  /** A domain event (order created, paid, ...); events worker runs the matching handlers. */
-  'event.emit': { accountId: number; section: string; type: string; recordId: string; data?: Record<string, unknown> };
+  /**
+   * A domain event (order created, paid, ...); events worker runs the matching handlers. `cause`:
+   * stamped by the outbox on an event an event handler's action raised (event-cause.ts).
+   */
+  'event.emit': { accountId: number; section: string; type: string; recordId: string; data?: Record<string, unknown>; cause?: EventCause };
   /**
    * Several event.emit outbox rows of one account that one relay pass took, as one job (never
    * written to the outbox; lib/queue/merged-jobs.ts): each part dispatched as its own event.emit,
@@ -28,7 +32,7 @@ export interface JobPayloads {
    * instead of one per order); the events worker dispatches each record as an event.emit, with
    * the event id `${jobId}-${recordId}`. Only sections whose record is read back (no data).
    */
-  'event.emit_batch': { accountId: number; section: string; type: string; recordIds: string[] };
+  'event.emit_batch': { accountId: number; section: string; type: string; recordIds: string[]; cause?: EventCause };
   /**
    * Push the quantities CIA wants to one portal account at one portal, for every item still
    * waiting, in bulk calls (added by the cia worker, coalesced per target, not the outbox).
@@ -69,6 +73,8 @@ export interface JobPayloads {
     eventId: string;
     occurredAt: string;
     data?: Record<string, unknown>;
+    /** The event's cause (none for an event no handler's action raised); the run's action adds its handler to it. */
+    cause?: EventCause;
   };
   /**
    * POST admin/event/handler/{id}/delivery/{delivery_id}/redeliver/: one more attempt of a

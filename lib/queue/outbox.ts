@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { requestOf } from '../db';
 import { currentRequestId } from '../log';
+import { causedJobs, currentEventCause } from './event-cause';
 import { JobName, JobPayloads, jobQueues } from './jobs';
 
 /**
@@ -16,7 +17,7 @@ export const outboxChannel = 'kontor_outbox';
  */
 export async function addToOutbox<J extends JobName>(trx: Knex.Transaction, accountId: number, job: J, payload: JobPayloads[J]): Promise<string> {
   const [row] = await trx('outbox')
-    .insert({ account_id: accountId, queue: jobQueues[job], job_name: job, payload: withRequest(payload, requestIn(trx)) })
+    .insert({ account_id: accountId, queue: jobQueues[job], job_name: job, payload: withRequest(job, payload, requestIn(trx)) })
     .returning('job_id');
   return row!.job_id;
 }
@@ -42,7 +43,7 @@ export async function addKeyedToOutbox<J extends JobName>(
      VALUES (?, ?, ?, ?::jsonb, ?, now() + make_interval(secs => ?))
      ON CONFLICT (queue, job_key) WHERE job_key IS NOT NULL DO NOTHING
      RETURNING job_id`,
-    [accountId, jobQueues[job], job, withRequest(payload, requestIn(trx)), key, delayMs / 1000],
+    [accountId, jobQueues[job], job, withRequest(job, payload, requestIn(trx)), key, delayMs / 1000],
   )) as { rows: { job_id: string }[] };
   return rows[0]?.job_id;
 }
@@ -72,7 +73,7 @@ export function outboxInsert(accountId: number, jobs: OutboxJob[], requestId: st
      SELECT ?, t.queue, t.job_name, t.payload::jsonb
      FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS t(queue, job_name, payload, n)
      ORDER BY t.n`,
-    bindings: [accountId, jobs.map((j) => jobQueues[j.job]), jobs.map((j) => j.job), jobs.map((j) => withRequest(j.payload, j.requestId ?? requestId))],
+    bindings: [accountId, jobs.map((j) => jobQueues[j.job]), jobs.map((j) => j.job), jobs.map((j) => withRequest(j.job, j.payload, j.requestId ?? requestId))],
   };
 }
 
@@ -87,8 +88,11 @@ export function requestIn(trx: Knex.Transaction): string | undefined {
 /**
  * A job's data as stored: its payload and, when the job is queued on behalf of a request (the
  * API call, or a job that was itself queued by one), that request_id, so workers log it and
- * webhook deliveries send it.
+ * webhook deliveries send it. An event raised while an event handler's action runs carries the
+ * chain of handlers that caused it (`cause`, event-cause.ts), so dispatch can end a chain of
+ * handlers triggering each other.
  */
-function withRequest(payload: object, requestId: string | undefined): string {
-  return JSON.stringify(requestId ? { ...payload, request_id: requestId } : payload);
+function withRequest(job: JobName, payload: object, requestId: string | undefined): string {
+  const cause = causedJobs.has(job) && !('cause' in payload) ? currentEventCause() : undefined;
+  return JSON.stringify({ ...payload, ...(requestId ? { request_id: requestId } : {}), ...(cause ? { cause } : {}) });
 }

@@ -11,11 +11,11 @@ export interface EventsWorker {
   stop(): Promise<void>;
 }
 
-/** Quick cadences (relay poll 100 ms, sweep every 50 ms, no repair or prune timers) so tests wait little; the relay merges rows and settles events no handler takes as workers/run.ts's does. */
-export async function startEventsWorker(): Promise<EventsWorker> {
+/** Quick cadences (relay poll 100 ms, sweep every 50 ms, no repair or prune timers) so tests wait little (4 jobs at once unless `concurrency` says); the relay merges rows and settles events no handler takes as workers/run.ts's does. */
+export async function startEventsWorker(options: { concurrency?: number } = {}): Promise<EventsWorker> {
   const relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0, merge: true, settle: settleUnhandledEvents });
   await relay.start();
-  const worker = await startWorker('events', eventProcessors, { skipEvictionCheck: true, registerShutdown: false, concurrency: 4 });
+  const worker = await startWorker('events', eventProcessors, { skipEvictionCheck: true, registerShutdown: false, concurrency: options.concurrency ?? 4 });
   const sweeper = new WebhookSweeper({ everyMs: 50, pruneEveryMs: 0 });
   sweeper.start();
   return {
