@@ -8,7 +8,10 @@
  *   alphanumeric only;
  * - shippedDate is [YYYY]-[MM]-[DD]T[hh]:[mm]:[ss].[sss]Z (UTC) and not in the future;
  * - every line item named exists (32200) and is named once per package (32210), with at most
- *   its quantity; a line item is FULFILLED when its packages hold its whole quantity.
+ *   what its quantity leaves after the order's fulfillments (32600: a line item is fulfilled at
+ *   most its quantity); a line item is FULFILLED when its packages hold its whole quantity;
+ * - tracking number and carrier errors are 32300, a shipped date 32500: the error table's codes
+ *   and messages (what was wrong in longMessage).
  * The carrier code must be one of eBay's ShippingCarrierCodeType values (GeteBayDetails
  * ShippingCarrierDetails; the sandbox knows the list below and refuses others: its choice, so
  * that an unmapped deliverer shows in a test).
@@ -17,7 +20,7 @@ import crypto from 'node:crypto';
 import type express from 'express';
 import type { Request, Response } from 'express';
 import type { SandboxState, SellRequest } from './sandbox.app';
-import { Body, EbayOrder, error, key, refreshListing, setItemQuantity, itemQuantity } from './ebay-state.sandbox';
+import { Body, EbayOrder, error, Fulfilment, key, refreshListing, setItemQuantity, itemQuantity } from './ebay-state.sandbox';
 import { asListed } from './ebay-cancel.sandbox';
 
 /** eBay's carrier codes the sandbox takes (Trading API ShippingCarrierCodeType, plus GLS and DPD of eBay.de's ShippingCarrierDetails). */
@@ -321,27 +324,62 @@ export function sellOnEbay(state: SandboxState, sale: SellRequest): { order_id: 
 
 const isoUtc = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** The checks of createShippingFulfillment beyond the schema; the error body, or undefined. */
-function fulfilmentError(
+/** createShippingFulfillment's error table (sell_fulfillment_v1_oas3.json), its messages as the contract words them. */
+const fulfilmentErrors = {
+  32200: 'Invalid line item id: {lineItemId}',
+  32210: 'Duplicate line item in the request',
+  32300: 'Invalid shipment tracking number or carrier',
+  32500: 'Invalid shipped date',
+  32600: 'Invalid input data',
+} as const;
+
+/** An error of the table: the contract's message, what the sandbox found as longMessage. */
+function fulfilmentError(errorId: keyof typeof fulfilmentErrors, longMessage: string, lineItemId?: string) {
+  const body = error(errorId, fulfilmentErrors[errorId].replace('{lineItemId}', lineItemId ?? ''), 'API_FULFILLMENT');
+  body.errors[0] = { ...body.errors[0]!, longMessage } as (typeof body.errors)[0];
+  return body;
+}
+
+/**
+ * The checks of createShippingFulfillment beyond the schema; the error body, or undefined. A line
+ * item is fulfilled at most its quantity across the order's fulfillments (LineItemReference
+ * quantity: "the number of lineItems associated with the trackingNumber"): a package naming
+ * more than is left is refused with 32600 (the table has no nearer code; 32100 is "Invalid Order Id").
+ */
+function fulfilmentRefusal(
   order: EbayOrder,
+  fulfillments: Fulfilment[],
   body: { lineItems?: { lineItemId?: string; quantity?: number }[]; shippedDate?: string; shippingCarrierCode?: string; trackingNumber?: string },
 ) {
   const lines = order.lineItems ?? [];
   const named = body.lineItems ?? [];
-  if (named.length === 0) return error(32200, 'Invalid line item id: none given', 'API_FULFILLMENT');
+  if (named.length === 0) return fulfilmentError(32200, 'No line item given.', '');
   const unknown = named.find((l) => !lines.some((o) => o.lineItemId === l.lineItemId));
-  if (unknown) return error(32200, `Invalid line item id: ${String(unknown.lineItemId)}`, 'API_FULFILLMENT');
-  if (new Set(named.map((l) => l.lineItemId)).size !== named.length) return error(32210, 'Duplicate line item in the request', 'API_FULFILLMENT');
-  const tooMany = named.find((l) => (l.quantity ?? 1) < 1 || (l.quantity ?? 1) > (lines.find((o) => o.lineItemId === l.lineItemId)?.quantity ?? 0));
-  if (tooMany) return error(32100, `Invalid quantity ${String(tooMany.quantity)} for line item ${String(tooMany.lineItemId)}`, 'API_FULFILLMENT');
+  if (unknown) return fulfilmentError(32200, `Line item ${String(unknown.lineItemId)} is not in order ${String(order.orderId)}.`, String(unknown.lineItemId));
+  if (new Set(named.map((l) => l.lineItemId)).size !== named.length) return fulfilmentError(32210, 'A line item is named twice in the package.');
+  const shipped = (id: string | undefined) =>
+    fulfillments
+      .flatMap((f) => f.lineItems)
+      .filter((l) => l.lineItemId === id)
+      .reduce((s, l) => s + l.quantity, 0);
+  for (const l of named) {
+    const quantity = l.quantity ?? 1;
+    const ordered = lines.find((o) => o.lineItemId === l.lineItemId)?.quantity ?? 0;
+    const left = ordered - shipped(l.lineItemId);
+    if (!Number.isInteger(quantity) || quantity < 1 || quantity > left)
+      return fulfilmentError(
+        32600,
+        `Quantity ${String(l.quantity)} of line item ${String(l.lineItemId)}: ${ordered} ordered, ${left} not fulfilled yet; a line item is fulfilled at most its quantity.`,
+      );
+  }
   if (Boolean(body.trackingNumber) !== Boolean(body.shippingCarrierCode))
-    return error(32400, 'trackingNumber and shippingCarrierCode are mutually dependent: include both or neither.', 'API_FULFILLMENT');
+    return fulfilmentError(32300, 'trackingNumber and shippingCarrierCode are mutually dependent: include both or neither.');
   if (body.trackingNumber && !/^[A-Za-z0-9]+$/.test(body.trackingNumber))
-    return error(32400, 'Only alphanumeric characters are supported for shipment tracking numbers.', 'API_FULFILLMENT');
+    return fulfilmentError(32300, 'Only alphanumeric characters are supported for shipment tracking numbers.');
   if (body.shippingCarrierCode && !ebayCarrierCodes.has(body.shippingCarrierCode))
-    return error(32400, `Invalid shippingCarrierCode ${body.shippingCarrierCode}.`, 'API_FULFILLMENT');
+    return fulfilmentError(32300, `Unknown shippingCarrierCode ${body.shippingCarrierCode}.`);
   if (body.shippedDate !== undefined && (!isoUtc.test(body.shippedDate) || Date.parse(body.shippedDate) > Date.now() + 60_000))
-    return error(32500, `Invalid shippedDate ${body.shippedDate}: [YYYY]-[MM]-[DD]T[hh]:[mm]:[ss].[sss]Z, not in the future.`, 'API_FULFILLMENT');
+    return fulfilmentError(32500, `shippedDate ${body.shippedDate}: [YYYY]-[MM]-[DD]T[hh]:[mm]:[ss].[sss]Z, not in the future.`);
   return undefined;
 }
 
@@ -353,8 +391,8 @@ function mountShipping(router: express.Router, state: SandboxState, own: (req: R
   router.post(`${fulfillmentPath}/order/:orderId/shipping_fulfillment`, (req, res) => {
     const found = own(req, res);
     if (!found) return;
-    const body = (req.body ?? {}) as Parameters<typeof fulfilmentError>[1];
-    const refused = fulfilmentError(found.order, body);
+    const body = (req.body ?? {}) as Parameters<typeof fulfilmentRefusal>[2];
+    const refused = fulfilmentRefusal(found.order, found.fulfillments, body);
     if (refused) {
       res.status(400).json(refused);
       return;

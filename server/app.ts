@@ -14,10 +14,13 @@ import { invoiceFileRouter } from './routes/invoice-file';
 import { connectPages } from './routes/connect.pages';
 import { healthRouter, operatorRouter } from '../lib/operator';
 import { provideOrderGrant } from '../lib/order';
+import { provideChannelFulfilment } from '../lib/order-import';
 import { provideStockEventTargets } from '../lib/event';
 
 // lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
 provideOrderGrant();
+// lib/order-import's record of orders a channel ships itself, which send_mit refuses (lib/order/channel-fulfilment.ts).
+provideChannelFulfilment();
 // lib/event's handler look-up, with which lib/stock checks cia.event target[] (lib/stock/event-targets.ts).
 provideStockEventTargets();
 

@@ -5,3 +5,4 @@
  */
 export { orderImportProcessors } from './order-import.processor';
 export { requestOrderImport } from './order-import.request';
+export { provideChannelFulfilment } from './channel-fulfilment.provide';

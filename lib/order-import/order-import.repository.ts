@@ -123,6 +123,18 @@ export const orderImportRepository = {
     return new Map(rows.map((r) => [r.external_order_id, r.channel_state]));
   },
 
+  /**
+   * Whether the channel said it ships the Kontor order (its internal id) from its own warehouse
+   * (channel_state.fulfilled_by_channel, kept once said): lib/order's send_mit asks (ChannelFulfilmentQuery).
+   */
+  async fulfilledByChannel(trx: Knex.Transaction, accountId: number, orderInternalId: string): Promise<boolean> {
+    const row = await trx('channel_order')
+      .first('external_order_id')
+      .where({ account_id: accountId, order_internal_id: orderInternalId })
+      .whereRaw("(channel_state ->> 'fulfilled_by_channel')::boolean");
+    return Boolean(row);
+  },
+
   /** The row of a channel order a claim found taken (so it exists), locked. */
   async lock(trx: Knex.Transaction, accountId: number, portalAccountId: number, externalOrderId: string): Promise<ChannelOrderRow> {
     const row = await trx('channel_order')

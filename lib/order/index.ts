@@ -3,6 +3,8 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
+export { provideChannelFulfilmentQuery } from './channel-fulfilment';
+export type { ChannelFulfilmentQuery } from './channel-fulfilment';
 export { runChannelCancel } from './order-channel-cancel.run';
 export { applyChannelChangeIn, channelFulfilmentNote, createChannelOrderIn, createChannelOrdersIn } from './order-channel.service';
 export type { ChannelChange, ChannelDetails } from './order-channel.service';

@@ -43,6 +43,20 @@ async function targetOf(accountId: number, order: OrderRow): Promise<PortalTarge
 export const cancelledNotShipped = (field: string) =>
   invalidField(field, `${field}: a cancelled order cannot be shipped; unset is_cancelled first`, 'status_conflict');
 
+/**
+ * An order the channel ships from its own warehouse (Amazon FBA, eBay's fulfilment program,
+ * fulfilled by Kaufland; the import records it) is not shipped by send_mit (decision, README.md):
+ * the channel ships it and confirms the shipment itself, so a confirmation from the seller is
+ * refused by it (Amazon) or wrongly taken (a second shipment told to the buyer), and the in-transit
+ * mail would name a parcel the seller did not send. Refused before any portal or buyer hears of it.
+ */
+export const shippedByChannel = (field: string) =>
+  invalidField(
+    field,
+    `${field}: the channel ships this order from its own warehouse and confirms its shipment itself; send_mit reports a shipment of the seller's (mark it shipped with POST order/{order_id}/ status.is_shipped if needed)`,
+    'status_conflict',
+  );
+
 /** The order's id at its channel: the imported channel order id (eBay's orderId), else Kontor's own. */
 const channelOrderId = (order: OrderRow): string => order.external_order_id ?? order.id;
 

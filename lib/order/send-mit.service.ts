@@ -1,14 +1,16 @@
 import type { OrderScope } from '../access';
 import { transaction } from '../db';
 import { notFound } from '../errors';
-import { cancelledNotShipped } from './send-mit-run.service';
+import { channelFulfilmentQuery } from './channel-fulfilment';
+import { cancelledNotShipped, shippedByChannel } from './send-mit-run.service';
 import { addToOutbox } from '../queue';
 import { orderRepository } from './order.repository';
 import type { SendMitInput } from './send-mit.type';
 
 /**
- * POST order/{order_id}/send_mit/: checks the order exists in the caller's scope and is not
- * cancelled (a 400 status_conflict, as an update shipping it would be), and queues the
+ * POST order/{order_id}/send_mit/: checks the order exists in the caller's scope, is not
+ * cancelled (a 400 status_conflict, as an update shipping it would be) and is not one the
+ * channel ships from its own warehouse (a 400 status_conflict: decision in README.md), and queues the
  * order.send_mit job in the same transaction; answers its job id (202). Defaults are resolved
  * here, so the job does what the request said even if the order changes meanwhile.
  */
@@ -18,6 +20,8 @@ export async function requestSendMit(scope: OrderScope, orderId: string, input: 
     const order = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!order) throw notFound(`order ${orderId}`, 'order_id');
     if (order.is_cancelled) throw cancelledNotShipped('order_id');
+    if (order.shipping.market_d_fba || (await channelFulfilmentQuery().fulfilledByChannel(trx, accountId, order.internal_id)))
+      throw shippedByChannel('order_id');
     const shipping = order.shipping as { deliverer?: unknown; code?: unknown };
     const codes = input.code ?? (typeof shipping.code === 'string' ? shipping.code.split(/[\s,;]+/).filter(Boolean) : []);
     return addToOutbox(trx, accountId, 'order.send_mit', {

@@ -10,7 +10,8 @@ import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapp
 import { withCancelRequests } from './ebay/ebay-cancel-requests';
 import { ebayDay } from './ebay/ebay-day';
 import { dailyRevisions, heldUntilTomorrow, planRevisions, revisionLimitRefused, SendPlan, sentQuantity } from './ebay/ebay-revisions';
-import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber } from './ebay/ebay-shipment';
+import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber, PackageLine, packageShare, unfulfilled } from './ebay/ebay-shipment';
+import { portalRefused } from '../errors';
 import { portalInputError } from './portal-http';
 import type { ListingItem, PortalAdapter, PortalTarget, PushAids, QuantityOutcome, QuantityUpdate, RevisionLedger, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
@@ -20,7 +21,6 @@ type PriceQuantityResponse = Inventory['schemas']['PriceQuantityResponse'];
 type ShippingFulfillment = Fulfillment['schemas']['ShippingFulfillment'];
 type LeaveFeedbackRequest = Feedback['schemas']['LeaveFeedbackRequest'];
 type InventoryLocation = Inventory['schemas']['InventoryLocationResponse'];
-type LineItemReference = Fulfillment['schemas']['LineItemReference'];
 type MigrateListingResponse = Inventory['schemas']['MigrateListingResponse'];
 
 /** The seller's warehouse, from which a first eBay inventory location is made at connect. */
@@ -151,16 +151,48 @@ export class AuctionAAdapter implements PortalAdapter {
 
   /**
    * send_mit: one shipping fulfillment per package (send_mit calls once per tracking code) with
-   * every line item of the order that Kontor's order holds (all of eBay's when it names none),
-   * each with its quantity; the tracking number with eBay's code of the deliverer (the contract
-   * makes them mutually dependent); shippedDate from send_mit's date (ebay-shipment.ts).
-   * send_mit does not say which line went in which package: each package names all lines.
+   * the package's share of the units of the order's lines that Kontor's order holds (all of
+   * eBay's when it names none), each line's units spread over the packages so that each line is
+   * fulfilled once in all (ebay-shipment.ts packageShare), and no more than eBay has left
+   * unfulfilled; the tracking number with eBay's code of the deliverer (the contract makes them
+   * mutually dependent); shippedDate from send_mit's date (ebay-shipment.ts).
+   * The order's fulfillments are read first: a package whose tracking number eBay holds is a
+   * retry (or the seller's repeat) and is done; one whose units eBay has all fulfilled already is
+   * done without a tracking number and refused with one (the Fulfillment API adds no number to a
+   * fulfilled line: the code would be dropped while the part said ok). An order eBay fulfils
+   * itself (program.fulfillmentProgram) is refused: eBay ships and confirms it.
    */
   async markShipped(target: PortalTarget, shipment: Shipment, _key: string): Promise<void> {
     const order = await this.order(target, shipment.orderId);
-    const lineItems = packageLines(order, shipment);
+    if (order.program?.fulfillmentProgram?.fulfilledBy === 'EBAY')
+      throw portalRefused(`auction_a: eBay ships order ${shipment.orderId} itself (eBay fulfilment program); it confirms the shipment, nothing was sent`);
+    const lines = orderLines(order, shipment);
+    const { index, count } = shipment.package ?? { index: 0, count: 1 };
+    const parcel = packageShare(lines, index, count);
     const trackingNumber = shipment.trackingCode ? ebayTrackingNumber(shipment.trackingCode) : '';
-    if (await this.alreadyShipped(target, shipment.orderId, trackingNumber, order, lineItems)) return;
+    if (parcel.length === 0)
+      throw portalInputError(
+        this.portal,
+        `order ${shipment.orderId}: tracking code ${shipment.trackingCode ?? ''} has no unit left to carry (more tracking codes than units)`,
+      );
+    const existing =
+      (
+        await ebayCall<{ fulfillments?: ShippingFulfillment[] }>(target, {
+          method: 'GET',
+          path: `${fulfillment}/order/${encodeURIComponent(shipment.orderId)}/shipping_fulfillment`,
+        })
+      ).body.fulfillments ?? [];
+    if (trackingNumber && existing.some((f) => f.shipmentTrackingNumber === trackingNumber)) return;
+    const shipped = new Map<string, number>();
+    for (const l of existing.flatMap((f) => f.lineItems ?? []))
+      if (l.lineItemId) shipped.set(l.lineItemId, (shipped.get(l.lineItemId) ?? 0) + (l.quantity ?? 1));
+    const lineItems = unfulfilled(parcel, lines, shipped);
+    if (lineItems.length === 0) {
+      if (!trackingNumber) return;
+      throw portalRefused(
+        `auction_a: eBay has the units of this package of order ${shipment.orderId} fulfilled already (${existing.map((f) => f.shipmentTrackingNumber ?? f.fulfillmentId).join(', ')}); the Fulfillment API fulfils a line at most its quantity and adds no tracking number to it, so ${trackingNumber} was not sent (add it in Seller Hub)`,
+      );
+    }
     await ebayCall(target, {
       method: 'POST',
       path: `${fulfillment}/order/${encodeURIComponent(shipment.orderId)}/shipping_fulfillment`,
@@ -448,20 +480,6 @@ export class AuctionAAdapter implements PortalAdapter {
     return (await ebayCall<EbayOrder>(target, { method: 'GET', path: `${fulfillment}/order/${encodeURIComponent(orderId)}` })).body;
   }
 
-  /**
-   * A retried send_mit must not add a second fulfillment: the same tracking number among the
-   * order's fulfillments, or (without one) every line of the package already fulfilled, means it was sent.
-   */
-  private async alreadyShipped(target: PortalTarget, orderId: string, trackingNumber: string, order: EbayOrder, lines: LineItemReference[]): Promise<boolean> {
-    if (!trackingNumber)
-      return lines.every((l) => (order.lineItems ?? []).find((o) => o.lineItemId === l.lineItemId)?.lineItemFulfillmentStatus === 'FULFILLED');
-    const existing = await ebayCall<{ fulfillments?: ShippingFulfillment[] }>(target, {
-      method: 'GET',
-      path: `${fulfillment}/order/${encodeURIComponent(orderId)}/shipping_fulfillment`,
-    });
-    return (existing.body.fulfillments ?? []).some((f) => f.shipmentTrackingNumber === trackingNumber);
-  }
-
   /** eBay's own limits, checked before sending (list also needs what publishing needs). */
   private checkLimits(listing: EbayListing, publishing: boolean): void {
     const { product } = listing.inventoryItem;
@@ -488,17 +506,17 @@ export class AuctionAAdapter implements PortalAdapter {
 }
 
 /**
- * The line items of one package: the order's lines Kontor names (shipment.lines; the one
+ * The order's line items a send_mit ships: those Kontor names (shipment.lines; the one
  * transactionId of older callers), each with its quantity, at most eBay's; every line of the
  * eBay order when Kontor names none of them.
  */
-function packageLines(order: EbayOrder, shipment: Shipment): LineItemReference[] {
+function orderLines(order: EbayOrder, shipment: Shipment): PackageLine[] {
   const lines = (order.lineItems ?? []).filter((l) => l.lineItemId);
   const named = shipment.lines?.length ? shipment.lines : shipment.transactionId ? [{ transactionId: shipment.transactionId, quantity: 0 }] : [];
   const picked = lines.filter((l) => named.some((n) => n.transactionId === l.lineItemId));
   return (picked.length ? picked : lines).map((l) => {
     const asked = named.find((n) => n.transactionId === l.lineItemId)?.quantity ?? 0;
     const quantity = l.quantity ?? 1;
-    return { lineItemId: l.lineItemId, quantity: asked > 0 ? Math.min(asked, quantity) : quantity };
+    return { lineItemId: l.lineItemId!, quantity: asked > 0 ? Math.min(asked, quantity) : quantity };
   });
 }

@@ -8,7 +8,7 @@ import { SpApiSession } from './amazon/sp-api-client';
 import { Submission, submissionErrors } from './amazon/submission';
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { getOrder, searchOrders } from './amazon/orders-2026';
-import { amazonCarrier, packageOf } from './amazon/shipment';
+import { amazonCarrier, freeReference, heldPackage, packageOf } from './amazon/shipment';
 import { portalInputError } from './portal-http';
 import type {
   ListingCheck,
@@ -136,7 +136,12 @@ export class MarketDAdapter implements PortalAdapter {
   /**
    * send_mit: confirmShipment of the Amazon order (external_order_id), one package per tracking
    * code (packageReferenceId its position, the lines shared out: amazon/shipment.ts), Amazon's
-   * carrier code of the deliverer.
+   * carrier code of the deliverer. The order is read first (getOrder with its packages): a
+   * package Amazon holds with the tracking number is done (a retry, or the seller sending the
+   * same send_mit again: Amazon refuses a packageReferenceId confirmed already, which made the
+   * order's platform_status error while Amazon held exactly that shipment); a position another
+   * tracking number took takes the next free id; an order Amazon fulfils (FBA) is refused
+   * without a call, as Amazon ships and confirms it.
    */
   async markShipped(target: PortalTarget, shipment: Shipment, _key?: string): Promise<void> {
     const s = new SpApiSession(target);
@@ -151,6 +156,11 @@ export class MarketDAdapter implements PortalAdapter {
         this.portal,
         `order ${shipment.orderId}: tracking code ${shipment.trackingCode} has no line left to carry (more tracking codes than lines)`,
       );
+    const order = await getOrder(s, orderId, fetchTokenWaitMs);
+    if (order.fulfillment?.fulfilledBy === 'AMAZON')
+      throw portalRefused(`market_d: Amazon fulfils order ${orderId} itself (FBA); it confirms the shipment, nothing was sent`);
+    const held = order.packages ?? [];
+    if (heldPackage(held, shipment.trackingCode)) return;
     const shipDate =
       shipment.shipDate && /^\d{4}-\d{2}-\d{2}$/.test(shipment.shipDate) ? `${shipment.shipDate}T12:00:00Z` : (shipment.shipDate ?? new Date().toISOString());
     await s.call('post', `/orders/v0/orders/${encodeURIComponent(orderId)}/shipmentConfirmation`, (o) =>
@@ -159,7 +169,7 @@ export class MarketDAdapter implements PortalAdapter {
           orderId,
           payload: {
             packageDetail: {
-              packageReferenceId: parcel.packageReferenceId,
+              packageReferenceId: freeReference(parcel.packageReferenceId, held),
               ...amazonCarrier(shipment.carrier),
               trackingNumber: shipment.trackingCode!,
               shipDate,

@@ -66,6 +66,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
   async function auctionOrder(
     email: string,
     platform = 'auction_a',
+    quantity = 1,
   ): Promise<{ seller: Seller; orderId: string; portalAccountId: number; ebayOrderId: string; lineItemId: string }> {
     const seller = await newSeller();
     const account = await createPortalAccount(seller.id, { name: 'auction shop', platform: 'auction_a' });
@@ -73,7 +74,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     const sale = await fetch(`${portal.url}/_sandbox/sell`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ portal: 'auction_a', portal_account: account.id, sku: 'CUP-1', quantity: 1, price: '9.90', buyer: { username: 'cupfan', email } }),
+      body: JSON.stringify({ portal: 'auction_a', portal_account: account.id, sku: 'CUP-1', quantity, price: '9.90', buyer: { username: 'cupfan', email } }),
     });
     const ebayOrderId = ((await sale.json()) as { order_id: string }).order_id;
     const lineItemId = portal.state.ebay.orders.get(ebayOrderId)!.order.lineItems![0]!.lineItemId!;
@@ -85,7 +86,7 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
           platform,
           external_order_id: ebayOrderId,
           customer: { email },
-          line: [{ id: 1, name: 'cup', quantity: 1, price: '9.90', transaction_id: lineItemId }],
+          line: [{ id: 1, name: 'cup', quantity, price: '9.90', transaction_id: lineItemId }],
         },
       },
     });
@@ -103,7 +104,8 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
 
   it('when send_mit is posted for an auction_a order, then the portal is told, the order is shipped, the buyer rated and the in-transit mail sent', async () => {
     const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
-    const { seller, orderId, portalAccountId, ebayOrderId, lineItemId } = await auctionOrder(email);
+    // Two cups in two parcels: each package carries one (eBay fulfils a line at most its quantity).
+    const { seller, orderId, portalAccountId, ebayOrderId, lineItemId } = await auctionOrder(email, 'auction_a', 2);
     const res = await call(`order/${orderId}/send_mit/`, {
       token: seller.token,
       body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557', '00340434161094042558'], date: '2026-11-20', mail_text: 'Thank you!' } },
@@ -114,11 +116,12 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(job.result).to.deep.include({ order_id: orderId, platform_status: 'ok', is_shipped: true });
     expect(job.result).to.have.nested.property('rating.ok', true);
 
-    // Fulfillment API createShippingFulfillment, one per tracking number, for the order's line item.
+    // Fulfillment API createShippingFulfillment, one per tracking number, each with its share of the line item.
     const shipments = ebayCalls(portalAccountId, 'POST', `/sell/fulfillment/v1/order/${ebayOrderId}/shipping_fulfillment`);
     expect(shipments.map((s) => (s.body as { trackingNumber: string }).trackingNumber)).to.deep.equal(['00340434161094042557', '00340434161094042558']);
     const shipment = shipments[0]!.body as Record<string, unknown>;
     expect(shipment).to.deep.include({ shippingCarrierCode: 'DHL', lineItems: [{ lineItemId, quantity: 1 }] });
+    expect((shipments[1]!.body as Record<string, unknown>).lineItems).to.deep.equal([{ lineItemId, quantity: 1 }]);
     // issue 30: the ship date was "now"; it is send_mit's date (eBay's UTC timestamp format).
     expect(shipment.shippedDate).to.equal('2026-11-20T00:00:00.000Z');
     expect(portal.state.ebay.orders.get(ebayOrderId)!.order.orderFulfillmentStatus).to.equal('FULFILLED');

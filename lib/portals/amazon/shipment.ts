@@ -3,6 +3,7 @@
  * shipping.deliverer, and the items of each package.
  */
 import type { Shipment } from '../portal.type';
+import type { OrderPackage } from './orders-2026';
 
 /**
  * Amazon's CarrierCode values for document 2's common deliverers (Seller Central's shipping
@@ -42,4 +43,22 @@ export function packageOf(shipment: Shipment): { packageReferenceId: string; ord
   const { index, count } = shipment.package ?? { index: 0, count: 1 };
   const orderItems = (shipment.lines ?? []).filter((_l, j) => j % count === index).map((l) => ({ orderItemId: l.transactionId, quantity: l.quantity }));
   return orderItems.length ? { packageReferenceId: String(index + 1), orderItems } : undefined;
+}
+
+const sameNumber = (a: string | undefined, b: string) => (a ?? '').replace(/\s+/g, '').toUpperCase() === b.replace(/\s+/g, '').toUpperCase();
+
+/** The package of the order Amazon holds with this tracking number (a retry, or the seller repeating send_mit), if any. */
+export const heldPackage = (held: OrderPackage[], trackingNumber: string): OrderPackage | undefined =>
+  held.find((k) => sameNumber(k.trackingNumber, trackingNumber));
+
+/**
+ * The packageReferenceId to confirm a package under: its position, unless a package of another
+ * tracking number holds it (a send_mit before this one), then the next number after the highest
+ * Amazon holds, as the id must be unique within the order ("A unique identifier for this package
+ * within the context of the order"); a retry of this package was found by its tracking number before.
+ */
+export function freeReference(preferred: string, held: OrderPackage[]): string {
+  if (!held.some((k) => k.packageReferenceId === preferred)) return preferred;
+  const highest = Math.max(0, ...held.map((k) => Number(k.packageReferenceId)).filter(Number.isSafeInteger));
+  return String(highest + 1);
 }

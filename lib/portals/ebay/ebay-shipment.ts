@@ -55,3 +55,48 @@ export function ebayShippedDate(date: string | undefined, now = new Date()): str
   const parsed = new Date(/^\d{4}-\d\d-\d\d$/.test(date) ? `${date}T00:00:00.000Z` : date);
   return Number.isNaN(parsed.getTime()) || parsed > now ? now.toISOString() : parsed.toISOString();
 }
+
+/** A line item and its units, as a package names it (LineItemReference). */
+export interface PackageLine {
+  lineItemId: string;
+  quantity: number;
+}
+
+/**
+ * The units of package `index` of `count` (send_mit's tracking codes, one package each) out of the
+ * order's lines (decision, lib/portals/README.md "send_mit at eBay"): Kontor does not record which
+ * unit went into which parcel, and eBay fulfils a line item at most its quantity across its
+ * fulfillments ("the number of lineItems associated with the trackingNumber"), so the units are
+ * shared out, not named in every package: the lines' units in order, cut into `count` runs as
+ * even as can be (the first ones one unit more), so a line is split only where a run ends. Each
+ * line is fulfilled once in all. A package left without a unit (more codes than units) is empty.
+ */
+export function packageShare(lines: PackageLine[], index: number, count: number): PackageLine[] {
+  const total = lines.reduce((s, l) => s + l.quantity, 0);
+  const size = (i: number) => Math.floor(total / count) + (i < total % count ? 1 : 0);
+  let start = 0;
+  for (let i = 0; i < index; i++) start += size(i);
+  const end = start + size(index);
+  const out: PackageLine[] = [];
+  let at = 0;
+  for (const l of lines) {
+    const from = Math.max(start, at);
+    const to = Math.min(end, at + l.quantity);
+    if (to > from) out.push({ lineItemId: l.lineItemId, quantity: to - from });
+    at += l.quantity;
+  }
+  return out;
+}
+
+/**
+ * The package's units that eBay has not fulfilled yet (`shipped`: units per line item across the
+ * order's fulfillments): a later send_mit, or a line shipped in Seller Hub meanwhile, must not
+ * fulfil a line beyond its quantity (eBay refuses the package).
+ */
+export function unfulfilled(parcel: PackageLine[], lines: PackageLine[], shipped: Map<string, number>): PackageLine[] {
+  return parcel.flatMap((p) => {
+    const ordered = lines.find((l) => l.lineItemId === p.lineItemId)?.quantity ?? 0;
+    const left = Math.max(0, ordered - (shipped.get(p.lineItemId) ?? 0));
+    return left > 0 ? [{ lineItemId: p.lineItemId, quantity: Math.min(p.quantity, left) }] : [];
+  });
+}
