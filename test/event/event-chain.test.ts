@@ -1,11 +1,9 @@
-import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
+import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { closeQueues } from '../../lib/queue/queue.registry';
 import { call, newSeller, Seller } from '../support/api';
-import { EventsWorker, startEventsWorker } from './events-worker';
-import { Received, Receiver, startReceiver, waitFor } from './servers';
+import { useEventsWorker } from './events-worker';
+import { waitFor } from './servers';
 
 async function createHandler(seller: Seller, handler: Record<string, unknown>): Promise<number> {
   const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
@@ -71,29 +69,10 @@ async function tasksOf(seller: Seller): Promise<{ title: string; text: string; r
 
 describe('event handlers whose actions trigger each other (events worker)', function () {
   this.timeout(60000);
-  let original: Config;
-  let events: EventsWorker;
-  let receiver: Receiver;
-  let received: Received[];
+  // One job at a time: the runs go in the outbox's order, so which handler wrote last is known.
+  const setting = useEventsWorker('chain', { settings: () => ({ jobBackoffMs: 50, jobAttempts: 3 }), concurrency: 1 });
 
-  before(async () => {
-    original = config();
-    await closeQueues();
-    receiver = await startReceiver(() => ({ status: 204 }));
-    received = receiver.received;
-    setConfig({ ...original, queuePrefix: `test-chain-${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3 });
-    // One job at a time: the runs go in the outbox's order, so which handler wrote last is known.
-    events = await startEventsWorker({ concurrency: 1 });
-  });
-
-  after(async () => {
-    await events?.stop();
-    await closeQueues();
-    setConfig(original);
-    await receiver.close();
-  });
-
-  afterEach(() => setConfig({ ...config(), eventChainMaxDepth: original.eventChainMaxDepth }));
+  afterEach(() => setConfig({ ...config(), eventChainMaxDepth: setting.original.eventChainMaxDepth }));
 
   it("when two handlers on order changed set a flag in opposite directions, then the chain ends once each ran on the other's change, and the seller gets one task", async () => {
     const seller = await newSeller();
@@ -151,7 +130,7 @@ describe('event handlers whose actions trigger each other (events worker)', func
     const ship = await flagHandler(seller, 'packed', 'is_shipped', true);
     const arrive = await flagHandler(seller, 'shipped', 'is_arrived', true);
     const path = `/changed/${seller.id}`;
-    await notificationHandler(seller, 'changed', `${receiver.base}${path}`);
+    await notificationHandler(seller, 'changed', `${setting.receiver.base}${path}`);
 
     const orderId = await createOrder(seller);
     const rows = await settled(seller);
@@ -159,7 +138,7 @@ describe('event handlers whose actions trigger each other (events worker)', func
     expect(await statusOf(seller, orderId)).to.include({ is_packed: true, is_shipped: true, is_arrived: true });
     for (const id of [pack, ship, arrive]) expect(runsOf(rows, id), `handler ${id}`).to.have.length(1);
     // Each action's change, the third one (caused by three handlers) too.
-    await waitFor(async () => received.filter((r) => r.path === path).length === 3, 'the three changed notifications');
+    await waitFor(async () => setting.receiver.received.filter((r) => r.path === path).length === 3, 'the three changed notifications');
     expect(await tasksOf(seller)).to.have.length(0);
   });
 
@@ -170,7 +149,7 @@ describe('event handlers whose actions trigger each other (events worker)', func
     await flagHandler(seller, 'packed', 'is_shipped', true);
     const arrive = await flagHandler(seller, 'shipped', 'is_arrived', true);
     const path = `/shipped/${seller.id}`;
-    await notificationHandler(seller, 'shipped', `${receiver.base}${path}`);
+    await notificationHandler(seller, 'shipped', `${setting.receiver.base}${path}`);
 
     const orderId = await createOrder(seller);
     const rows = await settled(seller);
@@ -181,7 +160,7 @@ describe('event handlers whose actions trigger each other (events worker)', func
     expect(shipped.result!.skipped).to.deep.equal([
       { handler_id: arrive, reason: "caused by a chain of 2 handlers' actions, the most one chain may have (EVENT_CHAIN_MAX_DEPTH 2): not run" },
     ]);
-    await waitFor(async () => received.filter((r) => r.path === path).length === 1, 'the shipped notification');
+    await waitFor(async () => setting.receiver.received.filter((r) => r.path === path).length === 1, 'the shipped notification');
     const tasks = await tasksOf(seller);
     expect(tasks, JSON.stringify(tasks)).to.have.length(1);
     expect(tasks[0]!.text).to.contain(`Event handler ${arrive} (shipped: set is_arrived) was not run`);

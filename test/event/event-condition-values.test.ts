@@ -1,16 +1,12 @@
-import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { closeMailer } from '../../lib/mail/mailer';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
 import type { ChannelOrder } from '../../lib/portals/channel-order.type';
-import { closeQueues } from '../../lib/queue/queue.registry';
 import { startWorker } from '../../lib/queue/worker';
 import { call, newSeller, Seller } from '../support/api';
 import { channelOrder, importNow, jsonAuctionAccount } from '../order-import/support';
-import { CaughtMail, Received, Receiver, startMailCatcher, startReceiver, waitFor } from './servers';
-import { EventsWorker, startEventsWorker } from './events-worker';
+import { Receiver, startReceiver, waitFor } from './servers';
+import { useEventsWorker } from './events-worker';
 
 async function createHandler(seller: Seller, handler: Record<string, unknown>): Promise<number> {
   const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
@@ -40,36 +36,19 @@ async function createdDispatched(seller: Seller, count: number): Promise<void> {
 
 describe('event conditions on empty values (events worker)', function () {
   this.timeout(60000);
-  let original: Config;
-  let events: EventsWorker;
-  let receiver: Receiver;
-  let received: Received[] = [];
-  let catcher: { url: string; mails: CaughtMail[]; close(): Promise<void> };
   let importer: { close(): Promise<void> } | undefined;
   // A channel speaking the JSON connector's dialect: its orders, on one page.
   const sold: ChannelOrder[] = [];
   let channel: Receiver;
 
+  const setting = useEventsWorker('cond', { mail: true, settings: () => ({ jobBackoffMs: 50, jobAttempts: 3 }) });
   before(async () => {
     channel = await startReceiver((r) => (r.path.startsWith('/auction_a/orders') ? { status: 200, body: { orders: sold, next: null } } : { status: 404 }));
-    original = config();
-    await closeQueues();
-    receiver = await startReceiver(() => ({ status: 204 }));
-    received = receiver.received;
-    catcher = await startMailCatcher();
-    setConfig({ ...original, queuePrefix: `test-cond-${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3, smtpUrl: catcher.url });
-    events = await startEventsWorker();
     importer = await startWorker('order_import', orderImportProcessors, { skipEvictionCheck: true, registerShutdown: false });
   });
 
   after(async () => {
     await importer?.close();
-    await events?.stop();
-    await closeQueues();
-    closeMailer();
-    setConfig(original);
-    await receiver.close();
-    await catcher.close();
     await channel.close();
   });
 
@@ -85,7 +64,7 @@ describe('event conditions on empty values (events worker)', function () {
     const noAddress = await createHandler(seller, {
       type: { id: 'created' },
       section: 'order',
-      action: { id: 'notification', required: { url: `${receiver.base}/no-address/${seller.id}`, format: 'post', target_name: 'erp' } },
+      action: { id: 'notification', required: { url: `${setting.receiver.base}/no-address/${seller.id}`, format: 'post', target_name: 'erp' } },
       condition: [{ field: 'customer.email', operator: '=', value: '' }],
     });
     // A channel order without the buyer's address (Amazon before the Restricted Data Token, a marketplace hiding it) and one with it.
@@ -104,7 +83,10 @@ describe('event conditions on empty values (events worker)', function () {
 
     // The order without an address: the ERP hears of it, no mail run (which could only fail).
     expect(await runsOf(seller, noAddress)).to.have.length(1);
-    const told = await waitFor(async () => received.filter((r) => r.path === `/no-address/${seller.id}`).length === 1 && received, 'the notification');
+    const told = await waitFor(
+      async () => setting.receiver.received.filter((r) => r.path === `/no-address/${seller.id}`).length === 1 && setting.receiver.received,
+      'the notification',
+    );
     const bodies = told.filter((r) => r.path === `/no-address/${seller.id}`).map((r) => JSON.parse(r.body) as { order_id: string });
     expect(bodies.map((b) => b.order_id)).to.deep.equal([without]);
     // The order with an address: one mail run, to the buyer.
@@ -115,7 +97,7 @@ describe('event conditions on empty values (events worker)', function () {
       return j && (j.state === 'completed' || j.state === 'failed') ? j : undefined;
     }, 'the mail run');
     expect(mailJob.state, mailJob.error).to.equal('completed');
-    expect(catcher.mails.filter((m) => m.to === email)).to.have.length(1);
+    expect(setting.mails.filter((m) => m.to === email)).to.have.length(1);
   });
 
   it('when a numeric comparison (<, >) is given an empty or non-decimal value, then 400 names the value and nothing is stored', async () => {
@@ -123,7 +105,7 @@ describe('event conditions on empty values (events worker)', function () {
     const base = {
       type: { id: 'created' },
       section: 'order',
-      action: { id: 'notification', required: { url: `${receiver.base}/x`, format: 'post', target_name: 'erp' } },
+      action: { id: 'notification', required: { url: `${setting.receiver.base}/x`, format: 'post', target_name: 'erp' } },
     };
     for (const value of ['', ' ', '0x10', 'Infinity', '1e400']) {
       const res = await call('admin/event/handler/', {

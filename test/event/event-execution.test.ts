@@ -1,17 +1,15 @@
 import crypto from 'node:crypto';
 import type { Job } from 'bullmq';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
+import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { dispatchEvent } from '../../lib/event/event-dispatch.service';
 import { eventProcessors } from '../../lib/event/event.processor';
-import { closeMailer } from '../../lib/mail/mailer';
 import { mergedJobId } from '../../lib/queue/merged-jobs';
 import { addToOutbox } from '../../lib/queue/outbox';
-import { closeQueues } from '../../lib/queue/queue.registry';
 import { call, newSeller, Seller } from '../support/api';
-import { CaughtMail, Received, Receiver, startMailCatcher, startReceiver, waitFor } from './servers';
-import { EventsWorker, startEventsWorker } from './events-worker';
+import { CaughtMail, Received, waitFor } from './servers';
+import { useEventsWorker } from './events-worker';
 
 async function createHandler(seller: Seller, handler: Record<string, unknown>): Promise<{ id: number; secret: string }> {
   const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
@@ -52,50 +50,25 @@ async function finalJob(seller: Seller, jobId: string): Promise<Record<string, u
 
 describe('event execution (events worker)', function () {
   this.timeout(60000);
-  let original: Config;
-  let events: EventsWorker;
-  let receiver: Receiver;
-  let base = '';
-  let received: Received[] = [];
   const flakyCalls = new Map<string, number>();
-  let catcher: { url: string; mails: CaughtMail[]; close(): Promise<void> };
-  let mails: CaughtMail[] = [];
-
-  before(async () => {
-    original = config();
-    await closeQueues();
-    receiver = await startReceiver((r) => {
+  const setting = useEventsWorker('admin', {
+    mail: true,
+    answer: (r) => {
       if (r.path.startsWith('/flaky')) {
         const calls = (flakyCalls.get(r.path) ?? 0) + 1;
         flakyCalls.set(r.path, calls);
         return { status: calls === 1 ? 503 : 200 };
       }
       return { status: r.path.startsWith('/gone') ? 410 : 204 };
-    });
-    base = receiver.base;
-    received = receiver.received;
-    catcher = await startMailCatcher();
-    mails = catcher.mails;
-    setConfig({
-      ...original,
-      queuePrefix: `test-admin-${crypto.randomBytes(4).toString('hex')}`,
-      jobBackoffMs: 50,
-      jobAttempts: 4,
-      smtpUrl: catcher.url,
-      webhookRetryBaseMs: 50,
-      webhookRetryMaxDelayMs: 200,
-    });
-
-    events = await startEventsWorker();
+    },
+    settings: () => ({ jobBackoffMs: 50, jobAttempts: 4, webhookRetryBaseMs: 50, webhookRetryMaxDelayMs: 200 }),
   });
-
-  after(async () => {
-    await events?.stop();
-    await closeQueues();
-    closeMailer();
-    setConfig(original);
-    await receiver.close();
-    await catcher.close();
+  let base = '';
+  let received: Received[] = [];
+  let mails: CaughtMail[] = [];
+  before(() => {
+    ({ base, received } = setting.receiver);
+    mails = setting.mails;
   });
 
   it('when an order is created, then the notification handler POSTs order_id and user_id signed so the receiver can verify it', async () => {

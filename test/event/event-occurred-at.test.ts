@@ -3,37 +3,19 @@
  * relay carries its outbox row late (a backlog, the events worker down, Redis restarted): a
  * receiver ordering by it gets the order of the writes, not of the relay's passes.
  */
-import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
-import { closeMailer } from '../../lib/mail/mailer';
-import { closeQueues } from '../../lib/queue/queue.registry';
 import { call, newSeller } from '../support/api';
-import { EventsWorker, startEventsWorker } from './events-worker';
-import { Receiver, startReceiver, waitFor } from './servers';
+import { EventsWorker, startEventsWorker, useEventsWorker } from './events-worker';
+import { waitFor } from './servers';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('events: occurred_at of a notification relayed late (events worker)', function () {
   this.timeout(60000);
-  let original: Config;
+  // The worker starts in the test, after the writes.
+  const setting = useEventsWorker('occurred', { start: false });
   let events: EventsWorker | undefined;
-  let receiver: Receiver;
-
-  before(async () => {
-    original = config();
-    await closeQueues();
-    receiver = await startReceiver(() => ({ status: 204 }));
-    setConfig({ ...original, queuePrefix: `test-occurred-${crypto.randomBytes(4).toString('hex')}` });
-  });
-
-  after(async () => {
-    await events?.stop();
-    await closeQueues();
-    closeMailer();
-    setConfig(original);
-    await receiver.close();
-  });
+  after(async () => events?.stop());
 
   /** Creates orders one after another while no relay runs; returns each one's window [before, after] in ms. */
   async function ordersWhileNothingRelays(token: string, count: number): Promise<{ id: string; from: number; to: number }[]> {
@@ -51,7 +33,7 @@ describe('events: occurred_at of a notification relayed late (events worker)', f
   async function deliveredFor(path: string, orders: { id: string }[]): Promise<Map<string, number>> {
     return waitFor(async () => {
       const times = new Map<string, number>();
-      for (const r of receiver.received.filter((got) => got.path === path)) {
+      for (const r of setting.receiver.received.filter((got) => got.path === path)) {
         const body = JSON.parse(r.body) as { order_id: string; occurred_at: string };
         times.set(body.order_id, Date.parse(body.occurred_at));
       }
@@ -68,7 +50,7 @@ describe('events: occurred_at of a notification relayed late (events worker)', f
         event_handler: {
           type: { id: 'created' },
           section: 'order',
-          action: { id: 'notification', required: { url: `${receiver.base}${path}`, format: 'post', target_name: 'erp' } },
+          action: { id: 'notification', required: { url: `${setting.receiver.base}${path}`, format: 'post', target_name: 'erp' } },
         },
       },
     });

@@ -68,7 +68,14 @@ export interface CaughtMail {
 }
 
 /** A real SMTP server without TLS or AUTH on 127.0.0.1 that keeps every mail. */
-export async function startMailCatcher(): Promise<{ url: string; mails: CaughtMail[]; close(): Promise<void> }> {
+/** A real SMTP server keeping what it receives. */
+export interface MailCatcher {
+  url: string;
+  mails: CaughtMail[];
+  close(): Promise<void>;
+}
+
+export async function startMailCatcher(): Promise<MailCatcher> {
   const mails: CaughtMail[] = [];
   const smtp = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],

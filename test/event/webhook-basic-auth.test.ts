@@ -3,15 +3,11 @@
  * (RFC 3986 userinfo): the deliveries carry the credentials, and only the seller's own tokens
  * read the password back.
  */
-import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
-import { closeMailer } from '../../lib/mail/mailer';
-import { closeQueues } from '../../lib/queue/queue.registry';
 import { call, newSeller } from '../support/api';
 import { clientToken } from '../support/bound-client';
-import { EventsWorker, startEventsWorker } from './events-worker';
-import { Receiver, startReceiver, waitFor } from './servers';
+import { useEventsWorker } from './events-worker';
+import { waitFor } from './servers';
 
 const user = 'kontor';
 const password = 's3cr@t/ü';
@@ -19,32 +15,15 @@ const expected = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('b
 
 describe('webhooks to a receiver behind HTTP Basic authentication (events worker)', function () {
   this.timeout(60000);
-  let original: Config;
-  let events: EventsWorker;
-  let receiver: Receiver;
-
-  before(async () => {
-    original = config();
-    await closeQueues();
+  const setting = useEventsWorker('basic', {
     // As a reverse proxy with Basic authentication answers: 401 without the credentials.
-    receiver = await startReceiver((r) =>
-      r.headers.authorization === expected ? { status: 204 } : { status: 401, headers: { 'WWW-Authenticate': 'Basic realm="erp"' } },
-    );
-    setConfig({ ...original, queuePrefix: `test-basic-${crypto.randomBytes(4).toString('hex')}`, webhookRetryBaseMs: 50, webhookRetryMaxDelayMs: 200 });
-    events = await startEventsWorker();
-  });
-
-  after(async () => {
-    await events?.stop();
-    await closeQueues();
-    closeMailer();
-    setConfig(original);
-    await receiver.close();
+    answer: (r) => (r.headers.authorization === expected ? { status: 204 } : { status: 401, headers: { 'WWW-Authenticate': 'Basic realm="erp"' } }),
+    settings: () => ({ webhookRetryBaseMs: 50, webhookRetryMaxDelayMs: 200 }),
   });
 
   it('when the url names user:password@, then every delivery sends them as Basic credentials and is delivered; a third-party client reads the url without the password', async () => {
     const seller = await newSeller();
-    const url = receiver.base.replace('http://', `http://${user}:${encodeURIComponent(password)}@`) + `/hook/${seller.id}`;
+    const url = setting.receiver.base.replace('http://', `http://${user}:${encodeURIComponent(password)}@`) + `/hook/${seller.id}`;
     const made = await call('admin/event/handler/', {
       token: seller.token,
       body: {
@@ -56,7 +35,7 @@ describe('webhooks to a receiver behind HTTP Basic authentication (events worker
     const order = await call('order/', { token: seller.token, body: { order: { customer: { email: 'buyer@example.com' } } } });
     expect(order.status, order.text).to.equal(201);
 
-    const got = await waitFor(async () => receiver.received.find((r) => r.path === `/hook/${seller.id}`), 'the notification');
+    const got = await waitFor(async () => setting.receiver.received.find((r) => r.path === `/hook/${seller.id}`), 'the notification');
     expect(got.headers.authorization).to.equal(expected);
     const delivery = await waitFor(async () => {
       const log = await call(`admin/event/handler/${id}/delivery/`, { token: seller.token });

@@ -1,13 +1,11 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { Config, config, loadConfig, setConfig } from '../../config';
+import { config, loadConfig, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { nextAttemptAt, plannedSchedule, retryAfterMs, retryPolicy } from '../../lib/event/webhook-retry';
-import { closeMailer } from '../../lib/mail/mailer';
-import { closeQueues } from '../../lib/queue/queue.registry';
 import { apiBase, call, newSeller, query, Seller } from '../support/api';
-import { Answer, Received, Receiver, startReceiver, waitFor } from './servers';
-import { EventsWorker, startEventsWorker } from './events-worker';
+import { Answer, waitFor } from './servers';
+import { useEventsWorker } from './events-worker';
 
 const hour = 3600 * 1000;
 
@@ -71,26 +69,17 @@ async function handler(seller: Seller, id: number): Promise<Record<string, unkno
 
 describe('webhook deliveries: retries, log, pause, redelivery', function () {
   this.timeout(60000);
-  let original: Config;
-  let events: EventsWorker;
-  let receiver: Receiver;
-  let received: Received[] = [];
   /** Answers per path prefix, in order; the last one repeats. */
   const script = new Map<string, Answer[]>();
-  const calls = (path: string) => received.filter((r) => r.path === path);
+  const calls = (path: string) => setting.receiver.received.filter((r) => r.path === path);
 
-  before(async () => {
-    original = config();
-    await closeQueues();
-    receiver = await startReceiver((r) => {
+  const setting = useEventsWorker('webhook', {
+    answer: (r) => {
       const answers = script.get(r.path) ?? [{ status: 204 }];
       const n = calls(r.path).length - 1;
       return answers[Math.min(n, answers.length - 1)]!;
-    });
-    received = receiver.received;
-    setConfig({
-      ...original,
-      queuePrefix: `test-webhook-${crypto.randomBytes(4).toString('hex')}`,
+    },
+    settings: () => ({
       jobBackoffMs: 50,
       jobAttempts: 4,
       webhookTimeoutMs: 1000,
@@ -98,23 +87,14 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
       webhookRetryMaxDelayMs: 300,
       webhookRetryHours: 60 / 3600,
       webhookPauseAfterHours: 1,
-    });
-    events = await startEventsWorker();
-  });
-
-  after(async () => {
-    await events?.stop();
-    await closeQueues();
-    closeMailer();
-    setConfig(original);
-    await receiver.close();
+    }),
   });
 
   it('when the receiver answers 503 then 200, then the delivery is delivered and the log shows both attempts with the request id', async () => {
     const seller = await newSeller();
     const path = `/flaky/${seller.id}`;
     script.set(path, [{ status: 503 }, { status: 200 }]);
-    const { id, secret } = await createHandler(seller, `${receiver.base}${path}`);
+    const { id, secret } = await createHandler(seller, `${setting.receiver.base}${path}`);
     await createOrder(seller, { 'X-Request-Id': `shop-${seller.id}` });
 
     const delivery = await firstDeliveryWhen(seller, id, (d) => d.state === 'delivered', 'the delivery');
@@ -166,7 +146,7 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     const seller = await newSeller();
     const path = `/slow/${seller.id}`;
     script.set(path, [{ status: 200, delayMs: 3000 }, { status: 200 }]);
-    const { id } = await createHandler(seller, `${receiver.base}${path}`);
+    const { id } = await createHandler(seller, `${setting.receiver.base}${path}`);
     await createOrder(seller);
 
     const delivery = await firstDeliveryWhen(seller, id, (d) => d.state === 'delivered', 'the delivery after a timeout');
@@ -181,7 +161,7 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     const seller = await newSeller();
     const path = `/busy/${seller.id}`;
     script.set(path, [{ status: 429, headers: { 'Retry-After': '1' } }, { status: 204 }]);
-    const { id } = await createHandler(seller, `${receiver.base}${path}`);
+    const { id } = await createHandler(seller, `${setting.receiver.base}${path}`);
     await createOrder(seller);
 
     const delivery = await firstDeliveryWhen(seller, id, (d) => d.state === 'delivered', 'the delivery after 429');
@@ -195,7 +175,7 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     const seller = await newSeller();
     const path = `/gone/${seller.id}`;
     script.set(path, [{ status: 410 }]);
-    const { id } = await createHandler(seller, `${receiver.base}${path}`);
+    const { id } = await createHandler(seller, `${setting.receiver.base}${path}`);
     await createOrder(seller);
 
     const delivery = await firstDeliveryWhen(seller, id, (d) => d.state === 'failed', 'the failed delivery');
@@ -220,7 +200,7 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     const seller = await newSeller();
     const path = `/down/${seller.id}`;
     script.set(path, [{ status: 503 }]);
-    const { id } = await createHandler(seller, `${receiver.base}${path}`);
+    const { id } = await createHandler(seller, `${setting.receiver.base}${path}`);
     const current = config();
     setConfig({ ...current, webhookPauseAfterHours: 0.6 / 3600 });
     try {
@@ -262,17 +242,16 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     const seller = await newSeller();
     const path = `/restart/${seller.id}`;
     script.set(path, [{ status: 503 }]);
-    const { id } = await createHandler(seller, `${receiver.base}${path}`);
+    const { id } = await createHandler(seller, `${setting.receiver.base}${path}`);
     await createOrder(seller);
     await firstDeliveryWhen(seller, id, (d) => d.attempt_count >= 1, 'the first attempt');
 
     // The worker process goes (its sweep, its BullMQ worker, the relay) and Redis loses its data (a fresh key prefix).
-    await events.stop();
-    await closeQueues();
-    setConfig({ ...config(), queuePrefix: `test-webhook-${crypto.randomBytes(4).toString('hex')}` });
-    script.set(path, [{ status: 204 }]);
-    const restarted = Date.now();
-    events = await startEventsWorker();
+    let restarted = 0;
+    await setting.restart(() => {
+      script.set(path, [{ status: 204 }]);
+      restarted = Date.now();
+    });
 
     const delivery = await firstDeliveryWhen(seller, id, (d) => d.state === 'delivered', 'the delivery after the restart');
     const attempts = delivery.attempt;
@@ -284,7 +263,7 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
   it('when the seller asks for a redelivery, then it answers 202 with the job and the receiver gets the same delivery again', async () => {
     const seller = await newSeller();
     const path = `/again/${seller.id}`;
-    const { id } = await createHandler(seller, `${receiver.base}${path}`);
+    const { id } = await createHandler(seller, `${setting.receiver.base}${path}`);
     await createOrder(seller);
     const delivery = await firstDeliveryWhen(seller, id, (d) => d.state === 'delivered', 'the first delivery');
 
@@ -311,7 +290,7 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
     const seller = await newSeller();
     const other = await newSeller();
     const path = `/paged/${seller.id}`;
-    const { id } = await createHandler(seller, `${receiver.base}${path}`);
+    const { id } = await createHandler(seller, `${setting.receiver.base}${path}`);
     await createOrder(seller);
     await createOrder(seller);
     await waitFor(async () => {
@@ -348,14 +327,14 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
       expect(res.status, `${method} ${url}: ${res.text}`).to.equal(404);
     }
     // Another handler's delivery id under this handler is 404 too.
-    const otherHandler = await createHandler(seller, `${receiver.base}/other/${seller.id}`);
+    const otherHandler = await createHandler(seller, `${setting.receiver.base}/other/${seller.id}`);
     const crossed = await call(`admin/event/handler/${otherHandler.id}/delivery/${deliveryId}/redeliver/`, { token: seller.token, method: 'POST' });
     expect(crossed.status).to.equal(404);
   });
 
   it('when the log is pruned, then deliveries older than the retention go and each handler keeps its newest ones', async () => {
     const seller = await newSeller();
-    const { id } = await createHandler(seller, `${receiver.base}/pruned/${seller.id}`);
+    const { id } = await createHandler(seller, `${setting.receiver.base}/pruned/${seller.id}`);
     for (let i = 0; i < 12; i++) await createOrder(seller);
     await waitFor(async () => {
       const all = await deliveryLog(seller, id, { pagination: { limit: 200 } });
@@ -368,7 +347,7 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
       .update({ created_at: db().raw("now() - interval '40 days'") });
     setConfig({ ...config(), webhookLogRetentionDays: 30, webhookLogMaxPerHandler: 10 });
     try {
-      expect(await events.sweeper.prune()).to.be.at.least(2);
+      expect(await setting.events.sweeper.prune()).to.be.at.least(2);
     } finally {
       setConfig({ ...config(), webhookLogMaxPerHandler: 1000 });
     }

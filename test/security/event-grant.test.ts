@@ -3,16 +3,12 @@
  * to one portal account acts only on that portal account's records, such a client neither sees
  * nor changes other handlers, and a third-party client does not read signing secrets back.
  */
-import crypto from 'node:crypto';
 import { expect } from 'chai';
-import { Config, config, setConfig } from '../../config';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
-import { closeMailer } from '../../lib/mail/mailer';
-import { closeQueues } from '../../lib/queue/queue.registry';
 import { call, newSeller, Seller } from '../support/api';
 import { clientToken } from '../support/bound-client';
-import { EventsWorker, startEventsWorker } from '../event/events-worker';
-import { Receiver, startReceiver, waitFor } from '../event/servers';
+import { useEventsWorker } from '../event/events-worker';
+import { waitFor } from '../event/servers';
 
 const notification = (url: string) => ({
   event_handler: { type: { id: 'created' }, section: 'order', action: { id: 'notification', required: { url, format: 'post', target_name: 'erp' } } },
@@ -23,32 +19,17 @@ const packedFlag = {
 
 describe('event handlers under a portal-account grant (issue 31)', function () {
   this.timeout(60000);
-  let original: Config;
-  let events: EventsWorker;
-  let receiver: Receiver;
   let seller: Seller;
   let account2: number;
   let bound1: string;
   let bound2: string;
 
+  const setting = useEventsWorker('evgrant', { settings: () => ({ webhookTimeoutMs: 2000 }) });
   before(async () => {
-    original = config();
-    await closeQueues();
-    receiver = await startReceiver(() => ({ status: 204 }));
-    setConfig({ ...original, queuePrefix: `test-evgrant-${crypto.randomBytes(4).toString('hex')}`, webhookTimeoutMs: 2000 });
-    events = await startEventsWorker();
     seller = await newSeller();
     account2 = (await createPortalAccount(seller.id, { name: 'Shop 2', platform: 'shop_g' })).id;
     bound1 = await clientToken(seller, 'evshop-one', seller.portalAccountId, 'admin_r admin_w order_r order_w');
     bound2 = await clientToken(seller, 'evshop-two', account2, 'admin_r admin_w order_r order_w');
-  });
-
-  after(async () => {
-    await events?.stop();
-    await closeQueues();
-    closeMailer();
-    setConfig(original);
-    await receiver.close();
   });
 
   const order = async (portalAccountId: number) => {
@@ -67,20 +48,21 @@ describe('event handlers under a portal-account grant (issue 31)', function () {
   it("when a client bound to portal account 1 makes handlers, then they notify and flag only portal account 1's orders", async () => {
     const path = `/bound/${seller.id}`;
     const all = `/all/${seller.id}`;
-    expect((await call('admin/event/handler/', { token: bound1, body: notification(`${receiver.base}${path}`) })).status).to.equal(201);
+    expect((await call('admin/event/handler/', { token: bound1, body: notification(`${setting.receiver.base}${path}`) })).status).to.equal(201);
     expect((await call('admin/event/handler/', { token: bound1, body: packedFlag })).status).to.equal(201);
     // The seller's own handler sees every order: when it has both, both dispatches are done.
-    expect((await call('admin/event/handler/', { token: seller.token, body: notification(`${receiver.base}${all}`) })).status).to.equal(201);
+    expect((await call('admin/event/handler/', { token: seller.token, body: notification(`${setting.receiver.base}${all}`) })).status).to.equal(201);
     const foreign = await order(account2);
     const own = await order(seller.portalAccountId);
     // Three webhooks of one account: the third waits for a slot (WEBHOOK_CONCURRENCY_PER_ACCOUNT) and the next sweep.
     await waitFor(
-      async () => receiver.received.filter((r) => r.path === all).length === 2 && receiver.received.some((r) => r.path === path) && (await packed(own)),
+      async () =>
+        setting.receiver.received.filter((r) => r.path === all).length === 2 && setting.receiver.received.some((r) => r.path === path) && (await packed(own)),
       'both dispatches, the bound handler notification and the own flag',
     );
     // Anything of portal account 2 the bound handler wrongly sent would be on its way by now.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const notified = receiver.received.filter((r) => r.path === path).map((r) => (JSON.parse(r.body) as { order_id: string }).order_id);
+    const notified = setting.receiver.received.filter((r) => r.path === path).map((r) => (JSON.parse(r.body) as { order_id: string }).order_id);
     expect(notified).to.deep.equal([own]);
     expect(await packed(foreign)).to.equal(false);
   });
