@@ -189,7 +189,8 @@ const filterValue: Record<FieldType, Schema> = {
   decimal: { type: ['string', 'number'], pattern: '^\\s*-?\\d{1,15}([.,]\\d{1,8})?\\s*$' },
   bool: { type: ['string', 'boolean', 'integer'], pattern: '^\\s*(0|1|true|false)\\s*$' },
   date: { type: 'string', pattern: '^\\s*\\d{4}-\\d{2}-\\d{2}\\s*$' },
-  datetime: { type: 'string', pattern: '^\\s*\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}.*)?\\s*$' },
+  // schema.ts datetimeText: a day, optionally a time and an offset (Z, +01:00 or +0100).
+  datetime: { type: 'string', pattern: '^\\s*\\d{4}-\\d{2}-\\d{2}([Tt ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?\\s*([Zz]|[+-]\\d{2}:?\\d{2})?)?\\s*$' },
 };
 
 const defaultOperators: Record<FieldType, Operator[]> = {

@@ -153,7 +153,24 @@ export function utcWithoutOffset(text: string): Date | undefined {
 }
 
 /** The texts a datetime is sent as: a day, or a day and a time, with or without an offset. */
-const datetimeText = /^\s*\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?\s*(?:Z|[+-]\d{2}:?\d{2})?)?\s*$/i;
+const datetimeText = /^\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)\s*(Z|[+-]\d{2}:?\d{2})?)?\s*$/i;
+
+/**
+ * The instant a datetime text names, in the forms a body's datetime takes (datetimeText; without
+ * an offset UTC), or undefined: a day that does not exist, a time that does not (10:61), or an
+ * instant outside the years 1 to 9999, which PostgreSQL's timestamptz and toISOString cannot both
+ * write. Filters read their values with it (search/filter.ts): JavaScript's lenient Date.parse took
+ * '+01' and ' UTC' that new Date() then refused, and year 0 went to PostgreSQL, both a 500.
+ */
+export function datetimeOf(text: string): Date | undefined {
+  const match = datetimeText.exec(text);
+  if (!match || !isCalendarDate(match[1]!)) return undefined;
+  const [, day, time = '00:00', zone] = match;
+  const offset = !zone || zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  const at = new Date(`${day}T${time}${offset}`);
+  const year = at.getUTCFullYear();
+  return Number.isNaN(at.getTime()) || year < 1 || year > 9999 ? undefined : at;
+}
 
 /**
  * A datetime field as clients send it (ISO 8601, or 'YYYY-MM-DD HH:MM:SS'), between 1900 and

@@ -1,5 +1,5 @@
 import { DomainError, domainError, ErrorItem, invalidField } from '../../errors';
-import { isCalendarDate, utcWithoutOffset } from '../schema';
+import { datetimeOf, isCalendarDate } from '../schema';
 import type { Condition, FieldType, FilterField, FilterObject, Operator, SearchSpec } from './types';
 import { operators } from './types';
 
@@ -128,10 +128,13 @@ function condition(operator: Raw, value: Raw, field: FilterField, where: string,
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 const int4Max = 2147483647;
 
+/** A day that exists, of the years 1 to 9999 (PostgreSQL has no year 0: '0000-12-31' was a 500). */
+const isFilterDate = (text: string) => datePattern.test(text) && isCalendarDate(text) && !text.startsWith('0000');
+
 /** A range end's date without a time (FilterField.dayText), as its text; undefined for anything else. */
 function dayText(field: FilterField, value: Raw): string | undefined {
   const text = typeof value === 'string' ? value.trim() : undefined;
-  return field.dayText && field.type === 'datetime' && text !== undefined && datePattern.test(text) && isCalendarDate(text) ? text : undefined;
+  return field.dayText && field.type === 'datetime' && text !== undefined && isFilterDate(text) ? text : undefined;
 }
 
 function convert(value: Raw, type: FieldType, where: string, bigint = false): string | number | boolean {
@@ -154,18 +157,14 @@ function convert(value: Raw, type: FieldType, where: string, bigint = false): st
       if (text === false || text === 0 || text === '0' || text === 'false') return false;
       break;
     case 'date':
-      if (typeof text === 'string' && datePattern.test(text) && isCalendarDate(text)) return text;
+      if (typeof text === 'string' && isFilterDate(text)) return text;
       break;
-    case 'datetime':
-      if (
-        typeof text === 'string' &&
-        (datePattern.test(text) || /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) &&
-        isCalendarDate(text.slice(0, 10)) &&
-        !Number.isNaN(Date.parse(text))
-      ) {
-        return (utcWithoutOffset(text) ?? new Date(text.replace(' ', 'T'))).toISOString();
-      }
+    case 'datetime': {
+      // The forms a body's datetime takes (lib/http README), within the years PostgreSQL holds.
+      const at = typeof text === 'string' ? datetimeOf(text) : undefined;
+      if (at) return at.toISOString();
       break;
+    }
   }
   const expected =
     type === 'bool'
