@@ -8,8 +8,6 @@
  * suite asserts no violation), imports it, and reads what a client sees on GET order/{id}/.
  */
 import { expect } from 'chai';
-import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
-import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { includedData } from '../../lib/portals/amazon/orders-2026';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
@@ -17,7 +15,7 @@ import { order2026 } from '../../sandbox/amazon-orders.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
 import { createStock, orderEvents } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
-import { kontorOrder, sandboxPost } from './channel-support';
+import { amazonSandboxOrder, kontorOrder, sandboxPost } from './channel-support';
 
 const DE = 'A1PA6795UKMFR9';
 
@@ -30,22 +28,7 @@ describe('channel orders of Amazon paid on delivery: unpaid until Amazon shows t
 
   /** A market_d account of the seller against the sandbox, and an order placed there (UNSHIPPED at once). */
   async function amazonOrder(seller: Seller, body: Record<string, unknown>) {
-    const { id: amazonId } = await createPortalAccount(seller.id, { name: 'Amazon', platform: 'market_d' });
-    await connectPortalAccount(seller.id, {
-      portalAccountId: Number(amazonId),
-      connector: 'amazon_sp',
-      baseUrl: sandbox.url,
-      credentials: { client_id: 'c', client_secret: 's', refresh_token: `Atzr|sandbox-${amazonId}`, seller_id: `S${amazonId}`, marketplace_id: DE },
-    });
-    const { order_id: id } = (await post('/_sandbox/amazon/orders', {
-      portal_account: amazonId,
-      marketplace_id: DE,
-      currency: 'EUR',
-      pending_ms: 0,
-      ...body,
-    })) as {
-      order_id: string;
-    };
+    const { amazonId, orderId: id } = await amazonSandboxOrder(sandbox, seller, DE, { currency: 'EUR', ...body });
     const served = () => order2026(amazonOf(sandbox.state).orders.get(id)!, new Set(includedData)) as Record<string, unknown>;
     let runs = 0;
     const fetch = () => importOrders({ accountId: seller.id, portalAccountId: Number(amazonId) }, `cod-${amazonId}-${++runs}`);

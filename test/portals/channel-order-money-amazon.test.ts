@@ -17,8 +17,6 @@
  *   without MARKETPLACE_FACILITATOR (the contract's only collection model): the seller's to remit.
  */
 import { expect } from 'chai';
-import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
-import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { includedData } from '../../lib/portals/amazon/orders-2026';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
@@ -26,7 +24,7 @@ import { order2026 } from '../../sandbox/amazon-orders.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
 import { createStock, orderEvents, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
-import { kontorOrder, sandboxPost } from './channel-support';
+import { amazonSandboxOrder, kontorOrder, sandboxPost } from './channel-support';
 
 describe('channel order money of Amazon: what the seller received, as the Orders API describes it', function () {
   this.timeout(60000);
@@ -41,21 +39,12 @@ describe('channel order money of Amazon: what the seller received, as the Orders
    * sandbox's development identity does), and the order as searchOrders answers it with Kontor's data sets.
    */
   async function amazonOrder(seller: Seller, marketplaceId: string, body: Record<string, unknown>) {
-    const { id: amazonId } = await createPortalAccount(seller.id, { name: 'Amazon', platform: 'market_d' });
-    await connectPortalAccount(seller.id, {
-      portalAccountId: Number(amazonId),
-      connector: 'amazon_sp',
-      baseUrl: sandbox.url,
-      credentials: { client_id: 'c', client_secret: 's', refresh_token: `Atzr|sandbox-${amazonId}`, seller_id: `S${amazonId}`, marketplace_id: marketplaceId },
-    });
-    const { order_id: id } = (await post('/_sandbox/amazon/orders', { portal_account: amazonId, marketplace_id: marketplaceId, pending_ms: 0, ...body })) as {
-      order_id: string;
-    };
+    const { amazonId, orderId: id } = await amazonSandboxOrder(sandbox, seller, marketplaceId, body);
     const served = order2026(amazonOf(sandbox.state).orders.get(id)!, new Set(includedData)) as {
       proceeds: { grandTotal: unknown; breakdowns: unknown[] };
       orderItems: { proceeds: { proceedsTotal: unknown; breakdowns: unknown[] }; tax?: unknown }[];
     };
-    return { amazonId: Number(amazonId), id, served };
+    return { amazonId, id, served };
   }
 
   describe('Amazon tax it withholds (marketplace facilitator) and delivery tips', () => {

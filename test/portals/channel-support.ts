@@ -1,5 +1,7 @@
 /** What the channel order tests share: the sandbox's controls and the order an import made. */
 import { expect } from 'chai';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { db } from '../../lib/db/knex';
 import type { Sandbox } from '../fleet/support';
 import { OrderView, readOrder } from '../order/helpers';
@@ -17,4 +19,27 @@ export async function sandboxPost(sandbox: Sandbox, path: string, body: unknown)
 export async function kontorOrder(seller: Seller, externalOrderId: string): Promise<OrderView | undefined> {
   const row = (await db()('sales_order').first('id').where({ account_id: seller.id, external_order_id: externalOrderId })) as { id: string } | undefined;
   return row ? readOrder(seller, row.id) : undefined;
+}
+
+/**
+ * A market_d account of the seller connected to the sandbox's Amazon (its development identity),
+ * and an order placed there (`pending_ms` 0: UNSHIPPED at once; `body` adds to or overrides the
+ * sandbox's order fields). Answers the account's id and the order's Amazon id.
+ */
+export async function amazonSandboxOrder(
+  sandbox: Sandbox,
+  seller: Seller,
+  marketplaceId: string,
+  body: Record<string, unknown>,
+): Promise<{ amazonId: number; orderId: string }> {
+  const { id } = await createPortalAccount(seller.id, { name: 'Amazon', platform: 'market_d' });
+  const amazonId = Number(id);
+  await connectPortalAccount(seller.id, {
+    portalAccountId: amazonId,
+    connector: 'amazon_sp',
+    baseUrl: sandbox.url,
+    credentials: { client_id: 'c', client_secret: 's', refresh_token: `Atzr|sandbox-${amazonId}`, seller_id: `S${amazonId}`, marketplace_id: marketplaceId },
+  });
+  const placed = await sandboxPost(sandbox, '/_sandbox/amazon/orders', { portal_account: amazonId, marketplace_id: marketplaceId, pending_ms: 0, ...body });
+  return { amazonId, orderId: placed.order_id as string };
 }

@@ -8,7 +8,6 @@
  */
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
-import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
@@ -16,7 +15,7 @@ import type { EbayOrder } from '../../sandbox/ebay-state.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
 import { createStock, readOrder } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
-import { kontorOrder, sandboxPost } from '../portals/channel-support';
+import { amazonSandboxOrder, kontorOrder, sandboxPost } from '../portals/channel-support';
 import { kauflandItem } from '../portals/kaufland-support';
 
 const DE = 'A1PA6795UKMFR9';
@@ -41,20 +40,7 @@ describe('send_mit at Amazon and eBay: repeated, several tracking codes, orders 
   async function amazonOrder(sku: string, body: Record<string, unknown>) {
     const seller = await newSeller();
     await createStock(seller, sku, 10);
-    const { id: amazonId } = await createPortalAccount(seller.id, { name: 'Amazon', platform: 'market_d' });
-    await connectPortalAccount(seller.id, {
-      portalAccountId: Number(amazonId),
-      connector: 'amazon_sp',
-      baseUrl: sandbox.url,
-      credentials: { client_id: 'c', client_secret: 's', refresh_token: `Atzr|sandbox-${amazonId}`, seller_id: `S${amazonId}`, marketplace_id: DE },
-    });
-    const { order_id: external } = (await post('/_sandbox/amazon/orders', {
-      portal_account: amazonId,
-      marketplace_id: DE,
-      currency: 'EUR',
-      pending_ms: 0,
-      ...body,
-    })) as { order_id: string };
+    const { amazonId, orderId: external } = await amazonSandboxOrder(sandbox, seller, DE, { currency: 'EUR', ...body });
     await importOrders({ accountId: seller.id, portalAccountId: Number(amazonId) }, `sm-${amazonId}`);
     const atAmazon = () => amazonOf(sandbox.state).orders.get(external)!;
     const confirmations = () =>
