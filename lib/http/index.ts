@@ -46,7 +46,7 @@ export {
   text,
   writeOnly,
 } from './schema';
-export { parseSearch, project, runSearch, scopeLookups } from './search';
+export { parseDeleteFilter, parseSearch, project, runSearch, scopeLookups } from './search';
 export type { FilterField, SearchPage, SearchRequest, SearchSpec } from './search';
 export { parseSelect } from './search/select';
 export { applyConditions } from './search/sql';

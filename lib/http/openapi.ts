@@ -239,6 +239,12 @@ function filterObjectSchema(filters: Record<string, FilterField>, prefix: string
   return { type: 'object', properties, additionalProperties: false };
 }
 
+/** A search's filter: one filter object or a list of them (OR), or empty. */
+function filterSchema(filters: Record<string, FilterField>): Schema {
+  const object = filterObjectSchema(filters);
+  return { anyOf: [object, { type: 'array', items: object }, { const: '' }] };
+}
+
 /** The query fields of a GET or DELETE, each its request schema. */
 function queryFields(e: Endpoint): [string, Schema, boolean][] {
   const schema = e.query ? jsonSchemaOf(e.query, 'request') : { properties: {} };
@@ -299,10 +305,7 @@ function parameters(e: Endpoint): unknown[] {
                   explode: true,
                   description:
                     'Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}.',
-                  schema: (() => {
-                    const object = filterObjectSchema(e.search.filters as Record<string, FilterField>);
-                    return { anyOf: [object, { type: 'array', items: object }, { const: '' }] };
-                  })(),
+                  schema: filterSchema(e.search.filters as Record<string, FilterField>),
                 },
                 {
                   name: 'pagination',
@@ -328,10 +331,12 @@ function parameters(e: Endpoint): unknown[] {
             : []),
         ];
   const account = e.method === 'POST' ? [] : [{ name: 'portal_account_id', in: 'query', schema: accountSchema }];
+  // A DELETE by filter takes the filter only (server/framework/mount.ts readQuery).
+  const taken = e.method === 'DELETE' ? search.filter((p) => p.name === 'filter') : search;
   return [
     ...path,
     ...query,
-    ...search,
+    ...taken,
     ...account,
     charsetParameter,
     ...(e.creates ? [idempotencyParameter] : []),
@@ -377,9 +382,10 @@ function requestBody(e: Endpoint, schemas: Named): Record<string, unknown> | und
   if (e.method === 'DELETE') {
     // DELETE takes its fields in the query or, when the query is empty, in a body.
     const fields = queryFields(e);
+    const filter = e.search ? { filter: filterSchema(e.search.filters as Record<string, FilterField>) } : {};
     const schema = named(schemas, `${operationId(e.method, e.path)}_request`, {
       type: 'object',
-      properties: { ...Object.fromEntries(fields.map(([n, s]) => [n, s])), portal_account_id: accountSchema },
+      properties: { ...Object.fromEntries(fields.map(([n, s]) => [n, s])), ...filter, portal_account_id: accountSchema },
       additionalProperties: false,
     });
     return { required: false, content: { ...content(schema), 'application/x-www-form-urlencoded': { schema } } };

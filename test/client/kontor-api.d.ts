@@ -5058,6 +5058,132 @@ export interface components {
       warning?: components['schemas']['Warning_type'][];
     };
     delete_stock_category_request: {
+      filter?:
+        | {
+            platform?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+            id?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+            parent_id?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+            name?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+            portal_account_id?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+          }
+        | {
+            platform?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+            id?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+            parent_id?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+            name?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '~' | '!~' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+            portal_account_id?:
+              | ((string | number) | (string | number)[])
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '';
+                  value: (string | number) | (string | number)[];
+                }
+              | {
+                  /** @enum {unknown} */
+                  operator?: '=' | '!=' | '';
+                  value: (string | number) | (string | number)[];
+                }[];
+          }[]
+        | '';
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
     };
@@ -9385,8 +9511,6 @@ export interface operations {
   delete_stock_category: {
     parameters: {
       query?: {
-        /** @description The fields to answer: comma-separated (dotted for nested fields), a list, or bracketed names (select[status][is_paid]=). */
-        select?: string | unknown[] | Record<string, never>;
         /** @description Filter objects (a list of them is joined by OR; the conditions of one by AND): each field takes a value, a list of values, or Operator_filter_type {operator, value}. */
         filter?:
           | {
@@ -9514,11 +9638,6 @@ export interface operations {
                   }[];
             }[]
           | '';
-        pagination?: {
-          page?: number | string;
-          limit?: number | string;
-          min_id?: string | number;
-        };
         portal_account_id?: number | string;
       };
       header?: {

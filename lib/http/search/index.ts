@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { readTolerantOfLag } from '../../db';
-import { invalidField } from '../../errors';
+import { domainError, invalidField } from '../../errors';
 import { parseFilters } from './filter';
-import { parsePagination } from './pagination';
+import { defaultLimit, parsePagination } from './pagination';
 import { parseSelect, project } from './select';
 import { applyConditions } from './sql';
 import type { SearchPage, SearchRequest, SearchSpec } from './types';
@@ -28,6 +28,34 @@ export function parseSearch<Row>(query: Record<string, unknown>, spec: SearchSpe
     offset: pagination.offset,
     ...(minKey !== undefined ? { minKey } : {}),
   };
+}
+
+/**
+ * Reads the filter of a DELETE by filter (DELETE stock/category/): filter only, since a DELETE
+ * removes every record its filter names (pagination would not bound it, select answers nothing:
+ * both are a 400 in the framework), and among several filter objects each must name a condition of
+ * its own. Such an object (an empty one, or a first one of singleton filters only) matches every
+ * record the singletons allow, so it turns the OR into 'everything': `filter[0][platform]=shop_g&
+ * filter[1][id]=5`, written as "the singleton in the first object applies to all" reads, deleted
+ * every shop_g category, and so did a stray `{}` after the real object. A search keeps that
+ * reading (a wider answer harms nobody); a DELETE names the object instead (400, nothing deleted).
+ * One object of singletons only stays what it says: all records of, e.g., that platform.
+ */
+export function parseDeleteFilter<Row>(filter: unknown, spec: SearchSpec<Row>): SearchRequest {
+  const { filters, singletons } = parseFilters(filter, spec);
+  if (filters.length > 1) {
+    const [first, ...more] = filters.flatMap((conditions, i) =>
+      conditions.length
+        ? []
+        : invalidField(
+            `filter[${i}]`,
+            `filter[${i}] names no condition of its own, so it would delete every record its singleton filters allow whatever the other filter objects say; ` +
+              "put each filter object's conditions in it (singleton filters in the first object apply to every object)",
+          ).items(),
+    );
+    if (first) throw domainError(first.error, first.description, { field: first.field, more });
+  }
+  return { select: null, filters, singletons, limit: defaultLimit, offset: 0 };
 }
 
 /**
