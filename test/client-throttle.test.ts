@@ -71,22 +71,56 @@ describe("client throttle at token.php's authorization_code and refresh_token gr
     expect((await refresh(client, client.client_secret, refreshToken, '203.0.113.17')).status).to.equal(200);
   });
 
-  it('when one address presents made-up codes and refresh tokens, then the per-address bound refuses it; successful refreshes never count', async () => {
+  it('when wrong secrets for several clients come from one address, then the per-address bound refuses it; successful refreshes never count', async () => {
     setConfig({ ...config(), loginAttemptsPerAddress: 4 });
     for (let i = 0; i < 6; i++) expect((await refresh(client, client.client_secret, refreshToken, '203.0.113.18')).status).to.equal(200);
-    const other = await createClient('Another connector', 'https://another.example.com/cb');
-    const guesses = [
-      await refresh(client, client.client_secret, 'krt_made_up_1', '203.0.113.18'),
-      await tokenPhp(client, client.client_secret, { grant_type: 'authorization_code', code: 'kac_made_up' }, '203.0.113.18'),
-      await refresh(other, other.client_secret, 'krt_made_up_2', '203.0.113.18'),
-      await refresh(other, 'wrong', 'krt_made_up_3', '203.0.113.18'),
+    const guessed = [
+      client,
+      await createClient('Another connector', 'https://another.example.com/cb'),
+      await createClient('A third', 'https://third.example.com/cb'),
     ];
-    expect(guesses.map((g) => g.body.error?.[0]?.error)).to.deep.equal(['invalid_grant', 'invalid_grant', 'invalid_grant', 'invalid_client']);
+    // Under each client's own bound (3), over the address's (4).
+    const guesses = [0, 1, 2, 1].map((i) => refresh(guessed[i]!, 'guessed-secret', 'krt_made_up', '203.0.113.18'));
+    expect((await Promise.all(guesses)).map((g) => g.body.error?.[0]?.error)).to.deep.equal([
+      'invalid_client',
+      'invalid_client',
+      'invalid_client',
+      'invalid_client',
+    ]);
     expectThrottled(await refresh(client, client.client_secret, refreshToken, '203.0.113.18'), windowSeconds);
     expect((await refresh(client, client.client_secret, refreshToken, '203.0.113.19')).status).to.equal(200);
   });
 
-  it('when a client presents refresh tokens it has no right to from its own address, then they count only per address: its secret is not locked out under the lower bound', async () => {
+  it("when a connector's server refreshes the tokens of many sellers who revoked its access, then its other sellers' refreshes and a new seller's code exchange from that address still go through", async () => {
+    setConfig({ ...config(), loginAttemptsPerAddress: 4 });
+    const connector = '203.0.113.21';
+    // Six sellers authorized the connector and revoked the access since (DELETE admin/client_access/{id}/).
+    const revoked: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const gone = await newSeller();
+      const { code } = await authorizeClient({ clientId: client.client_id, login: gone.login, password: gone.password, query: { scope: 'order_r' } });
+      const exchanged = await tokenPhp(client, client.client_secret, { grant_type: 'authorization_code', code }, connector);
+      expect(exchanged.status, exchanged.text).to.equal(200);
+      revoked.push(exchanged.body.refresh_token as string);
+      const accesses = (await call('admin/client_access/', { token: gone.token })).body.client_access as { id: number }[];
+      expect((await call(`admin/client_access/${accesses[0]!.id}/`, { token: gone.token, method: 'DELETE' })).status).to.equal(200);
+    }
+    // Its hourly refresh run presents each of them: invalid_grant, the client's secret right.
+    for (const token of revoked) {
+      const res = await refresh(client, client.client_secret, token, connector);
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.error![0]!.error).to.equal('invalid_grant');
+    }
+    const kept = await refresh(client, client.client_secret, refreshToken, connector);
+    expect(kept.status, kept.text).to.equal(200);
+    expect((await call('order/', { token: kept.body.access_token as string })).status).to.equal(200);
+    const newcomer = await newSeller();
+    const { code } = await authorizeClient({ clientId: client.client_id, login: newcomer.login, password: newcomer.password, query: { scope: 'order_r' } });
+    const exchanged = await tokenPhp(client, client.client_secret, { grant_type: 'authorization_code', code }, connector);
+    expect(exchanged.status, exchanged.text).to.equal(200);
+  });
+
+  it('when a client presents refresh tokens it has no right to from its own address, then they are not counted: its secret is not locked out under the lower bound', async () => {
     // A seller revoked the access; the connector still tries its token: invalid_grant, not a guess of the secret.
     for (let i = 0; i < 5; i++) expect((await refresh(client, client.client_secret, 'krt_revoked', '203.0.113.20')).status).to.equal(400);
     expect((await refresh(client, client.client_secret, refreshToken, '203.0.113.20')).status).to.equal(200);

@@ -12,15 +12,17 @@ import { WindowCounts } from '../window-counts';
  * password to be protected against brute force). Only failures count, so a client's server that
  * refreshes many sellers' tokens at once is never held up by its own use:
  * - a wrong secret (invalid_client) per client_id as sent and address, bound
- *   LOGIN_ATTEMPTS_PER_LOGIN_AND_ADDRESS;
- * - every failure (invalid_client, invalid_grant: an unknown, used, replaced or expired code or
- *   refresh token, a wrong redirect_uri or code_verifier) per address, bound LOGIN_ATTEMPTS_PER_ADDRESS;
+ *   LOGIN_ATTEMPTS_PER_LOGIN_AND_ADDRESS, and per address, bound LOGIN_ATTEMPTS_PER_ADDRESS;
  * in the login throttle's window (LOGIN_THROTTLE_WINDOW_SECONDS). Past a bound the address is
  * refused before the secret is checked: 429 too_many_login_attempts with Retry-After.
  * No bound per client_id over all addresses: client_ids are public (authorize.php's links), so
  * anyone could lock a client out of every seller, and a 256-bit secret cannot be guessed from many
- * addresses either. An invalid_grant of a client that authenticated counts only per address: a
- * connector whose seller revoked the access keeps presenting its token, which is no guess.
+ * addresses either. An invalid_grant (an unknown, used, replaced or expired code or refresh token,
+ * a wrong redirect_uri or code_verifier) is not counted (decision): it comes only from a client
+ * that authenticated, the codes and refresh tokens are 256 random bits, so it is no guess of
+ * anything; it is a connector presenting tokens of sellers who revoked its access, and counted per
+ * address a hundred of those refused every grant of that server (all its other sellers'
+ * refreshes, a new seller's code exchange) and of every client sharing its address.
  * KEYS: the counter. ARGV: window seconds, 1 to count a failure / 0 to read. Returns the failures
  * so far (before this one).
  */
@@ -121,7 +123,8 @@ export async function throttledClientGrant<T>(
     return await grant();
   } catch (err) {
     const failure = failureOf(err);
-    if (failure) await Promise.all([countFailure(ofAddress, w), ...(failure === 'invalid_client' ? [countFailure(ofClient, w)] : [])]);
+    // Only a wrong secret is a guess (see above): an invalid_grant counts nowhere.
+    if (failure === 'invalid_client') await Promise.all([countFailure(ofAddress, w), countFailure(ofClient, w)]);
     throw err;
   }
 }

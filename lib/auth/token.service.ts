@@ -179,7 +179,7 @@ function checkVerifier(challenge: string | null, verifier: string | undefined): 
     throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
 }
 
-/** The failures the client throttle counts (client-throttle.ts): a wrong secret, a code or refresh token that is no good. */
+/** The failures a client grant may end in; the client throttle counts the wrong secret only (client-throttle.ts). */
 const grantFailure = (err: unknown): GrantFailure | undefined =>
   err instanceof DomainError && (err.id === 'invalid_client' || err.id === 'invalid_grant') ? err.id : undefined;
 
