@@ -12,8 +12,9 @@ export const dependencyUnavailable = (dependency: Dependency) =>
 
 /**
  * The answer to a request's COMMIT was lost and PostgreSQL could not be asked what became of it
- * (lib/db commit-outcome.ts): the request may have been carried out. The status stays 503 with
- * this id, as for every unreachable dependency: document 1's 500 says "processed only partly,
+ * (lib/db commit-outcome.ts): the request may have been carried out. Its own id, outcome_unknown
+ * (not service_unavailable, which says nothing was done), so a client can match it; the status
+ * stays 503, as for every unreachable dependency: document 1's 500 says "processed only partly,
  * leaving inconsistent data", which a transaction never is (all or nothing), and RFC 9110 15.6.4
  * has 503 for a condition of the server that passes. No Retry-After: resent without its
  * Idempotency-Key, the request could be carried out twice; with the key it never is
@@ -21,7 +22,7 @@ export const dependencyUnavailable = (dependency: Dependency) =>
  */
 export const commitOutcomeUnknown = () =>
   new DomainError(
-    'service_unavailable',
+    'outcome_unknown',
     'the database did not answer whether this request was committed: it may or may not have been carried out. Read what it writes (for a created record, search for it) before sending it again, or send it again with the same Idempotency-Key, which never carries a request out twice',
   );
 

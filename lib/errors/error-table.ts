@@ -31,7 +31,11 @@ export const errorKinds = {
   precondition_failed: { status: 412, permanent: true },
   /** A quota or throttle refused the call; it may be sent again after retryAfterSeconds. */
   throttled: { status: 429, permanent: false },
-  /** A dependency is unreachable or the work collided with other work: nothing changed; try again. */
+  /**
+   * A dependency is unreachable or the work collided with other work: nothing changed; try again.
+   * Except the two ids of a COMMIT whose answer was lost (outcome_unknown, already_carried_out):
+   * the request may have been, or was, carried out; only web answers carry them, never a job.
+   */
   unavailable: { status: 503, permanent: false },
   /** A portal refused the data (its own limits, a 4xx): sending it again cannot help. */
   portal_refused: { status: 502, permanent: true },
@@ -120,6 +124,19 @@ export const errorTable = {
   too_many_login_attempts: { kind: 'throttled' },
   retry_later: { kind: 'unavailable' },
   service_unavailable: { kind: 'unavailable' },
+  /**
+   * The answer to the request's COMMIT was lost and the database could not be asked what became
+   * of it: the request may or may not have been carried out (lib/db commit-outcome.ts). Its own id,
+   * apart from service_unavailable ("nothing was done, send it again"): a client must not resend
+   * it blindly, only with the same Idempotency-Key or after reading what it writes.
+   */
+  outcome_unknown: { kind: 'unavailable' },
+  /**
+   * A resend with the Idempotency-Key of an outcome_unknown request, whose transaction is now known
+   * to have committed: it was carried out, its answer is lost, it is not carried out again
+   * (lib/http idempotency.ts). A client stops resending and reads what it wrote.
+   */
+  already_carried_out: { kind: 'unavailable' },
   internal_error: { kind: 'internal' },
   // portals, seen in a job's final state (GET job/{job_id}/), never in an HTTP answer
   portal_refused: { kind: 'portal_refused' },

@@ -1194,6 +1194,8 @@ export interface components {
         | 'too_many_login_attempts'
         | 'retry_later'
         | 'service_unavailable'
+        | 'outcome_unknown'
+        | 'already_carried_out'
         | 'internal_error'
         | 'portal_refused'
         | 'portal_unavailable';
@@ -6660,7 +6662,7 @@ export interface components {
         'application/xml': components['schemas']['Error_envelope'];
       };
     };
-    /** @description unavailable: retry_later, service_unavailable; portal_unavailable: portal_unavailable */
+    /** @description unavailable: retry_later, service_unavailable, outcome_unknown, already_carried_out; portal_unavailable: portal_unavailable */
     error_503: {
       headers: {
         [name: string]: unknown;

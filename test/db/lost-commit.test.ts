@@ -27,22 +27,31 @@ describe('db: a COMMIT whose answer is lost', function () {
 
   const orderBody = { order: { customer: { email: 'lost-commit@example.com' }, line: [{ id: 1, name: 'cup', quantity: 1, price: '2.50' }] } };
 
-  async function post(key?: string): Promise<ApiResponse> {
-    const res = await fetch(`${base}/v1.1/order/`, {
+  /** A creating endpoint: its path and body, a text of the statement that writes its record (the proxy's marker), and its table. */
+  interface Creating {
+    path: string;
+    body: unknown;
+    marker: string;
+    table: string;
+  }
+  const order: Creating = { path: 'order/', body: orderBody, marker: 'sales_order', table: 'sales_order' };
+
+  async function post(key?: string, target = order): Promise<ApiResponse> {
+    const res = await fetch(`${base}/v1.1/${target.path}`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${seller.token}`, 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
-      body: JSON.stringify(orderBody),
+      body: JSON.stringify(target.body),
       signal: AbortSignal.timeout(30000),
     });
     const text = await res.text();
     return { status: res.status, headers: res.headers, text, body: JSON.parse(text) as ApiResponse['body'] };
   }
 
-  /** POST order/ with the proxy armed to lose what happens at its COMMIT. */
-  async function postLosing(loss: CommitLoss, key?: string): Promise<ApiResponse> {
-    proxy.arm(loss, 'sales_order');
-    const res = await post(key);
-    expect(proxy.struck, 'the order COMMIT went through the armed proxy').to.equal(true);
+  /** POSTs with the proxy armed to lose what happens at the COMMIT of the transaction that writes the record. */
+  async function postLosing(loss: CommitLoss, key?: string, target = order): Promise<ApiResponse> {
+    proxy.arm(loss, target.marker);
+    const res = await post(key, target);
+    expect(proxy.struck, `the ${target.table} COMMIT went through the armed proxy`).to.equal(true);
     return res;
   }
 
@@ -50,24 +59,25 @@ describe('db: a COMMIT whose answer is lost', function () {
    * Resends with the key as a client does on 409 idempotency_key_in_use: the web stores the
    * unknown outcome once PostgreSQL answers again (every second), and holds the key until then.
    */
-  async function resend(key: string): Promise<ApiResponse> {
+  async function resend(key: string, target = order, most = 2): Promise<ApiResponse> {
     for (let i = 0; ; i++) {
-      const res = await post(key);
+      const res = await post(key, target);
       if (res.status !== 409 || i >= 20) return res;
       expect(res.body.error?.[0]?.error).to.equal('idempotency_key_in_use');
-      expect(await orders(), 'a resend answered 409 wrote nothing').to.be.at.most(2);
+      expect(await rows(target), 'a resend answered 409 wrote nothing').to.be.at.most(most);
       await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
     }
   }
 
-  async function orders(): Promise<number> {
-    const rows = await side('sales_order').where({ account_id: seller.id }).count<{ count: string }[]>('* as count');
-    return Number(rows[0]!.count);
+  async function rows(target: Creating): Promise<number> {
+    const counted = await side(target.table).where({ account_id: seller.id }).count<{ count: string }[]>('* as count');
+    return Number(counted[0]!.count);
   }
+  const orders = () => rows(order);
 
   function expectUnknownOutcome(res: ApiResponse): void {
     expect(res.status, res.text).to.equal(503);
-    expect(res.body.error?.map((e) => [e.error, e.code])).to.deep.equal([['service_unavailable', 503]]);
+    expect(res.body.error?.map((e) => [e.error, e.code])).to.deep.equal([['outcome_unknown', 503]]);
     const description = String(res.body.error_description);
     expect(description).to.match(/may (or may not )?have been carried out/);
     expect(description).to.include('Idempotency-Key');
@@ -121,7 +131,7 @@ describe('db: a COMMIT whose answer is lost', function () {
     expect(await orders(), 'PostgreSQL committed the order').to.equal(2);
     const again = await resend(key);
     expect(again.status, again.text).to.equal(503);
-    expect(again.body.error?.map((e) => e.error)).to.deep.equal(['service_unavailable']);
+    expect(again.body.error?.map((e) => e.error)).to.deep.equal(['already_carried_out']);
     expect(String(again.body.error_description)).to.match(/was carried out/);
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(await orders(), 'the resend wrote nothing').to.equal(2);

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   ambiguous,
+  commitOutcomeUnknown,
   DomainError,
   ErrorKind,
   errorKinds,
@@ -73,7 +74,7 @@ const idsByKind: Record<ErrorKind, string[]> = {
   unprocessable: ['idempotency_key_reused'],
   precondition_failed: ['record_changed'],
   throttled: ['too_many_requests', 'too_many_concurrent_calls', 'too_many_login_attempts'],
-  unavailable: ['retry_later', 'service_unavailable'],
+  unavailable: ['retry_later', 'service_unavailable', 'outcome_unknown', 'already_carried_out'],
   portal_refused: ['portal_refused'],
   portal_unavailable: ['portal_unavailable'],
   internal: ['internal_error'],
@@ -127,6 +128,8 @@ describe('the error table (lib/errors)', () => {
         headers: { 'retry-after': '7', 'x-ratelimit-remaining': '0', 'x-ratelimit-limit': '10' },
       },
       { name: 'unavailable', error: retryLater, status: 503, headers: { 'retry-after': '1' } },
+      // A resend without its Idempotency-Key could carry it out twice: no Retry-After inviting one.
+      { name: 'the unknown outcome of a lost COMMIT', error: commitOutcomeUnknown, status: 503, headers: { 'retry-after': null } },
       { name: 'refused by a portal', error: () => portalRefused('market_c: a price is required'), status: 502, headers: {} },
       { name: 'a portal unavailable', error: () => portalUnavailable('market_c answered 503', 2500), status: 503, headers: { 'retry-after': '3' } },
       { name: 'internal', error: internalError, status: 500, headers: {} },

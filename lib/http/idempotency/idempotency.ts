@@ -136,7 +136,7 @@ async function storeUnknown(holder: KeyHolder, key: string, owner: string, answe
 /** The answer to a resend whose first attempt committed but whose answer was lost: it is not run again. */
 function carriedOut(): StoredAnswer {
   const error = new DomainError(
-    'service_unavailable',
+    'already_carried_out',
     `the first request with this ${idempotencyHeader} was carried out, but the database's answer to it was lost, and with it the request's answer; it is not carried out again: read what it wrote (for a created record, search for it)`,
   );
   return { status: error.status, headers: {}, envelope: errorEnvelope(error.items()) };
