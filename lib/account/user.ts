@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Caller } from '../access';
 import { Joi, characters, readOnly, validate } from '../http';
 import type { Warning } from '../errors';
-import { db } from '../db';
+import { transaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import { accountRepository, AccountRow } from './account.repository';
 
@@ -80,12 +80,12 @@ function checkSellerOnly(caller: Caller, stored: Record<string, unknown>, sent: 
 /** POST admin/user/: settings is a free object for clients (but invoice); sent keys replace the stored ones. */
 export async function updateUser(caller: Caller, update: UserUpdate): Promise<void> {
   if (!update.settings) return;
-  await db().transaction(async (trx) => {
+  await transaction(async (trx) => {
     const row = await trx('account').where({ id: caller.accountId }).forUpdate().first();
     if (!row) throw notFound('account');
     checkSellerOnly(caller, row.settings, update.settings!);
     await accountRepository.updateSettings(trx, caller.accountId, { ...row.settings, ...update.settings });
-  });
+  }, caller.requestId);
 }
 
 /**

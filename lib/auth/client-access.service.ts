@@ -1,5 +1,5 @@
 import { allOrdersOf, Scope } from '../access';
-import { db } from '../db';
+import { transaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import { checkMentionedPortalAccounts } from '../portal-account';
 import { ClientAccessRow, clientAccessRepository } from './client-access.repository';
@@ -29,6 +29,8 @@ export function clientAccessToApi(row: ClientAccessRow) {
 export interface AccessViewer {
   accountId: number;
   oauthClientId: number | null;
+  /** The request's id: its transactions are opened with it (a lost COMMIT can be asked after: lib/db transaction). */
+  requestId?: string;
 }
 
 export async function listClientAccesses(viewer: AccessViewer): Promise<ReturnType<typeof clientAccessToApi>[]> {
@@ -40,11 +42,11 @@ export async function listClientAccesses(viewer: AccessViewer): Promise<ReturnTy
  * process's token cache at once. 404 when it is not one the viewer sees.
  */
 export async function revokeClientAccess(viewer: AccessViewer, id: number): Promise<void> {
-  const revoked = await db().transaction(async (trx) => {
+  const revoked = await transaction(async (trx) => {
     const access = await clientAccessRepository.lockedAccess(trx, viewer.accountId, viewer.oauthClientId, id);
     if (!access) throw notFound(`client access ${id}`, 'client_access_id');
     return tokenRepository.deleteChain(trx, access.chainId);
-  });
+  }, viewer.requestId);
   forgetCachedTokens(revoked);
 }
 
@@ -61,14 +63,14 @@ export interface ClientAccessRestriction {
  * Widening is the client's to ask, through authorize.php and the seller's consent, never here.
  */
 export async function restrictClientAccess(viewer: AccessViewer, id: number, restriction: ClientAccessRestriction): Promise<void> {
-  const narrowed = await db().transaction(async (trx) => {
+  const narrowed = await transaction(async (trx) => {
     const access = await clientAccessRepository.lockedAccess(trx, viewer.accountId, viewer.oauthClientId, id);
     if (!access) throw notFound(`client access ${id}`, 'client_access_id');
     const scope = narrowedScope(access.scope, restriction.scope);
     const portalAccountId = await boundPortalAccount(viewer.accountId, access.portalAccountId, restriction.portal_account_id);
     await clientAccessRepository.restrict(trx, access.chainId, scope, portalAccountId);
     return tokenRepository.restrictChain(trx, access.chainId, scope, portalAccountId);
-  });
+  }, viewer.requestId);
   forgetCachedTokens(narrowed);
 }
 

@@ -1,6 +1,6 @@
 import { config } from '../../config';
 import { OrderScope, grantOf } from '../access';
-import { db, inTransaction } from '../db';
+import { inTransaction, transaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import { decimalValue } from './event-condition';
 import { EventAction, eventConditions, eventTypes, findAction, RequiredFormat } from './event-catalog';
@@ -147,7 +147,8 @@ export async function createEventHandler(scope: OrderScope, input: EventHandlerI
   const required = checkRequired(action, input.action.required);
   if (action.action === 'mail') await checkMailRecipient(scope.accountId, section, required.to!, at('action.required.to'));
   const condition = checkConditions(section, input.condition);
-  const id = await db().transaction(async (trx) => {
+  // With the request's id: a COMMIT whose answer is lost can be asked after (lib/db transaction).
+  const id = await transaction(async (trx) => {
     const limit = config().eventHandlersPerAccount;
     if ((await eventHandlerRepository.countForCreate(trx, scope.accountId)) >= limit)
       throw invalidField('event_handler', `event_handler: the account has ${limit} event handlers, the most it may have; delete one first`);
@@ -161,7 +162,7 @@ export async function createEventHandler(scope: OrderScope, input: EventHandlerI
       signing_secret: newSigningSecret(),
       portal_account_grant: grantOf(scope),
     });
-  });
+  }, scope.requestId);
   return (await eventHandlerRepository.get(scope, id))!;
 }
 
@@ -182,6 +183,6 @@ export async function deleteEventHandler(scope: OrderScope, id: number): Promise
     const row = await eventHandlerRepository.delete(trx, scope, id);
     if (row) await forgetStockTargetsOf(trx, row);
     return row !== undefined;
-  });
+  }, scope.requestId);
   if (!deleted) throw notFound(`event handler ${id}`, 'event_handler_id');
 }

@@ -180,10 +180,10 @@ export async function redeliver(job: JobPayloads['event.redeliver']): Promise<De
 /** POST admin/event/handler/{id}/resume/: the handler delivers again and its held deliveries are due now. */
 export async function resumeEventHandler(scope: OrderScope, handlerId: number): Promise<{ handler: EventHandlerRow; resumed: number }> {
   await getEventHandler(scope, handlerId);
-  const resumed = await db().transaction(async (trx) => {
+  const resumed = await transaction(async (trx) => {
     await eventHandlerRepository.resume(trx, scope, handlerId);
     return deliveries.resumeHeld(trx, scope.accountId, handlerId, retryPolicy().windowMs);
-  });
+  }, scope.requestId);
   return { handler: await getEventHandler(scope, handlerId), resumed };
 }
 

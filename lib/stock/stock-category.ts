@@ -1,8 +1,8 @@
 /** Own categories (Category_type of the own portals), per account and portal account. */
 import type { Knex } from 'knex';
-import { db, inTransaction } from '../db';
+import { db, inTransaction, transaction } from '../db';
 import { DomainError, invalidField } from '../errors';
-import type { OrderScope } from '../access';
+import type { AccountWork, OrderScope } from '../access';
 import { Joi, list, ownPortalAccountId as portalAccountIdField, text, runSearch, SearchRequest, SearchSpec, applyConditions } from '../http';
 import { ownPortalAccountId } from '../portal-account';
 import { ownCategoryPlatforms } from '../portals';
@@ -128,9 +128,12 @@ export const ownCategoryRepository = {
     return runSearch(ofGrant(scope, true), ownCategorySearch, search, toApi);
   },
 
-  /** Creates the categories, or renames/moves those that exist (same platform, portal account and id). */
-  async upsert(accountId: number, categories: (OwnCategoryInput & { portal_account_id: number })[]): Promise<void> {
-    await db().transaction(async (trx) => {
+  /**
+   * Creates the categories, or renames/moves those that exist (same platform, portal account and
+   * id), in a transaction of the request `requestId` (a COMMIT whose answer is lost can be asked after).
+   */
+  async upsert(accountId: number, categories: (OwnCategoryInput & { portal_account_id: number })[], requestId?: string): Promise<void> {
+    await transaction(async (trx) => {
       for (const c of categories) {
         await trx.raw(
           `INSERT INTO stock_category (account_id, platform, portal_account_id, id, name, parent_id) VALUES (?, ?, ?, ?, ?, ?)
@@ -146,7 +149,7 @@ export const ownCategoryRepository = {
           throw invalidField(field, `${field} ${c.parent_id} would make category ${c.id} its own ancestor (a category cannot be under itself)`);
         }
       }
-    });
+    }, requestId);
   },
 
   /**
@@ -166,7 +169,7 @@ export const ownCategoryRepository = {
       const shopG = [...new Set(gone.filter((c) => c.platform === 'shop_g').map((c) => c.id))];
       await stockRepository.removeShopGCategories(trx, scope.accountId, shopG);
       return gone.length;
-    });
+    }, scope.requestId);
   },
 };
 
@@ -174,13 +177,17 @@ export const ownCategoryRepository = {
  * POST stock/category/: each category goes to the portal account it names, else the request's;
  * a foreign or unknown one fails the whole request before anything is written.
  */
-export async function saveOwnCategories(accountId: number, requestPortalAccountId: number | null, categories: OwnCategoryInput[]): Promise<void> {
+export async function saveOwnCategories(
+  { accountId, requestId }: AccountWork,
+  requestPortalAccountId: number | null,
+  categories: OwnCategoryInput[],
+): Promise<void> {
   const owned = [];
   for (const [i, c] of categories.entries()) {
     const portalAccountId = await ownPortalAccountId(accountId, c.portal_account_id, requestPortalAccountId, `category[${i}].portal_account_id`);
     owned.push({ ...c, portal_account_id: portalAccountId });
   }
-  await ownCategoryRepository.upsert(accountId, owned);
+  await ownCategoryRepository.upsert(accountId, owned, requestId);
 }
 
 /** A shop_g.category[] entry of a stock body (Stock_shop_g_type: id string FK, portal_account_id FK). */

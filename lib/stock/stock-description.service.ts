@@ -1,8 +1,10 @@
 /**
  * stock/{stock_id}/description/: descriptions of the item a path names. A write resolves the
- * item in its own transaction; icon_id is checked before the transaction opens.
+ * item in its own transaction, opened with the request's id (a COMMIT whose answer is lost can be
+ * asked after: lib/db transaction); icon_id is checked before the transaction opens.
  */
-import { db } from '../db';
+import type { AccountWork } from '../access';
+import { transaction } from '../db';
 import { checkIcon, DescriptionInput, stockDescriptionRepository } from './stock-description';
 import { resolvePathStockId } from './stock.service';
 
@@ -15,25 +17,25 @@ export async function readDescription(accountId: number, ref: string, id: number
 }
 
 /** Answers the new description's id. */
-export async function createDescription(accountId: number, ref: string, input: DescriptionInput): Promise<number> {
+export async function createDescription({ accountId, requestId }: AccountWork, ref: string, input: DescriptionInput): Promise<number> {
   await checkIcon(input);
-  return db().transaction(async (trx) => {
+  return transaction(async (trx) => {
     const stockId = await resolvePathStockId(accountId, ref, trx);
     return stockDescriptionRepository.insert(trx, accountId, stockId, input);
-  });
+  }, requestId);
 }
 
-export async function updateDescription(accountId: number, ref: string, id: number, input: DescriptionInput): Promise<void> {
+export async function updateDescription({ accountId, requestId }: AccountWork, ref: string, id: number, input: DescriptionInput): Promise<void> {
   await checkIcon(input);
-  await db().transaction(async (trx) => {
+  await transaction(async (trx) => {
     const stockId = await resolvePathStockId(accountId, ref, trx);
     await stockDescriptionRepository.update(trx, accountId, stockId, id, input);
-  });
+  }, requestId);
 }
 
-export async function deleteDescription(accountId: number, ref: string, id: number): Promise<void> {
-  await db().transaction(async (trx) => {
+export async function deleteDescription({ accountId, requestId }: AccountWork, ref: string, id: number): Promise<void> {
+  await transaction(async (trx) => {
     const stockId = await resolvePathStockId(accountId, ref, trx);
     await stockDescriptionRepository.delete(trx, accountId, stockId, id);
-  });
+  }, requestId);
 }

@@ -3,7 +3,7 @@
  * its own. Document 1 shows no path; they live under stock/shop_parameter/.
  */
 import type { Knex } from 'knex';
-import { db } from '../db';
+import { db, transaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import type { OrderScope } from '../access';
 import { Joi, ownPortalAccountId as portalAccountIdField, readOnly, text, runSearch, SearchRequest, SearchSpec } from '../http';
@@ -86,7 +86,8 @@ export const shopParameterRepository = {
    */
   async save(scope: OrderScope, portalAccountId: number, input: ShopParameterInput): Promise<{ id: number; created: boolean }> {
     const { accountId } = scope;
-    return db().transaction(async (trx) => {
+    // With the request's id: a COMMIT whose answer is lost can be asked after (lib/db transaction).
+    return transaction(async (trx) => {
       if (input.id === undefined) {
         const [row] = await trx('stock_shop_parameter')
           .insert({ account_id: accountId, portal_account_id: portalAccountId, type: input.type, name: input.name ?? '', additional: input.additional ?? '' })
@@ -101,7 +102,7 @@ export const shopParameterRepository = {
       const count = await ofGrant(trx('stock_shop_parameter'), scope).where({ id: input.id, type: input.type }).update(changes);
       if (count === 0) throw notFound(`shop parameter ${input.type} ${input.id}`, 'shop_parameter.id');
       return { id: input.id, created: false };
-    });
+    }, scope.requestId);
   },
 };
 

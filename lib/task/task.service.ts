@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
-import { db } from '../db';
+import { db, transaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import type { SearchRequest } from '../http';
 import { personRepository } from '../account';
@@ -88,11 +88,12 @@ export async function createTaskOnce(accountId: number, task: TaskInput, sourceJ
 /** POST task/: creates a task, or updates (completes) the task whose id is given, if the caller sees it (else 404). */
 export async function saveTask(scope: OrderScope, task: TaskInput, id = task.id): Promise<{ id: number; created: boolean }> {
   const { accountId } = scope;
-  return db().transaction(async (trx) => {
+  // With the request's id: a COMMIT whose answer is lost can be asked after (lib/db transaction).
+  return transaction(async (trx) => {
     if (id === undefined) return { id: await insertTask(trx, accountId, task), created: true };
     const current = await taskRepository.getForUpdate(trx, scope, id);
     if (!current) throw notFound(`task ${id}`, 'task_id');
     await taskRepository.update(trx, accountId, id, await columnsOf(trx, accountId, task, current));
     return { id, created: false };
-  });
+  }, scope.requestId);
 }

@@ -179,7 +179,7 @@ export const stockEndpoints = [
     body: Joi.object({ description: stockDescriptionType.required() }),
     response: ['description_id'],
     async handle({ caller, params, body }) {
-      const id = await createDescription(caller.accountId, params.stock_id, body.description);
+      const id = await createDescription(caller, params.stock_id, body.description);
       return created({ description_id: id });
     },
   }),
@@ -205,7 +205,7 @@ export const stockEndpoints = [
     body: Joi.object({ description: stockDescriptionType.required() }),
     response: ['description_id'],
     async handle({ caller, params, body }) {
-      await updateDescription(caller.accountId, params.stock_id, params.description_id, body.description);
+      await updateDescription(caller, params.stock_id, params.description_id, body.description);
       return ok({ description_id: params.description_id });
     },
   }),
@@ -218,7 +218,7 @@ export const stockEndpoints = [
     params: descriptionParams,
     response: [],
     async handle({ caller, params }) {
-      await deleteDescription(caller.accountId, params.stock_id, params.description_id);
+      await deleteDescription(caller, params.stock_id, params.description_id);
       return ok();
     },
   }),
@@ -245,7 +245,7 @@ export const stockEndpoints = [
     body: ownCategoryBody,
     response: [],
     async handle({ caller, body }) {
-      await saveOwnCategories(caller.accountId, caller.portalAccountId, body.category);
+      await saveOwnCategories(caller, caller.portalAccountId, body.category);
       return ok();
     },
   }),

@@ -156,6 +156,33 @@ describe('db: a COMMIT whose answer is lost', function () {
     expect([replay.status, replay.body.order_id, replay.headers.get('idempotent-replayed')]).to.deep.equal([201, again.body.order_id, 'true']);
     expect(await orders()).to.equal(2);
   });
+
+  // Every creating endpoint, not only POST order/: POST task/ opened its transaction with
+  // db().transaction, without the request id, so the outcome could never be asked.
+  describe('of another creating endpoint (POST task/)', () => {
+    const task: Creating = { path: 'task/', body: { task: { title: 'Call the carrier' } }, marker: 'insert into "task"', table: 'task' };
+
+    it('when the answer to the task COMMIT is lost and PostgreSQL answers on a new connection, then the client gets its 201 with the task, written once', async () => {
+      const res = await postLosing('answer', `task-${Date.now()}`, task);
+      expect(res.status, res.text).to.equal(201);
+      expect(await rows(task)).to.equal(1);
+      const [row] = await side('task').where({ account_id: seller.id }).select('id');
+      expect(res.body.task_id).to.equal(row!.id);
+    });
+
+    it('when the answer to the task COMMIT is lost and PostgreSQL stays unreachable, then a resend with the same Idempotency-Key after the outage learns that it was carried out, and writes no second task', async () => {
+      const key = `task-lost-${Date.now()}`;
+      expectUnknownOutcome(await postLosing('answer-and-network', key, task));
+      proxy.heal();
+      expect(await rows(task), 'PostgreSQL committed the task').to.equal(1);
+      const again = await resend(key, task, 1);
+      expect(again.status, again.text).to.equal(503);
+      expect(again.body.error?.map((e) => e.error)).to.deep.equal(['already_carried_out']);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(await rows(task), 'the resend wrote nothing').to.equal(1);
+      expect(web.output()).not.to.include('"level":50');
+    });
+  });
 });
 
 describe('db: a request transaction reads its id with its BEGIN', () => {
