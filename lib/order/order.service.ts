@@ -123,6 +123,19 @@ export async function createOrderIn(trx: Knex.Transaction, caller: OrderCaller, 
 }
 
 /**
+ * A conditional write's If-Match (README, conditional updates), checked under the order row's lock
+ * the caller holds: no payment, channel change or other write can come between the check and the
+ * write. 412 record_changed when the order no longer has the state the header names.
+ */
+async function checkIfMatch(trx: Knex.Transaction, accountId: number, orderId: string, internalId: string, ifMatch: string | undefined): Promise<void> {
+  if (ifMatch === undefined || ifMatchAllows(ifMatch, await orderRepository.versionOf(trx, accountId, internalId))) return;
+  throw domainError(
+    'record_changed',
+    `order ${orderId} has changed since the state If-Match names (a payment, a channel or another client wrote it); read it again (GET order/${orderId}/ answers its ETag) and decide on what it holds now`,
+  );
+}
+
+/**
  * Plans a change of an order into `writes` (its row read locked; 404 when it is not an order of
  * the account), the caller flushing the writer and applying its StockBatch (updateOneOrderIn: at
  * once). Answers whether the update cancelled it, and whether its channel then hears of it
@@ -141,13 +154,7 @@ export async function updateOrderIn(
   if (mayBePaid(input)) await writes.lockInvoice(trx);
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) throw notFound(`order ${orderId}`, idField);
-  // Under the row's lock: no payment, channel change or other write can come between the check and this write.
-  if (ifMatch !== undefined && !ifMatchAllows(ifMatch, await orderRepository.versionOf(trx, accountId, current.internal_id))) {
-    throw domainError(
-      'record_changed',
-      `order ${orderId} has changed since the state If-Match names (a payment, a channel or another client wrote it); read it again (GET order/${orderId}/ answers its ETag) and decide on what it holds now`,
-    );
-  }
+  await checkIfMatch(trx, accountId, orderId, current.internal_id, ifMatch);
   checkUnchangeable(input, current, prefix);
   const { prepaid } = await checkReferences(trx, caller, input, prefix);
   const before = await orderRepository.lines(trx, current.internal_id);
@@ -231,13 +238,15 @@ export async function updateOrder(caller: OrderCaller, orderId: string, input: O
 
 /**
  * DELETE order/{order_id}/: the lines' stock goes back unless the order was shipped (the goods
- * are gone); a cancelled order holds none any more.
+ * are gone); a cancelled order holds none any more. With If-Match only of the order's state it names.
  */
-export function deleteOrder(scope: OrderScope, orderId: string): Promise<void> {
+export function deleteOrder(scope: OrderScope, orderId: string, ifMatch?: string): Promise<void> {
   const { accountId } = scope;
   return inTransaction(async (trx) => {
     const current = await orderRepository.getForUpdate(trx, scope, orderId);
     if (!current) throw notFound(`order ${orderId}`, 'order_id');
+    // A delete based on a read: refused when a payment, a channel or another client wrote the order since.
+    await checkIfMatch(trx, accountId, orderId, current.internal_id, ifMatch);
     if (!current.is_shipped) {
       const stock = new StockBatch();
       const before = await orderRepository.lines(trx, current.internal_id);

@@ -101,9 +101,11 @@ export const orderEndpoints = [
     summary: 'Delete an order; the stock of an unshipped order goes back.',
     scope: 'order_w',
     params: orderIdParams,
+    conditional:
+      'the ETag of GET order/{order_id}/ (any select or format): the order is deleted only while it is in the state that read saw (no payment booked, no channel change since); otherwise 412 record_changed and nothing changes',
     response: [],
-    async handle({ caller, params }) {
-      await deleteOrder(caller, params.order_id);
+    async handle({ caller, params, request }) {
+      await deleteOrder(caller, params.order_id, request.ifMatch);
       return ok();
     },
   }),

@@ -159,6 +159,23 @@ describe('order: conditional updates (If-Match) against payments booked meanwhil
     expect((await update(orderId, { infos: 'fourth' })).status).to.equal(200);
   });
 
+  it("when a client deletes an order it read unpaid with that read's ETag as If-Match and a bank transfer paid it meanwhile, then the delete is refused 412 and the order and its payment stay; with the new ETag it is deleted", async () => {
+    const orderId = await order('30.00');
+    const { tag } = await read(orderId);
+    expect((await transfer(orderId, '20.00', 'Zoë')).status).to.equal(201);
+    const remove = (ifMatch: string) => call(`order/${orderId}/`, { token: seller.token, method: 'DELETE', headers: { 'If-Match': ifMatch } });
+    refused(await remove(tag));
+    refused(await remove(`W/${tag}`));
+    const kept = await readOrder(seller, orderId);
+    expect(kept.paid_amount).to.equal('20.00');
+    const fresh = await read(orderId);
+    const deleted = await remove(fresh.tag);
+    expect(deleted.status, deleted.text).to.equal(200);
+    expect((await call(`order/${orderId}/`, { token: seller.token })).status).to.equal(404);
+    // * on an order that no longer exists: nothing to delete (404).
+    expect((await remove('*')).status).to.equal(404);
+  });
+
   /** A GET by node:http: fetch adds Cache-Control: no-cache to a conditional request, which makes any answer stale. */
   const readIfNoneMatch = async (path: string, tag: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
