@@ -11,12 +11,18 @@
  * - A payment that is a return or reversal is counted in `returns`, never an entry: the entry's
  *   RvslInd (a CRDT reversal undoes a debit of the holder's), TxDtls/RtrInf, or a bank
  *   transaction code of the ISO 20022 list (ExternalBankTransactionSubFamily1Code) meaning money
- *   coming back (RETURN_SUB_FAMILIES), on the entry or the payment; or the German DK code 159
- *   (GVC "SEPA-Überweisung Retoure") in BkTxCd/Prtry/Cd.
- * - A DBIT payment inside a credit batch (charges netted into the batch) counts as a debit.
+ *   coming back (RETURN_SUB_FAMILIES), on the entry or the payment; or a German DK code in
+ *   BkTxCd/Prtry/Cd whose business code (GVC) or SWIFT type the MT940 reader takes for a return
+ *   (./return-codes: 159 "SEPA-Überweisung Retoure", 181 "Wiedergutschrift", 109, 899 "Storno",
+ *   NRTI ...), so that one booking is a return in both formats.
+ * - A DBIT payment inside a credit batch (charges netted into the batch) counts as a debit, and
+ *   so does a credit of 0.00 (no money received; the MT940 reader's rule): an entry, or a
+ *   payment of a batch, of 0.00 is no transfer. A batch whose total is 0.00 is still read
+ *   payment by payment.
  */
 import { attributeOf, list, node, Node, refuse, textOf } from './camt-node';
 import { payerReferencesOf, senderOf, subjectOf } from './camt-remittance';
+import { isDkReturn } from './return-codes';
 import type { ParsedStatement, StatementEntry } from './statement.type';
 
 /** What an entry needs of its statement or notification. */
@@ -51,13 +57,11 @@ interface Day {
  * transaction, UDFT dishonoured/unpaid draft.
  */
 const RETURN_SUB_FAMILIES = new Set(['RRTN', 'RPCR', 'RCDD', 'PRDD', 'UPDD', 'ARET', 'AREV', 'CQRV', 'UPCQ', 'XPCQ', 'UPCT', 'UDFT']);
-/** DK proprietary code `<SWIFT code>+<GVC>[+<addition>]`, GVC 159: SEPA credit transfer returned. */
-const dkReturn = /^[A-Z]{4}\+159(\+|$)/;
 
 function isReturnCode(bkTxCd: unknown): boolean {
   const code = node(bkTxCd);
   const subFamily = textOf(node(node(code.Domn).Fmly).SubFmlyCd);
-  return RETURN_SUB_FAMILIES.has(subFamily) || list(code.Prtry).some((p) => dkReturn.test(textOf(node(p).Cd)));
+  return RETURN_SUB_FAMILIES.has(subFamily) || list(code.Prtry).some((p) => isDkReturn(textOf(node(p).Cd)));
 }
 
 /** A 400 naming the element at `at`. */
@@ -102,7 +106,13 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
   payments.forEach(({ tx, path: txPath }, i) => {
     if (entryReturns || isReturnPayment(tx)) result.returns++;
     else if (booked.batch && textOf(tx.CdtDbtInd) === 'DBIT') result.debits++;
-    else result.entries.push(paymentOf(booked, tx, txPath, i + 1, message, file, fail));
+    else {
+      // A credit of 0.00 brings no money (a closing entry, a bank's information line): counted
+      // with the debits, as the MT940 reader counts it, never a transfer an order could take.
+      const payment = paymentOf(booked, tx, txPath, i + 1, message, file, fail);
+      if (payment.amount === '0.00') result.debits++;
+      else result.entries.push(payment);
+    }
   });
 }
 

@@ -16,7 +16,7 @@
  * Entries are the booked credits. `D` and `RC` (reversal of a credit) are debits, and so is an
  * amount of 0.00 (no money received); `EC`/`ED` (expected, MT942) are unbooked; `RD` (reversal
  * of a debit) and credits whose German business code, SWIFT type code or /RTRN/ marks a return
- * are returns (see returnCodes), never customer payments.
+ * are returns (see ./return-codes), never customer payments.
  *
  * The entry's reference, its dedupe key: `account|statement number|bank reference|position|
  * amount|booking date`, the position being the index (1-based) of the :61: in its statement.
@@ -36,18 +36,14 @@ import { invalidInput } from '../../errors';
 import { Details, detailsOf } from './mt940-details';
 import { Mt940FieldError, parseBalance, parseStatementLine, StatementLine } from './mt940-fields';
 import { Mt940Block, Mt940Field, Mt940FramingError, statementBlocks } from './mt940-lines';
+import { germanReturnCodes, swiftReturnTypes } from './return-codes';
 import { clip, ParsedStatement, StatementEntry } from './statement.type';
 
 /**
- * Returns and reversals among credits. German business codes (DK Anlage 3, GVC list, the
- * R-transactions): 108/109 SEPA direct debit returned (B2B/Core), 110 SEPA card clearing
- * returned, 159/160 SEPA credit transfer (instant) returned ("RETOURE"), 181/184 SEPA direct
- * debit refunded (Core/B2B, "Wiedergutschrift"), 182 card clearing refund, 193 SEPA direct debit
- * reversal, 199 card clearing reversal, 899 reversal ("Storno"). SWIFT transaction type RTI
- * (returned item). In the /TAG/ layout a /RTRN/ reason (ING, ABN AMRO, Rabobank).
+ * Returns and reversals among credits: the German business codes (GVC) and SWIFT types of
+ * ./return-codes (the CAMT reader reads the same codes in BkTxCd/Prtry), and in the /TAG/ layout
+ * a /RTRN/ reason (ING, ABN AMRO, Rabobank).
  */
-const returnCodes = new Set(['108', '109', '110', '159', '160', '181', '182', '184', '193', '199', '899']);
-const returnTypes = new Set(['RTI']);
 
 export const isMt940 = (text: string): boolean => /(^|[\r\n]|\{4:)[ \t]*:20:/.test(text.slice(0, 64 * 1024));
 
@@ -124,7 +120,7 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
     else if (kind === 'unbooked') result.unbooked++;
     else {
       const details = detailsOf(detailsLines(block.fields, i + 1));
-      if (kind === 'return' || details.returned || returnCodes.has(details.businessCode)) result.returns++;
+      if (kind === 'return' || details.returned || germanReturnCodes.has(details.businessCode)) result.returns++;
       else result.entries.push(entryOf({ account, number, position, currency }, line, details));
     }
   });
@@ -144,7 +140,7 @@ function detailsLines(fields: Mt940Field[], from: number): string[] {
 function kindOf(line: StatementLine): 'debit' | 'unbooked' | 'return' | 'credit' {
   if (line.mark === 'D' || line.mark === 'RC' || Number(line.amount) === 0) return 'debit';
   if (line.mark === 'EC' || line.mark === 'ED') return 'unbooked';
-  return line.mark === 'RD' || returnTypes.has(line.typeCode) ? 'return' : 'credit';
+  return line.mark === 'RD' || swiftReturnTypes.has(line.typeCode) ? 'return' : 'credit';
 }
 
 interface Place {

@@ -32,7 +32,7 @@ export interface ParsedStatement {
   format: 'camt.053' | 'camt.054' | 'mt940';
   statements: number;
   entries: StatementEntry[];
-  /** Debit entries: not money received, skipped. */
+  /** Debit entries, and credits of 0.00: not money received, skipped. */
   debits: number;
   /**
    * Credits that are returns or reversals of the holder's own payments (MT940 GV 159 and RC/RD

@@ -1,0 +1,95 @@
+/**
+ * Shapes of other banks' statements (not in ../shared/samples/bank), each in a file written for
+ * Kontor with made-up data, posted through POST bank/statement/ and matched by the bank worker:
+ * what the seller sees in the answer, the transfers and the orders afterwards.
+ */
+import { expect } from 'chai';
+import { call, newSeller, query, Seller } from '../support/api';
+import { waitFor } from '../event/servers';
+import { createOrder, readOrder } from '../order/helpers';
+import { startBankWorker } from './bank-worker';
+import { fixture } from './fixtures';
+
+interface BankView {
+  sender: string;
+  subject: string;
+  amount: string;
+  currency_id: string;
+  order_id?: string;
+}
+
+describe('bank: statement shapes of other banks, imported and matched', () => {
+  let bankWorker: { stop(): Promise<void> } | undefined;
+  before(async () => {
+    bankWorker = await startBankWorker('bank-dialects');
+  });
+  after(async () => {
+    await bankWorker?.stop();
+  });
+
+  const order = (s: Seller, price: string, name = 'Jürgen Müller') =>
+    createOrder(s, { customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });
+
+  /** Posts the file, waits for its bank.match job, and returns the answer's statement counts. */
+  async function importFile(s: Seller, body: Buffer): Promise<Record<string, unknown>> {
+    const res = await call('bank/statement/', { token: s.token, body, headers: { 'Content-Type': 'application/octet-stream' } });
+    expect(res.status, res.text).to.equal(202);
+    expect(res.body.ack).to.equal('success');
+    const jobId = res.body.job_id as string;
+    await waitFor(async () => {
+      const job = (await call(`job/${jobId}/`, { token: s.token })).body.job as Record<string, unknown> | undefined;
+      return job && job.state === 'completed' && job.finished_date ? job : undefined;
+    }, `job ${jobId}`);
+    return res.body.statement as Record<string, unknown>;
+  }
+
+  async function transfers(s: Seller): Promise<BankView[]> {
+    const res = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
+    expect(res.status, res.text).to.equal(200);
+    return res.body.bank as BankView[];
+  }
+
+  it('when a German camt.053 credits back a direct debit (DK code NRTI+181 or NDDT+109, no ISO domain) whose text names an order, then it is a return as in MT940 and pays no order', async () => {
+    const s = await newSeller();
+    const refundNamed = await order(s, '49.90', 'Papier Lange GmbH');
+    const paid = await order(s, '24.50');
+    const statement = await importFile(s, fixture('camt053-dk-codes.xml', { ORDER_1: refundNamed, ORDER_2: paid }));
+    expect(statement).to.deep.equal({ format: 'camt.053', statements: 1, entries: 1, stored: 1, duplicates: 0, debits: 0, returns: 2, unbooked: 0 });
+    const rows = await transfers(s);
+    expect(rows.map((r) => [r.sender, r.amount, r.currency_id, r.order_id])).to.deep.equal([['Jürgen Müller', '24.50', 'EUR', paid]]);
+    const untouched = await readOrder(s, refundNamed);
+    expect(untouched.paid_amount).to.equal(null);
+    expect(untouched.status.is_paid).to.equal(false);
+    expect((await readOrder(s, paid)).paid_amount).to.equal('24.50');
+    // The same bookings as the bank writes them in MT940 are returns there too.
+    const mt940 = [
+      ':20:STARTUMSE',
+      ':25:37040044/0532013000',
+      ':28C:00321/001',
+      ':60F:C261119EUR100,00',
+      ':61:2611201120C49,90N181NONREF',
+      `:86:181?00WIEDERGUTSCHRIFT?20Erstattung Lastschrift?21Bestellung ${refundNamed}?32Papier Lange GmbH`,
+      ':61:2611201120C49,90NRTINONREF',
+      `:86:166?20Rueckgabe MD06?21Bestellung ${refundNamed}?32Papier Lange GmbH`,
+      ':62F:C261120EUR199,80',
+      '-',
+    ].join('\r\n');
+    const res = await call('bank/statement/', { token: s.token, body: Buffer.from(mt940), headers: { 'Content-Type': 'application/octet-stream' } });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.statement).to.include({ entries: 0, stored: 0, returns: 2 });
+  });
+
+  it('when a camt.053 books a credit of 0.00 naming an order, or a batch payment of 0.00, then it is no transfer and the order is left as it was', async () => {
+    const s = await newSeller();
+    const named = await order(s, '49.90');
+    const paid = await order(s, '24.50', 'Zoë Brandstätter');
+    const statement = await importFile(s, fixture('camt053-zero-credit.xml', { ORDER_1: named, ORDER_2: paid }));
+    expect(statement).to.deep.equal({ format: 'camt.053', statements: 1, entries: 1, stored: 1, duplicates: 0, debits: 3, returns: 0, unbooked: 0 });
+    const rows = await transfers(s);
+    expect(rows.map((r) => [r.sender, r.subject, r.amount, r.order_id])).to.deep.equal([['Zoë Brandstätter', `Bestellung ${paid}`, '24.50', paid]]);
+    const untouched = await readOrder(s, named);
+    expect(untouched.paid_amount).to.equal(null);
+    expect(untouched.history.filter((h) => /payment/.test(h))).to.deep.equal([]);
+    expect((await readOrder(s, paid)).paid_amount).to.equal('24.50');
+  });
+});
