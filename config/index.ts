@@ -270,6 +270,27 @@ function trustedProxyList(value: string | undefined): string[] {
     .filter(Boolean);
 }
 
+/** Whether a TRUSTED_PROXIES entry names every address of its family: any address with the prefix 0 (0.0.0.0/0, ::/0, 10.0.0.0/0). */
+export function namesEveryAddress(entry: string): boolean {
+  const prefix = entry.split('/')[1];
+  return prefix !== undefined && /^\d{1,3}$/.test(prefix) && Number(prefix) === 0;
+}
+
+/**
+ * TRUSTED_PROXIES as Express's `trust proxy` (proxy-addr) takes it, false when empty. A /0 range
+ * names every address of its family, but proxy-addr refuses the prefix 0 ('invalid range on
+ * address'): the web process died at start with that TypeError, also once ACCEPT_UNSAFE_SETTINGS
+ * accepted it. It is given as the family's two halves, which proxy-addr takes and which name the
+ * same addresses (an IPv4 range trusts IPv4 clients, an IPv6 range IPv6 ones, as proxy-addr reads them).
+ */
+export function trustProxySetting(entries: string[]): string[] | false {
+  if (!entries.length) return false;
+  return entries.flatMap((entry) => {
+    if (!namesEveryAddress(entry)) return [entry];
+    return net.isIPv4(entry.split('/')[0]!) ? ['0.0.0.0/1', '128.0.0.0/1'] : ['::/1', '8000::/1'];
+  });
+}
+
 function isProxyEntry(entry: string): boolean {
   if (proxyRangeNames.includes(entry)) return true;
   const [address, prefix, extra] = entry.split('/');

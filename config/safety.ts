@@ -3,7 +3,7 @@
  * the one setting without which the Procfile's processes refuse to start (CREDENTIALS_KEY).
  * Pure functions of a Config: the caller decides whether to print, log or exit.
  */
-import type { Config } from './index';
+import { Config, namesEveryAddress } from './index';
 
 /** One unsafe setting: the variable to change and why. */
 export interface Finding {
@@ -13,8 +13,11 @@ export interface Finding {
 
 const loopbackHost = (host: string) => ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host) || host.startsWith('127.');
 
-/** Trusting every address for X-Forwarded-For lets any client choose its address (and so its login throttle). */
-const trustsEveryone = (entry: string) => /^(0\.0\.0\.0|::)\/0$/.test(entry);
+/**
+ * Trusting every address for X-Forwarded-For lets any client choose its address (and so its login
+ * throttle): any address with the prefix 0, however written (::0/0, 0.0.0.0/00, 10.0.0.0/0 alike).
+ */
+const trustsEveryone = namesEveryAddress;
 
 /** Everything of the configuration that a production deployment must not run with. */
 export function unsafeSettings(cfg: Config): Finding[] {

@@ -1,5 +1,5 @@
 import express, { NextFunction, Request, Response } from 'express';
-import { config } from '../config';
+import { config, trustProxySetting } from '../config';
 import { domainError, tooLarge } from '../lib/errors';
 import { requestContext, versions } from './framework/context';
 import { docsRouter } from './framework/docs';
@@ -30,7 +30,7 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   app.disable('x-powered-by');
   app.set('query parser', parseQuery);
   // X-Forwarded-For is believed only from TRUSTED_PROXIES (default none: the TCP peer is the client).
-  app.set('trust proxy', config().trustedProxies.length ? config().trustedProxies : false);
+  app.set('trust proxy', trustProxySetting(config().trustedProxies));
   app.use(requestContext);
   // Bodies are read raw and decoded by the framework (media types and charsets real clients send,
   // application/json encoding=utf-8, ISO-8859-15, are beyond express.json()), and only once the

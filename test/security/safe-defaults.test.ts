@@ -99,7 +99,8 @@ describe('safe as shipped: production defaults (issue 31)', function () {
 
   it('when TRUSTED_PROXIES trusts every address in production, then every process and the release line refuse it unless ACCEPT_UNSAFE_SETTINGS names it', async () => {
     const key = crypto.randomBytes(32).toString('base64');
-    for (const everyone of ['0.0.0.0/0', '::/0', '10.0.0.0/8, 0.0.0.0/0']) {
+    // Any address with the prefix 0 names every address of its family, however it is written.
+    for (const everyone of ['0.0.0.0/0', '::/0', '10.0.0.0/8, 0.0.0.0/0', '10.0.0.0/0', '::0/0', '0.0.0.0/00']) {
       const refusal = startRefusal(loadConfig({ NODE_ENV: 'production', CREDENTIALS_KEY: key, TRUSTED_PROXIES: everyone }), 'web');
       expect(refusal, everyone).to.contain('kontor web: TRUSTED_PROXIES');
     }
@@ -135,6 +136,38 @@ describe('safe as shipped: production defaults (issue 31)', function () {
     } finally {
       proc.kill('SIGTERM');
       await new Promise((resolve) => proc.once('exit', resolve));
+    }
+  });
+
+  it('when the web process starts in production with TRUSTED_PROXIES of every address accepted by ACCEPT_UNSAFE_SETTINGS, then it starts and takes the client address from X-Forwarded-For', async () => {
+    const port = await freePort();
+    const env = productionEnv({
+      NODE_ENV: 'production',
+      CREDENTIALS_KEY: crypto.randomBytes(32).toString('base64'),
+      PORT: String(port),
+      TRUSTED_PROXIES: '0.0.0.0/0, ::/0',
+      ACCEPT_UNSAFE_SETTINGS: 'TRUSTED_PROXIES',
+      OPERATOR_USER: 'ops',
+      OPERATOR_PASSWORD: 'a-long-operator-password-4712',
+    });
+    const proc = spawn(process.execPath, ['--require', 'tsx/cjs', 'server/index.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    proc.stdout.on('data', (d) => (out += d));
+    proc.stderr.on('data', (d) => (out += d));
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    try {
+      // proxy-addr refuses a /0 range ('invalid range on address'): the process died at start.
+      await waitFor(async () => /api listening/.test(out) || proc.exitCode !== null, 'the web process listening or gone', 20000);
+      expect(out, out).to.contain('api listening').and.not.contain('invalid range');
+      // The address is the one the proxy wrote: the failed operator login's log line names it.
+      const res = await fetch(`http://127.0.0.1:${port}/operator/metrics`, {
+        headers: { Authorization: `Basic ${Buffer.from('ops:a-wrong-guess').toString('base64')}`, 'X-Forwarded-For': '198.51.100.23' },
+      });
+      expect(res.status).to.equal(401);
+      await waitFor(async () => /198\.51\.100\.23/.test(out), 'the forwarded address in the log', 5000);
+    } finally {
+      proc.kill('SIGTERM');
+      await exited;
     }
   });
 
