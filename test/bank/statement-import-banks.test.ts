@@ -92,4 +92,46 @@ describe('bank: statement shapes of other banks, imported and matched', () => {
     expect(untouched.history.filter((h) => /payment/.test(h))).to.deep.equal([]);
     expect((await readOrder(s, paid)).paid_amount).to.equal('24.50');
   });
+  // SWIFT FIN delivers a message it may have sent before again with the trailer {5:{PDE:}} (possible
+  // duplicate emission); a file of a day's messages, or overlapping downloads joined into one file,
+  // then holds the same statement twice. Two pages under one :28: (mt940-js) differ and stay apart
+  // (statement-parse-suites.test.ts).
+  it('when a file holds the same statement twice (the original and its PDE copy, or a duplicate CAMT copy), then each payment is stored and paid once', async () => {
+    const s = await newSeller();
+    const part = await order(s, '49.90');
+    const statement = (trailer: string) =>
+      [
+        '{1:F01COBADEFFAXXX0000000000}{2:O9401200261120COBADEFFAXXX00000000002611201200N}{4:',
+        ':20:261120-0001',
+        ':25:37040044/0532013000',
+        ':28C:00321/001',
+        ':60F:C261119EUR100,00',
+        ':61:2611201120C20,00NTRFNONREF',
+        `:86:166?00GUTSCHR. UEBERWEISUNG?20SVWZ+Anzahlung Bestellung?21${part}?32Juergen Mueller`,
+        ':62F:C261120EUR120,00',
+        `-}{5:{CHK:0123456789AB}${trailer}}`,
+      ].join('\r\n');
+    const mt940 = await importFile(s, Buffer.from(`${statement('')}\r\n${statement('{PDE:}')}\r\n`));
+    expect(mt940).to.deep.equal({ format: 'mt940', statements: 2, entries: 2, stored: 1, duplicates: 1, debits: 0, returns: 0, unbooked: 0 });
+    expect((await transfers(s)).map((r) => [r.amount, r.order_id])).to.deep.equal([['20.00', part]]);
+    expect((await readOrder(s, part)).paid_amount).to.equal('20.00');
+
+    const camtStatement = (copy: string) => `<Stmt><Id>STMT-2026-321</Id><ElctrncSeqNb>321</ElctrncSeqNb>${copy}
+      <Acct><Id><IBAN>DE89370400440532013000</IBAN></Id><Ccy>EUR</Ccy></Acct>
+      <Ntry><Amt Ccy="EUR">10.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-11-21</Dt></BookgDt>
+        <NtryDtls><TxDtls><RltdPties><Dbtr><Pty><Nm>Jürgen Müller</Nm></Pty></Dbtr></RltdPties>
+        <RmtInf><Ustrd>Rest Bestellung ${part}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry></Stmt>`;
+    const camt = `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><GrpHdr><MsgId>M-321</MsgId><CreDtTm>2026-11-22T06:00:00</CreDtTm></GrpHdr>
+${camtStatement('<CreDtTm>2026-11-21T06:00:00</CreDtTm>')}
+${camtStatement('<CreDtTm>2026-11-22T06:00:00</CreDtTm><CpyDplctInd>DUPL</CpyDplctInd>')}
+</BkToCstmrStmt></Document>`;
+    const copy = await importFile(s, Buffer.from(camt));
+    expect(copy).to.deep.equal({ format: 'camt.053', statements: 2, entries: 2, stored: 1, duplicates: 1, debits: 0, returns: 0, unbooked: 0 });
+    expect((await transfers(s)).map((r) => [r.amount, r.order_id])).to.deep.equal([
+      ['20.00', part],
+      ['10.00', part],
+    ]);
+    expect((await readOrder(s, part)).paid_amount).to.equal('30.00');
+  });
 });

@@ -10,7 +10,7 @@ import { invalidInput } from '../../errors';
 import { list, node, Node, refuse, textOf } from './camt-node';
 import { CamtFile, CamtMessage, readEntry } from './camt-entry';
 import { parseCamtXml } from './camt-xml';
-import type { ParsedStatement } from './statement.type';
+import type { ParsedStatement, StatementEntry } from './statement.type';
 
 /** The two messages read: their root element and the element of one statement or notification. */
 const kinds = [
@@ -50,12 +50,33 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
   const result: ParsedStatement = { format: kind.format, statements: messages.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
   const file: CamtFile = { seen: new Map(), days: new Map() };
   const msgId = textOf(node(node(document[kind.root]).GrpHdr).MsgId);
+  const firstOf = new Map<string, StatementEntry[]>();
   messages.forEach((m, s) => {
     const message = node(m);
     const context = messageOf(kind.format, message, msgId && `${msgId}/${s + 1}`);
-    list(message.Ntry).forEach((ntry, n) => readEntry(node(ntry), `${at}[${s + 1}]/Ntry[${n + 1}]`, n + 1, context, file, result));
+    // Only a file of several statements can repeat one (and a single one is not serialised).
+    const identity = messages.length > 1 ? identityOf(message) : '';
+    const first = firstOf.get(identity);
+    const from = result.entries.length;
+    // A repeat's keys are the first's: read apart so that it gives no `#2` to a later statement.
+    const into: CamtFile = first ? { seen: new Map(), days: file.days } : file;
+    list(message.Ntry).forEach((ntry, n) => readEntry(node(ntry), `${at}[${s + 1}]/Ntry[${n + 1}]`, n + 1, context, into, result));
+    const added = result.entries.slice(from);
+    if (first) added.forEach((entry, i) => (entry.reference = first[i]!.reference));
+    else firstOf.set(identity, added);
   });
   return result;
+}
+
+/**
+ * What a statement or notification says, but for when this copy was made (CreDtTm) and its copy
+ * mark (CpyDplctInd): one that equals an earlier one of the file is that statement again (a
+ * duplicate delivery joined to the original, overlapping downloads in one file), so its entries
+ * take the first's keys and are stored once; a statement of other entries is never one.
+ */
+function identityOf(message: Node): string {
+  const { CreDtTm: _created, CpyDplctInd: _copy, ...said } = message;
+  return JSON.stringify(said);
 }
 
 /**

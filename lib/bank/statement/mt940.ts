@@ -30,7 +30,9 @@
  * statement cut into pages that all carry the same :28: (mt940-js's test file: `:28:1/1` on a
  * page ending :62M: and on the page after it, positions counted from 1 on each) or two
  * statements a bank numbers alike would otherwise give two equal payments one key, and the
- * second would be taken for a re-import of the first and lost.
+ * second would be taken for a re-import of the first and lost. A statement that stands in the
+ * file twice with the same fields (but :20:) is one statement: the repeat's entries get the
+ * first's keys, so they are stored once (see identityOf).
  */
 import { invalidInput } from '../../errors';
 import { Details, detailsOf } from './mt940-details';
@@ -62,14 +64,40 @@ export function parseMt940(text: string): ParsedStatement {
     );
   }
   const result: ParsedStatement = { format: 'mt940', statements: blocks.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
-  for (const block of blocks) readStatement(block, result);
   const seen = new Map<string, number>();
-  for (const entry of result.entries) {
-    const count = (seen.get(entry.reference!) ?? 0) + 1;
-    seen.set(entry.reference!, count);
-    if (count > 1) entry.reference = `${entry.reference}#${count}`;
+  const firstOf = new Map<string, StatementEntry[]>();
+  for (const block of blocks) {
+    const from = result.entries.length;
+    readStatement(block, result);
+    const added = result.entries.slice(from);
+    const first = firstOf.get(identityOf(block));
+    if (first) {
+      // The same statement again: its entries are the first's, and storing takes them as duplicates.
+      added.forEach((entry, i) => (entry.reference = first[i]!.reference));
+      continue;
+    }
+    firstOf.set(identityOf(block), added);
+    for (const entry of added) {
+      const count = (seen.get(entry.reference!) ?? 0) + 1;
+      seen.set(entry.reference!, count);
+      if (count > 1) entry.reference = `${entry.reference}#${count}`;
+    }
   }
   return result;
+}
+
+/**
+ * What a statement says, but for its :20: (a transmission reference a bank may give anew on every
+ * sending): a statement whose fields all equal an earlier one's in the file is that statement
+ * again, a SWIFT possible duplicate emission (PDE) beside its original or overlapping downloads
+ * joined into one file, never new payments; two pages of one statement under one :28: differ
+ * (their balances and entries) and keep the `#2` keys above.
+ */
+function identityOf(block: Mt940Block): string {
+  return block.fields
+    .filter((f) => f.tag !== '20')
+    .map((f) => `:${f.tag}:${f.lines.map((l) => l.trim()).join('\n')}`)
+    .join('\n');
 }
 
 function framed(text: string): Mt940Block[] {
