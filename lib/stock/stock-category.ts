@@ -182,6 +182,13 @@ export async function saveOwnCategories(
   requestPortalAccountId: number | null,
   categories: OwnCategoryInput[],
 ): Promise<void> {
+  // Category_type.platform: "one portal per request" (document 2). A list mixing portals was
+  // stored as sent; now the first category of another portal is a 400 and nothing is written.
+  const other = categories.findIndex((c) => c.platform !== categories[0]!.platform);
+  if (other > 0) {
+    const field = `category[${other}].platform`;
+    throw invalidField(field, `${field} ${categories[other]!.platform} differs from category[0].platform ${categories[0]!.platform}: one portal per request`);
+  }
   const owned = [];
   for (const [i, c] of categories.entries()) {
     const portalAccountId = await ownPortalAccountId(accountId, c.portal_account_id, requestPortalAccountId, `category[${i}].portal_account_id`);

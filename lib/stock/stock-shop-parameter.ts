@@ -81,14 +81,17 @@ export const shopParameterRepository = {
 
   /**
    * Creates (no id) or updates a parameter of one of the account's portal accounts; returns its id
-   * and whether it is new. A client bound to one portal account updates only that portal
-   * account's: another's id is the 404 of an absent one (it would have moved it to its own).
+   * and whether it is new. An update moves the parameter only to a portal account it is given
+   * (portalAccountId undefined: it stays where it is). A client bound to one portal account updates
+   * only that portal account's: another's id is the 404 of an absent one (it would have moved it
+   * to its own).
    */
-  async save(scope: OrderScope, portalAccountId: number, input: ShopParameterInput): Promise<{ id: number; created: boolean }> {
+  async save(scope: OrderScope, portalAccountId: number | undefined, input: ShopParameterInput): Promise<{ id: number; created: boolean }> {
     const { accountId } = scope;
     // With the request's id: a COMMIT whose answer is lost can be asked after (lib/db transaction).
     return transaction(async (trx) => {
       if (input.id === undefined) {
+        if (portalAccountId === undefined) throw new Error('a new shop parameter needs its portal account');
         const [row] = await trx('stock_shop_parameter')
           .insert({ account_id: accountId, portal_account_id: portalAccountId, type: input.type, name: input.name ?? '', additional: input.additional ?? '' })
           .returning('id');
@@ -97,21 +100,34 @@ export const shopParameterRepository = {
       const changes = {
         ...(input.name !== undefined ? { name: input.name } : {}),
         ...(input.additional !== undefined ? { additional: input.additional } : {}),
-        portal_account_id: portalAccountId,
+        ...(portalAccountId !== undefined ? { portal_account_id: portalAccountId } : {}),
       };
-      const count = await ofGrant(trx('stock_shop_parameter'), scope).where({ id: input.id, type: input.type }).update(changes);
+      const query = ofGrant(trx('stock_shop_parameter'), scope).where({ id: input.id, type: input.type });
+      // Nothing to change: still a 404 when there is no such parameter (an update names one).
+      const count = Object.keys(changes).length ? await query.update(changes) : Number((await query.clone().count({ n: '*' }))[0]!.n);
       if (count === 0) throw notFound(`shop parameter ${input.type} ${input.id}`, 'shop_parameter.id');
       return { id: input.id, created: false };
     }, scope.requestId);
   },
 };
 
-/** POST stock/shop_parameter/: saved for the portal account it names, else the request's. */
+/**
+ * POST stock/shop_parameter/: a new parameter is saved for the portal account it names, else the
+ * request's. An update keeps the parameter's portal account unless the body names one: portal_account_id
+ * is part of the parameter's key (Shop_parameter_type: "PK; each account has its own parameters"),
+ * and a client renaming a tax class of its second shop without repeating portal_account_id had it
+ * moved to the request's (default) portal account, out of the shop it belonged to. Document 1's
+ * request-level portal_account_id is the fallback for what a request creates, so it moves nothing
+ * (choice; lib/stock README).
+ */
 export async function saveShopParameter(
   scope: OrderScope,
   requestPortalAccountId: number | null,
   input: ShopParameterInput,
 ): Promise<{ id: number; created: boolean }> {
-  const portalAccountId = await ownPortalAccountId(scope.accountId, input.portal_account_id, requestPortalAccountId, 'shop_parameter.portal_account_id');
+  const keeps = input.id !== undefined && input.portal_account_id === undefined;
+  const portalAccountId = keeps
+    ? undefined
+    : await ownPortalAccountId(scope.accountId, input.portal_account_id, requestPortalAccountId, 'shop_parameter.portal_account_id');
   return shopParameterRepository.save(scope, portalAccountId, input);
 }

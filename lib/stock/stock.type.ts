@@ -233,24 +233,39 @@ const freetextId = (max: number) => {
     .messages({ 'alternatives.types': oneOf['any.only'], 'alternatives.match': oneOf['any.only'] });
 };
 
+/**
+ * A list whose entries document 2 keys by a field (Stock_freetext_type.id and the shipping table's
+ * id are PKs; customs and app[] are "keyed by client_id"): the same key twice is a 400 naming the
+ * later entry. Both were stored, and which text, cost or customs data a portal got was the
+ * client's guess (a read showed two freetext 1, a write of one of them could not say which).
+ */
+const keyedBy = (key: string, schema: Joi.ArraySchema) =>
+  schema.unique(key).messages({ 'array.unique': `{{#label}} repeats the ${key} of an entry before it (each ${key} once)` });
+
 const refundPolicy = () => integer().valid(0, 11, 12, 13, 14, 15, 21, 22, 23, 24, 25);
 const shippingTable = () =>
-  list(
-    Joi.object({
-      id: integer().valid(1, 2, 3).required(),
-      type_id: text(64),
-      first: moneyOf10(),
-      more: moneyOf10(),
-      ships_to_id: list(text(64)),
-    }),
-  ).max(3);
+  keyedBy(
+    'id',
+    list(
+      Joi.object({
+        id: integer().valid(1, 2, 3).required(),
+        type_id: text(64),
+        first: moneyOf10(),
+        more: moneyOf10(),
+        ships_to_id: list(text(64)),
+      }),
+    ).max(3),
+  );
 const freetextBlocks = () =>
-  list(
-    Joi.object({
-      id: freetextId(3).required(),
-      value: text(),
-    }),
-  ).max(3);
+  keyedBy(
+    'id',
+    list(
+      Joi.object({
+        id: freetextId(3).required(),
+        value: text(),
+      }),
+    ).max(3),
+  );
 const location = () => Joi.object({ city: text(255), zip: text(32), country_id: integer().min(0) });
 const vat = () => decimal().custom((v: string, helpers) => (Number(v) < 0 || Number(v) >= 100 ? helpers.error('any.invalid') : v));
 const sellerProfile = () => list(Joi.object({ id: integer().required(), portal_account_id: ownPortalAccountId().allow(null) }));
@@ -477,7 +492,11 @@ export const stockType = builtOnFirstUse(() =>
     }),
     location: Joi.object({ area: text(255), field: text(255), is_fullfilment: bool() }),
     supplier: Joi.object({ id: text(255), sku: text(255), price: money() }),
-    shipping: Joi.object({ group_id: list(integer().min(1)).max(3), infos: text() }),
+    // The same group twice names one group (document 2: up to 3 shipping group ids).
+    shipping: Joi.object({
+      group_id: list(integer().min(1)).max(3).unique().messages({ 'array.unique': '{{#label}} names a shipping group already listed (each group once)' }),
+      infos: text(),
+    }),
     content: Joi.object({
       quantity: integer().min(0),
       type: Joi.string().valid(...units, 'st', 'kt', 'pal', ''),
@@ -503,12 +522,15 @@ export const stockType = builtOnFirstUse(() =>
       folder: list(text(255)),
       description_id: Joi.object({ national: integer(), international: integer() }),
     }),
-    freetext: list(
-      Joi.object({
-        id: freetextId(5).required(),
-        value: text(),
-      }),
-    ).max(5),
+    freetext: keyedBy(
+      'id',
+      list(
+        Joi.object({
+          id: freetextId(5).required(),
+          value: text(),
+        }),
+      ).max(5),
+    ),
     cia: ciaType(),
     set: Joi.object({
       type: list(Joi.string().lowercase().valid('main', 'sub', 'none')),
@@ -526,14 +548,17 @@ export const stockType = builtOnFirstUse(() =>
     auction_b: list(auctionB()),
     market_c: list(marketC()),
     shop: list(shop()),
-    app: list(Joi.object({ client_id: text(255).required() }).unknown(true)),
-    customs: list(
-      Joi.object({
-        client_id: text(255).required(),
-        description: text(),
-        hs_code: text(16),
-        origin_country_iso2: Joi.string().length(2).uppercase().allow(''),
-      }),
+    app: keyedBy('client_id', list(Joi.object({ client_id: text(255).required() }).unknown(true))),
+    customs: keyedBy(
+      'client_id',
+      list(
+        Joi.object({
+          client_id: text(255).required(),
+          description: text(),
+          hs_code: text(16),
+          origin_country_iso2: Joi.string().length(2).uppercase().allow(''),
+        }),
+      ),
     ),
     class: text(255),
   }),

@@ -197,8 +197,9 @@ describe('stock references whose record the seller deleted (post back what GET a
         { platform: 'shop_g', id: 'c1', name: 'Cups' },
         { platform: 'shop_g', id: 'c2', name: 'Mugs' },
         { platform: 'shop_g', id: '10', name: 'Plates' },
-        { platform: 'market_i', id: 'c1', name: 'Cups at market_i' },
       ]);
+      // Another request: one portal per request (document 2, Category_type.platform).
+      await categories([{ platform: 'market_i', id: 'c1', name: 'Cups at market_i' }]);
       const pa = seller.portalAccountId;
       const cup = await createItem(seller, {
         name: 'Cup',
