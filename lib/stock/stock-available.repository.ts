@@ -40,20 +40,24 @@ export async function refreshSetMains(trx: Knex.Transaction, accountId: number, 
   );
 }
 
-/** The items, their variation mains and the set mains they belong to: who CIA must adjust. */
+/**
+ * The items and the set mains they belong to: who CIA must adjust. Not a variant's main: a
+ * variation main with variants offers nothing of its own (lib/cia), so a variant's change has
+ * nothing to change there; its adjustment only removed states it no longer has. The requests that
+ * change whether it has variants queue it themselves: linking (the main is the item saved),
+ * separating from either side (stock-variation.service.ts), deleting a variant (deleteStock).
+ */
 export async function affectedByQuantity(trx: Knex.Transaction, accountId: number, stockIds: number[], links = true): Promise<number[]> {
   if (stockIds.length === 0 || !links) return [...new Set(stockIds)];
-  const { rows } = (await trx.raw(
-    `SELECT variation_parent_id AS id FROM stock WHERE account_id = ? AND id = ANY(?::int[]) AND variation_parent_id IS NOT NULL
-     UNION SELECT main_id FROM stock_set WHERE account_id = ? AND sub_id = ANY(?::int[])`,
-    [accountId, stockIds, accountId, stockIds],
-  )) as { rows: { id: number }[] };
+  const { rows } = (await trx.raw(`SELECT DISTINCT main_id AS id FROM stock_set WHERE account_id = ? AND sub_id = ANY(?::int[])`, [accountId, stockIds])) as {
+    rows: { id: number }[];
+  };
   return [...new Set([...stockIds, ...rows.map((r) => r.id)])];
 }
 
 /**
- * Queues cia.adjust for the items and, for a variant or set member, for its main item(s)
- * (issue 3 point 11), in the caller's transaction. `links` false: none is a variant or set sub.
+ * Queues cia.adjust for the items and, for a set member, for its set mains (issue 3 point 11), in
+ * the caller's transaction. `links` false: none is a set sub.
  */
 export async function queueCiaAdjust(trx: Knex.Transaction, accountId: number, stockIds: number[], reason: string, links = true): Promise<void> {
   await queueCiaAdjusts(trx, accountId, [{ stockIds, reason, links }]);

@@ -109,7 +109,8 @@ export async function adjustStockQuantities(
     const quantityNew = quantityOld + difference;
     book.setQuantity(item.id, quantityNew);
     movements.push({ stockId: item.id, quantityOld, quantityNew, cause });
-    queue(cause.title, [item.id], item.set_type !== 'none' || item.variation_type === 'sub');
+    // Only a set sub has others to adjust (its set mains); a variant's main offers nothing (lib/cia).
+    queue(cause.title, [item.id], item.set_type !== 'none');
     return { stockId: item.id, quantityOld, quantityNew };
   });
 

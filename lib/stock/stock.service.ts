@@ -180,9 +180,11 @@ export async function deleteStock(trx: Knex.Transaction, accountId: number, stoc
   await stockRepository.separateVariants(trx, accountId, variants);
   const subs = (await stockRepository.setSubs(trx, accountId, stockId)).map((l) => l.sub_id);
   const mains = (await stockRepository.setMainsOf(trx, accountId, stockId)).map((l) => l.main_id);
-  // Queued before the row goes, so parents and set mains are still found; the cia worker finds
-  // the item gone and ends its offers.
-  await queueCiaAdjust(trx, accountId, [stockId, ...variants], 'stock.deleted');
+  // Queued before the row goes, so set mains are still found; the cia worker finds the item gone
+  // and ends its offers. A variant's main is adjusted too: left without variants it offers its own
+  // quantity again (lib/cia), and nothing else would adjust it.
+  const main = row.variation_type === 'sub' && row.variation_parent_id !== null ? [row.variation_parent_id] : [];
+  await queueCiaAdjust(trx, accountId, [stockId, ...variants, ...main], 'stock.deleted');
   await stockRepository.delete(trx, accountId, stockId);
   await stockRepository.refreshSetType(trx, accountId, subs);
   await refreshAvailable(trx, accountId, [...variants, ...subs, ...mains]);

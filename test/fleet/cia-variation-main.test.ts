@@ -178,6 +178,42 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     });
   });
 
+  it('when a variant’s quantity changes, then only the variant’s adjustment is queued, not its main’s', async () => {
+    const ids = await shirt();
+    await variantsShown(ids);
+    await settle();
+    const queued = async (after: string) =>
+      (await db()('outbox').where({ account_id: seller.id, job_name: 'cia.adjust' }).where('id', '>', after).select('payload')).map(
+        (r) => (r.payload as { stockId: number }).stockId,
+      );
+    const mark = async () => String(((await db()('outbox').max('id as id').first()) as { id: string | null } | undefined)?.id ?? '0');
+
+    let from = await mark();
+    const changed = await call(`stock/${ids.s}/`, { token: seller.token, body: { stock: { quantity: 6 } } });
+    expect(changed.status, changed.text).to.equal(200);
+    expect(await queued(from)).to.deep.equal([ids.s]);
+
+    from = await mark();
+    await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '10', stock_align_id: sku('-M') }] });
+    expect(await queued(from)).to.deep.equal([ids.m]);
+    await waitFor('S at 6 and M at 2', () => shown().auction_a?.[sku('-S')] === 6 && shown().auction_a?.[sku('-M')] === 2);
+  });
+
+  it('when the only variant is deleted, then its main is adjusted and offers its own quantity again', async () => {
+    const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: active });
+    const main = await createItem(seller, {
+      name: 'Shirt',
+      sku: sku(),
+      quantity: 50,
+      cia: active,
+      variation: { type: 'main', specifics_set: sizes, sub: [{ id: String(s), specifics: size('S') }] },
+    });
+    await waitFor('S shown', () => shown().shop_g?.[String(s)] === 4);
+    const gone = await call(`stock/${s}/`, { token: seller.token, method: 'DELETE' });
+    expect(gone.status, gone.text).to.be.oneOf([200, 204]);
+    await waitFor('the main at 50 under its own SKU', () => shown().auction_a?.[sku()] === 50 && shown().shop_g?.[String(main)] === 50);
+  });
+
   it('when the only variant leaves its main from its own side, then the main offers its own quantity again', async () => {
     const ids = await shirt();
     await variantsShown(ids);

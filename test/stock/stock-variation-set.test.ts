@@ -162,17 +162,13 @@ describe('stock variants', () => {
     for (const s of subs) expect((await readItem(seller, s.id)).variation).to.deep.equal({ type: 'none' });
   });
 
-  it('when a variant quantity changes, then cia.adjust is queued for it and its main', async () => {
+  it('when a variant quantity changes, then cia.adjust is queued for it alone, not its main (which offers nothing of its own)', async () => {
     const main = await createItem(seller, { name: 'Shirt', variation: { sub: [{ create_quantity: 1, specifics: spec('S', 'red') }] } });
     const variant = Number(((await readItem(seller, main)).variation as { sub: { id: string }[] }).sub[0]!.id);
     const before = (await ciaRows(seller)).length;
-    await call(`stock/${variant}/`, { token: seller.token, body: { stock: { quantity: 9 } } });
-    expect(
-      (await ciaRows(seller))
-        .slice(before)
-        .map((r) => r.stockId)
-        .sort(),
-    ).to.deep.equal([main, variant].sort());
+    const res = await call(`stock/${variant}/`, { token: seller.token, body: { stock: { quantity: 9 } } });
+    expect(res.status, res.text).to.equal(200);
+    expect((await ciaRows(seller)).slice(before).map((r) => r.stockId)).to.deep.equal([variant]);
   });
 });
 
