@@ -314,9 +314,83 @@ function mountMigrate(router: express.Router, state: SandboxState): void {
   });
 }
 
+/**
+ * Inventory item groups (a multiple-variation listing): createOrReplaceInventoryItemGroup keeps
+ * the group as sent (its shape, which has no quantity, is the contract gate's: a field the
+ * InventoryItemGroup schema lacks is refused there); variantSKUs are required ("the only required
+ * elements are the inventoryItemGroupKey ... and the members ... variantSKUs"). Each member keeps
+ * its own quantity on its inventory item and offer. publishOfferByInventoryItemGroup publishes
+ * every member's offer of the marketplace as one listing (one listingId): refused (25705) for an
+ * unknown group, and (25002, the call's "Any User error"; the sandbox's wording) when the group has
+ * no title or variesBy, a member has no inventory item or fixed-price offer of that marketplace,
+ * or the offers' location is not an enabled one (as publishOffer).
+ */
+function mountGroups(router: express.Router, state: SandboxState): void {
+  const ebay = state.ebay;
+  const groupPath = `${inventory}/inventory_item_group/:groupKey`;
+  router.put(groupPath, (req, res) => {
+    const body = (req.body ?? {}) as Body;
+    const skus = body.variantSKUs;
+    if (!Array.isArray(skus) || skus.length === 0) {
+      res.status(400).json(error(25709, 'Invalid value for variantSKUs. An inventory item group needs its member SKUs.'));
+      return;
+    }
+    ebay.groups.set(key(res.locals.account as string, String(req.params.groupKey)), body);
+    res.status(204).end();
+  });
+  router.get(groupPath, (req, res) => {
+    const group = ebay.groups.get(key(res.locals.account as string, String(req.params.groupKey)));
+    if (!group) {
+      res.status(400).json(error(25705, `The Inventory Item Group named ${String(req.params.groupKey)} could not be found or is not available in the system.`));
+      return;
+    }
+    res.json({ ...group, inventoryItemGroupKey: String(req.params.groupKey) });
+  });
+  router.post(`${inventory}/offer/publish_by_inventory_item_group`, (req, res) => {
+    const account = res.locals.account as string;
+    const body = (req.body ?? {}) as Body;
+    const groupKey = String(body.inventoryItemGroupKey ?? '');
+    const group = ebay.groups.get(key(account, groupKey));
+    if (!group) {
+      res.status(400).json(error(25705, `The Inventory Item Group named ${groupKey} could not be found or is not available in the system.`));
+      return;
+    }
+    const specifications = (group.variesBy as { specifications?: unknown[] } | undefined)?.specifications;
+    if (!group.title || !Array.isArray(specifications) || specifications.length === 0) {
+      res.status(400).json(error(25002, `A user error has occurred. Inventory item group ${groupKey} needs a title and variesBy to be published.`));
+      return;
+    }
+    const offers: EbayOfferRecord[] = [];
+    for (const sku of group.variantSKUs as unknown[]) {
+      const offer = ebay.offersOf(account, String(sku)).find((o) => o.body.marketplaceId === body.marketplaceId && o.body.format === 'FIXED_PRICE');
+      const location = offer ? ebay.locationsOf(account).get(String(offer.body.merchantLocationKey ?? '')) : undefined;
+      if (!ebay.inventory.has(key(account, String(sku))) || !offer || location?.merchantLocationStatus !== 'ENABLED') {
+        res
+          .status(400)
+          .json(
+            error(
+              25002,
+              `A user error has occurred. SKU ${String(sku)} of group ${groupKey} has no inventory item or fixed-price offer with an enabled location on ${String(body.marketplaceId)}.`,
+            ),
+          );
+        return;
+      }
+      offers.push(offer);
+    }
+    const listingId = offers.find((o) => o.listingId)?.listingId ?? String(110000000000 + ebay.next());
+    for (const offer of offers) {
+      offer.status = 'PUBLISHED';
+      offer.listingId = listingId;
+      refreshListing(state, account, offer.sku, 'listing');
+    }
+    res.json({ listingId });
+  });
+}
+
 export function mountInventory(router: express.Router, state: SandboxState): void {
   mountMigrate(router, state);
   mountItems(router, state);
+  mountGroups(router, state);
   mountOffers(router, state);
   mountBulk(router, state);
 }

@@ -54,6 +54,8 @@ export class EbayState {
   tokens = new Map<string, string>();
   inventory = new Map<string, Body>();
   offers = new Map<string, EbayOfferRecord>();
+  /** Inventory item groups (createOrReplaceInventoryItemGroup) by key(account, inventoryItemGroupKey), as sent. */
+  groups = new Map<string, Body>();
   /** Inventory locations by account, then merchantLocationKey. */
   locations = new Map<string, Map<string, Body>>();
   /** Accounts told to start without the default location (POST /_sandbox/ebay/locations {portal_account, none: true}). */
@@ -79,6 +81,7 @@ export class EbayState {
     this.tokens.clear();
     this.inventory.clear();
     this.offers.clear();
+    this.groups.clear();
     this.locations.clear();
     this.withoutLocations.clear();
     this.orders.clear();

@@ -8,6 +8,7 @@ import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
 import { scheduleListingCheck } from './portal-listing-check.service';
 import { ListingKey, portalListingRepository } from './portal-listing.repository';
+import { endVariants, listVariation, variationListingOf } from './portal-variation.service';
 
 /**
  * Runs one part of a portal upload in the worker: list (returns the portal's item id), revise
@@ -28,10 +29,15 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     const item = await stockPortalRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
     await adapter.end(target, job.stockId, job.liveId ?? listing?.portal_item_id ?? null, jobId, item);
     await portalListingRepository.saveListing(knex, key, null, 'ended');
-    return { action: 'delete', portal };
+    // A variation main's listing is its variants': they end with it.
+    const variants = await endVariants(target, adapter, job, jobId, key);
+    return { action: 'delete', portal, ...(variants.length ? { variants } : {}) };
   }
   const item = await stockPortalRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
   if (!item) throw noLongerExists(`stock item ${job.stockId}`);
+  // A variation main offers nothing of its own (lib/cia): its variants are listed, under their SKUs.
+  const variation = await variationListingOf(job, { ...item, ...(job.start ? { start: job.start } : {}) });
+  if (variation) return listVariation(target, adapter, job, jobId, key, variation);
   if (job.action === 'revise') {
     const listing = await portalListingRepository.listing(knex, key);
     const portalItemId = job.liveId ?? listing?.portal_item_id;

@@ -5,7 +5,7 @@ import { now } from '../clock';
 import { Joi, datetime, list, portalAccountRef, text } from '../http';
 import type { ChannelOrderPage } from './channel-order.type';
 import { ebayCall, ebayErrorText } from './ebay/ebay-http';
-import { EbayListing, ebayListing, ebaySku, formatOf } from './ebay/ebay-listing.mapping';
+import { EbayListing, ebayListing, ebaySku, formatOf, inventoryItemGroupOf, isAuction, siteOf } from './ebay/ebay-listing.mapping';
 import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapping';
 import { withCancelRequests } from './ebay/ebay-cancel-requests';
 import { ebayDay } from './ebay/ebay-day';
@@ -13,7 +13,17 @@ import { dailyRevisions, heldUntilTomorrow, planRevisions, revisionLimitRefused,
 import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber, PackageLine, packageShare, unfulfilled } from './ebay/ebay-shipment';
 import { portalRefused } from '../errors';
 import { portalInputError } from './portal-http';
-import type { ListingItem, PortalAdapter, PortalTarget, PushAids, QuantityOutcome, QuantityUpdate, RevisionLedger, Shipment } from './portal.type';
+import type {
+  ListingItem,
+  PortalAdapter,
+  PortalTarget,
+  PushAids,
+  QuantityOutcome,
+  QuantityUpdate,
+  RevisionLedger,
+  Shipment,
+  VariationListing,
+} from './portal.type';
 import { lowestPerListing } from './shared-listing';
 
 type Offer = Inventory['schemas']['EbayOfferDetailsWithAll'];
@@ -106,6 +116,49 @@ export class AuctionAAdapter implements PortalAdapter {
       path: `${inventory}/offer/${encodeURIComponent(offerId)}/publish`,
     });
     if (!published.body.listingId) throw portalInputError(this.portal, `eBay published offer ${offerId} without a listing id`);
+    return { portalItemId: published.body.listingId };
+  }
+
+  /**
+   * Lists a variation main as one multiple-variation listing (sell_inventory_v1, inventory item
+   * groups): each variant's inventory item (its own quantity) and fixed-price offer under its own
+   * SKU, created or replaced; then the group of their SKUs under the main's SKU, which carries no
+   * quantity (InventoryItemGroup has none); then publishOfferByInventoryItemGroup, which publishes
+   * them as one listing and answers its id. The main's own quantity goes nowhere. Also a revise of
+   * the main (every call replaces the whole record, and publishing the group again updates its
+   * listing). eBay lists variations at a fixed price only.
+   */
+  async listVariations(target: PortalTarget, variation: VariationListing, _key: string): Promise<{ portalItemId: string }> {
+    const groupKey = ebaySku(variation.main.group, variation.main.sku, variation.main.stockId);
+    if (variation.variants.some((v) => isAuction(v.group)))
+      throw portalInputError(this.portal, `stock item ${variation.main.stockId}: eBay lists variations at a fixed price only, not as an auction (type_id 1)`);
+    for (const v of variation.variants) this.checkLimits(ebayListing(v), true);
+    const location = await this.locationKey(target);
+    const listings = variation.variants.map((v) => ebayListing(v, location));
+    const clash = listings.find((l) => l.sku === groupKey);
+    if (clash) throw portalInputError(this.portal, `a variant of stock item ${variation.main.stockId} has the main's SKU ${groupKey}: give each its own`);
+    for (const listing of listings) {
+      await this.putInventoryItem(target, listing);
+      const existing = await this.findOffer(target, listing.sku, listing.offer.marketplaceId, listing.offer.format);
+      if (existing?.offerId) await this.updateOffer(target, existing.offerId, listing);
+      else await this.createOffer(target, listing);
+    }
+    const site = siteOf(variation.main.group);
+    await ebayCall(target, {
+      method: 'PUT',
+      path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
+      headers: { 'Content-Language': site.language },
+      body: inventoryItemGroupOf(
+        variation,
+        listings.map((l) => l.sku),
+      ),
+    });
+    const published = await ebayCall<{ listingId?: string }>(target, {
+      method: 'POST',
+      path: `${inventory}/offer/publish_by_inventory_item_group`,
+      body: { inventoryItemGroupKey: groupKey, marketplaceId: listings[0]?.offer.marketplaceId ?? site.marketplaceId },
+    });
+    if (!published.body.listingId) throw portalInputError(this.portal, `eBay published inventory item group ${groupKey} without a listing id`);
     return { portalItemId: published.body.listingId };
   }
 

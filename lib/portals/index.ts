@@ -34,7 +34,17 @@ export {
   uploadPortals,
 } from './portal.registry';
 export type { CiaPortal, ListerGroup, PortalId, RegisteredAdapter } from './portal.registry';
-export type { ListingCheck, ListingItem, PortalTarget, PushAids, QuantityOutcome, RevisionLedger, Revisions, UploadAction } from './portal.type';
+export type {
+  ListingCheck,
+  ListingItem,
+  PortalTarget,
+  PushAids,
+  QuantityOutcome,
+  RevisionLedger,
+  Revisions,
+  UploadAction,
+  VariationListing,
+} from './portal.type';
 export { shopifyDomainPattern } from './shopify/shopify-credentials';
 export { installQueryValid, isShopDomain, shopifyInstallGrant, shopifyInstallUrl, storeOrigin } from './shopify/shopify-install';
 export type { ShopifyApp } from './shopify/shopify-install';

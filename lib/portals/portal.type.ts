@@ -38,6 +38,25 @@ export interface ListingItem {
    * offer instead of creating a second one.
    */
   listedAs?: string | null;
+  /**
+   * A variant's values of what its main varies by (its variation.specifics: size M, ...), when
+   * it is listed as a variant of its main; absent for any other listing.
+   */
+  specifics?: { name: string; value: string }[];
+}
+
+/**
+ * A variation main as a portal_upload lists it (lib/portal-offer): the main's listing data and
+ * its variants, each under its own SKU with its own quantity. The main's own quantity is in no
+ * part of it (lib/cia README: a variation main with variants offers nothing of its own).
+ */
+export interface VariationListing {
+  /** The main: the listing's common data (title, description, pictures, category); quantityAvailable is never sent. */
+  main: ListingItem;
+  /** What the variants differ in: the main's variation.specifics_set, each name with its values. */
+  variesBy: { name: string; values: string[] }[];
+  /** The variants in id order, each with its specifics and its field group over the main's (lib/portal-offer). */
+  variants: ListingItem[];
 }
 
 /** One item's quantity in a batch (CIA), with the item's own idempotency key. */
@@ -163,6 +182,12 @@ export interface PortalFacts {
 export interface PortalAdapter extends PortalFacts {
   /** Lists (or updates) an offer; returns the portal's item id. */
   list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }>;
+  /**
+   * Only portals whose contract has a listing of variants of its own (eBay's inventory item
+   * group): lists (or updates) a variation main's variants as one listing; answers its id. Without
+   * it, lib/portal-offer lists each variant by `list` as an offer of its own.
+   */
+  listVariations?(target: PortalTarget, listing: VariationListing, key: string): Promise<{ portalItemId: string }>;
   /**
    * Only portals that answer a listing before processing it (Amazon's ACCEPTED): what the listing
    * of that portal item id shows now. Present: portal_upload checks each list and revise later.

@@ -29,6 +29,50 @@ export const stockPortalRepository = {
     return { stockId: row.id, name: row.name, sku: row.sku, ean: row.barcode, price: row.price, quantityAvailable: row.quantity_available, group };
   },
 
+  /**
+   * A variation main's variants as listings (their own field group entry, as `listingItem`, and
+   * their specifics) and what the main varies by (its variation.specifics_set), in id order;
+   * undefined when the item is no variation main with variants. Two statements.
+   */
+  async variationOf(
+    knex: Knex,
+    accountId: number,
+    stockId: number,
+    portal: PortalId,
+    listerId?: string,
+  ): Promise<{ variesBy: { name: string; values: string[] }[]; variants: ListingItem[] } | undefined> {
+    const main = (await knex('stock')
+      .select(knex.raw("data -> 'variation' -> 'specifics_set' -> 'name_value' AS matrix"))
+      .where({ account_id: accountId, id: stockId, variation_type: 'main' })
+      .first()) as { matrix: unknown } | undefined;
+    if (!main) return undefined;
+    const rows = (await knex('stock')
+      .select(
+        'id',
+        'name',
+        'sku',
+        'barcode',
+        'price',
+        'quantity_available',
+        knex.raw('data -> ? AS grp', [portal]),
+        knex.raw("data -> 'variation' -> 'specifics' -> 'name_value' AS specifics"),
+      )
+      .where({ account_id: accountId, variation_parent_id: stockId, variation_type: 'sub' })
+      .orderBy('id')) as unknown as (StockRow & { specifics: unknown })[];
+    if (rows.length === 0) return undefined;
+    const variants = rows.map((row) => ({
+      stockId: row.id,
+      name: row.name,
+      sku: row.sku,
+      ean: row.barcode,
+      price: row.price,
+      quantityAvailable: row.quantity_available,
+      group: fieldGroupEntry(row.grp, listerId),
+      specifics: nameValues(row.specifics).map((s) => ({ name: s.name, value: s.values[0] ?? '' })),
+    }));
+    return { variesBy: nameValues(main.matrix), variants };
+  },
+
   /** The lister ids of an item's entries in a lister group (auction_a[] ...). */
   async listerIds(knex: Knex, accountId: number, stockId: number, portal: PortalId): Promise<string[]> {
     const row = (await knex('stock')
@@ -71,3 +115,15 @@ export const stockPortalRepository = {
       .limit(limit);
   },
 };
+
+/** Name_value_type entries ({name, value[]}) as stored, read defensively (stored data predates checks). */
+function nameValues(raw: unknown): { name: string; values: string[] }[] {
+  if (!Array.isArray(raw)) return [];
+  return raw
+    .filter((e): e is { name: unknown; value: unknown } => e !== null && typeof e === 'object')
+    .map((e) => ({
+      name: typeof e.name === 'string' ? e.name : '',
+      values: (Array.isArray(e.value) ? e.value : [e.value]).filter((v) => typeof v === 'string' || typeof v === 'number').map(String),
+    }))
+    .filter((e) => e.name !== '');
+}

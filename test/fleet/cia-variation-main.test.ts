@@ -42,11 +42,19 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   /** What the seller's channels show: portal → key → quantity (auction_a by SKU, shop_g by stock id). */
   const shown = () => running.sandbox.state.quantities(String(seller.portalAccountId));
 
-  /** A main (its own cia fields active at both portals) with variants S (4) and M (3), each active at both. */
-  async function shirt(extra: Record<string, unknown> = {}): Promise<{ main: number; s: number; m: number }> {
-    const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: active });
-    const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: active });
+  /**
+   * A main (its own cia fields active at both portals) with variants S (4) and M (3), each active
+   * at both (`variantCia`), the main's other fields `own` (its listing data).
+   */
+  async function shirt(
+    extra: Record<string, unknown> = {},
+    own: Record<string, unknown> = {},
+    variantCia: Record<string, unknown> = active,
+  ): Promise<{ main: number; s: number; m: number }> {
+    const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: variantCia });
+    const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: variantCia });
     const main = await createItem(seller, {
+      ...own,
       name: 'Shirt',
       sku: sku(),
       quantity: 50,
@@ -176,6 +184,104 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
       portal: 'shop_g',
       portal_account_id: seller.portalAccountId,
     });
+  });
+
+  /** POST stock/{id}/portal_upload/ with one part, run by the fleet to its end. */
+  async function upload(stockId: number, portalUpload: Record<string, unknown>) {
+    const res = await call(`stock/${stockId}/portal_upload/`, { token: seller.token, body: { portal_upload: portalUpload } });
+    expect(res.status, res.text).to.equal(207);
+    const part = (res.body.response as { code: number; job_id: string }[])[0]!;
+    expect(part.code, res.text).to.equal(202);
+    return jobEnd(seller.token, part.job_id);
+  }
+
+  /** eBay lists through business policies and needs a category: the main's auction_a entry, the listing's data. */
+  const ebayData = {
+    auction_a: [
+      { name: 'Shirt', price: '19.90', category_1_id: '112581', seller_profile: { payment: [{ id: 101 }], refund: [{ id: 102 }], shipping: [{ id: 103 }] } },
+    ],
+  };
+
+  it('when a variation main is listed at auction_a, then eBay gets one listing of an inventory item group of the variants’ SKUs without a quantity, each variant’s item and offer with its own quantity, and nothing under the main’s SKU', async () => {
+    const ids = await shirt({}, ebayData);
+    const account = String(seller.portalAccountId);
+    const job = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(job.state, job.error).to.equal('completed');
+    const result = job.result as { portal_item_id: string; variants: { stock_id: number; portal_item_id: string }[] };
+    expect(result).to.deep.include({ action: 'list', portal: 'auction_a' });
+    expect(result.portal_item_id).to.be.a('string');
+    expect(result.variants).to.deep.equal([
+      { stock_id: ids.s, portal_item_id: result.portal_item_id },
+      { stock_id: ids.m, portal_item_id: result.portal_item_id },
+    ]);
+
+    const ebay = running.sandbox.state.ebay;
+    const group = ebay.groups.get(`${account}|${sku()}`);
+    expect(group).to.deep.include({
+      title: 'Shirt',
+      variantSKUs: [sku('-S'), sku('-M')],
+      variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] },
+    });
+    expect(group).to.not.have.property('quantity');
+    const item = (s: string) => ebay.inventory.get(`${account}|${s}`) as { product: { aspects?: unknown }; availability: unknown } | undefined;
+    expect(item(sku('-S'))?.availability).to.deep.equal({ shipToLocationAvailability: { quantity: 4 } });
+    expect(item(sku('-S'))?.product.aspects).to.deep.equal({ size: ['S'] });
+    expect(item(sku('-M'))?.availability).to.deep.equal({ shipToLocationAvailability: { quantity: 3 } });
+    expect(item(sku())).to.equal(undefined);
+    const offers = [...ebay.offers.values()].filter((o) => o.account === account);
+    expect(offers.map((o) => [o.sku, o.status, o.listingId, o.body.availableQuantity]).sort()).to.deep.equal([
+      [sku('-M'), 'PUBLISHED', result.portal_item_id, 3],
+      [sku('-S'), 'PUBLISHED', result.portal_item_id, 4],
+    ]);
+    await settle();
+    expect(running.sandbox.state.quantitiesApplied('auction_a', sku())).to.deep.equal([]);
+    expect(shown().auction_a).to.deep.include({ [sku('-S')]: 4, [sku('-M')]: 3 });
+    expect(shown().auction_a).to.not.have.property(sku());
+    // Recorded: the listing under the main, each variant's under the variant.
+    const listings = await db()('portal_listing')
+      .where({ account_id: seller.id, portal: 'auction_a' })
+      .orderBy('stock_id')
+      .select('stock_id', 'portal_item_id', 'status');
+    expect(listings).to.deep.equal(
+      [ids.main, ids.s, ids.m].sort((a, b) => a - b).map((stockId) => ({ stock_id: stockId, portal_item_id: result.portal_item_id, status: 'listed' })),
+    );
+  });
+
+  it('when a variation main is listed at a portal without listings of variants, then each variant is an offer of its own (its EAN and quantity) and the main none; its delete ends them', async () => {
+    // market_e (Kaufland's unit is one EAN) through the neutral JSON dialect of the default account.
+    const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), barcode: '4006381333931', quantity: 4 });
+    const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), barcode: '4006381333948', quantity: 3 });
+    const main = await createItem(seller, {
+      name: 'Shirt',
+      sku: sku(),
+      barcode: '4006381333955',
+      quantity: 50,
+      market_e: { delivery_time: 'a' },
+      variation: {
+        type: 'main',
+        specifics_set: sizes,
+        sub: [
+          { id: String(s), specifics: size('S') },
+          { id: String(m), specifics: size('M') },
+        ],
+      },
+    });
+    const account = String(seller.portalAccountId);
+    const job = await upload(main, { market_e: [{ action: 'list' }] });
+    expect(job.state, job.error).to.equal('completed');
+    const result = job.result as { portal_item_id: string | null; variants: { stock_id: number; portal_item_id: string }[] };
+    expect(result.portal_item_id).to.equal(null);
+    expect(result.variants.map((v) => v.stock_id)).to.deep.equal([s, m]);
+    const offer = (id: number) => running.sandbox.state.offers.get(`market_e|${account}|${id}`);
+    expect(offer(s)?.listing).to.deep.include({ ean: '4006381333931', quantity: 4, delivery_time: 'a' });
+    expect(offer(m)?.listing).to.deep.include({ ean: '4006381333948', quantity: 3, delivery_time: 'a' });
+    expect(offer(main)).to.equal(undefined);
+    expect(running.sandbox.state.quantitiesApplied('market_e', String(main))).to.deep.equal([]);
+
+    const ended = await upload(main, { market_e: [{ action: 'delete' }] });
+    expect(ended.state, ended.error).to.equal('completed');
+    expect(ended.result).to.deep.include({ action: 'delete', portal: 'market_e', variants: [s, m] });
+    expect([offer(s)?.active, offer(m)?.active]).to.deep.equal([false, false]);
   });
 
   it('when a variant’s quantity changes, then only the variant’s adjustment is queued, not its main’s', async () => {

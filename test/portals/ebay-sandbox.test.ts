@@ -143,4 +143,37 @@ describe('the sandbox eBay plays the documented behaviour', function () {
     expect(state.quantities(String(id)).auction_a).to.equal(undefined);
     expect(await violations()).to.have.length(1);
   });
+
+  it('when an inventory item group carries a quantity, then it is refused (InventoryItemGroup has none); a group of variant SKUs is kept and published as one listing with each variant’s own quantity', async () => {
+    const id = account++;
+    const group = { title: 'Shirt', variantSKUs: ['SH-S', 'SH-M'], variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] } };
+    const refused = await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', { ...group, quantity: 7 });
+    expect([refused.status, refused.body.errors?.[0]?.errorId]).to.deep.equal([400, 25709]);
+    expect(JSON.stringify(refused.body)).to.contain('quantity');
+    const unknown = await ebay(id, 'GET', '/sell/inventory/v1/inventory_item_group/SH');
+    expect([unknown.status, unknown.body.errors?.[0]?.errorId]).to.deep.equal([400, 25705]);
+    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', { title: 'Shirt', variantSKUs: [] })).status).to.equal(400);
+
+    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', group)).status).to.equal(204);
+    const publish = { inventoryItemGroupKey: 'SH', marketplaceId: 'EBAY_DE' };
+    // A member without its inventory item and offer cannot be published.
+    const early = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
+    expect([early.status, early.body.errors?.[0]?.errorId]).to.deep.equal([400, 25002]);
+    for (const [sku, quantity] of [
+      ['SH-S', 4],
+      ['SH-M', 3],
+    ] as const) {
+      const item = { product: { title: sku, aspects: { size: [sku.slice(3)] } }, availability: { shipToLocationAvailability: { quantity } } };
+      expect((await ebay(id, 'PUT', `/sell/inventory/v1/inventory_item/${sku}`, item)).status).to.equal(204);
+      expect((await ebay(id, 'POST', '/sell/inventory/v1/offer', offer(sku, { availableQuantity: quantity }))).status).to.equal(201);
+    }
+    const published = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
+    expect(published.status, JSON.stringify(published.body)).to.equal(200);
+    const shown = (await listings(id)).map((l) => [l.sku, l.quantity, (l as unknown as { listingId: string }).listingId]).sort();
+    expect(shown).to.deep.equal([
+      ['SH-M', 3, published.body.listingId],
+      ['SH-S', 4, published.body.listingId],
+    ]);
+    expect((await ebay(id, 'GET', '/sell/inventory/v1/inventory_item_group/SH')).body).to.deep.equal({ ...group, inventoryItemGroupKey: 'SH' });
+  });
 });

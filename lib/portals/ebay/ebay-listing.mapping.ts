@@ -5,7 +5,7 @@
  * ebay-api package's OpenAPI types.
  */
 import type { components } from 'ebay-api/lib/types/restful/specs/sell_inventory_v1_oas3';
-import type { ListingItem } from '../portal.type';
+import type { ListingItem, VariationListing } from '../portal.type';
 
 type Schemas = components['schemas'];
 /** Product.aspects is a map of aspect name to values in eBay's reference (the generated type says string). */
@@ -162,7 +162,7 @@ export function inventoryItemOf(item: ListingItem): EbayInventoryItem {
     ...(text(g, 'subtitle') ? { subtitle: text(g, 'subtitle') } : {}),
     ...(text(g, 'description') ? { description: text(g, 'description') } : {}),
     imageUrls: picturesOf(g),
-    ...(aspectsOf(g) ? { aspects: aspectsOf(g) } : {}),
+    ...(aspectsOf(g) || item.specifics?.length ? { aspects: { ...aspectsOf(g), ...specificsOf(item) } } : {}),
     ...identifiersOf(g, item.ean),
   };
   const condition = sub(g, 'condition');
@@ -248,6 +248,37 @@ export function offerOf(item: ListingItem, sku: string, merchantLocationKey?: st
     merchantLocationKey,
     // portal_upload's start: eBay's scheduled listing (EbayOfferDetailsWithKeys.listingStartDate).
     listingStartDate: item.start,
+  });
+}
+
+/**
+ * A variant's values of what its main varies by, as aspects: eBay reads each variation's value
+ * of a variesBy aspect from its inventory item's aspects (inventory item groups).
+ */
+function specificsOf(item: ListingItem): Record<string, string[]> {
+  return Object.fromEntries((item.specifics ?? []).map((s) => [s.name, [s.value]]));
+}
+
+export type EbayInventoryItemGroup = Schemas['InventoryItemGroup'];
+
+/**
+ * A variation main's inventory item group (createOrReplaceInventoryItemGroup): the listing's
+ * title, subtitle, description and pictures from the main, the variants' SKUs and what they vary
+ * by. No quantity: InventoryItemGroup has none (sell_inventory_v1 InventoryItemGroup); each
+ * variant's inventory item and offer carry its own. Its aspects are left out: each variant's
+ * inventory item carries the main's characteristics with its own (and the file types the group's
+ * as a string, SOURCES.md).
+ */
+export function inventoryItemGroupOf(listing: VariationListing, variantSkus: string[]): EbayInventoryItemGroup {
+  const g = listing.main.group;
+  const pictures = picturesOf(g);
+  return clean({
+    title: text(g, 'name') ?? listing.main.name,
+    subtitle: text(g, 'subtitle'),
+    description: text(g, 'description'),
+    imageUrls: pictures.length ? pictures : undefined,
+    variantSKUs: variantSkus,
+    variesBy: { specifications: listing.variesBy.map((v) => ({ name: v.name, values: v.values })) },
   });
 }
 

@@ -1,0 +1,102 @@
+import { ciaRepository } from '../cia';
+import { db, transaction } from '../db';
+import { domainError } from '../errors';
+import { queues } from '../queue';
+import type { PortalUploadJob } from '../queue';
+import type { ListingItem, PortalTarget, RegisteredAdapter, VariationListing } from '../portals';
+import { PortalId } from '../portals';
+import { stockPortalRepository } from '../stock';
+import { scheduleListingCheck } from './portal-listing-check.service';
+import { ListingKey, portalListingRepository } from './portal-listing.repository';
+
+/**
+ * A variant's field group in a listing of its main: the main's entry gives what the variant's own
+ * entry leaves out (title, description, pictures, category, policies: the listing is the main's),
+ * but never the main's own SKU at the portal nor its fixed quantity (decision: each variant is
+ * offered under its own SKU with its own quantity, lib/cia "A variation main offers nothing of its
+ * own").
+ */
+export function variantGroup(main: Record<string, unknown>, own: Record<string, unknown>): Record<string, unknown> {
+  const { sku: _sku, quantity: _quantity, ...shared } = main;
+  return { ...shared, ...own };
+}
+
+/** The item as a variation listing when it is a variation main with variants, else undefined. */
+export async function variationListingOf(job: PortalUploadJob, main: ListingItem): Promise<VariationListing | undefined> {
+  const found = await stockPortalRepository.variationOf(db(), job.accountId, job.stockId, job.portal as PortalId, job.listerId);
+  if (!found) return undefined;
+  const variants = found.variants.map((v) => ({ ...v, group: variantGroup(main.group, v.group), ...(main.start ? { start: main.start } : {}) }));
+  return { main, variesBy: found.variesBy, variants };
+}
+
+/**
+ * list (and revise) of a variation main: its variants are listed, each under its own SKU with its
+ * own quantity, never the main's quantity under the main's SKU. A portal whose contract has a
+ * listing of variants (eBay's inventory item group) lists them as one (`listVariations`); every
+ * other lists each variant as an offer of its own (Kaufland: a unit is one EAN; Amazon: a listing
+ * is one SKU's; Shopify and the JSON dialect: one SKU each). Each variant's listing is recorded
+ * under the variant, the multiple-variation listing's id under the main too; then CIA has the
+ * last word on each variant's quantity, as after any listing.
+ */
+export async function listVariation(
+  target: PortalTarget,
+  adapter: RegisteredAdapter,
+  job: PortalUploadJob,
+  jobId: string,
+  key: ListingKey,
+  variation: VariationListing,
+): Promise<Record<string, unknown>> {
+  const knex = db();
+  const listed = new Map<number, string>();
+  let grouped: string | null = null;
+  if (adapter.listVariations) {
+    grouped = (await adapter.listVariations(target, variation, jobId)).portalItemId;
+    for (const v of variation.variants) listed.set(v.stockId, grouped);
+  } else {
+    for (const v of variation.variants) {
+      const own = await portalListingRepository.listing(knex, { ...key, stockId: v.stockId });
+      const listedAs = own?.status === 'listed' ? own.portal_item_id : null;
+      if (job.action === 'revise') {
+        if (!listedAs) continue;
+        await adapter.revise(target, v, listedAs, job.reviseValues ?? [], `${jobId}-v${v.stockId}`);
+        listed.set(v.stockId, listedAs);
+      } else listed.set(v.stockId, (await adapter.list(target, { ...v, listedAs }, `${jobId}-v${v.stockId}`)).portalItemId);
+    }
+    if (listed.size === 0) throw domainError('no_live_listing', `${job.portal}: no variant of item ${job.stockId} has a live offer to revise`);
+  }
+  await transaction(async (trx) => {
+    if (grouped !== null) await portalListingRepository.saveListing(trx, key, grouped, 'listed');
+    for (const [stockId, portalItemId] of listed) {
+      await portalListingRepository.saveListing(trx, { ...key, stockId }, portalItemId, 'listed');
+      await scheduleListingCheck(trx, adapter, { ...job, stockId }, `${jobId}-v${stockId}`);
+    }
+  });
+  for (const stockId of listed.keys()) {
+    await ciaRepository.forgetAck(knex, job.accountId, stockId, job.portal, job.portalAccountId);
+    await queues().add('cia.adjust', { accountId: job.accountId, stockId, reason: 'portal listed' }, `cia-listed-${jobId}-v${stockId}`);
+  }
+  return {
+    action: job.action,
+    portal: job.portal,
+    portal_item_id: grouped,
+    variants: [...listed].map(([stockId, portalItemId]) => ({ stock_id: stockId, portal_item_id: portalItemId })),
+  };
+}
+
+/**
+ * delete of a variation main: besides the main's own listing (from when it was a plain item),
+ * each variant's recorded live listing at that portal account ends; answers their stock ids.
+ */
+export async function endVariants(target: PortalTarget, adapter: RegisteredAdapter, job: PortalUploadJob, jobId: string, key: ListingKey): Promise<number[]> {
+  const knex = db();
+  const found = await stockPortalRepository.variationOf(knex, job.accountId, job.stockId, job.portal as PortalId, job.listerId);
+  const ended: number[] = [];
+  for (const v of found?.variants ?? []) {
+    const own = await portalListingRepository.listing(knex, { ...key, stockId: v.stockId });
+    if (own?.status !== 'listed') continue;
+    await adapter.end(target, v.stockId, own.portal_item_id, `${jobId}-v${v.stockId}`, v);
+    await portalListingRepository.saveListing(knex, { ...key, stockId: v.stockId }, null, 'ended');
+    ended.push(v.stockId);
+  }
+  return ended;
+}
