@@ -7,8 +7,8 @@ import { channelOrder } from './amazon/order-mapping';
 import { SpApiSession } from './amazon/sp-api-client';
 import { Submission, submissionErrors } from './amazon/submission';
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
-import { getOrder, searchOrders } from './amazon/orders-2026';
-import { amazonCarrier, freeReference, heldPackage, packageOf } from './amazon/shipment';
+import { getOrder, searchOrdersPage } from './amazon/orders-2026';
+import { amazonCarrier, freeReference, heldPackage, leftToShip, packageOf, trimToLeft } from './amazon/shipment';
 import { portalInputError } from './portal-http';
 import type {
   ListingCheck,
@@ -140,8 +140,10 @@ export class MarketDAdapter implements PortalAdapter {
    * package Amazon holds with the tracking number is done (a retry, or the seller sending the
    * same send_mit again: Amazon refuses a packageReferenceId confirmed already, which made the
    * order's platform_status error while Amazon held exactly that shipment); a position another
-   * tracking number took takes the next free id; an order Amazon fulfils (FBA) is refused
-   * without a call, as Amazon ships and confirms it.
+   * tracking number took takes the next free id; each item is claimed for no more than Amazon
+   * has left to ship of it (units confirmed before are not claimed again), and a package with
+   * nothing left is refused without a call; an order Amazon fulfils (FBA) is refused without a
+   * call, as Amazon ships and confirms it.
    */
   async markShipped(target: PortalTarget, shipment: Shipment, _key?: string): Promise<void> {
     const s = new SpApiSession(target);
@@ -161,6 +163,12 @@ export class MarketDAdapter implements PortalAdapter {
       throw portalRefused(`market_d: Amazon fulfils order ${orderId} itself (FBA); it confirms the shipment, nothing was sent`);
     const held = order.packages ?? [];
     if (heldPackage(held, shipment.trackingCode)) return;
+    // Only what is left to ship is claimed: units confirmed before (another package, Seller Central) are not claimed twice.
+    const orderItems = trimToLeft(parcel.orderItems, leftToShip(order));
+    if (orderItems.length === 0)
+      throw portalRefused(
+        `market_d: Amazon has every unit of this package of order ${orderId} confirmed as shipped already (nothing left to ship); tracking number ${shipment.trackingCode} was not sent (add it to the package in Seller Central)`,
+      );
     const shipDate =
       shipment.shipDate && /^\d{4}-\d{2}-\d{2}$/.test(shipment.shipDate) ? `${shipment.shipDate}T12:00:00Z` : (shipment.shipDate ?? new Date().toISOString());
     await s.call('post', `/orders/v0/orders/${encodeURIComponent(orderId)}/shipmentConfirmation`, (o) =>
@@ -173,7 +181,7 @@ export class MarketDAdapter implements PortalAdapter {
               ...amazonCarrier(shipment.carrier),
               trackingNumber: shipment.trackingCode!,
               shipDate,
-              orderItems: parcel.orderItems,
+              orderItems,
             },
             marketplaceId: s.marketplaceIds[0]!,
           },
@@ -184,14 +192,15 @@ export class MarketDAdapter implements PortalAdapter {
   }
 
   /**
-   * searchOrders (Orders API v2026-01-01) by lastUpdatedAfter in the account's marketplaces, the
-   * cursor being its pagination token; the items, buyer, recipient, proceeds, promotions,
+   * searchOrders (Orders API v2026-01-01) by lastUpdatedAfter in the account's marketplaces, paged
+   * by time where a page allows, else by its pagination token (searchOrdersPage: an order changed
+   * between pages never pushes another out of the fetch); the items, buyer, recipient, proceeds, promotions,
    * fulfilment and packages come with each order (includedData), so no call per order is made.
    */
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
     const s = new SpApiSession(target);
-    const page = await searchOrders(s, modifiedSince, cursor, fetchTokenWaitMs);
-    return { orders: page.orders.map(channelOrder), next: page.pagination?.nextToken ?? null };
+    const page = await searchOrdersPage(s, modifiedSince, cursor, fetchTokenWaitMs);
+    return { orders: page.orders.map(channelOrder), next: page.next };
   }
 
   /** getOrder (Orders API v2026-01-01): one order with the same data sets, for a single order's refresh. */

@@ -3,7 +3,7 @@
  * shipping.deliverer, and the items of each package.
  */
 import type { Shipment } from '../portal.type';
-import type { OrderPackage } from './orders-2026';
+import type { Order2026, OrderPackage } from './orders-2026';
 
 /**
  * Amazon's CarrierCode values for document 2's common deliverers (Seller Central's shipping
@@ -61,4 +61,35 @@ export function freeReference(preferred: string, held: OrderPackage[]): string {
   if (!held.some((k) => k.packageReferenceId === preferred)) return preferred;
   const highest = Math.max(0, ...held.map((k) => Number(k.packageReferenceId)).filter(Number.isSafeInteger));
   return String(highest + 1);
+}
+
+/**
+ * The units of each item Amazon has left to ship: `fulfillment.quantityUnfulfilled` ("The number
+ * of units of this item that remain to be processed and shipped", data set FULFILLMENT); without
+ * it, the units ordered less those in the order's packages (none for an item whose cancellation
+ * was executed: its unshipped units are gone).
+ */
+export function leftToShip(order: Order2026): Map<string, number> {
+  const packed = new Map<string, number>();
+  for (const i of (order.packages ?? []).flatMap((k) => k.packageItems ?? [])) packed.set(i.orderItemId, (packed.get(i.orderItemId) ?? 0) + i.quantity);
+  return new Map(
+    order.orderItems.map((item) => {
+      const unfulfilled = item.fulfillment?.quantityUnfulfilled;
+      if (typeof unfulfilled === 'number') return [item.orderItemId, Math.max(0, unfulfilled)];
+      if (item.cancellation?.cancellationExecution) return [item.orderItemId, 0];
+      return [item.orderItemId, Math.max(0, item.quantityOrdered - (packed.get(item.orderItemId) ?? 0))];
+    }),
+  );
+}
+
+/**
+ * A package's items trimmed to what Amazon has left to ship of each: units confirmed before (a
+ * previous send_mit, or confirmed in Seller Central or by another tool) are not claimed again, as
+ * Amazon refuses a confirmation of more than is unshipped (confirmShipment's 400, "Request has
+ * missing or invalid parameters") and the package's other units would go unconfirmed with it.
+ * An item Amazon does not list is kept as it is (Amazon's answer names it). Empty: nothing of the
+ * package is left to ship.
+ */
+export function trimToLeft(items: { orderItemId: string; quantity: number }[], left: ReadonlyMap<string, number>): { orderItemId: string; quantity: number }[] {
+  return items.map((i) => ({ ...i, quantity: Math.min(i.quantity, left.get(i.orderItemId) ?? i.quantity) })).filter((i) => i.quantity > 0);
 }
