@@ -175,23 +175,66 @@ export interface SandboxTracking {
   number: string | null;
   company: string | null;
   numbers?: string[];
+  /** The tracking URLs, matched to the numbers by position (FulfillmentTrackingInput.urls, or url with number); none: no URL given. */
+  urls?: string[];
 }
 
-/** FulfillmentTrackingInput as fulfillmentCreate and fulfillmentTrackingInfoUpdate take it (url and urls are not kept). */
+/** FulfillmentTrackingInput as fulfillmentCreate and fulfillmentTrackingInfoUpdate take it. */
 interface TrackingInput {
   number?: string | null;
   numbers?: string[] | null;
+  url?: string | null;
+  urls?: string[] | null;
   company?: string | null;
 }
 
-/** The tracking of an input: `numbers` when given, else `number` ("one or many"), the company applied to all of them. */
-function trackingOf(input: TrackingInput | undefined): SandboxTracking {
-  const numbers = input?.numbers?.length ? input.numbers : input?.number ? [input.number] : [];
-  return { number: numbers[0] ?? null, company: input?.company ?? null, ...(numbers.length > 1 ? { numbers } : {}) };
+/** An RFC 3986 URI with a scheme and a host, as FulfillmentTrackingInput's url and urls ask ("It includes a scheme (`https`) and a host"). */
+const trackingUrl = (u: string) => {
+  try {
+    return Boolean(new URL(u).host);
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * FulfillmentTrackingInput's notes, played as refusals (userErrors; the schema's "should"/"should
+ * not", which the sandbox holds a client to): `number` and `numbers` not both, `url` and `urls`
+ * not both, `url` with a `number`, `urls` with `numbers` (and no more of them, as they are
+ * matched by position), every URL with a scheme and a host.
+ */
+function trackingProblem(input: TrackingInput | undefined): { field: string[]; message: string } | undefined {
+  if (!input) return undefined;
+  const field = (f: string) => ['trackingInfoInput', f];
+  if (input.number && input.numbers?.length) return { field: field('numbers'), message: 'Provide number or numbers, not both.' };
+  if (input.url && input.urls?.length) return { field: field('urls'), message: 'Provide url or urls, not both.' };
+  if (input.url && !input.number) return { field: field('url'), message: 'A url needs the number it tracks.' };
+  if (input.urls?.length && !input.numbers?.length) return { field: field('urls'), message: 'urls need the numbers they track.' };
+  if ((input.urls?.length ?? 0) > (input.numbers?.length ?? 0)) return { field: field('urls'), message: 'There are more urls than numbers.' };
+  const bad = [input.url, ...(input.urls ?? [])].find((u) => typeof u === 'string' && !trackingUrl(u));
+  return bad === undefined ? undefined : { field: field(input.url ? 'url' : 'urls'), message: `${bad} is not a valid URL.` };
 }
 
-/** Fulfillment.trackingInfo: one entry per tracking number, each with the fulfilment's company; none without a number. */
-const trackingInfoOf = (t: SandboxTracking) => (t.numbers ?? (t.number ? [t.number] : [])).map((number) => ({ number, company: t.company, url: null }));
+/**
+ * The tracking of an input: `numbers` when given, else `number` ("one or many"), the company
+ * applied to all of them, the URLs (`urls`, else `url`) matched to the numbers by position. The
+ * whole tracking is what the input says: an update keeps nothing of the fulfilment's earlier
+ * tracking (numbers, URLs and company) that it does not send again.
+ */
+function trackingOf(input: TrackingInput | undefined): SandboxTracking {
+  const numbers = input?.numbers?.length ? input.numbers : input?.number ? [input.number] : [];
+  const urls = input?.urls?.length ? input.urls : input?.url ? [input.url] : [];
+  return {
+    number: numbers[0] ?? null,
+    company: input?.company ?? null,
+    ...(numbers.length > 1 ? { numbers } : {}),
+    ...(urls.length ? { urls: urls.slice(0, numbers.length) } : {}),
+  };
+}
+
+/** Fulfillment.trackingInfo: one entry per tracking number, each with the fulfilment's company and its URL (null when none was given); none without a number. */
+const trackingInfoOf = (t: SandboxTracking) =>
+  (t.numbers ?? (t.number ? [t.number] : [])).map((number, i) => ({ number, company: t.company, url: t.urls?.[i] ?? null }));
 
 export interface ShopifyOrder {
   id: string;
@@ -226,7 +269,7 @@ export interface ShopifyOrder {
   /**
    * Its fulfilments. tracking: the first number (null: none) and the company; `numbers` all of
    * them, kept only when there are several (FulfillmentTrackingInput.numbers, or numbers added by
-   * fulfillmentTrackingInfoUpdate).
+   * fulfillmentTrackingInfoUpdate), `urls` their tracking URLs by position when any were given.
    */
   fulfillments: { id: string; tracking: SandboxTracking; lines: { id: string; quantity: number }[] }[];
   /** Its refunds (Order.refunds), oldest first, with their refund line items (shopify-refund.sandbox.ts). */
@@ -940,6 +983,8 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       };
     },
     fulfillmentCreate: ({ fulfillment }: { fulfillment: FulfillmentRequest & { trackingInfo?: TrackingInput } }) => {
+      const wrong = trackingProblem(fulfillment.trackingInfo);
+      if (wrong) return { fulfillment: null, userErrors: [{ ...wrong, field: ['fulfillment', 'trackingInfo', wrong.field[1]!] }] };
       const done = fulfil((id) => s.fulfillmentOrder(account, id), fulfillment);
       if ('errors' in done) return { fulfillment: null, userErrors: done.errors };
       const f = {
@@ -953,7 +998,9 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       notifyOrder(state, o, 'ORDERS_UPDATED');
       return { fulfillment: { id: f.id, status: 'SUCCESS', trackingInfo: () => trackingInfoOf(f.tracking) }, userErrors: [] };
     },
-    // "Updates tracking information for a fulfillment": the input replaces the fulfilment's tracking (numbers and company).
+    // "Updates tracking information for a fulfillment": the input replaces the fulfilment's tracking
+    // (numbers, URLs and company: FulfillmentTrackingInput holds "all possible fields for tracking
+    // information"), so a URL the update does not send again is gone.
     fulfillmentTrackingInfoUpdate: ({
       fulfillmentId,
       trackingInfoInput,
@@ -965,6 +1012,8 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       const o = [...s.orders.values()].find((x) => x.account === account && x.fulfillments.some((f) => f.id === fulfillmentId));
       const f = o?.fulfillments.find((x) => x.id === fulfillmentId);
       if (!o || !f) return { fulfillment: null, userErrors: [{ field: ['fulfillmentId'], message: 'Fulfillment does not exist.' }] };
+      const wrong = trackingProblem(trackingInfoInput);
+      if (wrong) return { fulfillment: null, userErrors: [wrong] };
       f.tracking = trackingOf(trackingInfoInput);
       o.updatedAt = new Date().toISOString();
       notifyOrder(state, o, 'ORDERS_UPDATED');

@@ -6,6 +6,7 @@ import { adapterFor, portalOf, PortalId } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import type { PortalTarget } from '../portals';
 import type { JobPayloads } from '../queue';
+import { trackingLinks } from './order.mapper';
 import { orderRepository, OrderReadRow, OrderRow } from './order.repository';
 import { updateOneOrderIn } from './order.service';
 import { inTransitMail } from './send-mit.mail';
@@ -77,6 +78,8 @@ async function reportToPortal(
       parts.push({ code, ok: false, error: 'the order has no portal account' });
       continue;
     }
+    // The code's tracking page (shipping.link), for channels that keep a URL per number.
+    const trackingUrl = code ? trackingLinks(run.sendMit.deliverer, code)[0] : undefined;
     try {
       await adapterFor(portal, target.connector).markShipped(
         target,
@@ -85,6 +88,7 @@ async function reportToPortal(
           ...(order.transaction_ids[0] ? { transactionId: order.transaction_ids[0] } : {}),
           ...(run.sendMit.deliverer ? { carrier: run.sendMit.deliverer } : {}),
           ...(code ? { trackingCode: code } : {}),
+          ...(trackingUrl ? { trackingUrl } : {}),
           ...(order.external_order_id ? { externalOrderId: order.external_order_id } : {}),
           lines: order.lines.filter((l) => l.transaction_id).map((l) => ({ transactionId: l.transaction_id!, quantity: l.quantity })),
           shipDate: run.sendMit.date,

@@ -131,6 +131,8 @@ export interface Shipment {
   transactionId?: string;
   carrier?: string;
   trackingCode?: string;
+  /** The carrier's tracking page of trackingCode when Kontor knows it (shipping.link, lib/order's trackingLinks); channels that keep a URL per number get it. */
+  trackingUrl?: string;
   /** The channel's order id (external_order_id): real channels confirm their own order, not ours. */
   externalOrderId?: string;
   /** The order's lines with a channel line id (transaction_id) and their quantities: what the package holds. */

@@ -80,7 +80,7 @@ const addToCollection = `mutation KontorCollectionAdd($id: ID!, $productIds: [ID
 const createFulfillment = `mutation KontorFulfillment($fulfillment: FulfillmentInput!) {
   fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id status } userErrors { field message } } }`;
 const fulfillmentsQuery = `query KontorFulfillments($id: ID!) { order(id: $id) { id
-  fulfillments(first: 50) { id status trackingInfo(first: ${trackingInfoRead}) { number company } } } }`;
+  fulfillments(first: 50) { id status trackingInfo(first: ${trackingInfoRead}) { number company url } } } }`;
 const updateTracking = `mutation KontorFulfillmentTracking($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
   fulfillmentTrackingInfoUpdate(fulfillmentId: $fulfillmentId, trackingInfoInput: $trackingInfoInput, notifyCustomer: $notifyCustomer) {
     fulfillment { id } userErrors { field message } } }`;
@@ -383,12 +383,18 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const orders = await this.fulfillmentOrders(s, orderId);
     const plan = planShipment(orders, new Map((shipment.lines ?? []).map((l) => [l.transactionId, l.quantity])), new Date());
     if (plan.byLocation.length === 0 && plan.held.length === 0 && shipment.trackingCode)
-      return this.addTracking(s, orderId, shipment.trackingCode, shipment.carrier);
+      return this.addTracking(s, orderId, shipment.trackingCode, shipment.carrier, shipment.trackingUrl);
     for (const id of plan.open) {
       const opened = await s.call<{ fulfillmentOrderOpen: { userErrors: UserErrors } }>(openFulfillmentOrder, { id });
       refuseUserErrors(`opening the scheduled fulfillment order ${legacyId(id)} of order ${orderId}`, opened.fulfillmentOrderOpen.userErrors);
     }
-    const tracking = shipment.trackingCode ? { number: shipment.trackingCode, ...(shipment.carrier ? { company: shipment.carrier } : {}) } : undefined;
+    const tracking = shipment.trackingCode
+      ? {
+          number: shipment.trackingCode,
+          ...(shipment.carrier ? { company: shipment.carrier } : {}),
+          ...(shipment.trackingUrl ? { url: shipment.trackingUrl } : {}),
+        }
+      : undefined;
     const refused: string[] = [];
     for (const batch of plan.byLocation) {
       try {
@@ -406,7 +412,12 @@ export class WebshopAdapter extends HttpPortalAdapter {
   }
 
   /** One fulfillmentCreate: fulfillment orders of one location, with the shipment's tracking. */
-  private async createFulfillment(s: ShopifySession, orderId: string, groups: FulfillmentGroup[], tracking: { number: string; company?: string } | undefined) {
+  private async createFulfillment(
+    s: ShopifySession,
+    orderId: string,
+    groups: FulfillmentGroup[],
+    tracking: { number: string; company?: string; url?: string } | undefined,
+  ) {
     const created = await s.call<{ fulfillmentCreate: { userErrors: UserErrors } }>(createFulfillment, {
       fulfillment: { lineItemsByFulfillmentOrder: groups, notifyCustomer: true, ...(tracking ? { trackingInfo: tracking } : {}) },
     });
@@ -414,15 +425,20 @@ export class WebshopAdapter extends HttpPortalAdapter {
   }
 
   /** A tracking number for an order fulfilled already: added to its fulfilment (fulfillmentTrackingInfoUpdate), or refused naming why. */
-  private async addTracking(s: ShopifySession, orderId: string, number: string, carrier: string | undefined): Promise<void> {
+  private async addTracking(s: ShopifySession, orderId: string, number: string, carrier: string | undefined, url: string | undefined): Promise<void> {
     const read = await s.call<{ order: { fulfillments: FulfillmentRead[] } | null }>(fulfillmentsQuery, { id: `gid://shopify/Order/${orderId}` });
     if (!read.order) throw portalRefused(`webshop: the Shopify store has no order ${orderId}`);
-    const addition = trackingAddition(read.order.fulfillments, number, carrier);
+    const addition = trackingAddition(read.order.fulfillments, number, carrier, url);
     if (addition.action === 'none') return;
     if (addition.action === 'refuse') throw portalRefused(`webshop (Shopify) order ${orderId}: ${addition.message}`);
     const updated = await s.call<{ fulfillmentTrackingInfoUpdate: { userErrors: UserErrors } }>(updateTracking, {
       fulfillmentId: addition.fulfillmentId,
-      trackingInfoInput: { numbers: addition.numbers, ...(addition.company ? { company: addition.company } : {}) },
+      // The whole tracking: the update replaces it, so the URLs kept are sent again with their numbers.
+      trackingInfoInput: {
+        numbers: addition.numbers,
+        ...(addition.urls.length ? { urls: addition.urls } : {}),
+        ...(addition.company ? { company: addition.company } : {}),
+      },
       notifyCustomer: true,
     });
     refuseUserErrors(`the tracking number ${number} of order ${orderId}`, updated.fulfillmentTrackingInfoUpdate.userErrors);

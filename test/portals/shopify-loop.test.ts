@@ -113,7 +113,14 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     // send_mit: one fulfillmentCreate (after reading the order's fulfillment orders).
     expect(shopifyCalls('mutation KontorFulfillment(') - beforeShipping).to.equal(1);
     const fulfilled = s.orders.get(gid)!;
-    expect(fulfilled.fulfillments.map((f) => f.tracking)).to.deep.equal([{ number: '00340434161094042557', company: 'DHL' }]);
+    // With Kontor's tracking page of the number (shipping.link), so the buyer's mail links it whatever Shopify knows of the carrier.
+    expect(fulfilled.fulfillments.map((f) => f.tracking)).to.deep.equal([
+      {
+        number: '00340434161094042557',
+        company: 'DHL',
+        urls: ['https://www.dhl.de/de/privatkunden/pakete-empfangen/verfolgen.html?piececode=00340434161094042557'],
+      },
+    ]);
     expect(fulfilled.lines.map((l) => l.fulfilled)).to.deep.equal([2]);
   });
 });

@@ -1,15 +1,19 @@
 /**
  * send_mit against what the channel already holds: units of an Amazon order confirmed shipped
- * before (another tool, Seller Central). Through POST order/{order_id}/send_mit/ and the sandbox
- * playing the channel's contract (ordersV0.json confirmShipment, orders_2026-01-01.json ItemFulfillment).
+ * before (another tool, Seller Central), and the tracking URLs a Shopify fulfilment already has.
+ * Through POST order/{order_id}/send_mit/ and the sandbox playing the channels' contracts
+ * (ordersV0.json confirmShipment, orders_2026-01-01.json ItemFulfillment; admin_schema_2025-01.json
+ * FulfillmentTrackingInput).
  */
 import { expect } from 'chai';
 import { importOrders } from '../../lib/order-import/order-import.service';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { sandboxShopifyToken, shopifyOf } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
 import { createStock, readOrder } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
-import { amazonSandboxOrder, kontorOrder } from '../portals/channel-support';
+import { amazonSandboxOrder, kontorOrder, sandboxPost } from '../portals/channel-support';
 
 const DE = 'A1PA6795UKMFR9';
 
@@ -100,6 +104,67 @@ describe('send_mit against what the channel holds already: units shipped before,
       expect(atAmazon().lines.map((l) => l.quantityShipped)).to.deep.equal([1, 2]);
       expect(atAmazon().packages.at(-1)!.packageItems).to.deep.equal([{ orderItemId: b, quantity: 2 }]);
       expect((await readOrder(seller, orderId)).shipping).to.deep.include({ platform_status: 'partially_ok' });
+    });
+  });
+
+  describe('Shopify: a tracking number added to a fulfilment keeps the URLs it has', () => {
+    /** A seller's imported Shopify order of one line (two pieces), fulfilled whole at the store by a shipping app with one number of `company` and its tracking URL. */
+    async function fulfilledWithUrl(sku: string, company: string, number: string, url: string) {
+      const seller = await newSeller();
+      const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+      await createStock(seller, sku, 10);
+      const placed = (await sandboxPost(sandbox, '/_sandbox/shopify/orders', { portal_account: portalAccountId, lines: [{ sku, quantity: 2 }] })) as {
+        id: string;
+      };
+      await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, `left-${sku}`);
+      const store = shopifyOf(sandbox.state).orders.get(placed.id)!;
+      const res = await fetch(`${sandbox.url}/admin/api/2025-01/graphql.json`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Shopify-Access-Token': sandboxShopifyToken(portalAccountId) },
+        body: JSON.stringify({
+          query:
+            'mutation App($fulfillment: FulfillmentInput!) { fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id } userErrors { field message } } }',
+          variables: {
+            fulfillment: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: store.fulfillmentOrders[0]!.id }], trackingInfo: { number, company, url } },
+          },
+        }),
+      });
+      const body = (await res.json()) as { data: { fulfillmentCreate: { userErrors: unknown[] } } };
+      expect(body.data.fulfillmentCreate.userErrors).to.deep.equal([]);
+      const externalId = placed.id.split('/').pop()!;
+      return { seller, orderId: (await kontorOrder(seller, externalId))!.id, store };
+    }
+    /** The store's fulfilment's tracking as Fulfillment.trackingInfo shows it: number and URL. */
+    const trackingOf = (store: { fulfillments: { tracking: { number: string | null; numbers?: string[]; urls?: string[] } }[] }) =>
+      store.fulfillments.map((f) =>
+        (f.tracking.numbers ?? (f.tracking.number ? [f.tracking.number] : [])).map((number, i) => ({ number, url: f.tracking.urls?.[i] ?? null })),
+      );
+
+    it("a second DHL number by send_mit: the first number keeps the app's tracking URL and the new one gets Kontor's DHL page (the update sent numbers only and the URL was gone)", async () => {
+      const appUrl = 'https://track.shipping-app.example/de/00340434161094042500';
+      const { seller, orderId, store } = await fulfilledWithUrl('LEFT-SH-1', 'DHL', '00340434161094042500', appUrl);
+      const result = await sendMit(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] });
+      expect(result, JSON.stringify(result)).to.deep.include({ platform_status: 'ok', shipment: [{ code: '00340434161094042557', ok: true }] });
+      expect(trackingOf(store)).to.deep.equal([
+        [
+          { number: '00340434161094042500', url: appUrl },
+          { number: '00340434161094042557', url: 'https://www.dhl.de/de/privatkunden/pakete-empfangen/verfolgen.html?piececode=00340434161094042557' },
+        ],
+      ]);
+      expect(store.fulfillments[0]!.tracking.company).to.equal('DHL');
+      expect((await readOrder(seller, orderId)).shipping).to.deep.include({ platform_status: 'ok' });
+    });
+
+    it('a carrier Kontor knows no tracking page of: the number is added after the one with the URL, which keeps it', async () => {
+      const appUrl = 'https://track.shipping-app.example/de/RR123456785DE';
+      const { seller, orderId, store } = await fulfilledWithUrl('LEFT-SH-2', 'Deutsche Post', 'RR123456785DE', appUrl);
+      expect(await sendMit(seller, orderId, { deliverer: 'Deutsche Post', code: ['RR123456799DE'] })).to.deep.include({ platform_status: 'ok' });
+      expect(trackingOf(store)).to.deep.equal([
+        [
+          { number: 'RR123456785DE', url: appUrl },
+          { number: 'RR123456799DE', url: null },
+        ],
+      ]);
     });
   });
 });

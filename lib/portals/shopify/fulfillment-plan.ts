@@ -107,13 +107,13 @@ export const trackingInfoRead = 10;
 export interface FulfillmentRead {
   id: string;
   status: string;
-  trackingInfo: { number: string | null; company: string | null }[];
+  trackingInfo: { number: string | null; company: string | null; url?: string | null }[];
 }
 
 /** What to do with a tracking number when nothing of the order remains to fulfil. */
 export type TrackingAddition =
   | { action: 'none'; reason: string }
-  | { action: 'update'; fulfillmentId: string; numbers: string[]; company: string | null }
+  | { action: 'update'; fulfillmentId: string; numbers: string[]; urls: string[]; company: string | null }
   | { action: 'refuse'; message: string };
 
 const sameCompany = (a: string | null, b: string) => (a ?? '').trim().toLowerCase() === b.trim().toLowerCase();
@@ -121,15 +121,20 @@ const sameCompany = (a: string | null, b: string) => (a ?? '').trim().toLowerCas
 /**
  * A tracking number for an order whose lines are all fulfilled (a code given by a later send_mit,
  * or a send_mit's second package): added to the order's latest fulfilment that did not fail
- * (fulfillmentTrackingInfoUpdate replaces its tracking, so the numbers it has are kept), unless a
- * fulfilment carries it already. Shopify keeps one company per fulfilment, applied to all its
+ * (fulfillmentTrackingInfoUpdate replaces its tracking, numbers, URLs and company, so the numbers
+ * it has are kept and so are their URLs: a URL the store or a shipping app gave, which made the
+ * number clickable for the buyer, was dropped when only numbers were sent), unless a fulfilment
+ * carries it already. The new number goes with `url`, Kontor's tracking page of it, when Kontor
+ * knows one. `urls` are matched to `numbers` by position; decision: numbers with a URL come first,
+ * in their order, then those without (Shopify builds theirs from the company when it knows it),
+ * so that no URL lands on another number. Shopify keeps one company per fulfilment, applied to all its
  * numbers ("The same tracking company will be applied to all tracking numbers specified",
  * FulfillmentTrackingInput.company): a number of another carrier than the numbers there is
  * refused rather than shown to the buyer under the wrong carrier.
  * Decision: several fulfilments (one per location) get the number on the latest only; Kontor does
  * not know which parcel left where.
  */
-export function trackingAddition(fulfillments: FulfillmentRead[], number: string, company: string | undefined): TrackingAddition {
+export function trackingAddition(fulfillments: FulfillmentRead[], number: string, company: string | undefined, url?: string): TrackingAddition {
   if (fulfillments.some((f) => f.trackingInfo.some((t) => t.number === number))) return { action: 'none', reason: 'the store has the tracking number' };
   const latest = fulfillments.filter((f) => f.status === 'SUCCESS' || f.status === 'OPEN' || f.status === 'PENDING').at(-1);
   if (!latest) return { action: 'none', reason: 'nothing of the order is fulfilled' };
@@ -146,5 +151,16 @@ export function trackingAddition(fulfillments: FulfillmentRead[], number: string
       action: 'refuse',
       message: `the store's fulfilment ${legacyId(latest.id)} carries ${numbers.join(', ')} of ${current ?? 'no named carrier'}; Shopify keeps one carrier per fulfilment, so ${company} ${number} is not added (add it in the store's admin)`,
     };
-  return { action: 'update', fulfillmentId: latest.id, numbers: [...numbers, number], company: company ?? current };
+  const entries = [
+    ...latest.trackingInfo.filter((t): t is typeof t & { number: string } => Boolean(t.number)).map((t) => ({ number: t.number, url: t.url ?? null })),
+    { number, url: url ?? null },
+  ];
+  const ordered = [...entries.filter((e) => e.url), ...entries.filter((e) => !e.url)];
+  return {
+    action: 'update',
+    fulfillmentId: latest.id,
+    numbers: ordered.map((e) => e.number),
+    urls: ordered.flatMap((e) => (e.url ? [e.url] : [])),
+    company: company ?? current,
+  };
 }
