@@ -2,7 +2,11 @@
 import { offerDevMailCatcher } from '../lib/mail';
 import { invoiceProcessors } from '../lib/invoice';
 import { sendMitProcessors } from '../lib/order';
+import { provideChannelFulfilment } from '../lib/order-import';
 import { runWorkerProcess } from './run';
+
+// lib/order-import's record of orders a channel ships itself, which a send_mit job checks again before it reports (lib/order/channel-fulfilment.ts).
+provideChannelFulfilment();
 
 runWorkerProcess('mail', sendMitProcessors, { queue: 'invoice', processors: invoiceProcessors });
 void offerDevMailCatcher();

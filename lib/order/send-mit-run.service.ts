@@ -2,10 +2,11 @@ import { allOrdersOf } from '../access';
 import { db } from '../db';
 import { invalidField, isPermanent, noLongerExists, Warning } from '../errors';
 import { sendMail } from '../mail';
-import { adapterFor, portalOf, PortalId } from '../portals';
+import { adapterFor, isShippedByChannelAtPortal, portalOf, PortalId } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import type { PortalTarget } from '../portals';
 import type { JobPayloads } from '../queue';
+import { channelFulfilmentQuery } from './channel-fulfilment';
 import { trackingLinks } from './order.mapper';
 import { orderRepository, OrderReadRow, OrderRow } from './order.repository';
 import { updateOneOrderIn } from './order.service';
@@ -107,6 +108,8 @@ async function reportToPortal(
         throw wait;
       }
       delete progress.waiting;
+      // The channel ships the order itself (it said so only now): nothing of it is the seller's to report (runSendMit).
+      if (isShippedByChannelAtPortal(err) && !parts.some((p) => p.ok)) throw err;
       if (!isPermanent(err) && !ctx.lastAttempt) {
         await ctx.save({ ...progress, parts });
         throw err;
@@ -147,6 +150,27 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
 }
 
 /**
+ * The channel ships the order from its own warehouse, learnt after the request was taken (the
+ * import recorded it meanwhile, or the channel's adapter read it as the shipment was reported):
+ * the job fails for good with the request's status_conflict, before the order is marked shipped or
+ * the buyer mailed, and the order's history says why nothing was sent (a failed job alone is seen
+ * only by the client that polls it).
+ */
+async function refuseShippedByChannel(run: JobPayloads['order.send_mit'], err: Error): Promise<never> {
+  await db().transaction(async (trx) => {
+    const current = await orderRepository.getForUpdate(trx, allOrdersOf(run.accountId), run.orderId);
+    if (current) await orderRepository.addHistory(trx, current.internal_id, [`send_mit ${run.sendMit.date}: not sent: ${err.message}`]);
+  });
+  throw err;
+}
+
+/** Whether Kontor knows the channel ships the order itself (the import's record, or an Amazon order's FBA flag kept before it). */
+async function knownShippedByChannel(accountId: number, order: OrderReadRow): Promise<boolean> {
+  if (order.shipping.market_d_fba) return true;
+  return db().transaction((trx) => channelFulfilmentQuery().fulfilledByChannel(trx, accountId, order.internal_id));
+}
+
+/**
  * order.send_mit: reports the shipment to the order's portal through its adapter, marks the
  * order shipped (date, carrier, codes, platform_status, history), rates the buyer on auction_a,
  * and sends the in-transit mail when asked. A portal that refuses gives platform_status error;
@@ -161,7 +185,15 @@ export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMi
   const portal = portalOf(order.platform);
 
   if (progress.platformStatus === undefined) {
-    progress.platformStatus = portal ? await reportToPortal(run, order, portal, progress, ctx) : null;
+    // Taken while Kontor did not know the channel ships it: nothing is reported, as at the request.
+    if ((progress.parts ?? []).length === 0 && (await knownShippedByChannel(run.accountId, order)))
+      await refuseShippedByChannel(run, shippedByChannel('order_id'));
+    try {
+      progress.platformStatus = portal ? await reportToPortal(run, order, portal, progress, ctx) : null;
+    } catch (err) {
+      if (isShippedByChannelAtPortal(err)) await refuseShippedByChannel(run, err);
+      throw err;
+    }
     await ctx.save(progress);
   }
   if (!progress.orderUpdated) {

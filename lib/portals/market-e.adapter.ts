@@ -3,7 +3,7 @@ import { kauflandCarrier } from './kaufland/carriers';
 import { KauflandSession, kauflandMessage } from './kaufland/kaufland-client';
 import { channelOrder, KauflandOrder, KauflandOrderUnit } from './kaufland/order-mapping';
 import { idOfferOf, UnitData, unitData } from './kaufland/unit-mapping';
-import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
+import { HttpPortalAdapter, pictures, portalInputError, shippedByChannelAtPortal, str } from './portal-http';
 import type { ListingItem, PortalTarget, PushAids, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
 import { portalRefused } from '../errors';
@@ -300,13 +300,24 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * without a tracking number, by another send_mit, or by a retry of this one) gets the number as
    * a shipment too ("Add a shipment to an order unit which is already marked as sent"), so a code
    * given later reaches the buyer; a shipment already there (duplicate-action) is nothing to do.
-   * A unit cancelled or returned is left alone.
+   * A unit cancelled or returned is left alone. The order is read first (GET /orders/{id_order}):
+   * one Kaufland fulfils from its own warehouse (fulfillment_type fulfilled_by_kaufland) is not
+   * sent (shippedByChannelAtPortal): send_mit refuses such an order when the request comes, but
+   * Kontor may learn it only after the request was taken, and a send from the seller would tell
+   * the buyer of a second parcel. The contract names no refusal of it (decision, README.md).
    */
   override async markShipped(target: PortalTarget, shipment: Shipment, key: string): Promise<void> {
     if (target.connector !== 'kaufland') return super.markShipped(target, shipment, key);
     const s = new KauflandSession(target);
     const units = (shipment.lines ?? []).map((l) => l.transactionId).filter((id) => /^\d+$/.test(id));
     if (units.length === 0) throw portalInputError(this.portal, `order ${shipment.orderId} has no lines with a Kaufland order unit id (transaction_id)`);
+    if (shipment.externalOrderId) {
+      const order = await s.call<{ data: KauflandOrder }>('GET', `/orders/${encodeURIComponent(shipment.externalOrderId)}`);
+      if (order.status !== 404 && order.body.data?.fulfillment_type === 'fulfilled_by_kaufland')
+        throw shippedByChannelAtPortal(
+          `order_id: Kaufland fulfils order ${shipment.externalOrderId} from its own warehouse (fulfilled_by_kaufland) and ships it itself; no order unit was marked sent`,
+        );
+    }
     const carrier = kauflandCarrier(shipment.carrier, shipment.trackingCode);
     const tracking = shipment.trackingCode ?? '';
     const first = (shipment.package?.index ?? 0) === 0;

@@ -1,6 +1,6 @@
 import { ClientCredentials, AccessToken } from 'simple-oauth2';
 import { config } from '../../config';
-import { DomainError, portalRefused, portalUnavailable } from '../errors';
+import { DomainError, invalidField, portalRefused, portalUnavailable } from '../errors';
 import { portalCalls } from '../metrics';
 import type { ListingItem, PortalAdapter, PortalFacts, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment, UploadAction } from './portal.type';
 import { PortalAnswer, portalRequest } from './portal-request';
@@ -10,6 +10,20 @@ import { portalUploadPart } from './upload-part.type';
 export function portalInputError(portal: string, message: string): DomainError {
   return portalRefused(`${portal}: ${message}`);
 }
+
+/**
+ * The channel says, as a shipment is reported, that it ships the order itself from its own
+ * warehouse (fulfilled by Kaufland): nothing is sent. A 400 status_conflict naming order_id, as
+ * POST order/{order_id}/send_mit/ answers for an order Kontor knows to be such; send_mit's job
+ * fails for good with it before the order is marked shipped or the buyer mailed (lib/order).
+ */
+export function shippedByChannelAtPortal(message: string): DomainError {
+  return invalidField('order_id', message, 'status_conflict');
+}
+
+/** An adapter's shippedByChannelAtPortal. */
+export const isShippedByChannelAtPortal = (err: unknown): err is DomainError =>
+  err instanceof DomainError && err.id === 'status_conflict' && err.field === 'order_id';
 
 /** Retry-After as seconds or an HTTP date, in ms. */
 export function retryAfterMs(header: string | null): number | undefined {

@@ -1,19 +1,23 @@
 /**
  * send_mit against what the channel already holds: units of an Amazon order confirmed shipped
- * before (another tool, Seller Central), and the tracking URLs a Shopify fulfilment already has.
- * Through POST order/{order_id}/send_mit/ and the sandbox playing the channels' contracts
- * (ordersV0.json confirmShipment, orders_2026-01-01.json ItemFulfillment; admin_schema_2025-01.json
- * FulfillmentTrackingInput).
+ * before (another tool, Seller Central), the tracking URLs a Shopify fulfilment already has, and a
+ * Kaufland order that turned out to be fulfilled by Kaufland after the request was taken. Through
+ * POST order/{order_id}/send_mit/ and the sandbox playing the channels' contracts (ordersV0.json
+ * confirmShipment, orders_2026-01-01.json ItemFulfillment; admin_schema_2025-01.json
+ * FulfillmentTrackingInput; seller-api-v2.openapi.json).
  */
 import { expect } from 'chai';
 import { importOrders } from '../../lib/order-import/order-import.service';
+import { queues } from '../../lib/queue/queue.registry';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import { sandboxShopifyToken, shopifyOf } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
 import { createStock, readOrder } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
 import { amazonSandboxOrder, kontorOrder, sandboxPost } from '../portals/channel-support';
+import { kauflandItem } from '../portals/kaufland-support';
 
 const DE = 'A1PA6795UKMFR9';
 
@@ -165,6 +169,80 @@ describe('send_mit against what the channel holds already: units shipped before,
           { number: 'RR123456799DE', url: null },
         ],
       ]);
+    });
+  });
+
+  describe('Kaufland: an order found fulfilled by Kaufland after the request was taken is not sent', () => {
+    /** A seller's Kaufland order of one unit, fulfilled by the merchant when imported. */
+    async function kauflandOrder(sku: string) {
+      const { seller, portalAccountId, list } = await kauflandItem(sku);
+      expect((await list()).state).to.equal('completed');
+      const sold = (await sandboxPost(sandbox, '/_sandbox/kaufland/orders', { portal_account: portalAccountId, lines: [{ id_offer: sku, quantity: 1 }] })) as {
+        id_order: string;
+        id_order_units: number[];
+      };
+      await importOrders({ accountId: seller.id, portalAccountId }, `left-${sku}`);
+      const k = kauflandOf(sandbox.state);
+      /** Kaufland takes the order over: fulfilled from its own warehouse (its units changed, as Kaufland would stamp them). */
+      const takenOver = () => {
+        k.orders.get(sold.id_order)!.fulfillment_type = 'fulfilled_by_kaufland';
+        for (const id of sold.id_order_units) k.orderUnits.get(id)!.ts_updated_iso = new Date(Date.now() + 1000).toISOString();
+      };
+      const sends = () =>
+        sandbox.state.requests.filter((r) => r.portal === 'market_e' && (r.path.endsWith('/send') || r.path.endsWith('/shipments')) && r.method !== 'GET');
+      const units = () => sold.id_order_units.map((id) => k.orderUnits.get(id)!);
+      return { seller, portalAccountId, orderId: (await kontorOrder(seller, sold.id_order))!.id, takenOver, sends, units };
+    }
+
+    /** The job of a send_mit taken (202) and its end, which must be a failure the client reads; the order stays unshipped with its history saying why. */
+    async function refusedJob(seller: Seller, jobId: string, orderId: string) {
+      const end = await jobEnd(seller.token, jobId);
+      expect(end.state, JSON.stringify(end)).to.equal('failed');
+      expect(String(end.error)).to.match(/ships (it|this order)/);
+      const order = await readOrder(seller, orderId);
+      expect(order.status).to.deep.include({ is_shipped: false });
+      expect(order.history.filter((h) => /^send_mit .*: not sent: /.test(h))).to.have.length(1);
+      return end;
+    }
+
+    it('Kaufland says so only when the shipment goes: the job reads the order, sends no unit and fails naming it (it marked the unit sent, a second parcel to the buyer, and said ok)', async () => {
+      const { seller, orderId, takenOver, sends, units } = await kauflandOrder('LEFT-KL-1');
+      takenOver();
+      const posted = await call(`order/${orderId}/send_mit/`, {
+        token: seller.token,
+        body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'] } },
+      });
+      expect(posted.status, posted.text).to.equal(202);
+      const end = await refusedJob(seller, posted.body.job_id as string, orderId);
+      expect(String(end.error)).to.match(/fulfilled_by_kaufland/);
+      expect(sends()).to.deep.equal([]);
+      expect(units().map((u) => [u.status, u.shipments.length])).to.deep.equal([['need_to_be_sent', 0]]);
+    });
+
+    it('the import learns it between the request and the job: the job sends nothing and fails naming it, as the request would have been refused', async () => {
+      const { seller, portalAccountId, orderId, takenOver, sends, units } = await kauflandOrder('LEFT-KL-2');
+      const mail = queues().get('mail');
+      await mail.pause();
+      let jobId: string;
+      try {
+        const posted = await call(`order/${orderId}/send_mit/`, {
+          token: seller.token,
+          body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042558'] } },
+        });
+        expect(posted.status, posted.text).to.equal(202);
+        jobId = posted.body.job_id as string;
+        takenOver();
+        await importOrders({ accountId: seller.id, portalAccountId }, 'left-LEFT-KL-2-again');
+        // Kontor knows now: a send_mit asked now is refused at once.
+        const now = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: {} });
+        expect(now.status, now.text).to.equal(400);
+        expect(now.body.error![0]).to.deep.include({ error: 'status_conflict', field: 'order_id' });
+      } finally {
+        await mail.resume();
+      }
+      await refusedJob(seller, jobId, orderId);
+      expect(sends()).to.deep.equal([]);
+      expect(units().map((u) => u.status)).to.deep.equal(['need_to_be_sent']);
     });
   });
 });
