@@ -29,6 +29,7 @@ export type CommitOutcome = 'committed' | 'aborted' | 'in progress' | undefined;
 
 const readsId = new WeakSet<Client>();
 const openId = new WeakMap<Client, string>();
+const commitMarks = new WeakMap<Client, string>();
 const lostCommits = new WeakMap<object, LostCommit>();
 
 /** The lost COMMIT an error reports, if it is one whose outcome is unknown. */
@@ -41,14 +42,21 @@ export function forgetLostCommit(err: unknown): void {
   if (typeof err === 'object' && err !== null) lostCommits.delete(err);
 }
 
-/** The next BEGIN on the connection reads the transaction's id (until doneReadingId). */
-export function readIdOnBegin(connection: Client): void {
+/**
+ * The next BEGIN on the connection reads the transaction's id (until doneReadingId); with `mark`
+ * (commit-marks.ts), its COMMIT is sent as `<mark>; COMMIT;`, one message: the mark is written
+ * within the transaction, and holds its row's lock only while COMMIT runs (a duplicate request's
+ * claim of its Idempotency-Key, which waits for that lock, is not held up by the request's work).
+ */
+export function readIdOnBegin(connection: Client, mark?: string): void {
   readsId.add(connection);
+  if (mark !== undefined) commitMarks.set(connection, mark);
 }
 
 export function doneReadingId(connection: Client): void {
   readsId.delete(connection);
   openId.delete(connection);
+  commitMarks.delete(connection);
 }
 
 /**
@@ -92,12 +100,20 @@ export function watchCommits(connection: Client): void {
     } else if (text === commitText) {
       const xid = openId.get(connection);
       openId.delete(connection);
+      const mark = commitMarks.get(connection);
+      if (mark !== undefined && typeof config === 'object') args[0] = { ...(config as object), text: `${mark}; ${commitText}` };
+      const marked = args[0] !== config;
       args[last] = (err: Error | null, result: unknown) => {
         if (err && outcomeUnknown(err)) {
           lostCommits.set(err, { xid });
           (connection as unknown as { __knex__disposed?: unknown }).__knex__disposed ??= err.message;
+        } else if (err && marked) {
+          // The mark failed (a lock wait cancelled): PostgreSQL skipped the COMMIT after it and the
+          // transaction stays open, aborted, and Knex sends no ROLLBACK after a failed COMMIT. The
+          // connection is disposed (PostgreSQL rolls back when it closes), never handed out again.
+          (connection as unknown as { __knex__disposed?: unknown }).__knex__disposed ??= err.message;
         }
-        (callback as Callback)(err, result);
+        (callback as Callback)(err, marked && Array.isArray(result) ? (result as unknown[])[result.length - 1] : result);
       };
     }
     return query(...args);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Client } from 'pg';
+import { commitMarkOf } from './commit-marks';
 import { CommitOutcome, doneReadingId, forgetLostCommit, lostCommitOf, readIdOnBegin } from './commit-outcome';
 import { db } from './knex';
 
@@ -41,13 +42,16 @@ function forRequest<T>(requestId: string | undefined, work: (trx: Knex.Transacti
  * written once); if it rolled back, the error is a plain failure (nothing done, send again);
  * if it cannot be told (the database still unreachable), the error stays marked as a lost COMMIT
  * (lostCommitOf) and the web answers that the outcome is unknown (lib/errors dependency.ts).
+ * A request with an Idempotency-Key writes its key row's mark in the COMMIT's message
+ * (commit-marks.ts), so the row tells that the request committed even when its process dies.
  */
 export async function transaction<T>(work: (trx: Knex.Transaction) => Promise<T>, requestId?: string): Promise<T> {
   if (requestId === undefined) return db().transaction(work);
   const knex = db();
   // The connection is taken here, so it is known before Knex sends BEGIN on it.
   const connection = (await knex.client.acquireConnection()) as Client;
-  readIdOnBegin(connection);
+  // A request holding an Idempotency-Key marks its key row before COMMIT (commit-marks.ts).
+  readIdOnBegin(connection, commitMarkOf(requestId));
   let done: { value: T } | undefined;
   try {
     return await knex.transaction(

@@ -133,8 +133,9 @@ export const errorTable = {
   outcome_unknown: { kind: 'unavailable' },
   /**
    * A resend with the Idempotency-Key of an outcome_unknown request, whose transaction is now known
-   * to have committed: it was carried out, its answer is lost, it is not carried out again
-   * (lib/http idempotency.ts). A client stops resending and reads what it wrote.
+   * to have committed, or of a request whose process died (or that failed) after a transaction of
+   * it committed (the key's commit mark): it was carried out, its answer is lost, it is not
+   * carried out again (lib/http idempotency.ts). A client stops resending and reads what it wrote.
    */
   already_carried_out: { kind: 'unavailable' },
   internal_error: { kind: 'internal' },

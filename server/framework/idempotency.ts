@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Caller } from '../../lib/access';
+import type { OpenRequest } from '../../lib/db';
 import type { Endpoint } from '../../lib/http';
 import { claimKey, Claim, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolderOf, replayedHeader, StoredAnswer } from '../../lib/http';
 import { sendEnvelope } from './respond';
@@ -16,9 +17,17 @@ export function requestKey(e: Endpoint, req: Request): string | undefined {
 /**
  * Claims the key for this request (the same method, version, path, parameters, query and
  * validated body) among the keys of the calling client: another client's key of the same name is
- * another key.
+ * another key. The request's transactions (`open`) then mark the key's row as they commit.
  */
-export function claimRequest(key: string, req: Request, caller: Caller, e: Endpoint, input: Record<string, unknown>, body: unknown): Promise<Claim> {
+export function claimRequest(
+  key: string,
+  req: Request,
+  caller: Caller,
+  e: Endpoint,
+  input: Record<string, unknown>,
+  body: unknown,
+  open: OpenRequest,
+): Promise<Claim> {
   const fingerprint = fingerprintOf({
     method: e.method,
     version: req.context.version,
@@ -28,7 +37,7 @@ export function claimRequest(key: string, req: Request, caller: Caller, e: Endpo
     portalAccount: input.portal_account_id ?? null,
     body,
   });
-  return claimKey(keyHolderOf(caller), key, fingerprint, req.context.id);
+  return claimKey(keyHolderOf(caller), key, fingerprint, { requestId: req.context.id, open });
 }
 
 /** The first answer again, in the format and charset this request asks for. */

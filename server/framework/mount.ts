@@ -33,6 +33,7 @@ import { versions } from './context';
 import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
 import { claimRequest, requestKey, sendReplay } from './idempotency';
 import { recordJobsAnswered } from '../../lib/queue';
+import { openRequest, OpenRequest } from '../../lib/db';
 
 const noSearch: SearchRequest = { select: null, singletons: [], filters: [], limit: 20, offset: 0 };
 const defaultWeight = 10;
@@ -102,6 +103,8 @@ function handlerFor(e: Endpoint) {
     // another web host, must not find this one still in flight (document 1: one call at a time).
     let release = (): Promise<void> => Promise.resolve();
     let claim: Claim | undefined;
+    // The request's transactions (those opened with caller.requestId), for the marks of its key.
+    let opened: OpenRequest | undefined;
     try {
       // The caller first: an unknown token or a missing scope is answered before the body is read.
       const grant = e.auth ? await authenticate(e, req, res) : null;
@@ -123,6 +126,7 @@ function handlerFor(e: Endpoint) {
           portalAccountId: await resolveRequestPortalAccount(grant.accountId, ref, grant.portalAccountId),
           requestId: context.id,
         };
+        opened = openRequest(context.id);
       } else {
         const basic = basicCredentials(req);
         if (basic) context.basic = basic;
@@ -135,8 +139,8 @@ function handlerFor(e: Endpoint) {
       const { query, search } = e.method === 'POST' ? { query: {}, search: noSearch } : readQuery(e, fields);
       // After authentication, the rate limit and validation: a replay counts as a call, and a
       // request refused as invalid leaves its key free for the corrected request.
-      if (key && caller) {
-        claim = await claimRequest(key, req, caller, e, input, body);
+      if (key && caller && opened) {
+        claim = await claimRequest(key, req, caller, e, input, body, opened);
         if (claim.replay) {
           await release();
           return sendReplay(req, res, claim.replay);
@@ -167,6 +171,7 @@ function handlerFor(e: Endpoint) {
       await send(req, res, claim, { status: error.status, envelope, headers }, err);
     } finally {
       void release();
+      opened?.close();
     }
   };
 }

@@ -29,8 +29,12 @@ export interface CommitProxy {
   close(): Promise<void>;
 }
 
-/** A simple-protocol Query message of exactly `COMMIT;` (Knex's text): 'Q', length 12, the text, NUL. */
-const commitMessage = Buffer.concat([Buffer.from([0x51, 0, 0, 0, 12]), Buffer.from('COMMIT;\0', 'latin1')]);
+/**
+ * The end of a simple-protocol Query message whose last statement is `COMMIT;` (Knex's text):
+ * the message is `COMMIT;` alone, or a request's Idempotency-Key mark and then `COMMIT;` (lib/db
+ * commit-marks.ts).
+ */
+const commitMessage = Buffer.from('COMMIT;\0', 'latin1');
 
 export async function startCommitProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<CommitProxy> {
   let armed: { loss: CommitLoss; marker: Buffer } | undefined;

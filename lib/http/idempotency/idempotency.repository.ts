@@ -16,7 +16,11 @@ export interface KeyRow {
   headers: Record<string, string> | null;
   envelope: Payload | null;
   locked_until: Date | null;
-  /** The transaction id of a first request whose COMMIT answer was lost (its answer says the outcome is unknown). */
+  /**
+   * Without an answer (status null): the id of the last transaction of the request that holds
+   * the key that committed, written within it (commitMark); null while none has. With an answer:
+   * the transaction id of a request whose COMMIT answer was lost (its answer says the outcome is unknown).
+   */
   commit_xid: string | null;
 }
 
@@ -42,8 +46,10 @@ export const idempotencyRepository = {
 
   /**
    * Takes the key for this attempt when it is new, expired, or held by a claim whose lock ran
-   * out for the same request (its process died). One statement: of two racing attempts exactly
-   * one gets the key. Sweeps a batch of the account's other expired keys on the way.
+   * out for the same request (its process died) and that committed nothing (no commitMark: its
+   * transactions rolled back, or never began). One statement: of two racing attempts exactly
+   * one gets the key; a mark being committed holds the row's lock, and the claim waits for it
+   * and sees the mark. Sweeps a batch of the account's other expired keys on the way.
    * Returns whether this attempt holds the key.
    */
   async claim(c: NewClaim): Promise<boolean> {
@@ -58,7 +64,8 @@ export const idempotencyRepository = {
          locked_until = EXCLUDED.locked_until, status = NULL, headers = NULL, envelope = NULL, commit_xid = NULL,
          created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
        WHERE idempotency_key.expires_at <= :now
-          OR (idempotency_key.status IS NULL AND idempotency_key.locked_until <= :now AND idempotency_key.fingerprint = EXCLUDED.fingerprint)
+          OR (idempotency_key.status IS NULL AND idempotency_key.locked_until <= :now AND idempotency_key.fingerprint = EXCLUDED.fingerprint
+              AND idempotency_key.commit_xid IS NULL)
        RETURNING owner`,
       { ...c },
     );
@@ -73,16 +80,41 @@ export const idempotencyRepository = {
       .first('fingerprint', 'owner', 'status', 'headers', 'envelope', 'locked_until', 'commit_xid');
   },
 
-  /** Stores the answer of the attempt that holds the key (a taken-over attempt stores nothing). */
+  /**
+   * The statement that marks the key row of attempt `owner` with the transaction's id, written by
+   * each transaction of the request just before its COMMIT, in the COMMIT's message (lib/db
+   * commit-marks.ts): the row then tells, atomically with the request's writes, that they
+   * committed. That message is the simple protocol, which takes no bindings: every text is
+   * written as hex digits (decode), so nothing a client sent reaches the statement's syntax;
+   * the account id is an integer.
+   */
+  commitMark(holder: KeyHolder, key: string, owner: string): string {
+    if (!Number.isSafeInteger(holder.accountId)) throw new Error(`account id ${holder.accountId} is no integer`);
+    const text = (value: string) => `convert_from(decode('${Buffer.from(value, 'utf8').toString('hex')}', 'hex'), 'UTF8')`;
+    return (
+      `UPDATE idempotency_key SET commit_xid = txid_current() WHERE account_id = ${holder.accountId}` +
+      ` AND client = ${text(holder.client)} AND key = ${text(key)} AND owner = ${text(owner)}::uuid`
+    );
+  },
+
+  /** Stores the answer of the attempt that holds the key (a taken-over attempt stores nothing); its mark has served. */
   async store(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer): Promise<void> {
     await db()('idempotency_key')
       .where({ account_id: holder.accountId, client: holder.client, key, owner })
-      .update({ status: answer.status, headers: JSON.stringify(answer.headers), envelope: JSON.stringify(answer.envelope), locked_until: null });
+      .update({
+        status: answer.status,
+        headers: JSON.stringify(answer.headers),
+        envelope: JSON.stringify(answer.envelope),
+        locked_until: null,
+        commit_xid: null,
+      });
   },
 
   /**
    * Stores the answer of an attempt whose COMMIT answer was lost (503, outcome unknown) with the
-   * transaction's id when known: the key stays taken, never freed, until a resend learns the outcome.
+   * transaction's id when known: the key stays taken, never freed, until a resend learns the
+   * outcome. A mark the row already shows stays: an earlier transaction of the request
+   * committed, and the resend learns that (committed), whatever became of the lost one.
    */
   async storeUnknown(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer, xid: string | null): Promise<void> {
     await db()('idempotency_key')
@@ -92,7 +124,7 @@ export const idempotencyRepository = {
         headers: JSON.stringify(answer.headers),
         envelope: JSON.stringify(answer.envelope),
         locked_until: null,
-        commit_xid: xid,
+        commit_xid: db().raw('COALESCE(commit_xid, ?::bigint)', [xid]),
       });
   },
 
@@ -124,8 +156,12 @@ export const idempotencyRepository = {
     return updated === 1;
   },
 
-  /** Frees the key (the answer is one the client may retry): the next attempt runs anew. */
-  async release(holder: KeyHolder, key: string, owner: string): Promise<void> {
-    await db()('idempotency_key').where({ account_id: holder.accountId, client: holder.client, key, owner }).delete();
+  /**
+   * Frees the key (the answer is one the client may retry): the next attempt runs anew. Not when
+   * a transaction of the request committed (its mark): answers whether it freed the key.
+   */
+  async release(holder: KeyHolder, key: string, owner: string): Promise<boolean> {
+    const deleted = await db()('idempotency_key').where({ account_id: holder.accountId, client: holder.client, key, owner }).whereNull('commit_xid').delete();
+    return deleted > 0;
   },
 };

@@ -7,6 +7,7 @@
 import crypto from 'node:crypto';
 import { now } from '../../clock';
 import { commitOutcome, lostCommitOf } from '../../db';
+import type { OpenRequest } from '../../db';
 import { DomainError } from '../../errors';
 import { errorEnvelope } from '../envelope';
 import type { KeyHolder } from './holder';
@@ -22,7 +23,8 @@ export { fingerprintOf, RequestIdentity } from './fingerprint';
 export const keyLifetimeMs = 24 * 3600 * 1000;
 /**
  * How long a running first request holds its key. Past it (the process died before answering) the
- * same request may run again: the service cannot know whether the first did its work.
+ * same request may run again if none of its transactions committed (the key row's mark,
+ * commitMark); if one did, a resend is answered 503 already_carried_out.
  */
 export const runningLockMs = 300 * 1000;
 
@@ -43,9 +45,11 @@ export type Claim =
 /**
  * Claims the client's key for a request (its fingerprint), or gives the stored answer to
  * replay. Throws 422 idempotency_key_reused when the key belongs to another request, 409
- * idempotency_key_in_use while its first request runs.
+ * idempotency_key_in_use while its first request runs. A claimed key's row is marked by each
+ * transaction the request opens (`request`, lib/db commit-marks.ts), just before its COMMIT.
  */
-export async function claimKey(holder: KeyHolder, key: string, fingerprint: string, requestId: string): Promise<Claim> {
+export async function claimKey(holder: KeyHolder, key: string, fingerprint: string, request: { requestId: string; open: OpenRequest }): Promise<Claim> {
+  const { requestId } = request;
   // Twice at most: a key freed between our claim and our read (its first request failed) is claimed again.
   for (let attempt = 0; attempt < 2; attempt++) {
     const at = now();
@@ -61,10 +65,22 @@ export async function claimKey(holder: KeyHolder, key: string, fingerprint: stri
       expiresAt: new Date(at + keyLifetimeMs),
     });
     const settles = { settle: (answer: StoredAnswer, failure?: unknown) => settle(holder, key, owner, answer, failure) };
-    if (claimed) return settles;
+    const marked = () => {
+      request.open.markCommits(idempotencyRepository.commitMark(holder, key, owner));
+      return settles;
+    };
+    if (claimed) return marked();
     const row = await idempotencyRepository.find(holder, key, new Date(at));
     if (!row) continue;
     if (row.fingerprint !== fingerprint) throw reused();
+    if (row.status === null && row.commit_xid !== null && row.locked_until !== null && row.locked_until.getTime() <= at) {
+      // The first attempt's process died (its lock ran out) after a transaction of it committed,
+      // before its answer was stored. The mark is seen only once its transaction committed (it
+      // is written within it), so nothing need be asked: it is not run again.
+      const answer = carriedOut();
+      await idempotencyRepository.resolveUnknown(holder, key, row.owner, row.commit_xid, answer);
+      return { replay: answer };
+    }
     if (row.status === null || !row.envelope) throw inUse();
     if (row.commit_xid !== null) {
       // The first attempt's COMMIT answer was lost: PostgreSQL tells now what became of it.
@@ -76,7 +92,7 @@ export async function claimKey(holder: KeyHolder, key: string, fingerprint: stri
           requestId,
           lockedUntil: new Date(at + runningLockMs),
         });
-        if (taken) return settles;
+        if (taken) return marked();
         continue;
       }
       if (outcome === 'committed') {
@@ -105,7 +121,9 @@ async function settle(holder: KeyHolder, key: string, owner: string, answer: Sto
   const lost = lostCommitOf(failure);
   if (lost) await storeUnknown(holder, key, owner, answer, lost.xid ?? null);
   else if (isKept(answer.status)) await idempotencyRepository.store(holder, key, owner, answer);
-  else await idempotencyRepository.release(holder, key, owner);
+  // A failure after a transaction of the request committed (its mark) does not free the key:
+  // a resend would do that work again. It learns that it was carried out.
+  else if (!(await idempotencyRepository.release(holder, key, owner))) await idempotencyRepository.store(holder, key, owner, carriedOut());
 }
 
 /** How often an unknown outcome that could not be stored is tried again, while its key is held. */
@@ -133,11 +151,14 @@ async function storeUnknown(holder: KeyHolder, key: string, owner: string, answe
   }
 }
 
-/** The answer to a resend whose first attempt committed but whose answer was lost: it is not run again. */
+/**
+ * The answer to a resend whose first attempt committed but whose answer was lost (the database's
+ * answer to its COMMIT, or the process that ran it): it is not run again.
+ */
 function carriedOut(): StoredAnswer {
   const error = new DomainError(
     'already_carried_out',
-    `the first request with this ${idempotencyHeader} was carried out, but the database's answer to it was lost, and with it the request's answer; it is not carried out again: read what it wrote (for a created record, search for it)`,
+    `the first request with this ${idempotencyHeader} was carried out, but its answer was lost (the database's answer to it, or the process that ran it); it is not carried out again: read what it wrote (for a created record, search for it)`,
   );
   return { status: error.status, headers: {}, envelope: errorEnvelope(error.items()) };
 }

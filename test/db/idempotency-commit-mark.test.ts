@@ -1,0 +1,223 @@
+/**
+ * The Idempotency-Key row's commit mark (lib/db commit-marks.ts, lib/http idempotency): each
+ * transaction of a keyed request writes its id onto the key's row just before its COMMIT, in the
+ * COMMIT's message, so the row tells, atomically with the request's writes, that they committed.
+ * A process that dies after COMMIT and before its answer is stored left the key's running lock to
+ * lapse (5 minutes), after which a resend ran the request a second time. Here the death is played
+ * in-process (the answer's store never runs) and the clock moved past the lock;
+ * test/db/crash-after-commit.test.ts kills a real web process.
+ */
+import { expect } from 'chai';
+import crypto from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setClock } from '../../lib/clock';
+import { db } from '../../lib/db/knex';
+import { changesSettled } from '../../lib/db/change-notices';
+import { commitMarkOf, openRequest } from '../../lib/db/commit-marks';
+import { transaction } from '../../lib/db/transaction';
+import { DomainError } from '../../lib/errors';
+import { created, endpoint } from '../../lib/http/endpoint';
+import { runningLockMs } from '../../lib/http/idempotency/idempotency';
+import { idempotencyRepository } from '../../lib/http/idempotency/idempotency.repository';
+import { Joi } from '../../lib/http/schema';
+import { createApp } from '../../server/app';
+import { ApiResponse, call, newSeller, Seller } from '../support/api';
+import { createStock } from '../order/helpers';
+
+const newKey = () => crypto.randomUUID();
+
+/** The answer's store does not run, once: the process died after the request's work, before storing. */
+function dieBeforeStoring(): () => void {
+  const store = idempotencyRepository.store;
+  idempotencyRepository.store = async () => {
+    idempotencyRepository.store = store;
+  };
+  return () => {
+    idempotencyRepository.store = store;
+  };
+}
+
+/** The key's running lock has lapsed: the clock is past it. */
+function afterLockLapsed(): void {
+  const at = Date.now() + runningLockMs + 1000;
+  setClock(() => at);
+}
+
+async function keyRow(seller: Seller, key: string): Promise<{ status: number | null; commit_xid: string | null; outcome: string | null }> {
+  const row = await db()('idempotency_key')
+    .where({ account_id: seller.id, key })
+    .first<{ status: number | null; commit_xid: string | null; outcome: string | null }>(
+      'status',
+      'commit_xid',
+      db().raw('txid_status(commit_xid) AS outcome'),
+    );
+  expect(row, 'the key has its row').not.to.equal(undefined);
+  return row!;
+}
+
+function expectCarriedOut(res: ApiResponse): void {
+  expect(res.status, res.text).to.equal(503);
+  expect(res.body.error?.map((e) => [e.error, e.code])).to.deep.equal([['already_carried_out', 503]]);
+  expect(String(res.body.error_description)).to.match(/was carried out/);
+  expect(res.headers.get('idempotent-replayed')).to.equal('true');
+}
+
+describe('Idempotency-Key: the key row marked by the request transaction that committed', function () {
+  this.timeout(30000);
+  let restore = () => undefined as void;
+  afterEach(() => {
+    restore();
+    setClock(undefined);
+  });
+
+  describe('POST order/', () => {
+    const body = { order: { customer: { email: 'marked@example.com' }, line: [{ id: 1, quantity: 1, price: '2.50', stock_align_id: 'CUP' }] } };
+    const order = (seller: Seller, key?: string) => call('order/', { token: seller.token, body, headers: key ? { 'Idempotency-Key': key } : {} });
+    const orders = async (seller: Seller) => Number((await db()('sales_order').where({ account_id: seller.id }).count({ n: '*' }))[0]!.n);
+
+    async function returningBuyer(): Promise<Seller> {
+      const seller = await newSeller();
+      await createStock(seller, 'CUP', 10);
+      expect((await order(seller)).status).to.equal(201);
+      await changesSettled();
+      return seller;
+    }
+
+    it('when a returning buyer posts an order with a key, then the web sends the 7 statements of one without a key, the claim and the stored answer: the mark rides in the COMMIT message', async () => {
+      const seller = await returningBuyer();
+      const statements: string[] = [];
+      const onQuery = (q: { sql: string }) => statements.push(q.sql);
+      db().on('query', onQuery);
+      try {
+        expect((await order(seller, newKey())).status).to.equal(201);
+      } finally {
+        db().off('query', onQuery);
+      }
+      expect(statements, statements.join('\n')).to.have.length(9);
+      expect(statements.filter((sql) => sql === 'BEGIN;')).to.have.length(1);
+      expect(statements.filter((sql) => sql === 'COMMIT;')).to.have.length(1);
+    });
+
+    it('when the process dies after the order COMMIT and before its answer is stored, then a resend with the key after the running lock lapsed is 503 already_carried_out, and the order exists once', async () => {
+      const seller = await returningBuyer();
+      const key = newKey();
+      restore = dieBeforeStoring();
+      expect((await order(seller, key)).status).to.equal(201);
+      expect(await orders(seller)).to.equal(2);
+      const left = await keyRow(seller, key);
+      afterLockLapsed();
+      const again = await order(seller, key);
+      expectCarriedOut(again);
+      expect(await orders(seller), 'the resend wrote no second order').to.equal(2);
+      // Every later resend is the same answer, for the key's 24 hours.
+      const third = await order(seller, key);
+      expect([third.status, third.body.error_description]).to.deep.equal([again.status, again.body.error_description]);
+      expect(await orders(seller)).to.equal(2);
+      // What the dead request left: no answer, and the mark of its committed transaction.
+      expect(left.status).to.equal(null);
+      expect([left.commit_xid === null, left.outcome]).to.deep.equal([false, 'committed']);
+    });
+
+    it('when the process dies after the order COMMIT and the resend comes before the lock lapsed, then it is 409 idempotency_key_in_use', async () => {
+      const seller = await returningBuyer();
+      const key = newKey();
+      restore = dieBeforeStoring();
+      expect((await order(seller, key)).status).to.equal(201);
+      const again = await order(seller, key);
+      expect(again.status, again.text).to.equal(409);
+      expect(again.body.error?.[0]?.error).to.equal('idempotency_key_in_use');
+      expect(await orders(seller)).to.equal(2);
+    });
+  });
+
+  describe('a test endpoint whose transaction commits or rolls back', () => {
+    let server: Server;
+    let base = '';
+    let runs = 0;
+    let outcome: 'created' | 'refused in its transaction' | 'crash in its transaction' | 'failed after its commit' = 'created';
+    before(async () => {
+      const probe = endpoint<Record<string, never>, { n: number }>({
+        method: 'POST',
+        path: 'test/commit_mark_probe/',
+        summary: 'test',
+        creates: true,
+        body: Joi.object({ n: Joi.number().integer() }),
+        response: ['run'],
+        async handle({ caller }) {
+          runs++;
+          await transaction(async (trx) => {
+            await trx.raw('SELECT 1');
+            if (outcome === 'refused in its transaction') throw new DomainError('unknown_order', 'the order does not exist');
+            if (outcome === 'crash in its transaction') throw new Error('boom in the transaction');
+          }, caller.requestId);
+          if (outcome === 'failed after its commit') throw new Error('boom after the commit');
+          return created({ run: runs });
+        },
+      });
+      server = createApp([probe]).listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    after(() => new Promise((resolve) => server.close(resolve)));
+
+    const probe = (seller: Seller, key: string) =>
+      call('test/commit_mark_probe/', { base, token: seller.token, body: { n: 1 }, headers: { 'Idempotency-Key': key } });
+
+    it('when the transaction rolled back (refused inside it) and the process died before storing the refusal, then after the lock lapsed the resend runs, once', async () => {
+      const seller = await newSeller();
+      const key = newKey();
+      const start = runs;
+      outcome = 'refused in its transaction';
+      restore = dieBeforeStoring();
+      expect((await probe(seller, key)).status).to.equal(400);
+      expect(await keyRow(seller, key)).to.include({ status: null, commit_xid: null });
+      outcome = 'created';
+      afterLockLapsed();
+      const again = await probe(seller, key);
+      expect(again.status, again.text).to.equal(201);
+      expect(again.headers.get('idempotent-replayed')).to.equal(null);
+      const replay = await probe(seller, key);
+      expect([replay.status, replay.body.run, replay.headers.get('idempotent-replayed')]).to.deep.equal([201, again.body.run, 'true']);
+      expect(runs - start).to.equal(2);
+    });
+
+    it('when the request fails (500) after its transaction committed, then the key is not freed: the resend is 503 already_carried_out and does not run', async () => {
+      const seller = await newSeller();
+      const key = newKey();
+      const start = runs;
+      outcome = 'failed after its commit';
+      const first = await probe(seller, key);
+      expect(first.status, first.text).to.equal(500);
+      outcome = 'created';
+      expectCarriedOut(await probe(seller, key));
+      expect(runs - start, 'the resend did not run').to.equal(1);
+    });
+
+    it('when the request fails (500) inside its transaction (rolled back), then the key is freed as before: the resend runs', async () => {
+      const seller = await newSeller();
+      const key = newKey();
+      const start = runs;
+      outcome = 'crash in its transaction';
+      expect((await probe(seller, key)).status).to.equal(500);
+      outcome = 'created';
+      const again = await probe(seller, key);
+      expect(again.status, again.text).to.equal(201);
+      expect(runs - start).to.equal(2);
+    });
+  });
+
+  describe('two requests in flight in one process with the same request id (a client-chosen X-Request-Id)', () => {
+    it("when they overlap, then neither's transactions write a mark; when one ends, the other's do again", () => {
+      const first = openRequest('same-id');
+      first.markCommits('UPDATE first');
+      expect(commitMarkOf('same-id')).to.equal('UPDATE first');
+      const second = openRequest('same-id');
+      expect(commitMarkOf('same-id'), 'the transactions cannot tell whose they are').to.equal(undefined);
+      second.close();
+      expect(commitMarkOf('same-id')).to.equal('UPDATE first');
+      first.close();
+      expect(commitMarkOf('same-id')).to.equal(undefined);
+    });
+  });
+});
