@@ -78,6 +78,8 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
 
     async function returningBuyer(): Promise<Seller> {
       const seller = await newSeller();
+      // Listening before the first call, so the first call keeps the token's grant in the cache.
+      await changesSettled();
       await createStock(seller, 'CUP', 10);
       expect((await order(seller)).status).to.equal(201);
       await changesSettled();
