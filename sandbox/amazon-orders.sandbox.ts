@@ -16,7 +16,11 @@
  * - includedData: without it, an order carries its basic information and items only
  *   (developer-docs "Get order information": "If you do not specify includedData, then the response
  *   will only include basic information"); each data set adds its part.
- * - paginationToken: "Token handling with 24-hour expiration" (Orders API migration guide).
+ * - paginationToken: "Token handling with 24-hour expiration" (Orders API migration guide), sent
+ *   with the same other parameters as the request that generated it (but maxResultsPerPage and
+ *   includedData: Pagination's description), else 400 InvalidInput. A token is a position in the
+ *   list as it is when the next page is asked, oldest update first: an order that changes between
+ *   pages moves to the end (the contract names neither the order nor a snapshot; the harder reading).
  * - Amazon.com (US): the items' sales tax is added on top of ITEM, in the item's proceedsTotal and
  *   the order's grandTotal, as a TAX breakdown with its ITEM detailed breakdown (the contract's US
  *   examples: proceedsTotal 100.00 = ITEM 99.98 + TAX 0.02); Amazon withholds and remits it, so
@@ -390,7 +394,7 @@ export function orders2026(store: AmazonOrderStore): express.Router {
     }
     const after = { created: q.createdAfter as string | undefined, updated: q.lastUpdatedAfter as string | undefined };
     // "You must provide exactly one of createdAfter and lastUpdatedAfter"; createdBefore goes with createdAfter only, lastUpdatedBefore with lastUpdatedAfter.
-    if (!read && (Boolean(after.created) === Boolean(after.updated) || (after.created && q.lastUpdatedBefore) || (after.updated && q.createdBefore))) {
+    if (Boolean(after.created) === Boolean(after.updated) || (after.created && q.lastUpdatedBefore) || (after.updated && q.createdBefore)) {
       res
         .status(400)
         .json(
@@ -413,9 +417,30 @@ export function orders2026(store: AmazonOrderStore): express.Router {
       res.status(400).json(errorBody('InvalidInput', 'maxResultsPerPage must be between 1 and 100.', 'maxResultsPerPage'));
       return;
     }
-    const scope =
-      read?.scope ??
-      JSON.stringify({ after, before, marketplaces: list(q.marketplaceIds), fulfilledBy: list(q.fulfilledBy), statuses: list(q.fulfillmentStatuses) });
+    const own = JSON.stringify({
+      after,
+      before,
+      marketplaces: list(q.marketplaceIds),
+      fulfilledBy: list(q.fulfilledBy),
+      statuses: list(q.fulfillmentStatuses),
+    });
+    // A token pages the query that made it: "All other parameters must be provided with the same
+    // values that were provided with the request that generated this token, with the exception of
+    // maxResultsPerPage and includedData" (Pagination). Amazon names no code: InvalidInput as for
+    // the other parameter rules.
+    if (read && read.scope !== own) {
+      res
+        .status(400)
+        .json(
+          errorBody(
+            'InvalidInput',
+            'All other parameters must be provided with the same values that were provided with the request that generated this token, with the exception of maxResultsPerPage and includedData.',
+            'paginationToken',
+          ),
+        );
+      return;
+    }
+    const scope = own;
     const filter = JSON.parse(scope) as { after: typeof after; before?: string; marketplaces: string[]; fulfilledBy: string[]; statuses: string[] };
     const included = new Set(list(q.includedData));
     const found = [...store.orders.values()]

@@ -36,7 +36,7 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     (await post('/_sandbox/amazon/orders', { portal_account: account, ...order })).body as { order_id: string; order_item_ids: string[] };
   const status = (orderId: string, s: string) => post(`/_sandbox/amazon/orders/${orderId}/status`, { status: s });
 
-  it('fetchOrders: searchOrders by lastUpdatedAfter in the account marketplaces with includedData, paged by its pagination token; items come with the order, no call per order', async () => {
+  it('fetchOrders: searchOrders by lastUpdatedAfter in the account marketplaces with includedData, paged by time (its pagination token where a page ends on the query start); items come with the order, no call per order', async () => {
     const since = new Date(Date.now() - 1000);
     const a = await place({
       lines: [{ sku: 'O-1', quantity: 2, price: '7.50' }],
@@ -54,27 +54,36 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
       const first = await adapter.fetchOrders(target, since, null);
       expect(first.orders.map((o) => o.external_order_id)).to.deep.equal([a.order_id]);
       expect(first.next).to.be.a('string');
+      // From a's time: a again (at or after), then the token of that query, as a's time is its start.
       const second = await adapter.fetchOrders(target, since, first.next);
-      expect(second.orders.map((o) => o.external_order_id)).to.deep.equal([b.order_id]);
-      expect(second.next).to.equal(null);
-      expect(second.orders[0]!.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
+      expect(second.orders.map((o) => o.external_order_id)).to.deep.equal([a.order_id]);
+      const third = await adapter.fetchOrders(target, since, second.next);
+      expect(third.orders.map((o) => o.external_order_id)).to.deep.equal([b.order_id]);
+      expect(third.next).to.equal(null);
+      expect(third.orders[0]!.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
         ['O-2', 1, '3.00'],
         ['O-3', 3, '2.00'],
       ]);
-      expect(second.orders[0]!.shipping.fee).to.equal('4.90');
-      expect(second.orders[0]!.paid_amount).to.equal('13.90');
+      expect(third.orders[0]!.shipping.fee).to.equal('4.90');
+      expect(third.orders[0]!.paid_amount).to.equal('13.90');
     } finally {
       amazonOf(sandbox.state).pageSize = 100;
     }
     const searches = calls('/orders/2026-01-01/orders');
-    expect(searches.map((r) => r.status)).to.deep.equal([200, 200]);
-    expect(searches[0]!.query).to.deep.equal({
+    expect(searches.map((r) => r.status)).to.deep.equal([200, 200, 200]);
+    const asked = {
       lastUpdatedAfter: since.toISOString(),
       marketplaceIds: DE,
       includedData: 'BUYER,RECIPIENT,PROCEEDS,PROMOTION,CANCELLATION,FULFILLMENT,PACKAGES,TAX,PAYMENT',
       maxResultsPerPage: '100',
-    });
-    expect(searches[1]!.query!.paginationToken).to.be.a('string');
+    };
+    expect(searches[0]!.query).to.deep.equal(asked);
+    const aTime = amazonOf(sandbox.state).orders.get(a.order_id)!.lastUpdatedTime;
+    expect(searches[1]!.query).to.deep.equal({ ...asked, lastUpdatedAfter: aTime });
+    // The token goes with the parameters of the query that made it.
+    const { paginationToken, ...rest } = searches[2]!.query!;
+    expect(paginationToken).to.be.a('string');
+    expect(rest).to.deep.equal({ ...asked, lastUpdatedAfter: aTime });
     // Nothing of the deprecated v0, and no call per order.
     expect(calls(/^\/orders\/v0\//)).to.deep.equal([]);
     expect(calls(/^\/orders\/2026-01-01\/orders\/.+/)).to.deep.equal([]);
@@ -204,6 +213,76 @@ describe('market_d: orders through the Orders API v2026-01-01 against the sandbo
     } finally {
       await post('/_sandbox/amazon/config', { today: null });
     }
+  });
+
+  it('an order that changes between two pages (it moves to the end of the list) pushes no other order out of the fetch: every order is read', async () => {
+    const since = new Date(Date.now() - 1000);
+    const placed: string[] = [];
+    for (const sku of ['W-1', 'W-2', 'W-3', 'W-4']) {
+      placed.push((await place({ lines: [{ sku, quantity: 1, price: '5.00' }] })).order_id);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const [a, , c] = placed as [string, string, string, string];
+    amazonOf(sandbox.state).pageSize = 2;
+    const seen: { id: string; shipped: boolean }[] = [];
+    try {
+      const first = await adapter.fetchOrders(target, since, null);
+      expect(first.orders.map((o) => o.external_order_id)).to.deep.equal(placed.slice(0, 2));
+      // The seller ships a (Seller Central) before the next page is asked: a's update is now the newest.
+      expect((await status(a, 'SHIPPED')).status).to.equal(200);
+      let next = first.next;
+      while (next !== null) {
+        const page = await adapter.fetchOrders(target, since, next);
+        seen.push(...page.orders.map((o) => ({ id: o.external_order_id, shipped: o.status.is_shipped })));
+        next = page.next;
+        expect(seen.length, 'the walk ends').to.be.below(20);
+      }
+    } finally {
+      amazonOf(sandbox.state).pageSize = 100;
+    }
+    // c was the first of the second page before a moved; read as a position, that page began with the 4th order.
+    expect(seen.map((o) => o.id)).to.include(c);
+    expect(new Set([...placed.slice(0, 2), ...seen.map((o) => o.id)])).to.deep.equal(new Set(placed));
+    // a comes again with its change.
+    expect(seen.filter((o) => o.id === a).map((o) => o.shipped)).to.deep.equal([true]);
+  });
+
+  it('the sandbox refuses a pagination token sent with other parameters than the query that made it (but maxResultsPerPage and includedData), as Pagination says', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    for (const sku of ['T-1', 'T-2']) await place({ lines: [{ sku, quantity: 1, price: '5.00' }] });
+    const token = await accessToken(sandbox.url, account);
+    const get = async (query: string) => {
+      const res = await fetch(`${sandbox.url}/orders/2026-01-01/orders?${query}`, { headers: { 'x-amz-access-token': token } });
+      return {
+        status: res.status,
+        body: (await res.json()) as {
+          orders?: { orderId: string }[];
+          pagination?: { nextToken: string };
+          errors?: { code: string; message: string; details: string }[];
+        },
+      };
+    };
+    const base = `lastUpdatedAfter=${encodeURIComponent(since)}&marketplaceIds=${DE}`;
+    const first = await get(`${base}&maxResultsPerPage=1`);
+    expect(first.status).to.equal(200);
+    const next = encodeURIComponent(first.body.pagination!.nextToken);
+    // Another start time, another marketplace, or none of the query's parameters: refused, nothing answered.
+    for (const other of [
+      `lastUpdatedAfter=${encodeURIComponent(new Date(Date.parse(since) - 60_000).toISOString())}&marketplaceIds=${DE}`,
+      `${base},A13V1IB3VIYZZH`,
+      `marketplaceIds=${DE}`,
+      '',
+    ]) {
+      const refused = await get(`${other}&paginationToken=${next}`);
+      expect(refused.status, other).to.equal(400);
+      expect(refused.body.errors![0]!.code).to.equal('InvalidInput');
+      expect(refused.body.orders).to.equal(undefined);
+    }
+    // The same parameters, another page size and data sets: the next page.
+    const second = await get(`${base}&maxResultsPerPage=5&includedData=BUYER&paginationToken=${next}`);
+    expect(second.status).to.equal(200);
+    expect(second.body.orders!.map((o) => o.orderId)).to.have.length(1);
+    expect(second.body.orders![0]!.orderId).not.to.equal(first.body.orders![0]!.orderId);
   });
 
   it("a request that breaks the contract is answered 400 with SP-API's ErrorList and recorded as a violation", async () => {
