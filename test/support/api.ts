@@ -15,6 +15,12 @@ let base = '';
 export async function apiBase(): Promise<string> {
   if (!server) {
     server = createApp().listen(0, '127.0.0.1');
+    // The test's fetch and this server share one event loop. Fetch reuses an idle socket until the
+    // server's Keep-Alive hint less a second; a call after a wait near Node's default of 5 s (tests
+    // wait a few seconds for workers), delayed by a stall of a loaded machine, met the server's idle
+    // timer closing that socket: ECONNRESET (seen a few times under load). 30 s moves the edge past
+    // the waits the tests make.
+    server.keepAliveTimeout = 30000;
     await new Promise((resolve) => server!.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
