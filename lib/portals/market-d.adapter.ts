@@ -7,7 +7,7 @@ import { channelOrder } from './amazon/order-mapping';
 import { SpApiSession } from './amazon/sp-api-client';
 import { Submission, submissionErrors } from './amazon/submission';
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
-import { getOrder, searchOrders } from './amazon/orders-2026';
+import { getOrder, searchOrdersPage } from './amazon/orders-2026';
 import { amazonCarrier, freeReference, heldPackage, leftToShip, packageOf, trimToLeft } from './amazon/shipment';
 import { portalInputError } from './portal-http';
 import type {
@@ -192,14 +192,15 @@ export class MarketDAdapter implements PortalAdapter {
   }
 
   /**
-   * searchOrders (Orders API v2026-01-01) by lastUpdatedAfter in the account's marketplaces, the
-   * cursor being its pagination token; the items, buyer, recipient, proceeds, promotions,
+   * searchOrders (Orders API v2026-01-01) by lastUpdatedAfter in the account's marketplaces, paged
+   * by time where a page allows, else by its pagination token (searchOrdersPage: an order changed
+   * between pages never pushes another out of the fetch); the items, buyer, recipient, proceeds, promotions,
    * fulfilment and packages come with each order (includedData), so no call per order is made.
    */
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
     const s = new SpApiSession(target);
-    const page = await searchOrders(s, modifiedSince, cursor, fetchTokenWaitMs);
-    return { orders: page.orders.map(channelOrder), next: page.pagination?.nextToken ?? null };
+    const page = await searchOrdersPage(s, modifiedSince, cursor, fetchTokenWaitMs);
+    return { orders: page.orders.map(channelOrder), next: page.next };
   }
 
   /** getOrder (Orders API v2026-01-01): one order with the same data sets, for a single order's refresh. */
