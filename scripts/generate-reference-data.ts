@@ -49,6 +49,17 @@ function generateCountries(): void {
   fs.writeFileSync(path.join(dataDir, 'countries.json'), JSON.stringify(rows, null, 1) + '\n');
 }
 
+/**
+ * ISO 4217 amendments currency-codes 2.2.0 (its newest) lacks: 176, XCG Caribbean Guilder for
+ * Curaçao and Sint Maarten from 2025-03-31 (replacing ANG), and 179, XAD Arab Accounting Dinar
+ * (a fund code) from 2025-05-12. Withdrawn codes (ANG, CUC, ...) stay: stored orders name them and
+ * internal ids never shift.
+ */
+const amendments = [
+  { id: 'XAD', name: 'Arab Accounting Dinar' },
+  { id: 'XCG', name: 'Caribbean Guilder' },
+];
+
 function generateCurrencies(): void {
   const file = path.join(dataDir, 'currencies.json');
   const existing: { internal_id: number; id: string; name: string }[] = fs.existsSync(file)
@@ -59,7 +70,9 @@ function generateCurrencies(): void {
   for (const code of currencyCodes.codes().sort()) {
     if (known.has(code)) continue;
     existing.push({ internal_id: next++, id: code, name: currencyCodes.code(code)?.currency ?? code });
+    known.add(code);
   }
+  for (const { id, name } of amendments) if (!known.has(id)) existing.push({ internal_id: next++, id, name });
   fs.writeFileSync(file, JSON.stringify(existing, null, 1) + '\n');
 }
 

@@ -36,6 +36,24 @@ describe('system types against document 2 (fields, tried from outside)', () => {
     expect((await call('system/currency/EURO/', { token: seller.token })).status).to.equal(404);
   });
 
+  it('when a seller in Curaçao uses ISO 4217 List One as amended (XCG from 2025-03-31, XAD from 2025-05-12), then both are currencies and an order in XCG is taken', async () => {
+    const { currency } = (await read('system/currency/')) as { currency: { internal_id: number; id: string }[] };
+    for (const id of ['XCG', 'XAD']) {
+      const listed = currency.filter((c) => c.id === id);
+      expect(listed, id).to.have.length(1);
+      expect(await read(`system/currency/${id}/`)).to.deep.equal({ ack: 'success', currency: listed[0] });
+    }
+    expect(new Set(currency.map((c) => c.internal_id)).size).to.equal(currency.length);
+
+    const created = await call('order/', {
+      token: seller.token,
+      body: { order: { currency_id: 'XCG', customer: { email: 'cw@example.com' }, line: [{ id: 1, price: '17.90' }] } },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const order = (await read(`order/${created.body.order_id as string}/`)).order as { currency_id: string; invoice_amount: string };
+    expect(order).to.deep.include({ currency_id: 'XCG', invoice_amount: '17.90' });
+  });
+
   it('when payment methods are read, then every own id of document 2 is there with a string name, a bool is_prepaid and a string placeholder', async () => {
     const { payment_method: methods } = (await read('system/payment_method/')) as { payment_method: Record<string, unknown>[] };
     const own = ['COD', 'Prepayment', 'OnAccount', 'CCAccepted', 'CashOnPickup', 'Escrow', 'Debit', 'Check', 'MoneyXferAccepted', 'factoring'];
