@@ -54,6 +54,10 @@ async function columnsOf(trx: Knex.Transaction, accountId: number, task: TaskInp
       if (task.reference?.[field])
         throw invalidField(`task.reference.${field}`, `task.reference.${field} is only for section stock_lister (the section is ${section || 'empty'})`);
     }
+    // A stock_lister task moved to another section drops them too: kept unseen, they came back
+    // when it was moved to stock_lister again without them, which a create refuses (below).
+    columns.reference_platform = null;
+    columns.reference_stock_id = null;
   }
   if (section === 'stock_lister') {
     const platform = columns.reference_platform !== undefined ? columns.reference_platform : current?.reference_platform;

@@ -46,6 +46,32 @@ describe('Task_type against document 2 (fields, tried from outside)', () => {
     expect((await tasks(seller))[0]!.reference).to.deep.equal({ section: 'stock_lister', id: 'NO_3', platform: 'auction_a', stock_id: '4711' });
   });
 
+  it('when a stock_lister task is moved to another section and back without platform and stock_id, then 400 names them as at a create, and the values it left are not answered again', async () => {
+    const seller = await newSeller();
+    const created = await call('task/', {
+      token: seller.token,
+      body: { task: { title: 'Relist', reference: { section: 'stock_lister', id: 3, platform: 'auction_a', stock_id: 'SKU_A1' } } },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const id = created.body.task_id as number;
+    const moved = await call(`task/${id}/`, { token: seller.token, body: { task: { reference: { section: 'order', id: '12_2026_11' } } } });
+    expect(moved.status, moved.text).to.equal(200);
+    const asOrder = await tasks(seller);
+    expect(asOrder[0]!.reference).to.deep.equal({ section: 'order', id: '12_2026_11' });
+
+    const back = await call(`task/${id}/`, { token: seller.token, body: { task: { reference: { section: 'stock_lister' } } } });
+    expect(back.status, back.text).to.equal(400);
+    expect(back.body.error!.map((e) => e.field)).to.deep.equal(['task.reference.platform']);
+    expect(await tasks(seller)).to.deep.equal(asOrder);
+
+    const relisted = await call(`task/${id}/`, {
+      token: seller.token,
+      body: { task: { reference: { section: 'stock_lister', platform: 'market_e', stock_id: 'SKU_B2' } } },
+    });
+    expect(relisted.status, relisted.text).to.equal(200);
+    expect((await tasks(seller))[0]!.reference).to.deep.equal({ section: 'stock_lister', id: '12_2026_11', platform: 'market_e', stock_id: 'SKU_B2' });
+  });
+
   it('when every writable field is set, then JSON and XML read the same values with the types of document 2', async () => {
     const seller = await newSeller();
     const person = await createPerson(seller.id, 'Paula Packer');
