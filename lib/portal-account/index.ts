@@ -12,6 +12,8 @@ export {
   getPortalAccount,
   mentionRefusals,
   ownPortalAccountId,
+  portalAccountOf,
+  portalAccountsOf,
   portalAccountToApi,
   resolveRequestPortalAccount,
 } from './portal-account.service';

@@ -18,6 +18,29 @@ export async function getPortalAccount(accountId: number, ref: PortalAccountRef)
   return row;
 }
 
+/**
+ * The portal accounts an access sees (GET admin/portal_account/), each with is_default as document
+ * 2 gives it: "the default account of the access". Seller tokens and clients granted all: every
+ * one, the seller's default marked. A client bound to one portal account (document 1,
+ * Authentication 5): that one alone, as its default, since its requests work in it and naming
+ * another is refused; the seller's default would be an account it cannot use.
+ */
+export async function portalAccountsOf(scope: OrderScope): Promise<PortalAccountRow[]> {
+  const rows = await portalAccountRepository.list(scope.accountId);
+  const granted = scope.portalAccountGrant;
+  if (granted === 'all') return rows;
+  return rows.filter((row) => row.id === granted).map((row) => ({ ...row, is_default: true }));
+}
+
+/** One portal account an access sees by id or the word default (its default: portalAccountsOf); others 404 as absent. */
+export async function portalAccountOf(scope: OrderScope, ref: PortalAccountRef): Promise<PortalAccountRow> {
+  const granted = scope.portalAccountGrant;
+  if (granted === 'all') return getPortalAccount(scope.accountId, ref);
+  const row = ref === 'default' || ref === granted ? await portalAccountRepository.get(scope.accountId, granted) : undefined;
+  if (!row) throw notFound(`portal account ${ref}`, 'portal_account_id');
+  return { ...row, is_default: true };
+}
+
 /*
  * A request without portal_account_id works with the token's portal account, else the seller's
  * default: kept in memory per seller while the process hears change notices (a trigger announces
@@ -52,7 +75,8 @@ async function defaultPortalAccountId(accountId: number): Promise<number | null>
  * (document 1, Authentication 5). An unknown or foreign one is a 400 naming the field.
  */
 export async function resolveRequestPortalAccount(accountId: number, ref: PortalAccountRef | undefined, granted: number | null): Promise<number | null> {
-  if (ref === undefined) return granted ?? (await defaultPortalAccountId(accountId));
+  // The word default is the access's default (portalAccountsOf): for a bound token its own.
+  if (ref === undefined || (ref === 'default' && granted !== null)) return granted ?? (await defaultPortalAccountId(accountId));
   const row = ref === 'default' ? await portalAccountRepository.getDefault(accountId) : await portalAccountRepository.get(accountId, ref);
   if (!row || (granted !== null && row.id !== granted)) {
     const why = row ? 'is not covered by the authorization of this token' : 'is not a portal account of this account';

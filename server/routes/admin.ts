@@ -1,6 +1,6 @@
 import { readUser, updateUser, UserUpdate, userType } from '../../lib/account';
 import { endpoint, ok, Joi, portalAccountRef } from '../../lib/http';
-import { portalAccountRepository, getPortalAccount, PortalAccountRef, portalAccountToApi } from '../../lib/portal-account';
+import { portalAccountOf, portalAccountsOf, PortalAccountRef, portalAccountToApi } from '../../lib/portal-account';
 
 /** Administration (document 1, Admin): the API account and its portal accounts. */
 export const adminEndpoints = [
@@ -30,19 +30,19 @@ export const adminEndpoints = [
   endpoint({
     method: 'GET',
     path: 'admin/portal_account/',
-    summary: 'All portal accounts of the API account.',
+    summary: 'All portal accounts of the API account (a client bound to one: that one, its default).',
     scope: 'admin_r',
     response: ['portal_account'],
-    handle: async ({ caller }) => ok({ portal_account: (await portalAccountRepository.list(caller.accountId)).map(portalAccountToApi) }),
+    handle: async ({ caller }) => ok({ portal_account: (await portalAccountsOf(caller)).map(portalAccountToApi) }),
   }),
 
   endpoint<{ portal_account_id: PortalAccountRef }>({
     method: 'GET',
     path: 'admin/portal_account/{portal_account_id}/',
-    summary: 'One portal account; the word default gives the default account.',
+    summary: 'One portal account; the word default gives the default account of the access (a client bound to one: that one).',
     scope: 'admin_r',
     params: Joi.object({ portal_account_id: portalAccountRef() }),
     response: ['portal_account'],
-    handle: async ({ caller, params }) => ok({ portal_account: portalAccountToApi(await getPortalAccount(caller.accountId, params.portal_account_id)) }),
+    handle: async ({ caller, params }) => ok({ portal_account: portalAccountToApi(await portalAccountOf(caller, params.portal_account_id)) }),
   }),
 ];

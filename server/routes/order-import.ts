@@ -1,7 +1,6 @@
-import { notFound } from '../../lib/errors';
 import { accepted, endpoint, datetime, Joi, portalAccountRef } from '../../lib/http';
 import { requestOrderImport } from '../../lib/order-import';
-import { getPortalAccount, PortalAccountRef } from '../../lib/portal-account';
+import { portalAccountOf, PortalAccountRef } from '../../lib/portal-account';
 
 /**
  * Ours, beside the documented endpoints (issue 15): fetch a real channel's orders now instead
@@ -19,11 +18,9 @@ export const orderImportEndpoints = [
     response: ['job_id'],
     async: true,
     async handle({ caller, params, body }) {
-      const account = await getPortalAccount(caller.accountId, params.portal_account_id);
       // An import writes that portal account's orders: a grant bound to another one sees it as
       // absent (document 1, Authentication 5), as portal-account-connect's routes do.
-      if (caller.portalAccountGrant !== 'all' && caller.portalAccountGrant !== account.id)
-        throw notFound(`portal account ${String(params.portal_account_id)}`, 'portal_account_id');
+      const account = await portalAccountOf(caller, params.portal_account_id);
       const jobId = await requestOrderImport(caller, account.id, body.order_import?.modified_since);
       return accepted({ job_id: jobId });
     },

@@ -1,16 +1,13 @@
 import type { Caller } from '../../lib/access';
 import { startConsent } from '../../lib/admin';
-import { notFound } from '../../lib/errors';
 import { endpoint, ok, Joi, list, portalAccountRef } from '../../lib/http';
-import { getPortalAccount, PortalAccountRef } from '../../lib/portal-account';
+import { portalAccountOf, PortalAccountRef } from '../../lib/portal-account';
 import { ebayScopes, shopifyDomainPattern } from '../../lib/portals';
 import { maxTakeOverListings, takeOverListings } from '../../lib/portal-connect';
 
-/** The portal account a path names, if the token's authorization covers it (one bound to another answers 404, as a foreign one). */
+/** The portal account a path names, if the token's authorization covers it (one bound to another answers 404, as a foreign one; default is the access's). */
 async function ownPortalAccount(caller: Caller, ref: PortalAccountRef): Promise<number> {
-  const row = await getPortalAccount(caller.accountId, ref);
-  if (caller.portalAccountGrant !== 'all' && caller.portalAccountGrant !== row.id) throw notFound(`portal account ${String(ref)}`, 'portal_account_id');
-  return row.id;
+  return (await portalAccountOf(caller, ref)).id;
 }
 
 /**

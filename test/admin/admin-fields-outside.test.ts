@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { call, newSeller } from '../support/api';
+import { clientToken } from '../support/bound-client';
 import { kontor } from '../support/cli';
 
 const xml = { Accept: 'application/xml' };
@@ -124,6 +125,32 @@ describe('administration types against document 2 (fields, tried from outside)',
     expect(long.code).to.equal(1);
     expect(long.err).to.include('name');
     expect((await call('admin/portal_account/', { token: seller.token })).body.portal_account).to.have.length(1);
+  });
+
+  it('when a client bound to a second portal account reads the portal accounts, then it sees that one alone as the default of its access, the default word names it, and the other answers 404', async () => {
+    const seller = await newSeller();
+    const second = await kontor('portal-account', 'create', '--login', seller.login, '--name', 'Second shop');
+    expect(second.code, second.err).to.equal(0);
+    const p2 = (JSON.parse(second.out) as { id: number }).id;
+    const token = await clientToken(seller, `bound-${p2}`, p2, 'admin_r customer_r');
+    const own = { id: p2, is_default: true, name: 'Second shop' };
+
+    expect((await call('admin/portal_account/', { token })).body).to.deep.equal({ ack: 'success', portal_account: [own] });
+    expect((await call('admin/portal_account/default/', { token })).body).to.deep.equal({ ack: 'success', portal_account: own });
+    expect((await call(`admin/portal_account/${p2}/`, { token })).body).to.deep.equal({ ack: 'success', portal_account: own });
+    const other = await call(`admin/portal_account/${seller.portalAccountId}/`, { token });
+    expect(other.status, other.text).to.equal(404);
+    expect(other.body.error!.map((e) => `${e.error} ${e.field}`)).to.deep.equal(['not_found portal_account_id']);
+    // The word default in any request is the same account: its requests work in it.
+    const byWord = await call('admin/customer/?portal_account_id=default', { token });
+    expect(byWord.status, byWord.text).to.equal(200);
+
+    // The seller's own token still sees every portal account, its default marked.
+    expect((await call('admin/portal_account/', { token: seller.token })).body.portal_account).to.deep.equal([
+      { id: seller.portalAccountId, is_default: true, name: seller.login },
+      { id: p2, is_default: false, name: 'Second shop' },
+    ]);
+    expect((await call('admin/portal_account/default/', { token: seller.token })).body.portal_account).to.deep.include({ id: seller.portalAccountId });
   });
 
   it('when support names a shipping group or a portal account with 255 characters outside the BMP, then they are taken (a name counts characters, as varchar(255) does), and 256 are refused naming name', async () => {

@@ -308,7 +308,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** All portal accounts of the API account. */
+    /** All portal accounts of the API account (a client bound to one: that one, its default). */
     get: operations['get_admin_portal_account'];
     put?: never;
     post?: never;
@@ -326,7 +326,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One portal account; the word default gives the default account. */
+    /** One portal account; the word default gives the default account of the access (a client bound to one: that one). */
     get: operations['get_admin_portal_account_portal_account_id'];
     put?: never;
     post?: never;
