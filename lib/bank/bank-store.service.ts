@@ -16,20 +16,29 @@ export interface Stored {
   jobId: string | null;
 }
 
-/** Entries not stored yet, each once even within the batch. */
+/**
+ * Entries not stored yet, each once even within the batch. A statement entry is stored already
+ * when its key is, or the key it had before keys named the booking instead of its position
+ * (`legacyReference`, statement/entry-key.ts): a file imported before that change is still
+ * recognised when imported again. Only the new key is stored, so a key of before matches only
+ * records stored before the change (the two forms never equal: the new one starts with its
+ * format's name).
+ */
 async function newEntries(trx: Knex.Transaction, accountId: number, type: BankKind, entries: StatementEntry[]): Promise<StatementEntry[]> {
   const columns = (e: StatementEntry) => ({ transfer_date: e.transferDate, sender: e.sender, subject: e.subject, amount: e.amount });
   const refs = await bankRepository.storedReferences(
     trx,
     accountId,
     type,
-    entries.flatMap((e) => (e.reference ? [e.reference] : [])),
+    entries.flatMap((e) => (e.reference ? [e.reference, ...(e.legacyReference ? [e.legacyReference] : [])] : [])),
   );
   const dups = await bankRepository.storedDuplicates(trx, accountId, type, entries.filter((e) => !e.reference).map(columns));
+  const stored = (e: StatementEntry) =>
+    e.reference ? refs.has(e.reference) || (!!e.legacyReference && refs.has(e.legacyReference)) : dups.has(duplicateKey(columns(e)));
   const seen = new Set<string>();
   return entries.filter((e) => {
     const key = e.reference ? `ref ${e.reference}` : `dup ${duplicateKey(columns(e))}`;
-    if (seen.has(key) || (e.reference ? refs.has(e.reference) : dups.has(duplicateKey(columns(e))))) return false;
+    if (seen.has(key) || stored(e)) return false;
     seen.add(key);
     return true;
   });

@@ -25,7 +25,8 @@ const postFinance = (packageIds: [string, string, string]): Expected => {
   const account = 'CH2909000000250094239';
   const booked = day('2020-11-24');
   const batch = (amount: string, ref: string, processed: string, packageId: string): StatementEntry => ({
-    reference: `${account}|${ref}|1|${amount}|2020-11-24`,
+    reference: `camt ${account}|${ref}|${amount}|2020-11-24`,
+    legacyReference: `${account}|${ref}|1|${amount}|2020-11-24`,
     transferDate: booked,
     sender: '',
     // The account the bank names (an IBAN) is left out of the text.
@@ -38,7 +39,8 @@ const postFinance = (packageIds: [string, string, string]): Expected => {
     counts: { format: 'camt.053', statements: 1, debits: 1, returns: 0, unbooked: 0 },
     entries: [
       {
-        reference: `${account}|0758103031480900|1|4.50|2020-11-24`,
+        reference: `camt ${account}|0758103031480900|4.50|2020-11-24`,
+        legacyReference: `${account}|0758103031480900|1|4.50|2020-11-24`,
         transferDate: booked,
         sender: '',
         subject: 'GUTSCHRIFT CH-DD-BASISLASTSCHRIFT ID-NR. DES ZAHLUNGSEMPFÄNGERS: 41100000000872849 REFERENZ-NR: PmtInfId-CHDD-1',
@@ -47,7 +49,7 @@ const postFinance = (packageIds: [string, string, string]): Expected => {
         payerReferences: [],
       },
       batch('1500.00', '07582000303F0C7U', '23.11.2020', packageIds[0]),
-      // Entries 4 and 5 share the bank's reference 07582000303KBMSU: both are kept.
+      // Entries 4 and 5 share the bank's reference 07582000303KBMSU: both are kept (their amounts differ).
       batch('1537.00', '07582000303KBMSU', '24.11.2020', packageIds[1]),
       batch('1692.22', '07582000303KBMSU', '24.11.2020', packageIds[2]),
     ],
@@ -62,7 +64,8 @@ const expected: Record<string, Expected> = {
     counts: { format: 'camt.053', statements: 1, debits: 2, returns: 1, unbooked: 0 },
     entries: [
       {
-        reference: '|2024041210041357000|1|3.00|2024-04-12',
+        reference: 'camt |2024041210041357000|3.00|2024-04-12',
+        legacyReference: '|2024041210041357000|1|3.00|2024-04-12',
         transferDate: day('2024-04-12'),
         sender: 'John Smith',
         subject: 'Taler FJDQ7W6G7NWX4H9M1MKA12090FRC9K7DA6N0FANDZZFXTR6QHX5G Test.,-',
@@ -74,12 +77,14 @@ const expected: Record<string, Expected> = {
   },
   // Two CRDT entries with RvslInd true: reversals, nothing to import.
   'libeufin__postfinance_platform_camt053.xml': { counts: { format: 'camt.053', statements: 1, debits: 0, returns: 2, unbooked: 0 }, entries: [] },
-  // No AcctSvcrRef or NtryRef: the statement's Id and the entry's position identify it.
+  // No AcctSvcrRef or NtryRef: what the entry says identifies it (before: the statement's Id and
+  // the entry's position).
   'oca__test-camt053.xml': {
     counts: { format: 'camt.053', statements: 1, debits: 2, returns: 0, unbooked: 0 },
     entries: [
       {
-        reference: 'NL77ABNA0574908765|1234Test/1/3|1|1405.31|2014-01-05',
+        reference: 'camt NL77ABNA0574908765|1405.31|2014-01-05|~nk34zvA9XnLxpuz8pZ4IeGe6ik5PH97uOFTsqM2fMnA',
+        legacyReference: 'NL77ABNA0574908765|1234Test/1/3|1|1405.31|2014-01-05',
         transferDate: day('2014-01-05'),
         sender: '3rd party Media',
         subject: '#RD PARTY MEDIA CUSNO 90782 4210773',
@@ -90,11 +95,13 @@ const expected: Record<string, Expected> = {
     ],
   },
   // A BVR/ESR batch: one entry of 3483.00 with two payments; the account has no Ccy, the amounts do.
+  // The payments share the entry's reference; each one's own details tell them apart.
   'oca__test-camt053-txdtls.xml': {
     counts: { format: 'camt.053', statements: 1, debits: 0, returns: 0, unbooked: 0 },
     entries: [
       {
-        reference: 'CH1111000000123456789|20170323001234567891234567891234|1|2187.00|2017-03-22',
+        reference: 'camt CH1111000000123456789|20170323001234567891234567891234|2187.00|2017-03-22|~4-DRZfA0Kz-LuHvJWcQx-lxnNskUmtFk9fl-iAMI7-o',
+        legacyReference: 'CH1111000000123456789|20170323001234567891234567891234|1|2187.00|2017-03-22',
         transferDate: day('2017-03-22'),
         sender: 'Banque Cantonale Vaudoise',
         // ?REJECT?0 is an ESR processing mark, and the batch's text describes no payment.
@@ -104,7 +111,8 @@ const expected: Record<string, Expected> = {
         payerReferences: ['302388292000011111111111111'],
       },
       {
-        reference: 'CH1111000000123456789|20170323001234567891234567891234|2|1296.00|2017-03-22',
+        reference: 'camt CH1111000000123456789|20170323001234567891234567891234|1296.00|2017-03-22|~YslSHGCls_mR_Xp8cFA_RGdSGwyn9XO_HBXaGL9Td4Q',
+        legacyReference: 'CH1111000000123456789|20170323001234567891234567891234|2|1296.00|2017-03-22',
         transferDate: day('2017-03-22'),
         sender: 'Banque Cantonale Vaudoise',
         subject: '',
@@ -119,7 +127,8 @@ const expected: Record<string, Expected> = {
     counts: { format: 'camt.053', statements: 2, debits: 1, returns: 0, unbooked: 0 },
     entries: [
       {
-        reference: 'NL26VAYB8060476890|253EURNL26VAYB8060476890/1|1|8.85|2014-12-31',
+        reference: 'camt NL26VAYB8060476890|8.85|2014-12-31|~g1XhuWRwtUB-3vpq7ZlKXLyff4mkdTbYALJ2pUB5NRg',
+        legacyReference: 'NL26VAYB8060476890|253EURNL26VAYB8060476890/1|1|8.85|2014-12-31',
         transferDate: day('2014-12-31'),
         sender: '',
         subject: 'Transaction Description 1',
@@ -134,7 +143,8 @@ const expected: Record<string, Expected> = {
     counts: { format: 'camt.053', statements: 1, debits: 0, returns: 0, unbooked: 0 },
     entries: [
       {
-        reference: 'NL26VAYB8060476890|AAAASESS-FP-CN_98765/01|1|8.85|2014-12-31',
+        reference: 'camt NL26VAYB8060476890|AAAASESS-FP-CN_98765/01|8.85|2014-12-31',
+        legacyReference: 'NL26VAYB8060476890|AAAASESS-FP-CN_98765/01|1|8.85|2014-12-31',
         transferDate: day('2014-12-31'),
         sender: 'NAME NAME',
         subject: '',

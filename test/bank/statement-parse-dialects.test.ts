@@ -22,7 +22,8 @@ describe('bank statement parsing: dialects of genuine files', () => {
       expect(p).to.include({ statements: 1, debits: 1, returns: 0, unbooked: 0 });
       expect(p.entries).to.deep.equal([
         {
-          reference: 'DE44500700100123456789|00317/1|2632411200004711|1|84.90|2026-11-20',
+          reference: 'mt940 DE44500700100123456789|00317|2632411200004711|84.90|2026-11-20',
+          legacyReference: 'DE44500700100123456789|00317/1|2632411200004711|1|84.90|2026-11-20',
           transferDate: '2026-11-20',
           sender: 'Lena Vogt',
           subject: 'Bestellung 12_2026_11',
@@ -51,8 +52,8 @@ describe('bank statement parsing: dialects of genuine files', () => {
     it('when no type code stands between the amount and the bank reference (Zenith Bank), then the credit is read with that reference', async () => {
       const p = await parsed('mt940-no-type-code.sta');
       expect(p).to.include({ statements: 1, debits: 1, returns: 0 });
-      expect(p.entries.map((e) => [e.reference, e.amount, e.currency, e.transferDate])).to.deep.equal([
-        ['1012345678|/1|26112099001|1|150000.00|2026-11-20', '150000.00', 'NGN', '2026-11-20'],
+      expect(p.entries.map((e) => [e.reference, e.legacyReference, e.amount, e.currency, e.transferDate])).to.deep.equal([
+        ['mt940 1012345678||26112099001|150000.00|2026-11-20', '1012345678|/1|26112099001|1|150000.00|2026-11-20', '150000.00', 'NGN', '2026-11-20'],
       ]);
     });
 
@@ -60,8 +61,14 @@ describe('bank statement parsing: dialects of genuine files', () => {
       const p = await parsed('mt940-blank-type-code.sta');
       expect(p).to.include({ statements: 1, debits: 1, returns: 0 });
       // The :NS: fields are a bank's own; what they name is not read (sender and subject stay empty).
-      expect(p.entries.map((e) => [e.reference, e.amount, e.currency, e.transferDate])).to.deep.equal([
-        ['1177336600010002|00112||1|15000.00|2026-11-20', '15000.00', 'HUF', '2026-11-20'],
+      expect(p.entries.map((e) => [e.reference, e.legacyReference, e.amount, e.currency, e.transferDate])).to.deep.equal([
+        [
+          'mt940 1177336600010002|00112|15000.00|2026-11-20|~IxfqU3SHT9SUl3fqhKn2BsQ942mFn5xeUukrgDczqSI',
+          '1177336600010002|00112||1|15000.00|2026-11-20',
+          '15000.00',
+          'HUF',
+          '2026-11-20',
+        ],
       ]);
     });
 
@@ -108,11 +115,12 @@ describe('bank statement parsing: dialects of genuine files', () => {
       ]);
     });
 
-    it('when a notification has neither entry references nor an Id of its own (libeufin GLS camt.054), then its message id keys two equal payments apart', async () => {
+    it('when a notification has neither entry references nor an Id of its own (libeufin GLS camt.054), then two identical payments are the first and second occurrence of one key', async () => {
       const p = await parsed('camt054-no-ids.xml');
-      expect(p.entries.map((e) => [e.reference, e.amount, e.sender, e.subject])).to.deep.equal([
-        ['|NTF2026112500000417/1/1|1|19.90|2026-11-25', '19.90', 'Petra Lang', 'Gutschein'],
-        ['|NTF2026112500000417/1/2|1|19.90|2026-11-25', '19.90', 'Petra Lang', 'Gutschein'],
+      const key = 'camt |19.90|2026-11-25|~VoNUkEPcTGfFcnmkFq91tbpDxrOubPjr0msVlXMXKYA';
+      expect(p.entries.map((e) => [e.reference, e.legacyReference, e.amount, e.sender, e.subject])).to.deep.equal([
+        [key, '|NTF2026112500000417/1/1|1|19.90|2026-11-25', '19.90', 'Petra Lang', 'Gutschein'],
+        [`${key}#2`, '|NTF2026112500000417/1/2|1|19.90|2026-11-25', '19.90', 'Petra Lang', 'Gutschein'],
       ]);
     });
   });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DomainError } from '../../lib/errors';
 import { parseStatement } from '../../lib/bank/statement/statement.parse';
-import { fixture } from './fixtures';
+import { fixture, withKeyShape } from './fixtures';
 
 async function refusal(bytes: Buffer): Promise<DomainError> {
   try {
@@ -19,9 +19,12 @@ describe('bank statement parsing', () => {
       const parsed = await parseStatement(fixture(`camt053.${version}.xml`));
       expect(parsed).to.include({ format: 'camt.053', statements: 2, debits: 1, unbooked: 1 });
       const suffix = version === '001.08' ? 'V08-' : '';
-      expect(parsed.entries).to.deep.equal([
+      // The bank's reference (AcctSvcrRef) keys a payment; a batch's payments share it and are told
+      // apart by what each says (the digest), no longer by their position in the batch.
+      expect(parsed.entries.map(withKeyShape)).to.deep.equal([
         {
-          reference: `DE02120300000000202051|${suffix}2026112012345001|1|49.90|2026-11-20`,
+          reference: `camt DE02120300000000202051|${suffix}2026112012345001|49.90|2026-11-20`,
+          legacyReference: `DE02120300000000202051|${suffix}2026112012345001|1|49.90|2026-11-20`,
           transferDate: new Date('2026-11-20T00:00:00Z'),
           sender: 'Jürgen Müller',
           subject: 'Bestellung 1_2026_11 vielen Dank für die schnelle Lieferung',
@@ -30,7 +33,8 @@ describe('bank statement parsing', () => {
           payerReferences: [],
         },
         {
-          reference: `DE02120300000000202051|${suffix}2026112112345100|1|24.50|2026-11-21`,
+          reference: `camt DE02120300000000202051|${suffix}2026112112345100|24.50|2026-11-21|~digest`,
+          legacyReference: `DE02120300000000202051|${suffix}2026112112345100|1|24.50|2026-11-21`,
           transferDate: new Date('2026-11-21T00:00:00Z'),
           sender: 'Zoë Brandstätter',
           // The creditor reference is the payer's reference, not remittance text (issue 29).
@@ -40,7 +44,8 @@ describe('bank statement parsing', () => {
           payerReferences: ['2_2026_11', 'E2E-0001'],
         },
         {
-          reference: `DE02120300000000202051|${suffix}2026112112345100|2|5.00|2026-11-21`,
+          reference: `camt DE02120300000000202051|${suffix}2026112112345100|5.00|2026-11-21|~digest`,
+          legacyReference: `DE02120300000000202051|${suffix}2026112112345100|2|5.00|2026-11-21`,
           transferDate: new Date('2026-11-21T00:00:00Z'),
           sender: 'Anna Ødegård',
           subject: 'Spende & Trinkgeld',
@@ -57,7 +62,8 @@ describe('bank statement parsing', () => {
     expect(parsed).to.include({ format: 'mt940', statements: 2, debits: 1, unbooked: 0 });
     expect(parsed.entries).to.deep.equal([
       {
-        reference: '12030000/0000202051|00219/001|2026112000001|1|49.90|2026-11-20',
+        reference: 'mt940 12030000/0000202051|00219|2026112000001|49.90|2026-11-20',
+        legacyReference: '12030000/0000202051|00219/001|2026112000001|1|49.90|2026-11-20',
         transferDate: new Date('2026-11-20T00:00:00Z'),
         sender: 'Jürgen Müller',
         subject: 'Bestellung 1_2026_11 Danke schön',
@@ -66,7 +72,8 @@ describe('bank statement parsing', () => {
         payerReferences: [],
       },
       {
-        reference: '12030000/0000202051|00220/001|2026112100001|1|24.50|2026-11-21',
+        reference: 'mt940 12030000/0000202051|00220|2026112100001|24.50|2026-11-21',
+        legacyReference: '12030000/0000202051|00220/001|2026112100001|1|24.50|2026-11-21',
         transferDate: new Date('2026-11-21T00:00:00Z'),
         sender: 'Zoë Brandstätter',
         subject: '2_2026_11',
@@ -75,8 +82,10 @@ describe('bank statement parsing', () => {
         payerReferences: [],
       },
       {
-        // No bank reference: the entry is keyed by its position in its statement (issue 29).
-        reference: '12030000/0000202051|00220/001||2|5.00|2026-11-21',
+        // No bank reference: the entry is keyed by what the bank writes of it (its :61: and :86:),
+        // before by its position in its statement (issue 29).
+        reference: 'mt940 12030000/0000202051|00220|5.00|2026-11-21|~EEmlHbW84cKYSMmOSjaD2C731fYPXogsHlpvoV-i6rU',
+        legacyReference: '12030000/0000202051|00220/001||2|5.00|2026-11-21',
         transferDate: new Date('2026-11-21T00:00:00Z'),
         sender: '',
         subject: 'Trinkgeld von Björn Ängström',
@@ -91,7 +100,8 @@ describe('bank statement parsing', () => {
     const parsed = await parseStatement(fixture('mt940-tags.sta'));
     expect(parsed.entries).to.deep.equal([
       {
-        reference: 'NL91ABNA0417164300|125/1|ABN0000001|1|30.00|2026-11-21',
+        reference: 'mt940 NL91ABNA0417164300|125|ABN0000001|30.00|2026-11-21',
+        legacyReference: 'NL91ABNA0417164300|125/1|ABN0000001|1|30.00|2026-11-21',
         transferDate: new Date('2026-11-21T00:00:00Z'),
         sender: 'Sjoerd de Vries',
         subject: 'Order 1_2026_11',
@@ -181,9 +191,10 @@ describe('bank statement parsing: camt.054 and the CAMT rules', () => {
       const parsed = await parseStatement(camt054(version));
       expect(parsed).to.include({ format: 'camt.054', statements: 1, debits: 1, returns: 1, unbooked: 1 });
       const account = 'CH5604835012345678009';
-      expect(parsed.entries).to.deep.equal([
+      expect(parsed.entries.map(withKeyShape)).to.deep.equal([
         {
-          reference: `${account}|261124CH0000QR01|1|199.95|2026-11-24`,
+          reference: `camt ${account}|261124CH0000QR01|199.95|2026-11-24|~digest`,
+          legacyReference: `${account}|261124CH0000QR01|1|199.95|2026-11-24`,
           transferDate: new Date('2026-11-24T00:00:00Z'),
           sender: 'Pia-Maria Rutschmann-Schnyder',
           subject: 'Bestellung vom 15.11.2026',
@@ -192,7 +203,8 @@ describe('bank statement parsing: camt.054 and the CAMT rules', () => {
           payerReferences: ['210000000003139471430009017'],
         },
         {
-          reference: `${account}|261124CH0000QR01|2|50.00|2026-11-24`,
+          reference: `camt ${account}|261124CH0000QR01|50.00|2026-11-24|~digest`,
+          legacyReference: `${account}|261124CH0000QR01|2|50.00|2026-11-24`,
           transferDate: new Date('2026-11-24T00:00:00Z'),
           sender: 'Jürg Kälin',
           subject: '',
@@ -201,7 +213,8 @@ describe('bank statement parsing: camt.054 and the CAMT rules', () => {
           payerReferences: ['RF18539007547034'],
         },
         {
-          reference: `${account}|261124CH0000QR01|3|75.10|2026-11-24`,
+          reference: `camt ${account}|261124CH0000QR01|75.10|2026-11-24|~digest`,
+          legacyReference: `${account}|261124CH0000QR01|3|75.10|2026-11-24`,
           transferDate: new Date('2026-11-24T00:00:00Z'),
           sender: 'Lucie Favre',
           subject: 'Facture 2_2026_11 merci',
@@ -210,7 +223,8 @@ describe('bank statement parsing: camt.054 and the CAMT rules', () => {
           payerReferences: ['QR-1_2026_11'],
         },
         {
-          reference: `${account}|261125CH0000A001|1|120.00|2026-11-25`,
+          reference: `camt ${account}|261125CH0000A001|120.00|2026-11-25`,
+          legacyReference: `${account}|261125CH0000A001|1|120.00|2026-11-25`,
           // BookgDt/DtTm 2026-11-25T00:30:00+01:00: the day written, not 24 November in UTC.
           transferDate: new Date('2026-11-25T00:00:00Z'),
           sender: 'Zoë Favre',
@@ -223,7 +237,7 @@ describe('bank statement parsing: camt.054 and the CAMT rules', () => {
     });
   }
 
-  it('when two payments of a file have the same bank reference, position, amount and day, then both are kept with distinct keys', async () => {
+  it('when two payments of a file have the same bank reference, amount and day and say the same, then both are kept with distinct keys', async () => {
     const xml = fixture('camt054.001.08.xml').toString().replace('<AcctSvcrRef>261125CH0000A001</AcctSvcrRef>', '<AcctSvcrRef>261124CH0000QR01</AcctSvcrRef>');
     // A second notification (its own sequence number) of payments with the same keys; an identical
     // copy would be the same notification again, stored once (statement-import-banks.test.ts).
@@ -232,7 +246,13 @@ describe('bank statement parsing: camt.054 and the CAMT rules', () => {
     const parsed = await parseStatement(Buffer.from(twice));
     expect(parsed.statements).to.equal(2);
     expect(parsed.entries).to.have.length(8);
-    expect(parsed.entries.map((e) => e.reference).slice(4, 6)).to.deep.equal([
+    expect(parsed.entries.map((e) => withKeyShape(e).reference).slice(4, 8)).to.deep.equal([
+      'camt CH5604835012345678009|261124CH0000QR01|199.95|2026-11-24|~digest#2',
+      'camt CH5604835012345678009|261124CH0000QR01|50.00|2026-11-24|~digest#2',
+      'camt CH5604835012345678009|261124CH0000QR01|75.10|2026-11-24|~digest#2',
+      'camt CH5604835012345678009|261124CH0000QR01|120.00|2026-11-25#2',
+    ]);
+    expect(parsed.entries.map((e) => e.legacyReference).slice(4, 6)).to.deep.equal([
       'CH5604835012345678009|261124CH0000QR01|1|199.95|2026-11-24#2',
       'CH5604835012345678009|261124CH0000QR01|2|50.00|2026-11-24#2',
     ]);

@@ -22,6 +22,7 @@
  */
 import { attributeOf, list, node, Node, refuse, textOf } from './camt-node';
 import { payerReferencesOf, senderOf, subjectOf } from './camt-remittance';
+import { contentDigest, keyOf, occurrenceOf } from './entry-key';
 import { isDkReturn } from './return-codes';
 import type { ParsedStatement, StatementEntry } from './statement.type';
 
@@ -32,13 +33,20 @@ export interface CamtMessage {
   account: string;
   /** Acct/Ccy ('' when absent). */
   currency: string;
-  /** Stmt/Id or Ntfctn/Id, else GrpHdr/MsgId and the message's position (`<MsgId>/2`); '' when neither. */
+  /**
+   * Stmt/Id or Ntfctn/Id, else GrpHdr/MsgId and the message's position (`<MsgId>/2`); '' when
+   * neither. Only for the key of before (`legacyReference`).
+   */
   id: string;
 }
 
-/** What one file's entries share: the keys given so far (see referenceOf), the dates read (text to day). */
+/**
+ * What one file's entries share: the keys given so far and the keys of before given so far (see
+ * paymentOf), the dates read (text to day).
+ */
 export interface CamtFile {
   seen: Map<string, number>;
+  legacy: Map<string, number>;
   days: Map<string, Day>;
 }
 
@@ -138,10 +146,13 @@ function paymentOf(entry: BookedEntry, tx: Node, txPath: string, position: numbe
   const currency = own.currency || entry.currency;
   if (!currency) throw fail(own.path, 'has no currency: neither the amount (Ccy) nor the account (Acct/Ccy) names one');
   if (!/^[A-Z]{3}$/.test(currency)) throw fail(own.path, `must name an ISO 4217 currency (Ccy), not "${currency.slice(0, 10)}"`);
-  // Without any bank reference the statement's Id and the entry's position identify it.
-  const ref = entry.bankRef || textOf(node(tx.Refs).AcctSvcrRef) || (message.id && `${message.id}/${entry.n}`);
+  const bankRef = entry.bankRef || textOf(node(tx.Refs).AcctSvcrRef);
+  // The key before (./entry-key.ts): without a bank reference the statement's Id and the entry's
+  // number stood for one, and the position in the entry told a batch's payments apart.
+  const legacyRef = bankRef || (message.id && `${message.id}/${entry.n}`);
   return {
-    reference: ref ? referenceOf(`${message.account}|${ref}|${position}|${own.amount}|${entry.date.day}`, file.seen) : null,
+    reference: occurrenceOf(keyOf('camt', keyParts(entry, tx, bankRef, own.amount, message.account)), file.seen),
+    legacyReference: legacyRef ? occurrenceOf(`${message.account}|${legacyRef}|${position}|${own.amount}|${entry.date.day}`, file.legacy) : null,
     transferDate: new Date(entry.date.ms),
     sender: senderOf(tx),
     subject: subjectOf(tx, entry.batch ? '' : textOf(entry.ntry.AddtlNtryInf)),
@@ -152,16 +163,21 @@ function paymentOf(entry: BookedEntry, tx: Node, txPath: string, position: numbe
 }
 
 /**
- * The dedupe key account|bank ref|position in the entry|amount|booking date (statement.type.ts).
- * The bank's reference identifies an entry, but banks share one across entries (PostFinance's
- * entries 4 and 5, GLS's two credits, an ESR package id on every TxDtls): a key given twice in
- * one file gets `#2`, `#3` in file order, so no two payments of a file are ever merged and a
- * re-import of the file gives the same keys.
+ * The parts of a payment's key (./entry-key.ts): the account and the bank's reference
+ * (AcctSvcrRef, else NtryRef, else the TxDtls Refs/AcctSvcrRef) with the amount and booking day;
+ * without a reference, a digest of the entry as the bank writes it (dates, amount, sign, codes,
+ * parties, remittance, the payer's references). A payment of a batch shares the entry's reference
+ * with the others (an ESR package id on every TxDtls, PostFinance's batches): its own TxDtls, with
+ * what the entry says beside it, tells it from them, not its place in the batch. The same key
+ * again in the file is `#2`, `#3`: the occurrence among identical payments. Neither the
+ * statement's Id nor its page is in the key: a statement split over several files (MsgPgntn)
+ * keys each booking as one file would, and the same booking in a camt.054 and a camt.053 has one
+ * key where the bank gives its reference.
  */
-function referenceOf(key: string, seen: CamtFile['seen']): string {
-  const count = (seen.get(key) ?? 0) + 1;
-  seen.set(key, count);
-  return count === 1 ? key : `${key}#${count}`;
+function keyParts(entry: BookedEntry, tx: Node, bankRef: string, amount: string, account: string): string[] {
+  if (!entry.batch) return bankRef ? [account, bankRef, amount, entry.date.day] : [account, amount, entry.date.day, contentDigest(entry.ntry)];
+  const { NtryDtls: _payments, ...booking } = entry.ntry;
+  return [account, bankRef, amount, entry.date.day, contentDigest([booking, tx])];
 }
 
 /** One payment's amount in a batch: TxDtls/Amt (V04+), else TxDtls/AmtDtls/TxAmt/Amt (V02). */

@@ -48,7 +48,7 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
   const at = `Document/${kind.root}/${kind.message}`;
   if (!messages.length) throw refuse(kind.format, at, 'is missing');
   const result: ParsedStatement = { format: kind.format, statements: messages.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
-  const file: CamtFile = { seen: new Map(), days: new Map() };
+  const file: CamtFile = { seen: new Map(), legacy: new Map(), days: new Map() };
   const msgId = textOf(node(node(document[kind.root]).GrpHdr).MsgId);
   const firstOf = new Map<string, StatementEntry[]>();
   messages.forEach((m, s) => {
@@ -59,11 +59,15 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
     const first = firstOf.get(identity);
     const from = result.entries.length;
     // A repeat's keys are the first's: read apart so that it gives no `#2` to a later statement.
-    const into: CamtFile = first ? { seen: new Map(), days: file.days } : file;
+    const into: CamtFile = first ? { seen: new Map(), legacy: new Map(), days: file.days } : file;
     list(message.Ntry).forEach((ntry, n) => readEntry(node(ntry), `${at}[${s + 1}]/Ntry[${n + 1}]`, n + 1, context, into, result));
     const added = result.entries.slice(from);
-    if (first) added.forEach((entry, i) => (entry.reference = first[i]!.reference));
-    else firstOf.set(identity, added);
+    if (first) {
+      added.forEach((entry, i) => {
+        entry.reference = first[i]!.reference;
+        entry.legacyReference = first[i]!.legacyReference;
+      });
+    } else firstOf.set(identity, added);
   });
   return result;
 }
@@ -93,10 +97,9 @@ function documentOf(doc: unknown): Node {
 
 /**
  * `orElse`: the group header's MsgId and the statement's position in the file, the id of a
- * statement or notification without its own Id (libeufin's GLS camt.054 sample has none): both
- * are required by the schema, but without either no entry of such a file has a key, and two
- * equal payments of one payer on one day would be taken for one under document 1's duplicate
- * rule. Kontor's choice: the message id identifies the message, as Stmt/Id does.
+ * statement or notification without its own Id (libeufin's GLS camt.054 sample has none). The id
+ * is read only for the key entries without a bank reference had before keys named the booking
+ * (camt-entry.ts, `legacyReference`): a file imported then is still recognised.
  */
 function messageOf(format: CamtMessage['format'], message: Node, orElse: string): CamtMessage {
   const acct = node(message.Acct);

@@ -41,10 +41,14 @@ export interface StatementLine {
   amount: string;
   /** The booking date (entry date, else the value date) at 00:00 UTC. */
   bookingDate: Date;
+  /** The value date at 00:00 UTC. */
+  valueDate: Date;
   /** The SWIFT transaction type code without its first letter (`TRF`, `MSC`, `RTI`, `OV `). */
   typeCode: string;
   /** The bank's reference after `//`, '' when there is none. */
   bankReference: string;
+  /** What stands before `//` (the reference for the account owner, 16x), trimmed; '' when nothing. */
+  ownerReference: string;
   /** Rabobank's old format: the counterparty named after the 16 characters of the counter account. */
   counterparty: string;
 }
@@ -81,8 +85,10 @@ export function parseStatementLine(data: string): StatementLine {
     mark: m[3]!.toUpperCase() as Mark,
     amount: amountOf(m[5]!),
     bookingDate,
+    valueDate,
     typeCode: m[6]?.slice(1) ?? '',
     bankReference: bank >= 0 ? rest.slice(bank + 2).trim() : '',
+    ownerReference: (bank >= 0 ? rest.slice(0, bank) : rest).trim(),
     // Rabobank's old format pads the counter account to 16 characters, then names the party.
     counterparty: bank < 0 && rest.length > 16 && rest[15] === ' ' ? rest.slice(16).trim() : '',
   };

@@ -18,19 +18,21 @@
  * of a debit) and credits whose German business code, SWIFT type code or /RTRN/ marks a return
  * are returns (see ./return-codes), never customer payments.
  *
- * The entry's reference, its dedupe key: `account|statement number|bank reference|position|
- * amount|booking date`, the position being the index (1-based) of the :61: in its statement.
- * It is the same on every import of the same statement (and of a later file repeating it), and
- * within a statement the position tells equal payments apart; across statements the statement
- * number and the booking date do. A bank that numbers every statement 0 (the Volksbank file)
- * leaves the booking date: two of its statements of one account booked on one day, with equal
- * amounts at equal positions, would share a key. The bank reference is '' where the bank gives
- * none (or NONREF). Without a key of its own nothing identifies an MT940 entry across re-imports.
- * A key given twice in one file gets `#2`, `#3` in file order (as CAMT's, camt-entry.ts): a
- * statement cut into pages that all carry the same :28: (mt940-js's test file: `:28:1/1` on a
- * page ending :62M: and on the page after it, positions counted from 1 on each) or two
- * statements a bank numbers alike would otherwise give two equal payments one key, and the
- * second would be taken for a re-import of the first and lost. A statement that stands in the
+ * The entry's reference, its dedupe key (./entry-key.ts): `mt940 account|statement number|bank
+ * reference|amount|booking date` where the :61: gives a bank reference (after `//`, not NONREF),
+ * else `mt940 account|statement number|amount|booking date|~digest` of the booking as the bank
+ * writes it: value and booking date, mark, amount, type, the reference before `//`, the
+ * supplementary details and the :86: text (payer, account, remittance). The statement number is
+ * the :28C: number without its page (sequence) number, so pages of one statement share it. A key
+ * given again in the file gets `#2`, `#3` in file order: the occurrence among identical bookings
+ * of that statement (two equal payments of one payer and day stay two; mt940-js's test file, two
+ * pages both `:28:1/1`, keeps its equal payments apart). The key says nothing of where the entry
+ * stands: an intraday download of a statement, then the day's full file with a booking inserted
+ * before the last ones (or a bank that sorts by value date) gives every booking already stored its
+ * key again. Before, the key held the position of the :61: in its statement
+ * (`account|:28C:|bank reference|position|amount|booking date`, `legacyReference`), and every entry
+ * after an inserted one was stored and paid again. A bank that numbers every statement 0 (the
+ * Volksbank file) leaves the booking date and the content apart. A statement that stands in the
  * file twice with the same fields (but :20:) is one statement: the repeat's entries get the
  * first's keys, so they are stored once (see identityOf).
  */
@@ -39,6 +41,7 @@ import { Details, detailsOf } from './mt940-details';
 import { Mt940FieldError, parseBalance, parseStatementLine, StatementLine } from './mt940-fields';
 import { Mt940Block, Mt940Field, Mt940FramingError, statementBlocks } from './mt940-lines';
 import { germanReturnCodes, swiftReturnTypes } from './return-codes';
+import { contentDigest, keyOf, occurrenceOf } from './entry-key';
 import { clip, ParsedStatement, StatementEntry } from './statement.type';
 
 /**
@@ -65,6 +68,7 @@ export function parseMt940(text: string): ParsedStatement {
   }
   const result: ParsedStatement = { format: 'mt940', statements: blocks.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
   const seen = new Map<string, number>();
+  const seenLegacy = new Map<string, number>();
   const firstOf = new Map<string, StatementEntry[]>();
   for (const block of blocks) {
     const from = result.entries.length;
@@ -73,14 +77,16 @@ export function parseMt940(text: string): ParsedStatement {
     const first = firstOf.get(identityOf(block));
     if (first) {
       // The same statement again: its entries are the first's, and storing takes them as duplicates.
-      added.forEach((entry, i) => (entry.reference = first[i]!.reference));
+      added.forEach((entry, i) => {
+        entry.reference = first[i]!.reference;
+        entry.legacyReference = first[i]!.legacyReference;
+      });
       continue;
     }
     firstOf.set(identityOf(block), added);
     for (const entry of added) {
-      const count = (seen.get(entry.reference!) ?? 0) + 1;
-      seen.set(entry.reference!, count);
-      if (count > 1) entry.reference = `${entry.reference}#${count}`;
+      entry.reference = occurrenceOf(entry.reference!, seen);
+      entry.legacyReference = occurrenceOf(entry.legacyReference!, seenLegacy);
     }
   }
   return result;
@@ -147,9 +153,10 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
     if (kind === 'debit') result.debits++;
     else if (kind === 'unbooked') result.unbooked++;
     else {
-      const details = detailsOf(detailsLines(block.fields, i + 1));
+      const lines86 = detailsLines(block.fields, i + 1);
+      const details = detailsOf(lines86);
       if (kind === 'return' || details.returned || germanReturnCodes.has(details.businessCode)) result.returns++;
-      else result.entries.push(entryOf({ account, number, position, currency }, line, details));
+      else result.entries.push(entryOf({ account, number, position, currency }, line, { field, lines86 }, details));
     }
   });
 }
@@ -178,11 +185,23 @@ interface Place {
   currency: string;
 }
 
-function entryOf(place: Place, line: StatementLine, { sender, subject, payerReferences }: Details): StatementEntry {
+/** The :61: field of an entry and the lines of its :86: fields, as written. */
+interface Written {
+  field: Mt940Field;
+  lines86: string[];
+}
+
+function entryOf(place: Place, line: StatementLine, written: Written, { sender, subject, payerReferences }: Details): StatementEntry {
   const bankReference = line.bankReference.toUpperCase() === 'NONREF' ? '' : line.bankReference;
   const day = line.bookingDate.toISOString().slice(0, 10);
+  // The statement, not its page: `00321/002` is page 2 of statement 00321.
+  const statement = place.number.split('/')[0]!.trim();
+  const reference = bankReference
+    ? keyOf('mt940', [place.account, statement, bankReference, line.amount, day])
+    : keyOf('mt940', [place.account, statement, line.amount, day, contentDigest(contentOf(line, written))]);
   return {
-    reference: [place.account, place.number, bankReference, place.position, line.amount, day].join('|'),
+    reference,
+    legacyReference: [place.account, place.number, bankReference, place.position, line.amount, day].join('|'),
     transferDate: line.bookingDate,
     sender: clip(sender || line.counterparty, 255),
     subject: clip(subject, 1000),
@@ -190,4 +209,25 @@ function entryOf(place: Place, line: StatementLine, { sender, subject, payerRefe
     currency: place.currency,
     payerReferences,
   };
+}
+
+/**
+ * The booking as the bank writes it, for its key: the :61: fields but the bank reference (value
+ * and booking date, mark, amount, type, the reference before `//`, the supplementary details on
+ * its second line) and the :86: lines as written, blanks aside (payer, account, remittance text;
+ * read as the bank wrote them, not as ./mt940-details reads them, so that a change of that
+ * reading changes no key).
+ */
+function contentOf(line: StatementLine, { field, lines86 }: Written): unknown[] {
+  return [
+    line.valueDate.toISOString().slice(0, 10),
+    line.bookingDate.toISOString().slice(0, 10),
+    line.mark,
+    line.amount,
+    line.typeCode,
+    line.ownerReference,
+    // Without any blank: a bank may cut its lines elsewhere, and drop a blank at a cut, next time.
+    field.lines.slice(1).join('').replace(/\s+/g, ''),
+    lines86.join('').replace(/\s+/g, ''),
+  ];
 }

@@ -4,12 +4,19 @@
 export interface StatementEntry {
   /**
    * What identifies the entry in its format, so a re-import stores nothing and no two distinct
-   * payments are ever merged: the account, the bank's reference (CAMT AcctSvcrRef/NtryRef, MT940
-   * :61: bank reference), the position in its batch or statement, the amount and the booking date,
-   * joined by '|'. Null only where a format gives nothing to identify an entry by; then document
-   * 1's duplicate rule (same transfer_date, sender, subject, amount) applies.
+   * payments are ever merged (./entry-key.ts): the account and the bank's reference (CAMT
+   * AcctSvcrRef/NtryRef, MT940 :61: bank reference) with the amount and booking date, else a
+   * digest of the booking's content; `#2`, `#3` for the same key again in one file. Null only
+   * where a format gives nothing to identify an entry by; then document 1's duplicate rule (same
+   * transfer_date, sender, subject, amount) applies.
    */
   reference: string | null;
+  /**
+   * The key the entry had before keys named the booking rather than its position (statement
+   * readers only): a record stored under it is this entry imported before, so a file imported
+   * then is still recognised (bank-store.service.ts). Never stored.
+   */
+  legacyReference?: string | null;
   /** The booking date, as a date (00:00 UTC). */
   transferDate: Date;
   /** The payer's name ('' when the file names none). */
