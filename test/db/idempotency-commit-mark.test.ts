@@ -137,7 +137,10 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
     let server: Server;
     let base = '';
     let runs = 0;
-    let outcome: 'created' | 'refused in its transaction' | 'crash in its transaction' | 'failed after its commit' = 'created';
+    let outcome: 'created' | 'refused in its transaction' | 'crash in its transaction' | 'failed after its commit' | 'slow, then failed after its commit' =
+      'created';
+    /** A slow attempt, after its commit: it tells that it committed, then waits for `until`. */
+    let slow: { committed: () => void; until: Promise<void> } | undefined;
     before(async () => {
       const probe = endpoint<Record<string, never>, { n: number }>({
         method: 'POST',
@@ -154,6 +157,11 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
             if (outcome === 'crash in its transaction') throw new Error('boom in the transaction');
           }, caller.requestId);
           if (outcome === 'failed after its commit') throw new Error('boom after the commit');
+          if (outcome === 'slow, then failed after its commit') {
+            slow!.committed();
+            await slow!.until;
+            throw new Error('boom after the commit, past the running lock');
+          }
           return created({ run: runs });
         },
       });
@@ -194,6 +202,28 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
       outcome = 'created';
       expectCarriedOut(await probe(seller, key));
       expect(runs - start, 'the resend did not run').to.equal(1);
+    });
+
+    it('when the first attempt, still running past its lock, committed, a resend was told already_carried_out, and then the first fails (500), then the key stays taken: a later resend is already_carried_out again and does not run', async () => {
+      const seller = await newSeller();
+      const key = newKey();
+      const start = runs;
+      outcome = 'slow, then failed after its commit';
+      let fail = () => undefined as void;
+      const committed = new Promise<void>((resolve) => {
+        slow = { committed: resolve, until: new Promise<void>((go) => (fail = go)) };
+      });
+      const first = probe(seller, key);
+      await committed;
+      // The first attempt still holds the key, past its running lock: a slow request, not a dead one.
+      afterLockLapsed();
+      outcome = 'created';
+      expectCarriedOut(await probe(seller, key));
+      fail();
+      expect((await first).status).to.equal(500);
+      const later = await probe(seller, key);
+      expectCarriedOut(later);
+      expect(runs - start, 'the first attempt ran once, nothing ran again').to.equal(1);
     });
 
     it('when the request fails (500) inside its transaction (rolled back), then the key is freed as before: the resend runs', async () => {

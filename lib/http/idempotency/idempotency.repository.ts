@@ -158,10 +158,17 @@ export const idempotencyRepository = {
 
   /**
    * Frees the key (the answer is one the client may retry): the next attempt runs anew. Not when
-   * a transaction of the request committed (its mark): answers whether it freed the key.
+   * a transaction of the request committed (its mark), nor when the key has an answer already: a
+   * resend that came past the running lock of this (slow, not dead) attempt read its mark and
+   * stored already_carried_out, clearing the mark (resolveUnknown); freeing the key then let the
+   * next resend run the request a second time. Answers whether it freed the key.
    */
   async release(holder: KeyHolder, key: string, owner: string): Promise<boolean> {
-    const deleted = await db()('idempotency_key').where({ account_id: holder.accountId, client: holder.client, key, owner }).whereNull('commit_xid').delete();
+    const deleted = await db()('idempotency_key')
+      .where({ account_id: holder.accountId, client: holder.client, key, owner })
+      .whereNull('commit_xid')
+      .whereNull('status')
+      .delete();
     return deleted > 0;
   },
 };
