@@ -77,6 +77,14 @@ function checkSellerOnly(caller: Caller, stored: Record<string, unknown>, sent: 
   );
 }
 
+/**
+ * The most settings may hold, as UTF-8 JSON text. Document 2 calls settings "free client settings"
+ * and gives no size: Kontor's bound. Sent keys are merged into the stored ones, so without one
+ * every POST of up to the body limit (10 MiB) added to one account row that GET admin/user/ answers
+ * whole, until PostgreSQL's jsonb limit (256 MiB) refused the write.
+ */
+export const settingsMaxBytes = 65536;
+
 /** POST admin/user/: settings is a free object for clients (but invoice); sent keys replace the stored ones. */
 export async function updateUser(caller: Caller, update: UserUpdate): Promise<void> {
   if (!update.settings) return;
@@ -84,7 +92,12 @@ export async function updateUser(caller: Caller, update: UserUpdate): Promise<vo
     const row = await trx('account').where({ id: caller.accountId }).forUpdate().first();
     if (!row) throw notFound('account');
     checkSellerOnly(caller, row.settings, update.settings!);
-    await accountRepository.updateSettings(trx, caller.accountId, { ...row.settings, ...update.settings });
+    const settings = { ...row.settings, ...update.settings };
+    const bytes = Buffer.byteLength(JSON.stringify(settings));
+    // An account already past the bound (stored before it) may still shrink its settings.
+    if (bytes > settingsMaxBytes && bytes > Buffer.byteLength(JSON.stringify(row.settings)))
+      throw invalidField('user.settings', `settings may hold at most ${settingsMaxBytes} bytes as JSON; with the keys sent they would hold ${bytes}`);
+    await accountRepository.updateSettings(trx, caller.accountId, settings);
   }, caller.requestId);
 }
 

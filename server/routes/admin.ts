@@ -17,7 +17,7 @@ export const adminEndpoints = [
     method: 'POST',
     path: 'admin/user/',
     summary:
-      "Change account settings (settings is free for clients, but settings.invoice, the seller on its invoices, which only the seller's own token changes).",
+      "Change account settings (settings is free for clients, but settings.invoice, the seller on its invoices, which only the seller's own token changes); the keys sent replace the stored ones, and settings holds at most 65536 bytes as JSON.",
     scope: 'admin_w',
     body: Joi.object({ user: userType.required() }),
     response: [],

@@ -110,6 +110,26 @@ describe('administration types against document 2 (fields, tried from outside)',
     expect(xmlValues(inXml.text, 'rows')).to.deep.equal(['50']);
   });
 
+  it('when a client grows settings past 65536 bytes of JSON, in one POST or key by key, then 400 names user.settings and the stored settings stay; smaller keys are still taken', async () => {
+    const seller = await newSeller();
+    const settingsNow = async () => ((await call('admin/user/', { token: seller.token })).body.user as { settings: unknown }).settings;
+    const tooMuch = await call('admin/user/', { token: seller.token, body: { user: { settings: { cache: 'x'.repeat(70000) } } } });
+    expect(tooMuch.status, tooMuch.text).to.equal(400);
+    expect(tooMuch.body.error!.map((e) => `${e.error} ${e.field}`)).to.deep.equal(['invalid_field user.settings']);
+    expect(await settingsNow()).to.deep.equal({});
+
+    const first = await call('admin/user/', { token: seller.token, body: { user: { settings: { a: 'x'.repeat(40000) } } } });
+    expect(first.status, first.text).to.equal(200);
+    const second = await call('admin/user/', { token: seller.token, body: { user: { settings: { b: 'y'.repeat(40000) } } } });
+    expect(second.status, second.text).to.equal(400);
+    expect(second.body.error!.map((e) => e.field)).to.deep.equal(['user.settings']);
+    expect(await settingsNow()).to.deep.equal({ a: 'x'.repeat(40000) });
+
+    const replaced = await call('admin/user/', { token: seller.token, body: { user: { settings: { a: 'short', b: 'y'.repeat(40000) } } } });
+    expect(replaced.status, replaced.text).to.equal(200);
+    expect(await settingsNow()).to.deep.equal({ a: 'short', b: 'y'.repeat(40000) });
+  });
+
   it('when Admin_person_type and Admin_portal_account_type are read, then id is an integer, is_default a bool and name a string, in JSON and XML', async () => {
     const seller = await newSeller();
     const persons = await call('admin/person/', { token: seller.token });

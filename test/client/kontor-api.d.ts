@@ -292,7 +292,7 @@ export interface paths {
     /** The API account; email needs email_r, address account_address_r, is_banking_active bank_r. */
     get: operations['get_admin_user'];
     put?: never;
-    /** Change account settings (settings is free for clients, but settings.invoice, the seller on its invoices, which only the seller's own token changes). */
+    /** Change account settings (settings is free for clients, but settings.invoice, the seller on its invoices, which only the seller's own token changes); the keys sent replace the stored ones, and settings holds at most 65536 bytes as JSON. */
     post: operations['post_admin_user'];
     delete?: never;
     /** What the methods of this path take and answer, and the versions. */
