@@ -12,7 +12,7 @@ import { ebayDay } from './ebay/ebay-day';
 import { dailyRevisions, heldUntilTomorrow, planRevisions, revisionLimitRefused, SendPlan, sentQuantity } from './ebay/ebay-revisions';
 import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber, PackageLine, packageShare, unfulfilled } from './ebay/ebay-shipment';
 import { portalRefused } from '../errors';
-import { portalInputError } from './portal-http';
+import { portalInputError, shippedByChannelAtPortal } from './portal-http';
 import type {
   ListingItem,
   PortalAdapter,
@@ -213,12 +213,19 @@ export class AuctionAAdapter implements PortalAdapter {
    * retry (or the seller's repeat) and is done; one whose units eBay has all fulfilled already is
    * done without a tracking number and refused with one (the Fulfillment API adds no number to a
    * fulfilled line: the code would be dropped while the part said ok). An order eBay fulfils
-   * itself (program.fulfillmentProgram) is refused: eBay ships and confirms it.
+   * itself (program.fulfillmentProgram.fulfilledBy EBAY, the field the import reads; eBay shows it
+   * only once the order is paid) is not sent: eBay ships and confirms it. send_mit refuses such an
+   * order when the request comes; Kontor may learn it only now (imported unpaid, paid since), and
+   * then answers shippedByChannelAtPortal (status_conflict naming order_id), with which send_mit's
+   * job fails for good before the order is marked shipped or the buyer mailed (lib/order). It was
+   * portal_refused: the order was marked shipped with platform_status error and the mail went.
    */
   async markShipped(target: PortalTarget, shipment: Shipment, _key: string): Promise<void> {
     const order = await this.order(target, shipment.orderId);
     if (order.program?.fulfillmentProgram?.fulfilledBy === 'EBAY')
-      throw portalRefused(`auction_a: eBay ships order ${shipment.orderId} itself (eBay fulfilment program); it confirms the shipment, nothing was sent`);
+      throw shippedByChannelAtPortal(
+        `order_id: eBay fulfils order ${shipment.orderId} from its own warehouse (eBay fulfilment program, fulfilledBy EBAY) and ships it itself; no shipping fulfillment was created`,
+      );
     const lines = orderLines(order, shipment);
     const { index, count } = shipment.package ?? { index: 0, count: 1 };
     const parcel = packageShare(lines, index, count);

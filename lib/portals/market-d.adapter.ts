@@ -9,7 +9,7 @@ import { Submission, submissionErrors } from './amazon/submission';
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { getOrder, searchOrdersPage } from './amazon/orders-2026';
 import { amazonCarrier, freeReference, heldPackage, leftToShip, packageOf, trimToLeft } from './amazon/shipment';
-import { portalInputError } from './portal-http';
+import { portalInputError, shippedByChannelAtPortal } from './portal-http';
 import type {
   ListingCheck,
   ListingItem,
@@ -142,13 +142,24 @@ export class MarketDAdapter implements PortalAdapter {
    * order's platform_status error while Amazon held exactly that shipment); a position another
    * tracking number took takes the next free id; each item is claimed for no more than Amazon
    * has left to ship of it (units confirmed before are not claimed again), and a package with
-   * nothing left is refused without a call; an order Amazon fulfils (FBA) is refused without a
-   * call, as Amazon ships and confirms it.
+   * nothing left is refused without a call. An order Amazon fulfils (FBA: fulfilledBy AMAZON,
+   * ordersV0's AFN) is not confirmed, with or without a tracking code: Amazon ships it and
+   * confirms it itself (orders_2026-01-01: FBA orders are read only). send_mit refuses such an
+   * order when the request comes; Kontor may learn it only now, and then answers
+   * shippedByChannelAtPortal (status_conflict naming order_id), with which send_mit's job fails for
+   * good before the order is marked shipped or the buyer mailed (lib/order). It was portal_refused:
+   * the order was marked shipped with platform_status error and the in-transit mail went.
    */
   async markShipped(target: PortalTarget, shipment: Shipment, _key?: string): Promise<void> {
     const s = new SpApiSession(target);
     const orderId = shipment.externalOrderId;
     if (!orderId) throw portalInputError(this.portal, `order ${shipment.orderId} has no Amazon order id (external_order_id)`);
+    // Read before the package is checked: an FBA order is Amazon's to ship whatever the request holds (no code, no lines).
+    const order = await getOrder(s, orderId, fetchTokenWaitMs);
+    if (order.fulfillment?.fulfilledBy === 'AMAZON')
+      throw shippedByChannelAtPortal(
+        `order_id: Amazon fulfils order ${orderId} from its own warehouse (FBA, fulfilledBy AMAZON) and ships it itself; no shipment was confirmed`,
+      );
     if ((shipment.lines ?? []).length === 0)
       throw portalInputError(this.portal, `order ${shipment.orderId} has no lines with an Amazon order item id (transaction_id)`);
     if (!shipment.trackingCode) throw portalInputError(this.portal, 'Amazon needs a tracking number (code) to confirm a shipment');
@@ -158,9 +169,6 @@ export class MarketDAdapter implements PortalAdapter {
         this.portal,
         `order ${shipment.orderId}: tracking code ${shipment.trackingCode} has no line left to carry (more tracking codes than lines)`,
       );
-    const order = await getOrder(s, orderId, fetchTokenWaitMs);
-    if (order.fulfillment?.fulfilledBy === 'AMAZON')
-      throw portalRefused(`market_d: Amazon fulfils order ${orderId} itself (FBA); it confirms the shipment, nothing was sent`);
     const held = order.packages ?? [];
     if (heldPackage(held, shipment.trackingCode)) return;
     // Only what is left to ship is claimed: units confirmed before (another package, Seller Central) are not claimed twice.

@@ -13,8 +13,9 @@ export function portalInputError(portal: string, message: string): DomainError {
 
 /**
  * The channel says, as a shipment is reported, that it ships the order itself from its own
- * warehouse (fulfilled by Kaufland): nothing is sent. A 400 status_conflict naming order_id, as
- * POST order/{order_id}/send_mit/ answers for an order Kontor knows to be such; send_mit's job
+ * warehouse (fulfilled by Kaufland, Amazon FBA, eBay's fulfilment program): nothing is sent. A
+ * 400 status_conflict naming order_id, as POST order/{order_id}/send_mit/ answers for an order
+ * Kontor knows to be such; send_mit's job
  * fails for good with it before the order is marked shipped or the buyer mailed (lib/order).
  */
 export function shippedByChannelAtPortal(message: string): DomainError {

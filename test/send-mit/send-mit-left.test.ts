@@ -1,18 +1,23 @@
 /**
  * send_mit against what the channel already holds: units of an Amazon order confirmed shipped
  * before (another tool, Seller Central), the tracking URLs a Shopify fulfilment already has, and a
- * Kaufland order that turned out to be fulfilled by Kaufland after the request was taken. Through
- * POST order/{order_id}/send_mit/ and the sandbox playing the channels' contracts (ordersV0.json
- * confirmShipment, orders_2026-01-01.json ItemFulfillment; admin_schema_2025-01.json
- * FulfillmentTrackingInput; seller-api-v2.openapi.json).
+ * Kaufland, Amazon (FBA) or eBay (fulfilment program) order that turned out to be fulfilled by the
+ * channel after the request was taken. Through POST order/{order_id}/send_mit/ and the sandbox
+ * playing the channels' contracts (ordersV0.json confirmShipment, orders_2026-01-01.json
+ * ItemFulfillment and fulfilledBy; admin_schema_2025-01.json FulfillmentTrackingInput;
+ * seller-api-v2.openapi.json; sell_fulfillment_v1_oas3.json Program.fulfillmentProgram).
  */
+import crypto from 'node:crypto';
 import { expect } from 'chai';
+import { config, setConfig } from '../../config';
+import { closeMailer } from '../../lib/mail/mailer';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { queues } from '../../lib/queue/queue.registry';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import { sandboxShopifyToken, shopifyOf } from '../../sandbox/shopify.sandbox';
+import { MailCatcher, startMailCatcher } from '../event/servers';
 import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
 import { createStock, readOrder } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
@@ -243,6 +248,118 @@ describe('send_mit against what the channel holds already: units shipped before,
       await refusedJob(seller, jobId, orderId);
       expect(sends()).to.deep.equal([]);
       expect(units().map((u) => u.status)).to.deep.equal(['need_to_be_sent']);
+    });
+  });
+
+  describe('Amazon FBA and eBay fulfilment: an order found shipped by the channel after the request was taken is not sent', () => {
+    let catcher: MailCatcher;
+    let smtpUrl: string;
+    before(async () => {
+      catcher = await startMailCatcher();
+      smtpUrl = config().smtpUrl;
+      setConfig({ ...config(), smtpUrl: catcher.url });
+    });
+    after(async () => {
+      setConfig({ ...config(), smtpUrl });
+      closeMailer();
+      await catcher.close();
+    });
+    const buyerEmail = (tag: string) => `${tag}-${crypto.randomBytes(3).toString('hex')}@example.com`;
+
+    /**
+     * POST send_mit (with the in-transit mail) of an order the channel ships, learnt only by the job:
+     * 202, then the job fails for good with the request's status_conflict naming order_id; the
+     * order is not shipped, carries no platform_status, its history says why once, and no mail went.
+     */
+    async function refusedByChannel(seller: Seller, orderId: string, email: string, sendMit: Record<string, unknown>) {
+      expect((await readOrder(seller, orderId)).customer).to.deep.include({ email });
+      const posted = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { is_mail: true, ...sendMit } } });
+      expect(posted.status, posted.text).to.equal(202);
+      const end = await jobEnd(seller.token, posted.body.job_id as string);
+      expect(end.state, JSON.stringify(end)).to.equal('failed');
+      expect(String(end.error)).to.match(/^order_id: .* ships it itself/);
+      const order = await readOrder(seller, orderId);
+      expect(order.status).to.deep.include({ is_shipped: false });
+      expect(order.shipping.platform_status ?? null).to.equal(null);
+      const notSent = order.history.filter((h) => /^send_mit .*: not sent: /.test(h));
+      expect(notSent, JSON.stringify(order.history)).to.have.length(1);
+      expect(notSent[0]).to.contain(String(end.error));
+      expect(order.history.filter((h) => /^send_mit .*: shipped/.test(h))).to.deep.equal([]);
+      expect(catcher.mails.filter((m) => m.to === email)).to.deep.equal([]);
+      // Kontor knows now, as the request would have been refused: the order stays open to a later import or a hand-set is_shipped.
+      return end;
+    }
+
+    /** A seller's Amazon order, fulfilled by the merchant when placed and imported (buyer e-mail and all). */
+    async function amazonMerchantOrder(sku: string, email: string) {
+      const seller = await newSeller();
+      await createStock(seller, sku, 10);
+      const { amazonId, orderId: external } = await amazonSandboxOrder(sandbox, seller, DE, {
+        currency: 'EUR',
+        lines: [{ sku, quantity: 1, price: '20.00' }],
+        buyer: { email },
+      });
+      await importOrders({ accountId: seller.id, portalAccountId: amazonId }, `left-${sku}`);
+      const atAmazon = () => amazonOf(sandbox.state).orders.get(external)!;
+      const confirmations = () =>
+        sandbox.state.requests.filter((r) => r.portal === 'market_d' && r.path === `/orders/v0/orders/${external}/shipmentConfirmation`);
+      return { seller, orderId: (await kontorOrder(seller, external))!.id, atAmazon, confirmations };
+    }
+
+    it('Amazon: the order is fulfilled by Amazon (FBA) when the job reads it: no confirmation, the job fails naming it (it was shipped with platform_status error and the buyer mailed)', async () => {
+      const email = buyerEmail('fba');
+      const { seller, orderId, atAmazon, confirmations } = await amazonMerchantOrder('LEFT-FBA-1', email);
+      // Amazon's fulfilment network takes the order over (fulfilledBy AMAZON, FulfillmentChannel AFN) before Kontor's import reads it again.
+      atAmazon().fulfilledBy = 'AMAZON';
+      const end = await refusedByChannel(seller, orderId, email, { deliverer: 'DHL', code: ['00340434161094042557'] });
+      expect(String(end.error)).to.match(/FBA, fulfilledBy AMAZON/);
+      // The sandbox refuses a confirmation of an AFN order (InvalidInput); none was even asked.
+      expect(confirmations()).to.deep.equal([]);
+      expect(atAmazon().packages).to.deep.equal([]);
+      expect(atAmazon().lines.map((l) => l.quantityShipped)).to.deep.equal([0]);
+    });
+
+    it('Amazon: the same without a tracking code: fails naming Amazon fulfilment, not "Amazon needs a tracking number" as an error part of an order marked shipped', async () => {
+      const email = buyerEmail('fba-nocode');
+      const { seller, orderId, atAmazon, confirmations } = await amazonMerchantOrder('LEFT-FBA-2', email);
+      atAmazon().fulfilledBy = 'AMAZON';
+      const end = await refusedByChannel(seller, orderId, email, { deliverer: 'DHL' });
+      expect(String(end.error)).to.match(/FBA, fulfilledBy AMAZON/);
+      expect(confirmations()).to.deep.equal([]);
+    });
+
+    it('eBay: an order eBay fulfils, imported unpaid (no program shown) and paid since: no shipping fulfillment, the job fails naming it (it was shipped with platform_status error and the buyer mailed)', async () => {
+      const email = buyerEmail('fbe');
+      const seller = await newSeller();
+      const { id: channelId } = await createPortalAccount(seller.id, { name: 'eBay', platform: 'auction_a' });
+      await createStock(seller, 'LEFT-FBE-1', 10);
+      const { order_id: external } = (await sandboxPost(sandbox, '/_sandbox/ebay/orders', {
+        portal_account: channelId,
+        lines: [{ sku: 'LEFT-FBE-1', quantity: 2, price: '10.00' }],
+        payment_status: 'PENDING',
+        fulfilled_by: 'EBAY',
+        buyer: { username: 'fbe-buyer', email },
+      })) as { order_id: string };
+      await importOrders({ accountId: seller.id, portalAccountId: Number(channelId) }, 'left-fbe-1');
+      const orderId = (await kontorOrder(seller, external))!.id;
+      // The buyer pays: eBay now shows that it ships the order (Program.fulfillmentProgram, "only returned for paid orders"); Kontor has not imported it since.
+      await sandboxPost(sandbox, `/_sandbox/ebay/orders/${external}/pay`, {});
+      const atEbay = sandbox.state.ebay.orders.get(external)!;
+      expect(atEbay.order.program).to.deep.equal({ fulfillmentProgram: { fulfilledBy: 'EBAY' } });
+
+      const end = await refusedByChannel(seller, orderId, email, { deliverer: 'DHL', code: ['00340434161094042557'] });
+      expect(String(end.error)).to.match(/eBay fulfilment program, fulfilledBy EBAY/);
+      // The contract names no refusal of a fulfillment for such an order (the sandbox would take it): none was posted.
+      const posts = sandbox.state.requests.filter(
+        (r) => r.portal === 'auction_a' && r.method === 'POST' && r.path === `/sell/fulfillment/v1/order/${external}/shipping_fulfillment`,
+      );
+      expect(posts).to.deep.equal([]);
+      expect(atEbay.fulfillments).to.deep.equal([]);
+      expect(atEbay.order.orderFulfillmentStatus).to.equal('NOT_STARTED');
+      // No feedback was left either (send_mit rates the eBay buyer only after a shipment it reported).
+      expect(
+        sandbox.state.requests.filter((r) => r.portal === 'auction_a' && r.portalAccount === String(channelId) && r.path === '/commerce/feedback/v1/feedback'),
+      ).to.deep.equal([]);
     });
   });
 });
