@@ -232,6 +232,10 @@ export interface Config {
   credentialsOldKeys: Map<string, Buffer>;
   /** Seconds between two order fetches of a connected portal account of auction_a and market_d (scheduler). */
   orderFetchIntervalSeconds: number;
+  /** Pages one order fetch reads at most (500); the next fetch of the account goes on where it stopped (lib/order-import). */
+  orderFetchMaxPages: number;
+  /** Orders a page of the Kaufland, Shopify and eBay order fetch asks for, below each channel's own (100, 100, 200); null: the channel's own. */
+  orderFetchPageSize: number | null;
   /**
    * Seconds between two scheduled fetches of a market_d account (180, never below the interval above):
    * searchOrders' default usage plan (0.0056/s) carries one page per 179 s; lower it for sellers Amazon granted more.
@@ -440,6 +444,8 @@ const schema = Joi.object({
   CREDENTIALS_OLD_KEYS: Joi.string().pattern(/^\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/]{43}=\s*)*$/),
   ORDER_FETCH_INTERVAL_SECONDS: Joi.number().integer().min(10).max(86400).default(60),
   MARKET_D_ORDER_FETCH_INTERVAL_SECONDS: Joi.number().integer().min(10).max(86400).default(180),
+  ORDER_FETCH_MAX_PAGES: Joi.number().integer().min(1).max(100000).default(500),
+  ORDER_FETCH_PAGE_SIZE: Joi.number().integer().min(1).max(200),
   ...channelAppsSchema,
   ...invoiceSchema,
 }).unknown(true);
@@ -562,6 +568,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentialsOldKeys: oldKeys(value.CREDENTIALS_OLD_KEYS),
     orderFetchIntervalSeconds: value.ORDER_FETCH_INTERVAL_SECONDS,
     marketDOrderFetchIntervalSeconds: value.MARKET_D_ORDER_FETCH_INTERVAL_SECONDS,
+    orderFetchMaxPages: value.ORDER_FETCH_MAX_PAGES,
+    orderFetchPageSize: value.ORDER_FETCH_PAGE_SIZE ?? null,
     ...channelApps(value as Record<string, unknown>, value.NODE_ENV as string, publicUrl, value.SANDBOX_PORTAL_URL as string),
     invoice: invoiceConfig(value as Record<string, unknown>),
   };

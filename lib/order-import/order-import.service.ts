@@ -6,11 +6,13 @@
  * message naming the portal account, keeps it on the account (the scheduler leaves it alone
  * until it is connected again) and gives the seller a task.
  */
+import { config } from '../../config';
 import { db } from '../db';
 import { DomainError, isPermanent, noLongerExists, portalRefused } from '../errors';
 import { portalOf, adapterFor, importsOrders, realConnectors, waitForPortalSlot, subscribeOnce } from '../portals';
 import type { PortalId, ChannelOrder, ChannelOrderPage } from '../portals';
 import { portalTargetRepository } from '../portal-account';
+import type { PendingFetch } from '../portal-account';
 import { createTaskOnce } from '../task';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
 import { importNewOrders } from './channel-page.import';
@@ -28,8 +30,6 @@ export const overlapMs = 10 * 60_000;
 export const marketDOverlapMs = 3 * 60_000;
 /** A first fetch takes the last 30 days. */
 export const firstFetchMs = 30 * 86_400_000;
-/** A fetch ends after this many pages even if the channel offers more; the next fetch goes on from there. */
-const maxPages = 500;
 /** Changes of known orders held back behind the new orders of later pages, at most this many (then applied). */
 const maxDeferredChanges = 1000;
 
@@ -67,16 +67,15 @@ async function refuse(account: ImportAccountRow, err: DomainError, jobId: string
 
 /**
  * One page: known and unchanged orders passed over, new ones in one transaction; the known orders
- * the channel changed are added to `changed` for the caller to apply; the newest change seen.
+ * the channel changed are added to `changed` for the caller to apply.
  */
 async function importPage(
   account: ImportAccountRow,
   portal: PortalId,
   page: ChannelOrderPage,
   orders: Record<ImportOutcome, number>,
-  newest: Date,
   changed: ChannelOrder[],
-): Promise<Date> {
+): Promise<void> {
   // Every fetch overlaps the last: most orders of a page are known and unchanged, and are
   // passed over on one read of their states instead of a transaction each.
   const known = await orderImportRepository.knownStates(
@@ -90,12 +89,9 @@ async function importPage(
     if (!before) fresh.push(order);
     else if (sameState(before, channelState(order))) orders.unchanged++;
     else changed.push(order);
-    const modified = new Date(order.modified_at);
-    if (modified > newest) newest = modified;
   }
   // The page's new orders in one transaction (channel-page.import.ts).
   for (const outcome of await importNewOrders(account, portal, fresh)) orders[outcome]++;
-  return newest;
 }
 
 /**
@@ -121,21 +117,29 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
   const startedAt = new Date();
   const overlap = portal === 'market_d' ? marketDOverlapMs : overlapMs;
   const regular = account.orders_fetched_until ? new Date(account.orders_fetched_until.getTime() - overlap) : new Date(startedAt.getTime() - firstFetchMs);
-  const since = job.since ? new Date(job.since) : regular;
+  // A fetch cut short at its page cap is gone on with: the same query from its cursor (below).
+  const pending: PendingFetch | null =
+    account.orders_fetch_cursor !== null && account.orders_fetch_since && account.orders_fetch_started
+      ? { cursor: account.orders_fetch_cursor, since: account.orders_fetch_since, started: account.orders_fetch_started }
+      : null;
+  const continuing = !job.since && pending !== null;
+  const since = continuing ? pending.since : job.since ? new Date(job.since) : regular;
+  // The chain's first start: what the watermark becomes once its last page is in.
+  const chainStart = continuing ? pending.started : startedAt;
   const orders: Record<ImportOutcome, number> = { created: 0, updated: 0, unchanged: 0, deleted: 0, refused: 0 };
   const fetchPage = async (cursor: string | null): Promise<ChannelOrderPage> => {
     await waitForPortalSlot(portal, account.id);
     return adapter.fetchOrders!(target, since, cursor);
   };
-  let cursor: string | null = null;
+  const maxPages = config().orderFetchMaxPages;
+  let cursor: string | null = continuing ? pending.cursor : null;
   let pages = 0;
-  let newest = since;
   // New orders first: a new order takes stock and tells every other channel, while the changes of
   // known ones (an Amazon order leaving Pending: prices and address, about 20 ms each) move no
   // stock. Applied one by one before the page's new orders, they held a sale back by the
   // completions of every order sold in the interval before it (issue 30's channel bench).
   const changed: ChannelOrder[] = [];
-  let next: Promise<ChannelOrderPage> | null = fetchPage(null);
+  let next: Promise<ChannelOrderPage> | null = fetchPage(cursor);
   while (next) {
     let page: ChannelOrderPage;
     try {
@@ -149,11 +153,24 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
     // The next page is asked for while this one is imported (its failure is met when awaited).
     next = cursor !== null && pages < maxPages ? fetchPage(cursor) : null;
     next?.catch(() => undefined);
-    newest = await importPage(account, portal, page, orders, newest, changed);
+    await importPage(account, portal, page, orders, changed);
     if (changed.length >= maxDeferredChanges || !next) await applyChanges(account, portal, changed, orders);
   }
-  // A fetch from a later time than the watermark's left a gap before it: the watermark stays.
-  // Cut short at maxPages: the next fetch goes on from the newest change seen, not from now.
-  await orderImportRepository.fetched(account.account_id, account.id, since <= regular ? (cursor === null ? startedAt : newest) : null);
+  // A fetch from a later time than the watermark's left a gap before it: the watermark stays, and
+  // it neither starts nor ends a chain.
+  const covers = since <= regular;
+  if (cursor === null) {
+    // Every page is in: orders changed since `since` up to the chain's first start are. A chain
+    // kept is done when this fetch reached back as far as it (a later change is read by the next).
+    const done = pending !== null && since <= pending.since;
+    await orderImportRepository.fetched(account.account_id, account.id, covers ? chainStart : null, done ? null : undefined);
+  } else {
+    // Cut short at maxPages: the watermark stays where it was and the next fetch goes on from the
+    // cursor, whatever order the channel pages in (Kaufland and Shopify newest change first, eBay
+    // by creation date: the newest change seen is no bound of what is in). Not over a chain kept
+    // that reaches further back than this fetch (an on-demand fetch from a later time).
+    const keep = covers && (pending === null || continuing || since <= pending.since);
+    await orderImportRepository.fetched(account.account_id, account.id, null, keep ? { cursor, since, started: chainStart } : undefined);
+  }
   return { portal_account_id: account.id, since: since.toISOString(), pages, orders };
 }

@@ -4,7 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export { portalAccountFetchRepository, portalAccountRefRepository } from './portal-account-use.repository';
-export type { ImportAccountRow } from './portal-account-use.repository';
+export type { ImportAccountRow, PendingFetch } from './portal-account-use.repository';
 export { portalAccountCredentialsRepository, portalAccountRepository } from './portal-account.repository';
 export type { PortalAccountRow } from './portal-account.repository';
 export {

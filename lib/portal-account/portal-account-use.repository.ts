@@ -11,7 +11,26 @@ import type { Connector } from '../portals';
 import type { PortalAccountRow } from './portal-account.repository';
 
 /** A portal account as the order fetch reads it (lib/order-import). */
-export type ImportAccountRow = Pick<PortalAccountRow, 'id' | 'account_id' | 'name' | 'platform' | 'connector' | 'orders_fetched_until' | 'order_import_error'>;
+export type ImportAccountRow = Pick<
+  PortalAccountRow,
+  | 'id'
+  | 'account_id'
+  | 'name'
+  | 'platform'
+  | 'connector'
+  | 'orders_fetched_until'
+  | 'order_import_error'
+  | 'orders_fetch_cursor'
+  | 'orders_fetch_since'
+  | 'orders_fetch_started'
+>;
+
+/** An order fetch cut short at its page cap, for the next fetch to go on with (lib/order-import). */
+export interface PendingFetch {
+  cursor: string;
+  since: Date;
+  started: Date;
+}
 
 /** A seller's portal account as CIA and the uploads pick one: its id, platform and default flag. */
 export interface PortalAccountBrief {
@@ -25,7 +44,18 @@ export const portalAccountFetchRepository = {
   async account(accountId: number, id: number): Promise<ImportAccountRow | undefined> {
     return db()('portal_account')
       .where({ account_id: accountId, id })
-      .first('id', 'account_id', 'name', 'platform', 'connector', 'orders_fetched_until', 'order_import_error');
+      .first(
+        'id',
+        'account_id',
+        'name',
+        'platform',
+        'connector',
+        'orders_fetched_until',
+        'order_import_error',
+        'orders_fetch_cursor',
+        'orders_fetch_since',
+        'orders_fetch_started',
+      );
   },
 
   /**
@@ -45,15 +75,20 @@ export const portalAccountFetchRepository = {
   /**
    * A fetch went through: the channel took the credentials (a refusal is cleared), and orders
    * changed up to `until` are in (null: the fetch left a gap, the watermark stays); the watermark
-   * never moves back (two fetches at once).
+   * never moves back (two fetches at once). `pending`: a fetch cut short to go on with (kept), null
+   * to drop the one kept (its range is in), undefined to leave it.
    */
-  async fetched(accountId: number, id: number, until: Date | null): Promise<void> {
+  async fetched(accountId: number, id: number, until: Date | null, pending?: PendingFetch | null): Promise<void> {
     const watermark = until
       ? { orders_fetched_until: db().raw('GREATEST(COALESCE(orders_fetched_until, ?::timestamptz), ?::timestamptz)', [until, until]) }
       : {};
+    const chain =
+      pending === undefined
+        ? {}
+        : { orders_fetch_cursor: pending?.cursor ?? null, orders_fetch_since: pending?.since ?? null, orders_fetch_started: pending?.started ?? null };
     await db()('portal_account')
       .where({ account_id: accountId, id })
-      .update({ ...watermark, order_import_error: null });
+      .update({ ...watermark, ...chain, order_import_error: null });
   },
 
   async refused(accountId: number, id: number, message: string): Promise<void> {

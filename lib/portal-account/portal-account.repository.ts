@@ -18,6 +18,12 @@ export interface PortalAccountRow {
   orders_fetched_until: Date | null;
   /** The channel's last refusal of an order fetch; set, the scheduler leaves the account alone. */
   order_import_error: string | null;
+  /** An order fetch cut short at its page cap: the channel's cursor where the next fetch goes on (lib/order-import); null: none pending. */
+  orders_fetch_cursor: string | null;
+  /** The since of the fetch cut short (its chain's query). */
+  orders_fetch_since: Date | null;
+  /** The start of the chain's first fetch: the watermark once the chain's last page is in. */
+  orders_fetch_started: Date | null;
 }
 
 // The row type of portal_account for Knex (declared once here, lib/portal-account owns the table):

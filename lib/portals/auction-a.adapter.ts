@@ -12,6 +12,7 @@ import { ebayDay } from './ebay/ebay-day';
 import { dailyRevisions, heldUntilTomorrow, planRevisions, revisionLimitRefused, SendPlan, sentQuantity } from './ebay/ebay-revisions';
 import { ebayCarrierCode, ebayShippedDate, ebayTrackingNumber, PackageLine, packageShare, unfulfilled } from './ebay/ebay-shipment';
 import { portalRefused } from '../errors';
+import { fetchPageSize } from './order-fetch-page';
 import { portalInputError, shippedByChannelAtPortal } from './portal-http';
 import type {
   ListingItem,
@@ -315,7 +316,7 @@ export class AuctionAAdapter implements PortalAdapter {
    * only it names the requests (ebay/ebay-cancel-requests.ts).
    */
   async fetchOrders(target: PortalTarget, modifiedSince: Date, cursor: string | null): Promise<ChannelOrderPage> {
-    const limit = 200;
+    const limit = fetchPageSize(200);
     const offset = cursor && /^\d+$/.test(cursor) ? Number(cursor) : 0;
     const page = await ebayCall<EbayOrderPage>(target, {
       method: 'GET',

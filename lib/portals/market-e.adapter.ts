@@ -1,3 +1,4 @@
+import { fetchPageSize } from './order-fetch-page';
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { kauflandCarrier } from './kaufland/carriers';
 import { KauflandSession, kauflandMessage } from './kaufland/kaufland-client';
@@ -367,7 +368,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
       fulfillment_type: ['fulfilled_by_merchant', 'fulfilled_by_kaufland'],
       ts_updated_from_iso: kauflandTimestamp(modifiedSince),
       sort: 'ts_updated:desc',
-      limit: orderPageSize,
+      limit: fetchPageSize(orderPageSize),
       offset,
     });
     const units = page.body.data ?? [];

@@ -1,3 +1,4 @@
+import { fetchPageSize } from './order-fetch-page';
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
 import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
@@ -515,7 +516,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const s = new ShopifySession(target);
     const listed = await s.call<{ orders: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: { id: string; updatedAt: string }[] } }>(
       orderListQuery,
-      { first: orderListPageSize, after: cursor, query: `updated_at:>='${modifiedSince.toISOString()}'` },
+      { first: fetchPageSize(orderListPageSize), after: cursor, query: `updated_at:>='${modifiedSince.toISOString()}'` },
     );
     const key = (id: string) => `${storeKey(s)}|${id}`;
     const stale = listed.orders.nodes.filter((n) => ordersRead.get(key(n.id))?.updatedAt !== n.updatedAt);

@@ -51,6 +51,7 @@ const migrations: string[] = [
   '20261127_0700_outbox_keyed_due',
   '20261127_0900_cia_variation_main_states',
   '20261127_1300_idempotency_commit_xid',
+  '20261127_1500_order_fetch_chain',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
