@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { batchEventId, dispatchEventBatch } from '../../lib/event/event-dispatch.service';
-import { call, newSeller, Seller } from '../support/api';
+import { newSeller, Seller } from '../support/api';
 import { EventsWorker, startEventsWorker } from '../event/events-worker';
 import { Received, Receiver, startReceiver, waitFor } from '../event/servers';
 import { orderNotificationHandler } from '../event/handlers';
 import { createOrder } from '../order/helpers';
-import { startBankWorker } from './bank-worker';
+import { importStatement, startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BatchRow {
@@ -37,15 +37,6 @@ describe('bank: events of orders paid by a statement (bank and events workers)',
 
   const handler = (s: Seller, type: string) => orderNotificationHandler(s, type, `${receiver.base}/${s.id}/${type}`, 'erp');
 
-  async function importFile(s: Seller, body: Buffer): Promise<void> {
-    const res = await call('bank/statement/', { token: s.token, body, headers: { 'Content-Type': 'application/octet-stream' } });
-    expect(res.status, res.text).to.equal(202);
-    await waitFor(async () => {
-      const job = (await call(`job/${res.body.job_id as string}/`, { token: s.token })).body.job as Record<string, unknown> | undefined;
-      return job && job.state === 'completed' && job.finished_date ? job : undefined;
-    }, 'the import');
-  }
-
   /** The deliveries of the batch events (event_id names the batch job), as type:order_id. */
   function batchDeliveries(s: Seller, batches: BatchRow[]): string[] {
     return received
@@ -64,7 +55,7 @@ describe('bank: events of orders paid by a statement (bank and events workers)',
     await handler(s, 'paid');
     await handler(s, 'paid_in_full');
     await handler(s, 'changed');
-    await importFile(s, fixture('camt053.001.08.xml', { ORDER_1: first, ORDER_2: second }));
+    await importStatement(s, fixture('camt053.001.08.xml', { ORDER_1: first, ORDER_2: second }));
 
     const batches = await waitFor(async () => {
       const rows = (await db()('outbox').where({ account_id: s.id, job_name: 'event.emit_batch' }).select('job_id', 'payload', 'created_at')) as BatchRow[];

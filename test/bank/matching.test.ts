@@ -4,9 +4,8 @@ import { matchRange, rematchAll } from '../../lib/bank/bank-match.service';
 import { queues } from '../../lib/queue/queue.registry';
 import { schedules } from '../../lib/queue/schedules';
 import { call, newSeller, query, Seller } from '../support/api';
-import { waitFor } from '../event/servers';
-import { createOrder, orderEvents, readOrder } from '../order/helpers';
-import { startBankWorker } from './bank-worker';
+import { orderEvents, readOrder } from '../order/helpers';
+import { importStatement, orderPaidBy, startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView {
@@ -29,19 +28,6 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     await bankWorker?.stop();
   });
 
-  const order = (s: Seller, price: string, name = 'Jürgen Müller') =>
-    createOrder(s, { customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });
-
-  async function importFile(s: Seller, body: Buffer): Promise<Record<string, unknown>> {
-    const res = await call('bank/statement/', { token: s.token, body, headers: { 'Content-Type': 'application/octet-stream' } });
-    expect(res.status, res.text).to.equal(202);
-    const jobId = res.body.job_id as string;
-    return waitFor(async () => {
-      const job = (await call(`job/${jobId}/`, { token: s.token })).body.job as Record<string, unknown> | undefined;
-      return job && job.state === 'completed' && job.finished_date ? job : undefined;
-    }, `job ${jobId}`);
-  }
-
   async function transfers(s: Seller, filter: Record<string, unknown> = {}): Promise<BankView[]> {
     const res = await call(`bank/transfer/?${query({ filter, pagination: { limit: 100 } })}`, { token: s.token });
     expect(res.status, res.text).to.equal(200);
@@ -50,9 +36,9 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
 
   it('when a CAMT.053 statement names two orders (unstructured and structured), then both are paid, fully and partly, with history and events', async () => {
     const s = await newSeller();
-    const first = await order(s, '49.90');
-    const second = await order(s, '30.00', 'Zoë Brandstätter');
-    await importFile(s, fixture('camt053.001.08.xml', { ORDER_1: first, ORDER_2: second }));
+    const first = await orderPaidBy(s, '49.90');
+    const second = await orderPaidBy(s, '30.00', 'Zoë Brandstätter');
+    await importStatement(s, fixture('camt053.001.08.xml', { ORDER_1: first, ORDER_2: second }));
     const a = await readOrder(s, first);
     expect(a.paid_amount).to.equal('49.90');
     expect(a.status.is_paid).to.equal(true);
@@ -71,13 +57,13 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
 
   it('when subjects name an order number, an invoice number, or nothing but the amount from the customer, then each goes to its one order', async () => {
     const s = await newSeller();
-    const byNumber = await order(s, '10.00', 'Anna Berg');
+    const byNumber = await orderPaidBy(s, '10.00', 'Anna Berg');
     // Order 2 is fully paid (invoice 1): no longer open, so "2" can only be the next invoice number.
-    const filler = await order(s, '8.00', 'Ida Jahn');
+    const filler = await orderPaidBy(s, '8.00', 'Ida Jahn');
     expect((await call(`order/${filler}/`, { token: s.token, body: { order: { paid_amount: '8.00' } } })).status).to.equal(200);
-    const byInvoice = await order(s, '20.00', 'Carl Dorn');
+    const byInvoice = await orderPaidBy(s, '20.00', 'Carl Dorn');
     expect((await call(`order/${byInvoice}/`, { token: s.token, body: { order: { paid_amount: '1.00' } } })).status).to.equal(200);
-    const byName = await order(s, '5.00');
+    const byName = await orderPaidBy(s, '5.00');
     const invoice = (await readOrder(s, byInvoice)).invoice_number;
     expect(String(invoice)).to.equal('2');
     const mt940 = [
@@ -94,7 +80,7 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
       ':62F:C261120EUR34,00',
       '-',
     ].join('\r\n');
-    await importFile(s, Buffer.from(mt940));
+    await importStatement(s, Buffer.from(mt940));
     const rows = await transfers(s);
     expect(rows.map((r) => r.order_id ?? null)).to.deep.equal([byNumber, byInvoice, byName]);
     expect((await readOrder(s, byInvoice)).paid_amount).to.equal('20.00');
@@ -103,8 +89,8 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
 
   it('when two orders fit a transfer, or none, then it stays unassigned with its reference and is_assigned=0 finds it', async () => {
     const s = await newSeller();
-    const one = await order(s, '15.00', 'Eva Fink');
-    await order(s, '15.00', 'Eva Fink');
+    const one = await orderPaidBy(s, '15.00', 'Eva Fink');
+    await orderPaidBy(s, '15.00', 'Eva Fink');
     const mt940 = [
       ':20:X',
       ':25:ACC',
@@ -117,7 +103,7 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
       ':62F:C261120EUR22,00',
       '-',
     ].join('\n');
-    await importFile(s, Buffer.from(mt940));
+    await importStatement(s, Buffer.from(mt940));
     const open = await transfers(s, { is_assigned: 0 });
     expect(open.map((r) => [r.amount, r.order_no ?? null])).to.deep.equal([
       ['15.00', null],
@@ -129,9 +115,9 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
 
   it('when the match of an import runs again, also at the same time, then every order is paid once', async () => {
     const s = await newSeller();
-    const first = await order(s, '49.90');
-    const second = await order(s, '24.50', 'Zoë Brandstätter');
-    await importFile(s, fixture('camt053.001.02.xml', { ORDER_1: first, ORDER_2: second }));
+    const first = await orderPaidBy(s, '49.90');
+    const second = await orderPaidBy(s, '24.50', 'Zoë Brandstätter');
+    await importStatement(s, fixture('camt053.001.02.xml', { ORDER_1: first, ORDER_2: second }));
     const runs = await Promise.all([matchRange(s.id, 1, 100), matchRange(s.id, 1, 100)]);
     expect(runs.map((r) => r.assigned)).to.deep.equal([0, 0]);
     expect((await readOrder(s, first)).paid_amount).to.equal('49.90');
@@ -143,14 +129,14 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
   it('when an import is matched in several batches (beyond 10 records), then every record is looked at once and assigned', async () => {
     const s = await newSeller();
     const ids: string[] = [];
-    for (let i = 0; i < 12; i++) ids.push(await order(s, `${i + 1}.00`, `Buyer ${i}`));
+    for (let i = 0; i < 12; i++) ids.push(await orderPaidBy(s, `${i + 1}.00`, `Buyer ${i}`));
     const lines = ids.flatMap((id, i) => [`:61:2611201120CR${i + 1},00NTRFNONREF//B${i}`, `:86:166?20Order ${id}`]);
     const total = (12 * 13) / 2;
     const mt940 = [':20:X', ':25:ACC', ':28C:1/1', ':60F:C261119EUR0,00', ...lines, `:62F:C261120EUR${total},00`, '-'].join('\n');
     const saved = config();
     setConfig({ ...saved, bankMatchBatch: 3 });
     try {
-      await importFile(s, Buffer.from(mt940));
+      await importStatement(s, Buffer.from(mt940));
     } finally {
       setConfig(saved);
     }
@@ -160,7 +146,7 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
   it('when payers who name no order are spread over several batches of one import, then each pays by name and amount, and a second payment of a paid order pays nothing', async () => {
     const s = await newSeller();
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push(await order(s, `${i + 1}.00`, `Erika Muster${'x'.repeat(i)}`));
+    for (let i = 0; i < 7; i++) ids.push(await orderPaidBy(s, `${i + 1}.00`, `Erika Muster${'x'.repeat(i)}`));
     const payers = [...ids.map((_, i) => i), 0].map((i, k) => [
       `:61:2611201120CR${i + 1},00NTRFNONREF//N${k}`,
       `:86:166?20Vielen Dank?32Erika Muster${'x'.repeat(i)}`,
@@ -169,7 +155,7 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     const saved = config();
     setConfig({ ...saved, bankMatchBatch: 3 });
     try {
-      await importFile(s, Buffer.from(mt940));
+      await importStatement(s, Buffer.from(mt940));
     } finally {
       setConfig(saved);
     }
@@ -196,9 +182,9 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
       ':62F:C261120EUR12,00',
       '-',
     ].join('\n');
-    await importFile(s, Buffer.from(mt940));
+    await importStatement(s, Buffer.from(mt940));
     expect((await transfers(s))[0]!.order_no).to.equal(expected);
-    expect(await order(s, '12.00')).to.equal(expected);
+    expect(await orderPaidBy(s, '12.00')).to.equal(expected);
     await rematchAll();
     expect((await transfers(s))[0]!.order_id).to.equal(expected);
     expect((await readOrder(s, expected)).paid_amount).to.equal('12.00');
@@ -216,11 +202,11 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
   it("when a statement names another account's order or a cancelled one, then neither is paid", async () => {
     const s = await newSeller();
     const other = await newSeller();
-    const foreign = await order(other, '49.90');
-    const cancelled = await order(s, '24.50');
+    const foreign = await orderPaidBy(other, '49.90');
+    const cancelled = await orderPaidBy(s, '24.50');
     const cancel = await call(`order/${cancelled}/`, { token: s.token, body: { order: { status: { is_cancelled: true } } } });
     expect(cancel.status, cancel.text).to.equal(200);
-    await importFile(s, fixture('camt053.001.02.xml', { ORDER_1: foreign, ORDER_2: cancelled }));
+    await importStatement(s, fixture('camt053.001.02.xml', { ORDER_1: foreign, ORDER_2: cancelled }));
     expect((await readOrder(other, foreign)).paid_amount).to.equal(null);
     expect((await readOrder(s, cancelled)).paid_amount).to.equal(null);
     expect((await transfers(s, { is_assigned: 0 })).map((r) => r.order_no)).to.deep.equal([foreign, cancelled, null]);

@@ -5,9 +5,8 @@
  */
 import { expect } from 'chai';
 import { call, newSeller, query, Seller } from '../support/api';
-import { waitFor } from '../event/servers';
-import { createOrder, readOrder } from '../order/helpers';
-import { startBankWorker } from './bank-worker';
+import { readOrder } from '../order/helpers';
+import { importStatement, orderPaidBy, startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView {
@@ -27,22 +26,6 @@ describe('bank: statement shapes of other banks, imported and matched', () => {
     await bankWorker?.stop();
   });
 
-  const order = (s: Seller, price: string, name = 'Jürgen Müller') =>
-    createOrder(s, { customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });
-
-  /** Posts the file, waits for its bank.match job, and returns the answer's statement counts. */
-  async function importFile(s: Seller, body: Buffer): Promise<Record<string, unknown>> {
-    const res = await call('bank/statement/', { token: s.token, body, headers: { 'Content-Type': 'application/octet-stream' } });
-    expect(res.status, res.text).to.equal(202);
-    expect(res.body.ack).to.equal('success');
-    const jobId = res.body.job_id as string;
-    await waitFor(async () => {
-      const job = (await call(`job/${jobId}/`, { token: s.token })).body.job as Record<string, unknown> | undefined;
-      return job && job.state === 'completed' && job.finished_date ? job : undefined;
-    }, `job ${jobId}`);
-    return res.body.statement as Record<string, unknown>;
-  }
-
   async function transfers(s: Seller): Promise<BankView[]> {
     const res = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
     expect(res.status, res.text).to.equal(200);
@@ -51,9 +34,9 @@ describe('bank: statement shapes of other banks, imported and matched', () => {
 
   it('when a German camt.053 credits back a direct debit (DK code NRTI+181 or NDDT+109, no ISO domain) whose text names an order, then it is a return as in MT940 and pays no order', async () => {
     const s = await newSeller();
-    const refundNamed = await order(s, '49.90', 'Papier Lange GmbH');
-    const paid = await order(s, '24.50');
-    const statement = await importFile(s, fixture('camt053-dk-codes.xml', { ORDER_1: refundNamed, ORDER_2: paid }));
+    const refundNamed = await orderPaidBy(s, '49.90', 'Papier Lange GmbH');
+    const paid = await orderPaidBy(s, '24.50');
+    const statement = await importStatement(s, fixture('camt053-dk-codes.xml', { ORDER_1: refundNamed, ORDER_2: paid }));
     expect(statement).to.deep.equal({ format: 'camt.053', statements: 1, entries: 1, stored: 1, duplicates: 0, debits: 0, returns: 2, unbooked: 0 });
     const rows = await transfers(s);
     expect(rows.map((r) => [r.sender, r.amount, r.currency_id, r.order_id])).to.deep.equal([['Jürgen Müller', '24.50', 'EUR', paid]]);
@@ -81,9 +64,9 @@ describe('bank: statement shapes of other banks, imported and matched', () => {
 
   it('when a camt.053 books a credit of 0.00 naming an order, or a batch payment of 0.00, then it is no transfer and the order is left as it was', async () => {
     const s = await newSeller();
-    const named = await order(s, '49.90');
-    const paid = await order(s, '24.50', 'Zoë Brandstätter');
-    const statement = await importFile(s, fixture('camt053-zero-credit.xml', { ORDER_1: named, ORDER_2: paid }));
+    const named = await orderPaidBy(s, '49.90');
+    const paid = await orderPaidBy(s, '24.50', 'Zoë Brandstätter');
+    const statement = await importStatement(s, fixture('camt053-zero-credit.xml', { ORDER_1: named, ORDER_2: paid }));
     expect(statement).to.deep.equal({ format: 'camt.053', statements: 1, entries: 1, stored: 1, duplicates: 0, debits: 3, returns: 0, unbooked: 0 });
     const rows = await transfers(s);
     expect(rows.map((r) => [r.sender, r.subject, r.amount, r.order_id])).to.deep.equal([['Zoë Brandstätter', `Bestellung ${paid}`, '24.50', paid]]);
@@ -98,7 +81,7 @@ describe('bank: statement shapes of other banks, imported and matched', () => {
   // (statement-parse-suites.test.ts).
   it('when a file holds the same statement twice (the original and its PDE copy, or a duplicate CAMT copy), then each payment is stored and paid once', async () => {
     const s = await newSeller();
-    const part = await order(s, '49.90');
+    const part = await orderPaidBy(s, '49.90');
     const statement = (trailer: string) =>
       [
         '{1:F01COBADEFFAXXX0000000000}{2:O9401200261120COBADEFFAXXX00000000002611201200N}{4:',
@@ -111,7 +94,7 @@ describe('bank: statement shapes of other banks, imported and matched', () => {
         ':62F:C261120EUR120,00',
         `-}{5:{CHK:0123456789AB}${trailer}}`,
       ].join('\r\n');
-    const mt940 = await importFile(s, Buffer.from(`${statement('')}\r\n${statement('{PDE:}')}\r\n`));
+    const mt940 = await importStatement(s, Buffer.from(`${statement('')}\r\n${statement('{PDE:}')}\r\n`));
     expect(mt940).to.deep.equal({ format: 'mt940', statements: 2, entries: 2, stored: 1, duplicates: 1, debits: 0, returns: 0, unbooked: 0 });
     expect((await transfers(s)).map((r) => [r.amount, r.order_id])).to.deep.equal([['20.00', part]]);
     expect((await readOrder(s, part)).paid_amount).to.equal('20.00');
@@ -126,7 +109,7 @@ describe('bank: statement shapes of other banks, imported and matched', () => {
 ${camtStatement('<CreDtTm>2026-11-21T06:00:00</CreDtTm>')}
 ${camtStatement('<CreDtTm>2026-11-22T06:00:00</CreDtTm><CpyDplctInd>DUPL</CpyDplctInd>')}
 </BkToCstmrStmt></Document>`;
-    const copy = await importFile(s, Buffer.from(camt));
+    const copy = await importStatement(s, Buffer.from(camt));
     expect(copy).to.deep.equal({ format: 'camt.053', statements: 2, entries: 2, stored: 1, duplicates: 1, debits: 0, returns: 0, unbooked: 0 });
     expect((await transfers(s)).map((r) => [r.amount, r.order_id])).to.deep.equal([
       ['20.00', part],

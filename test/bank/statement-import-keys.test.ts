@@ -12,9 +12,8 @@ import path from 'node:path';
 import { db } from '../../lib/db/knex';
 import { parseStatement } from '../../lib/bank/statement/statement.parse';
 import { call, newSeller, query, Seller } from '../support/api';
-import { waitFor } from '../event/servers';
-import { createOrder, readOrder } from '../order/helpers';
-import { startBankWorker } from './bank-worker';
+import { readOrder } from '../order/helpers';
+import { importStatement, orderPaidBy, startBankWorker } from './bank-worker';
 
 interface BankView {
   sender: string;
@@ -32,24 +31,6 @@ describe('bank: a booking is stored once however its statement comes again', () 
   after(async () => {
     await bankWorker?.stop();
   });
-
-  const order = (s: Seller, price: string, name: string) =>
-    createOrder(s, { customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });
-
-  /** Posts the file; waits for its bank.match job when it stored anything. Returns the answer's counts. */
-  async function importFile(s: Seller, body: Buffer): Promise<Record<string, unknown>> {
-    const res = await call('bank/statement/', { token: s.token, body, headers: { 'Content-Type': 'application/octet-stream' } });
-    expect(res.body.ack, res.text).to.equal('success');
-    const jobId = res.body.job_id as string | undefined;
-    expect(res.status, res.text).to.equal(jobId ? 202 : 200);
-    if (jobId) {
-      await waitFor(async () => {
-        const job = (await call(`job/${jobId}/`, { token: s.token })).body.job as Record<string, unknown> | undefined;
-        return job && job.state === 'completed' && job.finished_date ? job : undefined;
-      }, `job ${jobId}`);
-    }
-    return res.body.statement as Record<string, unknown>;
-  }
 
   async function transfers(s: Seller): Promise<[string, string, string | undefined][]> {
     const res = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
@@ -75,9 +56,9 @@ describe('bank: a booking is stored once however its statement comes again', () 
 
   it('when an MT940 statement is imported during the day and again at its end with a booking inserted before the last ones, then only the new bookings are stored and no order is paid twice', async () => {
     const s = await newSeller();
-    const full = await order(s, '24.50', 'Erika Muster');
-    const part = await order(s, '100.00', 'Juergen Mueller');
-    const later = await order(s, '30.00', 'Paul Klee');
+    const full = await orderPaidBy(s, '24.50', 'Erika Muster');
+    const part = await orderPaidBy(s, '100.00', 'Juergen Mueller');
+    const later = await orderPaidBy(s, '30.00', 'Paul Klee');
     const lines = {
       // With the bank's reference after //.
       a: [':61:2611201120C24,50NTRFNONREF//2611200001', `:86:166?00GUTSCHR. UEBERWEISUNG?20Bestellung ${full}?32Erika Muster`],
@@ -89,14 +70,14 @@ describe('bank: a booking is stored once however its statement comes again', () 
     const statement = (closing: string, ...entries: string[][]) =>
       Buffer.from([':20:STARTUMSE', ':25:37040044/0532013000', ':28C:00321/001', ':60F:C261119EUR100,00', ...entries.flat(), closing, '-'].join('\r\n'));
 
-    const intraday = await importFile(s, statement(':62M:C261120EUR169,50', lines.a, lines.b, lines.tip));
+    const intraday = await importStatement(s, statement(':62M:C261120EUR169,50', lines.a, lines.b, lines.tip));
     expect(intraday).to.deep.equal({ format: 'mt940', statements: 1, ...counts(3, 3) });
     expect(await paid(s, full, part, later)).to.deep.equal(['24.50', '40.00', null]);
 
     // The day's file: the bank booked a payment between the ones already downloaded, and the
     // payer's second tip after them.
     const endOfDay = statement(':62F:C261120EUR204,50', lines.a, lines.inserted, lines.b, lines.tip, lines.tip);
-    const answer = await importFile(s, endOfDay);
+    const answer = await importStatement(s, endOfDay);
     expect(answer).to.deep.equal({ format: 'mt940', statements: 1, ...counts(5, 2) });
     expect(await transfers(s)).to.deep.equal([
       ['Erika Muster', '24.50', full],
@@ -109,12 +90,12 @@ describe('bank: a booking is stored once however its statement comes again', () 
 
     // The same day from a bank that sorts by value date (another order of the same bookings), and the
     // day's file again: nothing new.
-    expect(await importFile(s, statement(':62F:C261120EUR204,50', lines.tip, lines.b, lines.tip, lines.inserted, lines.a))).to.deep.equal({
+    expect(await importStatement(s, statement(':62F:C261120EUR204,50', lines.tip, lines.b, lines.tip, lines.inserted, lines.a))).to.deep.equal({
       format: 'mt940',
       statements: 1,
       ...counts(5, 0),
     });
-    expect(await importFile(s, endOfDay)).to.deep.equal({ format: 'mt940', statements: 1, ...counts(5, 0) });
+    expect(await importStatement(s, endOfDay)).to.deep.equal({ format: 'mt940', statements: 1, ...counts(5, 0) });
     expect(await transfers(s)).to.have.length(5);
     expect(await paid(s, full, part, later)).to.deep.equal(['24.50', '40.00', '30.00']);
   });
@@ -122,10 +103,10 @@ describe('bank: a booking is stored once however its statement comes again', () 
   it('when a CAMT statement is split over two files (MsgPgntn) whose entries have no bank reference, then equal payments of both pages are all stored, and each page again stores nothing', async () => {
     const s = await newSeller();
     const [o1, o2, o3, o4] = [
-      await order(s, '24.50', 'Erika Muster'),
-      await order(s, '40.00', 'Juergen Mueller'),
-      await order(s, '24.50', 'Paul Klee'),
-      await order(s, '40.00', 'Zoë Brandstätter'),
+      await orderPaidBy(s, '24.50', 'Erika Muster'),
+      await orderPaidBy(s, '40.00', 'Juergen Mueller'),
+      await orderPaidBy(s, '24.50', 'Paul Klee'),
+      await orderPaidBy(s, '40.00', 'Zoë Brandstätter'),
     ];
     const entry = (amount: string, name: string, orderId: string) => `
       <Ntry><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>
@@ -145,8 +126,8 @@ describe('bank: a booking is stored once however its statement comes again', () 
     const first = page(1, false, entry('24.50', 'Erika Muster', o1), entry('40.00', 'Juergen Mueller', o2));
     const second = page(2, true, entry('24.50', 'Paul Klee', o3), entry('40.00', 'Zoë Brandstätter', o4));
 
-    expect(await importFile(s, first)).to.deep.equal({ format: 'camt.053', statements: 1, ...counts(2, 2) });
-    expect(await importFile(s, second)).to.deep.equal({ format: 'camt.053', statements: 1, ...counts(2, 2) });
+    expect(await importStatement(s, first)).to.deep.equal({ format: 'camt.053', statements: 1, ...counts(2, 2) });
+    expect(await importStatement(s, second)).to.deep.equal({ format: 'camt.053', statements: 1, ...counts(2, 2) });
     expect(await transfers(s)).to.deep.equal([
       ['Erika Muster', '24.50', o1],
       ['Juergen Mueller', '40.00', o2],
@@ -155,8 +136,8 @@ describe('bank: a booking is stored once however its statement comes again', () 
     ]);
     expect(await paid(s, o1, o2, o3, o4)).to.deep.equal(['24.50', '40.00', '24.50', '40.00']);
 
-    expect(await importFile(s, second)).to.deep.equal({ format: 'camt.053', statements: 1, ...counts(2, 0) });
-    expect(await importFile(s, first)).to.deep.equal({ format: 'camt.053', statements: 1, ...counts(2, 0) });
+    expect(await importStatement(s, second)).to.deep.equal({ format: 'camt.053', statements: 1, ...counts(2, 0) });
+    expect(await importStatement(s, first)).to.deep.equal({ format: 'camt.053', statements: 1, ...counts(2, 0) });
     expect(await transfers(s)).to.have.length(4);
     expect(await paid(s, o1, o2, o3, o4)).to.deep.equal(['24.50', '40.00', '24.50', '40.00']);
   });
@@ -174,7 +155,7 @@ describe('bank: a booking is stored once however its statement comes again', () 
       const s = await newSeller();
       const bytes = sample(dir, name);
       const { entries } = await parseStatement(bytes);
-      const first = await importFile(s, bytes);
+      const first = await importStatement(s, bytes);
       expect(first).to.include({ format, entries: entries.length, stored: entries.length, duplicates: 0 });
       const before = await transfers(s);
       for (const e of entries) {
@@ -183,7 +164,7 @@ describe('bank: a booking is stored once however its statement comes again', () 
         expect(moved, e.reference!).to.equal(1);
       }
 
-      const again = await importFile(s, bytes);
+      const again = await importStatement(s, bytes);
       expect(again).to.include({ entries: entries.length, stored: 0, duplicates: entries.length });
       expect(await transfers(s)).to.deep.equal(before);
     });
