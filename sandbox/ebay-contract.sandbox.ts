@@ -19,6 +19,13 @@ const errata: Erratum[] = [
     schema: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
     why: 'Product.aspects is typed string in the OAS file but documented and used as a map of aspect names to value arrays',
   },
+  {
+    // The same erratum for an inventory item group's common aspects: its description gives the example
+    // "aspects": { "pattern": ["solid"], "sleeves": ["short"] }.
+    pointer: '/components/schemas/InventoryItemGroup/properties/aspects',
+    schema: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+    why: 'InventoryItemGroup.aspects is typed string in the OAS file but documented as a map of aspect names to value arrays',
+  },
 ];
 
 let loaded: OpenApiContract[] | undefined;

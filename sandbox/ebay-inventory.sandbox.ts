@@ -322,7 +322,8 @@ function mountMigrate(router: express.Router, state: SandboxState): void {
  * its own quantity on its inventory item and offer. publishOfferByInventoryItemGroup publishes
  * every member's offer of the marketplace as one listing (one listingId): refused (25705) for an
  * unknown group, and (25002, the call's "Any User error"; the sandbox's wording) when the group has
- * no title or variesBy, a member has no inventory item or fixed-price offer of that marketplace,
+ * no title, variesBy or common aspects (InventoryItemGroup.aspects: "required before the first
+ * offer of the group is published"), a member has no inventory item or fixed-price offer of that marketplace,
  * or the offers' location is not an enabled one (as publishOffer).
  */
 function mountGroups(router: express.Router, state: SandboxState): void {
@@ -358,6 +359,13 @@ function mountGroups(router: express.Router, state: SandboxState): void {
     const specifications = (group.variesBy as { specifications?: unknown[] } | undefined)?.specifications;
     if (!group.title || !Array.isArray(specifications) || specifications.length === 0) {
       res.status(400).json(error(25002, `A user error has occurred. Inventory item group ${groupKey} needs a title and variesBy to be published.`));
+      return;
+    }
+    // InventoryItemGroup.aspects: "not immediately required upon creating an inventory item group,
+    // but these aspects will be required before the first offer of the group is published".
+    const aspects = group.aspects;
+    if (!aspects || typeof aspects !== 'object' || Object.keys(aspects).length === 0) {
+      res.status(400).json(error(25002, `A user error has occurred. Inventory item group ${groupKey} needs its common aspects to be published.`));
       return;
     }
     const offers: EbayOfferRecord[] = [];

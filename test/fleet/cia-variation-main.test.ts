@@ -198,7 +198,13 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   /** eBay lists through business policies and needs a category: the main's auction_a entry, the listing's data. */
   const ebayData = {
     auction_a: [
-      { name: 'Shirt', price: '19.90', category_1_id: '112581', seller_profile: { payment: [{ id: 101 }], refund: [{ id: 102 }], shipping: [{ id: 103 }] } },
+      {
+        name: 'Shirt',
+        price: '19.90',
+        category_1_id: '112581',
+        seller_profile: { payment: [{ id: 101 }], refund: [{ id: 102 }], shipping: [{ id: 103 }] },
+        characteristics: { data: [{ type: 'Brand', value: 'Kontor' }] },
+      },
     ],
   };
 
@@ -219,13 +225,15 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     const group = ebay.groups.get(`${account}|${sku()}`);
     expect(group).to.deep.include({
       title: 'Shirt',
+      // The main's characteristics are the group's common aspects (required before it is published).
+      aspects: { Brand: ['Kontor'] },
       variantSKUs: [sku('-S'), sku('-M')],
       variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] },
     });
     expect(group).to.not.have.property('quantity');
     const item = (s: string) => ebay.inventory.get(`${account}|${s}`) as { product: { aspects?: unknown }; availability: unknown } | undefined;
     expect(item(sku('-S'))?.availability).to.deep.equal({ shipToLocationAvailability: { quantity: 4 } });
-    expect(item(sku('-S'))?.product.aspects).to.deep.equal({ size: ['S'] });
+    expect(item(sku('-S'))?.product.aspects).to.deep.equal({ Brand: ['Kontor'], size: ['S'] });
     expect(item(sku('-M'))?.availability).to.deep.equal({ shipToLocationAvailability: { quantity: 3 } });
     expect(item(sku())).to.equal(undefined);
     const offers = [...ebay.offers.values()].filter((o) => o.account === account);

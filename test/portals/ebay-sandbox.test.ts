@@ -144,9 +144,14 @@ describe('the sandbox eBay plays the documented behaviour', function () {
     expect(await violations()).to.have.length(1);
   });
 
-  it('when an inventory item group carries a quantity, then it is refused (InventoryItemGroup has none); a group of variant SKUs is kept and published as one listing with each variant’s own quantity', async () => {
+  it('when an inventory item group carries a quantity, then it is refused (InventoryItemGroup has none); a group of variant SKUs is kept and published, once it has its common aspects, as one listing with each variant’s own quantity', async () => {
     const id = account++;
-    const group = { title: 'Shirt', variantSKUs: ['SH-S', 'SH-M'], variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] } };
+    const group = {
+      title: 'Shirt',
+      aspects: { Brand: ['Kontor'] },
+      variantSKUs: ['SH-S', 'SH-M'],
+      variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] },
+    };
     const refused = await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', { ...group, quantity: 7 });
     expect([refused.status, refused.body.errors?.[0]?.errorId]).to.deep.equal([400, 25709]);
     expect(JSON.stringify(refused.body)).to.contain('quantity');
@@ -167,6 +172,12 @@ describe('the sandbox eBay plays the documented behaviour', function () {
       expect((await ebay(id, 'PUT', `/sell/inventory/v1/inventory_item/${sku}`, item)).status).to.equal(204);
       expect((await ebay(id, 'POST', '/sell/inventory/v1/offer', offer(sku, { availableQuantity: quantity }))).status).to.equal(201);
     }
+    // Common aspects "will be required before the first offer of the group is published" (InventoryItemGroup.aspects).
+    const { aspects: _aspects, ...withoutAspects } = group;
+    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', withoutAspects)).status).to.equal(204);
+    const bare = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
+    expect([bare.status, bare.body.errors?.[0]?.errorId]).to.deep.equal([400, 25002]);
+    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', group)).status).to.equal(204);
     const published = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
     expect(published.status, JSON.stringify(published.body)).to.equal(200);
     const shown = (await listings(id)).map((l) => [l.sku, l.quantity, (l as unknown as { listingId: string }).listingId]).sort();

@@ -259,15 +259,18 @@ function specificsOf(item: ListingItem): Record<string, string[]> {
   return Object.fromEntries((item.specifics ?? []).map((s) => [s.name, [s.value]]));
 }
 
-export type EbayInventoryItemGroup = Schemas['InventoryItemGroup'];
+/** InventoryItemGroup.aspects is a map of aspect name to values as Product.aspects is (the generated type says string). */
+export type EbayInventoryItemGroup = Omit<Schemas['InventoryItemGroup'], 'aspects'> & { aspects?: Record<string, string[]> };
 
 /**
  * A variation main's inventory item group (createOrReplaceInventoryItemGroup): the listing's
- * title, subtitle, description and pictures from the main, the variants' SKUs and what they vary
- * by. No quantity: InventoryItemGroup has none (sell_inventory_v1 InventoryItemGroup); each
- * variant's inventory item and offer carry its own. Its aspects are left out: each variant's
- * inventory item carries the main's characteristics with its own (and the file types the group's
- * as a string, SOURCES.md).
+ * title, subtitle, description and pictures from the main, its characteristics as the group's
+ * common aspects, the variants' SKUs and what they vary by. No quantity: InventoryItemGroup has
+ * none (sell_inventory_v1 InventoryItemGroup); each variant's inventory item and offer carry its
+ * own. The common aspects "will be required before the first offer of the group is published"
+ * (InventoryItemGroup.aspects; the file types them as a string, the erratum of Product.aspects,
+ * SOURCES.md): they were left out, so every group went to publishOfferByInventoryItemGroup
+ * without what the contract requires there. Each variant's item keeps them with its own.
  */
 export function inventoryItemGroupOf(listing: VariationListing, variantSkus: string[]): EbayInventoryItemGroup {
   const g = listing.main.group;
@@ -277,6 +280,7 @@ export function inventoryItemGroupOf(listing: VariationListing, variantSkus: str
     subtitle: text(g, 'subtitle'),
     description: text(g, 'description'),
     imageUrls: pictures.length ? pictures : undefined,
+    aspects: aspectsOf(g),
     variantSKUs: variantSkus,
     variesBy: { specifications: listing.variesBy.map((v) => ({ name: v.name, values: v.values })) },
   });
