@@ -12,9 +12,10 @@ import { importOrders } from '../../lib/order-import/order-import.service';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import type { EbayOrder } from '../../sandbox/ebay-state.sandbox';
-import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
+import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, readOrder } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
+import { sendMitCompleted } from './support';
 import { amazonSandboxOrder, kontorOrder, sandboxPost } from '../portals/channel-support';
 import { kauflandItem } from '../portals/kaufland-support';
 
@@ -26,14 +27,6 @@ describe('send_mit at Amazon and eBay: repeated, several tracking codes, orders 
   channelLoopForSuite((loop) => ({ sandbox } = loop));
   const post = (path: string, body: unknown) => sandboxPost(sandbox, path, body);
 
-  type SendMitResult = { platform_status: string | null; shipment: { code: string | null; ok: boolean; error?: string }[] };
-  const sendMit = async (seller: Seller, orderId: string, sendMit: Record<string, unknown>): Promise<SendMitResult> => {
-    const posted = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { is_mail: false, ...sendMit } } });
-    expect(posted.status, posted.text).to.equal(202);
-    const end = await jobEnd(seller.token, posted.body.job_id as string);
-    expect(end.state, end.error).to.equal('completed');
-    return end.result as SendMitResult;
-  };
   const idOf = async (seller: Seller, externalOrderId: string) => (await kontorOrder(seller, externalOrderId))!.id;
 
   /** A seller's Amazon account against the sandbox, an order placed there (UNSHIPPED at once) and imported. */
@@ -76,10 +69,10 @@ describe('send_mit at Amazon and eBay: repeated, several tracking codes, orders 
   it('Amazon: the same send_mit again (a retry, the seller repeating it) finds the package Amazon holds and stays ok, not error for "package 1 already confirmed"', async () => {
     const { seller, orderId, atAmazon, confirmations } = await amazonOrder('SM-AMZ-1', { lines: [{ sku: 'SM-AMZ-1', quantity: 2, price: '20.00' }] });
     const shipped = { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25' };
-    expect(await sendMit(seller, orderId, shipped)).to.deep.include({ platform_status: 'ok' });
+    expect(await sendMitCompleted(seller, orderId, shipped)).to.deep.include({ platform_status: 'ok' });
     expect(atAmazon().packages.map((k) => k.trackingNumber)).to.deep.equal(['00340434161094042557']);
 
-    const again = await sendMit(seller, orderId, shipped);
+    const again = await sendMitCompleted(seller, orderId, shipped);
     expect(again, JSON.stringify(again)).to.deep.include({ platform_status: 'ok', shipment: [{ code: '00340434161094042557', ok: true }] });
     expect((await readOrder(seller, orderId)).shipping).to.deep.include({ platform_status: 'ok' });
     // Amazon was not asked a second time: one package, one confirmation.
@@ -87,7 +80,7 @@ describe('send_mit at Amazon and eBay: repeated, several tracking codes, orders 
     expect(confirmations()).to.deep.equal([204]);
 
     // Another code later, every unit confirmed already: the part's error says nothing is left to ship, and Amazon is not asked (send-mit-left tests).
-    const later = await sendMit(seller, orderId, { ...shipped, code: ['00340434161094042558'] });
+    const later = await sendMitCompleted(seller, orderId, { ...shipped, code: ['00340434161094042558'] });
     expect(later.platform_status).to.equal('error');
     expect(later.shipment[0]!.error)
       .to.match(/left to ship/)
@@ -102,7 +95,7 @@ describe('send_mit at Amazon and eBay: repeated, several tracking codes, orders 
     ]);
     const [a, b] = ((atEbay().order as EbayOrder).lineItems ?? []).map((l) => l.lineItemId!);
     const shipped = { deliverer: 'DHL', code: ['00340434161094042557', '00340434161094042558'] };
-    const result = await sendMit(seller, orderId, shipped);
+    const result = await sendMitCompleted(seller, orderId, shipped);
     expect(result, JSON.stringify(result)).to.deep.include({ platform_status: 'ok' });
     const fulfillments = atEbay().fulfillments;
     expect(fulfillments.map((f) => f.shipmentTrackingNumber)).to.deep.equal(['00340434161094042557', '00340434161094042558']);
@@ -117,15 +110,15 @@ describe('send_mit at Amazon and eBay: repeated, several tracking codes, orders 
     expect(unitsShipped(fulfillments)).to.deep.equal({ [a!]: 3, [b!]: 1 });
     expect((atEbay().order as EbayOrder).orderFulfillmentStatus).to.equal('FULFILLED');
 
-    expect(await sendMit(seller, orderId, shipped)).to.deep.include({ platform_status: 'ok' });
+    expect(await sendMitCompleted(seller, orderId, shipped)).to.deep.include({ platform_status: 'ok' });
     expect(atEbay().fulfillments).to.have.length(2);
     expect(posts()).to.deep.equal([201, 201]);
   });
 
   it('eBay: a tracking code sent after every unit is fulfilled is not posted again for the lines (eBay fulfils a line at most its quantity): the part says why, the order error', async () => {
     const { seller, orderId, atEbay, posts } = await ebayOrder([{ sku: 'SM-EB-C', quantity: 2 }]);
-    expect(await sendMit(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] })).to.deep.include({ platform_status: 'ok' });
-    const later = await sendMit(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042559'] });
+    expect(await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] })).to.deep.include({ platform_status: 'ok' });
+    const later = await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042559'] });
     expect(later.platform_status).to.equal('error');
     expect(later.shipment[0]!.error)
       .to.match(/00340434161094042559/)

@@ -21,6 +21,7 @@ import { MailCatcher, startMailCatcher } from '../event/servers';
 import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
 import { createStock, readOrder } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
+import { sendMitCompleted } from './support';
 import { amazonSandboxOrder, kontorOrder, sandboxPost } from '../portals/channel-support';
 import { kauflandItem } from '../portals/kaufland-support';
 
@@ -30,15 +31,6 @@ describe('send_mit against what the channel holds already: units shipped before,
   this.timeout(60000);
   let sandbox: Sandbox;
   channelLoopForSuite((loop) => ({ sandbox } = loop));
-
-  type SendMitResult = { platform_status: string | null; shipment: { code: string | null; ok: boolean; error?: string }[] };
-  const sendMit = async (seller: Seller, orderId: string, sendMit: Record<string, unknown>): Promise<SendMitResult> => {
-    const posted = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { is_mail: false, ...sendMit } } });
-    expect(posted.status, posted.text).to.equal(202);
-    const end = await jobEnd(seller.token, posted.body.job_id as string);
-    expect(end.state, end.error).to.equal('completed');
-    return end.result as SendMitResult;
-  };
 
   describe('Amazon: a confirmation claims only what is left to ship', () => {
     /** A seller's Amazon order of `lines` placed at the sandbox and imported. */
@@ -80,7 +72,7 @@ describe('send_mit against what the channel holds already: units shipped before,
       const item = atAmazon().lines[0]!.orderItemId;
       await confirmElsewhere(amazonId, external, '00340434161094042500', [{ orderItemId: item, quantity: 1 }]);
 
-      const result = await sendMit(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25' });
+      const result = await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'], date: '2026-11-25' });
       expect(result, JSON.stringify(result)).to.deep.include({ platform_status: 'ok', shipment: [{ code: '00340434161094042557', ok: true }] });
       const sent = confirmations().at(-1)!.body as { packageDetail: { packageReferenceId: string; orderItems: { orderItemId: string; quantity: number }[] } };
       expect(sent.packageDetail).to.deep.include({ packageReferenceId: '2', orderItems: [{ orderItemId: item, quantity: 2 }] });
@@ -103,7 +95,7 @@ describe('send_mit against what the channel holds already: units shipped before,
       const [a, b] = atAmazon().lines.map((l) => l.orderItemId);
       await confirmElsewhere(amazonId, external, '00340434161094042500', [{ orderItemId: a!, quantity: 1 }]);
 
-      const result = await sendMit(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557', '00340434161094042558'] });
+      const result = await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557', '00340434161094042558'] });
       expect(result.platform_status, JSON.stringify(result)).to.equal('partially_ok');
       expect(result.shipment[0]).to.deep.include({ code: '00340434161094042557', ok: false });
       expect(result.shipment[0]!.error).to.match(/nothing left to ship/);
@@ -152,7 +144,7 @@ describe('send_mit against what the channel holds already: units shipped before,
     it("a second DHL number by send_mit: the first number keeps the app's tracking URL and the new one gets Kontor's DHL page (the update sent numbers only and the URL was gone)", async () => {
       const appUrl = 'https://track.shipping-app.example/de/00340434161094042500';
       const { seller, orderId, store } = await fulfilledWithUrl('LEFT-SH-1', 'DHL', '00340434161094042500', appUrl);
-      const result = await sendMit(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] });
+      const result = await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] });
       expect(result, JSON.stringify(result)).to.deep.include({ platform_status: 'ok', shipment: [{ code: '00340434161094042557', ok: true }] });
       expect(trackingOf(store)).to.deep.equal([
         [
@@ -167,7 +159,7 @@ describe('send_mit against what the channel holds already: units shipped before,
     it('a carrier Kontor knows no tracking page of: the number is added after the one with the URL, which keeps it', async () => {
       const appUrl = 'https://track.shipping-app.example/de/RR123456785DE';
       const { seller, orderId, store } = await fulfilledWithUrl('LEFT-SH-2', 'Deutsche Post', 'RR123456785DE', appUrl);
-      expect(await sendMit(seller, orderId, { deliverer: 'Deutsche Post', code: ['RR123456799DE'] })).to.deep.include({ platform_status: 'ok' });
+      expect(await sendMitCompleted(seller, orderId, { deliverer: 'Deutsche Post', code: ['RR123456799DE'] })).to.deep.include({ platform_status: 'ok' });
       expect(trackingOf(store)).to.deep.equal([
         [
           { number: 'RR123456785DE', url: appUrl },

@@ -11,8 +11,9 @@ import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
-import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
+import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { call, newSeller } from '../support/api';
+import { sendMitCompleted } from './support';
 import { readOrder } from '../order/helpers';
 import { kauflandItem } from '../portals/kaufland-support';
 
@@ -25,13 +26,6 @@ describe('send_mit: tracking numbers given after the order was marked shipped at
     const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     expect(res.status, path).to.equal(201);
     return (await res.json()) as Record<string, unknown>;
-  };
-  const sendMit = async (token: string, orderId: string, sendMit: Record<string, unknown>) => {
-    const posted = await call(`order/${orderId}/send_mit/`, { token, body: { send_mit: { is_mail: false, ...sendMit } } });
-    expect(posted.status, posted.text).to.equal(202);
-    const end = await jobEnd(token, posted.body.job_id as string);
-    expect(end.state, end.error).to.equal('completed');
-    return end.result as { platform_status: string; shipment: { code: string | null; ok: boolean; error?: string }[] };
   };
   const orderOf = async (accountId: number, externalOrderId: string) =>
     ((await db()('sales_order').first('id').where({ account_id: accountId, external_order_id: externalOrderId })) as { id: string }).id;
@@ -48,17 +42,17 @@ describe('send_mit: tracking numbers given after the order was marked shipped at
     const units = () => sold.id_order_units.map((id) => kauflandOf(sandbox.state).orderUnits.get(id)!);
 
     // Shipped at once, the label not printed yet: Kaufland asks for carrier Other without a tracking number.
-    expect(await sendMit(seller.token, orderId, { deliverer: 'DHL', code: [] })).to.deep.include({ platform_status: 'ok' });
+    expect(await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: [] })).to.deep.include({ platform_status: 'ok' });
     expect(units().map((u) => u.status)).to.deep.equal(['sent', 'sent']);
 
-    const later = await sendMit(seller.token, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] });
+    const later = await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] });
     expect(later).to.deep.include({ platform_status: 'ok', shipment: [{ code: '00340434161094042557', ok: true }] });
     for (const u of units()) expect(u.shipments).to.deep.include({ carrier_code: 'DHL', tracking_number: '00340434161094042557' });
     const order = await readOrder(seller, orderId);
     expect(order.shipping).to.deep.include({ code: '00340434161094042557', platform_status: 'ok' });
 
     // The same send_mit again (a client's retry): nothing is added twice.
-    expect(await sendMit(seller.token, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] })).to.deep.include({ platform_status: 'ok' });
+    expect(await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] })).to.deep.include({ platform_status: 'ok' });
     for (const u of units()) expect(u.shipments.filter((s) => s.tracking_number === '00340434161094042557')).to.have.length(1);
   });
 
@@ -77,7 +71,7 @@ describe('send_mit: tracking numbers given after the order was marked shipped at
 
   it('Shopify: send_mit with two tracking codes: the fulfilment carries both numbers (the second was dropped while its part said ok)', async () => {
     const { seller, orderId, store } = await shopifyOrder('SH-TWO-CODES');
-    const result = await sendMit(seller.token, orderId, { deliverer: 'DHL', code: ['00340434161094042557', '00340434161094042558'] });
+    const result = await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557', '00340434161094042558'] });
     expect(result, JSON.stringify(result)).to.deep.include({ platform_status: 'ok' });
     expect(store.fulfillments).to.have.length(1);
     expect(numbersOf(store.fulfillments[0]!)).to.deep.equal(['00340434161094042557', '00340434161094042558']);
@@ -87,17 +81,17 @@ describe('send_mit: tracking numbers given after the order was marked shipped at
 
   it('Shopify: fulfilled without a tracking number, then send_mit with the code: the fulfilment gets it; again, nothing changes; another carrier is refused, not put under the first one', async () => {
     const { seller, orderId, store } = await shopifyOrder('SH-LATER-1');
-    expect(await sendMit(seller.token, orderId, { code: [] })).to.deep.include({ platform_status: 'ok' });
+    expect(await sendMitCompleted(seller, orderId, { code: [] })).to.deep.include({ platform_status: 'ok' });
     expect(store.fulfillments.map(numbersOf)).to.deep.equal([[]]);
 
-    expect(await sendMit(seller.token, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] })).to.deep.include({ platform_status: 'ok' });
+    expect(await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] })).to.deep.include({ platform_status: 'ok' });
     expect(store.fulfillments.map(numbersOf)).to.deep.equal([['00340434161094042557']]);
     expect(store.fulfillments[0]!.tracking.company).to.equal('DHL');
-    expect(await sendMit(seller.token, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] })).to.deep.include({ platform_status: 'ok' });
+    expect(await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] })).to.deep.include({ platform_status: 'ok' });
     expect(store.fulfillments.map(numbersOf)).to.deep.equal([['00340434161094042557']]);
 
     // Shopify keeps one company per fulfilment: a UPS number added there would read as DHL's.
-    const ups = await sendMit(seller.token, orderId, { deliverer: 'UPS', code: ['1Z999AA10123456784'] });
+    const ups = await sendMitCompleted(seller, orderId, { deliverer: 'UPS', code: ['1Z999AA10123456784'] });
     expect(ups.platform_status).to.equal('error');
     expect(ups.shipment[0]!.error).to.match(/DHL/).and.match(/UPS/);
     expect(store.fulfillments.map(numbersOf)).to.deep.equal([['00340434161094042557']]);
