@@ -140,14 +140,26 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
   // completions of every order sold in the interval before it (issue 30's channel bench).
   const changed: ChannelOrder[] = [];
   let next: Promise<ChannelOrderPage> | null = fetchPage(cursor);
+  // A kept cursor may no longer be taken (Amazon's tokens expire after 24 hours; a chain waits
+  // that long when the account's fetches stop for a day): the chain's query is asked again from
+  // its start, once, before the refusal counts as the account's (then its credentials).
+  let kept = continuing;
   while (next) {
     let page: ChannelOrderPage;
     try {
       page = await next;
     } catch (err) {
-      if (err instanceof DomainError && isPermanent(err)) return refuse(account, err, jobId);
+      if (err instanceof DomainError && isPermanent(err)) {
+        if (kept) {
+          kept = false;
+          next = fetchPage(null);
+          continue;
+        }
+        return refuse(account, err, jobId);
+      }
       throw err;
     }
+    kept = false;
     pages++;
     cursor = page.next;
     // The next page is asked for while this one is imported (its failure is met when awaited).

@@ -59,7 +59,10 @@ export const portalAccountRepository = {
 
   /**
    * Connects a portal account (kontor portal-account connect): its platform, connector, base URL
-   * and credentials, sealed here; a refusal recorded by an earlier order fetch is cleared.
+   * and credentials, sealed here; a refusal recorded by an earlier order fetch is cleared, and so
+   * is a fetch chain kept (lib/order-import): its cursor is a place in what the old connection
+   * listed (another store, another seller id), so the next fetch starts from the watermark, which
+   * a chain leaves where it was.
    */
   async connect(
     accountId: number,
@@ -68,7 +71,14 @@ export const portalAccountRepository = {
   ): Promise<boolean> {
     const updated = await db()('portal_account')
       .where({ account_id: accountId, id })
-      .update({ ...fields, credentials: sealCredentials('portal_account', fields.credentials, id), order_import_error: null });
+      .update({
+        ...fields,
+        credentials: sealCredentials('portal_account', fields.credentials, id),
+        order_import_error: null,
+        orders_fetch_cursor: null,
+        orders_fetch_since: null,
+        orders_fetch_started: null,
+      });
     return updated > 0;
   },
 
