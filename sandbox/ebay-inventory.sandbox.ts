@@ -18,6 +18,8 @@
  * - bulkMigrateListing: 1 to 5 listings; only fixed-price listings with a SKU and business
  *   policies migrate; each becomes an inventory location, item and published offer keeping its
  *   listing id (the method's description, "Migration Requirements").
+ * - a multiple-variation listing ends by withdrawOfferByInventoryItemGroup (every member offer
+ *   unpublished); a withdrawOffer of a member offer is played but recorded (memberWithdrawals).
  * The request's shape is checked before (ebay-contract.sandbox.ts).
  */
 import type express from 'express';
@@ -186,6 +188,8 @@ function mountOffers(router: express.Router, state: SandboxState): void {
       res.status(404).json(error(25713, 'This Offer is not available.'));
       return;
     }
+    const group = publishedGroupOf(ebay, offer);
+    if (group !== undefined) ebay.memberWithdrawals.push({ account: offer.account, offerId: offer.offerId, sku: offer.sku, groupKey: group });
     offer.status = 'UNPUBLISHED';
     refreshListing(state, offer.account, offer.sku, 'end');
     res.json({ listingId: offer.listingId });
@@ -393,6 +397,49 @@ function mountGroups(router: express.Router, state: SandboxState): void {
     }
     res.json({ listingId });
   });
+  // withdrawOfferByInventoryItemGroup ({inventoryItemGroupKey, marketplaceId}, the contract gate
+  // checks the shape): "end a multiple-variation eBay listing ... does not delete the inventory item
+  // group object ... nor any of the offers ..., but instead all of these offers go into the
+  // unpublished state"; 204. Its only documented refusal is 400 25725 "No offer found": answered for
+  // an unknown group and for a group with no published member offer on that marketplace (the
+  // sandbox's reading: nothing to withdraw is no offer found).
+  router.post(`${inventory}/offer/withdraw_by_inventory_item_group`, (req, res) => {
+    const account = res.locals.account as string;
+    const body = (req.body ?? {}) as Body;
+    const groupKey = String(body.inventoryItemGroupKey ?? '');
+    const group = ebay.groups.get(key(account, groupKey));
+    const live = group ? groupOffers(ebay, account, group).filter((o) => o.status === 'PUBLISHED' && o.body.marketplaceId === body.marketplaceId) : [];
+    if (live.length === 0) {
+      res.status(400).json(error(25725, `No offer found for inventory item group ${groupKey} on ${String(body.marketplaceId)}.`));
+      return;
+    }
+    for (const offer of live) {
+      offer.status = 'UNPUBLISHED';
+      refreshListing(state, account, offer.sku, 'end');
+    }
+    res.status(204).end();
+  });
+}
+
+/** The offers of a group's member SKUs. */
+function groupOffers(ebay: SandboxState['ebay'], account: string, group: Body): EbayOfferRecord[] {
+  const skus = Array.isArray(group.variantSKUs) ? group.variantSKUs.map(String) : [];
+  return skus.flatMap((sku) => ebay.offersOf(account, sku));
+}
+
+/**
+ * The published multiple-variation listing (its group's key) an offer is a member of, else
+ * undefined: withdrawOffer "is used to end a single-variation listing" and names
+ * withdrawOfferByInventoryItemGroup for a multiple-variation one, but documents no refusal of a
+ * member offer, so the sandbox plays it as before and records it (`memberWithdrawals`).
+ */
+function publishedGroupOf(ebay: SandboxState['ebay'], offer: EbayOfferRecord): string | undefined {
+  for (const [groupId, group] of ebay.groups) {
+    const [account, ...rest] = groupId.split('|');
+    if (account !== offer.account || !Array.isArray(group.variantSKUs) || !group.variantSKUs.map(String).includes(offer.sku)) continue;
+    if (offer.status === 'PUBLISHED' && offer.body.format === 'FIXED_PRICE') return rest.join('|');
+  }
+  return undefined;
 }
 
 export function mountInventory(router: express.Router, state: SandboxState): void {

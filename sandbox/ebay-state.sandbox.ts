@@ -56,6 +56,11 @@ export class EbayState {
   offers = new Map<string, EbayOfferRecord>();
   /** Inventory item groups (createOrReplaceInventoryItemGroup) by key(account, inventoryItemGroupKey), as sent. */
   groups = new Map<string, Body>();
+  /**
+   * withdrawOffer calls on a member offer of a published multiple-variation listing (the contract
+   * names withdrawOfferByInventoryItemGroup for that listing and documents no refusal): tests assert none.
+   */
+  memberWithdrawals: { account: string; offerId: string; sku: string; groupKey: string }[] = [];
   /** Inventory locations by account, then merchantLocationKey. */
   locations = new Map<string, Map<string, Body>>();
   /** Accounts told to start without the default location (POST /_sandbox/ebay/locations {portal_account, none: true}). */
@@ -82,6 +87,7 @@ export class EbayState {
     this.inventory.clear();
     this.offers.clear();
     this.groups.clear();
+    this.memberWithdrawals = [];
     this.locations.clear();
     this.withoutLocations.clear();
     this.orders.clear();

@@ -30,7 +30,7 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     await adapter.end(target, job.stockId, job.liveId ?? listing?.portal_item_id ?? null, jobId, item);
     await portalListingRepository.saveListing(knex, key, null, 'ended');
     // A variation main's listing is its variants': they end with it.
-    const variants = await endVariants(target, adapter, job, jobId, key);
+    const variants = await endVariants(target, adapter, job, jobId, key, item);
     return { action: 'delete', portal, ...(variants.length ? { variants } : {}) };
   }
   const item = await stockPortalRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);

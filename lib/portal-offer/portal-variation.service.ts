@@ -85,18 +85,33 @@ export async function listVariation(
 
 /**
  * delete of a variation main: besides the main's own listing (from when it was a plain item),
- * each variant's recorded live listing at that portal account ends; answers their stock ids.
+ * each variant's recorded live listing at that portal account ends; answers their stock ids. A
+ * portal that listed them as one (`listVariations`: eBay's inventory item group) ends that
+ * listing as one (`endVariations`: withdrawOfferByInventoryItemGroup, never withdrawOffer per
+ * member, which sell_inventory_v1 has for single-variation listings); every other ends each
+ * variant's offer by `end`.
  */
-export async function endVariants(target: PortalTarget, adapter: RegisteredAdapter, job: PortalUploadJob, jobId: string, key: ListingKey): Promise<number[]> {
+export async function endVariants(
+  target: PortalTarget,
+  adapter: RegisteredAdapter,
+  job: PortalUploadJob,
+  jobId: string,
+  key: ListingKey,
+  main: ListingItem | null | undefined,
+): Promise<number[]> {
   const knex = db();
   const found = await stockPortalRepository.variationOf(knex, job.accountId, job.stockId, job.portal as PortalId, job.listerId);
-  const ended: number[] = [];
+  const live: ListingItem[] = [];
   for (const v of found?.variants ?? []) {
     const own = await portalListingRepository.listing(knex, { ...key, stockId: v.stockId });
-    if (own?.status !== 'listed') continue;
-    await adapter.end(target, v.stockId, own.portal_item_id, `${jobId}-v${v.stockId}`, v);
-    await portalListingRepository.saveListing(knex, { ...key, stockId: v.stockId }, null, 'ended');
-    ended.push(v.stockId);
+    if (own?.status === 'listed') live.push({ ...v, listedAs: own.portal_item_id });
   }
-  return ended;
+  if (live.length === 0) return [];
+  const variation = adapter.endVariations && main ? await variationListingOf(job, main) : undefined;
+  if (variation && adapter.endVariations) await adapter.endVariations(target, variation, jobId);
+  else for (const v of live) await adapter.end(target, v.stockId, v.listedAs ?? null, `${jobId}-v${v.stockId}`, v);
+  await transaction(async (trx) => {
+    for (const v of live) await portalListingRepository.saveListing(trx, { ...key, stockId: v.stockId }, null, 'ended');
+  });
+  return live.map((v) => v.stockId);
 }

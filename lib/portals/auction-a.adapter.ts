@@ -164,6 +164,31 @@ export class AuctionAAdapter implements PortalAdapter {
   }
 
   /**
+   * Ends a variation main's multiple-variation listing: one withdrawOfferByInventoryItemGroup under
+   * the group's key (the main's eBay SKU, as listVariations made it) on the variants' marketplace.
+   * sell_inventory_v1: withdrawOffer "is used to end a single-variation listing"; for "a
+   * multiple-variation listing that is associated with an inventory item group" the group call,
+   * which leaves the group and every member offer, unpublished, for a later publish. Its only
+   * documented refusal, 400 25725 "No offer found", means nothing of the group is live there: the
+   * listing is as ended as asked (as `end` of a SKU without a published offer).
+   */
+  async endVariations(target: PortalTarget, variation: VariationListing, _key: string): Promise<void> {
+    const groupKey = ebaySku(variation.main.group, variation.main.sku, variation.main.stockId);
+    const first = variation.variants[0];
+    const marketplaceId = first ? ebayListing(first).offer.marketplaceId : siteOf(variation.main.group).marketplaceId;
+    const answer = await ebayCall(target, {
+      method: 'POST',
+      path: `${inventory}/offer/withdraw_by_inventory_item_group`,
+      body: { inventoryItemGroupKey: groupKey, marketplaceId },
+      accept: [400],
+    });
+    const errors = (answer.body as { errors?: [] } | undefined)?.errors;
+    if (answer.status === 400 && !/25725|no offer found/i.test(ebayErrorText(errors) ?? '')) {
+      throw portalInputError(this.portal, `withdrawOfferByInventoryItemGroup ${groupKey}: ${ebayErrorText(errors) ?? 'bad request'}`);
+    }
+  }
+
+  /**
    * Revises a live listing. eBay's calls replace the whole inventory item or offer, so each
    * sends the full mapping; revise_values choose which of the two is sent (all when empty).
    */

@@ -191,6 +191,11 @@ export interface PortalAdapter extends PortalFacts {
    */
   listVariations?(target: PortalTarget, listing: VariationListing, key: string): Promise<{ portalItemId: string }>;
   /**
+   * With `listVariations`: ends the listing of variants it made, as one (eBay's
+   * withdrawOfferByInventoryItemGroup), never offer by offer. Nothing live to end is no error.
+   */
+  endVariations?(target: PortalTarget, listing: VariationListing, key: string): Promise<void>;
+  /**
    * Only portals that answer a listing before processing it (Amazon's ACCEPTED): what the listing
    * of that portal item id shows now. Present: portal_upload checks each list and revise later.
    */

@@ -255,6 +255,55 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     );
   });
 
+  it('when a variation main’s eBay listing is ended, then one withdrawOfferByInventoryItemGroup under the group key ends it (every member offer unpublished) and no member offer is withdrawn on its own; portal_upload takes no delete at auction_a', async () => {
+    const ids = await shirt({}, ebayData);
+    const account = String(seller.portalAccountId);
+    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state, listed.error).to.equal('completed');
+    const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
+    await settle();
+
+    // What a client can send: document 2 gives auction_a's part "action (list or revise)".
+    const refused = await call(`stock/${ids.main}/portal_upload/`, { token: seller.token, body: { portal_upload: { auction_a: [{ action: 'delete' }] } } });
+    expect(refused.status, refused.text).to.equal(400);
+    expect((refused.body.error as { field: string }[])[0]?.field).to.equal('portal_upload.auction_a[0].action');
+    expect(running.sandbox.state.requests.some((r) => r.portal === 'auction_a' && /withdraw/.test(r.path))).to.equal(false);
+
+    // The delete job as the worker runs it (no client call plans one at auction_a today).
+    const ebay = running.sandbox.state.ebay;
+    const since = running.sandbox.state.requests.length;
+    const jobId = `end-test-${seller.id}-${ids.main}`;
+    // A list job names the main's lister (its auction_a entry), as the delete job would.
+    const { lister_id: listerId } = (await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.main }).first('lister_id')) as {
+      lister_id: string;
+    };
+    const job = { accountId: seller.id, stockId: ids.main, portal: 'auction_a', portalAccountId: seller.portalAccountId, action: 'delete' as const, listerId };
+    await queues().add('portal.upload', job, jobId);
+    const ended = await waitFor('the delete job to end', async () => {
+      const j = await queues().get('portal_upload').getJob(jobId);
+      const state = await j?.getState();
+      return j && (state === 'completed' || state === 'failed') ? { state, result: j.returnvalue as unknown, error: j.failedReason } : undefined;
+    });
+    expect(ended.state, ended.error).to.equal('completed');
+    expect(ended.result).to.deep.equal({ action: 'delete', portal: 'auction_a', variants: [ids.s, ids.m] });
+
+    const calls = running.sandbox.state.requests.slice(since).filter((r) => r.portal === 'auction_a' && r.method === 'POST');
+    expect(calls.map((r) => [r.path, r.body, r.status])).to.deep.equal([
+      ['/sell/inventory/v1/offer/withdraw_by_inventory_item_group', { inventoryItemGroupKey: sku(), marketplaceId: 'EBAY_DE' }, 204],
+    ]);
+    expect(ebay.memberWithdrawals).to.deep.equal([]);
+    // Ended for every member; the group and the offers stay (unpublished) for a later publish.
+    const offers = [...ebay.offers.values()].filter((o) => o.account === account);
+    expect(offers.map((o) => [o.sku, o.status, o.listingId]).sort()).to.deep.equal([
+      [sku('-M'), 'UNPUBLISHED', listingId],
+      [sku('-S'), 'UNPUBLISHED', listingId],
+    ]);
+    expect(ebay.groups.get(`${account}|${sku()}`)).to.deep.include({ variantSKUs: [sku('-S'), sku('-M')] });
+    expect(shown().auction_a).to.deep.include({ [sku('-S')]: 0, [sku('-M')]: 0 });
+    const listings = await db()('portal_listing').where({ account_id: seller.id, portal: 'auction_a' }).orderBy('stock_id').select('stock_id', 'status');
+    expect(listings).to.deep.equal([ids.main, ids.s, ids.m].sort((a, b) => a - b).map((stockId) => ({ stock_id: stockId, status: 'ended' })));
+  });
+
   it('when a variation main is listed at a portal without listings of variants, then each variant is an offer of its own (its EAN and quantity) and the main none; its delete ends them', async () => {
     // market_e (Kaufland's unit is one EAN) through the neutral JSON dialect of the default account.
     const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), barcode: '4006381333931', quantity: 4 });

@@ -187,4 +187,50 @@ describe('the sandbox eBay plays the documented behaviour', function () {
     ]);
     expect((await ebay(id, 'GET', '/sell/inventory/v1/inventory_item_group/SH')).body).to.deep.equal({ ...group, inventoryItemGroupKey: 'SH' });
   });
+
+  it('when a multiple-variation listing is withdrawn by its group, then every member offer is unpublished (group and offers kept); an unknown or ended group is 400 25725; a withdrawOffer of a member is recorded', async () => {
+    const id = account++;
+    const group = {
+      title: 'Shirt',
+      aspects: { Brand: ['Kontor'] },
+      variantSKUs: ['WG-S', 'WG-M'],
+      variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] },
+    };
+    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/WG', group)).status).to.equal(204);
+    const withdraw = (groupKey: string) =>
+      ebay(id, 'POST', '/sell/inventory/v1/offer/withdraw_by_inventory_item_group', { inventoryItemGroupKey: groupKey, marketplaceId: 'EBAY_DE' });
+    const offerIds: string[] = [];
+    for (const sku of ['WG-S', 'WG-M']) {
+      const item = { product: { title: sku, aspects: { size: [sku.slice(3)] } }, availability: { shipToLocationAvailability: { quantity: 2 } } };
+      expect((await ebay(id, 'PUT', `/sell/inventory/v1/inventory_item/${sku}`, item)).status).to.equal(204);
+      offerIds.push((await ebay(id, 'POST', '/sell/inventory/v1/offer', offer(sku))).body.offerId as string);
+    }
+    // Nothing published yet: no offer found.
+    const early = await withdraw('WG');
+    expect([early.status, early.body.errors?.[0]?.errorId]).to.deep.equal([400, 25725]);
+    const publish = () =>
+      ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', { inventoryItemGroupKey: 'WG', marketplaceId: 'EBAY_DE' });
+    expect((await publish()).status).to.equal(200);
+    const unknown = await withdraw('NOPE');
+    expect([unknown.status, unknown.body.errors?.[0]?.errorId]).to.deep.equal([400, 25725]);
+
+    // A member offer withdrawn on its own: played (as the contract documents no refusal), recorded.
+    expect((await ebay(id, 'POST', `/sell/inventory/v1/offer/${offerIds[0]!}/withdraw`)).status).to.equal(200);
+    expect(state.ebay.memberWithdrawals).to.deep.include({ account: String(id), offerId: offerIds[0], sku: 'WG-S', groupKey: 'WG' });
+    expect((await publish()).status).to.equal(200);
+    const before = state.ebay.memberWithdrawals.length;
+
+    const ended = await withdraw('WG');
+    expect(ended.status, JSON.stringify(ended.body)).to.equal(204);
+    expect(state.ebay.memberWithdrawals).to.have.length(before);
+    const offers = [...state.ebay.offers.values()].filter((o) => o.account === String(id));
+    expect(offers.map((o) => [o.sku, o.status]).sort()).to.deep.equal([
+      ['WG-M', 'UNPUBLISHED'],
+      ['WG-S', 'UNPUBLISHED'],
+    ]);
+    expect(state.quantities(String(id)).auction_a).to.deep.equal({ 'WG-S': 0, 'WG-M': 0 });
+    expect((await ebay(id, 'GET', '/sell/inventory/v1/inventory_item_group/WG')).status).to.equal(200);
+    const again = await withdraw('WG');
+    expect([again.status, again.body.errors?.[0]?.errorId]).to.deep.equal([400, 25725]);
+  });
 });
