@@ -8,9 +8,10 @@
  * keyed with the secret key), the seller's rate limit (111 requests a second over all endpoints,
  * 429 beyond), scripted delays and faults, then against its operation in the contract
  * (sandbox/contract: a violation is answered 400 in Kaufland's ErrorResponse and recorded at
- * GET /_sandbox/violations?vendor=kaufland). Units (offers) keyed by the seller's id_offer, their
- * amount the quantity shown; orders of order units (one per piece sold) with their states,
- * shipments and cancellations. Requests are logged per portal (market_e) and portal account.
+ * GET /_sandbox/violations?vendor=kaufland). Units (offers) by the seller's id_offer (a second
+ * POST /units of one adds a second unit, as createUnit has it), their amount the quantity
+ * shown; orders of order units (one per piece sold) with their states, shipments and
+ * cancellations. Requests are logged per portal (market_e) and portal account.
  */
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -223,6 +224,7 @@ export class KauflandState {
     return dev ? { account: dev[1]!, secret: `sandbox-secret-${dev[1]}` } : undefined;
   }
 
+  /** The (first) unit of an id_offer: a seller who posted one twice has two. */
   unitByOffer(account: string, storefront: string, idOffer: string): KauflandUnit | undefined {
     return [...this.units.values()].find((u) => u.account === account && u.storefront === storefront && u.id_offer === idOffer);
   }
@@ -517,13 +519,15 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
       return;
     }
     const idOffer = String(body.id_offer);
-    if (k.unitByOffer(account, storefront, idOffer)) {
-      res.status(400).json(problem('already-exists', `A unit with id_offer ${idOffer} already exists`, [{ field: 'id_offer', message: 'already exists' }]));
-      return;
-    }
+    // A second POST of an id_offer adds a second unit: createUnit is "Add a new unit for an
+    // existing product", id_offer the "Seller's unique ID for offer(s)" (the seller keeps it
+    // unique), and no refusal of a repeated one is documented. Duplicates are the caller's to avoid.
     const fault = state.takeFault(portal, account, idOffer);
     if (fault) {
-      res.status(fault.status).json(problem('validation-error', fault.message, [{ field: 'id_offer', message: fault.message }]));
+      if (fault.retryAfter !== undefined) res.set('Retry-After', fault.retryAfter);
+      res
+        .status(fault.status)
+        .json(problem(fault.status >= 500 ? 'server-error' : 'validation-error', fault.message, [{ field: 'id_offer', message: fault.message }]));
       return;
     }
     const unit: KauflandUnit = {

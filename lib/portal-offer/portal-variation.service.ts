@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { ciaRepository } from '../cia';
 import { db, transaction } from '../db';
 import { domainError } from '../errors';
@@ -37,6 +38,13 @@ export async function variationListingOf(job: PortalUploadJob, main: ListingItem
  * is one SKU's; Shopify and the JSON dialect: one SKU each). Each variant's listing is recorded
  * under the variant, the multiple-variation listing's id under the main too; then CIA has the
  * last word on each variant's quantity, as after any listing.
+ *
+ * Offer by offer, each variant's listing is recorded as soon as the portal has it, as a plain
+ * item's is: a job that fails on a later variant and is retried (by any portal_upload process)
+ * lists the earlier ones again with their recorded id (`listedAs`), which updates that offer
+ * instead of making a second one where the portal's create does not deduplicate (Kaufland's
+ * POST /units adds a unit per call). The listing of variants as one is a single listing: eBay's
+ * calls replace by SKU and group key, and nothing is live before its publish.
  */
 export async function listVariation(
   target: PortalTarget,
@@ -50,30 +58,31 @@ export async function listVariation(
   const listed = new Map<number, string>();
   let grouped: string | null = null;
   if (adapter.listVariations) {
-    grouped = (await adapter.listVariations(target, variation, jobId)).portalItemId;
-    for (const v of variation.variants) listed.set(v.stockId, grouped);
+    const portalItemId = (await adapter.listVariations(target, variation, jobId)).portalItemId;
+    grouped = portalItemId;
+    await transaction(async (trx) => {
+      await portalListingRepository.saveListing(trx, key, portalItemId, 'listed');
+      for (const v of variation.variants) await recordVariant(trx, adapter, job, jobId, key, v.stockId, portalItemId);
+    });
+    for (const v of variation.variants) {
+      listed.set(v.stockId, portalItemId);
+      await adjustVariant(job, jobId, v.stockId);
+    }
   } else {
     for (const v of variation.variants) {
       const own = await portalListingRepository.listing(knex, { ...key, stockId: v.stockId });
       const listedAs = own?.status === 'listed' ? own.portal_item_id : null;
+      let portalItemId: string;
       if (job.action === 'revise') {
         if (!listedAs) continue;
         await adapter.revise(target, v, listedAs, job.reviseValues ?? [], `${jobId}-v${v.stockId}`);
-        listed.set(v.stockId, listedAs);
-      } else listed.set(v.stockId, (await adapter.list(target, { ...v, listedAs }, `${jobId}-v${v.stockId}`)).portalItemId);
+        portalItemId = listedAs;
+      } else portalItemId = (await adapter.list(target, { ...v, listedAs }, `${jobId}-v${v.stockId}`)).portalItemId;
+      await transaction((trx) => recordVariant(trx, adapter, job, jobId, key, v.stockId, portalItemId));
+      listed.set(v.stockId, portalItemId);
+      await adjustVariant(job, jobId, v.stockId);
     }
     if (listed.size === 0) throw domainError('no_live_listing', `${job.portal}: no variant of item ${job.stockId} has a live offer to revise`);
-  }
-  await transaction(async (trx) => {
-    if (grouped !== null) await portalListingRepository.saveListing(trx, key, grouped, 'listed');
-    for (const [stockId, portalItemId] of listed) {
-      await portalListingRepository.saveListing(trx, { ...key, stockId }, portalItemId, 'listed');
-      await scheduleListingCheck(trx, adapter, { ...job, stockId }, `${jobId}-v${stockId}`);
-    }
-  });
-  for (const stockId of listed.keys()) {
-    await ciaRepository.forgetAck(knex, job.accountId, stockId, job.portal, job.portalAccountId);
-    await queues().add('cia.adjust', { accountId: job.accountId, stockId, reason: 'portal listed' }, `cia-listed-${jobId}-v${stockId}`);
   }
   return {
     action: job.action,
@@ -81,6 +90,26 @@ export async function listVariation(
     portal_item_id: grouped,
     variants: [...listed].map(([stockId, portalItemId]) => ({ stock_id: stockId, portal_item_id: portalItemId })),
   };
+}
+
+/** A variant's listing recorded under the variant, with its listing check where the portal has one (the transaction's). */
+async function recordVariant(
+  trx: Knex.Transaction,
+  adapter: RegisteredAdapter,
+  job: PortalUploadJob,
+  jobId: string,
+  key: ListingKey,
+  stockId: number,
+  portalItemId: string,
+): Promise<void> {
+  await portalListingRepository.saveListing(trx, { ...key, stockId }, portalItemId, 'listed');
+  await scheduleListingCheck(trx, adapter, { ...job, stockId }, `${jobId}-v${stockId}`);
+}
+
+/** After a variant's listing (it carried its own quantity): CIA has the last word on it. */
+async function adjustVariant(job: PortalUploadJob, jobId: string, stockId: number): Promise<void> {
+  await ciaRepository.forgetAck(db(), job.accountId, stockId, job.portal, job.portalAccountId);
+  await queues().add('cia.adjust', { accountId: job.accountId, stockId, reason: 'portal listed' }, `cia-listed-${jobId}-v${stockId}`);
 }
 
 /**
