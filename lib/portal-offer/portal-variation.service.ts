@@ -13,12 +13,15 @@ import { ListingKey, portalListingRepository } from './portal-listing.repository
 /**
  * A variant's field group in a listing of its main: the main's entry gives what the variant's own
  * entry leaves out (title, description, pictures, category, policies: the listing is the main's),
- * but never the main's own SKU at the portal nor its fixed quantity (decision: each variant is
- * offered under its own SKU with its own quantity, lib/cia "A variation main offers nothing of its
- * own").
+ * but never what names the main's own product at the portal (decision: each variant is offered
+ * under its own SKU with its own quantity, lib/cia "A variation main offers nothing of its own"):
+ * its SKU, its fixed quantity, and its product codes (document 2's portal groups: `ean`, `mpn`,
+ * market_d's `id` and `id_type`). An adapter falls back from the group's code to the item's own
+ * (Kaufland's unit is one EAN); the main's code there made every variant a unit of the main's
+ * product.
  */
 export function variantGroup(main: Record<string, unknown>, own: Record<string, unknown>): Record<string, unknown> {
-  const { sku: _sku, quantity: _quantity, ...shared } = main;
+  const { sku: _sku, quantity: _quantity, ean: _ean, mpn: _mpn, id: _id, id_type: _idType, ...shared } = main;
   return { ...shared, ...own };
 }
 

@@ -304,7 +304,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     expect(listings).to.deep.equal([ids.main, ids.s, ids.m].sort((a, b) => a - b).map((stockId) => ({ stock_id: stockId, status: 'ended' })));
   });
 
-  it('when a variation main is listed at a portal without listings of variants, then each variant is an offer of its own (its EAN and quantity) and the main none; its delete ends them', async () => {
+  it('when a variation main is listed at a portal without listings of variants, then each variant is an offer of its own (its EAN, not the main’s portal EAN, and its quantity) and the main none; its delete ends them', async () => {
     // market_e (Kaufland's unit is one EAN) through the neutral JSON dialect of the default account.
     const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), barcode: '4006381333931', quantity: 4 });
     const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), barcode: '4006381333948', quantity: 3 });
@@ -313,7 +313,8 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
       sku: sku(),
       barcode: '4006381333955',
       quantity: 50,
-      market_e: { delivery_time: 'a' },
+      // The main's own portal EAN is the main's product, never a variant's.
+      market_e: { delivery_time: 'a', ean: '4006381333955' },
       variation: {
         type: 'main',
         specifics_set: sizes,
