@@ -42,7 +42,7 @@ describe('market_e at Kaufland: a unit GET /units does not list yet is found thr
     expect(Number(refused!.refused_seq)).to.be.lessThan(Number(refused!.desired_seq));
   });
 
-  it('when the item is listed again by a process that did not list it, then the recorded unit is updated, not a second one created (Kaufland refused that as already-exists and the job failed)', async () => {
+  it('when the item is listed again by a process that did not list it, then the recorded unit is updated, not a second one created (POST /units adds a unit per call: the offer stood twice)', async () => {
     const { list, units } = await listedThenForgotten('KU-LAG-2');
     const before = units()[0]!.id_unit;
     const again = await list();
