@@ -581,9 +581,13 @@ function confirmShipment(store: AmazonOrderStore, req: Request, res: Response): 
     res.status(400).json(errorBody('InvalidInput', `packageReferenceId ${String(p.packageReferenceId)} was already confirmed for order ${o.orderId}.`));
     return;
   }
+  // An item named twice in one package claims the sum of its quantities (what is left to ship is of the item, not of the entry).
+  const claimed = new Map<unknown, number>();
   for (const i of items) {
     const line = o.lines.find((l) => l.orderItemId === i.orderItemId);
-    if (!line || !Number.isInteger(i.quantity) || Number(i.quantity) < 1 || line.quantityShipped + Number(i.quantity) > unitsOf(line)) {
+    const claim = (claimed.get(i.orderItemId) ?? 0) + Number(i.quantity);
+    claimed.set(i.orderItemId, claim);
+    if (!line || !Number.isInteger(i.quantity) || Number(i.quantity) < 1 || line.quantityShipped + claim > unitsOf(line)) {
       res.status(400).json(errorBody('InvalidInput', `orderItemId ${String(i.orderItemId)} is not in the order or its quantity is more than is left to ship.`));
       return;
     }

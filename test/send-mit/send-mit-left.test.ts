@@ -106,6 +106,38 @@ describe('send_mit against what the channel holds already: units shipped before,
       expect(atAmazon().packages.at(-1)!.packageItems).to.deep.equal([{ orderItemId: b, quantity: 2 }]);
       expect((await readOrder(seller, orderId)).shipping).to.deep.include({ platform_status: 'partially_ok' });
     });
+
+    it('an Amazon line the seller split in Kontor into two lines of its order item, one unit confirmed elsewhere: the package claims the item once with the two left and is ok (each line capped alone claimed three, which Amazon refuses)', async () => {
+      const { seller, amazonId, external, orderId, atAmazon, confirmations } = await amazonOrder([{ sku: 'LEFT-AMZ-S', quantity: 3 }]);
+      const item = atAmazon().lines[0]!.orderItemId;
+      await confirmElsewhere(amazonId, external, '00340434161094042500', [{ orderItemId: item, quantity: 1 }]);
+      // The seller splits the line (two units and one, as from two stock places): both lines are Amazon's one item.
+      const [line] = (
+        (await call(`order/${orderId}/`, { token: seller.token })).body.order as { line: { transaction_id: string; name: string; price: string }[] }
+      ).line;
+      expect(line!.transaction_id).to.equal(item);
+      const split = { name: line!.name, price: line!.price, transaction_id: item };
+      const updated = await call(`order/${orderId}/`, {
+        token: seller.token,
+        body: {
+          order: {
+            line: [
+              { id: 1, ...split, quantity: '2' },
+              { id: 2, ...split, quantity: '1' },
+            ],
+          },
+        },
+      });
+      expect(updated.status, updated.text).to.equal(200);
+
+      const result = await sendMitCompleted(seller, orderId, { deliverer: 'DHL', code: ['00340434161094042557'] });
+      expect(result, JSON.stringify(result)).to.deep.include({ platform_status: 'ok', shipment: [{ code: '00340434161094042557', ok: true }] });
+      const sent = confirmations().at(-1)!.body as { packageDetail: { orderItems: { orderItemId: string; quantity: number }[] } };
+      expect(sent.packageDetail.orderItems).to.deep.equal([{ orderItemId: item, quantity: 2 }]);
+      expect(atAmazon().status).to.equal('SHIPPED');
+      expect(atAmazon().lines[0]!.quantityShipped).to.equal(3);
+      expect((await readOrder(seller, orderId)).shipping).to.deep.include({ platform_status: 'ok', code: '00340434161094042557' });
+    });
   });
 
   describe('Shopify: a tracking number added to a fulfilment keeps the URLs it has', () => {

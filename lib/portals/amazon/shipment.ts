@@ -87,9 +87,15 @@ export function leftToShip(order: Order2026): Map<string, number> {
  * previous send_mit, or confirmed in Seller Central or by another tool) are not claimed again, as
  * Amazon refuses a confirmation of more than is unshipped (confirmShipment's 400, "Request has
  * missing or invalid parameters") and the package's other units would go unconfirmed with it.
- * An item Amazon does not list is kept as it is (Amazon's answer names it). Empty: nothing of the
- * package is left to ship.
+ * Kontor lines of one order item (a line the seller split, both keeping its transaction_id) are
+ * claimed as one item, their units summed, and the sum is trimmed: trimmed line by line, each
+ * stayed within what is left while together they claimed more. An item Amazon does not list is
+ * kept as it is (Amazon's answer names it). Empty: nothing of the package is left to ship.
  */
 export function trimToLeft(items: { orderItemId: string; quantity: number }[], left: ReadonlyMap<string, number>): { orderItemId: string; quantity: number }[] {
-  return items.map((i) => ({ ...i, quantity: Math.min(i.quantity, left.get(i.orderItemId) ?? i.quantity) })).filter((i) => i.quantity > 0);
+  const claimed = new Map<string, number>();
+  for (const i of items) claimed.set(i.orderItemId, (claimed.get(i.orderItemId) ?? 0) + i.quantity);
+  return [...claimed]
+    .map(([orderItemId, quantity]) => ({ orderItemId, quantity: Math.min(quantity, left.get(orderItemId) ?? quantity) }))
+    .filter((i) => i.quantity > 0);
 }
