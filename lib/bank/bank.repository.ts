@@ -60,7 +60,13 @@ export interface UnassignedRange {
 }
 
 function unassigned(trx: Knex.Transaction, range: UnassignedRange): Knex.QueryBuilder {
-  const q = trx('bank').where('account_id', range.accountId).whereNull('order_id').andWhere('amount', '>', 0).whereBetween('number', [range.from, range.to]);
+  // A transfer the bank reversed (reversed_by) brought no money: it pays no order.
+  const q = trx('bank')
+    .where('account_id', range.accountId)
+    .whereNull('order_id')
+    .whereNull('reversed_by')
+    .andWhere('amount', '>', 0)
+    .whereBetween('number', [range.from, range.to]);
   // Both kinds named, so (account_id, type, transfer_date) reads only the days asked for: no
   // index names order_id (assigning a record is a HOT update, migration 20261124_0100).
   if (range.since) q.whereIn('type', bankKinds).andWhere('transfer_date', '>=', range.since);
@@ -102,7 +108,7 @@ interface BankCounterRow {
 // The bigints are read as text and written as numbers too; a record is inserted without its
 // internal id, and what has a default (created_at, sender, subject, currency_id, payer_ref) may be left out.
 type BankDefaults = 'created_at' | 'sender' | 'subject' | 'currency_id' | 'payer_ref';
-type BankNullable = 'order_id' | 'order_no' | 'status' | 'entry_ref' | 'match_rule' | 'unassigned_reason' | 'portal_account_grant';
+type BankNullable = 'order_id' | 'order_no' | 'status' | 'entry_ref' | 'match_rule' | 'unassigned_reason' | 'portal_account_grant' | 'reversed_by';
 type BankInsert = Omit<BankRow, 'internal_id' | 'number' | BankDefaults | BankNullable> &
   Partial<Pick<BankRow, BankDefaults | BankNullable>> & { number: string | number };
 declare module 'knex/types/tables' {
@@ -314,6 +320,47 @@ export const bankRepository = {
     );
   },
 
+  /** The reversal keys among those given that reversed a transfer of the account already. */
+  async appliedReversals(trx: Knex.Transaction, accountId: number, keys: string[]): Promise<Set<string>> {
+    if (!keys.length) return new Set();
+    const rows = await trx('bank').select('reversed_by').where({ account_id: accountId, type: 'bank' }).whereRaw('reversed_by = ANY(?::text[])', [keys]);
+    return new Set(rows.flatMap((r) => (r.reversed_by === null ? [] : [r.reversed_by])));
+  },
+
+  /**
+   * The transfers a reversal may take back (bank-reversal.service.ts decides): the account's bank
+   * transfers not reversed yet, of the amount and currency, booked on the reversal's day or in the
+   * REVERSAL_DAYS before it, and either sharing one of the payer's references given (end-to-end
+   * id, creditor reference) or, when none is given, with the same payer and text. At most three
+   * (two already make it ambiguous).
+   */
+  async reversalCandidates(
+    trx: Knex.Transaction,
+    accountId: number,
+    reversal: { amount: string; currency: string; day: Date; since: Date; references: string[]; sender: string; subject: string },
+  ): Promise<{ number: string }[]> {
+    const q = trx('bank')
+      .select<{ number: string }[]>(trx.raw('number::text AS number'))
+      .where({ account_id: accountId, type: 'bank', currency_id: reversal.currency })
+      .whereNull('reversed_by')
+      .andWhere('amount', reversal.amount)
+      .andWhere('transfer_date', '>=', reversal.since)
+      .andWhere('transfer_date', '<=', reversal.day);
+    if (reversal.references.length) q.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);
+    else q.where({ sender: reversal.sender, subject: reversal.subject });
+    return q.orderBy('number').limit(3);
+  },
+
+  /** A transfer locked for its reversal (after a matching run that holds it), as it is now. */
+  async lockForReversal(trx: Knex.Transaction, accountId: number, number: string): Promise<Pick<BankRow, 'id' | 'order_id' | 'reversed_by'> | undefined> {
+    return trx('bank').select('id', 'order_id', 'reversed_by').where({ account_id: accountId, number }).forUpdate().first();
+  },
+
+  /** Marks a transfer reversed: its reversal's key, and status `reversed` (Bank_type.status). */
+  async markReversed(trx: Knex.Transaction, accountId: number, number: string, key: string): Promise<void> {
+    await trx('bank').where({ account_id: accountId, number }).update({ reversed_by: key, status: 'reversed' });
+  },
+
   /**
    * Accounts with records without an order since the date (for the re-match): a probe of each
    * account's recent days in (account_id, type, transfer_date); as a plain EXISTS the planner
@@ -324,7 +371,7 @@ export const bankRepository = {
     const accounts = accountUseRepository.allIdsStatement();
     const { rows } = (await knex.raw(
       `SELECT a.id FROM (${accounts.sql}) a CROSS JOIN LATERAL (
-         SELECT 1 FROM bank b WHERE b.account_id = a.id AND b.type = ANY(?::text[]) AND b.transfer_date >= ? AND b.order_id IS NULL AND b.amount > 0
+         SELECT 1 FROM bank b WHERE b.account_id = a.id AND b.type = ANY(?::text[]) AND b.transfer_date >= ? AND b.order_id IS NULL AND b.reversed_by IS NULL AND b.amount > 0
          LIMIT 1) unassigned
        ORDER BY a.id`,
       [...accounts.bindings, bankKinds, since],

@@ -79,6 +79,8 @@ export interface BankRow {
   match_rule: string | null;
   unassigned_reason: string | null;
   portal_account_grant: number | null;
+  /** The key of the bank's reversal of this transfer (bank-reversal.service.ts); null while not reversed. */
+  reversed_by: string | null;
 }
 
 /** Bank_type as answered: order_id when linked, else order_no; never both. */

@@ -65,6 +65,53 @@ export async function payOrdersIn(
   return misfits;
 }
 
+/** A payment taken back off its order (lib/bank: the bank reversed the credit that paid it). */
+export interface PaymentTakenBack {
+  orderId: string;
+  /** What came off paid_amount: the payment, or what was left of paid_amount when it was less. */
+  amount: string;
+  /** The order was shipped already: the goods went without the money. */
+  shipped: boolean;
+}
+
+/**
+ * Takes payments back off the orders they paid, in the order given: paid_amount lowered by each
+ * (never below 0.00), the paid state by the same rules and writer as a payment (planPayment,
+ * OrderWrites: unpaid again at 0.00, partly paid below invoice_amount, never paid in full by
+ * this), a history entry, the event `changed`. Only the order named and in scope is touched; an
+ * order absent or out of scope answers 'order_missing', one of another currency
+ * 'currency_mismatch' (nothing taken). Answers per key what was taken back or why not.
+ */
+export async function takeBackPaymentsIn(
+  trx: Knex.Transaction,
+  scope: OrderScope,
+  payments: OrderPayment[],
+): Promise<Map<string, PaymentTakenBack | PaymentMisfit>> {
+  const outcomes = new Map<string, PaymentTakenBack | PaymentMisfit>();
+  if (!payments.length) return outcomes;
+  const writes = new OrderWrites(scope, new StockBatch());
+  // The lock order of every order write (see payOrdersIn), though taking back gives no invoice number.
+  await writes.lockInvoice(trx);
+  const rows = new Map((await orderRepository.lockForPayment(trx, scope, [...new Set(payments.map((p) => p.orderId))])).map((r) => [r.id, r]));
+  const taken = new Map<string, { removed: bigint; history: string[] }>();
+  for (const p of payments) {
+    const row = rows.get(p.orderId);
+    if (!row || row.currency_id !== p.currency) {
+      outcomes.set(p.key, row ? 'currency_mismatch' : 'order_missing');
+      continue;
+    }
+    const order = taken.get(p.orderId) ?? { removed: 0n, history: [] };
+    const left = toCents(row.paid_amount ?? '0.00') - order.removed;
+    const removed = toCents(p.amount) < left ? toCents(p.amount) : left > 0n ? left : 0n;
+    taken.set(p.orderId, { removed: order.removed + removed, history: [...order.history, p.history] });
+    outcomes.set(p.key, { orderId: p.orderId, amount: fromCents(removed), shipped: row.is_shipped });
+  }
+  const now = new Date();
+  for (const [id, { removed, history }] of taken) writes.addPayment(planPayment(rows.get(id)!, -removed, history, 'bank.amount', now));
+  await writes.flush(trx);
+  return outcomes;
+}
+
 /** `added`: this payment with those of the batch before it on the same order, in cents. */
 function misfitOf(row: PaymentRow | undefined, payment: OrderPayment, added: bigint): PaymentMisfit | null {
   if (!row) return 'order_missing';
@@ -73,7 +120,10 @@ function misfitOf(row: PaymentRow | undefined, payment: OrderPayment, added: big
   return toCents(row.paid_amount ?? '0.00') + added > toCents(row.invoice_amount) ? 'overpayment' : null;
 }
 
-/** A payment of `added` cents on an order: its paid state by the orders' rules (planPaid). */
+/**
+ * A payment of `added` cents on an order (negative: a payment taken back): its paid state by the
+ * orders' rules (planPaid).
+ */
 function planPayment(row: PaymentRow, added: bigint, history: string[], field: string, now: Date): OrderPaymentPlan {
   const paidAmount = fromCents(toCents(row.paid_amount ?? '0.00') + added);
   checkAmount(paidAmount, field);

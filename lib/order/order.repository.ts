@@ -85,6 +85,8 @@ export interface PaymentRow {
   id: string;
   is_paid: boolean;
   is_cancelled: boolean;
+  /** A payment taken back from a shipped order gives the seller a task (lib/bank reversals). */
+  is_shipped: boolean;
   paid_amount: string | null;
   invoice_amount: string;
   currency_id: string;
@@ -476,7 +478,7 @@ export const orderRepository = {
   /** The payment state of the account's orders among those ids, locked in internal_id order (no deadlock between payers). */
   async lockForPayment(trx: Knex.Transaction, scope: OrderScope, ids: string[]): Promise<PaymentRow[]> {
     return inOrderScope(trx('sales_order'), scope)
-      .select('internal_id', 'id', 'is_paid', 'is_cancelled', 'paid_amount', 'invoice_amount', 'currency_id', 'invoice_number')
+      .select('internal_id', 'id', 'is_paid', 'is_cancelled', 'is_shipped', 'paid_amount', 'invoice_amount', 'currency_id', 'invoice_number')
       .whereRaw('id = ANY(?::text[])', [ids])
       .orderBy('internal_id')
       .forUpdate();
@@ -492,7 +494,8 @@ export const orderRepository = {
     await trx.raw(
       `WITH o AS (
          UPDATE sales_order o SET paid_amount = t.paid_amount, is_paid = t.is_paid,
-           paid_date = CASE WHEN t.became_paid THEN now() ELSE o.paid_date END,
+           -- A payment taken back to 0.00 leaves the order unpaid: no paid_date (planPaid's rule).
+           paid_date = CASE WHEN t.became_paid THEN now() WHEN NOT t.is_paid THEN NULL ELSE o.paid_date END,
            invoice_number = COALESCE(o.invoice_number, t.invoice_number),
            bill_date = CASE WHEN o.invoice_number IS NULL AND t.invoice_number IS NOT NULL THEN t.bill_date ELSE o.bill_date END,
            updated_at = now()

@@ -4,6 +4,6 @@
  * README.md beside this file has the decisions.
  */
 export { taskSearch } from './task.repository';
-export { createTaskOnce, insertTask, saveTask, searchTasks } from './task.service';
+export { createTaskOnce, insertTask, insertTaskOnce, saveTask, searchTasks } from './task.service';
 export { taskInput } from './task.type';
 export type { TaskInput } from './task.type';

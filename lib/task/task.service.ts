@@ -84,6 +84,14 @@ export async function insertTask(trx: Knex.Transaction, accountId: number, task:
   return taskRepository.insert(trx, accountId, await columnsOf(trx, accountId, task));
 }
 
+/**
+ * Creates a task in the caller's transaction once per key (a key unique across accounts, e.g.
+ * naming the account): a repeat of what gave it (a statement imported again) creates none.
+ */
+export async function insertTaskOnce(trx: Knex.Transaction, accountId: number, task: TaskInput, key: string): Promise<number | undefined> {
+  return taskRepository.insertOnce(trx, accountId, await columnsOf(trx, accountId, task), key);
+}
+
 /** Creates a task for an event.run job (event action task); a re-run of the job creates none twice. */
 export async function createTaskOnce(accountId: number, task: TaskInput, sourceJobId: string): Promise<number | undefined> {
   return db().transaction(async (trx) => taskRepository.insertOnce(trx, accountId, await columnsOf(trx, accountId, task), sourceJobId));

@@ -16,8 +16,10 @@ const sample = (name: string) => readFileSync(path.resolve(__dirname, '../../../
 const day = (text: string) => new Date(`${text}T00:00:00Z`);
 
 interface Expected {
-  counts: Omit<ParsedStatement, 'entries'>;
+  counts: Omit<ParsedStatement, 'entries' | 'reversals'>;
   entries: StatementEntry[];
+  /** The reversals of credits (DBIT with RvslInd), as amount and currency; none when absent. */
+  reversals?: string[];
 }
 
 /** PostFinance's statement (SPS), the same in camt.053.001.04 and .001.08: only its versions' texts differ. */
@@ -81,6 +83,8 @@ const expected: Record<string, Expected> = {
   // the entry's position).
   'oca__test-camt053.xml': {
     counts: { format: 'camt.053', statements: 1, debits: 2, returns: 0, unbooked: 0 },
+    // Its DBIT entry with RvslInd and sub-family UPDD: two collected direct debits reversed.
+    reversals: ['564.05 EUR', '100.00 EUR'],
     entries: [
       {
         reference: 'camt NL77ABNA0574908765|1405.31|2014-01-05|~nk34zvA9XnLxpuz8pZ4IeGe6ik5PH97uOFTsqM2fMnA',
@@ -160,8 +164,9 @@ describe('bank statement parsing: the genuine CAMT files', () => {
   for (const [file, want] of Object.entries(expected)) {
     it(`when ${file} is parsed, then its credits come out with amount, currency, booking date, payer and references, the rest counted`, async () => {
       const parsed = await parseStatement(sample(file));
-      const { entries, ...counts } = parsed;
+      const { entries, reversals, ...counts } = parsed;
       expect(counts).to.deep.equal(want.counts);
+      expect(reversals.map((r) => `${r.amount} ${r.currency}`)).to.deep.equal(want.reversals ?? []);
       expect(entries).to.deep.equal(want.entries);
       expect(new Set(entries.map((e) => e.reference)).size, 'one key per payment').to.equal(entries.length);
     });

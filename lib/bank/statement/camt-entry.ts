@@ -2,7 +2,8 @@
  * One CAMT entry (Ntry, the same structure in camt.053 Stmt and camt.054 Ntfctn) into the
  * payments it holds, or counted as skipped. ISO 20022 BankToCustomerStatement/
  * DebitCreditNotification V02-V08 with the Swiss (SPS) and German (DK Anlage 3) usage:
- * - A DBIT entry is a debit; an entry not booked (Sts, V02-V06 as text, V07+ as Sts/Cd) is
+ * - A DBIT entry is a debit; a booked DBIT entry with RvslInd reverses a credit booked before and
+ *   is read into `reversals` too (each payment as a credit is read); an entry not booked (Sts, V02-V06 as text, V07+ as Sts/Cd) is
  *   unbooked; both counted whole, whatever they hold.
  * - A booked CRDT entry is one payment per TxDtls (of every NtryDtls); without TxDtls, or with one,
  *   the entry is one payment of the entry's Amt (the amount booked: a lone TxDtls/Amt may be in
@@ -46,6 +47,8 @@ export interface CamtMessage {
  */
 export interface CamtFile {
   seen: Map<string, number>;
+  /** The keys of reversals given so far (apart from the credits': their own `#2`). */
+  reversals: Map<string, number>;
   legacy: Map<string, number>;
   days: Map<string, Day>;
 }
@@ -89,7 +92,8 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
   details.forEach((d, k) =>
     list(node(d).TxDtls).forEach((tx, i) => txs.push({ tx: node(tx), path: `${path}/NtryDtls${details.length > 1 ? `[${k + 1}]` : ''}/TxDtls[${i + 1}]` })),
   );
-  if (side === 'DBIT') {
+  const reversal = /^(true|1)$/.test(textOf(ntry.RvslInd));
+  if (side === 'DBIT' && !(reversal && status === 'BOOK')) {
     result.debits++;
     return;
   }
@@ -108,9 +112,20 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
     bankRef: textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef),
     batch: txs.length > 1,
   };
-  // A CRDT reversal, or a return code on the entry: every payment in it comes back.
-  const entryReturns = /^(true|1)$/.test(textOf(ntry.RvslInd)) || isReturnCode(ntry.BkTxCd);
   const payments = booked.batch ? txs : [{ tx: txs[0]?.tx ?? {}, path }];
+  if (side === 'DBIT') {
+    // A DBIT reversal takes back a credit booked before: each payment read like a credit, under a
+    // key of its own (`reversal ...`, never a credit's), and counted with the debits as before
+    // (one debit per entry, as every DBIT entry).
+    result.debits++;
+    payments.forEach(({ tx, path: txPath }, i) => {
+      const payment = paymentOf(booked, tx, txPath, i + 1, message, { ...file, seen: file.reversals, legacy: new Map() }, fail);
+      if (payment.amount !== '0.00') result.reversals.push({ ...payment, reference: `reversal ${payment.reference!}`, legacyReference: null });
+    });
+    return;
+  }
+  // A CRDT reversal, or a return code on the entry: every payment in it comes back.
+  const entryReturns = reversal || isReturnCode(ntry.BkTxCd);
   payments.forEach(({ tx, path: txPath }, i) => {
     if (entryReturns || isReturnPayment(tx)) result.returns++;
     else if (booked.batch && textOf(tx.CdtDbtInd) === 'DBIT') result.debits++;

@@ -47,8 +47,8 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
   const messages = list(node(document[kind.root])[kind.message]);
   const at = `Document/${kind.root}/${kind.message}`;
   if (!messages.length) throw refuse(kind.format, at, 'is missing');
-  const result: ParsedStatement = { format: kind.format, statements: messages.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
-  const file: CamtFile = { seen: new Map(), legacy: new Map(), days: new Map() };
+  const result: ParsedStatement = { format: kind.format, statements: messages.length, entries: [], debits: 0, returns: 0, unbooked: 0, reversals: [] };
+  const file: CamtFile = { seen: new Map(), reversals: new Map(), legacy: new Map(), days: new Map() };
   const msgId = textOf(node(node(document[kind.root]).GrpHdr).MsgId);
   const firstOf = new Map<string, StatementEntry[]>();
   messages.forEach((m, s) => {
@@ -59,7 +59,7 @@ export async function parseCamt(text: string): Promise<ParsedStatement> {
     const first = firstOf.get(identity);
     const from = result.entries.length;
     // A repeat's keys are the first's: read apart so that it gives no `#2` to a later statement.
-    const into: CamtFile = first ? { seen: new Map(), legacy: new Map(), days: file.days } : file;
+    const into: CamtFile = first ? { seen: new Map(), reversals: new Map(), legacy: new Map(), days: file.days } : file;
     list(message.Ntry).forEach((ntry, n) => readEntry(node(ntry), `${at}[${s + 1}]/Ntry[${n + 1}]`, n + 1, context, into, result));
     const added = result.entries.slice(from);
     if (first) {

@@ -13,7 +13,8 @@
  * entries are what Kontor stores, the bank's balance is not ours to check, and real test files
  * (anonymised, cut) carry balances that do not add up while every entry is right.
  *
- * Entries are the booked credits. `D` and `RC` (reversal of a credit) are debits, and so is an
+ * Entries are the booked credits. `D` and `RC` (reversal of a credit, also read into `reversals`
+ * for ../bank-reversal.service.ts) are debits, and so is an
  * amount of 0.00 (no money received); `EC`/`ED` (expected, MT942) are unbooked; `RD` (reversal
  * of a debit) and credits whose German business code, SWIFT type code or /RTRN/ marks a return
  * are returns (see ./return-codes), never customer payments.
@@ -66,28 +67,33 @@ export function parseMt940(text: string): ParsedStatement {
       `line ${interim.line}`,
     );
   }
-  const result: ParsedStatement = { format: 'mt940', statements: blocks.length, entries: [], debits: 0, returns: 0, unbooked: 0 };
+  const result: ParsedStatement = { format: 'mt940', statements: blocks.length, entries: [], debits: 0, returns: 0, unbooked: 0, reversals: [] };
   const seen = new Map<string, number>();
   const seenLegacy = new Map<string, number>();
-  const firstOf = new Map<string, StatementEntry[]>();
+  const seenReversal = new Map<string, number>();
+  const firstOf = new Map<string, { entries: StatementEntry[]; reversals: StatementEntry[] }>();
   for (const block of blocks) {
     const from = result.entries.length;
+    const fromReversal = result.reversals.length;
     readStatement(block, result);
     const added = result.entries.slice(from);
+    const reversals = result.reversals.slice(fromReversal);
     const first = firstOf.get(identityOf(block));
     if (first) {
       // The same statement again: its entries are the first's, and storing takes them as duplicates.
       added.forEach((entry, i) => {
-        entry.reference = first[i]!.reference;
-        entry.legacyReference = first[i]!.legacyReference;
+        entry.reference = first.entries[i]!.reference;
+        entry.legacyReference = first.entries[i]!.legacyReference;
       });
+      reversals.forEach((reversal, i) => (reversal.reference = first.reversals[i]!.reference));
       continue;
     }
-    firstOf.set(identityOf(block), added);
+    firstOf.set(identityOf(block), { entries: added, reversals });
     for (const entry of added) {
       entry.reference = occurrenceOf(entry.reference!, seen);
       entry.legacyReference = occurrenceOf(entry.legacyReference!, seenLegacy);
     }
+    for (const reversal of reversals) reversal.reference = occurrenceOf(reversal.reference!, seenReversal);
   }
   return result;
 }
@@ -150,8 +156,15 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
     position++;
     const line = at(field, () => parseStatementLine(field.lines[0]!));
     const kind = kindOf(line);
-    if (kind === 'debit') result.debits++;
-    else if (kind === 'unbooked') result.unbooked++;
+    if (kind === 'debit') {
+      result.debits++;
+      // A reversal of a credit takes back money booked before: read like a credit, keyed apart.
+      if (line.mark === 'RC' && Number(line.amount) !== 0) {
+        const lines86 = detailsLines(block.fields, i + 1);
+        const reversal = entryOf({ account, number, position, currency }, line, { field, lines86 }, detailsOf(lines86));
+        result.reversals.push({ ...reversal, reference: `reversal ${reversal.reference!}`, legacyReference: null });
+      }
+    } else if (kind === 'unbooked') result.unbooked++;
     else {
       const lines86 = detailsLines(block.fields, i + 1);
       const details = detailsOf(lines86);

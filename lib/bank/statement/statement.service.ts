@@ -6,6 +6,7 @@
  */
 import { grantOf, OrderScope } from '../../access';
 import { inTransaction } from '../../db';
+import { applyReversalsIn } from '../bank-reversal.service';
 import { storeEntriesIn } from '../bank-store.service';
 import { parseStatement } from './statement.parse';
 
@@ -28,7 +29,13 @@ export interface StatementImported {
 /** The records pay only orders the caller's grant covers (a client bound to a portal account: its orders). */
 export async function importStatement(scope: OrderScope, bytes: Buffer): Promise<StatementImported> {
   const parsed = await parseStatement(bytes);
-  const stored = await inTransaction((trx) => storeEntriesIn(trx, scope.accountId, 'bank', parsed.entries, null, grantOf(scope)), scope.requestId);
+  // The credits first, then the reversals (bank-reversal.service.ts): a credit and its reversal
+  // in one file meet. storeEntriesIn takes the bank counter lock, the first lock of both.
+  const stored = await inTransaction(async (trx) => {
+    const credits = await storeEntriesIn(trx, scope.accountId, 'bank', parsed.entries, null, grantOf(scope));
+    await applyReversalsIn(trx, scope, parsed.reversals);
+    return credits;
+  }, scope.requestId);
   return {
     format: parsed.format,
     statements: parsed.statements,

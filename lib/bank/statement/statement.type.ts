@@ -39,8 +39,16 @@ export interface ParsedStatement {
   format: 'camt.053' | 'camt.054' | 'mt940';
   statements: number;
   entries: StatementEntry[];
-  /** Debit entries, and credits of 0.00: not money received, skipped. */
+  /** Debit entries, and credits of 0.00: not money received, skipped (reversals of credits among them). */
   debits: number;
+  /**
+   * Booked reversals of credits (MT940 mark RC, CAMT DBIT with RvslInd): the bank takes back a
+   * credit it booked before (a booking error, a recalled or returned transfer). Counted in
+   * `debits` too; each is read like a credit (payer, text, references, amount) under a key of its
+   * own (`reversal ...`, so never a credit's key), and ../bank-reversal.service.ts ties it to the
+   * transfer it reverses.
+   */
+  reversals: StatementEntry[];
   /**
    * Credits that are returns or reversals of the holder's own payments (MT940 GV 159 and RC/RD
    * marks, CAMT RvslInd and RRTN/return reasons): money coming back, never a customer payment.

@@ -1,0 +1,129 @@
+/**
+ * A statement's reversals of credits (MT940 RC, CAMT DBIT with RvslInd: the bank takes back a
+ * credit it booked, a booking error, a recalled or returned transfer), applied in the import's
+ * transaction after its credits are stored (so a credit and its reversal in one file meet).
+ *
+ * The rule that ties a reversal to the transfer it reverses, strict so that no money comes off
+ * the wrong order: a bank transfer of the same account, currency and amount, not reversed yet,
+ * booked on the reversal's day or in the REVERSAL_DAYS before it, and
+ * - when the reversal carries a payer's reference (end-to-end id / EREF+, creditor reference):
+ *   the transfer carries that reference too;
+ * - when it carries none: the transfer has the same payer (a reversal naming none ties to
+ *   nothing) and the same text.
+ * Exactly one such transfer: it is the one. None, or several: the reversal is tied to nothing,
+ * nothing is taken off any order, and the seller gets a task (never a guess).
+ *
+ * A tied transfer is marked reversed (`reversed_by` the reversal's key, status `reversed`): it
+ * pays no order any more (the matching skips it). When it had paid an order, the payment comes
+ * off that order (lib/order takeBackPaymentsIn: paid_amount lowered, never below 0, the paid
+ * state by the orders' rules, a history entry), and the seller gets a task when that order was
+ * shipped already. A reversal applied once (its key on a transfer) is skipped: a re-import takes
+ * nothing back twice; a task is given once per reversal (its key).
+ */
+import type { Knex } from 'knex';
+import type { OrderScope } from '../access';
+import { takeBackPaymentsIn } from '../order';
+import { insertTaskOnce, TaskInput } from '../task';
+import { bankRepository } from './bank.repository';
+import type { StatementEntry } from './statement/statement.type';
+
+/**
+ * How far back a reversal looks for its credit: a SEPA credit transfer may be recalled for fraud
+ * up to 13 months after it was booked (SEPA SCT rulebook, recall reason FRAD); our choice: 400 days.
+ */
+const REVERSAL_DAYS = 400;
+
+export interface ReversalsApplied {
+  /** Reversals that took back a transfer now (marked it reversed, and its payment off its order). */
+  reversed: number;
+  /** Reversals tied to no transfer (none or several fit): a task each. */
+  untied: number;
+}
+
+const describe = (r: StatementEntry) =>
+  `${r.amount} ${r.currency} on ${r.transferDate.toISOString().slice(0, 10)}${r.sender ? ` from ${r.sender}` : ''}${r.subject ? ` ("${r.subject}")` : ''}${
+    r.payerReferences.length ? ` (reference ${r.payerReferences.join(', ')})` : ''
+  }`;
+
+/** Applies the reversals in the caller's transaction, which holds the account's bank counter lock. */
+export async function applyReversalsIn(trx: Knex.Transaction, scope: OrderScope, reversals: StatementEntry[]): Promise<ReversalsApplied> {
+  const { accountId } = scope;
+  const result: ReversalsApplied = { reversed: 0, untied: 0 };
+  const applied = await bankRepository.appliedReversals(
+    trx,
+    accountId,
+    reversals.map((r) => r.reference!),
+  );
+  const task = (reversal: StatementEntry, input: TaskInput) => insertTaskOnce(trx, accountId, input, `bank.reversal:${accountId}:${reversal.reference!}`);
+  for (const reversal of reversals) {
+    const key = reversal.reference!;
+    // Applied by an earlier import, or the same booking again in this file (a statement repeated).
+    if (applied.has(key)) continue;
+    applied.add(key);
+    // Neither a payer's reference nor a payer: nothing ties it to one transfer but its amount.
+    const tiable = reversal.payerReferences.length > 0 || reversal.sender !== '';
+    const candidates = !tiable
+      ? []
+      : await bankRepository.reversalCandidates(trx, accountId, {
+          amount: reversal.amount,
+          currency: reversal.currency,
+          day: reversal.transferDate,
+          since: new Date(reversal.transferDate.getTime() - REVERSAL_DAYS * 86_400_000),
+          references: reversal.payerReferences,
+          sender: reversal.sender,
+          subject: reversal.subject,
+        });
+    // Locked, then read again: a matching run may have assigned it meanwhile (it holds the row until it commits).
+    const original = candidates.length === 1 ? await bankRepository.lockForReversal(trx, accountId, candidates[0]!.number) : undefined;
+    if (!original || original.reversed_by !== null) {
+      result.untied++;
+      await task(reversal, {
+        title: `Bank reversal of ${reversal.amount} ${reversal.currency} not tied to a transfer`,
+        text:
+          `The bank reversed (took back) a credit: ${describe(reversal)}. ` +
+          `${candidates.length > 1 ? 'Several transfers fit it' : 'No transfer of this account fits it'} (same amount and currency, and the same payer reference, or without one the same payer and text), ` +
+          'so nothing was taken off any order. Find the order it concerns and lower its paid_amount.',
+        priority: 'high',
+        reference: { section: 'bank' },
+      });
+      continue;
+    }
+    const number = candidates[0]!.number;
+    if (original.order_id !== null) {
+      const outcome = (
+        await takeBackPaymentsIn(trx, scope, [
+          {
+            key,
+            orderId: original.order_id,
+            amount: reversal.amount,
+            currency: reversal.currency,
+            history: `payment ${reversal.amount} reversed by the bank: bank transfer ${original.id} taken back`,
+          },
+        ])
+      ).get(key);
+      if (typeof outcome !== 'object') {
+        // Not this caller's order (a client bound to another portal account), or gone: left to
+        // an import that may change it; the transfer is not marked, so that one still applies it.
+        result.untied++;
+        await task(reversal, {
+          title: `Bank reversal of transfer ${original.id} not applied to order ${original.order_id}`,
+          text: `The bank reversed the transfer ${original.id} (${describe(reversal)}), which paid order ${original.order_id}; this import may not change that order. Import the statement with access to all portal accounts, or lower the order's paid_amount.`,
+          priority: 'high',
+          reference: { section: 'order', id: original.order_id },
+        });
+        continue;
+      }
+      if (outcome.shipped) {
+        await task(reversal, {
+          title: `Payment of shipped order ${outcome.orderId} reversed by the bank`,
+          text: `The bank reversed the transfer ${original.id} (${describe(reversal)}) that paid order ${outcome.orderId}; ${outcome.amount} ${reversal.currency} were taken off its paid_amount. The order was shipped already: the goods went without this money.`,
+          priority: 'high',
+          reference: { section: 'order', id: outcome.orderId },
+        });
+      }
+    }
+    await bankRepository.markReversed(trx, accountId, number, key);
+    result.reversed++;
+  }
+  return result;
+}

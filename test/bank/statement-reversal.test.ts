@@ -1,0 +1,140 @@
+/**
+ * A credit the bank reverses after it paid an order (MT940 mark RC, CAMT DBIT with RvslInd),
+ * posted through POST bank/statement/ and matched by the bank worker: the payment comes off the
+ * order it paid (and no other), the transfer is marked reversed, the seller gets a task where
+ * the goods went already or the reversal names no one transfer, and a re-import takes nothing
+ * back twice. Fixtures written for Kontor (test/bank/fixtures/*reversal*).
+ */
+import { expect } from 'chai';
+import { call, newSeller, query, Seller } from '../support/api';
+import { readOrder } from '../order/helpers';
+import { importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { fixture } from './fixtures';
+
+interface BankView {
+  id: string;
+  sender: string;
+  amount: string;
+  status: string | null;
+  order_id?: string;
+}
+
+interface TaskView {
+  title: string;
+  priority: string;
+  reference: { section: string; id: string };
+}
+
+describe('bank: a credit reversed by the bank after it paid an order', () => {
+  let bankWorker: { stop(): Promise<void> } | undefined;
+  before(async () => {
+    bankWorker = await startBankWorker('bank-reversal');
+  });
+  after(async () => {
+    await bankWorker?.stop();
+  });
+
+  async function transfers(s: Seller): Promise<BankView[]> {
+    const res = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
+    expect(res.status, res.text).to.equal(200);
+    return res.body.bank as BankView[];
+  }
+
+  async function tasks(s: Seller): Promise<TaskView[]> {
+    const res = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
+    expect(res.status, res.text).to.equal(200);
+    return (res.body.task ?? []) as TaskView[];
+  }
+
+  const reversedLines = (history: string[]) => history.filter((h) => /reversed by the bank/.test(h));
+
+  it('when an MT940 statement reverses (RC) the credits that paid two orders, one shipped, then both are owed again, the shipped one gives a task, and a reversal of no known credit gives a task and touches nothing', async () => {
+    const s = await newSeller();
+    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
+    const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+    const bystander = await orderPaidBy(s, '10.00', 'Carla Unbekannt');
+    const names = { ORDER_1: anna, ORDER_2: bernd };
+    await importStatement(s, fixture('mt940-reversal-credits.sta', names));
+    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
+    expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+    const shipped = await call(`order/${anna}/`, { token: s.token, body: { order: { status: { is_shipped: true } } } });
+    expect(shipped.status, shipped.text).to.equal(200);
+    const before = await tasks(s);
+
+    const answer = await importStatement(s, fixture('mt940-reversal.sta', names));
+    expect(answer).to.deep.include({ entries: 0, stored: 0, debits: 3, returns: 0 });
+
+    const annaNow = await readOrder(s, anna);
+    expect(annaNow.paid_amount).to.equal('0.00');
+    expect(annaNow.status).to.include({ is_paid: false, paid_date: null, is_shipped: true });
+    const rows = await transfers(s);
+    const annaTransfer = rows.find((r) => r.sender === 'Anna Schmidt')!;
+    expect(reversedLines(annaNow.history)).to.deep.equal([`payment 49.90 reversed by the bank: bank transfer ${annaTransfer.id} taken back`]);
+    const berndNow = await readOrder(s, bernd);
+    expect(berndNow.paid_amount).to.equal('0.00');
+    expect(berndNow.status.is_paid).to.equal(false);
+    expect(reversedLines(berndNow.history)).to.have.length(1);
+    // The reversal of 10.00 from a payer the bank never credited here takes nothing off her order.
+    const untouched = await readOrder(s, bystander);
+    expect(untouched.paid_amount).to.equal(null);
+    expect(reversedLines(untouched.history)).to.deep.equal([]);
+    // Both transfers stay with the orders they paid, marked reversed.
+    expect(rows.map((r) => [r.sender, r.amount, r.order_id, r.status]).sort()).to.deep.equal([
+      ['Anna Schmidt', '49.90', anna, 'reversed'],
+      ['Bernd Bauer', '24.50', bernd, 'reversed'],
+    ]);
+    const added = (await tasks(s)).slice(before.length);
+    expect(added.map((t) => [t.title, t.priority, t.reference.section, t.reference.id]).sort()).to.deep.equal([
+      ['Bank reversal of 10.00 EUR not tied to a transfer', 'high', 'bank', ''],
+      [`Payment of shipped order ${anna} reversed by the bank`, 'high', 'order', anna],
+    ]);
+
+    // The same file again takes nothing back twice and gives no task again.
+    const again = await importStatement(s, fixture('mt940-reversal.sta', names));
+    expect(again).to.deep.include({ entries: 0, stored: 0, debits: 3 });
+    expect(reversedLines((await readOrder(s, anna)).history)).to.have.length(1);
+    expect((await readOrder(s, bernd)).paid_amount).to.equal('0.00');
+    expect(await tasks(s)).to.have.length(before.length + 2);
+  });
+
+  it('when a camt.053 reverses (DBIT, RvslInd) one part payment, a credit in the same statement and one of two equal gifts, then only that part comes off, the credit reversed at once pays nothing, and the gift gives a task', async () => {
+    const s = await newSeller();
+    const clara = await orderPaidBy(s, '60.00', 'Clara Vogel');
+    const dieter = await orderPaidBy(s, '30.00', 'Dieter Wolf');
+    const names = { ORDER_1: clara, ORDER_2: dieter };
+    const first = await importStatement(s, fixture('camt053-reversal-credits.xml', names));
+    expect(first).to.deep.include({ entries: 5, stored: 5, debits: 1 });
+    const claraPaid = await readOrder(s, clara);
+    expect(claraPaid.paid_amount).to.equal('60.00');
+    // Dieter's transfer was reversed in the statement that booked it: never his payment.
+    const dieterNow = await readOrder(s, dieter);
+    expect(dieterNow.paid_amount).to.equal(null);
+    expect(dieterNow.status.is_paid).to.equal(false);
+    const afterFirst = await transfers(s);
+    expect(afterFirst.filter((r) => r.sender === 'Dieter Wolf').map((r) => [r.amount, r.order_id, r.status])).to.deep.equal([['30.00', undefined, 'reversed']]);
+    const before = await tasks(s);
+
+    const answer = await importStatement(s, fixture('camt053-reversal.xml', names));
+    expect(answer).to.deep.include({ entries: 0, stored: 0, debits: 2 });
+    const claraNow = await readOrder(s, clara);
+    expect(claraNow.paid_amount).to.equal('20.00');
+    expect(claraNow.status.is_paid).to.equal(true);
+    expect(claraNow.status.paid_date).to.equal(claraPaid.status.paid_date);
+    const rows = await transfers(s);
+    const part1 = rows.find((r) => r.sender === 'Clara Vogel' && r.amount === '40.00')!;
+    expect(reversedLines(claraNow.history)).to.deep.equal([`payment 40.00 reversed by the bank: bank transfer ${part1.id} taken back`]);
+    expect(rows.map((r) => [r.sender, r.amount, r.order_id ?? null, r.status]).sort()).to.deep.equal([
+      ['Clara Vogel', '20.00', clara, null],
+      ['Clara Vogel', '40.00', clara, 'reversed'],
+      ['Dieter Wolf', '30.00', null, 'reversed'],
+      ['Eva Engel', '15.00', null, null],
+      ['Eva Engel', '15.00', null, null],
+    ]);
+    const added = (await tasks(s)).slice(before.length);
+    expect(added.map((t) => [t.title, t.reference.section])).to.deep.equal([['Bank reversal of 15.00 EUR not tied to a transfer', 'bank']]);
+
+    await importStatement(s, fixture('camt053-reversal.xml', names));
+    expect((await readOrder(s, clara)).paid_amount).to.equal('20.00');
+    expect(await tasks(s)).to.have.length(before.length + 1);
+  });
+});
