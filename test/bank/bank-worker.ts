@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { bankProcessors } from '../../lib/bank/bank.processor';
 import { waitFor } from '../event/servers';
 import { createOrder } from '../order/helpers';
-import { call, Seller } from '../support/api';
+import { call, query, Seller } from '../support/api';
 import { startQueueWorker } from '../support/queue-worker';
 
 export const startBankWorker = (name: string) => startQueueWorker('bank', bankProcessors, name);
@@ -30,3 +30,10 @@ export async function importStatement(s: Seller, body: Buffer): Promise<Record<s
 /** An order of one line at price whose buyer (billing name) pays it by transfer. */
 export const orderPaidBy = (s: Seller, price: string, name = 'Jürgen Müller') =>
   createOrder(s, { customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });
+
+/** The seller's bank transfers as GET bank/transfer/ answers them (up to 100), typed as the caller reads them. */
+export async function bankTransfers<T>(s: Seller): Promise<T[]> {
+  const res = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
+  expect(res.status, res.text).to.equal(200);
+  return res.body.bank as T[];
+}

@@ -4,9 +4,9 @@
  * what the seller sees in the answer, the transfers and the orders afterwards.
  */
 import { expect } from 'chai';
-import { call, newSeller, query, Seller } from '../support/api';
+import { call, newSeller, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
-import { importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView {
@@ -26,11 +26,7 @@ describe('bank: statement shapes of other banks, imported and matched', () => {
     await bankWorker?.stop();
   });
 
-  async function transfers(s: Seller): Promise<BankView[]> {
-    const res = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
-    expect(res.status, res.text).to.equal(200);
-    return res.body.bank as BankView[];
-  }
+  const transfers = (s: Seller) => bankTransfers<BankView>(s);
 
   it('when a German camt.053 credits back a direct debit (DK code NRTI+181 or NDDT+109, no ISO domain) whose text names an order, then it is a return as in MT940 and pays no order', async () => {
     const s = await newSeller();

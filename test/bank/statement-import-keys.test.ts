@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { db } from '../../lib/db/knex';
 import { parseStatement } from '../../lib/bank/statement/statement.parse';
-import { call, newSeller, query, Seller } from '../support/api';
+import { newSeller, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
-import { importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
 
 interface BankView {
   sender: string;
@@ -32,11 +32,7 @@ describe('bank: a booking is stored once however its statement comes again', () 
     await bankWorker?.stop();
   });
 
-  async function transfers(s: Seller): Promise<[string, string, string | undefined][]> {
-    const res = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
-    expect(res.status, res.text).to.equal(200);
-    return (res.body.bank as BankView[]).map((r) => [r.sender, r.amount, r.order_id]);
-  }
+  const transfers = async (s: Seller) => (await bankTransfers<BankView>(s)).map((r) => [r.sender, r.amount, r.order_id]);
 
   /** The orders' paid_amount, read one after another (one call of an account at a time). */
   async function paid(s: Seller, ...orders: string[]): Promise<(string | null)[]> {

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { call, newSeller, query, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
-import { importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView {
@@ -34,11 +34,7 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
     await bankWorker?.stop();
   });
 
-  async function transfers(s: Seller): Promise<BankView[]> {
-    const res = await call(`bank/transfer/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
-    expect(res.status, res.text).to.equal(200);
-    return res.body.bank as BankView[];
-  }
+  const transfers = (s: Seller) => bankTransfers<BankView>(s);
 
   async function tasks(s: Seller): Promise<TaskView[]> {
     const res = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
