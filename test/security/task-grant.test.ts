@@ -19,6 +19,9 @@ interface Task {
 describe('tasks under a portal-account grant', () => {
   let seller: Seller;
   let bound1: string;
+  let account2: number;
+  let order1: string;
+  let order2: string;
   const ids: Record<'own' | 'foreign' | 'general', number> = { own: 0, foreign: 0, general: 0 };
 
   const order = async (portalAccountId: number) => {
@@ -42,8 +45,8 @@ describe('tasks under a portal-account grant', () => {
 
   before(async () => {
     seller = await newSeller();
-    const account2 = (await createPortalAccount(seller.id, { name: 'Shop 2', platform: 'shop_g' })).id;
-    const [order1, order2] = [await order(seller.portalAccountId), await order(account2)];
+    account2 = (await createPortalAccount(seller.id, { name: 'Shop 2', platform: 'shop_g' })).id;
+    [order1, order2] = [await order(seller.portalAccountId), await order(account2)];
     ids.own = await task('ship to Anna Own, Berlin', { section: 'order', id: order1 });
     ids.foreign = await task('ship to Bert Foreign, Hamburg', { section: 'order', id: order2 });
     ids.general = await task('inventory day');
@@ -70,7 +73,37 @@ describe('tasks under a portal-account grant', () => {
     expect(own.status, own.text).to.equal(200);
   });
 
-  it('when the seller reads the tasks, then it sees all of them', async () => {
+  it("when it creates a task naming portal account 2's order, or an absent one, or moves a task onto it, then 404 on task.reference.id and nothing is stored", async () => {
+    const count = async () => ((await call('task/', { token: seller.token })).body.task as Task[]).length;
+    const before = await count();
+    const absent = await call('task/', { token: bound1, body: { task: { title: 'x', reference: { section: 'order', id: '99999_2026_11' } } } });
+    for (const body of [
+      { task: { title: 'planted on 2', text: 'planted', reference: { section: 'order', id: order2 } } },
+      { task: { title: 'planted on 2', reference: { section: 'order', id: order2 } }, portal_account_id: account2 },
+      { task: { title: 'no order', reference: { section: 'order' } } },
+    ]) {
+      const res = await call('task/', { token: bound1, body });
+      expect(res.status, res.text).to.be.oneOf([404, 400]);
+      if (res.status === 404) {
+        expect(res.body.error![0]!.field).to.equal('task.reference.id');
+        expect(res.body.error![0]!.error).to.equal(absent.body.error![0]!.error);
+      }
+    }
+    expect(absent.status, absent.text).to.equal(404);
+    const moved = await call(`task/${ids.general}/`, { token: bound1, body: { task: { reference: { section: 'order', id: order2 } } } });
+    expect(moved.status, moved.text).to.equal(404);
+    expect(moved.body.error![0]!.field).to.equal('task.reference.id');
+    expect(await count()).to.equal(before);
     expect(await titles(seller.token)).to.deep.equal(['inventory day', 'ship to Anna Own, Berlin', 'ship to Bert Foreign, Hamburg']);
+    const general = await call(`task/?${query({ filter: { id: [{ value: ids.general }] } })}`, { token: seller.token });
+    expect((general.body.task as { reference: { section: string } }[])[0]!.reference.section).to.equal('');
+    // Its own portal account's order: created, and seen.
+    const own = await call('task/', { token: bound1, body: { task: { title: 'call Anna', reference: { section: 'order', id: order1 } } } });
+    expect(own.status, own.text).to.equal(201);
+    expect(await titles(bound1)).to.include('call Anna');
+  });
+
+  it('when the seller reads the tasks, then it sees all of them', async () => {
+    expect(await titles(seller.token)).to.deep.equal(['call Anna', 'inventory day', 'ship to Anna Own, Berlin', 'ship to Bert Foreign, Hamburg']);
   });
 });
