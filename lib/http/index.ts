@@ -11,7 +11,7 @@ export { accepted, created, endpoint, multiStatus, ok, okPage, publicEndpoint } 
 export type { Endpoint, RequestContext, Result } from './endpoint';
 export { answerEnvelope, errorEnvelope, successEnvelope } from './envelope';
 export type { Payload } from './envelope';
-export { claimKey, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolderOf, replayedHeader } from './idempotency/idempotency';
+export { claimKey, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolderOf, keyTakenOverError, replayedHeader } from './idempotency/idempotency';
 export type { Claim, StoredAnswer } from './idempotency/idempotency';
 export { idempotencyRepository } from './idempotency/idempotency.repository';
 export { checkInput, checkText } from './input-bounds';

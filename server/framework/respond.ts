@@ -23,6 +23,7 @@ import {
   negotiateCharset,
   negotiateFormat,
   buildXmlResponse,
+  keyTakenOverError,
   xmlReference,
 } from '../../lib/http';
 
@@ -117,6 +118,8 @@ function bearerChallenge(error: DomainError): string {
  */
 export function toDomainError(err: unknown, log: Logger): DomainError {
   if (err instanceof DomainError) return err;
+  const takenOver = keyTakenOverError(err);
+  if (takenOver) return takenOver;
   const lost = lostCommitOf(err);
   if (lost) {
     log.warn({ err: (err as Error).message, xid: lost.xid ?? null }, 'the answer to COMMIT was lost; answered 503, outcome unknown');

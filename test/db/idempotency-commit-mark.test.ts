@@ -137,8 +137,13 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
     let server: Server;
     let base = '';
     let runs = 0;
-    let outcome: 'created' | 'refused in its transaction' | 'crash in its transaction' | 'failed after its commit' | 'slow, then failed after its commit' =
-      'created';
+    let outcome:
+      | 'created'
+      | 'refused in its transaction'
+      | 'crash in its transaction'
+      | 'failed after its commit'
+      | 'slow, then failed after its commit'
+      | 'slow before its commit' = 'created';
     /** A slow attempt, after its commit: it tells that it committed, then waits for `until`. */
     let slow: { committed: () => void; until: Promise<void> } | undefined;
     before(async () => {
@@ -151,10 +156,16 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
         response: ['run'],
         async handle({ caller }) {
           runs++;
+          const run = runs;
+          const slowBeforeCommit = outcome === 'slow before its commit' ? slow : undefined;
           await transaction(async (trx) => {
-            await trx.raw('SELECT 1');
+            await trx('commit_mark_probe').insert({ account_id: caller.accountId, run });
             if (outcome === 'refused in its transaction') throw new DomainError('unknown_order', 'the order does not exist');
             if (outcome === 'crash in its transaction') throw new Error('boom in the transaction');
+            if (slowBeforeCommit) {
+              slowBeforeCommit.committed();
+              await slowBeforeCommit.until;
+            }
           }, caller.requestId);
           if (outcome === 'failed after its commit') throw new Error('boom after the commit');
           if (outcome === 'slow, then failed after its commit') {
@@ -165,11 +176,18 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
           return created({ run: runs });
         },
       });
+      // What the probe's transactions wrote, to count those that committed.
+      await db().raw('CREATE TABLE IF NOT EXISTS commit_mark_probe (account_id integer NOT NULL, run integer NOT NULL)');
       server = createApp([probe]).listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
-    after(() => new Promise((resolve) => server.close(resolve)));
+    after(async () => {
+      await new Promise((resolve) => server.close(resolve));
+      await db().raw('DROP TABLE IF EXISTS commit_mark_probe');
+    });
+    const committedRuns = async (seller: Seller) =>
+      (await db()('commit_mark_probe').where({ account_id: seller.id }).orderBy('run').select<{ run: number }[]>('run')).map((r) => r.run);
 
     const probe = (seller: Seller, key: string) =>
       call('test/commit_mark_probe/', { base, token: seller.token, body: { n: 1 }, headers: { 'Idempotency-Key': key } });
@@ -224,6 +242,32 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
       const later = await probe(seller, key);
       expectCarriedOut(later);
       expect(runs - start, 'the first attempt ran once, nothing ran again').to.equal(1);
+    });
+
+    it('when the first attempt, still running past its lock, has not committed yet and a resend took the key over and ran, then the first attempt’s COMMIT is refused: 409 idempotency_key_in_use, its writes rolled back, and the key keeps the resend’s answer', async () => {
+      const seller = await newSeller();
+      const key = newKey();
+      outcome = 'slow before its commit';
+      let go = () => undefined as void;
+      const inTransaction = new Promise<void>((resolve) => {
+        slow = { committed: resolve, until: new Promise<void>((resume) => (go = resume)) };
+      });
+      const first = probe(seller, key);
+      await inTransaction;
+      // The first attempt's process paused (not dead) past its running lock, its transaction open.
+      afterLockLapsed();
+      outcome = 'created';
+      const resend = await probe(seller, key);
+      expect(resend.status, resend.text).to.equal(201);
+      go();
+      const late = await first;
+      expect(late.status, late.text).to.equal(409);
+      expect(late.body.error?.map((e) => [e.error, e.field])).to.deep.equal([['idempotency_key_in_use', 'Idempotency-Key']]);
+      expect(String(late.body.error_description)).to.match(/took it over/);
+      expect(await committedRuns(seller), 'only the resend’s transaction committed').to.deep.equal([resend.body.run]);
+      const replay = await probe(seller, key);
+      expect([replay.status, replay.body.run, replay.headers.get('idempotent-replayed')]).to.deep.equal([201, resend.body.run, 'true']);
+      expect(await committedRuns(seller)).to.have.length(1);
     });
 
     it('when the request fails (500) inside its transaction (rolled back), then the key is freed as before: the resend runs', async () => {

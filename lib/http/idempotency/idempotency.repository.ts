@@ -34,6 +34,9 @@ export interface NewClaim extends KeyHolder {
   expiresAt: Date;
 }
 
+/** The SQLSTATE the commit mark raises when a resend took the key over (commitMark). */
+export const keyTakenOverCode = 'KI001';
+
 /** Expired keys of the account swept by each claim, so the table stays the size of a day's keys. */
 const sweepBatch = 100;
 
@@ -84,16 +87,22 @@ export const idempotencyRepository = {
    * The statement that marks the key row of attempt `owner` with the transaction's id, written by
    * each transaction of the request just before its COMMIT, in the COMMIT's message (lib/db
    * commit-marks.ts): the row then tells, atomically with the request's writes, that they
-   * committed. That message is the simple protocol, which takes no bindings: every text is
-   * written as hex digits (decode), so nothing a client sent reaches the statement's syntax;
-   * the account id is an integer.
+   * committed. When the row is no longer this attempt's, it raises `keyTakenOverCode` instead,
+   * and PostgreSQL skips the COMMIT after it: the attempt ran past its running lock (a process
+   * paused, not dead) and a resend took the key over and runs the request itself, so this
+   * attempt's writes must not commit beside the resend's (a fence, as a lease's token is). A DO
+   * block, for the RAISE: one plpgsql block per keyed transaction, nothing for other requests.
+   * That message is the simple protocol, which takes no bindings: every text is written as hex
+   * digits (decode), so nothing a client sent reaches the statement's syntax; the account id is
+   * an integer.
    */
   commitMark(holder: KeyHolder, key: string, owner: string): string {
     if (!Number.isSafeInteger(holder.accountId)) throw new Error(`account id ${holder.accountId} is no integer`);
     const text = (value: string) => `convert_from(decode('${Buffer.from(value, 'utf8').toString('hex')}', 'hex'), 'UTF8')`;
     return (
-      `UPDATE idempotency_key SET commit_xid = txid_current() WHERE account_id = ${holder.accountId}` +
-      ` AND client = ${text(holder.client)} AND key = ${text(key)} AND owner = ${text(owner)}::uuid`
+      `DO $mark$ BEGIN UPDATE idempotency_key SET commit_xid = txid_current() WHERE account_id = ${holder.accountId}` +
+      ` AND client = ${text(holder.client)} AND key = ${text(key)} AND owner = ${text(owner)}::uuid;` +
+      ` IF NOT FOUND THEN RAISE EXCEPTION 'the Idempotency-Key was taken over by a resend' USING ERRCODE = '${keyTakenOverCode}'; END IF; END $mark$`
     );
   },
 

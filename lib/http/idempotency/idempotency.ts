@@ -12,7 +12,7 @@ import { DomainError } from '../../errors';
 import { errorEnvelope } from '../envelope';
 import type { KeyHolder } from './holder';
 import { idempotencyHeader } from './key';
-import { idempotencyRepository, StoredAnswer } from './idempotency.repository';
+import { idempotencyRepository, keyTakenOverCode, StoredAnswer } from './idempotency.repository';
 
 export type { StoredAnswer } from './idempotency.repository';
 export { idempotencyHeader, idempotencyKeyOf, maxKeyLength } from './key';
@@ -169,6 +169,20 @@ const reused = () =>
     `this ${idempotencyHeader} was used for another request (method, path or body differ) in the last 24 hours; use a new key for a new request`,
     { field: idempotencyHeader },
   );
+
+/**
+ * The answer of an attempt whose COMMIT its commit mark refused (idempotencyRepository.commitMark):
+ * it ran past its running lock, a resend took the key over, and this attempt was rolled back.
+ * The key is in use by the resend: 409 as for any duplicate, whose resend gets the resend's answer.
+ */
+export function keyTakenOverError(err: unknown): DomainError | undefined {
+  if ((err as { code?: unknown } | null)?.code !== keyTakenOverCode) return undefined;
+  return new DomainError(
+    'idempotency_key_in_use',
+    `this request ran past its ${idempotencyHeader}'s running lock and a resend with the key took it over; this one was rolled back, not carried out: send it again with the same key for the resend's answer`,
+    { field: idempotencyHeader, retryAfterSeconds: 1 },
+  );
+}
 
 const inUse = () =>
   new DomainError('idempotency_key_in_use', `the first request with this ${idempotencyHeader} is still running; send again when it is answered`, {
