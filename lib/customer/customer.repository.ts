@@ -144,6 +144,15 @@ export const customerRepository = {
       .first();
   },
 
+  /**
+   * The customers a scope covers (readQuery's rule), selecting 1, for WHERE EXISTS: the caller adds
+   * its correlation to `customer.number` (lib/task: a customer task is a bound client's only when
+   * the customer is).
+   */
+  inScope(knex: Knex, scope: OrderScope): Knex.QueryBuilder {
+    return inCustomerScope(knex('customer').select(knex.raw('1')), scope);
+  },
+
   async numberExists(trx: Knex.Transaction, accountId: number, number: string): Promise<boolean> {
     return Boolean(await trx('customer').select('internal_id').where({ account_id: accountId, number }).first());
   },

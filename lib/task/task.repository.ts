@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { orderGrantQueries, OrderScope } from '../access';
+import { customerRepository } from '../customer';
 import { db } from '../db';
 import { runSearch, SearchRequest, SearchSpec } from '../http';
 import { taskType } from './task.type';
@@ -49,7 +50,16 @@ function visibleTo(q: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
   const granted = orderGrantQueries()
     .ordersOfPortalAccount(db(), 'granted_order', scope.portalAccountGrant)
     .whereRaw('granted_order.account_id = task.account_id AND granted_order.id = task.reference_id');
-  return q.where((w) => w.whereNull('task.reference_section').orWhereNot('task.reference_section', 'order').orWhereExists(granted));
+  // A customer task carries the customer's data as well (an event action task on customer
+  // created fills its text from Customer_type): seen only when the customer is (README).
+  const customer = customerRepository.inScope(db(), scope).whereRaw('customer.number = task.reference_id');
+  return q.where((w) =>
+    w
+      .whereNull('task.reference_section')
+      .orWhereNotIn('task.reference_section', ['order', 'customer'])
+      .orWhere((o) => o.where('task.reference_section', 'order').whereExists(granted))
+      .orWhere((c) => c.where('task.reference_section', 'customer').whereExists(customer)),
+  );
 }
 
 /** Tasks of a seller account; every query is scoped by the account id (and a client's grant). */
@@ -78,6 +88,22 @@ export const taskRepository = {
   /** One task the caller sees, locked for an update. */
   async getForUpdate(trx: Knex.Transaction, scope: OrderScope, id: number): Promise<TaskRow | undefined> {
     return visibleTo(trx('task'), scope).where('task.id', id).forUpdate('task').first();
+  },
+
+  /**
+   * Whether the order (section order) or customer (section customer) a task names is one the scope
+   * sees: visibleTo's rule, for a task before it is stored.
+   */
+  async referenceSeen(trx: Knex.Transaction, scope: OrderScope, section: 'order' | 'customer', id: string): Promise<boolean> {
+    const query =
+      section === 'order'
+        ? scope.portalAccountGrant === 'all'
+          ? null
+          : orderGrantQueries()
+              .ordersOfPortalAccount(trx, 'granted_order', scope.portalAccountGrant)
+              .where({ 'granted_order.account_id': scope.accountId, 'granted_order.id': id })
+        : customerRepository.inScope(trx, scope).where('customer.number', id);
+    return query === null || Boolean(await query.first());
   },
 
   async update(trx: Knex.Transaction, accountId: number, id: number, columns: TaskColumns): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { orderGrantQueries, OrderScope } from '../access';
+import type { OrderScope } from '../access';
 import { db, transaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import type { SearchRequest } from '../http';
@@ -99,25 +99,20 @@ export async function createTaskOnce(accountId: number, task: TaskInput, sourceJ
 
 /**
  * A client bound to one portal account names in reference.id only an order of that portal account
- * when the section is order (document 1, Authentication 5): otherwise it could plant a task, with
- * its own title and text, on another portal account's order, which that account's users read as
- * the order's, and learn from 201 against 404 which order ids exist there. Another portal
- * account's order, an absent one and no id at all answer the same 404 on task.reference.id, and
- * nothing is stored. The seller's own tokens and clients granted all stay unchecked (reference.id
- * is not checked against the other domains: README).
+ * when the section is order, and only a customer it sees (one with an order of that portal
+ * account) when the section is customer (document 1, Authentication 5; README "Portal account
+ * grant"): otherwise it could plant a task, with its own title and text, on another portal
+ * account's order or customer, which that account's users read as the record's task while the
+ * client itself cannot see it. Another's record, an absent one and no id at all answer the same
+ * 404 on task.reference.id, and nothing is stored. The seller's own tokens and clients granted
+ * all stay unchecked (reference.id is not checked against the other domains: README).
  */
-async function checkOrderReference(trx: Knex.Transaction, scope: OrderScope, columns: TaskColumns, current?: TaskRow): Promise<void> {
+async function checkReference(trx: Knex.Transaction, scope: OrderScope, columns: TaskColumns, current?: TaskRow): Promise<void> {
   if (scope.portalAccountGrant === 'all') return;
   const section = columns.reference_section !== undefined ? columns.reference_section : current?.reference_section;
-  if (section !== 'order') return;
-  const orderId = columns.reference_id !== undefined ? columns.reference_id : current?.reference_id;
-  const seen =
-    orderId &&
-    (await orderGrantQueries()
-      .ordersOfPortalAccount(trx, 'granted_order', scope.portalAccountGrant)
-      .where({ 'granted_order.account_id': scope.accountId, 'granted_order.id': orderId })
-      .first());
-  if (!seen) throw notFound(`order ${orderId ?? ''}`.trimEnd(), 'task.reference.id');
+  if (section !== 'order' && section !== 'customer') return;
+  const id = columns.reference_id !== undefined ? columns.reference_id : current?.reference_id;
+  if (!id || !(await taskRepository.referenceSeen(trx, scope, section, id))) throw notFound(`${section} ${id ?? ''}`.trimEnd(), 'task.reference.id');
 }
 
 /** POST task/: creates a task, or updates (completes) the task whose id is given, if the caller sees it (else 404). */
@@ -127,13 +122,13 @@ export async function saveTask(scope: OrderScope, task: TaskInput, id = task.id)
   return transaction(async (trx) => {
     if (id === undefined) {
       const columns = await columnsOf(trx, accountId, task);
-      await checkOrderReference(trx, scope, columns);
+      await checkReference(trx, scope, columns);
       return { id: await taskRepository.insert(trx, accountId, columns), created: true };
     }
     const current = await taskRepository.getForUpdate(trx, scope, id);
     if (!current) throw notFound(`task ${id}`, 'task_id');
     const columns = await columnsOf(trx, accountId, task, current);
-    await checkOrderReference(trx, scope, columns, current);
+    await checkReference(trx, scope, columns, current);
     await taskRepository.update(trx, accountId, id, columns);
     return { id, created: false };
   }, scope.requestId);

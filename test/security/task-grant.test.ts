@@ -103,7 +103,41 @@ describe('tasks under a portal-account grant', () => {
     expect(await titles(bound1)).to.include('call Anna');
   });
 
+  it("when portal account 2's customer has a task, then the client bound to 1 neither sees, completes nor creates one on it; its own customer's it does", async () => {
+    const customerOf = async (email: string, portalAccountId: number) => {
+      const res = await call('order/', { token: seller.token, body: { order: { customer: { email } }, portal_account_id: portalAccountId } });
+      expect(res.status, res.text).to.equal(201);
+      const read = await call(`order/${res.body.order_id as string}/`, { token: seller.token });
+      return String((read.body.order as { customer: { id: unknown } }).customer.id);
+    };
+    const [mine, theirs] = [await customerOf('carla@example.com', seller.portalAccountId), await customerOf('dora@example.com', account2)];
+    const secret = await task('Dora Foreign, Hamburg, dora@example.com', { section: 'customer', id: theirs });
+    expect(await titles(bound1)).to.not.include('Dora Foreign, Hamburg, dora@example.com');
+    expect(await titles(bound1, { filter: { id: [{ value: secret }] } })).to.deep.equal([]);
+    const complete = await call(`task/${secret}/`, { token: bound1, body: { task: { is_completed: true } } });
+    expect(complete.status, complete.text).to.equal(404);
+    expect(complete.body.error![0]!.field).to.equal('task_id');
+    const count = async () => ((await call('task/', { token: seller.token })).body.task as Task[]).length;
+    const before = await count();
+    const planted = await call('task/', { token: bound1, body: { task: { title: 'planted', reference: { section: 'customer', id: theirs } } } });
+    expect(planted.status, planted.text).to.equal(404);
+    expect(planted.body.error![0]!.field).to.equal('task.reference.id');
+    expect(await count()).to.equal(before);
+    const own = await call('task/', { token: bound1, body: { task: { title: 'call Carla', reference: { section: 'customer', id: mine } } } });
+    expect(own.status, own.text).to.equal(201);
+    expect(await titles(bound1)).to.include('call Carla');
+    const open = await call(`task/?${query({ filter: { id: [{ value: secret }] } })}`, { token: seller.token });
+    expect((open.body.task as Task[])[0]!.is_completed).to.equal(false);
+  });
+
   it('when the seller reads the tasks, then it sees all of them', async () => {
-    expect(await titles(seller.token)).to.deep.equal(['call Anna', 'inventory day', 'ship to Anna Own, Berlin', 'ship to Bert Foreign, Hamburg']);
+    expect(await titles(seller.token)).to.deep.equal([
+      'Dora Foreign, Hamburg, dora@example.com',
+      'call Anna',
+      'call Carla',
+      'inventory day',
+      'ship to Anna Own, Berlin',
+      'ship to Bert Foreign, Hamburg',
+    ]);
   });
 });
