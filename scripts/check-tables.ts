@@ -78,6 +78,7 @@ export const owners: Record<string, string> = {
   bank_counter: 'bank',
   payment_provider_account: 'bank',
   payment_provider_pending: 'bank',
+  bank_reversal_pending: 'bank',
   channel_order: 'order-import',
   ebay_account_deletion: 'portal-connect',
   event_handler: 'event',

@@ -19,12 +19,19 @@
  * state by the orders' rules, a history entry), and the seller gets a task when that order was
  * shipped already. A reversal applied once (its key on a transfer) is skipped: a re-import takes
  * nothing back twice; a task is given once per reversal (its key).
+ *
+ * A reversal no transfer fits yet is kept (bank_reversal_pending) when it names a payer or a
+ * reference, and tried again at every later import that brings a credit of its amount: the
+ * statements imported out of order (the reversal's first) tie the credit when it is stored, in
+ * the same transaction, before its bank.match job runs, so it pays no order. Only credits booked
+ * on the reversal's day or before it fit (the rule above), so a buyer's new payment after the
+ * reversal is never taken for the reversed one.
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { takeBackPaymentsIn } from '../order';
 import { insertTaskOnce, TaskInput } from '../task';
-import { bankRepository } from './bank.repository';
+import { bankRepository, PendingReversalRow } from './bank.repository';
 import type { StatementEntry } from './statement/statement.type';
 
 /**
@@ -45,10 +52,36 @@ const describe = (r: StatementEntry) =>
     r.payerReferences.length ? ` (reference ${r.payerReferences.join(', ')})` : ''
   }`;
 
-/** Applies the reversals in the caller's transaction, which holds the account's bank counter lock. */
-export async function applyReversalsIn(trx: Knex.Transaction, scope: OrderScope, reversals: StatementEntry[]): Promise<ReversalsApplied> {
+/** A kept reversal as the statement gave it. */
+const entryOf = (row: PendingReversalRow): StatementEntry => ({
+  reference: row.key,
+  transferDate: row.transfer_date,
+  sender: row.sender,
+  subject: row.subject,
+  amount: row.amount,
+  currency: row.currency_id,
+  payerReferences: row.payer_ref ? row.payer_ref.split(' ') : [],
+});
+
+/**
+ * Applies the file's reversals, and the reversals kept from earlier imports that a credit of
+ * `creditAmounts` (this file's) may fit, in the caller's transaction, which holds the account's
+ * bank counter lock and has stored this file's credits.
+ */
+export async function applyReversalsIn(
+  trx: Knex.Transaction,
+  scope: OrderScope,
+  fileReversals: StatementEntry[],
+  creditAmounts: string[] = [],
+): Promise<ReversalsApplied> {
   const { accountId } = scope;
   const result: ReversalsApplied = { reversed: 0, untied: 0 };
+  const inFile = new Set(fileReversals.map((r) => r.reference!));
+  const kept = (await bankRepository.pendingReversals(trx, accountId, [...new Set(creditAmounts)])).filter((r) => !inFile.has(r.key));
+  // The older ones first: a reversal kept from before is tied before this file's own.
+  const reversals = [...kept.map(entryOf), ...fileReversals];
+  const tied: string[] = [];
+  const waiting: StatementEntry[] = [];
   const applied = await bankRepository.appliedReversals(
     trx,
     accountId,
@@ -58,7 +91,10 @@ export async function applyReversalsIn(trx: Knex.Transaction, scope: OrderScope,
   for (const reversal of reversals) {
     const key = reversal.reference!;
     // Applied by an earlier import, or the same booking again in this file (a statement repeated).
-    if (applied.has(key)) continue;
+    if (applied.has(key)) {
+      tied.push(key);
+      continue;
+    }
     applied.add(key);
     // Neither a payer's reference nor a payer: nothing ties it to one transfer but its amount.
     const tiable = reversal.payerReferences.length > 0 || reversal.sender !== '';
@@ -77,12 +113,14 @@ export async function applyReversalsIn(trx: Knex.Transaction, scope: OrderScope,
     const original = candidates.length === 1 ? await bankRepository.lockForReversal(trx, accountId, candidates[0]!.number) : undefined;
     if (!original || original.reversed_by !== null) {
       result.untied++;
+      if (tiable) waiting.push(reversal);
       await task(reversal, {
         title: `Bank reversal of ${reversal.amount} ${reversal.currency} not tied to a transfer`,
         text:
           `The bank reversed (took back) a credit: ${describe(reversal)}. ` +
           `${candidates.length > 1 ? 'Several transfers fit it' : 'No transfer of this account fits it'} (same amount and currency, and the same payer reference, or without one the same payer and text), ` +
-          'so nothing was taken off any order. Find the order it concerns and lower its paid_amount.',
+          'so nothing was taken off any order. Kontor keeps the reversal: a transfer it fits that a later import brings (a statement imported out of order) is taken as reversed and pays no order. ' +
+          "If the transfer it reverses paid an order in Kontor already, lower that order's paid_amount.",
         priority: 'high',
         reference: { section: 'bank' },
       });
@@ -105,6 +143,7 @@ export async function applyReversalsIn(trx: Knex.Transaction, scope: OrderScope,
         // Not this caller's order (a client bound to another portal account), or gone: left to
         // an import that may change it; the transfer is not marked, so that one still applies it.
         result.untied++;
+        waiting.push(reversal);
         await task(reversal, {
           title: `Bank reversal of transfer ${original.id} not applied to order ${original.order_id}`,
           text: `The bank reversed the transfer ${original.id} (${describe(reversal)}), which paid order ${original.order_id}; this import may not change that order. Import the statement with access to all portal accounts, or lower the order's paid_amount.`,
@@ -123,7 +162,22 @@ export async function applyReversalsIn(trx: Knex.Transaction, scope: OrderScope,
       }
     }
     await bankRepository.markReversed(trx, accountId, number, key);
+    tied.push(key);
     result.reversed++;
   }
+  await bankRepository.dropPendingReversals(trx, accountId, tied);
+  await bankRepository.keepPendingReversals(
+    trx,
+    waiting.map((r) => ({
+      account_id: accountId,
+      key: r.reference!,
+      transfer_date: r.transferDate,
+      amount: r.amount,
+      currency_id: r.currency,
+      sender: r.sender,
+      subject: r.subject,
+      payer_ref: r.payerReferences.join(' '),
+    })),
+  );
   return result;
 }

@@ -115,7 +115,26 @@ declare module 'knex/types/tables' {
   interface Tables {
     bank: Knex.CompositeTableType<BankRow, BankInsert, Partial<BankInsert>>;
     bank_counter: Knex.CompositeTableType<BankCounterRow, { account_id: number; last_value: string | number }, { last_value?: string | number }>;
+    bank_reversal_pending: Knex.CompositeTableType<PendingReversalRow, Omit<PendingReversalRow, 'created_at'>, never>;
   }
+}
+
+/**
+ * A reversal of a credit no transfer fitted when it was imported (migration
+ * 20261127_1900_bank_reversal_pending): tied when the credit it reverses is imported later.
+ */
+export interface PendingReversalRow {
+  account_id: number;
+  key: string;
+  transfer_date: Date;
+  /** numeric(14,2), read as text. */
+  amount: string;
+  currency_id: string;
+  sender: string;
+  subject: string;
+  /** The payer's references, blank-separated (as bank.payer_ref). */
+  payer_ref: string;
+  created_at: Date;
 }
 
 export const bankRepository = {
@@ -349,6 +368,26 @@ export const bankRepository = {
     if (reversal.references.length) q.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);
     else q.where({ sender: reversal.sender, subject: reversal.subject });
     return q.orderBy('number').limit(3);
+  },
+
+  /** Keeps reversals no transfer fitted yet (a reversal kept already stays as it is). */
+  async keepPendingReversals(trx: Knex.Transaction, rows: Omit<PendingReversalRow, 'created_at'>[]): Promise<void> {
+    if (rows.length) await trx('bank_reversal_pending').insert(rows).onConflict(['account_id', 'key']).ignore();
+  },
+
+  /** The account's kept reversals of the amounts given (those a credit of this import may fit), oldest first. */
+  async pendingReversals(trx: Knex.Transaction, accountId: number, amounts: string[]): Promise<PendingReversalRow[]> {
+    if (!amounts.length) return [];
+    return trx('bank_reversal_pending')
+      .select('*')
+      .where('account_id', accountId)
+      .whereRaw('amount = ANY(?::numeric[])', [amounts])
+      .orderBy(['transfer_date', 'key']);
+  },
+
+  /** Forgets kept reversals once tied. */
+  async dropPendingReversals(trx: Knex.Transaction, accountId: number, keys: string[]): Promise<void> {
+    if (keys.length) await trx('bank_reversal_pending').where('account_id', accountId).whereRaw('key = ANY(?::text[])', [keys]).delete();
   },
 
   /** A transfer locked for its reversal (after a matching run that holds it), as it is now. */

@@ -93,6 +93,40 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
     expect(await tasks(s)).to.have.length(before.length + 2);
   });
 
+  it('when the statement with the reversals is imported before the one with the credits they reverse, then those credits are stored reversed, pay no order, and a re-import of either changes nothing', async () => {
+    const s = await newSeller();
+    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
+    const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+    const names = { ORDER_1: anna, ORDER_2: bernd };
+    const reversals = await importStatement(s, fixture('mt940-reversal.sta', names));
+    expect(reversals).to.deep.include({ entries: 0, stored: 0, debits: 3 });
+    const waiting = await tasks(s);
+    expect(waiting.map((t) => t.title).sort()).to.deep.equal([
+      'Bank reversal of 10.00 EUR not tied to a transfer',
+      'Bank reversal of 24.50 EUR not tied to a transfer',
+      'Bank reversal of 49.90 EUR not tied to a transfer',
+    ]);
+
+    const credits = await importStatement(s, fixture('mt940-reversal-credits.sta', names));
+    expect(credits).to.deep.include({ entries: 2, stored: 2 });
+    for (const id of [anna, bernd]) {
+      const order = await readOrder(s, id);
+      expect(order.paid_amount, id).to.equal(null);
+      expect(order.status.is_paid, id).to.equal(false);
+    }
+    expect((await transfers(s)).map((r) => [r.sender, r.amount, r.order_id ?? null, r.status]).sort()).to.deep.equal([
+      ['Anna Schmidt', '49.90', null, 'reversed'],
+      ['Bernd Bauer', '24.50', null, 'reversed'],
+    ]);
+
+    await importStatement(s, fixture('mt940-reversal.sta', names));
+    await importStatement(s, fixture('mt940-reversal-credits.sta', names));
+    expect((await readOrder(s, anna)).paid_amount).to.equal(null);
+    expect((await readOrder(s, bernd)).paid_amount).to.equal(null);
+    expect(await transfers(s)).to.have.length(2);
+    expect(await tasks(s)).to.have.length(3);
+  });
+
   it('when a camt.053 reverses (DBIT, RvslInd) one part payment, a credit in the same statement and one of two equal gifts, then only that part comes off, the credit reversed at once pays nothing, and the gift gives a task', async () => {
     const s = await newSeller();
     const clara = await orderPaidBy(s, '60.00', 'Clara Vogel');

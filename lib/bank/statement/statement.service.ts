@@ -33,7 +33,13 @@ export async function importStatement(scope: OrderScope, bytes: Buffer): Promise
   // in one file meet. storeEntriesIn takes the bank counter lock, the first lock of both.
   const stored = await inTransaction(async (trx) => {
     const credits = await storeEntriesIn(trx, scope.accountId, 'bank', parsed.entries, null, grantOf(scope));
-    await applyReversalsIn(trx, scope, parsed.reversals);
+    // With the credits' amounts: a reversal kept from an earlier import may fit one of them.
+    await applyReversalsIn(
+      trx,
+      scope,
+      parsed.reversals,
+      parsed.entries.map((e) => e.amount),
+    );
     return credits;
   }, scope.requestId);
   return {

@@ -53,6 +53,7 @@ const migrations: string[] = [
   '20261127_1300_idempotency_commit_xid',
   '20261127_1500_order_fetch_chain',
   '20261127_1700_bank_reversed_by',
+  '20261127_1900_bank_reversal_pending',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
