@@ -25,7 +25,11 @@
  * statements imported out of order (the reversal's first) tie the credit when it is stored, in
  * the same transaction, before its bank.match job runs, so it pays no order. Only credits booked
  * on the reversal's day or before it fit (the rule above), so a buyer's new payment after the
- * reversal is never taken for the reversed one.
+ * reversal is never taken for the reversed one. Only an import under every portal account's
+ * grant keeps one (see the end of applyReversalsIn).
+ *
+ * A client bound to a portal account reverses only transfers it sees (stored under its grant or
+ * assigned to its orders) and takes back only from its orders.
  */
 import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
@@ -100,7 +104,7 @@ export async function applyReversalsIn(
     const tiable = reversal.payerReferences.length > 0 || reversal.sender !== '';
     const candidates = !tiable
       ? []
-      : await bankRepository.reversalCandidates(trx, accountId, {
+      : await bankRepository.reversalCandidates(trx, scope, {
           amount: reversal.amount,
           currency: reversal.currency,
           day: reversal.transferDate,
@@ -166,9 +170,13 @@ export async function applyReversalsIn(
     result.reversed++;
   }
   await bankRepository.dropPendingReversals(trx, accountId, tied);
+  // Kept only from an import that sees every transfer: a kept reversal is tried again under the
+  // scope of whoever imports next (the seller too), so a bound client's file (which it may have
+  // written itself) must not leave one behind to take money off orders beyond its grant.
+  const keep = scope.portalAccountGrant === 'all' ? waiting : [];
   await bankRepository.keepPendingReversals(
     trx,
-    waiting.map((r) => ({
+    keep.map((r) => ({
       account_id: accountId,
       key: r.reference!,
       transfer_date: r.transferDate,

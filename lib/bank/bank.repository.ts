@@ -351,22 +351,31 @@ export const bankRepository = {
    * transfers not reversed yet, of the amount and currency, booked on the reversal's day or in the
    * REVERSAL_DAYS before it, and either sharing one of the payer's references given (end-to-end
    * id, creditor reference) or, when none is given, with the same payer and text. At most three
-   * (two already make it ambiguous).
+   * (two already make it ambiguous). Only transfers the scope sees (searchBase's rule): a client
+   * bound to a portal account reverses those stored under its grant or assigned to its orders,
+   * never another portal account's or the seller's own unassigned ones (marked reversed, they
+   * would never pay).
    */
   async reversalCandidates(
     trx: Knex.Transaction,
-    accountId: number,
+    scope: OrderScope,
     reversal: { amount: string; currency: string; day: Date; since: Date; references: string[]; sender: string; subject: string },
   ): Promise<{ number: string }[]> {
     const q = trx('bank')
       .select<{ number: string }[]>(trx.raw('number::text AS number'))
-      .where({ account_id: accountId, type: 'bank', currency_id: reversal.currency })
+      .where({ account_id: scope.accountId, type: 'bank', currency_id: reversal.currency })
       .whereNull('reversed_by')
       .andWhere('amount', reversal.amount)
       .andWhere('transfer_date', '>=', reversal.since)
       .andWhere('transfer_date', '<=', reversal.day);
     if (reversal.references.length) q.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);
     else q.where({ sender: reversal.sender, subject: reversal.subject });
+    if (scope.portalAccountGrant !== 'all') {
+      const grant = scope.portalAccountGrant;
+      q.andWhere((w) => {
+        w.where('portal_account_grant', grant).orWhereIn('order_id', orderScopeRepository.idsInScope(trx, scope));
+      });
+    }
     return q.orderBy('number').limit(3);
   },
 

@@ -12,7 +12,7 @@ import { waitFor } from '../event/servers';
 import { createOrder, readOrder } from '../order/helpers';
 import { ApiResponse, call, newSeller, query, Seller } from '../support/api';
 import { clientToken } from '../support/bound-client';
-import { startBankWorker } from './bank-worker';
+import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
 
 const jobState = (res: ApiResponse) => (res.body.job as { state?: string } | undefined)?.state;
@@ -79,5 +79,46 @@ describe('bank: a client bound to one portal account (issue 31)', () => {
     expect(senders(mine.body.bank)).to.not.include('Seller Own');
     expect(senders(all.body.bank)).to.include('Seller Own');
     expect((mine.body.bank as unknown[]).length).to.equal((all.body.bank as unknown[]).length - 1);
+  });
+
+  it('when a bound client imports a statement reversing credits the seller imported, then it takes nothing off another portal account order and marks none of the seller transfers reversed', async () => {
+    const s = await newSeller();
+    const shop2 = (await createPortalAccount(s.id, { name: 'Shop 2', platform: 'shop_g' })).id;
+    const bound = await clientToken(s, 'bank-shop-one-reversal', s.portalAccountId, 'bank_r bank_w order_r');
+    const res = await call('order/', {
+      token: s.token,
+      body: {
+        order: { customer: { email: 'anna@example.com', address: { name: 'Anna Schmidt' } }, line: [{ id: 1, price: '49.90', quantity: 1 }] },
+        portal_account_id: shop2,
+      },
+    });
+    expect(res.status, res.text).to.equal(201);
+    const anna = res.body.order_id as string;
+    // Bernd's transfer names no order: it stays unassigned, stored under the seller's (all) grant.
+    const other = await orderPaidBy(s, '99.00', 'Otto Anders');
+    await importStatement(s, fixture('mt940-reversal-credits.sta', { ORDER_1: anna, ORDER_2: 'keine' }));
+    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
+    const seen = (await bankTransfers<{ sender: string; order_id?: string; status: string | null }>(s)).map((r) => [r.sender, r.order_id ?? null, r.status]);
+    expect(seen.sort()).to.deep.equal([
+      ['Anna Schmidt', anna, null],
+      ['Bernd Bauer', null, null],
+    ]);
+
+    const answer = await call('bank/statement/', {
+      token: bound,
+      body: fixture('mt940-reversal.sta', { ORDER_1: anna, ORDER_2: 'keine' }),
+      headers: { 'Content-Type': 'application/octet-stream' },
+    });
+    expect(answer.status, answer.text).to.equal(200);
+    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
+    expect((await readOrder(s, other)).paid_amount).to.equal(null);
+    const after = (await bankTransfers<{ sender: string; order_id?: string; status: string | null }>(s)).map((r) => [r.sender, r.order_id ?? null, r.status]);
+    expect(after.sort()).to.deep.equal(seen);
+
+    // Nor does the bound client's file leave a reversal behind that the seller's next import applies.
+    await importStatement(s, fixture('mt940-reversal-credits.sta', { ORDER_1: anna, ORDER_2: 'keine' }));
+    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
+    const later = (await bankTransfers<{ sender: string; order_id?: string; status: string | null }>(s)).map((r) => [r.sender, r.order_id ?? null, r.status]);
+    expect(later.sort()).to.deep.equal(seen);
   });
 });
