@@ -144,6 +144,8 @@ interface ShopifyLine {
   refundedFulfilled: number;
   /** LineItem.taxLines: "The taxes charged for the line item, including taxes charged for refunded and removed quantities". */
   taxLines: SandboxTaxLine[];
+  /** LineItem.duties: "The duties associated with the line item" (an import's duty the buyer pays at checkout), its amount; "0.00": none. */
+  duty: string;
 }
 
 /**
@@ -278,6 +280,13 @@ export interface ShopifyOrder {
   fulfillmentOrders: SandboxFulfillmentOrder[];
   /** Order.discountApplications on line items, by index: a line's own discount (EXPLICIT) and a discount code spread over the lines (ACROSS). */
   discountApplications: SandboxDiscountApplication[];
+  /**
+   * Order.dutiesIncluded, "Whether duties are included in the subtotal price of the order": false
+   * (by default), the lines' duties come on top of their prices, in the order's total and payment.
+   */
+  dutiesIncluded: boolean;
+  /** Order.additionalFees, "A list of additional fees applied to the order" (such as a US state's retail delivery fee): each on top of the lines and shipping. */
+  additionalFees: { id: string; name: string; amount: string }[];
 }
 
 /** A discount application of the order: a code's, with its value (an amount off). */
@@ -496,6 +505,18 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
     })),
     taxable: l.taxable,
     taxLines: l.taxLines.map((t) => taxLineNode(o, t)),
+    duties:
+      toCents(l.duty) > 0
+        ? [
+            {
+              id: l.id.replace('/LineItem/', '/Duty/'),
+              price: money(l.duty, o.currencyCode),
+              taxLines: [],
+              countryCodeOfOrigin: null,
+              harmonizedSystemCode: null,
+            },
+          ]
+        : [],
   };
 }
 
@@ -541,10 +562,20 @@ function orderTaxLines(o: ShopifyOrder): SandboxTaxLine[] {
 const toCents = (amount: string) => Math.round(Number(amount) * 100);
 const cents = (c: number) => (c / 100).toFixed(2);
 
-/** What the buyer pays: the lines less their discounts, plus shipping less its discount, plus the taxes when the prices exclude them. */
+/** The lines' duties in cents (LineItem.duties). */
+const dutyCents = (o: ShopifyOrder) => o.lines.reduce((sum, l) => sum + toCents(l.duty), 0);
+/** The order's additional fees in cents (Order.additionalFees). */
+const feeCents = (o: ShopifyOrder) => o.additionalFees.reduce((sum, f) => sum + toCents(f.amount), 0);
+
+/**
+ * What the buyer pays: the lines less their discounts, plus shipping less its discount, plus the
+ * taxes when the prices exclude them, plus the duties when the prices exclude them
+ * (dutiesIncluded false) and the additional fees.
+ */
 function orderTotal(o: ShopifyOrder): string {
   const lines = o.lines.reduce((sum, l) => sum + toCents(l.price) * l.quantity - toCents(l.discount), 0);
-  return cents(lines + toCents(o.shippingPrice) - toCents(o.shippingDiscount) + (o.taxesIncluded ? 0 : taxCents(o)));
+  const duties = o.dutiesIncluded ? 0 : dutyCents(o);
+  return cents(lines + toCents(o.shippingPrice) - toCents(o.shippingDiscount) + (o.taxesIncluded ? 0 : taxCents(o)) + duties + feeCents(o));
 }
 
 function orderNode(s: ShopifyState, o: ShopifyOrder) {
@@ -580,6 +611,13 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     totalShippingPriceSet: money(o.shippingPrice, o.currencyCode),
     currentShippingPriceSet: money(shipping, o.currencyCode),
     totalDiscountsSet: money(cents(o.lines.reduce((sum, l) => sum + toCents(l.discount), 0) + toCents(o.shippingDiscount)), o.currencyCode),
+    // Duties and additional fees: "Returns `null` if duties aren't applicable" (no fees); no returns of them are modelled.
+    dutiesIncluded: o.dutiesIncluded,
+    originalTotalDutiesSet: dutyCents(o) > 0 ? money(cents(dutyCents(o)), o.currencyCode) : null,
+    currentTotalDutiesSet: dutyCents(o) > 0 ? money(cents(dutyCents(o)), o.currencyCode) : null,
+    additionalFees: o.additionalFees.map((f) => ({ id: f.id, name: f.name, price: money(f.amount, o.currencyCode), taxLines: [] })),
+    originalTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o.currencyCode) : null,
+    currentTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o.currencyCode) : null,
     shippingLine:
       toCents(o.shippingPrice) > 0
         ? {
@@ -1034,7 +1072,11 @@ export interface NewShopifyOrder {
    * discount: an amount off the line itself (its total, not per unit); tax_lines: its taxes
    * (newTaxLines); taxable: LineItem.taxable (by default whether it has tax lines).
    */
-  lines: { sku: string; quantity?: number; price?: string; name?: string; discount?: string; tax_lines?: NewTaxLine[]; taxable?: boolean }[];
+  lines: { sku: string; quantity?: number; price?: string; name?: string; discount?: string; tax_lines?: NewTaxLine[]; taxable?: boolean; duty?: string }[];
+  /** Order.dutiesIncluded (false by default: a line's `duty` comes on top of its price). */
+  duties_included?: boolean;
+  /** Order.additionalFees: each an amount on top of the order (a US state's retail delivery fee). */
+  additional_fees?: { name: string; amount: string }[];
   /** A discount code of an amount off the order, spread over its lines by their amounts (allocateAcross). */
   discount_code?: { code: string; amount: string };
   paid?: boolean;
@@ -1151,12 +1193,15 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
         refundedUnits: 0,
         refundedFulfilled: 0,
         taxLines: [],
+        duty: l.duty ?? '0.00',
       };
     }),
     fulfillments: [],
     refunds: [],
     fulfillmentOrders: [],
     discountApplications: [],
+    dutiesIncluded: body.duties_included === true,
+    additionalFees: (body.additional_fees ?? []).map((f, i) => ({ id: gid('AdditionalFee', n * 100 + i), name: String(f.name), amount: String(f.amount) })),
   };
   // Index 0: the lines' own discounts (one application chosen per line); 1: the code spread across all lines.
   if (o.lines.some((l) => l.allocations.length > 0))
@@ -1472,6 +1517,15 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       )
     ) {
       res.status(400).json({ error: 'discount_code is {code, amount ("5.00")}; a line\'s discount is "0.00", taxable a boolean' });
+      return;
+    }
+    const fees = body.additional_fees;
+    if (
+      body.lines.some((l) => l.duty !== undefined && !/^\d+\.\d{2}$/.test(String(l.duty))) ||
+      (body.duties_included !== undefined && typeof body.duties_included !== 'boolean') ||
+      (fees !== undefined && (!Array.isArray(fees) || fees.some((f) => typeof f?.name !== 'string' || !/^\d+\.\d{2}$/.test(String(f.amount)))))
+    ) {
+      res.status(400).json({ error: 'a line\'s duty is "0.00", duties_included a boolean, additional_fees [{name, amount ("0.00")}]' });
       return;
     }
     const problem = body.fulfillment_orders === undefined ? undefined : planProblem(body.fulfillment_orders, body.lines);

@@ -184,4 +184,64 @@ describe('Shopify order money: lines exact to the cent and their tax rates, thro
       expect(lineReads(shopId).map((q) => [q.includes('originalTotalSet'), q.includes('taxLines')])).to.deep.equal([[true, true]]);
     });
   });
+
+  describe('duties and additional fees the buyer pays on top (Order.dutiesIncluded, Order.additionalFees)', () => {
+    it('when a GBP store charges an import’s duties on top of its prices and an additional fee, beside line and order discounts and a shipping discount, then the shipping fee carries them and the order is fully paid at what the buyer paid', async () => {
+      const seller = await newSeller();
+      const stockA = await createStock(seller, 'DU-SHOP-A', 10);
+      const stockB = await createStock(seller, 'DU-SHOP-B', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        currency: 'GBP',
+        lines: [
+          { sku: 'DU-SHOP-A', quantity: 2, price: '25.00', discount: '3.00', duty: '4.35', tax_lines: [{ title: 'GB VAT', rate: 0.2 }] },
+          { sku: 'DU-SHOP-B', quantity: 3, price: '10.00', duty: '1.20', tax_lines: [{ title: 'GB VAT', rate: 0.2 }] },
+        ],
+        discount_code: { code: 'WELCOME5', amount: '5.00' },
+        shipping: '8.00',
+        shipping_discount: '2.00',
+        additional_fees: [{ name: 'Retail Delivery Fee', amount: '0.28' }],
+      });
+      // The contract's shape: the duties on their lines (LineItem.duties) and not in the prices
+      // (dutiesIncluded false), the fee on the order; both are in what the buyer paid: lines
+      // 50.00 - 3.00 + 30.00 - 5.00 = 72.00, shipping 6.00, duties 5.55, fee 0.28.
+      expect(order.dutiesIncluded).to.equal(false);
+      expect(order.lines.map((l) => l.duty)).to.deep.equal(['4.35', '1.20']);
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'du-shop-1');
+      expect(run.orders).to.deep.include({ created: 1 });
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.currency_id).to.equal('GBP');
+      // The code's 5.00 across 47.00 and 30.00: 3.06 and 1.94. A: 43.94 over 2 is 21.97; B: 28.06 over 3 is 9.35, 0.01 left.
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price, l.tax])).to.deep.equal([
+        ['DU-SHOP-A', '2', '21.97', '20.00'],
+        ['DU-SHOP-B', '3', '9.35', '20.00'],
+      ]);
+      // 6.00 shipping after its discount + 5.55 duties + 0.28 fee + the 0.01 line B's unit price cannot hold.
+      expect(imported.shipping.fee).to.equal('11.84');
+      expect(imported.invoice_amount).to.equal('83.83');
+      expect(imported.paid_amount).to.equal('83.83');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(await stockQuantity(seller, stockA)).to.equal(8);
+      expect(await stockQuantity(seller, stockB)).to.equal(7);
+    });
+
+    it('when a store’s prices include the duties (dutiesIncluded true), then nothing is added on top of them and the order is fully paid', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'DU-SHOP-IN', 10);
+      const { shopId, id } = await shopifyOrder(seller, {
+        currency: 'GBP',
+        duties_included: true,
+        lines: [{ sku: 'DU-SHOP-IN', quantity: 2, price: '30.00', duty: '2.40', tax_lines: [{ title: 'GB VAT', rate: 0.2 }] }],
+        shipping: '5.00',
+      });
+
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'du-shop-2');
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([['DU-SHOP-IN', '2', '30.00']]);
+      expect(imported.shipping.fee).to.equal('5.00');
+      expect(imported.invoice_amount).to.equal('65.00');
+      expect(imported.paid_amount).to.equal('65.00');
+      expect(imported.status.is_paid).to.equal(true);
+    });
+  });
 });

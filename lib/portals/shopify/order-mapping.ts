@@ -44,6 +44,12 @@ export interface ShopifyOrderNode {
   netPaymentSet: ShopifyMoney;
   /** The order's shipping summary (null: no shipping line); its discountedPriceSet is after discounts. */
   shippingLine: { discountedPriceSet: ShopifyMoney } | null;
+  /** "Whether duties are included in the subtotal price of the order": false, the duties come on top (onTop). */
+  dutiesIncluded: boolean;
+  /** "The total amount of duties at the time of order creation ... `null` if duties aren't applicable." */
+  originalTotalDutiesSet: ShopifyMoney | null;
+  /** "The total amount of additional fees at the time of order creation ... `null` if additional fees aren't applicable." */
+  originalTotalAdditionalFeesSet: ShopifyMoney | null;
   shippingAddress: ShopifyMailingAddress | null;
   billingAddress: ShopifyMailingAddress | null;
   lineItems: { pageInfo?: { hasNextPage: boolean; endCursor: string | null }; nodes: ShopifyLineNode[] };
@@ -98,6 +104,7 @@ export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity
  */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode test taxesIncluded displayFinancialStatus displayFulfillmentStatus
   netPaymentSet { shopMoney { amount } } shippingLine { discountedPriceSet { shopMoney { amount } } }
+  dutiesIncluded originalTotalDutiesSet { shopMoney { amount } } originalTotalAdditionalFeesSet { shopMoney { amount } }
   totalDiscountsSet { shopMoney { amount } } taxLines { rate priceSet { shopMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
   lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
@@ -120,6 +127,29 @@ function addressOf(a: ShopifyMailingAddress | null): ChannelOrderAddress {
   return out;
 }
 
+/** Cents of a decimal amount string ("4.35"). */
+const amountCents = (amount: string | undefined) => Math.round(Number(amount ?? '0') * 100) || 0;
+
+/**
+ * What the buyer paid on top of the lines and the shipping line, in cents: the duties where the
+ * prices do not include them (`dutiesIncluded` false: "Whether duties are included in the subtotal
+ * price of the order") and the additional fees (`additionalFees`, a US state's retail delivery fee).
+ * Both are in what the buyer paid (netPaymentSet) and on no line, so (decision, README) they go to
+ * the shipping fee, the order's one amount of quantity one, as the cents the unit prices cannot
+ * hold: lines plus shipping are what the buyer paid. Left out, a cross-border order whose buyer
+ * paid the duties at checkout stood above its invoice, only partially paid by document 1 (no
+ * paid_in_full, never shipped). Not into the lines: a line's price holds the goods and their VAT
+ * (its rate is read from its tax lines), which a duty is not; not a line of its own: it would be
+ * no article, ask for a stock link and name no LineItem for send_mit. The amounts at the order's
+ * creation (`original...`), as the lines are before returns; their own taxes (Duty.taxLines,
+ * AdditionalFee.taxLines) are not read (a limit: a net-price store charging tax on them stays
+ * short of its payment by that tax).
+ */
+function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'originalTotalDutiesSet' | 'originalTotalAdditionalFeesSet'>): number {
+  const duties = o.dutiesIncluded === false ? amountCents(o.originalTotalDutiesSet?.shopMoney.amount) : 0;
+  return duties + amountCents(o.originalTotalAdditionalFeesSet?.shopMoney.amount);
+}
+
 /**
  * Financial states in which the buyer has paid and kept paying (Shopify's
  * OrderDisplayFinancialStatus): PAID and PARTIALLY_REFUNDED. REFUNDED is money given back, not
@@ -140,7 +170,8 @@ export function channelOrder(o: ShopifyOrderNode, restocks = new Map<string, { b
   const kept = new Map(o.lineItems.nodes.map((l) => [l.id, Math.max(0, unitsSold(l) - (restocks.get(l.id)?.back ?? 0))]));
   // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
   // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
-  const shippingFee = o.shippingLine?.discountedPriceSet.shopMoney.amount ?? '0.00';
+  // Duties and additional fees on top of the prices join it (onTop).
+  const shippingFee = ((amountCents(o.shippingLine?.discountedPriceSet.shopMoney.amount) + onTop(o)) / 100).toFixed(2);
   const units = new Map<string, LineUnits>(o.lineItems.nodes.map((l) => [l.id, { quantity: l.quantity, kept: kept.get(l.id)! }]));
   const amounts = orderAmounts(o, units, shippingFee, read);
   return {
