@@ -22,7 +22,9 @@ export interface Stored {
  * (`legacyReference`, statement/entry-key.ts): a file imported before that change is still
  * recognised when imported again. Only the new key is stored, so a key of before matches only
  * records stored before the change (the two forms never equal: the new one starts with its
- * format's name).
+ * format's name). A key of before counts only when its record has the entry's payer or text:
+ * it held the entry's position, which another payment of the same amount and day may take in a
+ * later version of the statement (that payment was lost as a duplicate).
  */
 async function newEntries(trx: Knex.Transaction, accountId: number, type: BankKind, entries: StatementEntry[]): Promise<StatementEntry[]> {
   const columns = (e: StatementEntry) => ({ transfer_date: e.transferDate, sender: e.sender, subject: e.subject, amount: e.amount });
@@ -30,11 +32,23 @@ async function newEntries(trx: Knex.Transaction, accountId: number, type: BankKi
     trx,
     accountId,
     type,
-    entries.flatMap((e) => (e.reference ? [e.reference, ...(e.legacyReference ? [e.legacyReference] : [])] : [])),
+    entries.flatMap((e) => (e.reference ? [e.reference] : [])),
   );
+  const legacy = await bankRepository.storedByReference(
+    trx,
+    accountId,
+    type,
+    entries.flatMap((e) => (e.reference && e.legacyReference ? [e.legacyReference] : [])),
+  );
+  // A key of before names a position (with the amount and day): another payer's payment of that
+  // amount at that place in a later version of the statement has it too. It is this entry only
+  // when the record stored under it has the entry's payer or its text (see sameBooking).
+  const storedBefore = (e: StatementEntry) => {
+    const record = e.legacyReference ? legacy.get(e.legacyReference) : undefined;
+    return !!record && sameBooking(record, e);
+  };
   const dups = await bankRepository.storedDuplicates(trx, accountId, type, entries.filter((e) => !e.reference).map(columns));
-  const stored = (e: StatementEntry) =>
-    e.reference ? refs.has(e.reference) || (!!e.legacyReference && refs.has(e.legacyReference)) : dups.has(duplicateKey(columns(e)));
+  const stored = (e: StatementEntry) => (e.reference ? refs.has(e.reference) || storedBefore(e) : dups.has(duplicateKey(columns(e))));
   const seen = new Set<string>();
   return entries.filter((e) => {
     const key = e.reference ? `ref ${e.reference}` : `dup ${duplicateKey(columns(e))}`;
@@ -42,6 +56,21 @@ async function newEntries(trx: Knex.Transaction, accountId: number, type: BankKi
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * Whether a record stored under an entry's key of before is that entry: the same payer or the
+ * same text, blanks and case aside, either one enough. Not both, and not as written: how Kontor
+ * reads a payer and a text out of :86: or RmtInf changed between versions (line joining, labels
+ * dropped), so a record stored by an older version may differ in one of them; two payments of
+ * different payers with different texts are never one. With neither a payer nor a text on
+ * either side there is nothing to tell them apart, and the key decides as before.
+ */
+function sameBooking(record: { sender: string; subject: string }, e: StatementEntry): boolean {
+  const fold = (text: string) => text.replace(/\s+/g, '').toLowerCase();
+  const [rs, rt, es, et] = [fold(record.sender), fold(record.subject), fold(e.sender), fold(e.subject)];
+  if (!rs && !rt && !es && !et) return true;
+  return (rs !== '' && rs === es) || (rt !== '' && rt === et);
 }
 
 /**

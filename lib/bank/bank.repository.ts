@@ -194,6 +194,20 @@ export const bankRepository = {
     return new Set(rows.flatMap((r) => (r.entry_ref === null ? [] : [r.entry_ref])));
   },
 
+  /**
+   * Records stored under the given keys, with the payer and text they were stored with: a key
+   * of before the keys named the booking held its position, so it is this booking only when the
+   * record says what the entry says (bank-store.service.ts).
+   */
+  async storedByReference(trx: Knex.Transaction, accountId: number, type: BankKind, refs: string[]): Promise<Map<string, { sender: string; subject: string }>> {
+    if (!refs.length) return new Map();
+    const rows = await trx('bank')
+      .select('entry_ref', 'sender', 'subject')
+      .where({ account_id: accountId, type })
+      .whereRaw('entry_ref = ANY(?::text[])', [refs]);
+    return new Map(rows.flatMap((r) => (r.entry_ref === null ? [] : [[r.entry_ref, { sender: r.sender, subject: r.subject }] as const])));
+  },
+
   /** Keys (duplicateKey) of stored records equal to the given ones by document 1's duplicate rule. */
   async storedDuplicates(trx: Knex.Transaction, accountId: number, type: BankKind, rows: DuplicateColumns[]): Promise<Set<string>> {
     if (!rows.length) return new Set();

@@ -138,6 +138,26 @@ describe('bank: a booking is stored once however its statement comes again', () 
     expect(await paid(s, o1, o2, o3, o4)).to.deep.equal(['24.50', '40.00', '24.50', '40.00']);
   });
 
+  it("when an MT940 statement imported before the keys changed comes again at the end of the day with another payer's payment of the same amount at the place of one stored, then that payment is stored and pays its order", async () => {
+    const s = await newSeller();
+    const part = await orderPaidBy(s, '100.00', 'Juergen Mueller');
+    const other = await orderPaidBy(s, '40.00', 'Paul Klee');
+    const b = [':61:2611201120C40,00NTRFNONREF', `:86:166?00GUTSCHR. UEBERWEISUNG?20Anzahlung Bestellung ${part}?32Juergen Mueller`];
+    const inserted = [':61:2611201120C40,00NTRFNONREF', `:86:166?00GUTSCHR. UEBERWEISUNG?20Bestellung ${other}?32Paul Klee`];
+    const statement = (closing: string, ...entries: string[][]) =>
+      Buffer.from([':20:STARTUMSE', ':25:37040044/0532013000', ':28C:00322/001', ':60F:C261119EUR100,00', ...entries.flat(), closing, '-'].join('\r\n'));
+    const intraday = statement(':62M:C261120EUR140,00', b);
+    expect(await importStatement(s, intraday)).to.deep.equal({ format: 'mt940', statements: 1, ...counts(1, 1) });
+    // Stored as an import before the change stored it: under the key of its position.
+    const [entry] = (await parseStatement(intraday)).entries;
+    expect(await db()('bank').where({ account_id: s.id, type: 'bank', entry_ref: entry!.reference }).update({ entry_ref: entry!.legacyReference })).to.equal(1);
+
+    // Paul's 40.00 now stands first, where Juergen's stood: the key of before is the same.
+    await importStatement(s, statement(':62F:C261120EUR180,00', inserted, b));
+    expect((await transfers(s)).filter((r) => r[0] === 'Paul Klee')).to.deep.equal([['Paul Klee', '40.00', other]]);
+    expect(await paid(s, other)).to.deep.equal(['40.00']);
+  });
+
   // A file imported before the keys named the booking is stored under the key of before (its
   // position): set here as that import stored it (statement-parse.test.ts and samples-camt.test.ts
   // pin those keys to what it computed).
