@@ -63,7 +63,7 @@ export async function matchRange(accountId: number, from: number, to: number, si
 }
 
 /** bank.match: an import's records, and the seller's task when some stay unassigned. */
-export async function matchImport(accountId: number, from: number, to: number, jobId: string): Promise<MatchRun> {
+export async function matchImport(accountId: number, from: number, to: number, jobId: string, grant: number | null = null): Promise<MatchRun> {
   const run = await matchRange(accountId, from, to);
   const left = Object.values(run.unassigned).reduce((a, b) => a + b, 0);
   if (left) {
@@ -77,6 +77,8 @@ export async function matchImport(accountId: number, from: number, to: number, j
         text: `Of ${run.examined} records received, ${left} could not be assigned (${reasons}). Find them with filter[is_assigned]=0 on GET bank/transfer/ or bank/payment_provider/; each carries its unassigned_reason.`,
         priority: 'normal',
         reference: { section: 'bank' },
+        // The importing client's portal account: a client bound to another does not see the task (lib/task).
+        portalAccountId: grant,
       },
       jobId,
     );

@@ -32,7 +32,7 @@
  * assigned to its orders) and takes back only from its orders.
  */
 import type { Knex } from 'knex';
-import type { OrderScope } from '../access';
+import { grantOf, OrderScope } from '../access';
 import { takeBackPaymentsIn } from '../order';
 import { insertTaskOnce, TaskInput } from '../task';
 import { bankRepository, PendingReversalRow } from './bank.repository';
@@ -91,7 +91,8 @@ export async function applyReversalsIn(
     accountId,
     reversals.map((r) => r.reference!),
   );
-  const task = (reversal: StatementEntry, input: TaskInput) => insertTaskOnce(trx, accountId, input, `bank.reversal:${accountId}:${reversal.reference!}`);
+  const task = (reversal: StatementEntry, input: TaskInput) =>
+    insertTaskOnce(trx, accountId, { ...input, portalAccountId: grantOf(scope) }, `bank.reversal:${accountId}:${reversal.reference!}`);
   for (const reversal of reversals) {
     const key = reversal.reference!;
     // Applied by an earlier import, or the same booking again in this file (a statement repeated).

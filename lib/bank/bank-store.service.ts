@@ -109,6 +109,6 @@ export async function storeEntriesIn(
   );
   if (!fresh.length) return { stored: 0, duplicates: entries.length, jobId: null };
   await bankRepository.setCounter(trx, accountId, last + fresh.length);
-  const jobId = await addToOutbox(trx, accountId, 'bank.match', { accountId, fromNumber: last + 1, toNumber: last + fresh.length });
+  const jobId = await addToOutbox(trx, accountId, 'bank.match', { accountId, fromNumber: last + 1, toNumber: last + fresh.length, portalAccountGrant: grant });
   return { stored: fresh.length, duplicates: entries.length - fresh.length, jobId };
 }

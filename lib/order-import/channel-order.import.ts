@@ -127,7 +127,12 @@ export async function refuseOne(account: ImportAccountRow, portal: string, order
   log.warn({ portal, portalAccountId: account.id, externalOrderId: order.external_order_id, error: err.message }, 'channel order not imported');
   await createTaskOnce(
     account.account_id,
-    { title: `Order not imported: ${source}`.slice(0, 255), text: `${source} could not be imported: ${err.message}`, priority: 'high' },
+    {
+      title: `Order not imported: ${source}`.slice(0, 255),
+      text: `${source} could not be imported: ${err.message}`,
+      priority: 'high',
+      portalAccountId: account.id,
+    },
     `order-import-${key}`,
   );
 }

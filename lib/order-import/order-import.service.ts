@@ -59,7 +59,7 @@ async function refuse(account: ImportAccountRow, err: DomainError, jobId: string
   await orderImportRepository.refused(account.account_id, account.id, message);
   await createTaskOnce(
     account.account_id,
-    { title: `Order import refused: ${account.name}`.slice(0, 255), text: message, priority: 'high' },
+    { title: `Order import refused: ${account.name}`.slice(0, 255), text: message, priority: 'high', portalAccountId: account.id },
     `order-import-refused-${jobId}`,
   );
   throw portalRefused(message);

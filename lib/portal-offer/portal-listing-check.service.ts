@@ -73,7 +73,11 @@ export async function runListingCheck(job: ListingCheckJob): Promise<Record<stri
     return { check: job.check, state: 'pending', summary: found.summary };
   }
   if (found.state === 'live') return { check: job.check, state: 'live' };
-  const task = await createTaskOnce(job.accountId, taskOf(job, listing.portal_item_id, found), `listing-check-${job.uploadJobId}`);
+  const task = await createTaskOnce(
+    job.accountId,
+    { ...taskOf(job, listing.portal_item_id, found), portalAccountId: job.portalAccountId },
+    `listing-check-${job.uploadJobId}`,
+  );
   return { check: job.check, state: found.state, summary: found.summary, ...(task !== undefined ? { task_id: task } : {}) };
 }
 

@@ -99,7 +99,8 @@ export interface JobPayloads {
    * they pay (lib/bank/bank.match.ts). Idempotent: only records without order_id are looked at,
    * each assignment commits with its payment.
    */
-  'bank.match': { accountId: number; fromNumber: number; toNumber: number };
+  /** portalAccountGrant: the importing caller's (its task belongs to that portal account: lib/task); absent in jobs queued before it. */
+  'bank.match': { accountId: number; fromNumber: number; toNumber: number; portalAccountGrant?: number | null };
   /** Scheduler: the unassigned bank records of the last BANK_REMATCH_DAYS, matched again (their order may exist now). */
   'bank.rematch': { tick: string };
   /**

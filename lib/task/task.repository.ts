@@ -19,6 +19,8 @@ export interface TaskRow {
   priority: string;
   is_completed: boolean;
   modified_date: Date;
+  /** The portal account a task the service raised belongs to; null: the seller's (README). */
+  portal_account_id: number | null;
 }
 
 export type TaskColumns = Partial<Omit<TaskRow, 'id' | 'account_id' | 'modified_date'>>;
@@ -39,10 +41,16 @@ export const taskSearch: SearchSpec<TaskRow> = {
 };
 
 /**
- * The tasks a caller sees: all of the account for the seller and clients granted all; for a client
- * bound to a portal account, a task that refers to an order only when the order is that portal
- * account's (document 1, Authentication 5: such a task carries the order's data, e.g. an event
- * action task's text filled from the buyer's address). Tasks of no order stay visible.
+ * The tasks a caller sees: all of the account for the seller and clients granted all. A client
+ * bound to a portal account (document 1, Authentication 5) sees:
+ * - a task of an order only when the order is that portal account's, and of a customer only when it
+ *   sees the customer (such a task carries their data: an event action task fills its text from
+ *   the buyer's address);
+ * - a task the service raised for a portal account (portal_account_id: an order fetch refused, a
+ *   listing check, its own statement import) only when it is its own;
+ * - a bank task only when it raised it: the seller's imports' and the payment providers' name
+ *   records (payers, amounts, counts) that its bank searches leave out.
+ * Other tasks of no order stay visible.
  */
 function visibleTo(q: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
   q.where('task.account_id', scope.accountId);
@@ -53,13 +61,17 @@ function visibleTo(q: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
   // A customer task carries the customer's data as well (an event action task on customer
   // created fills its text from Customer_type): seen only when the customer is (README).
   const customer = customerRepository.inScope(db(), scope).whereRaw('customer.number = task.reference_id');
-  return q.where((w) =>
-    w
-      .whereNull('task.reference_section')
-      .orWhereNotIn('task.reference_section', ['order', 'customer'])
-      .orWhere((o) => o.where('task.reference_section', 'order').whereExists(granted))
-      .orWhere((c) => c.where('task.reference_section', 'customer').whereExists(customer)),
-  );
+  const grant = scope.portalAccountGrant;
+  return q
+    .where((own) => own.whereNull('task.portal_account_id').orWhere('task.portal_account_id', grant))
+    .where((w) =>
+      w
+        .whereNull('task.reference_section')
+        .orWhere((b) => b.where('task.reference_section', 'bank').where('task.portal_account_id', grant))
+        .orWhereNotIn('task.reference_section', ['order', 'customer', 'bank'])
+        .orWhere((o) => o.where('task.reference_section', 'order').whereExists(granted))
+        .orWhere((c) => c.where('task.reference_section', 'customer').whereExists(customer)),
+    );
 }
 
 /** Tasks of a seller account; every query is scoped by the account id (and a client's grant). */

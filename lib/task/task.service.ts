@@ -85,16 +85,27 @@ export async function insertTask(trx: Knex.Transaction, accountId: number, task:
 }
 
 /**
+ * A task the service raises: Task_type's fields, and the portal account it belongs to when it
+ * concerns one (a client bound to another portal account does not see it: task.repository visibleTo).
+ */
+export type RaisedTask = TaskInput & { portalAccountId?: number | null };
+
+const raisedColumnsOf = async (trx: Knex.Transaction, accountId: number, { portalAccountId, ...task }: RaisedTask): Promise<TaskColumns> => ({
+  ...(await columnsOf(trx, accountId, task)),
+  portal_account_id: portalAccountId ?? null,
+});
+
+/**
  * Creates a task in the caller's transaction once per key (a key unique across accounts, e.g.
  * naming the account): a repeat of what gave it (a statement imported again) creates none.
  */
-export async function insertTaskOnce(trx: Knex.Transaction, accountId: number, task: TaskInput, key: string): Promise<number | undefined> {
-  return taskRepository.insertOnce(trx, accountId, await columnsOf(trx, accountId, task), key);
+export async function insertTaskOnce(trx: Knex.Transaction, accountId: number, task: RaisedTask, key: string): Promise<number | undefined> {
+  return taskRepository.insertOnce(trx, accountId, await raisedColumnsOf(trx, accountId, task), key);
 }
 
-/** Creates a task for an event.run job (event action task); a re-run of the job creates none twice. */
-export async function createTaskOnce(accountId: number, task: TaskInput, sourceJobId: string): Promise<number | undefined> {
-  return db().transaction(async (trx) => taskRepository.insertOnce(trx, accountId, await columnsOf(trx, accountId, task), sourceJobId));
+/** Creates a task for a job (an event action task, an import's problem); a re-run of the job creates none twice. */
+export async function createTaskOnce(accountId: number, task: RaisedTask, sourceJobId: string): Promise<number | undefined> {
+  return db().transaction(async (trx) => taskRepository.insertOnce(trx, accountId, await raisedColumnsOf(trx, accountId, task), sourceJobId));
 }
 
 /**

@@ -121,4 +121,28 @@ describe('bank: a client bound to one portal account (issue 31)', () => {
     const later = (await bankTransfers<{ sender: string; order_id?: string; status: string | null }>(s)).map((r) => [r.sender, r.order_id ?? null, r.status]);
     expect(later.sort()).to.deep.equal(seen);
   });
+
+  it('when the seller and a client bound to portal account 2 each import a statement that leaves records unassigned, then the client bound to 1 sees neither task, the one bound to 2 its own alone, the seller both', async () => {
+    const s = await newSeller();
+    const shop2 = (await createPortalAccount(s.id, { name: 'Shop 2', platform: 'shop_g' })).id;
+    const [one, two] = [
+      await clientToken(s, 'bank-task-one', s.portalAccountId, 'bank_r bank_w task_r'),
+      await clientToken(s, 'bank-task-two', shop2, 'bank_r bank_w task_r'),
+    ];
+    await importStatement(s, fixture('camt053.001.08.xml', { ORDER_1: 'none-1', ORDER_2: 'none-2' }));
+    await importStatement(s, fixture('mt940-reversal-credits.sta', { ORDER_1: 'keine', ORDER_2: 'keine' }), two);
+    const bankTasks = async (token: string) => {
+      const res = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token });
+      expect(res.status, res.text).to.equal(200);
+      return (res.body.task as { title: string; text: string; reference: { section: string } }[])
+        .filter((t) => t.reference.section === 'bank')
+        .map((t) => t.text);
+    };
+    const all = await bankTasks(s.token);
+    expect(all, 'one task per import').to.have.length(2);
+    expect(await bankTasks(one), 'the client bound to portal account 1').to.deep.equal([]);
+    const own = await bankTasks(two);
+    expect(own).to.have.length(1);
+    expect(all).to.include(own[0]);
+  });
 });

@@ -13,8 +13,8 @@ export const startBankWorker = (name: string) => startQueueWorker('bank', bankPr
  * (202), waits until the job completed; a file that stored nothing is answered 200 without one.
  * Returns the answer's statement counts.
  */
-export async function importStatement(s: Seller, body: Buffer): Promise<Record<string, unknown>> {
-  const res = await call('bank/statement/', { token: s.token, body, headers: { 'Content-Type': 'application/octet-stream' } });
+export async function importStatement(s: Seller, body: Buffer, token = s.token): Promise<Record<string, unknown>> {
+  const res = await call('bank/statement/', { token, body, headers: { 'Content-Type': 'application/octet-stream' } });
   expect(res.body.ack, res.text).to.equal('success');
   const jobId = res.body.job_id as string | undefined;
   expect(res.status, res.text).to.equal(jobId ? 202 : 200);

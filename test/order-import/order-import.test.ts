@@ -3,6 +3,7 @@ import { db } from '../../lib/db/knex';
 import { importChannelOrder } from '../../lib/order-import/channel-order.import';
 import { orderImportRepository } from '../../lib/order-import/order-import.repository';
 import { call, newSeller, query, Seller } from '../support/api';
+import { clientToken } from '../support/bound-client';
 import { ciaJobs, createStock, readOrder, stockQuantity } from '../order/helpers';
 import { change, channelOrder, importNow, jobEnd, jsonAuctionAccount, withImportWorkerAndChannel } from './support';
 
@@ -12,8 +13,8 @@ interface TaskView {
   reference: { section: string; id: string };
 }
 
-async function tasks(seller: Seller): Promise<TaskView[]> {
-  const res = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token: seller.token });
+async function tasks(seller: Seller, token = seller.token): Promise<TaskView[]> {
+  const res = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token });
   expect(res.status, res.text).to.equal(200);
   return res.body.task as TaskView[];
 }
@@ -236,5 +237,17 @@ describe('order import: channel orders become Kontor orders, exactly once', () =
     expect(task!.text).to.contain('connect it again');
     const connected = await orderImportRepository.connected(['auction_a']);
     expect(connected.map((a) => a.id)).to.not.include(portalAccountId);
+  });
+
+  it('when the channel refuses the fetch, then the task belongs to that portal account: a client bound to another portal account does not see it, one bound to this one does', async () => {
+    const seller = await newSeller();
+    const portalAccountId = await jsonAuctionAccount(seller, channel, 'Auction AT');
+    channel.refuse = 'invalid_grant: the refresh token was revoked';
+    expect((await importNow(seller, portalAccountId)).state).to.equal('failed');
+    const other = await clientToken(seller, 'import-task-other', seller.portalAccountId, 'task_r');
+    const own = await clientToken(seller, 'import-task-own', portalAccountId, 'task_r');
+    expect((await tasks(seller)).map((t) => t.title)).to.deep.equal(['Order import refused: Auction AT']);
+    expect(await tasks(seller, other), 'the other portal account’s client').to.deep.equal([]);
+    expect((await tasks(seller, own)).map((t) => t.title)).to.deep.equal(['Order import refused: Auction AT']);
   });
 });
