@@ -44,11 +44,22 @@ export const portalListingRepository = {
     return knex('portal_listing').select('portal_item_id', 'status').where(keyColumns(key)).first();
   },
 
-  /** A portal item id given as AUCTIONA_<id>: the listing it names, if it is the account's. */
-  async listingByPortalItemId(knex: Knex, accountId: number, portalItemId: string): Promise<{ stock_id: number; portal_item_id: string | null } | undefined> {
+  /**
+   * A portal item id given as AUCTIONA_<id>: this item's listing it names, if it is the account's.
+   * By the item too: a variation main's eBay listing is recorded under the main and under each of
+   * its variants with the same listing id (portal-variation.service.ts), so the id alone named any
+   * of those rows, and a revise of the main was refused unknown_live_listing when a variant's came
+   * first (an index scan by stock id reads the variants, made before their main, first).
+   */
+  async listingByPortalItemId(
+    knex: Knex,
+    accountId: number,
+    stockId: number,
+    portalItemId: string,
+  ): Promise<{ stock_id: number; portal_item_id: string | null } | undefined> {
     return knex('portal_listing')
       .select('stock_id', 'portal_item_id')
-      .where({ account_id: accountId, portal: 'auction_a', portal_item_id: portalItemId })
+      .where({ account_id: accountId, stock_id: stockId, portal: 'auction_a', portal_item_id: portalItemId })
       .first();
   },
 

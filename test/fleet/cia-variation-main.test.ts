@@ -255,6 +255,29 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     );
   });
 
+  it('when a variation main listed at eBay is revised by its AUCTIONA_ live id, then the revise is taken for the main (its variants’ records carry the same listing id) and the group is sent again', async () => {
+    const ids = await shirt({}, ebayData);
+    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state, listed.error).to.equal('completed');
+    const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
+    await settle();
+    // The table keeps its rows in no order: the main's row after its variants' (as an index scan by
+    // stock id reads them, variants being made before their main, or as rows land after a vacuum).
+    const mainRow = await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.main, portal: 'auction_a' }).first();
+    const { id: rowId, updated_at: _at, ...row } = mainRow!;
+    await db()('portal_listing').where({ id: rowId }).delete();
+    await db()('portal_listing').insert(row);
+    const since = running.sandbox.state.requests.length;
+    const revised = await upload(ids.main, { auction_a: [{ action: 'revise', auction_a_live_id: `AUCTIONA_${listingId}` }] });
+    expect(revised.state, revised.error).to.equal('completed');
+    expect(revised.result).to.deep.include({ action: 'revise', portal: 'auction_a', portal_item_id: listingId });
+    const paths = running.sandbox.state.requests
+      .slice(since)
+      .filter((r) => r.portal === 'auction_a' && r.method !== 'GET')
+      .map((r) => r.path);
+    expect(paths).to.include(`/sell/inventory/v1/inventory_item_group/${sku()}`);
+  });
+
   it('when a variation main’s eBay listing is ended, then one withdrawOfferByInventoryItemGroup under the group key ends it (every member offer unpublished) and no member offer is withdrawn on its own; portal_upload takes no delete at auction_a', async () => {
     const ids = await shirt({}, ebayData);
     const account = String(seller.portalAccountId);
