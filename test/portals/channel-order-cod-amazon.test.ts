@@ -104,6 +104,28 @@ describe('channel orders of Amazon paid on delivery: unpaid until Amazon shows t
     expect(order.status).to.deep.include({ is_paid: false, is_shipped: true });
   });
 
+  it('when a cash-on-delivery order has a CANCELLED package (a label the seller cancelled) beside the DELIVERED one that carried its units, then it is paid in full', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'COD-DE-4', 10);
+    const { id, served, fetch } = await amazonOrder(seller, {
+      payment_method: 'CashOnDelivery',
+      lines: [{ sku: 'COD-DE-4', quantity: 2, price: '12.00' }],
+    });
+    await fetch();
+    const order = (await kontorOrder(seller, id))!;
+    await ship(seller, order.id);
+    const placed = amazonOf(sandbox.state).orders.get(id)!;
+    const carried = placed.packages[0]!;
+    // The first label, cancelled before the carrier took it (PackageStatus CANCELLED, detailedStatus LABEL_CANCELLED).
+    placed.packages.unshift({ ...carried, packageReferenceId: `${carried.packageReferenceId}0`, trackingNumber: 'CANCELLED-LABEL', status: 'CANCELLED' });
+    await post(`/_sandbox/amazon/orders/${id}/package_status`, { status: 'DELIVERED', package_reference_id: carried.packageReferenceId });
+    expect((served().packages as { packageStatus: { status: string } }[]).map((k) => k.packageStatus.status)).to.deep.equal(['CANCELLED', 'DELIVERED']);
+    await fetch();
+    const paid = (await kontorOrder(seller, id))!;
+    expect(paid.paid_amount).to.equal(paid.invoice_amount);
+    expect(paid.status).to.deep.include({ is_paid: true, is_shipped: true });
+  });
+
   it('when Amazon ships a cash-on-delivery order itself (AFN: no packages to show a delivery), then it stays unpaid though SHIPPED', async () => {
     const seller = await newSeller();
     const { id, fetch } = await amazonOrder(seller, {

@@ -98,9 +98,13 @@ export function paysOnDelivery(order: Order2026): boolean {
  * FulfillmentStatus ends at SHIPPED ("handover to carrier"), so the packages are the one signal the
  * contract gives; it has none for an AFN order (packages "Only available for merchant-fulfilled
  * (FBM) orders"), which so stays unpaid: the seller books its payment when Amazon pays it out.
+ * A CANCELLED package ("Package shipment termination before delivery", e.g. LABEL_CANCELLED: the
+ * seller cancelled a label and shipped the units in another package) carried nothing to the door:
+ * it does not count, else such an order, all of whose units were delivered and paid at the door,
+ * never became paid. The order still needs SHIPPED (all its units handed over) and one delivered.
  */
 export function delivered(order: Order2026): boolean {
-  const packages = order.packages ?? [];
+  const packages = (order.packages ?? []).filter((p) => p.packageStatus?.status !== 'CANCELLED');
   return order.fulfillment?.fulfillmentStatus === 'SHIPPED' && packages.length > 0 && packages.every((p) => p.packageStatus?.status === 'DELIVERED');
 }
 

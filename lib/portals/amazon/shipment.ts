@@ -66,12 +66,15 @@ export function freeReference(preferred: string, held: OrderPackage[]): string {
 /**
  * The units of each item Amazon has left to ship: `fulfillment.quantityUnfulfilled` ("The number
  * of units of this item that remain to be processed and shipped", data set FULFILLMENT); without
- * it, the units ordered less those in the order's packages (none for an item whose cancellation
- * was executed: its unshipped units are gone).
+ * it, the units ordered less those in the order's packages that were not cancelled (none for an
+ * item whose cancellation was executed: its unshipped units are gone).
  */
 export function leftToShip(order: Order2026): Map<string, number> {
   const packed = new Map<string, number>();
-  for (const i of (order.packages ?? []).flatMap((k) => k.packageItems ?? [])) packed.set(i.orderItemId, (packed.get(i.orderItemId) ?? 0) + i.quantity);
+  // A CANCELLED package ("Package shipment termination before delivery": a label the seller
+  // cancelled) shipped nothing: its units are still to ship.
+  const live = (order.packages ?? []).filter((k) => k.packageStatus?.status !== 'CANCELLED');
+  for (const i of live.flatMap((k) => k.packageItems ?? [])) packed.set(i.orderItemId, (packed.get(i.orderItemId) ?? 0) + i.quantity);
   return new Map(
     order.orderItems.map((item) => {
       const unfulfilled = item.fulfillment?.quantityUnfulfilled;
