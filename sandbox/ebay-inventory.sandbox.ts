@@ -328,7 +328,8 @@ function mountMigrate(router: express.Router, state: SandboxState): void {
  * unknown group, and (25002, the call's "Any User error"; the sandbox's wording) when the group has
  * no title, variesBy or common aspects (InventoryItemGroup.aspects: "required before the first
  * offer of the group is published"), a member has no inventory item or fixed-price offer of that marketplace,
- * or the offers' location is not an enabled one (as publishOffer).
+ * or the offers' location is not an enabled one (as publishOffer). A SKU left out of a published
+ * group's variantSKUs is removed from its listing (its offer unpublished).
  */
 function mountGroups(router: express.Router, state: SandboxState): void {
   const ebay = state.ebay;
@@ -340,7 +341,23 @@ function mountGroups(router: express.Router, state: SandboxState): void {
       res.status(400).json(error(25709, 'Invalid value for variantSKUs. An inventory item group needs its member SKUs.'));
       return;
     }
-    ebay.groups.set(key(res.locals.account as string, String(req.params.groupKey)), body);
+    const account = res.locals.account as string;
+    const before = ebay.groups.get(key(account, String(req.params.groupKey)));
+    ebay.groups.set(key(account, String(req.params.groupKey)), body);
+    // "if changes are made to an inventory item group that is part of a live, multiple-variation
+    // eBay listing, these changes automatically update the eBay listing. For example, if a SKU value
+    // is removed from the inventory item group, the corresponding product variation will be removed
+    // from the eBay listing as well" (createOrReplaceInventoryItemGroup): a member left out of
+    // variantSKUs is off the listing, its offer unpublished (the sandbox's reading: the offer stays).
+    const kept = new Set(skus.map(String));
+    const removed = before && Array.isArray(before.variantSKUs) ? before.variantSKUs.map(String).filter((sku) => !kept.has(sku)) : [];
+    for (const sku of removed) {
+      for (const offer of ebay.offersOf(account, sku)) {
+        if (offer.status !== 'PUBLISHED' || offer.body.format !== 'FIXED_PRICE') continue;
+        offer.status = 'UNPUBLISHED';
+        refreshListing(state, account, sku, 'end');
+      }
+    }
     res.status(204).end();
   });
   router.get(groupPath, (req, res) => {

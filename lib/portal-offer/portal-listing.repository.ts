@@ -80,6 +80,21 @@ export const portalListingRepository = {
     return new Map(rows.map((r) => [Number(r.stock_id), r.portal_item_id!]));
   },
 
+  /**
+   * The live listings at a portal account and lister recorded under one portal item id (a
+   * multiple-variation listing's, portal-variation.service.ts) of items other than `members`:
+   * ended, their stock ids answered.
+   */
+  async endOutsiders(knex: Knex, key: Omit<ListingKey, 'stockId'>, portalItemId: string, members: number[]): Promise<number[]> {
+    const rows = await knex('portal_listing')
+      .where({ account_id: key.accountId, portal: key.portal, portal_account_id: key.portalAccountId, lister_id: key.listerId })
+      .where({ portal_item_id: portalItemId, status: 'listed' })
+      .whereNotIn('stock_id', members)
+      .update({ status: 'ended', updated_at: knex.fn.now() })
+      .returning('stock_id');
+    return rows.map((r) => Number((r as { stock_id: number }).stock_id)).sort((a, b) => a - b);
+  },
+
   async saveListing(knex: Knex, key: ListingKey, portalItemId: string | null, status: 'listed' | 'ended'): Promise<void> {
     await knex('portal_listing')
       .insert({ ...keyColumns(key), portal_item_id: portalItemId, status, updated_at: knex.fn.now() })

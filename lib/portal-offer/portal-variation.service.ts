@@ -60,12 +60,20 @@ export async function listVariation(
   const knex = db();
   const listed = new Map<number, string>();
   let grouped: string | null = null;
+  let removed: number[] = [];
   if (adapter.listVariations) {
     const portalItemId = (await adapter.listVariations(target, variation, jobId)).portalItemId;
     grouped = portalItemId;
     await transaction(async (trx) => {
       await portalListingRepository.saveListing(trx, key, portalItemId, 'listed');
       for (const v of variation.variants) await recordVariant(trx, adapter, job, jobId, key, v.stockId, portalItemId);
+      // An item recorded in this listing that is no longer among the main's variants (it left the
+      // main, or was deleted) is off it: the group was replaced with the variants' SKUs only, and
+      // "if a SKU value is removed from the inventory item group, the corresponding product
+      // variation will be removed from the eBay listing as well" (createOrReplaceInventoryItemGroup).
+      // Its record read listed under the main's listing id for good before: its offer was
+      // neither live nor ended by anything of Kontor's.
+      removed = await portalListingRepository.endOutsiders(trx, key, portalItemId, [job.stockId, ...variation.variants.map((v) => v.stockId)]);
     });
     for (const v of variation.variants) {
       listed.set(v.stockId, portalItemId);
@@ -92,6 +100,7 @@ export async function listVariation(
     portal: job.portal,
     portal_item_id: grouped,
     variants: [...listed].map(([stockId, portalItemId]) => ({ stock_id: stockId, portal_item_id: portalItemId })),
+    ...(removed.length ? { removed } : {}),
   };
 }
 
@@ -140,10 +149,14 @@ export async function endVariants(
   }
   if (live.length === 0) return [];
   const variation = adapter.endVariations && main ? await variationListingOf(job, main) : undefined;
+  const grouped = variation && adapter.endVariations ? (await portalListingRepository.listing(knex, key))?.portal_item_id : undefined;
   if (variation && adapter.endVariations) await adapter.endVariations(target, variation, jobId);
   else for (const v of live) await adapter.end(target, v.stockId, v.listedAs ?? null, `${jobId}-v${v.stockId}`, v);
-  await transaction(async (trx) => {
+  return transaction(async (trx) => {
     for (const v of live) await portalListingRepository.saveListing(trx, { ...key, stockId: v.stockId }, null, 'ended');
+    // The group's withdrawal ended its whole listing, also a variation of an item that left the
+    // main since it was last listed (the group at eBay still holds its SKU): its record ends too.
+    const outsiders = grouped ? await portalListingRepository.endOutsiders(trx, key, grouped, [job.stockId, ...live.map((v) => v.stockId)]) : [];
+    return [...live.map((v) => v.stockId), ...outsiders];
   });
-  return live.map((v) => v.stockId);
 }

@@ -278,6 +278,40 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     expect(paths).to.include(`/sell/inventory/v1/inventory_item_group/${sku()}`);
   });
 
+  it('when a variant leaves a main listed at eBay and the main is listed again, then the group’s variantSKUs are the remaining variants, the one that left is off the listing and its listing reads ended', async () => {
+    const ids = await shirt({}, ebayData);
+    const account = String(seller.portalAccountId);
+    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state, listed.error).to.equal('completed');
+    const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
+    await settle();
+    const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(left.status, left.text).to.equal(200);
+
+    const again = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(again.state, again.error).to.equal('completed');
+    expect(again.result).to.deep.include({
+      portal_item_id: listingId,
+      variants: [{ stock_id: ids.s, portal_item_id: listingId }],
+      removed: [ids.m],
+    });
+    const ebay = running.sandbox.state.ebay;
+    expect(ebay.groups.get(`${account}|${sku()}`)).to.deep.include({ variantSKUs: [sku('-S')] });
+    const offers = [...ebay.offers.values()].filter((o) => o.account === account);
+    expect(offers.map((o) => [o.sku, o.status]).sort()).to.deep.equal([
+      [sku('-M'), 'UNPUBLISHED'],
+      [sku('-S'), 'PUBLISHED'],
+    ]);
+    const listings = await db()('portal_listing').where({ account_id: seller.id, portal: 'auction_a' }).orderBy('stock_id').select('stock_id', 'status');
+    expect(listings).to.deep.equal(
+      [
+        { stock_id: ids.main, status: 'listed' },
+        { stock_id: ids.s, status: 'listed' },
+        { stock_id: ids.m, status: 'ended' },
+      ].sort((a, b) => a.stock_id - b.stock_id),
+    );
+  });
+
   it('when a variation main’s eBay listing is ended, then one withdrawOfferByInventoryItemGroup under the group key ends it (every member offer unpublished) and no member offer is withdrawn on its own; portal_upload takes no delete at auction_a', async () => {
     const ids = await shirt({}, ebayData);
     const account = String(seller.portalAccountId);
@@ -323,6 +357,37 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     ]);
     expect(ebay.groups.get(`${account}|${sku()}`)).to.deep.include({ variantSKUs: [sku('-S'), sku('-M')] });
     expect(shown().auction_a).to.deep.include({ [sku('-S')]: 0, [sku('-M')]: 0 });
+    const listings = await db()('portal_listing').where({ account_id: seller.id, portal: 'auction_a' }).orderBy('stock_id').select('stock_id', 'status');
+    expect(listings).to.deep.equal([ids.main, ids.s, ids.m].sort((a, b) => a - b).map((stockId) => ({ stock_id: stockId, status: 'ended' })));
+  });
+
+  it('when a variant leaves a main listed at eBay and the main’s listing is ended, then the group’s withdrawal ends the variant that left too (eBay’s group still held it) and its listing reads ended', async () => {
+    const ids = await shirt({}, ebayData);
+    const account = String(seller.portalAccountId);
+    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state, listed.error).to.equal('completed');
+    await settle();
+    const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(left.status, left.text).to.equal(200);
+
+    const { lister_id: listerId } = (await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.main }).first('lister_id')) as {
+      lister_id: string;
+    };
+    const jobId = `end-left-${seller.id}-${ids.main}`;
+    const job = { accountId: seller.id, stockId: ids.main, portal: 'auction_a', portalAccountId: seller.portalAccountId, action: 'delete' as const, listerId };
+    await queues().add('portal.upload', job, jobId);
+    const ended = await waitFor('the delete job to end', async () => {
+      const j = await queues().get('portal_upload').getJob(jobId);
+      const state = await j?.getState();
+      return j && (state === 'completed' || state === 'failed') ? { state, result: j.returnvalue as unknown, error: j.failedReason } : undefined;
+    });
+    expect(ended.state, ended.error).to.equal('completed');
+    expect(ended.result).to.deep.equal({ action: 'delete', portal: 'auction_a', variants: [ids.s, ids.m] });
+    const offers = [...running.sandbox.state.ebay.offers.values()].filter((o) => o.account === account);
+    expect(offers.map((o) => [o.sku, o.status]).sort()).to.deep.equal([
+      [sku('-M'), 'UNPUBLISHED'],
+      [sku('-S'), 'UNPUBLISHED'],
+    ]);
     const listings = await db()('portal_listing').where({ account_id: seller.id, portal: 'auction_a' }).orderBy('stock_id').select('stock_id', 'status');
     expect(listings).to.deep.equal([ids.main, ids.s, ids.m].sort((a, b) => a - b).map((stockId) => ({ stock_id: stockId, status: 'ended' })));
   });
