@@ -326,9 +326,12 @@ function mountMigrate(router: express.Router, state: SandboxState): void {
  * its own quantity on its inventory item and offer. publishOfferByInventoryItemGroup publishes
  * every member's offer of the marketplace as one listing (one listingId): refused (25705) for an
  * unknown group, and (25002, the call's "Any User error"; the sandbox's wording) when the group has
- * no title, variesBy or common aspects (InventoryItemGroup.aspects: "required before the first
- * offer of the group is published"), a member has no inventory item or fixed-price offer of that marketplace,
- * or the offers' location is not an enabled one (as publishOffer). A SKU left out of a published
+ * no title, variesBy, common aspects (InventoryItemGroup.aspects: "required before the first
+ * offer of the group is published") or description (the same of InventoryItemGroup.description),
+ * when neither the group nor a member's inventory item has an image ("Before any offer can be
+ * published, at least one image must exist", InventoryItemGroup.imageUrls), a member has no
+ * inventory item or fixed-price offer of that marketplace, or the offers' location is not an
+ * enabled one (as publishOffer). A SKU left out of a published
  * group's variantSKUs is removed from its listing (its offer unpublished).
  */
 function mountGroups(router: express.Router, state: SandboxState): void {
@@ -387,6 +390,24 @@ function mountGroups(router: express.Router, state: SandboxState): void {
     const aspects = group.aspects;
     if (!aspects || typeof aspects !== 'object' || Object.keys(aspects).length === 0) {
       res.status(400).json(error(25002, `A user error has occurred. Inventory item group ${groupKey} needs its common aspects to be published.`));
+      return;
+    }
+    // InventoryItemGroup.description: "not initially required when first creating an inventory item
+    // group, but will be required before the first offer of the group is published".
+    if (typeof group.description !== 'string' || group.description.trim() === '') {
+      res.status(400).json(error(25002, `A user error has occurred. Inventory item group ${groupKey} needs a description to be published.`));
+      return;
+    }
+    // InventoryItemGroup.imageUrls: "Before any offer can be published, at least one image must
+    // exist for the offer ... passed in through this imageUrls container, or ... through the
+    // product.imageUrls container when creating each inventory item in the group".
+    const groupImages = Array.isArray(group.imageUrls) && group.imageUrls.length > 0;
+    const imageless = (group.variantSKUs as unknown[]).find((sku) => {
+      const images = ((ebay.inventory.get(key(account, String(sku))) as Body | undefined)?.product as Body | undefined)?.imageUrls;
+      return !groupImages && !(Array.isArray(images) && images.length > 0);
+    });
+    if (imageless !== undefined) {
+      res.status(400).json(error(25002, `A user error has occurred. SKU ${String(imageless)} of group ${groupKey} has no image, nor has the group.`));
       return;
     }
     const offers: EbayOfferRecord[] = [];

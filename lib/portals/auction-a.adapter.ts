@@ -133,7 +133,24 @@ export class AuctionAAdapter implements PortalAdapter {
     const groupKey = ebaySku(variation.main.group, variation.main.sku, variation.main.stockId);
     if (variation.variants.some((v) => isAuction(v.group)))
       throw portalInputError(this.portal, `stock item ${variation.main.stockId}: eBay lists variations at a fixed price only, not as an auction (type_id 1)`);
-    for (const v of variation.variants) this.checkLimits(ebayListing(v), true);
+    const unlocated = variation.variants.map((v) => ebayListing(v));
+    for (const l of unlocated) this.checkLimits(l, true);
+    const groupOf = inventoryItemGroupOf(
+      variation,
+      unlocated.map((l) => l.sku),
+    );
+    // What InventoryItemGroup requires "before the first offer of the group is published", checked
+    // before any call: its description, and an image (the group's, else every member item's).
+    if (!groupOf.description)
+      throw portalInputError(
+        this.portal,
+        `stock item ${variation.main.stockId}: eBay publishes a variation listing only with a description (the main's auction_a description)`,
+      );
+    if (!groupOf.imageUrls?.length && unlocated.some((l) => !l.inventoryItem.product.imageUrls?.length))
+      throw portalInputError(
+        this.portal,
+        `stock item ${variation.main.stockId}: eBay publishes a variation listing only with a picture (the main's auction_a picture.url)`,
+      );
     const location = await this.locationKey(target);
     const listings = variation.variants.map((v) => ebayListing(v, location));
     const clash = listings.find((l) => l.sku === groupKey);
@@ -149,10 +166,7 @@ export class AuctionAAdapter implements PortalAdapter {
       method: 'PUT',
       path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
       headers: { 'Content-Language': site.language },
-      body: inventoryItemGroupOf(
-        variation,
-        listings.map((l) => l.sku),
-      ),
+      body: groupOf,
     });
     const published = await ebayCall<{ listingId?: string }>(target, {
       method: 'POST',

@@ -200,6 +200,8 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     auction_a: [
       {
         name: 'Shirt',
+        description: 'A shirt in two sizes',
+        picture: { url: ['https://pictures.example/shirt.jpg'] },
         price: '19.90',
         category_1_id: '112581',
         seller_profile: { payment: [{ id: 101 }], refund: [{ id: 102 }], shipping: [{ id: 103 }] },
@@ -253,6 +255,33 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     expect(listings).to.deep.equal(
       [ids.main, ids.s, ids.m].sort((a, b) => a - b).map((stockId) => ({ stock_id: stockId, portal_item_id: result.portal_item_id, status: 'listed' })),
     );
+  });
+
+  it('when a variation main without a description or a picture is listed at eBay, then the job fails naming what is missing and nothing is sent to eBay (the group needs both before it is published)', async () => {
+    const entry = ebayData.auction_a[0]!;
+    const { description: _description, ...undescribed } = entry;
+    const { picture: _picture, ...unpictured } = entry;
+    for (const [own, missing] of [
+      [{ auction_a: [undescribed] }, 'description'],
+      [{ auction_a: [unpictured] }, 'picture'],
+    ] as const) {
+      const ids = await shirt({}, own);
+      const since = running.sandbox.state.requests.length;
+      const job = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+      expect(job.state, missing).to.equal('failed');
+      expect(job.error).to.contain(missing);
+      // CIA's pushes of the variants (getOffers, bulkUpdatePriceQuantity) go on beside the job; the listing's calls write items, offers and groups.
+      const sent = running.sandbox.state.requests
+        .slice(since)
+        .filter((r) => r.portal === 'auction_a' && r.portalAccount === String(seller.portalAccountId))
+        .filter((r) => r.method !== 'GET' && !r.path.endsWith('/bulk_update_price_quantity'));
+      expect(
+        sent.map((r) => `${r.method} ${r.path}`),
+        missing,
+      ).to.deep.equal([]);
+      expect(await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.main })).to.deep.equal([]);
+      seller = await newSeller();
+    }
   });
 
   it('when a variation main listed at eBay is revised by its AUCTIONA_ live id, then the revise is taken for the main (its variants’ records carry the same listing id) and the group is sent again', async () => {

@@ -144,10 +144,12 @@ describe('the sandbox eBay plays the documented behaviour', function () {
     expect(await violations()).to.have.length(1);
   });
 
-  it('when an inventory item group carries a quantity, then it is refused (InventoryItemGroup has none); a group of variant SKUs is kept and published, once it has its common aspects, as one listing with each variant’s own quantity', async () => {
+  it('when an inventory item group carries a quantity, then it is refused (InventoryItemGroup has none); a group of variant SKUs is kept and published, once it has its common aspects, a description and an image, as one listing with each variant’s own quantity', async () => {
     const id = account++;
     const group = {
       title: 'Shirt',
+      description: 'A shirt in two sizes',
+      imageUrls: ['https://pictures.example/shirt.jpg'],
       aspects: { Brand: ['Kontor'] },
       variantSKUs: ['SH-S', 'SH-M'],
       variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] },
@@ -177,6 +179,17 @@ describe('the sandbox eBay plays the documented behaviour', function () {
     expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', withoutAspects)).status).to.equal(204);
     const bare = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
     expect([bare.status, bare.body.errors?.[0]?.errorId]).to.deep.equal([400, 25002]);
+    // So are its description (InventoryItemGroup.description) and an image, the group's or every member item's (its imageUrls).
+    const { description: _description, ...withoutDescription } = group;
+    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', withoutDescription)).status).to.equal(204);
+    const undescribed = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
+    expect([undescribed.status, undescribed.body.errors?.[0]?.errorId]).to.deep.equal([400, 25002]);
+    expect(JSON.stringify(undescribed.body)).to.contain('description');
+    const { imageUrls: _imageUrls, ...withoutImages } = group;
+    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', withoutImages)).status).to.equal(204);
+    const imageless = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
+    expect([imageless.status, imageless.body.errors?.[0]?.errorId]).to.deep.equal([400, 25002]);
+    expect(JSON.stringify(imageless.body)).to.contain('image');
     expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', group)).status).to.equal(204);
     const published = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
     expect(published.status, JSON.stringify(published.body)).to.equal(200);
@@ -192,6 +205,8 @@ describe('the sandbox eBay plays the documented behaviour', function () {
     const id = account++;
     const group = {
       title: 'Shirt',
+      description: 'A shirt in two sizes',
+      imageUrls: ['https://pictures.example/shirt.jpg'],
       aspects: { Brand: ['Kontor'] },
       variantSKUs: ['WG-S', 'WG-M'],
       variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] },
