@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
 import { addToOutbox } from '../queue';
 import { bankRepository, duplicateKey } from './bank.repository';
 import { bankIdOf, BankKind } from './bank.type';
+import { acrossFormatsOf, formatOfKey, sameBookingAcrossFormats } from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
 
 export interface Stored {
@@ -59,6 +60,50 @@ async function newEntries(trx: Knex.Transaction, accountId: number, type: BankKi
 }
 
 /**
+ * The entries (not stored under their own keys) that are bookings an import of the other
+ * statement format stored already, each with the record it is: entry-key.ts's
+ * sameBookingAcrossFormats, on records of the same account (IBAN) and booking day stored from
+ * the other format (so only on days an import of that format covered) and not yet claimed by an
+ * import of this one. In file order, each takes the first such record it equals in the order they
+ * were stored, and a record is taken once: the n-th of two genuinely equal payments in this file is
+ * the n-th stored, and one more here than there is stored. The entry's key becomes the record's
+ * `entry_alias`, so the same file again is recognised by its keys as before, and a record claimed
+ * is no candidate for a later import (its booking has a key of both formats).
+ */
+async function acrossFormats(
+  trx: Knex.Transaction,
+  accountId: number,
+  type: BankKind,
+  entries: StatementEntry[],
+): Promise<Map<StatementEntry, { internalId: string; alias: string }>> {
+  const tied = entries.flatMap((e) => {
+    const facts = acrossFormatsOf(e);
+    const format = formatOfKey(e.reference);
+    return facts && format ? [{ e, facts, format }] : [];
+  });
+  const found = new Map<StatementEntry, { internalId: string; alias: string }>();
+  if (!tied.length) return found;
+  const days = [...new Set(tied.map((t) => t.e.transferDate.getTime()))].map((ms) => new Date(ms));
+  const candidates = await bankRepository.acrossFormatCandidates(trx, accountId, type, [...new Set(tied.map((t) => t.facts.iban))], days);
+  const taken = new Set<string>();
+  for (const { e, facts, format } of tied) {
+    const entry = { ...e, endToEndId: facts.endToEndId };
+    const record = candidates.find(
+      (r) =>
+        !taken.has(r.internal_id) &&
+        r.account_iban === facts.iban &&
+        formatOfKey(r.entry_ref) !== null &&
+        formatOfKey(r.entry_ref) !== format &&
+        sameBookingAcrossFormats({ ...r, transferDate: r.transfer_date, currency: r.currency_id, endToEndId: r.end_to_end_id ?? '' }, entry),
+    );
+    if (!record) continue;
+    taken.add(record.internal_id);
+    found.set(e, { internalId: record.internal_id, alias: e.reference! });
+  }
+  return found;
+}
+
+/**
  * Whether a record stored under an entry's key of before is that entry: the same payer or the
  * same text, blanks and case aside, either one enough. Not both, and not as written: how Kontor
  * reads a payer and a text out of :86: or RmtInf changed between versions (line joining, labels
@@ -86,7 +131,12 @@ export async function storeEntriesIn(
   grant: number | null = null,
 ): Promise<Stored> {
   const last = await bankRepository.lockCounter(trx, accountId);
-  const fresh = await newEntries(trx, accountId, type, entries);
+  const unseen = await newEntries(trx, accountId, type, entries);
+  // A booking stored from the other statement format (MT940 / camt.053 of one account) is not
+  // stored again: it is claimed under this format's key (entry-key.ts, sameBookingAcrossFormats).
+  const claimed = await acrossFormats(trx, accountId, type, unseen);
+  await bankRepository.setEntryAliases(trx, accountId, [...claimed.values()]);
+  const fresh = unseen.filter((e) => !claimed.has(e));
   const now = new Date();
   await bankRepository.insertMany(
     trx,
@@ -105,6 +155,8 @@ export async function storeEntriesIn(
       currency_id: e.currency,
       payer_ref: e.payerReferences.join(' '),
       portal_account_grant: grant,
+      account_iban: acrossFormatsOf(e)?.iban ?? null,
+      end_to_end_id: acrossFormatsOf(e)?.endToEndId || null,
     })),
   );
   if (!fresh.length) return { stored: 0, duplicates: entries.length, jobId: null };

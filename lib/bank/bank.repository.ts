@@ -108,7 +108,18 @@ interface BankCounterRow {
 // The bigints are read as text and written as numbers too; a record is inserted without its
 // internal id, and what has a default (created_at, sender, subject, currency_id, payer_ref) may be left out.
 type BankDefaults = 'created_at' | 'sender' | 'subject' | 'currency_id' | 'payer_ref';
-type BankNullable = 'order_id' | 'order_no' | 'status' | 'entry_ref' | 'match_rule' | 'unassigned_reason' | 'portal_account_grant' | 'reversed_by';
+type BankNullable =
+  | 'order_id'
+  | 'order_no'
+  | 'status'
+  | 'entry_ref'
+  | 'match_rule'
+  | 'unassigned_reason'
+  | 'portal_account_grant'
+  | 'reversed_by'
+  | 'account_iban'
+  | 'end_to_end_id'
+  | 'entry_alias';
 type BankInsert = Omit<BankRow, 'internal_id' | 'number' | BankDefaults | BankNullable> &
   Partial<Pick<BankRow, BankDefaults | BankNullable>> & { number: string | number };
 declare module 'knex/types/tables' {
@@ -188,10 +199,53 @@ export const bankRepository = {
   },
 
   /** The entry references among those given that the account has stored already. */
+  /**
+   * The given keys that are stored: a record's key, or the other format's key of a record an
+   * import of that format found to be its booking (entry_alias, bank-store.service.ts).
+   */
   async storedReferences(trx: Knex.Transaction, accountId: number, type: BankKind, refs: string[]): Promise<Set<string>> {
     if (!refs.length) return new Set();
-    const rows = await trx('bank').select('entry_ref').where({ account_id: accountId, type }).whereRaw('entry_ref = ANY(?::text[])', [refs]);
-    return new Set(rows.flatMap((r) => (r.entry_ref === null ? [] : [r.entry_ref])));
+    const rows = await trx('bank')
+      .select('entry_ref', 'entry_alias')
+      .where({ account_id: accountId, type })
+      .andWhere((q) => q.whereRaw('entry_ref = ANY(?::text[])', [refs]).orWhereRaw('entry_alias = ANY(?::text[])', [refs]));
+    const asked = new Set(refs);
+    return new Set(rows.flatMap((r) => [r.entry_ref, r.entry_alias].filter((ref): ref is string => ref !== null && asked.has(ref))));
+  },
+
+  /**
+   * Statement credits of the account's bank accounts (IBANs) on the given booking days that no
+   * import of a second format has claimed yet (entry_alias null), in the order they were stored:
+   * the candidates sameBookingAcrossFormats compares a new entry with (bank-store.service.ts).
+   */
+  async acrossFormatCandidates(
+    trx: Knex.Transaction,
+    accountId: number,
+    type: BankKind,
+    ibans: string[],
+    days: Date[],
+  ): Promise<
+    Pick<BankRow, 'internal_id' | 'entry_ref' | 'account_iban' | 'transfer_date' | 'amount' | 'currency_id' | 'end_to_end_id' | 'sender' | 'subject'>[]
+  > {
+    if (!ibans.length || !days.length) return [];
+    return trx('bank')
+      .select('internal_id', 'entry_ref', 'account_iban', 'transfer_date', 'amount', 'currency_id', 'end_to_end_id', 'sender', 'subject')
+      .where({ account_id: accountId, type })
+      .whereRaw('account_iban = ANY(?::text[])', [ibans])
+      .whereRaw('transfer_date = ANY(?::timestamptz[])', [days])
+      .whereNull('entry_alias')
+      .whereNotNull('entry_ref')
+      .orderBy('number');
+  },
+
+  /** Records claimed by an import of the other format: its key of each booking (acrossFormatCandidates). */
+  async setEntryAliases(trx: Knex.Transaction, accountId: number, aliases: { internalId: string; alias: string }[]): Promise<void> {
+    if (!aliases.length) return;
+    await trx.raw(
+      `UPDATE bank SET entry_alias = t.alias FROM unnest(?::bigint[], ?::text[]) AS t(internal_id, alias)
+       WHERE bank.account_id = ? AND bank.internal_id = t.internal_id`,
+      [aliases.map((a) => a.internalId), aliases.map((a) => a.alias), accountId],
+    );
   },
 
   /**
@@ -235,16 +289,19 @@ export const bankRepository = {
       currency_id: string;
       payer_ref: string;
       portal_account_grant: number | null;
+      account_iban: string | null;
+      end_to_end_id: string | null;
     })[],
   ): Promise<void> {
     if (!rows.length) return;
     const col = <K extends keyof (typeof rows)[number]>(key: K) => rows.map((r) => r[key]);
     await trx.raw(
       `INSERT INTO bank (account_id, number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status, currency_id, payer_ref,
-         portal_account_grant)
+         portal_account_grant, account_iban, end_to_end_id)
        SELECT ?, t.* FROM unnest(?::bigint[], ?::text[], ?::text[], ?::timestamptz[], ?::text[], ?::text[], ?::numeric[], ?::text[], ?::text[], ?::text[],
-         ?::text[], ?::text[], ?::integer[])
-         AS t(number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status, currency_id, payer_ref, portal_account_grant)`,
+         ?::text[], ?::text[], ?::integer[], ?::text[], ?::text[])
+         AS t(number, id, type, transfer_date, sender, subject, amount, entry_ref, order_no, status, currency_id, payer_ref, portal_account_grant,
+           account_iban, end_to_end_id)`,
       [
         accountId,
         col('number'),
@@ -260,6 +317,8 @@ export const bankRepository = {
         col('currency_id'),
         col('payer_ref'),
         col('portal_account_grant') as number[],
+        col('account_iban') as string[],
+        col('end_to_end_id') as string[],
       ],
     );
   },

@@ -81,6 +81,12 @@ export interface BankRow {
   portal_account_grant: number | null;
   /** The key of the bank's reversal of this transfer (bank-reversal.service.ts); null while not reversed. */
   reversed_by: string | null;
+  /** A statement credit's account IBAN, where its statement's account could be tied (bank-store.service.ts); else null. */
+  account_iban: string | null;
+  /** A statement credit's end-to-end id (EREF+, EndToEndId); null when none. */
+  end_to_end_id: string | null;
+  /** The other statement format's key of this booking, once an import of that format found it stored; else null. */
+  entry_alias: string | null;
 }
 
 /** Bank_type as answered: order_id when linked, else order_no; never both. */

@@ -22,8 +22,8 @@
  *   payment by payment.
  */
 import { attributeOf, list, node, Node, refuse, textOf } from './camt-node';
-import { payerReferencesOf, senderOf, subjectOf } from './camt-remittance';
-import { contentDigest, keyOf, occurrenceOf } from './entry-key';
+import { endToEndIdOf, payerReferencesOf, senderOf, subjectOf } from './camt-remittance';
+import { contentDigest, keyOf, occurrenceOf, tiedAcrossFormats } from './entry-key';
 import { isDkReturn } from './return-codes';
 import type { ParsedStatement, StatementEntry } from './statement.type';
 
@@ -34,6 +34,8 @@ export interface CamtMessage {
   account: string;
   /** Acct/Ccy ('' when absent). */
   currency: string;
+  /** The account's IBAN (./entry-key.ts ibanOfAccount), null when the file has none. */
+  iban: string | null;
   /**
    * Stmt/Id or Ntfctn/Id, else GrpHdr/MsgId and the message's position (`<MsgId>/2`); '' when
    * neither. Only for the key of before (`legacyReference`).
@@ -165,7 +167,7 @@ function paymentOf(entry: BookedEntry, tx: Node, txPath: string, position: numbe
   // The key before (./entry-key.ts): without a bank reference the statement's Id and the entry's
   // number stood for one, and the position in the entry told a batch's payments apart.
   const legacyRef = bankRef || (message.id && `${message.id}/${entry.n}`);
-  return {
+  const payment: StatementEntry = {
     reference: occurrenceOf(keyOf('camt', keyParts(entry, tx, bankRef, own.amount, message.account)), file.seen),
     legacyReference: legacyRef ? occurrenceOf(`${message.account}|${legacyRef}|${position}|${own.amount}|${entry.date.day}`, file.legacy) : null,
     transferDate: new Date(entry.date.ms),
@@ -175,6 +177,7 @@ function paymentOf(entry: BookedEntry, tx: Node, txPath: string, position: numbe
     currency,
     payerReferences: payerReferencesOf(tx),
   };
+  return tiedAcrossFormats(payment, message.iban, endToEndIdOf(tx));
 }
 
 /**

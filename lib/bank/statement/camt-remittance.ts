@@ -54,12 +54,17 @@ export function payerReferencesOf(tx: Node): string[] {
   const strd = list(node(tx.RmtInf).Strd).map(node);
   const creditorRefs = strd.flatMap((s) => list(s.CdtrRefInf).map((r) => textOf(node(r).Ref).replace(/\s+/g, '')));
   const documents = strd.flatMap((s) => list(s.RfrdDocInf).map((d) => textOf(node(d).Nb).trim()));
-  const endToEnd = textOf(node(tx.Refs).EndToEndId).trim();
-  const given = [...creditorRefs, ...documents, noReference.test(endToEnd) ? '' : endToEnd];
+  const given = [...creditorRefs, ...documents, endToEndIdOf(tx)];
   return [...new Set(given.filter((ref) => ref && !isIban(ref.replace(/\s+/g, ''))))];
 }
 
 const noReference = /^(NOT ?PROVIDED|NONREF)$/i;
+
+/** Refs/EndToEndId, '' when the payer gave none (NOTPROVIDED, NONREF). */
+export function endToEndIdOf(tx: Node): string {
+  const endToEnd = textOf(node(tx.Refs).EndToEndId).trim();
+  return noReference.test(endToEnd) ? '' : endToEnd;
+}
 
 /**
  * An IBAN (ISO 13616): country, two check digits, 11-30 letters and digits, mod 97 = 1. An ISO

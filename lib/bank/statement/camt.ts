@@ -10,6 +10,7 @@ import { invalidInput } from '../../errors';
 import { list, node, Node, refuse, textOf } from './camt-node';
 import { CamtFile, CamtMessage, readEntry } from './camt-entry';
 import { parseCamtXml } from './camt-xml';
+import { ibanOfAccount } from './entry-key';
 import type { ParsedStatement, StatementEntry } from './statement.type';
 
 /** The two messages read: their root element and the element of one statement or notification. */
@@ -104,5 +105,6 @@ function documentOf(doc: unknown): Node {
 function messageOf(format: CamtMessage['format'], message: Node, orElse: string): CamtMessage {
   const acct = node(message.Acct);
   const id = node(acct.Id);
-  return { format, account: textOf(id.IBAN) || textOf(node(id.Othr).Id), currency: textOf(acct.Ccy), id: textOf(message.Id) || orElse };
+  const account = textOf(id.IBAN) || textOf(node(id.Othr).Id);
+  return { format, account, iban: account ? ibanOfAccount(account) : null, currency: textOf(acct.Ccy), id: textOf(message.Id) || orElse };
 }

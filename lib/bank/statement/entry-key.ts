@@ -21,6 +21,8 @@
  * imported before the change is recognised when imported again (bank-store.service.ts).
  */
 import { createHash } from 'node:crypto';
+import { isIban } from './camt-remittance';
+import type { StatementEntry } from './statement.type';
 
 /**
  * The new keys start with their format's name: no key stored before (which starts with the
@@ -48,3 +50,102 @@ export function occurrenceOf(key: string, seen: Map<string, number>): string {
   seen.set(key, count);
   return count === 1 ? key : `${key}#${count}`;
 }
+
+/** The format whose key a stored entry_ref is (null: a key of before, a reversal's, none). */
+export function formatOfKey(key: string | null): KeyFormat | null {
+  if (key?.startsWith('mt940 ')) return 'mt940';
+  if (key?.startsWith('camt ')) return 'camt';
+  return null;
+}
+
+/**
+ * The IBAN of a statement's account, or null where it cannot be told: CAMT Acct/Id/IBAN (or
+ * Othr/Id), MT940 :25:. Blanks and a currency code after the account (`...EUR`, `... EUR`, as
+ * Commerzbank and Rabobank write :25:) aside, a valid IBAN (ISO 13616, mod 97) is itself; a German
+ * `BLZ/Kontonummer` (8-digit bank code, up to 10 digits) is `DE`, the check digits and the BLZ and
+ * the account number padded to 10 digits (the German IBAN, ISO 13616 check digits: 98 - the
+ * number with `DE00` moved to its end, mod 97). Anything else (a BIC before the account, an
+ * account of more than 10 digits with a sub-account, a bare number) ties nothing.
+ */
+export function ibanOfAccount(account: string): string | null {
+  const compact = account.replace(/\s+/g, '').toUpperCase();
+  for (const candidate of [compact, compact.replace(/[A-Z]{3}$/, '')]) if (isIban(candidate)) return candidate;
+  const german = /^(\d{8})\/(\d{1,10})(?:[A-Z]{3})?$/.exec(compact);
+  if (!german) return null;
+  const bban = `${german[1]}${german[2]!.padStart(10, '0')}`;
+  // D = 13, E = 14 (ISO 13616: letters as 10 + their place in the alphabet).
+  const check = 98n - (BigInt(`${bban}131400`) % 97n);
+  return `DE${String(check).padStart(2, '0')}${bban}`;
+}
+
+/** What a stored record or a new entry says of a booking, for sameBookingAcrossFormats. */
+export interface Booking {
+  transferDate: Date;
+  amount: string;
+  currency: string;
+  /** '' when none. */
+  endToEndId: string;
+  sender: string;
+  subject: string;
+}
+
+/**
+ * A payer's name or text compared across formats: lower case, umlauts spelled out (German
+ * banks' MT940 writes `Mueller` where the camt.053 has `Müller`), accents, blanks and punctuation
+ * dropped (MT940 joins its 27-character lines, CAMT its Ustrd lines, each its own way).
+ */
+export function foldedText(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/ä/g, 'ae')
+    .replace(/ö/g, 'oe')
+    .replace(/ü/g, 'ue')
+    .replace(/ß/g, 'ss')
+    .normalize('NFD')
+    .replace(/[^a-z0-9]/g, '');
+}
+
+/**
+ * Whether a booking of an MT940 and one of a camt.053 of the same account (ibanOfAccount) are
+ * the same booking. Decision (no reference says how; SWIFT's MT-to-ISO 20022 migration has German
+ * sellers import both formats of one account, the switch-over download overlapping the last
+ * MT940 days): the bank's own references differ between the formats (the :61: reference and the
+ * AcctSvcrRef are numbered apart, and either may be missing), and so do the keys, so they are not
+ * compared. The same booking day, amount and currency (both are credits), and either the same
+ * end-to-end id where both give one (EREF+ and EndToEndId, NOTPROVIDED is none; a differing one
+ * is another payment), or else the same payer and the same remittance text (foldedText). Two
+ * genuinely equal payments (same payer, text, amount and day) are both kept: the caller takes the
+ * n-th of one file for the n-th of the other (../bank-store.service.ts). Applied only where a
+ * record of the other format is stored for that account and day, that is on the days an import of
+ * the other format covered; within one format the keys decide as before.
+ */
+export function sameBookingAcrossFormats(stored: Booking, entry: Booking): boolean {
+  if (stored.transferDate.getTime() !== entry.transferDate.getTime()) return false;
+  if (Number(stored.amount) !== Number(entry.amount) || stored.currency !== entry.currency) return false;
+  if (stored.endToEndId && entry.endToEndId) return stored.endToEndId === entry.endToEndId;
+  return foldedText(stored.sender) === foldedText(entry.sender) && foldedText(stored.subject) === foldedText(entry.subject);
+}
+
+/** What ties a statement entry to its account and payer across formats (tiedAcrossFormats). */
+export interface AcrossFormats {
+  /** The account's IBAN (ibanOfAccount). */
+  iban: string;
+  /** The payer's end-to-end id (MT940 EREF+ or /EREF/, CAMT Refs/EndToEndId), '' when none or NOTPROVIDED. */
+  endToEndId: string;
+}
+
+/**
+ * Kept beside the entry rather than among its fields: only storing a statement's credits reads
+ * it (../bank-store.service.ts), while the entry is what every reader of a statement (the
+ * reversals, the payment provider, the parsers' tests) hands on and compares field by field.
+ */
+const acrossFormats = new WeakMap<StatementEntry, AcrossFormats>();
+
+/** The entry, with its account's IBAN and its end-to-end id kept for the rule above; nothing when the account is not tied. */
+export function tiedAcrossFormats(entry: StatementEntry, iban: string | null, endToEndId: string): StatementEntry {
+  if (iban) acrossFormats.set(entry, { iban, endToEndId });
+  return entry;
+}
+
+/** What tiedAcrossFormats kept of an entry; undefined for an entry of an untied account (or no statement's). */
+export const acrossFormatsOf = (entry: StatementEntry): AcrossFormats | undefined => acrossFormats.get(entry);

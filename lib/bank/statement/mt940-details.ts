@@ -40,6 +40,8 @@ export interface Details {
   businessCode: string;
   /** A /RTRN/ return reason (SWIFT /TAG/ layout): the entry is a return. */
   returned: boolean;
+  /** The end-to-end id (EREF+, /EREF/; not NOTPROVIDED), also among payerReferences; absent when none. */
+  endToEndId?: string;
 }
 
 const none: Details = { sender: '', subject: '', payerReferences: [], businessCode: '', returned: false };
@@ -109,7 +111,7 @@ function structured(flat: string, businessCode: string, separator: string): Deta
   const name = fields.filter((f) => f.code === '32' || f.code === '33').map((f) => f.value);
   const { subject, endToEnd } = sepaParts(remittance);
   const payerReferences = [endToEnd, ...creditorReferences(subject)].filter((r): r is string => !!r);
-  return { sender: squash(joinLines(name, 27)), subject, payerReferences, businessCode, returned: false };
+  return { sender: squash(joinLines(name, 27)), subject, payerReferences, businessCode, returned: false, endToEndId: endToEnd ?? '' };
 }
 
 /** Triodos writes the counter account's BIC and IBAN as the first description lines. */
@@ -210,6 +212,7 @@ function tagged(text: string): Details {
     payerReferences: [...new Set(references.filter(Boolean))],
     businessCode: '',
     returned: fields.some((f) => f.tag === 'RTRN' && f.value !== ''),
+    endToEndId: eref.toUpperCase() === 'NOTPROVIDED' ? '' : eref,
   };
 }
 

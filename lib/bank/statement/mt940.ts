@@ -42,7 +42,7 @@ import { Details, detailsOf } from './mt940-details';
 import { Mt940FieldError, parseBalance, parseStatementLine, StatementLine } from './mt940-fields';
 import { Mt940Block, Mt940Field, Mt940FramingError, statementBlocks } from './mt940-lines';
 import { germanReturnCodes, swiftReturnTypes } from './return-codes';
-import { contentDigest, keyOf, occurrenceOf } from './entry-key';
+import { contentDigest, ibanOfAccount, keyOf, occurrenceOf, tiedAcrossFormats } from './entry-key';
 import { clip, ParsedStatement, StatementEntry } from './statement.type';
 
 /**
@@ -150,6 +150,7 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
   const currency = at(opening, () => parseBalance(opening.lines[0]!)).currency;
   const closingCurrency = at(closing, () => parseBalance(closing.lines[0]!)).currency;
   if (closingCurrency !== currency) refuse(closing.line, `the closing balance is in ${closingCurrency}, the opening balance in ${currency}`);
+  const iban = ibanOfAccount(account);
   let position = 0;
   block.fields.forEach((field, i) => {
     if (field.tag !== '61') return;
@@ -161,7 +162,7 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
       // A reversal of a credit takes back money booked before: read like a credit, keyed apart.
       if (line.mark === 'RC' && Number(line.amount) !== 0) {
         const lines86 = detailsLines(block.fields, i + 1);
-        const reversal = entryOf({ account, number, position, currency }, line, { field, lines86 }, detailsOf(lines86));
+        const reversal = entryOf({ account, iban, number, position, currency }, line, { field, lines86 }, detailsOf(lines86));
         result.reversals.push({ ...reversal, reference: `reversal ${reversal.reference!}`, legacyReference: null });
       }
     } else if (kind === 'unbooked') result.unbooked++;
@@ -169,7 +170,7 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
       const lines86 = detailsLines(block.fields, i + 1);
       const details = detailsOf(lines86);
       if (kind === 'return' || details.returned || germanReturnCodes.has(details.businessCode)) result.returns++;
-      else result.entries.push(entryOf({ account, number, position, currency }, line, { field, lines86 }, details));
+      else result.entries.push(entryOf({ account, iban, number, position, currency }, line, { field, lines86 }, details));
     }
   });
 }
@@ -193,6 +194,8 @@ function kindOf(line: StatementLine): 'debit' | 'unbooked' | 'return' | 'credit'
 
 interface Place {
   account: string;
+  /** The account's IBAN where :25: tells it (./entry-key.ts ibanOfAccount), else null. */
+  iban: string | null;
   number: string;
   position: number;
   currency: string;
@@ -204,7 +207,7 @@ interface Written {
   lines86: string[];
 }
 
-function entryOf(place: Place, line: StatementLine, written: Written, { sender, subject, payerReferences }: Details): StatementEntry {
+function entryOf(place: Place, line: StatementLine, written: Written, { sender, subject, payerReferences, endToEndId }: Details): StatementEntry {
   const bankReference = line.bankReference.toUpperCase() === 'NONREF' ? '' : line.bankReference;
   const day = line.bookingDate.toISOString().slice(0, 10);
   // The statement, not its page: `00321/002` is page 2 of statement 00321.
@@ -212,7 +215,7 @@ function entryOf(place: Place, line: StatementLine, written: Written, { sender, 
   const reference = bankReference
     ? keyOf('mt940', [place.account, statement, bankReference, line.amount, day])
     : keyOf('mt940', [place.account, statement, line.amount, day, contentDigest(contentOf(line, written))]);
-  return {
+  const entry: StatementEntry = {
     reference,
     legacyReference: [place.account, place.number, bankReference, place.position, line.amount, day].join('|'),
     transferDate: line.bookingDate,
@@ -222,6 +225,7 @@ function entryOf(place: Place, line: StatementLine, written: Written, { sender, 
     currency: place.currency,
     payerReferences,
   };
+  return tiedAcrossFormats(entry, place.iban, endToEndId ?? '');
 }
 
 /**

@@ -55,6 +55,7 @@ const migrations: string[] = [
   '20261127_1700_bank_reversed_by',
   '20261127_1900_bank_reversal_pending',
   '20261127_2000_task_portal_account',
+  '20261127_2100_bank_across_formats',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */

@@ -1,0 +1,148 @@
+/**
+ * One German bank account imported as MT940 and, after its bank's switch to ISO 20022, as
+ * camt.053, the switch-over download overlapping the last MT940 day (fixtures
+ * mt940-format-switch.sta and camt053-format-switch.xml: BLZ 37040044 / account 0532013000 is
+ * DE89370400440532013000). A booking of a day an import of the other format covered is the booking
+ * stored then (lib/bank/statement/entry-key.ts, sameBookingAcrossFormats): posted through POST
+ * bank/statement/ and matched by the bank worker; what a client then reads is GET bank/transfer/
+ * and the orders' paid_amount.
+ */
+import { expect } from 'chai';
+import { newSeller, Seller } from '../support/api';
+import { readOrder } from '../order/helpers';
+import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { fixture } from './fixtures';
+
+interface BankView {
+  sender: string;
+  subject: string;
+  amount: string;
+  transfer_date: string;
+  order_id?: string;
+}
+
+/** The orders the fixtures' payments name, and what each is paid when every booking counts once. */
+interface Shop {
+  orders: Record<'EARLY' | 'PART' | 'EREF_ORDER' | 'NOREF' | 'TWICE' | 'LATE', string>;
+}
+
+async function shop(s: Seller): Promise<Shop> {
+  return {
+    orders: {
+      EARLY: await orderPaidBy(s, '15.00', 'Zoe Brand'),
+      // A part payment of 50.00: counted twice, the order looked paid in full.
+      PART: await orderPaidBy(s, '100.00', 'Erika Muster'),
+      EREF_ORDER: await orderPaidBy(s, '24.50', 'Paul Klee'),
+      NOREF: await orderPaidBy(s, '30.00', 'Jürgen Müller'),
+      // Paid in two equal rates of 10.00 on one day: both are payments.
+      TWICE: await orderPaidBy(s, '20.00', 'Anna Ode'),
+      LATE: await orderPaidBy(s, '12.00', 'Max Mustermann'),
+    },
+  };
+}
+
+const mt940 = (shop: Shop) => fixture('mt940-format-switch.sta', shop.orders);
+const camt = (shop: Shop, iban = 'DE89370400440532013000') =>
+  Buffer.from(fixture('camt053-format-switch.xml', shop.orders).toString('utf8').replaceAll('<IBAN>DE89370400440532013000</IBAN>', `<IBAN>${iban}</IBAN>`));
+
+/** The MT940 file as downloaded before the 25th ended: Anna Ode's second rate not booked yet. */
+function mt940Intraday(shop: Shop): Buffer {
+  const lines = mt940(shop).toString('latin1').split('\r\n');
+  const last = lines.lastIndexOf(':61:2611251125C10,00NTRFNONREF');
+  lines.splice(last, 2);
+  return Buffer.from(lines.join('\r\n').replace(':62F:C261125EUR1063,90', ':62M:C261125EUR1053,90'), 'latin1');
+}
+
+const counts = (format: string, statements: number, entries: number, stored: number) => ({
+  format,
+  statements,
+  entries,
+  stored,
+  duplicates: entries - stored,
+  debits: 1,
+  returns: 0,
+  unbooked: 0,
+});
+
+describe('bank: one account imported as MT940 and as camt.053 pays each booking once', () => {
+  let bankWorker: { stop(): Promise<void> } | undefined;
+  before(async () => {
+    bankWorker = await startBankWorker('bank-formats');
+  });
+  after(async () => {
+    await bankWorker?.stop();
+  });
+
+  const transfers = async (s: Seller) =>
+    (await bankTransfers<BankView>(s))
+      .map((r) => [r.transfer_date.slice(0, 10), r.sender, r.amount, r.order_id])
+      .sort((a, b) => String(a).localeCompare(String(b)));
+
+  async function paid(s: Seller, { orders }: Shop): Promise<Record<string, string | null>> {
+    const amounts: Record<string, string | null> = {};
+    for (const [name, id] of Object.entries(orders)) amounts[name] = (await readOrder(s, id)).paid_amount;
+    return amounts;
+  }
+
+  const everyBookingOnce = { EARLY: '15.00', PART: '50.00', EREF_ORDER: '24.50', NOREF: '30.00', TWICE: '20.00', LATE: '12.00' };
+  const transfersOnce = ({ orders: o }: Shop) =>
+    [
+      ['2026-11-23', 'Zoe Brand', '15.00', o.EARLY],
+      ['2026-11-25', 'Erika Muster', '50.00', o.PART],
+      ['2026-11-25', 'Paul Klee Kunsthandel Gesellschaft mbH Berlin Charlott', '24.50', o.EREF_ORDER],
+      ['2026-11-25', 'Juergen Mueller', '30.00', o.NOREF],
+      ['2026-11-25', 'Anna Ode', '10.00', o.TWICE],
+      ['2026-11-25', 'Anna Ode', '10.00', o.TWICE],
+      ['2026-11-26', 'Max Mustermann', '12.00', o.LATE],
+    ].sort((a, b) => String(a).localeCompare(String(b)));
+
+  it('when a seller imports the last MT940 days and then the camt.053 that books the last of them again, then each booking of that day is stored once, and the part payment leaves its order partly paid', async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    expect(await importStatement(s, mt940(orders))).to.deep.equal(counts('mt940', 2, 6, 6));
+    // The 25th again (five payments: a part payment, one with an end-to-end id, one without, two
+    // equal rates) and the 26th: only the 26th's payment is new.
+    expect(await importStatement(s, camt(orders))).to.deep.equal(counts('camt.053', 2, 6, 1));
+    expect(await transfers(s)).to.deep.equal(transfersOnce(orders));
+    expect(await paid(s, orders)).to.deep.equal(everyBookingOnce);
+
+    // Each file again, as before the rule: nothing new.
+    expect(await importStatement(s, camt(orders))).to.deep.equal(counts('camt.053', 2, 6, 0));
+    expect(await importStatement(s, mt940(orders))).to.deep.equal(counts('mt940', 2, 6, 0));
+    expect(await transfers(s)).to.have.length(7);
+    expect(await paid(s, orders)).to.deep.equal(everyBookingOnce);
+  });
+
+  it('when the camt.053 is imported first and the MT940 of the days it covered after it, then the MT940 stores only the day the camt.053 did not cover', async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    expect(await importStatement(s, camt(orders))).to.deep.equal(counts('camt.053', 2, 6, 6));
+    expect(await importStatement(s, mt940(orders))).to.deep.equal(counts('mt940', 2, 6, 1));
+    const stored = await transfers(s);
+    expect(stored.map(([day, , amount, order]) => [day, amount, order])).to.deep.equal(
+      transfersOnce(orders).map(([day, , amount, order]) => [day, amount, order]),
+    );
+    expect(await paid(s, orders)).to.deep.equal(everyBookingOnce);
+  });
+
+  it('when two equal payments of one payer and day stand once in an MT940 downloaded during the day and twice in the camt.053 and in the day’s MT940, then the n-th is the n-th in each file and both are kept', async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    expect(await importStatement(s, mt940Intraday(orders))).to.deep.equal(counts('mt940', 2, 5, 5));
+    // The second rate, booked after the download, is the camt.053's second: new.
+    expect(await importStatement(s, camt(orders))).to.deep.equal(counts('camt.053', 2, 6, 2));
+    // The day's MT940: its first rate is the first stored, its second the camt.053's second.
+    expect(await importStatement(s, mt940(orders))).to.deep.equal(counts('mt940', 2, 6, 0));
+    expect((await transfers(s)).filter((r) => r[1] === 'Anna Ode')).to.have.length(2);
+    expect(await transfers(s)).to.have.length(7);
+    expect(await paid(s, orders)).to.deep.equal(everyBookingOnce);
+  });
+
+  it("when the camt.053 is of another of the seller's accounts, then none of its payments is taken for the MT940's", async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    expect(await importStatement(s, mt940(orders))).to.deep.equal(counts('mt940', 2, 6, 6));
+    expect(await importStatement(s, camt(orders, 'DE75512108001245126199'))).to.deep.equal(counts('camt.053', 2, 6, 6));
+    expect(await transfers(s)).to.have.length(12);
+  });
+});
