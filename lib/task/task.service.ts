@@ -126,6 +126,22 @@ async function checkReference(trx: Knex.Transaction, scope: OrderScope, columns:
   if (!id || !(await taskRepository.referenceSeen(trx, scope, section, id))) throw notFound(`${section} ${id ?? ''}`.trimEnd(), 'task.reference.id');
 }
 
+/**
+ * The portal account a task a client bound to one writes belongs to (README "A task a bound client
+ * writes"): a task it creates is its portal account's, and a task of the seller's (none) it moves
+ * into section bank becomes its portal account's. Else visibleTo hid it from the very client that
+ * wrote it: a bank task of no portal account is the seller's, seen only by callers granted all, so
+ * the client was answered 201 (200) and then never found the task, and completing it was a 404.
+ * The seller and clients granted all write tasks of no portal account, as before.
+ */
+function ownerOf(scope: OrderScope, columns: TaskColumns, current?: TaskRow): Pick<TaskColumns, 'portal_account_id'> {
+  const grant = scope.portalAccountGrant;
+  if (grant === 'all') return {};
+  if (!current) return { portal_account_id: grant };
+  const section = columns.reference_section !== undefined ? columns.reference_section : current.reference_section;
+  return section === 'bank' && current.portal_account_id === null ? { portal_account_id: grant } : {};
+}
+
 /** POST task/: creates a task, or updates (completes) the task whose id is given, if the caller sees it (else 404). */
 export async function saveTask(scope: OrderScope, task: TaskInput, id = task.id): Promise<{ id: number; created: boolean }> {
   const { accountId } = scope;
@@ -134,13 +150,13 @@ export async function saveTask(scope: OrderScope, task: TaskInput, id = task.id)
     if (id === undefined) {
       const columns = await columnsOf(trx, accountId, task);
       await checkReference(trx, scope, columns);
-      return { id: await taskRepository.insert(trx, accountId, columns), created: true };
+      return { id: await taskRepository.insert(trx, accountId, { ...columns, ...ownerOf(scope, columns) }), created: true };
     }
     const current = await taskRepository.getForUpdate(trx, scope, id);
     if (!current) throw notFound(`task ${id}`, 'task_id');
     const columns = await columnsOf(trx, accountId, task, current);
     await checkReference(trx, scope, columns, current);
-    await taskRepository.update(trx, accountId, id, columns);
+    await taskRepository.update(trx, accountId, id, { ...columns, ...ownerOf(scope, columns, current) });
     return { id, created: false };
   }, scope.requestId);
 }

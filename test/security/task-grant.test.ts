@@ -140,4 +140,24 @@ describe('tasks under a portal-account grant', () => {
       'ship to Bert Foreign, Hamburg',
     ]);
   });
+
+  it('when the client bound to 1 creates a bank task, or moves a task of no section into bank, then it reads and completes it; a client bound to 2 does not see it', async () => {
+    const bound2 = await clientToken(seller, 'task-two', account2, 'task_r task_w');
+    const created = await call('task/', { token: bound1, body: { task: { title: 'book the refund of 12.00', reference: { section: 'bank' } } } });
+    expect(created.status, created.text).to.equal(201);
+    const bankTask = Number(created.body.task_id);
+    expect(await titles(bound1, { filter: { id: [{ value: bankTask }] } })).to.deep.equal(['book the refund of 12.00']);
+    const done = await call(`task/${bankTask}/`, { token: bound1, body: { task: { is_completed: true } } });
+    expect(done.status, done.text).to.equal(200);
+    const general = await task('count the cash box');
+    const moved = await call(`task/${general}/`, { token: bound1, body: { task: { reference: { section: 'bank' } } } });
+    expect(moved.status, moved.text).to.equal(200);
+    expect(await titles(bound1, { filter: { id: [{ value: general }] } })).to.deep.equal(['count the cash box']);
+    const again = await call('task/', { token: bound1, body: { task: { id: general, priority: 'high' } } });
+    expect(again.status, again.text).to.equal(200);
+    expect(await titles(bound2)).to.not.include.members(['book the refund of 12.00', 'count the cash box']);
+    const foreign = await call(`task/${bankTask}/`, { token: bound2, body: { task: { is_completed: false } } });
+    expect(foreign.status, foreign.text).to.equal(404);
+    expect(await titles(seller.token)).to.include.members(['book the refund of 12.00', 'count the cash box']);
+  });
 });
