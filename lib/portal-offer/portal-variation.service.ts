@@ -16,12 +16,13 @@ import { ListingKey, portalListingRepository } from './portal-listing.repository
  * but never what names the main's own product at the portal (decision: each variant is offered
  * under its own SKU with its own quantity, lib/cia "A variation main offers nothing of its own"):
  * its SKU, its fixed quantity, and its product codes (document 2's portal groups: `ean`, `mpn`,
- * market_d's `id` and `id_type`). An adapter falls back from the group's code to the item's own
- * (Kaufland's unit is one EAN); the main's code there made every variant a unit of the main's
- * product.
+ * market_d's `id` and `id_type`, auction_a's and auction_b's `catalog`, whose value is an EAN,
+ * ISBN, MPN, ePID or UPC by its type_id). An adapter falls back from the group's code to the
+ * item's own (Kaufland's unit is one EAN); the main's code there made every variant a unit of the
+ * main's product, and at eBay every variant's inventory item the main's catalog product.
  */
 export function variantGroup(main: Record<string, unknown>, own: Record<string, unknown>): Record<string, unknown> {
-  const { sku: _sku, quantity: _quantity, ean: _ean, mpn: _mpn, id: _id, id_type: _idType, ...shared } = main;
+  const { sku: _sku, quantity: _quantity, ean: _ean, mpn: _mpn, id: _id, id_type: _idType, catalog: _catalog, ...shared } = main;
   return { ...shared, ...own };
 }
 

@@ -257,6 +257,26 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     );
   });
 
+  it('when a variation main with an auction_a catalog code is listed at eBay, then no variant’s inventory item carries the main’s code (document 2’s catalog.value: an EAN, MPN, ePID, UPC of the main’s product)', async () => {
+    const entry = ebayData.auction_a[0]!;
+    for (const catalog of [
+      { type_id: 1, value: '4006381333955' },
+      { type_id: 3, value: 'MAIN-MPN-1' },
+      { type_id: 4, value: '123456789' },
+    ]) {
+      const account = String(seller.portalAccountId);
+      const ids = await shirt({}, { auction_a: [{ ...entry, catalog }] });
+      const job = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+      expect(job.state, job.error).to.equal('completed');
+      for (const variant of [sku('-S'), sku('-M')]) {
+        const product = (running.sandbox.state.ebay.inventory.get(`${account}|${variant}`) as { product: Record<string, unknown> } | undefined)?.product;
+        expect(product, variant).to.not.equal(undefined);
+        expect(product, `${variant} of catalog type ${catalog.type_id}`).to.not.have.any.keys('ean', 'mpn', 'epid', 'upc', 'isbn');
+      }
+      seller = await newSeller();
+    }
+  });
+
   it('when a variation main without a description or a picture is listed at eBay, then the job fails naming what is missing and nothing is sent to eBay (the group needs both before it is published)', async () => {
     const entry = ebayData.auction_a[0]!;
     const { description: _description, ...undescribed } = entry;
