@@ -138,6 +138,28 @@ describe('bank: one account imported as MT940 and as camt.053 pays each booking 
     expect(await paid(s, orders)).to.deep.equal(everyBookingOnce);
   });
 
+  it('when a payment of the same payer, text, amount and day carries another end-to-end id in the camt.053, or the MT940 names its account by no BLZ, then it is another payment and is stored', async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    expect(await importStatement(s, mt940(orders))).to.deep.equal(counts('mt940', 2, 6, 6));
+    // The payer's name as the MT940 cut it, so that only the end-to-end ids tell the two apart.
+    const otherId = Buffer.from(
+      camt(orders)
+        .toString('utf8')
+        .replace('<EndToEndId>KL-2026-4711</EndToEndId>', '<EndToEndId>KL-2026-4712</EndToEndId>')
+        .replace('Berlin Charlottenburg</Nm>', 'Berlin Charlott</Nm>'),
+    );
+    expect(await importStatement(s, otherId)).to.deep.equal(counts('camt.053', 2, 6, 2));
+    expect((await transfers(s)).filter((r) => r[2] === '24.50')).to.have.length(2);
+
+    // An account the MT940 names without its bank code is not tied: its days are stored as before.
+    const t = await newSeller();
+    const untied = await shop(t);
+    const bare = Buffer.from(mt940(untied).toString('latin1').replaceAll(':25:37040044/0532013000', ':25:0532013000'), 'latin1');
+    expect(await importStatement(t, bare)).to.deep.equal(counts('mt940', 2, 6, 6));
+    expect(await importStatement(t, camt(untied))).to.deep.equal(counts('camt.053', 2, 6, 6));
+  });
+
   it("when the camt.053 is of another of the seller's accounts, then none of its payments is taken for the MT940's", async () => {
     const s = await newSeller();
     const orders = await shop(s);
