@@ -66,6 +66,53 @@ export interface SaleLine {
   collect_and_remit_tax?: string;
   /** The tax's TaxTypeEnum value (VAT by default: EU/UK VAT eBay collects; STATE_SALES_TAX, GST ...). */
   collect_and_remit_type?: string;
+  /**
+   * The cost of shipping all units of the line (LineItem.deliveryCost.shippingCost: "always
+   * returned even when the shipping cost is free", 0.00 without one). With the lines' shipping
+   * discounts and import charges it makes the order's pricingSummary.deliveryCost (below).
+   */
+  shipping?: string;
+  /** A shipping discount on the line (DeliveryCost.discountAmount, "returned only if a shipping discount applies"); at most its shipping. */
+  shipping_discount?: string;
+  /**
+   * Import charges on the line's international shipping (DeliveryCost.importCharges, eBay's global
+   * shipping: "only returned if import charges apply to the line item"). The buyer pays them
+   * (LineItem.total, pricingSummary.deliveryCost and total hold them) and the seller does not
+   * receive them: the sandbox's reading (the contract says no more) is that eBay collects them for
+   * the shipping provider and customs, so Payment.amount ("the amount that seller receives") and
+   * totalDueSeller leave them out.
+   */
+  import_charges?: string;
+}
+
+/** An amount a test asks the sandbox for: a decimal of at most two places, not negative (eBay's Amount.value). */
+const amountPattern = /^\d+(\.\d{1,2})?$/;
+const signedAmountPattern = /^-?\d+(\.\d{1,2})?$/;
+
+/** Refuses a sale whose amounts are not what eBay could show, naming the field (400). */
+function checkSale(sale: Sale): void {
+  const refuse = (field: string, what: string) => {
+    throw Object.assign(new Error(`${field}: ${what}`), { status: 400 });
+  };
+  const asCents = (v: string | undefined) => Math.round(Number(v ?? 0) * 100);
+  const fields = ['price', 'discount', 'collect_and_remit_tax', 'shipping', 'shipping_discount', 'import_charges'] as const;
+  let shipping = 0;
+  let shippingDiscounts = 0;
+  sale.lines.forEach((line, i) => {
+    for (const field of fields) {
+      const value = line[field];
+      if (value !== undefined && (typeof value !== 'string' || !amountPattern.test(value))) refuse(`lines[${i}].${field}`, 'an amount such as "4.90"');
+    }
+    if (line.price !== undefined && asCents(line.discount) > asCents(line.price) * line.quantity) refuse(`lines[${i}].discount`, 'more than the line costs');
+    if (asCents(line.shipping_discount) > asCents(line.shipping)) refuse(`lines[${i}].shipping_discount`, 'more than the line’s shipping');
+    shipping += asCents(line.shipping);
+    shippingDiscounts += asCents(line.shipping_discount);
+  });
+  if (sale.delivery_discount !== undefined && (typeof sale.delivery_discount !== 'string' || !amountPattern.test(sale.delivery_discount)))
+    refuse('delivery_discount', 'an amount such as "2.00"');
+  if (shippingDiscounts + asCents(sale.delivery_discount) > shipping) refuse('delivery_discount', 'the shipping discounts exceed the shipping');
+  if (sale.adjustment !== undefined && (typeof sale.adjustment !== 'string' || !signedAmountPattern.test(sale.adjustment)))
+    refuse('adjustment', 'a signed amount such as "-3.50"');
 }
 
 /**
@@ -83,6 +130,9 @@ function dueSeller(left: number, net: number, collected: number): number {
 const collectedCents = (order: EbayOrder) =>
   (order.lineItems ?? []).reduce((s, l) => s + (l.ebayCollectAndRemitTaxes ?? []).reduce((t, x) => t + Math.round(Number(x.amount?.value ?? 0) * 100), 0), 0);
 
+/** The order's import charges, in cents: its lines' deliveryCost.importCharges. */
+const importCents = (order: EbayOrder) => (order.lineItems ?? []).reduce((s, l) => s + Math.round(Number(l.deliveryCost?.importCharges?.value ?? 0) * 100), 0);
+
 export interface Sale {
   account: string;
   lines: SaleLine[];
@@ -97,6 +147,12 @@ export interface Sale {
    * in any line's cost or total.
    */
   adjustment?: string;
+  /**
+   * A shipping discount on the whole order that eBay puts on no line (a combined-shipping
+   * discount): it joins the lines' shipping discounts in pricingSummary.deliveryDiscount ("the
+   * total amount of delivery discounts (including shipping discounts) that apply to the order").
+   */
+  delivery_discount?: string;
   buyer?: SellRequest['buyer'];
   /**
    * eBay ships the order from its own warehouse (eBay fulfilment): `program.fulfillmentProgram`
@@ -155,6 +211,7 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
   const { account } = sale;
   if (!account || sale.lines.length === 0 || sale.lines.some((l) => !l.sku || !Number.isInteger(l.quantity) || l.quantity < 1))
     throw Object.assign(new Error('portal_account and lines with a sku and a quantity of 1 or more are required'), { status: 400 });
+  checkSale(sale);
   const n = ebay.next();
   const orderId = `26-${String(10000 + (n % 90000)).padStart(5, '0')}-${String(n).padStart(5, '0')}`;
   const now = new Date().toISOString();
@@ -163,6 +220,9 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
   let subtotal = 0;
   let discounts = 0;
   let collected = 0;
+  let delivery = 0;
+  let deliveryDiscounts = Math.round(Number(sale.delivery_discount ?? 0) * 100);
+  let imports = 0;
   const lineItems = sale.lines.map((line, i) => {
     const offer = ebay.offersOf(account, line.sku).find((o) => o.body.format !== 'AUCTION') ?? ebay.offersOf(account, line.sku)[0];
     const price = (offer?.body.pricingSummary as { price?: { value?: string; currency?: string } } | undefined)?.price;
@@ -170,9 +230,15 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
     const cost = Math.round(Number(line.price ?? price?.value ?? '10.00') * 100) * line.quantity;
     const discount = Math.round(Number(line.discount ?? 0) * 100);
     const tax = Math.round(Number(line.collect_and_remit_tax ?? 0) * 100);
+    const shipping = Math.round(Number(line.shipping ?? 0) * 100);
+    const shippingDiscount = Math.round(Number(line.shipping_discount ?? 0) * 100);
+    const importCharges = Math.round(Number(line.import_charges ?? 0) * 100);
     subtotal += cost;
     discounts += discount;
     collected += tax;
+    delivery += shipping + importCharges;
+    deliveryDiscounts += shippingDiscount;
+    imports += importCharges;
     const amount = (c: number) => ({ value: money(c), currency: currency! });
     return {
       lineItemId: String(10000000000 + n * 10 + i),
@@ -184,7 +250,14 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
       lineItemCost: amount(cost),
       ...(discount ? { discountedLineItemCost: amount(cost - discount) } : {}),
       appliedPromotions: discount ? [{ promotionId: `PROMO${n}`, description: 'Sandbox promotion', discountAmount: amount(discount) }] : [],
-      total: amount(cost - discount),
+      // "a breakdown of all costs associated with the fulfillment of the line item" (LineItem.deliveryCost).
+      deliveryCost: {
+        shippingCost: amount(shipping),
+        ...(shippingDiscount ? { discountAmount: amount(shippingDiscount) } : {}),
+        ...(importCharges ? { importCharges: amount(importCharges) } : {}),
+      },
+      // What the buyer pays for the line: "after all costs (item cost, delivery cost, taxes,) are added, minus any discounts".
+      total: amount(cost - discount + shipping - shippingDiscount + importCharges),
       taxes: tax ? [{ amount: amount(tax) }] : [],
       ...(tax ? { ebayCollectAndRemitTaxes: [{ taxType: line.collect_and_remit_type ?? 'VAT', amount: amount(tax), collectionMethod: 'NET' }] } : {}),
       // "always returned, but ... empty unless the seller has submitted a partial or full refund" (LineItem.refunds).
@@ -195,10 +268,13 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
   });
   const amount = (c: number) => ({ value: money(c), currency: currency! });
   const adjustment = Math.round(Number(sale.adjustment ?? 0) * 100);
-  // Without fieldGroups TAX_BREAKDOWN the total holds no 'Collect and Remit' tax (PricingSummary.total).
-  const total = subtotal - discounts + adjustment;
+  // Without fieldGroups TAX_BREAKDOWN the total holds no 'Collect and Remit' tax (PricingSummary.total);
+  // it holds the delivery cost (import charges included) less the delivery discounts.
+  const total = subtotal - discounts + adjustment + delivery - deliveryDiscounts;
+  // What the seller receives (Payment.amount): the total without the import charges eBay collects for others.
+  const net = total - imports;
   const status = sale.paymentStatus ?? 'PAID';
-  const refunded = status === 'FULLY_REFUNDED' ? total : status === 'PARTIALLY_REFUNDED' ? Math.round(Number(sale.refund ?? '1.00') * 100) : 0;
+  const refunded = status === 'FULLY_REFUNDED' ? net : status === 'PARTIALLY_REFUNDED' ? Math.round(Number(sale.refund ?? '1.00') * 100) : 0;
   const paid = status === 'PAID' || refunded > 0;
   const buyer = sale.buyer ?? {};
   const order: EbayOrder = {
@@ -218,7 +294,10 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
       priceSubtotal: amount(subtotal),
       ...(discounts ? { priceDiscount: amount(-discounts) } : {}),
       ...(adjustment ? { adjustment: amount(adjustment) } : {}),
-      deliveryCost: amount(0),
+      // "the total cost of delivering the order to the buyer, before any shipping/delivery discount is applied".
+      deliveryCost: amount(delivery),
+      // "This should be a negative real number ... only returned if delivery discounts are being applied".
+      ...(deliveryDiscounts ? { deliveryDiscount: amount(-deliveryDiscounts) } : {}),
       ...(collected ? { tax: amount(collected) } : {}),
       total: amount(total),
     },
@@ -231,11 +310,11 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
           ...(paid ? { paymentDate: now } : {}),
           paymentStatus: paid ? 'PAID' : status === 'FAILED' ? 'FAILED' : 'PENDING',
           // The seller's payment holds the 'Collect and Remit' tax the buyer paid (Payment.amount).
-          amount: amount(total + collected),
+          amount: amount(net + collected),
         },
       ],
       refunds: refunded ? [{ amount: amount(refunded), refundDate: now, refundStatus: 'REFUNDED', refundId: `R${n}` }] : [],
-      totalDueSeller: amount(dueSeller(total - refunded, total, collected)),
+      totalDueSeller: amount(dueSeller(net - refunded, net, collected)),
     },
     fulfillmentStartInstructions: [
       {
@@ -274,7 +353,8 @@ const refundedCents = (order: EbayOrder) =>
  * order is modified (getOrders' lastmodifieddate finds it). The message of a refusal is ours.
  */
 export function refundOrder(order: EbayOrder, refund: Refund): string | undefined {
-  const total = Math.round(Number(order.pricingSummary?.total?.value ?? 0) * 100);
+  // The seller refunds what it received: the total less the import charges eBay collected for others (placeOrder).
+  const total = Math.round(Number(order.pricingSummary?.total?.value ?? 0) * 100) - importCents(order);
   const currency = order.pricingSummary?.total?.currency ?? 'EUR';
   if (order.orderPaymentStatus !== 'PAID' && order.orderPaymentStatus !== 'PARTIALLY_REFUNDED') return 'The order has no payment to refund.';
   const line =
@@ -287,7 +367,9 @@ export function refundOrder(order: EbayOrder, refund: Refund): string | undefine
   if (refund.lineIndex !== undefined && !line) return `No line item at ${refund.lineIndex}`;
   const left = total - refundedCents(order);
   const lineLeft = line
-    ? Math.round(Number(line.total?.value ?? 0) * 100) - (line.refunds ?? []).reduce((t, r) => t + Math.round(Number(r.amount?.value ?? 0) * 100), 0)
+    ? Math.round(Number(line.total?.value ?? 0) * 100) -
+      importCents({ lineItems: [line] }) -
+      (line.refunds ?? []).reduce((t, r) => t + Math.round(Number(r.amount?.value ?? 0) * 100), 0)
     : left;
   const cents = refund.amount === undefined ? Math.min(left, lineLeft) : Math.round(Number(refund.amount) * 100);
   if (!Number.isInteger(cents) || cents <= 0 || cents > Math.min(left, lineLeft)) return `Invalid refund amount: ${String(refund.amount)}`;

@@ -145,7 +145,8 @@ function mountControls(app: express.Express, state: SandboxState): void {
         ...(typeof body.currency === 'string' ? { currency: body.currency } : {}),
         ...(typeof body.payment_status === 'string' ? { paymentStatus: body.payment_status as Sale['paymentStatus'] } : {}),
         ...(typeof body.refund === 'string' ? { refund: body.refund } : {}),
-        ...(typeof body.adjustment === 'string' ? { adjustment: body.adjustment } : {}),
+        ...(body.adjustment !== undefined ? { adjustment: body.adjustment as string } : {}),
+        ...(body.delivery_discount !== undefined ? { delivery_discount: body.delivery_discount as string } : {}),
         ...(body.buyer ? { buyer: body.buyer as Sale['buyer'] } : {}),
         ...(body.fulfilled_by === 'EBAY' ? { fulfilledByEbay: true } : {}),
       };

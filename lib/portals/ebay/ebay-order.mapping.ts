@@ -200,12 +200,14 @@ function collectedTax(order: EbayOrder): number {
  * no paid_in_full, the seller did not ship it. Refunds are already the seller's net ("eBay-collected
  * tax will not be included in this amount", OrderRefund and LineItemRefund), so both sides of the
  * subtraction are net. pricingSummary.total holds that tax only when fieldGroups is TAX_BREAKDOWN,
- * which Kontor does not ask for, so the fallback takes nothing off it.
+ * which Kontor does not ask for, so the fallback takes nothing of it off; it holds the import
+ * charges the buyer paid, which the seller does not receive (deliveryFee), so it takes those off.
  */
 function paid(order: EbayOrder): number {
   const payments = order.paymentSummary?.payments ?? [];
   const sum = payments.filter((p) => p.paymentStatus === 'PAID').reduce((s, p) => s + cents(p.amount?.value), 0);
-  const received = sum > 0 ? sum - collectedTax(order) : paidStates.has(order.orderPaymentStatus ?? '') ? cents(order.pricingSummary?.total?.value) : 0;
+  const received =
+    sum > 0 ? sum - collectedTax(order) : paidStates.has(order.orderPaymentStatus ?? '') ? cents(order.pricingSummary?.total?.value) - importCharges(order) : 0;
   return Math.max(0, received - refunded(order));
 }
 
@@ -254,15 +256,45 @@ function currencyOf(order: EbayOrder): string {
   );
 }
 
+/** The order's import charges in cents: its lines' deliveryCost.importCharges. */
+const importCharges = (order: EbayOrder): number => (order.lineItems ?? []).reduce((s, l) => s + cents(l.deliveryCost?.importCharges?.value), 0);
+
 /**
- * The delivery cost the buyer pays: deliveryCost less deliveryDiscount (eBay gives the discount as
- * an amount, sometimes negative), plus the cents the lines' unit prices could not hold (`left`,
- * lines()); none without a deliveryCost unless such cents are left.
+ * The shipping fee: what the buyer pays the seller for delivery, plus the cents the lines' unit
+ * prices could not hold (`left`, lines()); none when eBay names no delivery cost and no such cents
+ * are left.
+ *
+ * From the lines when they carry their breakdown (LineItem.deliveryCost, "a breakdown of all costs
+ * associated with the fulfillment of the line item"; its shippingCost is "always returned"):
+ * shippingCost and handlingCost of every line, less the shipping discounts. Else the order's
+ * pricingSummary.deliveryCost, "before any shipping/delivery discount is applied", less its
+ * deliveryDiscount. The discounts are the order's deliveryDiscount ("the total amount of delivery
+ * discounts (including shipping discounts) that apply to the order", "a negative real number",
+ * taken whatever its sign), or the lines' discountAmount where they add up to more: a
+ * combined-shipping discount is on no line, and a line's discount may come without the order's.
+ *
+ * Import charges (DeliveryCost.importCharges, eBay's global/international shipping) are left out
+ * (decision): the buyer pays them, but to eBay for its shipping provider and customs, and the
+ * seller does not receive them (Payment.amount: "the amount that seller receives"), as the
+ * 'Collect and Remit' tax (paid()). pricingSummary.deliveryCost is "the total cost of delivering
+ * the order to the buyer" and may hold them, which is why the lines are read first. In the fee
+ * they were billed to the seller's buyer as the seller's shipping and stood above the payment:
+ * only partially paid by document 1, no paid_in_full, never shipped. shippingIntermediationFee
+ * (due to eBay's shipping provider) is not the seller's either and is not read.
  */
 function deliveryFee(order: EbayOrder, left: number): string | undefined {
-  const cost = order.pricingSummary?.deliveryCost?.value;
+  const items = order.lineItems ?? [];
+  const summary = order.pricingSummary;
+  const fromLines = items.some((l) => l.deliveryCost !== undefined);
+  const cost = fromLines
+    ? items.reduce((s, l) => s + cents(l.deliveryCost?.shippingCost?.value) + cents(l.deliveryCost?.handlingCost?.value), 0)
+    : summary?.deliveryCost?.value === undefined
+      ? undefined
+      : cents(summary.deliveryCost.value);
   if (cost === undefined) return left > 0 ? decimal(left) : undefined;
-  return decimal(cents(cost) - Math.abs(cents(order.pricingSummary?.deliveryDiscount?.value)) + left);
+  const lineDiscounts = items.reduce((s, l) => s + Math.abs(cents(l.deliveryCost?.discountAmount?.value)), 0);
+  const discount = Math.max(Math.abs(cents(summary?.deliveryDiscount?.value)), fromLines ? lineDiscounts : 0);
+  return decimal(cost - discount + left);
 }
 
 export function channelOrderOf(order: EbayOrder): ChannelOrder {
