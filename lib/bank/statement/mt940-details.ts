@@ -13,7 +13,7 @@
  *    (IBAN/BIC/name/city); /EREF/ and /CDTRREF/ values are payer references; a /RTRN/ reason
  *    makes the entry a return.
  * 3. Free text: "REK: ... /NAAM: name" (Knab), "NAAM: name ... OMSCHRIJVING: text" (ABN AMRO) and "AUFTRAGGEBER: name ... MITTEILUNGEN: text"
- *    (PostFinance) name the payer; otherwise the whole text, less IBANs and labelled BICs, is
+ *    (PostFinance) and "OD: name  address; TYT.: title" (mBank) name the payer; otherwise the whole text, less IBANs and labelled BICs, is
  *    the subject.
  *
  * Line joining: the /TAG/ layout's lines are joined as they are (the bank cut one string into
@@ -88,9 +88,10 @@ export function detailsOf(lines: string[]): Details {
   const glued = squash(lines.join(''));
   if (glued.startsWith('/') && tagPattern.test(glued)) return tagged(glued);
   // GVC 999 is the German code for "unstructured": the text follows it.
-  const free = squash(joinLines(lines, 65)).replace(/^999(?=\D)/, '');
+  const written = joinLines(lines, 65);
+  const free = squash(written).replace(/^999(?=\D)/, '');
   if (free.startsWith('/') && tagPattern.test(free)) return tagged(free);
-  return freeText(free);
+  return mBankLabelled(written) ?? freeText(free);
 }
 
 // --- 1. German structure -------------------------------------------------------------------
@@ -245,6 +246,29 @@ function freeText(text: string): Details {
   const postFinance = /\bAUFTRAGGEBER:\s*(.*?)(?:\s+MITTEILUNGEN:\s*(.*))?$/.exec(text);
   if (postFinance) return withReferences(withoutTrailingAccounts(postFinance[1]!), postFinance[2] ?? '');
   return withReferences('', text);
+}
+
+/**
+ * mBank (PL) labels its text: "911 TRANSAKCJA COLLECT; ID IPH: XX..; Z RACH.: <payer's account>;
+ * OD: <name>  <address>; TYT.: <title>; TNR: <id>" (its files in svenstaro/mt940-rs and
+ * wolph/mt940). The payer is OD's name, which ends at the two blanks before the address (the
+ * whole OD value where there are none); the subject is the title. Before, the whole text was the
+ * subject and the sender empty: the payer's house number (`120/4`) and account stood in the text
+ * the matching reads, and no payment was matched by name. Both labels, each after a `;`, or this
+ * is not read.
+ */
+const mBankLabel = /(?:^|;)\s*(ID IPH|Z RACH\.|OD|TYT\.|TNR):/g;
+
+function mBankLabelled(text: string): Details | null {
+  const marks = [...text.matchAll(mBankLabel)];
+  const value = (label: string) => {
+    const i = marks.findIndex((m) => m[1] === label && m[0].startsWith(';'));
+    return i < 0 ? undefined : text.slice(marks[i]!.index + marks[i]![0].length, marks[i + 1]?.index ?? text.length);
+  };
+  const from = value('OD');
+  const title = value('TYT.');
+  if (from === undefined || title === undefined) return null;
+  return withReferences(from.trim().split(/\s{2,}/)[0]!, title);
 }
 
 /** The first of ABN AMRO's labels after NAAM: (the rest of the text is kept whole, hence the limit). */

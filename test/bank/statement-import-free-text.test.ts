@@ -1,0 +1,48 @@
+/**
+ * Free-text field 86 layouts of banks found in public parsers' test suites, each in a file written
+ * for Kontor with made-up data, posted through POST bank/statement/ and matched by the bank worker:
+ * what the seller sees in the answer, the transfers and the orders afterwards.
+ */
+import { expect } from 'chai';
+import { newSeller, Seller } from '../support/api';
+import { createOrder, readOrder } from '../order/helpers';
+import { bankTransfers, importStatement, startBankWorker } from './bank-worker';
+import { fixture } from './fixtures';
+
+interface BankView {
+  sender: string;
+  subject: string;
+  amount: string;
+  currency_id: string;
+  order_id?: string;
+}
+
+const plnOrder = (s: Seller, price: string, name: string) =>
+  createOrder(s, { currency_id: 'PLN', customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });
+
+describe('bank: free-text field 86 layouts, imported and matched', () => {
+  let bankWorker: { stop(): Promise<void> } | undefined;
+  before(async () => {
+    bankWorker = await startBankWorker('bank-free-text');
+  });
+  after(async () => {
+    await bankWorker?.stop();
+  });
+
+  // mBank's MT940 (svenstaro/mt940-rs and wolph/mt940 carry its files): "911 TRANSAKCJA COLLECT;
+  // ID IPH: ...; Z RACH.: <payer's account>; OD: <name>  <address>; TYT.: <title>; TNR: ...".
+  it("when an mBank text labels the payer (OD:) and the payer's title (TYT.:), then the sender is the name without the address and the subject the title, and both pay their orders", async () => {
+    const s = await newSeller();
+    const named = await plnOrder(s, '49.90', 'Ewa Zielinska');
+    const byName = await plnOrder(s, '24.50', 'Piotr Nowak');
+    const statement = await importStatement(s, fixture('mt940-mbank-collect.sta', { ORDER_1: named }));
+    expect(statement).to.deep.equal({ format: 'mt940', statements: 1, entries: 2, stored: 2, duplicates: 0, debits: 0, returns: 0, unbooked: 0 });
+    const rows = await bankTransfers<BankView>(s);
+    expect(rows.map((r) => [r.sender, r.subject, r.amount, r.currency_id, r.order_id])).to.deep.equal([
+      ['ANNA KOWALSKA', `ZAMOWIENIE ${named}`, '49.90', 'PLN', named],
+      ['PIOTR NOWAK', 'PRZELEW SRODKOW', '24.50', 'PLN', byName],
+    ]);
+    expect((await readOrder(s, named)).paid_amount).to.equal('49.90');
+    expect((await readOrder(s, byName)).paid_amount).to.equal('24.50');
+  });
+});
