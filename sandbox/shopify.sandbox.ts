@@ -146,6 +146,8 @@ interface ShopifyLine {
   taxLines: SandboxTaxLine[];
   /** LineItem.duties: "The duties associated with the line item" (an import's duty the buyer pays at checkout), its amount; "0.00": none. */
   duty: string;
+  /** Of it, what refunds gave back (Refund.duties, RefundDuty.amountSet): out of currentTotalDutiesSet ("after returns"). */
+  dutyRefunded: string;
 }
 
 /**
@@ -564,6 +566,8 @@ const cents = (c: number) => (c / 100).toFixed(2);
 
 /** The lines' duties in cents (LineItem.duties). */
 const dutyCents = (o: ShopifyOrder) => o.lines.reduce((sum, l) => sum + toCents(l.duty), 0);
+/** The lines' duties less those refunds gave back, in cents (currentTotalDutiesSet: "after returns"). */
+const currentDutyCents = (o: ShopifyOrder) => o.lines.reduce((sum, l) => sum + toCents(l.duty) - toCents(l.dutyRefunded), 0);
 /** The order's additional fees in cents (Order.additionalFees). */
 const feeCents = (o: ShopifyOrder) => o.additionalFees.reduce((sum, f) => sum + toCents(f.amount), 0);
 
@@ -611,10 +615,12 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     totalShippingPriceSet: money(o.shippingPrice, o.currencyCode),
     currentShippingPriceSet: money(shipping, o.currencyCode),
     totalDiscountsSet: money(cents(o.lines.reduce((sum, l) => sum + toCents(l.discount), 0) + toCents(o.shippingDiscount)), o.currencyCode),
-    // Duties and additional fees: "Returns `null` if duties aren't applicable" (no fees); no returns of them are modelled.
+    // Duties and additional fees: "Returns `null` if duties aren't applicable" (no fees). A
+    // refund gives duties back (a refund's `duty`): the current total is after it; no refunds
+    // of additional fees are modelled.
     dutiesIncluded: o.dutiesIncluded,
     originalTotalDutiesSet: dutyCents(o) > 0 ? money(cents(dutyCents(o)), o.currencyCode) : null,
-    currentTotalDutiesSet: dutyCents(o) > 0 ? money(cents(dutyCents(o)), o.currencyCode) : null,
+    currentTotalDutiesSet: dutyCents(o) > 0 ? money(cents(currentDutyCents(o)), o.currencyCode) : null,
     additionalFees: o.additionalFees.map((f) => ({ id: f.id, name: f.name, price: money(f.amount, o.currencyCode), taxLines: [] })),
     originalTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o.currencyCode) : null,
     currentTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o.currencyCode) : null,
@@ -1194,6 +1200,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
         refundedFulfilled: 0,
         taxLines: [],
         duty: l.duty ?? '0.00',
+        dutyRefunded: '0.00',
       };
     }),
     fulfillments: [],
@@ -1313,7 +1320,7 @@ export function refundShopifyOrder(
   s: ShopifyState,
   o: ShopifyOrder,
   amount?: string,
-  units?: { line: string; quantity: number; restockType?: string },
+  units?: { line: string; quantity: number; restockType?: string; duty?: string },
 ): string | undefined {
   if (o.financial === 'PENDING') return 'The order has no payment to refund.';
   const left = toCents(orderTotal(o)) - toCents(o.refunded);
@@ -1323,6 +1330,11 @@ export function refundShopifyOrder(
   const restockType = units?.restockType ?? 'NO_RESTOCK';
   const problem = units ? refundUnitsProblem(line, units.line, units.quantity, restockType) : undefined;
   if (problem) return problem;
+  // The line's duty given back with it (refundCreate's refundDuties), within what is left of it and of the refund.
+  const duty = units?.duty === undefined ? 0 : toCents(units.duty);
+  if (line && duty > 0 && (duty > toCents(line.duty) - toCents(line.dutyRefunded) || duty > refund))
+    return `The duty refunded must be at most ${cents(Math.min(refund, toCents(line.duty) - toCents(line.dutyRefunded)))}.`;
+  if (line && duty > 0) line.dutyRefunded = cents(toCents(line.dutyRefunded) + duty);
   const lines =
     line && units
       ? [refundUnits(o, line, units.quantity, restockType as RestockType, { id: gid('RefundLineItem', s.next()), locationId: sandboxLocationId })]
@@ -1576,14 +1588,19 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     if (errors.length) res.status(422).json({ errors });
     else res.json(o);
   });
-  // The store refunds (part of) an order: POST /_sandbox/shopify/orders/:id/refund {amount?, line?, quantity?, restock_type?}
+  // The store refunds (part of) an order: POST /_sandbox/shopify/orders/:id/refund {amount?, line?, quantity?, restock_type?, duty?}
   // (all that is left without an amount; line, the LineItem's number, and quantity: units refunded with it;
-  // restock_type RETURN, CANCEL or NO_RESTOCK, the default: shopify-refund.sandbox.ts).
+  // restock_type RETURN, CANCEL or NO_RESTOCK, the default: shopify-refund.sandbox.ts; duty: "0.00", of the
+  // line's duty given back with them, within the amount).
   app.post('/_sandbox/shopify/orders/:id/refund', (req: Request, res: Response) => {
     const o = orderOr404(req, res);
     if (!o) return;
-    const body = (req.body ?? {}) as { amount?: unknown; line?: unknown; quantity?: unknown; restock_type?: unknown };
+    const body = (req.body ?? {}) as { amount?: unknown; line?: unknown; quantity?: unknown; restock_type?: unknown; duty?: unknown };
     const amount = body.amount;
+    if (body.duty !== undefined && (body.line === undefined || !/^\d+\.\d{2}$/.test(String(body.duty)))) {
+      res.status(400).json({ error: 'duty is "0.00", given back with the units of a line' });
+      return;
+    }
     const units =
       body.line === undefined
         ? undefined
@@ -1591,6 +1608,7 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
             line: gid('LineItem', Number(body.line)),
             quantity: Number(body.quantity ?? 1),
             ...(body.restock_type !== undefined ? { restockType: String(body.restock_type) } : {}),
+            ...(body.duty !== undefined ? { duty: String(body.duty) } : {}),
           };
     const refused = refundShopifyOrder(state, s, o, typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount : undefined, units);
     if (refused) res.status(422).json({ errors: [{ message: refused }] });

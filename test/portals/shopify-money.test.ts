@@ -243,5 +243,37 @@ describe('Shopify order money: lines exact to the cent and their tax rates, thro
       expect(imported.paid_amount).to.equal('65.00');
       expect(imported.status.is_paid).to.equal(true);
     });
+
+    it('when the store has cancelled a unit and given its duty back with it (a refund with refundDuties) before the order is imported, then the shipping fee holds only the duties left and the order is fully paid', async () => {
+      const seller = await newSeller();
+      const stock = await createStock(seller, 'DU-SHOP-RF', 10);
+      await createStock(seller, 'DU-SHOP-RG', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        currency: 'GBP',
+        lines: [
+          { sku: 'DU-SHOP-RF', quantity: 2, price: '25.00', duty: '4.00' },
+          { sku: 'DU-SHOP-RG', quantity: 1, price: '10.00', duty: '1.00' },
+        ],
+        shipping: '5.00',
+      });
+      // One unit of the first line cancelled (CANCEL: unfulfilled, back to stock) before the first
+      // fetch, its price and its half of the line's duty refunded: the buyer paid 70.00 and kept 43.00.
+      const line = order.lines[0]!.id.split('/').pop();
+      await sandboxPost(sandbox, `/_sandbox/shopify/orders/${id}/refund`, { line, quantity: 1, restock_type: 'CANCEL', amount: '27.00', duty: '2.00' });
+      expect(order.lines[0]!.dutyRefunded).to.equal('2.00');
+
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'du-shop-r1');
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
+        ['DU-SHOP-RF', '1', '25.00'],
+        ['DU-SHOP-RG', '1', '10.00'],
+      ]);
+      // 5.00 shipping + the 3.00 duties left (4.00 - 2.00 + 1.00).
+      expect(imported.shipping.fee).to.equal('8.00');
+      expect(imported.invoice_amount).to.equal('43.00');
+      expect(imported.paid_amount).to.equal('43.00');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(await stockQuantity(seller, stock)).to.equal(9);
+    });
   });
 });

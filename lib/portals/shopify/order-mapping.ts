@@ -46,10 +46,10 @@ export interface ShopifyOrderNode {
   shippingLine: { discountedPriceSet: ShopifyMoney } | null;
   /** "Whether duties are included in the subtotal price of the order": false, the duties come on top (onTop). */
   dutiesIncluded: boolean;
-  /** "The total amount of duties at the time of order creation ... `null` if duties aren't applicable." */
-  originalTotalDutiesSet: ShopifyMoney | null;
-  /** "The total amount of additional fees at the time of order creation ... `null` if additional fees aren't applicable." */
-  originalTotalAdditionalFeesSet: ShopifyMoney | null;
+  /** "The total amount of duties after returns ... `null` if duties aren't applicable." */
+  currentTotalDutiesSet: ShopifyMoney | null;
+  /** "The total amount of additional fees after returns ... `null` if there are no additional fees for the order." */
+  currentTotalAdditionalFeesSet: ShopifyMoney | null;
   shippingAddress: ShopifyMailingAddress | null;
   billingAddress: ShopifyMailingAddress | null;
   lineItems: { pageInfo?: { hasNextPage: boolean; endCursor: string | null }; nodes: ShopifyLineNode[] };
@@ -104,7 +104,7 @@ export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity
  */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode test taxesIncluded displayFinancialStatus displayFulfillmentStatus
   netPaymentSet { shopMoney { amount } } shippingLine { discountedPriceSet { shopMoney { amount } } }
-  dutiesIncluded originalTotalDutiesSet { shopMoney { amount } } originalTotalAdditionalFeesSet { shopMoney { amount } }
+  dutiesIncluded currentTotalDutiesSet { shopMoney { amount } } currentTotalAdditionalFeesSet { shopMoney { amount } }
   totalDiscountsSet { shopMoney { amount } } taxLines { rate priceSet { shopMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
   lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
@@ -140,14 +140,17 @@ const amountCents = (amount: string | undefined) => Math.round(Number(amount ?? 
  * paid the duties at checkout stood above its invoice, only partially paid by document 1 (no
  * paid_in_full, never shipped). Not into the lines: a line's price holds the goods and their VAT
  * (its rate is read from its tax lines), which a duty is not; not a line of its own: it would be
- * no article, ask for a stock link and name no LineItem for send_mit. The amounts at the order's
- * creation (`original...`), as the lines are before returns; their own taxes (Duty.taxLines,
- * AdditionalFee.taxLines) are not read (a limit: a net-price store charging tax on them stays
- * short of its payment by that tax).
+ * no article, ask for a stock link and name no LineItem for send_mit. The amounts after returns
+ * (`current...`), as the lines' units are after those the store took back: a refund that gives a
+ * duty back with its units (a unit the seller cancels before shipping, a return) lowers what the
+ * buyer paid by it, and with the amounts at creation (`original...`) the order stood above its
+ * payment by that duty, only partially paid again and never shipped. Their own taxes
+ * (Duty.taxLines, AdditionalFee.taxLines) are not read (a limit: a net-price store charging tax
+ * on them stays short of its payment by that tax).
  */
-function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'originalTotalDutiesSet' | 'originalTotalAdditionalFeesSet'>): number {
-  const duties = o.dutiesIncluded === false ? amountCents(o.originalTotalDutiesSet?.shopMoney.amount) : 0;
-  return duties + amountCents(o.originalTotalAdditionalFeesSet?.shopMoney.amount);
+function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'currentTotalDutiesSet' | 'currentTotalAdditionalFeesSet'>): number {
+  const duties = o.dutiesIncluded === false ? amountCents(o.currentTotalDutiesSet?.shopMoney.amount) : 0;
+  return duties + amountCents(o.currentTotalAdditionalFeesSet?.shopMoney.amount);
 }
 
 /**
