@@ -45,4 +45,21 @@ describe('bank: free-text field 86 layouts, imported and matched', () => {
     expect((await readOrder(s, named)).paid_amount).to.equal('49.90');
     expect((await readOrder(s, byName)).paid_amount).to.equal('24.50');
   });
+
+  // Komercijalna banka Skopje (fruitl00p/php-mt940's Kbs files): /ORDP/ (or /BENM/) with the
+  // account, then lines of its own, `/name`, `/ref//ref`, `/text`, and no /NAME/ or /REMI/.
+  it('when a /TAG/ text has no /REMI/ or /NAME/ but lines of its own after /ORDP/, then its text is the subject and the order it names is paid', async () => {
+    const s = await newSeller();
+    const named = await createOrder(s, {
+      customer: { email: 'buyer@example.com', address: { name: 'Marko Petrovski' } },
+      line: [{ id: 1, price: '49.90', quantity: 1 }],
+    });
+    const statement = await importStatement(s, fixture('mt940-ordp-lines.sta', { ORDER_1: named }));
+    expect(statement).to.deep.equal({ format: 'mt940', statements: 1, entries: 1, stored: 1, duplicates: 0, debits: 1, returns: 0, unbooked: 0 });
+    const rows = await bankTransfers<BankView>(s);
+    expect(rows.map((r) => [r.subject, r.amount, r.currency_id, r.order_id])).to.deep.equal([
+      [`300000000123456 MARKO PETROVSKI 4711//4711 Uplata po naracka ${named}`, '49.90', 'EUR', named],
+    ]);
+    expect((await readOrder(s, named)).paid_amount).to.equal('49.90');
+  });
 });

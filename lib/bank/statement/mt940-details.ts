@@ -86,11 +86,11 @@ export function detailsOf(lines: string[]): Details {
   // `:86:`; its words carry their own spaces (a line may start with one). So its lines are joined
   // as they are, never with a space.
   const glued = squash(lines.join(''));
-  if (glued.startsWith('/') && tagPattern.test(glued)) return tagged(glued);
+  if (glued.startsWith('/') && tagPattern.test(glued)) return tagged(glued) ?? untagged(lines);
   // GVC 999 is the German code for "unstructured": the text follows it.
   const written = joinLines(lines, 65);
   const free = squash(written).replace(/^999(?=\D)/, '');
-  if (free.startsWith('/') && tagPattern.test(free)) return tagged(free);
+  if (free.startsWith('/') && tagPattern.test(free)) return tagged(free) ?? freeText(free);
   return mBankLabelled(written) ?? freeText(free);
 }
 
@@ -187,7 +187,7 @@ const tags = [
 ];
 const tagPattern = new RegExp(`/(${tags.join('|')})/`);
 
-function tagged(text: string): Details {
+function tagged(text: string): Details | null {
   const marks = [...text.matchAll(new RegExp(tagPattern.source, 'g'))];
   // A value ends at the next tag; ING and Rabobank close values with a '/' of their own.
   const fields = marks.map((m, i) => ({
@@ -204,6 +204,8 @@ function tagged(text: string): Details {
   // ING and Rabobank: /REMI/USTD//text/ (unstructured) or /REMI/STRD/CUR/reference/ (structured).
   const remi = value('REMI').replace(/^USTD\/\//, '');
   const structured = remi === 'STRD' ? value('CUR') : '';
+  // No tag the payer writes or is named by: another layout that only starts with a tag (below).
+  if (!fields.some((f) => /^(REMI|NAME|CNTP|EREF|CDTRREF|RTRN)$/.test(f.tag))) return null;
   const eref = value('EREF');
   const subject = structured ? '' : withoutAccounts(remi);
   const references = [eref.toUpperCase() === 'NOTPROVIDED' ? '' : eref, value('CDTRREF'), structured, ...creditorReferences(subject)];
@@ -215,6 +217,19 @@ function tagged(text: string): Details {
     returned: fields.some((f) => f.tag === 'RTRN' && f.value !== ''),
     endToEndId: eref.toUpperCase() === 'NOTPROVIDED' ? '' : eref,
   };
+}
+
+/**
+ * Komercijalna banka Skopje (fruitl00p/php-mt940's Kbs files) starts with `/ORDP/account` (or
+ * `/BENM/`) and goes on in lines of its own: `/name`, `/ref//ref`, `/text`, with no tag the
+ * /TAG/ reading takes a payer or a text from. Before, such a payment was stored with no sender
+ * and no subject ("Uplata po faktura 747" lost), so it never paid the order it named. Our choice,
+ * no reference describes the layout: its lines, each less its leading tag or `/`, are the subject
+ * (the name among them; the matching reads no name from a subject), joined by a space.
+ */
+function untagged(lines: string[]): Details {
+  const leading = new RegExp(`^\\s*(?:${tagPattern.source}|/)`);
+  return withReferences('', lines.map((l) => l.replace(leading, '')).join(' '));
 }
 
 // --- 3. Free text ----------------------------------------------------------------------------
