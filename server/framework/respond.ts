@@ -119,7 +119,17 @@ function bearerChallenge(error: DomainError): string {
 export function toDomainError(err: unknown, log: Logger): DomainError {
   if (err instanceof DomainError) return err;
   const takenOver = keyTakenOverError(err);
-  if (takenOver) return takenOver;
+  if (takenOver) {
+    // An operator's sign, apart from the 409s of ordinary duplicates: this process ran a keyed
+    // request past its running lock (5 minutes: a frozen VM or container, a stall), and only the
+    // fence kept its writes from committing beside the resend's. The pool's "Connection Error"
+    // line of the disposed connection says nothing of that (lib/http README, Idempotency-Key).
+    log.warn(
+      { err: (err as Error).message },
+      'a keyed request ran past its Idempotency-Key running lock and a resend took the key over: rolled back, answered 409',
+    );
+    return takenOver;
+  }
   const lost = lostCommitOf(err);
   if (lost) {
     log.warn({ err: (err as Error).message, xid: lost.xid ?? null }, 'the answer to COMMIT was lost; answered 503, outcome unknown');

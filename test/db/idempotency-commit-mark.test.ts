@@ -24,6 +24,7 @@ import { Joi } from '../../lib/http/schema';
 import { createApp } from '../../server/app';
 import { ApiResponse, call, newSeller, Seller } from '../support/api';
 import { createStock } from '../order/helpers';
+import { capturedLog } from '../security/log-capture';
 
 const newKey = () => crypto.randomUUID();
 
@@ -259,9 +260,16 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
       outcome = 'created';
       const resend = await probe(seller, key);
       expect(resend.status, resend.text).to.equal(201);
-      go();
-      const late = await first;
+      let late: ApiResponse | undefined;
+      const { lines } = await capturedLog(async () => {
+        go();
+        late = await first;
+      });
+      if (!late) throw new Error('the first attempt was not answered');
       expect(late.status, late.text).to.equal(409);
+      // The operator learns that a process ran past the lock (a pause of 5 minutes), not only a 409 among duplicates'.
+      const fenced = lines.filter((l) => l.level === 40 && /took the key over/.test(String(l.msg)));
+      expect(fenced, JSON.stringify(lines)).to.have.length(1);
       expect(late.body.error?.map((e) => [e.error, e.field])).to.deep.equal([['idempotency_key_in_use', 'Idempotency-Key']]);
       expect(String(late.body.error_description)).to.match(/took it over/);
       expect(await committedRuns(seller), 'only the resend’s transaction committed').to.deep.equal([resend.body.run]);
