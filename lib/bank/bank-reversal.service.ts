@@ -56,6 +56,21 @@ const describe = (r: StatementEntry) =>
     r.payerReferences.length ? ` (reference ${r.payerReferences.join(', ')})` : ''
   }`;
 
+/**
+ * What the task of a reversal tied to nothing says of its keeping, as it is: kept (bank_reversal_pending)
+ * only when it names a payer or a reference and the import sees every transfer (the end of
+ * applyReversalsIn). A task that said "Kontor keeps the reversal" for one not kept left the
+ * seller waiting for a tie that never came, while the credit, imported later, paid its order in
+ * full.
+ */
+function keptSays(tiable: boolean, scope: OrderScope): string {
+  const later = "a transfer it reverses that a later import brings pays its order: lower that order's paid_amount then.";
+  if (!tiable) return `It names neither a payer nor a payer's reference, so Kontor does not keep it: ${later}`;
+  if (scope.portalAccountGrant !== 'all')
+    return `It was imported by a client bound to one portal account, so Kontor does not keep it (import the statement with access to all portal accounts for that): ${later}`;
+  return 'Kontor keeps the reversal: a transfer it fits that a later import brings (a statement imported out of order) is taken as reversed and pays no order.';
+}
+
 /** A kept reversal as the statement gave it. */
 const entryOf = (row: PendingReversalRow): StatementEntry => ({
   reference: row.key,
@@ -124,7 +139,7 @@ export async function applyReversalsIn(
         text:
           `The bank reversed (took back) a credit: ${describe(reversal)}. ` +
           `${candidates.length > 1 ? 'Several transfers fit it' : 'No transfer of this account fits it'} (same amount and currency, and the same payer reference, or without one the same payer and text), ` +
-          'so nothing was taken off any order. Kontor keeps the reversal: a transfer it fits that a later import brings (a statement imported out of order) is taken as reversed and pays no order. ' +
+          `so nothing was taken off any order. ${keptSays(tiable, scope)} ` +
           "If the transfer it reverses paid an order in Kontor already, lower that order's paid_amount.",
         priority: 'high',
         reference: { section: 'bank' },

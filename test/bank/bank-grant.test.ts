@@ -114,6 +114,15 @@ describe('bank: a client bound to one portal account (issue 31)', () => {
     expect((await readOrder(s, other)).paid_amount).to.equal(null);
     const after = (await bankTransfers<{ sender: string; order_id?: string; status: string | null }>(s)).map((r) => [r.sender, r.order_id ?? null, r.status]);
     expect(after.sort()).to.deep.equal(seen);
+    // Its tasks say what becomes of the reversals: not kept (a task saying "Kontor keeps the
+    // reversal" left the seller waiting for a tie that never came).
+    const tasks = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token: s.token });
+    const untied = (tasks.body.task as { title: string; text: string }[]).filter((t) => /not tied to a transfer/.test(t.title));
+    expect(untied.length, tasks.text).to.be.greaterThan(0);
+    for (const t of untied) {
+      expect(t.text).to.not.match(/Kontor keeps the reversal/);
+      expect(t.text).to.match(/Kontor does not keep it/);
+    }
 
     // Nor does the bound client's file leave a reversal behind that the seller's next import applies.
     await importStatement(s, fixture('mt940-reversal-credits.sta', { ORDER_1: anna, ORDER_2: 'keine' }));
