@@ -148,6 +148,14 @@ interface ShopifyLine {
   duty: string;
   /** Of it, what refunds gave back (Refund.duties, RefundDuty.amountSet): out of currentTotalDutiesSet ("after returns"). */
   dutyRefunded: string;
+  /**
+   * A tip the buyer gave at checkout (POST /_sandbox/shopify/orders `tip`): a LineItem as the
+   * schema describes it, "not something that can be fulfilled, like a tip" (nonFulfillableQuantity
+   * its units, requiresShipping false, in Order.nonFulfillableLineItems), with no variant and so no
+   * SKU (its `sku` here is ''; the node answers null), untaxed, in no fulfillment order; its amount
+   * is in the order's total and payment and in Order.totalTipReceivedSet.
+   */
+  tip?: boolean;
 }
 
 /**
@@ -476,10 +484,13 @@ export function actualCost(op: OperationDefinitionNode, data: unknown, requested
   return Math.min(requested, Math.max(1, walk(op.selectionSet, data)));
 }
 
+/** LineItem.nonFulfillableQuantity, "units that can't be fulfilled ... if items have been refunded, or the item is not something that can be fulfilled, like a tip": a tip's every unit, else the units refunded before fulfilment or removed. */
+const nonFulfillableOf = (l: ShopifyLine) => (l.tip ? l.quantity : l.removed + l.refundedUnits - l.refundedFulfilled);
+
 function lineNode(o: ShopifyOrder, l: ShopifyLine) {
   return {
     id: l.id,
-    sku: l.sku,
+    sku: l.tip ? null : l.sku,
     name: l.name,
     title: l.name,
     // The schema's three counts: quantity "including refunded and removed units", currentQuantity
@@ -506,6 +517,9 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
       ),
     })),
     taxable: l.taxable,
+    // "Whether physical shipping is required for the variant": a tip has none to ship.
+    requiresShipping: !l.tip,
+    nonFulfillableQuantity: nonFulfillableOf(l),
     taxLines: l.taxLines.map((t) => taxLineNode(o, t)),
     duties:
       toCents(l.duty) > 0
@@ -587,7 +601,8 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
   const total = orderTotal(o);
   const received = paid ? total : '0.00';
   const shipping = cents(toCents(o.shippingPrice) - toCents(o.shippingDiscount));
-  const remaining = o.lines.filter((l) => unfulfilledOf(l) > 0);
+  // A tip is never fulfilled: an order whose goods are all fulfilled shows FULFILLED.
+  const remaining = o.lines.filter((l) => !l.tip && unfulfilledOf(l) > 0);
   return {
     id: o.id,
     name: o.name,
@@ -611,6 +626,8 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     totalRefundedSet: money(o.refunded, o.currencyCode),
     netPaymentSet: money(cents(toCents(received) - toCents(o.refunded)), o.currencyCode),
     totalPriceSet: money(total, o.currencyCode),
+    // "The sum of all tip amounts for the order": its tip lines, in the total and the payment above.
+    totalTipReceivedSet: money(cents(o.lines.filter((l) => l.tip).reduce((sum, l) => sum + toCents(l.price) * l.quantity, 0)), o.currencyCode),
     // "before discounts and returns"; the shipping line's discountedPriceSet is after discounts.
     totalShippingPriceSet: money(o.shippingPrice, o.currencyCode),
     currentShippingPriceSet: money(shipping, o.currencyCode),
@@ -642,6 +659,13 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     lineItems: ({ first, after }: { first?: number; after?: string }) =>
       connection(
         o.lines.map((l) => lineNode(o, l)),
+        first ?? 50,
+        after,
+      ),
+    // "A list of line items that can't be fulfilled. For example, tips and fully refunded line items".
+    nonFulfillableLineItems: ({ first, after }: { first?: number; after?: string }) =>
+      connection(
+        o.lines.filter((l) => nonFulfillableOf(l) >= l.quantity).map((l) => lineNode(o, l)),
         first ?? 50,
         after,
       ),
@@ -1103,6 +1127,8 @@ export interface NewShopifyOrder {
   buyer?: { name?: string; email?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
   /** How the store splits the order (sandbox/shopify-fulfillment.sandbox.ts); by default one OPEN fulfillment order at its location. */
   fulfillment_orders?: FulfillmentOrderPlan[];
+  /** A tip the buyer gave at checkout ("5.00", above 0): one more LineItem "Tip" after `lines`, no SKU, not shipped, untaxed (ShopifyLine.tip). */
+  tip?: string;
 }
 
 /** A tax of a line or the shipping: its title and rate "as a decimal"; `amount` when not the store's own reckoning (newTaxLines). */
@@ -1210,6 +1236,25 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     dutiesIncluded: body.duties_included === true,
     additionalFees: (body.additional_fees ?? []).map((f, i) => ({ id: gid('AdditionalFee', n * 100 + i), name: String(f.name), amount: String(f.amount) })),
   };
+  if (body.tip !== undefined)
+    o.lines.push({
+      id: gid('LineItem', n * 100 + o.lines.length),
+      sku: '',
+      name: 'Tip',
+      quantity: 1,
+      price: body.tip,
+      discount: '0.00',
+      allocations: [],
+      taxable: false,
+      fulfilled: 0,
+      removed: 0,
+      refundedUnits: 0,
+      refundedFulfilled: 0,
+      taxLines: [],
+      duty: '0.00',
+      dutyRefunded: '0.00',
+      tip: true,
+    });
   // Index 0: the lines' own discounts (one application chosen per line); 1: the code spread across all lines.
   if (o.lines.some((l) => l.allocations.length > 0))
     o.discountApplications.push({
@@ -1222,7 +1267,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     const code = toCents(body.discount_code.amount);
     const shares = allocateAcross(
       code,
-      o.lines.map((l) => toCents(l.price) * l.quantity - toCents(l.discount)),
+      o.lines.map((l) => (l.tip ? 0 : toCents(l.price) * l.quantity - toCents(l.discount))),
     );
     o.discountApplications.push({ index: 1, code: body.discount_code.code, amount: cents(code), targetSelection: 'ALL' });
     o.lines.forEach((l, i) => {
@@ -1233,9 +1278,16 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
   }
   // Taxes after every discount ("after discounts and before returns").
   o.lines.forEach((l, i) => {
+    if (l.tip) return;
     l.taxLines = newTaxLines(body.lines[i]!.tax_lines, toCents(l.price) * l.quantity - toCents(l.discount), o.taxesIncluded);
   });
-  o.fulfillmentOrders = fulfillmentOrdersOf(o, n, () => s.next(), body.fulfillment_orders);
+  // A tip is in no fulfillment order (nothing to fulfil): its units are left to none.
+  o.fulfillmentOrders = fulfillmentOrdersOf(
+    { ...o, lines: o.lines.map((l) => (l.tip ? { ...l, quantity: 0 } : l)) },
+    n,
+    () => s.next(),
+    body.fulfillment_orders,
+  );
   for (const fo of o.fulfillmentOrders) s.fulfillmentOrderOwners.set(fo.id, o.id);
   s.orders.set(o.id, o);
   notifyOrder(state, o, 'ORDERS_CREATE');
@@ -1263,9 +1315,9 @@ export function restOrder(o: ShopifyOrder) {
     taxes_included: o.taxesIncluded,
     total_tax: cents(taxCents(o)),
     financial_status: o.financial.toLowerCase(),
-    fulfillment_status: o.lines.every((l) => unfulfilledOf(l) <= 0) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
+    fulfillment_status: o.lines.every((l) => l.tip || unfulfilledOf(l) <= 0) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
     total_price: total,
-    line_items: o.lines.map((l) => ({ id: Number(l.id.split('/').pop()), sku: l.sku, name: l.name, quantity: l.quantity, price: l.price })),
+    line_items: o.lines.map((l) => ({ id: Number(l.id.split('/').pop()), sku: l.tip ? null : l.sku, name: l.name, quantity: l.quantity, price: l.price })),
   };
 }
 
@@ -1538,6 +1590,10 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       (fees !== undefined && (!Array.isArray(fees) || fees.some((f) => typeof f?.name !== 'string' || !/^\d+\.\d{2}$/.test(String(f.amount)))))
     ) {
       res.status(400).json({ error: 'a line\'s duty is "0.00", duties_included a boolean, additional_fees [{name, amount ("0.00")}]' });
+      return;
+    }
+    if (body.tip !== undefined && !(/^\d+\.\d{2}$/.test(String(body.tip)) && toCents(String(body.tip)) > 0)) {
+      res.status(400).json({ error: 'tip is an amount above 0 ("5.00")' });
       return;
     }
     const problem = body.fulfillment_orders === undefined ? undefined : planProblem(body.fulfillment_orders, body.lines);

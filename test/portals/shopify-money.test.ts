@@ -18,7 +18,7 @@ import { importOrders } from '../../lib/order-import/order-import.service';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
-import { newSeller, Seller } from '../support/api';
+import { call, newSeller, Seller } from '../support/api';
 import { kontorOrder, sandboxPost } from './channel-support';
 
 describe('Shopify order money: lines exact to the cent and their tax rates, through GET order/{id}/', function () {
@@ -274,6 +274,77 @@ describe('Shopify order money: lines exact to the cent and their tax rates, thro
       expect(imported.paid_amount).to.equal('43.00');
       expect(imported.status.is_paid).to.equal(true);
       expect(await stockQuantity(seller, stock)).to.equal(9);
+    });
+  });
+
+  describe('a tip the buyer gave at checkout (a LineItem in Order.nonFulfillableLineItems, Order.totalTipReceivedSet)', () => {
+    const taskTexts = async (seller: Seller) => {
+      const res = await call('task/?pagination[limit]=100', { token: seller.token });
+      expect(res.status, res.text).to.equal(200);
+      return (res.body.task as { title: string; text: string }[]).map((t) => `${t.title}\n${t.text}`);
+    };
+
+    it('when the buyer of a paid order tipped, then the tip is no line, not on the invoice nor in paid_amount: the order is fully paid and no task asks to link the tip to stock', async () => {
+      const seller = await newSeller();
+      const stock = await createStock(seller, 'TIP-SHOP-A', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        lines: [{ sku: 'TIP-SHOP-A', quantity: 2, price: '19.90', tax_lines: [{ title: 'DE MwSt', rate: 0.19 }] }],
+        shipping: '4.90',
+        tip: '5.00',
+      });
+      // The contract's shape: the tip is a line of its own, no SKU, nothing to ship or fulfil, in no
+      // fulfillment order, and the buyer paid it with the goods (39.80 + 4.90 + 5.00).
+      expect(order.lines.map((l) => [l.name, l.price, l.tip === true])).to.deep.equal([
+        ['TIP-SHOP-A', '19.90', false],
+        ['Tip', '5.00', true],
+      ]);
+      expect(order.fulfillmentOrders.flatMap((fo) => fo.lines.map((l) => l.lineId))).to.deep.equal([order.lines[0]!.id]);
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'tip-shop-1');
+      expect(run.orders).to.deep.include({ created: 1 });
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price, l.tax])).to.deep.equal([['TIP-SHOP-A', '2', '19.90', '19.00']]);
+      expect(imported.shipping.fee).to.equal('4.90');
+      expect(imported.invoice_amount).to.equal('44.70');
+      expect(imported.paid_amount).to.equal('44.70');
+      expect(imported.status.is_paid).to.equal(true);
+      expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
+      expect(await stockQuantity(seller, stock)).to.equal(8);
+    });
+
+    it('when the buyer tipped on an order not paid yet, then the tip is still no line and the order is unpaid', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'TIP-SHOP-B', 10);
+      const { shopId, id } = await shopifyOrder(seller, {
+        lines: [{ sku: 'TIP-SHOP-B', quantity: 1, price: '12.00' }],
+        shipping: '3.00',
+        tip: '2.50',
+        paid: false,
+      });
+
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'tip-shop-2');
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.sku, l.price])).to.deep.equal([['TIP-SHOP-B', '12.00']]);
+      expect(imported.invoice_amount).to.equal('15.00');
+      expect(imported.paid_amount).to.equal(null);
+      expect(imported.status.is_paid).to.equal(false);
+      expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
+    });
+
+    it('when a tip is given as an amount the contract cannot hold, then the sandbox answers 400 naming tip and places nothing', async () => {
+      const seller = await newSeller();
+      const { id: shopId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+      for (const tip of ['0.00', '5', -1]) {
+        const before = shopifyOf(sandbox.state).orders.size;
+        const res = await fetch(`${sandbox.url}/_sandbox/shopify/orders`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ portal_account: shopId, lines: [{ sku: 'TIP-SHOP-C' }], tip }),
+        });
+        expect(res.status).to.equal(400);
+        expect(((await res.json()) as { error: string }).error).to.contain('tip');
+        expect(shopifyOf(sandbox.state).orders.size).to.equal(before);
+      }
     });
   });
 });

@@ -50,6 +50,8 @@ export interface ShopifyOrderNode {
   currentTotalDutiesSet: ShopifyMoney | null;
   /** "The total amount of additional fees after returns ... `null` if there are no additional fees for the order." */
   currentTotalAdditionalFeesSet: ShopifyMoney | null;
+  /** "The sum of all tip amounts for the order": what tells a line as a tip (tipLineIds). */
+  totalTipReceivedSet: ShopifyMoney;
   shippingAddress: ShopifyMailingAddress | null;
   billingAddress: ShopifyMailingAddress | null;
   lineItems: { pageInfo?: { hasNextPage: boolean; endCursor: string | null }; nodes: ShopifyLineNode[] };
@@ -69,6 +71,10 @@ export interface ShopifyLineNode {
   taxable: boolean;
   /** "The approximate unit price": exact unless a discount is spread over several units (order-amounts.ts reads those lines' totals). */
   discountedUnitPriceAfterAllDiscountsSet: ShopifyMoney;
+  /** "Whether physical shipping is required for the variant": false for a tip (tipLineIds). */
+  requiresShipping: boolean;
+  /** "The total number of units that can't be fulfilled. For example, if items have been refunded, or the item is not something that can be fulfilled, like a tip." */
+  nonFulfillableQuantity: number;
 }
 
 const address = `name firstName lastName company address1 address2 zip city province countryCodeV2 phone`;
@@ -79,9 +85,10 @@ const address = `name firstName lastName company address1 address2 zip city prov
  * too), as eBay's and Amazon's lines carry their promotions; originalUnitPriceSet "doesn't
  * include discounts", and with a discount code the lines added up to more than the order's total.
  * It is "approximate" where a discount is spread over units: such orders' lines have their exact
- * totals read (order-amounts.ts). `taxable` is a scalar (0 points).
+ * totals read (order-amounts.ts). `taxable`, `requiresShipping` and `nonFulfillableQuantity` (tipLineIds) are scalars (0 points).
  */
-export const lineFields = 'id sku name quantity currentQuantity refundableQuantity taxable discountedUnitPriceAfterAllDiscountsSet { shopMoney { amount } }';
+export const lineFields =
+  'id sku name quantity currentQuantity refundableQuantity taxable requiresShipping nonFulfillableQuantity discountedUnitPriceAfterAllDiscountsSet { shopMoney { amount } }';
 
 /**
  * The units the buyer still buys before refunds: `quantity` less the units an order edit removed.
@@ -100,12 +107,15 @@ export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity
  * The selection of an order the import needs (its first 30 lines, what keeps a page of orders
  * within one query's cost limit; the rest are read by the order's own line paging). Order.taxLines
  * and totalDiscountsSet (5 points an order, the page of 10 at 753) tell which orders need more
- * read (order-amounts.ts).
+ * read (order-amounts.ts); totalTipReceivedSet (2 points an order) tells the tips (tipLineIds):
+ * the page of 10 costs 813 by the sandbox's cost model (793 before it), within the 1000 of one
+ * query. A line's `variant { id }` would cost 1 a line, 300 the page, past that bound: a tip is
+ * told by its missing SKU instead.
  */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode test taxesIncluded displayFinancialStatus displayFulfillmentStatus
   netPaymentSet { shopMoney { amount } } shippingLine { discountedPriceSet { shopMoney { amount } } }
   dutiesIncluded currentTotalDutiesSet { shopMoney { amount } } currentTotalAdditionalFeesSet { shopMoney { amount } }
-  totalDiscountsSet { shopMoney { amount } } taxLines { rate priceSet { shopMoney { amount } } }
+  totalDiscountsSet { shopMoney { amount } } totalTipReceivedSet { shopMoney { amount } } taxLines { rate priceSet { shopMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
   lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
 
@@ -154,6 +164,30 @@ function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'currentTotalDutiesS
 }
 
 /**
+ * The order's tip lines (decision, README "Tips at Shopify"). Shopify keeps a tip as an ordinary
+ * LineItem, in Order.nonFulfillableLineItems ("tips and fully refunded line items can't be
+ * fulfilled"), its amount in Order.totalTipReceivedSet ("The sum of all tip amounts for the
+ * order"). A tip is the buyer's gratuity, not goods: as a line it asked the seller for a stock link
+ * (it has no SKU) and was invoiced, and taxed, as goods. A line is taken as a tip only when all of
+ * these hold, so that no goods line is ever dropped: no SKU (a tip has no variant), nothing to ship
+ * (requiresShipping false), every unit not fulfillable (nonFulfillableQuantity at least its
+ * quantity: a tip's, while a refunded goods line with no SKU and nothing to ship, a custom service
+ * line, is the one look-alike), and the candidates' amounts add up exactly to the order's tip
+ * total. Any other order (a tip total the candidates do not make, a digital custom line beside a
+ * tip) keeps every line as before. The amount compared is all units (before returns) or the kept
+ * ones (after): the schema does not say which a refunded tip leaves in totalTipReceivedSet.
+ */
+export function tipLineIds(o: Pick<ShopifyOrderNode, 'totalTipReceivedSet' | 'lineItems'>, kept: Map<string, number>): Set<string> {
+  const tip = amountCents(o.totalTipReceivedSet?.shopMoney.amount);
+  if (tip <= 0) return new Set();
+  const candidates = o.lineItems.nodes.filter((l) => !l.sku && l.requiresShipping === false && l.nonFulfillableQuantity >= l.quantity && l.quantity > 0);
+  const unit = (l: ShopifyLineNode) => amountCents(l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount);
+  const all = candidates.reduce((sum, l) => sum + unit(l) * l.quantity, 0);
+  const left = candidates.reduce((sum, l) => sum + unit(l) * (kept.get(l.id) ?? l.quantity), 0);
+  return all === tip || left === tip ? new Set(candidates.map((l) => l.id)) : new Set();
+}
+
+/**
  * Financial states in which the buyer has paid and kept paying (Shopify's
  * OrderDisplayFinancialStatus): PAID and PARTIALLY_REFUNDED. REFUNDED is money given back, not
  * paid (as eBay's FULLY_REFUNDED): an order refunded before its first fetch was imported paid in
@@ -168,9 +202,17 @@ const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED']);
  * lines): the lines and shipping add up to what the buyer paid, gross, each line with its rate
  * (order-taxes.ts), whether the store's prices include tax or not.
  */
-export function channelOrder(o: ShopifyOrderNode, restocks = new Map<string, { back: number; returned: number }>(), read?: OrderLineAmounts): ChannelOrder {
-  const shipTo = addressOf(o.shippingAddress ?? o.billingAddress);
-  const kept = new Map(o.lineItems.nodes.map((l) => [l.id, Math.max(0, unitsSold(l) - (restocks.get(l.id)?.back ?? 0))]));
+export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string, { back: number; returned: number }>(), read?: OrderLineAmounts): ChannelOrder {
+  const shipTo = addressOf(whole.shippingAddress ?? whole.billingAddress);
+  const keptAll = new Map(whole.lineItems.nodes.map((l) => [l.id, Math.max(0, unitsSold(l) - (restocks.get(l.id)?.back ?? 0))]));
+  // Tips are no line and not in what pays the invoice (tipLineIds): the buyer's payment less the
+  // tip the order still holds (its kept units: a tip refunded is out of netPaymentSet already).
+  const tips = tipLineIds(whole, keptAll);
+  const tipCents = whole.lineItems.nodes
+    .filter((l) => tips.has(l.id))
+    .reduce((sum, l) => sum + amountCents(l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount) * keptAll.get(l.id)!, 0);
+  const o: ShopifyOrderNode = { ...whole, lineItems: { ...whole.lineItems, nodes: whole.lineItems.nodes.filter((l) => !tips.has(l.id)) } };
+  const kept = new Map(o.lineItems.nodes.map((l) => [l.id, keptAll.get(l.id)!]));
   // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
   // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
   // Duties and additional fees on top of the prices join it (onTop).
@@ -203,7 +245,7 @@ export function channelOrder(o: ShopifyOrderNode, restocks = new Map<string, { b
     }),
     // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")
     // stayed the same after a refund, so a refunded order kept its whole amount in Kontor.
-    paid_amount: o.netPaymentSet.shopMoney.amount,
+    paid_amount: tipCents ? (Math.max(0, amountCents(o.netPaymentSet.shopMoney.amount) - tipCents) / 100).toFixed(2) : o.netPaymentSet.shopMoney.amount,
     status: {
       is_paid: paidStates.has(o.displayFinancialStatus ?? ''),
       is_shipped: o.displayFulfillmentStatus === 'FULFILLED',
