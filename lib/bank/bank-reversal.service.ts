@@ -36,6 +36,7 @@ import { grantOf, OrderScope } from '../access';
 import { takeBackPaymentsIn } from '../order';
 import { insertTaskOnce, TaskInput } from '../task';
 import { bankRepository, PendingReversalRow } from './bank.repository';
+import { acrossFormatsOf, formatOfKey } from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
 
 /**
@@ -69,6 +70,23 @@ function keptSays(tiable: boolean, scope: OrderScope): string {
   if (scope.portalAccountGrant !== 'all')
     return `It was imported by a client bound to one portal account, so Kontor does not keep it (import the statement with access to all portal accounts for that): ${later}`;
   return 'Kontor keeps the reversal: a transfer it fits that a later import brings (a statement imported out of order) is taken as reversed and pays no order.';
+}
+
+/** Whether the other statement format's record of this reversal took its transfer back already (bankRepository.reversedAcrossFormats). */
+async function sameReversalApplied(trx: Knex.Transaction, accountId: number, reversal: StatementEntry): Promise<boolean> {
+  const iban = acrossFormatsOf(reversal)?.iban;
+  const format = formatOfKey(reversal.reference!.replace(/^reversal /, ''));
+  if (!iban || !format) return false;
+  return bankRepository.reversedAcrossFormats(trx, accountId, {
+    iban,
+    otherFormat: format === 'mt940' ? 'camt' : 'mt940',
+    amount: reversal.amount,
+    currency: reversal.currency,
+    day: reversal.transferDate,
+    references: reversal.payerReferences,
+    sender: reversal.sender,
+    subject: reversal.subject,
+  });
 }
 
 /** A kept reversal as the statement gave it. */
@@ -118,6 +136,14 @@ export async function applyReversalsIn(
     applied.add(key);
     // Neither a payer's reference nor a payer: nothing ties it to one transfer but its amount.
     const tiable = reversal.payerReferences.length > 0 || reversal.sender !== '';
+    // One account imported as MT940 and as camt.053 (bank-store.service.ts): the reversal the
+    // other format booked on this day, applied already, is this one. Asked first: its transfer is
+    // reversed, so the rule below would tie another fitting transfer (an earlier equal payment
+    // of the payer) or keep it for a later one, taking a genuine payment off its order.
+    if (tiable && (await sameReversalApplied(trx, accountId, reversal))) {
+      tied.push(key);
+      continue;
+    }
     const candidates = !tiable
       ? []
       : await bankRepository.reversalCandidates(trx, scope, {
@@ -181,7 +207,7 @@ export async function applyReversalsIn(
         });
       }
     }
-    await bankRepository.markReversed(trx, accountId, number, key);
+    await bankRepository.markReversed(trx, accountId, number, key, reversal.transferDate);
     tied.push(key);
     result.reversed++;
   }

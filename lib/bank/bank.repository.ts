@@ -117,6 +117,7 @@ type BankNullable =
   | 'unassigned_reason'
   | 'portal_account_grant'
   | 'reversed_by'
+  | 'reversed_on'
   | 'account_iban'
   | 'end_to_end_id'
   | 'entry_alias';
@@ -478,8 +479,30 @@ export const bankRepository = {
   },
 
   /** Marks a transfer reversed: its reversal's key, and status `reversed` (Bank_type.status). */
-  async markReversed(trx: Knex.Transaction, accountId: number, number: string, key: string): Promise<void> {
-    await trx('bank').where({ account_id: accountId, number }).update({ reversed_by: key, status: 'reversed' });
+  async markReversed(trx: Knex.Transaction, accountId: number, number: string, key: string, day: Date): Promise<void> {
+    await trx('bank').where({ account_id: accountId, number }).update({ reversed_by: key, reversed_on: day, status: 'reversed' });
+  },
+
+  /**
+   * Whether the account holds a transfer of the reversal's account (IBAN), amount and currency,
+   * with its payer's reference (or, without one, its payer and text), reversed by a reversal of
+   * the other statement format booked on the reversal's day: that reversal is this one, as the
+   * other format wrote it (bank-reversal.service.ts). Not limited to the scope: the transfer is
+   * reversed already, nothing is taken off any order again.
+   */
+  async reversedAcrossFormats(
+    trx: Knex.Transaction,
+    accountId: number,
+    reversal: { iban: string; otherFormat: string; amount: string; currency: string; day: Date; references: string[]; sender: string; subject: string },
+  ): Promise<boolean> {
+    const q = trx('bank')
+      .select('number')
+      .where({ account_id: accountId, type: 'bank', currency_id: reversal.currency, account_iban: reversal.iban, reversed_on: reversal.day })
+      .andWhere('amount', reversal.amount)
+      .andWhere('reversed_by', 'like', `reversal ${reversal.otherFormat} %`);
+    if (reversal.references.length) q.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);
+    else q.where({ sender: reversal.sender, subject: reversal.subject });
+    return !!(await q.first());
   },
 
   /**

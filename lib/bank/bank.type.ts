@@ -81,6 +81,8 @@ export interface BankRow {
   portal_account_grant: number | null;
   /** The key of the bank's reversal of this transfer (bank-reversal.service.ts); null while not reversed. */
   reversed_by: string | null;
+  /** The booking day of the reversal in reversed_by (migration 20261127_2200_bank_reversed_on); null while not reversed, and for transfers reversed before it. */
+  reversed_on: Date | null;
   /** A statement credit's account IBAN, where its statement's account could be tied (bank-store.service.ts); else null. */
   account_iban: string | null;
   /** A statement credit's end-to-end id (EREF+, EndToEndId); null when none. */

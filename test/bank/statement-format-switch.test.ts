@@ -8,7 +8,7 @@
  * and the orders' paid_amount.
  */
 import { expect } from 'chai';
-import { newSeller, Seller } from '../support/api';
+import { call, newSeller, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
 import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
 import { fixture } from './fixtures';
@@ -158,6 +158,35 @@ describe('bank: one account imported as MT940 and as camt.053 pays each booking 
     const bare = Buffer.from(mt940(untied).toString('latin1').replaceAll(':25:37040044/0532013000', ':25:0532013000'), 'latin1');
     expect(await importStatement(t, bare)).to.deep.equal(counts('mt940', 2, 6, 6));
     expect(await importStatement(t, camt(untied))).to.deep.equal(counts('camt.053', 2, 6, 6));
+  });
+
+  it('when the MT940 reverses (RC) a part payment and the camt.053 books that reversal again (DBIT RvslInd) with an earlier equal rate of the payer on a day the MT940 did not cover, then the earlier rate still pays its order', async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    // The bank took Erika Muster's rate of the 25th back the same day: the MT940's RC, the camt.053's DBIT with RvslInd.
+    const erika = '?22Bestellung {{PART}}?30BYLADEMMXXX?31DE02120300000000202051?32Erika Muster'.replace('{{PART}}', orders.orders.PART);
+    const reversed = mt940(orders)
+      .toString('latin1')
+      .replace(
+        ':62F:C261125EUR1063,90',
+        `:61:2611251125RC50,00NTRFNONREF//2611250000299\r\n:86:166?00GUTSCHR. UEBERWEISUNG?109310?20EREF+NOTPROVIDED?21SVWZ+Anzahlung zu\r\n${erika}\r\n:62F:C261125EUR1013,90`,
+      );
+    expect(await importStatement(s, Buffer.from(reversed, 'latin1'))).to.deep.equal({ ...counts('mt940', 2, 6, 6), debits: 2 });
+    expect((await readOrder(s, orders.orders.PART)).paid_amount).to.equal(null);
+    // The camt.053: her first rate of 50.00 on the 24th (a day the MT940 did not cover), and the reversal of the 25th's again.
+    const file = camt(orders).toString('utf8');
+    const [head, tail] = [file.slice(0, file.indexOf('<Ntry>')), file.slice(file.indexOf('<Ntry>'))];
+    const ntry = (side: string, day: string, ref: string, reversal: string) =>
+      `<Ntry><Amt Ccy="EUR">50.00</Amt><CdtDbtInd>${side}</CdtDbtInd>${reversal}<Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>${day}</Dt></BookgDt><AcctSvcrRef>${ref}</AcctSvcrRef>` +
+      `<NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RltdPties><Dbtr><Pty><Nm>Erika Muster</Nm></Pty></Dbtr></RltdPties>` +
+      `<RmtInf><Ustrd>Anzahlung zu Bestellung ${orders.orders.PART}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+    const withReversal = `${head}${ntry('CRDT', '2026-11-24', '2026112405310009', '')}${ntry('DBIT', '2026-11-25', '2026112505310099', '<RvslInd>true</RvslInd>')}${tail}`;
+    expect(await importStatement(s, Buffer.from(withReversal))).to.deep.equal({ ...counts('camt.053', 2, 7, 2), debits: 2 });
+    // Her rate of the 24th is a payment: it pays half of its order; the 25th's stays reversed once.
+    expect((await readOrder(s, orders.orders.PART)).paid_amount).to.equal('50.00');
+    const tasks = await call('task/', { token: s.token });
+    expect(tasks.status, tasks.text).to.equal(200);
+    expect((tasks.body.task as { title: string }[]).map((t) => t.title).filter((t) => t.startsWith('Bank reversal'))).to.deep.equal([]);
   });
 
   it("when the camt.053 is of another of the seller's accounts, then none of its payments is taken for the MT940's", async () => {

@@ -23,7 +23,7 @@
  */
 import { attributeOf, list, node, Node, refuse, textOf } from './camt-node';
 import { endToEndIdOf, payerReferencesOf, senderOf, subjectOf } from './camt-remittance';
-import { contentDigest, keyOf, occurrenceOf, tiedAcrossFormats } from './entry-key';
+import { acrossFormatsOf, contentDigest, keyOf, occurrenceOf, tiedAcrossFormats } from './entry-key';
 import { isDkReturn } from './return-codes';
 import type { ParsedStatement, StatementEntry } from './statement.type';
 
@@ -122,7 +122,12 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
     result.debits++;
     payments.forEach(({ tx, path: txPath }, i) => {
       const payment = paymentOf(booked, tx, txPath, i + 1, message, { ...file, seen: file.reversals, legacy: new Map() }, fail);
-      if (payment.amount !== '0.00') result.reversals.push({ ...payment, reference: `reversal ${payment.reference!}`, legacyReference: null });
+      // The account's IBAN kept on the reversal too (bank-reversal.service.ts, the other format's record of a reversal applied already).
+      const facts = acrossFormatsOf(payment);
+      if (payment.amount !== '0.00')
+        result.reversals.push(
+          tiedAcrossFormats({ ...payment, reference: `reversal ${payment.reference!}`, legacyReference: null }, facts?.iban ?? null, facts?.endToEndId ?? ''),
+        );
     });
     return;
   }

@@ -42,7 +42,7 @@ import { Details, detailsOf } from './mt940-details';
 import { Mt940FieldError, parseBalance, parseStatementLine, StatementLine } from './mt940-fields';
 import { Mt940Block, Mt940Field, Mt940FramingError, statementBlocks } from './mt940-lines';
 import { germanReturnCodes, swiftReturnTypes } from './return-codes';
-import { contentDigest, ibanOfAccount, keyOf, occurrenceOf, tiedAcrossFormats } from './entry-key';
+import { acrossFormatsOf, contentDigest, ibanOfAccount, keyOf, occurrenceOf, tiedAcrossFormats } from './entry-key';
 import { clip, ParsedStatement, StatementEntry } from './statement.type';
 
 /**
@@ -163,7 +163,11 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
       if (line.mark === 'RC' && Number(line.amount) !== 0) {
         const lines86 = detailsLines(block.fields, i + 1);
         const reversal = entryOf({ account, iban, number, position, currency }, line, { field, lines86 }, detailsOf(lines86));
-        result.reversals.push({ ...reversal, reference: `reversal ${reversal.reference!}`, legacyReference: null });
+        const facts = acrossFormatsOf(reversal);
+        // The account's IBAN kept on the reversal too: the other format's record of a reversal applied already is recognised (bank-reversal.service.ts).
+        result.reversals.push(
+          tiedAcrossFormats({ ...reversal, reference: `reversal ${reversal.reference!}`, legacyReference: null }, facts?.iban ?? null, facts?.endToEndId ?? ''),
+        );
       }
     } else if (kind === 'unbooked') result.unbooked++;
     else {

@@ -56,6 +56,7 @@ const migrations: string[] = [
   '20261127_1900_bank_reversal_pending',
   '20261127_2000_task_portal_account',
   '20261127_2100_bank_across_formats',
+  '20261127_2200_bank_reversed_on',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
