@@ -8,6 +8,17 @@ import { startQueueWorker } from '../support/queue-worker';
 
 export const startBankWorker = (name: string) => startQueueWorker('bank', bankProcessors, name);
 
+/** The bank worker for the suite around the call (mocha's before and after): statements' matching jobs run. */
+export function bankWorkerForSuite(name: string): void {
+  let worker: { stop(): Promise<void> } | undefined;
+  before(async () => {
+    worker = await startBankWorker(name);
+  });
+  after(async () => {
+    await worker?.stop();
+  });
+}
+
 /**
  * Posts a statement file to POST bank/statement/ and, when the import queued its bank.match job
  * (202), waits until the job completed; a file that stored nothing is answered 200 without one.

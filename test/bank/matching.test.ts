@@ -5,7 +5,7 @@ import { queues } from '../../lib/queue/queue.registry';
 import { schedules } from '../../lib/queue/schedules';
 import { call, newSeller, query, Seller } from '../support/api';
 import { orderEvents, readOrder } from '../order/helpers';
-import { importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { importStatement, orderPaidBy, bankWorkerForSuite } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView {
@@ -20,13 +20,7 @@ interface BankView {
 }
 
 describe('bank: matching imported transfers to orders (bank worker)', () => {
-  let bankWorker: { stop(): Promise<void> } | undefined;
-  before(async () => {
-    bankWorker = await startBankWorker('bank-match');
-  });
-  after(async () => {
-    await bankWorker?.stop();
-  });
+  bankWorkerForSuite('bank-match');
 
   async function transfers(s: Seller, filter: Record<string, unknown> = {}): Promise<BankView[]> {
     const res = await call(`bank/transfer/?${query({ filter, pagination: { limit: 100 } })}`, { token: s.token });

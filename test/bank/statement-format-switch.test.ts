@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import { call, newSeller, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
-import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { bankTransfers, importStatement, orderPaidBy, bankWorkerForSuite } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView {
@@ -65,13 +65,7 @@ const counts = (format: string, statements: number, entries: number, stored: num
 });
 
 describe('bank: one account imported as MT940 and as camt.053 pays each booking once', () => {
-  let bankWorker: { stop(): Promise<void> } | undefined;
-  before(async () => {
-    bankWorker = await startBankWorker('bank-formats');
-  });
-  after(async () => {
-    await bankWorker?.stop();
-  });
+  bankWorkerForSuite('bank-formats');
 
   const transfers = async (s: Seller) =>
     (await bankTransfers<BankView>(s))

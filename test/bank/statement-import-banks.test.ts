@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { call, newSeller, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
-import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { bankTransfers, importStatement, orderPaidBy, bankWorkerForSuite } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView {
@@ -18,13 +18,7 @@ interface BankView {
 }
 
 describe('bank: statement shapes of other banks, imported and matched', () => {
-  let bankWorker: { stop(): Promise<void> } | undefined;
-  before(async () => {
-    bankWorker = await startBankWorker('bank-dialects');
-  });
-  after(async () => {
-    await bankWorker?.stop();
-  });
+  bankWorkerForSuite('bank-dialects');
 
   const transfers = (s: Seller) => bankTransfers<BankView>(s);
 

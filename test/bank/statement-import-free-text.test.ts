@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { newSeller, Seller } from '../support/api';
 import { createOrder, readOrder } from '../order/helpers';
-import { bankTransfers, importStatement, startBankWorker } from './bank-worker';
+import { bankTransfers, importStatement, bankWorkerForSuite } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView {
@@ -21,13 +21,7 @@ const plnOrder = (s: Seller, price: string, name: string) =>
   createOrder(s, { currency_id: 'PLN', customer: { email: 'buyer@example.com', address: { name } }, line: [{ id: 1, price, quantity: 1 }] });
 
 describe('bank: free-text field 86 layouts, imported and matched', () => {
-  let bankWorker: { stop(): Promise<void> } | undefined;
-  before(async () => {
-    bankWorker = await startBankWorker('bank-free-text');
-  });
-  after(async () => {
-    await bankWorker?.stop();
-  });
+  bankWorkerForSuite('bank-free-text');
 
   // mBank's MT940 (svenstaro/mt940-rs and wolph/mt940 carry its files): "911 TRANSAKCJA COLLECT;
   // ID IPH: ...; Z RACH.: <payer's account>; OD: <name>  <address>; TYT.: <title>; TNR: ...".

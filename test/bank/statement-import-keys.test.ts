@@ -13,7 +13,7 @@ import { db } from '../../lib/db/knex';
 import { parseStatement } from '../../lib/bank/statement/statement.parse';
 import { newSeller, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
-import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { bankTransfers, importStatement, orderPaidBy, bankWorkerForSuite } from './bank-worker';
 
 interface BankView {
   sender: string;
@@ -24,13 +24,7 @@ interface BankView {
 const sample = (dir: string, name: string) => readFileSync(path.resolve(__dirname, '../../../shared/samples/bank', dir, name));
 
 describe('bank: a booking is stored once however its statement comes again', () => {
-  let bankWorker: { stop(): Promise<void> } | undefined;
-  before(async () => {
-    bankWorker = await startBankWorker('bank-keys');
-  });
-  after(async () => {
-    await bankWorker?.stop();
-  });
+  bankWorkerForSuite('bank-keys');
 
   const transfers = async (s: Seller) => (await bankTransfers<BankView>(s)).map((r) => [r.sender, r.amount, r.order_id]);
 

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { call, newSeller, query, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
-import { bankTransfers, importStatement, orderPaidBy, startBankWorker } from './bank-worker';
+import { bankTransfers, importStatement, orderPaidBy, bankWorkerForSuite } from './bank-worker';
 import { fixture } from './fixtures';
 
 interface BankView {
@@ -26,13 +26,7 @@ interface TaskView {
 }
 
 describe('bank: a credit reversed by the bank after it paid an order', () => {
-  let bankWorker: { stop(): Promise<void> } | undefined;
-  before(async () => {
-    bankWorker = await startBankWorker('bank-reversal');
-  });
-  after(async () => {
-    await bankWorker?.stop();
-  });
+  bankWorkerForSuite('bank-reversal');
 
   const transfers = (s: Seller) => bankTransfers<BankView>(s);
 
