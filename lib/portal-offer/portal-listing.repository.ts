@@ -50,6 +50,10 @@ export const portalListingRepository = {
    * its variants with the same listing id (portal-variation.service.ts), so the id alone named any
    * of those rows, and a revise of the main was refused unknown_live_listing when a variant's came
    * first (an index scan by stock id reads the variants, made before their main, first).
+   * A live one only, as listingById (document 2: auction_a_live_id names a listing "in the
+   * live-listing table, or AUCTIONA_<portal item id>"): an ended listing keeps its eBay id in its
+   * record (a main's group withdrawn, a variant off its group: endOutsiders), and a revise by that
+   * id was planned, which for a variation main published the ended group again (listVariation).
    */
   async listingByPortalItemId(
     knex: Knex,
@@ -59,7 +63,7 @@ export const portalListingRepository = {
   ): Promise<{ stock_id: number; portal_item_id: string | null } | undefined> {
     return knex('portal_listing')
       .select('stock_id', 'portal_item_id')
-      .where({ account_id: accountId, stock_id: stockId, portal: 'auction_a', portal_item_id: portalItemId })
+      .where({ account_id: accountId, stock_id: stockId, portal: 'auction_a', portal_item_id: portalItemId, status: 'listed' })
       .first();
   },
 
