@@ -332,7 +332,8 @@ function mountMigrate(router: express.Router, state: SandboxState): void {
  * published, at least one image must exist", InventoryItemGroup.imageUrls), a member has no
  * inventory item or fixed-price offer of that marketplace, or the offers' location is not an
  * enabled one (as publishOffer). A SKU left out of a published
- * group's variantSKUs is removed from its listing (its offer unpublished).
+ * group's variantSKUs is removed from its listing (its offer unpublished), unless it has sold on
+ * that listing (deleteOffer's note): then it stays published until the listing is withdrawn.
  */
 function mountGroups(router: express.Router, state: SandboxState): void {
   const ebay = state.ebay;
@@ -352,11 +353,17 @@ function mountGroups(router: express.Router, state: SandboxState): void {
     // is removed from the inventory item group, the corresponding product variation will be removed
     // from the eBay listing as well" (createOrReplaceInventoryItemGroup): a member left out of
     // variantSKUs is off the listing, its offer unpublished (the sandbox's reading: the offer stays).
+    // Not a variation that has sold on that listing: "the deleteOffer will not remove the product
+    // variation from the listing if that variation has one or more sales ... the seller can
+    // alternately just set the available quantity of that product variation to 0 ... and then
+    // remove that product variation from the inventory item group" (deleteOffer). The sandbox's
+    // reading for the group's replacement, which names no refusal: the variation stays on the
+    // listing, published at its quantity, out of the group.
     const kept = new Set(skus.map(String));
     const removed = before && Array.isArray(before.variantSKUs) ? before.variantSKUs.map(String).filter((sku) => !kept.has(sku)) : [];
     for (const sku of removed) {
       for (const offer of ebay.offersOf(account, sku)) {
-        if (offer.status !== 'PUBLISHED' || offer.body.format !== 'FIXED_PRICE') continue;
+        if (offer.status !== 'PUBLISHED' || offer.body.format !== 'FIXED_PRICE' || hasSold(ebay, offer)) continue;
         offer.status = 'UNPUBLISHED';
         refreshListing(state, account, sku, 'end');
       }
@@ -446,7 +453,13 @@ function mountGroups(router: express.Router, state: SandboxState): void {
     const body = (req.body ?? {}) as Body;
     const groupKey = String(body.inventoryItemGroupKey ?? '');
     const group = ebay.groups.get(key(account, groupKey));
-    const live = group ? groupOffers(ebay, account, group).filter((o) => o.status === 'PUBLISHED' && o.body.marketplaceId === body.marketplaceId) : [];
+    const members = group ? groupOffers(ebay, account, group).filter((o) => o.status === 'PUBLISHED' && o.body.marketplaceId === body.marketplaceId) : [];
+    // The listing ends whole: also a variation kept on it out of the group (it had sold, above).
+    const listings = new Set(members.map((o) => o.listingId).filter(Boolean));
+    const kept = [...ebay.offers.values()].filter(
+      (o) => o.account === account && o.status === 'PUBLISHED' && o.listingId && listings.has(o.listingId) && !members.includes(o),
+    );
+    const live = [...members, ...kept];
     if (live.length === 0) {
       res.status(400).json(error(25725, `No offer found for inventory item group ${groupKey} on ${String(body.marketplaceId)}.`));
       return;
@@ -457,6 +470,14 @@ function mountGroups(router: express.Router, state: SandboxState): void {
     }
     res.status(204).end();
   });
+}
+
+/** Whether an offer's listing has sold this SKU (an order line of the SKU on that listing id). */
+function hasSold(ebay: SandboxState['ebay'], offer: EbayOfferRecord): boolean {
+  for (const { account, order } of ebay.orders.values()) {
+    if (account === offer.account && (order.lineItems ?? []).some((l) => l.sku === offer.sku && l.legacyItemId === offer.listingId)) return true;
+  }
+  return false;
 }
 
 /** The offers of a group's member SKUs. */

@@ -162,6 +162,7 @@ export class AuctionAAdapter implements PortalAdapter {
       else await this.createOffer(target, listing);
     }
     const site = siteOf(variation.main.group);
+    await this.zeroLeaving(target, groupKey, new Set(listings.map((l) => l.sku)), listings[0]?.offer.marketplaceId ?? site.marketplaceId);
     await ebayCall(target, {
       method: 'PUT',
       path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
@@ -175,6 +176,44 @@ export class AuctionAAdapter implements PortalAdapter {
     });
     if (!published.body.listingId) throw portalInputError(this.portal, `eBay published inventory item group ${groupKey} without a listing id`);
     return { portalItemId: published.body.listingId };
+  }
+
+  /**
+   * The group's members that the replacement leaves out (a variant that left the main, or was
+   * deleted) get availableQuantity 0 on their live fixed-price offer first: a SKU removed from the
+   * group leaves the listing ("if a SKU value is removed from the inventory item group, the
+   * corresponding product variation will be removed from the eBay listing as well",
+   * createOrReplaceInventoryItemGroup), but not a variation that has sold there: "the deleteOffer
+   * will not remove the product variation from the listing if that variation has one or more
+   * sales ... the seller can alternately just set the available quantity of that product variation
+   * to 0 ... and then remove that product variation from the inventory item group" (deleteOffer).
+   * Kontor ends such a variant's record with the replacement (portal-variation.service.ts), so a
+   * variation eBay kept stayed buyable at its last quantity under the main's listing, pushed by
+   * nothing of the main's. The members are read from the group itself (the call's advice: "run a
+   * getInventoryItemGroup call ... to see all of its current values/settings/members before
+   * attempting to update the record"); none on a first list (25705, no group). A refusal of the
+   * zero for one SKU does not hold the main's listing back (without a sale the group's
+   * replacement still takes the variation off).
+   */
+  private async zeroLeaving(target: PortalTarget, groupKey: string, members: Set<string>, marketplaceId: string): Promise<void> {
+    const current = await ebayCall<{ variantSKUs?: string[] }>(target, {
+      method: 'GET',
+      path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
+      accept: [400, 404],
+    });
+    if (current.status >= 400) return;
+    const leaving = (current.body.variantSKUs ?? []).map(String).filter((sku) => !members.has(sku));
+    const requests: { sku: string; offers: { offerId: string; availableQuantity: number }[] }[] = [];
+    for (const sku of leaving) {
+      const live = (await this.offersOf(target, sku, marketplaceId)).filter((o) => o.status === 'PUBLISHED' && o.format !== 'AUCTION' && o.offerId);
+      if (live.length) requests.push({ sku, offers: live.map((o) => ({ offerId: o.offerId!, availableQuantity: 0 })) });
+    }
+    for (let i = 0; i < requests.length; i += this.maxQuantityBatch)
+      await ebayCall(target, {
+        method: 'POST',
+        path: `${inventory}/bulk_update_price_quantity`,
+        body: { requests: requests.slice(i, i + this.maxQuantityBatch) },
+      });
   }
 
   /**

@@ -12,6 +12,8 @@ import { queues } from '../../lib/queue/queue.registry';
 import { createOrder } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem, readItem, stockCiaHandler } from '../stock/helpers';
+import { listingsOf } from '../../sandbox/ebay-inventory.sandbox';
+import { sellOnEbay } from '../../sandbox/ebay-orders.sandbox';
 import { jobEnd, waitFor, withSandboxAndFleet } from './support';
 
 const active = { auction_a: { is_active: true }, shop_g: { is_active: true } };
@@ -361,6 +363,51 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     );
   });
 
+  it('when a variant that has sold on a main’s eBay listing leaves the main and the main is listed again, then its variation is at quantity 0 before the group drops it (eBay keeps a variation with sales on the listing), and the main’s end withdraws it with the rest', async () => {
+    const ids = await shirt({}, ebayData);
+    const account = String(seller.portalAccountId);
+    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state, listed.error).to.equal('completed');
+    const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
+    await settle();
+    // A buyer bought one M on the main's listing: the variation has a sale.
+    sellOnEbay(running.sandbox.state, { portal: 'auction_a', portal_account: account, sku: sku('-M'), quantity: 1 });
+    const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(left.status, left.text).to.equal(200);
+    await settle();
+
+    const since = running.sandbox.state.requests.length;
+    const again = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(again.state, again.error).to.equal('completed');
+    expect(again.result).to.deep.include({ portal_item_id: listingId, removed: [ids.m] });
+    const ebay = running.sandbox.state.ebay;
+    expect(ebay.groups.get(`${account}|${sku()}`)).to.deep.include({ variantSKUs: [sku('-S')] });
+    // The quantity went to 0 before the group was replaced (the contract's order: quantity 0, then out of the group).
+    const calls = running.sandbox.state.requests.slice(since).filter((r) => r.portal === 'auction_a' && r.method !== 'GET');
+    const zeroed = calls.findIndex((r) => r.path === '/sell/inventory/v1/bulk_update_price_quantity');
+    const grouped = calls.findIndex((r) => r.path === `/sell/inventory/v1/inventory_item_group/${sku()}`);
+    expect(zeroed, JSON.stringify(calls.map((r) => r.path))).to.be.greaterThan(-1);
+    expect(zeroed).to.be.lessThan(grouped);
+    const m = () => [...ebay.offers.values()].find((o) => o.account === account && o.sku === sku('-M'))!;
+    expect([m().status, m().listingId, m().body.availableQuantity]).to.deep.equal(['PUBLISHED', listingId, 0]);
+    expect(listingsOf(running.sandbox.state, account).find((o) => o.sku === sku('-M'))?.quantity).to.equal(0);
+
+    const { lister_id: listerId } = (await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.main }).first('lister_id')) as {
+      lister_id: string;
+    };
+    const jobId = `end-sold-${seller.id}-${ids.main}`;
+    await queues().add(
+      'portal.upload',
+      { accountId: seller.id, stockId: ids.main, portal: 'auction_a', portalAccountId: seller.portalAccountId, action: 'delete' as const, listerId },
+      jobId,
+    );
+    await waitFor('the delete job to end', async () => {
+      const state = await (await queues().get('portal_upload').getJob(jobId))?.getState();
+      return state === 'completed' || state === 'failed' ? state : undefined;
+    });
+    expect(m().status).to.equal('UNPUBLISHED');
+  });
+
   it('when a variation main’s eBay listing is ended, then one withdrawOfferByInventoryItemGroup under the group key ends it (every member offer unpublished) and no member offer is withdrawn on its own; portal_upload takes no delete at auction_a', async () => {
     const ids = await shirt({}, ebayData);
     const account = String(seller.portalAccountId);
@@ -373,7 +420,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     const refused = await call(`stock/${ids.main}/portal_upload/`, { token: seller.token, body: { portal_upload: { auction_a: [{ action: 'delete' }] } } });
     expect(refused.status, refused.text).to.equal(400);
     expect((refused.body.error as { field: string }[])[0]?.field).to.equal('portal_upload.auction_a[0].action');
-    expect(running.sandbox.state.requests.some((r) => r.portal === 'auction_a' && /withdraw/.test(r.path))).to.equal(false);
+    expect(running.sandbox.state.requests.some((r) => r.portal === 'auction_a' && r.portalAccount === account && /withdraw/.test(r.path))).to.equal(false);
 
     // The delete job as the worker runs it (no client call plans one at auction_a today).
     const ebay = running.sandbox.state.ebay;
