@@ -82,6 +82,25 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     });
 
   /** The outbox relays quickly; a short pause lets any push the main would get arrive. */
+  /**
+   * The delete job of the main's auction_a listing as the worker runs it (no client call plans one
+   * at auction_a today), to its end: its state, result and error, read once it finished (a job
+   * object read before it finished holds no result).
+   */
+  async function endMainListing(mainId: number, jobId: string) {
+    const { lister_id: listerId } = (await db()('portal_listing').where({ account_id: seller.id, stock_id: mainId }).first('lister_id')) as {
+      lister_id: string;
+    };
+    const job = { accountId: seller.id, stockId: mainId, portal: 'auction_a', portalAccountId: seller.portalAccountId, action: 'delete' as const, listerId };
+    await queues().add('portal.upload', job, jobId);
+    const state = await waitFor('the delete job to end', async () => {
+      const now = await (await queues().get('portal_upload').getJob(jobId))?.getState();
+      return now === 'completed' || now === 'failed' ? now : undefined;
+    });
+    const ended = (await queues().get('portal_upload').getJob(jobId))!;
+    return { state, result: ended.returnvalue as unknown, error: ended.failedReason };
+  }
+
   const settle = async () => {
     await waitFor('the account’s outbox relayed', async () =>
       (await db()('outbox').where({ account_id: seller.id }).whereNull('relayed_at').first()) ? undefined : true,
@@ -392,19 +411,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     expect([m().status, m().listingId, m().body.availableQuantity]).to.deep.equal(['PUBLISHED', listingId, 0]);
     expect(listingsOf(running.sandbox.state, account).find((o) => o.sku === sku('-M'))?.quantity).to.equal(0);
 
-    const { lister_id: listerId } = (await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.main }).first('lister_id')) as {
-      lister_id: string;
-    };
-    const jobId = `end-sold-${seller.id}-${ids.main}`;
-    await queues().add(
-      'portal.upload',
-      { accountId: seller.id, stockId: ids.main, portal: 'auction_a', portalAccountId: seller.portalAccountId, action: 'delete' as const, listerId },
-      jobId,
-    );
-    await waitFor('the delete job to end', async () => {
-      const state = await (await queues().get('portal_upload').getJob(jobId))?.getState();
-      return state === 'completed' || state === 'failed' ? state : undefined;
-    });
+    await endMainListing(ids.main, `end-sold-${seller.id}-${ids.main}`);
     expect(m().status).to.equal('UNPUBLISHED');
   });
 
@@ -422,21 +429,9 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     expect((refused.body.error as { field: string }[])[0]?.field).to.equal('portal_upload.auction_a[0].action');
     expect(running.sandbox.state.requests.some((r) => r.portal === 'auction_a' && r.portalAccount === account && /withdraw/.test(r.path))).to.equal(false);
 
-    // The delete job as the worker runs it (no client call plans one at auction_a today).
     const ebay = running.sandbox.state.ebay;
     const since = running.sandbox.state.requests.length;
-    const jobId = `end-test-${seller.id}-${ids.main}`;
-    // A list job names the main's lister (its auction_a entry), as the delete job would.
-    const { lister_id: listerId } = (await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.main }).first('lister_id')) as {
-      lister_id: string;
-    };
-    const job = { accountId: seller.id, stockId: ids.main, portal: 'auction_a', portalAccountId: seller.portalAccountId, action: 'delete' as const, listerId };
-    await queues().add('portal.upload', job, jobId);
-    const ended = await waitFor('the delete job to end', async () => {
-      const j = await queues().get('portal_upload').getJob(jobId);
-      const state = await j?.getState();
-      return j && (state === 'completed' || state === 'failed') ? { state, result: j.returnvalue as unknown, error: j.failedReason } : undefined;
-    });
+    const ended = await endMainListing(ids.main, `end-test-${seller.id}-${ids.main}`);
     expect(ended.state, ended.error).to.equal('completed');
     expect(ended.result).to.deep.equal({ action: 'delete', portal: 'auction_a', variants: [ids.s, ids.m] });
 
@@ -466,17 +461,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
     expect(left.status, left.text).to.equal(200);
 
-    const { lister_id: listerId } = (await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.main }).first('lister_id')) as {
-      lister_id: string;
-    };
-    const jobId = `end-left-${seller.id}-${ids.main}`;
-    const job = { accountId: seller.id, stockId: ids.main, portal: 'auction_a', portalAccountId: seller.portalAccountId, action: 'delete' as const, listerId };
-    await queues().add('portal.upload', job, jobId);
-    const ended = await waitFor('the delete job to end', async () => {
-      const j = await queues().get('portal_upload').getJob(jobId);
-      const state = await j?.getState();
-      return j && (state === 'completed' || state === 'failed') ? { state, result: j.returnvalue as unknown, error: j.failedReason } : undefined;
-    });
+    const ended = await endMainListing(ids.main, `end-left-${seller.id}-${ids.main}`);
     expect(ended.state, ended.error).to.equal('completed');
     expect(ended.result).to.deep.equal({ action: 'delete', portal: 'auction_a', variants: [ids.s, ids.m] });
     const offers = [...running.sandbox.state.ebay.offers.values()].filter((o) => o.account === account);

@@ -28,7 +28,7 @@ import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
 import { newSeller, Seller } from '../support/api';
 import { kauflandItem } from './kaufland-support';
-import { kontorOrder, sandboxPost } from './channel-support';
+import { ebaySandboxOrder, kontorOrder, sandboxPost } from './channel-support';
 
 describe('channel order money: what the seller received, as the contracts describe it', function () {
   this.timeout(60000);
@@ -37,12 +37,7 @@ describe('channel order money: what the seller received, as the contracts descri
 
   const post = (path: string, body: unknown) => sandboxPost(sandbox, path, body);
 
-  /** An eBay order placed at the sandbox's eBay (POST /_sandbox/ebay/orders) for a new eBay account of the seller. */
-  async function ebayOrder(seller: Seller, body: Record<string, unknown>) {
-    const { id: ebayId } = await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' });
-    const { order_id: id } = (await post('/_sandbox/ebay/orders', { portal_account: ebayId, ...body })) as { order_id: string };
-    return { ebayId: Number(ebayId), id, order: sandbox.state.ebay.orders.get(id)!.order };
-  }
+  const ebayOrder = (seller: Seller, body: Record<string, unknown>) => ebaySandboxOrder(sandbox, seller, body);
 
   describe('eBay Collect and Remit tax', () => {
     it('when eBay collected VAT from the buyer, then the order is imported fully paid at the seller’s amount (the payment less that tax)', async () => {

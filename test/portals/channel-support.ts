@@ -21,6 +21,13 @@ export async function kontorOrder(seller: Seller, externalOrderId: string): Prom
   return row ? readOrder(seller, row.id) : undefined;
 }
 
+/** An eBay order placed at the sandbox's eBay (POST /_sandbox/ebay/orders) for a new eBay account of the seller: the account's id, the order's id and the order as eBay serves it. */
+export async function ebaySandboxOrder(sandbox: Sandbox, seller: Seller, body: Record<string, unknown>) {
+  const { id: ebayId } = await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' });
+  const { order_id: id } = (await sandboxPost(sandbox, '/_sandbox/ebay/orders', { portal_account: ebayId, ...body })) as { order_id: string };
+  return { ebayId: Number(ebayId), id, order: sandbox.state.ebay.orders.get(id)!.order };
+}
+
 /**
  * A market_d account of the seller connected to the sandbox's Amazon (its development identity),
  * and an order placed there (`pending_ms` 0: UNSHIPPED at once; `body` adds to or overrides the

@@ -19,19 +19,14 @@ import { importOrders } from '../../lib/order-import/order-import.service';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
 import { newSeller, Seller } from '../support/api';
-import { kontorOrder, sandboxPost } from './channel-support';
+import { ebaySandboxOrder, kontorOrder, sandboxPost } from './channel-support';
 
 describe('eBay order delivery costs: shipping, its discounts, import charges', function () {
   this.timeout(60000);
   let sandbox: Sandbox;
   channelLoopForSuite((loop) => ({ sandbox } = loop));
 
-  /** An eBay order placed at the sandbox's eBay (POST /_sandbox/ebay/orders) for a new eBay account of the seller. */
-  async function ebayOrder(seller: Seller, body: Record<string, unknown>) {
-    const { id: ebayId } = await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' });
-    const { order_id: id } = (await sandboxPost(sandbox, '/_sandbox/ebay/orders', { portal_account: ebayId, ...body })) as { order_id: string };
-    return { ebayId: Number(ebayId), id, order: sandbox.state.ebay.orders.get(id)!.order };
-  }
+  const ebayOrder = (seller: Seller, body: Record<string, unknown>) => ebaySandboxOrder(sandbox, seller, body);
 
   async function imported(seller: Seller, ebayId: number, id: string, key: string) {
     const run = await importOrders({ accountId: seller.id, portalAccountId: ebayId }, key);
