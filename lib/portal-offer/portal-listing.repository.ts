@@ -54,23 +54,42 @@ export const portalListingRepository = {
    * live-listing table, or AUCTIONA_<portal item id>"): an ended listing keeps its eBay id in its
    * record (a main's group withdrawn, a variant off its group: endOutsiders), and a revise by that
    * id was planned, which for a variation main published the ended group again (listVariation).
+   * At the part's portal account only, as listingById: the job revises with that account's
+   * credentials, so another account's listing id was sent to an eBay seller it is not, and a
+   * client bound to one portal account learnt from 202 against 404 which listings another has.
    */
   async listingByPortalItemId(
     knex: Knex,
     accountId: number,
     stockId: number,
+    portalAccountId: number,
     portalItemId: string,
   ): Promise<{ stock_id: number; portal_item_id: string | null } | undefined> {
     return knex('portal_listing')
       .select('stock_id', 'portal_item_id')
-      .where({ account_id: accountId, stock_id: stockId, portal: 'auction_a', portal_item_id: portalItemId, status: 'listed' })
+      .where({
+        account_id: accountId,
+        stock_id: stockId,
+        portal: 'auction_a',
+        portal_account_id: portalAccountId,
+        portal_item_id: portalItemId,
+        status: 'listed',
+      })
       .first();
   },
 
-  /** A live listing by its id in the live-listing table. */
-  async listingById(knex: Knex, accountId: number, id: string): Promise<{ stock_id: number; portal_item_id: string | null } | undefined> {
+  /** A live listing at the part's portal account by its id in the live-listing table. */
+  async listingById(
+    knex: Knex,
+    accountId: number,
+    portalAccountId: number,
+    id: string,
+  ): Promise<{ stock_id: number; portal_item_id: string | null } | undefined> {
     if (!/^\d{1,18}$/.test(id)) return undefined;
-    return knex('portal_listing').select('stock_id', 'portal_item_id').where({ account_id: accountId, id, status: 'listed' }).first();
+    return knex('portal_listing')
+      .select('stock_id', 'portal_item_id')
+      .where({ account_id: accountId, portal_account_id: portalAccountId, id, status: 'listed' })
+      .first();
   },
 
   /** The portal item ids of these items' live listings at one portal account (any lister), by stock id. */

@@ -102,8 +102,8 @@ async function liveIdOf(
     const portalItemId = live.toUpperCase().startsWith('AUCTIONA_') ? live.slice('AUCTIONA_'.length) : undefined;
     const row =
       portalItemId !== undefined
-        ? await portalListingRepository.listingByPortalItemId(trx, accountId, stockId, portalItemId)
-        : await portalListingRepository.listingById(trx, accountId, live);
+        ? await portalListingRepository.listingByPortalItemId(trx, accountId, stockId, portalAccountId, portalItemId)
+        : await portalListingRepository.listingById(trx, accountId, portalAccountId, live);
     if (!row || row.stock_id !== stockId || !row.portal_item_id) throw domainError('unknown_live_listing', `live listing ${live} does not exist for this item`);
     return row.portal_item_id;
   }
