@@ -7,6 +7,16 @@ import { ebayCallTo, sandboxForSuite } from './sandbox-server';
  * depends on (sandbox/ebay-inventory.sandbox.ts, sandbox/ebay-orders.sandbox.ts) and the
  * contract check in front of it.
  */
+/** A multiple-variation group of two sizes (S, M) under `key`, with every field eBay asks before publishing. */
+const shirtGroup = (key: string) => ({
+  title: 'Shirt',
+  description: 'A shirt in two sizes',
+  imageUrls: ['https://pictures.example/shirt.jpg'],
+  aspects: { Brand: ['Kontor'] },
+  variantSKUs: [`${key}-S`, `${key}-M`],
+  variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] },
+});
+
 describe('the sandbox eBay plays the documented behaviour', function () {
   this.timeout(20000);
   let state: SandboxState;
@@ -146,14 +156,7 @@ describe('the sandbox eBay plays the documented behaviour', function () {
 
   it('when an inventory item group carries a quantity, then it is refused (InventoryItemGroup has none); a group of variant SKUs is kept and published, once it has its common aspects, a description and an image, as one listing with each variant’s own quantity', async () => {
     const id = account++;
-    const group = {
-      title: 'Shirt',
-      description: 'A shirt in two sizes',
-      imageUrls: ['https://pictures.example/shirt.jpg'],
-      aspects: { Brand: ['Kontor'] },
-      variantSKUs: ['SH-S', 'SH-M'],
-      variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] },
-    };
+    const group = shirtGroup('SH');
     const refused = await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', { ...group, quantity: 7 });
     expect([refused.status, refused.body.errors?.[0]?.errorId]).to.deep.equal([400, 25709]);
     expect(JSON.stringify(refused.body)).to.contain('quantity');
@@ -174,22 +177,20 @@ describe('the sandbox eBay plays the documented behaviour', function () {
       expect((await ebay(id, 'PUT', `/sell/inventory/v1/inventory_item/${sku}`, item)).status).to.equal(204);
       expect((await ebay(id, 'POST', '/sell/inventory/v1/offer', offer(sku, { availableQuantity: quantity }))).status).to.equal(201);
     }
-    // Common aspects "will be required before the first offer of the group is published" (InventoryItemGroup.aspects).
-    const { aspects: _aspects, ...withoutAspects } = group;
-    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', withoutAspects)).status).to.equal(204);
-    const bare = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
-    expect([bare.status, bare.body.errors?.[0]?.errorId]).to.deep.equal([400, 25002]);
-    // So are its description (InventoryItemGroup.description) and an image, the group's or every member item's (its imageUrls).
-    const { description: _description, ...withoutDescription } = group;
-    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', withoutDescription)).status).to.equal(204);
-    const undescribed = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
-    expect([undescribed.status, undescribed.body.errors?.[0]?.errorId]).to.deep.equal([400, 25002]);
-    expect(JSON.stringify(undescribed.body)).to.contain('description');
-    const { imageUrls: _imageUrls, ...withoutImages } = group;
-    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', withoutImages)).status).to.equal(204);
-    const imageless = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
-    expect([imageless.status, imageless.body.errors?.[0]?.errorId]).to.deep.equal([400, 25002]);
-    expect(JSON.stringify(imageless.body)).to.contain('image');
+    // Common aspects "will be required before the first offer of the group is published" (InventoryItemGroup.aspects);
+    // so are its description (InventoryItemGroup.description) and an image, the group's or every member item's (its imageUrls).
+    for (const [field, named] of [
+      ['aspects', undefined],
+      ['description', 'description'],
+      ['imageUrls', 'image'],
+    ] as const) {
+      const without: Record<string, unknown> = { ...group };
+      delete without[field];
+      expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', without)).status).to.equal(204);
+      const refusedPublish = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
+      expect([refusedPublish.status, refusedPublish.body.errors?.[0]?.errorId], field).to.deep.equal([400, 25002]);
+      if (named) expect(JSON.stringify(refusedPublish.body)).to.contain(named);
+    }
     expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/SH', group)).status).to.equal(204);
     const published = await ebay(id, 'POST', '/sell/inventory/v1/offer/publish_by_inventory_item_group', publish);
     expect(published.status, JSON.stringify(published.body)).to.equal(200);
@@ -203,14 +204,7 @@ describe('the sandbox eBay plays the documented behaviour', function () {
 
   it('when a multiple-variation listing is withdrawn by its group, then every member offer is unpublished (group and offers kept); an unknown or ended group is 400 25725; a withdrawOffer of a member is recorded', async () => {
     const id = account++;
-    const group = {
-      title: 'Shirt',
-      description: 'A shirt in two sizes',
-      imageUrls: ['https://pictures.example/shirt.jpg'],
-      aspects: { Brand: ['Kontor'] },
-      variantSKUs: ['WG-S', 'WG-M'],
-      variesBy: { specifications: [{ name: 'size', values: ['S', 'M'] }] },
-    };
+    const group = shirtGroup('WG');
     expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item_group/WG', group)).status).to.equal(204);
     const withdraw = (groupKey: string) =>
       ebay(id, 'POST', '/sell/inventory/v1/offer/withdraw_by_inventory_item_group', { inventoryItemGroupKey: groupKey, marketplaceId: 'EBAY_DE' });
