@@ -442,8 +442,15 @@ export const bankRepository = {
       .andWhere('amount', reversal.amount)
       .andWhere('transfer_date', '>=', reversal.since)
       .andWhere('transfer_date', '<=', reversal.day);
-    if (reversal.references.length) q.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);
-    else q.where({ sender: reversal.sender, subject: reversal.subject });
+    if (reversal.references.length) {
+      q.andWhere((w) => {
+        w.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);
+        // A transfer a client booked by hand (POST bank/transfer/: no entry_ref) carries no payer's
+        // reference (Bank_type has no field for one), so a reversal naming one ties it by its payer
+        // and text, as a reversal naming none ties any transfer (decision: else it never ties).
+        if (reversal.sender !== '') w.orWhere((h) => h.whereNull('entry_ref').where({ payer_ref: '', sender: reversal.sender, subject: reversal.subject }));
+      });
+    } else q.where({ sender: reversal.sender, subject: reversal.subject });
     if (scope.portalAccountGrant !== 'all') {
       const grant = scope.portalAccountGrant;
       q.andWhere((w) => {
@@ -471,6 +478,15 @@ export const bankRepository = {
   /** Forgets kept reversals once tied. */
   async dropPendingReversals(trx: Knex.Transaction, accountId: number, keys: string[]): Promise<void> {
     if (keys.length) await trx('bank_reversal_pending').where('account_id', accountId).whereRaw('key = ANY(?::text[])', [keys]).delete();
+  },
+
+  /** Whether the account's record of this number is reversed (bankRepository.markReversed). */
+  async isReversed(trx: Knex.Transaction, accountId: number, number: number): Promise<boolean> {
+    return !!(await trx('bank')
+      .select('number')
+      .where({ account_id: accountId, number: String(number) })
+      .whereNotNull('reversed_by')
+      .first());
   },
 
   /** A transfer locked for its reversal (after a matching run that holds it), as it is now. */

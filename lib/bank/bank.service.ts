@@ -11,6 +11,7 @@ import { grantOf } from '../access';
 import { currencyRepository } from '../reference';
 import { firstReference, payerReferencesOf } from './bank-reference';
 import { assignIn } from './bank.match';
+import { applyReversalsIn } from './bank-reversal.service';
 import { BankColumns, bankRepository } from './bank.repository';
 import { inTransaction } from '../db';
 import { bankIdOf, BankInput, BankRow } from './bank.type';
@@ -54,6 +55,11 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
   if (toCents(amount) <= 0n) columns.order_no = firstReference(payerReferencesOf(columns.subject));
   await bankRepository.insert(trx, accountId, number, bankId, columns);
   if (toCents(amount) <= 0n) return { bankId, isOrderPaid: false, existed: false };
+  // A reversal kept from an earlier statement (imported before its credit) is tried on this
+  // transfer as on a statement's credits (bank-reversal.service.ts): the one it fits is reversed
+  // and pays no order. Before, a transfer booked here stayed untried and paid its order in full.
+  await applyReversalsIn(trx, caller, [], [amount]);
+  if (await bankRepository.isReversed(trx, accountId, number)) return { bankId, isOrderPaid: false, existed: false };
   const record = { ...columns, number: String(number), id: bankId, amount, payer_ref: '', entry_ref: null };
   const [outcome] = await assignIn(trx, caller, [record]);
   return { bankId, isOrderPaid: outcome!.order_id !== null, existed: false };

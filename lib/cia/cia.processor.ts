@@ -1,7 +1,7 @@
 import { now } from '../clock';
 import { idempotencyRepository } from '../http';
 import { defineProcessors } from '../queue';
-import { adjustItem, adjustParts } from './cia.service';
+import { adjustItem, adjustParts, resultSeenBy } from './cia.service';
 import { triggeredReason } from './cia-trigger.service';
 import { cleanupOutbox, reconcileAll } from './cia-reconcile.service';
 
@@ -10,7 +10,10 @@ export const ciaProcessors = defineProcessors('cia', {
   // A reconcile re-queues pushes still pending (ids with the tick), e.g. after a failed push.
   // POST stock/{id}/cia/ of a variation main adjusts its variants with it (cia.service).
   'cia.adjust': async (data, job) =>
-    adjustItem(data.accountId, data.stockId, { tick: data.reason === 'reconcile' ? String(job.id) : undefined }, data.reason === triggeredReason),
+    resultSeenBy(
+      await adjustItem(data.accountId, data.stockId, { tick: data.reason === 'reconcile' ? String(job.id) : undefined }, data.reason === triggeredReason),
+      data.portalAccountGrant,
+    ),
   // Several cia.adjust rows of one account relayed together (lib/queue/merged-jobs.ts).
   'cia.adjust_many': async (data) => adjustParts(data.accountId, data.parts),
   'cia.reconcile': async (data) => reconcileAll(data.tick),

@@ -122,6 +122,22 @@ function resultOf(stockId: number, states: (CiaStateRow & { changed: boolean })[
 }
 
 /**
+ * A result as the caller that triggered the adjustment may read it (GET job/{job_id}/): a client
+ * bound to one portal account sees only that portal account's offers, its variants' too (document
+ * 1, Authentication 5). Each entry is a listing's state at one portal account (wanted and
+ * acknowledged quantity, the portal's last refusal): the item is shared, its offers elsewhere
+ * are not. Without a grant (the seller, a client granted all, the service's own jobs) all of it.
+ */
+export function resultSeenBy(result: AdjustResult, grant: number | undefined): AdjustResult {
+  if (grant === undefined) return result;
+  return {
+    ...result,
+    portals: result.portals.filter((p) => p.portal_account_id === grant),
+    ...(result.variants ? { variants: result.variants.map((v) => resultSeenBy(v, grant)) } : {}),
+  };
+}
+
+/**
  * The cross-channel quantity adjustment of one item. Under a per-item lock it reads the item's
  * current data, sets the wanted quantity per (portal, portal account), and queues a push to
  * every target whose state the portal has not acknowledged yet. Pushes read the wanted
@@ -233,7 +249,8 @@ export async function adjustParts(accountId: number, parts: MergedPart<JobPayloa
     options,
   );
   const outcome: MergedResult = { parts: {} };
-  for (const part of together) outcome.parts[part.jobId] = { state: 'completed', result: results.get(part.data.stockId)! };
+  for (const part of together)
+    outcome.parts[part.jobId] = { state: 'completed', result: resultSeenBy(results.get(part.data.stockId)!, part.data.portalAccountGrant) };
   for (const part of parts.filter((p) => p.data.reason === 'reconcile')) {
     outcome.parts[part.jobId] = { state: 'completed', result: await adjustItem(accountId, part.data.stockId, { ...options, tick: part.jobId }) };
   }

@@ -8,8 +8,12 @@ import type { EventCause } from './event-cause';
 import type { QueueName } from './queues';
 
 export interface JobPayloads {
-  /** Written by every change that can alter a stock item's available quantity; cia worker. */
-  'cia.adjust': { accountId: number; stockId: number; reason: string };
+  /**
+   * Written by every change that can alter a stock item's available quantity; cia worker.
+   * portalAccountGrant: the portal account of the client bound to one that triggered it (POST
+   * stock/{stock_id}/cia/); its result then names that portal account's offers alone (lib/cia).
+   */
+  'cia.adjust': { accountId: number; stockId: number; reason: string; portalAccountGrant?: number };
   /**
    * Several cia.adjust outbox rows of one account that one relay pass took, as one job (never
    * written to the outbox; lib/queue/merged-jobs.ts). Each part keeps its row's job id, which

@@ -121,6 +121,44 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
     expect(await tasks(s)).to.have.length(3);
   });
 
+  it('when a client books by hand (POST bank/transfer/) the credits of reversals kept from an earlier statement, then each is stored reversed and pays no order, and a transfer of another payer or a later day still pays its order', async () => {
+    const s = await newSeller();
+    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
+    const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+    const other = await orderPaidBy(s, '24.50', 'Olga Andere');
+    const names = { ORDER_1: anna, ORDER_2: bernd };
+    await importStatement(s, fixture('mt940-reversal.sta', names));
+    const post = async (bank: Record<string, string>) => {
+      const res = await call('bank/transfer/', { token: s.token, body: { bank } });
+      expect(res.status, res.text).to.equal(201);
+      return res.body as { bank_id: string; is_order_paid: string };
+    };
+    // Bernd's reversal names no reference: his transfer as the statement wrote it (payer, text, day) is the one reversed.
+    const berndPosted = await post({ transfer_date: '2026-11-20', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' });
+    // Anna's names her end-to-end id, which a transfer booked by hand cannot carry: her payer and text tie it.
+    const annaPosted = await post({ transfer_date: '2026-11-20', sender: 'Anna Schmidt', subject: `Bestellung ${anna}`, amount: '49.90' });
+    expect([berndPosted.is_order_paid, annaPosted.is_order_paid]).to.deep.equal(['0', '0']);
+    // Another payer's transfer of the amount is a payment.
+    expect((await post({ transfer_date: '2026-11-21', sender: 'Olga Andere', subject: `Bestellung ${other}`, amount: '24.50' })).is_order_paid).to.equal('1');
+    for (const id of [anna, bernd]) expect((await readOrder(s, id)).paid_amount, id).to.equal(null);
+    expect((await readOrder(s, other)).paid_amount).to.equal('24.50');
+    expect(
+      (await transfers(s))
+        .map((r) => [r.id, r.status])
+        .filter(([, status]) => status === 'reversed')
+        .sort(),
+    ).to.deep.equal(
+      [
+        [annaPosted.bank_id, 'reversed'],
+        [berndPosted.bank_id, 'reversed'],
+      ].sort(),
+    );
+    // Bernd's reversal is tied once: his payment booked after the reversal's day pays his order.
+    const later = await post({ transfer_date: '2026-11-24', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' });
+    expect(later.is_order_paid).to.equal('1');
+    expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+  });
+
   it('when a camt.053 reverses (DBIT, RvslInd) one part payment, a credit in the same statement and one of two equal gifts, then only that part comes off, the credit reversed at once pays nothing, and the gift gives a task', async () => {
     const s = await newSeller();
     const clara = await orderPaidBy(s, '60.00', 'Clara Vogel');
