@@ -433,7 +433,8 @@ function gate(state: SandboxState, k: KauflandState) {
     recent.push(at);
     k.arrivals.set(account, recent);
     res.set('X-RateLimit-Remaining', String(k.rateLimit - recent.length));
-    const delay = state.delays.get(portal) ?? state.delays.get('*') ?? 0;
+    // A delay of one operation (`market_e POST /v2/units`: an answer that comes too late while the call takes effect), else of every call.
+    const delay = state.delays.get(`${portal} ${req.method} ${path}`) ?? state.delays.get(portal) ?? state.delays.get('*') ?? 0;
     if (delay > 0) await sleep(delay);
     const fault = state.takeFault(portal, account);
     if (fault) {

@@ -3,11 +3,12 @@ import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { kauflandCarrier } from './kaufland/carriers';
 import { KauflandSession, kauflandMessage } from './kaufland/kaufland-client';
 import { channelOrder, KauflandOrder, KauflandOrderUnit } from './kaufland/order-mapping';
+import { recordUnitCreation, unitCreation, unitListingDelayMs } from './kaufland/unit-creations';
 import { idOfferOf, UnitData, unitData } from './kaufland/unit-mapping';
 import { HttpPortalAdapter, pictures, portalInputError, shippedByChannelAtPortal, str } from './portal-http';
 import type { ListingItem, PortalTarget, PushAids, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
-import { portalRefused } from '../errors';
+import { isPermanent, portalRefused, portalUnavailable } from '../errors';
 
 /** Kaufland's unit as GET /units and POST /units answer it (the fields Kontor reads). */
 interface Unit {
@@ -175,7 +176,8 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * retried listing update the unit instead of creating a second one. GET /units may show a new
    * unit only minutes later (its description), so the unit this process made or saw, else the one
    * Kontor recorded for the listing (`listedAs`, from another process or before a restart), is
-   * PATCHed by its id first.
+   * PATCHed by its id first; a POST /units of the last minutes whose answer was not recorded
+   * (kaufland/unit-creations.ts) gives its unit, or holds the listing back until GET /units shows it.
    */
   override async list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }> {
     if (target.connector !== 'kaufland') return super.list(target, item, key);
@@ -196,9 +198,38 @@ export class MarketEAdapter extends HttpPortalAdapter {
       await this.patchUnit(s, existing.id_unit, { ...this.patchOf(unit), ...group });
       return { portalItemId: String(existing.id_unit) };
     }
-    const created = await s.call<{ data: Unit }>('POST', '/units', { storefront: s.storefront }, { ...unit, ...group });
-    rememberUnit(s, unit.id_offer, created.body.data.id_unit);
-    return { portalItemId: String(created.body.data.id_unit) };
+    // A POST /units of this id_offer in the last minutes (any process): its unit, or a wait until GET /units would show it.
+    const account = s.target.portalAccountId;
+    const earlier = await unitCreation(account, s.storefront, unit.id_offer);
+    if (earlier && 'idUnit' in earlier && !goneUnits.has(goneKey(s, earlier.idUnit))) {
+      const patched = await s.call('PATCH', `/units/${earlier.idUnit}`, { storefront: s.storefront }, { ...this.patchOf(unit), ...group });
+      if (patched.status !== 404) {
+        rememberUnit(s, unit.id_offer, earlier.idUnit);
+        return { portalItemId: String(earlier.idUnit) };
+      }
+      forgetUnit(s, unit.id_offer, earlier.idUnit);
+    } else if (earlier && 'sentAt' in earlier) {
+      const waitMs = earlier.sentAt + unitListingDelayMs - Date.now();
+      if (waitMs > 0)
+        throw portalUnavailable(
+          `market_e (Kaufland): a unit of id_offer ${unit.id_offer} was requested (POST /units) at ${new Date(earlier.sentAt).toISOString()} without its answer reaching Kontor; GET /units shows a new unit only minutes later, so the listing waits for it rather than create a second unit`,
+          waitMs,
+        );
+    }
+    await recordUnitCreation(account, s.storefront, unit.id_offer, { sentAt: Date.now() });
+    let created: { status: number; body: { data?: Unit } };
+    try {
+      created = await s.call<{ data?: Unit }>('POST', '/units', { storefront: s.storefront }, { ...unit, ...group });
+    } catch (err) {
+      // Refused (4xx): Kaufland made no unit. A 5xx, a timeout or no answer may have made one: the record stays.
+      if (isPermanent(err)) await recordUnitCreation(account, s.storefront, unit.id_offer, null);
+      throw err;
+    }
+    const idUnit = created.body.data?.id_unit;
+    if (typeof idUnit !== 'number') throw portalUnavailable(`market_e (Kaufland) answered ${created.status} to POST /units without the new unit`);
+    await recordUnitCreation(account, s.storefront, unit.id_offer, { idUnit });
+    rememberUnit(s, unit.id_offer, idUnit);
+    return { portalItemId: String(idUnit) };
   }
 
   /** PATCH /units/{id_unit} with the whole mapping (price, minimum price, handling time, note, warehouse, shipping group, amount). */
@@ -226,6 +257,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (id === undefined) return;
     await s.call('DELETE', `/units/${id}`, { storefront: s.storefront });
     unitIds.delete(unitKey(s, idOffer));
+    await recordUnitCreation(s.target.portalAccountId, s.storefront, idOffer, null);
   }
 
   /**

@@ -6,8 +6,11 @@
  * restart: `forgetKauflandUnits`) must still find it: Kontor's record of the listing names it.
  */
 import { expect } from 'chai';
+import { config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
+import { DomainError } from '../../lib/errors';
 import { portalTargetRepository } from '../../lib/portal-account';
+import { stockPortalRepository } from '../../lib/stock';
 import { forgetKauflandUnits, MarketEAdapter } from '../../lib/portals/market-e.adapter';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import { channelLoopForSuite, Sandbox, waitFor } from '../fleet/support';
@@ -67,5 +70,52 @@ describe('market_e at Kaufland: a unit GET /units does not list yet is found thr
     expect((await adapter.setQuantities(target, [update], 'b1', aids))[0]).to.deep.include({ outcome: 'retry' });
     expect(await adapter.setQuantities(target, [update], 'b2', aids)).to.deep.equal([{ stockId, outcome: 'accepted' }]);
     expect(units().map((u) => [u.id_unit, u.amount])).to.deep.equal([[old.id_unit + 1_000_000, 3]]);
+  });
+
+  /** What a portal_upload worker sends for the seller's item (its target and listing item), to call the adapter as that worker. */
+  async function asWorker(sku: string) {
+    const made = await kauflandItem(sku);
+    const target = (await portalTargetRepository.target(db(), made.seller.id, made.portalAccountId))!;
+    const item = { ...(await stockPortalRepository.listingItem(db(), made.seller.id, made.stockId, 'market_e'))!, listedAs: null };
+    const k = kauflandOf(sandbox.state);
+    const units = () => [...k.units.values()].filter((u) => u.account === String(made.portalAccountId) && u.id_offer === sku);
+    return { ...made, target, item, units };
+  }
+
+  it('when the worker died after Kaufland answered POST /units and before Kontor recorded the unit, then the retry updates that unit instead of creating a second (GET /units did not show it yet: the offer stood twice)', async () => {
+    const { target, item, list, units } = await asWorker('KU-LAG-4');
+    // The worker that died: Kaufland made the unit and answered; portal_listing names none.
+    const { portalItemId } = await new MarketEAdapter().list(target, item, 'died');
+    forgetKauflandUnits();
+    const again = await list();
+    expect(again.state, again.error).to.equal('completed');
+    expect(again.result).to.deep.include({ portal_item_id: portalItemId });
+    expect(units().map((u) => u.id_unit)).to.deep.equal([Number(portalItemId)]);
+  });
+
+  it('when POST /units got no answer in time while Kaufland made the unit, then the retry waits (retryable, Retry-After) instead of creating again, and updates the unit once GET /units shows it', async () => {
+    const { target, item, units } = await asWorker('KU-LAG-5');
+    const adapter = new MarketEAdapter();
+    const original = config();
+    setConfig({ ...original, portalTimeoutMs: 300 });
+    sandbox.state.delays.set('market_e POST /v2/units', 900);
+    try {
+      const lost = await adapter.list(target, item, 'lost').catch((err: unknown) => err);
+      expect(lost).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_unavailable' });
+    } finally {
+      setConfig(original);
+      sandbox.state.delays.delete('market_e POST /v2/units');
+    }
+    await waitFor('the unit Kaufland made', () => units().length === 1, 5000);
+    forgetKauflandUnits();
+    const held = await adapter.list(target, item, 'retry').catch((err: unknown) => err);
+    expect(held).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_unavailable' });
+    expect((held as DomainError).message).to.match(/waits for it rather than create a second unit/);
+    expect((held as DomainError).retryAfterSeconds).to.be.greaterThan(500);
+    expect(units()).to.have.length(1);
+    // Kaufland's listing delay has passed: GET /units shows the unit.
+    units()[0]!.listed_from = 0;
+    const listed = await adapter.list(target, item, 'retry-2');
+    expect(units().map((u) => u.id_unit)).to.deep.equal([Number(listed.portalItemId)]);
   });
 });
