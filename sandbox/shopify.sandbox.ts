@@ -257,6 +257,8 @@ export interface ShopifyOrder {
   cancelledAt: string | null;
   email: string | null;
   currencyCode: string;
+  /** The buyer's currency when not the shop's (Order.presentmentCurrencyCode) and the shop's amount of one unit of it: the order's amounts are the buyer's (money). */
+  presentment?: { currencyCode: string; rate: number };
   /** Order.test: a test checkout ("made using the Shopify Bogus Gateway or a payment provider with test mode enabled"). */
   test: boolean;
   /** Shopify's OrderDisplayFinancialStatus of the order: PARTIALLY_REFUNDED and REFUNDED once refunds were made. */
@@ -403,7 +405,19 @@ export function shopifyOf(state: SandboxState): ShopifyState {
 /** The store's location Kontor sets stock at (Kontor keeps one warehouse); others appear only as fulfillment orders' assignedLocation. */
 export const sandboxLocationId = 'gid://shopify/Location/1';
 const gid = (type: string, n: number) => `gid://shopify/${type}/${n}`;
-const money = (amount: string, currencyCode = 'EUR') => ({ shopMoney: { amount, currencyCode }, presentmentMoney: { amount, currencyCode } });
+/**
+ * A MoneyBag of an order's amount. The sandbox's amounts are what the buyer is charged: in the
+ * shop's currency, or in the buyer's (`presentment`, Shopify Markets: "The payment CurrencyCode of
+ * the customer for the order"), when shopMoney is that amount converted at the order's rate,
+ * rounded half up to the cent (the sandbox's conversion: each amount on its own, as the schema names
+ * no rule, so shop amounts need not add up).
+ */
+const money = (amount: string, o: string | Pick<ShopifyOrder, 'currencyCode' | 'presentment'> = 'EUR') => {
+  if (typeof o === 'string') return { shopMoney: { amount, currencyCode: o }, presentmentMoney: { amount, currencyCode: o } };
+  if (!o.presentment) return { shopMoney: { amount, currencyCode: o.currencyCode }, presentmentMoney: { amount, currencyCode: o.currencyCode } };
+  const shop = cents(Math.sign(toCents(amount)) * Math.round(Math.abs(toCents(amount)) * o.presentment.rate));
+  return { shopMoney: { amount: shop, currencyCode: o.currencyCode }, presentmentMoney: { amount, currencyCode: o.presentment.currencyCode } };
+};
 const connection = <T>(items: T[], first: number, after: string | null | undefined) => {
   const start = after && /^\d+$/.test(after) ? Number(after) : 0;
   const nodes = items.slice(start, start + first);
@@ -501,16 +515,16 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
     // originalUnitPriceSet "doesn't include discounts"; discountedUnitPriceAfterAllDiscountsSet
     // does (the allocated discount over the quantity, to the cent: "approximate"); the sandbox's
     // discounts are code (order-level) ones, which discountedUnitPriceSet leaves out.
-    originalUnitPriceSet: money(l.price, o.currencyCode),
-    discountedUnitPriceSet: money(l.price, o.currencyCode),
-    discountedUnitPriceAfterAllDiscountsSet: money(cents(toCents(l.price) - Math.round(toCents(l.discount) / l.quantity)), o.currencyCode),
+    originalUnitPriceSet: money(l.price, o),
+    discountedUnitPriceSet: money(l.price, o),
+    discountedUnitPriceAfterAllDiscountsSet: money(cents(toCents(l.price) - Math.round(toCents(l.discount) / l.quantity)), o),
     // "the total price of the line item when the order was created ... doesn't include discounts".
-    originalTotalSet: money(cents(toCents(l.price) * l.quantity), o.currencyCode),
-    totalDiscountSet: money('0.00', o.currencyCode),
+    originalTotalSet: money(cents(toCents(l.price) * l.quantity), o),
+    totalDiscountSet: money('0.00', o),
     // The exact amounts off the line, "including discounts allocated to refunded and removed quantities".
     discountAllocations: l.allocations.map((a) => ({
-      allocatedAmountSet: money(a.amount, o.currencyCode),
-      allocatedAmount: { amount: a.amount, currencyCode: o.currencyCode },
+      allocatedAmountSet: money(a.amount, o),
+      allocatedAmount: { amount: a.amount, currencyCode: o.presentment?.currencyCode ?? o.currencyCode },
       discountApplication: discountApplicationNode(
         o,
         o.discountApplications.find((d) => d.index === a.application)!,
@@ -526,7 +540,7 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
         ? [
             {
               id: l.id.replace('/LineItem/', '/Duty/'),
-              price: money(l.duty, o.currencyCode),
+              price: money(l.duty, o),
               taxLines: [],
               countryCodeOfOrigin: null,
               harmonizedSystemCode: null,
@@ -544,7 +558,7 @@ const discountApplicationNode = (o: ShopifyOrder, d: SandboxDiscountApplication)
   allocationMethod: 'ACROSS',
   targetSelection: d.targetSelection,
   targetType: 'LINE_ITEM',
-  value: { __typename: 'MoneyV2', amount: d.amount, currencyCode: o.currencyCode },
+  value: { __typename: 'MoneyV2', amount: d.amount, currencyCode: o.presentment?.currencyCode ?? o.currencyCode },
 });
 
 /** A TaxLine as the schema's object: ratePercentage "as a percentage", price the shop-currency amount (deprecated beside priceSet). */
@@ -553,7 +567,7 @@ const taxLineNode = (o: ShopifyOrder, t: SandboxTaxLine) => ({
   rate: t.rate,
   ratePercentage: Math.round(t.rate * 1e6) / 1e4,
   price: t.amount,
-  priceSet: money(t.amount, o.currencyCode),
+  priceSet: money(t.amount, o),
   source: 'Shopify',
   channelLiable: null,
 });
@@ -612,35 +626,36 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     email: o.email,
     phone: o.address.phone,
     currencyCode: o.currencyCode,
+    presentmentCurrencyCode: o.presentment?.currencyCode ?? o.currencyCode,
     test: o.test,
     taxesIncluded: o.taxesIncluded,
     // No returns of tax are modelled: before and after returns are the same.
-    totalTaxSet: money(cents(taxCents(o)), o.currencyCode),
-    currentTotalTaxSet: money(cents(taxCents(o)), o.currencyCode),
+    totalTaxSet: money(cents(taxCents(o)), o),
+    currentTotalTaxSet: money(cents(taxCents(o)), o),
     taxLines: orderTaxLines(o).map((t) => taxLineNode(o, t)),
     displayFinancialStatus: o.financial,
     displayFulfillmentStatus: remaining.length === 0 ? 'FULFILLED' : o.fulfillments.length ? 'PARTIALLY_FULFILLED' : 'UNFULFILLED',
     // totalReceivedSet is "before returns" (the schema's words): a refund leaves it as it was;
     // netPaymentSet is "the total amount received minus the total amount refunded".
-    totalReceivedSet: money(received, o.currencyCode),
-    totalRefundedSet: money(o.refunded, o.currencyCode),
-    netPaymentSet: money(cents(toCents(received) - toCents(o.refunded)), o.currencyCode),
-    totalPriceSet: money(total, o.currencyCode),
+    totalReceivedSet: money(received, o),
+    totalRefundedSet: money(o.refunded, o),
+    netPaymentSet: money(cents(toCents(received) - toCents(o.refunded)), o),
+    totalPriceSet: money(total, o),
     // "The sum of all tip amounts for the order": its tip lines, in the total and the payment above.
-    totalTipReceivedSet: money(cents(o.lines.filter((l) => l.tip).reduce((sum, l) => sum + toCents(l.price) * l.quantity, 0)), o.currencyCode),
+    totalTipReceivedSet: money(cents(o.lines.filter((l) => l.tip).reduce((sum, l) => sum + toCents(l.price) * l.quantity, 0)), o),
     // "before discounts and returns"; the shipping line's discountedPriceSet is after discounts.
-    totalShippingPriceSet: money(o.shippingPrice, o.currencyCode),
-    currentShippingPriceSet: money(shipping, o.currencyCode),
-    totalDiscountsSet: money(cents(o.lines.reduce((sum, l) => sum + toCents(l.discount), 0) + toCents(o.shippingDiscount)), o.currencyCode),
+    totalShippingPriceSet: money(o.shippingPrice, o),
+    currentShippingPriceSet: money(shipping, o),
+    totalDiscountsSet: money(cents(o.lines.reduce((sum, l) => sum + toCents(l.discount), 0) + toCents(o.shippingDiscount)), o),
     // Duties and additional fees: "Returns `null` if duties aren't applicable" (no fees). A
     // refund gives duties back (a refund's `duty`): the current total is after it; no refunds
     // of additional fees are modelled.
     dutiesIncluded: o.dutiesIncluded,
-    originalTotalDutiesSet: dutyCents(o) > 0 ? money(cents(dutyCents(o)), o.currencyCode) : null,
-    currentTotalDutiesSet: dutyCents(o) > 0 ? money(cents(currentDutyCents(o)), o.currencyCode) : null,
-    additionalFees: o.additionalFees.map((f) => ({ id: f.id, name: f.name, price: money(f.amount, o.currencyCode), taxLines: [] })),
-    originalTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o.currencyCode) : null,
-    currentTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o.currencyCode) : null,
+    originalTotalDutiesSet: dutyCents(o) > 0 ? money(cents(dutyCents(o)), o) : null,
+    currentTotalDutiesSet: dutyCents(o) > 0 ? money(cents(currentDutyCents(o)), o) : null,
+    additionalFees: o.additionalFees.map((f) => ({ id: f.id, name: f.name, price: money(f.amount, o), taxLines: [] })),
+    originalTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o) : null,
+    currentTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o) : null,
     shippingLine:
       toCents(o.shippingPrice) > 0
         ? {
@@ -648,9 +663,9 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
             title: 'Standard',
             custom: false,
             isRemoved: false,
-            originalPriceSet: money(o.shippingPrice, o.currencyCode),
-            discountedPriceSet: money(shipping, o.currencyCode),
-            currentDiscountedPriceSet: money(shipping, o.currencyCode),
+            originalPriceSet: money(o.shippingPrice, o),
+            discountedPriceSet: money(shipping, o),
+            currentDiscountedPriceSet: money(shipping, o),
             taxLines: o.shippingTaxLines.map((t) => taxLineNode(o, t)),
           }
         : null,
@@ -698,7 +713,7 @@ const refundsOf = (o: ShopifyOrder, first: number | undefined) =>
       ),
     (id) => ({ id, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true }),
     connection,
-    (amount) => money(amount, o.currencyCode),
+    (amount) => money(amount, o),
   );
 
 /** A fulfillment order of the order as the schema's node, its lines' lineItem the order's LineItem. */
@@ -1112,6 +1127,13 @@ export interface NewShopifyOrder {
   paid?: boolean;
   /** The shop's currency (EUR by default). */
   currency?: string;
+  /**
+   * The buyer pays in another currency than the shop's (Shopify Markets): every amount of the order
+   * (prices, shipping, discounts, duties, tip) is in `currency`, the buyer's; `rate` the shop
+   * currency's amount of one unit of it ("0.93"): Order.presentmentCurrencyCode, and each MoneyBag's
+   * shopMoney the amount converted.
+   */
+  presentment?: { currency: string; rate: string };
   /** Order.taxesIncluded (true by default, a German store's prices); false: net prices, the tax on top. */
   taxes_included?: boolean;
   /** The shipping line's taxes. */
@@ -1182,6 +1204,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     cancelledAt: null,
     email: body.buyer?.email ?? 'buyer@example.com',
     currencyCode: body.currency ?? 'EUR',
+    ...(body.presentment ? { presentment: { currencyCode: body.presentment.currency, rate: Number(body.presentment.rate) } } : {}),
     test: body.test === true,
     financial: body.paid === false ? 'PENDING' : 'PAID',
     refunded: '0.00',
@@ -1590,6 +1613,17 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       (fees !== undefined && (!Array.isArray(fees) || fees.some((f) => typeof f?.name !== 'string' || !/^\d+\.\d{2}$/.test(String(f.amount)))))
     ) {
       res.status(400).json({ error: 'a line\'s duty is "0.00", duties_included a boolean, additional_fees [{name, amount ("0.00")}]' });
+      return;
+    }
+    const presentment = body.presentment;
+    if (
+      presentment !== undefined &&
+      (typeof presentment?.currency !== 'string' ||
+        !/^[A-Z]{3}$/.test(presentment.currency) ||
+        !/^\d+(\.\d{1,6})?$/.test(String(presentment.rate)) ||
+        !(Number(presentment.rate) > 0))
+    ) {
+      res.status(400).json({ error: 'presentment is {currency (ISO 4217, "CHF"), rate (the shop currency of one unit, "0.93")}' });
       return;
     }
     if (body.tip !== undefined && !(/^\d+\.\d{2}$/.test(String(body.tip)) && toCents(String(body.tip)) > 0)) {

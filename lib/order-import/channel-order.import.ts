@@ -43,7 +43,7 @@ export const sourceOf = (account: ImportAccountRow, portal: string, order: Chann
  * whole read showed it (asLastRead: a part of a price the channel could not show now is not a change).
  */
 function changeOf(before: ChannelState, order: ChannelOrder, amountsKnown: boolean, portal: string): ChannelChange {
-  const change: ChannelChange = {};
+  const change: ChannelChange = { currency_id: order.currency_id };
   if (amountsKnown && before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
   if (before.is_cancelled !== order.status.is_cancelled) change.is_cancelled = order.status.is_cancelled;
   if (before.is_shipped !== order.status.is_shipped) change.is_shipped = order.status.is_shipped;

@@ -36,6 +36,13 @@ export interface ChannelChange {
    * when a line still takes stock (a channel state kept before this was: an order imported so has none).
    */
   fulfilled_by_channel?: { market_d_fba?: { country_iso2: string | null; center_id: string | null }; only_if_linked?: boolean };
+  /**
+   * The currency of the channel's amounts (paid_amount, details). Where it is not the order's, the
+   * amounts are not applied and the seller is told (sameCurrency): a Shopify order imported in the
+   * shop's currency before the import read the buyer's (lib/portals/README.md "The buyer's
+   * currency") would otherwise get the buyer's CHF amounts on its EUR lines and payment.
+   */
+  currency_id?: string;
 }
 
 /**
@@ -249,6 +256,19 @@ async function withDetails(trx: Knex.Transaction, current: OrderRow, change: Cha
   return true;
 }
 
+/** The change without its amounts when the channel gives them in another currency than the order's, and the note that says so. */
+function sameCurrency(current: OrderRow, change: ChannelChange): { change: ChannelChange; notes: string[] } {
+  if (change.currency_id === undefined || change.currency_id === current.currency_id) return { change, notes: [] };
+  if (change.paid_amount === undefined && change.details === undefined) return { change, notes: [] };
+  const { paid_amount: _paid, details: _details, ...rest } = change;
+  return {
+    change: rest,
+    notes: [
+      `the channel now gives this order's amounts in ${change.currency_id}, not in its ${current.currency_id}: paid amount and prices not applied, check them at the channel`,
+    ],
+  };
+}
+
 /**
  * Applies a channel's change to the order in the caller's transaction, with one history entry
  * (`<source>: paid 19.90, shipped`); nothing when the order is gone or nothing changes. Returns
@@ -263,11 +283,13 @@ export async function applyChannelChangeIn(
 ): Promise<string[]> {
   const current = await orderRepository.getForUpdate(trx, caller, orderId);
   if (!current) return [];
-  const { input, notes } = effective(current, change);
-  const completed = await withDetails(trx, current, change, input, notes);
-  await withQuantities(trx, current, change, input, notes);
-  await withFulfilmentByChannel(trx, current, change, input, notes);
-  notes.push(...(change.notes ?? []));
+  const { change: applied, notes: currencyNotes } = sameCurrency(current, change);
+  const { input, notes } = effective(current, applied);
+  notes.unshift(...currencyNotes);
+  const completed = await withDetails(trx, current, applied, input, notes);
+  await withQuantities(trx, current, applied, input, notes);
+  await withFulfilmentByChannel(trx, current, applied, input, notes);
+  notes.push(...(applied.notes ?? []));
   if (notes.length === 0 && !completed) return [];
   if (Object.keys(input).length) {
     const warnings: Warning[] = [];

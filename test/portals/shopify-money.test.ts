@@ -20,6 +20,7 @@ import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
 import { kontorOrder, sandboxPost } from './channel-support';
+import { db } from '../../lib/db/knex';
 
 describe('Shopify order money: lines exact to the cent and their tax rates, through GET order/{id}/', function () {
   this.timeout(60000);
@@ -274,6 +275,80 @@ describe('Shopify order money: lines exact to the cent and their tax rates, thro
       expect(imported.paid_amount).to.equal('43.00');
       expect(imported.status.is_paid).to.equal(true);
       expect(await stockQuantity(seller, stock)).to.equal(9);
+    });
+  });
+
+  describe('the buyer’s currency (Shopify Markets: Order.presentmentCurrencyCode beside the shop’s currencyCode)', () => {
+    it('when a Swiss buyer pays a euro store in CHF, then the order is imported in CHF at what the buyer paid, lines exact to the cent, and is fully paid', async () => {
+      const seller = await newSeller();
+      const stockA = await createStock(seller, 'FX-SHOP-A', 10);
+      await createStock(seller, 'FX-SHOP-B', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        presentment: { currency: 'CHF', rate: '1.07' },
+        lines: [
+          { sku: 'FX-SHOP-A', quantity: 3, price: '19.90', discount: '1.00', tax_lines: [{ title: 'CH MWST', rate: 0.081 }] },
+          { sku: 'FX-SHOP-B', quantity: 1, price: '12.50', tax_lines: [{ title: 'CH MWST', rate: 0.081 }] },
+        ],
+        shipping: '7.00',
+      });
+      // The contract's shape: the shop's currency is EUR (currencyCode, "The shop currency when the
+      // order was placed"), the buyer paid in CHF ("The payment CurrencyCode of the customer"); every
+      // MoneyBag has both, the shop's the buyer's converted, each amount on its own.
+      expect(order.currencyCode).to.equal('EUR');
+      expect(order.presentment).to.deep.equal({ currencyCode: 'CHF', rate: 1.07 });
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'fx-shop-1');
+      expect(run.orders).to.deep.include({ created: 1 });
+      const imported = (await kontorOrder(seller, id))!;
+      // The buyer's invoice: the currency and amounts the buyer was charged (58.70 over 3 is 19.56, 0.02 to the fee).
+      expect(imported.currency_id).to.equal('CHF');
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price, l.tax])).to.deep.equal([
+        ['FX-SHOP-A', '3', '19.56', '8.10'],
+        ['FX-SHOP-B', '1', '12.50', '8.10'],
+      ]);
+      expect(imported.shipping.fee).to.equal('7.02');
+      expect(imported.invoice_amount).to.equal('78.20');
+      expect(imported.paid_amount).to.equal('78.20');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(await stockQuantity(seller, stockA)).to.equal(7);
+    });
+
+    it('when an order imported in the shop’s currency (before the buyer’s was read) is refunded in part at the store, then its amounts stay as they are and its history says why', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'FX-SHOP-OLD', 10);
+      const { shopId, id } = await shopifyOrder(seller, {
+        presentment: { currency: 'CHF', rate: '1.07' },
+        lines: [{ sku: 'FX-SHOP-OLD', quantity: 1, price: '20.00' }],
+        shipping: '5.00',
+      });
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'fx-shop-old-1');
+      // As the import made it before it read the buyer's currency: the order in the shop's EUR.
+      await db()('sales_order').where({ account_id: seller.id, external_order_id: id }).update({ currency_id: 'EUR' });
+      await sandboxPost(sandbox, `/_sandbox/shopify/orders/${id}/refund`, { amount: '10.00' });
+
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'fx-shop-old-2');
+      const order = (await kontorOrder(seller, id))!;
+      // Not the buyer's CHF 15.00 as EUR: the seller checks the order at the store.
+      expect(order.currency_id).to.equal('EUR');
+      expect(order.paid_amount).to.equal('25.00');
+      expect(order.line.map((l) => l.price)).to.deep.equal(['20.00']);
+      expect(order.history.join('\n')).to.contain('amounts in CHF, not in its EUR');
+    });
+
+    it('when a test asks the sandbox for a buyer’s currency it cannot show, then it is refused 400 naming presentment and places nothing', async () => {
+      const seller = await newSeller();
+      const { id: shopId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+      for (const presentment of [{ currency: 'chf', rate: '1.07' }, { currency: 'CHF', rate: '0' }, { currency: 'CHF', rate: 'x' }, 'CHF']) {
+        const before = shopifyOf(sandbox.state).orders.size;
+        const res = await fetch(`${sandbox.url}/_sandbox/shopify/orders`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ portal_account: shopId, lines: [{ sku: 'FX-SHOP-C' }], presentment }),
+        });
+        expect(res.status).to.equal(400);
+        expect(((await res.json()) as { error: string }).error).to.contain('presentment');
+        expect(shopifyOf(sandbox.state).orders.size).to.equal(before);
+      }
     });
   });
 

@@ -17,7 +17,7 @@
 import type { ShopifySession } from './shopify-client';
 import { cents, IncludedTaxOrder, includedRates, money, OrderTaxes, rateOf, ShopifyTaxLine, taxCents, taxFields } from './order-taxes';
 
-type ShopifyMoney = { shopMoney: { amount: string } };
+type ShopifyMoney = { presentmentMoney: { amount: string } };
 
 /** What this file reads of an order from the orders page (order-mapping.ts's ShopifyOrderNode has it). */
 export interface AmountsOrder extends IncludedTaxOrder {
@@ -29,7 +29,7 @@ export interface AmountsOrder extends IncludedTaxOrder {
   lineItems: { nodes: { id: string; quantity: number; taxable: boolean; discountedUnitPriceAfterAllDiscountsSet: ShopifyMoney }[] };
 }
 
-const lineTotalFields = 'originalTotalSet { shopMoney { amount } } discountAllocations { allocatedAmountSet { shopMoney { amount } } }';
+const lineTotalFields = 'originalTotalSet { presentmentMoney { amount } } discountAllocations { allocatedAmountSet { presentmentMoney { amount } } }';
 
 /** What the query of an order's lines reads: the exact line totals, the taxes, or both. */
 export interface LineNeeds {
@@ -80,7 +80,8 @@ async function readLines(s: ShopifySession, orderId: string, lineCount: number, 
       if (need.totals && l.originalTotalSet)
         into.totals.set(
           l.id,
-          cents(l.originalTotalSet.shopMoney.amount) - (l.discountAllocations ?? []).reduce((sum, d) => sum + cents(d.allocatedAmountSet.shopMoney.amount), 0),
+          cents(l.originalTotalSet.presentmentMoney.amount) -
+            (l.discountAllocations ?? []).reduce((sum, d) => sum + cents(d.allocatedAmountSet.presentmentMoney.amount), 0),
         );
       if (need.taxes) into.taxes.lines.set(l.id, l.taxLines ?? []);
     }
@@ -97,13 +98,16 @@ async function readLines(s: ShopifySession, orderId: string, lineCount: number, 
  * the lines once more, harmless.
  */
 export function needsLineTotals(o: Pick<AmountsOrder, 'totalDiscountsSet' | 'lineItems'>): boolean {
-  return cents(o.totalDiscountsSet?.shopMoney.amount ?? '0') !== 0 && o.lineItems.nodes.some((l) => l.quantity > 1);
+  return cents(o.totalDiscountsSet?.presentmentMoney.amount ?? '0') !== 0 && o.lineItems.nodes.some((l) => l.quantity > 1);
 }
 
 /** Each line's total after all discounts in cents (gross in a tax-included store, net otherwise): read exactly, else the page's unit price times the units. */
 function lineTotals(o: AmountsOrder, read: OrderLineAmounts): Map<string, number> {
   return new Map(
-    o.lineItems.nodes.map((l) => [l.id, read.totals.get(l.id) ?? cents(l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount) * Math.max(1, l.quantity)]),
+    o.lineItems.nodes.map((l) => [
+      l.id,
+      read.totals.get(l.id) ?? cents(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount) * Math.max(1, l.quantity),
+    ]),
   );
 }
 

@@ -3,8 +3,13 @@ import type { ChannelOrder, ChannelOrderAddress } from '../channel-order.type';
 import { LineUnits, OrderLineAmounts, orderAmounts } from './order-amounts';
 import type { ShopifyTaxLine } from './order-taxes';
 
+/**
+ * A MoneyBag as the import reads it: its presentmentMoney, the amount in the currency the buyer
+ * paid (Order.presentmentCurrencyCode), which is the order's (decision, README "The buyer's
+ * currency"); shopMoney is the same amount converted to the shop's currency.
+ */
 export interface ShopifyMoney {
-  shopMoney: { amount: string; currencyCode?: string };
+  presentmentMoney: { amount: string; currencyCode?: string };
 }
 
 export interface ShopifyMailingAddress {
@@ -30,6 +35,17 @@ export interface ShopifyOrderNode {
   email: string | null;
   phone: string | null;
   currencyCode: string;
+  /**
+   * "The payment CurrencyCode of the customer for the order": the order's currency_id, and every
+   * amount is read in it (presentmentMoney). Shopify Markets lets a shop sell in the buyer's
+   * currency; `currencyCode` ("The shop currency when the order was placed") and shopMoney are then
+   * the buyer's amounts converted one by one. Read in the shop's currency, the seller's invoice to
+   * a Swiss buyer who paid CHF 78.20 said EUR 83.68, an amount the buyer never saw, and each
+   * conversion rounded on its own, so the lines stood a cent above the converted payment (83.67):
+   * only partially paid by document 1, never shipped; a payment the buyer made in CHF (PayPal) did
+   * not fit it either.
+   */
+  presentmentCurrencyCode: string;
   /** "Whether the order is a test. Test orders are made using the Shopify Bogus Gateway or a payment provider with test mode enabled." */
   test: boolean;
   /** "Whether taxes are included in the subtotal price of the order": false, the lines' and shipping's prices are net (order-taxes.ts). */
@@ -88,7 +104,7 @@ const address = `name firstName lastName company address1 address2 zip city prov
  * totals read (order-amounts.ts). `taxable`, `requiresShipping` and `nonFulfillableQuantity` (tipLineIds) are scalars (0 points).
  */
 export const lineFields =
-  'id sku name quantity currentQuantity refundableQuantity taxable requiresShipping nonFulfillableQuantity discountedUnitPriceAfterAllDiscountsSet { shopMoney { amount } }';
+  'id sku name quantity currentQuantity refundableQuantity taxable requiresShipping nonFulfillableQuantity discountedUnitPriceAfterAllDiscountsSet { presentmentMoney { amount } }';
 
 /**
  * The units the buyer still buys before refunds: `quantity` less the units an order edit removed.
@@ -112,10 +128,10 @@ export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity
  * query. A line's `variant { id }` would cost 1 a line, 300 the page, past that bound: a tip is
  * told by its missing SKU instead.
  */
-export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode test taxesIncluded displayFinancialStatus displayFulfillmentStatus
-  netPaymentSet { shopMoney { amount } } shippingLine { discountedPriceSet { shopMoney { amount } } }
-  dutiesIncluded currentTotalDutiesSet { shopMoney { amount } } currentTotalAdditionalFeesSet { shopMoney { amount } }
-  totalDiscountsSet { shopMoney { amount } } totalTipReceivedSet { shopMoney { amount } } taxLines { rate priceSet { shopMoney { amount } } }
+export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode presentmentCurrencyCode test taxesIncluded displayFinancialStatus displayFulfillmentStatus
+  netPaymentSet { presentmentMoney { amount } } shippingLine { discountedPriceSet { presentmentMoney { amount } } }
+  dutiesIncluded currentTotalDutiesSet { presentmentMoney { amount } } currentTotalAdditionalFeesSet { presentmentMoney { amount } }
+  totalDiscountsSet { presentmentMoney { amount } } totalTipReceivedSet { presentmentMoney { amount } } taxLines { rate priceSet { presentmentMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
   lineItems(first: 30) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } }`;
 
@@ -159,8 +175,8 @@ const amountCents = (amount: string | undefined) => Math.round(Number(amount ?? 
  * on them stays short of its payment by that tax).
  */
 function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'currentTotalDutiesSet' | 'currentTotalAdditionalFeesSet'>): number {
-  const duties = o.dutiesIncluded === false ? amountCents(o.currentTotalDutiesSet?.shopMoney.amount) : 0;
-  return duties + amountCents(o.currentTotalAdditionalFeesSet?.shopMoney.amount);
+  const duties = o.dutiesIncluded === false ? amountCents(o.currentTotalDutiesSet?.presentmentMoney.amount) : 0;
+  return duties + amountCents(o.currentTotalAdditionalFeesSet?.presentmentMoney.amount);
 }
 
 /**
@@ -178,10 +194,10 @@ function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'currentTotalDutiesS
  * ones (after): the schema does not say which a refunded tip leaves in totalTipReceivedSet.
  */
 export function tipLineIds(o: Pick<ShopifyOrderNode, 'totalTipReceivedSet' | 'lineItems'>, kept: Map<string, number>): Set<string> {
-  const tip = amountCents(o.totalTipReceivedSet?.shopMoney.amount);
+  const tip = amountCents(o.totalTipReceivedSet?.presentmentMoney.amount);
   if (tip <= 0) return new Set();
   const candidates = o.lineItems.nodes.filter((l) => !l.sku && l.requiresShipping === false && l.nonFulfillableQuantity >= l.quantity && l.quantity > 0);
-  const unit = (l: ShopifyLineNode) => amountCents(l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount);
+  const unit = (l: ShopifyLineNode) => amountCents(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount);
   const all = candidates.reduce((sum, l) => sum + unit(l) * l.quantity, 0);
   const left = candidates.reduce((sum, l) => sum + unit(l) * (kept.get(l.id) ?? l.quantity), 0);
   return all === tip || left === tip ? new Set(candidates.map((l) => l.id)) : new Set();
@@ -210,20 +226,20 @@ export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string,
   const tips = tipLineIds(whole, keptAll);
   const tipCents = whole.lineItems.nodes
     .filter((l) => tips.has(l.id))
-    .reduce((sum, l) => sum + amountCents(l.discountedUnitPriceAfterAllDiscountsSet.shopMoney.amount) * keptAll.get(l.id)!, 0);
+    .reduce((sum, l) => sum + amountCents(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount) * keptAll.get(l.id)!, 0);
   const o: ShopifyOrderNode = { ...whole, lineItems: { ...whole.lineItems, nodes: whole.lineItems.nodes.filter((l) => !tips.has(l.id)) } };
   const kept = new Map(o.lineItems.nodes.map((l) => [l.id, keptAll.get(l.id)!]));
   // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
   // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
   // Duties and additional fees on top of the prices join it (onTop).
-  const shippingFee = ((amountCents(o.shippingLine?.discountedPriceSet.shopMoney.amount) + onTop(o)) / 100).toFixed(2);
+  const shippingFee = ((amountCents(o.shippingLine?.discountedPriceSet.presentmentMoney.amount) + onTop(o)) / 100).toFixed(2);
   const units = new Map<string, LineUnits>(o.lineItems.nodes.map((l) => [l.id, { quantity: l.quantity, kept: kept.get(l.id)! }]));
   const amounts = orderAmounts(o, units, shippingFee, read);
   return {
     external_order_id: legacyId(o.id),
     modified_at: o.updatedAt,
     created_at: o.createdAt,
-    currency_id: o.currencyCode,
+    currency_id: o.presentmentCurrencyCode,
     customer: {
       ...(o.email ? { email: o.email } : {}),
       ...((o.phone ?? o.shippingAddress?.phone) ? { phone_1: (o.phone ?? o.shippingAddress?.phone)! } : {}),
@@ -245,7 +261,9 @@ export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string,
     }),
     // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")
     // stayed the same after a refund, so a refunded order kept its whole amount in Kontor.
-    paid_amount: tipCents ? (Math.max(0, amountCents(o.netPaymentSet.shopMoney.amount) - tipCents) / 100).toFixed(2) : o.netPaymentSet.shopMoney.amount,
+    paid_amount: tipCents
+      ? (Math.max(0, amountCents(o.netPaymentSet.presentmentMoney.amount) - tipCents) / 100).toFixed(2)
+      : o.netPaymentSet.presentmentMoney.amount,
     status: {
       is_paid: paidStates.has(o.displayFinancialStatus ?? ''),
       is_shipped: o.displayFulfillmentStatus === 'FULFILLED',

@@ -16,7 +16,7 @@
 
 /** TaxLine: priceSet "The amount of tax ... after discounts and before returns"; rate "The proportion of the line item price that the tax represents as a decimal" (nullable). */
 export interface ShopifyTaxLine {
-  priceSet: { shopMoney: { amount: string } };
+  priceSet: { presentmentMoney: { amount: string } };
   rate: number | null;
 }
 
@@ -26,7 +26,7 @@ export interface OrderTaxes {
   shipping: ShopifyTaxLine[];
 }
 
-export const taxFields = 'taxLines { priceSet { shopMoney { amount } } rate }';
+export const taxFields = 'taxLines { priceSet { presentmentMoney { amount } } rate }';
 
 /** Cents of a money amount ("12.3", "-0.50"), exactly. */
 export function cents(amount: string): number {
@@ -38,7 +38,7 @@ export function cents(amount: string): number {
 export const money = (c: number) => `${c < 0 ? '-' : ''}${Math.floor(Math.abs(c) / 100)}.${String(Math.abs(c) % 100).padStart(2, '0')}`;
 
 /** The tax lines' amounts in cents. */
-export const taxCents = (taxLines: ShopifyTaxLine[]) => taxLines.reduce((sum, t) => sum + cents(t.priceSet.shopMoney.amount), 0);
+export const taxCents = (taxLines: ShopifyTaxLine[]) => taxLines.reduce((sum, t) => sum + cents(t.priceSet.presentmentMoney.amount), 0);
 
 /** A percent (7.25) as document 2's with two places ("7.25"; 8.875 is "8.88"). */
 const percent = (p: number) => (Math.round(p * 100) / 100).toFixed(2);
