@@ -94,7 +94,10 @@ async function acrossFormats(
         r.account_iban === facts.iban &&
         formatOfKey(r.entry_ref) !== null &&
         formatOfKey(r.entry_ref) !== format &&
-        sameBookingAcrossFormats({ ...r, transferDate: r.transfer_date, currency: r.currency_id, endToEndId: r.end_to_end_id ?? '' }, entry),
+        sameBookingAcrossFormats(
+          { ...r, transferDate: r.transfer_date, currency: r.currency_id, endToEndId: r.end_to_end_id ?? '', payerReferences: r.payer_ref.split(' ') },
+          entry,
+        ),
     );
     if (!record) continue;
     taken.add(record.internal_id);

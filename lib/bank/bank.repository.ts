@@ -226,11 +226,14 @@ export const bankRepository = {
     ibans: string[],
     days: Date[],
   ): Promise<
-    Pick<BankRow, 'internal_id' | 'entry_ref' | 'account_iban' | 'transfer_date' | 'amount' | 'currency_id' | 'end_to_end_id' | 'sender' | 'subject'>[]
+    Pick<
+      BankRow,
+      'internal_id' | 'entry_ref' | 'account_iban' | 'transfer_date' | 'amount' | 'currency_id' | 'end_to_end_id' | 'payer_ref' | 'sender' | 'subject'
+    >[]
   > {
     if (!ibans.length || !days.length) return [];
     return trx('bank')
-      .select('internal_id', 'entry_ref', 'account_iban', 'transfer_date', 'amount', 'currency_id', 'end_to_end_id', 'sender', 'subject')
+      .select('internal_id', 'entry_ref', 'account_iban', 'transfer_date', 'amount', 'currency_id', 'end_to_end_id', 'payer_ref', 'sender', 'subject')
       .where({ account_id: accountId, type })
       .whereRaw('account_iban = ANY(?::text[])', [ibans])
       .whereRaw('transfer_date = ANY(?::timestamptz[])', [days])

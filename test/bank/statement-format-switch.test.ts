@@ -8,6 +8,8 @@
  * and the orders' paid_amount.
  */
 import { expect } from 'chai';
+import { db } from '../../lib/db/knex';
+import { backfillBankAcrossFormats } from '../../lib/db/migrations/20261127_2300_bank_across_formats_backfill';
 import { call, newSeller, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
 import { bankTransfers, importStatement, orderPaidBy, bankWorkerForSuite } from './bank-worker';
@@ -154,33 +156,61 @@ describe('bank: one account imported as MT940 and as camt.053 pays each booking 
     expect(await importStatement(t, camt(untied))).to.deep.equal(counts('camt.053', 2, 6, 6));
   });
 
-  it('when the MT940 reverses (RC) a part payment and the camt.053 books that reversal again (DBIT RvslInd) with an earlier equal rate of the payer on a day the MT940 did not cover, then the earlier rate still pays its order', async () => {
-    const s = await newSeller();
-    const orders = await shop(s);
-    // The bank took Erika Muster's rate of the 25th back the same day: the MT940's RC, the camt.053's DBIT with RvslInd.
-    const erika = '?22Bestellung {{PART}}?30BYLADEMMXXX?31DE02120300000000202051?32Erika Muster'.replace('{{PART}}', orders.orders.PART);
-    const reversed = mt940(orders)
+  /** The MT940 with the bank's RC of Erika Muster's rate of the 25th, taken back the same day. */
+  function mt940Reversed(shop: Shop): Buffer {
+    const erika = '?22Bestellung {{PART}}?30BYLADEMMXXX?31DE02120300000000202051?32Erika Muster'.replace('{{PART}}', shop.orders.PART);
+    const reversed = mt940(shop)
       .toString('latin1')
       .replace(
         ':62F:C261125EUR1063,90',
         `:61:2611251125RC50,00NTRFNONREF//2611250000299\r\n:86:166?00GUTSCHR. UEBERWEISUNG?109310?20EREF+NOTPROVIDED?21SVWZ+Anzahlung zu\r\n${erika}\r\n:62F:C261125EUR1013,90`,
       );
-    expect(await importStatement(s, Buffer.from(reversed, 'latin1'))).to.deep.equal({ ...counts('mt940', 2, 6, 6), debits: 2 });
-    expect((await readOrder(s, orders.orders.PART)).paid_amount).to.equal(null);
-    // The camt.053: her first rate of 50.00 on the 24th (a day the MT940 did not cover), and the reversal of the 25th's again.
-    const file = camt(orders).toString('utf8');
+    return Buffer.from(reversed, 'latin1');
+  }
+
+  /** The camt.053 with her first rate of 50.00 on the 24th (a day the MT940 did not cover), and the reversal of the 25th's again (DBIT RvslInd). */
+  function camtReversed(shop: Shop): Buffer {
+    const file = camt(shop).toString('utf8');
     const [head, tail] = [file.slice(0, file.indexOf('<Ntry>')), file.slice(file.indexOf('<Ntry>'))];
     const ntry = (side: string, day: string, ref: string, reversal: string) =>
       `<Ntry><Amt Ccy="EUR">50.00</Amt><CdtDbtInd>${side}</CdtDbtInd>${reversal}<Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>${day}</Dt></BookgDt><AcctSvcrRef>${ref}</AcctSvcrRef>` +
       `<NtryDtls><TxDtls><Refs><EndToEndId>NOTPROVIDED</EndToEndId></Refs><RltdPties><Dbtr><Pty><Nm>Erika Muster</Nm></Pty></Dbtr></RltdPties>` +
-      `<RmtInf><Ustrd>Anzahlung zu Bestellung ${orders.orders.PART}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
-    const withReversal = `${head}${ntry('CRDT', '2026-11-24', '2026112405310009', '')}${ntry('DBIT', '2026-11-25', '2026112505310099', '<RvslInd>true</RvslInd>')}${tail}`;
-    expect(await importStatement(s, Buffer.from(withReversal))).to.deep.equal({ ...counts('camt.053', 2, 7, 2), debits: 2 });
-    // Her rate of the 24th is a payment: it pays half of its order; the 25th's stays reversed once.
-    expect((await readOrder(s, orders.orders.PART)).paid_amount).to.equal('50.00');
+      `<RmtInf><Ustrd>Anzahlung zu Bestellung ${shop.orders.PART}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+    return Buffer.from(
+      `${head}${ntry('CRDT', '2026-11-24', '2026112405310009', '')}${ntry('DBIT', '2026-11-25', '2026112505310099', '<RvslInd>true</RvslInd>')}${tail}`,
+    );
+  }
+
+  async function reversalTasks(s: Seller): Promise<string[]> {
     const tasks = await call('task/', { token: s.token });
     expect(tasks.status, tasks.text).to.equal(200);
-    expect((tasks.body.task as { title: string }[]).map((t) => t.title).filter((t) => t.startsWith('Bank reversal'))).to.deep.equal([]);
+    return (tasks.body.task as { title: string }[]).map((t) => t.title).filter((t) => t.startsWith('Bank reversal'));
+  }
+
+  it('when the MT940 reverses (RC) a part payment and the camt.053 books that reversal again (DBIT RvslInd) with an earlier equal rate of the payer on a day the MT940 did not cover, then the earlier rate still pays its order', async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    expect(await importStatement(s, mt940Reversed(orders))).to.deep.equal({ ...counts('mt940', 2, 6, 6), debits: 2 });
+    expect((await readOrder(s, orders.orders.PART)).paid_amount).to.equal(null);
+    expect(await importStatement(s, camtReversed(orders))).to.deep.equal({ ...counts('camt.053', 2, 7, 2), debits: 2 });
+    // Her rate of the 24th is a payment: it pays half of its order; the 25th's stays reversed once.
+    expect((await readOrder(s, orders.orders.PART)).paid_amount).to.equal('50.00');
+    expect(await reversalTasks(s)).to.deep.equal([]);
+  });
+
+  it('when the MT940 was imported before its records kept their account, end-to-end id and reversal day (migration 20261127_2100, 2200), then after the backfill the camt.053 stores only what the MT940 did not book and applies its reversal no second time', async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    expect(await importStatement(s, mt940Reversed(orders))).to.deep.equal({ ...counts('mt940', 2, 6, 6), debits: 2 });
+    // The records as an import before those migrations left them.
+    await db()('bank').where({ account_id: s.id }).update({ account_iban: null, end_to_end_id: null, reversed_on: null });
+    await backfillBankAcrossFormats(db());
+    // The 24th's rate and the 26th's payment are new; Paul Klee's (the name the MT940 cut) is tied by his end-to-end id.
+    expect(await importStatement(s, camtReversed(orders))).to.deep.equal({ ...counts('camt.053', 2, 7, 2), debits: 2 });
+    expect(await paid(s, orders)).to.deep.equal(everyBookingOnce);
+    expect(await transfers(s)).to.have.length(8);
+    expect(await reversalTasks(s)).to.deep.equal([]);
+    expect(await backfillBankAcrossFormats(db())).to.deep.equal({ accounts: 0, reversals: 0 });
   });
 
   it("when the camt.053 is of another of the seller's accounts, then none of its payments is taken for the MT940's", async () => {

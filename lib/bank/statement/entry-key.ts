@@ -87,6 +87,11 @@ export interface Booking {
   endToEndId: string;
   sender: string;
   subject: string;
+  /**
+   * A stored record's payer references (payer_ref), read only when it has no end-to-end id: a
+   * record stored before end_to_end_id existed (migration 20261127_2100) holds it only there.
+   */
+  payerReferences?: string[];
 }
 
 /**
@@ -123,6 +128,10 @@ export function sameBookingAcrossFormats(stored: Booking, entry: Booking): boole
   if (stored.transferDate.getTime() !== entry.transferDate.getTime()) return false;
   if (Number(stored.amount) !== Number(entry.amount) || stored.currency !== entry.currency) return false;
   if (stored.endToEndId && entry.endToEndId) return stored.endToEndId === entry.endToEndId;
+  // A record without an end-to-end id of its own (stored before the column, or its format gave
+  // the id as another reference) that holds the entry's among its payer references: the same
+  // payment, where the payer's name may differ (MT940 cuts it at 2 x 27 characters).
+  if (entry.endToEndId && stored.payerReferences?.includes(entry.endToEndId)) return true;
   return foldedText(stored.sender) === foldedText(entry.sender) && foldedText(stored.subject) === foldedText(entry.subject);
 }
 

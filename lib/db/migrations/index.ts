@@ -57,6 +57,7 @@ const migrations: string[] = [
   '20261127_2000_task_portal_account',
   '20261127_2100_bank_across_formats',
   '20261127_2200_bank_reversed_on',
+  '20261127_2300_bank_across_formats_backfill',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
