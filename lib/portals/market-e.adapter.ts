@@ -1,14 +1,14 @@
 import { fetchPageSize } from './order-fetch-page';
 import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { kauflandCarrier } from './kaufland/carriers';
-import { KauflandSession, kauflandMessage } from './kaufland/kaufland-client';
+import { KauflandSession, kauflandMessage, wasUnanswered } from './kaufland/kaufland-client';
 import { channelOrder, KauflandOrder, KauflandOrderUnit } from './kaufland/order-mapping';
 import { recordUnitCreation, unitCreation, unitListingDelayMs } from './kaufland/unit-creations';
 import { idOfferOf, UnitData, unitData } from './kaufland/unit-mapping';
 import { HttpPortalAdapter, pictures, portalInputError, shippedByChannelAtPortal, str } from './portal-http';
 import type { ListingItem, PortalTarget, PushAids, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
-import { isPermanent, portalRefused, portalUnavailable } from '../errors';
+import { portalRefused, portalUnavailable } from '../errors';
 
 /** Kaufland's unit as GET /units and POST /units answer it (the fields Kontor reads). */
 interface Unit {
@@ -221,8 +221,10 @@ export class MarketEAdapter extends HttpPortalAdapter {
     try {
       created = await s.call<{ data?: Unit }>('POST', '/units', { storefront: s.storefront }, { ...unit, ...group });
     } catch (err) {
-      // Refused (4xx): Kaufland made no unit. A 5xx, a timeout or no answer may have made one: the record stays.
-      if (isPermanent(err)) await recordUnitCreation(account, s.storefront, unit.id_offer, null);
+      // Answered with a 4xx or 5xx (decision: Kaufland's 500 "Internal Server Error" is a request
+      // that failed, and holding the listing 10 minutes after every 503 costs sellers more than the
+      // rare unit made before one): no unit. A timeout or no answer may have made one: the record stays.
+      if (!wasUnanswered(err)) await recordUnitCreation(account, s.storefront, unit.id_offer, null);
       throw err;
     }
     const idUnit = created.body.data?.id_unit;

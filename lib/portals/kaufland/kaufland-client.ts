@@ -57,6 +57,11 @@ export interface KauflandAnswer<T> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The failures of calls Kaufland gave no answer to (a timeout, a network error): whether it acted on them is not known. */
+const unanswered = new WeakSet<Error>();
+/** True when the call failed without an answer from Kaufland (it may have taken effect there); false for an answered 4xx or 5xx. */
+export const wasUnanswered = (err: unknown): boolean => err instanceof Error && unanswered.has(err);
+
 /** The portal account's Seller API: base URL, keys, storefront. */
 export class KauflandSession {
   readonly creds: KauflandCredentials;
@@ -100,7 +105,9 @@ export class KauflandSession {
         res = await portalRequest(url, { method, headers, body: body === undefined ? undefined : text, timeoutMs: config().portalTimeoutMs });
       } catch (err) {
         portalCalls.inc({ portal: 'market_e', outcome: 'failed' });
-        throw portalUnavailable(`market_e (Kaufland): ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
+        const failed = portalUnavailable(`market_e (Kaufland): ${(err as Error).name === 'TimeoutError' ? 'no answer in time' : (err as Error).message}`);
+        unanswered.add(failed);
+        throw failed;
       }
       const raw = res.text;
       let parsed: unknown;
