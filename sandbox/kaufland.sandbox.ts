@@ -28,12 +28,19 @@ export const kauflandContractFile = 'seller-api-v2.openapi.json';
 let contract: OpenApiContract | undefined;
 
 /**
+ * A query parameter an operation does not name is refused (ours: the contract says nothing of
+ * others, and its operations each list theirs; `storefront` on GET /orders/{id_order}, which has
+ * none, would filter nothing while the client took the answer as the storefront's).
+ */
+const kauflandContractOptions = { rejectUnknownQuery: true };
+
+/**
  * The Seller API contract, read once per process (a missing folder or file stops the sandbox
  * naming it); `root` reads it from another contracts folder, uncached.
  */
 export function kauflandContract(root?: string): OpenApiContract {
-  if (root !== undefined) return OpenApiContract.load(kauflandContractFolder, kauflandContractFile, {}, root);
-  contract ??= OpenApiContract.load(kauflandContractFolder, kauflandContractFile);
+  if (root !== undefined) return OpenApiContract.load(kauflandContractFolder, kauflandContractFile, kauflandContractOptions, root);
+  contract ??= OpenApiContract.load(kauflandContractFolder, kauflandContractFile, kauflandContractOptions);
   return contract;
 }
 

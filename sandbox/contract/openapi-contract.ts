@@ -71,6 +71,12 @@ export interface ContractOptions {
   errata?: Erratum[];
   /** Unknown body fields are violations (default true). */
   rejectUnknownFields?: boolean;
+  /**
+   * Query parameters the operation does not name are violations (default false: a vendor may
+   * document that it ignores them). A client sending one relies on what the contract does not
+   * say: a filter the vendor does not have filters nothing.
+   */
+  rejectUnknownQuery?: boolean;
 }
 
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -175,6 +181,7 @@ export class OpenApiContract {
   private readonly ajv: Ajv;
   private readonly params: Ajv;
   private readonly validators = new Map<string, ValidateFunction>();
+  private readonly rejectUnknownQuery: boolean;
 
   constructor(
     readonly file: string,
@@ -184,6 +191,7 @@ export class OpenApiContract {
     const info = (doc.info ?? {}) as Json;
     this.title = String(info.title ?? file);
     this.version = String(info.version ?? '?');
+    this.rejectUnknownQuery = options.rejectUnknownQuery === true;
     const copy = structuredClone(doc);
     nullableCombinators(copy);
     // An erratum applies to the files that have its pointer (one list serves a vendor's files).
@@ -244,6 +252,11 @@ export class OpenApiContract {
         properties: { value: intoContract(p.schema) },
       });
       if (!validate({ value })) problems.push(...this.problems(validate.errors, p.in, p.name));
+    }
+    if (this.rejectUnknownQuery) {
+      const named = new Set(operation.parameters.filter((p) => p.in === 'query').map((p) => p.name));
+      for (const name of Object.keys(request.query))
+        if (!named.has(name)) problems.push({ in: 'query', name, message: `${name} is not a query parameter of ${operation.operationId}` });
     }
     if (operation.body) problems.push(...this.checkBody(operation, request));
     return problems;

@@ -407,6 +407,18 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     violationsOf(sandbox.state).clear();
   });
 
+  it('a query parameter the operation does not name is refused 400 validation-error naming it (storefront on GET /orders/{id_order} would filter nothing)', async () => {
+    const session = new KauflandSession(target);
+    const refused = await failure(session.call('GET', '/orders/MXYZ', { storefront: 'de' }));
+    expect(isPermanent(refused)).to.equal(true);
+    expect(refused.message).to.match(
+      /answered 400 to GET \/orders\/MXYZ: Request parameters have invalid values \(storefront: storefront is not a query parameter of GetOrder\)/,
+    );
+    const recorded = violationsOf(sandbox.state).of('kaufland');
+    expect(recorded.map((v) => [v.operationId, v.problems.map((p) => p.name)])).to.deep.equal([['GetOrder', ['storefront']]]);
+    violationsOf(sandbox.state).clear();
+  });
+
   it("the rate limit: beyond the seller's requests a second, 429 with Retry-After and X-RateLimit headers; the adapter waits and carries on", async () => {
     k().rateLimit = 2;
     try {
