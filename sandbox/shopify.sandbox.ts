@@ -103,6 +103,14 @@ interface ShopifyVariant {
   compareAtPrice: string | null;
   weight: { value: number; unit: string } | null;
   inventoryItemId: string;
+  /**
+   * The merchant's settings in Shopify's admin (POST /_sandbox/shopify/variant): InventoryItem.tracked
+   * ("Whether inventory levels are tracked for the item") and ProductVariant.inventoryPolicy
+   * (CONTINUE: "Customers can buy this product variant after it's out of stock"). Shopify's
+   * defaults for a new variant: tracked, DENY.
+   */
+  tracked: boolean;
+  inventoryPolicy: 'DENY' | 'CONTINUE';
 }
 
 interface ShopifyProduct {
@@ -766,8 +774,17 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     price: v.price,
     compareAtPrice: v.compareAtPrice,
     product: () => productNode(s.products.get(v.productId)!),
-    inventoryItem: { id: v.inventoryItemId, sku: v.sku, tracked: true, measurement: { weight: v.weight } },
+    inventoryItem: inventoryItemNode(v),
+    inventoryPolicy: v.inventoryPolicy,
     inventoryQuantity: s.available.get(v.inventoryItemId) ?? 0,
+  });
+  // InventoryItem, and its variant (InventoryItem.variant: "The variant that owns this inventory item").
+  const inventoryItemNode = (v: ShopifyVariant): Record<string, unknown> => ({
+    id: v.inventoryItemId,
+    sku: v.sku,
+    tracked: v.tracked,
+    measurement: { weight: v.weight },
+    variant: () => variantNode(v),
   });
   const collectionNode = (c: ShopifyCollection) => ({
     id: c.id,
@@ -830,7 +847,7 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
         all.map((v) => ({
           id: v.inventoryItemId,
           sku: v.sku,
-          tracked: true,
+          tracked: v.tracked,
           inventoryLevel: ({ locationId }: { locationId: string }) =>
             locationId !== sandboxLocationId
               ? null
@@ -895,6 +912,8 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
         compareAtPrice: null,
         weight: null,
         inventoryItemId: gid('InventoryItem', n),
+        tracked: true,
+        inventoryPolicy: 'DENY',
       };
       p.variants.push(v.id);
       s.products.set(p.id, p);
@@ -918,7 +937,8 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
         barcode?: string | null;
         price?: string;
         compareAtPrice?: string | null;
-        inventoryItem?: { sku?: string; measurement?: { weight?: { value: number; unit: string } } };
+        inventoryItem?: { sku?: string; tracked?: boolean; measurement?: { weight?: { value: number; unit: string } } };
+        inventoryPolicy?: 'DENY' | 'CONTINUE';
       }[];
     }) => {
       const p = ownProduct(productId);
@@ -938,6 +958,8 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
         if (input.price !== undefined) v.price = String(input.price);
         if (input.compareAtPrice !== undefined) v.compareAtPrice = input.compareAtPrice === null ? null : String(input.compareAtPrice);
         if (input.inventoryItem?.measurement?.weight) v.weight = input.inventoryItem.measurement.weight;
+        if (typeof input.inventoryItem?.tracked === 'boolean') v.tracked = input.inventoryItem.tracked;
+        if (input.inventoryPolicy) v.inventoryPolicy = input.inventoryPolicy;
         updated.push(v);
       });
       return errors.length
@@ -1017,13 +1039,34 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
           });
       });
       if (errors.length) return { inventoryAdjustmentGroup: null, userErrors: errors };
+      // InventoryAdjustmentGroup.changes: "The set of inventory quantity changes that occurred in the
+      // inventory event", one per item whose quantity moved (the sandbox keeps `available` alone). An
+      // untracked item or a CONTINUE variant takes the quantity all the same: the schema names no
+      // error for either, its effect is on what the store sells (ProductVariant.inventoryPolicy).
+      const changes: { name: string; delta: number; quantityAfterChange: number; v: ShopifyVariant }[] = [];
       for (const q of input.quantities) {
+        const before = s.available.get(q.inventoryItemId) ?? 0;
         s.available.set(q.inventoryItemId, q.quantity);
         const v = [...s.variants.values()].find((x) => x.inventoryItemId === q.inventoryItemId)!;
+        if (q.quantity !== before) changes.push({ name: input.name, delta: q.quantity - before, quantityAfterChange: q.quantity, v });
         touched(v.sku, q.inventoryItemId);
       }
       return {
-        inventoryAdjustmentGroup: { id: gid('InventoryAdjustmentGroup', s.next()), reason: input.reason, createdAt: new Date().toISOString() },
+        inventoryAdjustmentGroup: {
+          id: gid('InventoryAdjustmentGroup', s.next()),
+          reason: input.reason,
+          createdAt: new Date().toISOString(),
+          changes: ({ inventoryItemIds, quantityNames }: { inventoryItemIds?: string[] | null; quantityNames?: string[] | null }) =>
+            changes
+              .filter((c) => (!inventoryItemIds || inventoryItemIds.includes(c.v.inventoryItemId)) && (!quantityNames || quantityNames.includes(c.name)))
+              .map((c) => ({
+                name: c.name,
+                delta: c.delta,
+                quantityAfterChange: c.quantityAfterChange,
+                item: inventoryItemNode(c.v),
+                location: { id: sandboxLocationId },
+              })),
+        },
         userErrors: [],
       };
     },
@@ -1767,6 +1810,25 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     }
     s.available.set(v.inventoryItemId, body.available);
     res.json({ sku: v.sku, available: body.available });
+  });
+  // The merchant's inventory settings of a variant in Shopify's admin: "Track quantity" (InventoryItem.tracked)
+  // and "Continue selling when out of stock" (ProductVariant.inventoryPolicy CONTINUE).
+  app.post('/_sandbox/shopify/variant', (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as { portal_account?: unknown; sku?: unknown; tracked?: unknown; inventory_policy?: unknown };
+    const v = typeof body.sku === 'string' ? s.variantBySku(String(body.portal_account ?? ''), body.sku) : undefined;
+    if (
+      !v ||
+      (body.tracked !== undefined && typeof body.tracked !== 'boolean') ||
+      (body.inventory_policy !== undefined && body.inventory_policy !== 'DENY' && body.inventory_policy !== 'CONTINUE')
+    ) {
+      res
+        .status(400)
+        .json({ error: 'portal_account, the sku of one of its variants, tracked (a boolean) and inventory_policy (DENY or CONTINUE) are required' });
+      return;
+    }
+    if (typeof body.tracked === 'boolean') v.tracked = body.tracked;
+    if (body.inventory_policy === 'DENY' || body.inventory_policy === 'CONTINUE') v.inventoryPolicy = body.inventory_policy;
+    res.json({ sku: v.sku, tracked: v.tracked, inventory_policy: v.inventoryPolicy });
   });
   app.get('/_sandbox/shopify/variants', (req: Request, res: Response) => {
     const account = String(req.query.portal_account ?? '');

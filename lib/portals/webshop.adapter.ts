@@ -25,10 +25,12 @@ interface VariantNode {
   id: string;
   sku: string | null;
   product: { id: string };
-  inventoryItem: { id: string };
+  /** What bounds the store's sales by the quantity: tracked (InventoryItem) and DENY (ProductVariant.inventoryPolicy). */
+  inventoryPolicy: string;
+  inventoryItem: { id: string; tracked: boolean };
 }
 
-const variantFields = 'id sku product { id } inventoryItem { id }';
+const variantFields = 'id sku product { id } inventoryPolicy inventoryItem { id tracked }';
 const findVariants = `query KontorVariants($query: String!, $first: Int!) { productVariants(first: $first, query: $query) { nodes { ${variantFields} } } }`;
 const firstLocation = 'query KontorLocation { locations(first: 1) { nodes { id } } }';
 const createProduct = `mutation KontorProductCreate($product: ProductCreateInput!) {
@@ -37,8 +39,11 @@ const updateProduct =
   'mutation KontorProductUpdate($product: ProductUpdateInput!) { productUpdate(product: $product) { product { id } userErrors { field message } } }';
 const updateVariants = `mutation KontorVariants($productId: ID!, $variants: [ProductVariantsBulkInput!]!) {
   productVariantsBulkUpdate(productId: $productId, variants: $variants) { productVariants { id } userErrors { field message } } }`;
+/** The set, and of each item it changed whether its quantity bounds the store's sales (unsold: fresh on every push that moves it). */
 const setQuantities = `mutation KontorQuantities($input: InventorySetQuantitiesInput!) {
-  inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id createdAt } userErrors { field message code } } }`;
+  inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id createdAt
+    changes(quantityNames: ["available"]) { item { id tracked variant { inventoryPolicy } } } } userErrors { field message code } } }`;
+type InventoryChange = { item: { id: string; tracked: boolean; variant: { inventoryPolicy: string } | null } | null };
 /**
  * The `available` quantity of inventory items at one location: measured with the sandbox's cost
  * model (requestedCost), 2 + 2 an item: 4 points for one, 102 for 50 (a page of 10 orders is 753).
@@ -149,6 +154,41 @@ function saleOf(order: ShopifyOrderNode): StoreSale {
  */
 export function staleTarget(target: number, expected: number, current: number): number {
   return current < expected ? Math.max(0, target - (expected - current)) : target;
+}
+
+/**
+ * Why the store sells the variant beyond the quantity Kontor set, or undefined when it does not:
+ * an inventory item whose levels are not tracked (InventoryItem.tracked false), or a variant that
+ * "Customers can buy ... after it's out of stock" (ProductVariant.inventoryPolicy CONTINUE).
+ * Shopify takes the quantity of either without a userError (the schema names none), so the push
+ * looked done while the store went on selling units sold elsewhere.
+ */
+export function unboundedSales(v: Pick<VariantNode, 'inventoryPolicy' | 'inventoryItem'>): string | undefined {
+  const why = [
+    ...(v.inventoryItem.tracked === false ? ['its inventory is not tracked ("Track quantity" is off)'] : []),
+    ...(v.inventoryPolicy === 'CONTINUE' ? ['it keeps selling when out of stock (inventory policy CONTINUE, "Continue selling when out of stock")'] : []),
+  ];
+  return why.length ? why.join(' and ') : undefined;
+}
+
+/**
+ * A quantity Shopify took: accepted, unless the store does not hold its sales to it (`unboundedSales`).
+ * **Decision:** the quantity stays set (it is right the moment the merchant switches tracking on or
+ * continue-selling off), and the item is refused with what to change, so that the push is not
+ * counted done: the CIA state shows the message and the job fails for good naming it. Kontor does
+ * not change the setting itself: selling on when out of stock (preorders, made to order) is the
+ * merchant's choice, and such an item is not one CIA can keep from being sold twice.
+ */
+function setOutcome(u: QuantityUpdate, sku: string, quantity: number, v: VariantNode): QuantityOutcome {
+  const why = unboundedSales(v);
+  if (!why) return { stockId: u.stockId, outcome: 'accepted' };
+  return {
+    stockId: u.stockId,
+    outcome: 'refused',
+    message:
+      `webshop (Shopify) took quantity ${quantity} of SKU ${sku}, but the store does not stop selling at it: ${why}. ` +
+      'Units sold elsewhere can be sold there again; switch "Track quantity" on and "Continue selling when out of stock" off for the variant in Shopify, or CIA off for the item at the web shop.',
+  };
 }
 
 /**
@@ -284,7 +324,10 @@ export class WebshopAdapter extends HttpPortalAdapter {
     // Rounds: a stale compare quantity read and sent again, other refusals left out; a store selling the same item again in between is stale once more.
     for (let round = 0; pending.length > 0 && round < 4; round++) {
       const answer = await s.call<{
-        inventorySetQuantities: { inventoryAdjustmentGroup: { createdAt: string } | null; userErrors: (UserErrors[number] & { code?: string | null })[] };
+        inventorySetQuantities: {
+          inventoryAdjustmentGroup: { createdAt: string; changes: InventoryChange[] } | null;
+          userErrors: (UserErrors[number] & { code?: string | null })[];
+        };
       }>(setQuantities, {
         input: {
           name: 'available',
@@ -300,7 +343,14 @@ export class WebshopAdapter extends HttpPortalAdapter {
           pending.map((p) => ({ inventoryItemId: p.v.inventoryItem.id, sku: p.sku, quantity: p.quantity })),
           answer.inventorySetQuantities.inventoryAdjustmentGroup?.createdAt ?? new Date().toISOString(),
         );
-        for (const p of pending) outcomes.set(p.u.stockId, { stockId: p.u.stockId, outcome: 'accepted' });
+        // The items it changed show their settings as they are now (a variant remembered from an earlier push may have changed since).
+        for (const c of answer.inventorySetQuantities.inventoryAdjustmentGroup?.changes ?? []) {
+          const p = c.item && pending.find((x) => x.v.inventoryItem.id === c.item!.id);
+          if (!p || !c.item) continue;
+          p.v.inventoryItem.tracked = c.item.tracked;
+          if (c.item.variant) p.v.inventoryPolicy = c.item.variant.inventoryPolicy;
+        }
+        for (const p of pending) outcomes.set(p.u.stockId, setOutcome(p.u, p.sku, p.quantity, p.v));
         pending = [];
         break;
       }
@@ -672,6 +722,6 @@ export class WebshopAdapter extends HttpPortalAdapter {
       ],
     });
     refuseUserErrors(`the variant of SKU ${data.sku}`, answer.productVariantsBulkUpdate.userErrors);
-    this.remember(s, { ...variant, sku: data.sku });
+    this.remember(s, { ...variant, sku: data.sku, inventoryItem: { ...variant.inventoryItem, tracked: true } });
   }
 }

@@ -13,6 +13,7 @@ import { shopifyOf } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { call, newSeller } from '../support/api';
 import { readOrder, stockQuantity } from '../order/helpers';
+import type { AdjustResult } from '../../lib/cia/cia.service';
 
 describe('webshop at Shopify: a sale imported once, its quantity at eBay and the store, shipped (the sandbox built from the Admin GraphQL schema)', function () {
   this.timeout(60000);
@@ -122,5 +123,56 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
       },
     ]);
     expect(fulfilled.lines.map((l) => l.fulfilled)).to.deep.equal([2]);
+  });
+
+  it('when the store keeps selling the variant when out of stock, then CIA sets its quantity but does not count it done: the CIA state names the setting to switch', async () => {
+    const seller = await newSeller();
+    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+    const created = await call('stock/', {
+      token: seller.token,
+      body: {
+        stock: { name: 'Milchkanne', sku: 'SH-CONT-1', quantity: 3, price: '9.90', webshop: [{ shop_id: 'main' }], cia: { webshop: { is_active: true } } },
+      },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const stockId = Number(created.body.stock_id);
+    const target = { portalAccountId, connector: 'shopify' as const, baseUrl: sandbox.url, credentials: {} };
+    await new WebshopAdapter().list(
+      target,
+      { stockId, name: 'Milchkanne', sku: 'SH-CONT-1', ean: null, price: '9.90', quantityAvailable: 3, group: { shop_id: 'main' } },
+      'list',
+    );
+    // The merchant switches "Continue selling when out of stock" on in Shopify's admin.
+    const set = await fetch(`${sandbox.url}/_sandbox/shopify/variant`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: portalAccountId, sku: 'SH-CONT-1', inventory_policy: 'CONTINUE' }),
+    });
+    expect(set.status).to.equal(200);
+    const s = shopifyOf(sandbox.state);
+    const available = () => s.available.get(s.variantBySku(String(portalAccountId), 'SH-CONT-1')!.inventoryItemId);
+
+    // The last units are sold elsewhere: Kontor's count is 0, and the push sets 0 at the store.
+    const changed = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { quantity: 0 } } });
+    expect(changed.status, changed.text).to.equal(200);
+    await waitFor('0 available in the store', async () => (available() === 0 ? true : undefined), 20000);
+    const state = async () => {
+      const res = await call(`stock/${stockId}/cia/`, { token: seller.token, method: 'POST' });
+      expect(res.status, res.text).to.equal(202);
+      const job = await jobEnd(seller.token, res.body.job_id as string);
+      expect(job.state, job.error).to.equal('completed');
+      return (job.result as AdjustResult).portals.find((p) => p.portal === 'webshop');
+    };
+    const shown = await waitFor(
+      'the refusal in the CIA state',
+      async () => {
+        const p = await state();
+        return p?.message ? p : undefined;
+      },
+      20000,
+      200,
+    );
+    expect(shown).to.deep.include({ portal_account_id: portalAccountId, quantity: 0, push: true });
+    expect(shown.message).to.contain('SKU SH-CONT-1').and.contain('inventory policy CONTINUE');
   });
 });

@@ -101,6 +101,8 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
         compareAtPrice: null,
         weight: { value: 0.85, unit: 'KILOGRAMS' },
         inventoryItemId: `gid://shopify/InventoryItem/${listed.portalItemId}`,
+        tracked: true,
+        inventoryPolicy: 'DENY',
         title: 'Teekanne 1,5 l',
         available: 7,
       },
@@ -137,6 +139,33 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
       'webshop (Shopify): stock items 3 and 1 share one listing (SKU SAME); the lower quantity, 2 of item 3, was sent: give each item its own SKU',
     );
     expect(Object.fromEntries((await variants()).map((v) => [v.sku, v.available]))).to.deep.equal({ SAME: 2, OTHER: 4 });
+  });
+
+  it('a variant the store sells beyond its quantity (not tracked, or continue selling when out of stock): the quantity is set, the item refused saying what to switch; switched back, it is accepted', async () => {
+    await adapter.list(target, item({ stockId: 1, sku: 'CONT' }), 'c');
+    await adapter.list(target, item({ stockId: 2, sku: 'UNTR' }), 'u');
+    await adapter.list(target, item({ stockId: 3, sku: 'PLAIN' }), 'p');
+    // Kontor remembers the variants from the listing; the merchant changes their settings in Shopify's admin afterwards.
+    expect((await post('/_sandbox/shopify/variant', { portal_account: account, sku: 'CONT', inventory_policy: 'CONTINUE' })).status).to.equal(200);
+    expect((await post('/_sandbox/shopify/variant', { portal_account: account, sku: 'UNTR', tracked: false })).status).to.equal(200);
+    const outcomes = await adapter.setQuantities(target, [update('CONT', 0, 1), update('UNTR', 2, 2), update('PLAIN', 0, 3)], 'sold-elsewhere');
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['refused', 'refused', 'accepted']);
+    expect(outcomes[0]).to.have.property(
+      'message',
+      'webshop (Shopify) took quantity 0 of SKU CONT, but the store does not stop selling at it: it keeps selling when out of stock (inventory policy CONTINUE, "Continue selling when out of stock"). ' +
+        'Units sold elsewhere can be sold there again; switch "Track quantity" on and "Continue selling when out of stock" off for the variant in Shopify, or CIA off for the item at the web shop.',
+    );
+    expect(outcomes[1]).to.have.property('message').that.contains('SKU UNTR').and.contains('its inventory is not tracked ("Track quantity" is off)');
+    // Shopify took every quantity (no userError): the store shows Kontor's count.
+    expect(Object.fromEntries((await variants()).map((v) => [v.sku, v.available]))).to.deep.equal({ CONT: 0, UNTR: 2, PLAIN: 0 });
+
+    await post('/_sandbox/shopify/variant', { portal_account: account, sku: 'CONT', inventory_policy: 'DENY' });
+    await post('/_sandbox/shopify/variant', { portal_account: account, sku: 'UNTR', tracked: true });
+    const after = await adapter.setQuantities(target, [update('CONT', 1, 1), update('UNTR', 1, 2)], 'switched');
+    expect(after).to.deep.equal([
+      { stockId: 1, outcome: 'accepted' },
+      { stockId: 2, outcome: 'accepted' },
+    ]);
   });
 
   it('a variant deleted in the store: its quantity is retried, and the next push, finding no variant, refuses it', async () => {
