@@ -434,7 +434,17 @@ function mountGroups(router: express.Router, state: SandboxState): void {
       }
       offers.push(offer);
     }
-    const listingId = offers.find((o) => o.listingId)?.listingId ?? String(110000000000 + ebay.next());
+    // PublishResponse.listingId: "the unique identifier of the newly created eBay listing". A group
+    // whose listing is live (an offer published on it) is that listing, updated ("changes ... to an
+    // inventory item group that is part of a live, multiple-variation eBay listing ...
+    // automatically update the eBay listing", createOrReplaceInventoryItemGroup); else the publish
+    // creates one, with an id of its own. It took any member offer's listingId before, also an
+    // unpublished one's: the id of a withdrawn group's ended listing, or of a variant's ended
+    // listing of its own, came back as the new listing's.
+    const previous = ebay.groupListings.get(key(account, groupKey));
+    const live = previous !== undefined && [...ebay.offers.values()].some((o) => o.account === account && o.status === 'PUBLISHED' && o.listingId === previous);
+    const listingId = live ? previous : String(110000000000 + ebay.next());
+    ebay.groupListings.set(key(account, groupKey), listingId);
     for (const offer of offers) {
       offer.status = 'PUBLISHED';
       offer.listingId = listingId;

@@ -56,6 +56,8 @@ export class EbayState {
   offers = new Map<string, EbayOfferRecord>();
   /** Inventory item groups (createOrReplaceInventoryItemGroup) by key(account, inventoryItemGroupKey), as sent. */
   groups = new Map<string, Body>();
+  /** The listing id publishOfferByInventoryItemGroup last made of a group, by key(account, inventoryItemGroupKey). */
+  groupListings = new Map<string, string>();
   /**
    * withdrawOffer calls on a member offer of a published multiple-variation listing (the contract
    * names withdrawOfferByInventoryItemGroup for that listing and documents no refusal): tests assert none.
@@ -87,6 +89,7 @@ export class EbayState {
     this.inventory.clear();
     this.offers.clear();
     this.groups.clear();
+    this.groupListings.clear();
     this.memberWithdrawals = [];
     this.locations.clear();
     this.withoutLocations.clear();

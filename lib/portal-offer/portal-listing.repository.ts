@@ -104,6 +104,39 @@ export const portalListingRepository = {
   },
 
   /**
+   * Listings these items are recorded under (any status: an ended record's offer may still be
+   * live at eBay, portal-push.service.ts) that other items at the same portal account are
+   * recorded under too, with those items: a variation main's listing is recorded under the main
+   * and each variant (portal-variation.service.ts), items sharing a SKU share one listing.
+   */
+  async sharedListings(
+    knex: Knex,
+    accountId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    stockIds: number[],
+  ): Promise<{ stock_id: number; portal_item_id: string; others: number[] }[]> {
+    if (stockIds.length === 0) return [];
+    const rows = (await knex('portal_listing as v')
+      .join('portal_listing as o', function on() {
+        this.on('o.account_id', 'v.account_id')
+          .andOn('o.portal', 'v.portal')
+          .andOn('o.portal_account_id', 'v.portal_account_id')
+          .andOn('o.portal_item_id', 'v.portal_item_id')
+          .andOn('o.stock_id', '<>', 'v.stock_id');
+      })
+      .where({ 'v.account_id': accountId, 'v.portal': portal, 'v.portal_account_id': portalAccountId })
+      .whereIn('v.stock_id', stockIds)
+      .groupBy('v.stock_id', 'v.portal_item_id')
+      .select('v.stock_id', 'v.portal_item_id', knex.raw('array_agg(DISTINCT o.stock_id) AS others'))) as unknown as {
+      stock_id: number | string;
+      portal_item_id: string;
+      others: (number | string)[];
+    }[];
+    return rows.map((r) => ({ stock_id: Number(r.stock_id), portal_item_id: r.portal_item_id, others: r.others.map(Number) }));
+  },
+
+  /**
    * The live listings at a portal account and lister recorded under one portal item id (a
    * multiple-variation listing's, portal-variation.service.ts) of items other than `members`:
    * ended, their stock ids answered.
@@ -116,6 +149,16 @@ export const portalListingRepository = {
       .update({ status: 'ended', updated_at: knex.fn.now() })
       .returning('stock_id');
     return rows.map((r) => Number((r as { stock_id: number }).stock_id)).sort((a, b) => a - b);
+  },
+
+  /** The items with a live listing at a portal account and lister recorded under one portal item id, but `except`. */
+  async listedUnder(knex: Knex, key: Omit<ListingKey, 'stockId'>, portalItemId: string, except: number[]): Promise<number[]> {
+    const rows = await knex('portal_listing')
+      .select('stock_id')
+      .where({ account_id: key.accountId, portal: key.portal, portal_account_id: key.portalAccountId, lister_id: key.listerId })
+      .where({ portal_item_id: portalItemId, status: 'listed' })
+      .whereNotIn('stock_id', except);
+    return rows.map((r) => Number(r.stock_id));
   },
 
   async saveListing(knex: Knex, key: ListingKey, portalItemId: string | null, status: 'listed' | 'ended'): Promise<void> {

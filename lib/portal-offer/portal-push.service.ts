@@ -5,8 +5,10 @@ import { noLongerExists, portalRefused, portalUnavailable } from '../errors';
 import { adapterFor, PortalId, waitForPortalSlot, fieldGroupEntry } from '../portals';
 import type { QuantityOutcome } from '../portals';
 import { portalTargetRepository } from '../portal-account';
+import { stockPortalRepository } from '../stock';
 import { revisionLedger } from './portal-listing-revision.repository';
 import { portalListingRepository } from './portal-listing.repository';
+import type { Knex } from 'knex';
 
 export interface PushResult {
   /** Items the portal took, with the quantity it now shows. */
@@ -30,6 +32,27 @@ function batchKey(target: PushTarget, states: CiaStateRow[]): string {
 }
 
 /**
+ * The variation mains' listings these items are recorded on but no longer in (PushAids.leftListings):
+ * a listing recorded under a variation main and the item, while the item is not that main's
+ * variant now (made plain, moved to another main). Such a variant's record keeps the main's
+ * listing id until the main is listed again (endOutsiders), and eBay keeps its offer on the
+ * main's listing until then, or for good once it sold there (deleteOffer's note). A listing
+ * two plain items share (one SKU, shared-listing.ts) is no variation main's and not left.
+ */
+export async function leftListings(knex: Knex, accountId: number, target: PushTarget, stockIds: number[]): Promise<Map<number, Set<string>>> {
+  const shared = await portalListingRepository.sharedListings(knex, accountId, target.portal as PortalId, target.portalAccountId, stockIds);
+  const left = new Map<number, Set<string>>();
+  if (shared.length === 0) return left;
+  const { mains, parents } = await stockPortalRepository.variationLinks(knex, accountId, [...stockIds, ...shared.flatMap((r) => r.others)]);
+  for (const row of shared) {
+    const listedMains = row.others.filter((id) => mains.has(id));
+    if (listedMains.length === 0 || listedMains.includes(parents.get(row.stock_id) ?? -1)) continue;
+    left.set(row.stock_id, (left.get(row.stock_id) ?? new Set()).add(row.portal_item_id));
+  }
+  return left;
+}
+
+/**
  * One bulk call under the target's lock: reads the latest wanted quantities still waiting,
  * sends them, and records what the portal said of each item. Returns the states sent and
  * their outcomes (none when another push got there first).
@@ -46,6 +69,7 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
     const outcomes = await adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(portalTarget, updates, batchKey(target, sent), {
       ledger: revisionLedger(trx, accountId, target),
       listedItems: (stockIds) => portalListingRepository.liveItemIds(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
+      leftListings: (stockIds) => leftListings(trx, accountId, target, stockIds),
     });
     await ciaRepository.ack(
       trx,

@@ -148,9 +148,15 @@ export async function endVariants(
     const own = await portalListingRepository.listing(knex, { ...key, stockId: v.stockId });
     if (own?.status === 'listed') live.push({ ...v, listedAs: own.portal_item_id });
   }
-  if (live.length === 0) return [];
-  const variation = adapter.endVariations && main ? await variationListingOf(job, main) : undefined;
-  const grouped = variation && adapter.endVariations ? (await portalListingRepository.listing(knex, key))?.portal_item_id : undefined;
+  const grouped = adapter.endVariations && main ? ((await portalListingRepository.listing(knex, key))?.portal_item_id ?? undefined) : undefined;
+  // A main all of whose variants left it since it was listed (made plain, moved, deleted) has none
+  // to end, while its listing at eBay is up: the group there still holds them (or keeps those that
+  // sold, deleteOffer's note) until the main is listed again. Its records under the main's listing
+  // id say so; the group is withdrawn for them (before, nothing was sent and the listing stayed live).
+  const outside = grouped && live.length === 0 ? await portalListingRepository.listedUnder(knex, key, grouped, [job.stockId]) : [];
+  if (live.length === 0 && outside.length === 0) return [];
+  const variation =
+    adapter.endVariations && main ? ((await variationListingOf(job, main)) ?? (outside.length ? { main, variesBy: [], variants: [] } : undefined)) : undefined;
   if (variation && adapter.endVariations) await adapter.endVariations(target, variation, jobId);
   else for (const v of live) await adapter.end(target, v.stockId, v.listedAs ?? null, `${jobId}-v${v.stockId}`, v);
   return transaction(async (trx) => {

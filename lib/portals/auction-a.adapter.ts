@@ -274,10 +274,9 @@ export class AuctionAAdapter implements PortalAdapter {
    * refusal for the day's limit holds the item until the next day.
    */
   async setQuantities(target: PortalTarget, updates: QuantityUpdate[], _key: string, aids?: PushAids): Promise<QuantityOutcome[]> {
-    const ledger = aids?.ledger;
     const outcomes: QuantityOutcome[] = [];
     for (let i = 0; i < updates.length; i += this.maxQuantityBatch)
-      outcomes.push(...(await this.quantityBatch(target, updates.slice(i, i + this.maxQuantityBatch), ledger)));
+      outcomes.push(...(await this.quantityBatch(target, updates.slice(i, i + this.maxQuantityBatch), aids)));
     return outcomes;
   }
 
@@ -519,17 +518,29 @@ export class AuctionAAdapter implements PortalAdapter {
    * One bulkUpdatePriceQuantity of at most 25 SKUs. Each SKU's live fixed-price offers (getOffers)
    * are its listings: their revisions of the day are planned first (ebay/ebay-revisions.ts), so
    * an increase near the end of a listing's budget is held and a decrease still goes out.
+   *
+   * An offer on a variation main's listing that the item left (`aids.leftListings`: made plain or
+   * moved while the main was listed) takes none of its quantity: its variation sells on the main's
+   * listing, which is not the item's any more, until the main is listed again, and for good when
+   * it sold there (eBay keeps such a variation, deleteOffer's note). It gets availableQuantity 0
+   * once (where it shows more), as listVariations sets a leaving member, and the item's quantity
+   * goes to its inventory item only (lib/portal-offer README).
    */
-  private async quantityBatch(target: PortalTarget, updates: QuantityUpdate[], ledger?: RevisionLedger): Promise<QuantityOutcome[]> {
+  private async quantityBatch(target: PortalTarget, updates: QuantityUpdate[], aids?: PushAids): Promise<QuantityOutcome[]> {
+    const ledger = aids?.ledger;
     const { sent, clashes } = lowestPerListing(
       updates.map((u) => ({ u, sku: ebaySku(u.group, u.sku, u.stockId) })),
       (r) => r.sku,
       'auction_a (eBay)',
     );
+    const left = aids?.leftListings ? await aids.leftListings(sent.map(({ u }) => u.stockId)) : new Map<number, Set<string>>();
     // bulkUpdatePriceQuantity takes offers[] only for published offers; auction offers take no quantity (25762).
-    const live = await Promise.all(
+    const published = await Promise.all(
       sent.map(async ({ sku }) => (await this.offersOf(target, sku)).filter((o) => o.status === 'PUBLISHED' && o.format !== 'AUCTION' && o.offerId)),
     );
+    const leftOf = (i: number, o: Offer) => left.get(sent[i]!.u.stockId)?.has(o.listing?.listingId ?? '') ?? false;
+    const live = published.map((offers, i) => offers.filter((o) => !leftOf(i, o)));
+    const zero = published.map((offers, i) => offers.filter((o) => leftOf(i, o) && o.availableQuantity !== 0));
     const at = now();
     const plans = await planRevisions(
       ledger,
@@ -540,7 +551,9 @@ export class AuctionAAdapter implements PortalAdapter {
         listings: live[i]!.map((o) => ({ listingId: o.listing?.listingId ?? o.offerId!, availableQuantity: o.availableQuantity })),
       })),
     );
-    const going = sent.map((s, i) => ({ ...s, offers: live[i]!, plan: plans.get(s.sku)! })).filter((s): s is typeof s & { plan: SendPlan } => 'send' in s.plan);
+    const going = sent
+      .map((s, i) => ({ ...s, offers: live[i]!, zero: zero[i]!, plan: plans.get(s.sku)! }))
+      .filter((s): s is typeof s & { plan: SendPlan } => 'send' in s.plan);
     const bySku = going.length ? await this.bulkUpdate(target, going) : new Map<string | undefined, PriceQuantityResponse>();
     const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
     for (const { u, sku } of sent) {
@@ -552,18 +565,18 @@ export class AuctionAAdapter implements PortalAdapter {
     return updates.map((u) => outcomes.get(u.stockId)!);
   }
 
-  /** The call itself, one request per SKU setting both levels; answers the worst response per SKU. */
+  /** The call itself, one request per SKU setting both levels (0 on offers the item left); answers the worst response per SKU. */
   private async bulkUpdate(
     target: PortalTarget,
-    going: { sku: string; offers: Offer[]; plan: SendPlan }[],
+    going: { sku: string; offers: Offer[]; zero: Offer[]; plan: SendPlan }[],
   ): Promise<Map<string | undefined, PriceQuantityResponse>> {
-    const requests = going.map(({ sku, offers, plan }) => {
+    const requests = going.map(({ sku, offers, zero, plan }) => {
       const quantity = sentQuantity(plan);
-      return {
-        sku,
-        shipToLocationAvailability: { quantity },
-        ...(offers.length ? { offers: offers.map((o) => ({ offerId: o.offerId, availableQuantity: quantity })) } : {}),
-      };
+      const all = [
+        ...offers.map((o) => ({ offerId: o.offerId, availableQuantity: quantity })),
+        ...zero.map((o) => ({ offerId: o.offerId, availableQuantity: 0 })),
+      ];
+      return { sku, shipToLocationAvailability: { quantity }, ...(all.length ? { offers: all } : {}) };
     });
     const answer = await ebayCall<{ responses?: PriceQuantityResponse[] }>(target, {
       method: 'POST',

@@ -111,6 +111,13 @@ export interface PushAids {
    * that cannot find a listing by its own lookup (Kaufland's GET /units lags minutes behind).
    */
   listedItems(stockIds: number[]): Promise<Map<number, string>>;
+  /**
+   * The multiple-variation listings (portal item ids) these items are recorded on but left: a
+   * variation main's listing whose main is not the item's main any more (it was made plain,
+   * moved, or its main lost it). By stock id; absent: none. Asked by auction_a, whose offer of a
+   * variant that left stays on the main's eBay listing (lib/portals README).
+   */
+  leftListings?(stockIds: number[]): Promise<Map<number, Set<string>>>;
 }
 
 /**

@@ -73,6 +73,27 @@ export const stockPortalRepository = {
     return { variesBy: nameValues(main.matrix), variants };
   },
 
+  /**
+   * Of these items, the variation mains (variation_type main, with or without variants left) and
+   * each variant's main: what a listing shared by several items is to them (lib/portal-offer's
+   * leftListings).
+   */
+  async variationLinks(knex: Knex, accountId: number, stockIds: number[]): Promise<{ mains: Set<number>; parents: Map<number, number> }> {
+    const ids = [...new Set(stockIds)];
+    if (ids.length === 0) return { mains: new Set(), parents: new Map() };
+    const rows = (await knex('stock')
+      .select('id', 'variation_type', 'variation_parent_id')
+      .where('account_id', accountId)
+      .whereIn('id', ids)
+      .whereIn('variation_type', ['main', 'sub'])) as { id: number; variation_type: string; variation_parent_id: number | null }[];
+    return {
+      mains: new Set(rows.filter((r) => r.variation_type === 'main').map((r) => Number(r.id))),
+      parents: new Map(
+        rows.filter((r) => r.variation_type === 'sub' && r.variation_parent_id !== null).map((r) => [Number(r.id), Number(r.variation_parent_id)]),
+      ),
+    };
+  },
+
   /** The lister ids of an item's entries in a lister group (auction_a[] ...). */
   async listerIds(knex: Knex, accountId: number, stockId: number, portal: PortalId): Promise<string[]> {
     const row = (await knex('stock')

@@ -410,6 +410,11 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     const m = () => [...ebay.offers.values()].find((o) => o.account === account && o.sku === sku('-M'))!;
     expect([m().status, m().listingId, m().body.availableQuantity]).to.deep.equal(['PUBLISHED', listingId, 0]);
     expect(listingsOf(running.sandbox.state, account).find((o) => o.sku === sku('-M'))?.quantity).to.equal(0);
+    // M's next quantity (2 of its 3 sold elsewhere) goes to its inventory item (2 after eBay's own
+    // sale), not back onto the main's listing.
+    await createOrder(seller, { line: [{ id: 1, quantity: 2, price: '10', stock_align_id: sku('-M') }] });
+    await waitFor('M’s inventory item at 1', () => atEbay(sku('-M')).item === 1);
+    expect([m().status, m().body.availableQuantity]).to.deep.equal(['PUBLISHED', 0]);
 
     await endMainListing(ids.main, `end-sold-${seller.id}-${ids.main}`);
     expect(m().status).to.equal('UNPUBLISHED');
@@ -471,6 +476,86 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     ]);
     const listings = await db()('portal_listing').where({ account_id: seller.id, portal: 'auction_a' }).orderBy('stock_id').select('stock_id', 'status');
     expect(listings).to.deep.equal([ids.main, ids.s, ids.m].sort((a, b) => a - b).map((stockId) => ({ stock_id: stockId, status: 'ended' })));
+  });
+
+  /** What eBay holds of a SKU of this seller: its inventory item's quantity, and its offer (status, listing id, availableQuantity, what a buyer sees). */
+  const atEbay = (s: string) => {
+    const account = String(seller.portalAccountId);
+    const ebay = running.sandbox.state.ebay;
+    const item = ebay.inventory.get(`${account}|${s}`) as { availability?: { shipToLocationAvailability?: { quantity?: number } } } | undefined;
+    const offer = [...ebay.offers.values()].find((o) => o.account === account && o.sku === s);
+    const shownQuantity = listingsOf(running.sandbox.state, account).find((o) => o.sku === s)?.quantity;
+    return {
+      item: item?.availability?.shipToLocationAvailability?.quantity,
+      offer: offer ? [offer.status, offer.listingId, offer.body.availableQuantity, shownQuantity] : undefined,
+    };
+  };
+
+  it('when a variant leaves a main listed at eBay and then sells elsewhere, then CIA sets its quantity on its inventory item only: its variation on the main’s listing goes to 0 and stays there, while the variant still in the group keeps being pushed', async () => {
+    const ids = await shirt({}, ebayData);
+    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state, listed.error).to.equal('completed');
+    const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
+    await settle();
+    expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 3, 3]);
+    const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(left.status, left.text).to.equal(200);
+    await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '10', stock_align_id: sku('-M') }] });
+    await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '10', stock_align_id: sku('-S') }] });
+
+    await waitFor('M’s inventory item at 2 and S at 3', () => atEbay(sku('-M')).item === 2 && atEbay(sku('-S')).item === 3);
+    await settle();
+    // M is no variation of the main any more: nothing of its stock is offered on the main's listing.
+    expect(atEbay(sku('-M'))).to.deep.equal({ item: 2, offer: ['PUBLISHED', listingId, 0, 0] });
+    expect(atEbay(sku('-S'))).to.deep.equal({ item: 3, offer: ['PUBLISHED', listingId, 3, 3] });
+  });
+
+  it('when every variant left a main listed at eBay and the main’s listing is ended, then the group is withdrawn (eBay’s group still held them) and their listings read ended', async () => {
+    const ids = await shirt({}, ebayData);
+    const account = String(seller.portalAccountId);
+    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state, listed.error).to.equal('completed');
+    await settle();
+    for (const id of [ids.s, ids.m]) {
+      const left = await call(`stock/${id}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+      expect(left.status, left.text).to.equal(200);
+    }
+    await settle();
+
+    const since = running.sandbox.state.requests.length;
+    const ended = await endMainListing(ids.main, `end-all-left-${seller.id}-${ids.main}`);
+    expect(ended.state, ended.error).to.equal('completed');
+    expect(ended.result).to.deep.equal({ action: 'delete', portal: 'auction_a', variants: [ids.s, ids.m].sort((a, b) => a - b) });
+    const calls = running.sandbox.state.requests.slice(since).filter((r) => r.portal === 'auction_a' && r.portalAccount === account && r.method === 'POST');
+    expect(calls.map((r) => [r.path, r.body, r.status])).to.deep.equal([
+      ['/sell/inventory/v1/offer/withdraw_by_inventory_item_group', { inventoryItemGroupKey: sku(), marketplaceId: 'EBAY_DE' }, 204],
+    ]);
+    expect([atEbay(sku('-S')).offer?.[0], atEbay(sku('-M')).offer?.[0]]).to.deep.equal(['UNPUBLISHED', 'UNPUBLISHED']);
+    const listings = await db()('portal_listing').where({ account_id: seller.id, portal: 'auction_a' }).orderBy('stock_id').select('stock_id', 'status');
+    expect(listings).to.deep.equal([ids.main, ids.s, ids.m].sort((a, b) => a - b).map((stockId) => ({ stock_id: stockId, status: 'ended' })));
+  });
+
+  it('when a variation main’s eBay listing was ended and the main is listed again, then eBay publishes a new listing (a listing id of its own) and the main and its variants are recorded under it', async () => {
+    const ids = await shirt({}, ebayData);
+    const first = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(first.state, first.error).to.equal('completed');
+    const ended = (first.result as { portal_item_id: string }).portal_item_id;
+    await settle();
+    expect((await endMainListing(ids.main, `end-relist-${seller.id}-${ids.main}`)).state).to.equal('completed');
+
+    const again = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(again.state, again.error).to.equal('completed');
+    const relisted = (again.result as { portal_item_id: string }).portal_item_id;
+    expect(relisted).to.be.a('string').and.not.equal(ended);
+    expect(again.result).to.deep.include({ variants: [ids.s, ids.m].map((id) => ({ stock_id: id, portal_item_id: relisted })) });
+    expect([atEbay(sku('-S')).offer?.slice(0, 2), atEbay(sku('-M')).offer?.slice(0, 2)]).to.deep.equal([
+      ['PUBLISHED', relisted],
+      ['PUBLISHED', relisted],
+    ]);
+    const listings = await db()('portal_listing').where({ account_id: seller.id, portal: 'auction_a' }).select('stock_id', 'status', 'portal_item_id');
+    expect(listings.map((l) => [l.stock_id, l.status, l.portal_item_id]).sort()).to.deep.equal(
+      [ids.main, ids.s, ids.m].map((id) => [id, 'listed', relisted]).sort(),
+    );
   });
 
   it('when a variation main is listed at a portal without listings of variants, then each variant is an offer of its own (its EAN, not the main’s portal EAN, and its quantity) and the main none; its delete ends them', async () => {
