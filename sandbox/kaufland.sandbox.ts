@@ -202,6 +202,8 @@ export class KauflandState {
    * POST /_sandbox/kaufland/order-units/:id/unreadable {unreadable}.
    */
   unreadable = new Set<number>();
+  /** Shipping groups a seller made beside the two every seller has, per `account|storefront`. */
+  shippingGroups = new Map<string, { id: number; name: string }[]>();
   private counter = 0;
 
   next(): number {
@@ -221,6 +223,7 @@ export class KauflandState {
     this.unitsListedAfterMs = defaultUnitsListedAfterMs;
     this.throttled = 0;
     this.unreadable.clear();
+    this.shippingGroups.clear();
   }
 
   /** The account and secret of a client key: issued ones, and a development account's (`sandbox-account-<id>`, `sandbox-secret-<id>`). */
@@ -490,11 +493,12 @@ function applyUnitFields(u: KauflandUnit, body: Record<string, unknown>): void {
   u.date_lastchange_iso = now();
 }
 
-/** The shipping groups every sandbox seller has (GET /shipping-groups). */
-const shippingGroups = (storefront: string) =>
+/** The shipping groups of a seller (GET /shipping-groups): the two every sandbox seller has, then those added (POST /_sandbox/kaufland/shipping-groups). */
+const shippingGroups = (k: KauflandState, account: string, storefront: string) =>
   [
     { id: 1, name: 'Standard', is_default: true },
     { id: 2, name: 'Spedition', is_default: false },
+    ...(k.shippingGroups.get(`${account}|${storefront}`) ?? []).map((g) => ({ ...g, is_default: false })),
   ].map((g) => ({ currency: 'EUR', id_shipping_group: g.id, storefront, name: g.name, type: 'PACKAGE', is_default: g.is_default, regions: [] }));
 
 function routes(state: SandboxState, k: KauflandState): express.Router {
@@ -609,9 +613,9 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
     });
     res.status(207).json({ data });
   });
+  // Paged as the contract has it (limit: default 30, at most 30): a seller's 31st group is on the second page.
   router.get('/shipping-groups', (req, res) => {
-    const all = shippingGroups(storefrontOf(req));
-    res.json({ data: all, pagination: { offset: 0, limit: all.length, total: all.length } });
+    res.json(page(req, shippingGroups(k, accountOf(res), storefrontOf(req))));
   });
   router.get('/carriers', (_req, res) => {
     res.json({ data: { carriers: sandboxCarriers } });
@@ -856,6 +860,17 @@ function controls(app: express.Express, state: SandboxState, k: KauflandState): 
     if (status === 'cancelled') ou.cancel_reason = 'BuyerCancelled';
     ou.ts_updated_iso = now();
     res.json({ id_order_unit: ou.id_order_unit, status: ou.status });
+  });
+  app.post('/_sandbox/kaufland/shipping-groups', (req, res) => {
+    const body = (req.body ?? {}) as { portal_account?: string | number; storefront?: string; name?: string };
+    if (body.portal_account === undefined || !body.name) {
+      res.status(400).json({ message: 'portal_account and name are required' });
+      return;
+    }
+    const key = `${String(body.portal_account)}|${body.storefront ?? 'de'}`;
+    const group = { id: 100 + k.next(), name: String(body.name) };
+    k.shippingGroups.set(key, [...(k.shippingGroups.get(key) ?? []), group]);
+    res.status(201).json({ id_shipping_group: group.id, name: group.name });
   });
   app.post('/_sandbox/kaufland/order-units/:id/unreadable', (req, res) => {
     const id = Number(req.params.id);

@@ -19,6 +19,8 @@ interface Unit {
 
 /** Order units per page of a fetch (the contract's maximum). */
 const orderPageSize = 100;
+/** GET /shipping-groups: the contract's largest page (limit at most 30). */
+const shippingGroupsPage = 30;
 /** POST /units/bulk: "SHOULD NOT have more than 150 units". */
 const bulkMax = 150;
 /** More unknown offers than this in one CIA batch: the storefront's units are listed instead of looked up one by one. */
@@ -505,13 +507,26 @@ export class MarketEAdapter extends HttpPortalAdapter {
     return patch;
   }
 
-  /** id_shipping_group of the group's shipping_group_id: a number as it is, a name looked up at GET /shipping-groups. */
+  /**
+   * id_shipping_group of the group's shipping_group_id: a number as it is, a name looked up at GET
+   * /shipping-groups, page by page (its limit is at most 30: a seller's 31st group was "no shipping
+   * group named" before), until found or the groups end (at most 20 pages).
+   */
   private async shippingGroupId(s: KauflandSession, group: string | null): Promise<{ id_shipping_group?: number }> {
     if (!group) return {};
     if (/^\d{1,12}$/.test(group)) return { id_shipping_group: Number(group) };
-    const answer = await s.call<{ data: { id_shipping_group: number; name: string }[] }>('GET', '/shipping-groups', { storefront: s.storefront, limit: 30 });
-    const found = (answer.body.data ?? []).find((g) => g.name.trim().toLowerCase() === group.trim().toLowerCase());
-    if (!found) throw portalInputError(this.portal, `Kaufland has no shipping group named ${group} in storefront ${s.storefront}`);
-    return { id_shipping_group: found.id_shipping_group };
+    const wanted = group.trim().toLowerCase();
+    for (let offset = 0, page = 0; page < 20; page++, offset += shippingGroupsPage) {
+      const answer = await s.call<{ data: { id_shipping_group: number; name: string }[]; pagination?: { total?: number } }>('GET', '/shipping-groups', {
+        storefront: s.storefront,
+        limit: shippingGroupsPage,
+        offset,
+      });
+      const groups = answer.body.data ?? [];
+      const found = groups.find((g) => g.name.trim().toLowerCase() === wanted);
+      if (found) return { id_shipping_group: found.id_shipping_group };
+      if (groups.length < shippingGroupsPage || offset + groups.length >= (answer.body.pagination?.total ?? Infinity)) break;
+    }
+    throw portalInputError(this.portal, `Kaufland has no shipping group named ${group} in storefront ${s.storefront}`);
   }
 }

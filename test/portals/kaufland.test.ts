@@ -139,6 +139,21 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(sandbox.state.quantities(String(account)).market_e).to.deep.equal({ 'KL-POT': 3 });
   });
 
+  it("list: a shipping group named on GET /shipping-groups' second page (the seller's 31st; a page is at most 30) is found, not refused as unknown", async () => {
+    let last = 0;
+    for (let i = 3; i <= 31; i++)
+      last = (await post('/_sandbox/kaufland/shipping-groups', { portal_account: account, name: `Zone ${i}` })).body.id_shipping_group as number;
+    await adapter.list(target, item({}, { shipping_group_id: 'zone 31' }), 'k1');
+    expect(unitOf('KL-POT')).to.deep.include({ id_shipping_group: last });
+    expect(calls('/v2/shipping-groups').map((r) => [r.status, r.query])).to.deep.equal([
+      [200, { storefront: 'de', limit: '30', offset: '0' }],
+      [200, { storefront: 'de', limit: '30', offset: '30' }],
+    ]);
+    const refused = await failure(adapter.list(target, item({ sku: 'KL-OTHER' }, { shipping_group_id: 'Zone 99' }), 'k2'));
+    expect(refused.message).to.match(/no shipping group named Zone 99/);
+    expect(calls('/v2/shipping-groups')).to.have.length(4);
+  });
+
   it('revise and end: PATCH /units/{id_unit} with the mapping; DELETE /units/{id_unit}, and a unit already gone is ended', async () => {
     const { portalItemId } = await adapter.list(target, item(), 'k1');
     await adapter.revise(target, item({ price: '29.00' }, { comment: 'B-Ware' }), portalItemId, [], 'k2');
