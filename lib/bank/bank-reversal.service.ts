@@ -36,7 +36,7 @@ import { grantOf, OrderScope } from '../access';
 import { takeBackPaymentsIn } from '../order';
 import { insertTaskOnce, TaskInput } from '../task';
 import { bankRepository, PendingReversalRow } from './bank.repository';
-import { acrossFormatsOf, formatOfKey } from './statement/entry-key';
+import { acrossFormatsOf, formatOfKey, ibanOfKey, tiedAcrossFormats } from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
 
 /**
@@ -89,16 +89,26 @@ async function sameReversalApplied(trx: Knex.Transaction, accountId: number, rev
   });
 }
 
-/** A kept reversal as the statement gave it. */
-const entryOf = (row: PendingReversalRow): StatementEntry => ({
-  reference: row.key,
-  transferDate: row.transfer_date,
-  sender: row.sender,
-  subject: row.subject,
-  amount: row.amount,
-  currency: row.currency_id,
-  payerReferences: row.payer_ref ? row.payer_ref.split(' ') : [],
-});
+/**
+ * A kept reversal as the statement gave it, with its account's IBAN read from its key: without
+ * it, the same reversal kept from the other format too was never found applied
+ * (sameReversalApplied) once one of them had tied the credit, stayed kept, and tied the payer's
+ * next equal payment imported later (a rate of an earlier day), taking a genuine payment.
+ */
+const entryOf = (row: PendingReversalRow): StatementEntry =>
+  tiedAcrossFormats(
+    {
+      reference: row.key,
+      transferDate: row.transfer_date,
+      sender: row.sender,
+      subject: row.subject,
+      amount: row.amount,
+      currency: row.currency_id,
+      payerReferences: row.payer_ref ? row.payer_ref.split(' ') : [],
+    },
+    ibanOfKey(row.key),
+    '',
+  );
 
 /**
  * Applies the file's reversals, and the reversals kept from earlier imports that a credit of

@@ -213,6 +213,33 @@ describe('bank: one account imported as MT940 and as camt.053 pays each booking 
     expect(await backfillBankAcrossFormats(db())).to.deep.equal({ accounts: 0, reversals: 0 });
   });
 
+  it('when the same reversal is kept from the MT940 and from the camt.053 (both imported before its credit), then the credit ties one of them and the other is dropped with it, so an earlier equal payment of the payer imported later still pays', async () => {
+    const s = await newSeller();
+    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
+    // Bernd pays in two rates of 24.50 with the same text: the second is reversed by the bank.
+    const bernd = await orderPaidBy(s, '49.00', 'Bernd Bauer');
+    const names = { ORDER_1: anna, ORDER_2: bernd };
+    await importStatement(s, fixture('mt940-reversal.sta', names));
+    expect(await importStatement(s, fixture('camt053-reversal-again.xml', names))).to.deep.include({ format: 'camt.053', entries: 0, debits: 1 });
+    expect(await importStatement(s, fixture('mt940-reversal-credits.sta', names))).to.deep.include({ entries: 2, stored: 2 });
+    expect((await readOrder(s, bernd)).paid_amount).to.equal(null);
+    // His first rate, of the 10th, in a statement imported late.
+    const earlier = fixture('mt940-reversal-credits.sta', names)
+      .toString('latin1')
+      .replaceAll('2611201120', '2611101110')
+      .replace(':28C:00100/001', ':28C:00099/001')
+      .replace(':60F:C261119', ':60F:C261109')
+      .replace(':62F:C261120', ':62F:C261110');
+    expect(await importStatement(s, Buffer.from(earlier, 'latin1'))).to.deep.include({ entries: 2, stored: 2 });
+    expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
+    const bernds = (await bankTransfers<BankView & { status: string | null }>(s)).filter((r) => r.sender === 'Bernd Bauer');
+    expect(bernds.map((r) => [r.transfer_date.slice(0, 10), r.status]).sort()).to.deep.equal([
+      ['2026-11-10', null],
+      ['2026-11-20', 'reversed'],
+    ]);
+  });
+
   it("when the camt.053 is of another of the seller's accounts, then none of its payments is taken for the MT940's", async () => {
     const s = await newSeller();
     const orders = await shop(s);

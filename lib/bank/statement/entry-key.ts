@@ -78,6 +78,16 @@ export function ibanOfAccount(account: string): string | null {
   return `DE${String(check).padStart(2, '0')}${bban}`;
 }
 
+/**
+ * The IBAN of the account a key names (`<format> <account>|...`, a reversal's `reversal <format>
+ * <account>|...` too: the account as the reader gave it to ibanOfAccount); null for a key of
+ * before or an account that ties nothing. For what is kept by its key alone (a kept reversal).
+ */
+export function ibanOfKey(key: string): string | null {
+  const account = /^(?:reversal )?(?:mt940|camt) ([^|]*)\|/.exec(key)?.[1];
+  return account === undefined ? null : ibanOfAccount(account);
+}
+
 /** What a stored record or a new entry says of a booking, for sameBookingAcrossFormats. */
 export interface Booking {
   transferDate: Date;
