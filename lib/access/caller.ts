@@ -40,6 +40,8 @@ export const grantOf = (scope: OrderScope): number | null => (scope.portalAccoun
 export interface Caller extends OrderScope {
   scopes: ReadonlySet<Scope>;
   oauthClientId: number | null;
+  /** The third-party client's own client_id, whose app[] entry of a stock item it owns (lib/stock); null or absent: the seller's own token. */
+  clientId?: string | null;
   /** The portal account of this request: portal_account_id if sent, else the token's, else the default. */
   portalAccountId: number | null;
   /** The request's X-Request-Id (sent or made). */

@@ -7,6 +7,8 @@ export interface Grant {
   oauthClientId: number | null;
   portalAccountId: number | null;
   scope: Scope[];
+  /** The client's own client_id (lib/stock keys a client's app[] entry by it); null for the seller's tokens. Read with an access token. */
+  clientId?: string | null;
 }
 
 interface GrantRow {
@@ -70,8 +72,13 @@ export const tokenRepository = {
   },
 
   async findAccessToken(hash: string): Promise<(Grant & { expiresAt: Date }) | undefined> {
-    const row = await db()('access_token').where({ token_hash: hash }).andWhere('expires_at', '>', db().fn.now()).first();
-    return row ? { ...toGrant(row), expiresAt: row.expires_at } : undefined;
+    const row = await db()('access_token AS t')
+      .leftJoin('oauth_client AS c', 'c.id', 't.oauth_client_id')
+      .select('t.*', 'c.client_id')
+      .where({ 't.token_hash': hash })
+      .andWhere('t.expires_at', '>', db().fn.now())
+      .first<(GrantRow & { client_id: string | null; expires_at: Date }) | undefined>();
+    return row ? { ...toGrant(row), clientId: row.client_id, expiresAt: row.expires_at } : undefined;
   },
 
   async insertRefreshToken(trx: Knex, hash: string, grant: Grant, ttlSeconds: number, chainId: string): Promise<void> {

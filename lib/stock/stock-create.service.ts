@@ -14,6 +14,7 @@ import { Movement, writeMovements } from './stock-history.repository';
 import type { SaveContext, SaveResult } from './stock-save';
 import { checkStockReferences } from './stock-references';
 import { saveStock, stockColumns } from './stock.service';
+import { appClientOf, AppWriter } from './stock-app';
 import { StockColumns, stockRepository } from './stock.repository';
 import type { StockInput } from './stock.type';
 
@@ -76,8 +77,9 @@ export async function createPlainItems(trx: Knex.Transaction, accountId: number,
 }
 
 /** POST stock/: creates an item in a transaction of its own (a plain one as a batch of one). */
-export async function createStockItem({ accountId, requestId }: AccountWork, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
-  const ctx: SaveContext = { warnings, title: 'stock', field: 'stock' };
+export async function createStockItem(caller: AccountWork & AppWriter, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
+  const { accountId, requestId } = caller;
+  const ctx: SaveContext = { warnings, title: 'stock', field: 'stock', appClient: appClientOf(caller) };
   return transaction(async (trx) => {
     if (!isPlainNew(undefined, input)) return saveStock(trx, accountId, input, undefined, ctx);
     const [outcome] = await createPlainItems(trx, accountId, [{ input, ctx }]);

@@ -9,6 +9,7 @@ import { mentionRefusals } from '../portal-account';
 import { createPlainItems, isPlainNew } from './stock-create.service';
 import { resolveStockRef } from './stock-ref';
 import { saveStock } from './stock.service';
+import { appClientOf, AppWriter } from './stock-app';
 import { StockInput, stockListItemType } from './stock.type';
 
 /** Most items of one stock/list/ request (document 1, Limits). */
@@ -48,8 +49,9 @@ function prepare(raw: unknown, index: number): ListItem {
  * runs again with a savepoint for every item, which isolates the refused item. Returns
  * Multistatus_type items in input order.
  */
-export async function saveStockList(scope: OrderScope & { requestId?: string }, items: unknown[], log: Logger): Promise<MultiStatusItem[]> {
+export async function saveStockList(scope: OrderScope & AppWriter & { requestId?: string }, items: unknown[], log: Logger): Promise<MultiStatusItem[]> {
   const { accountId, requestId } = scope;
+  const appClient = appClientOf(scope);
   const prepared = await checkedMentions(scope, items.map(prepare));
   return runListSafely(
     (savepointAll) =>
@@ -57,7 +59,7 @@ export async function saveStockList(scope: OrderScope & { requestId?: string }, 
         const response: MultiStatusItem[] = [];
         let run: ListItem[] = [];
         const flush = async () => {
-          if (run.length) response.push(...(await createRun(trx, accountId, run, log)));
+          if (run.length) response.push(...(await createRun(trx, accountId, run, log, appClient)));
           run = [];
         };
         for (const item of prepared) {
@@ -66,7 +68,7 @@ export async function saveStockList(scope: OrderScope & { requestId?: string }, 
             continue;
           }
           await flush();
-          response.push(await saveOne(trx, accountId, item, log));
+          response.push(await saveOne(trx, accountId, item, log, appClient));
         }
         await flush();
         return response;
@@ -92,7 +94,7 @@ async function checkedMentions(scope: OrderScope, items: ListItem[]): Promise<Li
 }
 
 /** One item in its own savepoint. */
-function saveOne(trx: Knex.Transaction, accountId: number, item: ListItem, log: Logger): Promise<MultiStatusItem> {
+function saveOne(trx: Knex.Transaction, accountId: number, item: ListItem, log: Logger, appClient: string | undefined): Promise<MultiStatusItem> {
   const { path, warnings, id, fields } = item;
   return runItem(
     trx,
@@ -105,7 +107,7 @@ function saveOne(trx: Knex.Transaction, accountId: number, item: ListItem, log: 
           existingId = await resolveStockRef(t, accountId, id, 'id');
           if (existingId === undefined) throw notFound(`stock ${String(id)}`, `${path}.id`);
         }
-        return saveStock(t, accountId, fields!, existingId, { warnings, title: 'stock/list', field: path });
+        return saveStock(t, accountId, fields!, existingId, { warnings, title: 'stock/list', field: path, appClient });
       });
       return { code: result.created ? 201 : 200, fields: { stock_id: result.stockId, lister_id: result.listerIds } };
     },
@@ -114,12 +116,12 @@ function saveOne(trx: Knex.Transaction, accountId: number, item: ListItem, log: 
 }
 
 /** A run of new plain items (and items refused in validation) written set-based. */
-async function createRun(trx: Knex.Transaction, accountId: number, run: ListItem[], log: Logger): Promise<MultiStatusItem[]> {
+async function createRun(trx: Knex.Transaction, accountId: number, run: ListItem[], log: Logger, appClient: string | undefined): Promise<MultiStatusItem[]> {
   const valid = run.filter((item) => item.error === undefined);
   const outcomes = await createPlainItems(
     trx,
     accountId,
-    valid.map((item) => ({ input: item.fields!, ctx: { warnings: item.warnings, title: 'stock/list', field: item.path } })),
+    valid.map((item) => ({ input: item.fields!, ctx: { warnings: item.warnings, title: 'stock/list', field: item.path, appClient } })),
   ).catch((err: unknown) => {
     throw new RunAgainSafely('a set-based stock/list/ statement failed', { cause: err });
   });

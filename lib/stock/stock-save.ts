@@ -12,6 +12,8 @@ export interface SaveContext {
   personId?: number | null;
   /** Prefix of field names in errors: 'stock' or 'stock[3]'. */
   field: string;
+  /** A third-party client's own client_id: app[] writes its entry alone (stock-app.ts); undefined for the seller's tokens. */
+  appClient?: string;
 }
 
 export interface SaveResult {

@@ -49,7 +49,7 @@ export const stockSearch: SearchSpec<StockRow> = {
 
 export const stockSearchRepository = {
   /** One page of the account's items as Stock_type, links loaded for the page at once. */
-  async search(accountId: number, search: SearchRequest) {
+  async search(accountId: number, search: SearchRequest, appClient?: string) {
     // runSearch maps row by row; the links of the whole page are loaded in one go afterwards.
     const rows: StockRow[] = [];
     const page = await runSearch(db()('stock').where('account_id', accountId), stockSearch, search, (row: StockRow) => {
@@ -58,7 +58,7 @@ export const stockSearchRepository = {
     });
     const links = await stockRepository.linksOf(db(), accountId, rows);
     const byId = new Map(rows.map((r) => [r.id, r]));
-    const items = page.items.map((item) => project(stockToApi(byId.get(item.id as number)!, links), search.select, stockSearch.alwaysSelected));
+    const items = page.items.map((item) => project(stockToApi(byId.get(item.id as number)!, links, appClient), search.select, stockSearch.alwaysSelected));
     return page.nextMinId === undefined ? { items } : { items, nextMinId: page.nextMinId };
   },
 };

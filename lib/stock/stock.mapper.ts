@@ -1,9 +1,13 @@
 /** Stock rows to Stock_type as the API returns it (write-only fields are never stored). */
 import type { StockLinks, StockRow } from './stock.repository';
 import { listerGroups, objectGroups } from '../portals';
+import { appSeenBy } from './stock-app';
 
-/** One item as Stock_type; links are the set and variant links loaded for its page. */
-export function stockToApi(row: StockRow, links: StockLinks): Record<string, unknown> {
+/**
+ * One item as Stock_type; links are the set and variant links loaded for its page. appClient: a
+ * third-party client's client_id, which reads its own app[] entry alone (stock-app.ts).
+ */
+export function stockToApi(row: StockRow, links: StockLinks, appClient?: string): Record<string, unknown> {
   const data = row.data;
   const out: Record<string, unknown> = { id: String(row.id), name: row.name };
   const put = (key: string, value: unknown) => {
@@ -61,6 +65,7 @@ export function stockToApi(row: StockRow, links: StockLinks): Record<string, unk
     const listers = data[group] as Record<string, unknown>[] | undefined;
     if (listers) out[group] = listers.map((l) => ({ ...l, lister_id: String(l.lister_id) }));
   }
-  for (const key of ['app', 'customs', 'class']) put(key, data[key]);
+  put('app', appSeenBy(data.app, appClient));
+  for (const key of ['customs', 'class']) put(key, data[key]);
   return out;
 }

@@ -18,6 +18,7 @@ import { stockSearchRepository } from './stock-search.repository';
 import { applySet } from './stock-set.service';
 import { applyVariation } from './stock-variation.service';
 import { stockToApi } from './stock.mapper';
+import { appAfterWrite, appClientOf, AppWriter } from './stock-app';
 import { StockColumns, StockData, stockRepository, StockRow } from './stock.repository';
 import { listerGroups } from '../portals';
 import type { StockInput } from './stock.type';
@@ -117,6 +118,7 @@ export async function stockColumns(
   let data = deepMerge(existing?.data ?? {}, patch) as StockData;
   data = pictureDeletes(data, input, ctx);
   if (input.webshop) data.webshop = mergeWebshops((data.webshop ?? []) as Json[], input.webshop);
+  if (input.app !== undefined) data.app = appAfterWrite(existing?.data.app, input.app as Json[], ctx.appClient, f('app'));
   const listerIds = await mergeListers(trx, data, input, f, nextListerId);
   if (input.name === undefined) {
     // v1.0.2: the offer name set in a lister also becomes the master name.
@@ -198,15 +200,11 @@ export async function resolvePathStockId(accountId: number, ref: string, knex: K
 }
 
 /** POST stock/{stock_id}/: updates the item the path names, resolved in the same transaction. */
-export async function updateStockItem(
-  { accountId, requestId }: AccountWork,
-  ref: string,
-  input: StockInput,
-  warnings: SaveContext['warnings'],
-): Promise<SaveResult> {
+export async function updateStockItem(caller: AccountWork & AppWriter, ref: string, input: StockInput, warnings: SaveContext['warnings']): Promise<SaveResult> {
+  const { accountId, requestId } = caller;
   return transaction(async (trx) => {
     const stockId = await resolvePathStockId(accountId, ref, trx);
-    return saveStock(trx, accountId, input, stockId, { warnings, title: 'stock', field: 'stock' });
+    return saveStock(trx, accountId, input, stockId, { warnings, title: 'stock', field: 'stock', appClient: appClientOf(caller) });
   }, requestId);
 }
 
@@ -221,18 +219,19 @@ export async function searchItemHistory(scope: OrderScope, ref: string, search: 
 }
 
 /** The item a path {stock_id} names as Stock_type: 404 when unknown or foreign, 300 when ambiguous. */
-export async function readStock(accountId: number, ref: string): Promise<Record<string, unknown>> {
+export async function readStock(reader: AccountWork & AppWriter, ref: string): Promise<Record<string, unknown>> {
+  const { accountId } = reader;
   // A plain id is read at once; an alternative identifier is resolved first.
   // Ten digits: ids of the higher cells reach 2^31 - 1 (lib/db/cells.ts).
   const id = /^\d{1,10}$/.test(ref) && Number(ref) <= 2147483647 ? Number(ref) : await resolvePathStockId(accountId, ref);
   const row = await stockRepository.get(db(), accountId, id);
   if (!row) throw notFound(`stock ${ref}`, 'stock_id');
-  return stockToApi(row, await stockRepository.linksOf(db(), accountId, [row]));
+  return stockToApi(row, await stockRepository.linksOf(db(), accountId, [row]), appClientOf(reader));
 }
 
 /** GET stock/: one page of items. */
-export async function searchStock(accountId: number, search: SearchRequest) {
-  return stockSearchRepository.search(accountId, search);
+export async function searchStock(reader: AccountWork & AppWriter, search: SearchRequest) {
+  return stockSearchRepository.search(reader.accountId, search, appClientOf(reader));
 }
 
 /** GET stock/folder/: every folder in use and its parents ("/a/b" gives "/a" too), sorted. */

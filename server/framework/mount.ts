@@ -122,6 +122,7 @@ function handlerFor(e: Endpoint) {
           accountId: grant.accountId,
           scopes: new Set(grant.scope),
           oauthClientId: grant.oauthClientId,
+          clientId: grant.clientId ?? null,
           portalAccountGrant: grant.portalAccountId ?? 'all',
           portalAccountId: await resolveRequestPortalAccount(grant.accountId, ref, grant.portalAccountId),
           requestId: context.id,

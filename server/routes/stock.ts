@@ -51,7 +51,7 @@ export const stockEndpoints = [
     search: stockSearch,
     response: ['stock', 'next_min_id'],
     async handle({ caller, search }) {
-      const result = await searchStock(caller.accountId, search);
+      const result = await searchStock(caller, search);
       return okPage('stock', result);
     },
   }),
@@ -110,7 +110,7 @@ export const stockEndpoints = [
     select: { type: stockType(), alwaysSelected: ['id'] },
     response: ['stock'],
     async handle({ caller, params }) {
-      return ok({ stock: await readStock(caller.accountId, params.stock_id) });
+      return ok({ stock: await readStock(caller, params.stock_id) });
     },
   }),
 
