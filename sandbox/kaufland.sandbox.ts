@@ -261,10 +261,13 @@ const storefrontOf = (req: Request) => String(req.query.storefront ?? 'de');
 const cents = (value: string | undefined, fallback: number) =>
   value !== undefined && /^\d+(\.\d{1,2})?$/.test(value) ? Math.round(Number(value) * 100) : fallback;
 
+/** The storefront's currency: listing_price is "in integral cents of the storefront's currency (CZK for cz, EUR for de, sk, at, fr, it and PLN for pl)". */
+const currencyOf = (storefront: string) => (storefront === 'cz' ? 'CZK' : storefront === 'pl' ? 'PLN' : 'EUR');
+
 function unitView(u: KauflandUnit) {
   return {
     status: u.status,
-    currency: 'EUR',
+    currency: currencyOf(u.storefront),
     id_unit: u.id_unit,
     note: u.note,
     condition: u.condition,
@@ -304,7 +307,7 @@ function orderUnitView(k: KauflandState, ou: KauflandOrderUnit) {
     note: null,
     unit_condition: 'new',
     storefront: ou.storefront,
-    currency: 'EUR',
+    currency: currencyOf(ou.storefront),
     delivery_time_min: 1,
     delivery_time_max: 3,
     delivery_time_expires_iso: null,
@@ -499,7 +502,15 @@ const shippingGroups = (k: KauflandState, account: string, storefront: string) =
     { id: 1, name: 'Standard', is_default: true },
     { id: 2, name: 'Spedition', is_default: false },
     ...(k.shippingGroups.get(`${account}|${storefront}`) ?? []).map((g) => ({ ...g, is_default: false })),
-  ].map((g) => ({ currency: 'EUR', id_shipping_group: g.id, storefront, name: g.name, type: 'PACKAGE', is_default: g.is_default, regions: [] }));
+  ].map((g) => ({
+    currency: currencyOf(storefront),
+    id_shipping_group: g.id,
+    storefront,
+    name: g.name,
+    type: 'PACKAGE',
+    is_default: g.is_default,
+    regions: [],
+  }));
 
 function routes(state: SandboxState, k: KauflandState): express.Router {
   const router = express.Router();

@@ -243,6 +243,20 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(refused.message).to.match(/missing-payment/);
   });
 
+  it("fetchOrders at the storefront cz: the order in CZK, its amounts the contract's integral cents of that currency as units (listed at 499.00 CZK, not EUR)", async () => {
+    const cz: PortalTarget = { ...target, credentials: { storefront: 'cz' } };
+    await adapter.list(cz, item({ quantityAvailable: 3 }, { price: '499.00' }), 'l');
+    expect(unitOf('KL-POT')).to.deep.include({ storefront: 'cz', listing_price: 49900 });
+    const since = new Date(Date.now() - 1000);
+    const sold = await place({ storefront: 'cz', lines: [{ id_offer: 'KL-POT', quantity: 2, shipping: '99.00' }] });
+    const { orders } = await adapter.fetchOrders(cz, since, null);
+    expect(orders.map((o) => o.external_order_id)).to.deep.equal([sold.id_order]);
+    expect(orders[0]).to.deep.include({ currency_id: 'CZK', paid_amount: '1097.00' });
+    expect(orders[0]!.line.map((l) => l.price)).to.deep.equal(['499.00', '499.00']);
+    expect(orders[0]!.shipping.fee).to.equal('99.00');
+    expect(calls('/v2/order-units')[0]!.query).to.include({ storefront: 'cz' });
+  });
+
   it('cancellation from Kontor: PATCH /order-units/{id}/cancel with a reason; one already cancelled is left as it is', async () => {
     await adapter.list(target, item(), 'l');
     const sold = await place({ lines: [{ id_offer: 'KL-POT' }] });
