@@ -476,6 +476,13 @@ function feeds(state: SandboxState, amazon: AmazonState): express.Router {
       res.status(400).json(errorBody('InvalidInput', 'inputFeedDocumentId names no uploaded feed document.'));
       return;
     }
+    // CreateFeedSpecification.marketplaceIds: "A list of identifiers for marketplaces", one id per
+    // element (Amazon's ids are upper-case letters and digits; ours: the contract gives no pattern).
+    const notAnId = (body.marketplaceIds as unknown[]).find((m) => typeof m !== 'string' || !/^[A-Z0-9]+$/.test(m));
+    if (notAnId !== undefined) {
+      res.status(400).json(errorBody('InvalidInput', `Invalid marketplaceId: ${String(notAnId)}.`, 'marketplaceIds'));
+      return;
+    }
     const feed: SandboxFeed = {
       account: accountOf(res),
       feedId: String(50000000000 + amazon.next()),

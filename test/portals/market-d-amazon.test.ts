@@ -400,6 +400,31 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     expect(shown()).to.deep.equal({ 'F-1': 2, 'F-2': 2 });
   });
 
+  it('an account selling in several marketplaces (marketplace_id comma-separated, as consent stores it): patches and the feed name each marketplace on its own', async () => {
+    const FR = 'A13V1IB3VIYZZH';
+    const several: PortalTarget = {
+      ...target,
+      credentials: {
+        client_id: 'kontor-sandbox',
+        client_secret: 'sandbox',
+        refresh_token: `Atzr|sandbox-${account}`,
+        seller_id: seller(),
+        marketplace_id: `${DE},${FR}`,
+      },
+    };
+    const patched = await adapter.setQuantities(several, [update(1, 'M-1', 2)], 'batch-m1');
+    expect(patched).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
+    expect(calls(`/listings/2021-08-01/items/${seller()}/M-1`).map((r) => r.query!.marketplaceIds)).to.deep.equal([`${DE},${FR}`]);
+    await spendPatchPlan();
+    const fed = await adapter.setQuantities(several, [update(2, 'M-2', 5), update(3, 'M-3', 0)], 'batch-m2');
+    expect(fed).to.deep.equal([
+      { stockId: 2, outcome: 'accepted' },
+      { stockId: 3, outcome: 'accepted' },
+    ]);
+    expect(calls('/feeds/2021-06-30/feeds').map((r) => [r.status, (r.body as { marketplaceIds: string[] }).marketplaceIds])).to.deep.equal([[202, [DE, FR]]]);
+    expect(shown()).to.deep.equal({ 'M-1': 2, 'M-2': 5, 'M-3': 0 });
+  });
+
   it('a feed still in progress when the wait is over: the items are retried, and the next try reads the same feed instead of sending it again', async () => {
     await withSlowFeed(async () => {
       const first = await adapter.setQuantities(target, [update(1, 'P-1', 8)], 'batch-4');

@@ -98,7 +98,8 @@ async function submit(s: SpApiSession, messages: FeedMessage[]): Promise<string>
   }
   if (!upload.ok) throw portalUnavailable(`market_d: the feed document upload answered ${upload.status}`);
   const created = await s.call('post', '/feeds/2021-06-30/feeds', (o) =>
-    s.feeds.createFeed({ body: { feedType: 'JSON_LISTINGS_FEED', marketplaceIds: [s.creds.marketplaceId], inputFeedDocumentId: doc.feedDocumentId } }, o),
+    // Each of the account's marketplaces on its own (marketplace_id keeps several comma-separated): one element "A,B" is no marketplace id, and Amazon refused the whole feed.
+    s.feeds.createFeed({ body: { feedType: 'JSON_LISTINGS_FEED', marketplaceIds: s.marketplaceIds, inputFeedDocumentId: doc.feedDocumentId } }, o),
   );
   return created.feedId;
 }

@@ -31,7 +31,7 @@ async function patchQuantity(s: SpApiSession, message: FeedMessage, stockId: num
           {
             sellerId: s.creds.sellerId,
             sku: message.sku,
-            marketplaceIds: [s.creds.marketplaceId],
+            marketplaceIds: s.marketplaceIds,
             body: { productType: message.productType, patches: message.patches },
           },
           o,
@@ -81,7 +81,7 @@ export async function sendQuantities(s: SpApiSession, updates: QuantityUpdate[],
 
 /** The batch once each SKU is named by one item only. */
 async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batchKey: string): Promise<QuantityOutcome[]> {
-  const batch = feedMessages(updates, s.creds.marketplaceId);
+  const batch = feedMessages(updates, s.marketplaceIds[0]!);
   const outcomes: QuantityOutcome[] = updates.map((u) => ({ stockId: u.stockId, outcome: 'accepted' }));
   const take = (read: QuantityOutcome[], messages: FeedMessage[]) => {
     for (const m of messages) outcomes[batch.index.get(m.messageId)!] = read[batch.index.get(m.messageId)!]!;
