@@ -4,7 +4,8 @@
  * transaction after its credits are stored (so a credit and its reversal in one file meet).
  *
  * The rule that ties a reversal to the transfer it reverses, strict so that no money comes off
- * the wrong order: a bank transfer of the same account, currency and amount, not reversed yet,
+ * the wrong order: a bank transfer of the same account (and bank account, IBAN, where both tell
+ * theirs), currency and amount, not reversed yet,
  * booked on the reversal's day or in the REVERSAL_DAYS before it, and
  * - when the reversal carries a payer's reference (end-to-end id / EREF+, creditor reference):
  *   the transfer carries that reference too;
@@ -164,6 +165,7 @@ export async function applyReversalsIn(
           references: reversal.payerReferences,
           sender: reversal.sender,
           subject: reversal.subject,
+          iban: acrossFormatsOf(reversal)?.iban ?? null,
         });
     // Locked, then read again: a matching run may have assigned it meanwhile (it holds the row until it commits).
     const original = candidates.length === 1 ? await bankRepository.lockForReversal(trx, accountId, candidates[0]!.number) : undefined;

@@ -428,7 +428,7 @@ export const bankRepository = {
    * transfers not reversed yet, of the amount and currency, booked on the reversal's day or in the
    * REVERSAL_DAYS before it, and either sharing one of the payer's references given (end-to-end
    * id, creditor reference) or, when none is given, with the same payer and text. At most three
-   * (two already make it ambiguous). Only transfers the scope sees (searchBase's rule): a client
+   * (two already make it ambiguous); of the reversal's bank account (IBAN) where both are known. Only transfers the scope sees (searchBase's rule): a client
    * bound to a portal account reverses those stored under its grant or assigned to its orders,
    * never another portal account's or the seller's own unassigned ones (marked reversed, they
    * would never pay).
@@ -436,7 +436,7 @@ export const bankRepository = {
   async reversalCandidates(
     trx: Knex.Transaction,
     scope: OrderScope,
-    reversal: { amount: string; currency: string; day: Date; since: Date; references: string[]; sender: string; subject: string },
+    reversal: { amount: string; currency: string; day: Date; since: Date; references: string[]; sender: string; subject: string; iban: string | null },
   ): Promise<{ number: string }[]> {
     const q = trx('bank')
       .select<{ number: string }[]>(trx.raw('number::text AS number'))
@@ -445,6 +445,10 @@ export const bankRepository = {
       .andWhere('amount', reversal.amount)
       .andWhere('transfer_date', '>=', reversal.since)
       .andWhere('transfer_date', '<=', reversal.day);
+    // A reversal of one of the seller's bank accounts takes back no credit of another: one whose
+    // account is known (account_iban) must be of the reversal's; one of no known account (booked
+    // by hand, a :25: that ties nothing) may be.
+    if (reversal.iban) q.andWhere((w) => w.whereNull('account_iban').orWhere('account_iban', reversal.iban));
     if (reversal.references.length) {
       q.andWhere((w) => {
         w.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);

@@ -159,6 +159,25 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
     expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
   });
 
+  it("when the seller's other bank account reverses credits of the same payers, amounts and texts, then the credits of this account still pay their orders and the reversals wait for their own", async () => {
+    const s = await newSeller();
+    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
+    const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+    const names = { ORDER_1: anna, ORDER_2: bernd };
+    // The credits booked on the seller's second account (its IBAN in :25:); the reversals are of the first (BLZ 37040044).
+    const otherAccount = fixture('mt940-reversal-credits.sta', names).toString('latin1').replace(':25:37040044/0532013000', ':25:DE75512108001245126199');
+    await importStatement(s, Buffer.from(otherAccount, 'latin1'));
+    await importStatement(s, fixture('mt940-reversal.sta', names));
+    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
+    expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+    expect((await transfers(s)).map((r) => r.status)).to.deep.equal([null, null]);
+    // Their own credits, imported later, are the ones reversed.
+    await importStatement(s, fixture('mt940-reversal-credits.sta', names));
+    expect((await transfers(s)).map((r) => r.status).sort()).to.deep.equal([null, null, 'reversed', 'reversed']);
+    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
+    expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+  });
+
   it('when a camt.053 reverses (DBIT, RvslInd) one part payment, a credit in the same statement and one of two equal gifts, then only that part comes off, the credit reversed at once pays nothing, and the gift gives a task', async () => {
     const s = await newSeller();
     const clara = await orderPaidBy(s, '60.00', 'Clara Vogel');
