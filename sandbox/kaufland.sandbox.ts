@@ -421,6 +421,13 @@ function gate(state: SandboxState, k: KauflandState) {
       res.status(401).json(problem('invalid-credentials', 'The client key is not valid'));
       return;
     }
+    // The reference's required headers name User-Agent ("the name of your partner solution")
+    // beside the three Shop-* ones; its answer to one missing is not given: that of a missing
+    // Shop-* header (ours).
+    if (!req.get('User-Agent')?.trim()) {
+      res.status(401).json(problem('missing-or-invalid-request-header', 'User-Agent (the name of your partner solution) is required'));
+      return;
+    }
     if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > k.timestampWindowS) {
       res.status(401).json(problem('missing-or-invalid-request-header', `Shop-Timestamp must be the current Unix time (within ${k.timestampWindowS} s)`));
       return;

@@ -394,7 +394,7 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(calls().map((r) => r.status)).to.deep.equal([401, 200, 200]);
   });
 
-  it('the signature covers method, full URI, body and timestamp: another body, an old timestamp or a missing header is refused', async () => {
+  it('the signature covers method, full URI, body and timestamp: another body, an old timestamp or a missing header (a Shop-* one, User-Agent) is refused', async () => {
     const uri = `${sandbox.url}/v2/units?storefront=de`;
     const body = JSON.stringify({ id_offer: 'X', ean: '4006381333931', listing_price: 100, handling_time: 1 });
     const ts = Math.floor(Date.now() / 1000);
@@ -408,6 +408,9 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(old.status).to.equal(401);
     expect(((await old.json()) as { type: string }).type).to.equal('/problems/missing-or-invalid-request-header');
     expect((await send({ 'Shop-Timestamp': String(ts) })).status).to.equal(401);
+    const anonymous = await send({ 'Shop-Timestamp': String(ts), 'Shop-Signature': sig(ts), 'User-Agent': '' });
+    expect(anonymous.status).to.equal(401);
+    expect(((await anonymous.json()) as { message: string }).message).to.match(/User-Agent/);
     const good = await send({ 'Shop-Timestamp': String(ts), 'Shop-Signature': sig(ts) });
     expect(good.status).to.equal(200);
   });
