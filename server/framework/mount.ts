@@ -29,7 +29,7 @@ import { bodyRead, decodeBody, readRawBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
 import { PathTable } from './path-table';
-import { versions } from './context';
+import { holdRequestId, versions } from './context';
 import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
 import { claimRequest, requestKey, sendReplay } from './idempotency';
 import { recordJobsAnswered } from '../../lib/queue';
@@ -105,6 +105,8 @@ function handlerFor(e: Endpoint) {
     let claim: Claim | undefined;
     // The request's transactions (those opened with caller.requestId), for the marks of its key.
     let opened: OpenRequest | undefined;
+    // Its id stays its own while the work runs, even if the client drops the connection (context.ts).
+    const releaseId = holdRequestId(context.id);
     try {
       // The caller first: an unknown token or a missing scope is answered before the body is read.
       const grant = e.auth ? await authenticate(e, req, res) : null;
@@ -173,6 +175,7 @@ function handlerFor(e: Endpoint) {
     } finally {
       void release();
       opened?.close();
+      releaseId();
     }
   };
 }

@@ -25,6 +25,7 @@ import { createApp } from '../../server/app';
 import { ApiResponse, call, newSeller, Seller } from '../support/api';
 import { createStock } from '../order/helpers';
 import { capturedLog } from '../security/log-capture';
+import { heldEndpoint } from '../support/held-endpoint';
 
 const newKey = () => crypto.randomUUID();
 
@@ -147,6 +148,8 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
       | 'slow before its commit' = 'created';
     /** A slow attempt, after its commit: it tells that it committed, then waits for `until`. */
     let slow: { committed: () => void; until: Promise<void> } | undefined;
+    /** Another request kept in flight, to share the probe's X-Request-Id. */
+    const held = heldEndpoint();
     before(async () => {
       const probe = endpoint<Record<string, never>, { n: number }>({
         method: 'POST',
@@ -179,7 +182,7 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
       });
       // What the probe's transactions wrote, to count those that committed.
       await db().raw('CREATE TABLE IF NOT EXISTS commit_mark_probe (account_id integer NOT NULL, run integer NOT NULL)');
-      server = createApp([probe]).listen(0, '127.0.0.1');
+      server = createApp([probe, held.endpoint]).listen(0, '127.0.0.1');
       await new Promise((resolve) => server.once('listening', resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
@@ -276,6 +279,38 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
       const replay = await probe(seller, key);
       expect([replay.status, replay.body.run, replay.headers.get('idempotent-replayed')]).to.deep.equal([201, resend.body.run, 'true']);
       expect(await committedRuns(seller)).to.have.length(1);
+    });
+
+    it('when another request with the same X-Request-Id is in flight (another seller of one connector) and the first attempt, past its lock, commits after a resend took the key over, then that COMMIT is still refused: the first attempt answers under a request id of its own, 409, and only the resend’s writes are there', async () => {
+      const seller = await newSeller();
+      const other = await newSeller();
+      const key = newKey();
+      const shared = `shared-${key}`;
+      const entered = held.nextEntry();
+      const otherCall = call('test/held/', { base, token: other.token, headers: { 'X-Request-Id': shared } });
+      await entered;
+      // Let go of the other request however this test ends (a request held past the test holds the server's close).
+      restore = () => held.release();
+      outcome = 'slow before its commit';
+      let go = () => undefined as void;
+      const inTransaction = new Promise<void>((resolve) => {
+        slow = { committed: resolve, until: new Promise<void>((resume) => (go = resume)) };
+      });
+      const first = call('test/commit_mark_probe/', { base, token: seller.token, body: { n: 1 }, headers: { 'Idempotency-Key': key, 'X-Request-Id': shared } });
+      await inTransaction;
+      afterLockLapsed();
+      outcome = 'created';
+      const resend = await probe(seller, key);
+      expect(resend.status, resend.text).to.equal(201);
+      go();
+      const late = await first;
+      // Before, neither request's transactions wrote a mark while they shared the id: the late COMMIT went through, two runs.
+      expect(late.status, late.text).to.equal(409);
+      expect(late.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+      expect(await committedRuns(seller), 'only the resend’s transaction committed').to.deep.equal([resend.body.run]);
+      held.release();
+      const otherAnswer = await otherCall;
+      expect([otherAnswer.status, otherAnswer.headers.get('x-request-id')]).to.deep.equal([200, shared]);
     });
 
     it('when the request fails (500) inside its transaction (rolled back), then the key is freed as before: the resend runs', async () => {
