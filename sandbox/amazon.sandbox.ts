@@ -63,6 +63,14 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
   operationCalls = new Map<string, number>();
   /** Scripted feed endings: the next `remaining` feeds (of the account, when given) end so. */
   feedOutcomes: { account?: string; status: 'FATAL' | 'CANCELLED'; remaining: number }[] = [];
+  /**
+   * Scripted partial processing: the next `remaining` feeds (of the account, when given) end DONE
+   * with their last `unprocessed` messages neither applied nor named by an issue, the report's
+   * summary counting them out of messagesProcessed and messagesAccepted (ours: the processing
+   * report schema counts processed and accepted messages apart from those sent, and says only that
+   * an accepted message's "associated updates are being applied").
+   */
+  partialFeeds: { account?: string; unprocessed: number; remaining: number }[] = [];
   /** How long a feed takes from createFeed to DONE, in ms. */
   feedMs = 300;
   /** Orders and order items per page. */
@@ -95,6 +103,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
     this.marketplaces.clear();
     this.operationCalls.clear();
     this.feedOutcomes = [];
+    this.partialFeeds = [];
     this.feedMs = 300;
     this.pageSize = 100;
     this.listingMs = 300;
@@ -384,7 +393,7 @@ function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed
   const scripted = amazon.feedOutcomes.find((o) => o.remaining > 0 && (o.account === undefined || o.account === feed.account));
   const reportId = `${amazon.next()}${Date.now()}`;
   let issues: Record<string, unknown>[];
-  let messages: Record<string, unknown>[] = [];
+  let processed: Record<string, unknown>[] = [];
   let sellerId = '';
   if (scripted) {
     scripted.remaining -= 1;
@@ -398,14 +407,20 @@ function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed
       };
       sellerId = String(doc.header?.sellerId ?? '');
       if (doc.header?.version !== '2.0' || !Array.isArray(doc.messages)) throw new Error('header.version 2.0 and messages are required');
-      messages = doc.messages as Record<string, unknown>[];
+      const messages = doc.messages as Record<string, unknown>[];
+      const partial = amazon.partialFeeds.find((o) => o.remaining > 0 && (o.account === undefined || o.account === feed.account));
+      if (partial) {
+        partial.remaining -= 1;
+        amazon.partialFeeds = amazon.partialFeeds.filter((o) => o.remaining > 0);
+      }
+      processed = messages.slice(0, Math.max(0, messages.length - (partial?.unprocessed ?? 0)));
       // The document is held to listings-feed-schema-v2.json: a problem of the document itself
       // refuses the feed, one of a message refuses that message (the others are applied).
       const schema = feedSchemaIssues(doc);
       if (schema.some((i) => i.messageId === undefined)) issues = schema;
       else {
         const invalid = new Set(schema.map((i) => i.messageId));
-        issues = [...schema, ...messages.filter((m) => !invalid.has(m.messageId as number)).flatMap((m) => applyMessage(state, feed.account, m))];
+        issues = [...schema, ...processed.filter((m) => !invalid.has(m.messageId as number)).flatMap((m) => applyMessage(state, feed.account, m))];
       }
       state.quantityRequests += 1;
     } catch (err) {
@@ -419,8 +434,8 @@ function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed
     summary: {
       errors: issues.filter((i) => i.severity === 'ERROR').length,
       warnings: issues.filter((i) => i.severity === 'WARNING').length,
-      messagesProcessed: messages.length,
-      messagesAccepted: messages.length - invalid,
+      messagesProcessed: processed.length,
+      messagesAccepted: processed.length - invalid,
       messagesInvalid: invalid,
     },
   };
@@ -599,9 +614,18 @@ function controls(app: express.Express, amazon: AmazonState): void {
     res.json({ revoked: true });
   });
   app.post('/_sandbox/amazon/feed_outcome', (req, res) => {
-    const body = (req.body ?? {}) as { portal_account?: string | number; status?: string; count?: number };
+    const body = (req.body ?? {}) as { portal_account?: string | number; status?: string; count?: number; unprocessed?: number };
+    if (body.status === 'DONE' && Number.isInteger(body.unprocessed) && body.unprocessed! > 0) {
+      amazon.partialFeeds.push({
+        account: body.portal_account === undefined ? undefined : String(body.portal_account),
+        unprocessed: body.unprocessed!,
+        remaining: Math.max(1, Number(body.count ?? 1)),
+      });
+      res.status(201).json({ partial_feeds: amazon.partialFeeds.length });
+      return;
+    }
     if (body.status !== 'FATAL' && body.status !== 'CANCELLED') {
-      res.status(400).json({ message: 'status must be FATAL or CANCELLED' });
+      res.status(400).json({ message: 'status must be FATAL or CANCELLED, or DONE with unprocessed (a whole number above 0)' });
       return;
     }
     amazon.feedOutcomes.push({

@@ -400,6 +400,25 @@ describe('market_d: the SP-API calls against the sandbox', () => {
     expect(shown()).to.deep.equal({ 'F-1': 2, 'F-2': 2 });
   });
 
+  it('a report that accepts fewer messages than it names no error for: those items are sent again, as the report does not say which were left unapplied', async () => {
+    await spendPatchPlan();
+    const scripted = await fetch(`${sandbox.url}/_sandbox/amazon/feed_outcome`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: account, status: 'DONE', unprocessed: 1 }),
+    });
+    expect(scripted.status).to.equal(201);
+    const batch = () => [update(1, 'U-1', 4), update(2, 'U-2', 4), update(3, 'U-3', 4)];
+    const first = await adapter.setQuantities(target, batch(), 'batch-u');
+    expect(first.map((o) => o.outcome)).to.deep.equal(['retry', 'retry', 'retry']);
+    expect((first[2] as { message: string }).message).to.match(/accepted 2 of the 3 messages it names no error for/);
+    // Amazon applied two and left one: without the summary read, all three counted done.
+    expect(shown()).to.deep.equal({ 'U-1': 4, 'U-2': 4 });
+    const second = await adapter.setQuantities(target, batch(), 'batch-u');
+    expect(second.map((o) => o.outcome)).to.deep.equal(['accepted', 'accepted', 'accepted']);
+    expect(shown()).to.deep.equal({ 'U-1': 4, 'U-2': 4, 'U-3': 4 });
+  });
+
   it('an account selling in several marketplaces (marketplace_id comma-separated, as consent stores it): patches and the feed name each marketplace on its own', async () => {
     const FR = 'A13V1IB3VIYZZH';
     const several: PortalTarget = {

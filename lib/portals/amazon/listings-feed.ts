@@ -28,6 +28,19 @@ interface ReportIssue {
   attributeName?: string;
 }
 
+/** The report's summary counts (listings-feed-processing-report-schema-v2, all required). */
+interface ReportSummary {
+  messagesProcessed: number;
+  messagesAccepted: number;
+  messagesInvalid: number;
+}
+
+/** The processing report as read: its issues, and its summary when it has a readable one. */
+interface Report {
+  issues: ReportIssue[];
+  summary?: ReportSummary;
+}
+
 /** The feed submitted for a target and not yet read: kept in Redis so a retry of the same batch reads it instead of sending it again. */
 interface PendingFeed {
   feedId: string;
@@ -115,8 +128,8 @@ async function poll(s: SpApiSession, feedId: string): Promise<{ status: string; 
   }
 }
 
-/** The processing report's issues (getFeedDocument, then its URL; GZIP when Amazon says so). */
-async function report(s: SpApiSession, documentId: string): Promise<ReportIssue[]> {
+/** The processing report's issues and summary (getFeedDocument, then its URL; GZIP when Amazon says so). */
+async function report(s: SpApiSession, documentId: string): Promise<Report> {
   const doc = await s.call('get', `/feeds/2021-06-30/documents/${documentId}`, (o) => s.feeds.getFeedDocument({ feedDocumentId: documentId }, o));
   let res: Response;
   try {
@@ -127,12 +140,24 @@ async function report(s: SpApiSession, documentId: string): Promise<ReportIssue[
   if (!res.ok) throw portalUnavailable(`market_d: the processing report answered ${res.status}`);
   const raw = Buffer.from(await res.arrayBuffer());
   const text = (doc.compressionAlgorithm === 'GZIP' ? zlib.gunzipSync(raw) : raw).toString('utf8');
-  const parsed = JSON.parse(text) as { issues?: ReportIssue[] };
-  return Array.isArray(parsed.issues) ? parsed.issues : [];
+  const parsed = JSON.parse(text) as { issues?: ReportIssue[]; summary?: Partial<ReportSummary> };
+  const summary = parsed.summary;
+  const counted = summary && [summary.messagesProcessed, summary.messagesAccepted, summary.messagesInvalid].every((n) => Number.isInteger(n));
+  return { issues: Array.isArray(parsed.issues) ? parsed.issues : [], ...(counted ? { summary: summary as ReportSummary } : {}) };
 }
 
-/** Each item's outcome from the report: refused with its ERROR issues, else accepted; a feed-level ERROR refuses every item. */
-function outcomes(updates: QuantityUpdate[], index: Map<number, number>, feedId: string, issues: ReportIssue[]): QuantityOutcome[] {
+/**
+ * Each item's outcome from the report: refused with its ERROR issues, else accepted; a feed-level
+ * ERROR refuses every item. `index` names the feed's messages (messageId to the item's place).
+ * **Accepted only as far as the summary counts (decision):** the report names the messages it
+ * refuses, not those it accepted; only `messagesAccepted` does ("the associated updates are being
+ * applied"; messagesInvalid "will not be applied"). When it accepts fewer than the messages it names
+ * no error for (some left unprocessed), or has no readable summary, it does not say which went
+ * unapplied: those items are answered retry, and the push sends them again (quantities are
+ * absolute: the applied ones are set once more, to the same or a newer value). Before, they
+ * counted done, and a quantity Amazon never applied was not sent again until it changed.
+ */
+function outcomes(updates: QuantityUpdate[], index: Map<number, number>, feedId: string, { issues, summary }: Report): QuantityOutcome[] {
   const errors = new Map<number, string[]>();
   const general: string[] = [];
   for (const issue of issues.filter((i) => i.severity === 'ERROR')) {
@@ -141,11 +166,16 @@ function outcomes(updates: QuantityUpdate[], index: Map<number, number>, feedId:
     else errors.set(issue.messageId, [...(errors.get(issue.messageId) ?? []), text]);
   }
   const byItem = new Map([...index].map(([messageId, i]) => [i, messageId]));
+  const clean = general.length > 0 ? 0 : [...index.keys()].filter((m) => !errors.has(m)).length;
+  const unsure =
+    clean > 0 && (summary === undefined || summary.messagesAccepted < clean)
+      ? `market_d feed ${feedId}: its processing report ${summary ? `accepted ${summary.messagesAccepted} of the ${clean} messages it names no error for (${summary.messagesProcessed} processed)` : 'has no summary'}, and does not say which went unapplied; the quantities go again`
+      : undefined;
   return updates.map((u, i) => {
     const messageId = byItem.get(i);
     if (messageId === undefined) return { stockId: u.stockId, outcome: 'accepted' };
     const found = [...general, ...(errors.get(messageId) ?? [])];
-    if (found.length === 0) return { stockId: u.stockId, outcome: 'accepted' };
+    if (found.length === 0) return unsure ? { stockId: u.stockId, outcome: 'retry', message: unsure } : { stockId: u.stockId, outcome: 'accepted' };
     return { stockId: u.stockId, outcome: 'refused', message: `market_d feed ${feedId} refused the quantity of item ${u.stockId}: ${found.join('; ')}` };
   });
 }
@@ -170,7 +200,7 @@ export interface FeedEnd {
 export async function feedOutcomes(s: SpApiSession, updates: QuantityUpdate[], index: Map<number, number>, feed: FeedEnd): Promise<QuantityOutcome[]> {
   if (feed.status === 'DONE' && feed.resultFeedDocumentId) return outcomes(updates, index, feed.feedId, await report(s, feed.resultFeedDocumentId));
   const reason = feed.resultFeedDocumentId
-    ? (await report(s, feed.resultFeedDocumentId).catch(() => []))
+    ? (await report(s, feed.resultFeedDocumentId).catch((): Report => ({ issues: [] }))).issues
         .map((i) => i.message)
         .join('; ')
         .slice(0, 500)

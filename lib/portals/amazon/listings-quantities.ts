@@ -91,7 +91,8 @@ async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batch
   if (earlier && !earlier.finished) return stillProcessing(updates, earlier.feedId, s.target.portalAccountId, earlier.status);
   if (earlier?.batchKey === batchKey) {
     const inFeed = todo.filter((m) => earlier.skus.includes(m.sku));
-    take(await feedOutcomes(s, updates, batch.index, earlier), inFeed);
+    // The feed's messages only: its report's summary is counted against them.
+    take(await feedOutcomes(s, updates, part(inFeed, batch.index).index, earlier), inFeed);
     todo = todo.filter((m) => !inFeed.includes(m));
   }
   if (todo.length === 0) return outcomes;
