@@ -66,7 +66,15 @@ function mountItems(router: express.Router, state: SandboxState): void {
       res.status(404).json(error(25702, `The SKU ${String(req.params.sku)} is not available in the system.`));
       return;
     }
-    res.json({ ...item, sku: String(req.params.sku) });
+    // InventoryItemWithSkuLocaleGroupid.groupIds: "returned if the inventory item is associated with
+    // any inventory item group(s)", their keys.
+    const account = res.locals.account as string;
+    const groupIds = [...ebay.groups]
+      .filter(
+        ([id, group]) => id.startsWith(`${account}|`) && Array.isArray(group.variantSKUs) && group.variantSKUs.map(String).includes(String(req.params.sku)),
+      )
+      .map(([id]) => id.slice(account.length + 1));
+    res.json({ ...item, sku: String(req.params.sku), ...(groupIds.length ? { groupIds } : {}) });
   });
   router.get(`${inventory}/location`, (_req, res) => {
     const locations = [...ebay.locationsOf(res.locals.account as string).values()];
@@ -346,6 +354,35 @@ function mountGroups(router: express.Router, state: SandboxState): void {
       return;
     }
     const account = res.locals.account as string;
+    const groupKey = String(req.params.groupKey);
+    // The path parameter's "Max Length: 50" (the call names no error id for it: 25002, "Any User error").
+    if (groupKey.length > 50) {
+      res.status(400).json(error(25002, `A user error has occurred. The inventoryItemGroupKey ${groupKey} is longer than 50 characters.`));
+      return;
+    }
+    // 25703 "The following SKU is already a member of another group" and 25704 "... already listed
+    // as a single SKU listing" (the call's error table): a member SKU of another group of the
+    // seller, or with a published fixed-price offer on a listing that is not this group's live one.
+    const groupListing = ebay.groupListings.get(key(account, groupKey));
+    for (const sku of skus.map(String)) {
+      const other = [...ebay.groups].find(
+        ([id, group]) =>
+          id !== key(account, groupKey) && id.startsWith(`${account}|`) && Array.isArray(group.variantSKUs) && group.variantSKUs.map(String).includes(sku),
+      );
+      if (other) {
+        res
+          .status(400)
+          .json(error(25703, `The following SKU is already a member of another group. SKU : ${sku} groupId : ${other[0].slice(account.length + 1)}`));
+        return;
+      }
+      const single = ebay.offersOf(account, sku).find((o) => o.status === 'PUBLISHED' && o.body.format === 'FIXED_PRICE' && o.listingId !== groupListing);
+      if (single) {
+        res
+          .status(400)
+          .json(error(25704, `The following SKU is already listed as a single SKU listing. SKU : ${sku} Listing ID : ${String(single.listingId)}`));
+        return;
+      }
+    }
     const before = ebay.groups.get(key(account, String(req.params.groupKey)));
     ebay.groups.set(key(account, String(req.params.groupKey)), body);
     // "if changes are made to an inventory item group that is part of a live, multiple-variation

@@ -131,6 +131,10 @@ export class AuctionAAdapter implements PortalAdapter {
    */
   async listVariations(target: PortalTarget, variation: VariationListing, _key: string): Promise<{ portalItemId: string }> {
     const groupKey = ebaySku(variation.main.group, variation.main.sku, variation.main.stockId);
+    // inventoryItemGroupKey: "Max Length: 50" (createOrReplaceInventoryItemGroup), as a SKU; eBay
+    // refused the group only after every variant's item and offer were made.
+    if (groupKey.length > 50)
+      throw portalInputError(this.portal, `the main's SKU ${groupKey} is longer than eBay's 50 characters (its inventory item group key)`);
     if (variation.variants.some((v) => isAuction(v.group)))
       throw portalInputError(this.portal, `stock item ${variation.main.stockId}: eBay lists variations at a fixed price only, not as an auction (type_id 1)`);
     const unlocated = variation.variants.map((v) => ebayListing(v));
@@ -155,14 +159,21 @@ export class AuctionAAdapter implements PortalAdapter {
     const listings = variation.variants.map((v) => ebayListing(v, location));
     const clash = listings.find((l) => l.sku === groupKey);
     if (clash) throw portalInputError(this.portal, `a variant of stock item ${variation.main.stockId} has the main's SKU ${groupKey}: give each its own`);
-    for (const listing of listings) {
+    const members = await this.groupMembers(target, groupKey);
+    const existing = await Promise.all(listings.map((l) => this.findOffer(target, l.sku, l.offer.marketplaceId, l.offer.format)));
+    const single = await this.singleListings(target, groupKey, listings, existing, members);
+    for (const [i, listing] of listings.entries()) {
       await this.putInventoryItem(target, listing);
-      const existing = await this.findOffer(target, listing.sku, listing.offer.marketplaceId, listing.offer.format);
-      if (existing?.offerId) await this.updateOffer(target, existing.offerId, listing);
+      const offerId = existing[i]?.offerId;
+      if (offerId) await this.updateOffer(target, offerId, listing);
       else await this.createOffer(target, listing);
     }
+    // A variant listed on its own before it joined the main: createOrReplaceInventoryItemGroup
+    // refuses a SKU "already listed as a single SKU listing" (25704); that listing ends (withdrawOffer,
+    // "used to end a single-variation listing"), the variant sells on the main's listing.
+    for (const offerId of single) await ebayCall(target, { method: 'POST', path: `${inventory}/offer/${encodeURIComponent(offerId)}/withdraw` });
     const site = siteOf(variation.main.group);
-    await this.zeroLeaving(target, groupKey, new Set(listings.map((l) => l.sku)), listings[0]?.offer.marketplaceId ?? site.marketplaceId);
+    await this.zeroLeaving(target, members, new Set(listings.map((l) => l.sku)), listings[0]?.offer.marketplaceId ?? site.marketplaceId);
     await ebayCall(target, {
       method: 'PUT',
       path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
@@ -195,14 +206,8 @@ export class AuctionAAdapter implements PortalAdapter {
    * zero for one SKU does not hold the main's listing back (without a sale the group's
    * replacement still takes the variation off).
    */
-  private async zeroLeaving(target: PortalTarget, groupKey: string, members: Set<string>, marketplaceId: string): Promise<void> {
-    const current = await ebayCall<{ variantSKUs?: string[] }>(target, {
-      method: 'GET',
-      path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
-      accept: [400, 404],
-    });
-    if (current.status >= 400) return;
-    const leaving = (current.body.variantSKUs ?? []).map(String).filter((sku) => !members.has(sku));
+  private async zeroLeaving(target: PortalTarget, current: string[], members: Set<string>, marketplaceId: string): Promise<void> {
+    const leaving = current.filter((sku) => !members.has(sku));
     const requests: { sku: string; offers: { offerId: string; availableQuantity: number }[] }[] = [];
     for (const sku of leaving) {
       const live = (await this.offersOf(target, sku, marketplaceId)).filter((o) => o.status === 'PUBLISHED' && o.format !== 'AUCTION' && o.offerId);
@@ -214,6 +219,54 @@ export class AuctionAAdapter implements PortalAdapter {
         path: `${inventory}/bulk_update_price_quantity`,
         body: { requests: requests.slice(i, i + this.maxQuantityBatch) },
       });
+  }
+
+  /** The group's member SKUs at eBay (getInventoryItemGroup); none before its first list (25705, no group). */
+  private async groupMembers(target: PortalTarget, groupKey: string): Promise<string[]> {
+    const current = await ebayCall<{ variantSKUs?: string[] }>(target, {
+      method: 'GET',
+      path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
+      accept: [400, 404],
+    });
+    return current.status >= 400 ? [] : (current.body.variantSKUs ?? []).map(String);
+  }
+
+  /**
+   * The published offers of variants that are no member of the group at eBay: each is a listing of
+   * its own (withdrawn before the group is replaced, 25704) unless its inventory item is in another
+   * group (InventoryItem.groupIds), which eBay refuses as "already a member of another group"
+   * (25703): a variant moved from a main still listed with it. Refused before any call writes,
+   * naming that group; withdrawing its offer would take its variation off the other main's listing.
+   */
+  private async singleListings(
+    target: PortalTarget,
+    groupKey: string,
+    listings: EbayListing[],
+    offers: (Offer | undefined)[],
+    members: string[],
+  ): Promise<string[]> {
+    const single: string[] = [];
+    // The group's own listing, as its members' offers show it: a variation eBay kept there out of the
+    // group (it had sold, zeroLeaving) that joins again is on it already, no listing of its own.
+    const groupListings = new Set(offers.filter((o, i) => o?.listing?.listingId && members.includes(listings[i]!.sku)).map((o) => o!.listing!.listingId));
+    for (const [i, listing] of listings.entries()) {
+      const offer = offers[i];
+      if (offer?.status !== 'PUBLISHED' || !offer.offerId || members.includes(listing.sku)) continue;
+      if (offer.listing?.listingId && groupListings.has(offer.listing.listingId)) continue;
+      const item = await ebayCall<{ groupIds?: string[] }>(target, {
+        method: 'GET',
+        path: `${inventory}/inventory_item/${encodeURIComponent(listing.sku)}`,
+        accept: [400, 404],
+      });
+      const other = (item.status < 400 ? (item.body.groupIds ?? []) : []).find((g) => g !== groupKey);
+      if (other !== undefined)
+        throw portalInputError(
+          this.portal,
+          `SKU ${listing.sku} is a variation of eBay's inventory item group ${other} (another main's listing), which eBay refuses in a second group: list that main again without it, or end its listing, first`,
+        );
+      single.push(offer.offerId);
+    }
+    return single;
   }
 
   /**

@@ -558,6 +558,82 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     );
   });
 
+  /** The main of S and M (existing items), with the eBay listing data and an eBay SKU of its own. */
+  const mainOf = (s: number, m: number, mainSku = sku()) =>
+    createItem(seller, {
+      ...ebayData,
+      name: 'Shirt',
+      sku: mainSku,
+      quantity: 50,
+      cia: active,
+      variation: {
+        type: 'main',
+        specifics_set: sizes,
+        sub: [
+          { id: String(s), specifics: size('S') },
+          { id: String(m), specifics: size('M') },
+        ],
+      },
+    });
+  /** The seller's eBay calls since a point, as method and path. */
+  const ebayCalls = (since: number) =>
+    running.sandbox.state.requests
+      .slice(since)
+      .filter((r) => r.portal === 'auction_a' && r.portalAccount === String(seller.portalAccountId))
+      .map((r) => `${r.method} ${r.path}`);
+
+  it('when an item listed on its own at eBay becomes a variant and its main is listed, then its own listing is withdrawn before the group takes it (eBay refuses a SKU "already listed as a single SKU listing", 25704) and it sells on the main’s listing', async () => {
+    const s = await createItem(seller, { ...ebayData, name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: active });
+    const alone = await upload(s, { auction_a: [{ action: 'list' }] });
+    expect(alone.state, alone.error).to.equal('completed');
+    const own = (alone.result as { portal_item_id: string }).portal_item_id;
+    await settle();
+    const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: active });
+    const main = await mainOf(s, m);
+
+    const since = running.sandbox.state.requests.length;
+    const listed = await upload(main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state, listed.error).to.equal('completed');
+    const group = (listed.result as { portal_item_id: string }).portal_item_id;
+    expect(group).to.not.equal(own);
+    const calls = ebayCalls(since);
+    const withdrawn = calls.findIndex((c) => /^POST \/sell\/inventory\/v1\/offer\/\d+\/withdraw$/.test(c));
+    expect(withdrawn, JSON.stringify(calls)).to.be.greaterThan(-1);
+    expect(withdrawn).to.be.lessThan(calls.indexOf(`PUT /sell/inventory/v1/inventory_item_group/${sku()}`));
+    expect(atEbay(sku('-S')).offer?.slice(0, 2)).to.deep.equal(['PUBLISHED', group]);
+    expect(running.sandbox.state.ebay.memberWithdrawals).to.deep.equal([]);
+  });
+
+  it('when a variant moved from a main listed at eBay to another main, then listing the other main fails naming the first main’s group before any call writes (eBay refuses a SKU of two groups, 25703), and the first main’s listing keeps it', async () => {
+    const ids = await shirt({}, ebayData);
+    const first = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(first.state, first.error).to.equal('completed');
+    await settle();
+    const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(left.status, left.text).to.equal(200);
+    const l = await createItem(seller, { name: 'Shirt L', sku: sku('-L'), quantity: 2, cia: active });
+    const other = await mainOf(l, ids.m, sku('-B'));
+
+    const since = running.sandbox.state.requests.length;
+    const moved = await upload(other, { auction_a: [{ action: 'list' }] });
+    expect(moved.state).to.equal('failed');
+    expect(moved.error).to.contain(`SKU ${sku('-M')} is a variation of eBay's inventory item group ${sku()}`);
+    expect(ebayCalls(since).filter((c) => !c.startsWith('GET '))).to.deep.equal([]);
+    expect(atEbay(sku('-M')).offer?.[0]).to.equal('PUBLISHED');
+  });
+
+  it('when a variation main’s eBay SKU is longer than 50 characters, then its listing fails naming it before any call (an inventory item group key has at most 50)', async () => {
+    const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: active });
+    const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: active });
+    const long = sku('-').padEnd(51, 'X');
+    const main = await mainOf(s, m, long);
+    const since = running.sandbox.state.requests.length;
+    const listed = await upload(main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state).to.equal('failed');
+    expect(listed.error).to.contain(`the main's SKU ${long} is longer than eBay's 50 characters`);
+    expect(ebayCalls(since)).to.deep.equal([]);
+  });
+
   it('when a variation main is listed at a portal without listings of variants, then each variant is an offer of its own (its EAN, not the main’s portal EAN, and its quantity) and the main none; its delete ends them', async () => {
     // market_e (Kaufland's unit is one EAN) through the neutral JSON dialect of the default account.
     const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), barcode: '4006381333931', quantity: 4 });
