@@ -183,8 +183,12 @@ function mountOffers(router: express.Router, state: SandboxState): void {
       res.status(400).json(error(25702, `The SKU ${offer.sku} is not available in the system.`));
       return;
     }
+    // PublishResponse.listingId: "the newly created eBay listing". A live offer's publish revises
+    // its listing; an unpublished one's makes a new listing (an ended listing is not live again).
+    // It took the offer's old listing id before: a variant off its main's listing, listed on its
+    // own, came back under the main's listing id.
+    if (offer.status !== 'PUBLISHED' || !offer.listingId) offer.listingId = String(110000000000 + ebay.next());
     offer.status = 'PUBLISHED';
-    offer.listingId ??= String(110000000000 + ebay.next());
     refreshListing(state, offer.account, offer.sku, 'listing');
     // PublishResponse: listingId and warnings only (the OAS file); the caller knows its offerId.
     res.json({ listingId: offer.listingId });

@@ -510,6 +510,29 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     expect(atEbay(sku('-S'))).to.deep.equal({ item: 3, offer: ['PUBLISHED', listingId, 3, 3] });
   });
 
+  it('when a variant that left a main listed at eBay is off the main’s listing and is listed on its own, then it gets a listing of its own and CIA pushes its quantity there', async () => {
+    const ids = await shirt({}, ebayData);
+    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(listed.state, listed.error).to.equal('completed');
+    const group = (listed.result as { portal_item_id: string }).portal_item_id;
+    await settle();
+    const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(left.status, left.text).to.equal(200);
+    const again = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(again.result).to.deep.include({ removed: [ids.m] });
+    await settle();
+    const own = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { ...ebayData } } });
+    expect(own.status, own.text).to.equal(200);
+
+    const alone = await upload(ids.m, { auction_a: [{ action: 'list' }] });
+    expect(alone.state, alone.error).to.equal('completed');
+    const single = (alone.result as { portal_item_id: string }).portal_item_id;
+    expect(single).to.not.equal(group);
+    await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '10', stock_align_id: sku('-M') }] });
+    await waitFor('M’s own listing at 2', () => atEbay(sku('-M')).offer?.[3] === 2);
+    expect(atEbay(sku('-M'))).to.deep.equal({ item: 2, offer: ['PUBLISHED', single, 2, 2] });
+  });
+
   it('when every variant left a main listed at eBay and the main’s listing is ended, then the group is withdrawn (eBay’s group still held them) and their listings read ended', async () => {
     const ids = await shirt({}, ebayData);
     const account = String(seller.portalAccountId);
