@@ -202,21 +202,14 @@ export class MarketEAdapter extends HttpPortalAdapter {
     }
     // A POST /units of this id_offer in the last minutes (any process): its unit, or a wait until GET /units would show it.
     const account = s.target.portalAccountId;
-    const earlier = await unitCreation(account, s.storefront, unit.id_offer);
-    if (earlier && 'idUnit' in earlier && !goneUnits.has(goneKey(s, earlier.idUnit))) {
-      const patched = await s.call('PATCH', `/units/${earlier.idUnit}`, { storefront: s.storefront }, { ...this.patchOf(unit), ...group });
+    const earlier = await this.createdUnit(s, unit.id_offer, 'the listing waits for it rather than create a second unit');
+    if (earlier !== undefined) {
+      const patched = await s.call('PATCH', `/units/${earlier}`, { storefront: s.storefront }, { ...this.patchOf(unit), ...group });
       if (patched.status !== 404) {
-        rememberUnit(s, unit.id_offer, earlier.idUnit);
-        return { portalItemId: String(earlier.idUnit) };
+        rememberUnit(s, unit.id_offer, earlier);
+        return { portalItemId: String(earlier) };
       }
-      forgetUnit(s, unit.id_offer, earlier.idUnit);
-    } else if (earlier && 'sentAt' in earlier) {
-      const waitMs = earlier.sentAt + unitListingDelayMs - Date.now();
-      if (waitMs > 0)
-        throw portalUnavailable(
-          `market_e (Kaufland): a unit of id_offer ${unit.id_offer} was requested (POST /units) at ${new Date(earlier.sentAt).toISOString()} without its answer reaching Kontor; GET /units shows a new unit only minutes later, so the listing waits for it rather than create a second unit`,
-          waitMs,
-        );
+      forgetUnit(s, unit.id_offer, earlier);
     }
     await recordUnitCreation(account, s.storefront, unit.id_offer, { sentAt: Date.now() });
     let created: { status: number; body: { data?: Unit } };
@@ -246,7 +239,13 @@ export class MarketEAdapter extends HttpPortalAdapter {
     await this.patchUnit(s, id, { ...this.patchOf(unit), ...(await this.shippingGroupId(s, shippingGroup)) });
   }
 
-  /** DELETE /units/{id_unit} (the portal item id, else the unit of the item's id_offer); a unit already gone is ended. */
+  /**
+   * DELETE /units/{id_unit} (the portal item id, else the unit of the item's id_offer); a unit
+   * already gone is ended. Without a recorded listing (its worker died after Kaufland answered POST
+   * /units), the unit is the one this process made, else GET /units', else the one a POST /units of
+   * the last minutes made (kaufland/unit-creations.ts): GET /units shows a new unit only minutes
+   * later, and the delete found nothing, counted the listing ended and left the unit on sale.
+   */
   override async end(
     target: PortalTarget,
     stockId: number,
@@ -257,7 +256,12 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (target.connector !== 'kaufland') return super.end(target, stockId, portalItemId, key);
     const s = new KauflandSession(target);
     const idOffer = idOfferOf({ sku: item?.sku ?? null, stockId });
-    const id = portalItemId && /^\d+$/.test(portalItemId) ? Number(portalItemId) : (await this.findUnit(s, idOffer))?.id_unit;
+    const id =
+      portalItemId && /^\d+$/.test(portalItemId)
+        ? Number(portalItemId)
+        : (unitIds.get(unitKey(s, idOffer)) ??
+          (await this.findUnit(s, idOffer))?.id_unit ??
+          (await this.createdUnit(s, idOffer, 'the delete waits for it rather than leave it on sale')));
     if (id === undefined) return;
     await s.call('DELETE', `/units/${id}`, { storefront: s.storefront });
     unitIds.delete(unitKey(s, idOffer));
@@ -486,6 +490,24 @@ export class MarketEAdapter extends HttpPortalAdapter {
       if (wanted.size === 0) return false;
     }
     return false;
+  }
+
+  /**
+   * The unit a POST /units of the id_offer made in the last minutes (kaufland/unit-creations.ts,
+   * any process), for when GET /units does not show it yet: its id_unit once Kaufland answered it
+   * (unless Kaufland said it is gone since); for a call whose answer never came, a retryable
+   * failure (`waits`: what the caller does instead) until GET /units would show a unit it made.
+   */
+  private async createdUnit(s: KauflandSession, idOffer: string, waits: string): Promise<number | undefined> {
+    const earlier = await unitCreation(s.target.portalAccountId, s.storefront, idOffer);
+    if (earlier && 'idUnit' in earlier) return goneUnits.has(goneKey(s, earlier.idUnit)) ? undefined : earlier.idUnit;
+    const waitMs = earlier ? earlier.sentAt + unitListingDelayMs - Date.now() : 0;
+    if (earlier && waitMs > 0)
+      throw portalUnavailable(
+        `market_e (Kaufland): a unit of id_offer ${idOffer} was requested (POST /units) at ${new Date(earlier.sentAt).toISOString()} without its answer reaching Kontor; GET /units shows a new unit only minutes later, so ${waits}`,
+        waitMs,
+      );
+    return undefined;
   }
 
   /** The unit of an id_offer in the account's storefront (GET /units?id_offer=), remembered. */

@@ -13,7 +13,7 @@ import { portalTargetRepository } from '../../lib/portal-account';
 import { stockPortalRepository } from '../../lib/stock';
 import { forgetKauflandUnits, MarketEAdapter } from '../../lib/portals/market-e.adapter';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
-import { channelLoopForSuite, Sandbox, waitFor } from '../fleet/support';
+import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { kauflandItem } from './kaufland-support';
 import { call } from '../support/api';
 
@@ -91,6 +91,44 @@ describe('market_e at Kaufland: a unit GET /units does not list yet is found thr
     expect(again.state, again.error).to.equal('completed');
     expect(again.result).to.deep.include({ portal_item_id: portalItemId });
     expect(units().map((u) => u.id_unit)).to.deep.equal([Number(portalItemId)]);
+  });
+
+  it('when the worker died after Kaufland answered POST /units and the seller deletes the listing before GET /units shows the unit, then the unit is deleted (the delete found nothing, counted the listing ended, and the unit stayed on sale at Kaufland)', async () => {
+    const { seller, portalAccountId, stockId, target, item, units } = await asWorker('KU-LAG-6');
+    // The worker that died: Kaufland made the unit and answered; portal_listing names none.
+    await new MarketEAdapter().list(target, item, 'died');
+    forgetKauflandUnits();
+    const upload = await call(`stock/${stockId}/portal_upload/`, {
+      token: seller.token,
+      body: { portal_upload: { market_e: [{ action: 'delete', portal_account_id: portalAccountId }] } },
+    });
+    expect(upload.status, upload.text).to.equal(207);
+    const ended = await jobEnd(seller.token, (upload.body.response as { job_id: string }[])[0]!.job_id);
+    expect(ended.state, ended.error).to.equal('completed');
+    expect(units()).to.deep.equal([]);
+  });
+
+  it('when POST /units got no answer in time and the seller deletes the listing, then the delete waits (retryable) until GET /units would show a unit made, and then deletes it', async () => {
+    const { stockId, target, item, units } = await asWorker('KU-LAG-7');
+    const adapter = new MarketEAdapter();
+    const original = config();
+    setConfig({ ...original, portalTimeoutMs: 300 });
+    sandbox.state.delays.set('market_e POST /v2/units', 900);
+    try {
+      await adapter.list(target, item, 'lost').catch(() => undefined);
+    } finally {
+      setConfig(original);
+      sandbox.state.delays.delete('market_e POST /v2/units');
+    }
+    await waitFor('the unit Kaufland made', () => units().length === 1, 5000);
+    forgetKauflandUnits();
+    const held = await adapter.end(target, stockId, null, 'end', item).catch((err: unknown) => err);
+    expect(held).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_unavailable' });
+    expect((held as DomainError).retryAfterSeconds).to.be.greaterThan(500);
+    expect(units()).to.have.length(1);
+    units()[0]!.listed_from = 0;
+    await adapter.end(target, stockId, null, 'end-2', item);
+    expect(units()).to.deep.equal([]);
   });
 
   it('when POST /units got no answer in time while Kaufland made the unit, then the retry waits (retryable, Retry-After) instead of creating again, and updates the unit once GET /units shows it', async () => {
