@@ -114,13 +114,16 @@ const entryOf = (row: PendingReversalRow): StatementEntry =>
 /**
  * Applies the file's reversals, and the reversals kept from earlier imports that a credit of
  * `creditAmounts` (this file's) may fit, in the caller's transaction, which holds the account's
- * bank counter lock and has stored this file's credits.
+ * bank counter lock and has stored this file's credits. `handBooked`: the number of the transfer
+ * a client books by hand (POST bank/transfer/, stored in this transaction), which a kept reversal
+ * naming a payer's reference may tie by payer and text (bankRepository.reversalCandidates).
  */
 export async function applyReversalsIn(
   trx: Knex.Transaction,
   scope: OrderScope,
   fileReversals: StatementEntry[],
   creditAmounts: string[] = [],
+  handBooked: number | null = null,
 ): Promise<ReversalsApplied> {
   const { accountId } = scope;
   const result: ReversalsApplied = { reversed: 0, untied: 0 };
@@ -166,6 +169,7 @@ export async function applyReversalsIn(
           sender: reversal.sender,
           subject: reversal.subject,
           iban: acrossFormatsOf(reversal)?.iban ?? null,
+          handBooked: handBooked === null ? null : String(handBooked),
         });
     // Locked, then read again: a matching run may have assigned it meanwhile (it holds the row until it commits).
     const original = candidates.length === 1 ? await bankRepository.lockForReversal(trx, accountId, candidates[0]!.number) : undefined;

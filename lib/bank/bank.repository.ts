@@ -427,7 +427,8 @@ export const bankRepository = {
    * The transfers a reversal may take back (bank-reversal.service.ts decides): the account's bank
    * transfers not reversed yet, of the amount and currency, booked on the reversal's day or in the
    * REVERSAL_DAYS before it, and either sharing one of the payer's references given (end-to-end
-   * id, creditor reference) or, when none is given, with the same payer and text. At most three
+   * id, creditor reference; or the transfer booked by hand now, `handBooked`, by payer and text)
+   * or, when none is given, with the same payer and text. At most three
    * (two already make it ambiguous); of the reversal's bank account (IBAN) where both are known. Only transfers the scope sees (searchBase's rule): a client
    * bound to a portal account reverses those stored under its grant or assigned to its orders,
    * never another portal account's or the seller's own unassigned ones (marked reversed, they
@@ -436,7 +437,18 @@ export const bankRepository = {
   async reversalCandidates(
     trx: Knex.Transaction,
     scope: OrderScope,
-    reversal: { amount: string; currency: string; day: Date; since: Date; references: string[]; sender: string; subject: string; iban: string | null },
+    reversal: {
+      amount: string;
+      currency: string;
+      day: Date;
+      since: Date;
+      references: string[];
+      sender: string;
+      subject: string;
+      iban: string | null;
+      /** The number of the transfer a client books by hand now (POST bank/transfer/), else null. */
+      handBooked: string | null;
+    },
   ): Promise<{ number: string }[]> {
     const q = trx('bank')
       .select<{ number: string }[]>(trx.raw('number::text AS number'))
@@ -452,10 +464,15 @@ export const bankRepository = {
     if (reversal.references.length) {
       q.andWhere((w) => {
         w.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);
-        // A transfer a client booked by hand (POST bank/transfer/: no entry_ref) carries no payer's
-        // reference (Bank_type has no field for one), so a reversal naming one ties it by its payer
-        // and text, as a reversal naming none ties any transfer (decision: else it never ties).
-        if (reversal.sender !== '') w.orWhere((h) => h.whereNull('entry_ref').where({ payer_ref: '', sender: reversal.sender, subject: reversal.subject }));
+        // The transfer a client books by hand now (POST bank/transfer/) carries no payer's reference
+        // (Bank_type has no field for one), so a kept reversal naming one ties it by its payer and
+        // text (decision: else it never ties). That one only: a rate of the payer booked by hand
+        // before, of the same text and amount, is no candidate of a reversal naming its reference
+        // (at an import it made the credit with that reference ambiguous, nothing came off its
+        // order, or it was taken back itself while that credit, imported later, paid).
+        const handBooked = reversal.handBooked;
+        if (handBooked !== null && reversal.sender !== '')
+          w.orWhere((h) => h.where({ number: handBooked, payer_ref: '', sender: reversal.sender, subject: reversal.subject }).whereNull('entry_ref'));
       });
     } else q.where({ sender: reversal.sender, subject: reversal.subject });
     if (scope.portalAccountGrant !== 'all') {

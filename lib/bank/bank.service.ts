@@ -58,7 +58,7 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
   // A reversal kept from an earlier statement (imported before its credit) is tried on this
   // transfer as on a statement's credits (bank-reversal.service.ts): the one it fits is reversed
   // and pays no order. Before, a transfer booked here stayed untried and paid its order in full.
-  await applyReversalsIn(trx, caller, [], [amount]);
+  await applyReversalsIn(trx, caller, [], [amount], number);
   if (await bankRepository.isReversed(trx, accountId, number)) return { bankId, isOrderPaid: false, existed: false };
   const record = { ...columns, number: String(number), id: bankId, amount, payer_ref: '', entry_ref: null };
   const [outcome] = await assignIn(trx, caller, [record]);

@@ -159,6 +159,43 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
     expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
   });
 
+  it("when a statement reverses a credit by its end-to-end id and the payer's earlier rate of the same amount and text was booked by hand, then the credit with that id is the one taken back, before and after its own statement, and the rate booked by hand still pays", async () => {
+    /** Anna pays her order of 99.80 in two rates of 49.90 with one text; the first the client booked by hand. */
+    const annaWithRate = async (s: Seller) => {
+      const anna = await orderPaidBy(s, '99.80', 'Anna Schmidt');
+      const rate = await call('bank/transfer/', {
+        token: s.token,
+        body: { bank: { transfer_date: '2026-11-10', sender: 'Anna Schmidt', subject: `Bestellung ${anna}`, amount: '49.90' } },
+      });
+      expect(rate.status, rate.text).to.equal(201);
+      expect(rate.body.is_order_paid).to.equal('1');
+      return { anna, rate: rate.body.bank_id as string, names: { ORDER_1: anna, ORDER_2: await orderPaidBy(s, '24.50', 'Bernd Bauer') } };
+    };
+    const reversed = async (s: Seller) => (await transfers(s)).filter((r) => r.status === 'reversed' && r.sender === 'Anna Schmidt').map((r) => r.id);
+
+    // The credit's statement first: its reversal (E2E-ANNA-1) takes that credit back.
+    const s = await newSeller();
+    const first = await annaWithRate(s);
+    await importStatement(s, fixture('mt940-reversal-credits.sta', first.names));
+    expect((await readOrder(s, first.anna)).paid_amount).to.equal('99.80');
+    await importStatement(s, fixture('mt940-reversal.sta', first.names));
+    expect((await readOrder(s, first.anna)).paid_amount).to.equal('49.90');
+    const [credit] = (await reversed(s)).filter((id) => id !== first.rate);
+    expect(await reversed(s)).to.deep.equal([credit]);
+
+    // The reversal's statement first: it waits for its credit, and the rate booked by hand is left paying.
+    const t = await newSeller();
+    const second = await annaWithRate(t);
+    await importStatement(t, fixture('mt940-reversal.sta', second.names));
+    expect((await readOrder(t, second.anna)).paid_amount).to.equal('49.90');
+    expect(await reversed(t)).to.deep.equal([]);
+    await importStatement(t, fixture('mt940-reversal-credits.sta', second.names));
+    expect((await readOrder(t, second.anna)).paid_amount).to.equal('49.90');
+    const reversedNow = await reversed(t);
+    expect(reversedNow).to.have.length(1);
+    expect(reversedNow).to.not.include(second.rate);
+  });
+
   it("when the seller's other bank account reverses credits of the same payers, amounts and texts, then the credits of this account still pay their orders and the reversals wait for their own", async () => {
     const s = await newSeller();
     const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
