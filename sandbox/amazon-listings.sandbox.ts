@@ -18,7 +18,11 @@
  *   before its expiryDate (IssueExemption);
  * - getListingsItem answers the data sets includedData names (default summaries): summaries,
  *   issues, attributes, fulfillmentAvailability; offers, procurement, relationships and
- *   productTypes are not played (left out).
+ *   productTypes are not played (left out);
+ * - a listing is in the marketplaces its puts named (one each: "maxItems": 1) until a delete of
+ *   each: getListingsItem answers a summary per marketplace asked that holds it (404 when none
+ *   does) and the issues of those marketplaces (or naming none). An offer no put made (a quantity
+ *   patch or feed of a SKU listed elsewhere) is in every marketplace asked.
  */
 import express, { Request, Response } from 'express';
 import type { SandboxOffer } from './sandbox.app';
@@ -48,6 +52,8 @@ export interface AmazonListingStore {
   listingMs: number;
   listingRecords: Map<string, SandboxListingRecord>;
   listingIssues: Map<string, SandboxIssue[]>;
+  /** The marketplaces each SKU's listing is in (its puts' marketplaceIds, less its deletes'). */
+  listingMarketplaces: Map<string, Set<string>>;
 }
 
 const keyOf = (account: string, sku: string) => `${account}|${sku}`;
@@ -84,9 +90,23 @@ export function recordSubmission(store: AmazonListingStore, account: string, sku
   });
 }
 
-/** The SKU's listing is gone (deleteListingsItem). */
+/** The SKU's listing is in the marketplace (putListingsItem). */
+export function listIn(store: AmazonListingStore, account: string, sku: string, marketplaceId: string): void {
+  const key = keyOf(account, sku);
+  store.listingMarketplaces.set(key, new Set([...(store.listingMarketplaces.get(key) ?? []), marketplaceId]));
+}
+
+/** The SKU's listing is gone from the marketplace (deleteListingsItem); true when it is in none left. */
+export function unlistIn(store: AmazonListingStore, account: string, sku: string, marketplaceId: string): boolean {
+  const left = store.listingMarketplaces.get(keyOf(account, sku));
+  left?.delete(marketplaceId);
+  return !left || left.size === 0;
+}
+
+/** The SKU's listing is gone (deleteListingsItem in its last marketplace). */
 export function forgetListing(store: AmazonListingStore, account: string, sku: string): void {
   store.listingRecords.delete(keyOf(account, sku));
+  store.listingMarketplaces.delete(keyOf(account, sku));
 }
 
 const inForce = (i: SandboxIssue, action: string) =>
@@ -106,36 +126,42 @@ export function listingItem(
   store: AmazonListingStore,
   account: string,
   offer: SandboxOffer,
-  marketplaceId: string,
+  marketplaceIds: string[],
   includedData: string[],
 ): Record<string, unknown> | undefined {
   const record = store.listingRecords.get(keyOf(account, offer.sku));
   const processed = !record || record.processedAt <= Date.now();
   if (!processed && !record.processedBefore) return undefined;
+  const listedIn = store.listingMarketplaces.get(keyOf(account, offer.sku));
+  const marketplaces = marketplaceIds.filter((m) => !listedIn || listedIn.has(m));
+  if (marketplaces.length === 0) return undefined;
   const issues = (processed ? (store.listingIssues.get(keyOf(account, offer.sku)) ?? []) : []).filter(
-    (i) => !i.marketplaceIds?.length || i.marketplaceIds.includes(marketplaceId),
+    (i) => !i.marketplaceIds?.length || i.marketplaceIds.some((m) => marketplaces.includes(m)),
   );
   const fulfilment = availability(offer);
-  const failed = issues.some((i) => i.severity === 'ERROR' && !i.enforcements?.actions.length);
   const sells = fulfilment[0]!.fulfillmentChannelCode !== 'DEFAULT' || (fulfilment[0]!.quantity ?? 0) > 0;
-  const buyable = sells && !failed && !issues.some((i) => inForce(i, 'LISTING_SUPPRESSED') || inForce(i, 'CATALOG_ITEM_REMOVED'));
-  const discoverable = !failed && !issues.some((i) => inForce(i, 'SEARCH_SUPPRESSED') || inForce(i, 'CATALOG_ITEM_REMOVED'));
+  /** The statuses in one marketplace, from the issues of that marketplace (or naming none). */
+  const statusIn = (marketplaceId: string) => {
+    const own = issues.filter((i) => !i.marketplaceIds?.length || i.marketplaceIds.includes(marketplaceId));
+    const failed = own.some((i) => i.severity === 'ERROR' && !i.enforcements?.actions.length);
+    const buyable = sells && !failed && !own.some((i) => inForce(i, 'LISTING_SUPPRESSED') || inForce(i, 'CATALOG_ITEM_REMOVED'));
+    const discoverable = !failed && !own.some((i) => inForce(i, 'SEARCH_SUPPRESSED') || inForce(i, 'CATALOG_ITEM_REMOVED'));
+    return [...(buyable ? ['BUYABLE'] : []), ...(discoverable ? ['DISCOVERABLE'] : [])];
+  };
   const condition = ((offer.listing.condition_type ?? []) as { value?: string }[])[0]?.value;
   const asin = ((offer.listing.merchant_suggested_asin ?? []) as { value?: string }[])[0]?.value;
   const now = new Date().toISOString();
   const item: Record<string, unknown> = { sku: offer.sku };
   if (includedData.includes('summaries'))
-    item.summaries = [
-      {
-        marketplaceId,
-        ...(asin ? { asin } : {}),
-        productType: record?.productType ?? 'PRODUCT',
-        ...(condition && conditions.includes(condition) ? { conditionType: condition } : {}),
-        status: [...(buyable ? ['BUYABLE'] : []), ...(discoverable ? ['DISCOVERABLE'] : [])],
-        createdDate: record?.createdDate ?? offer.updatedAt ?? now,
-        lastUpdatedDate: record?.lastUpdatedDate ?? offer.updatedAt ?? now,
-      },
-    ];
+    item.summaries = marketplaces.map((marketplaceId) => ({
+      marketplaceId,
+      ...(asin ? { asin } : {}),
+      productType: record?.productType ?? 'PRODUCT',
+      ...(condition && conditions.includes(condition) ? { conditionType: condition } : {}),
+      status: statusIn(marketplaceId),
+      createdDate: record?.createdDate ?? offer.updatedAt ?? now,
+      lastUpdatedDate: record?.lastUpdatedDate ?? offer.updatedAt ?? now,
+    }));
   if (includedData.includes('issues')) item.issues = issues;
   if (includedData.includes('attributes')) item.attributes = offer.listing;
   if (includedData.includes('fulfillmentAvailability')) item.fulfillmentAvailability = fulfilment;

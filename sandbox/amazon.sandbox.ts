@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { mountItemCancellation } from './amazon-cancel.sandbox';
-import { AmazonListingStore, forgetListing, listingItem, mountListingIssues, recordSubmission } from './amazon-listings.sandbox';
+import { AmazonListingStore, forgetListing, listIn, listingItem, mountListingIssues, recordSubmission, unlistIn } from './amazon-listings.sandbox';
 import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues, processingReportProblems } from './amazon-contract';
 import { violationsOf } from './contract/contract-gate';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
@@ -79,6 +79,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
   listingMs = 300;
   listingRecords: AmazonListingStore['listingRecords'] = new Map();
   listingIssues: AmazonListingStore['listingIssues'] = new Map();
+  listingMarketplaces: AmazonListingStore['listingMarketplaces'] = new Map();
   private counter = 0;
 
   next(): number {
@@ -109,6 +110,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
     this.listingMs = 300;
     this.listingRecords.clear();
     this.listingIssues.clear();
+    this.listingMarketplaces.clear();
   }
 }
 
@@ -295,30 +297,55 @@ function itemIssues(state: SandboxState, account: string, sku: string): Record<s
   return fault ? [{ code: String(fault.status), message: fault.message, severity: 'ERROR', categories: ['INVALID_ATTRIBUTE'] }] : [];
 }
 
+/**
+ * An attribute value naming a marketplace the request does not (marketplace_id: "The Amazon
+ * marketplace identifier" of the value) as an issue: Amazon's answer to it is not documented, an
+ * INVALID submission naming the attribute is ours (the value would land in no marketplace asked,
+ * or, a comma-joined list, in none at all).
+ */
+function marketplaceIssues(attributes: Record<string, unknown>, marketplaceIds: string[]): Record<string, unknown>[] {
+  return Object.entries(attributes).flatMap(([name, values]) =>
+    (Array.isArray(values) ? (values as { marketplace_id?: unknown }[]) : [])
+      .filter((v) => v?.marketplace_id !== undefined && !marketplaceIds.includes(String(v.marketplace_id)))
+      .map((v) => ({
+        code: '4000002',
+        severity: 'ERROR',
+        message: `The value of '${name}' names marketplace_id ${String(v.marketplace_id)}, which is not a marketplace of the request (${marketplaceIds.join(',')}).`,
+        categories: ['INVALID_ATTRIBUTE'],
+        attributeNames: [name],
+      })),
+  );
+}
+
 function listings(state: SandboxState, amazon: AmazonState): express.Router {
   const router = express.Router();
-  const marketplaces = (req: Request, res: Response): boolean => {
-    if (typeof req.query.marketplaceIds === 'string' && req.query.marketplaceIds) return true;
-    res.status(400).json(errorBody('InvalidInput', 'Missing required marketplaceIds.', 'marketplaceIds'));
-    return false;
+  // The contract gate holds the count (put and delete: "maxItems": 1); each is one marketplace id.
+  const marketplaces = (req: Request, res: Response): string[] | undefined => {
+    const ids = typeof req.query.marketplaceIds === 'string' ? req.query.marketplaceIds.split(',') : [];
+    if (ids.length > 0 && ids.every((m) => /^[A-Z0-9]+$/.test(m))) return ids;
+    res.status(400).json(errorBody('InvalidInput', 'Missing or invalid marketplaceIds.', 'marketplaceIds'));
+    return undefined;
   };
   router.put('/:sellerId/:sku', (req, res) => {
-    if (!marketplaces(req, res)) return;
+    const marketplaceIds = marketplaces(req, res);
+    if (!marketplaceIds) return;
     const body = (req.body ?? {}) as { productType?: unknown; attributes?: Record<string, unknown> };
     if (typeof body.productType !== 'string' || !body.attributes || typeof body.attributes !== 'object') {
       res.status(400).json(errorBody('InvalidInput', 'productType and attributes are required.'));
       return;
     }
     const sku = String(req.params.sku);
-    const issues = itemIssues(state, accountOf(res), sku);
+    const issues = [...marketplaceIssues(body.attributes, marketplaceIds), ...itemIssues(state, accountOf(res), sku)];
     if (issues.length === 0) {
       setOffer(state, accountOf(res), sku, body.attributes, merchantQuantity(body.attributes.fulfillment_availability) ?? 0, 'listing');
       recordSubmission(amazon, accountOf(res), sku, body.productType);
+      listIn(amazon, accountOf(res), sku, marketplaceIds[0]!);
     }
     res.json(submission(sku, issues));
   });
   router.patch('/:sellerId/:sku', (req, res) => {
-    if (!marketplaces(req, res)) return;
+    const marketplaceIds = marketplaces(req, res);
+    if (!marketplaceIds) return;
     const body = (req.body ?? {}) as { productType?: unknown; patches?: { op?: string; path?: string; value?: unknown }[] };
     const sku = String(req.params.sku);
     const offer = offerOf(state, accountOf(res), sku);
@@ -335,7 +362,7 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
       res.status(404).json(errorBody('NotFound', `SKU ${sku} not found.`));
       return;
     }
-    const issues = itemIssues(state, accountOf(res), sku);
+    const issues = [...marketplaceIssues(attributes, marketplaceIds), ...itemIssues(state, accountOf(res), sku)];
     if (issues.length === 0) setOffer(state, accountOf(res), sku, attributes, quantity, quantityOnly ? 'quantity' : 'listing');
     // A revision is processed as a listing is; a quantity alone changes no listing data.
     if (issues.length === 0 && !quantityOnly) recordSubmission(amazon, accountOf(res), sku, body.productType);
@@ -344,11 +371,12 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
   // getListingsItem: the data sets includedData names (default summaries) of the listing as Amazon
   // processed it (amazon-listings.sandbox.ts); 404 for an unknown SKU and one not processed yet.
   router.get('/:sellerId/:sku', (req, res) => {
-    if (!marketplaces(req, res)) return;
+    const marketplaceIds = marketplaces(req, res);
+    if (!marketplaceIds) return;
     const sku = String(req.params.sku);
     const offer = offerOf(state, accountOf(res), sku);
     const included = typeof req.query.includedData === 'string' ? req.query.includedData.split(',') : ['summaries'];
-    const item = offer?.active ? listingItem(amazon, accountOf(res), offer, String(req.query.marketplaceIds).split(',')[0]!, included) : undefined;
+    const item = offer?.active ? listingItem(amazon, accountOf(res), offer, marketplaceIds, included) : undefined;
     if (!item) {
       res.status(404).json(errorBody('NotFound', `SKU ${sku} not found.`));
       return;
@@ -356,10 +384,12 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
     res.json(item);
   });
   router.delete('/:sellerId/:sku', (req, res) => {
-    if (!marketplaces(req, res)) return;
+    const marketplaceIds = marketplaces(req, res);
+    if (!marketplaceIds) return;
     const sku = String(req.params.sku);
     const offer = offerOf(state, accountOf(res), sku);
-    if (offer) {
+    // The offer ends when its listing is in no marketplace left (the quantity is one for all here).
+    if (offer && unlistIn(amazon, accountOf(res), sku, marketplaceIds[0]!)) {
       offer.active = false;
       offer.updatedAt = now();
       forgetListing(amazon, accountOf(res), sku);

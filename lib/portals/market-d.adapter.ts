@@ -1,6 +1,6 @@
 import { portalRefused } from '../errors';
 import type { Item } from '@sp-api-sdk/listings-items-api-2021-08-01';
-import { amazonListing, listingPatches } from './amazon/listing-attributes';
+import { amazonListing, listingPatches, sellerSku } from './amazon/listing-attributes';
 import { listingCheck } from './amazon/listing-check';
 import { sendQuantities } from './amazon/listings-quantities';
 import { channelOrder } from './amazon/order-mapping';
@@ -23,11 +23,31 @@ import type {
 } from './portal.type';
 import { portalUploadPart } from './upload-part.type';
 
-/** An INVALID submission, or one with ERROR issues, fails the job with Amazon's issues. */
-function checkSubmission(target: PortalTarget, answer: Submission): void {
-  const errors = submissionErrors(answer);
-  if (errors === undefined) return;
-  throw portalRefused(`market_d refused the listing of SKU ${answer.sku} for portal account ${target.portalAccountId}: ${errors}`.slice(0, 2000));
+/**
+ * One submission (put, patch or delete) per marketplace of the account: putListingsItem and
+ * deleteListingsItem take exactly one marketplace ("maxItems": 1, listingsItems_2021-08-01.json)
+ * and each attribute value names its own (marketplace_id), so a seller in DE and FR gets a
+ * listing in each. The patch could name both, but a replace of an attribute holding one
+ * marketplace's values would then say nothing of the other's; one per marketplace keeps the three
+ * alike (ours: the contract is silent). Every marketplace is tried even after one refuses, so
+ * that one marketplace's refusal keeps none of the others from its listing; the job then fails
+ * with the refused marketplaces' issues, naming those that accepted (a retry submits all again:
+ * a put by SKU, a replace and a delete are idempotent).
+ */
+async function eachMarketplace(target: PortalTarget, s: SpApiSession, sku: string, submit: (marketplaceId: string) => Promise<Submission>): Promise<void> {
+  if (s.marketplaceIds.length === 0) throw portalInputError('market_d', `portal account ${target.portalAccountId} names no marketplace (marketplace_id)`);
+  const refused: string[] = [];
+  const accepted: string[] = [];
+  for (const marketplaceId of s.marketplaceIds) {
+    const errors = submissionErrors(await submit(marketplaceId));
+    if (errors === undefined) accepted.push(marketplaceId);
+    else refused.push(`in ${marketplaceId}: ${errors}`);
+  }
+  if (refused.length === 0) return;
+  const elsewhere = accepted.length > 0 ? ` (accepted in ${accepted.join(', ')})` : '';
+  throw portalRefused(
+    `market_d refused the listing of SKU ${sku} for portal account ${target.portalAccountId} ${refused.join('; ')}${elsewhere}`.slice(0, 2000),
+  );
 }
 
 /**
@@ -57,38 +77,45 @@ export class MarketDAdapter implements PortalAdapter {
   // patch plan carries goes as patches instead.
   readonly maxQuantityBatch = 10000;
 
-  /** putListingsItem: creates the offer or replaces it (price, terms, quantity); the SKU is the portal's item id. */
+  /** putListingsItem per marketplace (eachMarketplace): creates the offer or replaces it (price, terms, quantity); the SKU is the portal's item id. */
   async list(target: PortalTarget, item: ListingItem, _key?: string): Promise<{ portalItemId: string }> {
     const s = new SpApiSession(target);
-    const listing = amazonListing(item, s.creds.marketplaceId);
-    const answer = await s.call('put', s.listingPath(listing.sku), (o) =>
-      s.listings.putListingsItem(
-        {
-          sellerId: s.creds.sellerId,
-          sku: listing.sku,
-          marketplaceIds: [s.creds.marketplaceId],
-          body: { productType: listing.productType, requirements: listing.requirements, attributes: listing.attributes },
-        },
-        o,
-      ),
-    );
-    checkSubmission(target, answer);
-    return { portalItemId: listing.sku };
+    // Every marketplace's listing is made before the first call: one Kontor cannot price refuses it with none sent.
+    const listings = new Map(s.marketplaceIds.map((m) => [m, amazonListing(item, m)]));
+    const sku = sellerSku(item.group, item.sku, item.stockId);
+    await eachMarketplace(target, s, sku, (marketplaceId) => {
+      const listing = listings.get(marketplaceId)!;
+      return s.call('put', s.listingPath(sku), (o) =>
+        s.listings.putListingsItem(
+          {
+            sellerId: s.creds.sellerId,
+            sku,
+            marketplaceIds: [marketplaceId],
+            body: { productType: listing.productType, requirements: listing.requirements, attributes: listing.attributes },
+          },
+          o,
+        ),
+      );
+    });
+    return { portalItemId: sku };
   }
 
-  /** patchListingsItem: replaces the attributes of the named revise values. */
+  /** patchListingsItem per marketplace (eachMarketplace): replaces the attributes of the named revise values. */
   async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key?: string): Promise<void> {
     const s = new SpApiSession(target);
-    const listing = amazonListing(item, s.creds.marketplaceId);
-    const patches = listingPatches(listing, values);
-    if (patches.length === 0) throw portalInputError(this.portal, `nothing of ${values.join(', ')} can be revised at market_d`);
-    const answer = await s.call('patch', s.listingPath(portalItemId), (o) =>
-      s.listings.patchListingsItem(
-        { sellerId: s.creds.sellerId, sku: portalItemId, marketplaceIds: [s.creds.marketplaceId], body: { productType: listing.productType, patches } },
-        o,
+    const patched = new Map(
+      s.marketplaceIds.map((m) => {
+        const listing = amazonListing(item, m);
+        return [m, { productType: listing.productType, patches: listingPatches(listing, values) }];
+      }),
+    );
+    if ([...patched.values()].some((p) => p.patches.length === 0))
+      throw portalInputError(this.portal, `nothing of ${values.join(', ')} can be revised at market_d`);
+    await eachMarketplace(target, s, portalItemId, (marketplaceId) =>
+      s.call('patch', s.listingPath(portalItemId), (o) =>
+        s.listings.patchListingsItem({ sellerId: s.creds.sellerId, sku: portalItemId, marketplaceIds: [marketplaceId], body: patched.get(marketplaceId)! }, o),
       ),
     );
-    checkSubmission(target, answer);
   }
 
   /**
@@ -104,7 +131,8 @@ export class MarketDAdapter implements PortalAdapter {
           {
             sellerId: s.creds.sellerId,
             sku: portalItemId,
-            marketplaceIds: [s.creds.marketplaceId],
+            // getListingsItem takes several marketplaces (no maxItems): one call answers a summary per marketplace.
+            marketplaceIds: s.marketplaceIds,
             includedData: ['summaries', 'issues', 'fulfillmentAvailability'],
           },
           o,
@@ -118,14 +146,13 @@ export class MarketDAdapter implements PortalAdapter {
     return listingCheck(item, s.marketplaceIds, portalItemId);
   }
 
-  /** deleteListingsItem by seller SKU (the portal item id, else the item's stock id as its SKU). */
+  /** deleteListingsItem per marketplace (eachMarketplace) by seller SKU (the portal item id, else the item's stock id as its SKU). */
   async end(target: PortalTarget, stockId: number, portalItemId: string | null, _key?: string): Promise<void> {
     const s = new SpApiSession(target);
     const sku = portalItemId ?? String(stockId);
-    const answer = await s.call('delete', s.listingPath(sku), (o) =>
-      s.listings.deleteListingsItem({ sellerId: s.creds.sellerId, sku, marketplaceIds: [s.creds.marketplaceId] }, o),
+    await eachMarketplace(target, s, sku, (marketplaceId) =>
+      s.call('delete', s.listingPath(sku), (o) => s.listings.deleteListingsItem({ sellerId: s.creds.sellerId, sku, marketplaceIds: [marketplaceId] }, o)),
     );
-    checkSubmission(target, answer);
   }
 
   /** CIA: a patchListingsItem per SKU when the plan carries the batch, else one JSON_LISTINGS_FEED (lib/portals/README.md). */

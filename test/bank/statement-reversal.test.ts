@@ -6,6 +6,9 @@
  * back twice. Fixtures written for Kontor (test/bank/fixtures/*reversal*).
  */
 import { expect } from 'chai';
+import { db } from '../../lib/db/knex';
+import { backfillBankAcrossFormats } from '../../lib/db/migrations/20261127_2300_bank_across_formats_backfill';
+import { backfillBankLegacyKeyIban } from '../../lib/db/migrations/20261127_2320_bank_legacy_key_iban';
 import { call, newSeller, query, Seller } from '../support/api';
 import { readOrder } from '../order/helpers';
 import { bankTransfers, importStatement, orderPaidBy, bankWorkerForSuite } from './bank-worker';
@@ -213,6 +216,28 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
     expect((await transfers(s)).map((r) => r.status).sort()).to.deep.equal([null, null, 'reversed', 'reversed']);
     expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
     expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+  });
+
+  it("when the seller's other bank account reverses credits of the same payers, amounts and texts that this account's statement stored before the keys named their format (1870e39), then after the migrations those credits still pay their orders", async () => {
+    const s = await newSeller();
+    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
+    const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+    const names = { ORDER_1: anna, ORDER_2: bernd };
+    const otherAccount = fixture('mt940-reversal-credits.sta', names).toString('latin1').replace(':25:37040044/0532013000', ':25:DE75512108001245126199');
+    await importStatement(s, Buffer.from(otherAccount, 'latin1'));
+    // The records as an import before 1870e39 left them: the key of before (account, statement, bank reference, position, amount, day), no IBAN.
+    await db().raw(
+      `UPDATE bank SET entry_ref = 'DE75512108001245126199|00100/001||' || number || '|' || amount || '|2026-11-20', account_iban = NULL, end_to_end_id = NULL
+       WHERE account_id = ?`,
+      [s.id],
+    );
+    await backfillBankAcrossFormats(db());
+    await backfillBankLegacyKeyIban(db());
+    await importStatement(s, fixture('mt940-reversal.sta', names));
+    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
+    expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+    expect((await transfers(s)).map((r) => r.status)).to.deep.equal([null, null]);
+    expect(await backfillBankLegacyKeyIban(db())).to.equal(0);
   });
 
   it('when a camt.053 reverses (DBIT, RvslInd) one part payment, a credit in the same statement and one of two equal gifts, then only that part comes off, the credit reversed at once pays nothing, and the gift gives a task', async () => {

@@ -35,7 +35,7 @@ function isIban(candidate: string): boolean {
   return rest === 1;
 }
 
-function ibanOfAccount(account: string): string | null {
+export function ibanOfAccount(account: string): string | null {
   const compact = account.replace(/\s+/g, '').toUpperCase();
   for (const candidate of [compact, compact.replace(/[A-Z]{3}$/, '')]) if (isIban(candidate)) return candidate;
   const german = /^(\d{8})\/(\d{1,10})(?:[A-Z]{3})?$/.exec(compact);

@@ -32,8 +32,19 @@ const marketplaces: Record<string, { currency: string; fba: string }> = {
   A1VC38T7YXB528: { currency: 'JPY', fba: 'AMAZON_JP' }, // JP
 };
 
+/**
+ * The currency and FBA channel of one marketplace id. One Kontor does not know is refused before
+ * any call, naming it: the fallback EUR/AMAZON_EU priced a seller's offer in an unknown
+ * marketplace (Australia, India ...) in euros with Europe's FBA channel, and so every listing of a
+ * seller in two marketplaces, whose comma-joined marketplace_id is in no table (a US and Canada
+ * seller's FBA offer went to AMAZON_EU in EUR). The contracts give neither a marketplace's
+ * currency (purchasable_offer.currency is the seller's to name) nor its channel code; this table
+ * is ours (lib/portals/README.md, "The mapping").
+ */
 export function marketplaceOf(marketplaceId: string): { currency: string; fba: string } {
-  return marketplaces[marketplaceId] ?? { currency: 'EUR', fba: 'AMAZON_EU' };
+  const known = marketplaces[marketplaceId];
+  if (!known) throw portalInputError('market_d', `Kontor knows no currency or FBA channel of Amazon marketplace ${marketplaceId}; the offer was not sent`);
+  return known;
 }
 
 /** The seller SKU of an item at market_d: its market_d.sku, else its master SKU, else its stock id. */

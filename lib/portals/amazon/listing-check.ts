@@ -15,13 +15,34 @@ import type { ListingCheck } from '../portal.type';
  *   summary without BUYABLE when the offer has nothing to sell (merchant quantity 0, or fulfilled
  *   by Amazon, whose stock Kontor does not send): "not buyable" is then what the seller chose;
  * - no summary of the marketplace (Amazon still processing; a new SKU is a 404 meanwhile), or a
- *   merchant offer with a quantity that is not BUYABLE, is pending: the caller checks again.
+ *   merchant offer with a quantity that is not BUYABLE, is pending: the caller checks again;
+ * - an account in several marketplaces is checked in each (one getListingsItem names them all:
+ *   a summary per marketplace, issues naming theirs): live when live in every one, else the
+ *   first problem, else the first still pending, its summary naming the marketplace.
  */
 export function listingCheck(item: Item | null, marketplaceIds: string[], sku: string): ListingCheck {
-  const ours = (issue: Issue) => !issue.marketplaceIds?.length || issue.marketplaceIds.some((m) => marketplaceIds.includes(m));
+  const checks = marketplaceIds.map((m) => ({ marketplaceId: m, check: checkIn(item, m, sku) }));
+  if (checks.length === 1) return checks[0]!.check;
+  // Several marketplaces: live only when live in each; a problem in one is told before one still
+  // pending, naming the marketplace (the first such; the details name each).
+  for (const state of ['problem', 'pending'] as const) {
+    const hit = checks.filter((c) => c.check.state === state);
+    if (hit.length > 0)
+      return {
+        state,
+        summary: `${hit[0]!.check.summary} in ${hit[0]!.marketplaceId}`,
+        details: [...new Set(hit.flatMap((c) => c.check.details.map((d) => `${c.marketplaceId}: ${d}`)))],
+      };
+  }
+  return { state: 'live', summary: `SKU ${sku} is live in ${marketplaceIds.join(', ')}`, details: checks.flatMap((c) => c.check.details) };
+}
+
+/** The listing in one marketplace: its issues (or those naming none) and its summary. */
+function checkIn(item: Item | null, marketplaceId: string, sku: string): ListingCheck {
+  const ours = (issue: Issue) => !issue.marketplaceIds?.length || issue.marketplaceIds.includes(marketplaceId);
   const enforced = (issue: Issue) => (issue.enforcements?.actions ?? []).length > 0 && issue.enforcements?.exemption?.status !== 'EXEMPT';
   const problems = (item?.issues ?? []).filter((i) => ours(i) && (i.severity === 'ERROR' || enforced(i)));
-  const summary = item?.summaries?.find((s) => marketplaceIds.includes(s.marketplaceId));
+  const summary = item?.summaries?.find((s) => s.marketplaceId === marketplaceId);
   const status = summary ? `status ${summary.status.length > 0 ? summary.status.join(', ') : 'none'} in ${summary.marketplaceId}` : undefined;
   if (problems.length > 0) {
     const actions = [...new Set(problems.filter(enforced).flatMap((i) => i.enforcements!.actions.map((a) => a.action)))];
@@ -31,8 +52,7 @@ export function listingCheck(item: Item | null, marketplaceIds: string[], sku: s
       details: [...problems.map(issueLine), ...(status ? [`Amazon's summary: ${status}`] : [])],
     };
   }
-  if (!summary)
-    return { state: 'pending', summary: `Amazon shows no listing of SKU ${sku}`, details: [`Amazon's summary: none for ${marketplaceIds.join(', ')}`] };
+  if (!summary) return { state: 'pending', summary: `Amazon shows no listing of SKU ${sku}`, details: [`Amazon's summary: none for ${marketplaceId}`] };
   if (summary.status.includes('BUYABLE')) return { state: 'live', summary: `SKU ${sku} is buyable`, details: [status!] };
   const merchant = item?.fulfillmentAvailability?.find((f) => f.fulfillmentChannelCode === 'DEFAULT');
   if (!merchant || !merchant.quantity) return { state: 'live', summary: `SKU ${sku} has nothing to sell by the seller`, details: [status!] };

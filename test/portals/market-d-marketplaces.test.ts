@@ -1,0 +1,192 @@
+/**
+ * market_d at Amazon for a seller in several marketplaces: consent stores them comma-separated in
+ * marketplace_id ("A1PA6795UKMFR9,A13V1IB3VIYZZH"). putListingsItem and deleteListingsItem take
+ * exactly one marketplace (marketplaceIds "maxItems": 1, listingsItems_2021-08-01.json), and
+ * each attribute value names its marketplace (marketplace_id); getListingsItem answers a summary
+ * per marketplace (ItemSummaryByMarketplace) and issues naming theirs (Issue.marketplaceIds).
+ */
+import { expect } from 'chai';
+import { amazonListing } from '../../lib/portals/amazon/listing-attributes';
+import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
+import type { ListingItem, PortalTarget } from '../../lib/portals/portal.type';
+import { amazonOf } from '../../sandbox/amazon.sandbox';
+import type { SandboxRequest } from '../../sandbox/sandbox.app';
+import { Sandbox, sandboxKeepingContract } from '../fleet/support';
+import { failure } from '../support/failure';
+
+const DE = 'A1PA6795UKMFR9';
+const FR = 'A13V1IB3VIYZZH';
+const adapter = new MarketDAdapter();
+
+function item(group: Record<string, unknown>, more: Partial<ListingItem> = {}): ListingItem {
+  return { stockId: 7, name: 'Teapot', sku: 'TEA-1', ean: '4006381333931', price: '19.90', quantityAvailable: 5, group, ...more };
+}
+
+/** One Listings Items call of the sandbox seller of the account, as Amazon answers it. */
+async function listingsCall(url: string, account: number, method: string, sku: string, query: string, body?: unknown) {
+  const token = await fetch(`${url}/auth/o2/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: `Atzr|sandbox-${account}`, client_id: 'kontor-sandbox', client_secret: 'sandbox' }),
+  });
+  const res = await fetch(`${url}/listings/2021-08-01/items/SANDBOX${account}/${sku}?${query}`, {
+    method,
+    headers: { 'x-amz-access-token': ((await token.json()) as { access_token: string }).access_token, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return {
+    status: res.status,
+    body: (await res.json()) as { status?: string; issues?: { message: string }[]; summaries?: { marketplaceId: string }[] },
+  };
+}
+
+describe('market_d: a seller in several Amazon marketplaces', () => {
+  let sandbox: Sandbox;
+  let account: number;
+  let target: PortalTarget;
+  // Every request the adapter sent keeps to Amazon's published contracts (put and delete: one marketplace).
+  sandboxKeepingContract('amazon', (started) => (sandbox = started));
+  const targetIn = (marketplaceId: string): PortalTarget => ({
+    portalAccountId: account,
+    baseUrl: sandbox.url,
+    credentials: {
+      client_id: 'kontor-sandbox',
+      client_secret: 'sandbox',
+      refresh_token: `Atzr|sandbox-${account}`,
+      seller_id: seller(),
+      marketplace_id: marketplaceId,
+    },
+  });
+  beforeEach(() => {
+    account = 700000 + Math.floor(Math.random() * 100000);
+    target = targetIn(`${DE},${FR}`);
+    amazonOf(sandbox.state).listingMs = 0;
+  });
+  after(() => (amazonOf(sandbox.state).listingMs = 300));
+
+  const seller = () => `SANDBOX${account}`;
+  const calls = (sku: string, method: string): SandboxRequest[] =>
+    sandbox.state.requests.filter(
+      (r) =>
+        r.portal === 'market_d' && r.portalAccount === String(account) && r.path === `/listings/2021-08-01/items/${seller()}/${sku}` && r.method === method,
+    );
+  /** What Amazon's getListingsItem shows of the SKU in the marketplaces (status and summaries). */
+  const shownAt = async (sku: string, marketplaceIds: string) => {
+    const { status, body } = await listingsCall(sandbox.url, account, 'GET', sku, `marketplaceIds=${marketplaceIds}&includedData=summaries`);
+    return { status, marketplaces: (body.summaries ?? []).map((s) => s.marketplaceId) };
+  };
+
+  it('list: one putListingsItem per marketplace, each naming only its own in the query and in every attribute; the listing shows in both', async () => {
+    const answer = await adapter.list(target, item({ sku: 'MM-PUT', prime_template: 'Prime' }), 'job-1');
+    expect(answer).to.deep.equal({ portalItemId: 'MM-PUT' });
+    const puts = calls('MM-PUT', 'PUT');
+    expect(puts.map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([
+      [200, DE],
+      [200, FR],
+    ]);
+    for (const [i, m] of [DE, FR].entries()) {
+      const attributes = (puts[i]!.body as { attributes: Record<string, { marketplace_id?: string }[]> }).attributes;
+      const named = Object.values(attributes).flatMap((values) => values.flatMap((v) => (v.marketplace_id === undefined ? [] : [v.marketplace_id])));
+      expect(named, m).to.have.length(4);
+      expect(new Set(named), m).to.deep.equal(new Set([m]));
+    }
+    expect(await shownAt('MM-PUT', `${DE},${FR}`)).to.deep.equal({ status: 200, marketplaces: [DE, FR] });
+  });
+
+  it('checkListing asks both marketplaces at once and is live only when the listing is buyable in each; a problem in one names that marketplace', async () => {
+    await adapter.list(target, item({ sku: 'MM-CHK' }), 'job-2');
+    expect((await adapter.checkListing(target, 'MM-CHK')).state).to.equal('live');
+    expect(sandbox.state.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/MM-CHK')).map((r) => r.query!.marketplaceIds)).to.deep.equal([
+      `${DE},${FR}`,
+    ]);
+    const issued = await fetch(`${sandbox.url}/_sandbox/amazon/listings/MM-CHK/issue`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        portal_account: account,
+        code: '18155',
+        message: 'Minimum price above the price.',
+        enforcement: 'LISTING_SUPPRESSED',
+        marketplace_id: FR,
+      }),
+    });
+    expect(issued.status).to.equal(201);
+    const found = await adapter.checkListing(target, 'MM-CHK');
+    expect(found.state).to.equal('problem');
+    expect(found.summary).to.equal(`Amazon enforces LISTING_SUPPRESSED on SKU MM-CHK in ${FR}`);
+    expect(found.details.join('\n')).to.contain(`${FR}: 18155 ERROR`);
+  });
+
+  it('checkListing: a listing Amazon shows in one of the two marketplaces only is still pending, naming the one missing', async () => {
+    await adapter.list(targetIn(DE), item({ sku: 'MM-ONE' }), 'job-3');
+    const found = await adapter.checkListing(target, 'MM-ONE');
+    expect(found).to.deep.include({ state: 'pending', summary: `Amazon shows no listing of SKU MM-ONE in ${FR}` });
+  });
+
+  it('revise and end: one patch and one delete per marketplace; the listing is gone from both', async () => {
+    await adapter.list(target, item({ sku: 'MM-REV' }), 'job-4');
+    await adapter.revise(target, item({ sku: 'MM-REV', price: '21.00' }), 'MM-REV', ['price'], 'job-5');
+    const patches = calls('MM-REV', 'PATCH');
+    expect(patches.map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([
+      [200, DE],
+      [200, FR],
+    ]);
+    expect((patches[1]!.body as { patches: { value: unknown }[] }).patches[0]!.value).to.deep.equal([
+      { currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 21 }] }], marketplace_id: FR },
+    ]);
+    await adapter.end(target, 7, 'MM-REV', 'job-6');
+    expect(calls('MM-REV', 'DELETE').map((d) => [d.status, d.query!.marketplaceIds])).to.deep.equal([
+      [200, DE],
+      [200, FR],
+    ]);
+    expect(await shownAt('MM-REV', `${DE},${FR}`)).to.deep.include({ status: 404 });
+  });
+
+  it('a marketplace refusing the listing fails the job naming it, and says where Amazon accepted it', async () => {
+    sandbox.state.faults.push({ portal: 'market_d', portalAccount: String(account), reference: 'MM-BAD', status: 422, remaining: 1, message: 'not in FR' });
+    // The fault refuses the first submission: DE's. FR's is accepted.
+    const err = await failure(adapter.list(target, item({ sku: 'MM-BAD' }), 'job-7'));
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message).to.contain(`in ${DE}`).and.contain('not in FR').and.contain(`accepted in ${FR}`);
+  });
+
+  it('a marketplace Kontor knows no currency of is refused before any call, naming it (no EUR guessed)', async () => {
+    const AU = 'A39IBJ37TRP1C6';
+    expect(() => amazonListing(item({}), AU)).to.throw(new RegExp(`marketplace ${AU}`));
+    const err = await failure(adapter.list(targetIn(`${DE},${AU}`), item({ sku: 'MM-AU' }), 'job-8'));
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message).to.contain(AU);
+    expect(calls('MM-AU', 'PUT')).to.deep.equal([]);
+    // A US seller's FBA offer names Amazon's North American channel, a Japanese one's its own.
+    expect(amazonListing(item({ is_fba: true }), 'ATVPDKIKX0DER').attributes.fulfillment_availability).to.deep.equal([
+      { fulfillment_channel_code: 'AMAZON_NA' },
+    ]);
+    expect(amazonListing(item({ is_fba: true }), 'A1VC38T7YXB528').attributes.purchasable_offer![0]!.currency).to.equal('JPY');
+  });
+});
+
+describe("market_d: the sandbox's Listings Items keep Amazon's marketplace rules", () => {
+  let sandbox: Sandbox;
+  const account = 690000 + Math.floor(Math.random() * 10000);
+  sandboxKeepingContract('amazon', (started) => (sandbox = started));
+
+  const request = (method: string, sku: string, marketplaceIds: string, body?: unknown) =>
+    listingsCall(sandbox.url, account, method, sku, `marketplaceIds=${marketplaceIds}`, body);
+  const offer = (marketplaceId: string) => ({
+    productType: 'PRODUCT',
+    requirements: 'LISTING_OFFER_ONLY',
+    attributes: {
+      condition_type: [{ value: 'new_new', marketplace_id: marketplaceId }],
+      fulfillment_availability: [{ fulfillment_channel_code: 'DEFAULT', quantity: 1 }],
+    },
+  });
+
+  it('an attribute value naming a marketplace the request does not name makes the submission INVALID, naming both', async () => {
+    const put = await request('PUT', 'SB-1', DE, offer(`${DE},${FR}`));
+    expect(put.status).to.equal(200);
+    expect(put.body.status).to.equal('INVALID');
+    expect(put.body.issues![0]!.message).to.contain(`${DE},${FR}`).and.contain('condition_type');
+    const other = await request('PUT', 'SB-1', DE, offer(FR));
+    expect(other.body.status).to.equal('INVALID');
+    expect((await request('PUT', 'SB-1', DE, offer(DE))).body.status).to.equal('ACCEPTED');
+  });
+});
