@@ -8,6 +8,8 @@ export interface AccountRow {
   email: string | null;
   address: Record<string, string> | null;
   settings: Record<string, unknown>;
+  /** The writer of each settings key (settings-owner.ts): an oauth_client id or "seller"; none for keys stored before. */
+  settings_owner: Record<string, number | 'seller'>;
   is_banking_active: boolean;
   /** Whether quantity_available also subtracts the auction_a listed quantity (document 2); support may switch it off. */
   is_auction_a_quantity_subtracted: boolean;
@@ -17,8 +19,8 @@ export interface AccountRow {
 // The row type of account for Knex (declared once here, lib/account owns the table). Its JSON
 // columns are written as JSON text, as this repository writes them; a new account needs only its
 // login and password hash (the rest has defaults).
-type AccountJson = 'address' | 'settings';
-type AccountWrite = Partial<Omit<AccountRow, 'id' | AccountJson>> & { address?: string | null; settings?: string };
+type AccountJson = 'address' | 'settings' | 'settings_owner';
+type AccountWrite = Partial<Omit<AccountRow, 'id' | AccountJson>> & { address?: string | null; settings?: string; settings_owner?: string };
 declare module 'knex/types/tables' {
   interface Tables {
     account: Knex.CompositeTableType<AccountRow, AccountWrite & Pick<AccountRow, 'login' | 'password_hash'>, AccountWrite>;
@@ -61,9 +63,14 @@ export const accountRepository = {
       .update({ address: JSON.stringify(address) });
   },
 
-  async updateSettings(trx: Knex.Transaction, accountId: number, settings: Record<string, unknown>): Promise<void> {
+  /** The account's settings and their writers, the row locked until the caller's transaction ends (a write of settings reads them so). */
+  async lockSettings(trx: Knex.Transaction, accountId: number): Promise<Pick<AccountRow, 'settings' | 'settings_owner'> | undefined> {
+    return trx('account').where({ id: accountId }).forUpdate().first('settings', 'settings_owner');
+  },
+
+  async updateSettings(trx: Knex.Transaction, accountId: number, settings: Record<string, unknown>, owners: AccountRow['settings_owner']): Promise<void> {
     await trx('account')
       .where({ id: accountId })
-      .update({ settings: JSON.stringify(settings) });
+      .update({ settings: JSON.stringify(settings), settings_owner: JSON.stringify(owners) });
   },
 };

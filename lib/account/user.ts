@@ -1,10 +1,10 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { Caller } from '../access';
 import { Joi, characters, readOnly, validate } from '../http';
 import type { Warning } from '../errors';
 import { transaction } from '../db';
 import { invalidField, notFound } from '../errors';
 import { accountRepository, AccountRow } from './account.repository';
+import { settingsAfterWrite, settingsSeenBy } from './settings-owner';
 
 export const addressType = Joi.object({
   name: Joi.string().allow(''),
@@ -42,7 +42,7 @@ function toApi(row: AccountRow, caller: Caller, warnings: Warning[]) {
     id: row.id,
     scope: [...caller.scopes],
     created: row.created_at.toISOString().slice(0, 10),
-    settings: row.settings,
+    settings: settingsSeenBy(row.settings, row.settings_owner, caller.oauthClientId),
   };
   const guarded: [string, 'email_r' | 'account_address_r' | 'bank_r', unknown][] = [
     ['is_banking_active', 'bank_r', row.is_banking_active],
@@ -64,20 +64,6 @@ export async function readUser(caller: Caller, warnings: Warning[]) {
 }
 
 /**
- * settings.invoice is the seller on every invoice (IBAN and BIC buyers pay to, VAT id, contact;
- * lib/invoice). Document 2 makes settings free for clients, but a client with admin_w, even one
- * bound to one portal account, must not put its own IBAN on the invoices of all of them: only the
- * seller's own tokens change it. A client may send it back unchanged (read, add its key, write).
- */
-function checkSellerOnly(caller: Caller, stored: Record<string, unknown>, sent: Record<string, unknown>): void {
-  if (caller.oauthClientId === null || !('invoice' in sent) || isDeepStrictEqual(sent.invoice, stored.invoice)) return;
-  throw invalidField(
-    'user.settings.invoice',
-    "settings.invoice is the seller's identity on its invoices (IBAN, BIC, tax ids): only the seller's own login changes it; keep the client's settings under another key",
-  );
-}
-
-/**
  * The most settings may hold, as UTF-8 JSON text. Document 2 calls settings "free client settings"
  * and gives no size: Kontor's bound. Sent keys are merged into the stored ones, so without one
  * every POST of up to the body limit (10 MiB) added to one account row that GET admin/user/ answers
@@ -85,19 +71,21 @@ function checkSellerOnly(caller: Caller, stored: Record<string, unknown>, sent: 
  */
 export const settingsMaxBytes = 65536;
 
-/** POST admin/user/: settings is a free object for clients (but invoice); sent keys replace the stored ones. */
+/**
+ * POST admin/user/: the keys sent replace the stored ones, each key its writer's (settings-owner.ts:
+ * a client changes neither another client's keys nor the seller's, settings.invoice included).
+ */
 export async function updateUser(caller: Caller, update: UserUpdate): Promise<void> {
   if (!update.settings) return;
   await transaction(async (trx) => {
-    const row = await trx('account').where({ id: caller.accountId }).forUpdate().first();
+    const row = await accountRepository.lockSettings(trx, caller.accountId);
     if (!row) throw notFound('account');
-    checkSellerOnly(caller, row.settings, update.settings!);
-    const settings = { ...row.settings, ...update.settings };
+    const { settings, owners } = settingsAfterWrite(row.settings, row.settings_owner, update.settings!, caller.oauthClientId);
     const bytes = Buffer.byteLength(JSON.stringify(settings));
     // An account already past the bound (stored before it) may still shrink its settings.
     if (bytes > settingsMaxBytes && bytes > Buffer.byteLength(JSON.stringify(row.settings)))
       throw invalidField('user.settings', `settings may hold at most ${settingsMaxBytes} bytes as JSON; with the keys sent they would hold ${bytes}`);
-    await accountRepository.updateSettings(trx, caller.accountId, settings);
+    await accountRepository.updateSettings(trx, caller.accountId, settings, owners);
   }, caller.requestId);
 }
 

@@ -7,7 +7,7 @@ export const adminEndpoints = [
   endpoint({
     method: 'GET',
     path: 'admin/user/',
-    summary: 'The API account; email needs email_r, address account_address_r, is_banking_active bank_r.',
+    summary: "The API account (settings: a client's own keys and the seller's); email needs email_r, address account_address_r, is_banking_active bank_r.",
     scope: 'admin_r',
     response: ['user'],
     handle: async ({ caller, request }) => ok({ user: await readUser(caller, request.warnings) }),
@@ -17,7 +17,7 @@ export const adminEndpoints = [
     method: 'POST',
     path: 'admin/user/',
     summary:
-      "Change account settings (settings is free for clients, but settings.invoice, the seller on its invoices, which only the seller's own token changes); the keys sent replace the stored ones, and settings holds at most 65536 bytes as JSON.",
+      "Change account settings (free client settings): the keys sent replace the stored ones, each key its writer's: a client changes its own keys and new ones, not another client's (nor reads them) nor the seller's (settings.invoice, the seller on its invoices, among them), which it may send back unchanged; settings holds at most 65536 bytes as JSON.",
     scope: 'admin_w',
     body: Joi.object({ user: userType.required() }),
     response: [],

@@ -289,10 +289,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The API account; email needs email_r, address account_address_r, is_banking_active bank_r. */
+    /** The API account (settings: a client's own keys and the seller's); email needs email_r, address account_address_r, is_banking_active bank_r. */
     get: operations['get_admin_user'];
     put?: never;
-    /** Change account settings (settings is free for clients, but settings.invoice, the seller on its invoices, which only the seller's own token changes); the keys sent replace the stored ones, and settings holds at most 65536 bytes as JSON. */
+    /** Change account settings (free client settings): the keys sent replace the stored ones, each key its writer's: a client changes its own keys and new ones, not another client's (nor reads them) nor the seller's (settings.invoice, the seller on its invoices, among them), which it may send back unchanged; settings holds at most 65536 bytes as JSON. */
     post: operations['post_admin_user'];
     delete?: never;
     /** What the methods of this path take and answer, and the versions. */

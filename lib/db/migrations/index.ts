@@ -59,6 +59,7 @@ const migrations: string[] = [
   '20261127_2200_bank_reversed_on',
   '20261127_2300_bank_across_formats_backfill',
   '20261127_2320_bank_legacy_key_iban',
+  '20261127_2350_account_settings_owner',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
