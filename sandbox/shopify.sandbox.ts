@@ -845,9 +845,7 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       );
       return connection(
         all.map((v) => ({
-          id: v.inventoryItemId,
-          sku: v.sku,
-          tracked: v.tracked,
+          ...inventoryItemNode(v),
           inventoryLevel: ({ locationId }: { locationId: string }) =>
             locationId !== sandboxLocationId
               ? null

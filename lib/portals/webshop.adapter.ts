@@ -50,6 +50,9 @@ type InventoryChange = { item: { id: string; tracked: boolean; variant: { invent
  */
 const inventoryLevelsQuery = `query KontorAvailable($first: Int!, $query: String!, $location: ID!) {
   inventoryItems(first: $first, query: $query) { nodes { id inventoryLevel(locationId: $location) { quantities(names: ["available"]) { name quantity } } } } }`;
+/** What bounds the store's sales by an inventory item's quantity, read when the set's changes did not show it (`unboundedSales`). */
+const inventorySettingsQuery = `query KontorInventorySettings($first: Int!, $query: String!) {
+  inventoryItems(first: $first, query: $query) { nodes { id tracked variant { inventoryPolicy } } } }`;
 const ordersQuery = `query KontorOrders($first: Int!, $after: String, $query: String) {
   orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) { pageInfo { hasNextPage endCursor } nodes { ${orderFields} } } }`;
 const orderListQuery = `query KontorOrderList($first: Int!, $after: String, $query: String) {
@@ -344,12 +347,20 @@ export class WebshopAdapter extends HttpPortalAdapter {
           answer.inventorySetQuantities.inventoryAdjustmentGroup?.createdAt ?? new Date().toISOString(),
         );
         // The items it changed show their settings as they are now (a variant remembered from an earlier push may have changed since).
-        for (const c of answer.inventorySetQuantities.inventoryAdjustmentGroup?.changes ?? []) {
-          const p = c.item && pending.find((x) => x.v.inventoryItem.id === c.item!.id);
-          if (!p || !c.item) continue;
-          p.v.inventoryItem.tracked = c.item.tracked;
-          if (c.item.variant) p.v.inventoryPolicy = c.item.variant.inventoryPolicy;
-        }
+        const fresh = new Set<string>();
+        const settle = (item: InventoryChange['item']) => {
+          const p = item && pending.find((x) => x.v.inventoryItem.id === item.id);
+          if (!p || !item) return;
+          p.v.inventoryItem.tracked = item.tracked;
+          if (item.variant) p.v.inventoryPolicy = item.variant.inventoryPolicy;
+          fresh.add(item.id);
+        };
+        for (const c of answer.inventorySetQuantities.inventoryAdjustmentGroup?.changes ?? []) settle(c.item);
+        // An item the set did not move (the store held the quantity already: a refused push set it)
+        // is not in changes; refused on the settings the process remembered, it stayed refused after
+        // the merchant switched as told. Such items alone are read once more before they are refused.
+        const doubtful = pending.filter((p) => !fresh.has(p.v.inventoryItem.id) && unboundedSales(p.v)).map((p) => p.v.inventoryItem.id);
+        for (const item of doubtful.length ? await this.inventorySettings(s, doubtful) : []) settle(item);
         for (const p of pending) outcomes.set(p.u.stockId, setOutcome(p.u, p.sku, p.quantity, p.v));
         pending = [];
         break;
@@ -398,6 +409,20 @@ export class WebshopAdapter extends HttpPortalAdapter {
   }
 
   /** The `available` quantity of these inventory items at the location, 50 to a query (an item not stocked there: absent). */
+  /** Whether these inventory items bound the store's sales now (tracked, their variant's inventoryPolicy), 50 to a query. */
+  private async inventorySettings(s: ShopifySession, inventoryItemIds: string[]): Promise<InventoryChange['item'][]> {
+    const out: InventoryChange['item'][] = [];
+    for (let i = 0; i < inventoryItemIds.length; i += lookupBatch) {
+      const chunk = inventoryItemIds.slice(i, i + lookupBatch);
+      const answer = await s.call<{ inventoryItems: { nodes: NonNullable<InventoryChange['item']>[] } }>(inventorySettingsQuery, {
+        first: chunk.length,
+        query: chunk.map((id) => `id:${legacyId(id)}`).join(' OR '),
+      });
+      out.push(...answer.inventoryItems.nodes);
+    }
+    return out;
+  }
+
   private async availableAt(s: ShopifySession, location: string, inventoryItemIds: string[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     for (let i = 0; i < inventoryItemIds.length; i += lookupBatch) {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isPermanent } from '../../lib/errors';
+import { DomainError, isPermanent } from '../../lib/errors';
 import type { ListingItem, PortalTarget, QuantityUpdate } from '../../lib/portals/portal.type';
 import { waitForCostMs } from '../../lib/portals/shopify/shopify-client';
 import { variantData } from '../../lib/portals/shopify/variant-mapping';
@@ -166,6 +166,19 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
       { stockId: 1, outcome: 'accepted' },
       { stockId: 2, outcome: 'accepted' },
     ]);
+  });
+
+  it('a variant refused for continue selling, switched off by the merchant as told: the listing (or push) at the same quantity is accepted, not refused again from what the process remembered', async () => {
+    await adapter.list(target, item({ stockId: 1, sku: 'SWITCH' }), 's');
+    expect((await post('/_sandbox/shopify/variant', { portal_account: account, sku: 'SWITCH', inventory_policy: 'CONTINUE' })).status).to.equal(200);
+    const refused = await adapter.list(target, item({ stockId: 1, sku: 'SWITCH', quantityAvailable: 2 }), 's-2').catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_refused' });
+    expect((refused as DomainError).message).to.contain('inventory policy CONTINUE');
+    // The merchant switches "Continue selling when out of stock" off, as the refusal says; the store holds Kontor's 2 already.
+    expect((await post('/_sandbox/shopify/variant', { portal_account: account, sku: 'SWITCH', inventory_policy: 'DENY' })).status).to.equal(200);
+    const listed = await adapter.list(target, item({ stockId: 1, sku: 'SWITCH', quantityAvailable: 2 }), 's-3');
+    expect(listed.portalItemId).to.match(/^\d+$/);
+    expect(await adapter.setQuantities(target, [update('SWITCH', 2, 1)], 'same')).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
   });
 
   it('a variant deleted in the store: its quantity is retried, and the next push, finding no variant, refuses it', async () => {
