@@ -258,13 +258,15 @@ async function withDetails(trx: Knex.Transaction, current: OrderRow, change: Cha
 
 /** The change without its amounts when the channel gives them in another currency than the order's, and the note that says so. */
 function sameCurrency(current: OrderRow, change: ChannelChange): { change: ChannelChange; notes: string[] } {
-  if (change.currency_id === undefined || change.currency_id === current.currency_id) return { change, notes: [] };
+  // As the order took it (Order_type's currency_id: trimmed, upper case): a channel naming "eur" had every later payment held back.
+  const given = change.currency_id?.trim().toUpperCase();
+  if (given === undefined || given === current.currency_id) return { change, notes: [] };
   if (change.paid_amount === undefined && change.details === undefined) return { change, notes: [] };
   const { paid_amount: _paid, details: _details, ...rest } = change;
   return {
     change: rest,
     notes: [
-      `the channel now gives this order's amounts in ${change.currency_id}, not in its ${current.currency_id}: paid amount and prices not applied, check them at the channel`,
+      `the channel now gives this order's amounts in ${given}, not in its ${current.currency_id}: paid amount and prices not applied, check them at the channel`,
     ],
   };
 }

@@ -101,6 +101,23 @@ describe('order import: channel orders become Kontor orders, exactly once', () =
     expect(await ordersOf(seller, unpaid.external_order_id)).to.have.length(1);
   });
 
+  it('when the channel names its currency in lower case ("eur", stored EUR), then a later payment is applied, not held back as given in another currency', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'SKU-MUG', 10);
+    const portalAccountId = await jsonAuctionAccount(seller, channel);
+    const unpaid = channelOrder({ currency_id: 'eur', paid_amount: '0.00', status: { is_paid: false, is_shipped: false, is_cancelled: false } });
+    channel.orders.push(unpaid);
+    expect((await importNow(seller, portalAccountId)).state).to.equal('completed');
+    change(unpaid, { paid_amount: '29.90', status: { is_paid: true, is_shipped: false, is_cancelled: false } });
+    const second = await importNow(seller, portalAccountId);
+    expect(second.state, second.error).to.equal('completed');
+    const [id] = await ordersOf(seller, unpaid.external_order_id);
+    const paid = await readOrder(seller, id!);
+    expect(paid.currency_id).to.equal('EUR');
+    expect(paid.paid_amount).to.equal('29.90');
+    expect(JSON.stringify(paid.history)).not.to.contain('not applied');
+  });
+
   it('when more orders changed than one page holds, then every page is fetched', async () => {
     const seller = await newSeller();
     const portalAccountId = await jsonAuctionAccount(seller, channel);
