@@ -560,6 +560,13 @@ function confirmShipment(store: AmazonOrderStore, req: Request, res: Response): 
     res.status(400).json(errorBody('InvalidInput', `marketplaceId and packageDetail (${[...missing, 'orderItems'].join(', ')}) are required.`));
     return;
   }
+  // ConfirmShipmentRequest.marketplaceId is required and the order is of one marketplace; Amazon's
+  // answer to another is not documented, 400 InvalidInput is ours (the shipment would be confirmed
+  // in a marketplace the order is not of).
+  if (body.marketplaceId !== o.marketplaceId) {
+    res.status(400).json(errorBody('InvalidInput', `Order ${o.orderId} is of marketplace ${o.marketplaceId}, not ${body.marketplaceId}.`, 'marketplaceId'));
+    return;
+  }
   // carrierCode from Amazon's list; "carrierName ... Required when carrierCode is Other" (PackageDetail).
   if (!amazonCarrierCodes.has(String(p.carrierCode)) || (p.carrierCode === 'Other' && !p.carrierName)) {
     res

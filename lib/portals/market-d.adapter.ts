@@ -218,7 +218,9 @@ export class MarketDAdapter implements PortalAdapter {
               shipDate,
               orderItems,
             },
-            marketplaceId: s.marketplaceIds[0]!,
+            // The order's own marketplace (salesChannel): the account's first confirmed a seller's
+            // order of its second marketplace in the first, which Amazon's order is not of.
+            marketplaceId: order.salesChannel?.marketplaceId ?? s.marketplaceIds[0]!,
           },
         },
         o,

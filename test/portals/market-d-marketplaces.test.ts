@@ -10,6 +10,7 @@ import { amazonListing } from '../../lib/portals/amazon/listing-attributes';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
 import type { ListingItem, PortalTarget } from '../../lib/portals/portal.type';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { placeOrder } from '../../sandbox/amazon-orders.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { failure } from '../support/failure';
@@ -161,6 +162,24 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
       { fulfillment_channel_code: 'AMAZON_NA' },
     ]);
     expect(amazonListing(item({ is_fba: true }), 'A1VC38T7YXB528').attributes.purchasable_offer![0]!.currency).to.equal('JPY');
+  });
+
+  it("send_mit confirms an order of the second marketplace in the order's marketplace, not the account's first", async () => {
+    const order = placeOrder(amazonOf(sandbox.state), { portal_account: account, marketplace_id: FR, lines: [{ sku: 'MM-SHIP', quantity: 1, price: '9.00' }] });
+    await adapter.markShipped(
+      target,
+      {
+        orderId: '21_2026_11',
+        externalOrderId: order.orderId,
+        lines: [{ transactionId: order.lines[0]!.orderItemId, quantity: 1 }],
+        carrier: 'DHL',
+        trackingCode: '00340434161094042558',
+      },
+      'ship-fr',
+    );
+    const confirms = sandbox.state.requests.filter((r) => r.path === `/orders/v0/orders/${order.orderId}/shipmentConfirmation`);
+    expect(confirms.map((c) => [c.status, (c.body as { marketplaceId: string }).marketplaceId])).to.deep.equal([[204, FR]]);
+    expect(order.status).to.equal('SHIPPED');
   });
 });
 
