@@ -4,8 +4,9 @@
  * transaction after its credits are stored (so a credit and its reversal in one file meet).
  *
  * The rule that ties a reversal to the transfer it reverses, strict so that no money comes off
- * the wrong order: a bank transfer of the same account (and bank account, IBAN, where both tell
- * theirs), currency and amount, not reversed yet,
+ * the wrong order: a bank transfer of the same account (and bank account: IBAN where both tell
+ * theirs, and the statement account a key of the reversal's format names), currency and amount,
+ * not reversed yet,
  * booked on the reversal's day or in the REVERSAL_DAYS before it, and
  * - when the reversal carries a payer's reference (end-to-end id / EREF+, creditor reference):
  *   the transfer carries that reference too;
@@ -37,7 +38,7 @@ import { grantOf, OrderScope } from '../access';
 import { takeBackPaymentsIn } from '../order';
 import { insertTaskOnce, TaskInput } from '../task';
 import { bankRepository, PendingReversalRow } from './bank.repository';
-import { acrossFormatsOf, formatOfKey, ibanOfKey, tiedAcrossFormats } from './statement/entry-key';
+import { accountOfKey, acrossFormatsOf, formatOfKey, ibanOfKey, tiedAcrossFormats } from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
 
 /**
@@ -169,6 +170,7 @@ export async function applyReversalsIn(
           sender: reversal.sender,
           subject: reversal.subject,
           iban: acrossFormatsOf(reversal)?.iban ?? null,
+          keyAccount: accountOfKey(key),
           handBooked: handBooked === null ? null : String(handBooked),
         });
     // Locked, then read again: a matching run may have assigned it meanwhile (it holds the row until it commits).

@@ -446,6 +446,8 @@ export const bankRepository = {
       sender: string;
       subject: string;
       iban: string | null;
+      /** The reversal's format and statement account as its key names them (entry-key.ts accountOfKey), null when it names none. */
+      keyAccount: { format: string; account: string } | null;
       /** The number of the transfer a client books by hand now (POST bank/transfer/), else null. */
       handBooked: string | null;
     },
@@ -461,6 +463,19 @@ export const bankRepository = {
     // account is known (account_iban) must be of the reversal's; one of no known account (booked
     // by hand, a :25: that ties nothing) may be.
     if (reversal.iban) q.andWhere((w) => w.whereNull('account_iban').orWhere('account_iban', reversal.iban));
+    // Nor one whose key, of the reversal's format, names another statement account: the same
+    // account in one format is the same :25: / Acct/Id, written alike. Where an account ties no
+    // IBAN (a :25: of a bare or dotted number, a sub-account, 1700.59.308EUR) the IBAN rule above
+    // says nothing, and such an account's reversal took a credit of the seller's other account.
+    const keyAccount = reversal.keyAccount;
+    if (keyAccount) {
+      q.andWhere((w) =>
+        w
+          .whereNull('entry_ref')
+          .orWhereRaw('NOT starts_with(entry_ref, ?)', [`${keyAccount.format} `])
+          .orWhereRaw('starts_with(entry_ref, ?)', [`${keyAccount.format} ${keyAccount.account}|`]),
+      );
+    }
     if (reversal.references.length) {
       q.andWhere((w) => {
         w.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);

@@ -240,6 +240,32 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
     expect(await backfillBankLegacyKeyIban(db())).to.equal(0);
   });
 
+  it("when the seller's other bank account, one whose :25: names no IBAN, reverses or books credits of the same payers, amounts and texts, then the credits of the one account are not taken back by the other's reversals", async () => {
+    /** The fixture with its :25: account replaced. */
+    const of = (file: string, names: Record<string, string>, account: string) =>
+      Buffer.from(fixture(file, names).toString('latin1').replace(':25:37040044/0532013000', `:25:${account}`), 'latin1');
+    for (const [credits, reversals] of [
+      ['1700.59.308EUR', '37040044/0532013000'],
+      ['DE75512108001245126199', '1700.59.308EUR'],
+      ['1700.59.308EUR', '3000.91.494EUR'],
+    ]) {
+      const s = await newSeller();
+      const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
+      const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+      const names = { ORDER_1: anna, ORDER_2: bernd };
+      await importStatement(s, of('mt940-reversal-credits.sta', names, credits!));
+      await importStatement(s, of('mt940-reversal.sta', names, reversals!));
+      expect([(await readOrder(s, anna)).paid_amount, (await readOrder(s, bernd)).paid_amount], `${credits} reversed by ${reversals}`).to.deep.equal([
+        '49.90',
+        '24.50',
+      ]);
+      expect((await transfers(s)).map((r) => r.status)).to.deep.equal([null, null]);
+      // The reversals' own credits, imported later, are the ones reversed.
+      await importStatement(s, of('mt940-reversal-credits.sta', names, reversals!));
+      expect((await transfers(s)).map((r) => r.status).sort()).to.deep.equal([null, null, 'reversed', 'reversed']);
+    }
+  });
+
   it('when a camt.053 reverses (DBIT, RvslInd) one part payment, a credit in the same statement and one of two equal gifts, then only that part comes off, the credit reversed at once pays nothing, and the gift gives a task', async () => {
     const s = await newSeller();
     const clara = await orderPaidBy(s, '60.00', 'Clara Vogel');

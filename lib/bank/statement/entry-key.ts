@@ -84,8 +84,18 @@ export function ibanOfAccount(account: string): string | null {
  * before or an account that ties nothing. For what is kept by its key alone (a kept reversal).
  */
 export function ibanOfKey(key: string): string | null {
-  const account = /^(?:reversal )?(?:mt940|camt) ([^|]*)\|/.exec(key)?.[1];
+  const account = accountOfKey(key)?.account;
   return account === undefined ? null : ibanOfAccount(account);
+}
+
+/**
+ * The format and the statement's account as a key names them (`<format> <account>|...`, a
+ * reversal's `reversal <format> <account>|...`), the account as the reader gave it; null for a
+ * key of before (no format) or none.
+ */
+export function accountOfKey(key: string | null): { format: KeyFormat; account: string } | null {
+  const found = /^(?:reversal )?(mt940|camt) ([^|]*)\|/.exec(key ?? '');
+  return found ? { format: found[1] as KeyFormat, account: found[2]! } : null;
 }
 
 /** What a stored record or a new entry says of a booking, for sameBookingAcrossFormats. */
