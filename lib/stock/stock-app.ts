@@ -4,7 +4,9 @@
  * client_id. A third-party client reads and writes that entry alone; the seller's own tokens
  * (appClient undefined) read and write the whole list, as before. Without it a client bound to one
  * portal account read every other client's entries, and its app[] replaced the list, deleting
- * theirs (README "Portal account grant", lib/stock README).
+ * theirs (README "Portal account grant", lib/stock README). customs is keyed the same way
+ * (document 2: "Per active customs app keyed by client_id") and follows the same rule: a customs
+ * app's customs[] deleted the entries of the others.
  */
 import { invalidField } from '../errors';
 import type { Json } from './stock-merge';

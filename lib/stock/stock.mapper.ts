@@ -5,7 +5,7 @@ import { appSeenBy } from './stock-app';
 
 /**
  * One item as Stock_type; links are the set and variant links loaded for its page. appClient: a
- * third-party client's client_id, which reads its own app[] entry alone (stock-app.ts).
+ * third-party client's client_id, which reads its own app[] and customs entries alone (stock-app.ts).
  */
 export function stockToApi(row: StockRow, links: StockLinks, appClient?: string): Record<string, unknown> {
   const data = row.data;
@@ -66,6 +66,7 @@ export function stockToApi(row: StockRow, links: StockLinks, appClient?: string)
     if (listers) out[group] = listers.map((l) => ({ ...l, lister_id: String(l.lister_id) }));
   }
   put('app', appSeenBy(data.app, appClient));
-  for (const key of ['customs', 'class']) put(key, data[key]);
+  put('customs', appSeenBy(data.customs, appClient));
+  put('class', data.class);
   return out;
 }

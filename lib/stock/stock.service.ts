@@ -118,7 +118,9 @@ export async function stockColumns(
   let data = deepMerge(existing?.data ?? {}, patch) as StockData;
   data = pictureDeletes(data, input, ctx);
   if (input.webshop) data.webshop = mergeWebshops((data.webshop ?? []) as Json[], input.webshop);
-  if (input.app !== undefined) data.app = appAfterWrite(existing?.data.app, input.app as Json[], ctx.appClient, f('app'));
+  // app[] and customs, both keyed by client_id: a client writes its own entry alone (stock-app.ts).
+  for (const key of ['app', 'customs'] as const)
+    if (input[key] !== undefined) data[key] = appAfterWrite(existing?.data[key], input[key] as Json[], ctx.appClient, f(key));
   const listerIds = await mergeListers(trx, data, input, f, nextListerId);
   if (input.name === undefined) {
     // v1.0.2: the offer name set in a lister also becomes the master name.

@@ -58,4 +58,23 @@ describe("stock app[]: each client's own entry", () => {
     expect((await writeApp(one.token, [])).status).to.equal(200);
     expect((await appOf(seller.token)).map((a) => a.client_id)).to.deep.equal([two.clientId]);
   });
+
+  // customs is keyed the same way (document 2: "Per active customs app keyed by client_id").
+  const customsOf = async (token: string): Promise<App[]> => {
+    const res = await call(`stock/${stockId}/`, { token });
+    expect(res.status, res.text).to.equal(200);
+    return ((res.body.stock as { customs?: App[] }).customs ?? []).slice().sort((a, b) => a.client_id.localeCompare(b.client_id));
+  };
+  const writeCustoms = (token: string, customs: App[]) => call(`stock/${stockId}/`, { token, body: { stock: { customs } } });
+
+  it("when two customs apps write their customs entries, then each reads and replaces its own alone, another's client_id is refused, and the seller reads both", async () => {
+    expect((await writeCustoms(one.token, [{ client_id: one.clientId, hs_code: '691110' }])).status).to.equal(200);
+    expect((await writeCustoms(two.token, [{ client_id: two.clientId, hs_code: '940520' }])).status).to.equal(200);
+    expect(await customsOf(two.token)).to.deep.equal([{ client_id: two.clientId, hs_code: '940520' }]);
+    const planted = await writeCustoms(two.token, [{ client_id: one.clientId, hs_code: '000000' }]);
+    expect(planted.status, planted.text).to.equal(400);
+    expect(planted.body.error![0]!.field).to.equal('stock.customs[0].client_id');
+    expect((await writeCustoms(two.token, [])).status).to.equal(200);
+    expect(await customsOf(seller.token)).to.deep.equal([{ client_id: one.clientId, hs_code: '691110' }]);
+  });
 });
