@@ -28,12 +28,14 @@ describe("stock app[]: each client's own entry", () => {
     stockId = Number(item.body.stock_id);
   });
 
-  const appOf = async (token: string): Promise<App[]> => {
+  /** The item's entries of a list keyed by client_id (app or customs) as the token reads them. */
+  const entriesOf = async (token: string, key: 'app' | 'customs' = 'app'): Promise<App[]> => {
     const res = await call(`stock/${stockId}/`, { token });
     expect(res.status, res.text).to.equal(200);
-    return ((res.body.stock as { app?: App[] }).app ?? []).slice().sort((a, b) => a.client_id.localeCompare(b.client_id));
+    return ((res.body.stock as Record<string, App[] | undefined>)[key] ?? []).slice().sort((a, b) => a.client_id.localeCompare(b.client_id));
   };
-  const writeApp = (token: string, app: App[]) => call(`stock/${stockId}/`, { token, body: { stock: { app } } });
+  const appOf = (token: string) => entriesOf(token);
+  const writeApp = (token: string, app: App[], key: 'app' | 'customs' = 'app') => call(`stock/${stockId}/`, { token, body: { stock: { [key]: app } } });
 
   it("when two clients write their entries, then each reads its own alone, nothing of the other's is lost, and the seller reads both", async () => {
     expect((await writeApp(one.token, [{ client_id: one.clientId, ref: 'one-17' }])).status).to.equal(200);
@@ -60,12 +62,8 @@ describe("stock app[]: each client's own entry", () => {
   });
 
   // customs is keyed the same way (document 2: "Per active customs app keyed by client_id").
-  const customsOf = async (token: string): Promise<App[]> => {
-    const res = await call(`stock/${stockId}/`, { token });
-    expect(res.status, res.text).to.equal(200);
-    return ((res.body.stock as { customs?: App[] }).customs ?? []).slice().sort((a, b) => a.client_id.localeCompare(b.client_id));
-  };
-  const writeCustoms = (token: string, customs: App[]) => call(`stock/${stockId}/`, { token, body: { stock: { customs } } });
+  const customsOf = (token: string) => entriesOf(token, 'customs');
+  const writeCustoms = (token: string, customs: App[]) => writeApp(token, customs, 'customs');
 
   it("when two customs apps write their customs entries, then each reads and replaces its own alone, another's client_id is refused, and the seller reads both", async () => {
     expect((await writeCustoms(one.token, [{ client_id: one.clientId, hs_code: '691110' }])).status).to.equal(200);
