@@ -587,13 +587,17 @@ export class AuctionAAdapter implements PortalAdapter {
       'auction_a (eBay)',
     );
     const left = aids?.leftListings ? await aids.leftListings(sent.map(({ u }) => u.stockId)) : new Map<number, Set<string>>();
+    const all = await Promise.all(sent.map(async ({ sku }) => (await this.offersOf(target, sku)).filter((o) => o.status === 'PUBLISHED' && o.offerId)));
     // bulkUpdatePriceQuantity takes offers[] only for published offers; auction offers take no quantity (25762).
-    const published = await Promise.all(
-      sent.map(async ({ sku }) => (await this.offersOf(target, sku)).filter((o) => o.status === 'PUBLISHED' && o.format !== 'AUCTION' && o.offerId)),
-    );
+    const published = all.map((offers) => offers.filter((o) => o.format !== 'AUCTION'));
     const leftOf = (i: number, o: Offer) => left.get(sent[i]!.u.stockId)?.has(o.listing?.listingId ?? '') ?? false;
     const live = published.map((offers, i) => offers.filter((o) => !leftOf(i, o)));
     const zero = published.map((offers, i) => offers.filter((o) => leftOf(i, o) && o.availableQuantity !== 0));
+    // An item whose every live offer is on a listing it left shows its quantity nowhere at eBay, while
+    // setting its inventory item's quantity revises that listing, the main's, in eBay's count of 250
+    // a day that the ledger keeps for the main's own variations (each sale elsewhere spent one):
+    // only the zero is sent, once; list and listVariations set the item's quantity when it is listed again.
+    const leftOnly = all.map((offers, i) => offers.length > 0 && offers.every((o) => leftOf(i, o)));
     const at = now();
     const plans = await planRevisions(
       ledger,
@@ -604,8 +608,9 @@ export class AuctionAAdapter implements PortalAdapter {
         listings: live[i]!.map((o) => ({ listingId: o.listing?.listingId ?? o.offerId!, availableQuantity: o.availableQuantity })),
       })),
     );
+    for (const [i, { sku }] of sent.entries()) if (leftOnly[i] && zero[i]!.length === 0) plans.set(sku, { outcome: 'accepted' });
     const going = sent
-      .map((s, i) => ({ ...s, offers: live[i]!, zero: zero[i]!, plan: plans.get(s.sku)! }))
+      .map((s, i) => ({ ...s, offers: live[i]!, zero: zero[i]!, item: !leftOnly[i], plan: plans.get(s.sku)! }))
       .filter((s): s is typeof s & { plan: SendPlan } => 'send' in s.plan);
     const bySku = going.length ? await this.bulkUpdate(target, going) : new Map<string | undefined, PriceQuantityResponse>();
     const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
@@ -618,18 +623,18 @@ export class AuctionAAdapter implements PortalAdapter {
     return updates.map((u) => outcomes.get(u.stockId)!);
   }
 
-  /** The call itself, one request per SKU setting both levels (0 on offers the item left); answers the worst response per SKU. */
+  /** The call itself, one request per SKU setting both levels (0 on offers the item left, and no item level when it has no other); answers the worst response per SKU. */
   private async bulkUpdate(
     target: PortalTarget,
-    going: { sku: string; offers: Offer[]; zero: Offer[]; plan: SendPlan }[],
+    going: { sku: string; offers: Offer[]; zero: Offer[]; item: boolean; plan: SendPlan }[],
   ): Promise<Map<string | undefined, PriceQuantityResponse>> {
-    const requests = going.map(({ sku, offers, zero, plan }) => {
+    const requests = going.map(({ sku, offers, zero, item, plan }) => {
       const quantity = sentQuantity(plan);
       const all = [
         ...offers.map((o) => ({ offerId: o.offerId, availableQuantity: quantity })),
         ...zero.map((o) => ({ offerId: o.offerId, availableQuantity: 0 })),
       ];
-      return { sku, shipToLocationAvailability: { quantity }, ...(all.length ? { offers: all } : {}) };
+      return { sku, ...(item ? { shipToLocationAvailability: { quantity } } : {}), ...(all.length ? { offers: all } : {}) };
     });
     const answer = await ebayCall<{ responses?: PriceQuantityResponse[] }>(target, {
       method: 'POST',

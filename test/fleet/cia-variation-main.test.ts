@@ -19,6 +19,15 @@ import { jobEnd, waitFor, withSandboxAndFleet } from './support';
 const active = { auction_a: { is_active: true }, shop_g: { is_active: true } };
 const sizes = { name_value: [{ name: 'size', value: ['S', 'M'] }] };
 const size = (value: string) => ({ name_value: [{ name: 'size', value: [value] }] });
+/** A main's variation of S (size S) and M (size M). */
+const sizesOf = (s: number, m: number) => ({
+  type: 'main',
+  specifics_set: sizes,
+  sub: [
+    { id: String(s), specifics: size('S') },
+    { id: String(m), specifics: size('M') },
+  ],
+});
 
 interface PortalResult {
   portal: string;
@@ -61,14 +70,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
       sku: sku(),
       quantity: 50,
       cia: { ...active, ...extra },
-      variation: {
-        type: 'main',
-        specifics_set: sizes,
-        sub: [
-          { id: String(s), specifics: size('S') },
-          { id: String(m), specifics: size('M') },
-        ],
-      },
+      variation: sizesOf(s, m),
     });
     return { main, s, m };
   }
@@ -107,6 +109,14 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     );
     await new Promise((resolve) => setTimeout(resolve, 1500));
   };
+
+  /** CIA's push of an item to auction_a done at a quantity (eBay took it, or nothing was sent as it shows nowhere). */
+  const ackedAtEbay = (stockId: number, quantity: number) =>
+    waitFor(`item ${stockId}'s auction_a push of ${quantity} done`, async () =>
+      (await db()('cia_portal_state').where({ account_id: seller.id, stock_id: stockId, portal: 'auction_a', acked_quantity: quantity }).first())
+        ? true
+        : undefined,
+    );
 
   it('when a main with two variants is active at channels, then each variant shows its own quantity under its SKU and the main’s SKU shows nothing; its cia fields read as sent; POST stock/{id}/cia/ answers the variants', async () => {
     const ids = await shirt();
@@ -410,11 +420,12 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     const m = () => [...ebay.offers.values()].find((o) => o.account === account && o.sku === sku('-M'))!;
     expect([m().status, m().listingId, m().body.availableQuantity]).to.deep.equal(['PUBLISHED', listingId, 0]);
     expect(listingsOf(running.sandbox.state, account).find((o) => o.sku === sku('-M'))?.quantity).to.equal(0);
-    // M's next quantity (2 of its 3 sold elsewhere) goes to its inventory item (2 after eBay's own
-    // sale), not back onto the main's listing.
+    // M's next quantity (2 of its 3 sold elsewhere) does not go back onto the main's listing, nor to
+    // its inventory item: its only offer is that listing's, at 0, and the item's quantity would revise it.
+    const item = atEbay(sku('-M')).item;
     await createOrder(seller, { line: [{ id: 1, quantity: 2, price: '10', stock_align_id: sku('-M') }] });
-    await waitFor('M’s inventory item at 1', () => atEbay(sku('-M')).item === 1);
-    expect([m().status, m().body.availableQuantity]).to.deep.equal(['PUBLISHED', 0]);
+    await ackedAtEbay(ids.m, 1);
+    expect([m().status, m().body.availableQuantity, atEbay(sku('-M')).item]).to.deep.equal(['PUBLISHED', 0, item]);
 
     await endMainListing(ids.main, `end-sold-${seller.id}-${ids.main}`);
     expect(m().status).to.equal('UNPUBLISHED');
@@ -491,7 +502,8 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     };
   };
 
-  it('when a variant leaves a main listed at eBay and then sells elsewhere, then CIA sets its quantity on its inventory item only: its variation on the main’s listing goes to 0 and stays there, while the variant still in the group keeps being pushed', async () => {
+  /** The shirt listed at eBay, then its variant M made plain while the main's listing is up: the ids and that listing's id. */
+  async function mLeftListedMain(): Promise<{ ids: { main: number; s: number; m: number }; listingId: string }> {
     const ids = await shirt({}, ebayData);
     const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
     expect(listed.state, listed.error).to.equal('completed');
@@ -500,14 +512,35 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 3, 3]);
     const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
     expect(left.status, left.text).to.equal(200);
+    return { ids, listingId };
+  }
+
+  it('when a variant leaves a main listed at eBay and then sells elsewhere, then CIA sets its variation on the main’s listing to 0 (and nothing else of it), while the variant still in the group keeps being pushed', async () => {
+    const { ids, listingId } = await mLeftListedMain();
     await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '10', stock_align_id: sku('-M') }] });
     await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '10', stock_align_id: sku('-S') }] });
 
-    await waitFor('M’s inventory item at 2 and S at 3', () => atEbay(sku('-M')).item === 2 && atEbay(sku('-S')).item === 3);
+    await waitFor('M’s variation at 0 and S at 3', () => atEbay(sku('-M')).offer?.[2] === 0 && atEbay(sku('-S')).item === 3);
+    await ackedAtEbay(ids.m, 2);
     await settle();
     // M is no variation of the main any more: nothing of its stock is offered on the main's listing.
-    expect(atEbay(sku('-M'))).to.deep.equal({ item: 2, offer: ['PUBLISHED', listingId, 0, 0] });
+    expect(atEbay(sku('-M'))).to.deep.equal({ item: 3, offer: ['PUBLISHED', listingId, 0, 0] });
     expect(atEbay(sku('-S'))).to.deep.equal({ item: 3, offer: ['PUBLISHED', listingId, 3, 3] });
+  });
+
+  it('when a variant left a main listed at eBay and its variation there is at 0, then its further sales elsewhere send eBay nothing: no revision of the main’s listing is spent on a quantity that listing does not show', async () => {
+    const { ids, listingId } = await mLeftListedMain();
+    await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '10', stock_align_id: sku('-M') }] });
+    await waitFor('M’s variation on the main’s listing at 0', () => atEbay(sku('-M')).offer?.[2] === 0);
+    await settle();
+    const revised = () => running.sandbox.state.ebay.revisions.get(listingId)?.count;
+    const before = revised();
+
+    await createOrder(seller, { line: [{ id: 1, quantity: 1, price: '10', stock_align_id: sku('-M') }] });
+    await ackedAtEbay(ids.m, 1);
+    expect(revised()).to.equal(before);
+    expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 0, 0]);
+    expect(atEbay(sku('-S')).offer).to.deep.equal(['PUBLISHED', listingId, 4, 4]);
   });
 
   it('when a variant that left a main listed at eBay is off the main’s listing and is listed on its own, then it gets a listing of its own and CIA pushes its quantity there', async () => {
@@ -589,14 +622,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
       sku: mainSku,
       quantity: 50,
       cia: active,
-      variation: {
-        type: 'main',
-        specifics_set: sizes,
-        sub: [
-          { id: String(s), specifics: size('S') },
-          { id: String(m), specifics: size('M') },
-        ],
-      },
+      variation: sizesOf(s, m),
     });
   /** The seller's eBay calls since a point, as method and path. */
   const ebayCalls = (since: number) =>
@@ -605,15 +631,15 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
       .filter((r) => r.portal === 'auction_a' && r.portalAccount === String(seller.portalAccountId))
       .map((r) => `${r.method} ${r.path}`);
 
-  it('when an item listed on its own at eBay becomes a variant and its main is listed, then its own listing is withdrawn before the group takes it (eBay refuses a SKU "already listed as a single SKU listing", 25704) and it sells on the main’s listing', async () => {
-    const s = await createItem(seller, { ...ebayData, name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: active });
-    const alone = await upload(s, { auction_a: [{ action: 'list' }] });
+  /** An item listed at eBay on its own: its listing id. */
+  async function listedAlone(stockId: number): Promise<string> {
+    const alone = await upload(stockId, { auction_a: [{ action: 'list' }] });
     expect(alone.state, alone.error).to.equal('completed');
-    const own = (alone.result as { portal_item_id: string }).portal_item_id;
     await settle();
-    const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: active });
-    const main = await mainOf(s, m);
-
+    return (alone.result as { portal_item_id: string }).portal_item_id;
+  }
+  /** A main listed at eBay whose listing withdraws an offer (a listing of its own, `own`) before the call `before`: the group's listing id. */
+  async function listedWithdrawing(main: number, own: string, before: string): Promise<string> {
     const since = running.sandbox.state.requests.length;
     const listed = await upload(main, { auction_a: [{ action: 'list' }] });
     expect(listed.state, listed.error).to.equal('completed');
@@ -622,7 +648,17 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     const calls = ebayCalls(since);
     const withdrawn = calls.findIndex((c) => /^POST \/sell\/inventory\/v1\/offer\/\d+\/withdraw$/.test(c));
     expect(withdrawn, JSON.stringify(calls)).to.be.greaterThan(-1);
-    expect(withdrawn).to.be.lessThan(calls.indexOf(`PUT /sell/inventory/v1/inventory_item_group/${sku()}`));
+    expect(withdrawn).to.be.lessThan(calls.indexOf(before));
+    return group;
+  }
+
+  it('when an item listed on its own at eBay becomes a variant and its main is listed, then its own listing is withdrawn before the group takes it (eBay refuses a SKU "already listed as a single SKU listing", 25704) and it sells on the main’s listing', async () => {
+    const s = await createItem(seller, { ...ebayData, name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: active });
+    const own = await listedAlone(s);
+    const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: active });
+    const main = await mainOf(s, m);
+
+    const group = await listedWithdrawing(main, own, `PUT /sell/inventory/v1/inventory_item_group/${sku()}`);
     expect(atEbay(sku('-S')).offer?.slice(0, 2)).to.deep.equal(['PUBLISHED', group]);
     expect(running.sandbox.state.ebay.memberWithdrawals).to.deep.equal([]);
   });
@@ -641,7 +677,8 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     const moved = await upload(other, { auction_a: [{ action: 'list' }] });
     expect(moved.state).to.equal('failed');
     expect(moved.error).to.contain(`SKU ${sku('-M')} is a variation of eBay's inventory item group ${sku()}`);
-    expect(ebayCalls(since).filter((c) => !c.startsWith('GET '))).to.deep.equal([]);
+    // CIA's pushes of the new item L run beside the job (bulk_update_price_quantity): not the job's writes.
+    expect(ebayCalls(since).filter((c) => !c.startsWith('GET ') && !c.endsWith('/bulk_update_price_quantity'))).to.deep.equal([]);
     expect(atEbay(sku('-M')).offer?.[0]).to.equal('PUBLISHED');
   });
 
@@ -668,14 +705,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
       quantity: 50,
       // The main's own portal EAN is the main's product, never a variant's.
       market_e: { delivery_time: 'a', ean: '4006381333955' },
-      variation: {
-        type: 'main',
-        specifics_set: sizes,
-        sub: [
-          { id: String(s), specifics: size('S') },
-          { id: String(m), specifics: size('M') },
-        ],
-      },
+      variation: sizesOf(s, m),
     });
     const account = String(seller.portalAccountId);
     const job = await upload(main, { market_e: [{ action: 'list' }] });
