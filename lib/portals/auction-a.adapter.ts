@@ -172,6 +172,12 @@ export class AuctionAAdapter implements PortalAdapter {
     // refuses a SKU "already listed as a single SKU listing" (25704); that listing ends (withdrawOffer,
     // "used to end a single-variation listing"), the variant sells on the main's listing.
     for (const offerId of single) await ebayCall(target, { method: 'POST', path: `${inventory}/offer/${encodeURIComponent(offerId)}/withdraw` });
+    // The main listed on its own before it had variants: its listing under the main's SKU (the group
+    // key, no member) stays live beside the group's, and nothing pushes a quantity under a main's SKU
+    // any more (lib/cia isVariationMain), so it sold on at its last quantity. It ends here, every
+    // format and marketplace (withdrawOffer), as `end` would; the main sells through its variants.
+    const mainOffers = (await this.offersOf(target, groupKey)).filter((o) => o.status === 'PUBLISHED' && o.offerId);
+    for (const o of mainOffers) await ebayCall(target, { method: 'POST', path: `${inventory}/offer/${encodeURIComponent(o.offerId!)}/withdraw` });
     const site = siteOf(variation.main.group);
     await this.zeroLeaving(target, members, new Set(listings.map((l) => l.sku)), listings[0]?.offer.marketplaceId ?? site.marketplaceId);
     await ebayCall(target, {

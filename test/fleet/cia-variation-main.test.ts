@@ -663,6 +663,30 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     expect(running.sandbox.state.ebay.memberWithdrawals).to.deep.equal([]);
   });
 
+  it('when an item listed on its own at eBay becomes a variation main and is listed, then its own listing under the main’s SKU is withdrawn before the group is published (CIA pushes nothing under a main’s SKU: it stayed buyable at its last quantity)', async () => {
+    const main = await createItem(seller, { ...ebayData, name: 'Shirt', sku: sku(), quantity: 50, cia: active });
+    const own = await listedAlone(main);
+    expect(atEbay(sku()).offer).to.deep.equal(['PUBLISHED', own, 50, 50]);
+    const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: active });
+    const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: active });
+    const linked = await call(`stock/${main}/`, {
+      token: seller.token,
+      body: {
+        stock: {
+          variation: sizesOf(s, m),
+        },
+      },
+    });
+    expect(linked.status, linked.text).to.equal(200);
+
+    const group = await listedWithdrawing(main, own, 'POST /sell/inventory/v1/offer/publish_by_inventory_item_group');
+    expect(atEbay(sku()).offer?.[0]).to.equal('UNPUBLISHED');
+    expect([atEbay(sku('-S')).offer?.slice(0, 2), atEbay(sku('-M')).offer?.slice(0, 2)]).to.deep.equal([
+      ['PUBLISHED', group],
+      ['PUBLISHED', group],
+    ]);
+  });
+
   it('when a variant moved from a main listed at eBay to another main, then listing the other main fails naming the first main’s group before any call writes (eBay refuses a SKU of two groups, 25703), and the first main’s listing keeps it', async () => {
     const ids = await shirt({}, ebayData);
     const first = await upload(ids.main, { auction_a: [{ action: 'list' }] });
