@@ -419,6 +419,18 @@ function mountGroups(router: express.Router, state: SandboxState): void {
     }
     res.json({ ...group, inventoryItemGroupKey: String(req.params.groupKey) });
   });
+  // deleteInventoryItemGroup: "deletes the inventory item group" (204); 25705 for an unknown one. Its
+  // members' inventory items and offers stay (the call names only the group).
+  router.delete(groupPath, (req, res) => {
+    const id = key(res.locals.account as string, String(req.params.groupKey));
+    if (!ebay.groups.has(id)) {
+      res.status(400).json(error(25705, `The Inventory Item Group named ${String(req.params.groupKey)} could not be found or is not available in the system.`));
+      return;
+    }
+    ebay.groups.delete(id);
+    ebay.groupListings.delete(id);
+    res.status(204).end();
+  });
   router.post(`${inventory}/offer/publish_by_inventory_item_group`, (req, res) => {
     const account = res.locals.account as string;
     const body = (req.body ?? {}) as Body;

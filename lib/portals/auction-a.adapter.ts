@@ -161,7 +161,7 @@ export class AuctionAAdapter implements PortalAdapter {
     if (clash) throw portalInputError(this.portal, `a variant of stock item ${variation.main.stockId} has the main's SKU ${groupKey}: give each its own`);
     const members = await this.groupMembers(target, groupKey);
     const existing = await Promise.all(listings.map((l) => this.findOffer(target, l.sku, l.offer.marketplaceId, l.offer.format)));
-    const single = await this.singleListings(target, groupKey, listings, existing, members);
+    const { single, released } = await this.singleListings(target, groupKey, listings, existing, members);
     for (const [i, listing] of listings.entries()) {
       await this.putInventoryItem(target, listing);
       const offerId = existing[i]?.offerId;
@@ -172,13 +172,14 @@ export class AuctionAAdapter implements PortalAdapter {
     // refuses a SKU "already listed as a single SKU listing" (25704); that listing ends (withdrawOffer,
     // "used to end a single-variation listing"), the variant sells on the main's listing.
     for (const offerId of single) await ebayCall(target, { method: 'POST', path: `${inventory}/offer/${encodeURIComponent(offerId)}/withdraw` });
+    const site = siteOf(variation.main.group);
+    for (const [other, skus] of released) await this.releaseFromGroup(target, other, skus, site.language);
     // The main listed on its own before it had variants: its listing under the main's SKU (the group
     // key, no member) stays live beside the group's, and nothing pushes a quantity under a main's SKU
     // any more (lib/cia isVariationMain), so it sold on at its last quantity. It ends here, every
     // format and marketplace (withdrawOffer), as `end` would; the main sells through its variants.
     const mainOffers = (await this.offersOf(target, groupKey)).filter((o) => o.status === 'PUBLISHED' && o.offerId);
     for (const o of mainOffers) await ebayCall(target, { method: 'POST', path: `${inventory}/offer/${encodeURIComponent(o.offerId!)}/withdraw` });
-    const site = siteOf(variation.main.group);
     await this.zeroLeaving(target, members, new Set(listings.map((l) => l.sku)), listings[0]?.offer.marketplaceId ?? site.marketplaceId);
     await ebayCall(target, {
       method: 'PUT',
@@ -243,6 +244,10 @@ export class AuctionAAdapter implements PortalAdapter {
    * group (InventoryItem.groupIds), which eBay refuses as "already a member of another group"
    * (25703): a variant moved from a main still listed with it. Refused before any call writes,
    * naming that group; withdrawing its offer would take its variation off the other main's listing.
+   * A variant with an unpublished offer in another group (`released`, by group) sells on no listing
+   * of that group: a main's ended listing leaves its group and every member in it at eBay
+   * (withdrawOfferByInventoryItemGroup "does not delete the inventory item group object"), so a
+   * variant moved on from it was refused 25703 for good, also once that main was deleted.
    */
   private async singleListings(
     target: PortalTarget,
@@ -250,29 +255,51 @@ export class AuctionAAdapter implements PortalAdapter {
     listings: EbayListing[],
     offers: (Offer | undefined)[],
     members: string[],
-  ): Promise<string[]> {
+  ): Promise<{ single: string[]; released: Map<string, string[]> }> {
     const single: string[] = [];
+    const released = new Map<string, string[]>();
     // The group's own listing, as its members' offers show it: a variation eBay kept there out of the
     // group (it had sold, zeroLeaving) that joins again is on it already, no listing of its own.
     const groupListings = new Set(offers.filter((o, i) => o?.listing?.listingId && members.includes(listings[i]!.sku)).map((o) => o!.listing!.listingId));
     for (const [i, listing] of listings.entries()) {
       const offer = offers[i];
-      if (offer?.status !== 'PUBLISHED' || !offer.offerId || members.includes(listing.sku)) continue;
-      if (offer.listing?.listingId && groupListings.has(offer.listing.listingId)) continue;
+      // A variant without an offer was never listed by Kontor, so in no group Kontor made.
+      if (!offer?.offerId || members.includes(listing.sku)) continue;
+      const published = offer.status === 'PUBLISHED';
+      if (published && offer.listing?.listingId && groupListings.has(offer.listing.listingId)) continue;
       const item = await ebayCall<{ groupIds?: string[] }>(target, {
         method: 'GET',
         path: `${inventory}/inventory_item/${encodeURIComponent(listing.sku)}`,
         accept: [400, 404],
       });
-      const other = (item.status < 400 ? (item.body.groupIds ?? []) : []).find((g) => g !== groupKey);
-      if (other !== undefined)
+      const others = (item.status < 400 ? (item.body.groupIds ?? []) : []).map(String).filter((g) => g !== groupKey);
+      if (published && others.length)
         throw portalInputError(
           this.portal,
-          `SKU ${listing.sku} is a variation of eBay's inventory item group ${other} (another main's listing), which eBay refuses in a second group: list that main again without it, or end its listing, first`,
+          `SKU ${listing.sku} is a variation of eBay's inventory item group ${others[0]} (another main's listing), which eBay refuses in a second group: list that main again without it, or end its listing, first`,
         );
-      single.push(offer.offerId);
+      if (published) single.push(offer.offerId);
+      for (const other of others) released.set(other, [...(released.get(other) ?? []), listing.sku]);
     }
-    return single;
+    return { single, released };
+  }
+
+  /**
+   * Takes SKUs whose offers are unpublished out of another main's group: the group replaced without
+   * them (read first, as the call advises; no variation of its listing goes, theirs are not on it),
+   * or deleted (deleteInventoryItemGroup) when they were all its members, as a group needs one. That
+   * main's next list replaces its group from its variants anyway (listVariations).
+   */
+  private async releaseFromGroup(target: PortalTarget, groupKey: string, skus: string[], language: string): Promise<void> {
+    const path = `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`;
+    const current = await ebayCall<Record<string, unknown> & { variantSKUs?: string[] }>(target, { method: 'GET', path, accept: [400, 404] });
+    if (current.status >= 400) return;
+    const rest = (current.body.variantSKUs ?? []).map(String).filter((sku) => !skus.includes(sku));
+    if (rest.length === 0) {
+      await ebayCall(target, { method: 'DELETE', path, accept: [400, 404] });
+      return;
+    }
+    await ebayCall(target, { method: 'PUT', path, headers: { 'Content-Language': language }, body: { ...current.body, variantSKUs: rest } });
   }
 
   /**

@@ -706,6 +706,28 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     expect(atEbay(sku('-M')).offer?.[0]).to.equal('PUBLISHED');
   });
 
+  it('when a variant of a main whose eBay listing was ended moves to another main, then the other main is listed with it: the ended main’s group, which eBay keeps with its members (25703 for a SKU of two groups), lets it go first', async () => {
+    const ids = await shirt({}, ebayData);
+    const account = String(seller.portalAccountId);
+    const first = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(first.state, first.error).to.equal('completed');
+    await settle();
+    expect((await endMainListing(ids.main, `end-moved-${seller.id}-${ids.main}`)).state).to.equal('completed');
+    const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
+    expect(left.status, left.text).to.equal(200);
+    const l = await createItem(seller, { name: 'Shirt L', sku: sku('-L'), quantity: 2, cia: active });
+    const other = await mainOf(l, ids.m, sku('-B'));
+
+    const moved = await upload(other, { auction_a: [{ action: 'list' }] });
+    expect(moved.state, moved.error).to.equal('completed');
+    const listingId = (moved.result as { portal_item_id: string }).portal_item_id;
+    const ebay = running.sandbox.state.ebay;
+    expect((ebay.groups.get(`${account}|${sku('-B')}`)?.variantSKUs as string[]).slice().sort()).to.deep.equal([sku('-L'), sku('-M')]);
+    expect(ebay.groups.get(`${account}|${sku()}`)).to.deep.include({ variantSKUs: [sku('-S')] });
+    expect(atEbay(sku('-M')).offer?.slice(0, 2)).to.deep.equal(['PUBLISHED', listingId]);
+    expect(atEbay(sku('-S')).offer?.[0]).to.equal('UNPUBLISHED');
+  });
+
   it('when a variation main’s eBay SKU is longer than 50 characters, then its listing fails naming it before any call (an inventory item group key has at most 50)', async () => {
     const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: active });
     const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: active });
