@@ -38,7 +38,7 @@ import { grantOf, OrderScope } from '../access';
 import { takeBackPaymentsIn } from '../order';
 import { insertTaskOnce, TaskInput } from '../task';
 import { bankRepository, PendingReversalRow } from './bank.repository';
-import { accountOfKey, acrossFormatsOf, formatOfKey, ibanOfKey, tiedAcrossFormats } from './statement/entry-key';
+import { accountOfKey, acrossFormatsOf, foldedText, formatOfKey, ibanOfKey, tiedAcrossFormats } from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
 
 /**
@@ -79,16 +79,20 @@ async function sameReversalApplied(trx: Knex.Transaction, accountId: number, rev
   const iban = acrossFormatsOf(reversal)?.iban;
   const format = formatOfKey(reversal.reference!.replace(/^reversal /, ''));
   if (!iban || !format) return false;
-  return bankRepository.reversedAcrossFormats(trx, accountId, {
+  const reversed = await bankRepository.reversedAcrossFormats(trx, accountId, {
     iban,
     otherFormat: format === 'mt940' ? 'camt' : 'mt940',
     amount: reversal.amount,
     currency: reversal.currency,
     day: reversal.transferDate,
     references: reversal.payerReferences,
-    sender: reversal.sender,
-    subject: reversal.subject,
   });
+  if (reversal.payerReferences.length) return reversed.length > 0;
+  // Payer and text as the formats spell them (foldedText, as storing ties a credit across
+  // formats): compared as written, the MT940's `Moeller` of the transfer was not the camt.053's
+  // `Möller`, and the camt.053's copy of the reversal tied the payer's earlier equal rate.
+  const [sender, subject] = [foldedText(reversal.sender), foldedText(reversal.subject)];
+  return reversed.some((r) => foldedText(r.sender) === sender && foldedText(r.subject) === subject);
 }
 
 /**

@@ -539,25 +539,25 @@ export const bankRepository = {
   },
 
   /**
-   * Whether the account holds a transfer of the reversal's account (IBAN), amount and currency,
-   * with its payer's reference (or, without one, its payer and text), reversed by a reversal of
-   * the other statement format booked on the reversal's day: that reversal is this one, as the
-   * other format wrote it (bank-reversal.service.ts). Not limited to the scope: the transfer is
-   * reversed already, nothing is taken off any order again.
+   * The account's transfers of the reversal's account (IBAN), amount and currency, with one of
+   * its payer's references when it gives any, reversed by a reversal of the other statement
+   * format booked on the reversal's day: one of them, of its payer and text where it gives no
+   * reference (compared by bank-reversal.service.ts, as the formats spell them), is this reversal
+   * as the other format wrote it. Not limited to the scope: the transfer is reversed already,
+   * nothing is taken off any order again.
    */
   async reversedAcrossFormats(
     trx: Knex.Transaction,
     accountId: number,
-    reversal: { iban: string; otherFormat: string; amount: string; currency: string; day: Date; references: string[]; sender: string; subject: string },
-  ): Promise<boolean> {
+    reversal: { iban: string; otherFormat: string; amount: string; currency: string; day: Date; references: string[] },
+  ): Promise<Pick<BankRow, 'sender' | 'subject'>[]> {
     const q = trx('bank')
-      .select('number')
+      .select('sender', 'subject')
       .where({ account_id: accountId, type: 'bank', currency_id: reversal.currency, account_iban: reversal.iban, reversed_on: reversal.day })
       .andWhere('amount', reversal.amount)
       .andWhere('reversed_by', 'like', `reversal ${reversal.otherFormat} %`);
     if (reversal.references.length) q.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);
-    else q.where({ sender: reversal.sender, subject: reversal.subject });
-    return !!(await q.first());
+    return q;
   },
 
   /**

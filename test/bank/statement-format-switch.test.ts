@@ -198,6 +198,17 @@ describe('bank: one account imported as MT940 and as camt.053 pays each booking 
     expect(await reversalTasks(s)).to.deep.equal([]);
   });
 
+  it("when the payer's name has an umlaut the MT940 spells out (Moeller, the camt.053's Möller) and the camt.053 books the MT940's reversal again beside an earlier equal rate, then that rate still pays its order", async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    const named = (file: Buffer, name: string, encoding: BufferEncoding) => Buffer.from(file.toString(encoding).replaceAll('Erika Muster', name), encoding);
+    expect(await importStatement(s, named(mt940Reversed(orders), 'Erika Moeller', 'latin1'))).to.deep.equal({ ...counts('mt940', 2, 6, 6), debits: 2 });
+    expect((await readOrder(s, orders.orders.PART)).paid_amount).to.equal(null);
+    expect(await importStatement(s, named(camtReversed(orders), 'Erika Möller', 'utf8'))).to.deep.equal({ ...counts('camt.053', 2, 7, 2), debits: 2 });
+    expect((await readOrder(s, orders.orders.PART)).paid_amount).to.equal('50.00');
+    expect(await reversalTasks(s)).to.deep.equal([]);
+  });
+
   it('when the MT940 was imported before its records kept their account, end-to-end id and reversal day (migration 20261127_2100, 2200), then after the backfill the camt.053 stores only what the MT940 did not book and applies its reversal no second time', async () => {
     const s = await newSeller();
     const orders = await shop(s);
