@@ -41,6 +41,18 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
 
   const reversedLines = (history: string[]) => history.filter((h) => /reversed by the bank/.test(h));
 
+  /** Anna's order of 49.90 and Bernd's of 24.50, the reversal fixtures' ORDER_1 and ORDER_2. */
+  async function annaAndBernd(s: Seller) {
+    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
+    const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+    const paid = async () => [(await readOrder(s, anna)).paid_amount, (await readOrder(s, bernd)).paid_amount];
+    return { anna, bernd, names: { ORDER_1: anna, ORDER_2: bernd }, paid };
+  }
+
+  /** A reversal fixture as another statement account's (its :25: replaced). */
+  const ofAccount = (file: string, names: Record<string, string>, account: string) =>
+    Buffer.from(fixture(file, names).toString('latin1').replace(':25:37040044/0532013000', `:25:${account}`), 'latin1');
+
   it('when an MT940 statement reverses (RC) the credits that paid two orders, one shipped, then both are owed again, the shipped one gives a task, and a reversal of no known credit gives a task and touches nothing', async () => {
     const s = await newSeller();
     const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
@@ -201,30 +213,22 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
 
   it("when the seller's other bank account reverses credits of the same payers, amounts and texts, then the credits of this account still pay their orders and the reversals wait for their own", async () => {
     const s = await newSeller();
-    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
-    const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
-    const names = { ORDER_1: anna, ORDER_2: bernd };
+    const { names, paid } = await annaAndBernd(s);
     // The credits booked on the seller's second account (its IBAN in :25:); the reversals are of the first (BLZ 37040044).
-    const otherAccount = fixture('mt940-reversal-credits.sta', names).toString('latin1').replace(':25:37040044/0532013000', ':25:DE75512108001245126199');
-    await importStatement(s, Buffer.from(otherAccount, 'latin1'));
+    await importStatement(s, ofAccount('mt940-reversal-credits.sta', names, 'DE75512108001245126199'));
     await importStatement(s, fixture('mt940-reversal.sta', names));
-    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
-    expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+    expect(await paid()).to.deep.equal(['49.90', '24.50']);
     expect((await transfers(s)).map((r) => r.status)).to.deep.equal([null, null]);
     // Their own credits, imported later, are the ones reversed.
     await importStatement(s, fixture('mt940-reversal-credits.sta', names));
     expect((await transfers(s)).map((r) => r.status).sort()).to.deep.equal([null, null, 'reversed', 'reversed']);
-    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
-    expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+    expect(await paid()).to.deep.equal(['49.90', '24.50']);
   });
 
   it("when the seller's other bank account reverses credits of the same payers, amounts and texts that this account's statement stored before the keys named their format (1870e39), then after the migrations those credits still pay their orders", async () => {
     const s = await newSeller();
-    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
-    const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
-    const names = { ORDER_1: anna, ORDER_2: bernd };
-    const otherAccount = fixture('mt940-reversal-credits.sta', names).toString('latin1').replace(':25:37040044/0532013000', ':25:DE75512108001245126199');
-    await importStatement(s, Buffer.from(otherAccount, 'latin1'));
+    const { names, paid } = await annaAndBernd(s);
+    await importStatement(s, ofAccount('mt940-reversal-credits.sta', names, 'DE75512108001245126199'));
     // The records as an import before 1870e39 left them: the key of before (account, statement, bank reference, position, amount, day), no IBAN.
     await db().raw(
       `UPDATE bank SET entry_ref = 'DE75512108001245126199|00100/001||' || number || '|' || amount || '|2026-11-20', account_iban = NULL, end_to_end_id = NULL
@@ -234,34 +238,25 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
     await backfillBankAcrossFormats(db());
     await backfillBankLegacyKeyIban(db());
     await importStatement(s, fixture('mt940-reversal.sta', names));
-    expect((await readOrder(s, anna)).paid_amount).to.equal('49.90');
-    expect((await readOrder(s, bernd)).paid_amount).to.equal('24.50');
+    expect(await paid()).to.deep.equal(['49.90', '24.50']);
     expect((await transfers(s)).map((r) => r.status)).to.deep.equal([null, null]);
     expect(await backfillBankLegacyKeyIban(db())).to.equal(0);
   });
 
   it("when the seller's other bank account, one whose :25: names no IBAN, reverses or books credits of the same payers, amounts and texts, then the credits of the one account are not taken back by the other's reversals", async () => {
-    /** The fixture with its :25: account replaced. */
-    const of = (file: string, names: Record<string, string>, account: string) =>
-      Buffer.from(fixture(file, names).toString('latin1').replace(':25:37040044/0532013000', `:25:${account}`), 'latin1');
     for (const [credits, reversals] of [
       ['1700.59.308EUR', '37040044/0532013000'],
       ['DE75512108001245126199', '1700.59.308EUR'],
       ['1700.59.308EUR', '3000.91.494EUR'],
     ]) {
       const s = await newSeller();
-      const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
-      const bernd = await orderPaidBy(s, '24.50', 'Bernd Bauer');
-      const names = { ORDER_1: anna, ORDER_2: bernd };
-      await importStatement(s, of('mt940-reversal-credits.sta', names, credits!));
-      await importStatement(s, of('mt940-reversal.sta', names, reversals!));
-      expect([(await readOrder(s, anna)).paid_amount, (await readOrder(s, bernd)).paid_amount], `${credits} reversed by ${reversals}`).to.deep.equal([
-        '49.90',
-        '24.50',
-      ]);
+      const { names, paid } = await annaAndBernd(s);
+      await importStatement(s, ofAccount('mt940-reversal-credits.sta', names, credits!));
+      await importStatement(s, ofAccount('mt940-reversal.sta', names, reversals!));
+      expect(await paid(), `${credits} reversed by ${reversals}`).to.deep.equal(['49.90', '24.50']);
       expect((await transfers(s)).map((r) => r.status)).to.deep.equal([null, null]);
       // The reversals' own credits, imported later, are the ones reversed.
-      await importStatement(s, of('mt940-reversal-credits.sta', names, reversals!));
+      await importStatement(s, ofAccount('mt940-reversal-credits.sta', names, reversals!));
       expect((await transfers(s)).map((r) => r.status).sort()).to.deep.equal([null, null, 'reversed', 'reversed']);
     }
   });
