@@ -44,7 +44,9 @@
  * DISCOUNT breakdown is negative, with ITEM and SHIPPING detailed breakdowns; a PENDING tip is
  * in grandTotal as a FINALIZED one is; gift wrap and other charges are for all the item's units
  * (a cancelled unit's share is not charged), a COD fee per item as its shipping; on Amazon.com
- * they are net as ITEM is, on the other marketplaces gross (their VAT inside the informative TAX).
+ * they are net as ITEM is, on the other marketplaces gross (their VAT inside the informative TAX);
+ * an item played with `item_amount` (ITEM for all units, no unit price giving it) has no
+ * product.price (optional in the contract) and ITEM is for the units charged, as a unit price's.
  */
 import crypto from 'node:crypto';
 import express, { Request, Response } from 'express';
@@ -61,6 +63,11 @@ export interface SandboxOrderLine {
   quantity: number;
   /** Gross unit price. */
   unitPrice: string;
+  /**
+   * The ITEM proceeds of all units where no unit price gives them (quantity pricing, a price per
+   * pack): product.price is then left out, which the contract allows (ItemProduct.price optional).
+   */
+  itemAmount?: string;
   promotionDiscount: string;
   shippingPrice: string;
   shippingDiscount: string;
@@ -159,7 +166,7 @@ function itemProceeds(o: SandboxOrder, l: SandboxOrderLine) {
   // A cancelled item is charged only for the units it shipped before (nothing for one cancelled whole).
   const charged = unitsOf(l) > 0;
   const perUnits = (c: number) => Math.round((c * unitsOf(l)) / l.quantity);
-  const item = toCents(l.unitPrice) * unitsOf(l);
+  const item = l.itemAmount === undefined ? toCents(l.unitPrice) * unitsOf(l) : perUnits(toCents(l.itemAmount));
   const shipping = charged ? toCents(l.shippingPrice) : 0;
   const promo = charged ? perUnits(toCents(l.promotionDiscount)) : 0;
   const shipDiscount = charged ? toCents(l.shippingDiscount) : 0;
@@ -234,7 +241,12 @@ export function order2026(o: SandboxOrder, included: Set<string>): Record<string
     const item: Record<string, unknown> = {
       orderItemId: l.orderItemId,
       quantityOrdered: l.quantity,
-      product: { asin: l.asin, title: l.title, sellerSku: l.sku, ...(isPending ? {} : { price: { unitPrice: money(toCents(l.unitPrice), o.currency) } }) },
+      product: {
+        asin: l.asin,
+        title: l.title,
+        sellerSku: l.sku,
+        ...(isPending || l.itemAmount !== undefined ? {} : { price: { unitPrice: money(toCents(l.unitPrice), o.currency) } }),
+      },
     };
     if (!isPending) {
       const { total, proceeds } = itemProceeds(o, l);
@@ -337,7 +349,7 @@ function itemsV0(o: SandboxOrder): Record<string, unknown>[] {
     ...(isPending
       ? {}
       : {
-          ItemPrice: money(toCents(l.unitPrice) * l.quantity, o.currency),
+          ItemPrice: money(l.itemAmount === undefined ? toCents(l.unitPrice) * l.quantity : toCents(l.itemAmount), o.currency),
           ShippingPrice: money(toCents(l.shippingPrice), o.currency),
           PromotionDiscount: money(toCents(l.promotionDiscount), o.currency),
           ShippingDiscount: money(toCents(l.shippingDiscount), o.currency),
@@ -667,6 +679,8 @@ export interface NewAmazonOrder {
     sku: string;
     quantity: number;
     price?: string;
+    /** The ITEM proceeds of all units, with no unit price shown (SandboxOrderLine.itemAmount); not with price. */
+    item_amount?: string;
     title?: string;
     promotion_discount?: string;
     shipping?: string;
@@ -738,6 +752,7 @@ export function placeOrder(store: AmazonOrderStore, body: NewAmazonOrder): Sandb
       asin: `B0${digits(8)}`,
       quantity: l.quantity,
       unitPrice: l.price ?? '10.00',
+      ...(l.item_amount !== undefined ? { itemAmount: l.item_amount } : {}),
       promotionDiscount: l.promotion_discount ?? '0.00',
       shippingPrice: l.shipping ?? '0.00',
       shippingDiscount: l.shipping_discount ?? '0.00',

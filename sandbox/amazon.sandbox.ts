@@ -673,7 +673,11 @@ function controls(app: express.Express, amazon: AmazonState): void {
       !Array.isArray(body.lines) ||
       body.lines.length === 0 ||
       body.lines.some(
-        (l) => !l.sku || !(l.quantity >= 1) || ![l.tax, l.gift_wrap, l.gift_wrap_discount, l.gift_wrap_tax, l.cod_fee, l.other, l.shipping_tax].every(amount),
+        (l) =>
+          !l.sku ||
+          !(l.quantity >= 1) ||
+          ![l.tax, l.gift_wrap, l.gift_wrap_discount, l.gift_wrap_tax, l.cod_fee, l.other, l.shipping_tax, l.item_amount].every(amount) ||
+          (l.item_amount !== undefined && l.price !== undefined),
       ) ||
       !amount(body.delivery_tip) ||
       ![undefined, 'PENDING', 'FINALIZED'].includes(body.delivery_tip_status) ||
@@ -683,7 +687,7 @@ function controls(app: express.Express, amazon: AmazonState): void {
     ) {
       res.status(400).json({
         message:
-          'portal_account and lines [{sku, quantity >= 1, price, promotion_discount, shipping, shipping_discount, tax, ioss, gift_wrap, gift_wrap_discount, gift_wrap_tax, cod_fee, other, shipping_tax}] are required; tax, the gift wrap, cod_fee, other, shipping_tax and delivery_tip are amounts, delivery_tip_status PENDING or FINALIZED, tax_collected_by AMAZON or SELLER, payment_method a name',
+          'portal_account and lines [{sku, quantity >= 1, price or item_amount, promotion_discount, shipping, shipping_discount, tax, ioss, gift_wrap, gift_wrap_discount, gift_wrap_tax, cod_fee, other, shipping_tax}] are required; tax, item_amount, the gift wrap, cod_fee, other, shipping_tax and delivery_tip are amounts, delivery_tip_status PENDING or FINALIZED, tax_collected_by AMAZON or SELLER, payment_method a name',
       });
       return;
     }

@@ -446,7 +446,7 @@ function overview(state: SandboxState) {
       'POST /_sandbox/amazon/revoke {refresh_token|portal_account}',
       'POST /_sandbox/shopify/orders, /_sandbox/shopify/orders/:id/cancel {restock,refund,reason}, /_sandbox/shopify/inventory {portal_account,sku,available}, /_sandbox/shopify/tokens, /_sandbox/shopify/config; GET /_sandbox/shopify/orders/:id, /_sandbox/shopify/variants, /_sandbox/shopify/throttled',
       'POST /_sandbox/amazon/feed_outcome {portal_account,status: FATAL|CANCELLED,count}',
-      'POST /_sandbox/amazon/orders {portal_account,lines[{sku,quantity,price,promotion_discount,shipping,shipping_discount,tax,ioss,gift_wrap,gift_wrap_discount,gift_wrap_tax,cod_fee,other,shipping_tax}],fulfilled_by: AMAZON|MERCHANT,status,pending_ms,marketplace_id,currency,delivery_tip,delivery_tip_status,tax_collected_by: AMAZON|SELLER,buyer}',
+      'POST /_sandbox/amazon/orders {portal_account,lines[{sku,quantity,price|item_amount,promotion_discount,shipping,shipping_discount,tax,ioss,gift_wrap,gift_wrap_discount,gift_wrap_tax,cod_fee,other,shipping_tax}],fulfilled_by: AMAZON|MERCHANT,status,pending_ms,marketplace_id,currency,delivery_tip,delivery_tip_status,tax_collected_by: AMAZON|SELLER,buyer}',
       'GET /_sandbox/amazon/orders/:id',
       'POST /_sandbox/kaufland/keys {portal_account,storefront}',
       'POST /_sandbox/kaufland/orders {portal_account,storefront,lines,status,buyer,fulfillment_type}',

@@ -209,6 +209,29 @@ describe('channel order money of Amazon: what the seller received, as the Orders
       expect(await orderEvents(seller)).to.include(`paid_in_full:${imported.id}`);
     });
 
+    it('when Amazon names no unit price and the item amount does not divide by the units, then the cents left over are in the shipping fee, so the order is paid in full', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'NP-DE-1', 10);
+      const { amazonId, id, served } = await amazonOrder(seller, 'A1PA6795UKMFR9', {
+        currency: 'EUR',
+        lines: [{ sku: 'NP-DE-1', quantity: 3, item_amount: '10.00', shipping: '4.90' }],
+      });
+      // ItemProduct.price is optional: the item's amount is only its ITEM proceeds.
+      expect((served.orderItems[0] as unknown as { product: Record<string, unknown> }).product).not.to.have.property('price');
+      expect(served.orderItems[0]!.proceeds.breakdowns).to.deep.include({ type: 'ITEM', subtotal: { amount: '10.00', currencyCode: 'EUR' } });
+      expect(served.proceeds.grandTotal).to.deep.equal({ amount: '14.90', currencyCode: 'EUR' });
+
+      await importOrders({ accountId: seller.id, portalAccountId: amazonId }, 'np-de-1');
+      const imported = (await kontorOrder(seller, id))!;
+      // 10.00 over 3 units: 3.33 each (9.99), the 0.01 left over in the fee (4.90 + 0.01).
+      expect(imported.line.map((l) => [l.quantity, l.price])).to.deep.equal([['3', '3.33']]);
+      expect(imported.shipping.fee).to.equal('4.91');
+      expect(imported.invoice_amount).to.equal('14.90');
+      expect(imported.paid_amount).to.equal('14.90');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(await orderEvents(seller)).to.include(`paid_in_full:${imported.id}`);
+    });
+
     it('when Amazon withheld US sales tax on an item and its gift wrap, then the line holds the gift wrap, not the tax, and the order is paid in full', async () => {
       const seller = await newSeller();
       await createStock(seller, 'GW-US-1', 10);

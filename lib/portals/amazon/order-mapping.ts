@@ -209,7 +209,7 @@ interface BilledItem {
 
 /**
  * One line: orderItemId is the transaction id. The unit price is the item's gross unit price
- * (product.price.unitPrice, else its ITEM proceeds by the quantity), and for the units the line
+ * (product.price.unitPrice; without it, its ITEM proceeds are the units' amount, shared as below), and for the units the line
  * keeps its promotion discount, gift wrap and other charges and the tax the seller collects,
  * shared over the units **rounded down to the cent; the cents left over go to the
  * shipping fee**, the order's one amount of quantity one, so that lines plus shipping are exactly
@@ -228,7 +228,16 @@ function billed(item: OrderItem2026, orderOpen: boolean): BilledItem {
   const quantity = item.quantityOrdered;
   const breakdowns = item.proceeds?.breakdowns;
   const units = orderOpen ? unitsSold(item) : quantity;
-  const unit = cents(item.product.price?.unitPrice) ?? (quantity > 0 ? sum(breakdowns, 'ITEM') / BigInt(quantity) : sum(breakdowns, 'ITEM'));
+  const listed = cents(item.product.price?.unitPrice);
+  // Without product.price (optional in the contract) the item's amount is its ITEM proceeds, whole:
+  // they are for the units it is charged for (a cancelled unit's share is not in them, as the fee's
+  // rule below for an item with no unit left reads them), so they are the units' amount here.
+  // Divided first and rounded down (10.00 over 3 units: 3.33), the cents left over went nowhere and
+  // the order stood below what the buyer paid (9.99 + fee for 10.00 + fee): only partially paid by
+  // document 1, never shipped. Whole, they are shared over the units as every line's amount is, the
+  // cents left over joining the fee (decision, README "Rounding").
+  const itemAmount = listed === undefined ? sum(breakdowns, 'ITEM') : undefined;
+  const unit = listed ?? (quantity > 0 ? floorDiv(itemAmount!, BigInt(quantity)) : itemAmount!);
   const off = discounts(item);
   const tax = sellersTax(item);
   const charges = lineCharges.reduce((s, type) => s + sum(breakdowns, type), 0n);
@@ -249,7 +258,7 @@ function billed(item: OrderItem2026, orderOpen: boolean): BilledItem {
     out.price = decimal(unit - (quantity > 0 ? off.item / BigInt(quantity) : 0n));
     return { line: out, shipping: shipping + extra };
   }
-  const total = unit * BigInt(units) + extra;
+  const total = (itemAmount ?? unit * BigInt(units)) + extra;
   const price = floorDiv(total, BigInt(units));
   out.price = decimal(price);
   const net = total - tax.line;
