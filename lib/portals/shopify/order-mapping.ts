@@ -261,6 +261,10 @@ export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string,
     }),
     // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")
     // stayed the same after a refund, so a refunded order kept its whole amount in Kontor.
+    // A POS cash payment's rounding to the coins (Order.totalCashRoundingAdjustment) is not in
+    // totalReceivedSet nor totalRefundedSet (Shopify's changelog: "Rounded total payment:
+    // totalReceivedSet + ...paymentSet"), so this is the order's price to the cent and the
+    // rounding is left out on purpose (decision, README "Cash rounding").
     paid_amount: tipCents
       ? (Math.max(0, amountCents(o.netPaymentSet.presentmentMoney.amount) - tipCents) / 100).toFixed(2)
       : o.netPaymentSet.presentmentMoney.amount,
