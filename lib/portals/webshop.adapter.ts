@@ -32,7 +32,20 @@ interface VariantNode {
 
 const variantFields = 'id sku product { id } inventoryPolicy inventoryItem { id tracked }';
 const findVariants = `query KontorVariants($query: String!, $first: Int!) { productVariants(first: $first, query: $query) { nodes { ${variantFields} } } }`;
-const firstLocation = 'query KontorLocation { locations(first: 1) { nodes { id } } }';
+/** Location: what decides where the web shop's stock is kept (isActive, fulfillsOnlineOrders: "Whether this location can fulfill online orders."). */
+interface LocationNode {
+  id: string;
+  name: string;
+  isActive: boolean;
+  fulfillsOnlineOrders: boolean;
+}
+/**
+ * The store's active locations (QueryRoot.locations lists active ones only unless includeInactive),
+ * oldest first (sortKey ID: a store's first location is the one it was opened with), 50 a page:
+ * 53 points requested in the sandbox's model (2 + 50 + pageInfo), refunded to the few it holds.
+ */
+const locationsQuery = `query KontorLocations($first: Int!, $after: String) {
+  locations(first: $first, after: $after, sortKey: ID) { pageInfo { hasNextPage endCursor } nodes { id name isActive fulfillsOnlineOrders } } }`;
 const createProduct = `mutation KontorProductCreate($product: ProductCreateInput!) {
   productCreate(product: $product) { product { id variants(first: 1) { nodes { ${variantFields} } } } userErrors { field message } } }`;
 const updateProduct =
@@ -119,8 +132,7 @@ function categoriesOf(group: Record<string, unknown>): string[] {
 /** Shopify's search syntax quotes a value with double quotes; one inside is escaped. */
 const quoted = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
-/** Location and variants per store, remembered for the process (a variant gone at Shopify is looked up again). */
-const locations = new Map<string, string>();
+/** Variants per store, remembered for the process (a variant gone at Shopify is looked up again). */
 const variantsBySku = new Map<string, VariantNode>();
 const storeKey = (s: ShopifySession) => `${s.target.portalAccountId}|${s.creds.endpoint}`;
 
@@ -157,6 +169,36 @@ function saleOf(order: ShopifyOrderNode): StoreSale {
  */
 export function staleTarget(target: number, expected: number, current: number): number {
   return current < expected ? Math.max(0, target - (expected - current)) : target;
+}
+
+/**
+ * An item the store also sells online from another of its locations (active, fulfilling online
+ * orders, `available` above 0; `stocked`): Shopify sells the sum of a variant's `available` over
+ * such locations, so the store sells more than Kontor set at its own (`storeLocations`).
+ * **Decision:** as for `setOutcome`, the quantity stays set and the item is refused naming those
+ * locations and what to change, so the push is not counted done. Kontor does not empty another
+ * location itself: what is there is the merchant's stock (a shop's shelf, a second warehouse),
+ * which Kontor does not count. A negative `available` elsewhere (sold there beyond its stock) adds
+ * nothing to sell and is left out. An item refused already (`setOutcome`) gets both reasons.
+ */
+export function elsewhereOutcome(
+  outcome: QuantityOutcome,
+  sku: string,
+  quantity: number,
+  at: string,
+  stocked: { name: string; available: number }[],
+): QuantityOutcome {
+  if (stocked.length === 0) return outcome;
+  const names = stocked.map((l) => l.name).join(', ');
+  const message =
+    `webshop (Shopify) set quantity ${quantity} of SKU ${sku} at the location ${at}, but the store also sells it online from ` +
+    `${stocked.map((l) => `${l.name} (${l.available} available)`).join(', ')}: it can sell more than Kontor counts. ` +
+    `Kontor keeps the web shop's stock at one location: set the variant's quantity to 0 at ${names}, or switch "Fulfill online orders from this location" off there, in Shopify.`;
+  return {
+    stockId: outcome.stockId,
+    outcome: 'refused',
+    message: outcome.outcome === 'refused' && outcome.message ? `${outcome.message} ${message}` : message,
+  };
 }
 
 /**
@@ -295,7 +337,8 @@ export class WebshopAdapter extends HttpPortalAdapter {
   override async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
     if (target.connector !== 'shopify') return super.setQuantities(target, updates, key);
     const s = new ShopifySession(target);
-    const location = await this.location(s);
+    const { at, others } = await this.storeLocations(s);
+    const location = at.id;
     const skus = updates.map((u) => skuOf({ stockId: u.stockId, sku: u.sku, group: u.group }));
     const variants = await this.variants(s, skus);
     const outcomes = new Map<number, QuantityOutcome>();
@@ -362,6 +405,11 @@ export class WebshopAdapter extends HttpPortalAdapter {
         const doubtful = pending.filter((p) => !fresh.has(p.v.inventoryItem.id) && unboundedSales(p.v)).map((p) => p.v.inventoryItem.id);
         for (const item of doubtful.length ? await this.inventorySettings(s, doubtful) : []) settle(item);
         for (const p of pending) outcomes.set(p.u.stockId, setOutcome(p.u, p.sku, p.quantity, p.v));
+        // Stock the store sells online from elsewhere: read only when it has another such location (none: no call).
+        const ids = pending.map((p) => p.v.inventoryItem.id);
+        const elsewhere = others.length ? await this.stockedElsewhere(s, others, ids) : new Map<string, never[]>();
+        for (const p of pending)
+          outcomes.set(p.u.stockId, elsewhereOutcome(outcomes.get(p.u.stockId)!, p.sku, p.quantity, at.name, elsewhere.get(p.v.inventoryItem.id) ?? []));
         pending = [];
         break;
       }
@@ -420,6 +468,19 @@ export class WebshopAdapter extends HttpPortalAdapter {
       });
       out.push(...answer.inventoryItems.nodes);
     }
+    return out;
+  }
+
+  /** Per inventory item, the other locations it has `available` above 0 at: one `availableAt` per location (102 points for 50 items). */
+  private async stockedElsewhere(
+    s: ShopifySession,
+    others: LocationNode[],
+    inventoryItemIds: string[],
+  ): Promise<Map<string, { name: string; available: number }[]>> {
+    const out = new Map<string, { name: string; available: number }[]>();
+    for (const l of others)
+      for (const [id, available] of await this.availableAt(s, l.id, inventoryItemIds))
+        if (available > 0) out.set(id, [...(out.get(id) ?? []), { name: l.name, available }]);
     return out;
   }
 
@@ -643,15 +704,28 @@ export class WebshopAdapter extends HttpPortalAdapter {
     }
   }
 
-  /** The store's location Kontor's stock is set at: its first (Kontor keeps one warehouse a store). */
-  private async location(s: ShopifySession): Promise<string> {
-    const known = locations.get(storeKey(s));
-    if (known) return known;
-    const answer = await s.call<{ locations: { nodes: { id: string }[] } }>(firstLocation);
-    const id = answer.locations.nodes[0]?.id;
-    if (!id) throw portalRefused(`webshop: the Shopify store of portal account ${s.target.portalAccountId} has no location`);
-    locations.set(storeKey(s), id);
-    return id;
+  /**
+   * The location Kontor's stock is set at (`at`; Kontor keeps one warehouse a store) and the
+   * store's other locations it sells online from (`others`). **Decision:** `at` is the oldest
+   * active location that fulfils online orders (Location.isActive, fulfillsOnlineOrders): the store's
+   * first location may be a pickup counter or a closed one, whose stock the online store does not
+   * sell. Read on every push, not remembered: a location the merchant switches to fulfil online
+   * orders counts from the next push (its stock refuses the item, `elsewhereOutcome`).
+   */
+  private async storeLocations(s: ShopifySession): Promise<{ at: LocationNode; others: LocationNode[] }> {
+    const online: LocationNode[] = [];
+    let after: string | null = null;
+    do {
+      const answer: { locations: { pageInfo: PageInfo; nodes: LocationNode[] } } = await s.call(locationsQuery, { first: 50, after });
+      online.push(...answer.locations.nodes.filter((l) => l.isActive && l.fulfillsOnlineOrders));
+      after = answer.locations.pageInfo.hasNextPage ? answer.locations.pageInfo.endCursor : null;
+    } while (after);
+    const [at, ...others] = online;
+    if (!at)
+      throw portalRefused(
+        `webshop: the Shopify store of portal account ${s.target.portalAccountId} has no active location that fulfils online orders ("Fulfill online orders from this location"); Kontor sets the web shop's stock there`,
+      );
+    return { at, others };
   }
 
   /** The variants of these SKUs (remembered ones, the rest looked up 50 to a query). */

@@ -125,8 +125,8 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
       .to.have.property('message')
       .that.matches(/no variant with SKU NOPE/);
     expect(Object.fromEntries((await variants()).map((v) => [v.sku, v.available]))).to.deep.equal({ A: 0, B: 12 });
-    // Variants remembered from the listing, the location remembered: a lookup of the unknown SKU and one mutation.
-    expect(calls().length - before).to.equal(2);
+    // Variants remembered from the listing: the store's locations (read on every push), a lookup of the unknown SKU and one mutation.
+    expect(calls().length - before).to.equal(3);
   });
 
   it('CIA: two stock items with one SKU (one variant) get the lower quantity set once, the other refused naming the clash, and the rest of the batch goes through', async () => {
@@ -194,6 +194,70 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect((await variants()).map((x) => [x.sku, x.available])).to.deep.equal([['KEPT', 4]]);
     const again = await adapter.setQuantities(target, [update('GONE', 3, 1)], 'b2');
     expect(again.map((o) => o.outcome)).to.deep.equal(['refused']);
+  });
+
+  it('a store of several locations: the quantity is set at its oldest active location that fulfils online orders, not at a first one that does not; an item with stock at another such location is refused naming it, and accepted once that stock is 0 or the location stops fulfilling online orders', async () => {
+    // The merchant's locations: the first one a pickup counter only, then the shipping warehouse, a shop that also ships online orders, a closed one.
+    const made = await post('/_sandbox/shopify/locations', {
+      portal_account: account,
+      locations: [
+        { name: 'Abholtheke', fulfills_online_orders: false },
+        { name: 'Versandlager' },
+        { name: 'Laden Mitte' },
+        { name: 'Altes Lager', is_active: false },
+      ],
+    });
+    expect(made.status).to.equal(201);
+    const [counter, warehouse, shop, closed] = (made.body as unknown as { id: string }[]).map((l) => l.id);
+    await adapter.list(target, item({ stockId: 1, sku: 'LOC-A', quantityAvailable: 7 }), 'a');
+    await adapter.list(target, item({ stockId: 2, sku: 'LOC-B', quantityAvailable: 7 }), 'b');
+    const at = (sku: string, location: string) => s().availableAt(s().variantBySku(String(account), sku)!.inventoryItemId, location);
+    expect([at('LOC-A', warehouse!), at('LOC-A', counter!)]).to.deep.equal([7, 0]);
+
+    // Stock the store does not sell online (the pickup counter, the closed location) leaves A alone; B has 2 in the shop, which ships online orders too.
+    const stock = async (sku: string, location: string, available: number) =>
+      expect((await post('/_sandbox/shopify/inventory', { portal_account: account, sku, location, available })).status).to.equal(200);
+    await stock('LOC-A', counter!, 5);
+    await stock('LOC-A', closed!, 3);
+    await stock('LOC-B', shop!, 2);
+    const outcomes = await adapter.setQuantities(target, [update('LOC-A', 4, 1), update('LOC-B', 6, 2)], 'several');
+    expect(outcomes).to.deep.equal([
+      { stockId: 1, outcome: 'accepted' },
+      {
+        stockId: 2,
+        outcome: 'refused',
+        message:
+          'webshop (Shopify) set quantity 6 of SKU LOC-B at the location Versandlager, but the store also sells it online from Laden Mitte (2 available): it can sell more than Kontor counts. ' +
+          'Kontor keeps the web shop\'s stock at one location: set the variant\'s quantity to 0 at Laden Mitte, or switch "Fulfill online orders from this location" off there, in Shopify.',
+      },
+    ]);
+    // The quantity is set all the same; the other locations keep theirs.
+    expect([at('LOC-A', warehouse!), at('LOC-A', counter!), at('LOC-A', closed!), at('LOC-B', warehouse!), at('LOC-B', shop!)]).to.deep.equal([4, 5, 3, 6, 2]);
+    // Listing B is refused the same way (not recorded as listed).
+    const listed = await adapter.list(target, item({ stockId: 2, sku: 'LOC-B', quantityAvailable: 6 }), 'b-again').catch((err: unknown) => err);
+    expect(listed).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_refused' });
+    expect((listed as DomainError).message).to.contain('Laden Mitte (2 available)');
+
+    // The merchant does as told: the shop's stock to 0, or the shop no longer fulfilling online orders.
+    await stock('LOC-B', shop!, 0);
+    expect(await adapter.setQuantities(target, [update('LOC-B', 5, 2)], 'emptied')).to.deep.equal([{ stockId: 2, outcome: 'accepted' }]);
+    await stock('LOC-B', shop!, 2);
+    expect((await adapter.setQuantities(target, [update('LOC-B', 4, 2)], 'stocked')).map((o) => o.outcome)).to.deep.equal(['refused']);
+    s().locationsOf(String(account))[2]!.fulfillsOnlineOrders = false;
+    expect(await adapter.setQuantities(target, [update('LOC-B', 4, 2)], 'pickup-only')).to.deep.equal([{ stockId: 2, outcome: 'accepted' }]);
+  });
+
+  it('a store none of whose active locations fulfils online orders: the push is refused naming it, and nothing is set', async () => {
+    await adapter.list(target, item({ stockId: 1, sku: 'NOWHERE', quantityAvailable: 3 }), 'n');
+    expect(
+      (await post('/_sandbox/shopify/locations', { portal_account: account, locations: [{ name: 'Abholtheke', fulfills_online_orders: false }] })).status,
+    ).to.equal(201);
+    const refused = await adapter.setQuantities(target, [update('NOWHERE', 1, 1)], 'nowhere').catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_refused' });
+    expect((refused as DomainError).message).to.equal(
+      `webshop: the Shopify store of portal account ${account} has no active location that fulfils online orders ("Fulfill online orders from this location"); Kontor sets the web shop's stock there`,
+    );
+    expect((await variants()).map((v) => v.available)).to.deep.equal([3]);
   });
 
   it('an order is fetched by update time and mapped once; shipped with tracking it is fulfilled, and shipping again sends nothing', async () => {
