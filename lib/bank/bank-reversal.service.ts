@@ -31,7 +31,9 @@
  * grant keeps one (see the end of applyReversalsIn).
  *
  * A client bound to a portal account reverses only transfers it sees (stored under its grant or
- * assigned to its orders) and takes back only from its orders.
+ * assigned to its orders) and takes back only from its orders, and only where exactly one of all
+ * the seller's transfers fits (ambiguity is the seller's, whoever imports); a kept reversal it
+ * cannot judge so stays kept, untouched.
  */
 import type { Knex } from 'knex';
 import { grantOf, OrderScope } from '../access';
@@ -134,6 +136,8 @@ export async function applyReversalsIn(
   const result: ReversalsApplied = { reversed: 0, untied: 0 };
   const inFile = new Set(fileReversals.map((r) => r.reference!));
   const kept = (await bankRepository.pendingReversals(trx, accountId, [...new Set(creditAmounts)])).filter((r) => !inFile.has(r.key));
+  const keptKeys = new Set(kept.map((r) => r.key));
+  const bound = scope.portalAccountGrant !== 'all';
   // The older ones first: a reversal kept from before is tied before this file's own.
   const reversals = [...kept.map(entryOf), ...fileReversals];
   const tied: string[] = [];
@@ -177,16 +181,23 @@ export async function applyReversalsIn(
           keyAccount: accountOfKey(key),
           handBooked: handBooked === null ? null : String(handBooked),
         });
+    // One of all the seller's transfers (reversalCandidates), and one the caller may take back.
+    const one = candidates.length === 1 && candidates[0]!.seen ? candidates[0]!.number : undefined;
     // Locked, then read again: a matching run may have assigned it meanwhile (it holds the row until it commits).
-    const original = candidates.length === 1 ? await bankRepository.lockForReversal(trx, accountId, candidates[0]!.number) : undefined;
-    if (!original || original.reversed_by !== null) {
+    const original = one === undefined ? undefined : await bankRepository.lockForReversal(trx, accountId, one);
+    if (one === undefined || !original || original.reversed_by !== null) {
       result.untied++;
       if (tiable) waiting.push(reversal);
+      // A kept reversal a bound client cannot judge (several of the seller's transfers fit it, or
+      // the one that does is beyond its grant) is neither taken nor dropped: it stays kept, for
+      // an import or transfer that may tie it; the import that kept it gave the seller its task.
+      if (bound && keptKeys.has(key)) continue;
       await task(reversal, {
         title: `Bank reversal of ${reversal.amount} ${reversal.currency} not tied to a transfer`,
         text:
           `The bank reversed (took back) a credit: ${describe(reversal)}. ` +
-          `${candidates.length > 1 ? 'Several transfers fit it' : 'No transfer of this account fits it'} (same amount and currency, and the same payer reference, or without one the same payer and text), ` +
+          // A bound client's task says no more than it may know: "several" would tell it of a transfer beyond its grant.
+          `${bound ? 'No one transfer this client may take back fits it' : candidates.length > 1 ? 'Several transfers fit it' : 'No transfer of this account fits it'} (same amount and currency, and the same payer reference, or without one the same payer and text), ` +
           `so nothing was taken off any order. ${keptSays(tiable, scope)} ` +
           "If the transfer it reverses paid an order in Kontor already, lower that order's paid_amount.",
         priority: 'high',
@@ -194,7 +205,7 @@ export async function applyReversalsIn(
       });
       continue;
     }
-    const number = candidates[0]!.number;
+    const number = one;
     if (original.order_id !== null) {
       const outcome = (
         await takeBackPaymentsIn(trx, scope, [

@@ -429,10 +429,11 @@ export const bankRepository = {
    * REVERSAL_DAYS before it, and either sharing one of the payer's references given (end-to-end
    * id, creditor reference; or the transfer booked by hand now, `handBooked`, by payer and text)
    * or, when none is given, with the same payer and text. At most three
-   * (two already make it ambiguous); of the reversal's bank account (IBAN) where both are known. Only transfers the scope sees (searchBase's rule): a client
-   * bound to a portal account reverses those stored under its grant or assigned to its orders,
-   * never another portal account's or the seller's own unassigned ones (marked reversed, they
-   * would never pay).
+   * (two already make it ambiguous); of the reversal's bank account (IBAN) where both are known.
+   * Of every portal account whatever the scope; each `seen` when the scope sees it (searchBase's
+   * rule): a client bound to a portal account reverses only those stored under its grant or
+   * assigned to its orders, never another portal account's or the seller's own unassigned ones
+   * (marked reversed, they would never pay).
    */
   async reversalCandidates(
     trx: Knex.Transaction,
@@ -451,7 +452,7 @@ export const bankRepository = {
       /** The number of the transfer a client books by hand now (POST bank/transfer/), else null. */
       handBooked: string | null;
     },
-  ): Promise<{ number: string }[]> {
+  ): Promise<{ number: string; seen: boolean }[]> {
     const q = trx('bank')
       .select<{ number: string }[]>(trx.raw('number::text AS number'))
       .where({ account_id: scope.accountId, type: 'bank', currency_id: reversal.currency })
@@ -490,13 +491,24 @@ export const bankRepository = {
           w.orWhere((h) => h.where({ number: handBooked, payer_ref: '', sender: reversal.sender, subject: reversal.subject }).whereNull('entry_ref'));
       });
     } else q.where({ sender: reversal.sender, subject: reversal.subject });
-    if (scope.portalAccountGrant !== 'all') {
-      const grant = scope.portalAccountGrant;
-      q.andWhere((w) => {
+    // Read in the seller's whole view whoever asks, so that "exactly one fits" means one of all the
+    // seller's transfers: read in a bound client's view, a reversal two transfers fit (one beyond
+    // its grant) had one, and the client's was taken back on a guess. `seen`: the caller may take
+    // that one back (a bound client: stored under its grant or assigned to its orders, the rule
+    // of its searches).
+    const candidates = (await q.clone().orderBy('number').limit(3)).map((c) => ({ ...c, seen: true }));
+    if (scope.portalAccountGrant === 'all' || !candidates.length) return candidates;
+    const grant = scope.portalAccountGrant;
+    const seen = await q
+      .whereIn(
+        'number',
+        candidates.map((c) => c.number),
+      )
+      .andWhere((w) => {
         w.where('portal_account_grant', grant).orWhereIn('order_id', orderScopeRepository.idsInScope(trx, scope));
       });
-    }
-    return q.orderBy('number').limit(3);
+    const seenNumbers = new Set(seen.map((c) => c.number));
+    return candidates.map((c) => ({ ...c, seen: seenNumbers.has(c.number) }));
   },
 
   /** Keeps reversals no transfer fitted yet (a reversal kept already stays as it is). */

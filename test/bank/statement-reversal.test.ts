@@ -10,6 +10,7 @@ import { db } from '../../lib/db/knex';
 import { backfillBankAcrossFormats } from '../../lib/db/migrations/20261127_2300_bank_across_formats_backfill';
 import { backfillBankLegacyKeyIban } from '../../lib/db/migrations/20261127_2320_bank_legacy_key_iban';
 import { call, newSeller, query, Seller } from '../support/api';
+import { clientToken } from '../support/bound-client';
 import { readOrder } from '../order/helpers';
 import { bankTransfers, importStatement, orderPaidBy, bankWorkerForSuite } from './bank-worker';
 import { fixture } from './fixtures';
@@ -300,5 +301,62 @@ describe('bank: a credit reversed by the bank after it paid an order', () => {
     await importStatement(s, fixture('camt053-reversal.xml', names));
     expect((await readOrder(s, clara)).paid_amount).to.equal('20.00');
     expect(await tasks(s)).to.have.length(before.length + 1);
+  });
+
+  it("when a client bound to one portal account books or imports a credit of the amount of a reversal the seller's statement kept because two transfers fit it, one the client does not see, then the client's transfer that paid its order is not taken for the reversed one, and where only the client's transfer fits it is", async () => {
+    const bernd = { transfer_date: '2026-11-20', sender: 'Bernd Bauer', subject: 'Bestellung keine', amount: '24.50' };
+    const post = async (token: string, bank: Record<string, string>) => {
+      const res = await call('bank/transfer/', { token, body: { bank } });
+      expect(res.status, res.text).to.equal(201);
+      return res.body as { bank_id: string; is_order_paid: string };
+    };
+    /** A new credit of 24.50 brought by the bound client: booked by hand (Olga's), or a statement of the seller's other bank account (Bernd's there). */
+    const ways = {
+      post: (s: Seller, bound: string) => post(bound, { ...bernd, transfer_date: '2026-11-22', sender: 'Olga Andere' }),
+      import: (s: Seller, bound: string) =>
+        importStatement(s, ofAccount('mt940-reversal-credits.sta', { ORDER_1: 'keine', ORDER_2: 'keine' }, 'DE75512108001245126199'), bound),
+    };
+    for (const [way, bring] of Object.entries(ways)) {
+      const s = await newSeller();
+      const bound = await clientToken(s, `bank-reversal-kept-${way}`, s.portalAccountId, 'bank_r bank_w order_r');
+      // The seller's own transfer of Bernd's, booked before his order: it pays nothing, and the client does not see it.
+      expect((await post(s.token, bernd)).is_order_paid).to.equal('0');
+      const order = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+      // The client's, of the same payer, text and amount a day later: it pays his order (his name, the amount owed).
+      const clients = await post(bound, { ...bernd, transfer_date: '2026-11-21' });
+      expect(clients.is_order_paid).to.equal('1');
+      // Bernd's reversal (no reference: his payer and text) fits both: nothing taken, kept, a task.
+      await importStatement(s, fixture('mt940-reversal.sta', { ORDER_1: 'keine', ORDER_2: 'keine' }));
+      expect((await readOrder(s, order)).paid_amount).to.equal('24.50');
+      const reversalTasks = async () => (await tasks(s)).map((t) => t.title).filter((t) => /reversal/i.test(t));
+      const before = await reversalTasks();
+      expect(before).to.include('Bank reversal of 24.50 EUR not tied to a transfer');
+
+      await bring(s, bound);
+      expect((await readOrder(s, order)).paid_amount, way).to.equal('24.50');
+      expect(reversedLines((await readOrder(s, order)).history), way).to.deep.equal([]);
+      expect(
+        (await transfers(s)).filter((r) => r.status === 'reversed'),
+        way,
+      ).to.deep.equal([]);
+      expect(await reversalTasks(), way).to.deep.equal(before);
+    }
+
+    // The control: the seller's reversal fits no transfer yet, then only the one the client books or imports; that one is it.
+    for (const [way, credit] of Object.entries({
+      post: (s: Seller, bound: string) => post(bound, bernd),
+      import: (s: Seller, bound: string) => importStatement(s, fixture('mt940-reversal-credits.sta', { ORDER_1: 'keine', ORDER_2: 'keine' }), bound),
+    })) {
+      const s = await newSeller();
+      const bound = await clientToken(s, `bank-reversal-kept-one-${way}`, s.portalAccountId, 'bank_r bank_w order_r');
+      const order = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+      await importStatement(s, fixture('mt940-reversal.sta', { ORDER_1: 'keine', ORDER_2: 'keine' }));
+      await credit(s, bound);
+      expect((await readOrder(s, order)).paid_amount, way).to.equal(null);
+      expect(
+        (await transfers(s)).map((r) => [r.sender, r.status]),
+        way,
+      ).to.deep.include(['Bernd Bauer', 'reversed']);
+    }
   });
 });
