@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { addToOutbox } from '../queue';
 import { bankRepository, duplicateKey } from './bank.repository';
 import { bankIdOf, BankKind } from './bank.type';
-import { acrossFormatsOf, formatOfKey, sameBookingAcrossFormats } from './statement/entry-key';
+import { acrossFormatsOf, Booking, formatOfKey, sameBookingAcrossFormats, sameBookingById } from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
 
 export interface Stored {
@@ -65,7 +65,7 @@ async function newEntries(trx: Knex.Transaction, accountId: number, type: BankKi
  * sameBookingAcrossFormats, on records of the same account (IBAN) and booking day stored from
  * the other format (so only on days an import of that format covered) and not yet claimed by an
  * import of this one. In file order, each takes the first such record it equals in the order they
- * were stored, and a record is taken once: the n-th of two genuinely equal payments in this file is
+ * were stored (those tied by their end-to-end id first, then the rest), and a record is taken once: the n-th of two genuinely equal payments in this file is
  * the n-th stored, and one more here than there is stored. The entry's key becomes the record's
  * `entry_alias`, so the same file again is recognised by its keys as before, and a record claimed
  * is no candidate for a later import (its booking has a key of both formats).
@@ -86,22 +86,27 @@ async function acrossFormats(
   const days = [...new Set(tied.map((t) => t.e.transferDate.getTime()))].map((ms) => new Date(ms));
   const candidates = await bankRepository.acrossFormatCandidates(trx, accountId, type, [...new Set(tied.map((t) => t.facts.iban))], days);
   const taken = new Set<string>();
-  for (const { e, facts, format } of tied) {
-    const entry = { ...e, endToEndId: facts.endToEndId };
-    const record = candidates.find(
-      (r) =>
-        !taken.has(r.internal_id) &&
-        r.account_iban === facts.iban &&
-        formatOfKey(r.entry_ref) !== null &&
-        formatOfKey(r.entry_ref) !== format &&
-        sameBookingAcrossFormats(
-          { ...r, transferDate: r.transfer_date, currency: r.currency_id, endToEndId: r.end_to_end_id ?? '', payerReferences: r.payer_ref.split(' ') },
-          entry,
-        ),
-    );
-    if (!record) continue;
-    taken.add(record.internal_id);
-    found.set(e, { internalId: record.internal_id, alias: e.reference! });
+  // By the end-to-end id first, then by the whole rule (entry-key.ts sameBookingById): a record
+  // that holds one entry's id is that entry's, whichever equal payment comes first in the file.
+  for (const same of [(r: Booking, e: Booking) => sameBookingById(r, e) === true, sameBookingAcrossFormats]) {
+    for (const { e, facts, format } of tied) {
+      if (found.has(e)) continue;
+      const entry = { ...e, endToEndId: facts.endToEndId };
+      const record = candidates.find(
+        (r) =>
+          !taken.has(r.internal_id) &&
+          r.account_iban === facts.iban &&
+          formatOfKey(r.entry_ref) !== null &&
+          formatOfKey(r.entry_ref) !== format &&
+          same(
+            { ...r, transferDate: r.transfer_date, currency: r.currency_id, endToEndId: r.end_to_end_id ?? '', payerReferences: r.payer_ref.split(' ') },
+            entry,
+          ),
+      );
+      if (!record) continue;
+      taken.add(record.internal_id);
+      found.set(e, { internalId: record.internal_id, alias: e.reference! });
+    }
   }
   return found;
 }

@@ -224,6 +224,38 @@ describe('bank: one account imported as MT940 and as camt.053 pays each booking 
     expect(await backfillBankAcrossFormats(db())).to.deep.equal({ accounts: 0, reversals: 0 });
   });
 
+  it("when the MT940 was imported before its records kept their end-to-end id and the camt.053 lists the payer's equal payment of another id before the one the MT940 booked, then the record keeps its payment, and the bank's reversal of that payment by its id takes it back", async () => {
+    const s = await newSeller();
+    const orders = await shop(s);
+    expect(await importStatement(s, mt940(orders))).to.deep.equal(counts('mt940', 2, 6, 6));
+    await db()('bank').where({ account_id: s.id }).update({ account_iban: null, end_to_end_id: null, reversed_on: null });
+    await backfillBankAcrossFormats(db());
+    // Paul Klee pays 24.50 twice on the 25th, the same text (his name as the MT940 cut it, so only the ids tell them apart): the camt.053 lists KL-2026-4712 first.
+    const file = camt(orders).toString('utf8').replace('Berlin Charlottenburg</Nm>', 'Berlin Charlott</Nm>');
+    const start = file.lastIndexOf('<Ntry>', file.indexOf('KL-2026-4711'));
+    const paul = file.slice(start, file.indexOf('</Ntry>', start) + '</Ntry>'.length);
+    const other = paul.replace('KL-2026-4711', 'KL-2026-4712').replace('2026112505310002', '2026112505310012');
+    // And the bank's reversal of KL-2026-4711 on the 26th (DBIT, RvslInd).
+    const reversal = paul
+      .replace('<CdtDbtInd>CRDT</CdtDbtInd>', '<CdtDbtInd>DBIT</CdtDbtInd><RvslInd>true</RvslInd>')
+      .replaceAll('2026-11-25', '2026-11-26')
+      .replace('2026112505310002', '2026112605310099');
+    const last = file.lastIndexOf('</Ntry>') + '</Ntry>'.length;
+    const both = `${file.slice(0, start)}${other}${file.slice(start, last)}${reversal}${file.slice(last)}`;
+    expect(await importStatement(s, Buffer.from(both))).to.deep.include({ format: 'camt.053', entries: 7, stored: 2, debits: 2 });
+    // The MT940's record was KL-2026-4711's: the reversal ties it alone (no task), takes its payment
+    // back, and KL-2026-4712, stored now, pays the order.
+    expect(await reversalTasks(s)).to.deep.equal([]);
+    const pauls = (await bankTransfers<BankView & { status: string | null }>(s)).filter((r) => r.sender.startsWith('Paul Klee'));
+    expect(pauls.map((r) => [r.order_id, r.status]).sort()).to.deep.equal([
+      [orders.orders.EREF_ORDER, null],
+      [orders.orders.EREF_ORDER, 'reversed'],
+    ]);
+    const order = await readOrder(s, orders.orders.EREF_ORDER);
+    expect(order.paid_amount).to.equal('24.50');
+    expect(order.history.filter((h) => /reversed by the bank/.test(h))).to.have.length(1);
+  });
+
   it('when the same reversal is kept from the MT940 and from the camt.053 (both imported before its credit), then the credit ties one of them and the other is dropped with it, so an earlier equal payment of the payer imported later still pays', async () => {
     const s = await newSeller();
     const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');

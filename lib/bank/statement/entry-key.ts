@@ -145,6 +145,20 @@ export function foldedText(text: string): string {
  * the other format covered; within one format the keys decide as before.
  */
 export function sameBookingAcrossFormats(stored: Booking, entry: Booking): boolean {
+  const byId = sameBookingById(stored, entry);
+  if (byId !== null) return byId;
+  return foldedText(stored.sender) === foldedText(entry.sender) && foldedText(stored.subject) === foldedText(entry.subject);
+}
+
+/**
+ * sameBookingAcrossFormats as far as the end-to-end id decides it: true or false, or null when
+ * payer and text must (no id on one side, or one the stored record's references do not hold).
+ * The caller ties by id first (../bank-store.service.ts): a record without an id of its own
+ * (stored before 20261127_2100) that holds one payment's id among its payer references was
+ * otherwise claimed by payer and text by the other format's equal payment of another id listed
+ * before it, and the payment it is was stored again in its place.
+ */
+export function sameBookingById(stored: Booking, entry: Booking): boolean | null {
   if (stored.transferDate.getTime() !== entry.transferDate.getTime()) return false;
   if (Number(stored.amount) !== Number(entry.amount) || stored.currency !== entry.currency) return false;
   if (stored.endToEndId && entry.endToEndId) return stored.endToEndId === entry.endToEndId;
@@ -152,7 +166,7 @@ export function sameBookingAcrossFormats(stored: Booking, entry: Booking): boole
   // the id as another reference) that holds the entry's among its payer references: the same
   // payment, where the payer's name may differ (MT940 cuts it at 2 x 27 characters).
   if (entry.endToEndId && stored.payerReferences?.includes(entry.endToEndId)) return true;
-  return foldedText(stored.sender) === foldedText(entry.sender) && foldedText(stored.subject) === foldedText(entry.subject);
+  return null;
 }
 
 /** What ties a statement entry to its account and payer across formats (tiedAcrossFormats). */
