@@ -317,6 +317,51 @@ function marketplaceIssues(attributes: Record<string, unknown>, marketplaceIds: 
   );
 }
 
+/**
+ * The currency each marketplace sells in. The Listings Items contract's examples price the US
+ * marketplace (ATVPDKIKX0DER) in USD and the Canadian (A2EUQ1WTGCTBG2) in CAD (list_price and
+ * offers' currencyCode); the rest is each Amazon site's own currency (ours, kept apart from
+ * Kontor's table so that a wrong entry there is caught here). A marketplace not here is not checked.
+ */
+const marketplaceCurrencies: Record<string, string> = {
+  ATVPDKIKX0DER: 'USD',
+  A2EUQ1WTGCTBG2: 'CAD',
+  A1AM78C64UM0Y8: 'MXN',
+  A1PA6795UKMFR9: 'EUR',
+  A13V1IB3VIYZZH: 'EUR',
+  APJ6JRA9NG5V4: 'EUR',
+  A1RKKUPIHCS9HS: 'EUR',
+  A1805IZSGTT6HS: 'EUR',
+  AMEN7PMS3EDWL: 'EUR',
+  A1F83G8C2ARO7P: 'GBP',
+  A1C3SOZRARQ6R3: 'PLN',
+  A2NODRKZP88ZB9: 'SEK',
+  A1VC38T7YXB528: 'JPY',
+};
+
+/**
+ * An offer (purchasable_offer) priced in another currency than its marketplace's as an issue:
+ * Amazon's answer is not documented, an INVALID submission naming the attribute and both
+ * currencies is ours (19.90 EUR sent to Amazon.co.uk as GBP would be sold as 19.90 pounds).
+ */
+function currencyIssues(attributes: Record<string, unknown>, marketplaceIds: string[]): Record<string, unknown>[] {
+  const offers = Array.isArray(attributes.purchasable_offer) ? (attributes.purchasable_offer as { currency?: unknown; marketplace_id?: unknown }[]) : [];
+  return offers.flatMap((o) => {
+    const marketplaceId = String(o?.marketplace_id ?? marketplaceIds[0]);
+    const currency = marketplaceCurrencies[marketplaceId];
+    if (currency === undefined || o?.currency === currency) return [];
+    return [
+      {
+        code: '4000003',
+        severity: 'ERROR',
+        message: `The value of 'purchasable_offer' is in ${String(o?.currency)}; marketplace ${marketplaceId} sells in ${currency}.`,
+        categories: ['INVALID_ATTRIBUTE'],
+        attributeNames: ['purchasable_offer'],
+      },
+    ];
+  });
+}
+
 function listings(state: SandboxState, amazon: AmazonState): express.Router {
   const router = express.Router();
   // The contract gate holds the count (put and delete: "maxItems": 1); each is one marketplace id.
@@ -335,7 +380,11 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
       return;
     }
     const sku = String(req.params.sku);
-    const issues = [...marketplaceIssues(body.attributes, marketplaceIds), ...itemIssues(state, accountOf(res), sku)];
+    const issues = [
+      ...marketplaceIssues(body.attributes, marketplaceIds),
+      ...currencyIssues(body.attributes, marketplaceIds),
+      ...itemIssues(state, accountOf(res), sku),
+    ];
     if (issues.length === 0) {
       setOffer(state, accountOf(res), sku, body.attributes, merchantQuantity(body.attributes.fulfillment_availability) ?? 0, 'listing');
       recordSubmission(amazon, accountOf(res), sku, body.productType);
@@ -362,7 +411,7 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
       res.status(404).json(errorBody('NotFound', `SKU ${sku} not found.`));
       return;
     }
-    const issues = [...marketplaceIssues(attributes, marketplaceIds), ...itemIssues(state, accountOf(res), sku)];
+    const issues = [...marketplaceIssues(attributes, marketplaceIds), ...currencyIssues(attributes, marketplaceIds), ...itemIssues(state, accountOf(res), sku)];
     if (issues.length === 0) setOffer(state, accountOf(res), sku, attributes, quantity, quantityOnly ? 'quantity' : 'listing');
     // A revision is processed as a listing is; a quantity alone changes no listing data.
     if (issues.length === 0 && !quantityOnly) recordSubmission(amazon, accountOf(res), sku, body.productType);

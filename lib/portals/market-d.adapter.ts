@@ -1,6 +1,6 @@
 import { portalRefused } from '../errors';
 import type { Item } from '@sp-api-sdk/listings-items-api-2021-08-01';
-import { amazonListing, listingPatches, sellerSku } from './amazon/listing-attributes';
+import { amazonListings, listingPatches, sellerSku } from './amazon/listing-attributes';
 import { listingCheck } from './amazon/listing-check';
 import { sendQuantities } from './amazon/listings-quantities';
 import { channelOrder } from './amazon/order-mapping';
@@ -80,8 +80,8 @@ export class MarketDAdapter implements PortalAdapter {
   /** putListingsItem per marketplace (eachMarketplace): creates the offer or replaces it (price, terms, quantity); the SKU is the portal's item id. */
   async list(target: PortalTarget, item: ListingItem, _key?: string): Promise<{ portalItemId: string }> {
     const s = new SpApiSession(target);
-    // Every marketplace's listing is made before the first call: one Kontor cannot price refuses it with none sent.
-    const listings = new Map(s.marketplaceIds.map((m) => [m, amazonListing(item, m)]));
+    // Every marketplace's listing is made before the first call: one Kontor cannot place or price refuses it with none sent.
+    const listings = amazonListings(item, s.marketplaceIds);
     const sku = sellerSku(item.group, item.sku, item.stockId);
     await eachMarketplace(target, s, sku, (marketplaceId) => {
       const listing = listings.get(marketplaceId)!;
@@ -103,11 +103,12 @@ export class MarketDAdapter implements PortalAdapter {
   /** patchListingsItem per marketplace (eachMarketplace): replaces the attributes of the named revise values. */
   async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key?: string): Promise<void> {
     const s = new SpApiSession(target);
+    // Built for the named values only: a quantity revise needs no price in each marketplace's currency.
     const patched = new Map(
-      s.marketplaceIds.map((m) => {
-        const listing = amazonListing(item, m);
-        return [m, { productType: listing.productType, patches: listingPatches(listing, values) }];
-      }),
+      [...amazonListings(item, s.marketplaceIds, values)].map(([m, listing]) => [
+        m,
+        { productType: listing.productType, patches: listingPatches(listing, values) },
+      ]),
     );
     if ([...patched.values()].some((p) => p.patches.length === 0))
       throw portalInputError(this.portal, `nothing of ${values.join(', ')} can be revised at market_d`);

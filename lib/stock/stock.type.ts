@@ -104,6 +104,21 @@ const marketD = () =>
     // so the item answers the type the document gives (5 read back as 5 was a number).
     quantity: Joi.alternatives(integer(), text(16)).custom((v: unknown) => String(v)),
     price: money(),
+    // Ours (document 2 gives market_d one price and no currency): the price in a currency, for the
+    // Amazon marketplaces that sell in another currency than market_d.price (lib/portals README, market_d).
+    currency_prices: keyedBy(
+      'currency_id',
+      list(
+        Joi.object({
+          currency_id: Joi.string()
+            .trim()
+            .uppercase()
+            .pattern(/^[A-Z]{3}$/, 'ISO 4217 code')
+            .required(),
+          price: money().required(),
+        }),
+      ),
+    ),
     id: text(64),
     comment: text(),
     is_fba: bool(),

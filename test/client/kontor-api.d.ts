@@ -1471,6 +1471,12 @@ export interface components {
         category_id?: string | null;
         quantity?: (number | string | null) | (string | null) | null;
         price?: (number | string | null) | (string | null) | null;
+        currency_prices?:
+          | ({
+              currency_id?: string | null;
+              price?: (number | string | null) | (string | null) | null;
+            } | null)[]
+          | null;
         id?: string | null;
         comment?: string | null;
         is_fba?: boolean | null;
@@ -2197,6 +2203,15 @@ export interface components {
           category_id?: string | '';
           quantity?: (number | string) | (string | '');
           price?: (number | string) | (string & unknown);
+          currency_prices?:
+            | {
+                currency_id: string & unknown;
+                price: (number | string) | (string & unknown);
+              }[]
+            | ({
+                currency_id: string & unknown;
+                price: (number | string) | (string & unknown);
+              } & unknown);
           id?: string | '';
           comment?: string | '';
           is_fba?: boolean | string | (1 | 0);
@@ -3690,6 +3705,15 @@ export interface components {
           category_id?: string | '';
           quantity?: (number | string) | (string | '');
           price?: (number | string) | (string & unknown);
+          currency_prices?:
+            | {
+                currency_id: string & unknown;
+                price: (number | string) | (string & unknown);
+              }[]
+            | ({
+                currency_id: string & unknown;
+                price: (number | string) | (string & unknown);
+              } & unknown);
           id?: string | '';
           comment?: string | '';
           is_fba?: boolean | string | (1 | 0);

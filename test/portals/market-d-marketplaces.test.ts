@@ -17,6 +17,9 @@ import { failure } from '../support/failure';
 
 const DE = 'A1PA6795UKMFR9';
 const FR = 'A13V1IB3VIYZZH';
+const UK = 'A1F83G8C2ARO7P';
+const US = 'ATVPDKIKX0DER';
+const CA = 'A2EUQ1WTGCTBG2';
 const adapter = new MarketDAdapter();
 
 function item(group: Record<string, unknown>, more: Partial<ListingItem> = {}): ListingItem {
@@ -164,6 +167,85 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(amazonListing(item({ is_fba: true }), 'A1VC38T7YXB528').attributes.purchasable_offer![0]!.currency).to.equal('JPY');
   });
 
+  /** The purchasable_offer each submission of the SKU sent, by marketplace (put: the attribute; patch: its replace). */
+  const offersSent = (sku: string, method: 'PUT' | 'PATCH') =>
+    calls(sku, method).map((r) => {
+      const body = r.body as { attributes?: { purchasable_offer?: unknown[] }; patches?: { path: string; value: unknown[] }[] };
+      const offer = method === 'PUT' ? body.attributes?.purchasable_offer : body.patches?.find((p) => p.path === '/attributes/purchasable_offer')?.value;
+      return [r.query!.marketplaceIds, r.status, offer?.[0]];
+    });
+  const offerIn = (marketplaceId: string, currency: string, value: number) => ({
+    currency,
+    our_price: [{ schedule: [{ value_with_tax: value }] }],
+    marketplace_id: marketplaceId,
+  });
+
+  it('a seller in DE and UK with no GBP price: the listing is refused before any call, naming UK, GBP and market_d.currency_prices (19.90 EUR is not offered as 19.90 GBP)', async () => {
+    const err = await failure(adapter.list(targetIn(`${DE},${UK}`), item({ sku: 'MM-NOGBP' }), 'job-9'));
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message).to.contain(`marketplace ${UK}`).and.contain('GBP').and.contain('market_d.currency_prices').and.contain('EUR');
+    expect(calls('MM-NOGBP', 'PUT')).to.deep.equal([]);
+    const revised = await failure(adapter.revise(targetIn(`${DE},${UK}`), item({ sku: 'MM-NOGBP' }), 'MM-NOGBP', ['price'], 'job-10'));
+    expect(revised.id).to.equal('portal_refused');
+    expect(revised.message).to.contain(`marketplace ${UK}`).and.contain('market_d.currency_prices');
+    expect(calls('MM-NOGBP', 'PATCH')).to.deep.equal([]);
+    // A seller in the UK alone has one currency: its price is in GBP, as before.
+    await adapter.list(targetIn(UK), item({ sku: 'MM-UKONLY' }), 'job-11');
+    expect(offersSent('MM-UKONLY', 'PUT')).to.deep.equal([[UK, 200, offerIn(UK, 'GBP', 19.9)]]);
+  });
+
+  it("a seller in DE and UK with a GBP price in market_d.currency_prices: DE is offered the item's price in EUR, UK the GBP price, in the list and in a price revise", async () => {
+    const uk = targetIn(`${DE},${UK}`);
+    await adapter.list(uk, item({ sku: 'MM-GBP', currency_prices: [{ currency_id: 'GBP', price: '17.50' }] }), 'job-12');
+    expect(offersSent('MM-GBP', 'PUT')).to.deep.equal([
+      [DE, 200, offerIn(DE, 'EUR', 19.9)],
+      [UK, 200, offerIn(UK, 'GBP', 17.5)],
+    ]);
+    expect(await shownAt('MM-GBP', `${DE},${UK}`)).to.deep.equal({ status: 200, marketplaces: [DE, UK] });
+    // A EUR entry is the price in every euro marketplace, before market_d.price.
+    const group = {
+      sku: 'MM-GBP',
+      price: '21.00',
+      currency_prices: [
+        { currency_id: 'GBP', price: '18.00' },
+        { currency_id: 'EUR', price: '20.50' },
+      ],
+    };
+    await adapter.revise(uk, item(group), 'MM-GBP', ['price'], 'job-13');
+    expect(offersSent('MM-GBP', 'PATCH')).to.deep.equal([
+      [DE, 200, offerIn(DE, 'EUR', 20.5)],
+      [UK, 200, offerIn(UK, 'GBP', 18)],
+    ]);
+  });
+
+  it('a quantity revise of a seller in DE and UK goes without a GBP price: a quantity is no money', async () => {
+    const uk = targetIn(`${DE},${UK}`);
+    await adapter.list(uk, item({ sku: 'MM-QTY', currency_prices: [{ currency_id: 'GBP', price: '17.50' }] }), 'job-14');
+    await adapter.revise(uk, item({ sku: 'MM-QTY' }, { quantityAvailable: 2 }), 'MM-QTY', ['quantity'], 'job-15');
+    const patches = calls('MM-QTY', 'PATCH');
+    expect(patches.map((p) => [p.query!.marketplaceIds, p.status, (p.body as { patches: { path: string }[] }).patches.map((x) => x.path)])).to.deep.equal([
+      [DE, 200, ['/attributes/fulfillment_availability']],
+      [UK, 200, ['/attributes/fulfillment_availability']],
+    ]);
+  });
+
+  it('a seller in US and CA: market_d.price is in neither (EUR, the default currency, where the marketplaces have several), so each needs its own; with USD and CAD prices each is offered its own', async () => {
+    const na = targetIn(`${US},${CA}`);
+    const err = await failure(adapter.list(na, item({ sku: 'MM-NA' }), 'job-16'));
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message).to.contain(`marketplace ${US}`).and.contain('USD').and.contain(`marketplace ${CA}`).and.contain('CAD');
+    expect(calls('MM-NA', 'PUT')).to.deep.equal([]);
+    const prices = [
+      { currency_id: 'USD', price: '21.99' },
+      { currency_id: 'CAD', price: '29.99' },
+    ];
+    await adapter.list(na, item({ sku: 'MM-NA', currency_prices: prices }), 'job-17');
+    expect(offersSent('MM-NA', 'PUT')).to.deep.equal([
+      [US, 200, offerIn(US, 'USD', 21.99)],
+      [CA, 200, offerIn(CA, 'CAD', 29.99)],
+    ]);
+  });
+
   it("send_mit confirms an order of the second marketplace in the order's marketplace, not the account's first", async () => {
     const order = placeOrder(amazonOf(sandbox.state), { portal_account: account, marketplace_id: FR, lines: [{ sku: 'MM-SHIP', quantity: 1, price: '9.00' }] });
     await adapter.markShipped(
@@ -197,6 +279,32 @@ describe("market_d: the sandbox's Listings Items keep Amazon's marketplace rules
       condition_type: [{ value: 'new_new', marketplace_id: marketplaceId }],
       fulfillment_availability: [{ fulfillment_channel_code: 'DEFAULT', quantity: 1 }],
     },
+  });
+
+  it("an offer priced in another currency than its marketplace's makes the submission INVALID, naming both currencies", async () => {
+    const priced = (marketplaceId: string, currency: string) => {
+      const o = offer(marketplaceId);
+      return {
+        ...o,
+        attributes: {
+          ...o.attributes,
+          purchasable_offer: [{ currency, our_price: [{ schedule: [{ value_with_tax: 19.9 }] }], marketplace_id: marketplaceId }],
+        },
+      };
+    };
+    const put = await request('PUT', 'SB-2', UK, priced(UK, 'EUR'));
+    expect(put.status).to.equal(200);
+    expect(put.body.status).to.equal('INVALID');
+    expect(put.body.issues![0]!.message).to.contain('EUR').and.contain('GBP').and.contain(UK).and.contain('purchasable_offer');
+    expect((await request('PUT', 'SB-2', UK, priced(UK, 'GBP'))).body.status).to.equal('ACCEPTED');
+    // A patch is held to the same: the listing's US price in Canadian dollars.
+    const patch = await request('PATCH', 'SB-2', US, {
+      productType: 'PRODUCT',
+      patches: [{ op: 'replace', path: '/attributes/purchasable_offer', value: priced(US, 'CAD').attributes.purchasable_offer }],
+    });
+    expect(patch.status).to.equal(200);
+    expect(patch.body.status).to.equal('INVALID');
+    expect((await request('PUT', 'SB-2', CA, priced(CA, 'CAD'))).body.status).to.equal('ACCEPTED');
   });
 
   it('an attribute value naming a marketplace the request does not name makes the submission INVALID, naming both', async () => {

@@ -82,6 +82,51 @@ describe('stock item fields tried from outside (document 2)', () => {
     expect((await call('stock/SKU_LIST-BAD/', { token: seller.token })).status).to.equal(404);
   });
 
+  describe('market_d.currency_prices[] (ours: a price per currency for Amazon marketplaces of another currency)', () => {
+    it('when prices per currency are sent, then they read back with the codes upper case and the prices as decimals', async () => {
+      const id = await createItem(seller, {
+        name: 'Teapot',
+        market_d: {
+          price: '19.90',
+          currency_prices: [
+            { currency_id: 'gbp', price: 17.5 },
+            { currency_id: 'PLN', price: '89,00' },
+          ],
+        },
+      });
+      expect((await readItem(seller, id)).market_d).to.deep.equal({
+        price: '19.90',
+        currency_prices: [
+          { currency_id: 'GBP', price: '17.50' },
+          { currency_id: 'PLN', price: '89.00' },
+        ],
+      });
+    });
+
+    for (const [label, prices, field, error] of [
+      ['a code no currency has (XYZ)', [{ currency_id: 'XYZ', price: '1.00' }], 'stock.market_d.currency_prices[0].currency_id', 'unknown_currency'],
+      [
+        'the same currency twice',
+        [
+          { currency_id: 'GBP', price: '1.00' },
+          { currency_id: 'gbp', price: '2.00' },
+        ],
+        'stock.market_d.currency_prices[1]',
+        undefined,
+      ],
+      ['a price below zero', [{ currency_id: 'GBP', price: '-1.00' }], 'stock.market_d.currency_prices[0].price', undefined],
+      ['no price', [{ currency_id: 'GBP' }], 'stock.market_d.currency_prices[0].price', undefined],
+    ] as [string, unknown[], string, string | undefined][]) {
+      it(`when ${label} is sent, then 400 names ${field} and nothing is stored`, async () => {
+        const res = await call('stock/', { token: seller.token, body: { stock: { name: 'P', sku: 'MKTD-CUR', market_d: { currency_prices: prices } } } });
+        expect(res.status, res.text).to.equal(400);
+        expect(errorFields(res), res.text).to.deep.equal([field]);
+        if (error) expect(res.body.error![0]).to.include({ error });
+        expect((await call('stock/SKU_MKTD-CUR/', { token: seller.token })).status).to.equal(404);
+      });
+    }
+  });
+
   describe('customs origin_country_iso2 (GET system/country/)', () => {
     it('when a code the reference lacks is sent, then 400 unknown_country names the field on create, update and stock/list/, and nothing changes', async () => {
       const customs = (origin: string) => ({ customs: [{ client_id: 'customs-1', hs_code: '691110', origin_country_iso2: origin }] });

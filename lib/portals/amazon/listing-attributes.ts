@@ -63,14 +63,65 @@ function identity(item: ListingItem, marketplaceId: string): Record<string, Reco
   return { externally_assigned_product_identifier: [{ type: type.toLowerCase(), value: id, marketplace_id: marketplaceId }] };
 }
 
-/** The price as purchasable_offer (gross, in the marketplace's currency). */
-function price(item: ListingItem, marketplaceId: string): Record<string, Record<string, unknown>[]> {
-  const amount = str(item.group, 'price', item.price);
+/**
+ * The seller's price per currency (market_d.currency_prices[]: currency_id, price; ours, as
+ * document 2 gives market_d one price and no currency), for marketplaces selling in another
+ * currency than the item's price.
+ */
+function currencyPrices(group: Record<string, unknown>): Map<string, string> {
+  const entries = Array.isArray(group.currency_prices) ? (group.currency_prices as Record<string, unknown>[]) : [];
+  return new Map(entries.flatMap((e) => (typeof e?.currency_id === 'string' && str(e, 'price') ? [[e.currency_id, str(e, 'price')!]] : [])));
+}
+
+/**
+ * The currency market_d.price (else the item's price) is in, for an account in these
+ * marketplaces: theirs when they share one (a seller in the UK alone, or in DE and FR, prices in
+ * the money of their marketplaces, as before); else EUR, document 1's default currency (document 2
+ * gives the stock price none), so a seller in DE and UK has its price taken as euros. A seller in
+ * US and CA thus has a price in neither and names each currency's price (ours: the documents are silent).
+ */
+function plainPriceCurrency(marketplaceIds: readonly string[]): string {
+  const currencies = new Set(marketplaceIds.map((m) => marketplaceOf(m).currency));
+  return currencies.size === 1 ? [...currencies][0]! : 'EUR';
+}
+
+/**
+ * Refuses, before any call, the marketplaces of the account whose currency the item has no price
+ * in (market_d.currency_prices[] of it, else market_d.price or the item's price when those are in
+ * it: plainPriceCurrency), naming each with its currency and the field to set: the price went out
+ * unchanged as each marketplace's currency, so a seller in DE and UK offered 19.90 EUR as 19.90
+ * GBP. The whole submission is refused, the marketplaces that could be priced too, as one Kontor
+ * cannot place is (marketplaceOf): the seller sets the price and lists again.
+ */
+function refuseUnpriced(item: ListingItem, marketplaceIds: readonly string[], wanted: readonly string[]): void {
+  const plain = plainPriceCurrency(marketplaceIds);
+  const prices = currencyPrices(item.group);
+  const unpriced = wanted.filter((m) => marketplaceOf(m).currency !== plain && !prices.has(marketplaceOf(m).currency));
+  if (unpriced.length === 0) return;
+  const currencies = [...new Set(unpriced.map((m) => marketplaceOf(m).currency))];
+  throw portalInputError(
+    'market_d',
+    `the item has no price in the currency of ${unpriced.map((m) => `Amazon marketplace ${m} (${marketplaceOf(m).currency})`).join(', ')}: market_d.price (else the item's price) is taken as ${plain}; set market_d.currency_prices[] (currency_id ${currencies.join(', ')} with its price); nothing was sent`,
+  );
+}
+
+/** The price of the offer in a marketplace of the account (marketplaceIds), in the marketplace's currency (refuseUnpriced). */
+function offerPrice(item: ListingItem, marketplaceId: string, marketplaceIds: readonly string[]): { currency: string; amount: number } {
+  refuseUnpriced(item, marketplaceIds, [marketplaceId]);
+  const currency = marketplaceOf(marketplaceId).currency;
+  const amount = currencyPrices(item.group).get(currency) ?? str(item.group, 'price', item.price);
   if (!amount || !Number.isFinite(Number(amount))) throw portalInputError('market_d', 'a price is required');
+  return { currency, amount: Number(amount) };
+}
+
+/** Whether the revise values (all when none) name the price. */
+const pricesRevised = (revised: readonly string[]): boolean => revised.length === 0 || revised.includes('price');
+
+/** The price as purchasable_offer (gross, in the marketplace's currency: offerPrice). */
+function price(item: ListingItem, marketplaceId: string, marketplaceIds: readonly string[]): Record<string, Record<string, unknown>[]> {
+  const { currency, amount } = offerPrice(item, marketplaceId, marketplaceIds);
   return {
-    purchasable_offer: [
-      { currency: marketplaceOf(marketplaceId).currency, our_price: [{ schedule: [{ value_with_tax: Number(amount) }] }], marketplace_id: marketplaceId },
-    ],
+    purchasable_offer: [{ currency, our_price: [{ schedule: [{ value_with_tax: amount }] }], marketplace_id: marketplaceId }],
   };
 }
 
@@ -97,22 +148,40 @@ function terms(item: ListingItem, marketplaceId: string): Record<string, Record<
 }
 
 /**
- * The listing of an item: an offer on a product Amazon knows (LISTING_OFFER_ONLY: document 2's
- * market_d group carries identifiers and offer terms, no product facts), its product type the
- * group's category_id or Amazon's generic PRODUCT.
+ * The listing of an item in one marketplace of the account (marketplaceIds: all of them, which
+ * decide the currency of its price): an offer on a product Amazon knows (LISTING_OFFER_ONLY:
+ * document 2's market_d group carries identifiers and offer terms, no product facts), its product
+ * type the group's category_id or Amazon's generic PRODUCT. revised: the revise values it is built
+ * for (all when none); the price only when they name it, so that a quantity or a note of an item
+ * with no price in a marketplace's currency is still sent (a quantity is no money).
  */
-export function amazonListing(item: ListingItem, marketplaceId: string): AmazonListing {
+export function amazonListing(
+  item: ListingItem,
+  marketplaceId: string,
+  marketplaceIds: readonly string[] = [marketplaceId],
+  revised: string[] = [],
+): AmazonListing {
   return {
     sku: sellerSku(item.group, item.sku, item.stockId),
     productType: str(item.group, 'category_id', 'PRODUCT')!,
     requirements: 'LISTING_OFFER_ONLY',
     attributes: {
       ...identity(item, marketplaceId),
-      ...price(item, marketplaceId),
+      ...(pricesRevised(revised) ? price(item, marketplaceId, marketplaceIds) : {}),
       ...terms(item, marketplaceId),
       fulfillment_availability: fulfillmentAvailability(item.group, item.quantityAvailable, marketplaceId),
     },
   };
+}
+
+/**
+ * The listing of the item in each marketplace of the account, every one made before the first
+ * call: a marketplace Kontor cannot place or price refuses them all with none sent, naming every
+ * marketplace without a price in its currency at once.
+ */
+export function amazonListings(item: ListingItem, marketplaceIds: readonly string[], revised: string[] = []): Map<string, AmazonListing> {
+  if (pricesRevised(revised)) refuseUnpriced(item, marketplaceIds, marketplaceIds);
+  return new Map(marketplaceIds.map((m) => [m, amazonListing(item, m, marketplaceIds, revised)]));
 }
 
 /** Document 2's revise values of market_d and the attributes each replaces (all when none named). */
