@@ -109,6 +109,11 @@ export const ciaRepository = {
       .options(prepared);
   },
 
+  /** The seller's portal accounts as CIA chooses targets (an adjustment reads them with its states, statesAndAccounts). */
+  async accounts(knex: Knex, accountId: number): Promise<PortalAccountRef[]> {
+    return portalAccountRefRepository.refs(knex, accountId);
+  },
+
   /**
    * Everything an adjustment reads besides the item, in one round trip: the seller's portal
    * accounts, and the item's states, locked in id order. Every writer of states locks them in

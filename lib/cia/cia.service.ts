@@ -8,7 +8,7 @@ import type { CiaInput, LoadCiaInputs } from '../stock';
 import { computeOffers, dependents, isVariationMain } from './cia-compute';
 import { pushJob } from './cia-push-sweep';
 import { triggeredReason } from './cia-trigger.service';
-import { ciaRepository, CiaStateRow, DesiredItem, PortalAccountRef } from './cia.repository';
+import { ciaRepository, CiaStateRow, DesiredItem, PortalAccountRef, PushTarget } from './cia.repository';
 
 export interface AdjustOptions {
   /** Source of the items' data (default: lib/stock's loadCiaInputs). */
@@ -104,6 +104,21 @@ function wantedOf(input: CiaInput, accounts: PortalAccountRef[]): DesiredItem['w
       quantity: offer.quantity,
     })),
   );
+}
+
+/**
+ * The items of these whose quantity CIA keeps at one portal account (portal and portal account),
+ * as they are now: the adjustment's own rule (`wantedOf`: an active cia.<portal>; market_d's named
+ * portal accounts, else the seller's of that platform, else the default; a variation main none).
+ * Asked by a listing (lib/portal-offer): a portal refuses an item its channel sells past the
+ * quantity (Shopify's continue selling) only when CIA counts on the quantity there.
+ */
+export async function ciaActiveAt(accountId: number, target: PushTarget, stockIds: number[], load: LoadCiaInputs = stockLoadCiaInputs): Promise<Set<number>> {
+  const [inputs, accounts] = await Promise.all([load(db(), accountId, stockIds), ciaRepository.accounts(db(), accountId)]);
+  const kept = [...inputs.values()].filter((input) =>
+    wantedOf(input, accounts).some((w) => w.portal === target.portal && w.portalAccountId === target.portalAccountId),
+  );
+  return new Set(kept.map((input) => input.stockId));
 }
 
 function resultOf(stockId: number, states: (CiaStateRow & { changed: boolean })[]): AdjustResult {

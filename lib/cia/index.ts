@@ -6,5 +6,6 @@
 export { queueWaitingPushes } from './cia-push-sweep';
 export { triggerCia } from './cia-trigger.service';
 export { ciaProcessors } from './cia.processor';
+export { ciaActiveAt } from './cia.service';
 export { ciaRepository } from './cia.repository';
 export type { CiaStateRow, PushTarget, WaitingStateRow } from './cia.repository';

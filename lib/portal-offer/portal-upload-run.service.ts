@@ -1,4 +1,4 @@
-import { ciaRepository } from '../cia';
+import { ciaActiveAt, ciaRepository } from '../cia';
 import { db, transaction } from '../db';
 import { domainError, noLongerExists } from '../errors';
 import { queues } from '../queue';
@@ -49,7 +49,8 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   }
   const listing = await portalListingRepository.listing(knex, key);
   const listedAs = listing?.status === 'listed' ? listing.portal_item_id : null;
-  const { portalItemId } = await adapter.list(target, { ...item, listedAs, ...(job.start ? { start: job.start } : {}) }, jobId);
+  const ciaActive = (await ciaActiveAt(job.accountId, { portal, portalAccountId: job.portalAccountId }, [job.stockId])).has(job.stockId);
+  const { portalItemId } = await adapter.list(target, { ...item, listedAs, ciaActive, ...(job.start ? { start: job.start } : {}) }, jobId);
   // Accepted for processing only (Amazon): whether the portal sells it is checked later, a
   // check recorded with the listing, in one transaction.
   await transaction(async (trx) => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ciaRepository } from '../cia';
+import { ciaActiveAt, ciaRepository } from '../cia';
 import { db, transaction } from '../db';
 import { domainError } from '../errors';
 import { queues } from '../queue';
@@ -30,7 +30,18 @@ export function variantGroup(main: Record<string, unknown>, own: Record<string, 
 export async function variationListingOf(job: PortalUploadJob, main: ListingItem): Promise<VariationListing | undefined> {
   const found = await stockPortalRepository.variationOf(db(), job.accountId, job.stockId, job.portal as PortalId, job.listerId);
   if (!found) return undefined;
-  const variants = found.variants.map((v) => ({ ...v, group: variantGroup(main.group, v.group), ...(main.start ? { start: main.start } : {}) }));
+  // Each variant is offered by its own cia settings (lib/cia), so whether CIA keeps its quantity here is its own.
+  const kept = await ciaActiveAt(
+    job.accountId,
+    { portal: job.portal, portalAccountId: job.portalAccountId },
+    found.variants.map((v) => v.stockId),
+  );
+  const variants = found.variants.map((v) => ({
+    ...v,
+    group: variantGroup(main.group, v.group),
+    ciaActive: kept.has(v.stockId),
+    ...(main.start ? { start: main.start } : {}),
+  }));
   return { main, variesBy: found.variesBy, variants };
 }
 

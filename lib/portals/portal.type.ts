@@ -43,6 +43,13 @@ export interface ListingItem {
    * it is listed as a variant of its main; absent for any other listing.
    */
   specifics?: { name: string; value: string }[];
+  /**
+   * Whether CIA keeps the item's quantity at this portal account (lib/cia `ciaActiveAt`, read by
+   * portal_upload); absent: taken as kept. A portal refuses a listing whose channel does not stop
+   * selling at the quantity (Shopify: untracked, or continue selling when out of stock) only when
+   * it is kept: with CIA off the merchant's preorder item is listed (lib/portals README).
+   */
+  ciaActive?: boolean;
 }
 
 /**

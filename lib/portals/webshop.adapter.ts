@@ -217,15 +217,18 @@ export function unboundedSales(v: Pick<VariantNode, 'inventoryPolicy' | 'invento
 }
 
 /**
- * A quantity Shopify took: accepted, unless the store does not hold its sales to it (`unboundedSales`).
+ * A quantity Shopify took: accepted, unless the store does not hold its sales to it (`unboundedSales`)
+ * and CIA keeps the item's quantity there (`ciaActive`).
  * **Decision:** the quantity stays set (it is right the moment the merchant switches tracking on or
  * continue-selling off), and the item is refused with what to change, so that the push is not
  * counted done: the CIA state shows the message and the job fails for good naming it. Kontor does
  * not change the setting itself: selling on when out of stock (preorders, made to order) is the
- * merchant's choice, and such an item is not one CIA can keep from being sold twice.
+ * merchant's choice, and such an item is not one CIA can keep from being sold twice. With CIA off
+ * for the item at this store (a listing's `ListingItem.ciaActive` false) nothing counts on the
+ * store stopping at the quantity, so it is accepted: the refusal's own advice ("or CIA off") works.
  */
-function setOutcome(u: QuantityUpdate, sku: string, quantity: number, v: VariantNode): QuantityOutcome {
-  const why = unboundedSales(v);
+function setOutcome(u: QuantityUpdate, sku: string, quantity: number, v: VariantNode, ciaActive: boolean): QuantityOutcome {
+  const why = ciaActive ? unboundedSales(v) : undefined;
   if (!why) return { stockId: u.stockId, outcome: 'accepted' };
   return {
     stockId: u.stockId,
@@ -286,8 +289,14 @@ export class WebshopAdapter extends HttpPortalAdapter {
     if (found) await this.updateTitle(s, variant.product.id, data.title);
     await this.updateVariant(s, variant, data);
     await this.addToCollections(s, variant.product.id, categoriesOf(item.group));
+    // A variant sold on when out of stock is refused only when CIA keeps the item's quantity here (absent: taken as kept).
     const outcome = (
-      await this.setQuantities(target, [{ stockId: item.stockId, quantity: item.quantityAvailable, key, sku: data.sku, group: item.group }], key)
+      await this.setAt(
+        target,
+        [{ stockId: item.stockId, quantity: item.quantityAvailable, key, sku: data.sku, group: item.group }],
+        key,
+        item.ciaActive !== false,
+      )
     )[0]!;
     if (outcome.outcome !== 'accepted') throw portalRefused(outcome.message);
     return { portalItemId: legacyId(variant.id) };
@@ -336,6 +345,12 @@ export class WebshopAdapter extends HttpPortalAdapter {
    */
   override async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
     if (target.connector !== 'shopify') return super.setQuantities(target, updates, key);
+    // A CIA push: each item's quantity is CIA's to keep (CIA off pushes nothing).
+    return this.setAt(target, updates, key, true);
+  }
+
+  /** setQuantities at a Shopify store; `ciaActive`: CIA keeps these items' quantities here (`setOutcome`). */
+  private async setAt(target: PortalTarget, updates: QuantityUpdate[], key: string, ciaActive: boolean): Promise<QuantityOutcome[]> {
     const s = new ShopifySession(target);
     const { at, others } = await this.storeLocations(s);
     const location = at.id;
@@ -402,9 +417,9 @@ export class WebshopAdapter extends HttpPortalAdapter {
         // An item the set did not move (the store held the quantity already: a refused push set it)
         // is not in changes; refused on the settings the process remembered, it stayed refused after
         // the merchant switched as told. Such items alone are read once more before they are refused.
-        const doubtful = pending.filter((p) => !fresh.has(p.v.inventoryItem.id) && unboundedSales(p.v)).map((p) => p.v.inventoryItem.id);
+        const doubtful = pending.filter((p) => ciaActive && !fresh.has(p.v.inventoryItem.id) && unboundedSales(p.v)).map((p) => p.v.inventoryItem.id);
         for (const item of doubtful.length ? await this.inventorySettings(s, doubtful) : []) settle(item);
-        for (const p of pending) outcomes.set(p.u.stockId, setOutcome(p.u, p.sku, p.quantity, p.v));
+        for (const p of pending) outcomes.set(p.u.stockId, setOutcome(p.u, p.sku, p.quantity, p.v, ciaActive));
         // Stock the store sells online from elsewhere: read only when it has another such location (none: no call).
         const ids = pending.map((p) => p.v.inventoryItem.id);
         const elsewhere = others.length ? await this.stockedElsewhere(s, others, ids) : new Map<string, never[]>();

@@ -11,9 +11,11 @@ import { importOrders } from '../../lib/order-import/order-import.service';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
-import { call, newSeller } from '../support/api';
+import { call, newSeller, Seller } from '../support/api';
+import { createItem } from '../stock/helpers';
 import { readOrder, stockQuantity } from '../order/helpers';
 import type { AdjustResult } from '../../lib/cia/cia.service';
+import { addToOutbox } from '../../lib/queue/outbox';
 
 describe('webshop at Shopify: a sale imported once, its quantity at eBay and the store, shipped (the sandbox built from the Admin GraphQL schema)', function () {
   this.timeout(60000);
@@ -174,5 +176,90 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     );
     expect(shown).to.deep.include({ portal_account_id: portalAccountId, quantity: 0, push: true });
     expect(shown.message).to.contain('SKU SH-CONT-1').and.contain('inventory policy CONTINUE');
+  });
+
+  describe('an item sold on preorder: the variant keeps selling when out of stock', () => {
+    let seller: Seller;
+    let portalAccountId: number;
+    beforeEach(async () => {
+      seller = await newSeller();
+      ({ id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' }));
+    });
+    const variant = (sku: string) => shopifyOf(sandbox.state).variantBySku(String(portalAccountId), sku)!;
+    /** The item's product as the merchant's store holds it (no portal_upload entry for the web shop: the adapter makes it), with "Continue selling when out of stock" on. */
+    const soldOnInStore = async (stockId: number, sku: string) => {
+      const target = { portalAccountId, connector: 'shopify' as const, baseUrl: sandbox.url, credentials: {} };
+      await new WebshopAdapter().list(
+        target,
+        { stockId, name: sku, sku, ean: null, price: '19.90', quantityAvailable: 1, group: { shop_id: 'main' } },
+        `made-${sku}`,
+      );
+      const set = await fetch(`${sandbox.url}/_sandbox/shopify/variant`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ portal_account: portalAccountId, sku, inventory_policy: 'CONTINUE' }),
+      });
+      expect(set.status).to.equal(200);
+    };
+    /** A portal_upload list of the item at the store, as the worker runs it, to its end as GET job/{job_id}/ answers it. */
+    const listed = async (stockId: number) => {
+      const jobId = await db().transaction((trx) =>
+        addToOutbox(trx, seller.id, 'portal.upload', { accountId: seller.id, stockId, portal: 'webshop', portalAccountId, action: 'list' }),
+      );
+      return jobEnd(seller.token, jobId);
+    };
+    const recorded = (stockId: number) =>
+      db()('portal_listing').where({ account_id: seller.id, stock_id: stockId, portal: 'webshop' }).select('portal_item_id', 'status');
+    const preorderItem = (sku: string, ciaActive: boolean, extra: Record<string, unknown> = {}) =>
+      createItem(seller, { name: sku, sku, quantity: 4, price: '19.90', webshop: [{ shop_id: 'main' }], cia: { webshop: { is_active: ciaActive } }, ...extra });
+
+    it('when the item has CIA off at the web shop, then its listing completes with its quantity and is recorded; with CIA on it is refused naming the setting, and not recorded', async () => {
+      const off = await preorderItem('SH-PRE-OFF', false);
+      await soldOnInStore(off, 'SH-PRE-OFF');
+      const done = await listed(off);
+      expect(done.state, done.error).to.equal('completed');
+      const listedAs = variant('SH-PRE-OFF').id.split('/').pop();
+      expect(done.result).to.deep.include({ action: 'list', portal: 'webshop', portal_item_id: listedAs });
+      expect(await recorded(off)).to.deep.equal([{ portal_item_id: listedAs, status: 'listed' }]);
+      // The listing carries the item's quantity; the store sells on past it, the merchant's choice with CIA off.
+      expect(shopifyOf(sandbox.state).available.get(variant('SH-PRE-OFF').inventoryItemId)).to.equal(4);
+      expect(variant('SH-PRE-OFF').inventoryPolicy).to.equal('CONTINUE');
+
+      const on = await preorderItem('SH-PRE-ON', true);
+      await soldOnInStore(on, 'SH-PRE-ON');
+      const refused = await listed(on);
+      expect(refused.state).to.equal('failed');
+      expect(refused.error).to.contain('SKU SH-PRE-ON').and.contain('inventory policy CONTINUE').and.contain('or CIA off for the item at the web shop');
+      expect(await recorded(on)).to.deep.equal([]);
+    });
+
+    it('when a variation main is listed, then each variant counts by its own CIA setting: the one with CIA off is listed and recorded, the one with CIA on refused', async () => {
+      const s = await preorderItem('SH-PRE-S', false);
+      const m = await preorderItem('SH-PRE-M', true);
+      const size = (value: string) => ({ name_value: [{ name: 'size', value: [value] }] });
+      const main = await createItem(seller, {
+        name: 'Vorbestellung',
+        sku: 'SH-PRE',
+        quantity: 0,
+        webshop: [{ shop_id: 'main' }],
+        // The main's own cia has no effect on a variation main (lib/cia): its variants' settings count.
+        cia: { webshop: { is_active: true } },
+        variation: {
+          type: 'main',
+          specifics_set: { name_value: [{ name: 'size', value: ['S', 'M'] }] },
+          sub: [
+            { id: String(s), specifics: size('S') },
+            { id: String(m), specifics: size('M') },
+          ],
+        },
+      });
+      await soldOnInStore(s, 'SH-PRE-S');
+      await soldOnInStore(m, 'SH-PRE-M');
+      const job = await listed(main);
+      expect(job.state).to.equal('failed');
+      expect(job.error).to.contain('SKU SH-PRE-M').and.contain('inventory policy CONTINUE');
+      expect(await recorded(s)).to.deep.equal([{ portal_item_id: variant('SH-PRE-S').id.split('/').pop(), status: 'listed' }]);
+      expect(await recorded(m)).to.deep.equal([]);
+    });
   });
 });

@@ -84,6 +84,7 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
       compareAtPrice: string | null;
       barcode: string | null;
       weight: unknown;
+      inventoryPolicy: string;
       available: number;
     }[];
   const update = (sku: string, quantity: number, stockId = 1): QuantityUpdate => ({ stockId, quantity, key: `k-${sku}`, sku, group: { shop_id: 'main' } });
@@ -179,6 +180,32 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     const listed = await adapter.list(target, item({ stockId: 1, sku: 'SWITCH', quantityAvailable: 2 }), 's-3');
     expect(listed.portalItemId).to.match(/^\d+$/);
     expect(await adapter.setQuantities(target, [update('SWITCH', 2, 1)], 'same')).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
+  });
+
+  it('a variant sold on when out of stock, listed for an item with CIA off at the store (preorder): the listing is taken with its quantity; with CIA on, or not said, it is refused; a CIA push still is', async () => {
+    await adapter.list(target, item({ stockId: 1, sku: 'PRE' }), 'pre');
+    await adapter.list(target, item({ stockId: 2, sku: 'MADE' }), 'made');
+    for (const sku of ['PRE', 'MADE'])
+      expect((await post('/_sandbox/shopify/variant', { portal_account: account, sku, inventory_policy: 'CONTINUE' })).status).to.equal(200);
+
+    const kept = await adapter.list(target, item({ stockId: 1, sku: 'PRE', quantityAvailable: 3, ciaActive: true }), 'pre-on').catch((err: unknown) => err);
+    expect(kept).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_refused' });
+    expect((kept as DomainError).message)
+      .to.contain('SKU PRE')
+      .and.contain('inventory policy CONTINUE')
+      .and.contain('or CIA off for the item at the web shop');
+    const unsaid = await adapter.list(target, item({ stockId: 2, sku: 'MADE', quantityAvailable: 3 }), 'made-unsaid').catch((err: unknown) => err);
+    expect(unsaid).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_refused' });
+
+    // CIA off for the item at the web shop, as the refusal advises: listed, at the quantity the refused listing set already and at a new one.
+    expect((await adapter.list(target, item({ stockId: 1, sku: 'PRE', quantityAvailable: 3, ciaActive: false }), 'pre-off')).portalItemId).to.match(/^\d+$/);
+    expect((await adapter.list(target, item({ stockId: 2, sku: 'MADE', quantityAvailable: 5, ciaActive: false }), 'made-off')).portalItemId).to.match(/^\d+$/);
+    expect(Object.fromEntries((await variants()).map((v) => [v.sku, [v.available, v.inventoryPolicy]]))).to.deep.equal({
+      PRE: [3, 'CONTINUE'],
+      MADE: [5, 'CONTINUE'],
+    });
+    // A quantity push is CIA's (CIA off pushes nothing): still refused.
+    expect((await adapter.setQuantities(target, [update('PRE', 0, 1)], 'cia')).map((o) => o.outcome)).to.deep.equal(['refused']);
   });
 
   it('a variant deleted in the store: its quantity is retried, and the next push, finding no variant, refuses it', async () => {
