@@ -19,7 +19,8 @@
  *   policies migrate; each becomes an inventory location, item and published offer keeping its
  *   listing id (the method's description, "Migration Requirements").
  * - a multiple-variation listing ends by withdrawOfferByInventoryItemGroup (every member offer
- *   unpublished); a withdrawOffer of a member offer is played but recorded (memberWithdrawals).
+ *   unpublished); a withdrawOffer of a member offer, or of a variation kept on the group's listing
+ *   out of the group, is played but recorded (memberWithdrawals).
  * The request's shape is checked before (ebay-contract.sandbox.ts).
  */
 import type express from 'express';
@@ -550,16 +551,20 @@ function groupOffers(ebay: SandboxState['ebay'], account: string, group: Body): 
 }
 
 /**
- * The published multiple-variation listing (its group's key) an offer is a member of, else
- * undefined: withdrawOffer "is used to end a single-variation listing" and names
+ * The published multiple-variation listing (its group's key) an offer is a member of, or is a
+ * variation of out of the group (kept there because it sold, mountGroups), else undefined:
+ * withdrawOffer "is used to end a single-variation listing" and names
  * withdrawOfferByInventoryItemGroup for a multiple-variation one, but documents no refusal of a
- * member offer, so the sandbox plays it as before and records it (`memberWithdrawals`).
+ * member offer, nor what it does to the listing, so the sandbox plays it as before and records it
+ * (`memberWithdrawals`).
  */
 function publishedGroupOf(ebay: SandboxState['ebay'], offer: EbayOfferRecord): string | undefined {
+  if (offer.status !== 'PUBLISHED' || offer.body.format !== 'FIXED_PRICE') return undefined;
   for (const [groupId, group] of ebay.groups) {
     const [account, ...rest] = groupId.split('|');
-    if (account !== offer.account || !Array.isArray(group.variantSKUs) || !group.variantSKUs.map(String).includes(offer.sku)) continue;
-    if (offer.status === 'PUBLISHED' && offer.body.format === 'FIXED_PRICE') return rest.join('|');
+    if (account !== offer.account) continue;
+    const member = Array.isArray(group.variantSKUs) && group.variantSKUs.map(String).includes(offer.sku);
+    if (member || (offer.listingId !== undefined && ebay.groupListings.get(groupId) === offer.listingId)) return rest.join('|');
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
 import { scheduleListingCheck } from './portal-listing-check.service';
 import { ListingKey, portalListingRepository } from './portal-listing.repository';
+import { leftListings } from './portal-push.service';
 import { endVariants, listVariation, variationListingOf } from './portal-variation.service';
 
 /**
@@ -49,8 +50,9 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   }
   const listing = await portalListingRepository.listing(knex, key);
   const listedAs = listing?.status === 'listed' ? listing.portal_item_id : null;
+  const left = [...((await leftListings(knex, job.accountId, { portal, portalAccountId: job.portalAccountId }, [job.stockId])).get(job.stockId) ?? [])];
   const ciaActive = (await ciaActiveAt(job.accountId, { portal, portalAccountId: job.portalAccountId }, [job.stockId])).has(job.stockId);
-  const { portalItemId } = await adapter.list(target, { ...item, listedAs, ciaActive, ...(job.start ? { start: job.start } : {}) }, jobId);
+  const { portalItemId } = await adapter.list(target, { ...item, listedAs, ciaActive, leftListings: left, ...(job.start ? { start: job.start } : {}) }, jobId);
   // Accepted for processing only (Amazon): whether the portal sells it is checked later, a
   // check recorded with the listing, in one transaction.
   await transaction(async (trx) => {

@@ -9,6 +9,7 @@ import { PortalId } from '../portals';
 import { stockPortalRepository } from '../stock';
 import { scheduleListingCheck } from './portal-listing-check.service';
 import { ListingKey, portalListingRepository } from './portal-listing.repository';
+import { leftListings } from './portal-push.service';
 
 /**
  * A variant's field group in a listing of its main: the main's entry gives what the variant's own
@@ -74,7 +75,16 @@ export async function listVariation(
   let grouped: string | null = null;
   let removed: number[] = [];
   if (adapter.listVariations) {
-    const portalItemId = (await adapter.listVariations(target, variation, jobId)).portalItemId;
+    // A variant's offer may still sell on another main's listing it left (eBay keeps a variation
+    // that sold there): the adapter refuses such a variant by these.
+    const left = await leftListings(
+      knex,
+      job.accountId,
+      { portal: job.portal, portalAccountId: job.portalAccountId },
+      variation.variants.map((v) => v.stockId),
+    );
+    const variants = variation.variants.map((v) => ({ ...v, leftListings: [...(left.get(v.stockId) ?? [])] }));
+    const portalItemId = (await adapter.listVariations(target, { ...variation, variants }, jobId)).portalItemId;
     grouped = portalItemId;
     await transaction(async (trx) => {
       await portalListingRepository.saveListing(trx, key, portalItemId, 'listed');

@@ -104,7 +104,9 @@ export class AuctionAAdapter implements PortalAdapter {
 
   /** Lists an item: its inventory item, its offer (created, or updated when the SKU has one), published; answers eBay's listing id. */
   async list(target: PortalTarget, item: ListingItem, _key: string): Promise<{ portalItemId: string }> {
-    this.checkLimits(ebayListing(item), true);
+    const unlocated = ebayListing(item);
+    this.checkLimits(unlocated, true);
+    await this.refuseLeftListing(target, unlocated, item.leftListings);
     const listing = await this.listing(target, item);
     await this.putInventoryItem(target, listing);
     const existing = await this.findOffer(target, listing.sku, listing.offer.marketplaceId, listing.offer.format);
@@ -161,7 +163,14 @@ export class AuctionAAdapter implements PortalAdapter {
     if (clash) throw portalInputError(this.portal, `a variant of stock item ${variation.main.stockId} has the main's SKU ${groupKey}: give each its own`);
     const members = await this.groupMembers(target, groupKey);
     const existing = await Promise.all(listings.map((l) => this.findOffer(target, l.sku, l.offer.marketplaceId, l.offer.format)));
-    const { single, released } = await this.singleListings(target, groupKey, listings, existing, members);
+    const { single, released } = await this.singleListings(
+      target,
+      groupKey,
+      listings,
+      existing,
+      members,
+      variation.variants.map((v) => v.leftListings),
+    );
     for (const [i, listing] of listings.entries()) {
       await this.putInventoryItem(target, listing);
       const offerId = existing[i]?.offerId;
@@ -228,6 +237,53 @@ export class AuctionAAdapter implements PortalAdapter {
       });
   }
 
+  /**
+   * A plain item's listing whose fixed-price offer still sells on a multiple-variation listing the
+   * item left (`leftListings`, Kontor's records) is refused before any call writes. eBay has one
+   * offer per SKU, marketplace and format (createOffer's 25002), so the item gets no listing of its
+   * own beside that variation: `list` revised the main's listing with the item's quantity
+   * (updateOffer) and Kontor recorded the main's listing as the item's own, sold on at that quantity
+   * until CIA's next push set 0. Withdrawing the offer is no way out: withdrawOffer "is used to end a
+   * single-variation listing", and what it does to a variation of a multiple-variation listing is
+   * not documented (it may end the main's whole listing).
+   */
+  private async refuseLeftListing(target: PortalTarget, listing: EbayListing, left: string[] | undefined): Promise<void> {
+    if (!left?.length) return;
+    const offer = (await this.offersOf(target, listing.sku, listing.offer.marketplaceId)).find(
+      (o) => o.status === 'PUBLISHED' && o.listing?.listingId && left.includes(o.listing.listingId),
+    );
+    if (offer) throw this.leftListingRefusal(listing.sku, offer.listing!.listingId!, await this.groupsOf(target, listing.sku));
+  }
+
+  /**
+   * The refusal of a SKU whose offer sells on a variation main's listing it left, naming that
+   * listing and the seller's way out (decision, by sell_inventory_v1): while the SKU is in that
+   * main's group, listing the main again without it takes the variation off
+   * (createOrReplaceInventoryItemGroup), unless it has sold there; a variation with sales stays
+   * (deleteOffer: eBay "will not remove the product variation from the listing if that variation has
+   * one or more sales"; Kontor set it to 0, the note's workaround) until that listing ends
+   * (withdrawOfferByInventoryItemGroup, Seller Hub).
+   */
+  private leftListingRefusal(sku: string, listingId: string, groups: string[]): Error {
+    const way = groups.length
+      ? `list the main of inventory item group ${groups[0]} again without it (eBay then takes the variation off, unless it has sold there), or end listing ${listingId}`
+      : `eBay keeps it there because it has sold there (deleteOffer) until that listing ends: end listing ${listingId} (its main's delete, or Seller Hub)`;
+    return portalInputError(
+      this.portal,
+      `SKU ${sku} is still a variation of eBay listing ${listingId}, a variation main's listing it left: eBay has one fixed-price offer per SKU and ends a single variation of such a listing by no documented call (withdrawOffer ends a single-variation listing); ${way}, then list it again`,
+    );
+  }
+
+  /** The inventory item groups a SKU's item is in at eBay (getInventoryItem groupIds); none for an unknown item. */
+  private async groupsOf(target: PortalTarget, sku: string): Promise<string[]> {
+    const item = await ebayCall<{ groupIds?: string[] }>(target, {
+      method: 'GET',
+      path: `${inventory}/inventory_item/${encodeURIComponent(sku)}`,
+      accept: [400, 404],
+    });
+    return (item.status < 400 ? (item.body.groupIds ?? []) : []).map(String);
+  }
+
   /** The group's member SKUs at eBay (getInventoryItemGroup); none before its first list (25705, no group). */
   private async groupMembers(target: PortalTarget, groupKey: string): Promise<string[]> {
     const current = await ebayCall<{ variantSKUs?: string[] }>(target, {
@@ -247,7 +303,9 @@ export class AuctionAAdapter implements PortalAdapter {
    * A variant with an unpublished offer in another group (`released`, by group) sells on no listing
    * of that group: a main's ended listing leaves its group and every member in it at eBay
    * (withdrawOfferByInventoryItemGroup "does not delete the inventory item group object"), so a
-   * variant moved on from it was refused 25703 for good, also once that main was deleted.
+   * variant moved on from it was refused 25703 for good, also once that main was deleted. A
+   * variant whose published offer is on a main's listing it left (`left`, by variant) is refused too
+   * (leftListingRefusal): eBay kept its variation there because it sold, and withdrawOffer was sent to it.
    */
   private async singleListings(
     target: PortalTarget,
@@ -255,6 +313,7 @@ export class AuctionAAdapter implements PortalAdapter {
     listings: EbayListing[],
     offers: (Offer | undefined)[],
     members: string[],
+    left: (string[] | undefined)[],
   ): Promise<{ single: string[]; released: Map<string, string[]> }> {
     const single: string[] = [];
     const released = new Map<string, string[]>();
@@ -267,17 +326,17 @@ export class AuctionAAdapter implements PortalAdapter {
       if (!offer?.offerId || members.includes(listing.sku)) continue;
       const published = offer.status === 'PUBLISHED';
       if (published && offer.listing?.listingId && groupListings.has(offer.listing.listingId)) continue;
-      const item = await ebayCall<{ groupIds?: string[] }>(target, {
-        method: 'GET',
-        path: `${inventory}/inventory_item/${encodeURIComponent(listing.sku)}`,
-        accept: [400, 404],
-      });
-      const others = (item.status < 400 ? (item.body.groupIds ?? []) : []).map(String).filter((g) => g !== groupKey);
+      const others = (await this.groupsOf(target, listing.sku)).filter((g) => g !== groupKey);
       if (published && others.length)
         throw portalInputError(
           this.portal,
           `SKU ${listing.sku} is a variation of eBay's inventory item group ${others[0]} (another main's listing), which eBay refuses in a second group: list that main again without it, or end its listing, first`,
         );
+      // In no group, but on a variation main's listing the variant left (variants[].leftListings):
+      // eBay kept its variation there out of the group because it sold there (zeroLeaving). That is
+      // no listing of its own, which withdrawOffer ends; refused before any write, as above.
+      if (published && offer.listing?.listingId && left[i]?.includes(offer.listing.listingId))
+        throw this.leftListingRefusal(listing.sku, offer.listing.listingId, others);
       if (published) single.push(offer.offerId);
       for (const other of others) released.set(other, [...(released.get(other) ?? []), listing.sku]);
     }

@@ -39,6 +39,12 @@ export interface ListingItem {
    */
   listedAs?: string | null;
   /**
+   * The multiple-variation listings (portal item ids) the item is recorded on but left (made
+   * plain or moved while its main was listed; lib/portal-offer leftListings, as PushAids'). Asked
+   * by auction_a, where the item's one fixed-price offer may still sell on such a listing; absent: none.
+   */
+  leftListings?: string[];
+  /**
    * A variant's values of what its main varies by (its variation.specifics: size M, ...), when
    * it is listed as a variant of its main; absent for any other listing.
    */

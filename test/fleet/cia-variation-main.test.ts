@@ -502,14 +502,15 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     };
   };
 
-  /** The shirt listed at eBay, then its variant M made plain while the main's listing is up: the ids and that listing's id. */
-  async function mLeftListedMain(): Promise<{ ids: { main: number; s: number; m: number }; listingId: string }> {
+  /** The shirt listed at eBay (M `sold` once on its listing), then its variant M made plain while the main's listing is up: the ids and that listing's id. */
+  async function mLeftListedMain(sold = false): Promise<{ ids: { main: number; s: number; m: number }; listingId: string }> {
     const ids = await shirt({}, ebayData);
     const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
     expect(listed.state, listed.error).to.equal('completed');
     const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
     await settle();
     expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 3, 3]);
+    if (sold) sellOnEbay(running.sandbox.state, { portal: 'auction_a', portal_account: String(seller.portalAccountId), sku: sku('-M'), quantity: 1 });
     const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
     expect(left.status, left.text).to.equal(200);
     return { ids, listingId };
@@ -704,6 +705,74 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     // CIA's pushes of the new item L run beside the job (bulk_update_price_quantity): not the job's writes.
     expect(ebayCalls(since).filter((c) => !c.startsWith('GET ') && !c.endsWith('/bulk_update_price_quantity'))).to.deep.equal([]);
     expect(atEbay(sku('-M')).offer?.[0]).to.equal('PUBLISHED');
+  });
+
+  /**
+   * The shirt listed at eBay, M sold once on its listing, M made plain and the main listed again:
+   * eBay keeps M's variation on the main's listing (it has sold there), at 0 and out of the group.
+   */
+  async function mSoldAndDropped(): Promise<{ ids: { main: number; s: number; m: number }; listingId: string }> {
+    const { ids, listingId } = await mLeftListedMain(true);
+    await settle();
+    const again = await upload(ids.main, { auction_a: [{ action: 'list' }] });
+    expect(again.result).to.deep.include({ portal_item_id: listingId, removed: [ids.m] });
+    await settle();
+    expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 0, 0]);
+    return { ids, listingId };
+  }
+  /** The seller's calls since a point that write at eBay, but CIA's pushes, which run beside a job. */
+  const ebayWrites = (since: number) => ebayCalls(since).filter((c) => !c.startsWith('GET ') && !c.endsWith('/bulk_update_price_quantity'));
+
+  it('when a variant eBay kept on a main’s listing because it sold there moves to another main, then listing the other main fails naming that listing before any call writes (withdrawOffer ends single-variation listings only), and the variation stays on it at 0', async () => {
+    const { ids, listingId } = await mSoldAndDropped();
+    const l = await createItem(seller, { name: 'Shirt L', sku: sku('-L'), quantity: 2, cia: active });
+    const other = await mainOf(l, ids.m, sku('-B'));
+
+    const since = running.sandbox.state.requests.length;
+    const moved = await upload(other, { auction_a: [{ action: 'list' }] });
+    expect(moved.state).to.equal('failed');
+    expect(moved.error).to.contain(`SKU ${sku('-M')} is still a variation of eBay listing ${listingId}`);
+    expect(moved.error).to.contain(`end listing ${listingId}`);
+    expect(ebayWrites(since)).to.deep.equal([]);
+    expect(running.sandbox.state.ebay.memberWithdrawals).to.deep.equal([]);
+    expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 0, 0]);
+    expect(running.sandbox.state.ebay.groups.get(`${seller.portalAccountId}|${sku('-B')}`)).to.equal(undefined);
+    expect(await db()('portal_listing').where({ account_id: seller.id, stock_id: other })).to.deep.equal([]);
+  });
+
+  it('when a variant eBay kept on a main’s listing because it sold there is made plain and listed on its own, then the listing fails naming that listing before any call writes (its one offer is that listing’s variation), and its record does not take that listing', async () => {
+    const { ids, listingId } = await mSoldAndDropped();
+    const own = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { ...ebayData } } });
+    expect(own.status, own.text).to.equal(200);
+
+    const since = running.sandbox.state.requests.length;
+    const alone = await upload(ids.m, { auction_a: [{ action: 'list' }] });
+    expect(alone.state).to.equal('failed');
+    expect(alone.error).to.contain(`SKU ${sku('-M')} is still a variation of eBay listing ${listingId}`);
+    expect(alone.error).to.contain(`end listing ${listingId}`);
+    expect(ebayWrites(since)).to.deep.equal([]);
+    expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 0, 0]);
+    expect(await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.m }).select('status', 'portal_item_id')).to.deep.equal([
+      { status: 'ended', portal_item_id: listingId },
+    ]);
+  });
+
+  it('when a variant that left a main listed at eBay (still in its group there) is listed on its own, then the listing fails naming the main’s listing and group before any call writes, and its offer and record stay the main’s listing’s', async () => {
+    const { ids, listingId } = await mLeftListedMain();
+    const own = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { ...ebayData } } });
+    expect(own.status, own.text).to.equal(200);
+    await settle();
+
+    const since = running.sandbox.state.requests.length;
+    const alone = await upload(ids.m, { auction_a: [{ action: 'list' }] });
+    expect(alone.state).to.equal('failed');
+    expect(alone.error).to.contain(`SKU ${sku('-M')} is still a variation of eBay listing ${listingId}`);
+    expect(alone.error).to.contain(`inventory item group ${sku()}`);
+    expect(ebayWrites(since)).to.deep.equal([]);
+    expect(atEbay(sku('-M')).offer?.slice(0, 2)).to.deep.equal(['PUBLISHED', listingId]);
+    expect(await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.m }).select('status', 'portal_item_id')).to.deep.equal([
+      { status: 'listed', portal_item_id: listingId },
+    ]);
   });
 
   it('when a variant of a main whose eBay listing was ended moves to another main, then the other main is listed with it: the ended main’s group, which eBay keeps with its members (25703 for a SKU of two groups), lets it go first', async () => {
