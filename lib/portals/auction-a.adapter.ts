@@ -267,7 +267,7 @@ export class AuctionAAdapter implements PortalAdapter {
   private leftListingRefusal(sku: string, listingId: string, groups: string[]): Error {
     const way = groups.length
       ? `list the main of inventory item group ${groups[0]} again without it (eBay then takes the variation off, unless it has sold there), or end listing ${listingId}`
-      : `eBay keeps it there because it has sold there (deleteOffer) until that listing ends: end listing ${listingId} (its main's delete, or Seller Hub)`;
+      : `eBay keeps it there because it has sold there (deleteOffer) until that listing ends: end listing ${listingId} at eBay (Seller Hub: Kontor plans no end of a listing at auction_a)`;
     return portalInputError(
       this.portal,
       `SKU ${sku} is still a variation of eBay listing ${listingId}, a variation main's listing it left: eBay has one fixed-price offer per SKU and ends a single variation of such a listing by no documented call (withdrawOffer ends a single-variation listing); ${way}, then list it again`,
