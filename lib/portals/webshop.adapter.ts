@@ -420,9 +420,10 @@ export class WebshopAdapter extends HttpPortalAdapter {
         const doubtful = pending.filter((p) => ciaActive && !fresh.has(p.v.inventoryItem.id) && unboundedSales(p.v)).map((p) => p.v.inventoryItem.id);
         for (const item of doubtful.length ? await this.inventorySettings(s, doubtful) : []) settle(item);
         for (const p of pending) outcomes.set(p.u.stockId, setOutcome(p.u, p.sku, p.quantity, p.v, ciaActive));
-        // Stock the store sells online from elsewhere: read only when it has another such location (none: no call).
+        // Stock the store sells online from elsewhere: read only when it has another such location (none: no call)
+        // and CIA keeps these items' quantities here (CIA off: nothing counts on the store selling no more than set, as in `setOutcome`).
         const ids = pending.map((p) => p.v.inventoryItem.id);
-        const elsewhere = others.length ? await this.stockedElsewhere(s, others, ids) : new Map<string, never[]>();
+        const elsewhere = ciaActive && others.length ? await this.stockedElsewhere(s, others, ids) : new Map<string, never[]>();
         for (const p of pending)
           outcomes.set(p.u.stockId, elsewhereOutcome(outcomes.get(p.u.stockId)!, p.sku, p.quantity, at.name, elsewhere.get(p.v.inventoryItem.id) ?? []));
         pending = [];
