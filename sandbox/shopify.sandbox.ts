@@ -456,7 +456,7 @@ const gid = (type: string, n: number) => `gid://shopify/${type}/${n}`;
 const money = (amount: string, o: string | Pick<ShopifyOrder, 'currencyCode' | 'presentment'> = 'EUR') => {
   if (typeof o === 'string') return { shopMoney: { amount, currencyCode: o }, presentmentMoney: { amount, currencyCode: o } };
   if (!o.presentment) return { shopMoney: { amount, currencyCode: o.currencyCode }, presentmentMoney: { amount, currencyCode: o.currencyCode } };
-  const shop = cents(Math.sign(toCents(amount)) * Math.round(Math.abs(toCents(amount)) * o.presentment.rate));
+  const shop = millsText(Math.sign(toMills(amount)) * toUnit(Math.abs(toMills(amount)) * o.presentment.rate, unitOf(o.currencyCode)));
   return { shopMoney: { amount: shop, currencyCode: o.currencyCode }, presentmentMoney: { amount, currencyCode: o.presentment.currencyCode } };
 };
 const connection = <T>(items: T[], first: number, after: string | null | undefined) => {
@@ -558,9 +558,9 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
     // discounts are code (order-level) ones, which discountedUnitPriceSet leaves out.
     originalUnitPriceSet: money(l.price, o),
     discountedUnitPriceSet: money(l.price, o),
-    discountedUnitPriceAfterAllDiscountsSet: money(cents(toCents(l.price) - Math.round(toCents(l.discount) / l.quantity)), o),
+    discountedUnitPriceAfterAllDiscountsSet: money(millsText(toMills(l.price) - toUnit(toMills(l.discount) / l.quantity, orderUnit(o))), o),
     // "the total price of the line item when the order was created ... doesn't include discounts".
-    originalTotalSet: money(cents(toCents(l.price) * l.quantity), o),
+    originalTotalSet: money(millsText(toMills(l.price) * l.quantity), o),
     totalDiscountSet: money('0.00', o),
     // The exact amounts off the line, "including discounts allocated to refunded and removed quantities".
     discountAllocations: l.allocations.map((a) => ({
@@ -577,7 +577,7 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
     nonFulfillableQuantity: nonFulfillableOf(l),
     taxLines: l.taxLines.map((t) => taxLineNode(o, t)),
     duties:
-      toCents(l.duty) > 0
+      toMills(l.duty) > 0
         ? [
             {
               id: l.id.replace('/LineItem/', '/Duty/'),
@@ -613,8 +613,8 @@ const taxLineNode = (o: ShopifyOrder, t: SandboxTaxLine) => ({
   channelLiable: null,
 });
 
-/** Every tax of the order in cents: its lines' and its shipping's. */
-const taxCents = (o: ShopifyOrder) => [...o.lines.flatMap((l) => l.taxLines), ...o.shippingTaxLines].reduce((sum, t) => sum + toCents(t.amount), 0);
+/** Every tax of the order in mills: its lines' and its shipping's. */
+const taxMills = (o: ShopifyOrder) => [...o.lines.flatMap((l) => l.taxLines), ...o.shippingTaxLines].reduce((sum, t) => sum + toMills(t.amount), 0);
 
 /**
  * Order.taxLines: "all tax lines applied to line items on the order, before returns. Tax line
@@ -625,20 +625,36 @@ function orderTaxLines(o: ShopifyOrder): SandboxTaxLine[] {
   for (const t of o.lines.flatMap((l) => l.taxLines)) {
     const k = `${t.title}|${t.rate}`;
     const sum = byKey.get(k);
-    byKey.set(k, sum ? { ...sum, amount: cents(toCents(sum.amount) + toCents(t.amount)) } : { ...t });
+    byKey.set(k, sum ? { ...sum, amount: millsText(toMills(sum.amount) + toMills(t.amount)) } : { ...t });
   }
   return [...byKey.values()];
 }
 
-const toCents = (amount: string) => Math.round(Number(amount) * 100);
-const cents = (c: number) => (c / 100).toFixed(2);
+/**
+ * The sandbox's amounts in thousandths of the currency's unit (mills), so that a currency of three
+ * decimals (KWD, BHD, OMR, JOD, TND: the fils) is exact; any other's cent is 10 mills, and an
+ * amount is written with two places unless its third is not 0 ("4.995" KWD, "4.99" EUR).
+ */
+const toMills = (amount: string) => Math.round(Number(amount) * 1000);
+const millsText = (m: number) => {
+  const text = (m / 1000).toFixed(3);
+  return text.endsWith('0') ? text.slice(0, -1) : text;
+};
+/** ISO 4217's currencies of three decimals. */
+const threeDecimals = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']);
+/** The smallest amount of a currency in mills: what a share, a conversion or a tax is rounded to. */
+const unitOf = (currencyCode: string) => (threeDecimals.has(currencyCode) ? 1 : 10);
+/** The unit of the order's amounts: the buyer's currency's (presentment), else the shop's. */
+const orderUnit = (o: Pick<ShopifyOrder, 'currencyCode' | 'presentment'>) => unitOf(o.presentment?.currencyCode ?? o.currencyCode);
+/** Mills rounded half up to a unit (10: the cent). */
+const toUnit = (m: number, unit: number) => Math.round(m / unit) * unit;
 
-/** The lines' duties in cents (LineItem.duties). */
-const dutyCents = (o: ShopifyOrder) => o.lines.reduce((sum, l) => sum + toCents(l.duty), 0);
-/** The lines' duties less those refunds gave back, in cents (currentTotalDutiesSet: "after returns"). */
-const currentDutyCents = (o: ShopifyOrder) => o.lines.reduce((sum, l) => sum + toCents(l.duty) - toCents(l.dutyRefunded), 0);
-/** The order's additional fees in cents (Order.additionalFees). */
-const feeCents = (o: ShopifyOrder) => o.additionalFees.reduce((sum, f) => sum + toCents(f.amount), 0);
+/** The lines' duties in mills (LineItem.duties). */
+const dutyMills = (o: ShopifyOrder) => o.lines.reduce((sum, l) => sum + toMills(l.duty), 0);
+/** The lines' duties less those refunds gave back, in mills (currentTotalDutiesSet: "after returns"). */
+const currentDutyMills = (o: ShopifyOrder) => o.lines.reduce((sum, l) => sum + toMills(l.duty) - toMills(l.dutyRefunded), 0);
+/** The order's additional fees in mills (Order.additionalFees). */
+const feeMills = (o: ShopifyOrder) => o.additionalFees.reduce((sum, f) => sum + toMills(f.amount), 0);
 
 /**
  * What the buyer pays: the lines less their discounts, plus shipping less its discount, plus the
@@ -646,16 +662,16 @@ const feeCents = (o: ShopifyOrder) => o.additionalFees.reduce((sum, f) => sum + 
  * (dutiesIncluded false) and the additional fees.
  */
 function orderTotal(o: ShopifyOrder): string {
-  const lines = o.lines.reduce((sum, l) => sum + toCents(l.price) * l.quantity - toCents(l.discount), 0);
-  const duties = o.dutiesIncluded ? 0 : dutyCents(o);
-  return cents(lines + toCents(o.shippingPrice) - toCents(o.shippingDiscount) + (o.taxesIncluded ? 0 : taxCents(o)) + duties + feeCents(o));
+  const lines = o.lines.reduce((sum, l) => sum + toMills(l.price) * l.quantity - toMills(l.discount), 0);
+  const duties = o.dutiesIncluded ? 0 : dutyMills(o);
+  return millsText(lines + toMills(o.shippingPrice) - toMills(o.shippingDiscount) + (o.taxesIncluded ? 0 : taxMills(o)) + duties + feeMills(o));
 }
 
-function orderNode(s: ShopifyState, o: ShopifyOrder) {
+export function orderNode(s: ShopifyState, o: ShopifyOrder) {
   const paid = o.financial !== 'PENDING';
   const total = orderTotal(o);
   const received = paid ? total : '0.00';
-  const shipping = cents(toCents(o.shippingPrice) - toCents(o.shippingDiscount));
+  const shipping = millsText(toMills(o.shippingPrice) - toMills(o.shippingDiscount));
   // A tip is never fulfilled: an order whose goods are all fulfilled shows FULFILLED.
   const remaining = o.lines.filter((l) => !l.tip && unfulfilledOf(l) > 0);
   return {
@@ -671,8 +687,8 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     test: o.test,
     taxesIncluded: o.taxesIncluded,
     // No returns of tax are modelled: before and after returns are the same.
-    totalTaxSet: money(cents(taxCents(o)), o),
-    currentTotalTaxSet: money(cents(taxCents(o)), o),
+    totalTaxSet: money(millsText(taxMills(o)), o),
+    currentTotalTaxSet: money(millsText(taxMills(o)), o),
     taxLines: orderTaxLines(o).map((t) => taxLineNode(o, t)),
     displayFinancialStatus: o.financial,
     displayFulfillmentStatus: remaining.length === 0 ? 'FULFILLED' : o.fulfillments.length ? 'PARTIALLY_FULFILLED' : 'UNFULFILLED',
@@ -680,25 +696,25 @@ function orderNode(s: ShopifyState, o: ShopifyOrder) {
     // netPaymentSet is "the total amount received minus the total amount refunded".
     totalReceivedSet: money(received, o),
     totalRefundedSet: money(o.refunded, o),
-    netPaymentSet: money(cents(toCents(received) - toCents(o.refunded)), o),
+    netPaymentSet: money(millsText(toMills(received) - toMills(o.refunded)), o),
     totalPriceSet: money(total, o),
     // "The sum of all tip amounts for the order": its tip lines, in the total and the payment above.
-    totalTipReceivedSet: money(cents(o.lines.filter((l) => l.tip).reduce((sum, l) => sum + toCents(l.price) * l.quantity, 0)), o),
+    totalTipReceivedSet: money(millsText(o.lines.filter((l) => l.tip).reduce((sum, l) => sum + toMills(l.price) * l.quantity, 0)), o),
     // "before discounts and returns"; the shipping line's discountedPriceSet is after discounts.
     totalShippingPriceSet: money(o.shippingPrice, o),
     currentShippingPriceSet: money(shipping, o),
-    totalDiscountsSet: money(cents(o.lines.reduce((sum, l) => sum + toCents(l.discount), 0) + toCents(o.shippingDiscount)), o),
+    totalDiscountsSet: money(millsText(o.lines.reduce((sum, l) => sum + toMills(l.discount), 0) + toMills(o.shippingDiscount)), o),
     // Duties and additional fees: "Returns `null` if duties aren't applicable" (no fees). A
     // refund gives duties back (a refund's `duty`): the current total is after it; no refunds
     // of additional fees are modelled.
     dutiesIncluded: o.dutiesIncluded,
-    originalTotalDutiesSet: dutyCents(o) > 0 ? money(cents(dutyCents(o)), o) : null,
-    currentTotalDutiesSet: dutyCents(o) > 0 ? money(cents(currentDutyCents(o)), o) : null,
+    originalTotalDutiesSet: dutyMills(o) > 0 ? money(millsText(dutyMills(o)), o) : null,
+    currentTotalDutiesSet: dutyMills(o) > 0 ? money(millsText(currentDutyMills(o)), o) : null,
     additionalFees: o.additionalFees.map((f) => ({ id: f.id, name: f.name, price: money(f.amount, o), taxLines: [] })),
-    originalTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o) : null,
-    currentTotalAdditionalFeesSet: feeCents(o) > 0 ? money(cents(feeCents(o)), o) : null,
+    originalTotalAdditionalFeesSet: feeMills(o) > 0 ? money(millsText(feeMills(o)), o) : null,
+    currentTotalAdditionalFeesSet: feeMills(o) > 0 ? money(millsText(feeMills(o)), o) : null,
     shippingLine:
-      toCents(o.shippingPrice) > 0
+      toMills(o.shippingPrice) > 0
         ? {
             id: o.id.replace('/Order/', '/ShippingLine/'),
             title: 'Standard',
@@ -1242,32 +1258,32 @@ export interface NewTaxLine {
 }
 
 /**
- * The tax lines of an amount (cents after discounts) as the store reckons them, each to the cent:
+ * The tax lines of an amount (mills after discounts) as the store reckons them, each to the unit:
  * net prices, the rate of the amount; prices that include tax, the part of the amount the rate
  * names (amount x rate / (1 + every rate)): 39.80 at 19 % included holds 6.35.
  */
-function newTaxLines(given: NewTaxLine[] | undefined, base: number, included: boolean): SandboxTaxLine[] {
+function newTaxLines(given: NewTaxLine[] | undefined, base: number, included: boolean, unit: number): SandboxTaxLine[] {
   const taxes = given ?? [];
   const combined = taxes.reduce((sum, t) => sum + Number(t.rate), 0);
   return taxes.map((t) => ({
     title: String(t.title),
     rate: Number(t.rate),
-    amount: t.amount ?? cents(Math.round(included ? (base * Number(t.rate)) / (1 + combined) : base * Number(t.rate))),
+    amount: t.amount ?? millsText(toUnit(included ? (base * Number(t.rate)) / (1 + combined) : base * Number(t.rate), unit)),
   }));
 }
 
 /**
  * A discount code's amount spread across lines (allocationMethod ACROSS): each line's share of
- * it by its amount, in cents rounded down, the cents left one each to the first lines (the
+ * it by its amount, in units (mills; 10, a cent) rounded down, the units left one each to the first lines (the
  * sandbox's rounding; the schema names no rule, only that allocations are "the actual final
  * amount discounted on a line"). Shares add up to the amount.
  */
-export function allocateAcross(amount: number, bases: number[]): number[] {
+export function allocateAcross(amount: number, bases: number[], unit: number): number[] {
   const whole = bases.reduce((sum, b) => sum + b, 0);
   if (whole <= 0) return bases.map((_b, i) => (i === 0 ? amount : 0));
-  const shares = bases.map((b) => Math.floor((amount * b) / whole));
+  const shares = bases.map((b) => Math.floor((amount * b) / whole / unit) * unit);
   let left = amount - shares.reduce((sum, c) => sum + c, 0);
-  for (let i = 0; left > 0; i = (i + 1) % shares.length, left--) shares[i]! += 1;
+  for (let i = 0; left > 0; i = (i + 1) % shares.length, left -= unit) shares[i]! += unit;
   return shares;
 }
 
@@ -1293,8 +1309,9 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     shippingDiscount: body.shipping_discount ?? '0.00',
     shippingTaxLines: newTaxLines(
       body.shipping_tax_lines,
-      toCents(body.shipping ?? '4.90') - toCents(body.shipping_discount ?? '0.00'),
+      toMills(body.shipping ?? '4.90') - toMills(body.shipping_discount ?? '0.00'),
       body.taxes_included !== false,
+      unitOf(body.presentment?.currency ?? body.currency ?? 'EUR'),
     ),
     taxesIncluded: body.taxes_included !== false,
     address: {
@@ -1314,15 +1331,15 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
       const v = s.variantBySku(account, l.sku);
       const quantity = l.quantity ?? 1;
       const price = l.price ?? v?.price ?? '10.00';
-      const own = toCents(l.discount ?? '0.00');
+      const own = toMills(l.discount ?? '0.00');
       return {
         id: gid('LineItem', n * 100 + i),
         sku: l.sku,
         name: l.name ?? (v ? s.products.get(v.productId)!.title : l.sku),
         quantity,
         price,
-        discount: cents(own),
-        allocations: own > 0 ? [{ amount: cents(own), application: 0 }] : [],
+        discount: millsText(own),
+        allocations: own > 0 ? [{ amount: millsText(own), application: 0 }] : [],
         taxable: l.taxable ?? (l.tax_lines ?? []).length > 0,
         fulfilled: 0,
         removed: 0,
@@ -1364,26 +1381,27 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     o.discountApplications.push({
       index: 0,
       code: 'SANDBOX-LINE',
-      amount: cents(o.lines.reduce((sum, l) => sum + toCents(l.discount), 0)),
+      amount: millsText(o.lines.reduce((sum, l) => sum + toMills(l.discount), 0)),
       targetSelection: 'EXPLICIT',
     });
-  if (body.discount_code && toCents(body.discount_code.amount) > 0) {
-    const code = toCents(body.discount_code.amount);
+  if (body.discount_code && toMills(body.discount_code.amount) > 0) {
+    const code = toMills(body.discount_code.amount);
     const shares = allocateAcross(
       code,
-      o.lines.map((l) => (l.tip ? 0 : toCents(l.price) * l.quantity - toCents(l.discount))),
+      o.lines.map((l) => (l.tip ? 0 : toMills(l.price) * l.quantity - toMills(l.discount))),
+      orderUnit(o),
     );
-    o.discountApplications.push({ index: 1, code: body.discount_code.code, amount: cents(code), targetSelection: 'ALL' });
+    o.discountApplications.push({ index: 1, code: body.discount_code.code, amount: millsText(code), targetSelection: 'ALL' });
     o.lines.forEach((l, i) => {
       if (shares[i]! <= 0) return;
-      l.allocations.push({ amount: cents(shares[i]!), application: 1 });
-      l.discount = cents(toCents(l.discount) + shares[i]!);
+      l.allocations.push({ amount: millsText(shares[i]!), application: 1 });
+      l.discount = millsText(toMills(l.discount) + shares[i]!);
     });
   }
   // Taxes after every discount ("after discounts and before returns").
   o.lines.forEach((l, i) => {
     if (l.tip) return;
-    l.taxLines = newTaxLines(body.lines[i]!.tax_lines, toCents(l.price) * l.quantity - toCents(l.discount), o.taxesIncluded);
+    l.taxLines = newTaxLines(body.lines[i]!.tax_lines, toMills(l.price) * l.quantity - toMills(l.discount), o.taxesIncluded, orderUnit(o));
   });
   // A tip is in no fulfillment order (nothing to fulfil): its units are left to none.
   o.fulfillmentOrders = fulfillmentOrdersOf(
@@ -1417,7 +1435,7 @@ export function restOrder(o: ShopifyOrder) {
     currency: o.currencyCode,
     test: o.test,
     taxes_included: o.taxesIncluded,
-    total_tax: cents(taxCents(o)),
+    total_tax: millsText(taxMills(o)),
     financial_status: o.financial.toLowerCase(),
     fulfillment_status: o.lines.every((l) => l.tip || unfulfilledOf(l) <= 0) ? 'fulfilled' : o.fulfillments.length ? 'partial' : null,
     total_price: total,
@@ -1479,26 +1497,26 @@ export function refundShopifyOrder(
   units?: { line: string; quantity: number; restockType?: string; duty?: string },
 ): string | undefined {
   if (o.financial === 'PENDING') return 'The order has no payment to refund.';
-  const left = toCents(orderTotal(o)) - toCents(o.refunded);
-  const refund = amount === undefined ? left : toCents(amount);
-  if (!Number.isInteger(refund) || refund <= 0 || refund > left) return `Refund amount must be between 0.01 and ${cents(left)}.`;
+  const left = toMills(orderTotal(o)) - toMills(o.refunded);
+  const refund = amount === undefined ? left : toMills(amount);
+  if (!Number.isInteger(refund) || refund <= 0 || refund > left) return `Refund amount must be between 0.01 and ${millsText(left)}.`;
   const line = units ? o.lines.find((l) => l.id === units.line) : undefined;
   const restockType = units?.restockType ?? 'NO_RESTOCK';
   const problem = units ? refundUnitsProblem(line, units.line, units.quantity, restockType) : undefined;
   if (problem) return problem;
   // The line's duty given back with it (refundCreate's refundDuties), within what is left of it and of the refund.
-  const duty = units?.duty === undefined ? 0 : toCents(units.duty);
-  if (line && duty > 0 && (duty > toCents(line.duty) - toCents(line.dutyRefunded) || duty > refund))
-    return `The duty refunded must be at most ${cents(Math.min(refund, toCents(line.duty) - toCents(line.dutyRefunded)))}.`;
-  if (line && duty > 0) line.dutyRefunded = cents(toCents(line.dutyRefunded) + duty);
+  const duty = units?.duty === undefined ? 0 : toMills(units.duty);
+  if (line && duty > 0 && (duty > toMills(line.duty) - toMills(line.dutyRefunded) || duty > refund))
+    return `The duty refunded must be at most ${millsText(Math.min(refund, toMills(line.duty) - toMills(line.dutyRefunded)))}.`;
+  if (line && duty > 0) line.dutyRefunded = millsText(toMills(line.dutyRefunded) + duty);
   const lines =
     line && units
       ? [refundUnits(o, line, units.quantity, restockType as RestockType, { id: gid('RefundLineItem', s.next()), locationId: sandboxLocationId })]
       : [];
   const variant = line && lines[0]?.restocked ? s.variantBySku(o.account, line.sku) : undefined;
   if (variant) s.available.set(variant.inventoryItemId, (s.available.get(variant.inventoryItemId) ?? 0) + units!.quantity);
-  o.refunds.push({ id: gid('Refund', s.next()), createdAt: new Date().toISOString(), amount: cents(refund), lines });
-  o.refunded = cents(toCents(o.refunded) + refund);
+  o.refunds.push({ id: gid('Refund', s.next()), createdAt: new Date().toISOString(), amount: millsText(refund), lines });
+  o.refunded = millsText(toMills(o.refunded) + refund);
   o.financial = refund === left ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
   o.updatedAt = new Date().toISOString();
   notifyOrder(state, o, 'ORDERS_UPDATED');
@@ -1707,7 +1725,7 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       res.status(400).json({ error: 'presentment is {currency (ISO 4217, "CHF"), rate (the shop currency of one unit, "0.93")}' });
       return;
     }
-    if (body.tip !== undefined && !(/^\d+\.\d{2}$/.test(String(body.tip)) && toCents(String(body.tip)) > 0)) {
+    if (body.tip !== undefined && !(/^\d+\.\d{2}$/.test(String(body.tip)) && toMills(String(body.tip)) > 0)) {
       res.status(400).json({ error: 'tip is an amount above 0 ("5.00")' });
       return;
     }

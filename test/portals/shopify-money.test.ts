@@ -15,9 +15,9 @@
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { importOrders } from '../../lib/order-import/order-import.service';
-import { shopifyOf } from '../../sandbox/shopify.sandbox';
+import { orderNode, shopifyOf } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
-import { createStock, stockQuantity } from '../order/helpers';
+import { createStock, orderEvents, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
 import { kontorOrder, sandboxPost } from './channel-support';
 import { db } from '../../lib/db/knex';
@@ -311,6 +311,40 @@ describe('Shopify order money: lines exact to the cent and their tax rates, thro
       expect(imported.paid_amount).to.equal('78.20');
       expect(imported.status.is_paid).to.equal(true);
       expect(await stockQuantity(seller, stockA)).to.equal(7);
+    });
+
+    it('when a Kuwaiti buyer pays in KWD, a currency of three decimals, then the order is imported at what the buyer paid rounded to the cent, lines and fee adding up to it, and is fully paid', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'KW-SHOP-A', 10);
+      await createStock(seller, 'KW-SHOP-B', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        presentment: { currency: 'KWD', rate: '3.05' },
+        lines: [
+          { sku: 'KW-SHOP-A', quantity: 3, price: '4.995' },
+          { sku: 'KW-SHOP-B', quantity: 1, price: '2.750' },
+        ],
+        shipping: '1.250',
+      });
+      // The buyer paid 3 x 4.995 + 2.750 + 1.250 = 18.985 KWD, to the fils.
+      const served = orderNode(shopifyOf(sandbox.state), order);
+      expect(served.netPaymentSet.presentmentMoney).to.deep.equal({ amount: '18.985', currencyCode: 'KWD' });
+      expect(served.lineItems({}).nodes[0]!.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount).to.equal('4.995');
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'kw-shop-1');
+      expect(run.orders).to.deep.include({ created: 1 });
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.currency_id).to.equal('KWD');
+      // Kontor's amounts have two places: 14.985 over 3 is 4.99 a unit, the 0.015 left joins the fee
+      // (1.250 + 0.015 = 1.265, rounded half away from zero as the payment is: 1.27).
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
+        ['KW-SHOP-A', '3', '4.99'],
+        ['KW-SHOP-B', '1', '2.75'],
+      ]);
+      expect(imported.shipping.fee).to.equal('1.27');
+      expect(imported.invoice_amount).to.equal('18.99');
+      expect(imported.paid_amount).to.equal('18.99');
+      expect(imported.status.is_paid).to.equal(true);
+      expect(await orderEvents(seller)).to.include(`paid_in_full:${imported.id}`);
     });
 
     it('when an order imported in the shop’s currency (before the buyer’s was read) is refunded in part at the store, then its amounts stay as they are and its history says why', async () => {

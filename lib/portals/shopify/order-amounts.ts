@@ -15,7 +15,7 @@
  * only for orders where the unit price can be off (`needsLineTotals`).
  */
 import type { ShopifySession } from './shopify-client';
-import { cents, IncludedTaxOrder, includedRates, money, OrderTaxes, rateOf, ShopifyTaxLine, taxCents, taxFields } from './order-taxes';
+import { CENT, IncludedTaxOrder, includedRates, mills, money, OrderTaxes, rateOf, ShopifyTaxLine, taxFields, taxMills } from './order-taxes';
 
 type ShopifyMoney = { presentmentMoney: { amount: string } };
 
@@ -60,7 +60,7 @@ type LinesAnswer = {
   } | null;
 };
 
-/** What was read of an order beyond its page: exact line totals (cents after all discounts, all units) and tax lines, per LineItem id. */
+/** What was read of an order beyond its page: exact line totals (mills after all discounts, all units) and tax lines, per LineItem id. */
 export interface OrderLineAmounts {
   totals: Map<string, number>;
   taxes: OrderTaxes;
@@ -80,8 +80,8 @@ async function readLines(s: ShopifySession, orderId: string, lineCount: number, 
       if (need.totals && l.originalTotalSet)
         into.totals.set(
           l.id,
-          cents(l.originalTotalSet.presentmentMoney.amount) -
-            (l.discountAllocations ?? []).reduce((sum, d) => sum + cents(d.allocatedAmountSet.presentmentMoney.amount), 0),
+          mills(l.originalTotalSet.presentmentMoney.amount) -
+            (l.discountAllocations ?? []).reduce((sum, d) => sum + mills(d.allocatedAmountSet.presentmentMoney.amount), 0),
         );
       if (need.taxes) into.taxes.lines.set(l.id, l.taxLines ?? []);
     }
@@ -98,15 +98,15 @@ async function readLines(s: ShopifySession, orderId: string, lineCount: number, 
  * the lines once more, harmless.
  */
 export function needsLineTotals(o: Pick<AmountsOrder, 'totalDiscountsSet' | 'lineItems'>): boolean {
-  return cents(o.totalDiscountsSet?.presentmentMoney.amount ?? '0') !== 0 && o.lineItems.nodes.some((l) => l.quantity > 1);
+  return mills(o.totalDiscountsSet?.presentmentMoney.amount ?? '0') !== 0 && o.lineItems.nodes.some((l) => l.quantity > 1);
 }
 
-/** Each line's total after all discounts in cents (gross in a tax-included store, net otherwise): read exactly, else the page's unit price times the units. */
+/** Each line's total after all discounts in mills (gross in a tax-included store, net otherwise): read exactly, else the page's unit price times the units. */
 function lineTotals(o: AmountsOrder, read: OrderLineAmounts): Map<string, number> {
   return new Map(
     o.lineItems.nodes.map((l) => [
       l.id,
-      read.totals.get(l.id) ?? cents(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount) * Math.max(1, l.quantity),
+      read.totals.get(l.id) ?? mills(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount) * Math.max(1, l.quantity),
     ]),
   );
 }
@@ -133,7 +133,8 @@ export interface LineUnits {
 }
 
 /**
- * Kontor's gross unit price and rate per line and the shipping fee.
+ * Kontor's gross unit price and rate per line and the shipping fee (`shippingMills`: what the
+ * buyer paid for the shipping and on top of the prices, order-mapping.ts).
  *
  * **A line's total is split into one unit price and a rest (decision, README).** The gross total
  * (exact, net-price stores' tax lines added) over `quantity` is the unit price, rounded down to
@@ -146,6 +147,12 @@ export interface LineUnits {
  * which of the two prices units removed later had cannot be told either. For a line with units
  * taken out (an edit, a restock) the kept units' share of the total is rounded half up first.
  *
+ * **Three decimals (decision, README):** the amounts are summed in mills (order-taxes.ts `mills`)
+ * and the unit price rounded down to Kontor's cent like any other rest: the mills it leaves join
+ * the fee, which alone is rounded to the cent (half away from zero, as the payment is). So the
+ * invoice is what the buyer paid rounded to the cent (a Kuwaiti 4.995 + 4.995 + 1.250 is two
+ * lines of 4.99 and a fee of 1.26: 11.24 for 11.240), never a fils more than half a cent off.
+ *
  * **Rate** (order-taxes.ts rateOf): from the line's tax lines when read, else for a tax-included
  * store from the order's (includedRates). No rate at all when neither was read (a caller that
  * read nothing).
@@ -156,7 +163,7 @@ export interface LineUnits {
 export function orderAmounts(
   o: AmountsOrder,
   units: Map<string, LineUnits>,
-  shippingFee: string,
+  shippingMills: number,
   read: OrderLineAmounts = nothingRead(),
 ): { lines: Map<string, { price: string; tax?: string }>; shippingFee: string } {
   const net = o.taxesIncluded === false;
@@ -168,14 +175,15 @@ export function orderAmounts(
     const { quantity, kept } = units.get(l.id) ?? { quantity: l.quantity, kept: l.quantity };
     const total = totals.get(l.id)!;
     const taxLines = read.taxes.lines.get(l.id);
-    const tax = taxLines ? taxCents(taxLines) : 0;
+    const tax = taxLines ? taxMills(taxLines) : 0;
     const gross = net ? total + tax : total;
     const n = Math.max(1, quantity);
-    const unit = Math.floor(gross / n);
-    rest += Math.round((gross * kept) / n) - unit * kept;
+    const unit = Math.floor(gross / n / CENT) * CENT;
+    // The kept units' share to the cent (the share of a line kept whole is its total, to the mill).
+    rest += (kept === n ? gross : Math.round((gross * kept) / n / CENT) * CENT) - unit * kept;
     const rate = taxLines ? rateOf(taxLines, net ? total : total - tax) : orderRates?.get(l.id);
     out.set(l.id, { price: money(unit), ...(rate !== undefined ? { tax: rate } : {}) });
   }
-  const shippingTax = net ? taxCents(read.taxes.shipping) : 0;
-  return { lines: out, shippingFee: money(cents(shippingFee) + shippingTax + rest) };
+  const shippingTax = net ? taxMills(read.taxes.shipping) : 0;
+  return { lines: out, shippingFee: money(shippingMills + shippingTax + rest) };
 }

@@ -1,7 +1,7 @@
 /** Shopify's Order (the fields the orders query asks for) as document 2's Order_type (channel-order.type.ts). */
 import type { ChannelOrder, ChannelOrderAddress } from '../channel-order.type';
 import { LineUnits, OrderLineAmounts, orderAmounts } from './order-amounts';
-import type { ShopifyTaxLine } from './order-taxes';
+import { mills, money, ShopifyTaxLine } from './order-taxes';
 
 /**
  * A MoneyBag as the import reads it: its presentmentMoney, the amount in the currency the buyer
@@ -153,11 +153,11 @@ function addressOf(a: ShopifyMailingAddress | null): ChannelOrderAddress {
   return out;
 }
 
-/** Cents of a decimal amount string ("4.35"). */
-const amountCents = (amount: string | undefined) => Math.round(Number(amount ?? '0') * 100) || 0;
+/** Mills of an amount that may be absent (order-taxes.ts `mills`: exact, three decimals kept). */
+const amountMills = (amount: string | undefined) => (amount === undefined ? 0 : mills(amount));
 
 /**
- * What the buyer paid on top of the lines and the shipping line, in cents: the duties where the
+ * What the buyer paid on top of the lines and the shipping line, in mills: the duties where the
  * prices do not include them (`dutiesIncluded` false: "Whether duties are included in the subtotal
  * price of the order") and the additional fees (`additionalFees`, a US state's retail delivery fee).
  * Both are in what the buyer paid (netPaymentSet) and on no line, so (decision, README) they go to
@@ -175,8 +175,8 @@ const amountCents = (amount: string | undefined) => Math.round(Number(amount ?? 
  * on them stays short of its payment by that tax).
  */
 function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'currentTotalDutiesSet' | 'currentTotalAdditionalFeesSet'>): number {
-  const duties = o.dutiesIncluded === false ? amountCents(o.currentTotalDutiesSet?.presentmentMoney.amount) : 0;
-  return duties + amountCents(o.currentTotalAdditionalFeesSet?.presentmentMoney.amount);
+  const duties = o.dutiesIncluded === false ? amountMills(o.currentTotalDutiesSet?.presentmentMoney.amount) : 0;
+  return duties + amountMills(o.currentTotalAdditionalFeesSet?.presentmentMoney.amount);
 }
 
 /**
@@ -194,10 +194,10 @@ function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'currentTotalDutiesS
  * ones (after): the schema does not say which a refunded tip leaves in totalTipReceivedSet.
  */
 export function tipLineIds(o: Pick<ShopifyOrderNode, 'totalTipReceivedSet' | 'lineItems'>, kept: Map<string, number>): Set<string> {
-  const tip = amountCents(o.totalTipReceivedSet?.presentmentMoney.amount);
+  const tip = amountMills(o.totalTipReceivedSet?.presentmentMoney.amount);
   if (tip <= 0) return new Set();
   const candidates = o.lineItems.nodes.filter((l) => !l.sku && l.requiresShipping === false && l.nonFulfillableQuantity >= l.quantity && l.quantity > 0);
-  const unit = (l: ShopifyLineNode) => amountCents(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount);
+  const unit = (l: ShopifyLineNode) => amountMills(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount);
   const all = candidates.reduce((sum, l) => sum + unit(l) * l.quantity, 0);
   const left = candidates.reduce((sum, l) => sum + unit(l) * (kept.get(l.id) ?? l.quantity), 0);
   return all === tip || left === tip ? new Set(candidates.map((l) => l.id)) : new Set();
@@ -224,17 +224,17 @@ export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string,
   // Tips are no line and not in what pays the invoice (tipLineIds): the buyer's payment less the
   // tip the order still holds (its kept units: a tip refunded is out of netPaymentSet already).
   const tips = tipLineIds(whole, keptAll);
-  const tipCents = whole.lineItems.nodes
+  const tipMills = whole.lineItems.nodes
     .filter((l) => tips.has(l.id))
-    .reduce((sum, l) => sum + amountCents(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount) * keptAll.get(l.id)!, 0);
+    .reduce((sum, l) => sum + amountMills(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount) * keptAll.get(l.id)!, 0);
   const o: ShopifyOrderNode = { ...whole, lineItems: { ...whole.lineItems, nodes: whole.lineItems.nodes.filter((l) => !tips.has(l.id)) } };
   const kept = new Map(o.lineItems.nodes.map((l) => [l.id, keptAll.get(l.id)!]));
   // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
   // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
   // Duties and additional fees on top of the prices join it (onTop).
-  const shippingFee = ((amountCents(o.shippingLine?.discountedPriceSet.presentmentMoney.amount) + onTop(o)) / 100).toFixed(2);
+  const shippingMills = amountMills(o.shippingLine?.discountedPriceSet.presentmentMoney.amount) + onTop(o);
   const units = new Map<string, LineUnits>(o.lineItems.nodes.map((l) => [l.id, { quantity: l.quantity, kept: kept.get(l.id)! }]));
-  const amounts = orderAmounts(o, units, shippingFee, read);
+  const amounts = orderAmounts(o, units, shippingMills, read);
   return {
     external_order_id: legacyId(o.id),
     modified_at: o.updatedAt,
@@ -265,9 +265,13 @@ export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string,
     // totalReceivedSet nor totalRefundedSet (Shopify's changelog: "Rounded total payment:
     // totalReceivedSet + ...paymentSet"), so this is the order's price to the cent and the
     // rounding is left out on purpose (decision, README "Cash rounding").
-    paid_amount: tipCents
-      ? (Math.max(0, amountCents(o.netPaymentSet.presentmentMoney.amount) - tipCents) / 100).toFixed(2)
-      : o.netPaymentSet.presentmentMoney.amount,
+    // A currency of three decimals is rounded to Kontor's cent here, as the fee is (order-amounts.ts):
+    // paid and invoiced alike, half away from zero. Two places or fewer stay as Shopify wrote them
+    // (the channel state of orders imported before compares the text).
+    paid_amount:
+      tipMills || /\.\d{3}/.test(o.netPaymentSet.presentmentMoney.amount)
+        ? money(Math.max(0, mills(o.netPaymentSet.presentmentMoney.amount) - tipMills))
+        : o.netPaymentSet.presentmentMoney.amount,
     status: {
       is_paid: paidStates.has(o.displayFinancialStatus ?? ''),
       is_shipped: o.displayFulfillmentStatus === 'FULFILLED',

@@ -28,17 +28,33 @@ export interface OrderTaxes {
 
 export const taxFields = 'taxLines { priceSet { presentmentMoney { amount } } rate }';
 
-/** Cents of a money amount ("12.3", "-0.50"), exactly. */
-export function cents(amount: string): number {
+/**
+ * A money amount ("12.3", "-0.50", "4.995") in thousandths of its currency's unit (mills),
+ * exactly. Shopify's currencies have at most three decimals (KWD, BHD, OMR, JOD, TND: a fils is a
+ * thousandth), so every amount of an order is summed and shared in mills; Kontor's own money has
+ * two places (numeric(14,2), lib/order), and `money` is the one place a mill is given up.
+ * Read in cents, a Kuwaiti order's 4.995 line was 4.99 and its 11.245 payment 11.25: the lines
+ * stood below what the buyer paid, only partially paid by document 1, never shipped.
+ */
+export function mills(amount: string): number {
   const negative = amount.trim().startsWith('-');
   const [whole = '0', fraction = ''] = amount.trim().replace('-', '').split('.');
-  const c = Number(whole) * 100 + Number((fraction + '00').slice(0, 2));
-  return negative ? -c : c;
+  const m = Number(whole) * 1000 + Number((fraction + '000').slice(0, 3));
+  return negative ? -m : m;
 }
-export const money = (c: number) => `${c < 0 ? '-' : ''}${Math.floor(Math.abs(c) / 100)}.${String(Math.abs(c) % 100).padStart(2, '0')}`;
+/** A cent in mills. */
+export const CENT = 10;
+/**
+ * Mills as Kontor's amount of two places, rounded half away from zero (as lib/http's decimal
+ * rounds what a client sends): exact for a currency of two decimals or none.
+ */
+export function money(m: number): string {
+  const c = Math.round(Math.abs(m) / CENT);
+  return `${m < 0 && c > 0 ? '-' : ''}${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`;
+}
 
-/** The tax lines' amounts in cents. */
-export const taxCents = (taxLines: ShopifyTaxLine[]) => taxLines.reduce((sum, t) => sum + cents(t.priceSet.presentmentMoney.amount), 0);
+/** The tax lines' amounts in mills. */
+export const taxMills = (taxLines: ShopifyTaxLine[]) => taxLines.reduce((sum, t) => sum + mills(t.priceSet.presentmentMoney.amount), 0);
 
 /** A percent (7.25) as document 2's with two places ("7.25"; 8.875 is "8.88"). */
 const percent = (p: number) => (Math.round(p * 100) / 100).toFixed(2);
@@ -52,7 +68,7 @@ const percent = (p: number) => (Math.round(p * 100) / 100).toFixed(2);
  */
 export function rateOf(taxLines: ShopifyTaxLine[], net: number): string {
   if (taxLines.every((t) => typeof t.rate === 'number')) return percent(taxLines.reduce((sum, t) => sum + t.rate! * 100, 0));
-  return net > 0 ? percent((taxCents(taxLines) / net) * 100) : '0.00';
+  return net > 0 ? percent((taxMills(taxLines) / net) * 100) : '0.00';
 }
 
 /** What includedRates reads of an order on the orders page (Order.taxLines, LineItem.taxable). */
@@ -73,7 +89,7 @@ export interface IncludedTaxOrder {
  *   shows (none at all), and its rate is not known from here.
  * - Otherwise (several rates, 19 % and 7 %; several titles; a rate not given): undefined, and the
  *   lines' tax lines are read (order-amounts.ts).
- * `totals`: each line's gross total after discounts, in cents, of all its units.
+ * `totals`: each line's gross total after discounts, in mills, of all its units.
  */
 export function includedRates(o: IncludedTaxOrder, totals: Map<string, number>): Map<string, string> | undefined {
   const lines = o.lineItems.nodes;
@@ -83,6 +99,6 @@ export function includedRates(o: IncludedTaxOrder, totals: Map<string, number>):
   const rate = only.rate;
   const taxable = lines.filter((l) => l.taxable);
   const held = taxable.reduce((sum, l) => sum + Math.round(((totals.get(l.id) ?? 0) * rate) / (1 + rate)), 0);
-  if (Math.abs(held - taxCents([only])) > Math.max(1, taxable.length)) return undefined;
+  if (Math.abs(held - taxMills([only])) > CENT * Math.max(1, taxable.length)) return undefined;
   return new Map(lines.map((l) => [l.id, l.taxable ? percent(rate * 100) : '0.00']));
 }
