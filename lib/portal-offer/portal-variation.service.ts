@@ -24,6 +24,11 @@ import { leftListings } from './portal-push.service';
  */
 export function variantGroup(main: Record<string, unknown>, own: Record<string, unknown>): Record<string, unknown> {
   const { sku: _sku, quantity: _quantity, ean: _ean, mpn: _mpn, id: _id, id_type: _idType, catalog: _catalog, ...shared } = main;
+  // market_d's currency_prices[] are the main's price in other currencies: they go with the main's
+  // price only. A variant offered at a price of its own (its group's, or its item price where the
+  // main's group names none) got the main's GBP price beside its own EUR one (29.90 EUR, 17.50 GBP);
+  // without prices of its own it is refused before any call, naming its SKU (lib/portals README, market_d).
+  if (own.price !== undefined || main.price === undefined) delete shared.currency_prices;
   return { ...shared, ...own };
 }
 

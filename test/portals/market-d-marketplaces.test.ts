@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { amazonListing } from '../../lib/portals/amazon/listing-attributes';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
 import type { ListingItem, PortalTarget } from '../../lib/portals/portal.type';
+import { variantGroup } from '../../lib/portal-offer/portal-variation.service';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { placeOrder } from '../../sandbox/amazon-orders.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
@@ -244,6 +245,27 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
       [US, 200, offerIn(US, 'USD', 21.99)],
       [CA, 200, offerIn(CA, 'CAD', 29.99)],
     ]);
+  });
+
+  it("a variant of a main with a GBP price: it is offered the main's GBP price only with the main's price; with a price of its own it is refused before any call, naming its SKU (not 29.90 EUR and the main's 17.50 GBP)", async () => {
+    const uk = targetIn(`${DE},${UK}`);
+    const main = { sku: 'MM-MAIN', price: '19.90', currency_prices: [{ currency_id: 'GBP', price: '17.50' }] };
+    // The variant without a price of its own is offered the main's, in EUR and in GBP.
+    await adapter.list(uk, item(variantGroup(main, { sku: 'MM-VAR-S' }), { stockId: 8, price: '29.90' }), 'job-18');
+    expect(offersSent('MM-VAR-S', 'PUT')).to.deep.equal([
+      [DE, 200, offerIn(DE, 'EUR', 19.9)],
+      [UK, 200, offerIn(UK, 'GBP', 17.5)],
+    ]);
+    // Its own market_d.price, or its own item price where the main's group has none, has no GBP price of its own.
+    for (const [sku, mainGroup, own] of [
+      ['MM-VAR-L', main, { sku: 'MM-VAR-L', price: '29.90' }],
+      ['MM-VAR-XL', { currency_prices: main.currency_prices }, { sku: 'MM-VAR-XL' }],
+    ] as [string, Record<string, unknown>, Record<string, unknown>][]) {
+      const err = await failure(adapter.list(uk, item(variantGroup(mainGroup, own), { stockId: 9, price: '29.90' }), 'job-19'));
+      expect(err.id).to.equal('portal_refused');
+      expect(err.message).to.contain(`SKU ${sku}`).and.contain(`marketplace ${UK}`).and.contain('GBP').and.contain('market_d.currency_prices');
+      expect(calls(sku, 'PUT')).to.deep.equal([]);
+    }
   });
 
   it("send_mit confirms an order of the second marketplace in the order's marketplace, not the account's first", async () => {

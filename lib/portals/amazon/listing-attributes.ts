@@ -101,7 +101,7 @@ function refuseUnpriced(item: ListingItem, marketplaceIds: readonly string[], wa
   const currencies = [...new Set(unpriced.map((m) => marketplaceOf(m).currency))];
   throw portalInputError(
     'market_d',
-    `the item has no price in the currency of ${unpriced.map((m) => `Amazon marketplace ${m} (${marketplaceOf(m).currency})`).join(', ')}: market_d.price (else the item's price) is taken as ${plain}; set market_d.currency_prices[] (currency_id ${currencies.join(', ')} with its price); nothing was sent`,
+    `SKU ${sellerSku(item.group, item.sku, item.stockId)} has no price in the currency of ${unpriced.map((m) => `Amazon marketplace ${m} (${marketplaceOf(m).currency})`).join(', ')}: market_d.price (else the item's price) is taken as ${plain}; set market_d.currency_prices[] (currency_id ${currencies.join(', ')} with its price); nothing was sent`,
   );
 }
 
