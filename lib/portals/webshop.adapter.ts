@@ -46,6 +46,8 @@ interface LocationNode {
  */
 const locationsQuery = `query KontorLocations($first: Int!, $after: String) {
   locations(first: $first, after: $after, sortKey: ID) { pageInfo { hasNextPage endCursor } nodes { id name isActive fulfillsOnlineOrders } } }`;
+/** The store's first location as Kontor took it before `storeLocations` (rows of shopify_inventory_set without location, `knownAt`). */
+const firstLocation = 'query KontorLocation { locations(first: 1) { nodes { id } } }';
 const createProduct = `mutation KontorProductCreate($product: ProductCreateInput!) {
   productCreate(product: $product) { product { id variants(first: 1) { nodes { ${variantFields} } } } userErrors { field message } } }`;
 const updateProduct =
@@ -372,7 +374,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const { sent, clashes } = lowestPerListing(found, (p) => p.v.inventoryItem.id, 'webshop (Shopify)');
     for (const clash of clashes) outcomes.set(clash.stockId, clash);
     const itemIds = sent.map((p) => p.v.inventoryItem.id);
-    const known = await shopifyInventoryRepository.known(target.portalAccountId, itemIds);
+    const known = await this.knownAt(s, location, await shopifyInventoryRepository.known(target.portalAccountId, itemIds));
     // An item Kontor never set here: the store's quantity now is what it compares against (decision: no ignoreCompareQuantity, which is per call).
     const unknown = itemIds.filter((id) => !known.has(id));
     const read = unknown.length ? await this.availableAt(s, location, unknown) : new Map<string, number>();
@@ -401,6 +403,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
       if (errors.length === 0) {
         await shopifyInventoryRepository.recordSet(
           target.portalAccountId,
+          location,
           pending.map((p) => ({ inventoryItemId: p.v.inventoryItem.id, sku: p.sku, quantity: p.quantity })),
           answer.inventorySetQuantities.inventoryAdjustmentGroup?.createdAt ?? new Date().toISOString(),
         );
@@ -484,6 +487,25 @@ export class WebshopAdapter extends HttpPortalAdapter {
       });
       out.push(...answer.inventoryItems.nodes);
     }
+    return out;
+  }
+
+  /**
+   * What Kontor set at this location, of what it knows it set (`shopifyInventoryRepository.known`):
+   * the compare quantity of a push. A quantity set at another location is none here: the location
+   * Kontor sets at can change (`storeLocations`), and compared against the new one's `available`
+   * it read as store sales Kontor had not imported (`staleTarget`), lowering Kontor's count there
+   * (set 5 at a first location now a pickup counter, a new warehouse holding 0: 0 set for a count
+   * of 4, counted done). Such an item is read as one never set. A row without location (set
+   * before it was recorded) was set at the store's first location as `locations(first: 1)` named
+   * it: asked only when such a row is there.
+   */
+  private async knownAt(s: ShopifySession, location: string, rows: Map<string, { quantity: number; locationId: string | null }>): Promise<Map<string, number>> {
+    const legacy = [...rows.values()].some((r) => r.locationId === null)
+      ? (await s.call<{ locations: { nodes: { id: string }[] } }>(firstLocation)).locations.nodes[0]?.id
+      : undefined;
+    const out = new Map<string, number>();
+    for (const [id, r] of rows) if ((r.locationId ?? legacy) === location) out.set(id, r.quantity);
     return out;
   }
 

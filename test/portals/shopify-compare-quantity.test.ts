@@ -141,6 +141,43 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
     expect(quantityCalls().at(-1)!.quantities[0]).to.include({ quantity: 5, compareQuantity: 6 });
   });
 
+  it("the location Kontor sets at changes (the first one made a pickup counter, a new warehouse ships online orders): the new one gets Kontor's count, not lowered by what was set at the former one", async () => {
+    await adapter.list(target, item(5), 'list');
+    await adapter.setQuantities(target, [update(5)], 'at-first');
+    const made = await post('/_sandbox/shopify/locations', {
+      portal_account: account,
+      locations: [{ name: 'Abholtheke', fulfills_online_orders: false }, { name: 'Versandlager' }],
+    });
+    const [counter, warehouse] = (made.body as unknown as { id: string }[]).map((l) => l.id);
+    const at = (location: string) => shopifyOf(sandbox.state).availableAt(sandboxVariant('CMP-1').inventoryItemId, location);
+    // An eBay sale brings Kontor to 4: the warehouse, holding none yet, offers the 4 (it got 0, counted done).
+    expect(await adapter.setQuantities(target, [update(4)], 'moved')).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
+    expect([at(warehouse!), at(counter!)]).to.deep.equal([4, 5]);
+    expect(quantityCalls().at(-1)!.quantities[0]).to.include({ locationId: warehouse, quantity: 4, compareQuantity: 0 });
+    // From then on the warehouse's quantity is the one compared: a store sale there Kontor has not imported is not undone.
+    shopifyOf(sandbox.state).setAvailableAt(sandboxVariant('CMP-1').inventoryItemId, warehouse!, 3);
+    await adapter.setQuantities(target, [update(4)], 'sold-there');
+    expect(at(warehouse!)).to.equal(3);
+  });
+
+  it("a quantity recorded before its location was (a row without location) compares at the store's first location only", async () => {
+    await adapter.list(target, item(5), 'list');
+    await adapter.setQuantities(target, [update(5)], 'at-first');
+    await db()('shopify_inventory_set').where({ portal_account_id: account }).update({ location_id: null });
+    // Still at the first location: the store sold 1 Kontor has not imported, Kontor's 4 becomes 3 (compare-and-set as before).
+    await sellInStore(1);
+    await adapter.setQuantities(target, [update(4)], 'legacy-same');
+    expect(await offered()).to.equal(3);
+    await db()('shopify_inventory_set').where({ portal_account_id: account }).update({ location_id: null });
+    const made = await post('/_sandbox/shopify/locations', {
+      portal_account: account,
+      locations: [{ name: 'Abholtheke', fulfills_online_orders: false }, { name: 'Versandlager' }],
+    });
+    const warehouse = (made.body as unknown as { id: string }[])[1]!.id;
+    expect(await adapter.setQuantities(target, [update(3)], 'legacy-moved')).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
+    expect(shopifyOf(sandbox.state).availableAt(sandboxVariant('CMP-1').inventoryItemId, warehouse)).to.equal(3);
+  });
+
   it('the sandbox plays a stale compare quantity as documented: COMPARE_QUANTITY_STALE at the item, nothing of the call applied', async () => {
     await adapter.list(target, item(5), 'list');
     await adapter.list(target, item(5, 'CMP-2'), 'list-2');

@@ -22,18 +22,21 @@ export interface StoreSale {
 }
 
 export const shopifyInventoryRepository = {
-  /** The quantities Kontor knows the store to hold, by inventory item id (items never set absent). */
-  async known(portalAccountId: number, inventoryItemIds: string[]): Promise<Map<string, number>> {
+  /**
+   * The quantities Kontor knows the store to hold, by inventory item id (items never set absent),
+   * with the location each was set at (null: set before it was recorded, at the store's first location).
+   */
+  async known(portalAccountId: number, inventoryItemIds: string[]): Promise<Map<string, { quantity: number; locationId: string | null }>> {
     if (inventoryItemIds.length === 0) return new Map();
     const rows = await db()('shopify_inventory_set')
       .where({ portal_account_id: portalAccountId })
       .whereIn('inventory_item_id', inventoryItemIds)
-      .select('inventory_item_id', 'quantity');
-    return new Map(rows.map((r) => [r.inventory_item_id, r.quantity]));
+      .select('inventory_item_id', 'quantity', 'location_id');
+    return new Map(rows.map((r) => [r.inventory_item_id, { quantity: r.quantity, locationId: r.location_id }]));
   },
 
-  /** Shopify took these quantities at `setAt` (its own clock): the sales counted before are behind them. */
-  async recordSet(portalAccountId: number, sets: InventorySet[], setAt: string): Promise<void> {
+  /** Shopify took these quantities at `locationId` at `setAt` (its own clock): the sales counted before are behind them. */
+  async recordSet(portalAccountId: number, locationId: string, sets: InventorySet[], setAt: string): Promise<void> {
     if (sets.length === 0) return;
     await db()('shopify_inventory_set')
       .insert(
@@ -42,12 +45,13 @@ export const shopifyInventoryRepository = {
           inventory_item_id: x.inventoryItemId,
           sku: x.sku,
           quantity: x.quantity,
+          location_id: locationId,
           set_at: setAt,
           counted_orders: [],
         })),
       )
       .onConflict(['portal_account_id', 'inventory_item_id'])
-      .merge(['sku', 'quantity', 'set_at', 'counted_orders']);
+      .merge(['sku', 'quantity', 'location_id', 'set_at', 'counted_orders']);
   },
 
   /**
