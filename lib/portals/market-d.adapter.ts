@@ -147,10 +147,15 @@ export class MarketDAdapter implements PortalAdapter {
     return listingCheck(item, s.marketplaceIds, portalItemId);
   }
 
-  /** deleteListingsItem per marketplace (eachMarketplace) by seller SKU (the portal item id, else the item's stock id as its SKU). */
-  async end(target: PortalTarget, stockId: number, portalItemId: string | null, _key?: string): Promise<void> {
+  /**
+   * deleteListingsItem per marketplace (eachMarketplace) by seller SKU: the portal item id, else
+   * the SKU a list puts it under (sellerSku), else the stock id. A list that one marketplace
+   * refused records nothing while the others hold the listing; ending it by the stock id deleted
+   * nothing there and recorded it ended.
+   */
+  async end(target: PortalTarget, stockId: number, portalItemId: string | null, _key?: string, item?: Pick<ListingItem, 'sku' | 'group'>): Promise<void> {
     const s = new SpApiSession(target);
-    const sku = portalItemId ?? String(stockId);
+    const sku = portalItemId ?? (item ? sellerSku(item.group, item.sku, stockId) : String(stockId));
     await eachMarketplace(target, s, sku, (marketplaceId) =>
       s.call('delete', s.listingPath(sku), (o) => s.listings.deleteListingsItem({ sellerId: s.creds.sellerId, sku, marketplaceIds: [marketplaceId] }, o)),
     );

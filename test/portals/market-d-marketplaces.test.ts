@@ -152,6 +152,14 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     const err = await failure(adapter.list(target, item({ sku: 'MM-BAD' }), 'job-7'));
     expect(err.id).to.equal('portal_refused');
     expect(err.message).to.contain(`in ${DE}`).and.contain('not in FR').and.contain(`accepted in ${FR}`);
+    // The failed job recorded no listing: the seller's delete ends the one FR holds by the SKU the list put it under, not by the stock id.
+    expect(await shownAt('MM-BAD', FR)).to.deep.equal({ status: 200, marketplaces: [FR] });
+    await adapter.end(target, 7, null, 'job-8', { sku: 'TEA-1', group: { sku: 'MM-BAD' } });
+    expect(calls('MM-BAD', 'DELETE').map((d) => [d.status, d.query!.marketplaceIds])).to.deep.equal([
+      [200, DE],
+      [200, FR],
+    ]);
+    expect(await shownAt('MM-BAD', FR)).to.deep.include({ status: 404 });
   });
 
   it('a marketplace Kontor knows no currency of is refused before any call, naming it (no EUR guessed)', async () => {
