@@ -39,18 +39,20 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   // A variation main offers nothing of its own (lib/cia): its variants are listed, under their SKUs.
   const variation = await variationListingOf(job, { ...item, ...(job.start ? { start: job.start } : {}) });
   if (variation) return listVariation(target, adapter, job, jobId, key, variation);
+  // A variation main's listing the item left (made plain or moved while it was listed), where its
+  // one eBay offer may still sell: a list or a revise of it would write onto that listing.
+  const left = [...((await leftListings(knex, job.accountId, { portal, portalAccountId: job.portalAccountId }, [job.stockId])).get(job.stockId) ?? [])];
   if (job.action === 'revise') {
     const listing = await portalListingRepository.listing(knex, key);
     const portalItemId = job.liveId ?? listing?.portal_item_id;
     if (!portalItemId) throw domainError('no_live_listing', `${portal}: item ${job.stockId} has no live offer to revise`);
-    await adapter.revise(target, item, portalItemId, job.reviseValues ?? [], jobId);
+    await adapter.revise(target, { ...item, leftListings: left }, portalItemId, job.reviseValues ?? [], jobId);
     // A revise writes no outcome of its own: the check is its transaction's only row.
     if (adapter.checkListing) await transaction((trx) => scheduleListingCheck(trx, adapter, job, jobId));
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }
   const listing = await portalListingRepository.listing(knex, key);
   const listedAs = listing?.status === 'listed' ? listing.portal_item_id : null;
-  const left = [...((await leftListings(knex, job.accountId, { portal, portalAccountId: job.portalAccountId }, [job.stockId])).get(job.stockId) ?? [])];
   const ciaActive = (await ciaActiveAt(job.accountId, { portal, portalAccountId: job.portalAccountId }, [job.stockId])).has(job.stockId);
   const { portalItemId } = await adapter.list(target, { ...item, listedAs, ciaActive, leftListings: left, ...(job.start ? { start: job.start } : {}) }, jobId);
   // Accepted for processing only (Amazon): whether the portal sells it is checked later, a

@@ -391,7 +391,11 @@ export class AuctionAAdapter implements PortalAdapter {
    * sends the full mapping; revise_values choose which of the two is sent (all when empty).
    */
   async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key: string): Promise<void> {
-    this.checkLimits(ebayListing(item), false);
+    const unlocated = ebayListing(item);
+    this.checkLimits(unlocated, false);
+    // An item made plain while its main was listed keeps its record (and its offer) on the main's
+    // listing: revised as a plain item, updateOffer put its quantity and price onto that listing.
+    await this.refuseLeftListing(target, unlocated, item.leftListings);
     const listing = await this.listing(target, item);
     const all = values.length === 0;
     if (all || values.some((v) => itemValues.has(v))) await this.putInventoryItem(target, listing);

@@ -776,6 +776,23 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     ]);
   });
 
+  it('when a variant that left a main listed at eBay (still in its group there) is made plain and revised, then the revise fails naming the main’s listing before any call writes (updateOffer would revise that listing with its quantity), and its variation there is left as it was', async () => {
+    const { ids, listingId } = await mLeftListedMain();
+    const own = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { ...ebayData } } });
+    expect(own.status, own.text).to.equal(200);
+    await settle();
+    const before = atEbay(sku('-M'));
+    expect(before.offer?.slice(0, 2)).to.deep.equal(['PUBLISHED', listingId]);
+
+    // Its record still reads listed under the main's listing id, so a revise may address that listing.
+    const since = running.sandbox.state.requests.length;
+    const revised = await upload(ids.m, { auction_a: [{ action: 'revise', auction_a_live_id: `AUCTIONA_${listingId}` }] });
+    expect(revised.state).to.equal('failed');
+    expect(revised.error).to.contain(`SKU ${sku('-M')} is still a variation of eBay listing ${listingId}`);
+    expect(ebayWrites(since)).to.deep.equal([]);
+    expect(atEbay(sku('-M'))).to.deep.equal(before);
+  });
+
   it('when a variant of a main whose eBay listing was ended moves to another main, then the other main is listed with it: the ended main’s group, which eBay keeps with its members (25703 for a SKU of two groups), lets it go first', async () => {
     const ids = await shirt({}, ebayData);
     const account = String(seller.portalAccountId);
