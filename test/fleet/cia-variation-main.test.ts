@@ -723,6 +723,24 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   /** The seller's calls since a point that write at eBay, but CIA's pushes, which run beside a job. */
   const ebayWrites = (since: number) => ebayCalls(since).filter((c) => !c.startsWith('GET ') && !c.endsWith('/bulk_update_price_quantity'));
 
+  /**
+   * M, made plain while a main's eBay listing still holds its offer, given eBay data of its own; then
+   * its auction_a job: it fails before any call writes, naming that listing. Answers the error and M
+   * at eBay just before the job.
+   */
+  const refusedForLeftListing = async (stockId: number, listingId: string, entry: Record<string, unknown>) => {
+    const own = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { ...ebayData } } });
+    expect(own.status, own.text).to.equal(200);
+    await settle();
+    const before = atEbay(sku('-M'));
+    const since = running.sandbox.state.requests.length;
+    const job = await upload(stockId, { auction_a: [entry] });
+    expect(job.state).to.equal('failed');
+    expect(job.error).to.contain(`SKU ${sku('-M')} is still a variation of eBay listing ${listingId}`);
+    expect(ebayWrites(since)).to.deep.equal([]);
+    return { error: job.error as string, before };
+  };
+
   it('when a variant eBay kept on a main’s listing because it sold there moves to another main, then listing the other main fails naming that listing before any call writes (withdrawOffer ends single-variation listings only), and the variation stays on it at 0', async () => {
     const { ids, listingId } = await mSoldAndDropped();
     const l = await createItem(seller, { name: 'Shirt L', sku: sku('-L'), quantity: 2, cia: active });
@@ -742,16 +760,9 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
 
   it('when a variant eBay kept on a main’s listing because it sold there is made plain and listed on its own, then the listing fails naming that listing before any call writes (its one offer is that listing’s variation), and its record does not take that listing', async () => {
     const { ids, listingId } = await mSoldAndDropped();
-    const own = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { ...ebayData } } });
-    expect(own.status, own.text).to.equal(200);
-
-    const since = running.sandbox.state.requests.length;
-    const alone = await upload(ids.m, { auction_a: [{ action: 'list' }] });
-    expect(alone.state).to.equal('failed');
-    expect(alone.error).to.contain(`SKU ${sku('-M')} is still a variation of eBay listing ${listingId}`);
+    const { error } = await refusedForLeftListing(ids.m, listingId, { action: 'list' });
     // Nothing a client sends ends a variation main's eBay listing (portal_upload takes no delete at auction_a).
-    expect(alone.error).to.contain(`end listing ${listingId} at eBay (Seller Hub`);
-    expect(ebayWrites(since)).to.deep.equal([]);
+    expect(error).to.contain(`end listing ${listingId} at eBay (Seller Hub`);
     expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 0, 0]);
     expect(await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.m }).select('status', 'portal_item_id')).to.deep.equal([
       { status: 'ended', portal_item_id: listingId },
@@ -760,16 +771,8 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
 
   it('when a variant that left a main listed at eBay (still in its group there) is listed on its own, then the listing fails naming the main’s listing and group before any call writes, and its offer and record stay the main’s listing’s', async () => {
     const { ids, listingId } = await mLeftListedMain();
-    const own = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { ...ebayData } } });
-    expect(own.status, own.text).to.equal(200);
-    await settle();
-
-    const since = running.sandbox.state.requests.length;
-    const alone = await upload(ids.m, { auction_a: [{ action: 'list' }] });
-    expect(alone.state).to.equal('failed');
-    expect(alone.error).to.contain(`SKU ${sku('-M')} is still a variation of eBay listing ${listingId}`);
-    expect(alone.error).to.contain(`inventory item group ${sku()}`);
-    expect(ebayWrites(since)).to.deep.equal([]);
+    const { error } = await refusedForLeftListing(ids.m, listingId, { action: 'list' });
+    expect(error).to.contain(`inventory item group ${sku()}`);
     expect(atEbay(sku('-M')).offer?.slice(0, 2)).to.deep.equal(['PUBLISHED', listingId]);
     expect(await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.m }).select('status', 'portal_item_id')).to.deep.equal([
       { status: 'listed', portal_item_id: listingId },
@@ -778,18 +781,9 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
 
   it('when a variant that left a main listed at eBay (still in its group there) is made plain and revised, then the revise fails naming the main’s listing before any call writes (updateOffer would revise that listing with its quantity), and its variation there is left as it was', async () => {
     const { ids, listingId } = await mLeftListedMain();
-    const own = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { ...ebayData } } });
-    expect(own.status, own.text).to.equal(200);
-    await settle();
-    const before = atEbay(sku('-M'));
-    expect(before.offer?.slice(0, 2)).to.deep.equal(['PUBLISHED', listingId]);
-
     // Its record still reads listed under the main's listing id, so a revise may address that listing.
-    const since = running.sandbox.state.requests.length;
-    const revised = await upload(ids.m, { auction_a: [{ action: 'revise', auction_a_live_id: `AUCTIONA_${listingId}` }] });
-    expect(revised.state).to.equal('failed');
-    expect(revised.error).to.contain(`SKU ${sku('-M')} is still a variation of eBay listing ${listingId}`);
-    expect(ebayWrites(since)).to.deep.equal([]);
+    const { before } = await refusedForLeftListing(ids.m, listingId, { action: 'revise', auction_a_live_id: `AUCTIONA_${listingId}` });
+    expect(before.offer?.slice(0, 2)).to.deep.equal(['PUBLISHED', listingId]);
     expect(atEbay(sku('-M'))).to.deep.equal(before);
   });
 
