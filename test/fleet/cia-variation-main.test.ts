@@ -359,14 +359,8 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   });
 
   it('when a variant leaves a main listed at eBay and the main is listed again, then the group’s variantSKUs are the remaining variants, the one that left is off the listing and its listing reads ended', async () => {
-    const ids = await shirt({}, ebayData);
+    const { ids, listingId } = await mLeftListedMain();
     const account = String(seller.portalAccountId);
-    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
-    expect(listed.state, listed.error).to.equal('completed');
-    const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
-    await settle();
-    const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
-    expect(left.status, left.text).to.equal(200);
 
     const again = await upload(ids.main, { auction_a: [{ action: 'list' }] });
     expect(again.state, again.error).to.equal('completed');
@@ -545,13 +539,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   });
 
   it('when a variant that left a main listed at eBay is off the main’s listing and is listed on its own, then it gets a listing of its own and CIA pushes its quantity there', async () => {
-    const ids = await shirt({}, ebayData);
-    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
-    expect(listed.state, listed.error).to.equal('completed');
-    const group = (listed.result as { portal_item_id: string }).portal_item_id;
-    await settle();
-    const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
-    expect(left.status, left.text).to.equal(200);
+    const { ids, listingId: group } = await mLeftListedMain();
     const again = await upload(ids.main, { auction_a: [{ action: 'list' }] });
     expect(again.result).to.deep.include({ removed: [ids.m] });
     await settle();
