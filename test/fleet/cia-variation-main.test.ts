@@ -336,11 +336,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   });
 
   it('when a variation main listed at eBay is revised by its AUCTIONA_ live id, then the revise is taken for the main (its variants’ records carry the same listing id) and the group is sent again', async () => {
-    const ids = await shirt({}, ebayData);
-    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
-    expect(listed.state, listed.error).to.equal('completed');
-    const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
-    await settle();
+    const { ids, listingId } = await listedShirt();
     // The table keeps its rows in no order: the main's row after its variants' (as an index scan by
     // stock id reads them, variants being made before their main, or as rows land after a vacuum).
     const mainRow = await db()('portal_listing').where({ account_id: seller.id, stock_id: ids.main, portal: 'auction_a' }).first();
@@ -387,12 +383,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   });
 
   it('when a variant that has sold on a main’s eBay listing leaves the main and the main is listed again, then its variation is at quantity 0 before the group drops it (eBay keeps a variation with sales on the listing), and the main’s end withdraws it with the rest', async () => {
-    const ids = await shirt({}, ebayData);
-    const account = String(seller.portalAccountId);
-    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
-    expect(listed.state, listed.error).to.equal('completed');
-    const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
-    await settle();
+    const { ids, listingId, account } = await listedShirt();
     // A buyer bought one M on the main's listing: the variation has a sale.
     sellOnEbay(running.sandbox.state, { portal: 'auction_a', portal_account: account, sku: sku('-M'), quantity: 1 });
     const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
@@ -426,12 +417,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   });
 
   it('when a variation main’s eBay listing is ended, then one withdrawOfferByInventoryItemGroup under the group key ends it (every member offer unpublished) and no member offer is withdrawn on its own; portal_upload takes no delete at auction_a', async () => {
-    const ids = await shirt({}, ebayData);
-    const account = String(seller.portalAccountId);
-    const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
-    expect(listed.state, listed.error).to.equal('completed');
-    const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
-    await settle();
+    const { ids, listingId, account } = await listedShirt();
 
     // What a client can send: document 2 gives auction_a's part "action (list or revise)".
     const refused = await call(`stock/${ids.main}/portal_upload/`, { token: seller.token, body: { portal_upload: { auction_a: [{ action: 'delete' }] } } });
@@ -497,12 +483,18 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   };
 
   /** The shirt listed at eBay (M `sold` once on its listing), then its variant M made plain while the main's listing is up: the ids and that listing's id. */
-  async function mLeftListedMain(sold = false): Promise<{ ids: { main: number; s: number; m: number }; listingId: string }> {
+  /** The shirt (main, S and M) with eBay data, its main listed at eBay and CIA settled. */
+  async function listedShirt(): Promise<{ ids: { main: number; s: number; m: number }; listingId: string; account: string }> {
     const ids = await shirt({}, ebayData);
     const listed = await upload(ids.main, { auction_a: [{ action: 'list' }] });
     expect(listed.state, listed.error).to.equal('completed');
     const listingId = (listed.result as { portal_item_id: string }).portal_item_id;
     await settle();
+    return { ids, listingId, account: String(seller.portalAccountId) };
+  }
+
+  async function mLeftListedMain(sold = false): Promise<{ ids: { main: number; s: number; m: number }; listingId: string }> {
+    const { ids, listingId } = await listedShirt();
     expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 3, 3]);
     if (sold) sellOnEbay(running.sandbox.state, { portal: 'auction_a', portal_account: String(seller.portalAccountId), sku: sku('-M'), quantity: 1 });
     const left = await call(`stock/${ids.m}/`, { token: seller.token, body: { stock: { variation: { type: 'none' } } } });
