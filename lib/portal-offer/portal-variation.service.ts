@@ -5,7 +5,7 @@ import { domainError } from '../errors';
 import { queues } from '../queue';
 import type { PortalUploadJob } from '../queue';
 import type { ListingItem, PortalTarget, RegisteredAdapter, VariationListing } from '../portals';
-import { PortalId } from '../portals';
+import { PortalId, str } from '../portals';
 import { stockPortalRepository } from '../stock';
 import { scheduleListingCheck } from './portal-listing-check.service';
 import { ListingKey, portalListingRepository } from './portal-listing.repository';
@@ -21,15 +21,21 @@ import { leftListings } from './portal-push.service';
  * ISBN, MPN, ePID or UPC by its type_id). An adapter falls back from the group's code to the
  * item's own (Kaufland's unit is one EAN); the main's code there made every variant a unit of the
  * main's product, and at eBay every variant's inventory item the main's catalog product.
+ *
+ * market_d's currency_prices[] are the main's price in other currencies: a variant takes them only
+ * when it is offered the main's price (its group's price, else the main's group's, else its item
+ * price, equal to the main's group's price, else the main's item price). One offered a price of its
+ * own got the main's GBP price beside its own EUR one (29.90 EUR, 17.50 GBP); it is refused before
+ * any call, naming its SKU (lib/portals README, market_d). Decision: a variant whose item price is
+ * the main's, where the main's group names no price, is offered the main's GBP price too (a seller
+ * naming GBP on the main alone, variants priced alike, had every variant refused).
  */
-export function variantGroup(main: Record<string, unknown>, own: Record<string, unknown>): Record<string, unknown> {
-  const { sku: _sku, quantity: _quantity, ean: _ean, mpn: _mpn, id: _id, id_type: _idType, catalog: _catalog, ...shared } = main;
-  // market_d's currency_prices[] are the main's price in other currencies: they go with the main's
-  // price only. A variant offered at a price of its own (its group's, or its item price where the
-  // main's group names none) got the main's GBP price beside its own EUR one (29.90 EUR, 17.50 GBP);
-  // without prices of its own it is refused before any call, naming its SKU (lib/portals README, market_d).
-  if (own.price !== undefined || main.price === undefined) delete shared.currency_prices;
-  return { ...shared, ...own };
+export function variantGroup(main: Pick<ListingItem, 'group' | 'price'>, own: Pick<ListingItem, 'group' | 'price'>): Record<string, unknown> {
+  const { sku: _sku, quantity: _quantity, ean: _ean, mpn: _mpn, id: _id, id_type: _idType, catalog: _catalog, ...shared } = main.group;
+  const mainPrice = str(main.group, 'price', main.price);
+  const ownPrice = str(own.group, 'price', str(main.group, 'price', own.price));
+  if (mainPrice === null || ownPrice === null || Number(ownPrice) !== Number(mainPrice)) delete shared.currency_prices;
+  return { ...shared, ...own.group };
 }
 
 /** The item as a variation listing when it is a variation main with variants, else undefined. */
@@ -44,7 +50,7 @@ export async function variationListingOf(job: PortalUploadJob, main: ListingItem
   );
   const variants = found.variants.map((v) => ({
     ...v,
-    group: variantGroup(main.group, v.group),
+    group: variantGroup(main, v),
     ciaActive: kept.has(v.stockId),
     ...(main.start ? { start: main.start } : {}),
   }));

@@ -19,7 +19,7 @@ export { ebayScopes } from './ebay/ebay-token';
 export { fieldGroupEntry } from './field-group';
 export { kauflandApiUrl, kauflandStorefronts } from './kaufland/kaufland-credentials';
 export { MarketEAdapter } from './market-e.adapter';
-export { isShippedByChannelAtPortal, retryAfterMs } from './portal-http';
+export { isShippedByChannelAtPortal, retryAfterMs, str } from './portal-http';
 export { waitForPortalSlot } from './portal-rate-limit';
 export {
   adapterFor,

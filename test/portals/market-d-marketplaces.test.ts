@@ -257,19 +257,26 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
 
   it("a variant of a main with a GBP price: it is offered the main's GBP price only with the main's price; with a price of its own it is refused before any call, naming its SKU (not 29.90 EUR and the main's 17.50 GBP)", async () => {
     const uk = targetIn(`${DE},${UK}`);
-    const main = { sku: 'MM-MAIN', price: '19.90', currency_prices: [{ currency_id: 'GBP', price: '17.50' }] };
-    // The variant without a price of its own is offered the main's, in EUR and in GBP.
-    await adapter.list(uk, item(variantGroup(main, { sku: 'MM-VAR-S' }), { stockId: 8, price: '29.90' }), 'job-18');
-    expect(offersSent('MM-VAR-S', 'PUT')).to.deep.equal([
-      [DE, 200, offerIn(DE, 'EUR', 19.9)],
-      [UK, 200, offerIn(UK, 'GBP', 17.5)],
-    ]);
+    const gbp = [{ currency_id: 'GBP', price: '17.50' }];
+    const main = { group: { sku: 'MM-MAIN', price: '19.90', currency_prices: gbp }, price: '24.90' };
+    /** The variant's listing as portal_upload builds it: its group in the main's listing, its own item price. */
+    const variant = (mainOf: Pick<ListingItem, 'group' | 'price'>, own: Record<string, unknown>, price: string, stockId: number) =>
+      item(variantGroup(mainOf, { group: own, price }), { stockId, price });
+    // Without a price of its own it is offered the main's, in EUR and in GBP; so is one whose item price is the
+    // main's where the main's group names no price (found by a reviewer of 2ebcb79: it was refused).
+    await adapter.list(uk, variant(main, { sku: 'MM-VAR-S' }, '29.90', 8), 'job-18');
+    await adapter.list(uk, variant({ group: { currency_prices: gbp }, price: '19.90' }, { sku: 'MM-VAR-M' }, '19.90', 10), 'job-18m');
+    for (const sku of ['MM-VAR-S', 'MM-VAR-M'])
+      expect(offersSent(sku, 'PUT')).to.deep.equal([
+        [DE, 200, offerIn(DE, 'EUR', 19.9)],
+        [UK, 200, offerIn(UK, 'GBP', 17.5)],
+      ]);
     // Its own market_d.price, or its own item price where the main's group has none, has no GBP price of its own.
-    for (const [sku, mainGroup, own] of [
+    for (const [sku, mainOf, own] of [
       ['MM-VAR-L', main, { sku: 'MM-VAR-L', price: '29.90' }],
-      ['MM-VAR-XL', { currency_prices: main.currency_prices }, { sku: 'MM-VAR-XL' }],
-    ] as [string, Record<string, unknown>, Record<string, unknown>][]) {
-      const err = await failure(adapter.list(uk, item(variantGroup(mainGroup, own), { stockId: 9, price: '29.90' }), 'job-19'));
+      ['MM-VAR-XL', { group: { currency_prices: gbp }, price: '19.90' }, { sku: 'MM-VAR-XL' }],
+    ] as [string, Pick<ListingItem, 'group' | 'price'>, Record<string, unknown>][]) {
+      const err = await failure(adapter.list(uk, variant(mainOf, own, '29.90', 9), 'job-19'));
       expect(err.id).to.equal('portal_refused');
       expect(err.message).to.contain(`SKU ${sku}`).and.contain(`marketplace ${UK}`).and.contain('GBP').and.contain('market_d.currency_prices');
       expect(calls(sku, 'PUT')).to.deep.equal([]);
