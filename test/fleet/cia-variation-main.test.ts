@@ -482,7 +482,6 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     };
   };
 
-  /** The shirt listed at eBay (M `sold` once on its listing), then its variant M made plain while the main's listing is up: the ids and that listing's id. */
   /** The shirt (main, S and M) with eBay data, its main listed at eBay and CIA settled. */
   async function listedShirt(): Promise<{ ids: { main: number; s: number; m: number }; listingId: string; account: string }> {
     const ids = await shirt({}, ebayData);
@@ -493,6 +492,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
     return { ids, listingId, account: String(seller.portalAccountId) };
   }
 
+  /** The shirt listed at eBay (M `sold` once on its listing), then its variant M made plain while the main's listing is up: the ids and that listing's id. */
   async function mLeftListedMain(sold = false): Promise<{ ids: { main: number; s: number; m: number }; listingId: string }> {
     const { ids, listingId } = await listedShirt();
     expect(atEbay(sku('-M')).offer).to.deep.equal(['PUBLISHED', listingId, 3, 3]);
