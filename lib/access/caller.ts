@@ -44,6 +44,10 @@ export interface Caller extends OrderScope {
   clientId?: string | null;
   /** The portal account of this request: portal_account_id if sent, else the token's, else the default. */
   portalAccountId: number | null;
-  /** The request's X-Request-Id (sent or made). */
+  /**
+   * The request's key in this process (lib/db openRequest): its X-Request-Id (sent or made), with
+   * a suffix while another request in flight here has that id; its transactions are opened with
+   * it, and the jobs they queue carry the X-Request-Id.
+   */
   requestId: string;
 }

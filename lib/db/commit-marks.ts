@@ -5,13 +5,19 @@
  * writes, that they committed (lib/http README, Idempotency-Key). Memory of this process only:
  * a request's transactions run in the process that serves it.
  *
- * Keyed by request id, which a client may choose (X-Request-Id): two requests of the same id in
- * flight at once in this process (two sellers of one connector counting their ids alike) cannot
- * be told apart by their transactions, so while they overlap neither's transactions write a mark
- * (each request then has the protection it had without one: its key's running lock), rather than
- * the one's transaction marking the other's key.
+ * Found by the request's key, not by its X-Request-Id, which the client chooses: two requests of
+ * one id in flight at once in this process (two sellers of one connector counting their ids
+ * alike, or a resend beside its first attempt) each have a key of their own, so each request's
+ * transactions write its own mark and never another's. The key is the request id itself unless a
+ * request in flight here holds that id as its key; then the id with `#` and a number (a sent id
+ * has no `#`, server/framework/context.ts). Nothing leaves the process with the number: the jobs
+ * a transaction queues carry the request id (publicRequestId). Before, the ids were held
+ * process-wide and a request whose id another seller's request held answered a made one, so a
+ * seller who guessed another's id changed that seller's requests (lib/http README).
  */
 export interface OpenRequest {
+  /** The request's key in this process: its transactions are opened with it (transaction(work, key)). */
+  readonly key: string;
   /** Every transaction the request opens from now on writes `statement` just before its COMMIT. */
   markCommits(statement: string): void;
   /** The request is over: its transactions are done (the framework's finally). */
@@ -22,30 +28,33 @@ interface Handle {
   mark?: string;
 }
 
-const open = new Map<string, Set<Handle>>();
+const open = new Map<string, Handle>();
+const keySeparator = '#';
+let made = 0;
 
-/** A request that may open transactions with its id (transaction(work, requestId)) has started. */
+/** A request that may open transactions with its key (transaction(work, key)) has started. */
 export function openRequest(requestId: string): OpenRequest {
+  const key = open.has(requestId) ? `${requestId}${keySeparator}${(made += 1)}` : requestId;
   const handle: Handle = {};
-  let handles = open.get(requestId);
-  if (!handles) open.set(requestId, (handles = new Set()));
-  handles.add(handle);
-  const ours = handles;
+  open.set(key, handle);
   return {
+    key,
     markCommits: (statement) => {
       handle.mark = statement;
     },
     close: () => {
-      ours.delete(handle);
-      if (ours.size === 0 && open.get(requestId) === ours) open.delete(requestId);
+      if (open.get(key) === handle) open.delete(key);
     },
   };
 }
 
-/** The statement a transaction of the request writes before its COMMIT, if any (only while the request is alone with its id). */
-export function commitMarkOf(requestId: string): string | undefined {
-  const handles = open.get(requestId);
-  if (!handles || handles.size !== 1) return undefined;
-  for (const handle of handles) return handle.mark;
-  return undefined;
+/** The statement a transaction of the request `key` writes before its COMMIT, if any. */
+export function commitMarkOf(key: string): string | undefined {
+  return open.get(key)?.mark;
+}
+
+/** The request id of a request's key (openRequest), as the client sent or was answered it; any other id as it is. */
+export function publicRequestId(key: string): string {
+  const at = key.indexOf(keySeparator);
+  return at < 0 ? key : key.slice(0, at);
 }

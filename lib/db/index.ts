@@ -4,7 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export { lostCommitOf } from './commit-outcome';
-export { openRequest } from './commit-marks';
+export { openRequest, publicRequestId } from './commit-marks';
 export type { OpenRequest } from './commit-marks';
 export type { CommitOutcome, LostCommit } from './commit-outcome';
 export { applyCellRanges, CellRangeError, routePrefix } from './cells';

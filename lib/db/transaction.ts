@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Client } from 'pg';
-import { commitMarkOf } from './commit-marks';
+import { commitMarkOf, publicRequestId } from './commit-marks';
 import { CommitOutcome, doneReadingId, forgetLostCommit, lostCommitOf, readIdOnBegin } from './commit-outcome';
 import { db } from './knex';
 
@@ -28,13 +28,14 @@ function forRequest<T>(requestId: string | undefined, work: (trx: Knex.Transacti
   return requestId === undefined
     ? work
     : (trx) => {
-        requests.set(trx, requestId);
+        // The jobs it queues carry the request id the client knows, not the request's key (commit-marks.ts).
+        requests.set(trx, publicRequestId(requestId));
         return work(trx);
       };
 }
 
 /**
- * Runs work in a transaction, for the API request `requestId` when one asked for it.
+ * Runs work in a transaction, for the API request `requestId` (its key, commit-marks.ts) when one asked for it.
  *
  * A request's transaction reads its id with its BEGIN (commit-outcome.ts). When the answer to its
  * COMMIT is lost, PostgreSQL is asked on another connection whether it committed: if it did, the

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { requestOf } from '../db';
+import { publicRequestId, requestOf } from '../db';
 import { currentRequestId } from '../log';
 import { causedJobs, currentEventCause } from './event-cause';
 import { JobName, JobPayloads, jobQueues } from './jobs';
@@ -94,5 +94,6 @@ export function requestIn(trx: Knex.Transaction): string | undefined {
  */
 function withRequest(job: JobName, payload: object, requestId: string | undefined): string {
   const cause = causedJobs.has(job) && !('cause' in payload) ? currentEventCause() : undefined;
-  return JSON.stringify({ ...payload, ...(requestId ? { request_id: requestId } : {}), ...(cause ? { cause } : {}) });
+  // A request's key (a caller's requestId, lib/db commit-marks.ts) leaves the process as the request id the client knows.
+  return JSON.stringify({ ...payload, ...(requestId ? { request_id: publicRequestId(requestId) } : {}), ...(cause ? { cause } : {}) });
 }

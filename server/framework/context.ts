@@ -13,42 +13,19 @@ declare module 'express-serve-static-core' {
 export const currentVersion = 'v1.1';
 export const versions = ['v0.5', 'v0.6', 'v1.0', 'v1.1'];
 
+// No '#': lib/db commit-marks.ts keys a request by its id and, while another has that key, '#' and a number.
 const requestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * The request ids in flight in this process, with how many hold each (the answer, until its
- * connection closes, and the framework's run of the endpoint, until it ends: a client that drops
- * the connection does not free the id of work still running). A client's X-Request-Id already in
- * flight here is not taken (a made one is answered instead): a keyed request's transactions find
- * their Idempotency-Key's commit mark by request id (lib/db commit-marks.ts), and two requests of
- * one id wrote none, so a late COMMIT of an attempt past its running lock was not fenced and the
- * request was carried out twice (lib/http README, "A request id two requests share").
- */
-const inFlight = new Map<string, number>();
-
-/** Holds a request id until the function returned is called (once; later calls do nothing). */
-export function holdRequestId(id: string): () => void {
-  inFlight.set(id, (inFlight.get(id) ?? 0) + 1);
-  let held = true;
-  return () => {
-    if (!held) return;
-    held = false;
-    const left = (inFlight.get(id) ?? 1) - 1;
-    if (left > 0) inFlight.set(id, left);
-    else inFlight.delete(id);
-  };
-}
-
-/**
- * Gives each request an id (the client's X-Request-Id when well formed and not in flight), a child logger and the
+ * Gives each request an id (the client's X-Request-Id when well formed, whatever other requests
+ * carry it: lib/db commit-marks.ts tells requests of one id apart), a child logger and the
  * headers of document 1, and when it ends records it in the metrics (lib/operator) and logs one
  * line: method, path (never the query or headers), status, time, account. One middleware and one
  * listener: each layer Express walks and each listener costs every request.
  */
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && requestIdPattern.test(given) && !inFlight.has(given) ? given : crypto.randomUUID();
-  res.once('close', holdRequestId(id));
+  const id = typeof given === 'string' && requestIdPattern.test(given) ? given : crypto.randomUUID();
   req.context = new Context(id, versionOf(req.path), req);
   // setHeader directly: res.set() checks every value for a content type on each request.
   for (const [name, value] of standard) res.setHeader(name, value);

@@ -29,7 +29,7 @@ import { bodyRead, decodeBody, readRawBody } from './body';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
 import { PathTable } from './path-table';
-import { holdRequestId, versions } from './context';
+import { versions } from './context';
 import { errorHeaders, sendEnvelope, sendError, sendSuccess, toDomainError } from './respond';
 import { claimRequest, requestKey, sendReplay } from './idempotency';
 import { recordJobsAnswered } from '../../lib/queue';
@@ -103,10 +103,8 @@ function handlerFor(e: Endpoint) {
     // another web host, must not find this one still in flight (document 1: one call at a time).
     let release = (): Promise<void> => Promise.resolve();
     let claim: Claim | undefined;
-    // The request's transactions (those opened with caller.requestId), for the marks of its key.
+    // The request's transactions (those opened with caller.requestId, its key), for the marks of its Idempotency-Key.
     let opened: OpenRequest | undefined;
-    // Its id stays its own while the work runs, even if the client drops the connection (context.ts).
-    const releaseId = holdRequestId(context.id);
     try {
       // The caller first: an unknown token or a missing scope is answered before the body is read.
       const grant = e.auth ? await authenticate(e, req, res) : null;
@@ -118,6 +116,8 @@ function handlerFor(e: Endpoint) {
         const limit = await acquire(grant.accountId, weightOf(e, input));
         release = limit.release;
         res.set(rateLimitHeaders(limit.state));
+        // Its key stays its own while the work runs, even if the client drops the connection (lib/db commit-marks.ts).
+        opened = openRequest(context.id);
         const ref =
           input.portal_account_id === undefined ? undefined : validate<{ portal_account_id?: PortalAccountRef }>(portalAccountField, input).portal_account_id;
         caller = {
@@ -127,9 +127,8 @@ function handlerFor(e: Endpoint) {
           clientId: grant.clientId ?? null,
           portalAccountGrant: grant.portalAccountId ?? 'all',
           portalAccountId: await resolveRequestPortalAccount(grant.accountId, ref, grant.portalAccountId),
-          requestId: context.id,
+          requestId: opened.key,
         };
-        opened = openRequest(context.id);
       } else {
         const basic = basicCredentials(req);
         if (basic) context.basic = basic;
@@ -175,7 +174,6 @@ function handlerFor(e: Endpoint) {
     } finally {
       void release();
       opened?.close();
-      releaseId();
     }
   };
 }

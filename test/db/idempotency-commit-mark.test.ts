@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { setClock } from '../../lib/clock';
 import { db } from '../../lib/db/knex';
 import { changesSettled } from '../../lib/db/change-notices';
-import { commitMarkOf, openRequest } from '../../lib/db/commit-marks';
+import { commitMarkOf, openRequest, publicRequestId } from '../../lib/db/commit-marks';
 import { transaction } from '../../lib/db/transaction';
 import { DomainError } from '../../lib/errors';
 import { created, endpoint } from '../../lib/http/endpoint';
@@ -281,9 +281,11 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
       expect(await committedRuns(seller)).to.have.length(1);
     });
 
-    it('when another request with the same X-Request-Id is in flight (another seller of one connector) and the first attempt, past its lock, commits after a resend took the key over, then that COMMIT is still refused: the first attempt answers under a request id of its own, 409, and only the resend’s writes are there', async () => {
+    it('when another seller’s request with the same X-Request-Id is in flight (two sellers of one connector, or a guessed id) and the first attempt, past its lock, commits after a resend took the key over, then that COMMIT is still refused, and every request keeps the id it sent: the first attempt answers 409 under it, a third seller’s job carries it, and only the resend’s writes are there', async () => {
       const seller = await newSeller();
       const other = await newSeller();
+      const third = await newSeller();
+      const stockId = await createStock(third, `RID-${third.id}`, 2);
       const key = newKey();
       const shared = `shared-${key}`;
       const entered = held.nextEntry();
@@ -298,15 +300,22 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
       });
       const first = call('test/commit_mark_probe/', { base, token: seller.token, body: { n: 1 }, headers: { 'Idempotency-Key': key, 'X-Request-Id': shared } });
       await inTransaction;
+      // A third seller's request of the id while both are in flight: its answer and its job carry the id it sent.
+      const cia = await call(`stock/${stockId}/cia/`, { base, token: third.token, body: {}, headers: { 'X-Request-Id': shared } });
+      expect(cia.status, cia.text).to.equal(202);
+      const job = await db()('outbox')
+        .where({ job_id: cia.body.job_id as string })
+        .first<{ payload: { request_id?: string } }>('payload');
+      // Before, the id was held process-wide: another seller's request in flight made this one answer (and queue) a made id.
+      expect([cia.headers.get('x-request-id'), job?.payload.request_id]).to.deep.equal([shared, shared]);
       afterLockLapsed();
       outcome = 'created';
       const resend = await probe(seller, key);
       expect(resend.status, resend.text).to.equal(201);
       go();
       const late = await first;
-      // Before, neither request's transactions wrote a mark while they shared the id: the late COMMIT went through, two runs.
       expect(late.status, late.text).to.equal(409);
-      expect(late.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+      expect(late.headers.get('x-request-id')).to.equal(shared);
       expect(await committedRuns(seller), 'only the resend’s transaction committed').to.deep.equal([resend.body.run]);
       held.release();
       const otherAnswer = await otherCall;
@@ -327,15 +336,21 @@ describe('Idempotency-Key: the key row marked by the request transaction that co
   });
 
   describe('two requests in flight in one process with the same request id (a client-chosen X-Request-Id)', () => {
-    it("when they overlap, then neither's transactions write a mark; when one ends, the other's do again", () => {
+    it('when they overlap, then each has a key of its own and its transactions write its own mark; both keys stand for the id', () => {
       const first = openRequest('same-id');
       first.markCommits('UPDATE first');
-      expect(commitMarkOf('same-id')).to.equal('UPDATE first');
       const second = openRequest('same-id');
-      expect(commitMarkOf('same-id'), 'the transactions cannot tell whose they are').to.equal(undefined);
-      second.close();
-      expect(commitMarkOf('same-id')).to.equal('UPDATE first');
+      second.markCommits('UPDATE second');
+      expect(first.key).to.equal('same-id');
+      expect(second.key).not.to.equal('same-id');
+      expect([commitMarkOf(first.key), commitMarkOf(second.key)]).to.deep.equal(['UPDATE first', 'UPDATE second']);
+      expect([publicRequestId(first.key), publicRequestId(second.key)]).to.deep.equal(['same-id', 'same-id']);
       first.close();
+      expect([commitMarkOf(first.key), commitMarkOf(second.key)]).to.deep.equal([undefined, 'UPDATE second']);
+      const third = openRequest('same-id');
+      expect(third.key, 'the id is free again as a key').to.equal('same-id');
+      second.close();
+      third.close();
       expect(commitMarkOf('same-id')).to.equal(undefined);
     });
   });
