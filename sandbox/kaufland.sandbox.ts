@@ -100,6 +100,26 @@ export interface KauflandUnit {
   date_lastchange_iso: string;
   /** When GET /units starts to list it (ms since the epoch): "there may a delay of up to several minutes between adding a new unit and when it will be available through this endpoint". */
   listed_from: number;
+  /**
+   * FulfillmentType: units made by POST /units are the seller's (UnitRequest has no
+   * fulfillment_type); fulfilled_by_kaufland ones, stocked in Kaufland's warehouse, come from
+   * Kaufland's fulfilment programme (POST /_sandbox/kaufland/units).
+   */
+  fulfillment_type: FulfillmentType;
+}
+
+type FulfillmentType = 'fulfilled_by_merchant' | 'fulfilled_by_kaufland';
+
+/** POST /_sandbox/kaufland/units: a unit made outside the API (a unit of Kaufland's fulfilment programme), listed at once. */
+export interface NewKauflandUnit {
+  portal_account: string | number;
+  storefront?: string;
+  id_offer: string;
+  ean?: string;
+  amount?: number;
+  listing_price?: number;
+  /** fulfilled_by_kaufland by default (what this control is for). */
+  fulfillment_type?: FulfillmentType;
 }
 
 export interface KauflandAddress {
@@ -286,7 +306,7 @@ function unitView(u: KauflandUnit) {
     storefront: u.storefront,
     transport_time_min: 1,
     transport_time_max: 3,
-    fulfillment_type: 'fulfilled_by_merchant',
+    fulfillment_type: u.fulfillment_type,
     vat_indicator: 'standard_rate',
   };
 }
@@ -503,6 +523,16 @@ function applyUnitFields(u: KauflandUnit, body: Record<string, unknown>): void {
   u.date_lastchange_iso = now();
 }
 
+/**
+ * An amount for a unit Kaufland fulfils: its stock is what Kaufland's warehouse holds. The contract
+ * names no answer to it (ours: refused as action-not-allowed, never taken, so a client that sends
+ * one sees it rather than a quantity Kaufland would not keep).
+ */
+const kauflandsAmount = (u: KauflandUnit, body: Record<string, unknown>): string | undefined =>
+  u.fulfillment_type === 'fulfilled_by_kaufland' && body.amount !== undefined
+    ? `Unit ${u.id_unit} is fulfilled by Kaufland: its amount is the stock of Kaufland's warehouse`
+    : undefined;
+
 /** The shipping groups of a seller (GET /shipping-groups): the two every sandbox seller has, then those added (POST /_sandbox/kaufland/shipping-groups). */
 const shippingGroups = (k: KauflandState, account: string, storefront: string) =>
   [
@@ -528,12 +558,19 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
   };
 
   router.get('/units', (req, res) => {
+    // id_offer is "Provided ID of your stock": the contract does not say the filter matches exactly,
+    // so it is played as matching every id_offer that contains it (ours: the less convenient reading;
+    // KL answers KL-10 too, oldest unit first). fulfillment_type's default is the contract's,
+    // [fulfilled_by_merchant]: units Kaufland fulfils are answered only when asked for.
+    const idOffer = req.query.id_offer === undefined ? undefined : String(req.query.id_offer);
+    const fulfilledBy = req.query.fulfillment_type === undefined ? ['fulfilled_by_merchant'] : [req.query.fulfillment_type].flat().map(String);
     const all = [...k.units.values()].filter(
       (u) =>
         u.listed_from <= Date.now() &&
         u.account === accountOf(res) &&
         u.storefront === storefrontOf(req) &&
-        (req.query.id_offer === undefined || u.id_offer === req.query.id_offer) &&
+        fulfilledBy.includes(u.fulfillment_type) &&
+        (idOffer === undefined || u.id_offer.includes(idOffer)) &&
         (req.query.ean === undefined || u.ean === req.query.ean),
     );
     const p = page(req, all);
@@ -579,6 +616,7 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
       date_inserted_iso: now(),
       date_lastchange_iso: now(),
       listed_from: Date.now() + k.unitsListedAfterMs,
+      fulfillment_type: 'fulfilled_by_merchant',
     };
     applyUnitFields(unit, body);
     k.units.set(unit.id_unit, unit);
@@ -594,6 +632,11 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
     const unit = ownUnit(k, req, res);
     if (!unit) return;
     const body = req.body as Record<string, unknown>;
+    const refused = kauflandsAmount(unit, body);
+    if (refused) {
+      res.status(400).json(problem('action-not-allowed', refused, [{ field: 'amount', message: refused }]));
+      return;
+    }
     applyUnitFields(unit, body);
     showOffer(state, unit, true);
     if (typeof body.amount === 'number') emitQuantity(state, portal, unit.account, unit.id_offer, unit.amount, 'quantity');
@@ -624,6 +667,8 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
         return { id_unit: item.id_unit, status_code: 404, message: `Unit ${item.id_unit} was not found`, errors: [] };
       const fault = state.takeFault(portal, unit.account, unit.id_offer);
       if (fault) return { id_unit: item.id_unit, status_code: fault.status, message: fault.message, errors: [{ field: 'amount', message: fault.message }] };
+      const refused = kauflandsAmount(unit, item.unit_data);
+      if (refused) return { id_unit: item.id_unit, status_code: 400, message: refused, errors: [{ field: 'amount', message: refused }] };
       applyUnitFields(unit, item.unit_data);
       showOffer(state, unit, true);
       if (typeof item.unit_data.amount === 'number') emitQuantity(state, portal, unit.account, unit.id_offer, unit.amount, 'quantity');
@@ -794,7 +839,11 @@ export function placeKauflandOrder(state: SandboxState, k: KauflandState, input:
     billing_address: address(input.buyer),
     shipping_address: address(input.buyer),
     units: [],
-    fulfillment_type: input.fulfillment_type === 'fulfilled_by_kaufland' ? 'fulfilled_by_kaufland' : 'fulfilled_by_merchant',
+    // Not given: the first line's unit's (an order of a unit Kaufland fulfils is Kaufland's to ship).
+    fulfillment_type:
+      (input.fulfillment_type ?? k.unitByOffer(account, storefront, String(input.lines[0]!.id_offer))?.fulfillment_type) === 'fulfilled_by_kaufland'
+        ? 'fulfilled_by_kaufland'
+        : 'fulfilled_by_merchant',
   };
   for (const line of input.lines) {
     const unit = k.unitByOffer(account, storefront, String(line.id_offer));
@@ -845,6 +894,38 @@ function controls(app: express.Express, state: SandboxState, k: KauflandState): 
     k.keys.set(clientKey, { account: String(body.portal_account), secret: secretKey });
     // The storefront too, so the answer can be piped into kontor portal-account connect --credentials-stdin.
     res.status(201).json({ client_key: clientKey, secret_key: secretKey, storefront: body.storefront ?? 'de' });
+  });
+  app.post('/_sandbox/kaufland/units', (req, res) => {
+    const body = (req.body ?? {}) as Partial<NewKauflandUnit>;
+    if (body.portal_account === undefined || !body.id_offer) {
+      res.status(400).json({ message: 'portal_account and id_offer are required' });
+      return;
+    }
+    const ean = body.ean ?? '4006381333931';
+    const unit: KauflandUnit = {
+      id_unit: 500000 + k.next(),
+      account: String(body.portal_account),
+      storefront: body.storefront ?? 'de',
+      id_offer: String(body.id_offer),
+      ean,
+      id_product: 1000000 + Number(ean.slice(-6)),
+      amount: Number(body.amount ?? 1),
+      listing_price: Number(body.listing_price ?? 1990),
+      minimum_price: null,
+      condition: 'NEW',
+      note: null,
+      handling_time: 1,
+      id_shipping_group: null,
+      id_warehouse: null,
+      status: 'AVAILABLE',
+      date_inserted_iso: now(),
+      date_lastchange_iso: now(),
+      listed_from: Date.now(),
+      fulfillment_type: body.fulfillment_type === 'fulfilled_by_merchant' ? 'fulfilled_by_merchant' : 'fulfilled_by_kaufland',
+    };
+    k.units.set(unit.id_unit, unit);
+    showOffer(state, unit, true);
+    res.status(201).json({ data: unitView(unit) });
   });
   app.post('/_sandbox/kaufland/config', (req, res) => {
     const body = (req.body ?? {}) as {

@@ -15,6 +15,28 @@ interface Unit {
   id_unit: number;
   id_offer: string | null;
   amount: number;
+  /** FulfillmentType: fulfilled_by_kaufland is a unit Kaufland stocks in its own warehouse and ships (FBK). */
+  fulfillment_type?: string;
+}
+
+/**
+ * Both fulfilment types, named on every unit and order-unit lookup: the contract's default of
+ * GET /units' and GET /order-units' `fulfillment_type` is [fulfilled_by_merchant], so a unit
+ * Kaufland fulfils was never found (a listing made a second unit of its id_offer beside it).
+ * `fulfilled_by_kaufland` is deprecated in the contract but still listed.
+ */
+const bothFulfilments = ['fulfilled_by_merchant', 'fulfilled_by_kaufland'];
+const byKaufland = (u: Unit) => u.fulfillment_type === 'fulfilled_by_kaufland';
+
+/**
+ * Decision (README "Fulfilled by Kaufland"): a unit Kaufland fulfils holds the stock of
+ * Kaufland's warehouse. Kontor sets no amount on it (that stock is not Kontor's to count) and
+ * makes no unit of the seller's beside it (id_offer is the "Seller's unique ID for offer(s)": a
+ * second unit of one id_offer offered the SKU twice, at Kontor's quantity). The seller sees why,
+ * in the job or the CIA state; its orders are imported as fulfilled by the channel.
+ */
+function fulfilledByKaufland(s: KauflandSession, idOffer: string, idUnit: number, doing: string): string {
+  return `market_e: Kaufland fulfils unit ${idUnit} of id_offer ${idOffer} in storefront ${s.storefront} from its own warehouse (fulfilled_by_kaufland); its amount is Kaufland's stock, so Kontor ${doing}`;
 }
 
 /** Order units per page of a fetch (the contract's maximum). */
@@ -31,9 +53,18 @@ const concurrency = 8;
 /** id_unit per (portal account, storefront, id_offer): CIA finds its units without a lookup each push (process-local; a 404 drops it). */
 const unitIds = new Map<string, number>();
 const unitKey = (s: KauflandSession, idOffer: string) => `${s.target.portalAccountId}|${s.storefront}|${idOffer}`;
+/** id_unit of a unit Kaufland fulfils, per (portal account, storefront, id_offer) without a unit of the seller's: never sent an amount. */
+const kauflandUnits = new Map<string, number>();
 function rememberUnit(s: KauflandSession, idOffer: string, idUnit: number): void {
   if (unitIds.size > 200_000) unitIds.clear();
   unitIds.set(unitKey(s, idOffer), idUnit);
+}
+/** A unit a lookup answered: the seller's own is Kontor's to set; one Kaufland fulfils is kept apart, never given an amount. */
+function remember(s: KauflandSession, idOffer: string, unit: Unit): void {
+  if (!byKaufland(unit)) return rememberUnit(s, idOffer, unit.id_unit);
+  if (unitIds.has(unitKey(s, idOffer))) return;
+  if (kauflandUnits.size > 200_000) kauflandUnits.clear();
+  kauflandUnits.set(unitKey(s, idOffer), unit.id_unit);
 }
 /**
  * Units Kaufland answered 404 for (deleted there): a recorded listing naming one is not trusted
@@ -58,6 +89,7 @@ function recordedUnit(s: KauflandSession, recorded: string | null | undefined): 
 export function forgetKauflandUnits(): void {
   unitIds.clear();
   goneUnits.clear();
+  kauflandUnits.clear();
 }
 
 /**
@@ -196,6 +228,15 @@ export class MarketEAdapter extends HttpPortalAdapter {
       forgetUnit(s, unit.id_offer, known);
     }
     const existing = await this.findUnit(s, unit.id_offer);
+    if (existing && byKaufland(existing))
+      throw portalRefused(
+        fulfilledByKaufland(
+          s,
+          unit.id_offer,
+          existing.id_unit,
+          'neither lists nor updates it; to sell the item from your own warehouse too, give it a SKU of its own',
+        ),
+      );
     if (existing) {
       await this.patchUnit(s, existing.id_unit, { ...this.patchOf(unit), ...group });
       return { portalItemId: String(existing.id_unit) };
@@ -222,6 +263,16 @@ export class MarketEAdapter extends HttpPortalAdapter {
       if (!wasUnanswered(err)) await recordUnitCreation(account, s.storefront, unit.id_offer, null);
       throw err;
     }
+    // A 404 is an answer too (createUnit documents none; Kaufland found something of the request
+    // missing): no unit made, so nothing holds the next listing, and the job fails for good with
+    // Kaufland's message. Before, it was taken as "answered without the new unit": the listing
+    // was retried and held 10 minutes for a unit that never existed.
+    if (created.status === 404) {
+      await recordUnitCreation(account, s.storefront, unit.id_offer, null);
+      throw portalRefused(`market_e (Kaufland) answered 404 to POST /units: ${kauflandMessage(created.body, 'not found')}`);
+    }
+    // A 2xx without id_unit: Kaufland made the unit (decision: a success is one) without naming it, so
+    // the `sent` record stays and the retry waits until GET /units shows it rather than create a second.
     const idUnit = created.body.data?.id_unit;
     if (typeof idUnit !== 'number') throw portalUnavailable(`market_e (Kaufland) answered ${created.status} to POST /units without the new unit`);
     await recordUnitCreation(account, s.storefront, unit.id_offer, { idUnit });
@@ -234,7 +285,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (target.connector !== 'kaufland') return super.revise(target, item, portalItemId, values, key);
     const s = new KauflandSession(target);
     const { unit, shippingGroup } = unitData(item);
-    const id = /^\d+$/.test(portalItemId) ? Number(portalItemId) : (await this.findUnit(s, unit.id_offer))?.id_unit;
+    const id = /^\d+$/.test(portalItemId) ? Number(portalItemId) : (await this.sellersUnit(s, unit.id_offer))?.id_unit;
     if (!id) throw portalRefused(`market_e: no Kaufland unit with id_offer ${unit.id_offer} in storefront ${s.storefront}; list it first`);
     await this.patchUnit(s, id, { ...this.patchOf(unit), ...(await this.shippingGroupId(s, shippingGroup)) });
   }
@@ -260,7 +311,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
       portalItemId && /^\d+$/.test(portalItemId)
         ? Number(portalItemId)
         : (unitIds.get(unitKey(s, idOffer)) ??
-          (await this.findUnit(s, idOffer))?.id_unit ??
+          (await this.sellersUnit(s, idOffer))?.id_unit ??
           (await this.createdUnit(s, idOffer, 'the delete waits for it rather than leave it on sale')));
     if (id === undefined) return;
     await s.call('DELETE', `/units/${id}`, { storefront: s.storefront });
@@ -288,12 +339,16 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const listedAll = unknown.length > listAllAbove ? await this.readAllUnits(s, new Set(unknown)) : false;
     const resolved = await mapLimited(updates, concurrency, async (u) => {
       const idOffer = idOfferOf(u);
-      const id = unitIds.get(unitKey(s, idOffer)) ?? (listedAll ? undefined : (await this.findUnit(s, idOffer))?.id_unit);
+      const id = unitIds.get(unitKey(s, idOffer)) ?? (listedAll ? undefined : (await this.sellersUnit(s, idOffer))?.id_unit);
+      const kauflands = kauflandUnits.get(unitKey(s, idOffer));
       if (id === undefined)
         outcomes.set(u.stockId, {
           stockId: u.stockId,
           outcome: 'refused',
-          message: `market_e: no Kaufland unit with id_offer ${idOffer} in storefront ${s.storefront}; list the item at market_e first`,
+          message:
+            kauflands !== undefined
+              ? fulfilledByKaufland(s, idOffer, kauflands, 'sends it no amount')
+              : `market_e: no Kaufland unit with id_offer ${idOffer} in storefront ${s.storefront}; list the item at market_e first`,
         });
       return { u, idOffer, id };
     });
@@ -405,7 +460,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
       // The contract's default is fulfilled_by_merchant alone: units Kaufland fulfils would never
       // be fetched, and a seller's hub would miss those sales (decision: both, while the contract
       // lists fulfilled_by_kaufland, deprecated; they take no stock, order-mapping.ts).
-      fulfillment_type: ['fulfilled_by_merchant', 'fulfilled_by_kaufland'],
+      fulfillment_type: bothFulfilments,
       ts_updated_from_iso: kauflandTimestamp(modifiedSince),
       sort: 'ts_updated:desc',
       limit: fetchPageSize(orderPageSize),
@@ -479,11 +534,11 @@ export class MarketEAdapter extends HttpPortalAdapter {
 
   private async readAllUnits(s: KauflandSession, wanted: Set<string>): Promise<boolean> {
     for (let offset = 0, page = 0; page < 100; page++, offset += 100) {
-      const answer = await s.call<{ data: Unit[] }>('GET', '/units', { storefront: s.storefront, limit: 100, offset });
+      const answer = await s.call<{ data: Unit[] }>('GET', '/units', { storefront: s.storefront, fulfillment_type: bothFulfilments, limit: 100, offset });
       const units = answer.body.data ?? [];
       for (const u of units) {
         if (u.id_offer === null) continue;
-        rememberUnit(s, u.id_offer, u.id_unit);
+        remember(s, u.id_offer, u);
         wanted.delete(u.id_offer);
       }
       if (units.length < 100) return true;
@@ -510,12 +565,43 @@ export class MarketEAdapter extends HttpPortalAdapter {
     return undefined;
   }
 
-  /** The unit of an id_offer in the account's storefront (GET /units?id_offer=), remembered. */
+  /**
+   * The unit of an id_offer in the account's storefront (GET /units?id_offer=, both fulfilment
+   * types), remembered: the seller's own when there is one, else one Kaufland fulfils. The
+   * contract calls the parameter "Provided ID of your stock" and does not say it matches exactly
+   * (decision: read as a filter that may answer other offers too, as the sandbox plays it), so
+   * each answered unit's id_offer is compared, page by page (100 a page, at most 10 pages):
+   * with `limit: 1` the one unit answered could be another offer's (KL-10 for KL), the lookup
+   * found nothing and the listing made a second unit of KL.
+   */
   private async findUnit(s: KauflandSession, idOffer: string): Promise<Unit | undefined> {
-    const answer = await s.call<{ data: Unit[] }>('GET', '/units', { storefront: s.storefront, id_offer: idOffer, limit: 1 });
-    const unit = (answer.body.data ?? []).find((u) => u.id_offer === idOffer);
-    if (unit) rememberUnit(s, idOffer, unit.id_unit);
-    return unit;
+    let kauflands: Unit | undefined;
+    for (let offset = 0, page = 0; page < 10; page++, offset += 100) {
+      const answer = await s.call<{ data: Unit[] }>('GET', '/units', {
+        storefront: s.storefront,
+        id_offer: idOffer,
+        fulfillment_type: bothFulfilments,
+        limit: 100,
+        offset,
+      });
+      const units = answer.body.data ?? [];
+      const exact = units.filter((u) => u.id_offer === idOffer);
+      const own = exact.find((u) => !byKaufland(u));
+      if (own) {
+        remember(s, idOffer, own);
+        return own;
+      }
+      kauflands ??= exact[0];
+      if (units.length < 100) break;
+    }
+    if (kauflands) remember(s, idOffer, kauflands);
+    return kauflands;
+  }
+
+  /** The seller's own unit of an id_offer (findUnit's, unless Kaufland fulfils it): what revise, end and CIA address. */
+  private async sellersUnit(s: KauflandSession, idOffer: string): Promise<Unit | undefined> {
+    const unit = await this.findUnit(s, idOffer);
+    return unit && !byKaufland(unit) ? unit : undefined;
   }
 
   private async patchUnit(s: KauflandSession, id: number, patch: Record<string, unknown>): Promise<void> {

@@ -357,6 +357,7 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
         date_inserted_iso: now,
         date_lastchange_iso: now,
         listed_from: 0,
+        fulfillment_type: 'fulfilled_by_merchant',
       });
     const since = new Date(Date.now() - 1000);
     for (let i = 0; i < 40; i++) await place({ lines: [{ id_offer: `M-${i}` }] });
@@ -374,8 +375,8 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
         .filter((r) => r.method === 'GET')
         .map((r) => r.query),
     ).to.deep.equal([
-      { storefront: 'de', limit: '100', offset: '0' },
-      { storefront: 'de', limit: '100', offset: '100' },
+      { storefront: 'de', fulfillment_type: ['fulfilled_by_merchant', 'fulfilled_by_kaufland'], limit: '100', offset: '0' },
+      { storefront: 'de', fulfillment_type: ['fulfilled_by_merchant', 'fulfilled_by_kaufland'], limit: '100', offset: '100' },
     ]);
     await adapter.setQuantities(target, updates, 'b2');
     expect(calls('/v2/units').filter((r) => r.method === 'GET')).to.have.length(2);

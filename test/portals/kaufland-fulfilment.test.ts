@@ -1,0 +1,107 @@
+/**
+ * market_e at Kaufland: units Kaufland fulfils from its own warehouse (FulfillmentType
+ * fulfilled_by_kaufland), which GET /units leaves out unless asked for (its `fulfillment_type`
+ * defaults to [fulfilled_by_merchant]); GET /units' id_offer filter, which the contract does not
+ * call exact ("Provided ID of your stock"; the sandbox answers every id_offer containing it); and
+ * POST /units answered 404 (seller-api-v2.openapi.json, GET and POST /units).
+ */
+import { expect } from 'chai';
+import { db } from '../../lib/db/knex';
+import { DomainError } from '../../lib/errors';
+import { portalTargetRepository } from '../../lib/portal-account';
+import { stockPortalRepository } from '../../lib/stock';
+import { MarketEAdapter } from '../../lib/portals/market-e.adapter';
+import { kauflandOf, NewKauflandUnit } from '../../sandbox/kaufland.sandbox';
+import { channelLoopForSuite, Sandbox, waitFor } from '../fleet/support';
+import { kauflandItem } from './kaufland-support';
+import { call } from '../support/api';
+
+describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that is not exact, POST /units answered 404', function () {
+  this.timeout(60000);
+  let sandbox: Sandbox;
+  channelLoopForSuite((loop) => ({ sandbox } = loop));
+
+  /** A seller's item at the sandbox's Kaufland (10 in stock, CIA on), the units of its SKU there, and a way to add a unit made outside the API. */
+  async function seller(sku: string) {
+    const made = await kauflandItem(sku);
+    const k = kauflandOf(sandbox.state);
+    const units = (idOffer = sku) => [...k.units.values()].filter((u) => u.account === String(made.portalAccountId) && u.id_offer === idOffer);
+    const addUnit = async (unit: Omit<NewKauflandUnit, 'portal_account'>) => {
+      const res = await fetch(`${sandbox.url}/_sandbox/kaufland/units`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ portal_account: made.portalAccountId, ...unit }),
+      });
+      expect(res.status).to.equal(201);
+      return ((await res.json()) as { data: { id_unit: number } }).data.id_unit;
+    };
+    const requests = (method: string, path: RegExp) =>
+      sandbox.state.requests.filter(
+        (r) => r.portal === 'market_e' && r.portalAccount === String(made.portalAccountId) && r.method === method && path.test(r.path),
+      );
+    return { ...made, units, addUnit, requests };
+  }
+
+  it("when Kaufland fulfils the unit of the item's SKU, then listing it fails for good naming why and no unit of the seller's is made beside it (GET /units left it out: POST /units offered the SKU twice, at Kontor's quantity)", async () => {
+    const { list, units, addUnit, requests } = await seller('KF-LIST');
+    const fbk = await addUnit({ id_offer: 'KF-LIST', amount: 3 });
+    const listed = await list();
+    expect(listed.state).to.equal('failed');
+    expect(listed.error).to.match(new RegExp(`Kaufland fulfils unit ${fbk} of id_offer KF-LIST .*fulfilled_by_kaufland.*give it a SKU of its own`));
+    expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.amount])).to.deep.equal([[fbk, 'fulfilled_by_kaufland', 3]]);
+    expect(requests('POST', /^\/v2\/units$/)).to.deep.equal([]);
+    expect(requests('PATCH', /^\/v2\/units\//)).to.deep.equal([]);
+  });
+
+  it("when the quantity of an item whose SKU Kaufland fulfils changes, then CIA sends Kaufland no amount and the item's CIA state says Kaufland stocks it", async () => {
+    const { seller: owner, stockId, units, addUnit, requests } = await seller('KF-CIA');
+    const fbk = await addUnit({ id_offer: 'KF-CIA', amount: 3 });
+    const changed = await call(`stock/${stockId}/`, { token: owner.token, body: { stock: { quantity: 4 } } });
+    expect(changed.status, changed.text).to.equal(200);
+    const state = await waitFor(
+      'the CIA state refused at the new quantity',
+      async () => {
+        const row = await db()('cia_portal_state')
+          .where({ account_id: owner.id, stock_id: stockId, portal: 'market_e' })
+          .first('refused_seq', 'desired_seq', 'desired_quantity', 'last_error');
+        return row && row.desired_quantity === 4 && row.refused_seq === row.desired_seq ? row : undefined;
+      },
+      20000,
+    );
+    expect(state.last_error).to.match(new RegExp(`Kaufland fulfils unit ${fbk} of id_offer KF-CIA .*sends it no amount`));
+    expect(units().map((u) => u.amount)).to.deep.equal([3]);
+    expect(requests('POST', /^\/v2\/units\/bulk$/).flatMap((r) => (r.body as { id_unit: number }[]).map((e) => e.id_unit))).to.not.include(fbk);
+  });
+
+  it('when GET /units?id_offer=KF-ID answers another offer first (KF-ID-10), then listing KF-ID again updates its own unit found among them, not a second one (limit 1 saw only KF-ID-10 and POST /units made a second KF-ID)', async () => {
+    const { list, units, addUnit } = await seller('KF-ID');
+    await addUnit({ id_offer: 'KF-ID-10', fulfillment_type: 'fulfilled_by_merchant' });
+    const own = await addUnit({ id_offer: 'KF-ID', fulfillment_type: 'fulfilled_by_merchant', amount: 1 });
+    const listed = await list();
+    expect(listed.state, listed.error).to.equal('completed');
+    expect(listed.result).to.deep.include({ portal_item_id: String(own) });
+    expect(units().map((u) => [u.id_unit, u.amount])).to.deep.equal([[own, 10]]);
+    expect(units('KF-ID-10').map((u) => u.amount)).to.deep.equal([1]);
+  });
+
+  it("when POST /units is answered 404, then the listing fails for good with Kaufland's message and the next listing is not held back (it was retried and held 10 minutes for a unit never made)", async () => {
+    const { seller: owner, portalAccountId, stockId, units } = await seller('KF-404');
+    const target = (await portalTargetRepository.target(db(), owner.id, portalAccountId))!;
+    const item = { ...(await stockPortalRepository.listingItem(db(), owner.id, stockId, 'market_e'))!, listedAs: null };
+    sandbox.state.faults.push({
+      portal: 'market_e',
+      portalAccount: String(portalAccountId),
+      reference: 'KF-404',
+      status: 404,
+      remaining: 1,
+      message: 'Product not found',
+    });
+    const adapter = new MarketEAdapter();
+    const refused = await adapter.list(target, item, 'first').catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_refused' });
+    expect((refused as DomainError).message).to.match(/answered 404 to POST \/units: Product not found/);
+    expect(units()).to.deep.equal([]);
+    const listed = await adapter.list(target, item, 'again');
+    expect(units().map((u) => String(u.id_unit))).to.deep.equal([listed.portalItemId]);
+  });
+});
