@@ -45,6 +45,20 @@ function mountItems(router: express.Router, state: SandboxState): void {
     const account = res.locals.account as string;
     const sku = String(req.params.sku);
     const body = (req.body ?? {}) as Body;
+    // 25707, the contract's words. "Alphanumeric" taken with "-", which eBay's own samples use in
+    // SKUs (the reading Kontor checks before sending, ebaySkuRefusal in lib/portals/ebay): any other
+    // character, or more than 50, is refused.
+    if (!/^[A-Za-z0-9-]{1,50}$/.test(sku)) {
+      res
+        .status(400)
+        .json(
+          error(
+            25707,
+            'This is an invalid value for a SKU.  Only alphanumeric characters can be used for SKUs, and their length must not exceed 50 characters.',
+          ),
+        );
+      return;
+    }
     if (!(body.product as Body | undefined)?.title) {
       res.status(400).json(error(25002, 'A user error has occurred. The title is missing.'));
       return;

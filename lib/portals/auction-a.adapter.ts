@@ -5,7 +5,7 @@ import { now } from '../clock';
 import { Joi, datetime, list, portalAccountRef, text } from '../http';
 import type { ChannelOrderPage } from './channel-order.type';
 import { ebayCall, ebayErrorText } from './ebay/ebay-http';
-import { EbayListing, ebayListing, ebaySku, formatOf, inventoryItemGroupOf, isAuction, siteOf } from './ebay/ebay-listing.mapping';
+import { EbayListing, ebayListing, ebaySku, ebaySkuRefusal, formatOf, inventoryItemGroupOf, isAuction, siteOf } from './ebay/ebay-listing.mapping';
 import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapping';
 import { withCancelRequests } from './ebay/ebay-cancel-requests';
 import { ebayDay } from './ebay/ebay-day';
@@ -793,7 +793,8 @@ export class AuctionAAdapter implements PortalAdapter {
     const fail = (message: string) => {
       throw portalInputError(this.portal, message);
     };
-    if (listing.sku.length > 50) fail(`the SKU ${listing.sku} is longer than eBay's 50 characters`);
+    const skuRefused = ebaySkuRefusal(listing.sku);
+    if (skuRefused) fail(skuRefused);
     if (!product.title) fail('a title (name) is required');
     if (product.title!.length > 80) fail('the title is longer than 80 characters');
     if (product.subtitle && product.subtitle.length > 55) fail("the subtitle is longer than eBay's 55 characters");

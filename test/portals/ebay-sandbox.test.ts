@@ -74,6 +74,21 @@ describe('the sandbox eBay plays the documented behaviour', function () {
     expect((await listings(id))[0]!.quantity).to.equal(2);
   });
 
+  it('when an inventory item’s SKU holds a character other than a letter, a digit or "-", or more than 50, then 25707 in the contract’s words and nothing is kept', async () => {
+    const id = account++;
+    const item = { product: { title: 'Lamp' }, availability: { shipToLocationAvailability: { quantity: 1 } } };
+    for (const sku of ['L_1', 'L%201', 'L.1', 'X'.repeat(51)]) {
+      const refused = await ebay(id, 'PUT', `/sell/inventory/v1/inventory_item/${sku}`, item);
+      expect([refused.status, refused.body.errors![0]!.errorId, refused.body.errors![0]!.message]).to.deep.equal([
+        400,
+        25707,
+        'This is an invalid value for a SKU.  Only alphanumeric characters can be used for SKUs, and their length must not exceed 50 characters.',
+      ]);
+    }
+    expect((await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item/L-1x', item)).status).to.equal(204);
+    expect([...state.ebay.inventory.keys()].filter((k) => k.startsWith(`${id}|`))).to.deep.equal([`${id}|L-1x`]);
+  });
+
   it('when an auction offer carries availableQuantity, then 25762; without it, an auction and a fixed-price offer of one SKU are two offers, a third of a format 25002', async () => {
     const id = account++;
     await ebay(id, 'PUT', '/sell/inventory/v1/inventory_item/A-1', {

@@ -363,6 +363,22 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect(calls(target)).to.deep.equal([]);
   });
 
+  it('when an item’s eBay SKU holds a character eBay refuses (25707: alphanumeric only), then list and revise fail naming it and the field before anything is sent; a SKU with "-" lists', async () => {
+    const target = bare();
+    const base = { stockId: 5, name: 'Lamp', ean: null, price: '1.00', quantityAvailable: 1, group: listable };
+    for (const sku of ['LAMP_5', 'LAMP 5', 'LAMP/5', 'LAMP.5']) {
+      const listed = await failure(adapter.list(target, { ...base, sku }, 'k'));
+      expect(listed.message).to.contain(`the SKU "${sku}" holds "${sku[4]}", which eBay refuses in a SKU (25707`);
+      expect(listed.message).to.contain("the item's auction_a sku (else its sku)");
+    }
+    // The entry's own sku is the eBay SKU (ebaySku): it is the one checked.
+    const revised = await failure(adapter.revise(target, { ...base, sku: 'LAMP-5', group: { ...listable, sku: 'Lamp_5ä' } }, 'AUCTIONA_1', ['title'], 'k'));
+    expect(revised.message).to.contain('the SKU "Lamp_5ä" holds "_", "ä"');
+    expect(calls(target)).to.deep.equal([]);
+    await adapter.list(target, { ...base, sku: 'LAMP-5' }, 'k');
+    expect(calls(target)[1]).to.equal('PUT /sell/inventory/v1/inventory_item/LAMP-5');
+  });
+
   it('when 30 quantities are set and eBay refuses one SKU, then they go in calls of at most 25 and each item has its own outcome', async () => {
     const target = bare();
     state.faults.push({ portal: 'auction_a', reference: '105', status: 400, remaining: 1, message: 'Invalid SKU' });

@@ -63,6 +63,27 @@ export function ebaySku(group: Group, masterSku: string | null, stockId: number)
   return text(group, 'sku') ?? (masterSku && masterSku.trim() !== '' ? masterSku : String(stockId));
 }
 
+/**
+ * Why eBay would refuse a SKU as an inventory item's, or undefined: longer than 50 ("Max length:
+ * 50"), or a character other than a letter, a digit or "-".
+ *
+ * The contract's 25707 (createOrReplaceInventoryItem, bulkCreateOrReplaceInventoryItem): "This
+ * is an invalid value for a SKU. Only alphanumeric characters can be used for SKUs, and their
+ * length must not exceed 50 characters." Kontor's SKUs may hold anything, and one eBay refuses
+ * failed the listing only at eBay, after Kontor had sent it. Decision: "-" is let through, the
+ * rest refused before any call. eBay's own Inventory API samples use "-" in SKUs (the
+ * inventory item group sample's variantSKUs such as "…-GrS", developer.ebay.com
+ * createOrReplaceInventoryItemGroup), so its "alphanumeric" does not exclude it, and refusing it
+ * would take eBay from every seller whose SKUs are "ABC-1"; nothing published shows eBay taking
+ * any other character ("_", ".", "/", a space), so those are refused as the error's text says.
+ */
+export function ebaySkuRefusal(sku: string): string | undefined {
+  if (sku.length > 50) return `the SKU ${sku} is longer than eBay's 50 characters`;
+  const others = [...new Set(sku.replace(/[A-Za-z0-9-]/g, ''))];
+  if (others.length === 0) return undefined;
+  return `the SKU "${sku}" holds ${others.map((c) => `"${c}"`).join(', ')}, which eBay refuses in a SKU (25707: letters and digits only; Kontor also sends "-"): give the item's auction_a sku (else its sku) only those`;
+}
+
 // eBay's condition ids (Trading API numbers, as sellers know them) and the Inventory API's names.
 const conditions: Record<string, string> = {
   '1000': 'NEW',
