@@ -83,6 +83,33 @@ export interface SaleLine {
    * totalDueSeller leave them out.
    */
   import_charges?: string;
+  /**
+   * A shipping promotion on the line (a sales promotion of the "shipping discounts" kind,
+   * AppliedPromotion.promotionId): listed in `appliedPromotions` with its discountAmount, and, as
+   * the shipping discount it is, in the line's deliveryCost.discountAmount (with
+   * `shipping_discount`) and the order's deliveryDiscount; not in priceDiscount, and no
+   * discountedLineItemCost of its own ("only returned if the order line item was discounted
+   * through a promotion": the item's cost is not). At most the line's shipping.
+   */
+  shipping_promotion?: string;
+  /**
+   * eBay charges the buyer directly for eBay shipping (LineItem.ebayCollectedCharges.ebayShipping,
+   * "costs related to eBay Shipping collected by eBay from the buyer"; the container is "returned
+   * only if eBay is directly charging the buyer for eBay shipping"). The sandbox's reading: it is
+   * part of the line's shippingCost ("the total cost of shipping all units of the line item"), so
+   * in LineItem.total, pricingSummary.deliveryCost and total, and, collected by eBay for itself,
+   * not in Payment.amount ("the amount that seller receives") nor totalDueSeller. At most the
+   * line's shipping.
+   */
+  ebay_shipping?: string;
+  /**
+   * eBay's Buyer Protection fee on the line (ebayCollectedCharges.charges[] chargeType
+   * BUYER_PROTECTION, the only type the contract names), which eBay collects from the buyer for
+   * itself. The container comes only with eBay shipping, so it needs `ebay_shipping`. The sandbox's
+   * reading: in pricingSummary.total ("special fees" of the order), not in the line's total ("item
+   * cost, delivery cost, taxes"), nor in the seller's payment.
+   */
+  buyer_protection?: string;
 }
 
 /** An amount a test asks the sandbox for: a decimal of at most two places, not negative (eBay's Amount.value). */
@@ -95,7 +122,17 @@ function checkSale(sale: Sale): void {
     throw Object.assign(new Error(`${field}: ${what}`), { status: 400 });
   };
   const asCents = (v: string | undefined) => Math.round(Number(v ?? 0) * 100);
-  const fields = ['price', 'discount', 'collect_and_remit_tax', 'shipping', 'shipping_discount', 'import_charges'] as const;
+  const fields = [
+    'price',
+    'discount',
+    'collect_and_remit_tax',
+    'shipping',
+    'shipping_discount',
+    'import_charges',
+    'shipping_promotion',
+    'ebay_shipping',
+    'buyer_protection',
+  ] as const;
   let shipping = 0;
   let shippingDiscounts = 0;
   sale.lines.forEach((line, i) => {
@@ -105,8 +142,13 @@ function checkSale(sale: Sale): void {
     }
     if (line.price !== undefined && asCents(line.discount) > asCents(line.price) * line.quantity) refuse(`lines[${i}].discount`, 'more than the line costs');
     if (asCents(line.shipping_discount) > asCents(line.shipping)) refuse(`lines[${i}].shipping_discount`, 'more than the line’s shipping');
+    if (asCents(line.shipping_discount) + asCents(line.shipping_promotion) > asCents(line.shipping))
+      refuse(`lines[${i}].shipping_promotion`, 'the line’s shipping discounts exceed its shipping');
+    if (asCents(line.ebay_shipping) > asCents(line.shipping)) refuse(`lines[${i}].ebay_shipping`, 'more than the line’s shipping');
+    if (line.buyer_protection !== undefined && !asCents(line.ebay_shipping))
+      refuse(`lines[${i}].buyer_protection`, 'ebayCollectedCharges is returned only with eBay shipping (ebay_shipping)');
     shipping += asCents(line.shipping);
-    shippingDiscounts += asCents(line.shipping_discount);
+    shippingDiscounts += asCents(line.shipping_discount) + asCents(line.shipping_promotion);
   });
   if (sale.delivery_discount !== undefined && (typeof sale.delivery_discount !== 'string' || !amountPattern.test(sale.delivery_discount)))
     refuse('delivery_discount', 'an amount such as "2.00"');
@@ -130,8 +172,18 @@ function dueSeller(left: number, net: number, collected: number): number {
 const collectedCents = (order: EbayOrder) =>
   (order.lineItems ?? []).reduce((s, l) => s + (l.ebayCollectAndRemitTaxes ?? []).reduce((t, x) => t + Math.round(Number(x.amount?.value ?? 0) * 100), 0), 0);
 
-/** The order's import charges, in cents: its lines' deliveryCost.importCharges. */
-const importCents = (order: EbayOrder) => (order.lineItems ?? []).reduce((s, l) => s + Math.round(Number(l.deliveryCost?.importCharges?.value ?? 0) * 100), 0);
+type EbayLine = NonNullable<EbayOrder['lineItems']>[number];
+const centsOf = (amount: { value?: string } | undefined) => Math.round(Number(amount?.value ?? 0) * 100);
+
+/**
+ * What the buyer paid toward a line's total that eBay collects for others or itself, in cents: its
+ * import charges (deliveryCost.importCharges) and eBay's shipping (ebayCollectedCharges.ebayShipping).
+ */
+const notSellersOfLine = (l: EbayLine) => centsOf(l.deliveryCost?.importCharges) + centsOf(l.ebayCollectedCharges?.ebayShipping);
+
+/** The same for the order's total: its lines', and eBay's charges to the buyer (BUYER_PROTECTION), which no line's total holds. */
+const notSellers = (order: EbayOrder) =>
+  (order.lineItems ?? []).reduce((s, l) => s + notSellersOfLine(l) + (l.ebayCollectedCharges?.charges ?? []).reduce((t, c) => t + centsOf(c.amount), 0), 0);
 
 export interface Sale {
   account: string;
@@ -161,6 +213,8 @@ export interface Sale {
    * (POST /_sandbox/ebay/orders/:orderId/pay).
    */
   fulfilledByEbay?: boolean;
+  /** false: paymentSummary.payments is empty though the order is paid (payments_listed: false). */
+  paymentsListed?: boolean;
 }
 
 /** Order.program of an order eBay fulfils, shown while it is paid (Program.fulfillmentProgram). */
@@ -222,7 +276,7 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
   let collected = 0;
   let delivery = 0;
   let deliveryDiscounts = Math.round(Number(sale.delivery_discount ?? 0) * 100);
-  let imports = 0;
+  let charges = 0;
   const lineItems = sale.lines.map((line, i) => {
     const offer = ebay.offersOf(account, line.sku).find((o) => o.body.format !== 'AUCTION') ?? ebay.offersOf(account, line.sku)[0];
     const price = (offer?.body.pricingSummary as { price?: { value?: string; currency?: string } } | undefined)?.price;
@@ -233,12 +287,15 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
     const shipping = Math.round(Number(line.shipping ?? 0) * 100);
     const shippingDiscount = Math.round(Number(line.shipping_discount ?? 0) * 100);
     const importCharges = Math.round(Number(line.import_charges ?? 0) * 100);
+    const shippingPromotion = Math.round(Number(line.shipping_promotion ?? 0) * 100);
+    const ebayShipping = Math.round(Number(line.ebay_shipping ?? 0) * 100);
+    const buyerProtection = Math.round(Number(line.buyer_protection ?? 0) * 100);
     subtotal += cost;
     discounts += discount;
     collected += tax;
     delivery += shipping + importCharges;
-    deliveryDiscounts += shippingDiscount;
-    imports += importCharges;
+    deliveryDiscounts += shippingDiscount + shippingPromotion;
+    charges += buyerProtection;
     const amount = (c: number) => ({ value: money(c), currency: currency! });
     return {
       lineItemId: String(10000000000 + n * 10 + i),
@@ -249,15 +306,26 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
       quantity: line.quantity,
       lineItemCost: amount(cost),
       ...(discount ? { discountedLineItemCost: amount(cost - discount) } : {}),
-      appliedPromotions: discount ? [{ promotionId: `PROMO${n}`, description: 'Sandbox promotion', discountAmount: amount(discount) }] : [],
+      appliedPromotions: [
+        ...(discount ? [{ promotionId: `PROMO${n}`, description: 'Sandbox promotion', discountAmount: amount(discount) }] : []),
+        ...(shippingPromotion ? [{ promotionId: `SHIPPROMO${n}`, description: 'Sandbox shipping promotion', discountAmount: amount(shippingPromotion) }] : []),
+      ],
       // "a breakdown of all costs associated with the fulfillment of the line item" (LineItem.deliveryCost).
       deliveryCost: {
         shippingCost: amount(shipping),
-        ...(shippingDiscount ? { discountAmount: amount(shippingDiscount) } : {}),
+        ...(shippingDiscount + shippingPromotion ? { discountAmount: amount(shippingDiscount + shippingPromotion) } : {}),
         ...(importCharges ? { importCharges: amount(importCharges) } : {}),
       },
+      ...(ebayShipping
+        ? {
+            ebayCollectedCharges: {
+              ebayShipping: amount(ebayShipping),
+              ...(buyerProtection ? { charges: [{ chargeType: 'BUYER_PROTECTION', amount: amount(buyerProtection) }] } : {}),
+            },
+          }
+        : {}),
       // What the buyer pays for the line: "after all costs (item cost, delivery cost, taxes,) are added, minus any discounts".
-      total: amount(cost - discount + shipping - shippingDiscount + importCharges),
+      total: amount(cost - discount + shipping - shippingDiscount - shippingPromotion + importCharges),
       taxes: tax ? [{ amount: amount(tax) }] : [],
       ...(tax ? { ebayCollectAndRemitTaxes: [{ taxType: line.collect_and_remit_type ?? 'VAT', amount: amount(tax), collectionMethod: 'NET' }] } : {}),
       // "always returned, but ... empty unless the seller has submitted a partial or full refund" (LineItem.refunds).
@@ -269,10 +337,11 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
   const amount = (c: number) => ({ value: money(c), currency: currency! });
   const adjustment = Math.round(Number(sale.adjustment ?? 0) * 100);
   // Without fieldGroups TAX_BREAKDOWN the total holds no 'Collect and Remit' tax (PricingSummary.total);
-  // it holds the delivery cost (import charges included) less the delivery discounts.
-  const total = subtotal - discounts + adjustment + delivery - deliveryDiscounts;
-  // What the seller receives (Payment.amount): the total without the import charges eBay collects for others.
-  const net = total - imports;
+  // it holds the delivery cost (import charges and eBay's shipping included) less the delivery
+  // discounts, and eBay's charges to the buyer (BUYER_PROTECTION).
+  const total = subtotal - discounts + adjustment + delivery - deliveryDiscounts + charges;
+  // What the seller receives (Payment.amount): the total without what eBay collects for others or itself.
+  const net = total - notSellers({ lineItems });
   const status = sale.paymentStatus ?? 'PAID';
   const refunded = status === 'FULLY_REFUNDED' ? net : status === 'PARTIALLY_REFUNDED' ? Math.round(Number(sale.refund ?? '1.00') * 100) : 0;
   const paid = status === 'PAID' || refunded > 0;
@@ -303,16 +372,16 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
     },
     cancelStatus: { cancelState: 'NONE_REQUESTED', cancelRequests: [] },
     paymentSummary: {
-      payments: [
-        {
-          paymentMethod: 'EBAY',
-          paymentReferenceId: `SBX${crypto.randomBytes(6).toString('hex').toUpperCase()}`,
-          ...(paid ? { paymentDate: now } : {}),
-          paymentStatus: paid ? 'PAID' : status === 'FAILED' ? 'FAILED' : 'PENDING',
-          // The seller's payment holds the 'Collect and Remit' tax the buyer paid (Payment.amount).
-          amount: amount(net + collected),
-        },
-      ],
+      // A paid order whose payment eBay does not list (paymentsListed false): the array is "always
+      // returned", empty here, so that an importer meets the order without a PAID payment.
+      payments: (sale.paymentsListed === false ? [] : [0]).map(() => ({
+        paymentMethod: 'EBAY',
+        paymentReferenceId: `SBX${crypto.randomBytes(6).toString('hex').toUpperCase()}`,
+        ...(paid ? { paymentDate: now } : {}),
+        paymentStatus: paid ? 'PAID' : status === 'FAILED' ? 'FAILED' : 'PENDING',
+        // The seller's payment holds the 'Collect and Remit' tax the buyer paid (Payment.amount).
+        amount: amount(net + collected),
+      })),
       refunds: refunded ? [{ amount: amount(refunded), refundDate: now, refundStatus: 'REFUNDED', refundId: `R${n}` }] : [],
       totalDueSeller: amount(dueSeller(net - refunded, net, collected)),
     },
@@ -353,8 +422,8 @@ const refundedCents = (order: EbayOrder) =>
  * order is modified (getOrders' lastmodifieddate finds it). The message of a refusal is ours.
  */
 export function refundOrder(order: EbayOrder, refund: Refund): string | undefined {
-  // The seller refunds what it received: the total less the import charges eBay collected for others (placeOrder).
-  const total = Math.round(Number(order.pricingSummary?.total?.value ?? 0) * 100) - importCents(order);
+  // The seller refunds what it received: the total less what eBay collected for others or itself (placeOrder).
+  const total = Math.round(Number(order.pricingSummary?.total?.value ?? 0) * 100) - notSellers(order);
   const currency = order.pricingSummary?.total?.currency ?? 'EUR';
   if (order.orderPaymentStatus !== 'PAID' && order.orderPaymentStatus !== 'PARTIALLY_REFUNDED') return 'The order has no payment to refund.';
   const line =
@@ -368,7 +437,7 @@ export function refundOrder(order: EbayOrder, refund: Refund): string | undefine
   const left = total - refundedCents(order);
   const lineLeft = line
     ? Math.round(Number(line.total?.value ?? 0) * 100) -
-      importCents({ lineItems: [line] }) -
+      notSellersOfLine(line) -
       (line.refunds ?? []).reduce((t, r) => t + Math.round(Number(r.amount?.value ?? 0) * 100), 0)
     : left;
   const cents = refund.amount === undefined ? Math.min(left, lineLeft) : Math.round(Number(refund.amount) * 100);

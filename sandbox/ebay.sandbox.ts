@@ -149,6 +149,7 @@ function mountControls(app: express.Express, state: SandboxState): void {
         ...(body.delivery_discount !== undefined ? { delivery_discount: body.delivery_discount as string } : {}),
         ...(body.buyer ? { buyer: body.buyer as Sale['buyer'] } : {}),
         ...(body.fulfilled_by === 'EBAY' ? { fulfilledByEbay: true } : {}),
+        ...(body.payments_listed === false ? { paymentsListed: false } : {}),
       };
       res.status(201).json(placeOrder(state, sale));
     } catch (err) {

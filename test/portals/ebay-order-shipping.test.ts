@@ -166,7 +166,82 @@ describe('eBay order delivery costs: shipping, its discounts, import charges', f
     expect(kontor.status.is_paid).to.equal(true);
   });
 
-  it('when a test asks the sandbox for a shipping discount above the shipping or an amount that is none, then it is refused 400 naming the field and no order is made', async () => {
+  it('when eBay charged the buyer for eBay shipping and Buyer Protection, then neither is the seller’s: no shipping fee, the invoice is what the seller receives, fully paid', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'SHIP-EBAY-6', 10);
+    const { ebayId, id, order } = await ebayOrder(seller, {
+      currency: 'GBP',
+      lines: [{ sku: 'SHIP-EBAY-6', quantity: 2, price: '10.00', shipping: '3.49', ebay_shipping: '3.49', buyer_protection: '1.10' }],
+    });
+    // The contract's shape: eBay's charges beside the line's delivery cost; the seller receives the items only.
+    expect(order.lineItems![0]!.ebayCollectedCharges).to.deep.equal({
+      ebayShipping: { value: '3.49', currency: 'GBP' },
+      charges: [{ chargeType: 'BUYER_PROTECTION', amount: { value: '1.10', currency: 'GBP' } }],
+    });
+    expect(order.pricingSummary!.total).to.deep.equal({ value: '24.59', currency: 'GBP' });
+    expect(order.paymentSummary!.payments![0]!.amount).to.deep.equal({ value: '20.00', currency: 'GBP' });
+
+    const kontor = await imported(seller, ebayId, id, 'ship-ebay-6');
+    expect(kontor.line.map((l) => [l.quantity, l.price])).to.deep.equal([['2', '10.00']]);
+    expect(kontor.shipping.fee).to.equal('0.00');
+    expect(kontor.invoice_amount).to.equal('20.00');
+    expect(kontor.paid_amount).to.equal('20.00');
+    expect(kontor.status.is_paid).to.equal(true);
+  });
+
+  it('when a shipping promotion made a line’s shipping free, then it lowers the shipping, not the line’s price, beside an item promotion on another line', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'SHIP-EBAY-7A', 10);
+    await createStock(seller, 'SHIP-EBAY-7B', 10);
+    const { ebayId, id, order } = await ebayOrder(seller, {
+      currency: 'EUR',
+      lines: [
+        { sku: 'SHIP-EBAY-7A', quantity: 2, price: '15.00', shipping: '4.90', shipping_promotion: '4.90' },
+        { sku: 'SHIP-EBAY-7B', quantity: 1, price: '8.00', discount: '1.50', shipping: '2.00' },
+      ],
+    });
+    const [free, discounted] = order.lineItems!;
+    expect(free!.appliedPromotions!.map((p) => p.discountAmount)).to.deep.equal([{ value: '4.90', currency: 'EUR' }]);
+    expect(free!.discountedLineItemCost).to.equal(undefined);
+    expect(free!.deliveryCost!.discountAmount).to.deep.equal({ value: '4.90', currency: 'EUR' });
+    expect(discounted!.discountedLineItemCost).to.deep.equal({ value: '6.50', currency: 'EUR' });
+    expect(order.paymentSummary!.payments![0]!.amount).to.deep.equal({ value: '38.50', currency: 'EUR' });
+
+    const kontor = await imported(seller, ebayId, id, 'ship-ebay-7');
+    expect(kontor.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
+      ['SHIP-EBAY-7A', '2', '15.00'],
+      ['SHIP-EBAY-7B', '1', '6.50'],
+    ]);
+    expect(kontor.shipping.fee).to.equal('2.00');
+    expect(kontor.invoice_amount).to.equal('38.50');
+    expect(kontor.paid_amount).to.equal('38.50');
+  });
+
+  it('when eBay lists no payment of a paid order with import charges and eBay’s charges, then the paid amount is what the seller bills, not the buyer’s total', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'SHIP-EBAY-8', 10);
+    const { ebayId, id, order } = await ebayOrder(seller, {
+      currency: 'GBP',
+      payments_listed: false,
+      lines: [{ sku: 'SHIP-EBAY-8', quantity: 1, price: '30.00', shipping: '6.00', ebay_shipping: '6.00', buyer_protection: '1.50', import_charges: '3.00' }],
+    });
+    expect(order).to.deep.include({ orderPaymentStatus: 'PAID' });
+    expect(order.paymentSummary!.payments).to.deep.equal([]);
+    expect(order.pricingSummary!.total).to.deep.equal({ value: '40.50', currency: 'GBP' });
+
+    const kontor = await imported(seller, ebayId, id, 'ship-ebay-8');
+    expect(kontor.shipping.fee).to.equal('0.00');
+    expect(kontor.invoice_amount).to.equal('30.00');
+    expect(kontor.paid_amount).to.equal('30.00');
+    expect(kontor.status.is_paid).to.equal(true);
+
+    // A refund of part of it at eBay leaves the rest paid.
+    await sandboxPost(sandbox, `/_sandbox/ebay/orders/${id}/refund`, { amount: '5.00' });
+    await importOrders({ accountId: seller.id, portalAccountId: ebayId }, 'ship-ebay-8b');
+    expect((await kontorOrder(seller, id))!.paid_amount).to.equal('25.00');
+  });
+
+  it('when a test asks the sandbox for a shipping discount above the shipping, eBay’s charges it could not show or an amount that is none, then it is refused 400 naming the field and no order is made', async () => {
     const { id: ebayId } = await createPortalAccount((await newSeller()).id, { name: 'eBay shop', platform: 'auction_a' });
     const before = sandbox.state.ebay.orders.size;
     for (const [body, field] of [
@@ -174,6 +249,9 @@ describe('eBay order delivery costs: shipping, its discounts, import charges', f
       [{ lines: [{ sku: 'X', quantity: 1, import_charges: 'lots' }] }, 'lines[0].import_charges'],
       [{ lines: [{ sku: 'X', quantity: 1, shipping: '-1.00' }] }, 'lines[0].shipping'],
       [{ delivery_discount: '5.00', lines: [{ sku: 'X', quantity: 1, shipping: '4.00' }] }, 'delivery_discount'],
+      [{ lines: [{ sku: 'X', quantity: 1, shipping: '4.00', shipping_discount: '1.00', shipping_promotion: '3.50' }] }, 'lines[0].shipping_promotion'],
+      [{ lines: [{ sku: 'X', quantity: 1, shipping: '2.00', ebay_shipping: '2.50' }] }, 'lines[0].ebay_shipping'],
+      [{ lines: [{ sku: 'X', quantity: 1, shipping: '2.00', buyer_protection: '0.80' }] }, 'lines[0].buyer_protection'],
     ] as const) {
       const res = await fetch(`${sandbox.url}/_sandbox/ebay/orders`, {
         method: 'POST',

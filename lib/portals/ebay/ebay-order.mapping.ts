@@ -36,13 +36,25 @@ function billing(buyer: Schemas['Buyer'] | undefined): ChannelOrderAddress {
 }
 
 /**
- * What the buyer pays for a line: discountedLineItemCost (the cost after promotions, returned
- * only when a promotion applied), else lineItemCost less the appliedPromotions' discounts.
+ * What the buyer pays for a line's items: discountedLineItemCost (the cost after promotions,
+ * "only returned if the order line item was discounted through a promotion"), else lineItemCost
+ * less the appliedPromotions' discounts that are not on its shipping.
+ *
+ * appliedPromotions lists every sales promotion of the line, and the contract counts "shipping
+ * discounts" among them (AppliedPromotion.promotionId); such a discount is the line's
+ * deliveryCost.discountAmount ("any shipping discount that has been applied to the line item"),
+ * which the shipping fee takes off (deliveryFee). Taken off the price too, a free-shipping
+ * promotion lowered the line's unit price by the shipping it saved and the invoice stood below
+ * the payment (document 1: only partially paid, no paid_in_full). So (decision) without
+ * discountedLineItemCost the promotions count against the items only for what they hold beyond
+ * the line's shipping discount; a line whose items were discounted carries discountedLineItemCost,
+ * which is taken as it is.
  */
 function lineCost(item: Schemas['LineItem']): number {
   if (item.discountedLineItemCost?.value !== undefined) return cents(item.discountedLineItemCost.value);
-  const discounts = (item.appliedPromotions ?? []).reduce((sum, p) => sum + Math.abs(cents(p.discountAmount?.value)), 0);
-  return cents(item.lineItemCost?.value) - discounts;
+  const promotions = (item.appliedPromotions ?? []).reduce((sum, p) => sum + Math.abs(cents(p.discountAmount?.value)), 0);
+  const onShipping = Math.abs(cents(item.deliveryCost?.discountAmount?.value));
+  return cents(item.lineItemCost?.value) - Math.max(0, promotions - onShipping);
 }
 
 /**
@@ -191,7 +203,8 @@ function collectedTax(order: EbayOrder): number {
 
 /**
  * What the seller has received and kept: the PAID payments less the 'Collect and Remit' tax in
- * them, else the total of a paid order, less eBay's refunds, the order's and its lines'.
+ * them, else, for a paid order, what the seller bills (billedCents()), less eBay's refunds, the order's
+ * and its lines'.
  *
  * The seller's amount, not the buyer's (decision): the payment is "the amount that seller receives
  * for the order" and holds the tax eBay collected, which eBay remits to the tax authority, not
@@ -199,16 +212,30 @@ function collectedTax(order: EbayOrder): number {
  * with collected VAT stood above its invoice_amount, which document 1 calls only partially paid:
  * no paid_in_full, the seller did not ship it. Refunds are already the seller's net ("eBay-collected
  * tax will not be included in this amount", OrderRefund and LineItemRefund), so both sides of the
- * subtraction are net. pricingSummary.total holds that tax only when fieldGroups is TAX_BREAKDOWN,
- * which Kontor does not ask for, so the fallback takes nothing of it off; it holds the import
- * charges the buyer paid, which the seller does not receive (deliveryFee), so it takes those off.
+ * subtraction are net. What eBay collects from the buyer for itself (ebayCollectedCharges, import
+ * charges) is not in the payment either.
+ *
+ * A paid order without a PAID payment (decision): the seller's billed amount, not
+ * pricingSummary.total. The total is "after adding all line item costs, delivery costs, sales tax,
+ * and special fees": the contract does not say whether its delivery costs hold the import charges
+ * or eBay's own shipping (ebayCollectedCharges.ebayShipping), nor whether its fees hold eBay's
+ * BUYER_PROTECTION charge, all of which the buyer pays to eBay and the seller never receives.
+ * Taking import charges off it (as before) assumed the first and counted the others as paid: an
+ * order with eBay shipping stood above its invoice (only partially paid). The lines and the
+ * shipping fee are each the seller's part, read from the fields that name it.
  */
 function paid(order: EbayOrder): number {
   const payments = order.paymentSummary?.payments ?? [];
   const sum = payments.filter((p) => p.paymentStatus === 'PAID').reduce((s, p) => s + cents(p.amount?.value), 0);
-  const received =
-    sum > 0 ? sum - collectedTax(order) : paidStates.has(order.orderPaymentStatus ?? '') ? cents(order.pricingSummary?.total?.value) - importCharges(order) : 0;
+  const received = sum > 0 ? sum - collectedTax(order) : paidStates.has(order.orderPaymentStatus ?? '') ? billedCents(order) : 0;
   return Math.max(0, received - refunded(order));
+}
+
+/** What the seller bills in cents: the lines' costs with the price adjustment, and its shipping (sellerDelivery). */
+function billedCents(order: EbayOrder): number {
+  const costs = (order.lineItems ?? []).map(lineCost);
+  const items = [...costs, ...adjustmentShares(order, costs)].reduce((s, c) => s + c, 0);
+  return items + (sellerDelivery(order) ?? 0);
 }
 
 /**
@@ -256,13 +283,19 @@ function currencyOf(order: EbayOrder): string {
   );
 }
 
-/** The order's import charges in cents: its lines' deliveryCost.importCharges. */
-const importCharges = (order: EbayOrder): number => (order.lineItems ?? []).reduce((s, l) => s + cents(l.deliveryCost?.importCharges?.value), 0);
+/**
+ * The shipping fee: what the buyer pays the seller for delivery (sellerDelivery), plus the cents
+ * the lines' unit prices could not hold (`left`, lines()); none when eBay names no delivery cost
+ * and no such cents are left.
+ */
+function deliveryFee(order: EbayOrder, left: number): string | undefined {
+  const delivery = sellerDelivery(order);
+  if (delivery === undefined) return left > 0 ? decimal(left) : undefined;
+  return decimal(delivery + left);
+}
 
 /**
- * The shipping fee: what the buyer pays the seller for delivery, plus the cents the lines' unit
- * prices could not hold (`left`, lines()); none when eBay names no delivery cost and no such cents
- * are left.
+ * What the buyer pays the seller for delivery, in cents; undefined when eBay names no delivery cost.
  *
  * From the lines when they carry their breakdown (LineItem.deliveryCost, "a breakdown of all costs
  * associated with the fulfillment of the line item"; its shippingCost is "always returned"):
@@ -281,8 +314,16 @@ const importCharges = (order: EbayOrder): number => (order.lineItems ?? []).redu
  * they were billed to the seller's buyer as the seller's shipping and stood above the payment:
  * only partially paid by document 1, no paid_in_full, never shipped. shippingIntermediationFee
  * (due to eBay's shipping provider) is not the seller's either and is not read.
+ *
+ * eBay's own shipping (LineItem.ebayCollectedCharges.ebayShipping, "costs related to eBay Shipping
+ * collected by eBay from the buyer", returned "only if eBay is directly charging the buyer for eBay
+ * shipping") is taken off too (decision): shippingCost is "the total cost of shipping all units of
+ * the line item", whoever collects it, and what eBay collects for its shipping the seller does not
+ * receive. Never below zero: a line whose shippingCost leaves eBay's shipping out shows 0.00, not a
+ * negative fee. The BUYER_PROTECTION charges beside it are eBay's fee to the buyer, on no line
+ * and in no fee of the seller's (not read).
  */
-function deliveryFee(order: EbayOrder, left: number): string | undefined {
+function sellerDelivery(order: EbayOrder): number | undefined {
   const items = order.lineItems ?? [];
   const summary = order.pricingSummary;
   const fromLines = items.some((l) => l.deliveryCost !== undefined);
@@ -291,10 +332,11 @@ function deliveryFee(order: EbayOrder, left: number): string | undefined {
     : summary?.deliveryCost?.value === undefined
       ? undefined
       : cents(summary.deliveryCost.value);
-  if (cost === undefined) return left > 0 ? decimal(left) : undefined;
+  if (cost === undefined) return undefined;
   const lineDiscounts = items.reduce((s, l) => s + Math.abs(cents(l.deliveryCost?.discountAmount?.value)), 0);
   const discount = Math.max(Math.abs(cents(summary?.deliveryDiscount?.value)), fromLines ? lineDiscounts : 0);
-  return decimal(cost - discount + left);
+  const ebayShipping = items.reduce((s, l) => s + cents(l.ebayCollectedCharges?.ebayShipping?.value), 0);
+  return Math.max(0, cost - discount - ebayShipping);
 }
 
 export function channelOrderOf(order: EbayOrder): ChannelOrder {
