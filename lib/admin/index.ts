@@ -18,4 +18,4 @@ export {
 } from './portal-account-consent.service';
 export type { ConsentOutcome } from './portal-account-consent.service';
 export { shippingGroupRepository } from './shipping-group.repository';
-export { createShippingGroup, getShippingGroup, shippingGroupToApi } from './shipping-group.service';
+export { createShippingGroup, getShippingGroup, listShippingGroups, shippingGroupToApi } from './shipping-group.service';

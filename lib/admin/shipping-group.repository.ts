@@ -16,6 +16,12 @@ export interface ShippingGroupRow {
 
 const columns = ['id', 'account_id', 'portal_account_id', 'name', 'type_id', 'ships_to', 'price_first', 'price_more', 'cash_surcharge', 'currency'];
 
+/** Narrows a query to one portal account's groups and those of all accounts (portal_account_id NULL); undefined: no narrowing. */
+function visibleIn(query: Knex.QueryBuilder, portalAccountId: number | undefined): Knex.QueryBuilder {
+  if (portalAccountId === undefined) return query;
+  return query.where((q) => q.whereNull('portal_account_id').orWhere('portal_account_id', portalAccountId));
+}
+
 /** Shipping groups of a seller account; every query is scoped by the account id. */
 export const shippingGroupRepository = {
   async insert(trx: Knex.Transaction, row: Omit<ShippingGroupRow, 'id'>): Promise<number> {
@@ -25,12 +31,13 @@ export const shippingGroupRepository = {
     return (inserted as { id: number }).id;
   },
 
-  async list(accountId: number): Promise<ShippingGroupRow[]> {
-    return db()('shipping_group').select(columns).where({ account_id: accountId }).orderBy('id');
+  /** The account's groups; with `portalAccountId`, only that portal account's and those of all accounts (NULL). */
+  async list(accountId: number, portalAccountId?: number): Promise<ShippingGroupRow[]> {
+    return visibleIn(db()('shipping_group').select(columns).where({ account_id: accountId }), portalAccountId).orderBy('id');
   },
 
-  async get(accountId: number, id: number): Promise<ShippingGroupRow | undefined> {
-    return db()('shipping_group').select(columns).where({ account_id: accountId, id }).first();
+  async get(accountId: number, id: number, portalAccountId?: number): Promise<ShippingGroupRow | undefined> {
+    return visibleIn(db()('shipping_group').select(columns).where({ account_id: accountId, id }), portalAccountId).first();
   },
 
   /** The ids among the given that are shipping groups of the account (stock shipping.group_id[] check). */

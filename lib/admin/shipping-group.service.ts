@@ -1,3 +1,4 @@
+import { allOrdersOf, OrderScope } from '../access';
 import { db } from '../db';
 import { invalidField, notFound } from '../errors';
 import { validate } from '../http';
@@ -23,9 +24,24 @@ export function shippingGroupToApi(row: ShippingGroupRow) {
   };
 }
 
-/** One shipping group of the account, or 404. */
-export async function getShippingGroup(accountId: number, id: number) {
-  const row = await shippingGroupRepository.get(accountId, id);
+/**
+ * The portal account whose groups a caller sees: none for the seller's tokens and clients granted
+ * all; a client bound to one portal account (document 1, Authentication 5) sees the groups of its
+ * portal account and those of all accounts (0), and another portal account's answer as absent,
+ * as that account's orders and the account itself do (lib/portal-account portalAccountsOf).
+ * Before, such a client read every group of the seller, the names, prices and destinations of
+ * the seller's other channels included.
+ */
+const groupsOf = (scope: OrderScope): number | undefined => (scope.portalAccountGrant === 'all' ? undefined : scope.portalAccountGrant);
+
+/** GET admin/shipping_group/: the groups the caller sees (groupsOf). */
+export async function listShippingGroups(scope: OrderScope) {
+  return (await shippingGroupRepository.list(scope.accountId, groupsOf(scope))).map(shippingGroupToApi);
+}
+
+/** One shipping group the caller sees (groupsOf), or 404 as an absent one. */
+export async function getShippingGroup(scope: OrderScope, id: number) {
+  const row = await shippingGroupRepository.get(scope.accountId, id, groupsOf(scope));
   if (!row) throw notFound(`shipping group ${id}`, 'shipping_group_id');
   return shippingGroupToApi(row);
 }
@@ -51,5 +67,5 @@ export async function createShippingGroup(accountId: number, input: unknown) {
       currency: group.currency,
     }),
   );
-  return getShippingGroup(accountId, id);
+  return getShippingGroup(allOrdersOf(accountId), id);
 }

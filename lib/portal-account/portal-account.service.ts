@@ -79,7 +79,9 @@ export async function resolveRequestPortalAccount(accountId: number, ref: Portal
   if (ref === undefined || (ref === 'default' && granted !== null)) return granted ?? (await defaultPortalAccountId(accountId));
   const row = ref === 'default' ? await portalAccountRepository.getDefault(accountId) : await portalAccountRepository.get(accountId, ref);
   if (!row || (granted !== null && row.id !== granted)) {
-    const why = row ? 'is not covered by the authorization of this token' : 'is not a portal account of this account';
+    // A bound token is told the same of every id but its own: the answer must not tell it which
+    // ids are the seller's other portal accounts and which are none (another seller's or unused).
+    const why = granted === null ? 'is not a portal account of this account' : notCovered(granted);
     throw invalidField('portal_account_id', `portal_account_id ${ref} ${why}`, 'unknown_portal_account');
   }
   return row.id;
@@ -99,27 +101,32 @@ export async function checkMentionedPortalAccounts(scope: OrderScope, mentions: 
 /**
  * The refusal of each list of mentions (undefined where every id is fine), in one query for all
  * of them: POST stock/list/ checks each item's fields, and an item naming a portal account it may
- * not fails alone. A list naming another seller's (or no) portal account is a 400; else one naming
- * a portal account outside the grant is a 403, each naming its fields.
+ * not fails alone. For the seller's tokens and clients granted all, a list naming another
+ * seller's (or no) portal account is a 400; for a client bound to one portal account, a list
+ * naming any other id is a 403, the same whether the id is the seller's or not; each names its fields.
  */
 export async function mentionRefusals(scope: OrderScope, lists: PortalAccountMention[][]): Promise<(DomainError | undefined)[]> {
   const ids = [...new Set(lists.flat().map((m) => m.id))];
   if (ids.length === 0) return lists.map(() => undefined);
   const own = await portalAccountRepository.ownIds(scope.accountId, ids);
+  const granted = scope.portalAccountGrant;
   return lists.map((mentions) => {
     const foreign = mentions
-      .filter((m) => !own.has(m.id))
+      .filter((m) => !own.has(m.id) && granted === 'all')
       .map((m): ErrorItem => ({
         error: 'unknown_portal_account',
         description: `${m.field} ${m.id} is not a portal account of this account`,
         code: 400,
         field: m.field,
       }));
+    // A bound grant is answered alike for the seller's other portal accounts and for ids that are
+    // none of the seller's (another seller's, or unused): a 400 for the one and a 403 for the
+    // other told it which ids the seller has.
     const outside = mentions
-      .filter((m) => own.has(m.id) && !grantReaches(scope, m.id))
+      .filter((m) => !grantReaches(scope, m.id))
       .map((m): ErrorItem => ({
         error: 'portal_account_not_granted',
-        description: `${m.field} ${m.id} is not covered by the authorization of this token (it is bound to portal account ${String(scope.portalAccountGrant)})`,
+        description: `${m.field} ${m.id} ${notCovered(granted)}`,
         code: 403,
         field: m.field,
       }));
@@ -130,6 +137,9 @@ export async function mentionRefusals(scope: OrderScope, lists: PortalAccountMen
       : new DomainError(first.error, first.description, { field: first.field, more });
   });
 }
+
+/** What a token bound to `granted` is told of any portal account id but its own (the same for all). */
+const notCovered = (granted: number | 'all'): string => `is not covered by the authorization of this token (it is bound to portal account ${String(granted)})`;
 
 /**
  * The portal account a body field names, else the request's: a 400 naming the field when it is

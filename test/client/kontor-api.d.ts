@@ -690,7 +690,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** All shipping groups of the account. */
+    /** All shipping groups of the account (a client bound to one portal account: its own and those of all accounts). */
     get: operations['get_admin_shipping_group'];
     put?: never;
     post?: never;

@@ -8,6 +8,7 @@
  */
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { createShippingGroup } from '../../lib/admin/shipping-group.service';
 import { db } from '../../lib/db';
 import { call, newSeller, query, Seller } from '../support/api';
 import { clientToken } from '../support/bound-client';
@@ -172,5 +173,73 @@ describe('portal account ids in bodies and queries under a portal-account grant'
       ['Reduced', account2],
       ['Standard', seller.portalAccountId],
     ]);
+  });
+
+  /**
+   * What a bound client is told of an id that is not its portal account, the id itself blanked:
+   * the seller's other portal account, another seller's, and one nobody has must read alike.
+   */
+  const answerOf = (res: { status: number; body: Record<string, unknown> }, id: number) => ({
+    status: res.status,
+    error: errors(res).map((e) => ({ ...e, description: (e as { description?: string }).description?.split(String(id)).join('<id>') })),
+  });
+
+  it("when a bound client names the seller's portal account 2, another seller's or an unused id, as the request's portal_account_id or in a body field, then the answer is the same for each (it cannot tell which ids exist) and nothing is written", async () => {
+    const other = await newSeller();
+    const unused = 2147483000;
+    const before = await itemCount();
+    const answers = async (send: (id: number) => Promise<{ status: number; body: Record<string, unknown> }>) => {
+      const out = [];
+      for (const id of [account2, other.portalAccountId, unused]) out.push(answerOf(await send(id), id));
+      return out;
+    };
+    // The request's own portal_account_id: before, "is not covered by the authorization" for the seller's, "is not a portal account of this account" for the rest.
+    const asRequest = await answers((id) => call(`stock/?${query({ portal_account_id: id })}`, { token: bound1 }));
+    expect(asRequest[0]).to.deep.include({ status: 400 });
+    expect(asRequest[0]!.error[0]).to.include({ error: 'unknown_portal_account', field: 'portal_account_id' });
+    expect(asRequest[1], 'another seller’s').to.deep.equal(asRequest[0]);
+    expect(asRequest[2], 'an unused id').to.deep.equal(asRequest[0]);
+    // A body field: before, 403 portal_account_not_granted for the seller's, 400 unknown_portal_account for the rest.
+    const inBody = await answers((id) =>
+      call('stock/', { token: bound1, body: { stock: { name: 'Probe', cia: { market_d: { is_active: true, portal_account_id: [id] } } } } }),
+    );
+    expect(inBody[0]).to.deep.include({ status: 403 });
+    expect(inBody[0]!.error[0]).to.include({ error: 'portal_account_not_granted', field: 'stock.cia.market_d.portal_account_id[0]' });
+    expect(inBody[1], 'another seller’s').to.deep.equal(inBody[0]);
+    expect(inBody[2], 'an unused id').to.deep.equal(inBody[0]);
+    expect(await itemCount()).to.equal(before);
+    // The seller's own token is still told an id is none of its portal accounts.
+    const own = await call('stock/', {
+      token: seller.token,
+      body: { stock: { name: 'Probe', cia: { market_d: { is_active: true, portal_account_id: [unused] } } } },
+    });
+    expect([own.status, errors(own)[0]!.error]).to.deep.equal([400, 'unknown_portal_account']);
+  });
+
+  it("when a bound client reads shipping groups, then it sees its portal account's and those of all accounts; portal account 2's answers 404 as an absent one", async () => {
+    const adminBound = await clientToken(seller, 'fields-admin-one', seller.portalAccountId, 'admin_r');
+    const adminAll = await clientToken(seller, 'fields-admin-all', 'all', 'admin_r');
+    const mine = await createShippingGroup(seller.id, { name: 'Parcel one', portal_account_id: seller.portalAccountId });
+    const everyone = await createShippingGroup(seller.id, { name: 'Letter', portal_account_id: 0 });
+    const theirs = await createShippingGroup(seller.id, { name: 'Freight two', portal_account_id: account2 });
+    const names = async (token: string) => {
+      const res = await call('admin/shipping_group/', { token });
+      expect(res.status, res.text).to.equal(200);
+      return (res.body.shipping_group as { name: string }[]).map((g) => g.name);
+    };
+    // Before, the bound client read Freight two too: another channel's group, its prices and destinations.
+    expect(await names(adminBound)).to.deep.equal(['Parcel one', 'Letter']);
+    expect(await names(adminAll)).to.deep.equal(['Parcel one', 'Letter', 'Freight two']);
+    const one = async (token: string, id: number) => call(`admin/shipping_group/${id}/`, { token });
+    const [own, all, other, absent] = [
+      await one(adminBound, mine.id),
+      await one(adminBound, everyone.id),
+      await one(adminBound, theirs.id),
+      await one(adminBound, 2147483000),
+    ];
+    expect([own.status, all.status]).to.deep.equal([200, 200]);
+    expect(answerOf(other, theirs.id), 'portal account 2’s group reads as an absent one').to.deep.equal(answerOf(absent, 2147483000));
+    expect(other.status).to.equal(404);
+    expect((await one(adminAll, theirs.id)).status).to.equal(200);
   });
 });
