@@ -246,7 +246,7 @@ describe('channel order money: what the seller received, as the contracts descri
       expect(imported.paid_amount).to.equal('55.10');
     });
 
-    it('when an order unit is returned and its money paid back (returned_paid), then its money leaves the paid amount while the line stays shipped', async () => {
+    it('when an order unit is returned and its money paid back (returned_paid), then its money leaves the paid amount while the line stays shipped, and the history tells the seller once to book the piece in (nothing said a piece came back)', async () => {
       const { seller, portalAccountId, stockId, list } = await kauflandItem('RET-KL-1');
       expect((await list()).state).to.equal('completed');
       const placed = (await post('/_sandbox/kaufland/orders', {
@@ -270,6 +270,9 @@ describe('channel order money: what the seller received, as the contracts descri
       expect(partly.status.is_shipped).to.equal(true);
       expect(partly.line.map((l) => l.quantity)).to.deep.equal(['1', '1']);
       expect(await stockQuantity(seller, stockId)).to.equal(8);
+      const told = partly.history.filter((h) => /returned/.test(h));
+      expect(told).to.have.length(1);
+      expect(told[0]).to.match(/line 2 quantity 1 -> 0 at the channel, but the order is shipped here: not applied.*line 2: 1 returned .*book them in here/);
 
       // Both paid back: nothing is paid any more (as Shopify's REFUNDED, eBay's FULLY_REFUNDED).
       await post(`/_sandbox/kaufland/order-units/${first}/status`, { status: 'returned_paid' });
@@ -277,6 +280,10 @@ describe('channel order money: what the seller received, as the contracts descri
       const refunded = (await kontorOrder(seller, placed.id_order))!;
       expect(refunded.paid_amount).to.equal('0.00');
       expect(refunded.status.is_paid).to.equal(false);
+      // The first piece told now; the second not again.
+      const returns = refunded.history.flatMap((h) => h.match(/line \d: 1 returned/g) ?? []);
+      expect(returns).to.deep.equal(['line 2: 1 returned', 'line 1: 1 returned']);
+      expect(await stockQuantity(seller, stockId)).to.equal(8);
     });
   });
 });

@@ -59,8 +59,7 @@ export interface KauflandOrder {
  * (decision, README): the contract gives OrderUnitStatus no wording, and the name is a return whose
  * money was paid back to the buyer, as `sent_and_autopaid` is a sent unit paid out; counted paid,
  * a refunded return stayed in paid_amount for good, as Shopify's REFUNDED and eBay's
- * FULLY_REFUNDED did before they were taken out. Its line stays (shipped goods that came back;
- * on a shipped order the import changes neither line nor stock, and the seller books it in).
+ * FULLY_REFUNDED did before they were taken out. Its line no longer counts it (`returnedToSeller`).
  */
 const paidStates = new Set(['need_to_be_sent', 'sent', 'sent_and_autopaid', 'received', 'returned']);
 const shippedStates = new Set(['sent', 'sent_and_autopaid', 'received', 'returned', 'returned_paid']);
@@ -114,9 +113,20 @@ export function orderStatus(units: { status: string }[]): ChannelOrder['status']
  * order whose every unit is cancelled keeps 1 on each line: its cancellation puts the stock back
  * as a whole (lib/order-import), and a line at 0 would take it back a second time.
  */
-function unitsSold(unit: KauflandOrderUnit, orderCancelled: boolean): number {
-  return !orderCancelled && unit.status === 'cancelled' ? 0 : 1;
+function unitsSold(unit: KauflandOrderUnit, orderCancelled: boolean, byKaufland: boolean): number {
+  if (orderCancelled) return 1;
+  return unit.status === 'cancelled' || returnedToSeller(unit, byKaufland) ? 0 : 1;
 }
+
+/**
+ * A piece the buyer sent back to the seller and was paid back for (decision, README "Returns"):
+ * `returned_paid` on an order the seller ships. Its line no longer counts it (ChannelOrderLine:
+ * goods back and refunded are not still bought) and names it `returned`, so the import tells the
+ * seller on an order shipped here to book it in (lib/order), where before nothing said a piece
+ * came back. `returned` alone (not yet paid back) keeps the line: the refund follows. An order
+ * Kaufland fulfils took none of the seller's stock, and its returns go to Kaufland's warehouse.
+ */
+const returnedToSeller = (unit: KauflandOrderUnit, byKaufland: boolean) => !byKaufland && unit.status === 'returned_paid';
 
 export function channelOrder(order: KauflandOrder): ChannelOrder {
   const units = order.order_units;
@@ -125,6 +135,7 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
   // The units paid_amount counts (a cancelled unit's state is not among them).
   const counted = (u: KauflandOrderUnit) => paidStates.has(u.status);
   const paid = units.filter(counted).reduce((s, u) => s + unitPrice(u) + u.shipping_rate, 0);
+  const byKaufland = order.fulfillment_type === 'fulfilled_by_kaufland';
   const modified = units.reduce((m, u) => (u.ts_updated_iso > m ? u.ts_updated_iso : m), order.ts_created_iso);
   return {
     external_order_id: order.id_order,
@@ -143,7 +154,8 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
       transaction_id: String(u.id_order_unit),
       sku: u.id_offer,
       name: u.product?.title || u.id_offer || `Kaufland order unit ${u.id_order_unit}`,
-      quantity: unitsSold(u, status.is_cancelled),
+      quantity: unitsSold(u, status.is_cancelled, byKaufland),
+      ...(!status.is_cancelled && returnedToSeller(u, byKaufland) ? { returned: 1 } : {}),
       price: money(unitPrice(u)),
       // Kaufland gives the VAT rate in percent, as Order_line_type's tax is.
       ...(u.vat !== null && u.vat !== undefined ? { tax: String(u.vat) } : {}),
