@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { DomainError } from '../../lib/errors';
+import { importOrders } from '../../lib/order-import/order-import.service';
 import { portalTargetRepository } from '../../lib/portal-account';
 import { stockPortalRepository } from '../../lib/stock';
 import { MarketEAdapter } from '../../lib/portals/market-e.adapter';
@@ -15,6 +16,8 @@ import { kauflandOf, NewKauflandUnit } from '../../sandbox/kaufland.sandbox';
 import { channelLoopForSuite, Sandbox, waitFor } from '../fleet/support';
 import { kauflandItem } from './kaufland-support';
 import { call } from '../support/api';
+import { kontorOrder } from './channel-support';
+import { stockQuantity } from '../order/helpers';
 
 describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that is not exact, POST /units answered 404', function () {
   this.timeout(60000);
@@ -53,8 +56,8 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect(requests('PATCH', /^\/v2\/units\//)).to.deep.equal([]);
   });
 
-  it("when the quantity of an item whose SKU Kaufland fulfils changes, then CIA sends Kaufland no amount and the item's CIA state says Kaufland stocks it", async () => {
-    const { seller: owner, stockId, units, addUnit, requests } = await seller('KF-CIA');
+  it("when the quantity of an item whose SKU Kaufland fulfils changes, then CIA sends Kaufland no amount and the item's CIA state says Kaufland stocks it; a sale of that unit is imported taking no stock", async () => {
+    const { seller: owner, portalAccountId, stockId, units, addUnit, requests } = await seller('KF-CIA');
     const fbk = await addUnit({ id_offer: 'KF-CIA', amount: 3 });
     const changed = await call(`stock/${stockId}/`, { token: owner.token, body: { stock: { quantity: 4 } } });
     expect(changed.status, changed.text).to.equal(200);
@@ -71,6 +74,19 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect(state.last_error).to.match(new RegExp(`Kaufland fulfils unit ${fbk} of id_offer KF-CIA .*sends it no amount`));
     expect(units().map((u) => u.amount)).to.deep.equal([3]);
     expect(requests('POST', /^\/v2\/units\/bulk$/).flatMap((r) => (r.body as { id_unit: number }[]).map((e) => e.id_unit))).to.not.include(fbk);
+
+    // A buyer buys from Kaufland's stock: the order is Kaufland's to ship and takes none of the seller's 4.
+    const sale = await fetch(`${sandbox.url}/_sandbox/sell`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal: 'market_e', portal_account: portalAccountId, sku: 'KF-CIA', quantity: 1 }),
+    });
+    const idOrder = ((await sale.json()) as { order_id: string }).order_id;
+    expect((await importOrders({ accountId: owner.id, portalAccountId }, 'kf-cia')).orders).to.deep.include({ created: 1 });
+    const order = (await kontorOrder(owner, idOrder))!;
+    expect(order.line.map((l) => [l.sku, l.quantity])).to.deep.equal([['KF-CIA', '1']]);
+    expect(order.history.join('\n')).to.contain('the channel ships this order from its own warehouse');
+    expect(await stockQuantity(owner, stockId)).to.equal(4);
   });
 
   it('when GET /units?id_offer=KF-ID answers another offer first (KF-ID-10), then listing KF-ID again updates its own unit found among them, not a second one (limit 1 saw only KF-ID-10 and POST /units made a second KF-ID)', async () => {
