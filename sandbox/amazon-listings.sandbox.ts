@@ -22,7 +22,10 @@
  * - a listing is in the marketplaces its puts named (one each: "maxItems": 1) until a delete of
  *   each: getListingsItem answers a summary per marketplace asked that holds it (404 when none
  *   does) and the issues of those marketplaces (or naming none). An offer no put made (a quantity
- *   patch or feed of a SKU listed elsewhere) is in every marketplace asked.
+ *   patch or feed of a SKU listed elsewhere) is in every marketplace asked;
+ * - an offer lacking what a buyer needs (no product identity, no condition, no price: a quantity
+ *   patch or feed message of a SKU no put made) shows ERROR issues of categories
+ *   MISSING_ATTRIBUTE / MISSING_PRICE and is neither BUYABLE nor DISCOVERABLE (missingOfferData).
  */
 import express, { Request, Response } from 'express';
 import type { SandboxOffer } from './sandbox.app';
@@ -121,6 +124,34 @@ function availability(offer: SandboxOffer): { fulfillmentChannelCode: string; qu
   return amazon ? [{ fulfillmentChannelCode: String(amazon.fulfillment_channel_code) }] : [{ fulfillmentChannelCode: 'DEFAULT', quantity: offer.quantity }];
 }
 
+/**
+ * What an offer lacks to be bought, as the ERROR issues Amazon's processing finds: a quantity
+ * patch (or feed message) of a SKU no put made lands on a listing with nothing but
+ * fulfillment_availability, which Amazon takes (ACCEPTED) but which names no product and has no
+ * price. Issue.categories (listingsItems_2021-08-01.json) name these cases, MISSING_PRICE ("the
+ * absence of a price attribute") and MISSING_ATTRIBUTE; an ERROR issue keeps the listing from
+ * BUYABLE (statusIn). The codes and wording are ours (the contract documents none).
+ */
+function missingOfferData(offer: SandboxOffer): SandboxIssue[] {
+  const has = (name: string) => Array.isArray(offer.listing[name]) && (offer.listing[name] as unknown[]).length > 0;
+  const missing = (code: string, category: string, names: string[], what: string): SandboxIssue[] => [
+    {
+      code,
+      severity: 'ERROR',
+      categories: [category],
+      attributeNames: names,
+      message: `The listing has no ${what}; it cannot be bought until it is provided.`,
+    },
+  ];
+  return [
+    ...(has('merchant_suggested_asin') || has('externally_assigned_product_identifier')
+      ? []
+      : missing('90220', 'MISSING_ATTRIBUTE', ['merchant_suggested_asin', 'externally_assigned_product_identifier'], 'product (ASIN or product identifier)')),
+    ...(has('condition_type') ? [] : missing('90220', 'MISSING_ATTRIBUTE', ['condition_type'], 'condition')),
+    ...(has('purchasable_offer') ? [] : missing('90221', 'MISSING_PRICE', ['purchasable_offer'], 'price')),
+  ];
+}
+
 /** getListingsItem's Item for an offer of the account, or undefined (404) while Amazon has not made the SKU a listing. */
 export function listingItem(
   store: AmazonListingStore,
@@ -135,7 +166,7 @@ export function listingItem(
   const listedIn = store.listingMarketplaces.get(keyOf(account, offer.sku));
   const marketplaces = marketplaceIds.filter((m) => !listedIn || listedIn.has(m));
   if (marketplaces.length === 0) return undefined;
-  const issues = (processed ? (store.listingIssues.get(keyOf(account, offer.sku)) ?? []) : []).filter(
+  const issues = [...missingOfferData(offer), ...(processed ? (store.listingIssues.get(keyOf(account, offer.sku)) ?? []) : [])].filter(
     (i) => !i.marketplaceIds?.length || i.marketplaceIds.some((m) => marketplaces.includes(m)),
   );
   const fulfilment = availability(offer);

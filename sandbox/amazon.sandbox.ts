@@ -284,6 +284,23 @@ function setOffer(state: SandboxState, account: string, sku: string, attributes:
   emitQuantity(state, portal, account, sku, quantity, via);
 }
 
+/**
+ * A listing the seller made in Seller Central, not through Kontor (for tests whose seller's SKUs
+ * are at Amazon before CIA pushes them): an offer on a known product (ASIN), new, priced in each
+ * marketplace (EUR unless named), quantity 0, processed, in these marketplaces.
+ */
+export function sellerCentralListing(state: SandboxState, account: string, sku: string, marketplaceIds: string[], currency = 'EUR'): void {
+  const each = (value: Record<string, unknown>) => marketplaceIds.map((marketplace_id) => ({ ...value, marketplace_id }));
+  const attributes = {
+    merchant_suggested_asin: each({ value: 'B000SANDBOX' }),
+    condition_type: each({ value: 'new_new' }),
+    purchasable_offer: each({ currency, our_price: [{ schedule: [{ value_with_tax: 9.9 }] }] }),
+    fulfillment_availability: [{ fulfillment_channel_code: 'DEFAULT', quantity: 0 }],
+  };
+  setOffer(state, account, sku, attributes, 0, 'listing');
+  for (const m of marketplaceIds) listIn(amazonOf(state), account, sku, m);
+}
+
 const submission = (sku: string, issues: Record<string, unknown>[] = []) => ({
   sku,
   status: issues.some((i) => i.severity === 'ERROR') ? 'INVALID' : 'ACCEPTED',
@@ -345,22 +362,32 @@ const marketplaceCurrencies: Record<string, string> = {
  * currencies is ours (19.90 EUR sent to Amazon.co.uk as GBP would be sold as 19.90 pounds).
  */
 function currencyIssues(attributes: Record<string, unknown>, marketplaceIds: string[]): Record<string, unknown>[] {
-  const offers = Array.isArray(attributes.purchasable_offer) ? (attributes.purchasable_offer as { currency?: unknown; marketplace_id?: unknown }[]) : [];
+  const offers = Array.isArray(attributes.purchasable_offer)
+    ? (attributes.purchasable_offer as { currency?: unknown; marketplace_id?: unknown; our_price?: { schedule?: { value_with_tax?: unknown }[] }[] }[])
+    : [];
+  const issue = (message: string) => ({ code: '4000003', severity: 'ERROR', message, categories: ['INVALID_PRICE'], attributeNames: ['purchasable_offer'] });
   return offers.flatMap((o) => {
     const marketplaceId = String(o?.marketplace_id ?? marketplaceIds[0]);
     const currency = marketplaceCurrencies[marketplaceId];
-    if (currency === undefined || o?.currency === currency) return [];
-    return [
-      {
-        code: '4000003',
-        severity: 'ERROR',
-        message: `The value of 'purchasable_offer' is in ${String(o?.currency)}; marketplace ${marketplaceId} sells in ${currency}.`,
-        categories: ['INVALID_ATTRIBUTE'],
-        attributeNames: ['purchasable_offer'],
-      },
-    ];
+    if (currency !== undefined && o?.currency !== currency)
+      return [issue(`The value of 'purchasable_offer' is in ${String(o?.currency)}; marketplace ${marketplaceId} sells in ${currency}.`)];
+    // A price finer than its currency's smallest unit (ISO 4217 minor unit, Money.currencyCode's
+    // standard: the yen has none) is no amount a buyer can pay; Amazon's answer is not documented,
+    // an INVALID submission naming it is ours.
+    const places = zeroDecimalCurrencies.includes(String(o?.currency)) ? 0 : 2;
+    const finer = (o?.our_price ?? []).flatMap((p) => p?.schedule ?? []).find((s) => (/\.(\d+)$/.exec(String(s?.value_with_tax))?.[1]?.length ?? 0) > places);
+    return finer
+      ? [
+          issue(
+            `The value of 'purchasable_offer' (${String(finer.value_with_tax)} ${String(o?.currency)}) has more decimals than ${String(o?.currency)} has (${places}).`,
+          ),
+        ]
+      : [];
   });
 }
+
+/** Currencies whose smallest unit is the unit itself (ISO 4217 minor unit 0) among the marketplaces'. */
+const zeroDecimalCurrencies = ['JPY'];
 
 function listings(state: SandboxState, amazon: AmazonState): express.Router {
   const router = express.Router();

@@ -1,7 +1,6 @@
 import { portalRefused } from '../errors';
-import type { Item } from '@sp-api-sdk/listings-items-api-2021-08-01';
 import { amazonListings, listingPatches, sellerSku } from './amazon/listing-attributes';
-import { listingCheck } from './amazon/listing-check';
+import { listingCheck, readListing } from './amazon/listing-check';
 import { sendQuantities } from './amazon/listings-quantities';
 import { channelOrder } from './amazon/order-mapping';
 import { SpApiSession } from './amazon/sp-api-client';
@@ -16,6 +15,7 @@ import type {
   PortalAdapter,
   PortalFacts,
   PortalTarget,
+  PushAids,
   QuantityOutcome,
   QuantityUpdate,
   Shipment,
@@ -126,24 +126,7 @@ export class MarketDAdapter implements PortalAdapter {
    */
   async checkListing(target: PortalTarget, portalItemId: string): Promise<ListingCheck> {
     const s = new SpApiSession(target);
-    const item = await s.call<Item | null>('get', s.listingPath(portalItemId), async (o) => {
-      try {
-        return await s.listings.getListingsItem(
-          {
-            sellerId: s.creds.sellerId,
-            sku: portalItemId,
-            // getListingsItem takes several marketplaces (no maxItems): one call answers a summary per marketplace.
-            marketplaceIds: s.marketplaceIds,
-            includedData: ['summaries', 'issues', 'fulfillmentAvailability'],
-          },
-          o,
-        );
-      } catch (err) {
-        const response = (err as { response?: { status?: number; headers?: Record<string, unknown> } }).response;
-        if (response?.status === 404) return { data: null, status: 404, headers: response.headers };
-        throw err;
-      }
-    });
+    const item = await readListing(s, portalItemId, ['summaries', 'issues', 'fulfillmentAvailability']);
     return listingCheck(item, s.marketplaceIds, portalItemId);
   }
 
@@ -162,8 +145,8 @@ export class MarketDAdapter implements PortalAdapter {
   }
 
   /** CIA: a patchListingsItem per SKU when the plan carries the batch, else one JSON_LISTINGS_FEED (lib/portals/README.md). */
-  async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string): Promise<QuantityOutcome[]> {
-    return sendQuantities(new SpApiSession(target), updates, key);
+  async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string, aids?: PushAids): Promise<QuantityOutcome[]> {
+    return sendQuantities(new SpApiSession(target), updates, key, aids?.listedItems);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { queues } from '../../lib/queue/queue.registry';
-import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { amazonOf, sellerCentralListing } from '../../sandbox/amazon.sandbox';
 import { call, newSeller, Seller } from '../support/api';
 import { waitFor, withSandboxAndFleet } from './support';
 
@@ -16,8 +16,18 @@ describe('fleet: CIA quantities reach market_d by patchListingsItem, or as JSON_
   const shown = () => running.sandbox.state.quantities(account()).market_d ?? {};
   const feedsOf = () => [...amazonOf(running.sandbox.state).feeds.values()].filter((f) => f.account === account());
   const patchesOf = () => running.sandbox.state.requests.filter((r) => r.portal === 'market_d' && r.portalAccount === account() && r.method === 'PATCH');
+  // The seller's SKUs at Amazon: listed in Seller Central (Amazon.de, the sandbox account's marketplace), Kontor recorded no listing of them.
+  const atAmazon = (...skus: string[]) => skus.forEach((sku) => sellerCentralListing(running.sandbox.state, account(), sku, ['A1PA6795UKMFR9']));
+  /** The item's CIA state at market_d once its latest quantity is refused. */
+  const refusedState = (stockId: number) =>
+    waitFor('the refusal recorded', async () => {
+      const row = (await db()('cia_portal_state').where({ account_id: seller.id, stock_id: stockId, portal: 'market_d' }).first()) as
+        { last_error: string | null; refused_seq: string; desired_seq: string } | undefined;
+      return row && row.refused_seq === row.desired_seq ? row : undefined;
+    });
 
   it("when a few items with a market_d group change, then the seller's SKUs at Amazon end on their quantities through patches, and a sale lowers them", async () => {
+    atAmazon('AMZ-1', 'AMZ-OWN-2');
     const res = await call('stock/list/', {
       token: seller.token,
       body: {
@@ -48,6 +58,7 @@ describe('fleet: CIA quantities reach market_d by patchListingsItem, or as JSON_
 
   it('when more items change at once than the patch plan carries (5 a second after a burst of 5), then the rest go as a feed', async () => {
     const stock = Array.from({ length: 20 }, (_, i) => ({ name: `Amazon ${i}`, sku: `AMZ-F${i}`, quantity: i + 1, cia: { market_d: { is_active: true } } }));
+    atAmazon(...stock.map((s) => s.sku));
     // The pushes wait until CIA has wanted all 20 quantities: "at once" as a test means it, on
     // however slow a machine (spread over seconds, the patch plan alone would carry them).
     const uploads = queues().get('portal_upload');
@@ -76,6 +87,7 @@ describe('fleet: CIA quantities reach market_d by patchListingsItem, or as JSON_
   });
 
   it('when Amazon refuses one SKU, then that item is refused with Amazon’s message and the other reaches its quantity', async () => {
+    atAmazon('AMZ-BAD', 'AMZ-GOOD');
     running.sandbox.state.faults.push({
       portal: 'market_d',
       portalAccount: account(),
@@ -96,12 +108,28 @@ describe('fleet: CIA quantities reach market_d by patchListingsItem, or as JSON_
     expect(res.status, res.text).to.equal(207);
     const bad = Number((res.body.response as { stock_id: number }[])[0]!.stock_id);
     await waitFor('the good one at Amazon', () => shown()['AMZ-GOOD'] === 3, 15000);
-    expect(shown()['AMZ-BAD']).to.equal(undefined);
-    const state = await waitFor('the refusal recorded', async () => {
-      const row = (await db()('cia_portal_state').where({ account_id: seller.id, stock_id: bad, portal: 'market_d' }).first()) as
-        { last_error: string | null; refused_seq: string; desired_seq: string } | undefined;
-      return row && row.refused_seq === row.desired_seq ? row : undefined;
-    });
+    expect(shown()['AMZ-BAD']).to.equal(0);
+    const state = await refusedState(bad);
     expect(state.last_error).to.match(/market_d refused the quantity of item \d+ \(SKU AMZ-BAD\): 400: SKU AMZ-BAD is blocked/);
+  });
+
+  it('when an item has no listing at Amazon (none in Seller Central, none by Kontor), then its quantity is refused naming the SKU and none is sent, where Amazon would take it and sell nothing', async () => {
+    atAmazon('AMZ-THERE');
+    const res = await call('stock/list/', {
+      token: seller.token,
+      body: {
+        stock: [
+          { name: 'Nowhere', sku: 'AMZ-NONE', quantity: 5, cia: { market_d: { is_active: true } } },
+          { name: 'There', sku: 'AMZ-THERE', quantity: 2, cia: { market_d: { is_active: true } } },
+        ],
+      },
+    });
+    expect(res.status, res.text).to.equal(207);
+    const none = Number((res.body.response as { stock_id: number }[])[0]!.stock_id);
+    await waitFor('the listed one at Amazon', () => shown()['AMZ-THERE'] === 2, 15000);
+    const state = await refusedState(none);
+    expect(state.last_error).to.contain('Amazon holds no listing of SKU AMZ-NONE').and.contain('was not sent').and.contain('portal_upload market_d');
+    expect(patchesOf().map((r) => r.path.split('/').pop())).to.deep.equal(['AMZ-THERE']);
+    expect(shown()['AMZ-NONE']).to.equal(undefined);
   });
 });

@@ -8,9 +8,9 @@
 import { expect } from 'chai';
 import { amazonListing } from '../../lib/portals/amazon/listing-attributes';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
-import type { ListingItem, PortalTarget } from '../../lib/portals/portal.type';
+import type { ListingItem, PortalTarget, PushAids } from '../../lib/portals/portal.type';
 import { variantGroup } from '../../lib/portal-offer/portal-variation.service';
-import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { amazonOf, sellerCentralListing } from '../../sandbox/amazon.sandbox';
 import { placeOrder } from '../../sandbox/amazon-orders.sandbox';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import { Sandbox, sandboxKeepingContract } from '../fleet/support';
@@ -173,7 +173,7 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(amazonListing(item({ is_fba: true }), 'ATVPDKIKX0DER').attributes.fulfillment_availability).to.deep.equal([
       { fulfillment_channel_code: 'AMAZON_NA' },
     ]);
-    expect(amazonListing(item({ is_fba: true }), 'A1VC38T7YXB528').attributes.purchasable_offer![0]!.currency).to.equal('JPY');
+    expect(amazonListing(item({ is_fba: true }, { price: '1980' }), 'A1VC38T7YXB528').attributes.purchasable_offer![0]!.currency).to.equal('JPY');
   });
 
   /** The purchasable_offer each submission of the SKU sent, by marketplace (put: the attribute; patch: its replace). */
@@ -283,6 +283,61 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     }
   });
 
+  /** PushAids as lib/portal-offer hands them to a CIA push: the items Kontor recorded a live listing of (by stock id). */
+  const recordedListings = (listed: Record<number, string>): PushAids => ({
+    ledger: { reserve: async () => new Map(), spend: async () => undefined },
+    listedItems: async (stockIds) => new Map(stockIds.flatMap((id) => (listed[id] === undefined ? [] : [[id, listed[id]!] as [number, string]]))),
+  });
+  const quantity = (stockId: number, sku: string, q: number) => ({ stockId, quantity: q, key: `k-${stockId}`, sku, group: {} });
+
+  it('CIA at a SKU Kontor recorded no listing of: none at Amazon is refused with no patch (Amazon would take it and sell nothing); one held in DE alone is patched in DE only; a recorded one is patched in both, unasked', async () => {
+    sellerCentralListing(sandbox.state, String(account), 'MM-SC-DE', [DE]);
+    await adapter.list(target, item({ sku: 'MM-KONTOR' }, { stockId: 33 }), 'job-q1');
+    const outcomes = await adapter.setQuantities(
+      target,
+      [quantity(31, 'MM-NONE', 4), quantity(32, 'MM-SC-DE', 5), quantity(33, 'MM-KONTOR', 6)],
+      'batch-q1',
+      recordedListings({ 33: 'MM-KONTOR' }),
+    );
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['refused', 'accepted', 'accepted']);
+    expect((outcomes[0] as { message: string }).message)
+      .to.contain(`Amazon holds no listing of SKU MM-NONE in ${DE}, ${FR}`)
+      .and.contain('was not sent');
+    expect(calls('MM-NONE', 'PATCH')).to.deep.equal([]);
+    expect(await shownAt('MM-NONE', `${DE},${FR}`)).to.deep.include({ status: 404 });
+    expect(calls('MM-SC-DE', 'PATCH').map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([[200, DE]]);
+    expect(await shownAt('MM-SC-DE', `${DE},${FR}`)).to.deep.equal({ status: 200, marketplaces: [DE] });
+    expect(calls('MM-KONTOR', 'PATCH').map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([[200, `${DE},${FR}`]]);
+    expect(calls('MM-KONTOR', 'GET')).to.deep.equal([]);
+  });
+
+  it("CIA at a SKU whose listing Amazon holds without an offer (an earlier quantity alone made it): refused with Amazon's MISSING_PRICE issue, nothing sent", async () => {
+    const made = await listingsCall(sandbox.url, account, 'PATCH', 'MM-STUB', `marketplaceIds=${DE},${FR}`, {
+      productType: 'PRODUCT',
+      patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 3 }] }],
+    });
+    expect(made.body.status).to.equal('ACCEPTED');
+    const [outcome] = await adapter.setQuantities(target, [quantity(41, 'MM-STUB', 4)], 'batch-q2', recordedListings({}));
+    expect(outcome!.outcome).to.equal('refused');
+    expect((outcome as { message: string }).message)
+      .to.contain("Amazon's listing of SKU MM-STUB cannot be bought")
+      .and.contain('MISSING_PRICE');
+    expect(calls('MM-STUB', 'PATCH')).to.have.length(1);
+  });
+
+  it('a JPY price with decimals is refused before any call, naming the SKU and the marketplace (the yen has no minor unit); a whole yen price is offered as it is', async () => {
+    const JP = 'A1VC38T7YXB528';
+    const err = await failure(adapter.list(targetIn(JP), item({ sku: 'MM-JPY', price: '1980.50' }), 'job-j1'));
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message).to.contain('SKU MM-JPY').and.contain('1980.50 JPY').and.contain(JP);
+    expect(calls('MM-JPY', 'PUT')).to.deep.equal([]);
+    const revised = await failure(adapter.revise(targetIn(JP), item({ sku: 'MM-JPY', price: '1980.5' }), 'MM-JPY', ['price'], 'job-j2'));
+    expect(revised.id).to.equal('portal_refused');
+    expect(calls('MM-JPY', 'PATCH')).to.deep.equal([]);
+    await adapter.list(targetIn(JP), item({ sku: 'MM-JPY', price: '1980.00' }), 'job-j3');
+    expect(offersSent('MM-JPY', 'PUT')).to.deep.equal([[JP, 200, offerIn(JP, 'JPY', 1980)]]);
+  });
+
   it("send_mit confirms an order of the second marketplace in the order's marketplace, not the account's first", async () => {
     const order = placeOrder(amazonOf(sandbox.state), { portal_account: account, marketplace_id: FR, lines: [{ sku: 'MM-SHIP', quantity: 1, price: '9.00' }] });
     await adapter.markShipped(
@@ -342,6 +397,37 @@ describe("market_d: the sandbox's Listings Items keep Amazon's marketplace rules
     expect(patch.status).to.equal(200);
     expect(patch.body.status).to.equal('INVALID');
     expect((await request('PUT', 'SB-2', CA, priced(CA, 'CAD'))).body.status).to.equal('ACCEPTED');
+  });
+
+  it('an offer in JPY with decimals makes the submission INVALID (the yen has no minor unit); a whole yen price is ACCEPTED', async () => {
+    const JP = 'A1VC38T7YXB528';
+    const priced = (value: number) => ({
+      ...offer(JP),
+      attributes: {
+        ...offer(JP).attributes,
+        purchasable_offer: [{ currency: 'JPY', our_price: [{ schedule: [{ value_with_tax: value }] }], marketplace_id: JP }],
+      },
+    });
+    const put = await request('PUT', 'SB-JPY', JP, priced(1980.5));
+    expect(put.body.status).to.equal('INVALID');
+    expect(put.body.issues![0]!.message).to.contain('1980.5 JPY').and.contain('purchasable_offer');
+    expect((await request('PUT', 'SB-JPY', JP, priced(1980))).body.status).to.equal('ACCEPTED');
+  });
+
+  it('a quantity patch of a SKU no put made is ACCEPTED, but the listing it makes is neither BUYABLE nor DISCOVERABLE and shows what it lacks (MISSING_ATTRIBUTE, MISSING_PRICE)', async () => {
+    const patched = await request('PATCH', 'SB-QTY', DE, {
+      productType: 'PRODUCT',
+      patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 5 }] }],
+    });
+    expect(patched.body.status).to.equal('ACCEPTED');
+    const shown = await listingsCall(sandbox.url, account, 'GET', 'SB-QTY', `marketplaceIds=${DE}&includedData=summaries,issues`);
+    const body = shown.body as unknown as { summaries: { status: string[] }[]; issues: { severity: string; categories: string[] }[] };
+    expect(body.summaries[0]!.status).to.deep.equal([]);
+    expect(body.issues.filter((i) => i.severity === 'ERROR').flatMap((i) => i.categories)).to.have.members([
+      'MISSING_ATTRIBUTE',
+      'MISSING_ATTRIBUTE',
+      'MISSING_PRICE',
+    ]);
   });
 
   it('an attribute value naming a marketplace the request does not name makes the submission INVALID, naming both', async () => {

@@ -11,7 +11,7 @@ import { ciaProcessors } from '../../lib/cia/cia.processor';
 import { orderImportProcessors } from '../../lib/order-import/order-import.processor';
 import { portalUploadProcessors } from '../../lib/portal-offer/portal-upload.processor';
 import { startWorker } from '../../lib/queue/worker';
-import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { amazonOf, sellerCentralListing } from '../../sandbox/amazon.sandbox';
 import { forgetOtherSellersBacklog, Sandbox, sandboxKeepingContract, startSandbox, waitFor } from '../fleet/support';
 import { importNow } from '../order-import/support';
 import { call, newSeller } from '../support/api';
@@ -213,12 +213,15 @@ describe("market_d: Kontor's pacing keeps a normal CIA and order import flow wit
     const cia = { account: String(seller.portalAccountId) };
     const shown = () => sandbox.state.quantities(cia.account).market_d ?? {};
     const stock = Array.from({ length: 20 }, (_, i) => ({ name: `Plan ${i}`, sku: `PLAN-${i}`, quantity: 50, cia: { market_d: { is_active: true } } }));
+    // The seller's SKUs at Amazon, listed in Seller Central (Amazon.de): CIA keeps their quantities.
+    for (const s of stock) sellerCentralListing(sandbox.state, cia.account, s.sku, ['A1PA6795UKMFR9']);
     const listed = await call('stock/list/', { token: seller.token, body: { stock } });
     expect(listed.status, listed.text).to.equal(207);
     // More than the patch plan carries within the token wait: patches and a JSON_LISTINGS_FEED.
     await waitFor('all 20 quantities at Amazon', () => stock.every((s) => shown()[s.sku] === 50), 20000);
 
     const shop = (await createPortalAccount(seller.id, { name: 'Amazon.de', platform: 'market_d' })).id as number;
+    for (const s of stock) sellerCentralListing(sandbox.state, String(shop), s.sku, ['A1PA6795UKMFR9']);
     const sold = new Map<string, number>();
     for (let n = 0; n < 30; n++) {
       const sku = `PLAN-${n % 20}`;

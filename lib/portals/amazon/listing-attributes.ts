@@ -105,12 +105,36 @@ function refuseUnpriced(item: ListingItem, marketplaceIds: readonly string[], wa
   );
 }
 
+/**
+ * The decimals of a currency's smallest unit where it has fewer than two (ISO 4217's minor unit:
+ * the Listings Items contract names currencies by ISO 4217, Money.currencyCode): the yen has
+ * none. Kontor keeps prices with two decimals (document 2: price decimal(?,2)), so a JPY price of
+ * 1980.50 went to Amazon.co.jp as 1980.5 yen, an amount no buyer can pay.
+ */
+const minorUnits: Record<string, number> = { JPY: 0 };
+
+/**
+ * Refuses, before any call, a price with more decimals than its currency has (minorUnits): the
+ * offer is not rounded (a price the seller did not set, decision in lib/portals/README.md), the
+ * seller is told the SKU, the marketplace and the amount, and sets a whole yen price.
+ */
+function refuseBeyondMinorUnits(item: ListingItem, marketplaceId: string, currency: string, amount: string): void {
+  const places = minorUnits[currency] ?? 2;
+  const fraction = /\.(\d*)$/.exec(amount)?.[1] ?? '';
+  if (!/[1-9]/.test(fraction.slice(places))) return;
+  throw portalInputError(
+    'market_d',
+    `SKU ${sellerSku(item.group, item.sku, item.stockId)}: the price ${amount} ${currency} for Amazon marketplace ${marketplaceId} has more decimals than ${currency} has (${places}); set a price in whole ${currency} (market_d.currency_prices[] or market_d.price); nothing was sent`,
+  );
+}
+
 /** The price of the offer in a marketplace of the account (marketplaceIds), in the marketplace's currency (refuseUnpriced). */
 function offerPrice(item: ListingItem, marketplaceId: string, marketplaceIds: readonly string[]): { currency: string; amount: number } {
   refuseUnpriced(item, marketplaceIds, [marketplaceId]);
   const currency = marketplaceOf(marketplaceId).currency;
   const amount = currencyPrices(item.group).get(currency) ?? str(item.group, 'price', item.price);
   if (!amount || !Number.isFinite(Number(amount))) throw portalInputError('market_d', 'a price is required');
+  refuseBeyondMinorUnits(item, marketplaceId, currency, amount);
   return { currency, amount: Number(amount) };
 }
 

@@ -1,5 +1,25 @@
 import type { Issue, Item } from '@sp-api-sdk/listings-items-api-2021-08-01';
 import type { ListingCheck } from '../portal.type';
+import type { SpApiSession } from './sp-api-client';
+
+type ListingData = 'summaries' | 'issues' | 'fulfillmentAvailability';
+
+/**
+ * getListingsItem of a SKU in all the account's marketplaces (it takes several: no maxItems, one
+ * call answers a summary per marketplace) with these data sets; null where Amazon answers 404,
+ * a SKU it holds no listing of (or has not made one of yet): no error.
+ */
+export async function readListing(s: SpApiSession, sku: string, includedData: ListingData[]): Promise<Item | null> {
+  return s.call<Item | null>('get', s.listingPath(sku), async (o) => {
+    try {
+      return await s.listings.getListingsItem({ sellerId: s.creds.sellerId, sku, marketplaceIds: s.marketplaceIds, includedData }, o);
+    } catch (err) {
+      const response = (err as { response?: { status?: number; headers?: Record<string, unknown> } }).response;
+      if (response?.status === 404) return { data: null, status: 404, headers: response.headers };
+      throw err;
+    }
+  });
+}
 
 /**
  * What Amazon made of a listing it accepted for processing (ListingsItemSubmissionResponse

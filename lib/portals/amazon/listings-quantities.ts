@@ -1,10 +1,14 @@
 import { isPermanent } from '../../errors';
 import type { QuantityOutcome, QuantityUpdate } from '../portal.type';
 import { lowestPerListing } from '../shared-listing';
+import { readListing } from './listing-check';
 import { sellerSku } from './listing-attributes';
 import { earlierFeed, FeedMessage, feedMessages, feedOutcomes, sendQuantityFeed, stillProcessing } from './listings-feed';
 import { SpApiSession, spApiErrors } from './sp-api-client';
 import { Submission, submissionErrors } from './submission';
+
+/** PushAids.listedItems: the portal item ids of the items Kontor recorded a live listing of. */
+type Listed = (stockIds: number[]) => Promise<Map<number, string>>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -23,15 +27,17 @@ function asItemRefusal(sku: string, err: unknown): { data: Submission } {
  * errors answer this item retry; a permanent failure that is not about the SKU (a revoked grant)
  * is thrown: it fails the batch.
  */
-async function patchQuantity(s: SpApiSession, message: FeedMessage, stockId: number): Promise<QuantityOutcome> {
+async function patchQuantity(s: SpApiSession, message: FeedMessage, stockId: number, unlisted: boolean): Promise<QuantityOutcome> {
   try {
+    const held = unlisted ? await heldAtAmazon(s, message.sku, stockId) : { marketplaceIds: s.marketplaceIds };
+    if ('outcome' in held) return held;
     const answer = await s.send('patch', s.listingPath(message.sku), (o) =>
       s.listings
         .patchListingsItem(
           {
             sellerId: s.creds.sellerId,
             sku: message.sku,
-            marketplaceIds: s.marketplaceIds,
+            marketplaceIds: held.marketplaceIds,
             body: { productType: message.productType, patches: message.patches },
           },
           o,
@@ -45,6 +51,37 @@ async function patchQuantity(s: SpApiSession, message: FeedMessage, stockId: num
     if (isPermanent(err)) throw err;
     return { stockId, outcome: 'retry', message: (err as Error).message };
   }
+}
+
+/** Issue categories (listingsItems_2021-08-01.json Issue.categories) of a listing that lacks what a buyer needs. */
+const lacking = ['MISSING_PRICE', 'MISSING_ATTRIBUTE'];
+
+/**
+ * Where Amazon holds a listing of a SKU Kontor has no listing record of (a Seller Central
+ * listing, or none): getListingsItem (summaries, issues) in the account's marketplaces. Amazon
+ * takes a quantity patch of a SKU it holds no listing of (ACCEPTED), but what it makes of it has
+ * no product and no price: nothing a buyer can buy, while the push counted done and the seller
+ * thought the item on sale. So (decision, lib/portals/README.md "CIA quantities"):
+ * - no listing in any marketplace (404): refused, nothing sent, the seller told to list it;
+ * - a listing with an ERROR issue of category MISSING_PRICE or MISSING_ATTRIBUTE (such an earlier
+ *   quantity's stub, or a listing without an offer): refused with Amazon's issues, nothing sent;
+ * - else the quantity goes to the marketplaces that show a summary of it only: one holding no
+ *   listing of the SKU would get such a stub.
+ */
+async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Promise<{ marketplaceIds: string[] } | QuantityOutcome> {
+  const item = await readListing(s, sku, ['summaries', 'issues']);
+  const marketplaceIds = s.marketplaceIds.filter((m) => item?.summaries?.some((summary) => summary.marketplaceId === m));
+  const refuse = (why: string): QuantityOutcome => ({
+    stockId,
+    outcome: 'refused',
+    message: `market_d: ${why}; the quantity of item ${stockId} was not sent (list it with portal_upload market_d, or in Seller Central)`.slice(0, 1000),
+  });
+  if (marketplaceIds.length === 0)
+    return refuse(`Amazon holds no listing of SKU ${sku} in ${s.marketplaceIds.join(', ')}, and a quantity alone makes no offer (no product, no price)`);
+  const missing = (item?.issues ?? []).filter((i) => i.severity === 'ERROR' && i.categories.some((c) => lacking.includes(c)));
+  if (missing.length > 0)
+    return refuse(`Amazon's listing of SKU ${sku} cannot be bought: ${missing.map((i) => `${i.code} ${i.categories.join('/')}: ${i.message}`).join('; ')}`);
+  return { marketplaceIds };
 }
 
 /** The part of a batch that some messages make up: those messages, and where their updates are. */
@@ -62,25 +99,26 @@ const part = (messages: FeedMessage[], index: Map<number, number>) => ({
  * outcomes from it. FBA offers are not sent (Amazon counts its own stock) and answer accepted.
  * Two items on one SKU send its lowest quantity once (shared-listing.ts).
  */
-export async function sendQuantities(s: SpApiSession, updates: QuantityUpdate[], batchKey: string): Promise<QuantityOutcome[]> {
+export async function sendQuantities(s: SpApiSession, updates: QuantityUpdate[], batchKey: string, listed?: Listed): Promise<QuantityOutcome[]> {
   const { sent, clashes } = lowestPerListing(
     updates.map((u) => ({ u, sku: sellerSku(u.group, u.sku, u.stockId) })),
     (r) => r.sku,
     'market_d (Amazon)',
   );
-  if (clashes.length === 0) return sendEachSkuOnce(s, updates, batchKey);
+  if (clashes.length === 0) return sendEachSkuOnce(s, updates, batchKey, listed);
   const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
   for (const o of await sendEachSkuOnce(
     s,
     sent.map((r) => r.u),
     batchKey,
+    listed,
   ))
     outcomes.set(o.stockId, o);
   return updates.map((u) => outcomes.get(u.stockId)!);
 }
 
 /** The batch once each SKU is named by one item only. */
-async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batchKey: string): Promise<QuantityOutcome[]> {
+async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batchKey: string, listed?: Listed): Promise<QuantityOutcome[]> {
   const batch = feedMessages(updates, s.marketplaceIds[0]!);
   const outcomes: QuantityOutcome[] = updates.map((u) => ({ stockId: u.stockId, outcome: 'accepted' }));
   const take = (read: QuantityOutcome[], messages: FeedMessage[]) => {
@@ -98,10 +136,13 @@ async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batch
   if (todo.length === 0) return outcomes;
   const delays = await s.reserve('patch', s.listingPath(todo[0]!.sku), todo.length);
   const rest = todo.slice(delays.length);
+  // Kontor's listing records (PushAids.listedItems): a SKU without one is looked up at Amazon first (heldAtAmazon); without the aid none is.
+  const patched = todo.slice(0, delays.length).map((m) => updates[batch.index.get(m.messageId)!]!.stockId);
+  const recorded = listed ? await listed(patched) : undefined;
   const sending = todo.slice(0, delays.length).map(async (m, i) => {
     if (delays[i]! > 0) await sleep(delays[i]!);
     const at = batch.index.get(m.messageId)!;
-    outcomes[at] = await patchQuantity(s, m, updates[at]!.stockId);
+    outcomes[at] = await patchQuantity(s, m, updates[at]!.stockId, recorded !== undefined && !recorded.has(updates[at]!.stockId));
   });
   if (rest.length > 0) sending.push(sendQuantityFeed(s, updates, part(rest, batch.index), batchKey).then((read) => take(read, rest)));
   // Every call settles before a failure is thrown: none is still in flight when the push's retry sends newer quantities.
