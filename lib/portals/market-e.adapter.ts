@@ -29,7 +29,7 @@ const bothFulfilments = ['fulfilled_by_merchant', 'fulfilled_by_kaufland'];
 const byKaufland = (u: Unit) => u.fulfillment_type === 'fulfilled_by_kaufland';
 
 /**
- * Decision (README "Fulfilled by Kaufland"): a unit Kaufland fulfils holds the stock of
+ * Decision (README "Units Kaufland fulfils"): a unit Kaufland fulfils holds the stock of
  * Kaufland's warehouse. Kontor sets no amount on it (that stock is not Kontor's to count) and
  * makes no unit of the seller's beside it (id_offer is the "Seller's unique ID for offer(s)": a
  * second unit of one id_offer offered the SKU twice, at Kontor's quantity). The seller sees why,
