@@ -76,7 +76,14 @@ function keptSays(tiable: boolean, scope: OrderScope): string {
   return 'Kontor keeps the reversal: a transfer it fits that a later import brings (a statement imported out of order) is taken as reversed and pays no order.';
 }
 
-/** Whether the other statement format's record of this reversal took its transfer back already (bankRepository.reversedAcrossFormats). */
+/**
+ * Whether the other statement format's record of this reversal took its transfer back already
+ * (bankRepository.reversedAcrossFormats): a transfer of this account (its IBAN; a transfer of no
+ * known account, booked by hand, when the reversal that took it back was of this account's
+ * statement, its key's account), of the amount and currency, reversed by the other format's
+ * reversal of this day, sharing one of its payer's references, or, where either side has none
+ * (a transfer booked by hand has no field for one), of its payer and text.
+ */
 async function sameReversalApplied(trx: Knex.Transaction, accountId: number, reversal: StatementEntry): Promise<boolean> {
   const iban = acrossFormatsOf(reversal)?.iban;
   const format = formatOfKey(reversal.reference!.replace(/^reversal /, ''));
@@ -87,14 +94,22 @@ async function sameReversalApplied(trx: Knex.Transaction, accountId: number, rev
     amount: reversal.amount,
     currency: reversal.currency,
     day: reversal.transferDate,
-    references: reversal.payerReferences,
   });
-  if (reversal.payerReferences.length) return reversed.length > 0;
+  const references = new Set(reversal.payerReferences);
   // Payer and text as the formats spell them (foldedText, as storing ties a credit across
   // formats): compared as written, the MT940's `Moeller` of the transfer was not the camt.053's
   // `Möller`, and the camt.053's copy of the reversal tied the payer's earlier equal rate.
   const [sender, subject] = [foldedText(reversal.sender), foldedText(reversal.subject)];
-  return reversed.some((r) => foldedText(r.sender) === sender && foldedText(r.subject) === subject);
+  return reversed.some((r) => {
+    // A transfer of no known account (booked by hand, never claimed by a statement: it has no
+    // IBAN) is this account's when the reversal that took it back was; before, only transfers
+    // of a known IBAN were asked, and the other format's copy of a reversal that took a hand
+    // booking back tied the payer's earlier equal rate (or was kept for one), taking it too.
+    if (r.account_iban === null && ibanOfKey(r.reversed_by!) !== iban) return false;
+    const own = r.payer_ref ? r.payer_ref.split(' ') : [];
+    if (references.size && own.length) return own.some((ref) => references.has(ref));
+    return foldedText(r.sender) === sender && foldedText(r.subject) === subject;
+  });
 }
 
 /**
@@ -147,8 +162,9 @@ export async function applyReversalsIn(
     accountId,
     reversals.map((r) => r.reference!),
   );
-  const task = (reversal: StatementEntry, input: TaskInput) =>
-    insertTaskOnce(trx, accountId, { ...input, portalAccountId: grantOf(scope) }, `bank.reversal:${accountId}:${reversal.reference!}`);
+  // A task once per reversal (its key); the seller's own beside a bound client's gets `:seller`.
+  const task = (reversal: StatementEntry, input: TaskInput, portalAccountId = grantOf(scope), suffix = '') =>
+    insertTaskOnce(trx, accountId, { ...input, portalAccountId }, `bank.reversal:${accountId}:${reversal.reference!}${suffix}`);
   for (const reversal of reversals) {
     const key = reversal.reference!;
     // Applied by an earlier import, or the same booking again in this file (a statement repeated).
@@ -223,12 +239,28 @@ export async function applyReversalsIn(
         // an import that may change it; the transfer is not marked, so that one still applies it.
         result.untied++;
         waiting.push(reversal);
-        await task(reversal, {
+        const named: TaskInput = {
           title: `Bank reversal of transfer ${original.id} not applied to order ${original.order_id}`,
           text: `The bank reversed the transfer ${original.id} (${describe(reversal)}), which paid order ${original.order_id}; this import may not change that order. Import the statement with access to all portal accounts, or lower the order's paid_amount.`,
           priority: 'high',
           reference: { section: 'order', id: original.order_id },
+        };
+        // A bound client's import names only an order it sees ('order_missing' under its scope:
+        // another portal account's, or gone). Its task is a bank task of its portal account, the
+        // seller's names the order. Before, the one task named that order to the client, and as
+        // an order task of an order beyond its grant it was hidden from the very client whose
+        // reversal it was (GET task/), so the client never learnt its reversal was not applied.
+        if (!bound || outcome !== 'order_missing') {
+          await task(reversal, named);
+          continue;
+        }
+        await task(reversal, {
+          title: `Bank reversal of transfer ${original.id} not applied`,
+          text: `The bank reversed the transfer ${original.id} (${describe(reversal)}), which paid an order this client may not change, so nothing was taken off it. The seller has a task naming the order.`,
+          priority: 'high',
+          reference: { section: 'bank' },
         });
+        await task(reversal, named, null, ':seller');
         continue;
       }
       if (outcome.shipped) {

@@ -5,10 +5,11 @@
  * job through the outbox for the records added.
  */
 import type { Knex } from 'knex';
+import type { OrderScope } from '../access';
 import { addToOutbox } from '../queue';
 import { bankRepository, duplicateKey } from './bank.repository';
 import { bankIdOf, BankKind } from './bank.type';
-import { acrossFormatsOf, Booking, formatOfKey, sameBookingAcrossFormats, sameBookingById } from './statement/entry-key';
+import { acrossFormatsOf, Booking, bookingDayOf, formatOfKey, sameBookingAcrossFormats, sameBookingById, sameBookingByHand } from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
 
 export interface Stored {
@@ -112,6 +113,33 @@ async function acrossFormats(
 }
 
 /**
+ * The entries (not stored under their keys, not claimed across formats) that are a transfer a
+ * client booked by hand before (POST bank/transfer/, no key), each with that record: entry-key.ts
+ * sameBookingByHand. In file order each takes the first such record (in the order booked) not
+ * taken yet, so of two genuinely equal payments in the file the first is the one booked by hand
+ * and the second is stored. Before, the statement stored the payment again beside the hand
+ * booking, and both paid: a part payment twice, or the next order of the payer with the copy.
+ */
+async function bookedByHand(trx: Knex.Transaction, scope: OrderScope, entries: StatementEntry[]): Promise<Map<StatementEntry, string>> {
+  const found = new Map<StatementEntry, string>();
+  const keyed = entries.filter((e) => e.reference !== null);
+  const candidates = await bankRepository.handBookedCandidates(
+    trx,
+    scope,
+    [...new Set(keyed.map((e) => bookingDayOf(e.transferDate)))],
+    [...new Set(keyed.map((e) => e.amount))],
+  );
+  const taken = new Set<string>();
+  for (const e of keyed) {
+    const record = candidates.find((r) => !taken.has(r.internal_id) && sameBookingByHand({ ...r, transferDate: r.transfer_date, currency: r.currency_id }, e));
+    if (!record) continue;
+    taken.add(record.internal_id);
+    found.set(e, record.internal_id);
+  }
+  return found;
+}
+
+/**
  * Whether a record stored under an entry's key of before is that entry: the same payer or the
  * same text, blanks and case aside, either one enough. Not both, and not as written: how Kontor
  * reads a payer and a text out of :86: or RmtInf changed between versions (line joining, labels
@@ -144,7 +172,24 @@ export async function storeEntriesIn(
   // stored again: it is claimed under this format's key (entry-key.ts, sameBookingAcrossFormats).
   const claimed = await acrossFormats(trx, accountId, type, unseen);
   await bankRepository.setEntryAliases(trx, accountId, [...claimed.values()]);
-  const fresh = unseen.filter((e) => !claimed.has(e));
+  const rest = unseen.filter((e) => !claimed.has(e));
+  // A payment a client booked by hand before is not stored again: the hand booking takes the
+  // entry's key and references (entry-key.ts, sameBookingByHand). Bank transfers only.
+  // A client bound to a portal account claims only the hand bookings it sees (bankRepository.handBookedCandidates).
+  const scope: OrderScope = { accountId, portalAccountGrant: grant ?? 'all' };
+  const byHand = type === 'bank' ? await bookedByHand(trx, scope, rest) : new Map<StatementEntry, string>();
+  await bankRepository.claimHandBooked(
+    trx,
+    accountId,
+    [...byHand].map(([e, internalId]) => ({
+      internalId,
+      key: e.reference!,
+      iban: acrossFormatsOf(e)?.iban ?? null,
+      endToEndId: acrossFormatsOf(e)?.endToEndId || null,
+      payerRef: e.payerReferences.join(' '),
+    })),
+  );
+  const fresh = rest.filter((e) => !byHand.has(e));
   const now = new Date();
   await bankRepository.insertMany(
     trx,

@@ -73,6 +73,16 @@ function unassigned(trx: Knex.Transaction, range: UnassignedRange): Knex.QueryBu
   return q;
 }
 
+/**
+ * The records a client bound to a portal account sees (the rule of its searches): stored under
+ * its grant, or assigned to orders of its portal account. For a `where` callback on `bank`.
+ */
+function seenByBound(knex: Knex, scope: OrderScope, grant: number) {
+  return (w: Knex.QueryBuilder) => {
+    w.where('bank.portal_account_grant', grant).orWhereIn('bank.order_id', orderScopeRepository.idsInScope(knex, scope));
+  };
+}
+
 /** The outcome of the matching for one record. */
 export interface Assigned {
   number: string;
@@ -232,13 +242,86 @@ export const bankRepository = {
     >[]
   > {
     if (!ibans.length || !days.length) return [];
+    const times = days.map((d) => d.getTime());
+    const [first, last] = [new Date(Math.min(...times)), new Date(Math.max(...times))];
+    return (
+      trx('bank')
+        .select('internal_id', 'entry_ref', 'account_iban', 'transfer_date', 'amount', 'currency_id', 'end_to_end_id', 'payer_ref', 'sender', 'subject')
+        .where({ account_id: accountId, type })
+        .whereRaw('account_iban = ANY(?::text[])', [ibans])
+        // The whole days from the first to the last asked (the caller compares the day): a
+        // transfer booked by hand and claimed by a statement keeps the time of day its client gave.
+        .andWhere('transfer_date', '>=', first)
+        .andWhere('transfer_date', '<', new Date(last.getTime() + 86_400_000))
+        .whereNull('entry_alias')
+        .whereNotNull('entry_ref')
+        .orderBy('number')
+    );
+  },
+
+  /**
+   * Transfers booked by hand (POST bank/transfer/: no key, entry_ref null) of the amounts given,
+   * on the booking days given (UTC) or between them, in the order they were booked: the
+   * candidates a statement credit may be (entry-key.ts sameBookingByHand, bank-store.service.ts).
+   * A client bound to a portal account claims only those it sees (seenByBound): its file, which
+   * it may write itself, would otherwise give the seller's transfers an account, references and a
+   * key that decide which reversals take them back.
+   */
+  async handBookedCandidates(
+    trx: Knex.Transaction,
+    scope: OrderScope,
+    days: string[],
+    amounts: string[],
+  ): Promise<Pick<BankRow, 'internal_id' | 'transfer_date' | 'amount' | 'currency_id' | 'sender' | 'subject'>[]> {
+    if (!days.length || !amounts.length) return [];
+    const sorted = [...days].sort();
+    const q = trx('bank')
+      .select('internal_id', 'transfer_date', 'amount', 'currency_id', 'sender', 'subject')
+      .where({ account_id: scope.accountId, type: 'bank' })
+      .whereNull('entry_ref')
+      .whereRaw('amount = ANY(?::numeric[])', [amounts])
+      .andWhere('transfer_date', '>=', new Date(`${sorted[0]!}T00:00:00Z`))
+      .andWhere('transfer_date', '<', new Date(new Date(`${sorted[sorted.length - 1]!}T00:00:00Z`).getTime() + 86_400_000));
+    if (scope.portalAccountGrant !== 'all') q.andWhere(seenByBound(trx, scope, scope.portalAccountGrant));
+    return q.orderBy('number');
+  },
+
+  /**
+   * Transfers booked by hand that a statement's credit is: each takes the credit's key and what
+   * the statement tells of it (account IBAN, end-to-end id, payer references), so the same file
+   * again, the other format's copy (across formats) and a reversal naming the payer's reference
+   * find it as they find a credit stored from a statement. Payer, text, date and its order stay
+   * as the client booked them.
+   */
+  async claimHandBooked(
+    trx: Knex.Transaction,
+    accountId: number,
+    claims: { internalId: string; key: string; iban: string | null; endToEndId: string | null; payerRef: string }[],
+  ): Promise<void> {
+    if (!claims.length) return;
+    const col = <K extends keyof (typeof claims)[number]>(key: K) => claims.map((c) => c[key]);
+    await trx.raw(
+      `UPDATE bank SET entry_ref = t.key, account_iban = t.iban, end_to_end_id = t.end_to_end_id, payer_ref = t.payer_ref
+       FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[]) AS t(internal_id, key, iban, end_to_end_id, payer_ref)
+       WHERE bank.account_id = ? AND bank.internal_id = t.internal_id AND bank.entry_ref IS NULL`,
+      [col('internalId'), col('key'), col('iban') as string[], col('endToEndId') as string[], col('payerRef'), accountId],
+    );
+  },
+
+  /**
+   * Statement credits (a key) of the amount and currency booked on the day given (UTC), in the
+   * order stored: those a transfer booked by hand may be (entry-key.ts sameBookingByHand,
+   * bank.service.ts answers 302 with the first it is).
+   */
+  async statementCreditsOn(trx: Knex.Transaction, accountId: number, credit: { day: string; amount: string; currency: string }): Promise<BankRow[]> {
+    const from = new Date(`${credit.day}T00:00:00Z`);
     return trx('bank')
-      .select('internal_id', 'entry_ref', 'account_iban', 'transfer_date', 'amount', 'currency_id', 'end_to_end_id', 'payer_ref', 'sender', 'subject')
-      .where({ account_id: accountId, type })
-      .whereRaw('account_iban = ANY(?::text[])', [ibans])
-      .whereRaw('transfer_date = ANY(?::timestamptz[])', [days])
-      .whereNull('entry_alias')
+      .select('*')
+      .where({ account_id: accountId, type: 'bank', currency_id: credit.currency })
       .whereNotNull('entry_ref')
+      .andWhere('amount', credit.amount)
+      .andWhere('transfer_date', '>=', from)
+      .andWhere('transfer_date', '<', new Date(from.getTime() + 86_400_000))
       .orderBy('number');
   },
 
@@ -504,9 +587,7 @@ export const bankRepository = {
         'number',
         candidates.map((c) => c.number),
       )
-      .andWhere((w) => {
-        w.where('portal_account_grant', grant).orWhereIn('order_id', orderScopeRepository.idsInScope(trx, scope));
-      });
+      .andWhere(seenByBound(trx, scope, grant));
     const seenNumbers = new Set(seen.map((c) => c.number));
     return candidates.map((c) => ({ ...c, seen: seenNumbers.has(c.number) }));
   },
@@ -551,25 +632,24 @@ export const bankRepository = {
   },
 
   /**
-   * The account's transfers of the reversal's account (IBAN), amount and currency, with one of
-   * its payer's references when it gives any, reversed by a reversal of the other statement
-   * format booked on the reversal's day: one of them, of its payer and text where it gives no
-   * reference (compared by bank-reversal.service.ts, as the formats spell them), is this reversal
-   * as the other format wrote it. Not limited to the scope: the transfer is reversed already,
-   * nothing is taken off any order again.
+   * The account's transfers of the amount and currency reversed by a reversal of the other
+   * statement format booked on the reversal's day, of the reversal's account (IBAN) or of no
+   * known account (a transfer booked by hand: bank-reversal.service.ts reads the account from the
+   * key of the reversal that took it back), with their payer, text and references: one of them
+   * is this reversal as the other format wrote it (compared there). Not limited to the scope: the
+   * transfer is reversed already, nothing is taken off any order again.
    */
   async reversedAcrossFormats(
     trx: Knex.Transaction,
     accountId: number,
-    reversal: { iban: string; otherFormat: string; amount: string; currency: string; day: Date; references: string[] },
-  ): Promise<Pick<BankRow, 'sender' | 'subject'>[]> {
-    const q = trx('bank')
-      .select('sender', 'subject')
-      .where({ account_id: accountId, type: 'bank', currency_id: reversal.currency, account_iban: reversal.iban, reversed_on: reversal.day })
+    reversal: { iban: string; otherFormat: string; amount: string; currency: string; day: Date },
+  ): Promise<Pick<BankRow, 'sender' | 'subject' | 'payer_ref' | 'account_iban' | 'reversed_by'>[]> {
+    return trx('bank')
+      .select('sender', 'subject', 'payer_ref', 'account_iban', 'reversed_by')
+      .where({ account_id: accountId, type: 'bank', currency_id: reversal.currency, reversed_on: reversal.day })
+      .andWhere((w) => w.where('account_iban', reversal.iban).orWhereNull('account_iban'))
       .andWhere('amount', reversal.amount)
       .andWhere('reversed_by', 'like', `reversal ${reversal.otherFormat} %`);
-    if (reversal.references.length) q.whereRaw("string_to_array(payer_ref, ' ') && ?::text[]", [reversal.references]);
-    return q;
   },
 
   /**
@@ -599,9 +679,7 @@ export const bankRepository = {
     const base = knex('bank').where('bank.account_id', scope.accountId).andWhere('bank.type', type);
     if (scope.portalAccountGrant !== 'all') {
       const grant = scope.portalAccountGrant;
-      base.andWhere((q) => {
-        q.where('bank.portal_account_grant', grant).orWhereIn('bank.order_id', orderScopeRepository.idsInScope(knex, scope));
-      });
+      base.andWhere(seenByBound(knex, scope, grant));
     }
     if (range) base.where('bank.created_at', '>=', range.from).andWhere('bank.created_at', '<=', range.to);
     return base;

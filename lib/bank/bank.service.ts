@@ -15,6 +15,7 @@ import { applyReversalsIn } from './bank-reversal.service';
 import { BankColumns, bankRepository } from './bank.repository';
 import { inTransaction } from '../db';
 import { bankIdOf, BankInput, BankRow } from './bank.type';
+import { bookingDayOf, sameBookingByHand } from './statement/entry-key';
 
 export interface BankCreated {
   bankId: string;
@@ -28,6 +29,26 @@ class Duplicate extends Error {
   constructor(readonly row: BankRow) {
     super('duplicate bank transfer');
   }
+}
+
+/**
+ * The credit an imported statement stored already that this transfer is (entry-key.ts
+ * sameBookingByHand: the booking day, amount, currency, and payer and text as the formats spell
+ * them), the first stored: the payment exists, so 302 with its id. Before, only a record equal in
+ * every field (its date at the statement's 00:00 UTC, the payer spelt as the file does) answered
+ * 302, and a client booking a payment its seller's statement had brought stored it twice, paying
+ * the order a second time (or the payer's next order with the copy).
+ */
+async function statementCopyOf(trx: Knex.Transaction, accountId: number, columns: BankColumns): Promise<BankRow | undefined> {
+  const hand = { transferDate: columns.transfer_date, amount: columns.amount, currency: columns.currency_id, sender: columns.sender, subject: columns.subject };
+  const credits = await bankRepository.statementCreditsOn(trx, accountId, {
+    day: bookingDayOf(columns.transfer_date),
+    amount: columns.amount,
+    currency: columns.currency_id,
+  });
+  return credits.find((r) =>
+    sameBookingByHand(hand, { transferDate: r.transfer_date, amount: r.amount, currency: r.currency_id, sender: r.sender, subject: r.subject }),
+  );
 }
 
 async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankInput): Promise<BankCreated> {
@@ -46,7 +67,7 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
   };
   // The counter row lock serialises the account's creates: the duplicate check below cannot race.
   const number = await bankRepository.nextNumber(trx, accountId);
-  const existing = await bankRepository.findDuplicate(trx, accountId, columns);
+  const existing = (await bankRepository.findDuplicate(trx, accountId, columns)) ?? (await statementCopyOf(trx, accountId, columns));
   if (existing) throw new Duplicate(existing);
 
   const bankId = bankIdOf(number, new Date());

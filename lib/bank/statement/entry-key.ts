@@ -51,6 +51,9 @@ export function occurrenceOf(key: string, seen: Map<string, number>): string {
   return count === 1 ? key : `${key}#${count}`;
 }
 
+/** The calendar day of a date as Kontor stores a statement's booking day (00:00 UTC). */
+export const bookingDayOf = (date: Date): string => date.toISOString().slice(0, 10);
+
 /** The format whose key a stored entry_ref is (null: a key of before, a reversal's, none). */
 export function formatOfKey(key: string | null): KeyFormat | null {
   if (key?.startsWith('mt940 ')) return 'mt940';
@@ -159,7 +162,9 @@ export function sameBookingAcrossFormats(stored: Booking, entry: Booking): boole
  * before it, and the payment it is was stored again in its place.
  */
 export function sameBookingById(stored: Booking, entry: Booking): boolean | null {
-  if (stored.transferDate.getTime() !== entry.transferDate.getTime()) return false;
+  // The booking day: a statement's is 00:00 UTC, a transfer booked by hand that a statement
+  // claimed (sameBookingByHand) keeps the time of day its client gave.
+  if (bookingDayOf(stored.transferDate) !== bookingDayOf(entry.transferDate)) return false;
   if (Number(stored.amount) !== Number(entry.amount) || stored.currency !== entry.currency) return false;
   if (stored.endToEndId && entry.endToEndId) return stored.endToEndId === entry.endToEndId;
   // A record without an end-to-end id of its own (stored before the column, or its format gave
@@ -192,3 +197,36 @@ export function tiedAcrossFormats(entry: StatementEntry, iban: string | null, en
 
 /** What tiedAcrossFormats kept of an entry; undefined for an entry of an untied account (or no statement's). */
 export const acrossFormatsOf = (entry: StatementEntry): AcrossFormats | undefined => acrossFormats.get(entry);
+
+/** What a transfer booked by hand (POST bank/transfer/) and a statement credit both say of a payment. */
+export interface HandBooking {
+  transferDate: Date;
+  amount: string;
+  currency: string;
+  sender: string;
+  subject: string;
+}
+
+/**
+ * Whether a transfer booked by hand (POST bank/transfer/) and a statement credit are one payment,
+ * in either order (decision; document 1's duplicate rule for POST bank/transfer/ is "same account,
+ * type, transfer_date, sender, subject and amount", and says nothing of statements): the booking
+ * day (the hand booking's transfer_date read in UTC, as a statement's booking day is stored),
+ * amount and currency equal, and the payer and the text equal as the formats spell them
+ * (foldedText: case, blanks, punctuation and accents aside, `ü` = `ue`), because a client types
+ * or copies them from its online banking, not from the file. Not the end-to-end id, the payer's
+ * references or the IBAN: the hand booking has no field for them. Two genuinely equal payments
+ * of one payer, text and day are tied by occurrence (the caller: the n-th credit of a file is the
+ * n-th hand booking), and document 1's rule already answers the second equal hand booking 302.
+ * Known limit: a hand booking of another day (the value date where the bank books a day later)
+ * or with another text is not tied, and that payment is stored twice.
+ */
+export function sameBookingByHand(hand: HandBooking, entry: HandBooking): boolean {
+  return (
+    bookingDayOf(hand.transferDate) === bookingDayOf(entry.transferDate) &&
+    Number(hand.amount) === Number(entry.amount) &&
+    hand.currency === entry.currency &&
+    foldedText(hand.sender) === foldedText(entry.sender) &&
+    foldedText(hand.subject) === foldedText(entry.subject)
+  );
+}

@@ -1,0 +1,205 @@
+/**
+ * A payment a client books by hand (POST bank/transfer/) that a statement of the seller's account
+ * brings too (MT940 and camt.053, before or after the hand booking), and the bank's reversal of a
+ * hand booking booked in both formats: each payment is one transfer and pays its order once, each
+ * reversal is applied once. Posted as a client posts them and matched by the bank worker; the
+ * MT940 fixtures are test/bank/fixtures/mt940-reversal*.sta (account 37040044/0532013000, whose
+ * IBAN DE89370400440532013000 the camt.053 files written here name).
+ */
+import { expect } from 'chai';
+import { db } from '../../lib/db/knex';
+import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
+import { call, newSeller, query, Seller } from '../support/api';
+import { clientToken } from '../support/bound-client';
+import { readOrder } from '../order/helpers';
+import { bankTransfers, importStatement, orderPaidBy, bankWorkerForSuite } from './bank-worker';
+import { fixture } from './fixtures';
+
+interface BankView {
+  id: string;
+  transfer_date: string;
+  sender: string;
+  amount: string;
+  status: string | null;
+  order_id?: string;
+}
+
+/** A booking of the camt.053 below: a credit, or the bank's reversal of one (DBIT, RvslInd). */
+interface CamtBooking {
+  day: string;
+  amount: string;
+  name: string;
+  text: string;
+  ref: string;
+  reversal?: boolean;
+  endToEndId?: string;
+}
+
+/** A camt.053 of the account of mt940-reversal*.sta, written for these tests (made-up data). */
+function camt(bookings: CamtBooking[]): Buffer {
+  const entries = bookings.map(
+    (b) => `<Ntry>
+        <Amt Ccy="EUR">${b.amount}</Amt><CdtDbtInd>${b.reversal ? 'DBIT' : 'CRDT'}</CdtDbtInd>${b.reversal ? '<RvslInd>true</RvslInd>' : ''}<Sts><Cd>BOOK</Cd></Sts>
+        <BookgDt><Dt>${b.day}</Dt></BookgDt>
+        <AcctSvcrRef>${b.ref}</AcctSvcrRef>
+        <NtryDtls><TxDtls>
+          <Refs><EndToEndId>${b.endToEndId ?? 'NOTPROVIDED'}</EndToEndId></Refs>
+          <RltdPties><Dbtr><Pty><Nm>${b.name}</Nm></Pty></Dbtr></RltdPties>
+          <RmtInf><Ustrd>${b.text}</Ustrd></RmtInf>
+        </TxDtls></NtryDtls>
+      </Ntry>`,
+  );
+  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">
+  <BkToCstmrStmt>
+    <GrpHdr><MsgId>HAND-${bookings.map((b) => b.ref).join('-')}</MsgId><CreDtTm>2026-11-24T06:00:00</CreDtTm></GrpHdr>
+    <Stmt>
+      <Id>HAND-1</Id>
+      <CreDtTm>2026-11-24T06:00:00</CreDtTm>
+      <Acct><Id><IBAN>DE89370400440532013000</IBAN></Id><Ccy>EUR</Ccy></Acct>
+      ${entries.join('\n      ')}
+    </Stmt>
+  </BkToCstmrStmt>
+</Document>`);
+}
+
+/** mt940-reversal-credits.sta with Bernd Bauer's credit of the 20th booked twice (two genuine equal payments). */
+const creditsWithBerndTwice = (names: Record<string, string>) => {
+  const file = fixture('mt940-reversal-credits.sta', names).toString('latin1');
+  const own = `:61:2611201120C24,50NTRFNONREF\n:86:166?00GUTSCHRIFT?20SVWZ+Bestellung ${names.ORDER_2!}?32Bernd Bauer\n`;
+  expect(file).to.include(own);
+  return Buffer.from(file.replace(own, own + own).replace(':62F:C261120EUR174,40', ':62F:C261120EUR198,90'), 'latin1');
+};
+
+describe('bank: a payment booked by hand and brought by a statement too', () => {
+  bankWorkerForSuite('bank-hand');
+
+  const transfers = (s: Seller) => bankTransfers<BankView>(s);
+
+  async function post(token: string, bank: Record<string, string>, status = 201) {
+    const res = await call('bank/transfer/', { token, body: { bank } });
+    expect(res.status, res.text).to.equal(status);
+    return res.body as { bank_id: string; is_order_paid: string };
+  }
+
+  async function taskTitles(token: string): Promise<string[]> {
+    const res = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token });
+    expect(res.status, res.text).to.equal(200);
+    return ((res.body.task ?? []) as { title: string }[]).map((t) => t.title);
+  }
+
+  /** Anna's order of 49.90 and Bernd's of 49.00 (paid in two rates of 24.50 of one text), the fixtures' ORDER_1 and ORDER_2. */
+  async function annaAndBernd(s: Seller) {
+    const anna = await orderPaidBy(s, '49.90', 'Anna Schmidt');
+    const bernd = await orderPaidBy(s, '49.00', 'Bernd Bauer');
+    return { anna, bernd, names: { ORDER_1: anna, ORDER_2: bernd } };
+  }
+  const paid = async (s: Seller, id: string) => (await readOrder(s, id)).paid_amount;
+  const bernds = async (s: Seller) => (await transfers(s)).filter((r) => /^bernd bauer$/i.test(r.sender));
+
+  it("when a client books a payment by hand and the seller's MT940 and camt.053 bring it later, then it stays one transfer that paid its order once, and a second equal payment of the statements is stored and pays", async () => {
+    const s = await newSeller();
+    const { anna, bernd, names } = await annaAndBernd(s);
+    // Typed from the online banking: the payer in capitals, a time of day, two blanks in the text.
+    const hand = await post(s.token, { transfer_date: '2026-11-20T09:30:00Z', sender: 'BERND BAUER', subject: `Bestellung  ${bernd}`, amount: '24.50' });
+    expect(hand.is_order_paid).to.equal('1');
+
+    expect(await importStatement(s, fixture('mt940-reversal-credits.sta', names))).to.deep.include({ entries: 2, stored: 1, duplicates: 1 });
+    expect(await paid(s, bernd)).to.equal('24.50');
+    expect(await paid(s, anna)).to.equal('49.90');
+    expect((await bernds(s)).map((r) => [r.id, r.transfer_date, r.order_id])).to.deep.equal([[hand.bank_id, '2026-11-20T09:30:00.000Z', bernd]]);
+    expect(await importStatement(s, fixture('mt940-reversal-credits.sta', names))).to.deep.include({ stored: 0, duplicates: 2 });
+
+    // The camt.053 of the day: Bernd's payment (the one booked by hand) and his second rate of the same text.
+    const berndCredit = { day: '2026-11-20', amount: '24.50', name: 'Bernd Bauer', text: `Bestellung ${bernd}` };
+    const both = camt([
+      { ...berndCredit, ref: 'B-1' },
+      { ...berndCredit, ref: 'B-2' },
+    ]);
+    expect(await importStatement(s, both)).to.deep.include({ format: 'camt.053', entries: 2, stored: 1, duplicates: 1 });
+    expect(await paid(s, bernd)).to.equal('49.00');
+    expect((await bernds(s)).map((r) => r.order_id)).to.deep.equal([bernd, bernd]);
+    expect(await importStatement(s, both)).to.deep.include({ stored: 0, duplicates: 2 });
+    expect(await paid(s, bernd)).to.equal('49.00');
+  });
+
+  it('when a statement brings two equal payments of a payer and the client booked one of them by hand before, then the other is stored and pays, none lost and none twice', async () => {
+    const s = await newSeller();
+    const { bernd, names } = await annaAndBernd(s);
+    expect(
+      (await post(s.token, { transfer_date: '2026-11-20', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
+    ).to.equal('1');
+    expect(await importStatement(s, creditsWithBerndTwice(names))).to.deep.include({ entries: 3, stored: 2, duplicates: 1 });
+    expect(await paid(s, bernd)).to.equal('49.00');
+    expect(await bernds(s)).to.have.length(2);
+  });
+
+  it("when the seller's statement brought a payment and a client then books it by hand, spelt its own way, then the answer is 302 with the statement's transfer, and its order is paid once", async () => {
+    const s = await newSeller();
+    const { bernd, names } = await annaAndBernd(s);
+    await importStatement(s, fixture('mt940-reversal-credits.sta', names));
+    expect(await paid(s, bernd)).to.equal('24.50');
+    const [stored] = await bernds(s);
+    const again = await post(s.token, { transfer_date: '2026-11-20T15:00:00Z', sender: 'bernd bauer', subject: `Bestellung ${bernd}.`, amount: '24.50' }, 302);
+    expect(again).to.deep.include({ bank_id: stored!.id, is_order_paid: '1' });
+    expect(await paid(s, bernd)).to.equal('24.50');
+    expect(await bernds(s)).to.have.length(1);
+    // Another day or another amount is another payment.
+    expect(
+      (await post(s.token, { transfer_date: '2026-11-21', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
+    ).to.equal('1');
+    expect(await paid(s, bernd)).to.equal('49.00');
+  });
+
+  it("when the MT940 reversed a transfer booked by hand and the camt.053 books that reversal again beside the payer's earlier equal rate, then the rate still pays and no second task is given", async () => {
+    const s = await newSeller();
+    const { anna, bernd, names } = await annaAndBernd(s);
+    await importStatement(s, fixture('mt940-reversal.sta', names));
+    const before = await taskTitles(s.token);
+    // The credits the MT940's reversals took back, booked by hand: each tied at once, paying nothing.
+    for (const [sender, id, amount] of [
+      ['Anna Schmidt', anna, '49.90'],
+      ['Bernd Bauer', bernd, '24.50'],
+    ] as const) {
+      expect((await post(s.token, { transfer_date: '2026-11-20', sender, subject: `Bestellung ${id}`, amount })).is_order_paid, sender).to.equal('0');
+    }
+    // The camt.053: Bernd's first rate of the 10th (a day no MT940 covered), and the reversals of both again (Anna's by her end-to-end id).
+    const file = camt([
+      { day: '2026-11-10', amount: '24.50', name: 'Bernd Bauer', text: `Bestellung ${bernd}`, ref: 'B-10' },
+      { day: '2026-11-23', amount: '49.90', name: 'Anna Schmidt', text: `Bestellung ${anna}`, ref: 'A-R', reversal: true, endToEndId: 'E2E-ANNA-1' },
+      { day: '2026-11-23', amount: '24.50', name: 'Bernd Bauer', text: `Bestellung ${bernd}`, ref: 'B-R', reversal: true },
+    ]);
+    expect(await importStatement(s, file)).to.deep.include({ entries: 1, stored: 1, debits: 2 });
+    expect(await paid(s, bernd)).to.equal('24.50');
+    expect(await paid(s, anna)).to.equal(null);
+    expect((await bernds(s)).map((r) => [r.transfer_date.slice(0, 10), r.status]).sort()).to.deep.equal([
+      ['2026-11-10', null],
+      ['2026-11-20', 'reversed'],
+    ]);
+    expect(await taskTitles(s.token)).to.deep.equal(before);
+  });
+
+  it("when a bound client's statement reverses its transfer that paid an order now of another portal account, then the client's task names the transfer and not that order, and the seller's names the order", async () => {
+    const s = await newSeller();
+    const bound = await clientToken(s, 'bank-hand-bound', s.portalAccountId, 'bank_r bank_w order_r task_r');
+    const order = await orderPaidBy(s, '24.50', 'Bernd Bauer');
+    // Paid by his name and the amount owed: no text names the order.
+    const hand = await post(bound, { transfer_date: '2026-11-20', sender: 'Bernd Bauer', subject: 'Bestellung keine', amount: '24.50' });
+    expect(hand.is_order_paid).to.equal('1');
+    // No request moves an order between portal accounts: the order is set to be the other one's.
+    const other = (await createPortalAccount(s.id, { name: 'Shop 2', platform: 'shop_g' })).id;
+    await db()('sales_order').where({ account_id: s.id, id: order }).update({ portal_account_id: other });
+
+    await importStatement(s, fixture('mt940-reversal.sta', { ORDER_1: 'keine', ORDER_2: 'keine' }), bound);
+    expect(await paid(s, order)).to.equal('24.50');
+    const res = await call(`task/?${query({ pagination: { limit: 100 } })}`, { token: bound });
+    expect(res.status, res.text).to.equal(200);
+    const clients = (res.body.task ?? []) as { title: string; text: string; reference: { section: string } }[];
+    expect(clients.filter((t) => t.title.includes(hand.bank_id)).map((t) => [t.title, t.reference.section])).to.deep.equal([
+      [`Bank reversal of transfer ${hand.bank_id} not applied`, 'bank'],
+    ]);
+    // Bank and order ids share a shape: what must not stand is the order named as an order.
+    expect(clients.filter((t) => t.reference.section === 'order' || JSON.stringify(t).includes(`order ${order}`))).to.deep.equal([]);
+    expect(await taskTitles(s.token)).to.include(`Bank reversal of transfer ${hand.bank_id} not applied to order ${order}`);
+  });
+});
