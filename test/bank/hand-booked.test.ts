@@ -179,6 +179,23 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await taskTitles(s.token)).to.deep.equal(before);
   });
 
+  it('when the MT940 and the camt.053 both booked the reversal before the client booked its credit by hand, then the credit ties one of them, the other is dropped with it, and an earlier equal rate imported later still pays', async () => {
+    const s = await newSeller();
+    const { bernd, names } = await annaAndBernd(s);
+    const berndBooking = { amount: '24.50', name: 'Bernd Bauer', text: `Bestellung ${bernd}` };
+    await importStatement(s, fixture('mt940-reversal.sta', names));
+    await importStatement(s, camt([{ ...berndBooking, day: '2026-11-23', ref: 'B-R', reversal: true }]));
+    expect(
+      (await post(s.token, { transfer_date: '2026-11-20', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
+    ).to.equal('0');
+    expect(await importStatement(s, camt([{ ...berndBooking, day: '2026-11-10', ref: 'B-10' }]))).to.deep.include({ entries: 1, stored: 1 });
+    expect(await paid(s, bernd)).to.equal('24.50');
+    expect((await bernds(s)).map((r) => [r.transfer_date.slice(0, 10), r.status]).sort()).to.deep.equal([
+      ['2026-11-10', null],
+      ['2026-11-20', 'reversed'],
+    ]);
+  });
+
   it("when a bound client's statement reverses its transfer that paid an order now of another portal account, then the client's task names the transfer and not that order, and the seller's names the order", async () => {
     const s = await newSeller();
     const bound = await clientToken(s, 'bank-hand-bound', s.portalAccountId, 'bank_r bank_w order_r task_r');
