@@ -123,15 +123,27 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await paid(s, bernd)).to.equal('49.00');
   });
 
-  it('when a statement brings two equal payments of a payer and the client booked one of them by hand before, then the other is stored and pays, none lost and none twice', async () => {
+  it("when a statement brings two equal payments of a payer and the client booked one of them by hand before, then the other is stored and pays, none lost and none twice; a client bound to the portal account claims its own hand booking, not the seller's", async () => {
+    for (const who of ['seller', 'bound client'] as const) {
+      const s = await newSeller();
+      const token = who === 'seller' ? s.token : await clientToken(s, 'bank-hand-own', s.portalAccountId, 'bank_r bank_w order_r');
+      const { bernd, names } = await annaAndBernd(s);
+      const hand = { transfer_date: '2026-11-20', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' };
+      expect((await post(token, hand)).is_order_paid, who).to.equal('1');
+      expect(await importStatement(s, creditsWithBerndTwice(names), token), who).to.deep.include({ entries: 3, stored: 2, duplicates: 1 });
+      expect(await paid(s, bernd), who).to.equal('49.00');
+      expect(await bernds(s), who).to.have.length(2);
+    }
+    // The seller's own hand booking (unassigned: it named no order and no payer owed its amount) is not the bound client's to claim.
     const s = await newSeller();
-    const { bernd, names } = await annaAndBernd(s);
-    expect(
-      (await post(s.token, { transfer_date: '2026-11-20', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
-    ).to.equal('1');
-    expect(await importStatement(s, creditsWithBerndTwice(names))).to.deep.include({ entries: 3, stored: 2, duplicates: 1 });
-    expect(await paid(s, bernd)).to.equal('49.00');
-    expect(await bernds(s)).to.have.length(2);
+    const bound = await clientToken(s, 'bank-hand-other', s.portalAccountId, 'bank_r bank_w order_r');
+    expect((await post(s.token, { transfer_date: '2026-11-20', sender: 'Bernd Bauer', subject: 'Bestellung keine', amount: '24.50' })).is_order_paid).to.equal(
+      '0',
+    );
+    expect(await importStatement(s, fixture('mt940-reversal-credits.sta', { ORDER_1: 'keine', ORDER_2: 'keine' }), bound)).to.deep.include({
+      entries: 2,
+      stored: 2,
+    });
   });
 
   it("when the seller's statement brought a payment and a client then books it by hand, spelt its own way, then the answer is 302 with the statement's transfer, and its order is paid once", async () => {
