@@ -1,6 +1,6 @@
 import express, { NextFunction, Request, Response } from 'express';
 import { config, trustProxySetting } from '../config';
-import { domainError, tooLarge } from '../lib/errors';
+import { DomainError, domainError, tooLarge } from '../lib/errors';
 import { requestContext, versions } from './framework/context';
 import { docsRouter } from './framework/docs';
 import { endpointHandler } from './framework/mount';
@@ -60,6 +60,8 @@ export function createApp(extra: Endpoint[] = []): express.Express {
 
   app.use((req: Request, res: Response) => sendError(req, res, domainError('unknown_path', `${req.path} is not an endpoint of this service`)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A refusal the framework made before an endpoint ran (a path parameter that does not decode) says what it refused.
+    if (err instanceof DomainError) return sendError(req, res, err);
     const status = (err as { status?: number; type?: string }).status;
     if ((err as { type?: string }).type === 'entity.too.large')
       return sendError(req, res, tooLarge(`the request body exceeds ${config().bodyLimitBytes} bytes`));

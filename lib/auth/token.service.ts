@@ -201,7 +201,7 @@ async function exchangeCode(
 ): Promise<TokenAnswer> {
   const client = await authenticateClient(credentials);
   const { code, redirectUri, codeVerifier } = request;
-  if (!code) throw invalidInput('invalid_request', 'code is required');
+  if (!code) throw invalidInput('invalid_request', 'code is required', 'code');
   const hash = secretHash(code);
   const outcome = await db().transaction(async (trx) => {
     const accountId = await tokenRepository.accountOf(trx, 'authorization_code', hash);
@@ -247,7 +247,7 @@ export function grantRefreshToken(
 
 async function refresh(credentials: CredentialReading[] | undefined, refreshToken: string | undefined, scope: string | undefined): Promise<TokenAnswer> {
   const client = await authenticateClient(credentials);
-  if (!refreshToken) throw invalidInput('invalid_request', 'refresh_token is required');
+  if (!refreshToken) throw invalidInput('invalid_request', 'refresh_token is required', 'refresh_token');
   const hash = secretHash(refreshToken);
   const outcome = await db().transaction(async (trx) => {
     const accountId = await tokenRepository.accountOf(trx, 'refresh_token', hash);

@@ -38,7 +38,7 @@ export async function parseXmlRequest(text: string): Promise<Record<string, unkn
 }
 
 async function parseXmlFields(text: string): Promise<Record<string, unknown>> {
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', 'XML with a DOCTYPE or entity declarations is not accepted');
+  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', 'XML with a DOCTYPE or entity declarations is not accepted', 'body');
   if (countTags(text) > 2 * inputBounds.xmlElements) {
     throw tooLarge(`the XML body holds more than ${inputBounds.xmlElements} elements`);
   }
@@ -46,13 +46,13 @@ async function parseXmlFields(text: string): Promise<Record<string, unknown>> {
   try {
     parsed = text.length <= inPlaceBytes ? parser.parse(text, true) : await parseInWorker(text, parserOptions);
   } catch (err) {
-    throw invalidInput('malformed_xml', `the XML body is malformed: ${(err as Error).message.split('\n')[0]}`);
+    throw invalidInput('malformed_xml', `the XML body is malformed: ${(err as Error).message.split('\n')[0]}`, 'body');
   }
   const root = dropLayout((parsed as Record<string, unknown>).request);
-  if (root === undefined) throw invalidInput('malformed_xml', 'the XML body must have a <request> root element');
+  if (root === undefined) throw invalidInput('malformed_xml', 'the XML body must have a <request> root element', 'body');
   if (typeof root === 'string' && root.trim() === '') return {};
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
-    throw invalidInput('malformed_xml', 'the <request> element must contain fields');
+    throw invalidInput('malformed_xml', 'the <request> element must contain fields', 'body');
   }
   return root as Record<string, unknown>;
 }

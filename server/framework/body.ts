@@ -77,9 +77,9 @@ async function decodeRaw(req: Request): Promise<Record<string, unknown>> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw invalidInput('malformed_json', `the JSON body is malformed: ${(err as Error).message}`);
+    throw invalidInput('malformed_json', `the JSON body is malformed: ${(err as Error).message}`, 'body');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput('malformed_json', 'the JSON body must be an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidInput('malformed_json', 'the JSON body must be an object', 'body');
   return value as Record<string, unknown>;
 }
 

@@ -50,7 +50,7 @@ export const tokenEndpoints = [
       const credentials = presentedCredentials(request.basic, body);
       if (body.grant_type === 'client_credentials') {
         const [sent, ...alternatives] = credentials ?? [];
-        if (!sent) throw invalidInput('invalid_request', 'send Authorization: Basic base64(login:password)');
+        if (!sent) throw invalidInput('invalid_request', 'send Authorization: Basic base64(login:password)', 'Authorization');
         return tokens(await grantClientCredentials(sent.id, sent.secret, body.scope, request.address, alternatives));
       }
       if (body.grant_type === 'authorization_code') {

@@ -1,8 +1,11 @@
 /**
  * Fuzz: a few thousand hostile requests across every declared endpoint (server/routes), one at a
- * time per seller, asserting what issue 13 asks of the whole interface: no 5xx, an error
- * envelope on every 4xx, and no row of the sellers changed by a 4xx. Seeded: a failure prints
- * its seed, and FUZZ_SEED=<seed> repeats the run.
+ * time per seller, asserting what issue 13 asks of the whole interface: no 5xx, an answer within
+ * a bound (no hang), no stack trace or source path in any answer, an error envelope on every
+ * 4xx whose 400 items name their field, no row of the sellers changed by a 4xx, and no row of
+ * another seller changed by any request. Requests carry another seller's ids as well as the
+ * caller's, and some a token of a client with one read scope bound to one portal account.
+ * Seeded: a failure prints its seed, and FUZZ_SEED=<seed> repeats the run.
  */
 import { expect } from 'chai';
 import { XMLParser } from 'fast-xml-parser';
@@ -11,30 +14,39 @@ import { describe as describeSchema } from '../../lib/http/describe';
 import type { Endpoint } from '../../lib/http/endpoint';
 import { endpoints } from '../../server/routes';
 import { apiBase, call, newSeller, Seller } from '../support/api';
+import { clientToken } from '../support/bound-client';
 import { hostileBody, hostileId, hostileQuery, Prng, shapedValue } from './hostile';
 
 const seed = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const maxRequests = Number(process.env.FUZZ_REQUESTS ?? 2_500);
 /** A bound on the run, not an assertion: the loop stops early on a slow machine. */
 const maxMilliseconds = 40_000;
+/** A request not answered within this is a hang. */
+const answerWithinMs = 15_000;
 const xml = new XMLParser({ parseTagValue: false, ignoreAttributes: true });
 
 interface Target {
   seller: Seller;
   ids: string[];
+  /** A client's token with one read scope, bound to the seller's portal account: another scope's token. */
+  narrow: string;
 }
 
 async function seed_(seller: Seller): Promise<Target> {
   const stock = await call('stock/', { token: seller.token, body: { stock: { name: 'fuzz item', quantity: 3 } } });
   const order = await call('order/', { token: seller.token, body: { order: { customer: { email: 'buyer@example.com' } } } });
   expect([stock.status, order.status], order.text).to.deep.equal([201, 201]);
-  return { seller, ids: [String(stock.body.stock_id), String(order.body.order_id), String(seller.portalAccountId)] };
+  const narrow = await clientToken(seller, `fuzz-narrow-${seller.id}`, seller.portalAccountId, 'stock_r');
+  return { seller, ids: [String(stock.body.stock_id), String(order.body.order_id), String(seller.portalAccountId)], narrow };
 }
 
-/** Every row of the sellers in every tenant table, as one digest per table. */
+/** Every row of the sellers in every tenant table, as one digest per table and seller ("table account"). */
 async function snapshot(tables: string[], accountIds: number[]): Promise<Record<string, string>> {
   const sql = tables
-    .map((t) => `select '${t}' as t, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as d from "${t}" x where account_id = any(?)`)
+    .map(
+      (t) =>
+        `select '${t} ' || x.account_id as t, md5(coalesce(string_agg(x::text, '|' order by x::text), '')) as d from "${t}" x where account_id = any(?) group by x.account_id`,
+    )
     .join(' union all ');
   const { rows } = (await db().raw(
     sql,
@@ -42,6 +54,14 @@ async function snapshot(tables: string[], accountIds: number[]): Promise<Record<
   )) as { rows: { t: string; d: string }[] };
   return Object.fromEntries(rows.map((r) => [r.t, r.d]));
 }
+
+/** The digests that differ between two snapshots (a table and seller that has rows in one only differs too). */
+function changedIn(before: Record<string, string>, after: Record<string, string>): string[] {
+  return [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((k) => before[k] !== after[k]);
+}
+
+/** What an answer must never show: a stack frame or a path of the service's source. */
+const leak = /\bat [\w.<>]+ \(|\.ts:\d+|node_modules|\/work\/|Error: .*\n\s+at /;
 
 function pathOf(r: Prng, e: Endpoint, ids: string[]): string {
   return e.path.replace(/\{\w+\}/g, () => hostileId(r, ids));
@@ -54,9 +74,9 @@ interface Sent {
   body?: Buffer | string;
 }
 
-function request(r: Prng, e: Endpoint, target: Target): Sent {
+function request(r: Prng, e: Endpoint, target: Target, other: Target): Sent {
   const headers: Record<string, string> = {};
-  if (e.auth && r.chance(0.97)) headers.Authorization = `Bearer ${target.seller.token}`;
+  if (e.auth && r.chance(0.97)) headers.Authorization = `Bearer ${r.chance(0.15) ? target.narrow : target.seller.token}`;
   if (!e.auth && r.chance(0.5)) {
     const credentials = r.pick([`${target.seller.login}:${target.seller.password}`, `${target.seller.login}\u0000:x`, 'a:\ud800', ':', 'x'.repeat(3_000)]);
     headers.Authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
@@ -64,7 +84,8 @@ function request(r: Prng, e: Endpoint, target: Target): Sent {
   if (r.chance(0.25)) headers.Accept = r.pick(['application/xml', 'text/xml', 'application/json;q=0.1, application/xml', '*/*']);
   if (r.chance(0.15)) headers['Accept-Charset'] = r.pick(['ISO-8859-15', 'latin1', 'utf-16', 'bogus']);
   const method = r.chance(0.03) ? r.pick(['PUT', 'PATCH', 'OPTIONS']) : e.method;
-  let path = pathOf(r, e, target.ids);
+  // Another seller's ids now and then: a stock item, an order, a portal account not the caller's.
+  let path = pathOf(r, e, r.chance(0.25) ? other.ids : target.ids);
   if (e.method !== 'POST' || r.chance(0.1)) {
     const filters = Object.keys(e.search?.filters ?? {});
     const type = e.search?.type ?? e.select?.type ?? e.query;
@@ -80,7 +101,7 @@ function request(r: Prng, e: Endpoint, target: Target): Sent {
 }
 
 /** The error items of an answer in JSON or XML. */
-function errorItems(text: string, contentType: string): { ack?: unknown; error?: { error?: unknown; code?: unknown }[] } {
+function errorItems(text: string, contentType: string): { ack?: unknown; error?: { error?: unknown; code?: unknown; field?: unknown }[] } {
   if (contentType.includes('xml')) {
     const response = xml.parse(text).response ?? {};
     // One error item is one element, several are repeated elements.
@@ -91,6 +112,43 @@ function errorItems(text: string, contentType: string): { ack?: unknown; error?:
 
 describe('fuzz: hostile requests across every endpoint', function () {
   this.timeout(180_000);
+
+  /**
+   * The refusals seeded runs found naming no field, sent on purpose: each 400 must name what to
+   * correct (before, the body's and the path's refusals named nothing, and an undecodable path
+   * parameter answered "the request could not be read").
+   */
+  it('when a body is not JSON, not an object, XML with a DOCTYPE, a statement that is none, or a path parameter does not decode, then 400 names the body or the parameter, and nothing changes', async () => {
+    const seller = await newSeller();
+    const json = { 'Content-Type': 'application/json' };
+    const cases: { path: string; method?: string; body?: string; headers?: Record<string, string>; field: string }[] = [
+      { path: 'stock/', body: '{"stock":', headers: json, field: 'body' },
+      { path: 'stock/', body: '[{"stock":{}}]', headers: json, field: 'body' },
+      {
+        path: 'stock/',
+        body: '<!DOCTYPE r [<!ENTITY a "b">]><request><stock><name>&a;</name></stock></request>',
+        headers: { 'Content-Type': 'application/xml' },
+        field: 'body',
+      },
+      { path: 'stock/', body: '<request><stock><name>x</name></stock>', headers: { 'Content-Type': 'application/xml' }, field: 'body' },
+      { path: 'bank/statement/', body: 'mailto:a@b', headers: { 'Content-Type': 'text/plain' }, field: 'body' },
+      { path: 'stock/a%ED%A0%80/', field: 'stock_id' },
+      { path: 'order/%E0%A4%A/history/', method: 'POST', body: '{"text":"x"}', headers: json, field: 'order_id' },
+    ];
+    const before = await snapshot(['stock'], [seller.id]);
+    for (const c of cases) {
+      const res = await call(c.path, {
+        token: seller.token,
+        method: c.method ?? (c.body === undefined ? 'GET' : 'POST'),
+        ...(c.body !== undefined ? { body: c.body } : {}),
+        headers: c.headers ?? {},
+      });
+      const items = (res.body as { error?: { field?: string }[] }).error ?? [];
+      expect([res.status, items[0]?.field], `${c.path} ${c.body ?? ''}: ${res.text}`).to.deep.equal([400, c.field]);
+      expect(res.text, 'no internals in the answer').not.to.match(leak);
+    }
+    expect(await snapshot(['stock'], [seller.id])).to.deep.equal(before);
+  });
 
   it('when thousands of hostile requests are sent, then none is a 5xx, every 4xx has an error envelope, and no 4xx changes data', async () => {
     const r = new Prng(seed);
@@ -109,16 +167,22 @@ describe('fuzz: hostile requests across every endpoint', function () {
     for (; sent < maxRequests && Date.now() - started < maxMilliseconds && failures.length < 10; sent++) {
       const e = r.pick(endpoints);
       r.budget = 40_000;
-      const req = request(r, e, targets[sent % targets.length]!);
-      const res = await fetch(`${base}/${r.chance(0.9) ? 'v1.1' : r.pick(['v0.5', 'v1.0'])}/${req.path}`, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        redirect: 'manual',
-      });
-      const text = await res.text();
+      const target = targets[sent % targets.length]!;
+      const req = request(r, e, target, targets[(sent + 1) % targets.length]!);
+      const url = `${base}/${r.chance(0.9) ? 'v1.1' : r.pick(['v0.5', 'v1.0'])}/${req.path}`;
+      const shown = `${req.path.slice(0, 300)} ${String(req.body ?? '').slice(0, 300)}`;
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: AbortSignal.timeout(answerWithinMs) });
+        text = await res.text();
+      } catch (err) {
+        failures.push(`#${sent} ${req.method} ${e.path}: no answer within ${answerWithinMs} ms (${(err as Error).name}): ${shown}`);
+        break;
+      }
       const where = `#${sent} ${req.method} ${e.path} → ${res.status}`;
-      if (res.status >= 500) failures.push(`${where}: ${req.path.slice(0, 300)} ${String(req.body ?? '').slice(0, 300)} → ${text.slice(0, 300)}`);
+      if (res.status >= 500) failures.push(`${where}: ${shown} → ${text.slice(0, 300)}`);
+      if (leak.test(text)) failures.push(`${where}: the answer shows the service's internals: ${text.slice(0, 300)}`);
       // A GET or OPTIONS changes nothing, so the snapshot before it still holds (and saves time).
       const after = req.method === 'GET' || req.method === 'OPTIONS' ? before : await snapshot(tables, accountIds);
       if (res.status >= 400 && res.status < 500) {
@@ -132,8 +196,16 @@ describe('fuzz: hostile requests across every endpoint', function () {
         if (envelope.ack !== 'error' || !items.length || !items.every((i) => typeof i.error === 'string' && Number(i.code) >= 300)) {
           failures.push(`${where}: no error envelope: ${text.slice(0, 300)}`);
         }
-        const changed = tables.filter((t) => before[t] !== after[t]);
-        if (changed.length) failures.push(`${where}: a 4xx changed ${changed.join(', ')}: ${req.path.slice(0, 200)} ${String(req.body ?? '').slice(0, 200)}`);
+        // A 400 tells the client what to correct: each item names its field (document 1: malformed request).
+        if (res.status === 400 && !items.every((i) => typeof i.field === 'string' && i.field !== '')) {
+          failures.push(`${where}: a 400 item names no field: ${text.slice(0, 300)} ← ${shown}`);
+        }
+        const changed = changedIn(before, after);
+        if (changed.length) failures.push(`${where}: a 4xx changed ${changed.join(', ')}: ${shown.slice(0, 400)}`);
+      } else {
+        // Whatever the answer, no other seller's rows change: a request acts on its caller's account only.
+        const foreign = changedIn(before, after).filter((k) => !k.endsWith(` ${target.seller.id}`));
+        if (foreign.length) failures.push(`${where}: another seller's rows changed (${foreign.join(', ')}): ${shown.slice(0, 400)}`);
       }
       before = after;
     }

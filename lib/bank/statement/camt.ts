@@ -35,12 +35,13 @@ export const isCamtReport = (text: string): boolean =>
 /** Parses a camt.053 or camt.054 document; a malformed one is a 400 naming the element (or the XML line). */
 export async function parseCamt(text: string): Promise<ParsedStatement> {
   const named = /camt\.054/.test(text.slice(0, 2000)) || /<(\w+:)?BkToCstmrDbtCdtNtfctn[\s>]/.test(head(text)) ? 'camt.054' : 'camt.053';
-  if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', `${named}: XML with a DOCTYPE or entity declarations is not accepted`);
+  if (/<!DOCTYPE|<!ENTITY/i.test(text))
+    throw invalidInput('xml_doctype_refused', `${named}: XML with a DOCTYPE or entity declarations is not accepted`, 'body');
   let doc: unknown;
   try {
     doc = await parseCamtXml(text);
   } catch (err) {
-    throw invalidInput('malformed_statement', `${named}: the XML is malformed: ${(err as Error).message.split('\n')[0]}`);
+    throw invalidInput('malformed_statement', `${named}: the XML is malformed: ${(err as Error).message.split('\n')[0]}`, 'body');
   }
   const document = documentOf(doc);
   const kind = kinds.find((k) => document[k.root] !== undefined);

@@ -43,7 +43,8 @@ export function decodeStatement(bytes: Buffer): string {
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return iconv.decode(bytes.subarray(2), 'utf-16be');
   const declared = xmlEncoding(bytes);
   if (declared && !/^utf-?8$/i.test(declared)) {
-    if (!iconv.encodingExists(declared)) throw invalidInput('unsupported_statement', `the XML declares the encoding ${declared}, which Kontor cannot read`);
+    if (!iconv.encodingExists(declared))
+      throw invalidInput('unsupported_statement', `the XML declares the encoding ${declared}, which Kontor cannot read`, 'body');
     return iconv.decode(bytes, declared);
   }
   return asUtf8(bytes) ?? iconv.decode(bytes, singleByteCodePage(bytes));
@@ -92,8 +93,8 @@ function plausibility(bytes: Buffer, text: string): number {
 
 export async function parseStatement(bytes: Buffer): Promise<ParsedStatement> {
   const text = decodeStatement(bytes).replace(/^\uFEFF/, '');
-  if (text.includes('\u0000')) throw invalidInput('malformed_statement', 'the statement file holds NUL characters: not a CAMT.053 or MT940 text file');
-  if (!text.trim()) throw invalidInput('malformed_statement', 'the statement file is empty');
+  if (text.includes('\u0000')) throw invalidInput('malformed_statement', 'the statement file holds NUL characters: not a CAMT.053 or MT940 text file', 'body');
+  if (!text.trim()) throw invalidInput('malformed_statement', 'the statement file is empty', 'body');
   if (text.trimStart().startsWith('<')) {
     // camt.052 (intraday account report) lists entries the day's camt.053 books again, as MT942 does.
     if (!isCamt(text) && isCamtReport(text))
@@ -111,5 +112,5 @@ export async function parseStatement(bytes: Buffer): Promise<ParsedStatement> {
     return parseCamt(text);
   }
   if (isMt940(text)) return parseMt940(text);
-  throw invalidInput('unsupported_statement', 'the file is neither a CAMT.053/.054 statement (XML) nor an MT940 statement (:20: ...)');
+  throw invalidInput('unsupported_statement', 'the file is neither a CAMT.053/.054 statement (XML) nor an MT940 statement (:20: ...)', 'body');
 }
