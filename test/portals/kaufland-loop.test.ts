@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
+import { sellerCentralListing } from '../../sandbox/amazon.sandbox';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { call, newSeller } from '../support/api';
@@ -27,6 +28,9 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
     // eBay and Amazon accounts of the same seller (development identities at the sandbox).
     const { id: ebayId } = await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' });
     const { id: amazonId } = await createPortalAccount(seller.id, { name: 'Amazon DE', platform: 'market_d' });
+    // The SKU is listed at Amazon in Seller Central (Amazon.de): CIA sets the quantity of a listing
+    // Amazon holds, and refuses one it holds none of (3c34cbc: a quantity alone makes no offer).
+    sellerCentralListing(sandbox.state, String(amazonId), 'KL-POT-1', ['A1PA6795UKMFR9']);
     const created = await call('stock/', {
       token: seller.token,
       body: {
