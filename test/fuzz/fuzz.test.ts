@@ -13,7 +13,8 @@ import { db } from '../../lib/db/knex';
 import { describe as describeSchema } from '../../lib/http/describe';
 import type { Endpoint } from '../../lib/http/endpoint';
 import { endpoints } from '../../server/routes';
-import { apiBase, call, newSeller, Seller } from '../support/api';
+import { apiBase, call, newSeller, query, Seller } from '../support/api';
+import { orderBody } from '../order/helpers';
 import { clientToken } from '../support/bound-client';
 import { hostileBody, hostileId, hostileQuery, Prng, shapedValue } from './hostile';
 
@@ -148,6 +149,55 @@ describe('fuzz: hostile requests across every endpoint', function () {
       expect(res.text, 'no internals in the answer').not.to.match(leak);
     }
     expect(await snapshot(['stock'], [seller.id])).to.deep.equal(before);
+  });
+
+  it("when a seller's well-formed requests name another seller's stock item, order and portal account, in the path, the body or a filter, then each is refused as absent (or finds nothing), no 5xx, and the other seller's rows are unchanged", async () => {
+    const [mine, theirs] = [await seed_(await newSeller()), await seed_(await newSeller())];
+    const [stockId, , portalAccountId] = theirs.ids;
+    // Order ids are numbered per seller (document 1: <order_number>_<YYYY>_<MM>): their second order's id is one the caller has none of.
+    const orderId = (await call('order/', { token: theirs.seller.token, body: { order: orderBody() } })).body.order_id as string;
+    const token = mine.seller.token;
+    const { rows } = (await db().raw(
+      `select table_name as t from information_schema.columns where column_name = 'account_id' and table_schema = current_schema() order by 1`,
+    )) as { rows: { t: string }[] };
+    const tables = rows.map((row) => row.t);
+    const before = await snapshot(tables, [theirs.seller.id]);
+    const refused: [string, { method?: string; body?: Record<string, unknown> }, number][] = [
+      [`stock/${stockId}/`, {}, 404],
+      [`stock/${stockId}/`, { body: { stock: { name: 'taken', quantity: 99 } } }, 404],
+      [`stock/${stockId}/`, { method: 'DELETE' }, 404],
+      [`stock/${stockId}/cia/`, { body: {} }, 404],
+      [`stock/${stockId}/history/`, {}, 404],
+      [`stock/${stockId}/description/`, { body: { description: { language_iso2: 'de', short: 'x' } } }, 404],
+      [`stock/${stockId}/portal_upload/`, { body: { portal_upload: { shop_g: [{ portal_account_id: Number(portalAccountId), action: 'list' }] } } }, 404],
+      [`order/${orderId}/`, {}, 404],
+      [`order/${orderId}/`, { body: { order: { status: { is_shipped: true } } } }, 404],
+      [`order/${orderId}/`, { method: 'DELETE' }, 404],
+      [`order/${orderId}/history/`, { body: { text: 'taken' } }, 404],
+      [`order/${orderId}/send_mit/`, { body: { send_mit: {} } }, 404],
+      [`admin/portal_account/${portalAccountId}/`, {}, 404],
+      ['order/', { body: { order: orderBody({ line: [{ stock_align_id: `ID_${stockId}`, quantity: 1, price: '1.00' }] }) } }, 400],
+      ['stock/', { body: { stock: { name: 'x', cia: { market_d: { is_active: true, portal_account_id: [Number(portalAccountId)] } } } } }, 400],
+      [`stock/?${query({ portal_account_id: portalAccountId })}`, {}, 400],
+    ];
+    const answers: string[] = [];
+    for (const [path, options, status] of refused) {
+      const res = await call(path, { token, ...options });
+      if (res.status !== status)
+        answers.push(`${options.method ?? (options.body ? 'POST' : 'GET')} ${path} → ${res.status}, expected ${status}: ${res.text.slice(0, 300)}`);
+      expect(res.text).not.to.match(leak);
+    }
+    // Reads and a transfer that name them find nothing of theirs.
+    const stock = await call(`stock/?${query({ filter: { id: stockId } })}`, { token });
+    const orders = await call(`order/?${query({ filter: { id: orderId } })}`, { token });
+    expect([stock.status, stock.body.stock, orders.status, orders.body.order], `${stock.text} ${orders.text}`).to.deep.equal([200, [], 200, []]);
+    const paying = await call('bank/transfer/', {
+      token,
+      body: { bank: { transfer_date: '2026-11-20 09:15:00', sender: 'X', subject: `Order ${orderId}`, amount: 0.01 } },
+    });
+    expect(paying.body.is_order_paid, paying.text).to.equal('0');
+    expect(answers).to.deep.equal([]);
+    expect(await snapshot(tables, [theirs.seller.id]), 'the other seller’s rows').to.deep.equal(before);
   });
 
   it('when thousands of hostile requests are sent, then none is a 5xx, every 4xx has an error envelope, and no 4xx changes data', async () => {
