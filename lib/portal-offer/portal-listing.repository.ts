@@ -12,13 +12,21 @@ export interface PortalListingRow {
   lister_id: string;
   portal_item_id: string | null;
   status: 'listed' | 'ended';
+  /** The markets (Amazon marketplace ids) the listing is in where not every one of the account took it; null: all. */
+  markets: string[] | null;
+  /** The upload job that listed it in `markets`: its retry submits only the others. */
+  markets_job: string | null;
   updated_at: Date;
 }
 
 // The row type of portal_listing for Knex (declared once here, lib/portal-offer owns the table).
 declare module 'knex/types/tables' {
   interface Tables {
-    portal_listing: Knex.CompositeTableType<PortalListingRow, Omit<PortalListingRow, 'id' | 'updated_at'> & { updated_at?: Knex.Raw }>;
+    portal_listing: Knex.CompositeTableType<
+      PortalListingRow,
+      Omit<PortalListingRow, 'id' | 'updated_at' | 'markets' | 'markets_job'> &
+        Partial<Pick<PortalListingRow, 'markets' | 'markets_job'>> & { updated_at?: Knex.Raw }
+    >;
   }
 }
 
@@ -40,8 +48,8 @@ const keyColumns = (key: ListingKey) => ({
 });
 
 export const portalListingRepository = {
-  async listing(knex: Knex, key: ListingKey): Promise<{ portal_item_id: string | null; status: string } | undefined> {
-    return knex('portal_listing').select('portal_item_id', 'status').where(keyColumns(key)).first();
+  async listing(knex: Knex, key: ListingKey): Promise<Pick<PortalListingRow, 'portal_item_id' | 'status' | 'markets' | 'markets_job'> | undefined> {
+    return knex('portal_listing').select('portal_item_id', 'status', 'markets', 'markets_job').where(keyColumns(key)).first();
   },
 
   /**
@@ -92,13 +100,16 @@ export const portalListingRepository = {
       .first();
   },
 
-  /** The portal item ids of these items' live listings at one portal account (any lister), by stock id. */
+  /** The portal item ids of these items' live listings at one portal account (any lister) in all its markets, by stock id. */
   async liveItemIds(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]): Promise<Map<number, string>> {
     if (stockIds.length === 0) return new Map();
     const rows = await knex('portal_listing')
       .select('stock_id', 'portal_item_id')
       .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed' })
       .whereNotNull('portal_item_id')
+      // A listing only some of the account's markets took is left out: the adapter asks the portal
+      // where it is (Amazon: a quantity named in the others would make an offer of nothing there).
+      .whereNull('markets')
       .whereIn('stock_id', stockIds);
     return new Map(rows.map((r) => [Number(r.stock_id), r.portal_item_id!]));
   },
@@ -161,10 +172,21 @@ export const portalListingRepository = {
     return rows.map((r) => Number(r.stock_id));
   },
 
-  async saveListing(knex: Knex, key: ListingKey, portalItemId: string | null, status: 'listed' | 'ended'): Promise<void> {
+  /**
+   * Records a listing listed or ended. `inMarkets`: the markets a list left it in where not every
+   * one of the account took it, with the job that did (null: all; an end or a full list clears them).
+   */
+  async saveListing(
+    knex: Knex,
+    key: ListingKey,
+    portalItemId: string | null,
+    status: 'listed' | 'ended',
+    inMarkets: { markets: string[]; job: string } | null = null,
+  ): Promise<void> {
+    const markets = { markets: inMarkets?.markets ?? null, markets_job: inMarkets?.job ?? null };
     await knex('portal_listing')
-      .insert({ ...keyColumns(key), portal_item_id: portalItemId, status, updated_at: knex.fn.now() })
+      .insert({ ...keyColumns(key), portal_item_id: portalItemId, status, ...markets, updated_at: knex.fn.now() })
       .onConflict(['account_id', 'stock_id', 'portal', 'portal_account_id', 'lister_id'])
-      .merge({ portal_item_id: knex.raw('COALESCE(EXCLUDED.portal_item_id, portal_listing.portal_item_id)'), status, updated_at: knex.fn.now() });
+      .merge({ portal_item_id: knex.raw('COALESCE(EXCLUDED.portal_item_id, portal_listing.portal_item_id)'), status, ...markets, updated_at: knex.fn.now() });
   },
 };

@@ -3,7 +3,7 @@ import { db, transaction } from '../db';
 import { domainError, noLongerExists } from '../errors';
 import { queues } from '../queue';
 import type { PortalUploadJob } from '../queue';
-import { adapterFor, PortalId, waitForPortalSlot } from '../portals';
+import { adapterFor, partialListingOf, PortalId, waitForPortalSlot } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
 import { scheduleListingCheck } from './portal-listing-check.service';
@@ -46,7 +46,9 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     const listing = await portalListingRepository.listing(knex, key);
     const portalItemId = job.liveId ?? listing?.portal_item_id;
     if (!portalItemId) throw domainError('no_live_listing', `${portal}: item ${job.stockId} has no live offer to revise`);
-    await adapter.revise(target, { ...item, leftListings: left }, portalItemId, job.reviseValues ?? [], jobId);
+    // A listing only some of the account's markets took is revised in those (Amazon: elsewhere a patch makes an offer of nothing).
+    const liveIn = listing?.status === 'listed' && listing.markets ? { liveIn: listing.markets } : {};
+    await adapter.revise(target, { ...item, leftListings: left, ...liveIn }, portalItemId, job.reviseValues ?? [], jobId);
     // A revise writes no outcome of its own: the check is its transaction's only row.
     if (adapter.checkListing) await transaction((trx) => scheduleListingCheck(trx, adapter, job, jobId));
     return { action: 'revise', portal, portal_item_id: portalItemId };
@@ -54,7 +56,20 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   const listing = await portalListingRepository.listing(knex, key);
   const listedAs = listing?.status === 'listed' ? listing.portal_item_id : null;
   const ciaActive = (await ciaActiveAt(job.accountId, { portal, portalAccountId: job.portalAccountId }, [job.stockId])).has(job.stockId);
-  const { portalItemId } = await adapter.list(target, { ...item, listedAs, ciaActive, leftListings: left, ...(job.start ? { start: job.start } : {}) }, jobId);
+  // This job's earlier try listed it in some markets (a retry after a refusal or a 429 in another): not submitted again.
+  const listedBefore = listing?.status === 'listed' && listing.markets && listing.markets_job === jobId ? { listedBefore: listing.markets } : {};
+  let listed: { portalItemId: string; markets?: string[] };
+  try {
+    listed = await adapter.list(
+      target,
+      { ...item, listedAs, ciaActive, leftListings: left, ...listedBefore, ...(job.start ? { start: job.start } : {}) },
+      jobId,
+    );
+  } catch (err) {
+    await recordPartialListing(key, listing, jobId, err);
+    throw err;
+  }
+  const { portalItemId } = listed;
   // Accepted for processing only (Amazon): whether the portal sells it is checked later, a
   // check recorded with the listing, in one transaction.
   await transaction(async (trx) => {
@@ -64,5 +79,27 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
   await ciaRepository.forgetAck(knex, job.accountId, job.stockId, portal, job.portalAccountId);
   await queues().add('cia.adjust', { accountId: job.accountId, stockId: job.stockId, reason: 'portal listed' }, `cia-listed-${jobId}`);
-  return { action: 'list', portal, portal_item_id: portalItemId };
+  return { action: 'list', portal, portal_item_id: portalItemId, ...(listed.markets ? { markets: listed.markets } : {}) };
+}
+
+/**
+ * A list that some of the account's markets took and another refused (or did not answer) fails,
+ * but the listing is live where it was taken (Amazon: one put per marketplace): recorded listed
+ * there, with this job, so the seller sees it, CIA's quantities and a revise name only those
+ * markets, an end ends it by its SKU, and the job's retry submits the others only. A listing that
+ * was live in every market before stays so (a refused update leaves the older listing where it
+ * was); one live in some adds those taken now.
+ */
+async function recordPartialListing(
+  key: ListingKey,
+  before: Awaited<ReturnType<typeof portalListingRepository.listing>>,
+  jobId: string,
+  err: unknown,
+): Promise<void> {
+  const partial = partialListingOf(err);
+  if (!partial) return;
+  const wasLive = before?.status === 'listed';
+  if (wasLive && !before.markets) return;
+  const markets = [...new Set([...(wasLive ? before.markets! : []), ...partial.markets])];
+  await portalListingRepository.saveListing(db(), key, partial.portalItemId, 'listed', { markets, job: jobId });
 }

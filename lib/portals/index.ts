@@ -20,6 +20,8 @@ export { fieldGroupEntry } from './field-group';
 export { kauflandApiUrl, kauflandStorefronts } from './kaufland/kaufland-credentials';
 export { MarketEAdapter } from './market-e.adapter';
 export { isShippedByChannelAtPortal, retryAfterMs, str } from './portal-http';
+export { partialListingOf } from './partial-listing';
+export type { PartialListing } from './partial-listing';
 export { waitForPortalSlot } from './portal-rate-limit';
 export {
   adapterFor,

@@ -22,6 +22,7 @@ import type {
   UploadAction,
 } from './portal.type';
 import { portalUploadPart } from './upload-part.type';
+import { withPartialListing } from './partial-listing';
 
 /**
  * One submission (put, patch or delete) per marketplace of the account: putListingsItem and
@@ -29,25 +30,49 @@ import { portalUploadPart } from './upload-part.type';
  * and each attribute value names its own (marketplace_id), so a seller in DE and FR gets a
  * listing in each. The patch could name both, but a replace of an attribute holding one
  * marketplace's values would then say nothing of the other's; one per marketplace keeps the three
- * alike (ours: the contract is silent). Every marketplace is tried even after one refuses, so
- * that one marketplace's refusal keeps none of the others from its listing; the job then fails
- * with the refused marketplaces' issues, naming those that accepted (a retry submits all again:
- * a put by SKU, a replace and a delete are idempotent).
+ * alike (ours: the contract is silent). `only`: the marketplaces to submit in (a revise of a
+ * listing only some took: those; absent: all); `before`: those this job's earlier try took (not
+ * submitted again, counted as taken). Every marketplace is tried even after one refuses, so that
+ * one marketplace's refusal keeps none of the others from its listing; the job then fails with the
+ * refused marketplaces' issues, naming those that accepted. A call that fails otherwise (429, 5xx,
+ * the network) stops the round and is thrown for the job's retry. Either error carries the
+ * marketplaces that hold the listing now (partial-listing.ts), which lib/portal-offer records:
+ * the seller sees the listing live there, and the retry submits the others only.
  */
-async function eachMarketplace(target: PortalTarget, s: SpApiSession, sku: string, submit: (marketplaceId: string) => Promise<Submission>): Promise<void> {
+async function eachMarketplace(
+  target: PortalTarget,
+  s: SpApiSession,
+  sku: string,
+  submit: (marketplaceId: string) => Promise<Submission>,
+  only?: string[],
+  before: string[] = [],
+): Promise<string[]> {
   if (s.marketplaceIds.length === 0) throw portalInputError('market_d', `portal account ${target.portalAccountId} names no marketplace (marketplace_id)`);
+  const marketplaceIds = only ? s.marketplaceIds.filter((m) => only.includes(m)) : s.marketplaceIds;
   const refused: string[] = [];
-  const accepted: string[] = [];
-  for (const marketplaceId of s.marketplaceIds) {
-    const errors = submissionErrors(await submit(marketplaceId));
-    if (errors === undefined) accepted.push(marketplaceId);
-    else refused.push(`in ${marketplaceId}: ${errors}`);
+  const accepted = marketplaceIds.filter((m) => before.includes(m));
+  let failed: unknown;
+  for (const marketplaceId of marketplaceIds.filter((m) => !before.includes(m))) {
+    try {
+      const errors = submissionErrors(await submit(marketplaceId));
+      if (errors === undefined) accepted.push(marketplaceId);
+      else refused.push(`in ${marketplaceId}: ${errors}`);
+    } catch (err) {
+      failed = err;
+      break;
+    }
   }
-  if (refused.length === 0) return;
+  if (refused.length === 0 && failed === undefined) return marketplaceIds.filter((m) => accepted.includes(m));
   const elsewhere = accepted.length > 0 ? ` (accepted in ${accepted.join(', ')})` : '';
-  throw portalRefused(
-    `market_d refused the listing of SKU ${sku} for portal account ${target.portalAccountId} ${refused.join('; ')}${elsewhere}`.slice(0, 2000),
-  );
+  const err =
+    failed instanceof Error
+      ? failed
+      : failed !== undefined
+        ? new Error(String(failed))
+        : portalRefused(
+            `market_d refused the listing of SKU ${sku} for portal account ${target.portalAccountId} ${refused.join('; ')}${elsewhere}`.slice(0, 2000),
+          );
+  throw accepted.length > 0 ? withPartialListing(err, { portalItemId: sku, markets: accepted }) : err;
 }
 
 /**
@@ -78,26 +103,33 @@ export class MarketDAdapter implements PortalAdapter {
   readonly maxQuantityBatch = 10000;
 
   /** putListingsItem per marketplace (eachMarketplace): creates the offer or replaces it (price, terms, quantity); the SKU is the portal's item id. */
-  async list(target: PortalTarget, item: ListingItem, _key?: string): Promise<{ portalItemId: string }> {
+  async list(target: PortalTarget, item: ListingItem, _key?: string): Promise<{ portalItemId: string; markets: string[] }> {
     const s = new SpApiSession(target);
     // Every marketplace's listing is made before the first call: one Kontor cannot place or price refuses it with none sent.
     const listings = amazonListings(item, s.marketplaceIds);
     const sku = sellerSku(item.group, item.sku, item.stockId);
-    await eachMarketplace(target, s, sku, (marketplaceId) => {
-      const listing = listings.get(marketplaceId)!;
-      return s.call('put', s.listingPath(sku), (o) =>
-        s.listings.putListingsItem(
-          {
-            sellerId: s.creds.sellerId,
-            sku,
-            marketplaceIds: [marketplaceId],
-            body: { productType: listing.productType, requirements: listing.requirements, attributes: listing.attributes },
-          },
-          o,
-        ),
-      );
-    });
-    return { portalItemId: sku };
+    const markets = await eachMarketplace(
+      target,
+      s,
+      sku,
+      (marketplaceId) => {
+        const listing = listings.get(marketplaceId)!;
+        return s.call('put', s.listingPath(sku), (o) =>
+          s.listings.putListingsItem(
+            {
+              sellerId: s.creds.sellerId,
+              sku,
+              marketplaceIds: [marketplaceId],
+              body: { productType: listing.productType, requirements: listing.requirements, attributes: listing.attributes },
+            },
+            o,
+          ),
+        );
+      },
+      undefined,
+      item.listedBefore,
+    );
+    return { portalItemId: sku, markets };
   }
 
   /** patchListingsItem per marketplace (eachMarketplace): replaces the attributes of the named revise values. */
@@ -112,10 +144,19 @@ export class MarketDAdapter implements PortalAdapter {
     );
     if ([...patched.values()].some((p) => p.patches.length === 0))
       throw portalInputError(this.portal, `nothing of ${values.join(', ')} can be revised at market_d`);
-    await eachMarketplace(target, s, portalItemId, (marketplaceId) =>
-      s.call('patch', s.listingPath(portalItemId), (o) =>
-        s.listings.patchListingsItem({ sellerId: s.creds.sellerId, sku: portalItemId, marketplaceIds: [marketplaceId], body: patched.get(marketplaceId)! }, o),
-      ),
+    // A listing only some marketplaces took is revised there (liveIn): a patch elsewhere would make an offer of the SKU there.
+    await eachMarketplace(
+      target,
+      s,
+      portalItemId,
+      (marketplaceId) =>
+        s.call('patch', s.listingPath(portalItemId), (o) =>
+          s.listings.patchListingsItem(
+            { sellerId: s.creds.sellerId, sku: portalItemId, marketplaceIds: [marketplaceId], body: patched.get(marketplaceId)! },
+            o,
+          ),
+        ),
+      item.liveIn,
     );
   }
 

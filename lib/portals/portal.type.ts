@@ -56,6 +56,14 @@ export interface ListingItem {
    * it is kept: with CIA off the merchant's preorder item is listed (lib/portals README).
    */
   ciaActive?: boolean;
+  /**
+   * Markets (Amazon marketplace ids) this upload job's earlier try listed the item in, which
+   * another market refused or did not answer (lib/portals partial-listing.ts): its retry submits
+   * the others only. Absent: none.
+   */
+  listedBefore?: string[];
+  /** The markets the item's recorded live listing is in where not every one of the account took it; absent: all. A revise names these only. */
+  liveIn?: string[];
 }
 
 /**
@@ -120,7 +128,8 @@ export interface PushAids {
   ledger: RevisionLedger;
   /**
    * The portal's item ids of these items' live listings at the target, as portal_upload recorded
-   * them (by stock id; items without one are absent). One statement, asked only by an adapter
+   * them (by stock id; items without one are absent, and so are listings only some of the
+   * account's markets took: the adapter asks the portal where those are). One statement, asked only by an adapter
    * that cannot find a listing by its own lookup (Kaufland's GET /units lags minutes behind).
    */
   listedItems(stockIds: number[]): Promise<Map<number, string>>;
@@ -203,7 +212,8 @@ export interface PortalFacts {
  */
 export interface PortalAdapter extends PortalFacts {
   /** Lists (or updates) an offer; returns the portal's item id. */
-  list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }>;
+  /** markets: where the portal account sells in several (Amazon marketplaces), those holding the listing now. */
+  list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string; markets?: string[] }>;
   /**
    * Only portals whose contract has a listing of variants of its own (eBay's inventory item
    * group): lists (or updates) a variation main's variants as one listing; answers its id. Without

@@ -135,7 +135,7 @@ describe('market_d: the SP-API calls against the sandbox', () => {
 
   it('list: putListingsItem by seller id and SKU with marketplaceIds, the mapped product type and attributes, and an LWA access token', async () => {
     const answer = await adapter.list(target, item({ sku: 'AZ-PUT', delivery_time: 2, prime_template: 'Prime' }), 'job-1');
-    expect(answer).to.deep.equal({ portalItemId: 'AZ-PUT' });
+    expect(answer).to.deep.equal({ portalItemId: 'AZ-PUT', markets: ['A1PA6795UKMFR9'] });
     const [put] = calls(`/listings/2021-08-01/items/${seller()}/AZ-PUT`);
     expect(put!.method).to.equal('PUT');
     expect(put!.status).to.equal(200);

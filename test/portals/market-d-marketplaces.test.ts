@@ -82,7 +82,7 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
 
   it('list: one putListingsItem per marketplace, each naming only its own in the query and in every attribute; the listing shows in both', async () => {
     const answer = await adapter.list(target, item({ sku: 'MM-PUT', prime_template: 'Prime' }), 'job-1');
-    expect(answer).to.deep.equal({ portalItemId: 'MM-PUT' });
+    expect(answer).to.deep.equal({ portalItemId: 'MM-PUT', markets: [DE, FR] });
     const puts = calls('MM-PUT', 'PUT');
     expect(puts.map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([
       [200, DE],
