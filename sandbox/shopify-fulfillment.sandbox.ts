@@ -71,7 +71,8 @@ export function planProblem(plans: unknown, lines: { quantity?: number }[]): str
 
 /**
  * The order's fulfillment orders from a plan (checked by planProblem): what the plan leaves of
- * each line goes to one more OPEN fulfillment order at the store's location. The first takes the
+ * each line goes to one more OPEN fulfillment order at `routed`, the location the store's order
+ * routing assigns (ShopifyState.routedLocation; Location/1 in a store of one location). The first takes the
  * order's number (gid .../FulfillmentOrder/<n>, as before), the others `next()` numbers; line ids
  * are the fulfillment order's number times 100 plus their place.
  */
@@ -80,6 +81,7 @@ export function fulfillmentOrdersOf(
   orderNumber: number,
   next: () => number,
   plans: FulfillmentOrderPlan[] = [],
+  routed: string = primaryLocation,
 ): SandboxFulfillmentOrder[] {
   const left = o.lines.map((l) => l.quantity);
   const specs = plans.map((p) => ({
@@ -94,7 +96,7 @@ export function fulfillmentOrdersOf(
     }),
   }));
   const rest = left.flatMap((quantity, index) => (quantity > 0 ? [{ index, quantity }] : []));
-  if (rest.length) specs.push({ status: 'OPEN', locationId: primaryLocation, fulfillAt: null, holdReason: undefined, lines: rest });
+  if (rest.length) specs.push({ status: 'OPEN', locationId: routed, fulfillAt: null, holdReason: undefined, lines: rest });
   return specs.map((spec, k) => {
     const n = k === 0 ? orderNumber : next();
     return {
@@ -112,6 +114,23 @@ export function fulfillmentOrdersOf(
       })),
     };
   });
+}
+
+/**
+ * Where the order's units are stocked: per fulfillment order, its assigned location and the units
+ * of each line it holds not fulfilled yet (`unfulfilled`) or all it was given (placement). The
+ * store takes a sale off `available` at the location that fulfils it, and a cancellation's or
+ * refund's restock puts units back there (the sandbox's reading of FulfillmentOrder.assignedLocation:
+ * "The fulfillment order's assigned location. This is the location where the fulfillment is expected to happen").
+ */
+export function unitsByLocation(
+  o: Pick<FulfillableOrder, 'fulfillmentOrders'>,
+  lineId: string,
+  unfulfilled: boolean,
+): { locationId: string; quantity: number }[] {
+  return o.fulfillmentOrders.flatMap((fo) =>
+    fo.lines.filter((l) => l.lineId === lineId).map((l) => ({ locationId: fo.locationId, quantity: unfulfilled ? l.quantity - l.fulfilled : l.quantity })),
+  );
 }
 
 /** The status Shopify shows: a set one, or (set OPEN) OPEN, IN_PROGRESS once some of it is fulfilled, CLOSED when all of it is. */

@@ -28,12 +28,23 @@ export interface SandboxRefundLine {
   locationId: string | null;
 }
 
-/** A Refund of an order: when, how much, and its refund line items (none for a refund of money only). */
+/**
+ * A RefundShippingLine ("A shipping line item that's included in a refund"): its subtotal
+ * (subtotalAmountSet, as the shipping's price: gross in a tax-included store) and tax (taxAmountSet).
+ */
+export interface SandboxRefundShipping {
+  id: string;
+  subtotal: string;
+  tax: string;
+}
+
+/** A Refund of an order: when, how much, its refund line items (none for a refund of money only) and shipping refunded. */
 export interface SandboxRefund {
   id: string;
   createdAt: string;
   amount: string;
   lines: SandboxRefundLine[];
+  shipping: SandboxRefundShipping[];
 }
 
 type Line = EditableOrder['lines'][number];
@@ -71,18 +82,21 @@ export function refundUnits(
   return { id: ids.id, lineId: line.id, quantity, restockType, restocked, locationId: restocked ? ids.locationId : null };
 }
 
+/** How refundNodes makes the schema's objects of the order's: its LineItem, a Location, its ShippingLine, a connection and a MoneyBag. */
+export interface RefundNodeMakers<T> {
+  lineItemNode: (lineId: string) => unknown;
+  locationNode: (id: string) => unknown;
+  shippingLineNode: () => unknown;
+  connection: (items: unknown[], first: number, after: string | null | undefined) => T;
+  money: (amount: string) => unknown;
+}
+
 /**
  * Order.refunds as the schema's objects (first: "Truncate the array result to this size"), each
- * refund's line items a connection; `lineItemNode` and `locationNode` give the LineItem and Location.
+ * refund's line items and shipping lines a connection.
  */
-export function refundNodes<T>(
-  refunds: SandboxRefund[],
-  first: number | undefined,
-  lineItemNode: (lineId: string) => unknown,
-  locationNode: (id: string) => unknown,
-  connection: (items: unknown[], first: number, after: string | null | undefined) => T,
-  money: (amount: string) => unknown,
-) {
+export function refundNodes<T>(refunds: SandboxRefund[], first: number | undefined, make: RefundNodeMakers<T>) {
+  const { lineItemNode, locationNode, connection, money } = make;
   return refunds.slice(0, first ?? refunds.length).map((r) => ({
     id: r.id,
     createdAt: r.createdAt,
@@ -98,6 +112,17 @@ export function refundNodes<T>(
           restocked: l.restocked,
           lineItem: lineItemNode(l.lineId),
           location: l.locationId ? locationNode(l.locationId) : null,
+        })),
+        size ?? 50,
+        after,
+      ),
+    refundShippingLines: ({ first: size, after }: { first?: number; after?: string }) =>
+      connection(
+        r.shipping.map((sh) => ({
+          id: sh.id,
+          shippingLine: make.shippingLineNode(),
+          subtotalAmountSet: money(sh.subtotal),
+          taxAmountSet: money(sh.tax),
         })),
         size ?? 50,
         after,

@@ -48,6 +48,7 @@ import {
   planProblem,
   releaseHolds,
   SandboxFulfillmentOrder,
+  unitsByLocation,
 } from './shopify-fulfillment.sandbox';
 import { removeUnits, unfulfilledOf } from './shopify-edit.sandbox';
 import { refundNodes, refundUnits, refundUnitsProblem, RestockType, SandboxRefund } from './shopify-refund.sandbox';
@@ -156,6 +157,8 @@ interface ShopifyLine {
   duty: string;
   /** Of it, what refunds gave back (Refund.duties, RefundDuty.amountSet): out of currentTotalDutiesSet ("after returns"). */
   dutyRefunded: string;
+  /** Duty.taxLines, "A list of taxes charged on the duty": its amount ("0.00": none), on top of the duty in a store whose prices exclude tax. */
+  dutyTax: string;
   /**
    * A tip the buyer gave at checkout (POST /_sandbox/shopify/orders `tip`): a LineItem as the
    * schema describes it, "not something that can be fulfilled, like a tip" (nonFulfillableQuantity
@@ -281,6 +284,8 @@ export interface ShopifyOrder {
   shippingDiscount: string;
   /** ShippingLine.taxLines. */
   shippingTaxLines: SandboxTaxLine[];
+  /** What refunds gave back of the shipping (RefundShippingLine.subtotalAmountSet, as the price: gross when taxesIncluded) and of its tax (taxAmountSet), in mills. */
+  shippingRefunded: { subtotal: number; tax: number };
   /**
    * Order.taxesIncluded, "Whether taxes are included in the subtotal price of the order": true, the
    * lines' and shipping's prices hold their tax (a German store); false, they are net and the tax
@@ -306,7 +311,7 @@ export interface ShopifyOrder {
    */
   dutiesIncluded: boolean;
   /** Order.additionalFees, "A list of additional fees applied to the order" (such as a US state's retail delivery fee): each on top of the lines and shipping. */
-  additionalFees: { id: string; name: string; amount: string }[];
+  additionalFees: { id: string; name: string; amount: string; tax: string }[];
 }
 
 /** A discount application of the order: a code's, with its value (an amount off). */
@@ -400,7 +405,11 @@ export class ShopifyState {
 
   /** The store's locations, Location/1 first (the one a store has until the merchant adds more). */
   locationsOf(account: string): SandboxLocation[] {
-    return this.locations.get(account) ?? [{ id: sandboxLocationId, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true }];
+    return (
+      this.locations.get(account) ?? [
+        { id: sandboxLocationId, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true, isFulfillmentService: false, fulfillmentService: null },
+      ]
+    );
   }
 
   /** The item's `available` at one of the store's locations. */
@@ -411,6 +420,30 @@ export class ShopifyState {
   setAvailableAt(inventoryItemId: string, locationId: string, quantity: number): void {
     if (locationId === sandboxLocationId) this.available.set(inventoryItemId, quantity);
     else this.levels.set(`${inventoryItemId} ${locationId}`, quantity);
+  }
+
+  /** Units of the variant of `sku` on or off `available` at a location (a sale: negative, never below 0; a restock: positive). */
+  moveAvailable(account: string, sku: string, locationId: string, units: number): void {
+    const v = this.variantBySku(account, sku);
+    if (v) this.setAvailableAt(v.inventoryItemId, locationId, Math.max(0, this.availableAt(v.inventoryItemId, locationId) + units));
+  }
+
+  /**
+   * The location Shopify's order routing assigns an online order to (the sandbox's reading of its
+   * default rules, "ranked locations" with the merchant's priority): of the store's active locations
+   * that fulfil online orders, in the store's order (the sandbox's priority), the first that holds
+   * every unit of the order's variants, else the first such location; Location/1 when it has none.
+   * A pickup counter (fulfillsOnlineOrders false) or a deactivated location is never assigned, so
+   * the sale comes off the stock of the location that ships it.
+   */
+  routedLocation(account: string, units: { sku: string; quantity: number }[]): string {
+    const online = this.locationsOf(account).filter((l) => l.isActive && l.fulfillsOnlineOrders);
+    const holds = (l: SandboxLocation) =>
+      units.every((u) => {
+        const v = this.variantBySku(account, u.sku);
+        return !v || this.availableAt(v.inventoryItemId, l.id) >= u.quantity;
+      });
+    return (online.find(holds) ?? online[0])?.id ?? sandboxLocationId;
   }
 
   variantBySku(account: string, sku: string): ShopifyVariant | undefined {
@@ -433,17 +466,23 @@ export function shopifyOf(state: SandboxState): ShopifyState {
 
 /**
  * The store's first location. A store has it alone unless a test gives it more
- * (POST /_sandbox/shopify/locations); orders placed, cancelled and refunded move `available` here
- * only (the sandbox assigns no order to another location's stock). Other locations appear
- * otherwise only as fulfillment orders' assignedLocation.
+ * (POST /_sandbox/shopify/locations); an order placed takes its units off `available` at each
+ * fulfillment order's assigned location (`routedLocation` unless the order's plan names one), and
+ * a cancellation, refund or edit that restocks puts them back there (shopify-fulfillment.sandbox.ts
+ * unitsByLocation).
  */
 export const sandboxLocationId = 'gid://shopify/Location/1';
-/** Location: the fields the adapter reads (isActive, fulfillsOnlineOrders: "Whether this location can fulfill online orders."). */
+/** Location: the fields the adapter reads (isActive, fulfillsOnlineOrders: "Whether this location can fulfill online orders."; isFulfillmentService: "Whether this location is a fulfillment service."). */
 export interface SandboxLocation {
   id: string;
   name: string;
   isActive: boolean;
   fulfillsOnlineOrders: boolean;
+  isFulfillmentService: boolean;
+  /** Location.fulfillmentService (null: the merchant's own): the app's name and whether it "tracks product inventory and provides updates to Shopify". */
+  fulfillmentService: { id: string; handle: string; serviceName: string; inventoryManagement: boolean } | null;
+  /** A legacy location of a fulfillment service app: QueryRoot.locations lists it only with includeLegacy ("Whether to include the legacy locations of fulfillment services"). */
+  legacy?: boolean;
 }
 const gid = (type: string, n: number) => `gid://shopify/${type}/${n}`;
 /**
@@ -582,7 +621,7 @@ function lineNode(o: ShopifyOrder, l: ShopifyLine) {
             {
               id: l.id.replace('/LineItem/', '/Duty/'),
               price: money(l.duty, o),
-              taxLines: [],
+              taxLines: toMills(l.dutyTax) > 0 ? [taxLineNode(o, { title: 'Duty tax', rate: toMills(l.dutyTax) / toMills(l.duty), amount: l.dutyTax })] : [],
               countryCodeOfOrigin: null,
               harmonizedSystemCode: null,
             },
@@ -655,6 +694,16 @@ const dutyMills = (o: ShopifyOrder) => o.lines.reduce((sum, l) => sum + toMills(
 const currentDutyMills = (o: ShopifyOrder) => o.lines.reduce((sum, l) => sum + toMills(l.duty) - toMills(l.dutyRefunded), 0);
 /** The order's additional fees in mills (Order.additionalFees). */
 const feeMills = (o: ShopifyOrder) => o.additionalFees.reduce((sum, f) => sum + toMills(f.amount), 0);
+/**
+ * The taxes charged on the duties and fees (Duty.taxLines, AdditionalFee.taxLines) in mills: on top
+ * of them in a store whose prices exclude tax (the sandbox's reading, as a line's and the
+ * shipping's tax; a tax-included store's amounts hold theirs). A refund of a duty does not give its
+ * tax back here (the test names the refund's amount).
+ */
+const onTopTaxMills = (o: ShopifyOrder) =>
+  o.taxesIncluded
+    ? 0
+    : o.lines.reduce((sum, l) => sum + (o.dutiesIncluded ? 0 : toMills(l.dutyTax)), 0) + o.additionalFees.reduce((sum, f) => sum + toMills(f.tax), 0);
 
 /**
  * What the buyer pays: the lines less their discounts, plus shipping less its discount, plus the
@@ -664,14 +713,35 @@ const feeMills = (o: ShopifyOrder) => o.additionalFees.reduce((sum, f) => sum + 
 function orderTotal(o: ShopifyOrder): string {
   const lines = o.lines.reduce((sum, l) => sum + toMills(l.price) * l.quantity - toMills(l.discount), 0);
   const duties = o.dutiesIncluded ? 0 : dutyMills(o);
-  return millsText(lines + toMills(o.shippingPrice) - toMills(o.shippingDiscount) + (o.taxesIncluded ? 0 : taxMills(o)) + duties + feeMills(o));
+  return millsText(
+    lines + toMills(o.shippingPrice) - toMills(o.shippingDiscount) + (o.taxesIncluded ? 0 : taxMills(o)) + duties + feeMills(o) + onTopTaxMills(o),
+  );
 }
+
+/** The shipping after discounts, in mills. */
+const shippingMillsOf = (o: ShopifyOrder) => toMills(o.shippingPrice) - toMills(o.shippingDiscount);
+/** "The current shipping price after applying refunds and discounts" (Order.currentShippingPriceSet, ShippingLine.currentDiscountedPriceSet). */
+const currentShippingOf = (o: ShopifyOrder) => millsText(shippingMillsOf(o) - o.shippingRefunded.subtotal);
+
+/** Order.shippingLine, "A summary of all shipping costs on the order" (null: none). */
+const shippingLineOf = (o: ShopifyOrder) =>
+  toMills(o.shippingPrice) > 0
+    ? {
+        id: o.id.replace('/Order/', '/ShippingLine/'),
+        title: 'Standard',
+        custom: false,
+        isRemoved: false,
+        originalPriceSet: money(o.shippingPrice, o),
+        discountedPriceSet: money(millsText(shippingMillsOf(o)), o),
+        currentDiscountedPriceSet: money(currentShippingOf(o), o),
+        taxLines: o.shippingTaxLines.map((t) => taxLineNode(o, t)),
+      }
+    : null;
 
 export function orderNode(s: ShopifyState, o: ShopifyOrder) {
   const paid = o.financial !== 'PENDING';
   const total = orderTotal(o);
   const received = paid ? total : '0.00';
-  const shipping = millsText(toMills(o.shippingPrice) - toMills(o.shippingDiscount));
   // A tip is never fulfilled: an order whose goods are all fulfilled shows FULFILLED.
   const remaining = o.lines.filter((l) => !l.tip && unfulfilledOf(l) > 0);
   return {
@@ -702,7 +772,8 @@ export function orderNode(s: ShopifyState, o: ShopifyOrder) {
     totalTipReceivedSet: money(millsText(o.lines.filter((l) => l.tip).reduce((sum, l) => sum + toMills(l.price) * l.quantity, 0)), o),
     // "before discounts and returns"; the shipping line's discountedPriceSet is after discounts.
     totalShippingPriceSet: money(o.shippingPrice, o),
-    currentShippingPriceSet: money(shipping, o),
+    currentShippingPriceSet: money(currentShippingOf(o), o),
+    totalRefundedShippingSet: money(millsText(o.shippingRefunded.subtotal + o.shippingRefunded.tax), o),
     totalDiscountsSet: money(millsText(o.lines.reduce((sum, l) => sum + toMills(l.discount), 0) + toMills(o.shippingDiscount)), o),
     // Duties and additional fees: "Returns `null` if duties aren't applicable" (no fees). A
     // refund gives duties back (a refund's `duty`): the current total is after it; no refunds
@@ -710,22 +781,15 @@ export function orderNode(s: ShopifyState, o: ShopifyOrder) {
     dutiesIncluded: o.dutiesIncluded,
     originalTotalDutiesSet: dutyMills(o) > 0 ? money(millsText(dutyMills(o)), o) : null,
     currentTotalDutiesSet: dutyMills(o) > 0 ? money(millsText(currentDutyMills(o)), o) : null,
-    additionalFees: o.additionalFees.map((f) => ({ id: f.id, name: f.name, price: money(f.amount, o), taxLines: [] })),
+    additionalFees: o.additionalFees.map((f) => ({
+      id: f.id,
+      name: f.name,
+      price: money(f.amount, o),
+      taxLines: toMills(f.tax) > 0 ? [taxLineNode(o, { title: `${f.name} tax`, rate: toMills(f.tax) / toMills(f.amount), amount: f.tax })] : [],
+    })),
     originalTotalAdditionalFeesSet: feeMills(o) > 0 ? money(millsText(feeMills(o)), o) : null,
     currentTotalAdditionalFeesSet: feeMills(o) > 0 ? money(millsText(feeMills(o)), o) : null,
-    shippingLine:
-      toMills(o.shippingPrice) > 0
-        ? {
-            id: o.id.replace('/Order/', '/ShippingLine/'),
-            title: 'Standard',
-            custom: false,
-            isRemoved: false,
-            originalPriceSet: money(o.shippingPrice, o),
-            discountedPriceSet: money(shipping, o),
-            currentDiscountedPriceSet: money(shipping, o),
-            taxLines: o.shippingTaxLines.map((t) => taxLineNode(o, t)),
-          }
-        : null,
+    shippingLine: shippingLineOf(o),
     shippingAddress: o.address,
     billingAddress: o.address,
     lineItems: ({ first, after }: { first?: number; after?: string }) =>
@@ -760,18 +824,17 @@ export function orderNode(s: ShopifyState, o: ShopifyOrder) {
 
 /** Order.refunds of the order (its first `first`), as the schema's objects. */
 const refundsOf = (o: ShopifyOrder, first: number | undefined) =>
-  refundNodes(
-    o.refunds,
-    first,
-    (lineId) =>
+  refundNodes(o.refunds, first, {
+    lineItemNode: (lineId) =>
       lineNode(
         o,
         o.lines.find((l) => l.id === lineId)!,
       ),
-    (id) => ({ id, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true }),
+    locationNode: (id) => ({ id, name: 'Warehouse', isActive: true, fulfillsOnlineOrders: true, isFulfillmentService: false, fulfillmentService: null }),
+    shippingLineNode: () => shippingLineOf(o),
     connection,
-    (amount) => money(amount, o),
-  );
+    money: (amount) => money(amount, o),
+  });
 
 /** A fulfillment order of the order as the schema's node, its lines' lineItem the order's LineItem. */
 const fulfillmentOrderNodeOf = (o: ShopifyOrder, fo: SandboxFulfillmentOrder) =>
@@ -885,8 +948,10 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     },
     // QueryRoot.locations: "a list of active inventory locations" (includeInactive: "Whether to
     // include the locations that are deactivated", false by default), sorted by NAME unless sortKey says ID.
-    locations: ({ first, after, sortKey, includeInactive }: { first?: number; after?: string; sortKey?: string; includeInactive?: boolean }) => {
-      const all = s.locationsOf(account).filter((l) => includeInactive || l.isActive);
+    // includeLegacy: "Whether to include the legacy locations of fulfillment services" (false by default).
+    locations: (args: { first?: number; after?: string; sortKey?: string; includeInactive?: boolean; includeLegacy?: boolean }) => {
+      const { first, after, sortKey, includeInactive, includeLegacy } = args;
+      const all = s.locationsOf(account).filter((l) => (includeInactive || l.isActive) && (includeLegacy || !l.legacy));
       const numeric = (l: SandboxLocation) => Number(l.id.split('/').pop());
       all.sort((a, b) => (sortKey === 'ID' ? numeric(a) - numeric(b) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       return connection(all, first ?? 50, after);
@@ -1214,11 +1279,21 @@ export interface NewShopifyOrder {
    * discount: an amount off the line itself (its total, not per unit); tax_lines: its taxes
    * (newTaxLines); taxable: LineItem.taxable (by default whether it has tax lines).
    */
-  lines: { sku: string; quantity?: number; price?: string; name?: string; discount?: string; tax_lines?: NewTaxLine[]; taxable?: boolean; duty?: string }[];
+  lines: {
+    sku: string;
+    quantity?: number;
+    price?: string;
+    name?: string;
+    discount?: string;
+    tax_lines?: NewTaxLine[];
+    taxable?: boolean;
+    duty?: string;
+    duty_tax?: string;
+  }[];
   /** Order.dutiesIncluded (false by default: a line's `duty` comes on top of its price). */
   duties_included?: boolean;
   /** Order.additionalFees: each an amount on top of the order (a US state's retail delivery fee). */
-  additional_fees?: { name: string; amount: string }[];
+  additional_fees?: { name: string; amount: string; tax?: string }[];
   /** A discount code of an amount off the order, spread over its lines by their amounts (allocateAcross). */
   discount_code?: { code: string; amount: string };
   paid?: boolean;
@@ -1305,6 +1380,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     test: body.test === true,
     financial: body.paid === false ? 'PENDING' : 'PAID',
     refunded: '0.00',
+    shippingRefunded: { subtotal: 0, tax: 0 },
     shippingPrice: body.shipping ?? '4.90',
     shippingDiscount: body.shipping_discount ?? '0.00',
     shippingTaxLines: newTaxLines(
@@ -1348,6 +1424,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
         taxLines: [],
         duty: l.duty ?? '0.00',
         dutyRefunded: '0.00',
+        dutyTax: l.duty_tax ?? '0.00',
       };
     }),
     fulfillments: [],
@@ -1355,7 +1432,12 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     fulfillmentOrders: [],
     discountApplications: [],
     dutiesIncluded: body.duties_included === true,
-    additionalFees: (body.additional_fees ?? []).map((f, i) => ({ id: gid('AdditionalFee', n * 100 + i), name: String(f.name), amount: String(f.amount) })),
+    additionalFees: (body.additional_fees ?? []).map((f, i) => ({
+      id: gid('AdditionalFee', n * 100 + i),
+      name: String(f.name),
+      amount: String(f.amount),
+      tax: f.tax ?? '0.00',
+    })),
   };
   if (body.tip !== undefined)
     o.lines.push({
@@ -1374,6 +1456,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
       taxLines: [],
       duty: '0.00',
       dutyRefunded: '0.00',
+      dutyTax: '0.00',
       tip: true,
     });
   // Index 0: the lines' own discounts (one application chosen per line); 1: the code spread across all lines.
@@ -1404,19 +1487,19 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     l.taxLines = newTaxLines(body.lines[i]!.tax_lines, toMills(l.price) * l.quantity - toMills(l.discount), o.taxesIncluded, orderUnit(o));
   });
   // A tip is in no fulfillment order (nothing to fulfil): its units are left to none.
+  const goods = o.lines.filter((l) => !l.tip);
   o.fulfillmentOrders = fulfillmentOrdersOf(
     { ...o, lines: o.lines.map((l) => (l.tip ? { ...l, quantity: 0 } : l)) },
     n,
     () => s.next(),
     body.fulfillment_orders,
+    s.routedLocation(account, goods),
   );
   for (const fo of o.fulfillmentOrders) s.fulfillmentOrderOwners.set(fo.id, o.id);
   s.orders.set(o.id, o);
   notifyOrder(state, o, 'ORDERS_CREATE');
-  for (const l of o.lines) {
-    const v = s.variantBySku(account, l.sku);
-    if (v) s.available.set(v.inventoryItemId, Math.max(0, (s.available.get(v.inventoryItemId) ?? 0) - l.quantity));
-  }
+  // Each unit off `available` where its fulfillment order is assigned: the location that ships it.
+  for (const l of goods) for (const at of unitsByLocation(o, l.id, false)) s.moveAvailable(account, l.sku, at.locationId, -at.quantity);
   return o;
 }
 
@@ -1464,11 +1547,7 @@ export function cancelShopifyOrder(
     o.financial = 'REFUNDED';
     o.refunded = orderTotal(o);
   }
-  if (how.restock)
-    for (const l of o.lines) {
-      const v = s.variantBySku(o.account, l.sku);
-      if (v) s.available.set(v.inventoryItemId, (s.available.get(v.inventoryItemId) ?? 0) + unfulfilledOf(l));
-    }
+  if (how.restock) for (const l of o.lines) for (const at of unitsByLocation(o, l.id, true)) s.moveAvailable(o.account, l.sku, at.locationId, at.quantity);
   o.cancellation = {
     reason: how.reason,
     refund: how.refund,
@@ -1486,8 +1565,12 @@ export function cancelShopifyOrder(
  * totalReceivedSet ("before returns") stays; the order shows PARTIALLY_REFUNDED, or REFUNDED once
  * nothing is left, and is updated (ORDERS_UPDATED). It is recorded as a Refund of the order, with
  * a refund line item when units are named (restockType NO_RESTOCK unless given; CANCEL and RETURN
- * put the units back to the variant: shopify-refund.sandbox.ts). Refused (the message is ours) for
- * an order not paid, or an amount that is not positive or more than is left to refund.
+ * put the units back to the variant: shopify-refund.sandbox.ts). `shipping`: that much of the
+ * shipping's price given back (refundCreate's `shipping.amount`; a RefundShippingLine), with its
+ * share of the shipping's tax in a net-price store (rounded to the currency's unit; the sandbox's
+ * reading); the refund's amount is then that and its tax unless given. Refused (the message is
+ * ours) for an order not paid, a shipping refund beyond the shipping left, or an amount that is
+ * not positive or more than is left to refund.
  */
 export function refundShopifyOrder(
   state: SandboxState,
@@ -1495,10 +1578,18 @@ export function refundShopifyOrder(
   o: ShopifyOrder,
   amount?: string,
   units?: { line: string; quantity: number; restockType?: string; duty?: string },
+  shipping?: string,
 ): string | undefined {
   if (o.financial === 'PENDING') return 'The order has no payment to refund.';
+  const shippingLeft = toMills(currentShippingOf(o));
+  const shippingBack = shipping === undefined ? 0 : toMills(shipping);
+  if (shipping !== undefined && !(shippingBack > 0 && shippingBack <= shippingLeft))
+    return `Shipping refund must be between 0.01 and ${millsText(shippingLeft)}.`;
+  const shippingTax = o.taxesIncluded
+    ? 0
+    : toUnit((o.shippingTaxLines.reduce((sum, x) => sum + toMills(x.amount), 0) * shippingBack) / Math.max(1, shippingMillsOf(o)), orderUnit(o));
   const left = toMills(orderTotal(o)) - toMills(o.refunded);
-  const refund = amount === undefined ? left : toMills(amount);
+  const refund = amount === undefined ? (shipping !== undefined && !units ? shippingBack + shippingTax : left) : toMills(amount);
   if (!Number.isInteger(refund) || refund <= 0 || refund > left) return `Refund amount must be between 0.01 and ${millsText(left)}.`;
   const line = units ? o.lines.find((l) => l.id === units.line) : undefined;
   const restockType = units?.restockType ?? 'NO_RESTOCK';
@@ -1509,13 +1600,14 @@ export function refundShopifyOrder(
   if (line && duty > 0 && (duty > toMills(line.duty) - toMills(line.dutyRefunded) || duty > refund))
     return `The duty refunded must be at most ${millsText(Math.min(refund, toMills(line.duty) - toMills(line.dutyRefunded)))}.`;
   if (line && duty > 0) line.dutyRefunded = millsText(toMills(line.dutyRefunded) + duty);
+  // Restocked at the location that was to ship or shipped the line (its first fulfillment order's).
+  const restockAt = line ? (unitsByLocation(o, line.id, false)[0]?.locationId ?? sandboxLocationId) : sandboxLocationId;
   const lines =
-    line && units
-      ? [refundUnits(o, line, units.quantity, restockType as RestockType, { id: gid('RefundLineItem', s.next()), locationId: sandboxLocationId })]
-      : [];
-  const variant = line && lines[0]?.restocked ? s.variantBySku(o.account, line.sku) : undefined;
-  if (variant) s.available.set(variant.inventoryItemId, (s.available.get(variant.inventoryItemId) ?? 0) + units!.quantity);
-  o.refunds.push({ id: gid('Refund', s.next()), createdAt: new Date().toISOString(), amount: millsText(refund), lines });
+    line && units ? [refundUnits(o, line, units.quantity, restockType as RestockType, { id: gid('RefundLineItem', s.next()), locationId: restockAt })] : [];
+  if (line && lines[0]?.restocked) s.moveAvailable(o.account, line.sku, restockAt, units!.quantity);
+  const shippingLines = shippingBack > 0 ? [{ id: gid('RefundShippingLine', s.next()), subtotal: millsText(shippingBack), tax: millsText(shippingTax) }] : [];
+  o.shippingRefunded = { subtotal: o.shippingRefunded.subtotal + shippingBack, tax: o.shippingRefunded.tax + shippingTax };
+  o.refunds.push({ id: gid('Refund', s.next()), createdAt: new Date().toISOString(), amount: millsText(refund), lines, shipping: shippingLines });
   o.refunded = millsText(toMills(o.refunded) + refund);
   o.financial = refund === left ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
   o.updatedAt = new Date().toISOString();
@@ -1532,8 +1624,7 @@ export function editShopifyOrder(state: SandboxState, s: ShopifyState, o: Shopif
   const refused = removeUnits(o, lineId, remove);
   if (refused) return refused;
   const line = o.lines.find((l) => l.id === lineId)!;
-  const v = restock ? s.variantBySku(o.account, line.sku) : undefined;
-  if (v) s.available.set(v.inventoryItemId, (s.available.get(v.inventoryItemId) ?? 0) + remove);
+  if (restock) s.moveAvailable(o.account, line.sku, unitsByLocation(o, lineId, false)[0]?.locationId ?? sandboxLocationId, remove);
   o.updatedAt = new Date().toISOString();
   notifyOrder(state, o, 'ORDERS_UPDATED');
   return undefined;
@@ -1707,11 +1798,15 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     }
     const fees = body.additional_fees;
     if (
-      body.lines.some((l) => l.duty !== undefined && !/^\d+\.\d{2}$/.test(String(l.duty))) ||
+      body.lines.some((l) => [l.duty, l.duty_tax].some((a) => a !== undefined && !/^\d+\.\d{2}$/.test(String(a)))) ||
       (body.duties_included !== undefined && typeof body.duties_included !== 'boolean') ||
-      (fees !== undefined && (!Array.isArray(fees) || fees.some((f) => typeof f?.name !== 'string' || !/^\d+\.\d{2}$/.test(String(f.amount)))))
+      (fees !== undefined &&
+        (!Array.isArray(fees) ||
+          fees.some(
+            (f) => typeof f?.name !== 'string' || !/^\d+\.\d{2}$/.test(String(f.amount)) || (f.tax !== undefined && !/^\d+\.\d{2}$/.test(String(f.tax))),
+          )))
     ) {
-      res.status(400).json({ error: 'a line\'s duty is "0.00", duties_included a boolean, additional_fees [{name, amount ("0.00")}]' });
+      res.status(400).json({ error: 'a line\'s duty and duty_tax are "0.00", duties_included a boolean, additional_fees [{name, amount ("0.00"), tax?}]' });
       return;
     }
     const presentment = body.presentment;
@@ -1777,14 +1872,14 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     if (errors.length) res.status(422).json({ errors });
     else res.json(o);
   });
-  // The store refunds (part of) an order: POST /_sandbox/shopify/orders/:id/refund {amount?, line?, quantity?, restock_type?, duty?}
+  // The store refunds (part of) an order: POST /_sandbox/shopify/orders/:id/refund {amount?, line?, quantity?, restock_type?, duty?, shipping?}
   // (all that is left without an amount; line, the LineItem's number, and quantity: units refunded with it;
   // restock_type RETURN, CANCEL or NO_RESTOCK, the default: shopify-refund.sandbox.ts; duty: "0.00", of the
   // line's duty given back with them, within the amount).
   app.post('/_sandbox/shopify/orders/:id/refund', (req: Request, res: Response) => {
     const o = orderOr404(req, res);
     if (!o) return;
-    const body = (req.body ?? {}) as { amount?: unknown; line?: unknown; quantity?: unknown; restock_type?: unknown; duty?: unknown };
+    const body = (req.body ?? {}) as { amount?: unknown; line?: unknown; quantity?: unknown; restock_type?: unknown; duty?: unknown; shipping?: unknown };
     const amount = body.amount;
     if (body.duty !== undefined && (body.line === undefined || !/^\d+\.\d{2}$/.test(String(body.duty)))) {
       res.status(400).json({ error: 'duty is "0.00", given back with the units of a line' });
@@ -1799,7 +1894,18 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
             ...(body.restock_type !== undefined ? { restockType: String(body.restock_type) } : {}),
             ...(body.duty !== undefined ? { duty: String(body.duty) } : {}),
           };
-    const refused = refundShopifyOrder(state, s, o, typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount : undefined, units);
+    if (body.shipping !== undefined && !/^\d+\.\d{2,3}$/.test(String(body.shipping))) {
+      res.status(400).json({ error: 'shipping is the shipping price given back, "4.90"' });
+      return;
+    }
+    const refused = refundShopifyOrder(
+      state,
+      s,
+      o,
+      typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount : undefined,
+      units,
+      body.shipping === undefined ? undefined : String(body.shipping),
+    );
     if (refused) res.status(422).json({ errors: [{ message: refused }] });
     else res.json(o);
   });
@@ -1880,18 +1986,33 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
   // The merchant's locations (Shopify admin, Settings > Locations): the store's whole list, the first
   // keeping Location/1 (the one a store starts with), each active and fulfilling online orders
   // unless `is_active` or `fulfills_online_orders` is false ("Fulfill online orders from this location").
+  // `fulfillment_service: true`: the location of a fulfilment service app (a 3PL's warehouse),
+  // `"legacy"` one of the legacy kind, which QueryRoot.locations lists only with includeLegacy;
+  // the app tracks the stock there unless `inventory_management` is false.
   app.post('/_sandbox/shopify/locations', (req: Request, res: Response) => {
     const body = (req.body ?? {}) as { portal_account?: unknown; locations?: unknown };
-    const list = Array.isArray(body.locations) ? (body.locations as { name?: unknown; is_active?: unknown; fulfills_online_orders?: unknown }[]) : [];
+    type Made = { name?: unknown; is_active?: unknown; fulfills_online_orders?: unknown; fulfillment_service?: unknown; inventory_management?: unknown };
+    const list = Array.isArray(body.locations) ? (body.locations as Made[]) : [];
     if (body.portal_account === undefined || list.length === 0 || list.some((l) => typeof l?.name !== 'string' || !l.name)) {
       res.status(400).json({ error: 'portal_account and locations (each with a name) are required' });
       return;
     }
-    const made = list.map((l, i) => ({
+    const made = list.map((l, i): SandboxLocation => ({
       id: i === 0 ? sandboxLocationId : gid('Location', 1000 + s.next()),
       name: String(l.name),
       isActive: l.is_active !== false,
       fulfillsOnlineOrders: l.fulfills_online_orders !== false,
+      isFulfillmentService: l.fulfillment_service === true || l.fulfillment_service === 'legacy',
+      fulfillmentService:
+        l.fulfillment_service === true || l.fulfillment_service === 'legacy'
+          ? {
+              id: gid('FulfillmentService', s.next()),
+              handle: String(l.name).toLowerCase(),
+              serviceName: String(l.name),
+              inventoryManagement: l.inventory_management !== false,
+            }
+          : null,
+      ...(l.fulfillment_service === 'legacy' ? { legacy: true } : {}),
     }));
     s.locations.set(String(body.portal_account), made);
     res.status(201).json(made);

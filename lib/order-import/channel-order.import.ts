@@ -23,7 +23,9 @@ import {
   channelDetails,
   channelState,
   detailsChanged,
+  feeLowered,
   marketDFba,
+  onlyFeeChanged,
   orderInputOf,
   quantitiesChanged,
   requestNotes,
@@ -49,7 +51,12 @@ function changeOf(before: ChannelState, order: ChannelOrder, amountsKnown: boole
   if (before.is_shipped !== order.status.is_shipped) change.is_shipped = order.status.is_shipped;
   // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending); not
   // once the channel has shipped or cancelled it (Amazon then suppresses the phone: nothing new).
-  if (amountsKnown && !order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order)))
+  // Shipping the channel gave back since (a refund of it): the fee follows as a line's units do,
+  // also on an order invoiced here (whose details are not taken), not on one shipped here.
+  const fee = amountsKnown ? feeLowered(before, order) : undefined;
+  if (fee !== undefined) change.shipping_fee = fee;
+  const completed = fee === undefined || !onlyFeeChanged(before, order);
+  if (amountsKnown && completed && !order.status.is_shipped && !order.status.is_cancelled && detailsChanged(before, channelState(order)))
     change.details = checkedDetails(order);
   // The channel ships the order itself since (eBay's fulfilment program shows only once it is
   // paid): as if imported so, its lines give their stock back. Once: the state keeps it said. A

@@ -55,6 +55,7 @@ export function channelState(order: ChannelOrder): ChannelState {
     is_cancelled: order.status.is_cancelled,
     modified_at: order.modified_at,
     details: digest(order),
+    ...(order.shipping.fee !== undefined ? { shipping_fee: order.shipping.fee } : {}),
     lines: Object.fromEntries(order.line.map((l) => [l.transaction_id, l.quantity])),
     requests: [
       ...order.line.filter((l) => l.cancel_requested !== undefined).map((l) => l.transaction_id),
@@ -102,7 +103,7 @@ export function stateAfter(before: ChannelState, order: ChannelOrder, amountsKno
   const now = channelState(order);
   return {
     ...now,
-    ...(amountsKnown ? {} : { paid_amount: before.paid_amount, details: before.details, prices: before.prices }),
+    ...(amountsKnown ? {} : { paid_amount: before.paid_amount, details: before.details, prices: before.prices, shipping_fee: before.shipping_fee }),
     fulfilled_by_channel: now.fulfilled_by_channel === true || before.fulfilled_by_channel === true,
   };
 }
@@ -124,6 +125,20 @@ export function requestNotes(order: ChannelOrder, told: string[] = []): string[]
   if (!request || told.includes(orderRequestKey(request.id))) return lines;
   return [...lines, `the buyer asks to cancel the order${request.reason ? ` (${request.reason})` : ''}; do not ship it before the channel decides`];
 }
+
+/**
+ * The shipping fee when the channel gives a lower one than the state kept: shipping it gave back
+ * (a refund of the shipping, a duty refunded with its units; decision, README "A refund of the
+ * shipping"). A higher fee is data completed later (the details). A state kept before the fee was: not compared.
+ */
+export function feeLowered(before: ChannelState, order: ChannelOrder): string | undefined {
+  const fee = order.shipping.fee;
+  return fee !== undefined && before.shipping_fee !== undefined && toCents(fee) < toCents(before.shipping_fee) ? fee : undefined;
+}
+
+/** The order's details differ from the state kept only by the fee (the rest as it was): the lowered fee alone is the change. */
+export const onlyFeeChanged = (before: ChannelState, order: ChannelOrder) =>
+  before.shipping_fee !== undefined && digest({ ...order, shipping: { ...order.shipping, fee: before.shipping_fee } }) === before.details;
 
 /** The channel changed the order's details since the state kept (a state kept before details were: not compared). */
 export const detailsChanged = (before: ChannelState, now: ChannelState) => before.details !== undefined && before.details !== now.details;

@@ -27,6 +27,12 @@ export interface ChannelChange {
    * moves (back, for fewer units), unless the order is shipped here (the goods left).
    */
   line_quantity?: { transaction_id: string; quantity: number; returned?: number }[];
+  /**
+   * The shipping fee, lower since: shipping the channel gave back (a refund of the shipping). The
+   * order's fee takes it, so invoice_amount follows the payment, unless the order is shipped here
+   * (the seller's credit note, as for line_quantity); the details, when applied, carry it already.
+   */
+  shipping_fee?: string;
   /** What the channel tells the seller once (a buyer's cancellation request): added to the change's history entry. */
   notes?: string[];
   /**
@@ -256,13 +262,26 @@ async function withDetails(trx: Knex.Transaction, current: OrderRow, change: Cha
   return true;
 }
 
+/** The shipping fee the channel lowered (ChannelChange.shipping_fee) into the update, unless the details carry one or the order is shipped here. */
+function withShippingFee(current: OrderRow, change: ChannelChange, input: OrderInput, notes: string[]): void {
+  if (change.shipping_fee === undefined || input.shipping?.fee !== undefined) return;
+  if (toCents(change.shipping_fee) === toCents(current.shipping_fee ?? '0')) return;
+  const said = `shipping fee ${current.shipping_fee ?? '0.00'} -> ${change.shipping_fee}`;
+  if (current.is_shipped) {
+    notes.push(`${said} at the channel (shipping given back), but the order is shipped here: not applied (make a credit note)`);
+    return;
+  }
+  input.shipping = { ...input.shipping, fee: change.shipping_fee };
+  notes.push(said);
+}
+
 /** The change without its amounts when the channel gives them in another currency than the order's, and the note that says so. */
 function sameCurrency(current: OrderRow, change: ChannelChange): { change: ChannelChange; notes: string[] } {
   // As the order took it (Order_type's currency_id: trimmed, upper case): a channel naming "eur" had every later payment held back.
   const given = change.currency_id?.trim().toUpperCase();
   if (given === undefined || given === current.currency_id) return { change, notes: [] };
-  if (change.paid_amount === undefined && change.details === undefined) return { change, notes: [] };
-  const { paid_amount: _paid, details: _details, ...rest } = change;
+  if (change.paid_amount === undefined && change.details === undefined && change.shipping_fee === undefined) return { change, notes: [] };
+  const { paid_amount: _paid, details: _details, shipping_fee: _fee, ...rest } = change;
   return {
     change: rest,
     notes: [
@@ -290,6 +309,7 @@ export async function applyChannelChangeIn(
   notes.unshift(...currencyNotes);
   const completed = await withDetails(trx, current, applied, input, notes);
   await withQuantities(trx, current, applied, input, notes);
+  withShippingFee(current, applied, input, notes);
   await withFulfilmentByChannel(trx, current, applied, input, notes);
   notes.push(...(applied.notes ?? []));
   if (notes.length === 0 && !completed) return [];

@@ -32,20 +32,33 @@ interface VariantNode {
 
 const variantFields = 'id sku product { id } inventoryPolicy inventoryItem { id tracked }';
 const findVariants = `query KontorVariants($query: String!, $first: Int!) { productVariants(first: $first, query: $query) { nodes { ${variantFields} } } }`;
-/** Location: what decides where the web shop's stock is kept (isActive, fulfillsOnlineOrders: "Whether this location can fulfill online orders."). */
+/**
+ * Location: what decides where the web shop's stock is kept (isActive, fulfillsOnlineOrders:
+ * "Whether this location can fulfill online orders."; fulfillmentService: "Name of the service
+ * provider that fulfills from this location", null for the merchant's own, its inventoryManagement
+ * "Whether the fulfillment service tracks product inventory and provides updates to Shopify").
+ */
 interface LocationNode {
   id: string;
   name: string;
   isActive: boolean;
   fulfillsOnlineOrders: boolean;
+  fulfillmentService: { serviceName: string; inventoryManagement: boolean } | null;
 }
 /**
  * The store's active locations (QueryRoot.locations lists active ones only unless includeInactive),
- * oldest first (sortKey ID: a store's first location is the one it was opened with), 50 a page:
- * 53 points requested in the sandbox's model (2 + 50 + pageInfo), refunded to the few it holds.
+ * the legacy locations of fulfilment service apps included (includeLegacy: "Whether to include the
+ * legacy locations of fulfillment services", false by default: a store selling online from such an
+ * app's warehouse looked to Kontor as if it had no location doing so, or the stock there was never
+ * seen by `elsewhereOutcome`), oldest first (sortKey ID: a store's first location is the one it was
+ * opened with), 50 a page: 103 points requested in the sandbox's model (2 + 50 x 2 + pageInfo),
+ * refunded to the few it holds.
  */
 const locationsQuery = `query KontorLocations($first: Int!, $after: String) {
-  locations(first: $first, after: $after, sortKey: ID) { pageInfo { hasNextPage endCursor } nodes { id name isActive fulfillsOnlineOrders } } }`;
+  locations(first: $first, after: $after, sortKey: ID, includeLegacy: true) { pageInfo { hasNextPage endCursor }
+    nodes { id name isActive fulfillsOnlineOrders fulfillmentService { serviceName inventoryManagement } } } }`;
+/** A location whose stock a fulfilment app reports to Shopify (its inventoryManagement): Kontor's count set there would be overwritten by the app's. */
+const appKeepsStock = (l: LocationNode) => l.fulfillmentService?.inventoryManagement === true;
 /** The store's first location as Kontor took it before `storeLocations` (rows of shopify_inventory_set without location, `knownAt`). */
 const firstLocation = 'query KontorLocation { locations(first: 1) { nodes { id } } }';
 const createProduct = `mutation KontorProductCreate($product: ProductCreateInput!) {
@@ -749,6 +762,14 @@ export class WebshopAdapter extends HttpPortalAdapter {
    * first location may be a pickup counter or a closed one, whose stock the online store does not
    * sell. Read on every push, not remembered: a location the merchant switches to fulfil online
    * orders counts from the next push (its stock refuses the item, `elsewhereOutcome`).
+   * **Fulfilment apps' locations (decision):** read with the legacy ones (`locationsQuery`). One whose
+   * app tracks the stock (`appKeepsStock`) is never `at`, as the app's own updates would overwrite
+   * Kontor's count there (the store selling the 3PL's count, not Kontor's), but it is one of the
+   * `others`: stock there that the store sells online refuses the item as any other location's
+   * does. An app that leaves the stock to the merchant (inventoryManagement false) makes a location
+   * like the merchant's own. A store that sells online only from app-kept locations is refused
+   * naming them (Kontor has no location to set at; the seller keeps that stock at the app, or
+   * switches CIA off for the web shop).
    */
   private async storeLocations(s: ShopifySession): Promise<{ at: LocationNode; others: LocationNode[] }> {
     const online: LocationNode[] = [];
@@ -758,12 +779,16 @@ export class WebshopAdapter extends HttpPortalAdapter {
       online.push(...answer.locations.nodes.filter((l) => l.isActive && l.fulfillsOnlineOrders));
       after = answer.locations.pageInfo.hasNextPage ? answer.locations.pageInfo.endCursor : null;
     } while (after);
-    const [at, ...others] = online;
-    if (!at)
+    const at = online.find((l) => !appKeepsStock(l));
+    if (!at) {
+      const apps = online.map((l) => `${l.name} (${l.fulfillmentService!.serviceName})`).join(', ');
       throw portalRefused(
-        `webshop: the Shopify store of portal account ${s.target.portalAccountId} has no active location that fulfils online orders ("Fulfill online orders from this location"); Kontor sets the web shop's stock there`,
+        apps
+          ? `webshop: the Shopify store of portal account ${s.target.portalAccountId} fulfils online orders only from locations whose fulfilment app keeps the stock: ${apps}; Kontor does not set a quantity the app overwrites: let a location of the store's own fulfil online orders, or switch CIA off for the web shop`
+          : `webshop: the Shopify store of portal account ${s.target.portalAccountId} has no active location that fulfils online orders ("Fulfill online orders from this location"); Kontor sets the web shop's stock there`,
       );
-    return { at, others };
+    }
+    return { at, others: online.filter((l) => l !== at) };
   }
 
   /** The variants of these SKUs (remembered ones, the rest looked up 50 to a query). */

@@ -160,6 +160,29 @@ describe('webshop at Shopify: CIA pushes compare and set', () => {
     expect(at(warehouse!)).to.equal(3);
   });
 
+  it("a store sale at a store of several locations comes off the location that ships it (the fulfillment order's assigned location, where Kontor sets): a push before its import does not undo it", async () => {
+    const made = await post('/_sandbox/shopify/locations', {
+      portal_account: account,
+      locations: [{ name: 'Abholtheke', fulfills_online_orders: false }, { name: 'Versandlager' }],
+    });
+    const [counter, warehouse] = (made.body as unknown as { id: string }[]).map((l) => l.id);
+    await adapter.list(target, item(5), 'list');
+    shopifyOf(sandbox.state).setAvailableAt(sandboxVariant('CMP-1').inventoryItemId, counter!, 2);
+    const at = (location: string) => shopifyOf(sandbox.state).availableAt(sandboxVariant('CMP-1').inventoryItemId, location);
+    expect([at(warehouse!), at(counter!)]).to.deep.equal([5, 2]);
+    // A buyer orders 1 online: Shopify routes it to the warehouse (the counter fulfils no online orders) and takes it off there.
+    await sellInStore(1);
+    const order = [...shopifyOf(sandbox.state).orders.values()].find((o) => o.account === String(account))!;
+    expect(order.fulfillmentOrders.map((fo) => fo.locationId)).to.deep.equal([warehouse]);
+    expect([at(warehouse!), at(counter!)]).to.deep.equal([4, 2]);
+    // Kontor, not having imported it, pushes its 4 after an eBay sale: the warehouse ends at 3, not at 4 of 3 (one unit sold twice).
+    expect(await adapter.setQuantities(target, [update(4)], 'after-ebay-sale')).to.deep.equal([{ stockId: 1, outcome: 'accepted' }]);
+    expect([at(warehouse!), at(counter!)]).to.deep.equal([3, 2]);
+    // Cancelled with a restock, the unit goes back where it was taken from.
+    expect((await post(`/_sandbox/shopify/orders/${order.id.split('/').pop()}/cancel`, { restock: true })).status).to.equal(200);
+    expect([at(warehouse!), at(counter!)]).to.deep.equal([4, 2]);
+  });
+
   it("a quantity recorded before its location was (a row without location) compares at the store's first location only", async () => {
     await adapter.list(target, item(5), 'list');
     await adapter.setQuantities(target, [update(5)], 'at-first');

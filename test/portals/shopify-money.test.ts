@@ -278,6 +278,98 @@ describe('Shopify order money: lines exact to the cent and their tax rates, thro
     });
   });
 
+  describe('taxes on the duties and an additional fee (Duty.taxLines, AdditionalFee.taxLines)', () => {
+    it('when a store whose prices exclude tax charges tax on a line’s duty and on an additional fee, then the shipping fee carries them with the duty and fee, and the order is fully paid at what the buyer paid', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'DT-SHOP-US', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        currency: 'USD',
+        taxes_included: false,
+        lines: [{ sku: 'DT-SHOP-US', quantity: 2, price: '25.00', tax_lines: [{ title: 'CO State Tax', rate: 0.08 }], duty: '5.00', duty_tax: '0.40' }],
+        additional_fees: [{ name: 'Retail Delivery Fee', amount: '0.27', tax: '0.02' }],
+        shipping: '10.00',
+        shipping_tax_lines: [{ title: 'CO State Tax', rate: 0.08 }],
+      });
+      // 50.00 + 4.00 tax, 10.00 + 0.80 shipping, 5.00 duty + 0.40 its tax, 0.27 fee + 0.02 its tax.
+      expect(orderNode(shopifyOf(sandbox.state), order).totalPriceSet.presentmentMoney.amount).to.equal('70.49');
+
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'dt-shop-1');
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.sku, l.quantity, l.price, l.tax])).to.deep.equal([['DT-SHOP-US', '2', '27.00', '8.00']]);
+      expect(imported.shipping.fee).to.equal('16.49');
+      expect(imported.invoice_amount).to.equal('70.49');
+      expect(imported.paid_amount).to.equal('70.49');
+      expect(imported.status.is_paid).to.equal(true);
+      // Read with the lines' taxes, in the one query of the order's lines.
+      expect(lineReads(shopId).map((q) => [q.includes('duties'), q.includes('additionalFees')])).to.deep.equal([[true, true]]);
+    });
+  });
+
+  describe('a refund of the shipping (Refund.refundShippingLines; ShippingLine.currentDiscountedPriceSet "after applying refunds")', () => {
+    it('when a paid order, imported and invoiced, has its shipping refunded at the store, then its shipping fee falls to what is left and it stays fully paid at the lower amount', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'SR-SHOP-DE', 10);
+      const { shopId, id } = await shopifyOrder(seller, {
+        lines: [{ sku: 'SR-SHOP-DE', quantity: 2, price: '19.90', tax_lines: [{ title: 'DE MwSt', rate: 0.19 }] }],
+        shipping: '4.90',
+      });
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'sr-shop-1');
+      const before = (await kontorOrder(seller, id))!;
+      expect([before.shipping.fee, before.invoice_amount, before.paid_amount, before.invoice_number !== null]).to.deep.equal(['4.90', '44.70', '44.70', true]);
+
+      // The merchant gives the buyer the shipping back (a late parcel): 4.90, the order's payment falls by it.
+      await sandboxPost(sandbox, `/_sandbox/shopify/orders/${id}/refund`, { shipping: '4.90' });
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'sr-shop-2');
+      const after = (await kontorOrder(seller, id))!;
+      expect(after.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([['SR-SHOP-DE', '2', '19.90']]);
+      expect(after.shipping.fee).to.equal('0.00');
+      expect(after.invoice_amount).to.equal('39.80');
+      expect(after.paid_amount).to.equal('39.80');
+      expect(after.status.is_paid).to.equal(true);
+      expect(after.history.join('\n')).to.contain('shipping fee 4.90 -> 0.00').and.not.contain('not applied');
+    });
+
+    it('when a US store (prices without tax) refunds part of a taxed shipping, then the fee is the shipping and tax kept, the refunded tax read from the refund', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'SR-SHOP-US', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        currency: 'USD',
+        taxes_included: false,
+        lines: [{ sku: 'SR-SHOP-US', quantity: 1, price: '20.00', tax_lines: [{ title: 'NY State Tax', rate: 0.08 }] }],
+        shipping: '10.00',
+        shipping_tax_lines: [{ title: 'NY State Tax', rate: 0.08 }],
+      });
+      expect(order.shippingTaxLines.map((x) => x.amount)).to.deep.equal(['0.80']);
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'sr-shop-us-1');
+      expect((await kontorOrder(seller, id))!.shipping.fee).to.equal('10.80');
+
+      // 4.00 of the shipping and its 0.32 tax given back: the buyer paid 32.40 and kept 28.08.
+      await sandboxPost(sandbox, `/_sandbox/shopify/orders/${id}/refund`, { shipping: '4.00' });
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'sr-shop-us-2');
+      const after = (await kontorOrder(seller, id))!;
+      expect(after.line.map((l) => [l.price, l.tax])).to.deep.equal([['21.60', '8.00']]);
+      expect(after.shipping.fee).to.equal('6.48');
+      expect(after.invoice_amount).to.equal('28.08');
+      expect(after.paid_amount).to.equal('28.08');
+      expect(after.status.is_paid).to.equal(true);
+    });
+
+    it('when the shipping is refunded after the order was shipped here, then the fee stays and the history asks for a credit note', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'SR-SHOP-SENT', 10);
+      const { shopId, id } = await shopifyOrder(seller, { lines: [{ sku: 'SR-SHOP-SENT', quantity: 1, price: '30.00' }], shipping: '5.00' });
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'sr-shop-sent-1');
+      await db()('sales_order').where({ account_id: seller.id, external_order_id: id }).update({ is_shipped: true });
+      await sandboxPost(sandbox, `/_sandbox/shopify/orders/${id}/refund`, { shipping: '5.00' });
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'sr-shop-sent-2');
+      const after = (await kontorOrder(seller, id))!;
+      expect([after.shipping.fee, after.invoice_amount, after.paid_amount]).to.deep.equal(['5.00', '35.00', '30.00']);
+      expect(after.history.join('\n')).to.contain(
+        'shipping fee 5.00 -> 0.00 at the channel (shipping given back), but the order is shipped here: not applied (make a credit note)',
+      );
+    });
+  });
+
   describe('the buyer’s currency (Shopify Markets: Order.presentmentCurrencyCode beside the shop’s currencyCode)', () => {
     it('when a Swiss buyer pays a euro store in CHF, then the order is imported in CHF at what the buyer paid, lines exact to the cent, and is fully paid', async () => {
       const seller = await newSeller();

@@ -289,6 +289,41 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect((await variants()).map((v) => v.available)).to.deep.equal([3]);
   });
 
+  it("a store selling online from a fulfilment app's legacy location (locations(includeLegacy: true)): Kontor does not set the count the app keeps, and stock there refuses the item like any other location's", async () => {
+    await adapter.list(target, item({ stockId: 1, sku: 'APP-A', quantityAvailable: 3 }), 'a');
+    // Only the pickup counter and the app's warehouse (a legacy fulfilment service location, the app tracking its stock).
+    expect(
+      (
+        await post('/_sandbox/shopify/locations', {
+          portal_account: account,
+          locations: [
+            { name: 'Abholtheke', fulfills_online_orders: false },
+            { name: 'Lagerdienst', fulfillment_service: 'legacy' },
+          ],
+        })
+      ).status,
+    ).to.equal(201);
+    const refused = await adapter.setQuantities(target, [update('APP-A', 2, 1)], 'app-only').catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(DomainError).and.deep.include({ id: 'portal_refused' });
+    expect((refused as DomainError).message).to.equal(
+      `webshop: the Shopify store of portal account ${account} fulfils online orders only from locations whose fulfilment app keeps the stock: Lagerdienst (Lagerdienst); ` +
+        "Kontor does not set a quantity the app overwrites: let a location of the store's own fulfil online orders, or switch CIA off for the web shop",
+    );
+    expect((await variants()).map((v) => v.available)).to.deep.equal([3]);
+
+    // The merchant's own warehouse fulfils online orders too: Kontor sets there, and the 2 the app holds refuse the item.
+    const made = await post('/_sandbox/shopify/locations', {
+      portal_account: account,
+      locations: [{ name: 'Versandlager' }, { name: 'Lagerdienst', fulfillment_service: 'legacy' }],
+    });
+    const app = (made.body as unknown as { id: string }[])[1]!.id;
+    expect((await post('/_sandbox/shopify/inventory', { portal_account: account, sku: 'APP-A', location: app, available: 2 })).status).to.equal(200);
+    const outcomes = await adapter.setQuantities(target, [update('APP-A', 2, 1)], 'app-stocked');
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['refused']);
+    expect(outcomes[0]).to.have.property('message').that.contains('the store also sells it online from Lagerdienst (2 available)');
+    expect((await variants()).map((v) => v.available)).to.deep.equal([2]);
+  });
+
   it('an order is fetched by update time and mapped once; shipped with tracking it is fulfilled, and shipping again sends nothing', async () => {
     await adapter.list(target, item(), 'k');
     const since = new Date(Date.now() - 1000);

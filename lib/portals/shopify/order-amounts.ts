@@ -22,20 +22,31 @@ type ShopifyMoney = { presentmentMoney: { amount: string } };
 /** What this file reads of an order from the orders page (order-mapping.ts's ShopifyOrderNode has it). */
 export interface AmountsOrder extends IncludedTaxOrder {
   id: string;
+  /** "Whether duties are included in the subtotal price of the order" and the duties and fees after returns ("`null`" when none): whether their taxes are read. */
+  dutiesIncluded: boolean;
+  currentTotalDutiesSet: ShopifyMoney | null;
+  currentTotalAdditionalFeesSet: ShopifyMoney | null;
   /** Order.taxesIncluded: false, the lines' and shipping's prices are net. */
   taxesIncluded: boolean;
   /** Order.totalDiscountsSet: "The total amount discounted on the order before returns ... both order and line level discounts" (nullable). */
   totalDiscountsSet: ShopifyMoney | null;
   lineItems: { nodes: { id: string; quantity: number; taxable: boolean; discountedUnitPriceAfterAllDiscountsSet: ShopifyMoney }[] };
+  /** The shipping line: its price after discounts, and after refunds too (`currentDiscountedPriceSet`): a refund of shipping lowers the latter only. */
+  shippingLine: { discountedPriceSet: ShopifyMoney; currentDiscountedPriceSet: ShopifyMoney } | null;
 }
 
 const lineTotalFields = 'originalTotalSet { presentmentMoney { amount } } discountAllocations { allocatedAmountSet { presentmentMoney { amount } } }';
 
-/** What the query of an order's lines reads: the exact line totals, the taxes, or both. */
+/** What the query of an order's lines reads: the exact line totals, the taxes, or both; `onTop`: with the taxes, those of the duties and fees. */
 export interface LineNeeds {
   totals: boolean;
   taxes: boolean;
+  onTop?: boolean;
 }
+
+/** A duty's or fee's amount and its taxes ("A list of taxes charged on the duty", "... on the additional fee"). */
+const chargeFields = `price { presentmentMoney { amount } } ${taxFields}`;
+type Charge = { price: ShopifyMoney; taxLines: ShopifyTaxLine[] };
 
 /**
  * The order's lines with what `need` names, and the shipping line's taxes when taxes are asked,
@@ -45,10 +56,12 @@ export interface LineNeeds {
  */
 export const orderLinesQuery = (need: LineNeeds) =>
   `query KontorOrderLineAmounts($id: ID!, $first: Int!, $after: String) { order(id: $id) { ${need.taxes ? `shippingLine { ${taxFields} }` : 'id'}
-  lineItems(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { id ${need.totals ? lineTotalFields : ''} ${need.taxes ? taxFields : ''} } } } }`;
+  ${need.onTop ? `additionalFees { ${chargeFields} }` : ''}
+  lineItems(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { id ${need.totals ? lineTotalFields : ''} ${need.taxes ? taxFields : ''} ${need.onTop ? `duties { ${chargeFields} }` : ''} } } } }`;
 
 interface LineAmountsNode {
   id: string;
+  duties?: Charge[];
   originalTotalSet?: ShopifyMoney;
   discountAllocations?: { allocatedAmountSet: ShopifyMoney }[];
   taxLines?: ShopifyTaxLine[];
@@ -56,6 +69,7 @@ interface LineAmountsNode {
 type LinesAnswer = {
   order: {
     shippingLine?: { taxLines: ShopifyTaxLine[] } | null;
+    additionalFees?: Charge[];
     lineItems: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: LineAmountsNode[] };
   } | null;
 };
@@ -66,16 +80,48 @@ export interface OrderLineAmounts {
   taxes: OrderTaxes;
 }
 
-const nothingRead = (): OrderLineAmounts => ({ totals: new Map(), taxes: { lines: new Map(), shipping: [] } });
+const nothingRead = (): OrderLineAmounts => ({ totals: new Map(), taxes: { lines: new Map(), shipping: [], shippingRefunded: 0, onTop: 0 } });
+
+/**
+ * The taxes of charges after returns, in mills: their tax lines' amounts (as charged) in the share
+ * of the charges still standing (`current`, the order's current total of them, over their sum):
+ * all of it without returns, none once they were all refunded. Shopify gives a refunded duty's
+ * amount (RefundDuty) but not its tax, so a part refunded keeps its share of the tax (our reading).
+ */
+function chargeTaxes(charges: Charge[], current: number): number {
+  const whole = charges.reduce((sum, c) => sum + mills(c.price.presentmentMoney.amount), 0);
+  const taxes = charges.reduce((sum, c) => sum + taxMills(c.taxLines), 0);
+  return whole > 0 ? Math.round((taxes * Math.min(whole, current)) / whole) : 0;
+}
+
+/**
+ * The tax refunds gave back with the shipping (RefundShippingLine.taxAmountSet, "The tax amount of
+ * the refund shipping line"), of the order's first 20 refunds, 5 shipping lines each (an order has
+ * one shipping line; several refunds of it are rare): 1 + 20 x (1 + 2 + 5 x 2) = 261 points requested.
+ */
+const shippingRefundsQuery = `query KontorShippingRefunds($id: ID!) { order(id: $id) { id
+  refunds(first: 20) { refundShippingLines(first: 5) { nodes { taxAmountSet { presentmentMoney { amount } } } } } } }`;
+type ShippingRefundsAnswer = { order: { refunds: { refundShippingLines: { nodes: { taxAmountSet: ShopifyMoney }[] } }[] } | null };
+
+/** Whether a refund gave back some of the shipping: its price after refunds below its price after discounts. */
+export const shippingRefunded = (o: Pick<AmountsOrder, 'shippingLine'>) =>
+  o.shippingLine !== null &&
+  mills(o.shippingLine.currentDiscountedPriceSet.presentmentMoney.amount) < mills(o.shippingLine.discountedPriceSet.presentmentMoney.amount);
 
 /** Reads what `need` names of the order's lines into `into`, its lines paged to the end. */
-async function readLines(s: ShopifySession, orderId: string, lineCount: number, need: LineNeeds, into: OrderLineAmounts): Promise<void> {
-  const first = Math.min(100, Math.max(1, lineCount));
+async function readLines(s: ShopifySession, o: AmountsOrder, need: LineNeeds, into: OrderLineAmounts): Promise<void> {
+  // 50 lines a page with the duties' taxes (6 points a line more: 708 for 50 with totals and taxes), else 100.
+  const first = Math.min(need.onTop ? 50 : 100, Math.max(1, o.lineItems.nodes.length));
+  const duties: Charge[] = [];
   let after: string | null = null;
   for (;;) {
-    const answer: LinesAnswer = await s.call<LinesAnswer>(orderLinesQuery(need), { id: orderId, first, after });
+    const answer: LinesAnswer = await s.call<LinesAnswer>(orderLinesQuery(need), { id: o.id, first, after });
     if (!answer.order) return;
     if (need.taxes) into.taxes.shipping = answer.order.shippingLine?.taxLines ?? [];
+    if (need.onTop) {
+      duties.push(...answer.order.lineItems.nodes.flatMap((l) => l.duties ?? []));
+      if (after === null) into.taxes.onTop = chargeTaxes(answer.order.additionalFees ?? [], amountOf(o.currentTotalAdditionalFeesSet));
+    }
     for (const l of answer.order.lineItems.nodes) {
       if (need.totals && l.originalTotalSet)
         into.totals.set(
@@ -85,10 +131,22 @@ async function readLines(s: ShopifySession, orderId: string, lineCount: number, 
         );
       if (need.taxes) into.taxes.lines.set(l.id, l.taxLines ?? []);
     }
-    if (!answer.order.lineItems.pageInfo.hasNextPage) return;
+    if (!answer.order.lineItems.pageInfo.hasNextPage) break;
     after = answer.order.lineItems.pageInfo.endCursor;
   }
+  if (need.onTop) into.taxes.onTop += chargeTaxes(duties, amountOf(o.currentTotalDutiesSet));
 }
+
+const amountOf = (m: ShopifyMoney | null) => (m ? mills(m.presentmentMoney.amount) : 0);
+
+/**
+ * Whether the taxes on the order's duties and fees are read (decision, README "Taxes on duties and
+ * fees"): in a net-price store (taxesIncluded false) they come on top of the duties and fees the
+ * buyer paid (`onTop` in order-mapping.ts), as a line's or the shipping's do; only an order with
+ * duties on top of its prices or fees has any. A tax-included store's duties and fees hold theirs.
+ */
+const needsOnTopTaxes = (o: AmountsOrder) =>
+  o.taxesIncluded === false && ((o.dutiesIncluded === false && amountOf(o.currentTotalDutiesSet) > 0) || amountOf(o.currentTotalAdditionalFeesSet) > 0);
 
 /**
  * Whether the page's unit prices can be off (decision, README): only a discount spreads an amount
@@ -119,10 +177,17 @@ function lineTotals(o: AmountsOrder, read: OrderLineAmounts): Map<string, number
  */
 export async function readOrderLineAmounts(s: ShopifySession, o: AmountsOrder): Promise<OrderLineAmounts> {
   const read = nothingRead();
-  const need = { totals: needsLineTotals(o), taxes: o.taxesIncluded === false };
-  if (need.totals || need.taxes) await readLines(s, o.id, o.lineItems.nodes.length, need, read);
-  if (o.taxesIncluded !== false && !includedRates(o, lineTotals(o, read)))
-    await readLines(s, o.id, o.lineItems.nodes.length, { totals: false, taxes: true }, read);
+  const need = { totals: needsLineTotals(o), taxes: o.taxesIncluded === false, onTop: needsOnTopTaxes(o) };
+  if (need.totals || need.taxes) await readLines(s, o, need, read);
+  if (o.taxesIncluded !== false && !includedRates(o, lineTotals(o, read))) await readLines(s, o, { totals: false, taxes: true }, read);
+  // A net-price store's shipping tax (ShippingLine.taxLines, as charged) less what refunds of the
+  // shipping gave back of it: read only when the shipping was refunded (its current price lower).
+  if (need.taxes && shippingRefunded(o)) {
+    const answer = await s.call<ShippingRefundsAnswer>(shippingRefundsQuery, { id: o.id });
+    read.taxes.shippingRefunded = (answer.order?.refunds ?? [])
+      .flatMap((r) => r.refundShippingLines.nodes)
+      .reduce((sum, n) => sum + mills(n.taxAmountSet.presentmentMoney.amount), 0);
+  }
   return read;
 }
 
@@ -157,8 +222,10 @@ export interface LineUnits {
  * store from the order's (includedRates). No rate at all when neither was read (a caller that
  * read nothing).
  *
- * **Shipping:** its price after discounts, plus its own tax lines in a net-price store
- * (ShippingLine.taxLines; Kontor's shipping has no rate), plus the lines' rest.
+ * **Shipping:** its price after discounts and refunds (`shippingMills`, order-mapping.ts), plus
+ * its own tax lines in a net-price store (ShippingLine.taxLines; Kontor's shipping has no rate)
+ * less the tax refunds of the shipping gave back, plus the taxes on the duties and fees in such a
+ * store (`needsOnTopTaxes`), plus the lines' rest.
  */
 export function orderAmounts(
   o: AmountsOrder,
@@ -184,6 +251,6 @@ export function orderAmounts(
     const rate = taxLines ? rateOf(taxLines, net ? total : total - tax) : orderRates?.get(l.id);
     out.set(l.id, { price: money(unit), ...(rate !== undefined ? { tax: rate } : {}) });
   }
-  const shippingTax = net ? taxMills(read.taxes.shipping) : 0;
-  return { lines: out, shippingFee: money(shippingMills + shippingTax + rest) };
+  const shippingTax = net ? taxMills(read.taxes.shipping) - read.taxes.shippingRefunded : 0;
+  return { lines: out, shippingFee: money(shippingMills + shippingTax + (net ? read.taxes.onTop : 0) + rest) };
 }

@@ -58,8 +58,12 @@ export interface ShopifyOrderNode {
   displayFulfillmentStatus: string;
   /** "The total amount received minus the total amount refunded" (totalReceivedSet is before returns: a refund left it as it was). */
   netPaymentSet: ShopifyMoney;
-  /** The order's shipping summary (null: no shipping line); its discountedPriceSet is after discounts. */
-  shippingLine: { discountedPriceSet: ShopifyMoney } | null;
+  /**
+   * The order's shipping summary (null: no shipping line); its discountedPriceSet is after
+   * discounts, its currentDiscountedPriceSet "The current shipping price after applying refunds,
+   * after applying discounts" (gross when taxesIncluded, net otherwise, as the former).
+   */
+  shippingLine: { discountedPriceSet: ShopifyMoney; currentDiscountedPriceSet: ShopifyMoney } | null;
   /** "Whether duties are included in the subtotal price of the order": false, the duties come on top (onTop). */
   dutiesIncluded: boolean;
   /** "The total amount of duties after returns ... `null` if duties aren't applicable." */
@@ -129,7 +133,7 @@ export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity
  * told by its missing SKU instead.
  */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode presentmentCurrencyCode test taxesIncluded displayFinancialStatus displayFulfillmentStatus
-  netPaymentSet { presentmentMoney { amount } } shippingLine { discountedPriceSet { presentmentMoney { amount } } }
+  netPaymentSet { presentmentMoney { amount } } shippingLine { discountedPriceSet { presentmentMoney { amount } } currentDiscountedPriceSet { presentmentMoney { amount } } }
   dutiesIncluded currentTotalDutiesSet { presentmentMoney { amount } } currentTotalAdditionalFeesSet { presentmentMoney { amount } }
   totalDiscountsSet { presentmentMoney { amount } } totalTipReceivedSet { presentmentMoney { amount } } taxLines { rate priceSet { presentmentMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
@@ -171,8 +175,8 @@ const amountMills = (amount: string | undefined) => (amount === undefined ? 0 : 
  * duty back with its units (a unit the seller cancels before shipping, a return) lowers what the
  * buyer paid by it, and with the amounts at creation (`original...`) the order stood above its
  * payment by that duty, only partially paid again and never shipped. Their own taxes
- * (Duty.taxLines, AdditionalFee.taxLines) are not read (a limit: a net-price store charging tax
- * on them stays short of its payment by that tax).
+ * (Duty.taxLines, AdditionalFee.taxLines) join them in a net-price store (order-amounts.ts
+ * needsOnTopTaxes, read with the lines' taxes), so the order's total is what the buyer paid.
  */
 function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'currentTotalDutiesSet' | 'currentTotalAdditionalFeesSet'>): number {
   const duties = o.dutiesIncluded === false ? amountMills(o.currentTotalDutiesSet?.presentmentMoney.amount) : 0;
@@ -229,10 +233,13 @@ export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string,
     .reduce((sum, l) => sum + amountMills(l.discountedUnitPriceAfterAllDiscountsSet.presentmentMoney.amount) * keptAll.get(l.id)!, 0);
   const o: ShopifyOrderNode = { ...whole, lineItems: { ...whole.lineItems, nodes: whole.lineItems.nodes.filter((l) => !tips.has(l.id)) } };
   const kept = new Map(o.lineItems.nodes.map((l) => [l.id, keptAll.get(l.id)!]));
-  // The shipping the buyer paid: the shipping line after discounts (a free-shipping code
-  // included, 2024-07 on), not totalShippingPriceSet ("before discounts and returns").
+  // The shipping the buyer paid and kept: the shipping line after discounts (a free-shipping code
+  // included, 2024-07 on) and after refunds (currentDiscountedPriceSet), not totalShippingPriceSet
+  // ("before discounts and returns"). A refund of the shipping (Refund.refundShippingLines) lowers
+  // netPaymentSet by it: with the shipping before refunds the fee stayed and the invoice stood above
+  // the payment, only partially paid by document 1 (decision, README "A refund of the shipping").
   // Duties and additional fees on top of the prices join it (onTop).
-  const shippingMills = amountMills(o.shippingLine?.discountedPriceSet.presentmentMoney.amount) + onTop(o);
+  const shippingMills = amountMills(o.shippingLine?.currentDiscountedPriceSet.presentmentMoney.amount) + onTop(o);
   const units = new Map<string, LineUnits>(o.lineItems.nodes.map((l) => [l.id, { quantity: l.quantity, kept: kept.get(l.id)! }]));
   const amounts = orderAmounts(o, units, shippingMills, read);
   return {

@@ -20,10 +20,13 @@ export interface ShopifyTaxLine {
   rate: number | null;
 }
 
-/** Per LineItem id its tax lines ("including taxes charged for refunded and removed quantities"), and the shipping line's. */
+/** Per LineItem id its tax lines ("including taxes charged for refunded and removed quantities"), the shipping line's, of those what refunds of the shipping gave back, and the duties' and fees' taxes (mills). */
 export interface OrderTaxes {
   lines: Map<string, ShopifyTaxLine[]>;
   shipping: ShopifyTaxLine[];
+  shippingRefunded: number;
+  /** The taxes on the duties and fees after returns (order-amounts.ts needsOnTopTaxes), mills. */
+  onTop: number;
 }
 
 export const taxFields = 'taxLines { priceSet { presentmentMoney { amount } } rate }';
