@@ -47,8 +47,10 @@ function mountItems(router: express.Router, state: SandboxState): void {
     const body = (req.body ?? {}) as Body;
     // 25707, the contract's words. "Alphanumeric" taken with "-", which eBay's own samples use in
     // SKUs (the reading Kontor checks before sending, ebaySkuRefusal in lib/portals/ebay): any other
-    // character, or more than 50, is refused.
-    if (!/^[A-Za-z0-9-]{1,50}$/.test(sku)) {
+    // character, or more than 50, is refused for a new item. An item eBay holds already is replaced
+    // under its SKU (ours): eBay took that SKU (a Seller Hub listing taken over keeps its SKU,
+    // bulkMigrateListing), and the listing it sells under is revised by this call.
+    if (!/^[A-Za-z0-9-]{1,50}$/.test(sku) && !ebay.inventory.has(key(account, sku))) {
       res
         .status(400)
         .json(

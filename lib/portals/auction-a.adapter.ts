@@ -106,6 +106,7 @@ export class AuctionAAdapter implements PortalAdapter {
   async list(target: PortalTarget, item: ListingItem, _key: string): Promise<{ portalItemId: string }> {
     const unlocated = ebayListing(item);
     this.checkLimits(unlocated, true);
+    await this.refuseSkus(target, [unlocated.sku]);
     await this.refuseLeftListing(target, unlocated, item.leftListings);
     const listing = await this.listing(target, item);
     await this.putInventoryItem(target, listing);
@@ -141,6 +142,10 @@ export class AuctionAAdapter implements PortalAdapter {
       throw portalInputError(this.portal, `stock item ${variation.main.stockId}: eBay lists variations at a fixed price only, not as an auction (type_id 1)`);
     const unlocated = variation.variants.map((v) => ebayListing(v));
     for (const l of unlocated) this.checkLimits(l, true);
+    await this.refuseSkus(
+      target,
+      unlocated.map((l) => l.sku),
+    );
     const groupOf = inventoryItemGroupOf(
       variation,
       unlocated.map((l) => l.sku),
@@ -274,14 +279,35 @@ export class AuctionAAdapter implements PortalAdapter {
     );
   }
 
-  /** The inventory item groups a SKU's item is in at eBay (getInventoryItem groupIds); none for an unknown item. */
-  private async groupsOf(target: PortalTarget, sku: string): Promise<string[]> {
+  /**
+   * Refuses a SKU eBay would refuse as a new inventory item's (ebaySkuRefusal: a character other
+   * than a letter, a digit or "-") unless eBay holds an inventory item of it already (getInventoryItem
+   * answers it), before anything is written. Decision (README "SKU characters"): a SKU eBay holds is
+   * one it took (a listing made through Seller Hub or the Trading API and taken over, whose SKU
+   * bulkMigrateListing keeps as it was, or one Kontor listed before the check), and its live
+   * listing is revised, listed again and counted under it; refused before the look-up, its seller
+   * could no longer revise a listing that sells. Only SKUs the rule names cost the look-up.
+   */
+  private async refuseSkus(target: PortalTarget, skus: string[]): Promise<void> {
+    for (const sku of skus) {
+      const refused = ebaySkuRefusal(sku);
+      if (refused && !(await this.inventoryItem(target, sku))) throw portalInputError(this.portal, refused);
+    }
+  }
+
+  /** The SKU's inventory item at eBay (getInventoryItem), or undefined when eBay holds none. */
+  private async inventoryItem(target: PortalTarget, sku: string): Promise<{ groupIds?: string[] } | undefined> {
     const item = await ebayCall<{ groupIds?: string[] }>(target, {
       method: 'GET',
       path: `${inventory}/inventory_item/${encodeURIComponent(sku)}`,
       accept: [400, 404],
     });
-    return (item.status < 400 ? (item.body.groupIds ?? []) : []).map(String);
+    return item.status < 400 ? item.body : undefined;
+  }
+
+  /** The inventory item groups a SKU's item is in at eBay (getInventoryItem groupIds); none for an unknown item. */
+  private async groupsOf(target: PortalTarget, sku: string): Promise<string[]> {
+    return ((await this.inventoryItem(target, sku))?.groupIds ?? []).map(String);
   }
 
   /** The group's member SKUs at eBay (getInventoryItemGroup); none before its first list (25705, no group). */
@@ -393,6 +419,7 @@ export class AuctionAAdapter implements PortalAdapter {
   async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key: string): Promise<void> {
     const unlocated = ebayListing(item);
     this.checkLimits(unlocated, false);
+    await this.refuseSkus(target, [unlocated.sku]);
     // An item made plain while its main was listed keeps its record (and its offer) on the main's
     // listing: revised as a plain item, updateOffer put its quantity and price onto that listing.
     await this.refuseLeftListing(target, unlocated, item.leftListings);
@@ -793,8 +820,7 @@ export class AuctionAAdapter implements PortalAdapter {
     const fail = (message: string) => {
       throw portalInputError(this.portal, message);
     };
-    const skuRefused = ebaySkuRefusal(listing.sku);
-    if (skuRefused) fail(skuRefused);
+    if (listing.sku.length > 50) fail(ebaySkuRefusal(listing.sku)!);
     if (!product.title) fail('a title (name) is required');
     if (product.title!.length > 80) fail('the title is longer than 80 characters');
     if (product.subtitle && product.subtitle.length > 55) fail("the subtitle is longer than eBay's 55 characters");

@@ -84,6 +84,17 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
   });
 
   /** What eBay's buyers see of the account's offers (the sandbox computes it as eBay documents). */
+  /** A listing the seller made in Seller Hub or through the Trading API (POST /_sandbox/ebay/legacy_listings): its listing id. */
+  const sellerHubListing = async (target: PortalTarget, body: Record<string, unknown>) =>
+    (
+      (await (
+        await fetch(`${url}/_sandbox/ebay/legacy_listings`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ portal_account: target.portalAccountId, ...body }),
+        })
+      ).json()) as { listing_id: string }
+    ).listing_id;
   const listings = async (target: PortalTarget) =>
     (await (await fetch(`${url}/_sandbox/ebay/listings?portal_account=${target.portalAccountId}`)).json()) as {
       sku: string;
@@ -301,16 +312,7 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
 
   it('when listings made in Seller Hub are taken over, then eligible ones become offers under their SKU that CIA reaches; the others keep eBay’s reason', async () => {
     const target = bare();
-    const legacy = async (body: Record<string, unknown>) =>
-      (
-        (await (
-          await fetch(`${url}/_sandbox/ebay/legacy_listings`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ portal_account: target.portalAccountId, ...body }),
-          })
-        ).json()) as { listing_id: string }
-      ).listing_id;
+    const legacy = (body: Record<string, unknown>) => sellerHubListing(target, body);
     const vase = await legacy({ sku: 'VASE-1', quantity: 2, price: '35.00', title: 'Vase' });
     const noSku = await legacy({ quantity: 1 });
     const auction = await legacy({ sku: 'BID-1', format: 'AUCTION' });
@@ -363,7 +365,7 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect(calls(target)).to.deep.equal([]);
   });
 
-  it('when an item’s eBay SKU holds a character eBay refuses (25707: alphanumeric only), then list and revise fail naming it and the field before anything is sent; a SKU with "-" lists', async () => {
+  it('when an item’s eBay SKU holds a character eBay refuses (25707: alphanumeric only) and eBay holds no item of it, then list and revise fail naming it and the field before anything is written; a SKU with "-" lists', async () => {
     const target = bare();
     const base = { stockId: 5, name: 'Lamp', ean: null, price: '1.00', quantityAvailable: 1, group: listable };
     for (const sku of ['LAMP_5', 'LAMP 5', 'LAMP/5', 'LAMP.5']) {
@@ -374,9 +376,29 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     // The entry's own sku is the eBay SKU (ebaySku): it is the one checked.
     const revised = await failure(adapter.revise(target, { ...base, sku: 'LAMP-5', group: { ...listable, sku: 'Lamp_5ä' } }, 'AUCTIONA_1', ['title'], 'k'));
     expect(revised.message).to.contain('the SKU "Lamp_5ä" holds "_", "ä"');
-    expect(calls(target)).to.deep.equal([]);
+    // Only the look-up of each SKU at eBay (getInventoryItem, 404): nothing written.
+    expect(calls(target)).to.deep.equal(
+      ['LAMP_5', 'LAMP%205', 'LAMP%2F5', 'LAMP.5', 'Lamp_5%C3%A4'].map((sku) => `GET /sell/inventory/v1/inventory_item/${sku}`),
+    );
+    state.requests = [];
     await adapter.list(target, { ...base, sku: 'LAMP-5' }, 'k');
     expect(calls(target)[1]).to.equal('PUT /sell/inventory/v1/inventory_item/LAMP-5');
+  });
+
+  it('when a SKU with a character eBay refuses for a new item is one eBay holds already (a Seller Hub listing taken over), then its revise, its list again and its quantity go through as before', async () => {
+    const target = bare();
+    const listingId = await sellerHubListing(target, { sku: 'LAMP_7', quantity: 3, price: '12.00', title: 'Lamp' });
+    expect((await adapter.takeOver(target, [listingId]))[0]).to.deep.include({ listingId, sku: 'LAMP_7' });
+    const lamp = { stockId: 7, name: 'Lamp', sku: 'LAMP_7', ean: null, price: '12.00', quantityAvailable: 3, group: { ...listable, name: 'Brass lamp' } };
+    await adapter.revise(target, lamp, listingId, [], 'k1');
+    const item = () => state.ebay.inventory.get(`${target.portalAccountId}|LAMP_7`) as { product: { title: string } };
+    expect(item().product.title).to.equal('Brass lamp');
+    expect((await adapter.list(target, { ...lamp, group: { ...lamp.group, name: 'Brass desk lamp' } }, 'k2')).portalItemId).to.equal(listingId);
+    expect(item().product.title).to.equal('Brass desk lamp');
+    expect(await adapter.setQuantities(target, [{ stockId: 7, quantity: 2, key: 'q', sku: 'LAMP_7', group: {} }], 'k3')).to.deep.equal([
+      { stockId: 7, outcome: 'accepted' },
+    ]);
+    expect((await listings(target)).find((l) => l.sku === 'LAMP_7')).to.deep.include({ status: 'PUBLISHED', quantity: 2 });
   });
 
   it('when 30 quantities are set and eBay refuses one SKU, then they go in calls of at most 25 and each item has its own outcome', async () => {

@@ -49,6 +49,6 @@ export function ebayCallTo(url: () => string) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> & { errors?: { errorId: number }[] } };
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> & { errors?: { errorId: number; message?: string }[] } };
   };
 }

@@ -75,7 +75,8 @@ export function ebaySku(group: Group, masterSku: string | null, stockId: number)
  * inventory item group sample's variantSKUs such as "…-GrS", developer.ebay.com
  * createOrReplaceInventoryItemGroup), so its "alphanumeric" does not exclude it, and refusing it
  * would take eBay from every seller whose SKUs are "ABC-1"; nothing published shows eBay taking
- * any other character ("_", ".", "/", a space), so those are refused as the error's text says.
+ * any other character ("_", ".", "/", a space), so those are refused as the error's text says,
+ * for a SKU eBay holds no inventory item of (auction_a's refuseSkus: one it holds, it took).
  */
 export function ebaySkuRefusal(sku: string): string | undefined {
   if (sku.length > 50) return `the SKU ${sku} is longer than eBay's 50 characters`;
