@@ -3,7 +3,7 @@ import express, { Request } from 'express';
 import { config } from '../../config';
 import { domainError, invalidInput, invalidField, tooLarge } from '../../lib/errors';
 import { checkInput, decodeText, isSupportedCharset, parseContentType, parseXmlRequest, xmlDeclaredEncoding } from '../../lib/http';
-import { parseQuery } from './query-parser';
+import { parseQuery, refuseReservedKeys } from './query-parser';
 
 /** Bodies decoded since the process started: a test shows that a refused caller cost none. */
 export const bodyStats = { decoded: 0 };
@@ -72,7 +72,10 @@ async function decodeRaw(req: Request): Promise<Record<string, unknown>> {
   // default form type); no form of this interface starts with {, [ or <.
   const kind = format === null || (format === 'form' && /^\s*[{[<]/.test(text)) ? sniff(text) : format;
   if (kind === 'xml') return parseXmlRequest(text);
-  if (kind === 'form') return parseQuery(text);
+  if (kind === 'form') {
+    refuseReservedKeys(text);
+    return parseQuery(text);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -26,6 +26,7 @@ import {
 import { DomainError, forbidden, invalidField, methodNotAllowed, notFound, unauthenticated } from '../../lib/errors';
 import { checkMentionedPortalAccounts, PortalAccountRef, resolveRequestPortalAccount } from '../../lib/portal-account';
 import { bodyRead, decodeBody, readRawBody } from './body';
+import { refuseReservedKeys } from './query-parser';
 import { basicCredentials, bearerToken } from './credentials';
 import { optionsOverview } from './options';
 import { PathTable } from './path-table';
@@ -231,6 +232,8 @@ async function readInput(e: Endpoint, req: Request): Promise<Record<string, unkn
     return {};
   }
   if (e.method === 'POST') return decodeBody(req);
+  const at = req.url.indexOf('?');
+  if (at >= 0) refuseReservedKeys(req.url.slice(at + 1));
   const query = req.query as Record<string, unknown>;
   if (e.method === 'DELETE') {
     const body = await decodeBody(req);

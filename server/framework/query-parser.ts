@@ -1,4 +1,5 @@
 import qs from 'qs';
+import { invalidField } from '../../lib/errors';
 
 /**
  * GET data arrives as nested bracket parameters (filter[0][id][value][199]=), as deep as the
@@ -9,6 +10,25 @@ export const queryOptions: qs.IParseOptions = { depth: 12, arrayLimit: 1000, par
 
 export function parseQuery(text: string): Record<string, unknown> {
   return qs.parse(appendIndices(text), queryOptions) as Record<string, unknown>;
+}
+
+/** A key, or a bracket segment of one, that names JavaScript's object machinery. */
+const reservedSegment = /^(?:__proto__|constructor|prototype)(?:\[|$)|\[(?:__proto__|constructor|prototype)\]/;
+
+/**
+ * A 400 naming the key when one names `__proto__`, `constructor` or `prototype` (lib/http
+ * input-bounds: refused like any unknown field, never dropped). qs drops such keys without a word,
+ * so `?constructor=1` was answered as if not sent and `select[constructor]=` as no select (every
+ * field): a client's mistake passed as success. Only texts that may hold one are split. Called
+ * where the framework reads a request (mount.ts, body.ts), not in parseQuery, which reads as qs does.
+ */
+export function refuseReservedKeys(text: string): void {
+  if (!/proto|constructor|%/i.test(text)) return;
+  for (const pair of text.split('&')) {
+    const eq = pair.indexOf('=');
+    const key = decodeKey(eq === -1 ? pair : pair.slice(0, eq));
+    if (reservedSegment.test(key)) throw invalidField(key, `${key} is not allowed`);
+  }
 }
 
 /** Some `[]`, literal or percent-encoded: only such texts need `appendIndices`. */
