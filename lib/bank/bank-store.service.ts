@@ -9,7 +9,16 @@ import type { OrderScope } from '../access';
 import { addToOutbox } from '../queue';
 import { bankRepository, duplicateKey } from './bank.repository';
 import { bankIdOf, BankKind } from './bank.type';
-import { acrossFormatsOf, Booking, bookingDayOf, formatOfKey, sameBookingAcrossFormats, sameBookingById, sameBookingByHand } from './statement/entry-key';
+import {
+  acrossFormatsOf,
+  Booking,
+  bookingDayOf,
+  DayRule,
+  formatOfKey,
+  sameBookingAcrossFormats,
+  sameBookingById,
+  sameBookingByHand,
+} from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
 
 export interface Stored {
@@ -82,31 +91,50 @@ async function acrossFormats(
     const format = formatOfKey(e.reference);
     return facts && format ? [{ e, facts, format }] : [];
   });
-  const found = new Map<StatementEntry, { internalId: string; alias: string }>();
-  if (!tied.length) return found;
-  const days = [...new Set(tied.map((t) => t.e.transferDate.getTime()))].map((ms) => new Date(ms));
+  if (!tied.length) return new Map();
+  const days = [...new Set(tied.map((t) => bookingDayOf(t.e.transferDate)))];
   const candidates = await bankRepository.acrossFormatCandidates(trx, accountId, type, [...new Set(tied.map((t) => t.facts.iban))], days);
-  const taken = new Set<string>();
+  type Candidate = (typeof candidates)[number];
+  type Tied = (typeof tied)[number];
   // By the end-to-end id first, then by the whole rule (entry-key.ts sameBookingById): a record
   // that holds one entry's id is that entry's, whichever equal payment comes first in the file.
-  for (const same of [(r: Booking, e: Booking) => sameBookingById(r, e) === true, sameBookingAcrossFormats]) {
-    for (const { e, facts, format } of tied) {
-      if (found.has(e)) continue;
-      const entry = { ...e, endToEndId: facts.endToEndId };
-      const record = candidates.find(
-        (r) =>
-          !taken.has(r.internal_id) &&
-          r.account_iban === facts.iban &&
-          formatOfKey(r.entry_ref) !== null &&
-          formatOfKey(r.entry_ref) !== format &&
-          same(
-            { ...r, transferDate: r.transfer_date, currency: r.currency_id, endToEndId: r.end_to_end_id ?? '', payerReferences: r.payer_ref.split(' ') },
-            entry,
-          ),
+  // Each by the UTC day, then by a client's day (a hand booking a statement claimed keeps its
+  // client's time of day: entry-key.ts sameBookingDay).
+  const pass =
+    (same: (r: Booking, e: Booking) => boolean) =>
+    (r: Candidate, { e, facts, format }: Tied) =>
+      r.account_iban === facts.iban &&
+      formatOfKey(r.entry_ref) !== null &&
+      formatOfKey(r.entry_ref) !== format &&
+      same(
+        { ...r, transferDate: r.transfer_date, currency: r.currency_id, endToEndId: r.end_to_end_id ?? '', payerReferences: r.payer_ref.split(' ') },
+        { ...e, endToEndId: facts.endToEndId },
       );
+  const byId = (days: DayRule) => pass((r, e) => sameBookingById(r, e, days) === true);
+  const byAll = (days: DayRule) => pass((r, e) => sameBookingAcrossFormats(r, e, days));
+  const found = new Map<StatementEntry, { internalId: string; alias: string }>();
+  for (const [t, record] of claimInPasses(tied, candidates, [byId('utc'), byId('zone'), byAll('utc'), byAll('zone')])) {
+    found.set(t.e, { internalId: record.internal_id, alias: t.e.reference! });
+  }
+  return found;
+}
+
+/**
+ * Each entry (in file order) with the first candidate (in the order given) it fits, pass after
+ * pass, a candidate taken once: the n-th of two genuinely equal payments of a file takes the
+ * n-th candidate, and a stronger pass (an end-to-end id, the UTC day) is asked of every entry
+ * before a weaker one of any.
+ */
+function claimInPasses<E, C extends { internal_id: string }>(entries: E[], candidates: C[], passes: ((c: C, e: E) => boolean)[]): Map<E, C> {
+  const found = new Map<E, C>();
+  const taken = new Set<string>();
+  for (const fits of passes) {
+    for (const e of entries) {
+      if (found.has(e)) continue;
+      const record = candidates.find((c) => !taken.has(c.internal_id) && fits(c, e));
       if (!record) continue;
       taken.add(record.internal_id);
-      found.set(e, { internalId: record.internal_id, alias: e.reference! });
+      found.set(e, record);
     }
   }
   return found;
@@ -121,7 +149,6 @@ async function acrossFormats(
  * booking, and both paid: a part payment twice, or the next order of the payer with the copy.
  */
 async function bookedByHand(trx: Knex.Transaction, scope: OrderScope, entries: StatementEntry[]): Promise<Map<StatementEntry, string>> {
-  const found = new Map<StatementEntry, string>();
   const keyed = entries.filter((e) => e.reference !== null);
   const candidates = await bankRepository.handBookedCandidates(
     trx,
@@ -129,14 +156,12 @@ async function bookedByHand(trx: Knex.Transaction, scope: OrderScope, entries: S
     [...new Set(keyed.map((e) => bookingDayOf(e.transferDate)))],
     [...new Set(keyed.map((e) => e.amount))],
   );
-  const taken = new Set<string>();
-  for (const e of keyed) {
-    const record = candidates.find((r) => !taken.has(r.internal_id) && sameBookingByHand({ ...r, transferDate: r.transfer_date, currency: r.currency_id }, e));
-    if (!record) continue;
-    taken.add(record.internal_id);
-    found.set(e, record.internal_id);
-  }
-  return found;
+  // The UTC day first, then a client's day (entry-key.ts sameBookingDay): a hand booking of the
+  // credit's own UTC day is taken before one that is that day only on a client's clock.
+  const byDay = (days: DayRule) => (r: (typeof candidates)[number], e: StatementEntry) =>
+    sameBookingByHand({ ...r, transferDate: r.transfer_date, currency: r.currency_id }, e, days);
+  const found = claimInPasses(keyed, candidates, [byDay('utc'), byDay('zone')]);
+  return new Map([...found].map(([e, r]) => [e, r.internal_id]));
 }
 
 /**

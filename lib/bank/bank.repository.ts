@@ -7,6 +7,7 @@ import type { OrderScope } from '../access';
 import { hasInvoiceNumberIn, orderScopeRepository } from '../order';
 import type { BankKind, BankRow } from './bank.type';
 import { accountUseRepository } from '../account';
+import { instantsOfDays } from './statement/entry-key';
 
 /** Every kind of record (the CHECK of bank.type). */
 const bankKinds: BankKind[] = ['bank', 'payment_provider'];
@@ -234,7 +235,7 @@ export const bankRepository = {
     accountId: number,
     type: BankKind,
     ibans: string[],
-    days: Date[],
+    days: string[],
   ): Promise<
     Pick<
       BankRow,
@@ -242,17 +243,17 @@ export const bankRepository = {
     >[]
   > {
     if (!ibans.length || !days.length) return [];
-    const times = days.map((d) => d.getTime());
-    const [first, last] = [new Date(Math.min(...times)), new Date(Math.max(...times))];
+    const { from, to } = instantsOfDays(days);
     return (
       trx('bank')
         .select('internal_id', 'entry_ref', 'account_iban', 'transfer_date', 'amount', 'currency_id', 'end_to_end_id', 'payer_ref', 'sender', 'subject')
         .where({ account_id: accountId, type })
         .whereRaw('account_iban = ANY(?::text[])', [ibans])
-        // The whole days from the first to the last asked (the caller compares the day): a
-        // transfer booked by hand and claimed by a statement keeps the time of day its client gave.
-        .andWhere('transfer_date', '>=', first)
-        .andWhere('transfer_date', '<', new Date(last.getTime() + 86_400_000))
+        // The days from the first to the last asked, as a client's clock may give them (the
+        // caller compares the day): a transfer booked by hand and claimed by a statement keeps
+        // the time of day its client gave.
+        .andWhere('transfer_date', '>=', from)
+        .andWhere('transfer_date', '<', to)
         .whereNull('entry_alias')
         .whereNotNull('entry_ref')
         .orderBy('number')
@@ -261,7 +262,8 @@ export const bankRepository = {
 
   /**
    * Transfers booked by hand (POST bank/transfer/: no key, entry_ref null) of the amounts given,
-   * on the booking days given (UTC) or between them, in the order they were booked: the
+   * on the booking days given or between them (in UTC or on a client's clock: entry-key.ts
+   * instantsOfDays), in the order they were booked: the
    * candidates a statement credit may be (entry-key.ts sameBookingByHand, bank-store.service.ts).
    * A client bound to a portal account claims only those it sees (seenByBound): its file, which
    * it may write itself, would otherwise give the seller's transfers an account, references and a
@@ -274,14 +276,14 @@ export const bankRepository = {
     amounts: string[],
   ): Promise<Pick<BankRow, 'internal_id' | 'transfer_date' | 'amount' | 'currency_id' | 'sender' | 'subject'>[]> {
     if (!days.length || !amounts.length) return [];
-    const sorted = [...days].sort();
+    const { from, to } = instantsOfDays(days);
     const q = trx('bank')
       .select('internal_id', 'transfer_date', 'amount', 'currency_id', 'sender', 'subject')
       .where({ account_id: scope.accountId, type: 'bank' })
       .whereNull('entry_ref')
       .whereRaw('amount = ANY(?::numeric[])', [amounts])
-      .andWhere('transfer_date', '>=', new Date(`${sorted[0]!}T00:00:00Z`))
-      .andWhere('transfer_date', '<', new Date(new Date(`${sorted[sorted.length - 1]!}T00:00:00Z`).getTime() + 86_400_000));
+      .andWhere('transfer_date', '>=', from)
+      .andWhere('transfer_date', '<', to);
     if (scope.portalAccountGrant !== 'all') q.andWhere(seenByBound(trx, scope, scope.portalAccountGrant));
     return q.orderBy('number');
   },
@@ -309,19 +311,20 @@ export const bankRepository = {
   },
 
   /**
-   * Statement credits (a key) of the amount and currency booked on the day given (UTC), in the
-   * order stored: those a transfer booked by hand may be (entry-key.ts sameBookingByHand,
-   * bank.service.ts answers 302 with the first it is).
+   * Statement credits (a key) of the amount and currency booked on one of the days given (in UTC
+   * or on a client's clock: entry-key.ts instantsOfDays), in the order stored: those a transfer
+   * booked by hand may be (entry-key.ts sameBookingByHand, bank.service.ts answers 302 with the
+   * first it is).
    */
-  async statementCreditsOn(trx: Knex.Transaction, accountId: number, credit: { day: string; amount: string; currency: string }): Promise<BankRow[]> {
-    const from = new Date(`${credit.day}T00:00:00Z`);
+  async statementCreditsOn(trx: Knex.Transaction, accountId: number, credit: { days: string[]; amount: string; currency: string }): Promise<BankRow[]> {
+    const { from, to } = instantsOfDays(credit.days);
     return trx('bank')
       .select('*')
       .where({ account_id: accountId, type: 'bank', currency_id: credit.currency })
       .whereNotNull('entry_ref')
       .andWhere('amount', credit.amount)
       .andWhere('transfer_date', '>=', from)
-      .andWhere('transfer_date', '<', new Date(from.getTime() + 86_400_000))
+      .andWhere('transfer_date', '<', to)
       .orderBy('number');
   },
 

@@ -15,7 +15,7 @@ import { applyReversalsIn } from './bank-reversal.service';
 import { BankColumns, bankRepository } from './bank.repository';
 import { inTransaction } from '../db';
 import { bankIdOf, BankInput, BankRow } from './bank.type';
-import { bookingDayOf, sameBookingByHand } from './statement/entry-key';
+import { bookingDaysOf, DayRule, sameBookingByHand } from './statement/entry-key';
 
 export interface BankCreated {
   bankId: string;
@@ -42,13 +42,14 @@ class Duplicate extends Error {
 async function statementCopyOf(trx: Knex.Transaction, accountId: number, columns: BankColumns): Promise<BankRow | undefined> {
   const hand = { transferDate: columns.transfer_date, amount: columns.amount, currency: columns.currency_id, sender: columns.sender, subject: columns.subject };
   const credits = await bankRepository.statementCreditsOn(trx, accountId, {
-    day: bookingDayOf(columns.transfer_date),
+    days: bookingDaysOf(columns.transfer_date),
     amount: columns.amount,
     currency: columns.currency_id,
   });
-  return credits.find((r) =>
-    sameBookingByHand(hand, { transferDate: r.transfer_date, amount: r.amount, currency: r.currency_id, sender: r.sender, subject: r.subject }),
-  );
+  // A credit of the transfer's UTC day first, then of its day on a client's clock (entry-key.ts sameBookingDay).
+  const fits = (days: DayRule) => (r: BankRow) =>
+    sameBookingByHand(hand, { transferDate: r.transfer_date, amount: r.amount, currency: r.currency_id, sender: r.sender, subject: r.subject }, days);
+  return credits.find(fits('utc')) ?? credits.find(fits('zone'));
 }
 
 async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankInput): Promise<BankCreated> {

@@ -163,6 +163,46 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await paid(s, bernd)).to.equal('49.00');
   });
 
+  it("when a client books a payment by hand at a time of day its clock gives (the 20th in Berlin, the 19th in UTC), then the seller's MT940 and camt.053 of the 20th bring it as the same transfer, and a client booking the statement's payment so answers 302", async () => {
+    const s = await newSeller();
+    const { anna, bernd, names } = await annaAndBernd(s);
+    // 00:30 on the 20th in Berlin, as the client wrote it: 23:30 on the 19th in UTC.
+    const hand = await post(s.token, { transfer_date: '2026-11-20T00:30:00+01:00', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' });
+    expect(hand.is_order_paid).to.equal('1');
+    expect(await importStatement(s, fixture('mt940-reversal-credits.sta', names))).to.deep.include({ entries: 2, stored: 1, duplicates: 1 });
+    const camtOfTheDay = camt([{ day: '2026-11-20', amount: '24.50', name: 'Bernd Bauer', text: `Bestellung ${bernd}`, ref: 'B-1' }]);
+    expect(await importStatement(s, camtOfTheDay)).to.deep.include({ entries: 1, stored: 0, duplicates: 1 });
+    expect(await paid(s, bernd)).to.equal('24.50');
+    expect((await bernds(s)).map((r) => [r.id, r.transfer_date])).to.deep.equal([[hand.bank_id, '2026-11-19T23:30:00.000Z']]);
+
+    // Anna's credit of the 20th booked by hand after the statement: Berlin's midnight as
+    // JavaScript's toISOString writes it, and 20:15 in New York (01:15 on the 21st in UTC).
+    const [annas] = (await transfers(s)).filter((r) => r.sender === 'Anna Schmidt');
+    for (const transfer_date of ['2026-11-19T23:00:00.000Z', '2026-11-20T20:15:00-05:00']) {
+      const again = await post(s.token, { transfer_date, sender: 'Anna Schmidt', subject: `Bestellung ${anna}`, amount: '49.90' }, 302);
+      expect(again, transfer_date).to.deep.include({ bank_id: annas!.id, is_order_paid: '1' });
+    }
+    expect(await paid(s, anna)).to.equal('49.90');
+    // A time no clock reads as the 20th is another payment.
+    expect(
+      (await post(s.token, { transfer_date: '2026-11-21T12:00:00Z', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
+    ).to.equal('1');
+    expect(await paid(s, bernd)).to.equal('49.00');
+  });
+
+  it("when a client books the statement's payment by hand with its umlauts decomposed (u and a combining diaeresis, as macOS copies them), then the answer is 302 with the statement's transfer", async () => {
+    const s = await newSeller();
+    const order = await orderPaidBy(s, '30.00');
+    const credit = { day: '2026-11-20', amount: '30.00', name: 'Jürgen Müller', text: `Bestellung ${order} Größe M`, ref: 'J-1' };
+    expect(await importStatement(s, camt([credit]))).to.deep.include({ stored: 1 });
+    const [stored] = await transfers(s);
+    const decomposed = { sender: 'Jürgen Müller'.normalize('NFD'), subject: credit.text.normalize('NFD') };
+    expect(decomposed.sender).to.not.equal('Jürgen Müller');
+    const again = await post(s.token, { transfer_date: '2026-11-20T10:00:00Z', ...decomposed, amount: '30.00' }, 302);
+    expect(again).to.deep.include({ bank_id: stored!.id, is_order_paid: '1' });
+    expect(await transfers(s)).to.have.length(1);
+  });
+
   it("when the MT940 reversed a transfer booked by hand and the camt.053 books that reversal again beside the payer's earlier equal rate, then the rate still pays and no second task is given", async () => {
     const s = await newSeller();
     const { anna, bernd, names } = await annaAndBernd(s);

@@ -54,6 +54,54 @@ export function occurrenceOf(key: string, seen: Map<string, number>): string {
 /** The calendar day of a date as Kontor stores a statement's booking day (00:00 UTC). */
 export const bookingDayOf = (date: Date): string => date.toISOString().slice(0, 10);
 
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The clocks a client may keep: UTC−12 (behind) to UTC+14 (ahead), the zones in use. */
+const BEHIND = 12 * HOUR;
+const AHEAD = 14 * HOUR;
+
+/**
+ * The booking days a stored transfer_date may stand for (decision, README "A payment booked by
+ * hand and brought by a statement"): a date at 00:00 UTC (a statement's booking day, a hand
+ * booking sent as a date or as a time of the UTC day's start) is that day; a time of day is the
+ * day it has on a clock of any zone from UTC−12 to UTC+14, its UTC day first. A statement's day
+ * is its bank's calendar day, while a client sends the instant it keeps: a Berlin client's
+ * `2026-11-20T00:30:00+01:00`, or its midnight of the 20th as JavaScript's toISOString writes
+ * it (`2026-11-19T23:00:00.000Z`), is the 19th in UTC, and read in UTC alone it was never the
+ * statement's credit of the 20th: both were stored and paid.
+ */
+export function bookingDaysOf(date: Date): string[] {
+  const utc = bookingDayOf(date);
+  const at = date.getTime();
+  if (at % DAY === 0) return [utc];
+  return [...new Set([utc, bookingDayOf(new Date(at - BEHIND)), bookingDayOf(new Date(at + AHEAD))])];
+}
+
+/**
+ * How two records' days are compared: `utc` their UTC days (a statement's booking day with
+ * another's), `zone` any day each may stand for (bookingDaysOf). Callers tie by `utc` first and
+ * by `zone` only what is left, so a payment of the hand booking's own UTC day is taken before
+ * an equal one of a neighbouring day.
+ */
+export type DayRule = 'utc' | 'zone';
+
+export function sameBookingDay(a: Date, b: Date, rule: DayRule): boolean {
+  if (bookingDayOf(a) === bookingDayOf(b)) return true;
+  if (rule === 'utc') return false;
+  const days = bookingDaysOf(a);
+  return bookingDaysOf(b).some((d) => days.includes(d));
+}
+
+/**
+ * The span of transfer_dates that may stand for one of the days (bookingDaysOf): from the first
+ * day's start less UTC+14's lead to the last day's end plus UTC−12's lag. For SQL; the caller
+ * compares the days (sameBookingDay).
+ */
+export function instantsOfDays(days: string[]): { from: Date; to: Date } {
+  const times = days.map((d) => new Date(`${d}T00:00:00Z`).getTime());
+  return { from: new Date(Math.min(...times) - AHEAD), to: new Date(Math.max(...times) + DAY + BEHIND) };
+}
+
 /** The format whose key a stored entry_ref is (null: a key of before, a reversal's, none). */
 export function formatOfKey(key: string | null): KeyFormat | null {
   if (key?.startsWith('mt940 ')) return 'mt940';
@@ -120,10 +168,14 @@ export interface Booking {
 /**
  * A payer's name or text compared across formats: lower case, umlauts spelled out (German
  * banks' MT940 writes `Mueller` where the camt.053 has `Müller`), accents, blanks and punctuation
- * dropped (MT940 joins its 27-character lines, CAMT its Ustrd lines, each its own way).
+ * dropped (MT940 joins its 27-character lines, CAMT its Ustrd lines, each its own way). Composed
+ * first (NFC): a `ü` written as `u` and a combining diaeresis (as macOS and some online banking
+ * pages copy it, and a client then posts it) was `u`, not `ue`, and a client's `Müller` booked
+ * by hand was not the statement's `Müller` or `Mueller` (both stored, both paid).
  */
 export function foldedText(text: string): string {
   return text
+    .normalize('NFC')
     .toLowerCase()
     .replace(/ä/g, 'ae')
     .replace(/ö/g, 'oe')
@@ -147,8 +199,8 @@ export function foldedText(text: string): string {
  * record of the other format is stored for that account and day, that is on the days an import of
  * the other format covered; within one format the keys decide as before.
  */
-export function sameBookingAcrossFormats(stored: Booking, entry: Booking): boolean {
-  const byId = sameBookingById(stored, entry);
+export function sameBookingAcrossFormats(stored: Booking, entry: Booking, days: DayRule = 'utc'): boolean {
+  const byId = sameBookingById(stored, entry, days);
   if (byId !== null) return byId;
   return foldedText(stored.sender) === foldedText(entry.sender) && foldedText(stored.subject) === foldedText(entry.subject);
 }
@@ -161,10 +213,10 @@ export function sameBookingAcrossFormats(stored: Booking, entry: Booking): boole
  * otherwise claimed by payer and text by the other format's equal payment of another id listed
  * before it, and the payment it is was stored again in its place.
  */
-export function sameBookingById(stored: Booking, entry: Booking): boolean | null {
+export function sameBookingById(stored: Booking, entry: Booking, days: DayRule = 'utc'): boolean | null {
   // The booking day: a statement's is 00:00 UTC, a transfer booked by hand that a statement
-  // claimed (sameBookingByHand) keeps the time of day its client gave.
-  if (bookingDayOf(stored.transferDate) !== bookingDayOf(entry.transferDate)) return false;
+  // claimed (sameBookingByHand) keeps the time of day its client gave (its day: sameBookingDay).
+  if (!sameBookingDay(stored.transferDate, entry.transferDate, days)) return false;
   if (Number(stored.amount) !== Number(entry.amount) || stored.currency !== entry.currency) return false;
   if (stored.endToEndId && entry.endToEndId) return stored.endToEndId === entry.endToEndId;
   // A record without an end-to-end id of its own (stored before the column, or its format gave
@@ -211,19 +263,21 @@ export interface HandBooking {
  * Whether a transfer booked by hand (POST bank/transfer/) and a statement credit are one payment,
  * in either order (decision; document 1's duplicate rule for POST bank/transfer/ is "same account,
  * type, transfer_date, sender, subject and amount", and says nothing of statements): the booking
- * day (the hand booking's transfer_date read in UTC, as a statement's booking day is stored),
+ * day (the hand booking's transfer_date on a client's clock, bookingDaysOf, against the statement's),
  * amount and currency equal, and the payer and the text equal as the formats spell them
  * (foldedText: case, blanks, punctuation and accents aside, `ü` = `ue`), because a client types
  * or copies them from its online banking, not from the file. Not the end-to-end id, the payer's
  * references or the IBAN: the hand booking has no field for them. Two genuinely equal payments
  * of one payer, text and day are tied by occurrence (the caller: the n-th credit of a file is the
- * n-th hand booking), and document 1's rule already answers the second equal hand booking 302.
+ * n-th hand booking), and document 1's rule answers a second equal hand booking of the same transfer_date 302.
+ * The day: `utc` the UTC day, `zone` the day of the hand booking's time of day in a client's time
+ * zone (sameBookingDay; the callers ask `zone` only for what `utc` left).
  * Known limit: a hand booking of another day (the value date where the bank books a day later)
  * or with another text is not tied, and that payment is stored twice.
  */
-export function sameBookingByHand(hand: HandBooking, entry: HandBooking): boolean {
+export function sameBookingByHand(hand: HandBooking, entry: HandBooking, days: DayRule = 'utc'): boolean {
   return (
-    bookingDayOf(hand.transferDate) === bookingDayOf(entry.transferDate) &&
+    sameBookingDay(hand.transferDate, entry.transferDate, days) &&
     Number(hand.amount) === Number(entry.amount) &&
     hand.currency === entry.currency &&
     foldedText(hand.sender) === foldedText(entry.sender) &&
