@@ -23,9 +23,11 @@
  *   each: getListingsItem answers a summary per marketplace asked that holds it (404 when none
  *   does) and the issues of those marketplaces (or naming none). An offer no put made (a quantity
  *   patch or feed of a SKU listed elsewhere) is in every marketplace asked;
- * - an offer lacking what a buyer needs (no product identity, no condition, no price: a quantity
- *   patch or feed message of a SKU no put made) shows ERROR issues of categories
- *   MISSING_ATTRIBUTE / MISSING_PRICE and is neither BUYABLE nor DISCOVERABLE (missingOfferData).
+ * - an offer lacking what a buyer needs in a marketplace (no product identity, no condition, no
+ *   price there: a quantity patch or feed message of a SKU no put made, or a patch naming a
+ *   marketplace no put named, which lands the SKU there) shows ERROR issues of categories
+ *   MISSING_ATTRIBUTE / MISSING_PRICE naming that marketplace and is neither BUYABLE nor
+ *   DISCOVERABLE there (missingOfferData).
  */
 import express, { Request, Response } from 'express';
 import type { SandboxOffer } from './sandbox.app';
@@ -99,6 +101,11 @@ export function listIn(store: AmazonListingStore, account: string, sku: string, 
   store.listingMarketplaces.set(key, new Set([...(store.listingMarketplaces.get(key) ?? []), marketplaceId]));
 }
 
+/** Whether a put placed the SKU in some marketplace (a patch then lands it in those it names too). */
+export function placedByPut(store: AmazonListingStore, account: string, sku: string): boolean {
+  return store.listingMarketplaces.has(keyOf(account, sku));
+}
+
 /** The SKU's listing is gone from the marketplace (deleteListingsItem); true when it is in none left. */
 export function unlistIn(store: AmazonListingStore, account: string, sku: string, marketplaceId: string): boolean {
   const left = store.listingMarketplaces.get(keyOf(account, sku));
@@ -130,17 +137,23 @@ function availability(offer: SandboxOffer): { fulfillmentChannelCode: string; qu
  * fulfillment_availability, which Amazon takes (ACCEPTED) but which names no product and has no
  * price. Issue.categories (listingsItems_2021-08-01.json) name these cases, MISSING_PRICE ("the
  * absence of a price attribute") and MISSING_ATTRIBUTE; an ERROR issue keeps the listing from
- * BUYABLE (statusIn). The codes and wording are ours (the contract documents none).
+ * BUYABLE (statusIn). Per marketplace: a value counts where it names that marketplace (or none),
+ * so a quantity patch naming a marketplace the listing was not put in (it lands there, patch)
+ * leaves a listing there with no price. The codes and wording are ours (the contract documents none).
  */
-function missingOfferData(offer: SandboxOffer): SandboxIssue[] {
-  const has = (name: string) => Array.isArray(offer.listing[name]) && (offer.listing[name] as unknown[]).length > 0;
+function missingOfferData(offer: SandboxOffer, marketplaceId: string): SandboxIssue[] {
+  // A value of this marketplace, or one naming none (fulfillment_availability names none).
+  const has = (name: string) =>
+    Array.isArray(offer.listing[name]) &&
+    (offer.listing[name] as { marketplace_id?: unknown }[]).some((v) => v?.marketplace_id === undefined || v.marketplace_id === marketplaceId);
   const missing = (code: string, category: string, names: string[], what: string): SandboxIssue[] => [
     {
       code,
       severity: 'ERROR',
       categories: [category],
       attributeNames: names,
-      message: `The listing has no ${what}; it cannot be bought until it is provided.`,
+      message: `The listing has no ${what} in ${marketplaceId}; it cannot be bought there until it is provided.`,
+      marketplaceIds: [marketplaceId],
     },
   ];
   return [
@@ -166,9 +179,10 @@ export function listingItem(
   const listedIn = store.listingMarketplaces.get(keyOf(account, offer.sku));
   const marketplaces = marketplaceIds.filter((m) => !listedIn || listedIn.has(m));
   if (marketplaces.length === 0) return undefined;
-  const issues = [...missingOfferData(offer), ...(processed ? (store.listingIssues.get(keyOf(account, offer.sku)) ?? []) : [])].filter(
-    (i) => !i.marketplaceIds?.length || i.marketplaceIds.some((m) => marketplaces.includes(m)),
-  );
+  const issues = [
+    ...marketplaces.flatMap((m) => missingOfferData(offer, m)),
+    ...(processed ? (store.listingIssues.get(keyOf(account, offer.sku)) ?? []) : []),
+  ].filter((i) => !i.marketplaceIds?.length || i.marketplaceIds.some((m) => marketplaces.includes(m)));
   const fulfilment = availability(offer);
   const sells = fulfilment[0]!.fulfillmentChannelCode !== 'DEFAULT' || (fulfilment[0]!.quantity ?? 0) > 0;
   /** The statuses in one marketplace, from the issues of that marketplace (or naming none). */

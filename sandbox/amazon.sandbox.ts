@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { mountItemCancellation } from './amazon-cancel.sandbox';
-import { AmazonListingStore, forgetListing, listIn, listingItem, mountListingIssues, recordSubmission, unlistIn } from './amazon-listings.sandbox';
+import { AmazonListingStore, forgetListing, listIn, listingItem, mountListingIssues, placedByPut, recordSubmission, unlistIn } from './amazon-listings.sandbox';
 import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues, processingReportProblems } from './amazon-contract';
 import { violationsOf } from './contract/contract-gate';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
@@ -269,6 +269,30 @@ function merchantQuantity(value: unknown): number | undefined {
   return typeof entry?.quantity === 'number' && Number.isInteger(entry.quantity) && entry.quantity >= 0 ? entry.quantity : undefined;
 }
 
+/**
+ * The SKU's attributes after a submission: the sandbox keeps one offer per SKU for all
+ * marketplaces, so a value naming a marketplace replaces only that marketplace's values of the
+ * attribute (a put in FR leaves DE's price as it was, as Amazon's listing per marketplace does);
+ * a value naming none (fulfillment_availability) replaces the attribute.
+ */
+function mergeByMarketplace(existing: Record<string, unknown>, incoming: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...existing };
+  for (const [name, values] of Object.entries(incoming)) {
+    const named = new Set(
+      Array.isArray(values) ? (values as { marketplace_id?: unknown }[]).flatMap((v) => (v?.marketplace_id === undefined ? [] : [v.marketplace_id])) : [],
+    );
+    const before = merged[name];
+    merged[name] =
+      named.size > 0 && Array.isArray(before)
+        ? [
+            ...(before as { marketplace_id?: unknown }[]).filter((v) => v?.marketplace_id === undefined || !named.has(v.marketplace_id)),
+            ...(values as unknown[]),
+          ]
+        : values;
+  }
+  return merged;
+}
+
 function setOffer(state: SandboxState, account: string, sku: string, attributes: Record<string, unknown>, quantity: number, via: 'listing' | 'quantity'): void {
   const existing = offerOf(state, account, sku);
   state.offers.set(key(portal, account, sku), {
@@ -278,7 +302,7 @@ function setOffer(state: SandboxState, account: string, sku: string, attributes:
     itemId: sku,
     quantity,
     active: true,
-    listing: { ...(existing?.listing ?? {}), ...attributes },
+    listing: mergeByMarketplace(existing?.listing ?? {}, attributes),
     updatedAt: now(),
   });
   emitQuantity(state, portal, account, sku, quantity, via);
@@ -440,6 +464,9 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
     }
     const issues = [...marketplaceIssues(attributes, marketplaceIds), ...currencyIssues(attributes, marketplaceIds), ...itemIssues(state, accountOf(res), sku)];
     if (issues.length === 0) setOffer(state, accountOf(res), sku, attributes, quantity, quantityOnly ? 'quantity' : 'listing');
+    // A SKU a put placed in some marketplaces lands in each the patch names too, with what the
+    // patch carries only (no price there: amazon-listings.sandbox.ts missingOfferData).
+    if (issues.length === 0 && placedByPut(amazon, accountOf(res), sku)) for (const m of marketplaceIds) listIn(amazon, accountOf(res), sku, m);
     // A revision is processed as a listing is; a quantity alone changes no listing data.
     if (issues.length === 0 && !quantityOnly) recordSubmission(amazon, accountOf(res), sku, body.productType);
     res.json(submission(sku, issues));

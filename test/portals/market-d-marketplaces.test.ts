@@ -430,6 +430,36 @@ describe("market_d: the sandbox's Listings Items keep Amazon's marketplace rules
     ]);
   });
 
+  it('a quantity patch naming a marketplace the SKU was not put in lands it there without a price: BUYABLE in DE, where it was put, not in FR (MISSING_PRICE naming FR)', async () => {
+    // Processed at once: the GET below reads the listing as Amazon made it.
+    amazonOf(sandbox.state).listingMs = 0;
+    const put = await request('PUT', 'SB-DEONLY', DE, {
+      ...offer(DE),
+      attributes: {
+        ...offer(DE).attributes,
+        merchant_suggested_asin: [{ value: 'B000SANDBOX', marketplace_id: DE }],
+        purchasable_offer: [{ currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 19.9 }] }], marketplace_id: DE }],
+      },
+    });
+    expect(put.body.status).to.equal('ACCEPTED');
+    const patched = await request('PATCH', 'SB-DEONLY', `${DE},${FR}`, {
+      productType: 'PRODUCT',
+      patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 4 }] }],
+    });
+    expect(patched.body.status).to.equal('ACCEPTED');
+    const shown = await listingsCall(sandbox.url, account, 'GET', 'SB-DEONLY', `marketplaceIds=${DE},${FR}&includedData=summaries,issues`);
+    const body = shown.body as unknown as {
+      summaries: { marketplaceId: string; status: string[] }[];
+      issues: { categories: string[]; marketplaceIds?: string[] }[];
+    };
+    expect(body.summaries.map((x) => [x.marketplaceId, x.status])).to.deep.equal([
+      [DE, ['BUYABLE', 'DISCOVERABLE']],
+      [FR, []],
+    ]);
+    expect(body.issues.filter((i) => i.categories.includes('MISSING_PRICE')).map((i) => i.marketplaceIds)).to.deep.equal([[FR]]);
+    amazonOf(sandbox.state).listingMs = 300;
+  });
+
   it('an attribute value naming a marketplace the request does not name makes the submission INVALID, naming both', async () => {
     const put = await request('PUT', 'SB-1', DE, offer(`${DE},${FR}`));
     expect(put.status).to.equal(200);
