@@ -39,6 +39,9 @@ function fulfilledByKaufland(s: KauflandSession, idOffer: string, idUnit: number
   return `market_e: Kaufland fulfils unit ${idUnit} of id_offer ${idOffer} in storefront ${s.storefront} from its own warehouse (fulfilled_by_kaufland); its amount is Kaufland's stock, so Kontor ${doing}`;
 }
 
+/** Pages of 100 a unit lookup by id_offer reads at most (findUnit): its filter also answers other offers containing the id. */
+const unitLookupPages = 100;
+
 /** Order units per page of a fetch (the contract's maximum). */
 const orderPageSize = 100;
 /** GET /shipping-groups: the contract's largest page (limit at most 30). */
@@ -570,13 +573,20 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * types), remembered: the seller's own when there is one, else one Kaufland fulfils. The
    * contract calls the parameter "Provided ID of your stock" and does not say it matches exactly
    * (decision: read as a filter that may answer other offers too, as the sandbox plays it), so
-   * each answered unit's id_offer is compared, page by page (100 a page, at most 10 pages):
-   * with `limit: 1` the one unit answered could be another offer's (KL-10 for KL), the lookup
-   * found nothing and the listing made a second unit of KL.
+   * each answered unit's id_offer is compared, page by page (100 a page) until a page is not
+   * full: with `limit: 1` the one unit answered could be another offer's (KL-10 for KL), the
+   * lookup found nothing and the listing made a second unit of KL. Every page is read (found by
+   * a reviewer of 980505e: a stop after 10 pages missed a seller's own KL behind KL-0 to KL-999,
+   * and POST /units made a second KL); a filter answering more than `unitLookupPages` full
+   * pages is refused rather than taken as no unit (which would make one).
    */
   private async findUnit(s: KauflandSession, idOffer: string): Promise<Unit | undefined> {
     let kauflands: Unit | undefined;
-    for (let offset = 0, page = 0; page < 10; page++, offset += 100) {
+    for (let offset = 0, page = 0; ; page++, offset += 100) {
+      if (page === unitLookupPages)
+        throw portalRefused(
+          `market_e: GET /units?id_offer=${idOffer} in storefront ${s.storefront} answered more than ${unitLookupPages * 100} units of other offers; Kontor cannot tell whether ${idOffer} has a unit and makes none (give the item a SKU fewer id_offers contain)`,
+        );
       const answer = await s.call<{ data: Unit[] }>('GET', '/units', {
         storefront: s.storefront,
         id_offer: idOffer,

@@ -100,6 +100,17 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect(units('KF-ID-10').map((u) => u.amount)).to.deep.equal([1]);
   });
 
+  it('when GET /units?id_offer=KF-PG answers more than 10 pages of 100 other offers (KF-PG-0 to KF-PG-1049) before its own unit, then listing KF-PG again updates that unit, not a second one (the lookup stopped after 10 pages and POST /units made a second KF-PG)', async () => {
+    const { list, units, addUnit } = await seller('KF-PG');
+    for (let i = 0; i < 1050; i += 50)
+      await Promise.all(Array.from({ length: 50 }, (_, j) => addUnit({ id_offer: `KF-PG-${i + j}`, fulfillment_type: 'fulfilled_by_merchant' })));
+    const own = await addUnit({ id_offer: 'KF-PG', fulfillment_type: 'fulfilled_by_merchant', amount: 1 });
+    const listed = await list();
+    expect(listed.state, listed.error).to.equal('completed');
+    expect(listed.result).to.deep.include({ portal_item_id: String(own) });
+    expect(units().map((u) => [u.id_unit, u.amount])).to.deep.equal([[own, 10]]);
+  });
+
   it("when POST /units is answered 404, then the listing fails for good with Kaufland's message and the next listing is not held back (it was retried and held 10 minutes for a unit never made)", async () => {
     const { seller: owner, portalAccountId, stockId, units } = await seller('KF-404');
     const target = (await portalTargetRepository.target(db(), owner.id, portalAccountId))!;
