@@ -188,6 +188,17 @@ export const bankRepository = {
       .first();
   },
 
+  /**
+   * Whether the record paid an order the scope sees: what POST bank/transfer/'s 302 answers a
+   * caller as is_order_paid. A client bound to a portal account is not told of an order beyond
+   * its grant (bank.service.ts).
+   */
+  async paidOrderIn(trx: Knex.Transaction, scope: OrderScope, row: Pick<BankRow, 'order_id'>): Promise<boolean> {
+    if (row.order_id === null) return false;
+    if (scope.portalAccountGrant === 'all') return true;
+    return (await orderScopeRepository.idsInScope(trx, scope).andWhere('sales_order.id', row.order_id).first()) !== undefined;
+  },
+
   async insert(trx: Knex.Transaction, accountId: number, number: number, id: string, columns: BankColumns): Promise<void> {
     await trx('bank').insert({ ...columns, account_id: accountId, number, id });
   },

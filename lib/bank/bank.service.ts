@@ -26,7 +26,10 @@ export interface BankCreated {
 
 /** Thrown inside the transaction so that a duplicate gives its bank number back. */
 class Duplicate extends Error {
-  constructor(readonly row: BankRow) {
+  constructor(
+    readonly bankId: string,
+    readonly isOrderPaid: boolean,
+  ) {
     super('duplicate bank transfer');
   }
 }
@@ -69,7 +72,11 @@ async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankI
   // The counter row lock serialises the account's creates: the duplicate check below cannot race.
   const number = await bankRepository.nextNumber(trx, accountId);
   const existing = (await bankRepository.findDuplicate(trx, accountId, columns)) ?? (await statementCopyOf(trx, accountId, columns));
-  if (existing) throw new Duplicate(existing);
+  // is_order_paid as the caller sees it: a client bound to a portal account whose booking is a
+  // payment that paid an order of another portal account (a buyer of the same name, amount and
+  // text there) was told '1', took its own order for paid and shipped it unpaid, and learnt of
+  // an order beyond its grant. It is told '0': no order it sees was paid.
+  if (existing) throw new Duplicate(existing.id, await bankRepository.paidOrderIn(trx, caller, existing));
 
   const bankId = bankIdOf(number, new Date());
   const amount = fromCents(toCents(input.amount));
@@ -97,7 +104,7 @@ export async function createTransfer(caller: OrderCaller, input: BankInput): Pro
   try {
     return await inTransaction((trx) => createIn(trx, caller, input), caller.requestId);
   } catch (err) {
-    if (err instanceof Duplicate) return { bankId: err.row.id, isOrderPaid: err.row.order_id !== null, existed: true };
+    if (err instanceof Duplicate) return { bankId: err.bankId, isOrderPaid: err.isOrderPaid, existed: true };
     throw err;
   }
 }

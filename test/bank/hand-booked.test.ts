@@ -203,6 +203,21 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await transfers(s)).to.have.length(1);
   });
 
+  it("when a client bound to another portal account books a payment the seller's statement brought and paid an order of the first with, then the answer is 302 saying no order of its own was paid, and that order is paid once", async () => {
+    const s = await newSeller();
+    const { bernd, names } = await annaAndBernd(s);
+    await importStatement(s, fixture('mt940-reversal-credits.sta', names));
+    const [stored] = await bernds(s);
+    const other = (await createPortalAccount(s.id, { name: 'Shop 2', platform: 'shop_g' })).id;
+    const bound = await clientToken(s, 'bank-hand-302', other, 'bank_r bank_w order_r');
+    const hand = { transfer_date: '2026-11-20', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' };
+    // The seller's own booking is told its order is paid; the bound client's is not told of an order it may not see.
+    expect(await post(s.token, hand, 302)).to.deep.include({ bank_id: stored!.id, is_order_paid: '1' });
+    expect(await post(bound, hand, 302)).to.deep.include({ bank_id: stored!.id, is_order_paid: '0' });
+    expect(await paid(s, bernd)).to.equal('24.50');
+    expect(await bernds(s)).to.have.length(1);
+  });
+
   it("when the MT940 reversed a transfer booked by hand and the camt.053 books that reversal again beside the payer's earlier equal rate, then the rate still pays and no second task is given", async () => {
     const s = await newSeller();
     const { anna, bernd, names } = await annaAndBernd(s);
