@@ -285,5 +285,24 @@ describe('channel order money: what the seller received, as the contracts descri
       expect(returns).to.deep.equal(['line 2: 1 returned', 'line 1: 1 returned']);
       expect(await stockQuantity(seller, stockId)).to.equal(8);
     });
+
+    it('when an order is first imported after a unit was returned and paid back (returned_paid), then its shipping rate leaves the shipping fee with its line, and the order is paid in full (the fee kept it: invoice 28.80 against 24.90 paid, only partially paid)', async () => {
+      const { seller, portalAccountId, stockId, list } = await kauflandItem('RET-KL-2');
+      expect((await list()).state).to.equal('completed');
+      const placed = (await post('/_sandbox/kaufland/orders', {
+        portal_account: portalAccountId,
+        lines: [{ id_offer: 'RET-KL-2', quantity: 2, price: '24.90', shipping: '3.90' }],
+      })) as { id_order: string; id_order_units: number[] };
+      const [first, second] = placed.id_order_units;
+      for (const unit of [first, second]) await post(`/_sandbox/kaufland/order-units/${unit}/status`, { status: 'sent' });
+      await post(`/_sandbox/kaufland/order-units/${first}/status`, { status: 'returned_paid' });
+      await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, 'ret-kl-5');
+      const imported = (await kontorOrder(seller, placed.id_order))!;
+      expect(imported.line.map((l) => l.quantity)).to.deep.equal(['0', '1']);
+      expect([imported.shipping.fee, imported.invoice_amount, imported.paid_amount]).to.deep.equal(['0.00', '24.90', '24.90']);
+      expect(imported.status).to.deep.include({ is_paid: true, is_shipped: true });
+      // One piece left the warehouse for good; the one that came back was never taken.
+      expect(await stockQuantity(seller, stockId)).to.equal(9);
+    });
   });
 });

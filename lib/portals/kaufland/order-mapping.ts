@@ -136,6 +136,11 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
   const counted = (u: KauflandOrderUnit) => paidStates.has(u.status);
   const paid = units.filter(counted).reduce((s, u) => s + unitPrice(u) + u.shipping_rate, 0);
   const byKaufland = order.fulfillment_type === 'fulfilled_by_kaufland';
+  // The shipping the lines still bill (found by a reviewer of 8fc5f09): a unit returned and paid
+  // back leaves its line, and its shipping rate left paid_amount with it, so it leaves the fee
+  // too; kept there, an order imported after such a return billed that rate and stood only
+  // partially paid (invoice 28.80 against 24.90).
+  const billedShipping = live.filter((u) => !returnedToSeller(u, byKaufland)).reduce((s, u) => s + u.shipping_rate, 0);
   const modified = units.reduce((m, u) => (u.ts_updated_iso > m ? u.ts_updated_iso : m), order.ts_created_iso);
   return {
     external_order_id: order.id_order,
@@ -149,7 +154,7 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
       ...(order.billing_address?.phone ? { phone_1: order.billing_address.phone } : {}),
       address: address(order.billing_address),
     },
-    shipping: { fee: money(live.reduce((s, u) => s + u.shipping_rate, 0)), address: address(order.shipping_address) },
+    shipping: { fee: money(billedShipping), address: address(order.shipping_address) },
     line: units.map((u) => ({
       transaction_id: String(u.id_order_unit),
       sku: u.id_offer,
