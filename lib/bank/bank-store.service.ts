@@ -98,8 +98,11 @@ async function acrossFormats(
   type Tied = (typeof tied)[number];
   // By the end-to-end id first, then by the whole rule (entry-key.ts sameBookingById): a record
   // that holds one entry's id is that entry's, whichever equal payment comes first in the file.
-  // Each by the UTC day, then by a client's day (a hand booking a statement claimed keeps its
-  // client's time of day: entry-key.ts sameBookingDay).
+  // Each by the date, then by a client's day (a hand booking a statement claimed keeps its
+  // client's time of day: entry-key.ts sameBookingDay). Not its UTC day first: a Berlin client's
+  // 00:30 on the 20th (23:30 UTC on the 19th) that the MT940 of the 20th claimed took the
+  // camt.053's credit of the 19th (an equal rate), whose MT940 record then stayed beside it and
+  // the camt.053's credit of the 20th was stored again.
   const pass =
     (same: (r: Booking, e: Booking) => boolean) =>
     (r: Candidate, { e, facts, format }: Tied) =>
@@ -113,7 +116,7 @@ async function acrossFormats(
   const byId = (days: DayRule) => pass((r, e) => sameBookingById(r, e, days) === true);
   const byAll = (days: DayRule) => pass((r, e) => sameBookingAcrossFormats(r, e, days));
   const found = new Map<StatementEntry, { internalId: string; alias: string }>();
-  for (const [t, record] of claimInPasses(tied, candidates, [byId('utc'), byId('zone'), byAll('utc'), byAll('zone')])) {
+  for (const [t, record] of claimInPasses(tied, candidates, [byId('date'), byId('zone'), byAll('date'), byAll('zone')])) {
     found.set(t.e, { internalId: record.internal_id, alias: t.e.reference! });
   }
   return found;

@@ -190,6 +190,29 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await paid(s, bernd)).to.equal('49.00');
   });
 
+  it("when the MT940 of the 20th claimed a payment booked by hand at 00:30 in Berlin and the 19th's brought an equal rate, then the camt.053 of both days ties each to its own, and nothing is stored twice", async () => {
+    const s = await newSeller();
+    const { bernd, names } = await annaAndBernd(s);
+    await post(s.token, { transfer_date: '2026-11-20T00:30:00+01:00', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' });
+    const ofThe20th = fixture('mt940-reversal-credits.sta', names).toString('latin1');
+    // The same file a day earlier (imported after the 20th's): Anna's and Bernd's equal payments of the 19th.
+    const ofThe19th = ofThe20th
+      .replace(/261120/g, '261119')
+      .replace(/1120C/g, '1119C')
+      .replace(':60F:C261119', ':60F:C261118');
+    expect(await importStatement(s, Buffer.from(ofThe20th, 'latin1'))).to.deep.include({ stored: 1, duplicates: 1 });
+    expect(await importStatement(s, Buffer.from(ofThe19th, 'latin1'))).to.deep.include({ stored: 2 });
+    expect(await paid(s, bernd)).to.equal('49.00');
+    const rate = { amount: '24.50', name: 'Bernd Bauer', text: `Bestellung ${bernd}` };
+    const both = camt([
+      { ...rate, day: '2026-11-19', ref: 'B-19' },
+      { ...rate, day: '2026-11-20', ref: 'B-20' },
+    ]);
+    expect(await importStatement(s, both)).to.deep.include({ entries: 2, stored: 0, duplicates: 2 });
+    expect(await bernds(s)).to.have.length(2);
+    expect(await paid(s, bernd)).to.equal('49.00');
+  });
+
   it("when a client books the statement's payment by hand with its umlauts decomposed (u and a combining diaeresis, as macOS copies them), then the answer is 302 with the statement's transfer", async () => {
     const s = await newSeller();
     const order = await orderPaidBy(s, '30.00');

@@ -78,14 +78,16 @@ export function bookingDaysOf(date: Date): string[] {
 }
 
 /**
- * How two records' days are compared: `utc` their UTC days (a statement's booking day with
- * another's), `zone` any day each may stand for (bookingDaysOf). Callers tie by `utc` first and
- * by `zone` only what is left, so a payment of the hand booking's own UTC day is taken before
- * an equal one of a neighbouring day.
+ * How two records' days are compared: `date` both a date of that day (00:00 UTC: a statement's
+ * booking day with another's), `utc` their UTC days, `zone` any day each may stand for
+ * (bookingDaysOf). Callers tie by `date` or `utc` first and by `zone` only what is left, so a
+ * payment of the hand booking's own UTC day is taken before an equal one of a neighbouring day,
+ * and a statement's credit of the day before a hand booking whose time is only in UTC that day.
  */
-export type DayRule = 'utc' | 'zone';
+export type DayRule = 'date' | 'utc' | 'zone';
 
 export function sameBookingDay(a: Date, b: Date, rule: DayRule): boolean {
+  if (rule === 'date') return a.getTime() === b.getTime() && a.getTime() % DAY === 0;
   if (bookingDayOf(a) === bookingDayOf(b)) return true;
   if (rule === 'utc') return false;
   const days = bookingDaysOf(a);
