@@ -303,6 +303,29 @@ describe('Shopify order money: lines exact to the cent and their tax rates, thro
       // Read with the lines' taxes, in the one query of the order's lines.
       expect(lineReads(shopId).map((q) => [q.includes('duties'), q.includes('additionalFees')])).to.deep.equal([[true, true]]);
     });
+
+    it('when such a store includes the duties in its prices (dutiesIncluded) and charges an additional fee, then only the fee’s tax joins the shipping fee, not the duties’ (found by a reviewer of 2a93db1)', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'DT-SHOP-INC', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        currency: 'USD',
+        taxes_included: false,
+        duties_included: true,
+        lines: [{ sku: 'DT-SHOP-INC', quantity: 2, price: '25.00', tax_lines: [{ title: 'CO State Tax', rate: 0.08 }], duty: '5.00', duty_tax: '0.40' }],
+        additional_fees: [{ name: 'Retail Delivery Fee', amount: '0.27', tax: '0.02' }],
+        shipping: '10.00',
+        shipping_tax_lines: [{ title: 'CO State Tax', rate: 0.08 }],
+      });
+      // 50.00 + 4.00 tax, 10.00 + 0.80 shipping, 0.27 fee + 0.02 its tax; the duty and its tax are in the prices.
+      expect(orderNode(shopifyOf(sandbox.state), order).totalPriceSet.presentmentMoney.amount).to.equal('65.09');
+
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'dt-shop-inc-1');
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.shipping.fee).to.equal('11.09');
+      expect([imported.invoice_amount, imported.paid_amount]).to.deep.equal(['65.09', '65.09']);
+      // The duties are not asked (their taxes are not on top): the fees' only, 100 lines a page.
+      expect(lineReads(shopId).map((q) => [q.includes('duties'), q.includes('additionalFees')])).to.deep.equal([[false, true]]);
+    });
   });
 
   describe('a refund of the shipping (Refund.refundShippingLines; ShippingLine.currentDiscountedPriceSet "after applying refunds")', () => {

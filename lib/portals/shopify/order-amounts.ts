@@ -37,11 +37,16 @@ export interface AmountsOrder extends IncludedTaxOrder {
 
 const lineTotalFields = 'originalTotalSet { presentmentMoney { amount } } discountAllocations { allocatedAmountSet { presentmentMoney { amount } } }';
 
-/** What the query of an order's lines reads: the exact line totals, the taxes, or both; `onTop`: with the taxes, those of the duties and fees. */
+/**
+ * What the query of an order's lines reads: the exact line totals, the taxes, or both; with the
+ * taxes, those of the duties (`duties`) and of the additional fees (`fees`) that come on top
+ * (`onTopTaxesNeeded`).
+ */
 export interface LineNeeds {
   totals: boolean;
   taxes: boolean;
-  onTop?: boolean;
+  duties?: boolean;
+  fees?: boolean;
 }
 
 /** A duty's or fee's amount and its taxes ("A list of taxes charged on the duty", "... on the additional fee"). */
@@ -56,8 +61,8 @@ type Charge = { price: ShopifyMoney; taxLines: ShopifyTaxLine[] };
  */
 export const orderLinesQuery = (need: LineNeeds) =>
   `query KontorOrderLineAmounts($id: ID!, $first: Int!, $after: String) { order(id: $id) { ${need.taxes ? `shippingLine { ${taxFields} }` : 'id'}
-  ${need.onTop ? `additionalFees { ${chargeFields} }` : ''}
-  lineItems(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { id ${need.totals ? lineTotalFields : ''} ${need.taxes ? taxFields : ''} ${need.onTop ? `duties { ${chargeFields} }` : ''} } } } }`;
+  ${need.fees ? `additionalFees { ${chargeFields} }` : ''}
+  lineItems(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { id ${need.totals ? lineTotalFields : ''} ${need.taxes ? taxFields : ''} ${need.duties ? `duties { ${chargeFields} }` : ''} } } } }`;
 
 interface LineAmountsNode {
   id: string;
@@ -111,17 +116,15 @@ export const shippingRefunded = (o: Pick<AmountsOrder, 'shippingLine'>) =>
 /** Reads what `need` names of the order's lines into `into`, its lines paged to the end. */
 async function readLines(s: ShopifySession, o: AmountsOrder, need: LineNeeds, into: OrderLineAmounts): Promise<void> {
   // 50 lines a page with the duties' taxes (6 points a line more: 708 for 50 with totals and taxes), else 100.
-  const first = Math.min(need.onTop ? 50 : 100, Math.max(1, o.lineItems.nodes.length));
+  const first = Math.min(need.duties ? 50 : 100, Math.max(1, o.lineItems.nodes.length));
   const duties: Charge[] = [];
   let after: string | null = null;
   for (;;) {
     const answer: LinesAnswer = await s.call<LinesAnswer>(orderLinesQuery(need), { id: o.id, first, after });
     if (!answer.order) return;
     if (need.taxes) into.taxes.shipping = answer.order.shippingLine?.taxLines ?? [];
-    if (need.onTop) {
-      duties.push(...answer.order.lineItems.nodes.flatMap((l) => l.duties ?? []));
-      if (after === null) into.taxes.onTop = chargeTaxes(answer.order.additionalFees ?? [], amountOf(o.currentTotalAdditionalFeesSet));
-    }
+    if (need.duties) duties.push(...answer.order.lineItems.nodes.flatMap((l) => l.duties ?? []));
+    if (need.fees && after === null) into.taxes.onTop = chargeTaxes(answer.order.additionalFees ?? [], amountOf(o.currentTotalAdditionalFeesSet));
     for (const l of answer.order.lineItems.nodes) {
       if (need.totals && l.originalTotalSet)
         into.totals.set(
@@ -134,19 +137,24 @@ async function readLines(s: ShopifySession, o: AmountsOrder, need: LineNeeds, in
     if (!answer.order.lineItems.pageInfo.hasNextPage) break;
     after = answer.order.lineItems.pageInfo.endCursor;
   }
-  if (need.onTop) into.taxes.onTop += chargeTaxes(duties, amountOf(o.currentTotalDutiesSet));
+  if (need.duties) into.taxes.onTop += chargeTaxes(duties, amountOf(o.currentTotalDutiesSet));
 }
 
 const amountOf = (m: ShopifyMoney | null) => (m ? mills(m.presentmentMoney.amount) : 0);
 
 /**
- * Whether the taxes on the order's duties and fees are read (decision, README "Taxes on duties and
+ * Whose taxes on the order's duties and fees are read (decision, README "Taxes on duties and
  * fees"): in a net-price store (taxesIncluded false) they come on top of the duties and fees the
- * buyer paid (`onTop` in order-mapping.ts), as a line's or the shipping's do; only an order with
- * duties on top of its prices or fees has any. A tax-included store's duties and fees hold theirs.
+ * buyer paid (`onTop` in order-mapping.ts), as a line's or the shipping's do. The duties' only where
+ * they come on top of the prices (dutiesIncluded false), as `onTop` takes the duties themselves: a
+ * store whose prices include the duties, charging an additional fee, had its duties' taxes added to
+ * the fee though neither they nor the duties are (found by a reviewer of 2a93db1: the order stood
+ * above its payment by that tax, only partially paid). A tax-included store's duties and fees hold theirs.
  */
-const needsOnTopTaxes = (o: AmountsOrder) =>
-  o.taxesIncluded === false && ((o.dutiesIncluded === false && amountOf(o.currentTotalDutiesSet) > 0) || amountOf(o.currentTotalAdditionalFeesSet) > 0);
+const onTopTaxesNeeded = (o: AmountsOrder) => ({
+  duties: o.taxesIncluded === false && o.dutiesIncluded === false && amountOf(o.currentTotalDutiesSet) > 0,
+  fees: o.taxesIncluded === false && amountOf(o.currentTotalAdditionalFeesSet) > 0,
+});
 
 /**
  * Whether the page's unit prices can be off (decision, README): only a discount spreads an amount
@@ -177,7 +185,7 @@ function lineTotals(o: AmountsOrder, read: OrderLineAmounts): Map<string, number
  */
 export async function readOrderLineAmounts(s: ShopifySession, o: AmountsOrder): Promise<OrderLineAmounts> {
   const read = nothingRead();
-  const need = { totals: needsLineTotals(o), taxes: o.taxesIncluded === false, onTop: needsOnTopTaxes(o) };
+  const need = { totals: needsLineTotals(o), taxes: o.taxesIncluded === false, ...onTopTaxesNeeded(o) };
   if (need.totals || need.taxes) await readLines(s, o, need, read);
   if (o.taxesIncluded !== false && !includedRates(o, lineTotals(o, read))) await readLines(s, o, { totals: false, taxes: true }, read);
   // A net-price store's shipping tax (ShippingLine.taxLines, as charged) less what refunds of the
@@ -225,7 +233,7 @@ export interface LineUnits {
  * **Shipping:** its price after discounts and refunds (`shippingMills`, order-mapping.ts), plus
  * its own tax lines in a net-price store (ShippingLine.taxLines; Kontor's shipping has no rate)
  * less the tax refunds of the shipping gave back, plus the taxes on the duties and fees in such a
- * store (`needsOnTopTaxes`), plus the lines' rest.
+ * store (`onTopTaxesNeeded`), plus the lines' rest.
  */
 export function orderAmounts(
   o: AmountsOrder,

@@ -176,7 +176,7 @@ const amountMills = (amount: string | undefined) => (amount === undefined ? 0 : 
  * buyer paid by it, and with the amounts at creation (`original...`) the order stood above its
  * payment by that duty, only partially paid again and never shipped. Their own taxes
  * (Duty.taxLines, AdditionalFee.taxLines) join them in a net-price store (order-amounts.ts
- * needsOnTopTaxes, read with the lines' taxes), so the order's total is what the buyer paid.
+ * onTopTaxesNeeded, read with the lines' taxes), so the order's total is what the buyer paid.
  */
 function onTop(o: Pick<ShopifyOrderNode, 'dutiesIncluded' | 'currentTotalDutiesSet' | 'currentTotalAdditionalFeesSet'>): number {
   const duties = o.dutiesIncluded === false ? amountMills(o.currentTotalDutiesSet?.presentmentMoney.amount) : 0;

@@ -25,7 +25,7 @@ export interface OrderTaxes {
   lines: Map<string, ShopifyTaxLine[]>;
   shipping: ShopifyTaxLine[];
   shippingRefunded: number;
-  /** The taxes on the duties and fees after returns (order-amounts.ts needsOnTopTaxes), mills. */
+  /** The taxes on the duties and fees after returns (order-amounts.ts onTopTaxesNeeded), mills. */
   onTop: number;
 }
 
