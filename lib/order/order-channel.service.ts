@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 import { DomainError, Warning } from '../errors';
-import { toCents } from './order-money';
+import { fromCents, toCents } from './order-money';
 import { StockBatch } from './order-stock.service';
 import { OrderWrites, WrittenOrder } from './order-writes';
 import { createOrderIn, OrderCaller, planOrderCreate, updateOneOrderIn } from './order.service';
@@ -275,6 +275,28 @@ function withShippingFee(current: OrderRow, change: ChannelChange, input: OrderI
   notes.push(said);
 }
 
+/**
+ * Whether the update may move the amount of an order whose invoice is issued (bill_url set once the
+ * invoice job archived it): a line quantity or a shipping fee the channel lowered (details are not
+ * taken once invoiced).
+ */
+const issuedInvoiceMayDiffer = (current: OrderRow, input: OrderInput) => !!current.bill_url && (input.line !== undefined || input.shipping?.fee !== undefined);
+
+/**
+ * An order whose invoice is issued and whose invoice_amount the channel's change moved (a refund of
+ * the shipping, units taken out of a line; applied so the order stays paid as the channel's
+ * payment says): the invoice never changes (lib/invoice), so the history names it, the amount it
+ * was issued for and the credit note the seller makes (decision, README "Writes"; found by a
+ * reviewer of 2a93db1: the history said only `shipping fee 4.90 -> 0.00`, while the invoice the
+ * buyer holds kept 4.90 more than the order, and nothing told the seller to correct it).
+ */
+function issuedInvoiceNote(current: OrderRow, after: OrderRow): string[] {
+  const moved = toCents(after.invoice_amount) - toCents(current.invoice_amount);
+  if (!current.bill_url || moved === 0n) return [];
+  const said = `invoice ${current.invoice_number} stays as issued (invoice amount ${current.invoice_amount} -> ${after.invoice_amount})`;
+  return [moved < 0n ? `${said}: make a credit note of ${fromCents(-moved)}` : `${said}: it bills ${fromCents(moved)} less than the order now`];
+}
+
 /** The change without its amounts when the channel gives them in another currency than the order's, and the note that says so. */
 function sameCurrency(current: OrderRow, change: ChannelChange): { change: ChannelChange; notes: string[] } {
   // As the order took it (Order_type's currency_id: trimmed, upper case): a channel naming "eur" had every later payment held back.
@@ -317,10 +339,9 @@ export async function applyChannelChangeIn(
     const warnings: Warning[] = [];
     await updateOneOrderIn(trx, caller, orderId, input, warnings);
   }
-  if (completed) {
-    const after = (await orderRepository.getForUpdate(trx, caller, orderId))!;
-    notes.unshift(`prices, shipping and address completed (invoice amount ${current.invoice_amount} -> ${after.invoice_amount})`);
-  }
+  const after = completed || issuedInvoiceMayDiffer(current, input) ? (await orderRepository.getForUpdate(trx, caller, orderId))! : current;
+  if (completed) notes.unshift(`prices, shipping and address completed (invoice amount ${current.invoice_amount} -> ${after.invoice_amount})`);
+  notes.push(...issuedInvoiceNote(current, after));
   await orderRepository.addHistory(trx, current.internal_id, [`${source}: ${notes.join(', ')}`]);
   return notes;
 }

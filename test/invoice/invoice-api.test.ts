@@ -340,6 +340,42 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect((await invoiceOf(seller, tooMuch)).status).to.equal(404);
   });
 
+  it('when the invoiced order is lowered after its invoice was issued (a channel refunded part of it), then credit notes may still add up to the invoice as issued, and not beyond it (found by a reviewer of 2a93db1)', async () => {
+    const seller = await invoicingSeller();
+    const main = await createOrder(seller, {
+      status: { is_paid: true },
+      line: [
+        { id: 1, name: 'Tasse', quantity: 2, price: '5.00', tax: '19' },
+        { id: 2, name: 'Buch', quantity: 1, price: '20.00', tax: '7' },
+      ],
+    });
+    await issued(seller, main);
+    // The order falls to 25.00 after its invoice of 30.00 (as a channel's refund lowers it); the invoice stays.
+    const lowered = await call(`order/${main}/`, {
+      token: seller.token,
+      body: {
+        order: {
+          line: [
+            { id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' },
+            { id: 2, name: 'Buch', quantity: 1, price: '20.00', tax: '7' },
+          ],
+        },
+      },
+    });
+    expect(lowered.status, lowered.text).to.equal(200);
+    expect((await readOrder(seller, main)).invoice_amount).to.equal('25.00');
+    const creditOf = async (line: Record<string, unknown>) => {
+      const id = await createOrder(seller, { credit: { main_id: main }, line: [{ id: 1, quantity: 1, ...line }] });
+      const res = await call(`order/${id}/invoice/`, { token: seller.token, body: {} });
+      expect(res.status, res.text).to.equal(202);
+      return ((await finished(seller, res.body.job_id as string)).result as { status: string }[])[0]!.status;
+    };
+    expect(await creditOf({ name: 'Tasse', price: '-5.00', tax: '19' })).to.equal('issued');
+    expect(await creditOf({ name: 'Buch', price: '-20.00', tax: '7' })).to.equal('issued');
+    expect(await creditOf({ name: 'Tasse', price: '-5.00', tax: '19' })).to.equal('issued');
+    expect(await creditOf({ name: 'Rest', price: '-0.01', tax: '19' })).to.equal('refused');
+  });
+
   it('when the seller asks for the credit note of an order that credits an order without invoice, then it is a 400 naming credit.main_id', async () => {
     const seller = await invoicingSeller();
     const main = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' }] });

@@ -377,6 +377,23 @@ describe('Shopify order money: lines exact to the cent and their tax rates, thro
       expect(after.status.is_paid).to.equal(true);
     });
 
+    it('when the order’s invoice was issued before the shipping is refunded, then the fee falls and the history names the invoice, which stays, and the credit note to make (found by a reviewer of 2a93db1)', async () => {
+      const seller = await newSeller();
+      await createStock(seller, 'SR-SHOP-INV', 10);
+      const { shopId, id } = await shopifyOrder(seller, { lines: [{ sku: 'SR-SHOP-INV', quantity: 1, price: '30.00' }], shipping: '5.00' });
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'sr-shop-inv-1');
+      const before = (await kontorOrder(seller, id))!;
+      // The invoice job archived the invoice of 35.00 (it sets bill_url; the invoice row never changes).
+      await db()('sales_order').where({ account_id: seller.id, external_order_id: id }).update({ bill_url: 'https://kontor.example/v1.1/order/x/invoice/' });
+      await sandboxPost(sandbox, `/_sandbox/shopify/orders/${id}/refund`, { shipping: '5.00' });
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'sr-shop-inv-2');
+      const after = (await kontorOrder(seller, id))!;
+      expect([after.shipping.fee, after.invoice_amount, after.paid_amount]).to.deep.equal(['0.00', '30.00', '30.00']);
+      expect(after.history.join('\n')).to.contain(
+        `shipping fee 5.00 -> 0.00, invoice ${before.invoice_number} stays as issued (invoice amount 35.00 -> 30.00): make a credit note of 5.00`,
+      );
+    });
+
     it('when the shipping is refunded after the order was shipped here, then the fee stays and the history asks for a credit note', async () => {
       const seller = await newSeller();
       await createStock(seller, 'SR-SHOP-SENT', 10);
