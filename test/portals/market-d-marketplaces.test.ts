@@ -325,6 +325,30 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(calls('MM-STUB', 'PATCH')).to.have.length(1);
   });
 
+  it("CIA at a Seller Central listing in DE that an earlier quantity stubbed in FR: DE's quantity goes, naming DE only; FR's stub is left as it is", async () => {
+    sellerCentralListing(sandbox.state, String(account), 'MM-SC-STUB', [DE]);
+    // What CIA sent before 3c34cbc: a quantity naming both marketplaces, which made an offer of nothing in FR.
+    const earlier = await listingsCall(sandbox.url, account, 'PATCH', 'MM-SC-STUB', `marketplaceIds=${DE},${FR}`, {
+      productType: 'PRODUCT',
+      patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 3 }] }],
+    });
+    expect(earlier.body.status).to.equal('ACCEPTED');
+    const [outcome] = await adapter.setQuantities(target, [quantity(42, 'MM-SC-STUB', 7)], 'batch-q3', recordedListings({}));
+    expect(outcome).to.deep.equal({ stockId: 42, outcome: 'accepted' });
+    expect(calls('MM-SC-STUB', 'PATCH').map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([
+      [200, `${DE},${FR}`],
+      [200, DE],
+    ]);
+    expect(sandbox.state.quantities(String(account)).market_d?.['MM-SC-STUB']).to.equal(7);
+    const shown = await listingsCall(sandbox.url, account, 'GET', 'MM-SC-STUB', `marketplaceIds=${DE},${FR}&includedData=summaries`);
+    expect(
+      (shown.body as unknown as { summaries: { marketplaceId: string; status: string[] }[] }).summaries.map((x) => [x.marketplaceId, x.status]),
+    ).to.deep.equal([
+      [DE, ['BUYABLE', 'DISCOVERABLE']],
+      [FR, []],
+    ]);
+  });
+
   it('a JPY price with decimals is refused before any call, naming the SKU and the marketplace (the yen has no minor unit); a whole yen price is offered as it is', async () => {
     const JP = 'A1VC38T7YXB528';
     const err = await failure(adapter.list(targetIn(JP), item({ sku: 'MM-JPY', price: '1980.50' }), 'job-j1'));

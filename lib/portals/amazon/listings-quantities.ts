@@ -64,9 +64,10 @@ const lacking = ['MISSING_PRICE', 'MISSING_ATTRIBUTE'];
  * thought the item on sale. So (decision, lib/portals/README.md "CIA quantities"):
  * - no listing in any marketplace (404): refused, nothing sent, the seller told to list it;
  * - a listing with an ERROR issue of category MISSING_PRICE or MISSING_ATTRIBUTE (such an earlier
- *   quantity's stub, or a listing without an offer): refused with Amazon's issues, nothing sent;
- * - else the quantity goes to the marketplaces that show a summary of it only: one holding no
- *   listing of the SKU would get such a stub.
+ *   quantity's stub, or a listing without an offer) in every marketplace showing it: refused with
+ *   Amazon's issues, nothing sent;
+ * - else the quantity goes to the marketplaces that show a summary of it and no such issue only:
+ *   one holding no listing of the SKU would get such a stub, one holding a stub keeps it.
  */
 async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Promise<{ marketplaceIds: string[] } | QuantityOutcome> {
   const item = await readListing(s, sku, ['summaries', 'issues']);
@@ -79,9 +80,13 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
   if (marketplaceIds.length === 0)
     return refuse(`Amazon holds no listing of SKU ${sku} in ${s.marketplaceIds.join(', ')}, and a quantity alone makes no offer (no product, no price)`);
   const missing = (item?.issues ?? []).filter((i) => i.severity === 'ERROR' && i.categories.some((c) => lacking.includes(c)));
-  if (missing.length > 0)
+  // Such an issue concerns the marketplaces it names (Issue.marketplaceIds), all when it names
+  // none: a stub in FR (an earlier quantity's patch naming FR too) leaves the DE offer sellable,
+  // whose quantity still goes; refusing the SKU would leave DE selling on at the old quantity.
+  const sellable = marketplaceIds.filter((m) => !missing.some((i) => !i.marketplaceIds?.length || i.marketplaceIds.includes(m)));
+  if (sellable.length === 0)
     return refuse(`Amazon's listing of SKU ${sku} cannot be bought: ${missing.map((i) => `${i.code} ${i.categories.join('/')}: ${i.message}`).join('; ')}`);
-  return { marketplaceIds };
+  return { marketplaceIds: sellable };
 }
 
 /** The part of a batch that some messages make up: those messages, and where their updates are. */
