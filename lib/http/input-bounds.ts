@@ -5,6 +5,7 @@
  */
 import { invalidField, tooLarge } from '../errors';
 import { fieldPath } from './validate';
+import { isFromXml } from './xml-origin';
 
 export const inputBounds = {
   /** Objects and lists nested inside one another (a stock item's deepest field is about 6). */
@@ -21,6 +22,17 @@ export const inputBounds = {
 
 /** Keys that name JavaScript's object machinery: refused like any unknown field, never dropped. */
 const reservedKeys = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The names fast-xml-parser renames to `__` + name without a word (its onDangerousProperty
+ * default): `<toString>` reached validation as `__toString`, refused under a name the client never
+ * sent, or stored so in free-form settings. In a body read from XML such a key is refused under
+ * the name sent, as the reserved keys are (the parser's option cannot be a function: large bodies
+ * are parsed in a worker, lib/http xml-worker.ts, whose options travel as JSON).
+ */
+const renamedFromXml = new Map(
+  ['hasOwnProperty', 'toString', 'valueOf', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__'].map((name) => [`__${name}`, name]),
+);
 
 // NUL is the point of this pattern.
 // eslint-disable-next-line no-control-regex
@@ -58,6 +70,11 @@ export function checkInput(value: unknown, prefix: (string | number)[] = []): vo
       const child = [...path, key];
       checkText(key, field || 'request');
       if (reservedKeys.has(key)) throw invalidField(fieldPath(child), `${fieldPath(child)} is not allowed`);
+      const sent = renamedFromXml.get(key);
+      if (sent !== undefined && isFromXml(node)) {
+        const named = fieldPath([...path, sent]);
+        throw invalidField(named, `${named} is not allowed: it names a property of JavaScript objects, which an XML body cannot carry`);
+      }
       visit((node as Record<string, unknown>)[key], child);
     }
   };

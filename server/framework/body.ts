@@ -34,11 +34,21 @@ export async function readRawBody(req: Request): Promise<Buffer> {
   return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
 }
 
-/** body-parser's errors as the domain errors the envelope answers. */
+/**
+ * body-parser's errors as the domain errors the envelope answers, each 400 naming what to correct
+ * (lib/http README, "Every 400 names its field"): a Content-Encoding body-parser does not decode
+ * names that header; a body that does not decode as its Content-Encoding says, or ends before its
+ * Content-Length, names `body`. Before, both answered "the request could not be read" naming nothing.
+ */
 function readError(err: unknown): unknown {
-  const e = err as { type?: string; status?: number };
+  const e = err as { type?: string; status?: number; encoding?: unknown };
   if (e.type === 'entity.too.large') return tooLarge(`the request body exceeds ${config().bodyLimitBytes} bytes`);
-  if (e.status && e.status >= 400 && e.status < 500) return domainError('bad_request', 'the request could not be read');
+  if (e.type === 'encoding.unsupported') {
+    return domainError('bad_request', `Content-Encoding ${String(e.encoding)} is not read: send the body as identity, gzip, deflate or br`, {
+      field: 'Content-Encoding',
+    });
+  }
+  if (e.status && e.status >= 400 && e.status < 500) return domainError('bad_request', 'the request body could not be read', { field: 'body' });
   return err;
 }
 

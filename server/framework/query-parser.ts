@@ -12,22 +12,30 @@ export function parseQuery(text: string): Record<string, unknown> {
   return qs.parse(appendIndices(text), queryOptions) as Record<string, unknown>;
 }
 
-/** A key, or a bracket segment of one, that names JavaScript's object machinery. */
-const reservedSegment = /^(?:__proto__|constructor|prototype)(?:\[|$)|\[(?:__proto__|constructor|prototype)\]/;
+/**
+ * The names qs drops without a word, as a key or a bracket segment of one: every property of
+ * Object.prototype (qs's allowPrototypes: false skips each, not only __proto__ and constructor:
+ * `?select[toString]=` answered every field, `?valueOf=1` as if not sent), and `prototype`,
+ * which lib/http input-bounds refuses in every body.
+ */
+const droppedNames = [...Object.getOwnPropertyNames(Object.prototype), 'prototype'].join('|');
+const reservedSegment = new RegExp(`^(?:${droppedNames})(?:\\[|$)|\\[(?:${droppedNames})\\]`);
+const mayHoldOne = new RegExp(`${droppedNames}|%`);
 
 /**
- * A 400 naming the key when one names `__proto__`, `constructor` or `prototype` (lib/http
+ * A 400 naming the key when one names a property of Object.prototype or `prototype` (lib/http
  * input-bounds: refused like any unknown field, never dropped). qs drops such keys without a word,
  * so `?constructor=1` was answered as if not sent and `select[constructor]=` as no select (every
  * field): a client's mistake passed as success. Only texts that may hold one are split. Called
  * where the framework reads a request (mount.ts, body.ts), not in parseQuery, which reads as qs does.
  */
 export function refuseReservedKeys(text: string): void {
-  if (!/proto|constructor|%/i.test(text)) return;
+  if (!mayHoldOne.test(text)) return;
   for (const pair of text.split('&')) {
     const eq = pair.indexOf('=');
     const key = decodeKey(eq === -1 ? pair : pair.slice(0, eq));
-    if (reservedSegment.test(key)) throw invalidField(key, `${key} is not allowed`);
+    if (reservedSegment.test(key))
+      throw invalidField(key, `${key} is not allowed: it names a property of JavaScript objects, which a query string or form cannot carry`);
   }
 }
 

@@ -123,7 +123,8 @@ function framed(text: string): Mt940Block[] {
 
 function refuse(line: number | undefined, message: string): never {
   const where = line ? `line ${line}` : 'the file';
-  throw invalidInput('malformed_statement', `mt940: ${where}: ${message}`, line ? `line ${line}` : undefined);
+  // Without a line the whole file is at fault: `body`, as the other refusals of a file that is no statement (lib/http README).
+  throw invalidInput('malformed_statement', `mt940: ${where}: ${message}`, line ? `line ${line}` : 'body');
 }
 
 /** Runs a field reader; its error is a 400 naming the field's line. */
