@@ -179,7 +179,9 @@ describe('fuzz: hostile requests across every endpoint', function () {
     const [mine, theirs] = [await seed_(await newSeller()), await seed_(await newSeller())];
     const [stockId, , portalAccountId] = theirs.ids;
     // Order ids are numbered per seller (document 1: <order_number>_<YYYY>_<MM>): their second order's id is one the caller has none of.
-    const orderId = (await call('order/', { token: theirs.seller.token, body: { order: orderBody() } })).body.order_id as string;
+    // At 40.00, what the transfer below sends: a payment of less paid no order (is_order_paid '0' whatever the scoping, found by a reviewer of b51b8dc).
+    const orderId = (await call('order/', { token: theirs.seller.token, body: { order: orderBody({ line: [{ id: 1, price: '40.00', quantity: 1 }] }) } })).body
+      .order_id as string;
     const token = mine.seller.token;
     const { rows } = (await db().raw(
       `select table_name as t from information_schema.columns where column_name = 'account_id' and table_schema = current_schema() order by 1`,
@@ -217,7 +219,7 @@ describe('fuzz: hostile requests across every endpoint', function () {
     expect([stock.status, stock.body.stock, orders.status, orders.body.order], `${stock.text} ${orders.text}`).to.deep.equal([200, [], 200, []]);
     const paying = await call('bank/transfer/', {
       token,
-      body: { bank: { transfer_date: '2026-11-20 09:15:00', sender: 'X', subject: `Order ${orderId}`, amount: 0.01 } },
+      body: { bank: { transfer_date: '2026-11-20 09:15:00', sender: 'X', subject: `Order ${orderId}`, amount: 40 } },
     });
     expect(paying.body.is_order_paid, paying.text).to.equal('0');
     expect(answers).to.deep.equal([]);
