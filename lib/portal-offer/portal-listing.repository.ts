@@ -107,11 +107,23 @@ export const portalListingRepository = {
       .select('stock_id', 'portal_item_id')
       .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed' })
       .whereNotNull('portal_item_id')
-      // A listing only some of the account's markets took is left out: the adapter asks the portal
-      // where it is (Amazon: a quantity named in the others would make an offer of nothing there).
+      // A listing only some of the account's markets took is left out: liveMarkets answers where it
+      // is (Amazon: a quantity named in the others would make an offer of nothing there).
       .whereNull('markets')
       .whereIn('stock_id', stockIds);
     return new Map(rows.map((r) => [Number(r.stock_id), r.portal_item_id!]));
+  },
+
+  /** The markets of these items' live listings at one portal account that only some of its markets took (`markets`), by stock id. */
+  async liveMarkets(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]): Promise<Map<number, string[]>> {
+    if (stockIds.length === 0) return new Map();
+    const rows = await knex('portal_listing')
+      .select('stock_id', 'markets')
+      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed' })
+      .whereNotNull('portal_item_id')
+      .whereNotNull('markets')
+      .whereIn('stock_id', stockIds);
+    return new Map(rows.map((r) => [Number(r.stock_id), r.markets!]));
   },
 
   /**

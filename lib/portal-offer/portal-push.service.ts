@@ -69,6 +69,7 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
     const outcomes = await adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(portalTarget, updates, batchKey(target, sent), {
       ledger: revisionLedger(trx, accountId, target),
       listedItems: (stockIds) => portalListingRepository.liveItemIds(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
+      listedMarkets: (stockIds) => portalListingRepository.liveMarkets(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       leftListings: (stockIds) => leftListings(trx, accountId, target, stockIds),
     });
     await ciaRepository.ack(

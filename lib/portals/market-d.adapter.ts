@@ -187,7 +187,7 @@ export class MarketDAdapter implements PortalAdapter {
 
   /** CIA: a patchListingsItem per SKU when the plan carries the batch, else one JSON_LISTINGS_FEED (lib/portals/README.md). */
   async setQuantities(target: PortalTarget, updates: QuantityUpdate[], key: string, aids?: PushAids): Promise<QuantityOutcome[]> {
-    return sendQuantities(new SpApiSession(target), updates, key, aids?.listedItems);
+    return sendQuantities(new SpApiSession(target), updates, key, aids);
   }
 
   /**

@@ -129,10 +129,17 @@ export interface PushAids {
   /**
    * The portal's item ids of these items' live listings at the target, as portal_upload recorded
    * them (by stock id; items without one are absent, and so are listings only some of the
-   * account's markets took: the adapter asks the portal where those are). One statement, asked only by an adapter
+   * account's markets took: listedMarkets answers those). One statement, asked only by an adapter
    * that cannot find a listing by its own lookup (Kaufland's GET /units lags minutes behind).
    */
   listedItems(stockIds: number[]): Promise<Map<number, string>>;
+  /**
+   * The markets (Amazon marketplace ids) of these items' live listings that only some of the
+   * account's markets took, as portal_upload recorded them (portal_listing.markets; by stock id,
+   * others absent): Kontor put them there, so where Amazon may still be processing the put (404)
+   * the adapter need not ask. One statement.
+   */
+  listedMarkets?(stockIds: number[]): Promise<Map<number, string[]>>;
   /**
    * The multiple-variation listings (portal item ids) these items are recorded on but left: a
    * variation main's listing whose main is not the item's main any more (it was made plain,

@@ -101,6 +101,41 @@ describe('market_d: a listing one of the seller’s Amazon marketplaces refused'
     ).to.deep.equal([[200, FR]]);
   });
 
+  it('while Amazon still processes FR’s put (getListingsItem 404), CIA’s quantity goes to FR as recorded, asked of nobody, and is acknowledged', async () => {
+    amazonOf(running.sandbox.state).listingMs = 600000;
+    try {
+      expect((await upload({ action: 'list' })).end.state).to.equal('failed');
+      const before = { patches: calls('PATCH').length, gets: calls('GET').length };
+      const changed = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { quantity: 3 } } });
+      expect(changed.status, changed.text).to.equal(200);
+      const state = await waitFor(
+        'CIA’s quantity acknowledged or refused',
+        async () => {
+          const row = (await db()('cia_portal_state')
+            .where({ account_id: seller.id, stock_id: stockId, portal: 'market_d', portal_account_id: amazonId })
+            .first()) as {
+            desired_quantity: number;
+            desired_seq: string;
+            acked_seq: string;
+            refused_seq: string | null;
+            last_error: string | null;
+          };
+          return row.desired_quantity === 3 && (row.acked_seq === row.desired_seq || row.refused_seq === row.desired_seq) ? row : undefined;
+        },
+        15000,
+      );
+      expect(state).to.deep.include({ acked_seq: state.desired_seq, last_error: null });
+      expect(calls('GET').slice(before.gets)).to.deep.equal([]);
+      expect(
+        calls('PATCH')
+          .slice(before.patches)
+          .map((p) => [p.status, p.query!.marketplaceIds]),
+      ).to.deep.equal([[200, FR]]);
+    } finally {
+      amazonOf(running.sandbox.state).listingMs = 0;
+    }
+  });
+
   it('the same job’s retry puts only DE, which its first try did not list, and then records the listing live in both', async () => {
     const job: PortalUploadJob = { accountId: seller.id, stockId, portal: 'market_d', portalAccountId: amazonId, action: 'list' };
     const first = await runPortalUpload(job, 'retry-job-1').catch((err: Error) => err);

@@ -1,5 +1,5 @@
 import { isPermanent } from '../../errors';
-import type { QuantityOutcome, QuantityUpdate } from '../portal.type';
+import type { PushAids, QuantityOutcome, QuantityUpdate } from '../portal.type';
 import { lowestPerListing } from '../shared-listing';
 import { readListing } from './listing-check';
 import { sellerSku } from './listing-attributes';
@@ -7,8 +7,8 @@ import { earlierFeed, FeedMessage, feedMessages, feedOutcomes, sendQuantityFeed,
 import { SpApiSession, spApiErrors } from './sp-api-client';
 import { Submission, submissionErrors } from './submission';
 
-/** PushAids.listedItems: the portal item ids of the items Kontor recorded a live listing of. */
-type Listed = (stockIds: number[]) => Promise<Map<number, string>>;
+/** What Kontor recorded of the items' listings (PushAids): live in all the account's marketplaces, or in some. */
+type Listed = Pick<PushAids, 'listedItems' | 'listedMarkets'>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -27,9 +27,9 @@ function asItemRefusal(sku: string, err: unknown): { data: Submission } {
  * errors answer this item retry; a permanent failure that is not about the SKU (a revoked grant)
  * is thrown: it fails the batch.
  */
-async function patchQuantity(s: SpApiSession, message: FeedMessage, stockId: number, unlisted: boolean): Promise<QuantityOutcome> {
+async function patchQuantity(s: SpApiSession, message: FeedMessage, stockId: number, recordedIn: string[] | null): Promise<QuantityOutcome> {
   try {
-    const held = unlisted ? await heldAtAmazon(s, message.sku, stockId) : { marketplaceIds: s.marketplaceIds };
+    const held = recordedIn ? { marketplaceIds: recordedIn } : await heldAtAmazon(s, message.sku, stockId);
     if ('outcome' in held) return held;
     const answer = await s.send('patch', s.listingPath(message.sku), (o) =>
       s.listings
@@ -89,6 +89,26 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
   return { marketplaceIds: sellable };
 }
 
+/**
+ * Where Kontor's listing records (PushAids) put each patched item: all the account's marketplaces
+ * (a listing recorded in all), the recorded ones of a listing only some took (b12acae; Kontor put
+ * it there, so it is not asked: Amazon answers 404 while it still processes the put, which
+ * heldAtAmazon would take for no listing and refuse), or null: no record, Amazon is asked
+ * (heldAtAmazon). Without the aids, all (none is asked).
+ */
+async function recordedMarketplaces(s: SpApiSession, stockIds: number[], listed: Listed | undefined): Promise<(stockId: number) => string[] | null> {
+  if (!listed) return () => s.marketplaceIds;
+  const inAll = await listed.listedItems(stockIds);
+  const rest = stockIds.filter((id) => !inAll.has(id));
+  const inSome = listed.listedMarkets && rest.length > 0 ? await listed.listedMarkets(rest) : new Map<number, string[]>();
+  return (stockId) => {
+    if (inAll.has(stockId)) return s.marketplaceIds;
+    // Marketplaces the account no longer sells in are left out; none left: Amazon is asked.
+    const some = s.marketplaceIds.filter((m) => inSome.get(stockId)?.includes(m));
+    return some.length > 0 ? some : null;
+  };
+}
+
 /** The part of a batch that some messages make up: those messages, and where their updates are. */
 const part = (messages: FeedMessage[], index: Map<number, number>) => ({
   messages,
@@ -141,13 +161,12 @@ async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batch
   if (todo.length === 0) return outcomes;
   const delays = await s.reserve('patch', s.listingPath(todo[0]!.sku), todo.length);
   const rest = todo.slice(delays.length);
-  // Kontor's listing records (PushAids.listedItems): a SKU without one is looked up at Amazon first (heldAtAmazon); without the aid none is.
   const patched = todo.slice(0, delays.length).map((m) => updates[batch.index.get(m.messageId)!]!.stockId);
-  const recorded = listed ? await listed(patched) : undefined;
+  const recorded = await recordedMarketplaces(s, patched, listed);
   const sending = todo.slice(0, delays.length).map(async (m, i) => {
     if (delays[i]! > 0) await sleep(delays[i]!);
     const at = batch.index.get(m.messageId)!;
-    outcomes[at] = await patchQuantity(s, m, updates[at]!.stockId, recorded !== undefined && !recorded.has(updates[at]!.stockId));
+    outcomes[at] = await patchQuantity(s, m, updates[at]!.stockId, recorded(updates[at]!.stockId));
   });
   if (rest.length > 0) sending.push(sendQuantityFeed(s, updates, part(rest, batch.index), batchKey).then((read) => take(read, rest)));
   // Every call settles before a failure is thrown: none is still in flight when the push's retry sends newer quantities.
