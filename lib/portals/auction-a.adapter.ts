@@ -146,6 +146,10 @@ export class AuctionAAdapter implements PortalAdapter {
       target,
       unlocated.map((l) => l.sku),
     );
+    // The group key is the main's SKU and takes the same rule (decision, README "SKU characters"):
+    // refused unless eBay holds an inventory item group of it already (a multiple-variation listing
+    // taken over: bulkMigrateListing makes its Inventory Item Group), found by getInventoryItemGroup.
+    await this.refuseSkus(target, [groupKey], (key) => this.inventoryItemGroup(target, key), "the main's SKU (the listing's inventory item group key): ");
     const groupOf = inventoryItemGroupOf(
       variation,
       unlocated.map((l) => l.sku),
@@ -287,11 +291,18 @@ export class AuctionAAdapter implements PortalAdapter {
    * bulkMigrateListing keeps as it was, or one Kontor listed before the check), and its live
    * listing is revised, listed again and counted under it; refused before the look-up, its seller
    * could no longer revise a listing that sells. Only SKUs the rule names cost the look-up.
+   * `held` is that look-up (an inventory item group for a group key, the main's SKU); `what`
+   * names the SKU's role in the message.
    */
-  private async refuseSkus(target: PortalTarget, skus: string[]): Promise<void> {
+  private async refuseSkus(
+    target: PortalTarget,
+    skus: string[],
+    held: (sku: string) => Promise<object | undefined> = (sku) => this.inventoryItem(target, sku),
+    what = '',
+  ): Promise<void> {
     for (const sku of skus) {
       const refused = ebaySkuRefusal(sku);
-      if (refused && !(await this.inventoryItem(target, sku))) throw portalInputError(this.portal, refused);
+      if (refused && !(await held(sku))) throw portalInputError(this.portal, `${what}${refused}`);
     }
   }
 
@@ -310,14 +321,19 @@ export class AuctionAAdapter implements PortalAdapter {
     return ((await this.inventoryItem(target, sku))?.groupIds ?? []).map(String);
   }
 
-  /** The group's member SKUs at eBay (getInventoryItemGroup); none before its first list (25705, no group). */
-  private async groupMembers(target: PortalTarget, groupKey: string): Promise<string[]> {
+  /** The inventory item group of a key at eBay (getInventoryItemGroup), or undefined when eBay holds none (25705, before its first list). */
+  private async inventoryItemGroup(target: PortalTarget, groupKey: string): Promise<{ variantSKUs?: string[] } | undefined> {
     const current = await ebayCall<{ variantSKUs?: string[] }>(target, {
       method: 'GET',
       path: `${inventory}/inventory_item_group/${encodeURIComponent(groupKey)}`,
       accept: [400, 404],
     });
-    return current.status >= 400 ? [] : (current.body.variantSKUs ?? []).map(String);
+    return current.status < 400 ? current.body : undefined;
+  }
+
+  /** The group's member SKUs at eBay (getInventoryItemGroup); none before its first list (25705, no group). */
+  private async groupMembers(target: PortalTarget, groupKey: string): Promise<string[]> {
+    return ((await this.inventoryItemGroup(target, groupKey))?.variantSKUs ?? []).map(String);
   }
 
   /**

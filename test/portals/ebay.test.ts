@@ -401,6 +401,42 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     expect((await listings(target)).find((l) => l.sku === 'LAMP_7')).to.deep.include({ status: 'PUBLISHED', quantity: 2 });
   });
 
+  it('when a variation main’s eBay SKU (its inventory item group key) holds a character eBay refuses in a SKU, then listing it fails naming it before anything is written unless eBay holds a group of it (a multiple-variation listing taken over)', async () => {
+    const target = bare();
+    const item = (stockId: number, sku: string, extra: Record<string, unknown> = {}) => ({
+      stockId,
+      name: 'Lamp',
+      sku,
+      ean: null,
+      price: '19.90',
+      quantityAvailable: 2,
+      group: { ...listable, ...extra },
+    });
+    const variation = {
+      main: item(70, 'LAMP_G', {
+        description: 'A lamp in two colours',
+        picture: { url: ['https://pictures.example/lamp.jpg'] },
+        characteristics: { data: [{ type: 'Brand', value: 'Kontor' }] },
+      }),
+      variesBy: [{ name: 'Colour', values: ['Red', 'Blue'] }],
+      variants: [item(71, 'LAMP-G-R', { specifics: { Colour: 'Red' } }), item(72, 'LAMP-G-B', { specifics: { Colour: 'Blue' } })],
+    };
+    const refused = await failure(adapter.listVariations(target, variation, 'k1'));
+    expect(refused.message).to.contain(
+      `the main's SKU (the listing's inventory item group key): the SKU "LAMP_G" holds "_", which eBay refuses in a SKU (25707`,
+    );
+    // Only the look-up of the group at eBay (getInventoryItemGroup, none): nothing written.
+    expect(calls(target)).to.deep.equal(['GET /sell/inventory/v1/inventory_item_group/LAMP_G']);
+    // A multiple-variation listing made in Seller Hub and taken over: bulkMigrateListing made its group under its SKU.
+    state.ebay.groups.set(`${target.portalAccountId}|LAMP_G`, { variantSKUs: ['LAMP-G-R', 'LAMP-G-B'] });
+    const { portalItemId } = await adapter.listVariations(target, variation, 'k2');
+    expect(portalItemId).to.match(/^\d{12}$/);
+    expect(state.ebay.groups.get(`${target.portalAccountId}|LAMP_G`)).to.deep.include({
+      description: 'A lamp in two colours',
+      variantSKUs: ['LAMP-G-R', 'LAMP-G-B'],
+    });
+  });
+
   it('when 30 quantities are set and eBay refuses one SKU, then they go in calls of at most 25 and each item has its own outcome', async () => {
     const target = bare();
     state.faults.push({ portal: 'auction_a', reference: '105', status: 400, remaining: 1, message: 'Invalid SKU' });
