@@ -503,8 +503,14 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
   return router;
 }
 
-/** One JSON_LISTINGS_FEED message applied, or its issues. */
-function applyMessage(state: SandboxState, account: string, message: Record<string, unknown>): Record<string, unknown>[] {
+/**
+ * One JSON_LISTINGS_FEED message applied, or its issues. The feed is applied in each marketplace
+ * its createFeed names (CreateFeedSpecification.marketplaceIds: "marketplaces that you want the
+ * feed to be applied to"): a SKU a put placed lands in each of them, as by a patch naming them
+ * (no price where no put named it: amazon-listings.sandbox.ts missingOfferData).
+ */
+function applyMessage(state: SandboxState, amazon: AmazonState, feed: SandboxFeed, message: Record<string, unknown>): Record<string, unknown>[] {
+  const account = feed.account;
   const messageId = message.messageId;
   const sku = typeof message.sku === 'string' ? message.sku : '';
   const issue = (code: string, text: string) => [{ messageId, sku, code, severity: 'ERROR', message: text }];
@@ -518,6 +524,7 @@ function applyMessage(state: SandboxState, account: string, message: Record<stri
   if (!patch || (patch.op !== 'replace' && patch.op !== 'merge') || quantity === undefined)
     return issue('99022', "The attribute 'fulfillment_availability' needs a DEFAULT entry with a whole quantity of 0 or more.");
   setOffer(state, account, sku, { fulfillment_availability: patch.value }, quantity, 'quantity');
+  if (placedByPut(amazon, account, sku)) for (const m of feed.marketplaceIds) listIn(amazon, account, sku, m);
   return [];
 }
 
@@ -553,7 +560,7 @@ function processFeed(state: SandboxState, amazon: AmazonState, feed: SandboxFeed
       if (schema.some((i) => i.messageId === undefined)) issues = schema;
       else {
         const invalid = new Set(schema.map((i) => i.messageId));
-        issues = [...schema, ...processed.filter((m) => !invalid.has(m.messageId as number)).flatMap((m) => applyMessage(state, feed.account, m))];
+        issues = [...schema, ...processed.filter((m) => !invalid.has(m.messageId as number)).flatMap((m) => applyMessage(state, amazon, feed, m))];
       }
       state.quantityRequests += 1;
     } catch (err) {

@@ -349,6 +349,29 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     ]);
   });
 
+  it('CIA beyond the patch plan: listings recorded in FR only take the patches first and the rest answer retry, never the feed (applied in DE and FR, it would land them in DE without a price); a listing recorded in both goes by the feed', async () => {
+    const skus = Array.from({ length: 14 }, (_, i) => `MM-FR-${i}`);
+    for (const sku of skus) sellerCentralListing(sandbox.state, String(account), sku, [FR]);
+    sellerCentralListing(sandbox.state, String(account), 'MM-BOTH', [DE, FR]);
+    const updates = [...skus.map((sku, i) => quantity(100 + i, sku, 6)), quantity(200, 'MM-BOTH', 6)];
+    const aids: PushAids = {
+      ...recordedListings({ 200: 'MM-BOTH' }),
+      listedMarkets: async (stockIds) => new Map(stockIds.filter((id) => id < 200).map((id) => [id, [FR]])),
+    };
+    const outcomes = await adapter.setQuantities(target, updates, 'batch-q4', aids);
+    const patched = skus.filter((sku) => calls(sku, 'PATCH').length > 0);
+    // 12 within the token wait (a burst of 5 less 3 kept, 5/s for 2 s): the rest wait for the push's retry.
+    expect(patched.length).to.be.within(10, 13);
+    expect(outcomes.slice(0, 14).map((o) => o.outcome)).to.deep.equal(skus.map((sku) => (patched.includes(sku) ? 'accepted' : 'retry')));
+    for (const sku of patched) expect(calls(sku, 'PATCH').map((p) => p.query!.marketplaceIds)).to.deep.equal([FR]);
+    // The ones left for the retry are still in FR alone (the sandbox's getListingsItem plan: these few only).
+    for (const sku of skus.filter((x) => !patched.includes(x)))
+      expect(await shownAt(sku, `${DE},${FR}`), sku).to.deep.equal({ status: 200, marketplaces: [FR] });
+    expect(outcomes[14]).to.deep.equal({ stockId: 200, outcome: 'accepted' });
+    expect(calls('MM-BOTH', 'PATCH')).to.deep.equal([]);
+    expect(sandbox.state.quantities(String(account)).market_d?.['MM-BOTH']).to.equal(6);
+  });
+
   it('a JPY price with decimals is refused before any call, naming the SKU and the marketplace (the yen has no minor unit); a whole yen price is offered as it is', async () => {
     const JP = 'A1VC38T7YXB528';
     const err = await failure(adapter.list(targetIn(JP), item({ sku: 'MM-JPY', price: '1980.50' }), 'job-j1'));

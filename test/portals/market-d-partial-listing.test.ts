@@ -101,29 +101,29 @@ describe('market_d: a listing one of the seller’s Amazon marketplaces refused'
     ).to.deep.equal([[200, FR]]);
   });
 
+  /** The item's CIA state at Amazon once its push settled the quantity (acknowledged or refused). */
+  const settled = (quantity: number) =>
+    waitFor(
+      `CIA’s quantity ${quantity} acknowledged or refused`,
+      async () => {
+        const row = (await db()('cia_portal_state')
+          .where({ account_id: seller.id, stock_id: stockId, portal: 'market_d', portal_account_id: amazonId })
+          .first()) as { desired_quantity: number; desired_seq: string; acked_seq: string; refused_seq: string | null; last_error: string | null } | undefined;
+        return row && row.desired_quantity === quantity && (row.acked_seq === row.desired_seq || row.refused_seq === row.desired_seq) ? row : undefined;
+      },
+      15000,
+    );
+
   it('while Amazon still processes FR’s put (getListingsItem 404), CIA’s quantity goes to FR as recorded, asked of nobody, and is acknowledged', async () => {
     amazonOf(running.sandbox.state).listingMs = 600000;
     try {
+      // The item's first quantity (before any listing: Amazon holds none) is out of the way.
+      await settled(5);
       expect((await upload({ action: 'list' })).end.state).to.equal('failed');
       const before = { patches: calls('PATCH').length, gets: calls('GET').length };
       const changed = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { quantity: 3 } } });
       expect(changed.status, changed.text).to.equal(200);
-      const state = await waitFor(
-        'CIA’s quantity acknowledged or refused',
-        async () => {
-          const row = (await db()('cia_portal_state')
-            .where({ account_id: seller.id, stock_id: stockId, portal: 'market_d', portal_account_id: amazonId })
-            .first()) as {
-            desired_quantity: number;
-            desired_seq: string;
-            acked_seq: string;
-            refused_seq: string | null;
-            last_error: string | null;
-          };
-          return row.desired_quantity === 3 && (row.acked_seq === row.desired_seq || row.refused_seq === row.desired_seq) ? row : undefined;
-        },
-        15000,
-      );
+      const state = await settled(3);
       expect(state).to.deep.include({ acked_seq: state.desired_seq, last_error: null });
       expect(calls('GET').slice(before.gets)).to.deep.equal([]);
       expect(
