@@ -927,6 +927,20 @@ function controls(app: express.Express, state: SandboxState, k: KauflandState): 
     showOffer(state, unit, true);
     res.status(201).json({ data: unitView(unit) });
   });
+  // A unit moved into Kaufland's fulfilment programme (fulfilled_by_kaufland: its stock is Kaufland's
+  // warehouse's from then on, and an amount for it is refused) or back: what a seller does in
+  // Kaufland's seller portal to a unit Kontor listed, outside the API.
+  app.post('/_sandbox/kaufland/units/:id_unit/fulfillment', (req, res) => {
+    const unit = k.units.get(Number(req.params.id_unit));
+    const type = String((req.body as { fulfillment_type?: string } | undefined)?.fulfillment_type ?? 'fulfilled_by_kaufland');
+    if (!unit || (type !== 'fulfilled_by_kaufland' && type !== 'fulfilled_by_merchant')) {
+      res.status(400).json({ message: 'a known unit and fulfilled_by_kaufland or fulfilled_by_merchant are required' });
+      return;
+    }
+    unit.fulfillment_type = type;
+    unit.date_lastchange_iso = now();
+    res.json({ data: unitView(unit) });
+  });
   app.post('/_sandbox/kaufland/config', (req, res) => {
     const body = (req.body ?? {}) as {
       rate_limit?: number | null;

@@ -38,6 +38,10 @@ const byKaufland = (u: Unit) => u.fulfillment_type === 'fulfilled_by_kaufland';
 function fulfilledByKaufland(s: KauflandSession, idOffer: string, idUnit: number, doing: string): string {
   return `market_e: Kaufland fulfils unit ${idUnit} of id_offer ${idOffer} in storefront ${s.storefront} from its own warehouse (fulfilled_by_kaufland); its amount is Kaufland's stock, so Kontor ${doing}`;
 }
+/** What a listing or revise of a unit Kaufland fulfils is refused with (fulfilledByKaufland's `doing`). */
+const notListed = 'neither lists nor updates it; to sell the item from your own warehouse too, give it a SKU of its own';
+/** What CIA's push of a unit Kaufland fulfils is refused with. */
+const noAmount = 'sends it no amount';
 
 /** Pages of 100 a unit lookup by id_offer reads at most (findUnit): its filter also answers other offers containing the id. */
 const unitLookupPages = 100;
@@ -62,12 +66,28 @@ function rememberUnit(s: KauflandSession, idOffer: string, idUnit: number): void
   if (unitIds.size > 200_000) unitIds.clear();
   unitIds.set(unitKey(s, idOffer), idUnit);
 }
-/** A unit a lookup answered: the seller's own is Kontor's to set; one Kaufland fulfils is kept apart, never given an amount. */
+/**
+ * A unit Kontor read: the seller's own is Kontor's to set; one Kaufland fulfils is kept apart,
+ * never given an amount. That includes a unit Kontor listed (remembered, or recorded in
+ * portal_listing) that Kaufland fulfils since (the seller moved it into Kaufland's fulfilment
+ * programme, Unit.fulfillment_type): it is no longer taken for the seller's, and a recorded listing
+ * naming it is not trusted again by this process (found by a reviewer of 980505e: it was sent
+ * every quantity, each refused by Kaufland, with Kaufland's message rather than the reason an
+ * FBK unit gets). Only another unit of the seller's beside it keeps the offer the seller's.
+ */
 function remember(s: KauflandSession, idOffer: string, unit: Unit): void {
-  if (!byKaufland(unit)) return rememberUnit(s, idOffer, unit.id_unit);
-  if (unitIds.has(unitKey(s, idOffer))) return;
+  const key = unitKey(s, idOffer);
+  if (!byKaufland(unit)) {
+    kauflandIds.delete(goneKey(s, unit.id_unit));
+    return rememberUnit(s, idOffer, unit.id_unit);
+  }
+  const sellers = unitIds.get(key);
+  if (sellers !== undefined && sellers !== unit.id_unit) return;
+  unitIds.delete(key);
+  if (kauflandIds.size > 200_000) kauflandIds.clear();
+  kauflandIds.add(goneKey(s, unit.id_unit));
   if (kauflandUnits.size > 200_000) kauflandUnits.clear();
-  kauflandUnits.set(unitKey(s, idOffer), unit.id_unit);
+  kauflandUnits.set(key, unit.id_unit);
 }
 /**
  * Units Kaufland answered 404 for (deleted there): a recorded listing naming one is not trusted
@@ -75,17 +95,19 @@ function remember(s: KauflandSession, idOffer: string, unit: Unit): void {
  */
 const goneUnits = new Set<string>();
 const goneKey = (s: KauflandSession, idUnit: number) => `${s.target.portalAccountId}|${idUnit}`;
+/** Units Kontor saw Kaufland fulfil (goneKey): a recorded listing naming one is not taken for the seller's unit again. */
+const kauflandIds = new Set<string>();
 function forgetUnit(s: KauflandSession, idOffer: string, idUnit: number | undefined): void {
   unitIds.delete(unitKey(s, idOffer));
   if (idUnit === undefined) return;
   if (goneUnits.size > 200_000) goneUnits.clear();
   goneUnits.add(goneKey(s, idUnit));
 }
-/** The unit id a recorded listing names, unless Kaufland said it is gone. */
+/** The unit id a recorded listing names, unless Kaufland said it is gone or Kontor saw Kaufland fulfil it. */
 function recordedUnit(s: KauflandSession, recorded: string | null | undefined): number | undefined {
   if (!recorded || !/^\d{1,15}$/.test(recorded)) return undefined;
   const id = Number(recorded);
-  return goneUnits.has(goneKey(s, id)) ? undefined : id;
+  return goneUnits.has(goneKey(s, id)) || kauflandIds.has(goneKey(s, id)) ? undefined : id;
 }
 
 /** What a new process knows of Kaufland's units: nothing (tests play a restart or a second portal_upload process with it). */
@@ -93,6 +115,7 @@ export function forgetKauflandUnits(): void {
   unitIds.clear();
   goneUnits.clear();
   kauflandUnits.clear();
+  kauflandIds.clear();
 }
 
 /**
@@ -223,33 +246,23 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const group = await this.shippingGroupId(s, shippingGroup);
     const known = unitIds.get(unitKey(s, unit.id_offer)) ?? recordedUnit(s, item.listedAs);
     if (known !== undefined) {
-      const patched = await s.call('PATCH', `/units/${known}`, { storefront: s.storefront }, { ...this.patchOf(unit), ...group });
-      if (patched.status !== 404) {
+      if ((await this.patch(s, known, unit.id_offer, { ...this.patchOf(unit), ...group })) !== 404) {
         rememberUnit(s, unit.id_offer, known);
         return { portalItemId: String(known) };
       }
       forgetUnit(s, unit.id_offer, known);
     }
     const existing = await this.findUnit(s, unit.id_offer);
-    if (existing && byKaufland(existing))
-      throw portalRefused(
-        fulfilledByKaufland(
-          s,
-          unit.id_offer,
-          existing.id_unit,
-          'neither lists nor updates it; to sell the item from your own warehouse too, give it a SKU of its own',
-        ),
-      );
+    if (existing && byKaufland(existing)) throw portalRefused(fulfilledByKaufland(s, unit.id_offer, existing.id_unit, notListed));
     if (existing) {
-      await this.patchUnit(s, existing.id_unit, { ...this.patchOf(unit), ...group });
+      await this.patchUnit(s, existing.id_unit, unit.id_offer, { ...this.patchOf(unit), ...group });
       return { portalItemId: String(existing.id_unit) };
     }
     // A POST /units of this id_offer in the last minutes (any process): its unit, or a wait until GET /units would show it.
     const account = s.target.portalAccountId;
     const earlier = await this.createdUnit(s, unit.id_offer, 'the listing waits for it rather than create a second unit');
     if (earlier !== undefined) {
-      const patched = await s.call('PATCH', `/units/${earlier}`, { storefront: s.storefront }, { ...this.patchOf(unit), ...group });
-      if (patched.status !== 404) {
+      if ((await this.patch(s, earlier, unit.id_offer, { ...this.patchOf(unit), ...group })) !== 404) {
         rememberUnit(s, unit.id_offer, earlier);
         return { portalItemId: String(earlier) };
       }
@@ -290,7 +303,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const { unit, shippingGroup } = unitData(item);
     const id = /^\d+$/.test(portalItemId) ? Number(portalItemId) : (await this.sellersUnit(s, unit.id_offer))?.id_unit;
     if (!id) throw portalRefused(`market_e: no Kaufland unit with id_offer ${unit.id_offer} in storefront ${s.storefront}; list it first`);
-    await this.patchUnit(s, id, { ...this.patchOf(unit), ...(await this.shippingGroupId(s, shippingGroup)) });
+    await this.patchUnit(s, id, unit.id_offer, { ...this.patchOf(unit), ...(await this.shippingGroupId(s, shippingGroup)) });
   }
 
   /**
@@ -350,7 +363,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
           outcome: 'refused',
           message:
             kauflands !== undefined
-              ? fulfilledByKaufland(s, idOffer, kauflands, 'sends it no amount')
+              ? fulfilledByKaufland(s, idOffer, kauflands, noAmount)
               : `market_e: no Kaufland unit with id_offer ${idOffer} in storefront ${s.storefront}; list the item at market_e first`,
         });
       return { u, idOffer, id };
@@ -385,8 +398,14 @@ export class MarketEAdapter extends HttpPortalAdapter {
           continue;
         }
         if (status === 404) forgetUnit(s, r.idOffer, r.id);
-        const message = `market_e (Kaufland) answered ${status || 'nothing'} for unit ${r.id} (id_offer ${r.idOffer}): ${kauflandMessage(d, 'no reason given')}`;
-        outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: !d || status === 404 || status === 429 || status >= 500 ? 'retry' : 'refused', message });
+        const retry = !d || status === 404 || status === 429 || status >= 500;
+        // Refused: the unit Kontor listed may be Kaufland's to fulfil since (remember): refused
+        // as one, and no amount goes to it again (the next push finds it Kaufland's).
+        const message =
+          !retry && (await this.fulfilledNow(s, r.idOffer, r.id))
+            ? fulfilledByKaufland(s, r.idOffer, r.id, noAmount)
+            : `market_e (Kaufland) answered ${status || 'nothing'} for unit ${r.id} (id_offer ${r.idOffer}): ${kauflandMessage(d, 'no reason given')}`;
+        outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: retry ? 'retry' : 'refused', message });
       }
     }
     return updates.map((u) => outcomes.get(u.stockId)!);
@@ -614,9 +633,35 @@ export class MarketEAdapter extends HttpPortalAdapter {
     return unit && !byKaufland(unit) ? unit : undefined;
   }
 
-  private async patchUnit(s: KauflandSession, id: number, patch: Record<string, unknown>): Promise<void> {
-    const answer = await s.call('PATCH', `/units/${id}`, { storefront: s.storefront }, patch);
-    if (answer.status === 404) throw portalRefused(`market_e: Kaufland has no unit ${id} in storefront ${s.storefront}`);
+  /** PATCH /units/{id_unit} of a unit Kaufland must have: its 404 is refused. */
+  private async patchUnit(s: KauflandSession, id: number, idOffer: string, patch: Record<string, unknown>): Promise<void> {
+    if ((await this.patch(s, id, idOffer, patch)) === 404) throw portalRefused(`market_e: Kaufland has no unit ${id} in storefront ${s.storefront}`);
+  }
+
+  /**
+   * PATCH /units/{id_unit}: the answer's status (2xx, or 404 for a unit gone). A 400 is refused,
+   * as one of a unit Kaufland fulfils when it is one now (fulfilledNow), else with Kaufland's message.
+   */
+  private async patch(s: KauflandSession, id: number, idOffer: string, patch: Record<string, unknown>): Promise<number> {
+    const answer = await s.call('PATCH', `/units/${id}`, { storefront: s.storefront }, patch, [400]);
+    if (answer.status !== 400) return answer.status;
+    if (await this.fulfilledNow(s, idOffer, id)) throw portalRefused(fulfilledByKaufland(s, idOffer, id, notListed));
+    throw portalRefused(`market_e (Kaufland) answered 400 to PATCH /units/${id}: ${kauflandMessage(answer.body, 'Bad Request')}`);
+  }
+
+  /**
+   * Whether Kaufland fulfils the unit now (GET /units/{id_unit}, fulfillment_type), asked when
+   * Kaufland refuses what Kontor sent a unit it took for the seller's: a unit the seller moved
+   * into Kaufland's fulfilment programme after Kontor listed it. The contract names no refusal of
+   * an amount for such a unit (the sandbox's is ours: 400 action-not-allowed), so the unit's own
+   * fulfillment_type decides, not the refusal's wording. One Kaufland fulfils is remembered as such.
+   */
+  private async fulfilledNow(s: KauflandSession, idOffer: string, id: number): Promise<boolean> {
+    const answer = await s.call<{ data?: Unit }>('GET', `/units/${id}`, { storefront: s.storefront });
+    const unit = answer.status === 404 ? undefined : answer.body.data;
+    if (!unit || !byKaufland(unit)) return false;
+    remember(s, idOffer, unit);
+    return true;
   }
 
   /** UnitPatchRequest takes neither the EAN, the id_offer nor the condition (they are the unit's identity). */

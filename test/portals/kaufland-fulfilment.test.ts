@@ -11,7 +11,7 @@ import { DomainError } from '../../lib/errors';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { portalTargetRepository } from '../../lib/portal-account';
 import { stockPortalRepository } from '../../lib/stock';
-import { MarketEAdapter } from '../../lib/portals/market-e.adapter';
+import { forgetKauflandUnits, MarketEAdapter } from '../../lib/portals/market-e.adapter';
 import { kauflandOf, NewKauflandUnit } from '../../sandbox/kaufland.sandbox';
 import { channelLoopForSuite, Sandbox, waitFor } from '../fleet/support';
 import { kauflandItem } from './kaufland-support';
@@ -87,6 +87,50 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect(order.line.map((l) => [l.sku, l.quantity])).to.deep.equal([['KF-CIA', '1']]);
     expect(order.history.join('\n')).to.contain('the channel ships this order from its own warehouse');
     expect(await stockQuantity(owner, stockId)).to.equal(4);
+  });
+
+  it("when a unit Kontor listed is moved into Kaufland's fulfilment programme, then CIA refuses its quantities with the reason a unit Kaufland fulfils gets and sends it no amount again, and listing it again is refused the same way (its recorded id was sent every quantity, each refused with Kaufland's message)", async () => {
+    const { seller: owner, stockId, list, units, requests } = await seller('KF-MOVE');
+    const listed = await list();
+    expect(listed.state, listed.error).to.equal('completed');
+    const id = Number((listed.result as { portal_item_id: string }).portal_item_id);
+    const moved = await fetch(`${sandbox.url}/_sandbox/kaufland/units/${id}/fulfillment`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fulfillment_type: 'fulfilled_by_kaufland' }),
+    });
+    expect(moved.status).to.equal(200);
+    const amounts = () => requests('POST', /^\/v2\/units\/bulk$/).flatMap((r) => (r.body as { id_unit: number }[]).filter((e) => e.id_unit === id));
+    const before = amounts().length;
+    const refusedAt = async (quantity: number) => {
+      const changed = await call(`stock/${stockId}/`, { token: owner.token, body: { stock: { quantity } } });
+      expect(changed.status, changed.text).to.equal(200);
+      return waitFor(
+        `the CIA state refused at ${quantity}`,
+        async () => {
+          const row = await db()('cia_portal_state')
+            .where({ account_id: owner.id, stock_id: stockId, portal: 'market_e' })
+            .first('refused_seq', 'desired_seq', 'desired_quantity', 'last_error');
+          return row && row.desired_quantity === quantity && row.refused_seq === row.desired_seq ? row : undefined;
+        },
+        20000,
+      );
+    };
+    const reason = new RegExp(`Kaufland fulfils unit ${id} of id_offer KF-MOVE .*fulfilled_by_kaufland.*sends it no amount`);
+    expect((await refusedAt(4)).last_error).to.match(reason);
+    // The refusal that told it: one amount at most, then none.
+    expect(amounts().length - before).to.be.at.most(1);
+    const told = amounts().length;
+    expect((await refusedAt(3)).last_error).to.match(reason);
+    expect(amounts().length).to.equal(told);
+    const again = await list();
+    expect(again.state).to.equal('failed');
+    expect(again.error).to.match(new RegExp(`Kaufland fulfils unit ${id} of id_offer KF-MOVE .*give it a SKU of its own`));
+    // A process that never saw it (a restart) PATCHes the recorded unit, is refused, and reads why.
+    forgetKauflandUnits();
+    const afterRestart = await list();
+    expect(afterRestart.error).to.match(new RegExp(`Kaufland fulfils unit ${id} of id_offer KF-MOVE .*give it a SKU of its own`));
+    expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.amount])).to.deep.equal([[id, 'fulfilled_by_kaufland', 10]]);
   });
 
   it('when GET /units?id_offer=KF-ID answers another offer first (KF-ID-10), then listing KF-ID again updates its own unit found among them, not a second one (limit 1 saw only KF-ID-10 and POST /units made a second KF-ID)', async () => {
