@@ -19,6 +19,12 @@ export interface SandboxFulfillmentOrder {
   /** What was set; OPEN means "by its lines" (OPEN, IN_PROGRESS or CLOSED). */
   status: SettableStatus;
   locationId: string;
+  /**
+   * The store's location of that id as the order was placed (the store's list, `ShopifyState.locationsOf`):
+   * its name and Location.fulfillmentService, which FulfillmentOrder.assignedLocation.location shows
+   * (a fulfilment app's warehouse the store routed the order to). Absent: Location/1, the merchant's.
+   */
+  location?: { name: string; fulfillmentService: { id: string; handle: string; serviceName: string; inventoryManagement: boolean } | null };
   fulfillAt: string | null;
   holds: { id: string; reason: string; reasonNotes: string | null }[];
   lines: { id: string; lineId: string; quantity: number; fulfilled: number }[];
@@ -149,7 +155,11 @@ export function fulfillmentOrderNode<L>(
   lineNode: (lineId: string) => L,
   connection: <T>(items: T[], first: number, after: string | null | undefined) => unknown,
 ) {
-  const location = { id: fo.locationId, name: fo.locationId === primaryLocation ? 'Warehouse' : `Location ${fo.locationId.split('/').pop()}` };
+  const location = {
+    id: fo.locationId,
+    name: fo.location?.name ?? (fo.locationId === primaryLocation ? 'Warehouse' : `Location ${fo.locationId.split('/').pop()}`),
+    fulfillmentService: fo.location?.fulfillmentService ?? null,
+  };
   return {
     id: fo.id,
     orderId: fo.orderId,
@@ -192,6 +202,11 @@ export function fulfil(
   const missing = found.find((f) => !f.hit);
   if (missing) return { errors: [{ field, message: 'Fulfillment order does not exist.' }] };
   const hits = found.map((f) => ({ g: f.g, ...f.hit! }));
+  // A fulfilment service's fulfillment order needs write_third_party_fulfillment_orders, which
+  // Kontor's app does not ask ("access scopes grant access to fulfillment orders assigned to
+  // locations managed by other fulfillment services", FulfillmentOrder); wording ours.
+  if (hits.some((h) => h.fo.location?.fulfillmentService))
+    return { errors: [{ field, message: 'The app has no access to a fulfillment order assigned to a fulfillment service location.' }] };
   if (new Set(hits.map((h) => h.o.id)).size > 1) return { errors: [{ field, message: 'All fulfillment orders must belong to the same order.' }] };
   if (new Set(hits.map((h) => h.fo.locationId)).size > 1)
     return { errors: [{ field, message: 'All fulfillment orders must be assigned to a single location.' }] };

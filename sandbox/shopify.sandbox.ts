@@ -1495,7 +1495,11 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     body.fulfillment_orders,
     s.routedLocation(account, goods),
   );
-  for (const fo of o.fulfillmentOrders) s.fulfillmentOrderOwners.set(fo.id, o.id);
+  for (const fo of o.fulfillmentOrders) {
+    s.fulfillmentOrderOwners.set(fo.id, o.id);
+    // Where the store routed it: a fulfilment app's warehouse shows its service (assignedLocation.location.fulfillmentService).
+    fo.location = s.locationsOf(account).find((l) => l.id === fo.locationId);
+  }
   s.orders.set(o.id, o);
   notifyOrder(state, o, 'ORDERS_CREATE');
   // Each unit off `available` where its fulfillment order is assigned: the location that ships it.

@@ -186,6 +186,14 @@ const unreadNotes = (order: ChannelOrder) =>
       : [],
   );
 
+/** Told at the import of each line a fulfilment app ships (fulfilled_by_app), in an order whose other lines are the seller's. */
+const appLineNotes = (order: ChannelOrder) =>
+  order.line.flatMap((l, i) =>
+    l.fulfilled_by_app !== undefined
+      ? [`line ${i + 1} (${l.name}): the fulfilment app ${l.fulfilled_by_app} ships it from the stock it keeps; it takes no stock here, do not ship it`]
+      : [],
+  );
+
 /** skuIds: per SKU the stock ids it names; mains: the variation mains among them (lib/stock/stock-channel-sku.ts). */
 export function orderInputOf(
   portal: string,
@@ -198,12 +206,14 @@ export function orderInputOf(
   // Fulfilled by the channel (Amazon FBA): the goods leave the channel's warehouse, so the lines
   // are not linked to the seller's stock (an unlinked line takes none) and ask for no link.
   const byChannel = order.fulfilled_by_channel !== undefined;
+  // A line a fulfilment app ships from the stock it keeps (fulfilled_by_app): the same, for that line alone.
   const line = order.line.map((l, i) => {
-    const found = byChannel ? [] : l.sku ? (skuIds.get(l.sku) ?? []) : [];
+    const elsewhere = byChannel || l.fulfilled_by_app !== undefined;
+    const found = elsewhere ? [] : l.sku ? (skuIds.get(l.sku) ?? []) : [];
     // A variation main holds no stock of its own (its variants do): the line is left for the seller to link.
     const main = found.length === 1 && mains.has(found[0]!);
     const ids = main ? [] : found;
-    if (ids.length !== 1 && !byChannel) {
+    if (ids.length !== 1 && !elsewhere) {
       const reason = !l.sku
         ? 'the channel names no SKU'
         : main
@@ -251,7 +261,7 @@ export function orderInputOf(
     ...(order.payment_method_id ? { payment_method_id: order.payment_method_id } : {}),
     history: [
       `${source}: imported`,
-      ...(byChannel ? [`${source}: ${channelFulfilmentNote}`] : []),
+      ...(byChannel ? [`${source}: ${channelFulfilmentNote}`] : appLineNotes(order).map((note) => `${source}: ${note}`)),
       ...[...requestNotes(order), ...unreadNotes(order)].map((note) => `${source}: ${note}`),
     ],
   };

@@ -55,6 +55,13 @@ export interface ChannelOrderLine {
    * moment does not lower the line.
    */
   price_unread?: { in_paid_amount: boolean };
+  /**
+   * The channel routed the line to the warehouse of a fulfilment app that keeps the stock itself
+   * (a Shopify fulfilment service, a 3PL): the app's name. The app ships it from its own stock, so
+   * the line takes no stock here and is not the seller's to ship, while the order's other lines
+   * are (lib/order-import). An order of such lines only is `fulfilled_by_channel` as a whole.
+   */
+  fulfilled_by_app?: string;
 }
 
 export interface ChannelOrder {

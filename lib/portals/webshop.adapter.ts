@@ -9,6 +9,9 @@ import { readOrderLineAmounts } from './shopify/order-amounts';
 import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-refunds';
 import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
 import {
+  appLines,
+  appService,
+  appsLinesMessage,
   FulfillmentGroup,
   FulfillmentOrderRead,
   FulfillmentRead,
@@ -93,14 +96,14 @@ interface FulfillmentLines {
   nodes: FulfillmentOrderRead['lines'];
 }
 type FulfillmentOrderNode = Omit<FulfillmentOrderRead, 'lines'> & { lineItems: FulfillmentLines };
-const fulfillmentLines = 'pageInfo { hasNextPage endCursor } nodes { id remainingQuantity sku lineItem { id } }';
+const fulfillmentLines = 'pageInfo { hasNextPage endCursor } nodes { id totalQuantity remainingQuantity sku lineItem { id } }';
 /**
  * An order's fulfillment orders, 10 a page (one per location, or more: split, held, scheduled),
  * each with its first 50 lines: about 550 points a page, within the 1000 of one query.
  */
 const fulfillmentOrdersQuery = `query KontorFulfillmentOrders($id: ID!, $after: String) { order(id: $id) { id
   fulfillmentOrders(first: 10, after: $after) { pageInfo { hasNextPage endCursor } nodes { id status fulfillAt
-    assignedLocation { location { id } } fulfillmentHolds { reason } lineItems(first: 50) { ${fulfillmentLines} } } } } }`;
+    assignedLocation { location { id fulfillmentService { serviceName inventoryManagement } } } fulfillmentHolds { reason } lineItems(first: 50) { ${fulfillmentLines} } } } } }`;
 const openFulfillmentOrder = `mutation KontorFulfillmentOrderOpen($id: ID!) {
   fulfillmentOrderOpen(id: $id) { fulfillmentOrder { id status } userErrors { field message } } }`;
 const fulfillmentOrderLinesQuery = `query KontorFulfillmentOrderLines($id: ID!, $after: String) { fulfillmentOrder(id: $id) {
@@ -167,10 +170,14 @@ function rememberOrder(key: string, updatedAt: string, order: ChannelOrder | nul
   ordersRead.set(key, { updatedAt, order });
 }
 
-/** The units of each SKU an order took off the store's available quantity when it was placed (`quantity`: as ordered). */
-function saleOf(order: ShopifyOrderNode): StoreSale {
+/**
+ * The units of each SKU an order took off the store's available quantity when it was placed
+ * (`quantity`: as ordered), at Kontor's location: not the lines a fulfilment app ships (`byApp`),
+ * whose units left the app's stock.
+ */
+function saleOf(order: ShopifyOrderNode, byApp: Map<string, string>): StoreSale {
   const units = new Map<string, number>();
-  for (const l of order.lineItems.nodes) if (l.sku) units.set(l.sku, (units.get(l.sku) ?? 0) + l.quantity);
+  for (const l of order.lineItems.nodes) if (l.sku && !byApp.has(l.id)) units.set(l.sku, (units.get(l.sku) ?? 0) + l.quantity);
   return { orderId: legacyId(order.id), createdAt: order.createdAt, units };
 }
 
@@ -568,8 +575,13 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const s = new ShopifySession(target);
     const orderId = shipment.externalOrderId ?? shipment.orderId;
     if (!/^\d+$/.test(orderId)) throw portalInputError(this.portal, `order ${shipment.orderId} has no Shopify order id`);
-    const orders = await this.fulfillmentOrders(s, orderId);
-    const plan = planShipment(orders, new Map((shipment.lines ?? []).map((l) => [l.transactionId, l.quantity])), new Date());
+    const all = await this.fulfillmentOrders(s, orderId);
+    // A fulfilment app's fulfillment orders are the app's to fulfil from its stock (appService): never Kontor's.
+    const orders = all.filter((fo) => appService(fo) === undefined);
+    const wanted = new Map((shipment.lines ?? []).map((l) => [l.transactionId, l.quantity]));
+    const plan = planShipment(orders, wanted, new Date());
+    const appsOnly = plan.byLocation.length === 0 && plan.held.length === 0 ? appsLinesMessage(orderId, all, wanted) : undefined;
+    if (appsOnly) throw portalRefused(appsOnly);
     if (plan.byLocation.length === 0 && plan.held.length === 0 && shipment.trackingCode)
       return this.addTracking(s, orderId, shipment.trackingCode, shipment.carrier, shipment.trackingUrl);
     for (const id of plan.open) {
@@ -708,6 +720,9 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const key = (id: string) => `${storeKey(s)}|${id}`;
     const stale = listed.orders.nodes.filter((n) => ordersRead.get(key(n.id))?.updatedAt !== n.updatedAt);
     const sales: StoreSale[] = [];
+    // A store with a location whose fulfilment app keeps the stock: each order read has its
+    // fulfillment orders read too, to tell the lines the app ships (appLines); other stores need no more.
+    const apps = stale.length ? await this.appKeptLocations(s) : [];
     for (let i = 0; i < stale.length; i += orderPageSize) {
       const chunk = stale.slice(i, i + orderPageSize);
       const answer = await s.call<{ orders: { nodes: ShopifyOrderNode[] } }>(ordersQuery, {
@@ -727,8 +742,10 @@ export class WebshopAdapter extends HttpPortalAdapter {
         // Exact line totals and taxes only of orders that need them (order-amounts.ts): a discount
         // spread over units, a net-price store's taxes, a tax-included order of several rates.
         const amounts = order.test ? undefined : await readOrderLineAmounts(s, order);
-        rememberOrder(key(order.id), order.updatedAt, order.test ? null : channelOrder(order, restocks, amounts));
-        if (!order.cancelledAt) sales.push(saleOf(order));
+        const byApp =
+          apps.length && !order.test ? appLines(order.lineItems.nodes, await this.fulfillmentOrders(s, legacyId(order.id)), apps) : new Map<string, string>();
+        rememberOrder(key(order.id), order.updatedAt, order.test ? null : channelOrder(order, restocks, amounts, byApp));
+        if (!order.cancelledAt) sales.push(saleOf(order, byApp));
       }
     }
     // The store took these units off `available` when each order was placed: what Kontor knows it to hold falls with them (once per order).
@@ -739,6 +756,23 @@ export class WebshopAdapter extends HttpPortalAdapter {
       return read ? [structuredClone(read)] : [];
     });
     return { orders, next: listed.orders.pageInfo.hasNextPage ? listed.orders.pageInfo.endCursor : null };
+  }
+
+  /** The names of the store's locations whose fulfilment app keeps the stock (appKeepsStock). */
+  private async appKeptLocations(s: ShopifySession): Promise<string[]> {
+    return (await this.locationsOf(s)).filter(appKeepsStock).map((l) => l.fulfillmentService!.serviceName);
+  }
+
+  /** Every location of the store (locationsQuery), page by page. */
+  private async locationsOf(s: ShopifySession): Promise<LocationNode[]> {
+    const out: LocationNode[] = [];
+    let after: string | null = null;
+    do {
+      const answer: { locations: { pageInfo: PageInfo; nodes: LocationNode[] } } = await s.call(locationsQuery, { first: 50, after });
+      out.push(...answer.locations.nodes);
+      after = answer.locations.pageInfo.hasNextPage ? answer.locations.pageInfo.endCursor : null;
+    } while (after);
+    return out;
   }
 
   /** The lines of an order past the first 30 the page carried: the order's own line paging, 100 at a time. */
@@ -772,13 +806,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
    * switches CIA off for the web shop).
    */
   private async storeLocations(s: ShopifySession): Promise<{ at: LocationNode; others: LocationNode[] }> {
-    const online: LocationNode[] = [];
-    let after: string | null = null;
-    do {
-      const answer: { locations: { pageInfo: PageInfo; nodes: LocationNode[] } } = await s.call(locationsQuery, { first: 50, after });
-      online.push(...answer.locations.nodes.filter((l) => l.isActive && l.fulfillsOnlineOrders));
-      after = answer.locations.pageInfo.hasNextPage ? answer.locations.pageInfo.endCursor : null;
-    } while (after);
+    const online = (await this.locationsOf(s)).filter((l) => l.isActive && l.fulfillsOnlineOrders);
     const at = online.find((l) => !appKeepsStock(l));
     if (!at) {
       const apps = online.map((l) => `${l.name} (${l.fulfillmentService!.serviceName})`).join(', ');

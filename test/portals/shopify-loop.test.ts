@@ -127,6 +127,93 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     expect(fulfilled.lines.map((l) => l.fulfilled)).to.deep.equal([2]);
   });
 
+  it("when the store routes a sale to a fulfilment app that keeps the stock (a 3PL), its lines take no Kontor stock and are not the seller's to ship: the app's order refuses send_mit, a split order ships only the seller's fulfillment order", async () => {
+    const seller = await newSeller();
+    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+    const target = { portalAccountId, connector: 'shopify' as const, baseUrl: sandbox.url, credentials: {} };
+    const control = async (path: string, body: unknown) => {
+      const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status, path).to.be.oneOf([200, 201]);
+      return res.json() as Promise<unknown>;
+    };
+    const stockIds = new Map<string, number>();
+    for (const sku of ['SH-3PL-1', 'SH-OWN-1']) {
+      const created = await call('stock/', { token: seller.token, body: { stock: { name: `Tasse ${sku}`, sku, quantity: 10, price: '12.00' } } });
+      expect(created.status, created.text).to.equal(201);
+      stockIds.set(sku, Number(created.body.stock_id));
+      await new WebshopAdapter().list(
+        target,
+        { stockId: stockIds.get(sku)!, name: `Tasse ${sku}`, sku, ean: '', price: '12.00', quantityAvailable: 10, group: { shop_id: 'main' } },
+        `list-${sku}`,
+      );
+    }
+    // The merchant's warehouse and ShipBob's (a fulfilment service that tracks the stock it holds): the 3PL's SKU is stocked there only.
+    const [, shipBob] = (await control('/_sandbox/shopify/locations', {
+      portal_account: portalAccountId,
+      locations: [{ name: 'Versandlager' }, { name: 'ShipBob', fulfillment_service: true }],
+    })) as { id: string }[];
+    await control('/_sandbox/shopify/inventory', { portal_account: portalAccountId, sku: 'SH-3PL-1', available: 0 });
+    await control('/_sandbox/shopify/inventory', { portal_account: portalAccountId, sku: 'SH-3PL-1', location: shipBob!.id, available: 40 });
+    // Routed by the store to ShipBob whole (the first location holding its units).
+    const apps = (await control('/_sandbox/shopify/orders', { portal_account: portalAccountId, lines: [{ sku: 'SH-3PL-1', quantity: 2 }] })) as { id: string };
+    // Split: the 3PL's line at ShipBob, the seller's at the merchant's warehouse.
+    const split = (await control('/_sandbox/shopify/orders', {
+      portal_account: portalAccountId,
+      lines: [
+        { sku: 'SH-OWN-1', quantity: 1 },
+        { sku: 'SH-3PL-1', quantity: 1 },
+      ],
+      fulfillment_orders: [{ location: Number(shipBob!.id.split('/').pop()), lines: [{ line: 1 }] }],
+    })) as { id: string };
+    const s = shopifyOf(sandbox.state);
+    expect(s.orders.get(apps.id)!.fulfillmentOrders.map((fo) => fo.locationId)).to.deep.equal([shipBob!.id]);
+
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-3pl')).orders).to.deep.include({ created: 2 });
+    const idOf = async (gid: string) =>
+      (
+        (await db()('sales_order')
+          .where({ account_id: seller.id, external_order_id: gid.split('/').pop() })
+          .first('id')) as { id: string }
+      ).id;
+    const appsId = await idOf(apps.id);
+    const appsOrder = await readOrder(seller, appsId);
+    expect(appsOrder.line.map((l) => [l.sku, l.quantity, l.stock_align_id ?? null])).to.deep.equal([['SH-3PL-1', '2', null]]);
+    expect(appsOrder.history.some((h) => h.includes('the channel ships this order from its own warehouse; its lines take no stock here'))).to.equal(true);
+    const splitId = await idOf(split.id);
+    const splitOrder = await readOrder(seller, splitId);
+    expect(splitOrder.line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([
+      ['SH-OWN-1', `ID_${stockIds.get('SH-OWN-1')}`],
+      ['SH-3PL-1', null],
+    ]);
+    expect(splitOrder.history.filter((h) => h.includes('ShipBob'))).to.deep.equal([
+      `webshop order ${split.id.split('/').pop()} (portal account ${portalAccountId}): line 2 (Tasse SH-3PL-1): the fulfilment app ShipBob ships it from the stock it keeps; it takes no stock here, do not ship it`,
+    ]);
+    // The app's stock covered both of its units: Kontor's count of the 3PL's SKU is as it was; the seller's unit came off.
+    expect(await stockQuantity(seller, stockIds.get('SH-3PL-1')!)).to.equal(10);
+    expect(await stockQuantity(seller, stockIds.get('SH-OWN-1')!)).to.equal(9);
+
+    const refused = await call(`order/${appsId}/send_mit/`, {
+      token: seller.token,
+      body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042557'] } },
+    });
+    expect(refused.status, refused.text).to.equal(400);
+    expect(refused.body.error![0]).to.deep.include({ error: 'status_conflict', field: 'order_id' });
+
+    const shipped = await call(`order/${splitId}/send_mit/`, {
+      token: seller.token,
+      body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042558'] } },
+    });
+    expect(shipped.status, shipped.text).to.equal(202);
+    const sent = await jobEnd(seller.token, shipped.body.job_id as string);
+    expect(sent.state, sent.error).to.equal('completed');
+    // The merchant's fulfillment order is fulfilled; ShipBob's is left to ShipBob.
+    const remaining = s.orders.get(split.id)!.fulfillmentOrders.map((fo) => [fo.locationId, fo.lines.map((l) => l.quantity - l.fulfilled)]);
+    expect(remaining).to.deep.equal([
+      [shipBob!.id, [1]],
+      ['gid://shopify/Location/1', [0]],
+    ]);
+  });
+
   it('when the store keeps selling the variant when out of stock, then CIA sets its quantity but does not count it done: the CIA state names the setting to switch', async () => {
     const seller = await newSeller();
     const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });

@@ -18,6 +18,8 @@ import { legacyId } from './order-mapping';
 
 export interface FulfillmentOrderLineRead {
   id: string;
+  /** "The total number of units to be fulfilled": the line's units this fulfillment order was given (appLines). */
+  totalQuantity: number;
   remainingQuantity: number;
   sku: string | null;
   lineItem: { id: string };
@@ -27,7 +29,8 @@ export interface FulfillmentOrderRead {
   id: string;
   status: string;
   fulfillAt: string | null;
-  assignedLocation: { location: { id: string } | null };
+  /** Location.fulfillmentService: null at the merchant's own location (appService). */
+  assignedLocation: { location: { id: string; fulfillmentService: { serviceName: string; inventoryManagement: boolean } | null } | null };
   fulfillmentHolds: { reason: string }[];
   lines: FulfillmentOrderLineRead[];
 }
@@ -89,6 +92,63 @@ export function planShipment(orders: FulfillmentOrderRead[], wanted: Map<string,
     if (lines.length) plan.held.push({ fulfillmentOrderId: fo.id, reasons: fo.fulfillmentHolds.map((h) => h.reason), lines });
   }
   return plan;
+}
+
+/**
+ * The fulfilment app that ships a fulfillment order from the stock it keeps: its assigned
+ * location's FulfillmentService when that "tracks product inventory and provides updates to
+ * Shopify" (inventoryManagement), else undefined (the merchant's own location, or an app that
+ * leaves the stock to the merchant: a location like the merchant's own, as CIA takes it).
+ */
+export function appService(fo: Pick<FulfillmentOrderRead, 'assignedLocation'>): string | undefined {
+  const service = fo.assignedLocation.location?.fulfillmentService;
+  return service?.inventoryManagement ? service.serviceName : undefined;
+}
+
+/**
+ * The order's lines a fulfilment app ships from the stock it keeps (decision, README "Orders a
+ * fulfilment app ships"), by LineItem id, with the app's name. Per line, as Kontor's order has no
+ * fulfilment location of its own: a line is the app's when it has units at an app's location
+ * (appService) and none at another location. A line split between the seller's location and an
+ * app's stays the seller's whole (its units take stock; send_mit fulfils only the seller's
+ * fulfillment order). Units in no fulfillment order read (`apps`: the store's app-kept locations'
+ * names, given only when it has some) count as an app's: Order.fulfillmentOrders returns "a
+ * subset of the fulfillment orders ... if they don't have the necessary access scopes", and
+ * Kontor asks write_merchant_managed_fulfillment_orders only, so a third-party fulfilment
+ * service's fulfillment orders may not be shown to it at all. Units Shopify does not fulfil
+ * (nonFulfillableQuantity: refunded, tips) are none of these.
+ */
+export function appLines(
+  lines: { id: string; quantity: number; nonFulfillableQuantity: number }[],
+  orders: FulfillmentOrderRead[],
+  apps: string[],
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of lines) {
+    const at = orders.flatMap((fo) => fo.lines.filter((l) => l.lineItem.id === line.id && l.totalQuantity > 0).map(() => appService(fo)));
+    if (at.some((app) => app === undefined)) continue;
+    const app = at.find((name) => name !== undefined);
+    if (app) out.set(line.id, app);
+    else if (apps.length && line.quantity > line.nonFulfillableQuantity) out.set(line.id, apps.join(', '));
+  }
+  return out;
+}
+
+/**
+ * A shipment with nothing of the seller's to fulfil whose lines a fulfilment app holds (appService:
+ * its fulfillment orders are left out of planShipment): the refusal naming them and the app, so a
+ * send_mit does not say ok for a parcel Kontor never sent, nor add its tracking number to the
+ * app's fulfilment. Undefined when the app holds none of them.
+ */
+export function appsLinesMessage(orderId: string, orders: FulfillmentOrderRead[], wanted: Map<string, number>): string | undefined {
+  const theirs = orders.flatMap((fo) => {
+    const app = appService(fo);
+    const lines = fo.lines.filter((li) => li.remainingQuantity > 0 && (wanted.size === 0 || wanted.has(legacyId(li.lineItem.id))));
+    return app && lines.length ? [`${lines.map((li) => `${li.remainingQuantity} x ${li.sku ?? legacyId(li.lineItem.id)}`).join(', ')} at ${app}`] : [];
+  });
+  return theirs.length
+    ? `webshop (Shopify) order ${orderId}: the store routed ${theirs.join('; ')}, a fulfilment app that ships from the stock it keeps and fulfils them itself; Kontor fulfils only the lines at the seller's locations`
+    : undefined;
 }
 
 /** The held lines in words, for the send's retryable failure (GET job/{id}/ shows it while it waits). */

@@ -220,9 +220,15 @@ const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED']);
  * (order-refunds.ts: CANCEL, a RETURN restocked), which leave the line as removed units do.
  * `read`: what was read of its lines beyond the page (order-amounts.ts: exact totals, tax
  * lines): the lines and shipping add up to what the buyer paid, gross, each line with its rate
- * (order-taxes.ts), whether the store's prices include tax or not.
+ * (order-taxes.ts), whether the store's prices include tax or not. `byApp`: per LineItem id, the
+ * fulfilment app that ships the line from its own stock (fulfillment-plan.ts appLines).
  */
-export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string, { back: number; returned: number }>(), read?: OrderLineAmounts): ChannelOrder {
+export function channelOrder(
+  whole: ShopifyOrderNode,
+  restocks = new Map<string, { back: number; returned: number }>(),
+  read?: OrderLineAmounts,
+  byApp = new Map<string, string>(),
+): ChannelOrder {
   const shipTo = addressOf(whole.shippingAddress ?? whole.billingAddress);
   const keptAll = new Map(whole.lineItems.nodes.map((l) => [l.id, Math.max(0, unitsSold(l) - (restocks.get(l.id)?.back ?? 0))]));
   // Tips are no line and not in what pays the invoice (tipLineIds): the buyer's payment less the
@@ -264,6 +270,7 @@ export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string,
         ...(restocked?.returned ? { returned: restocked.returned } : {}),
         price: amount.price,
         ...(amount.tax !== undefined ? { tax: amount.tax } : {}),
+        ...(byApp.has(l.id) ? { fulfilled_by_app: byApp.get(l.id)! } : {}),
       };
     }),
     // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")
@@ -284,5 +291,8 @@ export function channelOrder(whole: ShopifyOrderNode, restocks = new Map<string,
       is_shipped: o.displayFulfillmentStatus === 'FULFILLED',
       is_cancelled: o.cancelledAt !== null,
     },
+    // Every line a fulfilment app's (fulfillment-plan.ts appLines): the order is the app's to ship,
+    // as an order Amazon or Kaufland fulfils is the channel's (send_mit refused, lib/order).
+    ...(o.lineItems.nodes.length && o.lineItems.nodes.every((l) => byApp.has(l.id)) ? { fulfilled_by_channel: {} } : {}),
   };
 }
