@@ -11,6 +11,7 @@ import { isPermanent } from '../../lib/errors';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { sendMitHoldWait } from '../../lib/order/send-mit-hold';
 import type { PortalTarget, Shipment } from '../../lib/portals/portal.type';
+import { appLines, FulfillmentOrderRead } from '../../lib/portals/shopify/fulfillment-plan';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import type { FulfillmentOrderPlan } from '../../sandbox/shopify-fulfillment.sandbox';
@@ -83,6 +84,26 @@ describe('webshop at Shopify: send_mit over several fulfillment orders (location
     ]);
     await adapter.markShipped(target, ship(id), 's1');
     expect(sent()).to.have.length(2);
+  });
+
+  it("a shipment naming only lines the store routed to a fulfilment app that keeps the stock is refused naming them and the app: nothing is fulfilled, no tracking goes on the app's fulfilment", async () => {
+    const made = await post('/_sandbox/shopify/locations', {
+      portal_account: account,
+      locations: [{ name: 'Versandlager' }, { name: 'ShipBob', fulfillment_service: true }],
+    });
+    const shipBob = (made.body as unknown as { id: string }[])[1]!.id;
+    const id = await place([{ sku: 'OWN' }, { sku: 'APP', quantity: 2 }], [{ location: Number(shipBob.split('/').pop()), lines: [{ line: 1 }] }]);
+    const lineIds = (await stored(id)).lines.map((l) => l.id.split('/').pop()!);
+    const refused = await adapter.markShipped(target, { ...ship(id), lines: [{ transactionId: lineIds[1]!, quantity: 2 }] }, 's1').catch((err: unknown) => err);
+    expect(isPermanent(refused)).to.equal(true);
+    expect((refused as Error).message).to.equal(
+      `webshop (Shopify) order ${id}: the store routed 2 x APP at ShipBob, a fulfilment app that ships from the stock it keeps and fulfils them itself; Kontor fulfils only the lines at the seller's locations`,
+    );
+    expect(sent()).to.deep.equal([]);
+    expect(calls('KontorFulfillmentTracking')).to.deep.equal([]);
+    // The whole order: only the seller's line is fulfilled, ShipBob's left to ShipBob.
+    await adapter.markShipped(target, ship(id), 's2');
+    expect((await stored(id)).lines.map((l) => l.fulfilled)).to.deep.equal([1, 0]);
   });
 
   it('an order of 12 fulfillment orders (more than a page of them) is fulfilled whole', async () => {
@@ -276,5 +297,45 @@ describe('webshop at Shopify: a send_mit job over a held fulfillment order, thro
     expect(end.error).to.match(/still held after [\d.]+ days: send_mit again once the store has released it/);
     expect((await readOrder(seller, row.id)).status).to.deep.include({ is_shipped: false });
     expect(shopifyOrder.lines.map((l) => l.fulfilled)).to.deep.equal([1, 0]);
+  });
+});
+
+describe('webshop at Shopify: which lines a fulfilment app ships (appLines)', () => {
+  const fo = (lines: [string, number][], service: { serviceName: string; inventoryManagement: boolean } | null): FulfillmentOrderRead => ({
+    id: 'gid://shopify/FulfillmentOrder/1',
+    status: 'OPEN',
+    fulfillAt: null,
+    assignedLocation: { location: { id: 'gid://shopify/Location/9', fulfillmentService: service } },
+    fulfillmentHolds: [],
+    lines: lines.map(([line, quantity], i) => ({ id: `fol${i}`, totalQuantity: quantity, remainingQuantity: quantity, sku: null, lineItem: { id: line } })),
+  });
+  const line = (id: string, quantity = 1, nonFulfillableQuantity = 0) => ({ id, quantity, nonFulfillableQuantity });
+  const shipBob = { serviceName: 'ShipBob', inventoryManagement: true };
+
+  it("a line at an app keeping the stock is the app's; one split with the seller's location, or at an app leaving the stock to the merchant, is the seller's; units in no fulfillment order shown are an app's in a store that has one", () => {
+    const orders = [
+      fo(
+        [
+          ['A', 1],
+          ['B', 1],
+        ],
+        shipBob,
+      ),
+      fo(
+        [
+          ['B', 1],
+          ['C', 1],
+        ],
+        null,
+      ),
+      fo([['D', 1]], { serviceName: 'Print', inventoryManagement: false }),
+    ];
+    const lines = [line('A'), line('B', 2), line('C'), line('D'), line('E'), line('F', 1, 1)];
+    expect([...appLines(lines, orders, ['ShipBob'])]).to.deep.equal([
+      ['A', 'ShipBob'],
+      ['E', 'ShipBob'],
+    ]);
+    // A store without such a location: an unseen line stays the seller's.
+    expect([...appLines(lines, orders, [])]).to.deep.equal([['A', 'ShipBob']]);
   });
 });
