@@ -12,6 +12,8 @@ export interface InvoiceRow {
   grand_total: string;
   tax_total: string;
   due_amount: string;
+  /** BT-114: grand_total plus it is what the document bills; null on rows issued before it was kept (read as 0). */
+  rounding_amount: string | null;
   corrects_invoice_number: string | null;
   pdf_key: string;
   xml_key: string;
@@ -33,11 +35,11 @@ export const invoiceRepository = {
     return written.length === 1;
   },
 
-  /** What the credit notes issued for an invoice add up to (grand totals, cents as a decimal string). */
+  /** What the credit notes issued for an invoice add up to (what each bills: grand total plus rounding, cents as a decimal string). */
   async creditedTotal(knex: Knex | Knex.Transaction, accountId: number, invoiceNumber: string): Promise<string> {
     const row = (await knex('invoice')
       .where({ account_id: accountId, corrects_invoice_number: invoiceNumber, type_code: 381 })
-      .sum<{ total: string | null }>('grand_total as total')
+      .select(knex.raw('sum(grand_total + coalesce(rounding_amount, 0))::text AS total'))
       .first()) as { total: string | null } | undefined;
     return row?.total ?? '0.00';
   },

@@ -136,10 +136,15 @@ export async function issueInvoices(accountId: number, orderIds: string[], timin
   return outcomes;
 }
 
+/** What an issued invoice or credit note bills: its grand total plus its rounding amount (BT-114), the order's invoice_amount as issued. */
+const billed = (row: InvoiceRow): bigint => toCents(row.grand_total) + toCents(row.rounding_amount ?? '0.00');
+
 /**
- * What the credit notes of an order's invoice may add up to: the grand total of the invoice as it
- * was issued (the credit notes' grand totals are compared with it), else, not issued yet, the
- * order's invoice_amount. Not the order's invoice_amount once issued: a channel may move it after
+ * What the credit notes of an order's invoice may add up to: what the invoice as it was issued
+ * bills (grand total plus rounding; the credit notes' own are compared with it), else, not issued
+ * yet, the order's invoice_amount. Grand totals alone refused a credit in parts of an invoice
+ * whose VAT rounding left a cent (2 x 16.36 at 19 %: grand total 32.71, each credit note's 16.36;
+ * found by a reviewer of 8ef6a7d). Not the order's invoice_amount once issued: a channel may move it after
  * the invoice (a refund of the shipping, units taken out of a line; lib/order "Writes"), and the
  * history then asks the seller for a credit note, whose sum with a later full credit was refused as
  * exceeding the lowered order (found by a reviewer of 2a93db1); an order raised after its invoice
@@ -148,7 +153,7 @@ export async function issueInvoices(accountId: number, orderIds: string[], timin
 async function creditCeiling(accountId: number, main: OrderReadRow): Promise<{ of: bigint; issued: boolean; currency: string }> {
   const issued = await invoiceRepository.byOrder(db(), accountId, main.internal_id);
   return issued
-    ? { of: toCents(issued.grand_total), issued: true, currency: issued.currency_id }
+    ? { of: billed(issued), issued: true, currency: issued.currency_id }
     : { of: toCents(main.invoice_amount), issued: false, currency: main.currency_id };
 }
 
@@ -178,7 +183,7 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   let t = performance.now();
   const doc = planInvoice(await invoiceOrder(order, seller, corrects), seller);
   if (limit && corrects) {
-    const amount = limit.issued ? doc.totals.grandTotal : toCents(order.invoice_amount);
+    const amount = limit.issued ? doc.totals.grandTotal + doc.totals.rounding : toCents(order.invoice_amount);
     if (limit.credited + (amount < 0n ? -amount : amount) > limit.of)
       return {
         order_id: orderId,
@@ -242,6 +247,7 @@ function rowOf(
     grand_total: fromCents(doc.totals.grandTotal),
     tax_total: fromCents(doc.totals.taxTotal),
     due_amount: fromCents(doc.totals.due),
+    rounding_amount: fromCents(doc.totals.rounding),
     corrects_invoice_number: doc.corrects?.invoiceNumber ?? null,
     pdf_key: pdfKey,
     xml_key: xmlKey,

@@ -310,6 +310,14 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect(refused).to.contain('an issued invoice never changes');
   });
 
+  /** The outcome of issuing a credit order of one unit crediting `main`. */
+  async function creditOf(seller: Seller, main: string, line: Record<string, unknown>): Promise<string> {
+    const id = await createOrder(seller, { credit: { main_id: main }, line: [{ id: 1, quantity: 1, ...line }] });
+    const res = await call(`order/${id}/invoice/`, { token: seller.token, body: {} });
+    expect(res.status, res.text).to.equal(202);
+    return ((await finished(seller, res.body.job_id as string)).result as { status: string }[])[0]!.status;
+  }
+
   it('when a credit order of an invoiced order is paid, then it gets a credit note (381) naming that invoice; partial credits add up to at most the invoice', async () => {
     const seller = await invoicingSeller();
     const main = await createOrder(seller, {
@@ -364,16 +372,21 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     });
     expect(lowered.status, lowered.text).to.equal(200);
     expect((await readOrder(seller, main)).invoice_amount).to.equal('25.00');
-    const creditOf = async (line: Record<string, unknown>) => {
-      const id = await createOrder(seller, { credit: { main_id: main }, line: [{ id: 1, quantity: 1, ...line }] });
-      const res = await call(`order/${id}/invoice/`, { token: seller.token, body: {} });
-      expect(res.status, res.text).to.equal(202);
-      return ((await finished(seller, res.body.job_id as string)).result as { status: string }[])[0]!.status;
-    };
-    expect(await creditOf({ name: 'Tasse', price: '-5.00', tax: '19' })).to.equal('issued');
-    expect(await creditOf({ name: 'Buch', price: '-20.00', tax: '7' })).to.equal('issued');
-    expect(await creditOf({ name: 'Tasse', price: '-5.00', tax: '19' })).to.equal('issued');
-    expect(await creditOf({ name: 'Rest', price: '-0.01', tax: '19' })).to.equal('refused');
+    expect(await creditOf(seller, main, { name: 'Tasse', price: '-5.00', tax: '19' })).to.equal('issued');
+    expect(await creditOf(seller, main, { name: 'Buch', price: '-20.00', tax: '7' })).to.equal('issued');
+    expect(await creditOf(seller, main, { name: 'Tasse', price: '-5.00', tax: '19' })).to.equal('issued');
+    expect(await creditOf(seller, main, { name: 'Rest', price: '-0.01', tax: '19' })).to.equal('refused');
+  });
+
+  it('when an invoice whose VAT rounding left a cent is credited line by line, then every credit note up to what it billed is issued, and not a cent beyond (found by a reviewer of 8ef6a7d)', async () => {
+    const seller = await invoicingSeller();
+    // 2 x 16.36 at 19 %: grand total 32.71 and a rounding amount of 0.01 (BT-114); each credit note of 16.36 has none.
+    const main = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Lampe', quantity: 2, price: '16.36', tax: '19' }] });
+    await issued(seller, main);
+    expect((await invoiceOf(seller, main)).invoice.grand_total).to.equal('32.71');
+    expect(await creditOf(seller, main, { name: 'Lampe', price: '-16.36', tax: '19' })).to.equal('issued');
+    expect(await creditOf(seller, main, { name: 'Lampe', price: '-16.36', tax: '19' })).to.equal('issued');
+    expect(await creditOf(seller, main, { name: 'Rest', price: '-0.01', tax: '19' })).to.equal('refused');
   });
 
   it('when the seller asks for the credit note of an order that credits an order without invoice, then it is a 400 naming credit.main_id', async () => {
