@@ -183,6 +183,15 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   let t = performance.now();
   const doc = planInvoice(await invoiceOrder(order, seller, corrects), seller);
   if (limit && corrects) {
+    // Decision (README "Credit notes"): a credit note states the credited invoice's currency. Its
+    // amounts are compared with that invoice's in cents; a credit order in USD of an invoice in EUR
+    // was measured as if the currencies were one (found by a reviewer of 8ef6a7d).
+    if (doc.currency !== limit.currency)
+      return {
+        order_id: orderId,
+        status: 'refused',
+        reason: `a credit note of invoice ${corrects.invoiceNumber} states its currency ${limit.currency}, not ${doc.currency}`,
+      };
     const amount = limit.issued ? doc.totals.grandTotal + doc.totals.rounding : toCents(order.invoice_amount);
     if (limit.credited + (amount < 0n ? -amount : amount) > limit.of)
       return {

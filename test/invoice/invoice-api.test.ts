@@ -389,6 +389,24 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect(await creditOf(seller, main, { name: 'Rest', price: '-0.01', tax: '19' })).to.equal('refused');
   });
 
+  it('when a credit order states another currency than the credited invoice, then its credit note is refused naming both, and none is issued (found by a reviewer of 8ef6a7d)', async () => {
+    const seller = await invoicingSeller();
+    const main = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Lampe', quantity: 1, price: '30.00', tax: '19' }] });
+    await issued(seller, main);
+    const id = await createOrder(seller, {
+      credit: { main_id: main },
+      currency_id: 'USD',
+      line: [{ id: 1, name: 'Lampe', quantity: 1, price: '-30.00', tax: '19' }],
+    });
+    const res = await call(`order/${id}/invoice/`, { token: seller.token, body: {} });
+    expect(res.status, res.text).to.equal(202);
+    const [outcome] = (await finished(seller, res.body.job_id as string)).result as { status: string; reason: string }[];
+    expect(outcome).to.include({ status: 'refused' });
+    expect(outcome!.reason).to.contain('EUR').and.to.contain('USD');
+    expect((await invoiceOf(seller, id)).status).to.equal(404);
+    expect(await creditOf(seller, main, { name: 'Lampe', price: '-30.00', tax: '19' })).to.equal('issued');
+  });
+
   it('when the seller asks for the credit note of an order that credits an order without invoice, then it is a 400 naming credit.main_id', async () => {
     const seller = await invoicingSeller();
     const main = await createOrder(seller, { line: [{ id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' }] });
