@@ -35,6 +35,11 @@ export const invoiceRepository = {
     return written.length === 1;
   },
 
+  /** Serializes issuing the credit notes of one invoice (the ceiling's check and the insert) until the transaction ends. */
+  async lockCredits(trx: Knex.Transaction, accountId: number, invoiceNumber: string): Promise<void> {
+    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('invoice-credit:' || ? || ':' || ?, 0))", [accountId, invoiceNumber]);
+  },
+
   /** What the credit notes issued for an invoice add up to (what each bills: grand total plus rounding, cents as a decimal string). */
   async creditedTotal(knex: Knex | Knex.Transaction, accountId: number, invoiceNumber: string): Promise<string> {
     const row = (await knex('invoice')

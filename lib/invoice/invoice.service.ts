@@ -157,6 +157,19 @@ async function creditCeiling(accountId: number, main: OrderReadRow): Promise<{ o
     : { of: toCents(main.invoice_amount), issued: false, currency: main.currency_id };
 }
 
+/** The credit notes an invoice has and may have (creditCeiling), in cents of its currency. */
+type CreditLimit = { credited: bigint; of: bigint; issued: boolean; currency: string };
+
+/** The refusal of a credit note of `amount` that would take the invoice's credit notes beyond it; undefined when it fits. */
+function beyondCeiling(orderId: string, invoiceNumber: string, limit: CreditLimit, amount: bigint): IssueOutcome | undefined {
+  if (limit.credited + amount <= limit.of) return undefined;
+  return {
+    order_id: orderId,
+    status: 'refused',
+    reason: `credit notes of invoice ${invoiceNumber} would exceed its ${fromCents(limit.of)} ${limit.currency} (${fromCents(limit.credited)} credited so far)`,
+  };
+}
+
 async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoiceSettings, timings?: IssueTimings): Promise<IssueOutcome> {
   const { accountId } = scope;
   const order = await orderRepository.get(scope, orderId);
@@ -166,7 +179,8 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   if (before) return { order_id: orderId, status: 'issued_before', invoice_number: before.invoice_number, type_code: before.type_code };
 
   let corrects: InvoiceOrder['corrects'] = null;
-  let limit: { credited: bigint; of: bigint; issued: boolean; currency: string } | undefined;
+  let limit: CreditLimit | undefined;
+  let creditAmount = 0n;
   if (order.credit_main_id) {
     const main = await orderRepository.get(scope, order.credit_main_id);
     if (!main || main.invoice_number === null)
@@ -193,12 +207,9 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
         reason: `a credit note of invoice ${corrects.invoiceNumber} states its currency ${limit.currency}, not ${doc.currency}`,
       };
     const amount = limit.issued ? doc.totals.grandTotal + doc.totals.rounding : toCents(order.invoice_amount);
-    if (limit.credited + (amount < 0n ? -amount : amount) > limit.of)
-      return {
-        order_id: orderId,
-        status: 'refused',
-        reason: `credit notes of invoice ${corrects.invoiceNumber} would exceed its ${fromCents(limit.of)} ${limit.currency} (${fromCents(limit.credited)} credited so far)`,
-      };
+    creditAmount = amount < 0n ? -amount : amount;
+    const refused = beyondCeiling(orderId, corrects.invoiceNumber, limit, creditAmount);
+    if (refused) return refused;
   }
   const lap = (key: keyof IssueTimings) => {
     const now = performance.now();
@@ -224,10 +235,21 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
   lap('storeMs');
 
   const written = await db().transaction(async (trx) => {
+    if (limit && corrects) {
+      // Checked again under a lock per credited invoice, with the credit notes issued meanwhile:
+      // two credit orders issued at once (two jobs, the worker's concurrency) each passed the check
+      // above before the other was written, and together exceeded the invoice (found by a reviewer
+      // of 8ef6a7d). The archive objects of a refused one are never named.
+      await invoiceRepository.lockCredits(trx, accountId, corrects.invoiceNumber);
+      const credited = toCents(await invoiceRepository.creditedTotal(trx, accountId, corrects.invoiceNumber));
+      const refused = beyondCeiling(orderId, corrects.invoiceNumber, { ...limit, credited }, creditAmount);
+      if (refused) return refused;
+    }
     const inserted = await invoiceRepository.insert(trx, { ...rowOf(accountId, order, doc, pdfKey, xmlKey, pdf), xrechnung_key: xrechnungKey });
     if (inserted) await setBillUrlIn(trx, accountId, order.internal_id, billUrlOf(order.id));
     return inserted;
   });
+  if (typeof written === 'object') return written;
   if (!written) {
     // Another run issued it meanwhile: its archive stays what was issued; ours is never named.
     const other = await invoiceRepository.byOrder(db(), accountId, order.internal_id);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { config } from '../../config';
 import { db } from '../../lib/db/knex';
-import { invoiceProcessors, LocalFolderStorage, readFacturx, setInvoiceStorage } from '../../lib/invoice';
+import { invoiceProcessors, issueInvoices, LocalFolderStorage, readFacturx, setInvoiceStorage } from '../../lib/invoice';
 import { apiBase, call, newSeller, Seller, tokenFor } from '../support/api';
 import { kontor } from '../support/cli';
 import { giveInvoiceDetails } from '../support/invoicing';
@@ -387,6 +387,22 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect(await creditOf(seller, main, { name: 'Lampe', price: '-16.36', tax: '19' })).to.equal('issued');
     expect(await creditOf(seller, main, { name: 'Lampe', price: '-16.36', tax: '19' })).to.equal('issued');
     expect(await creditOf(seller, main, { name: 'Rest', price: '-0.01', tax: '19' })).to.equal('refused');
+  });
+
+  it('when two credit notes of one invoice are issued at once and together exceed it, then one is issued and the other refused (found by a reviewer of 8ef6a7d)', async () => {
+    const seller = await invoicingSeller();
+    const main = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Lampe', quantity: 1, price: '30.00', tax: '19' }] });
+    await issued(seller, main);
+    // Two credit orders of 20.00 with their invoice numbers, issued by two jobs running at once (the worker's concurrency).
+    const credits: string[] = [];
+    for (const number of [900001, 900002]) {
+      const id = await createOrder(seller, { credit: { main_id: main }, line: [{ id: 1, name: 'Lampe', quantity: 1, price: '-20.00', tax: '19' }] });
+      await db()('sales_order').where({ account_id: seller.id, id }).update({ invoice_number: number, bill_date: '2026-11-28' });
+      credits.push(id);
+    }
+    const outcomes = (await Promise.all(credits.map((id) => issueInvoices(seller.id, [id])))).flat();
+    expect(outcomes.map((o) => o.status).sort()).to.deep.equal(['issued', 'refused']);
+    expect(await db()('invoice').where({ account_id: seller.id, type_code: 381 }).count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '1' }]);
   });
 
   it('when a credit order states another currency than the credited invoice, then its credit note is refused naming both, and none is issued (found by a reviewer of 8ef6a7d)', async () => {
