@@ -275,6 +275,35 @@ export function kauflandOf(state: SandboxState): KauflandState {
 }
 
 const now = () => new Date().toISOString();
+
+/**
+ * A unit as Kaufland holds it once made (by POST /units, or by Kaufland's fulfilment programme):
+ * the caller names what differs, the rest is a new unit's (one piece, available, no note); its
+ * id_product is the EAN's catalogue product unless given.
+ */
+function newUnit(
+  idUnit: number,
+  fields: Pick<KauflandUnit, 'account' | 'storefront' | 'id_offer' | 'ean' | 'listed_from' | 'fulfillment_type'> &
+    Partial<Pick<KauflandUnit, 'id_product' | 'amount' | 'listing_price'>>,
+): KauflandUnit {
+  const { id_product, amount, listing_price, ...given } = fields;
+  return {
+    id_unit: idUnit,
+    ...given,
+    id_product: id_product ?? 1000000 + Number(fields.ean.slice(-6)),
+    amount: amount ?? 1,
+    listing_price: listing_price ?? 1,
+    minimum_price: null,
+    condition: 'NEW',
+    note: null,
+    handling_time: 1,
+    id_shipping_group: null,
+    id_warehouse: null,
+    status: 'AVAILABLE',
+    date_inserted_iso: now(),
+    date_lastchange_iso: now(),
+  };
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const accountOf = (res: Response) => String(res.locals.account);
 const storefrontOf = (req: Request) => String(req.query.storefront ?? 'de');
@@ -597,27 +626,15 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
         .json(problem(fault.status >= 500 ? 'server-error' : 'validation-error', fault.message, [{ field: 'id_offer', message: fault.message }]));
       return;
     }
-    const unit: KauflandUnit = {
-      id_unit: 500000 + k.next(),
+    const unit = newUnit(500000 + k.next(), {
       account,
       storefront,
       id_offer: idOffer,
       ean,
-      id_product: typeof body.id_product === 'number' ? body.id_product : 1000000 + Number(ean.slice(-6)),
-      amount: 1,
-      listing_price: 1,
-      minimum_price: null,
-      condition: 'NEW',
-      note: null,
-      handling_time: 1,
-      id_shipping_group: null,
-      id_warehouse: null,
-      status: 'AVAILABLE',
-      date_inserted_iso: now(),
-      date_lastchange_iso: now(),
+      id_product: typeof body.id_product === 'number' ? body.id_product : undefined,
       listed_from: Date.now() + k.unitsListedAfterMs,
       fulfillment_type: 'fulfilled_by_merchant',
-    };
+    });
     applyUnitFields(unit, body);
     k.units.set(unit.id_unit, unit);
     showOffer(state, unit, true);
@@ -902,27 +919,16 @@ function controls(app: express.Express, state: SandboxState, k: KauflandState): 
       return;
     }
     const ean = body.ean ?? '4006381333931';
-    const unit: KauflandUnit = {
-      id_unit: 500000 + k.next(),
+    const unit = newUnit(500000 + k.next(), {
       account: String(body.portal_account),
       storefront: body.storefront ?? 'de',
       id_offer: String(body.id_offer),
       ean,
-      id_product: 1000000 + Number(ean.slice(-6)),
       amount: Number(body.amount ?? 1),
       listing_price: Number(body.listing_price ?? 1990),
-      minimum_price: null,
-      condition: 'NEW',
-      note: null,
-      handling_time: 1,
-      id_shipping_group: null,
-      id_warehouse: null,
-      status: 'AVAILABLE',
-      date_inserted_iso: now(),
-      date_lastchange_iso: now(),
       listed_from: Date.now(),
       fulfillment_type: body.fulfillment_type === 'fulfilled_by_merchant' ? 'fulfilled_by_merchant' : 'fulfilled_by_kaufland',
-    };
+    });
     k.units.set(unit.id_unit, unit);
     showOffer(state, unit, true);
     res.status(201).json({ data: unitView(unit) });

@@ -47,6 +47,13 @@ const keyColumns = (key: ListingKey) => ({
   lister_id: key.listerId,
 });
 
+/** These items' live listings (an id at the portal) at one portal account, any lister. */
+const liveListings = (knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]) =>
+  knex('portal_listing')
+    .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed' })
+    .whereNotNull('portal_item_id')
+    .whereIn('stock_id', stockIds);
+
 export const portalListingRepository = {
   async listing(knex: Knex, key: ListingKey): Promise<Pick<PortalListingRow, 'portal_item_id' | 'status' | 'markets' | 'markets_job'> | undefined> {
     return knex('portal_listing').select('portal_item_id', 'status', 'markets', 'markets_job').where(keyColumns(key)).first();
@@ -103,26 +110,18 @@ export const portalListingRepository = {
   /** The portal item ids of these items' live listings at one portal account (any lister) in all its markets, by stock id. */
   async liveItemIds(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]): Promise<Map<number, string>> {
     if (stockIds.length === 0) return new Map();
-    const rows = await knex('portal_listing')
+    const rows = await liveListings(knex, accountId, portal, portalAccountId, stockIds)
       .select('stock_id', 'portal_item_id')
-      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed' })
-      .whereNotNull('portal_item_id')
       // A listing only some of the account's markets took is left out: liveMarkets answers where it
       // is (Amazon: a quantity named in the others would make an offer of nothing there).
-      .whereNull('markets')
-      .whereIn('stock_id', stockIds);
+      .whereNull('markets');
     return new Map(rows.map((r) => [Number(r.stock_id), r.portal_item_id!]));
   },
 
   /** The markets of these items' live listings at one portal account that only some of its markets took (`markets`), by stock id. */
   async liveMarkets(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]): Promise<Map<number, string[]>> {
     if (stockIds.length === 0) return new Map();
-    const rows = await knex('portal_listing')
-      .select('stock_id', 'markets')
-      .where({ account_id: accountId, portal, portal_account_id: portalAccountId, status: 'listed' })
-      .whereNotNull('portal_item_id')
-      .whereNotNull('markets')
-      .whereIn('stock_id', stockIds);
+    const rows = await liveListings(knex, accountId, portal, portalAccountId, stockIds).select('stock_id', 'markets').whereNotNull('markets');
     return new Map(rows.map((r) => [Number(r.stock_id), r.markets!]));
   },
 
