@@ -40,11 +40,15 @@ export const invoiceRepository = {
     await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('invoice-credit:' || ? || ':' || ?, 0))", [accountId, invoiceNumber]);
   },
 
-  /** What the credit notes issued for an invoice add up to (what each bills: grand total plus rounding, cents as a decimal string). */
-  async creditedTotal(knex: Knex | Knex.Transaction, accountId: number, invoiceNumber: string): Promise<string> {
+  /**
+   * What the credit notes issued for an invoice add up to (cents as a decimal string): what each
+   * bills (grand total plus rounding), or, `withRounding` false, their grand totals alone (the
+   * measure of an invoice issued before its rounding amount was kept, invoice.service creditCeiling).
+   */
+  async creditedTotal(knex: Knex | Knex.Transaction, accountId: number, invoiceNumber: string, withRounding: boolean): Promise<string> {
     const row = (await knex('invoice')
       .where({ account_id: accountId, corrects_invoice_number: invoiceNumber, type_code: 381 })
-      .select(knex.raw('sum(grand_total + coalesce(rounding_amount, 0))::text AS total'))
+      .select(knex.raw(`sum(grand_total${withRounding ? ' + coalesce(rounding_amount, 0)' : ''})::text AS total`))
       .first()) as { total: string | null } | undefined;
     return row?.total ?? '0.00';
   },

@@ -136,29 +136,35 @@ export async function issueInvoices(accountId: number, orderIds: string[], timin
   return outcomes;
 }
 
-/** What an issued invoice or credit note bills: its grand total plus its rounding amount (BT-114), the order's invoice_amount as issued. */
-const billed = (row: InvoiceRow): bigint => toCents(row.grand_total) + toCents(row.rounding_amount ?? '0.00');
-
 /**
  * What the credit notes of an order's invoice may add up to: what the invoice as it was issued
  * bills (grand total plus rounding; the credit notes' own are compared with it), else, not issued
  * yet, the order's invoice_amount. Grand totals alone refused a credit in parts of an invoice
  * whose VAT rounding left a cent (2 x 16.36 at 19 %: grand total 32.71, each credit note's 16.36;
- * found by a reviewer of 8ef6a7d). Not the order's invoice_amount once issued: a channel may move it after
+ * found by a reviewer of 8ef6a7d). An invoice issued before its rounding amount was kept
+ * (rounding_amount null, migration 20261128_0130; the row is never updated) is measured as it was
+ * then, grand totals alone on both sides (`withRounding` false): its ceiling read as grand total
+ * plus 0 against credit notes counting their rounding refused the full credit note of such an
+ * invoice of 32.72 (32.71 + 0.01 against 32.71; found by a reviewer of b7d8e38). Not the order's
+ * invoice_amount once issued: a channel may move it after
  * the invoice (a refund of the shipping, units taken out of a line; lib/order "Writes"), and the
  * history then asks the seller for a credit note, whose sum with a later full credit was refused as
  * exceeding the lowered order (found by a reviewer of 2a93db1); an order raised after its invoice
  * let credits exceed what the invoice billed.
  */
-async function creditCeiling(accountId: number, main: OrderReadRow): Promise<{ of: bigint; issued: boolean; currency: string }> {
+async function creditCeiling(accountId: number, main: OrderReadRow): Promise<Omit<CreditLimit, 'credited'>> {
   const issued = await invoiceRepository.byOrder(db(), accountId, main.internal_id);
-  return issued
-    ? { of: billed(issued), issued: true, currency: issued.currency_id }
-    : { of: toCents(main.invoice_amount), issued: false, currency: main.currency_id };
+  if (!issued) return { of: toCents(main.invoice_amount), issued: false, withRounding: true, currency: main.currency_id };
+  const rounding = issued.rounding_amount;
+  const of = toCents(issued.grand_total) + (rounding === null ? 0n : toCents(rounding));
+  return { of, issued: true, withRounding: rounding !== null, currency: issued.currency_id };
 }
 
-/** The credit notes an invoice has and may have (creditCeiling), in cents of its currency. */
-type CreditLimit = { credited: bigint; of: bigint; issued: boolean; currency: string };
+/**
+ * The credit notes an invoice has and may have (creditCeiling), in cents of its currency;
+ * withRounding: whether each counts its rounding amount (false for an invoice issued without one kept).
+ */
+type CreditLimit = { credited: bigint; of: bigint; issued: boolean; withRounding: boolean; currency: string };
 
 /** The refusal of a credit note of `amount` that would take the invoice's credit notes beyond it; undefined when it fits. */
 function beyondCeiling(orderId: string, invoiceNumber: string, limit: CreditLimit, amount: bigint): IssueOutcome | undefined {
@@ -190,8 +196,9 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
         reason: `the credited order ${order.credit_main_id} has no invoice number; a credit note must name the invoice it corrects`,
       };
     corrects = { invoiceNumber: String(main.invoice_number), issueDate: main.bill_date ?? '' };
-    const credited = toCents(await invoiceRepository.creditedTotal(db(), accountId, corrects.invoiceNumber));
-    limit = { credited, ...(await creditCeiling(accountId, main)) };
+    const ceiling = await creditCeiling(accountId, main);
+    const credited = toCents(await invoiceRepository.creditedTotal(db(), accountId, corrects.invoiceNumber, ceiling.withRounding));
+    limit = { credited, ...ceiling };
   }
 
   let t = performance.now();
@@ -206,7 +213,7 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
         status: 'refused',
         reason: `a credit note of invoice ${corrects.invoiceNumber} states its currency ${limit.currency}, not ${doc.currency}`,
       };
-    const amount = limit.issued ? doc.totals.grandTotal + doc.totals.rounding : toCents(order.invoice_amount);
+    const amount = limit.issued ? doc.totals.grandTotal + (limit.withRounding ? doc.totals.rounding : 0n) : toCents(order.invoice_amount);
     creditAmount = amount < 0n ? -amount : amount;
     const refused = beyondCeiling(orderId, corrects.invoiceNumber, limit, creditAmount);
     if (refused) return refused;
@@ -241,7 +248,7 @@ async function issueOne(scope: OrderScope, orderId: string, seller: SellerInvoic
       // above before the other was written, and together exceeded the invoice (found by a reviewer
       // of 8ef6a7d). The archive objects of a refused one are never named.
       await invoiceRepository.lockCredits(trx, accountId, corrects.invoiceNumber);
-      const credited = toCents(await invoiceRepository.creditedTotal(trx, accountId, corrects.invoiceNumber));
+      const credited = toCents(await invoiceRepository.creditedTotal(trx, accountId, corrects.invoiceNumber, limit.withRounding));
       const refused = beyondCeiling(orderId, corrects.invoiceNumber, { ...limit, credited }, creditAmount);
       if (refused) return refused;
     }

@@ -389,6 +389,20 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect(await creditOf(seller, main, { name: 'Rest', price: '-0.01', tax: '19' })).to.equal('refused');
   });
 
+  it('when an invoice issued before its rounding amount was kept is credited in full, then the credit note is issued, and not a cent beyond (found by a reviewer of b7d8e38)', async () => {
+    const seller = await invoicingSeller();
+    const main = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Lampe', quantity: 2, price: '16.36', tax: '19' }] });
+    await issued(seller, main);
+    // Its row as issued before migration 20261128_0130: rounding_amount null (the immutability trigger is a replica's to skip, as a restore's).
+    await db().transaction(async (trx) => {
+      await trx.raw('SET LOCAL session_replication_role = replica');
+      expect(await trx('invoice').where({ account_id: seller.id, order_id: main }).update({ rounding_amount: null })).to.equal(1);
+    });
+    // The full credit note of 2 x 16.36 has grand total 32.71 and the same rounding cent: as issued before b7d8e38, it fits.
+    expect(await creditOf(seller, main, { name: 'Lampe', quantity: 2, price: '-16.36', tax: '19' })).to.equal('issued');
+    expect(await creditOf(seller, main, { name: 'Rest', price: '-0.01', tax: '19' })).to.equal('refused');
+  });
+
   it('when two credit notes of one invoice are issued at once and together exceed it, then one is issued and the other refused (found by a reviewer of 8ef6a7d)', async () => {
     const seller = await invoicingSeller();
     const main = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Lampe', quantity: 1, price: '30.00', tax: '19' }] });
