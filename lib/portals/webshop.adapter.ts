@@ -437,10 +437,12 @@ export class WebshopAdapter extends HttpPortalAdapter {
           fresh.add(item.id);
         };
         for (const c of answer.inventorySetQuantities.inventoryAdjustmentGroup?.changes ?? []) settle(c.item);
-        // An item the set did not move (the store held the quantity already: a refused push set it)
-        // is not in changes; refused on the settings the process remembered, it stayed refused after
-        // the merchant switched as told. Such items alone are read once more before they are refused.
-        const doubtful = pending.filter((p) => ciaActive && !fresh.has(p.v.inventoryItem.id) && unboundedSales(p.v)).map((p) => p.v.inventoryItem.id);
+        // An item the set did not move (the store held the quantity already: a refused push, or an
+        // earlier push, set it) is not in changes, and the settings the process remembered may be
+        // old either way: refused on them, it stayed refused after the merchant switched as told;
+        // counted done on them, a variant the merchant switched to continue selling since it was
+        // remembered was counted done. Such items alone are read once more.
+        const doubtful = pending.filter((p) => ciaActive && !fresh.has(p.v.inventoryItem.id)).map((p) => p.v.inventoryItem.id);
         for (const item of doubtful.length ? await this.inventorySettings(s, doubtful) : []) settle(item);
         for (const p of pending) outcomes.set(p.u.stockId, setOutcome(p.u, p.sku, p.quantity, p.v, ciaActive));
         // Stock the store sells online from elsewhere: read only when it has another such location (none: no call)

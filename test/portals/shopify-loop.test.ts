@@ -320,6 +320,22 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
       expect(await recorded(on)).to.deep.equal([]);
     });
 
+    it('when the merchant switches a variant Kontor listed to continue selling, and a CIA push finds the store holding its quantity already, then the push is not counted done (the settings the process remembered are read again)', async () => {
+      const stockId = await preorderItem('SH-PRE-LATE', true);
+      // Listed (quantity 1): the process remembers the variant as it was then, selling no more than its quantity.
+      await soldOnInStore(stockId, 'SH-PRE-LATE');
+      const target = { portalAccountId, connector: 'shopify' as const, baseUrl: sandbox.url, credentials: {} };
+      const [pushed] = await new WebshopAdapter().setQuantities(
+        target,
+        [{ stockId, quantity: 1, key: 'k-late', sku: 'SH-PRE-LATE', group: { shop_id: 'main' } }],
+        'late-switch',
+      );
+      expect(pushed!.outcome).to.equal('refused');
+      expect((pushed as { message: string }).message)
+        .to.contain('SKU SH-PRE-LATE')
+        .and.contain('inventory policy CONTINUE');
+    });
+
     it('when a variation main is listed, then each variant counts by its own CIA setting: the one with CIA off is listed and recorded, the one with CIA on refused', async () => {
       const s = await preorderItem('SH-PRE-S', false);
       const m = await preorderItem('SH-PRE-M', true);
