@@ -140,7 +140,10 @@ export function fieldPath(path: (string | number)[], prefix = ''): string {
 function validationError(error: Joi.ValidationError, prefix: string): DomainError {
   const byField = new Map<string, ErrorItem>();
   for (const d of error.details) {
-    const field = fieldPath(d.path, prefix);
+    // A rule over the object itself (Joi's or/xor: "must contain at least one of [listing_id, sku]")
+    // has an empty path at the top: it names the fields it asks for, else the body.
+    const peers = Array.isArray(d.context?.peers) ? (d.context.peers as unknown[]).map((p) => fieldPath([String(p)], prefix)) : [];
+    const field = fieldPath(d.path, prefix) || peers.join(',') || 'body';
     const message = d.message.startsWith(String(d.context?.label)) ? d.message.slice(String(d.context?.label).length).trim() : d.message;
     const known = byField.get(field);
     if (known) known.description += ` and ${message}`;
