@@ -378,11 +378,16 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect(await creditOf(seller, main, { name: 'Rest', price: '-0.01', tax: '19' })).to.equal('refused');
   });
 
-  it('when an invoice whose VAT rounding left a cent is credited line by line, then every credit note up to what it billed is issued, and not a cent beyond (found by a reviewer of 8ef6a7d)', async () => {
+  /** A paid order of 2 x 16.36 at 19 % and its issued invoice: grand total 32.71 and a rounding amount of 0.01 (BT-114); a credit note of 16.36 has none. */
+  const issuedLampInvoice = async () => {
     const seller = await invoicingSeller();
-    // 2 x 16.36 at 19 %: grand total 32.71 and a rounding amount of 0.01 (BT-114); each credit note of 16.36 has none.
     const main = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Lampe', quantity: 2, price: '16.36', tax: '19' }] });
     await issued(seller, main);
+    return { seller, main };
+  };
+
+  it('when an invoice whose VAT rounding left a cent is credited line by line, then every credit note up to what it billed is issued, and not a cent beyond (found by a reviewer of 8ef6a7d)', async () => {
+    const { seller, main } = await issuedLampInvoice();
     expect((await invoiceOf(seller, main)).invoice.grand_total).to.equal('32.71');
     expect(await creditOf(seller, main, { name: 'Lampe', price: '-16.36', tax: '19' })).to.equal('issued');
     expect(await creditOf(seller, main, { name: 'Lampe', price: '-16.36', tax: '19' })).to.equal('issued');
@@ -390,9 +395,7 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
   });
 
   it('when an invoice issued before its rounding amount was kept is credited in full, then the credit note is issued, and not a cent beyond (found by a reviewer of b7d8e38)', async () => {
-    const seller = await invoicingSeller();
-    const main = await createOrder(seller, { status: { is_paid: true }, line: [{ id: 1, name: 'Lampe', quantity: 2, price: '16.36', tax: '19' }] });
-    await issued(seller, main);
+    const { seller, main } = await issuedLampInvoice();
     // Its row as issued before migration 20261128_0130: rounding_amount null (the immutability trigger is a replica's to skip, as a restore's).
     await db().transaction(async (trx) => {
       await trx.raw('SET LOCAL session_replication_role = replica');
