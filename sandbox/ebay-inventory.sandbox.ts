@@ -21,12 +21,23 @@
  * - a multiple-variation listing ends by withdrawOfferByInventoryItemGroup (every member offer
  *   unpublished); a withdrawOffer of a member offer, or of a variation kept on the group's listing
  *   out of the group, is played but recorded (memberWithdrawals).
- * The request's shape is checked before (ebay-contract.sandbox.ts).
+ * The request's shape is checked before (ebay-contract.sandbox.ts), and the field rules the
+ * contract states only in its descriptions (lengths, enumerations, whole quantities, HTTPS
+ * pictures, Content-Language) by ebay-limits.sandbox.ts: 400 25709 naming the field.
  */
 import type express from 'express';
 import type { SandboxState } from './sandbox.app';
 import { revise } from './ebay-revisions.sandbox';
 import { Body, EbayOfferRecord, error, itemQuantity, key, listingQuantity, refreshListing, setItemQuantity } from './ebay-state.sandbox';
+import {
+  groupProblem,
+  inventoryItemProblem,
+  languageProblem,
+  limitError,
+  memberPicturesProblem,
+  offerProblem,
+  offerQuantityProblem,
+} from './ebay-limits.sandbox';
 
 const inventory = '/sell/inventory/v1';
 
@@ -63,6 +74,11 @@ function mountItems(router: express.Router, state: SandboxState): void {
     }
     if (!(body.product as Body | undefined)?.title) {
       res.status(400).json(error(25002, 'A user error has occurred. The title is missing.'));
+      return;
+    }
+    const broken = languageProblem(req.get('Content-Language')) ?? inventoryItemProblem(body);
+    if (broken) {
+      res.status(400).json(limitError(broken));
       return;
     }
     // Replacing the item revises its live listings (the call's note on the 250 revisions a day).
@@ -154,6 +170,11 @@ function mountOffers(router: express.Router, state: SandboxState): void {
       res.status(400).json(error(25709, 'Invalid value for marketplaceId or format.'));
       return;
     }
+    const broken = languageProblem(req.get('Content-Language')) ?? offerProblem(body, body.format);
+    if (broken) {
+      res.status(400).json(limitError(broken));
+      return;
+    }
     if (body.format === 'AUCTION' && body.availableQuantity !== undefined) {
       res.status(400).json(error(25762, 'availableQuantity is not applicable for auction offer.'));
       return;
@@ -173,6 +194,11 @@ function mountOffers(router: express.Router, state: SandboxState): void {
     const body = (req.body ?? {}) as Body;
     if (offer.body.format === 'AUCTION' && body.availableQuantity !== undefined) {
       res.status(400).json(error(25762, 'availableQuantity is not applicable for auction offer.'));
+      return;
+    }
+    const broken = languageProblem(req.get('Content-Language')) ?? offerProblem(body, offer.body.format);
+    if (broken) {
+      res.status(400).json(limitError(broken));
       return;
     }
     const refusal = revise(ebay, [offer]);
@@ -266,6 +292,8 @@ function priceQuantity(state: SandboxState, account: string, request: Body): Pri
     if (offer.status !== 'PUBLISHED') return refuse(400, 25713, `This Offer is not available : ${offer.offerId} is not published (use updateOffer).`);
     if (offer.body.format === 'AUCTION' && o.availableQuantity !== undefined)
       return refuse(400, 25762, 'availableQuantity is not applicable for auction offer.');
+    if (offerQuantityProblem(o.availableQuantity))
+      return refuse(400, 25604, 'Input error. The availableQuantity must be a whole number of 0 or more, for an offer.');
   }
   // Each live listing the entry changes is revised once: its offer named, or every one of the SKU when the item's quantity is set.
   const revised = [...offers.map((o) => ebay.offers.get(o.offerId!)!), ...(typeof quantity === 'number' ? ebay.offersOf(account, sku) : [])];
@@ -381,6 +409,11 @@ function mountGroups(router: express.Router, state: SandboxState): void {
       res.status(400).json(error(25002, `A user error has occurred. The inventoryItemGroupKey ${groupKey} is longer than 50 characters.`));
       return;
     }
+    const broken = languageProblem(req.get('Content-Language')) ?? groupProblem(body);
+    if (broken) {
+      res.status(400).json(limitError(broken));
+      return;
+    }
     // 25703 "The following SKU is already a member of another group" and 25704 "... already listed
     // as a single SKU listing" (the call's error table): a member SKU of another group of the
     // seller, or with a published fixed-price offer on a listing that is not this group's live one.
@@ -485,6 +518,13 @@ function mountGroups(router: express.Router, state: SandboxState): void {
     });
     if (imageless !== undefined) {
       res.status(400).json(error(25002, `A user error has occurred. SKU ${String(imageless)} of group ${groupKey} has no image, nor has the group.`));
+      return;
+    }
+    const crowded = (group.variantSKUs as unknown[])
+      .map((sku) => memberPicturesProblem(String(sku), ebay.inventory.get(key(account, String(sku)))))
+      .find(Boolean);
+    if (crowded) {
+      res.status(400).json(limitError(crowded));
       return;
     }
     const offers: EbayOfferRecord[] = [];

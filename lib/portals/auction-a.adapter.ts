@@ -5,7 +5,17 @@ import { now } from '../clock';
 import { Joi, datetime, list, portalAccountRef, text } from '../http';
 import type { ChannelOrderPage } from './channel-order.type';
 import { ebayCall, ebayErrorText } from './ebay/ebay-http';
-import { EbayListing, ebayListing, ebaySku, ebaySkuRefusal, formatOf, inventoryItemGroupOf, isAuction, siteOf } from './ebay/ebay-listing.mapping';
+import {
+  EbayInventoryItemGroup,
+  EbayListing,
+  ebayListing,
+  ebaySku,
+  ebaySkuRefusal,
+  formatOf,
+  inventoryItemGroupOf,
+  isAuction,
+  siteOf,
+} from './ebay/ebay-listing.mapping';
 import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapping';
 import { withCancelRequests } from './ebay/ebay-cancel-requests';
 import { ebayDay } from './ebay/ebay-day';
@@ -141,7 +151,14 @@ export class AuctionAAdapter implements PortalAdapter {
     if (variation.variants.some((v) => isAuction(v.group)))
       throw portalInputError(this.portal, `stock item ${variation.main.stockId}: eBay lists variations at a fixed price only, not as an auction (type_id 1)`);
     const unlocated = variation.variants.map((v) => ebayListing(v));
-    for (const l of unlocated) this.checkLimits(l, true);
+    for (const l of unlocated) this.checkLimits(l, true, true);
+    this.checkGroup(
+      inventoryItemGroupOf(
+        variation,
+        unlocated.map((l) => l.sku),
+      ),
+      variation.main.stockId,
+    );
     await this.refuseSkus(
       target,
       unlocated.map((l) => l.sku),
@@ -829,8 +846,14 @@ export class AuctionAAdapter implements PortalAdapter {
     return (await ebayCall<EbayOrder>(target, { method: 'GET', path: `${fulfillment}/order/${encodeURIComponent(orderId)}` })).body;
   }
 
-  /** eBay's own limits, checked before sending (list also needs what publishing needs). */
-  private checkLimits(listing: EbayListing, publishing: boolean): void {
+  /**
+   * eBay's own limits, checked before sending (list also needs what publishing needs); `member`: the
+   * item is a variation of a multiple-variation listing, whose items take at most 12 pictures
+   * (Product.imageUrls). The lengths are sell_inventory_v1_oas3.json's "Max Length" of each field;
+   * pictures "must use the "HTTPS" protocol" (decision: an http URL is refused naming it, not
+   * rewritten, since its host may serve no HTTPS and the listing would show a broken picture).
+   */
+  private checkLimits(listing: EbayListing, publishing: boolean, member = false): void {
     const { product } = listing.inventoryItem;
     const { offer } = listing;
     const fail = (message: string) => {
@@ -841,6 +864,12 @@ export class AuctionAAdapter implements PortalAdapter {
     if (product.title!.length > 80) fail('the title is longer than 80 characters');
     if (product.subtitle && product.subtitle.length > 55) fail("the subtitle is longer than eBay's 55 characters");
     if ((product.imageUrls ?? []).length > 24) fail('at most 24 pictures');
+    if (member && (product.imageUrls ?? []).length > 12) fail(`SKU ${listing.sku}: a variation's item takes at most 12 pictures at eBay (picture.url)`);
+    this.checkCommon(product, `SKU ${listing.sku}: `);
+    if (product.brand && product.brand.length > 65) fail("the brand is longer than eBay's 65 characters");
+    if (product.mpn && product.mpn.length > 65) fail("the MPN (catalog.value) is longer than eBay's 65 characters");
+    const condition = listing.inventoryItem.conditionDescription;
+    if (condition && condition.length > 1000) fail("the condition description is longer than eBay's 1000 characters (condition.description)");
     if ((offer.listingDescription ?? '').length > 500000) fail('the description is longer than 500000 characters');
     if (offer.format === 'AUCTION') {
       if (!auctionDurations.includes(offer.listingDuration ?? '')) fail('an auction runs 1, 3, 5, 7 or 10 days');
@@ -851,6 +880,43 @@ export class AuctionAAdapter implements PortalAdapter {
     const policies = offer.listingPolicies ?? {};
     if (!policies.fulfillmentPolicyId || !policies.paymentPolicyId || !policies.returnPolicyId)
       fail('eBay lists with business policies: seller_profile.shipping, payment and refund ids are required');
+  }
+
+  /**
+   * What an inventory item and an inventory item group share: pictures over HTTPS (picture.url),
+   * aspect names of at most 40 characters and values of at most 50 (characteristics, the variant's
+   * specifics; Product.aspects and InventoryItemGroup.aspects). `who` names the item or main.
+   */
+  private checkCommon(product: { imageUrls?: string[]; aspects?: Record<string, string[]> }, who: string): void {
+    const plain = (product.imageUrls ?? []).find((u) => !/^https:\/\//i.test(u));
+    if (plain !== undefined) throw portalInputError(this.portal, `${who}eBay takes pictures over HTTPS only, not ${plain} (picture.url)`);
+    for (const [name, values] of Object.entries(product.aspects ?? {})) {
+      if (name.length > 40) throw portalInputError(this.portal, `${who}the item specific "${name}" is longer than eBay's 40 characters (characteristics type)`);
+      const long = values.find((v) => v.length > 50);
+      if (long !== undefined)
+        throw portalInputError(this.portal, `${who}the value "${long}" of item specific ${name} is longer than eBay's 50 characters (characteristics value)`);
+    }
+  }
+
+  /**
+   * The inventory item group's limits (InventoryItemGroup: title 80, subtitle 55, aspects and
+   * pictures as an item's, variesBy's names 40 and values 50), checked with the variants' before
+   * anything is written: the group is written last, so a refusal of it came after every variant's
+   * item and offer were written and a variant listed on its own was withdrawn.
+   */
+  private checkGroup(group: EbayInventoryItemGroup, mainStockId: number): void {
+    const fail = (message: string) => {
+      throw portalInputError(this.portal, `stock item ${mainStockId} (a variation main): ${message}`);
+    };
+    if (group.title && group.title.length > 80) fail('the title is longer than 80 characters');
+    if (group.subtitle && group.subtitle.length > 55) fail("the subtitle is longer than eBay's 55 characters");
+    if ((group.imageUrls ?? []).length > 24) fail('at most 24 pictures');
+    this.checkCommon(group, `stock item ${mainStockId} (a variation main): `);
+    for (const spec of group.variesBy?.specifications ?? []) {
+      if ((spec.name ?? '').length > 40) fail(`the variation specific "${spec.name ?? ''}" is longer than eBay's 40 characters`);
+      const long = (spec.values ?? []).find((v) => v.length > 50);
+      if (long !== undefined) fail(`the value "${long}" of variation specific ${spec.name ?? ''} is longer than eBay's 50 characters`);
+    }
   }
 }
 

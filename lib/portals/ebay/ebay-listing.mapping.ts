@@ -175,6 +175,32 @@ function quantityOf(group: Group, item: ListingItem, auction: boolean): number {
   return Math.max(0, item.quantityAvailable);
 }
 
+/** Product.description's "Max Length: 4000" (sell_inventory_v1_oas3.json). */
+export const productDescriptionMax = 4000;
+
+/**
+ * The inventory item's product.description: the entry's description, or, when it is longer than
+ * the 4000 characters Product.description takes, its text without markup, cut at a word within
+ * 4000 with "…" (decision, lib/portals/README.md "Descriptions"). The listing shows the offer's
+ * listingDescription (up to 500000, HTML included: "If a listingDescription field is omitted ...
+ * the text in this field will be used instead"), which carries the whole description; the
+ * product's is the catalogue text eBay also asks for before publishing. Sent whole, a description
+ * beyond 4000 (an ordinary HTML listing template) broke the contract's limit on the inventory
+ * item, so such an item could be neither listed nor revised.
+ */
+export function productDescription(description: string): string {
+  if (description.length <= productDescriptionMax) return description;
+  const plain = description
+    .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (plain.length <= productDescriptionMax) return plain;
+  const cut = plain.slice(0, productDescriptionMax - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${space > productDescriptionMax / 2 ? cut.slice(0, space) : cut}…`;
+}
+
 /** The inventory item: product data (title, subtitle, description, pictures, aspects, identifiers), condition, quantity. */
 export function inventoryItemOf(item: ListingItem): EbayInventoryItem {
   const g = item.group;
@@ -182,7 +208,7 @@ export function inventoryItemOf(item: ListingItem): EbayInventoryItem {
   const product: EbayProduct = {
     title: text(g, 'name') ?? item.name,
     ...(text(g, 'subtitle') ? { subtitle: text(g, 'subtitle') } : {}),
-    ...(text(g, 'description') ? { description: text(g, 'description') } : {}),
+    ...(text(g, 'description') ? { description: productDescription(text(g, 'description')!) } : {}),
     imageUrls: picturesOf(g),
     ...(aspectsOf(g) || item.specifics?.length ? { aspects: { ...aspectsOf(g), ...specificsOf(item) } } : {}),
     ...identifiersOf(g, item.ean),
