@@ -13,7 +13,7 @@ export type { Connector } from './connector';
 export { ebayChallengeResponse, EbayNotificationRefused, readEbayDeletion } from './ebay/ebay-account-deletion';
 export { ebayConsentGrant, ebayConsentUrl } from './ebay/ebay-consent';
 export type { EbayApplication } from './ebay/ebay-consent';
-export { ebaySku } from './ebay/ebay-listing.mapping';
+export { ebaySku, ebaySkuRefusal } from './ebay/ebay-listing.mapping';
 export { ebayOffersOfSku } from './ebay/ebay-offers';
 export { ebayScopes } from './ebay/ebay-token';
 export { fieldGroupEntry } from './field-group';
