@@ -132,4 +132,45 @@ describe('fleet: CIA quantities reach market_d by patchListingsItem, or as JSON_
     expect(patchesOf().map((r) => r.path.split('/').pop())).to.deep.equal(['AMZ-THERE']);
     expect(shown()['AMZ-NONE']).to.equal(undefined);
   });
+
+  it('when items beyond the patch plan go as a feed and some have no listing at Amazon, then those are refused naming the SKU as by a patch, and the feed carries none of them', async () => {
+    const listed = Array.from({ length: 20 }, (_, i) => ({ name: `Amazon ${i}`, sku: `AMZ-L${i}`, quantity: i + 1, cia: { market_d: { is_active: true } } }));
+    // Last in the batch: the patches take the first SKUs, so these fall to the feed.
+    const unlisted = Array.from({ length: 3 }, (_, i) => ({ name: `Nowhere ${i}`, sku: `AMZ-N${i}`, quantity: 5, cia: { market_d: { is_active: true } } }));
+    atAmazon(...listed.map((s) => s.sku));
+    const uploads = queues().get('portal_upload');
+    await uploads.pause();
+    let ids: number[];
+    try {
+      const res = await call('stock/list/', { token: seller.token, body: { stock: [...listed, ...unlisted] } });
+      expect(res.status, res.text).to.equal(207);
+      ids = (res.body.response as { stock_id: number }[]).map((r) => Number(r.stock_id));
+      await waitFor(
+        'CIA wanting all 23 quantities at Amazon',
+        async () => {
+          const { rows } = (await db().raw(
+            "SELECT count(*)::int AS n FROM cia_portal_state WHERE account_id = ? AND portal = 'market_d' AND acked_seq < desired_seq",
+            [seller.id],
+          )) as { rows: { n: number }[] };
+          return rows[0]!.n === 23;
+        },
+        15000,
+      );
+    } finally {
+      await uploads.resume();
+    }
+    await waitFor('all 20 listed quantities at Amazon', () => listed.every((s) => shown()[s.sku] === s.quantity), 20000);
+    for (const [i, s] of unlisted.entries()) {
+      const state = await refusedState(ids[20 + i]!);
+      expect(state.last_error, s.sku).to.contain(`Amazon holds no listing of SKU ${s.sku}`).and.contain('was not sent').and.contain('portal_upload market_d');
+      expect(shown()[s.sku], s.sku).to.equal(undefined);
+    }
+    const amazon = amazonOf(running.sandbox.state);
+    expect(feedsOf().length).to.be.at.least(1);
+    const fed = feedsOf().flatMap((f) =>
+      (JSON.parse(amazon.documents.get(f.inputFeedDocumentId)!.content!) as { messages: { sku: string }[] }).messages.map((m) => m.sku),
+    );
+    expect(fed.filter((sku) => sku.startsWith('AMZ-N'))).to.deep.equal([]);
+    expect(patchesOf().filter((r) => r.path.split('/').pop()!.startsWith('AMZ-N'))).to.deep.equal([]);
+  });
 });

@@ -372,6 +372,48 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(sandbox.state.quantities(String(account)).market_d?.['MM-BOTH']).to.equal(6);
   });
 
+  it('CIA beyond the patch plan at SKUs Kontor recorded no listing of: the feed carries only those Amazon holds in every marketplace; one it holds nowhere is refused as a patch would be, one held in DE alone answers retry (the feed, applied in DE and FR, would stub it in FR)', async () => {
+    const skus = Array.from({ length: 14 }, (_, i) => `MM-ALL-${i}`);
+    for (const sku of skus) sellerCentralListing(sandbox.state, String(account), sku, [DE, FR]);
+    sellerCentralListing(sandbox.state, String(account), 'MM-F-DE', [DE]);
+    sellerCentralListing(sandbox.state, String(account), 'MM-F-BOTH', [DE, FR]);
+    // Last in the batch: the patches take the first SKUs, so these fall to the feed.
+    const updates = [
+      ...skus.map((sku, i) => quantity(300 + i, sku, 6)),
+      quantity(401, 'MM-F-NONE', 4),
+      quantity(402, 'MM-F-DE', 5),
+      quantity(403, 'MM-F-BOTH', 7),
+    ];
+    const outcomes = await adapter.setQuantities(target, updates, 'batch-q5', recordedListings({}));
+    const feeds = [...amazonOf(sandbox.state).feeds.values()].filter((f) => f.account === String(account));
+    expect(feeds).to.have.length(1);
+    const fed = (JSON.parse(amazonOf(sandbox.state).documents.get(feeds[0]!.inputFeedDocumentId)!.content!) as { messages: { sku: string }[] }).messages.map(
+      (m) => m.sku,
+    );
+    expect(fed).to.include('MM-F-BOTH').and.not.include('MM-F-NONE').and.not.include('MM-F-DE');
+    expect(outcomes.slice(14)).to.deep.equal([
+      {
+        stockId: 401,
+        outcome: 'refused',
+        message: `market_d: Amazon holds no listing of SKU MM-F-NONE in ${DE}, ${FR}, and a quantity alone makes no offer (no product, no price); the quantity of item 401 was not sent (list it with portal_upload market_d, or in Seller Central)`,
+      },
+      {
+        stockId: 402,
+        outcome: 'retry',
+        message: `market_d: SKU MM-F-DE is listed in ${DE} only, which a feed cannot name alone; its patch waits for Amazon's rate limit`,
+      },
+      { stockId: 403, outcome: 'accepted' },
+    ]);
+    expect(await shownAt('MM-F-NONE', `${DE},${FR}`)).to.deep.include({ status: 404 });
+    expect(await shownAt('MM-F-DE', `${DE},${FR}`)).to.deep.equal({ status: 200, marketplaces: [DE] });
+    expect(sandbox.state.quantities(String(account)).market_d?.['MM-F-BOTH']).to.equal(7);
+    // The push's retry of MM-F-DE alone is within the patch plan: patched in DE only.
+    const [again] = await adapter.setQuantities(target, [quantity(402, 'MM-F-DE', 5)], 'batch-q6', recordedListings({}));
+    expect(again).to.deep.equal({ stockId: 402, outcome: 'accepted' });
+    expect(calls('MM-F-DE', 'PATCH').map((p) => p.query!.marketplaceIds)).to.deep.equal([DE]);
+    expect(sandbox.state.quantities(String(account)).market_d?.['MM-F-DE']).to.equal(5);
+  });
+
   it('a JPY price with decimals is refused before any call, naming the SKU and the marketplace (the yen has no minor unit); a whole yen price is offered as it is', async () => {
     const JP = 'A1VC38T7YXB528';
     const err = await failure(adapter.list(targetIn(JP), item({ sku: 'MM-JPY', price: '1980.50' }), 'job-j1'));

@@ -1,16 +1,17 @@
 import type { Issue, Item } from '@sp-api-sdk/listings-items-api-2021-08-01';
 import type { ListingCheck } from '../portal.type';
-import type { SpApiSession } from './sp-api-client';
+import type { CallOptions, SpApiSession } from './sp-api-client';
 
 type ListingData = 'summaries' | 'issues' | 'fulfillmentAvailability';
 
 /**
  * getListingsItem of a SKU in all the account's marketplaces (it takes several: no maxItems, one
  * call answers a summary per marketplace) with these data sets; null where Amazon answers 404,
- * a SKU it holds no listing of (or has not made one of yet): no error.
+ * a SKU it holds no listing of (or has not made one of yet): no error. `reserved`: the caller
+ * took the call's token already (SpApiSession.reserve), so it goes by `send`.
  */
-export async function readListing(s: SpApiSession, sku: string, includedData: ListingData[]): Promise<Item | null> {
-  return s.call<Item | null>('get', s.listingPath(sku), async (o) => {
+export async function readListing(s: SpApiSession, sku: string, includedData: ListingData[], reserved = false): Promise<Item | null> {
+  const run = async (o: CallOptions): Promise<{ data: Item | null; status?: number; headers?: Record<string, unknown> }> => {
     try {
       return await s.listings.getListingsItem({ sellerId: s.creds.sellerId, sku, marketplaceIds: s.marketplaceIds, includedData }, o);
     } catch (err) {
@@ -18,7 +19,9 @@ export async function readListing(s: SpApiSession, sku: string, includedData: Li
       if (response?.status === 404) return { data: null, status: 404, headers: response.headers };
       throw err;
     }
-  });
+  };
+  const path = s.listingPath(sku);
+  return reserved ? s.send('get', path, run) : s.call('get', path, run);
 }
 
 /**
