@@ -35,7 +35,7 @@ const kontor = (args: string[], env: NodeJS.ProcessEnv) =>
   );
 
 describe('safe as shipped: production defaults (issue 31)', function () {
-  this.timeout(60000);
+  this.timeout(120000);
 
   it('when nothing is set, then the mode is production: no credentials key, no private webhook hosts, no trusted proxy', () => {
     const cfg = loadConfig({});
@@ -89,7 +89,7 @@ describe('safe as shipped: production defaults (issue 31)', function () {
     proc.stderr.on('data', (d) => (out += d));
     // Its exit, or its listening (then it is stopped): a process that starts must not hang the test.
     const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
-    await waitFor(async () => proc.exitCode !== null || /api listening/.test(out), 'the web process exiting or listening', 30000);
+    await waitFor(async () => proc.exitCode !== null || /api listening/.test(out), 'the web process exiting or listening', 90000);
     const code = proc.exitCode;
     if (code === null) proc.kill('SIGTERM');
     await exited;
@@ -131,7 +131,7 @@ describe('safe as shipped: production defaults (issue 31)', function () {
     proc.stdout.on('data', (d) => (out += d));
     proc.stderr.on('data', (d) => (out += d));
     try {
-      await waitFor(async () => /api listening/.test(out), 'the web process listening', 20000);
+      await waitFor(async () => /api listening/.test(out), 'the web process listening', 90000);
       expect(out).to.contain('unsafe setting PUBLIC_URL').and.contain('unsafe setting WEBHOOK_ALLOW_PRIVATE_HOSTS');
     } finally {
       proc.kill('SIGTERM');
@@ -157,7 +157,7 @@ describe('safe as shipped: production defaults (issue 31)', function () {
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     try {
       // proxy-addr refuses a /0 range ('invalid range on address'): the process died at start.
-      await waitFor(async () => /api listening/.test(out) || proc.exitCode !== null, 'the web process listening or gone', 20000);
+      await waitFor(async () => /api listening/.test(out) || proc.exitCode !== null, 'the web process listening or gone', 90000);
       expect(out, out).to.contain('api listening').and.not.contain('invalid range');
       // The address is the one the proxy wrote: the failed operator login's log line names it.
       const res = await fetch(`http://127.0.0.1:${port}/operator/metrics`, {
