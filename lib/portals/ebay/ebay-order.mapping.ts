@@ -36,25 +36,40 @@ function billing(buyer: Schemas['Buyer'] | undefined): ChannelOrderAddress {
 }
 
 /**
- * What the buyer pays for a line's items: discountedLineItemCost (the cost after promotions,
- * "only returned if the order line item was discounted through a promotion"), else lineItemCost
- * less the appliedPromotions' discounts that are not on its shipping.
+ * What the buyer pays for each line's items, in cents: discountedLineItemCost ("The cost of the line
+ * item after applying any discounts ... only returned if the order line item was discounted through
+ * a promotion"), else lineItemCost less the line's share of the item discounts no line carries.
  *
- * appliedPromotions lists every sales promotion of the line, and the contract counts "shipping
- * discounts" among them (AppliedPromotion.promotionId); such a discount is the line's
- * deliveryCost.discountAmount ("any shipping discount that has been applied to the line item"),
- * which the shipping fee takes off (deliveryFee). Taken off the price too, a free-shipping
- * promotion lowered the line's unit price by the shipping it saved and the invoice stood below
- * the payment (document 1: only partially paid, no paid_in_full). So (decision) without
- * discountedLineItemCost the promotions count against the items only for what they hold beyond
- * the line's shipping discount; a line whose items were discounted carries discountedLineItemCost,
- * which is taken as it is.
+ * Those are pricingSummary.priceDiscount ("the total amount of all item price discounts (including
+ * promotions) ... only returned if special discounts are being applied", a negative number) less
+ * what the lines' discountedLineItemCost take off already; shared over the lines without one in
+ * proportion to their appliedPromotions (else to their cost), the last line taking the rounding.
+ * appliedPromotions alone are not an item discount (decision, found by a reviewer of 63281d9): the
+ * contract counts "shipping discounts" among them (AppliedPromotion.promotionId), and a shipping
+ * discount is the shipping's (deliveryCost.discountAmount, or the order's deliveryDiscount, which
+ * sellerDelivery takes off). 63281d9 took off the promotions beyond the line's own discountAmount,
+ * so a free-shipping promotion eBay gave in the order's deliveryDiscount only came off the shipping
+ * and the unit price both: 2 x 15.00 with 4.90 shipping free was billed 2 x 12.55 with no shipping,
+ * 25.10 against a payment of 30.00, only partially paid by document 1.
  */
-function lineCost(item: Schemas['LineItem']): number {
-  if (item.discountedLineItemCost?.value !== undefined) return cents(item.discountedLineItemCost.value);
-  const promotions = (item.appliedPromotions ?? []).reduce((sum, p) => sum + Math.abs(cents(p.discountAmount?.value)), 0);
-  const onShipping = Math.abs(cents(item.deliveryCost?.discountAmount?.value));
-  return cents(item.lineItemCost?.value) - Math.max(0, promotions - onShipping);
+function lineCosts(order: EbayOrder): number[] {
+  const items = order.lineItems ?? [];
+  const discounted = (item: Schemas['LineItem']) => item.discountedLineItemCost?.value !== undefined;
+  const costs = items.map((item) => (discounted(item) ? cents(item.discountedLineItemCost!.value) : cents(item.lineItemCost?.value)));
+  const onLines = items.reduce((s, item) => s + (discounted(item) ? cents(item.lineItemCost?.value) - cents(item.discountedLineItemCost!.value) : 0), 0);
+  const rest = Math.abs(cents(order.pricingSummary?.priceDiscount?.value)) - Math.max(0, onLines);
+  const open = items.map((item, i) => i).filter((i) => !discounted(items[i]!));
+  if (rest <= 0 || open.length === 0) return costs;
+  const promoted = (i: number) => (items[i]!.appliedPromotions ?? []).reduce((s, p) => s + Math.abs(cents(p.discountAmount?.value)), 0);
+  const weigh = open.some((i) => promoted(i) > 0) ? promoted : (i: number) => costs[i]!;
+  const total = open.reduce((s, i) => s + weigh(i), 0);
+  let given = 0;
+  open.forEach((i, k) => {
+    const share = k === open.length - 1 ? rest - given : total > 0 ? Math.round((rest * weigh(i)) / total) : 0;
+    given += share;
+    costs[i] = Math.max(0, costs[i]! - share);
+  });
+  return costs;
 }
 
 /**
@@ -150,7 +165,7 @@ function unitCents(cost: number, quantity: number): { unit: number; left: number
  */
 function lines(order: EbayOrder): { lines: ChannelOrderLine[]; left: number } {
   const items = order.lineItems ?? [];
-  const costs = items.map(lineCost);
+  const costs = lineCosts(order);
   const shares = adjustmentShares(order, costs);
   const ids = transactionIds(items);
   let left = 0;
@@ -233,7 +248,7 @@ function paid(order: EbayOrder): number {
 
 /** What the seller bills in cents: the lines' costs with the price adjustment, and its shipping (sellerDelivery). */
 function billedCents(order: EbayOrder): number {
-  const costs = (order.lineItems ?? []).map(lineCost);
+  const costs = lineCosts(order);
   const items = [...costs, ...adjustmentShares(order, costs)].reduce((s, c) => s + c, 0);
   return items + (sellerDelivery(order) ?? 0);
 }
