@@ -28,13 +28,18 @@ export function presentedCredentials(
 ): CredentialReading[] | undefined {
   if (basic) {
     if (body.client_secret !== undefined || body.password !== undefined)
-      throw oauthError('invalid_request', 'send the credentials either in the Authorization header (Basic) or in the body, not both');
+      throw oauthError(
+        'invalid_request',
+        'send the credentials either in the Authorization header (Basic) or in the body, not both',
+        body.client_secret !== undefined ? 'client_secret' : 'password',
+      );
     const readings = [{ id: basic.user, secret: basic.password }];
     const decoded = formDecoded(basic.user, basic.password);
     if (decoded && (decoded.id !== basic.user || decoded.secret !== basic.password)) readings.push(decoded);
-    const named = body.client_id ?? body.username;
+    const field = body.client_id !== undefined ? 'client_id' : 'username';
+    const named = body[field];
     if (named !== undefined && !readings.some((r) => r.id === named))
-      throw oauthError('invalid_request', 'client_id in the body names another client than the Authorization header');
+      throw oauthError('invalid_request', `${field} in the body names another client than the Authorization header`, field);
     return readings;
   }
   const id = body.username ?? body.client_id;

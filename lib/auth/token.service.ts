@@ -126,7 +126,7 @@ export async function grantClientCredentials(
   if (signedIn === undefined) {
     // RFC 6749 5.2: a client that authenticated but may not use this grant is unauthorized_client.
     if (await clientOf([{ id: login, secret: password }, ...alternatives]))
-      throw oauthError('unauthorized_client', 'grant_type=client_credentials is a seller login; a client uses authorization_code and refresh_token');
+      throw oauthError('unauthorized_client', 'grant_type=client_credentials is a seller login; a client uses authorization_code and refresh_token', 'grant_type');
     throw oauthError('invalid_client', 'login or password is wrong');
   }
   const grant = { accountId: signedIn.accountId, oauthClientId: null, portalAccountId: null, scope: parseScope(scope) };
@@ -169,14 +169,14 @@ async function authenticateClient(credentials: CredentialReading[] | undefined):
  */
 function checkVerifier(challenge: string | null, verifier: string | undefined): void {
   if (challenge === null) {
-    if (verifier !== undefined) throw oauthError('invalid_grant', 'code_verifier was sent, but the authorization request had no code_challenge');
+    if (verifier !== undefined) throw oauthError('invalid_grant', 'code_verifier was sent, but the authorization request had no code_challenge', 'code_verifier');
     return;
   }
-  if (verifier === undefined) throw oauthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge');
+  if (verifier === undefined) throw oauthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge', 'code_verifier');
   const hashed = Buffer.from(crypto.createHash('sha256').update(verifier, 'ascii').digest('base64url'));
   const expected = Buffer.from(challenge);
   if (hashed.length !== expected.length || !crypto.timingSafeEqual(hashed, expected))
-    throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge');
+    throw oauthError('invalid_grant', 'code_verifier does not match the code_challenge', 'code_verifier');
 }
 
 /** The failures a client grant may end in; the client throttle counts the wrong secret only (client-throttle.ts). */
@@ -212,7 +212,7 @@ async function exchangeCode(
     if (consumed.kind !== 'valid') return consumed;
     const { redirectUri: boundUri, redirectUriSent, codeChallenge, ...granted } = consumed.grant;
     if (redirectUri !== undefined ? redirectUri !== boundUri : redirectUriSent)
-      throw oauthError('invalid_grant', 'redirect_uri must be the one of the authorization request');
+      throw oauthError('invalid_grant', 'redirect_uri must be the one of the authorization request', 'redirect_uri');
     checkVerifier(codeChallenge, codeVerifier);
     // The code starts a chain, the client access the seller sees: every refresh token that follows, and their access tokens, belong to it.
     const chainId = crypto.randomUUID();
@@ -221,12 +221,13 @@ async function exchangeCode(
     return { kind: 'issued' as const, answer: await issue(granted, chainId, trx) };
   });
   if (outcome.kind === 'issued') return outcome.answer;
-  if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the authorization code is unknown, used or expired');
+  if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the authorization code is unknown, used or expired', 'code');
   forgetCachedTokens(outcome.revokedAccessTokens);
   log.warn({ oauth_client_id: client.id }, 'authorization code presented again: the tokens issued for it are revoked');
   throw oauthError(
     'invalid_grant',
     'the authorization code was already used; as it may have leaked, the tokens issued for it are revoked: authorize the client again',
+    'code',
   );
 }
 
@@ -261,11 +262,12 @@ async function refresh(credentials: CredentialReading[] | undefined, refreshToke
     return { kind: 'issued' as const, answer };
   });
   if (outcome.kind === 'issued') return outcome.answer;
-  if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the refresh token is unknown, replaced or expired');
+  if (outcome.kind === 'unknown') throw oauthError('invalid_grant', 'the refresh token is unknown, replaced or expired', 'refresh_token');
   forgetCachedTokens(outcome.revokedAccessTokens);
   throw oauthError(
     'invalid_grant',
     'the refresh token was already replaced; as it may have leaked, every token of this authorization is revoked: authorize the client again',
+    'refresh_token',
   );
 }
 
