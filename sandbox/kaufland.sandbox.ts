@@ -415,6 +415,8 @@ function orderView(k: KauflandState, o: KauflandOrder) {
 
 /** The shared offer view (GET /_sandbox/quantities, offers) of a unit, keyed by its id_offer. */
 function showOffer(state: SandboxState, u: KauflandUnit, active: boolean): void {
+  // A unit ONHOLD (UnitPatchRequest.status, WriteableUnitStatuses) is kept but not on sale.
+  active &&= u.status !== 'ONHOLD';
   const existing = state.offers.get(key(portal, u.account, u.id_offer));
   state.offers.set(key(portal, u.account, u.id_offer), {
     portal,

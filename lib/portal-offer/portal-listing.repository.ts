@@ -16,6 +16,11 @@ export interface PortalListingRow {
   markets: string[] | null;
   /** The upload job that listed it in `markets`: its retry submits only the others. */
   markets_job: string | null;
+  /**
+   * The channel fulfils the listing's offer from its own warehouse since Kontor listed it (a Kaufland
+   * unit moved into Kaufland's fulfilment programme): CIA sends it no amount, in any process.
+   */
+  fulfilled_by_channel: boolean;
   updated_at: Date;
 }
 
@@ -24,8 +29,8 @@ declare module 'knex/types/tables' {
   interface Tables {
     portal_listing: Knex.CompositeTableType<
       PortalListingRow,
-      Omit<PortalListingRow, 'id' | 'updated_at' | 'markets' | 'markets_job'> &
-        Partial<Pick<PortalListingRow, 'markets' | 'markets_job'>> & { updated_at?: Knex.Raw }
+      Omit<PortalListingRow, 'id' | 'updated_at' | 'markets' | 'markets_job' | 'fulfilled_by_channel'> &
+        Partial<Pick<PortalListingRow, 'markets' | 'markets_job' | 'fulfilled_by_channel'>> & { updated_at?: Knex.Raw }
     >;
   }
 }
@@ -125,6 +130,42 @@ export const portalListingRepository = {
     return new Map(rows.map((r) => [Number(r.stock_id), r.markets!]));
   },
 
+  /** These items whose live listing at one portal account the channel fulfils since (`fulfilled_by_channel`), by stock id. */
+  async liveFulfilledByChannel(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]): Promise<Set<number>> {
+    if (stockIds.length === 0) return new Set();
+    const rows = await liveListings(knex, accountId, portal, portalAccountId, stockIds).select('stock_id').where('fulfilled_by_channel', true);
+    return new Set(rows.map((r) => Number(r.stock_id)));
+  },
+
+  /**
+   * Records what an adapter learnt of live listings (each by its item and portal item id, so a
+   * listing made again since under another id is left): the channel fulfils them now, or the
+   * seller again. One statement; rows already so are not written.
+   */
+  async markFulfilledByChannel(
+    knex: Knex,
+    accountId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    listings: { stockId: number; portalItemId: string }[],
+    fulfilled: boolean,
+  ): Promise<void> {
+    if (listings.length === 0) return;
+    await liveListings(
+      knex,
+      accountId,
+      portal,
+      portalAccountId,
+      listings.map((l) => l.stockId),
+    )
+      .whereIn(
+        ['stock_id', 'portal_item_id'],
+        listings.map((l) => [l.stockId, l.portalItemId]),
+      )
+      .where('fulfilled_by_channel', !fulfilled)
+      .update({ fulfilled_by_channel: fulfilled, updated_at: knex.fn.now() });
+  },
+
   /**
    * Listings these items are recorded under (any status: an ended record's offer may still be
    * live at eBay, portal-push.service.ts) that other items at the same portal account are
@@ -196,8 +237,15 @@ export const portalListingRepository = {
   ): Promise<void> {
     const markets = { markets: inMarkets?.markets ?? null, markets_job: inMarkets?.job ?? null };
     await knex('portal_listing')
-      .insert({ ...keyColumns(key), portal_item_id: portalItemId, status, ...markets, updated_at: knex.fn.now() })
+      .insert({ ...keyColumns(key), portal_item_id: portalItemId, status, ...markets, fulfilled_by_channel: false, updated_at: knex.fn.now() })
       .onConflict(['account_id', 'stock_id', 'portal', 'portal_account_id', 'lister_id'])
-      .merge({ portal_item_id: knex.raw('COALESCE(EXCLUDED.portal_item_id, portal_listing.portal_item_id)'), status, ...markets, updated_at: knex.fn.now() });
+      // A list or end done: the listing is the seller's again, or over (fulfilled_by_channel cleared).
+      .merge({
+        portal_item_id: knex.raw('COALESCE(EXCLUDED.portal_item_id, portal_listing.portal_item_id)'),
+        status,
+        ...markets,
+        fulfilled_by_channel: false,
+        updated_at: knex.fn.now(),
+      });
   },
 };

@@ -71,6 +71,10 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
       listedItems: (stockIds) => portalListingRepository.liveItemIds(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       listedMarkets: (stockIds) => portalListingRepository.liveMarkets(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       leftListings: (stockIds) => leftListings(trx, accountId, target, stockIds),
+      channelFulfilled: (stockIds) =>
+        portalListingRepository.liveFulfilledByChannel(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
+      recordChannelFulfilled: (listings, fulfilled) =>
+        portalListingRepository.markFulfilledByChannel(trx, accountId, target.portal as PortalId, target.portalAccountId, listings, fulfilled),
     });
     await ciaRepository.ack(
       trx,

@@ -83,11 +83,16 @@ function remember(s: KauflandSession, idOffer: string, unit: Unit): void {
   }
   const sellers = unitIds.get(key);
   if (sellers !== undefined && sellers !== unit.id_unit) return;
-  unitIds.delete(key);
+  keptApart(s, idOffer, unit.id_unit);
+}
+/** A unit Kaufland fulfils: never taken for the seller's, never sent an amount, by this process. */
+function keptApart(s: KauflandSession, idOffer: string, idUnit: number): void {
+  const key = unitKey(s, idOffer);
+  if (unitIds.get(key) === idUnit) unitIds.delete(key);
   if (kauflandIds.size > 200_000) kauflandIds.clear();
-  kauflandIds.add(goneKey(s, unit.id_unit));
+  kauflandIds.add(goneKey(s, idUnit));
   if (kauflandUnits.size > 200_000) kauflandUnits.clear();
-  kauflandUnits.set(key, unit.id_unit);
+  kauflandUnits.set(key, idUnit);
 }
 /**
  * Units Kaufland answered 404 for (deleted there): a recorded listing naming one is not trusted
@@ -330,7 +335,19 @@ export class MarketEAdapter extends HttpPortalAdapter {
           (await this.sellersUnit(s, idOffer))?.id_unit ??
           (await this.createdUnit(s, idOffer, 'the delete waits for it rather than leave it on sale')));
     if (id === undefined) return;
-    await s.call('DELETE', `/units/${id}`, { storefront: s.storefront });
+    // The unit's own type first (decision, README "Ending a unit Kaufland fulfils since"): one the
+    // seller moved into Kaufland's fulfilment programme after Kontor listed it holds the stock of
+    // Kaufland's warehouse, and DELETE /units/{id} took it from the seller. It is put ONHOLD
+    // (UnitPatchRequest.status, WriteableUnitStatuses: off sale, kept with its stock) instead.
+    const read = await s.call<{ data?: Unit }>('GET', `/units/${id}`, { storefront: s.storefront });
+    if (read.status !== 404 && read.body.data && byKaufland(read.body.data)) {
+      keptApart(s, idOffer, id);
+      const held = await s.call('PATCH', `/units/${id}`, { storefront: s.storefront }, { status: 'ONHOLD' }, [400]);
+      if (held.status === 400)
+        throw portalRefused(
+          `${fulfilledByKaufland(s, idOffer, id, 'does not delete it')}; Kaufland refused to put it on hold: ${kauflandMessage(held.body, 'no reason given')}. End it in the Seller Portal`,
+        );
+    } else if (read.status !== 404) await s.call('DELETE', `/units/${id}`, { storefront: s.storefront });
     unitIds.delete(unitKey(s, idOffer));
     await recordUnitCreation(s.target.portalAccountId, s.storefront, idOffer, null);
   }
@@ -349,7 +366,10 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (target.connector !== 'kaufland') return super.setQuantities(target, updates, key);
     const s = new KauflandSession(target);
     const outcomes = new Map<number, QuantityOutcome>();
-    await this.recallRecorded(s, updates, aids);
+    const recordedKauflands = await this.recallRecorded(s, updates, aids);
+    // What this push learnt of recorded listings, for portal_listing (README: "A unit Kontor listed that Kaufland fulfils since").
+    const nowKauflands: { stockId: number; portalItemId: string }[] = [];
+    const nowSellers: { stockId: number; portalItemId: string }[] = [];
     const unknown = updates.map(idOfferOf).filter((o) => !unitIds.has(unitKey(s, o)));
     // Many unknown offers (a first push after a restart): the storefront's units a page of 100 at a time, not a lookup each.
     const listedAll = unknown.length > listAllAbove ? await this.readAllUnits(s, new Set(unknown)) : false;
@@ -357,6 +377,8 @@ export class MarketEAdapter extends HttpPortalAdapter {
       const idOffer = idOfferOf(u);
       const id = unitIds.get(unitKey(s, idOffer)) ?? (listedAll ? undefined : (await this.sellersUnit(s, idOffer))?.id_unit);
       const kauflands = kauflandUnits.get(unitKey(s, idOffer));
+      if (id === undefined && kauflands !== undefined && !recordedKauflands.has(u.stockId))
+        nowKauflands.push({ stockId: u.stockId, portalItemId: String(kauflands) });
       if (id === undefined)
         outcomes.set(u.stockId, {
           stockId: u.stockId,
@@ -395,19 +417,25 @@ export class MarketEAdapter extends HttpPortalAdapter {
         const status = Number(d?.status_code ?? 0);
         if (status >= 200 && status < 300) {
           outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: 'accepted' });
+          if (recordedKauflands.has(r.u.stockId)) nowSellers.push({ stockId: r.u.stockId, portalItemId: String(r.id) });
           continue;
         }
         if (status === 404) forgetUnit(s, r.idOffer, r.id);
         const retry = !d || status === 404 || status === 429 || status >= 500;
         // Refused: the unit Kontor listed may be Kaufland's to fulfil since (remember): refused
         // as one, and no amount goes to it again (the next push finds it Kaufland's).
-        const message =
-          !retry && (await this.fulfilledNow(s, r.idOffer, r.id))
-            ? fulfilledByKaufland(s, r.idOffer, r.id, noAmount)
-            : `market_e (Kaufland) answered ${status || 'nothing'} for unit ${r.id} (id_offer ${r.idOffer}): ${kauflandMessage(d, 'no reason given')}`;
+        const kauflands = !retry && (await this.fulfilledNow(s, r.idOffer, r.id));
+        if (kauflands) nowKauflands.push({ stockId: r.u.stockId, portalItemId: String(r.id) });
+        const message = kauflands
+          ? fulfilledByKaufland(s, r.idOffer, r.id, noAmount)
+          : `market_e (Kaufland) answered ${status || 'nothing'} for unit ${r.id} (id_offer ${r.idOffer}): ${kauflandMessage(d, 'no reason given')}`;
         outcomes.set(r.u.stockId, { stockId: r.u.stockId, outcome: retry ? 'retry' : 'refused', message });
       }
     }
+    // Kept in the listing's record (only a listing recorded under that unit id is marked), so a
+    // restart or another worker sends it no amount; a unit back to the seller's is cleared.
+    if (nowKauflands.length > 0) await aids?.recordChannelFulfilled?.(nowKauflands, true);
+    if (nowSellers.length > 0) await aids?.recordChannelFulfilled?.(nowSellers, false);
     return updates.map((u) => outcomes.get(u.stockId)!);
   }
 
@@ -543,15 +571,35 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * Pages through the storefront's units (GET /units, 100 a page) remembering each, until every
    * wanted id_offer is found or the units end (true: every unit was seen), at most 100 pages.
    */
-  /** The units Kontor recorded for the listings of the items this process does not know yet (one statement, only when there are such items). */
-  private async recallRecorded(s: KauflandSession, updates: QuantityUpdate[], aids: PushAids | undefined): Promise<void> {
-    const unknown = updates.filter((u) => !unitIds.has(unitKey(s, idOfferOf(u))));
-    if (!aids || unknown.length === 0) return;
+  /**
+   * The units Kontor recorded for the listings of the items this process does not know yet, and
+   * for those recorded as Kaufland's to fulfil (portal_listing.fulfilled_by_channel, one statement
+   * a push). A unit recorded so is read by its id (GET /units/{id_unit}: GET /units shows a unit
+   * only minutes after it is made, by id at once) and kept by its type now: Kaufland's, sent no
+   * amount; the seller's again, sent its amount (and the record cleared, setQuantities); gone,
+   * forgotten. Answers the items recorded so. Before, only the process that read the unit's type
+   * knew it: after a restart, or in another portal_upload worker, its recorded id was sent an
+   * amount once more.
+   */
+  private async recallRecorded(s: KauflandSession, updates: QuantityUpdate[], aids: PushAids | undefined): Promise<Set<number>> {
+    if (!aids) return new Set();
+    const fulfilled = (await aids.channelFulfilled?.(updates.map((u) => u.stockId))) ?? new Set<number>();
+    const unknown = updates.filter((u) => fulfilled.has(u.stockId) || !unitIds.has(unitKey(s, idOfferOf(u))));
+    if (unknown.length === 0) return fulfilled;
     const recorded = await aids.listedItems(unknown.map((u) => u.stockId));
+    const reread: { idOffer: string; id: number }[] = [];
     for (const u of unknown) {
       const id = recordedUnit(s, recorded.get(u.stockId));
-      if (id !== undefined) rememberUnit(s, idOfferOf(u), id);
+      if (id === undefined) continue;
+      if (fulfilled.has(u.stockId)) reread.push({ idOffer: idOfferOf(u), id });
+      else rememberUnit(s, idOfferOf(u), id);
     }
+    await mapLimited(reread, concurrency, async ({ idOffer, id }) => {
+      const answer = await s.call<{ data?: Unit }>('GET', `/units/${id}`, { storefront: s.storefront });
+      if (answer.status === 404 || !answer.body.data) return forgetUnit(s, idOffer, id);
+      remember(s, idOffer, answer.body.data);
+    });
+    return fulfilled;
   }
 
   private async readAllUnits(s: KauflandSession, wanted: Set<string>): Promise<boolean> {

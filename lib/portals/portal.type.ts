@@ -147,6 +147,19 @@ export interface PushAids {
    * variant that left stays on the main's eBay listing (lib/portals README).
    */
   leftListings?(stockIds: number[]): Promise<Map<number, Set<string>>>;
+  /**
+   * The items whose live listing the channel fulfils from its own warehouse since Kontor listed it
+   * (portal_listing.fulfilled_by_channel: a Kaufland unit the seller moved into Kaufland's
+   * fulfilment programme), as an adapter recorded it (recordChannelFulfilled), by stock id. One
+   * statement. What one process learnt, every process and a restart know.
+   */
+  channelFulfilled?(stockIds: number[]): Promise<Set<number>>;
+  /**
+   * Records that these items' live listings (each named by its portal item id; one recorded under
+   * another id is left) are fulfilled by the channel now, or the seller's again. One statement, on
+   * the push's transaction.
+   */
+  recordChannelFulfilled?(listings: { stockId: number; portalItemId: string }[], fulfilled: boolean): Promise<void>;
 }
 
 /**

@@ -13,7 +13,7 @@ import { portalTargetRepository } from '../../lib/portal-account';
 import { stockPortalRepository } from '../../lib/stock';
 import { forgetKauflandUnits, MarketEAdapter } from '../../lib/portals/market-e.adapter';
 import { kauflandOf, NewKauflandUnit } from '../../sandbox/kaufland.sandbox';
-import { channelLoopForSuite, Sandbox, waitFor } from '../fleet/support';
+import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { kauflandItem } from './kaufland-support';
 import { call } from '../support/api';
 import { kontorOrder } from './channel-support';
@@ -131,6 +131,82 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     const afterRestart = await list();
     expect(afterRestart.error).to.match(new RegExp(`Kaufland fulfils unit ${id} of id_offer KF-MOVE .*give it a SKU of its own`));
     expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.amount])).to.deep.equal([[id, 'fulfilled_by_kaufland', 10]]);
+  });
+
+  it("when a unit Kontor listed is moved into Kaufland's fulfilment programme and one process learnt it, then its listing's record says so, a restarted process sends it no amount, and once it is the seller's again its amount goes to it and the record says so (only process memory knew it: the first push after a restart sent it an amount)", async () => {
+    const { seller: owner, stockId, list, units, requests } = await seller('KF-KEEP');
+    const listed = await list();
+    expect(listed.state, listed.error).to.equal('completed');
+    const id = Number((listed.result as { portal_item_id: string }).portal_item_id);
+    const move = (fulfillment_type: string) =>
+      fetch(`${sandbox.url}/_sandbox/kaufland/units/${id}/fulfillment`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ fulfillment_type }),
+      });
+    expect((await move('fulfilled_by_kaufland')).status).to.equal(200);
+    const amounts = () => requests('POST', /^\/v2\/units\/bulk$/).flatMap((r) => (r.body as { id_unit: number }[]).filter((e) => e.id_unit === id));
+    const record = async () =>
+      (await db()('portal_listing')
+        .where({ account_id: owner.id, stock_id: stockId, portal: 'market_e' })
+        .first('portal_item_id', 'status', 'fulfilled_by_channel'))!;
+    const settledAt = async (quantity: number, refused: boolean) => {
+      const changed = await call(`stock/${stockId}/`, { token: owner.token, body: { stock: { quantity } } });
+      expect(changed.status, changed.text).to.equal(200);
+      return waitFor(
+        `the CIA state ${refused ? 'refused' : 'taken'} at ${quantity}`,
+        async () => {
+          const row = await db()('cia_portal_state')
+            .where({ account_id: owner.id, stock_id: stockId, portal: 'market_e' })
+            .first('refused_seq', 'desired_seq', 'acked_seq', 'desired_quantity', 'last_error');
+          return row && row.desired_quantity === quantity && Number(refused ? row.refused_seq : row.acked_seq) === Number(row.desired_seq) ? row : undefined;
+        },
+        20000,
+      );
+    };
+    const reason = new RegExp(`Kaufland fulfils unit ${id} of id_offer KF-KEEP .*sends it no amount`);
+    expect((await settledAt(4, true)).last_error).to.match(reason);
+    expect(await record()).to.deep.equal({ portal_item_id: String(id), status: 'listed', fulfilled_by_channel: true });
+    const told = amounts().length;
+    // A restart (or another portal_upload worker): the record tells it, no amount goes to the unit.
+    forgetKauflandUnits();
+    expect((await settledAt(3, true)).last_error).to.match(reason);
+    expect(amounts().length).to.equal(told);
+    expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.amount])).to.deep.equal([[id, 'fulfilled_by_kaufland', 10]]);
+    // Back to the seller's warehouse: read again by its id_offer, the seller's quantity goes to it.
+    expect((await move('fulfilled_by_merchant')).status).to.equal(200);
+    forgetKauflandUnits();
+    await settledAt(2, false);
+    expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.amount])).to.deep.equal([[id, 'fulfilled_by_merchant', 2]]);
+    expect(await record()).to.deep.equal({ portal_item_id: String(id), status: 'listed', fulfilled_by_channel: false });
+  });
+
+  it("when the seller ends the listing of a unit Kontor listed that Kaufland fulfils since, then the unit is put on hold, not deleted: it keeps Kaufland's stock and the listing is ended in Kontor (DELETE /units took the unit Kaufland fulfils from the seller)", async () => {
+    const { seller: owner, portalAccountId, stockId, list, units, requests } = await seller('KF-END');
+    const listed = await list();
+    expect(listed.state, listed.error).to.equal('completed');
+    const id = Number((listed.result as { portal_item_id: string }).portal_item_id);
+    const moved = await fetch(`${sandbox.url}/_sandbox/kaufland/units/${id}/fulfillment`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fulfillment_type: 'fulfilled_by_kaufland' }),
+    });
+    expect(moved.status).to.equal(200);
+    // A process that never read its type since (a restart).
+    forgetKauflandUnits();
+    const upload = await call(`stock/${stockId}/portal_upload/`, {
+      token: owner.token,
+      body: { portal_upload: { market_e: [{ action: 'delete', portal_account_id: portalAccountId }] } },
+    });
+    expect(upload.status, upload.text).to.equal(207);
+    const ended = await jobEnd(owner.token, (upload.body.response as { job_id: string }[])[0]!.job_id);
+    expect(ended.state, ended.error).to.equal('completed');
+    expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.status, u.amount])).to.deep.equal([[id, 'fulfilled_by_kaufland', 'ONHOLD', 10]]);
+    expect(requests('DELETE', /^\/v2\/units\//)).to.deep.equal([]);
+    expect(requests('PATCH', new RegExp(`^/v2/units/${id}$`)).map((r) => r.body)).to.deep.equal([{ status: 'ONHOLD' }]);
+    const record = await db()('portal_listing').where({ account_id: owner.id, stock_id: stockId, portal: 'market_e' }).first('status');
+    expect(record?.status).to.equal('ended');
+    expect(sandbox.state.quantities(String(portalAccountId)).market_e?.['KF-END']).to.equal(0);
   });
 
   it('when GET /units?id_offer=KF-ID answers another offer first (KF-ID-10), then listing KF-ID again updates its own unit found among them, not a second one (limit 1 saw only KF-ID-10 and POST /units made a second KF-ID)', async () => {

@@ -63,6 +63,7 @@ const migrations: string[] = [
   '20261127_2355_shopify_inventory_set_location',
   '20261128_0020_portal_listing_markets',
   '20261128_0130_invoice_rounding',
+  '20261128_0400_portal_listing_fulfilled_by_channel',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
