@@ -127,6 +127,18 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(found).to.deep.include({ state: 'pending', summary: `Amazon shows no listing of SKU MM-ONE in ${FR}` });
   });
 
+  it('revise of a listing recorded live in FR only (liveIn): one patch, naming FR alone; DE gets no offer of it', async () => {
+    // The put FR alone took (DE refused it: partial-listing.ts records markets [FR]).
+    await adapter.list(targetIn(FR), item({ sku: 'MM-REV-FR' }), 'job-fr-1');
+    await adapter.revise(target, item({ sku: 'MM-REV-FR', price: '21.00' }, { liveIn: [FR] }), 'MM-REV-FR', ['price'], 'job-fr-2');
+    const patches = calls('MM-REV-FR', 'PATCH');
+    expect(patches.map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([[200, FR]]);
+    expect((patches[0]!.body as { patches: { value: unknown }[] }).patches[0]!.value).to.deep.equal([
+      { currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 21 }] }], marketplace_id: FR },
+    ]);
+    expect(await shownAt('MM-REV-FR', `${DE},${FR}`)).to.deep.equal({ status: 200, marketplaces: [FR] });
+  });
+
   it('revise and end: one patch and one delete per marketplace; the listing is gone from both', async () => {
     await adapter.list(target, item({ sku: 'MM-REV' }), 'job-4');
     await adapter.revise(target, item({ sku: 'MM-REV', price: '21.00' }), 'MM-REV', ['price'], 'job-5');
