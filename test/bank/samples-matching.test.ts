@@ -131,8 +131,8 @@ describe('bank: the genuine statement files against a shop of 84 open orders', (
     expect(answers.get('cmxl__mt940-deutsche_bank.txt')).to.include({ stored: 7, duplicates: 0 });
     expect(answers.get('cmxl__mt940-iso8859-1.txt')).to.include({ stored: 0, duplicates: 1 });
     const total = Object.values(credits).reduce((a, b) => a + b, 0);
-    const [{ count }] = await db()('bank').where({ account_id: seller.id }).count<{ count: string }[]>('* as count');
-    expect(Number(count)).to.equal(total - 4 - 1);
+    const [stored] = await db()('bank').where({ account_id: seller.id }).count<{ count: string }[]>('* as count');
+    expect(Number(stored!.count)).to.equal(total - 4 - 1);
   });
 
   it('when every file is imported and matched, then no transfer pays an order it does not fit', async () => {
