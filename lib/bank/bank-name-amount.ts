@@ -13,17 +13,15 @@ import type { Knex } from 'knex';
 import type { OrderScope } from '../access';
 import { toCents } from '../order';
 import { bankRepository, MatchOrder, MatchRecord, UnassignedRange } from './bank.repository';
+import { foldedWords, searchableWord } from './text-fold';
 
-/** A name compared by its words: case, umlaut spellings (ü/ue), accents and word order do not matter. */
+/**
+ * A name compared by its words: case, umlaut spellings (ü/ue), accents and word order do not
+ * matter; letters of every script count (text-fold.ts: a Cyrillic or Greek name is its words,
+ * not nothing).
+ */
 export function nameKey(name: string): string {
-  const spelled = name.toLowerCase().replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue').replace(/ß/g, 'ss');
-  return spelled
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean)
-    .sort()
-    .join(' ');
+  return foldedWords(name).split(' ').filter(Boolean).sort().join(' ');
 }
 
 type Payer = Pick<MatchRecord, 'amount' | 'currency_id' | 'sender'>;
@@ -32,14 +30,22 @@ type Payer = Pick<MatchRecord, 'amount' | 'currency_id' | 'sender'>;
 export const payerKey = (p: Payer): string | null => (p.sender ? `${toCents(p.amount)}|${p.currency_id}|${nameKey(p.sender)}` : null);
 export const orderKey = (o: MatchOrder): string | null => (o.name ? `${toCents(o.owing)}|${o.currency_id}|${nameKey(o.name)}` : null);
 
-/** The query's (amount, word) pairs, each once: the longest word of the name narrows the join. */
+/**
+ * The query's (amount, word) pairs, each once: the longest word of the name that PostgreSQL folds
+ * as nameKey does (text-fold.ts searchableWord) narrows the join; a name without one (CJK, Hindi,
+ * Hebrew) gives the word '' and reads the orders owing its amount, whose names the caller
+ * compares whole (payerKey, orderKey).
+ */
 function pairsOf(payers: Payer[]): { amount: string; word: string }[] {
   const pairs = new Map<string, { amount: string; word: string }>();
   for (const p of payers) {
-    const longest = nameKey(p.sender ?? '')
+    const key = nameKey(p.sender ?? '');
+    if (!key) continue;
+    const longest = key
       .split(' ')
+      .filter(searchableWord)
       .reduce((a, b) => (b.length > a.length ? b : a), '');
-    if (longest) pairs.set(`${toCents(p.amount)} ${longest}`, { amount: p.amount, word: longest });
+    pairs.set(`${toCents(p.amount)} ${longest}`, { amount: p.amount, word: longest });
   }
   return [...pairs.values()];
 }

@@ -43,14 +43,16 @@ export interface MatchRecord {
 }
 
 /**
- * A name (the column `name`) folded as nameKey (bank-name-amount.ts) folds it: lower case, ä/ö/ü/ß
- * spelled out, the accents that Unicode decomposes dropped (those of Western and Central European
- * names). An ASCII name (one byte a character) needs lower case only: the translate is most of
- * the cost, and most names have nothing for it to do.
+ * A name (the column `name`) folded as nameKey (bank-name-amount.ts, text-fold.ts) folds the words
+ * it searches (searchableWord: Latin, Greek and Cyrillic): lower case, ä/ö/ü/ß spelled out,
+ * compatibility forms (NFKD) with their diacritics (U+0300-U+036F) dropped, `ς` as `σ`. Before,
+ * a translate of 52 Western and Central European accented letters: `Андрейченко`'s `й`,
+ * `Παπαδόπουλος`'s tonos and Vietnamese stacked accents stayed, and a payer of such a name was
+ * never found. An ASCII name (one byte a character) needs lower case only.
  */
 const foldedName = `CASE WHEN octet_length(name) = char_length(name) THEN lower(name) ELSE
-  translate(replace(replace(replace(replace(lower(name), 'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'),
-  'àáâãåāăąèéêëēėęěìíîïīįòóôõōőùúûūůűųýÿçćčďñńňřśšşťźżž', 'aaaaaaaaeeeeeeeeiiiiiioooooouuuuuuuyycccdnnnrsssszzzz') END`;
+  translate(regexp_replace(normalize(replace(replace(replace(replace(lower(normalize(name, NFC)), 'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'), NFKD),
+  '[\\u0300-\\u036f]', '', 'g'), 'ς', 'σ') END`;
 
 /** Records a matching job works through: an import's (a number range) or the re-match's (since a date). */
 export interface UnassignedRange {
@@ -442,8 +444,8 @@ export const bankRepository = {
   /**
    * The open orders in scope (not cancelled) that owe one of the amounts given (invoice_amount -
    * paid_amount) and whose billing name holds that amount's word. The orders owing one of the
-   * amounts are read once, each name folded once (as nameKey folds: lower case, ä/ö/ü/ß spelled
-   * out, the usual accents dropped), then joined with the (amount, word) pairs: folding per
+   * amounts are read once, each name folded once (foldedName, as nameKey folds the words it
+   * searches; the word '' finds every name), then joined with the (amount, word) pairs: folding per
    * joined row cost a best-selling amount's orders once per payer of that amount. The caller
    * compares whole names.
    */

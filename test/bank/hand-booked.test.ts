@@ -213,6 +213,17 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await paid(s, bernd)).to.equal('49.00');
   });
 
+  it("when a client books a Cyrillic payer's payment by hand and the statement brings another Cyrillic payer's payment of the amount and day too, then they are two payments, and the booked one is tied to its credit spelt in capitals", async () => {
+    const s = await newSeller();
+    await post(s.token, { transfer_date: '2026-11-20', sender: 'Иван Петров', subject: 'Оплата заказа', amount: '24.50' });
+    const file = camt([
+      { day: '2026-11-20', amount: '24.50', name: 'Пётр Сидоров', text: 'Счёт за май', ref: 'C-1' },
+      { day: '2026-11-20', amount: '24.50', name: 'ИВАН ПЕТРОВ', text: 'ОПЛАТА ЗАКАЗА', ref: 'C-2' },
+    ]);
+    expect(await importStatement(s, file)).to.deep.include({ entries: 2, stored: 1, duplicates: 1 });
+    expect((await transfers(s)).map((r) => r.sender)).to.deep.equal(['Иван Петров', 'Пётр Сидоров']);
+  });
+
   it("when a client books the statement's payment by hand with its umlauts decomposed (u and a combining diaeresis, as macOS copies them), then the answer is 302 with the statement's transfer", async () => {
     const s = await newSeller();
     const order = await orderPaidBy(s, '30.00');

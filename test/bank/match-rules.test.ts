@@ -123,6 +123,43 @@ describe('bank: the matching rules', () => {
       expect((await readOrder(fresh, wrong)).paid_amount).to.equal(null);
     });
 
+    describe('names of every script (text-fold.ts)', () => {
+      const buyer = (name: string) => ({ customer: { email: 'c@example.com', address: { name } } });
+
+      it('when a payer writes a Cyrillic name in capitals and the billing name has its й, then name and amount pay that order', async () => {
+        const fresh = await newSeller();
+        const id = await order(fresh, '41.17', buyer('Кирилл Андрейченко'));
+        const record = await post(fresh, { sender: 'АНДРЕЙЧЕНКО КИРИЛЛ', subject: 'оплата', amount: '41.17' });
+        expect(record).to.include({ order_id: id, match_rule: 'name_amount' });
+        expect((await readOrder(fresh, id)).paid_amount).to.equal('41.17');
+      });
+
+      it('when a payer writes a Greek name in capitals without tonos and the billing name has tonos and final sigma, then name and amount pay that order', async () => {
+        const fresh = await newSeller();
+        const id = await order(fresh, '52.30', buyer('Γιώργος Παπαδόπουλος'));
+        const record = await post(fresh, { sender: 'ΠΑΠΑΔΟΠΟΥΛΟΣ ΓΙΩΡΓΟΣ', subject: 'πληρωμή', amount: '52.30' });
+        expect(record).to.include({ order_id: id, match_rule: 'name_amount' });
+        expect((await readOrder(fresh, id)).paid_amount).to.equal('52.30');
+      });
+
+      it('when a payer of a CJK name pays what an order of that name owes, then it pays it; another CJK name of the same amount does not', async () => {
+        const fresh = await newSeller();
+        const id = await order(fresh, '63.00', buyer('王小明'));
+        const other = await order(fresh, '63.00', buyer('李华'));
+        expect(await post(fresh, { sender: '王小明', subject: '', amount: '63.00' })).to.include({ order_id: id, match_rule: 'name_amount' });
+        expect((await readOrder(fresh, other)).paid_amount).to.equal(null);
+      });
+
+      it('when two different non-Latin names owe and pay the same amount, then neither pays the other (no_match), nothing is paid', async () => {
+        const fresh = await newSeller();
+        const cyrillic = await order(fresh, '74.00', buyer('Иван Петров'));
+        const greek = await order(fresh, '74.00', buyer('Νίκος Οικονόμου'));
+        expect(await post(fresh, { sender: 'Пётр Сидоров', subject: '', amount: '74.00' })).to.include({ unassigned_reason: 'no_match', match_rule: null });
+        expect(await post(fresh, { sender: 'Δημήτρης Αλεξίου', subject: '', amount: '74.00' })).to.include({ unassigned_reason: 'no_match', match_rule: null });
+        for (const id of [cyrillic, greek]) expect((await readOrder(fresh, id)).paid_amount).to.equal(null);
+      });
+    });
+
     it('when a prefixed invoice number names an order, then it pays part of it', async () => {
       const id = await order(s, '80.00');
       await post(s, { subject: id, amount: '10.00' });

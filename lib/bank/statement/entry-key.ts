@@ -23,6 +23,7 @@
 import { createHash } from 'node:crypto';
 import { isIban } from './camt-remittance';
 import type { StatementEntry } from './statement.type';
+import { foldedWords } from '../text-fold';
 
 /**
  * The new keys start with their format's name: no key stored before (which starts with the
@@ -170,21 +171,15 @@ export interface Booking {
 /**
  * A payer's name or text compared across formats: lower case, umlauts spelled out (German
  * banks' MT940 writes `Mueller` where the camt.053 has `Müller`), accents, blanks and punctuation
- * dropped (MT940 joins its 27-character lines, CAMT its Ustrd lines, each its own way). Composed
- * first (NFC): a `ü` written as `u` and a combining diaeresis (as macOS and some online banking
- * pages copy it, and a client then posts it) was `u`, not `ue`, and a client's `Müller` booked
- * by hand was not the statement's `Müller` or `Mueller` (both stored, both paid).
+ * dropped (MT940 joins its 27-character lines, CAMT its Ustrd lines, each its own way), composed
+ * or not (a `ü` written as `u` and a combining diaeresis, as macOS and some online banking pages
+ * copy it). Letters of every script are kept (../text-fold.ts): before, only `a-z0-9` were, so a
+ * Cyrillic or Greek payer and text folded to nothing, and any two such payers of one amount and
+ * day were one payment (a credit of one claimed the other's hand booking, a reversal of one took
+ * the other's transfer back).
  */
 export function foldedText(text: string): string {
-  return text
-    .normalize('NFC')
-    .toLowerCase()
-    .replace(/ä/g, 'ae')
-    .replace(/ö/g, 'oe')
-    .replace(/ü/g, 'ue')
-    .replace(/ß/g, 'ss')
-    .normalize('NFD')
-    .replace(/[^a-z0-9]/g, '');
+  return foldedWords(text).replace(/ /g, '');
 }
 
 /**
