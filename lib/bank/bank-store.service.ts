@@ -18,6 +18,11 @@ import {
   sameBookingAcrossFormats,
   sameBookingById,
   sameBookingByHand,
+  HandDayRule,
+  daysAround,
+  tiedDayOf,
+  VALUE_DAY_WINDOW,
+  valueDayRules,
 } from './statement/entry-key';
 import type { StatementEntry } from './statement/statement.type';
 
@@ -110,7 +115,10 @@ async function acrossFormats(
       formatOfKey(r.entry_ref) !== null &&
       formatOfKey(r.entry_ref) !== format &&
       same(
-        { ...r, transferDate: r.transfer_date, currency: r.currency_id, endToEndId: r.end_to_end_id ?? '', payerReferences: r.payer_ref.split(' ') },
+        // A hand booking a statement claimed is that statement's day (claimed_on), not the span of
+        // days its client's instant may stand for: the camt.053's equal rate of the neighbouring
+        // day took it when no MT940 of that day had been imported, and the credit it is was stored again.
+        { ...r, transferDate: tiedDayOf(r), currency: r.currency_id, endToEndId: r.end_to_end_id ?? '', payerReferences: r.payer_ref.split(' ') },
         { ...e, endToEndId: facts.endToEndId },
       );
   const byId = (days: DayRule) => pass((r, e) => sameBookingById(r, e, days) === true);
@@ -156,14 +164,15 @@ async function bookedByHand(trx: Knex.Transaction, scope: OrderScope, entries: S
   const candidates = await bankRepository.handBookedCandidates(
     trx,
     scope,
-    [...new Set(keyed.map((e) => bookingDayOf(e.transferDate)))],
+    daysAround([...new Set(keyed.map((e) => bookingDayOf(e.transferDate)))], VALUE_DAY_WINDOW),
     [...new Set(keyed.map((e) => e.amount))],
   );
   // The UTC day first, then a client's day (entry-key.ts sameBookingDay): a hand booking of the
-  // credit's own UTC day is taken before one that is that day only on a client's clock.
-  const byDay = (days: DayRule) => (r: (typeof candidates)[number], e: StatementEntry) =>
+  // credit's own UTC day is taken before one that is that day only on a client's clock; then the
+  // value day a client may have dated it by, 1 day off before 2 before 3 (VALUE_DAY_WINDOW).
+  const byDay = (days: HandDayRule) => (r: (typeof candidates)[number], e: StatementEntry) =>
     sameBookingByHand({ ...r, transferDate: r.transfer_date, currency: r.currency_id }, e, days);
-  const found = claimInPasses(keyed, candidates, [byDay('utc'), byDay('zone')]);
+  const found = claimInPasses(keyed, candidates, [byDay('utc'), byDay('zone'), ...valueDayRules().map(byDay)]);
   return new Map([...found].map(([e, r]) => [e, r.internal_id]));
 }
 
@@ -215,6 +224,8 @@ export async function storeEntriesIn(
       iban: acrossFormatsOf(e)?.iban ?? null,
       endToEndId: acrossFormatsOf(e)?.endToEndId || null,
       payerRef: e.payerReferences.join(' '),
+      // The credit's booking day: what the hand booking's day is from now on (entry-key.ts tiedDayOf).
+      day: e.transferDate,
     })),
   );
   const fresh = rest.filter((e) => !byHand.has(e));

@@ -7,7 +7,7 @@ import type { OrderScope } from '../access';
 import { hasInvoiceNumberIn, orderScopeRepository } from '../order';
 import type { BankKind, BankRow } from './bank.type';
 import { accountUseRepository } from '../account';
-import { instantsOfDays } from './statement/entry-key';
+import { instantsOfDays, VALUE_DAY_WINDOW } from './statement/entry-key';
 
 /** Every kind of record (the CHECK of bank.type). */
 const bankKinds: BankKind[] = ['bank', 'payment_provider'];
@@ -53,6 +53,25 @@ export interface MatchRecord {
 const foldedName = `CASE WHEN octet_length(name) = char_length(name) THEN lower(name) ELSE
   translate(regexp_replace(normalize(replace(replace(replace(replace(lower(normalize(name, NFC)), 'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'), NFKD),
   '[\\u0300-\\u036f]', '', 'g'), 'ς', 'σ') END`;
+
+/**
+ * Records whose transfer_date lies in [from, to), or hand bookings a statement claimed on a day in
+ * it (claimed_on) whatever their transfer_date (a client's instant, or the value day up to
+ * VALUE_DAY_WINDOW days off the claiming credit's): both ranges on transfer_date, so
+ * (account_id, type, transfer_date) reads them.
+ */
+const onDaysOrClaimed =
+  (from: Date, to: Date) =>
+  (w: Knex.QueryBuilder): void => {
+    const margin = (VALUE_DAY_WINDOW + 2) * 86_400_000;
+    w.where((d) => d.where('transfer_date', '>=', from).andWhere('transfer_date', '<', to)).orWhere((c) =>
+      c
+        .where('transfer_date', '>=', new Date(from.getTime() - margin))
+        .andWhere('transfer_date', '<', new Date(to.getTime() + margin))
+        .andWhere('claimed_on', '>=', from)
+        .andWhere('claimed_on', '<', to),
+    );
+  };
 
 /** Records a matching job works through: an import's (a number range) or the re-match's (since a date). */
 export interface UnassignedRange {
@@ -133,7 +152,8 @@ type BankNullable =
   | 'reversed_on'
   | 'account_iban'
   | 'end_to_end_id'
-  | 'entry_alias';
+  | 'entry_alias'
+  | 'claimed_on';
 type BankInsert = Omit<BankRow, 'internal_id' | 'number' | BankDefaults | BankNullable> &
   Partial<Pick<BankRow, BankDefaults | BankNullable>> & { number: string | number };
 declare module 'knex/types/tables' {
@@ -252,21 +272,42 @@ export const bankRepository = {
   ): Promise<
     Pick<
       BankRow,
-      'internal_id' | 'entry_ref' | 'account_iban' | 'transfer_date' | 'amount' | 'currency_id' | 'end_to_end_id' | 'payer_ref' | 'sender' | 'subject'
+      | 'internal_id'
+      | 'entry_ref'
+      | 'account_iban'
+      | 'transfer_date'
+      | 'claimed_on'
+      | 'amount'
+      | 'currency_id'
+      | 'end_to_end_id'
+      | 'payer_ref'
+      | 'sender'
+      | 'subject'
     >[]
   > {
     if (!ibans.length || !days.length) return [];
     const { from, to } = instantsOfDays(days);
     return (
       trx('bank')
-        .select('internal_id', 'entry_ref', 'account_iban', 'transfer_date', 'amount', 'currency_id', 'end_to_end_id', 'payer_ref', 'sender', 'subject')
+        .select(
+          'internal_id',
+          'entry_ref',
+          'account_iban',
+          'transfer_date',
+          'claimed_on',
+          'amount',
+          'currency_id',
+          'end_to_end_id',
+          'payer_ref',
+          'sender',
+          'subject',
+        )
         .where({ account_id: accountId, type })
         .whereRaw('account_iban = ANY(?::text[])', [ibans])
         // The days from the first to the last asked, as a client's clock may give them (the
         // caller compares the day): a transfer booked by hand and claimed by a statement keeps
-        // the time of day its client gave.
-        .andWhere('transfer_date', '>=', from)
-        .andWhere('transfer_date', '<', to)
+        // the time of day its client gave, or the value day it was dated by (claimed_on).
+        .andWhere(onDaysOrClaimed(from, to))
         .whereNull('entry_alias')
         .whereNotNull('entry_ref')
         .orderBy('number')
@@ -305,21 +346,22 @@ export const bankRepository = {
    * Transfers booked by hand that a statement's credit is: each takes the credit's key and what
    * the statement tells of it (account IBAN, end-to-end id, payer references), so the same file
    * again, the other format's copy (across formats) and a reversal naming the payer's reference
-   * find it as they find a credit stored from a statement. Payer, text, date and its order stay
-   * as the client booked them.
+   * find it as they find a credit stored from a statement, and the credit's booking day
+   * (claimed_on), the day every later tie reads (entry-key.ts tiedDayOf). Payer, text, date and
+   * its order stay as the client booked them.
    */
   async claimHandBooked(
     trx: Knex.Transaction,
     accountId: number,
-    claims: { internalId: string; key: string; iban: string | null; endToEndId: string | null; payerRef: string }[],
+    claims: { internalId: string; key: string; iban: string | null; endToEndId: string | null; payerRef: string; day: Date }[],
   ): Promise<void> {
     if (!claims.length) return;
     const col = <K extends keyof (typeof claims)[number]>(key: K) => claims.map((c) => c[key]);
     await trx.raw(
-      `UPDATE bank SET entry_ref = t.key, account_iban = t.iban, end_to_end_id = t.end_to_end_id, payer_ref = t.payer_ref
-       FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[]) AS t(internal_id, key, iban, end_to_end_id, payer_ref)
+      `UPDATE bank SET entry_ref = t.key, account_iban = t.iban, end_to_end_id = t.end_to_end_id, payer_ref = t.payer_ref, claimed_on = t.day
+       FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) AS t(internal_id, key, iban, end_to_end_id, payer_ref, day)
        WHERE bank.account_id = ? AND bank.internal_id = t.internal_id AND bank.entry_ref IS NULL`,
-      [col('internalId'), col('key'), col('iban') as string[], col('endToEndId') as string[], col('payerRef'), accountId],
+      [col('internalId'), col('key'), col('iban') as string[], col('endToEndId') as string[], col('payerRef'), col('day'), accountId],
     );
   },
 
@@ -336,8 +378,7 @@ export const bankRepository = {
       .where({ account_id: accountId, type: 'bank', currency_id: credit.currency })
       .whereNotNull('entry_ref')
       .andWhere('amount', credit.amount)
-      .andWhere('transfer_date', '>=', from)
-      .andWhere('transfer_date', '<', to)
+      .andWhere(onDaysOrClaimed(from, to))
       .orderBy('number');
   },
 
@@ -558,7 +599,11 @@ export const bankRepository = {
       .whereNull('reversed_by')
       .andWhere('amount', reversal.amount)
       .andWhere('transfer_date', '>=', reversal.since)
-      .andWhere('transfer_date', '<=', reversal.day);
+      // Booked on the reversal's day or before: a hand booking a statement claimed by the day of
+      // that statement's credit (claimed_on; its transfer_date is its client's instant or the
+      // value day, up to VALUE_DAY_WINDOW days later), any other record by its transfer_date.
+      .andWhere('transfer_date', '<=', new Date(reversal.day.getTime() + (VALUE_DAY_WINDOW + 2) * 86_400_000))
+      .andWhere((w) => w.where('claimed_on', '<=', reversal.day).orWhere((n) => n.whereNull('claimed_on').andWhere('transfer_date', '<=', reversal.day)));
     // A reversal of one of the seller's bank accounts takes back no credit of another: one whose
     // account is known (account_iban) must be of the reversal's; one of no known account (booked
     // by hand, a :25: that ties nothing) may be.

@@ -15,7 +15,7 @@ import { applyReversalsIn } from './bank-reversal.service';
 import { BankColumns, bankRepository } from './bank.repository';
 import { inTransaction } from '../db';
 import { bankIdOf, BankInput, BankRow } from './bank.type';
-import { bookingDaysOf, DayRule, sameBookingByHand } from './statement/entry-key';
+import { bookingDaysOf, daysAround, HandDayRule, sameBookingByHand, tiedDayOf, VALUE_DAY_WINDOW, valueDayRules } from './statement/entry-key';
 
 export interface BankCreated {
   bankId: string;
@@ -45,14 +45,26 @@ class Duplicate extends Error {
 async function statementCopyOf(trx: Knex.Transaction, accountId: number, columns: BankColumns): Promise<BankRow | undefined> {
   const hand = { transferDate: columns.transfer_date, amount: columns.amount, currency: columns.currency_id, sender: columns.sender, subject: columns.subject };
   const credits = await bankRepository.statementCreditsOn(trx, accountId, {
-    days: bookingDaysOf(columns.transfer_date),
+    days: daysAround(bookingDaysOf(columns.transfer_date), VALUE_DAY_WINDOW),
     amount: columns.amount,
     currency: columns.currency_id,
   });
-  // A credit of the transfer's UTC day first, then of its day on a client's clock (entry-key.ts sameBookingDay).
-  const fits = (days: DayRule) => (r: BankRow) =>
-    sameBookingByHand(hand, { transferDate: r.transfer_date, amount: r.amount, currency: r.currency_id, sender: r.sender, subject: r.subject }, days);
-  return credits.find(fits('utc')) ?? credits.find(fits('zone'));
+  // A hand booking a statement claimed is of that statement's day (claimed_on), not of its
+  // client's span: before, the rate of the 19th booked by hand was answered 302 with the hand
+  // booking the MT940 of the 20th had claimed (at 00:30 in Berlin, 23:30 on the 19th in UTC), and
+  // never stored.
+  const fits = (days: HandDayRule) => (r: BankRow) =>
+    sameBookingByHand(hand, { transferDate: tiedDayOf(r), amount: r.amount, currency: r.currency_id, sender: r.sender, subject: r.subject }, days);
+  // A credit of the transfer's UTC day first, then of its day on a client's clock (entry-key.ts
+  // sameBookingDay), then within the value-day window, nearest first (VALUE_DAY_WINDOW), the
+  // window only for credits no hand booking claimed: such a credit has its hand booking, and an
+  // equal one of another day is another payment.
+  const unclaimed = credits.filter((r) => r.claimed_on === null);
+  return (
+    credits.find(fits('utc')) ??
+    credits.find(fits('zone')) ??
+    valueDayRules().reduce<BankRow | undefined>((found, within) => found ?? unclaimed.find(fits(within)), undefined)
+  );
 }
 
 async function createIn(trx: Knex.Transaction, caller: OrderCaller, input: BankInput): Promise<BankCreated> {

@@ -89,6 +89,11 @@ export interface BankRow {
   end_to_end_id: string | null;
   /** The other statement format's key of this booking, once an import of that format found it stored; else null. */
   entry_alias: string | null;
+  /**
+   * A transfer booked by hand that a statement's credit claimed: that credit's booking day (00:00
+   * UTC; migration 20261128_0500_bank_claimed_on), the day every later tie reads; else null.
+   */
+  claimed_on: Date | null;
 }
 
 /** Bank_type as answered: order_id when linked, else order_no; never both. */

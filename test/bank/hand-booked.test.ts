@@ -156,9 +156,9 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(again).to.deep.include({ bank_id: stored!.id, is_order_paid: '1' });
     expect(await paid(s, bernd)).to.equal('24.50');
     expect(await bernds(s)).to.have.length(1);
-    // Another day or another amount is another payment.
+    // A day beyond the value-day window (3 days, entry-key.ts VALUE_DAY_WINDOW) is another payment.
     expect(
-      (await post(s.token, { transfer_date: '2026-11-21', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
+      (await post(s.token, { transfer_date: '2026-11-24', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
     ).to.equal('1');
     expect(await paid(s, bernd)).to.equal('49.00');
   });
@@ -211,6 +211,75 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await importStatement(s, both)).to.deep.include({ entries: 2, stored: 0, duplicates: 2 });
     expect(await bernds(s)).to.have.length(2);
     expect(await paid(s, bernd)).to.equal('49.00');
+  });
+
+  /** The MT940 fixture of the 20th, and the same file a day earlier: Anna's and Bernd's equal payments of the 19th. */
+  const mt940Days = (names: Record<string, string>) => {
+    const ofThe20th = fixture('mt940-reversal-credits.sta', names).toString('latin1');
+    const ofThe19th = ofThe20th
+      .replace(/261120/g, '261119')
+      .replace(/1120C/g, '1119C')
+      .replace(':60F:C261119', ':60F:C261118');
+    return { ofThe20th: Buffer.from(ofThe20th, 'latin1'), ofThe19th: Buffer.from(ofThe19th, 'latin1') };
+  };
+
+  it("when the MT940 of the 20th claimed a payment booked by hand at 00:30 in Berlin (the 19th in UTC), then the camt.053's equal rate of the 19th is stored as its own and the 20th's is the hand booking, and the MT940 of the 19th imported after finds its rate", async () => {
+    const s = await newSeller();
+    const { bernd, names } = await annaAndBernd(s);
+    const hand = await post(s.token, { transfer_date: '2026-11-20T00:30:00+01:00', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' });
+    const { ofThe20th, ofThe19th } = mt940Days(names);
+    expect(await importStatement(s, ofThe20th)).to.deep.include({ stored: 1, duplicates: 1 });
+    const rate = { amount: '24.50', name: 'Bernd Bauer', text: `Bestellung ${bernd}` };
+    const both = camt([
+      { ...rate, day: '2026-11-19', ref: 'B-19' },
+      { ...rate, day: '2026-11-20', ref: 'B-20' },
+    ]);
+    expect(await importStatement(s, both)).to.deep.include({ entries: 2, stored: 1, duplicates: 1 });
+    expect((await bernds(s)).map((r) => [r.id === hand.bank_id, r.transfer_date])).to.deep.equal([
+      [true, '2026-11-19T23:30:00.000Z'],
+      [false, '2026-11-19T00:00:00.000Z'],
+    ]);
+    expect(await paid(s, bernd)).to.equal('49.00');
+    // Anna's payment of the 19th is new; Bernd's is the camt.053's rate of the 19th.
+    expect(await importStatement(s, ofThe19th)).to.deep.include({ entries: 2, stored: 1, duplicates: 1 });
+    expect(await bernds(s)).to.have.length(2);
+    expect(await paid(s, bernd)).to.equal('49.00');
+  });
+
+  it("when the MT940 of the 20th claimed a payment booked by hand at 00:30 in Berlin, then the payer's equal rate of the 19th booked by hand (09:00 UTC, the 19th on every clock) is stored and pays, not answered 302 with the 20th's", async () => {
+    const s = await newSeller();
+    const { bernd, names } = await annaAndBernd(s);
+    await post(s.token, { transfer_date: '2026-11-20T00:30:00+01:00', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' });
+    expect(await importStatement(s, mt940Days(names).ofThe20th)).to.deep.include({ stored: 1, duplicates: 1 });
+    const rate = await post(s.token, { transfer_date: '2026-11-19T09:00:00Z', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' });
+    expect(rate.is_order_paid).to.equal('1');
+    expect(await paid(s, bernd)).to.equal('49.00');
+    expect(await bernds(s)).to.have.length(2);
+  });
+
+  it("when a client dates a payment booked by hand by its value day, up to 3 days from the statement's booking day, then the statement's credit (MT940, then the camt.053's copy) is that transfer, and one 4 days off is another payment", async () => {
+    const s = await newSeller();
+    const { anna, bernd, names } = await annaAndBernd(s);
+    // Bernd's value day 3 days before the booking day of the 20th; Anna's 4 days before.
+    expect(
+      (await post(s.token, { transfer_date: '2026-11-17', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
+    ).to.equal('1');
+    expect(
+      (await post(s.token, { transfer_date: '2026-11-16', sender: 'Anna Schmidt', subject: `Bestellung ${anna}`, amount: '49.90' })).is_order_paid,
+    ).to.equal('1');
+    expect(await importStatement(s, mt940Days(names).ofThe20th)).to.deep.include({ entries: 2, stored: 1, duplicates: 1 });
+    expect((await bernds(s)).map((r) => [r.transfer_date, r.order_id])).to.deep.equal([['2026-11-17T00:00:00.000Z', bernd]]);
+    expect(await paid(s, bernd)).to.equal('24.50');
+    const annas = (await transfers(s)).filter((r) => r.sender === 'Anna Schmidt');
+    expect(annas.map((r) => r.transfer_date)).to.deep.equal(['2026-11-16T00:00:00.000Z', '2026-11-20T00:00:00.000Z']);
+    // The claimed hand booking is the 20th's credit for the other format too.
+    const camtOfThe20th = camt([{ day: '2026-11-20', amount: '24.50', name: 'Bernd Bauer', text: `Bestellung ${bernd}`, ref: 'B-20' }]);
+    expect(await importStatement(s, camtOfThe20th)).to.deep.include({ entries: 1, stored: 0, duplicates: 1 });
+    expect(await paid(s, bernd)).to.equal('24.50');
+    // Statement first: Anna's credit of the 20th booked by hand by a value day of the 21st is that credit (302).
+    const again = await post(s.token, { transfer_date: '2026-11-21', sender: 'Anna Schmidt', subject: `Bestellung ${anna}`, amount: '49.90' }, 302);
+    expect(again.bank_id).to.equal(annas[1]!.id);
+    expect((await transfers(s)).filter((r) => r.sender === 'Anna Schmidt')).to.have.length(2);
   });
 
   it("when a client books a Cyrillic payer's payment by hand and the statement brings another Cyrillic payer's payment of the amount and day too, then they are two payments, and the booked one is tied to its credit spelt in capitals", async () => {

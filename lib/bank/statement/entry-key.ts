@@ -257,27 +257,76 @@ export interface HandBooking {
 }
 
 /**
+ * How far a hand booking's day may lie from a statement credit's booking day, in calendar days
+ * either way, and still be that credit (decision, README "The value day of a hand booking"): a
+ * client dates the payment by the value day its online banking shows, while the statement books
+ * it a day or two apart (a credit received on a Friday or before a holiday, booked on the next
+ * business day; a forward value). 3 covers a weekend between the two (value day Friday, booking
+ * day Monday) and no more: an equal payment of the payer a few days off is another payment more
+ * likely than a booking that late. Asked only after the same day and a client's day found
+ * nothing, nearest first (1, then 2, then 3 days).
+ */
+export const VALUE_DAY_WINDOW = 3;
+
+/** The days given, each with the `within` calendar days before and after it (for SQL spans). */
+export function daysAround(days: string[], within: number): string[] {
+  const around = days.flatMap((d) => {
+    const at = new Date(`${d}T00:00:00Z`).getTime();
+    return Array.from({ length: 2 * within + 1 }, (_, i) => bookingDayOf(new Date(at + (i - within) * DAY)));
+  });
+  return [...new Set(around)];
+}
+
+/** Whether some day each date may stand for (bookingDaysOf) lies at most `within` calendar days from one of the other's. */
+export function withinDays(a: Date, b: Date, within: number): boolean {
+  const others = bookingDaysOf(b).map((d) => new Date(`${d}T00:00:00Z`).getTime());
+  return bookingDaysOf(a).some((d) => {
+    const at = new Date(`${d}T00:00:00Z`).getTime();
+    return others.some((o) => Math.abs(at - o) <= within * DAY);
+  });
+}
+
+/**
+ * The day a hand booking is tied by: `utc`, `zone` and `date` as for every record
+ * (sameBookingDay), or a number, the calendar days its day may lie from the credit's
+ * (VALUE_DAY_WINDOW).
+ */
+export type HandDayRule = DayRule | number;
+
+/**
  * Whether a transfer booked by hand (POST bank/transfer/) and a statement credit are one payment,
  * in either order (decision; document 1's duplicate rule for POST bank/transfer/ is "same account,
  * type, transfer_date, sender, subject and amount", and says nothing of statements): the booking
- * day (the hand booking's transfer_date on a client's clock, bookingDaysOf, against the statement's),
- * amount and currency equal, and the payer and the text equal as the formats spell them
+ * day (the hand booking's transfer_date on a client's clock, bookingDaysOf, against the statement's;
+ * a rule of n days: up to n days apart, the value day a client dated it by), amount and currency
+ * equal, and the payer and the text equal as the formats spell them
  * (foldedText: case, blanks, punctuation and accents aside, `ü` = `ue`), because a client types
  * or copies them from its online banking, not from the file. Not the end-to-end id, the payer's
  * references or the IBAN: the hand booking has no field for them. Two genuinely equal payments
  * of one payer, text and day are tied by occurrence (the caller: the n-th credit of a file is the
  * n-th hand booking), and document 1's rule answers a second equal hand booking of the same transfer_date 302.
  * The day: `utc` the UTC day, `zone` the day of the hand booking's time of day in a client's time
- * zone (sameBookingDay; the callers ask `zone` only for what `utc` left).
- * Known limit: a hand booking of another day (the value date where the bank books a day later)
- * or with another text is not tied, and that payment is stored twice.
+ * zone (sameBookingDay), a number the value-day window; the callers ask `zone` only for what
+ * `utc` left, and the window only for what both left, 1 day before 2 before 3.
+ * Known limit: a hand booking more than VALUE_DAY_WINDOW days off, or with another text, is not
+ * tied, and that payment is stored twice.
  */
-export function sameBookingByHand(hand: HandBooking, entry: HandBooking, days: DayRule = 'utc'): boolean {
+export function sameBookingByHand(hand: HandBooking, entry: HandBooking, days: HandDayRule = 'utc'): boolean {
   return (
-    sameBookingDay(hand.transferDate, entry.transferDate, days) &&
+    (typeof days === 'number' ? withinDays(hand.transferDate, entry.transferDate, days) : sameBookingDay(hand.transferDate, entry.transferDate, days)) &&
     Number(hand.amount) === Number(entry.amount) &&
     hand.currency === entry.currency &&
     foldedText(hand.sender) === foldedText(entry.sender) &&
     foldedText(hand.subject) === foldedText(entry.subject)
   );
 }
+
+/** The value-day window's rules, nearest first: 1, 2, ... VALUE_DAY_WINDOW days. */
+export const valueDayRules = (): number[] => Array.from({ length: VALUE_DAY_WINDOW }, (_, i) => i + 1);
+
+/**
+ * The day a stored record stands for in every tie: a hand booking a statement claimed is the
+ * claiming credit's booking day (claimed_on, 00:00 UTC, so `date` and `utc` read it exactly),
+ * any other record its transfer_date.
+ */
+export const tiedDayOf = (r: { transfer_date: Date; claimed_on?: Date | null }): Date => r.claimed_on ?? r.transfer_date;

@@ -64,6 +64,7 @@ const migrations: string[] = [
   '20261128_0020_portal_listing_markets',
   '20261128_0130_invoice_rounding',
   '20261128_0400_portal_listing_fulfilled_by_channel',
+  '20261128_0500_bank_claimed_on',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
