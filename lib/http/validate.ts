@@ -133,21 +133,64 @@ export function fieldPath(path: (string | number)[], prefix = ''): string {
   return out;
 }
 
+/** The context of Joi's rules over an object (with, without, and, nand, or, xor, oxor): the keys they name. */
+interface DependencyContext {
+  main?: unknown;
+  peer?: unknown;
+  peers?: unknown;
+  missing?: unknown;
+  present?: unknown;
+}
+
+const names = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
+
+/**
+ * A rule over an object's keys (Joi's dependencies) as one error item: the fields it names, as the
+ * request's paths, and what to do. Joi's path for these is the object's, empty at the top of the
+ * body, and its context holds the keys: 18774bd named or/xor's peers, while with, without, and and
+ * nand (no `peers`, or not all of them) still named only the object, `body` at the top. The field
+ * is the ones to add or to drop, joined by commas where several (as Joi lists them).
+ */
+function dependencyItem(d: Joi.ValidationErrorItem, prefix: string): { field: string; description: string } | undefined {
+  const c = (d.context ?? {}) as DependencyContext;
+  const at = (keys: unknown) => names(keys).map((key) => fieldPath([...d.path, key], prefix));
+  const listed = (keys: unknown) => `[${at(keys).join(', ')}]`;
+  const item = (fields: string[], description: string) => ({ field: fields.join(','), description });
+  switch (d.type) {
+    case 'object.with': // main sent without its peer: the peer to add
+      return item(at(c.peer), `${at(c.peer).join('')} is required when ${at(c.main).join('')} is sent`);
+    case 'object.without': // main sent with a forbidden peer: the peer to drop
+      return item(at(c.peer), `${at(c.peer).join('')} cannot be sent with ${at(c.main).join('')}`);
+    case 'object.and': // some sent without the others: the missing ones
+      return item(at(c.missing), `${listed(c.missing)} must be sent with ${listed(c.present)}`);
+    case 'object.nand': // all sent together: every one of them
+      return item([...at(c.main), ...at(c.peers)], `${listed([...names(c.main), ...names(c.peers)])} must not all be sent together`);
+    case 'object.xor': // more than one of exclusive keys: those sent
+    case 'object.oxor':
+      return item(at(c.present), `${listed(c.present)} exclude each other: send only one of them`);
+    case 'object.missing': // none of or/xor's keys: any of them
+      return item(at(c.peers), `send at least one of ${listed(c.peers)}`);
+    default:
+      return undefined;
+  }
+}
+
 /**
  * One error item per field at fault: Joi reports a value outside an enumeration of the wrong type
  * twice (`must be one of [...]`, `must be a string`), which a client would read as two faults.
+ * Every item names a field: a rule over an object's keys the keys (dependencyItem), any other
+ * rule the path Joi gives, and a rule over the whole body without one `body`.
  */
 function validationError(error: Joi.ValidationError, prefix: string): DomainError {
   const byField = new Map<string, ErrorItem>();
   for (const d of error.details) {
-    // A rule over the object itself (Joi's or/xor: "must contain at least one of [listing_id, sku]")
-    // has an empty path at the top: it names the fields it asks for, else the body.
-    const peers = Array.isArray(d.context?.peers) ? (d.context.peers as unknown[]).map((p) => fieldPath([String(p)], prefix)) : [];
-    const field = fieldPath(d.path, prefix) || peers.join(',') || 'body';
-    const message = d.message.startsWith(String(d.context?.label)) ? d.message.slice(String(d.context?.label).length).trim() : d.message;
+    const dependency = dependencyItem(d, prefix);
+    const field = dependency?.field || fieldPath(d.path, prefix) || 'body';
+    const label = String(d.context?.label);
+    const message = dependency?.description ?? (d.message.startsWith(label) ? d.message.slice(label.length).trim() : d.message);
     const known = byField.get(field);
     if (known) known.description += ` and ${message}`;
-    else byField.set(field, { error: 'invalid_field', description: `${field || 'request'} ${message}`, code: 400, field });
+    else byField.set(field, { error: 'invalid_field', description: dependency ? message : `${field} ${message}`, code: 400, field });
   }
   const [first, ...more] = byField.values();
   return new DomainError('invalid_field', first?.description ?? 'invalid request', { field: first?.field, more });
