@@ -136,8 +136,10 @@ export class MarketDAdapter implements PortalAdapter {
   async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key?: string): Promise<void> {
     const s = new SpApiSession(target);
     // Built for the named values only: a quantity revise needs no price in each marketplace's currency.
+    // And for the marketplaces revised only (liveIn, as eachMarketplace submits): a price revise of a
+    // listing FR alone took is not refused for want of a GBP price in the UK, where nothing is revised.
     const patched = new Map(
-      [...amazonListings(item, s.marketplaceIds, values)].map(([m, listing]) => [
+      [...amazonListings(item, s.marketplaceIds, values, item.liveIn ?? s.marketplaceIds)].map(([m, listing]) => [
         m,
         { productType: listing.productType, patches: listingPatches(listing, values) },
       ]),

@@ -139,6 +139,21 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(await shownAt('MM-REV-FR', `${DE},${FR}`)).to.deep.equal({ status: 200, marketplaces: [FR] });
   });
 
+  it('a price revise of a listing live in FR only, for a seller also in the UK with no GBP price: FR is patched in EUR, the UK (not revised) needs no GBP price', async () => {
+    const frUk = targetIn(`${FR},${UK}`);
+    await adapter.list(targetIn(FR), item({ sku: 'MM-REV-FRUK' }), 'job-fu-1');
+    await adapter.revise(frUk, item({ sku: 'MM-REV-FRUK', price: '22.00' }, { liveIn: [FR] }), 'MM-REV-FRUK', ['price'], 'job-fu-2');
+    expect(
+      calls('MM-REV-FRUK', 'PATCH').map((p) => [p.status, p.query!.marketplaceIds, (p.body as { patches: { value: unknown }[] }).patches[0]!.value]),
+    ).to.deep.equal([[200, FR, [{ currency: 'EUR', our_price: [{ schedule: [{ value_with_tax: 22 }] }], marketplace_id: FR }]]]);
+    expect(await shownAt('MM-REV-FRUK', `${FR},${UK}`)).to.deep.equal({ status: 200, marketplaces: [FR] });
+    // Live in both, the UK is revised too: refused before any call for want of its GBP price, as before.
+    const both = await failure(adapter.revise(frUk, item({ sku: 'MM-REV-FRUK', price: '23.00' }), 'MM-REV-FRUK', ['price'], 'job-fu-3'));
+    expect(both.id).to.equal('portal_refused');
+    expect(both.message).to.contain(`marketplace ${UK}`).and.contain('market_d.currency_prices');
+    expect(calls('MM-REV-FRUK', 'PATCH')).to.have.length(1);
+  });
+
   it('revise and end: one patch and one delete per marketplace; the listing is gone from both', async () => {
     await adapter.list(target, item({ sku: 'MM-REV' }), 'job-4');
     await adapter.revise(target, item({ sku: 'MM-REV', price: '21.00' }), 'MM-REV', ['price'], 'job-5');

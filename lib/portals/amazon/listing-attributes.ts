@@ -203,9 +203,18 @@ export function amazonListing(
  * call: a marketplace Kontor cannot place or price refuses them all with none sent, naming every
  * marketplace without a price in its currency at once.
  */
-export function amazonListings(item: ListingItem, marketplaceIds: readonly string[], revised: string[] = []): Map<string, AmazonListing> {
-  if (pricesRevised(revised)) refuseUnpriced(item, marketplaceIds, marketplaceIds);
-  return new Map(marketplaceIds.map((m) => [m, amazonListing(item, m, marketplaceIds, revised)]));
+export function amazonListings(
+  item: ListingItem,
+  marketplaceIds: readonly string[],
+  revised: string[] = [],
+  wanted: readonly string[] = marketplaceIds,
+): Map<string, AmazonListing> {
+  // `wanted`: the marketplaces submitted to (a revise of a listing only some took: those). Only
+  // they are built and priced; the account's marketplaces still decide the plain price's currency
+  // (plainPriceCurrency), so a revise in FR of a seller also in the UK keeps FR's price in EUR.
+  const built = marketplaceIds.filter((m) => wanted.includes(m));
+  if (pricesRevised(revised)) refuseUnpriced(item, marketplaceIds, built);
+  return new Map(built.map((m) => [m, amazonListing(item, m, marketplaceIds, revised)]));
 }
 
 /** Document 2's revise values of market_d and the attributes each replaces (all when none named). */
