@@ -209,6 +209,44 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect(sandbox.state.quantities(String(portalAccountId)).market_e?.['KF-END']).to.equal(0);
   });
 
+  it("when an order Kaufland fulfils is first imported after one of its units was returned and paid back (returned_paid), then that unit's line and shipping rate leave the bill as they left the paid amount, the order is paid in full and the seller's stock is untouched (the line kept billing: invoice 53.70 against 24.90 paid, only partially paid)", async () => {
+    const { seller: owner, portalAccountId, stockId, addUnit } = await seller('KF-RET');
+    await addUnit({ id_offer: 'KF-RET', amount: 5, listing_price: 2490 });
+    const res = await fetch(`${sandbox.url}/_sandbox/kaufland/orders`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal_account: portalAccountId, lines: [{ id_offer: 'KF-RET', quantity: 2, price: '24.90', shipping: '3.90' }] }),
+    });
+    expect(res.status).to.equal(201);
+    const placed = (await res.json()) as { id_order: string; id_order_units: number[] };
+    const status = async (unit: number, to: string) => {
+      const set = await fetch(`${sandbox.url}/_sandbox/kaufland/order-units/${unit}/status`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ status: to }),
+      });
+      expect(set.status).to.equal(200);
+    };
+    const [first, second] = placed.id_order_units as [number, number];
+    await status(first, 'sent');
+    await status(second, 'sent');
+    // The first unit carries the line's shipping rate (the sandbox charges it once per line).
+    await status(first, 'returned_paid');
+    expect((await importOrders({ accountId: owner.id, portalAccountId }, 'kf-ret')).orders).to.deep.include({ created: 1 });
+    const order = (await kontorOrder(owner, placed.id_order))!;
+    expect(order.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([
+      ['KF-RET', '0', '24.90'],
+      ['KF-RET', '1', '24.90'],
+    ]);
+    expect([order.shipping.fee, order.invoice_amount, order.paid_amount]).to.deep.equal(['0.00', '24.90', '24.90']);
+    expect(order.status).to.deep.include({ is_paid: true, is_shipped: true });
+    const history = order.history.join('\n');
+    expect(history).to.contain('the channel ships this order from its own warehouse');
+    // The piece went back to Kaufland's warehouse: nothing for the seller to book in, no stock moved.
+    expect(history).to.not.match(/returned/);
+    expect(await stockQuantity(owner, stockId)).to.equal(10);
+  });
+
   it('when GET /units?id_offer=KF-ID answers another offer first (KF-ID-10), then listing KF-ID again updates its own unit found among them, not a second one (limit 1 saw only KF-ID-10 and POST /units made a second KF-ID)', async () => {
     const { list, units, addUnit } = await seller('KF-ID');
     await addUnit({ id_offer: 'KF-ID-10', fulfillment_type: 'fulfilled_by_merchant' });

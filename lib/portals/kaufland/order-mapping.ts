@@ -113,10 +113,21 @@ export function orderStatus(units: { status: string }[]): ChannelOrder['status']
  * order whose every unit is cancelled keeps 1 on each line: its cancellation puts the stock back
  * as a whole (lib/order-import), and a line at 0 would take it back a second time.
  */
-function unitsSold(unit: KauflandOrderUnit, orderCancelled: boolean, byKaufland: boolean): number {
+function unitsSold(unit: KauflandOrderUnit, orderCancelled: boolean): number {
   if (orderCancelled) return 1;
-  return unit.status === 'cancelled' || returnedToSeller(unit, byKaufland) ? 0 : 1;
+  return unit.status === 'cancelled' || paidBack(unit) ? 0 : 1;
 }
+
+/**
+ * A piece returned and paid back (`returned_paid`), on an order of either fulfilment: its price
+ * and shipping rate left paid_amount (paidStates), so its line bills it no more and its rate
+ * leaves the shipping fee. On an order Kaufland fulfils too: its line kept billing the price and
+ * the fee the rate, so the order stood only partially paid, the mismatch 97f8a8c fixed for
+ * orders the seller ships. Such a line is linked to no stock (lib/order-import: an order the
+ * channel fulfils takes none of the seller's), so its 0 moves no stock; only `returnedToSeller`
+ * (the seller's own shipments) asks the seller to book the piece in.
+ */
+const paidBack = (unit: KauflandOrderUnit) => unit.status === 'returned_paid';
 
 /**
  * A piece the buyer sent back to the seller and was paid back for (decision, README "Returns"):
@@ -124,7 +135,8 @@ function unitsSold(unit: KauflandOrderUnit, orderCancelled: boolean, byKaufland:
  * goods back and refunded are not still bought) and names it `returned`, so the import tells the
  * seller on an order shipped here to book it in (lib/order), where before nothing said a piece
  * came back. `returned` alone (not yet paid back) keeps the line: the refund follows. An order
- * Kaufland fulfils took none of the seller's stock, and its returns go to Kaufland's warehouse.
+ * Kaufland fulfils took none of the seller's stock, and its returns go to Kaufland's warehouse:
+ * its line leaves the bill (paidBack) but names nothing to book in.
  */
 const returnedToSeller = (unit: KauflandOrderUnit, byKaufland: boolean) => !byKaufland && unit.status === 'returned_paid';
 
@@ -139,8 +151,8 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
   // The shipping the lines still bill (found by a reviewer of 8fc5f09): a unit returned and paid
   // back leaves its line, and its shipping rate left paid_amount with it, so it leaves the fee
   // too; kept there, an order imported after such a return billed that rate and stood only
-  // partially paid (invoice 28.80 against 24.90).
-  const billedShipping = live.filter((u) => !returnedToSeller(u, byKaufland)).reduce((s, u) => s + u.shipping_rate, 0);
+  // partially paid (invoice 28.80 against 24.90). So on an order Kaufland fulfils (paidBack).
+  const billedShipping = live.filter((u) => !paidBack(u)).reduce((s, u) => s + u.shipping_rate, 0);
   const modified = units.reduce((m, u) => (u.ts_updated_iso > m ? u.ts_updated_iso : m), order.ts_created_iso);
   return {
     external_order_id: order.id_order,
@@ -159,7 +171,7 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
       transaction_id: String(u.id_order_unit),
       sku: u.id_offer,
       name: u.product?.title || u.id_offer || `Kaufland order unit ${u.id_order_unit}`,
-      quantity: unitsSold(u, status.is_cancelled, byKaufland),
+      quantity: unitsSold(u, status.is_cancelled),
       ...(!status.is_cancelled && returnedToSeller(u, byKaufland) ? { returned: 1 } : {}),
       price: money(unitPrice(u)),
       // Kaufland gives the VAT rate in percent, as Order_line_type's tax is.
