@@ -31,8 +31,20 @@ export const developmentShopifyApplication = {
   apiSecret: 'shpss_development-not-secret',
 } as const;
 
-/** The access scopes Kontor asks a store for (products and variants, inventory, orders, fulfilments; Shopify's access scope names). */
-export const shopifyScopes = ['write_products', 'write_inventory', 'read_locations', 'read_orders', 'write_merchant_managed_fulfillment_orders'] as const;
+/**
+ * The access scopes Kontor asks a store for (products and variants, inventory, orders, fulfilments;
+ * Shopify's access scope names). read_third_party_fulfillment_orders: the fulfillment orders the
+ * store routed to a fulfilment app's location, which Shopify shows no app without it
+ * (lib/portals/README.md "Orders a fulfilment app ships"); Kontor reads them, never fulfils them.
+ */
+export const shopifyScopes = [
+  'write_products',
+  'write_inventory',
+  'read_locations',
+  'read_orders',
+  'write_merchant_managed_fulfillment_orders',
+  'read_third_party_fulfillment_orders',
+] as const;
 
 export interface ShopifyApplicationConfig {
   /** SHOPIFY_API_KEY, SHOPIFY_API_SECRET: the app's client id and client secret (Partner Dashboard); null: not configured. The secret also verifies webhooks. */

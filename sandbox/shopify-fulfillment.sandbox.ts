@@ -196,16 +196,17 @@ export interface FulfillmentRequest {
 export function fulfil(
   find: (id: string) => { o: FulfillableOrder; fo: SandboxFulfillmentOrder } | undefined,
   input: FulfillmentRequest,
+  mayWrite: (fo: SandboxFulfillmentOrder) => boolean = () => true,
 ): { o: FulfillableOrder; lines: { id: string; quantity: number }[] } | { errors: UserError[] } {
   const field = ['fulfillment', 'lineItemsByFulfillmentOrder'];
   const found = input.lineItemsByFulfillmentOrder.map((g) => ({ g, hit: find(g.fulfillmentOrderId) }));
   const missing = found.find((f) => !f.hit);
   if (missing) return { errors: [{ field, message: 'Fulfillment order does not exist.' }] };
   const hits = found.map((f) => ({ g: f.g, ...f.hit! }));
-  // A fulfilment service's fulfillment order needs write_third_party_fulfillment_orders, which
-  // Kontor's app does not ask ("access scopes grant access to fulfillment orders assigned to
-  // locations managed by other fulfillment services", FulfillmentOrder); wording ours.
-  if (hits.some((h) => h.fo.location?.fulfillmentService))
+  // Fulfilling needs the write scope of the fulfillment order's kind (fulfillmentOrderScope): a
+  // fulfilment service's needs write_third_party_fulfillment_orders, which Kontor's app does not
+  // ask (it reads them only); wording ours.
+  if (hits.some((h) => !mayWrite(h.fo)))
     return { errors: [{ field, message: 'The app has no access to a fulfillment order assigned to a fulfillment service location.' }] };
   if (new Set(hits.map((h) => h.o.id)).size > 1) return { errors: [{ field, message: 'All fulfillment orders must belong to the same order.' }] };
   if (new Set(hits.map((h) => h.fo.locationId)).size > 1)
@@ -251,4 +252,26 @@ export function releaseHolds(fo: SandboxFulfillmentOrder): boolean {
   fo.status = 'OPEN';
   fo.holds = [];
   return true;
+}
+
+/**
+ * The access scope a fulfillment order is governed by (FulfillmentOrder, "API access scopes"):
+ * `merchant_managed_fulfillment_orders` at a merchant-managed location, `third_party_fulfillment_orders`
+ * at a location a fulfilment service manages (the sandbox's services are other apps than the caller,
+ * so `assigned_fulfillment_orders` never applies).
+ */
+export const fulfillmentOrderScope = (fo: Pick<SandboxFulfillmentOrder, 'location'>) =>
+  fo.location?.fulfillmentService ? 'third_party_fulfillment_orders' : 'merchant_managed_fulfillment_orders';
+
+/**
+ * Whether a token's scopes grant `access` to the fulfillment order. A write scope grants the read
+ * too (our reading of Shopify's scope pairs; the schema names them in pairs, read_ and write_).
+ * Shopify answers a client without the scope with fewer fulfillment orders ("An API client will only
+ * receive a subset of the fulfillment orders which belong to an order if they don't have the
+ * necessary access scopes", Order.fulfillmentOrders; "an empty array" when it may see none), not
+ * with an error: so the sandbox leaves them out of every read and finds none of them by id.
+ */
+export function fulfillmentOrderGranted(scopes: readonly string[], fo: Pick<SandboxFulfillmentOrder, 'location'>, access: 'read' | 'write'): boolean {
+  const kind = fulfillmentOrderScope(fo);
+  return scopes.includes(`write_${kind}`) || (access === 'read' && scopes.includes(`read_${kind}`));
 }

@@ -273,7 +273,7 @@ export function mountShopifyApp(
   app: express.Express,
   state: SandboxState,
   restOrder: (account: string, orderId: string) => unknown,
-  issueToken: (token: string, account: string) => void,
+  issueToken: (token: string, account: string, scope: string) => void,
 ): void {
   const a = shopifyAppOf(state);
 
@@ -320,7 +320,7 @@ export function mountShopifyApp(
     entry.used = true;
     const token = `shpua_${crypto.randomBytes(16).toString('hex')}`;
     a.tokenApps.set(token, entry.apiKey);
-    issueToken(token, entry.shop);
+    issueToken(token, entry.shop, entry.scope);
     res.json({ access_token: token, scope: entry.scope });
   });
 

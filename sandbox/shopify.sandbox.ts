@@ -35,6 +35,7 @@ import {
   validate,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values';
+import { shopifyScopes } from '../config/channel-apps';
 import { mountContractControls, violationsOf } from './contract/contract-gate';
 import { readContract } from './contract/contract-files';
 import { emitQuantity, SandboxState, SellRequest } from './sandbox.app';
@@ -43,6 +44,7 @@ import {
   fulfillmentOrderNode,
   fulfillmentOrdersOf,
   fulfil,
+  fulfillmentOrderGranted,
   FulfillmentRequest,
   openScheduled,
   planProblem,
@@ -338,6 +340,12 @@ export class ShopifyState {
   fulfillmentOrderOwners = new Map<string, string>();
   /** Issued access tokens (POST /_sandbox/shopify/tokens): token -> account, as a custom app's install gives one. */
   tokens = new Map<string, string>();
+  /**
+   * The access scopes each issued token was granted (an install's as asked, a token control's as
+   * given). A token absent here (a development account's `shpat_sandbox_<id>`, a control's without
+   * scopes) holds the scopes Kontor's consent link asks (config/channel-apps.ts shopifyScopes).
+   */
+  tokenScopes = new Map<string, string[]>();
   /** The leaky bucket per account. */
   buckets = new Map<string, { available: number; at: number }>();
   maximumAvailable = 2000;
@@ -363,6 +371,7 @@ export class ShopifyState {
     this.collections.clear();
     this.fulfillmentOrderOwners.clear();
     this.tokens.clear();
+    this.tokenScopes.clear();
     this.buckets.clear();
     this.maximumAvailable = 2000;
     this.restoreRate = 100;
@@ -485,6 +494,12 @@ export interface SandboxLocation {
   legacy?: boolean;
 }
 const gid = (type: string, n: number) => `gid://shopify/${type}/${n}`;
+/** Access scopes as Shopify writes them in a grant: comma-separated handles. */
+const scopeList = (scope: string) =>
+  scope
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 /**
  * A MoneyBag of an order's amount. The sandbox's amounts are what the buyer is charged: in the
  * shop's currency, or in the buyer's (`presentment`, Shopify Markets: "The payment CurrencyCode of
@@ -738,7 +753,8 @@ const shippingLineOf = (o: ShopifyOrder) =>
       }
     : null;
 
-export function orderNode(s: ShopifyState, o: ShopifyOrder) {
+/** `seen`: the fulfillment orders the caller's scopes show (fulfillmentOrderGranted); all by default (a control's view). */
+export function orderNode(s: ShopifyState, o: ShopifyOrder, seen: (fo: SandboxFulfillmentOrder) => boolean = () => true) {
   const paid = o.financial !== 'PENDING';
   const total = orderTotal(o);
   const received = paid ? total : '0.00';
@@ -807,7 +823,7 @@ export function orderNode(s: ShopifyState, o: ShopifyOrder) {
       ),
     fulfillmentOrders: ({ first, after }: { first?: number; after?: string }) =>
       connection(
-        o.fulfillmentOrders.map((fo) => fulfillmentOrderNodeOf(o, fo)),
+        o.fulfillmentOrders.filter(seen).map((fo) => fulfillmentOrderNodeOf(o, fo)),
         first ?? 50,
         after,
       ),
@@ -877,8 +893,14 @@ const inventoryItemIdsOf = (q: string | undefined): Set<string> | undefined => {
 };
 
 /** The root value: the fields the adapter uses, resolved over the account's data (graphql's default resolver calls them with the arguments). */
-function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: string) {
+function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: string, scopes: readonly string[]) {
   const app = shopifyAppOf(state);
+  // Fulfillment orders the token's scopes do not grant are not there for it (fulfillmentOrderGranted).
+  const seen = (fo: SandboxFulfillmentOrder) => fulfillmentOrderGranted(scopes, fo, 'read');
+  const fulfillmentOrderSeen = (id: string) => {
+    const hit = s.fulfillmentOrder(account, id);
+    return hit && seen(hit.fo) ? hit : undefined;
+  };
   const variantNode = (v: ShopifyVariant) => ({
     id: v.id,
     sku: v.sku,
@@ -930,6 +952,11 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
   const touched = (sku: string, inventoryItemId: string) => emitQuantity(state, portal, account, sku, s.available.get(inventoryItemId) ?? 0, 'quantity');
   return {
     shop: { name: `Sandbox store ${account}`, currencyCode: 'EUR', myshopifyDomain: shopDomainOf(account) },
+    // "The access scopes granted to the application by a merchant during installation".
+    currentAppInstallation: {
+      id: `gid://shopify/AppInstallation/${account}`,
+      accessScopes: scopes.map((handle) => ({ handle, description: handle })),
+    },
     webhookSubscriptions: ({ first, after, topics }: { first?: number; after?: string; topics?: string[] }) =>
       connection(
         [...app.subscriptions.values()].filter((w) => w.account === account && (!topics || topics.includes(w.topic))).map(subscriptionNode),
@@ -1199,21 +1226,21 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       all.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id < b.id ? -1 : 1));
       if (reverse) all.reverse();
       return connection(
-        all.map((o) => orderNode(s, o)),
+        all.map((o) => orderNode(s, o, seen)),
         first ?? 50,
         after,
       );
     },
     order: ({ id }: { id: string }) => {
       const o = s.orders.get(id);
-      return o && o.account === account ? orderNode(s, o) : null;
+      return o && o.account === account ? orderNode(s, o, seen) : null;
     },
     fulfillmentOrder: ({ id }: { id: string }) => {
-      const hit = s.fulfillmentOrder(account, id);
+      const hit = fulfillmentOrderSeen(id);
       return hit ? fulfillmentOrderNodeOf(hit.o, hit.fo) : null;
     },
     fulfillmentOrderOpen: ({ id }: { id: string }) => {
-      const hit = s.fulfillmentOrder(account, id);
+      const hit = fulfillmentOrderSeen(id);
       const errors = openScheduled(hit?.fo);
       return { fulfillmentOrder: hit && !errors.length ? fulfillmentOrderNodeOf(hit.o, hit.fo) : null, userErrors: errors };
     },
@@ -1230,7 +1257,7 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     fulfillmentCreate: ({ fulfillment }: { fulfillment: FulfillmentRequest & { trackingInfo?: TrackingInput } }) => {
       const wrong = trackingProblem(fulfillment.trackingInfo);
       if (wrong) return { fulfillment: null, userErrors: [{ ...wrong, field: ['fulfillment', 'trackingInfo', wrong.field[1]!] }] };
-      const done = fulfil((id) => s.fulfillmentOrder(account, id), fulfillment);
+      const done = fulfil(fulfillmentOrderSeen, fulfillment, (fo) => fulfillmentOrderGranted(scopes, fo, 'write'));
       if ('errors' in done) return { fulfillment: null, userErrors: done.errors };
       const f = {
         id: gid('Fulfillment', s.next()),
@@ -1749,7 +1776,7 @@ function handler(state: SandboxState, s: ShopifyState) {
     const result = await execute({
       schema: schemaNow,
       document: doc,
-      rootValue: rootOf(state, s, account, appOfToken(shopifyAppOf(state), token)),
+      rootValue: rootOf(state, s, account, appOfToken(shopifyAppOf(state), token), s.tokenScopes.get(token) ?? shopifyScopes),
       variableValues: variables,
       operationName,
     });
@@ -1772,7 +1799,10 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       const o = s.orders.get(`gid://shopify/Order/${orderId}`);
       return o && o.account === account ? restOrder(o) : undefined;
     },
-    (token, account) => s.tokens.set(token, account),
+    (token, account, scope) => {
+      s.tokens.set(token, account);
+      s.tokenScopes.set(token, scopeList(scope));
+    },
   );
   app.post('/_sandbox/shopify/orders', (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Partial<NewShopifyOrder>;
@@ -1842,9 +1872,16 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       res.status(400).json({ error: 'portal_account is required' });
       return;
     }
+    // scopes: what the merchant granted a custom app (comma-separated or a list); none: Kontor's.
+    const scopes = (req.body as { scopes?: unknown }).scopes;
+    if (scopes !== undefined && typeof scopes !== 'string' && !(Array.isArray(scopes) && scopes.every((x) => typeof x === 'string'))) {
+      res.status(400).json({ error: 'scopes is a comma-separated string or a list of access scope handles' });
+      return;
+    }
     const token = `shpat_${crypto.randomBytes(16).toString('hex')}`;
     s.tokens.set(token, String(account));
-    res.status(201).json({ access_token: token });
+    if (scopes !== undefined) s.tokenScopes.set(token, scopeList(Array.isArray(scopes) ? scopes.join(',') : scopes));
+    res.status(201).json({ access_token: token, scope: (s.tokenScopes.get(token) ?? shopifyScopes).join(',') });
   });
   app.post('/_sandbox/shopify/config', (req: Request, res: Response) => {
     const body = (req.body ?? {}) as { maximum_available?: unknown; restore_rate?: unknown; currently_available?: unknown; portal_account?: unknown };
@@ -1939,6 +1976,53 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     }
     o.updatedAt = new Date().toISOString();
     res.json({ id: fo.id, status: 'OPEN' });
+  });
+  // The store moves a fulfillment order to another of its locations (its admin's "Change location",
+  // fulfillmentOrderMove): POST /_sandbox/shopify/fulfillment_orders/:id/move {location} (the
+  // location's number). The sandbox plays the first scenario of fulfillmentOrderMove only: every line
+  // of a fulfillment order with nothing fulfilled, whose assignedLocation "will be updated to the new
+  // location"; one with fulfilled units (the second scenario, a new fulfillment order) is refused
+  // (422). Refused too as Shopify refuses a move: a closed fulfillment order, a destination that "has
+  // never stocked the requested inventory item". The units leave `available` at the new location and
+  // come back at the old one, as a sale's do where its fulfillment order is assigned. Whether a move
+  // changes Order.updatedAt ("modified last") the contract does not say: the sandbox sets it (our
+  // reading, as for a released hold), so an order read by its updatedAt shows the move.
+  app.post('/_sandbox/shopify/fulfillment_orders/:id/move', (req: Request, res: Response) => {
+    const id = `gid://shopify/FulfillmentOrder/${String(req.params.id)}`;
+    const o = s.orders.get(s.fulfillmentOrderOwners.get(id) ?? '');
+    const fo = o?.fulfillmentOrders.find((f) => f.id === id);
+    if (!o || !fo) {
+      res.status(404).json({ error: 'no such fulfillment order' });
+      return;
+    }
+    const to = s.locationsOf(o.account).find((l) => l.id === gid('Location', Number((req.body as { location?: unknown } | undefined)?.location)));
+    if (!to || !to.isActive) {
+      res.status(400).json({ error: 'location is the number of an active location of the store' });
+      return;
+    }
+    const goods = fo.lines.map((fl) => ({ fl, line: o.lines.find((l) => l.id === fl.lineId)! }));
+    const refused = ['CLOSED', 'CANCELLED', 'INCOMPLETE'].includes(fo.status)
+      ? 'The fulfillment order is closed.'
+      : goods.some((g) => g.fl.fulfilled > 0)
+        ? 'the sandbox moves only a fulfillment order with nothing fulfilled'
+        : goods.find((g) => {
+              const v = s.variantBySku(o.account, g.line.sku);
+              return !v || (to.id === sandboxLocationId ? !s.available.has(v.inventoryItemId) : !s.levels.has(`${v.inventoryItemId} ${to.id}`));
+            })
+          ? `The destination location has never stocked the requested inventory item.`
+          : undefined;
+    if (refused) {
+      res.status(422).json({ errors: [{ message: refused }] });
+      return;
+    }
+    for (const g of goods) {
+      s.moveAvailable(o.account, g.line.sku, fo.locationId, g.fl.quantity);
+      s.moveAvailable(o.account, g.line.sku, to.id, -g.fl.quantity);
+    }
+    fo.locationId = to.id;
+    fo.location = to;
+    o.updatedAt = new Date().toISOString();
+    res.json({ id: fo.id, location: to.id });
   });
   // The store's collections (a seller's made in Shopify's admin: custom, or smart with a rule).
   app.post('/_sandbox/shopify/collections', (req: Request, res: Response) => {

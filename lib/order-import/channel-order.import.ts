@@ -19,6 +19,7 @@ import type { ChannelOrder } from '../portals';
 import { stockIdsByChannelSku, variationMainsAmong } from '../stock';
 import { createTaskOnce, insertTask } from '../task';
 import {
+  appLinesSince,
   asLastRead,
   channelDetails,
   channelState,
@@ -65,6 +66,9 @@ function changeOf(before: ChannelState, order: ChannelOrder, amountsKnown: boole
     const fba = marketDFba(order, portal);
     change.fulfilled_by_channel = { ...(fba ? { market_d_fba: fba } : {}), ...(before.fulfilled_by_channel === undefined ? { only_if_linked: true } : {}) };
   }
+  // Lines the channel gives a fulfilment app since (a Shopify store moving a line to a 3PL's location): their stock goes back.
+  const apps = appLinesSince(before, order);
+  if (apps.length) change.app_lines = apps;
   // Units the channel took out of a line after the sale (an order edit, an item it cancelled).
   const quantities = quantitiesChanged(before, order);
   if (quantities.length) change.line_quantity = quantities;

@@ -57,6 +57,9 @@ export function channelState(order: ChannelOrder): ChannelState {
     details: digest(order),
     ...(order.shipping.fee !== undefined ? { shipping_fee: order.shipping.fee } : {}),
     lines: Object.fromEntries(order.line.map((l) => [l.transaction_id, l.quantity])),
+    ...(order.line.some((l) => l.fulfilled_by_app !== undefined)
+      ? { app_lines: order.line.filter((l) => l.fulfilled_by_app !== undefined).map((l) => l.transaction_id) }
+      : {}),
     requests: [
       ...order.line.filter((l) => l.cancel_requested !== undefined).map((l) => l.transaction_id),
       ...(order.cancel_requested ? [orderRequestKey(order.cancel_requested.id)] : []),
@@ -105,7 +108,22 @@ export function stateAfter(before: ChannelState, order: ChannelOrder, amountsKno
     ...now,
     ...(amountsKnown ? {} : { paid_amount: before.paid_amount, details: before.details, prices: before.prices, shipping_fee: before.shipping_fee }),
     fulfilled_by_channel: now.fulfilled_by_channel === true || before.fulfilled_by_channel === true,
+    ...(before.app_lines || now.app_lines ? { app_lines: [...new Set([...(before.app_lines ?? []), ...(now.app_lines ?? [])])] } : {}),
   };
+}
+
+/**
+ * The lines the channel gives a fulfilment app since the state kept (ChannelChange.app_lines): a
+ * Shopify line the store moved to a 3PL's location after the import (lib/portals, appLines). Said
+ * once (the state keeps them); a row kept before app_lines were: only lines that still take stock.
+ */
+export function appLinesSince(before: ChannelState, order: ChannelOrder): { transaction_id: string; app: string; only_if_linked?: boolean }[] {
+  const said = new Set(before.app_lines ?? []);
+  return order.line.flatMap((l) =>
+    l.fulfilled_by_app !== undefined && !said.has(l.transaction_id)
+      ? [{ transaction_id: l.transaction_id, app: l.fulfilled_by_app, ...(before.app_lines === undefined ? { only_if_linked: true } : {}) }]
+      : [],
+  );
 }
 
 /** The key a buyer's request to cancel the whole order is remembered by in channel_state.requests (beside lines' transaction ids): one per request. */
@@ -262,7 +280,7 @@ export function orderInputOf(
     history: [
       `${source}: imported`,
       ...(byChannel ? [`${source}: ${channelFulfilmentNote}`] : appLineNotes(order).map((note) => `${source}: ${note}`)),
-      ...[...requestNotes(order), ...unreadNotes(order)].map((note) => `${source}: ${note}`),
+      ...[...requestNotes(order), ...unreadNotes(order), ...(order.import_notes ?? [])].map((note) => `${source}: ${note}`),
     ],
   };
   return { input, unlinked };

@@ -27,6 +27,11 @@ export interface ChannelState {
   prices?: Record<string, string>;
   /** The channel ships the order from its own warehouse, as it has said once (absent in rows kept before it; never unset). */
   fulfilled_by_channel?: boolean;
+  /**
+   * The lines (transaction_id) the channel has said a fulfilment app ships (ChannelOrderLine.fulfilled_by_app):
+   * their stock went back once (absent in rows kept before it; never unset).
+   */
+  app_lines?: string[];
   /** The shipping fee as the channel last gave it: a lower one since is shipping it gave back (absent in rows kept before it, or a channel giving none). */
   shipping_fee?: string;
 }

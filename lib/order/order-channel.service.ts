@@ -43,6 +43,14 @@ export interface ChannelChange {
    */
   fulfilled_by_channel?: { market_d_fba?: { country_iso2: string | null; center_id: string | null }; only_if_linked?: boolean };
   /**
+   * Lines the channel gave a fulfilment app since, which ships them from the stock it keeps (a
+   * Shopify line the store moved to a 3PL's location after the import), by transaction_id with the
+   * app's name: each is unlinked, so the stock it took goes back, as for a line imported so
+   * (lib/order-import README "Lines a fulfilment app ships"). `only_if_linked`: told only when the
+   * line still takes stock (a channel state kept before these were: a line imported so has none).
+   */
+  app_lines?: { transaction_id: string; app: string; only_if_linked?: boolean }[];
+  /**
    * The currency of the channel's amounts (paid_amount, details). Where it is not the order's, the
    * amounts are not applied and the seller is told (sameCurrency): a Shopify order imported in the
    * shop's currency before the import read the buyer's (lib/portals/README.md "The buyer's
@@ -248,6 +256,38 @@ async function withFulfilmentByChannel(trx: Knex.Transaction, current: OrderRow,
 }
 
 /**
+ * Lines the channel gave a fulfilment app since (ChannelChange.app_lines): each is unlinked, so
+ * the stock it took goes back, and the history names the app; not on an order shipped here (the
+ * goods left: the lines keep their stock, the history says so). Nothing when the whole order is
+ * the channel's (withFulfilmentByChannel unlinks every line).
+ */
+async function withAppLines(trx: Knex.Transaction, current: OrderRow, change: ChannelChange, input: OrderInput, notes: string[]): Promise<void> {
+  if (!change.app_lines?.length || change.fulfilled_by_channel) return;
+  const lines = input.line ?? (await orderRepository.lines(trx, current.internal_id)).map((l) => lineInput(l, { price: l.price, tax: l.tax }));
+  const apps = new Map(change.app_lines.map((a) => [a.transaction_id, a]));
+  const moved = lines.flatMap((l) => {
+    const app = l.transaction_id !== undefined ? apps.get(l.transaction_id) : undefined;
+    return app && (l.stock_align_id !== undefined || !app.only_if_linked) ? [{ l, app: app.app }] : [];
+  });
+  if (moved.length === 0) return;
+  if (current.is_shipped) {
+    for (const { l, app } of moved)
+      notes.push(
+        `line ${l.id} (${l.name ?? l.sku ?? ''}): the channel gave it to the fulfilment app ${app}, but the order is shipped here: it keeps its stock (the goods left)`,
+      );
+    return;
+  }
+  for (const { l, app } of moved) {
+    const linked = l.stock_align_id !== undefined;
+    delete l.stock_align_id;
+    notes.push(
+      `line ${l.id} (${l.name ?? l.sku ?? ''}): the fulfilment app ${app} ships it from the stock it keeps; ${linked ? 'its stock goes back' : 'it takes no stock here'}, do not ship it`,
+    );
+  }
+  input.line = lines;
+}
+
+/**
  * The channel's details are taken while the order is neither shipped, invoiced nor cancelled
  * here (an invoice or a parcel already carries the old data: the seller decides then, told by the
  * history); an order the same change makes paid is completed before it gets its invoice number.
@@ -332,6 +372,7 @@ export async function applyChannelChangeIn(
   const completed = await withDetails(trx, current, applied, input, notes);
   await withQuantities(trx, current, applied, input, notes);
   withShippingFee(current, applied, input, notes);
+  await withAppLines(trx, current, applied, input, notes);
   await withFulfilmentByChannel(trx, current, applied, input, notes);
   notes.push(...(applied.notes ?? []));
   if (notes.length === 0 && !completed) return [];

@@ -101,6 +101,8 @@ export interface ChannelOrder {
    * and code, where the channel names them).
    */
   fulfilled_by_channel?: { country_iso2?: string; center_id?: string };
+  /** What the adapter tells the seller of the order at its import, once (the new order's history). */
+  import_notes?: string[];
 }
 
 /** One page of a fetch; next is the channel's cursor for the following page, null at the end. */

@@ -12,6 +12,8 @@ import {
   appLines,
   appService,
   appsLinesMessage,
+  linesInNoFulfillmentOrder,
+  thirdPartyScopes,
   FulfillmentGroup,
   FulfillmentOrderRead,
   FulfillmentRead,
@@ -62,6 +64,13 @@ const locationsQuery = `query KontorLocations($first: Int!, $after: String) {
     nodes { id name isActive fulfillsOnlineOrders fulfillmentService { serviceName inventoryManagement } } } }`;
 /** A location whose stock a fulfilment app reports to Shopify (its inventoryManagement): Kontor's count set there would be overwritten by the app's. */
 const appKeepsStock = (l: LocationNode) => l.fulfillmentService?.inventoryManagement === true;
+const accessScopesQuery = 'query KontorAccessScopes { currentAppInstallation { accessScopes { handle } } }';
+/** Told at the import of an order with lines in no fulfillment order a token lacking thirdPartyScopes reads (linesInNoFulfillmentOrder). */
+const unseenLinesNote = (lines: { name: string }[], apps: string[]) =>
+  `${lines.map((l) => l.name).join(', ')}: in no fulfillment order Kontor may read, so taken as the seller's (they take stock here); ` +
+  `the store may have routed them to ${[...new Set(apps)].join(', ')}, a fulfilment app that ships from the stock it keeps, whose fulfillment orders ` +
+  `Shopify shows Kontor only with the access scope read_third_party_fulfillment_orders: connect the store again to grant it; ` +
+  `if the app ships them, unlink them from their items and do not ship them`;
 /** The store's first location as Kontor took it before `storeLocations` (rows of shopify_inventory_set without location, `knownAt`). */
 const firstLocation = 'query KontorLocation { locations(first: 1) { nodes { id } } }';
 const createProduct = `mutation KontorProductCreate($product: ProductCreateInput!) {
@@ -723,8 +732,10 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const stale = listed.orders.nodes.filter((n) => ordersRead.get(key(n.id))?.updatedAt !== n.updatedAt);
     const sales: StoreSale[] = [];
     // A store with a location whose fulfilment app keeps the stock: each order read has its
-    // fulfillment orders read too, to tell the lines the app ships (appLines); other stores need no more.
+    // fulfillment orders read too, to tell the lines the app ships (appLines); other stores need no
+    // more. Only a token granted thirdPartyScopes is shown the app's fulfillment orders (accessScopes).
     const apps = stale.length ? await this.appKeptLocations(s) : [];
+    const seesApps = apps.length ? await this.seesAppsFulfillmentOrders(s) : true;
     for (let i = 0; i < stale.length; i += orderPageSize) {
       const chunk = stale.slice(i, i + orderPageSize);
       const answer = await s.call<{ orders: { nodes: ShopifyOrderNode[] } }>(ordersQuery, {
@@ -744,9 +755,14 @@ export class WebshopAdapter extends HttpPortalAdapter {
         // Exact line totals and taxes only of orders that need them (order-amounts.ts): a discount
         // spread over units, a net-price store's taxes, a tax-included order of several rates.
         const amounts = order.test ? undefined : await readOrderLineAmounts(s, order);
-        const byApp =
-          apps.length && !order.test ? appLines(order.lineItems.nodes, await this.fulfillmentOrders(s, legacyId(order.id)), apps) : new Map<string, string>();
-        rememberOrder(key(order.id), order.updatedAt, order.test ? null : channelOrder(order, restocks, amounts, byApp));
+        const fulfillmentOrders = apps.length && !order.test ? await this.fulfillmentOrders(s, legacyId(order.id)) : undefined;
+        const byApp = fulfillmentOrders && seesApps ? appLines(order.lineItems.nodes, fulfillmentOrders) : new Map<string, string>();
+        const mapped = order.test ? null : channelOrder(order, restocks, amounts, byApp);
+        // Without the scope the app's fulfillment orders are not shown, and a line in none read cannot
+        // be told from one not routed yet: the seller's, and the seller is told (decision, README).
+        const unseen = fulfillmentOrders && !seesApps ? linesInNoFulfillmentOrder(order.lineItems.nodes, fulfillmentOrders) : [];
+        if (mapped && unseen.length) mapped.import_notes = [unseenLinesNote(unseen, apps)];
+        rememberOrder(key(order.id), order.updatedAt, mapped);
         if (!order.cancelledAt) sales.push(saleOf(order, byApp));
       }
     }
@@ -758,6 +774,17 @@ export class WebshopAdapter extends HttpPortalAdapter {
       return read ? [structuredClone(read)] : [];
     });
     return { orders, next: listed.orders.pageInfo.hasNextPage ? listed.orders.pageInfo.endCursor : null };
+  }
+
+  /**
+   * Whether the token is granted a scope that shows the fulfillment orders of fulfilment services'
+   * locations (thirdPartyScopes), as the store says ("The access scopes granted to the application by
+   * a merchant during installation", AppInstallation.accessScopes): a store connected before Kontor
+   * asked it, or a custom app's token, may lack it.
+   */
+  private async seesAppsFulfillmentOrders(s: ShopifySession): Promise<boolean> {
+    const answer = await s.call<{ currentAppInstallation: { accessScopes: { handle: string }[] } }>(accessScopesQuery, {});
+    return answer.currentAppInstallation.accessScopes.some((a) => thirdPartyScopes.includes(a.handle));
   }
 
   /** The names of the store's locations whose fulfilment app keeps the stock (appKeepsStock). */

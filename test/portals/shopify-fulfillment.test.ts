@@ -11,7 +11,7 @@ import { isPermanent } from '../../lib/errors';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { sendMitHoldWait } from '../../lib/order/send-mit-hold';
 import type { PortalTarget, Shipment } from '../../lib/portals/portal.type';
-import { appLines, FulfillmentOrderRead } from '../../lib/portals/shopify/fulfillment-plan';
+import { appLines, FulfillmentOrderRead, linesInNoFulfillmentOrder } from '../../lib/portals/shopify/fulfillment-plan';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import type { FulfillmentOrderPlan } from '../../sandbox/shopify-fulfillment.sandbox';
@@ -312,7 +312,7 @@ describe('webshop at Shopify: which lines a fulfilment app ships (appLines)', ()
   const line = (id: string, quantity = 1, nonFulfillableQuantity = 0) => ({ id, quantity, nonFulfillableQuantity });
   const shipBob = { serviceName: 'ShipBob', inventoryManagement: true };
 
-  it("a line at an app keeping the stock is the app's; one split with the seller's location, or at an app leaving the stock to the merchant, is the seller's; units in no fulfillment order shown are an app's in a store that has one", () => {
+  it("a line at an app keeping the stock is the app's; one split with the seller's location, or at an app leaving the stock to the merchant, is the seller's; a line in no fulfillment order (the order not routed yet) is the seller's", () => {
     const orders = [
       fo(
         [
@@ -331,11 +331,10 @@ describe('webshop at Shopify: which lines a fulfilment app ships (appLines)', ()
       fo([['D', 1]], { serviceName: 'Print', inventoryManagement: false }),
     ];
     const lines = [line('A'), line('B', 2), line('C'), line('D'), line('E'), line('F', 1, 1)];
-    expect([...appLines(lines, orders, ['ShipBob'])]).to.deep.equal([
-      ['A', 'ShipBob'],
-      ['E', 'ShipBob'],
-    ]);
-    // A store without such a location: an unseen line stays the seller's.
-    expect([...appLines(lines, orders, [])]).to.deep.equal([['A', 'ShipBob']]);
+    expect([...appLines(lines, orders)]).to.deep.equal([['A', 'ShipBob']]);
+    // An order read before Shopify routed it has no fulfillment order yet: no line is an app's.
+    expect([...appLines(lines, [])]).to.deep.equal([]);
+    // The lines a token lacking read_third_party_fulfillment_orders cannot place: those Shopify fulfils in none read.
+    expect(linesInNoFulfillmentOrder(lines, orders).map((l) => l.id)).to.deep.equal(['E']);
   });
 });

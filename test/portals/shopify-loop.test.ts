@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
+import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import { shopifyOf } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
@@ -212,6 +213,153 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
       [shipBob!.id, [1]],
       ['gid://shopify/Location/1', [0]],
     ]);
+  });
+
+  // A store of the merchant's warehouse (Location/1) and ShipBob's, a fulfilment service keeping the stock, and the seller's SKU listed there.
+  const threePlStore = async (sku: string, atShipBob: number, own?: string) => {
+    const seller = await newSeller();
+    const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+    const target = { portalAccountId, connector: 'shopify' as const, baseUrl: sandbox.url, credentials: {} };
+    const control = async (path: string, body: unknown) => {
+      const res = await fetch(`${sandbox.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = (await res.json()) as unknown;
+      expect(res.status, `${path} ${JSON.stringify(answer)}`).to.be.oneOf([200, 201]);
+      return answer;
+    };
+    const ids: number[] = [];
+    for (const listed of own ? [sku, own] : [sku]) {
+      const created = await call('stock/', { token: seller.token, body: { stock: { name: `Tasse ${listed}`, sku: listed, quantity: 10, price: '12.00' } } });
+      expect(created.status, created.text).to.equal(201);
+      ids.push(Number(created.body.stock_id));
+      await new WebshopAdapter().list(
+        target,
+        { stockId: ids.at(-1)!, name: `Tasse ${listed}`, sku: listed, ean: '', price: '12.00', quantityAvailable: 10, group: { shop_id: 'main' } },
+        `list-${listed}`,
+      );
+    }
+    const [stockId, ownId] = ids as [number, number | undefined];
+    const [, shipBob] = (await control('/_sandbox/shopify/locations', {
+      portal_account: portalAccountId,
+      locations: [{ name: 'Versandlager' }, { name: 'ShipBob', fulfillment_service: true }],
+    })) as { id: string }[];
+    await control('/_sandbox/shopify/inventory', { portal_account: portalAccountId, sku, location: shipBob!.id, available: atShipBob });
+    const graphql = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
+      const res = await fetch(`${sandbox.url}/admin/api/2025-01/graphql.json`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Shopify-Access-Token': token },
+        body: JSON.stringify({ query, variables }),
+      });
+      expect(res.status).to.equal(200);
+      return ((await res.json()) as { data: Record<string, unknown> }).data;
+    };
+    const kontorId = async (gid: string) =>
+      (
+        (await db()('sales_order')
+          .where({ account_id: seller.id, external_order_id: gid.split('/').pop() })
+          .first('id')) as { id: string }
+      ).id;
+    return { seller, portalAccountId, stockId, ownId, shipBob: shipBob!, control, graphql, kontorId };
+  };
+
+  it("when Kontor's token lacks read_third_party_fulfillment_orders, Shopify shows it none of the app's fulfillment orders: a line routed to the app is imported as the seller's and the seller is told to grant the scope", async () => {
+    const { seller, portalAccountId, stockId, shipBob, control, graphql, kontorId } = await threePlStore('SH-3PL-2', 40);
+    await control('/_sandbox/shopify/inventory', { portal_account: portalAccountId, sku: 'SH-3PL-2', available: 0 });
+    const placed = (await control('/_sandbox/shopify/orders', { portal_account: portalAccountId, lines: [{ sku: 'SH-3PL-2', quantity: 2 }] })) as {
+      id: string;
+    };
+    // As FulfillmentOrder's "API access scopes" say: a token with the merchant's scope alone gets an
+    // empty list, Kontor's (read_third_party_fulfillment_orders) sees ShipBob's but may not fulfil it.
+    const merchantOnly = (
+      (await control('/_sandbox/shopify/tokens', {
+        portal_account: String(portalAccountId),
+        scopes: 'write_products,write_inventory,read_locations,read_orders,write_merchant_managed_fulfillment_orders',
+      })) as { access_token: string }
+    ).access_token;
+    const foQuery = `query F($id: ID!) { order(id: $id) { fulfillmentOrders(first: 5) { nodes { id assignedLocation { location { id fulfillmentService { serviceName } } } } } } }`;
+    type FoAnswer = {
+      order: {
+        fulfillmentOrders: { nodes: { id: string; assignedLocation: { location: { id: string; fulfillmentService: { serviceName: string } | null } } }[] };
+      };
+    };
+    expect(((await graphql(merchantOnly, foQuery, { id: placed.id })) as FoAnswer).order.fulfillmentOrders.nodes).to.deep.equal([]);
+    const kontors = ((await graphql(`shpat_sandbox_${portalAccountId}`, foQuery, { id: placed.id })) as FoAnswer).order.fulfillmentOrders.nodes;
+    expect(kontors.map((n) => n.assignedLocation.location)).to.deep.equal([{ id: shipBob.id, fulfillmentService: { serviceName: 'ShipBob' } }]);
+    const create = (await graphql(
+      `shpat_sandbox_${portalAccountId}`,
+      `
+        mutation C($f: FulfillmentInput!) {
+          fulfillmentCreate(fulfillment: $f) {
+            fulfillment {
+              id
+            }
+            userErrors {
+              message
+            }
+          }
+        }
+      `,
+      { f: { lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: kontors[0]!.id }] } },
+    )) as { fulfillmentCreate: { fulfillment: unknown; userErrors: { message: string }[] } };
+    expect(create.fulfillmentCreate.fulfillment).to.equal(null);
+    expect(create.fulfillmentCreate.userErrors[0]!.message).to.contain('fulfillment service location');
+    const scopes = (await graphql(merchantOnly, 'query S { currentAppInstallation { accessScopes { handle } } }')) as {
+      currentAppInstallation: { accessScopes: { handle: string }[] };
+    };
+    expect(scopes.currentAppInstallation.accessScopes.map((a) => a.handle)).to.not.include('read_third_party_fulfillment_orders');
+
+    await connectPortalAccount(seller.id, {
+      portalAccountId,
+      connector: 'shopify',
+      baseUrl: sandbox.url,
+      credentials: { shop_domain: 'kobalt-3pl.myshopify.com', access_token: merchantOnly },
+    });
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-3pl-scope')).orders).to.deep.include({ created: 1 });
+    const order = await readOrder(seller, await kontorId(placed.id));
+    // Kontor cannot tell the app's line from an order not routed yet: the seller's, and said so.
+    expect(order.line.map((l) => [l.sku, l.quantity, l.stock_align_id ?? null])).to.deep.equal([['SH-3PL-2', '2', `ID_${stockId}`]]);
+    expect(await stockQuantity(seller, stockId)).to.equal(8);
+    const told = order.history.filter((h) => h.includes('read_third_party_fulfillment_orders'));
+    expect(told).to.have.length(1);
+    expect(told[0]).to.contain('Tasse SH-3PL-2: in no fulfillment order Kontor may read').and.contain('ShipBob').and.contain('connect the store again');
+  });
+
+  it("when the store moves an imported order's line to a fulfilment app that keeps the stock, the next read gives that line's stock back and tells the seller not to ship it, once; the seller's line keeps its stock", async () => {
+    const { seller, portalAccountId, stockId, ownId, shipBob, control, kontorId } = await threePlStore('SH-MOVE-1', 40, 'SH-OWN-2');
+    // Two fulfillment orders at the merchant's warehouse, one a line each (as a split the store made).
+    const placed = (await control('/_sandbox/shopify/orders', {
+      portal_account: portalAccountId,
+      lines: [
+        { sku: 'SH-MOVE-1', quantity: 2 },
+        { sku: 'SH-OWN-2', quantity: 1 },
+      ],
+      fulfillment_orders: [{ location: 1, lines: [{ line: 0 }] }],
+    })) as { id: string };
+    const s = shopifyOf(sandbox.state);
+    const fo = s.orders.get(placed.id)!.fulfillmentOrders[0]!;
+    expect(s.orders.get(placed.id)!.fulfillmentOrders.map((f) => f.locationId)).to.deep.equal(['gid://shopify/Location/1', 'gid://shopify/Location/1']);
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-move-1')).orders).to.deep.include({ created: 1 });
+    const orderId = await kontorId(placed.id);
+    expect((await readOrder(seller, orderId)).line.map((l) => l.stock_align_id ?? null)).to.deep.equal([`ID_${stockId}`, `ID_${ownId}`]);
+    expect(await stockQuantity(seller, stockId)).to.equal(8);
+
+    // fulfillmentOrderMove's first scenario: the whole fulfillment order, its assignedLocation now ShipBob's.
+    await control(`/_sandbox/shopify/fulfillment_orders/${fo.id.split('/').pop()}/move`, { location: Number(shipBob.id.split('/').pop()) });
+    expect(s.orders.get(placed.id)!.fulfillmentOrders[0]!.locationId).to.equal(shipBob.id);
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-move-2')).orders).to.deep.include({ updated: 1 });
+    const moved = await readOrder(seller, orderId);
+    expect(moved.line.map((l) => [l.sku, l.quantity, l.stock_align_id ?? null])).to.deep.equal([
+      ['SH-MOVE-1', '2', null],
+      ['SH-OWN-2', '1', `ID_${ownId}`],
+    ]);
+    expect(await stockQuantity(seller, stockId)).to.equal(10);
+    expect(await stockQuantity(seller, ownId!)).to.equal(9);
+    const told = moved.history.filter((h) => h.includes('ShipBob'));
+    expect(told).to.have.length(1);
+    expect(told[0]).to.contain('line 1 (Tasse SH-MOVE-1): the fulfilment app ShipBob ships it from the stock it keeps; its stock goes back, do not ship it');
+    // Said once: a later read of the order changes nothing more.
+    await importOrders({ accountId: seller.id, portalAccountId }, 'sh-move-3');
+    expect(await stockQuantity(seller, stockId)).to.equal(10);
+    expect((await readOrder(seller, orderId)).history.filter((h) => h.includes('ShipBob'))).to.have.length(1);
   });
 
   it('when the store keeps selling the variant when out of stock, then CIA sets its quantity but does not count it done: the CIA state names the setting to switch', async () => {

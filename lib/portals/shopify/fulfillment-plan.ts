@@ -106,32 +106,56 @@ export function appService(fo: Pick<FulfillmentOrderRead, 'assignedLocation'>): 
 }
 
 /**
+ * The scopes that show Kontor the fulfillment orders of locations fulfilment services manage
+ * (FulfillmentOrder, "API access scopes": "The `read_third_party_fulfillment_orders` and
+ * `write_third_party_fulfillment_orders` access scopes grant access to fulfillment orders assigned
+ * to locations managed by other fulfillment services"). Kontor's consent link asks the read one
+ * (config/channel-apps.ts shopifyScopes); it never fulfils them.
+ */
+export const thirdPartyScopes = ['read_third_party_fulfillment_orders', 'write_third_party_fulfillment_orders'];
+
+/**
  * The order's lines a fulfilment app ships from the stock it keeps (decision, README "Orders a
  * fulfilment app ships"), by LineItem id, with the app's name. Per line, as Kontor's order has no
  * fulfilment location of its own: a line is the app's when it has units at an app's location
  * (appService) and none at another location. A line split between the seller's location and an
  * app's stays the seller's whole (its units take stock; send_mit fulfils only the seller's
- * fulfillment order). Units in no fulfillment order read (`apps`: the store's app-kept locations'
- * names, given only when it has some) count as an app's: Order.fulfillmentOrders returns "a
- * subset of the fulfillment orders ... if they don't have the necessary access scopes", and
- * Kontor asks write_merchant_managed_fulfillment_orders only, so a third-party fulfilment
- * service's fulfillment orders may not be shown to it at all. Units Shopify does not fulfil
- * (nonFulfillableQuantity: refunded, tips) are none of these.
+ * fulfillment order). `orders` must be read with a token that sees every fulfillment order
+ * (thirdPartyScopes): a line in none of them is the seller's, as Shopify creates an order's
+ * fulfillment orders after it ("After an order is created, a background worker performs the order
+ * routing process ... Once the order routing process is complete, one or more fulfillment orders
+ * will be created"), so an order read at once has none yet; c037bab counted such units an app's, and
+ * an order read before its routing was taken whole as the app's (found by a reviewer of c037bab).
+ * A later read (the order's updatedAt moved) that shows the line at an app's location gives its
+ * stock back (lib/order-import, "Lines a fulfilment app ships").
  */
-export function appLines(
-  lines: { id: string; quantity: number; nonFulfillableQuantity: number }[],
-  orders: FulfillmentOrderRead[],
-  apps: string[],
-): Map<string, string> {
+export function appLines(lines: { id: string }[], orders: FulfillmentOrderRead[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of lines) {
     const at = orders.flatMap((fo) => fo.lines.filter((l) => l.lineItem.id === line.id && l.totalQuantity > 0).map(() => appService(fo)));
-    if (at.some((app) => app === undefined)) continue;
-    const app = at.find((name) => name !== undefined);
-    if (app) out.set(line.id, app);
-    else if (apps.length && line.quantity > line.nonFulfillableQuantity) out.set(line.id, apps.join(', '));
+    if (at.length === 0 || at.some((app) => app === undefined)) continue;
+    out.set(
+      line.id,
+      at.find((name) => name !== undefined)!,
+    );
   }
   return out;
+}
+
+/**
+ * The lines Shopify fulfils (units beyond nonFulfillableQuantity: not refunded, not a tip) that are
+ * in no fulfillment order read: with a token lacking thirdPartyScopes in a store with an app-kept
+ * location, such a line may be at the app's location ("An API client will only receive a subset of
+ * the fulfillment orders which belong to an order if they don't have the necessary access scopes",
+ * Order.fulfillmentOrders), or the order is not routed yet: Kontor cannot tell which.
+ */
+export function linesInNoFulfillmentOrder<L extends { id: string; quantity: number; nonFulfillableQuantity: number }>(
+  lines: L[],
+  orders: FulfillmentOrderRead[],
+): L[] {
+  return lines.filter(
+    (line) => line.quantity > line.nonFulfillableQuantity && !orders.some((fo) => fo.lines.some((l) => l.lineItem.id === line.id && l.totalQuantity > 0)),
+  );
 }
 
 /**
