@@ -257,18 +257,18 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await bernds(s)).to.have.length(2);
   });
 
-  it("when a client dates a payment booked by hand by its value day, up to 3 days from the statement's booking day, then the statement's credit (MT940, then the camt.053's copy) is that transfer, and one 4 days off is another payment", async () => {
+  it("when a client dates a payment booked by hand by its value day, up to 3 days from the statement's booking day with only a weekend between, then the statement's credit (MT940, then the camt.053's copy) is that transfer, and one 4 days off is another payment", async () => {
     const s = await newSeller();
     const { anna, bernd, names } = await annaAndBernd(s);
-    // Bernd's value day 3 days before the booking day of the 20th; Anna's 4 days before.
+    // Bernd's value day 3 days after the booking day of Friday the 20th (Monday, a weekend between); Anna's 4 days before.
     expect(
-      (await post(s.token, { transfer_date: '2026-11-17', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
+      (await post(s.token, { transfer_date: '2026-11-23', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' })).is_order_paid,
     ).to.equal('1');
     expect(
       (await post(s.token, { transfer_date: '2026-11-16', sender: 'Anna Schmidt', subject: `Bestellung ${anna}`, amount: '49.90' })).is_order_paid,
     ).to.equal('1');
     expect(await importStatement(s, mt940Days(names).ofThe20th)).to.deep.include({ entries: 2, stored: 1, duplicates: 1 });
-    expect((await bernds(s)).map((r) => [r.transfer_date, r.order_id])).to.deep.equal([['2026-11-17T00:00:00.000Z', bernd]]);
+    expect((await bernds(s)).map((r) => [r.transfer_date, r.order_id])).to.deep.equal([['2026-11-23T00:00:00.000Z', bernd]]);
     expect(await paid(s, bernd)).to.equal('24.50');
     const annas = (await transfers(s)).filter((r) => r.sender === 'Anna Schmidt');
     expect(annas.map((r) => r.transfer_date)).to.deep.equal(['2026-11-16T00:00:00.000Z', '2026-11-20T00:00:00.000Z']);
@@ -280,6 +280,47 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     const again = await post(s.token, { transfer_date: '2026-11-21', sender: 'Anna Schmidt', subject: `Bestellung ${anna}`, amount: '49.90' }, 302);
     expect(again.bank_id).to.equal(annas[1]!.id);
     expect((await transfers(s)).filter((r) => r.sender === 'Anna Schmidt')).to.have.length(2);
+  });
+
+  /**
+   * A buyer's two orders of 19.90, each paid with the same text (her name, no order number: paid
+   * by name and amount owed): the first on Monday the 16th, the second, ordered after (secondOrder),
+   * on Thursday the 19th.
+   */
+  async function carlasTwoOrders(s: Seller) {
+    const orders = [await orderPaidBy(s, '19.90', 'Carla Nowak')];
+    const secondOrder = async () => orders.push(await orderPaidBy(s, '19.90', 'Carla Nowak'));
+    const payment = { amount: '19.90', name: 'Carla Nowak', text: 'Carla Nowak Kauf' };
+    const hand = (day: string) => ({ transfer_date: day, sender: 'Carla Nowak', subject: 'Carla Nowak Kauf', amount: '19.90' });
+    const carlas = async () => (await transfers(s)).filter((r) => r.sender === 'Carla Nowak').map((r) => r.transfer_date.slice(0, 10));
+    const paidOfBoth = async () => Number(await paid(s, orders[0]!)) + Number(await paid(s, orders[1]!));
+    return { payment, hand, carlas, paidOfBoth, secondOrder };
+  }
+
+  it("when a buyer pays two orders of one price with one text on Monday and Thursday and the seller books Thursday's by hand after Monday's statement, then it is stored and pays (no 302 with Monday's credit), and Thursday's statement is that transfer", async () => {
+    const s = await newSeller();
+    const { payment, hand, carlas, paidOfBoth, secondOrder } = await carlasTwoOrders(s);
+    expect(await importStatement(s, camt([{ ...payment, day: '2026-11-16', ref: 'C-16' }]))).to.deep.include({ stored: 1 });
+    await secondOrder();
+    expect((await post(s.token, hand('2026-11-19'))).is_order_paid).to.equal('1');
+    expect(await carlas()).to.deep.equal(['2026-11-16', '2026-11-19']);
+    expect(await paidOfBoth()).to.equal(39.8);
+    expect(await importStatement(s, camt([{ ...payment, day: '2026-11-19', ref: 'C-19' }]))).to.deep.include({ stored: 0, duplicates: 1 });
+    expect(await carlas()).to.deep.equal(['2026-11-16', '2026-11-19']);
+    expect(await paidOfBoth()).to.equal(39.8);
+  });
+
+  it("when a buyer pays two orders of one price with one text on Monday and Thursday and the seller booked Monday's by hand, then Thursday's statement is stored and pays (it does not claim Monday's hand booking), and Monday's statement is that hand booking", async () => {
+    const s = await newSeller();
+    const { payment, hand, carlas, paidOfBoth, secondOrder } = await carlasTwoOrders(s);
+    expect((await post(s.token, hand('2026-11-16'))).is_order_paid).to.equal('1');
+    await secondOrder();
+    expect(await importStatement(s, camt([{ ...payment, day: '2026-11-19', ref: 'C-19' }]))).to.deep.include({ stored: 1, duplicates: 0 });
+    expect(await carlas()).to.deep.equal(['2026-11-16', '2026-11-19']);
+    expect(await paidOfBoth()).to.equal(39.8);
+    expect(await importStatement(s, camt([{ ...payment, day: '2026-11-16', ref: 'C-16' }]))).to.deep.include({ stored: 0, duplicates: 1 });
+    expect(await carlas()).to.deep.equal(['2026-11-16', '2026-11-19']);
+    expect(await paidOfBoth()).to.equal(39.8);
   });
 
   it("when a client books a Cyrillic payer's payment by hand and the statement brings another Cyrillic payer's payment of the amount and day too, then they are two payments, and the booked one is tied to its credit spelt in capitals", async () => {

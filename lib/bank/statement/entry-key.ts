@@ -263,8 +263,9 @@ export interface HandBooking {
  * it a day or two apart (a credit received on a Friday or before a holiday, booked on the next
  * business day; a forward value). 3 covers a weekend between the two (value day Friday, booking
  * day Monday) and no more: an equal payment of the payer a few days off is another payment more
- * likely than a booking that late. Asked only after the same day and a client's day found
- * nothing, nearest first (1, then 2, then 3 days).
+ * likely than a booking that late. Days 2 or 3 apart tie only with a weekend between them, no
+ * working day (withinDays). Asked only after the same day and a client's day found nothing,
+ * nearest first (1, then 2, then 3 days).
  */
 export const VALUE_DAY_WINDOW = 3;
 
@@ -277,13 +278,33 @@ export function daysAround(days: string[], within: number): string[] {
   return [...new Set(around)];
 }
 
-/** Whether some day each date may stand for (bookingDaysOf) lies at most `within` calendar days from one of the other's. */
+/**
+ * Whether some day each date may stand for (bookingDaysOf) lies at most `within` calendar days
+ * from one of the other's, with no working day between the two: every day strictly between them
+ * a Saturday or a Sunday. A value day and its booking day lie apart by a weekend (value Friday,
+ * booked Monday; value Saturday, booked Monday) or by one day, never by working days: the bank
+ * books a credit on the business day it receives it or the next. Decision, found by a reviewer
+ * of 16d6c37: a plain span of 3 days tied a buyer's two equal payments of Monday and Thursday
+ * (two orders of one price, one text): the Monday credit answered the Thursday payment booked by
+ * hand 302 (not stored, its order left unpaid), or the Thursday credit claimed the Monday hand
+ * booking. A holiday between the days is not known here (it differs by country and region):
+ * such a payment is not tied, and stored twice (the known limit of a day further off).
+ */
 export function withinDays(a: Date, b: Date, within: number): boolean {
   const others = bookingDaysOf(b).map((d) => new Date(`${d}T00:00:00Z`).getTime());
   return bookingDaysOf(a).some((d) => {
     const at = new Date(`${d}T00:00:00Z`).getTime();
-    return others.some((o) => Math.abs(at - o) <= within * DAY);
+    return others.some((o) => Math.abs(at - o) <= within * DAY && weekendBetween(Math.min(at, o), Math.max(at, o)));
   });
+}
+
+/** Whether every calendar day strictly between two days (00:00 UTC, in ms) is a Saturday or a Sunday. */
+function weekendBetween(from: number, to: number): boolean {
+  for (let t = from + DAY; t < to; t += DAY) {
+    const weekday = new Date(t).getUTCDay();
+    if (weekday !== 0 && weekday !== 6) return false;
+  }
+  return true;
 }
 
 /**
