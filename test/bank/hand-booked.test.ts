@@ -323,6 +323,24 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await paidOfBoth()).to.equal(39.8);
   });
 
+  it("when a client dated a payment booked by hand by its value day after the statement's booking day and the bank reverses that credit on its booking day, then the reversal takes it back from its order (the hand booking is of the day its statement claimed it)", async () => {
+    const s = await newSeller();
+    const order = await orderPaidBy(s, '30.00', 'Dora Klein');
+    const credit = { amount: '30.00', name: 'Dora Klein', text: `Bestellung ${order}` };
+    // Booked by the bank on Friday the 20th, dated by the client by the value day Monday the 23rd.
+    const hand = await post(s.token, { transfer_date: '2026-11-23', sender: 'Dora Klein', subject: `Bestellung ${order}`, amount: '30.00' });
+    expect(hand.is_order_paid).to.equal('1');
+    expect(await importStatement(s, camt([{ ...credit, day: '2026-11-20', ref: 'D-20' }]))).to.deep.include({ stored: 0, duplicates: 1 });
+    expect(await paid(s, order)).to.equal('30.00');
+    // The bank takes the credit back the day it booked it: before the hand booking's transfer_date, on its claimed day.
+    expect(await importStatement(s, camt([{ ...credit, day: '2026-11-20', ref: 'D-R', reversal: true }]))).to.deep.include({ entries: 0, debits: 1 });
+    expect(await paid(s, order)).to.equal('0.00');
+    expect((await transfers(s)).map((r) => [r.id, r.transfer_date, r.status])).to.deep.equal([[hand.bank_id, '2026-11-23T00:00:00.000Z', 'reversed']]);
+    // Nothing kept for a later import: the same reversal again changes nothing.
+    expect(await importStatement(s, camt([{ ...credit, day: '2026-11-20', ref: 'D-R', reversal: true }]))).to.deep.include({ debits: 1 });
+    expect(await paid(s, order)).to.equal('0.00');
+  });
+
   it("when a client books a Cyrillic payer's payment by hand and the statement brings another Cyrillic payer's payment of the amount and day too, then they are two payments, and the booked one is tied to its credit spelt in capitals", async () => {
     const s = await newSeller();
     await post(s.token, { transfer_date: '2026-11-20', sender: 'Иван Петров', subject: 'Оплата заказа', amount: '24.50' });
