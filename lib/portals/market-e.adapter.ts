@@ -249,9 +249,15 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const s = new KauflandSession(target);
     const { unit, shippingGroup } = unitData(item);
     const group = await this.shippingGroupId(s, shippingGroup);
+    // A listing puts an existing unit on sale (UnitPatchRequest.status, WriteableUnitStatuses
+    // AVAILABLE; found by a reviewer of 748285e): end puts a unit Kaufland fulfils ONHOLD, and once
+    // it was the seller's again a listing PATCHed it without a status, recorded it listed and sent
+    // it amounts while Kaufland kept it off sale. revise leaves the status (a hold the seller set
+    // in the Seller Portal on a live listing stays); a new unit (POST /units) needs none.
+    const onSale = { ...this.patchOf(unit), ...group, status: 'AVAILABLE' };
     const known = unitIds.get(unitKey(s, unit.id_offer)) ?? recordedUnit(s, item.listedAs);
     if (known !== undefined) {
-      if ((await this.patch(s, known, unit.id_offer, { ...this.patchOf(unit), ...group })) !== 404) {
+      if ((await this.patch(s, known, unit.id_offer, onSale)) !== 404) {
         rememberUnit(s, unit.id_offer, known);
         return { portalItemId: String(known) };
       }
@@ -260,14 +266,14 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const existing = await this.findUnit(s, unit.id_offer);
     if (existing && byKaufland(existing)) throw portalRefused(fulfilledByKaufland(s, unit.id_offer, existing.id_unit, notListed));
     if (existing) {
-      await this.patchUnit(s, existing.id_unit, unit.id_offer, { ...this.patchOf(unit), ...group });
+      await this.patchUnit(s, existing.id_unit, unit.id_offer, onSale);
       return { portalItemId: String(existing.id_unit) };
     }
     // A POST /units of this id_offer in the last minutes (any process): its unit, or a wait until GET /units would show it.
     const account = s.target.portalAccountId;
     const earlier = await this.createdUnit(s, unit.id_offer, 'the listing waits for it rather than create a second unit');
     if (earlier !== undefined) {
-      if ((await this.patch(s, earlier, unit.id_offer, { ...this.patchOf(unit), ...group })) !== 404) {
+      if ((await this.patch(s, earlier, unit.id_offer, onSale)) !== 404) {
         rememberUnit(s, unit.id_offer, earlier);
         return { portalItemId: String(earlier) };
       }
@@ -568,10 +574,6 @@ export class MarketEAdapter extends HttpPortalAdapter {
   }
 
   /**
-   * Pages through the storefront's units (GET /units, 100 a page) remembering each, until every
-   * wanted id_offer is found or the units end (true: every unit was seen), at most 100 pages.
-   */
-  /**
    * The units Kontor recorded for the listings of the items this process does not know yet, and
    * for those recorded as Kaufland's to fulfil (portal_listing.fulfilled_by_channel, one statement
    * a push). A unit recorded so is read by its id (GET /units/{id_unit}: GET /units shows a unit
@@ -579,7 +581,10 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * amount; the seller's again, sent its amount (and the record cleared, setQuantities); gone,
    * forgotten. Answers the items recorded so. Before, only the process that read the unit's type
    * knew it: after a restart, or in another portal_upload worker, its recorded id was sent an
-   * amount once more.
+   * amount once more. The read is once per unit and process, not per push (checked by a reviewer
+   * of 748285e): the unit read as Kaufland's is kept apart (kauflandIds), so recordedUnit names it
+   * no more and the pushes after read only the lookup by id_offer any offer without a seller's
+   * unit gets.
    */
   private async recallRecorded(s: KauflandSession, updates: QuantityUpdate[], aids: PushAids | undefined): Promise<Set<number>> {
     if (!aids) return new Set();
@@ -602,6 +607,10 @@ export class MarketEAdapter extends HttpPortalAdapter {
     return fulfilled;
   }
 
+  /**
+   * Pages through the storefront's units (GET /units, 100 a page) remembering each, until every
+   * wanted id_offer is found or the units end (true: every unit was seen), at most 100 pages.
+   */
   private async readAllUnits(s: KauflandSession, wanted: Set<string>): Promise<boolean> {
     for (let offset = 0, page = 0; page < 100; page++, offset += 100) {
       const answer = await s.call<{ data: Unit[] }>('GET', '/units', { storefront: s.storefront, fulfillment_type: bothFulfilments, limit: 100, offset });
