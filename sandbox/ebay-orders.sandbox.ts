@@ -215,7 +215,16 @@ export interface Sale {
   fulfilledByEbay?: boolean;
   /** false: paymentSummary.payments is empty though the order is paid (payments_listed: false). */
   paymentsListed?: boolean;
+  /**
+   * Payment.paymentMethod (EBAY by default, eBay's managed payments). Payment.paymentReferenceId "is
+   * only returned if payment has been made by the buyer, and the paymentMethod is ESCROW", so only
+   * a paid ESCROW payment carries one (given at payOrder for one paid later).
+   */
+  paymentMethod?: 'EBAY' | 'ESCROW';
 }
+
+/** Payment.paymentReferenceId: "only returned if payment has been made by the buyer, and the paymentMethod is ESCROW". */
+const escrowReference = () => `SBX${crypto.randomBytes(6).toString('hex').toUpperCase()}`;
 
 /** Order.program of an order eBay fulfils, shown while it is paid (Program.fulfillmentProgram). */
 function showProgram(order: EbayOrder, fulfilledByEbay: boolean | undefined): void {
@@ -238,7 +247,12 @@ export function payOrder(state: SandboxState, orderId: string): string | undefin
   order.orderPaymentStatus = 'PAID';
   order.paymentSummary = {
     ...order.paymentSummary,
-    payments: (order.paymentSummary?.payments ?? []).map((p) => ({ ...p, paymentStatus: 'PAID', paymentDate: now })),
+    payments: (order.paymentSummary?.payments ?? []).map((p) => ({
+      ...p,
+      ...(p.paymentMethod === 'ESCROW' && !p.paymentReferenceId ? { paymentReferenceId: escrowReference() } : {}),
+      paymentStatus: 'PAID',
+      paymentDate: now,
+    })),
   };
   showProgram(order, found.fulfilledByEbay);
   order.lastModifiedDate = now;
@@ -375,8 +389,8 @@ export function placeOrder(state: SandboxState, sale: Sale): { order_id: string 
       // A paid order whose payment eBay does not list (paymentsListed false): the array is "always
       // returned", empty here, so that an importer meets the order without a PAID payment.
       payments: (sale.paymentsListed === false ? [] : [0]).map(() => ({
-        paymentMethod: 'EBAY',
-        paymentReferenceId: `SBX${crypto.randomBytes(6).toString('hex').toUpperCase()}`,
+        paymentMethod: sale.paymentMethod ?? 'EBAY',
+        ...(paid && sale.paymentMethod === 'ESCROW' ? { paymentReferenceId: escrowReference() } : {}),
         ...(paid ? { paymentDate: now } : {}),
         paymentStatus: paid ? 'PAID' : status === 'FAILED' ? 'FAILED' : 'PENDING',
         // The seller's payment holds the 'Collect and Remit' tax the buyer paid (Payment.amount).

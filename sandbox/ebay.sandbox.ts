@@ -138,6 +138,12 @@ function mountControls(app: express.Express, state: SandboxState): void {
   });
   app.post('/_sandbox/ebay/orders', (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Body;
+    // Two of PaymentMethodTypeEnum's values (the file names the type, not its values): EBAY, the
+    // default, and ESCROW, the one method the contract gives a paymentReferenceId.
+    if (body.payment_method !== undefined && body.payment_method !== 'EBAY' && body.payment_method !== 'ESCROW') {
+      res.status(400).json({ message: 'payment_method is EBAY or ESCROW' });
+      return;
+    }
     try {
       const sale: Sale = {
         account: String(body.portal_account ?? ''),
@@ -150,6 +156,7 @@ function mountControls(app: express.Express, state: SandboxState): void {
         ...(body.buyer ? { buyer: body.buyer as Sale['buyer'] } : {}),
         ...(body.fulfilled_by === 'EBAY' ? { fulfilledByEbay: true } : {}),
         ...(body.payments_listed === false ? { paymentsListed: false } : {}),
+        ...(body.payment_method === 'ESCROW' ? { paymentMethod: 'ESCROW' as const } : {}),
       };
       res.status(201).json(placeOrder(state, sale));
     } catch (err) {

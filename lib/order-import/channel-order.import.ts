@@ -50,6 +50,8 @@ function changeOf(before: ChannelState, order: ChannelOrder, amountsKnown: boole
   if (amountsKnown && before.paid_amount !== order.paid_amount) change.paid_amount = order.paid_amount;
   if (before.is_cancelled !== order.status.is_cancelled) change.is_cancelled = order.status.is_cancelled;
   if (before.is_shipped !== order.status.is_shipped) change.is_shipped = order.status.is_shipped;
+  // A reference the channel names only once paid (eBay's ESCROW paymentReferenceId); the order takes it if it has none.
+  if (order.payment_provider_transaction_id) change.payment_provider_transaction_id = order.payment_provider_transaction_id;
   // Prices, shipping or addresses the channel gave since (an Amazon order leaving Pending); not
   // once the channel has shipped or cancelled it (Amazon then suppresses the phone: nothing new).
   // Shipping the channel gave back since (a refund of it): the fee follows as a line's units do,

@@ -43,6 +43,13 @@ export interface ChannelChange {
    */
   fulfilled_by_channel?: { market_d_fba?: { country_iso2: string | null; center_id: string | null }; only_if_linked?: boolean };
   /**
+   * The channel's payment reference, which it may name only once the buyer paid (eBay's
+   * Payment.paymentReferenceId: "only returned if payment has been made by the buyer, and the
+   * paymentMethod is ESCROW"): an order first imported unpaid takes it on the update that pays it.
+   * Only an order without one takes it (document 2: it cannot be changed once set).
+   */
+  payment_provider_transaction_id?: string;
+  /**
    * Lines the channel gave a fulfilment app since, which ships them from the stock it keeps (a
    * Shopify line the store moved to a 3PL's location after the import), by transaction_id with the
    * app's name: each is unlinked, so the stock it took goes back, as for a line imported so
@@ -117,11 +124,16 @@ export async function createChannelOrdersIn(trx: Knex.Transaction, caller: Order
 
 /** The part of a change the order can take: a shipped order is not cancelled by the channel (goods left: a credit note). */
 function effective(
-  current: { paid_amount: string | null; is_shipped: boolean; is_cancelled: boolean },
+  current: { paid_amount: string | null; is_shipped: boolean; is_cancelled: boolean; payment_provider_transaction_id: string | null },
   change: ChannelChange,
 ): { input: OrderInput; notes: string[] } {
   const input: OrderInput = {};
   const notes: string[] = [];
+  const reference = change.payment_provider_transaction_id;
+  if (reference && current.payment_provider_transaction_id === null) {
+    input.payment_provider_transaction_id = reference;
+    notes.push(`payment reference ${reference}`);
+  }
   const status: NonNullable<OrderInput['status']> = {};
   if (change.paid_amount !== undefined && toCents(change.paid_amount) !== toCents(current.paid_amount ?? '0')) {
     input.paid_amount = change.paid_amount;
