@@ -133,6 +133,12 @@ async function runKauflandShopify(): Promise<void> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ rate_limit: 10000, orders_rate_limit: 10000 }),
     });
+    // eBay is a CIA target here, never listed at: the seller holds the items there already.
+    await fetch(`${sandboxUrl}/_sandbox/ebay/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items_made_elsewhere: true }),
+    });
     // A store selling 10 orders a second is a Shopify Plus store: 1000 points a second (shopify.dev,
     // GraphQL Admin API rate limits; the bucket, which that table does not give, 20 s of it as the
     // sandbox's Standard default of 2000 at 100). At Standard's 100 a second the store cannot carry it:

@@ -591,6 +591,13 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
       }),
     });
     if (!lifted.ok) throw new Error(`the sandbox refused its Amazon rate limit: ${lifted.status}`);
+    // The bench never lists at eBay: the seller holds the items there already (eBay refuses the quantity of a SKU it holds no inventory item of).
+    const made = await fetch(`${sandboxUrl}/_sandbox/ebay/config`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ items_made_elsewhere: true }),
+    });
+    if (!made.ok) throw new Error(`the sandbox refused its eBay items: ${made.status}`);
 
     const items: number[] = [];
     for (let i = 0; i < itemCount; i++) {

@@ -261,8 +261,13 @@ interface PriceQuantityAnswer {
 /**
  * One SKU of bulkUpdatePriceQuantity: its scripted fault (a fault with reference = the SKU), its
  * checks, then the item's quantity and each named offer's availableQuantity/price; one answer
- * per offer (eBay's responses[]), one for the SKU when it names none. A SKU without an
- * inventory item takes the quantity for the listing to come (CIA may push before a listing).
+ * per offer (eBay's responses[]), one for the SKU when it names none. A SKU the seller holds no
+ * inventory item of is refused in its own entry (statusCode 400, errors[] 25002): the call "is
+ * used by the seller to update the total ship-to-home quantity of one inventory item" and
+ * PriceQuantityResponse gives each SKU its statusCode and errors; the call's error table names
+ * 25002 "Any User error. {additionalInfo}" for such a refusal (25701 "One or more of the supplied
+ * SKU(s) could not be found in the system" is other calls'). It took the quantity before and made
+ * an inventory item without a product, which createOffer then took.
  */
 function priceQuantity(state: SandboxState, account: string, request: Body): PriceQuantityAnswer[] {
   const ebay = state.ebay;
@@ -276,6 +281,8 @@ function priceQuantity(state: SandboxState, account: string, request: Body): Pri
   if (fault) return refuse(fault.status, fault.status === 429 ? 2001 : 25001, fault.message);
   const quantity = (request.shipToLocationAvailability as { quantity?: unknown } | undefined)?.quantity;
   if (!sku) return refuse(400, 25604, 'Input error. The sku is required.');
+  if (!ebay.inventory.has(key(account, sku)) && !ebay.itemsMadeElsewhere)
+    return refuse(400, 25002, `A user error has occurred. No inventory item exists for SKU ${sku}.`);
   if (quantity !== undefined && (typeof quantity !== 'number' || !Number.isInteger(quantity) || quantity < 0))
     return refuse(400, 25604, 'Input error. The quantity must be a whole number of 0 or more, for a SKU.');
   const auctions = ebay.offersOf(account, sku).filter((o) => o.status === 'PUBLISHED' && o.body.format === 'AUCTION').length;

@@ -77,6 +77,15 @@ export class EbayState {
   /** The sandbox eBay's clock, ahead of (or behind) the real one by this much (POST /_sandbox/ebay/clock). */
   clockOffsetMs = 0;
   counter = 0;
+  /**
+   * A fixture for suites that use eBay as one CIA target among others without listing there
+   * (test/fleet startSandbox): the seller holds an inventory item of every SKU a
+   * bulkUpdatePriceQuantity names (made in Seller Hub or by another tool), so an unknown SKU's
+   * quantity makes one. Off by default, where the contract's eBay refuses a SKU it holds no
+   * inventory item of (ebay-inventory.sandbox.ts priceQuantity). Kept over reset: the suite's
+   * choice, not the state.
+   */
+  itemsMadeElsewhere = false;
 
   /** The sandbox eBay's time (ms): what its calendar day is read from. */
   now(): number {

@@ -126,6 +126,16 @@ function mountControls(app: express.Express, state: SandboxState): void {
     res.json({ revoked });
   });
   // A seller without any inventory location (the default one is not made for this account).
+  // The seller holds inventory items of every SKU a quantity names (made outside Kontor): for runs that push CIA to eBay without listing there (ebay-state.sandbox.ts itemsMadeElsewhere).
+  app.post('/_sandbox/ebay/config', (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as Body;
+    if (typeof body.items_made_elsewhere !== 'boolean') {
+      res.status(400).json({ message: 'items_made_elsewhere (true or false) is required' });
+      return;
+    }
+    ebay.itemsMadeElsewhere = body.items_made_elsewhere;
+    res.json({ items_made_elsewhere: ebay.itemsMadeElsewhere });
+  });
   app.post('/_sandbox/ebay/locations', (req: Request, res: Response) => {
     const account = String((req.body as Body | undefined)?.portal_account ?? '');
     if (!account) {

@@ -436,6 +436,7 @@ function overview(state: SandboxState) {
       'POST /_sandbox/paypal/limits {client_id,max_result_items}',
       'POST /_sandbox/sell {portal,portal_account,sku,quantity,price,buyer}',
       'POST /_sandbox/ebay/consent {portal_account}',
+      'POST /_sandbox/ebay/config {items_made_elsewhere}',
       'POST /_sandbox/ebay/revoke {refresh_token|portal_account}',
       'POST /_sandbox/ebay/orders {portal_account,lines[{sku,quantity,price,discount,collect_and_remit_tax,collect_and_remit_type}],currency,payment_status,payment_method: EBAY|ESCROW,refund,adjustment,buyer}',
       'POST /_sandbox/ebay/legacy_listings {portal_account,sku,quantity,price}',

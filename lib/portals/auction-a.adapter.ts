@@ -766,14 +766,15 @@ export class AuctionAAdapter implements PortalAdapter {
     );
     for (const [i, { sku }] of sent.entries()) if (leftOnly[i] && zero[i]!.length === 0) plans.set(sku, { outcome: 'accepted' });
     const going = sent
-      .map((s, i) => ({ ...s, offers: live[i]!, zero: zero[i]!, item: !leftOnly[i], plan: plans.get(s.sku)! }))
+      .map((s, i) => ({ ...s, offers: live[i]!, zero: zero[i]!, item: !leftOnly[i], plan: plans.get(s.sku)!, unlisted: all[i]!.length === 0 }))
       .filter((s): s is typeof s & { plan: SendPlan } => 'send' in s.plan);
     const bySku = going.length ? await this.bulkUpdate(target, going) : new Map<string | undefined, PriceQuantityResponse>();
     const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
+    const unlisted = new Set(going.filter((g) => g.unlisted).map((g) => g.sku));
     for (const { u, sku } of sent) {
       const plan = plans.get(sku)!;
       if (!('send' in plan)) outcomes.set(u.stockId, { stockId: u.stockId, ...plan });
-      else outcomes.set(u.stockId, this.quantityOutcome(u.stockId, sku, bySku.get(sku), plan, at));
+      else outcomes.set(u.stockId, this.quantityOutcome(u.stockId, sku, bySku.get(sku), plan, at, unlisted.has(sku)));
     }
     await this.spendRefused(ledger, at, going, outcomes);
     return updates.map((u) => outcomes.get(u.stockId)!);
@@ -822,7 +823,20 @@ export class AuctionAAdapter implements PortalAdapter {
     if (ledger && spent.length) await ledger.spend(ebayDay(at), spent, dailyRevisions);
   }
 
-  private quantityOutcome(stockId: number, sku: string, response: PriceQuantityResponse | undefined, plan: SendPlan, at: number): QuantityOutcome {
+  /**
+   * A SKU's outcome by its worst response. `unlisted`: getOffers named no published offer of it; a
+   * refusal then says so and what to do (eBay refuses the quantity of a SKU it holds no inventory
+   * item of in the SKU's own entry, with a user error, 25002: the item was never listed at eBay,
+   * or was listed under another SKU), since eBay's text names only the SKU.
+   */
+  private quantityOutcome(
+    stockId: number,
+    sku: string,
+    response: PriceQuantityResponse | undefined,
+    plan: SendPlan,
+    at: number,
+    unlisted = false,
+  ): QuantityOutcome {
     if (!response) return { stockId, outcome: 'retry', message: `auction_a did not answer for SKU ${sku} (item ${stockId})` };
     const status = Number(response.statusCode);
     const text = ebayErrorText(response.errors) ?? 'no reason given';
@@ -839,7 +853,9 @@ export class AuctionAAdapter implements PortalAdapter {
     const message = `auction_a answered ${status} for SKU ${sku} (item ${stockId}): ${text}`;
     // eBay counted more revisions than Kontor (Seller Hub, another tool): held, never retried today.
     if (revisionLimitRefused(status, text)) return { stockId, ...heldUntilTomorrow(at, message) };
-    return { stockId, outcome: status === 429 || status === 408 || status >= 500 ? 'retry' : 'refused', message };
+    if (status === 429 || status === 408 || status >= 500) return { stockId, outcome: 'retry', message };
+    const hint = unlisted ? `; eBay has no published offer of SKU ${sku}: list item ${stockId} at auction_a (portal_upload) so that it takes quantities` : '';
+    return { stockId, outcome: 'refused', message: `${message}${hint}` };
   }
 
   private async order(target: PortalTarget, orderId: string): Promise<EbayOrder> {

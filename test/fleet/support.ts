@@ -53,6 +53,9 @@ export interface Sandbox {
 /** The sandbox portal on an ephemeral port; portal accounts without base_url call it. */
 export async function startSandbox(): Promise<Sandbox> {
   const { app, state } = createSandbox();
+  // The fleet's suites push CIA quantities to eBay for items they never list there: the seller's
+  // eBay account holds their inventory items (sandbox/ebay-state.sandbox.ts itemsMadeElsewhere).
+  state.ebay.itemsMadeElsewhere = true;
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -442,7 +442,9 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     state.faults.push({ portal: 'auction_a', reference: '105', status: 400, remaining: 1, message: 'Invalid SKU' });
     state.faults.push({ portal: 'auction_a', reference: '106', status: 500, remaining: 1, message: 'System error' });
     const updates = Array.from({ length: 30 }, (_, i) => ({ stockId: 100 + i, quantity: i, key: `q${i}`, sku: null, group: {} }));
-    const outcomes = await adapter.setQuantities(target, updates, 'k');
+    // Items the seller made at eBay outside Kontor: eBay refuses the quantity of a SKU it holds no inventory item of.
+    state.ebay.itemsMadeElsewhere = true;
+    const outcomes = await adapter.setQuantities(target, updates, 'k').finally(() => (state.ebay.itemsMadeElsewhere = false));
     const bulk = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId) && r.path === '/sell/inventory/v1/bulk_update_price_quantity');
     expect(bulk.map((r) => [r.path, (r.body as { requests: unknown[] }).requests.length])).to.deep.equal([
       ['/sell/inventory/v1/bulk_update_price_quantity', 25],

@@ -23,7 +23,11 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
   let base: string;
   let original: ReturnType<typeof config>;
   const verificationToken = 'kontor-test-verification-token-0123456789';
-  sandboxForSuite((sandbox) => ({ url } = sandbox), 'ebay');
+  // Quantities pushed here only show that the credentials reach eBay: the seller holds those SKUs' inventory items at eBay.
+  sandboxForSuite((sandbox) => {
+    ({ url } = sandbox);
+    sandbox.state.ebay.itemsMadeElsewhere = true;
+  }, 'ebay');
 
   before(async () => {
     base = await apiBase();
