@@ -8,6 +8,7 @@
  */
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
+import { backfillBankClaimedOn } from '../../lib/db/migrations/20261128_0510_bank_claimed_on_backfill';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { call, newSeller, query, Seller } from '../support/api';
 import { clientToken } from '../support/bound-client';
@@ -243,6 +244,31 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     // Anna's payment of the 19th is new; Bernd's is the camt.053's rate of the 19th.
     expect(await importStatement(s, ofThe19th)).to.deep.include({ entries: 2, stored: 1, duplicates: 1 });
     expect(await bernds(s)).to.have.length(2);
+    expect(await paid(s, bernd)).to.equal('49.00');
+  });
+
+  it("when the MT940 of the 20th claimed a payment booked by hand at 00:30 in Berlin before claimed_on was kept, then the backfill gives it the 20th (and no other record a day), and the camt.053's equal rate of the 19th is stored as its own", async () => {
+    const s = await newSeller();
+    const { bernd, names } = await annaAndBernd(s);
+    const hand = await post(s.token, { transfer_date: '2026-11-20T00:30:00+01:00', sender: 'Bernd Bauer', subject: `Bestellung ${bernd}`, amount: '24.50' });
+    // Sent as a date and claimed by its day's credit: nothing to tell.
+    await post(s.token, { transfer_date: '2026-11-20', sender: 'Anna Schmidt', subject: `Bestellung ${names.ORDER_1!}`, amount: '49.90' });
+    const { ofThe20th } = mt940Days(names);
+    expect(await importStatement(s, ofThe20th)).to.deep.include({ stored: 0, duplicates: 2 });
+    // The records as an import before 20261128_0500 left them.
+    await db()('bank').where({ account_id: s.id }).update({ claimed_on: null });
+    await backfillBankClaimedOn(db());
+    const claimedOn = async () =>
+      ((await db()('bank').where({ account_id: s.id }).orderBy('number').select('claimed_on')) as { claimed_on: Date | null }[]).map(
+        (r) => r.claimed_on?.toISOString() ?? null,
+      );
+    expect(await claimedOn()).to.deep.equal(['2026-11-20T00:00:00.000Z', null]);
+    const rate = { amount: '24.50', name: 'Bernd Bauer', text: `Bestellung ${bernd}` };
+    expect(await importStatement(s, camt([{ ...rate, day: '2026-11-19', ref: 'B-19' }]))).to.deep.include({ entries: 1, stored: 1, duplicates: 0 });
+    expect((await bernds(s)).map((r) => [r.id === hand.bank_id, r.transfer_date])).to.deep.equal([
+      [true, '2026-11-19T23:30:00.000Z'],
+      [false, '2026-11-19T00:00:00.000Z'],
+    ]);
     expect(await paid(s, bernd)).to.equal('49.00');
   });
 

@@ -9,17 +9,13 @@ import type { Knex } from 'knex';
  * span of days the instant may stand for; before, an equal payment of a neighbouring day took it.
  * Nullable without default: no table rewrite; not indexed (read only beside transfer_date).
  *
- * Hand bookings claimed before: their key names the credit's booking day (`...|<amount>|<day>`,
- * statement/entry-key.ts), read from there where the transfer_date has a time of day (one at
- * 00:00 UTC was claimed by the credit of exactly its day: nothing to tell).
+ * The hand bookings claimed before get their day in 20261128_0510_bank_claimed_on_backfill, a
+ * migration of its own (found by a reviewer of 16d6c37): each migration runs in one transaction,
+ * and the backfill's scan of every bank record held this ALTER's ACCESS EXCLUSIVE lock until it
+ * ended, stopping every import, search and matching of every seller for the scan of the table.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE bank ADD COLUMN claimed_on timestamptz');
-  await knex.raw(`
-    UPDATE bank SET claimed_on = (substring(entry_ref from '\\|[0-9]+\\.[0-9]{2}\\|([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[|#]|$)') || 'T00:00:00Z')::timestamptz
-     WHERE type = 'bank' AND entry_ref ~ '^(mt940|camt) '
-       AND transfer_date <> date_trunc('day', transfer_date AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-       AND entry_ref ~ '\\|[0-9]+\\.[0-9]{2}\\|[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[|#]|$)'`);
 }
 
 export async function down(knex: Knex): Promise<void> {
