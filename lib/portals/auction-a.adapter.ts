@@ -915,8 +915,8 @@ export class AuctionAAdapter implements PortalAdapter {
   }
 
   /**
-   * The inventory item group's limits (InventoryItemGroup: title 80, subtitle 55, aspects and
-   * pictures as an item's, variesBy's names 40 and values 50), checked with the variants' before
+   * The inventory item group's limits (InventoryItemGroup: title 80, subtitle 55, description
+   * 500000, aspects and pictures as an item's, variesBy's names 40 and values 50), checked with the variants' before
    * anything is written: the group is written last, so a refusal of it came after every variant's
    * item and offer were written and a variant listed on its own was withdrawn.
    */
@@ -926,6 +926,8 @@ export class AuctionAAdapter implements PortalAdapter {
     };
     if (group.title && group.title.length > 80) fail('the title is longer than 80 characters');
     if (group.subtitle && group.subtitle.length > 55) fail("the subtitle is longer than eBay's 55 characters");
+    // InventoryItemGroup.description: "Max Length: 500000 (which includes HTML markup/tags)", the listing's description.
+    if ((group.description ?? '').length > 500000) fail('the description is longer than 500000 characters');
     if ((group.imageUrls ?? []).length > 24) fail('at most 24 pictures');
     this.checkCommon(group, `stock item ${mainStockId} (a variation main): `);
     for (const spec of group.variesBy?.specifications ?? []) {

@@ -200,6 +200,7 @@ describe('eBay’s documented field limits: the sandbox refuses them, the adapte
     });
     const cases: [VariationListing, string][] = [
       [variation({ name: 'x'.repeat(81) }), 'stock item 30 (a variation main): the title is longer than 80 characters'],
+      [variation({ description: 'x'.repeat(500001) }), 'stock item 30 (a variation main): the description is longer than 500000 characters'],
       [variation({ picture: { url: ['http://pictures.example/lamp.jpg'] } }), 'stock item 30 (a variation main): eBay takes pictures over HTTPS only'],
       [variation({}, {}, ['Red', 'x'.repeat(51)]), "of variation specific Colour is longer than eBay's 50 characters"],
       [
