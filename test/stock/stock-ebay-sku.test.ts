@@ -52,6 +52,22 @@ describe('a stock item whose eBay SKU eBay refuses: saved, with a warning', () =
     expect(renamed.body).to.not.have.property('warning');
   });
 
+  it('when such an item is saved in XML, then the XML answer carries the warning with its field, ack warning, and the item is saved as sent', async () => {
+    const res = await call('stock/', {
+      token: seller.token,
+      headers: { 'Content-Type': 'application/xml', Accept: 'application/xml' },
+      body: '<request><stock><name>Lamp</name><sku>LAMP-10</sku><auction_a><sku>LAMP_10</sku><price>19.90</price></auction_a></stock></request>',
+    });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.text).to.contain('<ack>warning</ack>');
+    expect(res.text).to.match(
+      /<warning><warning>ebay_sku_refused<\/warning><description>[^<]*LAMP_10[^<]*<\/description><code>200<\/code><field>stock\.auction_a\[0\]\.sku<\/field><\/warning>/,
+    );
+    const id = Number(/<stock_id>(\d+)<\/stock_id>/.exec(res.text)?.[1]);
+    const item = (await readItem(seller, id)) as unknown as { sku: string; auction_a: { sku: string }[] };
+    expect([item.sku, item.auction_a.map((e) => e.sku)]).to.deep.equal(['LAMP-10', ['LAMP_10']]);
+  });
+
   it('when stock/list/ saves such an item, then its part carries the warning under its path', async () => {
     const res = await call('stock/list/', {
       token: seller.token,
