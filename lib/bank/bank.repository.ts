@@ -44,15 +44,17 @@ export interface MatchRecord {
 
 /**
  * A name (the column `name`) folded as nameKey (bank-name-amount.ts, text-fold.ts) folds the words
- * it searches (searchableWord: Latin, Greek and Cyrillic): lower case, ä/ö/ü/ß spelled out,
+ * it searches (searchableWord: Latin, Greek and Cyrillic): lower case, ä/ö/ü/ß spelled out, and
+ * æ/œ/þ/ø/ł/đ/ð/ı as text-fold.ts SPELLED writes them (Unicode does not decompose them),
  * compatibility forms (NFKD) with their diacritics (U+0300-U+036F) dropped, `ς` as `σ`. Before,
  * a translate of 52 Western and Central European accented letters: `Андрейченко`'s `й`,
  * `Παπαδόπουλος`'s tonos and Vietnamese stacked accents stayed, and a payer of such a name was
  * never found. An ASCII name (one byte a character) needs lower case only.
  */
+const spelled = `translate(replace(replace(replace(replace(replace(replace(replace(lower(normalize(name, NFC)),
+  'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'), 'æ', 'ae'), 'œ', 'oe'), 'þ', 'th'), 'øłđðı', 'olddi')`;
 const foldedName = `CASE WHEN octet_length(name) = char_length(name) THEN lower(name) ELSE
-  translate(regexp_replace(normalize(replace(replace(replace(replace(lower(normalize(name, NFC)), 'ä', 'ae'), 'ö', 'oe'), 'ü', 'ue'), 'ß', 'ss'), NFKD),
-  '[\\u0300-\\u036f]', '', 'g'), 'ς', 'σ') END`;
+  translate(regexp_replace(normalize(${spelled}, NFKD), '[\\u0300-\\u036f]', '', 'g'), 'ς', 'σ') END`;
 
 /**
  * Records whose transfer_date lies in [from, to), or hand bookings a statement claimed on a day in

@@ -12,6 +12,14 @@
  * `Андрейченко` (its `й`) or `Παπαδόπουλος` (its tonos) in the billing name.
  * - German umlauts are spelled out first (`ü` = `ue`, `ß` = `ss`): German MT940 writes `Mueller`
  *   where the camt.053 and the buyer write `Müller`.
+ * - The Latin letters Unicode does not decompose are written as the SWIFT character set of an
+ *   MT940 writes them (found by a reviewer of f8f6e9e): `ø` `o`, `ł` `l`, `đ` and `ð` `d`, `ı`
+ *   `i`, `æ` `ae`, `œ` `oe`, `þ` `th`. The Polish statement in the Deutsche Bank sample
+ *   (samples/bank SOURCES.md) names `HUTA SZKLA ... WROCLAW` (Szkła, Wrocław); before, `Szkła`
+ *   was not `SZKLA` and `Søren Kjær` not `SOREN KJAER`: the hand booking typed from the online
+ *   banking and the MT940's credit were stored twice, both paying, and name_amount never found the
+ *   billing name. Decision: `ø` as `o`, not the Danish `oe` (a converter to the SWIFT set drops
+ *   the stroke; a bank writing `SOEREN` is not tied).
  * - Marks are dropped where they are diacritics of a letter: on Latin, Greek and Cyrillic letters
  *   (`é` is `e`, `й` is `и`, `ώ` is `ω`) and the vowel points of Hebrew and Arabic (optional in
  *   writing). Elsewhere a mark is part of the letter and kept: the kana voicing marks (`ご` is not
@@ -21,7 +29,7 @@
  *   payer typing capitals writes no final form).
  */
 
-const SPELLED: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', ß: 'ss' };
+const SPELLED: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th', ø: 'o', ł: 'l', đ: 'd', ð: 'd', ı: 'i' };
 /** Scripts whose marks are diacritics or optional vowel points, dropped. */
 const DIACRITIC_SCRIPTS = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Hebrew}\p{Script=Arabic}]/u;
 
@@ -30,7 +38,7 @@ export function foldedWords(text: string): string {
   return text
     .normalize('NFC')
     .toLowerCase()
-    .replace(/[äöüß]/g, (c) => SPELLED[c]!)
+    .replace(/[äöüßæœþøłđðı]/g, (c) => SPELLED[c]!)
     .replace(/\P{M}\p{M}*/gu, (cluster) => {
       const parts = cluster.normalize('NFKD');
       return DIACRITIC_SCRIPTS.test(parts) ? parts.replace(/\p{M}/gu, '') : cluster.normalize('NFKC');
@@ -43,7 +51,7 @@ export function foldedWords(text: string): string {
 
 /**
  * A folded word PostgreSQL's fold of a billing name (bank.repository.ts foldedName: lower case,
- * umlauts spelled, NFKD, U+0300-U+036F dropped, `ς` as `σ`) is sure to hold where nameKey's
+ * umlauts and the undecomposed Latin letters spelled as SPELLED, NFKD, U+0300-U+036F dropped, `ς` as `σ`) is sure to hold where nameKey's
  * holds it: one of Latin, Greek or Cyrillic letters and digits only. Other scripts' marks are
  * not dropped there the same way, so their words narrow nothing (the caller then reads the
  * orders by amount and compares whole names).

@@ -378,6 +378,14 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect((await transfers(s)).map((r) => r.sender)).to.deep.equal(['Иван Петров', 'Пётр Сидоров']);
   });
 
+  it("when a client books a Polish payer's payment by hand as the online banking shows it (Szkła, Wrocław) and the statement writes it in the SWIFT set (SZKLA, WROCLAW), then it is one payment", async () => {
+    const s = await newSeller();
+    await post(s.token, { transfer_date: '2026-11-20', sender: 'Huta Szkła Topic', subject: 'Faktura 7 Przemysłowa 67 Wrocław', amount: '18.50' });
+    const file = camt([{ day: '2026-11-20', amount: '18.50', name: 'HUTA SZKLA TOPIC', text: 'FAKTURA 7 PRZEMYSLOWA 67 WROCLAW', ref: 'P-1' }]);
+    expect(await importStatement(s, file)).to.deep.include({ entries: 1, stored: 0, duplicates: 1 });
+    expect((await transfers(s)).map((r) => r.sender)).to.deep.equal(['Huta Szkła Topic']);
+  });
+
   it("when a client books the statement's payment by hand with its umlauts decomposed (u and a combining diaeresis, as macOS copies them), then the answer is 302 with the statement's transfer", async () => {
     const s = await newSeller();
     const order = await orderPaidBy(s, '30.00');

@@ -142,6 +142,19 @@ describe('bank: the matching rules', () => {
         expect((await readOrder(fresh, id)).paid_amount).to.equal('52.30');
       });
 
+      it("when a payer's name comes as an MT940 writes it in the SWIFT set (HUTA SZKLA TOPIC, as the Polish statement of the Deutsche Bank sample; SOREN KJAER) and the billing name has its ł or ø and æ, then name and amount pay that order", async () => {
+        const fresh = await newSeller();
+        const polish = await order(fresh, '18.50', buyer('Huta Szkła Topic'));
+        const danish = await order(fresh, '27.40', buyer('Søren Kjær'));
+        expect(await post(fresh, { sender: 'HUTA SZKLA TOPIC', subject: 'zaplata', amount: '18.50' })).to.include({
+          order_id: polish,
+          match_rule: 'name_amount',
+        });
+        expect(await post(fresh, { sender: 'KJAER SOREN', subject: 'betaling', amount: '27.40' })).to.include({ order_id: danish, match_rule: 'name_amount' });
+        expect((await readOrder(fresh, polish)).paid_amount).to.equal('18.50');
+        expect((await readOrder(fresh, danish)).paid_amount).to.equal('27.40');
+      });
+
       it('when a payer of a CJK name pays what an order of that name owes, then it pays it; another CJK name of the same amount does not', async () => {
         const fresh = await newSeller();
         const id = await order(fresh, '63.00', buyer('王小明'));
