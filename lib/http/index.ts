@@ -9,6 +9,7 @@ export { describe } from './describe';
 export type { Description } from './describe';
 export { accepted, created, endpoint, multiStatus, ok, okPage, publicEndpoint } from './endpoint';
 export type { Endpoint, RequestContext, Result } from './endpoint';
+export { boundEchoes } from './echo-bound';
 export { answerEnvelope, errorEnvelope, successEnvelope } from './envelope';
 export type { Payload } from './envelope';
 export { claimKey, fingerprintOf, idempotencyHeader, idempotencyKeyOf, keyHolderOf, keyTakenOverError, replayedHeader } from './idempotency/idempotency';

@@ -60,9 +60,16 @@ function readError(err: unknown): unknown {
 export async function decodeBody(req: Request): Promise<Record<string, unknown>> {
   await readRawBody(req);
   const body = await decodeRaw(req);
+  decodedBodies.set(req, body);
   checkInput(body);
   return body;
 }
+
+/** Each request's decoded body, for the answer to bound what it repeats of it (respond.ts, lib/http echo-bound.ts). */
+const decodedBodies = new WeakMap<Request, Record<string, unknown>>();
+
+/** The body the request's endpoint decoded, if any. */
+export const decodedBodyOf = (req: Request): Record<string, unknown> | undefined => decodedBodies.get(req);
 
 async function decodeRaw(req: Request): Promise<Record<string, unknown>> {
   const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

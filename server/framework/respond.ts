@@ -14,6 +14,7 @@ import {
   Warning,
 } from '../../lib/errors';
 import {
+  boundEchoes,
   errorEnvelope,
   Payload,
   successEnvelope,
@@ -26,6 +27,7 @@ import {
   keyTakenOverError,
   xmlReference,
 } from '../../lib/http';
+import { decodedBodyOf } from './body';
 
 /**
  * Writes an envelope in the format (JSON or XML) and charset the client asked for. The answer
@@ -41,6 +43,9 @@ import {
  * select or format is never answered 304 with the body of the first.
  */
 export function sendEnvelope(req: Request, res: Response, status: number, envelope: Payload, headers: Record<string, string> = {}): void {
+  // Every answer leaves here (replays too): what its errors and warnings repeat of a long text the
+  // client sent is cut (lib/http README, "What an error repeats").
+  envelope = boundEchoes(envelope, sentInput(req));
   const format = negotiateFormat(req.headers.accept);
   const charset = negotiateCharset(req.get('accept-charset'));
   const text = format === 'xml' ? buildXmlResponse(envelope, charset) : JSON.stringify(envelope);
@@ -71,6 +76,18 @@ export function sendEnvelope(req: Request, res: Response, status: number, envelo
   }
   // A string body leaves with the headers in one write; a buffer would be a second chunk.
   res.end(body);
+}
+
+/** What the request carried, decoded: query, body, path parameters and the path itself. */
+function sentInput(req: Request): unknown[] {
+  const sent: unknown[] = [req.path, req.params, decodedBodyOf(req)];
+  // Express parses the query string on each read of req.query; a query too odd to parse repeats nothing of it here.
+  try {
+    if (req.url.includes('?')) sent.push(req.query);
+  } catch {
+    // nothing more to look for
+  }
+  return sent;
 }
 
 /** `"<version>.<digest>"`: the handler's version (its tag's opaque part) and a digest of the representation. */
