@@ -441,6 +441,85 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(sandbox.state.quantities(String(account)).market_d?.['MM-F-DE']).to.equal(5);
   });
 
+  it("CIA beyond the patch plan at SKUs Kontor recorded no listing of: the patches' lookups take getListingsItem's tokens before the feed's, so no SKU given a patch is starved into a retry", async () => {
+    const unrecorded = Array.from({ length: 40 }, (_, i) => `MM-UNREC-${i}`);
+    for (const sku of unrecorded) sellerCentralListing(sandbox.state, String(account), sku, [DE, FR]);
+    const outcomes = await adapter.setQuantities(
+      target,
+      unrecorded.map((sku, i) => quantity(510 + i, sku, 8)),
+      'batch-q7',
+      recordedListings({}),
+    );
+    // 12 take the patches (a burst of 5 less 3 kept, 5/s for 2 s): each looked up, then patched in both.
+    const patched = unrecorded.filter((sku) => calls(sku, 'PATCH').length > 0);
+    expect(patched.length).to.be.within(10, 13);
+    expect(unrecorded.slice(0, patched.length)).to.deep.equal(patched);
+    expect(outcomes.slice(0, patched.length).map((o) => o.outcome)).to.deep.equal(patched.map(() => 'accepted'));
+    for (const sku of patched) {
+      expect(
+        calls(sku, 'GET').map((g) => g.status),
+        sku,
+      ).to.deep.equal([200]);
+      expect(
+        calls(sku, 'PATCH').map((p) => [p.status, p.query!.marketplaceIds]),
+        sku,
+      ).to.deep.equal([[200, `${DE},${FR}`]]);
+      expect(sandbox.state.quantities(String(account)).market_d?.[sku], sku).to.equal(8);
+    }
+    // The rest: fed after a lookup (held in both) with the lookup tokens left, else waiting for one, not looked up.
+    // A patch's lookup starved by the feed's (taken in its own turn behind them) answered `GET ... waits N s`.
+    for (const [i, o] of outcomes.entries()) {
+      if (i < patched.length) continue;
+      const sku = unrecorded[i]!;
+      if (o.outcome === 'accepted')
+        expect(
+          calls(sku, 'GET').map((g) => g.status),
+          sku,
+        ).to.deep.equal([200]);
+      else {
+        expect(o, sku).to.deep.include({
+          outcome: 'retry',
+          message: `market_d: SKU ${sku} has no listing record; its lookup at Amazon waits for the rate limit`,
+        });
+        expect(calls(sku, 'GET'), sku).to.deep.equal([]);
+      }
+    }
+  });
+
+  it("CIA beyond the patch plan: the feed's lookup of an unrecorded SKU with characters a URL path escapes (/, space, #, ä) asks for that SKU, and the feed carries it", async () => {
+    const skus = Array.from({ length: 14 }, (_, i) => `MM-ESC-FR-${i}`);
+    for (const sku of skus) sellerCentralListing(sandbox.state, String(account), sku, [FR]);
+    const odd = 'MM/ESC #ä 1';
+    sellerCentralListing(sandbox.state, String(account), odd, [DE, FR]);
+    const aids: PushAids = { ...recordedListings({}), listedMarkets: async (stockIds) => new Map(stockIds.filter((id) => id < 800).map((id) => [id, [FR]])) };
+    // The FR-only ones take the patches (and no lookup); the odd SKU falls to the feed's part.
+    const outcomes = await adapter.setQuantities(target, [...skus.map((sku, i) => quantity(700 + i, sku, 1)), quantity(800, odd, 7)], 'batch-q9', aids);
+    expect(outcomes[14]).to.deep.equal({ stockId: 800, outcome: 'accepted' });
+    const looked = sandbox.state.requests.filter((r) => r.portalAccount === String(account) && r.method === 'GET' && r.path.startsWith('/listings/'));
+    expect(looked.map((r) => [r.status, r.path])).to.deep.equal([[200, `/listings/2021-08-01/items/${seller()}/${encodeURIComponent(odd)}`]]);
+    expect(sandbox.state.quantities(String(account)).market_d?.[odd]).to.equal(7);
+    const feeds = [...amazonOf(sandbox.state).feeds.values()].filter((f) => f.account === String(account));
+    expect(feeds).to.have.length(1);
+  });
+
+  it('CIA beyond the patch plan at a SKU Kontor recorded no listing of that Amazon holds in DE only: it takes a patch before the SKUs recorded in both (which the feed carries), so it is patched in DE in the first try, not sent back to the feed and to a retry at every push', async () => {
+    const recordedSkus = Array.from({ length: 14 }, (_, i) => `MM-RB-${i}`);
+    for (const sku of recordedSkus) sellerCentralListing(sandbox.state, String(account), sku, [DE, FR]);
+    sellerCentralListing(sandbox.state, String(account), 'MM-LATE-DE', [DE]);
+    // Highest stock id, last in the batch (cia_portal_state is read by stock id).
+    const updates = [...recordedSkus.map((sku, i) => quantity(600 + i, sku, 2)), quantity(699, 'MM-LATE-DE', 9)];
+    const listed = Object.fromEntries(recordedSkus.map((sku, i) => [600 + i, sku]));
+    const outcomes = await adapter.setQuantities(target, updates, 'batch-q8', recordedListings(listed));
+    expect(outcomes[14]).to.deep.equal({ stockId: 699, outcome: 'accepted' });
+    expect(calls('MM-LATE-DE', 'PATCH').map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([[200, DE]]);
+    expect(await shownAt('MM-LATE-DE', `${DE},${FR}`)).to.deep.equal({ status: 200, marketplaces: [DE] });
+    expect(sandbox.state.quantities(String(account)).market_d?.['MM-LATE-DE']).to.equal(9);
+    // The SKUs recorded in both: patched with the tokens left, the rest carried by the feed.
+    expect(outcomes.slice(0, 14).every((o) => o.outcome === 'accepted')).to.equal(true);
+    expect(recordedSkus.filter((sku) => calls(sku, 'PATCH').length === 0)).to.not.deep.equal([]);
+    for (const sku of recordedSkus) expect(sandbox.state.quantities(String(account)).market_d?.[sku], sku).to.equal(2);
+  });
+
   it('a JPY price with decimals is refused before any call, naming the SKU and the marketplace (the yen has no minor unit); a whole yen price is offered as it is', async () => {
     const JP = 'A1VC38T7YXB528';
     const err = await failure(adapter.list(targetIn(JP), item({ sku: 'MM-JPY', price: '1980.50' }), 'job-j1'));

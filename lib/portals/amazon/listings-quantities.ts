@@ -23,12 +23,29 @@ function asItemRefusal(sku: string, err: unknown): { data: Submission } {
 }
 
 /**
- * One SKU's quantity by patchListingsItem (the feed message's patch). Throttling, 5xx and network
- * errors answer this item retry; a permanent failure that is not about the SKU (a revoked grant)
- * is thrown: it fails the batch.
+ * One SKU's quantity by patchListingsItem (the feed message's patch), sent from `patchAt` (ms
+ * since the epoch) on; an unrecorded SKU (recordedIn null) is looked up first, from `patchAt` or
+ * `lookupAt` on, whichever is later (the caller took both tokens for those times,
+ * SpApiSession.reserve). Throttling, 5xx and
+ * network errors answer this item retry; a permanent failure that is not about the SKU (a revoked
+ * grant) is thrown: it fails the batch.
  */
-async function patchQuantity(s: SpApiSession, message: FeedMessage, stockId: number, recordedIn: string[] | null): Promise<QuantityOutcome> {
+async function patchQuantity(
+  s: SpApiSession,
+  message: FeedMessage,
+  stockId: number,
+  recordedIn: string[] | null,
+  patchAt: number,
+  lookupAt: number,
+): Promise<QuantityOutcome> {
+  const until = async (at: number) => {
+    if (at > Date.now()) await sleep(at - Date.now());
+  };
   try {
+    // The lookup goes at its patch's time (or its own token's, if later) and the patch right after
+    // it, as before: patches sent at their times once the lookups, begun earlier, have answered
+    // would go together whenever the lookups were slow, beyond Amazon's burst (a 429).
+    await until(recordedIn ? patchAt : Math.max(patchAt, lookupAt));
     const held = recordedIn ? { marketplaceIds: recordedIn } : await heldAtAmazon(s, message.sku, stockId);
     if ('outcome' in held) return held;
     const answer = await s.send('patch', s.listingPath(message.sku), (o) =>
@@ -69,8 +86,9 @@ const lacking = ['MISSING_PRICE', 'MISSING_ATTRIBUTE'];
  * - else the quantity goes to the marketplaces that show a summary of it and no such issue only:
  *   one holding no listing of the SKU would get such a stub, one holding a stub keeps it.
  */
-async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number, reserved = false): Promise<{ marketplaceIds: string[] } | QuantityOutcome> {
-  const item = await readListing(s, sku, ['summaries', 'issues'], reserved);
+async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Promise<{ marketplaceIds: string[] } | QuantityOutcome> {
+  // Its token was taken by the caller (SpApiSession.reserve).
+  const item = await readListing(s, sku, ['summaries', 'issues'], true);
   const marketplaceIds = s.marketplaceIds.filter((m) => item?.summaries?.some((summary) => summary.marketplaceId === m));
   const refuse = (why: string): QuantityOutcome => ({
     stockId,
@@ -135,18 +153,14 @@ async function heldInAll(
   const out = new Set<FeedMessage>();
   for (const m of unrecorded.slice(delays.length)) {
     out.add(m);
-    answer(m, {
-      stockId: stockIdOf(m),
-      outcome: 'retry',
-      message: `market_d: SKU ${m.sku} has no listing record; its lookup at Amazon waits for the rate limit`,
-    });
+    answer(m, lookupWaits(m.sku, stockIdOf(m)));
   }
   const looked = unrecorded.slice(0, delays.length).map(async (m, i) => {
     if (delays[i]! > 0) await sleep(delays[i]!);
     const stockId = stockIdOf(m);
     let held: Awaited<ReturnType<typeof heldAtAmazon>>;
     try {
-      held = await heldAtAmazon(s, m.sku, stockId, true);
+      held = await heldAtAmazon(s, m.sku, stockId);
     } catch (err) {
       if (isPermanent(err)) throw err;
       held = { stockId, outcome: 'retry', message: (err as Error).message };
@@ -168,6 +182,13 @@ async function heldInAll(
   if (failed) throw failed.reason;
   return messages.filter((m) => !out.has(m));
 }
+
+/** An unrecorded SKU whose lookup (getListingsItem) found no token within the token wait. */
+const lookupWaits = (sku: string, stockId: number): QuantityOutcome => ({
+  stockId,
+  outcome: 'retry',
+  message: `market_d: SKU ${sku} has no listing record; its lookup at Amazon waits for the rate limit`,
+});
 
 /** The part of a batch that some messages make up: those messages, and where their updates are. */
 const part = (messages: FeedMessage[], index: Map<number, number>) => ({
@@ -226,8 +247,15 @@ async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batch
   // land the SKU with no price. Such SKUs take the patch tokens first; those beyond answer retry
   // (the push's retry patches them), never the feed (decision, lib/portals/README.md).
   const inSome = (m: FeedMessage) => (recorded(stockIdOf(m))?.length ?? s.marketplaceIds.length) < s.marketplaceIds.length;
-  todo = [...todo.filter(inSome), ...todo.filter((m) => !inSome(m))];
+  // Then the SKUs Kontor recorded no listing of (decision, lib/portals/README.md): one Amazon holds
+  // in some marketplaces only can go by patch alone too, and the feed's lookup (heldInAll) answers
+  // it retry. Behind the SKUs recorded in all (which the feed carries as well as a patch), such a
+  // SKU of a high stock id fell to the feed at every push that had more such SKUs waiting than the
+  // patches carry: looked up, retried, never sent.
+  const unrecorded = (m: FeedMessage) => recorded(stockIdOf(m)) === null;
+  todo = [...todo.filter(inSome), ...todo.filter((m) => !inSome(m) && unrecorded(m)), ...todo.filter((m) => !inSome(m) && !unrecorded(m))];
   const delays = await s.reserve('patch', s.listingPath(todo[0]!.sku), todo.length);
+  const from = Date.now();
   for (const m of todo.slice(delays.length).filter(inSome))
     outcomes[batch.index.get(m.messageId)!] = {
       stockId: stockIdOf(m),
@@ -235,10 +263,20 @@ async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batch
       message: `market_d: SKU ${m.sku} is listed in ${recorded(stockIdOf(m))!.join(', ')} only, which a feed cannot name alone; its patch waits for Amazon's rate limit`,
     };
   const rest = todo.slice(delays.length).filter((m) => !inSome(m));
-  const sending = todo.slice(0, delays.length).map(async (m, i) => {
-    if (delays[i]! > 0) await sleep(delays[i]!);
+  const patching = todo.slice(0, delays.length);
+  // The patches' lookups take getListingsItem's tokens before the feed's (heldInAll, after them):
+  // taken in each call's own turn, they queued behind the feed's reserved lookups and a patch
+  // waited up to the whole token wait for its lookup, or answered retry beyond it.
+  const looking = patching.filter(unrecorded);
+  const lookups = looking.length > 0 ? await s.reserve('get', s.listingPath(looking[0]!.sku), looking.length) : [];
+  const lookedFrom = Date.now();
+  const lookupAt = new Map(looking.slice(0, lookups.length).map((m, i) => [m, lookedFrom + lookups[i]!]));
+  const sending = patching.map(async (m, i) => {
     const at = batch.index.get(m.messageId)!;
-    outcomes[at] = await patchQuantity(s, m, stockIdOf(m), recorded(stockIdOf(m)));
+    const lookup = lookupAt.get(m);
+    // Beyond the lookup tokens: its patch token is left unspent.
+    if (unrecorded(m) && lookup === undefined) outcomes[at] = lookupWaits(m.sku, stockIdOf(m));
+    else outcomes[at] = await patchQuantity(s, m, stockIdOf(m), recorded(stockIdOf(m)), from + delays[i]!, lookup ?? 0);
   });
   if (rest.length > 0)
     sending.push(
