@@ -42,7 +42,7 @@ export function removeUnits(o: EditableOrder, lineId: string, remove: number): s
 export function takeOffFulfillmentOrders(o: Pick<EditableOrder, 'fulfillmentOrders'>, lineId: string, units: number): void {
   let left = units;
   for (const fo of o.fulfillmentOrders) {
-    if (fo.status === 'CANCELLED') continue;
+    if (fo.status === 'CANCELLED' || fo.closedByMove) continue;
     for (const fl of fo.lines.filter((x) => x.lineId === lineId)) {
       const take = Math.min(left, fl.quantity - fl.fulfilled);
       fl.quantity -= take;

@@ -28,6 +28,15 @@ export interface SandboxFulfillmentOrder {
   fulfillAt: string | null;
   holds: { id: string; reason: string; reasonNotes: string | null }[];
   lines: { id: string; lineId: string; quantity: number; fulfilled: number }[];
+  /**
+   * Closed by fulfillmentOrderMove's second scenario ("The existing fulfillment order is closed and
+   * line items are recreated in a new fulfillment order"): CLOSED, still listing its lines as they
+   * were with nothing remaining (our reading: the contract does not say what a closed original's
+   * totalQuantity shows, so the sandbox keeps the case a reader could mistake for units fulfilled
+   * there), left out of a read with `displayable: true` ("fulfillment orders that were closed after
+   * being combined or moved are hidden"), and holding none of the order's units (unitsByLocation).
+   */
+  closedByMove?: boolean;
 }
 
 /** The part of a sandbox order this file reads and changes (the order's own lines carry the fulfilled sum). */
@@ -135,12 +144,15 @@ export function unitsByLocation(
   unfulfilled: boolean,
 ): { locationId: string; quantity: number }[] {
   return o.fulfillmentOrders.flatMap((fo) =>
-    fo.lines.filter((l) => l.lineId === lineId).map((l) => ({ locationId: fo.locationId, quantity: unfulfilled ? l.quantity - l.fulfilled : l.quantity })),
+    fo.closedByMove
+      ? []
+      : fo.lines.filter((l) => l.lineId === lineId).map((l) => ({ locationId: fo.locationId, quantity: unfulfilled ? l.quantity - l.fulfilled : l.quantity })),
   );
 }
 
 /** The status Shopify shows: a set one, or (set OPEN) OPEN, IN_PROGRESS once some of it is fulfilled, CLOSED when all of it is. */
 export function statusOf(fo: SandboxFulfillmentOrder): string {
+  if (fo.closedByMove) return 'CLOSED';
   if (fo.status !== 'OPEN') return fo.status;
   const fulfilled = fo.lines.reduce((sum, l) => sum + l.fulfilled, 0);
   const total = fo.lines.reduce((sum, l) => sum + l.quantity, 0);
@@ -171,7 +183,13 @@ export function fulfillmentOrderNode<L>(
       connection(
         fo.lines.map((l) => {
           const lineItem = lineNode(l.lineId) as L & { sku?: string };
-          return { id: l.id, totalQuantity: l.quantity, remainingQuantity: l.quantity - l.fulfilled, sku: lineItem.sku ?? null, lineItem };
+          return {
+            id: l.id,
+            totalQuantity: l.quantity,
+            remainingQuantity: fo.closedByMove ? 0 : l.quantity - l.fulfilled,
+            sku: lineItem.sku ?? null,
+            lineItem,
+          };
         }),
         first ?? 50,
         after,
@@ -274,4 +292,75 @@ export const fulfillmentOrderScope = (fo: Pick<SandboxFulfillmentOrder, 'locatio
 export function fulfillmentOrderGranted(scopes: readonly string[], fo: Pick<SandboxFulfillmentOrder, 'location'>, access: 'read' | 'write'): boolean {
   const kind = fulfillmentOrderScope(fo);
   return scopes.includes(`write_${kind}`) || (access === 'read' && scopes.includes(`read_${kind}`));
+}
+
+/**
+ * fulfillmentOrderMove as the store's admin makes it ("Changes the location which is assigned to
+ * fulfill a number of unfulfilled fulfillment order line items"): `lines` the fulfillment order's
+ * line items and units to move (fulfillmentOrderLineItems; none: "all unfulfilled line items").
+ * First scenario (every line, nothing fulfilled): the fulfillment order itself is assigned `to`.
+ * Second scenario (a subset, or some units fulfilled, which "will always remain assigned to the
+ * original location"): the moved units go to a new OPEN fulfillment order at `to`; if another active
+ * fulfillment order of the order is already at `to`, the original is closed (closedByMove) and what
+ * it held besides is recreated in a new fulfillment order at its location (the contract's "The
+ * existing fulfillment order is closed and line items are recreated in a new fulfillment order"),
+ * else the original keeps what was not moved (a split). Refused as the contract lists it: a closed
+ * fulfillment order (CLOSED, CANCELLED; INCOMPLETE too, the sandbox's choice); the location check
+ * is the caller's. Answers the units moved (to take off `available` at `to`, back at the origin).
+ */
+export function moveFulfillmentOrder(
+  o: FulfillableOrder,
+  fo: SandboxFulfillmentOrder,
+  to: string,
+  lines: { id: string; quantity: number }[] | undefined,
+  next: () => number,
+): { moved: SandboxFulfillmentOrder; units: { lineId: string; quantity: number }[] } | { error: string } {
+  if (['CLOSED', 'CANCELLED', 'INCOMPLETE'].includes(statusOf(fo))) return { error: 'The fulfillment order is closed.' };
+  const unfulfilled = fo.lines.map((l) => ({ id: l.id, quantity: l.quantity - l.fulfilled })).filter((l) => l.quantity > 0);
+  const wanted = lines ?? unfulfilled;
+  for (const w of wanted) {
+    const left = unfulfilled.find((l) => l.id === w.id)?.quantity ?? 0;
+    if (!Number.isInteger(w.quantity) || w.quantity <= 0 || w.quantity > left || wanted.filter((x) => x.id === w.id).length > 1)
+      return { error: 'Invalid fulfillment order line item quantity requested.' };
+  }
+  if (wanted.length === 0) return { error: 'Invalid fulfillment order line item quantity requested.' };
+  const units = wanted.map((w) => ({ lineId: fo.lines.find((l) => l.id === w.id)!.lineId, quantity: w.quantity }));
+  const whole = fo.lines.every((l) => l.fulfilled === 0 && wanted.find((w) => w.id === l.id)?.quantity === l.quantity);
+  if (whole) {
+    fo.locationId = to;
+    return { moved: fo, units };
+  }
+  const made = (locationId: string, status: SettableStatus, held: { lineId: string; quantity: number; fulfilled: number }[]): SandboxFulfillmentOrder => {
+    const n = next();
+    return {
+      id: `gid://shopify/FulfillmentOrder/${n}`,
+      orderId: fo.orderId,
+      status,
+      locationId,
+      fulfillAt: status === 'SCHEDULED' ? fo.fulfillAt : null,
+      holds: [],
+      lines: held.map((l, i) => ({ id: `gid://shopify/FulfillmentOrderLineItem/${n * 100 + i}`, ...l })),
+    };
+  };
+  const moved = made(
+    to,
+    'OPEN',
+    units.map((u) => ({ ...u, fulfilled: 0 })),
+  );
+  const rest = fo.lines.flatMap((l) => {
+    const quantity = l.quantity - (wanted.find((w) => w.id === l.id)?.quantity ?? 0);
+    return quantity > 0 ? [{ lineId: l.lineId, quantity, fulfilled: l.fulfilled }] : [];
+  });
+  const occupied = o.fulfillmentOrders.some((f) => f !== fo && f.locationId === to && !['CLOSED', 'CANCELLED', 'INCOMPLETE'].includes(statusOf(f)));
+  if (occupied) {
+    fo.closedByMove = true;
+    const recreated = made(fo.locationId, fo.status, rest);
+    recreated.location = fo.location;
+    o.fulfillmentOrders.push(recreated);
+  } else {
+    for (const l of fo.lines) l.quantity -= wanted.find((w) => w.id === l.id)?.quantity ?? 0;
+    fo.lines = fo.lines.filter((l) => l.quantity > 0);
+  }
+  o.fulfillmentOrders.push(moved);
+  return { moved, units };
 }

@@ -41,11 +41,13 @@ import { readContract } from './contract/contract-files';
 import { emitQuantity, SandboxState, SellRequest } from './sandbox.app';
 import {
   FulfillmentOrderPlan,
+  statusOf,
   fulfillmentOrderNode,
   fulfillmentOrdersOf,
   fulfil,
   fulfillmentOrderGranted,
   FulfillmentRequest,
+  moveFulfillmentOrder,
   openScheduled,
   planProblem,
   releaseHolds,
@@ -300,7 +302,7 @@ export interface ShopifyOrder {
    * them, kept only when there are several (FulfillmentTrackingInput.numbers, or numbers added by
    * fulfillmentTrackingInfoUpdate), `urls` their tracking URLs by position when any were given.
    */
-  fulfillments: { id: string; tracking: SandboxTracking; lines: { id: string; quantity: number }[] }[];
+  fulfillments: { id: string; tracking: SandboxTracking; lines: { id: string; quantity: number }[]; locationId?: string }[];
   /** Its refunds (Order.refunds), oldest first, with their refund line items (shopify-refund.sandbox.ts). */
   refunds: SandboxRefund[];
   /** Its fulfillment orders (sandbox/shopify-fulfillment.sandbox.ts): one OPEN at the store's location unless placed with a plan. */
@@ -754,6 +756,13 @@ const shippingLineOf = (o: ShopifyOrder) =>
     : null;
 
 /** `seen`: the fulfillment orders the caller's scopes show (fulfillmentOrderGranted); all by default (a control's view). */
+/** A fulfilment's Location (its id, name and fulfillmentService, as FulfillmentOrder.assignedLocation.location shows them); null: none kept. */
+function fulfillmentLocationOf(s: ShopifyState, o: ShopifyOrder, f: ShopifyOrder['fulfillments'][number]) {
+  if (!f.locationId) return null;
+  const l = s.locationsOf(o.account).find((x) => x.id === f.locationId);
+  return { id: f.locationId, name: l?.name ?? 'Warehouse', fulfillmentService: l?.fulfillmentService ?? null };
+}
+
 export function orderNode(s: ShopifyState, o: ShopifyOrder, seen: (fo: SandboxFulfillmentOrder) => boolean = () => true) {
   const paid = o.financial !== 'PENDING';
   const total = orderTotal(o);
@@ -821,13 +830,17 @@ export function orderNode(s: ShopifyState, o: ShopifyOrder, seen: (fo: SandboxFu
         first ?? 50,
         after,
       ),
-    fulfillmentOrders: ({ first, after }: { first?: number; after?: string }) =>
+    // displayable: "If true, fulfillment orders that are normally hidden from the merchant will be
+    // excluded. For example, fulfillment orders that were closed after being combined or moved are hidden."
+    fulfillmentOrders: ({ first, after, displayable }: { first?: number; after?: string; displayable?: boolean }) =>
       connection(
-        o.fulfillmentOrders.filter(seen).map((fo) => fulfillmentOrderNodeOf(o, fo)),
+        o.fulfillmentOrders.filter((fo) => seen(fo) && !(displayable && fo.closedByMove)).map((fo) => fulfillmentOrderNodeOf(o, fo)),
         first ?? 50,
         after,
       ),
-    fulfillments: () => o.fulfillments.map((f) => ({ id: f.id, status: 'SUCCESS', trackingInfo: () => trackingInfoOf(f.tracking) })),
+    // location: "The location that the fulfillment was processed at" (the fulfillment orders' assigned one).
+    fulfillments: () =>
+      o.fulfillments.map((f) => ({ id: f.id, status: 'SUCCESS', trackingInfo: () => trackingInfoOf(f.tracking), location: fulfillmentLocationOf(s, o, f) })),
     refunds: ({ first }: { first?: number }) => refundsOf(o, first),
     discountApplications: ({ first, after }: { first?: number; after?: string }) =>
       connection(
@@ -1231,6 +1244,30 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
         after,
       );
     },
+    // A fulfilment of the store's by id ("Returns a Fulfillment resource by ID") with its line items.
+    fulfillment: ({ id }: { id: string }) => {
+      const o = [...s.orders.values()].find((x) => x.account === account && x.fulfillments.some((f) => f.id === id));
+      const f = o?.fulfillments.find((x) => x.id === id);
+      if (!o || !f) return null;
+      return {
+        id: f.id,
+        status: 'SUCCESS',
+        location: fulfillmentLocationOf(s, o, f),
+        fulfillmentLineItems: ({ first, after }: { first?: number; after?: string }) =>
+          connection(
+            f.lines.map((l, i) => ({
+              id: `${f.id.replace('Fulfillment', 'FulfillmentLineItem')}${i}`,
+              quantity: l.quantity,
+              lineItem: lineNode(
+                o,
+                o.lines.find((x) => x.id === l.id)!,
+              ),
+            })),
+            first ?? 50,
+            after,
+          ),
+      };
+    },
     order: ({ id }: { id: string }) => {
       const o = s.orders.get(id);
       return o && o.account === account ? orderNode(s, o, seen) : null;
@@ -1263,6 +1300,7 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
         id: gid('Fulfillment', s.next()),
         tracking: trackingOf(fulfillment.trackingInfo),
         lines: done.lines,
+        locationId: fulfillmentOrderSeen(fulfillment.lineItemsByFulfillmentOrder[0]!.fulfillmentOrderId)!.fo.locationId,
       };
       const o = s.orders.get(done.o.id)!;
       o.fulfillments.push(f);
@@ -1977,16 +2015,16 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     o.updatedAt = new Date().toISOString();
     res.json({ id: fo.id, status: 'OPEN' });
   });
-  // The store moves a fulfillment order to another of its locations (its admin's "Change location",
-  // fulfillmentOrderMove): POST /_sandbox/shopify/fulfillment_orders/:id/move {location} (the
-  // location's number). The sandbox plays the first scenario of fulfillmentOrderMove only: every line
-  // of a fulfillment order with nothing fulfilled, whose assignedLocation "will be updated to the new
-  // location"; one with fulfilled units (the second scenario, a new fulfillment order) is refused
-  // (422). Refused too as Shopify refuses a move: a closed fulfillment order, a destination that "has
-  // never stocked the requested inventory item". The units leave `available` at the new location and
-  // come back at the old one, as a sale's do where its fulfillment order is assigned. Whether a move
-  // changes Order.updatedAt ("modified last") the contract does not say: the sandbox sets it (our
-  // reading, as for a released hold), so an order read by its updatedAt shows the move.
+  // The store moves a fulfillment order, or some of its units, to another of its locations (its
+  // admin's "Change location", fulfillmentOrderMove): POST /_sandbox/shopify/fulfillment_orders/:id/move
+  // {location, lines?: [{id, quantity}]} (the location's number; lines: the fulfillment order's line
+  // items by number or gid and the units to move, as fulfillmentOrderLineItems; none: all unfulfilled).
+  // Both scenarios of fulfillmentOrderMove (moveFulfillmentOrder). Refused as Shopify refuses a move:
+  // a closed fulfillment order, a destination that "has never stocked the requested inventory item".
+  // The units leave `available` at the new location and come back at the old one, as a sale's do
+  // where its fulfillment order is assigned. Whether a move changes Order.updatedAt ("modified last")
+  // the contract does not say: the sandbox sets it (our reading, as for a released hold), so an
+  // order read by its updatedAt shows the move.
   app.post('/_sandbox/shopify/fulfillment_orders/:id/move', (req: Request, res: Response) => {
     const id = `gid://shopify/FulfillmentOrder/${String(req.params.id)}`;
     const o = s.orders.get(s.fulfillmentOrderOwners.get(id) ?? '');
@@ -1995,34 +2033,56 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       res.status(404).json({ error: 'no such fulfillment order' });
       return;
     }
-    const to = s.locationsOf(o.account).find((l) => l.id === gid('Location', Number((req.body as { location?: unknown } | undefined)?.location)));
+    const body = (req.body ?? {}) as { location?: unknown; lines?: unknown };
+    const to = s.locationsOf(o.account).find((l) => l.id === gid('Location', Number(body.location)));
     if (!to || !to.isActive) {
       res.status(400).json({ error: 'location is the number of an active location of the store' });
       return;
     }
-    const goods = fo.lines.map((fl) => ({ fl, line: o.lines.find((l) => l.id === fl.lineId)! }));
-    const refused = ['CLOSED', 'CANCELLED', 'INCOMPLETE'].includes(fo.status)
-      ? 'The fulfillment order is closed.'
-      : goods.some((g) => g.fl.fulfilled > 0)
-        ? 'the sandbox moves only a fulfillment order with nothing fulfilled'
-        : goods.find((g) => {
-              const v = s.variantBySku(o.account, g.line.sku);
-              return !v || (to.id === sandboxLocationId ? !s.available.has(v.inventoryItemId) : !s.levels.has(`${v.inventoryItemId} ${to.id}`));
-            })
-          ? `The destination location has never stocked the requested inventory item.`
-          : undefined;
-    if (refused) {
-      res.status(422).json({ errors: [{ message: refused }] });
+    if (
+      body.lines !== undefined &&
+      !(
+        Array.isArray(body.lines) &&
+        body.lines.every((l: unknown) => {
+          const x = l as { id?: unknown; quantity?: unknown } | null;
+          return x !== null && typeof x === 'object' && (typeof x.id === 'string' || Number.isInteger(x.id)) && Number.isInteger(x.quantity);
+        })
+      )
+    ) {
+      res.status(400).json({ error: 'lines is a list of {id, quantity}: a line item of the fulfillment order (its number or gid) and whole units' });
       return;
     }
-    for (const g of goods) {
-      s.moveAvailable(o.account, g.line.sku, fo.locationId, g.fl.quantity);
-      s.moveAvailable(o.account, g.line.sku, to.id, -g.fl.quantity);
+    const lines = (body.lines as { id: string | number; quantity: number }[] | undefined)?.map((l) => ({
+      id: String(l.id).startsWith('gid://') ? String(l.id) : gid('FulfillmentOrderLineItem', Number(l.id)),
+      quantity: l.quantity,
+    }));
+    const neverStocked = (lineIds: string[]) =>
+      lineIds.some((lineId) => {
+        const v = s.variantBySku(o.account, o.lines.find((l) => l.id === lineId)!.sku);
+        return !v || (to.id === sandboxLocationId ? !s.available.has(v.inventoryItemId) : !s.levels.has(`${v.inventoryItemId} ${to.id}`));
+      });
+    const movedLines = fo.lines.filter((fl) => (lines ? lines.some((l) => l.id === fl.id) : fl.quantity > fl.fulfilled)).map((fl) => fl.lineId);
+    if (neverStocked(movedLines)) {
+      res.status(422).json({ errors: [{ message: 'The destination location has never stocked the requested inventory item.' }] });
+      return;
     }
-    fo.locationId = to.id;
-    fo.location = to;
+    const from = fo.locationId;
+    const done = moveFulfillmentOrder(o, fo, to.id, lines, () => s.next());
+    if ('error' in done) {
+      res.status(422).json({ errors: [{ message: done.error }] });
+      return;
+    }
+    for (const f of o.fulfillmentOrders) {
+      s.fulfillmentOrderOwners.set(f.id, o.id);
+      f.location = s.locationsOf(o.account).find((l) => l.id === f.locationId);
+    }
+    for (const u of done.units) {
+      const sku = o.lines.find((l) => l.id === u.lineId)!.sku;
+      s.moveAvailable(o.account, sku, from, u.quantity);
+      s.moveAvailable(o.account, sku, to.id, -u.quantity);
+    }
     o.updatedAt = new Date().toISOString();
-    res.json({ id: fo.id, location: to.id });
+    res.json({ id: done.moved.id, location: to.id, original: { id: fo.id, status: statusOf(fo) } });
   });
   // The store's collections (a seller's made in Shopify's admin: custom, or smart with a rule).
   app.post('/_sandbox/shopify/collections', (req: Request, res: Response) => {

@@ -109,9 +109,11 @@ const fulfillmentLines = 'pageInfo { hasNextPage endCursor } nodes { id totalQua
 /**
  * An order's fulfillment orders, 10 a page (one per location, or more: split, held, scheduled),
  * each with its first 50 lines: about 550 points a page, within the 1000 of one query.
+ * displayable: true leaves out those "closed after being combined or moved" (appLines' holdsUnits),
+ * which hold nothing to fulfil either.
  */
 const fulfillmentOrdersQuery = `query KontorFulfillmentOrders($id: ID!, $after: String) { order(id: $id) { id
-  fulfillmentOrders(first: 10, after: $after) { pageInfo { hasNextPage endCursor } nodes { id status fulfillAt
+  fulfillmentOrders(first: 10, after: $after, displayable: true) { pageInfo { hasNextPage endCursor } nodes { id status fulfillAt
     assignedLocation { location { id fulfillmentService { serviceName inventoryManagement } } } fulfillmentHolds { reason } lineItems(first: 50) { ${fulfillmentLines} } } } } }`;
 const openFulfillmentOrder = `mutation KontorFulfillmentOrderOpen($id: ID!) {
   fulfillmentOrderOpen(id: $id) { fulfillmentOrder { id status } userErrors { field message } } }`;
@@ -129,7 +131,11 @@ const addToCollection = `mutation KontorCollectionAdd($id: ID!, $productIds: [ID
 const createFulfillment = `mutation KontorFulfillment($fulfillment: FulfillmentInput!) {
   fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id status } userErrors { field message } } }`;
 const fulfillmentsQuery = `query KontorFulfillments($id: ID!) { order(id: $id) { id
-  fulfillments(first: 50) { id status trackingInfo(first: ${trackingInfoRead}) { number company url } } } }`;
+  fulfillments(first: 50) { id status trackingInfo(first: ${trackingInfoRead}) { number company url }
+    location { id fulfillmentService { serviceName inventoryManagement } } } } }`;
+/** A fulfilment app's fulfilment's lines, to name them in a refusal (trackingAddition's `apps`): 50 lines, some 100 points. */
+const fulfillmentLinesQuery = `query KontorFulfillmentLines($id: ID!) { fulfillment(id: $id) { id
+  fulfillmentLineItems(first: 50) { nodes { quantity lineItem { id sku name } } } } }`;
 const updateTracking = `mutation KontorFulfillmentTracking($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
   fulfillmentTrackingInfoUpdate(fulfillmentId: $fulfillmentId, trackingInfoInput: $trackingInfoInput, notifyCustomer: $notifyCustomer) {
     fulfillment { id } userErrors { field message } } }`;
@@ -642,6 +648,7 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const addition = trackingAddition(read.order.fulfillments, number, carrier, url);
     if (addition.action === 'none') return;
     if (addition.action === 'refuse') throw portalRefused(`webshop (Shopify) order ${orderId}: ${addition.message}`);
+    if (addition.action === 'apps') throw portalRefused(await this.appsFulfilmentsMessage(s, orderId, number, addition.fulfillments));
     const updated = await s.call<{ fulfillmentTrackingInfoUpdate: { userErrors: UserErrors } }>(updateTracking, {
       fulfillmentId: addition.fulfillmentId,
       // The whole tracking: the update replaces it, so the URLs kept are sent again with their numbers.
@@ -653,6 +660,27 @@ export class WebshopAdapter extends HttpPortalAdapter {
       notifyCustomer: true,
     });
     refuseUserErrors(`the tracking number ${number} of order ${orderId}`, updated.fulfillmentTrackingInfoUpdate.userErrors);
+  }
+
+  /**
+   * The refusal of a tracking number for an order whose only fulfilments a fulfilment app made
+   * (trackingAddition `apps`), naming their lines and the app: the parcel is the app's, Kontor sent
+   * nothing (decision, found by a reviewer of a424004: the number was added to the app's fulfilment
+   * and its buyer notified, when the app's lines were fulfilled or the token could not see them).
+   */
+  private async appsFulfilmentsMessage(s: ShopifySession, orderId: string, number: string, fulfillments: { id: string; app: string }[]): Promise<string> {
+    const parts: string[] = [];
+    for (const f of fulfillments) {
+      const read = await s.call<{
+        fulfillment: { fulfillmentLineItems: { nodes: { quantity: number; lineItem: { id: string; sku: string | null; name: string } }[] } } | null;
+      }>(fulfillmentLinesQuery, { id: f.id });
+      const lines = (read.fulfillment?.fulfillmentLineItems.nodes ?? []).map((l) => `${l.quantity} x ${l.lineItem.sku ?? l.lineItem.name}`);
+      parts.push(`${lines.length ? lines.join(', ') : `fulfilment ${legacyId(f.id)}`} fulfilled by ${f.app}`);
+    }
+    return (
+      `webshop (Shopify) order ${orderId}: nothing of the seller's is left to fulfil, and the store's fulfilments are a fulfilment app's: ${parts.join('; ')}, ` +
+      `which ships from the stock it keeps; ${number} is not added to the app's parcel (Kontor fulfils only the lines at the seller's locations)`
+    );
   }
 
   /** Every fulfillment order of the order, page by page, each with all its lines (only the first 5 were read, so a sixth location's lines were never sent). */

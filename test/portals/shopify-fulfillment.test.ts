@@ -11,7 +11,7 @@ import { isPermanent } from '../../lib/errors';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { sendMitHoldWait } from '../../lib/order/send-mit-hold';
 import type { PortalTarget, Shipment } from '../../lib/portals/portal.type';
-import { appLines, FulfillmentOrderRead, linesInNoFulfillmentOrder } from '../../lib/portals/shopify/fulfillment-plan';
+import { appLines, FulfillmentOrderRead, linesInNoFulfillmentOrder, trackingAddition } from '../../lib/portals/shopify/fulfillment-plan';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import type { FulfillmentOrderPlan } from '../../sandbox/shopify-fulfillment.sandbox';
@@ -336,5 +336,35 @@ describe('webshop at Shopify: which lines a fulfilment app ships (appLines)', ()
     expect([...appLines(lines, [])]).to.deep.equal([]);
     // The lines a token lacking read_third_party_fulfillment_orders cannot place: those Shopify fulfils in none read.
     expect(linesInNoFulfillmentOrder(lines, orders).map((l) => l.id)).to.deep.equal(['E']);
+  });
+
+  it("a line is whose its fulfillment orders fulfil it: one the merchant cancelled, or that cannot be completed, at the seller's location leaves it the app's where it is open; units fulfilled at the seller's keep it the seller's", () => {
+    const at = (status: string, service: typeof shipBob | null, total: number, remaining: number, line = 'A'): FulfillmentOrderRead => ({
+      ...fo([[line, total]], service),
+      status,
+      lines: [{ id: 'fol', totalQuantity: total, remainingQuantity: remaining, sku: null, lineItem: { id: line } }],
+    });
+    const lines = [line('A', 2)];
+    // a424004 counted every unit listed: the cancelled fulfillment order at the warehouse kept A the seller's.
+    expect([...appLines(lines, [at('CANCELLED', null, 2, 2), at('OPEN', shipBob, 2, 2)])]).to.deep.equal([['A', 'ShipBob']]);
+    expect([...appLines(lines, [at('INCOMPLETE', null, 2, 2), at('ON_HOLD', shipBob, 2, 2)])]).to.deep.equal([['A', 'ShipBob']]);
+    expect([...appLines(lines, [at('SCHEDULED', shipBob, 2, 2)])]).to.deep.equal([['A', 'ShipBob']]);
+    // One unit left from the warehouse (closed there), the other is at ShipBob: split, the seller's.
+    expect([...appLines(lines, [at('CLOSED', null, 1, 0), at('OPEN', shipBob, 1, 1)])]).to.deep.equal([]);
+    // Fulfilled by ShipBob, closed: still the app's.
+    expect([...appLines(lines, [at('CLOSED', shipBob, 2, 0)])]).to.deep.equal([['A', 'ShipBob']]);
+  });
+});
+
+describe("webshop at Shopify: a tracking number is never added to a fulfilment app's parcel (trackingAddition)", () => {
+  const location = (service: { serviceName: string; inventoryManagement: boolean } | null) => ({ id: 'gid://shopify/Location/9', fulfillmentService: service });
+  const shipBob = location({ serviceName: 'ShipBob', inventoryManagement: true });
+  it("only the app's fulfilments: refused as the app's; the seller's latest beside it takes the number", () => {
+    const apps = { id: 'gid://shopify/Fulfillment/7', status: 'SUCCESS', trackingInfo: [{ number: 'APP1', company: 'DHL' }], location: shipBob };
+    expect(trackingAddition([apps], 'DHL1', 'DHL')).to.deep.equal({ action: 'apps', fulfillments: [{ id: apps.id, app: 'ShipBob' }] });
+    const own = { id: 'gid://shopify/Fulfillment/5', status: 'SUCCESS', trackingInfo: [], location: location(null) };
+    expect(trackingAddition([own, apps], 'DHL1', 'DHL')).to.deep.include({ action: 'update', fulfillmentId: own.id, numbers: ['DHL1'] });
+    // A number the app's parcel carries already: nothing to do.
+    expect(trackingAddition([apps], 'APP1', 'DHL')).to.deep.include({ action: 'none' });
   });
 });

@@ -362,6 +362,129 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     expect((await readOrder(seller, orderId)).history.filter((h) => h.includes('ShipBob'))).to.have.length(1);
   });
 
+  it("when the store moves some units of an imported order to a fulfilment app (fulfillmentOrderMove's second scenario: the original closed and recreated, or split), the moved line gives its stock back on the next read, the rest keeps it", async () => {
+    const { seller, portalAccountId, stockId, ownId, shipBob, control, kontorId } = await threePlStore('SH-MOVE-2', 40, 'SH-OWN-3');
+    const shipBobNo = Number(shipBob.id.split('/').pop());
+    // Closed: ShipBob already holds a line of the order, so the merchant's fulfillment order is closed
+    // and its other line recreated at the warehouse (the closed one still lists SH-MOVE-2).
+    const closing = (await control('/_sandbox/shopify/orders', {
+      portal_account: portalAccountId,
+      lines: [
+        { sku: 'SH-MOVE-2', quantity: 2 },
+        { sku: 'SH-OWN-3', quantity: 1 },
+        { sku: 'SH-MOVE-2', quantity: 1 },
+      ],
+      fulfillment_orders: [
+        { location: 1, lines: [{ line: 0 }, { line: 1 }] },
+        { location: shipBobNo, lines: [{ line: 2 }] },
+      ],
+    })) as { id: string };
+    // Split: nothing of the order at ShipBob yet; the original keeps the seller's line.
+    const splitting = (await control('/_sandbox/shopify/orders', {
+      portal_account: portalAccountId,
+      lines: [
+        { sku: 'SH-MOVE-2', quantity: 1 },
+        { sku: 'SH-OWN-3', quantity: 1 },
+      ],
+      fulfillment_orders: [{ location: 1, lines: [{ line: 0 }, { line: 1 }] }],
+    })) as { id: string };
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-move-part-1')).orders).to.deep.include({ created: 2 });
+    const closingId = await kontorId(closing.id);
+    const splittingId = await kontorId(splitting.id);
+    expect((await readOrder(seller, closingId)).line.map((l) => l.stock_align_id ?? null)).to.deep.equal([`ID_${stockId}`, `ID_${ownId}`, null]);
+    expect(await stockQuantity(seller, stockId)).to.equal(7);
+    expect(await stockQuantity(seller, ownId!)).to.equal(8);
+
+    const s = shopifyOf(sandbox.state);
+    const merchantFo = (id: string) => s.orders.get(id)!.fulfillmentOrders[0]!;
+    const foNo = (id: string) => id.split('/').pop();
+    const moveFirstLine = async (orderGid: string, quantity: number) =>
+      (await control(`/_sandbox/shopify/fulfillment_orders/${foNo(merchantFo(orderGid).id)}/move`, {
+        location: shipBobNo,
+        lines: [{ id: foNo(merchantFo(orderGid).lines[0]!.id), quantity }],
+      })) as { original: { status: string } };
+    expect((await moveFirstLine(closing.id, 2)).original.status).to.equal('CLOSED');
+    expect((await moveFirstLine(splitting.id, 1)).original.status).to.equal('OPEN');
+    const where = (id: string) =>
+      s.orders
+        .get(id)!
+        .fulfillmentOrders.map((f) => [f.locationId === shipBob.id ? 'ShipBob' : 'Warehouse', f.closedByMove === true, f.lines.map((l) => l.quantity)]);
+    expect(where(closing.id)).to.deep.equal([
+      ['Warehouse', true, [2, 1]],
+      ['ShipBob', false, [1]],
+      ['Warehouse', false, [1]],
+      ['ShipBob', false, [2]],
+    ]);
+    expect(where(splitting.id)).to.deep.equal([
+      ['Warehouse', false, [1]],
+      ['ShipBob', false, [1]],
+    ]);
+
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-move-part-2')).orders).to.deep.include({ updated: 2 });
+    expect((await readOrder(seller, closingId)).line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([
+      ['SH-MOVE-2', null],
+      ['SH-OWN-3', `ID_${ownId}`],
+      ['SH-MOVE-2', null],
+    ]);
+    expect((await readOrder(seller, splittingId)).line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([
+      ['SH-MOVE-2', null],
+      ['SH-OWN-3', `ID_${ownId}`],
+    ]);
+    // The 3 moved units came back; the seller's two units of SH-OWN-3 stay taken.
+    expect(await stockQuantity(seller, stockId)).to.equal(10);
+    expect(await stockQuantity(seller, ownId!)).to.equal(8);
+    for (const id of [closingId, splittingId]) expect((await readOrder(seller, id)).history.filter((h) => h.includes('its stock goes back'))).to.have.length(1);
+  });
+
+  it("when a fulfilment app fulfilled the lines a token lacking read_third_party_fulfillment_orders imported as the seller's, send_mit with a tracking number is refused naming them and the app, and the app's parcel keeps its tracking", async () => {
+    const { seller, portalAccountId, stockId, control, graphql, kontorId } = await threePlStore('SH-3PL-3', 40);
+    await control('/_sandbox/shopify/inventory', { portal_account: portalAccountId, sku: 'SH-3PL-3', available: 0 });
+    const placed = (await control('/_sandbox/shopify/orders', { portal_account: portalAccountId, lines: [{ sku: 'SH-3PL-3', quantity: 2 }] })) as {
+      id: string;
+    };
+    const token = async (scopes: string) =>
+      ((await control('/_sandbox/shopify/tokens', { portal_account: String(portalAccountId), scopes })) as { access_token: string }).access_token;
+    const merchantOnly = await token('write_products,write_inventory,read_locations,read_orders,write_merchant_managed_fulfillment_orders');
+    await connectPortalAccount(seller.id, {
+      portalAccountId,
+      connector: 'shopify',
+      baseUrl: sandbox.url,
+      credentials: { shop_domain: 'kobalt-3pl.myshopify.com', access_token: merchantOnly },
+    });
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-3pl-track')).orders).to.deep.include({ created: 1 });
+    const orderId = await kontorId(placed.id);
+    expect((await readOrder(seller, orderId)).line.map((l) => l.stock_align_id ?? null)).to.deep.equal([`ID_${stockId}`]);
+
+    // ShipBob (holding write_third_party_fulfillment_orders) ships its fulfillment order with its own number.
+    const shipBobsToken = await token('read_orders,write_third_party_fulfillment_orders');
+    const fos = (await graphql(shipBobsToken, 'query F($id: ID!) { order(id: $id) { fulfillmentOrders(first: 5) { nodes { id } } } }', { id: placed.id })) as {
+      order: { fulfillmentOrders: { nodes: { id: string }[] } };
+    };
+    const made = (await graphql(
+      shipBobsToken,
+      'mutation C($f: FulfillmentInput!) { fulfillmentCreate(fulfillment: $f) { fulfillment { id } userErrors { message } } }',
+      {
+        f: {
+          lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: fos.order.fulfillmentOrders.nodes[0]!.id }],
+          trackingInfo: { number: 'SHIPBOB-0001', company: 'DHL' },
+        },
+      },
+    )) as { fulfillmentCreate: { fulfillment: { id: string } | null; userErrors: unknown[] } };
+    expect(made.fulfillmentCreate.userErrors).to.deep.equal([]);
+
+    const sent = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042999'] } } });
+    expect(sent.status, sent.text).to.equal(202);
+    const job = await jobEnd(seller.token, sent.body.job_id as string);
+    expect(job.state, job.error).to.equal('completed');
+    const result = job.result as { platform_status: string; shipment: { code: string; ok: boolean; error?: string }[] };
+    expect(result.platform_status).to.equal('error');
+    expect(result.shipment).to.have.length(1);
+    expect(result.shipment[0]).to.deep.include({ code: '00340434161094042999', ok: false });
+    expect(result.shipment[0]!.error).to.contain('2 x SH-3PL-3 fulfilled by ShipBob').and.contain('00340434161094042999 is not added');
+    const parcels = shopifyOf(sandbox.state).orders.get(placed.id)!.fulfillments;
+    expect(parcels.map((f) => [f.tracking.number, f.tracking.numbers ?? [], f.tracking.company])).to.deep.equal([['SHIPBOB-0001', [], 'DHL']]);
+  });
+
   it('when the store keeps selling the variant when out of stock, then CIA sets its quantity but does not count it done: the CIA state names the setting to switch', async () => {
     const seller = await newSeller();
     const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });

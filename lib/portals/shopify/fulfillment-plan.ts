@@ -114,6 +114,28 @@ export function appService(fo: Pick<FulfillmentOrderRead, 'assignedLocation'>): 
  */
 export const thirdPartyScopes = ['read_third_party_fulfillment_orders', 'write_third_party_fulfillment_orders'];
 
+/** Statuses of a fulfillment order assigned to fulfil what remains of its lines (FulfillmentOrderStatus). */
+const assigned = new Set(['OPEN', 'IN_PROGRESS', 'ON_HOLD', 'SCHEDULED']);
+
+/**
+ * Whether a fulfillment order holds units of a line for appLines (found by a reviewer of a424004):
+ * units still to fulfil where it is assigned to fulfil them (OPEN, IN_PROGRESS, ON_HOLD: "can't be
+ * initiated until the hold ... is released", SCHEDULED: "will be ready for fulfillment" later),
+ * and units fulfilled there (totalQuantity beyond remainingQuantity: CLOSED "completed", or part of
+ * an IN_PROGRESS one), which left from that location. Units of a CANCELLED ("cancelled by the
+ * merchant") or INCOMPLETE ("cannot be completed as requested") one are fulfilled by nobody there:
+ * a424004 counted every listed unit, so a fulfillment order the merchant cancelled at the warehouse
+ * kept a line the seller's after the store gave it to an app. A fulfillment order closed by a move
+ * (fulfillmentOrderMove's second scenario: "The existing fulfillment order is closed and line items
+ * are recreated in a new fulfillment order") is not read at all (`displayable: true`, "fulfillment
+ * orders that were closed after being combined or moved are hidden"): what it lists would read as
+ * units fulfilled at the old location.
+ */
+function holdsUnits(fo: FulfillmentOrderRead, l: FulfillmentOrderLineRead): boolean {
+  if (fo.status === 'CANCELLED' || fo.status === 'INCOMPLETE') return l.totalQuantity > l.remainingQuantity;
+  return (assigned.has(fo.status) && l.remainingQuantity > 0) || l.totalQuantity > l.remainingQuantity;
+}
+
 /**
  * The order's lines a fulfilment app ships from the stock it keeps (decision, README "Orders a
  * fulfilment app ships"), by LineItem id, with the app's name. Per line, as Kontor's order has no
@@ -132,7 +154,7 @@ export const thirdPartyScopes = ['read_third_party_fulfillment_orders', 'write_t
 export function appLines(lines: { id: string }[], orders: FulfillmentOrderRead[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of lines) {
-    const at = orders.flatMap((fo) => fo.lines.filter((l) => l.lineItem.id === line.id && l.totalQuantity > 0).map(() => appService(fo)));
+    const at = orders.flatMap((fo) => fo.lines.filter((l) => l.lineItem.id === line.id && holdsUnits(fo, l)).map(() => appService(fo)));
     if (at.length === 0 || at.some((app) => app === undefined)) continue;
     out.set(
       line.id,
@@ -192,13 +214,16 @@ export interface FulfillmentRead {
   id: string;
   status: string;
   trackingInfo: { number: string | null; company: string | null; url?: string | null }[];
+  /** "The location that the fulfillment was processed at": a fulfilment app's (appService) is the app's parcel. */
+  location?: FulfillmentOrderRead['assignedLocation']['location'];
 }
 
 /** What to do with a tracking number when nothing of the order remains to fulfil. */
 export type TrackingAddition =
   | { action: 'none'; reason: string }
   | { action: 'update'; fulfillmentId: string; numbers: string[]; urls: string[]; company: string | null }
-  | { action: 'refuse'; message: string };
+  | { action: 'refuse'; message: string }
+  | { action: 'apps'; fulfillments: { id: string; app: string }[] };
 
 const sameCompany = (a: string | null, b: string) => (a ?? '').trim().toLowerCase() === b.trim().toLowerCase();
 
@@ -216,11 +241,22 @@ const sameCompany = (a: string | null, b: string) => (a ?? '').trim().toLowerCas
  * FulfillmentTrackingInput.company): a number of another carrier than the numbers there is
  * refused rather than shown to the buyer under the wrong carrier.
  * Decision: several fulfilments (one per location) get the number on the latest only; Kontor does
- * not know which parcel left where.
+ * not know which parcel left where. A fulfilment made at a fulfilment app's location (appService
+ * of Fulfillment.location) is the app's parcel: never given the seller's number; when only the
+ * app's are there, `apps` (the adapter refuses naming their lines), found by a reviewer of a424004.
  */
 export function trackingAddition(fulfillments: FulfillmentRead[], number: string, company: string | undefined, url?: string): TrackingAddition {
   if (fulfillments.some((f) => f.trackingInfo.some((t) => t.number === number))) return { action: 'none', reason: 'the store has the tracking number' };
-  const latest = fulfillments.filter((f) => f.status === 'SUCCESS' || f.status === 'OPEN' || f.status === 'PENDING').at(-1);
+  const live = fulfillments.filter((f) => f.status === 'SUCCESS' || f.status === 'OPEN' || f.status === 'PENDING');
+  // A fulfilment app's fulfilment is its parcel, never the seller's: a424004 refused send_mit for the
+  // app's lines only while they remained to fulfil, and a token without the scope saw none of them.
+  const appOf = (f: FulfillmentRead) => (f.location ? appService({ assignedLocation: { location: f.location } }) : undefined);
+  const latest = live.filter((f) => appOf(f) === undefined).at(-1);
+  const apps = live.flatMap((f) => {
+    const app = appOf(f);
+    return app ? [{ id: f.id, app }] : [];
+  });
+  if (!latest && apps.length) return { action: 'apps', fulfillments: apps };
   if (!latest) return { action: 'none', reason: 'nothing of the order is fulfilled' };
   // Read no further than trackingInfoRead: a full page may hide numbers the update would drop.
   if (latest.trackingInfo.length >= trackingInfoRead)
