@@ -126,7 +126,11 @@ export async function grantClientCredentials(
   if (signedIn === undefined) {
     // RFC 6749 5.2: a client that authenticated but may not use this grant is unauthorized_client.
     if (await clientOf([{ id: login, secret: password }, ...alternatives]))
-      throw oauthError('unauthorized_client', 'grant_type=client_credentials is a seller login; a client uses authorization_code and refresh_token', 'grant_type');
+      throw oauthError(
+        'unauthorized_client',
+        'grant_type=client_credentials is a seller login; a client uses authorization_code and refresh_token',
+        'grant_type',
+      );
     throw oauthError('invalid_client', 'login or password is wrong');
   }
   const grant = { accountId: signedIn.accountId, oauthClientId: null, portalAccountId: null, scope: parseScope(scope) };
@@ -169,7 +173,8 @@ async function authenticateClient(credentials: CredentialReading[] | undefined):
  */
 function checkVerifier(challenge: string | null, verifier: string | undefined): void {
   if (challenge === null) {
-    if (verifier !== undefined) throw oauthError('invalid_grant', 'code_verifier was sent, but the authorization request had no code_challenge', 'code_verifier');
+    if (verifier !== undefined)
+      throw oauthError('invalid_grant', 'code_verifier was sent, but the authorization request had no code_challenge', 'code_verifier');
     return;
   }
   if (verifier === undefined) throw oauthError('invalid_grant', 'code_verifier is required: the authorization request had a code_challenge', 'code_verifier');

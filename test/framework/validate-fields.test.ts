@@ -50,7 +50,9 @@ describe('validation errors of rules over an object name their fields (lib/http/
   it('when a JSON object is sent where a list goes, then 400 names the field (a bulk item with its prefix), while from XML it is a list of one and a scalar anywhere', () => {
     const schema = Joi.object({ line: list(Joi.object({ id: Joi.number() })), tag: list(Joi.string()) });
     expect(refusal(schema, { line: { id: 1 } })).to.deep.equal([{ field: 'line', description: 'line must be a list ([...]), not an object' }]);
-    expect(refusal(schema, { line: { id: 1 } }, 'order[3]')).to.deep.equal([{ field: 'order[3].line', description: 'order[3].line must be a list ([...]), not an object' }]);
+    expect(refusal(schema, { line: { id: 1 } }, 'order[3]')).to.deep.equal([
+      { field: 'order[3].line', description: 'order[3].line must be a list ([...]), not an object' },
+    ]);
     const fromXml = { line: { id: '1' }, tag: 'a' };
     markFromXml(fromXml);
     expect(validate(schema, fromXml)).to.deep.equal({ line: [{ id: 1 }], tag: ['a'] });
