@@ -221,7 +221,9 @@ describe('webshop at Shopify: webhooks (HMAC-verified, deduplicated, the poll’
       redirect_uri: `${base}${connectPaths.shopifyCallback}`,
       shop,
     });
-    expect(link.searchParams.get('scope')).to.equal('write_products,write_inventory,read_locations,read_orders,write_merchant_managed_fulfillment_orders,read_third_party_fulfillment_orders');
+    expect(link.searchParams.get('scope')).to.equal(
+      'write_products,write_inventory,read_locations,read_orders,write_merchant_managed_fulfillment_orders,read_third_party_fulfillment_orders',
+    );
     const approved = await fetch(link, { redirect: 'manual' });
     expect(approved.status).to.equal(302);
     const callback = new URL(approved.headers.get('location')!);
