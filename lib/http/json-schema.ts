@@ -234,8 +234,8 @@ function arrayRequest(d: Full): JsonSchema {
   if (typeof min === 'number') array.minItems = min;
   if (typeof max === 'number') array.maxItems = max;
   if (typeof length === 'number') Object.assign(array, { minItems: length, maxItems: length });
-  // single(): one value counts as a list of one; an object only from XML (validate.ts listSingles), which this document does not type.
-  return d.flags?.single ? { anyOf: [array, { allOf: [item, { not: { type: ['array', 'object'] } }] }] } : array;
+  // single(): one value (one XML element) counts as a list of one.
+  return d.flags?.single ? { anyOf: [array, { allOf: [item, { not: { type: 'array' } }] }] } : array;
 }
 
 function objectOf(d: Full, direction: Direction): JsonSchema {

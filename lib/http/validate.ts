@@ -91,29 +91,17 @@ function dropAbsentNulls(schema: Joi.Schema, value: unknown): void {
 }
 
 /**
- * Makes a list field holding one value (one XML element, or a scalar where a list goes) a list of
- * one, in place, before Joi sees it; an object outside XML is refused. Joi's single() takes it as that list, but its error
+ * Makes a list field holding one value (one XML element, or a JSON object where a list goes) a
+ * list of one, in place, before Joi sees it. Joi's single() takes it as that list, but its error
  * paths then leave the index out (`order.line.quantity`), so a client could not tell the field
  * from a scalar; as a list, the error names `order.line[0].quantity`, as it does for two lines.
  */
-function listSingles(schema: Joi.Schema, value: unknown, prefix: string): void {
-  const objects: ErrorItem[] = [];
-  toSingleLists(describe(schema), value, '', (record, key, path) => {
+function listSingles(schema: Joi.Schema, value: unknown): void {
+  toSingleLists(describe(schema), value, '', (record, key) => {
     const held = record[key];
-    if (held === undefined || held === null || Array.isArray(held)) return true;
-    // An object where a list goes is one element only in XML, which cannot tell a list of one from
-    // an object; JSON (and a form, whose indices make a list) says which it means, and document 2
-    // has no list field that may be an object: a 400 naming the field, not a guessed list of one.
-    if (typeof held === 'object' && !isFromXml(record)) {
-      const field = prefix ? `${prefix}${path.startsWith('[') ? '' : '.'}${path}` : path;
-      objects.push({ error: 'invalid_field', description: `${field} must be a list ([...]), not an object`, code: 400, field });
-      return false;
-    }
-    record[key] = [held];
+    if (held !== undefined && held !== null && !Array.isArray(held)) record[key] = [held];
     return true;
   });
-  const [first, ...more] = objects;
-  if (first) throw new DomainError('invalid_field', first.description, { field: first.field, more });
 }
 
 /** A portal account id a body names (ownPortalAccountId), with its field. */
@@ -128,7 +116,7 @@ export interface PortalAccountMention {
  */
 export function validate<T>(schema: Joi.Schema, value: unknown, prefix = '', portalAccounts?: PortalAccountMention[]): T {
   dropAbsentNulls(schema, value);
-  listSingles(schema, value, prefix);
+  listSingles(schema, value);
   const { value: converted, error } = cutToSent(schema, value).validate(value, {
     abortEarly: false,
     convert: true,

@@ -88,7 +88,7 @@ describe('order lines tried from outside (document 2)', () => {
       expect((await readOrder(seller, orderId)).line.map((l) => l.quantity)).to.deep.equal(['100']);
     });
 
-    it('when the one line of an order is wrong in XML (one element), then 400 names it with its index, as for two lines; in JSON an object for the line list is itself the 400 (369d7ba)', async () => {
+    it('when the one line of an order is wrong, in XML (one element) or JSON (an object), then 400 names it with its index, as for two lines', async () => {
       const xml = await call('order/', {
         token: seller.token,
         headers: xmlBody,
@@ -98,12 +98,7 @@ describe('order lines tried from outside (document 2)', () => {
       expect(errorFields(xml)).to.deep.equal(['order.line[0].quantity']);
       const json = await call('order/', { token: seller.token, body: { order: { customer: { email: 'buyer@example.com' }, line: { id: 1, quantity: 'x' } } } });
       expect(json.status, json.text).to.equal(400);
-      expect(errorFields(json)).to.deep.equal(['order.line']);
-      const right = await call('order/', {
-        token: seller.token,
-        body: { order: { customer: { email: 'buyer@example.com' }, line: [{ id: 1, quantity: 'x' }] } },
-      });
-      expect(errorFields(right)).to.deep.equal(['order.line[0].quantity']);
+      expect(errorFields(json)).to.deep.equal(['order.line[0].quantity']);
       const one = await call('order/', {
         token: seller.token,
         headers: xmlBody,
