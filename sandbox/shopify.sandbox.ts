@@ -1938,6 +1938,14 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     if (!o) res.status(404).json({ error: 'no such order' });
     return o;
   };
+  const fulfillmentOrderOr404 = (req: Request, res: Response) => {
+    const id = `gid://shopify/FulfillmentOrder/${String(req.params.id)}`;
+    const o = s.orders.get(s.fulfillmentOrderOwners.get(id) ?? '');
+    const fo = o?.fulfillmentOrders.find((f) => f.id === id);
+    if (o && fo) return { o, fo };
+    res.status(404).json({ error: 'no such fulfillment order' });
+    return undefined;
+  };
   // The store cancels an order itself (its admin, or a buyer's request granted there): what the order import must bring to Kontor.
   app.post('/_sandbox/shopify/orders/:id/cancel', (req: Request, res: Response) => {
     const o = orderOr404(req, res);
@@ -2001,13 +2009,9 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
   });
   // The store releases a fulfillment order's holds (its admin, or the fraud or payment app that placed them).
   app.post('/_sandbox/shopify/fulfillment_orders/:id/release_hold', (req: Request, res: Response) => {
-    const id = `gid://shopify/FulfillmentOrder/${String(req.params.id)}`;
-    const o = s.orders.get(s.fulfillmentOrderOwners.get(id) ?? '');
-    const fo = o?.fulfillmentOrders.find((f) => f.id === id);
-    if (!o || !fo) {
-      res.status(404).json({ error: 'no such fulfillment order' });
-      return;
-    }
+    const found = fulfillmentOrderOr404(req, res);
+    if (!found) return;
+    const { o, fo } = found;
     if (!releaseHolds(fo)) {
       res.status(409).json({ error: 'the fulfillment order is not on hold' });
       return;
@@ -2026,13 +2030,9 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
   // the contract does not say: the sandbox sets it (our reading, as for a released hold), so an
   // order read by its updatedAt shows the move.
   app.post('/_sandbox/shopify/fulfillment_orders/:id/move', (req: Request, res: Response) => {
-    const id = `gid://shopify/FulfillmentOrder/${String(req.params.id)}`;
-    const o = s.orders.get(s.fulfillmentOrderOwners.get(id) ?? '');
-    const fo = o?.fulfillmentOrders.find((f) => f.id === id);
-    if (!o || !fo) {
-      res.status(404).json({ error: 'no such fulfillment order' });
-      return;
-    }
+    const found = fulfillmentOrderOr404(req, res);
+    if (!found) return;
+    const { o, fo } = found;
     const body = (req.body ?? {}) as { location?: unknown; lines?: unknown };
     const to = s.locationsOf(o.account).find((l) => l.id === gid('Location', Number(body.location)));
     if (!to || !to.isActive) {
