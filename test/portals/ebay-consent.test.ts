@@ -12,7 +12,12 @@ describe('auction_a consent: the seller grants access through eBay’s authoriza
   let url: string;
   let next = 8_000_000 + (process.pid % 1000) * 100;
   const adapter = new AuctionAAdapter();
-  sandboxForSuite((sandbox) => ({ url } = sandbox), 'ebay');
+  // The consented seller's quantities name SKUs listed outside Kontor: eBay holds their inventory items
+  // (03556f8 refuses a quantity of a SKU eBay holds no item of, as BulkPriceQuantity's 25002 does).
+  sandboxForSuite((sandbox) => {
+    url = sandbox.url;
+    sandbox.state.ebay.itemsMadeElsewhere = true;
+  }, 'ebay');
 
   async function application(): Promise<EbayApplication> {
     const res = await fetch(`${url}/_sandbox/ebay/apps`, {
