@@ -25,6 +25,15 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
   channelLoopForSuite((loop) => ({ sandbox } = loop));
 
   /** A seller's item at the sandbox's Kaufland (10 in stock, CIA on), the units of its SKU there, and a way to add a unit made outside the API. */
+  /** The seller moves a unit into Kaufland's fulfilment programme or back (the sandbox's control); its status. */
+  async function moveUnit(id: number, fulfillment_type: string): Promise<number> {
+    const res = await fetch(`${sandbox.url}/_sandbox/kaufland/units/${id}/fulfillment`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fulfillment_type }),
+    });
+    return res.status;
+  }
   async function seller(sku: string) {
     const made = await kauflandItem(sku);
     const k = kauflandOf(sandbox.state);
@@ -94,12 +103,7 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     const listed = await list();
     expect(listed.state, listed.error).to.equal('completed');
     const id = Number((listed.result as { portal_item_id: string }).portal_item_id);
-    const moved = await fetch(`${sandbox.url}/_sandbox/kaufland/units/${id}/fulfillment`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ fulfillment_type: 'fulfilled_by_kaufland' }),
-    });
-    expect(moved.status).to.equal(200);
+    expect(await moveUnit(id, 'fulfilled_by_kaufland')).to.equal(200);
     const amounts = () => requests('POST', /^\/v2\/units\/bulk$/).flatMap((r) => (r.body as { id_unit: number }[]).filter((e) => e.id_unit === id));
     const before = amounts().length;
     const refusedAt = async (quantity: number) => {
@@ -138,13 +142,7 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     const listed = await list();
     expect(listed.state, listed.error).to.equal('completed');
     const id = Number((listed.result as { portal_item_id: string }).portal_item_id);
-    const move = (fulfillment_type: string) =>
-      fetch(`${sandbox.url}/_sandbox/kaufland/units/${id}/fulfillment`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ fulfillment_type }),
-      });
-    expect((await move('fulfilled_by_kaufland')).status).to.equal(200);
+    expect(await moveUnit(id, 'fulfilled_by_kaufland')).to.equal(200);
     const amounts = () => requests('POST', /^\/v2\/units\/bulk$/).flatMap((r) => (r.body as { id_unit: number }[]).filter((e) => e.id_unit === id));
     const record = async () =>
       (await db()('portal_listing')
@@ -182,7 +180,7 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect(amounts().length).to.equal(told);
     expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.amount])).to.deep.equal([[id, 'fulfilled_by_kaufland', 10]]);
     // Back to the seller's warehouse: read again by its id_offer, the seller's quantity goes to it.
-    expect((await move('fulfilled_by_merchant')).status).to.equal(200);
+    expect(await moveUnit(id, 'fulfilled_by_merchant')).to.equal(200);
     forgetKauflandUnits();
     await settledAt(2, false);
     expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.amount])).to.deep.equal([[id, 'fulfilled_by_merchant', 2]]);
@@ -194,12 +192,7 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     const listed = await list();
     expect(listed.state, listed.error).to.equal('completed');
     const id = Number((listed.result as { portal_item_id: string }).portal_item_id);
-    const moved = await fetch(`${sandbox.url}/_sandbox/kaufland/units/${id}/fulfillment`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ fulfillment_type: 'fulfilled_by_kaufland' }),
-    });
-    expect(moved.status).to.equal(200);
+    expect(await moveUnit(id, 'fulfilled_by_kaufland')).to.equal(200);
     // A process that never read its type since (a restart).
     forgetKauflandUnits();
     const upload = await call(`stock/${stockId}/portal_upload/`, {
@@ -220,12 +213,7 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     // seller's warehouse and listed again: the held unit is put on sale again (found
     // by a reviewer of 748285e: the listing PATCHed it without a status and it stayed ONHOLD, off
     // sale, while Kontor recorded it listed).
-    const back = await fetch(`${sandbox.url}/_sandbox/kaufland/units/${id}/fulfillment`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ fulfillment_type: 'fulfilled_by_merchant' }),
-    });
-    expect(back.status).to.equal(200);
+    expect(await moveUnit(id, 'fulfilled_by_merchant')).to.equal(200);
     kauflandOf(sandbox.state).units.get(id)!.listed_from = 0;
     const again = await list();
     expect(again.state, again.error).to.equal('completed');
