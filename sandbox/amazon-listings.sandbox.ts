@@ -27,7 +27,12 @@
  *   price there: a quantity patch or feed message of a SKU no put made, or a patch naming a
  *   marketplace no put named, which lands the SKU there) shows ERROR issues of categories
  *   MISSING_ATTRIBUTE / MISSING_PRICE naming that marketplace and is neither BUYABLE nor
- *   DISCOVERABLE there (missingOfferData).
+ *   DISCOVERABLE there (missingOfferData);
+ * - a test may script getListingsItem's answer of one SKU (POST
+ *   /_sandbox/amazon/listings/:sku/lookup_fault): an error status the contract lists for it (400,
+ *   403, 413, 415, 429, 500, 503; its 404 is the listing's own), with SP-API's error body, for the
+ *   next `count` lookups of that SKU (ours: the contract gives no case but its example of a 400,
+ *   sku "BadSKU" answered BAD_REQUEST "Invalid input").
  */
 import express, { Request, Response } from 'express';
 import type { SandboxOffer } from './sandbox.app';
@@ -59,7 +64,27 @@ export interface AmazonListingStore {
   listingIssues: Map<string, SandboxIssue[]>;
   /** The marketplaces each SKU's listing is in (its puts' marketplaceIds, less its deletes'). */
   listingMarketplaces: Map<string, Set<string>>;
+  /** Scripted answers of getListingsItem per SKU (lookup_fault): the next `remaining` lookups get them. */
+  lookupFaults: Map<string, LookupFault>;
 }
+
+/** A scripted getListingsItem answer of one SKU. */
+export interface LookupFault {
+  status: number;
+  message: string;
+  remaining: number;
+}
+
+/** getListingsItem's error statuses in listingsItems_2021-08-01.json, less its 404 (the listing's own) and their default messages. */
+const lookupStatuses: Record<number, string> = {
+  400: 'Invalid input',
+  403: 'Access to requested resource is denied.',
+  413: 'The request size exceeded the maximum accepted size.',
+  415: 'The request payload is in an unsupported format.',
+  429: 'You exceeded your quota for the requested resource.',
+  500: 'An unexpected condition occurred that prevented the server from fulfilling the request.',
+  503: 'Temporary overloading or maintenance of the server.',
+};
 
 const keyOf = (account: string, sku: string) => `${account}|${sku}`;
 const enforcementActions = ['LISTING_SUPPRESSED', 'ATTRIBUTE_SUPPRESSED', 'CATALOG_ITEM_REMOVED', 'SEARCH_SUPPRESSED'];
@@ -93,6 +118,16 @@ export function recordSubmission(store: AmazonListingStore, account: string, sku
     processedAt: now + store.listingMs,
     processedBefore: before !== undefined && (before.processedBefore || before.processedAt <= now),
   });
+}
+
+/** The scripted answer of this lookup of the SKU, if one is left (counted down). */
+export function takeLookupFault(store: AmazonListingStore, account: string, sku: string): LookupFault | undefined {
+  const key = keyOf(account, sku);
+  const fault = store.lookupFaults.get(key);
+  if (!fault) return undefined;
+  fault.remaining -= 1;
+  if (fault.remaining <= 0) store.lookupFaults.delete(key);
+  return fault;
 }
 
 /** The SKU's listing is in the marketplace (putListingsItem). */
@@ -250,8 +285,10 @@ function issueOf(body: Record<string, unknown>): SandboxIssue | string {
 /**
  * The controls: `POST /_sandbox/amazon/listings/:sku/issue {portal_account, code, message,
  * severity?, enforcement?, exemption?, expiry_date?, categories?, attribute_names?,
- * marketplace_id?}` (the SKU's processing finds this issue: ERROR and NOT_EXEMPT by default) and
- * `DELETE /_sandbox/amazon/listings/:sku/issues?portal_account=`.
+ * marketplace_id?}` (the SKU's processing finds this issue: ERROR and NOT_EXEMPT by default),
+ * `DELETE /_sandbox/amazon/listings/:sku/issues?portal_account=` and `POST
+ * /_sandbox/amazon/listings/:sku/lookup_fault {portal_account, status, message?, count?}` (the
+ * next `count`, default 1, getListingsItem calls of the SKU answer that status).
  */
 export function mountListingIssues(app: express.Express, store: AmazonListingStore): void {
   app.post('/_sandbox/amazon/listings/:sku/issue', (req: Request, res: Response) => {
@@ -268,6 +305,18 @@ export function mountListingIssues(app: express.Express, store: AmazonListingSto
     const key = keyOf(String(body.portal_account), String(req.params.sku));
     store.listingIssues.set(key, [...(store.listingIssues.get(key) ?? []), issue]);
     res.status(201).json({ sku: String(req.params.sku), issues: store.listingIssues.get(key) });
+  });
+  app.post('/_sandbox/amazon/listings/:sku/lookup_fault', (req: Request, res: Response) => {
+    const body = (req.body ?? {}) as { portal_account?: unknown; status?: unknown; message?: unknown; count?: unknown };
+    const status = Number(body.status);
+    const count = body.count === undefined ? 1 : Number(body.count);
+    if (body.portal_account === undefined || lookupStatuses[status] === undefined || !Number.isInteger(count) || count < 1) {
+      res.status(400).json({ message: `portal_account and a status of ${Object.keys(lookupStatuses).join(', ')} are required; count a whole number above 0` });
+      return;
+    }
+    const fault = { status, message: typeof body.message === 'string' && body.message ? body.message : lookupStatuses[status]!, remaining: count };
+    store.lookupFaults.set(keyOf(String(body.portal_account), String(req.params.sku)), fault);
+    res.status(201).json({ sku: String(req.params.sku), status, message: fault.message, count });
   });
   app.delete('/_sandbox/amazon/listings/:sku/issues', (req: Request, res: Response) => {
     store.listingIssues.delete(keyOf(String(req.query.portal_account ?? ''), String(req.params.sku)));

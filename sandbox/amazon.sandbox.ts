@@ -12,7 +12,17 @@
 import crypto from 'node:crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import { mountItemCancellation } from './amazon-cancel.sandbox';
-import { AmazonListingStore, forgetListing, listIn, listingItem, mountListingIssues, placedByPut, recordSubmission, unlistIn } from './amazon-listings.sandbox';
+import {
+  AmazonListingStore,
+  forgetListing,
+  listIn,
+  listingItem,
+  mountListingIssues,
+  placedByPut,
+  recordSubmission,
+  takeLookupFault,
+  unlistIn,
+} from './amazon-listings.sandbox';
 import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues, processingReportProblems } from './amazon-contract';
 import { violationsOf } from './contract/contract-gate';
 import { AmazonConsentStore, authorizationCodeGrant, consentPage, sellers } from './amazon-consent.sandbox';
@@ -80,6 +90,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
   listingRecords: AmazonListingStore['listingRecords'] = new Map();
   listingIssues: AmazonListingStore['listingIssues'] = new Map();
   listingMarketplaces: AmazonListingStore['listingMarketplaces'] = new Map();
+  lookupFaults: AmazonListingStore['lookupFaults'] = new Map();
   private counter = 0;
 
   next(): number {
@@ -111,6 +122,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
     this.listingRecords.clear();
     this.listingIssues.clear();
     this.listingMarketplaces.clear();
+    this.lookupFaults.clear();
   }
 }
 
@@ -128,7 +140,8 @@ export function amazonOf(state: SandboxState): AmazonState {
 }
 
 const errorBody = (code: string, message: string, details = '') => ({ errors: [{ code, message, details }] });
-const codeOf = (status: number) => (status === 429 ? 'QuotaExceeded' : status >= 500 ? 'InternalFailure' : status === 404 ? 'NotFound' : 'InvalidInput');
+const codeOf = (status: number) =>
+  status === 429 ? 'QuotaExceeded' : status >= 500 ? 'InternalFailure' : status === 404 ? 'NotFound' : status === 403 ? 'Unauthorized' : 'InvalidInput';
 const now = () => new Date().toISOString();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const accountOf = (res: Response) => String(res.locals.account);
@@ -477,6 +490,11 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
     const marketplaceIds = marketplaces(req, res);
     if (!marketplaceIds) return;
     const sku = String(req.params.sku);
+    const scripted = takeLookupFault(amazon, accountOf(res), sku);
+    if (scripted) {
+      res.status(scripted.status).json(errorBody(codeOf(scripted.status), scripted.message));
+      return;
+    }
     const offer = offerOf(state, accountOf(res), sku);
     const included = typeof req.query.includedData === 'string' ? req.query.includedData.split(',') : ['summaries'];
     const item = offer?.active ? listingItem(amazon, accountOf(res), offer, marketplaceIds, included) : undefined;

@@ -7,6 +7,7 @@
  */
 import { expect } from 'chai';
 import { amazonListing } from '../../lib/portals/amazon/listing-attributes';
+import { reserveSpApiTokens } from '../../lib/portals/amazon/sp-api-limits';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
 import type { ListingItem, PortalTarget, PushAids } from '../../lib/portals/portal.type';
 import { variantGroup } from '../../lib/portal-offer/portal-variation.service';
@@ -518,6 +519,85 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(outcomes.slice(0, 14).every((o) => o.outcome === 'accepted')).to.equal(true);
     expect(recordedSkus.filter((sku) => calls(sku, 'PATCH').length === 0)).to.not.deep.equal([]);
     for (const sku of recordedSkus) expect(sandbox.state.quantities(String(account)).market_d?.[sku], sku).to.equal(2);
+  });
+
+  /** getListingsItem of the SKU answers `status` the next `count` times (the sandbox's lookup_fault control). */
+  const lookupFault = async (sku: string, status: number, count: number, message?: string) => {
+    const res = await fetch(`${sandbox.url}/_sandbox/amazon/listings/${encodeURIComponent(sku)}/lookup_fault`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ portal_account: account, status, count, ...(message ? { message } : {}) }),
+    });
+    expect(res.status, await res.text()).to.equal(201);
+  };
+
+  it("CIA at SKUs Kontor recorded no listing of, one lookup answered 400 and one 403 after a new token too: those two are refused with Amazon's answer and not patched; a 403 a new token lifts, and the others, are patched", async () => {
+    for (const sku of ['MM-LK-BAD', 'MM-LK-DENIED', 'MM-LK-AGAIN', 'MM-LK-OK']) sellerCentralListing(sandbox.state, String(account), sku, [DE, FR]);
+    await adapter.list(target, item({ sku: 'MM-LK-REC' }, { stockId: 905 }), 'job-lk');
+    await lookupFault('MM-LK-BAD', 400, 1);
+    await lookupFault('MM-LK-DENIED', 403, 2, 'The seller is not authorised for this SKU.');
+    await lookupFault('MM-LK-AGAIN', 403, 1);
+    const outcomes = await adapter.setQuantities(
+      target,
+      [
+        quantity(901, 'MM-LK-BAD', 4),
+        quantity(902, 'MM-LK-DENIED', 4),
+        quantity(903, 'MM-LK-AGAIN', 4),
+        quantity(904, 'MM-LK-OK', 4),
+        quantity(905, 'MM-LK-REC', 4),
+      ],
+      'batch-lk1',
+      recordedListings({ 905: 'MM-LK-REC' }),
+    );
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['refused', 'refused', 'accepted', 'accepted', 'accepted']);
+    expect((outcomes[0] as { message: string }).message)
+      .to.contain('Amazon refused the lookup of SKU MM-LK-BAD, so the quantity of item 901 was not sent')
+      .and.contain('market_d answered 400 to GET')
+      .and.contain('InvalidInput: Invalid input');
+    expect((outcomes[1] as { message: string }).message)
+      .to.contain('Amazon refused the lookup of SKU MM-LK-DENIED, so the quantity of item 902 was not sent')
+      .and.contain('market_d answered 403 to GET')
+      .and.contain('Unauthorized: The seller is not authorised for this SKU.');
+    expect(calls('MM-LK-BAD', 'GET').map((g) => g.status)).to.deep.equal([400]);
+    // A 403 is asked once more with a new access token (SpApiSession.send): refused only when that is refused too.
+    expect(calls('MM-LK-DENIED', 'GET').map((g) => g.status)).to.deep.equal([403, 403]);
+    expect(calls('MM-LK-AGAIN', 'GET').map((g) => g.status)).to.deep.equal([403, 200]);
+    for (const sku of ['MM-LK-BAD', 'MM-LK-DENIED']) {
+      expect(calls(sku, 'PATCH'), sku).to.deep.equal([]);
+      expect(sandbox.state.quantities(String(account)).market_d?.[sku], sku).to.equal(0);
+    }
+    for (const sku of ['MM-LK-AGAIN', 'MM-LK-OK', 'MM-LK-REC']) {
+      expect(
+        calls(sku, 'PATCH').map((p) => [p.status, p.query!.marketplaceIds]),
+        sku,
+      ).to.deep.equal([[200, `${DE},${FR}`]]);
+      expect(sandbox.state.quantities(String(account)).market_d?.[sku], sku).to.equal(4);
+    }
+  });
+
+  it("CIA by the feed (the patch plan spent) at SKUs Kontor recorded no listing of, one lookup answered 400: that one is refused with Amazon's answer and left out of the feed, the feed carries the others", async () => {
+    for (const sku of ['MM-LKF-1', 'MM-LKF-BAD', 'MM-LKF-2']) sellerCentralListing(sandbox.state, String(account), sku, [DE, FR]);
+    await lookupFault('MM-LKF-BAD', 400, 1, "The SKU 'MM-LKF-BAD' is not valid.");
+    // patchListingsItem's plan spent (a run of sales): the whole batch falls to the feed's part.
+    await reserveSpApiTokens(account, 'patch', `/listings/2021-08-01/items/${seller()}/any`, 16, 60000);
+    const outcomes = await adapter.setQuantities(
+      target,
+      [quantity(911, 'MM-LKF-1', 3), quantity(912, 'MM-LKF-BAD', 3), quantity(913, 'MM-LKF-2', 3)],
+      'batch-lk2',
+      recordedListings({}),
+    );
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['accepted', 'refused', 'accepted']);
+    expect((outcomes[1] as { message: string }).message)
+      .to.contain('Amazon refused the lookup of SKU MM-LKF-BAD, so the quantity of item 912 was not sent')
+      .and.contain("InvalidInput: The SKU 'MM-LKF-BAD' is not valid.");
+    const feeds = [...amazonOf(sandbox.state).feeds.values()].filter((f) => f.account === String(account));
+    expect(feeds).to.have.length(1);
+    const fed = (JSON.parse(amazonOf(sandbox.state).documents.get(feeds[0]!.inputFeedDocumentId)!.content!) as { messages: { sku: string }[] }).messages.map(
+      (m) => m.sku,
+    );
+    expect(fed).to.deep.equal(['MM-LKF-1', 'MM-LKF-2']);
+    expect(sandbox.state.quantities(String(account)).market_d).to.deep.include({ 'MM-LKF-1': 3, 'MM-LKF-BAD': 0, 'MM-LKF-2': 3 });
+    expect(sandbox.state.requests.filter((r) => r.portalAccount === String(account) && r.method === 'PATCH')).to.deep.equal([]);
   });
 
   it('a JPY price with decimals is refused before any call, naming the SKU and the marketplace (the yen has no minor unit); a whole yen price is offered as it is', async () => {

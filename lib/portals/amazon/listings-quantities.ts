@@ -4,7 +4,7 @@ import { lowestPerListing } from '../shared-listing';
 import { readListing } from './listing-check';
 import { sellerSku } from './listing-attributes';
 import { earlierFeed, FeedMessage, feedMessages, feedOutcomes, sendQuantityFeed, stillProcessing } from './listings-feed';
-import { SpApiSession, spApiErrors } from './sp-api-client';
+import { SpApiRefusal, SpApiSession, spApiErrors } from './sp-api-client';
 import { Submission, submissionErrors } from './submission';
 
 /** What Kontor recorded of the items' listings (PushAids): live in all the account's marketplaces, or in some. */
@@ -70,6 +70,15 @@ async function patchQuantity(
   }
 }
 
+/**
+ * What getListingsItem answers of one SKU that refuses that SKU's lookup alone (decision,
+ * lib/portals/README.md "CIA quantities"): 400 "Request has missing or invalid parameters" (the
+ * contract's own example is a SKU, "BadSKU", answered BAD_REQUEST "Invalid input") and a 403 that
+ * a new access token did not lift (SpApiSession.send). Thrown, either failed the whole batch:
+ * the other SKUs' patches, sent already, went unrecorded and every item showed this SKU's answer.
+ */
+const lookupRefusals = [400, 403];
+
 /** Issue categories (listingsItems_2021-08-01.json Issue.categories) of a listing that lacks what a buyer needs. */
 const lacking = ['MISSING_PRICE', 'MISSING_ATTRIBUTE'];
 
@@ -79,6 +88,7 @@ const lacking = ['MISSING_PRICE', 'MISSING_ATTRIBUTE'];
  * takes a quantity patch of a SKU it holds no listing of (ACCEPTED), but what it makes of it has
  * no product and no price: nothing a buyer can buy, while the push counted done and the seller
  * thought the item on sale. So (decision, lib/portals/README.md "CIA quantities"):
+ * - a lookup Amazon refuses (lookupRefusals): refused with Amazon's answer, nothing sent;
  * - no listing in any marketplace (404): refused, nothing sent, the seller told to list it;
  * - a listing with an ERROR issue of category MISSING_PRICE or MISSING_ATTRIBUTE (such an earlier
  *   quantity's stub, or a listing without an offer) in every marketplace showing it: refused with
@@ -87,8 +97,18 @@ const lacking = ['MISSING_PRICE', 'MISSING_ATTRIBUTE'];
  *   one holding no listing of the SKU would get such a stub, one holding a stub keeps it.
  */
 async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Promise<{ marketplaceIds: string[] } | QuantityOutcome> {
-  // Its token was taken by the caller (SpApiSession.reserve).
-  const item = await readListing(s, sku, ['summaries', 'issues'], true);
+  let item: Awaited<ReturnType<typeof readListing>>;
+  try {
+    // Its token was taken by the caller (SpApiSession.reserve).
+    item = await readListing(s, sku, ['summaries', 'issues'], true);
+  } catch (err) {
+    if (!(err instanceof SpApiRefusal) || !lookupRefusals.includes(err.answered)) throw err;
+    return {
+      stockId,
+      outcome: 'refused',
+      message: `market_d: Amazon refused the lookup of SKU ${sku}, so the quantity of item ${stockId} was not sent: ${err.message}`.slice(0, 1000),
+    };
+  }
   const marketplaceIds = s.marketplaceIds.filter((m) => item?.summaries?.some((summary) => summary.marketplaceId === m));
   const refuse = (why: string): QuantityOutcome => ({
     stockId,

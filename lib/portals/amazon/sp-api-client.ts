@@ -2,7 +2,7 @@ import type { FeedsApi } from '@sp-api-sdk/feeds-api-2021-06-30';
 import type { ListingsItemsApi } from '@sp-api-sdk/listings-items-api-2021-08-01';
 import type { OrdersApi } from '@sp-api-sdk/orders-api-v0';
 import { config } from '../../../config';
-import { portalRefused, portalUnavailable } from '../../errors';
+import { DomainError, portalUnavailable } from '../../errors';
 import { portalCalls } from '../../metrics';
 import { retryAfterMs } from '../portal-http';
 import type { PortalTarget } from '../portal.type';
@@ -11,6 +11,21 @@ import { SpApiCredentials, spApiCredentials } from './sp-api-credentials';
 import { learnRate, reserveSpApiTokens, takeSpApiToken, usagePlan } from './sp-api-limits';
 import { spApiRequester } from './sp-api-http';
 import { spApiSdk } from './sp-api-sdk';
+
+/**
+ * Amazon's refusal of a call (a 4xx other than 408 and 429, a 403 after a new access token):
+ * portal_refused, with the HTTP status Amazon answered (`answered`; `status` is the error
+ * kind's), so that a caller can tell a refusal of one SKU (getListingsItem's 400) from the
+ * account's.
+ */
+export class SpApiRefusal extends DomainError {
+  constructor(
+    readonly answered: number,
+    message: string,
+  ) {
+    super('portal_refused', message);
+  }
+}
 
 /** The request options every generated API method takes (headers, timeout). */
 export type CallOptions = NonNullable<Parameters<OrdersApi['getOrders']>[1]>;
@@ -109,7 +124,7 @@ export class SpApiSession {
     const message = `market_d answered ${status} to ${method.toUpperCase()} ${path} for portal account ${this.target.portalAccountId}: ${spApiErrors(response?.data)}`;
     const transient = status === 429 || status === 408 || status >= 500;
     portalCalls.inc({ portal: 'market_d', outcome: transient ? 'unavailable' : 'refused' });
-    if (!transient) return portalRefused(message);
+    if (!transient) return new SpApiRefusal(status, message);
     const plan = usagePlan(method, path);
     if (status === 429) learnRate(this.target.portalAccountId, plan.operation, response?.headers?.['x-amzn-ratelimit-limit']);
     const retryAfter = response?.headers?.['retry-after'];
