@@ -281,6 +281,19 @@ export const ciaRepository = {
       .update({ acked_seq: 0, acked_quantity: null, desired_seq: knex.raw('desired_seq + 1') });
   },
 
+  /**
+   * Each state's own reason to be sent again (a push's retry outcomes: one item waits for a
+   * lookup token, another answered 503), where recordError writes one for all. One statement.
+   */
+  async recordErrors(knex: Knex, accountId: number, errors: { stateId: string; message: string }[]): Promise<void> {
+    if (errors.length === 0) return;
+    await knex.raw(
+      `UPDATE cia_portal_state s SET last_error = v.message
+       FROM unnest(?::bigint[], ?::text[]) AS v(id, message) WHERE s.id = v.id AND s.account_id = ?`,
+      [errors.map((e) => e.stateId), errors.map((e) => e.message.slice(0, 1000)), accountId],
+    );
+  },
+
   async recordError(knex: Knex, stateIds: string[], error: string): Promise<void> {
     if (stateIds.length > 0)
       await knex('cia_portal_state')

@@ -124,20 +124,18 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
     }
     if (outcomes.length === 0) break;
     result.calls += 1;
-    const retry: string[] = [];
+    const retry: { stateId: string; message: string }[] = [];
     outcomes.forEach((o, i) => {
       if (o.outcome === 'accepted') result.pushed.push({ stock_id: o.stockId, quantity: sent[i]!.desired_quantity });
       else if (o.outcome === 'held') result.held.push({ stock_id: o.stockId, until: o.until.toISOString() });
       else if (o.outcome === 'refused') refused.push(o.message);
-      else retry.push(o.message);
+      else retry.push({ stateId: sent[i]!.id, message: o.message });
     });
     if (retry.length > 0) {
-      await ciaRepository.recordError(
-        db(),
-        sent.filter((_, i) => outcomes[i]!.outcome === 'retry').map((s) => s.id),
-        retry[0]!,
-      );
-      throw portalUnavailable(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]}`);
+      // Each item's own reason: the first retry's message written to all made one SKU show
+      // another's (market_d: a lookup waiting for its token beside another SKU's 503).
+      await ciaRepository.recordErrors(db(), accountId, retry);
+      throw portalUnavailable(`${retry.length} of ${sent.length} quantities to be sent again: ${retry[0]!.message}`);
     }
     // A full batch may have left more behind; a shorter one took everything that was waiting.
     if (sent.length < batchSize) break;
