@@ -13,6 +13,28 @@
 export const settableStatuses = ['OPEN', 'ON_HOLD', 'SCHEDULED', 'CANCELLED', 'INCOMPLETE'] as const;
 type SettableStatus = (typeof settableStatuses)[number];
 
+/**
+ * FulfillmentOrderRequestStatus: where a fulfilment service stands with the merchant's request
+ * (UNSUBMITTED: "the only valid request status for fulfillment orders that aren't assigned to a
+ * fulfillment service"). Set when placed (a plan's request_status), as the merchant's request and
+ * the service's answers are not Kontor's to make.
+ */
+export const requestStatuses = [
+  'UNSUBMITTED',
+  'SUBMITTED',
+  'ACCEPTED',
+  'REJECTED',
+  'CANCELLATION_REQUESTED',
+  'CANCELLATION_ACCEPTED',
+  'CANCELLATION_REJECTED',
+  'CLOSED',
+] as const;
+/**
+ * fulfillmentOrderMove: "You can't change the assigned location while a fulfillment order has a
+ * request status of SUBMITTED, ACCEPTED, CANCELLATION_REQUESTED, or CANCELLATION_REJECTED".
+ */
+const awaitingService = new Set(['SUBMITTED', 'ACCEPTED', 'CANCELLATION_REQUESTED', 'CANCELLATION_REJECTED']);
+
 export interface SandboxFulfillmentOrder {
   id: string;
   orderId: string;
@@ -28,6 +50,8 @@ export interface SandboxFulfillmentOrder {
   fulfillAt: string | null;
   holds: { id: string; reason: string; reasonNotes: string | null }[];
   lines: { id: string; lineId: string; quantity: number; fulfilled: number }[];
+  /** FulfillmentOrder.requestStatus (requestStatuses); absent: UNSUBMITTED. */
+  requestStatus?: (typeof requestStatuses)[number];
   /**
    * Closed by fulfillmentOrderMove's second scenario ("The existing fulfillment order is closed and
    * line items are recreated in a new fulfillment order"): CLOSED, still listing its lines as they
@@ -54,6 +78,8 @@ export interface FulfillmentOrderPlan {
   location?: number;
   fulfill_at?: string | null;
   hold_reason?: string;
+  /** FulfillmentOrderRequestStatus (requestStatuses); other than UNSUBMITTED only at a fulfilment service's location (the control checks). */
+  request_status?: string;
   lines: { line: number; quantity?: number }[];
 }
 
@@ -70,6 +96,8 @@ export function planProblem(plans: unknown, lines: { quantity?: number }[]): str
     if (p.status !== undefined && !(settableStatuses as readonly string[]).includes(p.status)) return `status must be one of ${settableStatuses.join(', ')}`;
     if (p.location !== undefined && !(Number.isInteger(p.location) && p.location > 0)) return 'location must be a positive integer';
     if (p.hold_reason !== undefined && !holdReasons.includes(p.hold_reason)) return `hold_reason must be one of ${holdReasons.join(', ')}`;
+    if (p.request_status !== undefined && !(requestStatuses as readonly string[]).includes(p.request_status))
+      return `request_status must be one of ${requestStatuses.join(', ')}`;
     if (p.fulfill_at !== undefined && p.fulfill_at !== null && Number.isNaN(Date.parse(String(p.fulfill_at))))
       return 'fulfill_at must be a date and time or null';
     for (const l of p.lines) {
@@ -104,6 +132,7 @@ export function fulfillmentOrdersOf(
     locationId: locationGid(p.location ?? 1),
     fulfillAt: p.fulfill_at ?? null,
     holdReason: p.status === 'ON_HOLD' ? (p.hold_reason ?? 'OTHER') : undefined,
+    requestStatus: p.request_status as SandboxFulfillmentOrder['requestStatus'],
     lines: p.lines.map((l) => {
       const quantity = l.quantity ?? o.lines[l.line]!.quantity;
       left[l.line]! -= quantity;
@@ -111,7 +140,7 @@ export function fulfillmentOrdersOf(
     }),
   }));
   const rest = left.flatMap((quantity, index) => (quantity > 0 ? [{ index, quantity }] : []));
-  if (rest.length) specs.push({ status: 'OPEN', locationId: routed, fulfillAt: null, holdReason: undefined, lines: rest });
+  if (rest.length) specs.push({ status: 'OPEN', locationId: routed, fulfillAt: null, holdReason: undefined, requestStatus: undefined, lines: rest });
   return specs.map((spec, k) => {
     const n = k === 0 ? orderNumber : next();
     return {
@@ -121,6 +150,7 @@ export function fulfillmentOrdersOf(
       locationId: spec.locationId,
       fulfillAt: spec.fulfillAt,
       holds: spec.holdReason ? [{ id: `gid://shopify/FulfillmentHold/${n}`, reason: spec.holdReason, reasonNotes: null }] : [],
+      ...(spec.requestStatus ? { requestStatus: spec.requestStatus } : {}),
       lines: spec.lines.map((l, i) => ({
         id: `gid://shopify/FulfillmentOrderLineItem/${n * 100 + i}`,
         lineId: o.lines[l.index]!.id,
@@ -176,6 +206,7 @@ export function fulfillmentOrderNode<L>(
     id: fo.id,
     orderId: fo.orderId,
     status: statusOf(fo),
+    requestStatus: fo.requestStatus ?? 'UNSUBMITTED',
     fulfillAt: fo.fulfillAt,
     assignedLocation: { name: location.name, location },
     fulfillmentHolds: fo.holds.map((h) => ({ ...h, displayReason: h.reason, handle: null, heldByRequestingApp: false })),
@@ -305,8 +336,13 @@ export function fulfillmentOrderGranted(scopes: readonly string[], fo: Pick<Sand
  * it held besides is recreated in a new fulfillment order at its location (the contract's "The
  * existing fulfillment order is closed and line items are recreated in a new fulfillment order"),
  * else the original keeps what was not moved (a split). Refused as the contract lists it: a closed
- * fulfillment order (CLOSED, CANCELLED; INCOMPLETE too, the sandbox's choice); the location check
- * is the caller's. Answers the units moved (to take off `available` at `to`, back at the origin).
+ * fulfillment order (CLOSED, CANCELLED), one awaiting its fulfilment service (awaitingService); the
+ * location check is the caller's. An INCOMPLETE one moves: fulfillmentOrderClose (which makes it
+ * INCOMPLETE) "returns the control of the fulfillment order to the merchant, allowing them to move
+ * the fulfillment order line items to another location and fulfill from there" (found by a reviewer
+ * of ea9c996, which refused it as closed); what it moves is OPEN and UNSUBMITTED at `to` (our
+ * reading: fulfilled from there, by the merchant). Answers the units moved (to take off `available`
+ * at `to`, back at the origin).
  */
 export function moveFulfillmentOrder(
   o: FulfillableOrder,
@@ -315,7 +351,10 @@ export function moveFulfillmentOrder(
   lines: { id: string; quantity: number }[] | undefined,
   next: () => number,
 ): { moved: SandboxFulfillmentOrder; units: { lineId: string; quantity: number }[] } | { error: string } {
-  if (['CLOSED', 'CANCELLED', 'INCOMPLETE'].includes(statusOf(fo))) return { error: 'The fulfillment order is closed.' };
+  if (['CLOSED', 'CANCELLED'].includes(statusOf(fo))) return { error: 'The fulfillment order is closed.' };
+  // Wording ours: the contract gives the rule, not the message.
+  if (awaitingService.has(fo.requestStatus ?? 'UNSUBMITTED'))
+    return { error: `The fulfillment order has a request status of ${fo.requestStatus}: its fulfillment service must accept a cancellation request first.` };
   const unfulfilled = fo.lines.map((l) => ({ id: l.id, quantity: l.quantity - l.fulfilled })).filter((l) => l.quantity > 0);
   const wanted = lines ?? unfulfilled;
   for (const w of wanted) {
@@ -328,6 +367,8 @@ export function moveFulfillmentOrder(
   const whole = fo.lines.every((l) => l.fulfilled === 0 && wanted.find((w) => w.id === l.id)?.quantity === l.quantity);
   if (whole) {
     fo.locationId = to;
+    if (fo.status === 'INCOMPLETE') fo.status = 'OPEN';
+    delete fo.requestStatus;
     return { moved: fo, units };
   }
   const made = (locationId: string, status: SettableStatus, held: { lineId: string; quantity: number; fulfilled: number }[]): SandboxFulfillmentOrder => {

@@ -1322,6 +1322,16 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       const o = [...s.orders.values()].find((x) => x.account === account && x.fulfillments.some((f) => f.id === fulfillmentId));
       const f = o?.fulfillments.find((x) => x.id === fulfillmentId);
       if (!o || !f) return { fulfillment: null, userErrors: [{ field: ['fulfillmentId'], message: 'Fulfillment does not exist.' }] };
+      // "Requires write_assigned_fulfillment_orders access scope, write_merchant_managed_fulfillment_orders
+      // access scope or write_third_party_fulfillment_orders access scope" (shopify.dev's page of the
+      // mutation; the schema file names no scope): the one of the fulfilment's location's kind, as
+      // fulfillmentCreate (fulfillmentOrderGranted). Kontor's token (write_merchant_managed only) may
+      // not change a fulfilment app's parcel; found by a reviewer of ea9c996. Wording ours.
+      if (!fulfillmentOrderGranted(scopes, { location: fulfillmentLocationOf(s, o, f) ?? undefined }, 'write'))
+        return {
+          fulfillment: null,
+          userErrors: [{ field: ['fulfillmentId'], message: 'The app has no access to a fulfillment made at a fulfillment service location.' }],
+        };
       const wrong = trackingProblem(trackingInfoInput);
       if (wrong) return { fulfillment: null, userErrors: [wrong] };
       f.tracking = trackingOf(trackingInfoInput);
@@ -1901,6 +1911,12 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       res.status(400).json({ error: problem });
       return;
     }
+    // UNSUBMITTED "is the only valid request status for fulfillment orders that aren't assigned to a fulfillment service".
+    const serviced = (n: number | undefined) => s.locationsOf(String(body.portal_account)).find((l) => l.id === gid('Location', n ?? 1))?.fulfillmentService;
+    if ((body.fulfillment_orders ?? []).some((p) => p.request_status !== undefined && p.request_status !== 'UNSUBMITTED' && !serviced(p.location))) {
+      res.status(400).json({ error: "request_status other than UNSUBMITTED is a fulfilment service's: give the location of one" });
+      return;
+    }
     const o = placeShopifyOrder(state, s, body as NewShopifyOrder);
     res.status(201).json({ id: o.id, name: o.name, lines: o.lines.map((l) => ({ id: l.id, sku: l.sku })) });
   });
@@ -2024,7 +2040,8 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
   // {location, lines?: [{id, quantity}]} (the location's number; lines: the fulfillment order's line
   // items by number or gid and the units to move, as fulfillmentOrderLineItems; none: all unfulfilled).
   // Both scenarios of fulfillmentOrderMove (moveFulfillmentOrder). Refused as Shopify refuses a move:
-  // a closed fulfillment order, a destination that "has never stocked the requested inventory item".
+  // a closed fulfillment order, one whose fulfilment service has a request pending (its request
+  // status), a destination that "has never stocked the requested inventory item"; an INCOMPLETE one moves.
   // The units leave `available` at the new location and come back at the old one, as a sale's do
   // where its fulfillment order is assigned. Whether a move changes Order.updatedAt ("modified last")
   // the contract does not say: the sandbox sets it (our reading, as for a released hold), so an
