@@ -600,6 +600,30 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     expect(sandbox.state.requests.filter((r) => r.portalAccount === String(account) && r.method === 'PATCH')).to.deep.equal([]);
   });
 
+  it('CIA at items whose SKU the seller changed after Kontor listed them: the quantity goes to the listing Kontor recorded (its SKU at Amazon, as revise and end address it), by patch and by feed, never under the new SKU', async () => {
+    await adapter.list(target, item({ sku: 'MM-OLD' }, { stockId: 960 }), 'job-old');
+    await adapter.list(target, item({ sku: 'MM-OLD-F' }, { stockId: 961 }), 'job-old-f');
+    const [patched] = await adapter.setQuantities(target, [quantity(960, 'MM-NEW', 3)], 'batch-sku1', recordedListings({ 960: 'MM-OLD' }));
+    expect(patched).to.deep.equal({ stockId: 960, outcome: 'accepted' });
+    expect(calls('MM-OLD', 'PATCH').map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([[200, `${DE},${FR}`]]);
+    // patchListingsItem's plan spent: the next goes by the feed.
+    await reserveSpApiTokens(account, 'patch', `/listings/2021-08-01/items/${seller()}/any`, 16, 60000);
+    const [fed] = await adapter.setQuantities(target, [quantity(961, 'MM-NEW-F', 2)], 'batch-sku2', recordedListings({ 961: 'MM-OLD-F' }));
+    expect(fed).to.deep.equal({ stockId: 961, outcome: 'accepted' });
+    const feeds = [...amazonOf(sandbox.state).feeds.values()].filter((f) => f.account === String(account));
+    expect(feeds).to.have.length(1);
+    expect(
+      (JSON.parse(amazonOf(sandbox.state).documents.get(feeds[0]!.inputFeedDocumentId)!.content!) as { messages: { sku: string }[] }).messages.map(
+        (m) => m.sku,
+      ),
+    ).to.deep.equal(['MM-OLD-F']);
+    expect(sandbox.state.quantities(String(account)).market_d).to.deep.include({ 'MM-OLD': 3, 'MM-OLD-F': 2 });
+    for (const sku of ['MM-NEW', 'MM-NEW-F']) {
+      expect(calls(sku, 'PATCH'), sku).to.deep.equal([]);
+      expect(await shownAt(sku, `${DE},${FR}`), sku).to.deep.include({ status: 404 });
+    }
+  });
+
   it('a JPY price with decimals is refused before any call, naming the SKU and the marketplace (the yen has no minor unit); a whole yen price is offered as it is', async () => {
     const JP = 'A1VC38T7YXB528';
     const err = await failure(adapter.list(targetIn(JP), item({ sku: 'MM-JPY', price: '1980.50' }), 'job-j1'));

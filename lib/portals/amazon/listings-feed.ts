@@ -75,8 +75,16 @@ async function writePending(portalAccountId: number, feed: PendingFeed | null): 
   }
 }
 
-/** The feed's messages; FBA offers are left out (Amazon counts what its fulfilment centre holds). */
-export function feedMessages(updates: QuantityUpdate[], marketplaceId: string): { messages: FeedMessage[]; index: Map<number, number> } {
+/**
+ * The feed's messages, each under the SKU `skuOf` names (the item's own, or its recorded
+ * listing's: listings-quantities.ts); FBA offers are left out (Amazon counts what its fulfilment
+ * centre holds).
+ */
+export function feedMessages(
+  updates: QuantityUpdate[],
+  marketplaceId: string,
+  skuOf: (u: QuantityUpdate) => string = (u) => sellerSku(u.group, u.sku, u.stockId),
+): { messages: FeedMessage[]; index: Map<number, number> } {
   const messages: FeedMessage[] = [];
   const index = new Map<number, number>();
   updates.forEach((u, i) => {
@@ -85,7 +93,7 @@ export function feedMessages(updates: QuantityUpdate[], marketplaceId: string): 
     index.set(messageId, i);
     messages.push({
       messageId,
-      sku: sellerSku(u.group, u.sku, u.stockId),
+      sku: skuOf(u),
       operationType: 'PATCH',
       productType: str(u.group, 'category_id', 'PRODUCT')!,
       patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: fulfillmentAvailability(u.group, u.quantity, marketplaceId) }],

@@ -10,6 +10,12 @@ import { Submission, submissionErrors } from './submission';
 /** What Kontor recorded of the items' listings (PushAids): live in all the account's marketplaces, or in some. */
 type Listed = Pick<PushAids, 'listedItems' | 'listedMarkets'>;
 
+/** Those records as read for a batch: the listings live in all (their SKU at Amazon, by stock id), and how to ask for the others'. */
+interface Records {
+  inAll: Map<number, string>;
+  listedMarkets: Listed['listedMarkets'];
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Answers about the SKU itself (bad data, unknown SKU): Amazon's refusal of that item alone, as an INVALID submission. */
@@ -134,9 +140,9 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
  * heldAtAmazon would take for no listing and refuse), or null: no record, Amazon is asked
  * (heldAtAmazon). Without the aids, all (none is asked).
  */
-async function recordedMarketplaces(s: SpApiSession, stockIds: number[], listed: Listed | undefined): Promise<(stockId: number) => string[] | null> {
+async function recordedMarketplaces(s: SpApiSession, stockIds: number[], listed: Records | undefined): Promise<(stockId: number) => string[] | null> {
   if (!listed) return () => s.marketplaceIds;
-  const inAll = await listed.listedItems(stockIds);
+  const { inAll } = listed;
   const rest = stockIds.filter((id) => !inAll.has(id));
   const inSome = listed.listedMarkets && rest.length > 0 ? await listed.listedMarkets(rest) : new Map<number, string[]>();
   return (stockId) => {
@@ -226,26 +232,40 @@ const part = (messages: FeedMessage[], index: Map<number, number>) => ({
  * Two items on one SKU send its lowest quantity once (shared-listing.ts).
  */
 export async function sendQuantities(s: SpApiSession, updates: QuantityUpdate[], batchKey: string, listed?: Listed): Promise<QuantityOutcome[]> {
+  const records: Records | undefined = listed && { inAll: await listed.listedItems(updates.map((u) => u.stockId)), listedMarkets: listed.listedMarkets };
+  // The SKU a quantity goes to: that of Kontor's live listing of the item (portal_item_id), as
+  // revise and end address it (market-d.adapter.ts), else the item's own (sellerSku). By the
+  // item's SKU alone, an item whose SKU the seller changed after listing had its quantity patched
+  // under the new SKU, unasked (recorded): Amazon took it (ACCEPTED) and made a listing of nothing
+  // there, while the listing buyers buy sold on at its old quantity.
+  const skuOf = (u: QuantityUpdate) => records?.inAll.get(u.stockId) ?? sellerSku(u.group, u.sku, u.stockId);
   const { sent, clashes } = lowestPerListing(
-    updates.map((u) => ({ u, sku: sellerSku(u.group, u.sku, u.stockId) })),
+    updates.map((u) => ({ u, sku: skuOf(u) })),
     (r) => r.sku,
     'market_d (Amazon)',
   );
-  if (clashes.length === 0) return sendEachSkuOnce(s, updates, batchKey, listed);
+  if (clashes.length === 0) return sendEachSkuOnce(s, updates, batchKey, skuOf, records);
   const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
   for (const o of await sendEachSkuOnce(
     s,
     sent.map((r) => r.u),
     batchKey,
-    listed,
+    skuOf,
+    records,
   ))
     outcomes.set(o.stockId, o);
   return updates.map((u) => outcomes.get(u.stockId)!);
 }
 
 /** The batch once each SKU is named by one item only. */
-async function sendEachSkuOnce(s: SpApiSession, updates: QuantityUpdate[], batchKey: string, listed?: Listed): Promise<QuantityOutcome[]> {
-  const batch = feedMessages(updates, s.marketplaceIds[0]!);
+async function sendEachSkuOnce(
+  s: SpApiSession,
+  updates: QuantityUpdate[],
+  batchKey: string,
+  skuOf: (u: QuantityUpdate) => string,
+  listed?: Records,
+): Promise<QuantityOutcome[]> {
+  const batch = feedMessages(updates, s.marketplaceIds[0]!, skuOf);
   const outcomes: QuantityOutcome[] = updates.map((u) => ({ stockId: u.stockId, outcome: 'accepted' }));
   const take = (read: QuantityOutcome[], messages: FeedMessage[]) => {
     for (const m of messages) outcomes[batch.index.get(m.messageId)!] = read[batch.index.get(m.messageId)!]!;
