@@ -50,6 +50,11 @@ export interface SandboxFulfillmentOrder {
   fulfillAt: string | null;
   holds: { id: string; reason: string; reasonNotes: string | null }[];
   lines: { id: string; lineId: string; quantity: number; fulfilled: number }[];
+  /**
+   * FulfillmentOrder.updatedAt ("The date and time when the fulfillment order was last updated"):
+   * set when it is made, moved, fulfilled, opened or released (touch).
+   */
+  updatedAt: string;
   /** FulfillmentOrder.requestStatus (requestStatuses); absent: UNSUBMITTED. */
   requestStatus?: (typeof requestStatuses)[number];
   /**
@@ -84,6 +89,8 @@ export interface FulfillmentOrderPlan {
 }
 
 export const locationGid = (n: number | string) => `gid://shopify/Location/${n}`;
+/** The fulfillment order changed now (its updatedAt). */
+export const touch = (fo: SandboxFulfillmentOrder) => (fo.updatedAt = new Date().toISOString());
 const primaryLocation = locationGid(1);
 const holdReasons = ['AWAITING_PAYMENT', 'HIGH_RISK_OF_FRAUD', 'INCORRECT_ADDRESS', 'INVENTORY_OUT_OF_STOCK', 'UNKNOWN_DELIVERY_DATE', 'OTHER'];
 
@@ -149,6 +156,7 @@ export function fulfillmentOrdersOf(
       status: spec.status,
       locationId: spec.locationId,
       fulfillAt: spec.fulfillAt,
+      updatedAt: new Date().toISOString(),
       holds: spec.holdReason ? [{ id: `gid://shopify/FulfillmentHold/${n}`, reason: spec.holdReason, reasonNotes: null }] : [],
       ...(spec.requestStatus ? { requestStatus: spec.requestStatus } : {}),
       lines: spec.lines.map((l, i) => ({
@@ -207,6 +215,7 @@ export function fulfillmentOrderNode<L>(
     orderId: fo.orderId,
     status: statusOf(fo),
     requestStatus: fo.requestStatus ?? 'UNSUBMITTED',
+    updatedAt: fo.updatedAt,
     fulfillAt: fo.fulfillAt,
     assignedLocation: { name: location.name, location },
     fulfillmentHolds: fo.holds.map((h) => ({ ...h, displayReason: h.reason, handle: null, heldByRequestingApp: false })),
@@ -280,6 +289,7 @@ export function fulfil(
   }
   if (errors.length || done.length === 0) return { errors: errors.length ? errors : [{ field: ['fulfillment'], message: 'Nothing to fulfill.' }] };
   const o = hits[0]!.o;
+  for (const h of hits) touch(h.fo);
   for (const d of done) {
     d.line.fulfilled += d.quantity;
     o.lines.find((l) => l.id === d.line.lineId)!.fulfilled += d.quantity;
@@ -292,6 +302,7 @@ export function openScheduled(fo: SandboxFulfillmentOrder | undefined): UserErro
   if (!fo) return [{ field: ['id'], message: 'Fulfillment order does not exist.' }];
   if (fo.status !== 'SCHEDULED') return [{ field: ['id'], message: `Fulfillment order ${fo.id.split('/').pop()} is not scheduled.` }];
   fo.status = 'OPEN';
+  touch(fo);
   return [];
 }
 
@@ -300,6 +311,7 @@ export function releaseHolds(fo: SandboxFulfillmentOrder): boolean {
   if (fo.status !== 'ON_HOLD') return false;
   fo.status = 'OPEN';
   fo.holds = [];
+  touch(fo);
   return true;
 }
 
@@ -369,6 +381,7 @@ export function moveFulfillmentOrder(
     fo.locationId = to;
     if (fo.status === 'INCOMPLETE') fo.status = 'OPEN';
     delete fo.requestStatus;
+    touch(fo);
     return { moved: fo, units };
   }
   const made = (locationId: string, status: SettableStatus, held: { lineId: string; quantity: number; fulfilled: number }[]): SandboxFulfillmentOrder => {
@@ -380,6 +393,7 @@ export function moveFulfillmentOrder(
       locationId,
       fulfillAt: status === 'SCHEDULED' ? fo.fulfillAt : null,
       holds: [],
+      updatedAt: new Date().toISOString(),
       lines: held.map((l, i) => ({ id: `gid://shopify/FulfillmentOrderLineItem/${n * 100 + i}`, ...l })),
     };
   };
@@ -402,6 +416,7 @@ export function moveFulfillmentOrder(
     for (const l of fo.lines) l.quantity -= wanted.find((w) => w.id === l.id)?.quantity ?? 0;
     fo.lines = fo.lines.filter((l) => l.quantity > 0);
   }
+  touch(fo);
   o.fulfillmentOrders.push(moved);
   return { moved, units };
 }

@@ -1276,6 +1276,38 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       const hit = fulfillmentOrderSeen(id);
       return hit ? fulfillmentOrderNodeOf(hit.o, hit.fo) : null;
     },
+    // "The paginated list of all fulfillment orders", "filtered according to the fulfillment order
+    // access scopes granted to the app"; includeClosed false (its default) leaves out CLOSED ones. The
+    // search terms the sandbox reads: updated_at:>='ISO' (others are not filtered on).
+    fulfillmentOrders: ({
+      first,
+      after,
+      query,
+      includeClosed,
+      sortKey,
+      reverse,
+    }: {
+      first?: number;
+      after?: string;
+      query?: string;
+      includeClosed?: boolean;
+      sortKey?: string;
+      reverse?: boolean;
+    }) => {
+      const since = updatedSince(query);
+      const all = [...s.orders.values()]
+        .filter((o) => o.account === account)
+        .flatMap((o) => o.fulfillmentOrders.map((fo) => ({ o, fo })))
+        .filter(({ fo }) => seen(fo) && (includeClosed || statusOf(fo) !== 'CLOSED') && (!since || fo.updatedAt >= new Date(since).toISOString()));
+      const key = (x: { fo: SandboxFulfillmentOrder }) => (sortKey === 'UPDATED_AT' ? x.fo.updatedAt : x.fo.id.padStart(40, '0'));
+      all.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+      if (reverse) all.reverse();
+      return connection(
+        all.map(({ o, fo }) => fulfillmentOrderNodeOf(o, fo)),
+        first ?? 50,
+        after,
+      );
+    },
     fulfillmentOrderOpen: ({ id }: { id: string }) => {
       const hit = fulfillmentOrderSeen(id);
       const errors = openScheduled(hit?.fo);
@@ -2044,8 +2076,9 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
   // status), a destination that "has never stocked the requested inventory item"; an INCOMPLETE one moves.
   // The units leave `available` at the new location and come back at the old one, as a sale's do
   // where its fulfillment order is assigned. Whether a move changes Order.updatedAt ("modified last")
-  // the contract does not say: the sandbox sets it (our reading, as for a released hold), so an
-  // order read by its updatedAt shows the move.
+  // the contract does not say: the sandbox leaves it (the reading a client must survive; a424004 set
+  // it, so Kontor's fetch by updatedAt found every move), and sets the fulfillment orders' updatedAt
+  // ("last updated"), which QueryRoot.fulfillmentOrders finds by updated_at.
   app.post('/_sandbox/shopify/fulfillment_orders/:id/move', (req: Request, res: Response) => {
     const found = fulfillmentOrderOr404(req, res);
     if (!found) return;
@@ -2098,7 +2131,7 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
       s.moveAvailable(o.account, sku, from, u.quantity);
       s.moveAvailable(o.account, sku, to.id, -u.quantity);
     }
-    o.updatedAt = new Date().toISOString();
+    // Order.updatedAt left as it was (the reading above); the fulfillment orders moved carry the change.
     res.json({ id: done.moved.id, location: to.id, original: { id: fo.id, status: statusOf(fo) } });
   });
   // The store's collections (a seller's made in Shopify's admin: custom, or smart with a rule).

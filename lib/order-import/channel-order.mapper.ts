@@ -170,6 +170,9 @@ export const sameState = (a: ChannelState, b: ChannelState) =>
   !detailsChanged(a, b) &&
   (a.lines === undefined || Object.entries(b.lines ?? {}).every(([t, q]) => a.lines![t] === q)) &&
   (b.fulfilled_by_channel !== true || a.fulfilled_by_channel === true) &&
+  // A line given a fulfilment app since is a change even where the channel's modified time is not
+  // (a Shopify move need not change Order.updatedAt; found by a reviewer of ea9c996).
+  (b.app_lines ?? []).every((t) => (a.app_lines ?? []).includes(t)) &&
   (b.requests ?? []).every((t) => (a.requests ?? []).includes(t));
 
 /** Order_type as POST order/ takes it (current_date as ISO 8601), validated by the import like a request. */

@@ -343,8 +343,11 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     expect(await stockQuantity(seller, stockId)).to.equal(8);
 
     // fulfillmentOrderMove's first scenario: the whole fulfillment order, its assignedLocation now ShipBob's.
+    // Order.updatedAt stays (the contract does not say a move changes it): the fetch finds the move by the fulfillment order's.
+    const updatedAt = s.orders.get(placed.id)!.updatedAt;
     await control(`/_sandbox/shopify/fulfillment_orders/${fo.id.split('/').pop()}/move`, { location: Number(shipBob.id.split('/').pop()) });
     expect(s.orders.get(placed.id)!.fulfillmentOrders[0]!.locationId).to.equal(shipBob.id);
+    expect(s.orders.get(placed.id)!.updatedAt).to.equal(updatedAt);
     expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-move-2')).orders).to.deep.include({ updated: 1 });
     const moved = await readOrder(seller, orderId);
     expect(moved.line.map((l) => [l.sku, l.quantity, l.stock_align_id ?? null])).to.deep.equal([
