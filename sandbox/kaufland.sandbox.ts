@@ -95,7 +95,11 @@ export interface KauflandUnit {
   handling_time: number;
   id_shipping_group: number | null;
   id_warehouse: number | null;
-  status: 'AVAILABLE' | 'ONHOLD';
+  /**
+   * UnitStatuses. AVAILABLE and ONHOLD are the seller's to write (WriteableUnitStatuses);
+   * INCOMPLETE is Kaufland's verdict (POST /units' own example answers it), set here by a control.
+   */
+  status: UnitStatus;
   date_inserted_iso: string;
   date_lastchange_iso: string;
   /** When GET /units starts to list it (ms since the epoch): "there may a delay of up to several minutes between adding a new unit and when it will be available through this endpoint". */
@@ -109,6 +113,8 @@ export interface KauflandUnit {
 }
 
 type FulfillmentType = 'fulfilled_by_merchant' | 'fulfilled_by_kaufland';
+const unitStatuses = ['INCOMPLETE', 'AVAILABLE', 'ONHOLD'] as const;
+type UnitStatus = (typeof unitStatuses)[number];
 
 /** POST /_sandbox/kaufland/units: a unit made outside the API (a unit of Kaufland's fulfilment programme), listed at once. */
 export interface NewKauflandUnit {
@@ -254,9 +260,10 @@ export class KauflandState {
     return dev ? { account: dev[1]!, secret: `sandbox-secret-${dev[1]}` } : undefined;
   }
 
-  /** The (first) unit of an id_offer: a seller who posted one twice has two. */
+  /** The unit of an id_offer a buyer buys: the first on sale, else the first (a seller who posted one twice has two). */
   unitByOffer(account: string, storefront: string, idOffer: string): KauflandUnit | undefined {
-    return [...this.units.values()].find((u) => u.account === account && u.storefront === storefront && u.id_offer === idOffer);
+    const units = [...this.units.values()].filter((u) => u.account === account && u.storefront === storefront && u.id_offer === idOffer);
+    return units.find((u) => u.status === 'AVAILABLE') ?? units[0];
   }
 }
 
@@ -415,8 +422,8 @@ function orderView(k: KauflandState, o: KauflandOrder) {
 
 /** The shared offer view (GET /_sandbox/quantities, offers) of a unit, keyed by its id_offer. */
 function showOffer(state: SandboxState, u: KauflandUnit, active: boolean): void {
-  // A unit ONHOLD (UnitPatchRequest.status, WriteableUnitStatuses) is kept but not on sale.
-  active &&= u.status !== 'ONHOLD';
+  // A unit ONHOLD (UnitPatchRequest.status, WriteableUnitStatuses) is kept but not on sale; nor is an INCOMPLETE one.
+  active &&= u.status === 'AVAILABLE';
   const existing = state.offers.get(key(portal, u.account, u.id_offer));
   state.offers.set(key(portal, u.account, u.id_offer), {
     portal,
@@ -564,6 +571,15 @@ const kauflandsAmount = (u: KauflandUnit, body: Record<string, unknown>): string
     ? `Unit ${u.id_unit} is fulfilled by Kaufland: its amount is the stock of Kaufland's warehouse`
     : undefined;
 
+/**
+ * A status written to a unit Kaufland holds INCOMPLETE (UnitStatuses, not WriteableUnitStatuses:
+ * Kaufland's verdict that the unit lacks something). The contract names no answer to it (ours:
+ * refused as action-not-allowed, the less convenient reading; a client that writes AVAILABLE to
+ * every unit it lists sees it rather than a status Kaufland would not keep).
+ */
+const incompleteStatus = (u: KauflandUnit, body: Record<string, unknown>): string | undefined =>
+  u.status === 'INCOMPLETE' && body.status !== undefined ? `Unit ${u.id_unit} is INCOMPLETE: its status is Kaufland's until the unit is complete` : undefined;
+
 /** The shipping groups of a seller (GET /shipping-groups): the two every sandbox seller has, then those added (POST /_sandbox/kaufland/shipping-groups). */
 const shippingGroups = (k: KauflandState, account: string, storefront: string) =>
   [
@@ -656,6 +672,11 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
       res.status(400).json(problem('action-not-allowed', refused, [{ field: 'amount', message: refused }]));
       return;
     }
+    const incomplete = incompleteStatus(unit, body);
+    if (incomplete) {
+      res.status(400).json(problem('action-not-allowed', incomplete, [{ field: 'status', message: incomplete }]));
+      return;
+    }
     applyUnitFields(unit, body);
     showOffer(state, unit, true);
     if (typeof body.amount === 'number') emitQuantity(state, portal, unit.account, unit.id_offer, unit.amount, 'quantity');
@@ -688,6 +709,8 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
       if (fault) return { id_unit: item.id_unit, status_code: fault.status, message: fault.message, errors: [{ field: 'amount', message: fault.message }] };
       const refused = kauflandsAmount(unit, item.unit_data);
       if (refused) return { id_unit: item.id_unit, status_code: 400, message: refused, errors: [{ field: 'amount', message: refused }] };
+      const incomplete = incompleteStatus(unit, item.unit_data);
+      if (incomplete) return { id_unit: item.id_unit, status_code: 400, message: incomplete, errors: [{ field: 'status', message: incomplete }] };
       applyUnitFields(unit, item.unit_data);
       showOffer(state, unit, true);
       if (typeof item.unit_data.amount === 'number') emitQuantity(state, portal, unit.account, unit.id_offer, unit.amount, 'quantity');
@@ -868,6 +891,8 @@ export function placeKauflandOrder(state: SandboxState, k: KauflandState, input:
     const unit = k.unitByOffer(account, storefront, String(line.id_offer));
     const quantity = Number(line.quantity ?? 1);
     if (!unit) throw Object.assign(new Error(`no unit with id_offer ${line.id_offer} in storefront ${storefront}`), { status: 404 });
+    // Only a unit on sale is bought (showOffer: ONHOLD and INCOMPLETE are kept off sale).
+    if (unit.status !== 'AVAILABLE') throw Object.assign(new Error(`unit ${unit.id_unit} is ${unit.status}, not on sale`), { status: 409 });
     if (!Number.isInteger(quantity) || quantity < 1 || unit.amount < quantity)
       throw Object.assign(new Error(`unit ${unit.id_unit} has ${unit.amount} left, ${quantity} asked`), { status: 409 });
     unit.amount -= quantity;
@@ -947,6 +972,20 @@ function controls(app: express.Express, state: SandboxState, k: KauflandState): 
     }
     unit.fulfillment_type = type;
     unit.date_lastchange_iso = now();
+    res.json({ data: unitView(unit) });
+  });
+  // Kaufland's verdict on a unit (UnitStatuses), as GET /units/{id_unit} then answers it:
+  // INCOMPLETE (lacking something Kaufland asks for), or back to AVAILABLE or ONHOLD.
+  app.post('/_sandbox/kaufland/units/:id_unit/status', (req, res) => {
+    const unit = k.units.get(Number(req.params.id_unit));
+    const status = String((req.body as { status?: string } | undefined)?.status ?? '');
+    if (!unit || !unitStatuses.includes(status as UnitStatus)) {
+      res.status(400).json({ message: `a known unit and one of ${unitStatuses.join(', ')} are required` });
+      return;
+    }
+    unit.status = status as UnitStatus;
+    unit.date_lastchange_iso = now();
+    showOffer(state, unit, true);
     res.json({ data: unitView(unit) });
   });
   app.post('/_sandbox/kaufland/config', (req, res) => {

@@ -17,6 +17,9 @@ interface Unit {
   amount: number;
   /** FulfillmentType: fulfilled_by_kaufland is a unit Kaufland stocks in its own warehouse and ships (FBK). */
   fulfillment_type?: string;
+  /** UnitStatuses: INCOMPLETE, AVAILABLE or ONHOLD; only the last two are written (WriteableUnitStatuses). */
+  status?: string;
+  listing_price?: number;
 }
 
 /**
@@ -249,15 +252,12 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const s = new KauflandSession(target);
     const { unit, shippingGroup } = unitData(item);
     const group = await this.shippingGroupId(s, shippingGroup);
-    // A listing puts an existing unit on sale (UnitPatchRequest.status, WriteableUnitStatuses
-    // AVAILABLE; found by a reviewer of 748285e): end puts a unit Kaufland fulfils ONHOLD, and once
-    // it was the seller's again a listing PATCHed it without a status, recorded it listed and sent
-    // it amounts while Kaufland kept it off sale. revise leaves the status (a hold the seller set
-    // in the Seller Portal on a live listing stays); a new unit (POST /units) needs none.
-    const onSale = { ...this.patchOf(unit), ...group, status: 'AVAILABLE' };
+    const listing = { ...this.patchOf(unit), ...group };
     const known = unitIds.get(unitKey(s, unit.id_offer)) ?? recordedUnit(s, item.listedAs);
     if (known !== undefined) {
-      if ((await this.patch(s, known, unit.id_offer, onSale)) !== 404) {
+      const patched = await this.patch(s, known, unit.id_offer, listing);
+      if (patched.status !== 404) {
+        await this.offHold(s, known, unit, patched.unit);
         rememberUnit(s, unit.id_offer, known);
         return { portalItemId: String(known) };
       }
@@ -266,14 +266,16 @@ export class MarketEAdapter extends HttpPortalAdapter {
     const existing = await this.findUnit(s, unit.id_offer);
     if (existing && byKaufland(existing)) throw portalRefused(fulfilledByKaufland(s, unit.id_offer, existing.id_unit, notListed));
     if (existing) {
-      await this.patchUnit(s, existing.id_unit, unit.id_offer, onSale);
+      await this.offHold(s, existing.id_unit, unit, await this.patchUnit(s, existing.id_unit, unit.id_offer, listing));
       return { portalItemId: String(existing.id_unit) };
     }
     // A POST /units of this id_offer in the last minutes (any process): its unit, or a wait until GET /units would show it.
     const account = s.target.portalAccountId;
     const earlier = await this.createdUnit(s, unit.id_offer, 'the listing waits for it rather than create a second unit');
     if (earlier !== undefined) {
-      if ((await this.patch(s, earlier, unit.id_offer, onSale)) !== 404) {
+      const patched = await this.patch(s, earlier, unit.id_offer, listing);
+      if (patched.status !== 404) {
+        await this.offHold(s, earlier, unit, patched.unit);
         rememberUnit(s, unit.id_offer, earlier);
         return { portalItemId: String(earlier) };
       }
@@ -344,11 +346,15 @@ export class MarketEAdapter extends HttpPortalAdapter {
     // The unit's own type first (decision, README "Ending a unit Kaufland fulfils since"): one the
     // seller moved into Kaufland's fulfilment programme after Kontor listed it holds the stock of
     // Kaufland's warehouse, and DELETE /units/{id} took it from the seller. It is put ONHOLD
-    // (UnitPatchRequest.status, WriteableUnitStatuses: off sale, kept with its stock) instead.
+    // (UnitPatchRequest.status, WriteableUnitStatuses: off sale, kept with its stock) instead, with
+    // the unit's own listing price as read (decision, README: PATCH asks for "a listing price
+    // greater than zero" and does not say a status alone does without one; its own changes nothing).
     const read = await s.call<{ data?: Unit }>('GET', `/units/${id}`, { storefront: s.storefront });
-    if (read.status !== 404 && read.body.data && byKaufland(read.body.data)) {
+    const found = read.status === 404 ? undefined : read.body.data;
+    if (found && byKaufland(found)) {
       keptApart(s, idOffer, id);
-      const held = await s.call('PATCH', `/units/${id}`, { storefront: s.storefront }, { status: 'ONHOLD' }, [400]);
+      const price = typeof found.listing_price === 'number' && found.listing_price >= 1 ? { listing_price: found.listing_price } : {};
+      const held = await s.call('PATCH', `/units/${id}`, { storefront: s.storefront }, { status: 'ONHOLD', ...price }, [400]);
       if (held.status === 400)
         throw portalRefused(
           `${fulfilledByKaufland(s, idOffer, id, 'does not delete it')}; Kaufland refused to put it on hold: ${kauflandMessage(held.body, 'no reason given')}. End it in the Seller Portal`,
@@ -690,18 +696,39 @@ export class MarketEAdapter extends HttpPortalAdapter {
     return unit && !byKaufland(unit) ? unit : undefined;
   }
 
-  /** PATCH /units/{id_unit} of a unit Kaufland must have: its 404 is refused. */
-  private async patchUnit(s: KauflandSession, id: number, idOffer: string, patch: Record<string, unknown>): Promise<void> {
-    if ((await this.patch(s, id, idOffer, patch)) === 404) throw portalRefused(`market_e: Kaufland has no unit ${id} in storefront ${s.storefront}`);
+  /** PATCH /units/{id_unit} of a unit Kaufland must have (its 404 is refused): the unit as Kaufland answers it. */
+  private async patchUnit(s: KauflandSession, id: number, idOffer: string, patch: Record<string, unknown>): Promise<Unit | undefined> {
+    const patched = await this.patch(s, id, idOffer, patch);
+    if (patched.status === 404) throw portalRefused(`market_e: Kaufland has no unit ${id} in storefront ${s.storefront}`);
+    return patched.unit;
   }
 
   /**
-   * PATCH /units/{id_unit}: the answer's status (2xx, or 404 for a unit gone). A 400 is refused,
-   * as one of a unit Kaufland fulfils when it is one now (fulfilledNow), else with Kaufland's message.
+   * A listing puts a held unit back on sale (UnitPatchRequest.status AVAILABLE, found by a reviewer
+   * of 748285e: end puts a unit Kaufland fulfils ONHOLD, and once it was the seller's again a
+   * listing PATCHed it without a status, recorded it listed and sent it amounts while Kaufland kept
+   * it off sale). Only a unit Kaufland answered ONHOLD (decision, README "A listing puts a held
+   * unit on sale"): the contract says nothing of AVAILABLE written to an INCOMPLETE unit
+   * (UnitStatuses, not WriteableUnitStatuses: Kaufland's own verdict on the unit), so it is sent
+   * to no other unit; sent with every listing, a refusal of it failed the listing of a unit the
+   * mapping's PATCH had updated. The listing price goes with it, the listing's own: the PATCH's
+   * description asks for "a listing price greater than zero" and does not say whether a status
+   * alone does without one. revise sends no status (a hold the seller set in the Seller Portal on
+   * a live listing stays); a new unit (POST /units) takes none.
    */
-  private async patch(s: KauflandSession, id: number, idOffer: string, patch: Record<string, unknown>): Promise<number> {
-    const answer = await s.call('PATCH', `/units/${id}`, { storefront: s.storefront }, patch, [400]);
-    if (answer.status !== 400) return answer.status;
+  private async offHold(s: KauflandSession, id: number, unit: UnitData, answered: Unit | undefined): Promise<void> {
+    if (answered?.status !== 'ONHOLD') return;
+    await this.patchUnit(s, id, unit.id_offer, { status: 'AVAILABLE', listing_price: unit.listing_price });
+  }
+
+  /**
+   * PATCH /units/{id_unit}: the answer's status (2xx, or 404 for a unit gone) and the unit it
+   * answers (ApiResponse_Unit_). A 400 is refused, as one of a unit Kaufland fulfils when it is
+   * one now (fulfilledNow), else with Kaufland's message.
+   */
+  private async patch(s: KauflandSession, id: number, idOffer: string, patch: Record<string, unknown>): Promise<{ status: number; unit?: Unit }> {
+    const answer = await s.call<{ data?: Unit }>('PATCH', `/units/${id}`, { storefront: s.storefront }, patch, [400]);
+    if (answer.status !== 400) return { status: answer.status, unit: answer.status === 404 ? undefined : answer.body?.data };
     if (await this.fulfilledNow(s, idOffer, id)) throw portalRefused(fulfilledByKaufland(s, idOffer, id, notListed));
     throw portalRefused(`market_e (Kaufland) answered 400 to PATCH /units/${id}: ${kauflandMessage(answer.body, 'Bad Request')}`);
   }

@@ -204,7 +204,8 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect(ended.state, ended.error).to.equal('completed');
     expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.status, u.amount])).to.deep.equal([[id, 'fulfilled_by_kaufland', 'ONHOLD', 10]]);
     expect(requests('DELETE', /^\/v2\/units\//)).to.deep.equal([]);
-    expect(requests('PATCH', new RegExp(`^/v2/units/${id}$`)).map((r) => r.body)).to.deep.equal([{ status: 'ONHOLD' }]);
+    // With its own listing price (the PATCH asks for one greater than zero; a status alone may not do without it).
+    expect(requests('PATCH', new RegExp(`^/v2/units/${id}$`)).map((r) => r.body)).to.deep.equal([{ status: 'ONHOLD', listing_price: 2490 }]);
     const record = await db()('portal_listing').where({ account_id: owner.id, stock_id: stockId, portal: 'market_e' }).first('status');
     expect(record?.status).to.equal('ended');
     expect(sandbox.state.quantities(String(portalAccountId)).market_e?.['KF-END']).to.equal(0);
@@ -220,6 +221,44 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect((again.result as { portal_item_id: string }).portal_item_id).to.equal(String(id));
     expect(units().map((u) => [u.id_unit, u.fulfillment_type, u.status, u.amount])).to.deep.equal([[id, 'fulfilled_by_merchant', 'AVAILABLE', 10]]);
     expect(sandbox.state.quantities(String(portalAccountId)).market_e?.['KF-END']).to.equal(10);
+  });
+
+  it("when Kaufland holds a unit Kontor listed INCOMPLETE and the seller lists it again, then the listing updates it and writes it no status (AVAILABLE went with every listing: Kaufland's refusal of a status for an INCOMPLETE unit failed the listing), and a listing of a held unit still puts it on sale", async () => {
+    const { portalAccountId, list, units, requests } = await seller('KF-INC');
+    const listed = await list();
+    expect(listed.state, listed.error).to.equal('completed');
+    const id = Number((listed.result as { portal_item_id: string }).portal_item_id);
+    const verdict = async (status: string) => {
+      const res = await fetch(`${sandbox.url}/_sandbox/kaufland/units/${id}/status`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ status }),
+      });
+      expect(res.status).to.equal(200);
+    };
+    await verdict('INCOMPLETE');
+    // Off sale: a buyer cannot buy it.
+    const sale = await fetch(`${sandbox.url}/_sandbox/sell`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ portal: 'market_e', portal_account: portalAccountId, sku: 'KF-INC', quantity: 1 }),
+    });
+    expect(sale.status).to.equal(409);
+    // Sold down to 1 at Kaufland meanwhile: the listing sets the unit's amount to the item's 10 again.
+    kauflandOf(sandbox.state).units.get(id)!.amount = 1;
+    const again = await list();
+    expect(again.state, again.error).to.equal('completed');
+    expect((again.result as { portal_item_id: string }).portal_item_id).to.equal(String(id));
+    expect(units().map((u) => [u.id_unit, u.status, u.amount])).to.deep.equal([[id, 'INCOMPLETE', 10]]);
+    expect(requests('PATCH', new RegExp(`^/v2/units/${id}$`)).filter((r) => 'status' in (r.body as object))).to.deep.equal([]);
+    // Held by the seller in the Seller Portal: a listing puts it on sale, with the listing's price.
+    await verdict('ONHOLD');
+    const held = await list();
+    expect(held.state, held.error).to.equal('completed');
+    expect(units().map((u) => [u.id_unit, u.status, u.listing_price])).to.deep.equal([[id, 'AVAILABLE', 2490]]);
+    expect(requests('PATCH', new RegExp(`^/v2/units/${id}$`)).flatMap((r) => ('status' in (r.body as object) ? [r.body] : []))).to.deep.equal([
+      { status: 'AVAILABLE', listing_price: 2490 },
+    ]);
   });
 
   it("when an order Kaufland fulfils is first imported after one of its units was returned and paid back (returned_paid), then that unit's line and shipping rate leave the bill as they left the paid amount, the order is paid in full and the seller's stock is untouched (the line kept billing: invoice 53.70 against 24.90 paid, only partially paid)", async () => {
