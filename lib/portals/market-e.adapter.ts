@@ -378,13 +378,14 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (target.connector !== 'kaufland') return super.setQuantities(target, updates, key);
     const s = new KauflandSession(target);
     const outcomes = new Map<number, QuantityOutcome>();
-    const recordedKauflands = await this.recallRecorded(s, updates, aids);
+    const { fulfilled: recordedKauflands, reread } = await this.recallRecorded(s, updates, aids);
     // What this push learnt of recorded listings, for portal_listing (README: "A unit Kontor listed that Kaufland fulfils since").
     const nowKauflands: { stockId: number; portalItemId: string }[] = [];
     const nowSellers: { stockId: number; portalItemId: string }[] = [];
     const unknown = updates.map(idOfferOf).filter((o) => !unitIds.has(unitKey(s, o)));
     // Many unknown offers (a first push after a restart): the storefront's units a page of 100 at a time, not a lookup each.
     const listedAll = unknown.length > listAllAbove ? await this.readAllUnits(s, new Set(unknown)) : false;
+    await this.readRecorded(s, reread);
     const resolved = await mapLimited(updates, concurrency, async (u) => {
       const idOffer = idOfferOf(u);
       const id = unitIds.get(unitKey(s, idOffer)) ?? (listedAll ? undefined : (await this.sellersUnit(s, idOffer))?.id_unit);
@@ -582,35 +583,51 @@ export class MarketEAdapter extends HttpPortalAdapter {
   /**
    * The units Kontor recorded for the listings of the items this process does not know yet, and
    * for those recorded as Kaufland's to fulfil (portal_listing.fulfilled_by_channel, one statement
-   * a push). A unit recorded so is read by its id (GET /units/{id_unit}: GET /units shows a unit
-   * only minutes after it is made, by id at once) and kept by its type now: Kaufland's, sent no
-   * amount; the seller's again, sent its amount (and the record cleared, setQuantities); gone,
-   * forgotten. Answers the items recorded so. Before, only the process that read the unit's type
+   * a push). A unit recorded so is read (readRecorded, after any listing of the storefront's units)
+   * and kept by its type now: Kaufland's, sent no amount; the seller's again, sent its amount (and
+   * the record cleared, setQuantities); gone, forgotten. Answers the items recorded so and the
+   * units to read. Before, only the process that read the unit's type
    * knew it: after a restart, or in another portal_upload worker, its recorded id was sent an
    * amount once more. The read is once per unit and process, not per push (checked by a reviewer
    * of 748285e): the unit read as Kaufland's is kept apart (kauflandIds), so recordedUnit names it
    * no more and the pushes after read only the lookup by id_offer any offer without a seller's
    * unit gets.
    */
-  private async recallRecorded(s: KauflandSession, updates: QuantityUpdate[], aids: PushAids | undefined): Promise<Set<number>> {
-    if (!aids) return new Set();
+  private async recallRecorded(
+    s: KauflandSession,
+    updates: QuantityUpdate[],
+    aids: PushAids | undefined,
+  ): Promise<{ fulfilled: Set<number>; reread: { idOffer: string; id: number }[] }> {
+    const reread: { idOffer: string; id: number }[] = [];
+    if (!aids) return { fulfilled: new Set(), reread };
     const fulfilled = (await aids.channelFulfilled?.(updates.map((u) => u.stockId))) ?? new Set<number>();
     const unknown = updates.filter((u) => fulfilled.has(u.stockId) || !unitIds.has(unitKey(s, idOfferOf(u))));
-    if (unknown.length === 0) return fulfilled;
+    if (unknown.length === 0) return { fulfilled, reread };
     const recorded = await aids.listedItems(unknown.map((u) => u.stockId));
-    const reread: { idOffer: string; id: number }[] = [];
     for (const u of unknown) {
       const id = recordedUnit(s, recorded.get(u.stockId));
       if (id === undefined) continue;
       if (fulfilled.has(u.stockId)) reread.push({ idOffer: idOfferOf(u), id });
       else rememberUnit(s, idOfferOf(u), id);
     }
-    await mapLimited(reread, concurrency, async ({ idOffer, id }) => {
+    return { fulfilled, reread };
+  }
+
+  /**
+   * The recorded units recallRecorded found marked Kaufland's to fulfil, read now: each by its id
+   * (GET /units/{id_unit}, the only read that shows a unit made minutes ago), unless the push
+   * listed the storefront's units (readAllUnits, many unknown offers) and that listing showed it
+   * (batched, asked of its README: the contract's GET /units has no id_unit filter, so one GET
+   * /units of the marked offers is not to be had, but a listing the push reads anyway tells each
+   * marked unit's type as its own read does). A unit the listing left out is read by its id still.
+   */
+  private async readRecorded(s: KauflandSession, reread: { idOffer: string; id: number }[]): Promise<void> {
+    const unread = reread.filter(({ idOffer, id }) => !unitIds.has(unitKey(s, idOffer)) && !kauflandIds.has(goneKey(s, id)));
+    await mapLimited(unread, concurrency, async ({ idOffer, id }) => {
       const answer = await s.call<{ data?: Unit }>('GET', `/units/${id}`, { storefront: s.storefront });
       if (answer.status === 404 || !answer.body.data) return forgetUnit(s, idOffer, id);
       remember(s, idOffer, answer.body.data);
     });
-    return fulfilled;
   }
 
   /**

@@ -12,6 +12,7 @@ import { importOrders } from '../../lib/order-import/order-import.service';
 import { portalTargetRepository } from '../../lib/portal-account';
 import { stockPortalRepository } from '../../lib/stock';
 import { forgetKauflandUnits, MarketEAdapter } from '../../lib/portals/market-e.adapter';
+import type { PushAids, QuantityUpdate } from '../../lib/portals/portal.type';
 import { kauflandOf, NewKauflandUnit } from '../../sandbox/kaufland.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { kauflandItem } from './kaufland-support';
@@ -259,6 +260,37 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect(requests('PATCH', new RegExp(`^/v2/units/${id}$`)).flatMap((r) => ('status' in (r.body as object) ? [r.body] : []))).to.deep.equal([
       { status: 'AVAILABLE', listing_price: 2490 },
     ]);
+  });
+
+  it("when a restarted process pushes many items' quantities, one of them recorded as a unit Kaufland fulfils, then the storefront's units it lists tell that unit's type and it is not read by its id besides (a GET /units/{id_unit} per such unit beside the listing)", async () => {
+    const { seller: owner, portalAccountId, addUnit, requests } = await seller('KF-BATCH');
+    const fbk = await addUnit({ id_offer: 'KF-BATCH', amount: 3 });
+    const offers = Array.from({ length: 30 }, (_, i) => `KF-BATCH-${i}`);
+    await Promise.all(offers.map((id_offer) => addUnit({ id_offer, fulfillment_type: 'fulfilled_by_merchant' })));
+    const target = (await portalTargetRepository.target(db(), owner.id, portalAccountId))!;
+    const marked = 1;
+    const recorded: { stockId: number; portalItemId: string; fulfilled: boolean }[] = [];
+    const aids: PushAids = {
+      ledger: { reserve: () => Promise.reject(new Error('no ledger at Kaufland')), spend: () => Promise.reject(new Error('no ledger at Kaufland')) },
+      listedItems: (stockIds) => Promise.resolve(new Map(stockIds.filter((s) => s === marked).map((s) => [s, String(fbk)]))),
+      channelFulfilled: (stockIds) => Promise.resolve(new Set(stockIds.filter((s) => s === marked))),
+      recordChannelFulfilled: (listings, fulfilled) => {
+        recorded.push(...listings.map((l) => ({ ...l, fulfilled })));
+        return Promise.resolve();
+      },
+    };
+    const updates: QuantityUpdate[] = [
+      { stockId: marked, quantity: 4, key: 'm', sku: 'KF-BATCH', group: {} },
+      ...offers.map((sku, i) => ({ stockId: 100 + i, quantity: 5, key: `q${i}`, sku, group: {} })),
+    ];
+    forgetKauflandUnits();
+    const outcomes = await new MarketEAdapter().setQuantities(target, updates, 'kf-batch', aids);
+    expect(outcomes[0]).to.deep.include({ stockId: marked, outcome: 'refused' });
+    expect((outcomes[0] as { message: string }).message).to.match(new RegExp(`Kaufland fulfils unit ${fbk} of id_offer KF-BATCH .*sends it no amount`));
+    expect(outcomes.slice(1).every((o) => o.outcome === 'accepted')).to.equal(true);
+    expect(requests('GET', new RegExp(`^/v2/units/${fbk}$`))).to.deep.equal([]);
+    expect(requests('POST', /^\/v2\/units\/bulk$/).flatMap((r) => (r.body as { id_unit: number }[]).map((e) => e.id_unit))).to.not.include(fbk);
+    expect(recorded).to.deep.equal([]);
   });
 
   it("when an order Kaufland fulfils is first imported after one of its units was returned and paid back (returned_paid), then that unit's line and shipping rate leave the bill as they left the paid amount, the order is paid in full and the seller's stock is untouched (the line kept billing: invoice 53.70 against 24.90 paid, only partially paid)", async () => {
