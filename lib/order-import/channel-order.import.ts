@@ -20,6 +20,7 @@ import { stockIdsByChannelSku, variationMainsAmong } from '../stock';
 import { createTaskOnce, insertTask } from '../task';
 import {
   appLinesSince,
+  linesBackSince,
   asLastRead,
   channelDetails,
   channelState,
@@ -71,6 +72,9 @@ function changeOf(before: ChannelState, order: ChannelOrder, amountsKnown: boole
   // Lines the channel gives a fulfilment app since (a Shopify store moving a line to a 3PL's location): their stock goes back.
   const apps = appLinesSince(before, order);
   if (apps.length) change.app_lines = apps;
+  // Lines given back to the seller since (moved from the 3PL's location to the seller's): they take stock again (stock ids: withSellerStock).
+  const back = linesBackSince(before, order);
+  if (back.length) change.seller_lines = back.map((transaction_id) => ({ transaction_id, stock_id: null }));
   // Units the channel took out of a line after the sale (an order edit, an item it cancelled).
   const quantities = quantitiesChanged(before, order);
   if (quantities.length) change.line_quantity = quantities;
@@ -150,6 +154,29 @@ export async function refuseOne(account: ImportAccountRow, portal: string, order
   );
 }
 
+/**
+ * The stock item of each line given back to the seller (ChannelChange.seller_lines), by its SKU as
+ * the import links a new order's lines (stockIdsByChannelSku): one item, not a variation main; else
+ * none (the seller links it, told).
+ */
+async function withSellerStock(
+  trx: Knex.Transaction,
+  account: ImportAccountRow,
+  portal: string,
+  order: ChannelOrder,
+  change: ChannelChange,
+): Promise<ChannelChange> {
+  if (!change.seller_lines?.length) return change;
+  const lines = order.line.filter((l) => change.seller_lines!.some((b) => b.transaction_id === l.transaction_id));
+  const skuIds = await stockIdsByChannelSku(trx, account.account_id, portal, [...new Set(lines.flatMap((l) => (l.sku ? [l.sku] : [])))]);
+  const mains = await variationMainsAmong(trx, account.account_id, [...skuIds.values()].flat());
+  const stockOf = (sku: string | null | undefined) => {
+    const ids = sku ? (skuIds.get(sku) ?? []) : [];
+    return ids.length === 1 && !mains.has(ids[0]!) ? ids[0]! : null;
+  };
+  return { ...change, seller_lines: lines.map((l) => ({ transaction_id: l.transaction_id, stock_id: stockOf(l.sku) })) };
+}
+
 export async function importChannelOrder(account: ImportAccountRow, portal: string, order: ChannelOrder): Promise<ImportOutcome> {
   const caller = { ...allOrdersOf(account.account_id), portalAccountId: account.id };
   try {
@@ -163,7 +190,8 @@ export async function importChannelOrder(account: ImportAccountRow, portal: stri
       if (known.order_id === null || known.order_internal_id === null) return 'deleted';
       const before = known.channel_state;
       const { order: seen, amountsKnown } = asLastRead(order, before);
-      const notes = await applyChannelChangeIn(trx, caller, known.order_id, changeOf(before, seen, amountsKnown, portal), sourceOf(account, portal, order));
+      const change = await withSellerStock(trx, account, portal, seen, changeOf(before, seen, amountsKnown, portal));
+      const notes = await applyChannelChangeIn(trx, caller, known.order_id, change, sourceOf(account, portal, order));
       await orderImportRepository.save(trx, account.account_id, account.id, order.external_order_id, { channel_state: stateAfter(before, seen, amountsKnown) });
       return notes.length ? 'updated' : 'unchanged';
     });

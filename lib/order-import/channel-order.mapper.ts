@@ -60,6 +60,7 @@ export function channelState(order: ChannelOrder): ChannelState {
     ...(order.line.some((l) => l.fulfilled_by_app !== undefined)
       ? { app_lines: order.line.filter((l) => l.fulfilled_by_app !== undefined).map((l) => l.transaction_id) }
       : {}),
+    ...(order.line.some((l) => l.fulfilled_by_seller) ? { seller_lines: order.line.filter((l) => l.fulfilled_by_seller).map((l) => l.transaction_id) } : {}),
     requests: [
       ...order.line.filter((l) => l.cancel_requested !== undefined).map((l) => l.transaction_id),
       ...(order.cancel_requested ? [orderRequestKey(order.cancel_requested.id)] : []),
@@ -108,8 +109,26 @@ export function stateAfter(before: ChannelState, order: ChannelOrder, amountsKno
     ...now,
     ...(amountsKnown ? {} : { paid_amount: before.paid_amount, details: before.details, prices: before.prices, shipping_fee: before.shipping_fee }),
     fulfilled_by_channel: now.fulfilled_by_channel === true || before.fulfilled_by_channel === true,
-    ...(before.app_lines || now.app_lines ? { app_lines: [...new Set([...(before.app_lines ?? []), ...(now.app_lines ?? [])])] } : {}),
+    ...(before.app_lines || now.app_lines ? { app_lines: appLinesAfter(before, order, now) } : {}),
   };
+}
+
+/** The lines said an app's after this read: those said before or now, less those given back (linesBackSince), so a later move to the app is told again. */
+function appLinesAfter(before: ChannelState, order: ChannelOrder, now: ChannelState): string[] {
+  const back = new Set(linesBackSince(before, order));
+  return [...new Set([...(before.app_lines ?? []), ...(now.app_lines ?? [])])].filter((t) => !back.has(t));
+}
+
+/**
+ * The lines said an app's before (channel_state.app_lines, their stock given back) that the channel
+ * now shows at the seller's locations (fulfilled_by_seller: a Shopify fulfillment order moved back
+ * from the 3PL's location): given back to the seller, they take their stock again, once (found by a
+ * reviewer of ea9c996). Not in an order the channel ships whole (fulfilled_by_channel, never unset).
+ */
+export function linesBackSince(before: ChannelState, order: ChannelOrder): string[] {
+  if (before.fulfilled_by_channel === true) return [];
+  const said = new Set(before.app_lines ?? []);
+  return order.line.filter((l) => l.fulfilled_by_seller && said.has(l.transaction_id)).map((l) => l.transaction_id);
 }
 
 /**
@@ -173,6 +192,7 @@ export const sameState = (a: ChannelState, b: ChannelState) =>
   // A line given a fulfilment app since is a change even where the channel's modified time is not
   // (a Shopify move need not change Order.updatedAt; found by a reviewer of ea9c996).
   (b.app_lines ?? []).every((t) => (a.app_lines ?? []).includes(t)) &&
+  (a.fulfilled_by_channel === true || (a.app_lines ?? []).every((t) => !(b.seller_lines ?? []).includes(t))) &&
   (b.requests ?? []).every((t) => (a.requests ?? []).includes(t));
 
 /** Order_type as POST order/ takes it (current_date as ISO 8601), validated by the import like a request. */

@@ -32,6 +32,11 @@ export interface ChannelState {
    * their stock went back once (absent in rows kept before it; never unset).
    */
   app_lines?: string[];
+  /**
+   * The lines the channel last showed at the seller's own locations (ChannelOrderLine.fulfilled_by_seller):
+   * one of app_lines among them is given back to the seller (linesBackSince) and leaves app_lines.
+   */
+  seller_lines?: string[];
   /** The shipping fee as the channel last gave it: a lower one since is shipping it gave back (absent in rows kept before it, or a channel giving none). */
   shipping_fee?: string;
 }

@@ -58,6 +58,13 @@ export interface ChannelChange {
    */
   app_lines?: { transaction_id: string; app: string; only_if_linked?: boolean }[];
   /**
+   * Lines given an app before (app_lines) that the channel gives back to the seller (a Shopify
+   * fulfillment order moved back to the seller's location), with the stock item the line's SKU
+   * names (null: none or several): each is linked again, so it takes its stock, once
+   * (lib/order-import "Lines a fulfilment app ships").
+   */
+  seller_lines?: { transaction_id: string; stock_id: number | null }[];
+  /**
    * The currency of the channel's amounts (paid_amount, details). Where it is not the order's, the
    * amounts are not applied and the seller is told (sameCurrency): a Shopify order imported in the
    * shop's currency before the import read the buyer's (lib/portals/README.md "The buyer's
@@ -300,6 +307,31 @@ async function withAppLines(trx: Knex.Transaction, current: OrderRow, change: Ch
 }
 
 /**
+ * Lines the channel gave back to the seller (ChannelChange.seller_lines): each unlinked line is
+ * linked to its stock item again, so it takes its stock, and the history says so; one whose SKU
+ * names no single item is left for the seller to link (told). Not on an order shipped or cancelled
+ * here (nothing to ship; a cancelled order's lines hold no stock). Found by a reviewer of ea9c996:
+ * such a line stayed unlinked while the seller ships it.
+ */
+async function withSellerLines(trx: Knex.Transaction, current: OrderRow, change: ChannelChange, input: OrderInput, notes: string[]): Promise<void> {
+  if (!change.seller_lines?.length || current.is_shipped || current.is_cancelled) return;
+  const lines = input.line ?? (await orderRepository.lines(trx, current.internal_id)).map((l) => lineInput(l, { price: l.price, tax: l.tax }));
+  const back = new Map(change.seller_lines.map((b) => [b.transaction_id, b.stock_id]));
+  const given = lines.filter((l) => l.transaction_id !== undefined && back.has(l.transaction_id) && l.stock_align_id === undefined);
+  if (given.length === 0) return;
+  for (const l of given) {
+    const stockId = back.get(l.transaction_id!);
+    if (stockId !== null && stockId !== undefined) l.stock_align_id = `ID_${stockId}`;
+    notes.push(
+      stockId !== null && stockId !== undefined
+        ? `line ${l.id} (${l.name ?? l.sku ?? ''}): the channel gave it back from the fulfilment app to the seller's location; it takes its stock again, ship it`
+        : `line ${l.id} (${l.name ?? l.sku ?? ''}): the channel gave it back from the fulfilment app to the seller's location, but its SKU names no single stock item: link it to take its stock, and ship it`,
+    );
+  }
+  input.line = lines;
+}
+
+/**
  * The channel's details are taken while the order is neither shipped, invoiced nor cancelled
  * here (an invoice or a parcel already carries the old data: the seller decides then, told by the
  * history); an order the same change makes paid is completed before it gets its invoice number.
@@ -385,6 +417,7 @@ export async function applyChannelChangeIn(
   await withQuantities(trx, current, applied, input, notes);
   withShippingFee(current, applied, input, notes);
   await withAppLines(trx, current, applied, input, notes);
+  await withSellerLines(trx, current, applied, input, notes);
   await withFulfilmentByChannel(trx, current, applied, input, notes);
   notes.push(...(applied.notes ?? []));
   if (notes.length === 0 && !completed) return [];

@@ -62,6 +62,14 @@ export interface ChannelOrderLine {
    * are (lib/order-import). An order of such lines only is `fulfilled_by_channel` as a whole.
    */
   fulfilled_by_app?: string;
+  /**
+   * The channel shows the line at the seller's own locations only, as read with everything the
+   * channel could route it to (Shopify: sellerLines). A line said before to be an app's
+   * (channel_state.app_lines) is given back to the seller: it takes its stock again (lib/order-import).
+   * Absent: not known (no app-kept location, a token that cannot see the apps', a line in no
+   * fulfillment order holding units).
+   */
+  fulfilled_by_seller?: true;
 }
 
 export interface ChannelOrder {

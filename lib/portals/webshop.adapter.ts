@@ -11,6 +11,7 @@ import { skuOf, VariantData, variantData } from './shopify/variant-mapping';
 import {
   appLines,
   appService,
+  sellerLines,
   appsLinesMessage,
   linesInNoFulfillmentOrder,
   thirdPartyScopes,
@@ -802,7 +803,8 @@ export class WebshopAdapter extends HttpPortalAdapter {
         const amounts = order.test ? undefined : await readOrderLineAmounts(s, order);
         const fulfillmentOrders = apps.length && !order.test ? await this.fulfillmentOrders(s, legacyId(order.id)) : undefined;
         const byApp = fulfillmentOrders && seesApps ? appLines(order.lineItems.nodes, fulfillmentOrders) : new Map<string, string>();
-        const mapped = order.test ? null : channelOrder(order, restocks, amounts, byApp);
+        const bySeller = fulfillmentOrders && seesApps ? sellerLines(order.lineItems.nodes, fulfillmentOrders) : undefined;
+        const mapped = order.test ? null : channelOrder(order, restocks, amounts, byApp, bySeller);
         // Without the scope the app's fulfillment orders are not shown, and a line in none read cannot
         // be told from one not routed yet: the seller's, and the seller is told (decision, README).
         const unseen = fulfillmentOrders && !seesApps ? linesInNoFulfillmentOrder(order.lineItems.nodes, fulfillmentOrders) : [];

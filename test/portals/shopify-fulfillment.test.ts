@@ -11,7 +11,7 @@ import { isPermanent } from '../../lib/errors';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { sendMitHoldWait } from '../../lib/order/send-mit-hold';
 import type { PortalTarget, Shipment } from '../../lib/portals/portal.type';
-import { appLines, FulfillmentOrderRead, linesInNoFulfillmentOrder, trackingAddition } from '../../lib/portals/shopify/fulfillment-plan';
+import { appLines, FulfillmentOrderRead, linesInNoFulfillmentOrder, sellerLines, trackingAddition } from '../../lib/portals/shopify/fulfillment-plan';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import type { FulfillmentOrderPlan } from '../../sandbox/shopify-fulfillment.sandbox';
@@ -353,6 +353,24 @@ describe('webshop at Shopify: which lines a fulfilment app ships (appLines)', ()
     expect([...appLines(lines, [at('CLOSED', null, 1, 0), at('OPEN', shipBob, 1, 1)])]).to.deep.equal([]);
     // Fulfilled by ShipBob, closed: still the app's.
     expect([...appLines(lines, [at('CLOSED', shipBob, 2, 0)])]).to.deep.equal([['A', 'ShipBob']]);
+  });
+
+  it("a line is the seller's (sellerLines, given back after it was an app's) only where units of it are held at the seller's locations and none at an app's: a line whose fulfillment orders were all cancelled, or in none, is neither", () => {
+    const at = (status: string, service: typeof shipBob | null, total: number, remaining: number, line = 'A'): FulfillmentOrderRead => ({
+      ...fo([[line, total]], service),
+      status,
+      lines: [{ id: 'fol', totalQuantity: total, remainingQuantity: remaining, sku: null, lineItem: { id: line } }],
+    });
+    const lines = [line('A', 2)];
+    // Moved back from ShipBob (fulfillmentOrderMove) or its INCOMPLETE one moved to the warehouse: OPEN there.
+    expect([...sellerLines(lines, [at('OPEN', null, 2, 2)])]).to.deep.equal(['A']);
+    expect([...sellerLines(lines, [at('INCOMPLETE', shipBob, 2, 2), at('OPEN', null, 2, 2)])]).to.deep.equal(['A']);
+    // Still the app's, or split with it: not given back.
+    expect([...sellerLines(lines, [at('OPEN', shipBob, 2, 2)])]).to.deep.equal([]);
+    expect([...sellerLines(lines, [at('OPEN', null, 1, 1), at('OPEN', shipBob, 1, 1)])]).to.deep.equal([]);
+    // Cancelled everywhere (the order cancelled), or not routed yet: nobody's to ship, not taken as the seller's.
+    expect([...sellerLines(lines, [at('CANCELLED', null, 2, 2)])]).to.deep.equal([]);
+    expect([...sellerLines(lines, [])]).to.deep.equal([]);
   });
 });
 

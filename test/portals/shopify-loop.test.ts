@@ -363,6 +363,25 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     await importOrders({ accountId: seller.id, portalAccountId }, 'sh-move-3');
     expect(await stockQuantity(seller, stockId)).to.equal(10);
     expect((await readOrder(seller, orderId)).history.filter((h) => h.includes('ShipBob'))).to.have.length(1);
+
+    // The store moves it back to its warehouse (ShipBob has not taken the request): the seller ships it, so it takes its stock again, once.
+    await control(`/_sandbox/shopify/fulfillment_orders/${fo.id.split('/').pop()}/move`, { location: 1 });
+    expect(s.orders.get(placed.id)!.fulfillmentOrders[0]!.locationId).to.equal('gid://shopify/Location/1');
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-move-4')).orders).to.deep.include({ updated: 1 });
+    const back = await readOrder(seller, orderId);
+    expect(back.line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([
+      ['SH-MOVE-1', `ID_${stockId}`],
+      ['SH-OWN-2', `ID_${ownId}`],
+    ]);
+    expect(await stockQuantity(seller, stockId)).to.equal(8);
+    const given = (h: string[]) => h.filter((x) => x.includes('gave it back from the fulfilment app'));
+    expect(given(back.history)).to.have.length(1);
+    expect(given(back.history)[0]).to.contain(
+      "line 1 (Tasse SH-MOVE-1): the channel gave it back from the fulfilment app to the seller's location; it takes its stock again, ship it",
+    );
+    await importOrders({ accountId: seller.id, portalAccountId }, 'sh-move-5');
+    expect(await stockQuantity(seller, stockId)).to.equal(8);
+    expect(given((await readOrder(seller, orderId)).history)).to.have.length(1);
   });
 
   it("when the store moves some units of an imported order to a fulfilment app (fulfillmentOrderMove's second scenario: the original closed and recreated, or split), the moved line gives its stock back on the next read, the rest keeps it", async () => {

@@ -165,6 +165,27 @@ export function appLines(lines: { id: string }[], orders: FulfillmentOrderRead[]
 }
 
 /**
+ * The order's lines the seller ships (ChannelOrderLine.fulfilled_by_seller), by LineItem id: units
+ * held (holdsUnits) at a location that is not a fulfilment app's (appService), none at an app's.
+ * A line in no fulfillment order holding units (cancelled, not routed yet) is in neither this nor
+ * appLines. `orders` read as for appLines (thirdPartyScopes). Found by a reviewer of ea9c996: a line
+ * moved back from the app's location to the merchant's (fulfillmentOrderMove; an INCOMPLETE one,
+ * which fulfillmentOrderClose gives back "to the merchant, allowing them to move the fulfillment
+ * order line items to another location and fulfill from there") stayed unlinked, taking no stock
+ * while the seller ships it.
+ */
+export function sellerLines(lines: { id: string }[], orders: FulfillmentOrderRead[]): Set<string> {
+  return new Set(
+    lines
+      .filter((line) => {
+        const at = orders.flatMap((fo) => fo.lines.filter((l) => l.lineItem.id === line.id && holdsUnits(fo, l)).map(() => appService(fo)));
+        return at.length > 0 && at.every((app) => app === undefined);
+      })
+      .map((line) => line.id),
+  );
+}
+
+/**
  * The lines Shopify fulfils (units beyond nonFulfillableQuantity: not refunded, not a tip) that are
  * in no fulfillment order read: with a token lacking thirdPartyScopes in a store with an app-kept
  * location, such a line may be at the app's location ("An API client will only receive a subset of

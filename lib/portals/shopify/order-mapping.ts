@@ -221,13 +221,15 @@ const paidStates = new Set(['PAID', 'PARTIALLY_REFUNDED']);
  * `read`: what was read of its lines beyond the page (order-amounts.ts: exact totals, tax
  * lines): the lines and shipping add up to what the buyer paid, gross, each line with its rate
  * (order-taxes.ts), whether the store's prices include tax or not. `byApp`: per LineItem id, the
- * fulfilment app that ships the line from its own stock (fulfillment-plan.ts appLines).
+ * fulfilment app that ships the line from its own stock (fulfillment-plan.ts appLines); `bySeller`:
+ * the LineItem ids shown at the seller's own locations only (fulfillment-plan.ts sellerLines).
  */
 export function channelOrder(
   whole: ShopifyOrderNode,
   restocks = new Map<string, { back: number; returned: number }>(),
   read?: OrderLineAmounts,
   byApp = new Map<string, string>(),
+  bySeller = new Set<string>(),
 ): ChannelOrder {
   const shipTo = addressOf(whole.shippingAddress ?? whole.billingAddress);
   const keptAll = new Map(whole.lineItems.nodes.map((l) => [l.id, Math.max(0, unitsSold(l) - (restocks.get(l.id)?.back ?? 0))]));
@@ -271,6 +273,7 @@ export function channelOrder(
         price: amount.price,
         ...(amount.tax !== undefined ? { tax: amount.tax } : {}),
         ...(byApp.has(l.id) ? { fulfilled_by_app: byApp.get(l.id)! } : {}),
+        ...(bySeller.has(l.id) ? { fulfilled_by_seller: true as const } : {}),
       };
     }),
     // What the buyer paid and kept: received less refunded. totalReceivedSet ("before returns")
