@@ -46,6 +46,26 @@ const notListed = 'neither lists nor updates it; to sell the item from your own 
 /** What CIA's push of a unit Kaufland fulfils is refused with. */
 const noAmount = 'sends it no amount';
 
+/** A page of GET /units (CollectionApiResponse_UnitEmbedded_; Pagination's offset, limit and total are required). */
+interface UnitPage {
+  data: Unit[];
+  pagination?: { total?: number };
+}
+
+/**
+ * Whether a page of GET /units is the last, `next` the offset after it: by Pagination.total, which
+ * the contract requires, else (an answer without it) a page shorter than the 100 asked. Not by
+ * the page's length alone (found reviewing 748285e): `limit` is the "Desired size of result set",
+ * and the answer's own Pagination.limit may be smaller; a short page taken as the last made the
+ * storefront's listing count every unit seen (CIA refused the items beyond it, "list the item at
+ * market_e first") and the lookup by id_offer miss the seller's unit (a listing POSTed a second).
+ */
+function lastUnitPage(page: UnitPage, next: number): boolean {
+  const total = page.pagination?.total;
+  if ((page.data ?? []).length === 0) return true;
+  return typeof total === 'number' ? next >= total : page.data.length < 100;
+}
+
 /** Pages of 100 a unit lookup by id_offer reads at most (findUnit): its filter also answers other offers containing the id. */
 const unitLookupPages = 100;
 
@@ -635,15 +655,16 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * wanted id_offer is found or the units end (true: every unit was seen), at most 100 pages.
    */
   private async readAllUnits(s: KauflandSession, wanted: Set<string>): Promise<boolean> {
-    for (let offset = 0, page = 0; page < 100; page++, offset += 100) {
-      const answer = await s.call<{ data: Unit[] }>('GET', '/units', { storefront: s.storefront, fulfillment_type: bothFulfilments, limit: 100, offset });
+    for (let offset = 0, page = 0; page < 100; page++) {
+      const answer = await s.call<UnitPage>('GET', '/units', { storefront: s.storefront, fulfillment_type: bothFulfilments, limit: 100, offset });
       const units = answer.body.data ?? [];
       for (const u of units) {
         if (u.id_offer === null) continue;
         remember(s, u.id_offer, u);
         wanted.delete(u.id_offer);
       }
-      if (units.length < 100) return true;
+      offset += units.length;
+      if (lastUnitPage(answer.body, offset)) return true;
       if (wanted.size === 0) return false;
     }
     return false;
@@ -681,12 +702,12 @@ export class MarketEAdapter extends HttpPortalAdapter {
    */
   private async findUnit(s: KauflandSession, idOffer: string): Promise<Unit | undefined> {
     let kauflands: Unit | undefined;
-    for (let offset = 0, page = 0; ; page++, offset += 100) {
+    for (let offset = 0, page = 0; ; page++) {
       if (page === unitLookupPages)
         throw portalRefused(
-          `market_e: GET /units?id_offer=${idOffer} in storefront ${s.storefront} answered more than ${unitLookupPages * 100} units of other offers; Kontor cannot tell whether ${idOffer} has a unit and makes none (give the item a SKU fewer id_offers contain)`,
+          `market_e: GET /units?id_offer=${idOffer} in storefront ${s.storefront} answered more than ${offset} units (${unitLookupPages} pages) of other offers; Kontor cannot tell whether ${idOffer} has a unit and makes none (give the item a SKU fewer id_offers contain)`,
         );
-      const answer = await s.call<{ data: Unit[] }>('GET', '/units', {
+      const answer = await s.call<UnitPage>('GET', '/units', {
         storefront: s.storefront,
         id_offer: idOffer,
         fulfillment_type: bothFulfilments,
@@ -701,7 +722,8 @@ export class MarketEAdapter extends HttpPortalAdapter {
         return own;
       }
       kauflands ??= exact[0];
-      if (units.length < 100) break;
+      offset += units.length;
+      if (lastUnitPage(answer.body, offset)) break;
     }
     if (kauflands) remember(s, idOffer, kauflands);
     return kauflands;

@@ -353,6 +353,30 @@ describe('market_e at Kaufland: units Kaufland fulfils, an id_offer filter that 
     expect(units().map((u) => [u.id_unit, u.amount])).to.deep.equal([[own, 10]]);
   });
 
+  it('when Kaufland answers GET /units in pages shorter than the 100 asked (Pagination.limit 30, total beyond), then a listing finds its own unit behind them and a push of many quantities finds every unit (a short page was taken as the last: POST /units made a second KF-PS, and CIA refused the units beyond the first page as not listed)', async () => {
+    const { seller: owner, portalAccountId, list, units, addUnit } = await seller('KF-PS');
+    const others = Array.from({ length: 40 }, (_, i) => `KF-PS-${i}`);
+    await Promise.all(others.map((id_offer) => addUnit({ id_offer, fulfillment_type: 'fulfilled_by_merchant' })));
+    const own = await addUnit({ id_offer: 'KF-PS', fulfillment_type: 'fulfilled_by_merchant', amount: 1 });
+    const k = kauflandOf(sandbox.state);
+    k.pageSize = 30;
+    try {
+      const listed = await list();
+      expect(listed.state, listed.error).to.equal('completed');
+      expect(listed.result).to.deep.include({ portal_item_id: String(own) });
+      expect(units().map((u) => [u.id_unit, u.amount])).to.deep.equal([[own, 10]]);
+      // A restarted process, 40 offers it does not know: the storefront's units listed, page by page to the total.
+      forgetKauflandUnits();
+      const target = (await portalTargetRepository.target(db(), owner.id, portalAccountId))!;
+      const updates: QuantityUpdate[] = others.map((sku, i) => ({ stockId: 200 + i, quantity: 7, key: `p${i}`, sku, group: {} }));
+      const outcomes = await new MarketEAdapter().setQuantities(target, updates, 'kf-ps');
+      expect(outcomes.filter((o) => o.outcome !== 'accepted')).to.deep.equal([]);
+      expect(others.flatMap((o) => units(o).map((u) => u.amount))).to.deep.equal(others.map(() => 7));
+    } finally {
+      k.pageSize = 100;
+    }
+  });
+
   it("when POST /units is answered 404, then the listing fails for good with Kaufland's message and the next listing is not held back (it was retried and held 10 minutes for a unit never made)", async () => {
     const { seller: owner, portalAccountId, stockId, units } = await seller('KF-404');
     const target = (await portalTargetRepository.target(db(), owner.id, portalAccountId))!;
