@@ -46,24 +46,26 @@ const notListed = 'neither lists nor updates it; to sell the item from your own 
 /** What CIA's push of a unit Kaufland fulfils is refused with. */
 const noAmount = 'sends it no amount';
 
-/** A page of GET /units (CollectionApiResponse_UnitEmbedded_; Pagination's offset, limit and total are required). */
-interface UnitPage {
-  data: Unit[];
+/** A page of a list (CollectionApiResponse_*: Pagination's offset, limit and total are required). */
+interface Page<T> {
+  data: T[];
   pagination?: { total?: number };
 }
+type UnitPage = Page<Unit>;
 
 /**
- * Whether a page of GET /units is the last, `next` the offset after it: by Pagination.total, which
- * the contract requires, else (an answer without it) a page shorter than the 100 asked. Not by
+ * Whether a page of a list (GET /units, GET /shipping-groups) is the last, `next` the offset after
+ * it: by Pagination.total, which the contract requires, else (an answer without it) a page
+ * shorter than the `asked` limit. Not by
  * the page's length alone (found reviewing 748285e): `limit` is the "Desired size of result set",
  * and the answer's own Pagination.limit may be smaller; a short page taken as the last made the
  * storefront's listing count every unit seen (CIA refused the items beyond it, "list the item at
  * market_e first") and the lookup by id_offer miss the seller's unit (a listing POSTed a second).
  */
-function lastUnitPage(page: UnitPage, next: number): boolean {
+function lastPage<T>(page: Page<T>, next: number, asked = 100): boolean {
   const total = page.pagination?.total;
   if ((page.data ?? []).length === 0) return true;
-  return typeof total === 'number' ? next >= total : page.data.length < 100;
+  return typeof total === 'number' ? next >= total : page.data.length < asked;
 }
 
 /** Pages of 100 a unit lookup by id_offer reads at most (findUnit): its filter also answers other offers containing the id. */
@@ -664,7 +666,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
         wanted.delete(u.id_offer);
       }
       offset += units.length;
-      if (lastUnitPage(answer.body, offset)) return true;
+      if (lastPage(answer.body, offset)) return true;
       if (wanted.size === 0) return false;
     }
     return false;
@@ -723,7 +725,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
       }
       kauflands ??= exact[0];
       offset += units.length;
-      if (lastUnitPage(answer.body, offset)) break;
+      if (lastPage(answer.body, offset)) break;
     }
     if (kauflands) remember(s, idOffer, kauflands);
     return kauflands;
@@ -802,8 +804,8 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (!group) return {};
     if (/^\d{1,12}$/.test(group)) return { id_shipping_group: Number(group) };
     const wanted = group.trim().toLowerCase();
-    for (let offset = 0, page = 0; page < 20; page++, offset += shippingGroupsPage) {
-      const answer = await s.call<{ data: { id_shipping_group: number; name: string }[]; pagination?: { total?: number } }>('GET', '/shipping-groups', {
+    for (let offset = 0, page = 0; page < 20; page++) {
+      const answer = await s.call<Page<{ id_shipping_group: number; name: string }>>('GET', '/shipping-groups', {
         storefront: s.storefront,
         limit: shippingGroupsPage,
         offset,
@@ -811,7 +813,9 @@ export class MarketEAdapter extends HttpPortalAdapter {
       const groups = answer.body.data ?? [];
       const found = groups.find((g) => g.name.trim().toLowerCase() === wanted);
       if (found) return { id_shipping_group: found.id_shipping_group };
-      if (groups.length < shippingGroupsPage || offset + groups.length >= (answer.body.pagination?.total ?? Infinity)) break;
+      // To Pagination.total (lastPage): a page shorter than the 30 asked is not the last by itself.
+      offset += groups.length;
+      if (lastPage(answer.body, offset, shippingGroupsPage)) break;
     }
     throw portalInputError(this.portal, `Kaufland has no shipping group named ${group} in storefront ${s.storefront}`);
   }

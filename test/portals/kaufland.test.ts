@@ -154,6 +154,18 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(calls('/v2/shipping-groups')).to.have.length(4);
   });
 
+  it('list: a shipping group behind pages shorter than the 30 asked (Pagination.limit 2, total 3) is found by the total, not refused as unknown after the first short page', async () => {
+    const zone = (await post('/_sandbox/kaufland/shipping-groups', { portal_account: account, name: 'Zone 3' })).body.id_shipping_group as number;
+    k().pageSize = 2;
+    try {
+      await adapter.list(target, item({}, { shipping_group_id: 'Zone 3' }), 'k1');
+    } finally {
+      k().pageSize = 100;
+    }
+    expect(unitOf('KL-POT')).to.deep.include({ id_shipping_group: zone });
+    expect(calls('/v2/shipping-groups').map((r) => r.query?.offset)).to.deep.equal(['0', '2']);
+  });
+
   it('revise and end: PATCH /units/{id_unit} with the mapping; DELETE /units/{id_unit}, and a unit already gone is ended', async () => {
     const { portalItemId } = await adapter.list(target, item(), 'k1');
     await adapter.revise(target, item({ price: '29.00' }, { comment: 'B-Ware' }), portalItemId, [], 'k2');
