@@ -86,4 +86,47 @@ describe('eBay order discounts: priceDiscount for the items, delivery discounts 
     expect(billed(mapped)).to.equal(25);
     expect(mapped.paid_amount).to.equal('25.00');
   });
+
+  const line = (lineItemId: string, cost: string, promotion: string) => ({
+    lineItemId,
+    sku: `SKU-${lineItemId}`,
+    quantity: 1,
+    lineItemCost: eur(cost),
+    appliedPromotions: [{ promotionId: `P${lineItemId}`, discountAmount: eur(promotion) }],
+    deliveryCost: { shippingCost: eur('0.00') },
+    taxes: [],
+    refunds: [],
+  });
+
+  it('when priceDiscount shares out over lines of equal weight in odd cents, then no line bills more than its cost and the lines add up to the payment', () => {
+    const mapped = channelOrderOf(
+      paidOrder(
+        {
+          pricingSummary: { priceSubtotal: eur('40.00'), priceDiscount: eur('-0.02'), deliveryCost: eur('0.00'), total: eur('39.98') },
+          lineItems: ['1', '2', '3', '4'].map((id) => line(id, '10.00', '0.01')),
+        },
+        '39.98',
+      ),
+    );
+    expect(mapped.line.map((l) => l.price)).to.deep.equal(['9.99', '9.99', '10.00', '10.00']);
+    expect(billed(mapped)).to.equal(39.98);
+  });
+
+  it('when a cheap line’s promotions weigh more than its cost, then it is billed 0.00 and the rest of priceDiscount comes off the other line', () => {
+    const mapped = channelOrderOf(
+      paidOrder(
+        {
+          pricingSummary: { priceSubtotal: eur('25.00'), priceDiscount: eur('-10.00'), deliveryCost: eur('0.00'), total: eur('15.00') },
+          lineItems: [line('1', '5.00', '9.00'), line('2', '20.00', '1.00')],
+        },
+        '15.00',
+      ),
+    );
+    expect(mapped.line.map((l) => [l.sku, l.price])).to.deep.equal([
+      ['SKU-1', '0.00'],
+      ['SKU-2', '15.00'],
+    ]);
+    expect(billed(mapped)).to.equal(15);
+    expect(mapped.paid_amount).to.equal('15.00');
+  });
 });

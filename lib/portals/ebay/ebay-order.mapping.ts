@@ -43,7 +43,8 @@ function billing(buyer: Schemas['Buyer'] | undefined): ChannelOrderAddress {
  * Those are pricingSummary.priceDiscount ("the total amount of all item price discounts (including
  * promotions) ... only returned if special discounts are being applied", a negative number) less
  * what the lines' discountedLineItemCost take off already; shared over the lines without one in
- * proportion to their appliedPromotions (else to their cost), the last line taking the rounding.
+ * proportion to their appliedPromotions (else to their cost) by largest remainder, so the shares
+ * add up to the discount to the cent and none is more than its line's cost (discountShares).
  * appliedPromotions alone are not an item discount (decision, found by a reviewer of 63281d9): the
  * contract counts "shipping discounts" among them (AppliedPromotion.promotionId), and a shipping
  * discount is the shipping's (deliveryCost.discountAmount, or the order's deliveryDiscount, which
@@ -62,14 +63,60 @@ function lineCosts(order: EbayOrder): number[] {
   if (rest <= 0 || open.length === 0) return costs;
   const promoted = (i: number) => (items[i]!.appliedPromotions ?? []).reduce((s, p) => s + Math.abs(cents(p.discountAmount?.value)), 0);
   const weigh = open.some((i) => promoted(i) > 0) ? promoted : (i: number) => costs[i]!;
-  const total = open.reduce((s, i) => s + weigh(i), 0);
-  let given = 0;
-  open.forEach((i, k) => {
-    const share = k === open.length - 1 ? rest - given : total > 0 ? Math.round((rest * weigh(i)) / total) : 0;
-    given += share;
-    costs[i] = Math.max(0, costs[i]! - share);
-  });
+  const shares = discountShares(
+    rest,
+    open.map((i) => ({ weight: weigh(i), cap: costs[i]! })),
+  );
+  open.forEach((i, k) => (costs[i] = costs[i]! - shares[k]!));
   return costs;
+}
+
+/**
+ * A discount in cents shared over lines in proportion to their weights, largest remainder (ties to
+ * the earlier line), no line's share above its cap (its cost): a line a share would take below
+ * zero is given its cost, and what it could not take is shared again over the others. Before,
+ * each share was rounded on its own and the last line took the rest, so a line could bill a cent
+ * more than eBay's line cost, and a share above a cheap line's cost was floored at 0 and lost: the
+ * lines billed more than the buyer paid. A discount above all lines' cost leaves them at 0 (the
+ * rest is not billed anywhere; eBay's total says what was paid).
+ */
+function discountShares(discount: number, lines: { weight: number; cap: number }[]): number[] {
+  const shares = lines.map(() => 0);
+  let left = discount;
+  let open = lines.map((_, i) => i).filter((i) => lines[i]!.cap > 0);
+  while (left > 0 && open.length > 0) {
+    const round = largestRemainder(
+      left,
+      open.map((i) => lines[i]!.weight),
+    );
+    const full = open.filter((i, k) => round[k]! >= lines[i]!.cap);
+    if (full.length === 0) {
+      open.forEach((i, k) => (shares[i] = round[k]!));
+      return shares;
+    }
+    // The lines it fills take their cost; the rest is shared again over the others.
+    for (const i of full) {
+      shares[i] = lines[i]!.cap;
+      left -= lines[i]!.cap;
+    }
+    open = open.filter((i) => !full.includes(i));
+  }
+  return shares;
+}
+
+/** Whole cents in proportion to the weights (equal where all weigh 0), adding up to the total: floors, then the cents left to the largest fractions. */
+function largestRemainder(total: number, weights: number[]): number[] {
+  const sum = weights.reduce((s, w) => s + w, 0);
+  const exact = weights.map((w) => (sum > 0 ? (total * w) / sum : total / weights.length));
+  const parts = exact.map(Math.floor);
+  let spare = total - parts.reduce((s, p) => s + p, 0);
+  const byFraction = exact.map((_, k) => k).sort((a, b) => exact[b]! - parts[b]! - (exact[a]! - parts[a]!) || a - b);
+  for (const k of byFraction) {
+    if (spare === 0) break;
+    parts[k]! += 1;
+    spare -= 1;
+  }
+  return parts;
 }
 
 /**
