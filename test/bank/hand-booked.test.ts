@@ -319,7 +319,11 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     const payment = { amount: '19.90', name: 'Carla Nowak', text: 'Carla Nowak Kauf' };
     const hand = (day: string) => ({ transfer_date: day, sender: 'Carla Nowak', subject: 'Carla Nowak Kauf', amount: '19.90' });
     const carlas = async () => (await transfers(s)).filter((r) => r.sender === 'Carla Nowak').map((r) => r.transfer_date.slice(0, 10));
-    const paidOfBoth = async () => Number(await paid(s, orders[0]!)) + Number(await paid(s, orders[1]!));
+    const paidOfBoth = async () => {
+      let sum = 0;
+      for (const o of orders) sum += Number(await paid(s, o));
+      return sum;
+    };
     return { payment, hand, carlas, paidOfBoth, secondOrder };
   }
 
@@ -347,6 +351,15 @@ describe('bank: a payment booked by hand and brought by a statement too', () => 
     expect(await importStatement(s, camt([{ ...payment, day: '2026-11-16', ref: 'C-16' }]))).to.deep.include({ stored: 0, duplicates: 1 });
     expect(await carlas()).to.deep.equal(['2026-11-16', '2026-11-19']);
     expect(await paidOfBoth()).to.equal(39.8);
+  });
+
+  it("when a client dates a euro payment booked by hand by its value day of New Year's Eve and the statement books it on the 2nd (TARGET closed on the 1st, a Thursday), then the statement's credit is that transfer and its order is paid once", async () => {
+    const s = await newSeller();
+    const { payment, hand, carlas, paidOfBoth } = await carlasTwoOrders(s);
+    expect((await post(s.token, hand('2025-12-31'))).is_order_paid).to.equal('1');
+    expect(await importStatement(s, camt([{ ...payment, day: '2026-01-02', ref: 'C-0102' }]))).to.deep.include({ stored: 0, duplicates: 1 });
+    expect(await carlas()).to.deep.equal(['2025-12-31']);
+    expect(await paidOfBoth()).to.equal(19.9);
   });
 
   it("when a client dated a payment booked by hand by its value day after the statement's booking day and the bank reverses that credit on its booking day, then the reversal takes it back from its order (the hand booking is of the day its statement claimed it)", async () => {

@@ -281,30 +281,60 @@ export function daysAround(days: string[], within: number): string[] {
 /**
  * Whether some day each date may stand for (bookingDaysOf) lies at most `within` calendar days
  * from one of the other's, with no working day between the two: every day strictly between them
- * a Saturday or a Sunday. A value day and its booking day lie apart by a weekend (value Friday,
- * booked Monday; value Saturday, booked Monday) or by one day, never by working days: the bank
- * books a credit on the business day it receives it or the next. Decision, found by a reviewer
- * of 16d6c37: a plain span of 3 days tied a buyer's two equal payments of Monday and Thursday
- * (two orders of one price, one text): the Monday credit answered the Thursday payment booked by
- * hand 302 (not stored, its order left unpaid), or the Thursday credit claimed the Monday hand
- * booking. A holiday between the days is not known here (it differs by country and region):
- * such a payment is not tied, and stored twice (the known limit of a day further off).
+ * a Saturday, a Sunday or, for a euro payment, a TARGET closing day (targetClosed). A value day
+ * and its booking day lie apart by a weekend (value Friday, booked Monday; value Saturday, booked
+ * Monday) or by one day, never by working days: the bank books a credit on the business day it
+ * receives it or the next. Decision, found by a reviewer of 16d6c37: a plain span of 3 days tied a
+ * buyer's two equal payments of Monday and Thursday (two orders of one price, one text): the
+ * Monday credit answered the Thursday payment booked by hand 302 (not stored, its order left
+ * unpaid), or the Thursday credit claimed the Monday hand booking. National and regional holidays
+ * are not known (they differ by country and region): such a payment is not tied, and stored twice
+ * (the known limit of a day further off); nor a TARGET closing day that makes the span longer than
+ * `within` (value Thursday before Easter, booked the Tuesday after).
  */
-export function withinDays(a: Date, b: Date, within: number): boolean {
+export function withinDays(a: Date, b: Date, within: number, currency?: string): boolean {
   const others = bookingDaysOf(b).map((d) => new Date(`${d}T00:00:00Z`).getTime());
+  const closed = (t: number) => isWeekend(t) || (currency === 'EUR' && targetClosed(new Date(t)));
   return bookingDaysOf(a).some((d) => {
     const at = new Date(`${d}T00:00:00Z`).getTime();
-    return others.some((o) => Math.abs(at - o) <= within * DAY && weekendBetween(Math.min(at, o), Math.max(at, o)));
+    return others.some((o) => Math.abs(at - o) <= within * DAY && closedBetween(Math.min(at, o), Math.max(at, o), closed));
   });
 }
 
-/** Whether every calendar day strictly between two days (00:00 UTC, in ms) is a Saturday or a Sunday. */
-function weekendBetween(from: number, to: number): boolean {
-  for (let t = from + DAY; t < to; t += DAY) {
-    const weekday = new Date(t).getUTCDay();
-    if (weekday !== 0 && weekday !== 6) return false;
-  }
+const isWeekend = (t: number) => [0, 6].includes(new Date(t).getUTCDay());
+
+/** Whether every calendar day strictly between two days (00:00 UTC, in ms) is a day banks book nothing on. */
+function closedBetween(from: number, to: number, closed: (t: number) => boolean): boolean {
+  for (let t = from + DAY; t < to; t += DAY) if (!closed(t)) return false;
   return true;
+}
+
+/**
+ * TARGET's closing days besides weekends, on which euro credit transfers are not settled (the ECB's
+ * published calendar for T2: New Year's Day, Good Friday, Easter Monday, 1 May, 25 and 26
+ * December), so a euro payment valued before one is booked after it. Easter Sunday by the
+ * Gregorian computus (Anonymous Gregorian algorithm).
+ */
+export function targetClosed(day: Date): boolean {
+  const month = day.getUTCMonth() + 1;
+  const date = day.getUTCDate();
+  if ((month === 1 && date === 1) || (month === 5 && date === 1) || (month === 12 && (date === 25 || date === 26))) return true;
+  const easter = easterSunday(day.getUTCFullYear());
+  const offset = Math.round((day.getTime() - easter) / DAY);
+  return offset === -2 || offset === 1;
+}
+
+/** Easter Sunday of a year, 00:00 UTC in ms (Anonymous Gregorian algorithm). */
+function easterSunday(year: number): number {
+  const a = year % 19;
+  const b = Math.floor(year / 100);
+  const c = year % 100;
+  const h = (19 * a + b - Math.floor(b / 4) - Math.floor((8 * b + 13) / 25) + 15) % 30;
+  const l = (32 + 2 * (b % 4) + 2 * Math.floor(c / 4) - h - (c % 4)) % 7;
+  const m = Math.floor((a + 11 * h + 22 * l) / 451);
+  const month = Math.floor((h + l - 7 * m + 114) / 31);
+  const date = ((h + l - 7 * m + 114) % 31) + 1;
+  return Date.UTC(year, month - 1, date);
 }
 
 /**
@@ -334,7 +364,9 @@ export type HandDayRule = DayRule | number;
  */
 export function sameBookingByHand(hand: HandBooking, entry: HandBooking, days: HandDayRule = 'utc'): boolean {
   return (
-    (typeof days === 'number' ? withinDays(hand.transferDate, entry.transferDate, days) : sameBookingDay(hand.transferDate, entry.transferDate, days)) &&
+    (typeof days === 'number'
+      ? withinDays(hand.transferDate, entry.transferDate, days, hand.currency)
+      : sameBookingDay(hand.transferDate, entry.transferDate, days)) &&
     Number(hand.amount) === Number(entry.amount) &&
     hand.currency === entry.currency &&
     foldedText(hand.sender) === foldedText(entry.sender) &&
