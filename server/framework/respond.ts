@@ -80,7 +80,7 @@ export function sendEnvelope(req: Request, res: Response, status: number, envelo
 
 /** What the request carried, decoded: query, body, path parameters and the path itself. */
 function sentInput(req: Request): unknown[] {
-  const sent: unknown[] = [req.path, req.params, decodedBodyOf(req)];
+  const sent: unknown[] = [req.path, req.params, decodedBodyOf(req), echoableHeaders(req)];
   // Express parses the query string on each read of req.query; a query too odd to parse repeats nothing of it here.
   try {
     if (req.url.includes('?')) sent.push(req.query);
@@ -88,6 +88,21 @@ function sentInput(req: Request): unknown[] {
     // nothing more to look for
   }
   return sent;
+}
+
+/**
+ * The request's header values an error may repeat (an unknown charset of Content-Type, an
+ * Idempotency-Key, an If-Match), so that a 16 KB header comes back cut like any other text sent.
+ * Credentials are left out: nothing that repeats them is ever written, and they need no walk.
+ */
+function echoableHeaders(req: Request): string[] {
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (name === 'authorization' || name === 'proxy-authorization' || name === 'cookie' || value === undefined) continue;
+    // With its parameters' values: `charset=<text>` repeats the text alone.
+    for (const v of Array.isArray(value) ? value : [value]) values.push(v, ...v.split(/[;=]/).map((p) => p.trim().replace(/^"|"$/g, '')));
+  }
+  return values;
 }
 
 /** `"<version>.<digest>"`: the handler's version (its tag's opaque part) and a digest of the representation. */

@@ -58,6 +58,14 @@ describe('what an error repeats of a long text sent is cut to 100 characters', (
     expect(res.body.error_description).to.include(`pagination[min_id] ${cut(minId)} `);
   });
 
+  it('when a 5,000-character charset is sent in Content-Type, then 400 names Content-Type and repeats its first 100 characters and …', async () => {
+    const charset = long('klingon-');
+    const res = await call('admin/user/', { token: seller.token, body: '{}', headers: { 'Content-Type': `application/json; charset=${charset}` } });
+    expect(res.status, res.text.slice(0, 500)).to.equal(400);
+    expect(res.body.error![0]).to.deep.include({ error: 'unsupported_charset', field: 'Content-Type' });
+    expectCut(res.body, charset);
+  });
+
   it('when a long body value fails a pattern, then 400 names the field and repeats its cut, as Joi converted it (trimmed, upper case)', async () => {
     const country = ` ${long('de fr ')} `;
     const res = await call('order/', {
