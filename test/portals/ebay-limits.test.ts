@@ -171,6 +171,21 @@ describe('eBay’s documented field limits: the sandbox refuses them, the adapte
     expect((state.ebay.inventory.get(`${t.portalAccountId}|DESC-1`) as { product: { description: string } }).product.description).to.equal(paragraph);
   });
 
+  it('when a description over 4000 characters has no space near the cut, then the product’s text ends on whole characters: no half of an emoji, no part of an entity', async () => {
+    const t = target();
+    const emoji = `${'x'.repeat(3998)}😀${'y'.repeat(100)}`;
+    const entity = `${'x'.repeat(3995)}&amp;${'y'.repeat(100)}`;
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    const productOf = async (sku: string, description: string) => {
+      await adapter.list(t, item(1, sku, { description }), `k-${sku}`);
+      return (state.ebay.inventory.get(`${t.portalAccountId}|${sku}`) as { product: { description: string } }).product.description;
+    };
+    const cutEmoji = await productOf('DESC-EMOJI', emoji);
+    expect(lone.test(cutEmoji)).to.equal(false);
+    expect(cutEmoji).to.equal(`${'x'.repeat(3998)}…`);
+    expect(await productOf('DESC-AMP', entity)).to.equal(`${'x'.repeat(3995)}…`);
+  });
+
   it('when an item has an http picture, a too long item specific or condition text, then list and revise fail naming it before anything is sent', async () => {
     const t = target();
     const cases: [Record<string, unknown>, string][] = [

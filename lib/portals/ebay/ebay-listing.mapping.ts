@@ -198,7 +198,19 @@ export function productDescription(description: string): string {
   if (plain.length <= productDescriptionMax) return plain;
   const cut = plain.slice(0, productDescriptionMax - 1);
   const space = cut.lastIndexOf(' ');
-  return `${space > productDescriptionMax / 2 ? cut.slice(0, space) : cut}…`;
+  return `${space > productDescriptionMax / 2 ? cut.slice(0, space) : wholeCharacters(cut)}…`;
+}
+
+/**
+ * A text cut at a length with no space near it, ended on whole characters: not between the two
+ * halves of a surrogate pair (an emoji would become a lone surrogate, which JSON carries as an
+ * escape eBay shows as garbage) nor inside an HTML entity (`&am`). Lengths stay counted in UTF-16
+ * units, as JavaScript and the sandbox count them: never more characters than eBay's, however it
+ * counts an emoji.
+ */
+function wholeCharacters(cut: string): string {
+  const pairSafe = /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+  return pairSafe.replace(/&#?[a-zA-Z0-9]{0,31}$/, '');
 }
 
 /** The inventory item: product data (title, subtitle, description, pictures, aspects, identifiers), condition, quantity. */
