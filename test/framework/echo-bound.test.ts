@@ -156,7 +156,7 @@ describe('the web process logs of a 400 for long texts', function () {
     await web.stop();
   });
 
-  it('when the three long texts are refused, then no log line of the web process holds one whole', async () => {
+  it('when the three long texts are refused and a long unknown path is asked for, then no log line of the web process holds one whole', async () => {
     const seller = await newSeller();
     const minId = long('1_2026_');
     const country = long('de fr ');
@@ -171,8 +171,14 @@ describe('the web process logs of a 400 for long texts', function () {
       await call('order/', { base, token: seller.token, body: { order: { ...orderBody(), [key]: 1 } } }),
     ];
     expect(answers.map((a) => a.status)).to.deep.equal([400, 400, 400]);
+    // A long unknown path: its request line holds the path cut.
+    const path = long('stock/nope');
+    const unknown = await call(`${path}/`, { base, token: seller.token });
+    expect(unknown.status, unknown.text.slice(0, 300)).to.equal(404);
     // The process writes its log asynchronously: its three request lines, then what it logged.
     await web.waitFor(/"status":400[^]*"status":400[^]*"status":400/, 20000);
+    await web.waitFor(/"path":"\/v1\.1\/stock\/nope/, 20000);
     for (const text of [minId, country.toUpperCase(), country, key]) expect(web.output()).to.not.include(text.slice(0, 101));
+    expect(web.output()).to.not.include(path.slice(0, 201));
   });
 });
