@@ -20,7 +20,7 @@ import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support'
 import { call, newSeller } from '../support/api';
 import { readOrder } from '../order/helpers';
 import { failure } from '../support/failure';
-import { shopifyStoreForEach } from './shopify-support';
+import { shopifyStoreForEach, postToSandbox } from './shopify-support';
 
 const adapter = new WebshopAdapter();
 
@@ -37,14 +37,7 @@ describe('webshop at Shopify: send_mit over several fulfillment orders (location
   let target: PortalTarget;
   shopifyStoreForEach((store) => ({ sandbox, account, target } = store));
 
-  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${sandbox.url}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postToSandbox(sandbox, path, body, headers);
   /** An order of these SKUs (one unit each unless said) split as the plan says; its number. */
   const place = async (lines: { sku: string; quantity?: number }[], fulfillmentOrders: FulfillmentOrderPlan[]) => {
     const placed = await post('/_sandbox/shopify/orders', { portal_account: account, lines, fulfillment_orders: fulfillmentOrders });

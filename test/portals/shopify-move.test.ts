@@ -11,7 +11,7 @@ import type { PortalTarget } from '../../lib/portals/portal.type';
 import { WebshopAdapter } from '../../lib/portals/webshop.adapter';
 import type { Sandbox } from '../fleet/support';
 import type { FulfillmentOrderPlan } from '../../sandbox/shopify-fulfillment.sandbox';
-import { shopifyStoreForEach } from './shopify-support';
+import { shopifyStoreForEach, postToSandbox } from './shopify-support';
 
 const adapter = new WebshopAdapter();
 
@@ -21,14 +21,7 @@ describe('webshop at Shopify: the sandbox moves fulfillment orders and updates t
   let target: PortalTarget;
   shopifyStoreForEach((store) => ({ sandbox, account, target } = store));
 
-  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${sandbox.url}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postToSandbox(sandbox, path, body, headers);
   const graphql = async (token: string, query: string, variables: Record<string, unknown> = {}) => {
     const answer = await post('/admin/api/2025-01/graphql.json', { query, variables }, { 'X-Shopify-Access-Token': token });
     expect(answer.status).to.equal(200);

@@ -18,3 +18,18 @@ export function shopifyStoreForEach(given: (store: ShopifyStore) => void): void 
     given({ sandbox, account, target: { portalAccountId: account, connector: 'shopify', baseUrl: sandbox.url, credentials: {} } });
   });
 }
+
+/** A POST of JSON to the sandbox (its controls, or Shopify's GraphQL with a token header): the status and the JSON answer. */
+export async function postToSandbox(
+  sandbox: Sandbox,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}

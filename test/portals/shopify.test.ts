@@ -8,6 +8,7 @@ import type { SandboxRequest } from '../../sandbox/sandbox.app';
 import { shopifyOf, shopifySchema } from '../../sandbox/shopify.sandbox';
 import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { failure } from '../support/failure';
+import { postToSandbox } from './shopify-support';
 
 const adapter = new WebshopAdapter();
 
@@ -68,14 +69,7 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
 
   const s = () => shopifyOf(sandbox.state);
   const calls = (): SandboxRequest[] => sandbox.state.requests.filter((r) => r.portal === 'webshop' && r.portalAccount === String(account));
-  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${sandbox.url}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => postToSandbox(sandbox, path, body, headers);
   const variants = async () =>
     (await (await fetch(`${sandbox.url}/_sandbox/shopify/variants?portal_account=${account}`)).json()) as {
       sku: string;
