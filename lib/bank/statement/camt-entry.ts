@@ -5,6 +5,11 @@
  * - A DBIT entry is a debit; a booked DBIT entry with RvslInd reverses a credit booked before and
  *   is read into `reversals` too (each payment as a credit is read); an entry not booked (Sts, V02-V06 as text, V07+ as Sts/Cd) is
  *   unbooked; both counted whole, whatever they hold.
+ * - An entry without Amt whose every TxDtls has its own amount is read as a batch, its side
+ *   (CdtDbtInd) from its payments when it names none: PostFinance's test platform writes a batch
+ *   credit so (libeufin's nexus sample postfinance_camt054.xml, whose test expects its two
+ *   payments, 10.00 and 2.53 CHF). The schema requires Ntry/Amt; an entry without it and
+ *   without the payments' own amounts is still refused, naming Ntry/Amt.
  * - A booked CRDT entry is one payment per TxDtls (of every NtryDtls); without TxDtls, or with one,
  *   the entry is one payment of the entry's Amt (the amount booked: a lone TxDtls/Amt may be in
  *   another currency, genkgo's v8 sample has 0 SEK under an 8.85 EUR entry). In a batch each
@@ -84,16 +89,17 @@ const isReturnPayment = (tx: Node) => list(tx.RtrInf).length > 0 || isReturnCode
 
 export function readEntry(ntry: Node, path: string, n: number, message: CamtMessage, file: CamtFile, result: ParsedStatement): void {
   const fail: Fail = (at, what) => refuse(message.format, at, what);
-  const amount = decimal(ntry.Amt, `${path}/Amt`, fail);
-  const side = textOf(ntry.CdtDbtInd);
-  if (side !== 'CRDT' && side !== 'DBIT') throw fail(`${path}/CdtDbtInd`, 'must be CRDT or DBIT');
-  const status = textOf(ntry.Sts) || textOf(node(ntry.Sts).Cd) || textOf(node(ntry.Sts).Prtry);
-  if (!status) throw fail(`${path}/Sts`, 'is missing');
   const details = list(ntry.NtryDtls);
   const txs: { tx: Node; path: string }[] = [];
   details.forEach((d, k) =>
     list(node(d).TxDtls).forEach((tx, i) => txs.push({ tx: node(tx), path: `${path}/NtryDtls${details.length > 1 ? `[${k + 1}]` : ''}/TxDtls[${i + 1}]` })),
   );
+  const perPayment = ntry.Amt === undefined && txs.length > 0 && txs.every(({ tx }) => hasOwnAmount(tx));
+  const amount = perPayment ? '' : decimal(ntry.Amt, `${path}/Amt`, fail);
+  const side = textOf(ntry.CdtDbtInd) || (perPayment ? sideOfPayments(txs) : '');
+  if (side !== 'CRDT' && side !== 'DBIT') throw fail(`${path}/CdtDbtInd`, 'must be CRDT or DBIT');
+  const status = textOf(ntry.Sts) || textOf(node(ntry.Sts).Cd) || textOf(node(ntry.Sts).Prtry);
+  if (!status) throw fail(`${path}/Sts`, 'is missing');
   const reversal = /^(true|1)$/.test(textOf(ntry.RvslInd));
   if (side === 'DBIT' && !(reversal && status === 'BOOK')) {
     result.debits++;
@@ -112,7 +118,7 @@ export function readEntry(ntry: Node, path: string, n: number, message: CamtMess
     amount,
     currency: attributeOf(ntry.Amt, 'Ccy') || message.currency,
     bankRef: textOf(ntry.AcctSvcrRef) || textOf(ntry.NtryRef),
-    batch: txs.length > 1,
+    batch: txs.length > 1 || perPayment,
   };
   const payments = booked.batch ? txs : [{ tx: txs[0]?.tx ?? {}, path }];
   if (side === 'DBIT') {
@@ -201,6 +207,18 @@ function keyParts(entry: BookedEntry, tx: Node, bankRef: string, amount: string,
   if (!entry.batch) return bankRef ? [account, bankRef, amount, entry.date.day] : [account, amount, entry.date.day, contentDigest(entry.ntry)];
   const { NtryDtls: _payments, ...booking } = entry.ntry;
   return [account, bankRef, amount, entry.date.day, contentDigest([booking, tx])];
+}
+
+const hasOwnAmount = (tx: Node) => tx.Amt !== undefined || node(node(tx.AmtDtls).TxAmt).Amt !== undefined;
+
+/**
+ * The side of an entry that names none, from its payments: DBIT when every one is a debit, else
+ * CRDT (a credit batch, its debits counted as such), '' when none names a side.
+ */
+function sideOfPayments(txs: { tx: Node }[]): string {
+  const sides = txs.map(({ tx }) => textOf(tx.CdtDbtInd));
+  if (sides.every((s) => s === 'DBIT')) return 'DBIT';
+  return sides.includes('CRDT') ? 'CRDT' : '';
 }
 
 /** One payment's amount in a batch: TxDtls/Amt (V04+), else TxDtls/AmtDtls/TxAmt/Amt (V02). */

@@ -2,7 +2,8 @@
  * The framing of an MT940 file as banks deliver it, cut into statements of tagged fields.
  *
  * A statement starts at its `:20:` line and ends at a line `-` (unless a field other than
- * `:20:` follows it: then the `-` was text of the field before), at `-}` (the end of a SWIFT FIN
+ * `:20:` follows it, directly or after more text lines: then the `-` was text of the field
+ * before), at `-}` (the end of a SWIFT FIN
  * text block), at Rabobank's `:940:` line, or at the next `:20:`. Outside a statement every line
  * that is not a tag is framing and skipped: ABN AMRO's and bunq's 3-line headers (`ABNANL2A` /
  * `940` / `ABNANL2A`), the SWIFT FIN blocks `{1:...}{2:...}{3:...}{4:` and `{5:...}`, a prose
@@ -25,6 +26,11 @@ export interface Mt940Block {
   /** The line of its :20:. */
   line: number;
   fields: Mt940Field[];
+  /**
+   * Whether its end is marked (`-`, `-}`, the next `{4:`, `:940:` or `:20:`), not the end of the
+   * file: a statement the file stops inside may have lost entries or text (../mt940.ts).
+   */
+  ended: boolean;
 }
 
 /** A line the file cannot be read past, with what is wrong there. */
@@ -44,6 +50,10 @@ const transmission = /(?!\t)\p{Cc}/gu;
 export function statementBlocks(text: string): Mt940Block[] {
   const blocks: Mt940Block[] = [];
   let open: Mt940Block | null = null;
+  const end = () => {
+    if (open) open.ended = true;
+    open = null;
+  };
   const lines = text.split(/\r\n|\r|\n/);
   lines.forEach((raw, index) => {
     const line = index + 1;
@@ -51,27 +61,30 @@ export function statementBlocks(text: string): Mt940Block[] {
     if (l.trim() === '-' && open && continues(lines, index + 1)) {
       // Rabobank wraps a field 86 text ending in '-' so that the '-' stands alone on its line
       // (zilverline/mt940's "dash as start of line" file): the statement's :62F: still follows.
-      // A '-' line followed by a field other than :20: is text of the field before, not the end.
+      // ING's wraps cut inside a text (OCA's test-ing.940: `/MARF/MND` `-` `EV01//CSID...`), so
+      // more text lines follow the '-' before the next field. A '-' line followed, directly or
+      // after text lines, by a field other than :20: is text of the field before, not the end.
       open.fields[open.fields.length - 1]!.lines.push(l);
       return;
     }
     if (/^\s*-\}/.test(l) || l.trim() === '-') {
-      open = null;
+      end();
       l = l.replace(/^\s*-\}?/, '');
     }
     const textBlock = l.lastIndexOf('{4:');
     if (textBlock >= 0) {
-      open = null;
+      end();
       l = l.slice(textBlock + 3);
     } else if (l.trimStart().startsWith('{')) return;
     if (l.trim() === '') return;
     if (/^:940:\s*$/.test(l)) {
-      open = null;
+      end();
       return;
     }
     const tag = tagLine.exec(l);
     if (tag?.[1] === '20') {
-      open = { line, fields: [] };
+      end();
+      open = { line, fields: [], ended: false };
       blocks.push(open);
     }
     if (tag) {
@@ -85,13 +98,18 @@ export function statementBlocks(text: string): Mt940Block[] {
   return blocks;
 }
 
-/** Whether the next line with text is a field of the open statement (a tag, not :20:). */
+/**
+ * Whether the next field after text lines is one of the open statement (a tag, not :20:). Framing
+ * (`{`, `-`, `-}`) or the end of the file first: the statement ended. ABN AMRO's and bunq's
+ * headers between statements are text lines before a :20:, so a `-` before them still ends one.
+ */
 function continues(lines: string[], from: number): boolean {
   for (let i = from; i < lines.length; i++) {
     const l = lines[i]!.replace(transmission, '');
     if (l.trim() === '') continue;
+    if (/^\s*[{-]/.test(l)) return false;
     const tag = tagLine.exec(l);
-    return !!tag && tag[1] !== '20';
+    if (tag) return tag[1] !== '20';
   }
   return false;
 }
