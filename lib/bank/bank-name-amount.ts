@@ -26,9 +26,18 @@ export function nameKey(name: string): string {
 
 type Payer = Pick<MatchRecord, 'amount' | 'currency_id' | 'sender'>;
 
-/** What a payer and an order must share: the amount (owed), the currency and the name. */
-export const payerKey = (p: Payer): string | null => (p.sender ? `${toCents(p.amount)}|${p.currency_id}|${nameKey(p.sender)}` : null);
-export const orderKey = (o: MatchOrder): string | null => (o.name ? `${toCents(o.owing)}|${o.currency_id}|${nameKey(o.name)}` : null);
+/**
+ * What a payer and an order must share: the amount (owed), the currency and the name. A name
+ * without a letter or digit (`-`, `./.`, `?`) names nobody and has no key, found by a reviewer of
+ * f8f6e9e: since the word '' reads every order owing an amount (a CJK payer's), a payer `./.`
+ * paid an order of the billing name `-` that owed the amount, on the amount alone.
+ */
+const keyOf = (amount: string, currency: string, name: string | null | undefined): string | null => {
+  const key = name ? nameKey(name) : '';
+  return key ? `${toCents(amount)}|${currency}|${key}` : null;
+};
+export const payerKey = (p: Payer): string | null => keyOf(p.amount, p.currency_id, p.sender);
+export const orderKey = (o: MatchOrder): string | null => keyOf(o.owing, o.currency_id, o.name);
 
 /**
  * The query's (amount, word) pairs, each once: the longest word of the name that PostgreSQL folds

@@ -107,6 +107,30 @@ describe('bank: matching imported transfers to orders (bank worker)', () => {
     expect((await readOrder(s, one)).paid_amount).to.equal(null);
   });
 
+  it('when a payer of a name without letters or digits (./.) and one of a CJK name pay an amount an order of such a name (-) owes, then neither pays it: no name is no name_amount', async () => {
+    const s = await newSeller();
+    const dash = await orderPaidBy(s, '12.00', '-');
+    const mt940 = [
+      ':20:X',
+      ':25:ACC',
+      ':28C:1/1',
+      ':60F:C261119EUR0,00',
+      ':61:2611201120CR12,00NTRFNONREF//N1',
+      ':86:166?20Danke?32王小明',
+      ':61:2611201120CR12,00NTRFNONREF//N2',
+      ':86:166?20Danke?32./.',
+      ':62F:C261120EUR24,00',
+      '-',
+    ].join('\n');
+    await importStatement(s, Buffer.from(mt940));
+    const rows = await transfers(s);
+    expect(rows.map((r) => [r.sender, r.order_id ?? null])).to.deep.equal([
+      ['王小明', null],
+      ['./.', null],
+    ]);
+    expect((await readOrder(s, dash)).paid_amount).to.equal(null);
+  });
+
   it('when the match of an import runs again, also at the same time, then every order is paid once', async () => {
     const s = await newSeller();
     const first = await orderPaidBy(s, '49.90');
