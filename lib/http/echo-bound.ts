@@ -8,8 +8,19 @@ export const cutMark = '…';
 const maxTexts = 1000;
 const maxPerStart = 8;
 
-/** A text sent longer than echoLimit as the answer repeats it: its first echoLimit characters and the mark. */
-export const cutText = (text: string): string => (text.length > echoLimit ? `${text.slice(0, echoLimit)}${cutMark}` : text);
+/**
+ * A text sent longer than echoLimit characters as the answer repeats it: its first echoLimit
+ * characters and the mark. Characters are code points, as document 2's string(n) counts them
+ * (lib/http README, "string(n) is n characters"), found by a reviewer of 29dbfbb: a cut at 100
+ * UTF-16 units split an emoji (or any character beyond U+FFFF) and answered its lone first half,
+ * which a client's strict UTF-8 encoder refuses, and cut 60 emoji that are 60 characters.
+ */
+export function cutText(text: string): string {
+  if (text.length <= echoLimit) return text;
+  let end = 0;
+  for (let n = 0; n < echoLimit && end < text.length; n++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+  return end < text.length ? `${text.slice(0, end)}${cutMark}` : text;
+}
 
 /**
  * Cuts, in what an answer says of an error or a warning, every text the client sent that is

@@ -112,6 +112,19 @@ describe('what an error repeats of a long text sent is cut to 100 characters', (
     expectCut(all.body, key);
   });
 
+  it('when a long key of emoji is sent, then it is cut after 100 characters (code points), never inside one, and 60 emoji (120 UTF-16 units) are repeated whole', async () => {
+    const key = `nope_${'😀'.repeat(150)}`;
+    const res = await call('order/', { token: seller.token, body: { order: { ...orderBody(), [key]: 1 } } });
+    expect(res.status).to.equal(400);
+    const field = res.body.error![0]!.field!;
+    expect(field).to.equal(`order.nope_${'😀'.repeat(95)}…`);
+    expect(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(field), 'a lone surrogate').to.equal(false);
+    expect(res.body.error_description).to.equal(`${field} is not allowed`);
+    const shorter = `nope_${'😀'.repeat(60)}`;
+    const whole = await call('order/', { token: seller.token, body: { order: { ...orderBody(), [shorter]: 1 } } });
+    expect(whole.body.error![0]!.field).to.equal(`order.${shorter}`);
+  });
+
   it('when a value sent is 100 characters or fewer, then it is repeated whole, without the mark', async () => {
     const key = long('nope_').slice(0, 100);
     const res = await call('order/', { token: seller.token, body: { order: { ...orderBody(), [key]: 1 } } });
