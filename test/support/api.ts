@@ -32,7 +32,11 @@ export interface ApiResponse {
   headers: Headers;
   text: string;
   /** The parsed JSON body (empty object for non-JSON answers). */
-  body: Record<string, unknown> & { ack?: string; error?: { error: string; field?: string; code: number }[]; warning?: { warning: string; field?: string }[] };
+  body: Record<string, unknown> & {
+    ack?: string;
+    error?: { error: string; field?: string; code: number; description?: string }[];
+    warning?: { warning: string; field?: string }[];
+  };
 }
 
 export interface RequestOptions {
