@@ -601,13 +601,36 @@ async function runLoop(source: SaleSource, rate: number, seconds: number): Promi
 
     const items: number[] = [];
     for (let i = 0; i < itemCount; i++) {
-      const answer = await benchCall('stock/', seller.token, { stock: { name: `Bench ${i}`, sku: `BF-${i}`, price: '9.90', quantity: initial, cia } }, 201);
+      const answer = await benchCall(
+        'stock/',
+        seller.token,
+        {
+          stock: {
+            name: `Bench ${i}`,
+            sku: `BF-${i}`,
+            price: '9.90',
+            quantity: initial,
+            cia,
+            market_d: { id_type: 'EAN', id: '4006381333931', price: '9.90' },
+          },
+        },
+        201,
+      );
       items.push(Number(answer.stock_id));
       stockBySku.set(`BF-${i}`, String(answer.stock_id));
     }
+    // Amazon takes no quantity of a SKU it holds no listing of (lib/portals/README.md): the items
+    // are listed at both market_d accounts first, as a seller's are, so CIA's quantities go to
+    // listings Kontor recorded, without a lookup each (untimed).
+    const listAtAmazon = { market_d: [first.id, extra!.id].map((id) => ({ action: 'list', portal_account_id: id })) };
+    for (const id of items) await benchCall(`stock/${id}/portal_upload/`, seller.token, { portal_upload: listAtAmazon }, 207);
     const synced = Date.now() + 60000;
     while (Date.now() < synced && !items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) await sleep(50);
-    if (!items.every((id) => (minSeen.get(String(id))?.size ?? 0) === targets)) throw new Error('the items never reached every portal of the sandbox');
+    const unsynced = items.find((id) => (minSeen.get(String(id))?.size ?? 0) !== targets);
+    if (unsynced !== undefined) {
+      const reached = [...(minSeen.get(String(unsynced))?.keys() ?? [])].sort().join(', ');
+      throw new Error(`the items never reached every portal of the sandbox: item ${unsynced} reached ${reached || 'none'} of ${targets} targets`);
+    }
     // The planner's statistics as autovacuum's analyze keeps them in production (off on this
     // machine): without it they predate the run's seller, which they take for one of a few
     // rows, and Postgres picks plans that read all of its CIA states to lock 25 of them (twice
