@@ -21,6 +21,12 @@ export interface PortalListingRow {
    * unit moved into Kaufland's fulfilment programme): CIA sends it no amount, in any process.
    */
   fulfilled_by_channel: boolean;
+  /**
+   * The key the channel holds the listing under where it addresses it by that, not by
+   * portal_item_id (eBay: the inventory item's SKU, a variation main's group key), as the list
+   * made it; null: the item's SKU now. Written by a list, kept by an end.
+   */
+  listed_sku: string | null;
   updated_at: Date;
 }
 
@@ -29,8 +35,8 @@ declare module 'knex/types/tables' {
   interface Tables {
     portal_listing: Knex.CompositeTableType<
       PortalListingRow,
-      Omit<PortalListingRow, 'id' | 'updated_at' | 'markets' | 'markets_job' | 'fulfilled_by_channel'> &
-        Partial<Pick<PortalListingRow, 'markets' | 'markets_job' | 'fulfilled_by_channel'>> & { updated_at?: Knex.Raw }
+      Omit<PortalListingRow, 'id' | 'updated_at' | 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'listed_sku'> &
+        Partial<Pick<PortalListingRow, 'markets' | 'markets_job' | 'fulfilled_by_channel' | 'listed_sku'>> & { updated_at?: Knex.Raw }
     >;
   }
 }
@@ -60,8 +66,11 @@ const liveListings = (knex: Knex, accountId: number, portal: PortalId, portalAcc
     .whereIn('stock_id', stockIds);
 
 export const portalListingRepository = {
-  async listing(knex: Knex, key: ListingKey): Promise<Pick<PortalListingRow, 'portal_item_id' | 'status' | 'markets' | 'markets_job'> | undefined> {
-    return knex('portal_listing').select('portal_item_id', 'status', 'markets', 'markets_job').where(keyColumns(key)).first();
+  async listing(
+    knex: Knex,
+    key: ListingKey,
+  ): Promise<Pick<PortalListingRow, 'portal_item_id' | 'status' | 'markets' | 'markets_job' | 'listed_sku'> | undefined> {
+    return knex('portal_listing').select('portal_item_id', 'status', 'markets', 'markets_job', 'listed_sku').where(keyColumns(key)).first();
   },
 
   /**
@@ -121,6 +130,27 @@ export const portalListingRepository = {
       // is (Amazon: a quantity named in the others would make an offer of nothing there).
       .whereNull('markets');
     return new Map(rows.map((r) => [Number(r.stock_id), r.portal_item_id!]));
+  },
+
+  /**
+   * The keys these items' live listings at one portal account are held under at the channel
+   * (`listed_sku`), by stock id, each with its lister (an item may be listed by several); listings
+   * recorded without one are absent.
+   */
+  async liveListedSkus(
+    knex: Knex,
+    accountId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    stockIds: number[],
+  ): Promise<Map<number, { listerId: string; sku: string }[]>> {
+    if (stockIds.length === 0) return new Map();
+    const rows = await liveListings(knex, accountId, portal, portalAccountId, stockIds)
+      .select('stock_id', 'lister_id', 'listed_sku')
+      .whereNotNull('listed_sku');
+    const out = new Map<number, { listerId: string; sku: string }[]>();
+    for (const r of rows) out.set(Number(r.stock_id), [...(out.get(Number(r.stock_id)) ?? []), { listerId: r.lister_id, sku: r.listed_sku! }]);
+    return out;
   },
 
   /** The markets of these items' live listings at one portal account that only some of its markets took (`markets`), by stock id. */
@@ -227,6 +257,8 @@ export const portalListingRepository = {
   /**
    * Records a listing listed or ended. `inMarkets`: the markets a list left it in where not every
    * one of the account took it, with the job that did (null: all; an end or a full list clears them).
+   * `listedSku`: the key a list made the listing under at the channel (PortalListingRow.listed_sku);
+   * an end keeps the one recorded.
    */
   async saveListing(
     knex: Knex,
@@ -234,16 +266,27 @@ export const portalListingRepository = {
     portalItemId: string | null,
     status: 'listed' | 'ended',
     inMarkets: { markets: string[]; job: string } | null = null,
+    listedSku: string | null = null,
   ): Promise<void> {
     const markets = { markets: inMarkets?.markets ?? null, markets_job: inMarkets?.job ?? null };
+    const sku = status === 'listed' ? { listed_sku: listedSku } : {};
     await knex('portal_listing')
-      .insert({ ...keyColumns(key), portal_item_id: portalItemId, status, ...markets, fulfilled_by_channel: false, updated_at: knex.fn.now() })
+      .insert({
+        ...keyColumns(key),
+        portal_item_id: portalItemId,
+        status,
+        ...markets,
+        fulfilled_by_channel: false,
+        listed_sku: listedSku,
+        updated_at: knex.fn.now(),
+      })
       .onConflict(['account_id', 'stock_id', 'portal', 'portal_account_id', 'lister_id'])
       // A list or end done: the listing is the seller's again, or over (fulfilled_by_channel cleared).
       .merge({
         portal_item_id: knex.raw('COALESCE(EXCLUDED.portal_item_id, portal_listing.portal_item_id)'),
         status,
         ...markets,
+        ...sku,
         fulfilled_by_channel: false,
         updated_at: knex.fn.now(),
       });

@@ -71,6 +71,7 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
       listedItems: (stockIds) => portalListingRepository.liveItemIds(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       listedMarkets: (stockIds) => portalListingRepository.liveMarkets(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       leftListings: (stockIds) => leftListings(trx, accountId, target, stockIds),
+      listedSkus: (stockIds) => portalListingRepository.liveListedSkus(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       channelFulfilled: (stockIds) =>
         portalListingRepository.liveFulfilledByChannel(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),
       recordChannelFulfilled: (listings, fulfilled) =>

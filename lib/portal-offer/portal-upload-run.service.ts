@@ -28,10 +28,15 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     const listing = await portalListingRepository.listing(knex, key);
     // Channels that address offers by SKU (eBay) need the item's SKU; a deleted item has none left.
     const item = await stockPortalRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
-    await adapter.end(target, job.stockId, job.liveId ?? listing?.portal_item_id ?? null, jobId, item);
+    // The SKU the live listing was made under (eBay holds it by that, whatever the item's SKU is
+    // now); a deleted item's listing is ended by it too. Not an ended record's: another item may
+    // be listed under that SKU since.
+    const listedSku = listing?.status === 'listed' ? listing.listed_sku : null;
+    const ending = item ? { ...item, listedSku } : listedSku ? { sku: null, group: {}, listedSku } : item;
+    await adapter.end(target, job.stockId, job.liveId ?? listing?.portal_item_id ?? null, jobId, ending);
     await portalListingRepository.saveListing(knex, key, null, 'ended');
     // A variation main's listing is its variants': they end with it.
-    const variants = await endVariants(target, adapter, job, jobId, key, item);
+    const variants = await endVariants(target, adapter, job, jobId, key, item && { ...item, listedSku });
     return { action: 'delete', portal, ...(variants.length ? { variants } : {}) };
   }
   const item = await stockPortalRepository.listingItem(knex, job.accountId, job.stockId, portal, job.listerId);
@@ -48,21 +53,23 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     if (!portalItemId) throw domainError('no_live_listing', `${portal}: item ${job.stockId} has no live offer to revise`);
     // A listing only some of the account's markets took is revised in those (Amazon: elsewhere a patch makes an offer of nothing).
     const liveIn = listing?.status === 'listed' && listing.markets ? { liveIn: listing.markets } : {};
-    await adapter.revise(target, { ...item, leftListings: left, ...liveIn }, portalItemId, job.reviseValues ?? [], jobId);
+    const listedSku = listing?.status === 'listed' ? listing.listed_sku : null;
+    await adapter.revise(target, { ...item, leftListings: left, listedSku, ...liveIn }, portalItemId, job.reviseValues ?? [], jobId);
     // A revise writes no outcome of its own: the check is its transaction's only row.
     if (adapter.checkListing) await transaction((trx) => scheduleListingCheck(trx, adapter, job, jobId));
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }
   const listing = await portalListingRepository.listing(knex, key);
   const listedAs = listing?.status === 'listed' ? listing.portal_item_id : null;
+  const listedSku = listing?.status === 'listed' ? listing.listed_sku : null;
   const ciaActive = (await ciaActiveAt(job.accountId, { portal, portalAccountId: job.portalAccountId }, [job.stockId])).has(job.stockId);
   // This job's earlier try listed it in some markets (a retry after a refusal or a 429 in another): not submitted again.
   const listedBefore = listing?.status === 'listed' && listing.markets && listing.markets_job === jobId ? { listedBefore: listing.markets } : {};
-  let listed: { portalItemId: string; markets?: string[] };
+  let listed: { portalItemId: string; markets?: string[]; listedSku?: string };
   try {
     listed = await adapter.list(
       target,
-      { ...item, listedAs, ciaActive, leftListings: left, ...listedBefore, ...(job.start ? { start: job.start } : {}) },
+      { ...item, listedAs, listedSku, ciaActive, leftListings: left, ...listedBefore, ...(job.start ? { start: job.start } : {}) },
       jobId,
     );
   } catch (err) {
@@ -73,7 +80,7 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   // Accepted for processing only (Amazon): whether the portal sells it is checked later, a
   // check recorded with the listing, in one transaction.
   await transaction(async (trx) => {
-    await portalListingRepository.saveListing(trx, key, portalItemId, 'listed');
+    await portalListingRepository.saveListing(trx, key, portalItemId, 'listed', null, listed.listedSku ?? null);
     await scheduleListingCheck(trx, adapter, job, jobId);
   });
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.

@@ -95,11 +95,16 @@ export async function listVariation(
       variation.variants.map((v) => v.stockId),
     );
     const variants = variation.variants.map((v) => ({ ...v, leftListings: [...(left.get(v.stockId) ?? [])] }));
-    const portalItemId = (await adapter.listVariations(target, { ...variation, variants }, jobId)).portalItemId;
+    // The group key the main's live listing was made under (eBay's listing is the group's): a main
+    // whose SKU the seller changed since is listed again under it, not as a second group.
+    const own = await portalListingRepository.listing(knex, key);
+    const main = { ...variation.main, listedSku: own?.status === 'listed' ? own.listed_sku : null };
+    const made = await adapter.listVariations(target, { ...variation, main, variants }, jobId);
+    const portalItemId = made.portalItemId;
     grouped = portalItemId;
     await transaction(async (trx) => {
-      await portalListingRepository.saveListing(trx, key, portalItemId, 'listed');
-      for (const v of variation.variants) await recordVariant(trx, adapter, job, jobId, key, v.stockId, portalItemId);
+      await portalListingRepository.saveListing(trx, key, portalItemId, 'listed', null, made.listedSku ?? null);
+      for (const v of variation.variants) await recordVariant(trx, adapter, job, jobId, key, v.stockId, portalItemId, made.variantSkus?.get(v.stockId));
       // An item recorded in this listing that is no longer among the main's variants (it left the
       // main, or was deleted) is off it: the group was replaced with the variants' SKUs only, and
       // "if a SKU value is removed from the inventory item group, the corresponding product
@@ -146,8 +151,9 @@ async function recordVariant(
   key: ListingKey,
   stockId: number,
   portalItemId: string,
+  listedSku?: string,
 ): Promise<void> {
-  await portalListingRepository.saveListing(trx, { ...key, stockId }, portalItemId, 'listed');
+  await portalListingRepository.saveListing(trx, { ...key, stockId }, portalItemId, 'listed', null, listedSku ?? null);
   await scheduleListingCheck(trx, adapter, { ...job, stockId }, `${jobId}-v${stockId}`);
 }
 
@@ -163,7 +169,8 @@ async function adjustVariant(job: PortalUploadJob, jobId: string, stockId: numbe
  * portal that listed them as one (`listVariations`: eBay's inventory item group) ends that
  * listing as one (`endVariations`: withdrawOfferByInventoryItemGroup, never withdrawOffer per
  * member, which sell_inventory_v1 has for single-variation listings); every other ends each
- * variant's offer by `end`.
+ * variant's offer by `end`. `main.listedSku`: the key the main's live listing was made under
+ * (eBay withdraws the group by it), read by the caller before it ended the main's record.
  */
 export async function endVariants(
   target: PortalTarget,
@@ -178,7 +185,7 @@ export async function endVariants(
   const live: ListingItem[] = [];
   for (const v of found?.variants ?? []) {
     const own = await portalListingRepository.listing(knex, { ...key, stockId: v.stockId });
-    if (own?.status === 'listed') live.push({ ...v, listedAs: own.portal_item_id });
+    if (own?.status === 'listed') live.push({ ...v, listedAs: own.portal_item_id, listedSku: own.listed_sku });
   }
   const grouped = adapter.endVariations && main ? ((await portalListingRepository.listing(knex, key))?.portal_item_id ?? undefined) : undefined;
   // A main all of whose variants left it since it was listed (made plain, moved, deleted) has none

@@ -112,9 +112,15 @@ export class AuctionAAdapter implements PortalAdapter {
   /** bulkUpdatePriceQuantity takes at most 25 SKUs per call. */
   readonly maxQuantityBatch = 25;
 
-  /** Lists an item: its inventory item, its offer (created, or updated when the SKU has one), published; answers eBay's listing id. */
-  async list(target: PortalTarget, item: ListingItem, _key: string): Promise<{ portalItemId: string }> {
-    const unlocated = ebayListing(item);
+  /**
+   * Lists an item: its inventory item, its offer (created, or updated when the SKU has one),
+   * published; answers eBay's listing id and the SKU it is held under. An item live at eBay
+   * (`listedSku`, its record) is listed again under the SKU its listing was made under, as revise
+   * does: under the item's SKU now, a seller who changed it got a second listing beside the first,
+   * which sold on at its old quantity.
+   */
+  async list(target: PortalTarget, item: ListingItem, _key: string): Promise<{ portalItemId: string; listedSku: string }> {
+    const unlocated = listedListing(item);
     this.checkLimits(unlocated, true);
     await this.refuseSkus(target, [unlocated.sku]);
     await this.refuseLeftListing(target, unlocated, item.leftListings);
@@ -124,13 +130,13 @@ export class AuctionAAdapter implements PortalAdapter {
     const offerId = existing?.offerId ?? (await this.createOffer(target, listing));
     if (existing?.offerId) await this.updateOffer(target, existing.offerId, listing);
     // An offer that is live already is revised by updateOffer; publishing it again is not needed.
-    if (existing?.status === 'PUBLISHED' && existing.listing?.listingId) return { portalItemId: existing.listing.listingId };
+    if (existing?.status === 'PUBLISHED' && existing.listing?.listingId) return { portalItemId: existing.listing.listingId, listedSku: listing.sku };
     const published = await ebayCall<{ listingId?: string }>(target, {
       method: 'POST',
       path: `${inventory}/offer/${encodeURIComponent(offerId)}/publish`,
     });
     if (!published.body.listingId) throw portalInputError(this.portal, `eBay published offer ${offerId} without a listing id`);
-    return { portalItemId: published.body.listingId };
+    return { portalItemId: published.body.listingId, listedSku: listing.sku };
   }
 
   /**
@@ -142,8 +148,12 @@ export class AuctionAAdapter implements PortalAdapter {
    * the main (every call replaces the whole record, and publishing the group again updates its
    * listing). eBay lists variations at a fixed price only.
    */
-  async listVariations(target: PortalTarget, variation: VariationListing, _key: string): Promise<{ portalItemId: string }> {
-    const groupKey = ebaySku(variation.main.group, variation.main.sku, variation.main.stockId);
+  async listVariations(
+    target: PortalTarget,
+    variation: VariationListing,
+    _key: string,
+  ): Promise<{ portalItemId: string; listedSku: string; variantSkus: Map<number, string> }> {
+    const groupKey = groupKeyOf(variation);
     // inventoryItemGroupKey: "Max Length: 50" (createOrReplaceInventoryItemGroup), as a SKU; eBay
     // refused the group only after every variant's item and offer were made.
     if (groupKey.length > 50)
@@ -228,7 +238,11 @@ export class AuctionAAdapter implements PortalAdapter {
       body: { inventoryItemGroupKey: groupKey, marketplaceId: listings[0]?.offer.marketplaceId ?? site.marketplaceId },
     });
     if (!published.body.listingId) throw portalInputError(this.portal, `eBay published inventory item group ${groupKey} without a listing id`);
-    return { portalItemId: published.body.listingId };
+    return {
+      portalItemId: published.body.listingId,
+      listedSku: groupKey,
+      variantSkus: new Map(variation.variants.map((v, i) => [v.stockId, listings[i]!.sku])),
+    };
   }
 
   /**
@@ -430,7 +444,7 @@ export class AuctionAAdapter implements PortalAdapter {
    * listing is as ended as asked (as `end` of a SKU without a published offer).
    */
   async endVariations(target: PortalTarget, variation: VariationListing, _key: string): Promise<void> {
-    const groupKey = ebaySku(variation.main.group, variation.main.sku, variation.main.stockId);
+    const groupKey = groupKeyOf(variation);
     const first = variation.variants[0];
     const marketplaceId = first ? ebayListing(first).offer.marketplaceId : siteOf(variation.main.group).marketplaceId;
     const answer = await ebayCall(target, {
@@ -450,7 +464,18 @@ export class AuctionAAdapter implements PortalAdapter {
    * sends the full mapping; revise_values choose which of the two is sent (all when empty).
    */
   async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], _key: string): Promise<void> {
-    const unlocated = ebayListing(item);
+    const unlocated = listedListing(item);
+    const now = ebaySku(item.group, item.sku, item.stockId);
+    // The SKU is the inventory item's key (createOrReplaceInventoryItem's path) and the offer's,
+    // which updateOffer cannot change: a listing made under one SKU stays under it. Decision: a
+    // revise of a listing whose item's SKU changed since revises it under the SKU it was listed
+    // by; one that names sku (revise_values) is refused before anything is written, saying how to
+    // sell under the new SKU, as Kontor cannot carry it to eBay.
+    if (values.includes('sku') && unlocated.sku !== now)
+      throw portalInputError(
+        this.portal,
+        `eBay listing ${portalItemId} was made under SKU ${unlocated.sku}, which is its inventory item's key at eBay and cannot change to ${now}: revise it without sku (it stays under ${unlocated.sku}), or end it (delete) and list item ${item.stockId} again to sell under ${now}`,
+      );
     this.checkLimits(unlocated, false);
     await this.refuseSkus(target, [unlocated.sku]);
     // An item made plain while its main was listed keeps its record (and its offer) on the main's
@@ -466,9 +491,19 @@ export class AuctionAAdapter implements PortalAdapter {
     }
   }
 
-  /** Ends a listing: withdraws the SKU's published offer of the entry's format (the inventory item and the offer stay for a later listing). */
-  async end(target: PortalTarget, stockId: number, _portalItemId: string | null, _key: string, item?: Pick<ListingItem, 'sku' | 'group'>): Promise<void> {
-    const sku = ebaySku(item?.group ?? {}, item?.sku ?? null, stockId);
+  /**
+   * Ends a listing: withdraws the published offer of the entry's format under the SKU the listing
+   * was made under (`listedSku`, else the item's SKU now); the inventory item and the offer stay
+   * for a later listing.
+   */
+  async end(
+    target: PortalTarget,
+    stockId: number,
+    _portalItemId: string | null,
+    _key: string,
+    item?: Pick<ListingItem, 'sku' | 'group' | 'listedSku'>,
+  ): Promise<void> {
+    const sku = item?.listedSku || ebaySku(item?.group ?? {}, item?.sku ?? null, stockId);
     const offer = await this.findOffer(target, sku, undefined, formatOf(item?.group ?? {}));
     if (!offer?.offerId || offer.status !== 'PUBLISHED') return;
     await ebayCall(target, { method: 'POST', path: `${inventory}/offer/${encodeURIComponent(offer.offerId)}/withdraw` });
@@ -618,7 +653,7 @@ export class AuctionAAdapter implements PortalAdapter {
   // --- eBay calls ---------------------------------------------------------------------------
 
   private async listing(target: PortalTarget, item: ListingItem): Promise<EbayListing> {
-    return ebayListing(item, await this.locationKey(target));
+    return listedListing(item, await this.locationKey(target));
   }
 
   /**
@@ -737,8 +772,21 @@ export class AuctionAAdapter implements PortalAdapter {
    */
   private async quantityBatch(target: PortalTarget, updates: QuantityUpdate[], aids?: PushAids): Promise<QuantityOutcome[]> {
     const ledger = aids?.ledger;
+    // The SKU each quantity goes to: the one its live listing was made under (Kontor's record, read
+    // once for the batch), else the item's SKU now. By the item's SKU alone, an item whose SKU the
+    // seller changed after listing had its quantity refused (eBay holds no inventory item of the new
+    // SKU, 25002) while its listing sold on at its old quantity. Two items on one SKU are counted
+    // by the SKU sent. The listing is the one of the lister whose entry CIA read (u.group); an item
+    // listed under its main's lister (a variant without an entry of its own) by its one SKU there.
+    const recorded = aids?.listedSkus ? await aids.listedSkus(updates.map((u) => u.stockId)) : new Map<number, { listerId: string; sku: string }[]>();
+    const skuOf = (u: QuantityUpdate) => {
+      const listings = recorded.get(u.stockId) ?? [];
+      const own = listings.find((r) => r.listerId === String(u.group.lister_id ?? ''));
+      const one = new Set(listings.map((r) => r.sku)).size === 1 ? listings[0] : undefined;
+      return (own ?? one)?.sku ?? ebaySku(u.group, u.sku, u.stockId);
+    };
     const { sent, clashes } = lowestPerListing(
-      updates.map((u) => ({ u, sku: ebaySku(u.group, u.sku, u.stockId) })),
+      updates.map((u) => ({ u, sku: skuOf(u) })),
       (r) => r.sku,
       'auction_a (eBay)',
     );
@@ -952,4 +1000,19 @@ function orderLines(order: EbayOrder, shipment: Shipment): PackageLine[] {
     const quantity = l.quantity ?? 1;
     return { lineItemId: l.lineItemId!, quantity: asked > 0 ? Math.min(asked, quantity) : quantity };
   });
+}
+
+/**
+ * An item's payloads under the SKU its live listing was made under (`listedSku`, Kontor's record)
+ * where that is not its SKU now: eBay holds the listing's inventory item and offer by that SKU.
+ */
+function listedListing(item: ListingItem, merchantLocationKey?: string): EbayListing {
+  const listing = ebayListing(item, merchantLocationKey);
+  const sku = item.listedSku;
+  return sku && sku !== listing.sku ? { ...listing, sku, offer: { ...listing.offer, sku } } : listing;
+}
+
+/** A variation main's inventory item group key: the one its live listing was made under (`main.listedSku`), else the main's SKU now. */
+function groupKeyOf(variation: VariationListing): string {
+  return variation.main.listedSku || ebaySku(variation.main.group, variation.main.sku, variation.main.stockId);
 }

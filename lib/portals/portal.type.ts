@@ -39,6 +39,13 @@ export interface ListingItem {
    */
   listedAs?: string | null;
   /**
+   * The key the channel holds the item's recorded live listing under, where it addresses listings
+   * by that (eBay: the inventory item's SKU, a variation main's group key), as the list made it
+   * (portal_listing.listed_sku): a seller may have changed the item's SKU since. Absent or null:
+   * the item's SKU now.
+   */
+  listedSku?: string | null;
+  /**
    * The multiple-variation listings (portal item ids) the item is recorded on but left (made
    * plain or moved while its main was listed; lib/portal-offer leftListings, as PushAids'). Asked
    * by auction_a, where the item's one fixed-price offer may still sell on such a listing; absent: none.
@@ -148,6 +155,13 @@ export interface PushAids {
    */
   leftListings?(stockIds: number[]): Promise<Map<number, Set<string>>>;
   /**
+   * The keys these items' live listings are held under at the channel (portal_listing.listed_sku:
+   * eBay's SKU as the list made it), by stock id, each with its lister; listings recorded without
+   * one are absent. One statement, asked by auction_a: a seller may have changed an item's SKU
+   * since it was listed, and eBay holds the listing under the old one.
+   */
+  listedSkus?(stockIds: number[]): Promise<Map<number, { listerId: string; sku: string }[]>>;
+  /**
    * The items whose live listing the channel fulfils from its own warehouse since Kontor listed it
    * (portal_listing.fulfilled_by_channel: a Kaufland unit the seller moved into Kaufland's
    * fulfilment programme), as an adapter recorded it (recordChannelFulfilled), by stock id. One
@@ -233,13 +247,19 @@ export interface PortalFacts {
 export interface PortalAdapter extends PortalFacts {
   /** Lists (or updates) an offer; returns the portal's item id. */
   /** markets: where the portal account sells in several (Amazon marketplaces), those holding the listing now. */
-  list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string; markets?: string[] }>;
+  /** listedSku: the key the channel holds the listing under, where it addresses it by that (eBay's SKU); recorded with the listing. */
+  list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string; markets?: string[]; listedSku?: string }>;
   /**
    * Only portals whose contract has a listing of variants of its own (eBay's inventory item
-   * group): lists (or updates) a variation main's variants as one listing; answers its id. Without
+   * group): lists (or updates) a variation main's variants as one listing; answers its id, and the
+   * keys the channel holds it under (the group's, each variant's SKU by stock id). Without
    * it, lib/portal-offer lists each variant by `list` as an offer of its own.
    */
-  listVariations?(target: PortalTarget, listing: VariationListing, key: string): Promise<{ portalItemId: string }>;
+  listVariations?(
+    target: PortalTarget,
+    listing: VariationListing,
+    key: string,
+  ): Promise<{ portalItemId: string; listedSku?: string; variantSkus?: Map<number, string> }>;
   /**
    * With `listVariations`: ends the listing of variants it made, as one (eBay's
    * withdrawOfferByInventoryItemGroup), never offer by offer. Nothing live to end is no error.
@@ -253,7 +273,7 @@ export interface PortalAdapter extends PortalFacts {
   /** Revises the named fields of a live offer (document 2, revise_values; all when empty). */
   revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void>;
   /** Ends an offer; item (its SKU and field group, when the item still exists) for channels that address offers by SKU. */
-  end(target: PortalTarget, stockId: number, portalItemId: string | null, key: string, item?: Pick<ListingItem, 'sku' | 'group'>): Promise<void>;
+  end(target: PortalTarget, stockId: number, portalItemId: string | null, key: string, item?: Pick<ListingItem, 'sku' | 'group' | 'listedSku'>): Promise<void>;
   /**
    * Sets the quantities the portal offers for several items in one call (CIA), as the bulk
    * inventory calls of real marketplaces do; answers each item's outcome in the given order.

@@ -66,6 +66,7 @@ const migrations: string[] = [
   '20261128_0400_portal_listing_fulfilled_by_channel',
   '20261128_0500_bank_claimed_on',
   '20261128_0510_bank_claimed_on_backfill',
+  '20261128_1000_portal_listing_listed_sku',
 ];
 
 /** require, not import(): under tsx an import() stays native and cannot resolve a .ts file. */
