@@ -51,7 +51,7 @@ export function foldedWords(text: string): string {
 
 /**
  * A folded word PostgreSQL's fold of a billing name (bank.repository.ts foldedName: lower case,
- * umlauts and the undecomposed Latin letters spelled as SPELLED, NFKD, U+0300-U+036F dropped, `ς` as `σ`) is sure to hold where nameKey's
+ * umlauts and the undecomposed Latin letters spelled as SPELLED, NFKD, the combining marks of Latin, Greek and Cyrillic dropped, `ς` as `σ`) is sure to hold where nameKey's
  * holds it: one of Latin, Greek or Cyrillic letters and digits only. Other scripts' marks are
  * not dropped there the same way, so their words narrow nothing (the caller then reads the
  * orders by amount and compares whole names).

@@ -163,6 +163,19 @@ describe('bank: the matching rules', () => {
         expect((await readOrder(fresh, other)).paid_amount).to.equal(null);
       });
 
+      it('when two orders of one name owe the amount, one billing name with marks beyond U+036F (ALA-LC ligature halves, a Cyrillic titlo), then the payment is ambiguous for both and pays neither', async () => {
+        const fresh = await newSeller();
+        for (const [amount, marked, plain] of [
+          ['33.00', 'Ivan T\ufe20s\ufe21vetkov', 'Ivan Tsvetkov'],
+          ['34.00', 'Иван Цве\u0483тков', 'Иван Цветков'],
+        ] as const) {
+          const ids = [await order(fresh, amount, buyer(marked)), await order(fresh, amount, buyer(plain))];
+          const sender = plain.toUpperCase();
+          expect(await post(fresh, { sender, subject: '', amount }), sender).to.include({ unassigned_reason: 'ambiguous', match_rule: null });
+          for (const id of ids) expect((await readOrder(fresh, id)).paid_amount, sender).to.equal(null);
+        }
+      });
+
       it('when two different non-Latin names owe and pay the same amount, then neither pays the other (no_match), nothing is paid', async () => {
         const fresh = await newSeller();
         const cyrillic = await order(fresh, '74.00', buyer('Иван Петров'));
