@@ -29,10 +29,14 @@
  *   MISSING_ATTRIBUTE / MISSING_PRICE naming that marketplace and is neither BUYABLE nor
  *   DISCOVERABLE there (missingOfferData);
  * - a test may script getListingsItem's answer of one SKU (POST
- *   /_sandbox/amazon/listings/:sku/lookup_fault): an error status the contract lists for it (400,
- *   403, 413, 415, 429, 500, 503; its 404 is the listing's own), with SP-API's error body, for the
- *   next `count` lookups of that SKU (ours: the contract gives no case but its example of a 400,
- *   sku "BadSKU" answered BAD_REQUEST "Invalid input").
+ *   /_sandbox/amazon/listings/:sku/lookup_fault), or patchListingsItem's (POST
+ *   /_sandbox/amazon/listings/:sku/patch_fault): an error status the contract lists for the
+ *   operation (400, 413, 415, 429, 500, 503; getListingsItem's 404 is the listing's own), with
+ *   SP-API's error body, for the next `count` calls of that SKU (ours: the contract gives no case
+ *   but its example of a 400, sku "BadSKU" answered BAD_REQUEST "Invalid input"). Not a 403: its
+ *   reasons are the caller's access ("Access Denied, Unauthorized, Expired Token, or Invalid
+ *   Signature"), none a SKU's, so the sandbox answers it to every call of an account whose access
+ *   a test took (POST /_sandbox/amazon/access, amazon.sandbox.ts), never to one SKU's.
  */
 import express, { Request, Response } from 'express';
 import type { SandboxOffer } from './sandbox.app';
@@ -66,19 +70,24 @@ export interface AmazonListingStore {
   listingMarketplaces: Map<string, Set<string>>;
   /** Scripted answers of getListingsItem per SKU (lookup_fault): the next `remaining` lookups get them. */
   lookupFaults: Map<string, LookupFault>;
+  /** Scripted answers of patchListingsItem per SKU (patch_fault): the next `remaining` patches get them. */
+  patchFaults: Map<string, LookupFault>;
 }
 
-/** A scripted getListingsItem answer of one SKU. */
+/** A scripted getListingsItem or patchListingsItem answer of one SKU. */
 export interface LookupFault {
   status: number;
   message: string;
   remaining: number;
 }
 
-/** getListingsItem's error statuses in listingsItems_2021-08-01.json, less its 404 (the listing's own) and their default messages. */
-const lookupStatuses: Record<number, string> = {
+/**
+ * getListingsItem's and patchListingsItem's error statuses in listingsItems_2021-08-01.json, less
+ * getListingsItem's 404 (the listing's own) and the 403 (the account's, not a SKU's), and their
+ * default messages.
+ */
+const skuStatuses: Record<number, string> = {
   400: 'Invalid input',
-  403: 'Access to requested resource is denied.',
   413: 'The request size exceeded the maximum accepted size.',
   415: 'The request payload is in an unsupported format.',
   429: 'You exceeded your quota for the requested resource.',
@@ -120,15 +129,23 @@ export function recordSubmission(store: AmazonListingStore, account: string, sku
   });
 }
 
-/** The scripted answer of this lookup of the SKU, if one is left (counted down). */
-export function takeLookupFault(store: AmazonListingStore, account: string, sku: string): LookupFault | undefined {
+/** The scripted answer of this call of the SKU, if one is left (counted down). */
+function takeSkuFault(faults: Map<string, LookupFault>, account: string, sku: string): LookupFault | undefined {
   const key = keyOf(account, sku);
-  const fault = store.lookupFaults.get(key);
+  const fault = faults.get(key);
   if (!fault) return undefined;
   fault.remaining -= 1;
-  if (fault.remaining <= 0) store.lookupFaults.delete(key);
+  if (fault.remaining <= 0) faults.delete(key);
   return fault;
 }
+
+/** The scripted answer of this lookup of the SKU, if one is left (counted down). */
+export const takeLookupFault = (store: AmazonListingStore, account: string, sku: string): LookupFault | undefined =>
+  takeSkuFault(store.lookupFaults, account, sku);
+
+/** The scripted answer of this patch of the SKU, if one is left (counted down). */
+export const takePatchFault = (store: AmazonListingStore, account: string, sku: string): LookupFault | undefined =>
+  takeSkuFault(store.patchFaults, account, sku);
 
 /** The SKU's listing is in the marketplace (putListingsItem). */
 export function listIn(store: AmazonListingStore, account: string, sku: string, marketplaceId: string): void {
@@ -286,9 +303,10 @@ function issueOf(body: Record<string, unknown>): SandboxIssue | string {
  * The controls: `POST /_sandbox/amazon/listings/:sku/issue {portal_account, code, message,
  * severity?, enforcement?, exemption?, expiry_date?, categories?, attribute_names?,
  * marketplace_id?}` (the SKU's processing finds this issue: ERROR and NOT_EXEMPT by default),
- * `DELETE /_sandbox/amazon/listings/:sku/issues?portal_account=` and `POST
+ * `DELETE /_sandbox/amazon/listings/:sku/issues?portal_account=`, `POST
  * /_sandbox/amazon/listings/:sku/lookup_fault {portal_account, status, message?, count?}` (the
- * next `count`, default 1, getListingsItem calls of the SKU answer that status).
+ * next `count`, default 1, getListingsItem calls of the SKU answer that status) and `POST
+ * /_sandbox/amazon/listings/:sku/patch_fault` (the same for patchListingsItem).
  */
 export function mountListingIssues(app: express.Express, store: AmazonListingStore): void {
   app.post('/_sandbox/amazon/listings/:sku/issue', (req: Request, res: Response) => {
@@ -306,18 +324,22 @@ export function mountListingIssues(app: express.Express, store: AmazonListingSto
     store.listingIssues.set(key, [...(store.listingIssues.get(key) ?? []), issue]);
     res.status(201).json({ sku: String(req.params.sku), issues: store.listingIssues.get(key) });
   });
-  app.post('/_sandbox/amazon/listings/:sku/lookup_fault', (req: Request, res: Response) => {
+  const scriptFault = (faults: Map<string, LookupFault>) => (req: Request, res: Response) => {
     const body = (req.body ?? {}) as { portal_account?: unknown; status?: unknown; message?: unknown; count?: unknown };
     const status = Number(body.status);
     const count = body.count === undefined ? 1 : Number(body.count);
-    if (body.portal_account === undefined || lookupStatuses[status] === undefined || !Number.isInteger(count) || count < 1) {
-      res.status(400).json({ message: `portal_account and a status of ${Object.keys(lookupStatuses).join(', ')} are required; count a whole number above 0` });
+    if (body.portal_account === undefined || skuStatuses[status] === undefined || !Number.isInteger(count) || count < 1) {
+      res.status(400).json({
+        message: `portal_account and a status of ${Object.keys(skuStatuses).join(', ')} are required (a 403 is the account's: POST /_sandbox/amazon/access); count a whole number above 0`,
+      });
       return;
     }
-    const fault = { status, message: typeof body.message === 'string' && body.message ? body.message : lookupStatuses[status]!, remaining: count };
-    store.lookupFaults.set(keyOf(String(body.portal_account), String(req.params.sku)), fault);
+    const fault = { status, message: typeof body.message === 'string' && body.message ? body.message : skuStatuses[status]!, remaining: count };
+    faults.set(keyOf(String(body.portal_account), String(req.params.sku)), fault);
     res.status(201).json({ sku: String(req.params.sku), status, message: fault.message, count });
-  });
+  };
+  app.post('/_sandbox/amazon/listings/:sku/lookup_fault', scriptFault(store.lookupFaults));
+  app.post('/_sandbox/amazon/listings/:sku/patch_fault', scriptFault(store.patchFaults));
   app.delete('/_sandbox/amazon/listings/:sku/issues', (req: Request, res: Response) => {
     store.listingIssues.delete(keyOf(String(req.query.portal_account ?? ''), String(req.params.sku)));
     res.json({ sku: String(req.params.sku), issues: [] });

@@ -21,6 +21,7 @@ import {
   placedByPut,
   recordSubmission,
   takeLookupFault,
+  takePatchFault,
   unlistIn,
 } from './amazon-listings.sandbox';
 import { AmazonOperation, amazonContractGate, amazonOperationOf, amazonOperations, feedSchemaIssues, processingReportProblems } from './amazon-contract';
@@ -50,6 +51,12 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
   marketplaces = new Map<string, string[]>();
   tokens = new Map<string, string>();
   revoked = new Set<string>();
+  /**
+   * Portal accounts whose access a test took (POST /_sandbox/amazon/access): Login with Amazon
+   * still answers their refresh token, every SP-API call answers 403 Unauthorized (an application
+   * without the role an operation needs, or a seller's authorisation that does not cover it).
+   */
+  denied = new Set<string>();
   /** Feed documents and processing reports; contentType: what createFeedDocument named (the upload must send it). */
   documents = new Map<string, { account: string; content: string | null; contentType?: string }>();
   feeds = new Map<string, SandboxFeed>();
@@ -91,6 +98,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
   listingIssues: AmazonListingStore['listingIssues'] = new Map();
   listingMarketplaces: AmazonListingStore['listingMarketplaces'] = new Map();
   lookupFaults: AmazonListingStore['lookupFaults'] = new Map();
+  patchFaults: AmazonListingStore['patchFaults'] = new Map();
   private counter = 0;
 
   next(): number {
@@ -101,6 +109,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
   clear(): void {
     this.tokens.clear();
     this.revoked.clear();
+    this.denied.clear();
     this.documents.clear();
     this.feeds.clear();
     this.orders.clear();
@@ -123,6 +132,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
     this.listingIssues.clear();
     this.listingMarketplaces.clear();
     this.lookupFaults.clear();
+    this.patchFaults.clear();
   }
 }
 
@@ -208,8 +218,9 @@ function lwa(state: SandboxState, amazon: AmazonState) {
 /**
  * Before an SP-API route: the operation's usage plan rate in x-amzn-RateLimit-Limit on every
  * answer; the access token names the portal account (403 Unauthorized when it is unknown or
- * revoked); the usage plan's token bucket (429 QuotaExceeded when empty); the delay; a pending
- * fault (SP-API's error body; 429 with its Retry-After); every call recorded with its answer.
+ * revoked, or the account's access was taken: AmazonState.denied); the usage plan's token bucket
+ * (429 QuotaExceeded when empty); the delay; a pending fault (SP-API's error body; 429 with its
+ * Retry-After); every call recorded with its answer.
  */
 function gate(state: SandboxState, amazon: AmazonState) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -244,6 +255,14 @@ function gate(state: SandboxState, amazon: AmazonState) {
       res
         .status(403)
         .json(errorBody('Unauthorized', 'Access to requested resource is denied.', 'The access token you provided is revoked, malformed or invalid.'));
+      return;
+    }
+    if (amazon.denied.has(account)) {
+      res
+        .status(403)
+        .json(
+          errorBody('Unauthorized', 'Access to requested resource is denied.', 'The selling partner has not authorised the application for this operation.'),
+        );
       return;
     }
     if (operation && plan && !tokenTaken(amazon, account, operation, plan)) {
@@ -464,6 +483,11 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
     const offer = offerOf(state, accountOf(res), sku);
     if (typeof body.productType !== 'string' || !Array.isArray(body.patches) || body.patches.length === 0) {
       res.status(400).json(errorBody('InvalidInput', 'productType and patches are required.'));
+      return;
+    }
+    const scripted = takePatchFault(amazon, accountOf(res), sku);
+    if (scripted) {
+      res.status(scripted.status).json(errorBody(codeOf(scripted.status), scripted.message));
       return;
     }
     const attributes = Object.fromEntries(body.patches.map((p) => [String(p.path ?? '').replace(/^\/attributes\//, ''), p.value]));
@@ -770,6 +794,17 @@ function controls(app: express.Express, amazon: AmazonState): void {
     const account = body.portal_account !== undefined ? String(body.portal_account) : accountOfRefreshToken(body.refresh_token ?? '');
     for (const [token, owner] of amazon.tokens) if (owner === account) amazon.tokens.delete(token);
     res.json({ revoked: true });
+  });
+  // The account's access taken (denied true) or given back: every SP-API call of its tokens answers 403 meanwhile.
+  app.post('/_sandbox/amazon/access', (req, res) => {
+    const body = (req.body ?? {}) as { portal_account?: string | number; denied?: unknown };
+    if (body.portal_account === undefined || typeof body.denied !== 'boolean') {
+      res.status(400).json({ message: 'portal_account and denied (true or false) are required' });
+      return;
+    }
+    if (body.denied) amazon.denied.add(String(body.portal_account));
+    else amazon.denied.delete(String(body.portal_account));
+    res.json({ portal_account: String(body.portal_account), denied: body.denied });
   });
   app.post('/_sandbox/amazon/feed_outcome', (req, res) => {
     const body = (req.body ?? {}) as { portal_account?: string | number; status?: string; count?: number; unprocessed?: number };

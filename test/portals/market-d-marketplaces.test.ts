@@ -530,49 +530,84 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     });
     expect(res.status, await res.text()).to.equal(201);
   };
+  /** The account's access at Amazon taken (every SP-API call answers 403) or given back (the sandbox's access control). */
+  const access = async (denied: boolean) => {
+    const res = await fetch(`${sandbox.url}/_sandbox/amazon/access`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ portal_account: account, denied }),
+    });
+    expect(res.status, await res.text()).to.equal(200);
+  };
 
-  it("CIA at SKUs Kontor recorded no listing of, one lookup answered 400 and one 403 after a new token too: those two are refused with Amazon's answer and not patched; a 403 a new token lifts, and the others, are patched", async () => {
-    for (const sku of ['MM-LK-BAD', 'MM-LK-DENIED', 'MM-LK-AGAIN', 'MM-LK-OK']) sellerCentralListing(sandbox.state, String(account), sku, [DE, FR]);
+  it("CIA at SKUs Kontor recorded no listing of, one lookup answered 400 and one 413: those two are refused with Amazon's answer and not patched; a 403 a new access token lifts (an expired token), and the others, are patched", async () => {
+    for (const sku of ['MM-LK-BAD', 'MM-LK-BIG', 'MM-LK-OK']) sellerCentralListing(sandbox.state, String(account), sku, [DE, FR]);
     await adapter.list(target, item({ sku: 'MM-LK-REC' }, { stockId: 905 }), 'job-lk');
     await lookupFault('MM-LK-BAD', 400, 1);
-    await lookupFault('MM-LK-DENIED', 403, 2, 'The seller is not authorised for this SKU.');
-    await lookupFault('MM-LK-AGAIN', 403, 1);
+    await lookupFault('MM-LK-BIG', 413, 1);
+    // The account's next call answers 403 once (the contract's "Expired Token"): a new access token lifts it.
+    sandbox.state.faults.push({ portal: 'market_d', portalAccount: String(account), status: 403, remaining: 1, message: 'The access token has expired.' });
     const outcomes = await adapter.setQuantities(
       target,
-      [
-        quantity(901, 'MM-LK-BAD', 4),
-        quantity(902, 'MM-LK-DENIED', 4),
-        quantity(903, 'MM-LK-AGAIN', 4),
-        quantity(904, 'MM-LK-OK', 4),
-        quantity(905, 'MM-LK-REC', 4),
-      ],
+      [quantity(901, 'MM-LK-BAD', 4), quantity(902, 'MM-LK-BIG', 4), quantity(904, 'MM-LK-OK', 4), quantity(905, 'MM-LK-REC', 4)],
       'batch-lk1',
       recordedListings({ 905: 'MM-LK-REC' }),
     );
-    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['refused', 'refused', 'accepted', 'accepted', 'accepted']);
+    expect(outcomes.map((o) => o.outcome)).to.deep.equal(['refused', 'refused', 'accepted', 'accepted']);
     expect((outcomes[0] as { message: string }).message)
       .to.contain('Amazon refused the lookup of SKU MM-LK-BAD, so the quantity of item 901 was not sent')
       .and.contain('market_d answered 400 to GET')
       .and.contain('InvalidInput: Invalid input');
     expect((outcomes[1] as { message: string }).message)
-      .to.contain('Amazon refused the lookup of SKU MM-LK-DENIED, so the quantity of item 902 was not sent')
-      .and.contain('market_d answered 403 to GET')
-      .and.contain('Unauthorized: The seller is not authorised for this SKU.');
-    expect(calls('MM-LK-BAD', 'GET').map((g) => g.status)).to.deep.equal([400]);
-    // A 403 is asked once more with a new access token (SpApiSession.send): refused only when that is refused too.
-    expect(calls('MM-LK-DENIED', 'GET').map((g) => g.status)).to.deep.equal([403, 403]);
-    expect(calls('MM-LK-AGAIN', 'GET').map((g) => g.status)).to.deep.equal([403, 200]);
-    for (const sku of ['MM-LK-BAD', 'MM-LK-DENIED']) {
+      .to.contain('Amazon refused the lookup of SKU MM-LK-BIG, so the quantity of item 902 was not sent')
+      .and.contain('market_d answered 413 to GET')
+      .and.contain('The request size exceeded the maximum accepted size.');
+    // The 403 met one call (whichever went first), which went again with a new access token and was answered.
+    const answered = (sku: string) =>
+      calls(sku, 'GET')
+        .map((g) => g.status)
+        .filter((status) => status !== 403);
+    expect(answered('MM-LK-BAD')).to.deep.equal([400]);
+    expect(answered('MM-LK-BIG')).to.deep.equal([413]);
+    const mine = sandbox.state.requests.filter((r) => r.portalAccount === String(account) && r.path.startsWith('/listings/'));
+    expect(mine.filter((r) => r.status === 403)).to.have.length(1);
+    for (const sku of ['MM-LK-BAD', 'MM-LK-BIG']) {
       expect(calls(sku, 'PATCH'), sku).to.deep.equal([]);
       expect(sandbox.state.quantities(String(account)).market_d?.[sku], sku).to.equal(0);
     }
-    for (const sku of ['MM-LK-AGAIN', 'MM-LK-OK', 'MM-LK-REC']) {
+    for (const sku of ['MM-LK-OK', 'MM-LK-REC']) {
       expect(
-        calls(sku, 'PATCH').map((p) => [p.status, p.query!.marketplaceIds]),
+        calls(sku, 'PATCH')
+          .filter((p) => p.status === 200)
+          .map((p) => p.query!.marketplaceIds),
         sku,
-      ).to.deep.equal([[200, `${DE},${FR}`]]);
+      ).to.deep.equal([`${DE},${FR}`]);
       expect(sandbox.state.quantities(String(account)).market_d?.[sku], sku).to.equal(4);
     }
+  });
+
+  it("CIA at SKUs Kontor recorded no listing of, of an account whose access Amazon refuses (403 after a new token too): the first lookup's 403 stops the batch, named the account's, and nothing else is asked or sent", async () => {
+    const skus = ['MM-LKD-1', 'MM-LKD-2', 'MM-LKD-3', 'MM-LKD-4', 'MM-LKD-5', 'MM-LKD-6'];
+    for (const sku of skus) sellerCentralListing(sandbox.state, String(account), sku, [DE, FR]);
+    await access(true);
+    const err = await failure(
+      adapter.setQuantities(
+        target,
+        skus.map((sku, i) => quantity(920 + i, sku, 4)),
+        'batch-lk3',
+        recordedListings({}),
+      ),
+    );
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message)
+      .to.contain(`market_d: portal account ${account}: Amazon refused the portal account's access`)
+      .and.contain('The quantity batch stopped')
+      .and.contain('Unauthorized: Access to requested resource is denied.');
+    const mine = sandbox.state.requests.filter((r) => r.portalAccount === String(account) && r.path.startsWith('/listings/'));
+    // Those sent at once (the burst Kontor takes) each go twice (a new token); none after.
+    expect(mine.every((r) => r.method === 'GET' && r.status === 403)).to.equal(true);
+    expect(new Set(mine.map((r) => r.path)).size).to.be.below(skus.length);
+    for (const sku of skus) expect(sandbox.state.quantities(String(account)).market_d?.[sku], sku).to.equal(0);
   });
 
   it("CIA by the feed (the patch plan spent) at SKUs Kontor recorded no listing of, one lookup answered 400: that one is refused with Amazon's answer and left out of the feed, the feed carries the others", async () => {

@@ -18,14 +18,70 @@ interface Records {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Answers about the SKU itself (bad data, unknown SKU): Amazon's refusal of that item alone, as an INVALID submission. */
-const itemStatuses = [400, 404, 422];
+/**
+ * Whose a Listings Items answer is (listingsItems_2021-08-01.json, patchListingsItem's and
+ * getListingsItem's responses; decision, lib/portals/README.md "CIA quantities"):
+ * - the account's (accountStatuses): 403, whose every reason the contract gives is the caller's
+ *   access ("Access Denied, Unauthorized, Expired Token, or Invalid Signature"; an expired token
+ *   is lifted by SpApiSession.send's new one), none a SKU; 401 (not listed; the same kind); and
+ *   415 ("The request payload is in an unsupported format": every patch of a batch is made
+ *   alike, so each would be refused). The batch stops (BatchStop);
+ * - the item's (itemStatus): 400 ("missing or invalid parameters"; the contract's example is a
+ *   SKU, BadSKU, answered BAD_REQUEST "Invalid input"), 413 ("The request size exceeded the
+ *   maximum accepted size": this SKU's request), and a 4xx the contract does not list for the
+ *   operation (a 404 or 422; ours: one answer nobody documents holds up no other SKU's quantity);
+ * - anything else (408, 429, 5xx, the network) is the call's: SpApiSession maps it, retry.
+ */
+const accountStatuses = [401, 403, 415];
+const itemStatus = (status: number | undefined) =>
+  status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429 && !accountStatuses.includes(status);
 
-/** A refusal of the SKU as a submission; anything else (throttling, 5xx, the account's authorisation) is thrown on. */
+/** A refusal of the SKU (itemStatus) as an INVALID submission; anything else (throttling, 5xx, the account's) is thrown on. */
 function asItemRefusal(sku: string, err: unknown): { data: Submission } {
   const response = (err as { response?: { status?: number; data?: unknown } }).response;
-  if (response?.status === undefined || !itemStatuses.includes(response.status)) throw err;
-  return { data: { sku, status: 'INVALID', issues: [{ code: String(response.status), message: spApiErrors(response.data), severity: 'ERROR' }] } };
+  if (!itemStatus(response?.status)) throw err;
+  return { data: { sku, status: 'INVALID', issues: [{ code: String(response!.status), message: spApiErrors(response!.data), severity: 'ERROR' }] } };
+}
+
+/**
+ * A batch's end by an answer that is not one SKU's: the account's (accountStatuses, or Login with
+ * Amazon refusing the refresh token) or another that fails the batch (a feed call refused). The
+ * first such failure stops it: no lookup, patch or feed not sent yet is sent (each would be
+ * refused alike, and a 403 costs a new access token each), and the batch fails with it once the
+ * calls in flight settle. Before, every SKU's patch still went, and each item showed one SKU's
+ * 403 as if it were that SKU's.
+ */
+class BatchStop {
+  reason: Error | undefined;
+
+  constructor(private readonly s: SpApiSession) {}
+
+  /** Throws the reason once the batch stopped; called before each call goes. */
+  check(): void {
+    if (this.reason) throw this.reason;
+  }
+
+  /** Stops the batch with this failure (the first one kept) and answers what the batch fails with. */
+  stop(err: unknown): Error {
+    this.reason ??= this.accountWide(err as Error);
+    return this.reason;
+  }
+
+  /** An account's refusal named as the account's, not the SKU's whose call met it. */
+  private accountWide(err: Error): Error {
+    if (!(err instanceof SpApiRefusal) || !accountStatuses.includes(err.answered)) return err;
+    const why =
+      err.answered === 415
+        ? "Amazon refused the format of Kontor's request, which every quantity of the batch is sent in"
+        : "Amazon refused the portal account's access (listingsItems_2021-08-01.json: a 403 is Access Denied, Unauthorized, Expired Token or Invalid Signature, none of them one SKU's; a new access token was refused too); the seller must authorise Kontor again in Seller Central (Manage Your Apps) with the Product Listing role";
+    return new SpApiRefusal(
+      err.answered,
+      `market_d: portal account ${this.s.target.portalAccountId}: ${why}. The quantity batch stopped: the quantities not sent by then were not sent. ${err.message}`.slice(
+        0,
+        2000,
+      ),
+    );
+  }
 }
 
 /**
@@ -33,11 +89,13 @@ function asItemRefusal(sku: string, err: unknown): { data: Submission } {
  * since the epoch) on; an unrecorded SKU (recordedIn null) is looked up first, from `patchAt` or
  * `lookupAt` on, whichever is later (the caller took both tokens for those times,
  * SpApiSession.reserve). Throttling, 5xx and
- * network errors answer this item retry; a permanent failure that is not about the SKU (a revoked
- * grant) is thrown: it fails the batch.
+ * network errors answer this item retry; a permanent failure that is not about the SKU (the
+ * account's, a revoked grant) stops the batch (BatchStop) and is thrown: it fails the batch. Once
+ * the batch stopped, nothing is sent.
  */
 async function patchQuantity(
   s: SpApiSession,
+  stop: BatchStop,
   message: FeedMessage,
   stockId: number,
   recordedIn: string[] | null,
@@ -52,8 +110,10 @@ async function patchQuantity(
     // it, as before: patches sent at their times once the lookups, begun earlier, have answered
     // would go together whenever the lookups were slow, beyond Amazon's burst (a 429).
     await until(recordedIn ? patchAt : Math.max(patchAt, lookupAt));
+    stop.check();
     const held = recordedIn ? { marketplaceIds: recordedIn } : await heldAtAmazon(s, message.sku, stockId);
     if ('outcome' in held) return held;
+    stop.check();
     const answer = await s.send('patch', s.listingPath(message.sku), (o) =>
       s.listings
         .patchListingsItem(
@@ -71,19 +131,22 @@ async function patchQuantity(
     if (errors === undefined) return { stockId, outcome: 'accepted' };
     return { stockId, outcome: 'refused', message: `market_d refused the quantity of item ${stockId} (SKU ${message.sku}): ${errors}`.slice(0, 1000) };
   } catch (err) {
-    if (isPermanent(err)) throw err;
+    if (isPermanent(err)) throw stop.stop(err);
     return { stockId, outcome: 'retry', message: (err as Error).message };
   }
 }
 
 /**
  * What getListingsItem answers of one SKU that refuses that SKU's lookup alone (decision,
- * lib/portals/README.md "CIA quantities"): 400 "Request has missing or invalid parameters" (the
- * contract's own example is a SKU, "BadSKU", answered BAD_REQUEST "Invalid input") and a 403 that
- * a new access token did not lift (SpApiSession.send). Thrown, either failed the whole batch:
- * the other SKUs' patches, sent already, went unrecorded and every item showed this SKU's answer.
+ * lib/portals/README.md "CIA quantities"): the item's answers of a patch (itemStatus), chiefly
+ * 400 "Request has missing or invalid parameters" (the contract's own example is a SKU,
+ * "BadSKU", answered BAD_REQUEST "Invalid input"); its 404 is no listing (readListing). Thrown,
+ * one failed the whole batch: the other SKUs' patches, sent already, went unrecorded and every
+ * item showed this SKU's answer. A 403 is the account's (accountStatuses), as for a patch: it
+ * stops the batch (6a50022 took it for the SKU's, so an account without access had each SKU
+ * looked up, refused and its token renewed one by one).
  */
-const lookupRefusals = [400, 403];
+const lookupRefused = (err: unknown): err is SpApiRefusal => err instanceof SpApiRefusal && itemStatus(err.answered);
 
 /** Issue categories (listingsItems_2021-08-01.json Issue.categories) of a listing that lacks what a buyer needs. */
 const lacking = ['MISSING_PRICE', 'MISSING_ATTRIBUTE'];
@@ -94,7 +157,7 @@ const lacking = ['MISSING_PRICE', 'MISSING_ATTRIBUTE'];
  * takes a quantity patch of a SKU it holds no listing of (ACCEPTED), but what it makes of it has
  * no product and no price: nothing a buyer can buy, while the push counted done and the seller
  * thought the item on sale. So (decision, lib/portals/README.md "CIA quantities"):
- * - a lookup Amazon refuses (lookupRefusals): refused with Amazon's answer, nothing sent;
+ * - a lookup Amazon refuses as the SKU's (lookupRefused): refused with Amazon's answer, nothing sent;
  * - no listing in any marketplace (404): refused, nothing sent, the seller told to list it;
  * - a listing with an ERROR issue of category MISSING_PRICE or MISSING_ATTRIBUTE (such an earlier
  *   quantity's stub, or a listing without an offer) in every marketplace showing it: refused with
@@ -108,7 +171,7 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
     // Its token was taken by the caller (SpApiSession.reserve).
     item = await readListing(s, sku, ['summaries', 'issues'], true);
   } catch (err) {
-    if (!(err instanceof SpApiRefusal) || !lookupRefusals.includes(err.answered)) throw err;
+    if (!lookupRefused(err)) throw err;
     return {
       stockId,
       outcome: 'refused',
@@ -168,6 +231,7 @@ async function recordedMarketplaces(s: SpApiSession, stockIds: number[], listed:
  */
 async function heldInAll(
   s: SpApiSession,
+  stop: BatchStop,
   messages: FeedMessage[],
   stockIdOf: (m: FeedMessage) => number,
   recorded: (stockId: number) => string[] | null,
@@ -186,9 +250,10 @@ async function heldInAll(
     const stockId = stockIdOf(m);
     let held: Awaited<ReturnType<typeof heldAtAmazon>>;
     try {
+      stop.check();
       held = await heldAtAmazon(s, m.sku, stockId);
     } catch (err) {
-      if (isPermanent(err)) throw err;
+      if (isPermanent(err)) throw stop.stop(err);
       held = { stockId, outcome: 'retry', message: (err as Error).message };
     }
     if ('outcome' in held) {
@@ -282,6 +347,7 @@ async function sendEachSkuOnce(
   if (todo.length === 0) return outcomes;
   const stockIdOf = (m: FeedMessage) => updates[batch.index.get(m.messageId)!]!.stockId;
   const recorded = await recordedMarketplaces(s, todo.map(stockIdOf), listed);
+  const stop = new BatchStop(s);
   // A listing recorded in some of the account's marketplaces only goes by patch, naming those:
   // the feed is applied in every marketplace its createFeed names (the account's), where it would
   // land the SKU with no price. Such SKUs take the patch tokens first; those beyond answer retry
@@ -316,17 +382,26 @@ async function sendEachSkuOnce(
     const lookup = lookupAt.get(m);
     // Beyond the lookup tokens: its patch token is left unspent.
     if (unrecorded(m) && lookup === undefined) outcomes[at] = lookupWaits(m.sku, stockIdOf(m));
-    else outcomes[at] = await patchQuantity(s, m, stockIdOf(m), recorded(stockIdOf(m)), from + delays[i]!, lookup ?? 0);
+    else outcomes[at] = await patchQuantity(s, stop, m, stockIdOf(m), recorded(stockIdOf(m)), from + delays[i]!, lookup ?? 0);
   });
   if (rest.length > 0)
     sending.push(
       (async () => {
-        const feed = await heldInAll(s, rest, stockIdOf, recorded, (m, o) => (outcomes[batch.index.get(m.messageId)!] = o));
-        if (feed.length > 0) take(await sendQuantityFeed(s, updates, part(feed, batch.index), batchKey), feed);
+        const feed = await heldInAll(s, stop, rest, stockIdOf, recorded, (m, o) => (outcomes[batch.index.get(m.messageId)!] = o));
+        if (feed.length === 0) return;
+        stop.check();
+        try {
+          take(await sendQuantityFeed(s, updates, part(feed, batch.index), batchKey), feed);
+        } catch (err) {
+          // A feed call refused (the account's 403 at createFeedDocument) stops the patches not sent yet too.
+          if (isPermanent(err)) throw stop.stop(err);
+          throw err;
+        }
       })(),
     );
   // Every call settles before a failure is thrown: none is still in flight when the push's retry sends newer quantities.
   const failed = (await Promise.allSettled(sending)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (stop.reason) throw stop.reason;
   if (failed) throw failed.reason;
   return outcomes;
 }
