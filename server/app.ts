@@ -16,6 +16,7 @@ import { healthRouter, operatorRouter } from '../lib/operator';
 import { provideOrderGrant } from '../lib/order';
 import { provideChannelFulfilment } from '../lib/order-import';
 import { provideStockEventTargets } from '../lib/event';
+import { provideEbayListings } from '../lib/portal-offer';
 
 // lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
 provideOrderGrant();
@@ -23,6 +24,8 @@ provideOrderGrant();
 provideChannelFulfilment();
 // lib/event's handler look-up, with which lib/stock checks cia.event target[] (lib/stock/event-targets.ts).
 provideStockEventTargets();
+// lib/portal-offer's record of an item's eBay listings, by which a save warns of no SKU eBay holds a listing under (lib/stock/stock-ebay-sku.ts).
+provideEbayListings();
 
 /** The Express app: conventions of document 1 around the declared endpoints (tests may add some). */
 export function createApp(extra: Endpoint[] = []): express.Express {

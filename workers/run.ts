@@ -11,12 +11,15 @@ import { developmentKeyWarning } from '../lib/secret';
 import { handleSignals, onShutdown } from '../lib/shutdown';
 import { provideOrderGrant } from '../lib/order';
 import { provideStockEventTargets, settleUnhandledEvents } from '../lib/event';
+import { provideEbayListings } from '../lib/portal-offer';
 
 // lib/order's grant queries, which lib/customer and lib/stock read through lib/access/order-grant.ts.
 provideOrderGrant();
 // lib/event's handler look-up, with which lib/stock checks cia.event target[] (a worker may write
 // an item: the eBay take-over).
 provideStockEventTargets();
+// lib/portal-offer's record of an item's eBay listings, by which a save warns of no SKU eBay holds a listing under (lib/stock/stock-ebay-sku.ts).
+provideEbayListings();
 
 /** A further queue a worker process runs beside its own (order_import in the portal_upload process). */
 export type AlsoRun = { [Q in QueueName]: { queue: Q; processors: Processors<Q> } }[QueueName];

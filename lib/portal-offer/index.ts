@@ -3,6 +3,7 @@
  * scripts/check-cycles.ts refuses imports of this folder's other files from outside it;
  * README.md beside this file has the decisions.
  */
+export { provideEbayListings } from './ebay-listings.provide';
 export { portalUploadProcessors } from './portal-upload.processor';
 export { portalUpload } from './portal-upload.service';
 export { portalUploadType } from './portal-upload.type';

@@ -160,6 +160,15 @@ export const portalListingRepository = {
     return new Map(rows.map((r) => [Number(r.stock_id), r.markets!]));
   },
 
+  /** An item's live listings at a portal, any portal account and lister: each lister and the key it is held under (`listed_sku`, null when recorded before). */
+  async liveListedSkusOfItem(knex: Knex, accountId: number, portal: PortalId, stockId: number): Promise<{ listerId: string; sku: string | null }[]> {
+    const rows = await knex('portal_listing')
+      .select('lister_id', 'listed_sku')
+      .where({ account_id: accountId, portal, stock_id: stockId, status: 'listed' })
+      .whereNotNull('portal_item_id');
+    return rows.map((r) => ({ listerId: r.lister_id, sku: r.listed_sku }));
+  },
+
   /** These items whose live listing at one portal account the channel fulfils since (`fulfilled_by_channel`), by stock id. */
   async liveFulfilledByChannel(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]): Promise<Set<number>> {
     if (stockIds.length === 0) return new Set();

@@ -5,6 +5,8 @@
  */
 export type { CiaInput, LoadCiaInputs } from './cia-input';
 export { forgetEventTargets, provideEventTargetQueries } from './event-targets';
+export { provideEbayListingQueries } from './stock-ebay-sku';
+export type { EbayListingQueries } from './stock-ebay-sku';
 export type { EventTargetQueries } from './event-targets';
 export { ownCategoryBody, ownCategoryRepository, ownCategorySearch, saveOwnCategories } from './stock-category';
 export type { OwnCategoryInput } from './stock-category';

@@ -14,7 +14,7 @@ import { deepMerge, Json, modifiedToday } from './stock-merge';
 import { resolveStockRef } from './stock-ref';
 import { SaveContext, SaveResult } from './stock-save';
 import { checkStockReferences } from './stock-references';
-import { ebaySkuWarnings } from './stock-ebay-sku';
+import { ebaySkusListed, ebaySkuWarnings } from './stock-ebay-sku';
 import { stockSearchRepository } from './stock-search.repository';
 import { applySet } from './stock-set.service';
 import { applyVariation } from './stock-variation.service';
@@ -123,7 +123,11 @@ export async function stockColumns(
   for (const key of ['app', 'customs'] as const)
     if (input[key] !== undefined) data[key] = appAfterWrite(existing?.data[key], input[key] as Json[], ctx.appClient, f(key));
   const listerIds = await mergeListers(trx, data, input, f, nextListerId);
-  ctx.warnings.push(...ebaySkuWarnings(input, data, columns.sku !== undefined ? columns.sku : existing?.sku, f));
+  // A SKU eBay holds the item's live listing under took eBay's look-up already: no warning (asked only when one would be given).
+  const skuWarnings = (listed?: Set<string>) => ebaySkuWarnings(input, data, columns.sku !== undefined ? columns.sku : existing?.sku, f, listed);
+  let warnings = skuWarnings();
+  if (warnings.length && existing) warnings = skuWarnings(await ebaySkusListed(trx, existing));
+  ctx.warnings.push(...warnings);
   if (input.name === undefined) {
     // v1.0.2: the offer name set in a lister also becomes the master name.
     const named = listerGroups.flatMap((g) => input[g] ?? []).filter((l) => typeof l.name === 'string' && l.name !== '');

@@ -5,6 +5,7 @@
  * request succeeded), naming the field (lib/stock/README.md "eBay SKUs").
  */
 import { expect } from 'chai';
+import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
 import { readItem } from './helpers';
 
@@ -84,5 +85,59 @@ describe('a stock item whose eBay SKU eBay refuses: saved, with a warning', () =
       ['stock[0]', 201, []],
       ['stock[1]', 201, [['ebay_sku_refused', 'stock[1].sku', 200]]],
     ]);
+  });
+
+  /** Kontor's record of the item's auction_a listing (what portal_upload's list writes), under its entry's lister. */
+  async function recordListing(stockId: number, listedSku: string | null, status: 'listed' | 'ended' = 'listed'): Promise<string> {
+    const item = (await readItem(seller, stockId)) as unknown as { auction_a: { lister_id: number | string }[] };
+    const listerId = String(item.auction_a[0]!.lister_id);
+    await db()('portal_listing').insert({
+      account_id: seller.id,
+      stock_id: stockId,
+      portal: 'auction_a',
+      portal_account_id: seller.portalAccountId,
+      lister_id: listerId,
+      portal_item_id: `1100000${stockId}`,
+      status,
+      listed_sku: listedSku,
+    });
+    return listerId;
+  }
+
+  it('when the item is live at eBay under the SKU (Kontor listed it there, so eBay holds it), then a save sending that SKU or the entry warns of nothing; another SKU eBay refuses still warns', async () => {
+    const created = await save('stock/', { name: 'Lamp', sku: 'LAMP_11', quantity: 3, auction_a: [{ name: 'Desk lamp', price: '19.90' }] });
+    expect(warnings(created.body as Warned)).to.deep.equal([['ebay_sku_refused', 'stock.sku', 200]]);
+    const id = created.body.stock_id as number;
+    const listerId = await recordListing(id, 'LAMP_11');
+
+    const again = await save(`stock/${id}/`, { sku: 'LAMP_11', quantity: 4 });
+    expect(again.status, again.text).to.equal(200);
+    expect((again.body as Warned).ack).to.equal('success');
+    expect(again.body).to.not.have.property('warning');
+    const entry = await save(`stock/${id}/`, { auction_a: [{ lister_id: listerId, price: '21.00' }] });
+    expect(entry.status, entry.text).to.equal(200);
+    expect(entry.body).to.not.have.property('warning');
+
+    // The listing stays under LAMP_11 at eBay: a new SKU of the item is one eBay holds nothing of.
+    const renamed = await save(`stock/${id}/`, { sku: 'LAMP_12' });
+    expect(renamed.status, renamed.text).to.equal(200);
+    expect(warnings(renamed.body as Warned)).to.deep.equal([['ebay_sku_refused', 'stock.sku', 200]]);
+    expect((renamed.body as Warned).warning![0]!.description).to.contain('LAMP_12');
+    expect((await readItem(seller, id)).sku).to.equal('LAMP_12');
+  });
+
+  it('when the item’s live listing was recorded before Kontor kept its SKU, then its SKU before the save counts as the listing’s; an ended listing counts for nothing', async () => {
+    const old = await save('stock/', { name: 'Lamp', sku: 'LAMP_13', auction_a: [{ price: '19.90' }] });
+    const oldId = old.body.stock_id as number;
+    await recordListing(oldId, null);
+    const saved = await save(`stock/${oldId}/`, { sku: 'LAMP_13', auction_a: [{ price: '20.00' }] });
+    expect(saved.status, saved.text).to.equal(200);
+    expect(saved.body).to.not.have.property('warning');
+
+    const ended = await save('stock/', { name: 'Lamp', sku: 'LAMP_14', auction_a: [{ price: '19.90' }] });
+    const endedId = ended.body.stock_id as number;
+    await recordListing(endedId, 'LAMP_14', 'ended');
+    const after = await save(`stock/${endedId}/`, { sku: 'LAMP_14' });
+    expect(warnings(after.body as Warned)).to.deep.equal([['ebay_sku_refused', 'stock.sku', 200]]);
   });
 });
