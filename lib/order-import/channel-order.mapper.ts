@@ -108,7 +108,8 @@ export function stateAfter(before: ChannelState, order: ChannelOrder, amountsKno
   return {
     ...now,
     ...(amountsKnown ? {} : { paid_amount: before.paid_amount, details: before.details, prices: before.prices, shipping_fee: before.shipping_fee }),
-    fulfilled_by_channel: now.fulfilled_by_channel === true || before.fulfilled_by_channel === true,
+    fulfilled_by_channel:
+      now.fulfilled_by_channel === true || (before.fulfilled_by_channel === true && !(byApps(before) && linesBackSince(before, order).length > 0)),
     ...(before.app_lines || now.app_lines ? { app_lines: appLinesAfter(before, order, now) } : {}),
   };
 }
@@ -120,13 +121,28 @@ function appLinesAfter(before: ChannelState, order: ChannelOrder, now: ChannelSt
 }
 
 /**
+ * The channel ships the order whole only because a fulfilment app holds every line (a Shopify
+ * store's 3PL, fulfilled_by_app): the store can move a line back, where a channel's own program
+ * (Amazon FBA, Kaufland FBK, eBay's) is the channel's for good. Told by the state itself (every
+ * line kept is among app_lines; only apps' lines are), so rows kept before this are read alike.
+ */
+function byApps(state: ChannelState): boolean {
+  const lines = Object.keys(state.lines ?? {});
+  return state.fulfilled_by_channel === true && lines.length > 0 && lines.every((t) => (state.app_lines ?? []).includes(t));
+}
+
+/**
  * The lines said an app's before (channel_state.app_lines, their stock given back) that the channel
  * now shows at the seller's locations (fulfilled_by_seller: a Shopify fulfillment order moved back
  * from the 3PL's location): given back to the seller, they take their stock again, once (found by a
- * reviewer of ea9c996). Not in an order the channel ships whole (fulfilled_by_channel, never unset).
+ * reviewer of ea9c996). Not in an order the channel ships whole by its own program
+ * (fulfilled_by_channel, never unset); one it shipped whole because every line was an app's is
+ * the seller's again from the first line given back (stateAfter unsets the flag, so send_mit is
+ * taken): before, such an order kept its lines unlinked and refused send_mit while the seller
+ * shipped it, and its sale took no stock, so every channel kept offering the units.
  */
 export function linesBackSince(before: ChannelState, order: ChannelOrder): string[] {
-  if (before.fulfilled_by_channel === true) return [];
+  if (before.fulfilled_by_channel === true && !byApps(before)) return [];
   const said = new Set(before.app_lines ?? []);
   return order.line.filter((l) => l.fulfilled_by_seller && said.has(l.transaction_id)).map((l) => l.transaction_id);
 }
@@ -192,7 +208,7 @@ export const sameState = (a: ChannelState, b: ChannelState) =>
   // A line given a fulfilment app since is a change even where the channel's modified time is not
   // (a Shopify move need not change Order.updatedAt; found by a reviewer of ea9c996).
   (b.app_lines ?? []).every((t) => (a.app_lines ?? []).includes(t)) &&
-  (a.fulfilled_by_channel === true || (a.app_lines ?? []).every((t) => !(b.seller_lines ?? []).includes(t))) &&
+  ((a.fulfilled_by_channel === true && !byApps(a)) || (a.app_lines ?? []).every((t) => !(b.seller_lines ?? []).includes(t))) &&
   (b.requests ?? []).every((t) => (a.requests ?? []).includes(t));
 
 /** Order_type as POST order/ takes it (current_date as ISO 8601), validated by the import like a request. */

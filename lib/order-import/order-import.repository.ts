@@ -25,7 +25,11 @@ export interface ChannelState {
    * not show a part of it (ChannelOrderLine.price_unread) takes this one (absent in rows kept before it).
    */
   prices?: Record<string, string>;
-  /** The channel ships the order from its own warehouse, as it has said once (absent in rows kept before it; never unset). */
+  /**
+   * The channel ships the order from its own warehouse, as it has said once (absent in rows kept
+   * before it; never unset, but where it said so because a fulfilment app held every line and the
+   * store gave one back: channel-order.mapper.ts linesBackSince).
+   */
   fulfilled_by_channel?: boolean;
   /**
    * The lines (transaction_id) the channel has said a fulfilment app ships (ChannelOrderLine.fulfilled_by_app):

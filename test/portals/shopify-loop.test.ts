@@ -384,6 +384,51 @@ describe('webshop at Shopify: a sale imported once, its quantity at eBay and the
     expect(given((await readOrder(seller, orderId)).history)).to.have.length(1);
   });
 
+  it("when the store gives back to its warehouse an order a fulfilment app held whole, the next read makes it the seller's: its line takes its stock, once, and send_mit is taken and fulfils it", async () => {
+    const { seller, portalAccountId, stockId, shipBob, control, kontorId } = await threePlStore('SH-BACK-1', 40);
+    // Routed whole to ShipBob (the warehouse holds none of it): the app's order, as imported.
+    await control('/_sandbox/shopify/inventory', { portal_account: portalAccountId, sku: 'SH-BACK-1', available: 0 });
+    const placed = (await control('/_sandbox/shopify/orders', { portal_account: portalAccountId, lines: [{ sku: 'SH-BACK-1', quantity: 2 }] })) as {
+      id: string;
+    };
+    const s = shopifyOf(sandbox.state);
+    const fo = s.orders.get(placed.id)!.fulfillmentOrders[0]!;
+    expect(fo.locationId).to.equal(shipBob.id);
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-back-1')).orders).to.deep.include({ created: 1 });
+    const orderId = await kontorId(placed.id);
+    const imported = await readOrder(seller, orderId);
+    expect(imported.line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([['SH-BACK-1', null]]);
+    expect(imported.history.some((h) => h.includes('the channel ships this order from its own warehouse'))).to.equal(true);
+    expect(await stockQuantity(seller, stockId)).to.equal(10);
+    const send = () => call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { deliverer: 'DHL', code: ['00340434161094042601'] } } });
+    const refused = await send();
+    expect(refused.status, refused.text).to.equal(400);
+    expect(refused.body.error![0]).to.deep.include({ error: 'status_conflict', field: 'order_id' });
+
+    // ShipBob cannot ship it; the store moves the fulfillment order to its own warehouse.
+    await control(`/_sandbox/shopify/fulfillment_orders/${fo.id.split('/').pop()}/move`, { location: 1 });
+    expect(s.orders.get(placed.id)!.fulfillmentOrders[0]!.locationId).to.equal('gid://shopify/Location/1');
+    expect((await importOrders({ accountId: seller.id, portalAccountId }, 'sh-back-2')).orders).to.deep.include({ updated: 1 });
+    const back = await readOrder(seller, orderId);
+    expect(back.line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([['SH-BACK-1', `ID_${stockId}`]]);
+    expect(await stockQuantity(seller, stockId)).to.equal(8);
+    const given = (h: string[]) => h.filter((x) => x.includes('gave it back from the fulfilment app'));
+    expect(given(back.history)).to.deep.equal([
+      `webshop order ${placed.id.split('/').pop()} (portal account ${portalAccountId}): line 1 (Tasse SH-BACK-1): the channel gave it back from the fulfilment app to the seller's location; it takes its stock again, ship it`,
+    ]);
+    await importOrders({ accountId: seller.id, portalAccountId }, 'sh-back-3');
+    expect(await stockQuantity(seller, stockId)).to.equal(8);
+    expect(given((await readOrder(seller, orderId)).history)).to.have.length(1);
+
+    const shipped = await send();
+    expect(shipped.status, shipped.text).to.equal(202);
+    const sent = await jobEnd(seller.token, shipped.body.job_id as string);
+    expect(sent.state, sent.error).to.equal('completed');
+    expect(s.orders.get(placed.id)!.fulfillmentOrders.map((f) => [f.locationId, f.lines.map((l) => l.quantity - l.fulfilled)])).to.deep.equal([
+      ['gid://shopify/Location/1', [0]],
+    ]);
+  });
+
   it("when the store moves some units of an imported order to a fulfilment app (fulfillmentOrderMove's second scenario: the original closed and recreated, or split), the moved line gives its stock back on the next read, the rest keeps it", async () => {
     const { seller, portalAccountId, stockId, ownId, shipBob, control, kontorId } = await threePlStore('SH-MOVE-2', 40, 'SH-OWN-3');
     const shipBobNo = Number(shipBob.id.split('/').pop());
