@@ -779,12 +779,13 @@ export class AuctionAAdapter implements PortalAdapter {
     // by the SKU sent. The listing is the one of the lister whose entry CIA read (u.group); an item
     // listed under its main's lister (a variant without an entry of its own) by its one SKU there.
     const recorded = aids?.listedSkus ? await aids.listedSkus(updates.map((u) => u.stockId)) : new Map<number, { listerId: string; sku: string }[]>();
-    const skuOf = (u: QuantityUpdate) => {
+    const recordedSku = (u: QuantityUpdate) => {
       const listings = recorded.get(u.stockId) ?? [];
       const own = listings.find((r) => r.listerId === String(u.group.lister_id ?? ''));
       const one = new Set(listings.map((r) => r.sku)).size === 1 ? listings[0] : undefined;
-      return (own ?? one)?.sku ?? ebaySku(u.group, u.sku, u.stockId);
+      return (own ?? one)?.sku;
     };
+    const skuOf = (u: QuantityUpdate) => recordedSku(u) ?? ebaySku(u.group, u.sku, u.stockId);
     const { sent, clashes } = lowestPerListing(
       updates.map((u) => ({ u, sku: skuOf(u) })),
       (r) => r.sku,
@@ -819,10 +820,15 @@ export class AuctionAAdapter implements PortalAdapter {
     const bySku = going.length ? await this.bulkUpdate(target, going) : new Map<string | undefined, PriceQuantityResponse>();
     const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
     const unlisted = new Set(going.filter((g) => g.unlisted).map((g) => g.sku));
+    // Of those sent under the item's SKU now with nothing of it at eBay: a live listing Kontor
+    // recorded without its SKU (listed before Kontor kept it) was made under another one, and a
+    // list would make a second listing beside it. Asked only for these (one statement).
+    const unrecorded = going.filter((g) => g.unlisted && recordedSku(g.u) === undefined).map((g) => g.u.stockId);
+    const listedAs = unrecorded.length && aids ? await aids.listedItems(unrecorded) : new Map<number, string>();
     for (const { u, sku } of sent) {
       const plan = plans.get(sku)!;
       if (!('send' in plan)) outcomes.set(u.stockId, { stockId: u.stockId, ...plan });
-      else outcomes.set(u.stockId, this.quantityOutcome(u.stockId, sku, bySku.get(sku), plan, at, unlisted.has(sku)));
+      else outcomes.set(u.stockId, this.quantityOutcome(u.stockId, sku, bySku.get(sku), plan, at, unlisted.has(sku), listedAs.get(u.stockId)));
     }
     await this.spendRefused(ledger, at, going, outcomes);
     return updates.map((u) => outcomes.get(u.stockId)!);
@@ -875,7 +881,9 @@ export class AuctionAAdapter implements PortalAdapter {
    * A SKU's outcome by its worst response. `unlisted`: getOffers named no published offer of it; a
    * refusal then says so and what to do (eBay refuses the quantity of a SKU it holds no inventory
    * item of in the SKU's own entry, with a user error, 25002: the item was never listed at eBay,
-   * or was listed under another SKU), since eBay's text names only the SKU.
+   * or was listed under another SKU), since eBay's text names only the SKU. `listedAs`: the item's
+   * live eBay listing as Kontor recorded it without its SKU: it was made under another SKU, so the
+   * refusal names it and says to give the item that SKU back or end it first, not to list.
    */
   private quantityOutcome(
     stockId: number,
@@ -884,6 +892,7 @@ export class AuctionAAdapter implements PortalAdapter {
     plan: SendPlan,
     at: number,
     unlisted = false,
+    listedAs?: string,
   ): QuantityOutcome {
     if (!response) return { stockId, outcome: 'retry', message: `auction_a did not answer for SKU ${sku} (item ${stockId})` };
     const status = Number(response.statusCode);
@@ -902,7 +911,11 @@ export class AuctionAAdapter implements PortalAdapter {
     // eBay counted more revisions than Kontor (Seller Hub, another tool): held, never retried today.
     if (revisionLimitRefused(status, text)) return { stockId, ...heldUntilTomorrow(at, message) };
     if (status === 429 || status === 408 || status >= 500) return { stockId, outcome: 'retry', message };
-    const hint = unlisted ? `; eBay has no published offer of SKU ${sku}: list item ${stockId} at auction_a (portal_upload) so that it takes quantities` : '';
+    const hint = !unlisted
+      ? ''
+      : listedAs
+        ? `; eBay has no published offer of SKU ${sku}: item ${stockId}'s eBay listing ${listedAs} was made under the SKU the item had then, which Kontor did not record: give the item (its auction_a sku) that SKU again so that the listing takes quantities, or end listing ${listedAs} at eBay before listing the item again (a list now would make a second listing beside it)`
+        : `; eBay has no published offer of SKU ${sku}: list item ${stockId} at auction_a (portal_upload) so that it takes quantities`;
     return { stockId, outcome: 'refused', message: `${message}${hint}` };
   }
 

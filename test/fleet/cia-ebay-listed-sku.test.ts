@@ -152,6 +152,24 @@ describe('fleet: an item whose SKU changed after it was listed at auction_a (eBa
     expect(record).to.deep.equal({ status: 'ended' });
   });
 
+  it('when a listing recorded before Kontor kept its SKU is live and the item’s SKU changed, then its quantity is refused naming that listing and saying to give the SKU back or end the listing, not to list the item again', async () => {
+    const { id, listingId } = await relabelledLamp();
+    // A record made before portal_listing.listed_sku (migration 20261128_1000): no SKU kept.
+    await db()('portal_listing').where({ account_id: seller.id, stock_id: id }).update({ listed_sku: null });
+    await change(id, { quantity: 3 });
+    const refused = await waitFor('the refusal recorded', async () => {
+      const row = (await db()('cia_portal_state').where({ account_id: seller.id, stock_id: id, portal: 'auction_a' }).first()) as
+        { last_error: string | null; refused_seq: string | null; desired_seq: string } | undefined;
+      return row && row.refused_seq === row.desired_seq ? row : undefined;
+    });
+    expect(refused.last_error)
+      .to.contain(`auction_a answered 400 for SKU ${sku('-NEW')} (item ${id})`)
+      .and.contain(`item ${id}'s eBay listing ${listingId} was made under the SKU the item had then`)
+      .and.contain(`or end listing ${listingId} at eBay before listing the item again`)
+      .and.not.contain('at auction_a (portal_upload) so that it takes quantities');
+    expect(shown()[sku('-OLD')]).to.equal(5);
+  });
+
   it('when the SKUs of a variation main and a variant listed at eBay changed, then the variant’s quantity goes to its variation under the SKU it was listed by, and the main’s end withdraws the group under its key at listing', async () => {
     const s = await createItem(seller, { name: 'Shirt S', sku: sku('-S'), quantity: 4, cia: { auction_a: { is_active: true } } });
     const m = await createItem(seller, { name: 'Shirt M', sku: sku('-M'), quantity: 3, cia: { auction_a: { is_active: true } } });
