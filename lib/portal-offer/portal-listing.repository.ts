@@ -153,11 +153,20 @@ export const portalListingRepository = {
     return out;
   },
 
-  /** The markets of these items' live listings at one portal account that only some of its markets took (`markets`), by stock id. */
-  async liveMarkets(knex: Knex, accountId: number, portal: PortalId, portalAccountId: number, stockIds: number[]): Promise<Map<number, string[]>> {
+  /**
+   * The markets of these items' live listings at one portal account that only some of its markets
+   * took (`markets`), with the portal item id each was made under, by stock id.
+   */
+  async liveMarkets(
+    knex: Knex,
+    accountId: number,
+    portal: PortalId,
+    portalAccountId: number,
+    stockIds: number[],
+  ): Promise<Map<number, { markets: string[]; portalItemId: string | null }>> {
     if (stockIds.length === 0) return new Map();
-    const rows = await liveListings(knex, accountId, portal, portalAccountId, stockIds).select('stock_id', 'markets').whereNotNull('markets');
-    return new Map(rows.map((r) => [Number(r.stock_id), r.markets!]));
+    const rows = await liveListings(knex, accountId, portal, portalAccountId, stockIds).select('stock_id', 'markets', 'portal_item_id').whereNotNull('markets');
+    return new Map(rows.map((r) => [Number(r.stock_id), { markets: r.markets!, portalItemId: r.portal_item_id }]));
   },
 
   /** An item's live listings at a portal, any portal account and lister: each lister and the key it is held under (`listed_sku`, null when recorded before). */

@@ -143,10 +143,11 @@ export interface PushAids {
   /**
    * The markets (Amazon marketplace ids) of these items' live listings that only some of the
    * account's markets took, as portal_upload recorded them (portal_listing.markets; by stock id,
-   * others absent): Kontor put them there, so where Amazon may still be processing the put (404)
-   * the adapter need not ask. One statement.
+   * others absent), with the portal's item id the listing was made under (Amazon: its SKU, which
+   * the item's own may differ from since): Kontor put them there, so where Amazon may still be
+   * processing the put (404) the adapter need not ask. One statement.
    */
-  listedMarkets?(stockIds: number[]): Promise<Map<number, string[]>>;
+  listedMarkets?(stockIds: number[]): Promise<Map<number, { markets: string[]; portalItemId: string | null }>>;
   /**
    * The multiple-variation listings (portal item ids) these items are recorded on but left: a
    * variation main's listing whose main is not the item's main any more (it was made plain,

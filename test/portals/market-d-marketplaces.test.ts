@@ -384,7 +384,7 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     const updates = [...skus.map((sku, i) => quantity(100 + i, sku, 6)), quantity(200, 'MM-BOTH', 6)];
     const aids: PushAids = {
       ...recordedListings({ 200: 'MM-BOTH' }),
-      listedMarkets: async (stockIds) => new Map(stockIds.filter((id) => id < 200).map((id) => [id, [FR]])),
+      listedMarkets: async (stockIds) => new Map(stockIds.filter((id) => id < 200).map((id) => [id, { markets: [FR], portalItemId: skus[id - 100]! }])),
     };
     const outcomes = await adapter.setQuantities(target, updates, 'batch-q4', aids);
     const patched = skus.filter((sku) => calls(sku, 'PATCH').length > 0);
@@ -492,7 +492,10 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
     for (const sku of skus) sellerCentralListing(sandbox.state, String(account), sku, [FR]);
     const odd = 'MM/ESC #ä 1';
     sellerCentralListing(sandbox.state, String(account), odd, [DE, FR]);
-    const aids: PushAids = { ...recordedListings({}), listedMarkets: async (stockIds) => new Map(stockIds.filter((id) => id < 800).map((id) => [id, [FR]])) };
+    const aids: PushAids = {
+      ...recordedListings({}),
+      listedMarkets: async (stockIds) => new Map(stockIds.filter((id) => id < 800).map((id) => [id, { markets: [FR], portalItemId: skus[id - 700]! }])),
+    };
     // The FR-only ones take the patches (and no lookup); the odd SKU falls to the feed's part.
     const outcomes = await adapter.setQuantities(target, [...skus.map((sku, i) => quantity(700 + i, sku, 1)), quantity(800, odd, 7)], 'batch-q9', aids);
     expect(outcomes[14]).to.deep.equal({ stockId: 800, outcome: 'accepted' });
@@ -657,6 +660,22 @@ describe('market_d: a seller in several Amazon marketplaces', () => {
       expect(calls(sku, 'PATCH'), sku).to.deep.equal([]);
       expect(await shownAt(sku, `${DE},${FR}`), sku).to.deep.include({ status: 404 });
     }
+  });
+
+  it('CIA at an item Kontor listed in FR only (of DE and FR) whose SKU the seller changed since: its quantity goes under the SKU it was listed by, in FR alone, unasked; the new SKU gets nothing', async () => {
+    await adapter.list(targetIn(FR), item({ sku: 'MM-OLD-FR' }, { stockId: 970 }), 'job-old-fr');
+    const aids: PushAids = {
+      ...recordedListings({}),
+      listedMarkets: async (stockIds) => new Map(stockIds.filter((id) => id === 970).map((id) => [id, { markets: [FR], portalItemId: 'MM-OLD-FR' }])),
+    };
+    const [outcome] = await adapter.setQuantities(target, [quantity(970, 'MM-NEW-FR', 3)], 'batch-sku3', aids);
+    expect(outcome).to.deep.equal({ stockId: 970, outcome: 'accepted' });
+    expect(calls('MM-OLD-FR', 'PATCH').map((p) => [p.status, p.query!.marketplaceIds])).to.deep.equal([[200, FR]]);
+    expect(calls('MM-OLD-FR', 'GET')).to.deep.equal([]);
+    expect(sandbox.state.quantities(String(account)).market_d?.['MM-OLD-FR']).to.equal(3);
+    expect(await shownAt('MM-OLD-FR', `${DE},${FR}`)).to.deep.equal({ status: 200, marketplaces: [FR] });
+    expect(calls('MM-NEW-FR', 'PATCH')).to.deep.equal([]);
+    expect(await shownAt('MM-NEW-FR', `${DE},${FR}`)).to.deep.include({ status: 404 });
   });
 
   it('a JPY price with decimals is refused before any call, naming the SKU and the marketplace (the yen has no minor unit); a whole yen price is offered as it is', async () => {

@@ -101,6 +101,22 @@ describe('market_d: a listing one of the seller’s Amazon marketplaces refused'
     ).to.deep.equal([[200, FR]]);
   });
 
+  it('while live in FR only, an item whose SKU the seller changed has its quantity patched under the SKU it was listed by, in FR alone; the new SKU gets nothing', async () => {
+    expect((await upload({ action: 'list' })).end.state).to.equal('failed');
+    const patchesBefore = calls('PATCH').length;
+    const changed = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { sku: 'PART-NEW', quantity: 2 } } });
+    expect(changed.status, changed.text).to.equal(200);
+    await waitFor('CIA’s quantity at Amazon', () => calls('PATCH').length > patchesBefore, 15000);
+    expect(
+      calls('PATCH')
+        .slice(patchesBefore)
+        .map((p) => [p.status, p.query!.marketplaceIds]),
+    ).to.deep.equal([[200, FR]]);
+    expect(running.sandbox.state.quantities(String(amazonId)).market_d?.['PART-1']).to.equal(2);
+    const underNew = running.sandbox.state.requests.filter((r) => r.portalAccount === String(amazonId) && r.path.endsWith('/PART-NEW'));
+    expect(underNew).to.deep.equal([]);
+  });
+
   /** The item's CIA state at Amazon once its push settled the quantity (acknowledged or refused). */
   const settled = (quantity: number) =>
     waitFor(

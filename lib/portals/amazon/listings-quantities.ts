@@ -10,10 +10,17 @@ import { Submission, submissionErrors } from './submission';
 /** What Kontor recorded of the items' listings (PushAids): live in all the account's marketplaces, or in some. */
 type Listed = Pick<PushAids, 'listedItems' | 'listedMarkets'>;
 
-/** Those records as read for a batch: the listings live in all (their SKU at Amazon, by stock id), and how to ask for the others'. */
+/** Those records as read for a batch, by stock id: the listings live in all (their SKU at Amazon), and those live in some (their marketplaces and SKU). */
 interface Records {
   inAll: Map<number, string>;
-  listedMarkets: Listed['listedMarkets'];
+  inSome: Map<number, { markets: string[]; portalItemId: string | null }>;
+}
+
+/** The batch's listing records: two statements, the second for the items not live in all only. */
+async function readRecords(listed: Listed, stockIds: number[]): Promise<Records> {
+  const inAll = await listed.listedItems(stockIds);
+  const rest = stockIds.filter((id) => !inAll.has(id));
+  return { inAll, inSome: listed.listedMarkets && rest.length > 0 ? await listed.listedMarkets(rest) : new Map() };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -203,15 +210,13 @@ async function heldAtAmazon(s: SpApiSession, sku: string, stockId: number): Prom
  * heldAtAmazon would take for no listing and refuse), or null: no record, Amazon is asked
  * (heldAtAmazon). Without the aids, all (none is asked).
  */
-async function recordedMarketplaces(s: SpApiSession, stockIds: number[], listed: Records | undefined): Promise<(stockId: number) => string[] | null> {
+function recordedMarketplaces(s: SpApiSession, listed: Records | undefined): (stockId: number) => string[] | null {
   if (!listed) return () => s.marketplaceIds;
-  const { inAll } = listed;
-  const rest = stockIds.filter((id) => !inAll.has(id));
-  const inSome = listed.listedMarkets && rest.length > 0 ? await listed.listedMarkets(rest) : new Map<number, string[]>();
+  const { inAll, inSome } = listed;
   return (stockId) => {
     if (inAll.has(stockId)) return s.marketplaceIds;
     // Marketplaces the account no longer sells in are left out; none left: Amazon is asked.
-    const some = s.marketplaceIds.filter((m) => inSome.get(stockId)?.includes(m));
+    const some = s.marketplaceIds.filter((m) => inSome.get(stockId)?.markets.includes(m));
     return some.length > 0 ? some : null;
   };
 }
@@ -297,13 +302,15 @@ const part = (messages: FeedMessage[], index: Map<number, number>) => ({
  * Two items on one SKU send its lowest quantity once (shared-listing.ts).
  */
 export async function sendQuantities(s: SpApiSession, updates: QuantityUpdate[], batchKey: string, listed?: Listed): Promise<QuantityOutcome[]> {
-  const records: Records | undefined = listed && { inAll: await listed.listedItems(updates.map((u) => u.stockId)), listedMarkets: listed.listedMarkets };
+  const stockIds = updates.map((u) => u.stockId);
+  const records = listed && (await readRecords(listed, stockIds));
   // The SKU a quantity goes to: that of Kontor's live listing of the item (portal_item_id), as
-  // revise and end address it (market-d.adapter.ts), else the item's own (sellerSku). By the
-  // item's SKU alone, an item whose SKU the seller changed after listing had its quantity patched
-  // under the new SKU, unasked (recorded): Amazon took it (ACCEPTED) and made a listing of nothing
-  // there, while the listing buyers buy sold on at its old quantity.
-  const skuOf = (u: QuantityUpdate) => records?.inAll.get(u.stockId) ?? sellerSku(u.group, u.sku, u.stockId);
+  // revise and end address it (market-d.adapter.ts), whether the listing is live in all the
+  // account's marketplaces or in some only, else the item's own (sellerSku). By the item's SKU
+  // alone, an item whose SKU the seller changed after listing had its quantity patched under the
+  // new SKU, unasked (recorded): Amazon took it (ACCEPTED) and made a listing of nothing there,
+  // while the listing buyers buy sold on at its old quantity.
+  const skuOf = (u: QuantityUpdate) => records?.inAll.get(u.stockId) ?? records?.inSome.get(u.stockId)?.portalItemId ?? sellerSku(u.group, u.sku, u.stockId);
   const { sent, clashes } = lowestPerListing(
     updates.map((u) => ({ u, sku: skuOf(u) })),
     (r) => r.sku,
@@ -346,7 +353,7 @@ async function sendEachSkuOnce(
   }
   if (todo.length === 0) return outcomes;
   const stockIdOf = (m: FeedMessage) => updates[batch.index.get(m.messageId)!]!.stockId;
-  const recorded = await recordedMarketplaces(s, todo.map(stockIdOf), listed);
+  const recorded = recordedMarketplaces(s, listed);
   const stop = new BatchStop(s);
   // A listing recorded in some of the account's marketplaces only goes by patch, naming those:
   // the feed is applied in every marketplace its createFeed names (the account's), where it would
