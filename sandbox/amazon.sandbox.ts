@@ -495,12 +495,28 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
     // feed's PATCH message, it finds the seller's SKU whether or not Kontor listed it.
     const quantityOnly = Object.keys(attributes).every((a) => a === 'fulfillment_availability');
     const quantity = merchantQuantity(attributes.fulfillment_availability) ?? offer?.quantity;
-    if (quantity === undefined || (!offer && !quantityOnly)) {
-      res.status(404).json(errorBody('NotFound', `SKU ${sku} not found.`));
-      return;
-    }
-    const issues = [...marketplaceIssues(attributes, marketplaceIds), ...currencyIssues(attributes, marketplaceIds), ...itemIssues(state, accountOf(res), sku)];
-    if (issues.length === 0) setOffer(state, accountOf(res), sku, attributes, quantity, quantityOnly ? 'quantity' : 'listing');
+    // Any other patch of a SKU the seller has no offer of is INVALID, nothing applied:
+    // patchListingsItem lists no 404 (200, 400, 403, 413, 415, 429, 500, 503), and its 200 is the
+    // answer to read ("Refer to the response to determine if the submission was accepted"; INVALID:
+    // "not valid and was not accepted for processing"). The issue's code and words are ours.
+    const unknown =
+      quantity === undefined || (!offer && !quantityOnly)
+        ? [
+            {
+              code: '4000010',
+              severity: 'ERROR',
+              message: `The SKU ${sku} has no listing to patch in ${marketplaceIds.join(',')}; submit the whole listing (putListingsItem) first.`,
+              categories: ['MISSING_ATTRIBUTE'],
+            },
+          ]
+        : [];
+    const issues = [
+      ...unknown,
+      ...marketplaceIssues(attributes, marketplaceIds),
+      ...currencyIssues(attributes, marketplaceIds),
+      ...(unknown.length > 0 ? [] : itemIssues(state, accountOf(res), sku)),
+    ];
+    if (issues.length === 0) setOffer(state, accountOf(res), sku, attributes, quantity!, quantityOnly ? 'quantity' : 'listing');
     // A SKU a put placed in some marketplaces lands in each the patch names too, with what the
     // patch carries only (no price there: amazon-listings.sandbox.ts missingOfferData).
     if (issues.length === 0 && placedByPut(amazon, accountOf(res), sku)) for (const m of marketplaceIds) listIn(amazon, accountOf(res), sku, m);

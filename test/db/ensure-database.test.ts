@@ -6,25 +6,13 @@
  * port with its socket in a temporary directory, stopped and removed afterwards even on failure.
  */
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { config } from '../../config';
 import { ensureDatabase, recreateDatabase } from '../../lib/db/ensure-database';
+import { pg, pgTempDir } from '../support/pg-server';
 import { freePort } from '../support/process';
-
-const run = promisify(execFile);
-const bin = '/usr/lib/postgresql/15/bin';
-
-/** PostgreSQL refuses to run as root: as root (CI containers), its tools run as postgres (as test/db/read-replica.test.ts). */
-async function pg(tool: string, args: string[]): Promise<void> {
-  const asRoot = process.getuid?.() === 0;
-  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
-  await run(file, argv, { timeout: 30000 });
-}
 
 /** The rows of a statement on a database. */
 async function rowsOf<T>(url: string, sql: string, values: unknown[] = []): Promise<T[]> {
@@ -60,12 +48,7 @@ describe('db: a database the service creates is UTF-8 (lib/db ensure-database.ts
   let server = '';
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-ascii-'));
-    if (process.getuid?.() === 0) {
-      const { stdout } = await run('id', ['-u', 'postgres']);
-      const { stdout: gid } = await run('id', ['-g', 'postgres']);
-      fs.chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
-    }
+    dir = await pgTempDir('kontor-ascii-');
     dataDir = path.join(dir, 'data');
     const port = await freePort();
     await pg('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '--encoding=SQL_ASCII', '--locale=C']);

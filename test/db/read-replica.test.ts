@@ -9,12 +9,9 @@
  * app runs on that primary, migrated, with DATABASE_READ_URL on the standby.
  */
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { config, Config, setConfig } from '../../config';
 import { recreateDatabase } from '../../lib/db/ensure-database';
 import { closeDb, createKnex, Knex } from '../../lib/db/knex';
@@ -22,16 +19,7 @@ import { migrateDatabase } from '../../lib/migrate';
 import { call, newSeller, Seller } from '../support/api';
 import { orderIdPattern } from '../../lib/order/order.type';
 import { createOrder } from '../order/helpers';
-
-const run = promisify(execFile);
-const bin = '/usr/lib/postgresql/15/bin';
-
-/** PostgreSQL refuses to run as root: as root (CI containers), its tools run as postgres. */
-async function pg(tool: string, args: string[]): Promise<void> {
-  const asRoot = process.getuid?.() === 0;
-  const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, tool), ...args]] : [path.join(bin, tool), args];
-  await run(file, argv, { timeout: 30000 });
-}
+import { pg, pgTempDir } from '../support/pg-server';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -87,12 +75,7 @@ describe('db: read replica (DATABASE_READ_URL, lib/db/read-replica.ts) on a real
 
   before(async () => {
     saved = config();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kontor-replica-'));
-    if (process.getuid?.() === 0) {
-      const { stdout } = await run('id', ['-u', 'postgres']);
-      const { stdout: gid } = await run('id', ['-g', 'postgres']);
-      fs.chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
-    }
+    dir = await pgTempDir('kontor-replica-');
     primaryDir = path.join(dir, 'primary');
     standbyDir = path.join(dir, 'standby');
     const [primaryPort, standbyPort] = [await freePort(), await freePort()];

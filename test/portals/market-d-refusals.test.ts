@@ -4,7 +4,8 @@
  * parameters", 413 "The request size exceeded the maximum accepted size") refuses that item and
  * the others' quantities go on; the account's (403: "Access Denied, Unauthorized, Expired Token, or
  * Invalid Signature", none a SKU's) stops the batch, and every item of it shows the account's
- * refusal.
+ * refusal. A patch of a SKU Amazon holds no listing of is answered as the contract documents a
+ * patch (200, INVALID), not 404.
  */
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
@@ -12,7 +13,7 @@ import { connectPortalAccount } from '../../lib/admin/portal-account-connect.ser
 import { adjustItem } from '../../lib/cia/cia.service';
 import { pushQuantities } from '../../lib/portal-offer/portal-push.service';
 import { MarketDAdapter } from '../../lib/portals/market-d.adapter';
-import type { PortalTarget, PushAids } from '../../lib/portals/portal.type';
+import type { ListingItem, PortalTarget, PushAids } from '../../lib/portals/portal.type';
 import { sellerCentralListing } from '../../sandbox/amazon.sandbox';
 import { Sandbox, sandboxKeepingContract } from '../fleet/support';
 import { call, newSeller, Seller } from '../support/api';
@@ -162,5 +163,16 @@ describe('market_d: one SKU refused, or the account', function () {
     expect(result.pushed.map((p) => p.quantity).sort()).to.deep.equal([2, 3, 4, 5]);
     expect(atAmazon()).to.deep.include({ 'RX-1': 2, 'RX-2': 3, 'RX-3': 4, 'RX-4': 5 });
     for (const id of ids) expect(await shown(id), String(id)).to.deep.include({ push: false, message: null });
+  });
+
+  it('a price patch of a SKU Amazon holds no listing of is answered 200 INVALID with an ERROR issue (patchListingsItem lists no 404), and a revise of it fails naming the SKU and the issue', async () => {
+    const listing: ListingItem = { stockId: 9, name: 'Teapot', sku: 'RU-NONE', ean: '4006381333931', price: '19.90', quantityAvailable: 5, group: {} };
+    const err = await failure(adapter.revise(target, listing, 'RU-NONE', ['price'], 'job-ru1'));
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message)
+      .to.contain(`market_d refused the listing of SKU RU-NONE for portal account ${amazonId} in ${DE}`)
+      .and.contain('4000010: The SKU RU-NONE has no listing to patch');
+    expect(requests('PATCH').map((r) => r.status)).to.deep.equal([200]);
+    expect(atAmazon()['RU-NONE']).to.equal(undefined);
   });
 });
