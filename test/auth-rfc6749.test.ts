@@ -98,6 +98,23 @@ describe('token.php and bearer tokens by RFC 6749 / RFC 6750', () => {
       expect(same.body.scope).to.equal('order_r');
     });
 
+    it("when a seller sends Basic with the body's client_id its own and username another login, then 400 invalid_request naming username and no token", async () => {
+      const other = `${login}_other`;
+      await createSeller(other, password);
+      const res = await call('token.php', {
+        headers: { Authorization: basic(login, password), ...form },
+        body: `grant_type=client_credentials&client_id=${login}&username=${other}`,
+      });
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.error![0]).to.deep.include({ error: 'invalid_request', field: 'username' });
+      expect(res.body.access_token).to.equal(undefined);
+      const own = await call('token.php', {
+        headers: { Authorization: basic(login, password), ...form },
+        body: `grant_type=client_credentials&client_id=${login}&username=${login}`,
+      });
+      expect(own.status, own.text).to.equal(200);
+    });
+
     it('when a client sends its own credentials with grant_type=client_credentials, then 400 unauthorized_client and no token; a wrong secret is invalid_client', async () => {
       const own = await call('token.php', {
         headers: { Authorization: basic(client.client_id, client.client_secret), ...form },

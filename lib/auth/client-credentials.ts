@@ -20,7 +20,7 @@ export interface CredentialReading {
  *   authentication method; 5.2 invalid_request: "utilizes more than one mechanism for
  *   authenticating the client"). A client_id in the body beside Basic is not a second method (RFC
  *   6749 4.1.3 asks for it in the code exchange, and libraries send it): it must name the same
- *   client.
+ *   client, and so must a username beside it.
  */
 export function presentedCredentials(
   basic: { user: string; password: string } | undefined,
@@ -36,10 +36,13 @@ export function presentedCredentials(
     const readings = [{ id: basic.user, secret: basic.password }];
     const decoded = formDecoded(basic.user, basic.password);
     if (decoded && (decoded.id !== basic.user || decoded.secret !== basic.password)) readings.push(decoded);
-    const field = body.client_id !== undefined ? 'client_id' : 'username';
-    const named = body[field];
-    if (named !== undefined && !readings.some((r) => r.id === named))
-      throw oauthError('invalid_request', `${field} in the body names another client than the Authorization header`, field);
+    // Each of client_id and username the body names must be Basic's: a request naming two
+    // identities is refused, never answered for one of them (both were named, only one checked).
+    for (const field of ['client_id', 'username'] as const) {
+      const named = body[field];
+      if (named !== undefined && !readings.some((r) => r.id === named))
+        throw oauthError('invalid_request', `${field} in the body names another client than the Authorization header`, field);
+    }
     return readings;
   }
   const id = body.username ?? body.client_id;
