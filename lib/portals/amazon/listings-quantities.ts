@@ -36,7 +36,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * - the item's (itemStatus): 400 ("missing or invalid parameters"; the contract's example is a
  *   SKU, BadSKU, answered BAD_REQUEST "Invalid input"), 413 ("The request size exceeded the
  *   maximum accepted size": this SKU's request), and a 4xx the contract does not list for the
- *   operation (a 404 or 422; ours: one answer nobody documents holds up no other SKU's quantity);
+ *   operation (a 404 or 422; ours: one answer nobody documents holds up no other SKU's quantity).
+ *   A 400 can be the account's too (searchListingsItems' example is marketplaceIds "invalid",
+ *   the same BAD_REQUEST "Invalid input"): nothing in the answer tells the two apart, so it is
+ *   taken for the item's (ours), and an account with a wrong marketplace_id has each item refused
+ *   with Amazon's words rather than every quantity held back by one SKU's bad value;
  * - anything else (408, 429, 5xx, the network) is the call's: SpApiSession maps it, retry.
  */
 const accountStatuses = [401, 403, 415];
