@@ -117,14 +117,17 @@ export class AuctionAAdapter implements PortalAdapter {
    * published; answers eBay's listing id and the SKU it is held under. An item live at eBay
    * (`listedSku`, its record) is listed again under the SKU its listing was made under, as revise
    * does: under the item's SKU now, a seller who changed it got a second listing beside the first,
-   * which sold on at its old quantity.
+   * which sold on at its old quantity. Unless that listing is not live at eBay any more (ended in
+   * Seller Hub: Kontor ends no auction_a listing on a client's request): then the item is listed
+   * under its SKU now, the way to sell under a new SKU.
    */
   async list(target: PortalTarget, item: ListingItem, _key: string): Promise<{ portalItemId: string; listedSku: string }> {
-    const unlocated = listedListing(item);
+    const addressed = await this.stillListed(target, item);
+    const unlocated = listedListing(addressed);
     this.checkLimits(unlocated, true);
     await this.refuseSkus(target, [unlocated.sku]);
     await this.refuseLeftListing(target, unlocated, item.leftListings);
-    const listing = await this.listing(target, item);
+    const listing = await this.listing(target, addressed);
     await this.putInventoryItem(target, listing);
     const existing = await this.findOffer(target, listing.sku, listing.offer.marketplaceId, listing.offer.format);
     const offerId = existing?.offerId ?? (await this.createOffer(target, listing));
@@ -137,6 +140,18 @@ export class AuctionAAdapter implements PortalAdapter {
     });
     if (!published.body.listingId) throw portalInputError(this.portal, `eBay published offer ${offerId} without a listing id`);
     return { portalItemId: published.body.listingId, listedSku: listing.sku };
+  }
+
+  /**
+   * The item as `list` addresses it: with its record's `listedSku` while eBay holds a published
+   * offer of the entry's format under that SKU on its marketplace (getOffers, asked only when the
+   * SKU changed since), else without it.
+   */
+  private async stillListed(target: PortalTarget, item: ListingItem): Promise<ListingItem> {
+    const now = ebayListing(item);
+    if (!item.listedSku || item.listedSku === now.sku) return item;
+    const live = (await this.offersOf(target, item.listedSku, now.offer.marketplaceId)).some((o) => o.status === 'PUBLISHED' && o.format === now.offer.format);
+    return live ? item : { ...item, listedSku: null };
   }
 
   /**
@@ -470,11 +485,12 @@ export class AuctionAAdapter implements PortalAdapter {
     // which updateOffer cannot change: a listing made under one SKU stays under it. Decision: a
     // revise of a listing whose item's SKU changed since revises it under the SKU it was listed
     // by; one that names sku (revise_values) is refused before anything is written, saying how to
-    // sell under the new SKU, as Kontor cannot carry it to eBay.
+    // sell under the new SKU (end the listing at eBay, then list: `list` takes the new SKU once the
+    // old one's listing is not live), as Kontor cannot carry it to eBay.
     if (values.includes('sku') && unlocated.sku !== now)
       throw portalInputError(
         this.portal,
-        `eBay listing ${portalItemId} was made under SKU ${unlocated.sku}, which is its inventory item's key at eBay and cannot change to ${now}: revise it without sku (it stays under ${unlocated.sku}), or end it (delete) and list item ${item.stockId} again to sell under ${now}`,
+        `eBay listing ${portalItemId} was made under SKU ${unlocated.sku}, which is its inventory item's key at eBay and cannot change to ${now}: revise it without sku (it stays under ${unlocated.sku}), or end it at eBay (Seller Hub: Kontor plans no end of a listing at auction_a) and list item ${item.stockId} again to sell under ${now}`,
       );
     this.checkLimits(unlocated, false);
     await this.refuseSkus(target, [unlocated.sku]);

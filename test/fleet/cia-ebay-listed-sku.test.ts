@@ -9,6 +9,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { queues } from '../../lib/queue/queue.registry';
+import { refreshListing } from '../../sandbox/ebay-state.sandbox';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem } from '../stock/helpers';
 import { jobEnd, waitFor, withSandboxAndFleet } from './support';
@@ -115,7 +116,7 @@ describe('fleet: an item whose SKU changed after it was listed at auction_a (eBa
     );
   });
 
-  it('when a listed item’s SKU changed, then a revise revises its listing under the SKU it was listed by; one naming sku is refused before anything is written, saying how to sell under the new SKU; a list again updates that listing instead of making a second', async () => {
+  it('when a listed item’s SKU changed, then a revise revises its listing under the SKU it was listed by; one naming sku is refused before anything is written, saying how to sell under the new SKU; a list again updates that listing instead of making a second, until that listing is ended at eBay', async () => {
     const { id, listingId } = await relabelledLamp();
     await change(id, { price: '24.90' });
     const revised = await upload(id, { action: 'revise', revise_values: ['price', 'title'] });
@@ -131,7 +132,7 @@ describe('fleet: an item whose SKU changed after it was listed at auction_a (eBa
     expect(refused.state).to.equal('failed');
     expect(refused.error)
       .to.contain(`eBay listing ${listingId} was made under SKU ${sku('-OLD')}`)
-      .and.contain(`end it (delete) and list item ${id} again to sell under ${sku('-NEW')}`);
+      .and.contain(`end it at eBay (Seller Hub: Kontor plans no end of a listing at auction_a) and list item ${id} again to sell under ${sku('-NEW')}`);
     expect(ebayCalls(since).filter((r) => r.method !== 'GET')).to.deep.equal([]);
 
     const again = await upload(id, { action: 'list' });
@@ -140,6 +141,21 @@ describe('fleet: an item whose SKU changed after it was listed at auction_a (eBa
     expect(offersOf(sku('-OLD')).map((o) => [o.status, o.listingId])).to.deep.equal([['PUBLISHED', listingId]]);
     expect(offersOf(sku('-NEW'))).to.deep.equal([]);
     expect(heldItem(sku('-NEW'))).to.equal(false);
+
+    // The seller ends that listing at eBay (Seller Hub, as eBay's withdrawOffer would): a list now
+    // is made under the item's SKU, and its quantities follow it there.
+    const [live] = offersOf(sku('-OLD'));
+    live!.status = 'UNPUBLISHED';
+    refreshListing(running.sandbox.state, account(), sku('-OLD'), 'end');
+    const moved = await upload(id, { action: 'list' });
+    expect(moved.state, moved.error).to.equal('completed');
+    const newListing = (moved.result as { portal_item_id: string }).portal_item_id;
+    expect(newListing).to.not.equal(listingId);
+    expect(offersOf(sku('-NEW')).map((o) => [o.status, o.listingId])).to.deep.equal([['PUBLISHED', newListing]]);
+    await change(id, { quantity: 2 });
+    await acked(id, 2);
+    expect(shown()[sku('-NEW')]).to.equal(2);
+    expect(offersOf(sku('-OLD')).map((o) => o.status)).to.deep.equal(['UNPUBLISHED']);
   });
 
   it('when a listed item’s SKU changed and its listing is ended, then eBay withdraws the offer under the SKU it was listed by, and the listing reads ended', async () => {
