@@ -187,6 +187,7 @@ async function runKauflandShopify(): Promise<void> {
             price: '9.90',
             quantity: initial,
             market_e: { ean: ean(i), price: '9.90', delivery_time: '1-2' },
+            market_d: { id_type: 'EAN', id: ean(i), price: '9.90' },
             webshop: [{ shop_id: 'main', name: `Bench ${i}`, ean: ean(i), weight: '0.5' }],
             cia,
           },
@@ -196,13 +197,19 @@ async function runKauflandShopify(): Promise<void> {
       skus.push(sku);
       stockIds.push(Number(answer.stock_id));
     }
-    // Kaufland units through portal_upload as a seller lists them; the Shopify products through
+    // Kaufland units and Amazon listings through portal_upload as a seller lists them (Amazon
+    // takes no quantity of a SKU it holds no listing of: fleet.ts); the Shopify products through
     // the adapter (document 2 has no webshop entry in portal_upload: lib/portals/README.md).
     for (const stockId of stockIds) {
       await benchCall(
         `stock/${stockId}/portal_upload/`,
         seller.token,
-        { portal_upload: { market_e: [{ action: 'list', portal_account_id: account.market_e }] } },
+        {
+          portal_upload: {
+            market_e: [{ action: 'list', portal_account_id: account.market_e }],
+            market_d: [{ action: 'list', portal_account_id: account.market_d }],
+          },
+        },
         207,
       );
     }
