@@ -218,9 +218,9 @@ function lwa(state: SandboxState, amazon: AmazonState) {
 /**
  * Before an SP-API route: the operation's usage plan rate in x-amzn-RateLimit-Limit on every
  * answer; the access token names the portal account (403 Unauthorized when it is unknown or
- * revoked, or the account's access was taken: AmazonState.denied); the usage plan's token bucket
- * (429 QuotaExceeded when empty); the delay; a pending fault (SP-API's error body; 429 with its
- * Retry-After); every call recorded with its answer.
+ * revoked, or the account's access was taken: AmazonState.denied); a body not in JSON (415);
+ * the usage plan's token bucket (429 QuotaExceeded when empty); the delay; a pending fault
+ * (SP-API's error body; 429 with its Retry-After); every call recorded with its answer.
  */
 function gate(state: SandboxState, amazon: AmazonState) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -263,6 +263,15 @@ function gate(state: SandboxState, amazon: AmazonState) {
         .json(
           errorBody('Unauthorized', 'Access to requested resource is denied.', 'The selling partner has not authorised the application for this operation.'),
         );
+      return;
+    }
+    // A body in another format than JSON: 415, "The request payload is in an unsupported format"
+    // (every Listings Items, Feeds and Orders operation lists it; their bodies are JSON models).
+    // Checked after the token, before the usage plan (ours: the order is not documented).
+    if (Number(req.get('content-length') ?? 0) > 0 && !req.is('application/json')) {
+      res
+        .status(415)
+        .json(errorBody('InvalidInput', 'The request payload is in an unsupported format.', `Content-Type ${req.get('content-type') ?? '(none)'}`));
       return;
     }
     if (operation && plan && !tokenTaken(amazon, account, operation, plan)) {

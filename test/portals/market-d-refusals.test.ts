@@ -142,6 +142,57 @@ describe('market_d: one SKU refused, or the account', function () {
     for (const sku of skus) expect(atAmazon()[sku], sku).to.equal(0);
   });
 
+  it("a patch answered 415 (the request's format, which every patch of the batch is sent in) stops the batch as the account's refusal does, naming the format, not the SKU", async () => {
+    const skus = Array.from({ length: 8 }, (_, i) => `RM-${i}`);
+    for (const sku of skus) sellerCentralListing(sandbox.state, String(amazonId), sku, [DE]);
+    await patchFault('RM-0', 415);
+    const err = await failure(
+      adapter.setQuantities(
+        target,
+        skus.map((sku, i) => quantity(i + 1, sku, 3)),
+        'batch-rm1',
+        recorded(Object.fromEntries(skus.map((sku, i) => [i + 1, sku]))),
+      ),
+    );
+    expect(err.id).to.equal('portal_refused');
+    expect(err.message)
+      .to.contain(`market_d: portal account ${amazonId}: Amazon refused the format of Kontor's request`)
+      .and.contain('The quantity batch stopped')
+      .and.contain('The request payload is in an unsupported format.');
+    // RM-0 and the one sent with it (the burst Kontor takes: 2); none after.
+    expect(requests('PATCH').length).to.be.within(1, 3);
+    expect(requests('PATCH')[0]).to.deep.include({ status: 415 });
+  });
+
+  it("the sandbox answers a patch whose body is not JSON 415 with SP-API's error body, and takes the same patch sent as JSON", async () => {
+    sellerCentralListing(sandbox.state, String(amazonId), 'RJ-1', [DE]);
+    const token = await fetch(`${sandbox.url}/auth/o2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: `Atzr|sandbox-${amazonId}`, client_id: 'c', client_secret: 's' }),
+    });
+    const accessToken = ((await token.json()) as { access_token: string }).access_token;
+    const body = JSON.stringify({
+      productType: 'PRODUCT',
+      patches: [{ op: 'replace', path: '/attributes/fulfillment_availability', value: [{ fulfillment_channel_code: 'DEFAULT', quantity: 4 }] }],
+    });
+    const patch = (contentType: string) =>
+      fetch(`${sandbox.url}/listings/2021-08-01/items/S${amazonId}/RJ-1?marketplaceIds=${DE}`, {
+        method: 'PATCH',
+        headers: { 'x-amz-access-token': accessToken, 'content-type': contentType },
+        body,
+      });
+    const refused = await patch('text/plain');
+    expect(refused.status).to.equal(415);
+    expect(await refused.json()).to.deep.equal({
+      errors: [{ code: 'InvalidInput', message: 'The request payload is in an unsupported format.', details: 'Content-Type text/plain' }],
+    });
+    expect(atAmazon()['RJ-1']).to.equal(0);
+    const taken = await patch('application/json');
+    expect(taken.status).to.equal(200);
+    expect(((await taken.json()) as { status: string }).status).to.equal('ACCEPTED');
+    expect(atAmazon()['RJ-1']).to.equal(4);
+  });
+
   it("a push of an account whose access Amazon refuses: it stops at the first lookup, every item's state shows the account's refusal (not a SKU's); access given back, the next push sends each", async () => {
     const ids = [await item('RX-1', 2), await item('RX-2', 3), await item('RX-3', 4), await item('RX-4', 5)];
     for (const id of ids) await adjustItem(seller.id, id, {});
