@@ -16,7 +16,8 @@ import { validate } from '../http';
 import { log } from '../log';
 import { applyChannelChangeIn, ChannelChange, ChannelDetails, createChannelOrderIn, orderType, OrderInput } from '../order';
 import type { ChannelOrder } from '../portals';
-import { stockIdsByChannelSku, variationMainsAmong } from '../stock';
+import { variationMainsAmong } from '../stock';
+import { stockIdsOfLineSkus } from './line-items';
 import { createTaskOnce, insertTask } from '../task';
 import {
   appLinesSince,
@@ -119,7 +120,7 @@ export async function taskForUnlinked(trx: Knex.Transaction, accountId: number, 
 async function create(trx: Knex.Transaction, account: ImportAccountRow, portal: string, order: ChannelOrder): Promise<void> {
   const source = sourceOf(account, portal, order);
   const skus = order.line.map((l) => l.sku).filter((s): s is string => Boolean(s));
-  const skuIds = await stockIdsByChannelSku(trx, account.account_id, portal, skus);
+  const skuIds = await stockIdsOfLineSkus(trx, account, portal, skus);
   const mains = await variationMainsAmong(trx, account.account_id, [...skuIds.values()].flat());
   const { input: wire, unlinked } = orderInputOf(portal, order, skuIds, source, mains);
   const input = withChannelFulfilment(validate<OrderInput>(orderType(), wire, 'order'), order, portal);
@@ -156,7 +157,7 @@ export async function refuseOne(account: ImportAccountRow, portal: string, order
 
 /**
  * The stock item of each line given back to the seller (ChannelChange.seller_lines), by its SKU as
- * the import links a new order's lines (stockIdsByChannelSku): one item, not a variation main; else
+ * the import links a new order's lines (stockIdsOfLineSkus): one item, not a variation main; else
  * none (the seller links it, told).
  */
 async function withSellerStock(
@@ -168,7 +169,7 @@ async function withSellerStock(
 ): Promise<ChannelChange> {
   if (!change.seller_lines?.length) return change;
   const lines = order.line.filter((l) => change.seller_lines!.some((b) => b.transaction_id === l.transaction_id));
-  const skuIds = await stockIdsByChannelSku(trx, account.account_id, portal, [...new Set(lines.flatMap((l) => (l.sku ? [l.sku] : [])))]);
+  const skuIds = await stockIdsOfLineSkus(trx, account, portal, [...new Set(lines.flatMap((l) => (l.sku ? [l.sku] : [])))]);
   const mains = await variationMainsAmong(trx, account.account_id, [...skuIds.values()].flat());
   const stockOf = (sku: string | null | undefined) => {
     const ids = sku ? (skuIds.get(sku) ?? []) : [];

@@ -16,7 +16,8 @@ import { validate } from '../http';
 import { log } from '../log';
 import { createChannelOrdersIn, orderType, OrderInput } from '../order';
 import type { ChannelOrder } from '../portals';
-import { stockIdsByChannelSku, variationMainsAmong } from '../stock';
+import { variationMainsAmong } from '../stock';
+import { stockIdsOfLineSkus } from './line-items';
 import { ImportOutcome, importChannelOrder, refuseOne, sourceOf, taskForUnlinked } from './channel-order.import';
 import { channelState, orderInputOf, sameState, UnlinkedLine, withChannelFulfilment } from './channel-order.mapper';
 import { ChannelState, ImportAccountRow, orderImportRepository } from './order-import.repository';
@@ -38,7 +39,7 @@ interface Mapped {
 /** Each claimed order as the orders domain's input (validated like a request), its stock found by its SKUs in one go. */
 async function mapAll(trx: Knex.Transaction, account: ImportAccountRow, portal: string, orders: ChannelOrder[]): Promise<Mapped[]> {
   const skus = orders.flatMap((o) => o.line.map((l) => l.sku).filter((s): s is string => Boolean(s)));
-  const skuIds = await stockIdsByChannelSku(trx, account.account_id, portal, skus);
+  const skuIds = await stockIdsOfLineSkus(trx, account, portal, skus);
   const mains = await variationMainsAmong(trx, account.account_id, [...skuIds.values()].flat());
   return orders.map((order) => {
     const { input: wire, unlinked } = orderInputOf(portal, order, skuIds, sourceOf(account, portal, order), mains);

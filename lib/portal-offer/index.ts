@@ -4,6 +4,7 @@
  * README.md beside this file has the decisions.
  */
 export { provideEbayListings } from './ebay-listings.provide';
+export { itemsListedUnder } from './listed-items';
 export { portalUploadProcessors } from './portal-upload.processor';
 export { portalUpload } from './portal-upload.service';
 export { portalUploadType } from './portal-upload.type';
