@@ -294,9 +294,10 @@ export const ciaRepository = {
     );
   },
 
-  async recordError(knex: Knex, stateIds: string[], error: string): Promise<void> {
+  async recordError(knex: Knex, accountId: number, stateIds: string[], error: string): Promise<void> {
     if (stateIds.length > 0)
       await knex('cia_portal_state')
+        .where('account_id', accountId)
         .whereIn('id', stateIds)
         .update({ last_error: error.slice(0, 1000) });
   },

@@ -117,6 +117,7 @@ export async function pushQuantities(accountId: number, target: PushTarget): Pro
       await ciaRepository
         .recordError(
           db(),
+          accountId,
           sent.map((s) => s.id),
           (err as Error).message,
         )
