@@ -20,14 +20,7 @@ import { call, newSeller, Seller } from '../support/api';
 import { orderIdPattern } from '../../lib/order/order.type';
 import { createOrder } from '../order/helpers';
 import { pg, pgTempDir } from '../support/pg-server';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '../support/process';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
