@@ -42,6 +42,8 @@ export interface Config {
   databaseReadMaxLagMs: number;
   /** How long one statement of the web process may take, lock waits included (0: unbounded); lib/db/knex.ts. */
   databaseStatementTimeoutMs: number;
+  /** How long a migration's statement may wait for a table lock before the run fails (0: unbounded); lib/migrate.ts. */
+  migrationLockTimeoutMs: number;
   /**
    * This stack's cell (CELL_ID, 0..cellCount-1) and the number of cell slots (CELL_COUNT, fixed
    * for the life of the installation: it decides every cell's id ranges). 1 (default): one stack,
@@ -336,6 +338,7 @@ const schema = Joi.object({
   DATABASE_READ_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
   DATABASE_READ_MAX_LAG_MS: Joi.number().integer().min(0).max(3600000).default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: Joi.number().integer().min(0).max(600000).default(20000),
+  MIGRATION_LOCK_TIMEOUT_MS: Joi.number().integer().min(0).max(600000).default(5000),
   CELL_COUNT: Joi.number().integer().min(1).max(1024).default(1),
   CELL_ID: Joi.number()
     .integer()
@@ -496,6 +499,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(value.DATABASE_READ_URL ? { databaseReadUrl: value.DATABASE_READ_URL } : {}),
     databaseReadMaxLagMs: value.DATABASE_READ_MAX_LAG_MS,
     databaseStatementTimeoutMs: value.DATABASE_STATEMENT_TIMEOUT_MS,
+    migrationLockTimeoutMs: value.MIGRATION_LOCK_TIMEOUT_MS,
     cellId: value.CELL_ID,
     cellCount: value.CELL_COUNT,
     redisUrl: value.REDIS_URL,

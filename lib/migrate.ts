@@ -15,10 +15,13 @@ export async function migrateDatabase(
   cell: { id: number; count: number } = { id: config().cellId, count: config().cellCount },
 ): Promise<string[]> {
   await ensureDatabase(databaseUrl);
-  const knex = createKnex(databaseUrl, 2);
+  // A migration's ALTER or CREATE INDEX waits for its table's lock behind any open transaction,
+  // and every request after it queues behind the migration: bounded, the run fails instead
+  // (nothing of the failed migration applied) and the service keeps answering.
+  const knex = createKnex(databaseUrl, 2, 5000, 0, config().migrationLockTimeoutMs);
   try {
     await knex.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-    const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
+    const [, applied] = (await knex.migrate.latest({ migrationSource }).catch(explainLockTimeout)) as [number, string[]];
     const ranged = await applyCellRanges(knex, cell.id, cell.count);
     // Once per database and new sequence: the release log shows when a database became a cell.
     if (ranged.length) log.info({ cell: cell.id, cellCount: cell.count, sequences: ranged }, 'sequences given the cell id ranges');
@@ -27,4 +30,13 @@ export async function migrateDatabase(
   } finally {
     await knex.destroy();
   }
+}
+
+/** A lock wait past MIGRATION_LOCK_TIMEOUT_MS (PostgreSQL 55P03): said so, with what to do. */
+function explainLockTimeout(err: unknown): never {
+  if ((err as { code?: string }).code !== '55P03') throw err;
+  throw new Error(
+    `a migration waited longer than MIGRATION_LOCK_TIMEOUT_MS (${config().migrationLockTimeoutMs} ms) for a table another transaction holds: nothing of it was applied; run it again when that transaction has ended (${(err as Error).message})`,
+    { cause: err },
+  );
 }

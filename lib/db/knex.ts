@@ -32,8 +32,11 @@ export function boundStatements(ms: number): void {
  * connectTimeoutMs: how long a new connection may take (default 5000); statementMs: the bound of
  * one statement (0: none; see boundStatements).
  */
-export function createKnex(connectionString: string, poolMax = config().databasePoolMax, connectTimeoutMs = 5000, statementMs = 0): Knex {
-  const bounded = statementMs > 0 ? { statement_timeout: statementMs, query_timeout: statementMs + 5000 } : {};
+export function createKnex(connectionString: string, poolMax = config().databasePoolMax, connectTimeoutMs = 5000, statementMs = 0, lockMs = 0): Knex {
+  const bounded = {
+    ...(statementMs > 0 ? { statement_timeout: statementMs, query_timeout: statementMs + 5000 } : {}),
+    ...(lockMs > 0 ? { lock_timeout: lockMs } : {}),
+  };
   return knexFactory({
     client: 'pg',
     // A server that does not answer (not even a refusal) fails a new connection after 5 s: a
