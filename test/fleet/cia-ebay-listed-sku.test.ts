@@ -12,16 +12,8 @@ import { queues } from '../../lib/queue/queue.registry';
 import { refreshListing } from '../../sandbox/ebay-state.sandbox';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem } from '../stock/helpers';
+import { ebayListable } from '../portals/channel-support';
 import { jobEnd, waitFor, withSandboxAndFleet } from './support';
-
-const listable = {
-  name: 'Desk lamp',
-  description: 'A brass desk lamp',
-  picture: { url: ['https://pictures.example/lamp.jpg'] },
-  category_1_id: '112581',
-  seller_profile: { payment: [{ id: 101 }], refund: [{ id: 102 }], shipping: [{ id: 103 }] },
-  characteristics: { data: [{ type: 'Brand', value: 'Kontor' }] },
-};
 
 describe('fleet: an item whose SKU changed after it was listed at auction_a (eBay)', function () {
   this.timeout(60000);
@@ -87,7 +79,7 @@ describe('fleet: an item whose SKU changed after it was listed at auction_a (eBa
       price: '19.90',
       quantity: 5,
       cia: { auction_a: { is_active: true } },
-      auction_a: [listable],
+      auction_a: [ebayListable],
     });
     const listed = await upload(id, { action: 'list' });
     expect(listed.state, listed.error).to.equal('completed');
@@ -196,7 +188,7 @@ describe('fleet: an item whose SKU changed after it was listed at auction_a (eBa
       price: '19.90',
       quantity: 50,
       cia: { auction_a: { is_active: true } },
-      auction_a: [{ ...listable, name: 'Shirt', price: '19.90' }],
+      auction_a: [{ ...ebayListable, name: 'Shirt', price: '19.90' }],
       variation: {
         type: 'main',
         specifics_set: { name_value: [{ name: 'size', value: ['S', 'M'] }] },

@@ -8,23 +8,13 @@
  */
 import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
-import { connectPortalAccount } from '../../lib/admin/portal-account-connect.service';
 import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
 import { readOrder, stockQuantity } from '../order/helpers';
-import { sandboxPost } from '../portals/channel-support';
+import { ebayListable, sandboxAmazonAccount, sandboxPost } from '../portals/channel-support';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem } from '../stock/helpers';
-
-const listable = {
-  name: 'Desk lamp',
-  description: 'A brass desk lamp',
-  picture: { url: ['https://pictures.example/lamp.jpg'] },
-  category_1_id: '112581',
-  seller_profile: { payment: [{ id: 101 }], refund: [{ id: 102 }], shipping: [{ id: 103 }] },
-  characteristics: { data: [{ type: 'Brand', value: 'Kontor' }] },
-};
 
 describe('order import: a sale on a listing whose item has another SKU now', function () {
   this.timeout(60000);
@@ -55,7 +45,7 @@ describe('order import: a sale on a listing whose item has another SKU now', fun
   it('when an eBay buyer buys from a listing made under the old SKU, which another item holds now, then the line takes the listed item’s stock', async () => {
     const seller = await newSeller();
     const ebayId = Number((await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' })).id);
-    const lamp = await createItem(seller, { name: 'Lamp', sku: 'LS-OLD', price: '19.90', quantity: 5, auction_a: [listable] });
+    const lamp = await createItem(seller, { name: 'Lamp', sku: 'LS-OLD', price: '19.90', quantity: 5, auction_a: [ebayListable] });
     await listed(seller, lamp, 'auction_a', ebayId);
     await relabel(seller, lamp, { sku: 'LS-NEW' });
     const other = await createItem(seller, { name: 'Other lamp', sku: 'LS-OLD', price: '9.90', quantity: 7 });
@@ -70,19 +60,7 @@ describe('order import: a sale on a listing whose item has another SKU now', fun
 
   it('when an Amazon buyer buys from a listing made under the old SKU, now no item’s, then the line is linked to the listed item, not left for the seller', async () => {
     const seller = await newSeller();
-    const amazonId = Number((await createPortalAccount(seller.id, { name: 'Amazon', platform: 'market_d' })).id);
-    await connectPortalAccount(seller.id, {
-      portalAccountId: amazonId,
-      connector: 'amazon_sp',
-      baseUrl: sandbox.url,
-      credentials: {
-        client_id: 'c',
-        client_secret: 's',
-        refresh_token: `Atzr|sandbox-${amazonId}`,
-        seller_id: `S${amazonId}`,
-        marketplace_id: 'A1PA6795UKMFR9',
-      },
-    });
+    const amazonId = await sandboxAmazonAccount(sandbox, seller, 'A1PA6795UKMFR9');
     const pot = await createItem(seller, {
       name: 'Teekanne',
       sku: 'LS-POT-OLD',

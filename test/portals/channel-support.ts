@@ -28,6 +28,18 @@ export async function ebaySandboxOrder(sandbox: Sandbox, seller: Seller, body: R
   return { ebayId: Number(ebayId), id, order: sandbox.state.ebay.orders.get(id)!.order };
 }
 
+/** A market_d account of the seller connected to the sandbox's Amazon (its development identity) in one marketplace: its id. */
+export async function sandboxAmazonAccount(sandbox: Sandbox, seller: Seller, marketplaceId: string): Promise<number> {
+  const amazonId = Number((await createPortalAccount(seller.id, { name: 'Amazon', platform: 'market_d' })).id);
+  await connectPortalAccount(seller.id, {
+    portalAccountId: amazonId,
+    connector: 'amazon_sp',
+    baseUrl: sandbox.url,
+    credentials: { client_id: 'c', client_secret: 's', refresh_token: `Atzr|sandbox-${amazonId}`, seller_id: `S${amazonId}`, marketplace_id: marketplaceId },
+  });
+  return amazonId;
+}
+
 /**
  * A market_d account of the seller connected to the sandbox's Amazon (its development identity),
  * and an order placed there (`pending_ms` 0: UNSHIPPED at once; `body` adds to or overrides the
@@ -39,14 +51,17 @@ export async function amazonSandboxOrder(
   marketplaceId: string,
   body: Record<string, unknown>,
 ): Promise<{ amazonId: number; orderId: string }> {
-  const { id } = await createPortalAccount(seller.id, { name: 'Amazon', platform: 'market_d' });
-  const amazonId = Number(id);
-  await connectPortalAccount(seller.id, {
-    portalAccountId: amazonId,
-    connector: 'amazon_sp',
-    baseUrl: sandbox.url,
-    credentials: { client_id: 'c', client_secret: 's', refresh_token: `Atzr|sandbox-${amazonId}`, seller_id: `S${amazonId}`, marketplace_id: marketplaceId },
-  });
+  const amazonId = await sandboxAmazonAccount(sandbox, seller, marketplaceId);
   const placed = await sandboxPost(sandbox, '/_sandbox/amazon/orders', { portal_account: amazonId, marketplace_id: marketplaceId, pending_ms: 0, ...body });
   return { amazonId, orderId: placed.order_id as string };
 }
+
+/** An auction_a lister entry eBay takes for a fixed-price listing (category, business policies, a picture, the brand). */
+export const ebayListable = {
+  name: 'Desk lamp',
+  description: 'A brass desk lamp',
+  picture: { url: ['https://pictures.example/lamp.jpg'] },
+  category_1_id: '112581',
+  seller_profile: { payment: [{ id: 101 }], refund: [{ id: 102 }], shipping: [{ id: 103 }] },
+  characteristics: { data: [{ type: 'Brand', value: 'Kontor' }] },
+};
