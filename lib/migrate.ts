@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { config } from '../config';
 import { applyCellRanges, createKnex, ensureDatabase, migrationSource } from './db';
 import { log } from './log';
@@ -15,6 +16,25 @@ export async function migrateDatabase(
   cell: { id: number; count: number } = { id: config().cellId, count: config().cellCount },
 ): Promise<string[]> {
   await ensureDatabase(databaseUrl);
+  // Two processes starting at once (npm start migrates in each; several release processes) run
+  // one after the other: the second waits, unbounded, until the first run has ended, then finds
+  // nothing left to do. Its wait holds no table lock that requests queue behind, so it need not be
+  // bounded; bounded by MIGRATION_LOCK_TIMEOUT_MS (knex's lock row, the cell ranges' and the
+  // seed's locks), the second start failed whenever the first run took longer than the bound.
+  const turn = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
+  // A connection lost meanwhile releases the turn; knex's own lock row still keeps two runs of the migrations apart.
+  turn.on('error', (err) => log.warn({ err: err.message }, 'migration turn connection lost'));
+  await turn.connect();
+  try {
+    await turn.query("SELECT pg_advisory_lock(hashtextextended('kontor migrate', 0))");
+    return await migrateInTurn(databaseUrl, cell);
+  } finally {
+    // Ending the session releases the lock, also when the run failed.
+    await turn.end();
+  }
+}
+
+async function migrateInTurn(databaseUrl: string, cell: { id: number; count: number }): Promise<string[]> {
   // A migration's ALTER or CREATE INDEX waits for its table's lock behind any open transaction,
   // and every request after it queues behind the migration: bounded, the run fails instead
   // (nothing of the failed migration applied) and the service keeps answering.

@@ -74,4 +74,25 @@ describe('migrate: a migration waiting for a table lock gives up after MIGRATION
       await Promise.all([writer.end(), reader.end()]);
     }
   });
+
+  it('when two processes start at once (npm start migrates in each), then the second waits for the first run however long it takes, and both start', async () => {
+    await recreateDatabase(url);
+    // A database whose migrations are all pending (knex's tables and pg_trgm there, as after any earlier release).
+    const prepare = createKnex(url, 1);
+    try {
+      await prepare.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+      await prepare.migrate.latest({ migrationSource: { ...migrationSource, getMigrations: async () => [] } });
+    } finally {
+      await prepare.destroy();
+    }
+    // Far below the first run's length on a new database: a wait for the first run bounded by it failed the second start.
+    setConfig({ ...before, migrationLockTimeoutMs: 300 });
+    const runs = await Promise.allSettled([migrateDatabase(url), migrateDatabase(url)]);
+    const failures = runs.flatMap((r) => (r.status === 'rejected' ? [String((r.reason as Error).message)] : []));
+    expect(failures, 'no start failed').to.deep.equal([]);
+    const applied = runs.map((r) => (r.status === 'fulfilled' ? r.value.length : -1));
+    // One run applied every migration, the other found nothing left to do.
+    expect(Math.min(...applied)).to.equal(0);
+    expect(Math.max(...applied)).to.equal((await migrationSource.getMigrations([])).length);
+  });
 });
