@@ -67,6 +67,19 @@ describe('bank statement import: banks exports that public parsers read', () => 
     expect(await db()('bank').where({ account_id: s.id })).to.have.length(0);
   });
 
+  // Two files run together, the first cut: the next statement's :20: (or SWIFT's next {4:) follows
+  // the cut text. Read, the cut entry would be keyed apart from the whole one of the next download.
+  it('when a statement without closing balance is cut and the next statement follows it, then the 400 names the cut statement and nothing is stored', async () => {
+    const s = await newSeller();
+    for (const next of ['mt940-olb-forward-balance.sta', 'mt940-ing-dash-wrapped.sta']) {
+      const res = await postFile(s, Buffer.concat([fixture('mt940-cut-inside.sta'), fixture(next)]));
+      expect(res.status, `${next}: ${res.text}`).to.equal(400);
+      expect(res.body.error![0]).to.include({ error: 'malformed_statement', field: 'line 1' });
+      expect(res.body.error![0]!.description).to.contain(':62F:');
+    }
+    expect(await db()('bank').where({ account_id: s.id })).to.have.length(0);
+  });
+
   // libeufin's nexus/sample/platform/postfinance_camt054.xml: a batch credit's Ntry without Amt
   // and CdtDbtInd, each TxDtls with its own; libeufin's test expects both payments.
   it('when a camt.054 entry has no amount but each of its payments has one, then each payment is stored with its own amount and payer', async () => {

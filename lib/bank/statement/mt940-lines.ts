@@ -27,8 +27,9 @@ export interface Mt940Block {
   line: number;
   fields: Mt940Field[];
   /**
-   * Whether its end is marked (`-`, `-}`, the next `{4:`, `:940:` or `:20:`), not the end of the
-   * file: a statement the file stops inside may have lost entries or text (../mt940.ts).
+   * Whether its end is marked by the format's terminator (`-`, `-}`), not by the end of the file
+   * or the start of another statement (`{4:`, `:940:`, `:20:`): a statement the file stops
+   * inside, or that a cut file's next statement follows, may have lost entries or text (../mt940.ts).
    */
   ended: boolean;
 }
@@ -50,8 +51,10 @@ const transmission = /(?!\t)\p{Cc}/gu;
 export function statementBlocks(text: string): Mt940Block[] {
   const blocks: Mt940Block[] = [];
   let open: Mt940Block | null = null;
-  const end = () => {
-    if (open) open.ended = true;
+  // marked: the statement's own terminator. The start of another statement closes the open one
+  // without: two files run together, the first cut, put the second's :20: after a cut text.
+  const end = (marked: boolean) => {
+    if (open && marked) open.ended = true;
     open = null;
   };
   const lines = text.split(/\r\n|\r|\n/);
@@ -68,22 +71,22 @@ export function statementBlocks(text: string): Mt940Block[] {
       return;
     }
     if (/^\s*-\}/.test(l) || l.trim() === '-') {
-      end();
+      end(true);
       l = l.replace(/^\s*-\}?/, '');
     }
     const textBlock = l.lastIndexOf('{4:');
     if (textBlock >= 0) {
-      end();
+      end(false);
       l = l.slice(textBlock + 3);
     } else if (l.trimStart().startsWith('{')) return;
     if (l.trim() === '') return;
     if (/^:940:\s*$/.test(l)) {
-      end();
+      end(false);
       return;
     }
     const tag = tagLine.exec(l);
     if (tag?.[1] === '20') {
-      end();
+      end(false);
       open = { line, fields: [], ended: false };
       blocks.push(open);
     }

@@ -10,7 +10,8 @@
  * What a statement needs: :20:, :25: (account), :28C: or :28: (statement number), :60F:/:60M:
  * (its currency) and :62F:/:62M: (with the same currency). Missing ones, an unreadable :61: or
  * balance are a 400 `malformed_statement` naming the line. A statement without a closing balance
- * is read when its end is marked (`-}`, `-`, the next statement) or fields that follow the
+ * is read when its end is marked (`-}`, `-`; not the next statement's start, which follows a cut
+ * statement in two files run together) or fields that follow the
  * closing balance in the format stand last (:64:, :65:): the Oldenburgische Landesbank's export
  * (jejik/mt940's K4262927 file, its test expects the 230.00 credit) and the SNS file of OCA's
  * mt940 tests (three statements, the last without :62F:) come so, and every entry is there. A
