@@ -8,12 +8,17 @@
  */
 import type { Knex } from 'knex';
 import { itemsListedUnder } from '../portal-offer';
-import { stockIdsByChannelSku } from '../stock';
+import { existingAmong, stockIdsByChannelSku } from '../stock';
 import type { ImportAccountRow } from './order-import.repository';
 
 /** By SKU, the items it names (two: ambiguous), as stockIdsByChannelSku answers. */
 export async function stockIdsOfLineSkus(trx: Knex.Transaction, account: ImportAccountRow, portal: string, skus: string[]): Promise<Map<string, number[]>> {
-  const listed = await itemsListedUnder(trx, account.account_id, portal, account.id, skus);
+  const recorded = await itemsListedUnder(trx, account.account_id, portal, account.id, skus);
+  // A listing's record outlives its item (a deleted item's row stays): such a SKU goes by the
+  // items' SKUs as before, where an id that is gone refused the whole order (400 unknown item)
+  // and the sale, made before the listing ended, never reached the seller.
+  const existing = await existingAmong(trx, account.account_id, [...recorded.values()]);
+  const listed = new Map([...recorded].filter(([, id]) => existing.has(id)));
   const found = await stockIdsByChannelSku(
     trx,
     account.account_id,

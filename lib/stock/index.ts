@@ -10,7 +10,7 @@ export type { EbayListingQueries } from './stock-ebay-sku';
 export type { EventTargetQueries } from './event-targets';
 export { ownCategoryBody, ownCategoryRepository, ownCategorySearch, saveOwnCategories } from './stock-category';
 export type { OwnCategoryInput } from './stock-category';
-export { stockIdsByChannelSku, variationMainsAmong } from './stock-channel-sku';
+export { existingAmong, stockIdsByChannelSku, variationMainsAmong } from './stock-channel-sku';
 export { loadCiaInput, loadCiaInputs } from './stock-cia.repository';
 export { createStockItem } from './stock-create.service';
 export { stockDescriptionType } from './stock-description';

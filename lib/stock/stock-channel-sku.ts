@@ -56,3 +56,17 @@ export async function stockIdsByChannelSku(knex: Knex | Knex.Transaction, accoun
   if (rest.length) for (const [sku, ids] of await byColumn(knex, accountId, 'sku', rest)) result.set(sku, ids);
   return result;
 }
+
+/**
+ * The items among these ids that exist in the account: a listing's record outlives its item
+ * (portal_listing keeps the row of a deleted item), and an order line linked to an id that is gone
+ * refused the whole order (lib/order-import line-items.ts).
+ */
+export async function existingAmong(knex: Knex | Knex.Transaction, accountId: number, stockIds: number[]): Promise<Set<number>> {
+  if (stockIds.length === 0) return new Set();
+  const rows = (await knex('stock')
+    .select('id')
+    .where({ account_id: accountId })
+    .whereIn('id', [...new Set(stockIds)])) as { id: number }[];
+  return new Set(rows.map((row) => Number(row.id)));
+}

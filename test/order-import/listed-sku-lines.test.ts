@@ -58,6 +58,21 @@ describe('order import: a sale on a listing whose item has another SKU now', fun
     expect(await stockQuantity(seller, other)).to.equal(7);
   });
 
+  it('when an eBay buyer bought from a listing whose item the seller has deleted since, then the order is imported with the line left for the seller, not refused for an item that is gone', async () => {
+    const seller = await newSeller();
+    const ebayId = Number((await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' })).id);
+    const lamp = await createItem(seller, { name: 'Lamp', sku: 'LS-GONE', price: '19.90', quantity: 5, auction_a: [ebayListable] });
+    await listed(seller, lamp, 'auction_a', ebayId);
+    const gone = await call(`stock/${lamp}/`, { token: seller.token, method: 'DELETE' });
+    expect(gone.status, gone.text).to.equal(200);
+
+    // Bought before the listing ended, fetched after the item went.
+    await sandboxPost(sandbox, '/_sandbox/ebay/orders', { portal_account: ebayId, lines: [{ sku: 'LS-GONE', quantity: 1, price: '19.90' }] });
+    expect((await importOrders({ accountId: seller.id, portalAccountId: ebayId }, `ls-gone-${seller.id}`)).orders).to.deep.include({ created: 1 });
+    const order = await theOrder(seller);
+    expect(order.line.map((l) => [l.sku, l.quantity, l.stock_align_id ?? null])).to.deep.equal([['LS-GONE', '1', null]]);
+  });
+
   it('when an Amazon buyer buys from a listing made under the old SKU, now no item’s, then the line is linked to the listed item, not left for the seller', async () => {
     const seller = await newSeller();
     const amazonId = await sandboxAmazonAccount(sandbox, seller, 'A1PA6795UKMFR9');
