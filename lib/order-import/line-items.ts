@@ -17,14 +17,21 @@ export async function stockIdsOfLineSkus(trx: Knex.Transaction, account: ImportA
   // A listing's record outlives its item (a deleted item's row stays): such a SKU goes by the
   // items' SKUs as before, where an id that is gone refused the whole order (400 unknown item)
   // and the sale, made before the listing ended, never reached the seller.
-  const existing = await existingAmong(trx, account.account_id, [...recorded.values()]);
-  const listed = new Map([...recorded].filter(([, id]) => existing.has(id)));
+  const existing = await existingAmong(
+    trx,
+    account.account_id,
+    [...recorded.values()].map((r) => r.stockId),
+  );
+  const listed = [...recorded].filter(([, r]) => existing.has(r.stockId));
+  const live = new Set(listed.filter(([, r]) => r.live).map(([sku]) => sku));
   const found = await stockIdsByChannelSku(
     trx,
     account.account_id,
     portal,
-    skus.filter((s) => !listed.has(s)),
+    skus.filter((s) => !live.has(s)),
   );
-  for (const [sku, id] of listed) found.set(sku, [id]);
+  // An ended listing's item only where the SKU names no item now: the seller may have given the
+  // SKU to another item and listed that one outside Kontor (Seller Hub), whose sales name it too.
+  for (const [sku, r] of listed) if (r.live || !found.has(sku)) found.set(sku, [r.stockId]);
   return found;
 }

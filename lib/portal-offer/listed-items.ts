@@ -10,8 +10,17 @@ import { portalListingRepository } from './portal-listing.repository';
 
 const keyColumn: Partial<Record<PortalId, 'listed_sku' | 'portal_item_id'>> = { auction_a: 'listed_sku', market_d: 'portal_item_id' };
 
-/** By SKU, the item listed under it at this portal account (one item for sure; else absent): none at a channel that keys listings otherwise. */
-export async function itemsListedUnder(knex: Knex, accountId: number, portal: string, portalAccountId: number, skus: string[]): Promise<Map<string, number>> {
+/**
+ * By SKU, the item listed under it at this portal account (one item for sure; else absent), and
+ * whether that listing is live: none at a channel that keys listings otherwise.
+ */
+export async function itemsListedUnder(
+  knex: Knex,
+  accountId: number,
+  portal: string,
+  portalAccountId: number,
+  skus: string[],
+): Promise<Map<string, { stockId: number; live: boolean }>> {
   const column = keyColumn[portal as PortalId];
   if (!column) return new Map();
   return portalListingRepository.itemsByListingKey(knex, accountId, portal as PortalId, portalAccountId, column, [...new Set(skus)]);

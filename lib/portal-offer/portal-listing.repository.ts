@@ -172,8 +172,8 @@ export const portalListingRepository = {
   /**
    * The items whose listings at one portal account were made under each of these keys (`column`:
    * `listed_sku`, or `portal_item_id` where the channel's listing id is the SKU), by key: the live
-   * listing's item, else the ended one's; absent where none or several items were (then the key
-   * names no item for sure).
+   * listing's item, else the ended one's (`live` false); absent where none or several items were
+   * (then the key names no item for sure).
    */
   async itemsByListingKey(
     knex: Knex,
@@ -182,19 +182,19 @@ export const portalListingRepository = {
     portalAccountId: number,
     column: 'listed_sku' | 'portal_item_id',
     skus: string[],
-  ): Promise<Map<string, number>> {
+  ): Promise<Map<string, { stockId: number; live: boolean }>> {
     if (skus.length === 0) return new Map();
     const rows = (await knex('portal_listing')
       .select(`${column} as key`, 'stock_id', 'status')
       .where({ account_id: accountId, portal, portal_account_id: portalAccountId })
       .whereIn(column, skus)) as { key: string; stock_id: number; status: PortalListingRow['status'] }[];
-    const out = new Map<string, number>();
+    const out = new Map<string, { stockId: number; live: boolean }>();
     for (const sku of new Set(rows.map((r) => r.key))) {
       const of = rows.filter((r) => r.key === sku);
       const live = new Set(of.filter((r) => r.status === 'listed').map((r) => Number(r.stock_id)));
       const any = new Set(of.map((r) => Number(r.stock_id)));
       const items = live.size > 0 ? live : any;
-      if (items.size === 1) out.set(sku, [...items][0]!);
+      if (items.size === 1) out.set(sku, { stockId: [...items][0]!, live: live.size > 0 });
     }
     return out;
   },

@@ -10,9 +10,10 @@ import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { db } from '../../lib/db/knex';
 import { importOrders } from '../../lib/order-import/order-import.service';
-import { channelLoopForSuite, jobEnd, Sandbox } from '../fleet/support';
+import { queues } from '../../lib/queue/queue.registry';
+import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { readOrder, stockQuantity } from '../order/helpers';
-import { ebayListable, sandboxAmazonAccount, sandboxPost } from '../portals/channel-support';
+import { ebayListable, kontorOrder, sandboxAmazonAccount, sandboxPost } from '../portals/channel-support';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem } from '../stock/helpers';
 
@@ -56,6 +57,40 @@ describe('order import: a sale on a listing whose item has another SKU now', fun
     expect(order.line.map((l) => [l.sku, l.quantity, l.stock_align_id ?? null])).to.deep.equal([['LS-OLD', '2', `ID_${lamp}`]]);
     expect(await stockQuantity(seller, lamp)).to.equal(3);
     expect(await stockQuantity(seller, other)).to.equal(7);
+  });
+
+  it('when the listing made under the old SKU has ended, then a sale under that SKU goes to its item while no item holds the SKU, and to the item that holds it once one does (listed outside Kontor)', async () => {
+    const seller = await newSeller();
+    const ebayId = Number((await createPortalAccount(seller.id, { name: 'eBay shop', platform: 'auction_a' })).id);
+    const lamp = await createItem(seller, { name: 'Lamp', sku: 'LS-END', price: '19.90', quantity: 5, auction_a: [ebayListable] });
+    await listed(seller, lamp, 'auction_a', ebayId);
+    await relabel(seller, lamp, { sku: 'LS-END-NEW' });
+    // The listing ended (the worker's delete job, as an end runs): its record stays, ended.
+    const { lister_id: listerId } = (await db()('portal_listing').where({ account_id: seller.id, stock_id: lamp }).first('lister_id')) as { lister_id: string };
+    const jobId = `ls-end-${seller.id}`;
+    await queues().add(
+      'portal.upload',
+      { accountId: seller.id, stockId: lamp, portal: 'auction_a', portalAccountId: ebayId, action: 'delete', listerId },
+      jobId,
+    );
+    await waitFor('the end to run', async () => ((await (await queues().get('portal_upload').getJob(jobId))?.getState()) === 'completed' ? true : undefined));
+    expect(((await db()('portal_listing').where({ account_id: seller.id, stock_id: lamp }).first('status')) as { status: string }).status).to.equal('ended');
+
+    // Sold before the end, fetched after: no item holds LS-END now, so the listing's item.
+    const sale = async (quantity: number, job: string) => {
+      const { order_id: id } = (await sandboxPost(sandbox, '/_sandbox/ebay/orders', {
+        portal_account: ebayId,
+        lines: [{ sku: 'LS-END', quantity, price: '9.90' }],
+      })) as { order_id: string };
+      expect((await importOrders({ accountId: seller.id, portalAccountId: ebayId }, `${job}-${seller.id}`)).orders).to.deep.include({ created: 1 });
+      return (await kontorOrder(seller, id))!.line.map((l) => l.stock_align_id ?? null);
+    };
+    expect(await sale(1, 'ls-end-1')).to.deep.equal([`ID_${lamp}`]);
+
+    // The seller gives LS-END to another item and lists it in Seller Hub: its sales go to that item.
+    const vase = await createItem(seller, { name: 'Vase', sku: 'LS-END', price: '9.90', quantity: 7 });
+    expect(await sale(2, 'ls-end-2')).to.deep.equal([`ID_${vase}`]);
+    expect(await stockQuantity(seller, vase)).to.equal(5);
   });
 
   it('when an eBay buyer bought from a listing whose item the seller has deleted since, then the order is imported with the line left for the seller, not refused for an item that is gone', async () => {
