@@ -124,7 +124,7 @@ function appLinesAfter(before: ChannelState, order: ChannelOrder, now: ChannelSt
  * The channel ships the order whole only because a fulfilment app holds every line (a Shopify
  * store's 3PL, fulfilled_by_app): the store can move a line back, where a channel's own program
  * (Amazon FBA, Kaufland FBK, eBay's) is the channel's for good. Told by the state itself (every
- * line kept is among app_lines; only apps' lines are), so rows kept before this are read alike.
+ * line kept is among app_lines; only apps' lines are), so rows kept before this rule read alike (one kept before app_lines was stays the channel's).
  */
 function byApps(state: ChannelState): boolean {
   const lines = Object.keys(state.lines ?? {});
