@@ -79,13 +79,17 @@ export async function sellerSettings(accountId: number): Promise<SellerInvoiceSe
   };
 }
 
-/** The order as the invoice reads it; a buyer without a country is taken to live in the seller's (a domestic sale). */
+/** The order as the invoice reads it; a buyer without a country is taken to live in the seller's (a domestic sale), a delivery address without one in the buyer's. */
 async function invoiceOrder(order: OrderReadRow, seller: SellerInvoiceSettings, corrects: InvoiceOrder['corrects']): Promise<InvoiceOrder> {
   const customer = order.customer ?? {};
   const shipping = order.shipping ?? {};
   const billing = addressOf(customer.address);
   const shipTo = shipping.address ? addressOf(shipping.address) : null;
   if (!billing.countryIso2) billing.countryIso2 = shipTo?.countryIso2 || seller.party.address.countryIso2;
+  // BR-57: a delivery address states its country. One given without (document 2 lets a client
+  // leave country_iso2 out) is taken to be in the buyer's country, as a buyer without one is in the
+  // seller's: without it every EN 16931 validator refuses the invoice, and an issued one never changes.
+  if (shipTo && !shipTo.countryIso2) shipTo.countryIso2 = billing.countryIso2;
   const buyer: InvoiceParty = { address: billing, vatId: text(customer.vat_id).replace(/\s+/g, ''), taxNumber: '', email: order.customer_email ?? '' };
   const method = order.payment_method_id ? await paymentMethodRepository.get(order.payment_method_id) : undefined;
   return {

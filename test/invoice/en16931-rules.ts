@@ -1,7 +1,7 @@
 /**
  * EN 16931 business rules our invoices touch, checked on the CII XML as a receiver reads it:
  * written from the standard's rule list (EN 16931-1:2017, 6.4: BR-01..BR-16, BR-21..BR-27, BR-45..
- * BR-48, BR-55, BR-CO-10..BR-CO-18, BR-CO-25, BR-CO-26, and the VAT breakdown rules BR-S/Z/E/AE-02, -05, -08,
+ * BR-48, BR-55, BR-57, BR-CO-10..BR-CO-18, BR-CO-25, BR-CO-26, and the VAT breakdown rules BR-S/Z/E/AE-02, -05, -08,
  * -09, -10), not from our renderer: it parses the XML on its own (fast-xml-parser) and never imports
  * lib/invoice. The official CEN validation XSLT runs under Debian's Saxon-HE (libsaxonhe-java)
  * but is not in ../shared/, so the suite cannot run it (it was run by hand, lib/invoice README);
@@ -101,6 +101,8 @@ export function checkEn16931(xml: string): Violation[] {
   if (!/^[A-Z]{2}$/.test(str(at(seller, 'PostalTradeAddress', 'CountryID')))) fail('BR-09', 'no seller country code (BT-40)');
   if (!at(buyer, 'PostalTradeAddress')) fail('BR-10', 'no buyer postal address (BG-8)');
   if (!/^[A-Z]{2}$/.test(str(at(buyer, 'PostalTradeAddress', 'CountryID')))) fail('BR-11', 'no buyer country code (BT-55)');
+  const shipTo = at(tx, 'ApplicableHeaderTradeDelivery', 'ShipToTradeParty', 'PostalTradeAddress');
+  if (shipTo && !/^[A-Z]{2}$/.test(str(at(shipTo, 'CountryID')))) fail('BR-57', 'a deliver-to address without country code (BT-80)');
   for (const [rule, name] of [
     ['BR-12', 'LineTotalAmount'],
     ['BR-13', 'TaxBasisTotalAmount'],

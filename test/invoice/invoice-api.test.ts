@@ -148,6 +148,24 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     expect(checkXrechnung(xr)).to.deep.equal([]);
   });
 
+  it("when the delivery address was given without a country, then the invoice states the buyer's there and passes EN 16931 (BR-57, found by the CEN validator)", async () => {
+    const seller = await invoicingSeller();
+    const id = await createOrder(seller, {
+      customer: { ...buyer, address: { ...buyer.address, country_iso2: 'AT', zip: '1010', city: 'Wien' } },
+      status: { is_paid: true },
+      shipping: { address: { name: 'Erika Mustermann', street: 'Ring 1', zip: '1010', city: 'Wien' } },
+      line: [{ id: 1, name: 'Kaffeebecher', sku: 'CUP-1', quantity: 1, price: '9.99', tax: '19' }],
+    });
+    await issued(seller, id);
+    const xml = (await download((await invoiceOf(seller, id, '?format=xml')).location!)).bytes.toString('utf8');
+    expect(xml).to.match(
+      /<ram:ShipToTradeParty><ram:Name>Erika Mustermann<\/ram:Name><ram:PostalTradeAddress>.*?<ram:CountryID>AT<\/ram:CountryID><\/ram:PostalTradeAddress><\/ram:ShipToTradeParty>/,
+    );
+    expect(checkEn16931(xml)).to.deep.equal([]);
+    const order = await readOrder(seller, id);
+    expect((order.shipping as { address: Record<string, unknown> }).address).to.not.have.property('country_iso2');
+  });
+
   it("when support sets the seller's company address with kontor user address, then admin/user/ answers it and the invoice names the seller by it", async () => {
     const seller = await invoicingSeller();
     const set = await kontor(
