@@ -19,11 +19,35 @@ export interface UnlinkedLine {
 /** A decimal amount other than zero. */
 const cents = (value: string) => /^-?\d+(\.\d+)?$/.test(value) && Number(value) !== 0;
 
+/**
+ * A channel's text cut to the characters Order_type holds (decision, README "Texts longer than
+ * Order_type holds"): the channels' contracts bound none of them (Kaufland's Product.title and
+ * Address fields, Shopify's LineItem.name and MailingAddress fields are plain strings), and
+ * Order_type's validation refused the whole order for one long product title, so the buyer's
+ * order never reached the seller and its stock was never taken. Cut by characters (code points,
+ * as Order_type counts them), the last one an ellipsis, so no emoji is split into a lone surrogate.
+ */
+export function fitted(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** Order_address_type's lengths (document 2's string(n), lib/order order.type.ts). */
+const addressLengths: Record<string, number> = { zip: 32 };
+
 function address(a: ChannelOrderAddress | undefined): OrderAddress {
   const out: OrderAddress = {};
-  for (const [key, value] of Object.entries(a ?? {})) if (typeof value === 'string' && value !== '') out[key as keyof OrderAddress] = value;
+  for (const [key, value] of Object.entries(a ?? {}))
+    if (typeof value === 'string' && value !== '') out[key as keyof OrderAddress] = key === 'country_iso2' ? value : fitted(value, addressLengths[key] ?? 255);
   return out;
 }
+
+/** Order_line_type's name (string(1000)) and sku (string(255), a stock item's SKU too). */
+const lineNameLength = 1000;
+const skuLength = 255;
+/** Order_type's customer.phone_1 (string(64)): Kaufland's Address.phone is a free text. */
+const phoneLength = 64;
 
 /** What a channel may give of an order only later (prices, shipping, addresses, contact): ChannelDetails. */
 export function channelDetails(order: ChannelOrder): ChannelDetails {
@@ -32,7 +56,7 @@ export function channelDetails(order: ChannelOrder): ChannelDetails {
     shipping: { ...(order.shipping.fee !== undefined ? { fee: order.shipping.fee } : {}), address: address(order.shipping.address) },
     customer: {
       ...(order.customer.email ? { email: order.customer.email } : {}),
-      ...(order.customer.phone_1 ? { phone_1: order.customer.phone_1 } : {}),
+      ...(order.customer.phone_1 ? { phone_1: fitted(order.customer.phone_1, phoneLength) } : {}),
       address: address(order.customer.address),
     },
   };
@@ -171,7 +195,9 @@ const orderRequestKey = (id: string) => `order:${id}`;
 export function requestNotes(order: ChannelOrder, told: string[] = []): string[] {
   const lines = order.line.flatMap((l, i) =>
     l.cancel_requested !== undefined && !told.includes(l.transaction_id)
-      ? [`the buyer asks to cancel line ${i + 1} (${l.name}${l.cancel_requested ? `: ${l.cancel_requested}` : ''}); do not ship it before the channel decides`]
+      ? [
+          `the buyer asks to cancel line ${i + 1} (${fitted(l.name, lineNameLength)}${l.cancel_requested ? `: ${l.cancel_requested}` : ''}); do not ship it before the channel decides`,
+        ]
       : [],
   );
   const request = order.cancel_requested;
@@ -247,7 +273,9 @@ const unreadNotes = (order: ChannelOrder) =>
 const appLineNotes = (order: ChannelOrder) =>
   order.line.flatMap((l, i) =>
     l.fulfilled_by_app !== undefined
-      ? [`line ${i + 1} (${l.name}): the fulfilment app ${l.fulfilled_by_app} ships it from the stock it keeps; it takes no stock here, do not ship it`]
+      ? [
+          `line ${i + 1} (${fitted(l.name, lineNameLength)}): the fulfilment app ${l.fulfilled_by_app} ships it from the stock it keeps; it takes no stock here, do not ship it`,
+        ]
       : [],
   );
 
@@ -266,27 +294,31 @@ export function orderInputOf(
   // A line a fulfilment app ships from the stock it keeps (fulfilled_by_app): the same, for that line alone.
   const line = order.line.map((l, i) => {
     const elsewhere = byChannel || l.fulfilled_by_app !== undefined;
-    const found = elsewhere ? [] : l.sku ? (skuIds.get(l.sku) ?? []) : [];
+    // A SKU longer than a stock item's can name no item: the line keeps the rest and is the seller's to link.
+    const sku = l.sku && [...l.sku].length <= skuLength ? l.sku : null;
+    const found = elsewhere ? [] : sku ? (skuIds.get(sku) ?? []) : [];
     // A variation main holds no stock of its own (its variants do): the line is left for the seller to link.
     const main = found.length === 1 && mains.has(found[0]!);
     const ids = main ? [] : found;
     if (ids.length !== 1 && !elsewhere) {
       const reason = !l.sku
         ? 'the channel names no SKU'
-        : main
-          ? `SKU ${l.sku} names a variation main, whose variants hold the stock`
-          : found.length === 0
-            ? `SKU ${l.sku} matches no stock item`
-            : `SKU ${l.sku} matches several stock items`;
-      unlinked.push({ position: i + 1, sku: l.sku, name: l.name, reason });
+        : !sku
+          ? `the channel's SKU ${fitted(l.sku, 40)} is longer than the ${skuLength} characters a stock item's SKU has`
+          : main
+            ? `SKU ${l.sku} names a variation main, whose variants hold the stock`
+            : found.length === 0
+              ? `SKU ${l.sku} matches no stock item`
+              : `SKU ${l.sku} matches several stock items`;
+      unlinked.push({ position: i + 1, sku, name: fitted(l.name, lineNameLength), reason });
     }
     return {
       id: i + 1,
-      name: l.name,
+      name: fitted(l.name, lineNameLength),
       quantity: l.quantity,
       price: l.price,
       transaction_id: l.transaction_id,
-      ...(l.sku ? { sku: l.sku } : {}),
+      ...(sku ? { sku } : {}),
       ...(l.tax !== undefined ? { tax: l.tax } : {}),
       ...(ids.length === 1 ? { stock_align_id: `ID_${ids[0]}` } : {}),
     };
@@ -300,14 +332,14 @@ export function orderInputOf(
     current_date: order.created_at,
     currency_id: order.currency_id,
     customer: {
-      ...(order.customer.username ? { username: order.customer.username } : {}),
+      ...(order.customer.username ? { username: fitted(order.customer.username, 255) } : {}),
       ...(order.customer.email ? { email: order.customer.email } : {}),
-      ...(order.customer.phone_1 ? { phone_1: order.customer.phone_1 } : {}),
+      ...(order.customer.phone_1 ? { phone_1: fitted(order.customer.phone_1, phoneLength) } : {}),
       address: address(order.customer.address),
     },
     shipping: {
       ...(order.shipping.fee !== undefined ? { fee: order.shipping.fee } : {}),
-      ...(order.shipping.method ? { method: order.shipping.method } : {}),
+      ...(order.shipping.method ? { method: fitted(order.shipping.method, 255) } : {}),
       address: address(order.shipping.address),
     },
     line,
