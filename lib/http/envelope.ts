@@ -41,7 +41,10 @@ interface Part {
  * are the answer, the ack only sums them up for a client that reads nothing else.
  */
 function multiStatusEnvelope(payload: Payload & { response: Part[] }, warnings: Warning[]): Payload {
-  const failed = payload.response.filter((part) => part.code >= 400);
+  // A part failed when it was refused: 4xx, 5xx, and 300 (an ambiguous stock id, document 1's
+  // "several records would be found"), which a part answers with its error[] and nothing done.
+  // Counted from 400 only, a list whose one part was a 300 was acked success.
+  const failed = payload.response.filter((part) => part.code >= 300);
   if (failed.length === 0 || failed.length < payload.response.length) {
     return successEnvelope(payload, [...warnings, ...failed.map(partFailed)]);
   }

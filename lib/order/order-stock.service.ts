@@ -200,14 +200,14 @@ function planLineStock({ before, after, hold, fieldPrefix, sentOrder }: LineStoc
 /** The plan's moves with their items; the lines get their stock_id. An unknown item a line names, or a variation main: 400. */
 function resolvePlan(plan: LineStockPlan, matches: Map<string, number[]>, mains: Set<number>, title: string): PlannedMove[] {
   for (const check of plan.checks) {
-    const stockId = stockIdOf(check.ref, matches.get(check.ref));
+    const stockId = stockIdOf(check.ref, matches.get(check.ref), check.field);
     if (stockId === undefined) throw unknownItem(check.field, check.ref);
     if (mains.has(stockId)) throw variationMain(check.field, check.ref);
     check.line.stock_id = stockId;
   }
   const planned: PlannedMove[] = [];
   for (const move of plan.moves) {
-    const stockId = stockIdOf(move.stockRef, matches.get(move.stockRef));
+    const stockId = stockIdOf(move.stockRef, matches.get(move.stockRef), move.field);
     const takes = move.line !== undefined && move.difference < 0;
     if (stockId === undefined) {
       if (takes) throw unknownItem(move.field!, move.line!.stock_align_id);

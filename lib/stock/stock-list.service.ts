@@ -104,7 +104,7 @@ function saveOne(trx: Knex.Transaction, accountId: number, item: ListItem, log: 
       const result = await savepoint(async (t) => {
         let existingId: number | undefined;
         if (id !== undefined) {
-          existingId = await resolveStockRef(t, accountId, id, 'id');
+          existingId = await resolveStockRef(t, accountId, id, 'id', { field: `${path}.id` });
           if (existingId === undefined) throw notFound(`stock ${String(id)}`, `${path}.id`);
         }
         return saveStock(t, accountId, fields!, existingId, { warnings, title: 'stock/list', field: path, appClient });

@@ -51,14 +51,15 @@ export function refMatches(ref: string, bare: 'id' | 'align'): Match[] {
 
 /**
  * The stock id a reference names in the account, undefined when none; several items matching
- * is a 300. With `lock`, the row is locked FOR UPDATE in the caller's transaction.
+ * is a 300 naming `field` (where the client wrote the reference), as the caller's 404 does. With
+ * `lock`, the row is locked FOR UPDATE in the caller's transaction.
  */
 export async function resolveStockRef(
   knex: Knex | Knex.Transaction,
   accountId: number,
   ref: string | number,
   bare: 'id' | 'align',
-  lock = false,
+  { lock = false, field }: { lock?: boolean; field?: string } = {},
 ): Promise<number | undefined> {
   const matches = refMatches(String(ref), bare);
   if (matches.length === 0) return undefined;
@@ -72,7 +73,7 @@ export async function resolveStockRef(
     .limit(2);
   if (lock) query.forUpdate();
   const rows = await query;
-  if (rows.length > 1) throw ambiguous(`stock id ${String(ref)}`);
+  if (rows.length > 1) throw ambiguous(`stock id ${String(ref)}`, field);
   return rows[0]?.id;
 }
 
@@ -130,8 +131,11 @@ async function matchRefs(
   return { ids: result, mains: new Set(rows.filter((row) => row.variation_type === 'main').map((row) => row.id)) };
 }
 
-/** The one id of matchStockRefs' answer for a reference: undefined for none, 300 for several. */
-export function stockIdOf(ref: string, ids: number[] | undefined): number | undefined {
-  if (ids && ids.length > 1) throw ambiguous(`stock id ${ref}`);
+/**
+ * The one id of matchStockRefs' answer for a reference: undefined for none, 300 for several,
+ * naming `field` (an order line's stock_align_id) as the 400 of an unknown item does.
+ */
+export function stockIdOf(ref: string, ids: number[] | undefined, field?: string): number | undefined {
+  if (ids && ids.length > 1) throw ambiguous(`stock id ${ref}`, field);
   return ids?.[0];
 }

@@ -24,7 +24,7 @@ export interface SaveResult {
 
 /** An item another one links (variant, set sub); 404 naming the field when absent. Locked unless `lock` is false. */
 export async function resolveLinked(trx: Knex.Transaction, accountId: number, ref: string | number, field: string, lock = true): Promise<StockRow> {
-  const id = await resolveStockRef(trx, accountId, ref, 'id');
+  const id = await resolveStockRef(trx, accountId, ref, 'id', { field });
   const row = id === undefined ? undefined : lock ? await stockRepository.lock(trx, accountId, id) : await stockRepository.get(trx, accountId, id);
   if (!row) throw notFound(`stock ${String(ref)}`, field);
   return row;

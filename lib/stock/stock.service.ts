@@ -202,7 +202,7 @@ export async function deleteStock(trx: Knex.Transaction, accountId: number, stoc
 
 /** Resolves a path {stock_id} of the account: 404 when unknown or foreign, 300 when ambiguous. */
 export async function resolvePathStockId(accountId: number, ref: string, knex: Knex | Knex.Transaction = db()): Promise<number> {
-  const id = await resolveStockRef(knex, accountId, ref, 'id');
+  const id = await resolveStockRef(knex, accountId, ref, 'id', { field: 'stock_id' });
   if (id === undefined) throw notFound(`stock ${ref}`, 'stock_id');
   return id;
 }
