@@ -125,6 +125,13 @@ export interface SandboxOrder {
   taxCollectedBy: 'AMAZON' | 'SELLER';
   /** PaymentExecution.paymentMethod (data set PAYMENT), e.g. CashOnDelivery, CreditCard; none: no payment data. */
   paymentMethod?: string;
+  /**
+   * A test's change to the order as the Orders API v2026-01-01 serves it (order2026), for shapes the
+   * contract allows that the store does not make (an amount without decimals, a field left out):
+   * applied to every read, which the contract gate checks like any answer, so a shape the contract
+   * does not allow is a recorded violation.
+   */
+  reshape?: (served: Record<string, unknown>) => void;
 }
 
 /** What the orders part of the sandbox's Amazon holds. */
@@ -302,6 +309,7 @@ export function order2026(o: SandboxOrder, included: Set<string>): Record<string
   if (included.has('FULFILLMENT')) out.fulfillment = { fulfillmentStatus: o.status, fulfilledBy: o.fulfilledBy, fulfillmentServiceLevel: o.serviceLevel };
   out.orderItems = items;
   if (included.has('PACKAGES') && !afn) out.packages = o.packages.map(({ status, ...k }) => ({ ...k, packageStatus: { status } }));
+  o.reshape?.(out);
   return out;
 }
 

@@ -6,11 +6,30 @@
 import type { ChannelOrder, ChannelOrderAddress, ChannelOrderLine } from '../channel-order.type';
 import type { CustomerAddress, FulfillmentStatus, Money, Order2026, OrderItem2026, ProceedsBreakdown } from './orders-2026';
 
-/** Amounts in cents (Amazon's decimals are strings; a value that is no number counts as none). */
+/**
+ * Money.amount as RFC 7159 writes a number (the contract's Decimal: "A decimal number with no loss
+ * of precision. Follows RFC 7159 for number representation"): a fraction and an exponent
+ * ('1.99E+1', '3980e-2'), or none ('1980', the yen).
+ */
+const rfc7159 = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d{1,3}))?$/;
+
+/**
+ * Amounts in cents, read exactly (BigInt), rounded half away from zero to the cent as lib/http's
+ * decimal rounds what a client sends (decision: Kontor keeps two decimals, and a third, which the
+ * contract's Decimal allows, is rounded, not cut). A value that is no number counts as none.
+ * Before, only `digits[.digits]` was read and further decimals were cut: an amount with an exponent
+ * read as none, so a unit price '1.99E+1' billed its line 0.00 and a grandTotal so written left the
+ * paid order "paid in full" at whatever the lines said (found against orders_2026-01-01.json).
+ */
 const cents = (m: Money | undefined): bigint | undefined => {
-  if (!m || !/^-?\d+(\.\d+)?$/.test(m.amount)) return undefined;
-  const [whole, fraction = ''] = m.amount.replace('-', '').split('.');
-  const value = BigInt(whole!) * 100n + BigInt((fraction + '00').slice(0, 2));
+  const match = m ? rfc7159.exec(m.amount) : null;
+  if (!m || !match) return undefined;
+  const [, whole, fraction = '', exponent = '0'] = match;
+  // The digits as one whole number, and the power of ten that makes them cents.
+  const digits = BigInt(whole! + fraction);
+  const scale = Number(exponent) + 2 - fraction.length;
+  const unit = 10n ** BigInt(Math.abs(scale));
+  const value = scale >= 0 ? digits * unit : (digits + unit / 2n) / unit;
   return m.amount.startsWith('-') ? -value : value;
 };
 const decimal = (c: bigint) => {

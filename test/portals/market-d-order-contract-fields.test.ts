@@ -1,0 +1,187 @@
+/**
+ * Amazon orders carrying only what orders_2026-01-01.json promises: of an Order only orderId,
+ * createdTime, lastUpdatedTime, salesChannel and orderItems are required, of an OrderItem only
+ * orderItemId, quantityOrdered and product (none of whose fields is); `buyer` and `recipient` come
+ * only with the roles that show personal data; Money.amount is a Decimal string "with no loss of
+ * precision" (a yen amount has no decimals). Each test reshapes what the sandbox's Amazon serves as
+ * the contract allows (SandboxOrder.reshape; the gate checks the answer and the suite asserts no
+ * violation), imports it, and reads what the seller sees through GET order/{id}/ and the stock.
+ */
+import { expect } from 'chai';
+import { importOrders } from '../../lib/order-import/order-import.service';
+import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { channelLoopForSuite, Sandbox } from '../fleet/support';
+import { createStock, stockQuantity } from '../order/helpers';
+import { call, newSeller, Seller } from '../support/api';
+import { amazonSandboxOrder, kontorOrder } from './channel-support';
+
+type Served = Record<string, unknown> & { orderItems: (Record<string, unknown> & { product: Record<string, unknown> })[] };
+
+describe('Amazon orders with only what the Orders API v2026-01-01 contract promises', function () {
+  this.timeout(60000);
+  let sandbox: Sandbox;
+  channelLoopForSuite((loop) => ({ sandbox } = loop));
+
+  const taskTexts = async (seller: Seller) => {
+    const res = await call('task/?pagination[limit]=100', { token: seller.token });
+    expect(res.status, res.text).to.equal(200);
+    return (res.body.task as { title: string; text: string }[]).map((t) => `${t.title}\n${t.text}`);
+  };
+
+  /** An order at the sandbox's Amazon, served reshaped by `reshape` from then on. */
+  async function sale(seller: Seller, marketplaceId: string, body: Record<string, unknown>, reshape: (served: Served) => void) {
+    const placed = await amazonSandboxOrder(sandbox, seller, marketplaceId, body);
+    amazonOf(sandbox.state).orders.get(placed.orderId)!.reshape = (served) => reshape(served as Served);
+    return placed;
+  }
+
+  async function imported(seller: Seller, amazonId: number, id: string, key: string) {
+    const run = await importOrders({ accountId: seller.id, portalAccountId: amazonId }, key);
+    expect(run.orders, JSON.stringify(await taskTexts(seller))).to.deep.include({ created: 1 });
+    return (await kontorOrder(seller, id))!;
+  }
+
+  it('when the application has no role for personal data (no buyer, no recipient), then the order is imported paid with its stock taken and no address', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-AMZ-NOPII', 10);
+    const { amazonId, orderId } = await sale(
+      seller,
+      'A1PA6795UKMFR9',
+      { lines: [{ sku: 'CF-AMZ-NOPII', quantity: 2, price: '14.95', shipping: '3.90' }] },
+      (o) => {
+        delete o.buyer;
+        delete o.recipient;
+      },
+    );
+
+    const kontor = await imported(seller, amazonId, orderId, 'cf-amz-nopii');
+    expect(kontor.customer).to.deep.include({ username: orderId });
+    expect(kontor.customer.email ?? null).to.equal(null);
+    expect(kontor.shipping.address).to.deep.equal({});
+    expect(kontor.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([['CF-AMZ-NOPII', '2', '14.95']]);
+    expect([kontor.shipping.fee, kontor.invoice_amount, kontor.paid_amount, kontor.status.is_paid]).to.deep.equal(['3.90', '33.80', '33.80', true]);
+    expect(await stockQuantity(seller, stockId)).to.equal(8);
+  });
+
+  it('when a yen order’s amounts have no decimals ("1980"), then its prices, fee and payment are those yen', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'CF-AMZ-JPY', 10);
+    const { amazonId, orderId } = await sale(
+      seller,
+      'A1VC38T7YXB528',
+      { currency: 'JPY', lines: [{ sku: 'CF-AMZ-JPY', quantity: 2, price: '1980.00', shipping: '350.00' }] },
+      (o) => {
+        // Every Money of the order as a yen amount: no decimals.
+        const whole = (value: unknown): void => {
+          if (Array.isArray(value)) value.forEach(whole);
+          else if (value && typeof value === 'object') {
+            const m = value as Record<string, unknown>;
+            if (typeof m.amount === 'string' && m.currencyCode === 'JPY') m.amount = m.amount.replace(/\.00$/, '');
+            Object.values(m).forEach(whole);
+          }
+        };
+        whole(o);
+      },
+    );
+
+    const kontor = await imported(seller, amazonId, orderId, 'cf-amz-jpy');
+    expect(kontor.currency_id).to.equal('JPY');
+    expect(kontor.line.map((l) => [l.quantity, l.price])).to.deep.equal([['2', '1980.00']]);
+    expect([kontor.shipping.fee, kontor.invoice_amount, kontor.paid_amount]).to.deep.equal(['350.00', '4310.00', '4310.00']);
+  });
+
+  it('when an item names no SKU, title or ASIN (product is empty), then the order is imported with that line unlinked and a task naming it', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-AMZ-BARE', 10);
+    const { amazonId, orderId } = await sale(
+      seller,
+      'A1PA6795UKMFR9',
+      {
+        lines: [
+          { sku: 'CF-AMZ-BARE', quantity: 1, price: '10.00' },
+          { sku: 'CF-AMZ-NOSKU', quantity: 1, price: '5.00' },
+        ],
+      },
+      (o) => {
+        const price = o.orderItems[1]!.product.price;
+        o.orderItems[1]!.product = price ? { price } : {};
+      },
+    );
+
+    const kontor = await imported(seller, amazonId, orderId, 'cf-amz-bare');
+    expect(kontor.line.map((l) => [l.sku ?? null, l.quantity, l.price, l.stock_align_id ?? null])).to.deep.equal([
+      ['CF-AMZ-BARE', '1', '10.00', `ID_${stockId}`],
+      [null, '1', '5.00', null],
+    ]);
+    expect(String(kontor.line[1]!.name)).to.not.equal('');
+    expect([kontor.invoice_amount, kontor.paid_amount]).to.deep.equal(['15.00', '15.00']);
+    expect((await taskTexts(seller)).join('\n')).to.contain('the channel names no SKU');
+  });
+
+  it('when an unshipped order’s items carry no unit price and no proceeds, then it is imported paid and its stock taken', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-AMZ-NOPRICE', 10);
+    const { amazonId, orderId } = await sale(seller, 'A1PA6795UKMFR9', { lines: [{ sku: 'CF-AMZ-NOPRICE', quantity: 3, price: '4.00' }] }, (o) => {
+      delete o.proceeds;
+      for (const item of o.orderItems) {
+        delete item.proceeds;
+        delete item.product.price;
+      }
+    });
+
+    const kontor = await imported(seller, amazonId, orderId, 'cf-amz-noprice');
+    expect(kontor.status.is_paid).to.equal(true);
+    expect(kontor.line.map((l) => [l.sku, l.quantity])).to.deep.equal([['CF-AMZ-NOPRICE', '3']]);
+    expect(await stockQuantity(seller, stockId)).to.equal(7);
+  });
+
+  it('when an order is first read CANCELLED and its items carry no price (never priced while Pending), then it is imported cancelled and takes no stock', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-AMZ-CANC', 10);
+    const { amazonId, orderId } = await sale(
+      seller,
+      'A1PA6795UKMFR9',
+      { status: 'CANCELLED', lines: [{ sku: 'CF-AMZ-CANC', quantity: 2, price: '8.00' }] },
+      (o) => {
+        delete o.proceeds;
+        for (const item of o.orderItems) {
+          delete item.proceeds;
+          delete item.product.price;
+        }
+      },
+    );
+
+    const kontor = await imported(seller, amazonId, orderId, 'cf-amz-canc');
+    expect([kontor.status.is_cancelled, kontor.status.is_paid]).to.deep.equal([true, false]);
+    expect(await stockQuantity(seller, stockId)).to.equal(10);
+  });
+
+  it('when Amazon writes an amount as RFC 7159 allows (an exponent, a third decimal), then it is read as that number: the line, fee and payment are what the buyer paid', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'CF-AMZ-EXP', 10);
+    const { amazonId, orderId } = await sale(
+      seller,
+      'A1PA6795UKMFR9',
+      { lines: [{ sku: 'CF-AMZ-EXP', quantity: 2, price: '19.90', shipping: '4.50' }] },
+      (o) => {
+        const rewrite = (value: unknown): void => {
+          if (Array.isArray(value)) value.forEach(rewrite);
+          else if (value && typeof value === 'object') {
+            const m = value as Record<string, unknown>;
+            // "A decimal number with no loss of precision. Follows RFC 7159 for number representation" (Decimal).
+            if (m.amount === '19.90') m.amount = '1.99E+1';
+            else if (m.amount === '39.80') m.amount = '3980e-2';
+            else if (m.amount === '4.50') m.amount = '4.500';
+            else if (m.amount === '44.30') m.amount = '44.300';
+            Object.values(m).forEach(rewrite);
+          }
+        };
+        rewrite(o);
+      },
+    );
+
+    const kontor = await imported(seller, amazonId, orderId, 'cf-amz-exp');
+    expect(kontor.line.map((l) => [l.quantity, l.price])).to.deep.equal([['2', '19.90']]);
+    expect([kontor.shipping.fee, kontor.invoice_amount, kontor.paid_amount]).to.deep.equal(['4.50', '44.30', '44.30']);
+  });
+});
