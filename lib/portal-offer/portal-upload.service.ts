@@ -34,7 +34,7 @@ export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, st
           trx,
           path,
           async () => {
-            const job = await planPart(trx, caller, stockId, adapter, part);
+            const job = await planPart(trx, caller, stockId, adapter, part, path);
             return { code: 202, fields: { job_id: await addToOutbox(trx, caller.accountId, 'portal.upload', job) } };
           },
           { log, faults: 'throw' },
@@ -45,20 +45,32 @@ export async function planPortalUpload(trx: Knex.Transaction, caller: Caller, st
   return results;
 }
 
-async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, adapter: RegisteredAdapter, part: PortalUploadPart): Promise<PortalUploadJob> {
+/**
+ * One part's job. Each refusal names the part's field (`portal_upload.<portal>[i].<field>`), as
+ * the parts of order/list/ and stock/list/ do: a 207 whose every part failed gathers their errors
+ * in its root error[], where an error naming no field did not say which part it was.
+ */
+async function planPart(
+  trx: Knex.Transaction,
+  caller: Caller,
+  stockId: number,
+  adapter: RegisteredAdapter,
+  part: PortalUploadPart,
+  path: string,
+): Promise<PortalUploadJob> {
   const portal = adapter.portal;
   if (!adapter.uploadActions.includes(part.action)) {
-    throw domainError('unsupported_action', `${portal} takes ${adapter.uploadActions.join(' or ')}, not ${part.action}`);
+    throw domainError('unsupported_action', `${portal} takes ${adapter.uploadActions.join(' or ')}, not ${part.action}`, { field: `${path}.action` });
   }
-  const portalAccountId = await portalAccountOf(trx, caller, part.portal_account_id);
+  const portalAccountId = await portalAccountOf(trx, caller, part.portal_account_id, `${path}.portal_account_id`);
   const job: PortalUploadJob = { accountId: caller.accountId, stockId, portal, portalAccountId, action: part.action };
   if (portal !== 'auction_a') return job;
-  const listerId = await listerOf(trx, caller.accountId, stockId, part.lister_id);
+  const listerId = await listerOf(trx, caller.accountId, stockId, part.lister_id, `${path}.lister_id`);
   if (listerId !== undefined) job.listerId = listerId;
   if (part.start) job.start = part.start.toISOString();
   if (part.action === 'revise') {
     job.reviseValues = part.revise_values ?? [];
-    job.liveId = await liveIdOf(trx, caller.accountId, stockId, portalAccountId, listerId ?? '', part.auction_a_live_id);
+    job.liveId = await liveIdOf(trx, caller.accountId, stockId, portalAccountId, listerId ?? '', part.auction_a_live_id, `${path}.auction_a_live_id`);
   }
   return job;
 }
@@ -68,24 +80,25 @@ async function planPart(trx: Knex.Transaction, caller: Caller, stockId: number, 
  * account only that one (a listing acts on the channel account; the grant's other accounts are
  * absent to it, as their orders are).
  */
-async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: PortalUploadPart['portal_account_id']): Promise<number> {
+async function portalAccountOf(trx: Knex.Transaction, caller: Caller, ref: PortalUploadPart['portal_account_id'], field: string): Promise<number> {
   const rows = await portalAccountRefRepository.refs(trx, caller.accountId);
   const id = ref === undefined ? caller.portalAccountId : ref === 'default' ? rows.find((r) => r.is_default)?.id : ref;
   const granted = caller.portalAccountGrant === 'all' || caller.portalAccountGrant === id;
   if (id === null || id === undefined || !rows.some((r) => r.id === id) || !granted) {
-    throw domainError('unknown_portal_account', `portal account ${String(ref ?? 'default')} does not exist`);
+    throw domainError('unknown_portal_account', `portal account ${String(ref ?? 'default')} does not exist`, { field });
   }
   return id;
 }
 
 /** The lister of the item's auction_a[] entries: the one named, or the only one. */
-async function listerOf(trx: Knex.Transaction, accountId: number, stockId: number, named: string | undefined): Promise<string | undefined> {
+async function listerOf(trx: Knex.Transaction, accountId: number, stockId: number, named: string | undefined, field: string): Promise<string | undefined> {
   const ids = await stockPortalRepository.listerIds(trx, accountId, stockId, 'auction_a');
   if (named !== undefined && named !== '0') {
-    if (!ids.includes(named)) throw domainError('unknown_lister', `lister ${named} is not a lister of this item`);
+    if (!ids.includes(named)) throw domainError('unknown_lister', `lister ${named} is not a lister of this item`, { field });
     return named;
   }
-  if (named === undefined && ids.length > 1) throw domainError('ambiguous_lister', 'the item has several auction_a listers; name one with lister_id');
+  if (named === undefined && ids.length > 1)
+    throw domainError('ambiguous_lister', 'the item has several auction_a listers; name one with lister_id', { field });
   return ids[0];
 }
 
@@ -97,6 +110,7 @@ async function liveIdOf(
   portalAccountId: number,
   listerId: string,
   live: string | undefined,
+  field: string,
 ): Promise<string> {
   if (live !== undefined) {
     const portalItemId = live.toUpperCase().startsWith('AUCTIONA_') ? live.slice('AUCTIONA_'.length) : undefined;
@@ -104,10 +118,12 @@ async function liveIdOf(
       portalItemId !== undefined
         ? await portalListingRepository.listingByPortalItemId(trx, accountId, stockId, portalAccountId, portalItemId)
         : await portalListingRepository.listingById(trx, accountId, portalAccountId, live);
-    if (!row || row.stock_id !== stockId || !row.portal_item_id) throw domainError('unknown_live_listing', `live listing ${live} does not exist for this item`);
+    if (!row || row.stock_id !== stockId || !row.portal_item_id)
+      throw domainError('unknown_live_listing', `live listing ${live} does not exist for this item`, { field });
     return row.portal_item_id;
   }
   const listing = await portalListingRepository.listing(trx, { accountId, stockId, portal: 'auction_a', portalAccountId, listerId });
-  if (!listing?.portal_item_id || listing.status !== 'listed') throw domainError('no_live_listing', 'the item has no live auction_a listing to revise');
+  if (!listing?.portal_item_id || listing.status !== 'listed')
+    throw domainError('no_live_listing', 'the item has no live auction_a listing to revise', { field });
   return listing.portal_item_id;
 }

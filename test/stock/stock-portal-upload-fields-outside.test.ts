@@ -26,6 +26,35 @@ describe('stock/{id}/portal_upload/ fields tried from outside (document 2)', () 
     });
   }
 
+  it('when every part is refused, then each error names its part and field, in response[] and in the root error[] of ack error, and no job is planned', async () => {
+    const id = await createItem(seller, { name: 'Lamp', auction_a: [{ name: 'Lamp' }] });
+    const body = {
+      portal_upload: {
+        auction_a: [
+          { action: 'list', lister_id: 'NO_77' },
+          { action: 'revise', auction_a_live_id: 'AUCTIONA_123' },
+          { action: 'revise', revise_values: ['price'] },
+        ],
+        market_e: [{ action: 'list', portal_account_id: 999999 }],
+        market_f: [{ action: 'delete' }],
+      },
+    };
+    const res = await call(`stock/${id}/portal_upload/`, { token: seller.token, body });
+    expect(res.status, res.text).to.equal(207);
+    expect(res.body.ack).to.equal('error');
+    const expected = [
+      ['portal_upload.auction_a[0]', 404, 'unknown_lister', 'portal_upload.auction_a[0].lister_id'],
+      ['portal_upload.auction_a[1]', 404, 'unknown_live_listing', 'portal_upload.auction_a[1].auction_a_live_id'],
+      ['portal_upload.auction_a[2]', 404, 'no_live_listing', 'portal_upload.auction_a[2].auction_a_live_id'],
+      ['portal_upload.market_e[0]', 404, 'unknown_portal_account', 'portal_upload.market_e[0].portal_account_id'],
+      ['portal_upload.market_f[0]', 400, 'unsupported_action', 'portal_upload.market_f[0].action'],
+    ];
+    const parts = res.body.response as { path: string; code: number; job_id?: string; error: { error: string; field?: string }[] }[];
+    expect(parts.map((p) => [p.path, p.code, p.error[0]!.error, p.error[0]!.field])).to.deep.equal(expected);
+    expect(parts.filter((p) => p.job_id !== undefined)).to.deep.equal([]);
+    expect((res.body.error ?? []).map((e) => e.field)).to.deep.equal(expected.map((e) => e[3]));
+  });
+
   it('when auction_a[].start is a datetime, then the part is planned (202 with a job id)', async () => {
     const id = await createItem(seller, { name: 'Lamp', auction_a: [{ name: 'Lamp' }] });
     const res = await call(`stock/${id}/portal_upload/`, {
