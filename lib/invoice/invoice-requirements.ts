@@ -44,20 +44,29 @@ export function missingSellerFacts(seller: SellerInvoiceSettings): MissingFact[]
 
 /**
  * What XRechnung 3.0 asks beyond EN 16931 that an issued document may lack: the seller's post
- * code and contact phone and email (BR-DE-4, 6, 7) and the buyer's city and post code (BR-DE-8,
- * 9). XRechnung is for public buyers, who always have an address; an invoice whose XRechnung
+ * code and contact phone and email (BR-DE-4, 6, 7), the buyer's city and post code (BR-DE-8,
+ * 9), and a card's or a direct debit's details (BR-DE-24-a, 25-a). XRechnung is for public buyers, who always have an address; an invoice whose XRechnung
  * would break these rules is issued without one (its PDF and Factur-X are valid) rather than
  * withheld or issued broken.
  */
 export function missingXrechnungFacts(doc: InvoiceDocument): MissingFact[] {
+  const means = meansXrechnungCannotState[doc.paymentMethod.code];
   return absent([
     { value: doc.seller.address.zip, field: 'user.address.zip', rule: 'BR-DE-4' },
     { value: doc.sellerContact.phone, field: 'user.settings.invoice.phone', rule: 'BR-DE-6' },
     { value: doc.sellerContact.email, field: 'user.settings.invoice.email', rule: 'BR-DE-7' },
     { value: doc.buyer.address.city, field: 'order.customer.address.city', rule: 'BR-DE-8' },
     { value: doc.buyer.address.zip, field: 'order.customer.address.zip', rule: 'BR-DE-9' },
-  ]);
+  ]).concat(means ? [{ field: 'order.payment_method_id', rule: means }] : []);
 }
+
+/**
+ * Payment means (BT-81) whose XRechnung states facts no field of Kontor holds: a card payment
+ * (54) the card's number (BG-18, BR-DE-24-a), a direct debit (59) the mandate, the creditor id and
+ * the debited IBAN (BG-19, BR-DE-25-a). KoSIT's validator refuses such an XRechnung without them
+ * (found 2026-11-28); EN 16931 does not ask them, so the PDF and Factur-X are issued as before.
+ */
+const meansXrechnungCannotState: Record<string, string> = { '54': 'BR-DE-24-a', '59': 'BR-DE-25-a' };
 
 const named = (f: MissingFact) => (f.orField ? `${f.field} or ${f.orField}` : f.field);
 

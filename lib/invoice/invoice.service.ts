@@ -351,7 +351,7 @@ export async function invoiceLink(caller: Caller, orderId: string, format: Invoi
   if (!key)
     throw domainError(
       'not_found',
-      `order ${orderId}'s invoice was issued without an XRechnung: XRechnung 3.0 asks the seller's post code, contact phone and email and the buyer's city and post code (BR-DE-4, 6, 7, 8, 9), and one of them was missing`,
+      `order ${orderId}'s invoice was issued without an XRechnung: XRechnung 3.0 asks the seller's post code, contact phone and email and the buyer's city and post code (BR-DE-4, 6, 7, 8, 9), and for a card payment or a direct debit the card's number or the mandate (BR-DE-24-a, 25-a), which Kontor does not hold, and one of them was missing`,
     );
   const name = `${row.type_code === 381 ? 'credit-note' : 'invoice'}-${row.invoice_number}${format === 'xrechnung' ? '-xrechnung.xml' : `.${format}`}`;
   const url = await invoiceStorage().link(key, ttl, name, format === 'pdf' ? 'application/pdf' : 'application/xml', now);

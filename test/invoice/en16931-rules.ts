@@ -236,7 +236,7 @@ export function checkEn16931(xml: string): Violation[] {
  * BR-DE-1 payment instructions, BR-DE-2/5/6/7 the seller contact with name, phone and email,
  * BR-DE-3/4 and 8/9 seller's and buyer's city and post code, BR-DE-15 the buyer reference,
  * BR-DE-17 the type code, BR-DE-21 the specification identifier, BR-DE-23-a an IBAN for a credit
- * transfer. The KoSIT schematron itself is not in ../shared/ (lib/invoice/README.md).
+ * transfer, BR-DE-24-a a card's and BR-DE-25-a a direct debit's details. The KoSIT schematron itself is not in ../shared/ (lib/invoice/README.md).
  */
 export function checkXrechnung(xml: string): Violation[] {
   const out: Violation[] = [];
@@ -271,5 +271,13 @@ export function checkXrechnung(xml: string): Violation[] {
   for (const m of means)
     if (['30', '58'].includes(str(at(m, 'TypeCode'))) && !str(at(m, 'PayeePartyCreditorFinancialAccount', 'IBANID')))
       fail('BR-DE-23-a', 'a credit transfer without the payee IBAN');
+  for (const m of means)
+    if (['48', '54', '55'].includes(str(at(m, 'TypeCode'))) && !str(at(m, 'ApplicableTradeSettlementFinancialCard', 'ID')))
+      fail('BR-DE-24-a', 'a card payment without the card (BG-18)');
+  const mandate =
+    list(at(settlement, 'SpecifiedTradePaymentTerms')).some((t) => str(at(t, 'DirectDebitMandateID'))) || str(at(settlement, 'CreditorReferenceID'));
+  for (const m of means)
+    if (str(at(m, 'TypeCode')) === '59' && !mandate && !str(at(m, 'PayerPartyDebtorFinancialAccount', 'IBANID')))
+      fail('BR-DE-25-a', 'a direct debit without its mandate, creditor id or debited account (BG-19)');
   return out;
 }

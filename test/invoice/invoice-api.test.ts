@@ -563,4 +563,26 @@ describe('invoices: issued, asked for and served (issue 35)', function () {
     }
     expect(await db()('invoice').whereIn('account_id', [noPhone.id, seller.id]).whereNotNull('xrechnung_key').count({ n: '*' })).to.deep.equal([{ n: '0' }]);
   });
+
+  it("when an order was paid by card or direct debit, then its invoice is issued without an XRechnung, whose card or mandate details Kontor does not hold (BR-DE-24-a, 25-a, found by KoSIT's validator)", async () => {
+    const seller = await invoicingSeller();
+    for (const [method, code] of [
+      ['CCAccepted', '54'],
+      ['Debit', '59'],
+    ] as const) {
+      const id = await createOrder(seller, {
+        status: { is_paid: true },
+        payment_method_id: method,
+        line: [{ id: 1, name: 'Tasse', quantity: 1, price: '5.00', tax: '19' }],
+      });
+      await issued(seller, id);
+      const xml = (await download((await invoiceOf(seller, id, '?format=xml')).location!)).bytes.toString('utf8');
+      expect(xml).to.contain(`<ram:TypeCode>${code}</ram:TypeCode>`);
+      expect(checkEn16931(xml)).to.deep.equal([]);
+      const xr = await invoiceOf(seller, id, '?format=xrechnung');
+      expect(xr.status).to.equal(404);
+      expect(JSON.stringify(xr.body.error)).to.contain('without an XRechnung').and.to.contain('BR-DE-24-a, 25-a');
+    }
+    expect(await db()('invoice').where('account_id', seller.id).whereNotNull('xrechnung_key').count({ n: '*' })).to.deep.equal([{ n: '0' }]);
+  });
 });
