@@ -10,12 +10,28 @@
 import { expect } from 'chai';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { amazonOf } from '../../sandbox/amazon.sandbox';
+import { readContract } from '../../sandbox/contract/contract-files';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
 import { amazonSandboxOrder, kontorOrder } from './channel-support';
 
 type Served = Record<string, unknown> & { orderItems: (Record<string, unknown> & { product: Record<string, unknown> })[] };
+
+/** Every order the contract shows (its sandbox responses of searchOrders and getOrder), once each. */
+function contractOrders(): Served[] {
+  const found = new Map<string, Served>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === 'object') {
+      const o = value as Served;
+      if (typeof o.orderId === 'string' && Array.isArray(o.orderItems)) found.set(JSON.stringify(o), o);
+      else Object.values(o).forEach(walk);
+    }
+  };
+  walk(readContract('ebay-amazon', 'orders_2026-01-01.json').paths);
+  return [...found.values()];
+}
 
 describe('Amazon orders with only what the Orders API v2026-01-01 contract promises', function () {
   this.timeout(60000);
@@ -183,5 +199,26 @@ describe('Amazon orders with only what the Orders API v2026-01-01 contract promi
     const kontor = await imported(seller, amazonId, orderId, 'cf-amz-exp');
     expect(kontor.line.map((l) => [l.quantity, l.price])).to.deep.equal([['2', '19.90']]);
     expect([kontor.shipping.fee, kontor.invoice_amount, kontor.paid_amount]).to.deep.equal(['4.50', '44.30', '44.30']);
+  });
+  describe('every order orders_2026-01-01.json shows', () => {
+    for (const example of contractOrders()) {
+      const marketplaceId = (example.salesChannel as { marketplaceId: string }).marketplaceId;
+      const status = (example.fulfillment as { fulfillmentStatus: string }).fulfillmentStatus;
+      it(`when Amazon serves order ${example.orderId} (${marketplaceId}, ${status}) as the contract shows it, then it is imported with its lines and, paid, stands at what the seller receives`, async () => {
+        const seller = await newSeller();
+        for (const item of example.orderItems) await createStock(seller, String(item.product.sellerSku), 10);
+        // The store's order keeps its own id and times (the fetch's window and the import's key); the rest is the contract's.
+        const { amazonId, orderId } = await sale(seller, marketplaceId, { lines: [{ sku: 'CF-AMZ-EXAMPLE', quantity: 1 }] }, (o) => {
+          const own = { orderId: o.orderId, createdTime: o.createdTime, lastUpdatedTime: o.lastUpdatedTime };
+          for (const key of Object.keys(o)) delete o[key];
+          Object.assign(o, structuredClone(example), own);
+        });
+
+        const kontor = await imported(seller, amazonId, orderId, `cf-amz-example-${example.orderId}`);
+        expect(kontor.line.map((l) => [l.sku, l.quantity])).to.deep.equal(example.orderItems.map((i) => [i.product.sellerSku, String(i.quantityOrdered)]));
+        expect(kontor.status.is_paid).to.equal(status !== 'PENDING' && status !== 'PENDING_AVAILABILITY' && status !== 'CANCELLED');
+        if (kontor.status.is_paid) expect(kontor.paid_amount).to.equal(kontor.invoice_amount);
+      });
+    }
   });
 });
