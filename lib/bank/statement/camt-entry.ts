@@ -240,7 +240,9 @@ function decimal(value: unknown, path: string, fail: Fail): string {
 /**
  * The booking date at 00:00 UTC: BookgDt/Dt, or the calendar day written in BookgDt/DtTm
  * (2014-12-31T13:15:00+01:00 is 31 December, not shifted by its offset); ValDt the same way when
- * there is no BookgDt.
+ * there is no BookgDt. A Dt may carry a zone too (`2017-04-11+02:00`, `2017-04-11Z`): ISODate is
+ * xs:date, whose lexical form allows one, and Raiffeisen (CH) writes it on every date of its
+ * camt.053 (ofxstatement-iso20022's davider80.xml); the day written is the day, as for DtTm.
  */
 function entryDate(ntry: Node, path: string, days: CamtFile['days'], fail: Fail): Day {
   const booked = ntry.BookgDt !== undefined;
@@ -248,7 +250,7 @@ function entryDate(ntry: Node, path: string, days: CamtFile['days'], fail: Fail)
   const text = textOf(element.Dt) || textOf(element.DtTm);
   const known = days.get(text);
   if (known) return known;
-  const day = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.exec(text)?.[1];
+  const day = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:\d{2})?$/.exec(text)?.[1];
   const ms = day ? Date.parse(`${day}T00:00:00Z`) : NaN;
   // JavaScript reads 2026-02-30 as 2 March: a day that does not exist is refused.
   if (!day || !Number.isFinite(ms) || !new Date(ms).toISOString().startsWith(day)) {

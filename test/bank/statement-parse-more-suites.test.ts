@@ -1,0 +1,28 @@
+/**
+ * Statement shapes found in a fourth round of public parsers' test suites (viafintech/camt_parser,
+ * kedder/ofxstatement-iso20022, svapnil/iso20022.js, hbci4java, phwes/camt053 ...), each
+ * reproduced in a file written for Kontor with made-up data: the shape of the bank's file, none
+ * of its content.
+ */
+import { expect } from 'chai';
+import { call, newSeller } from '../support/api';
+import { fixture } from './fixtures';
+
+const octets = { 'Content-Type': 'application/octet-stream' };
+
+describe('bank statement parsing: shapes of a fourth round of public suites', () => {
+  // Raiffeisen (CH) writes every camt.053 date as an xs:date with its zone (`2017-04-11+02:00`,
+  // ofxstatement-iso20022's davider80.xml): valid ISODate, refused whole as "must be a date".
+  it('when a camt.053 writes its dates with a zone (2026-11-20+01:00), then the statement is stored with the day written', async () => {
+    const s = await newSeller();
+    const res = await call('bank/statement/', { token: s.token, body: fixture('camt053-zoned-dates.xml'), headers: octets });
+    expect(res.status, res.text).to.equal(202);
+    expect(res.body.statement).to.include({ format: 'camt.053', statements: 1, entries: 1, stored: 1, debits: 1 });
+    const list = await call('bank/transfer/', { token: s.token });
+    expect(list.status, list.text).to.equal(200);
+    const rows = list.body.bank as { transfer_date: string; subject: string; amount: string; currency_id: string }[];
+    expect(rows.map((b) => [b.transfer_date.slice(0, 10), b.subject, b.amount, b.currency_id])).to.deep.equal([
+      ['2026-11-20', 'Gutschrift Bestellung 131_2026_11 Anna Meier', '129.00', 'CHF'],
+    ]);
+  });
+});
