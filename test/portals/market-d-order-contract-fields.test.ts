@@ -200,6 +200,37 @@ describe('Amazon orders with only what the Orders API v2026-01-01 contract promi
     expect(kontor.line.map((l) => [l.quantity, l.price])).to.deep.equal([['2', '19.90']]);
     expect([kontor.shipping.fee, kontor.invoice_amount, kontor.paid_amount]).to.deep.equal(['4.50', '44.30', '44.30']);
   });
+  it('when an Amazon Business buyer got a quantity discount (ITEM below unitPrice, which is "before any quantity-based calculations"), then the line bills what the buyer paid and the order is paid in full', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-AMZ-QTY', 20);
+    const { amazonId, orderId } = await sale(
+      seller,
+      'A1PA6795UKMFR9',
+      { lines: [{ sku: 'CF-AMZ-QTY', quantity: 10, price: '12.00', shipping: '5.90' }] },
+      (o) => {
+        // The business price tier for 10 units: 10.80 a unit, 108.00 in all (ItemProceeds' ITEM, the
+        // item's and the order's totals with it); unitPrice stays the price of one unit.
+        const lower = (m: { amount: string }) => (m.amount = (Number(m.amount) - 12).toFixed(2));
+        o.programs = ['AMAZON_BUSINESS'];
+        const item = o.orderItems[0]! as {
+          product: { price: { priceDesignation?: string } };
+          proceeds: { proceedsTotal: { amount: string }; breakdowns: { type: string; subtotal: { amount: string } }[] };
+        };
+        item.product.price.priceDesignation = 'BUSINESS_PRICE';
+        lower(item.proceeds.breakdowns.find((b) => b.type === 'ITEM')!.subtotal);
+        lower(item.proceeds.proceedsTotal);
+        const proceeds = o.proceeds as { grandTotal: { amount: string }; breakdowns: { type: string; subtotal: { amount: string } }[] };
+        lower(proceeds.breakdowns.find((b) => b.type === 'ITEM')!.subtotal);
+        lower(proceeds.grandTotal);
+      },
+    );
+
+    const kontor = await imported(seller, amazonId, orderId, 'cf-amz-qty');
+    expect(kontor.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([['CF-AMZ-QTY', '10', '10.80']]);
+    expect([kontor.shipping.fee, kontor.invoice_amount, kontor.paid_amount]).to.deep.equal(['5.90', '113.90', '113.90']);
+    expect(await stockQuantity(seller, stockId)).to.equal(10);
+  });
+
   describe('every order orders_2026-01-01.json shows', () => {
     for (const example of contractOrders()) {
       const marketplaceId = (example.salesChannel as { marketplaceId: string }).marketplaceId;

@@ -255,7 +255,18 @@ function billed(item: OrderItem2026, orderOpen: boolean): BilledItem {
   // the order stood below what the buyer paid (9.99 + fee for 10.00 + fee): only partially paid by
   // document 1, never shipped. Whole, they are shared over the units as every line's amount is, the
   // cents left over joining the fee (decision, README "Rounding").
-  const itemAmount = listed === undefined ? sum(breakdowns, 'ITEM') : undefined;
+  //
+  // With a unit price, the ITEM proceeds are still the item's amount where they differ from the unit
+  // price times the units (decision): unitPrice is "The price charged for a single unit of this
+  // product, before any quantity-based calculations", and ITEM is what the buyer pays for the item
+  // after them (an Amazon Business quantity discount, an item sold by measurement). Billed at unit
+  // price times units, such an order stood above what the buyer paid (10 units at a tier of 10.80
+  // billed 120.00 against 108.00): only partially paid by document 1, never paid_in_full nor
+  // shipped. Only for an item of an open order with all its units: a cancelled one keeps its unit
+  // price (the contract does not say what ITEM holds once units are cancelled).
+  const itemProceeds = (breakdowns ?? []).some((b) => b.type === 'ITEM') ? sum(breakdowns, 'ITEM') : undefined;
+  const afterQuantity = orderOpen && units === quantity && listed !== undefined && itemProceeds !== undefined && itemProceeds !== listed * BigInt(quantity);
+  const itemAmount = listed === undefined ? (itemProceeds ?? 0n) : afterQuantity ? itemProceeds : undefined;
   const unit = listed ?? (quantity > 0 ? floorDiv(itemAmount!, BigInt(quantity)) : itemAmount!);
   const off = discounts(item);
   const tax = sellersTax(item);
