@@ -282,6 +282,19 @@ function buyerAddress(order: InvoiceOrder, customer: string): InvoiceAddress {
   return { ...a, name: shipName || order.buyer.email.trim() || [customer, order.customerNumber ?? ''].join(' ').trim() };
 }
 
+/**
+ * A VAT identifier as EN 16931 states it (BR-CO-09: prefixed by the ISO 3166 code of the country
+ * that issued it, Greece EL): blanks dropped, upper case, and one given as its digits alone (a
+ * client's or a channel's "123456789") prefixed with the country of the party's address (decision:
+ * an id names the country it was issued in, and a buyer is registered where it lives). The CEN
+ * validator refused every invoice naming "de123456789" or "123456789" (found 2026-11-28).
+ */
+export function vatIdentifier(raw: string, countryIso2: string): string {
+  const id = raw.replace(/\s+/g, '').toUpperCase();
+  if (!id || /^[A-Z]{2}/.test(id) || !countryIso2) return id;
+  return `${countryIso2 === 'GR' ? 'EL' : countryIso2}${id}`;
+}
+
 /** Whether the buyer pays the VAT (reverse charge): a business buyer with a VAT id in another EU state than the seller's. */
 export function isReverseCharge(seller: SellerInvoiceSettings, buyer: InvoiceParty): boolean {
   const from = seller.party.address.countryIso2;
@@ -385,8 +398,8 @@ export function planInvoice(order: InvoiceOrder, seller: SellerInvoiceSettings):
     currency: order.currency,
     orderId: order.id,
     locale: seller.locale,
-    seller: seller.party,
-    buyer: { ...order.buyer, address: buyerAddress(order, words.customer) },
+    seller: { ...seller.party, vatId: vatIdentifier(seller.party.vatId, seller.party.address.countryIso2) },
+    buyer: { ...order.buyer, vatId: vatIdentifier(order.buyer.vatId, order.buyer.address.countryIso2), address: buyerAddress(order, words.customer) },
     customerNumber: order.customerNumber ?? '',
     shipTo: order.shipTo ? address(order.shipTo) : null,
     lines: docLines,

@@ -1,7 +1,7 @@
 /**
  * EN 16931 business rules our invoices touch, checked on the CII XML as a receiver reads it:
  * written from the standard's rule list (EN 16931-1:2017, 6.4: BR-01..BR-16, BR-21..BR-27, BR-45..
- * BR-48, BR-55, BR-57, BR-CO-10..BR-CO-18, BR-CO-25, BR-CO-26, and the VAT breakdown rules BR-S/Z/E/AE-02, -05, -08,
+ * BR-48, BR-55, BR-57, BR-CO-09, BR-CO-10..BR-CO-18, BR-CO-25, BR-CO-26, and the VAT breakdown rules BR-S/Z/E/AE-02, -05, -08,
  * -09, -10), not from our renderer: it parses the XML on its own (fast-xml-parser) and never imports
  * lib/invoice. The official CEN validation XSLT runs under Debian's Saxon-HE (libsaxonhe-java)
  * but is not in ../shared/, so the suite cannot run it (it was run by hand, lib/invoice README);
@@ -226,6 +226,9 @@ export function checkEn16931(xml: string): Violation[] {
     if (!registrations(buyer, 'VA').length && !str(at(buyer, 'SpecifiedLegalOrganization', 'ID')))
       fail('BR-AE-02', 'reverse charge lines, but no buyer VAT identifier');
   }
+  // BR-CO-09: a VAT identifier starts with its country's ISO 3166-1 code (Greece EL); checked as two capitals.
+  for (const r of [...registrations(seller, 'VA'), ...registrations(buyer, 'VA')])
+    if (!/^[A-Z]{2}/.test(str(at(r, 'ID')))) fail('BR-CO-09', `VAT identifier ${str(at(r, 'ID'))} without its country prefix`);
   for (const ref of list(at(settlement, 'InvoiceReferencedDocument')))
     if (!str(at(ref, 'IssuerAssignedID'))) fail('BR-55', 'a preceding invoice reference without its number (BT-25)');
   return out;

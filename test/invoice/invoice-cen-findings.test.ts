@@ -103,4 +103,32 @@ describe('invoices: what the official EN 16931 validator found (CEN schematron 1
     // The check can fail: the character put back is named.
     expect(checkEn16931(xml.replace('Tasse', '\u0001Tasse')).map((v) => v.rule)).to.deep.equal(['XML-Char']);
   });
+
+  it('when a VAT identifier is given lower case, with blanks or as its digits alone, then BR-CO-09 holds: "... shall have a prefix in accordance with ISO code ISO 3166-1 alpha-2 ... Greece may use the prefix EL" (found 2026-11-28)', () => {
+    const at = (countryIso2: string, vatId: string) => ({
+      address: { ...nameless, name: 'Käufer', street: 'Weg 1', city: 'Ort', countryIso2 },
+      vatId,
+      taxNumber: '',
+      email: '',
+    });
+    const cases: [string, string, string, string][] = [
+      // seller's vat_id, buyer's country, buyer's vat_id, the buyer's id stated
+      ['de 123 456 789', 'FR', 'fr12345678901', 'FR12345678901'],
+      ['123456789', 'GR', '123456789', 'EL123456789'],
+      ['DE123456789', 'AT', 'U12345678', 'ATU12345678'],
+      ['DE123456789', 'CH', 'CHE-123.456.789', 'CHE-123.456.789'],
+    ];
+    for (const [sellerId, country, buyerId, stated] of cases) {
+      const doc = planInvoice(order({ buyer: at(country, buyerId), lines: [line(1, '10.00', '19')] }), {
+        ...seller,
+        party: { ...seller.party, vatId: sellerId },
+      });
+      const xml = renderCii(doc);
+      expect(checkEn16931(xml), `${sellerId} / ${buyerId}`).to.deep.equal([]);
+      expect(xml).to.contain('<ram:ID schemeID="VA">DE123456789</ram:ID>').and.to.contain(`<ram:ID schemeID="VA">${stated}</ram:ID>`);
+    }
+    // The check can fail: an id without its prefix is named.
+    const xml = renderCii(planInvoice(order({ lines: [line(1, '10.00', '19')] }), seller)).replace('>DE123456789<', '>123456789<');
+    expect(checkEn16931(xml).map((v) => v.rule)).to.deep.equal(['BR-CO-09']);
+  });
 });
