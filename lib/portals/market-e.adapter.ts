@@ -54,6 +54,19 @@ interface Page<T> {
 type UnitPage = Page<Unit>;
 
 /**
+ * The id_offer a listed unit is held under, recorded with the listing (portal_listing.listed_sku):
+ * an order unit names its unit only by it (OrderUnit has no id_unit), and the order import links
+ * the sale to the item listed under it first (lib/portal-offer itemsListedUnder), as eBay's and
+ * Amazon's. By the item's SKU alone a sale went astray: an item without a SKU is listed under its
+ * stock id (idOfferOf), and its sale took the stock of another item whose SKU is that number, or
+ * none; and UnitPatchRequest cannot change an id_offer, so after the seller changed the item's SKU
+ * its unit's sales linked no item. A unit PATCHed by its id (one known, or the listing's recorded
+ * `listedAs`) keeps the id_offer it was made with: Kaufland's answer names it, else the one
+ * recorded before, else the id_offer sent.
+ */
+const heldUnder = (answered: Unit | undefined, item: ListingItem, unit: UnitData) => answered?.id_offer || item.listedSku || unit.id_offer;
+
+/**
  * Whether a page of a list (GET /units, GET /shipping-groups) is the last, `next` the offset after
  * it: by Pagination.total, which the contract requires, else (an answer without it) a page
  * shorter than the `asked` limit. Not by
@@ -269,7 +282,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
    * PATCHed by its id first; a POST /units of the last minutes whose answer was not recorded
    * (kaufland/unit-creations.ts) gives its unit, or holds the listing back until GET /units shows it.
    */
-  override async list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string }> {
+  override async list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string; listedSku?: string }> {
     if (target.connector !== 'kaufland') return super.list(target, item, key);
     const s = new KauflandSession(target);
     const { unit, shippingGroup } = unitData(item);
@@ -281,7 +294,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
       if (patched.status !== 404) {
         await this.offHold(s, known, unit, patched.unit);
         rememberUnit(s, unit.id_offer, known);
-        return { portalItemId: String(known) };
+        return { portalItemId: String(known), listedSku: heldUnder(patched.unit, item, unit) };
       }
       forgetUnit(s, unit.id_offer, known);
     }
@@ -289,7 +302,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (existing && byKaufland(existing)) throw portalRefused(fulfilledByKaufland(s, unit.id_offer, existing.id_unit, notListed));
     if (existing) {
       await this.offHold(s, existing.id_unit, unit, await this.patchUnit(s, existing.id_unit, unit.id_offer, listing));
-      return { portalItemId: String(existing.id_unit) };
+      return { portalItemId: String(existing.id_unit), listedSku: unit.id_offer };
     }
     // A POST /units of this id_offer in the last minutes (any process): its unit, or a wait until GET /units would show it.
     const account = s.target.portalAccountId;
@@ -299,7 +312,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
       if (patched.status !== 404) {
         await this.offHold(s, earlier, unit, patched.unit);
         rememberUnit(s, unit.id_offer, earlier);
-        return { portalItemId: String(earlier) };
+        return { portalItemId: String(earlier), listedSku: unit.id_offer };
       }
       forgetUnit(s, unit.id_offer, earlier);
     }
@@ -328,7 +341,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
     if (typeof idUnit !== 'number') throw portalUnavailable(`market_e (Kaufland) answered ${created.status} to POST /units without the new unit`);
     await recordUnitCreation(account, s.storefront, unit.id_offer, { idUnit });
     rememberUnit(s, unit.id_offer, idUnit);
-    return { portalItemId: String(idUnit) };
+    return { portalItemId: String(idUnit), listedSku: unit.id_offer };
   }
 
   /** PATCH /units/{id_unit} with the whole mapping (price, minimum price, handling time, note, warehouse, shipping group, amount). */

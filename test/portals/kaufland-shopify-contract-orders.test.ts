@@ -16,6 +16,7 @@ import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
+import { jobEnd } from '../fleet/support';
 import { kauflandItem } from './kaufland-support';
 import { kontorOrder, sandboxPost } from './channel-support';
 
@@ -108,6 +109,69 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
       const tasks = (await taskTexts(seller)).join('\n');
       expect(tasks).to.contain('line 2 "Gutschein"').and.contain('longer than the 255 characters');
       expect(tasks).not.to.contain('could not be imported');
+    });
+  });
+
+  describe('a Kaufland sale is linked to the item its unit was listed for (OrderUnit.id_offer names the unit, UnitPatchRequest cannot change it)', () => {
+    /** A seller's item at a new Kaufland account (the sandbox's), listed there by portal_upload: the seller, the account and the item. */
+    async function listedAtKaufland(stock: Record<string, unknown>) {
+      const seller = await newSeller();
+      const { id: portalAccountId } = await createPortalAccount(seller.id, { name: 'Kaufland.de', platform: 'market_e' });
+      const created = await call('stock/', {
+        token: seller.token,
+        body: { stock: { name: 'Teekanne', quantity: 10, market_e: { ean: '4006381333931', price: '24.90', delivery_time: '1-2' }, ...stock } },
+      });
+      expect(created.status, created.text).to.equal(201);
+      const stockId = Number(created.body.stock_id);
+      const upload = await call(`stock/${stockId}/portal_upload/`, {
+        token: seller.token,
+        body: { portal_upload: { market_e: [{ action: 'list', portal_account_id: portalAccountId }] } },
+      });
+      const job = await jobEnd(seller.token, (upload.body.response as { job_id: string }[])[0]!.job_id);
+      expect(job.state, job.error).to.equal('completed');
+      return { seller, portalAccountId: Number(portalAccountId), stockId };
+    }
+
+    it('when an item without a SKU is sold at Kaufland (its unit’s id_offer is its stock id) and another item’s SKU is that number, then the line takes the listed item’s stock, not the other’s', async () => {
+      const { seller, portalAccountId, stockId } = await listedAtKaufland({});
+      const idOffer = String(stockId);
+      expect([...kauflandOf(sandbox.state).units.values()].filter((u) => u.account === String(portalAccountId)).map((u) => u.id_offer)).to.deep.equal([
+        idOffer,
+      ]);
+      const other = await createStock(seller, idOffer, 10);
+      const placed = (await post('/_sandbox/kaufland/orders', {
+        portal_account: portalAccountId,
+        lines: [{ id_offer: idOffer, quantity: 1, price: '24.90' }],
+      })) as {
+        id_order: string;
+      };
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId }, 'ks-kl-nosku');
+      expect(run.orders).to.deep.include({ created: 1 });
+      const order = (await kontorOrder(seller, placed.id_order))!;
+      expect(order.line.map((l) => [l.sku, l.quantity, l.stock_align_id ?? null])).to.deep.equal([[idOffer, '1', `ID_${stockId}`]]);
+      expect(await stockQuantity(seller, stockId)).to.equal(9);
+      expect(await stockQuantity(seller, other)).to.equal(10);
+    });
+
+    it('when the seller changed a listed item’s SKU since, then a sale of its unit (still under the old id_offer) takes the item’s stock and asks for no link', async () => {
+      const { seller, portalAccountId, stockId } = await listedAtKaufland({ sku: 'KS-KL-OLD' });
+      const relabelled = await call(`stock/${stockId}/`, { token: seller.token, body: { stock: { sku: 'KS-KL-NEW' } } });
+      expect(relabelled.status, relabelled.text).to.equal(200);
+      const placed = (await post('/_sandbox/kaufland/orders', {
+        portal_account: portalAccountId,
+        lines: [{ id_offer: 'KS-KL-OLD', quantity: 2, price: '24.90' }],
+      })) as { id_order: string };
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId }, 'ks-kl-relabel');
+      expect(run.orders).to.deep.include({ created: 1 });
+      const order = (await kontorOrder(seller, placed.id_order))!;
+      expect(order.line.map((l) => [l.sku, l.stock_align_id ?? null])).to.deep.equal([
+        ['KS-KL-OLD', `ID_${stockId}`],
+        ['KS-KL-OLD', `ID_${stockId}`],
+      ]);
+      expect(await stockQuantity(seller, stockId)).to.equal(8);
+      expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
     });
   });
 });
