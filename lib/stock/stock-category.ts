@@ -131,16 +131,20 @@ export const ownCategoryRepository = {
   /**
    * Creates the categories, or renames/moves those that exist (same platform, portal account and
    * id), in a transaction of the request `requestId` (a COMMIT whose answer is lost can be asked after).
+   * Answers whether any was created (a row inserted, not updated: xmax 0).
    */
-  async upsert(accountId: number, categories: (OwnCategoryInput & { portal_account_id: number })[], requestId?: string): Promise<void> {
-    await transaction(async (trx) => {
+  async upsert(accountId: number, categories: (OwnCategoryInput & { portal_account_id: number })[], requestId?: string): Promise<boolean> {
+    return transaction(async (trx) => {
+      let created = false;
       for (const c of categories) {
-        await trx.raw(
+        const result = await trx.raw<{ rows: { inserted: boolean }[] }>(
           `INSERT INTO stock_category (account_id, platform, portal_account_id, id, name, parent_id) VALUES (?, ?, ?, ?, ?, ?)
            ON CONFLICT (account_id, platform, COALESCE(portal_account_id, 0), id)
-           DO UPDATE SET name = COALESCE(?, stock_category.name), parent_id = COALESCE(?, stock_category.parent_id)`,
+           DO UPDATE SET name = COALESCE(?, stock_category.name), parent_id = COALESCE(?, stock_category.parent_id)
+           RETURNING (xmax = 0) AS inserted`,
           [accountId, c.platform, c.portal_account_id, c.id, c.name ?? '', c.parent_id ?? '0', c.name ?? null, c.parent_id ?? null],
         );
+        if (result.rows[0]?.inserted) created = true;
       }
       // After all are written: a parent may come later in the list, as it may come in a later request.
       for (const [i, c] of categories.entries()) {
@@ -149,6 +153,7 @@ export const ownCategoryRepository = {
           throw invalidField(field, `${field} ${c.parent_id} would make category ${c.id} its own ancestor (a category cannot be under itself)`);
         }
       }
+      return created;
     }, requestId);
   },
 
@@ -175,13 +180,15 @@ export const ownCategoryRepository = {
 
 /**
  * POST stock/category/: each category goes to the portal account it names, else the request's;
- * a foreign or unknown one fails the whole request before anything is written.
+ * a foreign or unknown one fails the whole request before anything is written. Answers whether a
+ * category was created: document 1 answers a POST that creates a record 201, one that only
+ * renames or moves existing ones 200.
  */
 export async function saveOwnCategories(
   { accountId, requestId }: AccountWork,
   requestPortalAccountId: number | null,
   categories: OwnCategoryInput[],
-): Promise<void> {
+): Promise<{ created: boolean }> {
   // Category_type.platform: "one portal per request" (document 2). A list mixing portals was
   // stored as sent; now the first category of another portal is a 400 and nothing is written.
   const other = categories.findIndex((c) => c.platform !== categories[0]!.platform);
@@ -194,7 +201,7 @@ export async function saveOwnCategories(
     const portalAccountId = await ownPortalAccountId(accountId, c.portal_account_id, requestPortalAccountId, `category[${i}].portal_account_id`);
     owned.push({ ...c, portal_account_id: portalAccountId });
   }
-  await ownCategoryRepository.upsert(accountId, owned, requestId);
+  return { created: await ownCategoryRepository.upsert(accountId, owned, requestId) };
 }
 
 /** A shop_g.category[] entry of a stock body (Stock_shop_g_type: id string FK, portal_account_id FK). */

@@ -245,8 +245,8 @@ export const stockEndpoints = [
     body: ownCategoryBody,
     response: [],
     async handle({ caller, body }) {
-      await saveOwnCategories(caller, caller.portalAccountId, body.category);
-      return ok();
+      const result = await saveOwnCategories(caller, caller.portalAccountId, body.category);
+      return result.created ? created({}) : ok();
     },
   }),
 

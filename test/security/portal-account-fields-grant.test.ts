@@ -79,7 +79,7 @@ describe('portal account ids in bodies and queries under a portal-account grant'
         token: seller.token,
         body: { category: { platform: 'shop_g', id: '7', portal_account_id: portalAccountId } },
       });
-      expect(category.status, category.text).to.equal(200);
+      expect(category.status, category.text).to.equal(201);
     }
     for (const [token, id] of [
       [bound1, seller.portalAccountId],
@@ -126,7 +126,7 @@ describe('portal account ids in bodies and queries under a portal-account grant'
         ],
       },
     });
-    expect(made.status, made.text).to.equal(200);
+    expect(made.status, made.text).to.equal(201);
     const naming = await call('stock/category/', {
       token: bound1,
       body: { category: { platform: 'shop_g', id: 'c2', name: 'Renamed', portal_account_id: account2 } },

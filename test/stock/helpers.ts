@@ -78,7 +78,7 @@ export async function stockCiaHandler(seller: Seller, targetName?: string): Prom
  */
 export async function fullItemReferences(seller: Seller): Promise<number[]> {
   const category = await call('stock/category/', { token: seller.token, body: { category: { platform: 'shop_g', id: 'c1', name: 'Cups' } } });
-  expect(category.status, category.text).to.equal(200);
+  expect(category.status, category.text).to.equal(201);
   await stockCiaHandler(seller, 'hook');
   return ownShippingGroups(seller);
 }

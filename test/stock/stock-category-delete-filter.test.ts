@@ -21,7 +21,7 @@ describe('stock: DELETE stock/category/ by filter, never everything by accident'
       [{ platform: 'market_i', id: '1', name: 'Mugs' }],
     ]) {
       const res = await call('stock/category/', { token: seller.token, body: { category } });
-      expect(res.status, res.text).to.equal(200);
+      expect(res.status, res.text).to.equal(201);
     }
   });
 

@@ -67,7 +67,8 @@ describe('own categories and folders', () => {
         ],
       },
     });
-    expect(res.status, res.text).to.equal(200);
+    // Document 1: a POST that creates a record answers 201.
+    expect(res.status, res.text).to.equal(201);
     const all = await call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: seller.token });
     expect(all.body.category).to.deep.equal([
       { platform: 'shop_g', id: '1', name: 'Kitchen', parent_id: '0', portal_account_id: seller.portalAccountId },
@@ -98,6 +99,24 @@ describe('own categories and folders', () => {
     expect(platform.body.error![0]!.field).to.equal('category[0].platform');
   });
 
+  it('when POST stock/category/ creates a category, then 201 (document 1: a POST that creates a record); when it only renames or moves existing ones, then 200', async () => {
+    const post = (category: unknown) => call('stock/category/', { token: seller.token, body: { category } });
+    const made = await post({ platform: 'shop_g', id: 'k1', name: 'Kitchen' });
+    expect([made.status, made.body]).to.deep.equal([201, { ack: 'success' }]);
+    const renamed = await post({ platform: 'shop_g', id: 'k1', name: 'Kitchenware' });
+    expect([renamed.status, renamed.body]).to.deep.equal([200, { ack: 'success' }]);
+    const oneNew = await post([
+      { platform: 'shop_g', id: 'k1', parent_id: 'k2' },
+      { platform: 'shop_g', id: 'k2', name: 'Home' },
+    ]);
+    expect(oneNew.status, oneNew.text).to.equal(201);
+    const all = await call(`stock/category/?${query({ filter: { platform: 'shop_g' } })}`, { token: seller.token });
+    expect((all.body.category as { id: string; name: string; parent_id: string }[]).map((c) => [c.id, c.name, c.parent_id])).to.deep.equal([
+      ['k1', 'Kitchenware', 'k2'],
+      ['k2', 'Home', '0'],
+    ]);
+  });
+
   it('when the second of two categories names a foreign portal account, then 400 names category[1] and neither is written', async () => {
     const other = await newSeller();
     const res = await call('stock/category/', {
@@ -124,7 +143,7 @@ describe('own categories and folders', () => {
       { platform: 'shop_g', id: '2', name: 'Cups', parent_id: '1' },
       { platform: 'shop_g', id: '3', name: 'Tea cups', parent_id: '2' },
     ];
-    expect((await call('stock/category/', { token: seller.token, body: { category: tree } })).status).to.equal(200);
+    expect((await call('stock/category/', { token: seller.token, body: { category: tree } })).status).to.equal(201);
     const before = (await categories()).body.category;
 
     for (const [category, field] of [
@@ -162,7 +181,7 @@ describe('own categories and folders', () => {
         ],
       },
     });
-    expect(later.status, later.text).to.equal(200);
+    expect(later.status, later.text).to.equal(201);
     const parents = ((await categories()).body.category as { id: string; parent_id: string }[]).map((c) => `${c.id}<${c.parent_id}`);
     expect(parents).to.deep.equal(['1<0', '2<1', '3<1', '9<8', '8<1']);
   });

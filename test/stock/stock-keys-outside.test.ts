@@ -83,7 +83,7 @@ describe('stock keys tried from outside (document 2)', () => {
           ],
         },
       });
-      expect(one.status, one.text).to.equal(200);
+      expect(one.status, one.text).to.equal(201);
     });
   });
 

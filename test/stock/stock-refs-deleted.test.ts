@@ -185,7 +185,7 @@ describe('stock references whose record the seller deleted (post back what GET a
   describe('shop_g category[].id after DELETE stock/category/', () => {
     const categories = async (body: unknown) => {
       const res = await call('stock/category/', { token: seller.token, body: { category: body } });
-      expect(res.status, res.text).to.equal(200);
+      expect(res.status, res.text).to.equal(201);
     };
     const deleteCategories = async (filter: Record<string, unknown>) => {
       const res = await call(`stock/category/?${query({ filter: { platform: 'shop_g', ...filter } })}`, { token: seller.token, method: 'DELETE' });
@@ -322,7 +322,7 @@ describe('stock references whose record the seller deleted (post back what GET a
 
     it('when a category is deleted while a new item names it, then the item reads without it once both are done', async () => {
       const made = await call('stock/category/', { token: seller.token, body: { category: { platform: 'shop_g', id: 'c1' } } });
-      expect(made.status, made.text).to.equal(200);
+      expect(made.status, made.text).to.equal(201);
       let cup = 0;
       await racing(
         async (trx) => {

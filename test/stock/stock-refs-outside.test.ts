@@ -173,10 +173,10 @@ describe('stock item references and signs tried from outside (document 2)', () =
 
     it('when a category id the seller has no shop_g category of is sent, then 400 names shop_g.category[j].id and the item keeps its categories', async () => {
       // One portal per request (document 2, Category_type.platform).
-      expect((await categories([{ platform: 'shop_g', id: 'c1', name: 'Cups' }])).status).to.equal(200);
-      expect((await categories([{ platform: 'market_i', id: 'm1' }])).status).to.equal(200);
+      expect((await categories([{ platform: 'shop_g', id: 'c1', name: 'Cups' }])).status).to.equal(201);
+      expect((await categories([{ platform: 'market_i', id: 'm1' }])).status).to.equal(201);
       const other = await newSeller();
-      expect((await categories({ platform: 'shop_g', id: 'theirs' }, other.token)).status).to.equal(200);
+      expect((await categories({ platform: 'shop_g', id: 'theirs' }, other.token)).status).to.equal(201);
 
       // Unknown, of another own platform, of another seller, or of another of the seller's portal accounts than the entry names.
       for (const [category, field] of [
@@ -223,7 +223,7 @@ describe('stock item references and signs tried from outside (document 2)', () =
             { platform: 'shop_g', id: 'c1' },
           ])
         ).status,
-      ).to.equal(200);
+      ).to.equal(201);
       const id = await createItem(seller, { name: 'Cup', shop_g: { category: [{ id: 10 }, { id: 'c1', portal_account_id: seller.portalAccountId }] } });
       expect((await readItem(seller, id)).shop_g).to.deep.include({ category: [{ id: '10' }, { id: 'c1', portal_account_id: seller.portalAccountId }] });
     });
