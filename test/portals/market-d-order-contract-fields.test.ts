@@ -231,6 +231,29 @@ describe('Amazon orders with only what the Orders API v2026-01-01 contract promi
     expect(await stockQuantity(seller, stockId)).to.equal(10);
   });
 
+  it('when Amazon sends a free replacement (associatedOrders REPLACEMENT_ORIGINAL_ID, ITEM and grandTotal 0.00 beside the unit price), then it takes its stock and bills nothing, not the unit price as paid', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-AMZ-REPL', 10);
+    const { amazonId, orderId } = await sale(seller, 'A1PA6795UKMFR9', { lines: [{ sku: 'CF-AMZ-REPL', quantity: 1, price: '19.90' }] }, (o) => {
+      o.associatedOrders = [{ orderId: '302-0000000-0000001', associationType: 'REPLACEMENT_ORIGINAL_ID' }];
+      const zero = (value: unknown): void => {
+        if (Array.isArray(value)) value.forEach(zero);
+        else if (value && typeof value === 'object') {
+          const m = value as Record<string, unknown>;
+          if (typeof m.amount === 'string' && m !== (o.orderItems[0]!.product.price as { unitPrice?: unknown } | undefined)?.unitPrice) m.amount = '0.00';
+          Object.values(m).forEach(zero);
+        }
+      };
+      zero(o.proceeds);
+      for (const item of o.orderItems) zero(item.proceeds);
+    });
+
+    const kontor = await imported(seller, amazonId, orderId, 'cf-amz-repl');
+    expect(kontor.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([['CF-AMZ-REPL', '1', '0.00']]);
+    expect([kontor.invoice_amount, kontor.status.is_paid]).to.deep.equal(['0.00', true]);
+    expect(await stockQuantity(seller, stockId)).to.equal(9);
+  });
+
   describe('every order orders_2026-01-01.json shows', () => {
     for (const example of contractOrders()) {
       const marketplaceId = (example.salesChannel as { marketplaceId: string }).marketplaceId;
