@@ -37,8 +37,8 @@ describe('bank statement parsing: dialects of genuine files', () => {
     it('when the booking date is left blank as four spaces (ASN Bank), then the entry is booked on its value date', async () => {
       const p = await parsed('mt940-blank-booking-date.sta');
       expect(p).to.include({ statements: 1, debits: 1, returns: 0 });
-      expect(p.entries.map((e) => [e.amount, e.currency, e.transferDate, e.subject])).to.deep.equal([
-        ['45.00', 'EUR', '2026-11-20', 'M Janssen Order 13_2026_11'],
+      expect(p.entries.map((e) => [e.amount, e.currency, e.transferDate, e.sender, e.subject])).to.deep.equal([
+        ['45.00', 'EUR', '2026-11-20', 'M Janssen', 'Order 13_2026_11'],
       ]);
     });
 

@@ -5,12 +5,16 @@
  * of its content.
  */
 import { expect } from 'chai';
+import { readOrder } from '../order/helpers';
 import { call, newSeller } from '../support/api';
+import { bankTransfers, bankWorkerForSuite, importStatement, orderPaidBy } from './bank-worker';
 import { fixture } from './fixtures';
 
 const octets = { 'Content-Type': 'application/octet-stream' };
 
 describe('bank statement parsing: shapes of a fourth round of public suites', () => {
+  bankWorkerForSuite('bank-more-suites');
+
   // Raiffeisen (CH) writes every camt.053 date as an xs:date with its zone (`2017-04-11+02:00`,
   // ofxstatement-iso20022's davider80.xml): valid ISODate, refused whole as "must be a date".
   it('when a camt.053 writes its dates with a zone (2026-11-20+01:00), then the statement is stored with the day written', async () => {
@@ -24,5 +28,21 @@ describe('bank statement parsing: shapes of a fourth round of public suites', ()
     expect(rows.map((b) => [b.transfer_date.slice(0, 10), b.subject, b.amount, b.currency_id])).to.deep.equal([
       ['2026-11-20', 'Gutschrift Bestellung 131_2026_11 Anna Meier', '129.00', 'CHF'],
     ]);
+  });
+
+  // ASN Bank and SNS (de Volksbank) name the counterparty as the :61: supplementary details and
+  // again after its account on the first line of field 86, the text on the lines after
+  // (gpaulissen/ofxstatement-mt940's ASN export expects payee `paulissen g j l m`, memo `INTERNE
+  // OVERBOEKING VIA MOBIEL`; zilverline/mt940's sns.txt the owner `f. spark bedrijf n.v.`).
+  it("when an ASN/SNS credit names the payer in :61: and on :86:'s first line after the account, then the payer is the sender, the text the subject, and the buyer's order is paid by name and amount", async () => {
+    const s = await newSeller();
+    const order = await orderPaidBy(s, '58.30', 'Femke de Vries');
+    const counts = await importStatement(s, fixture('mt940-asn-counterparty.sta'));
+    expect(counts).to.include({ format: 'mt940', statements: 1, entries: 1, stored: 1, debits: 1 });
+    const rows = await bankTransfers<{ sender: string; subject: string; amount: string; order_id: string | null; match_rule: string | null }>(s);
+    expect(rows.map((b) => [b.sender, b.subject, b.amount, b.order_id, b.match_rule])).to.deep.equal([
+      ['femke de vries', 'Bedankt voor de snelle levering', '58.30', order, 'name_amount'],
+    ]);
+    expect((await readOrder(s, order)).paid_amount).to.equal('58.30');
   });
 });

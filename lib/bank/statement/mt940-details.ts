@@ -12,7 +12,8 @@
  *    /NAME/ after /ORDP/ (or a /NAME/ not after /BENM/) the payer, else the name in /CNTP/
  *    (IBAN/BIC/name/city); /EREF/ and /CDTRREF/ values are payer references; a /RTRN/ reason
  *    makes the entry a return.
- * 3. Free text: "REK: ... /NAAM: name" (Knab), "NAAM: name ... OMSCHRIJVING: text" (ABN AMRO) and "AUFTRAGGEBER: name ... MITTEILUNGEN: text"
+ * 3. Free text: ASN/SNS "account name" as :86:'s first line where :61: names that payer too;
+ *    "REK: ... /NAAM: name" (Knab), "NAAM: name ... OMSCHRIJVING: text" (ABN AMRO) and "AUFTRAGGEBER: name ... MITTEILUNGEN: text"
  *    (PostFinance) and "OD: name  address; TYT.: title" (mBank) name the payer; otherwise the whole text, less IBANs and labelled BICs, is
  *    the subject.
  *
@@ -77,7 +78,11 @@ function mod97(reference: string): boolean {
   return BigInt(digits) % 97n === 1n;
 }
 
-export function detailsOf(lines: string[]): Details {
+/**
+ * `named`: the :61: field's supplementary details (its lines after the first), where ASN Bank
+ * names the counterparty (below).
+ */
+export function detailsOf(lines: string[], named = ''): Details {
   const flat = lines.join('').trimStart();
   const german = /^(\d{3})?([?>])\d{2}/.exec(flat);
   if (german && (german[1] !== undefined || german[2] === '?')) return structured(flat, german[1] ?? '', german[2]!);
@@ -91,7 +96,27 @@ export function detailsOf(lines: string[]): Details {
   const written = joinLines(lines, 65);
   const free = squash(written).replace(/^999(?=\D)/, '');
   if (free.startsWith('/') && tagPattern.test(free)) return tagged(free) ?? freeText(free);
-  return mBankLabelled(written) ?? freeText(free);
+  return accountAndName(lines, named) ?? mBankLabelled(written) ?? freeText(free);
+}
+
+/**
+ * ASN Bank and SNS (NL, both de Volksbank) write the counterparty twice: its name as the :61: supplementary details, and
+ * its account and name as the first line of field 86, the text on the lines after (ASN's MT940
+ * description; its export in gpaulissen/ofxstatement-mt940, whose test expects the payee
+ * `paulissen g j l m` and the memo `INTERNE OVERBOEKING VIA MOBIEL`; zilverline/mt940's sns.txt the
+ * owner `f. spark bedrijf n.v.`). Before, the name stood in
+ * the subject and the sender was empty, so no ASN payment was matched by the buyer's name. Read
+ * only where the first line is an account (an IBAN or digits) and then the name the :61: gives
+ * (its 34 characters may cut a longer name, which the line writes whole): no other bank's text
+ * repeats its :61: details so, and a text that does not is read as before.
+ */
+function accountAndName(lines: string[], named: string): Details | null {
+  const name = squash(named);
+  if (name.length < 2 || lines.length < 2) return null;
+  const first = /^([A-Z]{2}\d{2}[A-Z0-9]{8,30}|\d{5,}) (.+)$/.exec(squash(lines[0]!));
+  if (!first || !first[2]!.startsWith(name)) return null;
+  const rest = freeText(squash(joinLines(lines.slice(1), 65)));
+  return { ...rest, sender: rest.sender || first[2]! };
 }
 
 // --- 1. German structure -------------------------------------------------------------------

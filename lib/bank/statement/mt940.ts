@@ -176,7 +176,7 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
       // A reversal of a credit takes back money booked before: read like a credit, keyed apart.
       if (line.mark === 'RC' && Number(line.amount) !== 0) {
         const lines86 = detailsLines(block.fields, i + 1);
-        const reversal = entryOf({ account, iban, number, position, currency }, line, { field, lines86 }, detailsOf(lines86));
+        const reversal = entryOf({ account, iban, number, position, currency }, line, { field, lines86 }, detailsOf(lines86, supplementaryOf(field)));
         const facts = acrossFormatsOf(reversal);
         // The account's IBAN kept on the reversal too: the other format's record of a reversal applied already is recognised (bank-reversal.service.ts).
         result.reversals.push(
@@ -186,7 +186,7 @@ function readStatement(block: Mt940Block, result: ParsedStatement): void {
     } else if (kind === 'unbooked') result.unbooked++;
     else {
       const lines86 = detailsLines(block.fields, i + 1);
-      const details = detailsOf(lines86);
+      const details = detailsOf(lines86, supplementaryOf(field));
       if (kind === 'return' || details.returned || germanReturnCodes.has(details.businessCode)) result.returns++;
       else result.entries.push(entryOf({ account, iban, number, position, currency }, line, { field, lines86 }, details));
     }
@@ -202,6 +202,9 @@ function detailsLines(fields: Mt940Field[], from: number): string[] {
   for (let i = from; fields[i]?.tag === '86' || fields[i]?.tag === 'NS'; i++) if (fields[i]!.tag === '86') lines.push(...fields[i]!.lines);
   return lines;
 }
+
+/** The :61: supplementary details: the field's lines after the statement line (SWIFT 34x). */
+const supplementaryOf = (field: Mt940Field): string => field.lines.slice(1).join(' ');
 
 /** A credit until its details say it is a return (its business code). */
 function kindOf(line: StatementLine): 'debit' | 'unbooked' | 'return' | 'credit' {
