@@ -16,7 +16,7 @@ import {
   isAuction,
   siteOf,
 } from './ebay/ebay-listing.mapping';
-import { channelOrderOf, EbayOrder, EbayOrderPage } from './ebay/ebay-order.mapping';
+import { channelOrderOf, EbayOrder, EbayOrderPage, fulfilledByEbay } from './ebay/ebay-order.mapping';
 import { withCancelRequests } from './ebay/ebay-cancel-requests';
 import { ebayDay } from './ebay/ebay-day';
 import { dailyRevisions, heldUntilTomorrow, planRevisions, revisionLimitRefused, SendPlan, sentQuantity } from './ebay/ebay-revisions';
@@ -551,8 +551,8 @@ export class AuctionAAdapter implements PortalAdapter {
    * retry (or the seller's repeat) and is done; one whose units eBay has all fulfilled already is
    * done without a tracking number and refused with one (the Fulfillment API adds no number to a
    * fulfilled line: the code would be dropped while the part said ok). An order eBay fulfils
-   * itself (program.fulfillmentProgram.fulfilledBy EBAY, the field the import reads; eBay shows it
-   * only once the order is paid) is not sent: eBay ships and confirms it. send_mit refuses such an
+   * itself (fulfilledByEbay, the rule the import reads: program.fulfillmentProgram.fulfilledBy EBAY,
+   * which eBay shows only once the order is paid, or a FULFILLED_BY_EBAY instruction) is not sent: eBay ships and confirms it. send_mit refuses such an
    * order when the request comes; Kontor may learn it only now (imported unpaid, paid since), and
    * then answers shippedByChannelAtPortal (status_conflict naming order_id), with which send_mit's
    * job fails for good before the order is marked shipped or the buyer mailed (lib/order). It was
@@ -560,7 +560,7 @@ export class AuctionAAdapter implements PortalAdapter {
    */
   async markShipped(target: PortalTarget, shipment: Shipment, _key: string): Promise<void> {
     const order = await this.order(target, shipment.orderId);
-    if (order.program?.fulfillmentProgram?.fulfilledBy === 'EBAY')
+    if (fulfilledByEbay(order))
       throw shippedByChannelAtPortal(
         `order_id: eBay fulfils order ${shipment.orderId} from its own warehouse (eBay fulfilment program, fulfilledBy EBAY) and ships it itself; no shipping fulfillment was created`,
       );

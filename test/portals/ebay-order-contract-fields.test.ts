@@ -136,4 +136,24 @@ describe('eBay orders with only what the Fulfillment API contract promises', fun
     expect([kontor.status.is_cancelled, kontor.status.is_paid, kontor.status.is_shipped]).to.deep.equal([true, false, false]);
     expect(await stockQuantity(seller, stockId)).to.equal(10);
   });
+  it('when an unpaid order says eBay fulfils it only by its fulfilment instructions (FULFILLED_BY_EBAY, no ship-to, no program yet), then it takes no stock from the seller and says eBay ships it', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-EBAY-FBE', 10);
+    const { ebayId, id, order } = await sale(seller, {
+      currency: 'EUR',
+      payment_status: 'PENDING',
+      fulfilled_by: 'EBAY',
+      lines: [{ sku: 'CF-EBAY-FBE', quantity: 2, price: '12.50' }],
+    });
+    // "When FulfillmentInstructionsType is FULFILLED_BY_EBAY, there will be no shipTo address displayed" (ShippingStep.shipTo).
+    order.fulfillmentStartInstructions = [{ fulfillmentInstructionsType: 'FULFILLED_BY_EBAY' }];
+    expect(order.program).to.equal(undefined);
+
+    const kontor = await imported(seller, ebayId, id, 'cf-ebay-fbe');
+    expect(kontor.line.map((l) => [l.sku, l.quantity, l.stock_align_id ?? null])).to.deep.equal([['CF-EBAY-FBE', '2', null]]);
+    expect(kontor.status.is_paid).to.equal(false);
+    expect(kontor.history.join('\n')).to.contain('the channel ships this order from its own warehouse');
+    expect(await stockQuantity(seller, stockId)).to.equal(10);
+    expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
+  });
 });

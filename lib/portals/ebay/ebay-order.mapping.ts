@@ -401,6 +401,23 @@ function sellerDelivery(order: EbayOrder): number | undefined {
   return Math.max(0, cost - discount - ebayShipping);
 }
 
+/**
+ * eBay ships the order from its own warehouse, not the seller's (as Amazon's FBA): its fulfilment
+ * program says so ("only returned for paid orders being fulfilled by eBay or an eBay fulfillment
+ * partner"), or a fulfilment instruction of type FULFILLED_BY_EBAY does ("When
+ * FulfillmentInstructionsType is FULFILLED_BY_EBAY, there will be no shipTo address displayed",
+ * ShippingStep.shipTo), which the contract does not hold back until payment. Read by the program
+ * alone, an unpaid such order came in as the seller's: its lines took the seller's stock and every
+ * other channel was lowered until the payment's read gave it back (lib/order-import, "said later").
+ * send_mit reads it too (auction-a.adapter.ts markShipped): such an order is not posted.
+ */
+export function fulfilledByEbay(order: EbayOrder): boolean {
+  return (
+    order.program?.fulfillmentProgram?.fulfilledBy === 'EBAY' ||
+    (order.fulfillmentStartInstructions ?? []).some((i) => i.fulfillmentInstructionsType === 'FULFILLED_BY_EBAY')
+  );
+}
+
 export function channelOrderOf(order: EbayOrder): ChannelOrder {
   const shipping = order.fulfillmentStartInstructions?.[0]?.shippingStep;
   const shipTo = shipping?.shipTo;
@@ -429,9 +446,7 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
     paid_amount: decimal(paid(order)),
     ...(reference ? { payment_provider_transaction_id: reference } : {}),
     ...(cancelRequested ? { cancel_requested: cancelRequested } : {}),
-    // eBay fulfilment ("only returned for paid orders being fulfilled by eBay or an eBay
-    // fulfillment partner"): the goods leave eBay's warehouse, not the seller's (as Amazon's FBA).
-    ...(order.program?.fulfillmentProgram?.fulfilledBy === 'EBAY' ? { fulfilled_by_channel: {} } : {}),
+    ...(fulfilledByEbay(order) ? { fulfilled_by_channel: {} } : {}),
     status: {
       is_paid: paidStates.has(order.orderPaymentStatus ?? ''),
       is_shipped: order.orderFulfillmentStatus === 'FULFILLED',
