@@ -312,14 +312,17 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   const seller = doc.seller.address;
   c.text(seller.name || '', margin, c.y, 14, bold);
   let sy = c.y;
-  for (const l of addressLines({ ...seller, name: '' })) {
+  // Every block is wrapped to its column: a long name or street drawn on one line ran over the next column.
+  const sellerWidth = right - margin - bold.widthOfTextAtSize(seller.name || '', 14) - 12;
+  for (const l of addressLines({ ...seller, name: '' }).flatMap((l) => wrapText(l, regular, 8, sellerWidth))) {
     c.right(l, right, sy, 8);
     sy -= 11;
   }
   c.y -= 70;
   c.text([seller.name, seller.street, [seller.zip, seller.city].filter(Boolean).join(' ')].filter(Boolean).join(' · '), margin, c.y, 7, regular, grey);
   c.y -= 14;
-  const buyerLines = addressLines(doc.buyer.address);
+  const factsLeft = 340;
+  const buyerLines = addressLines(doc.buyer.address).flatMap((l) => wrapText(l, regular, 10, factsLeft - margin - 12));
   let by = c.y;
   for (const l of buyerLines) {
     c.text(l, margin, by, 10);
@@ -338,7 +341,7 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   if (doc.corrects) facts.push([w.refers, `${doc.corrects.invoiceNumber} (${f.date(doc.corrects.issueDate)})`]);
   let fy = c.y;
   for (const [k, v] of facts) {
-    c.text(k, 340, fy, 8, regular, grey);
+    c.text(k, factsLeft, fy, 8, regular, grey);
     c.right(v, right, fy, 9);
     fy -= 13;
   }
@@ -346,8 +349,11 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   if (doc.shipTo) {
     c.text(w.shipTo, margin, c.y, 8, regular, grey);
     c.y -= 12;
-    c.text(addressLines(doc.shipTo).join(', '), margin, c.y, 9);
-    c.y -= 18;
+    for (const part of wrapText(addressLines(doc.shipTo).join(', '), regular, 9, right - margin)) {
+      c.text(part, margin, c.y, 9);
+      c.y -= 12;
+    }
+    c.y -= 6;
   }
   c.text(title, margin, c.y, 16, bold);
   c.y -= 26;
@@ -410,11 +416,19 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   if (t.rounding !== 0n) rows.push([w.rounding, f.money(t.rounding), false]);
   rows.push([w.paid, f.money(t.paid), false]);
   rows.push([w.due, f.money(t.due), true]);
-  c.need(rows.length * 14 + 10);
-  for (const [k, v, strong] of rows) {
-    c.text(k, 300, c.y, 9, strong ? bold : regular);
-    c.right(v, right, c.y, 9, strong ? bold : regular);
-    c.y -= 14;
+  const labelLeft = 300;
+  const placed = rows.map(([k, v, strong]) => {
+    const font = strong ? bold : regular;
+    return { label: wrapText(k, font, 9, right - labelLeft - font.widthOfTextAtSize(v, 9) - 10), v, font };
+  });
+  c.need(placed.reduce((h, r) => h + r.label.length * 12 + 2, 10));
+  for (const { label, v, font } of placed) {
+    c.right(v, right, c.y, 9, font);
+    for (const part of label) {
+      c.text(part, labelLeft, c.y, 9, font);
+      c.y -= 12;
+    }
+    c.y -= 2;
   }
   c.y -= 8;
 
@@ -439,9 +453,14 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   ]
     .filter(Boolean)
     .join(' · ');
+  const pageLabel = (i: number) => `${w.page} ${i + 1}/${c.pages.length}`;
+  // Up to three lines beside the page number, upwards from the bottom margin (the body ends 30 points above it).
+  const footerLines = wrapText(footer, regular, 7, right - margin - regular.widthOfTextAtSize(pageLabel(c.pages.length), 7) - 12).slice(0, 3);
   c.pages.forEach((page, i) => {
-    page.drawText(footer, { x: margin, y: margin - 10, size: 7, font: regular, color: grey });
-    const label = `${w.page} ${i + 1}/${c.pages.length}`;
+    footerLines.forEach((text, n) =>
+      page.drawText(text, { x: margin, y: margin - 10 + (footerLines.length - 1 - n) * 9, size: 7, font: regular, color: grey }),
+    );
+    const label = pageLabel(i);
     page.drawText(label, { x: right - regular.widthOfTextAtSize(label, 7), y: margin - 10, size: 7, font: regular, color: grey });
   });
 

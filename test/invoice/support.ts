@@ -130,6 +130,49 @@ export function pdfText(pdf: Uint8Array): string {
   return run.stdout;
 }
 
+/** A word poppler places on a page (points, origin top left). */
+export interface PlacedWord {
+  page: number;
+  text: string;
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+/** Every word of a PDF with its box, as poppler's `pdftotext -bbox` places it: what a reader sees where. */
+export function pdfWords(pdf: Uint8Array): { words: PlacedWord[]; pageWidth: number } {
+  const run = spawnSync('pdftotext', ['-bbox', '-', '-'], { input: Buffer.from(pdf), encoding: 'utf8' });
+  if (run.error) throw new Error(`pdftotext not runnable (Debian package poppler-utils): ${run.error.message}`);
+  const words: PlacedWord[] = [];
+  let page = 0;
+  let pageWidth = 0;
+  for (const m of run.stdout.matchAll(/<page width="([\d.]+)"|<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)) {
+    if (m[1]) {
+      page++;
+      pageWidth = Number(m[1]);
+    } else words.push({ page, text: m[6]!, xMin: Number(m[2]), yMin: Number(m[3]), xMax: Number(m[4]), yMax: Number(m[5]) });
+  }
+  return { words, pageWidth };
+}
+
+/**
+ * Words drawn over one another or past the page's edge: a reader could not read them. Boxes
+ * touching by less than a point (a line's descenders and the next line's ascenders) do not count.
+ */
+export function overlappingWords(pdf: Uint8Array): string[] {
+  const { words, pageWidth } = pdfWords(pdf);
+  const out: string[] = [];
+  const slack = 1;
+  for (const [i, a] of words.entries()) {
+    if (a.xMax > pageWidth || a.xMin < 0) out.push(`"${a.text}" past the page's edge`);
+    for (const b of words.slice(i + 1))
+      if (a.page === b.page && a.xMin < b.xMax - slack && b.xMin < a.xMax - slack && a.yMin < b.yMax - slack && b.yMin < a.yMax - slack)
+        out.push(`"${a.text}" over "${b.text}"`);
+  }
+  return out;
+}
+
 /** Fonts of every page that have no embedded font program (PDF/A forbids them), and the OutputIntents' subtypes. */
 export async function pdfaFacts(
   pdf: Uint8Array,
