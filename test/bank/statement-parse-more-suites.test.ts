@@ -45,4 +45,18 @@ describe('bank statement parsing: shapes of a fourth round of public suites', ()
     ]);
     expect((await readOrder(s, order)).paid_amount).to.equal('58.30');
   });
+
+  // hbci4java's TestBrokenMT940: some German banks glue the '-' that ends a page to the next
+  // line (`-:61:`, `-:20:`), "Einige Banken senden sowas aber".
+  it("when a '-' is glued before a :61: or the next page's :20:, then every credit is stored and the pages stay two statements", async () => {
+    const s = await newSeller();
+    const res = await call('bank/statement/', { token: s.token, body: fixture('mt940-dash-glued.sta'), headers: octets });
+    expect(res.status, res.text).to.equal(202);
+    expect(res.body.statement).to.include({ format: 'mt940', statements: 2, entries: 2, stored: 2, debits: 0 });
+    const rows = await bankTransfers<{ sender: string; subject: string; amount: string }>(s);
+    expect(rows.map((b) => [b.sender, b.subject, b.amount])).to.deep.equal([
+      ['Lena Schmidt', 'Bestellung 136_2026_11', '49.90'],
+      ['Jonas Becker', 'Bestellung 137_2026_11', '20.00'],
+    ]);
+  });
 });

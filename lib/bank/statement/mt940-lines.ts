@@ -9,7 +9,8 @@
  * `940` / `ABNANL2A`), the SWIFT FIN blocks `{1:...}{2:...}{3:...}{4:` and `{5:...}`, a prose
  * preamble (Danske Bank's example file). SOH (0x01), ETX (0x03), SUB (^Z, 0x1A) and the other
  * control characters but TAB are transmission characters and dropped wherever they stand; blank lines are skipped; LF, CRLF and
- * CR all end a line. Inside a statement a line that is not a tag continues the field before it
+ * CR all end a line. A `-` glued before a tag (`-:61:`) is a `-` line and the tag's line: it
+ * ends the statement before a `:20:` and is dropped before any other tag. Inside a statement a line that is not a tag continues the field before it
  * (:61: supplementary details, :86: lines). A tag outside any statement (no `:20:` before it) is a
  * broken file.
  */
@@ -61,6 +62,15 @@ export function statementBlocks(text: string): Mt940Block[] {
   lines.forEach((raw, index) => {
     const line = index + 1;
     let l = raw.replace(transmission, '');
+    // A terminator glued before a tag (`-:61:...`): some German banks send the '-' of a page so
+    // (hbci4java's TestBrokenMT940: "Einige Banken senden sowas aber"). Read as a line `-` and the
+    // tag's line: before a :20: it ends the open statement, before any other tag of the statement
+    // it is dropped. Before, the line was text of the field before, and its entry was lost unseen.
+    const dashed = /^\s*-(?=:(?:\d{2}[A-Z]?|NS):)/.exec(l);
+    if (dashed) {
+      l = l.slice(dashed[0].length);
+      if (l.startsWith(':20:')) end(true);
+    }
     if (l.trim() === '-' && open && continues(lines, index + 1)) {
       // Rabobank wraps a field 86 text ending in '-' so that the '-' stands alone on its line
       // (zilverline/mt940's "dash as start of line" file): the statement's :62F: still follows.
