@@ -156,4 +156,53 @@ describe('eBay orders with only what the Fulfillment API contract promises', fun
     expect(await stockQuantity(seller, stockId)).to.equal(10);
     expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
   });
+  it('when an order goes by eBay’s international shipping (ebaySupportedFulfillment: shipTo is the provider’s warehouse), then it ships to the warehouse while the buyer keeps the buyer’s own phone', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'CF-EBAY-GSP', 10);
+    const { ebayId, id, order } = await sale(seller, {
+      currency: 'USD',
+      buyer: {
+        username: 'uk_buyer',
+        email: 'uk_buyer@example.co.uk',
+        phone: '+44 20 7946 0000',
+        street: '1 Oxford Street',
+        city: 'London',
+        zip: 'W1D 1AN',
+        country_iso2: 'GB',
+      },
+      lines: [{ sku: 'CF-EBAY-GSP', quantity: 1, price: '30.00' }],
+    });
+    // "For a Global Shipping Program shipment, this is the address of the international shipping
+    // provider's domestic warehouse" (ShippingStep.shipTo); its contact is "the buyer or eBay shipping
+    // partner", the e-mail "the email address of the buyer, even for Global Shipping Program shipments".
+    order.fulfillmentStartInstructions = [
+      {
+        fulfillmentInstructionsType: 'SHIP_TO',
+        ebaySupportedFulfillment: true,
+        finalDestinationAddress: { addressLine1: '1 Oxford Street', city: 'London', postalCode: 'W1D 1AN', countryCode: 'GB' },
+        shippingStep: {
+          shippingServiceCode: 'US_StandardShippingFromOutsideUS',
+          shipToReferenceId: '5000012345',
+          shipTo: {
+            fullName: 'uk_buyer Reference #5000012345',
+            email: 'uk_buyer@example.co.uk',
+            primaryPhone: { phoneNumber: '+1 859 555 0100' },
+            contactAddress: {
+              addressLine1: '1850 Airport Exchange Blvd',
+              addressLine2: '#200',
+              city: 'Erlanger',
+              stateOrProvince: 'KY',
+              postalCode: '41025-2501',
+              countryCode: 'US',
+            },
+          },
+        },
+      },
+    ];
+
+    const kontor = await imported(seller, ebayId, id, 'cf-ebay-gsp');
+    expect(kontor.shipping.address).to.deep.include({ street: '1850 Airport Exchange Blvd', city: 'Erlanger', country_iso2: 'US' });
+    expect(kontor.customer).to.deep.include({ email: 'uk_buyer@example.co.uk', phone_1: '+44 20 7946 0000' });
+    expect(kontor.customer.address).to.deep.include({ city: 'London', country_iso2: 'GB' });
+  });
 });

@@ -419,8 +419,16 @@ export function fulfilledByEbay(order: EbayOrder): boolean {
 }
 
 export function channelOrderOf(order: EbayOrder): ChannelOrder {
-  const shipping = order.fulfillmentStartInstructions?.[0]?.shippingStep;
+  const instruction = order.fulfillmentStartInstructions?.[0];
+  const shipping = instruction?.shippingStep;
   const shipTo = shipping?.shipTo;
+  // eBay's international shipping (ebaySupportedFulfillment: the Global Shipping Program, eBay
+  // International Shipping): shipTo is "the address of the international shipping provider's domestic
+  // warehouse", where the seller ships, and its phone "of the buyer or eBay shipping partner": the
+  // provider's, so the buyer's phone is the registration's (its e-mail is the buyer's "even for Global
+  // Shipping Program shipments"). Read from shipTo, the provider's phone became the customer's, and
+  // the customer found by e-mail had the buyer's own number overwritten.
+  const contactPhone = instruction?.ebaySupportedFulfillment ? undefined : shipTo?.primaryPhone?.phoneNumber;
   const registration = order.buyer?.buyerRegistrationAddress;
   const reference = order.paymentSummary?.payments?.find((p) => p.paymentReferenceId)?.paymentReferenceId;
   // Filled only when the order was read with getOrder (ebay-cancel-requests.ts); getOrders' array is always empty.
@@ -434,7 +442,7 @@ export function channelOrderOf(order: EbayOrder): ChannelOrder {
     customer: clean({
       username: order.buyer?.username,
       email: shipTo?.email ?? registration?.email,
-      phone_1: shipTo?.primaryPhone?.phoneNumber ?? registration?.primaryPhone?.phoneNumber,
+      phone_1: contactPhone ?? registration?.primaryPhone?.phoneNumber,
       address: billing(order.buyer),
     }),
     shipping: clean({
