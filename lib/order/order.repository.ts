@@ -551,10 +551,19 @@ export const orderRepository = {
     );
   },
 
-  /** Deletes the order (lines and history by cascade) and its invoice number's row, in one statement. */
+  /**
+   * Deletes the order (lines and history by cascade) and its invoice number's row, and clears the
+   * credit.main_id of its credit notes, as a foreign key's ON DELETE SET NULL would (document 2:
+   * credit.main_id "R, W, FK"), in one statement. Left naming the deleted order, a credit note
+   * read as credit.main_id an id GET order/ answered 404 to, and its own body posted back was a
+   * 400 unknown_order.
+   */
   async delete(trx: Knex.Transaction, accountId: number, internalId: string): Promise<void> {
     await trx.raw(
-      `WITH o AS (DELETE FROM sales_order WHERE account_id = ? AND internal_id = ? RETURNING account_id, invoice_number)
+      `WITH o AS (DELETE FROM sales_order WHERE account_id = ? AND internal_id = ? RETURNING account_id, id, invoice_number),
+       notes AS (
+         UPDATE sales_order c SET credit_main_id = NULL, updated_at = now() FROM o
+          WHERE c.account_id = o.account_id AND c.credit_main_id = o.id RETURNING c.internal_id)
        DELETE FROM order_invoice_number n USING o WHERE n.account_id = o.account_id AND n.invoice_number = o.invoice_number`,
       [accountId, internalId],
     );

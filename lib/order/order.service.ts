@@ -18,7 +18,7 @@ import { checkAmount, toCents } from './order-money';
 import { checkUnchangeable, planNewOrder, planOrderUpdate, transactionIds } from './order-plan';
 import { PlannedMove, StockBatch } from './order-stock.service';
 import { mayBePaid, OrderWrites, WrittenOrder } from './order-writes';
-import { LineRow, orderRepository } from './order.repository';
+import { LineRow, orderRepository, OrderRow } from './order.repository';
 import type { OrderInput } from './order.type';
 
 /** Who writes: the account, the orders its authorization covers, and the request's portal account (new orders get it). */
@@ -42,9 +42,25 @@ export interface OrderChange extends OrderCreate {
   ifMatch?: string;
 }
 
-async function checkReferences(trx: Knex.Transaction, scope: OrderScope, input: OrderInput, prefix: string): Promise<{ prepaid: boolean }> {
+/**
+ * The references an order's body names: credit.main_id (another order of the scope), currency,
+ * payment method. On an update `current` is the stored order: it cannot be its own credit note's
+ * main (a credit note is made from another order; as its own main it listed itself in its
+ * credit.sub_id), and the main_id it already holds passes unchecked, so a credit note's read body
+ * posts back as it is also when its main went before deletes cleared the link (orderRepository.delete).
+ */
+async function checkReferences(
+  trx: Knex.Transaction,
+  scope: OrderScope,
+  input: OrderInput,
+  prefix: string,
+  current?: Pick<OrderRow, 'id' | 'credit_main_id'>,
+): Promise<{ prepaid: boolean }> {
   const mainId = input.credit?.main_id;
-  if (mainId && !(await orderRepository.exists(trx, scope, mainId))) {
+  if (mainId && current && mainId === current.id) {
+    throw invalidField(`${prefix}.credit.main_id`, `${prefix}.credit.main_id ${mainId} is this order: a credit note names the order it was made from`);
+  }
+  if (mainId && mainId !== current?.credit_main_id && !(await orderRepository.exists(trx, scope, mainId))) {
     throw invalidField(`${prefix}.credit.main_id`, `${prefix}.credit.main_id ${mainId} is not an order of this account`, 'unknown_order');
   }
   if (input.currency_id !== undefined && !(await currencyRepository.get(input.currency_id))) {
@@ -156,7 +172,7 @@ export async function updateOrderIn(
   if (!current) throw notFound(`order ${orderId}`, idField);
   await checkIfMatch(trx, accountId, orderId, current.internal_id, ifMatch);
   checkUnchangeable(input, current, prefix);
-  const { prepaid } = await checkReferences(trx, caller, input, prefix);
+  const { prepaid } = await checkReferences(trx, caller, input, prefix, current);
   const before = await orderRepository.lines(trx, current.internal_id);
   const now = new Date();
   const plan = planOrderUpdate(current, before, input, prepaid, now, prefix);

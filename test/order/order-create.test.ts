@@ -165,6 +165,28 @@ describe('order: create, read, update, delete, history', () => {
     expect(res.body.error![0]).to.include({ field: 'order.credit.main_id', error: 'unknown_order' });
   });
 
+  it('when the order a credit note was made from is deleted, then the note reads credit.main_id null and its read body posts back with 200', async () => {
+    const main = await createOrder(seller);
+    const credit = await createOrder(seller, { credit: { main_id: main }, infos: 'refund' });
+    const deleted = await call(`order/${main}/`, { token: seller.token, method: 'DELETE' });
+    expect(deleted.status, deleted.text).to.equal(200);
+    const note = await readOrder(seller, credit);
+    expect(note.credit).to.deep.equal({ sub_id: [], main_id: null });
+    const back = await call(`order/${credit}/`, { token: seller.token, body: { order: note } });
+    expect(back.status, back.text).to.equal(200);
+    expect((await readOrder(seller, credit)).infos).to.equal('refund');
+  });
+
+  it('when an update names the order itself as its credit.main_id, then 400 names the field and the order keeps its main', async () => {
+    const main = await createOrder(seller);
+    const credit = await createOrder(seller, { credit: { main_id: main } });
+    const res = await call(`order/${credit}/`, { token: seller.token, body: { order: { credit: { main_id: credit }, infos: 'x' } } });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.error!.map((e) => [e.error, e.field])).to.deep.equal([['invalid_field', 'order.credit.main_id']]);
+    const note = await readOrder(seller, credit);
+    expect([note.credit, note.infos]).to.deep.equal([{ sub_id: [], main_id: main }, null]);
+  });
+
   it('when currency_id is given, then the order keeps it', async () => {
     const orderId = await createOrder(seller, { currency_id: 'usd' });
     expect((await readOrder(seller, orderId)).currency_id).to.equal('USD');
