@@ -235,8 +235,11 @@ class Canvas {
     this.page.drawText(text, { x, y, size, font, color });
   }
 
-  right(text: string, xRight: number, y: number, size = 9, font = this.regular): void {
-    this.text(text, xRight - font.widthOfTextAtSize(text, size), y, size, font);
+  /** Right-aligned at xRight; a text wider than `width` (a column's room) is drawn smaller to fit it. */
+  right(text: string, xRight: number, y: number, size = 9, font = this.regular, width = Infinity): void {
+    const natural = font.widthOfTextAtSize(text, size);
+    const fitted = natural > width ? Math.max(4, (size * width) / natural) : size;
+    this.text(text, xRight - font.widthOfTextAtSize(text, fitted), y, fitted, font);
   }
 
   rule(y: number): void {
@@ -342,7 +345,7 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   let fy = c.y;
   for (const [k, v] of facts) {
     c.text(k, factsLeft, fy, 8, regular, grey);
-    c.right(v, right, fy, 9);
+    c.right(v, right, fy, 9, regular, right - factsLeft - regular.widthOfTextAtSize(k, 8) - 8);
     fy -= 13;
   }
   c.y = Math.min(by, fy) - 10;
@@ -360,6 +363,8 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
 
   // Lines: position, item, quantity, unit price net, VAT rate, net amount.
   const cols = { pos: margin, item: margin + 30, qty: 318, unit: 410, vat: 455, net: right };
+  // What each right-aligned column has between its neighbours (the item's text ends 40 points before qty).
+  const room = { qty: 36, unit: cols.unit - cols.qty - 6, vat: cols.vat - cols.unit - 6, net: cols.net - cols.vat - 6 };
   const header = () => {
     c.text(w.pos, cols.pos, c.y, 8, bold);
     c.text(w.item, cols.item, c.y, 8, bold);
@@ -379,10 +384,10 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
     c.need(12 * (name.length + extra) + 4);
     if (c.pages.length !== before) header();
     c.text(String(l.id), cols.pos, c.y, 9);
-    c.right(String(l.quantity), cols.qty, c.y, 9);
-    c.right(f.price(l.netUnitPrice), cols.unit, c.y, 9);
-    c.right(`${f.rate(l.rate)} %`, cols.vat, c.y, 9);
-    c.right(f.money(l.net), cols.net, c.y, 9);
+    c.right(String(l.quantity), cols.qty, c.y, 9, regular, room.qty);
+    c.right(f.price(l.netUnitPrice), cols.unit, c.y, 9, regular, room.unit);
+    c.right(`${f.rate(l.rate)} %`, cols.vat, c.y, 9, regular, room.vat);
+    c.right(f.money(l.net), cols.net, c.y, 9, regular, room.net);
     for (const part of name) {
       c.text(part, cols.item, c.y, 9);
       c.y -= 12;
@@ -396,8 +401,8 @@ export async function renderPdf(doc: InvoiceDocument, xml: string, fonts: PdfAss
   for (const ch of doc.charges) {
     c.need(14);
     c.text(ch.reason, cols.item, c.y, 9);
-    c.right(`${f.rate(ch.rate)} %`, cols.vat, c.y, 9);
-    c.right(f.money(ch.net), cols.net, c.y, 9);
+    c.right(`${f.rate(ch.rate)} %`, cols.vat, c.y, 9, regular, room.vat);
+    c.right(f.money(ch.net), cols.net, c.y, 9, regular, room.net);
     c.y -= 14;
   }
   c.rule(c.y + 6);

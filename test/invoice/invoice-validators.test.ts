@@ -116,7 +116,14 @@ describe('invoices: validators (issue 35)', function () {
       shippingFee: '4.90',
       lines: [{ position: 1, name: 'Kaffeebecher', sku: 'CUP-1', quantity: 3, price: '1299.99', tax: '19' }],
     });
+    // A line worth millions (CHF in en-GB, wider than its column) on a credit note naming a long invoice number.
+    const millions = order({
+      currency: 'CHF',
+      corrects: { invoiceNumber: '2026000123456', issueDate: '2026-11-01' },
+      lines: [{ position: 1, name: 'Rabatt', sku: 'S1', quantity: 1000000, price: '123.45', tax: '0' }],
+    });
     for (const [s, o] of [
+      [{ ...seller, locale: 'en-GB' }, millions],
       [seller, reverse],
       [longSeller, reverse],
       [{ ...longSeller, locale: 'en-GB' }, reverse],
