@@ -59,4 +59,15 @@ describe('bank statement parsing: shapes of a fourth round of public suites', ()
       ['Jonas Becker', 'Bestellung 137_2026_11', '20.00'],
     ]);
   });
+
+  // ecampostrini/mt940-ts's test statement: a field 86 whose lines start with '-' and two lines
+  // of a '-' alone before the :62F: (its test expects the record and the closing balance).
+  it("when a :86: text ends in two lines of a '-' alone before the :62F:, then the statement is read, not refused", async () => {
+    const s = await newSeller();
+    const res = await call('bank/statement/', { token: s.token, body: fixture('mt940-dash-lines.sta'), headers: octets });
+    expect(res.status, res.text).to.equal(202);
+    expect(res.body.statement).to.include({ format: 'mt940', statements: 1, entries: 1, stored: 1 });
+    const rows = await bankTransfers<{ subject: string; amount: string }>(s);
+    expect(rows.map((b) => [b.subject, b.amount])).to.deep.equal([['Bestellung 138_2026_11 Paul -Weber - -', '42.00']]);
+  });
 });

@@ -119,7 +119,9 @@ export function statementBlocks(text: string): Mt940Block[] {
 function continues(lines: string[], from: number): boolean {
   for (let i = from; i < lines.length; i++) {
     const l = lines[i]!.replace(transmission, '');
-    if (l.trim() === '') continue;
+    // Blank lines, and further lines `-`: a text may hold several (ecampostrini/mt940-ts's field 86
+    // runs `-LINE2`, `-`, `    -    ` before the :62F:); the field after them decides.
+    if (l.trim() === '' || l.trim() === '-') continue;
     if (/^\s*[{-]/.test(l)) return false;
     const tag = tagLine.exec(l);
     if (tag) return tag[1] !== '20';
