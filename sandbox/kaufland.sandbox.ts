@@ -146,8 +146,10 @@ export interface KauflandOrderUnit {
   id_order: string;
   account: string;
   storefront: string;
-  id_offer: string;
-  title: string;
+  /** OrderUnit.id_offer (nullable: a unit made without one, in Kaufland's Seller Portal; a test sets null). */
+  id_offer: string | null;
+  /** OrderUnit.product's title; null: `product` null (nullable: a product Kaufland took out of its catalogue; a test sets it). */
+  title: string | null;
   ean: string;
   price: number;
   shipping_rate: number;
@@ -166,9 +168,10 @@ export interface KauflandOrder {
   account: string;
   storefront: string;
   ts_created_iso: string;
-  buyer: { id_buyer: number; email: string | null };
-  billing_address: KauflandAddress;
-  shipping_address: KauflandAddress;
+  /** OrderDetails.buyer, billing_address and shipping_address are nullable (a test sets them null). */
+  buyer: { id_buyer: number; email: string | null } | null;
+  billing_address: KauflandAddress | null;
+  shipping_address: KauflandAddress | null;
   units: number[];
   /** Who ships it (FulfillmentType): the seller, or Kaufland from its own warehouse. */
   fulfillment_type: 'fulfilled_by_merchant' | 'fulfilled_by_kaufland';
@@ -376,20 +379,23 @@ function orderUnitView(k: KauflandState, ou: KauflandOrderUnit) {
     buyer: order.buyer,
     billing_address: order.billing_address,
     shipping_address: order.shipping_address,
-    product: {
-      id_product: 1000000 + Number(ou.ean.slice(-6)),
-      storefront: ou.storefront,
-      title: ou.title,
-      eans: [ou.ean],
-      id_category: 1,
-      main_picture: '',
-      manufacturer: '',
-      url: '',
-      age_rating: 0,
-      is_valid: true,
-      dangerous_goods_li_shipping: null,
-      danger_label_9A: null,
-    },
+    product:
+      ou.title === null
+        ? null
+        : {
+            id_product: 1000000 + Number(ou.ean.slice(-6)),
+            storefront: ou.storefront,
+            title: ou.title,
+            eans: [ou.ean],
+            id_category: 1,
+            main_picture: '',
+            manufacturer: '',
+            url: '',
+            age_rating: 0,
+            is_valid: true,
+            dangerous_goods_li_shipping: null,
+            danger_label_9A: null,
+          },
     vat: 19,
   };
 }

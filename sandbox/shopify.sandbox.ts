@@ -171,6 +171,12 @@ interface ShopifyLine {
    * is in the order's total and payment and in Order.totalTipReceivedSet.
    */
   tip?: boolean;
+  /**
+   * A custom item (an order edit's orderEditAddCustomItem, a draft order's custom line) or a line
+   * whose variant was deleted since: LineItem.variant is null, and so is its `sku` ("The variant
+   * SKU number", nullable). A test sets it on a placed order's line.
+   */
+  custom?: boolean;
 }
 
 /**
@@ -276,8 +282,12 @@ export interface ShopifyOrder {
   presentment?: { currencyCode: string; rate: number };
   /** Order.test: a test checkout ("made using the Shopify Bogus Gateway or a payment provider with test mode enabled"). */
   test: boolean;
-  /** Shopify's OrderDisplayFinancialStatus of the order: PARTIALLY_REFUNDED and REFUNDED once refunds were made. */
-  financial: 'PAID' | 'PENDING' | 'PARTIALLY_REFUNDED' | 'REFUNDED';
+  /**
+   * Shopify's OrderDisplayFinancialStatus of the order: PARTIALLY_REFUNDED and REFUNDED once refunds
+   * were made; AUTHORIZED a payment authorized and not captured, EXPIRED or VOIDED such an
+   * authorization lapsed or cancelled (a test sets them): nothing received (netPaymentSet 0).
+   */
+  financial: 'PAID' | 'PENDING' | 'PARTIALLY_REFUNDED' | 'REFUNDED' | 'AUTHORIZED' | 'EXPIRED' | 'VOIDED';
   /** What the store refunded to the buyer (refunds, a cancellation's refund): totalRefundedSet. */
   refunded: string;
   /** How orderCancel (or the store's admin, POST /_sandbox/shopify/orders/:id/cancel) cancelled it. */
@@ -296,7 +306,10 @@ export interface ShopifyOrder {
    * comes on top (a US store, most Canadian ones).
    */
   taxesIncluded: boolean;
-  address: ShopifyAddress;
+  /** Order.shippingAddress (nullable): null when there is nothing to ship to (digital goods, a local pickup). */
+  address: ShopifyAddress | null;
+  /** Order.billingAddress (nullable): absent, the shipping address (a checkout copies it); null, none given. */
+  billingAddress?: ShopifyAddress | null;
   /**
    * Its fulfilments. tracking: the first number (null: none) and the company; `numbers` all of
    * them, kept only when there are several (FulfillmentTrackingInput.numbers, or numbers added by
@@ -601,7 +614,7 @@ const nonFulfillableOf = (l: ShopifyLine) => (l.tip ? l.quantity : l.removed + l
 function lineNode(o: ShopifyOrder, l: ShopifyLine) {
   return {
     id: l.id,
-    sku: l.tip ? null : l.sku,
+    sku: l.tip || l.custom ? null : l.sku,
     name: l.name,
     title: l.name,
     // The schema's three counts: quantity "including refunded and removed units", currentQuantity
@@ -763,8 +776,25 @@ function fulfillmentLocationOf(s: ShopifyState, o: ShopifyOrder, f: ShopifyOrder
   return { id: f.locationId, name: l?.name ?? 'Warehouse', fulfillmentService: l?.fulfillmentService ?? null };
 }
 
+/**
+ * Order.displayFulfillmentStatus of an order not fulfilled whole (the sandbox's reading of
+ * OrderDisplayFulfillmentStatus, whose values the schema lists without saying when each shows):
+ * PARTIALLY_FULFILLED once a fulfilment was made; else, where every fulfillment order holding units
+ * is ON_HOLD ("Displayed as **On hold**") or SCHEDULED, that; REQUEST_DECLINED where a fulfilment
+ * service rejected the request for one of them; else UNFULFILLED.
+ */
+function displayFulfillmentStatus(o: ShopifyOrder, remaining: ShopifyLine[]): string {
+  if (remaining.length === 0) return 'FULFILLED';
+  if (o.fulfillments.length) return 'PARTIALLY_FULFILLED';
+  const holding = o.fulfillmentOrders.filter((fo) => !fo.closedByMove && fo.lines.some((l) => l.quantity > l.fulfilled));
+  if (holding.some((fo) => fo.requestStatus === 'REJECTED')) return 'REQUEST_DECLINED';
+  for (const status of ['ON_HOLD', 'SCHEDULED'] as const) if (holding.length > 0 && holding.every((fo) => fo.status === status)) return status;
+  return 'UNFULFILLED';
+}
+
 export function orderNode(s: ShopifyState, o: ShopifyOrder, seen: (fo: SandboxFulfillmentOrder) => boolean = () => true) {
-  const paid = o.financial !== 'PENDING';
+  // Received: a captured payment, refunded since or not (an authorization is not received).
+  const paid = o.financial === 'PAID' || o.financial === 'PARTIALLY_REFUNDED' || o.financial === 'REFUNDED';
   const total = orderTotal(o);
   const received = paid ? total : '0.00';
   // A tip is never fulfilled: an order whose goods are all fulfilled shows FULFILLED.
@@ -776,7 +806,7 @@ export function orderNode(s: ShopifyState, o: ShopifyOrder, seen: (fo: SandboxFu
     updatedAt: o.updatedAt,
     cancelledAt: o.cancelledAt,
     email: o.email,
-    phone: o.address.phone,
+    phone: o.address?.phone ?? null,
     currencyCode: o.currencyCode,
     presentmentCurrencyCode: o.presentment?.currencyCode ?? o.currencyCode,
     test: o.test,
@@ -786,7 +816,7 @@ export function orderNode(s: ShopifyState, o: ShopifyOrder, seen: (fo: SandboxFu
     currentTotalTaxSet: money(millsText(taxMills(o)), o),
     taxLines: orderTaxLines(o).map((t) => taxLineNode(o, t)),
     displayFinancialStatus: o.financial,
-    displayFulfillmentStatus: remaining.length === 0 ? 'FULFILLED' : o.fulfillments.length ? 'PARTIALLY_FULFILLED' : 'UNFULFILLED',
+    displayFulfillmentStatus: displayFulfillmentStatus(o, remaining),
     // totalReceivedSet is "before returns" (the schema's words): a refund leaves it as it was;
     // netPaymentSet is "the total amount received minus the total amount refunded".
     totalReceivedSet: money(received, o),
@@ -816,7 +846,7 @@ export function orderNode(s: ShopifyState, o: ShopifyOrder, seen: (fo: SandboxFu
     currentTotalAdditionalFeesSet: feeMills(o) > 0 ? money(millsText(feeMills(o)), o) : null,
     shippingLine: shippingLineOf(o),
     shippingAddress: o.address,
-    billingAddress: o.address,
+    billingAddress: o.billingAddress === undefined ? o.address : o.billingAddress,
     lineItems: ({ first, after }: { first?: number; after?: string }) =>
       connection(
         o.lines.map((l) => lineNode(o, l)),

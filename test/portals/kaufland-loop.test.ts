@@ -100,7 +100,7 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
     expect(order).to.deep.include({ platform: 'market_e', external_order_id: idOrder, currency_id: 'EUR' });
     expect(order.customer).to.deep.include({ email: 'erika@example.de' });
     const address = { name: 'Erika Muster', street: 'Lindenweg 3', zip: '10115', city: 'Berlin', country_iso2: 'DE' };
-    expect(order.customer).to.deep.include({ email: 'erika@example.de', phone_1: '+49 30 1', username: String(k.orders.get(idOrder)!.buyer.id_buyer) });
+    expect(order.customer).to.deep.include({ email: 'erika@example.de', phone_1: '+49 30 1', username: String(k.orders.get(idOrder)!.buyer!.id_buyer) });
     expect(order.customer.address).to.deep.equal(address);
     expect((order as unknown as { shipping: { address: Record<string, unknown> } }).shipping.address).to.deep.equal(address);
     expect(order).to.deep.include({ invoice_amount: '49.80', paid_amount: '49.80' });

@@ -13,6 +13,7 @@ import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { importOrders } from '../../lib/order-import/order-import.service';
 import { kauflandOf } from '../../sandbox/kaufland.sandbox';
+import { orderNode, shopifyOf, ShopifyOrder } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
@@ -172,6 +173,143 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
       ]);
       expect(await stockQuantity(seller, stockId)).to.equal(8);
       expect((await taskTexts(seller)).join('\n')).not.to.contain('not linked to stock');
+    });
+  });
+
+  describe('what the contracts leave null or open: buyer, addresses, SKU, product, prices of 0, states', () => {
+    /** A Shopify order placed at a new webshop account of the seller: the account, the order's id in Kontor's words and the sandbox's order. */
+    async function shopifyOrder(seller: Seller, body: Record<string, unknown>) {
+      const { id: shopId } = await createPortalAccount(seller.id, { name: 'Shopify store', platform: 'webshop' });
+      const placed = (await post('/_sandbox/shopify/orders', { portal_account: shopId, ...body })) as { id: string };
+      return { shopId: Number(shopId), id: placed.id.split('/').pop()!, order: shopifyOf(sandbox.state).orders.get(placed.id)! };
+    }
+    /** The sandbox's order changed at the store now (Order.updatedAt later than the last fetch's). */
+    const changed = (o: ShopifyOrder) => (o.updatedAt = new Date(Date.now() + 1000).toISOString());
+
+    it('when a Kaufland order names no buyer and no billing or shipping address (OrderDetails.buyer, billing_address, shipping_address null), then it is imported with an empty customer and its stock is taken', async () => {
+      const { seller, portalAccountId, stockId, list } = await kauflandItem('KS-KL-NOBUYER');
+      expect((await list()).state).to.equal('completed');
+      const placed = (await post('/_sandbox/kaufland/orders', {
+        portal_account: portalAccountId,
+        lines: [{ id_offer: 'KS-KL-NOBUYER', quantity: 2, price: '24.90' }],
+      })) as { id_order: string };
+      Object.assign(kauflandOf(sandbox.state).orders.get(placed.id_order)!, { buyer: null, billing_address: null, shipping_address: null });
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, 'ks-kl-nobuyer');
+      expect(run.orders).to.deep.include({ created: 1, refused: 0 });
+      const order = (await kontorOrder(seller, placed.id_order))!;
+      expect(order.customer).to.deep.include({ username: null, email: null, phone_1: null, address: {} });
+      expect((order.shipping as { address: unknown }).address).to.deep.equal({});
+      expect(order).to.deep.include({ invoice_amount: '49.80', paid_amount: '49.80' });
+      expect(await stockQuantity(seller, stockId)).to.equal(8);
+    });
+
+    it('when a Kaufland order unit has neither product nor id_offer (both nullable) and another is priced 0, then both are lines: the first named by its unit and left for the seller, the free one taking its stock', async () => {
+      const { seller, portalAccountId, stockId, list } = await kauflandItem('KS-KL-NOPRODUCT');
+      expect((await list()).state).to.equal('completed');
+      const placed = (await post('/_sandbox/kaufland/orders', {
+        portal_account: portalAccountId,
+        lines: [
+          { id_offer: 'KS-KL-NOPRODUCT', quantity: 1, price: '24.90' },
+          { id_offer: 'KS-KL-NOPRODUCT', quantity: 1, price: '0.00' },
+        ],
+      })) as { id_order: string; id_order_units: number[] };
+      const [first, free] = placed.id_order_units as [number, number];
+      Object.assign(kauflandOf(sandbox.state).orderUnits.get(first)!, { id_offer: null, title: null });
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, 'ks-kl-noproduct');
+      expect(run.orders).to.deep.include({ created: 1, refused: 0 });
+      const order = (await kontorOrder(seller, placed.id_order))!;
+      expect(order.line.map((l) => [l.transaction_id, l.name, l.sku ?? null, l.price, l.stock_align_id ?? null])).to.deep.equal([
+        [String(first), `Kaufland order unit ${first}`, null, '24.90', null],
+        [String(free), 'Product 4006381333931', 'KS-KL-NOPRODUCT', '0.00', `ID_${stockId}`],
+      ]);
+      expect(order).to.deep.include({ invoice_amount: '24.90', paid_amount: '24.90' });
+      expect(await stockQuantity(seller, stockId)).to.equal(9);
+      expect((await taskTexts(seller)).join('\n')).to.contain(`line 1 "Kaufland order unit ${first}": the channel names no SKU`);
+    });
+
+    it('when a Shopify guest buys a digital good (no e-mail, no phone, shippingAddress and billingAddress null), then the order is imported paid with an empty customer and its stock is taken', async () => {
+      const seller = await newSeller();
+      const stockId = await createStock(seller, 'KS-SH-GUEST', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, { lines: [{ sku: 'KS-SH-GUEST', quantity: 1, price: '9.90' }], shipping: '0.00' });
+      Object.assign(order, { email: null, address: null, billingAddress: null });
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'ks-sh-guest');
+      expect(run.orders).to.deep.include({ created: 1, refused: 0 });
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.customer).to.deep.include({ email: null, phone_1: null, address: {} });
+      expect((imported.shipping as { address: unknown; fee: string }).address).to.deep.equal({});
+      expect(imported).to.deep.include({ invoice_amount: '9.90', paid_amount: '9.90' });
+      expect(imported.status).to.deep.include({ is_paid: true, is_shipped: false, is_cancelled: false });
+      expect(await stockQuantity(seller, stockId)).to.equal(9);
+    });
+
+    it('when a Shopify order holds a custom item (no variant: LineItem.sku null) and a free gift (0.00), then the custom line is left for the seller with a task, the gift takes its stock, and the order is fully paid', async () => {
+      const seller = await newSeller();
+      const stockId = await createStock(seller, 'KS-SH-GIFT', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, {
+        lines: [
+          { sku: 'KS-SH-CUSTOM', quantity: 1, price: '15.00', name: 'Gravur „Für Ömer“ ✨' },
+          { sku: 'KS-SH-GIFT', quantity: 1, price: '0.00', name: 'Geschenk' },
+        ],
+      });
+      order.lines[0]!.custom = true;
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'ks-sh-custom');
+      expect(run.orders).to.deep.include({ created: 1, refused: 0 });
+      const imported = (await kontorOrder(seller, id))!;
+      expect(imported.line.map((l) => [l.name, l.sku ?? null, l.price, l.stock_align_id ?? null])).to.deep.equal([
+        ['Gravur „Für Ömer“ ✨', null, '15.00', null],
+        ['Geschenk', 'KS-SH-GIFT', '0.00', `ID_${stockId}`],
+      ]);
+      expect(imported).to.deep.include({ invoice_amount: '19.90', paid_amount: '19.90' });
+      expect(await stockQuantity(seller, stockId)).to.equal(9);
+      expect((await taskTexts(seller)).join('\n')).to.contain('line 1 "Gravur „Für Ömer“ ✨": the channel names no SKU');
+    });
+
+    it('when a Shopify payment is only AUTHORIZED, then the order is imported unpaid with its stock taken; EXPIRED or VOIDED later leaves it unpaid and not cancelled, a capture (PAID) pays it in full', async () => {
+      const seller = await newSeller();
+      const stockId = await createStock(seller, 'KS-SH-AUTH', 10);
+      const { shopId, id, order } = await shopifyOrder(seller, { lines: [{ sku: 'KS-SH-AUTH', quantity: 2, price: '19.90' }] });
+      order.financial = 'AUTHORIZED';
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'ks-sh-auth-1');
+      const read = async () => (await kontorOrder(seller, id))!;
+      expect(await read()).to.deep.include({ invoice_amount: '44.70', paid_amount: null });
+      expect((await read()).status).to.deep.include({ is_paid: false, is_cancelled: false });
+      expect(await stockQuantity(seller, stockId)).to.equal(8);
+
+      for (const lapsed of ['EXPIRED', 'VOIDED'] as const) {
+        order.financial = lapsed;
+        changed(order);
+        await importOrders({ accountId: seller.id, portalAccountId: shopId }, `ks-sh-auth-${lapsed}`);
+        expect(await read(), lapsed).to.deep.include({ paid_amount: null });
+        expect((await read()).status, lapsed).to.deep.include({ is_paid: false, is_cancelled: false });
+        expect(await stockQuantity(seller, stockId)).to.equal(8);
+      }
+
+      order.financial = 'PAID';
+      changed(order);
+      await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'ks-sh-auth-paid');
+      expect(await read()).to.deep.include({ invoice_amount: '44.70', paid_amount: '44.70' });
+      expect((await read()).status).to.deep.include({ is_paid: true });
+      expect(await stockQuantity(seller, stockId)).to.equal(8);
+    });
+
+    it('when a Shopify order is ON_HOLD or SCHEDULED (displayFulfillmentStatus, its fulfillment orders held or scheduled), then it is imported paid and not shipped, its stock taken', async () => {
+      const seller = await newSeller();
+      const stockId = await createStock(seller, 'KS-SH-HOLD', 10);
+      for (const status of ['ON_HOLD', 'SCHEDULED'] as const) {
+        const { shopId, id, order } = await shopifyOrder(seller, {
+          lines: [{ sku: 'KS-SH-HOLD', quantity: 1, price: '19.90' }],
+          fulfillment_orders: [{ status, ...(status === 'ON_HOLD' ? { hold_reason: 'AWAITING_PAYMENT' } : { fulfill_at: null }), lines: [{ line: 0 }] }],
+        });
+        expect(orderNode(shopifyOf(sandbox.state), order).displayFulfillmentStatus).to.equal(status);
+        await importOrders({ accountId: seller.id, portalAccountId: shopId }, `ks-sh-${status}`);
+        const imported = (await kontorOrder(seller, id))!;
+        expect(imported.status, status).to.deep.include({ is_paid: true, is_shipped: false, is_cancelled: false });
+      }
+      expect(await stockQuantity(seller, stockId)).to.equal(8);
     });
   });
 });
