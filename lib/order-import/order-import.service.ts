@@ -17,6 +17,7 @@ import { createTaskOnce } from '../task';
 import { importChannelOrder, ImportOutcome } from './channel-order.import';
 import { importNewOrders } from './channel-page.import';
 import { channelState, sameState } from './channel-order.mapper';
+import { heldPage } from './channel-text';
 import { ImportAccountRow, orderImportRepository } from './order-import.repository';
 
 /** Each fetch looks this far back before the last one's start: the channel's clock and ours may disagree, and a channel may report a change late. */
@@ -129,7 +130,7 @@ export async function importOrders(job: { accountId: number; portalAccountId: nu
   const orders: Record<ImportOutcome, number> = { created: 0, updated: 0, unchanged: 0, deleted: 0, refused: 0 };
   const fetchPage = async (cursor: string | null): Promise<ChannelOrderPage> => {
     await waitForPortalSlot(portal, account.id);
-    return adapter.fetchOrders!(target, since, cursor);
+    return heldPage(await adapter.fetchOrders!(target, since, cursor));
   };
   const maxPages = config().orderFetchMaxPages;
   let cursor: string | null = continuing ? pending.cursor : null;

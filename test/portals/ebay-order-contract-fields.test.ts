@@ -205,4 +205,22 @@ describe('eBay orders with only what the Fulfillment API contract promises', fun
     expect(kontor.customer).to.deep.include({ email: 'uk_buyer@example.co.uk', phone_1: '+44 20 7946 0000' });
     expect(kontor.customer.address).to.deep.include({ city: 'London', country_iso2: 'GB' });
   });
+  it('when a title and an address carry characters no database text or XML answer holds (NUL, a lone surrogate, control characters), then the order is imported with them replaced and GET order/ answers well-formed XML', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-EBAY-CTRL', 10);
+    const { ebayId, id, order } = await sale(seller, { currency: 'EUR', lines: [{ sku: 'CF-EBAY-CTRL', quantity: 1, price: '5.00' }] });
+    // JSON strings may carry any of them (RFC 8259 escapes), and no field of the contract restricts its characters.
+    order.lineItems![0]!.title = 'Mug\u0000 with\u000bhandle \ud83c and\u0007 lid';
+    order.fulfillmentStartInstructions![0]!.shippingStep!.shipTo!.contactAddress!.addressLine1 = 'Heidestr.\u001f17';
+
+    const kontor = await imported(seller, ebayId, id, 'cf-ebay-ctrl');
+    expect(kontor.line[0]).to.deep.include({ name: 'Mug  with handle \ufffd and  lid' });
+    expect(kontor.shipping.address).to.deep.include({ street: 'Heidestr. 17' });
+    expect(await stockQuantity(seller, stockId)).to.equal(9);
+    const xml = await call(`order/${kontor.id}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+    expect(xml.status).to.equal(200);
+    // XML 1.0's Char production: tab, line feed and carriage return are the only control characters.
+    // eslint-disable-next-line no-control-regex
+    expect(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(xml.text)).to.equal(false);
+  });
 });

@@ -14,7 +14,7 @@ import { readContract } from '../../sandbox/contract/contract-files';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
-import { amazonSandboxOrder, kontorOrder } from './channel-support';
+import { amazonSandboxOrder, kontorOrder, sandboxAmazonAccount, sandboxPost } from './channel-support';
 
 type Served = Record<string, unknown> & { orderItems: (Record<string, unknown> & { product: Record<string, unknown> })[] };
 
@@ -252,6 +252,27 @@ describe('Amazon orders with only what the Orders API v2026-01-01 contract promi
     expect(kontor.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([['CF-AMZ-REPL', '1', '0.00']]);
     expect([kontor.invoice_amount, kontor.status.is_paid]).to.deep.equal(['0.00', true]);
     expect(await stockQuantity(seller, stockId)).to.equal(9);
+  });
+
+  it('when a pre-order is PENDING_AVAILABILITY and an Amazon-fulfilled order UNFULFILLABLE, then the first is unpaid and takes its stock, the second takes none', async () => {
+    const seller = await newSeller();
+    const pre = await createStock(seller, 'CF-AMZ-PRE', 10);
+    const afn = await createStock(seller, 'CF-AMZ-UNF', 10);
+    const amazonId = await sandboxAmazonAccount(sandbox, seller, 'A1PA6795UKMFR9');
+    const place = async (body: Record<string, unknown>) =>
+      (await sandboxPost(sandbox, '/_sandbox/amazon/orders', { portal_account: amazonId, marketplace_id: 'A1PA6795UKMFR9', pending_ms: 0, ...body }))
+        .order_id as string;
+    const preorder = await place({ status: 'PENDING_AVAILABILITY', lines: [{ sku: 'CF-AMZ-PRE', quantity: 2, price: '30.00' }] });
+    const unfulfillable = await place({ status: 'UNFULFILLABLE', fulfilled_by: 'AMAZON', lines: [{ sku: 'CF-AMZ-UNF', quantity: 1, price: '12.00' }] });
+
+    const run = await importOrders({ accountId: seller.id, portalAccountId: amazonId }, 'cf-amz-states');
+    expect(run.orders).to.deep.include({ created: 2 });
+    const first = (await kontorOrder(seller, preorder))!;
+    expect([first.status.is_paid, first.status.is_cancelled, first.paid_amount ?? '0.00']).to.deep.equal([false, false, '0.00']);
+    expect(await stockQuantity(seller, pre)).to.equal(8);
+    const second = (await kontorOrder(seller, unfulfillable))!;
+    expect(second.line[0]!.stock_align_id ?? null).to.equal(null);
+    expect(await stockQuantity(seller, afn)).to.equal(10);
   });
 
   describe('every order orders_2026-01-01.json shows', () => {
