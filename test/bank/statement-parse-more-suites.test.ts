@@ -70,4 +70,14 @@ describe('bank statement parsing: shapes of a fourth round of public suites', ()
     const rows = await bankTransfers<{ subject: string; amount: string }>(s);
     expect(rows.map((b) => [b.subject, b.amount])).to.deep.equal([['Bestellung 138_2026_11 Paul -Weber - -', '42.00']]);
   });
+
+  // Rabobank's MT940 (an export of 2025 uploaded in elmariamikhalil/mt940) follows the end-to-end
+  // id with the transaction code: `/EREF/<id>/TRCD/541/ORDP//NAME/...`.
+  it('when a Rabobank MT940 writes /TRCD/ after the end-to-end id, then the id is read without it and the camt.053 of the same booking is a duplicate', async () => {
+    const s = await newSeller();
+    expect(await importStatement(s, fixture('mt940-rabo-trcd.sta'))).to.include({ format: 'mt940', entries: 1, stored: 1 });
+    expect(await importStatement(s, fixture('camt053-rabo-trcd.xml'))).to.include({ format: 'camt.053', entries: 1, stored: 0, duplicates: 1 });
+    const rows = await bankTransfers<{ sender: string; subject: string; amount: string }>(s);
+    expect(rows.map((b) => [b.sender, b.subject, b.amount])).to.deep.equal([['Sanne Visser', 'Bestelling 139_2026_11', '64.90']]);
+  });
 });

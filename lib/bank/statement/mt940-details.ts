@@ -177,7 +177,13 @@ function sepaParts(lines: string[]): { subject: string; endToEnd: string | null 
 
 // --- 2. SWIFT /TAG/ layout -----------------------------------------------------------------
 
-/** The tags of the Dutch banks' structured field 86 (SWIFT-style codes), longest first. */
+/**
+ * The tags of the Dutch banks' structured field 86 (SWIFT-style codes), longest first. A tag not
+ * listed runs into the value before it: Rabobank's `/EREF/<id>/TRCD/541/` (its transaction code,
+ * every credit of its 2025 export) gave the end-to-end id `<id>/TRCD/541`, so the camt.053's copy
+ * (EndToEndId `<id>`) was another payment and stored again, and `541` stood among the payer's
+ * references as an order number. Knab writes /BBAN/, ABN AMRO /NRTX/, /PIND/ and /RTYP/.
+ */
 const tags = [
   'CDTRREFTP',
   'CDTRREF',
@@ -206,6 +212,11 @@ const tags = [
   'CHGS',
   'EXCH',
   'OCMT',
+  'TRCD',
+  'BBAN',
+  'NRTX',
+  'PIND',
+  'RTYP',
   'BIC',
   'CUR',
   'CD',
