@@ -275,6 +275,22 @@ describe('Amazon orders with only what the Orders API v2026-01-01 contract promi
     expect(await stockQuantity(seller, afn)).to.equal(10);
   });
 
+  it('when the tax a US seller collects is more than 9999.99 % of an item’s net price (a penny item taxed 1.00), then the order is imported, its line gross without a rate, paid in full', async () => {
+    const seller = await newSeller();
+    const stockId = await createStock(seller, 'CF-AMZ-PENNY', 10);
+    const { amazonId, orderId } = await sale(
+      seller,
+      'ATVPDKIKX0DER',
+      { currency: 'USD', tax_collected_by: 'SELLER', lines: [{ sku: 'CF-AMZ-PENNY', quantity: 1, price: '0.01', tax: '1.00' }] },
+      () => undefined,
+    );
+
+    const kontor = await imported(seller, amazonId, orderId, 'cf-amz-penny');
+    expect(kontor.line.map((l) => [l.sku, l.price, l.tax ?? null])).to.deep.equal([['CF-AMZ-PENNY', '1.01', null]]);
+    expect([kontor.invoice_amount, kontor.paid_amount]).to.deep.equal(['1.01', '1.01']);
+    expect(await stockQuantity(seller, stockId)).to.equal(9);
+  });
+
   describe('every order orders_2026-01-01.json shows', () => {
     for (const example of contractOrders()) {
       const marketplaceId = (example.salesChannel as { marketplaceId: string }).marketplaceId;

@@ -243,6 +243,9 @@ interface BilledItem {
  * prices: then it is that tax over the line's net amount, as a percent to two places (8.875 is
  * 8.88), what the gross price holds.
  */
+/** The first rate Order_line_type's tax (decimal(6,2), four digits before the point) cannot hold. */
+const maxRate = 10_000;
+
 function billed(item: OrderItem2026, orderOpen: boolean): BilledItem {
   const quantity = item.quantityOrdered;
   const breakdowns = item.proceeds?.breakdowns;
@@ -292,7 +295,11 @@ function billed(item: OrderItem2026, orderOpen: boolean): BilledItem {
   const price = floorDiv(total, BigInt(units));
   out.price = decimal(price);
   const net = total - tax.line;
-  if (tax.line !== 0n && net > 0n) out.tax = (Math.round((Number(tax.line) * 10000) / Number(net)) / 100).toFixed(2);
+  const rate = tax.line !== 0n && net > 0n ? Math.round((Number(tax.line) * 10000) / Number(net)) / 100 : undefined;
+  // A rate Order_line_type cannot hold (tax decimal(6,2): below 10,000 %; a penny item taxed 1.00 is
+  // 10,000 %) is no VAT rate an invoice can show: the line stays gross without one, as where the tax
+  // is unknown. Sent, it refused the whole order (400 on line.tax), its stock never taken.
+  if (rate !== undefined && rate < maxRate) out.tax = rate.toFixed(2);
   return { line: out, shipping: shipping + total - price * BigInt(units) };
 }
 
