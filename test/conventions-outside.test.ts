@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import iconv from 'iconv-lite';
 import { config, Config, setConfig } from '../config';
-import { apiBase, call, newSeller, Seller } from './support/api';
+import { apiBase, call, newSeller, query, Seller } from './support/api';
 import { createOrder } from './order/helpers';
+import { createPortalAccount } from '../lib/admin/portal-account-admin.service';
 
 /**
  * Document 1's request conventions as clients written from the document send them, not as the
@@ -312,6 +313,36 @@ describe('request conventions from outside (document 1, Endpoints and Common req
     it('when the item is read again in UTF-8, then its name is unchanged', async () => {
       const res = await call(`stock/${stockId}/?select[name]=`, { token: seller.token });
       expect(res.body).to.deep.equal({ ack: 'success', stock: { name, id: stockId } });
+    });
+  });
+  describe("a POST's query string (document 1: every request accepts portal_account_id; a POST's data is its body)", () => {
+    const portalAccountOf = async (orderId: string) => {
+      const res = await call(`order/${orderId}/?select[portal_account_id]=`, { token: seller.token });
+      expect(res.status, res.text).to.equal(200);
+      return (res.body.order as { portal_account_id: number }).portal_account_id;
+    };
+    const newOrder = { order: { customer: { email: 'query@shop.example' } } };
+
+    it("when POST order/ names a portal account in its query string, then the order is that portal account's; an unknown one is a 400 and no order is written", async () => {
+      const shop2 = (await createPortalAccount(seller.id, { name: 'Shop 2', platform: 'shop_g' })).id;
+      const made = await call(`order/?portal_account_id=${shop2}`, { token: seller.token, body: newOrder });
+      expect(made.status, made.text).to.equal(201);
+      expect(await portalAccountOf(made.body.order_id as string)).to.equal(shop2);
+      const unknown = await call('order/?portal_account_id=999999', { token: seller.token, body: newOrder });
+      expect(unknown.status, unknown.text).to.equal(400);
+      expect(unknown.body.error!.map((e) => [e.error, e.field])).to.deep.equal([['unknown_portal_account', 'portal_account_id']]);
+      const both = await call(`order/?portal_account_id=${shop2}`, { token: seller.token, body: { ...newOrder, portal_account_id: seller.portalAccountId } });
+      expect(both.status, both.text).to.equal(400);
+      expect(both.body.error!.map((e) => e.field)).to.deep.equal(['portal_account_id']);
+      const orders = await call(`order/?${query({ filter: { customer: { email: 'query@shop.example' } }, select: { id: '' } })}`, { token: seller.token });
+      expect((orders.body.order as unknown[]).length).to.equal(1);
+    });
+
+    it('when a POST carries another query parameter, then 400 unknown_parameter names it and nothing is written', async () => {
+      const res = await call('stock/?portal_acount_id=2&select[name]=', { token: seller.token, body: { stock: { name: 'Query typo', sku: 'QUERY-TYPO' } } });
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.error!.map((e) => [e.error, e.field])).to.deep.equal([['unknown_parameter', 'portal_acount_id']]);
+      expect((await call('stock/SKU_QUERY-TYPO/', { token: seller.token })).status).to.equal(404);
     });
   });
 });

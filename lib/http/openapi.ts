@@ -330,7 +330,8 @@ function parameters(e: Endpoint): unknown[] {
               ]
             : []),
         ];
-  const account = e.method === 'POST' ? [] : [{ name: 'portal_account_id', in: 'query', schema: accountSchema }];
+  // An authenticated POST takes portal_account_id in its query string too (server/framework/mount.ts withPostQuery).
+  const account = e.method === 'POST' && (!e.auth || e.file) ? [] : [{ name: 'portal_account_id', in: 'query', schema: accountSchema }];
   // A DELETE by filter takes the filter only (server/framework/mount.ts readQuery).
   const taken = e.method === 'DELETE' ? search.filter((p) => p.name === 'filter') : search;
   return [

@@ -231,7 +231,10 @@ async function readInput(e: Endpoint, req: Request): Promise<Record<string, unkn
     await readRawBody(req);
     return {};
   }
-  if (e.method === 'POST') return decodeBody(req);
+  if (e.method === 'POST') {
+    const body = await decodeBody(req);
+    return e.auth ? withPostQuery(req, body) : body;
+  }
   const at = req.url.indexOf('?');
   if (at >= 0) refuseReservedKeys(req.url.slice(at + 1));
   const query = req.query as Record<string, unknown>;
@@ -246,6 +249,34 @@ async function readInput(e: Endpoint, req: Request): Promise<Record<string, unkn
   }
   checkInput(query);
   return query;
+}
+
+/**
+ * The query string of an authenticated POST. Its data is the body (document 1: "Data is sent in
+ * the body as JSON or XML; for GET it is sent in the query string"), but portal_account_id,
+ * which "every request accepts", is taken from the query string as GET and DELETE take it (the
+ * body's, when both name it, must agree). Any other query parameter is a 400 `unknown_parameter`
+ * naming it. Before, a POST's query string was dropped unread: `POST order/?portal_account_id=3`
+ * wrote the order to the default portal account, and `?portal_account_id=999` was no error.
+ * token.php (no token) keeps RFC 6749's "MUST ignore unrecognized request parameters"; a file
+ * body (bank/statement/) keeps its query string unread.
+ */
+function withPostQuery(req: Request, body: Record<string, unknown>): Record<string, unknown> {
+  const at = req.url.indexOf('?');
+  if (at < 0 || at === req.url.length - 1) return body;
+  refuseReservedKeys(req.url.slice(at + 1));
+  const query = req.query as Record<string, unknown>;
+  checkInput(query);
+  const { portal_account_id: portalAccountId, ...rest } = query;
+  const other = Object.keys(rest)[0];
+  if (other !== undefined) {
+    throw invalidField(other, `${other} is not taken in the query string of a POST: send the request's fields in the body`, 'unknown_parameter');
+  }
+  if (portalAccountId === undefined) return body;
+  if (body.portal_account_id !== undefined && String(body.portal_account_id) !== String(portalAccountId)) {
+    throw invalidField('portal_account_id', 'portal_account_id is given in the query string and in the body with different values: send it once');
+  }
+  return { ...body, portal_account_id: body.portal_account_id ?? portalAccountId };
 }
 
 /** A file body: its bytes as received (the body limit applies); an empty one names the body. */

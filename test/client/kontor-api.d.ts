@@ -8039,7 +8039,9 @@ export interface operations {
   };
   post_stock: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -8439,7 +8441,9 @@ export interface operations {
   };
   post_stock_list: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -8566,7 +8570,9 @@ export interface operations {
   };
   post_stock_stock_id: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -9025,7 +9031,9 @@ export interface operations {
   };
   post_stock_stock_id_description: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -9168,7 +9176,9 @@ export interface operations {
   };
   post_stock_stock_id_description_description_id: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -9476,7 +9486,9 @@ export interface operations {
   };
   post_stock_category: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -9961,7 +9973,9 @@ export interface operations {
   };
   post_stock_shop_parameter: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -10093,7 +10107,9 @@ export interface operations {
   };
   post_admin_user: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12068,7 +12084,9 @@ export interface operations {
   };
   post_order: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12162,7 +12180,9 @@ export interface operations {
   };
   post_order_list: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12289,7 +12309,9 @@ export interface operations {
   };
   post_order_order_id: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12472,7 +12494,9 @@ export interface operations {
   };
   post_order_order_id_history: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -12958,7 +12982,9 @@ export interface operations {
   };
   post_stock_stock_id_cia: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -13049,7 +13075,9 @@ export interface operations {
   };
   post_stock_stock_id_portal_upload: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -14225,7 +14253,9 @@ export interface operations {
   };
   post_task: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -14319,7 +14349,9 @@ export interface operations {
   };
   post_task_task_id: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -14440,7 +14472,9 @@ export interface operations {
   };
   post_admin_event_handler: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -14823,7 +14857,9 @@ export interface operations {
   };
   post_admin_event_handler_event_handler_id_delivery_delivery_id_redeliver: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -14918,7 +14954,9 @@ export interface operations {
   };
   post_admin_event_handler_event_handler_id_resume: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -15001,7 +15039,9 @@ export interface operations {
   };
   post_order_order_id_send_mit: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -15364,7 +15404,9 @@ export interface operations {
   };
   post_bank_transfer: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -15941,7 +15983,9 @@ export interface operations {
   };
   post_admin_client_access_client_access_id: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -16071,7 +16115,9 @@ export interface operations {
   };
   post_admin_portal_account_portal_account_id_order_import: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -16207,7 +16253,9 @@ export interface operations {
   };
   post_order_order_id_invoice: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -16298,7 +16346,9 @@ export interface operations {
   };
   post_admin_portal_account_portal_account_id_consent: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
@@ -16381,7 +16431,9 @@ export interface operations {
   };
   post_admin_portal_account_portal_account_id_take_over: {
     parameters: {
-      query?: never;
+      query?: {
+        portal_account_id?: number | string;
+      };
       header?: {
         /** @description Answers are in UTF-8 unless Accept-Charset names one of utf-8, utf8, iso-8859-15, iso8859-15, latin9, iso-8859-1, iso8859-1, latin1, windows-1252, cp1252, us-ascii (ISO-8859-15 for document 1's clients); request bodies may be sent in any of them (charset= or encoding= in Content-Type). */
         'Accept-Charset'?: components['parameters']['Accept-Charset'];
