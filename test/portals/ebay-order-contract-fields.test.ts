@@ -223,4 +223,16 @@ describe('eBay orders with only what the Fulfillment API contract promises', fun
     // eslint-disable-next-line no-control-regex
     expect(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/.test(xml.text)).to.equal(false);
   });
+  it('when the order’s first fulfilment instruction is a digital one and the next ships the other lines, then the shipping address and method are the shipping instruction’s', async () => {
+    const seller = await newSeller();
+    await createStock(seller, 'CF-EBAY-MIX', 10);
+    const { ebayId, id, order } = await sale(seller, { currency: 'EUR', lines: [{ sku: 'CF-EBAY-MIX', quantity: 1, price: '20.00' }] });
+    // FulfillmentStartInstruction: "the method of fulfillment that will be used to deliver this set of line items (this package)".
+    const shipping = order.fulfillmentStartInstructions![0]!;
+    order.fulfillmentStartInstructions = [{ fulfillmentInstructionsType: 'DIGITAL' }, shipping];
+
+    const kontor = await imported(seller, ebayId, id, 'cf-ebay-mix');
+    expect(kontor.shipping).to.deep.include({ method: 'DE_DHLPaket' });
+    expect(kontor.shipping.address).to.deep.include({ street: 'Heidestr. 17', city: 'Köln', country_iso2: 'DE' });
+  });
 });

@@ -419,7 +419,12 @@ export function fulfilledByEbay(order: EbayOrder): boolean {
 }
 
 export function channelOrderOf(order: EbayOrder): ChannelOrder {
-  const instruction = order.fulfillmentStartInstructions?.[0];
+  // The instruction that ships: each is "the method of fulfillment that will be used to deliver this
+  // set of line items (this package)", so an order's first may be a digital or pickup one naming no
+  // shipping while the next ships its other lines; read from the first alone, such an order came in
+  // without the address and method the seller ships to.
+  const instructions = order.fulfillmentStartInstructions ?? [];
+  const instruction = instructions.find((i) => i.shippingStep?.shipTo !== undefined) ?? instructions[0];
   const shipping = instruction?.shippingStep;
   const shipTo = shipping?.shipTo;
   // eBay's international shipping (ebaySupportedFulfillment: the Global Shipping Program, eBay
