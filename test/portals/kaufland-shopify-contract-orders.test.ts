@@ -204,6 +204,24 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
       expect(await stockQuantity(seller, stockId)).to.equal(8);
     });
 
+    it('when a Kaufland order has a shipping address and no billing address (billing_address null), then the buyer’s address and phone are the shipping address’s', async () => {
+      const { seller, portalAccountId, list } = await kauflandItem('KS-KL-NOBILL');
+      expect((await list()).state).to.equal('completed');
+      const placed = (await post('/_sandbox/kaufland/orders', {
+        portal_account: portalAccountId,
+        lines: [{ id_offer: 'KS-KL-NOBILL', quantity: 1, price: '24.90' }],
+        buyer: { first_name: 'Ömer', last_name: 'Yılmaz', street: 'Lindenweg', house_number: '3', postcode: '10115', city: 'Berlin', phone: '+49 30 123' },
+      })) as { id_order: string };
+      kauflandOf(sandbox.state).orders.get(placed.id_order)!.billing_address = null;
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, 'ks-kl-nobill');
+      expect(run.orders).to.deep.include({ created: 1, refused: 0 });
+      const order = (await kontorOrder(seller, placed.id_order))!;
+      const shipTo = { name: 'Ömer Yılmaz', street: 'Lindenweg 3', zip: '10115', city: 'Berlin', country_iso2: 'DE' };
+      expect((order.shipping as { address: unknown }).address).to.deep.equal(shipTo);
+      expect(order.customer).to.deep.include({ phone_1: '+49 30 123', address: shipTo });
+    });
+
     it('when a Kaufland order unit has neither product nor id_offer (both nullable) and another is priced 0, then both are lines: the first named by its unit and left for the seller, the free one taking its stock', async () => {
       const { seller, portalAccountId, stockId, list } = await kauflandItem('KS-KL-NOPRODUCT');
       expect((await list()).state).to.equal('completed');

@@ -154,6 +154,11 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
   // partially paid (invoice 28.80 against 24.90). So on an order Kaufland fulfils (paidBack).
   const billedShipping = live.filter((u) => !paidBack(u)).reduce((s, u) => s + u.shipping_rate, 0);
   const modified = units.reduce((m, u) => (u.ts_updated_iso > m ? u.ts_updated_iso : m), order.ts_created_iso);
+  // The buyer's address and phone: the billing address's, else the shipping address's (decision,
+  // README), as Shopify's mapping does. OrderDetails.billing_address is nullable, and with it null
+  // the order came in with an empty customer address and no phone beside a full shipping address,
+  // so its invoice named no buyer.
+  const buyerAddress = order.billing_address ?? order.shipping_address;
   return {
     external_order_id: order.id_order,
     modified_at: modified,
@@ -163,8 +168,8 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
     customer: {
       ...(order.buyer ? { username: String(order.buyer.id_buyer) } : {}),
       ...(order.buyer?.email ? { email: order.buyer.email } : {}),
-      ...(order.billing_address?.phone ? { phone_1: order.billing_address.phone } : {}),
-      address: address(order.billing_address),
+      ...(buyerAddress?.phone ? { phone_1: buyerAddress.phone } : {}),
+      address: address(buyerAddress),
     },
     shipping: { fee: money(billedShipping), address: address(order.shipping_address) },
     line: units.map((u) => ({
