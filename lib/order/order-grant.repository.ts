@@ -14,12 +14,15 @@ export const orderGrantQueries: OrderGrantQueries = {
   /**
    * Orders in the customer's currency that are not cancelled count towards sales.amount, summed
    * when read so it never drifts from them; for a caller bound to one portal account, only that
-   * portal account's orders (the others' amounts are not its to read).
+   * portal account's orders (the others' amounts are not its to read). The sum is rounded to two
+   * places, not cast to an order amount's numeric(14,2): each order holds up to 12 digits before
+   * the point, their sum more, and the cast's overflow answered GET admin/customer/ 500 for every
+   * page showing such a customer.
    */
   customerSalesAmount(knex: Knex, portalAccountId: number | null): Knex.Raw {
-    const sql = `COALESCE((SELECT sum(o.invoice_amount) FROM sales_order o
+    const sql = `round(COALESCE((SELECT sum(o.invoice_amount) FROM sales_order o
   WHERE o.customer_internal_id = customer.internal_id AND o.account_id = customer.account_id
-    AND NOT o.is_cancelled AND o.currency_id = customer.currency_id${portalAccountId === null ? '' : ' AND o.portal_account_id = ?'}), 0)::numeric(14,2)::text AS sales_amount`;
+    AND NOT o.is_cancelled AND o.currency_id = customer.currency_id${portalAccountId === null ? '' : ' AND o.portal_account_id = ?'}), 0), 2)::text AS sales_amount`;
     return portalAccountId === null ? knex.raw(sql) : knex.raw(sql, [portalAccountId]);
   },
 };

@@ -56,6 +56,22 @@ describe('customer: created with orders, GET admin/customer/', () => {
     expect(await customerEvents(seller)).to.deep.equal(['created:1']);
   });
 
+  it("when a customer's orders sum to 10^12 or more (each within an amount's 12 digits), then GET admin/customer/ lists it with the whole sum, not a 500", async () => {
+    const big = { id: 1, price: '999999999999.99', quantity: 1 };
+    await createOrder(seller, { customer: { email: 'big@example.com' }, line: [big] });
+    await createOrder(seller, { customer: { email: 'big@example.com' }, line: [big] });
+    await createOrder(seller, { customer: { email: 'big@example.com' }, shipping: { fee: '0.02' } });
+    await createOrder(seller, { customer: { email: 'small@example.com' } });
+    const list = await customers();
+    expect(list.map((c) => [c.email, c.sales.amount])).to.deep.equal([
+      ['big@example.com', '2000000000000.00'],
+      ['small@example.com', '0.00'],
+    ]);
+    const one = await call(`admin/customer/${list[0]!.id}/`, { token: seller.token });
+    expect(one.status, one.text).to.equal(200);
+    expect((one.body.customer as Customer).sales.amount).to.equal('2000000000000.00');
+  });
+
   it('when an order names a new customer.id, then the customer is created with that number', async () => {
     const orderId = await createOrder(seller, { customer: { id: 'K-77', email: 'k@example.com' } });
     expect((await readOrder(seller, orderId)).customer.id).to.equal('K-77');
