@@ -298,6 +298,8 @@ export interface ShopifyOrder {
   shippingDiscount: string;
   /** ShippingLine.taxLines. */
   shippingTaxLines: SandboxTaxLine[];
+  /** ShippingLine.title ("Standard" by default); a titled line stands also at 0.00 (a local pickup, a free delivery). */
+  shippingTitle?: string;
   /** What refunds gave back of the shipping (RefundShippingLine.subtotalAmountSet, as the price: gross when taxesIncluded) and of its tax (taxAmountSet), in mills. */
   shippingRefunded: { subtotal: number; tax: number };
   /**
@@ -755,10 +757,10 @@ const currentShippingOf = (o: ShopifyOrder) => millsText(shippingMillsOf(o) - o.
 
 /** Order.shippingLine, "A summary of all shipping costs on the order" (null: none). */
 const shippingLineOf = (o: ShopifyOrder) =>
-  toMills(o.shippingPrice) > 0
+  toMills(o.shippingPrice) > 0 || o.shippingTitle !== undefined
     ? {
         id: o.id.replace('/Order/', '/ShippingLine/'),
-        title: 'Standard',
+        title: o.shippingTitle ?? 'Standard',
         custom: false,
         isRemoved: false,
         originalPriceSet: money(o.shippingPrice, o),
@@ -1455,6 +1457,8 @@ export interface NewShopifyOrder {
   test?: boolean;
   shipping?: string;
   shipping_discount?: string;
+  /** ShippingLine.title: the delivery the buyer chose ("Abholung im Laden"); given, the order has a shipping line even at 0.00. */
+  shipping_title?: string;
   buyer?: { name?: string; email?: string; street?: string; zip?: string; city?: string; country_iso2?: string; phone?: string };
   /** How the store splits the order (sandbox/shopify-fulfillment.sandbox.ts); by default one OPEN fulfillment order at its location. */
   fulfillment_orders?: FulfillmentOrderPlan[];
@@ -1520,6 +1524,7 @@ export function placeShopifyOrder(state: SandboxState, s: ShopifyState, body: Ne
     shippingRefunded: { subtotal: 0, tax: 0 },
     shippingPrice: body.shipping ?? '4.90',
     shippingDiscount: body.shipping_discount ?? '0.00',
+    ...(typeof body.shipping_title === 'string' ? { shippingTitle: body.shipping_title } : {}),
     shippingTaxLines: newTaxLines(
       body.shipping_tax_lines,
       toMills(body.shipping ?? '4.90') - toMills(body.shipping_discount ?? '0.00'),

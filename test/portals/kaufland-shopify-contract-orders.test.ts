@@ -263,6 +263,26 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
       expect(await stockQuantity(seller, stockId)).to.equal(9);
     });
 
+    it('when a Shopify buyer picks the order up (shippingAddress null, a shipping line "Abholung im Laden" at 0.00), then the order says so as its shipping method; a parcel’s order says its own', async () => {
+      const seller = await newSeller();
+      const stockId = await createStock(seller, 'KS-SH-PICKUP', 10);
+      const pickup = await shopifyOrder(seller, {
+        lines: [{ sku: 'KS-SH-PICKUP', quantity: 1, price: '19.90' }],
+        shipping: '0.00',
+        shipping_title: 'Abholung im Laden',
+      });
+      pickup.order.address = null;
+      const parcel = await shopifyOrder(seller, { lines: [{ sku: 'KS-SH-PICKUP', quantity: 1, price: '19.90' }] });
+
+      for (const { shopId, id } of [pickup, parcel])
+        expect((await importOrders({ accountId: seller.id, portalAccountId: shopId }, `ks-sh-pickup-${id}`)).orders).to.deep.include({ created: 1 });
+      const picked = (await kontorOrder(seller, pickup.id))!;
+      expect(picked.shipping).to.deep.include({ method: 'Abholung im Laden', fee: '0.00' });
+      expect(picked).to.deep.include({ invoice_amount: '19.90', paid_amount: '19.90' });
+      expect((await kontorOrder(seller, parcel.id))!.shipping).to.deep.include({ method: 'Standard', fee: '4.90' });
+      expect(await stockQuantity(seller, stockId)).to.equal(8);
+    });
+
     it('when a Shopify order holds a custom item (no variant: LineItem.sku null) and a free gift (0.00), then the custom line is left for the seller with a task, the gift takes its stock, and the order is fully paid', async () => {
       const seller = await newSeller();
       const stockId = await createStock(seller, 'KS-SH-GIFT', 10);

@@ -63,7 +63,7 @@ export interface ShopifyOrderNode {
    * discounts, its currentDiscountedPriceSet "The current shipping price after applying refunds,
    * after applying discounts" (gross when taxesIncluded, net otherwise, as the former).
    */
-  shippingLine: { discountedPriceSet: ShopifyMoney; currentDiscountedPriceSet: ShopifyMoney } | null;
+  shippingLine: { title?: string; discountedPriceSet: ShopifyMoney; currentDiscountedPriceSet: ShopifyMoney } | null;
   /** "Whether duties are included in the subtotal price of the order": false, the duties come on top (onTop). */
   dutiesIncluded: boolean;
   /** "The total amount of duties after returns ... `null` if duties aren't applicable." */
@@ -133,7 +133,7 @@ export function unitsSold(l: Pick<ShopifyLineNode, 'quantity' | 'currentQuantity
  * told by its missing SKU instead.
  */
 export const orderFields = `id name createdAt updatedAt cancelledAt email phone currencyCode presentmentCurrencyCode test taxesIncluded displayFinancialStatus displayFulfillmentStatus
-  netPaymentSet { presentmentMoney { amount } } shippingLine { discountedPriceSet { presentmentMoney { amount } } currentDiscountedPriceSet { presentmentMoney { amount } } }
+  netPaymentSet { presentmentMoney { amount } } shippingLine { title discountedPriceSet { presentmentMoney { amount } } currentDiscountedPriceSet { presentmentMoney { amount } } }
   dutiesIncluded currentTotalDutiesSet { presentmentMoney { amount } } currentTotalAdditionalFeesSet { presentmentMoney { amount } }
   totalDiscountsSet { presentmentMoney { amount } } totalTipReceivedSet { presentmentMoney { amount } } taxLines { rate priceSet { presentmentMoney { amount } } }
   shippingAddress { ${address} } billingAddress { ${address} }
@@ -260,7 +260,11 @@ export function channelOrder(
       ...((o.phone ?? o.shippingAddress?.phone) ? { phone_1: (o.phone ?? o.shippingAddress?.phone)! } : {}),
       address: addressOf(o.billingAddress ?? o.shippingAddress),
     },
-    shipping: { fee: amounts.shippingFee, address: shipTo },
+    // The shipping line's title as the method ("Standard", "Abholung im Laden"): with shippingAddress
+    // null (a local pickup, a digital good) the address is the billing one, and without the method
+    // the seller could not tell a pickup from a parcel to send (found feeding the contract's nulls).
+    // A scalar: no query cost.
+    shipping: { fee: amounts.shippingFee, ...(o.shippingLine?.title ? { method: o.shippingLine.title } : {}), address: shipTo },
     line: o.lineItems.nodes.map((l) => {
       const restocked = restocks.get(l.id);
       const amount = amounts.lines.get(l.id)!;
