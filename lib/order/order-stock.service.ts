@@ -78,7 +78,15 @@ export class StockBatch {
   /** The moves of a written order, its movements naming it. */
   hold(orderId: string, moves: PlannedMove[]): void {
     for (const { take, ...move } of moves) {
-      this.held.push({ change: { stockRef: move.stockRef, difference: move.difference, cause: { title: move.title, orderId, personId: null } }, take });
+      this.held.push({
+        change: {
+          stockRef: move.stockRef,
+          difference: move.difference,
+          cause: { title: move.title, orderId, personId: null },
+          field: take?.field ?? 'order.line',
+        },
+        take,
+      });
     }
   }
 

@@ -4,6 +4,7 @@
  * item (negative quantity and quantity_available) rather than lose the movement.
  */
 import type { Knex } from 'knex';
+import { invalidField } from '../errors';
 import type { PendingWrites } from '../queue';
 import { queueCiaAdjusts, refreshSetMains } from './stock-available.repository';
 import { Movement, MovementCause, writeMovements } from './stock-history.repository';
@@ -15,6 +16,23 @@ export interface StockChange {
   stockRef: string;
   difference: number;
   cause: MovementCause;
+  /** Where the client wrote the change (an order line's stock_align_id), named when it is refused. */
+  field?: string;
+}
+
+/**
+ * The farthest an item's quantity may move either way (twice what a client may set, lib/stock
+ * stock.type.ts). Orders move it without bound otherwise (1,000 lines of up to 1,000,000, a set's
+ * parts times their count in the set), and past the integer column's range (with the reserved
+ * quantities subtracted for quantity_available) the statement failed: a 500 answering an order.
+ */
+const quantityBound = 1_000_000_000;
+
+/** A quantity a change would leave beyond quantityBound: a 400 naming the change's field, before anything moves. */
+function checkBound(quantity: number, stockId: number, change: StockChange): void {
+  if (Math.abs(quantity) <= quantityBound) return;
+  const field = change.field ?? 'stock.quantity';
+  throw invalidField(field, `${field}: the quantity of stock ${stockId} would become ${quantity}, beyond the ${quantityBound} a quantity may reach either way`);
 }
 
 /** What a change did: the item and its quantity before and after (a set main: its available quantity). */
@@ -97,6 +115,7 @@ export async function adjustStockQuantities(
       for (const link of subs) {
         const old = book.quantity(link.sub_id);
         const next = old + difference * link.quantity;
+        checkBound(next, link.sub_id, change);
         book.setQuantity(link.sub_id, next);
         movements.push({ stockId: link.sub_id, quantityOld: old, quantityNew: next, cause });
       }
@@ -107,6 +126,7 @@ export async function adjustStockQuantities(
     }
     const quantityOld = book.quantity(item.id);
     const quantityNew = quantityOld + difference;
+    checkBound(quantityNew, item.id, change);
     book.setQuantity(item.id, quantityNew);
     movements.push({ stockId: item.id, quantityOld, quantityNew, cause });
     // Only a set sub has others to adjust (its set mains); a variant's main offers nothing (lib/cia).

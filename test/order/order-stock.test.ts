@@ -115,6 +115,28 @@ describe('order: stock link of lines', () => {
     expect(await db()('sales_order').where({ account_id: seller.id }).first()).to.equal(undefined);
   });
 
+  it('when an order would take an item past a billion units below zero (lines of a million, a set part times its count), then 400 names the line and nothing is written, not a 500', async () => {
+    const deep = await createStock(seller, 'DEEP', -500_000_000);
+    const lines = Array.from({ length: 600 }, (_, i) => ({ id: i + 1, quantity: 1_000_000, price: '0.00', stock_align_id: 'DEEP' }));
+    const res = await call('order/', { token: seller.token, body: { order: orderBody({ line: lines }) } });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.error!.map((e) => [e.error, e.field])).to.deep.equal([['invalid_field', 'order.line[500].stock_align_id']]);
+    expect(await stockQuantity(seller, deep)).to.equal(-500_000_000);
+    // Within the bound it is taken, oversold as an order that already happened is.
+    await createOrder(seller, { line: lines.slice(0, 500) });
+    expect(await stockQuantity(seller, deep)).to.equal(-1_000_000_000);
+
+    const part = await createStock(seller, 'PART', 0);
+    await createItem(seller, { name: 'Crate', sku: 'CRATE', set: { sub: [{ id: part, quantity: 100_000 }] } });
+    const crates = await call('order/list/', {
+      token: seller.token,
+      body: { order: [orderBody({ line: [{ id: 1, quantity: 20_000, stock_align_id: 'CRATE' }] })] },
+    });
+    expect(crates.status, crates.text).to.equal(207);
+    expect(crates.body.error!.map((e) => [e.error, e.field])).to.deep.equal([['invalid_field', 'order[0].line[0].stock_align_id']]);
+    expect(await stockQuantity(seller, part)).to.equal(0);
+  });
+
   it('when the order is cancelled, then the quantity goes back; when the cancellation is undone, it leaves again', async () => {
     const item = await createStock(seller, 'SKU-A', 10);
     const orderId = await createOrder(seller, { line: [{ id: 1, quantity: 3, stock_align_id: 'SKU-A' }] });
