@@ -82,12 +82,25 @@ export function buildXmlResponse(envelope: Record<string, unknown>, charset: str
 const xmlName = /^[A-Za-z_][\w.-]*$/;
 
 /**
- * Keys that are no XML element name (OPTIONS writes optional fields as `name?`) with each
+ * Characters XML 1.0 cannot carry, not even as a character reference (its Char production: C0
+ * controls but tab, LF and CR; U+FFFE, U+FFFF; unpaired surrogates). A JSON client may store
+ * them (lib/http refuses only NUL and lone surrogates, which PostgreSQL cannot hold), and one
+ * `\u0001` in an order's name made every XML answer holding it unparseable for every client
+ * reading XML (found 2026-11-28). They are answered as U+FFFD, the replacement character
+ * (decision): the answer stays XML and shows that a character stood there; JSON answers keep it.
+ */
+// eslint-disable-next-line no-control-regex -- matching these characters is the point
+const notXmlText = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const notXmlTextAll = new RegExp(notXmlText.source, 'g');
+
+/**
+ * Texts with the characters XML cannot carry replaced (above), and keys that are no XML element name (OPTIONS writes optional fields as `name?`) with each
  * other character an underscore, and lists in lists as <item>s, so that the answer stays well
  * formed (issue 36's contract test found `<name?>` and `<0>`). Envelopes whose keys are all
  * names and that hold no list of lists, nearly every one, are not copied.
  */
 function xmlNames(value: unknown): unknown {
+  if (typeof value === 'string') return notXmlText.test(value) ? value.replace(notXmlTextAll, '\uFFFD') : value;
   if (Array.isArray(value)) {
     // A list in a list (an order's add_field[][]) has no repeated-element form: each inner list
     // becomes an element of <item>s (the builder wrote <0>, no XML name).

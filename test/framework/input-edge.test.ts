@@ -3,6 +3,7 @@
  * PostgreSQL cannot hold, nesting and size bounds, impossible dates, ids beyond their column and
  * prototype-named keys, each through HTTP, with the data afterwards.
  */
+import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { XMLParser } from 'fast-xml-parser';
 import { createClient } from '../../lib/auth/client.service';
@@ -54,6 +55,19 @@ describe('the input edge', () => {
       const asXml = await call(`stock/${created.body.stock_id}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
       expect(asXml.text).to.contain('<name>A&amp;B &lt;x&gt; &quot;q&quot; &apos;a&apos; ä € &lt;b&gt;&amp;amp;&lt;/b&gt; end</name>');
       expect(new XMLParser({ parseTagValue: false, htmlEntities: true }).parse(asXml.text).response.stock.name).to.equal(decoded);
+    });
+
+    it('when a JSON client stored characters XML 1.0 cannot carry, then the XML answer is still XML, with U+FFFD where each stood, and JSON keeps them (found by a reviewer of the channel import)', async () => {
+      const name = 'Tasse\u0001 rot\u001b\u000b \uFFFF ok\t\u00e4';
+      const created = await call('stock/', { token: seller.token, body: { stock: { name } } });
+      expect(created.status, created.text).to.equal(201);
+      const json = await call(`stock/${created.body.stock_id}/`, { token: seller.token });
+      expect((json.body.stock as { name: string }).name).to.equal(name);
+      const asXml = await call(`stock/${created.body.stock_id}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+      expect(asXml.status).to.equal(200);
+      const lint = spawnSync('xmllint', ['--noout', '-'], { input: asXml.text, encoding: 'utf8' });
+      expect(lint.status, lint.stderr).to.equal(0);
+      expect(new XMLParser({ parseTagValue: false }).parse(asXml.text).response.stock.name).to.equal('Tasse\uFFFD rot\uFFFD\uFFFD \uFFFD ok\t\u00e4');
     });
 
     it('when an XML body is indented, then the layout whitespace is no field and leaf text is kept as sent', async () => {
