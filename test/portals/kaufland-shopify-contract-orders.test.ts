@@ -222,6 +222,24 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
       expect(order.customer).to.deep.include({ phone_1: '+49 30 123', address: shipTo });
     });
 
+    it('when a Kaufland order’s billing address has no phone (Address.phone nullable) and its shipping address has one, then the buyer’s phone is the shipping address’s', async () => {
+      const { seller, portalAccountId, list } = await kauflandItem('KS-KL-BILLNOPHONE');
+      expect((await list()).state).to.equal('completed');
+      const placed = (await post('/_sandbox/kaufland/orders', {
+        portal_account: portalAccountId,
+        lines: [{ id_offer: 'KS-KL-BILLNOPHONE', quantity: 1, price: '24.90' }],
+        buyer: { first_name: 'Jana', last_name: 'Nowak', street: 'Am Hang', house_number: '7', postcode: '01067', city: 'Dresden', phone: '+49 351 456' },
+      })) as { id_order: string };
+      const sandboxOrder = kauflandOf(sandbox.state).orders.get(placed.id_order)!;
+      sandboxOrder.billing_address = { ...sandboxOrder.billing_address!, phone: null };
+
+      const run = await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, 'ks-kl-billnophone');
+      expect(run.orders).to.deep.include({ created: 1, refused: 0 });
+      const order = (await kontorOrder(seller, placed.id_order))!;
+      const address = { name: 'Jana Nowak', street: 'Am Hang 7', zip: '01067', city: 'Dresden', country_iso2: 'DE' };
+      expect(order.customer).to.deep.include({ phone_1: '+49 351 456', address });
+    });
+
     it('when a Kaufland order unit has neither product nor id_offer (both nullable) and another is priced 0, then both are lines: the first named by its unit and left for the seller, the free one taking its stock', async () => {
       const { seller, portalAccountId, stockId, list } = await kauflandItem('KS-KL-NOPRODUCT');
       expect((await list()).state).to.equal('completed');

@@ -159,6 +159,9 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
   // the order came in with an empty customer address and no phone beside a full shipping address,
   // so its invoice named no buyer.
   const buyerAddress = order.billing_address ?? order.shipping_address;
+  // Address.phone is nullable on each address: a billing address without one takes the shipping
+  // address's (Kaufland asks the phone with the delivery address), else the buyer had none.
+  const buyerPhone = buyerAddress?.phone || order.shipping_address?.phone;
   return {
     external_order_id: order.id_order,
     modified_at: modified,
@@ -168,7 +171,7 @@ export function channelOrder(order: KauflandOrder): ChannelOrder {
     customer: {
       ...(order.buyer ? { username: String(order.buyer.id_buyer) } : {}),
       ...(order.buyer?.email ? { email: order.buyer.email } : {}),
-      ...(buyerAddress?.phone ? { phone_1: buyerAddress.phone } : {}),
+      ...(buyerPhone ? { phone_1: buyerPhone } : {}),
       address: address(buyerAddress),
     },
     shipping: { fee: money(billedShipping), address: address(order.shipping_address) },
