@@ -5,6 +5,8 @@
  * of its content.
  */
 import { expect } from 'chai';
+import { db } from '../../lib/db/knex';
+import { backfillDutchTags } from '../../lib/db/migrations/20261128_1200_bank_dutch_tags_backfill';
 import { readOrder } from '../order/helpers';
 import { call, newSeller } from '../support/api';
 import { bankTransfers, bankWorkerForSuite, importStatement, orderPaidBy } from './bank-worker';
@@ -79,5 +81,20 @@ describe('bank statement parsing: shapes of a fourth round of public suites', ()
     expect(await importStatement(s, fixture('camt053-rabo-trcd.xml'))).to.include({ format: 'camt.053', entries: 1, stored: 0, duplicates: 1 });
     const rows = await bankTransfers<{ sender: string; subject: string; amount: string }>(s);
     expect(rows.map((b) => [b.sender, b.subject, b.amount])).to.deep.equal([['Sanne Visser', 'Bestelling 139_2026_11', '64.90']]);
+  });
+
+  it('when the Rabobank MT940 was imported before the tags were known, then the migration cuts /TRCD/ from its records and the camt.053 of the same booking is a duplicate (found by a reviewer of a7bf4ba)', async () => {
+    const s = await newSeller();
+    expect(await importStatement(s, fixture('mt940-rabo-trcd.sta'))).to.include({ stored: 1 });
+    // The record as an import before a7bf4ba left it.
+    const id = 'PAY-20261120-0731-4411';
+    await db()('bank')
+      .where({ account_id: s.id })
+      .update({ end_to_end_id: `${id}/TRCD/541`, payer_ref: `${id}/TRCD/541` });
+    expect(await backfillDutchTags(db())).to.be.at.least(1);
+    expect(await db()('bank').where({ account_id: s.id }).select('end_to_end_id', 'payer_ref')).to.deep.equal([{ end_to_end_id: id, payer_ref: id }]);
+    expect(await importStatement(s, fixture('camt053-rabo-trcd.xml'))).to.include({ stored: 0, duplicates: 1 });
+    expect(await bankTransfers(s)).to.have.length(1);
+    expect(await backfillDutchTags(db())).to.equal(0);
   });
 });
