@@ -19,9 +19,9 @@ import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import type { EbayOrder } from '../../sandbox/ebay-state.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
-import { call, newSeller, Seller } from '../support/api';
+import { newSeller, Seller } from '../support/api';
 import { kauflandItem } from './kaufland-support';
-import { kontorOrder, sandboxPost } from './channel-support';
+import { kontorOrder, sandboxPost, taskTexts } from './channel-support';
 
 describe('channel orders in every shape the contracts allow', function () {
   this.timeout(60000);
@@ -29,12 +29,6 @@ describe('channel orders in every shape the contracts allow', function () {
   channelLoopForSuite((loop) => ({ sandbox } = loop));
 
   const post = (path: string, body: unknown) => sandboxPost(sandbox, path, body);
-
-  const taskTexts = async (seller: Seller) => {
-    const res = await call('task/?pagination[limit]=100', { token: seller.token });
-    expect(res.status, res.text).to.equal(200);
-    return (res.body.task as { title: string; text: string }[]).map((t) => `${t.title}\n${t.text}`);
-  };
 
   /** Every Amount of an eBay order (any depth) without its currency, as the contract allows. */
   function withoutCurrencies(value: unknown): void {

@@ -5,7 +5,7 @@ import { connectPortalAccount } from '../../lib/admin/portal-account-connect.ser
 import { db } from '../../lib/db/knex';
 import type { Sandbox } from '../fleet/support';
 import { OrderView, readOrder } from '../order/helpers';
-import type { Seller } from '../support/api';
+import { call, type Seller } from '../support/api';
 
 /** Sends a control to the sandbox (POST /_sandbox/...) and answers its JSON; anything but 200 or 201 fails the test. */
 export async function sandboxPost(sandbox: Sandbox, path: string, body: unknown): Promise<Record<string, unknown>> {
@@ -65,3 +65,10 @@ export const ebayListable = {
   seller_profile: { payment: [{ id: 101 }], refund: [{ id: 102 }], shipping: [{ id: 103 }] },
   characteristics: { data: [{ type: 'Brand', value: 'Kontor' }] },
 };
+
+/** The seller's tasks as `title\ntext`, the way a seller reads why an order or a line waits for it. */
+export async function taskTexts(seller: Seller): Promise<string[]> {
+  const res = await call('task/?pagination[limit]=100', { token: seller.token });
+  expect(res.status, res.text).to.equal(200);
+  return (res.body.task as { title: string; text: string }[]).map((t) => `${t.title}\n${t.text}`);
+}

@@ -14,18 +14,12 @@ import type { EbayOrder } from '../../sandbox/ebay-state.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
-import { ebaySandboxOrder, kontorOrder } from './channel-support';
+import { ebaySandboxOrder, kontorOrder, taskTexts } from './channel-support';
 
 describe('eBay orders with only what the Fulfillment API contract promises', function () {
   this.timeout(60000);
   let sandbox: Sandbox;
   channelLoopForSuite((loop) => ({ sandbox } = loop));
-
-  const taskTexts = async (seller: Seller) => {
-    const res = await call('task/?pagination[limit]=100', { token: seller.token });
-    expect(res.status, res.text).to.equal(200);
-    return (res.body.task as { title: string; text: string }[]).map((t) => `${t.title}\n${t.text}`);
-  };
 
   async function sale(seller: Seller, body: Record<string, unknown>) {
     const placed = await ebaySandboxOrder(sandbox, seller, body);

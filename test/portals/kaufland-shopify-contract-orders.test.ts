@@ -19,7 +19,7 @@ import { createStock, stockQuantity } from '../order/helpers';
 import { call, newSeller, Seller } from '../support/api';
 import { jobEnd } from '../fleet/support';
 import { kauflandItem } from './kaufland-support';
-import { kontorOrder, sandboxPost } from './channel-support';
+import { kontorOrder, sandboxPost, taskTexts } from './channel-support';
 
 describe('Kaufland and Shopify orders in the shapes their contracts allow', function () {
   this.timeout(60000);
@@ -27,12 +27,6 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
   channelLoopForSuite((loop) => ({ sandbox } = loop));
 
   const post = (path: string, body: unknown) => sandboxPost(sandbox, path, body);
-
-  const taskTexts = async (seller: Seller) => {
-    const res = await call('task/?pagination[limit]=100', { token: seller.token });
-    expect(res.status, res.text).to.equal(200);
-    return (res.body.task as { title: string; text: string }[]).map((t) => `${t.title}\n${t.text}`);
-  };
 
   /** A title of `characters` characters (code points) with umlauts and emoji, an emoji across the 1000th character. */
   const longTitle = (characters: number) => {

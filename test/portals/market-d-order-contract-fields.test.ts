@@ -13,8 +13,8 @@ import { amazonOf } from '../../sandbox/amazon.sandbox';
 import { readContract } from '../../sandbox/contract/contract-files';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
-import { call, newSeller, Seller } from '../support/api';
-import { amazonSandboxOrder, kontorOrder, sandboxAmazonAccount, sandboxPost } from './channel-support';
+import { newSeller, Seller } from '../support/api';
+import { amazonSandboxOrder, kontorOrder, sandboxAmazonAccount, sandboxPost, taskTexts } from './channel-support';
 
 type Served = Record<string, unknown> & { orderItems: (Record<string, unknown> & { product: Record<string, unknown> })[] };
 
@@ -37,12 +37,6 @@ describe('Amazon orders with only what the Orders API v2026-01-01 contract promi
   this.timeout(60000);
   let sandbox: Sandbox;
   channelLoopForSuite((loop) => ({ sandbox } = loop));
-
-  const taskTexts = async (seller: Seller) => {
-    const res = await call('task/?pagination[limit]=100', { token: seller.token });
-    expect(res.status, res.text).to.equal(200);
-    return (res.body.task as { title: string; text: string }[]).map((t) => `${t.title}\n${t.text}`);
-  };
 
   /** An order at the sandbox's Amazon, served reshaped by `reshape` from then on. */
   async function sale(seller: Seller, marketplaceId: string, body: Record<string, unknown>, reshape: (served: Served) => void) {

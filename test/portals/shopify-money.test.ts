@@ -18,8 +18,8 @@ import { importOrders } from '../../lib/order-import/order-import.service';
 import { orderNode, shopifyOf } from '../../sandbox/shopify.sandbox';
 import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, orderEvents, stockQuantity } from '../order/helpers';
-import { call, newSeller, Seller } from '../support/api';
-import { kontorOrder, sandboxPost } from './channel-support';
+import { newSeller, Seller } from '../support/api';
+import { kontorOrder, sandboxPost, taskTexts } from './channel-support';
 import { db } from '../../lib/db/knex';
 
 describe('Shopify order money: lines exact to the cent and their tax rates, through GET order/{id}/', function () {
@@ -519,12 +519,6 @@ describe('Shopify order money: lines exact to the cent and their tax rates, thro
   });
 
   describe('a tip the buyer gave at checkout (a LineItem in Order.nonFulfillableLineItems, Order.totalTipReceivedSet)', () => {
-    const taskTexts = async (seller: Seller) => {
-      const res = await call('task/?pagination[limit]=100', { token: seller.token });
-      expect(res.status, res.text).to.equal(200);
-      return (res.body.task as { title: string; text: string }[]).map((t) => `${t.title}\n${t.text}`);
-    };
-
     it('when the buyer of a paid order tipped, then the tip is no line, not on the invoice nor in paid_amount: the order is fully paid and no task asks to link the tip to stock', async () => {
       const seller = await newSeller();
       const stock = await createStock(seller, 'TIP-SHOP-A', 10);
