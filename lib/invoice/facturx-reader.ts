@@ -82,6 +82,15 @@ const value = (n: unknown): string => {
   return String(v);
 };
 
+/** The monetary summation: D16B and ZUGFeRD 1.0 name its amounts alike, only its own element differs. */
+const totalsOf = (sums: unknown) => ({
+  lineTotal: value(child(sums, 'LineTotalAmount')),
+  taxBasisTotal: value(child(sums, 'TaxBasisTotalAmount')),
+  taxTotal: value(child(sums, 'TaxTotalAmount')),
+  grandTotal: value(child(sums, 'GrandTotalAmount')),
+  duePayable: value(child(sums, 'DuePayableAmount')),
+});
+
 /** The type code, number, currency and totals of a CII D16B or ZUGFeRD 1.0 invoice. */
 export function readInvoiceXml(text: string): InvoiceReading {
   const doc = xml.parse(text) as Node;
@@ -95,11 +104,7 @@ export function readInvoiceXml(text: string): InvoiceReading {
       number: value(child(d16b, 'ExchangedDocument', 'ID')),
       typeCode: value(child(d16b, 'ExchangedDocument', 'TypeCode')),
       currency: value(child(settlement, 'InvoiceCurrencyCode')),
-      lineTotal: value(child(sums, 'LineTotalAmount')),
-      taxBasisTotal: value(child(sums, 'TaxBasisTotalAmount')),
-      taxTotal: value(child(sums, 'TaxTotalAmount')),
-      grandTotal: value(child(sums, 'GrandTotalAmount')),
-      duePayable: value(child(sums, 'DuePayableAmount')),
+      ...totalsOf(sums),
       precedingInvoice: value(child(settlement, 'InvoiceReferencedDocument', 'IssuerAssignedID')),
     };
   }
@@ -113,11 +118,7 @@ export function readInvoiceXml(text: string): InvoiceReading {
       number: value(child(v1, 'HeaderExchangedDocument', 'ID')),
       typeCode: value(child(v1, 'HeaderExchangedDocument', 'TypeCode')),
       currency: value(child(settlement, 'InvoiceCurrencyCode')),
-      lineTotal: value(child(sums, 'LineTotalAmount')),
-      taxBasisTotal: value(child(sums, 'TaxBasisTotalAmount')),
-      taxTotal: value(child(sums, 'TaxTotalAmount')),
-      grandTotal: value(child(sums, 'GrandTotalAmount')),
-      duePayable: value(child(sums, 'DuePayableAmount')),
+      ...totalsOf(sums),
       precedingInvoice: '',
     };
   }
