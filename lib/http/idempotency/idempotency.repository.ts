@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { db } from '../../db';
 import type { Payload } from '../envelope';
 import type { KeyHolder } from './holder';
@@ -41,6 +42,19 @@ export const keyTakenOverCode = 'KI001';
 const sweepBatch = 100;
 
 /** Idempotency keys of a seller account's clients; every statement is scoped by the account id and the client. */
+/** The answer on the row of the attempt that holds the key, the key unlocked; commitXid: what the mark becomes. */
+function storeAnswer(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer, commitXid: Knex.Raw | null) {
+  return db()('idempotency_key')
+    .where({ account_id: holder.accountId, client: holder.client, key, owner })
+    .update({
+      status: answer.status,
+      headers: JSON.stringify(answer.headers),
+      envelope: JSON.stringify(answer.envelope),
+      locked_until: null,
+      commit_xid: commitXid,
+    });
+}
+
 export const idempotencyRepository = {
   /** Deletes expired keys of every account (a claim sweeps only its own account's); answers how many. */
   async deleteExpired(now: Date): Promise<number> {
@@ -108,15 +122,7 @@ export const idempotencyRepository = {
 
   /** Stores the answer of the attempt that holds the key (a taken-over attempt stores nothing); its mark has served. */
   async store(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer): Promise<void> {
-    await db()('idempotency_key')
-      .where({ account_id: holder.accountId, client: holder.client, key, owner })
-      .update({
-        status: answer.status,
-        headers: JSON.stringify(answer.headers),
-        envelope: JSON.stringify(answer.envelope),
-        locked_until: null,
-        commit_xid: null,
-      });
+    await storeAnswer(holder, key, owner, answer, null);
   },
 
   /**
@@ -126,15 +132,7 @@ export const idempotencyRepository = {
    * committed, and the resend learns that (committed), whatever became of the lost one.
    */
   async storeUnknown(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer, xid: string | null): Promise<void> {
-    await db()('idempotency_key')
-      .where({ account_id: holder.accountId, client: holder.client, key, owner })
-      .update({
-        status: answer.status,
-        headers: JSON.stringify(answer.headers),
-        envelope: JSON.stringify(answer.envelope),
-        locked_until: null,
-        commit_xid: db().raw('COALESCE(commit_xid, ?::bigint)', [xid]),
-      });
+    await storeAnswer(holder, key, owner, answer, db().raw('COALESCE(commit_xid, ?::bigint)', [xid]));
   },
 
   /**
