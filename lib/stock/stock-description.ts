@@ -72,9 +72,16 @@ declare module 'knex/types/tables' {
   }
 }
 
+/**
+ * Every field of Stock_description_type, an empty one as '' (what clears it on input, so a read
+ * description posts back as it is, in JSON and XML). Empty fields were left out, so a client read
+ * {"id":4,"name":""} for a description without icon, language or texts: fields document 2 lists
+ * missing from the answer, where Order_type answers null and Customer_type and Task_type ''.
+ * '' rather than null: the fields are strings, and the type refuses null on input.
+ */
 function toApi(row: DescriptionRow): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id };
-  for (const f of fields) if (row[f] !== null && row[f] !== undefined) out[f] = row[f];
+  for (const f of fields) out[f] = row[f] ?? '';
   return out;
 }
 

@@ -34,6 +34,42 @@ describe('stock descriptions', () => {
     expect((await call(`stock/${id}/description/${descriptionId}/`, { token: seller.token })).status).to.equal(404);
   });
 
+  it('when a description has only a name, then JSON and XML read every field of document 2 (empty ones as ""), and the read posts back unchanged in either format', async () => {
+    const id = await createItem(seller, { name: 'D' });
+    const created = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { name: 'only a name' } } });
+    expect(created.status, created.text).to.equal(201);
+    const descriptionId = created.body.description_id as number;
+    const whole = {
+      id: descriptionId,
+      name: 'only a name',
+      icon_id: '',
+      language_iso2: '',
+      long: '',
+      short: '',
+      alternative_title: '',
+      meta_keywords: '',
+      meta_description: '',
+    };
+    const one = await call(`stock/${id}/description/${descriptionId}/`, { token: seller.token });
+    expect(one.body.description).to.deep.equal(whole);
+    expect((await call(`stock/${id}/description/`, { token: seller.token })).body.description).to.deep.equal([whole]);
+    const xml = await call(`stock/${id}/description/${descriptionId}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+    const element = /<description>.*<\/description>/s.exec(xml.text)?.[0];
+    expect(element).to.equal(
+      `<description><id>${descriptionId}</id><name>only a name</name><icon_id/><language_iso2/><long/><short/><alternative_title/><meta_keywords/><meta_description/></description>`,
+    );
+
+    const postedJson = await call(`stock/${id}/description/${descriptionId}/`, { token: seller.token, body: { description: one.body.description } });
+    expect(postedJson.status, postedJson.text).to.equal(200);
+    const postedXml = await call(`stock/${id}/description/${descriptionId}/`, {
+      token: seller.token,
+      headers: { 'Content-Type': 'application/xml' },
+      body: `<?xml version="1.0" encoding="UTF-8"?><request>${element!.replace(/<id>\d+<\/id>/, '')}</request>`,
+    });
+    expect(postedXml.status, postedXml.text).to.equal(200);
+    expect((await call(`stock/${id}/description/${descriptionId}/`, { token: seller.token })).body.description).to.deep.equal(whole);
+  });
+
   it('when icon_id or language is invalid, or the description belongs to another item or account, then 400 or 404', async () => {
     const id = await createItem(seller, { name: 'D' });
     const badIcon = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { icon_id: 'no_such_icon' } } });

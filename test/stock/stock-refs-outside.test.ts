@@ -158,7 +158,7 @@ describe('stock item references and signs tried from outside (document 2)', () =
         ['DE', 'de'],
         ['tl', 'tl'],
         ['Nb', 'nb'],
-        ['', undefined],
+        ['', ''],
       ] as const) {
         const created = await call(`stock/${id}/description/`, { token: seller.token, body: { description: { name: code, language_iso2: code } } });
         expect(created.status, created.text).to.equal(201);
