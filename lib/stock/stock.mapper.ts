@@ -13,26 +13,32 @@ export function stockToApi(row: StockRow, links: StockLinks, appClient?: string)
   const put = (key: string, value: unknown) => {
     if (value !== null && value !== undefined) out[key] = value;
   };
-  put('sku', row.sku);
-  put('barcode', row.barcode);
-  put('infos', data.infos);
-  put('price', row.price);
-  put('tax', data.tax);
-  put('weight', data.weight);
-  put('size', data.size);
-  put('condition_id', row.condition_id);
-  put('manufacturer', row.manufacturer);
-  put('mpn', row.mpn);
+  // Document 2's scalar fields are always answered, null when the item has no value (as Order_type
+  // answers; '' cleared it, in the data as in the text columns), and null is "not sent" on input
+  // (stock.type.ts absentWhenNull), so a read item posts back as it is, in JSON and XML.
+  const field = (key: string, value: unknown) => {
+    out[key] = value === undefined || value === '' ? null : value;
+  };
+  field('sku', row.sku);
+  field('barcode', row.barcode);
+  field('infos', data.infos);
+  field('price', row.price);
+  field('tax', data.tax);
+  field('weight', data.weight);
+  field('size', data.size);
+  field('condition_id', row.condition_id);
+  field('manufacturer', row.manufacturer);
+  field('mpn', row.mpn);
   out.folder = row.folder;
-  put('rrp', data.rrp);
+  field('rrp', data.rrp);
   out.quantity = row.quantity;
   out.quantity_auction_a = row.quantity_auction_a;
-  put('quantity_ordered', data.quantity_ordered);
-  put('quantity_alert', data.quantity_alert);
-  put('quantity_min', data.quantity_min);
+  field('quantity_ordered', data.quantity_ordered);
+  field('quantity_alert', data.quantity_alert);
+  field('quantity_min', data.quantity_min);
   out.quantity_reserved = row.quantity_reserved;
   out.quantity_reserved_2 = row.quantity_reserved_2;
-  put('quantity_ordered_date', data.quantity_ordered_date);
+  field('quantity_ordered_date', data.quantity_ordered_date);
   out.quantity_available = row.quantity_available;
   for (const key of ['picture', 'location', 'supplier', 'shipping', 'content', 'cross_selling', 'freetext', 'cia']) put(key, data[key]);
 
@@ -67,6 +73,6 @@ export function stockToApi(row: StockRow, links: StockLinks, appClient?: string)
   }
   put('app', appSeenBy(data.app, appClient));
   put('customs', appSeenBy(data.customs, appClient));
-  put('class', data.class);
+  field('class', data.class);
   return out;
 }

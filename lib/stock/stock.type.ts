@@ -2,7 +2,7 @@
  * Stock_type of document 2 with its nested and portal types, as Joi schemas: lengths, enums and
  * access (readOnly: accepted with a warning and ignored; writeOnly: accepted, never returned).
  */
-import { Joi, bool, builtOnFirstUse, calendarDate, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http';
+import { Joi, absentWhenNull, bool, builtOnFirstUse, calendarDate, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http';
 import { adapterFor, ciaPortals, ListerGroup } from '../portals';
 
 /**
@@ -473,29 +473,31 @@ export const stockType = builtOnFirstUse(() =>
   Joi.object({
     id: readOnly(Joi.alternatives(Joi.string(), integer())),
     name: text(255),
-    sku: text(255),
-    barcode: text(64),
-    infos: text(),
-    price: price(),
-    tax: decimal().custom((v: string, helpers) => (Number(v) < 0 || Number(v) >= 100 ? helpers.error('any.invalid') : v)),
-    weight: decimal(3),
-    size: Joi.string()
-      .trim()
-      .pattern(/^\d+([.,]\d+)?x\d+([.,]\d+)?x\d+([.,]\d+)?$/, 'LxWxH in cm')
-      .allow(''),
-    condition_id: count(),
-    manufacturer: text(255),
-    mpn: text(255),
+    sku: absentWhenNull(text(255)),
+    barcode: absentWhenNull(text(64)),
+    infos: absentWhenNull(text()),
+    price: absentWhenNull(price()),
+    tax: absentWhenNull(decimal().custom((v: string, helpers) => (Number(v) < 0 || Number(v) >= 100 ? helpers.error('any.invalid') : v))),
+    weight: absentWhenNull(decimal(3)),
+    size: absentWhenNull(
+      Joi.string()
+        .trim()
+        .pattern(/^\d+([.,]\d+)?x\d+([.,]\d+)?x\d+([.,]\d+)?$/, 'LxWxH in cm')
+        .allow(''),
+    ),
+    condition_id: absentWhenNull(count()),
+    manufacturer: absentWhenNull(text(255)),
+    mpn: absentWhenNull(text(255)),
     folder: text(255),
-    rrp: moneyOf10(),
+    rrp: absentWhenNull(moneyOf10()),
     quantity: quantityInt(),
     quantity_auction_a: count(),
-    quantity_ordered: count(),
-    quantity_alert: quantityInt(),
-    quantity_min: quantityInt(),
+    quantity_ordered: absentWhenNull(count()),
+    quantity_alert: absentWhenNull(quantityInt()),
+    quantity_min: absentWhenNull(quantityInt()),
     quantity_reserved: count(),
     quantity_reserved_2: count(),
-    quantity_ordered_date: dateText(),
+    quantity_ordered_date: absentWhenNull(dateText()),
     quantity_available: readOnly(integer()),
     picture: Joi.object({
       small: text(2000),
@@ -575,7 +577,7 @@ export const stockType = builtOnFirstUse(() =>
         }),
       ),
     ),
-    class: text(255),
+    class: absentWhenNull(text(255)),
   }),
 );
 

@@ -2000,26 +2000,26 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly id?: unknown;
         name?: string | '';
-        sku?: string | '';
-        barcode?: string | '';
-        infos?: string | '';
-        price?: (number | string) | (string & unknown);
-        tax?: (number | string) | (string & unknown);
-        weight?: (number | string) | (string & unknown);
-        size?: (string & unknown) | '' | string;
-        condition_id?: number | string;
-        manufacturer?: string | '';
-        mpn?: string | '';
+        sku?: (string | null) | '';
+        barcode?: (string | null) | '';
+        infos?: (string | null) | '';
+        price?: ((number | string) | (string & unknown)) | null;
+        tax?: ((number | string) | (string & unknown)) | null;
+        weight?: ((number | string) | (string & unknown)) | null;
+        size?: ((string & unknown) | null) | '' | string;
+        condition_id?: (number | string) | null;
+        manufacturer?: (string | null) | '';
+        mpn?: (string | null) | '';
         folder?: string | '';
-        rrp?: (number | string) | (string & unknown);
+        rrp?: ((number | string) | (string & unknown)) | null;
         quantity?: number | string;
         quantity_auction_a?: number | string;
-        quantity_ordered?: number | string;
-        quantity_alert?: number | string;
-        quantity_min?: number | string;
+        quantity_ordered?: (number | string) | null;
+        quantity_alert?: (number | string) | null;
+        quantity_min?: (number | string) | null;
         quantity_reserved?: number | string;
         quantity_reserved_2?: number | string;
-        quantity_ordered_date?: (string & unknown) | '' | string;
+        quantity_ordered_date?: ((string & unknown) | null) | '' | string;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly quantity_available?: unknown;
         picture?: {
@@ -3446,7 +3446,7 @@ export interface components {
               hs_code?: string | '';
               origin_country_iso2?: string | '';
             } & unknown);
-        class?: string | '';
+        class?: (string | null) | '';
       };
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;
@@ -3502,26 +3502,26 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly id?: unknown;
         name?: string | '';
-        sku?: string | '';
-        barcode?: string | '';
-        infos?: string | '';
-        price?: (number | string) | (string & unknown);
-        tax?: (number | string) | (string & unknown);
-        weight?: (number | string) | (string & unknown);
-        size?: (string & unknown) | '' | string;
-        condition_id?: number | string;
-        manufacturer?: string | '';
-        mpn?: string | '';
+        sku?: (string | null) | '';
+        barcode?: (string | null) | '';
+        infos?: (string | null) | '';
+        price?: ((number | string) | (string & unknown)) | null;
+        tax?: ((number | string) | (string & unknown)) | null;
+        weight?: ((number | string) | (string & unknown)) | null;
+        size?: ((string & unknown) | null) | '' | string;
+        condition_id?: (number | string) | null;
+        manufacturer?: (string | null) | '';
+        mpn?: (string | null) | '';
         folder?: string | '';
-        rrp?: (number | string) | (string & unknown);
+        rrp?: ((number | string) | (string & unknown)) | null;
         quantity?: number | string;
         quantity_auction_a?: number | string;
-        quantity_ordered?: number | string;
-        quantity_alert?: number | string;
-        quantity_min?: number | string;
+        quantity_ordered?: (number | string) | null;
+        quantity_alert?: (number | string) | null;
+        quantity_min?: (number | string) | null;
         quantity_reserved?: number | string;
         quantity_reserved_2?: number | string;
-        quantity_ordered_date?: (string & unknown) | '' | string;
+        quantity_ordered_date?: ((string & unknown) | null) | '' | string;
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly quantity_available?: unknown;
         picture?: {
@@ -4948,7 +4948,7 @@ export interface components {
               hs_code?: string | '';
               origin_country_iso2?: string | '';
             } & unknown);
-        class?: string | '';
+        class?: (string | null) | '';
       };
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;

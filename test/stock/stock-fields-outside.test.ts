@@ -292,6 +292,62 @@ describe('stock item fields tried from outside (document 2)', () => {
     });
   });
 
+  describe("Stock_type's scalar fields are always answered", () => {
+    const scalars = [
+      'sku',
+      'barcode',
+      'infos',
+      'price',
+      'tax',
+      'weight',
+      'size',
+      'condition_id',
+      'manufacturer',
+      'mpn',
+      'rrp',
+      'quantity_ordered',
+      'quantity_alert',
+      'quantity_min',
+      'quantity_ordered_date',
+      'class',
+    ];
+
+    it('when an item has only a name, then JSON and XML answer every scalar field of document 2, null (an empty element) for those without value, and the read posts back unchanged in JSON and XML', async () => {
+      const id = await createItem(seller, { name: 'Bare' });
+      const item = await readItem(seller, id);
+      for (const key of scalars) expect(item, key).to.have.property(key, null);
+      const search = await call(`stock/?filter[0][id]=${id}`, { token: seller.token });
+      expect((search.body.stock as Record<string, unknown>[])[0]).to.deep.equal(item);
+      const xml = await call(`stock/${id}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+      for (const key of scalars) expect(xml.text, key).to.contain(`<${key}/>`);
+
+      const json = await call(`stock/${id}/`, { token: seller.token, body: { stock: item } });
+      expect(json.status, json.text).to.equal(200);
+      expect(await readItem(seller, id)).to.deep.equal(item);
+      const body = xml.text
+        .replace(/<\?xml[^>]*>/, '')
+        .replace('<response>', '<request>')
+        .replace('</response>', '</request>')
+        .replace('<ack>success</ack>', '');
+      const posted = await call(`stock/${id}/`, { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body });
+      expect(posted.status, posted.text).to.equal(200);
+      expect(await readItem(seller, id)).to.deep.equal(item);
+    });
+
+    it('when null is sent for a field that has a value, then it is not sent (the item keeps it), as an order takes null; a wrong type is still a 400 naming it', async () => {
+      const id = await createItem(seller, { name: 'Kept', sku: 'KEPT-1', price: '9.99', quantity_alert: 3, quantity_ordered_date: '2026-03-01' });
+      const res = await call(`stock/${id}/`, {
+        token: seller.token,
+        body: { stock: { sku: null, price: null, quantity_alert: null, quantity_ordered_date: null } },
+      });
+      expect(res.status, res.text).to.equal(200);
+      expect(await readItem(seller, id)).to.include({ sku: 'KEPT-1', price: '9.99', quantity_alert: 3, quantity_ordered_date: '2026-03-01' });
+      const wrong = await call(`stock/${id}/`, { token: seller.token, body: { stock: { price: 'cheap', quantity_alert: 'some' } } });
+      expect(wrong.status, wrong.text).to.equal(400);
+      expect(errorFields(wrong)).to.have.members(['stock.price', 'stock.quantity_alert']);
+    });
+  });
+
   describe('access', () => {
     it('when R-only fields are sent, then each is a read_only_field warning naming it and the item keeps its own values', async () => {
       const res = await call('stock/', {
