@@ -34,6 +34,15 @@ export interface UserUpdate {
 }
 
 /**
+ * Order_address_type with each of its nine fields, '' where support gave none (as email is
+ * answered ''). The address was answered as support stored it, {} for an account without one, so
+ * a client found fields document 2 lists (name, name_2, street ... country_iso2) missing.
+ */
+function addressToApi(address: Record<string, string> | null): Record<string, string> {
+  return Object.fromEntries(Object.keys(addressType.describe().keys as object).map((field) => [field, address?.[field] ?? '']));
+}
+
+/**
  * The API account as the token may see it: email needs email_r, address account_address_r,
  * is_banking_active the bank scope. A field left out for lack of a scope gets a warning.
  */
@@ -47,7 +56,7 @@ function toApi(row: AccountRow, caller: Caller, warnings: Warning[]) {
   const guarded: [string, 'email_r' | 'account_address_r' | 'bank_r', unknown][] = [
     ['is_banking_active', 'bank_r', row.is_banking_active],
     ['email', 'email_r', row.email ?? ''],
-    ['address', 'account_address_r', row.address ?? {}],
+    ['address', 'account_address_r', addressToApi(row.address)],
   ];
   for (const [field, scope, value] of guarded) {
     if (caller.scopes.has(scope)) user[field] = value;
