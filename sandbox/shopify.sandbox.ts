@@ -970,6 +970,8 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     title: c.title,
     handle: c.handle,
     ruleSet: c.ruleSet,
+    // Collection.hasProduct: "Whether the collection includes the specified product" (the sandbox's smart collections hold the products added to them: none).
+    hasProduct: ({ id }: { id: string }) => c.products.includes(id),
     products: ({ first, after }: { first?: number; after?: string }) =>
       connection(
         c.products.map((id) => productNode(s.products.get(id)!)),
@@ -1079,13 +1081,18 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
       const c = s.addCollection(account, input.title.trim(), input.products ?? []);
       return { collection: collectionNode(c), userErrors: [] };
     },
-    // Products already in the collection stay once (our reading; the reference names no error for them); smart collections refuse.
+    // A product already in the collection is refused and none is added: the schema's productIds
+    // argument says "If any of the products is already present in the input collection, then an
+    // error is raised and no products are added" (a user error here, its words ours); smart collections refuse.
     collectionAddProducts: ({ id, productIds }: { id: string; productIds: string[] }) => {
       const c = s.collections.get(id);
       if (!c || c.account !== account) return { collection: null, userErrors: [{ field: ['id'], message: 'Collection does not exist' }] };
       if (c.ruleSet) return { collection: null, userErrors: [{ field: ['id'], message: "Can't manually add products to a smart collection" }] };
       const unknown = productIds.findIndex((pid) => !ownProduct(pid));
       if (unknown >= 0) return { collection: null, userErrors: [{ field: ['productIds', String(unknown)], message: 'Product does not exist' }] };
+      const present = productIds.findIndex((pid) => c.products.includes(pid));
+      if (present >= 0)
+        return { collection: null, userErrors: [{ field: ['productIds', String(present)], message: 'Product is already present in the collection' }] };
       for (const pid of productIds) if (!c.products.includes(pid)) c.products.push(pid);
       return { collection: collectionNode(c), userErrors: [] };
     },

@@ -135,8 +135,14 @@ const orderCancelledAt = 'query KontorOrderCancelled($id: ID!) { order(id: $id) 
 const cancelOrder = `mutation KontorOrderCancel($orderId: ID!, $refund: Boolean!, $restock: Boolean!, $reason: OrderCancelReason!, $notifyCustomer: Boolean, $staffNote: String) {
   orderCancel(orderId: $orderId, refund: $refund, restock: $restock, reason: $reason, notifyCustomer: $notifyCustomer, staffNote: $staffNote) {
     job { id done } orderCancelUserErrors { field message code } } }`;
-const productCollections = `query KontorProductCollections($id: ID!) { product(id: $id) { id collections(first: 50) { nodes { id title } } } }`;
-const findCollections = `query KontorCollections($query: String!, $first: Int!) { collections(first: $first, query: $query) { nodes { id title ruleSet { appliedDisjunctively } } } }`;
+/**
+ * The store's collections of the categories' titles, each saying whether it holds the product
+ * (Collection.hasProduct), a page of 50 at a time (2 + 50 x 2 points).
+ */
+const findCollections = `query KontorCollections($query: String!, $first: Int!, $after: String, $product: ID!) {
+  collections(first: $first, after: $after, query: $query) { nodes { id title ruleSet { appliedDisjunctively } hasProduct(id: $product) } pageInfo { hasNextPage endCursor } } }`;
+/** Pages of that search read at most (1,000 collections of the item's category titles): beyond, the listing is refused rather than a collection guessed. */
+const collectionPages = 20;
 const createCollection = `mutation KontorCollectionCreate($input: CollectionInput!) { collectionCreate(input: $input) { collection { id title } userErrors { field message } } }`;
 const addToCollection = `mutation KontorCollectionAdd($id: ID!, $productIds: [ID!]!) {
   collectionAddProducts(id: $id, productIds: $productIds) { collection { id } userErrors { field message } } }`;
@@ -956,27 +962,44 @@ export class WebshopAdapter extends HttpPortalAdapter {
    * from the web shop's categories"): by title, ignoring case; a custom collection made with the
    * product when the store has none of that title; a smart collection (its ruleSet) left to its
    * rules. Nothing is removed: a category dropped from the item leaves the product where it is.
-   * Calls: one read of the product's collections; when some are missing, one title search for
-   * them all, then one call per collection to add to or create.
+   * Calls: one title search for them all (a page more per 50 collections it answers), each found
+   * collection saying whether it holds the product (Collection.hasProduct), then one call per
+   * collection to add to or create. Membership is asked of the collections found, not read from
+   * the product's own list: that list came 50 at a time and only its first page was read, so the
+   * collection of a category beyond a product's first 50 collections was added to again, which
+   * Shopify refuses ("If any of the products is already present in the input collection, then an
+   * error is raised", collectionAddProducts), and every list and revise of the item failed.
    */
   private async addToCollections(s: ShopifySession, productId: string, categories: string[]): Promise<void> {
     if (categories.length === 0) return;
-    const current = await s.call<{ product: { collections: { nodes: { id: string; title: string }[] } } | null }>(productCollections, { id: productId });
-    const member = new Set((current.product?.collections.nodes ?? []).map((c) => c.title.toLowerCase()));
-    const missing = categories.filter((c) => !member.has(c.toLowerCase()));
-    if (missing.length === 0) return;
-    const found = await s.call<{ collections: { nodes: { id: string; title: string; ruleSet: unknown }[] } }>(findCollections, {
-      first: 50,
-      query: missing.map((title) => `title:${quoted(title)}`).join(' OR '),
-    });
-    const byTitle = new Map(found.collections.nodes.map((c) => [c.title.toLowerCase(), c]));
-    for (const title of missing) {
-      const collection = byTitle.get(title.toLowerCase());
-      if (collection?.ruleSet) continue;
-      if (collection) {
-        const added = await s.call<{ collectionAddProducts: { userErrors: UserErrors } }>(addToCollection, { id: collection.id, productIds: [productId] });
+    type Found = { id: string; title: string; ruleSet: unknown; hasProduct: boolean };
+    const found: Found[] = [];
+    let after: string | null = null;
+    for (let page = 0; ; page++) {
+      if (page === collectionPages)
+        throw portalRefused(
+          `webshop (Shopify): the store answers more than ${collectionPages * 50} collections titled ${categories.join(', ')}; Kontor does not guess which one is the category's`,
+        );
+      const answer: { collections: { nodes: Found[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await s.call(findCollections, {
+        first: 50,
+        after,
+        product: productId,
+        query: categories.map((title) => `title:${quoted(title)}`).join(' OR '),
+      });
+      found.push(...answer.collections.nodes);
+      if (!answer.collections.pageInfo.hasNextPage || !answer.collections.pageInfo.endCursor) break;
+      after = answer.collections.pageInfo.endCursor;
+    }
+    for (const title of categories) {
+      // Shopify's title search need not be exact: only a collection of this very title (ignoring case) is the category's.
+      const same = found.filter((c) => c.title.toLowerCase() === title.toLowerCase());
+      if (same.some((c) => c.hasProduct)) continue;
+      // Decision: of several collections of the title, the first custom one takes the product; only smart ones: left to their rules.
+      const custom = same.find((c) => !c.ruleSet);
+      if (custom) {
+        const added = await s.call<{ collectionAddProducts: { userErrors: UserErrors } }>(addToCollection, { id: custom.id, productIds: [productId] });
         refuseUserErrors(`the product in the collection ${title}`, added.collectionAddProducts.userErrors);
-      } else {
+      } else if (same.length === 0) {
         const made = await s.call<{ collectionCreate: { userErrors: UserErrors } }>(createCollection, { input: { title, products: [productId] } });
         refuseUserErrors(`the collection ${title}`, made.collectionCreate.userErrors);
       }
