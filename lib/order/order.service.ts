@@ -10,6 +10,7 @@ import { inTransaction, transaction } from '../db';
 import type { Warning } from '../errors';
 import { domainError, invalidField, notFound } from '../errors';
 import { ifMatchAllows } from '../http';
+import { portalIds, portalOf } from '../portals';
 import { PendingWrites } from '../queue';
 import { cancelsAtChannel, queueChannelCancel } from './order-channel-cancel.service';
 import { currencyRepository, paymentMethodRepository } from '../reference';
@@ -62,6 +63,17 @@ async function checkReferences(
   }
   if (mainId && mainId !== current?.credit_main_id && !(await orderRepository.exists(trx, scope, mainId))) {
     throw invalidField(`${prefix}.credit.main_id`, `${prefix}.credit.main_id ${mainId} is not an order of this account`, 'unknown_order');
+  }
+  // Document 2: platform is the portal id the order was created at (FK), one of document 1's
+  // naming table; send_mit reports the shipment to it. Any text was stored, so a typo
+  // ('auction-a', 'Ebay') made an order no portal was ever told shipped, silently. Checked at
+  // creation only: an update cannot change it (checkUnchangeable), so an order stored before
+  // keeps its value. An order of no portal (entered by phone) is sent without one.
+  if (!current && input.platform !== undefined && portalOf(input.platform) === null) {
+    throw invalidField(
+      `${prefix}.platform`,
+      `${prefix}.platform ${input.platform} is not a portal id (one of ${portalIds.join(', ')}; an order of no portal is sent without one)`,
+    );
   }
   if (input.currency_id !== undefined && !(await currencyRepository.get(input.currency_id))) {
     throw invalidField(`${prefix}.currency_id`, `${prefix}.currency_id ${input.currency_id} is not a currency (see GET system/currency/)`, 'unknown_currency');

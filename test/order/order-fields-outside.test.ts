@@ -6,7 +6,8 @@
  */
 import { expect } from 'chai';
 import { call, newSeller, query, Seller } from '../support/api';
-import { createOrder, readOrder } from './helpers';
+import { db } from '../../lib/db/knex';
+import { createOrder, orderBody as orderBodyWith, readOrder } from './helpers';
 
 const xmlBody = { 'Content-Type': 'application/xml' };
 
@@ -315,6 +316,47 @@ describe('Order_type against document 2 (fields, tried from outside)', () => {
       'invalid_operator filter[1].transaction_id[0].operator',
       'singleton_filter filter[1]',
     ]);
+  });
+});
+
+describe('Order_type.platform: a portal id (document 2: FK)', () => {
+  const portals = ['auction_a', 'auction_b', 'market_c', 'market_d', 'market_e', 'market_f', 'shop_g', 'shop_h', 'market_i', 'webshop', 'shop'];
+
+  it('when an order is created with a text that is no portal id, then 400 names order.platform and nothing is stored; each portal id of document 1, or none, is taken and read back', async () => {
+    const seller = await newSeller();
+    const count = async () => ((await db()('sales_order').where({ account_id: seller.id }).count({ n: '*' }))[0]!.n as string | number).toString();
+    for (const platform of ['auction-a', 'Ebay', 'AUCTION_A', 'phone']) {
+      const res = await call('order/', { token: seller.token, body: { order: { customer: { email: 'p@example.com' }, platform } } });
+      expect(res.status, `${platform}: ${res.text}`).to.equal(400);
+      expect(res.body.error!.map((e) => e.field)).to.deep.equal(['order.platform']);
+    }
+    const inXml = await call('order/', {
+      token: seller.token,
+      headers: xmlBody,
+      body: '<request><order><customer><email>p@example.com</email></customer><platform>ebay</platform></order></request>',
+    });
+    expect(inXml.status, inXml.text).to.equal(400);
+    expect(inXml.body.error!.map((e) => e.field)).to.deep.equal(['order.platform']);
+    expect(await count()).to.equal('0');
+
+    for (const platform of portals) expect((await readOrder(seller, await createOrder(seller, { platform }))).platform).to.equal(platform);
+    const none = await createOrder(seller);
+    expect((await readOrder(seller, none)).platform).to.equal(null);
+    // An update sending the platform the order has is taken, as before.
+    const same = await call(`order/${none}/`, { token: seller.token, body: { order: { platform: null, infos: 'by phone' } } });
+    expect(same.status, same.text).to.equal(200);
+  });
+
+  it('when order/list/ creates an order with a text that is no portal id, then that item alone is a 400 naming order[n].platform', async () => {
+    const seller = await newSeller();
+    const res = await call('order/list/', {
+      token: seller.token,
+      body: { order: [orderBodyWith({ platform: 'shop_g' }), orderBodyWith({ platform: 'shopify' })] },
+    });
+    expect(res.status, res.text).to.equal(207);
+    const parts = res.body.response as { code: number; error?: { field?: string }[] }[];
+    expect(parts.map((p) => p.code)).to.deep.equal([201, 400]);
+    expect((parts[1]!.error ?? []).map((e) => e.field)).to.deep.equal(['order[1].platform']);
   });
 });
 
