@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import { invalidInput, noLongerExists, Warning } from '../errors';
-import { sendMail } from '../mail';
+import { refusedForGood, sendMail } from '../mail';
 import { updateOrder } from '../order';
 import type { StatusFlag } from '../order';
 import type { JobPayloads } from '../queue';
@@ -60,7 +60,14 @@ async function mail(run: Run, handler: EventHandlerRow) {
   const record = await recordOf(run, handler);
   const to = fillTemplate(handler.required.to!, record).trim();
   if (!emailAddress.test(to)) throw invalidInput('invalid_field', `mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
-  const sent = await sendMail({ to, subject: fillTemplate(handler.required.subject!, record), text: fillTemplate(handler.required.template!, record) });
+  const sent = await sendMail({ to, subject: fillTemplate(handler.required.subject!, record), text: fillTemplate(handler.required.template!, record) }).catch(
+    (err: unknown) => {
+      // The server refused this recipient or message for good (a 5xx, lib/mail refusedForGood): the run fails at once with its
+      // answer (GET job/{job_id}/), instead of asking again with every retry; anything else is retried with the queue's backoff.
+      const refused = refusedForGood(err);
+      throw refused ? new UnrecoverableError(`mail to ${to} refused by the mail server: ${refused}`) : err;
+    },
+  );
   return { to, message_id: sent.messageId };
 }
 

@@ -4,4 +4,4 @@
  * README.md beside this file has the decisions.
  */
 export { offerDevMailCatcher } from './dev-mail-catcher';
-export { sendMail } from './mailer';
+export { refusedForGood, sendMail } from './mailer';

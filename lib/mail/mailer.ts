@@ -26,10 +26,58 @@ export interface OutgoingMail {
   replyTo?: string;
 }
 
-/** Sends one text mail through SMTP; resolves with the server's message id. A refused or unreachable server throws. */
+/**
+ * Longest run of non-blank characters a Subject may carry as it is. A header line can be folded
+ * only at blanks (RFC 5322 2.2.3) and must not pass 998 characters (2.1.1; 78 recommended):
+ * nodemailer folds at blanks and encodes only non-ASCII words, so a longer blank-free ASCII run
+ * (a handler's template filled from a record) went out as one line of its length, which servers
+ * may refuse or cut. Such a subject is sent as RFC 2047 encoded words instead (each short, blanks
+ * between them to fold at), which every reader decodes back to the same text.
+ */
+const FOLDABLE_RUN = 70;
+
+/** The Subject header value that keeps every line within RFC 5322's limits (see FOLDABLE_RUN). */
+async function subjectHeader(subject: string): Promise<string> {
+  // One line: nodemailer turns line breaks into blanks too; done first so an encoded word carries none.
+  const line = subject.replace(/\r\n|\r|\n/g, ' ');
+  if (!new RegExp(`\\S{${FOLDABLE_RUN + 1}}`).test(line)) return line;
+  const { encodeWord } = await import('nodemailer/lib/mime-funcs');
+  return encodeWord(line, 'Q', 52);
+}
+
+/** Sends one text mail through SMTP; resolves with the server's message id. A refused or unreachable server throws (see refusedForGood). */
 export async function sendMail(mail: OutgoingMail): Promise<{ messageId: string }> {
-  const info = (await (await transporter()).sendMail({ from: config().mailFrom, ...mail })) as { messageId: string };
+  const message = { from: config().mailFrom, ...mail, subject: await subjectHeader(mail.subject) };
+  const info = (await (await transporter()).sendMail(message)) as { messageId: string };
   return { messageId: info.messageId };
+}
+
+/** The fields nodemailer sets on an SMTP error: the reply code and the command it answered. */
+interface SmtpError {
+  code?: string;
+  responseCode?: number;
+  command?: string;
+  message?: string;
+}
+
+/**
+ * Why the mail server refused this mail for good, or undefined when another try may pass.
+ * RFC 5321 4.2.1: a 5yz reply is a permanent negative completion, the client "SHOULD NOT repeat
+ * the exact request"; a 4yz one (greylisting, 421 busy, 452 storage) is transient. Decision:
+ * permanent are 5yz replies to RCPT TO and DATA (this recipient or this message: 550 no such
+ * user, 553 bad address, 554 refused content) and an address nodemailer cannot put in an
+ * envelope at all (EENVELOPE before any command, e.g. a non-ASCII mailbox to a server without
+ * SMTPUTF8). Retried: 4yz, no answer, connection and TLS errors, and a 5yz to the session's own
+ * steps (greeting, EHLO, AUTH, MAIL FROM: our SMTP_URL or MAIL_FROM, the same for every mail,
+ * which an operator fixes while the retries last). 503 (bad sequence) is no refusal either.
+ */
+export function refusedForGood(err: unknown): string | undefined {
+  const e = (err ?? {}) as SmtpError;
+  const code = e.responseCode;
+  const refused =
+    (e.code === 'EENVELOPE' || e.code === 'EMESSAGE') &&
+    (code === undefined ? e.command === 'API' : code >= 500 && code < 600 && code !== 503 && (e.command === 'RCPT TO' || e.command === 'DATA'));
+  return refused ? (e.message ?? 'refused by the mail server') : undefined;
 }
 
 /** Closes the SMTP connection pool (shutdown, tests). */

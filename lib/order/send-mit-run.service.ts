@@ -1,7 +1,7 @@
 import { allOrdersOf } from '../access';
 import { db } from '../db';
 import { invalidField, isPermanent, noLongerExists, Warning } from '../errors';
-import { sendMail } from '../mail';
+import { refusedForGood, sendMail } from '../mail';
 import { adapterFor, isShippedByChannelAtPortal, portalOf, PortalId } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import type { PortalTarget } from '../portals';
@@ -216,8 +216,10 @@ export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMi
         const sent = await sendMail({ to, ...mail });
         progress.mail = { sent: true, to, message_id: sent.messageId };
       } catch (err) {
-        if (!ctx.lastAttempt) throw err;
-        progress.mail = { sent: false, to, error: (err as Error).message };
+        // A 5xx to the recipient or the message (lib/mail refusedForGood) is recorded at once: another try gets the same answer.
+        const refused = refusedForGood(err);
+        if (!refused && !ctx.lastAttempt) throw err;
+        progress.mail = { sent: false, to, error: refused ?? (err as Error).message };
       }
     }
     await ctx.save(progress);

@@ -1,0 +1,229 @@
+/**
+ * What goes over SMTP from send_mit and mail handlers, read at a real SMTP server (smtp-server):
+ * a 5xx to the recipient is the mail server's last word (RFC 5321 4.2.1: a permanent negative
+ * reply, the client "SHOULD NOT repeat the exact request"), a 4xx is asked again, and a Subject
+ * keeps within RFC 5322's line limit (2.1.1: 998 characters) and RFC 2047's encoded words.
+ */
+import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Worker } from 'bullmq';
+import { expect } from 'chai';
+import { SMTPServer } from 'smtp-server';
+import { Config, config, setConfig } from '../../config';
+import { db } from '../../lib/db/knex';
+import { closeMailer } from '../../lib/mail/mailer';
+import { sendMitProcessors } from '../../lib/order/send-mit.processor';
+import { closeQueues } from '../../lib/queue/queue.registry';
+import { OutboxRelay } from '../../lib/queue/relay';
+import { startWorker } from '../../lib/queue/worker';
+import { call, newSeller, Seller } from '../support/api';
+import { waitFor } from '../event/servers';
+import { useEventsWorker } from '../event/events-worker';
+
+/**
+ * An SMTP server answering RCPT TO as a real one does: 550 for a mailbox that does not exist
+ * (local part `gone-...`), 451 the first time for a greylisted one (`grey-...`), else 250.
+ * It counts every RCPT TO by address and keeps the raw messages.
+ */
+async function startSmtp(): Promise<{ url: string; rcpt: Map<string, number>; mails: { to: string; raw: string }[]; close(): Promise<void> }> {
+  const rcpt = new Map<string, number>();
+  const mails: { to: string; raw: string }[] = [];
+  const smtp = new SMTPServer({
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: true,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const count = (rcpt.get(address.address) ?? 0) + 1;
+      rcpt.set(address.address, count);
+      const refuse = (code: number, text: string) => callback(Object.assign(new Error(text), { responseCode: code }));
+      if (address.address.startsWith('gone-')) return refuse(550, '5.1.1 <' + address.address + '>: Recipient address rejected: User unknown');
+      if (address.address.startsWith('grey-') && count === 1) return refuse(451, '4.7.1 Greylisted, try again later');
+      callback();
+    },
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    rcpt,
+    mails,
+    close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
+  };
+}
+
+/** A header's value unfolded (RFC 5322 2.2.3) and its RFC 2047 encoded words decoded (Q and B, UTF-8). */
+function headerOf(raw: string, name: string): string | undefined {
+  const head = raw.split('\r\n\r\n')[0]!.replace(/\r\n[ \t]/g, ' ');
+  const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  if (line === undefined) return undefined;
+  return line
+    .slice(name.length + 1)
+    .trim()
+    .replace(/(=\?[^?]+\?[QqBb]\?[^?]*\?=)\s+(?==\?)/g, '$1') // blanks between encoded words are not text (RFC 2047 6.2)
+    .replace(/=\?utf-8\?([QqBb])\?([^?]*)\?=/gi, (_all, enc: string, text: string) =>
+      enc.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : Buffer.from(
+            text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ).toString('utf8'),
+    );
+}
+
+async function finished(seller: Seller, jobId: string): Promise<Record<string, unknown>> {
+  return waitFor(async () => {
+    const job = (await call(`job/${jobId}/`, { token: seller.token })).body.job as Record<string, unknown> | undefined;
+    return job && (job.state === 'completed' || job.state === 'failed') && job.finished_date ? job : undefined;
+  }, `job ${jobId}`);
+}
+
+async function createOrder(seller: Seller, customer: Record<string, unknown>): Promise<string> {
+  const res = await call('order/', { token: seller.token, body: { order: { customer } } });
+  expect(res.status, res.text).to.equal(201);
+  return res.body.order_id as string;
+}
+
+const mailbox = (kind: string) => `${kind}-${crypto.randomBytes(4).toString('hex')}@example.com`;
+
+describe('send_mit mail over SMTP: a refused recipient, a greylisting server', function () {
+  this.timeout(60000);
+  let original: Config;
+  let worker: Worker;
+  let relay: OutboxRelay;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+
+  before(async () => {
+    original = config();
+    await closeQueues();
+    smtp = await startSmtp();
+    setConfig({ ...original, queuePrefix: `mail${crypto.randomBytes(4).toString('hex')}`, jobBackoffMs: 50, jobAttempts: 3, smtpUrl: smtp.url });
+    relay = new OutboxRelay({ pollMs: 100, repairEveryMs: 0 });
+    await relay.start();
+    worker = await startWorker('mail', sendMitProcessors, { skipEvictionCheck: true, registerShutdown: false });
+  });
+
+  after(async () => {
+    await worker?.close();
+    await relay?.stop();
+    await closeQueues();
+    closeMailer();
+    setConfig(original);
+    await smtp?.close();
+  });
+
+  it('when the mail server answers 550 to the buyer, then the job completes with mail.sent false and that answer after one try, the order shipped', async () => {
+    const seller = await newSeller();
+    const email = mailbox('gone');
+    const orderId = await createOrder(seller, { email });
+    const res = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: { send_mit: { deliverer: 'DHL', code: ['0034'] } } });
+    expect(res.status, res.text).to.equal(202);
+    const job = await finished(seller, res.body.job_id as string);
+    expect(job.state, String(job.error)).to.equal('completed');
+    const mail = (job.result as { mail: Record<string, unknown> }).mail;
+    expect(mail).to.include({ sent: false, to: email });
+    expect(mail.error).to.match(/550 5\.1\.1/);
+    // Asked once: before, every try of the job (3 here, 8 by default) sent RCPT TO again.
+    expect(smtp.rcpt.get(email)).to.equal(1);
+    expect(smtp.mails.filter((m) => m.to === email)).to.have.length(0);
+    const order = (await call(`order/${orderId}/`, { token: seller.token })).body.order as { status: { is_shipped: boolean } };
+    expect(order.status.is_shipped).to.equal(true);
+  });
+
+  it('when the mail server greylists the buyer (451), then the job asks again and the mail goes out once', async () => {
+    const seller = await newSeller();
+    const email = mailbox('grey');
+    const orderId = await createOrder(seller, { email });
+    const res = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: {} });
+    const job = await finished(seller, res.body.job_id as string);
+    expect(job.state, String(job.error)).to.equal('completed');
+    expect((job.result as { mail: Record<string, unknown> }).mail).to.include({ sent: true, to: email });
+    expect(smtp.rcpt.get(email)).to.equal(2);
+    expect(smtp.mails.filter((m) => m.to === email)).to.have.length(1);
+  });
+});
+
+describe('mail handlers over SMTP: a refused recipient, a greylisting server, the Subject on the wire', function () {
+  this.timeout(60000);
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  before(async () => {
+    smtp = await startSmtp();
+  });
+  after(async () => {
+    await smtp?.close();
+  });
+  useEventsWorker('mail', { settings: () => ({ smtpUrl: smtp.url, jobBackoffMs: 50, jobAttempts: 4 }) });
+
+  async function mailHandler(seller: Seller, subject: string, template = 'Order {id}'): Promise<number> {
+    const res = await call('admin/event/handler/', {
+      token: seller.token,
+      body: { event_handler: { type: { id: 'created' }, section: 'order', action: { id: 'mail', required: { to: '{customer.email}', subject, template } } } },
+    });
+    expect(res.status, res.text).to.equal(201);
+    return res.body.event_handler_id as number;
+  }
+
+  async function runJobOf(seller: Seller, handlerId: number): Promise<string | undefined> {
+    const rows = (await db()('outbox').where({ account_id: seller.id, job_name: 'event.run' }).select('job_id', 'payload')) as {
+      job_id: string;
+      payload: { handlerId: number };
+    }[];
+    return rows.find((r) => r.payload.handlerId === handlerId)?.job_id;
+  }
+
+  it('when the mail server answers 550 to the buyer, then the run fails at once with that answer (GET job/{job_id}/), asked once', async () => {
+    const seller = await newSeller();
+    const handlerId = await mailHandler(seller, 'Order {id}');
+    const email = mailbox('gone');
+    await createOrder(seller, { email });
+    const job = await finished(seller, await waitFor(() => runJobOf(seller, handlerId), 'the mail run'));
+    expect(job.state).to.equal('failed');
+    expect(job.error)
+      .to.match(/550 5\.1\.1/)
+      .and.to.contain(email);
+    // Before: 4 tries (the job's attempts), each a RCPT TO the server had refused for good.
+    expect(smtp.rcpt.get(email)).to.equal(1);
+  });
+
+  it('when the mail server greylists the buyer (451), then the run is retried and the mail goes out once', async () => {
+    const seller = await newSeller();
+    const handlerId = await mailHandler(seller, 'Order {id}');
+    const email = mailbox('grey');
+    await createOrder(seller, { email });
+    const job = await finished(seller, await waitFor(() => runJobOf(seller, handlerId), 'the mail run'));
+    expect(job.state, String(job.error)).to.equal('completed');
+    expect(smtp.rcpt.get(email)).to.equal(2);
+    expect(smtp.mails.filter((m) => m.to === email)).to.have.length(1);
+  });
+
+  it('when a Subject has a long run without blanks, then every line stays within 998 characters and the Subject reads back whole (RFC 2047 encoded words)', async () => {
+    const seller = await newSeller();
+    const token = `REF-${'7'.repeat(1200)}`;
+    await mailHandler(seller, `Order {id} ${token}`);
+    const email = mailbox('long');
+    const orderId = await createOrder(seller, { email });
+    const mail = await waitFor(async () => smtp.mails.find((m) => m.to === email), 'the mail');
+    // Before: "Subject: Order <id> REF-777...", one line of 1,200 characters and more.
+    expect(Math.max(...mail.raw.split('\r\n').map((l) => l.length))).to.be.at.most(998);
+    expect(headerOf(mail.raw, 'Subject')).to.equal(`Order ${orderId} ${token}`);
+    expect(headerOf(mail.raw, 'Message-ID')).to.match(/^<[^@\s]+@[^>\s]+>$/);
+    expect(Number.isNaN(Date.parse(headerOf(mail.raw, 'Date')!))).to.equal(false);
+  });
+
+  it('when a Subject is filled with a non-ASCII buyer name holding a line break and a header, then it is one encoded Subject and no header more', async () => {
+    const seller = await newSeller();
+    await mailHandler(seller, 'Bestellung {id} für {customer.address.name}');
+    const email = mailbox('name');
+    const orderId = await createOrder(seller, { email, address: { name: 'Jörg\r\nBcc: spy@example.org' } });
+    const mail = await waitFor(async () => smtp.mails.find((m) => m.to === email), 'the mail');
+    expect(headerOf(mail.raw, 'Subject')).to.equal(`Bestellung ${orderId} für Jörg Bcc: spy@example.org`);
+    expect(headerOf(mail.raw, 'Bcc')).to.equal(undefined);
+    expect(mail.to).to.equal(email);
+  });
+});
