@@ -57,6 +57,12 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     await adapter.revise(target, { ...item, leftListings: left, listedSku, ...liveIn }, portalItemId, job.reviseValues ?? [], jobId);
     // A revise writes no outcome of its own: the check is its transaction's only row.
     if (adapter.checkListing) await transaction((trx) => scheduleListingCheck(trx, adapter, job, jobId));
+    // A revise carries the item's own quantity too (eBay replaces whole records: the inventory
+    // item's quantity "should be included again ... or the available quantity data will be lost",
+    // and updateOffer writes availableQuantity), not the one CIA offers there (max_quantity, -1):
+    // CIA has the last word, as after a list and a variant's revise. Without it, the channel sold
+    // the item's whole quantity while CIA's acknowledgement still named its own, so nothing set it back.
+    await ciaHasTheLastWord(job, jobId, 'portal revised');
     return { action: 'revise', portal, portal_item_id: portalItemId };
   }
   const listing = await portalListingRepository.listing(knex, key);
@@ -84,9 +90,14 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
     await scheduleListingCheck(trx, adapter, job, jobId);
   });
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
-  await ciaRepository.forgetAck(knex, job.accountId, job.stockId, portal, job.portalAccountId);
-  await queues().add('cia.adjust', { accountId: job.accountId, stockId: job.stockId, reason: 'portal listed' }, `cia-listed-${jobId}`);
+  await ciaHasTheLastWord(job, jobId, 'portal listed');
   return { action: 'list', portal, portal_item_id: portalItemId, ...(listed.markets ? { markets: listed.markets } : {}) };
+}
+
+/** After a list or revise that carried the item's own quantity: its acknowledgement forgotten and CIA's adjust queued (one per job id). */
+async function ciaHasTheLastWord(job: PortalUploadJob, jobId: string, reason: string): Promise<void> {
+  await ciaRepository.forgetAck(db(), job.accountId, job.stockId, job.portal as PortalId, job.portalAccountId);
+  await queues().add('cia.adjust', { accountId: job.accountId, stockId: job.stockId, reason }, `cia-listed-${jobId}`);
 }
 
 /**
