@@ -39,6 +39,7 @@ export async function parseXmlRequest(text: string): Promise<Record<string, unkn
 
 async function parseXmlFields(text: string): Promise<Record<string, unknown>> {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw invalidInput('xml_doctype_refused', 'XML with a DOCTYPE or entity declarations is not accepted', 'body');
+  refuseIllegalCharacterReferences(text);
   if (countTags(text) > 2 * inputBounds.xmlElements) {
     throw tooLarge(`the XML body holds more than ${inputBounds.xmlElements} elements`);
   }
@@ -55,6 +56,51 @@ async function parseXmlFields(text: string): Promise<Record<string, unknown>> {
     throw invalidInput('malformed_xml', 'the <request> element must contain fields', 'body');
   }
   return root as Record<string, unknown>;
+}
+
+/**
+ * A character reference must name a character of XML 1.0's Char production (#x9, #xA, #xD,
+ * #x20-#xD7FF, #xE000-#xFFFD, #x10000-#x10FFFF; XML 1.0 section 4.1, WFC: Legal Character);
+ * any other is a fatal error, as xmllint answers it. fast-xml-parser instead dropped `&#0;`,
+ * `&#x1;` and `&#xD800;` without a word and kept `&#99999999999;` as text, so
+ * `<name>a&#0;b</name>` was stored as "ab" with a 201, while the same NUL sent raw, or in JSON,
+ * is a 400 naming the field (found 2026-11-28). Such a body is a 400 malformed_xml naming the
+ * reference and the element it stood in, and nothing is stored. CDATA sections and comments hold
+ * no references (their `&#0;` is text) and are passed over.
+ */
+const referenceOrPassed = /<!\[CDATA\[|<!--|&#(?:x([0-9A-Fa-f]+)|([0-9]+));/g;
+const passedUntil: Record<string, string> = { '<![CDATA[': ']]>', '<!--': '-->' };
+
+const isXmlChar = (c: number) =>
+  c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+
+/** One pass over the text: a section's end is found with indexOf, so no body costs more than linear time. */
+function refuseIllegalCharacterReferences(text: string): void {
+  if (!text.includes('&#')) return;
+  const pattern = new RegExp(referenceOrPassed.source, 'g');
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    const [reference, hex, decimal] = match;
+    const until = passedUntil[reference];
+    if (until !== undefined) {
+      const end = text.indexOf(until, pattern.lastIndex);
+      // An unclosed section: the parser refuses the body.
+      if (end === -1) return;
+      pattern.lastIndex = end + until.length;
+      continue;
+    }
+    // More than 8 digits is beyond U+10FFFF whatever they are (parseInt of a long run is imprecise).
+    const digits = (hex ?? decimal ?? '').replace(/^0+/, '');
+    const code = digits.length > 8 ? Infinity : Number.parseInt(digits || '0', hex === undefined ? 10 : 16);
+    if (isXmlChar(code)) continue;
+    const open = text.lastIndexOf('<', match.index);
+    const element = open === -1 ? undefined : /^<([A-Za-z_][\w.:-]*)[^<>]*>/.exec(text.slice(open, match.index))?.[1];
+    const shown = reference.length > 20 ? `${reference.slice(0, 17)}...` : reference;
+    throw invalidInput(
+      'malformed_xml',
+      `the XML body is malformed: ${shown}${element ? ` in <${element}>` : ''} names no character XML 1.0 allows (its Char production)`,
+      'body',
+    );
+  }
 }
 
 /** Start and end tags: a cheap upper bound of twice the elements. */
