@@ -323,6 +323,18 @@ const cents = (value: string | undefined, fallback: number) =>
 /** The storefront's currency: listing_price is "in integral cents of the storefront's currency (CZK for cz, EUR for de, sk, at, fr, it and PLN for pl)". */
 const currencyOf = (storefront: string) => (storefront === 'cz' ? 'CZK' : storefront === 'pl' ? 'PLN' : 'EUR');
 
+/**
+ * listing_price's maximum in the storefront's cents: "Minimum 1 cent, maximum differs by
+ * storefront (25 million CZK, 1 million EUR or 4.5 million PLN)" (UnitRequest, UnitPatchRequest;
+ * 25 million CZK is beyond the field's int32, which the contract gate refuses first). The contract
+ * names no answer to a price above it: ours, validation-error naming listing_price.
+ */
+const maxListingCents = (storefront: string) => (storefront === 'cz' ? 2_500_000_000 : storefront === 'pl' ? 450_000_000 : 100_000_000);
+const priceAboveMaximum = (storefront: string, body: Record<string, unknown>): string | undefined =>
+  typeof body.listing_price === 'number' && body.listing_price > maxListingCents(storefront)
+    ? `listing_price ${body.listing_price} is above the maximum of storefront ${storefront}: ${maxListingCents(storefront) / 100} ${currencyOf(storefront)}`
+    : undefined;
+
 function unitView(u: KauflandUnit) {
   return {
     status: u.status,
@@ -638,6 +650,11 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
       res.status(400).json(problem('validation-error', 'Request parameters have invalid values', [{ field: 'ean', message: 'EAN, 13 or 14 digits' }]));
       return;
     }
+    const tooDear = priceAboveMaximum(storefront, body);
+    if (tooDear) {
+      res.status(400).json(problem('validation-error', 'Request parameters have invalid values', [{ field: 'listing_price', message: tooDear }]));
+      return;
+    }
     const idOffer = String(body.id_offer);
     // A second POST of an id_offer adds a second unit: createUnit is "Add a new unit for an
     // existing product", id_offer the "Seller's unique ID for offer(s)" (the seller keeps it
@@ -683,6 +700,11 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
       res.status(400).json(problem('action-not-allowed', incomplete, [{ field: 'status', message: incomplete }]));
       return;
     }
+    const tooDear = priceAboveMaximum(unit.storefront, body);
+    if (tooDear) {
+      res.status(400).json(problem('validation-error', 'Request parameters have invalid values', [{ field: 'listing_price', message: tooDear }]));
+      return;
+    }
     applyUnitFields(unit, body);
     showOffer(state, unit, true);
     if (typeof body.amount === 'number') emitQuantity(state, portal, unit.account, unit.id_offer, unit.amount, 'quantity');
@@ -717,6 +739,8 @@ function routes(state: SandboxState, k: KauflandState): express.Router {
       if (refused) return { id_unit: item.id_unit, status_code: 400, message: refused, errors: [{ field: 'amount', message: refused }] };
       const incomplete = incompleteStatus(unit, item.unit_data);
       if (incomplete) return { id_unit: item.id_unit, status_code: 400, message: incomplete, errors: [{ field: 'status', message: incomplete }] };
+      const tooDear = priceAboveMaximum(unit.storefront, item.unit_data);
+      if (tooDear) return { id_unit: item.id_unit, status_code: 400, message: tooDear, errors: [{ field: 'listing_price', message: tooDear }] };
       applyUnitFields(unit, item.unit_data);
       showOffer(state, unit, true);
       if (typeof item.unit_data.amount === 'number') emitQuantity(state, portal, unit.account, unit.id_offer, unit.amount, 'quantity');

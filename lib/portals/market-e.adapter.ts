@@ -285,7 +285,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
   override async list(target: PortalTarget, item: ListingItem, key: string): Promise<{ portalItemId: string; listedSku?: string }> {
     if (target.connector !== 'kaufland') return super.list(target, item, key);
     const s = new KauflandSession(target);
-    const { unit, shippingGroup } = unitData(item);
+    const { unit, shippingGroup } = unitData(item, s.storefront);
     const group = await this.shippingGroupId(s, shippingGroup);
     const listing = { ...this.patchOf(unit), ...group };
     const known = unitIds.get(unitKey(s, unit.id_offer)) ?? recordedUnit(s, item.listedAs);
@@ -348,7 +348,7 @@ export class MarketEAdapter extends HttpPortalAdapter {
   override async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void> {
     if (target.connector !== 'kaufland') return super.revise(target, item, portalItemId, values, key);
     const s = new KauflandSession(target);
-    const { unit, shippingGroup } = unitData(item);
+    const { unit, shippingGroup } = unitData(item, s.storefront);
     const id = /^\d+$/.test(portalItemId) ? Number(portalItemId) : (await this.sellersUnit(s, unit.id_offer))?.id_unit;
     if (!id) throw portalRefused(`market_e: no Kaufland unit with id_offer ${unit.id_offer} in storefront ${s.storefront}; list it first`);
     await this.patchUnit(s, id, unit.id_offer, { ...this.patchOf(unit), ...(await this.shippingGroupId(s, shippingGroup)) });

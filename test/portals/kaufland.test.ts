@@ -139,6 +139,24 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(sandbox.state.quantities(String(account)).market_e).to.deep.equal({ 'KL-POT': 3 });
   });
 
+  it("list: a price above the storefront's maximum (1 million EUR, 4.5 million PLN) is refused before any call, naming price and the maximum; the sandbox refuses such a listing_price 400 validation-error", async () => {
+    const refused = await failure(adapter.list(target, item({}, { price: '1000000.01' }), 'max1'));
+    expect(isPermanent(refused)).to.equal(true);
+    expect(refused.message).to.match(/price 1000000\.01 .*1000000\.00 EUR.*storefront de/);
+    const pl: PortalTarget = { ...target, credentials: { storefront: 'pl' } };
+    expect((await failure(adapter.list(pl, item({}, { price: '4500000.01' }), 'max2'))).message).to.match(/4500000\.00 PLN.*storefront pl/);
+    expect(calls('/v2/units').filter((r) => r.method === 'POST')).to.deep.equal([]);
+    // The maximum itself is listed.
+    await adapter.list(target, item({}, { price: '1000000.00' }), 'max3');
+    const unit = unitOf('KL-POT')!;
+    expect(unit.listing_price).to.equal(100000000);
+    // The sandbox plays the contract's maximum on PATCH (and POST, bulk): refused, nothing changed.
+    const patched = await new KauflandSession(target).call('PATCH', `/units/${unit.id_unit}`, { storefront: 'de' }, { listing_price: 100000001 }, [400]);
+    expect(patched.status).to.equal(400);
+    expect(JSON.stringify(patched.body)).to.match(/validation-error.*listing_price/);
+    expect(unitOf('KL-POT')!.listing_price).to.equal(100000000);
+  });
+
   it("list: a shipping group named on GET /shipping-groups' second page (the seller's 31st; a page is at most 30) is found, not refused as unknown", async () => {
     let last = 0;
     for (let i = 3; i <= 31; i++)

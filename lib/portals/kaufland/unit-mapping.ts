@@ -71,16 +71,37 @@ export interface UnitData {
 }
 
 /**
+ * listing_price's maximum in cents of a storefront's currency: "Minimum 1 cent, maximum differs
+ * by storefront (25 million CZK, 1 million EUR or 4.5 million PLN)" (UnitRequest,
+ * UnitPatchRequest). For cz the field's int32 is the tighter bound (21,474,836.47 CZK): a larger
+ * value breaks the contract's type before Kaufland's maximum.
+ */
+export function maxListingCents(storefront: string): number {
+  if (storefront === 'cz') return 2_147_483_647;
+  return storefront === 'pl' ? 450_000_000 : 100_000_000;
+}
+
+const currencyOf = (storefront: string) => (storefront === 'cz' ? 'CZK' : storefront === 'pl' ? 'PLN' : 'EUR');
+
+/**
  * The unit of an item. Document 2's group has no condition: NEW. location is Kaufland's
  * warehouse id when it is one (a number); Kaufland has no free-text location, so another value
  * is not sent. The shipping group (an id or a name) is resolved by the adapter.
  */
-export function unitData(item: ListingItem): { unit: UnitData; shippingGroup: string | null } {
+export function unitData(item: ListingItem, storefront = 'de'): { unit: UnitData; shippingGroup: string | null } {
   const g = item.group;
   const ean = str(g, 'ean', item.ean);
   if (!ean) throw portalInputError(portal, 'an EAN (or isbn:...) is required');
-  const price = cents(str(g, 'price', item.price), 'price');
+  const priceText = str(g, 'price', item.price);
+  const price = cents(priceText, 'price');
   if (!price) throw portalInputError(portal, 'a price above 0 is required');
+  // Refused before any call, naming the price: Kaufland refuses a listing_price above it (the sandbox plays it).
+  const max = maxListingCents(storefront);
+  if (price > max)
+    throw portalInputError(
+      portal,
+      `price ${priceText} is above Kaufland's maximum listing price of ${(max / 100).toFixed(2)} ${currencyOf(storefront)} at storefront ${storefront}`,
+    );
   const minimum = cents(str(g, 'price_min'), 'price_min');
   if (minimum !== undefined && (minimum < 1 || minimum > price)) throw portalInputError(portal, `price_min must be above 0 and at most the price`);
   const note = str(g, 'comment');
