@@ -172,6 +172,21 @@ function requestType(d: Full): JsonSchema {
 /** Joi trims the text before its other rules (and before its allowed values are compared). */
 const isTrimmed = (d: Full): boolean => hasRule(d, 'trim') || d.rules?.some((r) => r.name === 'trim' && r.args?.enabled !== false) === true;
 
+/**
+ * A trimmed text's upper bound as a pattern: at most `most` characters between the spaces around
+ * them (JavaScript's trim and \s strip the same characters), at least one when `some`. maxLength
+ * would count the spaces a client may send around the text, which Joi trims first, so it was left
+ * out and the document gave no bound at all: a 65-character category id or customer.id was refused
+ * by a service whose openapi.json took it. Wider than Joi never narrower: with the u flag a
+ * character outside the BMP counts once here, twice in Joi's max; a length rule is read as its
+ * upper bound.
+ */
+export function trimmedWithin(most: number, some: boolean): string {
+  if (most <= 0) return '^\\s*$';
+  const core = most === 1 ? '\\S' : `\\S(?:[\\s\\S]{0,${most - 2}}\\S)?`;
+  return some ? `^\\s*${core}\\s*$` : `^\\s*(?:${core})?\\s*$`;
+}
+
 function stringRequest(d: Full): JsonSchema {
   const trimmed = isTrimmed(d);
   const caseRule = hasRule(d, 'case');
@@ -184,7 +199,9 @@ function stringRequest(d: Full): JsonSchema {
   // Joi refuses the empty text unless allow('') says otherwise (withAllowed adds it then).
   const least = typeof min === 'number' ? min : 1;
   if (!trimmed && least > 0) out.minLength = least;
-  if (trimmed && least > 0) out.pattern = '\\S';
+  const most = typeof length === 'number' ? length : max;
+  if (trimmed && typeof most === 'number') out.pattern = trimmedWithin(most, least > 0);
+  else if (trimmed && least > 0) out.pattern = '\\S';
   if (typeof max === 'number' && !trimmed) out.maxLength = max;
   if (typeof length === 'number' && !trimmed) Object.assign(out, { minLength: length, maxLength: length });
   if (hasRule(d, 'email')) out.format = 'email';

@@ -88,6 +88,36 @@ describe('the contract checker (issue 36) and the schemas it reads', () => {
     expect(flag.anyOf.some((s) => s.pattern !== undefined && new RegExp(s.pattern, 'u').test('TRUE'))).to.equal(true);
   });
 
+  it('when a trimmed text has a maximum length, then the document states it (the spaces around it taken, as Joi trims them first), so the service refusing a longer one is what the document says', async () => {
+    const sent = ['abc', '  abc  ', 'abcd', ' ab cd ', 'a', '', '   ', ' a b ', 'ab', '\tab\n'];
+    const takes = (text: Joi.StringSchema) => {
+      const valid = new Ajv2020({ strict: false }).compile(jsonSchemaOf(Joi.object({ text }), 'request'));
+      return sent.map((value) => valid({ text: value }));
+    };
+    const joiTakes = (text: Joi.StringSchema) => sent.map((value) => text.validate(value).error === undefined);
+    // A maximum: the document takes what Joi takes, no more, no less.
+    for (const text of [Joi.string().trim().min(1).max(3), Joi.string().trim().max(3).allow(''), Joi.string().trim().max(1)])
+      expect(takes(text)).to.deep.equal(joiTakes(text));
+    // A length: read as its upper bound (wider than Joi, never narrower).
+    const exactly = Joi.string().trim().length(2);
+    expect(takes(exactly).map((taken, i) => taken || !joiTakes(exactly)[i])).to.deep.equal(sent.map(() => true));
+    expect(takes(exactly)[2], 'abcd').to.equal(false);
+
+    // What a client met: openapi.json took a 65-character own category id and customer.id that the service refused.
+    const seller = await newSeller();
+    const refused: [string, unknown, string][] = [
+      ['/stock/category/', { category: { platform: 'shop_g', id: 'c'.repeat(65), name: 'Cups' } }, 'category[0].id'],
+      ['/order/', { order: { customer: { email: 'a@example.com', id: 'C'.repeat(65) } } }, 'order.customer.id'],
+    ];
+    for (const [path, request, field] of refused) {
+      const res = await call(path.slice(1), { token: seller.token, body: request });
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.error!.map((e) => e.field)).to.deep.equal([field]);
+      const problems = await checkExchange(await exchange({ method: 'POST', path, status: 400, request, body: res.body }));
+      expect(problems, path).to.deep.equal([]);
+    }
+  });
+
   it("when a trimmed text allows '', then spaces alone are documented as taken, as Joi takes them (a fuzz seed found Stock_type's size)", () => {
     const size = Joi.string()
       .trim()
