@@ -1,5 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import { invalidInput, noLongerExists, Warning } from '../errors';
+import { log } from '../log';
 import { refusedForGood, sendMail } from '../mail';
 import { updateOrder } from '../order';
 import type { StatusFlag } from '../order';
@@ -54,21 +55,55 @@ const gone = (handler: EventHandlerRow) => (err: unknown) => {
   return undefined;
 };
 
-async function mail(run: Run, handler: EventHandlerRow) {
+async function mail(runId: string, run: Run, handler: EventHandlerRow, lastAttempt: boolean) {
   // Not an open relay (issue 31): the buyer of the record or the account's own address, checked again now.
   await assertMailRecipient(run.accountId, run.section, handler.required.to!);
   const record = await recordOf(run, handler);
   const to = fillTemplate(handler.required.to!, record).trim();
   if (!emailAddress.test(to)) throw invalidInput('invalid_field', `mail: ${handler.required.to} gives no e-mail address for ${run.section} ${run.recordId}`);
-  const sent = await sendMail({ to, subject: fillTemplate(handler.required.subject!, record), text: fillTemplate(handler.required.template!, record) }).catch(
-    (err: unknown) => {
-      // The server refused this recipient or message for good (a 5xx, lib/mail refusedForGood): the run fails at once with its
-      // answer (GET job/{job_id}/), instead of asking again with every retry; anything else is retried with the queue's backoff.
-      const refused = refusedForGood(err);
-      throw refused ? new UnrecoverableError(`mail to ${to} refused by the mail server: ${refused}`) : err;
-    },
-  );
+  const subject = fillTemplate(handler.required.subject!, record);
+  const sent = await sendMail({ to, subject, text: fillTemplate(handler.required.template!, record) }).catch(async (err: unknown) => {
+    // The server refused this recipient or message for good (a 5xx, lib/mail refusedForGood): the run fails at once with its
+    // answer (GET job/{job_id}/), instead of asking again with every retry; anything else is retried with the queue's backoff.
+    const refused = refusedForGood(err);
+    if (refused || lastAttempt) await reportMailNotSent(runId, run, handler, { to, subject, refused, error: (err as Error).message });
+    throw refused ? new UnrecoverableError(`mail to ${to} refused by the mail server: ${refused}`) : err;
+  });
   return { to, message_id: sent.messageId };
+}
+
+/**
+ * A mail that will not go out is the seller's news (decision; document 1 names no channel for a
+ * failed action): the run's job is found only by its id, which no answer gives the seller, and a
+ * notification has its delivery log and pause task, a mail nothing. One task per run (keyed by its
+ * job id, so a retry makes none twice), high priority, on the record, of the handler's portal
+ * account when it is bound (its client sees it): which mail, to whom, the server's answer, what to
+ * do. Made when the server refused it for good or the last try failed (SMTP down through every
+ * try); a task that cannot be written (the database down too) is logged, the run fails as it would.
+ */
+async function reportMailNotSent(
+  runId: string,
+  run: Run,
+  handler: EventHandlerRow,
+  mail: { to: string; subject: string; refused: string | undefined; error: string },
+): Promise<void> {
+  const where = `${run.section} ${run.recordId}`;
+  const why = mail.refused
+    ? `the mail server refused it for good: ${mail.refused}. Sending it again would get the same answer; check the address (${where}) with the buyer`
+    : `the mail server could not take it on any of the run's tries (last: ${mail.error}). Check SMTP_URL's server, then write to the buyer yourself`;
+  await createTaskOnce(
+    run.accountId,
+    {
+      title: `Mail not sent: event handler ${handler.id} (${run.section} ${run.type}), ${where}`.slice(0, 255),
+      text: `The mail of event handler ${handler.id} on the ${run.type} event of ${where} to ${mail.to} ("${mail.subject}") was not sent: ${why}.`,
+      priority: 'high',
+      ...(run.section === 'order' || run.section === 'customer' ? { reference: { section: run.section, id: run.recordId } } : {}),
+      portalAccountId: handler.portal_account_grant,
+    },
+    `${runId}-mail-not-sent`,
+  ).catch((err: unknown) =>
+    log.warn({ account_id: run.accountId, handler_id: handler.id, job_id: runId, err: (err as Error).message }, 'mail not sent: the task could not be written'),
+  );
 }
 
 async function orderFlag(run: Run, handler: EventHandlerRow) {
@@ -108,20 +143,20 @@ async function task(runId: string, run: Run, handler: EventHandlerRow) {
  * skipped; a paused notification handler's delivery is held. Throwing retries with backoff; a
  * permanent domain error (lib/errors) ends the run as failed.
  */
-export async function runEventHandler(runId: string, run: Run): Promise<Record<string, unknown>> {
+export async function runEventHandler(runId: string, run: Run, lastAttempt = false): Promise<Record<string, unknown>> {
   const handler = await eventHandlerRepository.get(handlerScope(run.accountId, null), run.handlerId);
   if (!handler || (!handler.is_active && !handler.paused_at)) return { handler_id: run.handlerId, skipped: 'handler deleted or inactive' };
   // The events the action raises (an order_flag's order changed, ...) carry this handler in their chain (event-chain.ts).
-  return withEventCause(causeAfter(run.cause, handler.id), () => act(runId, run, handler));
+  return withEventCause(causeAfter(run.cause, handler.id), () => act(runId, run, handler, lastAttempt));
 }
 
-async function act(runId: string, run: Run, handler: EventHandlerRow): Promise<Record<string, unknown>> {
+async function act(runId: string, run: Run, handler: EventHandlerRow, lastAttempt: boolean): Promise<Record<string, unknown>> {
   const base = { handler_id: handler.id, action: handler.action };
   switch (handler.action) {
     case 'notification':
       return { ...base, ...(await notify(runId, run, handler)) };
     case 'mail':
-      return { ...base, ...(await mail(run, handler)) };
+      return { ...base, ...(await mail(runId, run, handler, lastAttempt)) };
     case 'order_flag':
       return { ...base, ...(await orderFlag(run, handler)) };
     case 'task':

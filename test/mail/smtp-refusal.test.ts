@@ -5,7 +5,7 @@
  * keeps within RFC 5322's line limit (2.1.1: 998 characters) and RFC 2047's encoded words.
  */
 import crypto from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { SMTPServer } from 'smtp-server';
@@ -88,6 +88,22 @@ async function createOrder(seller: Seller, customer: Record<string, unknown>): P
   const res = await call('order/', { token: seller.token, body: { order: { customer } } });
   expect(res.status, res.text).to.equal(201);
   return res.body.order_id as string;
+}
+
+/** The seller's tasks (GET task/). */
+async function tasksOf(seller: Seller): Promise<Record<string, unknown>[]> {
+  const res = await call('task/', { token: seller.token });
+  expect(res.status, res.text).to.equal(200);
+  return (res.body.task ?? []) as Record<string, unknown>[];
+}
+
+/** A port on this machine nothing listens on (an SMTP server that is down). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 const mailbox = (kind: string) => `${kind}-${crypto.randomBytes(4).toString('hex')}@example.com`;
@@ -177,11 +193,11 @@ describe('mail handlers over SMTP: a refused recipient, a greylisting server, th
     return rows.find((r) => r.payload.handlerId === handlerId)?.job_id;
   }
 
-  it('when the mail server answers 550 to the buyer, then the run fails at once with that answer (GET job/{job_id}/), asked once', async () => {
+  it('when the mail server answers 550 to the buyer, then the run fails at once with that answer (GET job/{job_id}/), asked once, and the seller gets a task', async () => {
     const seller = await newSeller();
     const handlerId = await mailHandler(seller, 'Order {id}');
     const email = mailbox('gone');
-    await createOrder(seller, { email });
+    const orderId = await createOrder(seller, { email });
     const job = await finished(seller, await waitFor(() => runJobOf(seller, handlerId), 'the mail run'));
     expect(job.state).to.equal('failed');
     expect(job.error)
@@ -189,6 +205,46 @@ describe('mail handlers over SMTP: a refused recipient, a greylisting server, th
       .and.to.contain(email);
     // Before: 4 tries (the job's attempts), each a RCPT TO the server had refused for good.
     expect(smtp.rcpt.get(email)).to.equal(1);
+    // The seller hears of it: one task on the order naming the address and the server's answer.
+    const [task, ...more] = await tasksOf(seller);
+    expect(more).to.have.length(0);
+    expect(task).to.deep.include({ priority: 'high', reference: { section: 'order', id: orderId } });
+    expect(task!.title).to.equal(`Mail not sent: event handler ${handlerId} (order created), order ${orderId}`);
+    expect(task!.text)
+      .to.contain(email)
+      .and.to.match(/refused it for good: .*550 5\.1\.1/);
+  });
+
+  it('when the mail server is down through every try, then the run fails and the seller gets one task naming the order, the address and why', async () => {
+    const seller = await newSeller();
+    const handlerId = await mailHandler(seller, 'Order {id}');
+    const email = mailbox('down');
+    const before = config().smtpUrl;
+    setConfig({ ...config(), smtpUrl: `smtp://127.0.0.1:${await closedPort()}` });
+    try {
+      const orderId = await createOrder(seller, { email });
+      const job = await finished(seller, await waitFor(() => runJobOf(seller, handlerId), 'the mail run'));
+      expect(job.state).to.equal('failed');
+      expect(job.error).to.match(/ECONNREFUSED/);
+      const tasks = await tasksOf(seller);
+      expect(tasks).to.have.length(1);
+      expect(tasks[0]).to.deep.include({ priority: 'high', reference: { section: 'order', id: orderId } });
+      expect(tasks[0]!.text)
+        .to.contain(email)
+        .and.to.contain('could not take it on any of the run')
+        .and.to.match(/ECONNREFUSED/);
+    } finally {
+      setConfig({ ...config(), smtpUrl: before });
+    }
+  });
+
+  it('when the mail server refuses at first (451) and takes the mail on a retry, then no task', async () => {
+    const seller = await newSeller();
+    const handlerId = await mailHandler(seller, 'Order {id}');
+    await createOrder(seller, { email: mailbox('grey') });
+    const job = await finished(seller, await waitFor(() => runJobOf(seller, handlerId), 'the mail run'));
+    expect(job.state, String(job.error)).to.equal('completed');
+    expect(await tasksOf(seller)).to.have.length(0);
   });
 
   it('when the mail server greylists the buyer (451), then the run is retried and the mail goes out once', async () => {
