@@ -79,7 +79,10 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
       jobId,
     );
   } catch (err) {
-    await recordPartialListing(key, listing, jobId, err);
+    const markets = await recordPartialListing(key, listing, jobId, err);
+    // Live where it was taken, with the quantity the put carried (the item's own): CIA's there
+    // too, as after a whole list (one adjustment per set of markets the job's tries recorded).
+    if (markets) await ciaHasTheLastWord(job, `${jobId}-in-${markets.join('-')}`, 'portal listed in some markets');
     throw err;
   }
   const { portalItemId } = listed;
@@ -106,18 +109,21 @@ async function ciaHasTheLastWord(job: PortalUploadJob, jobId: string, reason: st
  * there, with this job, so the seller sees it, CIA's quantities and a revise name only those
  * markets, an end ends it by its SKU, and the job's retry submits the others only. A listing that
  * was live in every market before stays so (a refused update leaves the older listing where it
- * was); one live in some adds those taken now.
+ * was); one live in some adds those taken now. Answers the markets where the put was taken and
+ * the listing is live (undefined: none), for CIA to set its quantity there.
  */
 async function recordPartialListing(
   key: ListingKey,
   before: Awaited<ReturnType<typeof portalListingRepository.listing>>,
   jobId: string,
   err: unknown,
-): Promise<void> {
+): Promise<string[] | undefined> {
   const partial = partialListingOf(err);
-  if (!partial) return;
+  if (!partial) return undefined;
   const wasLive = before?.status === 'listed';
-  if (wasLive && !before.markets) return;
+  // Live everywhere before: the refused update left the older listing (and CIA's quantity) where it was refused; where it was taken, the put carried the item's own.
+  if (wasLive && !before.markets) return partial.markets;
   const markets = [...new Set([...(wasLive ? before.markets! : []), ...partial.markets])];
   await portalListingRepository.saveListing(db(), key, partial.portalItemId, 'listed', { markets, job: jobId });
+  return markets;
 }

@@ -101,6 +101,27 @@ describe('market_d: a listing one of the seller’s Amazon marketplaces refused'
     ).to.deep.equal([[200, FR]]);
   });
 
+  it('when the list fails in DE, then FR, which took the put with the item’s own 5, gets CIA’s quantity (max_quantity 2) without waiting for a change', async () => {
+    const capped = await call(`stock/${stockId}/`, {
+      token: seller.token,
+      body: { stock: { cia: { market_d: { is_active: true, max_quantity: 2, portal_account_id: [amazonId] } } } },
+    });
+    expect(capped.status, capped.text).to.equal(200);
+    // CIA's push before any listing: refused (Amazon holds no listing of the SKU), nothing sent.
+    await settled(2);
+    const patchesBefore = calls('PATCH').length;
+    expect((await upload({ action: 'list' })).end.state).to.equal('failed');
+    await waitFor('CIA’s 2 patched in FR', () => calls('PATCH').length > patchesBefore, 15000);
+    expect(
+      calls('PATCH')
+        .slice(patchesBefore)
+        .map((p) => [p.status, p.query!.marketplaceIds]),
+    ).to.deep.equal([[200, FR]]);
+    await waitFor('2 at Amazon', () => running.sandbox.state.quantities(String(amazonId)).market_d?.['PART-1'] === 2, 15000);
+    const row = await settled(2);
+    expect(row.acked_seq).to.equal(row.desired_seq);
+  });
+
   it('while live in FR only, an item whose SKU the seller changed has its quantity patched under the SKU it was listed by, in FR alone; the new SKU gets nothing', async () => {
     expect((await upload({ action: 'list' })).end.state).to.equal('failed');
     const patchesBefore = calls('PATCH').length;
