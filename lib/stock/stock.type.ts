@@ -145,6 +145,24 @@ const marketI = () =>
     characteristics: characteristics(),
   });
 
+/**
+ * webshop special.date (document 2: special.date.from, special.date.to, dates of the action): a
+ * period whose end is before its start is a 400 naming special.date.to. It was stored, so the
+ * seller's special price ran on no day at all, with nothing said. Either alone, or '' (none), is
+ * taken; the same day is a one-day action. Checked within what one request sends.
+ */
+const specialPeriod = () =>
+  Joi.object({
+    from: dateText(),
+    to: dateText().custom((to: string, helpers) => {
+      const from = (helpers.state.ancestors[0] as { from?: unknown }).from;
+      const start = typeof from === 'string' ? from.trim() : '';
+      return to !== '' && start !== '' && to < start
+        ? helpers.message({ custom: '{{#label}} {{#to}} is before special.date.from {{#from}}: the action would run on no day' }, { to, from: start })
+        : to;
+    }),
+  });
+
 const webshop = () =>
   Joi.object({
     shop_id: text(64).invalid('').required(),
@@ -172,7 +190,7 @@ const webshop = () =>
     characteristics: characteristics(),
     is_digital: bool(),
     is_massarticle: bool(),
-    special: Joi.object({ is_active: bool(), price: list(money(4)), date: Joi.object({ from: dateText(), to: dateText() }), quantity: integer().min(0) }),
+    special: Joi.object({ is_active: bool(), price: list(money(4)), date: specialPeriod(), quantity: integer().min(0) }),
     is_active: bool(),
     modified_time: readOnly(Joi.string()),
   });

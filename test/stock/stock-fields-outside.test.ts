@@ -170,6 +170,33 @@ describe('stock item fields tried from outside (document 2)', () => {
       });
     }
 
+    it('when a webshop special ends before it starts, then 400 names special.date.to and nothing changes, on create, update and stock/list/; one day or one end alone is taken', async () => {
+      const inverted = { webshop: [{ shop_id: 'main', special: { is_active: true, price: ['9.90'], date: { from: '2026-12-24', to: '2026-12-01' } } }] };
+      await refusedOnCreate(seller, 'SPECIAL-BACK', inverted, 'stock.webshop[0].special.date.to');
+
+      const special = { is_active: true, price: ['9.9000'], date: { from: '2026-12-24', to: '2026-12-24' } };
+      const id = await createItem(seller, { name: 'Special', webshop: [{ shop_id: 'main', special }] });
+      const update = await call(`stock/${id}/`, { token: seller.token, body: { stock: inverted } });
+      expect(update.status, update.text).to.equal(400);
+      expect(errorFields(update)).to.deep.equal(['stock.webshop[0].special.date.to']);
+      const kept = (await readItem(seller, id)) as unknown as { webshop: { special: unknown }[] };
+      expect(kept.webshop[0]!.special).to.deep.equal(special);
+
+      const list = await call('stock/list/', {
+        token: seller.token,
+        body: {
+          stock: [
+            { name: 'Open end', webshop: [{ shop_id: 'main', special: { date: { from: '2026-12-01' } } }] },
+            { name: 'Back', ...inverted },
+          ],
+        },
+      });
+      expect(list.status, list.text).to.equal(207);
+      const parts = list.body.response as { code: number; error?: { field?: string }[] }[];
+      expect(parts.map((p) => p.code)).to.deep.equal([201, 400]);
+      expect((parts[1]!.error ?? []).map((e) => e.field)).to.deep.equal(['stock[1].webshop[0].special.date.to']);
+    });
+
     it('when dates that exist are sent, then they read back as the same YYYY-MM-DD', async () => {
       const id = await createItem(seller, { name: 'Dates', quantity_ordered_date: '2028-02-29', market_d: { availibility_date: '2026-12-31' } });
       const item = (await readItem(seller, id)) as Record<string, unknown>;
