@@ -19,6 +19,13 @@ import { config } from '../../config';
  */
 export type CredentialsPurpose = 'portal_account' | 'payment_provider_account' | 'event_handler';
 
+/**
+ * What a value may be sealed for: a table of credentials above, or idempotency_key, the secret
+ * fields of an answer an Idempotency-Key keeps for its replays (lib/http/idempotency), bound to
+ * the seller account. Those rows live 24 hours and are never resealed (README).
+ */
+export type SealPurpose = CredentialsPurpose | 'idempotency_key';
+
 /** A sealed value that cannot be opened (unknown key id, tampered, another row), or no key configured. */
 export class CredentialsError extends Error {}
 
@@ -35,14 +42,14 @@ function currentKey(): { id: string; key: Buffer } {
 }
 
 /** What the tag authenticates: the table, and the row where the value is bound to one (kc2). */
-const aad = (purpose: CredentialsPurpose, rowId: number | undefined) => Buffer.from(rowId === undefined ? purpose : `${purpose}:${rowId}`);
+const aad = (purpose: SealPurpose, rowId: number | undefined) => Buffer.from(rowId === undefined ? purpose : `${purpose}:${rowId}`);
 
 /**
  * Seals credentials with the current key; an empty object is stored as null (none). With the row
  * id (kc2) the value opens only for that row; without it (kc1, for a row whose id is not known
  * yet) only the table is bound.
  */
-export function sealCredentials(purpose: CredentialsPurpose, credentials: Record<string, unknown>, rowId?: number): string | null {
+export function sealCredentials(purpose: SealPurpose, credentials: Record<string, unknown>, rowId?: number): string | null {
   if (Object.keys(credentials).length === 0) return null;
   const { id, key } = currentKey();
   const iv = crypto.randomBytes(12);
@@ -56,7 +63,7 @@ export function sealCredentials(purpose: CredentialsPurpose, credentials: Record
  * Opens a sealed value; null (none) gives {}. A kc2 value opens only with the row id it was
  * sealed for. Throws CredentialsError, never with the value in its message.
  */
-export function openCredentials(purpose: CredentialsPurpose, sealed: string | null, rowId?: number): Record<string, unknown> {
+export function openCredentials(purpose: SealPurpose, sealed: string | null, rowId?: number): Record<string, unknown> {
   if (sealed === null || sealed === '') return {};
   const [v, id, iv, tag, data] = sealed.split('.');
   if ((v !== 'kc1' && v !== 'kc2') || !id || !iv || !tag || data === undefined)

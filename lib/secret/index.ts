@@ -4,4 +4,4 @@
  * README.md beside this file has the decisions.
  */
 export { CredentialsError, developmentKeyWarning, isBoundToRow, openCredentials, sealCredentials, sealedKeyId, whereNeedsResealing } from './credentials';
-export type { CredentialsPurpose } from './credentials';
+export type { CredentialsPurpose, SealPurpose } from './credentials';

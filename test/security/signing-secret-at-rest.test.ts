@@ -43,6 +43,33 @@ describe('webhook signing secrets sealed at rest', () => {
     expect((read.body.event_handler as { signing_secret: string }).signing_secret).to.equal(secret);
   });
 
+  it('when a handler is created with an Idempotency-Key, then the answer kept for replays holds no secret in clear, and a replay answers the same secret (found by the security pass)', async () => {
+    const seller = await newSeller();
+    const key = `handler-${Date.now()}-${Math.random()}`;
+    const first = await call('admin/event/handler/', { token: seller.token, headers: { 'Idempotency-Key': key }, body: handler });
+    expect(first.status, first.text).to.equal(201);
+    const secret = first.body.signing_secret as string;
+    expect(secret).to.match(/^whsec_/);
+    const kept = (await db()('idempotency_key').where({ account_id: seller.id, key }).first('envelope')) as { envelope: Record<string, unknown> };
+    expect(kept.envelope.signing_secret).to.match(/^kc2\./);
+    expect(JSON.stringify(kept)).not.to.contain(secret.slice('whsec_'.length));
+    const replay = await call('admin/event/handler/', { token: seller.token, headers: { 'Idempotency-Key': key }, body: handler });
+    expect(replay.status, replay.text).to.equal(201);
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replay.body).to.deep.equal(first.body);
+    // A kept value moved to another seller's key does not open there: the replay leaves it out.
+    const other = await newSeller();
+    const otherKey = `handler-${Date.now()}-${Math.random()}`;
+    const theirs = await call('admin/event/handler/', { token: other.token, headers: { 'Idempotency-Key': otherKey }, body: handler });
+    expect(theirs.status, theirs.text).to.equal(201);
+    await db()('idempotency_key')
+      .where({ account_id: other.id, key: otherKey })
+      .update({ envelope: JSON.stringify(kept.envelope) });
+    const moved = await call('admin/event/handler/', { token: other.token, headers: { 'Idempotency-Key': otherKey }, body: handler });
+    expect(moved.status, moved.text).to.equal(201);
+    expect(moved.body.signing_secret).to.equal(undefined);
+  });
+
   it("when a sealed secret is copied into another seller's handler, then it does not open there", async () => {
     const [victim, attacker] = [await newSeller(), await newSeller()];
     const source = await create(victim);

@@ -9,6 +9,7 @@ import { now } from '../../clock';
 import { commitOutcome, lostCommitOf } from '../../db';
 import type { OpenRequest } from '../../db';
 import { DomainError } from '../../errors';
+import { CredentialsError, openCredentials, sealCredentials } from '../../secret';
 import { errorEnvelope } from '../envelope';
 import type { KeyHolder } from './holder';
 import { idempotencyHeader } from './key';
@@ -102,9 +103,48 @@ export async function claimKey(holder: KeyHolder, key: string, fingerprint: stri
       }
       // Too old for PostgreSQL to tell: the unknown answer stays the key's.
     }
-    return { replay: { status: row.status, headers: row.headers ?? {}, envelope: row.envelope } };
+    return { replay: { status: row.status, headers: row.headers ?? {}, envelope: openSecrets(holder, row.envelope) } };
   }
   throw inUse();
+}
+
+/**
+ * Fields of an answer that are secrets: a notification handler's signing_secret (POST
+ * admin/event/handler/), which lib/event keeps sealed in its row because whoever reads it from a
+ * dump, a backup or a replica can sign events the seller's receiver believes. The answer kept for
+ * replays held it in clear for the key's 24 hours (found by the security pass), so it is sealed
+ * here too (lib/secret, purpose idempotency_key, bound to the seller account) and opened for a
+ * replay only. A new answer field holding a secret is named here.
+ */
+const secretAnswerFields = ['signing_secret'];
+
+function sealSecrets(holder: KeyHolder, answer: StoredAnswer): StoredAnswer {
+  const fields = secretAnswerFields.filter((field) => typeof answer.envelope[field] === 'string');
+  if (!fields.length) return answer;
+  const envelope = { ...answer.envelope };
+  for (const field of fields) envelope[field] = sealCredentials('idempotency_key', { [field]: envelope[field] }, holder.accountId);
+  return { ...answer, envelope };
+}
+
+/**
+ * The stored answer with its secrets opened. One that does not open (the key it was sealed with
+ * was dropped within the 24 hours, or the value was altered) is left out of the replay rather
+ * than failing it: the record exists, and the seller's own GET shows its secret. A value in clear
+ * (kept by a process of the earlier release) is replayed as it is.
+ */
+function openSecrets(holder: KeyHolder, envelope: StoredAnswer['envelope']): StoredAnswer['envelope'] {
+  const fields = secretAnswerFields.filter((field) => typeof envelope[field] === 'string' && /^kc[12]\./.test(envelope[field] as string));
+  if (!fields.length) return envelope;
+  const opened = { ...envelope };
+  for (const field of fields) {
+    try {
+      opened[field] = openCredentials('idempotency_key', opened[field] as string, holder.accountId)[field];
+    } catch (err) {
+      if (!(err instanceof CredentialsError)) throw err;
+      delete opened[field];
+    }
+  }
+  return opened;
 }
 
 /** 5xx and 429 are not kept: nothing (or not everything) was done, and the client may retry. */
@@ -120,7 +160,7 @@ export function isKept(status: number): boolean {
 async function settle(holder: KeyHolder, key: string, owner: string, answer: StoredAnswer, failure: unknown): Promise<void> {
   const lost = lostCommitOf(failure);
   if (lost) await storeUnknown(holder, key, owner, answer, lost.xid ?? null);
-  else if (isKept(answer.status)) await idempotencyRepository.store(holder, key, owner, answer);
+  else if (isKept(answer.status)) await idempotencyRepository.store(holder, key, owner, sealSecrets(holder, answer));
   // A failure after a transaction of the request committed (its mark) does not free the key:
   // a resend would do that work again. It learns that it was carried out.
   else if (!(await idempotencyRepository.release(holder, key, owner))) await idempotencyRepository.store(holder, key, owner, carriedOut());
