@@ -5,6 +5,7 @@ import { refusedForGood, sendMail } from '../mail';
 import { adapterFor, isShippedByChannelAtPortal, portalOf, PortalId } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import type { PortalTarget } from '../portals';
+import { outboxRepository } from '../queue';
 import type { JobPayloads } from '../queue';
 import { channelFulfilmentQuery } from './channel-fulfilment';
 import { trackingLinks } from './order.mapper';
@@ -122,13 +123,22 @@ async function reportToPortal(
   return ok === parts.length ? 'ok' : ok === 0 ? 'error' : 'partially_ok';
 }
 
-/** Marks the order shipped with the shipment's data and writes the history entry, in one transaction. */
-async function markOrderShipped(run: JobPayloads['order.send_mit'], status: PlatformStatus | null): Promise<void> {
+/**
+ * Marks the order shipped with the shipment's data and writes the history entry, in one
+ * transaction that also keeps the step's mark in the job's outbox row (`orderUpdated`), and does
+ * nothing when an earlier try of the job kept it. The mark was saved only after the commit: a
+ * worker dying between the two, or a save failing there (Postgres dropping the connection), left
+ * the retry, which starts from the job's data in Redis, to write the order again: a second
+ * history entry and a second order changed event, every handler on it run twice for one send_mit.
+ */
+async function markOrderShipped(run: JobPayloads['order.send_mit'], status: PlatformStatus | null, jobId: string, progress: SendMitProgress): Promise<void> {
   const { deliverer, code, date } = run.sendMit;
   const warnings: Warning[] = [];
   const entry = `send_mit ${date}: shipped${deliverer ? ` with ${deliverer}` : ''}${code.length ? ` (${code.join(', ')})` : ''}; portal report: ${status ?? 'none (no portal)'}`;
   // An order that refuses the update (a domain error) fails the job for good (lib/queue/processors.ts).
   await db().transaction(async (trx) => {
+    const kept = (await outboxRepository.lockProgress(trx, jobId)) as SendMitProgress | undefined;
+    if (kept?.orderUpdated) return;
     await updateOneOrderIn(
       trx,
       { ...allOrdersOf(run.accountId), portalAccountId: null },
@@ -146,6 +156,7 @@ async function markOrderShipped(run: JobPayloads['order.send_mit'], status: Plat
     );
     const current = await orderRepository.getForUpdate(trx, allOrdersOf(run.accountId), run.orderId);
     await orderRepository.addHistory(trx, current!.internal_id, [entry]);
+    await outboxRepository.saveProgress(trx, jobId, { ...progress, platformStatus: status, orderUpdated: true });
   });
 }
 
@@ -197,7 +208,7 @@ export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMi
     await ctx.save(progress);
   }
   if (!progress.orderUpdated) {
-    await markOrderShipped(run, progress.platformStatus);
+    await markOrderShipped(run, progress.platformStatus, ctx.jobId, progress);
     progress.orderUpdated = true;
     await ctx.save(progress);
   }

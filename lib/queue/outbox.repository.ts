@@ -122,6 +122,18 @@ export const outboxRepository = {
       .update({ payload: knex.raw(`jsonb_set(payload, '{progress}', ?::jsonb)`, [JSON.stringify(progress)]) });
   },
 
+  /**
+   * The progress an outbox job kept (saveProgress), its row locked until the caller's transaction
+   * ends: a step that writes and marks itself done in one transaction reads here whether an
+   * earlier try of the job did so already. Undefined for a job without a row or progress.
+   */
+  async lockProgress(trx: Knex.Transaction, jobId: string): Promise<Record<string, unknown> | undefined> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(jobId)) return undefined;
+    const row = (await trx('outbox').where({ job_id: jobId }).forUpdate().first(trx.raw(`payload->'progress' AS progress`))) as
+      { progress: Record<string, unknown> | null } | undefined;
+    return row?.progress ?? undefined;
+  },
+
   /** Records a job's final state (completed or failed after its last try). */
   async recordFinal(knex: Knex, jobId: string, fields: FinalState): Promise<void> {
     await outboxRepository.recordFinals(knex, [{ jobId, ...fields }]);
