@@ -25,13 +25,28 @@ import { useEventsWorker } from '../event/events-worker';
  * (local part `gone-...`), 451 the first time for a greylisted one (`grey-...`), else 250.
  * It counts every RCPT TO by address and keeps the raw messages.
  */
-async function startSmtp(): Promise<{ url: string; rcpt: Map<string, number>; mails: { to: string; raw: string }[]; close(): Promise<void> }> {
+async function startSmtp(
+  options: { hideSMTPUTF8?: boolean } = {},
+): Promise<{ url: string; rcpt: Map<string, number>; commands: string[]; mails: { to: string; smtpUtf8: boolean; raw: string }[]; close(): Promise<void> }> {
   const rcpt = new Map<string, number>();
-  const mails: { to: string; raw: string }[] = [];
+  const commands: string[] = [];
+  const mails: { to: string; smtpUtf8: boolean; raw: string }[] = [];
   const smtp = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
+    hideSMTPUTF8: options.hideSMTPUTF8 ?? false,
     authOptional: true,
-    logger: false,
+    // The commands as the client sent them (the session's addresses are decoded to Unicode by smtp-server).
+    logger: {
+      debug: (meta: { tnx?: string }, _format: string, line: unknown) => {
+        if (meta.tnx === 'command') commands.push(String(line));
+      },
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+      trace: () => undefined,
+      fatal: () => undefined,
+      level: 'debug',
+    } as unknown as boolean,
     onRcptTo(address, _session, callback) {
       const count = (rcpt.get(address.address) ?? 0) + 1;
       rcpt.set(address.address, count);
@@ -44,7 +59,7 @@ async function startSmtp(): Promise<{ url: string; rcpt: Map<string, number>; ma
       let raw = '';
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
       stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), raw });
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address).join(','), smtpUtf8: session.envelope.smtpUtf8 ?? false, raw });
         callback();
       });
     },
@@ -53,6 +68,7 @@ async function startSmtp(): Promise<{ url: string; rcpt: Map<string, number>; ma
   return {
     url: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
     rcpt,
+    commands,
     mails,
     close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
   };
@@ -281,5 +297,29 @@ describe('mail handlers over SMTP: a refused recipient, a greylisting server, th
     expect(headerOf(mail.raw, 'Subject')).to.equal(`Bestellung ${orderId} für Jörg Bcc: spy@example.org`);
     expect(headerOf(mail.raw, 'Bcc')).to.equal(undefined);
     expect(mail.to).to.equal(email);
+  });
+
+  it("when the buyer's domain is not ASCII (IDN) and the server offers no SMTPUTF8, then RCPT TO and To name it in A-labels and the mail goes out", async () => {
+    const plain = await startSmtp({ hideSMTPUTF8: true });
+    const before = config().smtpUrl;
+    setConfig({ ...config(), smtpUrl: plain.url });
+    try {
+      const seller = await newSeller();
+      const handlerId = await mailHandler(seller, 'Order {id}');
+      const local = `idn-${crypto.randomBytes(4).toString('hex')}`;
+      await createOrder(seller, { email: `${local}@bücher.example` });
+      const job = await finished(seller, await waitFor(() => runJobOf(seller, handlerId), 'the mail run'));
+      expect(job.state, String(job.error)).to.equal('completed');
+      // nodemailer puts the domain in A-labels in the envelope too (RFC 5321 2.3.1 without SMTPUTF8; RFC 5890).
+      expect(plain.commands.filter((c) => c.startsWith('RCPT'))).to.deep.equal([`RCPT TO:<${local}@xn--bcher-kva.example>`]);
+      const [mail] = plain.mails;
+      expect(mail).to.include({ smtpUtf8: false });
+      expect(headerOf(mail!.raw, 'To')).to.equal(`${local}@xn--bcher-kva.example`);
+      // eslint-disable-next-line no-control-regex
+      expect(/^[\x00-\x7f]*$/.test(mail!.raw)).to.equal(true);
+    } finally {
+      setConfig({ ...config(), smtpUrl: before });
+      await plain.close();
+    }
   });
 });
