@@ -4,7 +4,7 @@ import { db } from '../db';
 import type { HandlerCondition } from './event-handler.type';
 import { accountUseRepository } from '../account';
 import { whereNeedsResealing } from '../secret';
-import { clearSigningSecret, sealSigningSecret } from './signing-secret';
+import { clearSigningSecret, sealSigningSecret, splitUrlPassword, urlPasswordOf, withUrlPassword } from './signing-secret';
 
 export interface EventHandlerRow {
   id: number;
@@ -52,31 +52,49 @@ function visibleTo(q: Knex.QueryBuilder, scope: OrderScope): Knex.QueryBuilder {
   return scope.portalAccountGrant === 'all' ? q : q.where('portal_account_grant', scope.portalAccountGrant);
 }
 
+/**
+ * A notification url's password (user:password@, sent as Basic credentials) is a credential of the
+ * seller's receiver like the signing secret, yet it stood in clear in event_handler.required
+ * beside the sealed secret, readable in any dump, backup or replica (found by the security pass).
+ * It is stored sealed in the same value as the secret (url_password), the url kept with the user
+ * name alone; every read of a row puts it back, so the service, the seller's GET and the
+ * deliveries see the url as the seller wrote it.
+ */
+function withPassword(row: EventHandlerRow): EventHandlerRow {
+  const url = row.required?.url;
+  if (typeof url !== 'string' || !url.includes('@') || splitUrlPassword(url)) return row;
+  const password = urlPasswordOf(row);
+  return password === undefined ? row : { ...row, required: { ...row.required, url: withUrlPassword(url, password) } };
+}
+
 /** Event handlers of a seller account; every query is scoped by the account id. */
 export const eventHandlerRepository = {
-  /** Inserts a handler; `signing_secret` in clear, stored sealed (signing-secret.ts). */
+  /** Inserts a handler; `signing_secret` and a url's password in clear, stored sealed (signing-secret.ts). */
   async insert(
     trx: Knex.Transaction,
     row: Omit<EventHandlerRow, 'id' | 'modified' | 'is_active' | 'failing_since' | 'paused_at' | 'pause_reason'>,
   ): Promise<number> {
+    const split = typeof row.required.url === 'string' ? splitUrlPassword(row.required.url) : undefined;
+    const required = split ? { ...row.required, url: split.url } : row.required;
     // The secret is sealed bound to the row's id, known once the row is in (same transaction: nobody sees it unsealed).
     const [inserted] = await trx('event_handler')
-      .insert({ ...row, signing_secret: '', required: JSON.stringify(row.required), condition: JSON.stringify(row.condition) })
+      .insert({ ...row, signing_secret: '', required: JSON.stringify(required), condition: JSON.stringify(row.condition) })
       .returning('id');
     const id = inserted!.id;
     await trx('event_handler')
       .where({ id })
-      .update({ signing_secret: sealSigningSecret(row.signing_secret, id) });
+      .update({ signing_secret: sealSigningSecret(row.signing_secret, id, split?.password) });
     return id;
   },
 
   async list(scope: OrderScope): Promise<EventHandlerRow[]> {
-    return visibleTo(db()('event_handler'), scope).orderBy('id');
+    return ((await visibleTo(db()('event_handler'), scope).orderBy('id')) as EventHandlerRow[]).map(withPassword);
   },
 
   /** One handler the scope sees (allOrdersOf(account) for the service's own work). */
   async get(scope: OrderScope, id: number): Promise<EventHandlerRow | undefined> {
-    return visibleTo(db()('event_handler'), scope).where({ id }).first();
+    const row = (await visibleTo(db()('event_handler'), scope).where({ id }).first()) as EventHandlerRow | undefined;
+    return row && withPassword(row);
   },
 
   /** How many handlers the account has (the cap EVENT_HANDLERS_PER_ACCOUNT); the account's row locked so two creations count in turn. */
@@ -98,7 +116,7 @@ export const eventHandlerRepository = {
 
   /** The handlers of an account for one event type that take events. */
   async activeFor(accountId: number, section: string, type: string): Promise<EventHandlerRow[]> {
-    return db()('event_handler').where({ account_id: accountId, section, type }).where(dispatchable).orderBy('id');
+    return (await db()('event_handler').where({ account_id: accountId, section, type }).where(dispatchable).orderBy('id')).map(withPassword);
   },
 
   /** Of the accounts given, the section and type pairs that have a handler activeFor would find, as `<account> <section> <type>`. */

@@ -8,8 +8,9 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db';
 import * as sealMigration from '../../lib/db/migrations/20261127_0300_event_handler_secret_sealed';
+import * as passwordMigration from '../../lib/db/migrations/20261128_1500_event_handler_url_password_sealed';
 import { eventHandlerRepository } from '../../lib/event/event-handler.repository';
-import { signingSecretOf } from '../../lib/event/signing-secret';
+import { sealSigningSecret, signingSecretOf } from '../../lib/event/signing-secret';
 import { CredentialsError } from '../../lib/secret';
 import { allOrdersOf } from '../../lib/access';
 import { resealCredentials } from '../../bin/credentials-reseal';
@@ -68,6 +69,43 @@ describe('webhook signing secrets sealed at rest', () => {
     const moved = await call('admin/event/handler/', { token: other.token, headers: { 'Idempotency-Key': otherKey }, body: handler });
     expect(moved.status, moved.text).to.equal(201);
     expect(moved.body.signing_secret).to.equal(undefined);
+  });
+
+  it("when a handler's url names user:password@, then the row holds the password sealed, not in the url, and the seller's GET answers the url as written (found by the security pass)", async () => {
+    const seller = await newSeller();
+    const url = 'https://hookuser:Hook%40Passw0rd-at-rest@erp.example.com/kontor?x=a@b';
+    const withUrl = {
+      event_handler: { ...handler.event_handler, action: { ...handler.event_handler.action, required: { ...handler.event_handler.action.required, url } } },
+    };
+    const res = await call('admin/event/handler/', { token: seller.token, body: withUrl });
+    expect(res.status, res.text).to.equal(201);
+    const id = Number(res.body.event_handler_id);
+    const row = (await db()('event_handler').where({ id }).first()) as { required: Record<string, string>; signing_secret: string };
+    expect(row.required.url).to.equal('https://hookuser@erp.example.com/kontor?x=a@b');
+    expect(JSON.stringify(row)).not.to.contain('Passw0rd-at-rest');
+    expect(row.signing_secret).to.match(/^kc2\./);
+    const read = await call(`admin/event/handler/${id}/`, { token: seller.token });
+    expect((read.body.event_handler as { action: { required: { url: string } } }).action.required.url).to.equal(url);
+    expect((read.body.event_handler as { signing_secret: string }).signing_secret).to.equal(res.body.signing_secret);
+    const list = await call('admin/event/handler/', { token: seller.token });
+    expect((list.body.event_handler as { id: number; action: { required: { url: string } } }[]).find((h) => h.id === id)!.action.required.url).to.equal(
+      'https://hookuser:***@erp.example.com/kontor?x=a@b',
+    );
+    // A row as the code before left it (the password in the url, the secret sealed alone): the migration moves it.
+    const secret = res.body.signing_secret as string;
+    await db()('event_handler')
+      .where({ id })
+      .update({ required: JSON.stringify({ ...row.required, url }), signing_secret: sealSigningSecret(secret, id) });
+    await passwordMigration.up(db());
+    const moved = (await db()('event_handler').where({ id }).first()) as { required: Record<string, string>; signing_secret: string };
+    expect(moved.required.url).to.equal('https://hookuser@erp.example.com/kontor?x=a@b');
+    expect(JSON.stringify(moved)).not.to.contain('Passw0rd-at-rest');
+    const again = await call(`admin/event/handler/${id}/`, { token: seller.token });
+    expect((again.body.event_handler as { action: { required: { url: string } } }).action.required.url).to.equal(url);
+    expect(signingSecretOf((await eventHandlerRepository.get(allOrdersOf(seller.id), id))!)).to.equal(secret);
+    await passwordMigration.down(db());
+    expect(((await db()('event_handler').where({ id }).first()) as { required: Record<string, string> }).required.url).to.equal(url);
+    await passwordMigration.up(db());
   });
 
   it("when a sealed secret is copied into another seller's handler, then it does not open there", async () => {
