@@ -13,9 +13,26 @@ async function transporter(): Promise<Transporter> {
   if (!transport || transport.url !== url) {
     const { createTransport } = await import('nodemailer');
     transport?.transporter.close();
-    transport = { url, transporter: createTransport(url) };
+    transport = { url, transporter: createTransport(transportUrl(url)) };
   }
   return transport.transporter;
+}
+
+/**
+ * SMTP_URL as nodemailer gets it: `requireTLS=true` added when it logs in (user or password) over
+ * smtp:// and says nothing of requireTLS. nodemailer upgrades with STARTTLS only when the server
+ * offers it, and else sends AUTH PLAIN, the password readable, and every mail in clear: anyone on
+ * the path who deletes the 250 STARTTLS line gets both (RFC 3207 section 6; RFC 8314 asks for TLS
+ * whenever credentials are sent). Now such a server (or such an attacker) gets no password: the
+ * mail fails and is retried, then reported (lib/event README). smtps:// (implicit TLS, RFC 8314)
+ * is unchanged; a relay without TLS that must get a password says `?requireTLS=false` (decision).
+ */
+export function transportUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'smtp:' || (!parsed.username && !parsed.password) || parsed.searchParams.has('requireTLS')) return url;
+  const hash = url.indexOf('#');
+  const [head, tail] = hash < 0 ? [url, ''] : [url.slice(0, hash), url.slice(hash)];
+  return `${head}${parsed.search ? '&' : '?'}requireTLS=true${tail}`;
 }
 
 export interface OutgoingMail {

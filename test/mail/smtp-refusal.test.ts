@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { SMTPServer } from 'smtp-server';
 import { Config, config, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
-import { closeMailer } from '../../lib/mail/mailer';
+import { closeMailer, transportUrl } from '../../lib/mail/mailer';
 import { sendMitProcessors } from '../../lib/order/send-mit.processor';
 import { closeQueues } from '../../lib/queue/queue.registry';
 import { OutboxRelay } from '../../lib/queue/relay';
@@ -321,5 +321,48 @@ describe('mail handlers over SMTP: a refused recipient, a greylisting server, th
       setConfig({ ...config(), smtpUrl: before });
       await plain.close();
     }
+  });
+
+  it('when SMTP_URL logs in over smtp:// and the server offers no STARTTLS (or someone on the path deleted it), then no password and no mail go out in clear; the run fails and the seller is told', async () => {
+    const auths: { user: string; secure: boolean }[] = [];
+    const plain = new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      logger: false,
+      onAuth(auth, session, callback) {
+        auths.push({ user: String(auth.username), secure: session.secure });
+        callback(null, { user: auth.username });
+      },
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => callback());
+      },
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const before = config().smtpUrl;
+    setConfig({ ...config(), smtpUrl: `smtp://kontor:s3cret@127.0.0.1:${(plain.server.address() as AddressInfo).port}` });
+    try {
+      const seller = await newSeller();
+      const handlerId = await mailHandler(seller, 'Order {id}');
+      const email = mailbox('plain');
+      await createOrder(seller, { email });
+      const job = await finished(seller, await waitFor(() => runJobOf(seller, handlerId), 'the mail run'));
+      // Before: AUTH PLAIN kontor/s3cret on the open connection, and the mail sent.
+      expect(auths).to.deep.equal([]);
+      expect(job.state).to.equal('failed');
+      expect(job.error).to.match(/STARTTLS|TLS/i);
+      expect((await tasksOf(seller))[0]!.text).to.contain(email);
+    } finally {
+      setConfig({ ...config(), smtpUrl: before });
+      await new Promise<void>((resolve) => plain.close(() => resolve()));
+    }
+  });
+
+  it('when SMTP_URL says requireTLS=false, then a relay without TLS still gets the login (the operator chose it)', async () => {
+    expect(transportUrl('smtp://u:p@relay.internal:25?requireTLS=false')).to.equal('smtp://u:p@relay.internal:25?requireTLS=false');
+    expect(transportUrl('smtp://u:p@relay.internal:25')).to.equal('smtp://u:p@relay.internal:25?requireTLS=true');
+    expect(transportUrl('smtp://u:p@relay.internal:25?pool=true')).to.equal('smtp://u:p@relay.internal:25?pool=true&requireTLS=true');
+    expect(transportUrl('smtps://u:p@relay.example:465')).to.equal('smtps://u:p@relay.example:465');
+    expect(transportUrl('smtp://127.0.0.1:1025')).to.equal('smtp://127.0.0.1:1025');
   });
 });
