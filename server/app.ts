@@ -54,7 +54,8 @@ export function createApp(extra: Endpoint[] = []): express.Express {
   // the versioned API: a call of the API meets no layer of theirs on its way (each layer Express
   // tries costs every request a match); their paths start with no version.
   app.use('/health', healthRouter());
-  app.use('/operator', pageHeaders, operatorRouter());
+  // No CORS: the API's permissive headers (context.ts) are no invitation to the operator's pages.
+  app.use('/operator', noCors, pageHeaders, operatorRouter());
   // Invoice download links of the local archive (lib/invoice): files, not envelopes.
   app.use('/invoice-file', noCors, invoiceFileRouter());
   // The channels' consent callbacks and eBay's account deletion endpoint (issue 30): pages without the API's envelope.

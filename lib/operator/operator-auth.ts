@@ -30,6 +30,45 @@ export function operatorPasswordProblem(c: Pick<Config, 'env' | 'operatorUser' |
   return undefined;
 }
 
+const readOnlyMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether an Origin header names this host (the request's Host, or PUBLIC_URL's origin). */
+function isOwnOrigin(origin: string, req: Request): boolean {
+  try {
+    const url = new URL(origin);
+    return url.host === req.get('host') || url.origin === new URL(config().publicUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes on the operator pages only from the pages themselves. A browser attaches the operator's
+ * cached Basic credentials to every request for this host, also to a form another site's page
+ * POSTs here (cross-site request forgery): `POST /operator/queues/api/queues/<queue>/add` with a
+ * text/plain body added a job to a queue of every seller's work, answered 200 (found by the
+ * security pass). Refused (403) when the browser says the request comes from another site
+ * (Sec-Fetch-Site, Fetch Metadata; `same-origin` and `none`, a typed URL, pass) or, from a browser
+ * that sends no such header, its Origin names another host (OWASP CSRF Prevention Cheat Sheet:
+ * fetch metadata, then the standard headers). Reads stay open to the operator's links; a client
+ * that is no browser (curl, a script) sends neither header and is unaffected.
+ */
+export function sameOriginWrites(req: Request, res: Response, next: NextFunction): void {
+  if (readOnlyMethods.has(req.method)) return next();
+  const site = req.get('sec-fetch-site');
+  const origin = req.get('origin');
+  const crossSite = (site !== undefined && site !== 'same-origin' && site !== 'none') || (origin !== undefined && !isOwnOrigin(origin, req));
+  if (crossSite) {
+    log.warn(
+      { refused: 'operator write from another site', method: req.method, path: req.path, origin: origin ?? null, site: site ?? null },
+      'operator write refused',
+    );
+    res.status(403).json({ message: 'operator pages take writes only from their own pages (Sec-Fetch-Site or Origin names another site)' });
+    return;
+  }
+  next();
+}
+
 function credentialsOf(req: Request): { user: string; password: string } | undefined {
   const match = /^Basic\s+(.+)$/i.exec(req.get('Authorization') ?? '');
   const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';

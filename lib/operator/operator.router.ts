@@ -8,7 +8,7 @@ import { allMetrics, processRegistry } from '../metrics';
 import { metricsRegistry } from './metrics';
 import { config } from '../../config';
 import { log } from '../log';
-import { operatorAuth, operatorPasswordProblem } from './operator-auth';
+import { operatorAuth, operatorPasswordProblem, sameOriginWrites } from './operator-auth';
 
 /** Liveness and readiness (open, no data), mounted at /health. */
 export function healthRouter(): express.Router {
@@ -33,6 +33,8 @@ export function operatorRouter(): express.Router {
   // Said once at start-up, where an operator looks: the pages answer 503 until it is fixed.
   if (problem && config().env === 'production') log.error(problem);
   const router = express.Router();
+  // Before the credentials: a forged write is refused whether or not the browser holds them.
+  router.use(sameOriginWrites);
   router.get('/metrics', operatorAuth, async (_req, res) => {
     res.set('Content-Type', metricsRegistry.contentType).send(await allMetrics(metricsRegistry, processRegistry));
   });

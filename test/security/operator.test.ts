@@ -5,6 +5,8 @@
 import { expect } from 'chai';
 import { config, setConfig } from '../../config';
 import { setClock } from '../../lib/clock';
+import { queues } from '../../lib/queue/queue.registry';
+import { queueNames } from '../../lib/queue/queues';
 import { apiBase } from '../support/api';
 import { capturedLog } from './log-capture';
 
@@ -63,6 +65,31 @@ describe('operator area: throttled, logged, no weak password in production (issu
     }
     setConfig({ ...config(), env: 'production', operatorPassword: '' });
     expect((await metrics(basic('ops', ''))).status).to.equal(503);
+  });
+
+  it("when another site's page makes the operator's browser POST to the queue dashboard, then 403 and no job is added; the dashboard's own write is taken; no CORS header (found by the security pass)", async () => {
+    const events = queues().get('events');
+    const before = await events.getWaitingCount();
+    const add = async (headers: Record<string, string>, contentType = 'text/plain') =>
+      fetch(`${await apiBase()}/operator/queues/api/queues/${queueNames.events}/add`, {
+        method: 'POST',
+        headers: { ...basic('ops', strong), 'Content-Type': contentType, ...headers },
+        body: JSON.stringify({ name: 'forged', data: {} }),
+      });
+    // A form of another site, as a browser with Fetch Metadata sends it, and as an older one (Origin only).
+    expect((await add({ 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' })).status).to.equal(403);
+    expect((await add({ 'Sec-Fetch-Site': 'same-site', Origin: 'https://shop.kontor.example' })).status).to.equal(403);
+    expect((await add({ Origin: 'https://evil.example' })).status).to.equal(403);
+    expect((await add({ Origin: 'null' })).status).to.equal(403);
+    expect(await events.getWaitingCount()).to.equal(before);
+    // The dashboard itself: same origin, JSON.
+    const own = await add({ 'Sec-Fetch-Site': 'same-origin', Origin: await apiBase() }, 'application/json');
+    expect(own.status, await own.text()).to.equal(200);
+    expect(await events.getWaitingCount()).to.equal(before + 1);
+    for (const job of await events.getJobs(['waiting'])) if (job.name === 'forged') await job.remove();
+    const read = await metrics({ ...basic('ops', strong), Origin: 'https://evil.example' });
+    expect(read.status).to.equal(200);
+    expect(read.headers.get('access-control-allow-origin')).to.equal(null);
   });
 
   it('when production runs with a strong operator password, then the pages answer it', async () => {
