@@ -25,6 +25,21 @@ export function trackingLinks(deliverer: unknown, code: unknown): string[] {
     .map((c) => url(encodeURIComponent(c)));
 }
 
+/** Order_address_type's fields (document 2: all strings). */
+const addressFields = ['name', 'name_2', 'street', 'street_2', 'zip', 'city', 'province', 'country', 'country_iso2'] as const;
+
+/**
+ * An address as stored, with every field of Order_address_type answered (null without value, as
+ * the order's other fields): a channel or a client gives only some, and a field missing from the
+ * answer read as one document 2 does not have. No address stays null.
+ */
+function addressToApi(stored: unknown): Record<string, unknown> | null {
+  if (!stored || typeof stored !== 'object') return null;
+  const out: Record<string, unknown> = {};
+  for (const field of addressFields) out[field] = null;
+  return Object.assign(out, stored);
+}
+
 /** Order_type of a stored order. */
 export function orderToApi(row: OrderReadRow): Record<string, unknown> {
   const { shipping } = row;
@@ -52,8 +67,8 @@ export function orderToApi(row: OrderReadRow): Record<string, unknown> {
       phone_1: null,
       phone_2: null,
       fax: null,
-      address: null,
       ...row.customer,
+      address: addressToApi(row.customer.address),
     },
     shipping: {
       fee: row.shipping_fee,
@@ -61,9 +76,9 @@ export function orderToApi(row: OrderReadRow): Record<string, unknown> {
       deliverer: null,
       code: null,
       method: null,
-      address: null,
       platform_status: null,
       ...shipping,
+      address: addressToApi(shipping.address),
       market_d_fba: shipping.market_d_fba ?? { country_iso2: null, center_id: null },
       link: trackingLinks(shipping.deliverer, shipping.code),
     },

@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { call, newSeller, query, Seller } from '../support/api';
 import { db } from '../../lib/db/knex';
 import { createOrder, orderBody as orderBodyWith, readOrder } from './helpers';
+import { answeredAddress } from '../support/order-address';
 
 const xmlBody = { 'Content-Type': 'application/xml' };
 
@@ -175,6 +176,34 @@ describe('Order_type against document 2 (fields, tried from outside)', () => {
     ]) {
       expect(inXml.text, name).to.include(`<${name}>${value}</${name}>`);
     }
+  });
+
+  it('when an address is given in part, then JSON and XML answer all nine fields of Order_address_type, null (an empty element) where there is none', async () => {
+    const seller = await newSeller();
+    const orderId = await createOrder(seller, {
+      customer: { email: 'ada@example.com', address: { name: 'Ada Buyer', city: 'Berlin' } },
+      shipping: { address: { country_iso2: 'AT' } },
+    });
+    const order = await readOrder(seller, orderId);
+    expect(order.customer!.address).to.deep.equal(answeredAddress({ name: 'Ada Buyer', city: 'Berlin' }));
+    expect(order.shipping!.address).to.deep.equal(answeredAddress({ country_iso2: 'AT' }));
+
+    const xml = await call(`order/${orderId}/`, { token: seller.token, headers: { Accept: 'application/xml' } });
+    expect(xml.status).to.equal(200);
+    const shipTo = xml.text.match(/<shipping>.*?<address>(.*?)<\/address>/s)![1];
+    expect(shipTo).to.equal('<name/><name_2/><street/><street_2/><zip/><city/><province/><country/><country_iso2>AT</country_iso2>');
+
+    // Posted back as read (null is "not sent"), the addresses stay as they were.
+    const back = await call(`order/${orderId}/`, {
+      token: seller.token,
+      body: { order: { customer: order.customer, shipping: { address: order.shipping!.address } } },
+    });
+    expect(back.status, back.text).to.equal(200);
+    const again = await readOrder(seller, orderId);
+    expect([again.customer!.address, again.shipping!.address]).to.deep.equal([order.customer!.address, order.shipping!.address]);
+
+    const none = await readOrder(seller, await createOrder(seller));
+    expect([none.customer!.address, none.shipping!.address]).to.deep.equal([null, null]);
   });
 
   it('when a value is past its bound, then 400 names each field as written and the order is unchanged; R fields are ignored with a warning each', async () => {

@@ -14,6 +14,7 @@ import { kauflandOf } from '../../sandbox/kaufland.sandbox';
 import { channelLoopForSuite, jobEnd, Sandbox, waitFor } from '../fleet/support';
 import { call, newSeller } from '../support/api';
 import { readOrder, stockQuantity } from '../order/helpers';
+import { answeredAddress } from '../support/order-address';
 
 describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the sandbox played from the Seller API contract)', function () {
   this.timeout(60000);
@@ -99,7 +100,7 @@ describe('market_e at Kaufland: list, CIA, an order imported once, shipped (the 
     expect(order.status).to.deep.include({ is_paid: true, is_shipped: false });
     expect(order).to.deep.include({ platform: 'market_e', external_order_id: idOrder, currency_id: 'EUR' });
     expect(order.customer).to.deep.include({ email: 'erika@example.de' });
-    const address = { name: 'Erika Muster', street: 'Lindenweg 3', zip: '10115', city: 'Berlin', country_iso2: 'DE' };
+    const address = answeredAddress({ name: 'Erika Muster', street: 'Lindenweg 3', zip: '10115', city: 'Berlin', country_iso2: 'DE' });
     expect(order.customer).to.deep.include({ email: 'erika@example.de', phone_1: '+49 30 1', username: String(k.orders.get(idOrder)!.buyer!.id_buyer) });
     expect(order.customer.address).to.deep.equal(address);
     expect((order as unknown as { shipping: { address: Record<string, unknown> } }).shipping.address).to.deep.equal(address);

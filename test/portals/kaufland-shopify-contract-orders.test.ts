@@ -20,6 +20,7 @@ import { call, newSeller, Seller } from '../support/api';
 import { jobEnd } from '../fleet/support';
 import { kauflandItem } from './kaufland-support';
 import { kontorOrder, sandboxPost, taskTexts } from './channel-support';
+import { answeredAddress } from '../support/order-address';
 
 describe('Kaufland and Shopify orders in the shapes their contracts allow', function () {
   this.timeout(60000);
@@ -192,8 +193,8 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
       const run = await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, 'ks-kl-nobuyer');
       expect(run.orders).to.deep.include({ created: 1, refused: 0 });
       const order = (await kontorOrder(seller, placed.id_order))!;
-      expect(order.customer).to.deep.include({ username: null, email: null, phone_1: null, address: {} });
-      expect((order.shipping as { address: unknown }).address).to.deep.equal({});
+      expect(order.customer).to.deep.include({ username: null, email: null, phone_1: null, address: answeredAddress() });
+      expect((order.shipping as { address: unknown }).address).to.deep.equal(answeredAddress());
       expect(order).to.deep.include({ invoice_amount: '49.80', paid_amount: '49.80' });
       expect(await stockQuantity(seller, stockId)).to.equal(8);
     });
@@ -211,7 +212,7 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
       const run = await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, 'ks-kl-nobill');
       expect(run.orders).to.deep.include({ created: 1, refused: 0 });
       const order = (await kontorOrder(seller, placed.id_order))!;
-      const shipTo = { name: 'Ömer Yılmaz', street: 'Lindenweg 3', zip: '10115', city: 'Berlin', country_iso2: 'DE' };
+      const shipTo = answeredAddress({ name: 'Ömer Yılmaz', street: 'Lindenweg 3', zip: '10115', city: 'Berlin', country_iso2: 'DE' });
       expect((order.shipping as { address: unknown }).address).to.deep.equal(shipTo);
       expect(order.customer).to.deep.include({ phone_1: '+49 30 123', address: shipTo });
     });
@@ -230,7 +231,7 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
       const run = await importOrders({ accountId: seller.id, portalAccountId: Number(portalAccountId) }, 'ks-kl-billnophone');
       expect(run.orders).to.deep.include({ created: 1, refused: 0 });
       const order = (await kontorOrder(seller, placed.id_order))!;
-      const address = { name: 'Jana Nowak', street: 'Am Hang 7', zip: '01067', city: 'Dresden', country_iso2: 'DE' };
+      const address = answeredAddress({ name: 'Jana Nowak', street: 'Am Hang 7', zip: '01067', city: 'Dresden', country_iso2: 'DE' });
       expect(order.customer).to.deep.include({ phone_1: '+49 351 456', address });
     });
 
@@ -268,8 +269,8 @@ describe('Kaufland and Shopify orders in the shapes their contracts allow', func
       const run = await importOrders({ accountId: seller.id, portalAccountId: shopId }, 'ks-sh-guest');
       expect(run.orders).to.deep.include({ created: 1, refused: 0 });
       const imported = (await kontorOrder(seller, id))!;
-      expect(imported.customer).to.deep.include({ email: null, phone_1: null, address: {} });
-      expect((imported.shipping as { address: unknown; fee: string }).address).to.deep.equal({});
+      expect(imported.customer).to.deep.include({ email: null, phone_1: null, address: answeredAddress() });
+      expect((imported.shipping as { address: unknown; fee: string }).address).to.deep.equal(answeredAddress());
       expect(imported).to.deep.include({ invoice_amount: '9.90', paid_amount: '9.90' });
       expect(imported.status).to.deep.include({ is_paid: true, is_shipped: false, is_cancelled: false });
       expect(await stockQuantity(seller, stockId)).to.equal(9);

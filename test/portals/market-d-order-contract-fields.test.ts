@@ -15,6 +15,7 @@ import { channelLoopForSuite, Sandbox } from '../fleet/support';
 import { createStock, stockQuantity } from '../order/helpers';
 import { newSeller, Seller } from '../support/api';
 import { amazonSandboxOrder, kontorOrder, sandboxAmazonAccount, sandboxPost, taskTexts } from './channel-support';
+import { answeredAddress } from '../support/order-address';
 
 type Served = Record<string, unknown> & { orderItems: (Record<string, unknown> & { product: Record<string, unknown> })[] };
 
@@ -67,7 +68,7 @@ describe('Amazon orders with only what the Orders API v2026-01-01 contract promi
     const kontor = await imported(seller, amazonId, orderId, 'cf-amz-nopii');
     expect(kontor.customer).to.deep.include({ username: orderId });
     expect(kontor.customer.email ?? null).to.equal(null);
-    expect(kontor.shipping.address).to.deep.equal({});
+    expect(kontor.shipping.address).to.deep.equal(answeredAddress());
     expect(kontor.line.map((l) => [l.sku, l.quantity, l.price])).to.deep.equal([['CF-AMZ-NOPII', '2', '14.95']]);
     expect([kontor.shipping.fee, kontor.invoice_amount, kontor.paid_amount, kontor.status.is_paid]).to.deep.equal(['3.90', '33.80', '33.80', true]);
     expect(await stockQuantity(seller, stockId)).to.equal(8);
