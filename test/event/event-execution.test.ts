@@ -10,6 +10,7 @@ import { addToOutbox } from '../../lib/queue/outbox';
 import { call, newSeller, Seller } from '../support/api';
 import { CaughtMail, Received, waitFor } from './servers';
 import { useEventsWorker } from './events-worker';
+import { runJobOf } from './handlers';
 
 async function createHandler(seller: Seller, handler: Record<string, unknown>): Promise<{ id: number; secret: string }> {
   const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
@@ -28,15 +29,6 @@ async function createOrder(seller: Seller, order: Record<string, unknown> = {}):
   const res = await call('order/', { token: seller.token, body: { order: { customer: { email: 'buyer@example.com' }, ...order } } });
   expect(res.status, res.text).to.equal(201);
   return res.body.order_id as string;
-}
-
-/** The event.run job of a handler (an outbox row, so GET job/{job_id}/ answers it). */
-async function runJobOf(seller: Seller, handlerId: number): Promise<string | undefined> {
-  const rows = (await db()('outbox').where({ account_id: seller.id, job_name: 'event.run' }).select('job_id', 'payload')) as {
-    job_id: string;
-    payload: { handlerId: number };
-  }[];
-  return rows.find((r) => r.payload.handlerId === handlerId)?.job_id;
 }
 
 async function finalJob(seller: Seller, jobId: string): Promise<Record<string, unknown>> {

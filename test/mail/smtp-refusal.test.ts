@@ -10,7 +10,6 @@ import type { Worker } from 'bullmq';
 import { expect } from 'chai';
 import { SMTPServer } from 'smtp-server';
 import { Config, config, setConfig } from '../../config';
-import { db } from '../../lib/db/knex';
 import { closeMailer, transportUrl } from '../../lib/mail/mailer';
 import { sendMitProcessors } from '../../lib/order/send-mit.processor';
 import { closeQueues } from '../../lib/queue/queue.registry';
@@ -19,6 +18,7 @@ import { startWorker } from '../../lib/queue/worker';
 import { call, newSeller, Seller } from '../support/api';
 import { waitFor } from '../event/servers';
 import { useEventsWorker } from '../event/events-worker';
+import { runJobOf } from '../event/handlers';
 
 /**
  * An SMTP server answering RCPT TO as a real one does: 550 for a mailbox that does not exist
@@ -199,14 +199,6 @@ describe('mail handlers over SMTP: a refused recipient, a greylisting server, th
     });
     expect(res.status, res.text).to.equal(201);
     return res.body.event_handler_id as number;
-  }
-
-  async function runJobOf(seller: Seller, handlerId: number): Promise<string | undefined> {
-    const rows = (await db()('outbox').where({ account_id: seller.id, job_name: 'event.run' }).select('job_id', 'payload')) as {
-      job_id: string;
-      payload: { handlerId: number };
-    }[];
-    return rows.find((r) => r.payload.handlerId === handlerId)?.job_id;
   }
 
   it('when the mail server answers 550 to the buyer, then the run fails at once with that answer (GET job/{job_id}/), asked once, and the seller gets a task', async () => {
