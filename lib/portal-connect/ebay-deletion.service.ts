@@ -66,10 +66,29 @@ async function applicationToken(): Promise<string> {
   return appToken.token;
 }
 
+/**
+ * Lookups of key ids not cached, per process and minute. The endpoint takes POSTs without a
+ * login (eBay's design) and each new key id in a forged signature would cost one getPublicKey
+ * call on Kontor's application quota; eBay signs with a handful of keys, so more than this in a
+ * minute is someone trying ids. Beyond it a notification is answered 503, which eBay delivers
+ * again later (any non-2xx), with the keys it already knows cached and taken at once.
+ */
+const keyLookupsPerMinute = 10;
+let keyLookups: number[] = [];
+
+function countKeyLookup(kid: string): void {
+  const now = Date.now();
+  keyLookups = keyLookups.filter((at) => at > now - 60_000);
+  if (keyLookups.length >= keyLookupsPerMinute)
+    throw portalUnavailable(`eBay public key ${kid} not looked up: ${keyLookupsPerMinute} unknown key ids were looked up in the last minute`, 60_000);
+  keyLookups.push(now);
+}
+
 /** getPublicKey of the Notification API; an unknown key id refuses the notification (412). */
 async function publicKey(kid: string): Promise<{ algorithm?: string; digest?: string; key: string }> {
   const cached = keys.get(kid);
   if (cached && cached.until > Date.now()) return cached.key;
+  countKeyLookup(kid);
   const res = await ebayFetch(`/commerce/notification/v1/public_key/${encodeURIComponent(kid)}`, {
     headers: { Accept: 'application/json', Authorization: `Bearer ${await applicationToken()}` },
   });

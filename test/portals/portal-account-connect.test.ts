@@ -487,5 +487,29 @@ describe('connecting eBay and Amazon accounts as a seller does: consent, callbac
       // A redelivery is answered the same and changes nothing more.
       expect((await fetch(endpoint(), { method: 'POST', headers: signed.headers, body: signed.body })).status).to.equal(204);
     });
+
+    it("when signatures name one unknown key id after another, then eBay is asked for at most 10 a minute, the rest answered 503 with Retry-After, and eBay's own key still taken", async () => {
+      // eBay's key looked up once and cached, as on a running service that has had a notification.
+      const first = await notice('early_buyer');
+      expect((await fetch(endpoint(), { method: 'POST', headers: first.headers, body: first.body })).status).to.equal(204);
+      const forged = (kid: string) => ({
+        'Content-Type': 'application/json',
+        'X-EBAY-SIGNATURE': Buffer.from(JSON.stringify({ alg: 'ecdsa', kid, signature: 'AA==', digest: 'SHA1' })).toString('base64'),
+      });
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let i = 0; i < 14; i++) {
+        const res = await fetch(endpoint(), { method: 'POST', headers: forged(`tried-${i}-${Date.now()}`), body: '{}' });
+        statuses.push(res.status);
+        if (res.status === 503) retryAfter = res.headers.get('retry-after');
+      }
+      // 10 looked up (eBay knows none: 412), fewer when earlier tests of the minute looked some up.
+      expect(statuses.filter((s) => s === 412).length).to.be.within(7, 10);
+      expect(statuses.slice(10)).to.deep.equal([503, 503, 503, 503]);
+      expect(statuses.every((s) => s === 412 || s === 503)).to.equal(true);
+      expect(Number(retryAfter)).to.be.above(0);
+      const signed = await notice('late_buyer');
+      expect((await fetch(endpoint(), { method: 'POST', headers: signed.headers, body: signed.body })).status).to.equal(204);
+    });
   });
 });
