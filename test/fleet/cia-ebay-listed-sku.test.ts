@@ -13,7 +13,7 @@ import { refreshListing } from '../../sandbox/ebay-state.sandbox';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem } from '../stock/helpers';
 import { ebayListable } from '../portals/channel-support';
-import { jobEnd, waitFor, withSandboxAndFleet } from './support';
+import { uploadToEnd, waitFor, withSandboxAndFleet } from './support';
 
 describe('fleet: an item whose SKU changed after it was listed at auction_a (eBay)', function () {
   this.timeout(60000);
@@ -36,13 +36,7 @@ describe('fleet: an item whose SKU changed after it was listed at auction_a (eBa
   const heldItem = (s: string) => running.sandbox.state.ebay.inventory.has(`${account()}|${s}`);
   const ebayCalls = (since: number) => running.sandbox.state.requests.slice(since).filter((r) => r.portal === 'auction_a' && r.portalAccount === account());
 
-  async function upload(stockId: number, part: Record<string, unknown>) {
-    const res = await call(`stock/${stockId}/portal_upload/`, { token: seller.token, body: { portal_upload: { auction_a: [part] } } });
-    expect(res.status, res.text).to.equal(207);
-    const answer = (res.body.response as { code: number; job_id: string }[])[0]!;
-    expect(answer.code, res.text).to.equal(202);
-    return jobEnd(seller.token, answer.job_id);
-  }
+  const upload = (stockId: number, part: Record<string, unknown>) => uploadToEnd(seller.token, stockId, { auction_a: [part] });
 
   /** The delete job of an item's auction_a listing as the worker runs it (portal_upload takes no delete at auction_a from a client). */
   async function endListing(stockId: number) {

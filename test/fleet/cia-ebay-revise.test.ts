@@ -11,7 +11,7 @@ import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem } from '../stock/helpers';
 import { ebayListable } from '../portals/channel-support';
-import { jobEnd, waitFor, withSandboxAndFleet } from './support';
+import { uploadToEnd, waitFor, withSandboxAndFleet } from './support';
 
 describe('fleet: a revise at auction_a (eBay) and the quantity CIA offers there', function () {
   this.timeout(60000);
@@ -25,13 +25,7 @@ describe('fleet: a revise at auction_a (eBay) and the quantity CIA offers there'
   const shown = () => running.sandbox.state.quantities(account()).auction_a ?? {};
   const offerOf = (sku: string) => [...running.sandbox.state.ebay.offers.values()].find((o) => o.account === account() && o.sku === sku);
 
-  async function upload(stockId: number, part: Record<string, unknown>) {
-    const res = await call(`stock/${stockId}/portal_upload/`, { token: seller.token, body: { portal_upload: { auction_a: [part] } } });
-    expect(res.status, res.text).to.equal(207);
-    const answer = (res.body.response as { code: number; job_id: string }[])[0]!;
-    expect(answer.code, res.text).to.equal(202);
-    return jobEnd(seller.token, answer.job_id);
-  }
+  const upload = (stockId: number, part: Record<string, unknown>) => uploadToEnd(seller.token, stockId, { auction_a: [part] });
 
   const acked = (stockId: number, quantity: number) =>
     waitFor(`item ${stockId}'s auction_a push of ${quantity} acknowledged`, async () => {

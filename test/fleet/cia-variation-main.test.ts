@@ -14,7 +14,7 @@ import { call, newSeller, Seller } from '../support/api';
 import { createItem, readItem, stockCiaHandler } from '../stock/helpers';
 import { listingsOf } from '../../sandbox/ebay-inventory.sandbox';
 import { sellOnEbay } from '../../sandbox/ebay-orders.sandbox';
-import { jobEnd, waitFor, withSandboxAndFleet } from './support';
+import { jobEnd, uploadToEnd, waitFor, withSandboxAndFleet } from './support';
 
 const active = { auction_a: { is_active: true }, shop_g: { is_active: true } };
 const sizes = { name_value: [{ name: 'size', value: ['S', 'M'] }] };
@@ -218,13 +218,7 @@ describe('fleet: CIA of a variation main (variant values count)', function () {
   });
 
   /** POST stock/{id}/portal_upload/ with one part, run by the fleet to its end. */
-  async function upload(stockId: number, portalUpload: Record<string, unknown>) {
-    const res = await call(`stock/${stockId}/portal_upload/`, { token: seller.token, body: { portal_upload: portalUpload } });
-    expect(res.status, res.text).to.equal(207);
-    const part = (res.body.response as { code: number; job_id: string }[])[0]!;
-    expect(part.code, res.text).to.equal(202);
-    return jobEnd(seller.token, part.job_id);
-  }
+  const upload = (stockId: number, portalUpload: Record<string, unknown>) => uploadToEnd(seller.token, stockId, portalUpload);
 
   /** eBay lists through business policies and needs a category: the main's auction_a entry, the listing's data. */
   const ebayData = {

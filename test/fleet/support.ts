@@ -181,3 +181,12 @@ export const jobEnd = (token: string, jobId: string) =>
     },
     20000,
   );
+
+/** POST stock/{id}/portal_upload/ with one part (207, the part 202), run by the fleet to its end. */
+export async function uploadToEnd(token: string, stockId: number, portalUpload: Record<string, unknown>) {
+  const res = await call(`stock/${stockId}/portal_upload/`, { token, body: { portal_upload: portalUpload } });
+  expect(res.status, res.text).to.equal(207);
+  const part = (res.body.response as { code: number; job_id: string }[])[0]!;
+  expect(part.code, res.text).to.equal(202);
+  return jobEnd(token, part.job_id);
+}

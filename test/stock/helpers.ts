@@ -196,3 +196,12 @@ export async function refusedOnCreate(seller: Seller, sku: string, stock: Record
   expect(errorFields(res), res.text).to.deep.equal([field]);
   expect((await call(`stock/SKU_${sku}/`, { token: seller.token })).status).to.equal(404);
 }
+
+/** An XML answer posted back as an XML request: the response root renamed, the declaration and ack dropped. */
+export function asXmlRequest(answer: string): string {
+  return answer
+    .replace(/<\?xml[^>]*>/, '')
+    .replace('<response>', '<request>')
+    .replace('</response>', '</request>')
+    .replace('<ack>success</ack>', '');
+}

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { call, errorFields, newSeller, Seller } from '../support/api';
-import { createItem, readItem, refusedOnCreate, writtenToday } from './helpers';
+import { asXmlRequest, createItem, readItem, refusedOnCreate, writtenToday } from './helpers';
 
 describe('stock item fields tried from outside (document 2)', () => {
   let seller: Seller;
@@ -351,11 +351,7 @@ describe('stock item fields tried from outside (document 2)', () => {
       const json = await call(`stock/${id}/`, { token: seller.token, body: { stock: item } });
       expect(json.status, json.text).to.equal(200);
       expect(await readItem(seller, id)).to.deep.equal(item);
-      const body = xml.text
-        .replace(/<\?xml[^>]*>/, '')
-        .replace('<response>', '<request>')
-        .replace('</response>', '</request>')
-        .replace('<ack>success</ack>', '');
+      const body = asXmlRequest(xml.text);
       const posted = await call(`stock/${id}/`, { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body });
       expect(posted.status, posted.text).to.equal(200);
       expect(await readItem(seller, id)).to.deep.equal(item);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, query, Seller } from '../support/api';
-import { ciaRows, createItem, fullItem, fullItemReferences, historyOf, readItem, withoutModifiedTime, writtenToday } from './helpers';
+import { asXmlRequest, ciaRows, createItem, fullItem, fullItemReferences, historyOf, readItem, withoutModifiedTime, writtenToday } from './helpers';
 
 describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
   let seller: Seller;
@@ -163,11 +163,7 @@ describe('stock items: GET/POST/DELETE stock/ and stock/{stock_id}/', () => {
     expect(xml.status).to.equal(200);
     expect(xml.text).to.contain('<stock><id>');
     // Post the XML read back as an XML request (response root renamed to request).
-    const body = xml.text
-      .replace(/<\?xml[^>]*>/, '')
-      .replace('<response>', '<request>')
-      .replace('</response>', '</request>')
-      .replace('<ack>success</ack>', '');
+    const body = asXmlRequest(xml.text);
     const posted = await call(`stock/${id}/`, { token: seller.token, headers: { 'Content-Type': 'application/xml' }, body });
     expect(posted.status, posted.text).to.equal(200);
     expect(await readItem(seller, id)).to.deep.equal(json);
