@@ -45,6 +45,24 @@ export function currentRequestId(): string | undefined {
   return requestScope.getStore()?.id;
 }
 
+/**
+ * An error as pino's standard serializer writes it, without PostgreSQL's `detail`: a constraint's
+ * detail quotes the row's values ("Key (email)=(buyer@example.org) already exists."); the
+ * SQLSTATE, constraint, table and column name the fault without them. (Knex's part of the
+ * message is the SQL with pg's $n placeholders: it writes values only in place of `?`.)
+ */
+function loggedError(err: Error): Record<string, unknown> {
+  return withoutDetail(pino.stdSerializers.err(err) as Record<string, unknown>);
+}
+
+/** The serialized error and the causes it carries, each without `detail`. */
+function withoutDetail(serialized: Record<string, unknown>): Record<string, unknown> {
+  const { detail: _detail, cause, ...kept } = serialized;
+  if (cause && typeof cause === 'object') kept.cause = withoutDetail(cause as Record<string, unknown>);
+  else if (cause !== undefined) kept.cause = cause;
+  return kept;
+}
+
 export const log = pino(
   {
     mixin: () => {
@@ -55,6 +73,7 @@ export const log = pino(
     // npm start runs every process into one stdout: `process` tells whose line it is.
     base: { service: 'kontor', pid: process.pid, ...(config().processName ? { process: config().processName } : {}) },
     redact: { paths: redact, censor: '[redacted]' },
+    serializers: { err: loggedError },
     timestamp: pino.stdTimeFunctions.isoTime,
   },
   // Asynchronous stdout: pino's default writes each line with its own write(2) on the main thread,
