@@ -2281,7 +2281,11 @@ export function mountShopify(app: express.Express, state: SandboxState): void {
     res.json(
       [...s.variants.values()]
         .filter((v) => s.products.get(v.productId)?.account === account)
-        .map((v) => ({ ...v, title: s.products.get(v.productId)!.title, available: s.available.get(v.inventoryItemId) ?? 0 })),
+        .map((v) => {
+          const product = s.products.get(v.productId)!;
+          // status: Product.status (ACTIVE, DRAFT, ARCHIVED), whether the store offers it at all.
+          return { ...v, title: product.title, status: product.status, available: s.available.get(v.inventoryItemId) ?? 0 };
+        }),
     );
   });
   state.sellers.set(portal, (body: SellRequest) => {

@@ -180,6 +180,17 @@ function categoriesOf(group: Record<string, unknown>): string[] {
   return names.filter((n) => !seen.has(n.toLowerCase()) && seen.add(n.toLowerCase())).slice(0, 50);
 }
 
+/**
+ * The product's status (ProductStatus) from the shop entry's is_active (Stock_webshop_type), sent on
+ * every list and revise: DRAFT "isn't ready to sell and is unavailable to customers on sales
+ * channels", ACTIVE "is ready to sell" (absent: active). A revise used to send ACTIVE whatever the
+ * entry said, so an item the seller had set inactive at the shop was on sale again after a change
+ * of its title. **Decision:** a product the merchant ARCHIVED in Shopify is set by the entry too,
+ * as the entry is the seller's word on whether the shop sells it.
+ */
+type ProductStatus = 'ACTIVE' | 'DRAFT';
+const productStatus = (item: Pick<ListingItem, 'group'>): ProductStatus => (item.group.is_active === false ? 'DRAFT' : 'ACTIVE');
+
 /** Shopify's search syntax quotes a value with double quotes; one inside is escaped. */
 const quoted = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
@@ -340,8 +351,8 @@ export class WebshopAdapter extends HttpPortalAdapter {
     const s = new ShopifySession(target);
     const data = variantData(item);
     const found = (await this.variants(s, [data.sku])).get(data.sku);
-    const variant = found ?? (await this.createProduct(s, data, item.group.is_active !== false));
-    if (found) await this.updateTitle(s, variant.product.id, data.title);
+    const variant = found ?? (await this.createProduct(s, data, productStatus(item)));
+    if (found) await this.updateProduct(s, variant.product.id, data.title, productStatus(item));
     await this.updateVariant(s, variant, data);
     await this.addToCollections(s, variant.product.id, categoriesOf(item.group));
     // A variant sold on when out of stock is refused only when CIA keeps the item's quantity here (absent: taken as kept).
@@ -357,14 +368,14 @@ export class WebshopAdapter extends HttpPortalAdapter {
     return { portalItemId: legacyId(variant.id) };
   }
 
-  /** Title, SKU, barcode, prices and weight of the item's variant (found by SKU): all of them, whichever values were named. */
+  /** Title, status (the entry's is_active), SKU, barcode, prices and weight of the item's variant (found by SKU): all of them, whichever values were named. */
   override async revise(target: PortalTarget, item: ListingItem, portalItemId: string, values: string[], key: string): Promise<void> {
     if (target.connector !== 'shopify') return super.revise(target, item, portalItemId, values, key);
     const s = new ShopifySession(target);
     const data = variantData(item);
     const variant = (await this.variants(s, [data.sku])).get(data.sku);
     if (!variant) throw portalRefused(`webshop: the Shopify store has no variant with SKU ${data.sku}; list it first`);
-    await this.updateTitle(s, variant.product.id, data.title);
+    await this.updateProduct(s, variant.product.id, data.title, productStatus(item));
     await this.updateVariant(s, variant, data);
     await this.addToCollections(s, variant.product.id, categoriesOf(item.group));
   }
@@ -1006,12 +1017,10 @@ export class WebshopAdapter extends HttpPortalAdapter {
     }
   }
 
-  private async createProduct(s: ShopifySession, data: VariantData, active: boolean): Promise<VariantNode> {
+  private async createProduct(s: ShopifySession, data: VariantData, status: ProductStatus): Promise<VariantNode> {
     const answer = await s.call<{ productCreate: { product: { id: string; variants: { nodes: VariantNode[] } } | null; userErrors: UserErrors } }>(
       createProduct,
-      {
-        product: { title: data.title, status: active ? 'ACTIVE' : 'DRAFT' },
-      },
+      { product: { title: data.title, status } },
     );
     refuseUserErrors(`the product ${data.title}`, answer.productCreate.userErrors);
     const variant = answer.productCreate.product?.variants.nodes[0];
@@ -1019,9 +1028,9 @@ export class WebshopAdapter extends HttpPortalAdapter {
     return variant;
   }
 
-  private async updateTitle(s: ShopifySession, productId: string, title: string): Promise<void> {
-    const answer = await s.call<{ productUpdate: { userErrors: UserErrors } }>(updateProduct, { product: { id: productId, title, status: 'ACTIVE' } });
-    refuseUserErrors(`the title of ${productId}`, answer.productUpdate.userErrors);
+  private async updateProduct(s: ShopifySession, productId: string, title: string, status: ProductStatus): Promise<void> {
+    const answer = await s.call<{ productUpdate: { userErrors: UserErrors } }>(updateProduct, { product: { id: productId, title, status } });
+    refuseUserErrors(`the title and status of ${productId}`, answer.productUpdate.userErrors);
   }
 
   private async updateVariant(s: ShopifySession, variant: VariantNode, data: VariantData): Promise<void> {

@@ -74,6 +74,7 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     (await (await fetch(`${sandbox.url}/_sandbox/shopify/variants?portal_account=${account}`)).json()) as {
       sku: string;
       title: string;
+      status: string;
       price: string;
       compareAtPrice: string | null;
       barcode: string | null;
@@ -99,6 +100,7 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
         tracked: true,
         inventoryPolicy: 'DENY',
         title: 'Teekanne 1,5 l',
+        status: 'ACTIVE',
         available: 7,
       },
     ]);
@@ -108,6 +110,24 @@ describe('webshop: Shopify Admin GraphQL 2025-01 against the sandbox built from 
     expect((await variants())[0]).to.include({ title: 'Teekanne', price: '26.00', available: 3 });
     await adapter.revise(target, item({}, { special: { is_active: true, price: ['19.90'] } }), listed.portalItemId, [], 'k3');
     expect((await variants())[0]).to.include({ price: '19.90', compareAtPrice: '24.90' });
+  });
+
+  it("the product follows the shop entry's is_active (Stock_webshop_type) on list, on a list that finds the variant and on revise: DRAFT when false, ACTIVE when true", async () => {
+    const status = async () => (await variants()).map((v) => [v.title, v.status]);
+    const listed = await adapter.list(target, item({}, { name: 'Teekanne', is_active: false }), 'k1');
+    expect(await status()).to.deep.equal([['Teekanne', 'DRAFT']]);
+    // The seller keeps it inactive and changes its title: the product stays off sale.
+    await adapter.revise(target, item({}, { name: 'Teekanne 1,5 l', is_active: false }), listed.portalItemId, ['name'], 'k2');
+    expect(await status()).to.deep.equal([['Teekanne 1,5 l', 'DRAFT']]);
+    await adapter.list(target, item({}, { name: 'Teekanne 2 l', is_active: false }), 'k3');
+    expect(await status()).to.deep.equal([['Teekanne 2 l', 'DRAFT']]);
+    await adapter.revise(target, item({}, { name: 'Teekanne 2 l', is_active: true }), listed.portalItemId, ['is_active'], 'k4');
+    expect(await status()).to.deep.equal([['Teekanne 2 l', 'ACTIVE']]);
+    await adapter.revise(target, item({}, { name: 'Teekanne 2 l', is_active: false }), listed.portalItemId, ['is_active'], 'k5');
+    expect(await status()).to.deep.equal([['Teekanne 2 l', 'DRAFT']]);
+    // No is_active in the entry: active, as list has always read it.
+    await adapter.revise(target, item({}, { name: 'Teekanne 2 l' }), listed.portalItemId, [], 'k6');
+    expect(await status()).to.deep.equal([['Teekanne 2 l', 'ACTIVE']]);
   });
 
   it('CIA sets quantities with one inventorySetQuantities for the batch; an item without a variant is refused, the rest accepted', async () => {
