@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { Caller, OrderScope } from '../access';
 import { allOrdersOf } from '../access';
-import { accountRepository } from '../account';
+import { accountRepository, sellerContactEmail } from '../account';
 import { config } from '../../config';
 import { db, transaction } from '../db';
 import { domainError, invalidField, notFound } from '../errors';
@@ -62,13 +62,13 @@ function addressOf(value: unknown): InvoiceAddress {
 /**
  * The seller as its invoices show it: account.address (Admin_user_type: name is the company) and
  * account.settings.invoice (vat_id, tax_number, small_business, locale, iban, bic, and the contact
- * XRechnung asks for: contact_name, phone, email, default the account's email; a seller writes them
- * with POST admin/user/).
+ * XRechnung asks for: contact_name, phone, email (lib/account sellerContactEmail); a seller writes
+ * them with POST admin/user/).
  */
 export async function sellerSettings(accountId: number): Promise<SellerInvoiceSettings> {
   const account = await accountRepository.get(accountId);
   const settings = ((account?.settings ?? {}) as Record<string, unknown>).invoice as Record<string, unknown> | undefined;
-  const email = text(settings?.email) || (account?.email ?? '');
+  const email = sellerContactEmail(account);
   return {
     party: { address: addressOf(account?.address), vatId: text(settings?.vat_id), taxNumber: text(settings?.tax_number), email },
     smallBusiness: settings?.small_business === true,

@@ -1,4 +1,5 @@
 import { allOrdersOf } from '../access';
+import { accountRepository, sellerContactEmail } from '../account';
 import { db } from '../db';
 import { invalidField, isPermanent, noLongerExists, Warning } from '../errors';
 import { refusedForGood, sendMail } from '../mail';
@@ -181,6 +182,23 @@ async function knownShippedByChannel(accountId: number, order: OrderReadRow): Pr
   return db().transaction((trx) => channelFulfilmentQuery().fulfilledByChannel(trx, accountId, order.internal_id));
 }
 
+/** The in-transit mail to the buyer, answered to the seller (Reply-To: lib/account sellerContactEmail). */
+async function sendInTransitMail(run: JobPayloads['order.send_mit'], order: OrderReadRow, ctx: SendMitContext): Promise<NonNullable<SendMitProgress['mail']>> {
+  const to = order.customer_email ?? '';
+  if (!mailAddress.test(to)) return { sent: false, error: 'the order has no valid customer.email' };
+  const mail = inTransitMail(order, run.sendMit.deliverer, run.sendMit.code, run.sendMit.date, run.sendMit.mailText);
+  const replyTo = sellerContactEmail(await accountRepository.get(run.accountId));
+  try {
+    const sent = await sendMail({ to, ...mail, ...(mailAddress.test(replyTo) ? { replyTo } : {}) });
+    return { sent: true, to, message_id: sent.messageId };
+  } catch (err) {
+    // A 5xx to the recipient or the message (lib/mail refusedForGood) is recorded at once: another try gets the same answer.
+    const refused = refusedForGood(err);
+    if (!refused && !ctx.lastAttempt) throw err;
+    return { sent: false, to, error: refused ?? (err as Error).message };
+  }
+}
+
 /**
  * order.send_mit: reports the shipment to the order's portal through its adapter, marks the
  * order shipped (date, carrier, codes, platform_status, history), rates the buyer on auction_a,
@@ -218,21 +236,7 @@ export async function runSendMit(run: JobPayloads['order.send_mit'], ctx: SendMi
     await ctx.save(progress);
   }
   if (run.sendMit.isMail && !progress.mail) {
-    const to = order.customer_email ?? '';
-    if (!mailAddress.test(to)) {
-      progress.mail = { sent: false, error: 'the order has no valid customer.email' };
-    } else {
-      const mail = inTransitMail(order, run.sendMit.deliverer, run.sendMit.code, run.sendMit.date, run.sendMit.mailText);
-      try {
-        const sent = await sendMail({ to, ...mail });
-        progress.mail = { sent: true, to, message_id: sent.messageId };
-      } catch (err) {
-        // A 5xx to the recipient or the message (lib/mail refusedForGood) is recorded at once: another try gets the same answer.
-        const refused = refusedForGood(err);
-        if (!refused && !ctx.lastAttempt) throw err;
-        progress.mail = { sent: false, to, error: refused ?? (err as Error).message };
-      }
-    }
+    progress.mail = await sendInTransitMail(run, order, ctx);
     await ctx.save(progress);
   }
   return {

@@ -146,6 +146,8 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(mail.raw).to.contain('00340434161094042557');
     expect(mail.raw).to.match(/dhl\.de/);
     expect(mail.raw).to.contain('Thank you!');
+    // A seller who gave no e-mail: no Reply-To; the buyer's reply goes to the sender, as before.
+    expect(mail.raw).not.to.match(/^Reply-To:/im);
   });
 
   it('when send_mit is posted for a multi-line auction_a order, then one fulfilment names every line with eBay’s carrier code, and every line is rated', async () => {
@@ -253,15 +255,19 @@ describe('send_mit (POST order/{order_id}/send_mit/)', function () {
     expect(catcher.mails.filter((m) => m.to === email)).to.have.length(1);
   });
 
-  it('when the order has no portal platform, then it is shipped without a portal report and the mail goes out', async () => {
+  it('when the order has no portal platform, then it is shipped without a portal report and the mail goes out, answered to the seller', async () => {
     const email = `buyer-${crypto.randomBytes(3).toString('hex')}@example.com`;
     const { seller, orderId, portalAccountId } = await auctionOrder(email, null); // an order of no portal (entered by phone) names none
+    // The contact invoices state (settings.invoice.email): the buyer's reply reaches the seller, not the no-reply sender.
+    const contact = await call('admin/user/', { token: seller.token, body: { user: { settings: { invoice: { email: 'orders@cup-shop.example' } } } } });
+    expect(contact.status, contact.text).to.equal(200);
     const res = await call(`order/${orderId}/send_mit/`, { token: seller.token, body: {} });
     expect(res.status, res.text).to.equal(202);
     const job = await finished(seller, res.body.job_id as string);
     expect(job.result).to.deep.include({ platform_status: null, is_shipped: true });
     expect(portal.state.requests.filter((r) => r.portalAccount === String(portalAccountId))).to.have.length(0);
-    await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
+    const mail = await waitFor(async () => catcher.mails.find((m) => m.to === email), 'the in-transit mail');
+    expect(mail.raw).to.match(/^Reply-To: orders@cup-shop\.example\r?$/im);
   });
 
   it('when send_mit is bad, foreign or unauthorised, then 400, 404 or 403 and no job', async () => {
