@@ -28,6 +28,7 @@
 import type express from 'express';
 import type { SandboxState } from './sandbox.app';
 import { revise } from './ebay-revisions.sandbox';
+import { keepForStaleReads, readOffers } from './ebay-stale-reads.sandbox';
 import { Body, EbayOfferRecord, error, itemQuantity, key, listingQuantity, refreshListing, setItemQuantity } from './ebay-state.sandbox';
 import {
   groupProblem,
@@ -143,11 +144,10 @@ function mountOffers(router: express.Router, state: SandboxState): void {
   };
   router.get(`${inventory}/offer`, (req, res) => {
     const account = res.locals.account as string;
-    const offers = ebay
-      .offersOf(account, String(req.query.sku ?? ''))
-      .filter(
-        (o) => (!req.query.marketplace_id || o.body.marketplaceId === req.query.marketplace_id) && (!req.query.format || o.body.format === req.query.format),
-      );
+    const sku = String(req.query.sku ?? '');
+    const offers = readOffers(ebay, account, sku, ebay.offersOf(account, sku)).filter(
+      (o) => (!req.query.marketplace_id || o.body.marketplaceId === req.query.marketplace_id) && (!req.query.format || o.body.format === req.query.format),
+    );
     if (!offers.length) {
       res.status(404).json(error(25713, 'This Offer is not available.'));
       return;
@@ -156,7 +156,7 @@ function mountOffers(router: express.Router, state: SandboxState): void {
   });
   router.get(`${inventory}/offer/:offerId`, (req, res) => {
     const offer = own(req, res);
-    if (offer) res.json(offerView(offer));
+    if (offer) res.json(offerView(readOffers(ebay, offer.account, offer.sku, [offer])[0]!));
   });
   router.post(`${inventory}/offer`, (req, res) => {
     const account = res.locals.account as string;
@@ -309,6 +309,7 @@ function priceQuantity(state: SandboxState, account: string, request: Body): Pri
   if (typeof quantity === 'number') setItemQuantity(ebay, account, sku, quantity);
   for (const o of offers) {
     const offer = ebay.offers.get(o.offerId!)!;
+    keepForStaleReads(offer);
     offer.body = {
       ...offer.body,
       ...(o.availableQuantity !== undefined ? { availableQuantity: o.availableQuantity } : {}),

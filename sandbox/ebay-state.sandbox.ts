@@ -26,6 +26,8 @@ export interface EbayOfferRecord {
   body: Body;
   status: 'UNPUBLISHED' | 'PUBLISHED';
   listingId?: string;
+  /** The body before its latest bulkUpdatePriceQuantity: what a lagging read answers (ebay-stale-reads.sandbox.ts). */
+  readBefore?: Body;
 }
 
 export interface Fulfilment {
@@ -74,6 +76,8 @@ export class EbayState {
   feedback: { account: string; body: Body; feedbackId: string }[] = [];
   /** Revisions per listing id on its latest calendar day (ebay-revisions.sandbox.ts). */
   revisions = new Map<string, { day: string; count: number }>();
+  /** Reads of a SKU (by key(account, sku)) still to answer its offers as before their latest write (ebay-stale-reads.sandbox.ts). */
+  staleReads = new Map<string, number>();
   /** The sandbox eBay's clock, ahead of (or behind) the real one by this much (POST /_sandbox/ebay/clock). */
   clockOffsetMs = 0;
   counter = 0;
@@ -106,6 +110,7 @@ export class EbayState {
     this.legacy.clear();
     this.feedback = [];
     this.revisions.clear();
+    this.staleReads.clear();
     this.clockOffsetMs = 0;
   }
 

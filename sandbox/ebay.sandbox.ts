@@ -28,6 +28,7 @@ import { mountOAuth } from './ebay-oauth.sandbox';
 import { mountOrders, payOrder, placeOrder, refundOrder, Sale, sellOnEbay } from './ebay-orders.sandbox';
 import { requestOrderCancel } from './ebay-cancel.sandbox';
 import { mountRevisionControls } from './ebay-revisions.sandbox';
+import { mountStaleReadControls } from './ebay-stale-reads.sandbox';
 import { accountOf, Body, error, portal } from './ebay-state.sandbox';
 import type { SandboxState } from './sandbox.app';
 
@@ -251,6 +252,7 @@ export function mountEbay(app: express.Express, state: SandboxState): void {
   mountNotification(app);
   mountControls(app, state);
   mountRevisionControls(app, state);
+  mountStaleReadControls(app, state);
   state.sellers.set('auction_a', (sale) => sellOnEbay(state, sale));
   const router = express.Router();
   mountInventory(router, state);

@@ -191,7 +191,7 @@ export const ciaRepository = {
     // The items' SKU and field group are lib/stock's: its subquery, already scoped to the account.
     return knex('cia_portal_state as s')
       .leftJoin(stockPortalRepository.portalFieldsQuery(knex, accountId, target.portal).as('st'), 'st.id', 's.stock_id')
-      .select(...stateColumns.map((c) => `s.${c}`), 'st.sku', 'st.grp')
+      .select(...stateColumns.map((c) => `s.${c}`), 's.last_error', 'st.sku', 'st.grp')
       .where({ 's.account_id': accountId, 's.portal': target.portal, 's.portal_account_id': target.portalAccountId })
       .whereRaw('s.acked_seq < s.desired_seq AND s.refused_seq < s.desired_seq AND (s.held_until IS NULL OR s.held_until <= ?)', [at])
       .orderBy('s.stock_id')

@@ -65,7 +65,15 @@ async function pushBatch(accountId: number, target: PushTarget, sent: WaitingSta
     if (sent.length === 0) return [];
     const portalTarget = await portalTargetRepository.target(trx, accountId, target.portalAccountId);
     if (!portalTarget) throw noLongerExists(`portal account ${target.portalAccountId}`);
-    const updates = sent.map((s) => ({ stockId: s.stock_id, quantity: s.desired_quantity, key: itemKey(s), sku: s.sku, group: fieldGroupEntry(s.grp) }));
+    // What the portal last took, unless a try since left it unknown (a failure, refusal or hold writes last_error; an ack clears it).
+    const updates = sent.map((s) => ({
+      stockId: s.stock_id,
+      quantity: s.desired_quantity,
+      key: itemKey(s),
+      sku: s.sku,
+      group: fieldGroupEntry(s.grp),
+      taken: s.last_error ? null : s.acked_quantity,
+    }));
     const outcomes = await adapterFor(target.portal as PortalId, portalTarget.connector).setQuantities(portalTarget, updates, batchKey(target, sent), {
       ledger: revisionLedger(trx, accountId, target),
       listedItems: (stockIds) => portalListingRepository.liveItemIds(trx, accountId, target.portal as PortalId, target.portalAccountId, stockIds),

@@ -826,6 +826,7 @@ export class AuctionAAdapter implements PortalAdapter {
       sent.map(({ u, sku }, i) => ({
         sku,
         wanted: u.quantity,
+        taken: u.taken,
         listings: live[i]!.map((o) => ({ listingId: o.listing?.listingId ?? o.offerId!, availableQuantity: o.availableQuantity })),
       })),
     );

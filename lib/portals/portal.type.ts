@@ -95,6 +95,13 @@ export interface QuantityUpdate {
   /** The item's master SKU, and its field group of this portal (first lister entry for lister groups): channels address items by SKU. */
   sku: string | null;
   group: Record<string, unknown>;
+  /**
+   * The quantity the portal last took from Kontor for this item, when nothing was tried since
+   * (null: not known: none taken since it was listed, or a later try failed, was refused or held,
+   * and may or may not have reached the portal). What a portal's read cannot be trusted to show
+   * (eBay's getOffers may answer from before Kontor's last write: lib/portals README "eBay quantities").
+   */
+  taken?: number | null;
 }
 
 /**

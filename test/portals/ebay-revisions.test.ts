@@ -4,6 +4,7 @@ import { db } from '../../lib/db/knex';
 import { queueWaitingPushes } from '../../lib/cia/cia-push-sweep';
 import { AuctionAAdapter } from '../../lib/portals/auction-a.adapter';
 import { ebayDay, nextEbayDay } from '../../lib/portals/ebay/ebay-day';
+import { planRevisions } from '../../lib/portals/ebay/ebay-revisions';
 import { queues } from '../../lib/queue/queue.registry';
 import { call, newSeller, Seller } from '../support/api';
 import { waitFor, withSandboxAndFleet } from '../fleet/support';
@@ -178,7 +179,7 @@ describe("auction_a: eBay's 250 revisions of a listing a day", function () {
     expect((await ciaState(id)).held_until).to.equal(nextEbayDay(Date.now()).toISOString());
   });
 
-  it('when CIA wants the quantity an eBay sale has already left on the listing, then nothing is revised: no bulk call, no revision counted, acknowledged', async () => {
+  it("when CIA wants the quantity an eBay sale has already left on the listing, then it is sent all the same (one revision, as a decrease from what eBay last took): the read may be one from before Kontor's last write", async () => {
     const { id, sku, listingId } = await hotItem(10, { kontor: 100, ebay: 100 });
     const calls = bulkCalls(sku).length;
     await control('/_sandbox/ebay/orders', { portal_account: String(seller.portalAccountId), lines: [{ sku, quantity: 1 }] });
@@ -186,9 +187,24 @@ describe("auction_a: eBay's 250 revisions of a listing a day", function () {
     // The sale taken into Kontor (as the order import does): the item now holds what eBay offers.
     await setQuantity(id, 9);
     await waitFor('acknowledged', async () => (await state(id)).acked_quantity === 9);
-    expect(bulkCalls(sku).length).to.equal(calls);
-    expect((await kontorCount(listingId))!.revisions).to.equal(100);
+    expect(bulkCalls(sku).length).to.equal(calls + 1);
+    expect((await kontorCount(listingId))!.revisions).to.equal(101);
+    expect(await shown(sku)).to.equal(9);
     expect((await state(id)).held_until).to.equal(null);
+  });
+
+  it("when getOffers still shows the quantity from before Kontor's last write, then a decrease to that quantity goes out all the same and eBay offers what is left", async () => {
+    // sell_inventory_v1 promises no read after a write: the sandbox eBay answers getOffers as it
+    // stood before its latest bulkUpdatePriceQuantity (POST /_sandbox/ebay/stale_reads).
+    const { id, sku } = await hotItem(3, { kontor: 0, ebay: 0 });
+    await setQuantity(id, 5);
+    await waitFor('5 at eBay', async () => (await state(id)).acked_quantity === 5 && (await shown(sku)) === 5);
+    const calls = bulkCalls(sku).length;
+    await control('/_sandbox/ebay/stale_reads', { portal_account: String(seller.portalAccountId), sku, count: 10 });
+    await setQuantity(id, 3);
+    await waitFor('acknowledged', async () => (await state(id)).acked_quantity === 3);
+    expect(bulkCalls(sku).length).to.equal(calls + 1);
+    expect(await shown(sku)).to.equal(3);
   });
 
   it('when a decrease takes the last revision of the day, then eBay is set to 0 (nothing can follow it) and the quantity goes out the next day', async () => {
@@ -199,5 +215,38 @@ describe("auction_a: eBay's 250 revisions of a listing a day", function () {
     expect(row.last_error).to.match(/last revision of today: it was set to 0 .* 7 is held/);
     await nextDay();
     await waitFor('7 at eBay the next day', async () => (await shown(sku)) === 7);
+  });
+});
+
+/** The plan alone (ebay/ebay-revisions.ts): when a quantity eBay shows may be skipped. */
+describe('auction_a: planRevisions skips only what eBay shows and last took from Kontor', () => {
+  const asked: string[] = [];
+  const ledger = {
+    reserve: async (_day: string, asks: { listing: string; ceiling: number }[]) => {
+      asked.push(...asks.map((a) => a.listing));
+      return new Map(asks.map((a) => [a.listing, { granted: true, count: 1 }]));
+    },
+    spend: async () => undefined,
+  };
+  const plan = async (taken: number | null | undefined, shows: number, wanted = 3) => {
+    asked.length = 0;
+    const plans = await planRevisions(ledger, Date.now(), [{ sku: 'S', wanted, taken, listings: [{ listingId: 'L', availableQuantity: shows }] }]);
+    return { plan: plans.get('S'), counted: [...asked] };
+  };
+
+  it('when the read shows the wanted quantity and eBay last took it from Kontor, then nothing is sent or counted', async () => {
+    expect(await plan(3, 3)).to.deep.equal({ plan: { outcome: 'accepted' }, counted: [] });
+  });
+  it('when the read shows the wanted quantity but eBay last took more, or what it took is not known, then it is sent', async () => {
+    for (const taken of [5, null, undefined]) expect(await plan(taken, 3), String(taken)).to.deep.equal({ plan: { send: 3, last: false }, counted: ['L'] });
+  });
+  it('when eBay last took more than a read showing less than wanted, then it is a decrease: sent even where an increase is held', async () => {
+    const near = {
+      ...ledger,
+      reserve: async (_d: string, asks: { listing: string; ceiling: number }[]) =>
+        new Map(asks.map((a) => [a.listing, { granted: a.ceiling === 250, count: 230 }])),
+    };
+    const plans = await planRevisions(near, Date.now(), [{ sku: 'S', wanted: 4, taken: 6, listings: [{ listingId: 'L', availableQuantity: 3 }] }]);
+    expect(plans.get('S')).to.deep.equal({ send: 4, last: false });
   });
 });

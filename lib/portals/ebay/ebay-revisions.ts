@@ -15,11 +15,15 @@ export const dailyRevisions = 250;
 /** The last revisions of a listing's day, kept for decreases: an increase is held once a listing has used the rest. */
 export const keptForDecreases = 25;
 
-/** One SKU of a push: the quantity wanted and its live fixed-price listings with what each offers now. */
+/**
+ * One SKU of a push: the quantity wanted, its live fixed-price listings with what getOffers says
+ * each offers now, and what eBay last took from Kontor for it (`taken`; null or absent: not known).
+ */
 export interface RevisionAsk {
   sku: string;
   wanted: number;
   listings: { listingId: string; availableQuantity?: number | undefined }[];
+  taken?: number | null | undefined;
 }
 
 /** A SKU to send: the quantity wanted (`last`: it takes its listing's last revision of the day). */
@@ -34,12 +38,24 @@ export type RevisionPlan = SendPlan | { outcome: 'accepted' } | { outcome: 'held
 type Direction = 'decrease' | 'increase' | 'same';
 
 /**
- * Against what the listings offer now. Any listing going down (or one whose quantity eBay did
- * not show) makes a decrease: a decrease is never held, so in doubt the quantity goes out.
+ * Against what the listings may offer now: what getOffers shows and what eBay last took from
+ * Kontor. Any of them above the wanted quantity (or a listing whose quantity eBay did not show)
+ * makes a decrease: a decrease is never held, so in doubt the quantity goes out.
+ *
+ * `same` (nothing sent) only when the read shows the wanted quantity and that is also what eBay
+ * last took from Kontor, with no try since. sell_inventory_v1 promises no read after a write
+ * (getOffers' availableQuantity "indicates the quantity ... that will be available"; nothing says
+ * it shows the latest bulkUpdatePriceQuantity), so a read may still show the quantity from before
+ * Kontor's last write: read alone, a decrease back to that quantity was skipped and the listing
+ * kept offering the units that were gone. The read showing the wanted quantity with Kontor's
+ * last write unknown goes out as a decrease (never held).
  */
 function direction(ask: RevisionAsk): Direction {
+  const taken = ask.taken ?? undefined;
   if (ask.listings.some((l) => l.availableQuantity === undefined || l.availableQuantity > ask.wanted)) return 'decrease';
-  return ask.listings.some((l) => l.availableQuantity! < ask.wanted) ? 'increase' : 'same';
+  if (taken !== undefined && taken > ask.wanted) return 'decrease';
+  if (ask.listings.some((l) => l.availableQuantity! < ask.wanted) || (taken !== undefined && taken < ask.wanted)) return 'increase';
+  return taken === ask.wanted ? 'same' : 'decrease';
 }
 
 /** The count below which a revision may still be made: all 250 for a decrease, the rest less the kept ones otherwise. */
@@ -71,8 +87,10 @@ function planOne(ask: RevisionAsk, counted: Revisions[], now: number): RevisionP
 export async function planRevisions(ledger: RevisionLedger | undefined, now: number, asks: RevisionAsk[]): Promise<Map<string, RevisionPlan>> {
   const plans = new Map<string, RevisionPlan>();
   const listed = asks.filter((a) => ledger && a.listings.length > 0);
-  // What every listing offers already is not revised: an eBay sale comes back from CIA as the
-  // quantity eBay itself has just lowered, and sending it would spend a revision on nothing.
+  // What every listing offers already, and eBay last took from Kontor, is not revised (a CIA
+  // reconcile, a change undone before its push): sending it would spend a revision on nothing.
+  // An eBay sale coming back from CIA as the quantity eBay has lowered is sent (one revision):
+  // the read cannot be told from one made before Kontor's last write (direction).
   const counted = listed.filter((a) => direction(a) !== 'same');
   for (const ask of listed.filter((a) => !counted.includes(a))) plans.set(ask.sku, { outcome: 'accepted' });
   for (const ask of asks.filter((a) => !listed.includes(a))) plans.set(ask.sku, { send: ask.wanted, last: false });
