@@ -64,6 +64,7 @@ export interface SandboxListingRecord {
 
 export interface AmazonListingStore {
   listingMs: number;
+  lateListings: boolean;
   listingRecords: Map<string, SandboxListingRecord>;
   listingIssues: Map<string, SandboxIssue[]>;
   /** The marketplaces each SKU's listing is in (its puts' marketplaceIds, less its deletes'). */
@@ -127,6 +128,26 @@ export function recordSubmission(store: AmazonListingStore, account: string, sku
     processedAt: now + store.listingMs,
     processedBefore: before !== undefined && (before.processedBefore || before.processedAt <= now),
   });
+}
+
+/**
+ * A put's data (attributes, the quantity its fulfillment_availability carries) applied to the
+ * offer: at once, or, with `lateListings` (POST /_sandbox/amazon/config {late_listings: true}),
+ * when Amazon has processed the submission (listingMs later), after whatever a quantity patch or
+ * feed set meanwhile. listingsItems_2021-08-01.json says only "accepted for processing" of both
+ * submissions and names no order between a put and a patch sent after it, so the listing may be
+ * applied last and its quantity win over a newer one (the harder reading; off by default, ours).
+ * A later put of the SKU (or a reset) before the time supersedes it: it is not applied.
+ */
+export function applyWhenProcessed(store: AmazonListingStore, account: string, sku: string, apply: () => void): void {
+  if (!store.lateListings) {
+    apply();
+    return;
+  }
+  const submitted = store.listingRecords.get(keyOf(account, sku));
+  setTimeout(() => {
+    if (submitted && store.listingRecords.get(keyOf(account, sku)) === submitted) apply();
+  }, store.listingMs);
 }
 
 /** The scripted answer of this call of the SKU, if one is left (counted down). */

@@ -14,6 +14,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import { mountItemCancellation } from './amazon-cancel.sandbox';
 import {
   AmazonListingStore,
+  applyWhenProcessed,
   forgetListing,
   listIn,
   listingItem,
@@ -94,6 +95,8 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
   pageSize = 100;
   /** How long Amazon processes an accepted listing submission, in ms (amazon-listings.sandbox.ts). */
   listingMs = 300;
+  /** A put's data applied when it is processed, after what came meanwhile (config late_listings; amazon-listings.sandbox.ts applyWhenProcessed). */
+  lateListings = false;
   listingRecords: AmazonListingStore['listingRecords'] = new Map();
   listingIssues: AmazonListingStore['listingIssues'] = new Map();
   listingMarketplaces: AmazonListingStore['listingMarketplaces'] = new Map();
@@ -128,6 +131,7 @@ export class AmazonState implements AmazonOrderStore, AmazonConsentStore, Amazon
     this.feedMs = 300;
     this.pageSize = 100;
     this.listingMs = 300;
+    this.lateListings = false;
     this.listingRecords.clear();
     this.listingIssues.clear();
     this.listingMarketplaces.clear();
@@ -479,9 +483,13 @@ function listings(state: SandboxState, amazon: AmazonState): express.Router {
       ...itemIssues(state, accountOf(res), sku),
     ];
     if (issues.length === 0) {
-      setOffer(state, accountOf(res), sku, body.attributes, merchantQuantity(body.attributes.fulfillment_availability) ?? 0, 'listing');
-      recordSubmission(amazon, accountOf(res), sku, body.productType);
-      listIn(amazon, accountOf(res), sku, marketplaceIds[0]!);
+      const account = accountOf(res);
+      const attributes = body.attributes;
+      recordSubmission(amazon, account, sku, body.productType);
+      listIn(amazon, account, sku, marketplaceIds[0]!);
+      applyWhenProcessed(amazon, account, sku, () =>
+        setOffer(state, account, sku, attributes, merchantQuantity(attributes.fulfillment_availability) ?? 0, 'listing'),
+      );
     }
     res.json(submission(sku, issues));
   });
@@ -795,9 +803,11 @@ function controls(app: express.Express, amazon: AmazonState): void {
       today?: string | null;
       orders_rate_limit?: number | null;
       listing_ms?: number;
+      late_listings?: boolean;
     };
     if (body.feed_ms !== undefined) amazon.feedMs = Math.max(0, Number(body.feed_ms));
     if (body.listing_ms !== undefined) amazon.listingMs = Math.max(0, Number(body.listing_ms));
+    if (body.late_listings !== undefined) amazon.lateListings = body.late_listings === true;
     if (body.pending_ms !== undefined) amazon.pendingMs = Math.max(0, Number(body.pending_ms));
     if (body.today !== undefined) amazon.today = body.today;
     if (body.orders_rate_limit !== undefined) amazon.ordersRateLimit = body.orders_rate_limit === null ? null : Math.max(0.001, Number(body.orders_rate_limit));
@@ -811,6 +821,7 @@ function controls(app: express.Express, amazon: AmazonState): void {
       today: amazon.today,
       orders_rate_limit: amazon.ordersRateLimit,
       listing_ms: amazon.listingMs,
+      late_listings: amazon.lateListings,
     });
   });
   app.post('/_sandbox/amazon/revoke', (req, res) => {

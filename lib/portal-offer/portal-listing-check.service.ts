@@ -8,6 +8,7 @@ import { adapterFor, PortalId, waitForPortalSlot } from '../portals';
 import type { ListingCheck, RegisteredAdapter } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import { createTaskOnce } from '../task';
+import { ciaHasTheLastWord } from './cia-last-word';
 import { ListingKey, portalListingRepository } from './portal-listing.repository';
 
 /**
@@ -50,7 +51,9 @@ async function addCheck(trx: Knex.Transaction, check: ListingCheckJob): Promise<
  * not sold after the last check, gives the seller one task per submission (the task's source is
  * the upload job's id: a retried or repeated check makes none twice); a live listing nothing; a
  * pending one another check while some are left. A listing ended (or listed as another item) since
- * is not checked: the check belongs to what that upload sent.
+ * is not checked: the check belongs to what that upload sent. Once it is no longer pending (or at
+ * the last check) CIA has the last word again, once per submission: the listing's own quantity
+ * may have been applied after CIA's (lib/portals README, "A listing and CIA's quantity behind it").
  */
 export async function runListingCheck(job: ListingCheckJob): Promise<Record<string, unknown>> {
   const portal = job.portal as PortalId;
@@ -72,6 +75,10 @@ export async function runListingCheck(job: ListingCheckJob): Promise<Record<stri
     await transaction((trx) => addCheck(trx, next));
     return { check: job.check, state: 'pending', summary: found.summary };
   }
+  // Processed (or the last check): CIA's quantity goes once more, over the listing's. Amazon names
+  // no order between the put and CIA's patch sent right after it (both only "accepted for
+  // processing"), and a put applied last made its own quantity (read when it was listed) win.
+  await ciaHasTheLastWord(job, `${job.uploadJobId}-processed`, `${job.portal} listing processed`);
   if (found.state === 'live') return { check: job.check, state: 'live' };
   const task = await createTaskOnce(
     job.accountId,

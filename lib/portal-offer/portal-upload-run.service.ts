@@ -1,11 +1,11 @@
-import { ciaActiveAt, ciaRepository } from '../cia';
+import { ciaActiveAt } from '../cia';
 import { db, transaction } from '../db';
 import { domainError, noLongerExists } from '../errors';
-import { queues } from '../queue';
 import type { PortalUploadJob } from '../queue';
 import { adapterFor, partialListingOf, PortalId, waitForPortalSlot } from '../portals';
 import { portalTargetRepository } from '../portal-account';
 import { stockPortalRepository } from '../stock';
+import { ciaHasTheLastWord } from './cia-last-word';
 import { scheduleListingCheck } from './portal-listing-check.service';
 import { ListingKey, portalListingRepository } from './portal-listing.repository';
 import { leftListings } from './portal-push.service';
@@ -95,12 +95,6 @@ export async function runPortalUpload(job: PortalUploadJob, jobId: string): Prom
   // The listing carried its own quantity: CIA (max_quantity, variants, sets) has the last word.
   await ciaHasTheLastWord(job, jobId, 'portal listed');
   return { action: 'list', portal, portal_item_id: portalItemId, ...(listed.markets ? { markets: listed.markets } : {}) };
-}
-
-/** After a list or revise that carried the item's own quantity: its acknowledgement forgotten and CIA's adjust queued (one per job id). */
-async function ciaHasTheLastWord(job: PortalUploadJob, jobId: string, reason: string): Promise<void> {
-  await ciaRepository.forgetAck(db(), job.accountId, job.stockId, job.portal as PortalId, job.portalAccountId);
-  await queues().add('cia.adjust', { accountId: job.accountId, stockId: job.stockId, reason }, `cia-listed-${jobId}`);
 }
 
 /**
