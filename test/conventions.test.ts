@@ -88,6 +88,22 @@ describe('request conventions (document 1, Endpoints)', () => {
       expect(res.body.error![0]!.error).to.equal('method_not_allowed');
     });
 
+    it('when a method a path does not have is called without a valid token, then 401 as its methods answer (document 1: 405 is for the authorized), and 405 once authorized', async () => {
+      for (const [token, error] of [
+        [undefined, 'missing_token'],
+        ['not-a-token', 'invalid_token'],
+      ] as const) {
+        const res = await call('order/list/', { ...(token ? { token } : {}), method: 'PUT', body: { order: [] } });
+        expect(res.status, res.text).to.equal(401);
+        expect(res.body.error![0]!.error).to.equal(error);
+        expect(res.headers.get('www-authenticate')).to.match(/^Bearer/);
+        expect(res.headers.get('allow')).to.equal(null);
+      }
+      expect((await call('order/list/', { token: seller.token, method: 'PUT', body: { order: [] } })).status).to.equal(405);
+      // token.php takes no token: its other methods are 405 to anyone.
+      expect((await call('token.php', { method: 'GET' })).status).to.equal(405);
+    });
+
     it('when OPTIONS is asked, then it lists the methods, scopes, request and response of the path, without a token', async () => {
       const res = await call('admin/user/', { method: 'OPTIONS' });
       expect(res.status).to.equal(200);

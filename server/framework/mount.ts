@@ -93,8 +93,17 @@ function declaredPath(path: string, group: Endpoint[]): DeclaredPath {
   const byMethod = new Map<string, PathHandler>(group.map((e) => [e.method, handlerFor(e)]));
   const allow = [...group.map((e) => e.method), 'OPTIONS'];
   byMethod.set('OPTIONS', (req, res) => sendSuccess(req, res, 200, optionsOverview(path, group), [], { Allow: allow.join(', ') }));
-  return { label: routeLabel(path), byMethod, notAllowed: (req, res) => sendError(req, res, methodNotAllowed(allow)) };
+  // Document 1's 405 is "correct endpoint, authorized, but the method is not supported": where
+  // the path's methods take a token, a caller without a valid one is answered as they would be.
+  const authorized = group.every((e) => e.auth);
+  const notAllowed = async (req: Request, res: Response) => {
+    if (authorized && !(await grantOfAccessToken(bearerToken(req)))) return sendError(req, res, invalidToken());
+    sendError(req, res, methodNotAllowed(allow));
+  };
+  return { label: routeLabel(path), byMethod, notAllowed };
 }
+
+const invalidToken = () => unauthenticated('invalid_token', 'the access token is unknown or expired; request a new one at token.php');
 
 function handlerFor(e: Endpoint) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -219,7 +228,7 @@ async function uncountedQuota(res: Response, error: DomainError): Promise<Record
 /** The grant of the request's bearer token, with the endpoint's scope; 401 or 403 otherwise. */
 async function authenticate(e: Endpoint, req: Request, res: Response): Promise<NonNullable<Awaited<ReturnType<typeof grantOfAccessToken>>>> {
   const grant = await grantOfAccessToken(bearerToken(req));
-  if (!grant) throw unauthenticated('invalid_token', 'the access token is unknown or expired; request a new one at token.php');
+  if (!grant) throw invalidToken();
   res.locals.accountId = grant.accountId;
   if (e.auth!.scope && !grant.scope.includes(e.auth!.scope)) throw forbidden(e.auth!.scope);
   return grant;

@@ -350,7 +350,9 @@ function problemsOf(contract: Contract, exchange: Exchange): string[] {
   if (!operation) {
     // Not an operation: the service's conventions for unknown paths and methods (info.description).
     const expected = routed.path ? 405 : 404;
-    if (exchange.status !== expected)
+    // A path whose methods take a token answers a caller without a valid one 401 first (info.description).
+    const unauthenticated = Boolean(routed.path) && exchange.status === 401;
+    if (exchange.status !== expected && !unauthenticated)
       problems.push(
         `${routed.path ? `a method not documented for ${routed.path}` : 'an undocumented path'} answered ${exchange.status}, the document says ${expected}`,
       );
