@@ -605,7 +605,7 @@ export function openApiDocument(endpoints: Endpoint[], baseUrl: string, version:
         'Every answer is an envelope: ack (success, warning, error), warning[] and error[] of Error_type, then the payload. Send Accept: application/xml for XML (the same fields under <response>, values as text).',
         'Async requests answer 202 with a job_id and Location. Bulk requests answer 207 with one Multistatus_type per part.',
         "A method a path does not take answers 405 (Allow lists those it takes), after the token as the path's methods ask for it (401 without a valid one); a path that is not an endpoint answers 404 unknown_path; both with the error envelope.",
-        'POST data is the body: the query string of a POST is not read.',
+        "POST data is the body. Of a POST's query string only portal_account_id is read (it must agree with the body's); any other parameter is a 400 unknown_parameter.",
         'Every version (v0.5, v0.6, v1.0, v1.1, and none for the current one) serves this document at {base_url}openapi.json with its own server.',
         charsetNote,
       ].join('\n\n'),
