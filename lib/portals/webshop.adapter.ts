@@ -3,7 +3,7 @@ import type { ChannelOrder, ChannelOrderPage } from './channel-order.type';
 import { HttpPortalAdapter, pictures, portalInputError, str } from './portal-http';
 import type { ListingItem, PortalTarget, QuantityOutcome, QuantityUpdate, Shipment } from './portal.type';
 import { lowestPerListing } from './shared-listing';
-import { refuseUserErrors, ShopifySession } from './shopify/shopify-client';
+import { refuseUserErrors, shopifyDocument, ShopifySession } from './shopify/shopify-client';
 import { channelOrder, legacyId, lineFields, orderFields, ShopifyLineNode, ShopifyOrderNode } from './shopify/order-mapping';
 import { readOrderLineAmounts } from './shopify/order-amounts';
 import { hasRefundedUnits, refundLines, restockedUnits } from './shopify/order-refunds';
@@ -37,7 +37,9 @@ interface VariantNode {
 }
 
 const variantFields = 'id sku product { id } inventoryPolicy inventoryItem { id tracked }';
-const findVariants = `query KontorVariants($query: String!, $first: Int!) { productVariants(first: $first, query: $query) { nodes { ${variantFields} } } }`;
+const findVariants = shopifyDocument(
+  `query KontorVariants($query: String!, $first: Int!) { productVariants(first: $first, query: $query) { nodes { ${variantFields} } } }`,
+);
 /**
  * Location: what decides where the web shop's stock is kept (isActive, fulfillsOnlineOrders:
  * "Whether this location can fulfill online orders."; fulfillmentService: "Name of the service
@@ -60,12 +62,12 @@ interface LocationNode {
  * opened with), 50 a page: 103 points requested in the sandbox's model (2 + 50 x 2 + pageInfo),
  * refunded to the few it holds.
  */
-const locationsQuery = `query KontorLocations($first: Int!, $after: String) {
+const locationsQuery = shopifyDocument(`query KontorLocations($first: Int!, $after: String) {
   locations(first: $first, after: $after, sortKey: ID, includeLegacy: true) { pageInfo { hasNextPage endCursor }
-    nodes { id name isActive fulfillsOnlineOrders fulfillmentService { serviceName inventoryManagement } } } }`;
+    nodes { id name isActive fulfillsOnlineOrders fulfillmentService { serviceName inventoryManagement } } } }`);
 /** A location whose stock a fulfilment app reports to Shopify (its inventoryManagement): Kontor's count set there would be overwritten by the app's. */
 const appKeepsStock = (l: LocationNode) => l.fulfillmentService?.inventoryManagement === true;
-const accessScopesQuery = 'query KontorAccessScopes { currentAppInstallation { accessScopes { handle } } }';
+const accessScopesQuery = shopifyDocument('query KontorAccessScopes { currentAppInstallation { accessScopes { handle } } }');
 /** Told at the import of an order with lines in no fulfillment order a token lacking thirdPartyScopes reads (linesInNoFulfillmentOrder). */
 const unseenLinesNote = (lines: { name: string }[], apps: string[]) =>
   `${lines.map((l) => l.name).join(', ')}: in no fulfillment order Kontor may read, so taken as the seller's (they take stock here); ` +
@@ -73,31 +75,32 @@ const unseenLinesNote = (lines: { name: string }[], apps: string[]) =>
   `Shopify shows Kontor only with the access scope read_third_party_fulfillment_orders: connect the store again to grant it; ` +
   `if the app ships them, unlink them from their items and do not ship them`;
 /** The store's first location as Kontor took it before `storeLocations` (rows of shopify_inventory_set without location, `knownAt`). */
-const firstLocation = 'query KontorLocation { locations(first: 1) { nodes { id } } }';
-const createProduct = `mutation KontorProductCreate($product: ProductCreateInput!) {
-  productCreate(product: $product) { product { id variants(first: 1) { nodes { ${variantFields} } } } userErrors { field message } } }`;
-const updateProduct =
-  'mutation KontorProductUpdate($product: ProductUpdateInput!) { productUpdate(product: $product) { product { id } userErrors { field message } } }';
-const updateVariants = `mutation KontorVariants($productId: ID!, $variants: [ProductVariantsBulkInput!]!) {
-  productVariantsBulkUpdate(productId: $productId, variants: $variants) { productVariants { id } userErrors { field message } } }`;
+const firstLocation = shopifyDocument('query KontorLocation { locations(first: 1) { nodes { id } } }');
+const createProduct = shopifyDocument(`mutation KontorProductCreate($product: ProductCreateInput!) {
+  productCreate(product: $product) { product { id variants(first: 1) { nodes { ${variantFields} } } } userErrors { field message } } }`);
+const updateProduct = shopifyDocument(
+  'mutation KontorProductUpdate($product: ProductUpdateInput!) { productUpdate(product: $product) { product { id } userErrors { field message } } }',
+);
+const updateVariants = shopifyDocument(`mutation KontorVariants($productId: ID!, $variants: [ProductVariantsBulkInput!]!) {
+  productVariantsBulkUpdate(productId: $productId, variants: $variants) { productVariants { id } userErrors { field message } } }`);
 /** The set, and of each item it changed whether its quantity bounds the store's sales (unsold: fresh on every push that moves it). */
-const setQuantities = `mutation KontorQuantities($input: InventorySetQuantitiesInput!) {
+const setQuantities = shopifyDocument(`mutation KontorQuantities($input: InventorySetQuantitiesInput!) {
   inventorySetQuantities(input: $input) { inventoryAdjustmentGroup { id createdAt
-    changes(quantityNames: ["available"]) { item { id tracked variant { inventoryPolicy } } } } userErrors { field message code } } }`;
+    changes(quantityNames: ["available"]) { item { id tracked variant { inventoryPolicy } } } } userErrors { field message code } } }`);
 type InventoryChange = { item: { id: string; tracked: boolean; variant: { inventoryPolicy: string } | null } | null };
 /**
  * The `available` quantity of inventory items at one location: measured with the sandbox's cost
  * model (requestedCost), 2 + 2 an item: 4 points for one, 102 for 50 (a page of 10 orders is 753).
  */
-const inventoryLevelsQuery = `query KontorAvailable($first: Int!, $query: String!, $location: ID!) {
-  inventoryItems(first: $first, query: $query) { nodes { id inventoryLevel(locationId: $location) { quantities(names: ["available"]) { name quantity } } } } }`;
+const inventoryLevelsQuery = shopifyDocument(`query KontorAvailable($first: Int!, $query: String!, $location: ID!) {
+  inventoryItems(first: $first, query: $query) { nodes { id inventoryLevel(locationId: $location) { quantities(names: ["available"]) { name quantity } } } } }`);
 /** What bounds the store's sales by an inventory item's quantity, read when the set's changes did not show it (`unboundedSales`). */
-const inventorySettingsQuery = `query KontorInventorySettings($first: Int!, $query: String!) {
-  inventoryItems(first: $first, query: $query) { nodes { id tracked variant { inventoryPolicy } } } }`;
-const ordersQuery = `query KontorOrders($first: Int!, $after: String, $query: String) {
-  orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) { pageInfo { hasNextPage endCursor } nodes { ${orderFields} } } }`;
-const orderListQuery = `query KontorOrderList($first: Int!, $after: String, $query: String) {
-  orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT, reverse: true) { pageInfo { hasNextPage endCursor } nodes { id updatedAt } } }`;
+const inventorySettingsQuery = shopifyDocument(`query KontorInventorySettings($first: Int!, $query: String!) {
+  inventoryItems(first: $first, query: $query) { nodes { id tracked variant { inventoryPolicy } } } }`);
+const ordersQuery = shopifyDocument(`query KontorOrders($first: Int!, $after: String, $query: String) {
+  orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT) { pageInfo { hasNextPage endCursor } nodes { ${orderFields} } } }`);
+const orderListQuery = shopifyDocument(`query KontorOrderList($first: Int!, $after: String, $query: String) {
+  orders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT, reverse: true) { pageInfo { hasNextPage endCursor } nodes { id updatedAt } } }`);
 /**
  * The store's fulfillment orders changed since a time (QueryRoot.fulfillmentOrders, "filtered
  * according to the fulfillment order access scopes granted to the app"; FulfillmentOrder.updatedAt
@@ -105,12 +108,12 @@ const orderListQuery = `query KontorOrderList($first: Int!, $after: String, $que
  * while the contract does not say it changes Order.updatedAt, by which orders are listed
  * (movedOrders). 100 a page, about 2 points each.
  */
-const changedFulfillmentOrdersQuery = `query KontorChangedFulfillmentOrders($first: Int!, $after: String, $query: String) {
-  fulfillmentOrders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT, reverse: true) { pageInfo { hasNextPage endCursor } nodes { orderId } } }`;
+const changedFulfillmentOrdersQuery = shopifyDocument(`query KontorChangedFulfillmentOrders($first: Int!, $after: String, $query: String) {
+  fulfillmentOrders(first: $first, after: $after, query: $query, sortKey: UPDATED_AT, reverse: true) { pageInfo { hasNextPage endCursor } nodes { orderId } } }`);
 /** Pages of changed fulfillment orders read a fetch at most (movedOrders), newest first: 1,000, about 200 points. */
 const changedFulfillmentOrderPages = 10;
-const orderLinesQuery = `query KontorOrderLines($id: ID!, $after: String) {
-  order(id: $id) { lineItems(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } } } }`;
+const orderLinesQuery = shopifyDocument(`query KontorOrderLines($id: ID!, $after: String) {
+  order(id: $id) { lineItems(first: 100, after: $after) { pageInfo { hasNextPage endCursor } nodes { ${lineFields} } } } }`);
 type PageInfo = { hasNextPage: boolean; endCursor: string | null };
 interface FulfillmentLines {
   pageInfo: PageInfo;
@@ -124,39 +127,43 @@ const fulfillmentLines = 'pageInfo { hasNextPage endCursor } nodes { id totalQua
  * displayable: true leaves out those "closed after being combined or moved" (appLines' holdsUnits),
  * which hold nothing to fulfil either.
  */
-const fulfillmentOrdersQuery = `query KontorFulfillmentOrders($id: ID!, $after: String) { order(id: $id) { id
+const fulfillmentOrdersQuery = shopifyDocument(`query KontorFulfillmentOrders($id: ID!, $after: String) { order(id: $id) { id
   fulfillmentOrders(first: 10, after: $after, displayable: true) { pageInfo { hasNextPage endCursor } nodes { id status fulfillAt
-    assignedLocation { location { id fulfillmentService { serviceName inventoryManagement } } } fulfillmentHolds { reason } lineItems(first: 50) { ${fulfillmentLines} } } } } }`;
-const openFulfillmentOrder = `mutation KontorFulfillmentOrderOpen($id: ID!) {
-  fulfillmentOrderOpen(id: $id) { fulfillmentOrder { id status } userErrors { field message } } }`;
-const fulfillmentOrderLinesQuery = `query KontorFulfillmentOrderLines($id: ID!, $after: String) { fulfillmentOrder(id: $id) {
-  lineItems(first: 50, after: $after) { ${fulfillmentLines} } } }`;
-const orderCancelledAt = 'query KontorOrderCancelled($id: ID!) { order(id: $id) { id cancelledAt } }';
-const cancelOrder = `mutation KontorOrderCancel($orderId: ID!, $refund: Boolean!, $restock: Boolean!, $reason: OrderCancelReason!, $notifyCustomer: Boolean, $staffNote: String) {
+    assignedLocation { location { id fulfillmentService { serviceName inventoryManagement } } } fulfillmentHolds { reason } lineItems(first: 50) { ${fulfillmentLines} } } } } }`);
+const openFulfillmentOrder = shopifyDocument(`mutation KontorFulfillmentOrderOpen($id: ID!) {
+  fulfillmentOrderOpen(id: $id) { fulfillmentOrder { id status } userErrors { field message } } }`);
+const fulfillmentOrderLinesQuery = shopifyDocument(`query KontorFulfillmentOrderLines($id: ID!, $after: String) { fulfillmentOrder(id: $id) {
+  lineItems(first: 50, after: $after) { ${fulfillmentLines} } } }`);
+const orderCancelledAt = shopifyDocument('query KontorOrderCancelled($id: ID!) { order(id: $id) { id cancelledAt } }');
+const cancelOrder =
+  shopifyDocument(`mutation KontorOrderCancel($orderId: ID!, $refund: Boolean!, $restock: Boolean!, $reason: OrderCancelReason!, $notifyCustomer: Boolean, $staffNote: String) {
   orderCancel(orderId: $orderId, refund: $refund, restock: $restock, reason: $reason, notifyCustomer: $notifyCustomer, staffNote: $staffNote) {
-    job { id done } orderCancelUserErrors { field message code } } }`;
+    job { id done } orderCancelUserErrors { field message code } } }`);
 /**
  * The store's collections of the categories' titles, each saying whether it holds the product
  * (Collection.hasProduct), a page of 50 at a time (2 + 50 x 2 points).
  */
-const findCollections = `query KontorCollections($query: String!, $first: Int!, $after: String, $product: ID!) {
-  collections(first: $first, after: $after, query: $query) { nodes { id title ruleSet { appliedDisjunctively } hasProduct(id: $product) } pageInfo { hasNextPage endCursor } } }`;
+const findCollections = shopifyDocument(`query KontorCollections($query: String!, $first: Int!, $after: String, $product: ID!) {
+  collections(first: $first, after: $after, query: $query) { nodes { id title ruleSet { appliedDisjunctively } hasProduct(id: $product) } pageInfo { hasNextPage endCursor } } }`);
 /** Pages of that search read at most (1,000 collections of the item's category titles): beyond, the listing is refused rather than a collection guessed. */
 const collectionPages = 20;
-const createCollection = `mutation KontorCollectionCreate($input: CollectionInput!) { collectionCreate(input: $input) { collection { id title } userErrors { field message } } }`;
-const addToCollection = `mutation KontorCollectionAdd($id: ID!, $productIds: [ID!]!) {
-  collectionAddProducts(id: $id, productIds: $productIds) { collection { id } userErrors { field message } } }`;
-const createFulfillment = `mutation KontorFulfillment($fulfillment: FulfillmentInput!) {
-  fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id status } userErrors { field message } } }`;
-const fulfillmentsQuery = `query KontorFulfillments($id: ID!) { order(id: $id) { id
+const createCollection = shopifyDocument(
+  `mutation KontorCollectionCreate($input: CollectionInput!) { collectionCreate(input: $input) { collection { id title } userErrors { field message } } }`,
+);
+const addToCollection = shopifyDocument(`mutation KontorCollectionAdd($id: ID!, $productIds: [ID!]!) {
+  collectionAddProducts(id: $id, productIds: $productIds) { collection { id } userErrors { field message } } }`);
+const createFulfillment = shopifyDocument(`mutation KontorFulfillment($fulfillment: FulfillmentInput!) {
+  fulfillmentCreate(fulfillment: $fulfillment) { fulfillment { id status } userErrors { field message } } }`);
+const fulfillmentsQuery = shopifyDocument(`query KontorFulfillments($id: ID!) { order(id: $id) { id
   fulfillments(first: 50) { id status trackingInfo(first: ${trackingInfoRead}) { number company url }
-    location { id fulfillmentService { serviceName inventoryManagement } } } } }`;
+    location { id fulfillmentService { serviceName inventoryManagement } } } } }`);
 /** A fulfilment app's fulfilment's lines, to name them in a refusal (trackingAddition's `apps`): 50 lines, some 100 points. */
-const fulfillmentLinesQuery = `query KontorFulfillmentLines($id: ID!) { fulfillment(id: $id) { id
-  fulfillmentLineItems(first: 50) { nodes { quantity lineItem { id sku name } } } } }`;
-const updateTracking = `mutation KontorFulfillmentTracking($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
+const fulfillmentLinesQuery = shopifyDocument(`query KontorFulfillmentLines($id: ID!) { fulfillment(id: $id) { id
+  fulfillmentLineItems(first: 50) { nodes { quantity lineItem { id sku name } } } } }`);
+const updateTracking =
+  shopifyDocument(`mutation KontorFulfillmentTracking($fulfillmentId: ID!, $trackingInfoInput: FulfillmentTrackingInput!, $notifyCustomer: Boolean) {
   fulfillmentTrackingInfoUpdate(fulfillmentId: $fulfillmentId, trackingInfoInput: $trackingInfoInput, notifyCustomer: $notifyCustomer) {
-    fulfillment { id } userErrors { field message } } }`;
+    fulfillment { id } userErrors { field message } } }`);
 
 /**
  * Orders a page of a fetch: an order with its 30 lines costs about 75 points (753 the page in the

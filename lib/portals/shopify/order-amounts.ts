@@ -14,7 +14,7 @@
  * Both cost 5 points a line, 150 an order of 30 lines on the page: read by a query of their own,
  * only for orders where the unit price can be off (`needsLineTotals`).
  */
-import type { ShopifySession } from './shopify-client';
+import { shopifyDocument, type ShopifySession } from './shopify-client';
 import { CENT, IncludedTaxOrder, includedRates, mills, money, OrderTaxes, rateOf, ShopifyTaxLine, taxFields, taxMills } from './order-taxes';
 
 type ShopifyMoney = { presentmentMoney: { amount: string } };
@@ -60,9 +60,9 @@ type Charge = { price: ShopifyMoney; taxLines: ShopifyTaxLine[] };
  * both 8 + 8 (808 for 100), within the 1000 of one query.
  */
 export const orderLinesQuery = (need: LineNeeds) =>
-  `query KontorOrderLineAmounts($id: ID!, $first: Int!, $after: String) { order(id: $id) { ${need.taxes ? `shippingLine { ${taxFields} }` : 'id'}
+  shopifyDocument(`query KontorOrderLineAmounts($id: ID!, $first: Int!, $after: String) { order(id: $id) { ${need.taxes ? `shippingLine { ${taxFields} }` : 'id'}
   ${need.fees ? `additionalFees { ${chargeFields} }` : ''}
-  lineItems(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { id ${need.totals ? lineTotalFields : ''} ${need.taxes ? taxFields : ''} ${need.duties ? `duties { ${chargeFields} }` : ''} } } } }`;
+  lineItems(first: $first, after: $after) { pageInfo { hasNextPage endCursor } nodes { id ${need.totals ? lineTotalFields : ''} ${need.taxes ? taxFields : ''} ${need.duties ? `duties { ${chargeFields} }` : ''} } } } }`);
 
 interface LineAmountsNode {
   id: string;
@@ -104,8 +104,8 @@ function chargeTaxes(charges: Charge[], current: number): number {
  * the refund shipping line"), of the order's first 20 refunds, 5 shipping lines each (an order has
  * one shipping line; several refunds of it are rare): 1 + 20 x (1 + 2 + 5 x 2) = 261 points requested.
  */
-const shippingRefundsQuery = `query KontorShippingRefunds($id: ID!) { order(id: $id) { id
-  refunds(first: 20) { refundShippingLines(first: 5) { nodes { taxAmountSet { presentmentMoney { amount } } } } } } }`;
+const shippingRefundsQuery = shopifyDocument(`query KontorShippingRefunds($id: ID!) { order(id: $id) { id
+  refunds(first: 20) { refundShippingLines(first: 5) { nodes { taxAmountSet { presentmentMoney { amount } } } } } } }`);
 type ShippingRefundsAnswer = { order: { refunds: { refundShippingLines: { nodes: { taxAmountSet: ShopifyMoney }[] } }[] } | null };
 
 /** Whether a refund gave back some of the shipping: its price after refunds below its price after discounts. */

@@ -13,7 +13,7 @@
  * line: the refund is money, the goods are gone or kept by the buyer. On an order shipped here the
  * import changes neither line nor stock and the history says so (lib/order).
  */
-import type { ShopifySession } from './shopify-client';
+import { shopifyDocument, type ShopifySession } from './shopify-client';
 
 export type RestockType = 'RETURN' | 'CANCEL' | 'NO_RESTOCK' | 'LEGACY_RESTOCK';
 
@@ -40,10 +40,12 @@ const refundLineFields = 'pageInfo { hasNextPage endCursor } nodes { quantity re
  * Order.refunds is a list without a cursor: refunds after an order's 20th are not read, so their
  * units stay on the line (as every refund's did before).
  */
-export const orderRefundsQuery = `query KontorOrderRefunds($id: ID!) { order(id: $id) { id
-  refunds(first: 20) { id refundLineItems(first: 10) { ${refundLineFields} } } } }`;
+export const orderRefundsQuery = shopifyDocument(`query KontorOrderRefunds($id: ID!) { order(id: $id) { id
+  refunds(first: 20) { id refundLineItems(first: 10) { ${refundLineFields} } } } }`);
 /** A refund's line items after its first 10: its own paging, 100 at a time (about 104 points). */
-const refundLinesQuery = `query KontorRefundLines($id: ID!, $after: String) { refund(id: $id) { refundLineItems(first: 100, after: $after) { ${refundLineFields} } } }`;
+const refundLinesQuery = shopifyDocument(
+  `query KontorRefundLines($id: ID!, $after: String) { refund(id: $id) { refundLineItems(first: 100, after: $after) { ${refundLineFields} } } }`,
+);
 
 /** An order has refunded units when a line's refundableQuantity ("excluding refunded units") is below its quantity: only then are its refunds read. */
 export const hasRefundedUnits = (lines: { quantity: number; refundableQuantity: number }[]) => lines.some((l) => l.refundableQuantity < l.quantity);

@@ -47,6 +47,19 @@ export function waitForCostMs(status: ThrottleStatus, at: number, cost: number, 
 const errorText = (errors: GraphqlAnswer<unknown>['errors']): string =>
   Array.isArray(errors) ? errors.map((e) => e.message ?? 'error').join('; ') : typeof errors === 'string' ? errors : JSON.stringify(errors ?? {});
 
+/**
+ * Every Admin API document Kontor sends, registered where it is written (`shopifyDocument`):
+ * test/portals/shopify-documents.test.ts validates each against Shopify's schema
+ * (admin_schema_2025-01.json), also the documents no exchange with the sandbox sends in a test run.
+ */
+export const shopifyDocuments = new Set<string>();
+
+/** A GraphQL document of the Admin API, registered in `shopifyDocuments`; answers it unchanged. */
+export function shopifyDocument(text: string): string {
+  shopifyDocuments.add(text);
+  return text;
+}
+
 /** A store of a portal account: its endpoint and token. */
 export class ShopifySession {
   readonly creds: ShopifyCredentials;

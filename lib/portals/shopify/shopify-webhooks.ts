@@ -9,20 +9,20 @@ import crypto from 'node:crypto';
 import { config } from '../../../config';
 import { log } from '../../log';
 import type { PortalTarget } from '../portal.type';
-import { refuseUserErrors, ShopifySession } from './shopify-client';
+import { refuseUserErrors, shopifyDocument, ShopifySession } from './shopify-client';
 import { shopifyStoreRepository } from './shopify-store.repository';
 
 /** The topics Kontor subscribes (names of the 2025-01 schema's WebhookSubscriptionTopic). */
 export const webhookTopics = ['ORDERS_CREATE', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'APP_UNINSTALLED'] as const;
 
-const subscriptionsQuery = `query KontorWebhooks($topics: [WebhookSubscriptionTopic!]) {
+const subscriptionsQuery = shopifyDocument(`query KontorWebhooks($topics: [WebhookSubscriptionTopic!]) {
   shop { myshopifyDomain }
   webhookSubscriptions(first: 20, topics: $topics) { nodes { id topic endpoint { __typename ... on WebhookHttpEndpoint { callbackUrl } } } }
-}`;
+}`);
 
-const createMutation = `mutation KontorWebhookCreate($topic: WebhookSubscriptionTopic!, $webhookSubscription: WebhookSubscriptionInput!) {
+const createMutation = shopifyDocument(`mutation KontorWebhookCreate($topic: WebhookSubscriptionTopic!, $webhookSubscription: WebhookSubscriptionInput!) {
   webhookSubscriptionCreate(topic: $topic, webhookSubscription: $webhookSubscription) { webhookSubscription { id topic } userErrors { field message } }
-}`;
+}`);
 
 interface Subscriptions {
   shop: { myshopifyDomain: string };
