@@ -831,8 +831,17 @@ export class AuctionAAdapter implements PortalAdapter {
       })),
     );
     for (const [i, { sku }] of sent.entries()) if (leftOnly[i] && zero[i]!.length === 0) plans.set(sku, { outcome: 'accepted' });
+    const auctions = all.map((offers) => offers.filter((o) => o.format === 'AUCTION').length);
     const going = sent
-      .map((s, i) => ({ ...s, offers: live[i]!, zero: zero[i]!, item: !leftOnly[i], plan: plans.get(s.sku)!, unlisted: all[i]!.length === 0 }))
+      .map((s, i) => ({
+        ...s,
+        offers: live[i]!,
+        zero: zero[i]!,
+        item: !leftOnly[i],
+        auctions: auctions[i]!,
+        plan: plans.get(s.sku)!,
+        unlisted: all[i]!.length === 0,
+      }))
       .filter((s): s is typeof s & { plan: SendPlan } => 'send' in s.plan);
     const bySku = going.length ? await this.bulkUpdate(target, going) : new Map<string | undefined, PriceQuantityResponse>();
     const outcomes = new Map(clashes.map((c) => [c.stockId, c]));
@@ -847,22 +856,41 @@ export class AuctionAAdapter implements PortalAdapter {
       if (!('send' in plan)) outcomes.set(u.stockId, { stockId: u.stockId, ...plan });
       else outcomes.set(u.stockId, this.quantityOutcome(u.stockId, sku, bySku.get(sku), plan, at, unlisted.has(sku), listedAs.get(u.stockId)));
     }
+    // Taken, but live auctions still offer more than CIA wants: said, not hidden as done (bulkUpdate).
+    for (const g of going) {
+      const wanted = sentQuantity(g.plan);
+      if (g.item && g.auctions > wanted && outcomes.get(g.u.stockId)?.outcome === 'accepted')
+        outcomes.set(g.u.stockId, {
+          stockId: g.u.stockId,
+          outcome: 'refused',
+          message: `auction_a: SKU ${g.sku} (item ${g.u.stockId}) has ${g.auctions} live eBay auction(s), which keep ${g.auctions} unit(s) offered while ${wanted} is wanted: its fixed-price listings were set to ${wanted}, and an auction's unit goes only when the auction ends (end it at auction_a if the unit is gone); eBay refuses an item quantity below its auctions (25759)`,
+        });
+    }
     await this.spendRefused(ledger, at, going, outcomes);
     return updates.map((u) => outcomes.get(u.stockId)!);
   }
 
-  /** The call itself, one request per SKU setting both levels (0 on offers the item left, and no item level when it has no other); answers the worst response per SKU. */
+  /**
+   * The call itself, one request per SKU setting both levels (0 on offers the item left, and no
+   * item level when it has no other); answers the worst response per SKU. The item's quantity is
+   * never below its live auctions' units (one each): eBay refuses the whole entry otherwise
+   * (25759 "shipToLocationAvailability quantity value should be greater than or equal to auction
+   * allocation"), and a fixed-price listing beside the auction kept offering what CIA took away.
+   * The fixed-price offers still get the wanted quantity, the listing's under both of eBay's
+   * readings (their own availableQuantity, or the lower of it and the item's); the auction's unit
+   * stays offered until the auction ends (auction offers take no quantity, 25762).
+   */
   private async bulkUpdate(
     target: PortalTarget,
-    going: { sku: string; offers: Offer[]; zero: Offer[]; item: boolean; plan: SendPlan }[],
+    going: { sku: string; offers: Offer[]; zero: Offer[]; item: boolean; auctions: number; plan: SendPlan }[],
   ): Promise<Map<string | undefined, PriceQuantityResponse>> {
-    const requests = going.map(({ sku, offers, zero, item, plan }) => {
+    const requests = going.map(({ sku, offers, zero, item, auctions, plan }) => {
       const quantity = sentQuantity(plan);
       const all = [
         ...offers.map((o) => ({ offerId: o.offerId, availableQuantity: quantity })),
         ...zero.map((o) => ({ offerId: o.offerId, availableQuantity: 0 })),
       ];
-      return { sku, ...(item ? { shipToLocationAvailability: { quantity } } : {}), ...(all.length ? { offers: all } : {}) };
+      return { sku, ...(item ? { shipToLocationAvailability: { quantity: Math.max(quantity, auctions) } } : {}), ...(all.length ? { offers: all } : {}) };
     });
     const answer = await ebayCall<{ responses?: PriceQuantityResponse[] }>(target, {
       method: 'POST',

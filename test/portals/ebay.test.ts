@@ -184,6 +184,30 @@ describe('auction_a speaks eBay (adapter against the sandbox eBay and nock)', fu
     ]);
   });
 
+  it("when CIA wants 0 of a SKU whose auction runs beside its fixed-price listing, then the fixed-price listing is set to 0, the item keeps the auction's unit (25759: not below its auction allocation) and the seller is told the auction still offers it", async () => {
+    const target = bare();
+    const auction = { ...listable, type_id: '1', duration: '7', start_price: '1.00' };
+    const clock = { stockId: 23, name: 'Clock', sku: 'CLOCK-23', ean: null, price: '30.00', quantityAvailable: 5 };
+    await adapter.list(target, { ...clock, group: auction }, 'k1');
+    await adapter.list(target, { ...clock, group: listable }, 'k2');
+    const [outcome] = await adapter.setQuantities(target, [{ stockId: 23, quantity: 0, key: 'q', sku: 'CLOCK-23', group: listable }], 'k3');
+    // Said to the seller: the auction still offers its unit, which no quantity takes back.
+    expect(outcome).to.deep.include({ stockId: 23, outcome: 'refused' });
+    expect((outcome as { message: string }).message).to.contain('SKU CLOCK-23 (item 23) has 1 live eBay auction(s)');
+    expect((await listings(target)).map((l) => [l.format, l.quantity])).to.deep.equal([
+      ['AUCTION', 1],
+      ['FIXED_PRICE', 0],
+    ]);
+    const push = state.requests.filter((r) => r.portalAccount === String(target.portalAccountId) && r.path === '/sell/inventory/v1/bulk_update_price_quantity');
+    expect((push.at(-1)!.body as { requests: { shipToLocationAvailability: { quantity: number } }[] }).requests[0]!.shipToLocationAvailability).to.deep.equal({
+      quantity: 1,
+    });
+    // Above the auction's unit the item takes CIA's quantity as before.
+    const [above] = await adapter.setQuantities(target, [{ stockId: 23, quantity: 4, key: 'q2', sku: 'CLOCK-23', group: listable }], 'k4');
+    expect(above).to.deep.equal({ stockId: 23, outcome: 'accepted' });
+    expect((await listings(target)).map((l) => l.quantity)).to.deep.equal([1, 4]);
+  });
+
   it('when the eBay account has no inventory location, then listing fails before anything is sent, saying what to do', async () => {
     const target = bare();
     await fetch(`${url}/_sandbox/ebay/locations`, {
