@@ -109,6 +109,18 @@ describe('market_e: Kaufland Seller API v2 against the sandbox played from its O
     expect(() => kauflandContract('/nonexistent/contracts')).to.throw(/\/nonexistent\/contracts\/kaufland is missing/);
   });
 
+  it('a comment of 250 characters outside the BMP (emoji, 500 UTF-16 code units) is the unit note: UnitRequest.note maxLength 250 counts characters; 251 are refused before any call', async () => {
+    const note = '🫖'.repeat(250);
+    await adapter.list(target, item({}, { comment: note }), 'k1');
+    // The sandbox checks the request against the contract (a violation fails the suite's contract check after the test).
+    expect(unitOf('KL-POT')).to.deep.include({ note });
+    const before = calls('/v2/units').length;
+    const refused = await failure(adapter.list(target, item({ sku: 'KL-LONG' }, { comment: `${note}x` }), 'k2'));
+    expect(refused.message).to.match(/at most 250 characters/);
+    expect(isPermanent(refused)).to.equal(true);
+    expect(calls('/v2/units').length).to.equal(before);
+  });
+
   it('list: POST /units by EAN with the signed headers, the shipping group found by name; listed again, the same unit is updated (PATCH), not created twice', async () => {
     const listed = await adapter.list(
       target,

@@ -105,7 +105,8 @@ export function unitData(item: ListingItem, storefront = 'de'): { unit: UnitData
   const minimum = cents(str(g, 'price_min'), 'price_min');
   if (minimum !== undefined && (minimum < 1 || minimum > price)) throw portalInputError(portal, `price_min must be above 0 and at most the price`);
   const note = str(g, 'comment');
-  if (note && note.length > 250) throw portalInputError(portal, 'the comment (unit note) is at most 250 characters');
+  // UnitRequest.note's maxLength counts characters (JSON Schema: code points), not UTF-16 units: 250 emoji fit.
+  if (note && [...note].length > 250) throw portalInputError(portal, 'the comment (unit note) is at most 250 characters');
   const location = str(g, 'location');
   return {
     unit: {
