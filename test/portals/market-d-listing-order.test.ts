@@ -47,8 +47,8 @@ describe('market_d at Amazon: a listing processed after the quantity CIA sent be
     });
     expect(created.status, created.text).to.equal(201);
     const stockId = Number(created.body.stock_id);
-    // Amazon takes 2 s to process the put and applies its data then, after CIA's patch.
-    await control('/_sandbox/amazon/config', { listing_ms: 2000, late_listings: true });
+    // Amazon takes 3 s to process the put and applies its data then, after CIA's patch.
+    await control('/_sandbox/amazon/config', { listing_ms: 3000, late_listings: true });
     const upload = await call(`stock/${stockId}/portal_upload/`, {
       token: seller.token,
       body: { portal_upload: { market_d: [{ action: 'list', portal_account_id: portalAccountId }] } },
@@ -59,14 +59,17 @@ describe('market_d at Amazon: a listing processed after the quantity CIA sent be
     const shown = () => sandbox.state.quantities(String(portalAccountId)).market_d?.[sku];
     // CIA's patch went behind the put and was applied first (the put is still being processed).
     await waitFor('CIA’s patch applied', async () => sandbox.state.quantitiesApplied('market_d', sku).includes(2) || undefined);
+    expect(sandbox.state.acks.some((a) => a.sku === sku && a.via === 'listing')).to.equal(false);
     const patches = () =>
       sandbox.state.requests.filter((r) => r.portalAccount === String(portalAccountId) && r.method === 'PATCH' && r.path.endsWith(`/${sku}`)).length;
     const first = patches();
     // Amazon then applies the listing: its 5 stands over the 2, until CIA speaks again.
     await waitFor('the listing processed', async () => sandbox.state.acks.some((a) => a.sku === sku && a.via === 'listing') || undefined);
     await waitFor('CIA’s 2 at Amazon after the listing', async () => (shown() === 2 && patches() > first) || undefined, 15000);
-    const state = await db()('cia_portal_state').where({ account_id: seller.id, stock_id: stockId, portal: 'market_d' }).first();
-    expect(state).to.deep.include({ desired_quantity: 2, acked_quantity: 2 });
+    const state = () => db()('cia_portal_state').where({ account_id: seller.id, stock_id: stockId, portal: 'market_d' }).first();
+    // Acknowledged once the push's transaction commits, after Amazon's answer.
+    await waitFor('CIA’s 2 acknowledged', async () => ((await state())?.acked_quantity === 2 ? true : undefined));
+    expect(await state()).to.deep.include({ desired_quantity: 2, acked_quantity: 2 });
     // The check that found it processed is the one that had CIA send again (once per submission).
     const checks = await queues().get('portal_upload').getJobs(['completed']);
     const own = checks.filter((j) => j.name === 'portal.listing_check' && j.data.uploadJobId === jobId);
