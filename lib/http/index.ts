@@ -41,6 +41,7 @@ export {
   integer,
   Joi,
   list,
+  nullIsAbsent,
   ownPortalAccountId,
   portalAccountRef,
   readOnly,

@@ -204,6 +204,20 @@ export const readOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ ac
  */
 export const absentWhenNull = <T extends Joi.Schema>(schema: T): T => schema.meta({ nullIsAbsent: true }) as T;
 
+/**
+ * An object type each of whose fields takes null as "not sent" (absentWhenNull), so that what the
+ * service answers for a field without value (null, an empty element in XML) posts back as it is;
+ * an empty string still clears a text. A field that takes null as a value of its own
+ * (`.allow(null)`: cia max_quantity's "no cap") keeps it.
+ */
+export function nullIsAbsent(schema: Joi.ObjectSchema): Joi.ObjectSchema {
+  const keys = (schema.describe() as { keys?: Record<string, { allow?: unknown[] }> }).keys ?? {};
+  return schema.fork(
+    Object.keys(keys).filter((key) => !keys[key]!.allow?.includes(null)),
+    absentWhenNull,
+  );
+}
+
 /** Marks a field as write only: accepted on input, never returned. */
 export const writeOnly = <T extends Joi.Schema>(schema: T): T => schema.meta({ access: 'W' }) as T;
 

@@ -57,7 +57,9 @@ function typeWalk(isMarked: (d: Description) => boolean) {
 
 const toReadOnly = typeWalk((d) => d.metas?.some((m) => m.access === 'R') ?? false);
 const toSingleLists = typeWalk((d) => d.type === 'array' && d.flags?.single === true);
-const toAbsentWhenNull = typeWalk((d) => d.metas?.some((m) => m.nullIsAbsent === true) ?? false);
+const isAbsentWhenNull = (d: Description) => d.metas?.some((m) => m.nullIsAbsent === true) ?? false;
+const takesNull = (d: Description) => d.allow?.includes(null) ?? false;
+const toAbsentWhenNull = typeWalk((d) => isAbsentWhenNull(d) || takesNull(d));
 
 /**
  * Removes the read-only fields a client sent (document 2, access R) and returns one warning for
@@ -74,7 +76,8 @@ export function stripReadOnly(schema: Joi.Schema, value: unknown): Warning[] {
 }
 
 /**
- * Drops the nulls of fields marked absentWhenNull (lib/http/schema), in place, before Joi sees them;
+ * Drops the nulls of fields marked absentWhenNull (lib/http/schema), in place, before Joi sees them
+ * (the empty element of a field that takes null as a value reads as that null);
  * from XML also their empty elements where the field takes no '' (a decimal, a date, an id). XML
  * has no null: the service writes a field without value as an empty element (`<platform/>`), so
  * reading one as no value lets an order read as XML post back as it is (document 1 takes XML as
@@ -83,7 +86,14 @@ export function stripReadOnly(schema: Joi.Schema, value: unknown): Warning[] {
  */
 function dropAbsentNulls(schema: Joi.Schema, value: unknown): void {
   toAbsentWhenNull(describe(schema), value, '', (record, key, _path, field) => {
-    const absent = record[key] === null || (record[key] === '' && isFromXml(record) && !field.allow?.includes(''));
+    const emptyXml = record[key] === '' && isFromXml(record) && !field.allow?.includes('');
+    // A field whose null is a value of its own (cia max_quantity: no cap) is answered as an empty
+    // element; read back from XML, that element is the null, so the read item posts back as it is.
+    if (!isAbsentWhenNull(field)) {
+      if (emptyXml) record[key] = null;
+      return !emptyXml;
+    }
+    const absent = record[key] === null || emptyXml;
     if (!absent) return true;
     delete record[key];
     return false;

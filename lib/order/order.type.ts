@@ -2,20 +2,11 @@
  * Order_type, Order_address_type and Order_line_type of document 2 as Joi schemas (input and
  * select), and the TypeScript shapes of a validated order.
  */
-import { Joi, absentWhenNull, bool, builtOnFirstUse, calendarDate, characters, datetime, decimal, integer, list, readOnly, text } from '../http';
+import { Joi, bool, builtOnFirstUse, calendarDate, characters, datetime, decimal, integer, list, nullIsAbsent, readOnly, text } from '../http';
 import type { OrderCustomerFields } from '../customer';
 
 /** An order id: <order_number>_<YYYY>_<MM>. */
 export const orderIdPattern = /^([1-9]\d{0,14})_(\d{4})_(\d{2})$/;
-
-/**
- * null means "no value" on input as it does in what the service answers, so an order read from
- * the service can be posted back as it is (an empty string clears a text field).
- */
-function nullIsAbsent(schema: Joi.ObjectSchema): Joi.ObjectSchema {
-  const keys = Object.keys((schema.describe() as { keys?: Record<string, unknown> }).keys ?? {});
-  return schema.fork(keys, absentWhenNull);
-}
 
 /** A date field, YYYY-MM-DD. */
 const date = calendarDate;

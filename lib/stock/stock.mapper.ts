@@ -2,6 +2,7 @@
 import type { StockLinks, StockRow } from './stock.repository';
 import { listerGroups, objectGroups } from '../portals';
 import { appSeenBy } from './stock-app';
+import { wholeGroup } from './stock-groups';
 
 /**
  * One item as Stock_type; links are the set and variant links loaded for its page. appClient: a
@@ -10,8 +11,10 @@ import { appSeenBy } from './stock-app';
 export function stockToApi(row: StockRow, links: StockLinks, appClient?: string): Record<string, unknown> {
   const data = row.data;
   const out: Record<string, unknown> = { id: String(row.id), name: row.name };
+  // A group the item has is answered whole, every field of its type in document 2, null where it
+  // has no value (stock-groups.ts); a group it has not is left out (README).
   const put = (key: string, value: unknown) => {
-    if (value !== null && value !== undefined) out[key] = value;
+    if (value !== null && value !== undefined) out[key] = wholeGroup(key, value);
   };
   // Document 2's scalar fields are always answered, null when the item has no value (as Order_type
   // answers; '' cleared it, in the data as in the text columns), and null is "not sent" on input
@@ -63,13 +66,17 @@ export function stockToApi(row: StockRow, links: StockLinks, appClient?: string)
     ...(row.set_type === 'main' ? { sub: links.sets.filter((l) => l.main_id === row.id).map((l) => ({ id: String(l.sub_id), quantity: l.quantity })) } : {}),
     ...(row.set_type === 'sub' ? { main: links.sets.filter((l) => l.sub_id === row.id).map((l) => ({ id: String(l.main_id), quantity: l.quantity })) } : {}),
   };
-  for (const key of objectGroups) put(key, data[key]);
   // Document 2, Stock_shop_g_type: quantity_alert and delivery_time default to -1 (= empty); a
   // shop_g group written without them reads -1, not a missing field.
-  if (out.shop_g) out.shop_g = { quantity_alert: -1, delivery_time: -1, ...(out.shop_g as Record<string, unknown>) };
+  const shopG = data.shop_g ? { quantity_alert: -1, delivery_time: -1, ...(data.shop_g as Record<string, unknown>) } : undefined;
+  for (const key of objectGroups) put(key, key === 'shop_g' ? shopG : data[key]);
   for (const group of listerGroups) {
     const listers = data[group] as Record<string, unknown>[] | undefined;
-    if (listers) out[group] = listers.map((l) => ({ ...l, lister_id: String(l.lister_id) }));
+    if (listers)
+      out[group] = wholeGroup(
+        group,
+        listers.map((l) => ({ ...l, lister_id: String(l.lister_id) })),
+      );
   }
   put('app', appSeenBy(data.app, appClient));
   put('customs', appSeenBy(data.customs, appClient));

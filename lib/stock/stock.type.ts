@@ -2,8 +2,29 @@
  * Stock_type of document 2 with its nested and portal types, as Joi schemas: lengths, enums and
  * access (readOnly: accepted with a warning and ignored; writeOnly: accepted, never returned).
  */
-import { Joi, absentWhenNull, bool, builtOnFirstUse, calendarDate, decimal, integer, list, ownPortalAccountId, readOnly, text, writeOnly } from '../http';
+import {
+  Joi,
+  absentWhenNull,
+  bool,
+  builtOnFirstUse,
+  calendarDate,
+  decimal,
+  integer,
+  list,
+  nullIsAbsent,
+  ownPortalAccountId,
+  readOnly,
+  text,
+  writeOnly,
+} from '../http';
 import { adapterFor, ciaPortals, ListerGroup } from '../portals';
+
+/**
+ * An object of a group of Stock_type (picture, location, the portal groups and what they hold):
+ * null on each field is "not sent", as GET stock/ answers a field the item has no value for
+ * (stock-groups.ts), so a read item posts back unchanged (README).
+ */
+const group = (keys: Joi.PartialSchemaMap) => nullIsAbsent(Joi.object(keys));
 
 /**
  * A calendar date YYYY-MM-DD whose day exists; empty clears it. Date.parse took 2026-02-30 (as
@@ -54,21 +75,21 @@ const characteristics = () => Joi.object({ data: Joi.array().items(Joi.alternati
 /** Name_value_type (document 2 does not show it): one name with its values. */
 export const nameValueType = builtOnFirstUse(() => Joi.object({ name: text(255).required(), value: list(text(255)).required() }));
 
-const ciaPortal = () => Joi.object({ is_active: bool(), max_quantity: integer().min(-1).allow(null) });
+const ciaPortal = () => group({ is_active: bool(), max_quantity: integer().min(-1).allow(null) });
 /** The cia group: one Stock_cia_portal_type per portal that takes part in CIA (its adapter says so), and event. */
 const ciaType = () =>
-  Joi.object({
+  group({
     ...Object.fromEntries(
       ciaPortals.map((portal) => [
         portal,
-        adapterFor(portal).cia?.namedAccounts ? ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()) }) : ciaPortal(),
+        adapterFor(portal).cia?.namedAccounts ? nullIsAbsent(ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()) })) : ciaPortal(),
       ]),
     ),
-    event: ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()), target: list(text(255)) }),
+    event: nullIsAbsent(ciaPortal().keys({ portal_account_id: list(ownPortalAccountId()), target: list(text(255)) })),
   });
 
 const marketE = () =>
-  Joi.object({
+  group({
     quantity: quantityInt(),
     comment: text(),
     price: money(),
@@ -91,7 +112,7 @@ const marketE = () =>
   });
 
 const marketD = () =>
-  Joi.object({
+  group({
     is_active: bool(),
     sku: text(255),
     market: text(64),
@@ -109,7 +130,7 @@ const marketD = () =>
     currency_prices: keyedBy(
       'currency_id',
       list(
-        Joi.object({
+        group({
           currency_id: Joi.string()
             .trim()
             .uppercase()
@@ -124,12 +145,12 @@ const marketD = () =>
     is_fba: bool(),
   });
 
-const shopH = () => Joi.object({ is_active: bool(), ean: text(32), price: money(), quantity: quantityInt(), delivery_time: text(64), tax: text(16) });
+const shopH = () => group({ is_active: bool(), ean: text(32), price: money(), quantity: quantityInt(), delivery_time: text(64), tax: text(16) });
 
-const marketF = () => Joi.object({ is_active: bool(), ean: text(32), price: money(), quantity: integer().min(1).max(9999), description_id: integer() });
+const marketF = () => group({ is_active: bool(), ean: text(32), price: money(), quantity: integer().min(1).max(9999), description_id: integer() });
 
 const marketI = () =>
-  Joi.object({
+  group({
     name: text(255),
     price: money(),
     description_id: integer(),
@@ -152,7 +173,7 @@ const marketI = () =>
  * taken; the same day is a one-day action. Checked within what one request sends.
  */
 const specialPeriod = () =>
-  Joi.object({
+  group({
     from: dateText(),
     to: dateText().custom((to: string, helpers) => {
       const from = (helpers.state.ancestors[0] as { from?: unknown }).from;
@@ -164,7 +185,7 @@ const specialPeriod = () =>
   });
 
 const webshop = () =>
-  Joi.object({
+  group({
     shop_id: text(64).invalid('').required(),
     is_lead: bool(),
     name: text(255),
@@ -175,13 +196,13 @@ const webshop = () =>
     description_id: list(integer()),
     template_id: integer(),
     picture: pictures(12),
-    price: list(Joi.object({ id: integer().valid(0, 1, 2, 3).required(), net: moneyOf10(4) })).max(4),
+    price: list(group({ id: integer().valid(0, 1, 2, 3).required(), net: moneyOf10(4) })).max(4),
     is_stock_price: bool(),
     is_deposit_net: bool(),
     tax_class_id: text(64),
     weight: decimal(),
     delivery_time: integer().min(0),
-    sold: Joi.object({ delivery_time: integer().min(0), is_delivery_time: bool(), is_active: bool() }),
+    sold: group({ delivery_time: integer().min(0), is_delivery_time: bool(), is_active: bool() }),
     restock_date: dateText(),
     condition_id: integer(),
     is_adult: integer().valid(0, 1, 2),
@@ -190,15 +211,15 @@ const webshop = () =>
     characteristics: characteristics(),
     is_digital: bool(),
     is_massarticle: bool(),
-    special: Joi.object({ is_active: bool(), price: list(money(4)), date: specialPeriod(), quantity: integer().min(0) }),
+    special: group({ is_active: bool(), price: list(money(4)), date: specialPeriod(), quantity: integer().min(0) }),
     is_active: bool(),
     modified_time: readOnly(Joi.string()),
   });
 
 const shopG = () =>
-  Joi.object({
+  group({
     append_path: text(255),
-    class: Joi.object({ id: text(64), portal_account_id: ownPortalAccountId() }),
+    class: group({ id: text(64), portal_account_id: ownPortalAccountId() }),
     tax_class: text(64),
     is_new: bool(),
     is_daily_price: bool(),
@@ -224,7 +245,7 @@ const shopG = () =>
     // id names an own shop_g category (checked by stock-category.ts checkShopGCategories); taken as
     // text or a number, as stock/category/ takes a category's id.
     category: list(
-      Joi.object({
+      group({
         id: Joi.alternatives(Joi.string().trim().min(1).max(255), integer().min(0))
           .custom((v: unknown) => String(v))
           .required(),
@@ -280,7 +301,7 @@ const shippingTable = () =>
   keyedBy(
     'id',
     list(
-      Joi.object({
+      group({
         id: integer().valid(1, 2, 3).required(),
         type_id: text(64),
         first: moneyOf10(),
@@ -293,15 +314,15 @@ const freetextBlocks = () =>
   keyedBy(
     'id',
     list(
-      Joi.object({
+      group({
         id: freetextId(3).required(),
         value: text(),
       }),
     ).max(3),
   );
-const location = () => Joi.object({ city: text(255), zip: text(32), country_id: integer().min(0) });
+const location = () => group({ city: text(255), zip: text(32), country_id: integer().min(0) });
 const vat = () => decimal().custom((v: string, helpers) => (Number(v) < 0 || Number(v) >= 100 ? helpers.error('any.invalid') : v));
-const sellerProfile = () => list(Joi.object({ id: integer().required(), portal_account_id: ownPortalAccountId().allow(null) }));
+const sellerProfile = () => list(group({ id: integer().required(), portal_account_id: ownPortalAccountId().allow(null) }));
 
 const auctionAPayments = ['nachnahme', 'ueberweisung', 'ueberweisungPlus', 'kreditkarte', 'barzahlung', 'treuhand', 'beschreibung', 'paypal', 'autopay'];
 const auctionAShipsTo = [
@@ -329,7 +350,7 @@ const listerCommon = () => ({
   price: moneyOf10(),
   rrp: moneyOf10(),
   vat: vat(),
-  refund: Joi.object({ policy_id: refundPolicy(), advice: text() }),
+  refund: group({ policy_id: refundPolicy(), advice: text() }),
   location: location(),
   freetext: freetextBlocks(),
   template_id: integer(),
@@ -339,7 +360,7 @@ const listerCommon = () => ({
 });
 
 const auctionA = () =>
-  Joi.object({
+  group({
     ...listerCommon(),
     duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
     type_id: Joi.string().valid('1', '9', '7', '22'),
@@ -347,32 +368,32 @@ const auctionA = () =>
     start_price: moneyOf10(),
     min_price: moneyOf10(),
     description: text(500000),
-    payment: Joi.object({
+    payment: group({
       id: list(Joi.string().valid(...auctionAPayments))
         .custom((ids: string[], helpers) => (ids.includes('autopay') && !ids.includes('paypal') ? helpers.error('any.invalid') : ids))
         .messages({ 'any.invalid': '{{#label}} autopay is only valid together with paypal' }),
       email_payment_provider: text(255),
       advice: text(255),
     }),
-    additional: Joi.object({ is_private: bool(), is_bold: bool(), is_highlighted: bool(), is_border: bool() }),
-    shipping: Joi.object({
+    additional: group({ is_private: bool(), is_bold: bool(), is_highlighted: bool(), is_border: bool() }),
+    shipping: group({
       ships_to_id: list(Joi.string().valid(...auctionAShipsTo)),
       national: shippingTable(),
       international: shippingTable(),
       preparation_time: integer().min(0),
       is_express: bool(),
-      discount_profile_id: Joi.object({ national: integer(), international: integer() }),
+      discount_profile_id: group({ national: integer(), international: integer() }),
       is_national_active: bool(),
       is_international_active: bool(),
       is_promotional_discount: bool(),
     }),
     start: text(64),
     counter_id: integer(),
-    picture: Joi.object({
+    picture: group({
       type_id: integer().valid(0, 1, 2, 3),
       url: pictures(12),
       is_in_description: bool(),
-      gallery: Joi.object({ url: text(2000), url_id: integer().min(1).max(12), type_id: integer().valid(0, 1, 2, 3) }),
+      gallery: group({ url: text(2000), url_id: integer().min(1).max(12), type_id: integer().valid(0, 1, 2, 3) }),
       layout_id: integer().valid(0, 2, 3, 4, 6),
       variation_name: text(255),
     }),
@@ -380,16 +401,16 @@ const auctionA = () =>
     shop_category_2_id: text(64),
     is_max_quantity_available: bool(),
     is_stock_price: bool(),
-    post: Joi.object({ is_active: bool(), quantity: integer().min(0), quantity_per_post: integer().min(0) }),
+    post: group({ is_active: bool(), quantity: integer().min(0), quantity_per_post: integer().min(0) }),
     characteristics: characteristics(),
-    best_offer: Joi.object({ is_active: bool(), auto_accept_price: moneyOf10(), min_price: moneyOf10() }),
+    best_offer: group({ is_active: bool(), auto_accept_price: moneyOf10(), min_price: moneyOf10() }),
     site_id: integer(),
-    catalog: Joi.object({ value: text(255), type_id: integer().valid(0, 1, 2, 3, 4, 5) }),
+    catalog: group({ value: text(255), type_id: integer().valid(0, 1, 2, 3, 4, 5) }),
     gallery_duration: Joi.alternatives(integer().min(0).max(50), Joi.string().valid('Lifetime')).custom((v: unknown) => String(v)),
     is_mobile: bool(),
-    condition: Joi.object({ id: text(64), description: text() }),
+    condition: group({ id: text(64), description: text() }),
     compatibilities: characteristics(),
-    seller_profile: Joi.object({ payment: sellerProfile(), refund: sellerProfile(), shipping: sellerProfile() }),
+    seller_profile: group({ payment: sellerProfile(), refund: sellerProfile(), shipping: sellerProfile() }),
     auction_a_plus: integer().valid(-1, 0, 1),
   });
 
@@ -413,52 +434,54 @@ const auctionBPayments = [
  * seller_profile ...) are auction_b fields too: they were refused as not allowed.
  */
 const auctionB = () =>
-  auctionA().keys({
-    duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
-    type_id: text(2),
-    subtitle: text(80),
-    start_price: moneyOf10(),
-    min_price: moneyOf10(),
-    rrp: integer().min(0),
-    description: text(65000),
-    payment: Joi.object({ id: list(Joi.string().valid(...auctionBPayments)), email_payment_provider: text(255), advice: text(255) }),
-    additional: Joi.object({ is_private: bool(), is_bold: bool(), is_highlighted: bool(), is_top_start_pic: bool(), is_no_ads: bool() }),
-    shipping: Joi.object({
-      ships_to_id: list(text(64)),
-      national: shippingTable(),
-      international: shippingTable(),
-      discount: moneyOf10(),
-      from: integer().min(0),
-      to: integer().min(0),
+  nullIsAbsent(
+    auctionA().keys({
+      duration: Joi.string().valid('1', '3', '5', '7', '10', '30', 'GTC'),
+      type_id: text(2),
+      subtitle: text(80),
+      start_price: moneyOf10(),
+      min_price: moneyOf10(),
+      rrp: integer().min(0),
+      description: text(65000),
+      payment: group({ id: list(Joi.string().valid(...auctionBPayments)), email_payment_provider: text(255), advice: text(255) }),
+      additional: group({ is_private: bool(), is_bold: bool(), is_highlighted: bool(), is_top_start_pic: bool(), is_no_ads: bool() }),
+      shipping: group({
+        ships_to_id: list(text(64)),
+        national: shippingTable(),
+        international: shippingTable(),
+        discount: moneyOf10(),
+        from: integer().min(0),
+        to: integer().min(0),
+      }),
+      start: text(64),
+      picture: group({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12), is_in_description: bool(), quantity: integer().min(0).max(12) }),
+      shop_category_1_id: text(64),
+      shop_category_2_id: text(64),
+      shop_category_3_id: text(64),
+      is_auto_renew: bool(),
+      condition_id: Joi.string().valid('0', '1', '2', '3', '4', '5', '6', '7'),
+      shop: group({
+        short_description: text(),
+        sold_out: Joi.string().valid('hide', 'display', 'endless'),
+        homepage_id: integer().valid(0, 1, 2),
+        is_auction_subtitle: bool(),
+        is_active: bool(),
+        is_auction: bool(),
+      }),
+      fsk: integer().valid(0, 6, 12, 16, 18),
+      usk: integer().valid(0, 6, 12, 16, 18),
+      mpn: text(255),
+      manufacturer: text(255),
+      is_no_id: bool(),
     }),
-    start: text(64),
-    picture: Joi.object({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12), is_in_description: bool(), quantity: integer().min(0).max(12) }),
-    shop_category_1_id: text(64),
-    shop_category_2_id: text(64),
-    shop_category_3_id: text(64),
-    is_auto_renew: bool(),
-    condition_id: Joi.string().valid('0', '1', '2', '3', '4', '5', '6', '7'),
-    shop: Joi.object({
-      short_description: text(),
-      sold_out: Joi.string().valid('hide', 'display', 'endless'),
-      homepage_id: integer().valid(0, 1, 2),
-      is_auction_subtitle: bool(),
-      is_active: bool(),
-      is_auction: bool(),
-    }),
-    fsk: integer().valid(0, 6, 12, 16, 18),
-    usk: integer().valid(0, 6, 12, 16, 18),
-    mpn: text(255),
-    manufacturer: text(255),
-    is_no_id: bool(),
-  });
+  );
 
 const marketC = () =>
-  Joi.object({
+  group({
     ...listerCommon(),
     description: text(65000),
-    payment: Joi.object({ advice: text(255) }),
-    picture: Joi.object({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12) }),
+    payment: group({ advice: text(255) }),
+    picture: group({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12) }),
     category_3_id: text(64),
     short_description: text(),
     cross_selling: text(),
@@ -474,14 +497,14 @@ const marketC = () =>
 
 /** Stock_shop_type: document 2 shows only lister_id; the fields shared by all listers are accepted too. */
 const shop = () =>
-  Joi.object({
+  group({
     lister_id: listerIdField(),
     name: text(80),
-    payment: Joi.object({ advice: text(255) }),
-    refund: Joi.object({ policy_id: refundPolicy(), advice: text() }),
+    payment: group({ advice: text(255) }),
+    refund: group({ policy_id: refundPolicy(), advice: text() }),
     location: location(),
     freetext: freetextBlocks(),
-    picture: Joi.object({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12) }),
+    picture: group({ type_id: integer().valid(0, 1, 2, 3), url: pictures(12) }),
   });
 
 const units = ['lt', 'ml', 'hl', 'm', 'm2', 'mm3', 'kg', 'g', 'ztr'];
@@ -517,7 +540,7 @@ export const stockType = builtOnFirstUse(() =>
     quantity_reserved_2: count(),
     quantity_ordered_date: absentWhenNull(dateText()),
     quantity_available: readOnly(integer()),
-    picture: Joi.object({
+    picture: group({
       small: text(2000),
       large: text(2000),
       // Document 1, Limits: up to 12 picture URLs per stock record (as every portal group's list).
@@ -525,14 +548,14 @@ export const stockType = builtOnFirstUse(() =>
       delete_id: writeOnly(list(text(2000))),
       is_upload_to_drive: writeOnly(bool()),
     }),
-    location: Joi.object({ area: text(255), field: text(255), is_fullfilment: bool() }),
-    supplier: Joi.object({ id: text(255), sku: text(255), price: money() }),
+    location: group({ area: text(255), field: text(255), is_fullfilment: bool() }),
+    supplier: group({ id: text(255), sku: text(255), price: money() }),
     // The same group twice names one group (document 2: up to 3 shipping group ids).
-    shipping: Joi.object({
+    shipping: group({
       group_id: list(integer().min(1)).max(3).unique().messages({ 'array.unique': '{{#label}} names a shipping group already listed (each group once)' }),
       infos: text(),
     }),
-    content: Joi.object({
+    content: group({
       quantity: integer().min(0),
       type: Joi.string().valid(...units, 'st', 'kt', 'pal', ''),
       basic_price_type: Joi.string().valid(...units, ''),
@@ -550,17 +573,17 @@ export const stockType = builtOnFirstUse(() =>
       specifics: readOnly(Joi.object({ name_value: list(nameValueType()) })),
       parent: readOnly(integer()),
     }),
-    cross_selling: Joi.object({
+    cross_selling: group({
       is_active: bool(),
       is_quantity_split: bool(),
       id: list(text(255)),
       folder: list(text(255)),
-      description_id: Joi.object({ national: integer(), international: integer() }),
+      description_id: group({ national: integer(), international: integer() }),
     }),
     freetext: keyedBy(
       'id',
       list(
-        Joi.object({
+        group({
           id: freetextId(5).required(),
           value: text(),
         }),
@@ -583,11 +606,11 @@ export const stockType = builtOnFirstUse(() =>
     auction_b: list(auctionB()),
     market_c: list(marketC()),
     shop: list(shop()),
-    app: keyedBy('client_id', list(Joi.object({ client_id: text(255).required() }).unknown(true))),
+    app: keyedBy('client_id', list(group({ client_id: text(255).required() }).unknown(true))),
     customs: keyedBy(
       'client_id',
       list(
-        Joi.object({
+        group({
           client_id: text(255).required(),
           description: text(),
           hs_code: text(16),

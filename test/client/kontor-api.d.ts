@@ -2023,32 +2023,30 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly quantity_available?: unknown;
         picture?: {
-          small?: string | '';
-          large?: string | '';
-          id?: (string | '')[] | ((string | '') & unknown);
-          delete_id?: (string | '')[] | ((string | '') & unknown);
-          is_upload_to_drive?: boolean | string | (1 | 0);
+          small?: (string | null) | '';
+          large?: (string | null) | '';
+          id?: ((string | '')[] | ((string | '') & unknown)) | null;
+          delete_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+          is_upload_to_drive?: (boolean | string | (1 | 0)) | null;
         };
         location?: {
-          area?: string | '';
-          field?: string | '';
-          is_fullfilment?: boolean | string | (1 | 0);
+          area?: (string | null) | '';
+          field?: (string | null) | '';
+          is_fullfilment?: (boolean | string | (1 | 0)) | null;
         };
         supplier?: {
-          id?: string | '';
-          sku?: string | '';
-          price?: (number | string) | (string & unknown);
+          id?: (string | null) | '';
+          sku?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
         };
         shipping?: {
-          group_id?: (number | string)[] | ((number | string) & unknown);
-          infos?: string | '';
+          group_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+          infos?: (string | null) | '';
         };
         content?: {
-          quantity?: number | string;
-          /** @enum {unknown} */
-          type?: 'lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | 'st' | 'kt' | 'pal' | '';
-          /** @enum {unknown} */
-          basic_price_type?: 'lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | '';
+          quantity?: (number | string) | null;
+          type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | 'st' | 'kt' | 'pal' | '') | null;
+          basic_price_type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | '') | null;
         };
         variation?: {
           /** @enum {unknown} */
@@ -2101,64 +2099,64 @@ export interface components {
           readonly parent?: unknown;
         };
         cross_selling?: {
-          is_active?: boolean | string | (1 | 0);
-          is_quantity_split?: boolean | string | (1 | 0);
-          id?: (string | '')[] | ((string | '') & unknown);
-          folder?: (string | '')[] | ((string | '') & unknown);
+          is_active?: (boolean | string | (1 | 0)) | null;
+          is_quantity_split?: (boolean | string | (1 | 0)) | null;
+          id?: ((string | '')[] | ((string | '') & unknown)) | null;
+          folder?: ((string | '')[] | ((string | '') & unknown)) | null;
           description_id?: {
-            national?: number | string;
-            international?: number | string;
-          };
+            national?: (number | string) | null;
+            international?: (number | string) | null;
+          } | null;
         };
         freetext?:
           | {
               id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-              value?: string | '';
+              value?: (string | null) | '';
             }[]
           | ({
               id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-              value?: string | '';
+              value?: (string | null) | '';
             } & unknown);
         cia?: {
           auction_a?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           auction_b?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           market_c?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           market_d?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-            portal_account_id?: (number | string)[] | ((number | string) & unknown);
-          };
+            portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+          } | null;
           market_e?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           market_f?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           shop_g?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           webshop?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           event?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-            portal_account_id?: (number | string)[] | ((number | string) & unknown);
-            target?: (string | '')[] | ((string | '') & unknown);
-          };
+            portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+            target?: ((string | '')[] | ((string | '') & unknown)) | null;
+          } | null;
         };
         set?: {
           type?: string[] | (string & unknown);
@@ -2175,1256 +2173,1329 @@ export interface components {
           readonly main?: unknown;
         };
         market_e?: {
-          quantity?: number | string;
-          comment?: string | '';
-          price?: (number | string) | (string & unknown);
-          location?: string | '';
-          price_min?: string | '';
-          delivery_time?: (string & unknown) | '' | string;
-          ean?: (string & unknown) | '' | string;
-          category_id?: string | '';
-          description_id?: number | string;
-          picture?: (string | '')[] | ((string | '') & unknown);
+          quantity?: (number | string) | null;
+          comment?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
+          location?: (string | null) | '';
+          price_min?: (string | null) | '';
+          delivery_time?: ((string & unknown) | null) | '' | string;
+          ean?: ((string & unknown) | null) | '' | string;
+          category_id?: (string | null) | '';
+          description_id?: (number | string) | null;
+          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
           characteristics?: {
             data?: (unknown[] | Record<string, never>)[];
-          };
-          name?: string | '';
-          shipping_group_id?: string | '';
+          } | null;
+          name?: (string | null) | '';
+          shipping_group_id?: (string | null) | '';
         };
         market_d?: {
-          is_active?: boolean | string | (1 | 0);
-          sku?: string | '';
-          market?: string | '';
-          delivery_time?: number | string;
-          /** @enum {unknown} */
-          id_type?: 'ASIN' | 'ISBN' | 'UPC' | 'EAN' | '';
-          prime_template?: string | '';
-          availibility_date?: (string & unknown) | '' | string;
-          category_id?: string | '';
-          quantity?: (number | string) | (string | '');
-          price?: (number | string) | (string & unknown);
+          is_active?: (boolean | string | (1 | 0)) | null;
+          sku?: (string | null) | '';
+          market?: (string | null) | '';
+          delivery_time?: (number | string) | null;
+          id_type?: ('ASIN' | 'ISBN' | 'UPC' | 'EAN' | '') | null;
+          prime_template?: (string | null) | '';
+          availibility_date?: ((string & unknown) | null) | '' | string;
+          category_id?: (string | null) | '';
+          quantity?: ((number | string) | (string | '')) | null;
+          price?: ((number | string) | (string & unknown)) | null;
           currency_prices?:
-            | {
-                currency_id: string & unknown;
-                price: (number | string) | (string & unknown);
-              }[]
-            | ({
-                currency_id: string & unknown;
-                price: (number | string) | (string & unknown);
-              } & unknown);
-          id?: string | '';
-          comment?: string | '';
-          is_fba?: boolean | string | (1 | 0);
+            | (
+                | {
+                    currency_id: string & unknown;
+                    price: (number | string) | (string & unknown);
+                  }[]
+                | ({
+                    currency_id: string & unknown;
+                    price: (number | string) | (string & unknown);
+                  } & unknown)
+              )
+            | null;
+          id?: (string | null) | '';
+          comment?: (string | null) | '';
+          is_fba?: (boolean | string | (1 | 0)) | null;
         };
         shop_h?: {
-          is_active?: boolean | string | (1 | 0);
-          ean?: string | '';
-          price?: (number | string) | (string & unknown);
-          quantity?: number | string;
-          delivery_time?: string | '';
-          tax?: string | '';
+          is_active?: (boolean | string | (1 | 0)) | null;
+          ean?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
+          quantity?: (number | string) | null;
+          delivery_time?: (string | null) | '';
+          tax?: (string | null) | '';
         };
         webshop?:
           | {
               shop_id: string & unknown;
-              is_lead?: boolean | string | (1 | 0);
-              name?: string | '';
-              sku?: string | '';
-              ean?: string | '';
-              mpn?: string | '';
-              category?: (string | '')[] | ((string | '') & unknown);
-              description_id?: (number | string)[] | ((number | string) & unknown);
-              template_id?: number | string;
-              picture?: (string | '')[] | ((string | '') & unknown);
+              is_lead?: (boolean | string | (1 | 0)) | null;
+              name?: (string | null) | '';
+              sku?: (string | null) | '';
+              ean?: (string | null) | '';
+              mpn?: (string | null) | '';
+              category?: ((string | '')[] | ((string | '') & unknown)) | null;
+              description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+              template_id?: (number | string) | null;
+              picture?: ((string | '')[] | ((string | '') & unknown)) | null;
               price?:
-                | {
-                    /** @enum {unknown} */
-                    id: 0 | 1 | 2 | 3;
-                    net?: (number | string) | (string & unknown);
-                  }[]
-                | ({
-                    /** @enum {unknown} */
-                    id: 0 | 1 | 2 | 3;
-                    net?: (number | string) | (string & unknown);
-                  } & unknown);
-              is_stock_price?: boolean | string | (1 | 0);
-              is_deposit_net?: boolean | string | (1 | 0);
-              tax_class_id?: string | '';
-              weight?: (number | string) | (string & unknown);
-              delivery_time?: number | string;
+                | (
+                    | {
+                        /** @enum {unknown} */
+                        id: 0 | 1 | 2 | 3;
+                        net?: ((number | string) | (string & unknown)) | null;
+                      }[]
+                    | ({
+                        /** @enum {unknown} */
+                        id: 0 | 1 | 2 | 3;
+                        net?: ((number | string) | (string & unknown)) | null;
+                      } & unknown)
+                  )
+                | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
+              is_deposit_net?: (boolean | string | (1 | 0)) | null;
+              tax_class_id?: (string | null) | '';
+              weight?: ((number | string) | (string & unknown)) | null;
+              delivery_time?: (number | string) | null;
               sold?: {
-                delivery_time?: number | string;
-                is_delivery_time?: boolean | string | (1 | 0);
-                is_active?: boolean | string | (1 | 0);
-              };
-              restock_date?: (string & unknown) | '' | string;
-              condition_id?: number | string;
-              /** @enum {unknown} */
-              is_adult?: 0 | 1 | 2;
-              availability_date?: (string & unknown) | '' | string;
-              sortorder?: number | string;
+                delivery_time?: (number | string) | null;
+                is_delivery_time?: (boolean | string | (1 | 0)) | null;
+                is_active?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              restock_date?: ((string & unknown) | null) | '' | string;
+              condition_id?: (number | string) | null;
+              is_adult?: (0 | 1 | 2) | null;
+              availability_date?: ((string & unknown) | null) | '' | string;
+              sortorder?: (number | string) | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
-              is_digital?: boolean | string | (1 | 0);
-              is_massarticle?: boolean | string | (1 | 0);
+              } | null;
+              is_digital?: (boolean | string | (1 | 0)) | null;
+              is_massarticle?: (boolean | string | (1 | 0)) | null;
               special?: {
-                is_active?: boolean | string | (1 | 0);
-                price?: ((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown);
+                is_active?: (boolean | string | (1 | 0)) | null;
+                price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
                 date?: {
-                  from?: (string & unknown) | '' | string;
-                  to?: (string & unknown) | '' | string;
-                };
-                quantity?: number | string;
-              };
-              is_active?: boolean | string | (1 | 0);
+                  from?: ((string & unknown) | null) | '' | string;
+                  to?: ((string & unknown) | null) | '' | string;
+                } | null;
+                quantity?: (number | string) | null;
+              } | null;
+              is_active?: (boolean | string | (1 | 0)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
             }[]
           | ({
               shop_id: string & unknown;
-              is_lead?: boolean | string | (1 | 0);
-              name?: string | '';
-              sku?: string | '';
-              ean?: string | '';
-              mpn?: string | '';
-              category?: (string | '')[] | ((string | '') & unknown);
-              description_id?: (number | string)[] | ((number | string) & unknown);
-              template_id?: number | string;
-              picture?: (string | '')[] | ((string | '') & unknown);
+              is_lead?: (boolean | string | (1 | 0)) | null;
+              name?: (string | null) | '';
+              sku?: (string | null) | '';
+              ean?: (string | null) | '';
+              mpn?: (string | null) | '';
+              category?: ((string | '')[] | ((string | '') & unknown)) | null;
+              description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+              template_id?: (number | string) | null;
+              picture?: ((string | '')[] | ((string | '') & unknown)) | null;
               price?:
-                | {
-                    /** @enum {unknown} */
-                    id: 0 | 1 | 2 | 3;
-                    net?: (number | string) | (string & unknown);
-                  }[]
-                | ({
-                    /** @enum {unknown} */
-                    id: 0 | 1 | 2 | 3;
-                    net?: (number | string) | (string & unknown);
-                  } & unknown);
-              is_stock_price?: boolean | string | (1 | 0);
-              is_deposit_net?: boolean | string | (1 | 0);
-              tax_class_id?: string | '';
-              weight?: (number | string) | (string & unknown);
-              delivery_time?: number | string;
+                | (
+                    | {
+                        /** @enum {unknown} */
+                        id: 0 | 1 | 2 | 3;
+                        net?: ((number | string) | (string & unknown)) | null;
+                      }[]
+                    | ({
+                        /** @enum {unknown} */
+                        id: 0 | 1 | 2 | 3;
+                        net?: ((number | string) | (string & unknown)) | null;
+                      } & unknown)
+                  )
+                | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
+              is_deposit_net?: (boolean | string | (1 | 0)) | null;
+              tax_class_id?: (string | null) | '';
+              weight?: ((number | string) | (string & unknown)) | null;
+              delivery_time?: (number | string) | null;
               sold?: {
-                delivery_time?: number | string;
-                is_delivery_time?: boolean | string | (1 | 0);
-                is_active?: boolean | string | (1 | 0);
-              };
-              restock_date?: (string & unknown) | '' | string;
-              condition_id?: number | string;
-              /** @enum {unknown} */
-              is_adult?: 0 | 1 | 2;
-              availability_date?: (string & unknown) | '' | string;
-              sortorder?: number | string;
+                delivery_time?: (number | string) | null;
+                is_delivery_time?: (boolean | string | (1 | 0)) | null;
+                is_active?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              restock_date?: ((string & unknown) | null) | '' | string;
+              condition_id?: (number | string) | null;
+              is_adult?: (0 | 1 | 2) | null;
+              availability_date?: ((string & unknown) | null) | '' | string;
+              sortorder?: (number | string) | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
-              is_digital?: boolean | string | (1 | 0);
-              is_massarticle?: boolean | string | (1 | 0);
+              } | null;
+              is_digital?: (boolean | string | (1 | 0)) | null;
+              is_massarticle?: (boolean | string | (1 | 0)) | null;
               special?: {
-                is_active?: boolean | string | (1 | 0);
-                price?: ((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown);
+                is_active?: (boolean | string | (1 | 0)) | null;
+                price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
                 date?: {
-                  from?: (string & unknown) | '' | string;
-                  to?: (string & unknown) | '' | string;
-                };
-                quantity?: number | string;
-              };
-              is_active?: boolean | string | (1 | 0);
+                  from?: ((string & unknown) | null) | '' | string;
+                  to?: ((string & unknown) | null) | '' | string;
+                } | null;
+                quantity?: (number | string) | null;
+              } | null;
+              is_active?: (boolean | string | (1 | 0)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
             } & unknown);
         market_f?: {
-          is_active?: boolean | string | (1 | 0);
-          ean?: string | '';
-          price?: (number | string) | (string & unknown);
-          quantity?: number | string;
-          description_id?: number | string;
+          is_active?: (boolean | string | (1 | 0)) | null;
+          ean?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
+          quantity?: (number | string) | null;
+          description_id?: (number | string) | null;
         };
         market_i?: {
-          name?: string | '';
-          price?: (number | string) | (string & unknown);
-          description_id?: number | string;
-          manufacturer?: string | '';
-          /** @enum {unknown} */
-          tax_id?: 1 | 2 | 3 | 4 | 10 | 11 | 12;
-          ean?: string | '';
-          mpn?: string | '';
-          reduced_price?: (number | string) | (string & unknown);
-          quantity?: number | string;
-          /** @enum {unknown} */
-          delivery_time?: 0 | 3 | 5 | 7 | 10 | 15 | 20 | 30 | 40 | 50 | 60;
-          category_id?: string | '';
-          picture?: (string | '')[] | ((string | '') & unknown);
+          name?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
+          description_id?: (number | string) | null;
+          manufacturer?: (string | null) | '';
+          tax_id?: (1 | 2 | 3 | 4 | 10 | 11 | 12) | null;
+          ean?: (string | null) | '';
+          mpn?: (string | null) | '';
+          reduced_price?: ((number | string) | (string & unknown)) | null;
+          quantity?: (number | string) | null;
+          delivery_time?: (0 | 3 | 5 | 7 | 10 | 15 | 20 | 30 | 40 | 50 | 60) | null;
+          category_id?: (string | null) | '';
+          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
           characteristics?: {
             data?: (unknown[] | Record<string, never>)[];
-          };
+          } | null;
         };
         shop_g?: {
-          append_path?: string | '';
+          append_path?: (string | null) | '';
           class?: {
-            id?: string | '';
-            portal_account_id?: number | string;
-          };
-          tax_class?: string | '';
-          is_new?: boolean | string | (1 | 0);
-          is_daily_price?: boolean | string | (1 | 0);
-          newness_date?: (string & unknown) | '' | string;
-          price_quantity?: number | string;
-          min_order_quantity?: (number | string) | (string & unknown);
-          order_quantity_interval?: (number | string) | (string & unknown);
-          quantity?: number | string;
-          quantity_alert?: number | string;
-          delivery_time?: number | string;
-          is_available?: boolean | string | (1 | 0);
-          availability_date?: (string & unknown) | '' | string;
-          expiry_date?: (string & unknown) | '' | string;
-          is_download_product?: boolean | string | (1 | 0);
-          is_default?: boolean | string | (1 | 0);
-          price?: (number | string) | (string & unknown);
-          rrp?: (number | string) | (string & unknown);
-          deposit_price?: (number | string) | (string & unknown);
-          eco_participation_price?: (number | string) | (string & unknown);
-          eco_participation_category_id?: number | string;
-          ean?: string | '';
-          description_id?: (number | string)[] | ((number | string) & unknown);
+            id?: (string | null) | '';
+            portal_account_id?: (number | string) | null;
+          } | null;
+          tax_class?: (string | null) | '';
+          is_new?: (boolean | string | (1 | 0)) | null;
+          is_daily_price?: (boolean | string | (1 | 0)) | null;
+          newness_date?: ((string & unknown) | null) | '' | string;
+          price_quantity?: (number | string) | null;
+          min_order_quantity?: ((number | string) | (string & unknown)) | null;
+          order_quantity_interval?: ((number | string) | (string & unknown)) | null;
+          quantity?: (number | string) | null;
+          quantity_alert?: (number | string) | null;
+          delivery_time?: (number | string) | null;
+          is_available?: (boolean | string | (1 | 0)) | null;
+          availability_date?: ((string & unknown) | null) | '' | string;
+          expiry_date?: ((string & unknown) | null) | '' | string;
+          is_download_product?: (boolean | string | (1 | 0)) | null;
+          is_default?: (boolean | string | (1 | 0)) | null;
+          price?: ((number | string) | (string & unknown)) | null;
+          rrp?: ((number | string) | (string & unknown)) | null;
+          deposit_price?: ((number | string) | (string & unknown)) | null;
+          eco_participation_price?: ((number | string) | (string & unknown)) | null;
+          eco_participation_category_id?: (number | string) | null;
+          ean?: (string | null) | '';
+          description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
           category?:
-            | {
-                id: string | (number | string);
-                portal_account_id?: number | string;
-              }[]
-            | ({
-                id: string | (number | string);
-                portal_account_id?: number | string;
-              } & unknown);
-          picture?: (string | '')[] | ((string | '') & unknown);
-          currency_id?: number | string;
+            | (
+                | {
+                    id: string | (number | string);
+                    portal_account_id?: (number | string) | null;
+                  }[]
+                | ({
+                    id: string | (number | string);
+                    portal_account_id?: (number | string) | null;
+                  } & unknown)
+              )
+            | null;
+          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
+          currency_id?: (number | string) | null;
           characteristics?: {
             data?: (unknown[] | Record<string, never>)[];
-          };
+          } | null;
         };
         auction_a?:
           | {
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              rrp?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              rrp?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              /** @enum {unknown} */
-              duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
-              /** @enum {unknown} */
-              type_id?: '1' | '9' | '7' | '22';
-              subtitle?: string | '';
-              start_price?: (number | string) | (string & unknown);
-              min_price?: (number | string) | (string & unknown);
-              description?: string | '';
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+              type_id?: ('1' | '9' | '7' | '22') | null;
+              subtitle?: (string | null) | '';
+              start_price?: ((number | string) | (string & unknown)) | null;
+              min_price?: ((number | string) | (string & unknown)) | null;
+              description?: (string | null) | '';
               payment?: {
                 id?:
-                  | ('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay')[]
-                  | (('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay') &
-                      unknown);
-                email_payment_provider?: string | '';
-                advice?: string | '';
-              };
+                  | (
+                      | (
+                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
+                        )[]
+                      | ((
+                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
+                        ) &
+                          unknown)
+                    )
+                  | null;
+                email_payment_provider?: (string | null) | '';
+                advice?: (string | null) | '';
+              } | null;
               additional?: {
-                is_private?: boolean | string | (1 | 0);
-                is_bold?: boolean | string | (1 | 0);
-                is_highlighted?: boolean | string | (1 | 0);
-                is_border?: boolean | string | (1 | 0);
-              };
+                is_private?: (boolean | string | (1 | 0)) | null;
+                is_bold?: (boolean | string | (1 | 0)) | null;
+                is_highlighted?: (boolean | string | (1 | 0)) | null;
+                is_border?: (boolean | string | (1 | 0)) | null;
+              } | null;
               shipping?: {
                 ships_to_id?:
                   | (
-                      | 'nichtLiefern'
-                      | 'weltweit'
-                      | 'portal'
-                      | 'deutschland'
-                      | 'oesterreich'
-                      | 'schweiz'
-                      | 'europa'
-                      | 'usa'
-                      | 'amerika'
-                      | 'asien'
-                      | 'japan'
-                      | 'australien'
-                      | 'kanada'
-                      | 'EU'
-                    )[]
-                  | ((
-                      | 'nichtLiefern'
-                      | 'weltweit'
-                      | 'portal'
-                      | 'deutschland'
-                      | 'oesterreich'
-                      | 'schweiz'
-                      | 'europa'
-                      | 'usa'
-                      | 'amerika'
-                      | 'asien'
-                      | 'japan'
-                      | 'australien'
-                      | 'kanada'
-                      | 'EU'
-                    ) &
-                      unknown);
+                      | (
+                          | 'nichtLiefern'
+                          | 'weltweit'
+                          | 'portal'
+                          | 'deutschland'
+                          | 'oesterreich'
+                          | 'schweiz'
+                          | 'europa'
+                          | 'usa'
+                          | 'amerika'
+                          | 'asien'
+                          | 'japan'
+                          | 'australien'
+                          | 'kanada'
+                          | 'EU'
+                        )[]
+                      | ((
+                          | 'nichtLiefern'
+                          | 'weltweit'
+                          | 'portal'
+                          | 'deutschland'
+                          | 'oesterreich'
+                          | 'schweiz'
+                          | 'europa'
+                          | 'usa'
+                          | 'amerika'
+                          | 'asien'
+                          | 'japan'
+                          | 'australien'
+                          | 'kanada'
+                          | 'EU'
+                        ) &
+                          unknown)
+                    )
+                  | null;
                 national?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
                 international?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
-                preparation_time?: number | string;
-                is_express?: boolean | string | (1 | 0);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
+                preparation_time?: (number | string) | null;
+                is_express?: (boolean | string | (1 | 0)) | null;
                 discount_profile_id?: {
-                  national?: number | string;
-                  international?: number | string;
-                };
-                is_national_active?: boolean | string | (1 | 0);
-                is_international_active?: boolean | string | (1 | 0);
-                is_promotional_discount?: boolean | string | (1 | 0);
-              };
-              start?: string | '';
-              counter_id?: number | string;
+                  national?: (number | string) | null;
+                  international?: (number | string) | null;
+                } | null;
+                is_national_active?: (boolean | string | (1 | 0)) | null;
+                is_international_active?: (boolean | string | (1 | 0)) | null;
+                is_promotional_discount?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              start?: (string | null) | '';
+              counter_id?: (number | string) | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-                is_in_description?: boolean | string | (1 | 0);
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+                is_in_description?: (boolean | string | (1 | 0)) | null;
                 gallery?: {
-                  url?: string | '';
-                  url_id?: number | string;
-                  /** @enum {unknown} */
-                  type_id?: 0 | 1 | 2 | 3;
-                };
-                /** @enum {unknown} */
-                layout_id?: 0 | 2 | 3 | 4 | 6;
-                variation_name?: string | '';
-              };
-              shop_category_1_id?: string | '';
-              shop_category_2_id?: string | '';
-              is_max_quantity_available?: boolean | string | (1 | 0);
-              is_stock_price?: boolean | string | (1 | 0);
+                  url?: (string | null) | '';
+                  url_id?: (number | string) | null;
+                  type_id?: (0 | 1 | 2 | 3) | null;
+                } | null;
+                layout_id?: (0 | 2 | 3 | 4 | 6) | null;
+                variation_name?: (string | null) | '';
+              } | null;
+              shop_category_1_id?: (string | null) | '';
+              shop_category_2_id?: (string | null) | '';
+              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
               post?: {
-                is_active?: boolean | string | (1 | 0);
-                quantity?: number | string;
-                quantity_per_post?: number | string;
-              };
+                is_active?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+                quantity_per_post?: (number | string) | null;
+              } | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               best_offer?: {
-                is_active?: boolean | string | (1 | 0);
-                auto_accept_price?: (number | string) | (string & unknown);
-                min_price?: (number | string) | (string & unknown);
-              };
-              site_id?: number | string;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                auto_accept_price?: ((number | string) | (string & unknown)) | null;
+                min_price?: ((number | string) | (string & unknown)) | null;
+              } | null;
+              site_id?: (number | string) | null;
               catalog?: {
-                value?: string | '';
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
-              };
-              gallery_duration?: (number | string) | 'Lifetime';
-              is_mobile?: boolean | string | (1 | 0);
+                value?: (string | null) | '';
+                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+              } | null;
+              gallery_duration?: ((number | string) | 'Lifetime') | null;
+              is_mobile?: (boolean | string | (1 | 0)) | null;
               condition?: {
-                id?: string | '';
-                description?: string | '';
-              };
+                id?: (string | null) | '';
+                description?: (string | null) | '';
+              } | null;
               compatibilities?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               seller_profile?: {
                 payment?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 refund?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 shipping?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
-              };
-              /** @enum {unknown} */
-              auction_a_plus?: -1 | 0 | 1;
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
+              } | null;
+              auction_a_plus?: (-1 | 0 | 1) | null;
             }[]
           | ({
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              rrp?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              rrp?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              /** @enum {unknown} */
-              duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
-              /** @enum {unknown} */
-              type_id?: '1' | '9' | '7' | '22';
-              subtitle?: string | '';
-              start_price?: (number | string) | (string & unknown);
-              min_price?: (number | string) | (string & unknown);
-              description?: string | '';
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+              type_id?: ('1' | '9' | '7' | '22') | null;
+              subtitle?: (string | null) | '';
+              start_price?: ((number | string) | (string & unknown)) | null;
+              min_price?: ((number | string) | (string & unknown)) | null;
+              description?: (string | null) | '';
               payment?: {
                 id?:
-                  | ('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay')[]
-                  | (('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay') &
-                      unknown);
-                email_payment_provider?: string | '';
-                advice?: string | '';
-              };
+                  | (
+                      | (
+                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
+                        )[]
+                      | ((
+                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
+                        ) &
+                          unknown)
+                    )
+                  | null;
+                email_payment_provider?: (string | null) | '';
+                advice?: (string | null) | '';
+              } | null;
               additional?: {
-                is_private?: boolean | string | (1 | 0);
-                is_bold?: boolean | string | (1 | 0);
-                is_highlighted?: boolean | string | (1 | 0);
-                is_border?: boolean | string | (1 | 0);
-              };
+                is_private?: (boolean | string | (1 | 0)) | null;
+                is_bold?: (boolean | string | (1 | 0)) | null;
+                is_highlighted?: (boolean | string | (1 | 0)) | null;
+                is_border?: (boolean | string | (1 | 0)) | null;
+              } | null;
               shipping?: {
                 ships_to_id?:
                   | (
-                      | 'nichtLiefern'
-                      | 'weltweit'
-                      | 'portal'
-                      | 'deutschland'
-                      | 'oesterreich'
-                      | 'schweiz'
-                      | 'europa'
-                      | 'usa'
-                      | 'amerika'
-                      | 'asien'
-                      | 'japan'
-                      | 'australien'
-                      | 'kanada'
-                      | 'EU'
-                    )[]
-                  | ((
-                      | 'nichtLiefern'
-                      | 'weltweit'
-                      | 'portal'
-                      | 'deutschland'
-                      | 'oesterreich'
-                      | 'schweiz'
-                      | 'europa'
-                      | 'usa'
-                      | 'amerika'
-                      | 'asien'
-                      | 'japan'
-                      | 'australien'
-                      | 'kanada'
-                      | 'EU'
-                    ) &
-                      unknown);
+                      | (
+                          | 'nichtLiefern'
+                          | 'weltweit'
+                          | 'portal'
+                          | 'deutschland'
+                          | 'oesterreich'
+                          | 'schweiz'
+                          | 'europa'
+                          | 'usa'
+                          | 'amerika'
+                          | 'asien'
+                          | 'japan'
+                          | 'australien'
+                          | 'kanada'
+                          | 'EU'
+                        )[]
+                      | ((
+                          | 'nichtLiefern'
+                          | 'weltweit'
+                          | 'portal'
+                          | 'deutschland'
+                          | 'oesterreich'
+                          | 'schweiz'
+                          | 'europa'
+                          | 'usa'
+                          | 'amerika'
+                          | 'asien'
+                          | 'japan'
+                          | 'australien'
+                          | 'kanada'
+                          | 'EU'
+                        ) &
+                          unknown)
+                    )
+                  | null;
                 national?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
                 international?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
-                preparation_time?: number | string;
-                is_express?: boolean | string | (1 | 0);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
+                preparation_time?: (number | string) | null;
+                is_express?: (boolean | string | (1 | 0)) | null;
                 discount_profile_id?: {
-                  national?: number | string;
-                  international?: number | string;
-                };
-                is_national_active?: boolean | string | (1 | 0);
-                is_international_active?: boolean | string | (1 | 0);
-                is_promotional_discount?: boolean | string | (1 | 0);
-              };
-              start?: string | '';
-              counter_id?: number | string;
+                  national?: (number | string) | null;
+                  international?: (number | string) | null;
+                } | null;
+                is_national_active?: (boolean | string | (1 | 0)) | null;
+                is_international_active?: (boolean | string | (1 | 0)) | null;
+                is_promotional_discount?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              start?: (string | null) | '';
+              counter_id?: (number | string) | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-                is_in_description?: boolean | string | (1 | 0);
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+                is_in_description?: (boolean | string | (1 | 0)) | null;
                 gallery?: {
-                  url?: string | '';
-                  url_id?: number | string;
-                  /** @enum {unknown} */
-                  type_id?: 0 | 1 | 2 | 3;
-                };
-                /** @enum {unknown} */
-                layout_id?: 0 | 2 | 3 | 4 | 6;
-                variation_name?: string | '';
-              };
-              shop_category_1_id?: string | '';
-              shop_category_2_id?: string | '';
-              is_max_quantity_available?: boolean | string | (1 | 0);
-              is_stock_price?: boolean | string | (1 | 0);
+                  url?: (string | null) | '';
+                  url_id?: (number | string) | null;
+                  type_id?: (0 | 1 | 2 | 3) | null;
+                } | null;
+                layout_id?: (0 | 2 | 3 | 4 | 6) | null;
+                variation_name?: (string | null) | '';
+              } | null;
+              shop_category_1_id?: (string | null) | '';
+              shop_category_2_id?: (string | null) | '';
+              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
               post?: {
-                is_active?: boolean | string | (1 | 0);
-                quantity?: number | string;
-                quantity_per_post?: number | string;
-              };
+                is_active?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+                quantity_per_post?: (number | string) | null;
+              } | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               best_offer?: {
-                is_active?: boolean | string | (1 | 0);
-                auto_accept_price?: (number | string) | (string & unknown);
-                min_price?: (number | string) | (string & unknown);
-              };
-              site_id?: number | string;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                auto_accept_price?: ((number | string) | (string & unknown)) | null;
+                min_price?: ((number | string) | (string & unknown)) | null;
+              } | null;
+              site_id?: (number | string) | null;
               catalog?: {
-                value?: string | '';
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
-              };
-              gallery_duration?: (number | string) | 'Lifetime';
-              is_mobile?: boolean | string | (1 | 0);
+                value?: (string | null) | '';
+                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+              } | null;
+              gallery_duration?: ((number | string) | 'Lifetime') | null;
+              is_mobile?: (boolean | string | (1 | 0)) | null;
               condition?: {
-                id?: string | '';
-                description?: string | '';
-              };
+                id?: (string | null) | '';
+                description?: (string | null) | '';
+              } | null;
               compatibilities?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               seller_profile?: {
                 payment?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 refund?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 shipping?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
-              };
-              /** @enum {unknown} */
-              auction_a_plus?: -1 | 0 | 1;
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
+              } | null;
+              auction_a_plus?: (-1 | 0 | 1) | null;
             } & unknown);
         auction_b?:
           | {
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              counter_id?: number | string;
-              is_max_quantity_available?: boolean | string | (1 | 0);
-              is_stock_price?: boolean | string | (1 | 0);
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              counter_id?: (number | string) | null;
+              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
               post?: {
-                is_active?: boolean | string | (1 | 0);
-                quantity?: number | string;
-                quantity_per_post?: number | string;
-              };
+                is_active?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+                quantity_per_post?: (number | string) | null;
+              } | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               best_offer?: {
-                is_active?: boolean | string | (1 | 0);
-                auto_accept_price?: (number | string) | (string & unknown);
-                min_price?: (number | string) | (string & unknown);
-              };
-              site_id?: number | string;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                auto_accept_price?: ((number | string) | (string & unknown)) | null;
+                min_price?: ((number | string) | (string & unknown)) | null;
+              } | null;
+              site_id?: (number | string) | null;
               catalog?: {
-                value?: string | '';
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
-              };
-              gallery_duration?: (number | string) | 'Lifetime';
-              is_mobile?: boolean | string | (1 | 0);
+                value?: (string | null) | '';
+                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+              } | null;
+              gallery_duration?: ((number | string) | 'Lifetime') | null;
+              is_mobile?: (boolean | string | (1 | 0)) | null;
               condition?: {
-                id?: string | '';
-                description?: string | '';
-              };
+                id?: (string | null) | '';
+                description?: (string | null) | '';
+              } | null;
               compatibilities?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               seller_profile?: {
                 payment?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 refund?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 shipping?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
-              };
-              /** @enum {unknown} */
-              auction_a_plus?: -1 | 0 | 1;
-              /** @enum {unknown} */
-              duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
-              type_id?: string | '';
-              subtitle?: string | '';
-              start_price?: (number | string) | (string & unknown);
-              min_price?: (number | string) | (string & unknown);
-              rrp?: number | string;
-              description?: string | '';
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
+              } | null;
+              auction_a_plus?: (-1 | 0 | 1) | null;
+              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+              type_id?: (string | null) | '';
+              subtitle?: (string | null) | '';
+              start_price?: ((number | string) | (string & unknown)) | null;
+              min_price?: ((number | string) | (string & unknown)) | null;
+              rrp?: (number | string) | null;
+              description?: (string | null) | '';
               payment?: {
                 id?:
                   | (
-                      | 'nachnahme'
-                      | 'ueberweisung'
-                      | 'barzahlung'
-                      | 'rechnung'
-                      | 'moneybookers'
-                      | 'treuhand'
-                      | 'sofortueberweisung'
-                      | 'paypal'
-                      | 'billsafe'
-                      | 'beschreibung'
-                    )[]
-                  | ((
-                      | 'nachnahme'
-                      | 'ueberweisung'
-                      | 'barzahlung'
-                      | 'rechnung'
-                      | 'moneybookers'
-                      | 'treuhand'
-                      | 'sofortueberweisung'
-                      | 'paypal'
-                      | 'billsafe'
-                      | 'beschreibung'
-                    ) &
-                      unknown);
-                email_payment_provider?: string | '';
-                advice?: string | '';
-              };
+                      | (
+                          | 'nachnahme'
+                          | 'ueberweisung'
+                          | 'barzahlung'
+                          | 'rechnung'
+                          | 'moneybookers'
+                          | 'treuhand'
+                          | 'sofortueberweisung'
+                          | 'paypal'
+                          | 'billsafe'
+                          | 'beschreibung'
+                        )[]
+                      | ((
+                          | 'nachnahme'
+                          | 'ueberweisung'
+                          | 'barzahlung'
+                          | 'rechnung'
+                          | 'moneybookers'
+                          | 'treuhand'
+                          | 'sofortueberweisung'
+                          | 'paypal'
+                          | 'billsafe'
+                          | 'beschreibung'
+                        ) &
+                          unknown)
+                    )
+                  | null;
+                email_payment_provider?: (string | null) | '';
+                advice?: (string | null) | '';
+              } | null;
               additional?: {
-                is_private?: boolean | string | (1 | 0);
-                is_bold?: boolean | string | (1 | 0);
-                is_highlighted?: boolean | string | (1 | 0);
-                is_top_start_pic?: boolean | string | (1 | 0);
-                is_no_ads?: boolean | string | (1 | 0);
-              };
+                is_private?: (boolean | string | (1 | 0)) | null;
+                is_bold?: (boolean | string | (1 | 0)) | null;
+                is_highlighted?: (boolean | string | (1 | 0)) | null;
+                is_top_start_pic?: (boolean | string | (1 | 0)) | null;
+                is_no_ads?: (boolean | string | (1 | 0)) | null;
+              } | null;
               shipping?: {
-                ships_to_id?: (string | '')[] | ((string | '') & unknown);
+                ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
                 national?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
                 international?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
-                discount?: (number | string) | (string & unknown);
-                from?: number | string;
-                to?: number | string;
-              };
-              start?: string | '';
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
+                discount?: ((number | string) | (string & unknown)) | null;
+                from?: (number | string) | null;
+                to?: (number | string) | null;
+              } | null;
+              start?: (string | null) | '';
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-                is_in_description?: boolean | string | (1 | 0);
-                quantity?: number | string;
-              };
-              shop_category_1_id?: string | '';
-              shop_category_2_id?: string | '';
-              shop_category_3_id?: string | '';
-              is_auto_renew?: boolean | string | (1 | 0);
-              /** @enum {unknown} */
-              condition_id?: '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7';
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+                is_in_description?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+              } | null;
+              shop_category_1_id?: (string | null) | '';
+              shop_category_2_id?: (string | null) | '';
+              shop_category_3_id?: (string | null) | '';
+              is_auto_renew?: (boolean | string | (1 | 0)) | null;
+              condition_id?: ('0' | '1' | '2' | '3' | '4' | '5' | '6' | '7') | null;
               shop?: {
-                short_description?: string | '';
-                /** @enum {unknown} */
-                sold_out?: 'hide' | 'display' | 'endless';
-                /** @enum {unknown} */
-                homepage_id?: 0 | 1 | 2;
-                is_auction_subtitle?: boolean | string | (1 | 0);
-                is_active?: boolean | string | (1 | 0);
-                is_auction?: boolean | string | (1 | 0);
-              };
-              /** @enum {unknown} */
-              fsk?: 0 | 6 | 12 | 16 | 18;
-              /** @enum {unknown} */
-              usk?: 0 | 6 | 12 | 16 | 18;
-              mpn?: string | '';
-              manufacturer?: string | '';
-              is_no_id?: boolean | string | (1 | 0);
+                short_description?: (string | null) | '';
+                sold_out?: ('hide' | 'display' | 'endless') | null;
+                homepage_id?: (0 | 1 | 2) | null;
+                is_auction_subtitle?: (boolean | string | (1 | 0)) | null;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                is_auction?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              fsk?: (0 | 6 | 12 | 16 | 18) | null;
+              usk?: (0 | 6 | 12 | 16 | 18) | null;
+              mpn?: (string | null) | '';
+              manufacturer?: (string | null) | '';
+              is_no_id?: (boolean | string | (1 | 0)) | null;
             }[]
           | ({
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              counter_id?: number | string;
-              is_max_quantity_available?: boolean | string | (1 | 0);
-              is_stock_price?: boolean | string | (1 | 0);
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              counter_id?: (number | string) | null;
+              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
               post?: {
-                is_active?: boolean | string | (1 | 0);
-                quantity?: number | string;
-                quantity_per_post?: number | string;
-              };
+                is_active?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+                quantity_per_post?: (number | string) | null;
+              } | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               best_offer?: {
-                is_active?: boolean | string | (1 | 0);
-                auto_accept_price?: (number | string) | (string & unknown);
-                min_price?: (number | string) | (string & unknown);
-              };
-              site_id?: number | string;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                auto_accept_price?: ((number | string) | (string & unknown)) | null;
+                min_price?: ((number | string) | (string & unknown)) | null;
+              } | null;
+              site_id?: (number | string) | null;
               catalog?: {
-                value?: string | '';
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
-              };
-              gallery_duration?: (number | string) | 'Lifetime';
-              is_mobile?: boolean | string | (1 | 0);
+                value?: (string | null) | '';
+                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+              } | null;
+              gallery_duration?: ((number | string) | 'Lifetime') | null;
+              is_mobile?: (boolean | string | (1 | 0)) | null;
               condition?: {
-                id?: string | '';
-                description?: string | '';
-              };
+                id?: (string | null) | '';
+                description?: (string | null) | '';
+              } | null;
               compatibilities?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               seller_profile?: {
                 payment?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 refund?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 shipping?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
-              };
-              /** @enum {unknown} */
-              auction_a_plus?: -1 | 0 | 1;
-              /** @enum {unknown} */
-              duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
-              type_id?: string | '';
-              subtitle?: string | '';
-              start_price?: (number | string) | (string & unknown);
-              min_price?: (number | string) | (string & unknown);
-              rrp?: number | string;
-              description?: string | '';
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
+              } | null;
+              auction_a_plus?: (-1 | 0 | 1) | null;
+              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+              type_id?: (string | null) | '';
+              subtitle?: (string | null) | '';
+              start_price?: ((number | string) | (string & unknown)) | null;
+              min_price?: ((number | string) | (string & unknown)) | null;
+              rrp?: (number | string) | null;
+              description?: (string | null) | '';
               payment?: {
                 id?:
                   | (
-                      | 'nachnahme'
-                      | 'ueberweisung'
-                      | 'barzahlung'
-                      | 'rechnung'
-                      | 'moneybookers'
-                      | 'treuhand'
-                      | 'sofortueberweisung'
-                      | 'paypal'
-                      | 'billsafe'
-                      | 'beschreibung'
-                    )[]
-                  | ((
-                      | 'nachnahme'
-                      | 'ueberweisung'
-                      | 'barzahlung'
-                      | 'rechnung'
-                      | 'moneybookers'
-                      | 'treuhand'
-                      | 'sofortueberweisung'
-                      | 'paypal'
-                      | 'billsafe'
-                      | 'beschreibung'
-                    ) &
-                      unknown);
-                email_payment_provider?: string | '';
-                advice?: string | '';
-              };
+                      | (
+                          | 'nachnahme'
+                          | 'ueberweisung'
+                          | 'barzahlung'
+                          | 'rechnung'
+                          | 'moneybookers'
+                          | 'treuhand'
+                          | 'sofortueberweisung'
+                          | 'paypal'
+                          | 'billsafe'
+                          | 'beschreibung'
+                        )[]
+                      | ((
+                          | 'nachnahme'
+                          | 'ueberweisung'
+                          | 'barzahlung'
+                          | 'rechnung'
+                          | 'moneybookers'
+                          | 'treuhand'
+                          | 'sofortueberweisung'
+                          | 'paypal'
+                          | 'billsafe'
+                          | 'beschreibung'
+                        ) &
+                          unknown)
+                    )
+                  | null;
+                email_payment_provider?: (string | null) | '';
+                advice?: (string | null) | '';
+              } | null;
               additional?: {
-                is_private?: boolean | string | (1 | 0);
-                is_bold?: boolean | string | (1 | 0);
-                is_highlighted?: boolean | string | (1 | 0);
-                is_top_start_pic?: boolean | string | (1 | 0);
-                is_no_ads?: boolean | string | (1 | 0);
-              };
+                is_private?: (boolean | string | (1 | 0)) | null;
+                is_bold?: (boolean | string | (1 | 0)) | null;
+                is_highlighted?: (boolean | string | (1 | 0)) | null;
+                is_top_start_pic?: (boolean | string | (1 | 0)) | null;
+                is_no_ads?: (boolean | string | (1 | 0)) | null;
+              } | null;
               shipping?: {
-                ships_to_id?: (string | '')[] | ((string | '') & unknown);
+                ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
                 national?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
                 international?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
-                discount?: (number | string) | (string & unknown);
-                from?: number | string;
-                to?: number | string;
-              };
-              start?: string | '';
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
+                discount?: ((number | string) | (string & unknown)) | null;
+                from?: (number | string) | null;
+                to?: (number | string) | null;
+              } | null;
+              start?: (string | null) | '';
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-                is_in_description?: boolean | string | (1 | 0);
-                quantity?: number | string;
-              };
-              shop_category_1_id?: string | '';
-              shop_category_2_id?: string | '';
-              shop_category_3_id?: string | '';
-              is_auto_renew?: boolean | string | (1 | 0);
-              /** @enum {unknown} */
-              condition_id?: '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7';
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+                is_in_description?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+              } | null;
+              shop_category_1_id?: (string | null) | '';
+              shop_category_2_id?: (string | null) | '';
+              shop_category_3_id?: (string | null) | '';
+              is_auto_renew?: (boolean | string | (1 | 0)) | null;
+              condition_id?: ('0' | '1' | '2' | '3' | '4' | '5' | '6' | '7') | null;
               shop?: {
-                short_description?: string | '';
-                /** @enum {unknown} */
-                sold_out?: 'hide' | 'display' | 'endless';
-                /** @enum {unknown} */
-                homepage_id?: 0 | 1 | 2;
-                is_auction_subtitle?: boolean | string | (1 | 0);
-                is_active?: boolean | string | (1 | 0);
-                is_auction?: boolean | string | (1 | 0);
-              };
-              /** @enum {unknown} */
-              fsk?: 0 | 6 | 12 | 16 | 18;
-              /** @enum {unknown} */
-              usk?: 0 | 6 | 12 | 16 | 18;
-              mpn?: string | '';
-              manufacturer?: string | '';
-              is_no_id?: boolean | string | (1 | 0);
+                short_description?: (string | null) | '';
+                sold_out?: ('hide' | 'display' | 'endless') | null;
+                homepage_id?: (0 | 1 | 2) | null;
+                is_auction_subtitle?: (boolean | string | (1 | 0)) | null;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                is_auction?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              fsk?: (0 | 6 | 12 | 16 | 18) | null;
+              usk?: (0 | 6 | 12 | 16 | 18) | null;
+              mpn?: (string | null) | '';
+              manufacturer?: (string | null) | '';
+              is_no_id?: (boolean | string | (1 | 0)) | null;
             } & unknown);
         market_c?:
           | {
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              rrp?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              rrp?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              description?: string | '';
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              description?: (string | null) | '';
               payment?: {
-                advice?: string | '';
-              };
+                advice?: (string | null) | '';
+              } | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-              };
-              category_3_id?: string | '';
-              short_description?: string | '';
-              cross_selling?: string | '';
-              discount_id?: string | '';
-              variation_id?: string | '';
-              is_line_feed?: boolean | string | (1 | 0);
-              is_basic_price?: boolean | string | (1 | 0);
-              is_active?: boolean | string | (1 | 0);
-              is_delete?: boolean | string | (1 | 0);
-              shipping_surcharge?: (number | string) | (string & unknown);
-              is_shipping_surcharge_once?: boolean | string | (1 | 0);
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+              } | null;
+              category_3_id?: (string | null) | '';
+              short_description?: (string | null) | '';
+              cross_selling?: (string | null) | '';
+              discount_id?: (string | null) | '';
+              variation_id?: (string | null) | '';
+              is_line_feed?: (boolean | string | (1 | 0)) | null;
+              is_basic_price?: (boolean | string | (1 | 0)) | null;
+              is_active?: (boolean | string | (1 | 0)) | null;
+              is_delete?: (boolean | string | (1 | 0)) | null;
+              shipping_surcharge?: ((number | string) | (string & unknown)) | null;
+              is_shipping_surcharge_once?: (boolean | string | (1 | 0)) | null;
             }[]
           | ({
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              rrp?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              rrp?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              description?: string | '';
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              description?: (string | null) | '';
               payment?: {
-                advice?: string | '';
-              };
+                advice?: (string | null) | '';
+              } | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-              };
-              category_3_id?: string | '';
-              short_description?: string | '';
-              cross_selling?: string | '';
-              discount_id?: string | '';
-              variation_id?: string | '';
-              is_line_feed?: boolean | string | (1 | 0);
-              is_basic_price?: boolean | string | (1 | 0);
-              is_active?: boolean | string | (1 | 0);
-              is_delete?: boolean | string | (1 | 0);
-              shipping_surcharge?: (number | string) | (string & unknown);
-              is_shipping_surcharge_once?: boolean | string | (1 | 0);
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+              } | null;
+              category_3_id?: (string | null) | '';
+              short_description?: (string | null) | '';
+              cross_selling?: (string | null) | '';
+              discount_id?: (string | null) | '';
+              variation_id?: (string | null) | '';
+              is_line_feed?: (boolean | string | (1 | 0)) | null;
+              is_basic_price?: (boolean | string | (1 | 0)) | null;
+              is_active?: (boolean | string | (1 | 0)) | null;
+              is_delete?: (boolean | string | (1 | 0)) | null;
+              shipping_surcharge?: ((number | string) | (string & unknown)) | null;
+              is_shipping_surcharge_once?: (boolean | string | (1 | 0)) | null;
             } & unknown);
         shop?:
           | {
-              lister_id?: (number | string) | (string & unknown);
-              name?: string | '';
+              lister_id?: ((number | string) | (string & unknown)) | null;
+              name?: (string | null) | '';
               payment?: {
-                advice?: string | '';
-              };
+                advice?: (string | null) | '';
+              } | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-              };
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+              } | null;
             }[]
           | ({
-              lister_id?: (number | string) | (string & unknown);
-              name?: string | '';
+              lister_id?: ((number | string) | (string & unknown)) | null;
+              name?: (string | null) | '';
               payment?: {
-                advice?: string | '';
-              };
+                advice?: (string | null) | '';
+              } | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-              };
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+              } | null;
             } & unknown);
         app?:
           | {
@@ -3436,15 +3507,15 @@ export interface components {
         customs?:
           | {
               client_id: string | '';
-              description?: string | '';
-              hs_code?: string | '';
-              origin_country_iso2?: string | '';
+              description?: (string | null) | '';
+              hs_code?: (string | null) | '';
+              origin_country_iso2?: (string | null) | '';
             }[]
           | ({
               client_id: string | '';
-              description?: string | '';
-              hs_code?: string | '';
-              origin_country_iso2?: string | '';
+              description?: (string | null) | '';
+              hs_code?: (string | null) | '';
+              origin_country_iso2?: (string | null) | '';
             } & unknown);
         class?: (string | null) | '';
       };
@@ -3525,32 +3596,30 @@ export interface components {
         /** @description Read only: a value sent is ignored with a read_only_field warning. */
         readonly quantity_available?: unknown;
         picture?: {
-          small?: string | '';
-          large?: string | '';
-          id?: (string | '')[] | ((string | '') & unknown);
-          delete_id?: (string | '')[] | ((string | '') & unknown);
-          is_upload_to_drive?: boolean | string | (1 | 0);
+          small?: (string | null) | '';
+          large?: (string | null) | '';
+          id?: ((string | '')[] | ((string | '') & unknown)) | null;
+          delete_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+          is_upload_to_drive?: (boolean | string | (1 | 0)) | null;
         };
         location?: {
-          area?: string | '';
-          field?: string | '';
-          is_fullfilment?: boolean | string | (1 | 0);
+          area?: (string | null) | '';
+          field?: (string | null) | '';
+          is_fullfilment?: (boolean | string | (1 | 0)) | null;
         };
         supplier?: {
-          id?: string | '';
-          sku?: string | '';
-          price?: (number | string) | (string & unknown);
+          id?: (string | null) | '';
+          sku?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
         };
         shipping?: {
-          group_id?: (number | string)[] | ((number | string) & unknown);
-          infos?: string | '';
+          group_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+          infos?: (string | null) | '';
         };
         content?: {
-          quantity?: number | string;
-          /** @enum {unknown} */
-          type?: 'lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | 'st' | 'kt' | 'pal' | '';
-          /** @enum {unknown} */
-          basic_price_type?: 'lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | '';
+          quantity?: (number | string) | null;
+          type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | 'st' | 'kt' | 'pal' | '') | null;
+          basic_price_type?: ('lt' | 'ml' | 'hl' | 'm' | 'm2' | 'mm3' | 'kg' | 'g' | 'ztr' | '') | null;
         };
         variation?: {
           /** @enum {unknown} */
@@ -3603,64 +3672,64 @@ export interface components {
           readonly parent?: unknown;
         };
         cross_selling?: {
-          is_active?: boolean | string | (1 | 0);
-          is_quantity_split?: boolean | string | (1 | 0);
-          id?: (string | '')[] | ((string | '') & unknown);
-          folder?: (string | '')[] | ((string | '') & unknown);
+          is_active?: (boolean | string | (1 | 0)) | null;
+          is_quantity_split?: (boolean | string | (1 | 0)) | null;
+          id?: ((string | '')[] | ((string | '') & unknown)) | null;
+          folder?: ((string | '')[] | ((string | '') & unknown)) | null;
           description_id?: {
-            national?: number | string;
-            international?: number | string;
-          };
+            national?: (number | string) | null;
+            international?: (number | string) | null;
+          } | null;
         };
         freetext?:
           | {
               id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-              value?: string | '';
+              value?: (string | null) | '';
             }[]
           | ({
               id: (1 | 2 | 3 | 4 | 5) | ('1' | '2' | '3' | '4' | '5');
-              value?: string | '';
+              value?: (string | null) | '';
             } & unknown);
         cia?: {
           auction_a?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           auction_b?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           market_c?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           market_d?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-            portal_account_id?: (number | string)[] | ((number | string) & unknown);
-          };
+            portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+          } | null;
           market_e?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           market_f?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           shop_g?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           webshop?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-          };
+          } | null;
           event?: {
-            is_active?: boolean | string | (1 | 0);
+            is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
-            portal_account_id?: (number | string)[] | ((number | string) & unknown);
-            target?: (string | '')[] | ((string | '') & unknown);
-          };
+            portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+            target?: ((string | '')[] | ((string | '') & unknown)) | null;
+          } | null;
         };
         set?: {
           type?: string[] | (string & unknown);
@@ -3677,1256 +3746,1329 @@ export interface components {
           readonly main?: unknown;
         };
         market_e?: {
-          quantity?: number | string;
-          comment?: string | '';
-          price?: (number | string) | (string & unknown);
-          location?: string | '';
-          price_min?: string | '';
-          delivery_time?: (string & unknown) | '' | string;
-          ean?: (string & unknown) | '' | string;
-          category_id?: string | '';
-          description_id?: number | string;
-          picture?: (string | '')[] | ((string | '') & unknown);
+          quantity?: (number | string) | null;
+          comment?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
+          location?: (string | null) | '';
+          price_min?: (string | null) | '';
+          delivery_time?: ((string & unknown) | null) | '' | string;
+          ean?: ((string & unknown) | null) | '' | string;
+          category_id?: (string | null) | '';
+          description_id?: (number | string) | null;
+          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
           characteristics?: {
             data?: (unknown[] | Record<string, never>)[];
-          };
-          name?: string | '';
-          shipping_group_id?: string | '';
+          } | null;
+          name?: (string | null) | '';
+          shipping_group_id?: (string | null) | '';
         };
         market_d?: {
-          is_active?: boolean | string | (1 | 0);
-          sku?: string | '';
-          market?: string | '';
-          delivery_time?: number | string;
-          /** @enum {unknown} */
-          id_type?: 'ASIN' | 'ISBN' | 'UPC' | 'EAN' | '';
-          prime_template?: string | '';
-          availibility_date?: (string & unknown) | '' | string;
-          category_id?: string | '';
-          quantity?: (number | string) | (string | '');
-          price?: (number | string) | (string & unknown);
+          is_active?: (boolean | string | (1 | 0)) | null;
+          sku?: (string | null) | '';
+          market?: (string | null) | '';
+          delivery_time?: (number | string) | null;
+          id_type?: ('ASIN' | 'ISBN' | 'UPC' | 'EAN' | '') | null;
+          prime_template?: (string | null) | '';
+          availibility_date?: ((string & unknown) | null) | '' | string;
+          category_id?: (string | null) | '';
+          quantity?: ((number | string) | (string | '')) | null;
+          price?: ((number | string) | (string & unknown)) | null;
           currency_prices?:
-            | {
-                currency_id: string & unknown;
-                price: (number | string) | (string & unknown);
-              }[]
-            | ({
-                currency_id: string & unknown;
-                price: (number | string) | (string & unknown);
-              } & unknown);
-          id?: string | '';
-          comment?: string | '';
-          is_fba?: boolean | string | (1 | 0);
+            | (
+                | {
+                    currency_id: string & unknown;
+                    price: (number | string) | (string & unknown);
+                  }[]
+                | ({
+                    currency_id: string & unknown;
+                    price: (number | string) | (string & unknown);
+                  } & unknown)
+              )
+            | null;
+          id?: (string | null) | '';
+          comment?: (string | null) | '';
+          is_fba?: (boolean | string | (1 | 0)) | null;
         };
         shop_h?: {
-          is_active?: boolean | string | (1 | 0);
-          ean?: string | '';
-          price?: (number | string) | (string & unknown);
-          quantity?: number | string;
-          delivery_time?: string | '';
-          tax?: string | '';
+          is_active?: (boolean | string | (1 | 0)) | null;
+          ean?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
+          quantity?: (number | string) | null;
+          delivery_time?: (string | null) | '';
+          tax?: (string | null) | '';
         };
         webshop?:
           | {
               shop_id: string & unknown;
-              is_lead?: boolean | string | (1 | 0);
-              name?: string | '';
-              sku?: string | '';
-              ean?: string | '';
-              mpn?: string | '';
-              category?: (string | '')[] | ((string | '') & unknown);
-              description_id?: (number | string)[] | ((number | string) & unknown);
-              template_id?: number | string;
-              picture?: (string | '')[] | ((string | '') & unknown);
+              is_lead?: (boolean | string | (1 | 0)) | null;
+              name?: (string | null) | '';
+              sku?: (string | null) | '';
+              ean?: (string | null) | '';
+              mpn?: (string | null) | '';
+              category?: ((string | '')[] | ((string | '') & unknown)) | null;
+              description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+              template_id?: (number | string) | null;
+              picture?: ((string | '')[] | ((string | '') & unknown)) | null;
               price?:
-                | {
-                    /** @enum {unknown} */
-                    id: 0 | 1 | 2 | 3;
-                    net?: (number | string) | (string & unknown);
-                  }[]
-                | ({
-                    /** @enum {unknown} */
-                    id: 0 | 1 | 2 | 3;
-                    net?: (number | string) | (string & unknown);
-                  } & unknown);
-              is_stock_price?: boolean | string | (1 | 0);
-              is_deposit_net?: boolean | string | (1 | 0);
-              tax_class_id?: string | '';
-              weight?: (number | string) | (string & unknown);
-              delivery_time?: number | string;
+                | (
+                    | {
+                        /** @enum {unknown} */
+                        id: 0 | 1 | 2 | 3;
+                        net?: ((number | string) | (string & unknown)) | null;
+                      }[]
+                    | ({
+                        /** @enum {unknown} */
+                        id: 0 | 1 | 2 | 3;
+                        net?: ((number | string) | (string & unknown)) | null;
+                      } & unknown)
+                  )
+                | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
+              is_deposit_net?: (boolean | string | (1 | 0)) | null;
+              tax_class_id?: (string | null) | '';
+              weight?: ((number | string) | (string & unknown)) | null;
+              delivery_time?: (number | string) | null;
               sold?: {
-                delivery_time?: number | string;
-                is_delivery_time?: boolean | string | (1 | 0);
-                is_active?: boolean | string | (1 | 0);
-              };
-              restock_date?: (string & unknown) | '' | string;
-              condition_id?: number | string;
-              /** @enum {unknown} */
-              is_adult?: 0 | 1 | 2;
-              availability_date?: (string & unknown) | '' | string;
-              sortorder?: number | string;
+                delivery_time?: (number | string) | null;
+                is_delivery_time?: (boolean | string | (1 | 0)) | null;
+                is_active?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              restock_date?: ((string & unknown) | null) | '' | string;
+              condition_id?: (number | string) | null;
+              is_adult?: (0 | 1 | 2) | null;
+              availability_date?: ((string & unknown) | null) | '' | string;
+              sortorder?: (number | string) | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
-              is_digital?: boolean | string | (1 | 0);
-              is_massarticle?: boolean | string | (1 | 0);
+              } | null;
+              is_digital?: (boolean | string | (1 | 0)) | null;
+              is_massarticle?: (boolean | string | (1 | 0)) | null;
               special?: {
-                is_active?: boolean | string | (1 | 0);
-                price?: ((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown);
+                is_active?: (boolean | string | (1 | 0)) | null;
+                price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
                 date?: {
-                  from?: (string & unknown) | '' | string;
-                  to?: (string & unknown) | '' | string;
-                };
-                quantity?: number | string;
-              };
-              is_active?: boolean | string | (1 | 0);
+                  from?: ((string & unknown) | null) | '' | string;
+                  to?: ((string & unknown) | null) | '' | string;
+                } | null;
+                quantity?: (number | string) | null;
+              } | null;
+              is_active?: (boolean | string | (1 | 0)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
             }[]
           | ({
               shop_id: string & unknown;
-              is_lead?: boolean | string | (1 | 0);
-              name?: string | '';
-              sku?: string | '';
-              ean?: string | '';
-              mpn?: string | '';
-              category?: (string | '')[] | ((string | '') & unknown);
-              description_id?: (number | string)[] | ((number | string) & unknown);
-              template_id?: number | string;
-              picture?: (string | '')[] | ((string | '') & unknown);
+              is_lead?: (boolean | string | (1 | 0)) | null;
+              name?: (string | null) | '';
+              sku?: (string | null) | '';
+              ean?: (string | null) | '';
+              mpn?: (string | null) | '';
+              category?: ((string | '')[] | ((string | '') & unknown)) | null;
+              description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
+              template_id?: (number | string) | null;
+              picture?: ((string | '')[] | ((string | '') & unknown)) | null;
               price?:
-                | {
-                    /** @enum {unknown} */
-                    id: 0 | 1 | 2 | 3;
-                    net?: (number | string) | (string & unknown);
-                  }[]
-                | ({
-                    /** @enum {unknown} */
-                    id: 0 | 1 | 2 | 3;
-                    net?: (number | string) | (string & unknown);
-                  } & unknown);
-              is_stock_price?: boolean | string | (1 | 0);
-              is_deposit_net?: boolean | string | (1 | 0);
-              tax_class_id?: string | '';
-              weight?: (number | string) | (string & unknown);
-              delivery_time?: number | string;
+                | (
+                    | {
+                        /** @enum {unknown} */
+                        id: 0 | 1 | 2 | 3;
+                        net?: ((number | string) | (string & unknown)) | null;
+                      }[]
+                    | ({
+                        /** @enum {unknown} */
+                        id: 0 | 1 | 2 | 3;
+                        net?: ((number | string) | (string & unknown)) | null;
+                      } & unknown)
+                  )
+                | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
+              is_deposit_net?: (boolean | string | (1 | 0)) | null;
+              tax_class_id?: (string | null) | '';
+              weight?: ((number | string) | (string & unknown)) | null;
+              delivery_time?: (number | string) | null;
               sold?: {
-                delivery_time?: number | string;
-                is_delivery_time?: boolean | string | (1 | 0);
-                is_active?: boolean | string | (1 | 0);
-              };
-              restock_date?: (string & unknown) | '' | string;
-              condition_id?: number | string;
-              /** @enum {unknown} */
-              is_adult?: 0 | 1 | 2;
-              availability_date?: (string & unknown) | '' | string;
-              sortorder?: number | string;
+                delivery_time?: (number | string) | null;
+                is_delivery_time?: (boolean | string | (1 | 0)) | null;
+                is_active?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              restock_date?: ((string & unknown) | null) | '' | string;
+              condition_id?: (number | string) | null;
+              is_adult?: (0 | 1 | 2) | null;
+              availability_date?: ((string & unknown) | null) | '' | string;
+              sortorder?: (number | string) | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
-              is_digital?: boolean | string | (1 | 0);
-              is_massarticle?: boolean | string | (1 | 0);
+              } | null;
+              is_digital?: (boolean | string | (1 | 0)) | null;
+              is_massarticle?: (boolean | string | (1 | 0)) | null;
               special?: {
-                is_active?: boolean | string | (1 | 0);
-                price?: ((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown);
+                is_active?: (boolean | string | (1 | 0)) | null;
+                price?: (((number | string) | (string & unknown))[] | (((number | string) | (string & unknown)) & unknown)) | null;
                 date?: {
-                  from?: (string & unknown) | '' | string;
-                  to?: (string & unknown) | '' | string;
-                };
-                quantity?: number | string;
-              };
-              is_active?: boolean | string | (1 | 0);
+                  from?: ((string & unknown) | null) | '' | string;
+                  to?: ((string & unknown) | null) | '' | string;
+                } | null;
+                quantity?: (number | string) | null;
+              } | null;
+              is_active?: (boolean | string | (1 | 0)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
             } & unknown);
         market_f?: {
-          is_active?: boolean | string | (1 | 0);
-          ean?: string | '';
-          price?: (number | string) | (string & unknown);
-          quantity?: number | string;
-          description_id?: number | string;
+          is_active?: (boolean | string | (1 | 0)) | null;
+          ean?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
+          quantity?: (number | string) | null;
+          description_id?: (number | string) | null;
         };
         market_i?: {
-          name?: string | '';
-          price?: (number | string) | (string & unknown);
-          description_id?: number | string;
-          manufacturer?: string | '';
-          /** @enum {unknown} */
-          tax_id?: 1 | 2 | 3 | 4 | 10 | 11 | 12;
-          ean?: string | '';
-          mpn?: string | '';
-          reduced_price?: (number | string) | (string & unknown);
-          quantity?: number | string;
-          /** @enum {unknown} */
-          delivery_time?: 0 | 3 | 5 | 7 | 10 | 15 | 20 | 30 | 40 | 50 | 60;
-          category_id?: string | '';
-          picture?: (string | '')[] | ((string | '') & unknown);
+          name?: (string | null) | '';
+          price?: ((number | string) | (string & unknown)) | null;
+          description_id?: (number | string) | null;
+          manufacturer?: (string | null) | '';
+          tax_id?: (1 | 2 | 3 | 4 | 10 | 11 | 12) | null;
+          ean?: (string | null) | '';
+          mpn?: (string | null) | '';
+          reduced_price?: ((number | string) | (string & unknown)) | null;
+          quantity?: (number | string) | null;
+          delivery_time?: (0 | 3 | 5 | 7 | 10 | 15 | 20 | 30 | 40 | 50 | 60) | null;
+          category_id?: (string | null) | '';
+          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
           characteristics?: {
             data?: (unknown[] | Record<string, never>)[];
-          };
+          } | null;
         };
         shop_g?: {
-          append_path?: string | '';
+          append_path?: (string | null) | '';
           class?: {
-            id?: string | '';
-            portal_account_id?: number | string;
-          };
-          tax_class?: string | '';
-          is_new?: boolean | string | (1 | 0);
-          is_daily_price?: boolean | string | (1 | 0);
-          newness_date?: (string & unknown) | '' | string;
-          price_quantity?: number | string;
-          min_order_quantity?: (number | string) | (string & unknown);
-          order_quantity_interval?: (number | string) | (string & unknown);
-          quantity?: number | string;
-          quantity_alert?: number | string;
-          delivery_time?: number | string;
-          is_available?: boolean | string | (1 | 0);
-          availability_date?: (string & unknown) | '' | string;
-          expiry_date?: (string & unknown) | '' | string;
-          is_download_product?: boolean | string | (1 | 0);
-          is_default?: boolean | string | (1 | 0);
-          price?: (number | string) | (string & unknown);
-          rrp?: (number | string) | (string & unknown);
-          deposit_price?: (number | string) | (string & unknown);
-          eco_participation_price?: (number | string) | (string & unknown);
-          eco_participation_category_id?: number | string;
-          ean?: string | '';
-          description_id?: (number | string)[] | ((number | string) & unknown);
+            id?: (string | null) | '';
+            portal_account_id?: (number | string) | null;
+          } | null;
+          tax_class?: (string | null) | '';
+          is_new?: (boolean | string | (1 | 0)) | null;
+          is_daily_price?: (boolean | string | (1 | 0)) | null;
+          newness_date?: ((string & unknown) | null) | '' | string;
+          price_quantity?: (number | string) | null;
+          min_order_quantity?: ((number | string) | (string & unknown)) | null;
+          order_quantity_interval?: ((number | string) | (string & unknown)) | null;
+          quantity?: (number | string) | null;
+          quantity_alert?: (number | string) | null;
+          delivery_time?: (number | string) | null;
+          is_available?: (boolean | string | (1 | 0)) | null;
+          availability_date?: ((string & unknown) | null) | '' | string;
+          expiry_date?: ((string & unknown) | null) | '' | string;
+          is_download_product?: (boolean | string | (1 | 0)) | null;
+          is_default?: (boolean | string | (1 | 0)) | null;
+          price?: ((number | string) | (string & unknown)) | null;
+          rrp?: ((number | string) | (string & unknown)) | null;
+          deposit_price?: ((number | string) | (string & unknown)) | null;
+          eco_participation_price?: ((number | string) | (string & unknown)) | null;
+          eco_participation_category_id?: (number | string) | null;
+          ean?: (string | null) | '';
+          description_id?: ((number | string)[] | ((number | string) & unknown)) | null;
           category?:
-            | {
-                id: string | (number | string);
-                portal_account_id?: number | string;
-              }[]
-            | ({
-                id: string | (number | string);
-                portal_account_id?: number | string;
-              } & unknown);
-          picture?: (string | '')[] | ((string | '') & unknown);
-          currency_id?: number | string;
+            | (
+                | {
+                    id: string | (number | string);
+                    portal_account_id?: (number | string) | null;
+                  }[]
+                | ({
+                    id: string | (number | string);
+                    portal_account_id?: (number | string) | null;
+                  } & unknown)
+              )
+            | null;
+          picture?: ((string | '')[] | ((string | '') & unknown)) | null;
+          currency_id?: (number | string) | null;
           characteristics?: {
             data?: (unknown[] | Record<string, never>)[];
-          };
+          } | null;
         };
         auction_a?:
           | {
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              rrp?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              rrp?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              /** @enum {unknown} */
-              duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
-              /** @enum {unknown} */
-              type_id?: '1' | '9' | '7' | '22';
-              subtitle?: string | '';
-              start_price?: (number | string) | (string & unknown);
-              min_price?: (number | string) | (string & unknown);
-              description?: string | '';
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+              type_id?: ('1' | '9' | '7' | '22') | null;
+              subtitle?: (string | null) | '';
+              start_price?: ((number | string) | (string & unknown)) | null;
+              min_price?: ((number | string) | (string & unknown)) | null;
+              description?: (string | null) | '';
               payment?: {
                 id?:
-                  | ('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay')[]
-                  | (('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay') &
-                      unknown);
-                email_payment_provider?: string | '';
-                advice?: string | '';
-              };
+                  | (
+                      | (
+                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
+                        )[]
+                      | ((
+                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
+                        ) &
+                          unknown)
+                    )
+                  | null;
+                email_payment_provider?: (string | null) | '';
+                advice?: (string | null) | '';
+              } | null;
               additional?: {
-                is_private?: boolean | string | (1 | 0);
-                is_bold?: boolean | string | (1 | 0);
-                is_highlighted?: boolean | string | (1 | 0);
-                is_border?: boolean | string | (1 | 0);
-              };
+                is_private?: (boolean | string | (1 | 0)) | null;
+                is_bold?: (boolean | string | (1 | 0)) | null;
+                is_highlighted?: (boolean | string | (1 | 0)) | null;
+                is_border?: (boolean | string | (1 | 0)) | null;
+              } | null;
               shipping?: {
                 ships_to_id?:
                   | (
-                      | 'nichtLiefern'
-                      | 'weltweit'
-                      | 'portal'
-                      | 'deutschland'
-                      | 'oesterreich'
-                      | 'schweiz'
-                      | 'europa'
-                      | 'usa'
-                      | 'amerika'
-                      | 'asien'
-                      | 'japan'
-                      | 'australien'
-                      | 'kanada'
-                      | 'EU'
-                    )[]
-                  | ((
-                      | 'nichtLiefern'
-                      | 'weltweit'
-                      | 'portal'
-                      | 'deutschland'
-                      | 'oesterreich'
-                      | 'schweiz'
-                      | 'europa'
-                      | 'usa'
-                      | 'amerika'
-                      | 'asien'
-                      | 'japan'
-                      | 'australien'
-                      | 'kanada'
-                      | 'EU'
-                    ) &
-                      unknown);
+                      | (
+                          | 'nichtLiefern'
+                          | 'weltweit'
+                          | 'portal'
+                          | 'deutschland'
+                          | 'oesterreich'
+                          | 'schweiz'
+                          | 'europa'
+                          | 'usa'
+                          | 'amerika'
+                          | 'asien'
+                          | 'japan'
+                          | 'australien'
+                          | 'kanada'
+                          | 'EU'
+                        )[]
+                      | ((
+                          | 'nichtLiefern'
+                          | 'weltweit'
+                          | 'portal'
+                          | 'deutschland'
+                          | 'oesterreich'
+                          | 'schweiz'
+                          | 'europa'
+                          | 'usa'
+                          | 'amerika'
+                          | 'asien'
+                          | 'japan'
+                          | 'australien'
+                          | 'kanada'
+                          | 'EU'
+                        ) &
+                          unknown)
+                    )
+                  | null;
                 national?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
                 international?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
-                preparation_time?: number | string;
-                is_express?: boolean | string | (1 | 0);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
+                preparation_time?: (number | string) | null;
+                is_express?: (boolean | string | (1 | 0)) | null;
                 discount_profile_id?: {
-                  national?: number | string;
-                  international?: number | string;
-                };
-                is_national_active?: boolean | string | (1 | 0);
-                is_international_active?: boolean | string | (1 | 0);
-                is_promotional_discount?: boolean | string | (1 | 0);
-              };
-              start?: string | '';
-              counter_id?: number | string;
+                  national?: (number | string) | null;
+                  international?: (number | string) | null;
+                } | null;
+                is_national_active?: (boolean | string | (1 | 0)) | null;
+                is_international_active?: (boolean | string | (1 | 0)) | null;
+                is_promotional_discount?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              start?: (string | null) | '';
+              counter_id?: (number | string) | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-                is_in_description?: boolean | string | (1 | 0);
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+                is_in_description?: (boolean | string | (1 | 0)) | null;
                 gallery?: {
-                  url?: string | '';
-                  url_id?: number | string;
-                  /** @enum {unknown} */
-                  type_id?: 0 | 1 | 2 | 3;
-                };
-                /** @enum {unknown} */
-                layout_id?: 0 | 2 | 3 | 4 | 6;
-                variation_name?: string | '';
-              };
-              shop_category_1_id?: string | '';
-              shop_category_2_id?: string | '';
-              is_max_quantity_available?: boolean | string | (1 | 0);
-              is_stock_price?: boolean | string | (1 | 0);
+                  url?: (string | null) | '';
+                  url_id?: (number | string) | null;
+                  type_id?: (0 | 1 | 2 | 3) | null;
+                } | null;
+                layout_id?: (0 | 2 | 3 | 4 | 6) | null;
+                variation_name?: (string | null) | '';
+              } | null;
+              shop_category_1_id?: (string | null) | '';
+              shop_category_2_id?: (string | null) | '';
+              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
               post?: {
-                is_active?: boolean | string | (1 | 0);
-                quantity?: number | string;
-                quantity_per_post?: number | string;
-              };
+                is_active?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+                quantity_per_post?: (number | string) | null;
+              } | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               best_offer?: {
-                is_active?: boolean | string | (1 | 0);
-                auto_accept_price?: (number | string) | (string & unknown);
-                min_price?: (number | string) | (string & unknown);
-              };
-              site_id?: number | string;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                auto_accept_price?: ((number | string) | (string & unknown)) | null;
+                min_price?: ((number | string) | (string & unknown)) | null;
+              } | null;
+              site_id?: (number | string) | null;
               catalog?: {
-                value?: string | '';
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
-              };
-              gallery_duration?: (number | string) | 'Lifetime';
-              is_mobile?: boolean | string | (1 | 0);
+                value?: (string | null) | '';
+                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+              } | null;
+              gallery_duration?: ((number | string) | 'Lifetime') | null;
+              is_mobile?: (boolean | string | (1 | 0)) | null;
               condition?: {
-                id?: string | '';
-                description?: string | '';
-              };
+                id?: (string | null) | '';
+                description?: (string | null) | '';
+              } | null;
               compatibilities?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               seller_profile?: {
                 payment?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 refund?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 shipping?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
-              };
-              /** @enum {unknown} */
-              auction_a_plus?: -1 | 0 | 1;
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
+              } | null;
+              auction_a_plus?: (-1 | 0 | 1) | null;
             }[]
           | ({
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              rrp?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              rrp?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              /** @enum {unknown} */
-              duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
-              /** @enum {unknown} */
-              type_id?: '1' | '9' | '7' | '22';
-              subtitle?: string | '';
-              start_price?: (number | string) | (string & unknown);
-              min_price?: (number | string) | (string & unknown);
-              description?: string | '';
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+              type_id?: ('1' | '9' | '7' | '22') | null;
+              subtitle?: (string | null) | '';
+              start_price?: ((number | string) | (string & unknown)) | null;
+              min_price?: ((number | string) | (string & unknown)) | null;
+              description?: (string | null) | '';
               payment?: {
                 id?:
-                  | ('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay')[]
-                  | (('nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay') &
-                      unknown);
-                email_payment_provider?: string | '';
-                advice?: string | '';
-              };
+                  | (
+                      | (
+                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
+                        )[]
+                      | ((
+                          'nachnahme' | 'ueberweisung' | 'ueberweisungPlus' | 'kreditkarte' | 'barzahlung' | 'treuhand' | 'beschreibung' | 'paypal' | 'autopay'
+                        ) &
+                          unknown)
+                    )
+                  | null;
+                email_payment_provider?: (string | null) | '';
+                advice?: (string | null) | '';
+              } | null;
               additional?: {
-                is_private?: boolean | string | (1 | 0);
-                is_bold?: boolean | string | (1 | 0);
-                is_highlighted?: boolean | string | (1 | 0);
-                is_border?: boolean | string | (1 | 0);
-              };
+                is_private?: (boolean | string | (1 | 0)) | null;
+                is_bold?: (boolean | string | (1 | 0)) | null;
+                is_highlighted?: (boolean | string | (1 | 0)) | null;
+                is_border?: (boolean | string | (1 | 0)) | null;
+              } | null;
               shipping?: {
                 ships_to_id?:
                   | (
-                      | 'nichtLiefern'
-                      | 'weltweit'
-                      | 'portal'
-                      | 'deutschland'
-                      | 'oesterreich'
-                      | 'schweiz'
-                      | 'europa'
-                      | 'usa'
-                      | 'amerika'
-                      | 'asien'
-                      | 'japan'
-                      | 'australien'
-                      | 'kanada'
-                      | 'EU'
-                    )[]
-                  | ((
-                      | 'nichtLiefern'
-                      | 'weltweit'
-                      | 'portal'
-                      | 'deutschland'
-                      | 'oesterreich'
-                      | 'schweiz'
-                      | 'europa'
-                      | 'usa'
-                      | 'amerika'
-                      | 'asien'
-                      | 'japan'
-                      | 'australien'
-                      | 'kanada'
-                      | 'EU'
-                    ) &
-                      unknown);
+                      | (
+                          | 'nichtLiefern'
+                          | 'weltweit'
+                          | 'portal'
+                          | 'deutschland'
+                          | 'oesterreich'
+                          | 'schweiz'
+                          | 'europa'
+                          | 'usa'
+                          | 'amerika'
+                          | 'asien'
+                          | 'japan'
+                          | 'australien'
+                          | 'kanada'
+                          | 'EU'
+                        )[]
+                      | ((
+                          | 'nichtLiefern'
+                          | 'weltweit'
+                          | 'portal'
+                          | 'deutschland'
+                          | 'oesterreich'
+                          | 'schweiz'
+                          | 'europa'
+                          | 'usa'
+                          | 'amerika'
+                          | 'asien'
+                          | 'japan'
+                          | 'australien'
+                          | 'kanada'
+                          | 'EU'
+                        ) &
+                          unknown)
+                    )
+                  | null;
                 national?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
                 international?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
-                preparation_time?: number | string;
-                is_express?: boolean | string | (1 | 0);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
+                preparation_time?: (number | string) | null;
+                is_express?: (boolean | string | (1 | 0)) | null;
                 discount_profile_id?: {
-                  national?: number | string;
-                  international?: number | string;
-                };
-                is_national_active?: boolean | string | (1 | 0);
-                is_international_active?: boolean | string | (1 | 0);
-                is_promotional_discount?: boolean | string | (1 | 0);
-              };
-              start?: string | '';
-              counter_id?: number | string;
+                  national?: (number | string) | null;
+                  international?: (number | string) | null;
+                } | null;
+                is_national_active?: (boolean | string | (1 | 0)) | null;
+                is_international_active?: (boolean | string | (1 | 0)) | null;
+                is_promotional_discount?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              start?: (string | null) | '';
+              counter_id?: (number | string) | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-                is_in_description?: boolean | string | (1 | 0);
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+                is_in_description?: (boolean | string | (1 | 0)) | null;
                 gallery?: {
-                  url?: string | '';
-                  url_id?: number | string;
-                  /** @enum {unknown} */
-                  type_id?: 0 | 1 | 2 | 3;
-                };
-                /** @enum {unknown} */
-                layout_id?: 0 | 2 | 3 | 4 | 6;
-                variation_name?: string | '';
-              };
-              shop_category_1_id?: string | '';
-              shop_category_2_id?: string | '';
-              is_max_quantity_available?: boolean | string | (1 | 0);
-              is_stock_price?: boolean | string | (1 | 0);
+                  url?: (string | null) | '';
+                  url_id?: (number | string) | null;
+                  type_id?: (0 | 1 | 2 | 3) | null;
+                } | null;
+                layout_id?: (0 | 2 | 3 | 4 | 6) | null;
+                variation_name?: (string | null) | '';
+              } | null;
+              shop_category_1_id?: (string | null) | '';
+              shop_category_2_id?: (string | null) | '';
+              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
               post?: {
-                is_active?: boolean | string | (1 | 0);
-                quantity?: number | string;
-                quantity_per_post?: number | string;
-              };
+                is_active?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+                quantity_per_post?: (number | string) | null;
+              } | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               best_offer?: {
-                is_active?: boolean | string | (1 | 0);
-                auto_accept_price?: (number | string) | (string & unknown);
-                min_price?: (number | string) | (string & unknown);
-              };
-              site_id?: number | string;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                auto_accept_price?: ((number | string) | (string & unknown)) | null;
+                min_price?: ((number | string) | (string & unknown)) | null;
+              } | null;
+              site_id?: (number | string) | null;
               catalog?: {
-                value?: string | '';
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
-              };
-              gallery_duration?: (number | string) | 'Lifetime';
-              is_mobile?: boolean | string | (1 | 0);
+                value?: (string | null) | '';
+                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+              } | null;
+              gallery_duration?: ((number | string) | 'Lifetime') | null;
+              is_mobile?: (boolean | string | (1 | 0)) | null;
               condition?: {
-                id?: string | '';
-                description?: string | '';
-              };
+                id?: (string | null) | '';
+                description?: (string | null) | '';
+              } | null;
               compatibilities?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               seller_profile?: {
                 payment?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 refund?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 shipping?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
-              };
-              /** @enum {unknown} */
-              auction_a_plus?: -1 | 0 | 1;
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
+              } | null;
+              auction_a_plus?: (-1 | 0 | 1) | null;
             } & unknown);
         auction_b?:
           | {
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              counter_id?: number | string;
-              is_max_quantity_available?: boolean | string | (1 | 0);
-              is_stock_price?: boolean | string | (1 | 0);
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              counter_id?: (number | string) | null;
+              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
               post?: {
-                is_active?: boolean | string | (1 | 0);
-                quantity?: number | string;
-                quantity_per_post?: number | string;
-              };
+                is_active?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+                quantity_per_post?: (number | string) | null;
+              } | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               best_offer?: {
-                is_active?: boolean | string | (1 | 0);
-                auto_accept_price?: (number | string) | (string & unknown);
-                min_price?: (number | string) | (string & unknown);
-              };
-              site_id?: number | string;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                auto_accept_price?: ((number | string) | (string & unknown)) | null;
+                min_price?: ((number | string) | (string & unknown)) | null;
+              } | null;
+              site_id?: (number | string) | null;
               catalog?: {
-                value?: string | '';
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
-              };
-              gallery_duration?: (number | string) | 'Lifetime';
-              is_mobile?: boolean | string | (1 | 0);
+                value?: (string | null) | '';
+                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+              } | null;
+              gallery_duration?: ((number | string) | 'Lifetime') | null;
+              is_mobile?: (boolean | string | (1 | 0)) | null;
               condition?: {
-                id?: string | '';
-                description?: string | '';
-              };
+                id?: (string | null) | '';
+                description?: (string | null) | '';
+              } | null;
               compatibilities?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               seller_profile?: {
                 payment?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 refund?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 shipping?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
-              };
-              /** @enum {unknown} */
-              auction_a_plus?: -1 | 0 | 1;
-              /** @enum {unknown} */
-              duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
-              type_id?: string | '';
-              subtitle?: string | '';
-              start_price?: (number | string) | (string & unknown);
-              min_price?: (number | string) | (string & unknown);
-              rrp?: number | string;
-              description?: string | '';
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
+              } | null;
+              auction_a_plus?: (-1 | 0 | 1) | null;
+              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+              type_id?: (string | null) | '';
+              subtitle?: (string | null) | '';
+              start_price?: ((number | string) | (string & unknown)) | null;
+              min_price?: ((number | string) | (string & unknown)) | null;
+              rrp?: (number | string) | null;
+              description?: (string | null) | '';
               payment?: {
                 id?:
                   | (
-                      | 'nachnahme'
-                      | 'ueberweisung'
-                      | 'barzahlung'
-                      | 'rechnung'
-                      | 'moneybookers'
-                      | 'treuhand'
-                      | 'sofortueberweisung'
-                      | 'paypal'
-                      | 'billsafe'
-                      | 'beschreibung'
-                    )[]
-                  | ((
-                      | 'nachnahme'
-                      | 'ueberweisung'
-                      | 'barzahlung'
-                      | 'rechnung'
-                      | 'moneybookers'
-                      | 'treuhand'
-                      | 'sofortueberweisung'
-                      | 'paypal'
-                      | 'billsafe'
-                      | 'beschreibung'
-                    ) &
-                      unknown);
-                email_payment_provider?: string | '';
-                advice?: string | '';
-              };
+                      | (
+                          | 'nachnahme'
+                          | 'ueberweisung'
+                          | 'barzahlung'
+                          | 'rechnung'
+                          | 'moneybookers'
+                          | 'treuhand'
+                          | 'sofortueberweisung'
+                          | 'paypal'
+                          | 'billsafe'
+                          | 'beschreibung'
+                        )[]
+                      | ((
+                          | 'nachnahme'
+                          | 'ueberweisung'
+                          | 'barzahlung'
+                          | 'rechnung'
+                          | 'moneybookers'
+                          | 'treuhand'
+                          | 'sofortueberweisung'
+                          | 'paypal'
+                          | 'billsafe'
+                          | 'beschreibung'
+                        ) &
+                          unknown)
+                    )
+                  | null;
+                email_payment_provider?: (string | null) | '';
+                advice?: (string | null) | '';
+              } | null;
               additional?: {
-                is_private?: boolean | string | (1 | 0);
-                is_bold?: boolean | string | (1 | 0);
-                is_highlighted?: boolean | string | (1 | 0);
-                is_top_start_pic?: boolean | string | (1 | 0);
-                is_no_ads?: boolean | string | (1 | 0);
-              };
+                is_private?: (boolean | string | (1 | 0)) | null;
+                is_bold?: (boolean | string | (1 | 0)) | null;
+                is_highlighted?: (boolean | string | (1 | 0)) | null;
+                is_top_start_pic?: (boolean | string | (1 | 0)) | null;
+                is_no_ads?: (boolean | string | (1 | 0)) | null;
+              } | null;
               shipping?: {
-                ships_to_id?: (string | '')[] | ((string | '') & unknown);
+                ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
                 national?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
                 international?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
-                discount?: (number | string) | (string & unknown);
-                from?: number | string;
-                to?: number | string;
-              };
-              start?: string | '';
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
+                discount?: ((number | string) | (string & unknown)) | null;
+                from?: (number | string) | null;
+                to?: (number | string) | null;
+              } | null;
+              start?: (string | null) | '';
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-                is_in_description?: boolean | string | (1 | 0);
-                quantity?: number | string;
-              };
-              shop_category_1_id?: string | '';
-              shop_category_2_id?: string | '';
-              shop_category_3_id?: string | '';
-              is_auto_renew?: boolean | string | (1 | 0);
-              /** @enum {unknown} */
-              condition_id?: '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7';
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+                is_in_description?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+              } | null;
+              shop_category_1_id?: (string | null) | '';
+              shop_category_2_id?: (string | null) | '';
+              shop_category_3_id?: (string | null) | '';
+              is_auto_renew?: (boolean | string | (1 | 0)) | null;
+              condition_id?: ('0' | '1' | '2' | '3' | '4' | '5' | '6' | '7') | null;
               shop?: {
-                short_description?: string | '';
-                /** @enum {unknown} */
-                sold_out?: 'hide' | 'display' | 'endless';
-                /** @enum {unknown} */
-                homepage_id?: 0 | 1 | 2;
-                is_auction_subtitle?: boolean | string | (1 | 0);
-                is_active?: boolean | string | (1 | 0);
-                is_auction?: boolean | string | (1 | 0);
-              };
-              /** @enum {unknown} */
-              fsk?: 0 | 6 | 12 | 16 | 18;
-              /** @enum {unknown} */
-              usk?: 0 | 6 | 12 | 16 | 18;
-              mpn?: string | '';
-              manufacturer?: string | '';
-              is_no_id?: boolean | string | (1 | 0);
+                short_description?: (string | null) | '';
+                sold_out?: ('hide' | 'display' | 'endless') | null;
+                homepage_id?: (0 | 1 | 2) | null;
+                is_auction_subtitle?: (boolean | string | (1 | 0)) | null;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                is_auction?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              fsk?: (0 | 6 | 12 | 16 | 18) | null;
+              usk?: (0 | 6 | 12 | 16 | 18) | null;
+              mpn?: (string | null) | '';
+              manufacturer?: (string | null) | '';
+              is_no_id?: (boolean | string | (1 | 0)) | null;
             }[]
           | ({
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              counter_id?: number | string;
-              is_max_quantity_available?: boolean | string | (1 | 0);
-              is_stock_price?: boolean | string | (1 | 0);
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              counter_id?: (number | string) | null;
+              is_max_quantity_available?: (boolean | string | (1 | 0)) | null;
+              is_stock_price?: (boolean | string | (1 | 0)) | null;
               post?: {
-                is_active?: boolean | string | (1 | 0);
-                quantity?: number | string;
-                quantity_per_post?: number | string;
-              };
+                is_active?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+                quantity_per_post?: (number | string) | null;
+              } | null;
               characteristics?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               best_offer?: {
-                is_active?: boolean | string | (1 | 0);
-                auto_accept_price?: (number | string) | (string & unknown);
-                min_price?: (number | string) | (string & unknown);
-              };
-              site_id?: number | string;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                auto_accept_price?: ((number | string) | (string & unknown)) | null;
+                min_price?: ((number | string) | (string & unknown)) | null;
+              } | null;
+              site_id?: (number | string) | null;
               catalog?: {
-                value?: string | '';
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3 | 4 | 5;
-              };
-              gallery_duration?: (number | string) | 'Lifetime';
-              is_mobile?: boolean | string | (1 | 0);
+                value?: (string | null) | '';
+                type_id?: (0 | 1 | 2 | 3 | 4 | 5) | null;
+              } | null;
+              gallery_duration?: ((number | string) | 'Lifetime') | null;
+              is_mobile?: (boolean | string | (1 | 0)) | null;
               condition?: {
-                id?: string | '';
-                description?: string | '';
-              };
+                id?: (string | null) | '';
+                description?: (string | null) | '';
+              } | null;
               compatibilities?: {
                 data?: (unknown[] | Record<string, never>)[];
-              };
+              } | null;
               seller_profile?: {
                 payment?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 refund?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
                 shipping?:
-                  | {
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    }[]
-                  | ({
-                      id: number | string;
-                      portal_account_id?: (number | string) | null;
-                    } & unknown);
-              };
-              /** @enum {unknown} */
-              auction_a_plus?: -1 | 0 | 1;
-              /** @enum {unknown} */
-              duration?: '1' | '3' | '5' | '7' | '10' | '30' | 'GTC';
-              type_id?: string | '';
-              subtitle?: string | '';
-              start_price?: (number | string) | (string & unknown);
-              min_price?: (number | string) | (string & unknown);
-              rrp?: number | string;
-              description?: string | '';
+                  | (
+                      | {
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        }[]
+                      | ({
+                          id: number | string;
+                          portal_account_id?: (number | string) | null;
+                        } & unknown)
+                    )
+                  | null;
+              } | null;
+              auction_a_plus?: (-1 | 0 | 1) | null;
+              duration?: ('1' | '3' | '5' | '7' | '10' | '30' | 'GTC') | null;
+              type_id?: (string | null) | '';
+              subtitle?: (string | null) | '';
+              start_price?: ((number | string) | (string & unknown)) | null;
+              min_price?: ((number | string) | (string & unknown)) | null;
+              rrp?: (number | string) | null;
+              description?: (string | null) | '';
               payment?: {
                 id?:
                   | (
-                      | 'nachnahme'
-                      | 'ueberweisung'
-                      | 'barzahlung'
-                      | 'rechnung'
-                      | 'moneybookers'
-                      | 'treuhand'
-                      | 'sofortueberweisung'
-                      | 'paypal'
-                      | 'billsafe'
-                      | 'beschreibung'
-                    )[]
-                  | ((
-                      | 'nachnahme'
-                      | 'ueberweisung'
-                      | 'barzahlung'
-                      | 'rechnung'
-                      | 'moneybookers'
-                      | 'treuhand'
-                      | 'sofortueberweisung'
-                      | 'paypal'
-                      | 'billsafe'
-                      | 'beschreibung'
-                    ) &
-                      unknown);
-                email_payment_provider?: string | '';
-                advice?: string | '';
-              };
+                      | (
+                          | 'nachnahme'
+                          | 'ueberweisung'
+                          | 'barzahlung'
+                          | 'rechnung'
+                          | 'moneybookers'
+                          | 'treuhand'
+                          | 'sofortueberweisung'
+                          | 'paypal'
+                          | 'billsafe'
+                          | 'beschreibung'
+                        )[]
+                      | ((
+                          | 'nachnahme'
+                          | 'ueberweisung'
+                          | 'barzahlung'
+                          | 'rechnung'
+                          | 'moneybookers'
+                          | 'treuhand'
+                          | 'sofortueberweisung'
+                          | 'paypal'
+                          | 'billsafe'
+                          | 'beschreibung'
+                        ) &
+                          unknown)
+                    )
+                  | null;
+                email_payment_provider?: (string | null) | '';
+                advice?: (string | null) | '';
+              } | null;
               additional?: {
-                is_private?: boolean | string | (1 | 0);
-                is_bold?: boolean | string | (1 | 0);
-                is_highlighted?: boolean | string | (1 | 0);
-                is_top_start_pic?: boolean | string | (1 | 0);
-                is_no_ads?: boolean | string | (1 | 0);
-              };
+                is_private?: (boolean | string | (1 | 0)) | null;
+                is_bold?: (boolean | string | (1 | 0)) | null;
+                is_highlighted?: (boolean | string | (1 | 0)) | null;
+                is_top_start_pic?: (boolean | string | (1 | 0)) | null;
+                is_no_ads?: (boolean | string | (1 | 0)) | null;
+              } | null;
               shipping?: {
-                ships_to_id?: (string | '')[] | ((string | '') & unknown);
+                ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
                 national?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
                 international?:
-                  | {
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    }[]
-                  | ({
-                      /** @enum {unknown} */
-                      id: 1 | 2 | 3;
-                      type_id?: string | '';
-                      first?: (number | string) | (string & unknown);
-                      more?: (number | string) | (string & unknown);
-                      ships_to_id?: (string | '')[] | ((string | '') & unknown);
-                    } & unknown);
-                discount?: (number | string) | (string & unknown);
-                from?: number | string;
-                to?: number | string;
-              };
-              start?: string | '';
+                  | (
+                      | {
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        }[]
+                      | ({
+                          /** @enum {unknown} */
+                          id: 1 | 2 | 3;
+                          type_id?: (string | null) | '';
+                          first?: ((number | string) | (string & unknown)) | null;
+                          more?: ((number | string) | (string & unknown)) | null;
+                          ships_to_id?: ((string | '')[] | ((string | '') & unknown)) | null;
+                        } & unknown)
+                    )
+                  | null;
+                discount?: ((number | string) | (string & unknown)) | null;
+                from?: (number | string) | null;
+                to?: (number | string) | null;
+              } | null;
+              start?: (string | null) | '';
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-                is_in_description?: boolean | string | (1 | 0);
-                quantity?: number | string;
-              };
-              shop_category_1_id?: string | '';
-              shop_category_2_id?: string | '';
-              shop_category_3_id?: string | '';
-              is_auto_renew?: boolean | string | (1 | 0);
-              /** @enum {unknown} */
-              condition_id?: '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7';
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+                is_in_description?: (boolean | string | (1 | 0)) | null;
+                quantity?: (number | string) | null;
+              } | null;
+              shop_category_1_id?: (string | null) | '';
+              shop_category_2_id?: (string | null) | '';
+              shop_category_3_id?: (string | null) | '';
+              is_auto_renew?: (boolean | string | (1 | 0)) | null;
+              condition_id?: ('0' | '1' | '2' | '3' | '4' | '5' | '6' | '7') | null;
               shop?: {
-                short_description?: string | '';
-                /** @enum {unknown} */
-                sold_out?: 'hide' | 'display' | 'endless';
-                /** @enum {unknown} */
-                homepage_id?: 0 | 1 | 2;
-                is_auction_subtitle?: boolean | string | (1 | 0);
-                is_active?: boolean | string | (1 | 0);
-                is_auction?: boolean | string | (1 | 0);
-              };
-              /** @enum {unknown} */
-              fsk?: 0 | 6 | 12 | 16 | 18;
-              /** @enum {unknown} */
-              usk?: 0 | 6 | 12 | 16 | 18;
-              mpn?: string | '';
-              manufacturer?: string | '';
-              is_no_id?: boolean | string | (1 | 0);
+                short_description?: (string | null) | '';
+                sold_out?: ('hide' | 'display' | 'endless') | null;
+                homepage_id?: (0 | 1 | 2) | null;
+                is_auction_subtitle?: (boolean | string | (1 | 0)) | null;
+                is_active?: (boolean | string | (1 | 0)) | null;
+                is_auction?: (boolean | string | (1 | 0)) | null;
+              } | null;
+              fsk?: (0 | 6 | 12 | 16 | 18) | null;
+              usk?: (0 | 6 | 12 | 16 | 18) | null;
+              mpn?: (string | null) | '';
+              manufacturer?: (string | null) | '';
+              is_no_id?: (boolean | string | (1 | 0)) | null;
             } & unknown);
         market_c?:
           | {
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              rrp?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              rrp?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              description?: string | '';
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              description?: (string | null) | '';
               payment?: {
-                advice?: string | '';
-              };
+                advice?: (string | null) | '';
+              } | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-              };
-              category_3_id?: string | '';
-              short_description?: string | '';
-              cross_selling?: string | '';
-              discount_id?: string | '';
-              variation_id?: string | '';
-              is_line_feed?: boolean | string | (1 | 0);
-              is_basic_price?: boolean | string | (1 | 0);
-              is_active?: boolean | string | (1 | 0);
-              is_delete?: boolean | string | (1 | 0);
-              shipping_surcharge?: (number | string) | (string & unknown);
-              is_shipping_surcharge_once?: boolean | string | (1 | 0);
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+              } | null;
+              category_3_id?: (string | null) | '';
+              short_description?: (string | null) | '';
+              cross_selling?: (string | null) | '';
+              discount_id?: (string | null) | '';
+              variation_id?: (string | null) | '';
+              is_line_feed?: (boolean | string | (1 | 0)) | null;
+              is_basic_price?: (boolean | string | (1 | 0)) | null;
+              is_active?: (boolean | string | (1 | 0)) | null;
+              is_delete?: (boolean | string | (1 | 0)) | null;
+              shipping_surcharge?: ((number | string) | (string & unknown)) | null;
+              is_shipping_surcharge_once?: (boolean | string | (1 | 0)) | null;
             }[]
           | ({
-              lister_id?: (number | string) | (string & unknown);
+              lister_id?: ((number | string) | (string & unknown)) | null;
               /** @description Read only: a value sent is ignored with a read_only_field warning. */
               readonly modified_time?: unknown;
-              name?: string | '';
-              quantity?: number | string;
-              price?: (number | string) | (string & unknown);
-              rrp?: (number | string) | (string & unknown);
-              vat?: (number | string) | (string & unknown);
+              name?: (string | null) | '';
+              quantity?: (number | string) | null;
+              price?: ((number | string) | (string & unknown)) | null;
+              rrp?: ((number | string) | (string & unknown)) | null;
+              vat?: ((number | string) | (string & unknown)) | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
-              template_id?: number | string;
-              category_1_id?: string | '';
-              category_2_id?: string | '';
-              sku?: string | '';
-              description?: string | '';
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
+              template_id?: (number | string) | null;
+              category_1_id?: (string | null) | '';
+              category_2_id?: (string | null) | '';
+              sku?: (string | null) | '';
+              description?: (string | null) | '';
               payment?: {
-                advice?: string | '';
-              };
+                advice?: (string | null) | '';
+              } | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-              };
-              category_3_id?: string | '';
-              short_description?: string | '';
-              cross_selling?: string | '';
-              discount_id?: string | '';
-              variation_id?: string | '';
-              is_line_feed?: boolean | string | (1 | 0);
-              is_basic_price?: boolean | string | (1 | 0);
-              is_active?: boolean | string | (1 | 0);
-              is_delete?: boolean | string | (1 | 0);
-              shipping_surcharge?: (number | string) | (string & unknown);
-              is_shipping_surcharge_once?: boolean | string | (1 | 0);
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+              } | null;
+              category_3_id?: (string | null) | '';
+              short_description?: (string | null) | '';
+              cross_selling?: (string | null) | '';
+              discount_id?: (string | null) | '';
+              variation_id?: (string | null) | '';
+              is_line_feed?: (boolean | string | (1 | 0)) | null;
+              is_basic_price?: (boolean | string | (1 | 0)) | null;
+              is_active?: (boolean | string | (1 | 0)) | null;
+              is_delete?: (boolean | string | (1 | 0)) | null;
+              shipping_surcharge?: ((number | string) | (string & unknown)) | null;
+              is_shipping_surcharge_once?: (boolean | string | (1 | 0)) | null;
             } & unknown);
         shop?:
           | {
-              lister_id?: (number | string) | (string & unknown);
-              name?: string | '';
+              lister_id?: ((number | string) | (string & unknown)) | null;
+              name?: (string | null) | '';
               payment?: {
-                advice?: string | '';
-              };
+                advice?: (string | null) | '';
+              } | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-              };
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+              } | null;
             }[]
           | ({
-              lister_id?: (number | string) | (string & unknown);
-              name?: string | '';
+              lister_id?: ((number | string) | (string & unknown)) | null;
+              name?: (string | null) | '';
               payment?: {
-                advice?: string | '';
-              };
+                advice?: (string | null) | '';
+              } | null;
               refund?: {
-                /** @enum {unknown} */
-                policy_id?: 0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25;
-                advice?: string | '';
-              };
+                policy_id?: (0 | 11 | 12 | 13 | 14 | 15 | 21 | 22 | 23 | 24 | 25) | null;
+                advice?: (string | null) | '';
+              } | null;
               location?: {
-                city?: string | '';
-                zip?: string | '';
-                country_id?: number | string;
-              };
+                city?: (string | null) | '';
+                zip?: (string | null) | '';
+                country_id?: (number | string) | null;
+              } | null;
               freetext?:
-                | {
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  }[]
-                | ({
-                    id: (1 | 2 | 3) | ('1' | '2' | '3');
-                    value?: string | '';
-                  } & unknown);
+                | (
+                    | {
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      }[]
+                    | ({
+                        id: (1 | 2 | 3) | ('1' | '2' | '3');
+                        value?: (string | null) | '';
+                      } & unknown)
+                  )
+                | null;
               picture?: {
-                /** @enum {unknown} */
-                type_id?: 0 | 1 | 2 | 3;
-                url?: (string | '')[] | ((string | '') & unknown);
-              };
+                type_id?: (0 | 1 | 2 | 3) | null;
+                url?: ((string | '')[] | ((string | '') & unknown)) | null;
+              } | null;
             } & unknown);
         app?:
           | {
@@ -4938,15 +5080,15 @@ export interface components {
         customs?:
           | {
               client_id: string | '';
-              description?: string | '';
-              hs_code?: string | '';
-              origin_country_iso2?: string | '';
+              description?: (string | null) | '';
+              hs_code?: (string | null) | '';
+              origin_country_iso2?: (string | null) | '';
             }[]
           | ({
               client_id: string | '';
-              description?: string | '';
-              hs_code?: string | '';
-              origin_country_iso2?: string | '';
+              description?: (string | null) | '';
+              hs_code?: (string | null) | '';
+              origin_country_iso2?: (string | null) | '';
             } & unknown);
         class?: (string | null) | '';
       };

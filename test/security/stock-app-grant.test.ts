@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import { createPortalAccount } from '../../lib/admin/portal-account-admin.service';
 import { call, newSeller, Seller } from '../support/api';
 import { boundClient } from '../support/bound-client';
+import { answered } from '../stock/stock-groups';
 
 type App = { client_id: string } & Record<string, unknown>;
 
@@ -68,11 +69,11 @@ describe("stock app[]: each client's own entry", () => {
   it("when two customs apps write their customs entries, then each reads and replaces its own alone, another's client_id is refused, and the seller reads both", async () => {
     expect((await writeCustoms(one.token, [{ client_id: one.clientId, hs_code: '691110' }])).status).to.equal(200);
     expect((await writeCustoms(two.token, [{ client_id: two.clientId, hs_code: '940520' }])).status).to.equal(200);
-    expect(await customsOf(two.token)).to.deep.equal([{ client_id: two.clientId, hs_code: '940520' }]);
+    expect(await customsOf(two.token)).to.deep.equal(answered('customs', [{ client_id: two.clientId, hs_code: '940520' }]));
     const planted = await writeCustoms(two.token, [{ client_id: one.clientId, hs_code: '000000' }]);
     expect(planted.status, planted.text).to.equal(400);
     expect(planted.body.error![0]!.field).to.equal('stock.customs[0].client_id');
     expect((await writeCustoms(two.token, [])).status).to.equal(200);
-    expect(await customsOf(seller.token)).to.deep.equal([{ client_id: one.clientId, hs_code: '691110' }]);
+    expect(await customsOf(seller.token)).to.deep.equal(answered('customs', [{ client_id: one.clientId, hs_code: '691110' }]));
   });
 });

@@ -14,6 +14,7 @@ import type { SaveContext } from '../../lib/stock/stock-save';
 import { saveStock } from '../../lib/stock/stock.service';
 import type { StockInput } from '../../lib/stock/stock.type';
 import { createItem, readItem, refusedOnCreate, stockCiaHandler } from './helpers';
+import { answered, answeredFields } from './stock-groups';
 
 type Item = Record<string, unknown> & { cia?: { event?: { target?: string[] } }; shop_g?: { category?: unknown[] } };
 
@@ -98,9 +99,9 @@ describe('stock references whose record the seller deleted (post back what GET a
       await deleteHandler(task);
 
       // The names left are those a handler still carries, in their order; an emptied list stays a list.
-      expect((await read(cup)).cia).to.deep.equal({ event: { is_active: true, target: ['shop'] } });
-      expect((await read(mug)).cia).to.deep.equal({ event: { is_active: true, target: ['shop', String(shop)] } });
-      expect((await read(plate)).cia).to.deep.equal({ event: { is_active: true, target: [] } });
+      expect((await read(cup)).cia).to.deep.equal(answered('cia', { event: { is_active: true, target: ['shop'] } }));
+      expect((await read(mug)).cia).to.deep.equal(answered('cia', { event: { is_active: true, target: ['shop', String(shop)] } }));
+      expect((await read(plate)).cia).to.deep.equal(answered('cia', { event: { is_active: true, target: [] } }));
       expect(await read(cup)).to.include({ name: 'Cup', sku: 'CUP', quantity: 4 });
       // A client syncing by modified_date learns which items changed, and no other.
       expect(await changedSince(since)).to.deep.equal([cup, plate].sort((a, b) => a - b));
@@ -128,8 +129,8 @@ describe('stock references whose record the seller deleted (post back what GET a
       const parts = list.body.response as { code: number; error?: { field?: string }[] }[];
       expect(parts.map((p) => p.code)).to.deep.equal([400, 400]);
       expect(parts.map((p) => p.error!.map((e) => e.field))).to.deep.equal([['stock[0].cia.event.target[0]'], ['stock[1].cia.event.target[0]']]);
-      expect((await read(cup)).cia).to.deep.equal({ event: { is_active: true, target: ['shop'] } });
-      expect((await read(mug)).cia).to.deep.equal({ event: { is_active: true, target: ['shop', String(shop)] } });
+      expect((await read(cup)).cia).to.deep.equal(answered('cia', { event: { is_active: true, target: ['shop'] } }));
+      expect((await read(mug)).cia).to.deep.equal(answered('cia', { event: { is_active: true, target: ['shop', String(shop)] } }));
       expect((await call('stock/SKU_BOWL/', { token: seller.token })).status).to.equal(404);
     });
 
@@ -152,7 +153,7 @@ describe('stock references whose record the seller deleted (post back what GET a
       const since = await mark();
       expect((await call(`admin/event/handler/${theirs}/`, { token: other.token, method: 'DELETE' })).status).to.equal(200);
       expect((await call(`admin/event/handler/${orders.body.event_handler_id as number}/`, { token: seller.token, method: 'DELETE' })).status).to.equal(200);
-      expect((await read(cup)).cia).to.deep.equal({ event: { is_active: true, target: [String(erp), 'erp'] } });
+      expect((await read(cup)).cia).to.deep.equal(answered('cia', { event: { is_active: true, target: [String(erp), 'erp'] } }));
       expect(await changedSince(since)).to.deep.equal([]);
     });
 
@@ -161,7 +162,7 @@ describe('stock references whose record the seller deleted (post back what GET a
       const cup = await createItem(seller, { name: 'Cup', cia: { event: { is_active: true, target: ['shop'] } } });
       // As an item written before commit 2351268: a target no handler carries.
       await db().raw(`UPDATE stock SET data = jsonb_set(data, '{cia,event,target}', '["old-erp", "shop"]') WHERE account_id = ? AND id = ?`, [seller.id, cup]);
-      expect((await read(cup)).cia).to.deep.equal({ event: { is_active: true, target: ['old-erp', 'shop'] } });
+      expect((await read(cup)).cia).to.deep.equal(answered('cia', { event: { is_active: true, target: ['old-erp', 'shop'] } }));
 
       await postsBackUnchanged(cup);
       await listPostsBackUnchanged([cup]);
@@ -170,7 +171,7 @@ describe('stock references whose record the seller deleted (post back what GET a
       expect(errorFields(added)).to.deep.equal(['stock.cia.event.target[2]']);
       const kept = await call(`stock/${cup}/`, { token: seller.token, body: { stock: { cia: { event: { target: ['old-erp', String(shop)] } } } } });
       expect(kept.status, kept.text).to.equal(200);
-      expect((await read(cup)).cia).to.deep.equal({ event: { is_active: true, target: ['old-erp', String(shop)] } });
+      expect((await read(cup)).cia).to.deep.equal(answered('cia', { event: { is_active: true, target: ['old-erp', String(shop)] } }));
       // A name the item dropped is new again when sent back later.
       const again = await call(`stock/${cup}/`, { token: seller.token, body: { stock: { cia: { event: { target: ['shop', 'old-erp'] } } } } });
       expect(again.status, again.text).to.equal(200);
@@ -213,9 +214,9 @@ describe('stock references whose record the seller deleted (post back what GET a
 
       await deleteCategories({ id: ['c1', '10'] });
 
-      expect((await read(cup)).shop_g).to.deep.include({ price: '9.90', category: [{ id: 'c2', portal_account_id: pa }] });
-      expect((await read(mug)).shop_g).to.deep.include({ category: [{ id: 'c2' }] });
-      expect((await read(plate)).shop_g).to.deep.include({ category: [] });
+      expect((await read(cup)).shop_g).to.deep.include(answeredFields('shop_g', { price: '9.90', category: [{ id: 'c2', portal_account_id: pa }] }));
+      expect((await read(mug)).shop_g).to.deep.include(answeredFields('shop_g', { category: [{ id: 'c2' }] }));
+      expect((await read(plate)).shop_g).to.deep.include(answeredFields('shop_g', { category: [] }));
       expect(await read(cup)).to.include({ name: 'Cup', sku: 'CUP', quantity: 3 });
       expect(await changedSince(since)).to.deep.equal([cup, plate].sort((a, b) => a - b));
       // The market_i category of the same id was not deleted (the filter named shop_g).
@@ -247,8 +248,8 @@ describe('stock references whose record the seller deleted (post back what GET a
       const parts = list.body.response as { code: number; error?: { field?: string }[] }[];
       expect(parts.map((p) => p.code)).to.deep.equal([400, 400]);
       expect(parts.map((p) => p.error!.map((e) => e.field))).to.deep.equal([['stock[0].shop_g.category[0].id'], ['stock[1].shop_g.category[0].id']]);
-      expect((await read(cup)).shop_g).to.deep.include({ category: [{ id: 'c2', portal_account_id: pa }] });
-      expect((await read(mug)).shop_g).to.deep.include({ category: [{ id: 'c2' }] });
+      expect((await read(cup)).shop_g).to.deep.include(answeredFields('shop_g', { category: [{ id: 'c2', portal_account_id: pa }] }));
+      expect((await read(mug)).shop_g).to.deep.include(answeredFields('shop_g', { category: [{ id: 'c2' }] }));
       expect((await call('stock/SKU_BOWL/', { token: seller.token })).status).to.equal(404);
     });
 
@@ -269,7 +270,7 @@ describe('stock references whose record the seller deleted (post back what GET a
       });
       expect(moved.status, moved.text).to.equal(400);
       expect(errorFields(moved)).to.deep.equal(['stock.shop_g.category[0].id']);
-      expect((await read(cup)).shop_g).to.deep.include({ category: [{ id: 'old' }, { id: 'c1' }] });
+      expect((await read(cup)).shop_g).to.deep.include(answeredFields('shop_g', { category: [{ id: 'old' }, { id: 'c1' }] }));
     });
   });
 
@@ -316,7 +317,7 @@ describe('stock references whose record the seller deleted (post back what GET a
         },
         () => call(`admin/event/handler/${erp}/`, { token: seller.token, method: 'DELETE' }),
       );
-      expect((await read(cup)).cia).to.deep.equal({ event: { is_active: true, target: [] } });
+      expect((await read(cup)).cia).to.deep.equal(answered('cia', { event: { is_active: true, target: [] } }));
       await postsBackUnchanged(cup);
     });
 
@@ -330,7 +331,7 @@ describe('stock references whose record the seller deleted (post back what GET a
         },
         () => call(`stock/category/?${query({ filter: { platform: 'shop_g', id: 'c1' } })}`, { token: seller.token, method: 'DELETE' }),
       );
-      expect((await read(cup)).shop_g).to.deep.include({ category: [] });
+      expect((await read(cup)).shop_g).to.deep.include(answeredFields('shop_g', { category: [] }));
       await postsBackUnchanged(cup);
     });
   });

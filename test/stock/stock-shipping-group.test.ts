@@ -3,6 +3,7 @@ import { createShippingGroup } from '../../lib/admin/shipping-group.service';
 import { db } from '../../lib/db/knex';
 import { call, newSeller, Seller } from '../support/api';
 import { createItem, ownShippingGroups, readItem } from './helpers';
+import { answered } from './stock-groups';
 
 interface Part {
   path: string;
@@ -46,16 +47,16 @@ describe("stock shipping.group_id[]: foreign keys to the seller's shipping group
     }
     expect(await readItem(seller, id))
       .to.include({ name: 'Box' })
-      .and.to.deep.include({ shipping: { group_id: [own[0]] } });
+      .and.to.deep.include({ shipping: answered('shipping', { group_id: [own[0]] }) });
   });
 
   it("when the seller's own groups are sent (one for all portal accounts, one for its portal account), then they are stored and read back", async () => {
     const forPortal = (await createShippingGroup(seller.id, { name: 'Own portal', portal_account_id: seller.portalAccountId })).id;
     const id = await createItem(seller, { name: 'Box', shipping: { group_id: [own[0], forPortal], infos: 'two boxes' } });
-    expect((await readItem(seller, id)).shipping).to.deep.equal({ group_id: [own[0], forPortal], infos: 'two boxes' });
+    expect((await readItem(seller, id)).shipping).to.deep.equal(answered('shipping', { group_id: [own[0], forPortal], infos: 'two boxes' }));
     const res = await call(`stock/${id}/`, { token: seller.token, body: { stock: { shipping: { group_id: [own[1]] } } } });
     expect(res.status, res.text).to.equal(200);
-    expect((await readItem(seller, id)).shipping).to.deep.equal({ group_id: [own[1]], infos: 'two boxes' });
+    expect((await readItem(seller, id)).shipping).to.deep.equal(answered('shipping', { group_id: [own[1]], infos: 'two boxes' }));
   });
 
   it('when stock/list/ items name a foreign or nonexistent group, then those items get 404 naming the field and the others go through', async () => {
@@ -81,10 +82,10 @@ describe("stock shipping.group_id[]: foreign keys to the seller's shipping group
     ]);
     expect(parts[1]!.error![0]).to.include({ error: 'not_found', field: 'stock[1].shipping.group_id[1]' });
     expect(parts[2]!.error![0]).to.include({ error: 'not_found', field: 'stock[2].shipping.group_id[0]' });
-    expect((await readItem(seller, parts[0]!.stock_id!)).shipping).to.deep.equal({ group_id: [own[1]] });
+    expect((await readItem(seller, parts[0]!.stock_id!)).shipping).to.deep.equal(answered('shipping', { group_id: [own[1]] }));
     expect(await readItem(seller, existing))
       .to.include({ name: 'Kept' })
-      .and.to.deep.include({ shipping: { group_id: [own[0]] } });
+      .and.to.deep.include({ shipping: answered('shipping', { group_id: [own[0]] }) });
     expect((await itemsOf()).map((i: { name: string }) => i.name).sort()).to.deep.equal(['Kept', 'Own', 'Plain']);
   });
 });
