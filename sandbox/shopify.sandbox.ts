@@ -942,6 +942,13 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
   const app = shopifyAppOf(state);
   // Fulfillment orders the token's scopes do not grant are not there for it (fulfillmentOrderGranted).
   const seen = (fo: SandboxFulfillmentOrder) => fulfillmentOrderGranted(scopes, fo, 'read');
+  /**
+   * Order: "Only the last 60 days' worth of orders from a store are accessible from the `Order`
+   * object by default ... add the `read_all_orders` scope" (admin_schema_2025-01.json). The sandbox
+   * counts the days from the order's creation; QueryRoot.order and orders leave an older one out.
+   */
+  const orderSeen = (o: ShopifyOrder) =>
+    o.account === account && (scopes.includes('read_all_orders') || Date.now() - Date.parse(o.createdAt) <= 60 * 24 * 3600 * 1000);
   const fulfillmentOrderSeen = (id: string) => {
     const hit = s.fulfillmentOrder(account, id);
     return hit && seen(hit.fo) ? hit : undefined;
@@ -1271,9 +1278,7 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     orders: ({ first, after, query, sortKey, reverse }: { first?: number; after?: string; query?: string; sortKey?: string; reverse?: boolean }) => {
       const since = updatedSince(query);
       const ids = orderIdsOf(query);
-      const all = [...s.orders.values()].filter(
-        (o) => o.account === account && (!since || o.updatedAt >= new Date(since).toISOString()) && (!ids || ids.has(o.id)),
-      );
+      const all = [...s.orders.values()].filter((o) => orderSeen(o) && (!since || o.updatedAt >= new Date(since).toISOString()) && (!ids || ids.has(o.id)));
       const key = sortKey === 'UPDATED_AT' ? 'updatedAt' : 'createdAt';
       all.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : a.id < b.id ? -1 : 1));
       if (reverse) all.reverse();
@@ -1309,7 +1314,7 @@ function rootOf(state: SandboxState, s: ShopifyState, account: string, apiKey: s
     },
     order: ({ id }: { id: string }) => {
       const o = s.orders.get(id);
-      return o && o.account === account ? orderNode(s, o, seen) : null;
+      return o && orderSeen(o) ? orderNode(s, o, seen) : null;
     },
     fulfillmentOrder: ({ id }: { id: string }) => {
       const hit = fulfillmentOrderSeen(id);

@@ -184,6 +184,30 @@ describe('webshop at Shopify: send_mit over several fulfillment orders (location
     });
     expect((await stored(id)).lines.map((l) => l.fulfilled)).to.deep.equal([0, 0, 0]);
   });
+
+  it('an order older than 60 days, which Shopify shows an app only with read_all_orders (Order): send_mit and a cancellation are refused saying so, nothing is sent; a token granted it ships the order', async () => {
+    const id = await place([{ sku: 'A' }], [{ location: 1, lines: [{ line: 0 }] }]);
+    const order = shopifyOf(sandbox.state).orders.get(`gid://shopify/Order/${id}`)!;
+    order.createdAt = new Date(Date.now() - 61 * 24 * 3600 * 1000).toISOString();
+    const why = /shows Kontor no order \d+: it has none, or the order is older than 60 days, .*read_all_orders/;
+    for (const refused of [await failure(adapter.markShipped(target, ship(id), 's1')), await failure(adapter.cancelOrder(target, id, 'Cancelled in Kontor'))]) {
+      expect(refused.message).to.match(why);
+      expect(isPermanent(refused)).to.equal(true);
+    }
+    expect(sent()).to.deep.equal([]);
+    expect(order.cancelledAt).to.equal(null);
+
+    const granted = String(
+      (
+        await post('/_sandbox/shopify/tokens', {
+          portal_account: String(account),
+          scopes: 'read_orders,read_all_orders,write_merchant_managed_fulfillment_orders',
+        })
+      ).body.access_token,
+    );
+    await adapter.markShipped({ ...target, credentials: { shop_domain: 'alt-60.myshopify.com', access_token: granted } }, ship(id), 's3');
+    expect((await stored(id)).lines.map((l) => l.fulfilled)).to.deep.equal([1]);
+  });
 });
 
 describe('webshop at Shopify: a send_mit job over a held fulfillment order, through the API and the mail worker', function () {
