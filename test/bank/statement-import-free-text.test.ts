@@ -40,6 +40,23 @@ describe('bank: free-text field 86 layouts, imported and matched', () => {
     expect((await readOrder(s, byName)).paid_amount).to.equal('24.50');
   });
 
+  // mBank writes its MT940 in ISO-8859-2 (ksdev-pl/mbank-mt940-parser @ a1c6082, tests/MT940_IPH.txt:
+  // its test expects "OD: GWARANT-CYNKOWANIE SPÓŁKA Z O.O. UL.CIEPŁOWNICZA 27 98-300 WIELUŃ"): Ł, Ś,
+  // Ą, Ż at 0xA1-0xBF, no byte in 0x80-0x9F, so the file was read as ISO-8859-15 (SPÓ£KA, WIELUÑ).
+  it('when an mBank statement is written in ISO-8859-2, then Polish names read as written and the payer named ZAKŁAD pays its order by name and amount', async () => {
+    const s = await newSeller();
+    const byName = await plnOrder(s, '49.90', 'Zakład Usług Komunalnych');
+    const named = await plnOrder(s, '24.50', 'Ewa Nowak');
+    const statement = await importStatement(s, fixture('mt940-mbank-iso8859-2.sta', { ORDER_1: named }));
+    expect(statement).to.include({ format: 'mt940', statements: 1, entries: 2, stored: 2, duplicates: 0 });
+    const rows = await bankTransfers<BankView>(s);
+    expect(rows.map((r) => [r.sender, r.subject, r.amount, r.currency_id, r.order_id])).to.deep.equal([
+      ['ZAKŁAD USŁUG KOMUNALNYCH', 'ZAPŁATA ZA FAKTURĘ', '49.90', 'PLN', byName],
+      ['SPÓŁDZIELNIA ŚWIT', `ZAMÓWIENIE ${named} DZIĘKUJĘ`, '24.50', 'PLN', named],
+    ]);
+    expect((await readOrder(s, byName)).paid_amount).to.equal('49.90');
+  });
+
   // Komercijalna banka Skopje (fruitl00p/php-mt940's Kbs files): /ORDP/ (or /BENM/) with the
   // account, then lines of its own, `/name`, `/ref//ref`, `/text`, and no /NAME/ or /REMI/.
   it('when a /TAG/ text has no /REMI/ or /NAME/ but lines of its own after /ORDP/, then its text is the subject and the order it names is paid', async () => {

@@ -19,6 +19,12 @@
  *   differs in letters only (ł ő ű ...), so no count of letters against controls tells them
  *   apart: a DOS-encoded file whose first balance is in PLN, CZK, HUF, HRK or RON is read as
  *   CP852 instead of CP850.
+ * - Such a file with no byte in 0x80-0x9F is ISO-8859-2, not ISO-8859-15: mBank writes its MT940
+ *   so (ksdev-pl/mbank-mt940-parser's MT940_IPH.txt, whose test expects `SPÓŁKA`, `WIELUŃ`), and
+ *   read as ISO-8859-15 every Ł was £, Ś Š, Ą ¡, Ż ¯, Ń Ñ: a payer `ZAK£AD` never paid the order of
+ *   `Zakład` by name and amount. The two agree on ASCII, ó, ä, ö, ü, é, á, í, ú, ß, Ä, Ö, Ü, Ó, É;
+ *   a Western statement in PLN with other accented letters would be misread (none seen). A Windows-1250
+ *   file without ś, ź, Ś, Ź, Š, Ť, Ž (its bytes in 0x80-0x9F) is read so too, its ą (0xB9) as š.
  */
 import iconv from 'iconv-lite';
 import { invalidInput } from '../../errors';
@@ -60,8 +66,9 @@ function xmlEncoding(bytes: Buffer): string | null {
 const centralEurope = /:60[FM]:[CD]\d{6}(PLN|CZK|HUF|HRK|RON)/;
 
 function singleByteCodePage(bytes: Buffer): string {
-  if (!bytes.some((b) => b >= 0x80 && b <= 0x9f)) return 'iso-8859-15';
-  const dos = centralEurope.test(bytes.toString('latin1')) ? ['cp852'] : ['cp850', 'cp437'];
+  const central = centralEurope.test(bytes.toString('latin1'));
+  if (!bytes.some((b) => b >= 0x80 && b <= 0x9f)) return central ? 'iso-8859-2' : 'iso-8859-15';
+  const dos = central ? ['cp852'] : ['cp850', 'cp437'];
   const candidates = [...dos, 'windows-1252'];
   const scores = candidates.map((cp) => plausibility(bytes, iconv.decode(bytes, cp)));
   return candidates[scores.indexOf(Math.max(...scores))]!;
