@@ -1425,7 +1425,7 @@ export interface components {
           is_active?: boolean | null;
           max_quantity?: number | string | null;
           portal_account_id?: (number | string | null)[] | null;
-          target?: (string | null)[] | null;
+          target?: ((string | null) | (number | string | null) | null)[] | null;
         } | null;
       } | null;
       set?: {
@@ -2155,7 +2155,7 @@ export interface components {
             is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
             portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-            target?: ((string | '')[] | ((string | '') & unknown)) | null;
+            target?: (((string | '') | (number | string))[] | (((string | '') | (number | string)) & unknown)) | null;
           } | null;
         };
         set?: {
@@ -3728,7 +3728,7 @@ export interface components {
             is_active?: (boolean | string | (1 | 0)) | null;
             max_quantity?: (number | string) | null;
             portal_account_id?: ((number | string)[] | ((number | string) & unknown)) | null;
-            target?: ((string | '')[] | ((string | '') & unknown)) | null;
+            target?: (((string | '') | (number | string))[] | (((string | '') | (number | string)) & unknown)) | null;
           } | null;
         };
         set?: {
