@@ -2,6 +2,29 @@ import { Joi, list, readOnly } from '../http';
 
 const scalar = () => Joi.alternatives(Joi.string().allow('').max(2000), Joi.number(), Joi.boolean()).custom((v: string | number | boolean) => String(v));
 
+/**
+ * action.required as a list of name/value items: document 1 and 2 call it a "name/value list",
+ * and document 2's Name_value_type is one name with its value(s), so a client may send
+ * [{name: 'url', value: 'https://...'}] (value a scalar or a list of one) as well as the object
+ * {url: 'https://...'} that GET answers; both are stored as that object. A name given twice is a
+ * 400 naming the second (which would win is not the client's to guess). Decision: README.
+ */
+const nameValueList = Joi.array()
+  .items(
+    Joi.object({
+      name: Joi.string().trim().max(64).required(),
+      value: Joi.alternatives(scalar(), Joi.array().items(scalar()).length(1)).required(),
+    }),
+  )
+  .custom((items: { name: string; value: string | string[] }[], helpers) => {
+    const out = new Map<string, string>();
+    for (const [i, item] of items.entries()) {
+      if (out.has(item.name)) return helpers.message({ custom: `{{#label}}: name ${item.name} is given twice (item [${i}])` });
+      out.set(item.name, Array.isArray(item.value) ? item.value[0]! : item.value);
+    }
+    return Object.fromEntries(out);
+  });
+
 /** Admin_event_handler_type as sent; what the lists allow is checked against lib/event/event-catalog.ts. */
 export const eventHandlerInput = Joi.object({
   id: readOnly(Joi.any()),
@@ -13,7 +36,7 @@ export const eventHandlerInput = Joi.object({
   section: Joi.string().trim().max(64),
   action: Joi.object({
     id: Joi.string().trim().max(64).required(),
-    required: Joi.object().pattern(Joi.string().max(64), scalar()).default({}),
+    required: Joi.alternatives(Joi.object().pattern(Joi.string().max(64), scalar()), nameValueList).default({}),
   }).required(),
   condition: list(
     Joi.object({

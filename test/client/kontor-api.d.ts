@@ -6215,9 +6215,14 @@ export interface components {
         section?: string;
         action: {
           id: string;
-          required?: {
-            [key: string]: (string | '') | (number | string) | (boolean | string);
-          };
+          required?:
+            | {
+                [key: string]: (string | '') | (number | string) | (boolean | string);
+              }
+            | {
+                name: string;
+                value: ((string | '') | (number | string) | (boolean | string)) | ((string | '') | (number | string) | (boolean | string))[];
+              }[];
         };
         condition?:
           | {

@@ -117,6 +117,38 @@ describe('event handlers (admin/event/handler/)', () => {
     expect(Number(count)).to.equal(0);
   });
 
+  it('when action.required is sent as a name/value list (documents 1 and 2), then the handler is created and reads back as the object; a name twice or a field missing is a 400 naming it', async () => {
+    const seller = await newSeller();
+    const asList = [
+      { name: 'url', value: 'https://receiver.example/hooks/kontor' },
+      { name: 'format', value: ['post'] },
+      { name: 'target_name', value: 'erp' },
+    ];
+    const res = await call('admin/event/handler/', {
+      token: seller.token,
+      body: { event_handler: { ...exampleBody.event_handler, action: { id: 'notification', required: asList } } },
+    });
+    expect(res.status, res.text).to.equal(201);
+    const one = await call(`admin/event/handler/${res.body.event_handler_id}/`, { token: seller.token });
+    expect((one.body.event_handler as { action: unknown }).action).to.deep.equal(exampleBody.event_handler.action);
+
+    const wrong: [unknown[], string][] = [
+      [[...asList, { name: 'url', value: 'https://other.example/' }], 'event_handler.action.required'],
+      [asList.slice(0, 2), 'event_handler.action.required.target_name'],
+      [[...asList.slice(0, 2), { name: 'target_name', value: ['a', 'b'] }], 'event_handler.action.required'],
+      [[...asList.slice(0, 2), { name: 'target_name', value: 'erp' }, { name: 'colour', value: 'red' }], 'event_handler.action.required.colour'],
+    ];
+    for (const [required, field] of wrong) {
+      const bad = await call('admin/event/handler/', {
+        token: seller.token,
+        body: { event_handler: { ...exampleBody.event_handler, action: { id: 'notification', required } } },
+      });
+      expect(bad.status, bad.text).to.equal(400);
+      expect(bad.body.error![0]!.field, bad.text).to.contain(field);
+    }
+    expect((await call('admin/event/handler/', { token: seller.token })).body.event_handler).to.have.length(1);
+  });
+
   it("when a handler is deleted, then it is gone; another seller's handler answers 404 like an absent one", async () => {
     const seller = await newSeller();
     const other = await newSeller();
