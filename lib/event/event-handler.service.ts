@@ -89,7 +89,8 @@ function checkFormat(field: string, value: string, format: RequiredFormat): void
  */
 function checkRequired({ action, required: spec, required_format: formats }: EventAction, given: Record<string, string>): Record<string, string> {
   for (const key of Object.keys(given)) {
-    if (!(key in spec))
+    // Own fields only: `in` took constructor, toString and the like from the object's prototype.
+    if (!Object.hasOwn(spec, key))
       throw invalidField(
         at(`action.required.${key}`),
         `${at(`action.required.${key}`)} is not a field of action ${action}; fields: ${Object.keys(spec).join(', ')}`,
@@ -100,7 +101,7 @@ function checkRequired({ action, required: spec, required_format: formats }: Eve
     const field = at(`action.required.${key}`);
     const value = given[key]?.trim();
     if (!value) throw invalidField(field, `${field} is required by action ${action}`);
-    if (typeof allowed === 'object' && !(value in allowed)) {
+    if (typeof allowed === 'object' && !Object.hasOwn(allowed, value)) {
       throw invalidField(field, `${field} must be one of ${Object.keys(allowed).join(', ')}`);
     }
     const format = formats[key];

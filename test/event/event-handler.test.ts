@@ -92,6 +92,17 @@ describe('event handlers (admin/event/handler/)', () => {
         'event_handler.action.required.colour',
       ],
       [{ ...base, action: { id: 'order_flag', required: { flag: 'is_paid', value: 'true' } } }, 'event_handler.action.required.flag'],
+      // Names an object has from its prototype are no field or list key of the catalog.
+      [
+        { ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'post', target_name: 'a', constructor: 'x' } } },
+        'event_handler.action.required.constructor',
+      ],
+      [
+        { ...base, action: { id: 'notification', required: { url: 'https://x.example/', format: 'toString', target_name: 'a' } } },
+        'event_handler.action.required.format',
+      ],
+      [{ ...base, action: { id: 'order_flag', required: { flag: 'hasOwnProperty', value: 'true' } } }, 'event_handler.action.required.flag'],
+      [{ ...base, action: { id: 'order_flag', required: { flag: 'is_packed', value: 'valueOf' } } }, 'event_handler.action.required.value'],
       [
         {
           ...base,
