@@ -96,6 +96,16 @@ export function basicAuthOf(url: URL): string | undefined {
   return `${decodeUserinfo(url.username)}:${decodeUserinfo(url.password)}`;
 }
 
+/** The promise's outcome, or the signal's reason (a TimeoutError) if it aborts first; the promise itself is left to settle. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
 /**
  * One POST through node's http(s) to the pinned address (no connection pool: each attempt resolves
  * and checks afresh); Host and the TLS server name (certificate check) are the URL's. The
@@ -103,7 +113,9 @@ export function basicAuthOf(url: URL): string | undefined {
  */
 async function post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Answer> {
   const signal = AbortSignal.timeout(timeoutMs);
-  const target = await targetOf(url);
+  // The name's lookup counts against the timeout too: a receiver whose name server answers late
+  // held the attempt (and the account's slot) as long as the resolver took, past WEBHOOK_TIMEOUT_MS.
+  const target = await untilAborted(targetOf(url), signal);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(

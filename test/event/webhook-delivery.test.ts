@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { config, loadConfig, setConfig } from '../../config';
 import { db } from '../../lib/db/knex';
 import { nextAttemptAt, plannedSchedule, retryAfterMs, retryPolicy } from '../../lib/event/webhook-retry';
+import { setResolver } from '../../lib/event/webhook-host';
 import { apiBase, call, newSeller, query, Seller } from '../support/api';
 import { Answer, waitFor } from './servers';
 import { useEventsWorker } from './events-worker';
@@ -155,6 +156,33 @@ describe('webhook deliveries: retries, log, pause, redelivery', function () {
       [200, '', 'delivered'],
     ]);
     expect(delivery.attempt[0]!.duration_ms).to.be.at.least(1000);
+  });
+
+  it("when the receiver's name takes longer than the timeout to resolve, then the attempt ends at the timeout as one and is retried", async () => {
+    const seller = await newSeller();
+    const path = `/slow-dns/${seller.id}`;
+    const host = `slow-dns-${seller.id}.example`;
+    let lookups = 0;
+    // The receiver's name server answering late the first time (the receiver's DNS is part of the receiver).
+    setResolver(async (name) => {
+      if (name !== host) throw Object.assign(new Error(`${name} unknown`), { code: 'ENOTFOUND' });
+      if (++lookups === 1) await new Promise((resolve) => setTimeout(resolve, 4000));
+      return [{ address: '127.0.0.1', family: 4 }];
+    });
+    try {
+      const { id } = await createHandler(seller, `${setting.receiver.base.replace('127.0.0.1', host)}${path}`);
+      await createOrder(seller);
+      const delivery = await firstDeliveryWhen(seller, id, (d) => d.state === 'delivered', 'the delivery after a slow lookup');
+      expect(delivery.attempt.map((a) => [a.status, a.error, a.outcome])).to.deep.equal([
+        [null, 'timeout', 'retry'],
+        [204, '', 'delivered'],
+      ]);
+      // Bounded by WEBHOOK_TIMEOUT_MS (1000 here), not by the name server's 4 s.
+      expect(delivery.attempt[0]!.duration_ms).to.be.within(900, 2500);
+      expect(delivery.attempt[0]!.description).to.contain(host);
+    } finally {
+      setResolver();
+    }
   });
 
   it('when the receiver answers 429 with Retry-After, then the next attempt is not before it', async () => {
