@@ -1,4 +1,4 @@
-import { Joi, list, readOnly } from '../http';
+import { Joi, list, nullIsAbsent, readOnly } from '../http';
 
 const scalar = () => Joi.alternatives(Joi.string().allow('').max(2000), Joi.number(), Joi.boolean()).custom((v: string | number | boolean) => String(v));
 
@@ -7,7 +7,7 @@ const scalar = () => Joi.alternatives(Joi.string().allow('').max(2000), Joi.numb
  * and document 2's Name_value_type is one name with its value(s), so a client may send
  * [{name: 'url', value: 'https://...'}] (value a scalar or a list of one) as well as the object
  * {url: 'https://...'} that GET answers; both are stored as that object. A name given twice is a
- * 400 naming the second (which would win is not the client's to guess). Decision: README.
+ * 400 saying which item (which would win is not the client's to guess). Decision: README.
  */
 const nameValueList = Joi.array()
   .items(
@@ -26,26 +26,35 @@ const nameValueList = Joi.array()
   });
 
 /** Admin_event_handler_type as sent; what the lists allow is checked against lib/event/event-catalog.ts. */
-export const eventHandlerInput = Joi.object({
-  id: readOnly(Joi.any()),
-  modified: readOnly(Joi.any()),
-  is_active: readOnly(Joi.any()),
-  signing_secret: readOnly(Joi.any()),
-  pause: readOnly(Joi.any()),
-  type: Joi.object({ id: Joi.string().trim().max(64).required() }).required(),
-  section: Joi.string().trim().max(64),
-  action: Joi.object({
-    id: Joi.string().trim().max(64).required(),
-    required: Joi.alternatives(Joi.object().pattern(Joi.string().max(64), scalar()), nameValueList).default({}),
-  }).required(),
-  condition: list(
-    Joi.object({
-      field: Joi.string().trim().max(64).required(),
-      operator: Joi.string().trim().max(2).default('='),
-      value: scalar().required(),
-    }),
-  ).default([]),
-});
+// Null is "not sent" on every field (nullIsAbsent), as in the other resource types: a client filling
+// optional fields with null (no condition, no section, the default operator) met 'must be of type
+// object' or 'must be a string'; a required field sent null is missing.
+export const eventHandlerInput = nullIsAbsent(
+  Joi.object({
+    id: readOnly(Joi.any()),
+    modified: readOnly(Joi.any()),
+    is_active: readOnly(Joi.any()),
+    signing_secret: readOnly(Joi.any()),
+    pause: readOnly(Joi.any()),
+    type: nullIsAbsent(Joi.object({ id: Joi.string().trim().max(64).required() })).required(),
+    section: Joi.string().trim().max(64),
+    action: nullIsAbsent(
+      Joi.object({
+        id: Joi.string().trim().max(64).required(),
+        required: Joi.alternatives(Joi.object().pattern(Joi.string().max(64), scalar()), nameValueList).default({}),
+      }),
+    ).required(),
+    condition: list(
+      nullIsAbsent(
+        Joi.object({
+          field: Joi.string().trim().max(64).required(),
+          operator: Joi.string().trim().max(2).default('='),
+          value: scalar().required(),
+        }),
+      ),
+    ).default([]),
+  }),
+);
 
 export interface EventHandlerInput {
   type: { id: string };

@@ -6212,31 +6212,37 @@ export interface components {
         type: {
           id: string;
         };
-        section?: string;
+        section?: string | null;
         action: {
           id: string;
           required?:
-            | {
-                [key: string]: (string | '') | (number | string) | (boolean | string);
-              }
-            | {
-                name: string;
-                value: ((string | '') | (number | string) | (boolean | string)) | ((string | '') | (number | string) | (boolean | string))[];
-              }[];
+            | (
+                | {
+                    [key: string]: (string | '') | (number | string) | (boolean | string);
+                  }
+                | {
+                    name: string;
+                    value: ((string | '') | (number | string) | (boolean | string)) | ((string | '') | (number | string) | (boolean | string))[];
+                  }[]
+              )
+            | null;
         };
         condition?:
-          | {
-              field: string;
-              /** @default = */
-              operator: string;
-              value: (string | '') | (number | string) | (boolean | string);
-            }[]
-          | ({
-              field: string;
-              /** @default = */
-              operator: string;
-              value: (string | '') | (number | string) | (boolean | string);
-            } & unknown);
+          | (
+              | {
+                  field: string;
+                  /** @default = */
+                  operator: string | null;
+                  value: (string | '') | (number | string) | (boolean | string);
+                }[]
+              | ({
+                  field: string;
+                  /** @default = */
+                  operator: string | null;
+                  value: (string | '') | (number | string) | (boolean | string);
+                } & unknown)
+            )
+          | null;
       };
       /** @description The portal account the request acts for (an id or "default"). */
       portal_account_id?: number | string;

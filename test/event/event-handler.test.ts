@@ -160,6 +160,32 @@ describe('event handlers (admin/event/handler/)', () => {
     expect((await call('admin/event/handler/', { token: seller.token })).body.event_handler).to.have.length(1);
   });
 
+  it('when optional fields are sent as null, then they count as not sent (as elsewhere in the API); a required one stays a 400 naming it', async () => {
+    const seller = await newSeller();
+    const base = exampleBody.event_handler;
+    const made = async (handler: Record<string, unknown>) => {
+      const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
+      expect(res.status, res.text).to.equal(201);
+      return (await call(`admin/event/handler/${res.body.event_handler_id}/`, { token: seller.token })).body.event_handler as Record<string, unknown>;
+    };
+    expect(await made({ ...base, condition: null })).to.deep.include({ condition: [] });
+    expect(await made({ ...base, section: null, type: { id: 'paid' } })).to.deep.include({ section: 'order', type: { id: 'paid' } });
+    expect(await made({ ...base, condition: [{ field: 'invoice_amount', operator: null, value: 5 }] })).to.deep.include({
+      condition: [{ field: 'invoice_amount', operator: '=', value: '5' }],
+    });
+    const wrong: [Record<string, unknown>, string][] = [
+      [{ ...base, action: { id: 'notification', required: null } }, 'event_handler.action.required.url'],
+      [{ ...base, condition: [{ field: 'invoice_amount', operator: '<', value: null }] }, 'event_handler.condition[0].value'],
+      [{ ...base, type: null }, 'event_handler.type'],
+    ];
+    for (const [handler, field] of wrong) {
+      const res = await call('admin/event/handler/', { token: seller.token, body: { event_handler: handler } });
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.error![0]!.field, res.text).to.equal(field);
+    }
+    expect((await call('admin/event/handler/', { token: seller.token })).body.event_handler).to.have.length(3);
+  });
+
   it("when a handler is deleted, then it is gone; another seller's handler answers 404 like an absent one", async () => {
     const seller = await newSeller();
     const other = await newSeller();
